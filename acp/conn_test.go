@@ -1,0 +1,930 @@
+package acp
+
+// These tests are in package acp (not acp_test) only so that FuzzDecode can
+// reach the unexported decoder and encoder; the rest uses the exported API.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+)
+
+// testTimeout is a safety net so that a broken Conn fails a test instead of
+// hanging it; nothing waits for it to pass.
+const testTimeout = 2 * time.Minute
+
+// checkLeaks fails the test if goroutines started during it are still
+// running after its cleanups. Call it first, so it runs last.
+func checkLeaks(t *testing.T) {
+	t.Helper()
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+}
+
+func testCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// recvFrom receives from ch or fails the test after testTimeout.
+func recvFrom[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(testTimeout):
+		t.Fatalf("timed out waiting for %s", what)
+		panic("unreachable")
+	}
+}
+
+// connPair connects two Conns over net.Pipe.
+func connPair(t *testing.T, ha, hb Handler) (a, b *Conn) {
+	t.Helper()
+	pa, pb := net.Pipe()
+	a = NewConn(pa, pa, ha, &Options{Peer: "b"})
+	b = NewConn(pb, pb, hb, &Options{Peer: "a"})
+	t.Cleanup(func() {
+		a.Close()
+		b.Close()
+	})
+	return a, b
+}
+
+// rawPeer is the far end of a Conn, scripted by the test line by line. A
+// goroutine reads what the Conn writes, so the Conn's writes never block.
+type rawPeer struct {
+	t     *testing.T
+	nc    net.Conn
+	lines chan []byte
+	done  chan struct{}
+}
+
+// newRawPeer starts a Conn whose peer is scripted by the test.
+func newRawPeer(t *testing.T, h Handler, opts *Options) (*Conn, *rawPeer) {
+	t.Helper()
+	ours, theirs := net.Pipe()
+	if err := theirs.SetDeadline(time.Now().Add(testTimeout)); err != nil {
+		t.Fatal(err)
+	}
+	c := NewConn(ours, ours, h, opts)
+	p := &rawPeer{t: t, nc: theirs, lines: make(chan []byte, 4096), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		br := bufio.NewReader(theirs)
+		for {
+			line, err := br.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			p.lines <- bytes.TrimSuffix(line, []byte("\n"))
+		}
+	}()
+	t.Cleanup(func() {
+		c.Close()
+		theirs.Close()
+		<-p.done
+	})
+	return c, p
+}
+
+// send writes lines to the Conn; it returns once the Conn has read them.
+func (p *rawPeer) send(lines ...string) {
+	p.t.Helper()
+	for _, l := range lines {
+		if _, err := io.WriteString(p.nc, l+"\n"); err != nil {
+			p.t.Fatalf("peer write: %v", err)
+		}
+	}
+}
+
+// recv returns the next line the Conn wrote, decoded into its members.
+func (p *rawPeer) recv() map[string]string {
+	p.t.Helper()
+	line := recvFrom(p.t, p.lines, "a line from the conn")
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		p.t.Fatalf("conn wrote %q: %v", line, err)
+	}
+	got := make(map[string]string, len(m))
+	for k, v := range m {
+		got[k] = string(v)
+	}
+	return got
+}
+
+// recvNotifications returns a handler that passes notifications' methods
+// and params to a channel and answers requests with MethodNotFound.
+func recvNotifications(ch chan<- *Request) Handler {
+	return HandlerFunc(func(_ context.Context, req *Request) (any, error) {
+		if !req.IsNotification() {
+			return nil, MethodNotFound(req.Method)
+		}
+		ch <- req
+		return nil, nil
+	})
+}
+
+func TestOutOfOrderResponses(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	c, p := newRawPeer(t, nil, nil)
+
+	calls := []*Call{
+		c.Call(ctx, "a", map[string]int{"n": 1}),
+		c.Call(ctx, "b", nil),
+		c.Call(ctx, "c", json.RawMessage(`[ 1, 2 ]`)),
+	}
+	wantReqs := []map[string]string{
+		{"jsonrpc": `"2.0"`, "id": `1`, "method": `"a"`, "params": `{"n":1}`},
+		{"jsonrpc": `"2.0"`, "id": `2`, "method": `"b"`},
+		{"jsonrpc": `"2.0"`, "id": `3`, "method": `"c"`, "params": `[1,2]`},
+	}
+	for i, want := range wantReqs {
+		if diff := cmp.Diff(want, p.recv()); diff != "" {
+			t.Errorf("request %d (-want +got):\n%s", i, diff)
+		}
+		if got, want := calls[i].ID().String(), strconv.Itoa(i+1); got != want {
+			t.Errorf("calls[%d].ID() = %s; want %s", i, got, want)
+		}
+	}
+
+	p.send(
+		`{"jsonrpc":"2.0","id":3,"result":"three"}`,
+		`{"jsonrpc":"2.0","id":1,"result":"one"}`,
+		`{"jsonrpc":"2.0","id":2,"result":"two"}`,
+	)
+	for i, want := range []string{"one", "two", "three"} {
+		var got string
+		if err := calls[i].Await(ctx, &got); err != nil {
+			t.Fatalf("calls[%d].Await: %v", i, err)
+		}
+		if got != want {
+			t.Errorf("calls[%d] result = %q; want %q", i, got, want)
+		}
+	}
+}
+
+func TestNotificationsInOrderWhileRequestBlocks(t *testing.T) {
+	checkLeaks(t)
+	const n = 200
+	started := make(chan struct{})
+	release := make(chan struct{})
+	notes := make(chan *Request, n)
+	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		if req.IsNotification() {
+			notes <- req
+			return nil, nil
+		}
+		close(started)
+		select {
+		case <-release:
+			return "released", nil
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	})
+	_, p := newRawPeer(t, h, nil)
+
+	p.send(`{"jsonrpc":"2.0","id":7,"method":"session/request_permission","params":{}}`)
+	for i := range n {
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"n":%d}}`, i))
+	}
+	recvFrom(t, started, "the request handler to start")
+	for i := range n {
+		req := recvFrom(t, notes, "a notification")
+		if got, want := string(req.Params), fmt.Sprintf(`{"n":%d}`, i); got != want {
+			t.Fatalf("notification %d params = %s; want %s", i, got, want)
+		}
+	}
+	// All notifications were handled while the request handler still waits.
+	close(release)
+	want := map[string]string{"jsonrpc": `"2.0"`, "id": `7`, "result": `"released"`}
+	if diff := cmp.Diff(want, p.recv()); diff != "" {
+		t.Errorf("response (-want +got):\n%s", diff)
+	}
+}
+
+func TestBothSidesUseID1(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	answer := func(name string) Handler {
+		return HandlerFunc(func(_ context.Context, req *Request) (any, error) {
+			return name + " answers " + req.Method + " " + req.ID.String(), nil
+		})
+	}
+	a, b := connPair(t, answer("a"), answer("b"))
+
+	ca := a.Call(ctx, "ping", nil)
+	cb := b.Call(ctx, "pong", nil)
+	for _, tc := range []struct {
+		call *Call
+		want string
+	}{
+		{ca, "b answers ping 1"},
+		{cb, "a answers pong 1"},
+	} {
+		if got := tc.call.ID().String(); got != "1" {
+			t.Errorf("call id = %s; want 1", got)
+		}
+		var got string
+		if err := tc.call.Await(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("result = %q; want %q", got, tc.want)
+		}
+	}
+}
+
+func TestIDsEchoedVerbatim(t *testing.T) {
+	for _, id := range []string{
+		`0`, `-3`, `1.5`, `12345678901234567890`, `null`,
+		`"1"`, `""`, `"uuid-6f1c3a2e-9b1d-4c7e-8a55-0d2f4e6b8c91"`, `"a\"b\u00e9"`,
+	} {
+		t.Run(id, func(t *testing.T) {
+			checkLeaks(t)
+			h := HandlerFunc(func(_ context.Context, req *Request) (any, error) {
+				return req.ID.String(), nil
+			})
+			_, p := newRawPeer(t, h, nil)
+			p.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"echo"}`)
+			quoted, _ := json.Marshal(id)
+			want := map[string]string{"jsonrpc": `"2.0"`, "id": id, "result": string(quoted)}
+			if diff := cmp.Diff(want, p.recv()); diff != "" {
+				t.Errorf("response (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestHugeMessagesBothWays(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	big := strings.Repeat("0123456789 \"quoted\"\n\tabcdef ", (20<<20)/28+1)
+	notes := make(chan *Request, 1)
+	a, b := connPair(t, recvNotifications(notes), HandlerFunc(func(_ context.Context, req *Request) (any, error) {
+		return req.Params, nil // echo
+	}))
+
+	var got string
+	if err := a.Call(ctx, "echo", big).Await(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got != big {
+		t.Errorf("echoed %d bytes; want the %d sent back unchanged", len(got), len(big))
+	}
+
+	if err := b.Notify(ctx, "big", big); err != nil {
+		t.Fatal(err)
+	}
+	req := recvFrom(t, notes, "the big notification")
+	got = ""
+	if err := json.Unmarshal(req.Params, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got != big {
+		t.Errorf("notification carried %d bytes; want %d unchanged", len(got), len(big))
+	}
+}
+
+// padded returns a notification line of exactly n bytes with method "pad".
+func padded(n int) string {
+	const head, tail = `{"jsonrpc":"2.0","method":"pad","params":"`, `"}`
+	return head + strings.Repeat("x", n-len(head)-len(tail)) + tail
+}
+
+func TestLongLines(t *testing.T) {
+	tests := []struct {
+		name     string
+		max      int
+		size     int
+		rejected bool
+	}{
+		{name: "at the limit", max: 100, size: 100},
+		{name: "one byte over", max: 100, size: 101, rejected: true},
+		{name: "longer than the read buffer", max: 1000, size: 300_000, rejected: true},
+		{name: "long but allowed", max: 1 << 20, size: 300_000},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkLeaks(t)
+			notes := make(chan *Request, 2)
+			viol := make(chan Violation, 2)
+			_, p := newRawPeer(t, recvNotifications(notes), &Options{
+				MaxLineBytes: tc.max,
+				OnViolation:  func(v Violation) { viol <- v },
+			})
+			line := padded(tc.size)
+			p.send(line, `{"jsonrpc":"2.0","method":"after"}`)
+
+			var got []string
+			for {
+				req := recvFrom(t, notes, "a notification")
+				got = append(got, req.Method)
+				if req.Method == "after" {
+					break
+				}
+			}
+			want := []string{"pad", "after"}
+			if tc.rejected {
+				want = []string{"after"}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("handled methods (-want +got):\n%s", diff)
+			}
+
+			// The reader reports a line before it reads the next one.
+			select {
+			case v := <-viol:
+				if !tc.rejected {
+					t.Fatalf("unexpected violation: %s", v.Msg)
+				}
+				if v.Size != tc.size {
+					t.Errorf("Violation.Size = %d; want %d", v.Size, tc.size)
+				}
+				if wantLine := line[:min(len(line), 200)]; string(v.Line) != wantLine {
+					t.Errorf("Violation.Line = %q; want %q", v.Line, wantLine)
+				}
+				for _, part := range []string{
+					fmt.Sprintf("exceeds %d bytes", tc.max),
+					fmt.Sprintf("(%d bytes)", tc.size),
+					`"{\"jsonrpc\":\"2.0\",\"method\":\"pad\"`,
+				} {
+					if !strings.Contains(v.Msg, part) {
+						t.Errorf("Violation.Msg = %q; want it to contain %q", v.Msg, part)
+					}
+				}
+			default:
+				if tc.rejected {
+					t.Error("no violation reported")
+				}
+			}
+		})
+	}
+}
+
+func TestInvalidLinesReportedAndSkipped(t *testing.T) {
+	long := strings.Repeat("garbage ", 125)
+	tests := []struct {
+		name, line, want string
+	}{
+		{"text", "hello world", `not a JSON object: "hello world" (11 bytes)`},
+		{"number", "42", "not a JSON object"},
+		{"null", "null", "not a JSON object"},
+		{"batch", `[{"jsonrpc":"2.0","method":"x"}]`, "batches are not supported"},
+		{"no jsonrpc", `{"method":"x"}`, `missing "jsonrpc":"2.0"`},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","method":"x"}`, `missing "jsonrpc":"2.0"`},
+		{"truncated", `{"jsonrpc":"2.0","method":"x"`, "invalid JSON"},
+		{"trailing garbage", `{"jsonrpc":"2.0","method":"x"} x`, "invalid JSON"},
+		{"method not a string", `{"jsonrpc":"2.0","method":42}`, `"method" is not a string`},
+		{"id is an object", `{"jsonrpc":"2.0","id":{},"method":"x"}`, "id is not a number, a string or null"},
+		{"empty object", `{"jsonrpc":"2.0"}`, "neither method nor id"},
+		{"unknown id", `{"jsonrpc":"2.0","id":99,"result":1}`, "response to unknown id 99"},
+		{"string id we never sent", `{"jsonrpc":"2.0","id":"1","result":1}`, `response to unknown id "1"`},
+		{"error without id", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, "response to unknown id null"},
+		{"long garbage", long, fmt.Sprintf("not a JSON object: %s… (1000 bytes)", strconv.Quote(long[:200]))},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkLeaks(t)
+			notes := make(chan *Request, 2)
+			viol := make(chan Violation, 2)
+			_, p := newRawPeer(t, recvNotifications(notes), &Options{OnViolation: func(v Violation) { viol <- v }})
+			p.send(tc.line, `{"jsonrpc":"2.0","method":"after"}`)
+			if got := recvFrom(t, notes, "the next notification").Method; got != "after" {
+				t.Errorf("first handled method = %q; want \"after\"", got)
+			}
+			select {
+			case v := <-viol:
+				if !strings.Contains(v.Msg, tc.want) {
+					t.Errorf("Violation.Msg = %q; want it to contain %q", v.Msg, tc.want)
+				}
+				if v.Size != len(tc.line) {
+					t.Errorf("Violation.Size = %d; want %d", v.Size, len(tc.line))
+				}
+				if len(v.Line) > 200 || !strings.HasPrefix(tc.line, string(v.Line)) {
+					t.Errorf("Violation.Line = %q; want at most 200 bytes from the start of the line", v.Line)
+				}
+			default:
+				t.Error("no violation reported")
+			}
+		})
+	}
+}
+
+func TestBlankLinesSkipped(t *testing.T) {
+	checkLeaks(t)
+	notes := make(chan *Request, 2)
+	var violations atomic.Int32
+	_, p := newRawPeer(t, recvNotifications(notes), &Options{OnViolation: func(Violation) { violations.Add(1) }})
+	p.send("", "  \t", "\r", `{"jsonrpc":"2.0","method":"after"}`+"\r")
+	if got := recvFrom(t, notes, "a notification").Method; got != "after" {
+		t.Errorf("handled %q; want \"after\"", got)
+	}
+	if n := violations.Load(); n != 0 {
+		t.Errorf("%d violations for blank lines; want 0", n)
+	}
+}
+
+func TestEndOfStream(t *testing.T) {
+	t.Run("pending call ends", func(t *testing.T) {
+		checkLeaks(t)
+		ctx := testCtx(t)
+		c, p := newRawPeer(t, nil, &Options{Peer: "agent"})
+		call := c.Call(ctx, "session/prompt", nil)
+		p.recv()
+		p.nc.Close()
+
+		err := call.Await(ctx, nil)
+		if !errors.Is(err, ErrClosed) || !errors.Is(err, io.EOF) {
+			t.Fatalf("Await = %v; want an error wrapping ErrClosed and io.EOF", err)
+		}
+		if got, want := err.Error(), "acp: connection closed: agent closed its output (EOF)"; got != want {
+			t.Errorf("Await error = %q; want %q", got, want)
+		}
+		recvFrom(t, c.Done(), "Conn.Done")
+		if got := c.Err(); got != err {
+			t.Errorf("Err() = %v; want %v", got, err)
+		}
+		later := c.Call(ctx, "session/prompt", nil)
+		select {
+		case <-later.Done():
+		default:
+			t.Fatal("a Call after the end of stream is not done at once")
+		}
+		if err := later.Await(ctx, nil); !errors.Is(err, ErrClosed) {
+			t.Errorf("later Await = %v; want ErrClosed", err)
+		}
+	})
+	t.Run("answer read before the end is delivered", func(t *testing.T) {
+		checkLeaks(t)
+		ctx := testCtx(t)
+		c, p := newRawPeer(t, nil, nil)
+		answered := c.Call(ctx, "a", nil)
+		unanswered := c.Call(ctx, "b", nil)
+		p.recv()
+		p.recv()
+		p.send(`{"jsonrpc":"2.0","id":1,"result":"ok"}`)
+		p.nc.Close()
+		var got string
+		if err := answered.Await(ctx, &got); err != nil || got != "ok" {
+			t.Errorf("answered call: Await = %q, %v; want \"ok\", nil", got, err)
+		}
+		if err := unanswered.Await(ctx, nil); !errors.Is(err, ErrClosed) {
+			t.Errorf("unanswered call: Await = %v; want ErrClosed", err)
+		}
+	})
+}
+
+func TestAwaitAgainAfterContextEnds(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	c, p := newRawPeer(t, nil, nil)
+	call := c.Call(ctx, "session/prompt", nil)
+	p.recv()
+
+	errGrace := errors.New("grace period over")
+	cancelled, cancel := context.WithCancelCause(ctx)
+	cancel(errGrace)
+	if err := call.Await(cancelled, nil); !errors.Is(err, errGrace) {
+		t.Fatalf("Await with a cancelled ctx = %v; want %v", err, errGrace)
+	}
+	expired, cancel2 := context.WithTimeout(ctx, -time.Second)
+	defer cancel2()
+	if err := call.Await(expired, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Await with an expired ctx = %v; want DeadlineExceeded", err)
+	}
+	select {
+	case <-call.Done():
+		t.Fatal("call done before its answer")
+	default:
+	}
+
+	p.send(`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"cancelled"}}`)
+	var got struct {
+		StopReason string `json:"stopReason"`
+	}
+	if err := call.Await(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.StopReason != "cancelled" {
+		t.Errorf("stopReason = %q; want \"cancelled\"", got.StopReason)
+	}
+	// The answer stays available.
+	if err := call.Await(cancelled, nil); err != nil {
+		t.Errorf("Await after the answer with a cancelled ctx = %v; want nil", err)
+	}
+}
+
+func TestMethodNotFound(t *testing.T) {
+	t.Run("nil handler", func(t *testing.T) {
+		checkLeaks(t)
+		_, p := newRawPeer(t, nil, nil)
+		p.send(
+			`{"jsonrpc":"2.0","method":"session/update","params":{}}`, // dropped, never answered
+			`{"jsonrpc":"2.0","id":5,"method":"fs/read_text_file","params":{}}`,
+		)
+		want := map[string]string{
+			"jsonrpc": `"2.0"`, "id": `5`,
+			"error": `{"code":-32601,"message":"Method not found: fs/read_text_file"}`,
+		}
+		if diff := cmp.Diff(want, p.recv()); diff != "" {
+			t.Errorf("response (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("handler says so", func(t *testing.T) {
+		checkLeaks(t)
+		ctx := testCtx(t)
+		a, _ := connPair(t, nil, HandlerFunc(func(_ context.Context, req *Request) (any, error) {
+			return nil, MethodNotFound(req.Method)
+		}))
+		err := a.Call(ctx, "terminal/create", nil).Await(ctx, nil)
+		var e *Error
+		if !errors.As(err, &e) || e.Code != CodeMethodNotFound {
+			t.Fatalf("Await = %v; want *Error with code %d", err, CodeMethodNotFound)
+		}
+	})
+}
+
+func TestHandlerResults(t *testing.T) {
+	tests := []struct {
+		name   string
+		result any
+		err    error
+		want   map[string]string
+	}{
+		{
+			name: "plain error", err: errors.New("boom"),
+			want: map[string]string{"error": `{"code":-32603,"message":"boom"}`},
+		},
+		{
+			name: "wrapped *Error", err: fmt.Errorf("read: %w", NewError(CodeResourceNotFound, "no such file %s", "/x")),
+			want: map[string]string{"error": `{"code":-32002,"message":"no such file /x"}`},
+		},
+		{
+			name: "error with data", err: &Error{Code: CodeInvalidParams, Message: "bad <params>", Data: json.RawMessage(`{ "field": "cwd" }`)},
+			want: map[string]string{"error": `{"code":-32602,"message":"bad <params>","data":{"field":"cwd"}}`},
+		},
+		{
+			name: "nil result",
+			want: map[string]string{"result": `null`},
+		},
+		{
+			name: "struct result", result: struct {
+				StopReason string `json:"stopReason"`
+			}{"end_turn"},
+			want: map[string]string{"result": `{"stopReason":"end_turn"}`},
+		},
+		{
+			name: "result that does not marshal", result: func() {},
+			want: map[string]string{"error": `{"code":-32603,"message":"marshal result: json: unsupported type: func()"}`},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkLeaks(t)
+			_, p := newRawPeer(t, HandlerFunc(func(context.Context, *Request) (any, error) {
+				return tc.result, tc.err
+			}), nil)
+			p.send(`{"jsonrpc":"2.0","id":"r1","method":"m"}`)
+			want := map[string]string{"jsonrpc": `"2.0"`, "id": `"r1"`}
+			for k, v := range tc.want {
+				want[k] = v
+			}
+			if diff := cmp.Diff(want, p.recv()); diff != "" {
+				t.Errorf("response (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestErrorAnswerIsError(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	c, p := newRawPeer(t, nil, nil)
+	call := c.Call(ctx, "session/new", nil)
+	p.recv()
+	p.send(`{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"Authentication required","data":{"x":1}}}`)
+	err := call.Await(ctx, nil)
+	want := &Error{Code: CodeAuthRequired, Message: "Authentication required", Data: json.RawMessage(`{"x":1}`)}
+	var got *Error
+	if !errors.As(err, &got) {
+		t.Fatalf("Await = %v; want *Error", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("error (-want +got):\n%s", diff)
+	}
+}
+
+func TestBarrier(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	const n = 1000
+	gate := make(chan struct{})
+	var handled atomic.Int64
+	h := HandlerFunc(func(ctx context.Context, _ *Request) (any, error) {
+		if handled.Load() == 0 {
+			select { // hold the first notification until the answer has been read
+			case <-gate:
+			case <-ctx.Done():
+			}
+		}
+		handled.Add(1)
+		return nil, nil
+	})
+	viol := make(chan Violation, 1)
+	c, p := newRawPeer(t, h, &Options{OnViolation: func(v Violation) { viol <- v }})
+	call := c.Call(ctx, "session/prompt", nil)
+	p.recv()
+	for i := range n {
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"i":%d}}`, i))
+	}
+	p.send(`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`, "marker")
+	recvFrom(t, viol, "the marker violation") // the answer has been read and queued
+	select {
+	case <-call.Done():
+		t.Fatal("call done while earlier notifications are unhandled")
+	default:
+	}
+	close(gate)
+	if err := call.Await(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := handled.Load(); got != n {
+		t.Errorf("handled %d notifications when Await returned; want %d", got, n)
+	}
+}
+
+func TestCloseWaitsForEverything(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	started := make(chan string, 2)
+	var exited atomic.Int32
+	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		defer exited.Add(1)
+		started <- req.Method
+		<-ctx.Done()
+		return nil, context.Cause(ctx)
+	})
+	c, p := newRawPeer(t, h, nil)
+	pending := c.Call(ctx, "session/prompt", nil)
+	p.recv()
+	p.send(
+		`{"jsonrpc":"2.0","id":1,"method":"request"}`,
+		`{"jsonrpc":"2.0","method":"notification"}`,
+	)
+	recvFrom(t, started, "a handler")
+	recvFrom(t, started, "the other handler")
+
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() { c.Close() })
+	}
+	wg.Wait()
+
+	if got := exited.Load(); got != 2 {
+		t.Errorf("%d handlers returned before Close did; want 2", got)
+	}
+	select {
+	case <-c.Done():
+	default:
+		t.Error("Done not closed after Close")
+	}
+	if err := pending.Await(ctx, nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("pending Await = %v; want ErrClosed", err)
+	}
+	if err := c.Err(); !errors.Is(err, ErrClosed) {
+		t.Errorf("Err() = %v; want ErrClosed", err)
+	}
+	if err := c.Call(ctx, "x", nil).Await(ctx, nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("Call after Close: Await = %v; want ErrClosed", err)
+	}
+	if err := c.Notify(ctx, "x", nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("Notify after Close = %v; want ErrClosed", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("second Close = %v; want nil", err)
+	}
+}
+
+type brokenWriter struct{}
+
+func (brokenWriter) Write([]byte) (int, error) { return 0, syscall.EPIPE }
+
+func TestWriteErrorFailsAtOnce(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	c := NewConn(pr, brokenWriter{}, nil, &Options{Peer: "agent"})
+	defer c.Close()
+
+	call := c.Call(ctx, "initialize", nil)
+	select {
+	case <-call.Done():
+	default:
+		t.Fatal("call not done after a failed write")
+	}
+	err := call.Await(ctx, nil)
+	if !errors.Is(err, syscall.EPIPE) {
+		t.Errorf("Await = %v; want EPIPE", err)
+	}
+	if got, want := err.Error(), "acp: write to agent: broken pipe"; got != want {
+		t.Errorf("Await error = %q; want %q", got, want)
+	}
+	if err := c.Notify(ctx, "session/cancel", nil); !errors.Is(err, syscall.EPIPE) {
+		t.Errorf("Notify = %v; want EPIPE", err)
+	}
+}
+
+func TestCallFailsBeforeSending(t *testing.T) {
+	cancelled, cancel := context.WithCancelCause(context.Background())
+	errStop := errors.New("stop")
+	cancel(errStop)
+	tests := []struct {
+		name   string
+		ctx    context.Context
+		params any
+		want   string
+	}{
+		{"cancelled context", cancelled, nil, "stop"},
+		{"params that do not marshal", context.Background(), make(chan int), "acp: m params: json: unsupported type: chan int"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkLeaks(t)
+			ctx := testCtx(t)
+			c, p := newRawPeer(t, nil, nil)
+			call := c.Call(tc.ctx, "m", tc.params)
+			select {
+			case <-call.Done():
+			default:
+				t.Fatal("call not done at once")
+			}
+			if err := call.Await(ctx, nil); err == nil || err.Error() != tc.want {
+				t.Errorf("Await = %v; want %q", err, tc.want)
+			}
+			// Nothing was written: the next line is the next message.
+			if err := c.Notify(ctx, "next", nil); err != nil {
+				t.Fatal(err)
+			}
+			if got := p.recv()["method"]; got != `"next"` {
+				t.Errorf("next line has method %s; want \"next\"", got)
+			}
+		})
+	}
+}
+
+func TestTap(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	type tapped struct {
+		Dir  Direction
+		Line string
+	}
+	var mu sync.Mutex
+	var got []tapped
+	notes := make(chan *Request, 1)
+	c, p := newRawPeer(t, recvNotifications(notes), &Options{Tap: func(dir Direction, line []byte, at time.Time) {
+		if at.IsZero() {
+			t.Error("Tap got a zero time")
+		}
+		mu.Lock()
+		got = append(got, tapped{dir, string(line)})
+		mu.Unlock()
+	}})
+	if err := c.Notify(ctx, "hello", map[string]string{"html": "<b>&"}); err != nil {
+		t.Fatal(err)
+	}
+	p.recv()
+	p.send(`{"jsonrpc":"2.0","method":"world"}`)
+	recvFrom(t, notes, "a notification")
+
+	want := []tapped{
+		{Sent, `{"jsonrpc":"2.0","method":"hello","params":{"html":"<b>&"}}`},
+		{Received, `{"jsonrpc":"2.0","method":"world"}`},
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tapped lines (-want +got):\n%s", diff)
+	}
+}
+
+func TestIDJSON(t *testing.T) {
+	tests := []struct {
+		in, want string // want "" means an error
+	}{
+		{`1`, `1`},
+		{` 7 `, `7`},
+		{`"abc"`, `"abc"`},
+		{`null`, `null`},
+		{`-2.5`, `-2.5`},
+		{`{}`, ``},
+		{`[1]`, ``},
+		{`true`, ``},
+		{`"unterminated`, ``},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			var id ID
+			err := json.Unmarshal([]byte(tc.in), &id)
+			if tc.want == "" {
+				if err == nil {
+					t.Errorf("Unmarshal(%q) = %s; want an error", tc.in, id)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Unmarshal(%q): %v", tc.in, err)
+			}
+			out, err := json.Marshal(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != tc.want || id.String() != tc.want {
+				t.Errorf("round trip of %q = %s (String %s); want %s", tc.in, out, id, tc.want)
+			}
+		})
+	}
+	if got := (ID{}).String(); got != "null" {
+		t.Errorf("zero ID = %s; want null", got)
+	}
+}
+
+// compacted returns m with its raw members compacted, as Conn sends them.
+func compacted(t *testing.T, m message) message {
+	t.Helper()
+	compact := func(raw json.RawMessage) json.RawMessage {
+		if raw == nil {
+			return nil
+		}
+		var b bytes.Buffer
+		if err := json.Compact(&b, raw); err != nil {
+			t.Fatalf("decoded member %q is not valid JSON: %v", raw, err)
+		}
+		return b.Bytes()
+	}
+	m.params, m.result = compact(m.params), compact(m.result)
+	if m.err != nil {
+		e := *m.err
+		e.Data = compact(e.Data)
+		m.err = &e
+	}
+	return m
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"hi\n"}]}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk"}}}`,
+		`{"jsonrpc":"2.0","id":"uuid-1","result":null}`,
+		`{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found","data":{ "method" : "x" }}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"a": [1, 2.5e3, "\u00e9"]},"error":null}`,
+		`[{"jsonrpc":"2.0"}]`,
+		`{"jsonrpc":"2.0","method":"\u2028<x>"}`,
+		`not json`,
+		``,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		m, err := newDecoder().decode(line)
+		if err != nil {
+			return
+		}
+		m = compacted(t, m)
+		enc := appendMessage(nil, &m)
+		if bytes.IndexByte(enc, '\n') >= 0 {
+			t.Fatalf("encoding %q contains a newline", enc)
+		}
+		m2, err := newDecoder().decode(enc)
+		if err != nil {
+			t.Fatalf("decode(encode(decode(%q))) = %v; encoded as %q", line, err, enc)
+		}
+		if diff := cmp.Diff(m, m2, cmp.AllowUnexported(message{})); diff != "" {
+			t.Fatalf("round trip of %q changed the message (-first +second):\n%s", line, diff)
+		}
+		if enc2 := appendMessage(nil, &m2); !bytes.Equal(enc, enc2) {
+			t.Fatalf("second encoding %q differs from first %q", enc2, enc)
+		}
+	})
+}

@@ -1,0 +1,305 @@
+package acp_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/acp/acpschema"
+)
+
+// schemaCase is one Go value that must marshal to a valid instance of a schema definition.
+type schemaCase struct {
+	name string
+	def  string
+	v    any
+}
+
+// clientSends lists every message shape the client (acprun) sends.
+func clientSends() []schemaCase {
+	blocks := []acp.ContentBlock{
+		acp.TextBlock("Hello"),
+		acp.TextBlock(""),
+		acp.ImageBlock("image/png", "iVBORw0KGgo="),
+		{Type: acp.ContentImage, MimeType: "image/png", Data: "iVBORw0KGgo=", URI: "file:///p/a.png"},
+		acp.AudioBlock("audio/wav", "UklGRg=="),
+		acp.ResourceLinkBlock("file:///p/main.go", "main.go"),
+		{Type: acp.ContentResourceLink, URI: "file:///p/a", Name: "a", Title: "A", Description: "d", MimeType: "text/plain", Size: ptr(int64(12)),
+			Annotations: &acp.Annotations{Audience: []acp.Role{acp.RoleUser, acp.RoleAssistant}, LastModified: "2026-12-01T00:00:00Z", Priority: ptr(0.7)}},
+		acp.ResourceBlock("file:///p/main.go", "text/x-go", "package main\n"),
+		acp.ResourceBlock("file:///p/notes", "", ""),
+		{Type: acp.ContentResource, Resource: &acp.EmbeddedResourceResource{URI: "file:///p/a.bin", MimeType: "application/octet-stream", Blob: "AAEC"}},
+		{Type: acp.ContentResource},
+	}
+	var cases []schemaCase
+	add := func(name, def string, v any) { cases = append(cases, schemaCase{name, def, v}) }
+
+	add("initialize minimal", "InitializeRequest", acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersion})
+	add("initialize full", "InitializeRequest", acp.InitializeRequest{
+		ProtocolVersion: acp.ProtocolVersion,
+		ClientCapabilities: acp.ClientCapabilities{
+			FS: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true,
+			Auth: &acp.AuthCapabilities{Terminal: false},
+			Session: &acp.ClientSessionCapabilities{
+				ConfigOptions: &acp.SessionConfigOptionsCapabilities{Boolean: &acp.Capability{}},
+				Notices:       &acp.Capability{}, Compaction: &acp.Capability{}},
+			Meta: json.RawMessage(`{"acprun":{"headless":true}}`),
+		},
+		ClientInfo: &acp.Implementation{Name: "acprun", Title: "acprun", Version: "0.1.0"},
+		Meta:       json.RawMessage(`{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}`),
+	})
+	add("authenticate", "AuthenticateRequest", acp.AuthenticateRequest{MethodID: "openai-api-key"})
+	add("session/new no servers", "NewSessionRequest", acp.NewSessionRequest{Cwd: "/home/user/project"})
+	add("session/new empty servers", "NewSessionRequest", acp.NewSessionRequest{Cwd: "/p", McpServers: []acp.McpServer{}})
+	add("session/new servers", "NewSessionRequest", acp.NewSessionRequest{Cwd: "/p", AdditionalDirectories: []string{"/q"}, McpServers: []acp.McpServer{
+		{Name: "fs", Command: "/usr/local/bin/mcp-fs"},
+		{Name: "db", Command: "/usr/bin/db-mcp", Args: []string{"--ro"}, Env: []acp.EnvVariable{{Name: "DB", Value: "x"}}},
+		{Type: acp.McpHTTP, Name: "web", URL: "https://mcp.example/mcp"},
+		{Type: acp.McpSSE, Name: "old", URL: "https://sse.example/", Headers: []acp.HttpHeader{{Name: "X-Key", Value: "k"}}},
+	}})
+	add("session/load", "LoadSessionRequest", acp.LoadSessionRequest{SessionID: "s1", Cwd: "/p"})
+	add("session/set_mode", "SetSessionModeRequest", acp.SetSessionModeRequest{SessionID: "s1", ModeID: "code"})
+	add("session/set_config_option select", "SetSessionConfigOptionRequest", acp.SetSessionConfigOptionRequest{SessionID: "s1", ConfigID: "model", Value: "smart"})
+	add("session/set_config_option boolean", "SetSessionConfigOptionRequest", acp.SetSessionConfigOptionRequest{SessionID: "s1", ConfigID: "auto", Type: acp.ConfigBoolean, Value: true})
+	add("session/close", "CloseSessionRequest", acp.CloseSessionRequest{SessionID: "s1"})
+	add("session/prompt empty", "PromptRequest", acp.PromptRequest{SessionID: "s1"})
+	add("session/prompt all blocks", "PromptRequest", acp.PromptRequest{SessionID: "s1", Prompt: blocks})
+	for _, b := range blocks {
+		add("content block "+b.Type, "ContentBlock", b)
+	}
+	add("session/cancel", "CancelNotification", acp.CancelNotification{SessionID: "s1"})
+	add("permission selected", "RequestPermissionResponse", acp.Selected("allow"))
+	add("permission cancelled", "RequestPermissionResponse", acp.Cancelled())
+	add("fs/read_text_file", "ReadTextFileResponse", acp.ReadTextFileResponse{Content: "line one\n"})
+	add("fs/read_text_file empty", "ReadTextFileResponse", acp.ReadTextFileResponse{})
+	add("fs/write_text_file", "WriteTextFileResponse", acp.WriteTextFileResponse{})
+	add("terminal/create", "CreateTerminalResponse", acp.CreateTerminalResponse{TerminalID: "term_1"})
+	add("terminal/output running", "TerminalOutputResponse", acp.TerminalOutputResponse{Output: "partial"})
+	add("terminal/output exited", "TerminalOutputResponse", acp.TerminalOutputResponse{Output: "bash-ok\n", Truncated: true, ExitStatus: &acp.TerminalExitStatus{ExitCode: ptr(0)}})
+	add("terminal/output signalled", "TerminalOutputResponse", acp.TerminalOutputResponse{ExitStatus: &acp.TerminalExitStatus{Signal: ptr("SIGTERM")}})
+	add("terminal/wait_for_exit code", "WaitForTerminalExitResponse", acp.WaitForTerminalExitResponse{ExitCode: ptr(2)})
+	add("terminal/wait_for_exit signal", "WaitForTerminalExitResponse", acp.WaitForTerminalExitResponse{Signal: ptr("SIGKILL")})
+	add("terminal/kill", "KillTerminalResponse", acp.KillTerminalResponse{})
+	add("terminal/release", "ReleaseTerminalResponse", acp.ReleaseTerminalResponse{})
+	return cases
+}
+
+// agentSends lists the message shapes the mock agent sends.
+func agentSends() []schemaCase {
+	var cases []schemaCase
+	add := func(name, def string, v any) { cases = append(cases, schemaCase{name, def, v}) }
+
+	add("initialize minimal", "InitializeResponse", acp.InitializeResponse{ProtocolVersion: 1})
+	add("initialize full", "InitializeResponse", acp.InitializeResponse{
+		ProtocolVersion: 1,
+		AgentCapabilities: acp.AgentCapabilities{
+			LoadSession:         true,
+			PromptCapabilities:  acp.PromptCapabilities{Image: true, Audio: true, EmbeddedContext: true},
+			McpCapabilities:     acp.McpCapabilities{HTTP: true, SSE: true},
+			SessionCapabilities: acp.SessionCapabilities{List: &acp.Capability{}, Delete: &acp.Capability{}, AdditionalDirectories: &acp.Capability{}, Resume: &acp.Capability{}, Close: &acp.Capability{}},
+			Auth:                acp.AgentAuthCapabilities{Logout: &acp.Capability{}},
+		},
+		AuthMethods: []acp.AuthMethod{
+			{ID: "login", Name: "Log in", Description: "Browser login"},
+			{ID: "tui", Name: "Terminal login", Type: acp.AuthTypeTerminal, Args: []string{"--login"}, Env: map[string]string{"MODE": "tui"}},
+		},
+		AgentInfo: &acp.Implementation{Name: "acprun-mock", Version: "0.1.0"},
+	})
+	add("authenticate", "AuthenticateResponse", acp.AuthenticateResponse{})
+	add("session/new minimal", "NewSessionResponse", acp.NewSessionResponse{SessionID: "s1"})
+	add("session/new full", "NewSessionResponse", acp.NewSessionResponse{
+		SessionID: "s1",
+		Modes:     &acp.SessionModeState{CurrentModeID: "ask", AvailableModes: []acp.SessionMode{{ID: "ask", Name: "Ask"}, {ID: "code", Name: "Code", Description: "Edits files"}}},
+		ConfigOptions: []acp.SessionConfigOption{
+			{ID: "model", Name: "Model", Category: "model", Type: acp.ConfigSelect, CurrentValue: "fast",
+				Options: &acp.SessionConfigSelectOptions{Options: []acp.SessionConfigSelectOption{{Value: "fast", Name: "Fast"}, {Value: "smart", Name: "Smart", Description: "Slow"}}}},
+			{ID: "effort", Name: "Effort", Type: acp.ConfigSelect, CurrentValue: "low",
+				Options: &acp.SessionConfigSelectOptions{Groups: []acp.SessionConfigSelectGroup{{Group: "g", Name: "Levels", Options: []acp.SessionConfigSelectOption{{Value: "low", Name: "Low"}}}}}},
+			{ID: "auto", Name: "Auto-approve", Type: acp.ConfigBoolean, CurrentValue: false},
+			{ID: "empty", Name: "Empty", Type: acp.ConfigSelect, CurrentValue: "x", Options: &acp.SessionConfigSelectOptions{}},
+		},
+	})
+	add("session/new modes without list", "NewSessionResponse", acp.NewSessionResponse{SessionID: "s1", Modes: &acp.SessionModeState{CurrentModeID: "ask"}})
+	add("session/load", "LoadSessionResponse", acp.LoadSessionResponse{})
+	add("session/set_mode", "SetSessionModeResponse", acp.SetSessionModeResponse{})
+	add("session/set_config_option", "SetSessionConfigOptionResponse", acp.SetSessionConfigOptionResponse{})
+	add("session/close", "CloseSessionResponse", acp.CloseSessionResponse{})
+	for _, r := range []acp.StopReason{acp.StopEndTurn, acp.StopMaxTokens, acp.StopMaxTurnRequests, acp.StopRefusal, acp.StopCancelled} {
+		add("session/prompt "+string(r), "PromptResponse", acp.PromptResponse{StopReason: r})
+	}
+	add("session/prompt with usage", "PromptResponse", acp.PromptResponse{StopReason: acp.StopEndTurn,
+		Usage: &acp.Usage{TotalTokens: 720, InputTokens: 600, OutputTokens: 120, CachedReadTokens: ptr(int64(0)), CachedWriteTokens: ptr(int64(0))}})
+
+	for _, u := range everyUpdate() {
+		add("session/update "+u.Kind, "SessionNotification", acp.SessionNotification{SessionID: "s1", Update: u})
+	}
+
+	add("session/request_permission", "RequestPermissionRequest", acp.RequestPermissionRequest{
+		SessionID: "s1",
+		ToolCall: acp.ToolCallUpdate{ToolCallID: "toolu_1", Title: ptr("Write hello.txt"), Kind: ptr(acp.KindEdit),
+			Content:   []acp.ToolCallContent{acp.DiffToolContent("/p/hello.txt", nil, "line one\n")},
+			Locations: []acp.ToolCallLocation{{Path: "/p/hello.txt"}}, RawInput: json.RawMessage(`{"file_path":"/p/hello.txt"}`)},
+		Options: []acp.PermissionOption{
+			{OptionID: "allow_always", Name: "Always Allow", Kind: acp.AllowAlways},
+			{OptionID: "allow", Name: "Allow", Kind: acp.AllowOnce},
+			{OptionID: "reject", Name: "Reject", Kind: acp.RejectOnce},
+			{OptionID: "never", Name: "Never", Kind: acp.RejectAlways},
+		},
+	})
+	add("session/request_permission minimal", "RequestPermissionRequest", acp.RequestPermissionRequest{SessionID: "s1", ToolCall: acp.ToolCallUpdate{ToolCallID: "t"}})
+	add("fs/read_text_file", "ReadTextFileRequest", acp.ReadTextFileRequest{SessionID: "s1", Path: "/p/a", Line: ptr(1), Limit: ptr(2000)})
+	add("fs/read_text_file minimal", "ReadTextFileRequest", acp.ReadTextFileRequest{SessionID: "s1", Path: "/p/a"})
+	add("fs/write_text_file", "WriteTextFileRequest", acp.WriteTextFileRequest{SessionID: "s1", Path: "/p/a", Content: ""})
+	add("terminal/create", "CreateTerminalRequest", acp.CreateTerminalRequest{SessionID: "s1", Command: "touch x && echo ok",
+		Env: []acp.EnvVariable{{Name: "CLAUDECODE", Value: "1"}}, OutputByteLimit: ptr(int64(32000))})
+	add("terminal/create argv", "CreateTerminalRequest", acp.CreateTerminalRequest{SessionID: "s1", Command: "/bin/ls", Args: []string{"-l"}, Cwd: "/p"})
+	add("terminal/output", "TerminalOutputRequest", acp.TerminalOutputRequest{SessionID: "s1", TerminalID: "term_1"})
+	add("terminal/wait_for_exit", "WaitForTerminalExitRequest", acp.WaitForTerminalExitRequest{SessionID: "s1", TerminalID: "term_1"})
+	add("terminal/kill", "KillTerminalRequest", acp.KillTerminalRequest{SessionID: "s1", TerminalID: "term_1"})
+	add("terminal/release", "ReleaseTerminalRequest", acp.ReleaseTerminalRequest{SessionID: "s1", TerminalID: "term_1"})
+	return cases
+}
+
+// everyUpdate returns one update of every known kind, built from Go values.
+func everyUpdate() []acp.SessionUpdate {
+	chunk := &acp.ContentChunk{Content: acp.TextBlock("hi"), MessageID: "m1"}
+	return []acp.SessionUpdate{
+		{Kind: acp.UpdateUserMessageChunk, UserMessageChunk: chunk},
+		{Kind: acp.UpdateAgentMessageChunk, AgentMessageChunk: &acp.ContentChunk{Content: acp.ImageBlock("image/png", "iVBORw0KGgo=")}},
+		{Kind: acp.UpdateAgentThoughtChunk, AgentThoughtChunk: chunk},
+		{Kind: acp.UpdateToolCall, ToolCall: &acp.ToolCall{ToolCallID: "t1", Title: "Terminal"}},
+		{Kind: acp.UpdateToolCall, ToolCall: &acp.ToolCall{ToolCallID: "t2", Title: "Run tests", Name: "bash", Kind: acp.KindExecute, Status: acp.StatusInProgress,
+			Content: []acp.ToolCallContent{
+				acp.TerminalToolContent("term_1"),
+				acp.BlockToolContent(acp.TextBlock("running")),
+				acp.DiffToolContent("/p/a", ptr("old"), "new"),
+			},
+			Locations: []acp.ToolCallLocation{{Path: "/p/a", Line: ptr(3)}}, RawInput: json.RawMessage(`{"command":"go test"}`), RawOutput: json.RawMessage(`null`)}},
+		{Kind: acp.UpdateToolCallUpdate, ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "t1"}},
+		{Kind: acp.UpdateToolCallUpdate, ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "t1", Status: ptr(acp.StatusCompleted), Title: ptr("done"),
+			Name: ptr("bash"), Kind: ptr(acp.KindOther), Content: []acp.ToolCallContent{}, Locations: []acp.ToolCallLocation{}, RawOutput: json.RawMessage(`"ok"`)}},
+		{Kind: acp.UpdatePlan, Plan: &acp.Plan{}},
+		{Kind: acp.UpdatePlan, Plan: &acp.Plan{Entries: []acp.PlanEntry{{Content: "Write", Priority: acp.PriorityHigh, Status: acp.PlanInProgress},
+			{Content: "Test", Priority: acp.PriorityLow, Status: acp.PlanPending}, {Content: "Read", Priority: acp.PriorityMedium, Status: acp.PlanCompleted}}}},
+		{Kind: acp.UpdateAvailableCommandsUpdate, AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{}},
+		{Kind: acp.UpdateAvailableCommandsUpdate, AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: []acp.AvailableCommand{
+			{Name: "web", Description: "Search the web", Input: &acp.AvailableCommandInput{Hint: "query"}}, {Name: "init", Description: "Init"}}}},
+		{Kind: acp.UpdateCurrentModeUpdate, CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: "code"}},
+		{Kind: acp.UpdateConfigOptionUpdate, ConfigOptionUpdate: &acp.ConfigOptionUpdate{}},
+		{Kind: acp.UpdateConfigOptionUpdate, ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: []acp.SessionConfigOption{
+			{ID: "auto", Name: "Auto", Type: acp.ConfigBoolean, CurrentValue: true}}}},
+		{Kind: acp.UpdateSessionInfoUpdate, SessionInfoUpdate: &acp.SessionInfoUpdate{}},
+		{Kind: acp.UpdateSessionInfoUpdate, SessionInfoUpdate: &acp.SessionInfoUpdate{Title: ptr("Fix build"), UpdatedAt: ptr("2026-12-01T10:00:00Z")}},
+		{Kind: acp.UpdateUsageUpdate, UsageUpdate: &acp.UsageUpdate{Used: 120, Size: 258400}},
+		{Kind: acp.UpdateUsageUpdate, UsageUpdate: &acp.UsageUpdate{Used: 101, Size: 200000, Cost: &acp.Cost{Amount: 0.0036, Currency: "USD"}}},
+		{Kind: acp.UpdateNotice, Notice: &acp.Notice{Severity: acp.SeverityInfo, Title: "Indexed", Description: "42 files"}},
+		{Kind: acp.UpdateCompactionUpdate, CompactionUpdate: &acp.CompactionUpdate{CompactionID: "c1", Status: acp.CompactionInProgress}},
+		{Kind: acp.UpdateCompactionUpdate, CompactionUpdate: &acp.CompactionUpdate{CompactionID: "c1", Status: acp.CompactionFailed, Error: "too long",
+			Summary: []acp.ContentBlock{acp.TextBlock("partial")}}},
+		{Kind: acp.UpdateCompactionSummaryChunk, CompactionSummaryChunk: &acp.CompactionSummaryChunk{CompactionID: "c1", Content: acp.TextBlock("We")}},
+	}
+}
+
+func TestSchemaValidatesWhatWeSend(t *testing.T) {
+	v := acpschema.Load(t)
+	for _, group := range []struct {
+		name  string
+		cases []schemaCase
+	}{
+		{"client", clientSends()},
+		{"agent", agentSends()},
+	} {
+		t.Run(group.name, func(t *testing.T) {
+			for _, tt := range group.cases {
+				t.Run(tt.name, func(t *testing.T) {
+					out, err := json.Marshal(tt.v)
+					if err != nil {
+						t.Fatalf("Marshal: %v", err)
+					}
+					if err := v.Validate(tt.def, out); err != nil {
+						t.Errorf("%s does not validate: %s\n%v", tt.def, out, err)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestSchemaCoversEveryUpdateKind checks that the update table used for schema
+// validation holds every kind of the schema's SessionUpdate.
+func TestSchemaCoversEveryUpdateKind(t *testing.T) {
+	v := acpschema.Load(t)
+	kinds := map[string]bool{}
+	for _, u := range everyUpdate() {
+		kinds[u.Kind] = true
+	}
+	var defs struct {
+		Defs struct {
+			SessionUpdate struct {
+				OneOf []struct {
+					Properties struct {
+						SessionUpdate struct {
+							Const string `json:"const"`
+						} `json:"sessionUpdate"`
+					} `json:"properties"`
+				} `json:"oneOf"`
+			} `json:"SessionUpdate"`
+		} `json:"$defs"`
+	}
+	if err := readJSON(v.Path(), &defs); err != nil {
+		t.Fatal(err)
+	}
+	if len(defs.Defs.SessionUpdate.OneOf) == 0 {
+		t.Fatal("schema has no SessionUpdate variants")
+	}
+	for _, variant := range defs.Defs.SessionUpdate.OneOf {
+		kind := variant.Properties.SessionUpdate.Const
+		if !kinds[kind] {
+			t.Errorf("schema kind %q has no case in everyUpdate", kind)
+		}
+		u := acp.SessionUpdate{Kind: kind}
+		if !u.Known() {
+			t.Errorf("schema kind %q is not Known() to SessionUpdate", kind)
+		}
+	}
+}
+
+// TestSchemaRejectsBadShapes shows that the validation can fail: hand-written
+// violations of the kind a careless marshaller would produce.
+func TestSchemaRejectsBadShapes(t *testing.T) {
+	v := acpschema.Load(t)
+	tests := []struct {
+		def, msg string
+	}{
+		{"NewSessionRequest", `{"cwd":"/p","mcpServers":null}`},
+		{"NewSessionRequest", `{"cwd":"/p"}`},
+		{"NewSessionRequest", `{"cwd":"/p","mcpServers":[{"name":"x","command":"y"}]}`},
+		{"PromptRequest", `{"sessionId":"s","prompt":[{"type":"text"}]}`},
+		{"PromptRequest", `{"sessionId":"s","prompt":[{"type":"resource","resource":{"uri":"file:///a"}}]}`},
+		{"RequestPermissionResponse", `{"outcome":{"outcome":"selected"}}`},
+		{"RequestPermissionResponse", `{"outcome":"cancelled"}`},
+		{"TerminalOutputResponse", `{"output":"x"}`},
+		{"WaitForTerminalExitResponse", `{"exitCode":-1}`},
+		{"SessionNotification", `{"sessionId":"s","update":{"sessionUpdate":"plan"}}`},
+		{"SessionNotification", `{"sessionId":"s","update":{"sessionUpdate":"agent_error"}}`},
+		{"PromptResponse", `{"stopReason":"error"}`},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s %s", tt.def, tt.msg), func(t *testing.T) {
+			if err := v.Validate(tt.def, []byte(tt.msg)); err == nil {
+				t.Errorf("Validate(%s, %s) = nil; want a violation", tt.def, tt.msg)
+			}
+		})
+	}
+}
+
+// readJSON decodes the JSON file at path into v.
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}

@@ -1,0 +1,647 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Session update kinds: every variant of the schema's SessionUpdate (the
+// "sessionUpdate" discriminator).
+const (
+	UpdateUserMessageChunk        = "user_message_chunk"
+	UpdateAgentMessageChunk       = "agent_message_chunk"
+	UpdateAgentThoughtChunk       = "agent_thought_chunk"
+	UpdateToolCall                = "tool_call"
+	UpdateToolCallUpdate          = "tool_call_update"
+	UpdatePlan                    = "plan"
+	UpdateAvailableCommandsUpdate = "available_commands_update"
+	UpdateCurrentModeUpdate       = "current_mode_update"
+	UpdateConfigOptionUpdate      = "config_option_update"
+	UpdateSessionInfoUpdate       = "session_info_update"
+	UpdateUsageUpdate             = "usage_update"
+	UpdateNotice                  = "notice"
+	UpdateCompactionUpdate        = "compaction_update"
+	UpdateCompactionSummaryChunk  = "compaction_summary_chunk"
+)
+
+// SessionUpdate is the "update" of a session/update notification.
+//
+// Kind is the "sessionUpdate" discriminator, verbatim. For a known kind exactly the
+// matching payload field is set; for an unknown kind (an unstable or non-standard
+// variant such as "plan_update" or "agent_error") no payload field is set and only Raw
+// carries the data. Raw is always the whole update object as received.
+//
+// MarshalJSON emits {"sessionUpdate": Kind, ...payload fields} from the payload field
+// matching Kind, or Raw verbatim for an unknown kind.
+type SessionUpdate struct {
+	Kind string
+
+	UserMessageChunk        *ContentChunk
+	AgentMessageChunk       *ContentChunk
+	AgentThoughtChunk       *ContentChunk
+	ToolCall                *ToolCall
+	ToolCallUpdate          *ToolCallUpdate
+	Plan                    *Plan
+	AvailableCommandsUpdate *AvailableCommandsUpdate
+	CurrentModeUpdate       *CurrentModeUpdate
+	ConfigOptionUpdate      *ConfigOptionUpdate
+	SessionInfoUpdate       *SessionInfoUpdate
+	UsageUpdate             *UsageUpdate
+	Notice                  *Notice
+	CompactionUpdate        *CompactionUpdate
+	CompactionSummaryChunk  *CompactionSummaryChunk
+
+	// Raw is the whole update object as received (always set by UnmarshalJSON).
+	Raw json.RawMessage
+}
+
+// Known reports whether the update's Kind is one of the variants of ACP v1.
+func (u *SessionUpdate) Known() bool {
+	_, ok := u.payload()
+	return ok
+}
+
+// payload returns the payload field matching Kind (possibly a nil pointer) and
+// whether Kind is known. The pointer is returned as a settable target for decoding.
+func (u *SessionUpdate) payload() (any, bool) {
+	switch u.Kind {
+	case UpdateUserMessageChunk:
+		return &u.UserMessageChunk, true
+	case UpdateAgentMessageChunk:
+		return &u.AgentMessageChunk, true
+	case UpdateAgentThoughtChunk:
+		return &u.AgentThoughtChunk, true
+	case UpdateToolCall:
+		return &u.ToolCall, true
+	case UpdateToolCallUpdate:
+		return &u.ToolCallUpdate, true
+	case UpdatePlan:
+		return &u.Plan, true
+	case UpdateAvailableCommandsUpdate:
+		return &u.AvailableCommandsUpdate, true
+	case UpdateCurrentModeUpdate:
+		return &u.CurrentModeUpdate, true
+	case UpdateConfigOptionUpdate:
+		return &u.ConfigOptionUpdate, true
+	case UpdateSessionInfoUpdate:
+		return &u.SessionInfoUpdate, true
+	case UpdateUsageUpdate:
+		return &u.UsageUpdate, true
+	case UpdateNotice:
+		return &u.Notice, true
+	case UpdateCompactionUpdate:
+		return &u.CompactionUpdate, true
+	case UpdateCompactionSummaryChunk:
+		return &u.CompactionSummaryChunk, true
+	}
+	return nil, false
+}
+
+// UnmarshalJSON reads "sessionUpdate" first and then decodes the object into exactly
+// the matching payload field. Unknown kinds are kept in Raw only; unknown fields are
+// ignored. A missing discriminator or a malformed payload of a known kind is an error
+// naming the kind.
+func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
+	var head struct {
+		SessionUpdate *string `json:"sessionUpdate"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return fmt.Errorf("session update: %w", err)
+	}
+	if head.SessionUpdate == nil {
+		return fmt.Errorf("session update: missing sessionUpdate")
+	}
+	*u = SessionUpdate{Kind: *head.SessionUpdate, Raw: append(json.RawMessage(nil), data...)}
+	target, ok := u.payload()
+	if !ok {
+		return nil
+	}
+	if err := json.Unmarshal(data, target); err != nil {
+		return fmt.Errorf("session update %q: %w", u.Kind, err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes the update with its discriminator first.
+func (u SessionUpdate) MarshalJSON() ([]byte, error) {
+	target, ok := u.payload()
+	if !ok {
+		if len(u.Raw) == 0 {
+			return nil, fmt.Errorf("session update %q: unknown kind without raw JSON", u.Kind)
+		}
+		return u.Raw, nil
+	}
+	body, err := json.Marshal(target)
+	if err != nil {
+		return nil, fmt.Errorf("session update %q: %w", u.Kind, err)
+	}
+	if bytes.Equal(body, []byte("null")) {
+		return nil, fmt.Errorf("session update %q: no payload", u.Kind)
+	}
+	kind, err := json.Marshal(u.Kind)
+	if err != nil {
+		return nil, fmt.Errorf("session update %q: %w", u.Kind, err)
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"sessionUpdate":`)
+	b.Write(kind)
+	if rest := bytes.TrimSpace(body[1:]); len(rest) > 0 && rest[0] != '}' {
+		b.WriteByte(',')
+	}
+	b.Write(body[1:])
+	return b.Bytes(), nil
+}
+
+// ContentChunk is the payload of user_message_chunk, agent_message_chunk and
+// agent_thought_chunk. Chunks with the same MessageID belong to one message.
+type ContentChunk struct {
+	Content   ContentBlock    `json:"content"`
+	MessageID string          `json:"messageId,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ---------------------------------------------------------------------------
+// tool calls
+
+// ToolKind is the category of a tool call (a UI hint). Unknown values are kept verbatim.
+type ToolKind string
+
+// Tool kinds defined by ACP v1.
+const (
+	KindRead       ToolKind = "read"
+	KindEdit       ToolKind = "edit"
+	KindDelete     ToolKind = "delete"
+	KindMove       ToolKind = "move"
+	KindSearch     ToolKind = "search"
+	KindExecute    ToolKind = "execute"
+	KindThink      ToolKind = "think"
+	KindFetch      ToolKind = "fetch"
+	KindSwitchMode ToolKind = "switch_mode"
+	KindOther      ToolKind = "other"
+)
+
+// Known reports whether k is one of the tool kinds defined by ACP v1.
+func (k ToolKind) Known() bool {
+	switch k {
+	case KindRead, KindEdit, KindDelete, KindMove, KindSearch, KindExecute, KindThink, KindFetch, KindSwitchMode, KindOther:
+		return true
+	}
+	return false
+}
+
+// ToolCallStatus is the execution status of a tool call. Unknown values are kept verbatim.
+type ToolCallStatus string
+
+// Tool call statuses defined by ACP v1 (there is no "cancelled" in v1).
+const (
+	StatusPending    ToolCallStatus = "pending"
+	StatusInProgress ToolCallStatus = "in_progress"
+	StatusCompleted  ToolCallStatus = "completed"
+	StatusFailed     ToolCallStatus = "failed"
+)
+
+// Known reports whether s is one of the tool call statuses defined by ACP v1.
+func (s ToolCallStatus) Known() bool {
+	switch s {
+	case StatusPending, StatusInProgress, StatusCompleted, StatusFailed:
+		return true
+	}
+	return false
+}
+
+// ToolCall is the payload of a tool_call update, and the merged record of a tool call.
+// Empty optional scalars are omitted when marshalled (Kind and Status then default to
+// "other" and "pending" on the wire); Content and Locations are emitted when non-nil,
+// even when empty, and decoding keeps an empty array as a non-nil empty slice.
+type ToolCall struct {
+	ToolCallID string             `json:"toolCallId"`
+	Title      string             `json:"title"`
+	Name       string             `json:"name,omitempty"`
+	Kind       ToolKind           `json:"kind,omitempty"`
+	Status     ToolCallStatus     `json:"status,omitempty"`
+	Content    []ToolCallContent  `json:"content"`
+	Locations  []ToolCallLocation `json:"locations"`
+	RawInput   json.RawMessage    `json:"rawInput,omitempty"`
+	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
+	Meta       json.RawMessage    `json:"_meta,omitempty"`
+}
+
+// MarshalJSON encodes the tool call, emitting Content and Locations only when non-nil.
+func (t ToolCall) MarshalJSON() ([]byte, error) {
+	type plain ToolCall
+	w := struct {
+		plain
+		Content   *[]ToolCallContent  `json:"content,omitempty"`
+		Locations *[]ToolCallLocation `json:"locations,omitempty"`
+	}{plain: plain(t)}
+	if t.Content != nil {
+		w.Content = &t.Content
+	}
+	if t.Locations != nil {
+		w.Locations = &t.Locations
+	}
+	return json.Marshal(w)
+}
+
+// Apply merges an update into the record: scalar fields present in u replace the
+// record's, Content and Locations replace the whole collection when non-nil (an empty
+// slice clears it), and RawInput, RawOutput and Meta replace when present.
+// The record's ToolCallID is kept.
+func (t *ToolCall) Apply(u *ToolCallUpdate) {
+	if u.Title != nil {
+		t.Title = *u.Title
+	}
+	if u.Name != nil {
+		t.Name = *u.Name
+	}
+	if u.Kind != nil {
+		t.Kind = *u.Kind
+	}
+	if u.Status != nil {
+		t.Status = *u.Status
+	}
+	if u.Content != nil {
+		t.Content = append([]ToolCallContent{}, u.Content...)
+	}
+	if u.Locations != nil {
+		t.Locations = append([]ToolCallLocation{}, u.Locations...)
+	}
+	if len(u.RawInput) > 0 {
+		t.RawInput = u.RawInput
+	}
+	if len(u.RawOutput) > 0 {
+		t.RawOutput = u.RawOutput
+	}
+	if len(u.Meta) > 0 {
+		t.Meta = u.Meta
+	}
+}
+
+// ToolCallUpdate is the payload of a tool_call_update and the toolCall of a permission
+// request. Only ToolCallID is required; a nil pointer or nil slice means "absent,
+// unchanged". Decoding keeps the difference between an absent (or null) collection
+// (nil) and an empty one (non-nil, length 0: replace with none), and MarshalJSON emits
+// every non-nil collection, even an empty one.
+type ToolCallUpdate struct {
+	ToolCallID string             `json:"toolCallId"`
+	Title      *string            `json:"title,omitempty"`
+	Name       *string            `json:"name,omitempty"`
+	Kind       *ToolKind          `json:"kind,omitempty"`
+	Status     *ToolCallStatus    `json:"status,omitempty"`
+	Content    []ToolCallContent  `json:"content"`
+	Locations  []ToolCallLocation `json:"locations"`
+	RawInput   json.RawMessage    `json:"rawInput,omitempty"`
+	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
+	Meta       json.RawMessage    `json:"_meta,omitempty"`
+}
+
+// MarshalJSON encodes the update, emitting Content and Locations only when non-nil.
+func (u ToolCallUpdate) MarshalJSON() ([]byte, error) {
+	type plain ToolCallUpdate
+	w := struct {
+		plain
+		Content   *[]ToolCallContent  `json:"content,omitempty"`
+		Locations *[]ToolCallLocation `json:"locations,omitempty"`
+	}{plain: plain(u)}
+	if u.Content != nil {
+		w.Content = &u.Content
+	}
+	if u.Locations != nil {
+		w.Locations = &u.Locations
+	}
+	return json.Marshal(w)
+}
+
+// ToolCall returns a record built from the update alone, for an update about a tool
+// call that was never announced. Absent fields stay empty.
+func (u ToolCallUpdate) ToolCall() ToolCall {
+	t := ToolCall{ToolCallID: u.ToolCallID}
+	t.Apply(&u)
+	return t
+}
+
+// Tool call content types (the ToolCallContent "type" discriminator).
+const (
+	ToolContentBlock    = "content"
+	ToolContentDiff     = "diff"
+	ToolContentTerminal = "terminal"
+)
+
+// ToolCallContent is one item of a tool call's content: a flat union of the schema's
+// Content ({"type":"content","content":ContentBlock}), Diff (Path, OldText, NewText;
+// OldText nil = new file) and Terminal (TerminalID) shapes, discriminated by Type.
+// MarshalJSON emits only the fields of Type's shape. An item of an unknown type keeps its
+// JSON in Raw when decoded and is marshalled from Raw verbatim.
+type ToolCallContent struct {
+	Type       string
+	Content    *ContentBlock
+	Path       string
+	OldText    *string
+	NewText    string
+	TerminalID string
+	Meta       json.RawMessage
+	// Raw holds the whole item as received when Type is unknown.
+	Raw json.RawMessage
+}
+
+// BlockToolContent returns a "content" tool call content item wrapping b.
+func BlockToolContent(b ContentBlock) ToolCallContent {
+	return ToolCallContent{Type: ToolContentBlock, Content: &b}
+}
+
+// DiffToolContent returns a "diff" tool call content item; a nil oldText means a new file.
+func DiffToolContent(path string, oldText *string, newText string) ToolCallContent {
+	return ToolCallContent{Type: ToolContentDiff, Path: path, OldText: oldText, NewText: newText}
+}
+
+// TerminalToolContent returns a "terminal" tool call content item.
+func TerminalToolContent(terminalID string) ToolCallContent {
+	return ToolCallContent{Type: ToolContentTerminal, TerminalID: terminalID}
+}
+
+type (
+	toolBlockWire struct {
+		Type    string          `json:"type"`
+		Content *ContentBlock   `json:"content"`
+		Meta    json.RawMessage `json:"_meta,omitempty"`
+	}
+	toolDiffWire struct {
+		Type    string          `json:"type"`
+		Path    string          `json:"path"`
+		OldText *string         `json:"oldText,omitempty"`
+		NewText string          `json:"newText"`
+		Meta    json.RawMessage `json:"_meta,omitempty"`
+	}
+	toolTerminalWire struct {
+		Type       string          `json:"type"`
+		TerminalID string          `json:"terminalId"`
+		Meta       json.RawMessage `json:"_meta,omitempty"`
+	}
+	toolContentWire struct {
+		Type       *string         `json:"type"`
+		Content    *ContentBlock   `json:"content"`
+		Path       string          `json:"path"`
+		OldText    *string         `json:"oldText"`
+		NewText    string          `json:"newText"`
+		TerminalID string          `json:"terminalId"`
+		Meta       json.RawMessage `json:"_meta"`
+	}
+)
+
+// MarshalJSON encodes the item with exactly the fields of its Type.
+func (c ToolCallContent) MarshalJSON() ([]byte, error) {
+	switch c.Type {
+	case ToolContentBlock:
+		if c.Content == nil {
+			return nil, fmt.Errorf("tool call content: %q item without content block", c.Type)
+		}
+		return json.Marshal(toolBlockWire{c.Type, c.Content, c.Meta})
+	case ToolContentDiff:
+		return json.Marshal(toolDiffWire{c.Type, c.Path, c.OldText, c.NewText, c.Meta})
+	case ToolContentTerminal:
+		return json.Marshal(toolTerminalWire{c.Type, c.TerminalID, c.Meta})
+	}
+	if len(c.Raw) == 0 {
+		return nil, fmt.Errorf("tool call content: unknown type %q without raw JSON", c.Type)
+	}
+	return c.Raw, nil
+}
+
+// UnmarshalJSON decodes any tool call content item; unknown fields are ignored and a
+// missing "type" is an error. For a "content" item, the nested block is decoded only
+// when the type is "content".
+func (c *ToolCallContent) UnmarshalJSON(data []byte) error {
+	var probe struct {
+		Type *string `json:"type"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return fmt.Errorf("tool call content: %w", err)
+	}
+	if probe.Type == nil {
+		return fmt.Errorf("tool call content: missing type")
+	}
+	*c = ToolCallContent{Type: *probe.Type}
+	switch c.Type {
+	case ToolContentBlock, ToolContentDiff, ToolContentTerminal:
+	default:
+		c.Raw = append(json.RawMessage(nil), data...)
+		return nil
+	}
+	var w toolContentWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return fmt.Errorf("tool call content %q: %w", c.Type, err)
+	}
+	c.Content, c.Path, c.OldText, c.NewText, c.TerminalID, c.Meta = w.Content, w.Path, w.OldText, w.NewText, w.TerminalID, w.Meta
+	return nil
+}
+
+// ToolCallLocation is a file location a tool call touches. Line is 1-based.
+type ToolCallLocation struct {
+	Path string          `json:"path"`
+	Line *int            `json:"line,omitempty"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ---------------------------------------------------------------------------
+// plans, commands, modes, config, info, usage
+
+// PlanEntryPriority is the priority of a plan entry. Unknown values are kept verbatim.
+type PlanEntryPriority string
+
+// Plan entry priorities defined by ACP v1.
+const (
+	PriorityHigh   PlanEntryPriority = "high"
+	PriorityMedium PlanEntryPriority = "medium"
+	PriorityLow    PlanEntryPriority = "low"
+)
+
+// PlanEntryStatus is the status of a plan entry. Unknown values are kept verbatim.
+type PlanEntryStatus string
+
+// Plan entry statuses defined by ACP v1.
+const (
+	PlanPending    PlanEntryStatus = "pending"
+	PlanInProgress PlanEntryStatus = "in_progress"
+	PlanCompleted  PlanEntryStatus = "completed"
+)
+
+// Plan is the payload of a plan update: the complete plan, replacing any earlier one.
+// Entries marshals as [] when nil.
+type Plan struct {
+	Entries []PlanEntry     `json:"entries"`
+	Meta    json.RawMessage `json:"_meta,omitempty"`
+}
+
+// MarshalJSON encodes the plan with Entries as [] when nil.
+func (p Plan) MarshalJSON() ([]byte, error) {
+	type plain Plan
+	q := plain(p)
+	q.Entries = nonNil(q.Entries)
+	return json.Marshal(q)
+}
+
+// PlanEntry is one step of a plan.
+type PlanEntry struct {
+	Content  string            `json:"content"`
+	Priority PlanEntryPriority `json:"priority"`
+	Status   PlanEntryStatus   `json:"status"`
+	Meta     json.RawMessage   `json:"_meta,omitempty"`
+}
+
+// AvailableCommandsUpdate is the payload of an available_commands_update: the complete
+// command list. AvailableCommands marshals as [] when nil.
+type AvailableCommandsUpdate struct {
+	AvailableCommands []AvailableCommand `json:"availableCommands"`
+	Meta              json.RawMessage    `json:"_meta,omitempty"`
+}
+
+// MarshalJSON encodes the update with AvailableCommands as [] when nil.
+func (a AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
+	type plain AvailableCommandsUpdate
+	p := plain(a)
+	p.AvailableCommands = nonNil(p.AvailableCommands)
+	return json.Marshal(p)
+}
+
+// AvailableCommand is a slash command the agent offers (sent as plain text "/name …").
+type AvailableCommand struct {
+	Name        string                 `json:"name"`
+	Description string                 `json:"description"`
+	Input       *AvailableCommandInput `json:"input,omitempty"`
+	Meta        json.RawMessage        `json:"_meta,omitempty"`
+}
+
+// AvailableCommandInput describes a command's free-form input.
+type AvailableCommandInput struct {
+	Hint string          `json:"hint"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// CurrentModeUpdate is the payload of a current_mode_update.
+type CurrentModeUpdate struct {
+	CurrentModeID string          `json:"currentModeId"`
+	Meta          json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ConfigOptionUpdate is the payload of a config_option_update: the complete option
+// state. ConfigOptions marshals as [] when nil.
+type ConfigOptionUpdate struct {
+	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	Meta          json.RawMessage       `json:"_meta,omitempty"`
+}
+
+// MarshalJSON encodes the update with ConfigOptions as [] when nil.
+func (c ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
+	type plain ConfigOptionUpdate
+	p := plain(c)
+	p.ConfigOptions = nonNil(p.ConfigOptions)
+	return json.Marshal(p)
+}
+
+// SessionInfoUpdate is the payload of a session_info_update. A nil field is unchanged;
+// a JSON null (clear) decodes as a pointer to "".
+type SessionInfoUpdate struct {
+	Title     *string         `json:"title,omitempty"`
+	UpdatedAt *string         `json:"updatedAt,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the update, mapping null fields to pointers to "".
+func (s *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Title     json.RawMessage `json:"title"`
+		UpdatedAt json.RawMessage `json:"updatedAt"`
+		Meta      json.RawMessage `json:"_meta"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return fmt.Errorf("session info update: %w", err)
+	}
+	*s = SessionInfoUpdate{Meta: w.Meta}
+	var err error
+	if s.Title, err = nullableString(w.Title); err != nil {
+		return fmt.Errorf("session info update: title: %w", err)
+	}
+	if s.UpdatedAt, err = nullableString(w.UpdatedAt); err != nil {
+		return fmt.Errorf("session info update: updatedAt: %w", err)
+	}
+	return nil
+}
+
+// nullableString decodes an optional nullable string: absent → nil, null → "".
+func nullableString(raw json.RawMessage) (*string, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var s *string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	if s == nil {
+		s = new(string)
+	}
+	return s, nil
+}
+
+// UsageUpdate is the payload of a usage_update: context tokens used, the context window
+// size, and the optional cumulative cost.
+type UsageUpdate struct {
+	Used int64           `json:"used"`
+	Size int64           `json:"size"`
+	Cost *Cost           `json:"cost,omitempty"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// Cost is a cumulative session cost.
+type Cost struct {
+	Amount   float64         `json:"amount"`
+	Currency string          `json:"currency"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
+}
+
+// NoticeSeverity is the severity of a notice. Unknown values are kept verbatim.
+type NoticeSeverity string
+
+// Notice severities defined by ACP v1.
+const (
+	SeverityInfo    NoticeSeverity = "info"
+	SeverityWarning NoticeSeverity = "warning"
+	SeverityError   NoticeSeverity = "error"
+)
+
+// Notice is the payload of a notice update: a live hint, not part of history.
+type Notice struct {
+	Severity    NoticeSeverity  `json:"severity"`
+	Title       string          `json:"title"`
+	Description string          `json:"description,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
+}
+
+// CompactionStatus is the status of a context compaction. Unknown values are kept verbatim.
+type CompactionStatus string
+
+// Compaction statuses defined by ACP v1.
+const (
+	CompactionInProgress CompactionStatus = "in_progress"
+	CompactionCompleted  CompactionStatus = "completed"
+	CompactionFailed     CompactionStatus = "failed"
+	CompactionCancelled  CompactionStatus = "cancelled"
+)
+
+// CompactionUpdate is the payload of a compaction_update (patch semantics: nil Summary
+// and empty Error are unchanged).
+type CompactionUpdate struct {
+	CompactionID string           `json:"compactionId"`
+	Status       CompactionStatus `json:"status"`
+	Summary      []ContentBlock   `json:"summary,omitempty"`
+	Error        string           `json:"error,omitempty"`
+	Meta         json.RawMessage  `json:"_meta,omitempty"`
+}
+
+// CompactionSummaryChunk is the payload of a compaction_summary_chunk: one content
+// block appended to the compaction's summary.
+type CompactionSummaryChunk struct {
+	CompactionID string          `json:"compactionId"`
+	Content      ContentBlock    `json:"content"`
+	Meta         json.RawMessage `json:"_meta,omitempty"`
+}

@@ -1,0 +1,505 @@
+package approve
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// AllowAll returns the policy of --allow-all: no rules, default allow.
+func AllowAll() *Policy { return &Policy{Default: Allow, Source: "--allow-all"} }
+
+// DenyAll returns the policy of --deny-all: no rules, default deny.
+func DenyAll() *Policy { return &Policy{Default: Deny, Source: "--deny-all"} }
+
+// Decide evaluates req against the policy and selects the option to
+// answer with: for allow an allow_once option (allow_always first when the
+// deciding rule has Always), else the other allow kind; for deny a
+// reject_once option, else reject_always. When the agent offers neither,
+// the Decision is Cancelled. An option id is only ever copied from
+// req.Options (options with an empty id are ignored).
+//
+// A nil policy denies everything. Decide only reads the policy, so one
+// policy may serve many goroutines at once. A malformed rule never panics:
+// a bad regex or path pattern simply does not match.
+func (p *Policy) Decide(req Request) Decision {
+	d, always, _ := p.evaluate(req, false)
+	selectOption(&d, always, req.Options)
+	return d
+}
+
+// Evaluate is Decide without option selection: OptionID and OptionKind
+// are empty and Cancelled is false. It serves checks on tool calls that
+// were never put to the policy (a terminal command, a call the agent ran
+// without asking).
+func (p *Policy) Evaluate(req Request) Decision {
+	d, _, _ := p.evaluate(req, false)
+	return d
+}
+
+// Explain is Decide plus a trace of every rule, deny rules first, each in
+// list order, telling whether it matched and why, one line per matcher.
+func (p *Policy) Explain(req Request) (Decision, []RuleTrace) {
+	d, always, traces := p.evaluate(req, true)
+	selectOption(&d, always, req.Options)
+	return d, traces
+}
+
+// call is a Request digested once for all rules.
+type call struct {
+	kind     string
+	title    string
+	cwd      string
+	commands []string
+	paths    []string
+	input    any
+}
+
+func newCall(req Request) *call {
+	raw := decodeRaw(req.RawInput)
+	return &call{
+		kind:     kindOf(req),
+		title:    req.Title,
+		cwd:      req.Cwd,
+		commands: commandsOf(req, raw),
+		paths:    pathsOf(req, raw),
+		input:    raw,
+	}
+}
+
+// result is the outcome of one rule's matchers.
+type result struct {
+	ok       bool     // the matchers hold (for an allow rule: all but command)
+	why      []string // one or more lines per matcher
+	evidence []string // what matched, for the Decision's Reason
+}
+
+func (r *result) add(ok bool, why string, evidence ...string) {
+	r.ok = r.ok && ok
+	r.why = append(r.why, why)
+	if ok {
+		r.evidence = append(r.evidence, evidence...)
+	}
+}
+
+func ruleName(list string, i int, r Rule) string {
+	if r.Pos != "" {
+		return r.Pos
+	}
+	return fmt.Sprintf("%s #%d", list, i+1)
+}
+
+// evaluate decides req without selecting an option. It reports whether the
+// deciding rule asks for allow_always, and with trace set it evaluates
+// every rule and records why each matched or not.
+func (p *Policy) evaluate(req Request, trace bool) (Decision, bool, []RuleTrace) {
+	c := newCall(req)
+	d := Decision{Commands: c.commands, Paths: c.paths}
+	if p == nil {
+		d.Verdict, d.RuleList, d.Reason = Deny, ListDefault, "no policy; default deny"
+		return d, false, nil
+	}
+	var traces []RuleTrace
+	decided := false
+
+	for i, r := range p.Deny {
+		res := evalRule(ListDeny, r, c)
+		name := ruleName(ListDeny, i, r)
+		if trace {
+			traces = append(traces, RuleTrace{List: ListDeny, Rule: name, Matched: res.ok, Why: res.why})
+		}
+		if res.ok && !decided {
+			decided = true
+			d.Verdict, d.Rule, d.RuleList = Deny, name, ListDeny
+			d.Reason = fmt.Sprintf("deny rule %s matched %s", name, strings.Join(res.evidence, ", "))
+			if !trace {
+				return d, false, nil
+			}
+		}
+	}
+
+	// Allow: rules are first judged on their matchers other than command.
+	// A command is allowed when some such rule's patterns match it; the
+	// call is allowed by a rule without a command matcher, or when every
+	// command is allowed.
+	results := make([]result, len(p.Allow))
+	matches := make([][]bool, len(p.Allow)) // matches[i][j]: rule i's patterns match command j
+	coveredBy := make([][]int, len(c.commands))
+	for i, r := range p.Allow {
+		results[i] = evalRule(ListAllow, r, c)
+		if len(r.Command) == 0 {
+			continue
+		}
+		matches[i] = make([]bool, len(c.commands))
+		for j, cmd := range c.commands {
+			if slices.ContainsFunc(r.Command, func(pat string) bool { return commandMatch(pat, cmd) }) {
+				matches[i][j] = true
+				if results[i].ok {
+					coveredBy[j] = append(coveredBy[j], i)
+				}
+			}
+		}
+	}
+	var uncovered []string
+	for j, cmd := range c.commands {
+		if len(coveredBy[j]) == 0 {
+			uncovered = append(uncovered, cmd)
+		}
+	}
+	allCovered := len(c.commands) > 0 && len(uncovered) == 0
+	matched := func(i int) bool {
+		return results[i].ok && (len(p.Allow[i].Command) == 0 ||
+			allCovered && slices.Contains(matches[i], true))
+	}
+	nearMiss := false // an allow rule held but for some commands
+	for i, r := range p.Allow {
+		if len(r.Command) > 0 && results[i].ok {
+			nearMiss = true
+		}
+		if !trace {
+			continue
+		}
+		why := slices.Clone(results[i].why)
+		if len(r.Command) > 0 {
+			why = append(why, allowCommandWhy(p.Allow, i, c.commands, matches[i], coveredBy)...)
+		}
+		traces = append(traces, RuleTrace{List: ListAllow, Rule: ruleName(ListAllow, i, r), Matched: matched(i), Why: why})
+	}
+	if decided {
+		return d, false, traces
+	}
+	for i, r := range p.Allow {
+		if !matched(i) {
+			continue
+		}
+		name := ruleName(ListAllow, i, r)
+		evidence := slices.Clone(results[i].evidence)
+		var others []string
+		if len(r.Command) > 0 {
+			var mine []string
+			for j, cmd := range c.commands {
+				if matches[i][j] {
+					mine = append(mine, cmd)
+				} else {
+					others = append(others, fmt.Sprintf("command %s allowed by %s",
+						quote(cmd), ruleName(ListAllow, coveredBy[j][0], p.Allow[coveredBy[j][0]])))
+				}
+			}
+			evidence = append(evidence, plural("command", mine))
+		}
+		d.Verdict, d.Rule, d.RuleList = Allow, name, ListAllow
+		d.Reason = fmt.Sprintf("allow rule %s matched %s", name, strings.Join(evidence, ", "))
+		if len(others) > 0 {
+			d.Reason += "; " + strings.Join(others, "; ")
+		}
+		return d, r.Always, traces
+	}
+
+	d.Verdict, d.Rule, d.RuleList = Deny, p.Source, ListDefault
+	if p.Default == Allow {
+		d.Verdict = Allow
+	}
+	d.Reason = "no rule matched; default " + string(d.Verdict)
+	if p.Source != "" {
+		d.Reason += " (" + p.Source + ")"
+	}
+	if nearMiss && len(uncovered) > 0 {
+		d.Reason += "; no allow rule allows " + plural("command", uncovered)
+	}
+	return d, false, traces
+}
+
+// allowCommandWhy explains an allow rule's command matcher.
+func allowCommandWhy(rules []Rule, i int, cmds []string, matches []bool, coveredBy [][]int) []string {
+	if len(cmds) == 0 {
+		return []string{"command: the call runs no command"}
+	}
+	var why []string
+	for j, cmd := range cmds {
+		if matches[j] {
+			why = append(why, fmt.Sprintf("command %s matches %s", quote(cmd), firstMatch(rules[i].Command, cmd)))
+			continue
+		}
+		line := fmt.Sprintf("command %s matches none of %s", quote(cmd), quoteList(rules[i].Command))
+		if len(coveredBy[j]) > 0 {
+			line += " (allowed by " + ruleName(ListAllow, coveredBy[j][0], rules[coveredBy[j][0]]) + ")"
+		} else {
+			line += " (and no other allow rule allows it)"
+		}
+		why = append(why, line)
+	}
+	return why
+}
+
+func firstMatch(patterns []string, cmd string) string {
+	for _, pat := range patterns {
+		if commandMatch(pat, cmd) {
+			return quote(pat)
+		}
+	}
+	return ""
+}
+
+// evalRule evaluates a rule's matchers in the order kind, title, path,
+// input, command; the command matcher only for deny rules (allow rules
+// share their commands out in evaluate).
+func evalRule(list string, r Rule, c *call) result {
+	res := result{ok: true}
+	if !hasMatcher(r) {
+		res.add(false, "rule has no matcher")
+		return res
+	}
+	if len(r.Kind) > 0 {
+		ok := slices.Contains(r.Kind, c.kind)
+		verb := "is not one of"
+		if ok {
+			verb = "is one of"
+		}
+		res.add(ok, fmt.Sprintf("kind %s %s %s", quote(c.kind), verb, quoteList(r.Kind)), "kind "+quote(c.kind))
+	}
+	if len(r.Title) > 0 {
+		ok := false
+		for _, pat := range r.Title {
+			if titleMatch(pat, c.title) {
+				ok = true
+				res.add(true, fmt.Sprintf("title %s matches %s", quote(c.title), quote(pat)), "title "+quote(c.title))
+				break
+			}
+		}
+		if !ok {
+			res.add(false, fmt.Sprintf("title %s matches none of %s", quote(c.title), quoteList(r.Title)))
+		}
+	}
+	if len(r.Path) > 0 {
+		evalPath(&res, list, r.Path, c)
+	}
+	if len(r.Input) > 0 {
+		evalInput(&res, r.Input, c.input)
+	}
+	if len(r.Command) > 0 && list == ListDeny {
+		evalDenyCommand(&res, r.Command, c.commands)
+	}
+	return res
+}
+
+func hasMatcher(r Rule) bool {
+	return len(r.Kind)+len(r.Title)+len(r.Command)+len(r.Path)+len(r.Input) > 0
+}
+
+// evalPath: for an allow rule every path must match a pattern; for a deny
+// rule one path matching is enough. A call without paths never matches.
+func evalPath(res *result, list string, patterns []string, c *call) {
+	if len(c.paths) == 0 {
+		res.add(false, "path: the call touches no path")
+		return
+	}
+	matchOf := func(p string) string {
+		for _, pat := range patterns {
+			if pathMatch(pat, p, c.cwd) {
+				return pat
+			}
+		}
+		return ""
+	}
+	if list == ListDeny {
+		for _, p := range c.paths {
+			if pat := matchOf(p); pat != "" {
+				res.add(true, fmt.Sprintf("path %s matches %s", quote(p), quote(pat)), "path "+quote(p))
+				return
+			}
+		}
+		res.add(false, fmt.Sprintf("no path matches %s: %s", quoteList(patterns), quoteList(c.paths)))
+		return
+	}
+	ok := true
+	var why []string
+	for _, p := range c.paths {
+		if pat := matchOf(p); pat != "" {
+			why = append(why, fmt.Sprintf("path %s matches %s", quote(p), quote(pat)))
+		} else {
+			ok = false
+			why = append(why, fmt.Sprintf("path %s matches none of %s", quote(p), quoteList(patterns)))
+		}
+	}
+	res.ok = res.ok && ok
+	res.why = append(res.why, why...)
+	if ok {
+		res.evidence = append(res.evidence, plural("path", c.paths))
+	}
+}
+
+// evalDenyCommand: one command matching (in any of its deny forms) is
+// enough. A call without commands never matches.
+func evalDenyCommand(res *result, patterns, cmds []string) {
+	if len(cmds) == 0 {
+		res.add(false, "command: the call runs no command")
+		return
+	}
+	for _, cmd := range cmds {
+		if form, pat, ok := denyMatch(patterns, cmd); ok {
+			shown := quote(cmd)
+			if form != cmd {
+				shown += " (as " + quote(form) + ")"
+			}
+			res.add(true, fmt.Sprintf("command %s matches %s", shown, quote(pat)), "command "+shown)
+			return
+		}
+	}
+	res.add(false, fmt.Sprintf("no command matches %s: %s", quoteList(patterns), quoteList(cmds)))
+}
+
+// denyMatch returns the first of cmd's deny forms (see denyForms) that a
+// pattern matches, and the pattern.
+func denyMatch(patterns []string, cmd string) (form, pattern string, ok bool) {
+	for _, form := range denyForms(cmd) {
+		for _, pat := range patterns {
+			if commandMatch(pat, form) {
+				return form, pat, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// evalInput: every entry's regex must match the value at its dotted path.
+func evalInput(res *result, input map[string]string, raw any) {
+	keys := make([]string, 0, len(input))
+	for k := range input {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		re, err := regexp.Compile(input[k])
+		if err != nil {
+			res.add(false, fmt.Sprintf("input %s: bad regex: %v", k, err))
+			continue
+		}
+		vals, found := inputTexts(raw, k)
+		if !found {
+			res.add(false, fmt.Sprintf("input %s: no such field", k))
+			continue
+		}
+		i := slices.IndexFunc(vals, re.MatchString)
+		if i < 0 {
+			res.add(false, fmt.Sprintf("input %s %s does not match %s", k, quoteList(vals), quote(input[k])))
+			continue
+		}
+		res.add(true, fmt.Sprintf("input %s %s matches %s", k, quote(vals[i]), quote(input[k])),
+			"input "+k+" "+quote(vals[i]))
+	}
+}
+
+// inputTexts returns the texts a regex is tried on for the value at a
+// dotted path of rawInput: a string as is, a number or bool as its JSON
+// text, an array as the texts of its scalar elements. A segment that is a
+// number indexes an array. found is false when the path leads nowhere or to
+// null.
+func inputTexts(raw any, dotted string) (texts []string, found bool) {
+	v := raw
+	for seg := range strings.SplitSeq(dotted, ".") {
+		switch cur := v.(type) {
+		case map[string]any:
+			next, ok := cur[seg]
+			if !ok {
+				return nil, false
+			}
+			v = next
+		case []any:
+			n, err := strconv.Atoi(seg)
+			if err != nil || n < 0 || n >= len(cur) {
+				return nil, false
+			}
+			v = cur[n]
+		default:
+			return nil, false
+		}
+	}
+	if arr, ok := v.([]any); ok {
+		for _, e := range arr {
+			if s, ok := scalarText(e); ok {
+				texts = append(texts, s)
+			}
+		}
+		return texts, true
+	}
+	s, ok := scalarText(v)
+	if !ok {
+		return nil, v != nil
+	}
+	return []string{s}, true
+}
+
+func scalarText(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case json.Number:
+		return v.String(), true
+	case bool:
+		return strconv.FormatBool(v), true
+	}
+	return "", false
+}
+
+// selectOption picks the option for d's verdict among opts.
+func selectOption(d *Decision, always bool, opts []Option) {
+	want, alt, what := RejectOnce, RejectAlways, "reject"
+	if d.Verdict == Allow {
+		want, alt, what = AllowOnce, AllowAlways, "allow"
+		if always {
+			want, alt = alt, want
+		}
+	}
+	for _, kind := range []string{want, alt} {
+		for _, o := range opts {
+			if o.Kind != kind || o.ID == "" {
+				continue
+			}
+			d.OptionID, d.OptionKind = o.ID, o.Kind
+			if kind != want {
+				d.Reason += fmt.Sprintf("; no %s option offered, chose %s", want, kind)
+			}
+			return
+		}
+	}
+	d.Cancelled = true
+	d.Reason += fmt.Sprintf("; no %s option offered; answered cancelled", what)
+}
+
+// quote quotes s for a message, shortened to maxQuote bytes.
+func quote(s string) string {
+	const maxQuote = 200
+	if len(s) > maxQuote {
+		cut := maxQuote
+		for cut > 0 && !isRuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return strconv.Quote(s)
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = quote(s)
+	}
+	return "[" + strings.Join(q, " ") + "]"
+}
+
+// plural renders `noun "a"` or `nouns "a", "b"`.
+func plural(noun string, ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = quote(s)
+	}
+	if len(ss) != 1 {
+		noun += "s"
+	}
+	return noun + " " + strings.Join(q, ", ")
+}

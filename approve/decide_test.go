@@ -1,0 +1,490 @@
+package approve_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/acprun/acprun/approve"
+	"github.com/google/go-cmp/cmp"
+)
+
+const cwd = "/p"
+
+// execReq is a Claude-shaped shell permission request.
+func execReq(line string) approve.Request {
+	raw, _ := json.Marshal(map[string]string{"command": line, "description": "run it"})
+	return approve.Request{ToolCallID: "t1", Kind: "execute", Title: line, RawInput: raw, Cwd: cwd}
+}
+
+// outcome is the part of a Decision the matcher tests compare.
+type outcome struct {
+	Verdict  approve.Verdict
+	RuleList string
+	Rule     string
+}
+
+func outcomeOf(d approve.Decision) outcome { return outcome{d.Verdict, d.RuleList, d.Rule} }
+
+var (
+	allowBy = func(rule string) outcome { return outcome{approve.Allow, approve.ListAllow, rule} }
+	denyBy  = func(rule string) outcome { return outcome{approve.Deny, approve.ListDeny, rule} }
+	byDef   = func(v approve.Verdict) outcome { return outcome{v, approve.ListDefault, ""} }
+)
+
+type decideCase struct {
+	name   string
+	policy *approve.Policy
+	req    approve.Request
+	want   outcome
+}
+
+func runDecide(t *testing.T, tests []decideCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := tt.policy.Evaluate(tt.req)
+			if diff := cmp.Diff(tt.want, outcomeOf(d)); diff != "" {
+				t.Errorf("Evaluate() mismatch (-want +got):\n%s\nreason: %s\ncommands: %q\npaths: %q",
+					diff, d.Reason, d.Commands, d.Paths)
+			}
+		})
+	}
+}
+
+func TestKindMatcher(t *testing.T) {
+	p := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Kind: []string{"read", "search"}}, {Pos: "a:2", Kind: []string{"other"}}}}
+	runDecide(t, []decideCase{
+		{"listed kind", p, approve.Request{Kind: "read"}, allowBy("a:1")},
+		{"second value", p, approve.Request{Kind: "search"}, allowBy("a:1")},
+		{"unlisted kind", p, approve.Request{Kind: "edit"}, byDef(approve.Deny)},
+		{"missing kind is other", p, approve.Request{}, allowBy("a:2")},
+		{"case matters", p, approve.Request{Kind: "READ"}, byDef(approve.Deny)},
+	})
+}
+
+func TestTitleMatcher(t *testing.T) {
+	p := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{
+		{Pos: "d:1", Title: []string{"*delete*"}},
+		{Pos: "d:2", Title: []string{"rm ?"}},
+		{Pos: "d:3", Title: []string{"ÄRGER"}},
+	}}
+	runDecide(t, []decideCase{
+		{"substring any case", p, approve.Request{Title: "Delete old files"}, denyBy("d:1")},
+		{"question mark one char", p, approve.Request{Title: "RM x"}, denyBy("d:2")},
+		{"question mark not two", p, approve.Request{Title: "rm xy"}, byDef(approve.Allow)},
+		{"unicode case folding", p, approve.Request{Title: "ärger"}, denyBy("d:3")},
+		{"no match", p, approve.Request{Title: "Read file"}, byDef(approve.Allow)},
+		{"empty title", p, approve.Request{}, byDef(approve.Allow)},
+	})
+}
+
+func TestInputMatcher(t *testing.T) {
+	rule := func(pos string, in map[string]string) approve.Rule { return approve.Rule{Pos: pos, Input: in} }
+	req := approve.Request{RawInput: json.RawMessage(`{
+		"url": "https://example.com", "n": 42, "f": 1.50, "ok": true, "nil": null,
+		"opts": {"mode": {"name": "fast"}}, "tags": ["a", 7, "beta"], "items": [{"id": "x"}, {"id": "y"}], "obj": {"k": 1}}`)}
+	tests := []struct {
+		name  string
+		input map[string]string
+		want  bool
+	}{
+		{"string", map[string]string{"url": "^https?://"}, true},
+		{"unanchored", map[string]string{"url": "example"}, true},
+		{"string no match", map[string]string{"url": "^ftp:"}, false},
+		{"number by JSON text", map[string]string{"n": "^42$"}, true},
+		{"float keeps its text", map[string]string{"f": `^1\.50$`}, true},
+		{"bool", map[string]string{"ok": "^true$"}, true},
+		{"nested dotted path", map[string]string{"opts.mode.name": "^fast$"}, true},
+		{"array any element", map[string]string{"tags": "^be"}, true},
+		{"array number element", map[string]string{"tags": "^7$"}, true},
+		{"array no element", map[string]string{"tags": "^z"}, false},
+		{"array index", map[string]string{"items.1.id": "^y$"}, true},
+		{"array index out of range", map[string]string{"items.2.id": "."}, false},
+		{"missing field", map[string]string{"nope": ".*"}, false},
+		{"null is missing", map[string]string{"nil": ".*"}, false},
+		{"path through scalar", map[string]string{"url.x": ".*"}, false},
+		{"object value", map[string]string{"obj": ".*"}, false},
+		{"all entries must match", map[string]string{"url": "^https", "n": "^41$"}, false},
+		{"all entries match", map[string]string{"url": "^https", "n": "^42$"}, true},
+		{"bad regex never matches", map[string]string{"url": "("}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &approve.Policy{Allow: []approve.Rule{rule("a:1", tt.input)}}
+			got := p.Evaluate(req).Verdict == approve.Allow
+			if got != tt.want {
+				t.Errorf("input %v matched = %v; want %v", tt.input, got, tt.want)
+			}
+		})
+	}
+	t.Run("no rawInput", func(t *testing.T) {
+		p := &approve.Policy{Allow: []approve.Rule{rule("a:1", map[string]string{"url": ".*"})}}
+		if got := p.Evaluate(approve.Request{}).Verdict; got != approve.Deny {
+			t.Errorf("Evaluate(no rawInput).Verdict = %v; want deny", got)
+		}
+	})
+}
+
+func TestPathMatcher(t *testing.T) {
+	tests := []struct {
+		pattern string
+		path    string
+		cwd     string
+		want    bool
+	}{
+		{"src/**", "/p/src/a.go", cwd, true},
+		{"src/**", "/p/src/x/y/z.go", cwd, true},
+		{"src/**", "/p/src", cwd, true},
+		{"src/**", "/p/srcx/a.go", cwd, false},
+		{"src/*", "/p/src/a.go", cwd, true},
+		{"src/*", "/p/src/x/a.go", cwd, false},
+		{"src/*.go", "/p/src/a.txt", cwd, false},
+		{"**", "/p", cwd, true},
+		{"**", "/p/a/b", cwd, true},
+		{"**", "/p/../x", cwd, false},
+		{"**", "/x", cwd, false},
+		{"**", "/pp/x", cwd, false},
+		{"*", "/p/a", cwd, true},
+		{"*", "/p/../p/a", cwd, true},
+		{"**/.env", "/p/.env", cwd, true},
+		{"**/.env", "/p/a/b/.env", cwd, true},
+		{"**/.env", "/other/.env", cwd, false},
+		{"**/.env", "/p/.env.example", cwd, false},
+		{"**/*.go", "/p/main.go", cwd, true},
+		{"a/**/b", "/p/a/b", cwd, true},
+		{"a/**/b", "/p/a/x/y/b", cwd, true},
+		{"./src/**", "/p/src/a", cwd, true},
+		{"src/**/", "/p/src/a", cwd, true},
+		{"src/a.go", "src/a.go", cwd, true},
+		{"src/a.go", "../p/src/a.go", cwd, true},
+		{"/etc/**", "/etc/passwd", cwd, true},
+		{"/etc/**", "/etc", cwd, true},
+		{"/etc/**", "etc/passwd", cwd, false},
+		{"/etc/**", "/p/etc/passwd", cwd, false},
+		{"/**", "/anything/at/all", cwd, true},
+		{"../shared/**", "/shared/x", cwd, true},
+		{"../**", "/x", cwd, true},
+		{"../**", "/a/b", "/p/q", false},
+		{"*/x", "/x", cwd, false},
+		{"[", "/p/[", cwd, false},
+		{"[a-c]", "/p/b", cwd, true},
+		{"a/*", "a/b", "", true},
+		{"a/*", "/p/a/b", "", false},
+		{"**", "../x", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s~%s@%s", tt.pattern, tt.path, tt.cwd), func(t *testing.T) {
+			p := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Path: []string{tt.pattern}}}}
+			got := p.Evaluate(approve.Request{Kind: "edit", Locations: []string{tt.path}, Cwd: tt.cwd}).Verdict == approve.Deny
+			if got != tt.want {
+				t.Errorf("path %q matches %q in cwd %q = %v; want %v", tt.path, tt.pattern, tt.cwd, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPathRules(t *testing.T) {
+	allowSrc := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Kind: []string{"edit"}, Path: []string{"src/**", "docs/*.md"}}}}
+	denyEnv := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Path: []string{"**/.env", "/etc/**"}}}}
+	edit := func(raw string, locs ...string) approve.Request {
+		return approve.Request{Kind: "edit", RawInput: json.RawMessage(raw), Locations: locs, Cwd: cwd}
+	}
+	runDecide(t, []decideCase{
+		{"allow: every path matches", allowSrc, edit(`{"source":"src/a.go","destination":"docs/b.md"}`), allowBy("a:1")},
+		{"allow: one path outside", allowSrc, edit(`{"source":"src/a.go","destination":"b.md"}`), byDef(approve.Deny)},
+		{"allow: dot-dot escape", allowSrc, edit(`{"file_path":"src/../../etc/passwd"}`), byDef(approve.Deny)},
+		{"allow: diff path", allowSrc, approve.Request{Kind: "edit", DiffPaths: []string{"/p/src/x.go"}, Cwd: cwd}, allowBy("a:1")},
+		{"allow: diff path outside", allowSrc, approve.Request{Kind: "edit", DiffPaths: []string{"/p/src/x.go", "/tmp/y"}, Cwd: cwd}, byDef(approve.Deny)},
+		{"allow: no paths", allowSrc, edit(`{}`), byDef(approve.Deny)},
+		{"deny: any path matches", denyEnv, edit(`{"paths":["src/a.go","config/.env"]}`), denyBy("d:1")},
+		{"deny: location", denyEnv, edit(`{}`, "/etc/hosts"), denyBy("d:1")},
+		{"deny: filePath field", denyEnv, edit(`{"filePath":".env"}`), denyBy("d:1")},
+		{"deny: no path matches", denyEnv, edit(`{"path":"src/a.go"}`), byDef(approve.Allow)},
+		{"deny: no paths", denyEnv, execReq("cat .env"), byDef(approve.Allow)},
+	})
+}
+
+func TestCommandMatcher(t *testing.T) {
+	goTest := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Kind: []string{"execute"}, Command: []string{"go test *"}}}}
+	exact := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Command: []string{"ls", "git * --dry-run", "git  status"}}}}
+	split := &approve.Policy{Allow: []approve.Rule{
+		{Pos: "a:1", Command: []string{"go test *"}},
+		{Pos: "a:2", Command: []string{"go vet *"}},
+		{Pos: "a:3", Kind: []string{"read"}, Command: []string{"*"}},
+	}}
+	rmDeny := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Command: []string{"rm -rf *"}}}}
+	runDecide(t, []decideCase{
+		{"allow: matches", goTest, execReq("go test ./..."), allowBy("a:1")},
+		{"allow: every part allowed", goTest, execReq("go test ./a && go test ./b"), allowBy("a:1")},
+		{"allow: chained curl denied", goTest, execReq("go test ./... && curl x | sh"), byDef(approve.Deny)},
+		{"allow: substitution denied", goTest, execReq("go test $(curl evil)"), byDef(approve.Deny)},
+		{"allow: backticks denied", goTest, execReq("go test `curl evil`"), byDef(approve.Deny)},
+		{"allow: quoted operator stays one command", goTest, execReq(`go test -run "a;b" ./...`), allowBy("a:1")},
+		{"allow: assignment not stripped", goTest, execReq("GOFLAGS=-x go test ./..."), byDef(approve.Deny)},
+		{"allow: subshell parts", goTest, execReq("(go test ./a; go test ./b)"), allowBy("a:1")},
+		{"allow: redirection is part of the command", goTest, execReq("go test ./... 2>&1"), allowBy("a:1")},
+		{"allow: backgrounded", goTest, execReq("go test ./... & rm -rf /"), byDef(approve.Deny)},
+		{"allow: newline", goTest, execReq("go test ./...\nrm -rf /"), byDef(approve.Deny)},
+		{"allow: other matcher fails", goTest, approve.Request{Kind: "read", RawInput: json.RawMessage(`{"command":"go test x"}`)}, byDef(approve.Deny)},
+		{"allow: no command", goTest, approve.Request{Kind: "execute"}, byDef(approve.Deny)},
+		{"allow: codex argv", goTest, approve.Request{Kind: "execute", RawInput: json.RawMessage(`{"command":["/bin/bash","-lc","go test ./... && echo ok"]}`)}, byDef(approve.Deny)},
+		{"allow: codex argv allowed", goTest, approve.Request{Kind: "execute", RawInput: json.RawMessage(`{"command":["/bin/bash","-lc","go test ./..."]}`)}, allowBy("a:1")},
+		{"allow: gemini title", goTest, approve.Request{Kind: "execute", Title: "go test ./... | tee log"}, byDef(approve.Deny)},
+		{"exact: equal", exact, execReq("ls"), allowBy("a:1")},
+		{"exact: extra blanks", exact, execReq("  ls  "), allowBy("a:1")},
+		{"exact: more args", exact, execReq("ls -la"), byDef(approve.Deny)},
+		{"exact: star in middle", exact, execReq("git push origin main --dry-run"), allowBy("a:1")},
+		{"exact: star in middle no suffix", exact, execReq("git push origin main"), byDef(approve.Deny)},
+		{"exact: pattern blanks collapsed", exact, execReq("git status"), allowBy("a:1")},
+		{"split: parts by different rules", split, execReq("go test ./... && go vet ./..."), allowBy("a:1")},
+		{"split: first rule recorded", split, execReq("go vet ./... && go test ./..."), allowBy("a:1")},
+		{"split: only the second rule", split, execReq("go vet ./..."), allowBy("a:2")},
+		{"split: rule whose kind fails does not cover", split, execReq("go vet ./... && rm x"), byDef(approve.Deny)},
+		{"deny: plain", rmDeny, execReq("rm -rf /"), denyBy("d:1")},
+		{"deny: chained", rmDeny, execReq("ls && rm -rf / ; echo"), denyBy("d:1")},
+		{"deny: piped", rmDeny, execReq("yes | rm -rf /"), denyBy("d:1")},
+		{"deny: substitution", rmDeny, execReq("echo $(rm -rf /)"), denyBy("d:1")},
+		{"deny: subshell", rmDeny, execReq("(cd x && rm -rf /)"), denyBy("d:1")},
+		{"deny: if", rmDeny, execReq("if true; then rm -rf /; fi"), denyBy("d:1")},
+		{"deny: assignment", rmDeny, execReq("FOO=1 rm -rf /"), denyBy("d:1")},
+		{"deny: wrappers", rmDeny, execReq("sudo -E env A=b nohup rm -rf /"), denyBy("d:1")},
+		{"deny: quoting", rmDeny, execReq(`"r"m -rf '/'`), denyBy("d:1")},
+		{"deny: backslash", rmDeny, execReq(`\rm -rf /`), denyBy("d:1")},
+		{"deny: program path", rmDeny, execReq("/bin/rm -rf /"), denyBy("d:1")},
+		{"deny: nested sh -c", rmDeny, execReq(`bash -c "ls; rm -rf /"`), denyBy("d:1")},
+		{"deny: eval", rmDeny, execReq(`eval "rm -rf /"`), denyBy("d:1")},
+		{"deny: coproc", rmDeny, execReq("coproc rm -rf /"), denyBy("d:1")},
+		{"deny: after arithmetic shift", rmDeny, execReq("echo $((1<<2))\nrm -rf /"), denyBy("d:1")},
+		{"deny: function body", rmDeny, execReq("function f { rm -rf /; }; f"), denyBy("d:1")},
+		{"deny: codex argv", rmDeny, approve.Request{Kind: "execute", RawInput: json.RawMessage(`{"command":["/bin/bash","-lc","ls && rm -rf /tmp/x"]}`)}, denyBy("d:1")},
+		{"deny: quoted text is not a command", rmDeny, execReq(`echo "rm -rf /"`), byDef(approve.Allow)},
+		{"deny: comment is not a command", rmDeny, execReq("ls # rm -rf /"), byDef(approve.Allow)},
+		{"deny: other command", rmDeny, execReq("rm -r /"), byDef(approve.Allow)},
+		{"deny: no command", rmDeny, approve.Request{Kind: "edit", Title: "rm -rf /"}, byDef(approve.Allow)},
+	})
+}
+
+func TestPrecedence(t *testing.T) {
+	both := &approve.Policy{
+		Default: approve.Allow,
+		Allow:   []approve.Rule{{Pos: "a:1", Kind: []string{"execute"}}, {Pos: "a:2", Command: []string{"*"}}},
+		Deny:    []approve.Rule{{Pos: "d:1", Title: []string{"*nothing*"}}, {Pos: "d:2", Command: []string{"rm *"}}, {Pos: "d:3", Kind: []string{"execute"}}},
+	}
+	allowOnly := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Title: []string{"x*"}}, {Pos: "a:2", Kind: []string{"execute"}}, {Pos: "a:3", Command: []string{"ls"}}}}
+	runDecide(t, []decideCase{
+		{"deny beats allow; first deny recorded", both, execReq("rm x"), denyBy("d:2")},
+		{"later deny still beats allow", both, execReq("ls"), denyBy("d:3")},
+		{"first allow recorded", allowOnly, execReq("ls"), allowBy("a:2")},
+		{"default deny when absent", allowOnly, approve.Request{Kind: "edit"}, byDef(approve.Deny)},
+		{"default allow", &approve.Policy{Default: approve.Allow}, execReq("rm -rf /"), byDef(approve.Allow)},
+		{"unknown default denies", &approve.Policy{Default: "maybe"}, execReq("ls"), byDef(approve.Deny)},
+		{"nil policy denies", nil, execReq("ls"), byDef(approve.Deny)},
+		{"rule without matcher never matches", &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1"}}}, execReq("ls"), byDef(approve.Allow)},
+		{"rule without pos is named by index", &approve.Policy{Deny: []approve.Rule{{Kind: []string{"read"}}, {Kind: []string{"execute"}}}}, execReq("ls"), denyBy("deny #2")},
+		{"allow-all", approve.AllowAll(), execReq("rm -rf /"), outcome{approve.Allow, approve.ListDefault, "--allow-all"}},
+		{"deny-all", approve.DenyAll(), approve.Request{Kind: "read"}, outcome{approve.Deny, approve.ListDefault, "--deny-all"}},
+	})
+}
+
+func TestDecisionDetails(t *testing.T) {
+	p := &approve.Policy{
+		Allow: []approve.Rule{
+			{Pos: "f.yaml:3", Kind: []string{"execute"}, Command: []string{"go test *"}, Always: true},
+			{Pos: "f.yaml:5", Command: []string{"go vet *"}},
+		},
+		Deny: []approve.Rule{{Pos: "f.yaml:8", Command: []string{"rm -rf *"}}},
+	}
+	tests := []struct {
+		name string
+		p    *approve.Policy
+		req  approve.Request
+		want approve.Decision
+	}{
+		{
+			name: "deny rule",
+			p:    p,
+			req:  execReq("ls && rm -rf /"),
+			want: approve.Decision{Verdict: approve.Deny, Rule: "f.yaml:8", RuleList: "deny",
+				Reason:   `deny rule f.yaml:8 matched command "rm -rf /"`,
+				Commands: []string{"ls", "rm -rf /"}},
+		},
+		{
+			name: "deny form",
+			p:    p,
+			req:  execReq("sudo rm -rf /"),
+			want: approve.Decision{Verdict: approve.Deny, Rule: "f.yaml:8", RuleList: "deny",
+				Reason:   `deny rule f.yaml:8 matched command "sudo rm -rf /" (as "rm -rf /")`,
+				Commands: []string{"sudo rm -rf /"}},
+		},
+		{
+			name: "allow by two rules",
+			p:    p,
+			req:  execReq("go test ./... && go vet ./..."),
+			want: approve.Decision{Verdict: approve.Allow, Rule: "f.yaml:3", RuleList: "allow",
+				Reason:   `allow rule f.yaml:3 matched kind "execute", command "go test ./..."; command "go vet ./..." allowed by f.yaml:5`,
+				Commands: []string{"go test ./...", "go vet ./..."}},
+		},
+		{
+			name: "default names what was not allowed",
+			p:    p,
+			req:  execReq("go test ./... && curl x | sh"),
+			want: approve.Decision{Verdict: approve.Deny, RuleList: "default",
+				Reason:   `no rule matched; default deny; no allow rule allows commands "curl x", "sh"`,
+				Commands: []string{"go test ./...", "curl x", "sh"}},
+		},
+		{
+			name: "paths reported",
+			p:    approve.AllowAll(),
+			req:  approve.Request{Kind: "edit", Locations: []string{"a/b"}, Cwd: cwd},
+			want: approve.Decision{Verdict: approve.Allow, Rule: "--allow-all", RuleList: "default",
+				Reason: "no rule matched; default allow (--allow-all)", Paths: []string{"/p/a/b"}},
+		},
+		{
+			name: "nil policy",
+			p:    nil,
+			req:  approve.Request{Kind: "read"},
+			want: approve.Decision{Verdict: approve.Deny, RuleList: "default", Reason: "no policy; default deny"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.p.Evaluate(tt.req)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Evaluate() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+var (
+	claudeOptions = []approve.Option{{"allow_always", "Always Allow", "allow_always"}, {"allow", "Allow", "allow_once"}, {"reject", "Reject", "reject_once"}}
+	codexOptions  = []approve.Option{{"approved", "Yes, proceed", "allow_once"}, {"approved-execpolicy-amendment", "Yes, and don't ask again", "allow_always"}, {"abort", "No", "reject_once"}}
+)
+
+func TestOptionSelection(t *testing.T) {
+	allowOnce := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Kind: []string{"execute"}}}}
+	allowAlways := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Kind: []string{"execute"}, Always: true}}}
+	deny := approve.DenyAll()
+	type sel struct {
+		OptionID, OptionKind string
+		Cancelled            bool
+		ReasonSuffix         string
+	}
+	tests := []struct {
+		name string
+		p    *approve.Policy
+		opts []approve.Option
+		want sel
+	}{
+		{"claude allow once", allowOnce, claudeOptions, sel{"allow", "allow_once", false, `matched kind "execute"`}},
+		{"claude always", allowAlways, claudeOptions, sel{"allow_always", "allow_always", false, `matched kind "execute"`}},
+		{"claude deny", deny, claudeOptions, sel{"reject", "reject_once", false, "(--deny-all)"}},
+		{"codex allow once", allowOnce, codexOptions, sel{"approved", "allow_once", false, `matched kind "execute"`}},
+		{"codex always", allowAlways, codexOptions, sel{"approved-execpolicy-amendment", "allow_always", false, `matched kind "execute"`}},
+		{"codex deny", deny, codexOptions, sel{"abort", "reject_once", false, "(--deny-all)"}},
+		{"always falls back to once", allowAlways, []approve.Option{{"ok", "OK", "allow_once"}}, sel{"ok", "allow_once", false, "; no allow_always option offered, chose allow_once"}},
+		{"once falls back to always", allowOnce, []approve.Option{{"al", "Always", "allow_always"}, {"no", "No", "reject_once"}}, sel{"al", "allow_always", false, "; no allow_once option offered, chose allow_always"}},
+		{"reject falls back to reject_always", deny, []approve.Option{{"y", "Yes", "allow_once"}, {"never", "Never", "reject_always"}}, sel{"never", "reject_always", false, "; no reject_once option offered, chose reject_always"}},
+		{"no reject option", deny, []approve.Option{{"y", "Yes", "allow_once"}}, sel{"", "", true, "; no reject option offered; answered cancelled"}},
+		{"no allow option", allowOnce, []approve.Option{{"no", "No", "reject_once"}}, sel{"", "", true, "; no allow option offered; answered cancelled"}},
+		{"no options", allowOnce, nil, sel{"", "", true, "; no allow option offered; answered cancelled"}},
+		{"first of a kind", allowOnce, []approve.Option{{"a1", "A", "allow_once"}, {"a2", "B", "allow_once"}}, sel{"a1", "allow_once", false, `matched kind "execute"`}},
+		{"empty id ignored", allowOnce, []approve.Option{{"", "A", "allow_once"}, {"a2", "B", "allow_once"}}, sel{"a2", "allow_once", false, `matched kind "execute"`}},
+		{"unknown kinds ignored", allowOnce, []approve.Option{{"x", "X", "allow"}, {"y", "Y", "ALLOW_ONCE"}}, sel{"", "", true, "; no allow option offered; answered cancelled"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := execReq("ls")
+			req.Options = tt.opts
+			d := tt.p.Decide(req)
+			got := sel{d.OptionID, d.OptionKind, d.Cancelled, ""}
+			if strings.HasSuffix(d.Reason, tt.want.ReasonSuffix) {
+				got.ReasonSuffix = tt.want.ReasonSuffix
+			} else {
+				got.ReasonSuffix = d.Reason
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Decide() option mismatch (-want +got):\n%s", diff)
+			}
+			if ev := tt.p.Evaluate(req); ev.OptionID != "" || ev.OptionKind != "" || ev.Cancelled {
+				t.Errorf("Evaluate() = option %q/%q cancelled %v; want none", ev.OptionID, ev.OptionKind, ev.Cancelled)
+			}
+		})
+	}
+}
+
+func TestExplain(t *testing.T) {
+	p := &approve.Policy{
+		Allow: []approve.Rule{
+			{Pos: "f:2", Kind: []string{"execute"}, Command: []string{"go test *"}},
+			{Pos: "f:3", Kind: []string{"read"}},
+			{Pos: "f:4", Path: []string{"src/**"}, Input: map[string]string{"mode": "^fast$"}},
+		},
+		Deny: []approve.Rule{
+			{Pos: "f:6", Command: []string{"curl *"}},
+			{Pos: "f:7", Title: []string{"*secret*"}},
+		},
+	}
+	req := execReq("go test ./... && sh x.sh")
+	req.Options = claudeOptions
+	d, traces := p.Explain(req)
+	wantD := approve.Decision{Verdict: approve.Deny, RuleList: "default", OptionID: "reject", OptionKind: "reject_once",
+		Reason:   `no rule matched; default deny; no allow rule allows command "sh x.sh"`,
+		Commands: []string{"go test ./...", "sh x.sh"}}
+	if diff := cmp.Diff(wantD, d); diff != "" {
+		t.Errorf("Explain() decision mismatch (-want +got):\n%s", diff)
+	}
+	want := []approve.RuleTrace{
+		{List: "deny", Rule: "f:6", Why: []string{`no command matches ["curl *"]: ["go test ./..." "sh x.sh"]`}},
+		{List: "deny", Rule: "f:7", Why: []string{`title "go test ./... && sh x.sh" matches none of ["*secret*"]`}},
+		{List: "allow", Rule: "f:2", Why: []string{
+			`kind "execute" is one of ["execute"]`,
+			`command "go test ./..." matches "go test *"`,
+			`command "sh x.sh" matches none of ["go test *"] (and no other allow rule allows it)`,
+		}},
+		{List: "allow", Rule: "f:3", Why: []string{`kind "execute" is not one of ["read"]`}},
+		{List: "allow", Rule: "f:4", Why: []string{"path: the call touches no path", "input mode: no such field"}},
+	}
+	if diff := cmp.Diff(want, traces); diff != "" {
+		t.Errorf("Explain() traces mismatch (-want +got):\n%s", diff)
+	}
+
+	d2, _ := p.Explain(execReq("go test ./..."))
+	if d2.Verdict != approve.Allow || d2.Rule != "f:2" {
+		t.Errorf("Explain(go test).Decision = %v by %q; want allow by f:2", d2.Verdict, d2.Rule)
+	}
+	if d3 := p.Decide(req); !cmp.Equal(d3, d) {
+		t.Errorf("Decide() = %+v; want Explain's decision %+v", d3, d)
+	}
+}
+
+func TestDecideConcurrent(t *testing.T) {
+	p := &approve.Policy{
+		Allow: []approve.Rule{{Pos: "a:1", Command: []string{"go *"}, Input: map[string]string{"command": "^go"}}},
+		Deny:  []approve.Rule{{Pos: "d:1", Path: []string{"**/.env"}}, {Pos: "d:2", Input: map[string]string{"command": "rm"}}},
+	}
+	reqs := []approve.Request{execReq("go test"), execReq("rm x"), {Kind: "edit", Locations: []string{"/p/.env"}, Cwd: cwd}}
+	want := make([]approve.Decision, len(reqs))
+	for i, r := range reqs {
+		want[i] = p.Decide(r)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for range 16 {
+		wg.Go(func() {
+			for i, r := range reqs {
+				if got := p.Decide(r); !cmp.Equal(got, want[i]) {
+					errs <- cmp.Diff(want[i], got)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("concurrent Decide() differs (-want +got):\n%s", e)
+	}
+}

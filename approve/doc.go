@@ -1,0 +1,72 @@
+// Package approve decides, with no human present, how to answer an ACP
+// agent's session/request_permission: a Policy of allow and deny rules turns
+// a Request into a Decision. The package is pure: it reads no files, knows
+// no YAML and speaks no ACP; the scenario package builds Policies and the
+// runner builds Requests.
+//
+// In a scenario file a policy reads:
+//
+//	permissions:
+//	  default: deny              # when no rule matches
+//	  allow:
+//	    - kind: [read, search]
+//	    - kind: edit
+//	      path: "src/**"         # every path the call touches must match
+//	    - kind: execute
+//	      command: "go test *"   # every simple command must be allowed
+//	      always: true           # prefer the agent's allow_always option
+//	  deny:
+//	    - command: ["git push *", "curl *"]
+//	    - path: ["**/.env", "/etc/**"]
+//	    - title: "*delete*"
+//	    - input: {url: "^https?://"}
+//
+// # Evaluation
+//
+// The matchers of a rule are ANDed and the values inside one matcher are
+// ORed. Any matching deny rule beats every allow rule; then an allow rule
+// decides; then the policy's Default (deny unless it is Allow). The
+// Decision records the first matching rule of the deciding list.
+//
+//   - kind: the tool call's kind equals one of the values; a call without a
+//     kind is "other", the schema's default.
+//   - title: a case-insensitive glob on the title ('*' any run, '?' one
+//     character).
+//   - command: the call's command line (CommandsOf) is split into simple
+//     commands (SplitCommands). A deny rule matches when any of them
+//     matches a pattern. An allow holds only when every one of them is
+//     matched by some allow rule whose other matchers hold too; different
+//     commands may be allowed by different rules. In a pattern '*' matches
+//     any run of characters (blanks and slashes too); without '*' the
+//     pattern must equal the whole command. Patterns and commands have
+//     their blanks trimmed and runs of unquoted blanks collapsed.
+//     Redirections are part of a command ("cat *" matches `cat a > b`).
+//     Allow patterns see the command exactly as written: `FOO=1 go test`
+//     is not matched by "go test *". Deny patterns also see the command
+//     without leading VAR=value assignments, wrappers such as sudo, env,
+//     exec or nohup (with their -options), quoting (`"r"m` is rm) and the
+//     program's directory (/bin/rm is rm), and the commands of a nested
+//     `sh -c SCRIPT` or `eval …`. That makes deny rules harder to dodge, but
+//     they remain a tripwire: an allow list is the real gate.
+//   - path: the paths the call touches (PathsOf), cleaned and made
+//     absolute. An allow rule needs every path to match; a deny rule one.
+//     A call without paths never matches a path rule. Relative patterns
+//     are relative to the session cwd and never match a path outside it
+//     ("**" does not match "../x"); absolute patterns match absolute paths.
+//     "**" as a whole segment crosses directories (zero included, so
+//     "**/.env" matches ".env" in the cwd), '*' does not cross '/'.
+//   - input: each dotted rawInput path's value must match its RE2 regex
+//     (unanchored): a string directly, a number or bool by its JSON text,
+//     an array when any element does; a missing field does not match.
+//
+// A rule with a bad regex or malformed path pattern (which Rule.Validate
+// reports) never panics: that part of it matches nothing.
+//
+// # Options
+//
+// Decide selects the option to answer with by kind: allow_once for an
+// allow (allow_always first when the rule has Always), falling back to the
+// other allow kind; reject_once for a deny, falling back to reject_always.
+// When the agent offers no option of the needed kind the Decision is
+// Cancelled. Option ids are only ever copied from the request.
+package approve

@@ -1,0 +1,190 @@
+package approve
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// wildcard reports whether name matches pattern, where '*' matches any run
+// of characters and, when question is set, '?' matches one character
+// (UTF-8 rune). It works on the strings' bytes without copying them and
+// runs in O(len(pattern)·len(name)) at worst.
+func wildcard(pattern, name string, question bool) bool {
+	px, nx := 0, 0
+	nextPx, nextNx := 0, 0
+	for px < len(pattern) || nx < len(name) {
+		if px < len(pattern) {
+			switch c := pattern[px]; {
+			case c == '*':
+				nextPx, nextNx = px, nx+1
+				px++
+				continue
+			case c == '?' && question:
+				if nx < len(name) {
+					_, size := utf8.DecodeRuneInString(name[nx:])
+					px++
+					nx += size
+					continue
+				}
+			default:
+				if nx < len(name) && name[nx] == c {
+					px++
+					nx++
+					continue
+				}
+			}
+		}
+		if 0 < nextNx && nextNx <= len(name) {
+			px, nx = nextPx, nextNx
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// normalizeCommand trims s and collapses runs of unquoted blanks to one
+// space, the form SplitCommands gives its commands; command patterns are
+// normalized the same way.
+func normalizeCommand(s string) string {
+	var b strings.Builder
+	var quote byte
+	space := false
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if quote == 0 && (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteByte(ch)
+		switch {
+		case quote == 0 && (ch == '\'' || ch == '"'):
+			quote = ch
+		case quote == ch:
+			quote = 0
+		}
+	}
+	return b.String()
+}
+
+// commandMatch reports whether a simple command matches a command pattern.
+func commandMatch(pattern, cmd string) bool {
+	return wildcard(normalizeCommand(pattern), cmd, false)
+}
+
+// titleMatch reports whether title matches a case-insensitive title glob.
+func titleMatch(pattern, title string) bool {
+	return wildcard(strings.ToLower(pattern), strings.ToLower(title), true)
+}
+
+// cleanPath cleans p and makes it absolute against cwd (when cwd is set),
+// with forward slashes.
+func cleanPath(p, cwd string) string {
+	if !filepath.IsAbs(p) && cwd != "" {
+		p = filepath.Join(cwd, p)
+	}
+	return filepath.ToSlash(filepath.Clean(p))
+}
+
+// pathMatch reports whether the cleaned path p (see cleanPath) matches a
+// path pattern. An absolute pattern matches absolute paths. A relative
+// pattern matches paths under cwd (including cwd itself) by their path
+// relative to cwd; it can reach outside cwd only with explicit leading
+// ".." segments, which must then equal the path's. Inside patterns, '**'
+// as a whole segment matches any number of segments (zero included);
+// other segments follow path.Match ('*', '?', '[…]'; '*' never crosses
+// '/'). A malformed pattern matches nothing.
+func pathMatch(pattern, p, cwd string) bool {
+	pattern = strings.TrimSpace(pattern)
+	if pattern == "" {
+		return false
+	}
+	pattern = path.Clean(filepath.ToSlash(pattern))
+	if strings.HasPrefix(pattern, "/") {
+		if !strings.HasPrefix(p, "/") {
+			return false
+		}
+		return matchSegments(splitPath(pattern), splitPath(p))
+	}
+	var rel string
+	switch {
+	case cwd == "" && strings.HasPrefix(p, "/"):
+		return false
+	case cwd == "":
+		rel = p
+	default:
+		r, err := filepath.Rel(filepath.Clean(cwd), filepath.FromSlash(p))
+		if err != nil {
+			return false
+		}
+		rel = filepath.ToSlash(r)
+	}
+	pat, segs := splitPath(pattern), splitPath(rel)
+	up := leadingDotDots(pat)
+	if leadingDotDots(segs) != up {
+		return false
+	}
+	return matchSegments(pat[up:], segs[up:])
+}
+
+// splitPath splits a cleaned slash path into its segments; "/" and "."
+// have none.
+func splitPath(p string) []string {
+	p = strings.TrimPrefix(p, "/")
+	if p == "" || p == "." {
+		return nil
+	}
+	return strings.Split(p, "/")
+}
+
+func leadingDotDots(segs []string) int {
+	n := 0
+	for n < len(segs) && segs[n] == ".." {
+		n++
+	}
+	return n
+}
+
+// matchSegments matches path segments against pattern segments, '**'
+// matching any number of segments, by dynamic programming (no
+// exponential backtracking on many '**').
+func matchSegments(pat, segs []string) bool {
+	prev := make([]bool, len(segs)+1)
+	prev[0] = true
+	for _, ps := range pat {
+		cur := make([]bool, len(segs)+1)
+		if ps == "**" {
+			acc := false
+			for j := range cur {
+				acc = acc || prev[j]
+				cur[j] = acc
+			}
+		} else {
+			for j := 1; j <= len(segs); j++ {
+				if prev[j-1] {
+					ok, err := path.Match(ps, segs[j-1])
+					cur[j] = ok && err == nil
+				}
+			}
+		}
+		prev = cur
+	}
+	return prev[len(segs)]
+}
+
+// validPathPattern reports whether every segment of a path pattern is well
+// formed for path.Match.
+func validPathPattern(pattern string) bool {
+	for _, seg := range strings.Split(filepath.ToSlash(pattern), "/") {
+		if _, err := path.Match(seg, ""); err != nil {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,210 @@
+package approve
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// Request is what the engine sees of one session/request_permission.
+type Request struct {
+	ToolCallID string
+	Title      string
+	Kind       string          // ToolKind; "" is taken as "other", the schema's default
+	RawInput   json.RawMessage // the tool call's rawInput; may be nil or invalid JSON
+	Locations  []string        // toolCall.locations[].path
+	DiffPaths  []string        // toolCall.content[] of type "diff": path
+	Options    []Option        // what the agent offers
+	Cwd        string          // session cwd (absolute), for relative path patterns
+}
+
+// Option is one permission option the agent offers.
+type Option struct {
+	ID   string // optionId, echoed back when selected
+	Name string
+	Kind string // allow_once | allow_always | reject_once | reject_always
+}
+
+// The permission option kinds of the ACP schema.
+const (
+	AllowOnce    = "allow_once"
+	AllowAlways  = "allow_always"
+	RejectOnce   = "reject_once"
+	RejectAlways = "reject_always"
+)
+
+// The lists a Decision can come from (Decision.RuleList, RuleTrace.List).
+const (
+	ListAllow   = "allow"
+	ListDeny    = "deny"
+	ListDefault = "default"
+)
+
+// Decision is the engine's answer to one Request.
+type Decision struct {
+	Verdict Verdict // Allow or Deny
+	// Rule names the rule that decided: its Pos ("file:line"), or "allow #N"
+	// / "deny #N" for a rule without Pos. When the default decided it is
+	// the policy's Source (e.g. "--allow-all"), usually "".
+	Rule       string
+	RuleList   string // ListAllow, ListDeny or ListDefault
+	OptionID   string // the option to select; "" when Cancelled or not selected (Evaluate)
+	OptionKind string
+	// Cancelled reports that the agent offered no option of the kind the
+	// verdict needs: the answer is the "cancelled" outcome.
+	Cancelled bool
+	Reason    string   // human explanation
+	Commands  []string // the simple commands the engine saw (CommandsOf)
+	Paths     []string // the paths the engine saw (PathsOf)
+}
+
+// RuleTrace tells, for one rule, whether it matched a Request and why, one
+// line per matcher (see Policy.Explain).
+type RuleTrace struct {
+	List    string // ListAllow or ListDeny
+	Rule    string // as Decision.Rule
+	Matched bool
+	Why     []string
+}
+
+// decodeRaw decodes a rawInput, keeping numbers as their JSON text. Invalid
+// JSON gives nil.
+func decodeRaw(raw json.RawMessage) any {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil
+	}
+	return v
+}
+
+// CommandsOf returns the simple commands a tool call would run (see
+// SplitCommands). The command line comes from rawInput.command:
+//   - a string is a shell line; but with a non-empty rawInput.args array
+//     (the terminal/create shape) command and args form an argv;
+//   - an array is an argv: a shell wrapper such as ["/bin/bash", "-lc",
+//     SCRIPT] gives SCRIPT, any other argv is joined with shell quoting.
+//
+// When rawInput has no usable command and the call's kind is execute, the
+// title is the command line (gemini sends shell calls so). Otherwise the
+// call runs no commands.
+func CommandsOf(req Request) []string {
+	return commandsOf(req, decodeRaw(req.RawInput))
+}
+
+func commandsOf(req Request, raw any) []string {
+	if line, ok := commandLine(raw); ok {
+		return SplitCommands(line)
+	}
+	if kindOf(req) == "execute" {
+		return SplitCommands(req.Title)
+	}
+	return nil
+}
+
+func commandLine(raw any) (string, bool) {
+	m, _ := raw.(map[string]any)
+	switch v := m["command"].(type) {
+	case string:
+		if strings.TrimSpace(v) == "" {
+			return "", false
+		}
+		if args, ok := m["args"].([]any); ok && len(args) > 0 {
+			return argvLine(append([]string{v}, argTexts(args)...)), true
+		}
+		return v, true
+	case []any:
+		argv := argTexts(v)
+		if len(argv) == 0 || strings.TrimSpace(strings.Join(argv, "")) == "" {
+			return "", false
+		}
+		return argvLine(argv), true
+	}
+	return "", false
+}
+
+// argTexts turns JSON argv elements into strings: strings as they are,
+// anything else as its JSON text.
+func argTexts(vs []any) []string {
+	out := make([]string, 0, len(vs))
+	for _, v := range vs {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			continue
+		}
+		out = append(out, string(b))
+	}
+	return out
+}
+
+// pathFields are the top-level rawInput fields read as paths (see PathsOf).
+var pathFields = []string{
+	"path", "paths", "file_path", "filePath", "file_paths", "filePaths",
+	"filepath", "filename", "notebook_path", "absolute_path", "dir_path",
+	"directory", "source", "destination", "source_path", "destination_path",
+	"old_path", "new_path", "target_file",
+}
+
+// PathsOf returns the paths a tool call touches: toolCall.locations, the
+// paths of diff content, and these top-level rawInput fields, each a string
+// or an array of strings: path, paths, file_path, filePath, file_paths,
+// filePaths, filepath, filename, notebook_path, absolute_path, dir_path,
+// directory, source, destination, source_path, destination_path, old_path,
+// new_path, target_file. They cover the file tools of Claude Code,
+// gemini-cli, codex and the ACP SDK examples; rawInput.cwd, where a
+// command runs, is not a touched path. Each path is cleaned and made
+// absolute against req.Cwd (when set); duplicates are dropped.
+func PathsOf(req Request) []string {
+	return pathsOf(req, decodeRaw(req.RawInput))
+}
+
+func pathsOf(req Request, raw any) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if strings.TrimSpace(p) == "" {
+			return
+		}
+		p = cleanPath(p, req.Cwd)
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, p := range req.Locations {
+		add(p)
+	}
+	for _, p := range req.DiffPaths {
+		add(p)
+	}
+	m, _ := raw.(map[string]any)
+	for _, f := range pathFields {
+		switch v := m[f].(type) {
+		case string:
+			add(v)
+		case []any:
+			for _, e := range v {
+				if s, ok := e.(string); ok {
+					add(s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// kindOf returns the request's tool kind, "other" when missing.
+func kindOf(req Request) string {
+	if req.Kind == "" {
+		return "other"
+	}
+	return req.Kind
+}

@@ -1,0 +1,269 @@
+package approve_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/acprun/acprun/approve"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSplitCommands(t *testing.T) {
+	tests := []struct {
+		name string
+		line string
+		want []string
+	}{
+		{"empty", "", nil},
+		{"blank", " \t\n ", nil},
+		{"only separators", ";; && |", nil},
+		{"single", "go test ./...", []string{"go test ./..."}},
+		{"collapse whitespace", "  go   test\t./...  ", []string{"go test ./..."}},
+		{"operators", "a && b || c; d | e & f", []string{"a", "b", "c", "d", "e", "f"}},
+		{"operators without blanks", "a&&b||c;d|e&f", []string{"a", "b", "c", "d", "e", "f"}},
+		{"pipe stderr", "a |& b", []string{"a", "b"}},
+		{"newline", "a\nb\r\n", []string{"a", "b\r"}},
+		{"case terminators", "a;;b;&c", []string{"a", "b", "c"}},
+		{"double quotes keep operators", `echo "a; b && c" && d`, []string{`echo "a; b && c"`, "d"}},
+		{"single quotes keep operators", `echo 'a && b | c'`, []string{`echo 'a && b | c'`}},
+		{"quoted blanks kept", `git commit -m "a   b"`, []string{`git commit -m "a   b"`}},
+		{"escaped quote in double quotes", `echo "a\"; rm -rf /"`, []string{`echo "a\"; rm -rf /"`}},
+		{"escaped operator", `echo \; rm x`, []string{`echo \; rm x`}},
+		{"ansi c quoting", `echo $'a\'; rm -rf /'`, []string{`echo $'a\'; rm -rf /'`}},
+		{"unterminated quote", `echo "open; rm -rf /`, []string{`echo "open; rm -rf /`}},
+		{"command substitution", "go test $(curl evil)", []string{"go test $(curl evil)", "curl evil"}},
+		{"substitution in double quotes", `echo "$(rm -rf /)"`, []string{`echo "$(rm -rf /)"`, "rm -rf /"}},
+		{"substitution in single quotes is text", `echo '$(rm -rf /)'`, []string{`echo '$(rm -rf /)'`}},
+		{"substitution with operators", "x $(a && b | c)", []string{"x $(a && b | c)", "a", "b", "c"}},
+		{"nested substitution", "echo $(echo $(rm -rf /))", []string{"echo $(echo $(rm -rf /))", "echo $(rm -rf /)", "rm -rf /"}},
+		{"substitution with subshell", "echo $( (a) ; b)", []string{"echo $( (a) ; b)", "a", "b"}},
+		{"backticks", "echo `rm -rf /`", []string{"echo `rm -rf /`", "rm -rf /"}},
+		{"backticks in double quotes", "echo \"`rm -rf /`\"", []string{"echo \"`rm -rf /`\"", "rm -rf /"}},
+		{"nested backticks", "echo `echo \\`rm -rf /\\``", []string{"echo `echo \\`rm -rf /\\``", "echo `rm -rf /`", "rm -rf /"}},
+		{"arithmetic shows as a command", "echo $((1+2))", []string{"echo $((1+2))", "1+2"}},
+		{"shift in arithmetic is no heredoc", "echo $((1<<2))\nrm -rf /", []string{"echo $((1<<2))", "1<<2", "rm -rf /"}},
+		{"arithmetic command", "((x<<2)) && ls\nrm -rf /", []string{"x<<2", "ls", "rm -rf /"}},
+		{"substitution starting with a subshell", "echo $((rm -rf /) )", []string{"echo $((rm -rf /) )", "rm -rf /"}},
+		{"nested subshells", "((cd x) && ls)", []string{"cd x", "ls"}},
+		{"function keyword", "function f { rm -rf /; }; f", []string{"rm -rf /", "f"}},
+		{"function parens", "f() { rm -rf /; }; f", []string{"f", "rm -rf /"}},
+		{"time -p", "time -p go test", []string{"go test"}},
+		{"repeats dropped", "ls; ls && ls $(ls)", []string{"ls", "ls $(ls)"}},
+		{"parameter expansion with substitution", "echo ${x:-$(rm -rf /)}", []string{"echo ${x:-$(rm -rf /)}", "rm -rf /"}},
+		{"single quote literal in quoted parameter", `echo "${x:-'}"; rm -rf /; echo "'"`, []string{`echo "${x:-'}"`, "rm -rf /", `echo "'"`}},
+		{"hash in parameter is no comment", "echo ${x:- #}; rm -rf /", []string{"echo ${x:- #}", "rm -rf /"}},
+		{"process substitution", "diff <(ls a) >(ls b)", []string{"diff <(ls a) >(ls b)", "ls a", "ls b"}},
+		{"subshell", "(cd x && rm -rf /)", []string{"cd x", "rm -rf /"}},
+		{"brace group", "{ a; b; }", []string{"a", "b"}},
+		{"stray close paren", "a ) b", []string{"a", "b"}},
+		{"redirections stay", "cmd 2>&1 | tee log", []string{"cmd 2>&1", "tee log"}},
+		{"redirect both and background", "cmd &>/dev/null &", []string{"cmd &>/dev/null"}},
+		{"redirect input dup", "cmd <&0 >&2", []string{"cmd <&0 >&2"}},
+		{"clobber", "echo x >| f", []string{"echo x >| f"}},
+		{"output redirect", "cmd > out.txt", []string{"cmd > out.txt"}},
+		{"comment", "echo a # b; rm -rf /", []string{"echo a"}},
+		{"comment ends at newline", "echo # it's\nrm -rf /", []string{"echo", "rm -rf /"}},
+		{"hash inside word", "echo a#b; c", []string{"echo a#b", "c"}},
+		{"line continuation", "go test \\\n  ./...", []string{"go test ./..."}},
+		{"if", "if true; then rm -rf /; fi", []string{"true", "rm -rf /"}},
+		{"for", "for f in *.go; do gofmt -l $f; done", []string{"for f in *.go", "gofmt -l $f"}},
+		{"while with redirect", "while read l; do echo $l; done < file", []string{"read l", "echo $l", "< file"}},
+		{"negation", "! grep x f", []string{"grep x f"}},
+		{"time", "time go test", []string{"go test"}},
+		{"quoted reserved word kept", `"if" x`, []string{`"if" x`}},
+		{"assignments kept", "X=1 go test", []string{"X=1 go test"}},
+		{"heredoc body is data", "cat <<EOF\nit's $(rm -rf /)\nrm -rf ~\nEOF\nls", []string{"cat <<EOF", "rm -rf /", "ls"}},
+		{"quoted heredoc is literal", "cat <<'EOF'\n$(rm -rf /)\nEOF\nls", []string{"cat <<'EOF'", "ls"}},
+		{"heredoc strip tabs", "cat <<-EOF\n\tx\n\tEOF\nls", []string{"cat <<-EOF", "ls"}},
+		{"heredoc after command on same line", "cat <<EOF; rm -rf /\nbody\nEOF", []string{"cat <<EOF", "rm -rf /"}},
+		{"heredoc delimiter with blank", "cat << EOF > f\nx\nEOF\nls", []string{"cat << EOF > f", "ls"}},
+		{"here-string", `cat <<< "$(rm x)"`, []string{`cat <<< "$(rm x)"`, "rm x"}},
+		{"utf-8", "echo héllo && ls", []string{"echo héllo", "ls"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := approve.SplitCommands(tt.line)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("SplitCommands(%q) mismatch (-want +got):\n%s", tt.line, diff)
+			}
+		})
+	}
+}
+
+func TestSplitCommandsDeepNesting(t *testing.T) {
+	for _, open := range []string{"$(", "${x:-$(", "<(", "\"$("} {
+		line := strings.Repeat(open, 10000) + "rm -rf /"
+		got := approve.SplitCommands(line)
+		found := false
+		for _, c := range got {
+			if strings.HasPrefix(c, "rm -rf /") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("SplitCommands(%q×10000 + \"rm -rf /\") = %d commands without \"rm -rf /\"", open, len(got))
+		}
+	}
+}
+
+func rawJSON(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestCommandsOf(t *testing.T) {
+	tests := []struct {
+		name string
+		req  approve.Request
+		want []string
+	}{
+		{
+			name: "claude execute",
+			req: approve.Request{Kind: "execute", Title: "touch made-by-bash.txt && echo hello-from-bash",
+				RawInput: json.RawMessage(`{"command":"touch made-by-bash.txt && echo hello-from-bash","description":"Print a greeting"}`)},
+			want: []string{"touch made-by-bash.txt", "echo hello-from-bash"},
+		},
+		{
+			name: "codex argv wrapping bash",
+			req: approve.Request{Kind: "execute", Title: "ignored",
+				RawInput: json.RawMessage(`{"command":["/bin/bash","-lc","touch made-by-codex.txt && echo hello-from-codex"],"cwd":"/home/user/project","reason":"x"}`)},
+			want: []string{"touch made-by-codex.txt", "echo hello-from-codex"},
+		},
+		{
+			name: "gemini title",
+			req:  approve.Request{Kind: "execute", Title: "touch made-by-gemini.txt && echo hello-from-gemini"},
+			want: []string{"touch made-by-gemini.txt", "echo hello-from-gemini"},
+		},
+		{
+			name: "argv sh -c",
+			req:  approve.Request{RawInput: json.RawMessage(`{"command":["sh","-c","a; b"]}`)},
+			want: []string{"a", "b"},
+		},
+		{
+			name: "argv zsh with separate options",
+			req:  approve.Request{RawInput: json.RawMessage(`{"command":["zsh","-e","-o","pipefail","-c","ls | wc"]}`)},
+			want: []string{"ls", "wc"},
+		},
+		{
+			name: "argv shell script args are seen",
+			req:  approve.Request{RawInput: json.RawMessage(`{"command":["bash","-c","$0 $1","rm","x y"]}`)},
+			want: []string{"$0 $1", "rm 'x y'"},
+		},
+		{
+			name: "argv shell without -c is joined",
+			req:  approve.Request{RawInput: json.RawMessage(`{"command":["bash","script.sh"]}`)},
+			want: []string{"bash script.sh"},
+		},
+		{
+			name: "argv joined with quoting",
+			req:  approve.Request{RawInput: json.RawMessage(`{"command":["git","commit","-m","a; rm -rf /","", 3]}`)},
+			want: []string{"git commit -m 'a; rm -rf /' '' 3"},
+		},
+		{
+			name: "terminal create shape",
+			req:  approve.Request{RawInput: json.RawMessage(`{"command":"bash","args":["-lc","go test ./..."]}`)},
+			want: []string{"go test ./..."},
+		},
+		{
+			name: "terminal create program and args",
+			req:  approve.Request{RawInput: json.RawMessage(`{"command":"npm","args":["run","build"]}`)},
+			want: []string{"npm run build"},
+		},
+		{
+			name: "execute with empty rawInput uses title",
+			req:  approve.Request{Kind: "execute", Title: "ls -la", RawInput: json.RawMessage(`{}`)},
+			want: []string{"ls -la"},
+		},
+		{
+			name: "execute with blank command uses title",
+			req:  approve.Request{Kind: "execute", Title: "ls", RawInput: json.RawMessage(`{"command":"  "}`)},
+			want: []string{"ls"},
+		},
+		{
+			name: "execute with invalid rawInput uses title",
+			req:  approve.Request{Kind: "execute", Title: "ls", RawInput: json.RawMessage(`{"command":`)},
+			want: []string{"ls"},
+		},
+		{
+			name: "command of another type is ignored",
+			req:  approve.Request{Kind: "execute", Title: "ls", RawInput: json.RawMessage(`{"command":{"x":1}}`)},
+			want: []string{"ls"},
+		},
+		{
+			name: "non-execute without command runs none",
+			req:  approve.Request{Kind: "edit", Title: "Write a && b", RawInput: json.RawMessage(`{"file_path":"/x"}`)},
+			want: nil,
+		},
+		{
+			name: "missing kind with command (claude-code-acp)",
+			req:  approve.Request{Title: "`ls`", RawInput: json.RawMessage(`{"command":"ls"}`)},
+			want: []string{"ls"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := approve.CommandsOf(tt.req)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("CommandsOf() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPathsOf(t *testing.T) {
+	tests := []struct {
+		name string
+		req  approve.Request
+		want []string
+	}{
+		{
+			name: "claude write: same path three times",
+			req: approve.Request{Cwd: "/home/user/project",
+				RawInput:  json.RawMessage(`{"file_path":"/home/user/project/hello.txt","content":"x"}`),
+				DiffPaths: []string{"/home/user/project/hello.txt"},
+				Locations: []string{"/home/user/project/hello.txt"}},
+			want: []string{"/home/user/project/hello.txt"},
+		},
+		{
+			name: "order and cleaning",
+			req: approve.Request{Cwd: "/p",
+				Locations: []string{"/p/./a/../b", ""},
+				DiffPaths: []string{"c/d"},
+				RawInput:  json.RawMessage(`{"paths":["e", 3, "/abs"], "path":"../up", "cwd":"/not/a/path", "notebook_path":"n.ipynb"}`)},
+			want: []string{"/p/b", "/p/c/d", "/up", "/p/e", "/abs", "/p/n.ipynb"},
+		},
+		{
+			name: "move fields",
+			req:  approve.Request{Cwd: "/p", RawInput: json.RawMessage(`{"source":"a","destination":"b","old_path":"c","new_path":"d"}`)},
+			want: []string{"/p/a", "/p/b", "/p/c", "/p/d"},
+		},
+		{
+			name: "no cwd keeps relative paths",
+			req:  approve.Request{Locations: []string{"./a/b/../c", "/x"}},
+			want: []string{"a/c", "/x"},
+		},
+		{
+			name: "no paths",
+			req:  approve.Request{Kind: "execute", RawInput: json.RawMessage(`{"command":"cat /etc/passwd"}`)},
+			want: nil,
+		},
+		{
+			name: "nested fields are not read",
+			req:  approve.Request{RawInput: json.RawMessage(`{"edit":{"path":"/x"}}`)},
+			want: nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := approve.PathsOf(tt.req)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("PathsOf() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,117 @@
+package approve
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Kinds are the ToolKind values of the ACP schema, the values a rule's
+// kind matcher may name.
+func Kinds() []string {
+	return []string{"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"}
+}
+
+// Validate reports what is wrong with a rule, one message per problem
+// (without the rule's position): no matcher, an unknown kind, an empty
+// pattern, a malformed path pattern, a bad input field path or regex.
+// A rule that validates still cannot make Decide panic; one that does not
+// is simply partly unable to match.
+func (r Rule) Validate() []string {
+	var msgs []string
+	if !hasMatcher(r) {
+		msgs = append(msgs, "rule has no matcher: give at least one of kind, title, command, path, input")
+	}
+	for _, k := range r.Kind {
+		switch {
+		case k == "":
+			msgs = append(msgs, "kind: empty value")
+		case !slices.Contains(Kinds(), k):
+			msgs = append(msgs, fmt.Sprintf("kind: unknown tool kind %q (want one of %s)", k, strings.Join(Kinds(), ", ")))
+		}
+	}
+	for _, t := range r.Title {
+		if t == "" {
+			msgs = append(msgs, "title: empty pattern")
+		}
+	}
+	for _, c := range r.Command {
+		if strings.TrimSpace(c) == "" {
+			msgs = append(msgs, "command: empty pattern")
+		}
+	}
+	for _, p := range r.Path {
+		switch {
+		case strings.TrimSpace(p) == "":
+			msgs = append(msgs, "path: empty pattern")
+		case !validPathPattern(p):
+			msgs = append(msgs, fmt.Sprintf("path: malformed pattern %q", p))
+		}
+	}
+	keys := make([]string, 0, len(r.Input))
+	for k := range r.Input {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if k == "" || slices.Contains(strings.Split(k, "."), "") {
+			msgs = append(msgs, fmt.Sprintf("input: bad field path %q", k))
+		}
+		if _, err := regexp.Compile(r.Input[k]); err != nil {
+			msgs = append(msgs, fmt.Sprintf("input %s: bad regex: %v", k, err))
+		}
+	}
+	return msgs
+}
+
+// CheckExamples checks a rule's examples, shell command lines, against its
+// command matcher with the semantics of the list the rule is in (list is
+// Deny for a deny rule, anything else means allow): for an allow rule an
+// example matches when every simple command of it is matched by one of the
+// rule's command patterns; for a deny rule when any simple command (in any
+// of its deny forms, see SplitCommands and Policy.Decide) is. The rule's
+// other matchers are ignored. It returns one message per failing example.
+func CheckExamples(r Rule, list Verdict, match, noMatch []string) []string {
+	if len(match)+len(noMatch) == 0 {
+		return nil
+	}
+	if len(r.Command) == 0 {
+		return []string{"examples need a command matcher: they are command lines checked against command"}
+	}
+	var msgs []string
+	for _, ex := range match {
+		if ok, detail := exampleMatches(r.Command, list, ex); !ok {
+			msgs = append(msgs, fmt.Sprintf("example %q should match but does not%s", ex, detail))
+		}
+	}
+	for _, ex := range noMatch {
+		if ok, detail := exampleMatches(r.Command, list, ex); ok {
+			msgs = append(msgs, fmt.Sprintf("example %q should not match but does%s", ex, detail))
+		}
+	}
+	return msgs
+}
+
+// exampleMatches evaluates one example; detail names the deciding command
+// when that helps.
+func exampleMatches(patterns []string, list Verdict, example string) (bool, string) {
+	cmds := SplitCommands(example)
+	if len(cmds) == 0 {
+		return false, " (it has no command)"
+	}
+	if list == Deny {
+		for _, cmd := range cmds {
+			if _, pat, ok := denyMatch(patterns, cmd); ok {
+				return true, fmt.Sprintf(" (%s matches %s)", quote(cmd), quote(pat))
+			}
+		}
+		return false, ""
+	}
+	for _, cmd := range cmds {
+		if !slices.ContainsFunc(patterns, func(pat string) bool { return commandMatch(pat, cmd) }) {
+			return false, fmt.Sprintf(" (%s matches none of %s)", quote(cmd), quoteList(patterns))
+		}
+	}
+	return true, ""
+}

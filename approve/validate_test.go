@@ -1,0 +1,80 @@
+package approve_test
+
+import (
+	"testing"
+
+	"github.com/acprun/acprun/approve"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		rule approve.Rule
+		want []string
+	}{
+		{"valid", approve.Rule{Kind: []string{"execute"}, Command: []string{"go test *"}, Path: []string{"src/**"}, Title: []string{"*"}, Input: map[string]string{"a.b": "^x$"}}, nil},
+		{"no matcher", approve.Rule{Pos: "f:1", Always: true}, []string{"rule has no matcher: give at least one of kind, title, command, path, input"}},
+		{"kinds", approve.Rule{Kind: []string{"exec", "", "switch_mode"}}, []string{
+			`kind: unknown tool kind "exec" (want one of read, edit, delete, move, search, execute, think, fetch, switch_mode, other)`,
+			"kind: empty value",
+		}},
+		{"empty patterns", approve.Rule{Title: []string{""}, Command: []string{" "}, Path: []string{""}}, []string{
+			"title: empty pattern", "command: empty pattern", "path: empty pattern",
+		}},
+		{"malformed path", approve.Rule{Path: []string{"src/[a"}}, []string{`path: malformed pattern "src/[a"`}},
+		{"input", approve.Rule{Input: map[string]string{"": "x", "a..b": "y", "c": "("}}, []string{
+			`input: bad field path ""`,
+			`input: bad field path "a..b"`,
+			"input c: bad regex: error parsing regexp: missing closing ): `(`",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.rule.Validate()
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Validate() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCheckExamples(t *testing.T) {
+	goTest := approve.Rule{Kind: []string{"execute"}, Command: []string{"go test *"}}
+	rm := approve.Rule{Command: []string{"rm -rf *"}}
+	tests := []struct {
+		name           string
+		rule           approve.Rule
+		list           approve.Verdict
+		match, noMatch []string
+		want           []string
+	}{
+		{"allow passes", goTest, approve.Allow, []string{"go test ./...", "go test -v ./a && go test ./b"}, []string{"go test ./... && rm -rf /", "go vet", "go test $(curl x)"}, nil},
+		{"allow should match", goTest, approve.Allow, []string{"go test ./... | tee log"}, nil, []string{
+			`example "go test ./... | tee log" should match but does not ("tee log" matches none of ["go test *"])`,
+		}},
+		{"allow should not match", approve.Rule{Command: []string{"go *"}}, approve.Allow, nil, []string{"go test ./... && go vet"}, []string{
+			`example "go test ./... && go vet" should not match but does`,
+		}},
+		{"deny passes", rm, approve.Deny, []string{"ls && rm -rf /", "sudo rm -rf ~"}, []string{"ls", `echo "rm -rf /"`}, nil},
+		{"deny should not match", rm, approve.Deny, nil, []string{"cd x; rm -rf build"}, []string{
+			`example "cd x; rm -rf build" should not match but does ("rm -rf build" matches "rm -rf *")`,
+		}},
+		{"deny should match", rm, approve.Deny, []string{"rm -r /", ""}, nil, []string{
+			`example "rm -r /" should match but does not`,
+			`example "" should match but does not (it has no command)`,
+		}},
+		{"no command matcher", approve.Rule{Kind: []string{"read"}}, approve.Allow, []string{"ls"}, nil, []string{
+			"examples need a command matcher: they are command lines checked against command",
+		}},
+		{"no examples", approve.Rule{Kind: []string{"read"}}, approve.Allow, nil, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := approve.CheckExamples(tt.rule, tt.list, tt.match, tt.noMatch)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("CheckExamples() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

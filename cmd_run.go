@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/scenario"
+)
+
+// runCmd is `acprun run PATHS…`.
+type runCmd struct {
+	Paths       []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
+	JSON        string   `name:"json" short:"o" default:"acprun-results.json" placeholder:"FILE" help:"Write the JSON results to FILE (- for stdout, which then carries nothing else)."`
+	Transcripts string   `placeholder:"DIR" help:"Write every message both ways, per scenario, as JSONL files in DIR (agent env values redacted)."`
+	AllowAll    bool     `help:"Answer every permission request with allow (for quick experiments; named in the results)." xor:"policy"`
+	DenyAll     bool     `help:"Answer every permission request with deny (named in the results)." xor:"policy"`
+	TurnTimeout duration `placeholder:"DUR" help:"Override every turn's timeout (e.g. 2m)."`
+}
+
+// Help is the long help of run.
+func (c *runCmd) Help() string {
+	return `Runs every scenario: starts its agent, opens one session, sends each turn's prompt,
+answers permission requests by the scenario's rules, and checks the expectations.
+The JSON results (keyed by stop reason) go to --json; a summary goes to stderr.
+
+Exit codes:
+  0    every scenario passed
+  1    some scenario failed an expectation or ended in an error outcome
+  2    usage or scenario-file errors (nothing ran)
+  3    an agent could not be started, initialized or authenticated
+  130  interrupted (SIGINT/SIGTERM); the results written are partial`
+}
+
+// Run runs the scenarios.
+func (c *runCmd) Run(ctx context.Context, g *globals) error {
+	scs, warnings, err := scenario.Load(c.Paths, scenario.LoadOptions{})
+	printWarnings(g, warnings)
+	if err != nil {
+		return usageError(g, err)
+	}
+	opts := runner.Options{
+		Transcripts: c.Transcripts,
+		TurnTimeout: c.TurnTimeout.d,
+		Abort:       g.Abort,
+		Version:     version,
+	}
+	switch {
+	case c.AllowAll:
+		opts.Policy = approve.AllowAll()
+	case c.DenyAll:
+		opts.Policy = approve.DenyAll()
+	}
+	rep, err := runner.Run(ctx, opts, scs)
+	if err != nil {
+		return exitError{code: exitAgent, err: err}
+	}
+	if err := writeResults(c.JSON, g.Stdout, rep); err != nil {
+		return exitError{code: exitFailed, err: fmt.Errorf("write results: %w", err)}
+	}
+	if err := output.Text(g.Stderr, rep); err != nil {
+		return err
+	}
+	if c.JSON != "-" {
+		fmt.Fprintf(g.Stderr, "results: %s\n", c.JSON)
+	}
+	return exitError{code: exitCode(ctx, rep)}
+}
+
+// exitCode maps a report to the process's exit code.
+func exitCode(ctx context.Context, rep runner.Report) int {
+	if rep.Interrupted || errors.Is(context.Cause(ctx), errInterrupted) {
+		return exitInterrupted
+	}
+	code := exitOK
+	for _, r := range rep.Scenarios {
+		if r.StartFailed {
+			return exitAgent
+		}
+		if r.Status != runner.StatusPassed {
+			code = exitFailed
+		}
+	}
+	return code
+}
+
+// writeResults writes the JSON results to path ("-": stdout) atomically: a
+// reader never sees a torn file.
+func writeResults(path string, stdout io.Writer, rep runner.Report) error {
+	var buf bytes.Buffer
+	if err := output.JSON(&buf, rep); err != nil {
+		return err
+	}
+	if path == "-" {
+		_, err := stdout.Write(buf.Bytes())
+		return err
+	}
+	return writeFileAtomic(path, buf.Bytes())
+}
+
+// writeFileAtomic writes data to a temporary file beside path, then renames
+// it over path.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // no-op after the rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

@@ -1,0 +1,22 @@
+package main
+
+import "github.com/acprun/acprun/scenario"
+
+// schemaCmd is `acprun schema`.
+type schemaCmd struct{}
+
+// Help is the long help of schema.
+func (c *schemaCmd) Help() string {
+	return `Prints a JSON Schema of the scenario format. Point yaml-language-server at it for
+completion and checks in your editor:
+
+  acprun schema > acprun.schema.json
+  # in a scenario file:
+  # yaml-language-server: $schema=./acprun.schema.json`
+}
+
+// Run prints the schema.
+func (c *schemaCmd) Run(g *globals) error {
+	_, err := g.Stdout.Write(scenario.JSONSchema())
+	return err
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/acprun/acprun/scenario"
+)
+
+// validateCmd is `acprun validate PATHS…`.
+type validateCmd struct {
+	Paths []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
+}
+
+// Help is the long help of validate.
+func (c *validateCmd) Help() string {
+	return `Parses and checks every scenario, reports every error at once as
+file:line:col: message, and runs nothing. Exit 0 when all are valid, 2 otherwise.`
+}
+
+// Run validates the files.
+func (c *validateCmd) Run(g *globals) error {
+	scs, warnings, err := scenario.Load(c.Paths, scenario.LoadOptions{})
+	printWarnings(g, warnings)
+	if err != nil {
+		return usageError(g, err)
+	}
+	files := map[string]bool{}
+	turns := 0
+	for _, sc := range scs {
+		files[sc.File] = true
+		turns += len(sc.Turns)
+	}
+	fmt.Fprintf(g.Stdout, "OK: %d %s, %d %s in %d %s\n",
+		len(scs), plural(len(scs), "scenario", "scenarios"),
+		turns, plural(turns, "turn", "turns"),
+		len(files), plural(len(files), "file", "files"))
+	return nil
+}
+
+// usageError prints scenario errors and returns exit code 2.
+func usageError(g *globals, err error) error {
+	fmt.Fprintln(g.Stderr, err)
+	return exitError{code: exitUsage}
+}
+
+func printWarnings(g *globals, warnings []scenario.Warning) {
+	for _, w := range warnings {
+		fmt.Fprintf(g.Stderr, "%s: warning: %s\n", w.Pos, w.Msg)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,176 @@
+// Command acprun runs coding agents that speak the Agent Client Protocol
+// (ACP) headlessly: it reads YAML scenarios, drives each agent through its
+// turns, answers permission requests by rules, and writes results keyed by
+// stop reason.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+	"github.com/fatih/color"
+	"golang.org/x/term"
+)
+
+// Exit codes, documented in --help.
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitAgent       = 3
+	exitInterrupted = 130
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// globals holds what every subcommand may need: the process's streams and
+// the channel closed by a second interrupt.
+type globals struct {
+	Stdin  io.Reader `kong:"-"`
+	Stdout io.Writer `kong:"-"`
+	Stderr io.Writer `kong:"-"`
+	// Abort is closed when a second SIGINT or SIGTERM arrives: stop waiting
+	// and kill at once.
+	Abort <-chan struct{} `kong:"-"`
+}
+
+// cli is the root of the command line.
+type cli struct {
+	globals `kong:"-"`
+
+	Version kong.VersionFlag `help:"Print the version and exit."`
+	Color   string           `help:"Colour the summary: auto, always or never (NO_COLOR is honoured)." enum:"auto,always,never" default:"auto"`
+
+	Run       runCmd       `cmd:"" help:"Run scenarios against their agents and write results."`
+	Validate  validateCmd  `cmd:"" help:"Check scenario files without running anything."`
+	Schema    schemaCmd    `cmd:"" help:"Print the JSON Schema of the scenario format."`
+	MockAgent mockAgentCmd `cmd:"" name:"mock-agent" help:"Run the scripted mock ACP agent on stdin/stdout."`
+}
+
+// exitError carries an exit code through kong's FatalIfErrorf.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+// ExitCode is read by kong and by main.
+func (e exitError) ExitCode() int { return e.code }
+
+func (e exitError) Unwrap() error { return e.err }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run parses args, runs the chosen command and returns the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, abort, stop := notifyInterrupts()
+	defer stop()
+
+	var root cli
+	root.globals = globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, Abort: abort}
+	exitCode := -1
+	parser, err := kong.New(&root,
+		kong.Name("acprun"),
+		kong.Description("Run ACP coding agents headlessly from YAML scenarios."),
+		kong.Vars{"version": version},
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { exitCode = code }),
+		kong.BindTo(ctx, (*context.Context)(nil)),
+		kong.Bind(&root.globals),
+		kong.UsageOnError(),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "acprun: %v\n", err)
+		return exitUsage
+	}
+	kctx, err := parser.Parse(args)
+	if exitCode >= 0 {
+		return exitCode // --help, --version
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "acprun: %v\n", err)
+		return exitUsage
+	}
+	setColor(root.Color, stderr)
+	if err := kctx.Run(); err != nil {
+		var ee exitError
+		if errors.As(err, &ee) {
+			if ee.err != nil {
+				fmt.Fprintf(stderr, "acprun: %v\n", ee.err)
+			}
+			return ee.code
+		}
+		fmt.Fprintf(stderr, "acprun: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// notifyInterrupts returns a context cancelled by the first SIGINT or
+// SIGTERM, and a channel closed by the second.
+func notifyInterrupts() (context.Context, <-chan struct{}, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	abort := make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-sigs:
+				n++
+				if n == 1 {
+					cancel(errInterrupted)
+				} else if n == 2 {
+					close(abort)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return ctx, abort, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// errInterrupted is the cause of the run context after SIGINT or SIGTERM.
+var errInterrupted = errors.New("interrupted")
+
+// setColor decides once whether human output is coloured: fatih/color looks
+// at stdout, but acprun's human output goes to stderr.
+func setColor(mode string, stderr io.Writer) {
+	switch mode {
+	case "always":
+		color.NoColor = false
+	case "never":
+		color.NoColor = true
+	default:
+		_, noColor := os.LookupEnv("NO_COLOR")
+		color.NoColor = noColor || os.Getenv("TERM") == "dumb" || !isTerminal(stderr)
+	}
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

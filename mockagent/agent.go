@@ -1,0 +1,556 @@
+package mockagent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/acprun/acprun/acp"
+)
+
+// Option changes how Run plays a script.
+type Option func(*runConfig)
+
+type runConfig struct {
+	exit func(code int)
+}
+
+// WithExit replaces os.Exit for exit steps. If f returns, Run writes nothing
+// more and returns an *ExitError with the code, as if the process had died.
+// In-process tests use it to survive exit steps.
+func WithExit(f func(code int)) Option {
+	return func(c *runConfig) { c.exit = f }
+}
+
+// ExitError is returned by Run after an exit step whose exit function (see
+// WithExit) returned.
+type ExitError struct{ Code int }
+
+// Error says which exit code the script asked for.
+func (e *ExitError) Error() string { return fmt.Sprintf("mock agent exited with code %d", e.Code) }
+
+// Run plays s as an ACP agent: it reads the client's messages from stdin and
+// writes its own to stdout, one JSON object per line; stderr gets the
+// script's stderr steps and notes. Run returns nil when stdin ends, ctx's
+// error when ctx ends, or an *ExitError after an exit step. After a hang
+// step it ignores the end of stdin and returns only when ctx ends.
+//
+// Exit steps call os.Exit unless WithExit says otherwise. Run never changes
+// signal handling: see Script.IgnoreSigterm.
+func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writer, opts ...Option) error {
+	cfg := runConfig{exit: os.Exit}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	// Handlers see the end of Run only once nothing more can be written:
+	// a handler woken by ctx must not answer the client.
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	a := &agent{
+		s:               s,
+		cfg:             cfg,
+		ctx:             runCtx,
+		out:             &output{w: stdout, failed: make(chan struct{})},
+		stdout:          stdout,
+		stderr:          &lockedWriter{w: stderr},
+		sessions:        map[string]*session{},
+		exited:          make(chan struct{}),
+		ready:           make(chan struct{}),
+		promptSeq:       map[string]int{},
+		promptOrd:       map[string]int{},
+		cancelUpTo:      map[string]int{},
+		responseWatch:   map[string]chan struct{}{},
+		inflight:        map[string]int{},
+		inflightChanged: make(chan struct{}, 1),
+		eof:             make(chan struct{}),
+	}
+	a.conn = acp.NewConn(stdin, a.out, a, &acp.Options{Peer: "client", Tap: a.tap, OnViolation: a.violation})
+	close(a.ready)
+
+	var err error
+	select {
+	case <-a.conn.Done():
+		err = a.finish(ctx)
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-a.exited:
+		err = &ExitError{Code: a.exitCode}
+	}
+	a.out.kill() // a dying agent answers nothing more, not even with an error
+	cancel()
+	a.conn.Close()
+	a.bg.Wait()
+	a.reapChildren()
+	return err
+}
+
+// finish handles the end of stdin: the turns already asked for play on
+// (client calls fail, waitForCancel ends as if cancelled) and every request
+// read gets its answer before Run returns, unless a hang step keeps the
+// agent alive until ctx ends.
+func (a *agent) finish(ctx context.Context) error {
+	close(a.eof)
+	for {
+		a.mu.Lock()
+		pending := len(a.inflight)
+		a.mu.Unlock()
+		if pending == 0 || a.hung.Load() {
+			break
+		}
+		select {
+		case <-a.inflightChanged:
+		case <-a.out.failed:
+			return nil // answers cannot be written any more
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-a.exited:
+			return &ExitError{Code: a.exitCode}
+		}
+	}
+	if a.hung.Load() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-a.exited:
+			return &ExitError{Code: a.exitCode}
+		}
+	}
+	if err := a.conn.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("mock agent: %w", err)
+	}
+	return nil
+}
+
+// answered forgets a request whose response was written or will never be.
+func (a *agent) answered(id string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.inflight[id] <= 1 {
+		delete(a.inflight, id)
+	} else {
+		a.inflight[id]--
+	}
+	select {
+	case a.inflightChanged <- struct{}{}:
+	default:
+	}
+}
+
+// agent is the state of one Run.
+type agent struct {
+	s      *Script
+	cfg    runConfig
+	ctx    context.Context // ends when Run ends
+	conn   *acp.Conn       // set before ready closes
+	ready  chan struct{}   // Handle waits for it, as the Conn may call it before NewConn returns
+	out    *output
+	stdout io.Writer // the raw stdout, for grandchildren
+	stderr *lockedWriter
+
+	hung     atomic.Bool
+	exitOnce sync.Once
+	exitCode int
+	exited   chan struct{}
+
+	bg sync.WaitGroup // goroutines playing after: steps
+
+	mu            sync.Mutex
+	initialized   bool
+	authenticated bool
+	sessions      map[string]*session
+	created       int // sessions created by session/new
+	children      []*exec.Cmd
+	promptSeq     map[string]int           // session id → prompts arrived (see tap.go)
+	promptOrd     map[string]int           // request id → its arrival number, until its handler runs
+	cancelUpTo    map[string]int           // session id → arrival number of the last prompt a cancel covered
+	responseWatch map[string]chan struct{} // request id → closed when its response is written
+	inflight      map[string]int           // request id → requests read and not yet answered (see tap.go)
+
+	inflightChanged chan struct{} // 1-buffered: inflight shrank
+	eof             chan struct{} // closed when stdin has ended
+
+	// Used by the Conn's reading goroutine only (tap and violation):
+	lastReq   []byte // the start of the last request line counted in inflight
+	lastReqID string
+}
+
+type session struct {
+	id, cwd string
+	// Guarded by agent.mu:
+	mode      string
+	turns     int      // prompt turns started
+	active    *turnRun // the running turn, or nil
+	activeOrd int      // the arrival number of the running turn's prompt
+}
+
+// turnRun is a running prompt turn; cancelled closes on session/cancel.
+type turnRun struct {
+	once      sync.Once
+	cancelled chan struct{}
+}
+
+func (r *turnRun) cancel() { r.once.Do(func() { close(r.cancelled) }) }
+
+// Handle answers the client's requests and notifications.
+func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
+	<-a.ready
+	if a.hung.Load() {
+		if req.ID == nil {
+			return nil, nil
+		}
+		return a.neverAnswer(req)
+	}
+	if req.ID == nil {
+		if req.Method == acp.MethodSessionCancel {
+			a.cancel(req)
+		}
+		return nil, nil // other notifications, $/cancel_request included, are ignored
+	}
+	switch req.Method {
+	case acp.MethodInitialize:
+		return a.initialize(req)
+	}
+	a.mu.Lock()
+	initialized := a.initialized
+	a.mu.Unlock()
+	if !initialized {
+		return nil, acp.NewError(acp.CodeInvalidRequest, "%s before initialize", req.Method)
+	}
+	switch req.Method {
+	case acp.MethodAuthenticate:
+		return a.authenticate(req)
+	case acp.MethodSessionNew:
+		return a.newSession(req)
+	case acp.MethodSessionLoad:
+		if !a.s.capabilities.LoadSession {
+			return nil, acp.MethodNotFound(req.Method)
+		}
+		return a.loadSession(req)
+	case acp.MethodSessionSetMode:
+		return a.setMode(req)
+	case acp.MethodSessionPrompt:
+		return a.prompt(req)
+	}
+	return nil, acp.MethodNotFound(req.Method)
+}
+
+// decode reads params into v, answering -32602 when they do not fit.
+func decode(req *acp.Request, v any) error {
+	if len(req.Params) == 0 {
+		return acp.NewError(acp.CodeInvalidParams, "%s: missing params", req.Method)
+	}
+	if err := json.Unmarshal(req.Params, v); err != nil {
+		return acp.NewError(acp.CodeInvalidParams, "%s: %v", req.Method, err)
+	}
+	return nil
+}
+
+func (a *agent) initialize(req *acp.Request) (any, error) {
+	var p acp.InitializeRequest
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	a.initialized = true
+	a.mu.Unlock()
+	info := a.s.agentInfo
+	return acp.InitializeResponse{
+		ProtocolVersion:   a.s.protocolVersion,
+		AgentCapabilities: a.s.capabilities,
+		AuthMethods:       a.s.authMethods,
+		AgentInfo:         &info,
+	}, nil
+}
+
+func (a *agent) authenticate(req *acp.Request) (any, error) {
+	var p acp.AuthenticateRequest
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	for _, m := range a.s.authMethods {
+		if m.ID == p.MethodID && m.Type != acp.AuthTypeTerminal {
+			a.mu.Lock()
+			a.authenticated = true
+			a.mu.Unlock()
+			return acp.AuthenticateResponse{}, nil
+		}
+	}
+	return nil, acp.NewError(acp.CodeInvalidParams, "unknown auth method %q", p.MethodID)
+}
+
+// sessionParams checks what session/new and session/load have in common.
+func (a *agent) sessionParams(req *acp.Request, cwd string) error {
+	a.mu.Lock()
+	ok := a.authenticated || !a.s.authRequired
+	a.mu.Unlock()
+	if !ok {
+		return acp.NewError(acp.CodeAuthRequired, "Authentication required")
+	}
+	var raw struct {
+		McpServers *json.RawMessage `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(req.Params, &raw); err != nil || raw.McpServers == nil {
+		return acp.NewError(acp.CodeInvalidParams, "%s: mcpServers must be an array", req.Method)
+	}
+	if !filepath.IsAbs(cwd) {
+		return acp.NewError(acp.CodeInvalidParams, "%s: cwd must be an absolute path, got %q", req.Method, cwd)
+	}
+	return nil
+}
+
+func (a *agent) modes() *acp.SessionModeState {
+	if a.s.modes == nil {
+		return nil
+	}
+	m := *a.s.modes
+	return &m
+}
+
+func (a *agent) newSession(req *acp.Request) (any, error) {
+	var p acp.NewSessionRequest
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	if err := a.sessionParams(req, p.Cwd); err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	a.created++
+	id := fmt.Sprintf("mock-session-%d", a.created)
+	if a.s.sessionID != "" {
+		id = a.s.sessionID
+		if a.created > 1 {
+			id = fmt.Sprintf("%s-%d", a.s.sessionID, a.created)
+		}
+	}
+	sess := &session{id: id, cwd: p.Cwd}
+	if a.s.modes != nil {
+		sess.mode = a.s.modes.CurrentModeID
+	}
+	a.mu.Unlock()
+
+	pl := a.player(sess, nil, cancelIgnore)
+	if end := pl.play(a.s.beforeSessionNew); end != nil && end.dead {
+		return a.neverAnswer(req)
+	}
+	a.mu.Lock()
+	a.sessions[id] = sess
+	a.mu.Unlock()
+	return acp.NewSessionResponse{SessionID: id, Modes: a.modes()}, nil
+}
+
+func (a *agent) loadSession(req *acp.Request) (any, error) {
+	var p acp.LoadSessionRequest
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	if p.SessionID == "" {
+		return nil, acp.NewError(acp.CodeInvalidParams, "session/load: sessionId is required")
+	}
+	if err := a.sessionParams(req, p.Cwd); err != nil {
+		return nil, err
+	}
+	sess := &session{id: p.SessionID, cwd: p.Cwd}
+	if a.s.modes != nil {
+		sess.mode = a.s.modes.CurrentModeID
+	}
+	a.mu.Lock()
+	a.sessions[p.SessionID] = sess
+	a.mu.Unlock()
+	pl := a.player(sess, nil, cancelIgnore)
+	if end := pl.play(a.s.load); end != nil && end.dead {
+		return a.neverAnswer(req)
+	}
+	return acp.LoadSessionResponse{Modes: a.modes()}, nil
+}
+
+func (a *agent) session(id string) (*session, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	sess, ok := a.sessions[id]
+	if !ok {
+		return nil, acp.NewError(acp.CodeResourceNotFound, "unknown session %q", id)
+	}
+	return sess, nil
+}
+
+func (a *agent) setMode(req *acp.Request) (any, error) {
+	var p acp.SetSessionModeRequest
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	sess, err := a.session(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if a.s.modes != nil {
+		for _, m := range a.s.modes.AvailableModes {
+			if m.ID == p.ModeID {
+				a.mu.Lock()
+				sess.mode = p.ModeID
+				a.mu.Unlock()
+				return acp.SetSessionModeResponse{}, nil
+			}
+		}
+	}
+	return nil, acp.NewError(acp.CodeInvalidParams, "unknown mode %q", p.ModeID)
+}
+
+func (a *agent) cancel(req *acp.Request) {
+	var p acp.CancelNotification
+	if json.Unmarshal(req.Params, &p) != nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	// The tap has usually cancelled already (see tap.go). The dispatcher
+	// handles messages in order, so a running turn began before this cancel.
+	if sess, ok := a.sessions[p.SessionID]; ok && sess.active != nil {
+		sess.active.cancel()
+	}
+}
+
+// promptText joins the prompt's text blocks, for match: regexps.
+func promptText(blocks []acp.ContentBlock) string {
+	var parts []string
+	for _, b := range blocks {
+		switch b.Type {
+		case acp.ContentText:
+			parts = append(parts, b.Text)
+		case acp.ContentResource:
+			if b.Resource != nil {
+				parts = append(parts, b.Resource.Text)
+			}
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// pick chooses the turn for the n-th prompt (1-based) of a session: the
+// first match: entry whose regexp matches the prompt's text, else the n-th
+// entry without match:, else default:.
+func (s *Script) pick(n int, text string) *turn {
+	for _, t := range s.turns {
+		if t.match != nil && t.match.MatchString(text) {
+			return t
+		}
+	}
+	i := 0
+	for _, t := range s.turns {
+		if t.match != nil {
+			continue
+		}
+		if i++; i == n {
+			return t
+		}
+	}
+	return s.fallback
+}
+
+func (a *agent) prompt(req *acp.Request) (any, error) {
+	var p acp.PromptRequest
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	sess, err := a.session(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	run := &turnRun{cancelled: make(chan struct{})}
+	a.mu.Lock()
+	ord := a.promptOrdinalLocked(req.ID)
+	if ord > 0 && ord <= a.cancelUpTo[sess.id] {
+		run.cancel() // a cancel was read after the prompt but before this handler started
+	}
+	if sess.active != nil {
+		a.mu.Unlock()
+		return nil, acp.NewError(acp.CodeInvalidRequest, "session %q already has a prompt turn running", sess.id)
+	}
+	sess.active, sess.activeOrd = run, ord
+	sess.turns++
+	n := sess.turns
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		sess.active = nil
+		a.mu.Unlock()
+	}()
+
+	t := a.s.pick(n, promptText(p.Prompt))
+	if t == nil {
+		return acp.PromptResponse{StopReason: acp.StopEndTurn}, nil
+	}
+	mode := t.onCancel
+	if mode == cancelUnset {
+		mode = a.s.onCancel
+	}
+	pl := a.player(sess, run, mode)
+	end := pl.play(t.steps)
+	if end == nil {
+		end = &ending{stop: acp.StopEndTurn}
+		if t.stopReason != "" {
+			end.stop = acp.StopReason(t.stopReason)
+		}
+		if t.err != nil {
+			end = &ending{err: t.err}
+		}
+	}
+	if end.dead {
+		return a.neverAnswer(req)
+	}
+	if len(t.after) > 0 {
+		written := a.watchResponse(req.ID)
+		a.bg.Go(func() {
+			select {
+			case <-written:
+			case <-a.ctx.Done():
+				return
+			}
+			a.player(sess, nil, cancelIgnore).play(t.after)
+		})
+	}
+	if end.err != nil {
+		return nil, &acp.Error{Code: end.err.Code, Message: end.err.Message, Data: end.err.Data}
+	}
+	return acp.PromptResponse{StopReason: end.stop, Usage: t.usage}, nil
+}
+
+// neverAnswer blocks until Run ends: the agent died or hung.
+func (a *agent) neverAnswer(req *acp.Request) (any, error) {
+	a.answered(req.ID.String()) // nothing will be written for it
+
+	<-a.ctx.Done()
+	return nil, a.ctx.Err()
+}
+
+// exit plays an exit step.
+func (a *agent) exit(code int) {
+	a.exitOnce.Do(func() {
+		a.out.kill()
+		a.exitCode = code
+		a.cfg.exit(code)
+		close(a.exited)
+	})
+}
+
+// hang plays a hang step: from now on nothing is written or answered.
+func (a *agent) hang() {
+	a.hung.Store(true)
+	a.out.discard()
+}
+
+// abs resolves a script path against the session's cwd.
+func abs(cwd, p string) string {
+	if p == "" || filepath.IsAbs(p) || cwd == "" {
+		return p
+	}
+	return filepath.Join(cwd, p)
+}

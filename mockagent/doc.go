@@ -1,0 +1,157 @@
+// Package mockagent is a deterministic ACP agent driven by a YAML script.
+//
+// It stands in for a real coding agent in acprun's tests, in examples/, and
+// for users who want to dry-run scenarios and permission rules without an
+// LLM or a network. The command `acprun mock-agent SCRIPT` runs it on
+// stdin/stdout; tests can also run it in-process over a pipe:
+//
+//	s, err := mockagent.Load("examples/agents/basic.mock.yaml")
+//	if err != nil {
+//		return err // every problem, each as file:line:col: msg
+//	}
+//	err = mockagent.Run(ctx, s, agentIn, agentOut, os.Stderr,
+//		mockagent.WithExit(func(code int) { /* an exit step ran */ }))
+//
+// The agent answers initialize, authenticate, session/new, session/load,
+// session/set_mode and session/prompt as the script says, plays one entry of
+// the script's turns per prompt, honours session/cancel, and can misbehave
+// on purpose (exit mid-turn, hang, print garbage, flood, keep pipes open
+// through a grandchild). Reference documents the whole script format.
+package mockagent
+
+// Reference is the script format, as printed by `acprun mock-agent --help`.
+const Reference = `A mock-agent script is a YAML mapping. Every key is optional; unknown keys
+are errors (reported as file:line:col). Relative paths in read/write/terminal
+steps, diffs and locations are resolved against the session's cwd.
+
+Top level
+  protocolVersion: 1          answered to initialize (set 2 to test a mismatch)
+  agentInfo: {name, title, version}
+  agentCapabilities:
+    loadSession: false        also enables session/load (else -32601)
+    promptCapabilities: {image, audio, embeddedContext}
+    mcpCapabilities: {http, sse}
+    sessionCapabilities: {list, delete, additionalDirectories, resume, close}
+                              each true or {} (advertised only)
+    auth: {logout: true}
+  authMethods: [{id, name, description, type: agent|terminal, args, env}]
+  authRequired: false         session/new and session/load answer -32000 until
+                              authenticate succeeds with a listed non-terminal id
+  sessionId: mock-session-1   id of the first session/new; later ones get "-2", "-3"…
+  modes: {currentModeId, availableModes: [{id, name, description}]}
+                              session/set_mode rejects other ids with -32602
+  permissionOptions:          options of every permission step (default: Claude's)
+    - {optionId: allow_always, name: Always Allow, kind: allow_always}
+    - {optionId: allow, name: Allow, kind: allow_once}
+    - {optionId: reject, name: Reject, kind: reject_once}
+  onCancel: cancelled         what session/cancel does: cancelled (stop, report
+                              unfinished tool calls failed, answer "cancelled"),
+                              end_turn (same, answer "end_turn"), or ignore (keep
+                              playing; waitForCancel still returns)
+  ignoreSigterm: false        the mock-agent process ignores SIGTERM
+  updatesBeforeSessionNew: [steps]  sent for the new session id before the
+                              session/new response
+  load: [steps]               replayed by session/load before its response
+  turns: [turn]
+  default: turn               played when no entry of turns fits (without it:
+                              end_turn and no output)
+
+Choosing a turn for the Nth session/prompt of a session
+  1. the first entry with match: whose regexp (Go syntax) matches the prompt's
+     text (its text blocks joined by newlines);
+  2. else the Nth entry without match: (prompts claimed by a match still count);
+  3. else default:.
+
+Turn
+  match: '(?i)deploy'         regexp; makes the entry match-only
+  steps: [steps]              played in order
+  stopReason: end_turn        answer when the steps run out: end_turn,
+                              max_tokens, max_turn_requests, refusal,
+                              cancelled, or any string verbatim
+  error: {code, message, data}  answer a JSON-RPC error instead
+  usage: {inputTokens, outputTokens, totalTokens, thoughtTokens,
+          cachedReadTokens, cachedWriteTokens}   usage on the response;
+                              totalTokens defaults to input+output+thought
+  onCancel: ...               overrides the script's onCancel for this turn
+  after: [steps]              sent after the response (late updates)
+
+Steps (a mapping with exactly one of these keys)
+  text: "Hello"               agent_message_chunk; a list sends one chunk each;
+    chunks: 3                   split a string into 3 chunks
+    messageId: m1
+  thought: "..."              agent_thought_chunk (same options)
+  user: "..."                 user_message_chunk (same options; e.g. for load)
+  plan: [{content, priority: high|medium|low, status: pending|in_progress|completed}]
+  tool_call: {toolCallId, title, kind, status, name, rawInput, rawOutput,
+              locations: [{path, line}], content: [item], _meta}
+                              toolCallId and title are required; rawInput and
+                              rawOutput take any YAML; an item is one of
+                              {text: "..."}, {diff: {path, oldText, newText}}
+                              (no oldText = new file), {terminal: terminalId}
+  tool_call_update: {toolCallId, ...}  same fields, all optional; an id that
+                              was never announced is fine
+  permission: {toolCallId, ...}  session/request_permission with this tool
+                              call (same fields as tool_call_update)
+    options: [...]              instead of permissionOptions
+    allowed: [steps]            played if an allow_* option was selected
+    rejected: [steps]           played if a reject_* option was selected (also
+                                after an unknown optionId or an error answer,
+                                reported first as an "error: ..." text chunk)
+    cancelled: [steps]          played if the outcome was "cancelled"; then the
+                                turn ends per onCancel (ignore: goes on)
+                              After allowed/rejected steps the turn goes on.
+  read: {path, line, limit}   fs/read_text_file; says "read: <content>"
+  write: {path, content}      fs/write_text_file; says "write: ok"
+  terminal:                   terminal/create, then in this order as asked:
+    command: "go test ./..."    (required) args: [...] env: {NAME: value}
+    cwd: dir  outputByteLimit: 32000
+    toolCallId: t1              send tool_call_update {in_progress, terminal content}
+    waitForExit: true           says "exit: <code>" (a cancel meanwhile kills
+                                and releases the terminal, then the turn ends)
+    output: true                says "output: <text>"
+    kill: true                  says "kill: ok"
+    release: true               says "release: ok"
+                              create says "terminal: <id>". Any failed call
+                              says "error: <method>: <message> (<code>)".
+  sleep: 50ms                 pause (a cancel interrupts it)
+  waitForCancel: true         block until session/cancel arrives
+  update: {sessionUpdate: agent_error, ...}   any update, sent verbatim
+  usage_update: {used, size, cost: {amount, currency}}
+  stop: max_tokens            end the turn now with this stop reason
+  error: {code, message, data}  end the turn now with a JSON-RPC error
+Misbehaviour
+  exit: 3                     exit the process at once with this code
+  hang: true                  never write or answer anything again; ignore
+                              cancel and the end of stdin (notes it on stderr)
+  garbage: "not json"         print this line on stdout
+  flood: {count: 1000, text: x}  that many agent_message_chunks, at full speed
+  stderr: "text"              write a line to stderr
+  spawnGrandchild: true       start "sleep 3600" (via /bin/sh, ignoring SIGTERM)
+                              holding stdout and stderr; its pid goes to stderr
+Outside a turn (updatesBeforeSessionNew, load, after) permission, read, write,
+terminal, waitForCancel, stop and error are not allowed.
+
+The agent's own requests are numbered from 1 by the acp connection.
+
+Example
+  agentInfo: {name: demo-agent, version: "1.0"}
+  turns:
+    - steps:
+        - thought: The user wants the tests run.
+        - tool_call:
+            toolCallId: call_1
+            title: go test ./...
+            kind: execute
+            rawInput: {command: go test ./..., description: Run the tests}
+        - permission: {toolCallId: call_1}
+          allowed:
+            - tool_call_update: {toolCallId: call_1, status: completed}
+            - text: All tests pass.
+          rejected:
+            - tool_call_update: {toolCallId: call_1, status: failed}
+            - text: OK, I will not run them.
+      usage: {inputTokens: 1200, outputTokens: 80}
+    - match: '(?i)refuse'
+      steps: [{text: "I can't help with that."}]
+      stopReason: refusal
+`

@@ -1,0 +1,212 @@
+package mockagent
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/acprun/acprun/acp"
+)
+
+// Error is a problem in a script, with the position it was found at.
+// Parse and Load return every Error of a file at once, joined with
+// errors.Join; use errors.As to get at the first.
+type Error struct {
+	File string
+	Line int // 1-based; 0 when unknown
+	Col  int // 1-based; 0 when unknown
+	Msg  string
+}
+
+// Error formats the error as "file:line:col: msg".
+func (e *Error) Error() string {
+	switch {
+	case e.Line == 0:
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	case e.Col == 0:
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
+
+// Script is a parsed mock-agent script. Its contents are only read by Run;
+// the exported fields are the ones a caller must act on itself.
+type Script struct {
+	// File is the name the script was parsed from, for messages.
+	File string
+	// IgnoreSigterm is the script's ignoreSigterm switch. Run never
+	// changes process-wide signal handling: the process that runs the
+	// script (the mock-agent command) ignores SIGTERM when it is set.
+	IgnoreSigterm bool
+
+	protocolVersion   int
+	agentInfo         acp.Implementation
+	capabilities      acp.AgentCapabilities
+	authMethods       []acp.AuthMethod
+	authRequired      bool
+	sessionID         string
+	modes             *acp.SessionModeState
+	permissionOptions []acp.PermissionOption
+	onCancel          cancelMode
+	beforeSessionNew  []step
+	load              []step
+	turns             []*turn
+	fallback          *turn
+}
+
+// cancelMode says what a turn does when session/cancel arrives.
+type cancelMode string
+
+const (
+	cancelUnset     cancelMode = ""
+	cancelCancelled cancelMode = "cancelled" // stop, answer stopReason cancelled (the spec)
+	cancelEndTurn   cancelMode = "end_turn"  // stop, answer stopReason end_turn
+	cancelIgnore    cancelMode = "ignore"    // keep playing as if nothing happened
+)
+
+// pos is a position in the script.
+type pos struct{ line, col int }
+
+// defaultPermissionOptions are Claude's options, in Claude's order.
+func defaultPermissionOptions() []acp.PermissionOption {
+	return []acp.PermissionOption{
+		{OptionID: "allow_always", Name: "Always Allow", Kind: acp.AllowAlways},
+		{OptionID: "allow", Name: "Allow", Kind: acp.AllowOnce},
+		{OptionID: "reject", Name: "Reject", Kind: acp.RejectOnce},
+	}
+}
+
+// turn is one entry of turns: (or default:).
+type turn struct {
+	pos        pos
+	match      *regexp.Regexp
+	steps      []step
+	after      []step
+	stopReason string
+	err        *rpcError
+	usage      *acp.Usage
+	onCancel   cancelMode
+}
+
+type rpcError struct {
+	Code    int
+	Message string
+	Data    json.RawMessage
+}
+
+// step is one thing a turn does. The set is closed: only the types below
+// implement it.
+type step interface{ stepPos() pos }
+
+type at struct{ pos pos }
+
+func (a at) stepPos() pos { return a.pos }
+
+// chunkStep sends message, thought or user chunks.
+type chunkStep struct {
+	at
+	kind      string // agent_message_chunk, agent_thought_chunk, user_message_chunk
+	chunks    []string
+	messageID string
+}
+
+type planStep struct {
+	at
+	entries []acp.PlanEntry
+}
+
+type toolCallStep struct {
+	at
+	update bool               // tool_call_update instead of tool_call
+	call   acp.ToolCallUpdate // relative paths are resolved against the session cwd when sent
+}
+
+type permissionStep struct {
+	at
+	call         acp.ToolCallUpdate
+	options      []acp.PermissionOption // nil: the script's
+	allowed      []step
+	rejected     []step
+	cancelled    []step
+	hasCancelled bool
+}
+
+type readStep struct {
+	at
+	path  string
+	line  *int
+	limit *int
+}
+
+type writeStep struct {
+	at
+	path    string
+	content string
+}
+
+type terminalStep struct {
+	at
+	command         string
+	args            []string
+	env             []acp.EnvVariable
+	cwd             string
+	outputByteLimit *int64
+	toolCallID      string
+	waitForExit     bool
+	output          bool
+	kill            bool
+	release         bool
+}
+
+type sleepStep struct {
+	at
+	d time.Duration
+}
+
+type waitForCancelStep struct{ at }
+
+type rawUpdateStep struct {
+	at
+	raw json.RawMessage
+}
+
+type usageUpdateStep struct {
+	at
+	update acp.UsageUpdate
+}
+
+type stopStep struct {
+	at
+	reason string
+}
+
+type errorStep struct {
+	at
+	err rpcError
+}
+
+type exitStep struct {
+	at
+	code int
+}
+
+type hangStep struct{ at }
+
+type garbageStep struct {
+	at
+	text string
+}
+
+type floodStep struct {
+	at
+	count int
+	text  string
+}
+
+type stderrStep struct {
+	at
+	text string
+}
+
+type grandchildStep struct{ at }

@@ -1,0 +1,374 @@
+package mockagent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// parser walks a yaml.Node tree and collects positioned errors. It never
+// stops at the first error, so a script shows all its problems at once.
+type parser struct {
+	file string
+	errs []error
+	// budget bounds the nodes visited while converting values to JSON,
+	// and walked bounds the mapping and list items visited in all, so that
+	// alias bombs give an error instead of eating time and memory.
+	budget   int
+	walked   int
+	tooLarge bool
+}
+
+const maxWalked = 1 << 20
+
+// spend counts the items of a mapping or list about to be walked. Past the
+// limit it reports one error and returns false.
+func (p *parser) spend(n *yaml.Node) bool {
+	p.walked += len(n.Content)
+	if p.walked <= maxWalked {
+		return true
+	}
+	if !p.tooLarge {
+		p.tooLarge = true
+		p.errorf(n, "script too large (more than %d items after expanding aliases)", maxWalked)
+	}
+	return false
+}
+
+const maxRawNodes = 1 << 20
+
+// errorf records an error at n's position.
+func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
+	e := &Error{File: p.file, Msg: fmt.Sprintf(format, args...)}
+	if n != nil {
+		e.Line, e.Col = n.Line, n.Column
+	}
+	p.errs = append(p.errs, e)
+}
+
+// resolve follows aliases.
+func resolve(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// describe names a node's type for messages: "a string", "a mapping"…
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!str":
+			return "a string"
+		case "!!int":
+			return "an integer"
+		case "!!float":
+			return "a number"
+		case "!!bool":
+			return "a boolean"
+		case "!!null":
+			return "null"
+		}
+		return "a " + strings.TrimPrefix(n.ShortTag(), "!!")
+	}
+	return "nothing"
+}
+
+// keyval is one entry of a mapping.
+type keyval struct {
+	key, val *yaml.Node
+	name     string
+}
+
+// entries returns the entries of a mapping, reporting a node that is not a
+// mapping, keys that are not strings, duplicate keys and merge keys.
+func (p *parser) entries(n *yaml.Node, what string) ([]keyval, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, "%s: want a mapping, got %s", what, describe(n))
+		return nil, false
+	}
+	if !p.spend(n) {
+		return nil, false
+	}
+	var kvs []keyval
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := resolve(n.Content[i]), n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			p.errorf(k, "%s: want a string key, got %s", what, describe(k))
+			continue
+		}
+		if k.ShortTag() == "!!merge" {
+			p.errorf(k, "%s: merge keys (<<) are not supported", what)
+			continue
+		}
+		if seen[k.Value] {
+			p.errorf(k, "%s: duplicate key %q", what, k.Value)
+			continue
+		}
+		seen[k.Value] = true
+		kvs = append(kvs, keyval{key: k, val: v, name: k.Value})
+	}
+	return kvs, true
+}
+
+// fields maps a key to the function that parses its value.
+type fields map[string]func(v *yaml.Node)
+
+// object parses a mapping whose keys must all be in fs.
+func (p *parser) object(n *yaml.Node, what string, fs fields) bool {
+	kvs, ok := p.entries(n, what)
+	if !ok {
+		return false
+	}
+	p.apply(kvs, what, fs)
+	return true
+}
+
+// apply calls fs for each entry and reports unknown keys.
+func (p *parser) apply(kvs []keyval, what string, fs fields) {
+	for _, kv := range kvs {
+		f, ok := fs[kv.name]
+		if !ok {
+			p.errorf(kv.key, "unknown key %q in %s (want one of: %s)", kv.name, what, keyList(fs))
+			continue
+		}
+		f(kv.val)
+	}
+}
+
+func keyList(fs fields) string {
+	keys := make([]string, 0, len(fs))
+	for k := range fs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, ", ")
+}
+
+// list returns the items of a sequence.
+func (p *parser) list(n *yaml.Node, what string) ([]*yaml.Node, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.SequenceNode {
+		p.errorf(n, "%s: want a list, got %s", what, describe(n))
+		return nil, false
+	}
+	if !p.spend(n) {
+		return nil, false
+	}
+	return n.Content, true
+}
+
+func (p *parser) str(n *yaml.Node, what string) (string, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+		p.errorf(n, "%s: want a string, got %s", what, describe(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+// nonEmpty is str that also rejects "".
+func (p *parser) nonEmpty(n *yaml.Node, what string) (string, bool) {
+	s, ok := p.str(n, what)
+	if ok && s == "" {
+		p.errorf(resolve(n), "%s: must not be empty", what)
+		return "", false
+	}
+	return s, ok
+}
+
+func (p *parser) oneOf(n *yaml.Node, what string, allowed ...string) (string, bool) {
+	s, ok := p.str(n, what)
+	if ok && !slices.Contains(allowed, s) {
+		p.errorf(resolve(n), "%s: unknown value %q (want one of: %s)", what, s, strings.Join(allowed, ", "))
+		return "", false
+	}
+	return s, ok
+}
+
+func (p *parser) int64(n *yaml.Node, what string) (int64, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
+		p.errorf(n, "%s: want an integer, got %s", what, describe(n))
+		return 0, false
+	}
+	var v int64
+	if err := n.Decode(&v); err != nil {
+		p.errorf(n, "%s: integer out of range: %s", what, n.Value)
+		return 0, false
+	}
+	return v, true
+}
+
+func (p *parser) int(n *yaml.Node, what string, lo, hi int64) (int, bool) {
+	v, ok := p.int64(n, what)
+	if !ok {
+		return 0, false
+	}
+	if v < lo || v > hi {
+		p.errorf(resolve(n), "%s: %d out of range [%d, %d]", what, v, lo, hi)
+		return 0, false
+	}
+	return int(v), true
+}
+
+func (p *parser) float(n *yaml.Node, what string) (float64, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
+		p.errorf(n, "%s: want a number, got %s", what, describe(n))
+		return 0, false
+	}
+	var v float64
+	if err := n.Decode(&v); err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		p.errorf(n, "%s: not a finite number: %s", what, n.Value)
+		return 0, false
+	}
+	return v, true
+}
+
+func (p *parser) bool(n *yaml.Node, what string) (bool, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
+		p.errorf(n, "%s: want true or false, got %s", what, describe(n))
+		return false, false
+	}
+	var v bool
+	if err := n.Decode(&v); err != nil {
+		p.errorf(n, "%s: %v", what, err)
+		return false, false
+	}
+	return v, true
+}
+
+// strings parses a list of strings.
+func (p *parser) strings(n *yaml.Node, what string) ([]string, bool) {
+	items, ok := p.list(n, what)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		if s, ok := p.str(it, what+" item"); ok {
+			out = append(out, s)
+		}
+	}
+	return out, true
+}
+
+// rawJSON converts any YAML value to JSON, keeping mapping key order.
+func (p *parser) rawJSON(n *yaml.Node, what string) (json.RawMessage, bool) {
+	var buf bytes.Buffer
+	if !p.appendJSON(&buf, n, what, 0) {
+		if p.budget < 0 {
+			p.errorf(n, "%s: value too large (more than %d nodes after expanding aliases)", what, maxRawNodes)
+			p.budget = maxRawNodes // report each value once, then go on
+		}
+		return nil, false
+	}
+	return json.RawMessage(buf.Bytes()), true
+}
+
+// rawObject is rawJSON for values that must be mappings (_meta…).
+func (p *parser) rawObject(n *yaml.Node, what string) (json.RawMessage, bool) {
+	if r := resolve(n); r.Kind != yaml.MappingNode {
+		p.errorf(r, "%s: want a mapping, got %s", what, describe(r))
+		return nil, false
+	}
+	return p.rawJSON(n, what)
+}
+
+func (p *parser) appendJSON(buf *bytes.Buffer, n *yaml.Node, what string, depth int) bool {
+	p.budget--
+	if p.budget < 0 {
+		return false
+	}
+	if depth > 200 {
+		p.errorf(n, "%s: value nested too deeply", what)
+		return false
+	}
+	n = resolve(n)
+	switch n.Kind {
+	case yaml.MappingNode:
+		kvs, ok := p.entries(n, what)
+		if !ok {
+			return false
+		}
+		buf.WriteByte('{')
+		for i, kv := range kvs {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			k, _ := json.Marshal(kv.name)
+			buf.Write(k)
+			buf.WriteByte(':')
+			if !p.appendJSON(buf, kv.val, what, depth+1) {
+				return false
+			}
+		}
+		buf.WriteByte('}')
+		return true
+	case yaml.SequenceNode:
+		buf.WriteByte('[')
+		for i, it := range n.Content {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if !p.appendJSON(buf, it, what, depth+1) {
+				return false
+			}
+		}
+		buf.WriteByte(']')
+		return true
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			buf.WriteString("null")
+			return true
+		case "!!bool":
+			v, ok := p.bool(n, what)
+			if ok {
+				buf.WriteString(strconv.FormatBool(v))
+			}
+			return ok
+		case "!!int":
+			var i int64
+			if err := n.Decode(&i); err == nil {
+				buf.WriteString(strconv.FormatInt(i, 10))
+				return true
+			}
+			var u uint64
+			if err := n.Decode(&u); err == nil {
+				buf.WriteString(strconv.FormatUint(u, 10))
+				return true
+			}
+			p.errorf(n, "%s: integer out of range: %s", what, n.Value)
+			return false
+		case "!!float":
+			v, ok := p.float(n, what)
+			if ok {
+				b, _ := json.Marshal(v)
+				buf.Write(b)
+			}
+			return ok
+		}
+		// Strings, timestamps, binary and custom tags: the text as written.
+		b, _ := json.Marshal(n.Value)
+		buf.Write(b)
+		return true
+	}
+	p.errorf(n, "%s: want a value, got %s", what, describe(n))
+	return false
+}

@@ -1,0 +1,106 @@
+package output
+
+import (
+	"encoding/json"
+	"io"
+	"sort"
+
+	"github.com/acprun/acprun/runner"
+)
+
+// TurnRef names one turn of one scenario in byStopReason.
+type TurnRef struct {
+	Scenario string `json:"scenario"`
+	Turn     int    `json:"turn"`
+}
+
+// Summary counts what a run produced.
+type Summary struct {
+	Scenarios int `json:"scenarios"`
+	Passed    int `json:"passed"`
+	Failed    int `json:"failed"`
+	Errored   int `json:"errored"`
+	// Turns counts turns by stop reason (skipped turns under "skipped").
+	Turns      map[string]int `json:"turns"`
+	Allowed    int            `json:"allowed"`
+	Denied     int            `json:"denied"`
+	DurationMs int64          `json:"durationMs"`
+}
+
+// Results is the JSON document acprun writes (schemaVersion 1).
+type Results struct {
+	SchemaVersion  int                  `json:"schemaVersion"`
+	StartedAt      string               `json:"startedAt"`
+	DurationMs     int64                `json:"durationMs"`
+	Interrupted    bool                 `json:"interrupted,omitempty"`
+	PolicyOverride string               `json:"policyOverride,omitempty"`
+	ByStopReason   map[string][]TurnRef `json:"byStopReason"`
+	Summary        Summary              `json:"summary"`
+	Scenarios      []runner.Result      `json:"scenarios"`
+}
+
+// NewResults builds the JSON document of a report.
+func NewResults(rep runner.Report) Results {
+	res := Results{
+		SchemaVersion:  runner.SchemaVersion,
+		StartedAt:      rep.StartedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+		DurationMs:     rep.Duration.Milliseconds(),
+		Interrupted:    rep.Interrupted,
+		PolicyOverride: rep.PolicyOverride,
+		ByStopReason:   map[string][]TurnRef{},
+		Summary:        Summarize(rep),
+		Scenarios:      rep.Scenarios,
+	}
+	if res.Scenarios == nil {
+		res.Scenarios = []runner.Result{}
+	}
+	for _, sc := range rep.Scenarios {
+		for _, t := range sc.Turns {
+			if t.StopReason == runner.OutcomeSkipped {
+				continue
+			}
+			res.ByStopReason[t.StopReason] = append(res.ByStopReason[t.StopReason], TurnRef{Scenario: sc.Name, Turn: t.Index})
+		}
+	}
+	return res
+}
+
+// Summarize counts the scenarios and turns of a report.
+func Summarize(rep runner.Report) Summary {
+	s := Summary{Turns: map[string]int{}, DurationMs: rep.Duration.Milliseconds()}
+	for _, sc := range rep.Scenarios {
+		s.Scenarios++
+		switch sc.Status {
+		case runner.StatusPassed:
+			s.Passed++
+		case runner.StatusFailed:
+			s.Failed++
+		default:
+			s.Errored++
+		}
+		s.Allowed += sc.Allowed
+		s.Denied += sc.Denied
+		for _, t := range sc.Turns {
+			s.Turns[t.StopReason]++
+		}
+	}
+	return s
+}
+
+// JSON writes the report as indented JSON.
+func JSON(w io.Writer, rep runner.Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(NewResults(rep))
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,109 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/acprun/acprun/runner"
+	"github.com/fatih/color"
+)
+
+// Text writes the human summary: one line per scenario, its failures, and
+// the totals. Colour follows color.NoColor, which main sets once.
+func Text(w io.Writer, rep runner.Report) error {
+	pass := color.New(color.FgGreen, color.Bold).SprintFunc()
+	fail := color.New(color.FgRed, color.Bold).SprintFunc()
+	warn := color.New(color.FgYellow).SprintFunc()
+	dim := color.New(color.Faint).SprintFunc()
+	var b strings.Builder
+	for _, sc := range rep.Scenarios {
+		label := pass("PASS")
+		switch sc.Status {
+		case runner.StatusFailed:
+			label = fail("FAIL")
+		case runner.StatusError:
+			label = fail("ERROR")
+		}
+		fmt.Fprintf(&b, "%s %s %s\n", label, sc.Name, dim(fmt.Sprintf("(%s, %s)", stopReasons(sc), duration(sc.Duration))))
+		if sc.Error != "" {
+			fmt.Fprintf(&b, "    %s\n", sc.Error)
+		}
+		for _, f := range sc.Failures {
+			fmt.Fprintf(&b, "    %s\n", f)
+		}
+		for _, wmsg := range sc.Warnings {
+			fmt.Fprintf(&b, "    %s %s\n", warn("warning:"), wmsg)
+		}
+		if sc.Status != runner.StatusPassed && sc.StderrTail != "" {
+			fmt.Fprintf(&b, "    agent stderr (last lines):\n")
+			for _, l := range lastLines(sc.StderrTail, 5) {
+				fmt.Fprintf(&b, "      %s\n", l)
+			}
+		}
+	}
+	s := Summarize(rep)
+	parts := []string{fmt.Sprintf("%d passed", s.Passed)}
+	failed := fmt.Sprintf("%d failed", s.Failed)
+	if s.Failed > 0 {
+		failed = fail(failed)
+	}
+	parts = append(parts, failed)
+	if s.Errored > 0 {
+		parts = append(parts, fail(fmt.Sprintf("%d errors", s.Errored)))
+	}
+	fmt.Fprintf(&b, "\n%s in %s", strings.Join(parts, ", "), duration(rep.Duration))
+	if len(s.Turns) > 0 {
+		var turns []string
+		for _, k := range sortedKeys(s.Turns) {
+			turns = append(turns, fmt.Sprintf("%s %d", k, s.Turns[k]))
+		}
+		fmt.Fprintf(&b, "; turns: %s", strings.Join(turns, ", "))
+	}
+	if s.Allowed+s.Denied > 0 {
+		fmt.Fprintf(&b, "; permissions: %d allowed, %d denied", s.Allowed, s.Denied)
+	}
+	b.WriteString("\n")
+	if rep.PolicyOverride != "" {
+		fmt.Fprintf(&b, "%s every permission request was answered by %s\n", warn("note:"), rep.PolicyOverride)
+	}
+	if rep.Interrupted {
+		fmt.Fprintf(&b, "%s\n", fail("interrupted: results are partial"))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// stopReasons lists a scenario's turn outcomes, e.g. "end_turn, max_tokens".
+func stopReasons(sc runner.Result) string {
+	if len(sc.Turns) == 0 {
+		return "no turns"
+	}
+	rs := make([]string, len(sc.Turns))
+	for i, t := range sc.Turns {
+		rs[i] = t.StopReason
+		if t.CancelCause != "" {
+			rs[i] += " after " + t.CancelCause
+		}
+	}
+	return strings.Join(rs, ", ")
+}
+
+func duration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(10 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+func lastLines(s string, n int) []string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}

@@ -1,0 +1,238 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/acprun/acprun/acp"
+	"golang.org/x/sys/unix"
+)
+
+// stderrTailBytes is how much of an agent's stderr is kept for the results.
+const stderrTailBytes = 32 << 10
+
+// drainDelay is how long acprun keeps reading an agent's stdout after the
+// agent exited, before it closes the pipe itself: a grandchild that inherited
+// the pipe must not keep acprun waiting.
+const drainDelay = 200 * time.Millisecond
+
+// ErrAgentExited is wrapped by errors about an agent that exited on its own.
+var ErrAgentExited = errors.New("agent exited")
+
+// AgentConfig says how to start an agent process.
+type AgentConfig struct {
+	Argv    []string
+	Env     []string // the complete environment of the process
+	Dir     string   // working directory of the process
+	Handler acp.Handler
+	Conn    *acp.Options
+}
+
+// Agent is one agent subprocess, in its own process group, and the ACP
+// connection over its stdin and stdout.
+type Agent struct {
+	Conn *acp.Conn
+
+	cmd    *exec.Cmd
+	pgid   int
+	stdin  *os.File
+	stdout *os.File
+	stderr *os.File
+	tail   *tailBuffer
+
+	exited    chan struct{} // closed once the leader has been waited for
+	state     *os.ProcessState
+	stderrEOF chan struct{}
+	closeOnce sync.Once
+}
+
+// StartAgent starts the agent process and its connection.
+func StartAgent(cfg AgentConfig) (*Agent, error) {
+	if len(cfg.Argv) == 0 {
+		return nil, errors.New("empty agent command")
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("stdin pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, fmt.Errorf("stdout pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, fmt.Errorf("stderr pipe: %w", err)
+	}
+	cmd := exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
+	cmd.Env = cfg.Env
+	cmd.Dir = cfg.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, fmt.Errorf("start %s: %w", cfg.Argv[0], err)
+	}
+	closeAll(inR, outW, errW) // the child holds its own copies
+
+	a := &Agent{
+		cmd:       cmd,
+		pgid:      cmd.Process.Pid,
+		stdin:     inW,
+		stdout:    outR,
+		stderr:    errR,
+		tail:      newTailBuffer(stderrTailBytes),
+		exited:    make(chan struct{}),
+		stderrEOF: make(chan struct{}),
+	}
+	a.Conn = acp.NewConn(outR, inW, cfg.Handler, cfg.Conn)
+	go a.drainStderr()
+	go a.wait()
+	return a, nil
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+func (a *Agent) drainStderr() {
+	defer close(a.stderrEOF)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := a.stderr.Read(buf)
+		a.tail.Write(buf[:n])
+		if err != nil {
+			return
+		}
+	}
+}
+
+// wait reaps the leader, then gives the pipes a moment to drain before
+// closing them, so that grandchildren holding them cannot block the reader.
+func (a *Agent) wait() {
+	_ = a.cmd.Wait() // the exit status is read from ProcessState
+	a.state = a.cmd.ProcessState
+	close(a.exited)
+	t := time.NewTimer(drainDelay)
+	defer t.Stop()
+	stdoutDone, stderrDone := a.Conn.Done(), a.stderrEOF
+	for stdoutDone != nil || stderrDone != nil {
+		select {
+		case <-stdoutDone:
+			stdoutDone = nil
+		case <-stderrDone:
+			stderrDone = nil
+		case <-t.C:
+			a.stdout.Close()
+			a.stderr.Close()
+			return
+		}
+	}
+}
+
+// Exited is closed once the agent process has exited.
+func (a *Agent) Exited() <-chan struct{} { return a.exited }
+
+// ExitStatus reports how the process ended: its exit code, or the signal
+// that killed it. It is only meaningful after Exited is closed.
+func (a *Agent) ExitStatus() (code *int, signal string) {
+	select {
+	case <-a.exited:
+	default:
+		return nil, ""
+	}
+	if ws, ok := a.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return nil, unix.SignalName(ws.Signal())
+	}
+	c := a.state.ExitCode()
+	return &c, ""
+}
+
+// StderrTail returns the last bytes the agent wrote to stderr.
+func (a *Agent) StderrTail() string { return a.tail.String() }
+
+// Pgid is the agent's process group id.
+func (a *Agent) Pgid() int { return a.pgid }
+
+// Close stops the agent: it closes its stdin, waits up to grace for it to
+// exit, sends SIGTERM to its process group, waits up to grace again, then
+// kills the group. Leftover members of the group are always killed. When ctx
+// ends, the waits are cut short. Close waits for the connection's goroutines.
+func (a *Agent) Close(ctx context.Context, grace time.Duration) {
+	a.closeOnce.Do(func() {
+		a.stdin.Close()
+		if !a.waitExit(ctx, grace) {
+			a.signalGroup(syscall.SIGTERM)
+			a.waitExit(ctx, grace)
+		}
+		a.finish()
+	})
+}
+
+// Kill stops the agent at once: SIGKILL to its whole process group.
+func (a *Agent) Kill() {
+	a.closeOnce.Do(func() {
+		a.stdin.Close()
+		a.finish()
+	})
+}
+
+func (a *Agent) finish() {
+	a.signalGroup(syscall.SIGKILL)
+	<-a.exited
+	a.Conn.Close()
+	<-a.stderrEOF
+}
+
+func (a *Agent) waitExit(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-a.exited:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (a *Agent) signalGroup(sig syscall.Signal) {
+	_ = syscall.Kill(-a.pgid, sig) // ESRCH: the group is already gone
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+	cut bool
+}
+
+func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+		t.cut = true
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

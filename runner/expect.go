@@ -1,0 +1,53 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/acprun/acprun/scenario"
+)
+
+// checkTurn returns one message per expectation the turn did not meet.
+func checkTurn(e scenario.Expect, t *TurnResult) []string {
+	var fails []string
+	if len(e.StopReasons) > 0 && !slices.Contains(e.StopReasons, t.StopReason) {
+		msg := fmt.Sprintf("%s: stopReason %s, want %s", e.Pos, t.StopReason, strings.Join(e.StopReasons, " or "))
+		if t.Error != "" {
+			msg += " (" + t.Error + ")"
+		}
+		fails = append(fails, msg)
+	}
+	for _, s := range e.TextContains {
+		if !strings.Contains(t.Text, s) {
+			fails = append(fails, fmt.Sprintf("%s: text does not contain %q", e.Pos, s))
+		}
+	}
+	if e.TextMatches != nil && !e.TextMatches.MatchString(t.Text) {
+		fails = append(fails, fmt.Sprintf("%s: text does not match /%s/", e.Pos, e.TextMatches))
+	}
+	denied := 0
+	for _, p := range t.Permissions {
+		if p.Decision == "deny" {
+			denied++
+		}
+	}
+	fails = append(fails, checkDenied(e, denied)...)
+	return fails
+}
+
+// checkScenario checks the scenario-level expectations.
+func checkScenario(e scenario.Expect, r *Result) []string {
+	return checkDenied(e, r.Denied)
+}
+
+func checkDenied(e scenario.Expect, denied int) []string {
+	var fails []string
+	if e.Denied != nil && denied != *e.Denied {
+		fails = append(fails, fmt.Sprintf("%s: %d permission requests denied, want %d", e.Pos, denied, *e.Denied))
+	}
+	if e.MaxDenied != nil && denied > *e.MaxDenied {
+		fails = append(fails, fmt.Sprintf("%s: %d permission requests denied, want at most %d", e.Pos, denied, *e.MaxDenied))
+	}
+	return fails
+}

@@ -1,0 +1,163 @@
+package runner
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SchemaVersion is the version of the results format written by acprun.
+const SchemaVersion = 1
+
+// Status is the outcome of one scenario.
+type Status string
+
+// Scenario statuses.
+const (
+	StatusPassed Status = "passed"
+	StatusFailed Status = "failed" // an expectation failed or a turn ended in an error outcome
+	StatusError  Status = "error"  // the scenario could not run to its end (agent did not start, crashed, hung)
+)
+
+// Outcomes recorded in place of a stop reason when the agent gave none.
+const (
+	OutcomeError        = "error"        // session/prompt answered with a JSON-RPC error, or a protocol violation
+	OutcomeAgentExited  = "agent_exited" // the agent process died mid-turn
+	OutcomeUnresponsive = "unresponsive" // no answer to session/cancel within cancelGrace
+	OutcomeSkipped      = "skipped"      // the turn never ran (an earlier turn was cancelled or failed)
+)
+
+// Cancel causes: why acprun sent session/cancel.
+const (
+	CauseTurnTimeout     = "turnTimeout"
+	CauseIdleTimeout     = "idleTimeout"
+	CauseScenarioTimeout = "scenarioTimeout"
+	CauseRunTimeout      = "runTimeout"
+	CauseInterrupt       = "interrupt"
+)
+
+// Report is everything one run produced.
+type Report struct {
+	SchemaVersion int           `json:"schemaVersion"`
+	StartedAt     time.Time     `json:"startedAt"`
+	Duration      time.Duration `json:"-"`
+	Interrupted   bool          `json:"interrupted,omitempty"`
+	// PolicyOverride names --allow-all or --deny-all when one was used.
+	PolicyOverride string   `json:"policyOverride,omitempty"`
+	Scenarios      []Result `json:"scenarios"`
+}
+
+// AgentInfo describes the agent a scenario ran against.
+type AgentInfo struct {
+	Name            string   `json:"name,omitempty"` // named agent, when the scenario used one
+	Command         []string `json:"command"`
+	InfoName        string   `json:"agentName,omitempty"`    // agentInfo.name from initialize
+	InfoVersion     string   `json:"agentVersion,omitempty"` // agentInfo.version
+	ProtocolVersion int      `json:"protocolVersion,omitempty"`
+}
+
+// Result is the outcome of one scenario.
+type Result struct {
+	Name       string        `json:"name"`
+	File       string        `json:"file"`
+	Line       int           `json:"line"`
+	Tags       []string      `json:"tags,omitempty"`
+	Agent      AgentInfo     `json:"agent"`
+	Status     Status        `json:"status"`
+	Duration   time.Duration `json:"-"`
+	DurationMs int64         `json:"durationMs"`
+	Failures   []string      `json:"failures,omitempty"`
+	Warnings   []string      `json:"warnings,omitempty"`
+	// Error explains a StatusError (the agent could not start, crashed or hung).
+	Error string `json:"error,omitempty"`
+	// StartFailed is set when the agent could not be started, initialized
+	// or authenticated (exit code 3).
+	StartFailed bool `json:"startFailed,omitempty"`
+	// ExitCode and Signal describe how the agent process ended, when it did on its own.
+	ExitCode   *int   `json:"exitCode,omitempty"`
+	Signal     string `json:"signal,omitempty"`
+	StderrTail string `json:"stderrTail,omitempty"`
+	Allowed    int    `json:"allowed"`
+	Denied     int    `json:"denied"`
+	// Violations lists protocol violations seen on the agent's stdout.
+	Violations []string     `json:"violations,omitempty"`
+	Transcript string       `json:"transcript,omitempty"`
+	Turns      []TurnResult `json:"turns"`
+}
+
+// TurnResult is the record of one session/prompt.
+type TurnResult struct {
+	Index         int           `json:"index"` // from 1
+	Prompt        string        `json:"prompt"`
+	StopReason    string        `json:"stopReason"`
+	CancelCause   string        `json:"cancelCause,omitempty"`
+	CancelIgnored bool          `json:"cancelIgnored,omitempty"`
+	Duration      time.Duration `json:"-"`
+	DurationMs    int64         `json:"durationMs"`
+	Text          string        `json:"text"`
+	Thoughts      string        `json:"thoughts,omitempty"`
+	Plan          []PlanEntry   `json:"plan,omitempty"`
+	ToolCalls     []ToolCall    `json:"toolCalls,omitempty"`
+	Permissions   []Permission  `json:"permissions,omitempty"`
+	Usage         *Usage        `json:"usage,omitempty"`
+	Error         string        `json:"error,omitempty"`
+	// Failures are the expectations this turn did not meet.
+	Failures []string `json:"failures,omitempty"`
+	// LateUpdates counts session/update notifications that arrived after the prompt's answer.
+	LateUpdates int `json:"lateUpdates,omitempty"`
+	// Updates counts every session/update of the turn by kind.
+	Updates map[string]int `json:"updates,omitempty"`
+	// Warnings about this turn, e.g. a prompt part the agent cannot take.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// PlanEntry is one entry of the agent's last plan.
+type PlanEntry struct {
+	Content  string `json:"content"`
+	Priority string `json:"priority"`
+	Status   string `json:"status"`
+}
+
+// ToolCall is a tool call merged from all its updates.
+type ToolCall struct {
+	ID        string          `json:"toolCallId"`
+	Title     string          `json:"title"`
+	Kind      string          `json:"kind,omitempty"`
+	Status    string          `json:"status"`
+	Locations []string        `json:"locations,omitempty"`
+	RawInput  json.RawMessage `json:"rawInput,omitempty"`
+	RawOutput json.RawMessage `json:"rawOutput,omitempty"`
+	Content   json.RawMessage `json:"content,omitempty"`
+	// Announced is false when the agent never sent a tool_call for this id.
+	Announced bool `json:"announced"`
+	// Late is set when the call was first seen after the prompt's answer.
+	Late bool `json:"late,omitempty"`
+}
+
+// Permission is one session/request_permission and how acprun answered it.
+type Permission struct {
+	ToolCallID string   `json:"toolCallId"`
+	Title      string   `json:"title,omitempty"`
+	Kind       string   `json:"kind,omitempty"`
+	Commands   []string `json:"commands,omitempty"`
+	Paths      []string `json:"paths,omitempty"`
+	Decision   string   `json:"decision"` // allow | deny | cancelled
+	Rule       string   `json:"rule,omitempty"`
+	OptionID   string   `json:"optionId,omitempty"`
+	Outcome    string   `json:"outcome"` // selected | cancelled
+	Reason     string   `json:"reason,omitempty"`
+}
+
+// Usage is the token usage the agent reported for a turn.
+type Usage struct {
+	TotalTokens       int64 `json:"totalTokens,omitempty"`
+	InputTokens       int64 `json:"inputTokens,omitempty"`
+	OutputTokens      int64 `json:"outputTokens,omitempty"`
+	ThoughtTokens     int64 `json:"thoughtTokens,omitempty"`
+	CachedReadTokens  int64 `json:"cachedReadTokens,omitempty"`
+	CachedWriteTokens int64 `json:"cachedWriteTokens,omitempty"`
+	// ContextUsed and ContextSize come from the last usage_update.
+	ContextUsed int64   `json:"contextUsed,omitempty"`
+	ContextSize int64   `json:"contextSize,omitempty"`
+	Cost        float64 `json:"cost,omitempty"`
+	Currency    string  `json:"currency,omitempty"`
+}

@@ -1,0 +1,655 @@
+package runner
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/scenario"
+)
+
+// Defaults for the scenario settings a file leaves out.
+const (
+	DefaultTurnTimeout = 10 * time.Minute
+	DefaultCancelGrace = 10 * time.Second
+	DefaultKillGrace   = 5 * time.Second
+	// setupTimeout bounds initialize, authenticate, session/new and set_mode.
+	setupTimeout = 2 * time.Minute
+)
+
+// Causes given to contexts when a deadline passes, so that context.Cause
+// tells which deadline it was. Anything else ending a turn is an interrupt.
+var (
+	errTurnTimeout     = errors.New("turn timeout")
+	errIdleTimeout     = errors.New("idle timeout")
+	errScenarioTimeout = errors.New("scenario timeout")
+	// ErrRunTimeout is the cause callers give the run's context when the
+	// whole run's deadline (--timeout) passes.
+	ErrRunTimeout = errors.New("run timeout")
+)
+
+// Options configures Run. Zero values have the documented defaults.
+type Options struct {
+	// Observer is told about progress; nil for none.
+	Observer Observer
+	// Transcripts, when set, is a directory that receives one JSONL file of
+	// every message both ways per scenario.
+	Transcripts string
+	// Policy, when set, replaces every scenario's permission policy
+	// (--allow-all, --deny-all).
+	Policy *approve.Policy
+	// TurnTimeout and IdleTimeout, when set, override the scenarios' values.
+	TurnTimeout, IdleTimeout time.Duration
+	// Abort, when closed, cuts every grace period short: agents are killed
+	// at once (a second Ctrl-C).
+	Abort <-chan struct{}
+	// Self is the acprun executable, used when an agent command starts with
+	// "acprun" (so examples run the mock agent of the same build). Default:
+	// os.Executable.
+	Self string
+	// Environ is the environment agents start with, before their scenario's
+	// env. Default: os.Environ().
+	Environ []string
+	// Version is reported to agents in clientInfo.
+	Version string
+}
+
+// Observer is told about a run as it happens. Calls are serialised: an
+// Observer needs no locking of its own.
+type Observer interface {
+	ScenarioStarted(sc *scenario.Scenario)
+	TurnFinished(sc *scenario.Scenario, turn TurnResult)
+	PermissionDecided(scenarioName string, p Permission)
+	ScenarioFinished(sc *scenario.Scenario, r Result)
+}
+
+// observer serialises calls to an Observer; a nil one does nothing.
+type observer struct {
+	mu sync.Mutex
+	o  Observer
+}
+
+func (o *observer) started(sc *scenario.Scenario) {
+	if o == nil || o.o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.o.ScenarioStarted(sc)
+}
+
+func (o *observer) turn(sc *scenario.Scenario, t TurnResult) {
+	if o == nil || o.o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.o.TurnFinished(sc, t)
+}
+
+func (o *observer) permission(name string, p Permission) {
+	if o == nil || o.o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.o.PermissionDecided(name, p)
+}
+
+func (o *observer) finished(sc *scenario.Scenario, r Result) {
+	if o == nil || o.o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.o.ScenarioFinished(sc, r)
+}
+
+// Run runs every scenario and returns their results in the given order. It
+// returns an error only when it could not run at all; failures of scenarios
+// are in the Report. When ctx ends, running turns are cancelled as the
+// protocol asks and the Report holds everything produced so far.
+func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Report, error) {
+	if opts.Self == "" {
+		if exe, err := os.Executable(); err == nil {
+			opts.Self = exe
+		}
+	}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ()
+	}
+	if opts.Transcripts != "" {
+		if err := os.MkdirAll(opts.Transcripts, 0o755); err != nil {
+			return Report{}, fmt.Errorf("transcripts: %w", err)
+		}
+	}
+	if opts.Abort == nil {
+		opts.Abort = make(chan struct{})
+	}
+	rep := Report{SchemaVersion: SchemaVersion, StartedAt: time.Now()}
+	if opts.Policy != nil {
+		rep.PolicyOverride = opts.Policy.Source
+	}
+	obs := &observer{o: opts.Observer}
+	for _, sc := range scenarios {
+		if ctx.Err() != nil {
+			rep.Interrupted = true
+			break
+		}
+		obs.started(sc)
+		r := runScenario(ctx, &opts, obs, sc)
+		obs.finished(sc, r)
+		rep.Scenarios = append(rep.Scenarios, r)
+	}
+	if ctx.Err() != nil && !errors.Is(context.Cause(ctx), ErrRunTimeout) {
+		rep.Interrupted = true
+	}
+	rep.Duration = time.Since(rep.StartedAt)
+	return rep, nil
+}
+
+// scenarioRun is the state of one scenario while it runs.
+type scenarioRun struct {
+	opts  *Options
+	obs   *observer
+	sc    *scenario.Scenario
+	res   *Result
+	sess  *session
+	agent *Agent
+	init  acp.InitializeResponse
+	tr    *transcript
+}
+
+func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario.Scenario) Result {
+	start := time.Now()
+	res := Result{
+		Name: sc.Name,
+		File: sc.File,
+		Line: sc.Pos.Line,
+		Tags: sc.Tags,
+		Agent: AgentInfo{
+			Name:    sc.Agent.Name,
+			Command: sc.Agent.Command,
+		},
+	}
+	policy := sc.Policy
+	if opts.Policy != nil {
+		policy = opts.Policy
+	}
+	r := &scenarioRun{opts: opts, obs: obs, sc: sc, res: &res}
+	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: obs, name: sc.Name}
+	secrets := secretValues(sc.Agent.Env)
+
+	scCtx := ctx
+	if sc.Timeout > 0 {
+		var cancel context.CancelFunc
+		scCtx, cancel = context.WithTimeoutCause(ctx, sc.Timeout, errScenarioTimeout)
+		defer cancel()
+	}
+
+	if opts.Transcripts != "" {
+		tr, err := newTranscript(opts.Transcripts, sc, secrets)
+		if err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("transcript: %v", err))
+		} else {
+			r.tr = tr
+			res.Transcript = tr.path
+			defer tr.close()
+		}
+	}
+
+	if err := r.start(scCtx); err != nil {
+		res.Status = StatusError
+		res.StartFailed = true
+		res.Error = redact(err.Error(), secrets)
+		r.stopAgent(false)
+		r.collect(secrets)
+		r.skipFrom(0)
+		res.Duration = time.Since(start)
+		res.DurationMs = res.Duration.Milliseconds()
+		return res
+	}
+
+	for i := range sc.Turns {
+		tr := r.runTurn(scCtx, i)
+		res.Turns = append(res.Turns, tr)
+		obs.turn(sc, tr)
+		if tr.StopReason == OutcomeAgentExited || tr.StopReason == OutcomeUnresponsive {
+			r.skipFrom(i + 1)
+			break
+		}
+		if tr.CancelCause != "" && (!sc.ContinueAfterCancel || ctx.Err() != nil || scCtx.Err() != nil) {
+			r.skipFrom(i + 1)
+			break
+		}
+	}
+	r.stopAgent(false)
+	r.collect(secrets)
+	r.evaluate()
+	res.Duration = time.Since(start)
+	res.DurationMs = res.Duration.Milliseconds()
+	return res
+}
+
+// start launches the agent and opens the session.
+func (r *scenarioRun) start(ctx context.Context) error {
+	sc := r.sc
+	argv := append([]string(nil), sc.Agent.Command...)
+	if len(argv) > 0 && argv[0] == "acprun" && r.opts.Self != "" {
+		argv[0] = r.opts.Self
+	}
+	connOpts := &acp.Options{Peer: "agent", OnViolation: func(v acp.Violation) { r.sess.violation(v.Msg) }}
+	if r.tr != nil {
+		connOpts.Tap = r.tr.tap
+	}
+	agent, err := StartAgent(AgentConfig{
+		Argv:    argv,
+		Env:     mergeEnv(r.opts.Environ, sc.Agent.Env),
+		Dir:     sc.Agent.Cwd,
+		Handler: r.sess,
+		Conn:    connOpts,
+	})
+	if err != nil {
+		return err
+	}
+	r.agent = agent
+
+	setupCtx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	initReq := acp.InitializeRequest{
+		ProtocolVersion: acp.ProtocolVersion,
+		ClientCapabilities: acp.ClientCapabilities{
+			FS:       acp.FileSystemCapabilities{},
+			Terminal: false,
+		},
+		ClientInfo: &acp.Implementation{Name: "acprun", Title: "acprun", Version: r.opts.Version},
+	}
+	if err := r.call(setupCtx, acp.MethodInitialize, initReq, &r.init); err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	r.res.Agent.ProtocolVersion = r.init.ProtocolVersion
+	if r.init.AgentInfo != nil {
+		r.res.Agent.InfoName = r.init.AgentInfo.Name
+		r.res.Agent.InfoVersion = r.init.AgentInfo.Version
+	}
+	if r.init.ProtocolVersion != acp.ProtocolVersion {
+		return fmt.Errorf("initialize: the agent speaks ACP protocol version %d; acprun speaks version %d", r.init.ProtocolVersion, acp.ProtocolVersion)
+	}
+	if sc.Agent.Auth != "" {
+		if !hasAuthMethod(r.init.AuthMethods, sc.Agent.Auth) {
+			return fmt.Errorf("authenticate: the agent offers no auth method %q (it offers: %s)", sc.Agent.Auth, authMethodIDs(r.init.AuthMethods))
+		}
+		if err := r.call(setupCtx, acp.MethodAuthenticate, acp.AuthenticateRequest{MethodID: sc.Agent.Auth}, nil); err != nil {
+			return fmt.Errorf("authenticate %q: %w", sc.Agent.Auth, err)
+		}
+	}
+	var servers []acp.McpServer
+	if len(sc.Agent.McpServers) > 0 {
+		if err := json.Unmarshal(sc.Agent.McpServers, &servers); err != nil {
+			return fmt.Errorf("mcpServers: %w", err)
+		}
+	}
+	var ns acp.NewSessionResponse
+	if err := r.call(setupCtx, acp.MethodSessionNew, acp.NewSessionRequest{Cwd: sc.Agent.Cwd, McpServers: servers}, &ns); err != nil {
+		var ae *acp.Error
+		if errors.As(err, &ae) && ae.Code == acp.CodeAuthRequired {
+			return fmt.Errorf("session/new: the agent requires authentication (set agent.auth to one of: %s): %w", authMethodIDs(r.init.AuthMethods), err)
+		}
+		return fmt.Errorf("session/new: %w", err)
+	}
+	if ns.SessionID == "" {
+		return errors.New("session/new: the agent answered without a sessionId")
+	}
+	r.sess.setSessionID(ns.SessionID)
+	if sc.Agent.Mode != "" {
+		if ns.Modes == nil || !hasMode(ns.Modes, sc.Agent.Mode) {
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("mode %q not offered by the agent; not set", sc.Agent.Mode))
+		} else if err := r.call(setupCtx, acp.MethodSessionSetMode, acp.SetSessionModeRequest{SessionID: ns.SessionID, ModeID: sc.Agent.Mode}, nil); err != nil {
+			return fmt.Errorf("session/set_mode %q: %w", sc.Agent.Mode, err)
+		}
+	}
+	return nil
+}
+
+// call sends a request and waits for its answer.
+func (r *scenarioRun) call(ctx context.Context, method string, params, result any) error {
+	return r.agent.Conn.Call(ctx, method, params).Await(ctx, result)
+}
+
+// runTurn runs turn i and returns its result.
+func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
+	turn := r.sc.Turns[i]
+	rec := &TurnResult{Index: i + 1, Prompt: turn.PromptText()}
+	start := time.Now()
+	t := r.sess.startTurn(rec)
+
+	prompt, warnings := r.promptBlocks(turn)
+	rec.Warnings = append(rec.Warnings, warnings...)
+
+	timeout := turn.Timeout
+	if timeout == 0 {
+		timeout = r.sc.TurnTimeout
+	}
+	if r.opts.TurnTimeout > 0 {
+		timeout = r.opts.TurnTimeout
+	}
+	if timeout == 0 {
+		timeout = DefaultTurnTimeout
+	}
+	turnCtx, cancel := context.WithTimeoutCause(ctx, timeout, errTurnTimeout)
+	defer cancel()
+
+	call := r.agent.Conn.Call(context.WithoutCancel(turnCtx), acp.MethodSessionPrompt, acp.PromptRequest{SessionID: r.sess.sessionID, Prompt: prompt})
+	var resp acp.PromptResponse
+	err := call.Await(turnCtx, &resp)
+	if err != nil && turnCtx.Err() != nil && isContextErr(err) {
+		rec.CancelCause = cancelCause(context.Cause(turnCtx))
+		err = r.cancel(t, call, &resp)
+		if err == nil && resp.StopReason != acp.StopCancelled {
+			rec.CancelIgnored = true
+		}
+	}
+	r.sess.answered(t)
+	switch {
+	case err == nil:
+		rec.StopReason = string(resp.StopReason)
+		if rec.StopReason == "" {
+			rec.StopReason = OutcomeError
+			rec.Error = "the agent answered session/prompt without a stopReason"
+		}
+		rec.Usage = promptUsage(resp.Usage)
+	case errors.Is(err, errUnresponsive):
+		rec.StopReason = OutcomeUnresponsive
+		rec.Error = fmt.Sprintf("no answer to session/cancel within %s; the agent was stopped", r.cancelGrace())
+	case errors.Is(err, acp.ErrClosed):
+		rec.StopReason = OutcomeAgentExited
+		rec.Error = r.exitDescription()
+	default:
+		var ae *acp.Error
+		rec.StopReason = OutcomeError
+		if errors.As(err, &ae) {
+			rec.Error = fmt.Sprintf("session/prompt: %s (code %d)", ae.Message, ae.Code)
+		} else {
+			rec.Error = fmt.Sprintf("session/prompt: %v", err)
+		}
+	}
+	r.sess.finishTurn(t)
+	rec.Duration = time.Since(start)
+	rec.DurationMs = rec.Duration.Milliseconds()
+	rec.Failures = checkTurn(turn.Expect, rec)
+	return *rec
+}
+
+var errUnresponsive = errors.New("unresponsive")
+
+// cancel runs the protocol's cancel steps for a turn whose deadline passed:
+// session/cancel, pending permission requests answered cancelled, tool calls
+// marked cancelled, then a grace period for the prompt's answer. When no
+// answer comes the agent is killed and errUnresponsive returned.
+func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptResponse) error {
+	r.sess.cancelTurn(t)
+	notifyCtx, cancelNotify := context.WithTimeout(context.Background(), time.Second)
+	_ = r.agent.Conn.Notify(notifyCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID})
+	cancelNotify()
+	graceCtx, cancelGrace := context.WithTimeout(context.Background(), r.cancelGrace())
+	defer cancelGrace()
+	go func() {
+		select {
+		case <-r.opts.Abort:
+			cancelGrace()
+		case <-graceCtx.Done():
+		}
+	}()
+	err := call.Await(graceCtx, resp)
+	if err != nil && graceCtx.Err() != nil && isContextErr(err) {
+		r.agent.Kill()
+		return errUnresponsive
+	}
+	return err
+}
+
+func (r *scenarioRun) cancelGrace() time.Duration {
+	if r.sc.CancelGrace > 0 {
+		return r.sc.CancelGrace
+	}
+	return DefaultCancelGrace
+}
+
+func isContextErr(err error) bool {
+	return !errors.Is(err, acp.ErrClosed) && !isRPCError(err)
+}
+
+func isRPCError(err error) bool {
+	var ae *acp.Error
+	return errors.As(err, &ae)
+}
+
+func cancelCause(cause error) string {
+	switch {
+	case errors.Is(cause, errTurnTimeout):
+		return CauseTurnTimeout
+	case errors.Is(cause, errIdleTimeout):
+		return CauseIdleTimeout
+	case errors.Is(cause, errScenarioTimeout):
+		return CauseScenarioTimeout
+	case errors.Is(cause, ErrRunTimeout):
+		return CauseRunTimeout
+	}
+	return CauseInterrupt
+}
+
+// exitDescription says how the agent ended, waiting briefly for its exit.
+func (r *scenarioRun) exitDescription() string {
+	t := time.NewTimer(2 * time.Second)
+	defer t.Stop()
+	select {
+	case <-r.agent.Exited():
+	case <-t.C:
+		return "the agent closed its output"
+	}
+	code, sig := r.agent.ExitStatus()
+	r.res.ExitCode, r.res.Signal = code, sig
+	switch {
+	case sig != "":
+		return fmt.Sprintf("the agent was killed by %s", sig)
+	case code != nil:
+		return fmt.Sprintf("the agent exited with code %d", *code)
+	}
+	return "the agent exited"
+}
+
+// promptBlocks builds the prompt's content blocks within what the agent
+// accepts, with a warning for each part it had to change or drop.
+func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []string) {
+	caps := r.init.AgentCapabilities.PromptCapabilities
+	var blocks []acp.ContentBlock
+	var warnings []string
+	for _, p := range turn.Prompt {
+		switch {
+		case p.File != "":
+			uri := "file://" + filepath.ToSlash(p.File)
+			if !caps.EmbeddedContext {
+				blocks = append(blocks, acp.ResourceLinkBlock(uri, filepath.Base(p.File)))
+				continue
+			}
+			data, err := os.ReadFile(p.File)
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s: %v; sent as a link", p.Pos, err))
+				blocks = append(blocks, acp.ResourceLinkBlock(uri, filepath.Base(p.File)))
+				continue
+			}
+			mt := mime.TypeByExtension(filepath.Ext(p.File))
+			if mt == "" {
+				mt = "text/plain"
+			}
+			blocks = append(blocks, acp.ResourceBlock(uri, mt, string(data)))
+		case p.Image != "":
+			if !caps.Image {
+				warnings = append(warnings, fmt.Sprintf("%s: the agent does not accept images (promptCapabilities.image); image %s not sent", p.Pos, filepath.Base(p.Image)))
+				continue
+			}
+			data, err := os.ReadFile(p.Image)
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s: %v; image not sent", p.Pos, err))
+				continue
+			}
+			blocks = append(blocks, acp.ImageBlock(p.MimeType, base64.StdEncoding.EncodeToString(data)))
+		default:
+			blocks = append(blocks, acp.TextBlock(p.Text))
+		}
+	}
+	return blocks, warnings
+}
+
+// skipFrom records turns from index i on as skipped.
+func (r *scenarioRun) skipFrom(i int) {
+	for ; i < len(r.sc.Turns); i++ {
+		r.res.Turns = append(r.res.Turns, TurnResult{
+			Index:      i + 1,
+			Prompt:     r.sc.Turns[i].PromptText(),
+			StopReason: OutcomeSkipped,
+		})
+	}
+}
+
+// stopAgent ends the agent process, if one was started.
+func (r *scenarioRun) stopAgent(now bool) {
+	if r.agent == nil {
+		return
+	}
+	if now {
+		r.agent.Kill()
+		return
+	}
+	grace := r.sc.KillGrace
+	if grace == 0 {
+		grace = DefaultKillGrace
+	}
+	abortCtx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-r.opts.Abort:
+			cancel()
+		case <-abortCtx.Done():
+		}
+	}()
+	r.agent.Close(abortCtx, grace)
+}
+
+// collect copies what the session recorded into the result, after the
+// agent has stopped (late updates included).
+func (r *scenarioRun) collect(secrets []string) {
+	s := r.sess
+	s.mu.Lock()
+	r.res.Allowed, r.res.Denied = s.allowed, s.denied
+	r.res.Violations = append(r.res.Violations, s.violations...)
+	s.mu.Unlock()
+	if r.agent != nil {
+		r.res.StderrTail = redact(r.agent.StderrTail(), secrets)
+		if r.res.ExitCode == nil && r.res.Signal == "" {
+			select {
+			case <-r.agent.Exited():
+			default:
+			}
+		}
+	}
+	for i := range r.res.Turns {
+		t := &r.res.Turns[i]
+		t.Text = redact(t.Text, secrets)
+		t.Thoughts = redact(t.Thoughts, secrets)
+		t.Error = redact(t.Error, secrets)
+	}
+}
+
+// evaluate sets the scenario's status from its turns and expectations.
+func (r *scenarioRun) evaluate() {
+	res := r.res
+	for _, t := range res.Turns {
+		switch t.StopReason {
+		case OutcomeAgentExited, OutcomeUnresponsive:
+			res.Status = StatusError
+			if res.Error == "" {
+				res.Error = fmt.Sprintf("turn %d: %s", t.Index, t.Error)
+			}
+		}
+		for _, f := range t.Failures {
+			res.Failures = append(res.Failures, fmt.Sprintf("turn %d: %s", t.Index, f))
+		}
+	}
+	res.Failures = append(res.Failures, checkScenario(r.sc.Expect, res)...)
+	if res.Status == "" {
+		if len(res.Failures) > 0 {
+			res.Status = StatusFailed
+		} else {
+			res.Status = StatusPassed
+		}
+	}
+	if res.Status != StatusPassed {
+		return
+	}
+	res.StderrTail = "" // kept only when the scenario did not pass
+}
+
+func hasAuthMethod(ms []acp.AuthMethod, id string) bool {
+	for _, m := range ms {
+		if m.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func authMethodIDs(ms []acp.AuthMethod) string {
+	if len(ms) == 0 {
+		return "none"
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return strings.Join(ids, ", ")
+}
+
+func hasMode(s *acp.SessionModeState, id string) bool {
+	for _, m := range s.AvailableModes {
+		if m.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeEnv overlays env on base (KEY=VALUE entries).
+func mergeEnv(base []string, env map[string]string) []string {
+	if len(env) == 0 {
+		return base
+	}
+	out := make([]string, 0, len(base)+len(env))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := env[k]; !ok {
+			out = append(out, kv)
+		}
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+env[k])
+	}
+	return out
+}

@@ -1,0 +1,356 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/approve"
+)
+
+// session records what one agent session does and answers the agent's
+// requests. It is the acp.Handler of the scenario's connection: notifications
+// arrive on one goroutine in order, requests each on their own.
+type session struct {
+	policy *approve.Policy
+	cwd    string
+	obs    *observer
+	name   string
+
+	mu              sync.Mutex
+	sessionID       string              // "" until session/new answered
+	early           []acp.SessionUpdate // updates for a session not known yet
+	turn            *turnState          // the running turn, or the last one (late updates)
+	setup           map[string]int      // updates seen before the first turn, by kind
+	violations      []string
+	allowed, denied int
+}
+
+// turnState is the record of one turn while it runs.
+type turnState struct {
+	rec        *TurnResult
+	calls      map[string]*toolCallState
+	order      []string
+	text       strings.Builder
+	thoughts   strings.Builder
+	answered   bool          // the prompt's answer arrived: later updates are late
+	cancelled  chan struct{} // closed when acprun sent session/cancel
+	cancelOnce sync.Once
+	usage      *Usage
+}
+
+type toolCallState struct {
+	call      acp.ToolCall
+	announced bool
+	late      bool
+	cancelled bool
+}
+
+func newTurnState(rec *TurnResult) *turnState {
+	return &turnState{rec: rec, calls: map[string]*toolCallState{}, cancelled: make(chan struct{})}
+}
+
+// Handle implements acp.Handler.
+func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
+	switch req.Method {
+	case acp.MethodSessionUpdate:
+		var n acp.SessionNotification
+		if err := json.Unmarshal(req.Params, &n); err != nil {
+			s.violation(fmt.Sprintf("session/update: %v", err))
+			return nil, nil
+		}
+		s.update(n)
+		return nil, nil
+	case acp.MethodSessionRequestPermission:
+		if req.IsNotification() {
+			return nil, nil
+		}
+		var p acp.RequestPermissionRequest
+		if err := json.Unmarshal(req.Params, &p); err != nil {
+			return nil, acp.NewError(acp.CodeInvalidParams, "session/request_permission: %v", err)
+		}
+		return s.permission(p), nil
+	}
+	if req.IsNotification() {
+		return nil, nil // unknown notifications are ignored
+	}
+	return nil, acp.MethodNotFound(req.Method)
+}
+
+func (s *session) violation(msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.violations) < 100 {
+		s.violations = append(s.violations, msg)
+	}
+}
+
+// setSessionID makes the session known and replays the updates that came
+// before its id.
+func (s *session) setSessionID(id string) {
+	s.mu.Lock()
+	s.sessionID = id
+	early := s.early
+	s.early = nil
+	s.mu.Unlock()
+	for _, u := range early {
+		s.update(acp.SessionNotification{SessionID: id, Update: u})
+	}
+}
+
+func (s *session) update(n acp.SessionNotification) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sessionID == "" {
+		if len(s.early) < 10000 {
+			s.early = append(s.early, n.Update)
+		}
+		return
+	}
+	if n.SessionID != s.sessionID {
+		if len(s.violations) < 100 {
+			s.violations = append(s.violations, fmt.Sprintf("session/update for unknown session %q", n.SessionID))
+		}
+		return
+	}
+	t := s.turn
+	if t == nil {
+		if s.setup == nil {
+			s.setup = map[string]int{}
+		}
+		s.setup[n.Update.Kind]++
+		return
+	}
+	if t.answered {
+		t.rec.LateUpdates++
+	}
+	if t.rec.Updates == nil {
+		t.rec.Updates = map[string]int{}
+	}
+	t.rec.Updates[n.Update.Kind]++
+	u := n.Update
+	switch {
+	case u.AgentMessageChunk != nil:
+		if u.AgentMessageChunk.Content.Type == acp.ContentText {
+			t.text.WriteString(u.AgentMessageChunk.Content.Text)
+		}
+	case u.AgentThoughtChunk != nil:
+		if u.AgentThoughtChunk.Content.Type == acp.ContentText {
+			t.thoughts.WriteString(u.AgentThoughtChunk.Content.Text)
+		}
+	case u.Plan != nil:
+		t.rec.Plan = t.rec.Plan[:0]
+		for _, e := range u.Plan.Entries {
+			t.rec.Plan = append(t.rec.Plan, PlanEntry{Content: e.Content, Priority: string(e.Priority), Status: string(e.Status)})
+		}
+	case u.ToolCall != nil:
+		// A tool_call is a full announcement: it replaces what updates of
+		// a not yet announced id said.
+		c := t.call(u.ToolCall.ToolCallID)
+		c.call = *u.ToolCall
+		c.announced = true
+	case u.ToolCallUpdate != nil:
+		c := t.call(u.ToolCallUpdate.ToolCallID)
+		c.call.Apply(u.ToolCallUpdate)
+	case u.UsageUpdate != nil:
+		if t.usage == nil {
+			t.usage = &Usage{}
+		}
+		t.usage.ContextUsed = u.UsageUpdate.Used
+		t.usage.ContextSize = u.UsageUpdate.Size
+		if u.UsageUpdate.Cost != nil {
+			t.usage.Cost = u.UsageUpdate.Cost.Amount
+			t.usage.Currency = u.UsageUpdate.Cost.Currency
+		}
+	}
+}
+
+// call returns the record of a tool call, creating it for an id never
+// announced. The caller holds s.mu.
+func (t *turnState) call(id string) *toolCallState {
+	c, ok := t.calls[id]
+	if !ok {
+		c = &toolCallState{call: acp.ToolCall{ToolCallID: id}, late: t.answered}
+		t.calls[id] = c
+		t.order = append(t.order, id)
+	}
+	return c
+}
+
+// permission answers one session/request_permission by the policy.
+func (s *session) permission(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	s.mu.Lock()
+	t := s.turn
+	var call acp.ToolCall
+	if t != nil {
+		c := t.call(p.ToolCall.ToolCallID)
+		c.call.Apply(&p.ToolCall)
+		call = c.call
+	} else {
+		call = p.ToolCall.ToolCall()
+	}
+	s.mu.Unlock()
+
+	req := permissionRequest(call, p.Options, s.cwd)
+	rec := Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind)}
+	var resp acp.RequestPermissionResponse
+	cancelled := t == nil
+	if t != nil {
+		select {
+		case <-t.cancelled:
+			cancelled = true
+		default:
+		}
+	}
+	d := s.policy.Decide(req)
+	rec.Commands, rec.Paths, rec.Rule, rec.Reason = d.Commands, d.Paths, d.Rule, d.Reason
+	switch {
+	case cancelled:
+		rec.Decision, rec.Outcome = "cancelled", acp.OutcomeCancelled
+		rec.Reason = "the turn was being cancelled"
+		rec.Rule = ""
+		resp = acp.Cancelled()
+	case d.Cancelled:
+		rec.Decision, rec.Outcome = string(d.Verdict), acp.OutcomeCancelled
+		resp = acp.Cancelled()
+	default:
+		rec.Decision, rec.Outcome, rec.OptionID = string(d.Verdict), acp.OutcomeSelected, d.OptionID
+		resp = acp.Selected(d.OptionID)
+	}
+
+	s.mu.Lock()
+	if !cancelled {
+		if d.Verdict == approve.Allow {
+			s.allowed++
+		} else {
+			s.denied++
+		}
+	}
+	if t != nil {
+		t.rec.Permissions = append(t.rec.Permissions, rec)
+	}
+	s.mu.Unlock()
+	s.obs.permission(s.name, rec)
+	return resp
+}
+
+// permissionRequest turns an ACP tool call into what the policy sees.
+func permissionRequest(call acp.ToolCall, options []acp.PermissionOption, cwd string) approve.Request {
+	req := approve.Request{
+		ToolCallID: call.ToolCallID,
+		Title:      call.Title,
+		Kind:       string(call.Kind),
+		RawInput:   call.RawInput,
+		Cwd:        cwd,
+	}
+	for _, l := range call.Locations {
+		req.Locations = append(req.Locations, l.Path)
+	}
+	for _, c := range call.Content {
+		if c.Type == acp.ToolContentDiff {
+			req.DiffPaths = append(req.DiffPaths, c.Path)
+		}
+	}
+	for _, o := range options {
+		req.Options = append(req.Options, approve.Option{ID: o.OptionID, Name: o.Name, Kind: string(o.Kind)})
+	}
+	return req
+}
+
+// startTurn makes rec the running turn.
+func (s *session) startTurn(rec *TurnResult) *turnState {
+	t := newTurnState(rec)
+	s.mu.Lock()
+	s.turn = t
+	s.mu.Unlock()
+	return t
+}
+
+// cancelTurn marks the turn cancelled: permission requests from now on are
+// answered cancelled, and unfinished tool calls are marked cancelled.
+func (s *session) cancelTurn(t *turnState) {
+	t.cancelOnce.Do(func() { close(t.cancelled) })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range t.calls {
+		switch c.call.Status {
+		case acp.StatusCompleted, acp.StatusFailed:
+		default:
+			c.cancelled = true
+		}
+	}
+}
+
+// answered records that the prompt's answer arrived; later updates are late.
+func (s *session) answered(t *turnState) {
+	s.mu.Lock()
+	t.answered = true
+	s.mu.Unlock()
+}
+
+// finishTurn copies the turn's recorded state into its result.
+func (s *session) finishTurn(t *turnState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t.rec.Text = t.text.String()
+	t.rec.Thoughts = t.thoughts.String()
+	t.rec.ToolCalls = t.rec.ToolCalls[:0]
+	for _, id := range t.order {
+		c := t.calls[id]
+		tc := ToolCall{
+			ID:        id,
+			Title:     c.call.Title,
+			Kind:      string(c.call.Kind),
+			Status:    string(c.call.Status),
+			RawInput:  c.call.RawInput,
+			RawOutput: c.call.RawOutput,
+			Announced: c.announced,
+			Late:      c.late,
+		}
+		if tc.Status == "" {
+			tc.Status = string(acp.StatusPending)
+		}
+		if c.cancelled && c.call.Status != acp.StatusCompleted && c.call.Status != acp.StatusFailed {
+			tc.Status = "cancelled"
+		}
+		for _, l := range c.call.Locations {
+			tc.Locations = append(tc.Locations, l.Path)
+		}
+		if len(c.call.Content) > 0 {
+			if b, err := json.Marshal(c.call.Content); err == nil {
+				tc.Content = b
+			}
+		}
+		t.rec.ToolCalls = append(t.rec.ToolCalls, tc)
+	}
+	if t.usage != nil {
+		if t.rec.Usage == nil {
+			t.rec.Usage = &Usage{}
+		}
+		t.rec.Usage.ContextUsed = t.usage.ContextUsed
+		t.rec.Usage.ContextSize = t.usage.ContextSize
+		t.rec.Usage.Cost = t.usage.Cost
+		t.rec.Usage.Currency = t.usage.Currency
+	}
+}
+
+// promptUsage records the usage reported on the prompt's answer.
+func promptUsage(u *acp.Usage) *Usage {
+	if u == nil {
+		return nil
+	}
+	out := &Usage{TotalTokens: u.TotalTokens, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+	if u.ThoughtTokens != nil {
+		out.ThoughtTokens = *u.ThoughtTokens
+	}
+	if u.CachedReadTokens != nil {
+		out.CachedReadTokens = *u.CachedReadTokens
+	}
+	if u.CachedWriteTokens != nil {
+		out.CachedWriteTokens = *u.CachedWriteTokens
+	}
+	return out
+}

@@ -1,0 +1,96 @@
+package runner
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/scenario"
+)
+
+// transcript writes every message of one scenario as JSONL:
+// {"t": ms since start, "dir": "c2a"|"a2c", "msg": …}.
+type transcript struct {
+	path    string
+	start   time.Time
+	secrets []string
+
+	mu  sync.Mutex
+	f   *os.File
+	w   *bufio.Writer
+	err error
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func newTranscript(dir string, sc *scenario.Scenario, secrets []string) (*transcript, error) {
+	name := unsafeName.ReplaceAllString(sc.Name, "_")
+	path := filepath.Join(dir, name+".jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return &transcript{path: path, start: time.Now(), secrets: secrets, f: f, w: bufio.NewWriter(f)}, nil
+}
+
+// tap is the connection's acp.Options.Tap.
+func (t *transcript) tap(dir acp.Direction, line []byte, at time.Time) {
+	d := "a2c"
+	if dir == acp.Sent {
+		d = "c2a"
+	}
+	msg := line
+	if len(t.secrets) > 0 {
+		msg = []byte(redact(string(line), t.secrets))
+	}
+	if !json.Valid(msg) {
+		q, _ := json.Marshal(string(msg))
+		msg = q
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err != nil {
+		return
+	}
+	_, t.err = fmt.Fprintf(t.w, `{"t":%d,"dir":%q,"msg":%s}`+"\n", at.Sub(t.start).Milliseconds(), d, msg)
+}
+
+func (t *transcript) close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.w.Flush(); err != nil && t.err == nil {
+		t.err = err
+	}
+	t.f.Close()
+}
+
+// secretValues returns the values of an agent's env worth redacting.
+func secretValues(env map[string]string) []string {
+	var out []string
+	for _, v := range env {
+		if len(v) >= 4 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// redact replaces every secret in s, raw or JSON-escaped, with [REDACTED].
+func redact(s string, secrets []string) string {
+	for _, v := range secrets {
+		s = strings.ReplaceAll(s, v, "[REDACTED]")
+		if q, err := json.Marshal(v); err == nil {
+			if esc := string(q[1 : len(q)-1]); esc != v {
+				s = strings.ReplaceAll(s, esc, "[REDACTED]")
+			}
+		}
+	}
+	return s
+}

@@ -1,0 +1,74 @@
+package scenario
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Pos is a position in a scenario file. Line and Col are 1-based; Line 0
+// means the file as a whole.
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+// String returns "file:line:col", or "file" when Line is 0.
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+func (p Pos) compare(q Pos) int {
+	return cmp.Or(strings.Compare(p.File, q.File), cmp.Compare(p.Line, q.Line), cmp.Compare(p.Col, q.Col))
+}
+
+// Error is a problem in a scenario file, at a position.
+type Error struct {
+	Pos Pos
+	Msg string
+}
+
+// Error returns "file:line:col: msg".
+func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// Errors is every problem found by Load, sorted by file, line and column.
+type Errors []*Error
+
+// Error returns one error per line.
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap returns the errors, for errors.As and errors.Is.
+func (es Errors) Unwrap() []error {
+	errs := make([]error, len(es))
+	for i, e := range es {
+		errs[i] = e
+	}
+	return errs
+}
+
+// Warning is a problem that does not stop the scenario from running.
+type Warning struct {
+	Pos Pos
+	Msg string
+}
+
+// String returns "file:line:col: msg".
+func (w Warning) String() string { return w.Pos.String() + ": " + w.Msg }
+
+func sortErrors(es Errors) {
+	slices.SortStableFunc(es, func(a, b *Error) int { return a.Pos.compare(b.Pos) })
+}
+
+func sortWarnings(ws []Warning) {
+	slices.SortStableFunc(ws, func(a, b Warning) int { return a.Pos.compare(b.Pos) })
+}

@@ -1,0 +1,577 @@
+package scenario_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/scenario"
+)
+
+// env is the fake environment of the tests.
+func env(name string) (string, bool) {
+	switch name {
+	case "HOME":
+		return "/home/user", true
+	case "ANTHROPIC_API_KEY":
+		return "sk-test", true
+	case "EMPTY":
+		return "", true
+	}
+	return "", false
+}
+
+var opts = scenario.LoadOptions{LookupEnv: env}
+
+// errorLines returns err's messages, one per element.
+func errorLines(t *testing.T, err error) []string {
+	t.Helper()
+	if err == nil {
+		return nil
+	}
+	var errs scenario.Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("error is %T, want scenario.Errors: %v", err, err)
+	}
+	return strings.Split(err.Error(), "\n")
+}
+
+// The files of these tests are named bad.yaml in the package directory, so
+// that prompt files can be taken from testdata/.
+func TestLoadBytesErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []string
+	}{
+		{
+			name: "unknown key with a close match",
+			src: `name: x
+agent: {command: [a]}
+turns:
+- promt: hi
+`,
+			want: []string{`bad.yaml:4:3: unknown key "promt" (did you mean "prompt"?)`},
+		},
+		{
+			name: "unknown key in snake case",
+			src: `name: x
+agent: {command: [a]}
+turn_timeout: 1m
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:3:1: unknown key "turn_timeout" (did you mean "turnTimeout"?)`},
+		},
+		{
+			name: "unknown key with no close match lists the valid keys",
+			src: `name: x
+agent: {command: [a], shell: bash}
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:2:23: unknown key "shell" (valid keys: command, env, cwd, auth, mode, mcpServers)`},
+		},
+		{
+			name: "scenario-level expect points to the turn",
+			src: `name: x
+agent: {command: [a]}
+expect: {stopReason: end_turn}
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:3:10: unknown key "stopReason" (valid keys: denied, maxDenied); stopReason belongs in a turn's expect`},
+		},
+		{
+			name: "duplicate key",
+			src: `name: x
+agent: {command: [a]}
+name: y
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:3:1: duplicate key "name" (first at line 1)`},
+		},
+		{
+			name: "list of strings got a mapping",
+			src: `name: x
+agent: {command: [a]}
+client: {roots: {a: b}}
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:3:17: expected a list of strings, got a mapping`},
+		},
+		{
+			name: "string or list got a number inside the list",
+			src: `name: x
+tags: [ok, {a: b}]
+agent: {command: [a]}
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:2:12: expected a string, got a mapping`},
+		},
+		{
+			name: "boolean got a string",
+			src: `name: x
+agent: {command: [a]}
+continueAfterCancel: "yes"
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:3:22: expected true or false, got a string`},
+		},
+		{
+			name: "duration without a unit",
+			src: `name: x
+agent: {command: [a]}
+timeout: 90
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:3:10: bad duration "90" (a unit is required): use a Go duration like 90s, 5m or 1h30m`},
+		},
+		{
+			name: "bad duration",
+			src: `name: x
+agent: {command: [a]}
+turns:
+  - prompt: hi
+    timeout: 5 minutes
+`,
+			want: []string{`bad.yaml:5:14: bad duration "5 minutes": use a Go duration like 90s, 5m or 1h30m`},
+		},
+		{
+			name: "negative duration",
+			src: `name: x
+agent: {command: [a]}
+killGrace: -5s
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:3:12: bad duration "-5s": must be greater than zero`},
+		},
+		{
+			name: "bad regexp",
+			src: `name: x
+agent: {command: [a]}
+turns:
+  - prompt: hi
+    expect: {text: {matches: "fixed ("}}
+`,
+			want: []string{"bad.yaml:5:30: bad regular expression: error parsing regexp: missing closing ): `fixed (`"},
+		},
+		{
+			name: "missing required keys at the mapping",
+			src: `description: nothing else
+`,
+			want: []string{
+				`bad.yaml:1:1: missing required key "name"`,
+				`bad.yaml:1:1: missing required key "agent"`,
+				`bad.yaml:1:1: missing required key "turns"`,
+			},
+		},
+		{
+			name: "missing prompt and agent command",
+			src: `name: x
+agent:
+  cwd: ./repo
+turns:
+  - timeout: 1m
+`,
+			want: []string{
+				`bad.yaml:3:3: missing required key "command"`,
+				`bad.yaml:5:5: missing required key "prompt"`,
+			},
+		},
+		{
+			name: "empty agent command list",
+			src: `name: x
+agent: {command: []}
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:2:18: agent command is empty`},
+		},
+		{
+			name: "blank agent command string",
+			src: `name: x
+agent: {command: "  "}
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:2:18: agent command is empty`},
+		},
+		{
+			name: "unterminated quote in command",
+			src: `name: x
+agent: {command: agent --flag 'oops}
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:2:31: unterminated ' in command`},
+		},
+		{
+			name: "agent of the wrong type",
+			src: `name: x
+agent: [a, b]
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:2:8: expected an agent name or a mapping with a command, got a list`},
+		},
+		{
+			name: "unknown permission kind and default",
+			src: `name: x
+agent: {command: [a]}
+permissions:
+  default: maybe
+  allow:
+    - kind: [read, exec]
+turns: [{prompt: hi}]
+`,
+			want: []string{
+				`bad.yaml:4:12: unknown default "maybe" (valid values: allow, deny)`,
+				`bad.yaml:6:20: unknown permission kind "exec" (did you mean "execute"?)`,
+			},
+		},
+		{
+			name: "unknown permission kind with no close match",
+			src: `name: x
+agent: {command: [a]}
+permissions:
+  deny: [{kind: write}]
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:4:17: unknown permission kind "write" (valid kinds: read, edit, delete, move, search, execute, think, fetch, switch_mode, other)`},
+		},
+		{
+			name: "rule with no matcher",
+			src: `name: x
+agent: {command: [a]}
+permissions:
+  allow:
+    - always: true
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:5:7: rule has no matcher: give at least one of kind, title, command, path or input`},
+		},
+		{
+			name: "examples without a command matcher",
+			src: `name: x
+agent: {command: [a]}
+permissions:
+  allow:
+    - kind: read
+      examples: {match: [cat x, ls], noMatch: rm}
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:6:7: examples need a command matcher: they are command lines checked against command`},
+		},
+		{
+			name: "rule checked by approve",
+			src: `name: x
+agent: {command: [a]}
+permissions:
+  deny:
+    - path: "src/[a"
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:5:7: path: malformed pattern "src/[a"`},
+		},
+		{
+			name: "bad input regexp",
+			src: `name: x
+agent: {command: [a]}
+permissions:
+  deny:
+    - input: {url: "^(https"}
+turns: [{prompt: hi}]
+`,
+			want: []string{"bad.yaml:5:20: bad regular expression for input \"url\": error parsing regexp: missing closing ): `^(https`"},
+		},
+		{
+			name: "yaml syntax error",
+			src: `name: x
+agent: {command: [a]}
+turns:
+  - prompt: [hi,
+`,
+			want: []string{`bad.yaml:4:1: YAML syntax: did not find expected node content`},
+		},
+		{
+			name: "yaml syntax error on the first line",
+			src: `name: a: b
+`,
+			want: []string{`bad.yaml:1:1: YAML syntax: mapping values are not allowed in this context`},
+		},
+		{
+			name: "tab indentation",
+			src:  "name: x\n\tagent: a\n",
+			want: []string{`bad.yaml:2:1: YAML syntax: found a tab character that violates indentation`},
+		},
+		{
+			name: "unknown anchor",
+			src: `name: x
+agent: *claude
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:2:8: YAML syntax: unknown anchor 'claude' referenced`},
+		},
+		{
+			name: "missing prompt file and image",
+			src: `name: x
+agent: {command: [a]}
+turns:
+  - prompt:
+      - file: ./testdata/NOPE.md
+      - image: testdata/missing.png
+      - image: testdata/NOTES.md
+      - file: testdata
+`,
+			want: []string{
+				`bad.yaml:5:15: prompt file "./testdata/NOPE.md" does not exist`,
+				`bad.yaml:6:16: image "testdata/missing.png" does not exist`,
+				`bad.yaml:7:16: image "testdata/NOTES.md": unsupported type ".md" (use .png, .jpg, .jpeg, .gif or .webp)`,
+				`bad.yaml:8:15: prompt file "testdata" is a directory`,
+			},
+		},
+		{
+			name: "prompt part with two keys and one with none",
+			src: `name: x
+agent: {command: [a]}
+turns:
+  - prompt:
+      - {text: a, file: testdata/NOTES.md}
+      - {}
+`,
+			want: []string{
+				`bad.yaml:5:19: a prompt part has only one of text, file or image: put file in a part of its own`,
+				`bad.yaml:6:9: a prompt part needs one of text, file or image`,
+			},
+		},
+		{
+			name: "empty prompt and empty turns",
+			src: `name: x
+agent: {command: [a]}
+turns: []
+---
+name: y
+agent: {command: [a]}
+turns: [{prompt: ""}]
+`,
+			want: []string{
+				`bad.yaml:3:8: turns is empty: a scenario needs at least one turn`,
+				`bad.yaml:7:18: prompt is empty`,
+			},
+		},
+		{
+			name: "unknown stop reason",
+			src: `name: x
+agent: {command: [a]}
+turns:
+  - prompt: hi
+    expect: {stopReason: [end_turn, cancel]}
+`,
+			want: []string{`bad.yaml:5:37: unknown stop reason "cancel" (did you mean "cancelled"?)`},
+		},
+		{
+			name: "denied and maxDenied",
+			src: `name: x
+agent: {command: [a]}
+expect: {denied: 0, maxDenied: 2}
+turns:
+  - prompt: hi
+    expect: {denied: -1}
+`,
+			want: []string{
+				`bad.yaml:3:21: use either denied (exact) or maxDenied (at most), not both`,
+				`bad.yaml:6:22: expected a whole number from 0 up, got -1`,
+			},
+		},
+		{
+			name: "duplicate scenario name in one file",
+			src: `name: x
+agent: {command: [a]}
+turns: [{prompt: hi}]
+---
+name: x
+agent: {command: [b]}
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:5:1: duplicate scenario name "x" (first at bad.yaml:1:1)`},
+		},
+		{
+			name: "document that is not a mapping",
+			src: `- name: x
+`,
+			want: []string{`bad.yaml:1:1: expected a mapping, got a list`},
+		},
+		{
+			name: "empty file",
+			src:  "# nothing here\n",
+			want: []string{`bad.yaml: no scenario in file`},
+		},
+		{
+			name: "unset variable at the ${",
+			src: `name: x
+agent:
+  command:
+    - agent
+    - --key=${NO_SUCH_KEY}
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:5:13: environment variable NO_SUCH_KEY is not set (write ${NO_SUCH_KEY:-default} to give a default)`},
+		},
+		{
+			name: "unset variable in a quoted string after an escape",
+			src: `name: x
+agent:
+  command: [agent]
+  env: {A: "\t${NO_SUCH_KEY}"}
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:4:12: environment variable NO_SUCH_KEY is not set (write ${NO_SUCH_KEY:-default} to give a default)`},
+		},
+		{
+			name: "unset variable in a split command string",
+			src: `name: x
+agent: {command: "agent 'a b' ${NO_SUCH_KEY}"}
+turns: [{prompt: hi}]
+`,
+			want: []string{`bad.yaml:2:31: environment variable NO_SUCH_KEY is not set (write ${NO_SUCH_KEY:-default} to give a default)`},
+		},
+		{
+			name: "bad variable reference",
+			src: `name: x
+agent: {command: [agent], cwd: "${1X}/a", mode: "${X"}
+turns: [{prompt: hi}]
+`,
+			want: []string{
+				`bad.yaml:2:33: bad variable reference "${1X}": use ${NAME} or ${NAME:-default}`,
+				`bad.yaml:2:50: unterminated variable reference "${X": missing }`,
+			},
+		},
+		{
+			name: "mcpServers of the wrong shape",
+			src: `name: x
+agent:
+  command: [a]
+  mcpServers: [stdio]
+  env: {A: [1]}
+turns: [{prompt: hi}]
+`,
+			want: []string{
+				`bad.yaml:4:16: expected an MCP server (a mapping), got a string`,
+				`bad.yaml:5:12: expected a string, got a list`,
+			},
+		},
+		{
+			name: "env names, mcp variables, merges and empty patterns",
+			src: `name: x
+agent:
+  command: [a]
+  env: {"A=B": x, C: y, C: z}
+  mcpServers:
+    - name: s
+      url: https://${NO_HOST}/mcp
+      port: .inf
+client:
+  <<: 3
+permissions:
+  allow: [{command: ""}]
+turns: [{prompt: hi}]
+`,
+			want: []string{
+				`bad.yaml:4:9: bad environment variable name "A=B"`,
+				`bad.yaml:4:25: duplicate key "C" (first at line 4)`,
+				`bad.yaml:7:20: environment variable NO_HOST is not set (write ${NO_HOST:-default} to give a default)`,
+				`bad.yaml:8:13: .inf cannot be written in JSON`,
+				`bad.yaml:10:7: a merge (<<) takes a mapping or a list of mappings, got a number`,
+				`bad.yaml:12:21: empty pattern`,
+			},
+		},
+		{
+			name: "text expect without checks",
+			src: `name: x
+agent: {command: [a]}
+turns:
+  - prompt: hi
+    expect: {text: {}}
+`,
+			want: []string{`bad.yaml:5:20: text needs contains or matches`},
+		},
+		{
+			name: "three mistakes, three errors",
+			src: `name: x
+agent: {command: [a]}
+timeout: soon
+permissions:
+  allow:
+    - kind: reed
+turns:
+  - prompt: hi
+    expect: {text: {matches: "("}}
+`,
+			want: []string{
+				`bad.yaml:3:10: bad duration "soon": use a Go duration like 90s, 5m or 1h30m`,
+				`bad.yaml:6:13: unknown permission kind "reed" (did you mean "read"?)`,
+				"bad.yaml:9:30: bad regular expression: error parsing regexp: missing closing ): `(`",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scens, _, err := scenario.LoadBytes("bad.yaml", []byte(tt.src), opts)
+			if diff := cmp.Diff(tt.want, errorLines(t, err)); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+			if scens != nil {
+				t.Errorf("LoadBytes returned %d scenarios with errors, want none", len(scens))
+			}
+		})
+	}
+}
+
+func TestFailingRuleExamples(t *testing.T) {
+	src := `name: x
+agent: {command: [a]}
+permissions:
+  allow:
+    - command: "go test *"
+      examples:
+        match: ["go test ./...", "go build ./..."]
+        noMatch: ["go vet ./...", "go test -run X ./..."]
+turns: [{prompt: hi}]
+`
+	_, _, err := scenario.LoadBytes("bad.yaml", []byte(src), opts)
+	got := errorLines(t, err)
+	wantPrefixes := []string{"bad.yaml:7:34: ", "bad.yaml:8:35: "}
+	if len(got) != len(wantPrefixes) {
+		t.Fatalf("errors = %q, want %d errors at the failing examples", got, len(wantPrefixes))
+	}
+	for i, p := range wantPrefixes {
+		if !strings.HasPrefix(got[i], p) {
+			t.Errorf("error %d = %q, want it to start with %q", i, got[i], p)
+		}
+	}
+}
+
+// TestAliasBombs checks that aliases cannot make loading explode: each
+// level below refers to the previous one ten times.
+func TestAliasBombs(t *testing.T) {
+	var mcp, merge strings.Builder
+	mcp.WriteString("name: x\nagent:\n  command: [a]\n  mcpServers:\n  - l0: &l0 [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n")
+	merge.WriteString("name: y\nagent: {command: [a]}\nturns:\n- prompt: hi\n  expect:\n    a0: &a0 {maxDenied: 1}\n")
+	for i := 1; i < 10; i++ {
+		refs := strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 10)
+		fmt.Fprintf(&mcp, "    l%d: &l%d [%s]\n", i, i, refs[:len(refs)-2])
+		refs = strings.Repeat(fmt.Sprintf("*a%d, ", i-1), 10)
+		fmt.Fprintf(&merge, "    a%d: &a%d {<<: [%s]}\n", i, i, refs[:len(refs)-2])
+	}
+	mcp.WriteString("turns: [{prompt: hi}]\n")
+	merge.WriteString("- prompt: again\n  expect: {<<: *a9}\n")
+	tests := []struct{ name, src, want string }{
+		{"mcpServers", mcp.String(), "mcpServers is nested too deeply or repeats too many aliases"},
+		{"merge keys", merge.String(), "merge keys (<<) nested too deeply or too many"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := scenario.LoadBytes("bomb.yaml", []byte(tt.src), opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("LoadBytes error = %v, want one saying %q", err, tt.want)
+			}
+		})
+	}
+}

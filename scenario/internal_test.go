@@ -1,0 +1,105 @@
+package scenario
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestExpand(t *testing.T) {
+	env := map[string]string{"A": "a", "E": ""}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	tests := []struct {
+		in, want string
+		probs    []problem
+	}{
+		{"plain", "plain", nil},
+		{"${A}-${A:-x}-${E:-d}-${U:-u}-${E}", "a-a-d-u-", nil},
+		{"$$A $A $ $$ $", "$A $A $ $ $", nil},
+		{"$${A}", "${A}", nil},
+		{"x${U}y", "xy", []problem{{1, "environment variable U is not set (write ${U:-default} to give a default)"}}},
+		{"${A-b}", "", []problem{{0, `bad variable reference "${A-b}": use ${NAME} or ${NAME:-default}`}}},
+		{"ab${A", "ab${A", []problem{{2, `unterminated variable reference "${A": missing }`}}},
+		{"${:-x}", "", []problem{{0, `bad variable reference "${:-x}": use ${NAME} or ${NAME:-default}`}}},
+		{"${A:-${B}}", "a}", nil}, // defaults are literal and end at the first }
+	}
+	for _, tt := range tests {
+		got, probs := expand(tt.in, lookup)
+		if got != tt.want {
+			t.Errorf("expand(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if diff := cmp.Diff(tt.probs, probs, cmp.AllowUnexported(problem{})); diff != "" {
+			t.Errorf("expand(%q) problems (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+func TestSplitCommandOffsets(t *testing.T) {
+	words, offs, prob := splitCommand(`a 'b c'  "d\"e"`)
+	if prob != nil {
+		t.Fatalf("splitCommand: %v", prob.msg)
+	}
+	if diff := cmp.Diff([]string{"a", "b c", `d"e`}, words); diff != "" {
+		t.Errorf("words (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([][]int{{0}, {3, 4, 5}, {10, 12, 13}}, offs); diff != "" {
+		t.Errorf("offsets (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{`a 'b`, `a "b\"`} {
+		if _, _, prob := splitCommand(bad); prob == nil {
+			t.Errorf("splitCommand(%q) gave no problem", bad)
+		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	valid := []string{"name", "turnTimeout", "turns", "description", "prompt", "maxDenied"}
+	tests := []struct{ word, want string }{
+		{"promt", "prompt"},
+		{"Name", "name"},
+		{"turn_timeout", "turnTimeout"},
+		{"trun", "turns"},       // a swap of neighbours
+		{"desc", "description"}, // a prefix
+		{"max-denied", "maxDenied"},
+		{"xy", ""},
+		{"zzzzzz", ""},
+	}
+	for _, tt := range tests {
+		got, _ := suggest(tt.word, valid)
+		if got != tt.want {
+			t.Errorf("suggest(%q) = %q, want %q", tt.word, got, tt.want)
+		}
+	}
+}
+
+func TestMatchSegs(t *testing.T) {
+	tests := []struct {
+		pat, path string
+		want      bool
+	}{
+		{"**/*.yaml", "a.yaml", true},
+		{"**/*.yaml", "x/y/a.yaml", true},
+		{"x/**", "x/y/z", true},
+		{"x/**/z", "x/z", true},
+		{"x/**/z", "x/a/b/z", true},
+		{"x/**/z", "x/a/b/c", false},
+		{"*.yaml", "x/a.yaml", false},
+	}
+	for _, tt := range tests {
+		if got := matchSegs(splitSlash(tt.pat), splitSlash(tt.path)); got != tt.want {
+			t.Errorf("matchSegs(%q, %q) = %v, want %v", tt.pat, tt.path, got, tt.want)
+		}
+	}
+}
+
+func splitSlash(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == '/' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return out
+}

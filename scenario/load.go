@@ -1,0 +1,312 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// LoadOptions configures Load and LoadBytes.
+type LoadOptions struct {
+	// LookupEnv looks up variables for ${VAR} interpolation; nil means
+	// os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+}
+
+// loader collects the scenarios, errors and warnings of every file.
+type loader struct {
+	opts  LoadOptions
+	scens []*Scenario
+	errs  Errors
+	warns []Warning
+	names map[string]Pos
+}
+
+func newLoader(opts LoadOptions) *loader {
+	if opts.LookupEnv == nil {
+		opts.LookupEnv = os.LookupEnv
+	}
+	return &loader{opts: opts, names: map[string]Pos{}}
+}
+
+// Load reads the scenario files named by paths: files, directories and
+// globs. A directory is walked recursively for *.yaml and *.yml files,
+// skipping hidden files and directories, directories whose name starts with
+// "_" (such as examples/_real-agents), testdata directories and mock agent
+// scripts (*.mock.yaml, *.mock.yml). A file named explicitly is
+// always loaded. A path that does not exist but contains * ? or [ is a
+// glob: it may use * ? [...] within a path element and ** for
+// any number of directories; what it matches is treated as if named, except
+// that files other than scenario files are skipped.
+//
+// Load reports every problem of every file at once: the error is then an
+// Errors, sorted by file, line and column, and no scenarios are returned.
+// Warnings are returned in either case.
+func Load(paths []string, opts LoadOptions) ([]*Scenario, []Warning, error) {
+	l := newLoader(opts)
+	for _, file := range l.files(paths) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			l.fileError(file, err)
+			continue
+		}
+		l.load(file, data)
+	}
+	return l.result()
+}
+
+// LoadBytes is Load for one file's contents; relative paths in it resolve
+// against filepath.Dir(file).
+func LoadBytes(file string, data []byte, opts LoadOptions) ([]*Scenario, []Warning, error) {
+	l := newLoader(opts)
+	l.load(file, data)
+	return l.result()
+}
+
+func (l *loader) load(file string, data []byte) {
+	dir, err := filepath.Abs(filepath.Dir(file))
+	if err != nil {
+		dir = filepath.Dir(file)
+	}
+	p := &fileParser{file: file, dir: dir, src: data, lookup: l.opts.LookupEnv}
+	for _, s := range p.parseFile() {
+		if s.Name != "" {
+			if first, dup := l.names[s.Name]; dup {
+				p.errorAt(s.Pos, "duplicate scenario name %q (first at %s)", s.Name, first)
+			} else {
+				l.names[s.Name] = s.Pos
+			}
+		}
+		l.scens = append(l.scens, s)
+	}
+	l.errs = append(l.errs, p.errs...)
+	l.warns = append(l.warns, p.warns...)
+}
+
+func (l *loader) result() ([]*Scenario, []Warning, error) {
+	sortWarnings(l.warns)
+	l.warns = slices.Compact(l.warns)
+	if len(l.errs) > 0 {
+		// A node reached through several aliases is checked each time;
+		// report its problems once.
+		seen := map[Error]bool{}
+		l.errs = slices.DeleteFunc(l.errs, func(e *Error) bool {
+			dup := seen[*e]
+			seen[*e] = true
+			return dup
+		})
+		sortErrors(l.errs)
+		return nil, l.warns, l.errs
+	}
+	return l.scens, l.warns, nil
+}
+
+func (l *loader) errorf(path, format string, args ...any) {
+	l.errs = append(l.errs, &Error{Pos: Pos{File: path}, Msg: fmt.Sprintf(format, args...)})
+}
+
+// fileError records err about path, without repeating the path.
+func (l *loader) fileError(path string, err error) {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	l.errorf(path, "%v", err)
+}
+
+// files expands paths into the sorted list of scenario files to load.
+func (l *loader) files(paths []string) []string {
+	seen := map[string]bool{}
+	var files []string
+	add := func(f string) {
+		if key := filepath.Clean(f); !seen[key] {
+			seen[key] = true
+			files = append(files, f)
+		}
+	}
+	for _, path := range paths {
+		if _, err := os.Lstat(path); err != nil && strings.ContainsAny(path, "*?[") {
+			matches, err := glob(path)
+			if err != nil {
+				l.errorf(path, "bad pattern: %v", err)
+				continue
+			}
+			found := 0
+			for _, m := range matches {
+				fi, err := os.Stat(m)
+				switch {
+				case err != nil:
+					l.fileError(m, err)
+				case fi.IsDir():
+					for _, f := range l.walk(m) {
+						add(f)
+						found++
+					}
+				case isScenarioFile(filepath.Base(m)):
+					add(m)
+					found++
+				}
+			}
+			if found == 0 {
+				l.errorf(path, "no scenario files match")
+			}
+			continue
+		}
+		fi, err := os.Stat(path)
+		switch {
+		case err != nil:
+			l.fileError(path, err)
+		case fi.IsDir():
+			walked := l.walk(path)
+			if len(walked) == 0 {
+				l.errorf(path, "no scenario files (*.yaml, *.yml) in directory")
+			}
+			for _, f := range walked {
+				add(f)
+			}
+		default:
+			add(path)
+		}
+	}
+	slices.Sort(files)
+	return files
+}
+
+// walk returns the scenario files under dir.
+func (l *loader) walk(dir string) []string {
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			l.fileError(path, err)
+			if d != nil && d.IsDir() && path != dir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if path == dir {
+			return nil
+		}
+		if d.IsDir() {
+			if skipDir(d.Name()) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if isScenarioFile(d.Name()) && (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 && isRegular(path)) {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		l.fileError(dir, err)
+	}
+	return files
+}
+
+func isRegular(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// skipDir reports whether a directory walk skips the directory name.
+func skipDir(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata"
+}
+
+// isScenarioFile reports whether a walk or glob picks up the file name.
+func isScenarioFile(name string) bool {
+	if strings.HasPrefix(name, ".") {
+		return false
+	}
+	lower := strings.ToLower(name)
+	for _, ext := range []string{".yaml", ".yml"} {
+		if strings.HasSuffix(lower, ext) {
+			return !strings.HasSuffix(lower, ".mock"+ext)
+		}
+	}
+	return false
+}
+
+// glob is filepath.Glob with ** matching any number of directories (none
+// included). Under **, hidden and testdata directories are skipped as in a
+// directory walk.
+func glob(pattern string) ([]string, error) {
+	segs := strings.Split(filepath.ToSlash(pattern), "/")
+	for _, s := range segs {
+		if _, err := filepath.Match(s, ""); err != nil {
+			return nil, err
+		}
+	}
+	if !slices.Contains(segs, "**") {
+		return filepath.Glob(pattern)
+	}
+	// The walk starts at the longest leading run of plain elements.
+	i := 0
+	for i < len(segs) && !strings.ContainsAny(segs[i], "*?[") {
+		i++
+	}
+	root := filepath.FromSlash(strings.Join(segs[:i], "/"))
+	if i == 0 {
+		root = "."
+	} else if root == "" {
+		root = string(filepath.Separator) // pattern starts with /
+	}
+	rest := segs[i:]
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable parts of the tree just don't match
+		}
+		rel, _ := filepath.Rel(root, path)
+		if rel == "." {
+			return nil
+		}
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		// A pattern that names a skipped directory, such as
+		// "**/testdata/*.yaml", may enter it.
+		if d.IsDir() && skipDir(d.Name()) && !slices.Contains(rest, d.Name()) {
+			return fs.SkipDir
+		}
+		if matchSegs(rest, parts) {
+			out = append(out, filepath.Join(root, rel))
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return out, err
+}
+
+// matchSegs matches path elements against pattern elements, where "**"
+// matches any number of elements.
+func matchSegs(pat, path []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for len(pat) > 0 && pat[0] == "**" {
+				pat = pat[1:]
+			}
+			if len(pat) == 0 {
+				return true
+			}
+			for i := range len(path) + 1 {
+				if matchSegs(pat, path[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(path) == 0 {
+			return false
+		}
+		if ok, _ := filepath.Match(pat[0], path[0]); !ok {
+			return false
+		}
+		pat, path = pat[1:], path[1:]
+	}
+	return len(path) == 0
+}

@@ -1,0 +1,431 @@
+package scenario_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/scenario"
+)
+
+// cmpOpts compare regexps by source and JSON by value.
+var cmpOpts = cmp.Options{
+	cmp.Comparer(func(a, b *regexp.Regexp) bool {
+		if a == nil || b == nil {
+			return a == b
+		}
+		return a.String() == b.String()
+	}),
+	cmp.Transformer("json", func(m json.RawMessage) any {
+		var v any
+		if err := json.Unmarshal(m, &v); err != nil {
+			return "invalid JSON: " + string(m)
+		}
+		return v
+	}),
+}
+
+func intp(i int) *int { return &i }
+
+func absTestdata(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestLoadFull(t *testing.T) {
+	dir := absTestdata(t)
+	f := "testdata/full.yaml"
+	at := func(line, col int) scenario.Pos { return scenario.Pos{File: f, Line: line, Col: col} }
+	want := []*scenario.Scenario{{
+		Name:        "fix-vet",
+		Description: "Ask the agent to fix what go vet reports.",
+		Tags:        []string{"nightly"},
+		Pos:         at(2, 1),
+		File:        f,
+		Index:       0,
+		Agent: scenario.Agent{
+			Pos:     at(6, 3),
+			Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"},
+			Env:     map[string]string{"ANTHROPIC_API_KEY": "sk-test", "LOG_LEVEL": "info"},
+			Cwd:     filepath.Join(dir, "repo"),
+			Auth:    "openai-api-key",
+			Mode:    "code",
+			McpServers: json.RawMessage(`[{"name": "files", "command": "/usr/bin/mcp-files",
+				"args": ["--root", "/home/user"], "env": [{"name": "DEBUG", "value": "1"}]}]`),
+		},
+		Timeout:             10 * time.Minute,
+		TurnTimeout:         2 * time.Minute,
+		IdleTimeout:         time.Minute,
+		CancelGrace:         10 * time.Second,
+		KillGrace:           5 * time.Second,
+		ContinueAfterCancel: false,
+		Client: scenario.Client{
+			FS: true, Terminal: true, ReadOnly: false, Set: true,
+			Roots: []string{filepath.Join(dir, "repo"), filepath.Join(dir, "scratch")},
+		},
+		Policy: &approve.Policy{
+			Default: approve.Deny,
+			Allow: []approve.Rule{
+				{Pos: f + ":26", Kind: []string{"read", "search"}},
+				{Pos: f + ":27", Kind: []string{"edit"}, Path: []string{"src/**"}},
+				{Pos: f + ":29", Kind: []string{"execute"}, Command: []string{"go test *"}, Always: true},
+			},
+			Deny: []approve.Rule{
+				{Pos: f + ":34", Command: []string{"git push *", "curl *"}},
+				{Pos: f + ":35", Path: []string{"**/.env", "/etc/**"}},
+				{Pos: f + ":36", Title: []string{"*delete*"}},
+				{Pos: f + ":37", Input: map[string]string{"url": "^https?://"}},
+			},
+		},
+		Expect: scenario.Expect{Pos: at(38, 9), Denied: intp(0)},
+		Turns: []scenario.Turn{
+			{
+				Pos:     at(40, 5),
+				Prompt:  []scenario.Part{{Pos: at(40, 13), Text: "Run go vet and fix what it reports."}},
+				Timeout: 5 * time.Minute,
+				Expect:  scenario.Expect{Pos: at(42, 13), StopReasons: []string{"end_turn"}},
+			},
+			{
+				Pos: at(43, 5),
+				Prompt: []scenario.Part{
+					{Pos: at(44, 15), Text: "Summarise the change."},
+					{Pos: at(45, 15), File: filepath.Join(dir, "NOTES.md")},
+					{Pos: at(46, 16), Image: filepath.Join(dir, "shot.png"), MimeType: "image/png"},
+				},
+				Expect: scenario.Expect{
+					Pos:          at(48, 7),
+					StopReasons:  []string{"end_turn", "max_tokens"},
+					TextContains: []string{"vet"},
+					TextMatches:  regexp.MustCompile(`(?i)fixed \d+`),
+					MaxDenied:    intp(1),
+				},
+			},
+		},
+	}}
+	got, warns, err := scenario.Load([]string{f}, opts)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if diff := cmp.Diff(want, got, cmpOpts); diff != "" {
+		t.Errorf("Load(%q) (-want +got):\n%s", f, diff)
+	}
+	if len(warns) != 0 {
+		t.Errorf("warnings = %v, want none", warns)
+	}
+	if got, want := got[0].Turns[1].PromptText(), "Summarise the change."; got != want {
+		t.Errorf("PromptText() = %q, want %q", got, want)
+	}
+}
+
+func TestLoadMultiDocument(t *testing.T) {
+	dir := absTestdata(t)
+	got, _, err := scenario.Load([]string{"testdata/multi.yaml"}, opts)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	type summary struct {
+		Name, Agent string
+		Command     []string
+		Index       int
+		Pos         string
+		Cwd         string
+		Roots       []string
+		Policy      *approve.Policy
+		Mcp         string
+		Contains    []string
+	}
+	var sums []summary
+	for _, s := range got {
+		sums = append(sums, summary{s.Name, s.Agent.Name, s.Agent.Command, s.Index, s.Pos.String(),
+			s.Agent.Cwd, s.Client.Roots, s.Policy, string(s.Agent.McpServers), s.Turns[0].Expect.TextContains})
+	}
+	want := []summary{
+		{Name: "first", Command: []string{"mock-agent", "--script", "a b.mock.yaml"}, Index: 0,
+			Pos: "testdata/multi.yaml:4:1", Cwd: dir, Roots: []string{dir},
+			Policy: &approve.Policy{Default: approve.Allow}, Mcp: "[]"},
+		{Name: "second", Agent: "claude", Index: 1,
+			Pos: "testdata/multi.yaml:10:1", Cwd: dir, Roots: []string{dir},
+			Policy: &approve.Policy{}, Mcp: "[]", Contains: []string{"by", "ye"}},
+	}
+	if diff := cmp.Diff(want, sums); diff != "" {
+		t.Errorf("Load(multi.yaml) (-want +got):\n%s", diff)
+	}
+}
+
+func TestInterpolation(t *testing.T) {
+	src := `name: x
+agent:
+  command:
+    - ${HOME}/bin/agent
+    - --key=${ANTHROPIC_API_KEY}
+    - ${MODEL:-sonnet}
+    - ${EMPTY:-fallback}
+    - "[${EMPTY}]"
+    - $$HOME costs $5
+  env:
+    A: "${HOME}"
+    B: 8080
+  cwd: ${HOME}/src
+  auth: ${AUTH:-}
+  mode: ${MODE:-code}
+  mcpServers:
+    - {name: s, command: "${HOME}/mcp", args: ["${MODEL:-x}", 3, true, null]}
+client: {roots: ["${HOME}", "rel/${MODE:-m}"]}
+permissions: {}
+turns:
+  - prompt: keep ${HOME} as it is
+`
+	scens, _, err := scenario.LoadBytes("/tmp/s/x.yaml", []byte(src), opts)
+	if err != nil {
+		t.Fatalf("LoadBytes: %v", err)
+	}
+	a := scens[0].Agent
+	got := map[string]any{
+		"command": a.Command, "env": a.Env, "cwd": a.Cwd, "auth": a.Auth, "mode": a.Mode,
+		"mcp": a.McpServers, "roots": scens[0].Client.Roots, "prompt": scens[0].Turns[0].PromptText(),
+	}
+	want := map[string]any{
+		"command": []string{"/home/user/bin/agent", "--key=sk-test", "sonnet", "fallback", "[]", "$HOME costs $5"},
+		"env":     map[string]string{"A": "/home/user", "B": "8080"},
+		"cwd":     "/home/user/src",
+		"auth":    "",
+		"mode":    "code",
+		"mcp":     json.RawMessage(`[{"name":"s","command":"/home/user/mcp","args":["x",3,true,null]}]`),
+		"roots":   []string{"/home/user", "/tmp/s/rel/m"},
+		"prompt":  "keep ${HOME} as it is",
+	}
+	if diff := cmp.Diff(want, got, cmpOpts); diff != "" {
+		t.Errorf("interpolated values (-want +got):\n%s", diff)
+	}
+}
+
+func TestCommandString(t *testing.T) {
+	tests := []struct {
+		command string
+		want    []string
+	}{
+		{`agent`, []string{"agent"}},
+		{`npx -y   "@zed-industries/claude-agent-acp"`, []string{"npx", "-y", "@zed-industries/claude-agent-acp"}},
+		{`sh -c 'echo "$1" && exit 3'`, []string{"sh", "-c", `echo "$1" && exit 3`}},
+		{`a "b \"c\" \\ d" e\ f ''`, []string{"a", `b "c" \ d`, "e f", ""}},
+		{`a"b"'c'd`, []string{"abcd"}},
+		{`${HOME}/agent "--name=${MODEL:-big model}"`, []string{"/home/user/agent", "--name=big model"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.command, func(t *testing.T) {
+			cmd, err := json.Marshal(tt.command) // a double-quoted YAML scalar
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := "name: x\nagent: {command: " + string(cmd) + "}\nturns: [{prompt: hi}]\n"
+			scens, _, err := scenario.LoadBytes("x.yaml", []byte(src), opts)
+			if err != nil {
+				t.Fatalf("LoadBytes: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, scens[0].Agent.Command); diff != "" {
+				t.Errorf("command %q (-want +got):\n%s", tt.command, diff)
+			}
+		})
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	src := `name: x
+agent: {command: [a]}
+client: {readOnly: true}
+turns: [{prompt: hi}]
+`
+	scens, _, err := scenario.LoadBytes("/tmp/d/x.yaml", []byte(src), opts)
+	if err != nil {
+		t.Fatalf("LoadBytes: %v", err)
+	}
+	s := scens[0]
+	if diff := cmp.Diff(scenario.Client{FS: true, Terminal: true, ReadOnly: true, Roots: []string{"/tmp/d"}, Set: true}, s.Client); diff != "" {
+		t.Errorf("client (-want +got):\n%s", diff)
+	}
+	if s.Policy != nil {
+		t.Errorf("Policy = %+v, want nil without a permissions key", s.Policy)
+	}
+	if diff := cmp.Diff(scenario.Expect{Pos: s.Turns[0].Pos, StopReasons: []string{"end_turn"}}, s.Turns[0].Expect, cmpOpts); diff != "" {
+		t.Errorf("default turn expect (-want +got):\n%s", diff)
+	}
+	if got, want := string(s.Agent.McpServers), "[]"; got != want {
+		t.Errorf("McpServers = %s, want %s", got, want)
+	}
+}
+
+func TestAnchorsAndMerge(t *testing.T) {
+	src := `name: x
+agent: &agent {command: [a], mode: code}
+permissions:
+  allow:
+    - &readonly {kind: [read, search]}
+  deny:
+    - *readonly
+turns:
+  - prompt: one
+    expect: &exp {stopReason: [end_turn, refusal]}
+  - prompt: two
+    expect:
+      <<: *exp
+      maxDenied: 2
+---
+name: y
+agent:
+  <<: *agent
+  mode: plan
+turns: [{prompt: hi}]
+`
+	scens, _, err := scenario.LoadBytes("x.yaml", []byte(src), opts)
+	if err != nil {
+		t.Fatalf("LoadBytes: %v", err)
+	}
+	// yaml.v3 keeps anchors from one document to the next.
+	if got, want := scens[1].Agent, (scenario.Agent{Pos: scenario.Pos{File: "x.yaml", Line: 18, Col: 3},
+		Command: []string{"a"}, Mode: "plan", Cwd: scens[0].Agent.Cwd, McpServers: json.RawMessage("[]")}); !cmp.Equal(got, want) {
+		t.Errorf("merged agent = %+v, want %+v", got, want)
+	}
+	s := scens[0]
+	if got, want := s.Policy.Deny[0].Kind, []string{"read", "search"}; !cmp.Equal(got, want) {
+		t.Errorf("aliased deny rule kinds = %v, want %v", got, want)
+	}
+	if got, want := s.Turns[1].Expect.StopReasons, []string{"end_turn", "refusal"}; !cmp.Equal(got, want) {
+		t.Errorf("merged stop reasons = %v, want %v", got, want)
+	}
+	if got := s.Turns[1].Expect.MaxDenied; got == nil || *got != 2 {
+		t.Errorf("merged maxDenied = %v, want 2", got)
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	src := `name: x
+agent: {command: [a]}
+timeout: 1m
+turnTimeout: 2m
+turns:
+  - prompt: hi
+    timeout: 30s
+`
+	_, warns, err := scenario.LoadBytes("w.yaml", []byte(src), opts)
+	if err != nil {
+		t.Fatalf("LoadBytes: %v", err)
+	}
+	var got []string
+	for _, w := range warns {
+		got = append(got, w.String())
+	}
+	want := []string{
+		"w.yaml:1:1: no permissions: every permission request will be denied (add permissions to allow some)",
+		"w.yaml:4:14: turn timeout 2m0s is longer than the scenario timeout 1m0s",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// writeTree creates files (with a valid scenario named after the path in
+// each .yaml/.yml) under a temporary directory and returns it.
+func writeTree(t *testing.T, files ...string) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, f := range files {
+		path := filepath.Join(root, f)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		content := "name: " + f + "\nagent: {command: [a]}\npermissions: {}\nturns: [{prompt: hi}]\n"
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestLoadPaths(t *testing.T) {
+	root := writeTree(t,
+		"a.yaml", "b.yml", "sub/c.yaml", "sub/deeper/d.YAML",
+		"agent.mock.yaml", "sub/x.mock.yml", "notes.txt", ".hidden.yaml",
+		".git/e.yaml", "testdata/f.yaml", "sub/testdata/g.yaml", "empty/README.md",
+	)
+	t.Chdir(root)
+	tests := []struct {
+		name  string
+		paths []string
+		want  []string // scenario names, in order
+		errs  []string
+	}{
+		{"directory", []string{"."}, []string{"a.yaml", "b.yml", "sub/c.yaml", "sub/deeper/d.YAML"}, nil},
+		{"subdirectory", []string{"sub"}, []string{"sub/c.yaml", "sub/deeper/d.YAML"}, nil},
+		{"explicit files are always loaded", []string{"agent.mock.yaml", "testdata/f.yaml", "a.yaml"},
+			[]string{"a.yaml", "agent.mock.yaml", "testdata/f.yaml"}, nil},
+		{"explicit testdata directory", []string{"testdata"}, []string{"testdata/f.yaml"}, nil},
+		{"a file named twice loads once", []string{"a.yaml", "./a.yaml", "."},
+			[]string{"a.yaml", "b.yml", "sub/c.yaml", "sub/deeper/d.YAML"}, nil},
+		{"glob", []string{"*.y*ml"}, []string{"a.yaml", "b.yml"}, nil},
+		{"glob of directories", []string{"s*"}, []string{"sub/c.yaml", "sub/deeper/d.YAML"}, nil},
+		{"double star", []string{"**/*.yaml"}, []string{"a.yaml", "sub/c.yaml"}, nil},
+		{"double star under a directory", []string{"sub/**/*.YAML"}, []string{"sub/deeper/d.YAML"}, nil},
+		{"double star naming testdata", []string{"**/testdata/*.yaml"}, []string{"sub/testdata/g.yaml", "testdata/f.yaml"}, nil},
+		{"missing paths, empty matches", []string{"nope.yaml", "a.yaml", "*.json", "empty", "[x"}, nil, []string{
+			"*.json: no scenario files match",
+			"[x: bad pattern: syntax error in pattern",
+			"empty: no scenario files (*.yaml, *.yml) in directory",
+			"nope.yaml: no such file or directory",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scens, _, err := scenario.Load(tt.paths, opts)
+			var names []string
+			for _, s := range scens {
+				names = append(names, s.Name)
+			}
+			if diff := cmp.Diff(tt.want, names); diff != "" {
+				t.Errorf("Load(%q) names (-want +got):\n%s", tt.paths, diff)
+			}
+			if diff := cmp.Diff(tt.errs, errorLines(t, err)); diff != "" {
+				t.Errorf("Load(%q) errors (-want +got):\n%s", tt.paths, diff)
+			}
+		})
+	}
+}
+
+func TestLoadErrorsOfTwoFiles(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"b.yaml": "name: same\nagent: {command: [a]}\nturns: [{prompt: hi}]\ntimeout: 3\n",
+		"a.yaml": "name: same\nagent: {command: []}\nturns: [{prompt: hi}]\n",
+		"c.yaml": "name: fine\nagent: {command: [a]}\nturns: [{prompt: hi}]\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(root)
+	scens, warns, err := scenario.Load([]string{"c.yaml", "b.yaml", "a.yaml"}, opts)
+	want := []string{
+		"a.yaml:2:18: agent command is empty",
+		`b.yaml:1:1: duplicate scenario name "same" (first at a.yaml:1:1)`,
+		`b.yaml:4:10: bad duration "3" (a unit is required): use a Go duration like 90s, 5m or 1h30m`,
+	}
+	if diff := cmp.Diff(want, errorLines(t, err)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	if scens != nil {
+		t.Errorf("Load returned %d scenarios with errors, want none", len(scens))
+	}
+	if len(warns) != 3 {
+		t.Errorf("got %d warnings, want 3 (one per scenario without permissions): %v", len(warns), warns)
+	}
+}

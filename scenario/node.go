@@ -1,0 +1,441 @@
+package scenario
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// fileParser walks the yaml.Node trees of one file and records every
+// problem with its position.
+type fileParser struct {
+	file       string // as the user named it
+	dir        string // absolute directory of the file
+	src        []byte
+	lineStarts []int // byte offset of each line, computed when needed
+	lookup     func(string) (string, bool)
+	errs       Errors
+	warns      []Warning
+}
+
+func (p *fileParser) pos(n *yaml.Node) Pos {
+	return Pos{File: p.file, Line: n.Line, Col: n.Column}
+}
+
+func (p *fileParser) errorAt(pos Pos, format string, args ...any) {
+	p.errs = append(p.errs, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (p *fileParser) errorf(n *yaml.Node, format string, args ...any) {
+	p.errorAt(p.pos(n), format, args...)
+}
+
+func (p *fileParser) warnf(pos Pos, format string, args ...any) {
+	p.warns = append(p.warns, Warning{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+// deref follows aliases to the node they stand for.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// describe names the kind of n for "expected X, got Y" messages.
+func describe(n *yaml.Node) string {
+	switch n = deref(n); n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			return "null"
+		case "!!bool":
+			return "a boolean"
+		case "!!int", "!!float":
+			return "a number"
+		}
+		return "a string"
+	}
+	return "an alias"
+}
+
+func isNull(n *yaml.Node) bool {
+	n = deref(n)
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// pair is one key and its value in a mapping.
+type pair struct {
+	key  string
+	k, v *yaml.Node
+}
+
+// mapping is a checked mapping: its known keys, in order.
+type mapping struct {
+	n     *yaml.Node
+	pairs []pair
+	has   map[string]*yaml.Node // key -> key node
+
+	// suggested holds the keys offered for unknown keys; require does not
+	// report them missing, so `promt:` is one error, not two.
+	suggested map[string]bool
+}
+
+// mapping checks that n is a mapping whose keys are all in valid, with no
+// key twice, and reports every problem. Merge keys (<<) are expanded; keys
+// written in the mapping itself win over merged ones. hint, when not nil,
+// may add a sentence to the message about an unknown key. ok is false when
+// n is not a mapping at all.
+func (p *fileParser) mapping(n *yaml.Node, valid []string, hint func(key string) string) (m mapping, ok bool) {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, "expected a mapping, got %s", describe(n))
+		return m, false
+	}
+	m = mapping{n: n, has: map[string]*yaml.Node{}, suggested: map[string]bool{}}
+	seen := map[string]*yaml.Node{}
+	var merged []pair
+	budget := maxMerged
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			p.errorf(k, "expected a key name, got %s", describe(k))
+			continue
+		}
+		if k.ShortTag() == "!!merge" {
+			merged = append(merged, p.mergePairs(v, 0, &budget)...)
+			continue
+		}
+		if first, dup := seen[k.Value]; dup {
+			p.errorf(k, "duplicate key %q (first at line %d)", k.Value, first.Line)
+			continue
+		}
+		seen[k.Value] = k
+		m.add(p, pair{k.Value, k, v}, valid, hint)
+	}
+	for _, kv := range merged {
+		if _, dup := seen[kv.key]; dup {
+			continue
+		}
+		seen[kv.key] = kv.k
+		m.add(p, kv, valid, hint)
+	}
+	return m, true
+}
+
+func (m *mapping) add(p *fileParser, kv pair, valid []string, hint func(string) string) {
+	for _, v := range valid {
+		if v == kv.key {
+			m.pairs = append(m.pairs, kv)
+			m.has[kv.key] = kv.k
+			return
+		}
+	}
+	msg := unknownMsg("key", kv.key, valid, "keys")
+	if s, ok := suggest(kv.key, valid); ok {
+		m.suggested[s] = true
+	}
+	if hint != nil {
+		if h := hint(kv.key); h != "" {
+			msg += "; " + h
+		}
+	}
+	p.errorAt(p.pos(kv.k), "%s", msg)
+}
+
+// maxMerged bounds the work of expanding the merge keys of one mapping, as
+// aliases can make it exponential.
+const maxMerged = 10_000
+
+// mergePairs returns the pairs that a merge key's value brings in.
+func (p *fileParser) mergePairs(v *yaml.Node, depth int, budget *int) []pair {
+	v = deref(v)
+	const exhausted = math.MinInt / 2
+	*budget -= max(len(v.Content), 1)
+	if depth > 10 || *budget < 0 {
+		if *budget > exhausted {
+			p.errorf(v, "merge keys (<<) nested too deeply or too many")
+			*budget = exhausted // report once, expand no more
+		}
+		return nil
+	}
+	var out []pair
+	switch v.Kind {
+	case yaml.MappingNode:
+		seen := map[string]bool{}
+		var merged []pair
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			k := deref(v.Content[i])
+			if k.Kind != yaml.ScalarNode {
+				p.errorf(k, "expected a key name, got %s", describe(k))
+				continue
+			}
+			if k.ShortTag() == "!!merge" {
+				merged = append(merged, p.mergePairs(v.Content[i+1], depth+1, budget)...)
+				continue
+			}
+			seen[k.Value] = true
+			out = append(out, pair{k.Value, k, v.Content[i+1]})
+		}
+		for _, kv := range merged {
+			if !seen[kv.key] {
+				seen[kv.key] = true
+				out = append(out, kv)
+			}
+		}
+	case yaml.SequenceNode:
+		seen := map[string]bool{}
+		for _, item := range v.Content {
+			if deref(item).Kind != yaml.MappingNode {
+				p.errorf(item, "a merge (<<) takes a mapping or a list of mappings, got %s", describe(item))
+				continue
+			}
+			for _, kv := range p.mergePairs(item, depth+1, budget) {
+				if !seen[kv.key] {
+					seen[kv.key] = true
+					out = append(out, kv)
+				}
+			}
+		}
+	default:
+		p.errorf(v, "a merge (<<) takes a mapping or a list of mappings, got %s", describe(v))
+	}
+	return out
+}
+
+// require reports each key of keys that m lacks, at the mapping.
+func (p *fileParser) require(m mapping, keys ...string) {
+	for _, k := range keys {
+		if _, ok := m.has[k]; !ok && !m.suggested[k] {
+			p.errorf(m.n, "missing required key %q", k)
+		}
+	}
+}
+
+// str returns the text of a scalar. Any scalar but null is accepted, so
+// `mode: 1` is the string "1".
+func (p *fileParser) str(n *yaml.Node) (string, bool) {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
+		p.errorf(n, "expected a string, got %s", describe(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+// strNodes returns the scalar nodes of a string or a list of strings. A
+// single string is accepted when single is true. An empty list is
+// reported when nonEmpty is true.
+func (p *fileParser) strNodes(n *yaml.Node, single, nonEmpty bool) ([]*yaml.Node, bool) {
+	n = deref(n)
+	switch {
+	case n.Kind == yaml.ScalarNode && single && n.ShortTag() != "!!null":
+		return []*yaml.Node{n}, true
+	case n.Kind == yaml.SequenceNode:
+		if nonEmpty && len(n.Content) == 0 {
+			p.errorf(n, "expected at least one value, got an empty list")
+			return nil, false
+		}
+		out := make([]*yaml.Node, 0, len(n.Content))
+		ok := true
+		for _, item := range n.Content {
+			if _, good := p.str(item); good {
+				out = append(out, deref(item))
+			} else {
+				ok = false
+			}
+		}
+		return out, ok
+	}
+	if single {
+		p.errorf(n, "expected a string or a list of strings, got %s", describe(n))
+	} else {
+		p.errorf(n, "expected a list of strings, got %s", describe(n))
+	}
+	return nil, false
+}
+
+// strs is strNodes returning the values.
+func (p *fileParser) strs(n *yaml.Node, single, nonEmpty bool) ([]string, bool) {
+	nodes, ok := p.strNodes(n, single, nonEmpty)
+	out := make([]string, len(nodes))
+	for i, s := range nodes {
+		out[i] = s.Value
+	}
+	return out, ok
+}
+
+func (p *fileParser) boolean(n *yaml.Node) (bool, bool) {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
+		p.errorf(n, "expected true or false, got %s", describe(n))
+		return false, false
+	}
+	var b bool
+	if err := n.Decode(&b); err != nil {
+		p.errorf(n, "expected true or false, got %q", n.Value)
+		return false, false
+	}
+	return b, true
+}
+
+// count reads a number of permission requests: an integer >= 0.
+func (p *fileParser) count(n *yaml.Node) (*int, bool) {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
+		p.errorf(n, "expected a whole number, got %s", describe(n))
+		return nil, false
+	}
+	var i int64
+	if err := n.Decode(&i); err != nil || i < 0 || i > math.MaxInt32 {
+		p.errorf(n, "expected a whole number from 0 up, got %s", n.Value)
+		return nil, false
+	}
+	v := int(i)
+	return &v, true
+}
+
+// duration reads a positive Go duration such as 90s or 5m.
+func (p *fileParser) duration(n *yaml.Node) (time.Duration, bool) {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" || n.ShortTag() == "!!bool" {
+		p.errorf(n, "expected a duration like 90s or 5m, got %s", describe(n))
+		return 0, false
+	}
+	d, err := time.ParseDuration(n.Value)
+	if err != nil {
+		hint := ""
+		if _, nerr := strconv.ParseFloat(n.Value, 64); nerr == nil {
+			hint = " (a unit is required)"
+		}
+		p.errorf(n, "bad duration %q%s: use a Go duration like 90s, 5m or 1h30m", n.Value, hint)
+		return 0, false
+	}
+	if d <= 0 {
+		p.errorf(n, "bad duration %q: must be greater than zero", n.Value)
+		return 0, false
+	}
+	return d, true
+}
+
+// regexp compiles an RE2 regular expression.
+func (p *fileParser) regexp(n *yaml.Node) (*regexp.Regexp, bool) {
+	s, ok := p.str(n)
+	if !ok {
+		return nil, false
+	}
+	re, err := regexp.Compile(s)
+	if err != nil {
+		p.errorf(n, "bad regular expression: %v", err)
+		return nil, false
+	}
+	return re, true
+}
+
+// interp expands variables in a scalar's text (see expand) and reports
+// unset variables at the "${" when the scalar's text can be found on its
+// line, else at the scalar.
+func (p *fileParser) interp(n *yaml.Node) (string, bool) {
+	s, ok := p.str(n)
+	if !ok {
+		return "", false
+	}
+	return p.interpAt(deref(n), s, nil)
+}
+
+// interpAt expands s, which comes from scalar n; offs maps each byte of s
+// to its offset in n.Value (nil: s is n.Value).
+func (p *fileParser) interpAt(n *yaml.Node, s string, offs []int) (string, bool) {
+	out, probs := expand(s, p.lookup)
+	for _, pr := range probs {
+		off := pr.off
+		if offs != nil {
+			off = offs[off]
+		}
+		p.errorAt(p.posIn(n, off), "%s", pr.msg)
+	}
+	return out, len(probs) == 0
+}
+
+// posIn returns the position of byte off of scalar n's value. It is exact
+// for a one-line plain or quoted scalar whose text before off (and the two
+// bytes from off) appear unchanged in the source; otherwise it is the
+// scalar's position.
+func (p *fileParser) posIn(n *yaml.Node, off int) Pos {
+	base := p.pos(n)
+	if off < 0 || off > len(n.Value) || n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return base
+	}
+	line := p.sourceLine(n.Line)
+	start := 0
+	for col := 1; col < n.Column; col++ {
+		_, size := utf8.DecodeRuneInString(line[start:])
+		if size == 0 {
+			return base
+		}
+		start += size
+	}
+	quote := 0
+	if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
+		quote = 1
+	}
+	want := n.Value[:min(off+2, len(n.Value))]
+	if strings.Contains(want, "\n") || start+quote > len(line) || !strings.HasPrefix(line[start+quote:], want) {
+		return base
+	}
+	base.Col += quote + utf8.RuneCountInString(n.Value[:off])
+	return base
+}
+
+// sourceLine returns line n (1-based) of the file, without its line break.
+func (p *fileParser) sourceLine(n int) string {
+	if p.lineStarts == nil {
+		p.lineStarts = lineStarts(p.src)
+	}
+	if n < 1 || n > len(p.lineStarts) {
+		return ""
+	}
+	end := len(p.src)
+	if n < len(p.lineStarts) {
+		end = p.lineStarts[n]
+	}
+	line := string(p.src[p.lineStarts[n-1]:end])
+	for _, br := range []string{"\r\n", "\n", "\r", "\u0085", "\u2028", "\u2029"} {
+		if strings.HasSuffix(line, br) {
+			return strings.TrimSuffix(line, br)
+		}
+	}
+	return line
+}
+
+// lineStarts returns the byte offset of each line of src. Lines end where
+// YAML says they do: at \r\n, \n, \r, NEL, LS or PS.
+func lineStarts(src []byte) []int {
+	starts := []int{0}
+	for i := 0; i < len(src); i++ {
+		switch {
+		case src[i] == '\r' && i+1 < len(src) && src[i+1] == '\n':
+			i++
+		case src[i] == '\n', src[i] == '\r':
+		case bytes.HasPrefix(src[i:], []byte("\u0085")):
+			i++
+		case bytes.HasPrefix(src[i:], []byte("\u2028")), bytes.HasPrefix(src[i:], []byte("\u2029")):
+			i += 2
+		default:
+			continue
+		}
+		starts = append(starts, i+1)
+	}
+	return starts
+}

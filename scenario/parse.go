@@ -1,0 +1,622 @@
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// The keys of each mapping in the format, in the order the docs give them.
+var (
+	scenarioKeys = []string{"name", "description", "tags", "agent", "timeout", "turnTimeout", "idleTimeout",
+		"cancelGrace", "killGrace", "continueAfterCancel", "client", "permissions", "expect", "turns"}
+	agentKeys          = []string{"command", "env", "cwd", "auth", "mode", "mcpServers"}
+	clientKeys         = []string{"fs", "terminal", "readOnly", "roots"}
+	permissionKeys     = []string{"default", "allow", "deny"}
+	ruleKeys           = []string{"kind", "title", "command", "path", "input", "always", "examples"}
+	matcherKeys        = []string{"kind", "title", "command", "path", "input"}
+	exampleKeys        = []string{"match", "noMatch"}
+	turnKeys           = []string{"prompt", "timeout", "expect"}
+	partKeys           = []string{"text", "file", "image"}
+	turnExpectKeys     = []string{"stopReason", "text", "denied", "maxDenied"}
+	scenarioExpectKeys = []string{"denied", "maxDenied"}
+	textKeys           = []string{"contains", "matches"}
+
+	// stopReasons are ACP's StopReason values, then the outcomes acprun
+	// records when the agent gave none.
+	stopReasons = []string{"end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled",
+		"error", "agent_exited", "unresponsive"}
+
+	imageTypes = map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
+		".gif": "image/gif", ".webp": "image/webp"}
+)
+
+// parseFile decodes every YAML document of the file and returns its
+// scenarios. Empty documents are skipped. A syntax error ends the file, but
+// the documents before it are still checked.
+func (p *fileParser) parseFile() []*Scenario {
+	var out []*Scenario
+	dec := yaml.NewDecoder(bytes.NewReader(p.src))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			p.syntaxError(err)
+			return out
+		}
+		if len(doc.Content) == 0 || isNull(doc.Content[0]) {
+			continue
+		}
+		out = append(out, p.scenario(doc.Content[0], len(out)))
+	}
+	if len(out) == 0 && len(p.errs) == 0 {
+		p.errorAt(Pos{File: p.file}, "no scenario in file")
+	}
+	return out
+}
+
+var (
+	yamlLine      = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	unknownAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+)
+
+// syntaxError turns a yaml.v3 error ("yaml: line N: msg") into an Error at
+// line N. yaml.v3 leaves the line out for problems on the first line.
+func (p *fileParser) syntaxError(err error) {
+	msg := err.Error()
+	lines := len(lineStarts(p.src))
+	pos := Pos{File: p.file, Line: 1, Col: 1}
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		pos.Line = min(max(n, 1), lines)
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+		if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
+			if i := bytes.Index(p.src, []byte("*"+m[1])); i >= 0 {
+				starts := lineStarts(p.src[:i])
+				pos.Line = len(starts)
+				pos.Col = utf8.RuneCount(p.src[starts[len(starts)-1]:i]) + 1
+			}
+		}
+	}
+	p.errorAt(pos, "YAML syntax: %s", msg)
+}
+
+// scenario checks one document.
+func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
+	s := &Scenario{File: p.file, Index: index, Pos: p.pos(deref(root))}
+	s.Agent.Cwd = p.dir
+	s.Agent.McpServers = json.RawMessage("[]")
+	s.Client = Client{FS: true, Terminal: true}
+	m, ok := p.mapping(root, scenarioKeys, nil)
+	if !ok {
+		return s
+	}
+	var turnTimeouts []*yaml.Node // to compare with timeout at the end
+	var rootsNode *yaml.Node
+	for _, kv := range m.pairs {
+		v := kv.v
+		switch kv.key {
+		case "name":
+			if name, ok := p.str(v); ok {
+				if strings.TrimSpace(name) == "" {
+					p.errorf(v, "name is empty")
+				}
+				s.Name = name
+			}
+		case "description":
+			if !isNull(v) {
+				s.Description, _ = p.str(v)
+			}
+		case "tags":
+			s.Tags, _ = p.strs(v, true, false)
+		case "agent":
+			p.agent(v, &s.Agent)
+		case "timeout":
+			s.Timeout, _ = p.duration(v)
+		case "turnTimeout":
+			s.TurnTimeout, _ = p.duration(v)
+			turnTimeouts = append(turnTimeouts, v)
+		case "idleTimeout":
+			s.IdleTimeout, _ = p.duration(v)
+		case "cancelGrace":
+			s.CancelGrace, _ = p.duration(v)
+		case "killGrace":
+			s.KillGrace, _ = p.duration(v)
+		case "continueAfterCancel":
+			s.ContinueAfterCancel, _ = p.boolean(v)
+		case "client":
+			s.Client.Set = true
+			rootsNode = p.client(v, &s.Client)
+		case "permissions":
+			s.Policy = p.permissions(v)
+		case "expect":
+			s.Expect = p.expect(v, false)
+		case "turns":
+			n := deref(v)
+			if n.Kind != yaml.SequenceNode {
+				p.errorf(n, "expected a list of turns, got %s", describe(n))
+				continue
+			}
+			if len(n.Content) == 0 {
+				p.errorf(n, "turns is empty: a scenario needs at least one turn")
+			}
+			for _, tn := range n.Content {
+				t, timeout := p.turn(tn)
+				s.Turns = append(s.Turns, t)
+				if timeout != nil {
+					turnTimeouts = append(turnTimeouts, timeout)
+				}
+			}
+		}
+	}
+	p.require(m, "name", "agent", "turns")
+	if rootsNode == nil {
+		s.Client.Roots = []string{s.Agent.Cwd}
+	}
+	if _, ok := m.has["permissions"]; !ok {
+		p.warnf(s.Pos, "no permissions: every permission request will be denied (add permissions to allow some)")
+	}
+	if s.Expect.Pos == (Pos{}) {
+		s.Expect.Pos = s.Pos
+	}
+	if s.Timeout > 0 {
+		for _, n := range turnTimeouts {
+			if d, err := time.ParseDuration(deref(n).Value); err == nil && d > s.Timeout {
+				p.warnf(p.pos(deref(n)), "turn timeout %s is longer than the scenario timeout %s", d, s.Timeout)
+			}
+		}
+	}
+	return s
+}
+
+func (p *fileParser) agent(n *yaml.Node, a *Agent) {
+	n = deref(n)
+	a.Pos = p.pos(n)
+	if n.Kind == yaml.ScalarNode && !isNull(n) {
+		a.Name = n.Value
+		if strings.TrimSpace(a.Name) == "" {
+			p.errorf(n, "agent name is empty")
+		}
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, "expected an agent name or a mapping with a command, got %s", describe(n))
+		return
+	}
+	m, _ := p.mapping(n, agentKeys, nil)
+	for _, kv := range m.pairs {
+		v := deref(kv.v)
+		switch kv.key {
+		case "command":
+			a.Command = p.command(v)
+		case "env":
+			p.env(v, a)
+		case "cwd":
+			if cwd, ok := p.interp(v); ok && cwd != "" {
+				a.Cwd = p.abs(cwd)
+			}
+		case "auth":
+			a.Auth, _ = p.interp(v)
+		case "mode":
+			a.Mode, _ = p.interp(v)
+		case "mcpServers":
+			a.McpServers = p.mcpServers(v)
+		}
+	}
+	p.require(m, "command")
+}
+
+// command reads the agent's argv: a list, or a string split like a shell
+// would (see splitCommand). Variables are expanded in each word after
+// splitting, so a value with spaces stays one word.
+func (p *fileParser) command(n *yaml.Node) []string {
+	var argv []string
+	switch {
+	case n.Kind == yaml.ScalarNode && !isNull(n):
+		words, offs, prob := splitCommand(n.Value)
+		if prob != nil {
+			p.errorAt(p.posIn(n, prob.off), "%s", prob.msg)
+			return nil
+		}
+		for i, w := range words {
+			w, _ = p.interpAt(n, w, offs[i])
+			argv = append(argv, w)
+		}
+	case n.Kind == yaml.SequenceNode:
+		for _, item := range n.Content {
+			w, _ := p.interp(item)
+			argv = append(argv, w)
+		}
+	default:
+		p.errorf(n, "expected a command (a list of strings, or a string), got %s", describe(n))
+		return nil
+	}
+	if len(argv) == 0 {
+		p.errorf(n, "agent command is empty")
+	} else if argv[0] == "" {
+		p.errorf(n, "agent command has an empty program name")
+	}
+	return argv
+}
+
+func (p *fileParser) env(n *yaml.Node, a *Agent) {
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, "expected a mapping of variable names to values, got %s", describe(n))
+		return
+	}
+	a.Env = map[string]string{}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			p.errorf(k, "expected a variable name, got %s", describe(k))
+			continue
+		}
+		if k.ShortTag() == "!!merge" {
+			p.errorf(k, "merge keys (<<) are not supported in env")
+			continue
+		}
+		if line, dup := seen[k.Value]; dup {
+			p.errorf(k, "duplicate key %q (first at line %d)", k.Value, line)
+			continue
+		}
+		seen[k.Value] = k.Line
+		if k.Value == "" || strings.ContainsAny(k.Value, "=\x00") {
+			p.errorf(k, "bad environment variable name %q", k.Value)
+		}
+		if val, ok := p.interp(v); ok {
+			a.Env[k.Value] = val
+		}
+	}
+}
+
+// mcpServers converts the YAML list to JSON, expanding variables in
+// string values.
+func (p *fileParser) mcpServers(n *yaml.Node) json.RawMessage {
+	if n.Kind != yaml.SequenceNode {
+		p.errorf(n, "expected a list of MCP servers, got %s", describe(n))
+		return json.RawMessage("[]")
+	}
+	for _, item := range n.Content {
+		if deref(item).Kind != yaml.MappingNode {
+			p.errorf(item, "expected an MCP server (a mapping), got %s", describe(item))
+		}
+	}
+	var buf bytes.Buffer
+	budget := 100_000
+	if !p.toJSON(&buf, n, 0, &budget) {
+		return json.RawMessage("[]")
+	}
+	return json.RawMessage(buf.Bytes())
+}
+
+func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *int) bool {
+	const exhausted = math.MinInt / 2
+	n = deref(n)
+	*budget--
+	if depth > 64 || *budget < 0 {
+		if *budget > exhausted {
+			p.errorf(n, "mcpServers is nested too deeply or repeats too many aliases")
+			*budget = exhausted // report once, convert no more
+		}
+		return false
+	}
+	ok := true
+	switch n.Kind {
+	case yaml.MappingNode:
+		buf.WriteByte('{')
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := deref(n.Content[i])
+			if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" {
+				p.errorf(k, "expected a key name, got %s", describe(k))
+				ok = false
+				continue
+			}
+			if seen[k.Value] {
+				p.errorf(k, "duplicate key %q", k.Value)
+				ok = false
+				continue
+			}
+			seen[k.Value] = true
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			key, _ := json.Marshal(k.Value)
+			buf.Write(key)
+			buf.WriteByte(':')
+			ok = p.toJSON(buf, n.Content[i+1], depth+1, budget) && ok
+		}
+		buf.WriteByte('}')
+	case yaml.SequenceNode:
+		buf.WriteByte('[')
+		for i, item := range n.Content {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			ok = p.toJSON(buf, item, depth+1, budget) && ok
+		}
+		buf.WriteByte(']')
+	case yaml.ScalarNode:
+		var v any
+		switch n.ShortTag() {
+		case "!!null":
+		case "!!bool", "!!int", "!!float":
+			if err := n.Decode(&v); err != nil {
+				p.errorf(n, "bad value %q: %v", n.Value, err)
+				return false
+			}
+			if f, isFloat := v.(float64); isFloat && (math.IsInf(f, 0) || math.IsNaN(f)) {
+				p.errorf(n, "%s cannot be written in JSON", n.Value)
+				return false
+			}
+		default:
+			s, good := p.interpAt(n, n.Value, nil)
+			if !good {
+				return false
+			}
+			v = s
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			p.errorf(n, "bad value %q: %v", n.Value, err)
+			return false
+		}
+		buf.Write(b)
+	default:
+		p.errorf(n, "unexpected %s", describe(n))
+		return false
+	}
+	return ok
+}
+
+// client reads the client key; it returns the roots node, if any.
+func (p *fileParser) client(n *yaml.Node, c *Client) (roots *yaml.Node) {
+	m, ok := p.mapping(n, clientKeys, nil)
+	if !ok {
+		return nil
+	}
+	for _, kv := range m.pairs {
+		switch kv.key {
+		case "fs":
+			c.FS, _ = p.boolean(kv.v)
+		case "terminal":
+			c.Terminal, _ = p.boolean(kv.v)
+		case "readOnly":
+			c.ReadOnly, _ = p.boolean(kv.v)
+		case "roots":
+			roots = deref(kv.v)
+			nodes, ok := p.strNodes(roots, false, false)
+			if !ok {
+				continue
+			}
+			if len(nodes) == 0 {
+				p.errorf(roots, "roots is empty: list at least one directory, or leave roots out to use the session cwd")
+				continue
+			}
+			for _, r := range nodes {
+				if dir, ok := p.interp(r); ok {
+					if dir == "" {
+						p.errorf(r, "root is empty")
+						continue
+					}
+					c.Roots = append(c.Roots, p.abs(dir))
+				}
+			}
+		}
+	}
+	return roots
+}
+
+// abs resolves a path relative to the scenario file's directory.
+func (p *fileParser) abs(path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	return filepath.Join(p.dir, path)
+}
+
+// turn reads one turn; it also returns its timeout node, if any.
+func (p *fileParser) turn(n *yaml.Node) (Turn, *yaml.Node) {
+	n = deref(n)
+	t := Turn{Pos: p.pos(n)}
+	var timeout *yaml.Node
+	m, ok := p.mapping(n, turnKeys, nil)
+	if !ok {
+		return t, nil
+	}
+	for _, kv := range m.pairs {
+		switch kv.key {
+		case "prompt":
+			t.Prompt = p.prompt(deref(kv.v))
+		case "timeout":
+			if d, ok := p.duration(kv.v); ok {
+				t.Timeout, timeout = d, kv.v
+			}
+		case "expect":
+			t.Expect = p.expect(kv.v, true)
+		}
+	}
+	p.require(m, "prompt")
+	if t.Expect.Pos == (Pos{}) {
+		t.Expect.Pos = t.Pos
+	}
+	if t.Expect.StopReasons == nil {
+		t.Expect.StopReasons = []string{"end_turn"}
+	}
+	return t, timeout
+}
+
+// prompt reads a prompt: a string, or a list of parts. Prompts are not
+// interpolated.
+func (p *fileParser) prompt(n *yaml.Node) []Part {
+	switch {
+	case n.Kind == yaml.ScalarNode && !isNull(n):
+		if n.Value == "" {
+			p.errorf(n, "prompt is empty")
+		}
+		return []Part{{Pos: p.pos(n), Text: n.Value}}
+	case n.Kind == yaml.SequenceNode:
+		if len(n.Content) == 0 {
+			p.errorf(n, "prompt is empty: give a string or a list of text, file and image parts")
+		}
+		var parts []Part
+		for _, item := range n.Content {
+			if part, ok := p.part(deref(item)); ok {
+				parts = append(parts, part)
+			}
+		}
+		return parts
+	}
+	p.errorf(n, "expected a prompt (a string, or a list of text, file and image parts), got %s", describe(n))
+	return nil
+}
+
+func (p *fileParser) part(n *yaml.Node) (Part, bool) {
+	part := Part{Pos: p.pos(n)}
+	m, ok := p.mapping(n, partKeys, nil)
+	if !ok {
+		return part, false
+	}
+	if len(m.pairs) == 0 {
+		if len(n.Content) == 0 {
+			p.errorf(n, "a prompt part needs one of text, file or image")
+		}
+		return part, false
+	}
+	for _, kv := range m.pairs[1:] {
+		p.errorf(kv.k, "a prompt part has only one of text, file or image: put %s in a part of its own", kv.key)
+	}
+	kv := m.pairs[0]
+	s, ok := p.str(kv.v)
+	if !ok {
+		return part, false
+	}
+	v := deref(kv.v)
+	part.Pos = p.pos(v)
+	switch kv.key {
+	case "text":
+		if s == "" {
+			p.errorf(v, "text is empty")
+		}
+		part.Text = s
+	case "file":
+		part.File, ok = p.existingFile(v, "prompt file", s)
+	case "image":
+		ext := strings.ToLower(filepath.Ext(s))
+		part.MimeType = imageTypes[ext]
+		if part.MimeType == "" {
+			p.errorf(v, "image %q: unsupported type %q (use .png, .jpg, .jpeg, .gif or .webp)", s, ext)
+			ok = false
+		}
+		var exists bool
+		part.Image, exists = p.existingFile(v, "image", s)
+		ok = ok && exists
+	}
+	return part, ok
+}
+
+// existingFile resolves path against the file's directory and checks that
+// it is a file that exists.
+func (p *fileParser) existingFile(n *yaml.Node, what, path string) (string, bool) {
+	if path == "" {
+		p.errorf(n, "%s path is empty", what)
+		return "", false
+	}
+	abs := p.abs(path)
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		p.errorf(n, "%s %q does not exist", what, path)
+	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		p.errorf(n, "%s %q: %v", what, path, err)
+	case fi.IsDir():
+		p.errorf(n, "%s %q is a directory", what, path)
+	default:
+		return abs, true
+	}
+	return abs, false
+}
+
+// expect reads a turn's expect (turn true) or the scenario's.
+func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
+	n = deref(n)
+	e := Expect{Pos: p.pos(n)}
+	keys, hint := turnExpectKeys, func(string) string { return "" }
+	if !turn {
+		keys = scenarioExpectKeys
+		hint = func(k string) string {
+			if k == "stopReason" || k == "text" {
+				return k + " belongs in a turn's expect"
+			}
+			return ""
+		}
+	}
+	m, ok := p.mapping(n, keys, hint)
+	if !ok {
+		return e
+	}
+	for _, kv := range m.pairs {
+		switch kv.key {
+		case "stopReason":
+			nodes, _ := p.strNodes(kv.v, true, true)
+			for _, r := range nodes {
+				if !slices.Contains(stopReasons, r.Value) {
+					p.errorf(r, "%s", unknownMsg("stop reason", r.Value, stopReasons, "stop reasons"))
+					continue
+				}
+				e.StopReasons = append(e.StopReasons, r.Value)
+			}
+		case "text":
+			p.textExpect(kv.v, &e)
+		case "denied":
+			e.Denied, _ = p.count(kv.v)
+		case "maxDenied":
+			e.MaxDenied, _ = p.count(kv.v)
+		}
+	}
+	if k, ok := m.has["maxDenied"]; ok && m.has["denied"] != nil {
+		p.errorf(k, "use either denied (exact) or maxDenied (at most), not both")
+	}
+	return e
+}
+
+func (p *fileParser) textExpect(n *yaml.Node, e *Expect) {
+	m, ok := p.mapping(n, textKeys, nil)
+	if !ok {
+		return
+	}
+	for _, kv := range m.pairs {
+		switch kv.key {
+		case "contains":
+			e.TextContains, _ = p.strs(kv.v, true, false)
+		case "matches":
+			e.TextMatches, _ = p.regexp(kv.v)
+		}
+	}
+	if len(m.pairs) == 0 {
+		p.errorf(m.n, "text needs contains or matches")
+	}
+}

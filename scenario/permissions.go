@@ -1,0 +1,203 @@
+package scenario
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/approve"
+)
+
+// permissions reads the permissions key into a Policy.
+func (p *fileParser) permissions(n *yaml.Node) *approve.Policy {
+	pol := &approve.Policy{}
+	m, ok := p.mapping(n, permissionKeys, nil)
+	if !ok {
+		return pol
+	}
+	for _, kv := range m.pairs {
+		switch kv.key {
+		case "default":
+			s, ok := p.str(kv.v)
+			if !ok {
+				continue
+			}
+			switch v := approve.Verdict(s); v {
+			case approve.Allow, approve.Deny:
+				pol.Default = v
+			default:
+				p.errorf(kv.v, "%s", unknownMsg("default", s, []string{"allow", "deny"}, "values"))
+			}
+		case "allow":
+			pol.Allow = p.rules(kv.v, approve.Allow)
+		case "deny":
+			pol.Deny = p.rules(kv.v, approve.Deny)
+		}
+	}
+	return pol
+}
+
+func (p *fileParser) rules(n *yaml.Node, list approve.Verdict) []approve.Rule {
+	n = deref(n)
+	if n.Kind != yaml.SequenceNode {
+		p.errorf(n, "expected a list of rules, got %s", describe(n))
+		return nil
+	}
+	var rules []approve.Rule
+	for _, item := range n.Content {
+		if r, ok := p.rule(deref(item), list); ok {
+			rules = append(rules, r)
+		}
+	}
+	return rules
+}
+
+// rule reads one allow or deny rule, checks it with approve's Validate,
+// then checks its examples with approve.CheckExamples.
+func (p *fileParser) rule(n *yaml.Node, list approve.Verdict) (approve.Rule, bool) {
+	before := len(p.errs)
+	r := approve.Rule{Pos: fmt.Sprintf("%s:%d", p.file, n.Line)}
+	m, ok := p.mapping(n, ruleKeys, nil)
+	if !ok {
+		return r, false
+	}
+	var examples *yaml.Node
+	for _, kv := range m.pairs {
+		switch kv.key {
+		case "kind":
+			nodes, _ := p.strNodes(kv.v, true, true)
+			toolKinds := approve.Kinds()
+			for _, k := range nodes {
+				if !slices.Contains(toolKinds, k.Value) {
+					p.errorf(k, "%s", unknownMsg("permission kind", k.Value, toolKinds, "kinds"))
+					continue
+				}
+				r.Kind = append(r.Kind, k.Value)
+			}
+		case "title":
+			r.Title = p.patterns(kv.v)
+		case "command":
+			r.Command = p.patterns(kv.v)
+		case "path":
+			r.Path = p.patterns(kv.v)
+		case "input":
+			r.Input = p.inputMatchers(kv.v)
+		case "always":
+			r.Always, _ = p.boolean(kv.v)
+		case "examples":
+			examples = kv.v
+		}
+	}
+	if !slices.ContainsFunc(matcherKeys, func(k string) bool { return m.has[k] != nil }) {
+		p.errorf(n, "rule has no matcher: give at least one of kind, title, command, path or input")
+	}
+	var match, noMatch []*yaml.Node
+	if examples != nil {
+		match, noMatch = p.examples(examples)
+	}
+
+	if len(p.errs) > before {
+		return r, false
+	}
+	for _, msg := range r.Validate() {
+		p.errorf(n, "%s", msg)
+	}
+	if len(p.errs) > before {
+		return r, false
+	}
+	if len(r.Command) == 0 && len(match)+len(noMatch) > 0 {
+		// Examples are command lines; CheckExamples says why they can't be
+		// checked, once.
+		for _, msg := range approve.CheckExamples(r, list, values(match), values(noMatch)) {
+			p.errorf(m.has["examples"], "%s", msg)
+		}
+		return r, len(p.errs) == before
+	}
+	for _, ex := range match {
+		for _, msg := range approve.CheckExamples(r, list, []string{ex.Value}, nil) {
+			p.errorf(ex, "%s", msg)
+		}
+	}
+	for _, ex := range noMatch {
+		for _, msg := range approve.CheckExamples(r, list, nil, []string{ex.Value}) {
+			p.errorf(ex, "%s", msg)
+		}
+	}
+	return r, len(p.errs) == before
+}
+
+// patterns reads a string or a list of non-empty strings.
+func (p *fileParser) patterns(n *yaml.Node) []string {
+	nodes, _ := p.strNodes(n, true, true)
+	var out []string
+	for _, s := range nodes {
+		if s.Value == "" {
+			p.errorf(s, "empty pattern")
+			continue
+		}
+		out = append(out, s.Value)
+	}
+	return out
+}
+
+// inputMatchers reads a mapping of rawInput field paths to RE2 regexps.
+func (p *fileParser) inputMatchers(n *yaml.Node) map[string]string {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, "expected a mapping of input fields to regular expressions, got %s", describe(n))
+		return nil
+	}
+	if len(n.Content) == 0 {
+		p.errorf(n, "input is empty: map at least one input field to a regular expression")
+		return nil
+	}
+	out := map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" || k.Value == "" {
+			p.errorf(k, "expected an input field name such as command or url, got %s", describe(k))
+			continue
+		}
+		if _, dup := out[k.Value]; dup {
+			p.errorf(k, "duplicate key %q", k.Value)
+			continue
+		}
+		s, ok := p.str(v)
+		if !ok {
+			continue
+		}
+		if _, err := regexp.Compile(s); err != nil {
+			p.errorf(v, "bad regular expression for input %q: %v", k.Value, err)
+			continue
+		}
+		out[k.Value] = s
+	}
+	return out
+}
+
+// examples reads a rule's examples: match and noMatch lists.
+func (p *fileParser) examples(n *yaml.Node) (match, noMatch []*yaml.Node) {
+	m, ok := p.mapping(n, exampleKeys, nil)
+	if !ok {
+		return nil, nil
+	}
+	for _, kv := range m.pairs {
+		nodes, _ := p.strNodes(kv.v, true, false)
+		if kv.key == "match" {
+			match = nodes
+		} else {
+			noMatch = nodes
+		}
+	}
+	return match, noMatch
+}
+
+func values(nodes []*yaml.Node) []string {
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		out[i] = n.Value
+	}
+	return out
+}

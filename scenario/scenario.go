@@ -1,0 +1,121 @@
+package scenario
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/acprun/acprun/approve"
+)
+
+// Scenario is one validated, runnable case: an agent, its limits, its
+// permission policy and the turns to play.
+type Scenario struct {
+	Name        string
+	Description string
+	Tags        []string
+
+	Pos   Pos    // the document's first key
+	File  string // the file as the user named it
+	Index int    // 0-based position of the scenario in its file
+
+	Agent Agent
+
+	// Limits; 0 means not set and the runner applies its defaults.
+	Timeout     time.Duration // the whole scenario
+	TurnTimeout time.Duration // default for each turn
+	IdleTimeout time.Duration // no message from the agent for that long
+	CancelGrace time.Duration // after session/cancel, how long to wait for the answer
+	KillGrace   time.Duration // after closing stdin, before SIGTERM
+
+	// ContinueAfterCancel plays the remaining turns after a turn was
+	// cancelled (timed out) instead of stopping the scenario.
+	ContinueAfterCancel bool
+
+	Client Client
+
+	// Policy answers session/request_permission. It is nil when the
+	// scenario has no permissions key; the runner then denies everything.
+	Policy *approve.Policy
+
+	// Expect holds the scenario-level expectations (Denied, MaxDenied).
+	Expect Expect
+
+	Turns []Turn
+}
+
+// Agent says how to start the agent and set up its session.
+type Agent struct {
+	Pos Pos
+
+	// Name is set when `agent:` is a plain string naming an agent; Command
+	// is then empty. Names are not checked yet.
+	Name string
+
+	Command []string          // argv, interpolated
+	Env     map[string]string // extra environment, interpolated values
+	Cwd     string            // absolute session cwd; default: the scenario file's directory
+	Auth    string            // authenticate method id, "" for none
+	Mode    string            // session mode to set after session/new, "" for none
+
+	// McpServers is passed to session/new as written: a JSON array, "[]"
+	// when absent.
+	McpServers json.RawMessage
+}
+
+// Client is what acprun offers the agent as a client.
+type Client struct {
+	FS       bool     // serve fs/read_text_file and fs/write_text_file; default true
+	Terminal bool     // serve terminal/*; default true
+	ReadOnly bool     // refuse writes; default false
+	Roots    []string // absolute directories the agent may touch; default [Agent.Cwd]
+	Set      bool     // the scenario has a client key
+}
+
+// Turn is one session/prompt.
+type Turn struct {
+	Pos     Pos
+	Prompt  []Part
+	Timeout time.Duration // 0: the scenario's TurnTimeout
+	Expect  Expect
+}
+
+// PromptText returns the turn's text parts joined with "\n".
+func (t Turn) PromptText() string {
+	var texts []string
+	for _, p := range t.Prompt {
+		if p.File == "" && p.Image == "" {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
+// Part is one content block of a prompt. Exactly one of Text, File and
+// Image is set.
+type Part struct {
+	Pos      Pos
+	Text     string
+	File     string // absolute path of a file to attach
+	Image    string // absolute path of an image
+	MimeType string // set for images: image/png, image/jpeg, image/gif or image/webp
+}
+
+// Expect is what a turn (or, for Denied and MaxDenied, the whole scenario)
+// must produce to pass.
+type Expect struct {
+	// Pos is the expect key's value, or the turn (scenario) when the key is
+	// absent.
+	Pos Pos
+
+	// StopReasons lists the accepted stop reasons. Load sets ["end_turn"]
+	// for a turn without stopReason; it is nil at the scenario level.
+	StopReasons []string
+
+	TextContains []string       // each must appear in the agent's reply
+	TextMatches  *regexp.Regexp // nil when unset
+
+	Denied    *int // exact number of denied permission requests
+	MaxDenied *int // at most this many denied permission requests
+}

@@ -1,0 +1,67 @@
+package scenario
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSchemaMatchesParser checks that JSONSchema describes exactly the keys
+// the parser accepts, each with a description, and no others.
+func TestSchemaMatchesParser(t *testing.T) {
+	var schema map[string]any
+	if err := json.Unmarshal(JSONSchema(), &schema); err != nil {
+		t.Fatal(err)
+	}
+	object := func(path ...string) map[string]any {
+		v := any(schema)
+		for _, p := range path {
+			m, _ := v.(map[string]any)
+			v = m[p]
+		}
+		m, _ := v.(map[string]any)
+		return m
+	}
+	tests := []struct {
+		path []string
+		keys []string
+	}{
+		{nil, scenarioKeys},
+		{[]string{"$defs", "agent"}, agentKeys},
+		{[]string{"$defs", "client"}, clientKeys},
+		{[]string{"$defs", "permissions"}, permissionKeys},
+		{[]string{"$defs", "rule"}, ruleKeys},
+		{[]string{"$defs", "rule", "properties", "examples"}, exampleKeys},
+		{[]string{"$defs", "turn"}, turnKeys},
+		{[]string{"$defs", "part"}, partKeys},
+		{[]string{"$defs", "turnExpect"}, turnExpectKeys},
+		{[]string{"$defs", "scenarioExpect"}, scenarioExpectKeys},
+		{[]string{"$defs", "textExpect"}, textKeys},
+	}
+	for _, tt := range tests {
+		obj := object(tt.path...)
+		if obj["additionalProperties"] != false {
+			t.Errorf("%v: additionalProperties = %v, want false", tt.path, obj["additionalProperties"])
+		}
+		props, _ := obj["properties"].(map[string]any)
+		var got []string
+		for k, v := range props {
+			got = append(got, k)
+			if d, _ := v.(map[string]any)["description"].(string); d == "" {
+				if ref, _ := v.(map[string]any)["$ref"].(string); ref == "" {
+					t.Errorf("%v: property %q has no description", tt.path, k)
+				}
+			}
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(tt.keys))
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%v: schema properties (-parser +schema):\n%s", tt.path, diff)
+		}
+		if d, _ := obj["description"].(string); d == "" {
+			t.Errorf("%v: no description", tt.path)
+		}
+	}
+}

@@ -1,0 +1,129 @@
+package scenario_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/scenario"
+)
+
+func compileSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(scenario.JSONSchema()))
+	if err != nil {
+		t.Fatalf("JSONSchema() is not valid JSON: %v", err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("scenario.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("scenario.schema.json")
+	if err != nil {
+		t.Fatalf("compile JSONSchema(): %v", err)
+	}
+	return sch
+}
+
+func TestJSONSchemaTopLevelKeys(t *testing.T) {
+	var schema struct {
+		Schema               string                     `json:"$schema"`
+		AdditionalProperties *bool                      `json:"additionalProperties"`
+		Properties           map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(scenario.JSONSchema(), &schema); err != nil {
+		t.Fatalf("JSONSchema() is not valid JSON: %v", err)
+	}
+	if schema.Schema != "https://json-schema.org/draft/2020-12/schema" {
+		t.Errorf("$schema = %q, want draft 2020-12", schema.Schema)
+	}
+	if schema.AdditionalProperties == nil || *schema.AdditionalProperties {
+		t.Errorf("additionalProperties = %v, want false", schema.AdditionalProperties)
+	}
+	for _, key := range []string{"name", "description", "tags", "agent", "timeout", "turnTimeout", "idleTimeout",
+		"cancelGrace", "killGrace", "continueAfterCancel", "client", "permissions", "expect", "turns"} {
+		if _, ok := schema.Properties[key]; !ok {
+			t.Errorf("JSONSchema() has no property %q", key)
+		}
+	}
+	compileSchema(t)
+}
+
+// yamlDocs returns the non-empty documents of a YAML file as JSON values.
+func yamlDocs(t *testing.T, data []byte) []any {
+	t.Helper()
+	var docs []any
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var v any
+		err := dec.Decode(&v)
+		if errors.Is(err, io.EOF) {
+			return docs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v == nil {
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, doc)
+	}
+}
+
+func TestJSONSchemaAcceptsValidFiles(t *testing.T) {
+	sch := compileSchema(t)
+	files, err := filepath.Glob("testdata/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no testdata files: %v", err)
+	}
+	for _, f := range files {
+		t.Run(f, func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, doc := range yamlDocs(t, data) {
+				if err := sch.Validate(doc); err != nil {
+					t.Errorf("document %d: %v", i, err)
+				}
+			}
+		})
+	}
+}
+
+func TestJSONSchemaRejects(t *testing.T) {
+	sch := compileSchema(t)
+	tests := []struct{ name, src string }{
+		{"unknown key", "name: x\nagent: a\nturns: [{promt: hi}]\n"},
+		{"missing name", "agent: a\nturns: [{prompt: hi}]\n"},
+		{"bad kind", "name: x\nagent: a\npermissions: {allow: [{kind: exec}]}\nturns: [{prompt: hi}]\n"},
+		{"rule without matcher", "name: x\nagent: a\npermissions: {allow: [{always: true}]}\nturns: [{prompt: hi}]\n"},
+		{"duration without unit", "name: x\nagent: a\ntimeout: '90'\nturns: [{prompt: hi}]\n"},
+		{"two keys in a part", "name: x\nagent: a\nturns: [{prompt: [{text: a, file: b}]}]\n"},
+		{"denied and maxDenied", "name: x\nagent: a\nexpect: {denied: 1, maxDenied: 2}\nturns: [{prompt: hi}]\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, doc := range yamlDocs(t, []byte(tt.src)) {
+				if err := sch.Validate(doc); err == nil {
+					t.Errorf("schema accepts %q, want an error", tt.src)
+				}
+			}
+		})
+	}
+}
