@@ -72,6 +72,7 @@ func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writ
 		inflightChanged: make(chan struct{}, 1),
 		eof:             make(chan struct{}),
 	}
+	a.out.written = a.wrote
 	a.conn = acp.NewConn(stdin, a.out, a, &acp.Options{Peer: "client", Tap: a.tap, OnViolation: a.violation})
 	close(a.ready)
 
@@ -200,19 +201,23 @@ type turnRun struct {
 func (r *turnRun) cancel() { r.once.Do(func() { close(r.cancelled) }) }
 
 // Handle answers the client's requests and notifications.
+//
+// The Conn runs each request in its own goroutine. To behave the same when
+// a client sends requests without waiting for answers, requests take their
+// turn in arrival order: each waits until the requests read before it have
+// been handled (a prompt: until its turn is registered; see turnstile).
 func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	<-a.ready
-	if a.hung.Load() {
-		if req.ID == nil {
-			return nil, nil
-		}
-		return a.neverAnswer(req)
-	}
 	if req.ID == nil {
-		if req.Method == acp.MethodSessionCancel {
+		if req.Method == acp.MethodSessionCancel && !a.hung.Load() {
 			a.cancel(req)
 		}
 		return nil, nil // other notifications, $/cancel_request included, are ignored
+	}
+	t := a.turnstile(req.ID)
+	defer t.pass()
+	if a.hung.Load() {
+		return a.neverAnswer(req, t)
 	}
 	switch req.Method {
 	case acp.MethodInitialize:
@@ -228,18 +233,66 @@ func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	case acp.MethodAuthenticate:
 		return a.authenticate(req)
 	case acp.MethodSessionNew:
-		return a.newSession(req)
+		return a.newSession(req, t)
 	case acp.MethodSessionLoad:
 		if !a.s.capabilities.LoadSession {
 			return nil, acp.MethodNotFound(req.Method)
 		}
-		return a.loadSession(req)
+		return a.loadSession(req, t)
 	case acp.MethodSessionSetMode:
 		return a.setMode(req)
 	case acp.MethodSessionPrompt:
-		return a.prompt(req)
+		return a.prompt(req, t)
 	}
 	return nil, acp.MethodNotFound(req.Method)
+}
+
+// ticket is a request's place in the arrival order.
+type ticket struct {
+	a      *agent
+	seq    int // 0: unknown to the tap, takes no part
+	passed bool
+}
+
+// turnstile waits until every request read before id has passed, and
+// returns id's ticket. It gives up when Run ends.
+func (a *agent) turnstile(id *acp.ID) *ticket {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t := &ticket{a: a}
+	if q := a.reqSeqs[id.String()]; len(q) > 0 {
+		t.seq = q[0]
+		if len(q) == 1 {
+			delete(a.reqSeqs, id.String())
+		} else {
+			a.reqSeqs[id.String()] = q[1:]
+		}
+	}
+	for t.seq > 0 && a.passedUpTo < t.seq-1 && a.ctx.Err() == nil {
+		a.turnCond.Wait()
+	}
+	return t
+}
+
+// pass lets the requests after t go; calling it again does nothing.
+func (t *ticket) pass() {
+	if t.passed || t.seq == 0 {
+		return
+	}
+	t.passed = true
+	t.a.mu.Lock()
+	defer t.a.mu.Unlock()
+	t.a.passLocked(t.seq)
+}
+
+// passLocked marks seq passed and moves the low-water mark. a.mu is held.
+func (a *agent) passLocked(seq int) {
+	a.passedSeqs[seq] = true
+	for a.passedSeqs[a.passedUpTo+1] {
+		delete(a.passedSeqs, a.passedUpTo+1)
+		a.passedUpTo++
+	}
+	a.turnCond.Broadcast()
 }
 
 // decode reads params into v, answering -32602 when they do not fit.
@@ -314,7 +367,7 @@ func (a *agent) modes() *acp.SessionModeState {
 	return &m
 }
 
-func (a *agent) newSession(req *acp.Request) (any, error) {
+func (a *agent) newSession(req *acp.Request, t *ticket) (any, error) {
 	var p acp.NewSessionRequest
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -339,7 +392,7 @@ func (a *agent) newSession(req *acp.Request) (any, error) {
 
 	pl := a.player(sess, nil, cancelIgnore)
 	if end := pl.play(a.s.beforeSessionNew); end != nil && end.dead {
-		return a.neverAnswer(req)
+		return a.neverAnswer(req, t)
 	}
 	a.mu.Lock()
 	a.sessions[id] = sess
@@ -347,7 +400,7 @@ func (a *agent) newSession(req *acp.Request) (any, error) {
 	return acp.NewSessionResponse{SessionID: id, Modes: a.modes()}, nil
 }
 
-func (a *agent) loadSession(req *acp.Request) (any, error) {
+func (a *agent) loadSession(req *acp.Request, t *ticket) (any, error) {
 	var p acp.LoadSessionRequest
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -367,7 +420,7 @@ func (a *agent) loadSession(req *acp.Request) (any, error) {
 	a.mu.Unlock()
 	pl := a.player(sess, nil, cancelIgnore)
 	if end := pl.play(a.s.load); end != nil && end.dead {
-		return a.neverAnswer(req)
+		return a.neverAnswer(req, t)
 	}
 	return acp.LoadSessionResponse{Modes: a.modes()}, nil
 }
@@ -455,7 +508,7 @@ func (s *Script) pick(n int, text string) *turn {
 	return s.fallback
 }
 
-func (a *agent) prompt(req *acp.Request) (any, error) {
+func (a *agent) prompt(req *acp.Request, t *ticket) (any, error) {
 	var p acp.PromptRequest
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -478,6 +531,7 @@ func (a *agent) prompt(req *acp.Request) (any, error) {
 	sess.turns++
 	n := sess.turns
 	a.mu.Unlock()
+	t.pass() // registered: later requests may go on while the turn plays
 	defer func() {
 		a.mu.Lock()
 		sess.active = nil
@@ -504,7 +558,7 @@ func (a *agent) prompt(req *acp.Request) (any, error) {
 		}
 	}
 	if end.dead {
-		return a.neverAnswer(req)
+		return a.neverAnswer(req, t)
 	}
 	if len(t.after) > 0 {
 		written := a.watchResponse(req.ID)
@@ -524,7 +578,8 @@ func (a *agent) prompt(req *acp.Request) (any, error) {
 }
 
 // neverAnswer blocks until Run ends: the agent died or hung.
-func (a *agent) neverAnswer(req *acp.Request) (any, error) {
+func (a *agent) neverAnswer(req *acp.Request, t *ticket) (any, error) {
+	t.pass()
 	a.answered(req.ID.String()) // nothing will be written for it
 
 	<-a.ctx.Done()

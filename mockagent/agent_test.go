@@ -1,9 +1,11 @@
 package mockagent_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -906,5 +908,76 @@ func TestGrandchildInProcess(t *testing.T) {
 	c.conn.Close()
 	if err := m.wait(t); err != nil {
 		t.Errorf("Run = %v; want nil at the end of stdin", err)
+	}
+}
+
+// TestEndOfStdin writes requests and closes stdin at once, as `printf … |
+// acprun mock-agent` does: every request read still gets its answer, turns
+// play on, and waitForCancel ends as if cancelled.
+func TestEndOfStdin(t *testing.T) {
+	s, err := mockagent.Parse("eof.yaml", []byte(`turns:
+  - steps: [{text: a}, {read: {path: x.txt}}, {waitForCancel: true}, {text: never}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- mockagent.Run(t.Context(), s, inR, outW, io.Discard) }()
+	lines := make(chan []string, 1)
+	go func() {
+		var got []string
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			got = append(got, sc.Text())
+		}
+		lines <- got
+	}()
+	for _, l := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"mock-session-1","prompt":[{"type":"text","text":"hi"}]}}`,
+	} {
+		if _, err := io.WriteString(inW, l+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Errorf("Run = %v; want nil", err)
+	}
+	outW.Close()
+	var got []string
+	for _, l := range <-lines {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
+			Params struct {
+				Update struct {
+					Content struct{ Text string } `json:"content"`
+				} `json:"update"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		switch {
+		case m.Method == acp.MethodSessionUpdate:
+			got = append(got, "text:"+m.Params.Update.Content.Text)
+		case m.Method != "":
+			// The read request goes out only if the agent makes it before
+			// it has read the end of stdin; either way it fails.
+		case m.Result != nil:
+			got = append(got, "answer "+string(m.ID))
+		}
+	}
+	want := []string{
+		"answer 1", "answer 2", "text:a",
+		"text:error: fs/read_text_file: acp: connection closed: client closed its output (EOF)", "answer 3",
+	}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("output (-got +want):\n%s", diff)
 	}
 }

@@ -13,10 +13,11 @@ var errExited = errors.New("mock agent exited")
 // and garbage lines) and can be switched off: after an exit step writes
 // fail, after a hang step they vanish.
 type output struct {
-	mu     sync.Mutex
-	w      io.Writer
-	state  int
-	failed chan struct{} // closed at the first failed write
+	mu      sync.Mutex
+	w       io.Writer
+	state   int
+	failed  chan struct{} // closed at the first failed write
+	written func([]byte)  // called after each complete write, outside mu
 }
 
 const (
@@ -26,6 +27,14 @@ const (
 )
 
 func (o *output) Write(b []byte) (int, error) {
+	n, err := o.write(b)
+	if err == nil && n == len(b) && o.written != nil {
+		o.written(b)
+	}
+	return n, err
+}
+
+func (o *output) write(b []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	switch o.state {
@@ -35,7 +44,7 @@ func (o *output) Write(b []byte) (int, error) {
 		return 0, errExited
 	}
 	n, err := o.w.Write(b)
-	if err != nil && o.state == outLive {
+	if err != nil {
 		o.state = outDead
 		close(o.failed)
 	}

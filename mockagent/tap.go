@@ -1,6 +1,8 @@
 package mockagent
 
 import (
+	"fmt"
+	"os"
 	"bytes"
 	"encoding/json"
 	"time"
@@ -18,21 +20,20 @@ import (
 //     tap numbers prompts per session as they are read, and a cancel line
 //     covers every prompt read before it: the running turn is cancelled
 //     and a prompt whose handler has not started yet starts cancelled.
-//   - after: steps must follow the prompt's response on the wire. The tap
-//     sees the response line under the Conn's write lock, so a notification
-//     sent once the tap fired is written after it.
 //   - At the end of stdin every request read must still get its answer, but
 //     a handler may not have started yet when the Conn reports the end. The
 //     tap counts request lines as they are read (a line the Conn then
-//     rejects is reported to violation, which takes it back) and response
-//     lines as they are written.
+//     rejects is reported to violation, which takes it back); wrote counts
+//     the answers once output has written them.
+//
+// wrote also lets after: steps start once the prompt's response is out.
 
 var (
 	promptMethod = []byte(`"` + acp.MethodSessionPrompt + `"`)
 	cancelMethod = []byte(`"` + acp.MethodSessionCancel + `"`)
 )
 
-// tap is the Conn's Options.Tap.
+// tap is the Conn's Options.Tap; it looks at the lines read.
 func (a *agent) tap(dir acp.Direction, line []byte, _ time.Time) {
 	switch dir {
 	case acp.Received:
@@ -42,13 +43,6 @@ func (a *agent) tap(dir acp.Direction, line []byte, _ time.Time) {
 			a.promptArrived(line)
 		case bytes.Contains(line, cancelMethod):
 			a.cancelArrived(line)
-		}
-	case acp.Sent:
-		a.mu.Lock()
-		watching := len(a.responseWatch) > 0 || len(a.inflight) > 0
-		a.mu.Unlock()
-		if watching {
-			a.responseSent(line)
 		}
 	}
 }
@@ -72,6 +66,7 @@ func (a *agent) requestArrived(line []byte) {
 	}
 	a.lastReq = append(a.lastReq, line[:min(len(line), 256)]...)
 	a.lastReqID = string(id)
+	fmt.Fprintf(os.Stderr, "DEBUG arrived %s\n", a.lastReqID)
 	a.mu.Lock()
 	a.inflight[a.lastReqID]++
 	a.mu.Unlock()
@@ -135,9 +130,15 @@ func (a *agent) promptOrdinalLocked(id *acp.ID) int {
 	return n
 }
 
-// responseSent notes that a response line is written: the request is
-// answered, and its after: steps may start.
-func (a *agent) responseSent(line []byte) {
+// wrote is called by output after each message written: a response means
+// its request is answered, and its after: steps may start.
+func (a *agent) wrote(line []byte) {
+	a.mu.Lock()
+	watching := len(a.responseWatch) > 0 || len(a.inflight) > 0
+	a.mu.Unlock()
+	if !watching {
+		return
+	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method *string         `json:"method"`

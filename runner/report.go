@@ -108,6 +108,28 @@ type TurnResult struct {
 	Updates map[string]int `json:"updates,omitempty"`
 	// Warnings about this turn, e.g. a prompt part the agent cannot take.
 	Warnings []string `json:"warnings,omitempty"`
+	// ClientRequests lists the agent's fs/* and terminal/* requests.
+	ClientRequests []ClientRequest `json:"clientRequests,omitempty"`
+}
+
+// ClientRequest is one fs/* or terminal/* request the agent made, and how
+// acprun served it.
+type ClientRequest struct {
+	Method     string `json:"method"`
+	Path       string `json:"path,omitempty"`
+	Command    string `json:"command,omitempty"`
+	TerminalID string `json:"terminalId,omitempty"`
+	Bytes      int    `json:"bytes,omitempty"`
+	ExitCode   *int   `json:"exitCode,omitempty"`
+	Signal     string `json:"signal,omitempty"`
+	Truncated  bool   `json:"truncated,omitempty"`
+	// Refused says why acprun refused the request (outside the roots,
+	// read-only, denied by a rule…); empty when it was served.
+	Refused string `json:"refused,omitempty"`
+	// Rule is the deny rule that refused a terminal command.
+	Rule string `json:"rule,omitempty"`
+	// Error is a failure while serving an allowed request.
+	Error string `json:"error,omitempty"`
 }
 
 // PlanEntry is one entry of the agent's last plan.

@@ -189,6 +189,16 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 	}
 	r := &scenarioRun{opts: opts, obs: obs, sc: sc, res: &res}
 	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: obs, name: sc.Name}
+	r.sess.client = newClientServer(ClientConfig{
+		FS:       sc.Client.FS,
+		Terminal: sc.Client.Terminal,
+		ReadOnly: sc.Client.ReadOnly,
+		Roots:    sc.Client.Roots,
+		Cwd:      sc.Agent.Cwd,
+		Policy:   policy,
+		Env:      mergeEnv(opts.Environ, sc.Agent.Env),
+	})
+	defer r.sess.client.close()
 	secrets := secretValues(sc.Agent.Env)
 
 	scCtx := ctx
@@ -269,10 +279,7 @@ func (r *scenarioRun) start(ctx context.Context) error {
 	defer cancel()
 	initReq := acp.InitializeRequest{
 		ProtocolVersion: acp.ProtocolVersion,
-		ClientCapabilities: acp.ClientCapabilities{
-			FS:       acp.FileSystemCapabilities{},
-			Terminal: false,
-		},
+		ClientCapabilities: r.sess.client.capabilities(),
 		ClientInfo: &acp.Implementation{Name: "acprun", Title: "acprun", Version: r.opts.Version},
 	}
 	if err := r.call(setupCtx, acp.MethodInitialize, initReq, &r.init); err != nil {

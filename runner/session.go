@@ -19,6 +19,7 @@ type session struct {
 	cwd    string
 	obs    *observer
 	name   string
+	client *clientServer // serves fs/* and terminal/*; nil serves nothing
 
 	mu              sync.Mutex
 	sessionID       string              // "" until session/new answered
@@ -76,6 +77,15 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	if req.IsNotification() {
 		return nil, nil // unknown notifications are ignored
+	}
+	if s.client != nil && s.client.serves(req.Method) {
+		result, rec, err := s.client.handle(ctx, req)
+		s.mu.Lock()
+		if t := s.turn; t != nil {
+			t.rec.ClientRequests = append(t.rec.ClientRequests, rec)
+		}
+		s.mu.Unlock()
+		return result, err
 	}
 	return nil, acp.MethodNotFound(req.Method)
 }
@@ -273,6 +283,9 @@ func (s *session) startTurn(rec *TurnResult) *turnState {
 // answered cancelled, and unfinished tool calls are marked cancelled.
 func (s *session) cancelTurn(t *turnState) {
 	t.cancelOnce.Do(func() { close(t.cancelled) })
+	if s.client != nil {
+		s.client.killAll()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range t.calls {

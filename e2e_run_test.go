@@ -1,0 +1,279 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/acprun/acprun/acp/acpschema"
+	"github.com/google/go-cmp/cmp"
+)
+
+// multiTurnAgent ends its turns with every stop reason and an error, and
+// reports text, thoughts, a plan, tool calls and usage on the first.
+const multiTurnAgent = `
+agentInfo: {name: multi-mock, version: "2.0"}
+turns:
+  - steps:
+      - thought: "Reading the file first."
+      - plan:
+          - {content: Read, priority: high, status: completed}
+          - {content: Answer, priority: low, status: in_progress}
+      - tool_call: {toolCallId: c1, title: Read notes.txt, kind: read, status: pending, locations: [{path: notes.txt}]}
+      - tool_call_update: {toolCallId: c1, status: completed}
+      - tool_call_update: {toolCallId: ghost, status: completed, title: never announced}
+      - text: ["fixed ", "3 ", "vet warnings"]
+      - usage_update: {used: 100, size: 1000}
+    usage: {inputTokens: 10, outputTokens: 5}
+  - steps: [{text: "partial"}]
+    stopReason: max_tokens
+  - steps: [{text: "no"}]
+    stopReason: refusal
+  - stopReason: max_turn_requests
+  - error: {code: -32603, message: "model overloaded"}
+`
+
+const multiTurnScenario = `
+name: multi
+agent:
+  command: [acprun, mock-agent, agent.mock.yaml]
+  env: {SECRET_TOKEN: "${E2E_SECRET}"}
+permissions: {default: deny}
+turns:
+  - prompt: "fix vet"
+    expect: {stopReason: end_turn, text: {contains: vet, matches: "fixed \\d+"}}
+  - prompt: "two"
+    expect: {stopReason: max_tokens}
+  - prompt: "three"
+    expect: {stopReason: refusal}
+  - prompt: "four"
+    expect: {stopReason: max_turn_requests}
+  - prompt: "five"
+    expect: {stopReason: error}
+`
+
+type turnJSON struct {
+	Index      int    `json:"index"`
+	StopReason string `json:"stopReason"`
+	Text       string `json:"text"`
+	Thoughts   string `json:"thoughts"`
+	Error      string `json:"error"`
+	Plan       []struct {
+		Content, Priority, Status string
+	} `json:"plan"`
+	ToolCalls []struct {
+		ID        string   `json:"toolCallId"`
+		Title     string   `json:"title"`
+		Status    string   `json:"status"`
+		Announced bool     `json:"announced"`
+		Locations []string `json:"locations"`
+	} `json:"toolCalls"`
+	Usage *struct {
+		InputTokens  int64 `json:"inputTokens"`
+		OutputTokens int64 `json:"outputTokens"`
+		TotalTokens  int64 `json:"totalTokens"`
+		ContextUsed  int64 `json:"contextUsed"`
+	} `json:"usage"`
+	Failures []string `json:"failures"`
+}
+
+func TestRunMultiTurnScenario(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": multiTurnAgent,
+		"multi.yaml":      multiTurnScenario,
+	})
+	t.Setenv("E2E_SECRET", "s3cr3t-value-42")
+	res := acprun(t, dir, "run", "multi.yaml", "-o", "out.json", "--transcripts", "tr")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+	}
+	var out results
+	readResults(t, filepath.Join(dir, "out.json"), &out)
+	if out.SchemaVersion != 1 {
+		t.Errorf("schemaVersion = %d, want 1", out.SchemaVersion)
+	}
+	wantBy := map[string][]turnRef{
+		"end_turn":          {{"multi", 1}},
+		"max_tokens":        {{"multi", 2}},
+		"refusal":           {{"multi", 3}},
+		"max_turn_requests": {{"multi", 4}},
+		"error":             {{"multi", 5}},
+	}
+	if diff := cmp.Diff(wantBy, out.ByStopReason); diff != "" {
+		t.Errorf("byStopReason (-want +got):\n%s", diff)
+	}
+	if len(out.Scenarios) != 1 || out.Scenarios[0].Status != "passed" {
+		t.Fatalf("scenarios = %+v, want one passed", out.Scenarios)
+	}
+	var t1, t5 turnJSON
+	if err := json.Unmarshal(out.Scenarios[0].Turns[0], &t1); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(out.Scenarios[0].Turns[4], &t5); err != nil {
+		t.Fatal(err)
+	}
+	if t1.Text != "fixed 3 vet warnings" {
+		t.Errorf("turn 1 text = %q, want the joined chunks", t1.Text)
+	}
+	if t1.Thoughts != "Reading the file first." {
+		t.Errorf("turn 1 thoughts = %q", t1.Thoughts)
+	}
+	if len(t1.Plan) != 2 || t1.Plan[1].Status != "in_progress" {
+		t.Errorf("turn 1 plan = %+v, want the last plan's two entries", t1.Plan)
+	}
+	if len(t1.ToolCalls) != 2 {
+		t.Fatalf("turn 1 tool calls = %+v, want 2", t1.ToolCalls)
+	}
+	c1, ghost := t1.ToolCalls[0], t1.ToolCalls[1]
+	if c1.ID != "c1" || c1.Status != "completed" || !c1.Announced || c1.Title != "Read notes.txt" ||
+		len(c1.Locations) != 1 || c1.Locations[0] != filepath.Join(dir, "notes.txt") {
+		t.Errorf("tool call c1 = %+v, want completed, announced, with its absolute location", c1)
+	}
+	if ghost.ID != "ghost" || ghost.Announced || ghost.Status != "completed" {
+		t.Errorf("tool call ghost = %+v, want recorded though never announced", ghost)
+	}
+	if t1.Usage == nil || t1.Usage.InputTokens != 10 || t1.Usage.OutputTokens != 5 || t1.Usage.ContextUsed != 100 {
+		t.Errorf("turn 1 usage = %+v, want prompt usage and the usage_update", t1.Usage)
+	}
+	if !strings.Contains(t5.Error, "model overloaded") {
+		t.Errorf("turn 5 error = %q, want the JSON-RPC error message", t5.Error)
+	}
+
+	// The transcript: every client→agent message validates against the
+	// official schema, and the agent's env value never appears.
+	trPath := filepath.Join(dir, out.Scenarios[0].Transcript)
+	data, err := os.ReadFile(trPath)
+	if err != nil {
+		t.Fatalf("transcript: %v", err)
+	}
+	if strings.Contains(string(data), "s3cr3t-value-42") {
+		t.Errorf("transcript contains the secret env value")
+	}
+	validateTranscript(t, trPath)
+}
+
+// validateTranscript checks every c2a message of a transcript against the
+// ACP schema; responses are checked against the method they answer.
+func validateTranscript(t *testing.T, path string) {
+	t.Helper()
+	v := acpschema.Load(t)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	methods := map[string]string{} // agent request id → method
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	n := 0
+	for sc.Scan() {
+		var line struct {
+			T   *int64          `json:"t"`
+			Dir string          `json:"dir"`
+			Msg json.RawMessage `json:"msg"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("transcript line %q: %v", sc.Text(), err)
+		}
+		if line.T == nil || (line.Dir != "c2a" && line.Dir != "a2c") {
+			t.Errorf("transcript line %q: want t and dir c2a|a2c", sc.Text())
+		}
+		var env struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal(line.Msg, &env)
+		switch {
+		case line.Dir == "a2c" && env.Method != "" && len(env.ID) > 0:
+			methods[string(env.ID)] = env.Method
+		case line.Dir == "c2a" && env.Method != "":
+			n++
+			if err := v.ValidateClientMessage(line.Msg); err != nil {
+				t.Errorf("client message %s: %v", line.Msg, err)
+			}
+		case line.Dir == "c2a":
+			n++
+			if err := v.ValidateClientResponse(methods[string(env.ID)], line.Msg); err != nil {
+				t.Errorf("client response %s: %v", line.Msg, err)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Errorf("transcript %s has no client messages", path)
+	}
+}
+
+func TestRunFailedExpectationExitsOne(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{text: hello}]\n    stopReason: max_tokens\n",
+		"s.yaml": `name: wants-end-turn
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: hi
+`,
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1\nstderr:\n%s", res.code, res.stderr)
+	}
+	var out results
+	readResults(t, filepath.Join(dir, "out.json"), &out)
+	sc := out.Scenarios[0]
+	if sc.Status != "failed" || len(sc.Failures) != 1 || !strings.Contains(sc.Failures[0], "stopReason max_tokens, want end_turn") {
+		t.Errorf("scenario = %+v, want failed on its stop reason", sc)
+	}
+	if !strings.Contains(res.stderr, "FAIL wants-end-turn") {
+		t.Errorf("stderr lacks the FAIL line:\n%s", res.stderr)
+	}
+}
+
+func TestValidateReportsEveryMistake(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"bad.yaml": `name: bad
+agent:
+  command: []
+turnTimeout: 5 minutes
+turns:
+  - promt: hello
+`,
+	})
+	for _, cmd := range []string{"validate", "run"} {
+		res := acprun(t, dir, cmd, "bad.yaml")
+		if res.code != 2 {
+			t.Errorf("%s: exit %d, want 2", cmd, res.code)
+		}
+		re := regexp.MustCompile(`(?m)^bad\.yaml:\d+:\d+: [^w].+$`) // errors, not warnings
+		got := re.FindAllString(res.stderr, -1)
+		sort.Strings(got)
+		if len(got) != 3 {
+			t.Errorf("%s: %d positioned errors, want 3:\n%s", cmd, len(got), res.stderr)
+		}
+		for _, want := range []string{"bad.yaml:3:12:", "bad.yaml:4:14:", "bad.yaml:6:5:"} {
+			if !strings.Contains(res.stderr, want) {
+				t.Errorf("%s: stderr lacks %q:\n%s", cmd, want, res.stderr)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "acprun-results.json")); err == nil {
+		t.Errorf("run wrote results although nothing ran")
+	}
+}
+
+func TestExamplesRunOnTheMockAgent(t *testing.T) {
+	res := acprun(t, ".", "run", "examples/", "-o", filepath.Join(t.TempDir(), "out.json"))
+	if res.code != 0 {
+		t.Fatalf("examples: exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+	}
+}
