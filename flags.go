@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -22,4 +23,9 @@ func (d *duration) Decode(ctx *kong.DecodeContext) error {
 	}
 	d.d = v
 	return nil
+}
+
+// readAll reads r to the end, up to 64 MiB.
+func readAll(r io.Reader) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(r, 64<<20))
 }

@@ -51,6 +51,7 @@ type cli struct {
 	Run       runCmd       `cmd:"" help:"Run scenarios against their agents and write results."`
 	Validate  validateCmd  `cmd:"" help:"Check scenario files without running anything."`
 	Schema    schemaCmd    `cmd:"" help:"Print the JSON Schema of the scenario format."`
+	Explain   explainCmd   `cmd:"" help:"Show how a scenario's permission rules answer one request."`
 	MockAgent mockAgentCmd `cmd:"" name:"mock-agent" help:"Run the scripted mock ACP agent on stdin/stdout."`
 }
 

@@ -71,7 +71,10 @@ func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writ
 		inflight:        map[string]int{},
 		inflightChanged: make(chan struct{}, 1),
 		eof:             make(chan struct{}),
+		reqSeqs:         map[string][]int{},
+		passedSeqs:      map[int]bool{},
 	}
+	a.turnCond = sync.NewCond(&a.mu)
 	a.out.written = a.wrote
 	a.conn = acp.NewConn(stdin, a.out, a, &acp.Options{Peer: "client", Tap: a.tap, OnViolation: a.violation})
 	close(a.ready)
@@ -87,6 +90,9 @@ func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writ
 	}
 	a.out.kill() // a dying agent answers nothing more, not even with an error
 	cancel()
+	a.mu.Lock()
+	a.turnCond.Broadcast() // requests waiting for their turn see that Run ends
+	a.mu.Unlock()
 	a.conn.Close()
 	a.bg.Wait()
 	a.reapChildren()
@@ -177,6 +183,13 @@ type agent struct {
 
 	inflightChanged chan struct{} // 1-buffered: inflight shrank
 	eof             chan struct{} // closed when stdin has ended
+	turnCond        *sync.Cond    // on mu: passedUpTo moved, or Run ends
+
+	// The arrival order of requests (see Handle and tap.go):
+	reqSeqs    map[string][]int // request id → arrival numbers not yet taken by a handler
+	lastSeq    int              // arrival number of the last request read
+	passedUpTo int              // every request up to this number has passed
+	passedSeqs map[int]bool     // passed numbers above passedUpTo
 
 	// Used by the Conn's reading goroutine only (tap and violation):
 	lastReq   []byte // the start of the last request line counted in inflight
@@ -538,29 +551,29 @@ func (a *agent) prompt(req *acp.Request, t *ticket) (any, error) {
 		a.mu.Unlock()
 	}()
 
-	t := a.s.pick(n, promptText(p.Prompt))
-	if t == nil {
+	tr := a.s.pick(n, promptText(p.Prompt))
+	if tr == nil {
 		return acp.PromptResponse{StopReason: acp.StopEndTurn}, nil
 	}
-	mode := t.onCancel
+	mode := tr.onCancel
 	if mode == cancelUnset {
 		mode = a.s.onCancel
 	}
 	pl := a.player(sess, run, mode)
-	end := pl.play(t.steps)
+	end := pl.play(tr.steps)
 	if end == nil {
 		end = &ending{stop: acp.StopEndTurn}
-		if t.stopReason != "" {
-			end.stop = acp.StopReason(t.stopReason)
+		if tr.stopReason != "" {
+			end.stop = acp.StopReason(tr.stopReason)
 		}
-		if t.err != nil {
-			end = &ending{err: t.err}
+		if tr.err != nil {
+			end = &ending{err: tr.err}
 		}
 	}
 	if end.dead {
 		return a.neverAnswer(req, t)
 	}
-	if len(t.after) > 0 {
+	if len(tr.after) > 0 {
 		written := a.watchResponse(req.ID)
 		a.bg.Go(func() {
 			select {
@@ -568,13 +581,13 @@ func (a *agent) prompt(req *acp.Request, t *ticket) (any, error) {
 			case <-a.ctx.Done():
 				return
 			}
-			a.player(sess, nil, cancelIgnore).play(t.after)
+			a.player(sess, nil, cancelIgnore).play(tr.after)
 		})
 	}
 	if end.err != nil {
 		return nil, &acp.Error{Code: end.err.Code, Message: end.err.Message, Data: end.err.Data}
 	}
-	return acp.PromptResponse{StopReason: end.stop, Usage: t.usage}, nil
+	return acp.PromptResponse{StopReason: end.stop, Usage: tr.usage}, nil
 }
 
 // neverAnswer blocks until Run ends: the agent died or hung.

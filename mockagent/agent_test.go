@@ -948,7 +948,9 @@ func TestEndOfStdin(t *testing.T) {
 		t.Errorf("Run = %v; want nil", err)
 	}
 	outW.Close()
-	var got []string
+	// Answers may come in any order; the turn's updates come before its answer.
+	var updates []string
+	answers := map[string]string{}
 	for _, l := range <-lines {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
@@ -965,19 +967,22 @@ func TestEndOfStdin(t *testing.T) {
 		}
 		switch {
 		case m.Method == acp.MethodSessionUpdate:
-			got = append(got, "text:"+m.Params.Update.Content.Text)
+			if _, done := answers["3"]; done {
+				t.Errorf("update %q after the prompt's answer", l)
+			}
+			updates = append(updates, m.Params.Update.Content.Text)
 		case m.Method != "":
 			// The read request goes out only if the agent makes it before
 			// it has read the end of stdin; either way it fails.
-		case m.Result != nil:
-			got = append(got, "answer "+string(m.ID))
+		default:
+			answers[string(m.ID)] = string(m.Result)
 		}
 	}
-	want := []string{
-		"answer 1", "answer 2", "text:a",
-		"text:error: fs/read_text_file: acp: connection closed: client closed its output (EOF)", "answer 3",
+	wantUpdates := []string{"a", "error: fs/read_text_file: acp: connection closed: client closed its output (EOF)"}
+	if diff := cmp.Diff(updates, wantUpdates); diff != "" {
+		t.Errorf("updates (-got +want):\n%s", diff)
 	}
-	if diff := cmp.Diff(got, want); diff != "" {
-		t.Errorf("output (-got +want):\n%s", diff)
+	if len(answers) != 3 || answers["2"] != `{"sessionId":"mock-session-1"}` || answers["3"] != `{"stopReason":"cancelled"}` {
+		t.Errorf("answers = %q; want initialize, session/new and a cancelled prompt", answers)
 	}
 }

@@ -1,8 +1,6 @@
 package mockagent
 
 import (
-	"fmt"
-	"os"
 	"bytes"
 	"encoding/json"
 	"time"
@@ -66,10 +64,11 @@ func (a *agent) requestArrived(line []byte) {
 	}
 	a.lastReq = append(a.lastReq, line[:min(len(line), 256)]...)
 	a.lastReqID = string(id)
-	fmt.Fprintf(os.Stderr, "DEBUG arrived %s\n", a.lastReqID)
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.inflight[a.lastReqID]++
-	a.mu.Unlock()
+	a.lastSeq++
+	a.reqSeqs[a.lastReqID] = append(a.reqSeqs[a.lastReqID], a.lastSeq)
 }
 
 // violation is the Conn's Options.OnViolation: a request line counted by
@@ -78,6 +77,12 @@ func (a *agent) violation(v acp.Violation) {
 	if len(a.lastReq) > 0 && len(v.Line) > 0 && bytes.HasPrefix(a.lastReq, v.Line) {
 		a.lastReq = a.lastReq[:0]
 		a.answered(a.lastReqID)
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if q := a.reqSeqs[a.lastReqID]; len(q) > 0 && q[len(q)-1] == a.lastSeq {
+			a.reqSeqs[a.lastReqID] = q[:len(q)-1]
+			a.passLocked(a.lastSeq) // no handler will take it
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,14 +20,14 @@ func Text(w io.Writer, rep runner.Report) error {
 	dim := color.New(color.Faint).SprintFunc()
 	var b strings.Builder
 	for _, sc := range rep.Scenarios {
-		label := pass("PASS")
+		status := pass("PASS")
 		switch sc.Status {
 		case runner.StatusFailed:
-			label = fail("FAIL")
+			status = fail("FAIL")
 		case runner.StatusError:
-			label = fail("ERROR")
+			status = fail("ERROR")
 		}
-		fmt.Fprintf(&b, "%s %s %s\n", label, sc.Name, dim(fmt.Sprintf("(%s, %s)", stopReasons(sc), duration(sc.Duration))))
+		fmt.Fprintf(&b, "%s %s %s\n", status, label(sc), dim(fmt.Sprintf("(%s, %s)", stopReasons(sc), duration(sc.Duration))))
 		if sc.Error != "" {
 			fmt.Fprintf(&b, "    %s\n", sc.Error)
 		}
@@ -73,6 +74,19 @@ func Text(w io.Writer, rep runner.Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// label names one result: the scenario, then its agent when it has a name,
+// then its attempt when it was retried ("login [claude] #2").
+func label(r runner.Result) string {
+	s := r.Name
+	if r.Agent.Name != "" {
+		s += " [" + r.Agent.Name + "]"
+	}
+	if r.Attempt > 1 {
+		s += " #" + strconv.Itoa(r.Attempt)
+	}
+	return s
 }
 
 // stopReasons lists a scenario's turn outcomes, e.g. "end_turn, max_tokens".

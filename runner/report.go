@@ -57,10 +57,13 @@ type AgentInfo struct {
 
 // Result is the outcome of one scenario.
 type Result struct {
-	Name       string        `json:"name"`
-	File       string        `json:"file"`
-	Line       int           `json:"line"`
-	Tags       []string      `json:"tags,omitempty"`
+	Name string   `json:"name"`
+	File string   `json:"file"`
+	Line int      `json:"line"`
+	Tags []string `json:"tags,omitempty"`
+	// Attempt is the attempt number when the scenario was retried (from 1;
+	// 0 when it ran once).
+	Attempt    int           `json:"attempt,omitempty"`
 	Agent      AgentInfo     `json:"agent"`
 	Status     Status        `json:"status"`
 	Duration   time.Duration `json:"-"`

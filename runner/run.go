@@ -278,9 +278,9 @@ func (r *scenarioRun) start(ctx context.Context) error {
 	setupCtx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
 	initReq := acp.InitializeRequest{
-		ProtocolVersion: acp.ProtocolVersion,
+		ProtocolVersion:    acp.ProtocolVersion,
 		ClientCapabilities: r.sess.client.capabilities(),
-		ClientInfo: &acp.Implementation{Name: "acprun", Title: "acprun", Version: r.opts.Version},
+		ClientInfo:         &acp.Implementation{Name: "acprun", Title: "acprun", Version: r.opts.Version},
 	}
 	if err := r.call(setupCtx, acp.MethodInitialize, initReq, &r.init); err != nil {
 		return fmt.Errorf("initialize: %w", err)
@@ -342,7 +342,7 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 	t := r.sess.startTurn(rec)
 
 	prompt, warnings := r.promptBlocks(turn)
-	rec.Warnings = append(rec.Warnings, warnings...)
+	t.warnings = warnings
 
 	timeout := turn.Timeout
 	if timeout == 0 {
@@ -559,6 +559,26 @@ func (r *scenarioRun) stopAgent(now bool) {
 // agent has stopped (late updates included).
 func (r *scenarioRun) collect(secrets []string) {
 	s := r.sess
+	if t := s.turn; t != nil && len(r.res.Turns) > 0 {
+		// Updates may have come after the last turn's answer: record them.
+		s.finishTurn(t)
+		for i := range r.res.Turns {
+			if r.res.Turns[i].Index == t.rec.Index {
+				failures := r.res.Turns[i].Failures
+				r.res.Turns[i] = *t.rec
+				r.res.Turns[i].Failures = failures
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, t := range r.res.Turns {
+		for _, w := range t.Warnings {
+			if !seen[w] {
+				seen[w] = true
+				r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("turn %d: %s", t.Index, w))
+			}
+		}
+	}
 	s.mu.Lock()
 	r.res.Allowed, r.res.Denied = s.allowed, s.denied
 	r.res.Violations = append(r.res.Violations, s.violations...)

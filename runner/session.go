@@ -41,6 +41,7 @@ type turnState struct {
 	cancelled  chan struct{} // closed when acprun sent session/cancel
 	cancelOnce sync.Once
 	usage      *Usage
+	warnings   []string // about the prompt, set when the turn starts
 }
 
 type toolCallState struct {
@@ -204,7 +205,7 @@ func (s *session) permission(p acp.RequestPermissionRequest) acp.RequestPermissi
 	}
 	s.mu.Unlock()
 
-	req := permissionRequest(call, p.Options, s.cwd)
+	req := PermissionRequest(call, p.Options, s.cwd)
 	rec := Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind)}
 	var resp acp.RequestPermissionResponse
 	cancelled := t == nil
@@ -247,8 +248,9 @@ func (s *session) permission(p acp.RequestPermissionRequest) acp.RequestPermissi
 	return resp
 }
 
-// permissionRequest turns an ACP tool call into what the policy sees.
-func permissionRequest(call acp.ToolCall, options []acp.PermissionOption, cwd string) approve.Request {
+// PermissionRequest turns a tool call and the options offered for it into
+// what the policy sees. cwd is the session's cwd.
+func PermissionRequest(call acp.ToolCall, options []acp.PermissionOption, cwd string) approve.Request {
 	req := approve.Request{
 		ToolCallID: call.ToolCallID,
 		Title:      call.Title,
@@ -310,6 +312,11 @@ func (s *session) finishTurn(t *turnState) {
 	defer s.mu.Unlock()
 	t.rec.Text = t.text.String()
 	t.rec.Thoughts = t.thoughts.String()
+	t.rec.Warnings = append([]string(nil), t.warnings...)
+	asked := map[string]bool{}
+	for _, p := range t.rec.Permissions {
+		asked[p.ToolCallID] = true
+	}
 	t.rec.ToolCalls = t.rec.ToolCalls[:0]
 	for _, id := range t.order {
 		c := t.calls[id]
@@ -338,6 +345,11 @@ func (s *session) finishTurn(t *turnState) {
 			}
 		}
 		t.rec.ToolCalls = append(t.rec.ToolCalls, tc)
+		if !asked[id] && ran(c.call.Status) {
+			if w := s.unasked(c.call); w != "" {
+				t.rec.Warnings = append(t.rec.Warnings, w)
+			}
+		}
 	}
 	if t.usage != nil {
 		if t.rec.Usage == nil {
@@ -366,4 +378,23 @@ func promptUsage(u *acp.Usage) *Usage {
 		out.CachedWriteTokens = *u.CachedWriteTokens
 	}
 	return out
+}
+
+// ran reports whether a tool call with this status has run (or started to).
+func ran(st acp.ToolCallStatus) bool {
+	return st == acp.StatusInProgress || st == acp.StatusCompleted || st == acp.StatusFailed
+}
+
+// unasked returns a warning when the policy would have denied a tool call
+// that the agent ran without asking: the policy had no effect on it.
+func (s *session) unasked(call acp.ToolCall) string {
+	d := s.policy.Evaluate(PermissionRequest(call, nil, s.cwd))
+	if d.Verdict != approve.Deny {
+		return ""
+	}
+	by := "the default"
+	if d.Rule != "" {
+		by = d.RuleList + " rule " + d.Rule
+	}
+	return fmt.Sprintf("tool call %s (%q) ran without a permission request; the policy would have denied it (%s): the policy had no effect on it", call.ToolCallID, call.Title, by)
 }

@@ -1,0 +1,186 @@
+package output
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/scenario"
+)
+
+// Event names in an events file.
+const (
+	EventScenarioStarted  = "scenario_started"
+	EventTurnStarted      = "turn_started"
+	EventTurnFinished     = "turn_finished"
+	EventPermission       = "permission"
+	EventWarning          = "warning"
+	EventScenarioFinished = "scenario_finished"
+)
+
+// Event is one line of an events file (--events): what happened, when, and
+// to which scenario. Fields that do not apply to an event are left out.
+type Event struct {
+	Time     time.Time `json:"time"` // RFC 3339 with nanoseconds
+	Event    string    `json:"event"`
+	Scenario string    `json:"scenario"`
+	File     string    `json:"file,omitempty"`
+	Line     int       `json:"line,omitempty"`
+	Agent    string    `json:"agent,omitempty"` // the named agent, when the scenario uses one
+
+	// turn_started, turn_finished
+	Turn int `json:"turn,omitempty"` // from 1
+
+	// turn_finished
+	StopReason  string   `json:"stopReason,omitempty"`
+	CancelCause string   `json:"cancelCause,omitempty"`
+	DurationMs  *int64   `json:"durationMs,omitempty"` // also scenario_finished
+	ToolCalls   int      `json:"toolCalls,omitempty"`
+	Failures    []string `json:"failures,omitempty"` // also scenario_finished
+	Error       string   `json:"error,omitempty"`    // also scenario_finished
+
+	// permission
+	Permission *runner.Permission `json:"permission,omitempty"`
+
+	// warning
+	Message string `json:"message,omitempty"`
+
+	// scenario_finished
+	Status  runner.Status `json:"status,omitempty"`
+	Attempt int           `json:"attempt,omitempty"`
+}
+
+// Events writes one JSON line per event (JSONL) as it happens. Each line is
+// written with a single Write call and nothing is buffered, so when w is an
+// *os.File a killed run leaves every finished line on disk. It implements
+// runner.Observer, plus TurnStarted and Warning. After the first write
+// error it writes nothing more; Err returns that error.
+type Events struct {
+	mu  sync.Mutex
+	w   io.Writer
+	c   io.Closer
+	now func() time.Time
+	err error
+}
+
+// NewEvents returns an events writer on w. The caller closes w.
+func NewEvents(w io.Writer) *Events {
+	return &Events{w: w, now: time.Now}
+}
+
+// CreateEvents creates (or truncates) the events file at path; Close
+// closes it.
+func CreateEvents(path string) (*Events, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	e := NewEvents(f)
+	e.c = f
+	return e, nil
+}
+
+// Close closes the file opened by CreateEvents and returns the first error
+// met while writing or closing. For an Events made by NewEvents it only
+// returns Err.
+func (e *Events) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.c != nil {
+		if err := e.c.Close(); err != nil && e.err == nil {
+			e.err = err
+		}
+		e.c = nil
+	}
+	return e.err
+}
+
+// Err returns the first write error, or nil.
+func (e *Events) Err() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
+}
+
+// ScenarioStarted writes a scenario_started event.
+func (e *Events) ScenarioStarted(sc *scenario.Scenario) {
+	e.write(scenarioEvent(EventScenarioStarted, sc))
+}
+
+// TurnStarted writes a turn_started event; turn counts from 1, as
+// runner.TurnResult.Index.
+func (e *Events) TurnStarted(sc *scenario.Scenario, turn int) {
+	ev := scenarioEvent(EventTurnStarted, sc)
+	ev.Turn = turn
+	e.write(ev)
+}
+
+// TurnFinished writes a turn_finished event.
+func (e *Events) TurnFinished(sc *scenario.Scenario, t runner.TurnResult) {
+	ev := scenarioEvent(EventTurnFinished, sc)
+	ev.Turn = t.Index
+	ev.StopReason = t.StopReason
+	ev.CancelCause = t.CancelCause
+	ms := t.DurationMs
+	ev.DurationMs = &ms
+	ev.ToolCalls = len(t.ToolCalls)
+	ev.Failures = t.Failures
+	ev.Error = t.Error
+	e.write(ev)
+}
+
+// PermissionDecided writes a permission event.
+func (e *Events) PermissionDecided(scenarioName string, p runner.Permission) {
+	e.write(Event{Event: EventPermission, Scenario: scenarioName, Permission: &p})
+}
+
+// Warning writes a warning event.
+func (e *Events) Warning(sc *scenario.Scenario, msg string) {
+	ev := scenarioEvent(EventWarning, sc)
+	ev.Message = msg
+	e.write(ev)
+}
+
+// ScenarioFinished writes a scenario_finished event.
+func (e *Events) ScenarioFinished(sc *scenario.Scenario, r runner.Result) {
+	ev := scenarioEvent(EventScenarioFinished, sc)
+	ev.Scenario, ev.File, ev.Line, ev.Agent = r.Name, r.File, r.Line, r.Agent.Name
+	ev.Status = r.Status
+	ev.Attempt = r.Attempt
+	ms := r.DurationMs
+	ev.DurationMs = &ms
+	ev.Failures = r.Failures
+	ev.Error = r.Error
+	e.write(ev)
+}
+
+// scenarioEvent starts an event about sc, which may be nil.
+func scenarioEvent(name string, sc *scenario.Scenario) Event {
+	ev := Event{Event: name}
+	if sc != nil {
+		ev.Scenario, ev.File, ev.Line, ev.Agent = sc.Name, sc.File, sc.Pos.Line, sc.Agent.Name
+	}
+	return ev
+}
+
+// write sends ev as one line in one Write call.
+func (e *Events) write(ev Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.err != nil {
+		return
+	}
+	ev.Time = e.now()
+	line, err := json.Marshal(ev)
+	if err != nil {
+		e.err = err
+		return
+	}
+	line = append(line, '\n')
+	if _, err := e.w.Write(line); err != nil {
+		e.err = err
+	}
+}

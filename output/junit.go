@@ -1,0 +1,204 @@
+package output
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acprun/acprun/runner"
+)
+
+// junitTestSuites is the root element of a JUnit XML report.
+type junitTestSuites struct {
+	XMLName  xml.Name         `xml:"testsuites"`
+	Name     string           `xml:"name,attr"`
+	Tests    int              `xml:"tests,attr"`
+	Failures int              `xml:"failures,attr"`
+	Errors   int              `xml:"errors,attr"`
+	Time     string           `xml:"time,attr"`
+	Suites   []junitTestSuite `xml:"testsuite"`
+}
+
+// junitTestSuite holds the scenarios of one file.
+type junitTestSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitTestCase `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+// junitTestCase is one scenario × agent × attempt.
+type junitTestCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	File      string        `xml:"file,attr,omitempty"`
+	Line      int           `xml:"line,attr,omitempty"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+// junitProblem is a <failure> or an <error>.
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",chardata"`
+}
+
+// JUnit writes the report as JUnit XML: one testsuite per scenario file (in
+// the order the files first appear), one testcase per scenario result
+// (scenario × agent × attempt). A failed scenario gets a <failure> whose
+// message lists its stop reasons and failed expectations; a scenario that
+// could not run to its end gets an <error>. <system-out> holds the
+// transcript path, skipped turns, warnings and the agent's stderr tail.
+// Times come from the report.
+func JUnit(w io.Writer, rep runner.Report) error {
+	root := junitTestSuites{Name: "acprun", Time: seconds(rep.Duration)}
+	index := map[string]int{}
+	var suiteTime []time.Duration
+	for _, r := range rep.Scenarios {
+		i, ok := index[r.File]
+		if !ok {
+			i = len(root.Suites)
+			index[r.File] = i
+			suite := junitTestSuite{Name: r.File}
+			if !rep.StartedAt.IsZero() {
+				suite.Timestamp = rep.StartedAt.UTC().Format("2006-01-02T15:04:05")
+			}
+			if rep.PolicyOverride != "" {
+				suite.Properties = []junitProperty{{Name: "policyOverride", Value: rep.PolicyOverride}}
+			}
+			root.Suites = append(root.Suites, suite)
+			suiteTime = append(suiteTime, 0)
+		}
+		s := &root.Suites[i]
+		tc := junitCase(r)
+		s.Tests++
+		root.Tests++
+		switch {
+		case tc.Failure != nil:
+			s.Failures++
+			root.Failures++
+		case tc.Error != nil:
+			s.Errors++
+			root.Errors++
+		}
+		suiteTime[i] += r.Duration
+		s.Cases = append(s.Cases, tc)
+	}
+	for i := range root.Suites {
+		root.Suites[i].Time = seconds(suiteTime[i])
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(root); err != nil {
+		return fmt.Errorf("junit: %w", err)
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// junitCase builds the testcase of one result.
+func junitCase(r runner.Result) junitTestCase {
+	tc := junitTestCase{
+		Name:      label(r),
+		Classname: r.File,
+		File:      r.File,
+		Line:      r.Line,
+		Time:      seconds(r.Duration),
+		SystemOut: systemOut(r),
+	}
+	switch r.Status {
+	case runner.StatusPassed:
+	case runner.StatusFailed:
+		msg := "stop reasons: " + stopReasons(r)
+		if len(r.Failures) > 0 {
+			msg += "; " + strings.Join(r.Failures, "; ")
+		}
+		tc.Failure = &junitProblem{Message: msg, Type: "failed", Body: problemBody(r)}
+	default:
+		typ := "error"
+		if r.StartFailed {
+			typ = "startFailed"
+		}
+		msg := r.Error
+		if msg == "" {
+			msg = "stop reasons: " + stopReasons(r)
+		}
+		tc.Error = &junitProblem{Message: msg, Type: typ, Body: problemBody(r)}
+	}
+	return tc
+}
+
+// problemBody is the text of a <failure> or <error>: the error, every turn's
+// outcome, and the failed expectations.
+func problemBody(r runner.Result) string {
+	var b strings.Builder
+	if r.Error != "" {
+		fmt.Fprintf(&b, "%s\n", r.Error)
+	}
+	for _, t := range r.Turns {
+		fmt.Fprintf(&b, "turn %d: %s", t.Index, t.StopReason)
+		if t.CancelCause != "" {
+			fmt.Fprintf(&b, " after %s", t.CancelCause)
+		}
+		if t.Error != "" {
+			fmt.Fprintf(&b, ": %s", t.Error)
+		}
+		b.WriteString("\n")
+	}
+	for _, f := range r.Failures {
+		fmt.Fprintf(&b, "failed: %s\n", f)
+	}
+	for _, v := range r.Violations {
+		fmt.Fprintf(&b, "protocol violation: %s\n", v)
+	}
+	return b.String()
+}
+
+// systemOut is a testcase's <system-out>: where to look next.
+func systemOut(r runner.Result) string {
+	var b strings.Builder
+	if r.Transcript != "" {
+		fmt.Fprintf(&b, "transcript: %s\n", r.Transcript)
+	}
+	var skipped []string
+	for _, t := range r.Turns {
+		if t.StopReason == runner.OutcomeSkipped {
+			skipped = append(skipped, strconv.Itoa(t.Index))
+		}
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(&b, "skipped turns: %s\n", strings.Join(skipped, ", "))
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	if r.StderrTail != "" {
+		b.WriteString("agent stderr (last lines):\n")
+		b.WriteString(strings.TrimRight(r.StderrTail, "\n"))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// seconds formats d as JUnit wants it: seconds with millisecond precision.
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', 3, 64)
+}
