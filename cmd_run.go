@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/output"
@@ -23,6 +24,9 @@ type runCmd struct {
 	AllowAll    bool     `help:"Answer every permission request with allow (for quick experiments; named in the results)." xor:"policy"`
 	DenyAll     bool     `help:"Answer every permission request with deny (named in the results)." xor:"policy"`
 	TurnTimeout duration `placeholder:"DUR" help:"Override every turn's timeout (e.g. 2m)."`
+	IdleTimeout duration `placeholder:"DUR" help:"Override every scenario's idle timeout: cancel a turn when the agent sends nothing for this long."`
+	Timeout     duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled, scenarios not started are listed as errors."`
+	Jobs        int      `short:"j" placeholder:"N" help:"Scenarios to run in parallel (default: number of CPUs)."`
 }
 
 // Help is the long help of run.
@@ -49,8 +53,18 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	opts := runner.Options{
 		Transcripts: c.Transcripts,
 		TurnTimeout: c.TurnTimeout.d,
+		IdleTimeout: c.IdleTimeout.d,
 		Abort:       g.Abort,
 		Version:     version,
+		Parallel:    c.Jobs,
+	}
+	if opts.Parallel <= 0 {
+		opts.Parallel = runtime.NumCPU()
+	}
+	if c.Timeout.d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, c.Timeout.d, runner.ErrRunTimeout)
+		defer cancel()
 	}
 	switch {
 	case c.AllowAll:

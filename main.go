@@ -53,6 +53,7 @@ type cli struct {
 	Schema    schemaCmd    `cmd:"" help:"Print the JSON Schema of the scenario format."`
 	Explain   explainCmd   `cmd:"" help:"Show how a scenario's permission rules answer one request."`
 	MockAgent mockAgentCmd `cmd:"" name:"mock-agent" help:"Run the scripted mock ACP agent on stdin/stdout."`
+	Merge     mergeCmd     `cmd:"" help:"Merge the JSON results of shards into one results file."`
 }
 
 // exitError carries an exit code through kong's FatalIfErrorf.

@@ -39,9 +39,13 @@ func (e *ExitError) Error() string { return fmt.Sprintf("mock agent exited with 
 
 // Run plays s as an ACP agent: it reads the client's messages from stdin and
 // writes its own to stdout, one JSON object per line; stderr gets the
-// script's stderr steps and notes. Run returns nil when stdin ends, ctx's
-// error when ctx ends, or an *ExitError after an exit step. After a hang
-// step it ignores the end of stdin and returns only when ctx ends.
+// script's stderr steps and notes. Requests are handled in arrival order.
+//
+// Run returns nil once stdin has ended and everything read has been
+// answered (turns play on, but client calls fail and waitForCancel ends as
+// if cancelled), ctx's error when ctx ends, or an *ExitError after an exit
+// step. After a hang step it ignores the end of stdin and returns only when
+// ctx ends.
 //
 // Exit steps call os.Exit unless WithExit says otherwise. Run never changes
 // signal handling: see Script.IgnoreSigterm.
@@ -100,9 +104,9 @@ func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writ
 }
 
 // finish handles the end of stdin: the turns already asked for play on
-// (client calls fail, waitForCancel ends as if cancelled) and every request
-// read gets its answer before Run returns, unless a hang step keeps the
-// agent alive until ctx ends.
+// (client calls fail, waitForCancel ends as if cancelled), and every request
+// read gets its answer and every after: step is played before Run returns,
+// unless a hang step keeps the agent alive until ctx ends.
 func (a *agent) finish(ctx context.Context) error {
 	close(a.eof)
 	for {
@@ -116,6 +120,20 @@ func (a *agent) finish(ctx context.Context) error {
 		case <-a.inflightChanged:
 		case <-a.out.failed:
 			return nil // answers cannot be written any more
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-a.exited:
+			return &ExitError{Code: a.exitCode}
+		}
+	}
+	if !a.hung.Load() { // let after: steps play out
+		bgDone := make(chan struct{})
+		go func() {
+			a.bg.Wait()
+			close(bgDone)
+		}()
+		select {
+		case <-bgDone:
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-a.exited:

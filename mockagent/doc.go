@@ -131,6 +131,10 @@ Misbehaviour
 Outside a turn (updatesBeforeSessionNew, load, after) permission, read, write,
 terminal, waitForCancel, stop and error are not allowed.
 
+Requests are handled in arrival order, so a client may send them without
+waiting for answers. When stdin ends, the agent still answers everything it
+has read (turns play on; client calls fail; waitForCancel counts as a cancel)
+and then exits 0; SIGTERM (unless ignoreSigterm) makes it exit 130 at once.
 The agent's own requests are numbered from 1 by the acp connection.
 
 Example

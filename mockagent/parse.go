@@ -432,9 +432,9 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 	r := resolve(n)
 	if action == nil {
 		if len(mods) > 0 {
-			p.errorf(mods[0].key, "unknown step %q (want one of: %s)", mods[0].name, joinNames(actionNames))
+			p.errorf(mods[0].key, "unknown step %q (want one of: %s)", mods[0].name, strings.Join(actionNames, ", "))
 		} else {
-			p.errorf(r, "empty step (want one of: %s)", joinNames(actionNames))
+			p.errorf(r, "empty step (want one of: %s)", strings.Join(actionNames, ", "))
 		}
 		return nil
 	}
@@ -646,8 +646,6 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 	p.errorf(action.key, "unhandled step %q", action.name) // unreachable: actionNames and the switch agree
 	return nil
 }
-
-func joinNames(names []string) string { return strings.Join(names, ", ") }
 
 // splitChunks splits s into n pieces of about the same number of runes
 // (n <= 1: one piece).

@@ -18,20 +18,22 @@ import (
 //     tap numbers prompts per session as they are read, and a cancel line
 //     covers every prompt read before it: the running turn is cancelled
 //     and a prompt whose handler has not started yet starts cancelled.
-//   - At the end of stdin every request read must still get its answer, but
-//     a handler may not have started yet when the Conn reports the end. The
-//     tap counts request lines as they are read (a line the Conn then
-//     rejects is reported to violation, which takes it back); wrote counts
-//     the answers once output has written them.
+//   - Handlers start in arrival order but run concurrently, and at the end
+//     of stdin every request read must still get its answer although its
+//     handler may not have started yet. The tap numbers request lines as
+//     they are read (for Handle's turnstile) and counts them in inflight (a
+//     line the Conn then rejects is reported to violation, which takes it
+//     back); wrote counts the answers once output has written them.
 //
 // wrote also lets after: steps start once the prompt's response is out.
 
 var (
 	promptMethod = []byte(`"` + acp.MethodSessionPrompt + `"`)
 	cancelMethod = []byte(`"` + acp.MethodSessionCancel + `"`)
+	methodKey    = []byte(`"method"`)
 )
 
-// tap is the Conn's Options.Tap; it looks at the lines read.
+// tap is the Conn's Options.Tap; it looks at the lines read only.
 func (a *agent) tap(dir acp.Direction, line []byte, _ time.Time) {
 	switch dir {
 	case acp.Received:
@@ -50,6 +52,9 @@ func (a *agent) tap(dir acp.Direction, line []byte, _ time.Time) {
 // id that is a string, a number or null.
 func (a *agent) requestArrived(line []byte) {
 	a.lastReq = a.lastReq[:0]
+	if !bytes.Contains(line, methodKey) {
+		return // a response, possibly large: no need to decode it
+	}
 	var m struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
@@ -126,7 +131,7 @@ func (a *agent) promptArrived(line []byte) {
 	a.promptOrd[string(bytes.TrimSpace(m.ID))] = a.promptSeq[m.Params.SessionID]
 }
 
-// promptOrdinal returns the arrival number the tap gave request id, and
+// promptOrdinalLocked returns the arrival number the tap gave request id, and
 // forgets it. a.mu must be held.
 func (a *agent) promptOrdinalLocked(id *acp.ID) int {
 	key := id.String()

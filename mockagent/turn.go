@@ -426,6 +426,10 @@ func (pl *player) terminal(s *terminalStep) *ending {
 		switch {
 		case pl.gone(err):
 			return dead
+		case err == nil:
+			if pl.say("exit: %s", exitText(res.ExitCode, res.Signal)) != nil {
+				return dead
+			}
 		case ctx.Err() != nil:
 			// Cancelled while the command runs: stop it, as a real agent would.
 			if pl.say("error: %s: cancelled", acp.MethodTerminalWaitForExit) != nil {
@@ -435,12 +439,8 @@ func (pl *player) terminal(s *terminalStep) *ending {
 				return end
 			}
 			return simple(acp.MethodTerminalRelease, "release")
-		case err != nil:
-			if pl.sayErr(acp.MethodTerminalWaitForExit, err) != nil {
-				return dead
-			}
 		default:
-			if pl.say("exit: %s", exitText(res.ExitCode, res.Signal)) != nil {
+			if pl.sayErr(acp.MethodTerminalWaitForExit, err) != nil {
 				return dead
 			}
 		}

@@ -89,10 +89,15 @@ func Summarize(rep runner.Report) Summary {
 
 // JSON writes the report as indented JSON.
 func JSON(w io.Writer, rep runner.Report) error {
+	return WriteResults(w, NewResults(rep))
+}
+
+// WriteResults writes results as indented JSON, as JSON does.
+func WriteResults(w io.Writer, res Results) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(NewResults(rep))
+	return enc.Encode(res)
 }
 
 // sortedKeys returns m's keys in order.

@@ -24,14 +24,18 @@ type junitTestSuites struct {
 
 // junitTestSuite holds the scenarios of one file.
 type junitTestSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Time       string          `xml:"time,attr"`
-	Timestamp  string          `xml:"timestamp,attr,omitempty"`
-	Properties []junitProperty `xml:"properties>property,omitempty"`
-	Cases      []junitTestCase `xml:"testcase"`
+	Name       string           `xml:"name,attr"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Time       string           `xml:"time,attr"`
+	Timestamp  string           `xml:"timestamp,attr,omitempty"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Cases      []junitTestCase  `xml:"testcase"`
+}
+
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
 }
 
 type junitProperty struct {
@@ -48,14 +52,19 @@ type junitTestCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *junitProblem `xml:"failure,omitempty"`
 	Error     *junitProblem `xml:"error,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
+	SystemOut *junitText    `xml:"system-out,omitempty"`
 }
 
 // junitProblem is a <failure> or an <error>.
 type junitProblem struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr"`
-	Body    string `xml:",chardata"`
+	Body    string `xml:",cdata"`
+}
+
+// junitText is an element whose text is kept as written, in CDATA.
+type junitText struct {
+	Text string `xml:",cdata"`
 }
 
 // JUnit writes the report as JUnit XML: one testsuite per scenario file (in
@@ -79,7 +88,7 @@ func JUnit(w io.Writer, rep runner.Report) error {
 				suite.Timestamp = rep.StartedAt.UTC().Format("2006-01-02T15:04:05")
 			}
 			if rep.PolicyOverride != "" {
-				suite.Properties = []junitProperty{{Name: "policyOverride", Value: rep.PolicyOverride}}
+				suite.Properties = &junitProperties{[]junitProperty{{Name: "policyOverride", Value: rep.PolicyOverride}}}
 			}
 			root.Suites = append(root.Suites, suite)
 			suiteTime = append(suiteTime, 0)
@@ -122,7 +131,9 @@ func junitCase(r runner.Result) junitTestCase {
 		File:      r.File,
 		Line:      r.Line,
 		Time:      seconds(r.Duration),
-		SystemOut: systemOut(r),
+	}
+	if out := systemOut(r); out != "" {
+		tc.SystemOut = &junitText{xmlText(out)}
 	}
 	switch r.Status {
 	case runner.StatusPassed:
@@ -131,7 +142,7 @@ func junitCase(r runner.Result) junitTestCase {
 		if len(r.Failures) > 0 {
 			msg += "; " + strings.Join(r.Failures, "; ")
 		}
-		tc.Failure = &junitProblem{Message: msg, Type: "failed", Body: problemBody(r)}
+		tc.Failure = &junitProblem{Message: msg, Type: "failed", Body: xmlText(problemBody(r))}
 	default:
 		typ := "error"
 		if r.StartFailed {
@@ -141,7 +152,7 @@ func junitCase(r runner.Result) junitTestCase {
 		if msg == "" {
 			msg = "stop reasons: " + stopReasons(r)
 		}
-		tc.Error = &junitProblem{Message: msg, Type: typ, Body: problemBody(r)}
+		tc.Error = &junitProblem{Message: msg, Type: typ, Body: xmlText(problemBody(r))}
 	}
 	return tc
 }
@@ -196,6 +207,23 @@ func systemOut(r runner.Result) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// xmlText replaces what XML 1.0 cannot hold (control characters such as
+// the ESC of colour codes; strings.Map already turns invalid UTF-8 into
+// U+FFFD) with U+FFFD. encoding/xml does
+// this for attributes and escaped text, but not inside CDATA.
+func xmlText(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r',
+			r >= 0x20 && r <= 0xD7FF,
+			r >= 0xE000 && r <= 0xFFFD,
+			r >= 0x10000 && r <= 0x10FFFF:
+			return r
+		}
+		return '\uFFFD'
+	}, s)
 }
 
 // seconds formats d as JUnit wants it: seconds with millisecond precision.

@@ -63,6 +63,8 @@ type Options struct {
 	Environ []string
 	// Version is reported to agents in clientInfo.
 	Version string
+	// Parallel is how many scenarios run at once; default 1.
+	Parallel int
 }
 
 // Observer is told about a run as it happens. Calls are serialised: an
@@ -142,21 +144,64 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Rep
 		rep.PolicyOverride = opts.Policy.Source
 	}
 	obs := &observer{o: opts.Observer}
-	for _, sc := range scenarios {
-		if ctx.Err() != nil {
-			rep.Interrupted = true
-			break
-		}
-		obs.started(sc)
-		r := runScenario(ctx, &opts, obs, sc)
-		obs.finished(sc, r)
-		rep.Scenarios = append(rep.Scenarios, r)
+	parallel := opts.Parallel
+	if parallel <= 0 {
+		parallel = 1
 	}
-	if ctx.Err() != nil && !errors.Is(context.Cause(ctx), ErrRunTimeout) {
+	results := make([]*Result, len(scenarios))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(parallel, len(scenarios)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				if ctx.Err() != nil {
+					continue // interrupted or out of time: start nothing new
+				}
+				sc := scenarios[i]
+				obs.started(sc)
+				r := runScenario(ctx, &opts, obs, sc)
+				obs.finished(sc, r)
+				results[i] = &r
+			}
+		}()
+	}
+feed:
+	for i := range scenarios {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	runTimedOut := errors.Is(context.Cause(ctx), ErrRunTimeout)
+	for i, r := range results {
+		switch {
+		case r != nil:
+			rep.Scenarios = append(rep.Scenarios, *r)
+		case runTimedOut:
+			// Not started before the run's deadline: listed, as an error.
+			rep.Scenarios = append(rep.Scenarios, notRun(scenarios[i], "not run: the run's --timeout passed first"))
+		}
+	}
+	if ctx.Err() != nil && !runTimedOut {
 		rep.Interrupted = true
 	}
 	rep.Duration = time.Since(rep.StartedAt)
 	return rep, nil
+}
+
+// notRun is the result of a scenario that never started.
+func notRun(sc *scenario.Scenario, why string) Result {
+	r := Result{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Tags: sc.Tags, Status: StatusError, Error: why,
+		Agent: AgentInfo{Name: sc.Agent.Name, Command: sc.Agent.Command}}
+	for i, t := range sc.Turns {
+		r.Turns = append(r.Turns, TurnResult{Index: i + 1, Prompt: t.PromptText(), StopReason: OutcomeSkipped})
+	}
+	return r
 }
 
 // scenarioRun is the state of one scenario while it runs.
@@ -188,7 +233,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 		policy = opts.Policy
 	}
 	r := &scenarioRun{opts: opts, obs: obs, sc: sc, res: &res}
-	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: obs, name: sc.Name}
+	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: obs, name: sc.Name, act: newActivity(), delay: sc.AnswerDelay}
 	r.sess.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,
@@ -260,8 +305,16 @@ func (r *scenarioRun) start(ctx context.Context) error {
 		argv[0] = r.opts.Self
 	}
 	connOpts := &acp.Options{Peer: "agent", OnViolation: func(v acp.Violation) { r.sess.violation(v.Msg) }}
-	if r.tr != nil {
-		connOpts.Tap = r.tr.tap
+	if r.idleTimeout() > 0 || r.tr != nil {
+		act, tr := r.sess.act, r.tr
+		connOpts.Tap = func(dir acp.Direction, line []byte, at time.Time) {
+			if dir == acp.Received {
+				act.touch(at)
+			}
+			if tr != nil {
+				tr.tap(dir, line, at)
+			}
+		}
 	}
 	agent, err := StartAgent(AgentConfig{
 		Argv:    argv,
@@ -356,6 +409,12 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 	}
 	turnCtx, cancel := context.WithTimeoutCause(ctx, timeout, errTurnTimeout)
 	defer cancel()
+	if idle := r.idleTimeout(); idle > 0 {
+		var cancelIdle context.CancelCauseFunc
+		turnCtx, cancelIdle = context.WithCancelCause(turnCtx)
+		defer cancelIdle(nil)
+		go r.sess.act.watchIdle(turnCtx, cancelIdle, idle)
+	}
 
 	call := r.agent.Conn.Call(context.WithoutCancel(turnCtx), acp.MethodSessionPrompt, acp.PromptRequest{SessionID: r.sess.sessionID, Prompt: prompt})
 	var resp acp.PromptResponse
@@ -424,6 +483,13 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 		return errUnresponsive
 	}
 	return err
+}
+
+func (r *scenarioRun) idleTimeout() time.Duration {
+	if r.opts.IdleTimeout > 0 {
+		return r.opts.IdleTimeout
+	}
+	return r.sc.IdleTimeout
 }
 
 func (r *scenarioRun) cancelGrace() time.Duration {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
@@ -20,6 +21,8 @@ type session struct {
 	obs    *observer
 	name   string
 	client *clientServer // serves fs/* and terminal/*; nil serves nothing
+	act    *activity     // idle clock
+	delay  time.Duration // wait before answering a permission request
 
 	mu              sync.Mutex
 	sessionID       string              // "" until session/new answered
@@ -57,6 +60,9 @@ func newTurnState(rec *TurnResult) *turnState {
 
 // Handle implements acp.Handler.
 func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
+	if !req.IsNotification() && s.act != nil {
+		defer s.act.serving()()
+	}
 	switch req.Method {
 	case acp.MethodSessionUpdate:
 		var n acp.SessionNotification
@@ -74,7 +80,7 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		if err := json.Unmarshal(req.Params, &p); err != nil {
 			return nil, acp.NewError(acp.CodeInvalidParams, "session/request_permission: %v", err)
 		}
-		return s.permission(p), nil
+		return s.permission(ctx, p), nil
 	}
 	if req.IsNotification() {
 		return nil, nil // unknown notifications are ignored
@@ -192,7 +198,7 @@ func (t *turnState) call(id string) *toolCallState {
 }
 
 // permission answers one session/request_permission by the policy.
-func (s *session) permission(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+func (s *session) permission(ctx context.Context, p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 	s.mu.Lock()
 	t := s.turn
 	var call acp.ToolCall
@@ -208,15 +214,8 @@ func (s *session) permission(p acp.RequestPermissionRequest) acp.RequestPermissi
 	req := PermissionRequest(call, p.Options, s.cwd)
 	rec := Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind)}
 	var resp acp.RequestPermissionResponse
-	cancelled := t == nil
-	if t != nil {
-		select {
-		case <-t.cancelled:
-			cancelled = true
-		default:
-		}
-	}
 	d := s.policy.Decide(req)
+	cancelled := t == nil || !s.wait(ctx, t)
 	rec.Commands, rec.Paths, rec.Rule, rec.Reason = d.Commands, d.Paths, d.Rule, d.Reason
 	switch {
 	case cancelled:
@@ -246,6 +245,30 @@ func (s *session) permission(p acp.RequestPermissionRequest) acp.RequestPermissi
 	s.mu.Unlock()
 	s.obs.permission(s.name, rec)
 	return resp
+}
+
+// wait waits the answer delay before a permission answer. It returns false
+// at once when the turn is (or gets) cancelled: pending requests are then
+// answered cancelled.
+func (s *session) wait(ctx context.Context, t *turnState) bool {
+	select {
+	case <-t.cancelled:
+		return false
+	default:
+	}
+	if s.delay <= 0 {
+		return true
+	}
+	timer := time.NewTimer(s.delay)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-t.cancelled:
+		return false
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // PermissionRequest turns a tool call and the options offered for it into

@@ -60,6 +60,11 @@ func (t *transcript) tap(dir acp.Direction, line []byte, at time.Time) {
 		return
 	}
 	_, t.err = fmt.Fprintf(t.w, `{"t":%d,"dir":%q,"msg":%s}`+"\n", at.Sub(t.start).Milliseconds(), d, msg)
+	if t.err == nil {
+		// One line at a time reaches the file: a killed run keeps its
+		// transcript, and a reader can follow it.
+		t.err = t.w.Flush()
+	}
 }
 
 func (t *transcript) close() {

@@ -25,7 +25,7 @@ var (
 		"cancelGrace", "killGrace", "continueAfterCancel", "client", "permissions", "expect", "turns"}
 	agentKeys          = []string{"command", "env", "cwd", "auth", "mode", "mcpServers"}
 	clientKeys         = []string{"fs", "terminal", "readOnly", "roots"}
-	permissionKeys     = []string{"default", "allow", "deny"}
+	permissionKeys     = []string{"default", "allow", "deny", "answerDelay"}
 	ruleKeys           = []string{"kind", "title", "command", "path", "input", "always", "examples"}
 	matcherKeys        = []string{"kind", "title", "command", "path", "input"}
 	exampleKeys        = []string{"match", "noMatch"}
@@ -146,7 +146,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			s.Client.Set = true
 			rootsNode = p.client(v, &s.Client)
 		case "permissions":
-			s.Policy = p.permissions(v)
+			s.Policy = p.permissions(v, s)
 		case "expect":
 			s.Expect = p.expect(v, false)
 		case "turns":

@@ -11,7 +11,7 @@ import (
 )
 
 // permissions reads the permissions key into a Policy.
-func (p *fileParser) permissions(n *yaml.Node) *approve.Policy {
+func (p *fileParser) permissions(n *yaml.Node, s *Scenario) *approve.Policy {
 	pol := &approve.Policy{}
 	m, ok := p.mapping(n, permissionKeys, nil)
 	if !ok {
@@ -34,6 +34,8 @@ func (p *fileParser) permissions(n *yaml.Node) *approve.Policy {
 			pol.Allow = p.rules(kv.v, approve.Allow)
 		case "deny":
 			pol.Deny = p.rules(kv.v, approve.Deny)
+		case "answerDelay":
+			s.AnswerDelay, _ = p.duration(kv.v)
 		}
 	}
 	return pol

@@ -38,6 +38,9 @@ type Scenario struct {
 	// Policy answers session/request_permission. It is nil when the
 	// scenario has no permissions key; the runner then denies everything.
 	Policy *approve.Policy
+	// AnswerDelay is how long to wait before answering each permission
+	// request (permissions.answerDelay); 0 answers at once.
+	AnswerDelay time.Duration
 
 	// Expect holds the scenario-level expectations (Denied, MaxDenied).
 	Expect Expect

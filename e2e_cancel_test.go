@@ -1,0 +1,402 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+type cancelTurn struct {
+	Index         int    `json:"index"`
+	StopReason    string `json:"stopReason"`
+	CancelCause   string `json:"cancelCause"`
+	CancelIgnored bool   `json:"cancelIgnored"`
+	Text          string `json:"text"`
+	Error         string `json:"error"`
+	ToolCalls     []struct {
+		ID     string `json:"toolCallId"`
+		Status string `json:"status"`
+	} `json:"toolCalls"`
+	Permissions []struct {
+		Decision string `json:"decision"`
+		Outcome  string `json:"outcome"`
+	} `json:"permissions"`
+}
+
+// runCancelScenario runs one scenario on a mock script and returns the
+// exit code and its turns.
+func runCancelScenario(t *testing.T, script, scenario string, args ...string) (int, scenarioResult, []cancelTurn) {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": script, "s.yaml": scenario})
+	res := acprun(t, dir, append([]string{"run", "s.yaml", "-o", "out.json"}, args...)...)
+	var out results
+	readResults(t, filepath.Join(dir, "out.json"), &out)
+	if len(out.Scenarios) != 1 {
+		t.Fatalf("scenarios = %d, want 1\nstderr:\n%s", len(out.Scenarios), res.stderr)
+	}
+	var turns []cancelTurn
+	for _, raw := range out.Scenarios[0].Turns {
+		var tr cancelTurn
+		if err := json.Unmarshal(raw, &tr); err != nil {
+			t.Fatal(err)
+		}
+		turns = append(turns, tr)
+	}
+	assertNoProcessesIn(t, dir)
+	return res.code, out.Scenarios[0], turns
+}
+
+// assertNoProcessesIn fails when a live process has dir as its working
+// directory: the agent and everything it started must be gone.
+func assertNoProcessesIn(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err != nil || (cwd != dir && !strings.HasPrefix(cwd, dir+"/")) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
+			continue // a zombie waiting for its reaper
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		t.Errorf("process %d (%s) left running in %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " "), dir)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+const waitingAgent = `
+turns:
+  - steps:
+      - text: "working"
+      - tool_call: {toolCallId: t1, title: long job, kind: execute, status: in_progress}
+      - waitForCancel: true
+  - steps: [{text: second}]
+`
+
+func TestTurnTimeoutAnsweredCancelled(t *testing.T) {
+	code, sc, turns := runCancelScenario(t, waitingAgent, `
+name: slow
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turnTimeout: 200ms
+turns:
+  - prompt: one
+    expect: {stopReason: cancelled}
+  - prompt: two
+`)
+	if code != 0 {
+		t.Errorf("exit %d, want 0 (the turn expected cancelled; the skipped turn does not fail)", code)
+	}
+	if turns[0].StopReason != "cancelled" || turns[0].CancelCause != "turnTimeout" || turns[0].CancelIgnored {
+		t.Errorf("turn 1 = %+v, want cancelled by turnTimeout", turns[0])
+	}
+	if turns[0].Text != "working" {
+		t.Errorf("turn 1 text = %q, want what came before the cancel", turns[0].Text)
+	}
+	if len(turns[0].ToolCalls) != 1 || turns[0].ToolCalls[0].Status == "in_progress" {
+		t.Errorf("turn 1 tool calls = %+v, want the unfinished call no longer in progress", turns[0].ToolCalls)
+	}
+	if turns[1].StopReason != "skipped" {
+		t.Errorf("turn 2 = %+v, want skipped (no continueAfterCancel)", turns[1])
+	}
+	if sc.Status != "passed" {
+		t.Errorf("status %s (%v), want passed", sc.Status, sc.Failures)
+	}
+}
+
+func TestContinueAfterCancel(t *testing.T) {
+	_, _, turns := runCancelScenario(t, waitingAgent, `
+name: slow
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turnTimeout: 200ms
+continueAfterCancel: true
+turns:
+  - prompt: one
+    expect: {stopReason: cancelled}
+  - prompt: two
+`)
+	if turns[1].StopReason != "end_turn" || turns[1].Text != "second" {
+		t.Errorf("turn 2 = %+v, want it played after the cancel", turns[1])
+	}
+}
+
+func TestTimeoutWhilePermissionPending(t *testing.T) {
+	code, _, turns := runCancelScenario(t, `
+turns:
+  - steps:
+      - permission: {toolCallId: t1, title: rm -rf build, kind: execute}
+        allowed: [{text: "allowed"}]
+        rejected: [{text: "rejected"}]
+        cancelled: [{text: "permission cancelled"}]
+`, `
+name: pending
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: allow, answerDelay: 1h}
+turnTimeout: 200ms
+turns:
+  - prompt: one
+`)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	tr := turns[0]
+	if tr.StopReason != "cancelled" || tr.CancelCause != "turnTimeout" {
+		t.Errorf("turn = %+v, want cancelled by turnTimeout", tr)
+	}
+	if len(tr.Permissions) != 1 || tr.Permissions[0].Outcome != "cancelled" || tr.Permissions[0].Decision != "cancelled" {
+		t.Errorf("permissions = %+v, want the pending request answered cancelled", tr.Permissions)
+	}
+	if tr.Text != "permission cancelled" {
+		t.Errorf("text = %q, want the agent's cancelled branch", tr.Text)
+	}
+}
+
+func TestCancelAnsweredEndTurnIsFlagged(t *testing.T) {
+	_, _, turns := runCancelScenario(t, `
+onCancel: end_turn
+turns:
+  - steps: [{waitForCancel: true}]
+`, `
+name: rude
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turnTimeout: 200ms
+turns:
+  - prompt: one
+    expect: {stopReason: end_turn}
+`)
+	if tr := turns[0]; tr.StopReason != "end_turn" || !tr.CancelIgnored || tr.CancelCause != "turnTimeout" {
+		t.Errorf("turn = %+v, want end_turn flagged cancelIgnored", tr)
+	}
+}
+
+func TestAgentIgnoringCancelIsUnresponsive(t *testing.T) {
+	start := time.Now()
+	code, sc, turns := runCancelScenario(t, `
+ignoreSigterm: true
+turns:
+  - steps: [{text: "busy"}, {hang: true}]
+`, `
+name: deaf
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turnTimeout: 200ms
+cancelGrace: 300ms
+killGrace: 1m
+turns:
+  - prompt: one
+  - prompt: two
+`)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if turns[0].StopReason != "unresponsive" || turns[1].StopReason != "skipped" || sc.Status != "error" {
+		t.Errorf("turns = %+v, status %s; want unresponsive, then skipped, status error", turns, sc.Status)
+	}
+	// killGrace is a minute: the unresponsive agent must be killed at once,
+	// not politely waited for.
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("run took %s: the unresponsive agent was waited for", d)
+	}
+}
+
+func TestGrandchildHoldingStdoutDoesNotBlock(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{spawnGrandchild: true}, {text: done}]\n",
+		"s.yaml": `name: grandchild
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+killGrace: 2m
+turns:
+  - prompt: one
+    expect: {text: {contains: done}}
+`,
+	})
+	cmd := exec.CommandContext(ctx, acprunBin, "run", "s.yaml", "-o", "out.json")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("acprun did not finish: a grandchild holding the pipes kept it waiting\n%s", out)
+	}
+	if err != nil {
+		t.Fatalf("acprun: %v\n%s", err, out)
+	}
+	assertNoProcessesIn(t, dir)
+}
+
+func TestIdleTimeout(t *testing.T) {
+	t.Run("fires when the agent is silent", func(t *testing.T) {
+		_, _, turns := runCancelScenario(t, waitingAgent, `
+name: silent
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turnTimeout: 1m
+idleTimeout: 300ms
+turns:
+  - prompt: one
+`)
+		if turns[0].StopReason != "cancelled" || turns[0].CancelCause != "idleTimeout" {
+			t.Errorf("turn = %+v, want cancelled by idleTimeout", turns[0])
+		}
+	})
+	t.Run("does not fire during a long permission wait", func(t *testing.T) {
+		_, _, turns := runCancelScenario(t, `
+turns:
+  - steps:
+      - permission: {toolCallId: t1, title: ls, kind: read}
+        allowed: [{text: "allowed"}]
+`, `
+name: patient
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: allow, answerDelay: 1500ms}
+turnTimeout: 1m
+idleTimeout: 500ms
+turns:
+  - prompt: one
+`)
+		if turns[0].StopReason != "end_turn" || turns[0].CancelCause != "" || turns[0].Text != "allowed" {
+			t.Errorf("turn = %+v, want end_turn with no cancel", turns[0])
+		}
+	})
+	t.Run("flag overrides the file", func(t *testing.T) {
+		_, _, turns := runCancelScenario(t, waitingAgent, `
+name: silent
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+idleTimeout: 1h
+turns:
+  - prompt: one
+`, "--idle-timeout", "300ms")
+		if turns[0].CancelCause != "idleTimeout" {
+			t.Errorf("turn = %+v, want cancelled by --idle-timeout", turns[0])
+		}
+	})
+}
+
+func TestAgentExitingMidTurn(t *testing.T) {
+	code, sc, turns := runCancelScenario(t, `
+turns:
+  - steps: [{stderr: "fatal: out of memory"}, {exit: 7}]
+`, `
+name: crash
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: one
+  - prompt: two
+`)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if turns[0].StopReason != "agent_exited" || !strings.Contains(turns[0].Error, "code 7") {
+		t.Errorf("turn 1 = %+v, want agent_exited with code 7", turns[0])
+	}
+	if !strings.Contains(sc.StderrTail, "fatal: out of memory") {
+		t.Errorf("stderr tail = %q, want the agent's last words", sc.StderrTail)
+	}
+}
+
+func TestInterruptWritesPartialResults(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n  - steps: [{waitForCancel: true}]\n",
+		"s.yaml": `name: first
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: one
+  - prompt: two
+  - prompt: three
+---
+name: second
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: one
+`,
+	})
+	// The transcript is a FIFO: following it tells the test when the second
+	// turn's prompt went out, with no polling.
+	trDir := filepath.Join(dir, "tr")
+	if err := os.Mkdir(trDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(trDir, "first.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(acprunBin, "run", "s.yaml", "-o", "out.json", "-j", "1", "--transcripts", "tr")
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	prompts := 0
+	for prompts < 2 && sc.Scan() {
+		if strings.Contains(sc.Text(), `"method":"session/prompt"`) {
+			prompts++
+		}
+	}
+	if prompts < 2 {
+		cmd.Process.Kill()
+		t.Fatalf("transcript ended before the second prompt")
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	go func() { // keep draining so acprun never blocks on the FIFO
+		for sc.Scan() {
+		}
+	}()
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("acprun: %v, want exit 130\n%s", err, stderr.String())
+	}
+	var out results
+	readResults(t, filepath.Join(dir, "out.json"), &out)
+	if len(out.Scenarios) != 1 || out.Scenarios[0].Name != "first" {
+		t.Fatalf("scenarios = %+v, want only the first (the second never started)", out.Scenarios)
+	}
+	var turns []cancelTurn
+	for _, raw := range out.Scenarios[0].Turns {
+		var tr cancelTurn
+		json.Unmarshal(raw, &tr)
+		turns = append(turns, tr)
+	}
+	if len(turns) != 3 || turns[0].StopReason != "end_turn" || turns[1].StopReason != "cancelled" ||
+		turns[1].CancelCause != "interrupt" || turns[2].StopReason != "skipped" {
+		t.Errorf("turns = %+v, want end_turn, cancelled by interrupt, skipped", turns)
+	}
+	assertNoProcessesIn(t, dir)
+}

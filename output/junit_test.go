@@ -1,0 +1,151 @@
+package output_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"strings"
+	"testing"
+
+	"github.com/acprun/acprun/output"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestJUnitGolden compares the JUnit XML with testdata/junit-*.golden.
+func TestJUnitGolden(t *testing.T) {
+	for name, rep := range reports() {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := output.JUnit(&buf, rep); err != nil {
+				t.Fatalf("JUnit: %v", err)
+			}
+			golden(t, "junit-"+name+".golden", buf.Bytes())
+		})
+	}
+}
+
+// The JUnit XML schema as CI tools read it, independent of output's types.
+type xTestSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []xTestSuite `xml:"testsuite"`
+}
+
+type xTestSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []xTestCase `xml:"testcase"`
+}
+
+type xTestCase struct {
+	Name      string    `xml:"name,attr"`
+	Classname string    `xml:"classname,attr"`
+	Time      string    `xml:"time,attr"`
+	Failure   *xProblem `xml:"failure"`
+	Error     *xProblem `xml:"error"`
+	SystemOut string    `xml:"system-out"`
+}
+
+type xProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",chardata"`
+}
+
+// TestJUnitParses reads the JUnit XML back with encoding/xml and checks
+// the suites, cases, failures and errors a CI tool would show.
+func TestJUnitParses(t *testing.T) {
+	var buf bytes.Buffer
+	if err := output.JUnit(&buf, sampleReport()); err != nil {
+		t.Fatalf("JUnit: %v", err)
+	}
+	var got xTestSuites
+	if err := xml.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("parse JUnit: %v\n%s", err, buf.Bytes())
+	}
+
+	// What each case must show; bodies and system-out are checked by parts.
+	type caseSummary struct {
+		Suite, Name, Classname, Time string
+		Failure, Error               string // message, "" when absent
+		ProblemType                  string
+	}
+	var cases []caseSummary
+	for _, s := range got.Suites {
+		for _, c := range s.Cases {
+			cs := caseSummary{Suite: s.Name, Name: c.Name, Classname: c.Classname, Time: c.Time}
+			if c.Failure != nil {
+				cs.Failure, cs.ProblemType = c.Failure.Message, c.Failure.Type
+			}
+			if c.Error != nil {
+				cs.Error, cs.ProblemType = c.Error.Message, c.Error.Type
+			}
+			cases = append(cases, cs)
+		}
+	}
+	want := []caseSummary{
+		{Suite: "examples/basic.yaml", Name: "basic", Classname: "examples/basic.yaml", Time: "1.234"},
+		{
+			Suite: "examples/basic.yaml", Name: "refuses <politely> [claude] #2", Classname: "examples/basic.yaml", Time: "65.432",
+			Failure:     `stop reasons: end_turn, cancelled after turnTimeout, skipped; turn 1: text does not contain "hello" | "bye"; turn 2: stopReason is cancelled, want end_turn`,
+			ProblemType: "failed",
+		},
+		{
+			Suite: "examples/stops.yaml", Name: "crash", Classname: "examples/stops.yaml", Time: "0.321",
+			Error: "turn 1: the agent exited with code 2", ProblemType: "error",
+		},
+		{
+			Suite: "examples/stops.yaml", Name: "no agent, 100% broken", Classname: "examples/stops.yaml", Time: "0.005",
+			Error: "start agent: fork/exec /nonexistent/agent: no such file or directory", ProblemType: "startFailed",
+		},
+	}
+	if diff := cmp.Diff(want, cases); diff != "" {
+		t.Errorf("test cases (-want +got):\n%s", diff)
+	}
+
+	type counts struct{ Tests, Failures, Errors int }
+	if diff := cmp.Diff(counts{4, 1, 2}, counts{got.Tests, got.Failures, got.Errors}); diff != "" {
+		t.Errorf("testsuites counts (-want +got):\n%s", diff)
+	}
+	var suiteCounts []counts
+	for _, s := range got.Suites {
+		suiteCounts = append(suiteCounts, counts{s.Tests, s.Failures, s.Errors})
+	}
+	if diff := cmp.Diff([]counts{{2, 1, 0}, {2, 0, 2}}, suiteCounts); diff != "" {
+		t.Errorf("testsuite counts (-want +got):\n%s", diff)
+	}
+	if got.Time != "12.345" || got.Suites[0].Time != "66.666" || got.Suites[1].Time != "0.326" {
+		t.Errorf("times: testsuites %s, suites %s and %s; want 12.345, 66.666 and 0.326", got.Time, got.Suites[0].Time, got.Suites[1].Time)
+	}
+
+	refuses := got.Suites[0].Cases[1]
+	for _, part := range []string{
+		"transcript: transcripts/refuses.jsonl\n",
+		"skipped turns: 3\n",
+		"warning: mode \"plan\" not offered by the agent; not set\n",
+		"agent stderr (last lines):\nwarn: \uFFFD[33mslow model\uFFFD[0m & <retrying>\n",
+	} {
+		if !strings.Contains(refuses.SystemOut, part) {
+			t.Errorf("system-out of %q = %q; want it to contain %q", refuses.Name, refuses.SystemOut, part)
+		}
+	}
+	for _, part := range []string{"turn 2: cancelled after turnTimeout\n", "turn 3: skipped\n", "failed: turn 2: stopReason is cancelled, want end_turn\n"} {
+		if !strings.Contains(refuses.Failure.Body, part) {
+			t.Errorf("failure body of %q = %q; want it to contain %q", refuses.Name, refuses.Failure.Body, part)
+		}
+	}
+	crash := got.Suites[1].Cases[0]
+	for _, part := range []string{"turn 1: agent_exited: the agent exited with code 2\n", "protocol violation: line 3: not JSON: \"Loading…\"\n"} {
+		if !strings.Contains(crash.Error.Body, part) {
+			t.Errorf("error body of %q = %q; want it to contain %q", crash.Name, crash.Error.Body, part)
+		}
+	}
+	if passed := got.Suites[0].Cases[0]; passed.SystemOut != "transcript: transcripts/basic.jsonl\n" {
+		t.Errorf("system-out of %q = %q; want only the transcript", passed.Name, passed.SystemOut)
+	}
+}

@@ -1,0 +1,330 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/scenario"
+	"github.com/fatih/color"
+	"github.com/schollz/progressbar/v3"
+)
+
+// refreshEvery is how often the bar is redrawn between events, so that its
+// elapsed time and ETA keep moving during a long scenario.
+const refreshEvery = time.Second
+
+// ProgressOptions says how Progress shows a run.
+type ProgressOptions struct {
+	// Terminal draws a progress bar; otherwise Progress writes one plain
+	// line per finished scenario. Set it when the writer is a terminal.
+	Terminal bool
+	// Quiet writes nothing at all.
+	Quiet bool
+	// Verbose also writes turns, permission decisions, tool calls and
+	// warnings as they happen.
+	Verbose bool
+}
+
+// Progress shows a run as it happens on a writer (stderr). It implements
+// runner.Observer, plus TurnStarted and Warning. On a terminal it draws a
+// bar with done/total, the number of scenarios running, the elapsed time
+// and an ETA; otherwise it writes one plain line per finished scenario
+// ("PASS name (1.2s)", "FAIL name: first failure"). Call Finish when the
+// run ends: it clears the bar and stops redrawing it.
+type Progress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	opts    ProgressOptions
+	bar     *progressbar.ProgressBar
+	running int
+	stop    chan struct{} // closed by Finish; nil when nothing redraws
+	stopped chan struct{} // closed when the redraw goroutine returns
+}
+
+// NewProgress returns a Progress for a run of total scenario results,
+// writing to w. When it draws a bar it redraws it every second until
+// Finish.
+func NewProgress(w io.Writer, total int, opts ProgressOptions) *Progress {
+	p := &Progress{w: w, opts: opts}
+	if opts.Quiet || !opts.Terminal || total <= 0 {
+		return p
+	}
+	p.bar = progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionShowElapsedTimeOnFinish(),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetDescription(p.description()),
+		progressbar.OptionSetRenderBlankState(true),
+	)
+	p.stop = make(chan struct{})
+	p.stopped = make(chan struct{})
+	go p.redraw()
+	return p
+}
+
+// redraw redraws the bar every refreshEvery until Finish.
+func (p *Progress) redraw() {
+	defer close(p.stopped)
+	t := time.NewTicker(refreshEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			p.bar.Describe(p.description())
+			p.mu.Unlock()
+		}
+	}
+}
+
+// description is the text before the bar.
+func (p *Progress) description() string {
+	return fmt.Sprintf("%d running ", p.running)
+}
+
+// Finish clears the bar and stops redrawing it. It may be called more
+// than once.
+func (p *Progress) Finish() {
+	p.mu.Lock()
+	stop := p.stop
+	p.stop = nil
+	p.mu.Unlock()
+	if stop == nil {
+		return
+	}
+	close(stop)
+	<-p.stopped
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_ = p.bar.Finish() // with OptionClearOnFinish: clears the bar
+}
+
+// ScenarioStarted counts sc as running.
+func (p *Progress) ScenarioStarted(sc *scenario.Scenario) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.running++
+	if p.bar != nil {
+		p.bar.Describe(p.description())
+	}
+}
+
+// TurnStarted notes, when verbose, that turn (from 1) of sc started.
+func (p *Progress) TurnStarted(sc *scenario.Scenario, turn int) {
+	p.verbose("%s: turn %d started", scenarioName(sc), turn)
+}
+
+// TurnFinished notes, when verbose, the turn's tool calls and outcome.
+func (p *Progress) TurnFinished(sc *scenario.Scenario, t runner.TurnResult) {
+	if !p.opts.Verbose || p.opts.Quiet {
+		return
+	}
+	name := scenarioName(sc)
+	for _, tc := range t.ToolCalls {
+		kind := tc.Kind
+		if kind == "" {
+			kind = "other"
+		}
+		p.verbose("%s: turn %d: tool call %q (%s, %s)", name, t.Index, oneLine(tc.Title), kind, tc.Status)
+	}
+	outcome := t.StopReason
+	if t.CancelCause != "" {
+		outcome += " after " + t.CancelCause
+	}
+	if t.StopReason == runner.OutcomeSkipped {
+		p.verbose("%s: turn %d: %s", name, t.Index, outcome)
+		return
+	}
+	p.verbose("%s: turn %d: %s (%s)", name, t.Index, outcome, duration(time.Duration(t.DurationMs)*time.Millisecond))
+	if t.Error != "" {
+		p.verbose("%s: turn %d: %s", name, t.Index, oneLine(t.Error))
+	}
+	for _, f := range t.Failures {
+		p.verbose("%s: turn %d: %s", name, t.Index, oneLine(f))
+	}
+}
+
+// PermissionDecided notes, when verbose, how a permission request was
+// answered.
+func (p *Progress) PermissionDecided(scenarioName string, perm runner.Permission) {
+	what := perm.Title
+	if what == "" {
+		what = perm.ToolCallID
+	}
+	detail := perm.Kind
+	if perm.Rule != "" {
+		if detail != "" {
+			detail += "; "
+		}
+		detail += "rule " + perm.Rule
+	}
+	if detail != "" {
+		detail = " (" + detail + ")"
+	}
+	p.verbose("%s: permission %s: %q%s", scenarioName, perm.Decision, oneLine(what), detail)
+}
+
+// Warning notes, when verbose, a warning about sc.
+func (p *Progress) Warning(sc *scenario.Scenario, msg string) {
+	p.verbose("%s: warning: %s", scenarioName(sc), oneLine(msg))
+}
+
+// ScenarioFinished advances the bar, or writes the scenario's line.
+func (p *Progress) ScenarioFinished(sc *scenario.Scenario, r runner.Result) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.running > 0 {
+		p.running--
+	}
+	if p.opts.Quiet {
+		return
+	}
+	if p.bar != nil {
+		p.bar.Describe(p.description())
+		_ = p.bar.Add(1)
+		return
+	}
+	if p.opts.Terminal {
+		return // the bar was not drawn (no total); the summary says it all
+	}
+	fmt.Fprintln(p.w, finishedLine(r))
+}
+
+// finishedLine is the plain line of a finished scenario.
+func finishedLine(r runner.Result) string {
+	switch r.Status {
+	case runner.StatusPassed:
+		return fmt.Sprintf("%s %s (%s)", color.New(color.FgGreen).Sprint("PASS"), label(r), duration(r.Duration))
+	case runner.StatusFailed:
+		why := "stop reasons: " + stopReasons(r)
+		if len(r.Failures) > 0 {
+			why = r.Failures[0]
+		}
+		return fmt.Sprintf("%s %s: %s", color.New(color.FgRed).Sprint("FAIL"), label(r), oneLine(why))
+	}
+	why := r.Error
+	if why == "" {
+		why = "stop reasons: " + stopReasons(r)
+	}
+	return fmt.Sprintf("%s %s: %s", color.New(color.FgRed).Sprint("ERROR"), label(r), oneLine(why))
+}
+
+// verbose writes one line when verbose, above the bar if there is one.
+func (p *Progress) verbose(format string, args ...any) {
+	if !p.opts.Verbose || p.opts.Quiet {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		_ = p.bar.Clear()
+	}
+	fmt.Fprintf(p.w, format+"\n", args...)
+	if p.bar != nil {
+		_ = p.bar.RenderBlank()
+	}
+}
+
+func scenarioName(sc *scenario.Scenario) string {
+	if sc == nil {
+		return "?"
+	}
+	if sc.Agent.Name != "" {
+		return sc.Name + " [" + sc.Agent.Name + "]"
+	}
+	return sc.Name
+}
+
+// oneLine keeps the first line of s, marking what was cut.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+// Observers returns an Observer that passes every call to each of obs in
+// turn, skipping nil ones. TurnStarted and Warning reach those that have
+// them.
+func Observers(obs ...runner.Observer) runner.Observer {
+	var m multiObserver
+	for _, o := range obs {
+		if o != nil {
+			m = append(m, o)
+		}
+	}
+	return m
+}
+
+// multiObserver fans calls out to several observers.
+type multiObserver []runner.Observer
+
+// turnStarter and warner are the optional Observer methods.
+type turnStarter interface {
+	TurnStarted(sc *scenario.Scenario, turn int)
+}
+
+type warner interface {
+	Warning(sc *scenario.Scenario, msg string)
+}
+
+func (m multiObserver) ScenarioStarted(sc *scenario.Scenario) {
+	for _, o := range m {
+		o.ScenarioStarted(sc)
+	}
+}
+
+func (m multiObserver) TurnStarted(sc *scenario.Scenario, turn int) {
+	for _, o := range m {
+		if t, ok := o.(turnStarter); ok {
+			t.TurnStarted(sc, turn)
+		}
+	}
+}
+
+func (m multiObserver) TurnFinished(sc *scenario.Scenario, t runner.TurnResult) {
+	for _, o := range m {
+		o.TurnFinished(sc, t)
+	}
+}
+
+func (m multiObserver) PermissionDecided(scenarioName string, p runner.Permission) {
+	for _, o := range m {
+		o.PermissionDecided(scenarioName, p)
+	}
+}
+
+func (m multiObserver) Warning(sc *scenario.Scenario, msg string) {
+	for _, o := range m {
+		if w, ok := o.(warner); ok {
+			w.Warning(sc, msg)
+		}
+	}
+}
+
+func (m multiObserver) ScenarioFinished(sc *scenario.Scenario, r runner.Result) {
+	for _, o := range m {
+		o.ScenarioFinished(sc, r)
+	}
+}
+
+var (
+	_ runner.Observer = (*Progress)(nil)
+	_ runner.Observer = (*Events)(nil)
+	_ runner.Observer = multiObserver(nil)
+	_ turnStarter     = (*Progress)(nil)
+	_ turnStarter     = (*Events)(nil)
+	_ warner          = (*Progress)(nil)
+	_ warner          = (*Events)(nil)
+)

@@ -1,0 +1,71 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// activity tracks when the agent last sent a message, and whether acprun is
+// busy serving one of its requests: the idle clock stops while it is.
+type activity struct {
+	mu   sync.Mutex
+	last time.Time
+	busy int
+}
+
+func newActivity() *activity { return &activity{last: time.Now()} }
+
+// touch records a message from the agent.
+func (a *activity) touch(at time.Time) {
+	a.mu.Lock()
+	if at.After(a.last) {
+		a.last = at
+	}
+	a.mu.Unlock()
+}
+
+// serving marks the start of serving one request; the returned func marks
+// its end, which restarts the idle clock.
+func (a *activity) serving() func() {
+	a.mu.Lock()
+	a.busy++
+	a.mu.Unlock()
+	return func() {
+		a.mu.Lock()
+		a.busy--
+		a.last = time.Now()
+		a.mu.Unlock()
+	}
+}
+
+// idleFor returns how long the agent has been idle; 0 while acprun is busy.
+func (a *activity) idleFor(now time.Time) time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.busy > 0 {
+		return 0
+	}
+	return now.Sub(a.last)
+}
+
+// watchIdle cancels ctx with errIdleTimeout once the agent has been idle for
+// limit. It returns when ctx ends.
+func (a *activity) watchIdle(ctx context.Context, cancel context.CancelCauseFunc, limit time.Duration) {
+	a.touch(time.Now()) // the turn's start counts as activity
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			idle := a.idleFor(now)
+			if idle >= limit {
+				cancel(errIdleTimeout)
+				return
+			}
+			t.Reset(limit - idle)
+		}
+	}
+}
