@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -87,8 +88,15 @@ func JUnit(w io.Writer, rep runner.Report) error {
 			if !rep.StartedAt.IsZero() {
 				suite.Timestamp = rep.StartedAt.UTC().Format("2006-01-02T15:04:05")
 			}
+			var props []junitProperty
 			if rep.PolicyOverride != "" {
-				suite.Properties = &junitProperties{[]junitProperty{{Name: "policyOverride", Value: rep.PolicyOverride}}}
+				props = append(props, junitProperty{Name: "policyOverride", Value: rep.PolicyOverride})
+			}
+			if rep.Interrupted {
+				props = append(props, junitProperty{Name: "interrupted", Value: "true"})
+			}
+			if props != nil {
+				suite.Properties = &junitProperties{props}
 			}
 			root.Suites = append(root.Suites, suite)
 			suiteTime = append(suiteTime, 0)
@@ -158,11 +166,13 @@ func junitCase(r runner.Result) junitTestCase {
 }
 
 // problemBody is the text of a <failure> or <error>: the error, every turn's
-// outcome, and the failed expectations.
+// outcome, the failed expectations and protocol violations.
 func problemBody(r runner.Result) string {
 	var b strings.Builder
-	if r.Error != "" {
-		fmt.Fprintf(&b, "%s\n", r.Error)
+	if r.Error != "" && !slices.ContainsFunc(r.Turns, func(t runner.TurnResult) bool {
+		return t.Error != "" && strings.HasSuffix(r.Error, t.Error)
+	}) {
+		fmt.Fprintf(&b, "%s\n", r.Error) // not already said by a turn below
 	}
 	for _, t := range r.Turns {
 		fmt.Fprintf(&b, "turn %d: %s", t.Index, t.StopReason)

@@ -149,3 +149,23 @@ func TestJUnitParses(t *testing.T) {
 		t.Errorf("system-out of %q = %q; want only the transcript", passed.Name, passed.SystemOut)
 	}
 }
+
+// TestJUnitText checks that text XML cannot hold, or that would end a
+// CDATA section, still gives a document that parses and says the same.
+func TestJUnitText(t *testing.T) {
+	rep := sampleReport()
+	rep.Scenarios = rep.Scenarios[2:3]
+	rep.Scenarios[0].StderrTail = "a ]]> b\x00c\xffd\n"
+	var buf bytes.Buffer
+	if err := output.JUnit(&buf, rep); err != nil {
+		t.Fatalf("JUnit: %v", err)
+	}
+	var got xTestSuites
+	if err := xml.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("parse JUnit: %v\n%s", err, buf.Bytes())
+	}
+	out := got.Suites[0].Cases[0].SystemOut
+	if want := "agent stderr (last lines):\na ]]> b\uFFFDc\uFFFDd\n"; !strings.HasSuffix(out, want) {
+		t.Errorf("system-out = %q; want it to end with %q", out, want)
+	}
+}

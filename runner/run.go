@@ -65,6 +65,9 @@ type Options struct {
 	Version string
 	// Parallel is how many scenarios run at once; default 1.
 	Parallel int
+
+	// tap, when set, sees every message (benchmarks).
+	tap func(dir acp.Direction, line []byte, at time.Time)
 }
 
 // Observer is told about a run as it happens. Calls are serialised: an
@@ -305,14 +308,17 @@ func (r *scenarioRun) start(ctx context.Context) error {
 		argv[0] = r.opts.Self
 	}
 	connOpts := &acp.Options{Peer: "agent", OnViolation: func(v acp.Violation) { r.sess.violation(v.Msg) }}
-	if r.idleTimeout() > 0 || r.tr != nil {
-		act, tr := r.sess.act, r.tr
+	if r.idleTimeout() > 0 || r.tr != nil || r.opts.tap != nil {
+		act, tr, extra := r.sess.act, r.tr, r.opts.tap
 		connOpts.Tap = func(dir acp.Direction, line []byte, at time.Time) {
 			if dir == acp.Received {
 				act.touch(at)
 			}
 			if tr != nil {
 				tr.tap(dir, line, at)
+			}
+			if extra != nil {
+				extra(dir, line, at)
 			}
 		}
 	}
