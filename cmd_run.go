@@ -27,6 +27,9 @@ type runCmd struct {
 	IdleTimeout duration `placeholder:"DUR" help:"Override every scenario's idle timeout: cancel a turn when the agent sends nothing for this long."`
 	Timeout     duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled, scenarios not started are listed as errors."`
 	Jobs        int      `short:"j" placeholder:"N" help:"Scenarios to run in parallel (default: number of CPUs)."`
+	Repeat      int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate and pass@k."`
+	DryRun      bool     `help:"Print the resolved plan (agent command, cwd, timeouts, rules) and run nothing."`
+	selection
 }
 
 // Help is the long help of run.
@@ -50,6 +53,15 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		return usageError(g, err)
 	}
+	if scs, err = c.apply(scs); err != nil {
+		return exitError{code: exitUsage, err: err}
+	}
+	if c.Repeat < 1 {
+		return exitError{code: exitUsage, err: fmt.Errorf("--repeat %d: want at least 1", c.Repeat)}
+	}
+	if c.DryRun {
+		return printPlan(g.Stdout, scs, c)
+	}
 	opts := runner.Options{
 		Transcripts: c.Transcripts,
 		TurnTimeout: c.TurnTimeout.d,
@@ -57,6 +69,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		Abort:       g.Abort,
 		Version:     version,
 		Parallel:    c.Jobs,
+		Repeat:      c.Repeat,
 	}
 	if opts.Parallel <= 0 {
 		opts.Parallel = runtime.NumCPU()

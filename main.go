@@ -49,6 +49,7 @@ type cli struct {
 	Color   string           `help:"Colour the summary: auto, always or never (NO_COLOR is honoured)." enum:"auto,always,never" default:"auto"`
 
 	Run       runCmd       `cmd:"" help:"Run scenarios against their agents and write results."`
+	List      listCmd      `cmd:"" help:"List the scenarios a run would run."`
 	Validate  validateCmd  `cmd:"" help:"Check scenario files without running anything."`
 	Schema    schemaCmd    `cmd:"" help:"Print the JSON Schema of the scenario format."`
 	Explain   explainCmd   `cmd:"" help:"Show how a scenario's permission rules answer one request."`

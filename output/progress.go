@@ -66,18 +66,18 @@ func NewProgress(w io.Writer, total int, opts ProgressOptions) *Progress {
 	)
 	p.stop = make(chan struct{})
 	p.stopped = make(chan struct{})
-	go p.redraw()
+	go p.redraw(p.stop)
 	return p
 }
 
 // redraw redraws the bar every refreshEvery until Finish.
-func (p *Progress) redraw() {
+func (p *Progress) redraw(stop <-chan struct{}) {
 	defer close(p.stopped)
 	t := time.NewTicker(refreshEvery)
 	defer t.Stop()
 	for {
 		select {
-		case <-p.stop:
+		case <-stop:
 			return
 		case <-t.C:
 			p.mu.Lock()

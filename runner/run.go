@@ -65,6 +65,9 @@ type Options struct {
 	Version string
 	// Parallel is how many scenarios run at once; default 1.
 	Parallel int
+	// Repeat runs every scenario this many times (attempts 1…Repeat);
+	// default 1.
+	Repeat int
 
 	// tap, when set, sees every message (benchmarks).
 	tap func(dir acp.Direction, line []byte, at time.Time)
@@ -151,10 +154,21 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Rep
 	if parallel <= 0 {
 		parallel = 1
 	}
-	results := make([]*Result, len(scenarios))
+	repeat := max(opts.Repeat, 1)
+	type job struct {
+		sc      *scenario.Scenario
+		attempt int
+	}
+	var all []job
+	for _, sc := range scenarios {
+		for a := 1; a <= repeat; a++ {
+			all = append(all, job{sc, a})
+		}
+	}
+	results := make([]*Result, len(all))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for range min(parallel, len(scenarios)) {
+	for range min(parallel, len(all)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -162,16 +176,19 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Rep
 				if ctx.Err() != nil {
 					continue // interrupted or out of time: start nothing new
 				}
-				sc := scenarios[i]
-				obs.started(sc)
-				r := runScenario(ctx, &opts, obs, sc)
-				obs.finished(sc, r)
+				j := all[i]
+				obs.started(j.sc)
+				r := runScenario(ctx, &opts, obs, j.sc)
+				if repeat > 1 {
+					r.Attempt = j.attempt
+				}
+				obs.finished(j.sc, r)
 				results[i] = &r
 			}
 		}()
 	}
 feed:
-	for i := range scenarios {
+	for i := range all {
 		select {
 		case jobs <- i:
 		case <-ctx.Done():
@@ -187,7 +204,11 @@ feed:
 			rep.Scenarios = append(rep.Scenarios, *r)
 		case runTimedOut:
 			// Not started before the run's deadline: listed, as an error.
-			rep.Scenarios = append(rep.Scenarios, notRun(scenarios[i], "not run: the run's --timeout passed first"))
+			nr := notRun(all[i].sc, "not run: the run's --timeout passed first")
+			if repeat > 1 {
+				nr.Attempt = all[i].attempt
+			}
+			rep.Scenarios = append(rep.Scenarios, nr)
 		}
 	}
 	if ctx.Err() != nil && !runTimedOut {

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/acprun/acprun/scenario"
+)
+
+// listCmd is `acprun list PATHS…`.
+type listCmd struct {
+	Paths []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
+	selection
+}
+
+// Help is the long help of list.
+func (c *listCmd) Help() string {
+	return `Prints the scenarios that "acprun run" would run with the same paths and
+selection flags, one per line: file:line, name, tags. Runs nothing.`
+}
+
+// Run lists the selected scenarios.
+func (c *listCmd) Run(g *globals) error {
+	scs, warnings, err := scenario.Load(c.Paths, scenario.LoadOptions{})
+	printWarnings(g, warnings)
+	if err != nil {
+		return usageError(g, err)
+	}
+	scs, err = c.apply(scs)
+	if err != nil {
+		return exitError{code: exitUsage, err: err}
+	}
+	for _, sc := range scs {
+		line := fmt.Sprintf("%s:%d\t%s", sc.File, sc.Pos.Line, sc.Name)
+		if len(sc.Tags) > 0 {
+			line += "\t[" + strings.Join(sc.Tags, " ") + "]"
+		}
+		fmt.Fprintln(g.Stdout, line)
+	}
+	return nil
+}

@@ -1,0 +1,243 @@
+package output_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/scenario"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// writes records every Write call separately.
+type writes struct{ calls [][]byte }
+
+func (w *writes) Write(p []byte) (int, error) {
+	w.calls = append(w.calls, bytes.Clone(p))
+	return len(p), nil
+}
+
+func sampleScenario() *scenario.Scenario {
+	return &scenario.Scenario{
+		Name:  "refuses",
+		File:  "examples/basic.yaml",
+		Pos:   scenario.Pos{File: "examples/basic.yaml", Line: 20, Col: 1},
+		Agent: scenario.Agent{Name: "claude"},
+	}
+}
+
+func int64p(n int64) *int64 { return &n }
+
+// TestEventsLines checks that each event is one JSON line, written by one
+// Write call as it happens, with the fields of its kind.
+func TestEventsLines(t *testing.T) {
+	sc := sampleScenario()
+	perm := runner.Permission{ToolCallID: "c1", Title: "rm -rf /", Kind: "execute", Decision: "deny", Rule: "deny[0]", OptionID: "reject", Outcome: "selected"}
+	res := sampleReport().Scenarios[1]
+	steps := []struct {
+		call func(e *output.Events)
+		want output.Event
+	}{
+		{
+			func(e *output.Events) { e.ScenarioStarted(sc) },
+			output.Event{Event: "scenario_started", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude"},
+		},
+		{
+			func(e *output.Events) { e.TurnStarted(sc, 1) },
+			output.Event{Event: "turn_started", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Turn: 1},
+		},
+		{
+			func(e *output.Events) { e.PermissionDecided("refuses", perm) },
+			output.Event{Event: "permission", Scenario: "refuses", Permission: &perm},
+		},
+		{
+			func(e *output.Events) { e.Warning(sc, "mode \"plan\" not offered") },
+			output.Event{Event: "warning", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Message: "mode \"plan\" not offered"},
+		},
+		{
+			func(e *output.Events) { e.TurnFinished(sc, res.Turns[1]) },
+			output.Event{
+				Event: "turn_finished", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Turn: 2,
+				StopReason: "cancelled", CancelCause: "turnTimeout", DurationMs: int64p(60_000),
+				Failures: []string{"stopReason is cancelled, want end_turn"},
+			},
+		},
+		{
+			func(e *output.Events) { e.ScenarioFinished(sc, res) },
+			output.Event{
+				Event: "scenario_finished", Scenario: "refuses <politely>", File: "examples/basic.yaml", Line: 20, Agent: "claude",
+				Status: runner.StatusFailed, Attempt: 2, DurationMs: int64p(65_432), Failures: res.Failures,
+			},
+		},
+	}
+	w := &writes{}
+	e := output.NewEvents(w)
+	before := time.Now()
+	for i, step := range steps {
+		step.call(e)
+		if len(w.calls) != i+1 {
+			t.Fatalf("after event %d (%s): %d Write calls; want %d", i+1, step.want.Event, len(w.calls), i+1)
+		}
+		line := w.calls[i]
+		if !bytes.HasSuffix(line, []byte("\n")) || bytes.Count(line, []byte("\n")) != 1 {
+			t.Errorf("event %d: write %q is not one line", i+1, line)
+		}
+		var raw map[string]any
+		if err := json.Unmarshal(line, &raw); err != nil {
+			t.Fatalf("event %d: %q is not JSON: %v", i+1, line, err)
+		}
+		ts, _ := raw["time"].(string)
+		at, err := time.Parse(time.RFC3339Nano, ts)
+		if err != nil || at.Before(before.Truncate(time.Second)) {
+			t.Errorf("event %d: time %q is not an RFC 3339 time of this run (err %v)", i+1, ts, err)
+		}
+		var got output.Event
+		if err := json.Unmarshal(line, &got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(step.want, got, cmpopts.IgnoreFields(output.Event{}, "Time")); diff != "" {
+			t.Errorf("event %d (-want +got):\n%s", i+1, diff)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Errorf("Close = %v; want nil", err)
+	}
+}
+
+// TestEventsOnDisk checks that each event is in the file as soon as the
+// call returns: nothing waits in a buffer.
+func TestEventsOnDisk(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	e, err := output.CreateEvents(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := sampleScenario()
+	calls := []func(){
+		func() { e.ScenarioStarted(sc) },
+		func() { e.TurnStarted(sc, 1) },
+		func() { e.TurnFinished(sc, runner.TurnResult{Index: 1, StopReason: "end_turn"}) },
+		func() { e.ScenarioFinished(sc, runner.Result{Name: sc.Name, Status: runner.StatusPassed}) },
+	}
+	for i, call := range calls {
+		call()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Count(data, []byte("\n")); got != i+1 {
+			t.Fatalf("after event %d the file has %d lines; want %d:\n%s", i+1, got, i+1, data)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Errorf("Close = %v; want nil", err)
+	}
+}
+
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	w.n++
+	return 0, errors.New("disk full")
+}
+
+// TestEventsWriteError checks that the first write error is kept and
+// nothing more is written.
+func TestEventsWriteError(t *testing.T) {
+	w := &failingWriter{}
+	e := output.NewEvents(w)
+	sc := sampleScenario()
+	e.ScenarioStarted(sc)
+	e.ScenarioFinished(sc, runner.Result{})
+	if err := e.Err(); err == nil || err.Error() != "disk full" {
+		t.Errorf("Err = %v; want disk full", err)
+	}
+	if w.n != 1 {
+		t.Errorf("%d writes after an error; want 1", w.n)
+	}
+	if err := e.Close(); err == nil {
+		t.Error("Close = nil; want the write error")
+	}
+}
+
+// TestEventsKilled runs a process that writes events and is then killed
+// with SIGKILL: every line it wrote is in the file, and each is JSON.
+func TestEventsKilled(t *testing.T) {
+	if path := os.Getenv("ACPRUN_EVENTS_HELPER"); path != "" {
+		eventsHelper(path)
+		return
+	}
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestEventsKilled$")
+	cmd.Env = append(os.Environ(), "ACPRUN_EVENTS_HELPER="+path)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin, err := cmd.StdinPipe() // kept open: the helper waits on it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The helper says "ready" once its events are written, then hangs.
+	ready, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || ready != "ready\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("helper said %q, %v; want ready", ready, err)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("helper ended with %v; want killed by SIGKILL", cmd.ProcessState)
+	}
+
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		var ev output.Event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Errorf("line %d %q is not JSON: %v", i+1, line, err)
+		}
+		events = append(events, ev.Event)
+	}
+	if diff := cmp.Diff([]string{"scenario_started", "turn_started", "permission"}, events); diff != "" {
+		t.Errorf("events in the file of the killed process (-want +got):\n%s", diff)
+	}
+}
+
+// eventsHelper writes some events to path, says ready and waits to be
+// killed.
+func eventsHelper(path string) {
+	e, err := output.CreateEvents(path)
+	if err != nil {
+		os.Exit(2)
+	}
+	sc := sampleScenario()
+	e.ScenarioStarted(sc)
+	e.TurnStarted(sc, 1)
+	e.PermissionDecided(sc.Name, runner.Permission{ToolCallID: "c1", Decision: "allow", Outcome: "selected"})
+	os.Stdout.WriteString("ready\n")
+	io.Copy(io.Discard, os.Stdin) // the test keeps stdin open and kills us
+	os.Exit(3)
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/acprun/acprun/scenario"
+)
+
+// selection picks which loaded scenarios run: by name, by tag, by shard.
+type selection struct {
+	Run    string   `placeholder:"REGEX" help:"Only scenarios whose name matches REGEX (RE2)."`
+	Tag    []string `placeholder:"TAG" help:"Only scenarios with this tag (repeatable: any of them)."`
+	Shard  string   `placeholder:"I/N" help:"Run the I-th of N deterministic shards of the selection (1-based). Without it, JOB_COMPLETION_INDEX (0-based, Kubernetes Indexed Jobs) and --shards pick the shard."`
+	Shards int      `placeholder:"N" help:"Number of shards when the index comes from JOB_COMPLETION_INDEX."`
+}
+
+// apply filters scenarios, keeping their order.
+func (s *selection) apply(scs []*scenario.Scenario) ([]*scenario.Scenario, error) {
+	var re *regexp.Regexp
+	if s.Run != "" {
+		var err error
+		if re, err = regexp.Compile(s.Run); err != nil {
+			return nil, fmt.Errorf("--run: %w", err)
+		}
+	}
+	var out []*scenario.Scenario
+	for _, sc := range scs {
+		if re != nil && !re.MatchString(sc.Name) {
+			continue
+		}
+		if len(s.Tag) > 0 && !slices.ContainsFunc(s.Tag, func(t string) bool { return slices.Contains(sc.Tags, t) }) {
+			continue
+		}
+		out = append(out, sc)
+	}
+	index, count, err := s.shard()
+	if err != nil {
+		return nil, err
+	}
+	if count > 1 {
+		// Round robin over the sorted selection: deterministic, balanced,
+		// and the shards together are exactly the selection.
+		var mine []*scenario.Scenario
+		for i, sc := range out {
+			if i%count == index {
+				mine = append(mine, sc)
+			}
+		}
+		out = mine
+	}
+	return out, nil
+}
+
+// shard returns the 0-based shard index and the shard count (1: no sharding).
+func (s *selection) shard() (int, int, error) {
+	if s.Shard != "" {
+		i, n, ok := strings.Cut(s.Shard, "/")
+		index, err1 := strconv.Atoi(i)
+		count, err2 := strconv.Atoi(n)
+		if !ok || err1 != nil || err2 != nil || count < 1 || index < 1 || index > count {
+			return 0, 0, fmt.Errorf("--shard %q: want I/N with 1 ≤ I ≤ N, e.g. 2/3", s.Shard)
+		}
+		return index - 1, count, nil
+	}
+	env, ok := os.LookupEnv("JOB_COMPLETION_INDEX")
+	if !ok || env == "" {
+		if s.Shards > 1 {
+			return 0, 0, fmt.Errorf("--shards %d needs JOB_COMPLETION_INDEX or --shard I/N", s.Shards)
+		}
+		return 0, 1, nil
+	}
+	if s.Shards < 1 {
+		return 0, 1, nil // an Indexed Job that does not shard acprun
+	}
+	index, err := strconv.Atoi(env)
+	if err != nil || index < 0 || index >= s.Shards {
+		return 0, 0, fmt.Errorf("JOB_COMPLETION_INDEX=%q: want 0 ≤ index < --shards %d", env, s.Shards)
+	}
+	return index, s.Shards, nil
+}
