@@ -289,6 +289,9 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 	}
 
 	if err := r.start(scCtx); err != nil {
+		if r.agent != nil && errors.Is(err, acp.ErrClosed) {
+			err = fmt.Errorf("%w (%s)", err, r.exitDescription())
+		}
 		res.Status = StatusError
 		res.StartFailed = true
 		res.Error = redact(err.Error(), secrets)

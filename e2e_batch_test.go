@@ -1,0 +1,148 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// batchFiles writes n scenarios, spread over three files, on a mock agent
+// whose turn length varies so that they finish out of order under -j.
+func batchFiles(t *testing.T, dir string, n int) {
+	t.Helper()
+	files := map[string]string{
+		"agent.mock.yaml": `turns:
+  - match: 'slow'
+    steps: [{sleep: 30ms}, {text: slow}]
+  - match: 'refuse'
+    steps: [{text: "no"}]
+    stopReason: refusal
+default:
+  steps: [{text: fast}]
+`,
+	}
+	var docs [3][]string
+	for i := range n {
+		prompt := "fast"
+		switch i % 3 {
+		case 0:
+			prompt = "slow"
+		case 1:
+			prompt = "refuse"
+		}
+		docs[i%3] = append(docs[i%3], fmt.Sprintf(`name: s%02d
+tags: [t%d]
+agent: {command: [acprun, mock-agent, ../agent.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: %s
+    expect: {stopReason: [end_turn, refusal]}
+`, i, i%2, prompt))
+	}
+	for f, d := range docs {
+		if len(d) > 0 {
+			files[fmt.Sprintf("suite/f%d.yaml", f)] = strings.Join(d, "---\n")
+		}
+	}
+	writeFiles(t, dir, files)
+}
+
+func scenarioNames(out results) []string {
+	var names []string
+	for _, sc := range out.Scenarios {
+		names = append(names, sc.Name+":"+sc.Status)
+	}
+	return names
+}
+
+func TestParallelRunIsDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	batchFiles(t, dir, 50)
+	res := acprun(t, dir, "run", "suite", "-j", "8", "-o", "out.json")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	var out results
+	readResults(t, filepath.Join(dir, "out.json"), &out)
+	// File order, then position in the file.
+	var want []string
+	for f := range 3 {
+		for i := f; i < 50; i += 3 {
+			want = append(want, fmt.Sprintf("s%02d:passed", i))
+		}
+	}
+	if diff := cmp.Diff(want, scenarioNames(out)); diff != "" {
+		t.Errorf("scenario order (-want +got):\n%s", diff)
+	}
+	if got := len(out.ByStopReason["refusal"]); got != 17 {
+		t.Errorf("refusal turns = %d, want 17", got)
+	}
+
+	list := acprun(t, dir, "list", "suite", "--tag", "t1", "--run", "^s0")
+	if got := strings.Count(list.stdout, "\n"); list.code != 0 || got != 5 {
+		t.Errorf("list --tag t1 --run ^s0: exit %d, %d lines, want 5:\n%s", list.code, got, list.stdout)
+	}
+}
+
+func TestShardsMergeToTheWholeRun(t *testing.T) {
+	dir := t.TempDir()
+	batchFiles(t, dir, 12)
+	whole := acprun(t, dir, "run", "suite", "-o", "whole.json")
+	if whole.code != 0 {
+		t.Fatalf("whole run: exit %d\n%s", whole.code, whole.stderr)
+	}
+	var shardFiles []string
+	for i := 1; i <= 3; i++ {
+		f := fmt.Sprintf("shard%d.json", i)
+		res := acprun(t, dir, "run", "suite", "--shard", fmt.Sprintf("%d/3", i), "-o", f)
+		if res.code != 0 {
+			t.Fatalf("shard %d: exit %d\n%s", i, res.code, res.stderr)
+		}
+		shardFiles = append(shardFiles, f)
+	}
+	merged := acprun(t, dir, append([]string{"merge", "-o", "merged.json"}, shardFiles...)...)
+	if merged.code != 0 {
+		t.Fatalf("merge: exit %d\n%s", merged.code, merged.stderr)
+	}
+	var a, b results
+	readResults(t, filepath.Join(dir, "whole.json"), &a)
+	readResults(t, filepath.Join(dir, "merged.json"), &b)
+	if diff := cmp.Diff(scenarioNames(a), scenarioNames(b)); diff != "" {
+		t.Errorf("scenarios (-whole +merged):\n%s", diff)
+	}
+	if diff := cmp.Diff(a.ByStopReason, b.ByStopReason); diff != "" {
+		t.Errorf("byStopReason (-whole +merged):\n%s", diff)
+	}
+	for _, k := range []string{"scenarios", "passed", "failed", "errored", "turns"} {
+		if string(a.Summary[k]) != string(b.Summary[k]) {
+			t.Errorf("summary.%s: whole %s, merged %s", k, a.Summary[k], b.Summary[k])
+		}
+	}
+}
+
+func TestRepeatRecordsAttempts(t *testing.T) {
+	dir := t.TempDir()
+	batchFiles(t, dir, 2)
+	res := acprun(t, dir, "run", "suite", "--repeat", "3", "-o", "out.json")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	var out struct {
+		Scenarios []struct {
+			Name    string `json:"name"`
+			Attempt int    `json:"attempt"`
+		} `json:"scenarios"`
+	}
+	readResults(t, filepath.Join(dir, "out.json"), &out)
+	var got []string
+	for _, s := range out.Scenarios {
+		got = append(got, fmt.Sprintf("%s#%d", s.Name, s.Attempt))
+	}
+	want := []string{"s00#1", "s00#2", "s00#3", "s01#1", "s01#2", "s01#3"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("attempts (-want +got):\n%s", diff)
+	}
+}
