@@ -306,6 +306,9 @@ type outputBuffer struct {
 	data      []byte
 	start     int
 	truncated bool
+	// skip is how many more continuation bytes of a character cut in two
+	// may still be dropped (a cut may end exactly at the end of a write).
+	skip int
 }
 
 func (b *outputBuffer) write(p []byte) {
@@ -313,10 +316,16 @@ func (b *outputBuffer) write(p []byte) {
 	if len(b.data)-b.start > b.limit {
 		b.start = len(b.data) - b.limit
 		b.truncated = true
-		// Drop the rest of a character cut in two (at most 3 bytes).
-		for i := 0; i < utf8.UTFMax-1 && b.start < len(b.data) && !utf8.RuneStart(b.data[b.start]); i++ {
-			b.start++
+		b.skip = utf8.UTFMax - 1
+	}
+	// Drop the rest of a character cut in two.
+	for b.skip > 0 && b.start < len(b.data) {
+		if utf8.RuneStart(b.data[b.start]) {
+			b.skip = 0
+			break
 		}
+		b.start++
+		b.skip--
 	}
 	if b.start > 0 && b.start >= len(b.data)-b.start {
 		n := copy(b.data, b.data[b.start:])
