@@ -29,6 +29,10 @@ type runCmd struct {
 	Jobs        int      `short:"j" placeholder:"N" help:"Scenarios to run in parallel (default: number of CPUs)."`
 	Repeat      int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate and pass@k."`
 	DryRun      bool     `help:"Print the resolved plan (agent command, cwd, timeouts, rules) and run nothing."`
+	JUnit       string   `name:"junit" placeholder:"FILE" help:"Also write JUnit XML to FILE (one testsuite per scenario file)."`
+	Events      string   `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line flushed per event)."`
+	Quiet       bool     `short:"q" help:"No progress output; only the summary."`
+	Verbose     bool     `short:"v" help:"Print turns, permission decisions and tool calls as they happen."`
 	selection
 }
 
@@ -85,17 +89,50 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	case c.DenyAll:
 		opts.Policy = approve.DenyAll()
 	}
+	var observers []runner.Observer
+	progress := output.NewProgress(g.Stderr, len(scs)*c.Repeat, output.ProgressOptions{
+		Terminal: isTerminal(g.Stderr), Quiet: c.Quiet, Verbose: c.Verbose,
+	})
+	observers = append(observers, progress)
+	if c.Events != "" {
+		events, err := output.CreateEvents(c.Events)
+		if err != nil {
+			return exitError{code: exitUsage, err: fmt.Errorf("--events: %w", err)}
+		}
+		defer events.Close()
+		observers = append(observers, events)
+	}
+	opts.Observer = output.Observers(observers...)
 	rep, err := runner.Run(ctx, opts, scs)
+	progress.Finish()
 	if err != nil {
 		return exitError{code: exitAgent, err: err}
 	}
 	if err := writeResults(c.JSON, g.Stdout, rep); err != nil {
 		return exitError{code: exitFailed, err: fmt.Errorf("write results: %w", err)}
 	}
+	if c.JUnit != "" {
+		var buf bytes.Buffer
+		if err := output.JUnit(&buf, rep); err != nil {
+			return exitError{code: exitFailed, err: fmt.Errorf("junit: %w", err)}
+		}
+		if err := writeFileAtomic(c.JUnit, buf.Bytes()); err != nil {
+			return exitError{code: exitFailed, err: fmt.Errorf("write junit: %w", err)}
+		}
+	}
+	if os.Getenv("GITHUB_ACTIONS") == "true" {
+		annotations := g.Stdout
+		if c.JSON == "-" {
+			annotations = g.Stderr // stdout carries the JSON alone
+		}
+		if err := output.GitHub(annotations, os.Getenv("GITHUB_STEP_SUMMARY"), rep); err != nil {
+			fmt.Fprintf(g.Stderr, "acprun: github summary: %v\n", err)
+		}
+	}
 	if err := output.Text(g.Stderr, rep); err != nil {
 		return err
 	}
-	if c.JSON != "-" {
+	if c.JSON != "-" && !c.Quiet {
 		fmt.Fprintf(g.Stderr, "results: %s\n", c.JSON)
 	}
 	return exitError{code: exitCode(ctx, rep)}

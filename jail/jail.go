@@ -322,7 +322,7 @@ func (j *Jail) openError(path string, err error) error {
 	// os.Root refuses a path leading out of the root with an error of its
 	// own, not an errno: report it as what it is.
 	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	if errors.As(err, &pe) && !errors.Is(err, fs.ErrClosed) && !errors.Is(err, fs.ErrInvalid) {
 		if _, ok := pe.Err.(syscall.Errno); !ok {
 			return fmt.Errorf("open %s: %v: %w", path, pe.Err, ErrOutside)
 		}

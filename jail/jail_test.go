@@ -345,7 +345,7 @@ func readErr(j *jail.Jail, path string) error {
 	return err
 }
 
-func TestNewErrors(t *testing.T) {
+func TestJailNewErrors(t *testing.T) {
 	tr := newTree(t)
 	tests := []struct {
 		name  string
@@ -363,5 +363,22 @@ func TestNewErrors(t *testing.T) {
 				t.Errorf("New(%v) = nil error; want one", tt.roots)
 			}
 		})
+	}
+}
+
+// TestJailClosed: after Close every access fails, and not as an escape.
+func TestJailClosed(t *testing.T) {
+	tr := newTree(t)
+	j, err := jail.New([]string{tr.root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	path := filepath.Join(tr.root, "file.txt")
+	if err := readErr(j, path); err == nil || errors.Is(err, jail.ErrOutside) {
+		t.Errorf("OpenRead after Close = %v; want an error, not %v", err, jail.ErrOutside)
+	}
+	if err := j.WriteFile(path, []byte("x")); err == nil || errors.Is(err, jail.ErrOutside) {
+		t.Errorf("WriteFile after Close = %v; want an error, not %v", err, jail.ErrOutside)
 	}
 }

@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// TestSwapAfterCheck swaps a directory checked by Resolve for a symlink
+// TestJailSwapAfterCheck swaps a directory checked by Resolve for a symlink
 // leading out of the root before the file is opened: the open must not
 // follow it.
-func TestSwapAfterCheck(t *testing.T) {
+func TestJailSwapAfterCheck(t *testing.T) {
 	tests := []struct {
 		name string
 		// swap replaces part of the tree under root once the path was

@@ -12,9 +12,14 @@ import (
 	"github.com/acprun/acprun/runner"
 	"github.com/fatih/color"
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
 
 // ms is n milliseconds.
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }

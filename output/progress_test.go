@@ -216,10 +216,11 @@ func TestProgressNoBarOnPipe(t *testing.T) {
 // recorder records the calls an Observer gets.
 type recorder struct {
 	calls []string
-	full  bool // has TurnStarted and Warning
 }
 
-func (r *recorder) ScenarioStarted(sc *scenario.Scenario) { r.calls = append(r.calls, "started "+sc.Name) }
+func (r *recorder) ScenarioStarted(sc *scenario.Scenario) {
+	r.calls = append(r.calls, "started "+sc.Name)
+}
 func (r *recorder) TurnFinished(sc *scenario.Scenario, t runner.TurnResult) {
 	r.calls = append(r.calls, "turn "+t.StopReason)
 }

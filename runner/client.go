@@ -2,9 +2,17 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"syscall"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/jail"
+	"github.com/acprun/acprun/terminal"
 )
 
 // ClientConfig says what acprun serves the agent as a client.
@@ -16,26 +24,415 @@ type ClientConfig struct {
 	Env                    []string // base environment of terminals
 }
 
-// clientServer serves the agent's fs/* and terminal/* requests.
-// PLACEHOLDER: replaced by the full implementation.
-type clientServer struct{ cfg ClientConfig }
+// maxReadBytes bounds the file fs/read_text_file reads.
+const maxReadBytes = 64 << 20
 
-func newClientServer(cfg ClientConfig) *clientServer { return &clientServer{cfg: cfg} }
+// maxOutputLimit bounds a terminal's outputByteLimit.
+const maxOutputLimit = 1 << 30
 
-// capabilities returns what initialize advertises.
-func (c *clientServer) capabilities() acp.ClientCapabilities { return acp.ClientCapabilities{} }
+// clientServer serves the agent's fs/* and terminal/* requests, inside the
+// roots: the agent is untrusted. Its methods may be called from many
+// goroutines at once.
+type clientServer struct {
+	cfg     ClientConfig
+	jail    *jail.Jail // nil when jailErr is set or nothing is served
+	jailErr error
+	terms   *terminal.Manager
+}
 
-// serves reports whether method is one this server answers.
-func (c *clientServer) serves(method string) bool { return false }
+func newClientServer(cfg ClientConfig) *clientServer {
+	c := &clientServer{cfg: cfg, terms: terminal.NewManager()}
+	if cfg.FS || cfg.Terminal {
+		roots := cfg.Roots
+		if len(roots) == 0 && cfg.Cwd != "" {
+			roots = []string{cfg.Cwd}
+		}
+		c.jail, c.jailErr = jail.New(roots, jail.WithReadOnly(cfg.ReadOnly))
+	}
+	return c
+}
+
+// capabilities returns what initialize advertises: fs and terminal as
+// configured. A read-only client still advertises writeTextFile, so that
+// agents route their writes through acprun, which refuses them, instead
+// of writing on their own.
+func (c *clientServer) capabilities() acp.ClientCapabilities {
+	return acp.ClientCapabilities{
+		FS:       acp.FileSystemCapabilities{ReadTextFile: c.cfg.FS, WriteTextFile: c.cfg.FS},
+		Terminal: c.cfg.Terminal,
+	}
+}
+
+// serves reports whether method is one this server answers: every fs/* and
+// terminal/* method, so that those called without the capability are
+// recorded (and answered -32601).
+func (c *clientServer) serves(method string) bool {
+	switch method {
+	case acp.MethodFSReadTextFile, acp.MethodFSWriteTextFile,
+		acp.MethodTerminalCreate, acp.MethodTerminalOutput, acp.MethodTerminalWaitForExit,
+		acp.MethodTerminalKill, acp.MethodTerminalRelease:
+		return true
+	}
+	return false
+}
 
 // handle serves one request and returns the result, its record, and an error
 // (an *acp.Error for refusals).
 func (c *clientServer) handle(ctx context.Context, req *acp.Request) (any, ClientRequest, error) {
-	return nil, ClientRequest{Method: req.Method}, acp.MethodNotFound(req.Method)
+	rec := ClientRequest{Method: req.Method}
+	var result any
+	var err error
+	switch req.Method {
+	case acp.MethodFSReadTextFile, acp.MethodFSWriteTextFile:
+		if !c.cfg.FS {
+			return nil, rec, refuse(&rec, acp.CodeMethodNotFound, "Method not found: %s (the client does not offer fs)", req.Method)
+		}
+	default:
+		if !c.cfg.Terminal {
+			return nil, rec, refuse(&rec, acp.CodeMethodNotFound, "Method not found: %s (the client does not offer terminals)", req.Method)
+		}
+	}
+	switch req.Method {
+	case acp.MethodFSReadTextFile:
+		result, err = c.readTextFile(req.Params, &rec)
+	case acp.MethodFSWriteTextFile:
+		result, err = c.writeTextFile(req.Params, &rec)
+	case acp.MethodTerminalCreate:
+		result, err = c.createTerminal(req.Params, &rec)
+	case acp.MethodTerminalOutput:
+		result, err = c.terminalOutput(req.Params, &rec)
+	case acp.MethodTerminalWaitForExit:
+		result, err = c.waitForExit(ctx, req.Params, &rec)
+	case acp.MethodTerminalKill:
+		result, err = c.killTerminal(req.Params, &rec)
+	case acp.MethodTerminalRelease:
+		result, err = c.releaseTerminal(req.Params, &rec)
+	default:
+		err = acp.MethodNotFound(req.Method)
+	}
+	if err != nil {
+		return nil, rec, err
+	}
+	return result, rec, nil
+}
+
+// refuse records and returns a refusal.
+func refuse(rec *ClientRequest, code int, format string, args ...any) error {
+	e := acp.NewError(code, format, args...)
+	rec.Refused = e.Message
+	return e
+}
+
+// fail records and returns a failure of an allowed request.
+func fail(rec *ClientRequest, code int, format string, args ...any) error {
+	e := acp.NewError(code, format, args...)
+	rec.Error = e.Message
+	return e
+}
+
+// decode reads params into v.
+func decode(params json.RawMessage, v any, rec *ClientRequest) error {
+	if len(params) == 0 {
+		return fail(rec, acp.CodeInvalidParams, "invalid params: none given")
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		return fail(rec, acp.CodeInvalidParams, "invalid params: %v", err)
+	}
+	return nil
+}
+
+// jailed checks that the roots could be opened.
+func (c *clientServer) jailed(rec *ClientRequest) error {
+	if c.jailErr != nil {
+		return fail(rec, acp.CodeInternalError, "the client's roots are unusable: %v", c.jailErr)
+	}
+	return nil
+}
+
+// jailError turns an error of the jail into the answer and the record.
+func (c *clientServer) jailError(rec *ClientRequest, path string, err error) error {
+	switch {
+	case errors.Is(err, jail.ErrOutside):
+		return refuse(rec, acp.CodeInvalidParams, "%s is outside the allowed roots (%s)", path, strings.Join(c.jail.Roots(), ", "))
+	case errors.Is(err, jail.ErrReadOnly):
+		return refuse(rec, acp.CodeInvalidParams, "%s: the client is read-only", path)
+	case errors.Is(err, jail.ErrNotAbsolute):
+		return refuse(rec, acp.CodeInvalidParams, "path must be absolute: %q", path)
+	case errors.Is(err, jail.ErrNotFound):
+		return fail(rec, acp.CodeResourceNotFound, "Resource not found: %s: file not found", path)
+	case errors.Is(err, jail.ErrNotRegular):
+		return fail(rec, acp.CodeInvalidParams, "%s is not a regular file", path)
+	case errors.Is(err, syscall.ENOTDIR):
+		return fail(rec, acp.CodeInvalidParams, "%s is not a directory", path)
+	}
+	return fail(rec, acp.CodeInternalError, "%v", err)
+}
+
+func (c *clientServer) readTextFile(params json.RawMessage, rec *ClientRequest) (any, error) {
+	var p acp.ReadTextFileRequest
+	if err := decode(params, &p, rec); err != nil {
+		return nil, err
+	}
+	rec.Path = p.Path
+	if !filepath.IsAbs(p.Path) {
+		return nil, refuse(rec, acp.CodeInvalidParams, "path must be absolute: %q", p.Path)
+	}
+	if p.Line != nil && *p.Line < 0 {
+		return nil, fail(rec, acp.CodeInvalidParams, "line must not be negative")
+	}
+	if p.Limit != nil && *p.Limit < 0 {
+		return nil, fail(rec, acp.CodeInvalidParams, "limit must not be negative")
+	}
+	if err := c.jailed(rec); err != nil {
+		return nil, err
+	}
+	f, err := c.jail.OpenRead(p.Path)
+	if err != nil {
+		return nil, c.jailError(rec, p.Path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxReadBytes+1))
+	if err != nil {
+		return nil, fail(rec, acp.CodeInternalError, "%v", err)
+	}
+	if len(data) > maxReadBytes {
+		return nil, fail(rec, acp.CodeInvalidParams, "%s is larger than %d MiB", p.Path, maxReadBytes>>20)
+	}
+	content := selectLines(string(data), p.Line, p.Limit)
+	rec.Bytes = len(content)
+	return acp.ReadTextFileResponse{Content: content}, nil
+}
+
+// selectLines returns limit lines of s from line (1-based; 0 is taken as
+// 1), line endings kept; nil means from the first line, all lines.
+func selectLines(s string, line, limit *int) string {
+	start := 1
+	if line != nil && *line > 1 {
+		start = *line
+	}
+	if start == 1 && limit == nil {
+		return s
+	}
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if start > len(lines) {
+		return ""
+	}
+	lines = lines[start-1:]
+	if limit != nil && *limit < len(lines) {
+		lines = lines[:*limit]
+	}
+	return strings.Join(lines, "")
+}
+
+func (c *clientServer) writeTextFile(params json.RawMessage, rec *ClientRequest) (any, error) {
+	var p acp.WriteTextFileRequest
+	if err := decode(params, &p, rec); err != nil {
+		return nil, err
+	}
+	rec.Path = p.Path
+	rec.Bytes = len(p.Content)
+	if !filepath.IsAbs(p.Path) {
+		return nil, refuse(rec, acp.CodeInvalidParams, "path must be absolute: %q", p.Path)
+	}
+	if c.cfg.ReadOnly {
+		return nil, refuse(rec, acp.CodeInvalidParams, "%s: the client is read-only", p.Path)
+	}
+	if err := c.jailed(rec); err != nil {
+		return nil, err
+	}
+	if err := c.jail.WriteFile(p.Path, []byte(p.Content)); err != nil {
+		return nil, c.jailError(rec, p.Path, err)
+	}
+	return acp.WriteTextFileResponse{}, nil
+}
+
+func (c *clientServer) createTerminal(params json.RawMessage, rec *ClientRequest) (any, error) {
+	var p acp.CreateTerminalRequest
+	if err := decode(params, &p, rec); err != nil {
+		return nil, err
+	}
+	line := commandLine(p.Command, p.Args)
+	rec.Command = line
+	if strings.TrimSpace(p.Command) == "" {
+		return nil, fail(rec, acp.CodeInvalidParams, "empty command")
+	}
+	cwd := p.Cwd
+	if cwd == "" {
+		cwd = c.cfg.Cwd
+	}
+	if !filepath.IsAbs(cwd) {
+		return nil, refuse(rec, acp.CodeInvalidParams, "cwd must be absolute: %q", cwd)
+	}
+	if c.cfg.Policy != nil {
+		raw, _ := json.Marshal(map[string]string{"command": line})
+		d := c.cfg.Policy.Evaluate(approve.Request{Kind: "execute", Title: line, RawInput: raw, Cwd: cwd})
+		if d.RuleList == approve.ListDeny {
+			rec.Rule = d.Rule
+			return nil, refuse(rec, acp.CodeInvalidParams, "command denied by rule %s: %s", d.Rule, line)
+		}
+	}
+	limit := terminal.DefaultOutputLimit
+	if p.OutputByteLimit != nil {
+		switch n := *p.OutputByteLimit; {
+		case n < 0:
+			return nil, fail(rec, acp.CodeInvalidParams, "outputByteLimit must not be negative")
+		case n == 0:
+			// Keeping no output at all helps no one: the default it is.
+		default:
+			limit = int(min(n, maxOutputLimit))
+		}
+	}
+	if err := c.jailed(rec); err != nil {
+		return nil, err
+	}
+	dir, err := c.jail.ResolveDir(cwd)
+	if err != nil {
+		return nil, c.jailError(rec, cwd, err)
+	}
+	env := append([]string(nil), c.cfg.Env...)
+	if len(p.Env) > 0 {
+		m := make(map[string]string, len(p.Env))
+		for _, e := range p.Env {
+			m[e.Name] = e.Value
+		}
+		env = mergeEnv(env, m)
+	}
+	id, _, err := c.terms.Create(terminal.Config{
+		Command:     p.Command,
+		Args:        p.Args,
+		Env:         env,
+		Dir:         dir,
+		OutputLimit: limit,
+	})
+	if err != nil {
+		return nil, fail(rec, acp.CodeInternalError, "%v", err)
+	}
+	rec.TerminalID = id
+	return acp.CreateTerminalResponse{TerminalID: id}, nil
+}
+
+// commandLine is the command with its arguments, shell-quoted.
+func commandLine(command string, args []string) string {
+	if len(args) == 0 {
+		return command
+	}
+	parts := []string{shellQuote(command)}
+	for _, a := range args {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case strings.ContainsRune("_-./+,:@%^=", r):
+		default:
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
+// terminalRef decodes the params shared by terminal/output, wait_for_exit,
+// kill and release, and finds the terminal.
+func (c *clientServer) terminalRef(params json.RawMessage, rec *ClientRequest) (*terminal.Terminal, error) {
+	var p acp.TerminalOutputRequest
+	if err := decode(params, &p, rec); err != nil {
+		return nil, err
+	}
+	rec.TerminalID = p.TerminalID
+	t, err := c.terms.Get(p.TerminalID)
+	if err != nil {
+		return nil, fail(rec, acp.CodeResourceNotFound, "Resource not found: unknown terminal %q", p.TerminalID)
+	}
+	return t, nil
+}
+
+// recordExit puts an exit status into the record and returns it in ACP's
+// shape.
+func recordExit(rec *ClientRequest, st terminal.ExitStatus) (*int, *string) {
+	var sig *string
+	if st.Code != nil {
+		code := *st.Code
+		rec.ExitCode = &code
+	}
+	if st.Signal != "" {
+		s := st.Signal
+		rec.Signal, sig = s, &s
+	}
+	return rec.ExitCode, sig
+}
+
+func (c *clientServer) terminalOutput(params json.RawMessage, rec *ClientRequest) (any, error) {
+	t, err := c.terminalRef(params, rec)
+	if err != nil {
+		return nil, err
+	}
+	out, truncated, st := t.Output()
+	rec.Bytes, rec.Truncated = len(out), truncated
+	resp := acp.TerminalOutputResponse{Output: out, Truncated: truncated}
+	if st != nil {
+		code, sig := recordExit(rec, *st)
+		resp.ExitStatus = &acp.TerminalExitStatus{ExitCode: code, Signal: sig}
+	}
+	return resp, nil
+}
+
+func (c *clientServer) waitForExit(ctx context.Context, params json.RawMessage, rec *ClientRequest) (any, error) {
+	t, err := c.terminalRef(params, rec)
+	if err != nil {
+		return nil, err
+	}
+	st, err := t.Wait(ctx)
+	if err != nil {
+		return nil, fail(rec, acp.CodeRequestCancelled, "%v", err)
+	}
+	code, sig := recordExit(rec, st)
+	return acp.WaitForTerminalExitResponse{ExitCode: code, Signal: sig}, nil
+}
+
+func (c *clientServer) killTerminal(params json.RawMessage, rec *ClientRequest) (any, error) {
+	t, err := c.terminalRef(params, rec)
+	if err != nil {
+		return nil, err
+	}
+	t.Kill()
+	return acp.KillTerminalResponse{}, nil
+}
+
+func (c *clientServer) releaseTerminal(params json.RawMessage, rec *ClientRequest) (any, error) {
+	var p acp.ReleaseTerminalRequest
+	if err := decode(params, &p, rec); err != nil {
+		return nil, err
+	}
+	rec.TerminalID = p.TerminalID
+	t, err := c.terms.Release(p.TerminalID)
+	if err != nil {
+		return nil, fail(rec, acp.CodeResourceNotFound, "Resource not found: unknown terminal %q", p.TerminalID)
+	}
+	// How the command ended (killed by the release, or before it).
+	if _, _, st := t.Output(); st != nil {
+		recordExit(rec, *st)
+	}
+	return acp.ReleaseTerminalResponse{}, nil
 }
 
 // killAll kills every running terminal (the turn was cancelled).
-func (c *clientServer) killAll() {}
+func (c *clientServer) killAll() { c.terms.KillAll() }
 
 // close releases every terminal and waits for them (the scenario ended).
-func (c *clientServer) close() {}
+func (c *clientServer) close() {
+	c.terms.Close()
+	if c.jail != nil {
+		c.jail.Close()
+	}
+}

@@ -77,7 +77,9 @@ type Options struct {
 // Observer needs no locking of its own.
 type Observer interface {
 	ScenarioStarted(sc *scenario.Scenario)
+	TurnStarted(sc *scenario.Scenario, index int) // index from 1
 	TurnFinished(sc *scenario.Scenario, turn TurnResult)
+	Warning(sc *scenario.Scenario, msg string)
 	PermissionDecided(scenarioName string, p Permission)
 	ScenarioFinished(sc *scenario.Scenario, r Result)
 }
@@ -95,6 +97,24 @@ func (o *observer) started(sc *scenario.Scenario) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.o.ScenarioStarted(sc)
+}
+
+func (o *observer) turnStarted(sc *scenario.Scenario, index int) {
+	if o == nil || o.o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.o.TurnStarted(sc, index)
+}
+
+func (o *observer) warning(sc *scenario.Scenario, msg string) {
+	if o == nil || o.o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.o.Warning(sc, msg)
 }
 
 func (o *observer) turn(sc *scenario.Scenario, t TurnResult) {
@@ -304,6 +324,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 	}
 
 	for i := range sc.Turns {
+		obs.turnStarted(sc, i+1)
 		tr := r.runTurn(scCtx, i)
 		res.Turns = append(res.Turns, tr)
 		obs.turn(sc, tr)
@@ -319,6 +340,9 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 	r.stopAgent(false)
 	r.collect(secrets)
 	r.evaluate()
+	for _, w := range res.Warnings {
+		obs.warning(sc, w)
+	}
 	res.Duration = time.Since(start)
 	res.DurationMs = res.Duration.Milliseconds()
 	return res

@@ -29,8 +29,8 @@
 //	name: fix-vet                 # required; unique across all loaded files
 //	description: Ask the agent to fix what go vet reports.
 //	tags: [nightly]               # a string or a list
-//	agent:                        # required: a mapping, or the name of an agent
-//	  command: [npx, -y, "@zed-industries/claude-agent-acp"]  # required; a list, or a string split like a shell would
+//	agent:                        # required (unless the config has a default): a mapping, or a named agent: claude
+//	  command: [npx, -y, "@zed-industries/claude-agent-acp"]  # a list, or a string split like a shell would
 //	  env: {ANTHROPIC_API_KEY: "${ANTHROPIC_API_KEY}"}
 //	  cwd: ./repo                 # session cwd, relative to the file; default: the file's directory
 //	  auth: openai-api-key        # authenticate with this method id before session/new
@@ -70,6 +70,13 @@
 //	      text: {contains: "vet", matches: "(?i)fixed \\d+"}  # contains: all must appear; matches: RE2
 //	      maxDenied: 1
 //
+// An agent is given by its command, or by the name of a named agent (see
+// below): `agent: claude`, or a mapping with name instead of command whose
+// other keys change the named agent: args are added to its command, env
+// variables to its env, and cwd, auth, mode and mcpServers replace its own:
+//
+//	agent: {name: mock, args: [agents/basic.mock.yaml]}
+//
 // A permission rule needs at least one matcher (kind, title, command, path,
 // input); its examples are checked with approve.CheckExamples when the file
 // is loaded. YAML anchors, aliases and merge keys (<<) may be used; an
@@ -79,7 +86,7 @@
 //
 // ${VAR} and ${VAR:-default} (default used when VAR is unset or empty) are
 // replaced, and $$ stands for a single $, in the values of agent.command,
-// agent.env, agent.cwd, agent.auth, agent.mode, client.roots and the
+// agent.args, agent.env, agent.cwd, agent.auth, agent.mode, client.roots and the
 // strings inside agent.mcpServers. It happens after YAML parsing, so a
 // value never changes the file's structure; a string command is split into
 // words first, so a variable holding spaces stays one word. A $ followed by
@@ -89,5 +96,51 @@
 // Inside a flow collection ([...] or {...}) quote a value holding ${...},
 // since YAML reads its braces as syntax.
 //
-// JSONSchema returns a JSON Schema of the format for editors.
+// # Named agents
+//
+// BuiltinAgents are the well-known ACP agents: claude (npx -y
+// @zed-industries/claude-agent-acp), codex (npx -y @zed-industries/codex-acp,
+// auth openai-api-key), gemini (npx -y @google/gemini-cli --acp), goose
+// (goose acp), mock (acprun mock-agent, which needs its script in args),
+// opencode (opencode acp) and qwen (npx -y @qwen-code/qwen-code --acp). A
+// config file adds agents and may replace built-in ones. An unknown name is
+// an error that suggests a close one or lists the known names.
+// ResolveAgent looks a name up; Scenario.WithAgent runs a scenario against
+// another named agent, keeping its session cwd.
+//
+// # Config file
+//
+// LoadConfig reads a config file, by convention acprun.yaml in the working
+// directory (ConfigFile), and LoadOptions.Config hands it to Load. It has
+// two keys, each optional:
+//
+//	defaults:                     # any of these scenario keys, for every scenario
+//	  agent: claude               # the agent of scenarios without one (a name or a mapping)
+//	  timeout: 10m                # also turnTimeout, idleTimeout, cancelGrace, killGrace
+//	  continueAfterCancel: false
+//	  client: {readOnly: true}
+//	  permissions: {default: deny, allow: [{kind: read}]}
+//	agents:                       # named agents
+//	  claude:                     # a built-in's name: replaces it; without command, changes it
+//	    env: {ANTHROPIC_API_KEY: "${MY_CLAUDE_KEY}"}
+//	  mine:
+//	    description: Our agent, built from source.
+//	    command: [./bin/agent, --acp]  # required for a new name
+//	    env: {MODEL: "${MODEL:-small}"}
+//	    cwd: ./repo
+//	    auth: api-key
+//	    mode: code
+//	    mcpServers: []
+//
+// A scenario key replaces the config's value of that key as a whole, except
+// that client merges key by key; flags of the command line override both.
+// Relative paths in the config file (cwd, client.roots, and a program path
+// with a / as the first word of a command) resolve against its directory.
+// Config agents' variables are expanded when a scenario uses the agent, so
+// an unset variable is an error only for the scenarios that use that
+// agent. A directory walk or a glob skips files named acprun.yaml or
+// acprun.yml.
+//
+// JSONSchema and ConfigJSONSchema return JSON Schemas of the scenario and
+// config formats for editors.
 package scenario

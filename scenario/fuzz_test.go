@@ -67,3 +67,40 @@ func FuzzLoadBytes(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLoadConfigBytes checks that LoadConfigBytes never panics, returns a
+// config or errors, and places every error inside the file; and that a
+// scenario using the config's default agent loads or fails cleanly.
+func FuzzLoadConfigBytes(f *testing.F) {
+	for _, s := range []string{
+		"defaults:\n  agent: {name: mock, args: [x]}\n  timeout: 1m\nagents:\n  mine: {command: [a, \"${X}\"]}\n",
+		"agents:\n  claude: {env: {A: b}}\ndefaults: {agent: claude, client: {roots: [a]}}\n",
+		"agents: {x: &x {command: [a], mcpServers: [*x]}}\n",
+		"defaults: {agent: mine}\nagents: {mine: {command: \"./a 'b\"}}\n",
+		"timeout: 1m\n---\nx\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lookup := func(k string) (string, bool) { return "v" + k, len(k)%2 == 0 }
+		o := scenario.LoadOptions{LookupEnv: lookup}
+		cfg, err := scenario.LoadConfigBytes("fuzz.yaml", data, o)
+		if err != nil {
+			var errs scenario.Errors
+			if !errors.As(err, &errs) || len(errs) == 0 {
+				t.Fatalf("error %T is not a non-empty scenario.Errors: %v", err, err)
+			}
+			for _, e := range errs {
+				if e.Pos.File != "fuzz.yaml" || e.Msg == "" {
+					t.Errorf("error %q at %+v", e.Msg, e.Pos)
+				}
+			}
+			return
+		}
+		o.Config = cfg
+		_, _, _ = scenario.LoadBytes("s.yaml", []byte("name: s\nturns: [{prompt: hi}]\n"), o)
+		for _, na := range cfg.NamedAgents() {
+			_, _ = scenario.ResolveAgent(na.Name, o)
+		}
+	})
+}

@@ -15,6 +15,10 @@ type LoadOptions struct {
 	// LookupEnv looks up variables for ${VAR} interpolation; nil means
 	// os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+
+	// Config gives defaults and named agents (see LoadConfig); nil means
+	// no defaults and the built-in agents only.
+	Config *Config
 }
 
 // loader collects the scenarios, errors and warnings of every file.
@@ -72,7 +76,7 @@ func (l *loader) load(file string, data []byte) {
 	if err != nil {
 		dir = filepath.Dir(file)
 	}
-	p := &fileParser{file: file, dir: dir, src: data, lookup: l.opts.LookupEnv}
+	p := &fileParser{file: file, dir: dir, src: data, lookup: l.opts.LookupEnv, cfg: l.opts.Config}
 	for _, s := range p.parseFile() {
 		if s.Name != "" {
 			if first, dup := l.names[s.Name]; dup {
@@ -91,18 +95,22 @@ func (l *loader) result() ([]*Scenario, []Warning, error) {
 	sortWarnings(l.warns)
 	l.warns = slices.Compact(l.warns)
 	if len(l.errs) > 0 {
-		// A node reached through several aliases is checked each time;
-		// report its problems once.
-		seen := map[Error]bool{}
-		l.errs = slices.DeleteFunc(l.errs, func(e *Error) bool {
-			dup := seen[*e]
-			seen[*e] = true
-			return dup
-		})
+		l.errs = dedupe(l.errs)
 		sortErrors(l.errs)
 		return nil, l.warns, l.errs
 	}
 	return l.scens, l.warns, nil
+}
+
+// dedupe drops repeated errors: a node reached through several aliases, or
+// a config file's agent used by several scenarios, is checked each time.
+func dedupe(errs Errors) Errors {
+	seen := map[Error]bool{}
+	return slices.DeleteFunc(errs, func(e *Error) bool {
+		dup := seen[*e]
+		seen[*e] = true
+		return dup
+	})
 }
 
 func (l *loader) errorf(path, format string, args ...any) {
@@ -223,6 +231,9 @@ func isScenarioFile(name string) bool {
 		return false
 	}
 	lower := strings.ToLower(name)
+	if lower == ConfigFile || lower == "acprun.yml" {
+		return false
+	}
 	for _, ext := range []string{".yaml", ".yml"} {
 		if strings.HasSuffix(lower, ext) {
 			return !strings.HasSuffix(lower, ".mock"+ext)

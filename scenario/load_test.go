@@ -153,7 +153,7 @@ func TestLoadMultiDocument(t *testing.T) {
 		{Name: "first", Command: []string{"mock-agent", "--script", "a b.mock.yaml"}, Index: 0,
 			Pos: "testdata/multi.yaml:4:1", Cwd: dir, Roots: []string{dir},
 			Policy: &approve.Policy{Default: approve.Allow}, Mcp: "[]"},
-		{Name: "second", Agent: "claude", Index: 1,
+		{Name: "second", Agent: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"}, Index: 1,
 			Pos: "testdata/multi.yaml:10:1", Cwd: dir, Roots: []string{dir},
 			Policy: &approve.Policy{}, Mcp: "[]", Contains: []string{"by", "ye"}},
 	}

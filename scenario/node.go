@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,9 @@ type fileParser struct {
 	src        []byte
 	lineStarts []int // byte offset of each line, computed when needed
 	lookup     func(string) (string, bool)
+	cfg        *Config // named agents and defaults; nil for none
+	lenient    bool    // unset variables are not errors (see leniently)
+	inConfig   bool    // the file is a config file
 	errs       Errors
 	warns      []Warning
 }
@@ -92,8 +96,8 @@ type mapping struct {
 	suggested map[string]bool
 }
 
-// mapping checks that n is a mapping whose keys are all in valid, with no
-// key twice, and reports every problem. Merge keys (<<) are expanded; keys
+// mapping checks that n is a mapping whose keys are all in valid (any key
+// when valid is nil), with no key twice, and reports every problem. Merge keys (<<) are expanded; keys
 // written in the mapping itself win over merged ones. hint, when not nil,
 // may add a sentence to the message about an unknown key. ok is false when
 // n is not a mapping at all.
@@ -134,13 +138,21 @@ func (p *fileParser) mapping(n *yaml.Node, valid []string, hint func(key string)
 	return m, true
 }
 
-func (m *mapping) add(p *fileParser, kv pair, valid []string, hint func(string) string) {
-	for _, v := range valid {
-		if v == kv.key {
-			m.pairs = append(m.pairs, kv)
-			m.has[kv.key] = kv.k
-			return
+// value returns the value of key, or nil.
+func (m *mapping) value(key string) *yaml.Node {
+	for _, kv := range m.pairs {
+		if kv.key == key {
+			return kv.v
 		}
+	}
+	return nil
+}
+
+func (m *mapping) add(p *fileParser, kv pair, valid []string, hint func(string) string) {
+	if valid == nil || slices.Contains(valid, kv.key) {
+		m.pairs = append(m.pairs, kv)
+		m.has[kv.key] = kv.k
+		return
 	}
 	msg := unknownMsg("key", kv.key, valid, "keys")
 	if s, ok := suggest(kv.key, valid); ok {

@@ -23,7 +23,7 @@ import (
 var (
 	scenarioKeys = []string{"name", "description", "tags", "agent", "timeout", "turnTimeout", "idleTimeout",
 		"cancelGrace", "killGrace", "continueAfterCancel", "client", "permissions", "expect", "turns"}
-	agentKeys          = []string{"command", "env", "cwd", "auth", "mode", "mcpServers"}
+	agentKeys          = []string{"command", "name", "args", "env", "cwd", "auth", "mode", "mcpServers"}
 	clientKeys         = []string{"fs", "terminal", "readOnly", "roots"}
 	permissionKeys     = []string{"default", "allow", "deny", "answerDelay"}
 	ruleKeys           = []string{"kind", "title", "command", "path", "input", "always", "examples"}
@@ -105,6 +105,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	s.Agent.Cwd = p.dir
 	s.Agent.McpServers = json.RawMessage("[]")
 	s.Client = Client{FS: true, Terminal: true}
+	p.applyDefaults(s)
 	m, ok := p.mapping(root, scenarioKeys, nil)
 	if !ok {
 		return s
@@ -128,7 +129,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		case "tags":
 			s.Tags, _ = p.strs(v, true, false)
 		case "agent":
-			p.agent(v, &s.Agent)
+			s.Agent = p.agentFromSpec(p.agentSpec(v, agentKeys))
 		case "timeout":
 			s.Timeout, _ = p.duration(v)
 		case "turnTimeout":
@@ -146,6 +147,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			s.Client.Set = true
 			rootsNode = p.client(v, &s.Client)
 		case "permissions":
+			s.AnswerDelay = 0 // the config's goes with the config's rules
 			s.Policy = p.permissions(v, s)
 		case "expect":
 			s.Expect = p.expect(v, false)
@@ -167,11 +169,22 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			}
 		}
 	}
-	p.require(m, "name", "agent", "turns")
-	if rootsNode == nil {
+	if _, ok := m.has["agent"]; !ok && p.hasDefaultAgent() {
+		s.Agent = p.defaultAgent()
+		p.require(m, "name", "turns")
+	} else {
+		p.require(m, "name", "agent", "turns")
+	}
+	if s.Agent.Cwd == "" {
+		s.Agent.Cwd = p.dir
+	}
+	if s.Agent.McpServers == nil {
+		s.Agent.McpServers = json.RawMessage("[]")
+	}
+	if rootsNode == nil && s.Client.Roots == nil {
 		s.Client.Roots = []string{s.Agent.Cwd}
 	}
-	if _, ok := m.has["permissions"]; !ok {
+	if s.Policy == nil {
 		p.warnf(s.Pos, "no permissions: every permission request will be denied (add permissions to allow some)")
 	}
 	if s.Expect.Pos == (Pos{}) {
@@ -187,48 +200,12 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	return s
 }
 
-func (p *fileParser) agent(n *yaml.Node, a *Agent) {
-	n = deref(n)
-	a.Pos = p.pos(n)
-	if n.Kind == yaml.ScalarNode && !isNull(n) {
-		a.Name = n.Value
-		if strings.TrimSpace(a.Name) == "" {
-			p.errorf(n, "agent name is empty")
-		}
-		return
-	}
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n, "expected an agent name or a mapping with a command, got %s", describe(n))
-		return
-	}
-	m, _ := p.mapping(n, agentKeys, nil)
-	for _, kv := range m.pairs {
-		v := deref(kv.v)
-		switch kv.key {
-		case "command":
-			a.Command = p.command(v)
-		case "env":
-			p.env(v, a)
-		case "cwd":
-			if cwd, ok := p.interp(v); ok && cwd != "" {
-				a.Cwd = p.abs(cwd)
-			}
-		case "auth":
-			a.Auth, _ = p.interp(v)
-		case "mode":
-			a.Mode, _ = p.interp(v)
-		case "mcpServers":
-			a.McpServers = p.mcpServers(v)
-		}
-	}
-	p.require(m, "command")
-}
-
 // command reads the agent's argv: a list, or a string split like a shell
 // would (see splitCommand). Variables are expanded in each word after
 // splitting, so a value with spaces stays one word.
 func (p *fileParser) command(n *yaml.Node) []string {
 	var argv []string
+	first := true // the program name expanded without a problem
 	switch {
 	case n.Kind == yaml.ScalarNode && !isNull(n):
 		words, offs, prob := splitCommand(n.Value)
@@ -237,12 +214,14 @@ func (p *fileParser) command(n *yaml.Node) []string {
 			return nil
 		}
 		for i, w := range words {
-			w, _ = p.interpAt(n, w, offs[i])
+			w, ok := p.interpAt(n, w, offs[i])
+			first = first && (ok || i > 0)
 			argv = append(argv, w)
 		}
 	case n.Kind == yaml.SequenceNode:
-		for _, item := range n.Content {
-			w, _ := p.interp(item)
+		for i, item := range n.Content {
+			w, ok := p.interp(item)
+			first = first && (ok || i > 0)
 			argv = append(argv, w)
 		}
 	default:
@@ -251,18 +230,19 @@ func (p *fileParser) command(n *yaml.Node) []string {
 	}
 	if len(argv) == 0 {
 		p.errorf(n, "agent command is empty")
-	} else if argv[0] == "" {
+	} else if argv[0] == "" && first && !p.lenient {
 		p.errorf(n, "agent command has an empty program name")
 	}
 	return argv
 }
 
-func (p *fileParser) env(n *yaml.Node, a *Agent) {
+// env reads an agent's environment variables.
+func (p *fileParser) env(n *yaml.Node) map[string]string {
+	env := map[string]string{}
 	if n.Kind != yaml.MappingNode {
 		p.errorf(n, "expected a mapping of variable names to values, got %s", describe(n))
-		return
+		return env
 	}
-	a.Env = map[string]string{}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := deref(n.Content[i]), n.Content[i+1]
@@ -283,9 +263,10 @@ func (p *fileParser) env(n *yaml.Node, a *Agent) {
 			p.errorf(k, "bad environment variable name %q", k.Value)
 		}
 		if val, ok := p.interp(v); ok {
-			a.Env[k.Value] = val
+			env[k.Value] = val
 		}
 	}
+	return env
 }
 
 // mcpServers converts the YAML list to JSON, expanding variables in
@@ -403,6 +384,7 @@ func (p *fileParser) client(n *yaml.Node, c *Client) (roots *yaml.Node) {
 		case "readOnly":
 			c.ReadOnly, _ = p.boolean(kv.v)
 		case "roots":
+			c.Roots = nil // replaces the config's
 			roots = deref(kv.v)
 			nodes, ok := p.strNodes(roots, false, false)
 			if !ok {

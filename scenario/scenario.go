@@ -52,11 +52,13 @@ type Scenario struct {
 type Agent struct {
 	Pos Pos
 
-	// Name is set when `agent:` is a plain string naming an agent; Command
-	// is then empty. Names are not checked yet.
+	// Name is the named agent the scenario uses (agent: NAME, agent:
+	// {name: NAME, ...}, a config's default agent or WithAgent); "" for an
+	// agent given by its command. Command and the rest are then filled in
+	// from the named agent.
 	Name string
 
-	Command []string          // argv, interpolated
+	Command []string          // argv, interpolated; a named agent's plus args
 	Env     map[string]string // extra environment, interpolated values
 	Cwd     string            // absolute session cwd; default: the scenario file's directory
 	Auth    string            // authenticate method id, "" for none
@@ -73,7 +75,7 @@ type Client struct {
 	Terminal bool     // serve terminal/*; default true
 	ReadOnly bool     // refuse writes; default false
 	Roots    []string // absolute directories the agent may touch; default [Agent.Cwd]
-	Set      bool     // the scenario has a client key
+	Set      bool     // the scenario or the config's defaults have a client key
 }
 
 // Turn is one session/prompt.

@@ -1,6 +1,10 @@
 package scenario
 
-import _ "embed"
+import (
+	_ "embed"
+	"encoding/json"
+	"sync"
+)
 
 //go:embed schema.json
 var schemaJSON []byte
@@ -11,7 +15,61 @@ var schemaJSON []byte
 //	# yaml-language-server: $schema=path/to/acprun-scenario.schema.json
 //
 // The schema checks the shape of one document (one scenario); Load checks
-// more (files that must exist, regexps, rule examples, unique names).
+// more (files that must exist, regexps, rule examples, unique names, agent
+// names).
 func JSONSchema() []byte {
 	return append([]byte(nil), schemaJSON...)
 }
+
+// ConfigJSONSchema returns a JSON Schema (draft 2020-12) of the config file
+// (acprun.yaml), for editors. It is made from JSONSchema: defaults takes
+// the scenario's descriptions of its keys.
+func ConfigJSONSchema() []byte {
+	return append([]byte(nil), configSchema()...)
+}
+
+var configSchema = sync.OnceValue(func() []byte {
+	var s struct {
+		Schema     string         `json:"$schema"`
+		Properties map[string]any `json:"properties"`
+		Defs       map[string]any `json:"$defs"`
+	}
+	if err := json.Unmarshal(schemaJSON, &s); err != nil {
+		return nil // schema.json is embedded; its tests check it
+	}
+	defaults := map[string]any{}
+	for _, k := range defaultsKeys {
+		defaults[k] = s.Properties[k]
+	}
+	s.Defs["defaults"] = map[string]any{
+		"type":                 "object",
+		"additionalProperties": false,
+		"description": "Settings every scenario gets unless it sets them itself; a scenario's key replaces the " +
+			"config's as a whole, except that client merges key by key. Relative paths are relative to the config file.",
+		"properties": defaults,
+	}
+	doc := map[string]any{
+		"$schema":              s.Schema,
+		"title":                "acprun config",
+		"description":          "acprun's config file (acprun.yaml): defaults for every scenario and named agents.",
+		"type":                 "object",
+		"additionalProperties": false,
+		"properties": map[string]any{
+			"defaults": map[string]any{"$ref": "#/$defs/defaults"},
+			"agents": map[string]any{
+				"type":          "object",
+				"description":   "Named agents by name, for scenarios (agent: NAME), run --agent and probe. An agent named like a built-in one replaces it.",
+				"propertyNames": map[string]any{"pattern": agentNameRE.String()},
+				"additionalProperties": map[string]any{
+					"$ref": "#/$defs/namedAgent",
+				},
+			},
+		},
+		"$defs": s.Defs,
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil
+	}
+	return append(b, '\n')
+})

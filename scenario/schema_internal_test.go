@@ -2,7 +2,9 @@ package scenario
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -39,6 +41,7 @@ func TestSchemaMatchesParser(t *testing.T) {
 		{[]string{"$defs", "turnExpect"}, turnExpectKeys},
 		{[]string{"$defs", "scenarioExpect"}, scenarioExpectKeys},
 		{[]string{"$defs", "textExpect"}, textKeys},
+		{[]string{"$defs", "namedAgent"}, namedAgentKeys},
 	}
 	for _, tt := range tests {
 		obj := object(tt.path...)
@@ -62,6 +65,41 @@ func TestSchemaMatchesParser(t *testing.T) {
 		}
 		if d, _ := obj["description"].(string); d == "" {
 			t.Errorf("%v: no description", tt.path)
+		}
+	}
+}
+
+// TestConfigSchemaMatchesParser checks that ConfigJSONSchema describes
+// exactly the keys of the config file that LoadConfig accepts.
+func TestConfigSchemaMatchesParser(t *testing.T) {
+	var schema struct {
+		AdditionalProperties *bool                      `json:"additionalProperties"`
+		Properties           map[string]json.RawMessage `json:"properties"`
+		Defs                 struct {
+			Defaults struct {
+				AdditionalProperties *bool                      `json:"additionalProperties"`
+				Properties           map[string]json.RawMessage `json:"properties"`
+			} `json:"defaults"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(ConfigJSONSchema(), &schema); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(m map[string]json.RawMessage) []string { return slices.Sorted(maps.Keys(m)) }
+	if diff := cmp.Diff(slices.Sorted(slices.Values(configKeys)), keys(schema.Properties)); diff != "" {
+		t.Errorf("config keys (-parser +schema):\n%s", diff)
+	}
+	if diff := cmp.Diff(slices.Sorted(slices.Values(defaultsKeys)), keys(schema.Defs.Defaults.Properties)); diff != "" {
+		t.Errorf("defaults keys (-parser +schema):\n%s", diff)
+	}
+	for _, p := range []*bool{schema.AdditionalProperties, schema.Defs.Defaults.AdditionalProperties} {
+		if p == nil || *p {
+			t.Errorf("additionalProperties = %v, want false", p)
+		}
+	}
+	for k, v := range schema.Defs.Defaults.Properties {
+		if !strings.Contains(string(v), `"description"`) && !strings.Contains(string(v), `"$ref"`) {
+			t.Errorf("defaults.%s has no description", k)
 		}
 	}
 }

@@ -127,3 +127,46 @@ func TestJSONSchemaRejects(t *testing.T) {
 		})
 	}
 }
+
+func TestConfigJSONSchema(t *testing.T) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(scenario.ConfigJSONSchema()))
+	if err != nil {
+		t.Fatalf("ConfigJSONSchema() is not valid JSON: %v", err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("config.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("config.schema.json")
+	if err != nil {
+		t.Fatalf("compile ConfigJSONSchema(): %v", err)
+	}
+	good := `defaults:
+  agent: {name: mock, args: [x.mock.yaml]}
+  timeout: 10m
+  client: {readOnly: true}
+  permissions: {default: deny, allow: [{kind: read}]}
+agents:
+  mine: {description: Mine., command: [a, b], env: {A: "1"}, cwd: w, auth: k, mode: m, mcpServers: []}
+  claude: {env: {K: v}}
+`
+	for _, d := range yamlDocs(t, []byte(good)) {
+		if err := sch.Validate(d); err != nil {
+			t.Errorf("schema rejects a valid config: %v", err)
+		}
+	}
+	for _, bad := range []string{
+		"timeout: 1m\n",
+		"defaults: {turns: []}\n",
+		"agents: {mine: {comand: [a]}}\n",
+		"agents: {'my agent': {command: [a]}}\n",
+		"defaults: {agent: {name: a, command: [b]}}\n",
+		"defaults: {agent: {command: [b], args: [c]}}\n",
+	} {
+		for _, d := range yamlDocs(t, []byte(bad)) {
+			if err := sch.Validate(d); err == nil {
+				t.Errorf("schema accepts %q, want an error", bad)
+			}
+		}
+	}
+}

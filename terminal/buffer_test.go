@@ -6,9 +6,9 @@ import (
 	"unicode/utf8"
 )
 
-// TestOutputBuffer writes text in chunks of every size and checks the kept
+// TestTerminalOutputBuffer writes text in chunks of every size and checks the kept
 // output: the longest suffix within the limit that starts on a character.
-func TestOutputBuffer(t *testing.T) {
+func TestTerminalOutputBuffer(t *testing.T) {
 	texts := map[string]string{
 		"ascii":  strings.Repeat("abcdefghij", 30),
 		"2-byte": strings.Repeat("é", 150),
@@ -47,7 +47,7 @@ func suffix(s string, limit int) (string, bool) {
 	return s, true
 }
 
-func TestTrimPartialRune(t *testing.T) {
+func TestTerminalTrimPartialRune(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"", ""},
 		{"abc", "abc"},

@@ -108,7 +108,7 @@ func seq(n int) string {
 	return b.String()
 }
 
-func TestStartErrors(t *testing.T) {
+func TestTerminalStartErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  terminal.Config
@@ -132,7 +132,7 @@ func TestStartErrors(t *testing.T) {
 	}
 }
 
-func TestArgv(t *testing.T) {
+func TestTerminalArgv(t *testing.T) {
 	tests := []struct {
 		cfg  terminal.Config
 		want []string
@@ -155,9 +155,9 @@ func TestArgv(t *testing.T) {
 	}
 }
 
-// TestTruncation checks that the output keeps its last bytes, cut at a
+// TestTerminalTruncation checks that the output keeps its last bytes, cut at a
 // character boundary, with multi-byte text.
-func TestTruncation(t *testing.T) {
+func TestTerminalTruncation(t *testing.T) {
 	tests := []struct {
 		name   string
 		script string // printf format
@@ -234,7 +234,7 @@ func fifo2(t *testing.T) (string, func() string, func(string)) {
 	}, write
 }
 
-func TestKillKillsTheGroup(t *testing.T) {
+func TestTerminalKillKillsTheGroup(t *testing.T) {
 	ready, readLine := fifo(t)
 	term := start(t, terminal.Config{Command: "sleep 1000 & echo $! > " + ready + "; wait"})
 	child, err := strconv.Atoi(readLine())
@@ -258,9 +258,9 @@ func TestKillKillsTheGroup(t *testing.T) {
 	}
 }
 
-// TestReleaseLeavesNothing releases a command that started a background
+// TestTerminalReleaseLeavesNothing releases a command that started a background
 // child: no process of its group may be left.
-func TestReleaseLeavesNothing(t *testing.T) {
+func TestTerminalReleaseLeavesNothing(t *testing.T) {
 	ready, readLine := fifo(t)
 	m := terminal.NewManager()
 	t.Cleanup(m.Close)
@@ -288,9 +288,9 @@ func TestReleaseLeavesNothing(t *testing.T) {
 	}
 }
 
-// TestEscapedChildDoesNotBlock: a child that left the process group and
+// TestTerminalEscapedChildDoesNotBlock: a child that left the process group and
 // holds the output pipe must not keep Wait or Release waiting.
-func TestEscapedChildDoesNotBlock(t *testing.T) {
+func TestTerminalEscapedChildDoesNotBlock(t *testing.T) {
 	ready, readLine := fifo(t)
 	goOn, _, sayGo := fifo2(t)
 	m := terminal.NewManager()
@@ -325,7 +325,7 @@ func TestEscapedChildDoesNotBlock(t *testing.T) {
 	}
 }
 
-func TestManager(t *testing.T) {
+func TestTerminalManager(t *testing.T) {
 	m := terminal.NewManager()
 	var ids []string
 	var terms []*terminal.Terminal
@@ -367,7 +367,7 @@ func TestManager(t *testing.T) {
 	m.Close() // twice is fine
 }
 
-func TestWaitHonoursContext(t *testing.T) {
+func TestTerminalWaitHonoursContext(t *testing.T) {
 	term := start(t, terminal.Config{Command: "sleep 1000"})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()

@@ -1,0 +1,534 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/approve"
+	"github.com/google/go-cmp/cmp"
+)
+
+// clientTree makes a session cwd (the root) with a few files, and a
+// directory outside it.
+func clientTree(t *testing.T) (root, outside string) {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, outside = filepath.Join(base, "repo"), filepath.Join(base, "outside")
+	for p, content := range map[string]string{
+		filepath.Join(root, "lines.txt"):      "one\ntwo\nthree\nfour\n",
+		filepath.Join(root, "sub", "a.txt"):   "a",
+		filepath.Join(outside, "secret.txt"):  "secret",
+		filepath.Join(root, "no-newline.txt"): "x\ny",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, outside
+}
+
+func newTestClient(t *testing.T, cfg ClientConfig) *clientServer {
+	t.Helper()
+	if cfg.Env == nil {
+		cfg.Env = os.Environ()
+	}
+	c := newClientServer(cfg)
+	if c.jailErr != nil {
+		t.Fatalf("roots: %v", c.jailErr)
+	}
+	t.Cleanup(c.close)
+	return c
+}
+
+// clientCall serves one request; the result comes back as decoded JSON.
+func clientCall(t *testing.T, c *clientServer, method string, params any) (map[string]any, ClientRequest, *acp.Error) {
+	t.Helper()
+	raw, err := json.Marshal(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.serves(method) {
+		t.Fatalf("serves(%s) = false", method)
+	}
+	result, rec, err := c.handle(t.Context(), &acp.Request{ID: &acp.ID{}, Method: method, Params: raw})
+	if err != nil {
+		var ae *acp.Error
+		if !errors.As(err, &ae) {
+			t.Fatalf("%s: error %v is no *acp.Error", method, err)
+		}
+		if result != nil {
+			t.Errorf("%s: result %v with error %v", method, result, err)
+		}
+		return nil, rec, ae
+	}
+	data, err := json.Marshal(result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("%s: result %s is no object: %v", method, data, err)
+	}
+	return m, rec, nil
+}
+
+func clientInt(n int) *int { return &n }
+
+func TestClientCapabilities(t *testing.T) {
+	root, _ := clientTree(t)
+	tests := []struct {
+		name string
+		cfg  ClientConfig
+		want acp.ClientCapabilities
+	}{
+		{"all", ClientConfig{FS: true, Terminal: true}, acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true}},
+		{"read-only still offers writes", ClientConfig{FS: true, ReadOnly: true}, acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}},
+		{"terminal only", ClientConfig{Terminal: true}, acp.ClientCapabilities{Terminal: true}},
+		{"none", ClientConfig{}, acp.ClientCapabilities{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.cfg.Cwd = root
+			c := newTestClient(t, tt.cfg)
+			if diff := cmp.Diff(tt.want, c.capabilities()); diff != "" {
+				t.Errorf("capabilities() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestClientServesOnlyItsMethods(t *testing.T) {
+	c := newClientServer(ClientConfig{})
+	defer c.close()
+	for _, m := range []string{acp.MethodSessionUpdate, acp.MethodSessionRequestPermission, "fs/delete", "terminal/resize"} {
+		if c.serves(m) {
+			t.Errorf("serves(%s) = true", m)
+		}
+	}
+}
+
+func TestClientOff(t *testing.T) {
+	root, _ := clientTree(t)
+	c := newTestClient(t, ClientConfig{Cwd: root, Roots: []string{root}})
+	for _, m := range []string{acp.MethodFSReadTextFile, acp.MethodFSWriteTextFile, acp.MethodTerminalCreate, acp.MethodTerminalOutput, acp.MethodTerminalWaitForExit, acp.MethodTerminalKill, acp.MethodTerminalRelease} {
+		_, rec, err := clientCall(t, c, m, map[string]any{"sessionId": "s", "path": filepath.Join(root, "lines.txt"), "command": "true", "terminalId": "term-1"})
+		if err == nil || err.Code != acp.CodeMethodNotFound {
+			t.Errorf("%s with the capability off: err = %v; want code %d", m, err, acp.CodeMethodNotFound)
+		}
+		if rec.Method != m || rec.Refused == "" {
+			t.Errorf("%s: record %+v; want the method and a refusal", m, rec)
+		}
+	}
+}
+
+func TestClientReadTextFile(t *testing.T) {
+	root, outside := clientTree(t)
+	c := newTestClient(t, ClientConfig{FS: true, Terminal: true, Cwd: root, Roots: []string{root}})
+	if err := os.Symlink(outside, filepath.Join(root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	lines := filepath.Join(root, "lines.txt")
+	tests := []struct {
+		name     string
+		params   acp.ReadTextFileRequest
+		want     string
+		wantCode int    // 0: success
+		wantMsg  string // in the error message
+		wantRec  ClientRequest
+	}{
+		{"whole file", acp.ReadTextFileRequest{Path: lines}, "one\ntwo\nthree\nfour\n", 0, "",
+			ClientRequest{Path: lines, Bytes: 19}},
+		{"line and limit", acp.ReadTextFileRequest{Path: lines, Line: clientInt(2), Limit: clientInt(2)}, "two\nthree\n", 0, "",
+			ClientRequest{Path: lines, Bytes: 10}},
+		{"claude's read", acp.ReadTextFileRequest{Path: lines, Line: clientInt(1), Limit: clientInt(2000)}, "one\ntwo\nthree\nfour\n", 0, "",
+			ClientRequest{Path: lines, Bytes: 19}},
+		{"line only", acp.ReadTextFileRequest{Path: lines, Line: clientInt(4)}, "four\n", 0, "",
+			ClientRequest{Path: lines, Bytes: 5}},
+		{"line zero is the first", acp.ReadTextFileRequest{Path: lines, Line: clientInt(0), Limit: clientInt(1)}, "one\n", 0, "",
+			ClientRequest{Path: lines, Bytes: 4}},
+		{"past the end", acp.ReadTextFileRequest{Path: lines, Line: clientInt(9)}, "", 0, "",
+			ClientRequest{Path: lines}},
+		{"limit zero", acp.ReadTextFileRequest{Path: lines, Limit: clientInt(0)}, "", 0, "",
+			ClientRequest{Path: lines}},
+		{"last line without newline", acp.ReadTextFileRequest{Path: filepath.Join(root, "no-newline.txt"), Line: clientInt(2), Limit: clientInt(5)}, "y", 0, "",
+			ClientRequest{Path: filepath.Join(root, "no-newline.txt"), Bytes: 1}},
+		{"missing", acp.ReadTextFileRequest{Path: filepath.Join(root, "missing.txt")}, "", acp.CodeResourceNotFound, "not found",
+			ClientRequest{Path: filepath.Join(root, "missing.txt"), Error: "Resource not found: " + filepath.Join(root, "missing.txt") + ": file not found"}},
+		{"relative", acp.ReadTextFileRequest{Path: "lines.txt"}, "", acp.CodeInvalidParams, "absolute",
+			ClientRequest{Path: "lines.txt", Refused: `path must be absolute: "lines.txt"`}},
+		{"outside", acp.ReadTextFileRequest{Path: filepath.Join(outside, "secret.txt")}, "", acp.CodeInvalidParams, "outside the allowed roots",
+			ClientRequest{Path: filepath.Join(outside, "secret.txt"), Refused: "" + filepath.Join(outside, "secret.txt") + " is outside the allowed roots (" + root + ")"}},
+		{"dot-dot", acp.ReadTextFileRequest{Path: root + "/../outside/secret.txt"}, "", acp.CodeInvalidParams, "outside the allowed roots",
+			ClientRequest{Path: root + "/../outside/secret.txt", Refused: "" + root + "/../outside/secret.txt is outside the allowed roots (" + root + ")"}},
+		{"symlink out", acp.ReadTextFileRequest{Path: filepath.Join(root, "out", "secret.txt")}, "", acp.CodeInvalidParams, "outside the allowed roots",
+			ClientRequest{Path: filepath.Join(root, "out", "secret.txt"), Refused: "" + filepath.Join(root, "out", "secret.txt") + " is outside the allowed roots (" + root + ")"}},
+		{"directory", acp.ReadTextFileRequest{Path: filepath.Join(root, "sub")}, "", acp.CodeInvalidParams, "not a regular file",
+			ClientRequest{Path: filepath.Join(root, "sub"), Error: "" + filepath.Join(root, "sub") + " is not a regular file"}},
+		{"negative limit", acp.ReadTextFileRequest{Path: lines, Limit: clientInt(-1)}, "", acp.CodeInvalidParams, "limit",
+			ClientRequest{Path: lines, Error: "limit must not be negative"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.params.SessionID = "s"
+			res, rec, err := clientCall(t, c, acp.MethodFSReadTextFile, tt.params)
+			tt.wantRec.Method = acp.MethodFSReadTextFile
+			if diff := cmp.Diff(tt.wantRec, rec); diff != "" {
+				t.Errorf("record (-want +got):\n%s", diff)
+			}
+			if tt.wantCode != 0 {
+				if err == nil || err.Code != tt.wantCode || !strings.Contains(err.Message, tt.wantMsg) {
+					t.Errorf("err = %v; want code %d with %q", err, tt.wantCode, tt.wantMsg)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("err = %v", err)
+			}
+			if diff := cmp.Diff(map[string]any{"content": tt.want}, res); diff != "" {
+				t.Errorf("result (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestClientWriteTextFile(t *testing.T) {
+	root, outside := clientTree(t)
+	scratch := filepath.Join(filepath.Dir(root), "scratch")
+	if err := os.Mkdir(scratch, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := newTestClient(t, ClientConfig{FS: true, Cwd: root, Roots: []string{root, scratch}})
+	ro := newTestClient(t, ClientConfig{FS: true, ReadOnly: true, Cwd: root, Roots: []string{root}})
+	if err := os.Symlink(outside, filepath.Join(root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		c        *clientServer
+		path     string
+		wantCode int
+		wantMsg  string
+		refused  bool
+		lands    string // where the content must be, for a success
+	}{
+		{"new file in a new dir", c, filepath.Join(root, "new", "dir", "f.txt"), 0, "", false, filepath.Join(root, "new", "dir", "f.txt")},
+		{"overwrite", c, filepath.Join(root, "lines.txt"), 0, "", false, filepath.Join(root, "lines.txt")},
+		{"second root", c, filepath.Join(scratch, "s.txt"), 0, "", false, filepath.Join(scratch, "s.txt")},
+		{"outside", c, filepath.Join(outside, "x.txt"), acp.CodeInvalidParams, "outside the allowed roots", true, ""},
+		{"symlinked parent", c, filepath.Join(root, "out", "x.txt"), acp.CodeInvalidParams, "outside the allowed roots", true, ""},
+		{"relative", c, "x.txt", acp.CodeInvalidParams, "absolute", true, ""},
+		{"read-only", ro, filepath.Join(root, "sub", "a.txt"), acp.CodeInvalidParams, "read-only", true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			const content = "written by the agent\n"
+			res, rec, err := clientCall(t, tt.c, acp.MethodFSWriteTextFile, acp.WriteTextFileRequest{SessionID: "s", Path: tt.path, Content: content})
+			if rec.Method != acp.MethodFSWriteTextFile || rec.Path != tt.path || rec.Bytes != len(content) || (rec.Refused != "") != tt.refused {
+				t.Errorf("record = %+v; want path %s, %d bytes, refused %v", rec, tt.path, len(content), tt.refused)
+			}
+			if tt.wantCode != 0 {
+				if err == nil || err.Code != tt.wantCode || !strings.Contains(err.Message, tt.wantMsg) {
+					t.Errorf("err = %v; want code %d with %q", err, tt.wantCode, tt.wantMsg)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("err = %v", err)
+			}
+			if diff := cmp.Diff(map[string]any{}, res); diff != "" {
+				t.Errorf("result (-want +got):\n%s", diff)
+			}
+			if got, err := os.ReadFile(tt.lands); err != nil || string(got) != content {
+				t.Errorf("%s = %q, %v; want %q", tt.lands, got, err, content)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x.txt")); err == nil {
+		t.Errorf("a write landed outside")
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "sub", "a.txt")); string(got) != "a" {
+		t.Errorf("read-only write changed sub/a.txt to %q", got)
+	}
+}
+
+// terminalClient serves terminals in root with a policy denying rm.
+func terminalClient(t *testing.T, root string) *clientServer {
+	t.Helper()
+	policy := &approve.Policy{
+		Default: approve.Deny,
+		Deny:    []approve.Rule{{Pos: "s.yaml:9", Command: []string{"rm *"}}},
+	}
+	return newTestClient(t, ClientConfig{
+		FS: true, Terminal: true, Cwd: root, Roots: []string{root}, Policy: policy,
+		Env: append(os.Environ(), "BASE=base", "OVER=base"),
+	})
+}
+
+func clientCreateTerminal(t *testing.T, c *clientServer, p acp.CreateTerminalRequest) string {
+	t.Helper()
+	p.SessionID = "s"
+	res, rec, err := clientCall(t, c, acp.MethodTerminalCreate, p)
+	if err != nil {
+		t.Fatalf("terminal/create %q: %v", p.Command, err)
+	}
+	id, _ := res["terminalId"].(string)
+	if id == "" || rec.TerminalID != id {
+		t.Fatalf("result %v, record %+v", res, rec)
+	}
+	return id
+}
+
+func termRef(id string) acp.TerminalOutputRequest {
+	return acp.TerminalOutputRequest{SessionID: "s", TerminalID: id}
+}
+
+func TestClientTerminal(t *testing.T) {
+	root, _ := clientTree(t)
+	c := terminalClient(t, root)
+	limit := int64(8)
+	id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{
+		Command:         `echo "$BASE $OVER $NEW"; pwd; printf 'héé' >&2; exit 3`,
+		Env:             []acp.EnvVariable{{Name: "OVER", Value: "req"}, {Name: "NEW", Value: "new"}},
+		Cwd:             filepath.Join(root, "sub"),
+		OutputByteLimit: &limit,
+	})
+
+	res, rec, err := clientCall(t, c, acp.MethodTerminalWaitForExit, termRef(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]any{"exitCode": 3.0}, res); diff != "" {
+		t.Errorf("wait_for_exit result (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(ClientRequest{Method: acp.MethodTerminalWaitForExit, TerminalID: id, ExitCode: clientInt(3)}, rec); diff != "" {
+		t.Errorf("wait_for_exit record (-want +got):\n%s", diff)
+	}
+
+	// The whole output is "base req new\n<root>/sub\nhéé": 8 bytes kept,
+	// cut at a character: "/subhéé" would be 9 bytes.
+	res, rec, err = clientCall(t, c, acp.MethodTerminalOutput, termRef(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"output": "ub\nhéé", "truncated": true, "exitStatus": map[string]any{"exitCode": 3.0}}
+	if diff := cmp.Diff(want, res); diff != "" {
+		t.Errorf("output result (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(ClientRequest{Method: acp.MethodTerminalOutput, TerminalID: id, Bytes: 8, Truncated: true, ExitCode: clientInt(3)}, rec); diff != "" {
+		t.Errorf("output record (-want +got):\n%s", diff)
+	}
+
+	_, rec, err = clientCall(t, c, acp.MethodTerminalRelease, termRef(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(ClientRequest{Method: acp.MethodTerminalRelease, TerminalID: id, ExitCode: clientInt(3)}, rec); diff != "" {
+		t.Errorf("release record (-want +got):\n%s", diff)
+	}
+	for _, m := range []string{acp.MethodTerminalOutput, acp.MethodTerminalWaitForExit, acp.MethodTerminalKill, acp.MethodTerminalRelease} {
+		_, rec, err := clientCall(t, c, m, termRef(id))
+		if err == nil || err.Code != acp.CodeResourceNotFound || rec.Error == "" || rec.TerminalID != id {
+			t.Errorf("%s after release: err %v, record %+v; want code %d, recorded", m, err, rec, acp.CodeResourceNotFound)
+		}
+	}
+}
+
+func TestClientTerminalFullOutput(t *testing.T) {
+	root, _ := clientTree(t)
+	c := terminalClient(t, root)
+	id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "cat", Args: []string{"lines.txt"}})
+	if _, _, err := clientCall(t, c, acp.MethodTerminalWaitForExit, termRef(id)); err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := clientCall(t, c, acp.MethodTerminalOutput, termRef(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"output": "one\ntwo\nthree\nfour\n", "truncated": false, "exitStatus": map[string]any{"exitCode": 0.0}}
+	if diff := cmp.Diff(want, res); diff != "" {
+		t.Errorf("output result (-want +got):\n%s", diff)
+	}
+}
+
+func TestClientTerminalKill(t *testing.T) {
+	root, _ := clientTree(t)
+	c := terminalClient(t, root)
+	id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "sleep 1000 & wait"})
+	res, rec, err := clientCall(t, c, acp.MethodTerminalOutput, termRef(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]any{"output": "", "truncated": false}, res); diff != "" {
+		t.Errorf("output of a running command (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(ClientRequest{Method: acp.MethodTerminalOutput, TerminalID: id}, rec); diff != "" {
+		t.Errorf("output record (-want +got):\n%s", diff)
+	}
+	_, rec, err = clientCall(t, c, acp.MethodTerminalKill, termRef(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(ClientRequest{Method: acp.MethodTerminalKill, TerminalID: id}, rec); diff != "" {
+		t.Errorf("kill record (-want +got):\n%s", diff)
+	}
+	res, rec, err = clientCall(t, c, acp.MethodTerminalWaitForExit, termRef(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]any{"signal": "SIGKILL"}, res); diff != "" {
+		t.Errorf("wait_for_exit after kill (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(ClientRequest{Method: acp.MethodTerminalWaitForExit, TerminalID: id, Signal: "SIGKILL"}, rec); diff != "" {
+		t.Errorf("wait_for_exit record (-want +got):\n%s", diff)
+	}
+}
+
+func TestClientTerminalRefusals(t *testing.T) {
+	root, outside := clientTree(t)
+	c := terminalClient(t, root)
+	tests := []struct {
+		name     string
+		params   acp.CreateTerminalRequest
+		wantCode int
+		wantMsg  string
+		wantRec  ClientRequest
+	}{
+		{"denied shell line", acp.CreateTerminalRequest{Command: "ls && rm -rf sub"}, acp.CodeInvalidParams, "denied by rule s.yaml:9",
+			ClientRequest{Command: "ls && rm -rf sub", Rule: "s.yaml:9", Refused: "command denied by rule s.yaml:9: ls && rm -rf sub"}},
+		{"denied argv", acp.CreateTerminalRequest{Command: "rm", Args: []string{"-rf", "my dir"}}, acp.CodeInvalidParams, "denied by rule",
+			ClientRequest{Command: "rm -rf 'my dir'", Rule: "s.yaml:9", Refused: "command denied by rule s.yaml:9: rm -rf 'my dir'"}},
+		{"denied through sh -c", acp.CreateTerminalRequest{Command: "/bin/sh", Args: []string{"-c", "rm -rf sub"}}, acp.CodeInvalidParams, "denied by rule",
+			ClientRequest{Command: "/bin/sh -c 'rm -rf sub'", Rule: "s.yaml:9", Refused: "command denied by rule s.yaml:9: /bin/sh -c 'rm -rf sub'"}},
+		{"cwd outside", acp.CreateTerminalRequest{Command: "ls", Cwd: outside}, acp.CodeInvalidParams, "outside the allowed roots",
+			ClientRequest{Command: "ls", Refused: "" + outside + " is outside the allowed roots (" + root + ")"}},
+		{"cwd relative", acp.CreateTerminalRequest{Command: "ls", Cwd: "sub"}, acp.CodeInvalidParams, "absolute",
+			ClientRequest{Command: "ls", Refused: `cwd must be absolute: "sub"`}},
+		{"cwd a file", acp.CreateTerminalRequest{Command: "ls", Cwd: filepath.Join(root, "lines.txt")}, acp.CodeInvalidParams, "not a directory",
+			ClientRequest{Command: "ls", Error: "" + filepath.Join(root, "lines.txt") + " is not a directory"}},
+		{"empty command", acp.CreateTerminalRequest{Command: ""}, acp.CodeInvalidParams, "empty",
+			ClientRequest{Error: "empty command"}},
+		{"unknown program", acp.CreateTerminalRequest{Command: "no-such-program-acprun"}, acp.CodeInternalError, "not found",
+			ClientRequest{Command: "no-such-program-acprun", Error: `no-such-program-acprun: executable file not found in $PATH`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.params.SessionID = "s"
+			_, rec, err := clientCall(t, c, acp.MethodTerminalCreate, tt.params)
+			if err == nil || err.Code != tt.wantCode || !strings.Contains(err.Message, tt.wantMsg) {
+				t.Errorf("err = %v; want code %d with %q", err, tt.wantCode, tt.wantMsg)
+			}
+			tt.wantRec.Method = acp.MethodTerminalCreate
+			if diff := cmp.Diff(tt.wantRec, rec); diff != "" {
+				t.Errorf("record (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(root, "sub", "a.txt")); err != nil {
+		t.Errorf("a denied rm ran: %v", err)
+	}
+}
+
+// TestClientTerminalDefaultDenyRuns: the policy's default verdict (deny
+// here) is for permission requests; it must not refuse terminals.
+func TestClientTerminalDefaultDenyRuns(t *testing.T) {
+	root, _ := clientTree(t)
+	c := terminalClient(t, root)
+	id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "echo ok"})
+	res, _, err := clientCall(t, c, acp.MethodTerminalWaitForExit, termRef(id))
+	if err != nil || res["exitCode"] != 0.0 {
+		t.Errorf("wait_for_exit = %v, %v; want exit code 0", res, err)
+	}
+}
+
+func TestClientKillAllAndClose(t *testing.T) {
+	root, _ := clientTree(t)
+	c := newClientServer(ClientConfig{Terminal: true, Cwd: root, Roots: []string{root}, Env: os.Environ()})
+	a := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "sleep", Args: []string{"1000"}})
+	c.killAll()
+	res, _, err := clientCall(t, c, acp.MethodTerminalWaitForExit, termRef(a))
+	if err != nil || res["signal"] != "SIGKILL" {
+		t.Errorf("wait_for_exit after killAll = %v, %v; want SIGKILL", res, err)
+	}
+	b := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "sleep", Args: []string{"1000"}})
+	term, err2 := c.terms.Get(b)
+	if err2 != nil {
+		t.Fatal(err2)
+	}
+	c.close()
+	select {
+	case <-term.Done():
+	default:
+		t.Errorf("terminal %s still running after close", b)
+	}
+	_, rec, aerr := clientCall(t, c, acp.MethodTerminalCreate, acp.CreateTerminalRequest{SessionID: "s", Command: "true"})
+	if aerr == nil || rec.Error == "" {
+		t.Errorf("terminal/create after close: err %v, record %+v; want an error", aerr, rec)
+	}
+}
+
+func TestClientWaitForExitCancelled(t *testing.T) {
+	root, _ := clientTree(t)
+	c := terminalClient(t, root)
+	id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "sleep", Args: []string{"1000"}})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	raw, _ := json.Marshal(termRef(id))
+	_, rec, err := c.handle(ctx, &acp.Request{ID: &acp.ID{}, Method: acp.MethodTerminalWaitForExit, Params: raw})
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeRequestCancelled || rec.Error == "" {
+		t.Errorf("wait_for_exit with a cancelled ctx: err %v, record %+v; want code %d, recorded", err, rec, acp.CodeRequestCancelled)
+	}
+}
+
+func TestClientBadParams(t *testing.T) {
+	root, _ := clientTree(t)
+	c := terminalClient(t, root)
+	for _, m := range []string{acp.MethodFSReadTextFile, acp.MethodFSWriteTextFile, acp.MethodTerminalCreate, acp.MethodTerminalOutput, acp.MethodTerminalRelease} {
+		for _, params := range []json.RawMessage{nil, json.RawMessage(`[1]`), json.RawMessage(`{"path": 3, "command": 4, "terminalId": 5}`)} {
+			_, rec, err := c.handle(t.Context(), &acp.Request{ID: &acp.ID{}, Method: m, Params: params})
+			var ae *acp.Error
+			if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || rec.Error == "" {
+				t.Errorf("%s %s: err %v, record %+v; want code %d, recorded", m, params, err, rec, acp.CodeInvalidParams)
+			}
+		}
+	}
+}
+
+func TestClientMissingRoot(t *testing.T) {
+	root, _ := clientTree(t)
+	c := newClientServer(ClientConfig{FS: true, Cwd: root, Roots: []string{filepath.Join(root, "missing")}})
+	defer c.close()
+	_, rec, err := clientCall(t, c, acp.MethodFSReadTextFile, acp.ReadTextFileRequest{SessionID: "s", Path: filepath.Join(root, "lines.txt")})
+	if err == nil || err.Code != acp.CodeInternalError || !strings.Contains(rec.Error, "roots") {
+		t.Errorf("read with a missing root: err %v, record %+v; want code %d about the roots", err, rec, acp.CodeInternalError)
+	}
+}
+
+func TestClientCommandLine(t *testing.T) {
+	tests := []struct {
+		command string
+		args    []string
+		want    string
+	}{
+		{"ls -la | head", nil, "ls -la | head"},
+		{"git", []string{"commit", "-m", "it's done"}, `git commit -m 'it'\''s done'`},
+		{"/my bin/x", []string{"", "a=b"}, `'/my bin/x' '' a=b`},
+	}
+	for _, tt := range tests {
+		if got := commandLine(tt.command, tt.args); got != tt.want {
+			t.Errorf("commandLine(%q, %q) = %q; want %q", tt.command, tt.args, got, tt.want)
+		}
+	}
+}

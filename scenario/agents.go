@@ -1,0 +1,395 @@
+package scenario
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// NamedAgent is an agent that scenarios, `run --agent` and `acprun probe`
+// refer to by name: one of BuiltinAgents, or one defined in a config file.
+type NamedAgent struct {
+	Name        string
+	Description string
+	// Source is "built-in", or the config file that defines the agent.
+	Source string
+	// Agent says how to start it. Agent.Name is the name and Agent.Pos its
+	// place in the config file (zero for a built-in). Cwd is "" unless the
+	// config sets it (then the scenario's cwd is used); McpServers is nil
+	// when none are given.
+	Agent Agent
+}
+
+// SourceBuiltin is the Source of the built-in agents.
+const SourceBuiltin = "built-in"
+
+// builtinAgents are the well-known ACP agents acprun knows by name.
+var builtinAgents = []struct {
+	name, description, auth string
+	command                 []string
+}{
+	{"claude", "Claude Code through Zed's ACP adapter (needs Node.js; ANTHROPIC_API_KEY or a Claude login)", "",
+		[]string{"npx", "-y", "@zed-industries/claude-agent-acp"}},
+	{"codex", "OpenAI Codex through Zed's ACP adapter (needs Node.js and OPENAI_API_KEY)", "openai-api-key",
+		[]string{"npx", "-y", "@zed-industries/codex-acp"}},
+	{"gemini", "Google Gemini CLI in ACP mode (needs Node.js; GEMINI_API_KEY or a Google login)", "",
+		[]string{"npx", "-y", "@google/gemini-cli", "--acp"}},
+	{"goose", "Block's goose in ACP mode (goose installed and configured)", "",
+		[]string{"goose", "acp"}},
+	{"mock", "acprun's scripted mock agent; give the script: agent: {name: mock, args: [x.mock.yaml]}", "",
+		[]string{"acprun", "mock-agent"}},
+	{"opencode", "opencode in ACP mode (opencode installed and configured)", "",
+		[]string{"opencode", "acp"}},
+	{"qwen", "Qwen Code in ACP mode (needs Node.js and a Qwen login or API key)", "",
+		[]string{"npx", "-y", "@qwen-code/qwen-code", "--acp"}},
+}
+
+// BuiltinAgents returns the agents acprun knows by name, sorted by name:
+// claude, codex, gemini, goose, mock (acprun's own mock agent, which needs
+// its script as an argument), opencode and qwen. A config file may
+// override any of them.
+func BuiltinAgents() []NamedAgent {
+	out := make([]NamedAgent, len(builtinAgents))
+	for i, b := range builtinAgents {
+		out[i] = NamedAgent{Name: b.name, Description: b.description, Source: SourceBuiltin,
+			Agent: Agent{Name: b.name, Command: slices.Clone(b.command), Auth: b.auth}}
+	}
+	return out
+}
+
+func builtinAgent(name string) (NamedAgent, bool) {
+	for _, na := range BuiltinAgents() {
+		if na.Name == name {
+			return na, true
+		}
+	}
+	return NamedAgent{}, false
+}
+
+// NamedAgents returns every agent known by name: the built-in ones and the
+// config's, a config agent replacing a built-in one of the same name,
+// sorted by name. c may be nil (built-in agents only). Config agents are
+// shown as LoadConfig read them (see Config.Agents).
+func (c *Config) NamedAgents() []NamedAgent {
+	byName := map[string]NamedAgent{}
+	for _, na := range BuiltinAgents() {
+		byName[na.Name] = na
+	}
+	if c != nil {
+		maps.Copy(byName, c.Agents)
+	}
+	out := slices.Collect(maps.Values(byName))
+	slices.SortFunc(out, func(a, b NamedAgent) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// agentNames returns the names of every agent known by name, sorted.
+func agentNames(c *Config) []string {
+	var names []string
+	for _, na := range c.NamedAgents() {
+		names = append(names, na.Name)
+	}
+	return names
+}
+
+// ResolveAgent returns the agent named name (see Config.NamedAgents), as a
+// scenario would have it with `agent: NAME`: Agent.Name set, McpServers
+// "[]" when none, Cwd "" unless the config sets it. Variables in a config
+// agent are expanded with opts.LookupEnv. An unknown name is an error that
+// suggests a close one or lists the known names; a problem in the config
+// file is an Errors.
+func ResolveAgent(name string, opts LoadOptions) (Agent, error) {
+	na, err := resolveNamed(name, opts)
+	if err != nil {
+		return Agent{}, err
+	}
+	a := na.Agent
+	if a.McpServers == nil {
+		a.McpServers = json.RawMessage("[]")
+	}
+	return a, nil
+}
+
+func resolveNamed(name string, opts LoadOptions) (NamedAgent, error) {
+	p := &fileParser{lookup: opts.LookupEnv, cfg: opts.Config}
+	if p.lookup == nil {
+		p.lookup = os.LookupEnv
+	}
+	na, ok := p.named(name)
+	if !ok {
+		return NamedAgent{}, fmt.Errorf("%s", unknownMsg("agent", name, agentNames(opts.Config), "agents"))
+	}
+	if len(p.errs) > 0 {
+		sortErrors(p.errs)
+		return NamedAgent{}, p.errs
+	}
+	return na, nil
+}
+
+// WithAgent returns a copy of the scenario that runs the agent named name
+// instead of its own, for running scenarios against several agents. The
+// copy takes the named agent's command, auth and mode; its env is the
+// scenario agent's with the named agent's on top; its mcpServers are the
+// named agent's when it has some, else the scenario's. The session cwd
+// (and so the client roots) stays the scenario's. Agent.Name is name. The
+// copy shares the turns, policy and other values with sc.
+func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) {
+	na, err := resolveNamed(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	c := *sc
+	a := na.Agent
+	a.Pos = sc.Agent.Pos
+	a.Cwd = sc.Agent.Cwd
+	if len(sc.Agent.Env) > 0 || len(a.Env) > 0 {
+		env := maps.Clone(sc.Agent.Env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		maps.Copy(env, a.Env)
+		a.Env = env
+	}
+	if a.McpServers == nil {
+		a.McpServers = sc.Agent.McpServers
+	}
+	if a.McpServers == nil {
+		a.McpServers = json.RawMessage("[]")
+	}
+	c.Agent = a
+	return &c, nil
+}
+
+// named returns the agent called name: from the config (its node parsed
+// again with p's lookup, so that unset variables matter only for agents in
+// use; problems go to p.errs), else a built-in one. ok is false for an
+// unknown name; the caller reports it.
+func (p *fileParser) named(name string) (na NamedAgent, ok bool) {
+	if c := p.cfg; c != nil {
+		if n, found := c.agentNodes[name]; found {
+			cp := c.parser(p.lookup)
+			cp.lenient = p.lenient
+			na := cp.namedAgent(name, n)
+			p.errs = append(p.errs, cp.errs...)
+			return na, true
+		}
+		if na, found := c.Agents[name]; found {
+			na.Agent.Command = slices.Clone(na.Agent.Command)
+			na.Agent.Env = maps.Clone(na.Agent.Env)
+			return na, true
+		}
+	}
+	return builtinAgent(name)
+}
+
+// agentSpec is an agent as written: the name of a named agent, a mapping
+// with a command, or (form name) a mapping with a name and changes to it.
+type agentSpec struct {
+	pos         Pos
+	name        string
+	nameNode    *yaml.Node // nil when the agent names no agent (or an empty name)
+	named       bool       // the agent is a name or has the name key
+	command     []string   // nil when not given
+	args        []string
+	env         map[string]string // nil when not given
+	cwd         *string           // absolute, or "" for the default
+	auth, mode  *string
+	mcp         json.RawMessage // nil when not given
+	description string
+
+	commandSuggested bool // an unknown key was taken for a misspelt command
+}
+
+// agentSpec reads an agent: with keys agentKeys a scenario's (or the
+// config defaults') agent, a string or a mapping; with namedAgentKeys the
+// definition of a named agent in a config file, a mapping. In a config
+// file, a relative program path (with a /) resolves against its directory.
+func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
+	n = deref(n)
+	spec := agentSpec{pos: p.pos(n)}
+	scenarioForm := slices.Contains(keys, "name")
+	if n.Kind == yaml.ScalarNode && !isNull(n) && scenarioForm {
+		spec.named = true
+		spec.name = n.Value
+		if strings.TrimSpace(n.Value) == "" {
+			p.errorf(n, "agent name is empty")
+		} else {
+			spec.nameNode = n
+		}
+		return spec
+	}
+	if n.Kind != yaml.MappingNode {
+		if scenarioForm {
+			p.errorf(n, "expected an agent name or a mapping with a command, got %s", describe(n))
+		} else {
+			p.errorf(n, "expected a mapping with a command, got %s", describe(n))
+		}
+		return spec
+	}
+	m, _ := p.mapping(n, keys, nil)
+	for _, kv := range m.pairs {
+		v := deref(kv.v)
+		switch kv.key {
+		case "name":
+			spec.named = true
+			if name, ok := p.str(v); ok {
+				spec.name = name
+				if strings.TrimSpace(name) == "" {
+					p.errorf(v, "agent name is empty")
+				} else {
+					spec.nameNode = v
+				}
+			}
+		case "command":
+			spec.command = p.command(v)
+			if spec.command == nil {
+				spec.command = []string{}
+			}
+			if prog := spec.command; p.inConfig && len(prog) > 0 && strings.Contains(prog[0], "/") && !filepath.IsAbs(prog[0]) {
+				prog[0] = p.abs(prog[0])
+			}
+		case "args":
+			nodes, _ := p.strNodes(v, false, false)
+			spec.args = []string{}
+			for _, a := range nodes {
+				if w, ok := p.interp(a); ok {
+					spec.args = append(spec.args, w)
+				}
+			}
+		case "env":
+			spec.env = p.env(v)
+		case "cwd":
+			if cwd, ok := p.interp(v); ok {
+				if cwd != "" {
+					cwd = p.abs(cwd)
+				}
+				spec.cwd = &cwd
+			}
+		case "auth":
+			if s, ok := p.interp(v); ok {
+				spec.auth = &s
+			}
+		case "mode":
+			if s, ok := p.interp(v); ok {
+				spec.mode = &s
+			}
+		case "mcpServers":
+			spec.mcp = p.mcpServers(v)
+		case "description":
+			if !isNull(v) {
+				spec.description, _ = p.str(v)
+			}
+		}
+	}
+	if !scenarioForm {
+		spec.commandSuggested = m.suggested["command"]
+		return spec
+	}
+	name, cmd := m.has["name"], m.has["command"]
+	switch {
+	case name != nil && cmd != nil:
+		p.errorf(cmd, "use either name (a named agent) or command, not both")
+	case name == nil:
+		p.require(m, "command")
+		if args := m.has["args"]; args != nil {
+			p.errorf(args, "args adds arguments to a named agent's command: give name, or write them in command")
+		}
+	}
+	return spec
+}
+
+// agentFromSpec turns a scenario's agent into an Agent: the named agent
+// with the spec's changes, or the spec's own command. Cwd is "" unless set.
+func (p *fileParser) agentFromSpec(spec agentSpec) Agent {
+	base := Agent{Name: spec.name}
+	if spec.nameNode != nil {
+		if na, ok := p.named(spec.name); ok {
+			base = na.Agent
+		} else {
+			p.errorf(spec.nameNode, "%s", unknownMsg("agent", spec.name, agentNames(p.cfg), "agents"))
+		}
+	}
+	a := overlay(base, spec)
+	a.Pos = spec.pos
+	if a.McpServers == nil {
+		a.McpServers = json.RawMessage("[]")
+	}
+	return a
+}
+
+// overlay returns base changed by what spec gives: its command replaces
+// base's and its args are appended; its env variables are added to base's;
+// cwd, auth, mode and mcpServers replace base's when given.
+func overlay(base Agent, spec agentSpec) Agent {
+	a := base
+	a.Command = slices.Clone(base.Command)
+	if spec.command != nil {
+		a.Command = slices.Clone(spec.command)
+	}
+	a.Command = append(a.Command, spec.args...)
+	if spec.env != nil {
+		env := maps.Clone(base.Env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		maps.Copy(env, spec.env)
+		a.Env = env
+	} else {
+		a.Env = maps.Clone(base.Env)
+	}
+	if spec.cwd != nil {
+		a.Cwd = *spec.cwd
+	}
+	if spec.auth != nil {
+		a.Auth = *spec.auth
+	}
+	if spec.mode != nil {
+		a.Mode = *spec.mode
+	}
+	if spec.mcp != nil {
+		a.McpServers = spec.mcp
+	}
+	return a
+}
+
+// agentNameRE is what a config may name an agent.
+var agentNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// namedAgent reads the definition of the agent name in a config file. A
+// definition without command changes the built-in agent of the same name,
+// if any.
+func (p *fileParser) namedAgent(name string, n *yaml.Node) NamedAgent {
+	spec := p.agentSpec(n, namedAgentKeys)
+	na := NamedAgent{Name: name, Description: spec.description, Source: p.file}
+	var base Agent
+	if spec.command == nil {
+		if b, ok := builtinAgent(name); ok {
+			base = b.Agent
+			if na.Description == "" {
+				na.Description = b.Description
+			}
+		} else if deref(n).Kind == yaml.MappingNode && !spec.commandSuggested {
+			p.errorf(deref(n), "missing required key %q (only an agent that changes a built-in one may leave it out: %s)",
+				"command", strings.Join(builtinNames(), ", "))
+		}
+	}
+	na.Agent = overlay(base, spec)
+	na.Agent.Name = name
+	na.Agent.Pos = p.pos(deref(n))
+	return na
+}
+
+func builtinNames() []string {
+	names := make([]string, len(builtinAgents))
+	for i, b := range builtinAgents {
+		names[i] = b.name
+	}
+	return names
+}

@@ -1,0 +1,280 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/approve"
+)
+
+// ConfigFile is the name of the config file acprun looks for in the
+// working directory.
+const ConfigFile = "acprun.yaml"
+
+// Config is an acprun config file: defaults for every scenario and named
+// agents. Pass it to Load in LoadOptions.Config.
+type Config struct {
+	File string // the file as the user named it
+
+	Defaults Defaults
+
+	// Agents are the agents the file defines, by name. They are shown with
+	// the variables set when LoadConfig ran (an unset one as empty): Load,
+	// ResolveAgent and WithAgent read a config file's agent again when it
+	// is used, so that an unset variable is an error only for the
+	// scenarios that use that agent. An agent added to the map by hand is
+	// used as it is.
+	Agents map[string]NamedAgent
+
+	dir          string                // absolute directory of the file
+	src          []byte                // the file's contents, for positions
+	agentNodes   map[string]*yaml.Node // agent definitions, read again when used
+	defaultAgent *yaml.Node            // defaults.agent, read again when used
+}
+
+// Defaults are the scenario settings a config gives every scenario. A
+// scenario key replaces the config's value of that key as a whole, except
+// that client merges key by key.
+type Defaults struct {
+	// Agent is the agent of scenarios without an agent key; nil for none.
+	// Like Agents, it is read again when used. Cwd is "" unless set.
+	Agent *Agent
+
+	// Limits; 0 means not set.
+	Timeout, TurnTimeout, IdleTimeout, CancelGrace, KillGrace time.Duration
+
+	ContinueAfterCancel bool
+
+	// Client applies when Client.Set; roots are absolute (relative ones
+	// are resolved against the config file's directory).
+	Client Client
+
+	// Policy is nil when the config has no permissions.
+	Policy      *approve.Policy
+	AnswerDelay time.Duration
+}
+
+// The keys of the config file's mappings.
+var (
+	configKeys   = []string{"defaults", "agents"}
+	defaultsKeys = []string{"agent", "timeout", "turnTimeout", "idleTimeout", "cancelGrace", "killGrace",
+		"continueAfterCancel", "client", "permissions"}
+	namedAgentKeys = []string{"description", "command", "env", "cwd", "auth", "mode", "mcpServers"}
+)
+
+// LoadConfig reads a config file (see the package documentation). Every
+// problem is reported at once as an Errors, positioned like the problems of
+// scenario files. opts.LookupEnv expands variables; opts.Config is
+// ignored.
+func LoadConfig(path string, opts LoadOptions) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, Errors{{Pos: Pos{File: path}, Msg: err.Error()}}
+	}
+	return LoadConfigBytes(path, data, opts)
+}
+
+// LoadConfigBytes is LoadConfig for a file's contents; relative paths in it
+// resolve against filepath.Dir(file).
+func LoadConfigBytes(file string, data []byte, opts LoadOptions) (*Config, error) {
+	dir, err := filepath.Abs(filepath.Dir(file))
+	if err != nil {
+		dir = filepath.Dir(file)
+	}
+	c := &Config{File: file, dir: dir, src: data, Agents: map[string]NamedAgent{}, agentNodes: map[string]*yaml.Node{}}
+	c.Defaults.Client = Client{FS: true, Terminal: true}
+	lookup := opts.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	p := c.parser(lookup)
+	p.config(c)
+	if len(p.errs) > 0 {
+		errs := dedupe(p.errs)
+		sortErrors(errs)
+		return nil, errs
+	}
+	return c, nil
+}
+
+func (c *Config) parser(lookup func(string) (string, bool)) *fileParser {
+	return &fileParser{file: c.File, dir: c.dir, src: c.src, lookup: lookup, cfg: c, inConfig: true}
+}
+
+// config reads the one document of a config file into c.
+func (p *fileParser) config(c *Config) {
+	dec := yaml.NewDecoder(bytes.NewReader(p.src))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err == io.EOF {
+		return // an empty file
+	} else if err != nil {
+		p.syntaxError(err)
+		return
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == io.EOF:
+	case err != nil:
+		p.syntaxError(err)
+	case len(next.Content) > 0 && !isNull(next.Content[0]):
+		p.errorf(next.Content[0], "a config file holds one YAML document")
+	}
+	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
+		return
+	}
+	m, ok := p.mapping(doc.Content[0], configKeys, func(k string) string {
+		switch {
+		case slices.Contains(defaultsKeys, k):
+			return k + " belongs under defaults"
+		case slices.Contains(scenarioKeys, k):
+			return "scenarios go in files of their own, not in the config file"
+		}
+		return ""
+	})
+	if !ok {
+		return
+	}
+	// Agents first: the default agent may name one.
+	if v := m.value("agents"); v != nil {
+		p.configAgents(v, c)
+	}
+	if v := m.value("defaults"); v != nil {
+		p.defaults(v, c)
+	}
+}
+
+// configAgents reads the agents mapping: names to agent definitions.
+func (p *fileParser) configAgents(n *yaml.Node, c *Config) {
+	n = deref(n)
+	if isNull(n) {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, "expected a mapping of agent names to agents, got %s", describe(n))
+		return
+	}
+	m, _ := p.mapping(n, nil, nil)
+	for _, kv := range m.pairs {
+		if !agentNameRE.MatchString(kv.key) {
+			p.errorf(kv.k, "bad agent name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", kv.key)
+			continue
+		}
+		c.agentNodes[kv.key] = kv.v
+		p.leniently(func() { c.Agents[kv.key] = p.namedAgent(kv.key, kv.v) })
+	}
+}
+
+// defaults reads the defaults mapping.
+func (p *fileParser) defaults(n *yaml.Node, c *Config) {
+	if isNull(n) {
+		return
+	}
+	m, ok := p.mapping(n, defaultsKeys, func(k string) string {
+		if slices.Contains(scenarioKeys, k) {
+			return k + " belongs in a scenario"
+		}
+		return ""
+	})
+	if !ok {
+		return
+	}
+	d := &c.Defaults
+	for _, kv := range m.pairs {
+		v := kv.v
+		switch kv.key {
+		case "agent":
+			c.defaultAgent = v
+			p.leniently(func() {
+				a := p.agentFromSpec(p.agentSpec(v, agentKeys))
+				d.Agent = &a
+			})
+		case "timeout":
+			d.Timeout, _ = p.duration(v)
+		case "turnTimeout":
+			d.TurnTimeout, _ = p.duration(v)
+		case "idleTimeout":
+			d.IdleTimeout, _ = p.duration(v)
+		case "cancelGrace":
+			d.CancelGrace, _ = p.duration(v)
+		case "killGrace":
+			d.KillGrace, _ = p.duration(v)
+		case "continueAfterCancel":
+			d.ContinueAfterCancel, _ = p.boolean(v)
+		case "client":
+			d.Client.Set = true
+			p.client(v, &d.Client)
+		case "permissions":
+			var s Scenario
+			d.Policy = p.permissions(v, &s)
+			d.AnswerDelay = s.AnswerDelay
+		}
+	}
+}
+
+// leniently runs f with every unset variable expanding to "" without an
+// error: LoadConfig checks agents this way, and Load checks them again with
+// the real environment when a scenario uses them.
+func (p *fileParser) leniently(f func()) {
+	lookup, lenient := p.lookup, p.lenient
+	p.lookup = func(k string) (string, bool) {
+		if v, ok := lookup(k); ok {
+			return v, true
+		}
+		return "", true
+	}
+	p.lenient = true
+	defer func() { p.lookup, p.lenient = lookup, lenient }()
+	f()
+}
+
+// applyDefaults gives s the config's defaults, before its own keys are
+// read.
+func (p *fileParser) applyDefaults(s *Scenario) {
+	if p.cfg == nil {
+		return
+	}
+	d := &p.cfg.Defaults
+	s.Timeout, s.TurnTimeout, s.IdleTimeout = d.Timeout, d.TurnTimeout, d.IdleTimeout
+	s.CancelGrace, s.KillGrace = d.CancelGrace, d.KillGrace
+	s.ContinueAfterCancel = d.ContinueAfterCancel
+	if d.Client.Set {
+		s.Client = d.Client
+		s.Client.Roots = slices.Clone(d.Client.Roots)
+	}
+	s.Policy, s.AnswerDelay = d.Policy, d.AnswerDelay
+}
+
+// hasDefaultAgent reports whether the config gives scenarios an agent.
+func (p *fileParser) hasDefaultAgent() bool {
+	return p.cfg != nil && (p.cfg.defaultAgent != nil || p.cfg.Defaults.Agent != nil)
+}
+
+// defaultAgent returns the config's default agent, read again with p's
+// lookup; problems go to p.errs.
+func (p *fileParser) defaultAgent() Agent {
+	c := p.cfg
+	if c.defaultAgent != nil {
+		cp := c.parser(p.lookup)
+		cp.lenient = p.lenient
+		a := cp.agentFromSpec(cp.agentSpec(c.defaultAgent, agentKeys))
+		p.errs = append(p.errs, cp.errs...)
+		return a
+	}
+	a := *c.Defaults.Agent
+	a.Command = slices.Clone(a.Command)
+	a.Env = maps.Clone(a.Env)
+	return a
+}

@@ -1,0 +1,602 @@
+package scenario_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/scenario"
+)
+
+// loadConfig loads src as /cfg/acprun.yaml with the tests' environment.
+func loadConfig(t *testing.T, src string) *scenario.Config {
+	t.Helper()
+	cfg, err := scenario.LoadConfigBytes("/cfg/acprun.yaml", []byte(src), opts)
+	if err != nil {
+		t.Fatalf("LoadConfigBytes:\n%v", err)
+	}
+	return cfg
+}
+
+// loadWith loads one scenario file's source as /s/x.yaml with cfg.
+func loadWith(t *testing.T, cfg *scenario.Config, src string) []*scenario.Scenario {
+	t.Helper()
+	o := opts
+	o.Config = cfg
+	scens, _, err := scenario.LoadBytes("/s/x.yaml", []byte(src), o)
+	if err != nil {
+		t.Fatalf("LoadBytes:\n%v", err)
+	}
+	return scens
+}
+
+func TestLoadConfig(t *testing.T) {
+	cfg := loadConfig(t, `# every key
+defaults:
+  agent: {name: mock, args: [m.mock.yaml]}
+  timeout: 10m
+  turnTimeout: 2m
+  idleTimeout: 1m
+  cancelGrace: 3s
+  killGrace: 4s
+  continueAfterCancel: true
+  client: {terminal: false, roots: [./repo, /abs]}
+  permissions:
+    default: allow
+    answerDelay: 1s
+    deny: [{kind: delete}]
+agents:
+  mine:
+    description: Our own agent.
+    command: ./bin/agent --acp
+    env: {KEY: "${ANTHROPIC_API_KEY}", B: 2}
+    cwd: work
+    auth: key
+    mode: code
+    mcpServers: [{name: m, command: /bin/mcp, args: [], env: []}]
+  claude:
+    env: {ANTHROPIC_API_KEY: "${HOME}"}
+  codex: {command: [my-codex], auth: ""}
+`)
+	at := func(line, col int) scenario.Pos { return scenario.Pos{File: "/cfg/acprun.yaml", Line: line, Col: col} }
+	wantDefaults := scenario.Defaults{
+		Agent: &scenario.Agent{Pos: at(3, 10), Name: "mock", Command: []string{"acprun", "mock-agent", "m.mock.yaml"},
+			McpServers: json.RawMessage("[]")},
+		Timeout: 10 * time.Minute, TurnTimeout: 2 * time.Minute, IdleTimeout: time.Minute,
+		CancelGrace: 3 * time.Second, KillGrace: 4 * time.Second, ContinueAfterCancel: true,
+		Client: scenario.Client{FS: true, Terminal: false, Roots: []string{"/cfg/repo", "/abs"}, Set: true},
+		Policy: &approve.Policy{Default: approve.Allow,
+			Deny: []approve.Rule{{Pos: "/cfg/acprun.yaml:14", Kind: []string{"delete"}}}},
+		AnswerDelay: time.Second,
+	}
+	if diff := cmp.Diff(wantDefaults, cfg.Defaults, cmpOpts); diff != "" {
+		t.Errorf("Defaults (-want +got):\n%s", diff)
+	}
+	wantAgents := map[string]scenario.NamedAgent{
+		"mine": {Name: "mine", Description: "Our own agent.", Source: "/cfg/acprun.yaml", Agent: scenario.Agent{
+			Pos: at(17, 5), Name: "mine", Command: []string{"/cfg/bin/agent", "--acp"},
+			Env: map[string]string{"KEY": "sk-test", "B": "2"}, Cwd: "/cfg/work", Auth: "key", Mode: "code",
+			McpServers: json.RawMessage(`[{"name":"m","command":"/bin/mcp","args":[],"env":[]}]`)}},
+		"claude": {Name: "claude", Source: "/cfg/acprun.yaml",
+			Description: scenario.BuiltinAgents()[0].Description, Agent: scenario.Agent{
+				Pos: at(25, 5), Name: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"},
+				Env: map[string]string{"ANTHROPIC_API_KEY": "/home/user"}}},
+		"codex": {Name: "codex", Source: "/cfg/acprun.yaml", Agent: scenario.Agent{
+			Pos: at(26, 10), Name: "codex", Command: []string{"my-codex"}}},
+	}
+	if diff := cmp.Diff(wantAgents, cfg.Agents, cmpOpts); diff != "" {
+		t.Errorf("Agents (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadConfigEmpty(t *testing.T) {
+	for _, src := range []string{"", "# nothing\n", "---\n", "defaults:\nagents:\n"} {
+		cfg := loadConfig(t, src)
+		if len(cfg.Agents) != 0 || cfg.Defaults.Agent != nil || cfg.Defaults.Client.Set {
+			t.Errorf("LoadConfigBytes(%q) = %+v, want an empty config", src, cfg)
+		}
+	}
+}
+
+func TestLoadConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []string
+	}{
+		{
+			name: "scenario key at the top level",
+			src:  "timeout: 1m\n",
+			want: []string{`c.yaml:1:1: unknown key "timeout" (valid keys: defaults, agents); timeout belongs under defaults`},
+		},
+		{
+			name: "misspelt top-level key",
+			src:  "agent:\n  x: {command: [a]}\n",
+			want: []string{`c.yaml:1:1: unknown key "agent" (did you mean "agents"?); agent belongs under defaults`},
+		},
+		{
+			name: "scenario keys are not defaults",
+			src:  "defaults:\n  turn_timeout: 1m\n  turns: []\n",
+			want: []string{
+				`c.yaml:2:3: unknown key "turn_timeout" (did you mean "turnTimeout"?)`,
+				`c.yaml:3:3: unknown key "turns" (valid keys: agent, timeout, turnTimeout, idleTimeout, cancelGrace, killGrace, continueAfterCancel, client, permissions); turns belongs in a scenario`,
+			},
+		},
+		{
+			name: "misspelt agent key",
+			src:  "agents:\n  mine: {comand: [a]}\n",
+			want: []string{`c.yaml:2:10: unknown key "comand" (did you mean "command"?)`},
+		},
+		{
+			name: "new agent without command",
+			src:  "agents:\n  mine:\n    auth: x\n",
+			want: []string{`c.yaml:3:5: missing required key "command" (only an agent that changes a built-in one may leave it out: claude, codex, gemini, goose, mock, opencode, qwen)`},
+		},
+		{
+			name: "agent name and type",
+			src:  "agents:\n  my agent: {command: [a]}\n  ok: [a]\n  '': {command: [a]}\n",
+			want: []string{
+				`c.yaml:2:3: bad agent name "my agent": use letters, digits, '.', '_' and '-', starting with a letter or digit`,
+				`c.yaml:3:7: expected a mapping with a command, got a list`,
+				`c.yaml:4:3: bad agent name "": use letters, digits, '.', '_' and '-', starting with a letter or digit`,
+			},
+		},
+		{
+			name: "agents of the wrong type",
+			src:  "agents: [a]\ndefaults: 3\n",
+			want: []string{
+				`c.yaml:1:9: expected a mapping of agent names to agents, got a list`,
+				`c.yaml:2:11: expected a mapping, got a number`,
+			},
+		},
+		{
+			name: "unknown default agent",
+			src:  "agents:\n  mine: {command: [a]}\ndefaults:\n  agent: mien\n",
+			want: []string{`c.yaml:4:10: unknown agent "mien" (did you mean "mine"?)`},
+		},
+		{
+			name: "default agent with name and command",
+			src:  "defaults:\n  agent: {name: claude, command: [a], args: [x]}\n",
+			want: []string{`c.yaml:2:25: use either name (a named agent) or command, not both`},
+		},
+		{
+			name: "bad values in defaults",
+			src:  "defaults:\n  timeout: 90\n  client: {roots: []}\n  permissions: {allow: [{kind: reed}]}\n",
+			want: []string{
+				`c.yaml:2:12: bad duration "90" (a unit is required): use a Go duration like 90s, 5m or 1h30m`,
+				`c.yaml:3:19: roots is empty: list at least one directory, or leave roots out to use the session cwd`,
+				`c.yaml:4:32: unknown permission kind "reed" (did you mean "read"?)`,
+			},
+		},
+		{
+			name: "bad variable reference",
+			src:  "agents:\n  mine: {command: [a, \"${A-b}\"]}\n",
+			want: []string{`c.yaml:2:24: bad variable reference "${A-b}": use ${NAME} or ${NAME:-default}`},
+		},
+		{
+			name: "two documents",
+			src:  "agents: {}\n---\ndefaults: {}\n",
+			want: []string{`c.yaml:3:1: a config file holds one YAML document`},
+		},
+		{
+			name: "syntax error",
+			src:  "agents:\n  mine: {command: [a]\n",
+			want: []string{`c.yaml:1:1: YAML syntax: did not find expected ',' or '}'`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := scenario.LoadConfigBytes("c.yaml", []byte(tt.src), opts)
+			if diff := cmp.Diff(tt.want, errorLines(t, err)); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+			if cfg != nil {
+				t.Errorf("LoadConfigBytes returned a config with errors")
+			}
+		})
+	}
+}
+
+func TestLoadConfigMissingFile(t *testing.T) {
+	_, err := scenario.LoadConfig(filepath.Join(t.TempDir(), "nope.yaml"), opts)
+	var errs scenario.Errors
+	if !errors.As(err, &errs) || len(errs) != 1 || !strings.HasSuffix(err.Error(), "nope.yaml: no such file or directory") {
+		t.Errorf("LoadConfig(missing) = %v, want one error ending in nope.yaml: no such file or directory", err)
+	}
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	cfg := loadConfig(t, `defaults:
+  agent: claude
+  timeout: 10m
+  turnTimeout: 2m
+  continueAfterCancel: true
+  client: {readOnly: true, roots: [shared]}
+  permissions: {default: allow, answerDelay: 1s}
+agents:
+  claude: {command: [my-claude], auth: login}
+`)
+	scens := loadWith(t, cfg, `name: defaults
+turns: [{prompt: hi}]
+---
+name: overrides
+agent: {command: [other]}
+timeout: 5m
+continueAfterCancel: false
+client: {fs: false}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+---
+name: own-roots
+agent: codex
+client: {roots: [mine]}
+turns: [{prompt: hi}]
+`)
+	type summary struct {
+		Agent               scenario.Agent
+		Timeout             time.Duration
+		TurnTimeout         time.Duration
+		ContinueAfterCancel bool
+		Client              scenario.Client
+		Default             approve.Verdict
+		AnswerDelay         time.Duration
+	}
+	var got []summary
+	for _, s := range scens {
+		got = append(got, summary{s.Agent, s.Timeout, s.TurnTimeout, s.ContinueAfterCancel, s.Client,
+			s.Policy.Default, s.AnswerDelay})
+	}
+	mcp := json.RawMessage("[]")
+	want := []summary{
+		{
+			Agent: scenario.Agent{Pos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 10}, Name: "claude",
+				Command: []string{"my-claude"}, Auth: "login", Cwd: "/s", McpServers: mcp},
+			Timeout: 10 * time.Minute, TurnTimeout: 2 * time.Minute, ContinueAfterCancel: true,
+			Client:  scenario.Client{FS: true, Terminal: true, ReadOnly: true, Roots: []string{"/cfg/shared"}, Set: true},
+			Default: approve.Allow, AnswerDelay: time.Second,
+		},
+		{
+			Agent: scenario.Agent{Pos: scenario.Pos{File: "/s/x.yaml", Line: 5, Col: 8}, Command: []string{"other"},
+				Cwd: "/s", McpServers: mcp},
+			Timeout: 5 * time.Minute, TurnTimeout: 2 * time.Minute, ContinueAfterCancel: false,
+			Client:  scenario.Client{FS: false, Terminal: true, ReadOnly: true, Roots: []string{"/cfg/shared"}, Set: true},
+			Default: approve.Deny,
+		},
+		{
+			Agent: scenario.Agent{Pos: scenario.Pos{File: "/s/x.yaml", Line: 13, Col: 8}, Name: "codex",
+				Command: []string{"npx", "-y", "@zed-industries/codex-acp"}, Auth: "openai-api-key", Cwd: "/s", McpServers: mcp},
+			Timeout: 10 * time.Minute, TurnTimeout: 2 * time.Minute, ContinueAfterCancel: true,
+			Client:  scenario.Client{FS: true, Terminal: true, ReadOnly: true, Roots: []string{"/s/mine"}, Set: true},
+			Default: approve.Allow, AnswerDelay: time.Second,
+		},
+	}
+	if diff := cmp.Diff(want, got, cmpOpts); diff != "" {
+		t.Errorf("scenarios (-want +got):\n%s", diff)
+	}
+	// The config's policy is shared, not copied per scenario.
+	if scens[0].Policy != cfg.Defaults.Policy {
+		t.Errorf("scenario policy is not the config's")
+	}
+}
+
+func TestNoPermissionsWarningWithConfigPolicy(t *testing.T) {
+	cfg := loadConfig(t, "defaults: {permissions: {default: deny}}\n")
+	o := opts
+	o.Config = cfg
+	_, warns, err := scenario.LoadBytes("/s/x.yaml", []byte("name: x\nagent: mock\nturns: [{prompt: hi}]\n"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 0 {
+		t.Errorf("warnings = %v, want none when the config has permissions", warns)
+	}
+}
+
+func TestNamedAgents(t *testing.T) {
+	cfg := loadConfig(t, `agents:
+  mine:
+    command: [./bin/agent]
+    env: {A: a, B: b}
+    cwd: work
+    auth: key
+    mcpServers: [{name: m, command: /m, args: [], env: []}]
+  mock: {env: {MOCK: "1"}}
+`)
+	scens := loadWith(t, cfg, `name: string-form
+agent: mine
+turns: [{prompt: hi}]
+---
+name: changed
+agent:
+  name: mine
+  args: [--fast, "${HOME}"]
+  env: {B: B, C: c}
+  cwd: here
+  auth: ""
+  mode: plan
+  mcpServers: []
+turns: [{prompt: hi}]
+---
+name: mock-with-script
+agent: {name: mock, args: [agents/x.mock.yaml]}
+turns: [{prompt: hi}]
+---
+name: builtin
+agent: {name: gemini}
+turns: [{prompt: hi}]
+`)
+	var got []scenario.Agent
+	for _, s := range scens {
+		a := s.Agent
+		a.Pos = scenario.Pos{}
+		got = append(got, a)
+	}
+	mcpM := json.RawMessage(`[{"name":"m","command":"/m","args":[],"env":[]}]`)
+	want := []scenario.Agent{
+		{Name: "mine", Command: []string{"/cfg/bin/agent"}, Env: map[string]string{"A": "a", "B": "b"},
+			Cwd: "/cfg/work", Auth: "key", McpServers: mcpM},
+		{Name: "mine", Command: []string{"/cfg/bin/agent", "--fast", "/home/user"},
+			Env: map[string]string{"A": "a", "B": "B", "C": "c"}, Cwd: "/s/here", Auth: "", Mode: "plan",
+			McpServers: json.RawMessage("[]")},
+		{Name: "mock", Command: []string{"acprun", "mock-agent", "agents/x.mock.yaml"},
+			Env: map[string]string{"MOCK": "1"}, Cwd: "/s", McpServers: json.RawMessage("[]")},
+		{Name: "gemini", Command: []string{"npx", "-y", "@google/gemini-cli", "--acp"}, Cwd: "/s",
+			McpServers: json.RawMessage("[]")},
+	}
+	if diff := cmp.Diff(want, got, cmpOpts); diff != "" {
+		t.Errorf("agents (-want +got):\n%s", diff)
+	}
+}
+
+func TestNamedAgentErrors(t *testing.T) {
+	cfg := loadConfig(t, `agents:
+  mine: {command: [a, "${UNSET}"]}
+  other: {command: [b], env: {K: "${ALSO_UNSET}"}}
+`)
+	tests := []struct {
+		name string
+		cfg  *scenario.Config
+		src  string
+		want []string
+	}{
+		{
+			name: "unknown name with a close one",
+			src:  "name: x\nagent: claud\nturns: [{prompt: hi}]\n",
+			want: []string{`bad.yaml:2:8: unknown agent "claud" (did you mean "claude"?)`},
+		},
+		{
+			name: "unknown name lists the known ones",
+			src:  "name: x\nagent: {name: zzz, args: [a]}\nturns: [{prompt: hi}]\n",
+			want: []string{`bad.yaml:2:15: unknown agent "zzz" (valid agents: claude, codex, gemini, goose, mock, opencode, qwen)`},
+		},
+		{
+			name: "config agents are known",
+			cfg:  cfg,
+			src:  "name: x\nagent: mines\nturns: [{prompt: hi}]\n",
+			want: []string{`bad.yaml:2:8: unknown agent "mines" (did you mean "mine"?)`},
+		},
+		{
+			name: "name and command",
+			src:  "name: x\nagent: {command: [a], name: mock}\nturns: [{prompt: hi}]\n",
+			want: []string{`bad.yaml:2:9: use either name (a named agent) or command, not both`},
+		},
+		{
+			name: "args without name",
+			src:  "name: x\nagent: {command: [a], args: [b]}\nturns: [{prompt: hi}]\n",
+			want: []string{`bad.yaml:2:23: args adds arguments to a named agent's command: give name, or write them in command`},
+		},
+		{
+			name: "empty name",
+			src:  "name: x\nagent: {name: ''}\nturns: [{prompt: hi}]\n",
+			want: []string{`bad.yaml:2:15: agent name is empty`},
+		},
+		{
+			name: "an unset variable of a config agent in use is an error in the config",
+			cfg:  cfg,
+			src:  "name: x\nagent: mine\nturns: [{prompt: hi}]\n---\nname: y\nagent: mine\nturns: [{prompt: hi}]\n",
+			want: []string{`/cfg/acprun.yaml:2:24: environment variable UNSET is not set (write ${UNSET:-default} to give a default)`},
+		},
+		{
+			name: "agents not in use do not matter",
+			cfg:  cfg,
+			src:  "name: x\nagent: other\nturns: [{prompt: hi}]\ntimeout: soon\n",
+			want: []string{
+				`/cfg/acprun.yaml:3:35: environment variable ALSO_UNSET is not set (write ${ALSO_UNSET:-default} to give a default)`,
+				`bad.yaml:4:10: bad duration "soon": use a Go duration like 90s, 5m or 1h30m`,
+			},
+		},
+		{
+			name: "agent is required without a config default",
+			cfg:  cfg,
+			src:  "name: x\nturns: [{prompt: hi}]\n",
+			want: []string{`bad.yaml:1:1: missing required key "agent"`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := opts
+			o.Config = tt.cfg
+			scens, _, err := scenario.LoadBytes("bad.yaml", []byte(tt.src), o)
+			if diff := cmp.Diff(tt.want, errorLines(t, err)); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+			if scens != nil {
+				t.Errorf("LoadBytes returned %d scenarios with errors, want none", len(scens))
+			}
+		})
+	}
+	// Agents that are not used do not stop a load.
+	loadWith(t, cfg, "name: x\nagent: claude\nturns: [{prompt: hi}]\n")
+}
+
+func TestResolveAgent(t *testing.T) {
+	cfg := loadConfig(t, "agents:\n  mine: {command: [a, \"${HOME}\"], cwd: w}\n  bad: {command: [\"${UNSET}\"]}\n")
+	o := opts
+	o.Config = cfg
+	tests := []struct {
+		name    string
+		opts    scenario.LoadOptions
+		want    scenario.Agent
+		wantErr string
+	}{
+		{name: "codex", opts: opts, want: scenario.Agent{Name: "codex", Command: []string{"npx", "-y", "@zed-industries/codex-acp"},
+			Auth: "openai-api-key", McpServers: json.RawMessage("[]")}},
+		{name: "mine", opts: o, want: scenario.Agent{Pos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 9},
+			Name: "mine", Command: []string{"a", "/home/user"}, Cwd: "/cfg/w", McpServers: json.RawMessage("[]")}},
+		{name: "mine", opts: opts, wantErr: `unknown agent "mine" (valid agents: claude, codex, gemini, goose, mock, opencode, qwen)`},
+		{name: "gooze", opts: o, wantErr: `unknown agent "gooze" (did you mean "goose"?)`},
+		{name: "bad", opts: o, wantErr: `/cfg/acprun.yaml:3:20: environment variable UNSET is not set (write ${UNSET:-default} to give a default)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := scenario.ResolveAgent(tt.name, tt.opts)
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if gotErr != tt.wantErr {
+				t.Errorf("ResolveAgent(%q) error = %q, want %q", tt.name, gotErr, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, got, cmpOpts); diff != "" {
+				t.Errorf("ResolveAgent(%q) (-want +got):\n%s", tt.name, diff)
+			}
+		})
+	}
+}
+
+func TestWithAgent(t *testing.T) {
+	cfg := loadConfig(t, `agents:
+  mine:
+    command: [mine]
+    env: {B: mine}
+    cwd: elsewhere
+    mcpServers: [{name: m, command: /m, args: [], env: []}]
+`)
+	o := opts
+	o.Config = cfg
+	scens := loadWith(t, cfg, `name: x
+agent:
+  command: [acprun, mock-agent, x.mock.yaml]
+  env: {A: own, B: own}
+  cwd: repo
+  auth: own-auth
+  mode: own-mode
+  mcpServers: [{name: own, command: /own, args: [], env: []}]
+turns: [{prompt: hi}]
+`)
+	orig := scens[0]
+	before := *orig
+	before.Agent.Env = map[string]string{"A": "own", "B": "own"}
+
+	claude, err := orig.WithAgent("claude", o)
+	if err != nil {
+		t.Fatalf("WithAgent(claude): %v", err)
+	}
+	wantClaude := scenario.Agent{Pos: orig.Agent.Pos, Name: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"},
+		Env: map[string]string{"A": "own", "B": "own"}, Cwd: "/s/repo", McpServers: orig.Agent.McpServers}
+	if diff := cmp.Diff(wantClaude, claude.Agent, cmpOpts); diff != "" {
+		t.Errorf("WithAgent(claude).Agent (-want +got):\n%s", diff)
+	}
+	mine, err := orig.WithAgent("mine", o)
+	if err != nil {
+		t.Fatalf("WithAgent(mine): %v", err)
+	}
+	wantMine := scenario.Agent{Pos: orig.Agent.Pos, Name: "mine", Command: []string{"mine"},
+		Env: map[string]string{"A": "own", "B": "mine"}, Cwd: "/s/repo",
+		McpServers: json.RawMessage(`[{"name":"m","command":"/m","args":[],"env":[]}]`)}
+	if diff := cmp.Diff(wantMine, mine.Agent, cmpOpts); diff != "" {
+		t.Errorf("WithAgent(mine).Agent (-want +got):\n%s", diff)
+	}
+	for _, c := range []*scenario.Scenario{claude, mine} {
+		if c.Name != orig.Name || len(c.Turns) != 1 || !cmp.Equal(c.Client, orig.Client) {
+			t.Errorf("WithAgent changed more than the agent: %+v", c)
+		}
+	}
+	if diff := cmp.Diff(&before, orig, cmpOpts); diff != "" {
+		t.Errorf("WithAgent changed the original (-before +after):\n%s", diff)
+	}
+	if _, err := orig.WithAgent("claud", o); err == nil || err.Error() != `unknown agent "claud" (did you mean "claude"?)` {
+		t.Errorf("WithAgent(claud) error = %v, want unknown agent", err)
+	}
+}
+
+func TestNamedAgentsList(t *testing.T) {
+	var names []string
+	for _, na := range (*scenario.Config)(nil).NamedAgents() {
+		names = append(names, na.Name+"="+na.Source)
+	}
+	want := []string{"claude=built-in", "codex=built-in", "gemini=built-in", "goose=built-in", "mock=built-in",
+		"opencode=built-in", "qwen=built-in"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("built-in agents (-want +got):\n%s", diff)
+	}
+	cfg := loadConfig(t, "agents:\n  goose: {command: [my-goose]}\n  aaa: {command: [a]}\n")
+	names = nil
+	for _, na := range cfg.NamedAgents() {
+		names = append(names, na.Name+"="+na.Source+"="+strings.Join(na.Agent.Command, " "))
+	}
+	want = []string{"aaa=/cfg/acprun.yaml=a", "claude=built-in=npx -y @zed-industries/claude-agent-acp",
+		"codex=built-in=npx -y @zed-industries/codex-acp", "gemini=built-in=npx -y @google/gemini-cli --acp",
+		"goose=/cfg/acprun.yaml=my-goose", "mock=built-in=acprun mock-agent", "opencode=built-in=opencode acp",
+		"qwen=built-in=npx -y @qwen-code/qwen-code --acp"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("config agents (-want +got):\n%s", diff)
+	}
+	// BuiltinAgents returns copies.
+	b := scenario.BuiltinAgents()
+	b[0].Agent.Command[0] = "changed"
+	if got := scenario.BuiltinAgents()[0].Agent.Command[0]; got != "npx" {
+		t.Errorf("BuiltinAgents shares its slices: command[0] = %q", got)
+	}
+}
+
+func TestHandMadeConfig(t *testing.T) {
+	cfg := &scenario.Config{
+		Agents: map[string]scenario.NamedAgent{"x": {Name: "x", Agent: scenario.Agent{Name: "x", Command: []string{"x"}}}},
+		Defaults: scenario.Defaults{
+			Agent:   &scenario.Agent{Name: "x", Command: []string{"x"}},
+			Timeout: time.Minute,
+		},
+	}
+	scens := loadWith(t, cfg, "name: a\nturns: [{prompt: hi}]\n---\nname: b\nagent: {name: x, args: [y]}\nturns: [{prompt: hi}]\n")
+	got := [][]string{scens[0].Agent.Command, scens[1].Agent.Command}
+	if diff := cmp.Diff([][]string{{"x"}, {"x", "y"}}, got); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	if scens[0].Timeout != time.Minute || !scens[0].Client.FS || string(scens[0].Agent.McpServers) != "[]" {
+		t.Errorf("scenario = %+v, want the hand-made defaults and the usual client", scens[0])
+	}
+	if cfg.Agents["x"].Agent.Command[0] != "x" || len(cfg.Agents["x"].Agent.Command) != 1 {
+		t.Errorf("Load changed the config's agent: %v", cfg.Agents["x"].Agent.Command)
+	}
+}
+
+func TestWalkSkipsConfigFiles(t *testing.T) {
+	root := writeTree(t, "a.yaml", "sub/b.yaml")
+	for _, name := range []string{"acprun.yaml", "sub/acprun.yml"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte("defaults: {}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(root)
+	for _, paths := range [][]string{{"."}, {"**/*.y*ml"}} {
+		scens, _, err := scenario.Load(paths, opts)
+		if err != nil {
+			t.Fatalf("Load(%q): %v", paths, err)
+		}
+		var names []string
+		for _, s := range scens {
+			names = append(names, s.Name)
+		}
+		if diff := cmp.Diff([]string{"a.yaml", "sub/b.yaml"}, names); diff != "" {
+			t.Errorf("Load(%q) (-want +got):\n%s", paths, diff)
+		}
+	}
+}
