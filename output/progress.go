@@ -255,8 +255,7 @@ func oneLine(s string) string {
 }
 
 // Observers returns an Observer that passes every call to each of obs in
-// turn, skipping nil ones. TurnStarted and Warning reach those that have
-// them.
+// turn, skipping nil ones.
 func Observers(obs ...runner.Observer) runner.Observer {
 	var m multiObserver
 	for _, o := range obs {
@@ -270,15 +269,6 @@ func Observers(obs ...runner.Observer) runner.Observer {
 // multiObserver fans calls out to several observers.
 type multiObserver []runner.Observer
 
-// turnStarter and warner are the optional Observer methods.
-type turnStarter interface {
-	TurnStarted(sc *scenario.Scenario, turn int)
-}
-
-type warner interface {
-	Warning(sc *scenario.Scenario, msg string)
-}
-
 func (m multiObserver) ScenarioStarted(sc *scenario.Scenario) {
 	for _, o := range m {
 		o.ScenarioStarted(sc)
@@ -287,9 +277,7 @@ func (m multiObserver) ScenarioStarted(sc *scenario.Scenario) {
 
 func (m multiObserver) TurnStarted(sc *scenario.Scenario, turn int) {
 	for _, o := range m {
-		if t, ok := o.(turnStarter); ok {
-			t.TurnStarted(sc, turn)
-		}
+		o.TurnStarted(sc, turn)
 	}
 }
 
@@ -307,9 +295,7 @@ func (m multiObserver) PermissionDecided(scenarioName string, p runner.Permissio
 
 func (m multiObserver) Warning(sc *scenario.Scenario, msg string) {
 	for _, o := range m {
-		if w, ok := o.(warner); ok {
-			w.Warning(sc, msg)
-		}
+		o.Warning(sc, msg)
 	}
 }
 
@@ -323,8 +309,4 @@ var (
 	_ runner.Observer = (*Progress)(nil)
 	_ runner.Observer = (*Events)(nil)
 	_ runner.Observer = multiObserver(nil)
-	_ turnStarter     = (*Progress)(nil)
-	_ turnStarter     = (*Events)(nil)
-	_ warner          = (*Progress)(nil)
-	_ warner          = (*Events)(nil)
 )

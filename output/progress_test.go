@@ -231,34 +231,26 @@ func (r *recorder) ScenarioFinished(sc *scenario.Scenario, res runner.Result) {
 	r.calls = append(r.calls, "finished "+string(res.Status))
 }
 
-// fullRecorder also has the optional methods.
-type fullRecorder struct{ recorder }
-
-func (r *fullRecorder) TurnStarted(sc *scenario.Scenario, turn int) {
+func (r *recorder) TurnStarted(sc *scenario.Scenario, turn int) {
 	r.calls = append(r.calls, "turn started")
 }
-func (r *fullRecorder) Warning(sc *scenario.Scenario, msg string) {
+func (r *recorder) Warning(sc *scenario.Scenario, msg string) {
 	r.calls = append(r.calls, "warning "+msg)
 }
 
-// TestObservers checks that every call reaches every observer in turn,
-// and the optional ones only those that have them.
+// TestObservers checks that every call reaches every observer in turn.
 func TestObservers(t *testing.T) {
-	basic, full := &recorder{}, &fullRecorder{}
+	basic, full := &recorder{}, &recorder{}
 	obs := output.Observers(basic, nil, full)
 	sc := &scenario.Scenario{Name: "s"}
 	obs.ScenarioStarted(sc)
-	obs.(interface {
-		TurnStarted(*scenario.Scenario, int)
-	}).TurnStarted(sc, 1)
+	obs.TurnStarted(sc, 1)
 	obs.PermissionDecided("s", runner.Permission{Decision: "allow"})
 	obs.TurnFinished(sc, runner.TurnResult{StopReason: "end_turn"})
-	obs.(interface {
-		Warning(*scenario.Scenario, string)
-	}).Warning(sc, "w")
+	obs.Warning(sc, "w")
 	obs.ScenarioFinished(sc, runner.Result{Status: runner.StatusPassed})
 
-	wantBasic := []string{"started s", "permission allow", "turn end_turn", "finished passed"}
+	wantBasic := []string{"started s", "turn started", "permission allow", "turn end_turn", "warning w", "finished passed"}
 	wantFull := []string{"started s", "turn started", "permission allow", "turn end_turn", "warning w", "finished passed"}
 	if diff := cmp.Diff(wantBasic, basic.calls); diff != "" {
 		t.Errorf("basic observer calls (-want +got):\n%s", diff)
