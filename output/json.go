@@ -25,6 +25,8 @@ type Summary struct {
 	Allowed    int            `json:"allowed"`
 	Denied     int            `json:"denied"`
 	DurationMs int64          `json:"durationMs"`
+	// PassRates compares attempts and agents (--repeat, --agent).
+	PassRates []PassRate `json:"passRates,omitempty"`
 }
 
 // Results is the JSON document acprun writes (schemaVersion 1).
@@ -84,6 +86,7 @@ func Summarize(rep runner.Report) Summary {
 			s.Turns[t.StopReason]++
 		}
 	}
+	s.PassRates = PassRates(rep)
 	return s
 }
 

@@ -45,6 +45,9 @@ func Text(w io.Writer, rep runner.Report) error {
 		}
 	}
 	s := Summarize(rep)
+	if len(s.PassRates) > 0 {
+		passRateTable(&b, s.PassRates)
+	}
 	parts := []string{fmt.Sprintf("%d passed", s.Passed)}
 	failed := fmt.Sprintf("%d failed", s.Failed)
 	if s.Failed > 0 {

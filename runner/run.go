@@ -288,6 +288,9 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 		Env:      mergeEnv(opts.Environ, sc.Agent.Env),
 	})
 	defer r.sess.client.close()
+	if err := r.sess.client.jailErr; err != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("client roots: %v; the agent's file and terminal requests will fail", err))
+	}
 	secrets := secretValues(sc.Agent.Env)
 
 	scCtx := ctx
@@ -717,6 +720,13 @@ func (r *scenarioRun) collect(secrets []string) {
 		t.Text = redact(t.Text, secrets)
 		t.Thoughts = redact(t.Thoughts, secrets)
 		t.Error = redact(t.Error, secrets)
+		for j := range t.ClientRequests {
+			c := &t.ClientRequests[j]
+			c.Command = redact(c.Command, secrets)
+			c.Path = redact(c.Path, secrets)
+			c.Error = redact(c.Error, secrets)
+			c.Refused = redact(c.Refused, secrets)
+		}
 	}
 }
 

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/acprun/acprun/scenario"
+)
+
+// agentsCmd is `acprun agents`: the named agents scenarios, --agent and
+// probe can use.
+type agentsCmd struct {
+	Config string `placeholder:"FILE" help:"Config file with named agents (default: acprun.yaml in the working directory, if any)."`
+}
+
+// Help is the long help of agents.
+func (c *agentsCmd) Help() string {
+	return `Lists the named agents: acprun's built-in ones and those of the config file,
+which may replace built-in ones. A scenario uses one with "agent: NAME" or
+"agent: {name: NAME, args: [...]}"; "run --agent NAME" runs scenarios against it;
+"probe NAME" shows what it offers.`
+}
+
+// Run prints the table.
+func (c *agentsCmd) Run(g *globals) error {
+	cfg, err := loadConfig(c.Config)
+	if err != nil {
+		return usageError(g, err)
+	}
+	builtin := map[string]bool{}
+	for _, na := range scenario.BuiltinAgents() {
+		builtin[na.Name] = true
+	}
+	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tCOMMAND\tAUTH\tSOURCE\tDESCRIPTION")
+	for _, na := range cfg.NamedAgents() {
+		auth := na.Agent.Auth
+		if auth == "" {
+			auth = "-"
+		}
+		source := na.Source
+		if source != scenario.SourceBuiltin && builtin[na.Name] {
+			source += " (replaces built-in)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", na.Name, shellJoin(na.Agent.Command), auth, source, oneLine(na.Description))
+	}
+	return tw.Flush()
+}
+
+// shellJoin writes argv as a shell would read it back.
+func shellJoin(argv []string) string {
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		words[i] = shellQuote(w)
+	}
+	return strings.Join(words, " ")
+}
+
+// shellQuote quotes w with single quotes when a shell would not read it as
+// one plain word.
+func shellQuote(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
+// oneLine keeps a description on one table row.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
