@@ -35,15 +35,11 @@ func (c *agentsCmd) Run(g *globals) error {
 	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tCOMMAND\tAUTH\tSOURCE\tDESCRIPTION")
 	for _, na := range cfg.NamedAgents() {
-		auth := na.Agent.Auth
-		if auth == "" {
-			auth = "-"
-		}
 		source := na.Source
 		if source != scenario.SourceBuiltin && builtin[na.Name] {
 			source += " (replaces built-in)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", na.Name, shellJoin(na.Agent.Command), auth, source, oneLine(na.Description))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", na.Name, shellJoin(na.Agent.Command), orDash(na.Agent.Auth), source, oneLine(na.Description))
 	}
 	return tw.Flush()
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"strings"
-
-	"github.com/acprun/acprun/scenario"
 )
 
 // listCmd is `acprun list PATHS…`.
@@ -21,17 +19,21 @@ selection flags, one per line: file:line, name, tags. Runs nothing.`
 
 // Run lists the selected scenarios.
 func (c *listCmd) Run(g *globals) error {
-	scs, warnings, err := scenario.Load(c.Paths, scenario.LoadOptions{})
-	printWarnings(g, warnings)
+	scs, lopts, err := c.load(g, c.Paths)
 	if err != nil {
-		return usageError(g, err)
+		return err
 	}
-	scs, err = c.apply(scs)
-	if err != nil {
+	if scs, err = c.apply(scs); err != nil {
+		return exitError{code: exitUsage, err: err}
+	}
+	if scs, err = c.matrix(scs, lopts); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
 	for _, sc := range scs {
 		line := fmt.Sprintf("%s:%d\t%s", sc.File, sc.Pos.Line, sc.Name)
+		if sc.Agent.Name != "" {
+			line += "\t@" + sc.Agent.Name
+		}
 		if len(sc.Tags) > 0 {
 			line += "\t[" + strings.Join(sc.Tags, " ") + "]"
 		}

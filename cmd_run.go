@@ -13,7 +13,6 @@ import (
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/runner"
-	"github.com/acprun/acprun/scenario"
 )
 
 // runCmd is `acprun run PATHS…`.
@@ -52,12 +51,14 @@ Exit codes:
 
 // Run runs the scenarios.
 func (c *runCmd) Run(ctx context.Context, g *globals) error {
-	scs, warnings, err := scenario.Load(c.Paths, scenario.LoadOptions{})
-	printWarnings(g, warnings)
+	scs, lopts, err := c.load(g, c.Paths)
 	if err != nil {
-		return usageError(g, err)
+		return err
 	}
 	if scs, err = c.apply(scs); err != nil {
+		return exitError{code: exitUsage, err: err}
+	}
+	if scs, err = c.matrix(scs, lopts); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
 	if c.Repeat < 1 {

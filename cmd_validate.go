@@ -8,7 +8,8 @@ import (
 
 // validateCmd is `acprun validate PATHS…`.
 type validateCmd struct {
-	Paths []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
+	Paths  []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
+	Config string   `placeholder:"FILE" help:"Config file with defaults and named agents (default: acprun.yaml in the working directory, if any)."`
 }
 
 // Help is the long help of validate.
@@ -19,7 +20,11 @@ file:line:col: message, and runs nothing. Exit 0 when all are valid, 2 otherwise
 
 // Run validates the files.
 func (c *validateCmd) Run(g *globals) error {
-	scs, warnings, err := scenario.Load(c.Paths, scenario.LoadOptions{})
+	cfg, err := loadConfig(c.Config)
+	if err != nil {
+		return usageError(g, err)
+	}
+	scs, warnings, err := scenario.Load(c.Paths, scenario.LoadOptions{Config: cfg})
 	printWarnings(g, warnings)
 	if err != nil {
 		return usageError(g, err)

@@ -146,3 +146,48 @@ func TestRepeatRecordsAttempts(t *testing.T) {
 		t.Errorf("attempts (-want +got):\n%s", diff)
 	}
 }
+
+func TestAgentMatrixLabelsResults(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.mock.yaml": "agentInfo: {name: agent-a, version: '1'}\nturns:\n  - steps: [{text: from a}]\n",
+		"b.mock.yaml": "agentInfo: {name: agent-b, version: '1'}\nturns:\n  - steps: [{text: from b}]\n    stopReason: refusal\n",
+		"acprun.yaml": `agents:
+  alpha: {command: [acprun, mock-agent, a.mock.yaml]}
+  beta: {command: [acprun, mock-agent, b.mock.yaml]}
+`,
+		"s.yaml": `name: greet
+agent: alpha
+permissions: {default: deny}
+turns:
+  - prompt: hi
+`,
+	})
+	res := acprun(t, dir, "run", "s.yaml", "--agent", "alpha", "--agent", "beta", "-o", "out.json", "--transcripts", "tr")
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1 (beta refuses)\n%s", res.code, res.stderr)
+	}
+	var out struct {
+		Scenarios []struct {
+			Name   string `json:"name"`
+			Status string `json:"status"`
+			Agent  struct {
+				Name      string `json:"name"`
+				AgentName string `json:"agentName"`
+			} `json:"agent"`
+			Transcript string `json:"transcript"`
+		} `json:"scenarios"`
+	}
+	readResults(t, filepath.Join(dir, "out.json"), &out)
+	var got []string
+	for _, s := range out.Scenarios {
+		got = append(got, fmt.Sprintf("%s@%s=%s:%s %s", s.Name, s.Agent.Name, s.Agent.AgentName, s.Status, filepath.Base(s.Transcript)))
+	}
+	want := []string{"greet@alpha=agent-a:passed greet@alpha.jsonl", "greet@beta=agent-b:failed greet@beta.jsonl"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("matrix results (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(res.stderr, "alpha") || !strings.Contains(res.stderr, "beta") {
+		t.Errorf("summary lacks the agents side by side:\n%s", res.stderr)
+	}
+}

@@ -11,12 +11,53 @@ import (
 	"github.com/acprun/acprun/scenario"
 )
 
-// selection picks which loaded scenarios run: by name, by tag, by shard.
+// selection picks which loaded scenarios run: by name, by tag, by shard,
+// and which named agents they run against.
 type selection struct {
+	Config string   `placeholder:"FILE" help:"Config file with defaults and named agents (default: acprun.yaml in the working directory, if any)."`
+	Agent  []string `name:"agent" placeholder:"NAME" help:"Run every scenario against this named agent (repeatable: the matrix scenario × agent)."`
 	Run    string   `placeholder:"REGEX" help:"Only scenarios whose name matches REGEX (RE2)."`
 	Tag    []string `placeholder:"TAG" help:"Only scenarios with this tag (repeatable: any of them)."`
 	Shard  string   `placeholder:"I/N" help:"Run the I-th of N deterministic shards of the selection (1-based). Without it, JOB_COMPLETION_INDEX (0-based, Kubernetes Indexed Jobs) and --shards pick the shard."`
 	Shards int      `placeholder:"N" help:"Number of shards when the index comes from JOB_COMPLETION_INDEX."`
+}
+
+// load loads the config and the scenarios of paths.
+func (s *selection) load(g *globals, paths []string) ([]*scenario.Scenario, scenario.LoadOptions, error) {
+	cfg, err := loadConfig(s.Config)
+	if err != nil {
+		return nil, scenario.LoadOptions{}, usageError(g, err)
+	}
+	opts := scenario.LoadOptions{Config: cfg}
+	scs, warnings, err := scenario.Load(paths, opts)
+	printWarnings(g, warnings)
+	if err != nil {
+		return nil, opts, usageError(g, err)
+	}
+	return scs, opts, nil
+}
+
+// matrix runs every scenario against each --agent, in scenario order.
+func (s *selection) matrix(scs []*scenario.Scenario, opts scenario.LoadOptions) ([]*scenario.Scenario, error) {
+	if len(s.Agent) == 0 {
+		return scs, nil
+	}
+	for _, name := range s.Agent {
+		if _, err := scenario.ResolveAgent(name, opts); err != nil {
+			return nil, fmt.Errorf("--agent %s: %w", name, err)
+		}
+	}
+	var out []*scenario.Scenario
+	for _, sc := range scs {
+		for _, name := range s.Agent {
+			c, err := sc.WithAgent(name, opts)
+			if err != nil {
+				return nil, fmt.Errorf("%s with agent %s: %w", sc.Name, name, err)
+			}
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // apply filters scenarios, keeping their order.

@@ -198,10 +198,11 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Rep
 				}
 				j := all[i]
 				obs.started(j.sc)
-				r := runScenario(ctx, &opts, obs, j.sc)
+				attempt := 0
 				if repeat > 1 {
-					r.Attempt = j.attempt
+					attempt = j.attempt
 				}
+				r := runScenario(ctx, &opts, obs, j.sc, attempt)
 				obs.finished(j.sc, r)
 				results[i] = &r
 			}
@@ -260,13 +261,15 @@ type scenarioRun struct {
 	tr    *transcript
 }
 
-func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario.Scenario) Result {
+// runScenario runs one scenario; attempt is 0 unless scenarios are repeated.
+func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario.Scenario, attempt int) Result {
 	start := time.Now()
 	res := Result{
-		Name: sc.Name,
-		File: sc.File,
-		Line: sc.Pos.Line,
-		Tags: sc.Tags,
+		Attempt: attempt,
+		Name:    sc.Name,
+		File:    sc.File,
+		Line:    sc.Pos.Line,
+		Tags:    sc.Tags,
 		Agent: AgentInfo{
 			Name:    sc.Agent.Name,
 			Command: sc.Agent.Command,
@@ -301,7 +304,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 	}
 
 	if opts.Transcripts != "" {
-		tr, err := newTranscript(opts.Transcripts, sc, secrets)
+		tr, err := newTranscript(opts.Transcripts, sc, attempt, secrets)
 		if err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("transcript: %v", err))
 		} else {

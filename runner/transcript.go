@@ -28,10 +28,18 @@ type transcript struct {
 	err error
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._@#-]+`)
 
-func newTranscript(dir string, sc *scenario.Scenario, secrets []string) (*transcript, error) {
-	name := unsafeName.ReplaceAllString(sc.Name, "_")
+// newTranscript creates DIR/NAME[@AGENT][#ATTEMPT].jsonl for a scenario.
+func newTranscript(dir string, sc *scenario.Scenario, attempt int, secrets []string) (*transcript, error) {
+	name := sc.Name
+	if sc.Agent.Name != "" {
+		name += "@" + sc.Agent.Name
+	}
+	if attempt > 0 {
+		name += fmt.Sprintf("#%d", attempt)
+	}
+	name = unsafeName.ReplaceAllString(name, "_")
 	path := filepath.Join(dir, name+".jsonl")
 	f, err := os.Create(path)
 	if err != nil {

@@ -2,7 +2,7 @@ package scenario
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
@@ -124,7 +124,7 @@ func resolveNamed(name string, opts LoadOptions) (NamedAgent, error) {
 	}
 	na, ok := p.named(name)
 	if !ok {
-		return NamedAgent{}, fmt.Errorf("%s", unknownMsg("agent", name, agentNames(opts.Config), "agents"))
+		return NamedAgent{}, errors.New(unknownMsg("agent", name, agentNames(opts.Config), "agents"))
 	}
 	if len(p.errs) > 0 {
 		sortErrors(p.errs)
@@ -144,6 +144,9 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 	na, err := resolveNamed(name, opts)
 	if err != nil {
 		return nil, err
+	}
+	if bareMock(na) {
+		return nil, errors.New(errBareMock)
 	}
 	c := *sc
 	a := na.Agent
@@ -190,12 +193,11 @@ func (p *fileParser) named(name string) (na NamedAgent, ok bool) {
 }
 
 // agentSpec is an agent as written: the name of a named agent, a mapping
-// with a command, or (form name) a mapping with a name and changes to it.
+// with a command, or a mapping with a name and changes to that agent.
 type agentSpec struct {
 	pos         Pos
 	name        string
 	nameNode    *yaml.Node // nil when the agent names no agent (or an empty name)
-	named       bool       // the agent is a name or has the name key
 	command     []string   // nil when not given
 	args        []string
 	env         map[string]string // nil when not given
@@ -216,7 +218,6 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 	spec := agentSpec{pos: p.pos(n)}
 	scenarioForm := slices.Contains(keys, "name")
 	if n.Kind == yaml.ScalarNode && !isNull(n) && scenarioForm {
-		spec.named = true
 		spec.name = n.Value
 		if strings.TrimSpace(n.Value) == "" {
 			p.errorf(n, "agent name is empty")
@@ -238,7 +239,6 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 		v := deref(kv.v)
 		switch kv.key {
 		case "name":
-			spec.named = true
 			if name, ok := p.str(v); ok {
 				spec.name = name
 				if strings.TrimSpace(name) == "" {
@@ -312,6 +312,9 @@ func (p *fileParser) agentFromSpec(spec agentSpec) Agent {
 	if spec.nameNode != nil {
 		if na, ok := p.named(spec.name); ok {
 			base = na.Agent
+			if bareMock(na) && len(spec.args) == 0 && spec.command == nil {
+				p.errorf(spec.nameNode, "%s", errBareMock)
+			}
 		} else {
 			p.errorf(spec.nameNode, "%s", unknownMsg("agent", spec.name, agentNames(p.cfg), "agents"))
 		}
@@ -357,6 +360,16 @@ func overlay(base Agent, spec agentSpec) Agent {
 		a.McpServers = spec.mcp
 	}
 	return a
+}
+
+// errBareMock is the problem of the mock agent without a script.
+const errBareMock = "the mock agent needs its script: agent: {name: mock, args: [agents/x.mock.yaml]}, " +
+	"or a config agent with the script in its command"
+
+// bareMock reports whether na is acprun's mock agent without the script it
+// needs as an argument.
+func bareMock(na NamedAgent) bool {
+	return slices.Equal(na.Agent.Command, []string{"acprun", "mock-agent"})
 }
 
 // agentNameRE is what a config may name an agent.

@@ -290,7 +290,7 @@ func TestNoPermissionsWarningWithConfigPolicy(t *testing.T) {
 	cfg := loadConfig(t, "defaults: {permissions: {default: deny}}\n")
 	o := opts
 	o.Config = cfg
-	_, warns, err := scenario.LoadBytes("/s/x.yaml", []byte("name: x\nagent: mock\nturns: [{prompt: hi}]\n"), o)
+	_, warns, err := scenario.LoadBytes("/s/x.yaml", []byte("name: x\nagent: claude\nturns: [{prompt: hi}]\n"), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,6 +391,14 @@ func TestNamedAgentErrors(t *testing.T) {
 			name: "args without name",
 			src:  "name: x\nagent: {command: [a], args: [b]}\nturns: [{prompt: hi}]\n",
 			want: []string{`bad.yaml:2:23: args adds arguments to a named agent's command: give name, or write them in command`},
+		},
+		{
+			name: "the mock agent needs a script",
+			src:  "name: x\nagent: mock\nturns: [{prompt: hi}]\n---\nname: y\nagent: {name: mock, env: {A: b}}\nturns: [{prompt: hi}]\n",
+			want: []string{
+				`bad.yaml:2:8: the mock agent needs its script: agent: {name: mock, args: [agents/x.mock.yaml]}, or a config agent with the script in its command`,
+				`bad.yaml:6:15: the mock agent needs its script: agent: {name: mock, args: [agents/x.mock.yaml]}, or a config agent with the script in its command`,
+			},
 		},
 		{
 			name: "empty name",
@@ -524,6 +532,9 @@ turns: [{prompt: hi}]
 	}
 	if _, err := orig.WithAgent("claud", o); err == nil || err.Error() != `unknown agent "claud" (did you mean "claude"?)` {
 		t.Errorf("WithAgent(claud) error = %v, want unknown agent", err)
+	}
+	if _, err := orig.WithAgent("mock", o); err == nil || !strings.HasPrefix(err.Error(), "the mock agent needs its script") {
+		t.Errorf("WithAgent(mock) error = %v, want the mock agent needs its script", err)
 	}
 }
 
