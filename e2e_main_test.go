@@ -100,14 +100,16 @@ type turnRef struct {
 }
 
 type scenarioResult struct {
-	Name       string            `json:"name"`
-	Status     string            `json:"status"`
-	Failures   []string          `json:"failures"`
-	Warnings   []string          `json:"warnings"`
-	Error      string            `json:"error"`
-	StderrTail string            `json:"stderrTail"`
-	Allowed    int               `json:"allowed"`
-	Denied     int               `json:"denied"`
-	Transcript string            `json:"transcript"`
-	Turns      []json.RawMessage `json:"turns"`
+	Name       string   `json:"name"`
+	Status     string   `json:"status"`
+	Failures   []string `json:"failures"`
+	Warnings   []string `json:"warnings"`
+	Error      string   `json:"error"`
+	StderrTail string   `json:"stderrTail"`
+	Allowed    int      `json:"allowed"`
+	Denied     int      `json:"denied"`
+	Transcript string   `json:"transcript"`
+	// SetupUpdates counts updates that came before the first turn.
+	SetupUpdates map[string]int    `json:"setupUpdates"`
+	Turns        []json.RawMessage `json:"turns"`
 }

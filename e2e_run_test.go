@@ -18,6 +18,8 @@ import (
 // reports text, thoughts, a plan, tool calls and usage on the first.
 const multiTurnAgent = `
 agentInfo: {name: multi-mock, version: "2.0"}
+updatesBeforeSessionNew:
+  - update: {sessionUpdate: available_commands_update, availableCommands: [{name: plan, description: Make a plan}]}
 turns:
   - steps:
       - thought: "Reading the file first."
@@ -110,6 +112,9 @@ func TestRunMultiTurnScenario(t *testing.T) {
 	}
 	if len(out.Scenarios) != 1 || out.Scenarios[0].Status != "passed" {
 		t.Fatalf("scenarios = %+v, want one passed", out.Scenarios)
+	}
+	if got := out.Scenarios[0].SetupUpdates["available_commands_update"]; got != 1 {
+		t.Errorf("setupUpdates = %v, want the update sent before the session/new answer", out.Scenarios[0].SetupUpdates)
 	}
 	var t1, t5 turnJSON
 	if err := json.Unmarshal(out.Scenarios[0].Turns[0], &t1); err != nil {

@@ -81,6 +81,10 @@ type Result struct {
 	StderrTail string `json:"stderrTail,omitempty"`
 	Allowed    int    `json:"allowed"`
 	Denied     int    `json:"denied"`
+	// SetupUpdates counts, by kind, the session/update notifications that
+	// came before the first turn (some agents send them even before
+	// answering session/new).
+	SetupUpdates map[string]int `json:"setupUpdates,omitempty"`
 	// Violations lists protocol violations seen on the agent's stdout.
 	Violations []string     `json:"violations,omitempty"`
 	Transcript string       `json:"transcript,omitempty"`

@@ -280,7 +280,8 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 		policy = opts.Policy
 	}
 	r := &scenarioRun{opts: opts, obs: obs, sc: sc, res: &res}
-	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: obs, name: sc.Name, act: newActivity(), delay: sc.AnswerDelay}
+	secrets := secretValues(sc.Agent.Env, opts.Environ)
+	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: obs, name: sc.Name, act: newActivity(), delay: sc.AnswerDelay, secrets: secrets}
 	r.sess.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,
@@ -294,8 +295,6 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 	if err := r.sess.client.jailErr; err != nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("client roots: %v; the agent's file and terminal requests will fail", err))
 	}
-	secrets := secretValues(sc.Agent.Env)
-
 	scCtx := ctx
 	if sc.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -333,6 +332,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 		obs.turnStarted(sc, i+1)
 		tr := r.runTurn(scCtx, i)
 		res.Turns = append(res.Turns, tr)
+		redactTurn(&tr, secrets)
 		obs.turn(sc, tr)
 		if tr.StopReason == OutcomeAgentExited || tr.StopReason == OutcomeUnresponsive {
 			r.skipFrom(i + 1)
@@ -708,28 +708,64 @@ func (r *scenarioRun) collect(secrets []string) {
 	s.mu.Lock()
 	r.res.Allowed, r.res.Denied = s.allowed, s.denied
 	r.res.Violations = append(r.res.Violations, s.violations...)
+	r.res.SetupUpdates = s.setup
 	s.mu.Unlock()
 	if r.agent != nil {
 		r.res.StderrTail = redact(r.agent.StderrTail(), secrets)
-		if r.res.ExitCode == nil && r.res.Signal == "" {
-			select {
-			case <-r.agent.Exited():
-			default:
-			}
-		}
+	}
+	for i := range r.res.Violations {
+		r.res.Violations[i] = redact(r.res.Violations[i], secrets)
 	}
 	for i := range r.res.Turns {
-		t := &r.res.Turns[i]
-		t.Text = redact(t.Text, secrets)
-		t.Thoughts = redact(t.Thoughts, secrets)
-		t.Error = redact(t.Error, secrets)
-		for j := range t.ClientRequests {
-			c := &t.ClientRequests[j]
-			c.Command = redact(c.Command, secrets)
-			c.Path = redact(c.Path, secrets)
-			c.Error = redact(c.Error, secrets)
-			c.Refused = redact(c.Refused, secrets)
+		redactTurn(&r.res.Turns[i], secrets)
+	}
+}
+
+// redactTurn removes secrets from everything the agent could have put
+// into a turn's record.
+func redactTurn(t *TurnResult, secrets []string) {
+	if len(secrets) == 0 {
+		return
+	}
+	str := func(p *string) { *p = redact(*p, secrets) }
+	raw := func(p *json.RawMessage) {
+		if len(*p) > 0 {
+			*p = json.RawMessage(redact(string(*p), secrets))
 		}
+	}
+	str(&t.Text)
+	str(&t.Thoughts)
+	str(&t.Error)
+	for i := range t.ToolCalls {
+		c := &t.ToolCalls[i]
+		str(&c.Title)
+		raw(&c.RawInput)
+		raw(&c.RawOutput)
+		raw(&c.Content)
+		for j := range c.Locations {
+			str(&c.Locations[j])
+		}
+	}
+	for i := range t.Permissions {
+		p := &t.Permissions[i]
+		str(&p.Title)
+		str(&p.Reason)
+		for j := range p.Commands {
+			str(&p.Commands[j])
+		}
+		for j := range p.Paths {
+			str(&p.Paths[j])
+		}
+	}
+	for i := range t.ClientRequests {
+		c := &t.ClientRequests[i]
+		str(&c.Command)
+		str(&c.Path)
+		str(&c.Error)
+		str(&c.Refused)
+	}
+	for i := range t.Plan {
+		str(&t.Plan[i].Content)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +24,8 @@ type session struct {
 	client *clientServer // serves fs/* and terminal/*; nil serves nothing
 	act    *activity     // idle clock
 	delay  time.Duration // wait before answering a permission request
+	// secrets are redacted from what observers see.
+	secrets []string
 
 	mu              sync.Mutex
 	sessionID       string              // "" until session/new answered
@@ -243,7 +246,7 @@ func (s *session) permission(ctx context.Context, p acp.RequestPermissionRequest
 		t.rec.Permissions = append(t.rec.Permissions, rec)
 	}
 	s.mu.Unlock()
-	s.obs.permission(s.name, rec)
+	s.obs.permission(s.name, redactPermission(rec, s.secrets))
 	return resp
 }
 
@@ -420,4 +423,12 @@ func (s *session) unasked(call acp.ToolCall) string {
 		by = d.RuleList + " rule " + d.Rule
 	}
 	return fmt.Sprintf("tool call %s (%q) ran without a permission request; the policy would have denied it (%s): the policy had no effect on it", call.ToolCallID, call.Title, by)
+}
+
+// redactPermission returns p without secrets, for observers.
+func redactPermission(p Permission, secrets []string) Permission {
+	p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
+	t := TurnResult{Permissions: []Permission{p}}
+	redactTurn(&t, secrets)
+	return t.Permissions[0]
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -84,15 +85,33 @@ func (t *transcript) close() {
 	t.f.Close()
 }
 
-// secretValues returns the values of an agent's env worth redacting.
-func secretValues(env map[string]string) []string {
+// secretName matches environment variable names that hold secrets.
+var secretName = regexp.MustCompile(`(?i)(key|token|secret|passw|credential|auth|cookie|session)`)
+
+// secretValues returns the values worth redacting: every value of the
+// agent's env, and the values of secret-looking variables of the
+// environment acprun passes on.
+func secretValues(env map[string]string, environ []string) []string {
 	var out []string
 	for _, v := range env {
 		if len(v) >= 4 {
 			out = append(out, v)
 		}
 	}
-	return out
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		if len(v) >= 8 && secretName.MatchString(k) {
+			out = append(out, v)
+		}
+	}
+	// Longest first, so a secret containing another is replaced whole.
+	slices.SortFunc(out, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return strings.Compare(a, b)
+	})
+	return slices.Compact(out)
 }
 
 // redact replaces every secret in s, raw or JSON-escaped, with [REDACTED].
