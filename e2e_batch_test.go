@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -189,5 +191,55 @@ turns:
 	}
 	if !strings.Contains(res.stderr, "alpha") || !strings.Contains(res.stderr, "beta") {
 		t.Errorf("summary lacks the agents side by side:\n%s", res.stderr)
+	}
+}
+
+func TestShardFromJobCompletionIndex(t *testing.T) {
+	dir := t.TempDir()
+	batchFiles(t, dir, 6)
+	flag := acprun(t, dir, "list", "suite", "--shard", "2/3")
+	cmd := exec.Command(acprunBin, "list", "suite", "--shards", "3")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "JOB_COMPLETION_INDEX=1")
+	env, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("list with JOB_COMPLETION_INDEX: %v", err)
+	}
+	if flag.code != 0 || flag.stdout == "" || flag.stdout != string(env) {
+		t.Errorf("--shard 2/3 listed\n%s\nJOB_COMPLETION_INDEX=1 --shards 3 listed\n%s", flag.stdout, env)
+	}
+	bad := acprun(t, dir, "list", "suite", "--shard", "4/3")
+	if bad.code != 2 || !strings.Contains(bad.stderr, "1 ≤ I ≤ N") {
+		t.Errorf("--shard 4/3: exit %d, stderr %q; want 2 with a hint", bad.code, bad.stderr)
+	}
+}
+
+func TestDryRunStartsNothing(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml": `name: plan
+agent: {command: [/nonexistent/agent, --flag], env: {TOKEN: "${DRY_TOKEN:-hidden-value}"}}
+turnTimeout: 3m
+permissions:
+  allow: [{kind: edit, path: "src/**"}]
+  deny: [{command: "rm *"}]
+turns:
+  - prompt: hello
+`,
+	})
+	res := acprun(t, dir, "run", "s.yaml", "--dry-run", "--idle-timeout", "20s")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	for _, want := range []string{"/nonexistent/agent --flag", "cwd:      " + dir, "turn 3m0s", "idle 20s", "deny  s.yaml:6", "allow s.yaml:5", "TOKEN (values hidden)"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("plan lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	if strings.Contains(res.stdout, "hidden-value") {
+		t.Errorf("plan shows an env value:\n%s", res.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "acprun-results.json")); err == nil {
+		t.Errorf("a dry run wrote results")
 	}
 }

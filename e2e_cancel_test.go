@@ -400,3 +400,74 @@ turns:
 	}
 	assertNoProcessesIn(t, dir)
 }
+
+func TestSecondInterruptKillsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "ignoreSigterm: true\nturns:\n  - steps: [{spawnGrandchild: true}, {hang: true}]\n",
+		"s.yaml": `name: stubborn
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+cancelGrace: 10m
+killGrace: 10m
+turns:
+  - prompt: one
+`,
+	})
+	trDir := filepath.Join(dir, "tr")
+	if err := os.Mkdir(trDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(trDir, "stubborn.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, acprunBin, "run", "s.yaml", "-o", "out.json", "--transcripts", "tr")
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	waitFor := func(substr string) {
+		t.Helper()
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), substr) {
+				return
+			}
+		}
+		cmd.Process.Kill()
+		t.Fatalf("transcript ended before %s", substr)
+	}
+	waitFor(`"method":"session/prompt"`)
+	cmd.Process.Signal(os.Interrupt)
+	waitFor(`"method":"session/cancel"`) // the first interrupt cancels the turn
+	cmd.Process.Signal(os.Interrupt)     // the second skips the 10m graces
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	err = cmd.Wait()
+	if ctx.Err() != nil {
+		t.Fatalf("acprun still waiting after the second interrupt\n%s", stderr.String())
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("acprun: %v, want exit 130\n%s", err, stderr.String())
+	}
+	var out results
+	readResults(t, filepath.Join(dir, "out.json"), &out)
+	var tr cancelTurn
+	if len(out.Scenarios) != 1 || json.Unmarshal(out.Scenarios[0].Turns[0], &tr) != nil || tr.CancelCause != "interrupt" {
+		t.Errorf("results = %+v, want the turn cancelled by interrupt", out.Scenarios)
+	}
+	assertNoProcessesIn(t, dir)
+}

@@ -27,7 +27,11 @@ func Text(w io.Writer, rep runner.Report) error {
 		case runner.StatusError:
 			status = fail("ERROR")
 		}
-		fmt.Fprintf(&b, "%s %s %s\n", status, label(sc), dim(fmt.Sprintf("(%s, %s)", stopReasons(sc), duration(sc.Duration))))
+		detail := stopReasons(sc) + ", " + duration(sc.Duration)
+		if sc.Allowed+sc.Denied > 0 {
+			detail += fmt.Sprintf(", %d allowed, %d denied", sc.Allowed, sc.Denied)
+		}
+		fmt.Fprintf(&b, "%s %s %s\n", status, label(sc), dim("("+detail+")"))
 		if sc.Error != "" {
 			fmt.Fprintf(&b, "    %s\n", sc.Error)
 		}
