@@ -471,3 +471,45 @@ turns:
 	}
 	assertNoProcessesIn(t, dir)
 }
+
+func TestAgentThatStopsReadingCannotHoldTheTurn(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		// Answers initialize and session/new, then never reads again.
+		"agent.sh": `read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"promptCapabilities":{"embeddedContext":true}}}}'
+read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}'
+exec sleep 3600
+`,
+		"big.txt": strings.Repeat("0123456789abcdef\n", 1<<18), // 4.5 MiB: more than a pipe holds
+		"s.yaml": `name: deaf-reader
+agent: {command: [sh, agent.sh]}
+permissions: {default: deny}
+turnTimeout: 2s
+cancelGrace: 1m
+turns:
+  - prompt:
+      - text: read this
+      - file: big.txt
+`,
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, acprunBin, "run", "s.yaml", "-o", "out.json")
+	cmd.Dir = dir
+	out, _ := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("acprun stayed stuck writing to an agent that does not read\n%s", out)
+	}
+	var res results
+	readResults(t, filepath.Join(dir, "out.json"), &res)
+	var tr cancelTurn
+	if err := json.Unmarshal(res.Scenarios[0].Turns[0], &tr); err != nil {
+		t.Fatal(err)
+	}
+	if tr.StopReason != "unresponsive" || tr.CancelCause != "turnTimeout" || !strings.Contains(tr.Error, "stopped reading") {
+		t.Errorf("turn = %+v, want unresponsive after turnTimeout, saying the agent stopped reading", tr)
+	}
+	assertNoProcessesIn(t, dir)
+}

@@ -338,6 +338,45 @@ func (c *Conn) signal() {
 	}
 }
 
+// deadliner is a writer whose blocked writes can be cut short (os.File
+// pipes, net.Conn).
+type deadliner interface {
+	SetWriteDeadline(t time.Time) error
+}
+
+// write writes buf. When ctx ends while the peer does not read (a full
+// pipe), a writer with deadlines is cut short, so that no deadline and no
+// interrupt is ever stuck behind a write.
+func (c *Conn) write(ctx context.Context, buf []byte) (int, error) {
+	d, ok := c.w.(deadliner)
+	if !ok || ctx.Done() == nil {
+		return c.w.Write(buf)
+	}
+	var mu sync.Mutex
+	cut := false
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		cut = true
+		_ = d.SetWriteDeadline(time.Unix(1, 0))
+	})
+	n, err := c.w.Write(buf)
+	stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if cut {
+		if err == nil {
+			// The line went out whole before the deadline bit: the
+			// stream is sound, so later writes may block again.
+			_ = d.SetWriteDeadline(time.Time{})
+			return n, nil
+		}
+		// Part of a line may be out: the error stays (see send).
+		return n, fmt.Errorf("%w (%w)", err, context.Cause(ctx))
+	}
+	return n, err
+}
+
 // send writes one message as a line. Writes are serialised; after a write
 // error every later write fails with it, since a partial line may have gone
 // out.
@@ -362,7 +401,7 @@ func (c *Conn) send(ctx context.Context, m *message) error {
 		c.tap(Sent, buf, time.Now())
 	}
 	buf = append(buf, '\n')
-	_, err := c.w.Write(buf)
+	_, err := c.write(ctx, buf)
 	if cap(buf) <= keepBufBytes {
 		c.wbuf = buf[:0]
 	} else {

@@ -476,7 +476,9 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 		go r.sess.act.watchIdle(turnCtx, cancelIdle, idle)
 	}
 
-	call := r.agent.Conn.Call(context.WithoutCancel(turnCtx), acp.MethodSessionPrompt, acp.PromptRequest{SessionID: r.sess.sessionID, Prompt: prompt})
+	// turnCtx also bounds the write: an agent that stops reading its stdin
+	// cannot hold the turn past its deadline.
+	call := r.agent.Conn.Call(turnCtx, acp.MethodSessionPrompt, acp.PromptRequest{SessionID: r.sess.sessionID, Prompt: prompt})
 	var resp acp.PromptResponse
 	err := call.Await(turnCtx, &resp)
 	if err != nil && turnCtx.Err() != nil && isContextErr(err) {
@@ -497,7 +499,7 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 		rec.Usage = promptUsage(resp.Usage)
 	case errors.Is(err, errUnresponsive):
 		rec.StopReason = OutcomeUnresponsive
-		rec.Error = fmt.Sprintf("no answer to session/cancel within %s; the agent was stopped", r.cancelGrace())
+		rec.Error = strings.TrimPrefix(err.Error(), errUnresponsive.Error()+": ")
 	case errors.Is(err, acp.ErrClosed):
 		rec.StopReason = OutcomeAgentExited
 		rec.Error = r.exitDescription()
@@ -526,8 +528,13 @@ var errUnresponsive = errors.New("unresponsive")
 func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptResponse) error {
 	r.sess.cancelTurn(t)
 	notifyCtx, cancelNotify := context.WithTimeout(context.Background(), time.Second)
-	_ = r.agent.Conn.Notify(notifyCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID})
+	err := r.agent.Conn.Notify(notifyCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID})
 	cancelNotify()
+	if err != nil && !errors.Is(err, acp.ErrClosed) {
+		// The agent does not read what we write: it cannot be cancelled.
+		r.agent.Kill()
+		return fmt.Errorf("%w: the agent stopped reading its input; it was stopped", errUnresponsive)
+	}
 	graceCtx, cancelGrace := context.WithTimeout(context.Background(), r.cancelGrace())
 	defer cancelGrace()
 	go func() {
@@ -537,10 +544,10 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 		case <-graceCtx.Done():
 		}
 	}()
-	err := call.Await(graceCtx, resp)
+	err = call.Await(graceCtx, resp)
 	if err != nil && graceCtx.Err() != nil && isContextErr(err) {
 		r.agent.Kill()
-		return errUnresponsive
+		return fmt.Errorf("%w: no answer to session/cancel within %s; the agent was stopped", errUnresponsive, r.cancelGrace())
 	}
 	return err
 }
