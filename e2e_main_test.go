@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -55,6 +56,9 @@ func acprun(t *testing.T, dir string, args ...string) result {
 		code = ee.ExitCode()
 	} else if err != nil {
 		t.Fatalf("run acprun %v: %v", args, err)
+	}
+	if strings.Contains(stderr.String(), "WARNING: DATA RACE") {
+		t.Errorf("acprun %v: the race detector fired:\n%s", args, stderr.String())
 	}
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }

@@ -282,3 +282,48 @@ func TestExamplesRunOnTheMockAgent(t *testing.T) {
 		t.Fatalf("examples: exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
 	}
 }
+
+func TestLateUpdatesStayWithTheirTurn(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": `turns:
+  - steps: [{text: "hi"}]
+    after:
+      - flood: {count: 300, text: x}
+      - plan: [{content: late plan, priority: low, status: pending}]
+      - text: "LATE1"
+      - tool_call: {toolCallId: late1, title: late call, kind: read, status: completed}
+`,
+		"s.yaml": `name: late
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: one
+`,
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	var out results
+	readResults(t, filepath.Join(dir, "out.json"), &out)
+	var t1 struct {
+		Text        string `json:"text"`
+		LateUpdates int    `json:"lateUpdates"`
+		Plan        []struct {
+			Content string `json:"content"`
+		} `json:"plan"`
+		ToolCalls []struct {
+			ID   string `json:"toolCallId"`
+			Late bool   `json:"late"`
+		} `json:"toolCalls"`
+	}
+	if err := json.Unmarshal(out.Scenarios[0].Turns[0], &t1); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(t1.Text, "hi") || !strings.HasSuffix(t1.Text, "LATE1") || t1.LateUpdates != 303 ||
+		len(t1.Plan) != 1 || len(t1.ToolCalls) != 1 || !t1.ToolCalls[0].Late {
+		t.Errorf("turn = %d bytes of text, lateUpdates %d, plan %+v, tool calls %+v; want every late update recorded and marked late",
+			len(t1.Text), t1.LateUpdates, t1.Plan, t1.ToolCalls)
+	}
+}

@@ -47,6 +47,7 @@ type Agent struct {
 	tail   *tailBuffer
 
 	exited    chan struct{} // closed once the leader has been waited for
+	drained   chan struct{} // closed once the output was read to its end (or given up on)
 	state     *os.ProcessState
 	stderrEOF chan struct{}
 	closeOnce sync.Once
@@ -90,6 +91,7 @@ func StartAgent(cfg AgentConfig) (*Agent, error) {
 		stderr:    errR,
 		tail:      newTailBuffer(stderrTailBytes),
 		exited:    make(chan struct{}),
+		drained:   make(chan struct{}),
 		stderrEOF: make(chan struct{}),
 	}
 	a.Conn = acp.NewConn(outR, inW, cfg.Handler, cfg.Conn)
@@ -119,6 +121,7 @@ func (a *Agent) drainStderr() {
 // wait reaps the leader, then gives the pipes a moment to drain before
 // closing them, so that grandchildren holding them cannot block the reader.
 func (a *Agent) wait() {
+	defer close(a.drained)
 	_ = a.cmd.Wait() // the exit status is read from ProcessState
 	a.state = a.cmd.ProcessState
 	close(a.exited)
@@ -189,6 +192,9 @@ func (a *Agent) Kill() {
 func (a *Agent) finish() {
 	a.signalGroup(syscall.SIGKILL)
 	<-a.exited
+	// Everything the agent wrote before it exited is handled before the
+	// connection closes (bounded by drainDelay).
+	<-a.drained
 	a.Conn.Close()
 	<-a.stderrEOF
 }

@@ -450,12 +450,9 @@ func (r *scenarioRun) call(ctx context.Context, method string, params, result an
 // runTurn runs turn i and returns its result.
 func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 	turn := r.sc.Turns[i]
-	rec := &TurnResult{Index: i + 1, Prompt: turn.PromptText()}
 	start := time.Now()
-	t := r.sess.startTurn(rec)
-
 	prompt, warnings := r.promptBlocks(turn)
-	t.warnings = warnings
+	t := r.sess.startTurn(i+1, turn.PromptText(), warnings)
 
 	timeout := turn.Timeout
 	if timeout == 0 {
@@ -476,47 +473,60 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 		go r.sess.act.watchIdle(turnCtx, cancelIdle, idle)
 	}
 
+	// The turn's outcome; what the agent sent is recorded by the session.
+	var out turnOutcome
 	// turnCtx also bounds the write: an agent that stops reading its stdin
 	// cannot hold the turn past its deadline.
 	call := r.agent.Conn.Call(turnCtx, acp.MethodSessionPrompt, acp.PromptRequest{SessionID: r.sess.sessionID, Prompt: prompt})
+	r.sess.setCall(t, call)
 	var resp acp.PromptResponse
 	err := call.Await(turnCtx, &resp)
 	if err != nil && turnCtx.Err() != nil && isContextErr(err) {
-		rec.CancelCause = cancelCause(context.Cause(turnCtx))
+		out.cancelCause = cancelCause(context.Cause(turnCtx))
 		err = r.cancel(t, call, &resp)
 		if err == nil && resp.StopReason != acp.StopCancelled {
-			rec.CancelIgnored = true
+			out.cancelIgnored = true
 		}
 	}
-	r.sess.answered(t)
 	switch {
 	case err == nil:
-		rec.StopReason = string(resp.StopReason)
-		if rec.StopReason == "" {
-			rec.StopReason = OutcomeError
-			rec.Error = "the agent answered session/prompt without a stopReason"
+		out.stopReason = string(resp.StopReason)
+		if out.stopReason == "" {
+			out.stopReason = OutcomeError
+			out.err = "the agent answered session/prompt without a stopReason"
 		}
-		rec.Usage = promptUsage(resp.Usage)
+		out.usage = promptUsage(resp.Usage)
 	case errors.Is(err, errUnresponsive):
-		rec.StopReason = OutcomeUnresponsive
-		rec.Error = strings.TrimPrefix(err.Error(), errUnresponsive.Error()+": ")
+		out.stopReason = OutcomeUnresponsive
+		out.err = strings.TrimPrefix(err.Error(), errUnresponsive.Error()+": ")
 	case errors.Is(err, acp.ErrClosed):
-		rec.StopReason = OutcomeAgentExited
-		rec.Error = r.exitDescription()
+		out.stopReason = OutcomeAgentExited
+		out.err = r.exitDescription()
 	default:
 		var ae *acp.Error
-		rec.StopReason = OutcomeError
+		out.stopReason = OutcomeError
 		if errors.As(err, &ae) {
-			rec.Error = fmt.Sprintf("session/prompt: %s (code %d)", ae.Message, ae.Code)
+			out.err = fmt.Sprintf("session/prompt: %s (code %d)", ae.Message, ae.Code)
 		} else {
-			rec.Error = fmt.Sprintf("session/prompt: %v", err)
+			out.err = fmt.Sprintf("session/prompt: %v", err)
 		}
 	}
-	r.sess.finishTurn(t)
-	rec.Duration = time.Since(start)
-	rec.DurationMs = rec.Duration.Milliseconds()
-	rec.Failures = checkTurn(turn.Expect, rec)
-	return *rec
+	out.duration = time.Since(start)
+	rec := r.sess.finish(t, out)
+	failures := checkTurn(turn.Expect, &rec)
+	r.sess.setFailures(t, failures)
+	rec.Failures = failures
+	return rec
+}
+
+// turnOutcome is how a turn ended, as the runner saw it.
+type turnOutcome struct {
+	stopReason    string
+	cancelCause   string
+	cancelIgnored bool
+	err           string
+	usage         *Usage
+	duration      time.Duration
 }
 
 var errUnresponsive = errors.New("unresponsive")
@@ -692,15 +702,11 @@ func (r *scenarioRun) stopAgent(now bool) {
 // agent has stopped (late updates included).
 func (r *scenarioRun) collect(secrets []string) {
 	s := r.sess
-	if t := s.turn; t != nil && len(r.res.Turns) > 0 {
-		// Updates may have come after the last turn's answer: record them.
-		s.finishTurn(t)
-		for i := range r.res.Turns {
-			if r.res.Turns[i].Index == t.rec.Index {
-				failures := r.res.Turns[i].Failures
-				r.res.Turns[i] = *t.rec
-				r.res.Turns[i].Failures = failures
-			}
+	// Updates may have come after a turn's answer: take every turn's record
+	// again, now that the agent has stopped.
+	for i := range r.res.Turns {
+		if t := s.turnState(r.res.Turns[i].Index); t != nil {
+			r.res.Turns[i] = s.snapshot(t)
 		}
 	}
 	seen := map[string]bool{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -31,6 +32,7 @@ type session struct {
 	sessionID       string              // "" until session/new answered
 	early           []acp.SessionUpdate // updates for a session not known yet
 	turn            *turnState          // the running turn, or the last one (late updates)
+	turns           []*turnState        // every turn so far
 	setup           map[string]int      // updates seen before the first turn, by kind
 	violations      []string
 	allowed, denied int
@@ -38,16 +40,18 @@ type session struct {
 
 // turnState is the record of one turn while it runs.
 type turnState struct {
-	rec        *TurnResult
-	calls      map[string]*toolCallState
-	order      []string
-	text       strings.Builder
-	thoughts   strings.Builder
-	answered   bool          // the prompt's answer arrived: later updates are late
-	cancelled  chan struct{} // closed when acprun sent session/cancel
-	cancelOnce sync.Once
-	usage      *Usage
-	warnings   []string // about the prompt, set when the turn starts
+	rec         *TurnResult
+	calls       map[string]*toolCallState
+	order       []string
+	text        strings.Builder
+	thoughts    strings.Builder
+	answered    bool          // the prompt's answer arrived: later updates are late
+	prompt      *acp.Call     // the session/prompt call; done = answered
+	cancelled   chan struct{} // closed when acprun sent session/cancel
+	cancelOnce  sync.Once
+	usage       *Usage   // from usage_update
+	promptUsage *Usage   // from the prompt's answer
+	warnings    []string // about the prompt, set when the turn starts
 }
 
 type toolCallState struct {
@@ -144,7 +148,7 @@ func (s *session) update(n acp.SessionNotification) {
 		s.setup[n.Update.Kind]++
 		return
 	}
-	if t.answered {
+	if t.late() {
 		t.rec.LateUpdates++
 	}
 	if t.rec.Updates == nil {
@@ -193,7 +197,7 @@ func (s *session) update(n acp.SessionNotification) {
 func (t *turnState) call(id string) *toolCallState {
 	c, ok := t.calls[id]
 	if !ok {
-		c = &toolCallState{call: acp.ToolCall{ToolCallID: id}, late: t.answered}
+		c = &toolCallState{call: acp.ToolCall{ToolCallID: id}, late: t.late()}
 		t.calls[id] = c
 		t.order = append(t.order, id)
 	}
@@ -298,13 +302,52 @@ func PermissionRequest(call acp.ToolCall, options []acp.PermissionOption, cwd st
 	return req
 }
 
-// startTurn makes rec the running turn.
-func (s *session) startTurn(rec *TurnResult) *turnState {
-	t := newTurnState(rec)
+// startTurn makes a new turn the running one.
+func (s *session) startTurn(index int, prompt string, warnings []string) *turnState {
+	t := newTurnState(&TurnResult{Index: index, Prompt: prompt})
+	t.warnings = warnings
 	s.mu.Lock()
 	s.turn = t
+	s.turns = append(s.turns, t)
 	s.mu.Unlock()
 	return t
+}
+
+// setCall records the turn's session/prompt call.
+func (s *session) setCall(t *turnState, call *acp.Call) {
+	s.mu.Lock()
+	t.prompt = call
+	s.mu.Unlock()
+}
+
+// late reports whether an update handled now comes after the prompt's
+// answer. Answers are delivered in order with notifications, so once the
+// call is done every later update is late. The caller holds s.mu.
+func (t *turnState) late() bool {
+	if t.answered {
+		return true
+	}
+	if t.prompt == nil {
+		return false
+	}
+	select {
+	case <-t.prompt.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// turnState returns the state of the turn with this index (from 1).
+func (s *session) turnState(index int) *turnState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.turns {
+		if t.rec.Index == index {
+			return t
+		}
+	}
+	return nil
 }
 
 // cancelTurn marks the turn cancelled: permission requests from now on are
@@ -325,25 +368,49 @@ func (s *session) cancelTurn(t *turnState) {
 	}
 }
 
-// answered records that the prompt's answer arrived; later updates are late.
-func (s *session) answered(t *turnState) {
+// finish records how the turn ended and returns its record.
+func (s *session) finish(t *turnState, out turnOutcome) TurnResult {
 	s.mu.Lock()
 	t.answered = true
+	t.rec.StopReason = out.stopReason
+	t.rec.CancelCause = out.cancelCause
+	t.rec.CancelIgnored = out.cancelIgnored
+	t.rec.Error = out.err
+	t.rec.Duration = out.duration
+	t.rec.DurationMs = out.duration.Milliseconds()
+	t.promptUsage = out.usage
+	s.mu.Unlock()
+	return s.snapshot(t)
+}
+
+// setFailures records the expectations the turn did not meet.
+func (s *session) setFailures(t *turnState, failures []string) {
+	s.mu.Lock()
+	t.rec.Failures = failures
 	s.mu.Unlock()
 }
 
-// finishTurn copies the turn's recorded state into its result.
-func (s *session) finishTurn(t *turnState) {
+// snapshot returns a deep copy of the turn's record with everything
+// recorded so far: the handlers may go on writing to the live one.
+func (s *session) snapshot(t *turnState) TurnResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t.rec.Text = t.text.String()
-	t.rec.Thoughts = t.thoughts.String()
-	t.rec.Warnings = append([]string(nil), t.warnings...)
+	r := *t.rec
+	r.Text = t.text.String()
+	r.Thoughts = t.thoughts.String()
+	r.Plan = slices.Clone(t.rec.Plan)
+	r.Updates = maps.Clone(t.rec.Updates)
+	r.Failures = slices.Clone(t.rec.Failures)
+	r.ClientRequests = slices.Clone(t.rec.ClientRequests)
+	r.Permissions = make([]Permission, len(t.rec.Permissions))
 	asked := map[string]bool{}
-	for _, p := range t.rec.Permissions {
+	for i, p := range t.rec.Permissions {
+		p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
+		r.Permissions[i] = p
 		asked[p.ToolCallID] = true
 	}
-	t.rec.ToolCalls = t.rec.ToolCalls[:0]
+	r.Warnings = slices.Clone(t.warnings)
+	r.ToolCalls = nil
 	for _, id := range t.order {
 		c := t.calls[id]
 		tc := ToolCall{
@@ -351,8 +418,8 @@ func (s *session) finishTurn(t *turnState) {
 			Title:     c.call.Title,
 			Kind:      string(c.call.Kind),
 			Status:    string(c.call.Status),
-			RawInput:  c.call.RawInput,
-			RawOutput: c.call.RawOutput,
+			RawInput:  slices.Clone(c.call.RawInput),
+			RawOutput: slices.Clone(c.call.RawOutput),
 			Announced: c.announced,
 			Late:      c.late,
 		}
@@ -370,22 +437,26 @@ func (s *session) finishTurn(t *turnState) {
 				tc.Content = b
 			}
 		}
-		t.rec.ToolCalls = append(t.rec.ToolCalls, tc)
+		r.ToolCalls = append(r.ToolCalls, tc)
 		if !asked[id] && ran(c.call.Status) {
 			if w := s.unasked(c.call); w != "" {
-				t.rec.Warnings = append(t.rec.Warnings, w)
+				r.Warnings = append(r.Warnings, w)
 			}
 		}
 	}
-	if t.usage != nil {
-		if t.rec.Usage == nil {
-			t.rec.Usage = &Usage{}
+	r.Usage = nil
+	if t.promptUsage != nil || t.usage != nil {
+		u := Usage{}
+		if t.promptUsage != nil {
+			u = *t.promptUsage
 		}
-		t.rec.Usage.ContextUsed = t.usage.ContextUsed
-		t.rec.Usage.ContextSize = t.usage.ContextSize
-		t.rec.Usage.Cost = t.usage.Cost
-		t.rec.Usage.Currency = t.usage.Currency
+		if t.usage != nil {
+			u.ContextUsed, u.ContextSize = t.usage.ContextUsed, t.usage.ContextSize
+			u.Cost, u.Currency = t.usage.Cost, t.usage.Currency
+		}
+		r.Usage = &u
 	}
+	return r
 }
 
 // promptUsage records the usage reported on the prompt's answer.
