@@ -450,6 +450,12 @@ func (c *Conn) read() {
 // receive decodes one line and queues it.
 func (c *Conn) receive(dec *decoder, line []byte) {
 	m, err := dec.decode(line)
+	if errors.Is(err, errInvalidRequest) {
+		c.violate(err.Error(), line, len(line))
+		req := &Request{ID: &ID{raw: m.id}, Method: m.method}
+		c.enqueue(inMsg{req: req, err: NewError(CodeInvalidRequest, "%v", err)})
+		return
+	}
 	if err == nil && m.method != "" {
 		req := &Request{Method: m.method, Params: m.params}
 		if m.id != nil {
@@ -573,17 +579,20 @@ func (c *Conn) handle(in *inMsg) {
 		}
 	default:
 		c.wg.Add(1)
-		go c.serve(in.req)
+		go c.serve(in.req, in.err)
 	}
 }
 
-// serve runs the handler for one request and sends its answer.
-func (c *Conn) serve(req *Request) {
+// serve runs the handler for one request and sends its answer; a request
+// that was invalid (invalid != nil) is answered with that error.
+func (c *Conn) serve(req *Request, invalid error) {
 	defer c.wg.Done()
 	resp := message{id: req.ID.raw}
 	var result any
 	var err error
-	if c.h == nil {
+	if invalid != nil {
+		err = invalid
+	} else if c.h == nil {
 		err = MethodNotFound(req.Method)
 	} else {
 		result, err = c.h.Handle(c.handlerCtx, req)

@@ -1,10 +1,14 @@
 package acp_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,5 +66,35 @@ func TestWriteDeadlineClearedAfterWholeLine(t *testing.T) {
 	cancel()
 	if err := c.Notify(t.Context(), "b", nil); err != nil {
 		t.Errorf("Notify after an ended context = %v, want nil", err)
+	}
+}
+
+// TestInvalidRequestAnswered: a request without "jsonrpc":"2.0" still has
+// an id the peer waits on, so it gets -32600 rather than silence.
+func TestInvalidRequestAnswered(t *testing.T) {
+	a, b := net.Pipe()
+	var violations atomic.Int32
+	c := acp.NewConn(a, a, acp.HandlerFunc(func(ctx context.Context, req *acp.Request) (any, error) {
+		t.Errorf("handler called for an invalid request %q", req.Method)
+		return nil, nil
+	}), &acp.Options{OnViolation: func(acp.Violation) { violations.Add(1) }})
+	defer c.Close()
+	defer b.Close()
+	go b.Write([]byte(`{"id":"r-5","method":"fs/read_text_file","params":{}}` + "\n"))
+	line, err := bufio.NewReader(b).ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp struct {
+		ID    string `json:"id"`
+		Error struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(line, &resp); err != nil || resp.ID != "r-5" || resp.Error.Code != acp.CodeInvalidRequest {
+		t.Errorf("answer %s (%v), want -32600 for id \"r-5\"", line, err)
+	}
+	if violations.Load() != 1 {
+		t.Errorf("violations = %d, want 1", violations.Load())
 	}
 }

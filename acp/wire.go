@@ -153,6 +153,10 @@ func newDecoder() *decoder { return &decoder{methods: make(map[string]string)} }
 
 // decode decodes one line. On error the message may still carry the id of a
 // malformed response, so the call it answers can be failed.
+// errInvalidRequest is decode's error for a request that is not valid
+// JSON-RPC but has a method and an id: it is answered with -32600.
+var errInvalidRequest = errors.New(`invalid request: missing "jsonrpc":"2.0"`)
+
 func (d *decoder) decode(line []byte) (message, error) {
 	i := 0
 	for i < len(line) && isSpace(line[i]) {
@@ -176,6 +180,10 @@ func (d *decoder) decode(line []byte) (message, error) {
 		return message{}, fmt.Errorf("invalid JSON: %w", err)
 	}
 	if !w.JSONRPC {
+		if w.Method.s != "" && w.ID != nil && validID(w.ID) {
+			// A request we can still answer, with an error.
+			return message{id: w.ID, method: w.Method.s}, errInvalidRequest
+		}
 		return message{}, errors.New(`missing "jsonrpc":"2.0"`)
 	}
 	if w.ID != nil && !validID(w.ID) {
