@@ -121,12 +121,8 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	if c.Auth != "" {
 		auth = c.Auth
 	}
-	rep.Command = slices.Clone(agent.Command)
-	if rep.Command[0] == "acprun" {
-		if exe, err := os.Executable(); err == nil {
-			rep.Command[0] = exe
-		}
-	}
+	self, _ := os.Executable()
+	rep.Command = runner.AgentArgv(agent.Command, self)
 	rep.Cwd = agent.Cwd
 	if rep.Cwd == "" {
 		if rep.Cwd, err = os.Getwd(); err != nil {
@@ -136,7 +132,7 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 
 	pctx, cancel := context.WithTimeoutCause(ctx, c.Timeout.d, errProbeTimeout)
 	defer cancel()
-	perr := probe(pctx, g.Abort, &rep, mergeEnviron(os.Environ(), agent.Env), auth)
+	perr := probe(pctx, g.Abort, &rep, runner.MergeEnv(os.Environ(), agent.Env), auth)
 	code := exitOK
 	switch {
 	case perr == nil:
@@ -522,20 +518,4 @@ func tailLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// mergeEnviron returns environ with env's variables set (replacing ones of
-// the same name).
-func mergeEnviron(environ []string, env map[string]string) []string {
-	out := make([]string, 0, len(environ)+len(env))
-	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, replaced := env[k]; !replaced {
-			out = append(out, kv)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(env)) {
-		out = append(out, k+"="+env[k])
-	}
-	return out
 }

@@ -19,12 +19,12 @@ func argvLine(argv []string) string {
 	case "sh", "bash", "zsh", "dash", "ksh":
 		if script, extra, ok := shellScript(argv[1:]); ok {
 			if len(extra) > 0 {
-				return script + "\n" + quoteArgv(extra)
+				return script + "\n" + QuoteArgv(extra)
 			}
 			return script
 		}
 	}
-	return quoteArgv(argv)
+	return QuoteArgv(argv)
 }
 
 // shellScript finds the script of `sh [options] -c [options] SCRIPT [args]`
@@ -87,7 +87,9 @@ func isLongOption(a string) bool {
 
 // quoteArgv joins argv into one shell command, single-quoting words that
 // are not plain.
-func quoteArgv(argv []string) string {
+// QuoteArgv joins an argv into one POSIX shell line, quoting the words
+// that need it: the line the rules see for an argv.
+func QuoteArgv(argv []string) string {
 	q := make([]string, len(argv))
 	for i, a := range argv {
 		q[i] = shellQuote(a)

@@ -22,9 +22,6 @@ const stderrTailBytes = 32 << 10
 // the pipe must not keep acprun waiting.
 const drainDelay = 200 * time.Millisecond
 
-// ErrAgentExited is wrapped by errors about an agent that exited on its own.
-var ErrAgentExited = errors.New("agent exited")
-
 // AgentConfig says how to start an agent process.
 type AgentConfig struct {
 	Argv    []string
@@ -237,8 +234,12 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// String returns the tail, marked when its beginning was cut off.
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.cut {
+		return "[…]" + string(t.buf)
+	}
 	return string(t.buf)
 }

@@ -298,7 +298,7 @@ func (c *clientServer) createTerminal(params json.RawMessage, rec *ClientRequest
 		for _, e := range p.Env {
 			m[e.Name] = e.Value
 		}
-		env = mergeEnv(env, m)
+		env = MergeEnv(env, m)
 	}
 	id, _, err := c.terms.Create(terminal.Config{
 		Command:     p.Command,
@@ -314,32 +314,13 @@ func (c *clientServer) createTerminal(params json.RawMessage, rec *ClientRequest
 	return acp.CreateTerminalResponse{TerminalID: id}, nil
 }
 
-// commandLine is the command with its arguments, shell-quoted.
+// commandLine is the command with its arguments as one shell line: the
+// command alone when there are no args (agents send whole shell lines).
 func commandLine(command string, args []string) string {
 	if len(args) == 0 {
 		return command
 	}
-	parts := []string{shellQuote(command)}
-	for _, a := range args {
-		parts = append(parts, shellQuote(a))
-	}
-	return strings.Join(parts, " ")
-}
-
-// shellQuote quotes s for a POSIX shell when it needs quoting.
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		case strings.ContainsRune("_-./+,:@%^=", r):
-		default:
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	}
-	return s
+	return approve.QuoteArgv(append([]string{command}, args...))
 }
 
 // terminalRef decodes the params shared by terminal/output, wait_for_exit,

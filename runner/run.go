@@ -9,6 +9,7 @@ import (
 	"mime"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -289,7 +290,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 		Roots:    sc.Client.Roots,
 		Cwd:      sc.Agent.Cwd,
 		Policy:   policy,
-		Env:      mergeEnv(opts.Environ, sc.Agent.Env),
+		Env:      MergeEnv(opts.Environ, sc.Agent.Env),
 	})
 	defer r.sess.client.close()
 	if err := r.sess.client.jailErr; err != nil {
@@ -320,7 +321,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 		res.Status = StatusError
 		res.StartFailed = true
 		res.Error = redact(err.Error(), secrets)
-		r.stopAgent(false)
+		r.stopAgent()
 		r.collect(secrets)
 		r.skipFrom(0)
 		res.Duration = time.Since(start)
@@ -343,7 +344,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 			break
 		}
 	}
-	r.stopAgent(false)
+	r.stopAgent()
 	r.collect(secrets)
 	r.evaluate()
 	for _, w := range res.Warnings {
@@ -357,10 +358,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 // start launches the agent and opens the session.
 func (r *scenarioRun) start(ctx context.Context) error {
 	sc := r.sc
-	argv := append([]string(nil), sc.Agent.Command...)
-	if len(argv) > 0 && argv[0] == "acprun" && r.opts.Self != "" {
-		argv[0] = r.opts.Self
-	}
+	argv := AgentArgv(sc.Agent.Command, r.opts.Self)
 	connOpts := &acp.Options{Peer: "agent", OnViolation: func(v acp.Violation) { r.sess.violation(v.Msg) }}
 	if r.idleTimeout() > 0 || r.tr != nil || r.opts.tap != nil {
 		act, tr, extra := r.sess.act, r.tr, r.opts.tap
@@ -378,7 +376,7 @@ func (r *scenarioRun) start(ctx context.Context) error {
 	}
 	agent, err := StartAgent(AgentConfig{
 		Argv:    argv,
-		Env:     mergeEnv(r.opts.Environ, sc.Agent.Env),
+		Env:     MergeEnv(r.opts.Environ, sc.Agent.Env),
 		Dir:     sc.Agent.Cwd,
 		Handler: r.sess,
 		Conn:    connOpts,
@@ -674,12 +672,8 @@ func (r *scenarioRun) skipFrom(i int) {
 }
 
 // stopAgent ends the agent process, if one was started.
-func (r *scenarioRun) stopAgent(now bool) {
+func (r *scenarioRun) stopAgent() {
 	if r.agent == nil {
-		return
-	}
-	if now {
-		r.agent.Kill()
 		return
 	}
 	grace := r.sc.KillGrace
@@ -840,8 +834,20 @@ func hasMode(s *acp.SessionModeState, id string) bool {
 	return false
 }
 
-// mergeEnv overlays env on base (KEY=VALUE entries).
-func mergeEnv(base []string, env map[string]string) []string {
+// AgentArgv returns the argv to start for an agent command: a command
+// starting with "acprun" runs self, the running acprun binary, so that
+// examples use the mock agent of the same build.
+func AgentArgv(command []string, self string) []string {
+	argv := slices.Clone(command)
+	if len(argv) > 0 && argv[0] == "acprun" && self != "" {
+		argv[0] = self
+	}
+	return argv
+}
+
+// MergeEnv overlays env on base (KEY=VALUE entries), replacing variables
+// of the same name.
+func MergeEnv(base []string, env map[string]string) []string {
 	if len(env) == 0 {
 		return base
 	}
