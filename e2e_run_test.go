@@ -327,3 +327,27 @@ turns:
 			len(t1.Text), t1.LateUpdates, t1.Plan, t1.ToolCalls)
 	}
 }
+
+func TestGarbageOnStdoutIsAViolationNotAnEnd(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{garbage: 'npm WARN deprecated something'}, {text: fine}]\n",
+		"s.yaml":          "name: noisy\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: hi\n",
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0: a garbage line does not end the session\n%s", res.code, res.stderr)
+	}
+	var out struct {
+		Scenarios []struct {
+			Violations []string `json:"violations"`
+		} `json:"scenarios"`
+	}
+	readResults(t, filepath.Join(dir, "out.json"), &out)
+	if v := out.Scenarios[0].Violations; len(v) != 1 || !strings.Contains(v[0], `npm WARN deprecated`) {
+		t.Errorf("violations = %q, want the quoted garbage line", v)
+	}
+	if !strings.Contains(res.stderr, "protocol violation") {
+		t.Errorf("summary does not mention the violation:\n%s", res.stderr)
+	}
+}

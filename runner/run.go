@@ -720,8 +720,14 @@ func (r *scenarioRun) collect(secrets []string) {
 	if r.agent != nil {
 		r.res.StderrTail = redact(r.agent.StderrTail(), secrets)
 	}
-	for i := range r.res.Violations {
-		r.res.Violations[i] = redact(r.res.Violations[i], secrets)
+	for i, v := range r.res.Violations {
+		r.res.Violations[i] = redact(v, secrets)
+		if i < 3 {
+			r.res.Warnings = append(r.res.Warnings, "protocol violation: "+r.res.Violations[i])
+		}
+	}
+	if n := len(r.res.Violations); n > 3 {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%d more protocol violations (see violations)", n-3))
 	}
 	for i := range r.res.Turns {
 		redactTurn(&r.res.Turns[i], secrets)
