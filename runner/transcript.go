@@ -126,3 +126,51 @@ func redact(s string, secrets []string) string {
 	}
 	return s
 }
+
+// redactTurn removes secrets from everything the agent could have put
+// into a turn's record.
+func redactTurn(t *TurnResult, secrets []string) {
+	if len(secrets) == 0 {
+		return
+	}
+	str := func(p *string) { *p = redact(*p, secrets) }
+	raw := func(p *json.RawMessage) {
+		if len(*p) > 0 {
+			*p = json.RawMessage(redact(string(*p), secrets))
+		}
+	}
+	str(&t.Text)
+	str(&t.Thoughts)
+	str(&t.Error)
+	for i := range t.ToolCalls {
+		c := &t.ToolCalls[i]
+		str(&c.Title)
+		raw(&c.RawInput)
+		raw(&c.RawOutput)
+		raw(&c.Content)
+		for j := range c.Locations {
+			str(&c.Locations[j])
+		}
+	}
+	for i := range t.Permissions {
+		p := &t.Permissions[i]
+		str(&p.Title)
+		str(&p.Reason)
+		for j := range p.Commands {
+			str(&p.Commands[j])
+		}
+		for j := range p.Paths {
+			str(&p.Paths[j])
+		}
+	}
+	for i := range t.ClientRequests {
+		c := &t.ClientRequests[i]
+		str(&c.Command)
+		str(&c.Path)
+		str(&c.Error)
+		str(&c.Refused)
+	}
+	for i := range t.Plan {
+		str(&t.Plan[i].Content)
+	}
+}

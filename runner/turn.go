@@ -1,0 +1,231 @@
+package runner
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"mime"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/scenario"
+)
+
+// runTurn runs turn i and returns its result.
+func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
+	turn := r.sc.Turns[i]
+	start := time.Now()
+	prompt, warnings := r.promptBlocks(turn)
+	t := r.sess.startTurn(i+1, turn.PromptText(), warnings)
+
+	timeout := turn.Timeout
+	if timeout == 0 {
+		timeout = r.sc.TurnTimeout
+	}
+	if r.opts.TurnTimeout > 0 {
+		timeout = r.opts.TurnTimeout
+	}
+	if timeout == 0 {
+		timeout = DefaultTurnTimeout
+	}
+	turnCtx, cancel := context.WithTimeoutCause(ctx, timeout, errTurnTimeout)
+	defer cancel()
+	if idle := r.idleTimeout(); idle > 0 {
+		var cancelIdle context.CancelCauseFunc
+		turnCtx, cancelIdle = context.WithCancelCause(turnCtx)
+		defer cancelIdle(nil)
+		go r.sess.act.watchIdle(turnCtx, cancelIdle, idle)
+	}
+
+	// The turn's outcome; what the agent sent is recorded by the session.
+	var out turnOutcome
+	// turnCtx also bounds the write: an agent that stops reading its stdin
+	// cannot hold the turn past its deadline.
+	call := r.agent.Conn.Call(turnCtx, acp.MethodSessionPrompt, acp.PromptRequest{SessionID: r.sess.sessionID, Prompt: prompt})
+	r.sess.setCall(t, call)
+	var resp acp.PromptResponse
+	err := call.Await(turnCtx, &resp)
+	if err != nil && turnCtx.Err() != nil && isContextErr(err) {
+		out.cancelCause = cancelCause(context.Cause(turnCtx))
+		err = r.cancel(t, call, &resp)
+		if err == nil && resp.StopReason != acp.StopCancelled {
+			out.cancelIgnored = true
+		}
+	}
+	switch {
+	case err == nil:
+		out.stopReason = string(resp.StopReason)
+		if out.stopReason == "" {
+			out.stopReason = OutcomeError
+			out.err = "the agent answered session/prompt without a stopReason"
+		}
+		out.usage = promptUsage(resp.Usage)
+	case errors.Is(err, errUnresponsive):
+		out.stopReason = OutcomeUnresponsive
+		out.err = strings.TrimPrefix(err.Error(), errUnresponsive.Error()+": ")
+	case errors.Is(err, acp.ErrClosed):
+		out.stopReason = OutcomeAgentExited
+		out.err = r.exitDescription()
+	default:
+		var ae *acp.Error
+		out.stopReason = OutcomeError
+		if errors.As(err, &ae) {
+			out.err = fmt.Sprintf("session/prompt: %s (code %d)", ae.Message, ae.Code)
+		} else {
+			out.err = fmt.Sprintf("session/prompt: %v", err)
+		}
+	}
+	out.duration = time.Since(start)
+	rec := r.sess.finish(t, out)
+	failures := checkTurn(turn.Expect, &rec)
+	r.sess.setFailures(t, failures)
+	rec.Failures = failures
+	return rec
+}
+
+// turnOutcome is how a turn ended, as the runner saw it.
+type turnOutcome struct {
+	stopReason    string
+	cancelCause   string
+	cancelIgnored bool
+	err           string
+	usage         *Usage
+	duration      time.Duration
+}
+
+var errUnresponsive = errors.New("unresponsive")
+
+// cancel runs the protocol's cancel steps for a turn whose deadline passed:
+// session/cancel, pending permission requests answered cancelled, tool calls
+// marked cancelled, then a grace period for the prompt's answer. When no
+// answer comes the agent is killed and errUnresponsive returned.
+func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptResponse) error {
+	r.sess.cancelTurn(t)
+	notifyCtx, cancelNotify := context.WithTimeout(context.Background(), time.Second)
+	err := r.agent.Conn.Notify(notifyCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID})
+	cancelNotify()
+	if err != nil && !errors.Is(err, acp.ErrClosed) {
+		// The agent does not read what we write: it cannot be cancelled.
+		r.agent.Kill()
+		return fmt.Errorf("%w: the agent stopped reading its input; it was stopped", errUnresponsive)
+	}
+	graceCtx, cancelGrace := context.WithTimeout(context.Background(), r.cancelGrace())
+	defer cancelGrace()
+	go func() {
+		select {
+		case <-r.opts.Abort:
+			cancelGrace()
+		case <-graceCtx.Done():
+		}
+	}()
+	err = call.Await(graceCtx, resp)
+	if err != nil && graceCtx.Err() != nil && isContextErr(err) {
+		r.agent.Kill()
+		return fmt.Errorf("%w: no answer to session/cancel within %s; the agent was stopped", errUnresponsive, r.cancelGrace())
+	}
+	return err
+}
+
+func (r *scenarioRun) idleTimeout() time.Duration {
+	if r.opts.IdleTimeout > 0 {
+		return r.opts.IdleTimeout
+	}
+	return r.sc.IdleTimeout
+}
+
+func (r *scenarioRun) cancelGrace() time.Duration {
+	if r.sc.CancelGrace > 0 {
+		return r.sc.CancelGrace
+	}
+	return DefaultCancelGrace
+}
+
+func isContextErr(err error) bool {
+	return !errors.Is(err, acp.ErrClosed) && !isRPCError(err)
+}
+
+func isRPCError(err error) bool {
+	var ae *acp.Error
+	return errors.As(err, &ae)
+}
+
+func cancelCause(cause error) string {
+	switch {
+	case errors.Is(cause, errTurnTimeout):
+		return CauseTurnTimeout
+	case errors.Is(cause, errIdleTimeout):
+		return CauseIdleTimeout
+	case errors.Is(cause, errScenarioTimeout):
+		return CauseScenarioTimeout
+	case errors.Is(cause, ErrRunTimeout):
+		return CauseRunTimeout
+	}
+	return CauseInterrupt
+}
+
+// exitDescription says how the agent ended, waiting briefly for its exit.
+func (r *scenarioRun) exitDescription() string {
+	t := time.NewTimer(2 * time.Second)
+	defer t.Stop()
+	select {
+	case <-r.agent.Exited():
+	case <-t.C:
+		return "the agent closed its output"
+	}
+	code, sig := r.agent.ExitStatus()
+	r.res.ExitCode, r.res.Signal = code, sig
+	switch {
+	case sig != "":
+		return fmt.Sprintf("the agent was killed by %s", sig)
+	case code != nil:
+		return fmt.Sprintf("the agent exited with code %d", *code)
+	}
+	return "the agent exited"
+}
+
+// promptBlocks builds the prompt's content blocks within what the agent
+// accepts, with a warning for each part it had to change or drop.
+func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []string) {
+	caps := r.init.AgentCapabilities.PromptCapabilities
+	var blocks []acp.ContentBlock
+	var warnings []string
+	for _, p := range turn.Prompt {
+		switch {
+		case p.File != "":
+			uri := "file://" + filepath.ToSlash(p.File)
+			if !caps.EmbeddedContext {
+				blocks = append(blocks, acp.ResourceLinkBlock(uri, filepath.Base(p.File)))
+				continue
+			}
+			data, err := os.ReadFile(p.File)
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s: %v; sent as a link", p.Pos, err))
+				blocks = append(blocks, acp.ResourceLinkBlock(uri, filepath.Base(p.File)))
+				continue
+			}
+			mt := mime.TypeByExtension(filepath.Ext(p.File))
+			if mt == "" {
+				mt = "text/plain"
+			}
+			blocks = append(blocks, acp.ResourceBlock(uri, mt, string(data)))
+		case p.Image != "":
+			if !caps.Image {
+				warnings = append(warnings, fmt.Sprintf("%s: the agent does not accept images (promptCapabilities.image); image %s not sent", p.Pos, filepath.Base(p.Image)))
+				continue
+			}
+			data, err := os.ReadFile(p.Image)
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s: %v; image not sent", p.Pos, err))
+				continue
+			}
+			blocks = append(blocks, acp.ImageBlock(p.MimeType, base64.StdEncoding.EncodeToString(data)))
+		default:
+			blocks = append(blocks, acp.TextBlock(p.Text))
+		}
+	}
+	return blocks, warnings
+}
