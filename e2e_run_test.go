@@ -351,3 +351,13 @@ func TestGarbageOnStdoutIsAViolationNotAnEnd(t *testing.T) {
 		t.Errorf("summary does not mention the violation:\n%s", res.stderr)
 	}
 }
+
+func TestSchemaCommand(t *testing.T) {
+	for _, args := range [][]string{{"schema"}, {"schema", "--config"}} {
+		res := acprun(t, ".", args...)
+		var doc map[string]any
+		if res.code != 0 || json.Unmarshal([]byte(res.stdout), &doc) != nil || doc["properties"] == nil {
+			t.Errorf("acprun %v: exit %d, want a JSON Schema with properties:\n%.200s", args, res.code, res.stdout)
+		}
+	}
+}
