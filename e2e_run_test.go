@@ -361,3 +361,41 @@ func TestSchemaCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestLateUpdatesBetweenTurns(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": `turns:
+  - steps: [{text: "one"}]
+    after:
+      - text: " LATE1"
+      - tool_call: {toolCallId: late1, title: late call, kind: read, status: completed}
+  - steps: [{text: "two"}]
+`,
+		"s.yaml": "name: late\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nturns:\n  - prompt: one\n  - prompt: two\n",
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	var out results
+	readResults(t, filepath.Join(dir, "out.json"), &out)
+	var turns [2]struct {
+		Text        string `json:"text"`
+		LateUpdates int    `json:"lateUpdates"`
+		ToolCalls   []struct {
+			ID string `json:"toolCallId"`
+		} `json:"toolCalls"`
+	}
+	for i := range turns {
+		if err := json.Unmarshal(out.Scenarios[0].Turns[i], &turns[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if turns[0].Text != "one LATE1" || turns[0].LateUpdates != 2 || len(turns[0].ToolCalls) != 1 {
+		t.Errorf("turn 1 = %+v, want its late text and tool call", turns[0])
+	}
+	if turns[1].Text != "two" || len(turns[1].ToolCalls) != 0 || turns[1].LateUpdates != 0 {
+		t.Errorf("turn 2 = %+v, want only its own updates", turns[1])
+	}
+}

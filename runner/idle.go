@@ -69,3 +69,34 @@ func (a *activity) watchIdle(ctx context.Context, cancel context.CancelCauseFunc
 		}
 	}
 }
+
+// Between turns acprun waits until the agent has been quiet for
+// settleQuiet (at most settleMax), so that updates it sends right after a
+// prompt's answer are recorded, late, with that turn rather than the next.
+const (
+	settleQuiet = 100 * time.Millisecond
+	settleMax   = 2 * time.Second
+)
+
+// settle waits until the agent has been quiet for settleQuiet, at most
+// settleMax, or until ctx ends.
+func (r *scenarioRun) settle(ctx context.Context) {
+	deadline := time.NewTimer(settleMax)
+	defer deadline.Stop()
+	wait := time.NewTimer(settleQuiet)
+	defer wait.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-deadline.C:
+			return
+		case now := <-wait.C:
+			idle := r.sess.act.idleFor(now)
+			if idle >= settleQuiet {
+				return
+			}
+			wait.Reset(settleQuiet - idle)
+		}
+	}
+}

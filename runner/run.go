@@ -256,6 +256,9 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 	}
 
 	for i := range sc.Turns {
+		if i > 0 {
+			r.settle(scCtx)
+		}
 		obs.turnStarted(sc, i+1)
 		tr := r.runTurn(scCtx, i)
 		res.Turns = append(res.Turns, tr)
@@ -286,7 +289,7 @@ func (r *scenarioRun) start(ctx context.Context) error {
 	sc := r.sc
 	argv := AgentArgv(sc.Agent.Command, r.opts.Self)
 	connOpts := &acp.Options{Peer: "agent", OnViolation: func(v acp.Violation) { r.sess.violation(v.Msg) }}
-	if r.idleTimeout() > 0 || r.tr != nil || r.opts.tap != nil {
+	{ // the activity clock always runs: idle timeouts and settle use it
 		act, tr, extra := r.sess.act, r.tr, r.opts.tap
 		connOpts.Tap = func(dir acp.Direction, line []byte, at time.Time) {
 			if dir == acp.Received {
