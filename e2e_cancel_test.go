@@ -340,27 +340,7 @@ turns:
 	})
 	// The transcript is a FIFO: following it tells the test when the second
 	// turn's prompt went out, with no polling.
-	trDir := filepath.Join(dir, "tr")
-	if err := os.Mkdir(trDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(trDir, "first.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(acprunBin, "run", "s.yaml", "-o", "out.json", "-j", "1", "--transcripts", "tr")
-	cmd.Dir = dir
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(fifo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	cmd, sc, stderr := runFollowingTranscript(t, t.Context(), dir, "first", "-j", "1")
 	prompts := 0
 	for prompts < 2 && sc.Scan() {
 		if strings.Contains(sc.Text(), `"method":"session/prompt"`) {
@@ -378,7 +358,7 @@ turns:
 		for sc.Scan() {
 		}
 	}()
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("acprun: %v, want exit 130\n%s", err, stderr.String())
@@ -414,29 +394,9 @@ turns:
   - prompt: one
 `,
 	})
-	trDir := filepath.Join(dir, "tr")
-	if err := os.Mkdir(trDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(trDir, "stubborn.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, acprunBin, "run", "s.yaml", "-o", "out.json", "--transcripts", "tr")
-	cmd.Dir = dir
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(fifo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	cmd, sc, stderr := runFollowingTranscript(t, ctx, dir, "stubborn")
 	waitFor := func(substr string) {
 		t.Helper()
 		for sc.Scan() {
@@ -455,7 +415,7 @@ turns:
 		for sc.Scan() {
 		}
 	}()
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if ctx.Err() != nil {
 		t.Fatalf("acprun still waiting after the second interrupt\n%s", stderr.String())
 	}
@@ -512,4 +472,35 @@ turns:
 		t.Errorf("turn = %+v, want unresponsive after turnTimeout, saying the agent stopped reading", tr)
 	}
 	assertNoProcessesIn(t, dir)
+}
+
+// runFollowingTranscript starts `acprun run s.yaml -o out.json` in dir with
+// the transcript of scenario name made a FIFO, and returns a scanner over
+// it: following the transcript tells a test where the run is, with no
+// polling. The caller must keep draining the scanner until acprun exits.
+func runFollowingTranscript(t *testing.T, ctx context.Context, dir, name string, args ...string) (*exec.Cmd, *bufio.Scanner, *strings.Builder) {
+	t.Helper()
+	trDir := filepath.Join(dir, "tr")
+	if err := os.Mkdir(trDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(trDir, name+".jsonl")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, acprunBin, append([]string{"run", "s.yaml", "-o", "out.json", "--transcripts", "tr"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(fifo)
+	if err != nil {
+		cmd.Process.Kill()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return cmd, bufio.NewScanner(f), &stderr
 }
