@@ -313,11 +313,15 @@ func (s *session) startTurn(index int, prompt string, warnings []string) *turnSt
 	return t
 }
 
-// setCall records the turn's session/prompt call.
-func (s *session) setCall(t *turnState, call *acp.Call) {
+// sendPrompt sends the turn's session/prompt with send and records the
+// call. It holds the session's lock while sending, so that no update is
+// handled before the call is known: an answer that comes at once, and the
+// late updates right behind it, are then told apart correctly.
+func (s *session) sendPrompt(t *turnState, send func() *acp.Call) *acp.Call {
 	s.mu.Lock()
-	t.prompt = call
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	t.prompt = send()
+	return t.prompt
 }
 
 // late reports whether an update handled now comes after the prompt's

@@ -45,8 +45,10 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 	var out turnOutcome
 	// turnCtx also bounds the write: an agent that stops reading its stdin
 	// cannot hold the turn past its deadline.
-	call := r.agent.Conn.Call(turnCtx, acp.MethodSessionPrompt, acp.PromptRequest{SessionID: r.sess.sessionID, Prompt: prompt})
-	r.sess.setCall(t, call)
+	req := acp.PromptRequest{SessionID: r.sess.sessionID, Prompt: prompt}
+	call := r.sess.sendPrompt(t, func() *acp.Call {
+		return r.agent.Conn.Call(turnCtx, acp.MethodSessionPrompt, req)
+	})
 	var resp acp.PromptResponse
 	err := call.Await(turnCtx, &resp)
 	if err != nil && turnCtx.Err() != nil && isContextErr(err) {
