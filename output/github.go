@@ -71,19 +71,8 @@ func Markdown(rep runner.Report) string {
 	s := Summarize(rep)
 	var b strings.Builder
 	b.WriteString("## acprun results\n\n")
-	fmt.Fprintf(&b, "**%d passed, %d failed, %d errors** of %d in %s",
-		s.Passed, s.Failed, s.Errored, s.Scenarios, duration(rep.Duration))
-	if len(s.Turns) > 0 {
-		var turns []string
-		for _, k := range sortedKeys(s.Turns) {
-			turns = append(turns, fmt.Sprintf("%s %d", k, s.Turns[k]))
-		}
-		fmt.Fprintf(&b, "; turns: %s", strings.Join(turns, ", "))
-	}
-	if s.Allowed+s.Denied > 0 {
-		fmt.Fprintf(&b, "; permissions: %d allowed, %d denied", s.Allowed, s.Denied)
-	}
-	b.WriteString("\n\n")
+	fmt.Fprintf(&b, "**%d passed, %d failed, %d errors** of %d in %s%s\n\n",
+		s.Passed, s.Failed, s.Errored, s.Scenarios, duration(rep.Duration), totals(s))
 	if rep.Interrupted {
 		b.WriteString("> [!WARNING]\n> The run was interrupted: results are partial.\n\n")
 	}

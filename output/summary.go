@@ -61,18 +61,7 @@ func Text(w io.Writer, rep runner.Report) error {
 	if s.Errored > 0 {
 		parts = append(parts, fail(fmt.Sprintf("%d errors", s.Errored)))
 	}
-	fmt.Fprintf(&b, "\n%s in %s", strings.Join(parts, ", "), duration(rep.Duration))
-	if len(s.Turns) > 0 {
-		var turns []string
-		for _, k := range sortedKeys(s.Turns) {
-			turns = append(turns, fmt.Sprintf("%s %d", k, s.Turns[k]))
-		}
-		fmt.Fprintf(&b, "; turns: %s", strings.Join(turns, ", "))
-	}
-	if s.Allowed+s.Denied > 0 {
-		fmt.Fprintf(&b, "; permissions: %d allowed, %d denied", s.Allowed, s.Denied)
-	}
-	b.WriteString("\n")
+	fmt.Fprintf(&b, "\n%s in %s%s\n", strings.Join(parts, ", "), duration(rep.Duration), totals(s))
 	if rep.PolicyOverride != "" {
 		fmt.Fprintf(&b, "%s every permission request was answered by %s\n", warn("note:"), rep.PolicyOverride)
 	}
@@ -127,4 +116,21 @@ func lastLines(s string, n int) []string {
 		lines = lines[len(lines)-n:]
 	}
 	return lines
+}
+
+// totals is the tail of the summary line: turns by stop reason and the
+// permission counts, e.g. "; turns: end_turn 2; permissions: 1 allowed, 0 denied".
+func totals(s Summary) string {
+	var b strings.Builder
+	if len(s.Turns) > 0 {
+		var turns []string
+		for _, k := range sortedKeys(s.Turns) {
+			turns = append(turns, fmt.Sprintf("%s %d", k, s.Turns[k]))
+		}
+		fmt.Fprintf(&b, "; turns: %s", strings.Join(turns, ", "))
+	}
+	if s.Allowed+s.Denied > 0 {
+		fmt.Fprintf(&b, "; permissions: %d allowed, %d denied", s.Allowed, s.Denied)
+	}
+	return b.String()
 }

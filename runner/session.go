@@ -31,8 +31,7 @@ type session struct {
 	mu              sync.Mutex
 	sessionID       string              // "" until session/new answered
 	early           []acp.SessionUpdate // updates for a session not known yet
-	turn            *turnState          // the running turn, or the last one (late updates)
-	turns           []*turnState        // every turn so far
+	turns           []*turnState        // every turn so far; the last is the running one
 	setup           map[string]int      // updates seen before the first turn, by kind
 	violations      []string
 	allowed, denied int
@@ -95,7 +94,7 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	if s.client != nil && s.client.serves(req.Method) {
 		result, rec, err := s.client.handle(ctx, req)
 		s.mu.Lock()
-		if t := s.turn; t != nil {
+		if t := s.current(); t != nil {
 			t.rec.ClientRequests = append(t.rec.ClientRequests, rec)
 		}
 		s.mu.Unlock()
@@ -140,7 +139,7 @@ func (s *session) update(n acp.SessionNotification) {
 		}
 		return
 	}
-	t := s.turn
+	t := s.current()
 	if t == nil {
 		if s.setup == nil {
 			s.setup = map[string]int{}
@@ -207,7 +206,7 @@ func (t *turnState) call(id string) *toolCallState {
 // permission answers one session/request_permission by the policy.
 func (s *session) permission(ctx context.Context, p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 	s.mu.Lock()
-	t := s.turn
+	t := s.current()
 	var call acp.ToolCall
 	if t != nil {
 		c := t.call(p.ToolCall.ToolCallID)
@@ -307,7 +306,6 @@ func (s *session) startTurn(index int, prompt string, warnings []string) *turnSt
 	t := newTurnState(&TurnResult{Index: index, Prompt: prompt})
 	t.warnings = warnings
 	s.mu.Lock()
-	s.turn = t
 	s.turns = append(s.turns, t)
 	s.mu.Unlock()
 	return t
@@ -340,6 +338,15 @@ func (t *turnState) late() bool {
 	default:
 		return false
 	}
+}
+
+// current returns the running turn, or the last one (which takes late
+// updates); nil before the first. The caller holds s.mu.
+func (s *session) current() *turnState {
+	if len(s.turns) == 0 {
+		return nil
+	}
+	return s.turns[len(s.turns)-1]
 }
 
 // turnState returns the state of the turn with this index (from 1).
