@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/runner"
-	"github.com/acprun/acprun/scenario"
 )
 
 // Event names in an events file.
@@ -48,9 +47,11 @@ type Event struct {
 	// warning
 	Message string `json:"message,omitempty"`
 
+	// Attempt counts from 1 when scenarios are repeated (--repeat).
+	Attempt int `json:"attempt,omitempty"`
+
 	// scenario_finished
-	Status  runner.Status `json:"status,omitempty"`
-	Attempt int           `json:"attempt,omitempty"`
+	Status runner.Status `json:"status,omitempty"`
 }
 
 // Events writes one JSON line per event (JSONL) as it happens. Each line is
@@ -106,21 +107,21 @@ func (e *Events) Err() error {
 }
 
 // ScenarioStarted writes a scenario_started event.
-func (e *Events) ScenarioStarted(sc *scenario.Scenario) {
-	e.write(scenarioEvent(EventScenarioStarted, sc))
+func (e *Events) ScenarioStarted(j runner.Job) {
+	e.write(jobEvent(EventScenarioStarted, j))
 }
 
 // TurnStarted writes a turn_started event; turn counts from 1, as
 // runner.TurnResult.Index.
-func (e *Events) TurnStarted(sc *scenario.Scenario, turn int) {
-	ev := scenarioEvent(EventTurnStarted, sc)
+func (e *Events) TurnStarted(j runner.Job, turn int) {
+	ev := jobEvent(EventTurnStarted, j)
 	ev.Turn = turn
 	e.write(ev)
 }
 
 // TurnFinished writes a turn_finished event.
-func (e *Events) TurnFinished(sc *scenario.Scenario, t runner.TurnResult) {
-	ev := scenarioEvent(EventTurnFinished, sc)
+func (e *Events) TurnFinished(j runner.Job, t runner.TurnResult) {
+	ev := jobEvent(EventTurnFinished, j)
 	ev.Turn = t.Index
 	ev.StopReason = t.StopReason
 	ev.CancelCause = t.CancelCause
@@ -133,20 +134,22 @@ func (e *Events) TurnFinished(sc *scenario.Scenario, t runner.TurnResult) {
 }
 
 // PermissionDecided writes a permission event.
-func (e *Events) PermissionDecided(scenarioName string, p runner.Permission) {
-	e.write(Event{Event: EventPermission, Scenario: scenarioName, Permission: &p})
+func (e *Events) PermissionDecided(j runner.Job, p runner.Permission) {
+	ev := jobEvent(EventPermission, j)
+	ev.Permission = &p
+	e.write(ev)
 }
 
 // Warning writes a warning event.
-func (e *Events) Warning(sc *scenario.Scenario, msg string) {
-	ev := scenarioEvent(EventWarning, sc)
+func (e *Events) Warning(j runner.Job, msg string) {
+	ev := jobEvent(EventWarning, j)
 	ev.Message = msg
 	e.write(ev)
 }
 
 // ScenarioFinished writes a scenario_finished event.
-func (e *Events) ScenarioFinished(sc *scenario.Scenario, r runner.Result) {
-	ev := scenarioEvent(EventScenarioFinished, sc)
+func (e *Events) ScenarioFinished(j runner.Job, r runner.Result) {
+	ev := jobEvent(EventScenarioFinished, j)
 	ev.Scenario, ev.File, ev.Line, ev.Agent = r.Name, r.File, r.Line, r.Agent.Name
 	ev.Status = r.Status
 	ev.Attempt = r.Attempt
@@ -157,10 +160,10 @@ func (e *Events) ScenarioFinished(sc *scenario.Scenario, r runner.Result) {
 	e.write(ev)
 }
 
-// scenarioEvent starts an event about sc, which may be nil.
-func scenarioEvent(name string, sc *scenario.Scenario) Event {
-	ev := Event{Event: name}
-	if sc != nil {
+// jobEvent starts an event about j, whose scenario may be nil.
+func jobEvent(name string, j runner.Job) Event {
+	ev := Event{Event: name, Attempt: j.Attempt}
+	if sc := j.Scenario; sc != nil {
 		ev.Scenario, ev.File, ev.Line, ev.Agent = sc.Name, sc.File, sc.Pos.Line, sc.Agent.Name
 	}
 	return ev

@@ -51,23 +51,23 @@ func TestEventsLines(t *testing.T) {
 		want output.Event
 	}{
 		{
-			func(e *output.Events) { e.ScenarioStarted(sc) },
+			func(e *output.Events) { e.ScenarioStarted(runner.Job{Scenario: sc}) },
 			output.Event{Event: "scenario_started", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude"},
 		},
 		{
-			func(e *output.Events) { e.TurnStarted(sc, 1) },
+			func(e *output.Events) { e.TurnStarted(runner.Job{Scenario: sc}, 1) },
 			output.Event{Event: "turn_started", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Turn: 1},
 		},
 		{
-			func(e *output.Events) { e.PermissionDecided("refuses", perm) },
-			output.Event{Event: "permission", Scenario: "refuses", Permission: &perm},
+			func(e *output.Events) { e.PermissionDecided(runner.Job{Scenario: sc, Attempt: 2}, perm) },
+			output.Event{Event: "permission", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Attempt: 2, Permission: &perm},
 		},
 		{
-			func(e *output.Events) { e.Warning(sc, "mode \"plan\" not offered") },
+			func(e *output.Events) { e.Warning(runner.Job{Scenario: sc}, "mode \"plan\" not offered") },
 			output.Event{Event: "warning", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Message: "mode \"plan\" not offered"},
 		},
 		{
-			func(e *output.Events) { e.TurnFinished(sc, res.Turns[1]) },
+			func(e *output.Events) { e.TurnFinished(runner.Job{Scenario: sc}, res.Turns[1]) },
 			output.Event{
 				Event: "turn_finished", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Turn: 2,
 				StopReason: "cancelled", CancelCause: "turnTimeout", DurationMs: int64p(60_000),
@@ -75,7 +75,7 @@ func TestEventsLines(t *testing.T) {
 			},
 		},
 		{
-			func(e *output.Events) { e.ScenarioFinished(sc, res) },
+			func(e *output.Events) { e.ScenarioFinished(runner.Job{Scenario: sc}, res) },
 			output.Event{
 				Event: "scenario_finished", Scenario: "refuses <politely>", File: "examples/basic.yaml", Line: 20, Agent: "claude",
 				Status: runner.StatusFailed, Attempt: 2, DurationMs: int64p(65_432), Failures: res.Failures,
@@ -126,10 +126,10 @@ func TestEventsOnDisk(t *testing.T) {
 	}
 	sc := sampleScenario()
 	calls := []func(){
-		func() { e.ScenarioStarted(sc) },
-		func() { e.TurnStarted(sc, 1) },
-		func() { e.TurnFinished(sc, runner.TurnResult{Index: 1, StopReason: "end_turn"}) },
-		func() { e.ScenarioFinished(sc, runner.Result{Name: sc.Name, Status: runner.StatusPassed}) },
+		func() { e.ScenarioStarted(runner.Job{Scenario: sc}) },
+		func() { e.TurnStarted(runner.Job{Scenario: sc}, 1) },
+		func() { e.TurnFinished(runner.Job{Scenario: sc}, runner.TurnResult{Index: 1, StopReason: "end_turn"}) },
+		func() { e.ScenarioFinished(runner.Job{Scenario: sc}, runner.Result{Name: sc.Name, Status: runner.StatusPassed}) },
 	}
 	for i, call := range calls {
 		call()
@@ -159,8 +159,8 @@ func TestEventsWriteError(t *testing.T) {
 	w := &failingWriter{}
 	e := output.NewEvents(w)
 	sc := sampleScenario()
-	e.ScenarioStarted(sc)
-	e.ScenarioFinished(sc, runner.Result{})
+	e.ScenarioStarted(runner.Job{Scenario: sc})
+	e.ScenarioFinished(runner.Job{Scenario: sc}, runner.Result{})
 	if err := e.Err(); err == nil || err.Error() != "disk full" {
 		t.Errorf("Err = %v; want disk full", err)
 	}
@@ -234,9 +234,9 @@ func eventsHelper(path string) {
 		os.Exit(2)
 	}
 	sc := sampleScenario()
-	e.ScenarioStarted(sc)
-	e.TurnStarted(sc, 1)
-	e.PermissionDecided(sc.Name, runner.Permission{ToolCallID: "c1", Decision: "allow", Outcome: "selected"})
+	e.ScenarioStarted(runner.Job{Scenario: sc})
+	e.TurnStarted(runner.Job{Scenario: sc}, 1)
+	e.PermissionDecided(runner.Job{Scenario: sc}, runner.Permission{ToolCallID: "c1", Decision: "allow", Outcome: "selected"})
 	os.Stdout.WriteString("ready\n")
 	io.Copy(io.Discard, os.Stdin) // the test keeps stdin open and kills us
 	os.Exit(3)

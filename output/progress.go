@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/runner"
-	"github.com/acprun/acprun/scenario"
 	"github.com/fatih/color"
 	"github.com/schollz/progressbar/v3"
 )
@@ -110,7 +109,7 @@ func (p *Progress) Finish() {
 }
 
 // ScenarioStarted counts sc as running.
-func (p *Progress) ScenarioStarted(sc *scenario.Scenario) {
+func (p *Progress) ScenarioStarted(j runner.Job) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.running++
@@ -119,17 +118,17 @@ func (p *Progress) ScenarioStarted(sc *scenario.Scenario) {
 	}
 }
 
-// TurnStarted notes, when verbose, that turn (from 1) of sc started.
-func (p *Progress) TurnStarted(sc *scenario.Scenario, turn int) {
-	p.verbose("%s: turn %d started", scenarioName(sc), turn)
+// TurnStarted notes, when verbose, that turn (from 1) of j started.
+func (p *Progress) TurnStarted(j runner.Job, turn int) {
+	p.verbose("%s: turn %d started", jobName(j), turn)
 }
 
 // TurnFinished notes, when verbose, the turn's tool calls and outcome.
-func (p *Progress) TurnFinished(sc *scenario.Scenario, t runner.TurnResult) {
+func (p *Progress) TurnFinished(j runner.Job, t runner.TurnResult) {
 	if !p.opts.Verbose || p.opts.Quiet {
 		return
 	}
-	name := scenarioName(sc)
+	name := jobName(j)
 	for _, tc := range t.ToolCalls {
 		kind := tc.Kind
 		if kind == "" {
@@ -156,7 +155,7 @@ func (p *Progress) TurnFinished(sc *scenario.Scenario, t runner.TurnResult) {
 
 // PermissionDecided notes, when verbose, how a permission request was
 // answered.
-func (p *Progress) PermissionDecided(scenarioName string, perm runner.Permission) {
+func (p *Progress) PermissionDecided(j runner.Job, perm runner.Permission) {
 	what := perm.Title
 	if what == "" {
 		what = perm.ToolCallID
@@ -171,16 +170,16 @@ func (p *Progress) PermissionDecided(scenarioName string, perm runner.Permission
 	if detail != "" {
 		detail = " (" + detail + ")"
 	}
-	p.verbose("%s: permission %s: %q%s", scenarioName, perm.Decision, oneLine(what), detail)
+	p.verbose("%s: permission %s: %q%s", jobName(j), perm.Decision, oneLine(what), detail)
 }
 
-// Warning notes, when verbose, a warning about sc.
-func (p *Progress) Warning(sc *scenario.Scenario, msg string) {
-	p.verbose("%s: warning: %s", scenarioName(sc), oneLine(msg))
+// Warning notes, when verbose, a warning about j.
+func (p *Progress) Warning(j runner.Job, msg string) {
+	p.verbose("%s: warning: %s", jobName(j), oneLine(msg))
 }
 
 // ScenarioFinished advances the bar, or writes the scenario's line.
-func (p *Progress) ScenarioFinished(sc *scenario.Scenario, r runner.Result) {
+func (p *Progress) ScenarioFinished(j runner.Job, r runner.Result) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.running > 0 {
@@ -235,14 +234,19 @@ func (p *Progress) verbose(format string, args ...any) {
 	}
 }
 
-func scenarioName(sc *scenario.Scenario) string {
-	if sc == nil {
+// jobName names a job as label names its result: "login [claude] #2".
+func jobName(j runner.Job) string {
+	if j.Scenario == nil {
 		return "?"
 	}
-	if sc.Agent.Name != "" {
-		return sc.Name + " [" + sc.Agent.Name + "]"
+	s := j.Scenario.Name
+	if j.Scenario.Agent.Name != "" {
+		s += " [" + j.Scenario.Agent.Name + "]"
 	}
-	return sc.Name
+	if j.Attempt > 0 {
+		s += fmt.Sprintf(" #%d", j.Attempt)
+	}
+	return s
 }
 
 // oneLine keeps the first line of s, marking what was cut.
@@ -269,39 +273,39 @@ func Observers(obs ...runner.Observer) runner.Observer {
 // multiObserver fans calls out to several observers.
 type multiObserver []runner.Observer
 
-func (m multiObserver) ScenarioStarted(sc *scenario.Scenario) {
+func (m multiObserver) ScenarioStarted(j runner.Job) {
 	for _, o := range m {
-		o.ScenarioStarted(sc)
+		o.ScenarioStarted(j)
 	}
 }
 
-func (m multiObserver) TurnStarted(sc *scenario.Scenario, turn int) {
+func (m multiObserver) TurnStarted(j runner.Job, turn int) {
 	for _, o := range m {
-		o.TurnStarted(sc, turn)
+		o.TurnStarted(j, turn)
 	}
 }
 
-func (m multiObserver) TurnFinished(sc *scenario.Scenario, t runner.TurnResult) {
+func (m multiObserver) TurnFinished(j runner.Job, t runner.TurnResult) {
 	for _, o := range m {
-		o.TurnFinished(sc, t)
+		o.TurnFinished(j, t)
 	}
 }
 
-func (m multiObserver) PermissionDecided(scenarioName string, p runner.Permission) {
+func (m multiObserver) PermissionDecided(j runner.Job, p runner.Permission) {
 	for _, o := range m {
-		o.PermissionDecided(scenarioName, p)
+		o.PermissionDecided(j, p)
 	}
 }
 
-func (m multiObserver) Warning(sc *scenario.Scenario, msg string) {
+func (m multiObserver) Warning(j runner.Job, msg string) {
 	for _, o := range m {
-		o.Warning(sc, msg)
+		o.Warning(j, msg)
 	}
 }
 
-func (m multiObserver) ScenarioFinished(sc *scenario.Scenario, r runner.Result) {
+func (m multiObserver) ScenarioFinished(j runner.Job, r runner.Result) {
 	for _, o := range m {
-		o.ScenarioFinished(sc, r)
+		o.ScenarioFinished(j, r)
 	}
 }
 

@@ -23,24 +23,24 @@ func playRun(obs runner.Observer) {
 	rep := sampleReport()
 	for _, r := range rep.Scenarios[:2] {
 		sc := &scenario.Scenario{Name: r.Name, File: r.File, Pos: scenario.Pos{Line: r.Line}, Agent: scenario.Agent{Name: r.Agent.Name}}
-		obs.ScenarioStarted(sc)
+		obs.ScenarioStarted(runner.Job{Scenario: sc})
 		for _, t := range r.Turns {
 			if ts, ok := obs.(interface {
-				TurnStarted(*scenario.Scenario, int)
+				TurnStarted(runner.Job, int)
 			}); ok && t.StopReason != runner.OutcomeSkipped {
-				ts.TurnStarted(sc, t.Index)
+				ts.TurnStarted(runner.Job{Scenario: sc}, t.Index)
 			}
 			for _, p := range t.Permissions {
-				obs.PermissionDecided(sc.Name, p)
+				obs.PermissionDecided(runner.Job{Scenario: sc}, p)
 			}
-			obs.TurnFinished(sc, t)
+			obs.TurnFinished(runner.Job{Scenario: sc}, t)
 		}
 		if w, ok := obs.(interface {
-			Warning(*scenario.Scenario, string)
+			Warning(runner.Job, string)
 		}); ok && len(r.Warnings) > 0 {
-			w.Warning(sc, r.Warnings[0])
+			w.Warning(runner.Job{Scenario: sc}, r.Warnings[0])
 		}
-		obs.ScenarioFinished(sc, r)
+		obs.ScenarioFinished(runner.Job{Scenario: sc}, r)
 	}
 }
 
@@ -101,7 +101,7 @@ func TestProgressErrorLine(t *testing.T) {
 	var buf bytes.Buffer
 	p := output.NewProgress(&buf, 1, output.ProgressOptions{})
 	r := sampleReport().Scenarios[2]
-	p.ScenarioFinished(&scenario.Scenario{Name: r.Name}, r)
+	p.ScenarioFinished(runner.Job{Scenario: &scenario.Scenario{Name: r.Name}}, r)
 	if got, want := buf.String(), "ERROR crash: turn 1: the agent exited with code 2\n"; got != want {
 		t.Errorf("line = %q; want %q", got, want)
 	}
@@ -158,16 +158,16 @@ func TestProgressTerminal(t *testing.T) {
 	rep := sampleReport()
 	a := &scenario.Scenario{Name: "basic"}
 	b := &scenario.Scenario{Name: "other"}
-	p.ScenarioStarted(a)
-	p.ScenarioStarted(b)
+	p.ScenarioStarted(runner.Job{Scenario: a})
+	p.ScenarioStarted(runner.Job{Scenario: b})
 	waitFor("2 running")
-	p.ScenarioFinished(a, rep.Scenarios[0])
+	p.ScenarioFinished(runner.Job{Scenario: a}, rep.Scenarios[0])
 	waitFor("1 running")
 	waitFor("(1/2)")
 	waitFor("█")
-	p.Warning(b, "slow agent")
+	p.Warning(runner.Job{Scenario: b}, "slow agent")
 	waitFor("other: warning: slow agent")
-	p.ScenarioFinished(b, rep.Scenarios[1])
+	p.ScenarioFinished(runner.Job{Scenario: b}, rep.Scenarios[1])
 	p.Finish()
 	p.Finish() // a second call does nothing
 	tty.Close()
@@ -218,23 +218,23 @@ type recorder struct {
 	calls []string
 }
 
-func (r *recorder) ScenarioStarted(sc *scenario.Scenario) {
-	r.calls = append(r.calls, "started "+sc.Name)
+func (r *recorder) ScenarioStarted(j runner.Job) {
+	r.calls = append(r.calls, "started "+j.Scenario.Name)
 }
-func (r *recorder) TurnFinished(sc *scenario.Scenario, t runner.TurnResult) {
+func (r *recorder) TurnFinished(j runner.Job, t runner.TurnResult) {
 	r.calls = append(r.calls, "turn "+t.StopReason)
 }
-func (r *recorder) PermissionDecided(name string, p runner.Permission) {
+func (r *recorder) PermissionDecided(j runner.Job, p runner.Permission) {
 	r.calls = append(r.calls, "permission "+p.Decision)
 }
-func (r *recorder) ScenarioFinished(sc *scenario.Scenario, res runner.Result) {
+func (r *recorder) ScenarioFinished(j runner.Job, res runner.Result) {
 	r.calls = append(r.calls, "finished "+string(res.Status))
 }
 
-func (r *recorder) TurnStarted(sc *scenario.Scenario, turn int) {
+func (r *recorder) TurnStarted(j runner.Job, turn int) {
 	r.calls = append(r.calls, "turn started")
 }
-func (r *recorder) Warning(sc *scenario.Scenario, msg string) {
+func (r *recorder) Warning(j runner.Job, msg string) {
 	r.calls = append(r.calls, "warning "+msg)
 }
 
@@ -243,12 +243,12 @@ func TestObservers(t *testing.T) {
 	basic, full := &recorder{}, &recorder{}
 	obs := output.Observers(basic, nil, full)
 	sc := &scenario.Scenario{Name: "s"}
-	obs.ScenarioStarted(sc)
-	obs.TurnStarted(sc, 1)
-	obs.PermissionDecided("s", runner.Permission{Decision: "allow"})
-	obs.TurnFinished(sc, runner.TurnResult{StopReason: "end_turn"})
-	obs.Warning(sc, "w")
-	obs.ScenarioFinished(sc, runner.Result{Status: runner.StatusPassed})
+	obs.ScenarioStarted(runner.Job{Scenario: sc})
+	obs.TurnStarted(runner.Job{Scenario: sc}, 1)
+	obs.PermissionDecided(runner.Job{Scenario: sc}, runner.Permission{Decision: "allow"})
+	obs.TurnFinished(runner.Job{Scenario: sc}, runner.TurnResult{StopReason: "end_turn"})
+	obs.Warning(runner.Job{Scenario: sc}, "w")
+	obs.ScenarioFinished(runner.Job{Scenario: sc}, runner.Result{Status: runner.StatusPassed})
 
 	wantBasic := []string{"started s", "turn started", "permission allow", "turn end_turn", "warning w", "finished passed"}
 	wantFull := []string{"started s", "turn started", "permission allow", "turn end_turn", "warning w", "finished passed"}

@@ -6,15 +6,26 @@ import (
 	"github.com/acprun/acprun/scenario"
 )
 
+// Job is one run of one scenario: the scenario (with the agent it runs
+// against) and its attempt. Every Observer call names its Job, so that with
+// --repeat or --agent two runs of one scenario are told apart.
+type Job struct {
+	Scenario *scenario.Scenario
+	// Attempt counts from 1 when scenarios are repeated; 0 when each runs
+	// once.
+	Attempt int
+}
+
 // Observer is told about a run as it happens. Calls are serialised: an
-// Observer needs no locking of its own.
+// Observer needs no locking of its own. Everything an Observer is given has
+// been redacted.
 type Observer interface {
-	ScenarioStarted(sc *scenario.Scenario)
-	TurnStarted(sc *scenario.Scenario, index int) // index from 1
-	TurnFinished(sc *scenario.Scenario, turn TurnResult)
-	Warning(sc *scenario.Scenario, msg string)
-	PermissionDecided(scenarioName string, p Permission)
-	ScenarioFinished(sc *scenario.Scenario, r Result)
+	ScenarioStarted(j Job)
+	TurnStarted(j Job, index int) // index from 1
+	TurnFinished(j Job, turn TurnResult)
+	Warning(j Job, msg string)
+	PermissionDecided(j Job, p Permission)
+	ScenarioFinished(j Job, r Result)
 }
 
 // observer serialises calls to an Observer; a nil one does nothing.
@@ -23,56 +34,28 @@ type observer struct {
 	o  Observer
 }
 
-func (o *observer) started(sc *scenario.Scenario) {
+// call runs f with the Observer, serialised; nothing when there is none.
+func (o *observer) call(f func(Observer)) {
 	if o == nil || o.o == nil {
 		return
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.o.ScenarioStarted(sc)
+	f(o.o)
 }
 
-func (o *observer) turnStarted(sc *scenario.Scenario, index int) {
-	if o == nil || o.o == nil {
-		return
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.o.TurnStarted(sc, index)
+func (o *observer) started(j Job) { o.call(func(ob Observer) { ob.ScenarioStarted(j) }) }
+
+func (o *observer) turnStarted(j Job, index int) {
+	o.call(func(ob Observer) { ob.TurnStarted(j, index) })
 }
 
-func (o *observer) warning(sc *scenario.Scenario, msg string) {
-	if o == nil || o.o == nil {
-		return
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.o.Warning(sc, msg)
+func (o *observer) warning(j Job, msg string) { o.call(func(ob Observer) { ob.Warning(j, msg) }) }
+
+func (o *observer) turn(j Job, t TurnResult) { o.call(func(ob Observer) { ob.TurnFinished(j, t) }) }
+
+func (o *observer) permission(j Job, p Permission) {
+	o.call(func(ob Observer) { ob.PermissionDecided(j, p) })
 }
 
-func (o *observer) turn(sc *scenario.Scenario, t TurnResult) {
-	if o == nil || o.o == nil {
-		return
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.o.TurnFinished(sc, t)
-}
-
-func (o *observer) permission(name string, p Permission) {
-	if o == nil || o.o == nil {
-		return
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.o.PermissionDecided(name, p)
-}
-
-func (o *observer) finished(sc *scenario.Scenario, r Result) {
-	if o == nil || o.o == nil {
-		return
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.o.ScenarioFinished(sc, r)
-}
+func (o *observer) finished(j Job, r Result) { o.call(func(ob Observer) { ob.ScenarioFinished(j, r) }) }

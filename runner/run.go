@@ -123,14 +123,13 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Rep
 				if ctx.Err() != nil {
 					continue // interrupted or out of time: start nothing new
 				}
-				j := all[i]
-				obs.started(j.sc)
-				attempt := 0
+				j := Job{Scenario: all[i].sc}
 				if repeat > 1 {
-					attempt = j.attempt
+					j.Attempt = all[i].attempt
 				}
-				r := runScenario(ctx, &opts, obs, j.sc, attempt)
-				obs.finished(j.sc, r)
+				obs.started(j)
+				r := runScenario(ctx, &opts, obs, j)
+				obs.finished(j, r)
 				results[i] = &r
 			}
 		}()
@@ -188,8 +187,9 @@ type scenarioRun struct {
 	tr    *transcript
 }
 
-// runScenario runs one scenario; attempt is 0 unless scenarios are repeated.
-func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario.Scenario, attempt int) Result {
+// runScenario runs one job: one attempt of one scenario.
+func runScenario(ctx context.Context, opts *Options, obs *observer, job Job) Result {
+	sc, attempt := job.Scenario, job.Attempt
 	start := time.Now()
 	res := Result{
 		Attempt: attempt,
@@ -208,7 +208,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 	}
 	r := &scenarioRun{opts: opts, obs: obs, sc: sc, res: &res}
 	secrets := secretValues(sc.Agent.Env, opts.Environ)
-	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: obs, name: sc.Name, act: newActivity(), delay: sc.AnswerDelay, secrets: secrets}
+	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: obs, job: job, act: newActivity(), delay: sc.AnswerDelay, secrets: secrets}
 	r.sess.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,
@@ -259,11 +259,11 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 		if i > 0 {
 			r.settle(scCtx)
 		}
-		obs.turnStarted(sc, i+1)
+		obs.turnStarted(job, i+1)
 		tr := r.runTurn(scCtx, i)
 		res.Turns = append(res.Turns, tr)
 		redactTurn(&tr, secrets)
-		obs.turn(sc, tr)
+		obs.turn(job, tr)
 		if tr.StopReason == OutcomeAgentExited || tr.StopReason == OutcomeUnresponsive {
 			r.skipFrom(i + 1)
 			break
@@ -277,7 +277,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, sc *scenario
 	r.collect(secrets)
 	r.evaluate()
 	for _, w := range res.Warnings {
-		obs.warning(sc, w)
+		obs.warning(job, w)
 	}
 	res.Duration = time.Since(start)
 	res.DurationMs = res.Duration.Milliseconds()

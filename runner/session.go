@@ -21,7 +21,7 @@ type session struct {
 	policy *approve.Policy
 	cwd    string
 	obs    *observer
-	name   string
+	job    Job           // the scenario run, for observers
 	client *clientServer // serves fs/* and terminal/*; nil serves nothing
 	act    *activity     // idle clock
 	delay  time.Duration // wait before answering a permission request
@@ -249,7 +249,7 @@ func (s *session) permission(ctx context.Context, p acp.RequestPermissionRequest
 		t.rec.Permissions = append(t.rec.Permissions, rec)
 	}
 	s.mu.Unlock()
-	s.obs.permission(s.name, redactPermission(rec, s.secrets))
+	s.obs.permission(s.job, redactPermission(rec, s.secrets))
 	return resp
 }
 
