@@ -225,9 +225,12 @@ func probe(ctx context.Context, abort <-chan struct{}, rep *probeReport, env []s
 		return fmt.Errorf("initialize: the agent speaks ACP protocol version %d; acprun speaks version %d", ir.ProtocolVersion, acp.ProtocolVersion)
 	}
 	if auth != "" {
-		if !slices.ContainsFunc(ir.AuthMethods, func(m acp.AuthMethod) bool { return m.ID == auth }) {
+		switch {
+		case !slices.ContainsFunc(ir.AuthMethods, func(m acp.AuthMethod) bool { return m.ID == auth }):
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("the agent offers no auth method %q; not authenticated", auth))
-		} else {
+		case runner.CheckAuthMethod(ir.AuthMethods, auth) != nil:
+			return fmt.Errorf("authenticate: %w", runner.CheckAuthMethod(ir.AuthMethods, auth))
+		default:
 			if err := call(acp.MethodAuthenticate, acp.AuthenticateRequest{MethodID: auth}, nil); err != nil {
 				return fmt.Errorf("authenticate %q: %w", auth, err)
 			}

@@ -309,10 +309,14 @@ turns:
 	readResults(t, filepath.Join(dir, "out.json"), &out)
 	var t1 struct {
 		Text        string `json:"text"`
+		LateText    string `json:"lateText"`
 		LateUpdates int    `json:"lateUpdates"`
 		Plan        []struct {
 			Content string `json:"content"`
 		} `json:"plan"`
+		LatePlan []struct {
+			Content string `json:"content"`
+		} `json:"latePlan"`
 		ToolCalls []struct {
 			ID   string `json:"toolCallId"`
 			Late bool   `json:"late"`
@@ -321,10 +325,10 @@ turns:
 	if err := json.Unmarshal(out.Scenarios[0].Turns[0], &t1); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(t1.Text, "hi") || !strings.HasSuffix(t1.Text, "LATE1") || t1.LateUpdates != 303 ||
-		len(t1.Plan) != 1 || len(t1.ToolCalls) != 1 || !t1.ToolCalls[0].Late {
-		t.Errorf("turn = %d bytes of text, lateUpdates %d, plan %+v, tool calls %+v; want every late update recorded and marked late",
-			len(t1.Text), t1.LateUpdates, t1.Plan, t1.ToolCalls)
+	if t1.Text != "hi" || t1.LateText != strings.Repeat("x", 300)+"LATE1" || t1.LateUpdates != 303 ||
+		len(t1.Plan) != 0 || len(t1.LatePlan) != 1 || len(t1.ToolCalls) != 1 || !t1.ToolCalls[0].Late {
+		t.Errorf("turn = text %q, %d bytes of late text, lateUpdates %d, plan %+v, late plan %+v, tool calls %+v; want every late update recorded apart and marked late",
+			t1.Text, len(t1.LateText), t1.LateUpdates, t1.Plan, t1.LatePlan, t1.ToolCalls)
 	}
 }
 
@@ -382,6 +386,7 @@ func TestLateUpdatesBetweenTurns(t *testing.T) {
 	readResults(t, filepath.Join(dir, "out.json"), &out)
 	var turns [2]struct {
 		Text        string `json:"text"`
+		LateText    string `json:"lateText"`
 		LateUpdates int    `json:"lateUpdates"`
 		ToolCalls   []struct {
 			ID string `json:"toolCallId"`
@@ -392,7 +397,7 @@ func TestLateUpdatesBetweenTurns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if turns[0].Text != "one LATE1" || turns[0].LateUpdates != 2 || len(turns[0].ToolCalls) != 1 {
+	if turns[0].Text != "one" || turns[0].LateText != " LATE1" || turns[0].LateUpdates != 2 || len(turns[0].ToolCalls) != 1 {
 		t.Errorf("turn 1 = %+v, want its late text and tool call", turns[0])
 	}
 	if turns[1].Text != "two" || len(turns[1].ToolCalls) != 0 || turns[1].LateUpdates != 0 {

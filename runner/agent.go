@@ -105,6 +105,7 @@ func closeAll(files ...*os.File) {
 
 func (a *Agent) drainStderr() {
 	defer close(a.stderrEOF)
+	defer a.stderr.Close()
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := a.stderr.Read(buf)

@@ -8,7 +8,9 @@ import (
 	"github.com/acprun/acprun/scenario"
 )
 
-// checkTurn returns one message per expectation the turn did not meet.
+// checkTurn returns one message per expectation the turn did not meet. It
+// reads only what the turn itself produced (text, permissions and tool calls
+// before the prompt's answer), which no late update changes.
 func checkTurn(e scenario.Expect, t *TurnResult) []string {
 	var fails []string
 	if len(e.StopReasons) > 0 && !slices.Contains(e.StopReasons, t.StopReason) {
@@ -28,7 +30,7 @@ func checkTurn(e scenario.Expect, t *TurnResult) []string {
 	}
 	denied := 0
 	for _, p := range t.Permissions {
-		if p.Decision == "deny" {
+		if p.Decision == "deny" && !p.Late {
 			denied++
 		}
 	}

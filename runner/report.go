@@ -85,6 +85,10 @@ type Result struct {
 	// came before the first turn (some agents send them even before
 	// answering session/new).
 	SetupUpdates map[string]int `json:"setupUpdates,omitempty"`
+	// SetupPermissions and SetupClientRequests are the requests the agent
+	// made before the first turn, answered by the same rules.
+	SetupPermissions    []Permission    `json:"setupPermissions,omitempty"`
+	SetupClientRequests []ClientRequest `json:"setupClientRequests,omitempty"`
 	// Violations lists protocol violations seen on the agent's stdout.
 	Violations []string     `json:"violations,omitempty"`
 	Transcript string       `json:"transcript,omitempty"`
@@ -100,13 +104,20 @@ type TurnResult struct {
 	CancelIgnored bool          `json:"cancelIgnored,omitempty"`
 	Duration      time.Duration `json:"-"`
 	DurationMs    int64         `json:"durationMs"`
-	Text          string        `json:"text"`
-	Thoughts      string        `json:"thoughts,omitempty"`
-	Plan          []PlanEntry   `json:"plan,omitempty"`
-	ToolCalls     []ToolCall    `json:"toolCalls,omitempty"`
-	Permissions   []Permission  `json:"permissions,omitempty"`
-	Usage         *Usage        `json:"usage,omitempty"`
-	Error         string        `json:"error,omitempty"`
+	// Text, Thoughts and Plan are what the agent sent before the prompt's
+	// answer: the turn's own output, on which expectations are checked.
+	Text     string      `json:"text"`
+	Thoughts string      `json:"thoughts,omitempty"`
+	Plan     []PlanEntry `json:"plan,omitempty"`
+	// LateText, LateThoughts and LatePlan came after the prompt's answer
+	// (before the next turn started).
+	LateText     string       `json:"lateText,omitempty"`
+	LateThoughts string       `json:"lateThoughts,omitempty"`
+	LatePlan     []PlanEntry  `json:"latePlan,omitempty"`
+	ToolCalls    []ToolCall   `json:"toolCalls,omitempty"`
+	Permissions  []Permission `json:"permissions,omitempty"`
+	Usage        *Usage       `json:"usage,omitempty"`
+	Error        string       `json:"error,omitempty"`
 	// Failures are the expectations this turn did not meet.
 	Failures []string `json:"failures,omitempty"`
 	// LateUpdates counts session/update notifications that arrived after the prompt's answer.
@@ -137,6 +148,8 @@ type ClientRequest struct {
 	Rule string `json:"rule,omitempty"`
 	// Error is a failure while serving an allowed request.
 	Error string `json:"error,omitempty"`
+	// Late is set when the request came after the prompt's answer.
+	Late bool `json:"late,omitempty"`
 }
 
 // PlanEntry is one entry of the agent's last plan.
@@ -148,14 +161,19 @@ type PlanEntry struct {
 
 // ToolCall is a tool call merged from all its updates.
 type ToolCall struct {
-	ID        string          `json:"toolCallId"`
-	Title     string          `json:"title"`
-	Kind      string          `json:"kind,omitempty"`
-	Status    string          `json:"status"`
-	Locations []string        `json:"locations,omitempty"`
-	RawInput  json.RawMessage `json:"rawInput,omitempty"`
-	RawOutput json.RawMessage `json:"rawOutput,omitempty"`
-	Content   json.RawMessage `json:"content,omitempty"`
+	ID    string `json:"toolCallId"`
+	Title string `json:"title"`
+	Kind  string `json:"kind,omitempty"`
+	// Status is the call's status when the prompt was answered (pending,
+	// in_progress, completed, failed, or cancelled when acprun cancelled the
+	// turn first).
+	Status string `json:"status"`
+	// LateStatus is the status a late update changed it to.
+	LateStatus string          `json:"lateStatus,omitempty"`
+	Locations  []string        `json:"locations,omitempty"`
+	RawInput   json.RawMessage `json:"rawInput,omitempty"`
+	RawOutput  json.RawMessage `json:"rawOutput,omitempty"`
+	Content    json.RawMessage `json:"content,omitempty"`
 	// Announced is false when the agent never sent a tool_call for this id.
 	Announced bool `json:"announced"`
 	// Late is set when the call was first seen after the prompt's answer.
@@ -174,6 +192,8 @@ type Permission struct {
 	OptionID   string   `json:"optionId,omitempty"`
 	Outcome    string   `json:"outcome"` // selected | cancelled
 	Reason     string   `json:"reason,omitempty"`
+	// Late is set when the request came after the prompt's answer.
+	Late bool `json:"late,omitempty"`
 }
 
 // Usage is the token usage the agent reported for a turn.

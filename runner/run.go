@@ -102,15 +102,19 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Rep
 		parallel = 1
 	}
 	repeat := max(opts.Repeat, 1)
-	type job struct {
-		sc      *scenario.Scenario
-		attempt int
-	}
-	var all []job
+	var all []Job
 	for _, sc := range scenarios {
 		for a := 1; a <= repeat; a++ {
-			all = append(all, job{sc, a})
+			j := Job{Scenario: sc}
+			if repeat > 1 {
+				j.Attempt = a
+			}
+			all = append(all, j)
 		}
+	}
+	var names []string
+	if opts.Transcripts != "" {
+		names = transcriptNames(all)
 	}
 	results := make([]*Result, len(all))
 	jobs := make(chan int)
@@ -123,12 +127,13 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Rep
 				if ctx.Err() != nil {
 					continue // interrupted or out of time: start nothing new
 				}
-				j := Job{Scenario: all[i].sc}
-				if repeat > 1 {
-					j.Attempt = all[i].attempt
-				}
+				j := all[i]
 				obs.started(j)
-				r := runScenario(ctx, &opts, obs, j)
+				transcript := ""
+				if names != nil {
+					transcript = names[i]
+				}
+				r := runScenario(ctx, &opts, obs, j, transcript)
 				obs.finished(j, r)
 				results[i] = &r
 			}
@@ -151,10 +156,8 @@ feed:
 			rep.Scenarios = append(rep.Scenarios, *r)
 		case runTimedOut:
 			// Not started before the run's deadline: listed, as an error.
-			nr := notRun(all[i].sc, "not run: the run's --timeout passed first")
-			if repeat > 1 {
-				nr.Attempt = all[i].attempt
-			}
+			nr := notRun(all[i].Scenario, "not run: the run's --timeout passed first")
+			nr.Attempt = all[i].Attempt
 			rep.Scenarios = append(rep.Scenarios, nr)
 		}
 	}
@@ -187,8 +190,9 @@ type scenarioRun struct {
 	tr    *transcript
 }
 
-// runScenario runs one job: one attempt of one scenario.
-func runScenario(ctx context.Context, opts *Options, obs *observer, job Job) Result {
+// runScenario runs one job: one attempt of one scenario. transcript is the
+// name of its transcript file in opts.Transcripts.
+func runScenario(ctx context.Context, opts *Options, obs *observer, job Job, transcript string) Result {
 	sc, attempt := job.Scenario, job.Attempt
 	start := time.Now()
 	res := Result{
@@ -230,7 +234,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, job Job) Res
 	}
 
 	if opts.Transcripts != "" {
-		tr, err := newTranscript(opts.Transcripts, sc, attempt, secrets)
+		tr, err := newTranscript(opts.Transcripts, transcript, secrets)
 		if err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("transcript: %v", err))
 		} else {
@@ -334,8 +338,8 @@ func (r *scenarioRun) start(ctx context.Context) error {
 		return fmt.Errorf("initialize: the agent speaks ACP protocol version %d; acprun speaks version %d", r.init.ProtocolVersion, acp.ProtocolVersion)
 	}
 	if sc.Agent.Auth != "" {
-		if !hasAuthMethod(r.init.AuthMethods, sc.Agent.Auth) {
-			return fmt.Errorf("authenticate: the agent offers no auth method %q (it offers: %s)", sc.Agent.Auth, authMethodIDs(r.init.AuthMethods))
+		if err := CheckAuthMethod(r.init.AuthMethods, sc.Agent.Auth); err != nil {
+			return fmt.Errorf("authenticate: %w", err)
 		}
 		if err := r.call(setupCtx, acp.MethodAuthenticate, acp.AuthenticateRequest{MethodID: sc.Agent.Auth}, nil); err != nil {
 			return fmt.Errorf("authenticate %q: %w", sc.Agent.Auth, err)
@@ -429,7 +433,9 @@ func (r *scenarioRun) collect(secrets []string) {
 	s.mu.Lock()
 	r.res.Allowed, r.res.Denied = s.allowed, s.denied
 	r.res.Violations = append(r.res.Violations, s.violations...)
-	r.res.SetupUpdates = s.setup
+	r.res.SetupUpdates = s.setup.updates
+	r.res.SetupPermissions = filledPermissions(s.setup.permissions)
+	r.res.SetupClientRequests = filledRequests(s.setup.requests)
 	s.mu.Unlock()
 	if r.agent != nil {
 		r.res.StderrTail = redact(r.agent.StderrTail(), secrets)
@@ -454,6 +460,9 @@ func (r *scenarioRun) evaluate() {
 	for _, t := range res.Turns {
 		switch t.StopReason {
 		case OutcomeAgentExited, OutcomeUnresponsive:
+			if r.expected(t) {
+				break // expected, like any stop reason
+			}
 			res.Status = StatusError
 			if res.Error == "" {
 				res.Error = fmt.Sprintf("turn %d: %s", t.Index, t.Error)
@@ -477,13 +486,27 @@ func (r *scenarioRun) evaluate() {
 	res.StderrTail = "" // kept only when the scenario did not pass
 }
 
-func hasAuthMethod(ms []acp.AuthMethod, id string) bool {
+// expected reports whether the turn's expect lists the stop reason (or
+// outcome) it ended with.
+func (r *scenarioRun) expected(t TurnResult) bool {
+	i := t.Index - 1
+	return i >= 0 && i < len(r.sc.Turns) && slices.Contains(r.sc.Turns[i].Expect.StopReasons, t.StopReason)
+}
+
+// CheckAuthMethod reports why id cannot be sent in authenticate: the agent
+// does not offer it, or it is a terminal login, which the protocol forbids
+// sending (the user runs it in a terminal instead).
+func CheckAuthMethod(ms []acp.AuthMethod, id string) error {
 	for _, m := range ms {
-		if m.ID == id {
-			return true
+		if m.ID != id {
+			continue
 		}
+		if m.Type == "terminal" {
+			return fmt.Errorf("auth method %q is a terminal login (type: terminal), which a client must not send in authenticate: log in once by running the agent's login in a terminal, or choose another method (it offers: %s)", id, authMethodIDs(ms))
+		}
+		return nil
 	}
-	return false
+	return fmt.Errorf("the agent offers no auth method %q (it offers: %s)", id, authMethodIDs(ms))
 }
 
 func authMethodIDs(ms []acp.AuthMethod) string {

@@ -15,8 +15,11 @@ import (
 )
 
 // session records what one agent session does and answers the agent's
-// requests. It is the acp.Handler of the scenario's connection: notifications
-// arrive on one goroutine in order, requests each on their own.
+// requests. It is the acp.Handler of the scenario's connection:
+// notifications arrive on one goroutine in order, requests each on their
+// own. It is also an acp.Receiver: every request is attributed to a turn
+// (or to the setup) when it arrives, in stream order, so that where it is
+// recorded never depends on how goroutines are scheduled.
 type session struct {
 	policy *approve.Policy
 	cwd    string
@@ -28,40 +31,158 @@ type session struct {
 	// secrets are redacted from what observers see.
 	secrets []string
 
-	mu              sync.Mutex
-	sessionID       string              // "" until session/new answered
-	early           []acp.SessionUpdate // updates for a session not known yet
-	turns           []*turnState        // every turn so far; the last is the running one
-	setup           map[string]int      // updates seen before the first turn, by kind
-	violations      []string
-	allowed, denied int
+	mu         sync.Mutex
+	sessionID  string                    // "" until session/new answered
+	early      []acp.SessionNotification // updates that came before session/new answered
+	turns      []*turnState              // every turn so far; the last is the running one
+	setup      setupState                // what came before the first turn
+	arrivals   map[*acp.Request]*arrival // requests received, not yet handled
+	violations []string
+	allowed    int
+	denied     int
 }
 
-// turnState is the record of one turn while it runs.
+// setupState records what the agent did before the first turn.
+type setupState struct {
+	updates     map[string]int // session/update notifications by kind
+	permissions []*permissionSlot
+	requests    []*requestSlot
+}
+
+// arrival is a request from the agent as it arrived: where it is recorded
+// and whether the end of its turn waits for it.
+type arrival struct {
+	turn    *turnState // nil: before the first turn
+	late    bool       // it came after the turn's answer
+	perm    *permissionSlot
+	request *requestSlot
+	params  *acp.RequestPermissionRequest // decoded on arrival; nil if invalid
+	bad     error                         // why params did not decode
+	done    func()                        // ends the turn's wait; nil when it does not wait
+}
+
+// permissionSlot and requestSlot hold a record in arrival order; filled is
+// set once the request has been answered.
+type permissionSlot struct {
+	rec    Permission
+	filled bool
+}
+
+type requestSlot struct {
+	rec    ClientRequest
+	filled bool
+}
+
+// turnState is the record of one turn while it runs. Everything the agent
+// sends before the prompt's answer is the turn's own; what comes after it
+// (late) is kept apart, so that the turn's expectations are checked on a
+// record that no longer changes once the answer arrived.
 type turnState struct {
-	rec         *TurnResult
-	calls       map[string]*toolCallState
-	order       []string
-	text        strings.Builder
-	thoughts    strings.Builder
-	answered    bool          // the prompt's answer arrived: later updates are late
-	prompt      *acp.Call     // the session/prompt call; done = answered
-	cancelled   chan struct{} // closed when acprun sent session/cancel
-	cancelOnce  sync.Once
-	usage       *Usage   // from usage_update
-	promptUsage *Usage   // from the prompt's answer
-	warnings    []string // about the prompt, set when the turn starts
+	rec          *TurnResult
+	calls        map[string]*toolCallState
+	order        []string
+	text         strings.Builder
+	lateText     strings.Builder
+	thoughts     strings.Builder
+	lateThoughts strings.Builder
+	latePlan     []PlanEntry
+	hasLatePlan  bool
+	permissions  []*permissionSlot
+	requests     []*requestSlot
+	answered     bool          // the prompt's answer arrived: later updates are late
+	prompt       *acp.Call     // the session/prompt call; done = answered
+	cancelled    chan struct{} // closed when acprun sent session/cancel
+	cancelOnce   sync.Once
+	ended        chan struct{} // closed when the turn's answer has been taken
+	endOnce      sync.Once
+	inflight     sync.WaitGroup // requests of the turn still being answered
+	usage        *Usage         // from usage_update
+	promptUsage  *Usage         // from the prompt's answer
+	warnings     []string       // about the prompt, set when the turn starts
 }
 
 type toolCallState struct {
 	call      acp.ToolCall
 	announced bool
-	late      bool
+	late      bool // first seen after the prompt's answer
 	cancelled bool
+	// endStatus is the status when the prompt was answered, kept once a
+	// late update changes the call.
+	endStatus *acp.ToolCallStatus
 }
 
 func newTurnState(rec *TurnResult) *turnState {
-	return &turnState{rec: rec, calls: map[string]*toolCallState{}, cancelled: make(chan struct{})}
+	return &turnState{rec: rec, calls: map[string]*toolCallState{}, cancelled: make(chan struct{}), ended: make(chan struct{})}
+}
+
+var _ acp.Handler = (*session)(nil)
+
+// Received implements acp.Receiver: it attributes a permission or client
+// request to the running turn (or the setup) in arrival order, reserves its
+// record and, for a request of the running turn, makes the turn's end wait
+// for its answer. terminal/wait_for_exit is not waited for: it may last as
+// long as the command.
+func (s *session) Received(req *acp.Request) {
+	if req.IsNotification() {
+		return
+	}
+	perm := req.Method == acp.MethodSessionRequestPermission
+	if !perm && (s.client == nil || !s.client.serves(req.Method)) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.arrivals == nil {
+		s.arrivals = map[*acp.Request]*arrival{}
+	}
+	if _, ok := s.arrivals[req]; ok {
+		return
+	}
+	a := &arrival{turn: s.current()}
+	if a.turn != nil {
+		a.late = a.turn.late()
+	}
+	if perm {
+		var p acp.RequestPermissionRequest
+		if err := json.Unmarshal(req.Params, &p); err != nil {
+			a.bad = err
+		} else {
+			a.params = &p
+			a.perm = &permissionSlot{}
+			if a.turn != nil {
+				// The tool call it asks about is merged here, in stream
+				// order with the updates about it.
+				c := a.turn.call(p.ToolCall.ToolCallID)
+				c.call.Apply(&p.ToolCall)
+				a.turn.permissions = append(a.turn.permissions, a.perm)
+			} else {
+				s.setup.permissions = append(s.setup.permissions, a.perm)
+			}
+		}
+	} else {
+		a.request = &requestSlot{}
+		if a.turn != nil {
+			a.turn.requests = append(a.turn.requests, a.request)
+		} else {
+			s.setup.requests = append(s.setup.requests, a.request)
+		}
+	}
+	if a.turn != nil && !a.late && req.Method != acp.MethodTerminalWaitForExit {
+		a.turn.inflight.Add(1)
+		a.done = sync.OnceFunc(a.turn.inflight.Done)
+	}
+	s.arrivals[req] = a
+}
+
+// arrived returns (and forgets) the arrival of req, receiving it first if
+// the connection did not.
+func (s *session) arrived(req *acp.Request) *arrival {
+	s.Received(req)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.arrivals[req]
+	delete(s.arrivals, req)
+	return a
 }
 
 // Handle implements acp.Handler.
@@ -82,21 +203,27 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		if req.IsNotification() {
 			return nil, nil
 		}
-		var p acp.RequestPermissionRequest
-		if err := json.Unmarshal(req.Params, &p); err != nil {
-			return nil, acp.NewError(acp.CodeInvalidParams, "session/request_permission: %v", err)
+		a := s.arrived(req)
+		if a.done != nil {
+			defer a.done()
 		}
-		return s.permission(ctx, p), nil
+		if a.params == nil {
+			return nil, acp.NewError(acp.CodeInvalidParams, "session/request_permission: %v", a.bad)
+		}
+		return s.permission(ctx, a), nil
 	}
 	if req.IsNotification() {
 		return nil, nil // unknown notifications are ignored
 	}
 	if s.client != nil && s.client.serves(req.Method) {
-		result, rec, err := s.client.handle(ctx, req)
-		s.mu.Lock()
-		if t := s.current(); t != nil {
-			t.rec.ClientRequests = append(t.rec.ClientRequests, rec)
+		a := s.arrived(req)
+		if a.done != nil {
+			defer a.done()
 		}
+		result, rec, err := s.client.handle(ctx, req)
+		rec.Late = a.late
+		s.mu.Lock()
+		a.request.rec, a.request.filled = rec, true
 		s.mu.Unlock()
 		return result, err
 	}
@@ -106,21 +233,26 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 func (s *session) violation(msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.violationLocked(msg)
+}
+
+// violationLocked records a protocol violation; the caller holds s.mu.
+func (s *session) violationLocked(msg string) {
 	if len(s.violations) < 100 {
 		s.violations = append(s.violations, msg)
 	}
 }
 
 // setSessionID makes the session known and replays the updates that came
-// before its id.
+// before its id; updates for another session are violations.
 func (s *session) setSessionID(id string) {
 	s.mu.Lock()
 	s.sessionID = id
 	early := s.early
 	s.early = nil
 	s.mu.Unlock()
-	for _, u := range early {
-		s.update(acp.SessionNotification{SessionID: id, Update: u})
+	for _, n := range early {
+		s.update(n)
 	}
 }
 
@@ -129,25 +261,24 @@ func (s *session) update(n acp.SessionNotification) {
 	defer s.mu.Unlock()
 	if s.sessionID == "" {
 		if len(s.early) < 10000 {
-			s.early = append(s.early, n.Update)
+			s.early = append(s.early, n)
 		}
 		return
 	}
 	if n.SessionID != s.sessionID {
-		if len(s.violations) < 100 {
-			s.violations = append(s.violations, fmt.Sprintf("session/update for unknown session %q", n.SessionID))
-		}
+		s.violationLocked(fmt.Sprintf("session/update for unknown session %q", n.SessionID))
 		return
 	}
 	t := s.current()
 	if t == nil {
-		if s.setup == nil {
-			s.setup = map[string]int{}
+		if s.setup.updates == nil {
+			s.setup.updates = map[string]int{}
 		}
-		s.setup[n.Update.Kind]++
+		s.setup.updates[n.Update.Kind]++
 		return
 	}
-	if t.late() {
+	late := t.late()
+	if late {
 		t.rec.LateUpdates++
 	}
 	if t.rec.Updates == nil {
@@ -158,25 +289,44 @@ func (s *session) update(n acp.SessionNotification) {
 	switch {
 	case u.AgentMessageChunk != nil:
 		if u.AgentMessageChunk.Content.Type == acp.ContentText {
-			t.text.WriteString(u.AgentMessageChunk.Content.Text)
+			if late {
+				t.lateText.WriteString(u.AgentMessageChunk.Content.Text)
+			} else {
+				t.text.WriteString(u.AgentMessageChunk.Content.Text)
+			}
 		}
 	case u.AgentThoughtChunk != nil:
 		if u.AgentThoughtChunk.Content.Type == acp.ContentText {
-			t.thoughts.WriteString(u.AgentThoughtChunk.Content.Text)
+			if late {
+				t.lateThoughts.WriteString(u.AgentThoughtChunk.Content.Text)
+			} else {
+				t.thoughts.WriteString(u.AgentThoughtChunk.Content.Text)
+			}
 		}
 	case u.Plan != nil:
-		t.rec.Plan = t.rec.Plan[:0]
+		entries := make([]PlanEntry, 0, len(u.Plan.Entries))
 		for _, e := range u.Plan.Entries {
-			t.rec.Plan = append(t.rec.Plan, PlanEntry{Content: e.Content, Priority: string(e.Priority), Status: string(e.Status)})
+			entries = append(entries, PlanEntry{Content: e.Content, Priority: string(e.Priority), Status: string(e.Status)})
+		}
+		if late {
+			t.latePlan, t.hasLatePlan = entries, true
+		} else {
+			t.rec.Plan = entries
 		}
 	case u.ToolCall != nil:
 		// A tool_call is a full announcement: it replaces what updates of
 		// a not yet announced id said.
 		c := t.call(u.ToolCall.ToolCallID)
+		if late {
+			c.keepEndStatus()
+		}
 		c.call = *u.ToolCall
 		c.announced = true
 	case u.ToolCallUpdate != nil:
 		c := t.call(u.ToolCallUpdate.ToolCallID)
+		if late {
+			c.keepEndStatus()
+		}
 		c.call.Apply(u.ToolCallUpdate)
 	case u.UsageUpdate != nil:
 		if t.usage == nil {
@@ -191,42 +341,60 @@ func (s *session) update(n acp.SessionNotification) {
 	}
 }
 
+// keepEndStatus remembers the status the call had when the prompt was
+// answered, before a late update changes it.
+func (c *toolCallState) keepEndStatus() {
+	if c.late || c.endStatus != nil {
+		return
+	}
+	st := c.call.Status
+	c.endStatus = &st
+}
+
 // call returns the record of a tool call, creating it for an id never
-// announced. The caller holds s.mu.
+// announced. A call first seen after session/cancel is cancelled too. The
+// caller holds s.mu.
 func (t *turnState) call(id string) *toolCallState {
 	c, ok := t.calls[id]
 	if !ok {
 		c = &toolCallState{call: acp.ToolCall{ToolCallID: id}, late: t.late()}
+		select {
+		case <-t.cancelled:
+			c.cancelled = true
+		default:
+		}
 		t.calls[id] = c
 		t.order = append(t.order, id)
 	}
 	return c
 }
 
-// permission answers one session/request_permission by the policy.
-func (s *session) permission(ctx context.Context, p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+// permission answers one session/request_permission by the policy: before
+// the first turn and in a running turn alike. Only a cancelled turn (or the
+// end of the connection) answers it cancelled.
+func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermissionResponse {
+	p := a.params
+	t := a.turn
 	s.mu.Lock()
-	t := s.current()
-	var call acp.ToolCall
+	call := p.ToolCall.ToolCall()
 	if t != nil {
-		c := t.call(p.ToolCall.ToolCallID)
-		c.call.Apply(&p.ToolCall)
-		call = c.call
-	} else {
-		call = p.ToolCall.ToolCall()
+		call = t.calls[p.ToolCall.ToolCallID].call
 	}
 	s.mu.Unlock()
 
 	req := PermissionRequest(call, p.Options, s.cwd)
-	rec := Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind)}
+	rec := Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind), Late: a.late}
 	var resp acp.RequestPermissionResponse
 	d := s.policy.Decide(req)
-	cancelled := t == nil || !s.wait(ctx, t)
+	cancelled := !s.wait(ctx, t)
 	rec.Commands, rec.Paths, rec.Rule, rec.Reason = d.Commands, d.Paths, d.Rule, d.Reason
 	switch {
 	case cancelled:
 		rec.Decision, rec.Outcome = "cancelled", acp.OutcomeCancelled
 		rec.Reason = "the turn was being cancelled"
+		if t == nil {
+			rec.Reason = "the connection closed before the answer"
+		}
 		rec.Rule = ""
 		resp = acp.Cancelled()
 	case d.Cancelled:
@@ -245,20 +413,23 @@ func (s *session) permission(ctx context.Context, p acp.RequestPermissionRequest
 			s.denied++
 		}
 	}
-	if t != nil {
-		t.rec.Permissions = append(t.rec.Permissions, rec)
-	}
+	a.perm.rec, a.perm.filled = rec, true
 	s.mu.Unlock()
 	s.obs.permission(s.job, redactPermission(rec, s.secrets))
 	return resp
 }
 
 // wait waits the answer delay before a permission answer. It returns false
-// at once when the turn is (or gets) cancelled: pending requests are then
-// answered cancelled.
+// at once when the turn is (or gets) cancelled, or the connection closes:
+// pending requests are then answered cancelled. The end of the turn cuts the
+// delay short: the answer is the policy's. t is nil before the first turn.
 func (s *session) wait(ctx context.Context, t *turnState) bool {
+	var cancelled, ended <-chan struct{}
+	if t != nil {
+		cancelled, ended = t.cancelled, t.ended
+	}
 	select {
-	case <-t.cancelled:
+	case <-cancelled:
 		return false
 	default:
 	}
@@ -270,7 +441,9 @@ func (s *session) wait(ctx context.Context, t *turnState) bool {
 	select {
 	case <-timer.C:
 		return true
-	case <-t.cancelled:
+	case <-ended:
+		return true
+	case <-cancelled:
 		return false
 	case <-ctx.Done():
 		return false
@@ -379,8 +552,14 @@ func (s *session) cancelTurn(t *turnState) {
 	}
 }
 
-// finish records how the turn ended and returns its record.
+// finish records how the turn ended and returns its record. It first waits
+// for the requests that came during the turn to be answered (a permission
+// request still in its answer delay is answered at once), so the record it
+// returns is the turn's whole own record: later updates are late and kept
+// apart.
 func (s *session) finish(t *turnState, out turnOutcome) TurnResult {
+	t.endOnce.Do(func() { close(t.ended) })
+	t.inflight.Wait()
 	s.mu.Lock()
 	t.answered = true
 	t.rec.StopReason = out.stopReason
@@ -390,6 +569,9 @@ func (s *session) finish(t *turnState, out turnOutcome) TurnResult {
 	t.rec.Duration = out.duration
 	t.rec.DurationMs = out.duration.Milliseconds()
 	t.promptUsage = out.usage
+	if out.cancelIgnored {
+		t.warnings = append(t.warnings, fmt.Sprintf("the agent answered session/cancel (%s) with stopReason %q, not \"cancelled\" (cancelIgnored)", out.cancelCause, out.stopReason))
+	}
 	s.mu.Unlock()
 	return s.snapshot(t)
 }
@@ -408,37 +590,47 @@ func (s *session) snapshot(t *turnState) TurnResult {
 	defer s.mu.Unlock()
 	r := *t.rec
 	r.Text = t.text.String()
+	r.LateText = t.lateText.String()
 	r.Thoughts = t.thoughts.String()
+	r.LateThoughts = t.lateThoughts.String()
 	r.Plan = slices.Clone(t.rec.Plan)
+	r.LatePlan = nil
+	if t.hasLatePlan {
+		r.LatePlan = slices.Clone(t.latePlan)
+		if r.LatePlan == nil {
+			r.LatePlan = []PlanEntry{}
+		}
+	}
 	r.Updates = maps.Clone(t.rec.Updates)
 	r.Failures = slices.Clone(t.rec.Failures)
-	r.ClientRequests = slices.Clone(t.rec.ClientRequests)
-	r.Permissions = make([]Permission, len(t.rec.Permissions))
+	r.ClientRequests = filledRequests(t.requests)
+	r.Permissions = filledPermissions(t.permissions)
 	asked := map[string]bool{}
-	for i, p := range t.rec.Permissions {
-		p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
-		r.Permissions[i] = p
+	for _, p := range r.Permissions {
 		asked[p.ToolCallID] = true
 	}
 	r.Warnings = slices.Clone(t.warnings)
 	r.ToolCalls = nil
 	for _, id := range t.order {
 		c := t.calls[id]
+		end := c.call.Status
+		if c.endStatus != nil {
+			end = *c.endStatus
+		}
 		tc := ToolCall{
 			ID:        id,
 			Title:     c.call.Title,
 			Kind:      string(c.call.Kind),
-			Status:    string(c.call.Status),
+			Status:    shownStatus(end, c.cancelled),
 			RawInput:  slices.Clone(c.call.RawInput),
 			RawOutput: slices.Clone(c.call.RawOutput),
 			Announced: c.announced,
 			Late:      c.late,
 		}
-		if tc.Status == "" {
-			tc.Status = string(acp.StatusPending)
-		}
-		if c.cancelled && c.call.Status != acp.StatusCompleted && c.call.Status != acp.StatusFailed {
-			tc.Status = "cancelled"
+		if c.endStatus != nil {
+			if final := shownStatus(c.call.Status, c.cancelled); final != tc.Status {
+				tc.LateStatus = final
+			}
 		}
 		for _, l := range c.call.Locations {
 			tc.Locations = append(tc.Locations, l.Path)
@@ -468,6 +660,47 @@ func (s *session) snapshot(t *turnState) TurnResult {
 		r.Usage = &u
 	}
 	return r
+}
+
+// shownStatus is how a tool call's status is recorded: pending when the
+// agent gave none, cancelled when acprun cancelled the turn before the call
+// finished.
+func shownStatus(st acp.ToolCallStatus, cancelled bool) string {
+	switch {
+	case st == acp.StatusCompleted || st == acp.StatusFailed:
+		return string(st)
+	case cancelled:
+		return "cancelled"
+	case st == "":
+		return string(acp.StatusPending)
+	}
+	return string(st)
+}
+
+// filledPermissions copies the answered permission records, in arrival
+// order. The caller holds s.mu.
+func filledPermissions(slots []*permissionSlot) []Permission {
+	var out []Permission
+	for _, sl := range slots {
+		if sl.filled {
+			p := sl.rec
+			p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// filledRequests copies the answered client request records, in arrival
+// order. The caller holds s.mu.
+func filledRequests(slots []*requestSlot) []ClientRequest {
+	var out []ClientRequest
+	for _, sl := range slots {
+		if sl.filled {
+			out = append(out, sl.rec)
+		}
+	}
+	return out
 }
 
 // promptUsage records the usage reported on the prompt's answer.

@@ -13,8 +13,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/scenario"
-)
+	)
 
 // transcript writes every message of one scenario as JSONL:
 // {"t": ms since start, "dir": "c2a"|"a2c", "msg": …}.
@@ -31,17 +30,36 @@ type transcript struct {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._@#-]+`)
 
-// newTranscript creates DIR/NAME[@AGENT][#ATTEMPT].jsonl for a scenario.
-func newTranscript(dir string, sc *scenario.Scenario, attempt int, secrets []string) (*transcript, error) {
-	name := sc.Name
-	if sc.Agent.Name != "" {
-		name += "@" + sc.Agent.Name
+// transcriptNames gives every job of a run its own transcript file name,
+// NAME[@AGENT][#ATTEMPT].jsonl with unsafe characters replaced by "_". Names
+// that would collide (case-insensitively, for case-insensitive file
+// systems) get "-2", "-3"… in job order, so the same run gives the same
+// names every time.
+func transcriptNames(jobs []Job) []string {
+	names := make([]string, len(jobs))
+	used := map[string]bool{}
+	for i, j := range jobs {
+		base := j.Scenario.Name
+		if j.Scenario.Agent.Name != "" {
+			base += "@" + j.Scenario.Agent.Name
+		}
+		if j.Attempt > 0 {
+			base += fmt.Sprintf("#%d", j.Attempt)
+		}
+		base = unsafeName.ReplaceAllString(base, "_")
+		name := base
+		for n := 2; used[strings.ToLower(name)]; n++ {
+			name = fmt.Sprintf("%s-%d", base, n)
+		}
+		used[strings.ToLower(name)] = true
+		names[i] = name + ".jsonl"
 	}
-	if attempt > 0 {
-		name += fmt.Sprintf("#%d", attempt)
-	}
-	name = unsafeName.ReplaceAllString(name, "_")
-	path := filepath.Join(dir, name+".jsonl")
+	return names
+}
+
+// newTranscript creates the transcript file dir/name.
+func newTranscript(dir, name string, secrets []string) (*transcript, error) {
+	path := filepath.Join(dir, name)
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err

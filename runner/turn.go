@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/scenario"
@@ -50,8 +53,8 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 		return r.agent.Conn.Call(turnCtx, acp.MethodSessionPrompt, req)
 	})
 	var resp acp.PromptResponse
-	err := call.Await(turnCtx, &resp)
-	if err != nil && turnCtx.Err() != nil && isContextErr(err) {
+	expired, err := awaitAnswer(turnCtx, call, &resp)
+	if expired {
 		out.cancelCause = cancelCause(context.Cause(turnCtx))
 		err = r.cancel(t, call, &resp)
 		if err == nil && resp.StopReason != acp.StopCancelled {
@@ -87,6 +90,27 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 	r.sess.setFailures(t, failures)
 	rec.Failures = failures
 	return rec
+}
+
+// awaitAnswer waits for the prompt's answer until ctx ends. expired reports
+// that ctx ended and no answer had come: the turn must be cancelled.
+func awaitAnswer(ctx context.Context, call *acp.Call, resp *acp.PromptResponse) (expired bool, err error) {
+	return afterAwait(ctx, call, resp, call.Await(ctx, resp))
+}
+
+// afterAwait decides what err, returned by call.Await(ctx, resp), means.
+// An answer dispatched by the time the deadline is handled wins: a turn that
+// finished by itself is never cancelled nor flagged.
+func afterAwait(ctx context.Context, call *acp.Call, resp *acp.PromptResponse, err error) (expired bool, _ error) {
+	if err == nil || ctx.Err() == nil || !isContextErr(err) {
+		return false, err
+	}
+	select {
+	case <-call.Done():
+		return false, call.Await(context.Background(), resp)
+	default:
+		return true, err
+	}
 }
 
 // turnOutcome is how a turn ended, as the runner saw it.
@@ -189,6 +213,50 @@ func (r *scenarioRun) exitDescription() string {
 	return "the agent exited"
 }
 
+// fileURI is the file:// URI of an absolute path, escaped as RFC 8089 asks
+// (a space is %20, a # or ? is not taken for a fragment or a query).
+func fileURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+// fileBlock embeds a file: as text when it is valid UTF-8 text, else as a
+// base64 blob. Its mime type comes from the extension, else from its first
+// bytes.
+func fileBlock(uri, path string, data []byte) acp.ContentBlock {
+	mt := mime.TypeByExtension(filepath.Ext(path))
+	if mt == "" {
+		mt = http.DetectContentType(data)
+	}
+	if utf8.Valid(data) && isText(mt) {
+		if base, _, err := mime.ParseMediaType(mt); err == nil && base == "application/octet-stream" {
+			mt = "text/plain"
+		}
+		return acp.ResourceBlock(uri, mt, string(data))
+	}
+	return acp.ContentBlock{Type: acp.ContentResource, Resource: &acp.EmbeddedResourceResource{
+		URI: uri, MimeType: mt, Blob: base64.StdEncoding.EncodeToString(data),
+	}}
+}
+
+// isText reports whether a mime type names text: text/*, JSON, XML,
+// YAML, JavaScript and shell scripts, or an unknown type (octet-stream of
+// valid UTF-8).
+func isText(mt string) bool {
+	base, _, err := mime.ParseMediaType(mt)
+	if err != nil {
+		return false
+	}
+	if strings.HasPrefix(base, "text/") || base == "application/octet-stream" {
+		return true
+	}
+	for _, s := range []string{"json", "xml", "yaml", "javascript", "x-sh", "toml", "sql"} {
+		if strings.Contains(base, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // promptBlocks builds the prompt's content blocks within what the agent
 // accepts, with a warning for each part it had to change or drop.
 func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []string) {
@@ -198,7 +266,7 @@ func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []st
 	for _, p := range turn.Prompt {
 		switch {
 		case p.File != "":
-			uri := "file://" + filepath.ToSlash(p.File)
+			uri := fileURI(p.File)
 			if !caps.EmbeddedContext {
 				blocks = append(blocks, acp.ResourceLinkBlock(uri, filepath.Base(p.File)))
 				continue
@@ -209,11 +277,7 @@ func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []st
 				blocks = append(blocks, acp.ResourceLinkBlock(uri, filepath.Base(p.File)))
 				continue
 			}
-			mt := mime.TypeByExtension(filepath.Ext(p.File))
-			if mt == "" {
-				mt = "text/plain"
-			}
-			blocks = append(blocks, acp.ResourceBlock(uri, mt, string(data)))
+			blocks = append(blocks, fileBlock(uri, p.File, data))
 		case p.Image != "":
 			if !caps.Image {
 				warnings = append(warnings, fmt.Sprintf("%s: the agent does not accept images (promptCapabilities.image); image %s not sent", p.Pos, filepath.Base(p.Image)))

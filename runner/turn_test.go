@@ -1,0 +1,88 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/acprun/acprun/acp"
+)
+
+// TestAnsweredTurnIsNotCancelled: when the answer is dispatched right after
+// Await gave up on the deadline, the turn still finished by itself: no
+// session/cancel, no cancelIgnored.
+func TestAnsweredTurnIsNotCancelled(t *testing.T) {
+	a, b := net.Pipe()
+	conn := acp.NewConn(a, a, nil, nil)
+	defer conn.Close()
+	defer b.Close()
+	go func() {
+		r := bufio.NewReader(b)
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.Unmarshal(line, &m)
+		_, _ = b.Write([]byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"stopReason":"end_turn"}}` + "\n"))
+	}()
+	expiredCtx, cancel := context.WithCancel(context.Background())
+	cancel()
+	call := conn.Call(context.Background(), acp.MethodSessionPrompt, map[string]string{"sessionId": "s"})
+	<-call.Done()
+	var resp acp.PromptResponse
+	// What Await returned when the deadline won the race by a hair.
+	expired, err := afterAwait(expiredCtx, call, &resp, context.Cause(expiredCtx))
+	if expired || err != nil || resp.StopReason != acp.StopEndTurn {
+		t.Errorf("afterAwait = expired %v, %v, stopReason %q; want the answer, not a cancel", expired, err, resp.StopReason)
+	}
+}
+
+// TestAwaitAnswerExpires: without an answer, an ended context asks for a
+// cancel.
+func TestAwaitAnswerExpires(t *testing.T) {
+	a, b := net.Pipe()
+	conn := acp.NewConn(a, a, nil, nil)
+	defer conn.Close()
+	defer b.Close()
+	go func() { _, _ = bufio.NewReader(b).ReadBytes('\n') }() // read the prompt, never answer
+	ctx, cancel := context.WithCancel(context.Background())
+	call := conn.Call(context.Background(), acp.MethodSessionPrompt, map[string]string{"sessionId": "s"})
+	cancel()
+	var resp acp.PromptResponse
+	if expired, err := awaitAnswer(ctx, call, &resp); !expired || err == nil {
+		t.Errorf("awaitAnswer = %v, expired %v; want expired", err, expired)
+	}
+}
+
+// TestAgentClosesItsPipes: an agent that ran and stopped leaves no file
+// descriptor of acprun's open (stdin, stdout and stderr pipes).
+func TestAgentClosesItsPipes(t *testing.T) {
+	before := openFDs(t)
+	for range 3 {
+		a, err := StartAgent(AgentConfig{Argv: []string{"/bin/sh", "-c", "echo log >&2; exit 0"}, Env: os.Environ()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-a.Exited()
+		a.Close(context.Background(), time.Second)
+	}
+	if after := openFDs(t); after != before {
+		t.Errorf("open file descriptors: %d before, %d after three agents; want none left", before, after)
+	}
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	return len(ents)
+}
