@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acprun/acprun/acp"
 	"golang.org/x/sys/unix"
@@ -235,12 +237,18 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// String returns the tail, marked when its beginning was cut off.
+// String returns the tail as valid UTF-8 (invalid bytes become U+FFFD), marked
+// when its beginning was cut off.
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.cut {
-		return "[…]" + string(t.buf)
+	b := t.buf
+	if !t.cut {
+		return strings.ToValidUTF8(string(b), "\uFFFD")
 	}
-	return string(t.buf)
+	// The cut may have split a character: drop its continuation bytes.
+	for i := 0; i < utf8.UTFMax && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
+		b = b[1:]
+	}
+	return "[…]" + strings.ToValidUTF8(string(b), "\uFFFD")
 }

@@ -107,10 +107,14 @@ func afterAwait(ctx context.Context, call *acp.Call, resp *acp.PromptResponse, e
 	}
 	select {
 	case <-call.Done():
-		return false, call.Await(context.Background(), resp)
+		// Done also when the call failed here (its write was cut short):
+		// only an answer, or the end of the connection, wins.
+		if err2 := call.Await(context.Background(), resp); err2 == nil || !isContextErr(err2) {
+			return false, err2
+		}
 	default:
-		return true, err
 	}
+	return true, err
 }
 
 // turnOutcome is how a turn ended, as the runner saw it.

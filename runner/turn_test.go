@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acprun/acprun/acp"
 )
@@ -85,4 +87,20 @@ func openFDs(t *testing.T) int {
 		t.Skipf("no /proc/self/fd: %v", err)
 	}
 	return len(ents)
+}
+
+// TestStderrTailIsValidUTF8: invalid bytes and a character split by the
+// cut never reach the results.
+func TestStderrTailIsValidUTF8(t *testing.T) {
+	tb := newTailBuffer(8)
+	tb.Write([]byte("héllo wörld \xff\xfe ok"))
+	got := tb.String()
+	if !utf8.ValidString(got) || !strings.HasPrefix(got, "[…]") || !strings.HasSuffix(got, " ok") {
+		t.Errorf("tail = %q, want valid UTF-8 marked as cut", got)
+	}
+	tb = newTailBuffer(100)
+	tb.Write([]byte("bad \xff\xfe bytes"))
+	if got := tb.String(); got != "bad \uFFFD bytes" {
+		t.Errorf("tail = %q, want the invalid bytes replaced", got)
+	}
 }
