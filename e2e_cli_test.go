@@ -596,3 +596,47 @@ func TestCLIOutputToProcFD(t *testing.T) {
 		t.Errorf("-o - --events stdout: exit %d, want %d and %q\n%s", res.code, exitUsage, want, res.stderr)
 	}
 }
+
+// TestCLIMatrixByStopReasonSurvivesMerge runs two scenarios against two
+// named agents twice each, in two shards, and merges them: every
+// byStopReason entry names its agent and attempt, so none is a duplicate.
+func TestCLIMatrixByStopReasonSurvivesMerge(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
+		"acprun.yaml": `agents:
+  alpha: {command: [acprun, mock-agent, agent.mock.yaml]}
+  beta: {command: [acprun, mock-agent, agent.mock.yaml]}
+`,
+		"s.yaml": "name: one\nagent: alpha\npermissions: {default: deny}\nturns:\n  - prompt: hi\n---\nname: two\nagent: alpha\npermissions: {default: deny}\nturns:\n  - prompt: hi\n",
+	})
+	for _, shard := range []string{"1/2", "2/2"} {
+		out := "shard" + shard[:1] + ".json"
+		if res := acprun(t, dir, "run", "s.yaml", "--agent", "alpha", "--agent", "beta", "--repeat", "2", "--shard", shard, "-o", out); res.code != exitOK {
+			t.Fatalf("shard %s: exit %d\n%s", shard, res.code, res.stderr)
+		}
+	}
+	if res := acprun(t, dir, "merge", "shard2.json", "shard1.json", "-o", "all.json"); res.code != exitOK {
+		t.Fatalf("merge: exit %d\n%s", res.code, res.stderr)
+	}
+	var out struct {
+		ByStopReason map[string][]struct {
+			Scenario string `json:"scenario"`
+			Agent    string `json:"agent"`
+			Attempt  int    `json:"attempt"`
+			Turn     int    `json:"turn"`
+		} `json:"byStopReason"`
+	}
+	readResults(t, filepath.Join(dir, "all.json"), &out)
+	var got []string
+	for _, r := range out.ByStopReason["end_turn"] {
+		got = append(got, fmt.Sprintf("%s@%s#%d/%d", r.Scenario, r.Agent, r.Attempt, r.Turn))
+	}
+	want := []string{
+		"one@alpha#1/1", "one@alpha#2/1", "one@beta#1/1", "one@beta#2/1",
+		"two@alpha#1/1", "two@alpha#2/1", "two@beta#1/1", "two@beta#2/1",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("merged byStopReason.end_turn (-want +got):\n%s", diff)
+	}
+}
