@@ -14,20 +14,19 @@ type listCmd struct {
 // Help is the long help of list.
 func (c *listCmd) Help() string {
 	return `Prints the scenarios that "acprun run" would run with the same paths and
-selection flags, one per line: file:line, name, tags. Runs nothing.`
+selection flags, one per line: file:line, name, tags. Runs nothing.
+
+Exit codes:
+  0    the selection was listed
+  2    usage or scenario-file errors
+  5    no scenario selected (see --allow-empty)`
 }
 
 // Run lists the selected scenarios.
 func (c *listCmd) Run(g *globals) error {
-	scs, lopts, err := c.load(g, c.Paths)
+	scs, err := c.pick(g, c.Paths)
 	if err != nil {
 		return err
-	}
-	if scs, err = c.apply(scs); err != nil {
-		return exitError{code: exitUsage, err: err}
-	}
-	if scs, err = c.matrix(scs, lopts); err != nil {
-		return exitError{code: exitUsage, err: err}
 	}
 	for _, sc := range scs {
 		line := fmt.Sprintf("%s:%d\t%s", sc.File, sc.Pos.Line, sc.Name)

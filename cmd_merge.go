@@ -1,11 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/output/outfile"
 )
 
 // mergeCmd is `acprun merge FILES… -o FILE`.
@@ -19,38 +20,48 @@ func (c *mergeCmd) Help() string {
 	return `Combines the JSON results of several runs, typically the shards of one run
 (--shard), into the results of the whole: scenarios sorted by file, line, agent
 and attempt; byStopReason and summary computed again; the earliest startedAt
-and the longest durationMs. A summary goes to stderr.
+and the longest durationMs. A summary goes to stderr. -o is written as run
+writes its outputs (parents created, symlinks followed, devices and FIFOs
+written in place, regular files replaced atomically).
 
 Exit codes, as the combined run would have exited:
   0    every scenario passed
   1    some scenario failed an expectation or ended in an error outcome
-  2    a file is missing, unreadable or not acprun results (nothing written)
+  2    a file is missing, unreadable or not acprun results, or -o cannot be
+       written (nothing written)
   3    an agent could not be started, initialized or authenticated
-  130  some shard was interrupted; the results are partial`
+  4    the merged results could not be written; the summary still goes to
+       stderr
+  130  some shard was interrupted; the results are partial
+When several apply, the exit code is the first of 4, 130, 3, 1.`
 }
 
 // Run merges the files.
 func (c *mergeCmd) Run(g *globals) error {
+	if c.Output != outfile.Stdout {
+		if err := outfile.Check(c.Output); err != nil {
+			return exitError{code: exitUsage, err: fmt.Errorf("merge: -o %s: %w", c.Output, err)}
+		}
+	}
 	res, err := output.MergeFiles(c.Files)
 	if err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("merge: %w", err)}
 	}
-	var buf bytes.Buffer
-	if err := output.WriteResults(&buf, res); err != nil {
-		return exitError{code: exitFailed, err: fmt.Errorf("merge: %w", err)}
+	data, err := encode(func(w io.Writer) error { return output.WriteResults(w, res) })
+	if err != nil {
+		return exitError{code: exitOutput, err: fmt.Errorf("merge: %w", err)}
 	}
-	if c.Output == "-" {
-		if _, err := g.Stdout.Write(buf.Bytes()); err != nil {
-			return exitError{code: exitFailed, err: fmt.Errorf("write results: %w", err)}
-		}
-	} else if err := writeFileAtomic(c.Output, buf.Bytes()); err != nil {
-		return exitError{code: exitFailed, err: fmt.Errorf("write results: %w", err)}
-	}
+	wctx, stop := abortContext(g.Abort)
+	defer stop()
+	writeErr := writeOutput(wctx, g, c.Output, data)
 	rep := res.Report()
 	if err := output.Text(g.Stderr, rep); err != nil {
-		return err
+		return exitError{code: exitOutput, err: fmt.Errorf("summary: %w", err)}
 	}
-	if c.Output != "-" {
+	if writeErr != nil {
+		return exitError{code: exitOutput, err: fmt.Errorf("merge: -o %s: %w; the merged results were not written", c.Output, writeErr)}
+	}
+	if c.Output != outfile.Stdout {
 		fmt.Fprintf(g.Stderr, "results: %s\n", c.Output)
 	}
 	return exitError{code: exitCode(context.Background(), rep)}

@@ -6,12 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/output/outfile"
 	"github.com/acprun/acprun/runner"
 )
 
@@ -28,8 +32,8 @@ type runCmd struct {
 	Jobs        int      `short:"j" placeholder:"N" help:"Scenarios to run in parallel (default: number of CPUs)."`
 	Repeat      int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate and pass@k."`
 	DryRun      bool     `help:"Print the resolved plan (agent command, cwd, timeouts, rules) and run nothing."`
-	JUnit       string   `name:"junit" placeholder:"FILE" help:"Also write JUnit XML to FILE (one testsuite per scenario file)."`
-	Events      string   `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line flushed per event)."`
+	JUnit       string   `name:"junit" placeholder:"FILE" help:"Also write JUnit XML to FILE (one testsuite per scenario file; - for stdout)."`
+	Events      string   `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line flushed per event; - for stdout)."`
 	Quiet       bool     `short:"q" help:"No progress output; only the summary."`
 	Verbose     bool     `short:"v" help:"Print turns, permission decisions and tool calls as they happen."`
 	selection
@@ -41,31 +45,134 @@ func (c *runCmd) Help() string {
 answers permission requests by the scenario's rules, and checks the expectations.
 The JSON results (keyed by stop reason) go to --json; a summary goes to stderr.
 
+Output files (--json, --junit, --events; --transcripts is a directory) are
+checked before any agent starts. Missing parent directories are created; a
+symlink is written through to its target; a device or FIFO (/dev/null,
+/dev/stdout, a named pipe) is written in place; a regular file is replaced
+atomically and keeps its mode (a new one gets 0644 less the umask). "-" is stdout, for one flag at most;
+GitHub annotations then go to stderr.
+
 Exit codes:
   0    every scenario passed
   1    some scenario failed an expectation or ended in an error outcome
-  2    usage or scenario-file errors (nothing ran)
+  2    usage, scenario-file or output-path errors (nothing ran)
   3    an agent could not be started, initialized or authenticated
-  130  interrupted (SIGINT/SIGTERM); the results written are partial`
+  4    acprun could not write its results, JUnit, events or transcripts, or
+       failed internally; the summary still goes to stderr
+  5    no scenario selected (see --allow-empty)
+  130  interrupted (SIGINT/SIGTERM); the results written are partial
+When several apply, the exit code is the first of 4, 130, 3, 1.`
+}
+
+// outputFile is one file-valued output flag of a run.
+type outputFile struct {
+	flag, path string
+}
+
+// files returns the run's output files that are set, in the order they
+// are written.
+func (c *runCmd) files() []outputFile {
+	var out []outputFile
+	for _, f := range []outputFile{{"-o", c.JSON}, {"--junit", c.JUnit}, {"--events", c.Events}} {
+		if f.path != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// toStdout reports whether some machine output goes to stdout.
+func (c *runCmd) toStdout(g *globals) bool {
+	return slices.ContainsFunc(c.files(), func(f outputFile) bool { return isStdout(g, f.path) })
+}
+
+// isStdout reports whether path is stdout: "-", or another name of the
+// file stdout is (/dev/stdout, /proc/self/fd/1, the file stdout was
+// redirected to), unless that is a character device such as /dev/null,
+// which takes any number of outputs.
+func isStdout(g *globals, path string) bool {
+	if path == outfile.Stdout {
+		return true
+	}
+	f, ok := g.Stdout.(*os.File)
+	if !ok {
+		return false
+	}
+	out, err1 := f.Stat()
+	fi, err2 := os.Stat(path)
+	return err1 == nil && err2 == nil && os.SameFile(out, fi) && out.Mode()&fs.ModeCharDevice == 0
+}
+
+// checkOutputFlags rejects combinations of output flags that cannot work:
+// two outputs on stdout, a directory on stdout, one file for two outputs.
+func (c *runCmd) checkOutputFlags(g *globals) error {
+	if c.Transcripts == outfile.Stdout {
+		return errors.New("--transcripts -: transcripts need a directory (one file per scenario), not stdout")
+	}
+	var onStdout []string
+	seen := map[string]string{} // resolved path → flag
+	for _, f := range c.files() {
+		if isStdout(g, f.path) {
+			onStdout = append(onStdout, f.flag+" "+f.path)
+			continue
+		}
+		key := f.path
+		if real, err := outfile.Resolve(f.path); err == nil {
+			if fi, err := os.Stat(real); err == nil && !fi.Mode().IsRegular() {
+				continue // a device such as /dev/null may take several outputs
+			}
+			if abs, err := filepath.Abs(real); err == nil {
+				key = abs
+			}
+		}
+		if prev, ok := seen[key]; ok {
+			return fmt.Errorf("%s and %s %s: both write the same file; give each its own", prev, f.flag, f.path)
+		}
+		seen[key] = f.flag + " " + f.path
+	}
+	if len(onStdout) > 1 {
+		return fmt.Errorf("%s: only one output can go to stdout; give the others a file", strings.Join(onStdout, " and "))
+	}
+	return nil
+}
+
+// checkOutputPaths checks that every output file and the transcripts
+// directory can be written, before any agent starts: it creates missing
+// parent directories and tries a temporary file where each will go.
+func (c *runCmd) checkOutputPaths() error {
+	for _, f := range c.files() {
+		if f.path == outfile.Stdout {
+			continue
+		}
+		if err := outfile.Check(f.path); err != nil {
+			return fmt.Errorf("%s %s: %w", f.flag, f.path, err)
+		}
+	}
+	if c.Transcripts != "" {
+		if err := outfile.CheckDir(c.Transcripts); err != nil {
+			return fmt.Errorf("--transcripts %s: %w", c.Transcripts, err)
+		}
+	}
+	return nil
 }
 
 // Run runs the scenarios.
 func (c *runCmd) Run(ctx context.Context, g *globals) error {
-	scs, lopts, err := c.load(g, c.Paths)
-	if err != nil {
-		return err
-	}
-	if scs, err = c.apply(scs); err != nil {
-		return exitError{code: exitUsage, err: err}
-	}
-	if scs, err = c.matrix(scs, lopts); err != nil {
+	if err := c.checkOutputFlags(g); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
 	if c.Repeat < 1 {
 		return exitError{code: exitUsage, err: fmt.Errorf("--repeat %d: want at least 1", c.Repeat)}
 	}
+	scs, err := c.pick(g, c.Paths)
+	if err != nil {
+		return err
+	}
 	if c.DryRun {
 		return printPlan(g.Stdout, scs, c)
+	}
+	if err := c.checkOutputPaths(); err != nil {
+		return exitError{code: exitUsage, err: err}
 	}
 	opts := runner.Options{
 		Transcripts: c.Transcripts,
@@ -95,46 +202,76 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		Terminal: isTerminal(g.Stderr), Quiet: c.Quiet, Verbose: c.Verbose,
 	})
 	observers = append(observers, progress)
-	if c.Events != "" {
-		events, err := output.CreateEvents(c.Events)
-		if err != nil {
-			return exitError{code: exitUsage, err: fmt.Errorf("--events: %w", err)}
+	var events *output.Events
+	switch c.Events {
+	case "":
+	case outfile.Stdout:
+		events = output.NewEvents(g.Stdout)
+	default:
+		if events, err = output.CreateEvents(ctx, c.Events); err != nil {
+			return exitError{code: exitUsage, err: fmt.Errorf("--events %s: %w", c.Events, err)}
 		}
-		defer events.Close()
+	}
+	if events != nil {
+		defer events.Close() // a no-op after the Close below
 		observers = append(observers, events)
 	}
 	opts.Observer = output.Observers(observers...)
 	rep, err := runner.Run(ctx, opts, scs)
 	progress.Finish()
 	if err != nil {
-		return exitError{code: exitAgent, err: err}
+		return exitError{code: exitOutput, err: err}
 	}
-	if err := writeResults(c.JSON, g.Stdout, rep); err != nil {
-		return exitError{code: exitFailed, err: fmt.Errorf("write results: %w", err)}
+
+	// Write every output, whatever fails, and say what was lost after the
+	// summary, so that it is the last thing on the screen.
+	wctx, stop := abortContext(g.Abort)
+	defer stop()
+	var lost []string
+	written := false
+	data, err := encode(func(w io.Writer) error { return output.JSON(w, rep) })
+	if err == nil {
+		err = writeOutput(wctx, g, c.JSON, data)
+	}
+	if err != nil {
+		lost = append(lost, fmt.Sprintf("-o %s: %v; the results were not written", c.JSON, err))
+	} else {
+		written = true
 	}
 	if c.JUnit != "" {
-		var buf bytes.Buffer
-		if err := output.JUnit(&buf, rep); err != nil {
-			return exitError{code: exitFailed, err: fmt.Errorf("junit: %w", err)}
+		data, err := encode(func(w io.Writer) error { return output.JUnit(w, rep) })
+		if err == nil {
+			err = writeOutput(wctx, g, c.JUnit, data)
 		}
-		if err := writeFileAtomic(c.JUnit, buf.Bytes()); err != nil {
-			return exitError{code: exitFailed, err: fmt.Errorf("write junit: %w", err)}
+		if err != nil {
+			lost = append(lost, fmt.Sprintf("--junit %s: %v; the JUnit report was not written", c.JUnit, err))
+		}
+	}
+	if events != nil {
+		if err := events.Close(); err != nil {
+			lost = append(lost, fmt.Sprintf("--events %s: %v; the events file is incomplete", c.Events, err))
 		}
 	}
 	if os.Getenv("GITHUB_ACTIONS") == "true" {
 		annotations := g.Stdout
-		if c.JSON == "-" {
-			annotations = g.Stderr // stdout carries the JSON alone
+		if c.toStdout(g) {
+			annotations = g.Stderr // stdout carries the machine output alone
 		}
 		if err := output.GitHub(annotations, os.Getenv("GITHUB_STEP_SUMMARY"), rep); err != nil {
 			fmt.Fprintf(g.Stderr, "acprun: github summary: %v\n", err)
 		}
 	}
 	if err := output.Text(g.Stderr, rep); err != nil {
-		return err
+		return exitError{code: exitOutput, err: fmt.Errorf("summary: %w", err)}
 	}
-	if c.JSON != "-" && !c.Quiet {
+	if written && c.JSON != outfile.Stdout && !c.Quiet {
 		fmt.Fprintf(g.Stderr, "results: %s\n", c.JSON)
+	}
+	if len(lost) > 0 {
+		for _, msg := range lost {
+			fmt.Fprintf(g.Stderr, "acprun: %s\n", msg)
+		}
+		return exitError{code: exitOutput}
 	}
 	return exitError{code: exitCode(ctx, rep)}
 }
@@ -156,42 +293,41 @@ func exitCode(ctx context.Context, rep runner.Report) int {
 	return code
 }
 
-// writeResults writes the JSON results to path ("-": stdout) atomically: a
-// reader never sees a torn file.
-func writeResults(path string, stdout io.Writer, rep runner.Report) error {
+// encode renders an output format into memory, so that a file is written
+// whole or not at all.
+func encode(format func(io.Writer) error) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := output.JSON(&buf, rep); err != nil {
-		return err
+	if err := format(&buf); err != nil {
+		return nil, err
 	}
-	if path == "-" {
-		_, err := stdout.Write(buf.Bytes())
-		return err
-	}
-	return writeFileAtomic(path, buf.Bytes())
+	return buf.Bytes(), nil
 }
 
-// writeFileAtomic writes data to a temporary file beside path, then renames
-// it over path.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// writeOutput writes data to path: stdout for "-", else as outfile.Write
+// does (atomically for regular files, in place for devices and FIFOs).
+func writeOutput(ctx context.Context, g *globals, path string, data []byte) error {
+	if path == outfile.Stdout {
+		_, err := g.Stdout.Write(data)
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // no-op after the rename
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return outfile.Write(ctx, path, data)
+}
+
+// errAborted is the cause of the context of the final writes after a
+// second interrupt.
+var errAborted = errors.New("interrupted twice")
+
+// abortContext returns a context that ends when abort is closed (a second
+// interrupt): the outputs are written after the first one, and a FIFO
+// without a reader must not hold acprun forever.
+func abortContext(abort <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		select {
+		case <-abort:
+			cancel(errAborted)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil) }
 }

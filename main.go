@@ -18,12 +18,18 @@ import (
 	"golang.org/x/term"
 )
 
-// Exit codes, documented in --help.
+// Exit codes, documented in the help of run and merge and in README.md.
+// When several apply, the first of exitOutput, exitInterrupted, exitAgent
+// and exitFailed wins.
 const (
-	exitOK          = 0
-	exitFailed      = 1
-	exitUsage       = 2
-	exitAgent       = 3
+	exitOK     = 0
+	exitFailed = 1 // some scenario failed or errored
+	exitUsage  = 2 // usage, scenario-file or output-path errors: nothing ran
+	exitAgent  = 3 // an agent could not be started, initialized or authenticated
+	// exitOutput: acprun could not write its output (results, JUnit,
+	// events, transcripts) or failed internally.
+	exitOutput      = 4
+	exitEmpty       = 5 // no scenario selected (pytest's "no tests collected")
 	exitInterrupted = 130
 )
 

@@ -1,12 +1,13 @@
 package output
 
 import (
+	"context"
 	"encoding/json"
 	"io"
-	"os"
 	"sync"
 	"time"
 
+	"github.com/acprun/acprun/output/outfile"
 	"github.com/acprun/acprun/runner"
 )
 
@@ -72,10 +73,12 @@ func NewEvents(w io.Writer) *Events {
 	return &Events{w: w, now: time.Now}
 }
 
-// CreateEvents creates (or truncates) the events file at path; Close
-// closes it.
-func CreateEvents(path string) (*Events, error) {
-	f, err := os.Create(path)
+// CreateEvents opens the events file at path as outfile.Create does:
+// a regular file is created (with its parents) or truncated, a symlink is
+// followed, a device or FIFO is written in place (opening a FIFO waits for
+// its reader, or for ctx to end). Close closes it.
+func CreateEvents(ctx context.Context, path string) (*Events, error) {
+	f, err := outfile.Create(ctx, path)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package output_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -120,7 +121,7 @@ func TestEventsLines(t *testing.T) {
 // call returns: nothing waits in a buffer.
 func TestEventsOnDisk(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "events.jsonl")
-	e, err := output.CreateEvents(path)
+	e, err := output.CreateEvents(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,9 @@ func TestEventsOnDisk(t *testing.T) {
 		func() { e.ScenarioStarted(runner.Job{Scenario: sc}) },
 		func() { e.TurnStarted(runner.Job{Scenario: sc}, 1) },
 		func() { e.TurnFinished(runner.Job{Scenario: sc}, runner.TurnResult{Index: 1, StopReason: "end_turn"}) },
-		func() { e.ScenarioFinished(runner.Job{Scenario: sc}, runner.Result{Name: sc.Name, Status: runner.StatusPassed}) },
+		func() {
+			e.ScenarioFinished(runner.Job{Scenario: sc}, runner.Result{Name: sc.Name, Status: runner.StatusPassed})
+		},
 	}
 	for i, call := range calls {
 		call()
@@ -229,7 +232,7 @@ func TestEventsKilled(t *testing.T) {
 // eventsHelper writes some events to path, says ready and waits to be
 // killed.
 func eventsHelper(path string) {
-	e, err := output.CreateEvents(path)
+	e, err := output.CreateEvents(context.Background(), path)
 	if err != nil {
 		os.Exit(2)
 	}
@@ -240,4 +243,36 @@ func eventsHelper(path string) {
 	os.Stdout.WriteString("ready\n")
 	io.Copy(io.Discard, os.Stdin) // the test keeps stdin open and kills us
 	os.Exit(3)
+}
+
+// TestEventsNameAttemptAndAgent checks that every kind of event names the
+// job's attempt and agent, so that events of repeated and matrix runs are
+// told apart.
+func TestEventsNameAttemptAndAgent(t *testing.T) {
+	sc := sampleScenario()
+	j := runner.Job{Scenario: sc, Attempt: 2}
+	w := &writes{}
+	e := output.NewEvents(w)
+	e.ScenarioStarted(j)
+	e.TurnStarted(j, 1)
+	e.PermissionDecided(j, runner.Permission{ToolCallID: "c1", Decision: "allow"})
+	e.Warning(j, "careful")
+	e.TurnFinished(j, runner.TurnResult{Index: 1, StopReason: "end_turn"})
+	e.ScenarioFinished(j, runner.Result{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Attempt: 2, Agent: runner.AgentInfo{Name: "claude"}, Status: runner.StatusPassed})
+	kinds := map[string]bool{}
+	for _, line := range w.calls {
+		var ev output.Event
+		if err := json.Unmarshal(line, &ev); err != nil {
+			t.Fatal(err)
+		}
+		kinds[ev.Event] = true
+		if ev.Attempt != 2 || ev.Agent != "claude" {
+			t.Errorf("%s: attempt %d, agent %q; want 2, claude", ev.Event, ev.Attempt, ev.Agent)
+		}
+	}
+	for _, k := range []string{output.EventScenarioStarted, output.EventTurnStarted, output.EventPermission, output.EventWarning, output.EventTurnFinished, output.EventScenarioFinished} {
+		if !kinds[k] {
+			t.Errorf("no %s event written", k)
+		}
+	}
 }

@@ -71,8 +71,12 @@ func Markdown(rep runner.Report) string {
 	s := Summarize(rep)
 	var b strings.Builder
 	b.WriteString("## acprun results\n\n")
-	fmt.Fprintf(&b, "**%d passed, %d failed, %d errors** of %d in %s%s\n\n",
-		s.Passed, s.Failed, s.Errored, s.Scenarios, duration(rep.Duration), totals(s))
+	warned := ""
+	if s.Warnings > 0 {
+		warned = ", " + warnings(s.Warnings)
+	}
+	fmt.Fprintf(&b, "**%d passed, %d failed, %d errors** of %d%s in %s%s\n\n",
+		s.Passed, s.Failed, s.Errored, s.Scenarios, warned, duration(rep.Duration), totals(s))
 	if rep.Interrupted {
 		b.WriteString("> [!WARNING]\n> The run was interrupted: results are partial.\n\n")
 	}

@@ -8,10 +8,17 @@ import (
 	"github.com/acprun/acprun/runner"
 )
 
-// TurnRef names one turn of one scenario in byStopReason.
+// TurnRef names one turn of one scenario result in byStopReason. Agent
+// and Attempt tell the results of one scenario apart when it ran against
+// several named agents (--agent) or several times (--repeat).
 type TurnRef struct {
 	Scenario string `json:"scenario"`
-	Turn     int    `json:"turn"`
+	// Agent is the named agent the scenario ran against, if it had one.
+	Agent string `json:"agent,omitempty"`
+	// Attempt counts from 1 when scenarios were repeated; 0 (left out)
+	// when each ran once.
+	Attempt int `json:"attempt,omitempty"`
+	Turn    int `json:"turn"`
 }
 
 // Summary counts what a run produced.
@@ -21,10 +28,12 @@ type Summary struct {
 	Failed    int `json:"failed"`
 	Errored   int `json:"errored"`
 	// Turns counts turns by stop reason (skipped turns under "skipped").
-	Turns      map[string]int `json:"turns"`
-	Allowed    int            `json:"allowed"`
-	Denied     int            `json:"denied"`
-	DurationMs int64          `json:"durationMs"`
+	Turns   map[string]int `json:"turns"`
+	Allowed int            `json:"allowed"`
+	Denied  int            `json:"denied"`
+	// Warnings counts the warnings of every scenario result.
+	Warnings   int   `json:"warnings"`
+	DurationMs int64 `json:"durationMs"`
 	// PassRates compares attempts and agents (--repeat, --agent).
 	PassRates []PassRate `json:"passRates,omitempty"`
 }
@@ -61,7 +70,9 @@ func NewResults(rep runner.Report) Results {
 			if t.StopReason == runner.OutcomeSkipped {
 				continue
 			}
-			res.ByStopReason[t.StopReason] = append(res.ByStopReason[t.StopReason], TurnRef{Scenario: sc.Name, Turn: t.Index})
+			res.ByStopReason[t.StopReason] = append(res.ByStopReason[t.StopReason], TurnRef{
+				Scenario: sc.Name, Agent: sc.Agent.Name, Attempt: sc.Attempt, Turn: t.Index,
+			})
 		}
 	}
 	return res
@@ -82,6 +93,7 @@ func Summarize(rep runner.Report) Summary {
 		}
 		s.Allowed += sc.Allowed
 		s.Denied += sc.Denied
+		s.Warnings += len(sc.Warnings)
 		for _, t := range sc.Turns {
 			s.Turns[t.StopReason]++
 		}

@@ -179,3 +179,26 @@ func TestMergeErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeKeepsAgentAndAttempt merges shards of a matrix and repeated run
+// (each shard holding some attempts of some agents): byStopReason still
+// names the agent and attempt of every turn, and the warnings are counted.
+func TestMergeKeepsAgentAndAttempt(t *testing.T) {
+	full := matrixReport()
+	dir := t.TempDir()
+	t0 := full.StartedAt
+	paths := []string{
+		writeJSON(t, dir, "2.json", shard(full, t0, full.Duration, 3, 1, 4)),
+		writeJSON(t, dir, "1.json", shard(full, t0, full.Duration, 2, 0)),
+	}
+	got, err := output.MergeFiles(paths)
+	if err != nil {
+		t.Fatalf("MergeFiles: %v", err)
+	}
+	if diff := cmp.Diff(wantMatrixRefs, got.ByStopReason); diff != "" {
+		t.Errorf("merged byStopReason (-want +got):\n%s", diff)
+	}
+	if got.Summary.Warnings != 6 {
+		t.Errorf("merged summary.warnings = %d, want 6", got.Summary.Warnings)
+	}
+}

@@ -61,6 +61,9 @@ func Text(w io.Writer, rep runner.Report) error {
 	if s.Errored > 0 {
 		parts = append(parts, fail(fmt.Sprintf("%d errors", s.Errored)))
 	}
+	if s.Warnings > 0 {
+		parts = append(parts, warn(warnings(s.Warnings)))
+	}
 	fmt.Fprintf(&b, "\n%s in %s%s\n", strings.Join(parts, ", "), duration(rep.Duration), totals(s))
 	if rep.PolicyOverride != "" {
 		fmt.Fprintf(&b, "%s every permission request was answered by %s\n", warn("note:"), rep.PolicyOverride)
@@ -116,6 +119,14 @@ func lastLines(s string, n int) []string {
 		lines = lines[len(lines)-n:]
 	}
 	return lines
+}
+
+// warnings counts warnings as pytest does: "1 warning", "3 warnings".
+func warnings(n int) string {
+	if n == 1 {
+		return "1 warning"
+	}
+	return fmt.Sprintf("%d warnings", n)
 }
 
 // totals is the tail of the summary line: turns by stop reason and the

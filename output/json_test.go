@@ -1,0 +1,130 @@
+package output_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/runner"
+	"github.com/google/go-cmp/cmp"
+)
+
+// matrixReport is one scenario run twice (--repeat 2) against two named
+// agents (--agent), plus one plain scenario: four results whose turns
+// only their agent and attempt tell apart.
+func matrixReport() runner.Report {
+	rep := runner.Report{SchemaVersion: runner.SchemaVersion, StartedAt: sampleReport().StartedAt, Duration: ms(100)}
+	for _, agent := range []string{"claude", "codex"} {
+		for attempt := 1; attempt <= 2; attempt++ {
+			rep.Scenarios = append(rep.Scenarios, result(runner.Result{
+				Name: "login", File: "login.yaml", Line: 1, Attempt: attempt,
+				Agent:    runner.AgentInfo{Name: agent, Command: []string{agent}},
+				Status:   runner.StatusPassed,
+				Warnings: []string{"mode \"plan\" not offered by the agent; not set"},
+				Turns:    []runner.TurnResult{{Index: 1, Prompt: "log in", StopReason: "end_turn", Duration: ms(10)}},
+			}))
+		}
+	}
+	rep.Scenarios = append(rep.Scenarios, result(runner.Result{
+		Name: "plain", File: "plain.yaml", Line: 1,
+		Agent:    runner.AgentInfo{Command: []string{"agent"}},
+		Status:   runner.StatusPassed,
+		Warnings: []string{"turn 1: the agent cannot take images; part 2 not sent", "protocol violation: line 3: not JSON"},
+		Turns:    []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", Duration: ms(10)}},
+	}))
+	return rep
+}
+
+// wantMatrixRefs is byStopReason of matrixReport.
+var wantMatrixRefs = map[string][]output.TurnRef{"end_turn": {
+	{Scenario: "login", Agent: "claude", Attempt: 1, Turn: 1},
+	{Scenario: "login", Agent: "claude", Attempt: 2, Turn: 1},
+	{Scenario: "login", Agent: "codex", Attempt: 1, Turn: 1},
+	{Scenario: "login", Agent: "codex", Attempt: 2, Turn: 1},
+	{Scenario: "plain", Turn: 1},
+}}
+
+// TestByStopReasonNamesAgentAndAttempt checks that byStopReason entries
+// of a matrix and repeated run are told apart, and that the plain
+// scenario's entry leaves agent and attempt out of the JSON.
+func TestByStopReasonNamesAgentAndAttempt(t *testing.T) {
+	res := output.NewResults(matrixReport())
+	if diff := cmp.Diff(wantMatrixRefs, res.ByStopReason); diff != "" {
+		t.Errorf("byStopReason (-want +got):\n%s", diff)
+	}
+	var buf bytes.Buffer
+	if err := output.WriteResults(&buf, res); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		ByStopReason map[string][]map[string]any `json:"byStopReason"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]any{
+		{"scenario": "login", "agent": "claude", "attempt": 1.0, "turn": 1.0},
+		{"scenario": "login", "agent": "claude", "attempt": 2.0, "turn": 1.0},
+		{"scenario": "login", "agent": "codex", "attempt": 1.0, "turn": 1.0},
+		{"scenario": "login", "agent": "codex", "attempt": 2.0, "turn": 1.0},
+		{"scenario": "plain", "turn": 1.0},
+	}
+	if diff := cmp.Diff(want, doc.ByStopReason["end_turn"]); diff != "" {
+		t.Errorf("byStopReason.end_turn in the JSON (-want +got):\n%s", diff)
+	}
+}
+
+// TestSummaryCountsWarnings checks summary.warnings, in the JSON too.
+func TestSummaryCountsWarnings(t *testing.T) {
+	for name, tt := range map[string]struct {
+		rep  runner.Report
+		want int
+	}{
+		"matrix": {matrixReport(), 6},
+		"sample": {sampleReport(), 1},
+		"none":   {reports()["empty"], 0},
+	} {
+		if got := output.Summarize(tt.rep).Warnings; got != tt.want {
+			t.Errorf("%s: Summary.Warnings = %d, want %d", name, got, tt.want)
+		}
+		var buf bytes.Buffer
+		if err := output.JSON(&buf, tt.rep); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Summary map[string]any `json:"summary"`
+		}
+		if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := doc.Summary["warnings"]; !ok || got != float64(tt.want) {
+			t.Errorf("%s: summary.warnings in the JSON = %v (present %v), want %d", name, got, ok, tt.want)
+		}
+	}
+}
+
+// TestTextSummaryCountsWarnings checks the last line of the text summary
+// and the Markdown totals: "N warnings" when there are any.
+func TestTextSummaryCountsWarnings(t *testing.T) {
+	noColor(t)
+	var buf bytes.Buffer
+	if err := output.Text(&buf, matrixReport()); err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
+	last := string(lines[len(lines)-1])
+	if !regexpMatch(`^5 passed, 0 failed, 6 warnings in 100ms;`, last) {
+		t.Errorf("last summary line %q; want it to count 6 warnings", last)
+	}
+	if md := output.Markdown(matrixReport()); !regexpMatch(`\*\*5 passed, 0 failed, 0 errors\*\* of 5, 6 warnings in 100ms`, md) {
+		t.Errorf("Markdown totals do not count 6 warnings:\n%s", md)
+	}
+	buf.Reset()
+	if err := output.Text(&buf, reports()["empty"]); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(buf.Bytes(), []byte("warning")) {
+		t.Errorf("a run without warnings mentions warnings:\n%s", buf.String())
+	}
+}

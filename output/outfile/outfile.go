@@ -1,0 +1,315 @@
+// Package outfile writes the files acprun produces (JSON results, JUnit
+// XML, merged results, the events stream) without destroying what their
+// paths point at.
+//
+// A path is first resolved through symlinks, a dangling one included: the
+// file written is the symlink's target, and the symlink stays. A link of
+// /proc (/dev/stdout leads to /proc/self/fd/1) is opened as it is: the
+// file behind it is written in place, truncated first if it is regular.
+// Then:
+//
+//   - a regular file, or a path that does not exist yet, is written to a
+//     temporary file beside the real target and renamed over it, so a
+//     reader never sees a torn file; missing parent directories are
+//     created;
+//   - a character device (/dev/null, /dev/stdout), a FIFO or any other
+//     file that is not regular is opened for writing and written in
+//     place: never truncated, never replaced;
+//   - a directory is an error.
+//
+// A new file gets mode 0644 less the umask. An existing regular file keeps
+// its permission bits and, where the process may, its owner, as cp and
+// shell redirection do.
+package outfile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// Stdout is the path that stands for standard output in acprun's flags.
+// The functions of this package treat it as an ordinary file name; callers
+// handle it first.
+const Stdout = "-"
+
+// maxLinks bounds the symlinks followed by Resolve, as the kernel does.
+const maxLinks = 40
+
+// fileMode is the mode of a new file, before the umask.
+const fileMode = 0o644
+
+// Resolve follows path through symlinks to the file it names and returns
+// that file's path. The last link's target need not exist (a dangling
+// symlink resolves to its target), nor need path itself. Directories on
+// the way are left as they are: the kernel follows them. A link of /proc
+// (such as /proc/self/fd/1, where /dev/stdout leads) is where resolving
+// stops: its target may be a pipe or socket with no path, and the link
+// itself opens it.
+func Resolve(path string) (string, error) {
+	p, _, err := resolve(path)
+	return p, err
+}
+
+// resolve is Resolve, and reports whether it stopped at a /proc link, which
+// is to be written in place whatever it leads to.
+func resolve(path string) (string, bool, error) {
+	p := path
+	for range maxLinks {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, false, nil
+		}
+		if err != nil {
+			return "", false, err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return p, false, nil
+		}
+		if onProc(filepath.Dir(p)) {
+			return p, true, nil
+		}
+		target, err := os.Readlink(p)
+		if err != nil {
+			return "", false, err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(p), target)
+		}
+		p = target
+	}
+	return "", false, &fs.PathError{Op: "resolve", Path: path, Err: syscall.ELOOP}
+}
+
+// procSuperMagic is the file system type of /proc (statfs(2)).
+const procSuperMagic = 0x9fa0
+
+// onProc reports whether dir is on a proc file system.
+func onProc(dir string) bool {
+	var st syscall.Statfs_t
+	return syscall.Statfs(dir, &st) == nil && st.Type == procSuperMagic
+}
+
+// Check reports whether Write or Create could write path, before any work
+// is done whose output would then be lost. It resolves symlinks, creates
+// missing parent directories, and for a regular or new file creates and
+// removes a temporary file beside the target, which is what Write needs.
+// It never opens a device or FIFO: it checks that the process may write it.
+func Check(path string) error {
+	real, inPlace, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Stat(real)
+	switch {
+	case inPlace && err == nil && !fi.IsDir():
+		return access(real)
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return &fs.PathError{Op: "write", Path: real, Err: syscall.EISDIR}
+	case fi.Mode()&fs.ModeSocket != 0:
+		return &fs.PathError{Op: "write", Path: real, Err: errors.New("is a socket")}
+	case !fi.Mode().IsRegular():
+		return access(real)
+	default:
+		if err := access(real); err != nil {
+			return err
+		}
+	}
+	return probe(filepath.Dir(real), filepath.Base(real))
+}
+
+// CheckDir reports whether files can be created in the directory dir,
+// creating it and its parents when they are missing.
+func CheckDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return probe(dir, "acprun")
+}
+
+// probe creates and removes a temporary file in dir.
+func probe(dir, base string) error {
+	f, err := createTemp(dir, base)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// access reports whether the process may write the file at path.
+func access(path string) error {
+	if err := syscall.Access(path, 2 /* W_OK */); err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	}
+	return nil
+}
+
+// Write writes data to the file path names (see the package doc). A FIFO
+// is opened as a shell redirection would, waiting for its reader; when ctx
+// ends first, Write gives up and returns an error.
+func Write(ctx context.Context, path string, data []byte) error {
+	real, inPlace, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Stat(real)
+	switch {
+	case inPlace && err == nil && fi.Mode().IsRegular():
+		// The file behind /dev/stdout: truncated and written, as a shell's
+		// "> /dev/stdout" does; replacing it would leave the process's
+		// stdout on the old file.
+		f, err := os.OpenFile(real, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+			return err
+		}
+		return replace(real, data, nil)
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return &fs.PathError{Op: "write", Path: real, Err: syscall.EISDIR}
+	case fi.Mode().IsRegular():
+		if err := access(real); err != nil {
+			return err // a read-only file is not replaced behind its owner's back
+		}
+		return replace(real, data, fi)
+	}
+	f, err := openInPlace(ctx, real, fi)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Create opens the file path names for a stream of writes (the events
+// file), without a temporary file: a regular file is truncated (keeping
+// its mode) or created with missing parents, a device or FIFO is opened in
+// place. The caller closes the file.
+func Create(ctx context.Context, path string) (*os.File, error) {
+	real, inPlace, err := resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(real)
+	switch {
+	case inPlace && err == nil && fi.Mode().IsRegular():
+		return os.OpenFile(real, os.O_WRONLY|os.O_TRUNC, 0)
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+			return nil, err
+		}
+		return os.OpenFile(real, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fileMode)
+	case err != nil:
+		return nil, err
+	case fi.IsDir():
+		return nil, &fs.PathError{Op: "open", Path: real, Err: syscall.EISDIR}
+	case fi.Mode().IsRegular():
+		return os.OpenFile(real, os.O_WRONLY|os.O_TRUNC, 0)
+	}
+	return openInPlace(ctx, real, fi)
+}
+
+// openInPlace opens a file that is not regular for writing, neither
+// creating nor truncating it. Opening a FIFO waits for a reader, or for
+// ctx to end.
+func openInPlace(ctx context.Context, path string, fi fs.FileInfo) (*os.File, error) {
+	if fi.Mode()&fs.ModeNamedPipe == 0 {
+		return os.OpenFile(path, os.O_WRONLY, 0)
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		done <- opened{f, err}
+	}()
+	select {
+	case o := <-done:
+		return o.f, o.err
+	case <-ctx.Done():
+	}
+	// Be the reader for a moment, so that the waiting open returns and its
+	// goroutine ends; whatever it opened is closed unwritten.
+	if r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+		if o := <-done; o.f != nil {
+			o.f.Close()
+		}
+		r.Close()
+	}
+	return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("no reader on the FIFO: %w", context.Cause(ctx))}
+}
+
+// replace writes data to a temporary file beside path and renames it over
+// path. When path exists (old is its FileInfo) the new file takes its
+// permission bits and, where the process may, its owner.
+func replace(path string, data []byte, old fs.FileInfo) (err error) {
+	f, err := createTemp(filepath.Dir(path), filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if old != nil {
+		if err := f.Chmod(old.Mode().Perm()); err != nil {
+			return err
+		}
+		if st, ok := old.Sys().(*syscall.Stat_t); ok && (int(st.Uid) != os.Geteuid() || int(st.Gid) != os.Getegid()) {
+			_ = f.Chown(int(st.Uid), int(st.Gid)) // best effort: only a privileged process may give a file away
+		}
+	}
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// createTemp creates a new file ".BASE.tmpNNN" in dir with mode 0644 less
+// the umask (os.CreateTemp would make it 0600).
+func createTemp(dir, base string) (*os.File, error) {
+	for range 100 {
+		name := filepath.Join(dir, "."+base+".tmp"+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, fileMode)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, &fs.PathError{Op: "createtemp", Path: filepath.Join(dir, "."+base+".tmp*"), Err: fs.ErrExist}
+}
