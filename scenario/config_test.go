@@ -188,7 +188,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{
 			name: "syntax error",
 			src:  "agents:\n  mine: {command: [a]\n",
-			want: []string{`c.yaml:1:1: YAML syntax: did not find expected ',' or '}'`},
+			want: []string{`c.yaml:2:9: YAML syntax: did not find expected ',' or '}' while parsing a flow mapping; the { here is never closed with }`},
 		},
 	}
 	for _, tt := range tests {

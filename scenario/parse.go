@@ -9,12 +9,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -57,7 +54,7 @@ func (p *fileParser) parseFile() []*Scenario {
 			break
 		}
 		if err != nil {
-			p.syntaxError(err)
+			p.syntaxError(dec, err)
 			return out
 		}
 		if len(doc.Content) == 0 || isNull(doc.Content[0]) {
@@ -69,34 +66,6 @@ func (p *fileParser) parseFile() []*Scenario {
 		p.errorAt(Pos{File: p.file}, "no scenario in file")
 	}
 	return out
-}
-
-var (
-	yamlLine      = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-	unknownAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
-)
-
-// syntaxError turns a yaml.v3 error ("yaml: line N: msg") into an Error at
-// line N. yaml.v3 leaves the line out for problems on the first line.
-func (p *fileParser) syntaxError(err error) {
-	msg := err.Error()
-	lines := len(lineStarts(p.src))
-	pos := Pos{File: p.file, Line: 1, Col: 1}
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		pos.Line = min(max(n, 1), lines)
-		msg = m[2]
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
-		if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
-			if i := bytes.Index(p.src, []byte("*"+m[1])); i >= 0 {
-				starts := lineStarts(p.src[:i])
-				pos.Line = len(starts)
-				pos.Col = utf8.RuneCount(p.src[starts[len(starts)-1]:i]) + 1
-			}
-		}
-	}
-	p.errorAt(pos, "YAML syntax: %s", msg)
 }
 
 // scenario checks one document.
