@@ -170,7 +170,7 @@ turns:
 			name: "missing prompt and agent command",
 			src: `name: x
 agent:
-  cwd: ./repo
+  cwd: ./testdata
 turns:
   - timeout: 1m
 `,

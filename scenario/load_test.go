@@ -58,6 +58,7 @@ func TestLoadFull(t *testing.T) {
 			Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"},
 			Env:     map[string]string{"ANTHROPIC_API_KEY": "sk-test", "LOG_LEVEL": "info"},
 			Cwd:     filepath.Join(dir, "repo"),
+			CwdPos:  at(8, 8),
 			Auth:    "openai-api-key",
 			Mode:    "code",
 			McpServers: json.RawMessage(`[{"name": "files", "command": "/usr/bin/mcp-files",
@@ -175,7 +176,7 @@ agent:
   env:
     A: "${HOME}"
     B: 8080
-  cwd: ${HOME}/src
+  cwd: ${SRC:-src}
   auth: ${AUTH:-}
   mode: ${MODE:-code}
   mcpServers:
@@ -185,7 +186,11 @@ permissions: {}
 turns:
   - prompt: keep ${HOME} as it is
 `
-	scens, _, err := scenario.LoadBytes("/tmp/s/x.yaml", []byte(src), opts)
+	dir := t.TempDir() // the session cwd must exist
+	if err := os.Mkdir(filepath.Join(dir, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	scens, _, err := scenario.LoadBytes(filepath.Join(dir, "x.yaml"), []byte(src), opts)
 	if err != nil {
 		t.Fatalf("LoadBytes: %v", err)
 	}
@@ -197,11 +202,11 @@ turns:
 	want := map[string]any{
 		"command": []string{"/home/user/bin/agent", "--key=sk-test", "sonnet", "fallback", "[]", "$HOME costs $5"},
 		"env":     map[string]string{"A": "/home/user", "B": "8080"},
-		"cwd":     "/home/user/src",
+		"cwd":     filepath.Join(dir, "src"),
 		"auth":    "",
 		"mode":    "code",
 		"mcp":     json.RawMessage(`[{"name":"s","command":"/home/user/mcp","args":["x",3,true,null]}]`),
-		"roots":   []string{"/home/user", "/tmp/s/rel/m"},
+		"roots":   []string{"/home/user", filepath.Join(dir, "rel/m")},
 		"prompt":  "keep ${HOME} as it is",
 	}
 	if diff := cmp.Diff(want, got, cmpOpts); diff != "" {

@@ -145,7 +145,9 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		p.require(m, "name", "agent", "turns")
 	}
 	if s.Agent.Cwd == "" {
-		s.Agent.Cwd = p.dir
+		s.Agent.Cwd, s.Agent.CwdPos = p.dir, Pos{}
+	} else {
+		p.checkCwd(s)
 	}
 	if s.Agent.McpServers == nil {
 		s.Agent.McpServers = json.RawMessage("[]")
@@ -167,6 +169,42 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		}
 	}
 	return s
+}
+
+// checkCwd reports a session cwd that is not a directory, at the cwd
+// value that gave it (in the scenario or the config file): the agent could
+// not even be started there.
+func (p *fileParser) checkCwd(s *Scenario) {
+	a := &s.Agent
+	pos := a.CwdPos
+	if pos == (Pos{}) {
+		if a.Cwd == p.dir {
+			return // the file's own directory
+		}
+		pos = a.Pos // a config agent set up by hand
+	}
+	fi, err := os.Stat(a.Cwd)
+	if err == nil && fi.IsDir() {
+		return
+	}
+	rel := "the directory of the file that gives it"
+	if pos.File != "" {
+		if dir, err := filepath.Abs(filepath.Dir(pos.File)); err == nil {
+			rel = dir
+		}
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		p.errorAt(pos, "agent cwd %s does not exist: create that directory, or change cwd (a relative cwd is relative to %s)", a.Cwd, rel)
+	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		p.errorAt(pos, "agent cwd %s: %v", a.Cwd, err)
+	default:
+		p.errorAt(pos, "agent cwd %s is not a directory: cwd must name the directory the agent works in (a relative cwd is relative to %s)", a.Cwd, rel)
+	}
 }
 
 // command reads the agent's argv: a list, or a string split like a shell

@@ -64,6 +64,11 @@ type Agent struct {
 	Auth    string            // authenticate method id, "" for none
 	Mode    string            // session mode to set after session/new, "" for none
 
+	// CwdPos is where Cwd was given: the cwd value in the scenario file, or
+	// in the config file for a named or default agent. It is zero when Cwd
+	// is the default.
+	CwdPos Pos
+
 	// McpServers is passed to session/new as written: a JSON array, "[]"
 	// when absent.
 	McpServers json.RawMessage
