@@ -94,7 +94,7 @@ func TestLoadFull(t *testing.T) {
 				Pos:     at(40, 5),
 				Prompt:  []scenario.Part{{Pos: at(40, 13), Text: "Run go vet and fix what it reports."}},
 				Timeout: 5 * time.Minute,
-				Expect:  scenario.Expect{Pos: at(42, 13), StopReasons: []string{"end_turn"}},
+				Expect:  scenario.Expect{Pos: at(42, 13), StopReasons: []string{"end_turn"}, StopReasonSet: true},
 			},
 			{
 				Pos: at(43, 5),
@@ -104,11 +104,12 @@ func TestLoadFull(t *testing.T) {
 					{Pos: at(46, 16), Image: filepath.Join(dir, "shot.png"), MimeType: "image/png"},
 				},
 				Expect: scenario.Expect{
-					Pos:          at(48, 7),
-					StopReasons:  []string{"end_turn", "max_tokens"},
-					TextContains: []string{"vet"},
-					TextMatches:  regexp.MustCompile(`(?i)fixed \d+`),
-					MaxDenied:    intp(1),
+					Pos:           at(48, 7),
+					StopReasons:   []string{"end_turn", "max_tokens"},
+					StopReasonSet: true,
+					TextContains:  []string{"vet"},
+					TextMatches:   regexp.MustCompile(`(?i)fixed \d+`),
+					MaxDenied:     intp(1),
 				},
 			},
 		},
@@ -432,5 +433,38 @@ func TestLoadErrorsOfTwoFiles(t *testing.T) {
 	}
 	if len(warns) != 3 {
 		t.Errorf("got %d warnings, want 3 (one per scenario without permissions): %v", len(warns), warns)
+	}
+}
+
+// TestStopReasonSet: StopReasonSet tells an explicit stopReason (even
+// end_turn) from the default, and the outcomes acprun records without a
+// stop reason are accepted.
+func TestStopReasonSet(t *testing.T) {
+	tests := []struct {
+		expect string // the turn's expect, "" for none
+		want   []string
+		set    bool
+	}{
+		{"", []string{"end_turn"}, false},
+		{"{text: {contains: [x]}}", []string{"end_turn"}, false},
+		{"{stopReason: end_turn}", []string{"end_turn"}, true},
+		{"{stopReason: agent_exited}", []string{"agent_exited"}, true},
+		{"{stopReason: [unresponsive, cancelled]}", []string{"unresponsive", "cancelled"}, true},
+		{"{stopReason: error}", []string{"error"}, true},
+	}
+	for _, tt := range tests {
+		src := "name: x\nagent: {command: [a]}\nturns:\n  - prompt: hi\n"
+		if tt.expect != "" {
+			src += "    expect: " + tt.expect + "\n"
+		}
+		scens, _, err := scenario.LoadBytes("x.yaml", []byte(src), opts)
+		if err != nil {
+			t.Errorf("expect %s: %v", tt.expect, err)
+			continue
+		}
+		e := scens[0].Turns[0].Expect
+		if !cmp.Equal(e.StopReasons, tt.want) || e.StopReasonSet != tt.set {
+			t.Errorf("expect %s: StopReasons %q, StopReasonSet %v; want %q, %v", tt.expect, e.StopReasons, e.StopReasonSet, tt.want, tt.set)
+		}
 	}
 }

@@ -570,6 +570,7 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 	for _, kv := range m.pairs {
 		switch kv.key {
 		case "stopReason":
+			e.StopReasonSet = true
 			nodes, _ := p.strNodes(kv.v, true, true)
 			for _, r := range nodes {
 				if !slices.Contains(stopReasons, r.Value) {

@@ -119,9 +119,16 @@ type Expect struct {
 	// absent.
 	Pos Pos
 
-	// StopReasons lists the accepted stop reasons. Load sets ["end_turn"]
-	// for a turn without stopReason; it is nil at the scenario level.
+	// StopReasons lists the accepted stop reasons: ACP's, or the outcomes
+	// error, agent_exited and unresponsive that acprun records when the
+	// agent gave none. Load sets ["end_turn"] for a turn without
+	// stopReason; it is nil at the scenario level.
 	StopReasons []string
+	// StopReasonSet reports that the file gave stopReason explicitly;
+	// it is false when StopReasons is the default ["end_turn"]. A turn that
+	// acprun had to cancel passes only when its expect explicitly allows
+	// the stop reason it got.
+	StopReasonSet bool
 
 	TextContains []string       // each must appear in the agent's reply
 	TextMatches  *regexp.Regexp // nil when unset
