@@ -160,8 +160,13 @@ var pathFields = []string{
 // directory, source, destination, source_path, destination_path, old_path,
 // new_path, target_file. They cover the file tools of Claude Code,
 // gemini-cli, codex and the ACP SDK examples; rawInput.cwd, where a
-// command runs, is not a touched path. Each path is cleaned and made
-// absolute against req.Cwd (when set); duplicates are dropped.
+// command runs, is not a touched path. Then the files that the call's
+// commands (CommandsOf, and the scripts of shell wrappers in them)
+// redirect to or from: the targets of >, >>, >|, <, <>, &>, &>> and >&
+// (2>err.log too), but not 2>&1, here-documents or /dev/null. Each path
+// is cleaned and made absolute against req.Cwd (when set); a redirection
+// target that needs an expansion ($HOME/x, ~/x, `…`) is kept as written
+// and matches no path pattern. Duplicates are dropped.
 func PathsOf(req Request) []string {
 	return pathsOf(req, decodeRaw(req.RawInput))
 }
@@ -195,6 +200,20 @@ func pathsOf(req Request, raw any) []string {
 				if s, ok := e.(string); ok {
 					add(s)
 				}
+			}
+		}
+	}
+	for _, cmd := range commandsOf(req, raw) {
+		for _, text := range append([]string{cmd}, allowUnits(cmd)...) {
+			for _, target := range redirectTargets(text) {
+				if unresolvable(target) {
+					if !seen[target] {
+						seen[target] = true
+						out = append(out, target)
+					}
+					continue
+				}
+				add(target)
 			}
 		}
 	}
