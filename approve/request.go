@@ -16,6 +16,10 @@ type Request struct {
 	DiffPaths  []string        // toolCall.content[] of type "diff": path
 	Options    []Option        // what the agent offers
 	Cwd        string          // session cwd (absolute), for relative path patterns
+	// Dir is where the call runs when that is not Cwd (a terminal's own
+	// cwd): the call's relative paths, such as redirection targets, are
+	// relative to it. Empty means Cwd.
+	Dir string
 }
 
 // Option is one permission option the agent offers.
@@ -164,9 +168,9 @@ var pathFields = []string{
 // commands (CommandsOf, and the scripts of shell wrappers in them)
 // redirect to or from: the targets of >, >>, >|, <, <>, &>, &>> and >&
 // (2>err.log too), but not 2>&1, here-documents or /dev/null. Each path
-// is cleaned and made absolute against req.Cwd (when set); a redirection
-// target that needs an expansion ($HOME/x, ~/x, `…`) is kept as written
-// and matches no path pattern. Duplicates are dropped.
+// is cleaned and made absolute against req.Dir, else req.Cwd (when set);
+// a redirection target that needs an expansion ($HOME/x, ~/x, `…`) is kept
+// as written and matches no path pattern. Duplicates are dropped.
 func PathsOf(req Request) []string {
 	return pathsOf(req, decodeRaw(req.RawInput))
 }
@@ -174,11 +178,15 @@ func PathsOf(req Request) []string {
 func pathsOf(req Request, raw any) []string {
 	var out []string
 	seen := map[string]bool{}
+	base := req.Cwd
+	if req.Dir != "" {
+		base = req.Dir
+	}
 	add := func(p string) {
 		if strings.TrimSpace(p) == "" {
 			return
 		}
-		p = cleanPath(p, req.Cwd)
+		p = cleanPath(p, base)
 		if !seen[p] {
 			seen[p] = true
 			out = append(out, p)

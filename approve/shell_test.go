@@ -259,6 +259,12 @@ func TestPathsOf(t *testing.T) {
 			want: []string{"/p/a", "/p/in", "/p/err.log", "/o ut", "/up", "$HOME/h"},
 		},
 		{
+			name: "relative to Dir, where the command runs",
+			req: approve.Request{Kind: "execute", Cwd: "/p", Dir: "/p/sub", Locations: []string{"a"},
+				RawInput: json.RawMessage(`{"command":"echo x > out && cat < ../in"}`)},
+			want: []string{"/p/sub/a", "/p/sub/out", "/p/in"},
+		},
+		{
 			name: "nested fields are not read",
 			req:  approve.Request{RawInput: json.RawMessage(`{"edit":{"path":"/x"}}`)},
 			want: nil,

@@ -43,7 +43,7 @@
 //	killGrace: 5s                 # after closing stdin, before SIGTERM
 //	continueAfterCancel: false
 //	client: {fs: true, terminal: true, readOnly: false, roots: [./repo]}  # roots default to the session cwd
-//	permissions:                  # without it every permission request is denied (a warning says so)
+//	permissions:                  # also for terminal commands; without it all are denied (a warning says so)
 //	  default: deny               # allow | deny
 //	  allow:
 //	    - kind: [read, search]    # read edit delete move search execute think fetch switch_mode other

@@ -331,7 +331,7 @@ turns:
 		got = append(got, w.String())
 	}
 	want := []string{
-		"w.yaml:1:1: no permissions: every permission request will be denied (add permissions to allow some)",
+		"w.yaml:1:1: no permissions: every permission request and terminal command will be denied (add permissions to allow some)",
 		"w.yaml:4:14: turn timeout 2m0s is longer than the scenario timeout 1m0s",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
