@@ -22,6 +22,7 @@ type explainCmd struct {
 	Title    string   `help:"Title of a made-up request."`
 	Command  string   `help:"Shell command of a made-up request (sent as rawInput.command)."`
 	Path     []string `help:"Path the made-up request touches (repeatable)."`
+	Config   string   `placeholder:"FILE" help:"Config file with defaults and named agents (default: acprun.yaml in the working directory, if any)."`
 }
 
 // Help is the long help of explain.
@@ -34,14 +35,19 @@ session/request_permission) with --request, or make one up with --kind,
 --title, --command and --path. A made-up request is offered the four standard
 options (allow_once, allow_always, reject_once, reject_always).
 
+The scenario is loaded as run loads it, with the config file's defaults
+(permissions, named agents): acprun.yaml in the working directory, or
+--config.
+
 Exit 0 when the request is allowed, 1 when it is denied, 2 on bad input.`
 }
 
 // Run explains the decision.
 func (c *explainCmd) Run(g *globals) error {
-	scs, _, err := scenario.Load([]string{c.File}, scenario.LoadOptions{})
+	// Load as run does, so the policy explained is the one run applies.
+	scs, _, err := (&selection{Config: c.Config}).load(g, []string{c.File})
 	if err != nil {
-		return usageError(g, err)
+		return err
 	}
 	sc, err := pickScenario(scs, c.Scenario)
 	if err != nil {

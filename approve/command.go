@@ -217,10 +217,11 @@ const maxForms = 64
 
 // denyForms returns the forms of a simple command that deny patterns are
 // matched against: the command itself; without leading assignments,
-// wrapper commands (sudo, env, exec, …) and their -options; with quoting
-// removed; with the program's directory removed (/bin/rm → rm); and the
-// commands of a nested `sh -c SCRIPT` or `eval …`. An allow pattern sees
-// only the command itself.
+// wrapper commands (sudo, env, exec, …) and their -options; each of those
+// leading assignments on its own (NAME=value, as written and unquoted);
+// with quoting removed; with the program's directory removed (/bin/rm →
+// rm); and the commands of a nested `sh -c SCRIPT` or `eval …`. Allow
+// patterns see the command itself and its allowUnits.
 func denyForms(cmd string) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -240,6 +241,9 @@ func denyForms(cmd string) []string {
 		}
 		if i > 0 && i < len(ws) {
 			add(strings.Join(ws[i:], " "), depth)
+		}
+		for _, a := range assignmentForms(ws[:i]) {
+			add(a, depth)
 		}
 		if len(ws) == 0 {
 			return

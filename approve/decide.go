@@ -54,13 +54,14 @@ type call struct {
 	title    string
 	cwd      string
 	commands []string
+	units    [][]string // units[j]: allowUnits(commands[j])
 	paths    []string
 	input    any
 }
 
 func newCall(req Request) *call {
 	raw := decodeRaw(req.RawInput)
-	return &call{
+	c := &call{
 		kind:     kindOf(req),
 		title:    req.Title,
 		cwd:      req.Cwd,
@@ -68,6 +69,13 @@ func newCall(req Request) *call {
 		paths:    pathsOf(req, raw),
 		input:    raw,
 	}
+	c.units = make([][]string, len(c.commands))
+	for j, cmd := range c.commands {
+		if c.units[j] = allowUnits(cmd); len(c.units[j]) == 0 {
+			c.units[j] = []string{cmd}
+		}
+	}
+	return c
 }
 
 // result is the outcome of one rule's matchers.
@@ -122,37 +130,22 @@ func (p *Policy) evaluate(req Request, trace bool) (Decision, bool, []RuleTrace)
 	}
 
 	// Allow: rules are first judged on their matchers other than command.
-	// A command is allowed when some such rule's patterns match it; the
-	// call is allowed by a rule without a command matcher, or when every
-	// command is allowed.
+	// A command is allowed when the patterns of some such rule match it as
+	// written, or else when each of its units (allowUnits) is matched by
+	// some such rule. The call is allowed by a rule without a command
+	// matcher, or when every command is allowed.
 	results := make([]result, len(p.Allow))
-	matches := make([][]bool, len(p.Allow)) // matches[i][j]: rule i's patterns match command j
-	coveredBy := make([][]int, len(c.commands))
+	cov := newCoverage(p.Allow, c)
 	for i, r := range p.Allow {
 		results[i] = evalRule(ListAllow, r, c)
-		if len(r.Command) == 0 {
-			continue
-		}
-		matches[i] = make([]bool, len(c.commands))
-		for j, cmd := range c.commands {
-			if slices.ContainsFunc(r.Command, func(pat string) bool { return commandMatch(pat, cmd) }) {
-				matches[i][j] = true
-				if results[i].ok {
-					coveredBy[j] = append(coveredBy[j], i)
-				}
-			}
+		if len(r.Command) > 0 && results[i].ok {
+			cov.admit(i)
 		}
 	}
-	var uncovered []string
-	for j, cmd := range c.commands {
-		if len(coveredBy[j]) == 0 {
-			uncovered = append(uncovered, cmd)
-		}
-	}
+	uncovered := cov.uncovered()
 	allCovered := len(c.commands) > 0 && len(uncovered) == 0
 	matched := func(i int) bool {
-		return results[i].ok && (len(p.Allow[i].Command) == 0 ||
-			allCovered && slices.Contains(matches[i], true))
+		return results[i].ok && (len(p.Allow[i].Command) == 0 || allCovered && cov.contributes(i))
 	}
 	nearMiss := false // an allow rule held but for some commands
 	for i, r := range p.Allow {
@@ -164,7 +157,7 @@ func (p *Policy) evaluate(req Request, trace bool) (Decision, bool, []RuleTrace)
 		}
 		why := slices.Clone(results[i].why)
 		if len(r.Command) > 0 {
-			why = append(why, allowCommandWhy(p.Allow, i, c.commands, matches[i], coveredBy)...)
+			why = append(why, cov.why(i)...)
 		}
 		traces = append(traces, RuleTrace{List: ListAllow, Rule: ruleName(ListAllow, i, r), Matched: matched(i), Why: why})
 	}
@@ -180,14 +173,7 @@ func (p *Policy) evaluate(req Request, trace bool) (Decision, bool, []RuleTrace)
 		var others []string
 		if len(r.Command) > 0 {
 			var mine []string
-			for j, cmd := range c.commands {
-				if matches[i][j] {
-					mine = append(mine, cmd)
-				} else {
-					others = append(others, fmt.Sprintf("command %s allowed by %s",
-						quote(cmd), ruleName(ListAllow, coveredBy[j][0], p.Allow[coveredBy[j][0]])))
-				}
-			}
+			mine, others = cov.evidence(i)
 			evidence = append(evidence, plural("command", mine))
 		}
 		d.Verdict, d.Rule, d.RuleList = Allow, name, ListAllow
@@ -210,37 +196,6 @@ func (p *Policy) evaluate(req Request, trace bool) (Decision, bool, []RuleTrace)
 		d.Reason += "; no allow rule allows " + plural("command", uncovered)
 	}
 	return d, false, traces
-}
-
-// allowCommandWhy explains an allow rule's command matcher.
-func allowCommandWhy(rules []Rule, i int, cmds []string, matches []bool, coveredBy [][]int) []string {
-	if len(cmds) == 0 {
-		return []string{"command: the call runs no command"}
-	}
-	var why []string
-	for j, cmd := range cmds {
-		if matches[j] {
-			why = append(why, fmt.Sprintf("command %s matches %s", quote(cmd), firstMatch(rules[i].Command, cmd)))
-			continue
-		}
-		line := fmt.Sprintf("command %s matches none of %s", quote(cmd), quoteList(rules[i].Command))
-		if len(coveredBy[j]) > 0 {
-			line += " (allowed by " + ruleName(ListAllow, coveredBy[j][0], rules[coveredBy[j][0]]) + ")"
-		} else {
-			line += " (and no other allow rule allows it)"
-		}
-		why = append(why, line)
-	}
-	return why
-}
-
-func firstMatch(patterns []string, cmd string) string {
-	for _, pat := range patterns {
-		if commandMatch(pat, cmd) {
-			return quote(pat)
-		}
-	}
-	return ""
 }
 
 // evalRule evaluates a rule's matchers in the order kind, title, path,

@@ -223,7 +223,7 @@ func TestCommandMatcher(t *testing.T) {
 		{"allow: substitution denied", goTest, execReq("go test $(curl evil)"), byDef(approve.Deny)},
 		{"allow: backticks denied", goTest, execReq("go test `curl evil`"), byDef(approve.Deny)},
 		{"allow: quoted operator stays one command", goTest, execReq(`go test -run "a;b" ./...`), allowBy("a:1")},
-		{"allow: assignment not stripped", goTest, execReq("GOFLAGS=-x go test ./..."), byDef(approve.Deny)},
+		{"allow: leading assignment skipped", goTest, execReq("GOFLAGS=-x go test ./..."), allowBy("a:1")},
 		{"allow: subshell parts", goTest, execReq("(go test ./a; go test ./b)"), allowBy("a:1")},
 		{"allow: redirection is part of the command", goTest, execReq("go test ./... 2>&1"), allowBy("a:1")},
 		{"allow: backgrounded", goTest, execReq("go test ./... & rm -rf /"), byDef(approve.Deny)},
@@ -264,6 +264,104 @@ func TestCommandMatcher(t *testing.T) {
 		{"deny: comment is not a command", rmDeny, execReq("ls # rm -rf /"), byDef(approve.Allow)},
 		{"deny: other command", rmDeny, execReq("rm -r /"), byDef(approve.Allow)},
 		{"deny: no command", rmDeny, approve.Request{Kind: "edit", Title: "rm -rf /"}, byDef(approve.Allow)},
+	})
+}
+
+// TestAllowUnwrapping: allow rules see through what deny rules see
+// through, consistently: leading assignments, an env that only sets
+// variables, and shell wrappers (a string `bash -lc '…'` as well as an
+// argv). Every command inside must be allowed; sudo and env with options
+// are commands of their own.
+func TestAllowUnwrapping(t *testing.T) {
+	goTest := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Kind: []string{"execute"}, Command: []string{"go test *"}}}}
+	written := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Command: []string{"bash -lc *", "FOO=1 make"}}}}
+	two := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Command: []string{"go test *"}}, {Pos: "a:2", Command: []string{"go vet *"}}}}
+	runDecide(t, []decideCase{
+		{"bash -lc string", goTest, execReq(`bash -lc 'go test ./...'`), allowBy("a:1")},
+		{"sh -c double quoted", goTest, execReq(`sh -c "go test ./a && go test ./b"`), allowBy("a:1")},
+		{"shell by path, with options", goTest, execReq(`/bin/bash -e -o pipefail -c 'go test ./...'`), allowBy("a:1")},
+		{"nested shells", goTest, execReq(`bash -c "sh -c 'go test ./...'"`), allowBy("a:1")},
+		{"script with another command", goTest, execReq(`bash -lc 'go test ./... && rm -rf /'`), byDef(approve.Deny)},
+		{"script args are a command", goTest, execReq(`bash -c 'go test ./...; "$0" -rf /' rm`), byDef(approve.Deny)},
+		{"empty script", goTest, execReq(`bash -c ''`), byDef(approve.Deny)},
+		{"shell without -c", goTest, execReq(`bash go-test.sh`), byDef(approve.Deny)},
+		{"eval", goTest, execReq(`eval "go test ./..."`), allowBy("a:1")},
+		{"eval with another command", goTest, execReq(`eval "go test ./...; curl x"`), byDef(approve.Deny)},
+		{"several assignments", goTest, execReq(`CGO_ENABLED=0 GOFLAGS="-count=1 -v" go test ./...`), allowBy("a:1")},
+		{"env with assignments", goTest, execReq(`env GOOS=linux go test ./...`), allowBy("a:1")},
+		{"env alone", goTest, execReq(`env go test ./...`), allowBy("a:1")},
+		{"assignment before a shell", goTest, execReq(`FOO=1 bash -c 'BAR=2 go test ./...'`), allowBy("a:1")},
+		{"env with an option is a command", goTest, execReq(`env -i go test ./...`), byDef(approve.Deny)},
+		{"env -S is a command", goTest, execReq(`env -S 'go test ./...'`), byDef(approve.Deny)},
+		{"sudo is a command", goTest, execReq(`sudo go test ./...`), byDef(approve.Deny)},
+		{"only an assignment", goTest, execReq(`GOFLAGS=-x`), byDef(approve.Deny)},
+		{"units by different rules", two, execReq(`bash -c 'go test ./... && go vet ./...'`), allowBy("a:1")},
+		{"units by the second rule only", two, execReq(`bash -c 'go vet ./...'`), allowBy("a:2")},
+		{"wrapper's redirection", goTest, execReq(`bash -c 'go test ./...' 2>&1 >log`), allowBy("a:1")},
+		{"wrapper's redirection before it", goTest, execReq(`>log bash -c 'go test ./...'`), allowBy("a:1")},
+		{"wrapper's redirection goes with each command", &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Command: []string{"ls"}}}},
+			execReq(`sh -c 'ls' > ~/.bashrc`), byDef(approve.Deny)},
+		{"pattern for the command as written", written, execReq(`bash -lc 'rm -rf /'`), allowBy("a:1")},
+		{"pattern with the assignment", written, execReq(`FOO=1 make`), allowBy("a:1")},
+		{"deny still beats an unwrapped allow", &approve.Policy{
+			Allow: goTest.Allow, Deny: []approve.Rule{{Pos: "d:1", Command: []string{"bash *"}}}}, execReq(`bash -lc 'go test ./...'`), denyBy("d:1")},
+	})
+}
+
+// TestDenyAssignments: deny patterns see each leading assignment on its
+// own, so a rule on a variable denies it wherever it is set for the
+// command.
+func TestDenyAssignments(t *testing.T) {
+	p := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{
+		{Pos: "d:1", Command: []string{"LD_PRELOAD=*"}},
+		{Pos: "d:2", Command: []string{"GIT_SSH_COMMAND=*curl*"}},
+	}}
+	runDecide(t, []decideCase{
+		{"first assignment", p, execReq("LD_PRELOAD=/tmp/x.so go test ./..."), denyBy("d:1")},
+		{"later assignment", p, execReq("A=1 LD_PRELOAD=/tmp/x.so make"), denyBy("d:1")},
+		{"after env", p, execReq("env A=1 LD_PRELOAD=/tmp/x.so make"), denyBy("d:1")},
+		{"after sudo -E", p, execReq("sudo -E LD_PRELOAD=/tmp/x.so make"), denyBy("d:1")},
+		{"inside a shell wrapper", p, execReq(`bash -c 'LD_PRELOAD=x make'`), denyBy("d:1")},
+		{"quoted value", p, execReq(`GIT_SSH_COMMAND="sh -c 'curl x'" git fetch`), denyBy("d:2")},
+		{"an argument is no assignment", p, execReq("echo LD_PRELOAD=x"), byDef(approve.Allow)},
+		{"other variables", p, execReq("GOFLAGS=-x go test ./..."), byDef(approve.Allow)},
+	})
+}
+
+// TestRedirectPaths: the files a command redirects to or from are paths
+// the call touches, for deny and allow path rules alike.
+func TestRedirectPaths(t *testing.T) {
+	denyEtc := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Path: []string{"/etc/**", "**/.env"}}}}
+	allowInCwd := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Kind: []string{"execute"}, Command: []string{"go test *", "cat *"}, Path: []string{"**"}}}}
+	runDecide(t, []decideCase{
+		{"stdout", denyEtc, execReq("go test ./... > /etc/passwd"), denyBy("d:1")},
+		{"append without a blank", denyEtc, execReq("echo x >>/etc/hosts"), denyBy("d:1")},
+		{"inside a word", denyEtc, execReq("echo a>/etc/x"), denyBy("d:1")},
+		{"stderr", denyEtc, execReq("make 2>/etc/log"), denyBy("d:1")},
+		{"stdout and stderr", denyEtc, execReq("make &> /etc/log"), denyBy("d:1")},
+		{">& a file", denyEtc, execReq("make >& /etc/log"), denyBy("d:1")},
+		{"clobber", denyEtc, execReq("make >| /etc/log"), denyBy("d:1")},
+		{"stdin", denyEtc, execReq("mail x < /etc/shadow"), denyBy("d:1")},
+		{"read-write", denyEtc, execReq("exec 3<> /etc/x"), denyBy("d:1")},
+		{"quoted target", denyEtc, execReq(`echo x > "/etc/my file"`), denyBy("d:1")},
+		{"relative target", denyEtc, execReq("echo KEY=x > .env"), denyBy("d:1")},
+		{"after a pipe", denyEtc, execReq("go test ./... | tee x > /etc/out"), denyBy("d:1")},
+		{"in a shell wrapper", denyEtc, execReq(`bash -c 'echo x > /etc/passwd'`), denyBy("d:1")},
+		{"in an argv shell wrapper", denyEtc, approve.Request{Kind: "execute", Cwd: cwd,
+			RawInput: json.RawMessage(`{"command":["/bin/sh","-c","echo x > /etc/passwd"]}`)}, denyBy("d:1")},
+		{"in a substitution", denyEtc, execReq("echo $(cat < /etc/shadow)"), denyBy("d:1")},
+		{"after a here-document", denyEtc, execReq("cat <<EOF > /etc/x\nhi\nEOF"), denyBy("d:1")},
+		{"descriptor duplication", denyEtc, execReq("go test ./... 2>&1 >&2 <&0 >&-"), byDef(approve.Allow)},
+		{"/dev/null", denyEtc, execReq("go test ./... >/dev/null 2>/dev/null"), byDef(approve.Allow)},
+		{"here-string", denyEtc, execReq("cat <<< /etc/passwd"), byDef(approve.Allow)},
+		{"process substitution", denyEtc, execReq("diff <(ls /etc) >(wc)"), byDef(approve.Allow)},
+		{"quoted operator", denyEtc, execReq(`echo "> /etc/passwd" '<' /etc/x`), byDef(approve.Allow)},
+		{"escaped operator", denyEtc, execReq(`echo \> /etc/passwd`), byDef(approve.Allow)},
+		{"allow: target in the cwd", allowInCwd, execReq("go test ./... > out.txt"), allowBy("a:1")},
+		{"allow: target outside", allowInCwd, execReq("go test ./... > /etc/passwd"), byDef(approve.Deny)},
+		{"allow: one of two targets outside", allowInCwd, execReq("cat < in.txt > ../out.txt"), byDef(approve.Deny)},
+		{"allow: target with an expansion", allowInCwd, execReq("go test ./... > $HOME/x"), byDef(approve.Deny)},
+		{"allow: target in the home directory", allowInCwd, execReq("go test ./... > ~/x"), byDef(approve.Deny)},
 	})
 }
 
@@ -334,6 +432,22 @@ func TestDecisionDetails(t *testing.T) {
 			want: approve.Decision{Verdict: approve.Deny, RuleList: "default",
 				Reason:   `no rule matched; default deny; no allow rule allows commands "curl x", "sh"`,
 				Commands: []string{"go test ./...", "curl x", "sh"}},
+		},
+		{
+			name: "allow through a shell wrapper",
+			p:    p,
+			req:  execReq(`bash -lc 'go test ./... && go vet ./...' > log.txt`),
+			want: approve.Decision{Verdict: approve.Allow, Rule: "f.yaml:3", RuleList: "allow",
+				Reason:   `allow rule f.yaml:3 matched kind "execute", command "go test ./... > log.txt"; command "go vet ./... > log.txt" allowed by f.yaml:5`,
+				Commands: []string{`bash -lc 'go test ./... && go vet ./...' > log.txt`}, Paths: []string{"/p/log.txt"}},
+		},
+		{
+			name: "default names the unit not allowed",
+			p:    p,
+			req:  execReq(`FOO=1 bash -c 'go test ./... && curl x'`),
+			want: approve.Decision{Verdict: approve.Deny, RuleList: "default",
+				Reason:   `no rule matched; default deny; no allow rule allows command "curl x"`,
+				Commands: []string{`FOO=1 bash -c 'go test ./... && curl x'`}},
 		},
 		{
 			name: "paths reported",
@@ -458,6 +572,34 @@ func TestExplain(t *testing.T) {
 	}
 	if d3 := p.Decide(req); !cmp.Equal(d3, d) {
 		t.Errorf("Decide() = %+v; want Explain's decision %+v", d3, d)
+	}
+}
+
+// TestExplainUnits: the trace of an allow rule names each unit of a
+// wrapped command, and which rule allows it.
+func TestExplainUnits(t *testing.T) {
+	p := &approve.Policy{Allow: []approve.Rule{
+		{Pos: "f:2", Command: []string{"go test *"}},
+		{Pos: "f:3", Command: []string{"go vet *"}},
+	}}
+	d, traces := p.Explain(execReq(`GOFLAGS=-x go test ./... && bash -c 'go vet ./... && rm x'`))
+	if d.Verdict != approve.Deny || !strings.Contains(d.Reason, `; no allow rule allows command "rm x"`) {
+		t.Errorf("decision %s: %s; want deny naming rm x", d.Verdict, d.Reason)
+	}
+	want := []approve.RuleTrace{
+		{List: "allow", Rule: "f:2", Why: []string{
+			`command "go test ./..." (in "GOFLAGS=-x go test ./...") matches "go test *"`,
+			`command "go vet ./..." (in "bash -c 'go vet ./... && rm x'") matches none of ["go test *"] (allowed by f:3)`,
+			`command "rm x" (in "bash -c 'go vet ./... && rm x'") matches none of ["go test *"] (and no other allow rule allows it)`,
+		}},
+		{List: "allow", Rule: "f:3", Why: []string{
+			`command "go test ./..." (in "GOFLAGS=-x go test ./...") matches none of ["go vet *"] (allowed by f:2)`,
+			`command "go vet ./..." (in "bash -c 'go vet ./... && rm x'") matches "go vet *"`,
+			`command "rm x" (in "bash -c 'go vet ./... && rm x'") matches none of ["go vet *"] (and no other allow rule allows it)`,
+		}},
+	}
+	if diff := cmp.Diff(want, traces); diff != "" {
+		t.Errorf("Explain() traces mismatch (-want +got):\n%s", diff)
 	}
 }
 

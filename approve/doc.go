@@ -30,31 +30,57 @@
 //
 //   - kind: the tool call's kind equals one of the values; a call without a
 //     kind is "other", the schema's default.
+//
 //   - title: a case-insensitive glob on the title ('*' any run, '?' one
 //     character).
+//
 //   - command: the call's command line (CommandsOf) is split into simple
 //     commands (SplitCommands). A deny rule matches when any of them
 //     matches a pattern. An allow holds only when every one of them is
-//     matched by some allow rule whose other matchers hold too; different
+//     allowed by some allow rule whose other matchers hold too; different
 //     commands may be allowed by different rules. In a pattern '*' matches
 //     any run of characters (blanks and slashes too); without '*' the
 //     pattern must equal the whole command. Patterns and commands have
 //     their blanks trimmed and runs of unquoted blanks collapsed.
-//     Redirections are part of a command ("cat *" matches `cat a > b`).
-//     Allow patterns see the command exactly as written: `FOO=1 go test`
-//     is not matched by "go test *". Deny patterns also see the command
-//     without leading VAR=value assignments, wrappers such as sudo, env,
-//     exec or nohup (with their -options), quoting (`"r"m` is rm) and the
-//     program's directory (/bin/rm is rm), and the commands of a nested
-//     `sh -c SCRIPT` or `eval …`. That makes deny rules harder to dodge, but
-//     they remain a tripwire: an allow list is the real gate.
+//     Redirections are part of a command ("cat *" matches `cat a > b`), and
+//     their targets are paths the call touches (see path).
+//
+//     An allow pattern allows a command it matches as written. Otherwise
+//     it sees the command without its leading VAR=value assignments and
+//     without an `env` that only sets variables, and a shell wrapper
+//     (`bash -lc 'SCRIPT'`, `sh -c "…"`, any sh, bash, zsh, dash or ksh
+//     with -c, or `eval …`), written as a string or as an argv, is
+//     replaced by the commands of its script (each with the wrapper's
+//     redirections), nested wrappers too: every one of them must be
+//     allowed. So "go test *" allows `FOO=1 go test ./...`,
+//     `env GOOS=linux go test ./...` and `bash -lc 'go test ./...'`, but not
+//     `bash -lc 'go test ./... && curl x'`, `sudo go test ./...` or
+//     `env -i go test ./...` (sudo and env with options are commands of
+//     their own).
+//
+//     Deny patterns see the command as written and the same forms, and
+//     more: each leading assignment on its own (NAME=value, also after env
+//     or sudo, so "LD_PRELOAD=*" denies `A=1 LD_PRELOAD=x make` and
+//     `env LD_PRELOAD=x make`), the command without wrappers such as sudo,
+//     env, exec or nohup (with their -options), without quoting (`"r"m` is
+//     rm) and without the program's directory (/bin/rm is rm). That makes
+//     deny rules harder to dodge, but they remain a tripwire: an allow list
+//     is the real gate.
+//
 //   - path: the paths the call touches (PathsOf), cleaned and made
-//     absolute. An allow rule needs every path to match; a deny rule one.
+//     absolute: its locations, diffs and path fields of rawInput, and the
+//     files its commands redirect to or from (`> out`, `2>> log`, `< in`,
+//     `&> x`; not 2>&1, here-documents or /dev/null), so `go test ./... >
+//     /etc/passwd` touches /etc/passwd. A redirection target that needs an
+//     expansion ($HOME/x, ~/x) matches no pattern, so an allow rule with a
+//     path matcher never allows it. An allow rule needs every path to
+//     match; a deny rule one.
 //     A call without paths never matches a path rule. Relative patterns
 //     are relative to the session cwd and never match a path outside it
 //     ("**" does not match "../x"); absolute patterns match absolute paths.
 //     "**" as a whole segment crosses directories (zero included, so
 //     "**/.env" matches ".env" in the cwd), '*' does not cross '/'.
+//
 //   - input: each dotted rawInput path's value must match its RE2 regex
 //     (unanchored): a string directly, a number or bool by its JSON text,
 //     an array when any element does; a missing field does not match.

@@ -16,6 +16,10 @@ type Request struct {
 	DiffPaths  []string        // toolCall.content[] of type "diff": path
 	Options    []Option        // what the agent offers
 	Cwd        string          // session cwd (absolute), for relative path patterns
+	// Dir is where the call runs when that is not Cwd (a terminal's own
+	// cwd): the call's relative paths, such as redirection targets, are
+	// relative to it. Empty means Cwd.
+	Dir string
 }
 
 // Option is one permission option the agent offers.
@@ -160,8 +164,13 @@ var pathFields = []string{
 // directory, source, destination, source_path, destination_path, old_path,
 // new_path, target_file. They cover the file tools of Claude Code,
 // gemini-cli, codex and the ACP SDK examples; rawInput.cwd, where a
-// command runs, is not a touched path. Each path is cleaned and made
-// absolute against req.Cwd (when set); duplicates are dropped.
+// command runs, is not a touched path. Then the files that the call's
+// commands (CommandsOf, and the scripts of shell wrappers in them)
+// redirect to or from: the targets of >, >>, >|, <, <>, &>, &>> and >&
+// (2>err.log too), but not 2>&1, here-documents or /dev/null. Each path
+// is cleaned and made absolute against req.Dir, else req.Cwd (when set);
+// a redirection target that needs an expansion ($HOME/x, ~/x, `…`) is kept
+// as written and matches no path pattern. Duplicates are dropped.
 func PathsOf(req Request) []string {
 	return pathsOf(req, decodeRaw(req.RawInput))
 }
@@ -169,11 +178,15 @@ func PathsOf(req Request) []string {
 func pathsOf(req Request, raw any) []string {
 	var out []string
 	seen := map[string]bool{}
+	base := req.Cwd
+	if req.Dir != "" {
+		base = req.Dir
+	}
 	add := func(p string) {
 		if strings.TrimSpace(p) == "" {
 			return
 		}
-		p = cleanPath(p, req.Cwd)
+		p = cleanPath(p, base)
 		if !seen[p] {
 			seen[p] = true
 			out = append(out, p)
@@ -195,6 +208,20 @@ func pathsOf(req Request, raw any) []string {
 				if s, ok := e.(string); ok {
 					add(s)
 				}
+			}
+		}
+	}
+	for _, cmd := range commandsOf(req, raw) {
+		for _, text := range append([]string{cmd}, allowUnits(cmd)...) {
+			for _, target := range redirectTargets(text) {
+				if unresolvable(target) {
+					if !seen[target] {
+						seen[target] = true
+						out = append(out, target)
+					}
+					continue
+				}
+				add(target)
 			}
 		}
 	}

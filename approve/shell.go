@@ -29,9 +29,11 @@ const maxDepth = 64
 // while, until, esac, time [-p], and "function NAME") are removed, and
 // commands that consist of nothing else are dropped. Leading VAR=value
 // assignments are kept. Redirections stay part of the command (2>&1 does
-// not split), so the allow pattern "cat *" also allows `cat a > ~/.bashrc`;
-// a deny rule such as "*>*" rules redirections out. Here-document bodies
-// are not commands; only substitutions in an unquoted body are returned.
+// not split), so the allow pattern "cat *" also matches `cat a >
+// ~/.bashrc`; their targets are paths the call touches (PathsOf), which
+// path rules see, and a deny rule such as "*>*" rules redirections out.
+// Here-document bodies are not commands; only substitutions in an
+// unquoted body are returned.
 // Each command is returned once, where it first appears.
 func SplitCommands(line string) []string {
 	p := &splitter{s: line}

@@ -253,6 +253,18 @@ func TestPathsOf(t *testing.T) {
 			want: nil,
 		},
 		{
+			name: "redirection targets",
+			req: approve.Request{Kind: "execute", Cwd: "/p", Locations: []string{"/p/a"},
+				RawInput: json.RawMessage(`{"command":"cat <in 2>>err.log >'/o ut' && bash -c 'x >../up' >/dev/null 2>&1 && echo >$HOME/h"}`)},
+			want: []string{"/p/a", "/p/in", "/p/err.log", "/o ut", "/up", "$HOME/h"},
+		},
+		{
+			name: "relative to Dir, where the command runs",
+			req: approve.Request{Kind: "execute", Cwd: "/p", Dir: "/p/sub", Locations: []string{"a"},
+				RawInput: json.RawMessage(`{"command":"echo x > out && cat < ../in"}`)},
+			want: []string{"/p/sub/a", "/p/sub/out", "/p/in"},
+		},
+		{
 			name: "nested fields are not read",
 			req:  approve.Request{RawInput: json.RawMessage(`{"edit":{"path":"/x"}}`)},
 			want: nil,

@@ -109,8 +109,13 @@ func exampleMatches(patterns []string, list Verdict, example string) (bool, stri
 		return false, ""
 	}
 	for _, cmd := range cmds {
-		if !slices.ContainsFunc(patterns, func(pat string) bool { return commandMatch(pat, cmd) }) {
-			return false, fmt.Sprintf(" (%s matches none of %s)", quote(cmd), quoteList(patterns))
+		if firstMatch(patterns, cmd) != "" {
+			continue
+		}
+		for _, u := range allowUnits(cmd) {
+			if firstMatch(patterns, u) == "" {
+				return false, fmt.Sprintf(" (%s matches none of %s)", quote(u), quoteList(patterns))
+			}
 		}
 	}
 	return true, ""

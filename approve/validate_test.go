@@ -50,6 +50,13 @@ func TestCheckExamples(t *testing.T) {
 		want           []string
 	}{
 		{"allow passes", goTest, approve.Allow, []string{"go test ./...", "go test -v ./a && go test ./b"}, []string{"go test ./... && rm -rf /", "go vet", "go test $(curl x)"}, nil},
+		{"allow unwraps", goTest, approve.Allow, []string{"FOO=1 go test ./...", "bash -lc 'go test ./...'", "env A=b go test ./x"},
+			[]string{"bash -lc 'go test ./... && rm -rf /'", "sudo go test ./..."}, nil},
+		{"allow names the unit", goTest, approve.Allow, []string{"bash -c 'go test ./... && go vet'"}, nil, []string{
+			`example "bash -c 'go test ./... && go vet'" should match but does not ("go vet" matches none of ["go test *"])`,
+		}},
+		{"deny sees assignments", approve.Rule{Command: []string{"LD_PRELOAD=*"}}, approve.Deny,
+			[]string{"A=1 LD_PRELOAD=x make", "env LD_PRELOAD=x make"}, []string{"echo LD_PRELOAD=x"}, nil},
 		{"allow should match", goTest, approve.Allow, []string{"go test ./... | tee log"}, nil, []string{
 			`example "go test ./... | tee log" should match but does not ("tee log" matches none of ["go test *"])`,
 		}},

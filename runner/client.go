@@ -259,6 +259,14 @@ func (c *clientServer) createTerminal(params json.RawMessage, rec *ClientRequest
 	if strings.TrimSpace(p.Command) == "" {
 		return nil, fail(rec, acp.CodeInvalidParams, "empty command")
 	}
+	for i, e := range p.Env {
+		// A name with "=" would set another variable than the one named
+		// (INJ=EVIL=x sets INJ), and NUL cannot be passed at all.
+		if e.Name == "" || strings.ContainsAny(e.Name, "=\x00") || strings.ContainsRune(e.Value, 0) {
+			return nil, refuse(rec, acp.CodeInvalidParams,
+				"invalid params: env[%d]: bad environment variable %q: a name must be non-empty without '=' or NUL, a value without NUL", i, e.Name)
+		}
+	}
 	cwd := p.Cwd
 	if cwd == "" {
 		cwd = c.cfg.Cwd
@@ -266,13 +274,11 @@ func (c *clientServer) createTerminal(params json.RawMessage, rec *ClientRequest
 	if !filepath.IsAbs(cwd) {
 		return nil, refuse(rec, acp.CodeInvalidParams, "cwd must be absolute: %q", cwd)
 	}
-	if c.cfg.Policy != nil {
-		raw, _ := json.Marshal(map[string]string{"command": line})
-		d := c.cfg.Policy.Evaluate(approve.Request{Kind: "execute", Title: line, RawInput: raw, Cwd: cwd})
+	if d := c.decide(line, cwd, rec); d.Verdict != approve.Allow {
 		if d.RuleList == approve.ListDeny {
-			rec.Rule = d.Rule
 			return nil, refuse(rec, acp.CodeInvalidParams, "command denied by rule %s: %s", d.Rule, line)
 		}
+		return nil, refuse(rec, acp.CodeInvalidParams, "command denied (%s): %s", d.Reason, line)
 	}
 	limit := terminal.DefaultOutputLimit
 	if p.OutputByteLimit != nil {
@@ -312,6 +318,43 @@ func (c *clientServer) createTerminal(params json.RawMessage, rec *ClientRequest
 	}
 	rec.TerminalID = id
 	return acp.CreateTerminalResponse{TerminalID: id}, nil
+}
+
+// decide puts a command the agent wants to run to the policy, exactly as
+// a permission request of kind execute for that command line would be
+// (deny rules, then allow rules, then the default; a nil policy denies),
+// with relative paths in it resolved against the terminal's cwd, and
+// records the decision.
+func (c *clientServer) decide(line, cwd string, rec *ClientRequest) approve.Decision {
+	raw, _ := json.Marshal(map[string]string{"command": line})
+	sessionCwd := c.cfg.Cwd
+	if sessionCwd == "" {
+		sessionCwd = cwd
+	}
+	req := PermissionRequest(acp.ToolCall{Title: line, Kind: acp.KindExecute, RawInput: raw}, nil, sessionCwd)
+	req.Dir = cwd
+	d := c.cfg.Policy.Evaluate(req)
+	rec.Decision, rec.Rule, rec.Reason = string(d.Verdict), d.Rule, decisionReason(c.cfg.Policy, d)
+	return d
+}
+
+// decisionReason says why the policy decided as it did. It names rules
+// but none of the agent's text (the record's Command holds the command),
+// so that it needs no redaction.
+func decisionReason(p *approve.Policy, d approve.Decision) string {
+	switch {
+	case p == nil:
+		return "no permissions; default deny"
+	case d.RuleList == approve.ListDeny:
+		return "deny rule " + d.Rule + " matched"
+	case d.RuleList == approve.ListAllow:
+		return "allow rule " + d.Rule + " matched"
+	}
+	reason := "no rule matched; default " + string(d.Verdict)
+	if p.Source != "" {
+		reason += " (" + p.Source + ")"
+	}
+	return reason
 }
 
 // commandLine is the command with its arguments as one shell line: the

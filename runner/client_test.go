@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -263,11 +264,13 @@ func TestClientWriteTextFile(t *testing.T) {
 	}
 }
 
-// terminalClient serves terminals in root with a policy denying rm.
+// terminalClient serves terminals in root with a policy allowing every
+// command but rm.
 func terminalClient(t *testing.T, root string) *clientServer {
 	t.Helper()
 	policy := &approve.Policy{
 		Default: approve.Deny,
+		Allow:   []approve.Rule{{Pos: "s.yaml:5", Command: []string{"*"}}},
 		Deny:    []approve.Rule{{Pos: "s.yaml:9", Command: []string{"rm *"}}},
 	}
 	return newTestClient(t, ClientConfig{
@@ -404,23 +407,33 @@ func TestClientTerminalRefusals(t *testing.T) {
 		wantCode int
 		wantMsg  string
 		wantRec  ClientRequest
+		by       string // "allow RULE" or "deny RULE": the policy's decision, when asked
 	}{
 		{"denied shell line", acp.CreateTerminalRequest{Command: "ls && rm -rf sub"}, acp.CodeInvalidParams, "denied by rule s.yaml:9",
-			ClientRequest{Command: "ls && rm -rf sub", Rule: "s.yaml:9", Refused: "command denied by rule s.yaml:9: ls && rm -rf sub"}},
+			ClientRequest{Command: "ls && rm -rf sub", Refused: "command denied by rule s.yaml:9: ls && rm -rf sub"}, "deny s.yaml:9"},
 		{"denied argv", acp.CreateTerminalRequest{Command: "rm", Args: []string{"-rf", "my dir"}}, acp.CodeInvalidParams, "denied by rule",
-			ClientRequest{Command: "rm -rf 'my dir'", Rule: "s.yaml:9", Refused: "command denied by rule s.yaml:9: rm -rf 'my dir'"}},
+			ClientRequest{Command: "rm -rf 'my dir'", Refused: "command denied by rule s.yaml:9: rm -rf 'my dir'"}, "deny s.yaml:9"},
 		{"denied through sh -c", acp.CreateTerminalRequest{Command: "/bin/sh", Args: []string{"-c", "rm -rf sub"}}, acp.CodeInvalidParams, "denied by rule",
-			ClientRequest{Command: "/bin/sh -c 'rm -rf sub'", Rule: "s.yaml:9", Refused: "command denied by rule s.yaml:9: /bin/sh -c 'rm -rf sub'"}},
+			ClientRequest{Command: "/bin/sh -c 'rm -rf sub'", Refused: "command denied by rule s.yaml:9: /bin/sh -c 'rm -rf sub'"}, "deny s.yaml:9"},
 		{"cwd outside", acp.CreateTerminalRequest{Command: "ls", Cwd: outside}, acp.CodeInvalidParams, "outside the allowed roots",
-			ClientRequest{Command: "ls", Refused: "" + outside + " is outside the allowed roots (" + root + ")"}},
+			ClientRequest{Command: "ls", Refused: "" + outside + " is outside the allowed roots (" + root + ")"}, "allow s.yaml:5"},
 		{"cwd relative", acp.CreateTerminalRequest{Command: "ls", Cwd: "sub"}, acp.CodeInvalidParams, "absolute",
-			ClientRequest{Command: "ls", Refused: `cwd must be absolute: "sub"`}},
+			ClientRequest{Command: "ls", Refused: `cwd must be absolute: "sub"`}, ""},
 		{"cwd a file", acp.CreateTerminalRequest{Command: "ls", Cwd: filepath.Join(root, "lines.txt")}, acp.CodeInvalidParams, "not a directory",
-			ClientRequest{Command: "ls", Error: "" + filepath.Join(root, "lines.txt") + " is not a directory"}},
+			ClientRequest{Command: "ls", Error: "" + filepath.Join(root, "lines.txt") + " is not a directory"}, "allow s.yaml:5"},
 		{"empty command", acp.CreateTerminalRequest{Command: ""}, acp.CodeInvalidParams, "empty",
-			ClientRequest{Error: "empty command"}},
+			ClientRequest{Error: "empty command"}, ""},
 		{"unknown program", acp.CreateTerminalRequest{Command: "no-such-program-acprun"}, acp.CodeInternalError, "not found",
-			ClientRequest{Command: "no-such-program-acprun", Error: `no-such-program-acprun: executable file not found in $PATH`}},
+			ClientRequest{Command: "no-such-program-acprun", Error: `no-such-program-acprun: executable file not found in $PATH`}, "allow s.yaml:5"},
+		{"env name with =", acp.CreateTerminalRequest{Command: "env", Env: []acp.EnvVariable{{Name: "OK", Value: "1"}, {Name: "INJ=EVIL", Value: "x"}}},
+			acp.CodeInvalidParams, `env[1]: bad environment variable "INJ=EVIL"`,
+			ClientRequest{Command: "env", Refused: badEnv(1, "INJ=EVIL")}, ""},
+		{"empty env name", acp.CreateTerminalRequest{Command: "env", Env: []acp.EnvVariable{{Name: "", Value: "x"}}},
+			acp.CodeInvalidParams, `env[0]: bad environment variable ""`,
+			ClientRequest{Command: "env", Refused: badEnv(0, "")}, ""},
+		{"NUL in an env value", acp.CreateTerminalRequest{Command: "env", Env: []acp.EnvVariable{{Name: "A", Value: "x\x00B=y"}}},
+			acp.CodeInvalidParams, `env[0]: bad environment variable "A"`,
+			ClientRequest{Command: "env", Refused: badEnv(0, "A")}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -430,6 +443,9 @@ func TestClientTerminalRefusals(t *testing.T) {
 				t.Errorf("err = %v; want code %d with %q", err, tt.wantCode, tt.wantMsg)
 			}
 			tt.wantRec.Method = acp.MethodTerminalCreate
+			if verdict, rule, ok := strings.Cut(tt.by, " "); ok {
+				tt.wantRec.Decision, tt.wantRec.Rule, tt.wantRec.Reason = verdict, rule, verdict+" rule "+rule+" matched"
+			}
 			if diff := cmp.Diff(tt.wantRec, rec); diff != "" {
 				t.Errorf("record (-want +got):\n%s", diff)
 			}
@@ -440,21 +456,102 @@ func TestClientTerminalRefusals(t *testing.T) {
 	}
 }
 
-// TestClientTerminalDefaultDenyRuns: the policy's default verdict (deny
-// here) is for permission requests; it must not refuse terminals.
-func TestClientTerminalDefaultDenyRuns(t *testing.T) {
-	root, _ := clientTree(t)
-	c := terminalClient(t, root)
-	id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "echo ok"})
-	res, _, err := clientCall(t, c, acp.MethodTerminalWaitForExit, termRef(id))
-	if err != nil || res["exitCode"] != 0.0 {
-		t.Errorf("wait_for_exit = %v, %v; want exit code 0", res, err)
+// badEnv is the refusal of the bad env entry i named name.
+func badEnv(i int, name string) string {
+	return fmt.Sprintf("invalid params: env[%d]: bad environment variable %q: a name must be non-empty without '=' or NUL, a value without NUL", i, name)
+}
+
+// TestClientTerminalPolicy: every command the agent runs is put to the
+// policy exactly as a permission request for it would be: deny rules,
+// allow rules, then the default (a nil policy denies), and the decision is
+// recorded. A refused command never runs.
+func TestClientTerminalPolicy(t *testing.T) {
+	root, outside := clientTree(t)
+	pwned := filepath.Join(outside, "PWNED")
+	echoOnly := &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "s.yaml:4", Command: []string{"echo *"}}}}
+	noOutside := &approve.Policy{Default: approve.Deny,
+		Allow: echoOnly.Allow, Deny: []approve.Rule{{Pos: "s.yaml:7", Path: []string{outside + "/**"}}}}
+	inCwd := &approve.Policy{Default: approve.Deny,
+		Allow: []approve.Rule{{Pos: "s.yaml:4", Command: []string{"echo *"}, Path: []string{"sub/**"}}}}
+	tests := []struct {
+		name    string
+		policy  *approve.Policy
+		params  acp.CreateTerminalRequest
+		want    ClientRequest // Method, Command and TerminalID are filled in
+		created string        // the file the command writes when it runs
+	}{
+		{"default deny without allow rules", &approve.Policy{Default: approve.Deny},
+			acp.CreateTerminalRequest{Command: "echo hi > " + pwned},
+			ClientRequest{Decision: "deny", Reason: "no rule matched; default deny",
+				Refused: "command denied (no rule matched; default deny): echo hi > " + pwned}, ""},
+		{"no policy", nil,
+			acp.CreateTerminalRequest{Command: "echo hi > " + pwned},
+			ClientRequest{Decision: "deny", Reason: "no permissions; default deny",
+				Refused: "command denied (no policy; default deny): echo hi > " + pwned}, ""},
+		{"--deny-all", approve.DenyAll(),
+			acp.CreateTerminalRequest{Command: "echo hi > " + pwned},
+			ClientRequest{Decision: "deny", Rule: "--deny-all", Reason: "no rule matched; default deny (--deny-all)",
+				Refused: "command denied (no rule matched; default deny (--deny-all)): echo hi > " + pwned}, ""},
+		{"--allow-all", approve.AllowAll(),
+			acp.CreateTerminalRequest{Command: "echo hi > " + pwned},
+			ClientRequest{Decision: "allow", Rule: "--allow-all", Reason: "no rule matched; default allow (--allow-all)"}, pwned},
+		{"a command no allow rule allows", echoOnly,
+			acp.CreateTerminalRequest{Command: "echo hi && touch " + pwned},
+			ClientRequest{Decision: "deny", Reason: "no rule matched; default deny",
+				Refused: `command denied (no rule matched; default deny; no allow rule allows command "touch ` + pwned + `"): echo hi && touch ` + pwned}, ""},
+		{"allowed through a shell wrapper", echoOnly,
+			acp.CreateTerminalRequest{Command: "bash", Args: []string{"-c", "echo hi > " + pwned}},
+			ClientRequest{Decision: "allow", Rule: "s.yaml:4", Reason: "allow rule s.yaml:4 matched"}, pwned},
+		{"redirection denied by a path rule", noOutside,
+			acp.CreateTerminalRequest{Command: "echo hi > " + pwned},
+			ClientRequest{Decision: "deny", Rule: "s.yaml:7", Reason: "deny rule s.yaml:7 matched",
+				Refused: "command denied by rule s.yaml:7: echo hi > " + pwned}, ""},
+		{"relative redirection in the terminal's cwd", inCwd,
+			acp.CreateTerminalRequest{Command: "echo hi > out.txt", Cwd: filepath.Join(root, "sub")},
+			ClientRequest{Decision: "allow", Rule: "s.yaml:4", Reason: "allow rule s.yaml:4 matched"}, filepath.Join(root, "sub", "out.txt")},
+		{"relative redirection out of the allowed paths", inCwd,
+			acp.CreateTerminalRequest{Command: "echo hi > ../escaped.txt", Cwd: filepath.Join(root, "sub")},
+			ClientRequest{Decision: "deny", Reason: "no rule matched; default deny",
+				Refused: "command denied (no rule matched; default deny): echo hi > ../escaped.txt"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Remove(pwned)
+			c := newTestClient(t, ClientConfig{Terminal: true, Cwd: root, Roots: []string{root}, Policy: tt.policy})
+			tt.params.SessionID = "s"
+			res, rec, err := clientCall(t, c, acp.MethodTerminalCreate, tt.params)
+			tt.want.Method, tt.want.Command = acp.MethodTerminalCreate, commandLine(tt.params.Command, tt.params.Args)
+			if tt.created == "" {
+				if err == nil || err.Code != acp.CodeInvalidParams || err.Message != tt.want.Refused {
+					t.Errorf("err = %v; want code %d: %s", err, acp.CodeInvalidParams, tt.want.Refused)
+				}
+			} else {
+				if err != nil {
+					t.Fatalf("terminal/create: %v", err)
+				}
+				tt.want.TerminalID, _ = res["terminalId"].(string)
+				if _, _, err := clientCall(t, c, acp.MethodTerminalWaitForExit, termRef(tt.want.TerminalID)); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := os.Stat(tt.created); err != nil {
+					t.Errorf("the allowed command did not run: %v", err)
+				}
+			}
+			if diff := cmp.Diff(tt.want, rec); diff != "" {
+				t.Errorf("record (-want +got):\n%s", diff)
+			}
+			for _, f := range []string{pwned, filepath.Join(root, "escaped.txt")} {
+				if _, err := os.Stat(f); err == nil && f != tt.created {
+					t.Errorf("a refused command ran: %s exists", f)
+				}
+			}
+		})
 	}
 }
 
 func TestClientKillAllAndClose(t *testing.T) {
 	root, _ := clientTree(t)
-	c := newClientServer(ClientConfig{Terminal: true, Cwd: root, Roots: []string{root}, Env: os.Environ()})
+	c := newClientServer(ClientConfig{Terminal: true, Cwd: root, Roots: []string{root}, Env: os.Environ(), Policy: approve.AllowAll()})
 	a := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "sleep", Args: []string{"1000"}})
 	c.killAll()
 	res, _, err := clientCall(t, c, acp.MethodTerminalWaitForExit, termRef(a))

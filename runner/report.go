@@ -142,10 +142,19 @@ type ClientRequest struct {
 	Signal     string `json:"signal,omitempty"`
 	Truncated  bool   `json:"truncated,omitempty"`
 	// Refused says why acprun refused the request (outside the roots,
-	// read-only, denied by a rule…); empty when it was served.
+	// read-only, denied by the policy, bad params…); empty when it was
+	// served.
 	Refused string `json:"refused,omitempty"`
-	// Rule is the deny rule that refused a terminal command.
+	// Decision is how the policy answered a command the agent wanted to
+	// run (terminal/create), as it would a permission request for it:
+	// allow or deny; empty for requests that run no command, or that were
+	// refused before the policy was asked.
+	Decision string `json:"decision,omitempty"`
+	// Rule is the rule that decided Decision ("file:line"); for the
+	// default it is the policy's source (e.g. --deny-all), usually empty.
 	Rule string `json:"rule,omitempty"`
+	// Reason explains Decision, naming the rule or the default.
+	Reason string `json:"reason,omitempty"`
 	// Error is a failure while serving an allowed request.
 	Error string `json:"error,omitempty"`
 	// Late is set when the request came after the prompt's answer.

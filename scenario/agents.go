@@ -151,7 +151,7 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 	c := *sc
 	a := na.Agent
 	a.Pos = sc.Agent.Pos
-	a.Cwd = sc.Agent.Cwd
+	a.Cwd, a.CwdPos = sc.Agent.Cwd, sc.Agent.CwdPos
 	if len(sc.Agent.Env) > 0 || len(a.Env) > 0 {
 		env := maps.Clone(sc.Agent.Env)
 		if env == nil {
@@ -202,6 +202,7 @@ type agentSpec struct {
 	args        []string
 	env         map[string]string // nil when not given
 	cwd         *string           // absolute, or "" for the default
+	cwdPos      Pos               // the cwd value
 	auth, mode  *string
 	mcp         json.RawMessage // nil when not given
 	description string
@@ -270,7 +271,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 				if cwd != "" {
 					cwd = p.abs(cwd)
 				}
-				spec.cwd = &cwd
+				spec.cwd, spec.cwdPos = &cwd, p.pos(v)
 			}
 		case "auth":
 			if s, ok := p.interp(v); ok {
@@ -348,7 +349,10 @@ func overlay(base Agent, spec agentSpec) Agent {
 		a.Env = maps.Clone(base.Env)
 	}
 	if spec.cwd != nil {
-		a.Cwd = *spec.cwd
+		a.Cwd, a.CwdPos = *spec.cwd, spec.cwdPos
+		if a.Cwd == "" {
+			a.CwdPos = Pos{}
+		}
 	}
 	if spec.auth != nil {
 		a.Auth = *spec.auth

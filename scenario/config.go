@@ -121,14 +121,14 @@ func (p *fileParser) config(c *Config) {
 	if err := dec.Decode(&doc); err == io.EOF {
 		return // an empty file
 	} else if err != nil {
-		p.syntaxError(err)
+		p.syntaxError(dec, err)
 		return
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
 	case err == io.EOF:
 	case err != nil:
-		p.syntaxError(err)
+		p.syntaxError(dec, err)
 	case len(next.Content) > 0 && !isNull(next.Content[0]):
 		p.errorf(next.Content[0], "a config file holds one YAML document")
 	}

@@ -37,6 +37,44 @@ func loadWith(t *testing.T, cfg *scenario.Config, src string) []*scenario.Scenar
 	return scens
 }
 
+// dirsUnder makes the directories dirs (slash paths) under a new
+// temporary directory, which it returns: session cwds must exist.
+func dirsUnder(t *testing.T, dirs ...string) string {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if err := os.MkdirAll(filepath.Join(base, filepath.FromSlash(d)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return base
+}
+
+// loadConfigAt is loadConfig for a config file at path.
+func loadConfigAt(t *testing.T, path, src string) *scenario.Config {
+	t.Helper()
+	cfg, err := scenario.LoadConfigBytes(path, []byte(src), opts)
+	if err != nil {
+		t.Fatalf("LoadConfigBytes:\n%v", err)
+	}
+	return cfg
+}
+
+// loadAt is loadWith for a scenario file at path.
+func loadAt(t *testing.T, cfg *scenario.Config, path, src string) []*scenario.Scenario {
+	t.Helper()
+	o := opts
+	o.Config = cfg
+	scens, _, err := scenario.LoadBytes(path, []byte(src), o)
+	if err != nil {
+		t.Fatalf("LoadBytes:\n%v", err)
+	}
+	return scens
+}
+
 func TestLoadConfig(t *testing.T) {
 	cfg := loadConfig(t, `# every key
 defaults:
@@ -82,7 +120,7 @@ agents:
 	wantAgents := map[string]scenario.NamedAgent{
 		"mine": {Name: "mine", Description: "Our own agent.", Source: "/cfg/acprun.yaml", Agent: scenario.Agent{
 			Pos: at(17, 5), Name: "mine", Command: []string{"/cfg/bin/agent", "--acp"},
-			Env: map[string]string{"KEY": "sk-test", "B": "2"}, Cwd: "/cfg/work", Auth: "key", Mode: "code",
+			Env: map[string]string{"KEY": "sk-test", "B": "2"}, Cwd: "/cfg/work", CwdPos: at(20, 10), Auth: "key", Mode: "code",
 			McpServers: json.RawMessage(`[{"name":"m","command":"/bin/mcp","args":[],"env":[]}]`)}},
 		"claude": {Name: "claude", Source: "/cfg/acprun.yaml",
 			Description: scenario.BuiltinAgents()[0].Description, Agent: scenario.Agent{
@@ -188,7 +226,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{
 			name: "syntax error",
 			src:  "agents:\n  mine: {command: [a]\n",
-			want: []string{`c.yaml:1:1: YAML syntax: did not find expected ',' or '}'`},
+			want: []string{`c.yaml:2:9: YAML syntax: did not find expected ',' or '}' while parsing a flow mapping; the { here is never closed with }`},
 		},
 	}
 	for _, tt := range tests {
@@ -300,7 +338,8 @@ func TestNoPermissionsWarningWithConfigPolicy(t *testing.T) {
 }
 
 func TestNamedAgents(t *testing.T) {
-	cfg := loadConfig(t, `agents:
+	base := dirsUnder(t, "cfg/work", "s/here")
+	cfg := loadConfigAt(t, base+"/cfg/acprun.yaml", `agents:
   mine:
     command: [./bin/agent]
     env: {A: a, B: b}
@@ -309,7 +348,7 @@ func TestNamedAgents(t *testing.T) {
     mcpServers: [{name: m, command: /m, args: [], env: []}]
   mock: {env: {MOCK: "1"}}
 `)
-	scens := loadWith(t, cfg, `name: string-form
+	scens := loadAt(t, cfg, base+"/s/x.yaml", `name: string-form
 agent: mine
 turns: [{prompt: hi}]
 ---
@@ -339,15 +378,19 @@ turns: [{prompt: hi}]
 		got = append(got, a)
 	}
 	mcpM := json.RawMessage(`[{"name":"m","command":"/m","args":[],"env":[]}]`)
+	cfgAt := func(line, col int) scenario.Pos {
+		return scenario.Pos{File: base + "/cfg/acprun.yaml", Line: line, Col: col}
+	}
 	want := []scenario.Agent{
-		{Name: "mine", Command: []string{"/cfg/bin/agent"}, Env: map[string]string{"A": "a", "B": "b"},
-			Cwd: "/cfg/work", Auth: "key", McpServers: mcpM},
-		{Name: "mine", Command: []string{"/cfg/bin/agent", "--fast", "/home/user"},
-			Env: map[string]string{"A": "a", "B": "B", "C": "c"}, Cwd: "/s/here", Auth: "", Mode: "plan",
+		{Name: "mine", Command: []string{base + "/cfg/bin/agent"}, Env: map[string]string{"A": "a", "B": "b"},
+			Cwd: base + "/cfg/work", CwdPos: cfgAt(5, 10), Auth: "key", McpServers: mcpM},
+		{Name: "mine", Command: []string{base + "/cfg/bin/agent", "--fast", "/home/user"},
+			Env: map[string]string{"A": "a", "B": "B", "C": "c"}, Cwd: base + "/s/here",
+			CwdPos: scenario.Pos{File: base + "/s/x.yaml", Line: 10, Col: 8}, Auth: "", Mode: "plan",
 			McpServers: json.RawMessage("[]")},
 		{Name: "mock", Command: []string{"acprun", "mock-agent", "agents/x.mock.yaml"},
-			Env: map[string]string{"MOCK": "1"}, Cwd: "/s", McpServers: json.RawMessage("[]")},
-		{Name: "gemini", Command: []string{"npx", "-y", "@google/gemini-cli", "--acp"}, Cwd: "/s",
+			Env: map[string]string{"MOCK": "1"}, Cwd: base + "/s", McpServers: json.RawMessage("[]")},
+		{Name: "gemini", Command: []string{"npx", "-y", "@google/gemini-cli", "--acp"}, Cwd: base + "/s",
 			McpServers: json.RawMessage("[]")},
 	}
 	if diff := cmp.Diff(want, got, cmpOpts); diff != "" {
@@ -457,7 +500,8 @@ func TestResolveAgent(t *testing.T) {
 		{name: "codex", opts: opts, want: scenario.Agent{Name: "codex", Command: []string{"npx", "-y", "@zed-industries/codex-acp"},
 			Auth: "openai-api-key", McpServers: json.RawMessage("[]")}},
 		{name: "mine", opts: o, want: scenario.Agent{Pos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 9},
-			Name: "mine", Command: []string{"a", "/home/user"}, Cwd: "/cfg/w", McpServers: json.RawMessage("[]")}},
+			Name: "mine", Command: []string{"a", "/home/user"}, Cwd: "/cfg/w", CwdPos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 40},
+			McpServers: json.RawMessage("[]")}},
 		{name: "mine", opts: opts, wantErr: `unknown agent "mine" (valid agents: claude, codex, gemini, goose, mock, opencode, qwen)`},
 		{name: "gooze", opts: o, wantErr: `unknown agent "gooze" (did you mean "goose"?)`},
 		{name: "bad", opts: o, wantErr: `/cfg/acprun.yaml:3:20: environment variable UNSET is not set (write ${UNSET:-default} to give a default)`},
@@ -480,7 +524,8 @@ func TestResolveAgent(t *testing.T) {
 }
 
 func TestWithAgent(t *testing.T) {
-	cfg := loadConfig(t, `agents:
+	base := dirsUnder(t, "s/repo")
+	cfg := loadConfigAt(t, base+"/cfg/acprun.yaml", `agents:
   mine:
     command: [mine]
     env: {B: mine}
@@ -489,7 +534,7 @@ func TestWithAgent(t *testing.T) {
 `)
 	o := opts
 	o.Config = cfg
-	scens := loadWith(t, cfg, `name: x
+	scens := loadAt(t, cfg, base+"/s/x.yaml", `name: x
 agent:
   command: [acprun, mock-agent, x.mock.yaml]
   env: {A: own, B: own}
@@ -508,7 +553,7 @@ turns: [{prompt: hi}]
 		t.Fatalf("WithAgent(claude): %v", err)
 	}
 	wantClaude := scenario.Agent{Pos: orig.Agent.Pos, Name: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"},
-		Env: map[string]string{"A": "own", "B": "own"}, Cwd: "/s/repo", McpServers: orig.Agent.McpServers}
+		Env: map[string]string{"A": "own", "B": "own"}, Cwd: base + "/s/repo", CwdPos: orig.Agent.CwdPos, McpServers: orig.Agent.McpServers}
 	if diff := cmp.Diff(wantClaude, claude.Agent, cmpOpts); diff != "" {
 		t.Errorf("WithAgent(claude).Agent (-want +got):\n%s", diff)
 	}
@@ -517,7 +562,7 @@ turns: [{prompt: hi}]
 		t.Fatalf("WithAgent(mine): %v", err)
 	}
 	wantMine := scenario.Agent{Pos: orig.Agent.Pos, Name: "mine", Command: []string{"mine"},
-		Env: map[string]string{"A": "own", "B": "mine"}, Cwd: "/s/repo",
+		Env: map[string]string{"A": "own", "B": "mine"}, Cwd: base + "/s/repo", CwdPos: orig.Agent.CwdPos,
 		McpServers: json.RawMessage(`[{"name":"m","command":"/m","args":[],"env":[]}]`)}
 	if diff := cmp.Diff(wantMine, mine.Agent, cmpOpts); diff != "" {
 		t.Errorf("WithAgent(mine).Agent (-want +got):\n%s", diff)

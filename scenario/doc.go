@@ -32,7 +32,7 @@
 //	agent:                        # required (unless the config has a default): a mapping, or a named agent: claude
 //	  command: [npx, -y, "@zed-industries/claude-agent-acp"]  # a list, or a string split like a shell would
 //	  env: {ANTHROPIC_API_KEY: "${ANTHROPIC_API_KEY}"}
-//	  cwd: ./repo                 # session cwd, relative to the file; default: the file's directory
+//	  cwd: ./repo                 # session cwd, relative to the file (must exist); default: the file's directory
 //	  auth: openai-api-key        # authenticate with this method id before session/new
 //	  mode: code                  # session/set_mode after session/new
 //	  mcpServers: []              # passed to session/new as written
@@ -43,7 +43,7 @@
 //	killGrace: 5s                 # after closing stdin, before SIGTERM
 //	continueAfterCancel: false
 //	client: {fs: true, terminal: true, readOnly: false, roots: [./repo]}  # roots default to the session cwd
-//	permissions:                  # without it every permission request is denied (a warning says so)
+//	permissions:                  # also for terminal commands; without it all are denied (a warning says so)
 //	  default: deny               # allow | deny
 //	  allow:
 //	    - kind: [read, search]    # read edit delete move search execute think fetch switch_mode other

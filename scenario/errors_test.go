@@ -170,7 +170,7 @@ turns:
 			name: "missing prompt and agent command",
 			src: `name: x
 agent:
-  cwd: ./repo
+  cwd: ./testdata
 turns:
   - timeout: 1m
 `,
@@ -288,18 +288,18 @@ agent: {command: [a]}
 turns:
   - prompt: [hi,
 `,
-			want: []string{`bad.yaml:4:1: YAML syntax: did not find expected node content`},
+			want: []string{`bad.yaml:4:13: YAML syntax: did not find expected node content; the [ here is never closed with ]`},
 		},
 		{
 			name: "yaml syntax error on the first line",
 			src: `name: a: b
 `,
-			want: []string{`bad.yaml:1:1: YAML syntax: mapping values are not allowed in this context`},
+			want: []string{`bad.yaml:1:8: YAML syntax: mapping values are not allowed in this context; quote a value that contains ": ", or check this line's indentation`},
 		},
 		{
 			name: "tab indentation",
 			src:  "name: x\n\tagent: a\n",
-			want: []string{`bad.yaml:2:1: YAML syntax: found a tab character that violates indentation`},
+			want: []string{`bad.yaml:2:1: YAML syntax: found a tab character that violates indentation; YAML cannot indent with tabs, use spaces`},
 		},
 		{
 			name: "unknown anchor",

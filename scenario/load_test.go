@@ -58,6 +58,7 @@ func TestLoadFull(t *testing.T) {
 			Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"},
 			Env:     map[string]string{"ANTHROPIC_API_KEY": "sk-test", "LOG_LEVEL": "info"},
 			Cwd:     filepath.Join(dir, "repo"),
+			CwdPos:  at(8, 8),
 			Auth:    "openai-api-key",
 			Mode:    "code",
 			McpServers: json.RawMessage(`[{"name": "files", "command": "/usr/bin/mcp-files",
@@ -93,7 +94,7 @@ func TestLoadFull(t *testing.T) {
 				Pos:     at(40, 5),
 				Prompt:  []scenario.Part{{Pos: at(40, 13), Text: "Run go vet and fix what it reports."}},
 				Timeout: 5 * time.Minute,
-				Expect:  scenario.Expect{Pos: at(42, 13), StopReasons: []string{"end_turn"}},
+				Expect:  scenario.Expect{Pos: at(42, 13), StopReasons: []string{"end_turn"}, StopReasonSet: true},
 			},
 			{
 				Pos: at(43, 5),
@@ -103,11 +104,12 @@ func TestLoadFull(t *testing.T) {
 					{Pos: at(46, 16), Image: filepath.Join(dir, "shot.png"), MimeType: "image/png"},
 				},
 				Expect: scenario.Expect{
-					Pos:          at(48, 7),
-					StopReasons:  []string{"end_turn", "max_tokens"},
-					TextContains: []string{"vet"},
-					TextMatches:  regexp.MustCompile(`(?i)fixed \d+`),
-					MaxDenied:    intp(1),
+					Pos:           at(48, 7),
+					StopReasons:   []string{"end_turn", "max_tokens"},
+					StopReasonSet: true,
+					TextContains:  []string{"vet"},
+					TextMatches:   regexp.MustCompile(`(?i)fixed \d+`),
+					MaxDenied:     intp(1),
 				},
 			},
 		},
@@ -175,7 +177,7 @@ agent:
   env:
     A: "${HOME}"
     B: 8080
-  cwd: ${HOME}/src
+  cwd: ${SRC:-src}
   auth: ${AUTH:-}
   mode: ${MODE:-code}
   mcpServers:
@@ -185,7 +187,11 @@ permissions: {}
 turns:
   - prompt: keep ${HOME} as it is
 `
-	scens, _, err := scenario.LoadBytes("/tmp/s/x.yaml", []byte(src), opts)
+	dir := t.TempDir() // the session cwd must exist
+	if err := os.Mkdir(filepath.Join(dir, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	scens, _, err := scenario.LoadBytes(filepath.Join(dir, "x.yaml"), []byte(src), opts)
 	if err != nil {
 		t.Fatalf("LoadBytes: %v", err)
 	}
@@ -197,11 +203,11 @@ turns:
 	want := map[string]any{
 		"command": []string{"/home/user/bin/agent", "--key=sk-test", "sonnet", "fallback", "[]", "$HOME costs $5"},
 		"env":     map[string]string{"A": "/home/user", "B": "8080"},
-		"cwd":     "/home/user/src",
+		"cwd":     filepath.Join(dir, "src"),
 		"auth":    "",
 		"mode":    "code",
 		"mcp":     json.RawMessage(`[{"name":"s","command":"/home/user/mcp","args":["x",3,true,null]}]`),
-		"roots":   []string{"/home/user", "/tmp/s/rel/m"},
+		"roots":   []string{"/home/user", filepath.Join(dir, "rel/m")},
 		"prompt":  "keep ${HOME} as it is",
 	}
 	if diff := cmp.Diff(want, got, cmpOpts); diff != "" {
@@ -325,7 +331,7 @@ turns:
 		got = append(got, w.String())
 	}
 	want := []string{
-		"w.yaml:1:1: no permissions: every permission request will be denied (add permissions to allow some)",
+		"w.yaml:1:1: no permissions: every permission request and terminal command will be denied (add permissions to allow some)",
 		"w.yaml:4:14: turn timeout 2m0s is longer than the scenario timeout 1m0s",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -427,5 +433,38 @@ func TestLoadErrorsOfTwoFiles(t *testing.T) {
 	}
 	if len(warns) != 3 {
 		t.Errorf("got %d warnings, want 3 (one per scenario without permissions): %v", len(warns), warns)
+	}
+}
+
+// TestStopReasonSet: StopReasonSet tells an explicit stopReason (even
+// end_turn) from the default, and the outcomes acprun records without a
+// stop reason are accepted.
+func TestStopReasonSet(t *testing.T) {
+	tests := []struct {
+		expect string // the turn's expect, "" for none
+		want   []string
+		set    bool
+	}{
+		{"", []string{"end_turn"}, false},
+		{"{text: {contains: [x]}}", []string{"end_turn"}, false},
+		{"{stopReason: end_turn}", []string{"end_turn"}, true},
+		{"{stopReason: agent_exited}", []string{"agent_exited"}, true},
+		{"{stopReason: [unresponsive, cancelled]}", []string{"unresponsive", "cancelled"}, true},
+		{"{stopReason: error}", []string{"error"}, true},
+	}
+	for _, tt := range tests {
+		src := "name: x\nagent: {command: [a]}\nturns:\n  - prompt: hi\n"
+		if tt.expect != "" {
+			src += "    expect: " + tt.expect + "\n"
+		}
+		scens, _, err := scenario.LoadBytes("x.yaml", []byte(src), opts)
+		if err != nil {
+			t.Errorf("expect %s: %v", tt.expect, err)
+			continue
+		}
+		e := scens[0].Turns[0].Expect
+		if !cmp.Equal(e.StopReasons, tt.want) || e.StopReasonSet != tt.set {
+			t.Errorf("expect %s: StopReasons %q, StopReasonSet %v; want %q, %v", tt.expect, e.StopReasons, e.StopReasonSet, tt.want, tt.set)
+		}
 	}
 }

@@ -9,12 +9,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -57,7 +54,7 @@ func (p *fileParser) parseFile() []*Scenario {
 			break
 		}
 		if err != nil {
-			p.syntaxError(err)
+			p.syntaxError(dec, err)
 			return out
 		}
 		if len(doc.Content) == 0 || isNull(doc.Content[0]) {
@@ -69,34 +66,6 @@ func (p *fileParser) parseFile() []*Scenario {
 		p.errorAt(Pos{File: p.file}, "no scenario in file")
 	}
 	return out
-}
-
-var (
-	yamlLine      = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-	unknownAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
-)
-
-// syntaxError turns a yaml.v3 error ("yaml: line N: msg") into an Error at
-// line N. yaml.v3 leaves the line out for problems on the first line.
-func (p *fileParser) syntaxError(err error) {
-	msg := err.Error()
-	lines := len(lineStarts(p.src))
-	pos := Pos{File: p.file, Line: 1, Col: 1}
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		pos.Line = min(max(n, 1), lines)
-		msg = m[2]
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
-		if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
-			if i := bytes.Index(p.src, []byte("*"+m[1])); i >= 0 {
-				starts := lineStarts(p.src[:i])
-				pos.Line = len(starts)
-				pos.Col = utf8.RuneCount(p.src[starts[len(starts)-1]:i]) + 1
-			}
-		}
-	}
-	p.errorAt(pos, "YAML syntax: %s", msg)
 }
 
 // scenario checks one document.
@@ -176,7 +145,9 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		p.require(m, "name", "agent", "turns")
 	}
 	if s.Agent.Cwd == "" {
-		s.Agent.Cwd = p.dir
+		s.Agent.Cwd, s.Agent.CwdPos = p.dir, Pos{}
+	} else {
+		p.checkCwd(s)
 	}
 	if s.Agent.McpServers == nil {
 		s.Agent.McpServers = json.RawMessage("[]")
@@ -185,7 +156,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		s.Client.Roots = []string{s.Agent.Cwd}
 	}
 	if s.Policy == nil {
-		p.warnf(s.Pos, "no permissions: every permission request will be denied (add permissions to allow some)")
+		p.warnf(s.Pos, "no permissions: every permission request and terminal command will be denied (add permissions to allow some)")
 	}
 	if s.Expect.Pos == (Pos{}) {
 		s.Expect.Pos = s.Pos
@@ -198,6 +169,42 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		}
 	}
 	return s
+}
+
+// checkCwd reports a session cwd that is not a directory, at the cwd
+// value that gave it (in the scenario or the config file): the agent could
+// not even be started there.
+func (p *fileParser) checkCwd(s *Scenario) {
+	a := &s.Agent
+	pos := a.CwdPos
+	if pos == (Pos{}) {
+		if a.Cwd == p.dir {
+			return // the file's own directory
+		}
+		pos = a.Pos // a config agent set up by hand
+	}
+	fi, err := os.Stat(a.Cwd)
+	if err == nil && fi.IsDir() {
+		return
+	}
+	rel := "the directory of the file that gives it"
+	if pos.File != "" {
+		if dir, err := filepath.Abs(filepath.Dir(pos.File)); err == nil {
+			rel = dir
+		}
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		p.errorAt(pos, "agent cwd %s does not exist: create that directory, or change cwd (a relative cwd is relative to %s)", a.Cwd, rel)
+	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		p.errorAt(pos, "agent cwd %s: %v", a.Cwd, err)
+	default:
+		p.errorAt(pos, "agent cwd %s is not a directory: cwd must name the directory the agent works in (a relative cwd is relative to %s)", a.Cwd, rel)
+	}
 }
 
 // command reads the agent's argv: a list, or a string split like a shell
@@ -563,6 +570,7 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 	for _, kv := range m.pairs {
 		switch kv.key {
 		case "stopReason":
+			e.StopReasonSet = true
 			nodes, _ := p.strNodes(kv.v, true, true)
 			for _, r := range nodes {
 				if !slices.Contains(stopReasons, r.Value) {

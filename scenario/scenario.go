@@ -64,6 +64,11 @@ type Agent struct {
 	Auth    string            // authenticate method id, "" for none
 	Mode    string            // session mode to set after session/new, "" for none
 
+	// CwdPos is where Cwd was given: the cwd value in the scenario file, or
+	// in the config file for a named or default agent. It is zero when Cwd
+	// is the default.
+	CwdPos Pos
+
 	// McpServers is passed to session/new as written: a JSON array, "[]"
 	// when absent.
 	McpServers json.RawMessage
@@ -114,9 +119,16 @@ type Expect struct {
 	// absent.
 	Pos Pos
 
-	// StopReasons lists the accepted stop reasons. Load sets ["end_turn"]
-	// for a turn without stopReason; it is nil at the scenario level.
+	// StopReasons lists the accepted stop reasons: ACP's, or the outcomes
+	// error, agent_exited and unresponsive that acprun records when the
+	// agent gave none. Load sets ["end_turn"] for a turn without
+	// stopReason; it is nil at the scenario level.
 	StopReasons []string
+	// StopReasonSet reports that the file gave stopReason explicitly;
+	// it is false when StopReasons is the default ["end_turn"]. A turn that
+	// acprun had to cancel passes only when its expect explicitly allows
+	// the stop reason it got.
+	StopReasonSet bool
 
 	TextContains []string       // each must appear in the agent's reply
 	TextMatches  *regexp.Regexp // nil when unset

@@ -1,0 +1,177 @@
+package approve
+
+import (
+	"fmt"
+	"slices"
+)
+
+// coverage records which allow rules' command patterns match which
+// commands of a call: each command as written, and each of its units
+// (allowUnits). A command is allowed when an admitted rule (one whose other
+// matchers hold) matches it as written, or when admitted rules match every
+// one of its units; different commands and units may be allowed by
+// different rules.
+type coverage struct {
+	rules []Rule
+	c     *call
+	whole [][]bool   // whole[i][j]: rule i matches command j as written; nil without a command matcher
+	unit  [][][]bool // unit[i][j][k]: rule i matches unit k of command j
+
+	wholeBy [][]int   // wholeBy[j]: the admitted rules that match command j as written
+	unitBy  [][][]int // unitBy[j][k]: the admitted rules that match unit k of command j
+}
+
+func newCoverage(rules []Rule, c *call) *coverage {
+	n := len(c.commands)
+	cv := &coverage{rules: rules, c: c,
+		whole: make([][]bool, len(rules)), unit: make([][][]bool, len(rules)),
+		wholeBy: make([][]int, n), unitBy: make([][][]int, n)}
+	for j := range c.commands {
+		cv.unitBy[j] = make([][]int, len(c.units[j]))
+	}
+	for i, r := range rules {
+		if len(r.Command) == 0 {
+			continue
+		}
+		cv.whole[i] = make([]bool, n)
+		cv.unit[i] = make([][]bool, n)
+		for j, cmd := range c.commands {
+			cv.whole[i][j] = firstMatch(r.Command, cmd) != ""
+			cv.unit[i][j] = make([]bool, len(c.units[j]))
+			for k, u := range c.units[j] {
+				cv.unit[i][j][k] = u == cmd && cv.whole[i][j] || u != cmd && firstMatch(r.Command, u) != ""
+			}
+		}
+	}
+	return cv
+}
+
+// admit records that rule i's matchers other than command hold.
+func (cv *coverage) admit(i int) {
+	for j := range cv.c.commands {
+		if cv.whole[i][j] {
+			cv.wholeBy[j] = append(cv.wholeBy[j], i)
+		}
+		for k, ok := range cv.unit[i][j] {
+			if ok {
+				cv.unitBy[j][k] = append(cv.unitBy[j][k], i)
+			}
+		}
+	}
+}
+
+// allowed reports whether command j is allowed by the admitted rules.
+func (cv *coverage) allowed(j int) bool {
+	if len(cv.wholeBy[j]) > 0 {
+		return true
+	}
+	for _, by := range cv.unitBy[j] {
+		if len(by) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// uncovered returns the units of the commands that are not allowed which
+// no admitted rule matches.
+func (cv *coverage) uncovered() []string {
+	var out []string
+	for j := range cv.c.commands {
+		if cv.allowed(j) {
+			continue
+		}
+		for k, u := range cv.c.units[j] {
+			if len(cv.unitBy[j][k]) == 0 && !slices.Contains(out, u) {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
+// contributes reports whether rule i matches some command or unit.
+func (cv *coverage) contributes(i int) bool {
+	for j := range cv.c.commands {
+		if cv.whole[i][j] || slices.Contains(cv.unit[i][j], true) {
+			return true
+		}
+	}
+	return false
+}
+
+func (cv *coverage) name(i int) string { return ruleName(ListAllow, i, cv.rules[i]) }
+
+// byOther names the rule that allows unit k of command j (as part of the
+// command as written, when a rule matches that).
+func (cv *coverage) byOther(j, k int) (string, bool) {
+	switch {
+	case len(cv.wholeBy[j]) > 0:
+		return cv.name(cv.wholeBy[j][0]), true
+	case len(cv.unitBy[j][k]) > 0:
+		return cv.name(cv.unitBy[j][k][0]), true
+	}
+	return "", false
+}
+
+// evidence returns what rule i allows (commands as written, or units) and
+// what other rules allow, for a Decision's Reason.
+func (cv *coverage) evidence(i int) (mine, others []string) {
+	for j, cmd := range cv.c.commands {
+		if cv.whole[i][j] {
+			mine = append(mine, cmd)
+			continue
+		}
+		for k, u := range cv.c.units[j] {
+			if cv.unit[i][j][k] {
+				mine = append(mine, u)
+			} else if by, ok := cv.byOther(j, k); ok {
+				others = append(others, fmt.Sprintf("command %s allowed by %s", quote(u), by))
+			}
+		}
+	}
+	return mine, others
+}
+
+// why explains rule i's command matcher, one line per command or unit.
+func (cv *coverage) why(i int) []string {
+	if len(cv.c.commands) == 0 {
+		return []string{"command: the call runs no command"}
+	}
+	patterns := cv.rules[i].Command
+	var why []string
+	for j, cmd := range cv.c.commands {
+		if cv.whole[i][j] {
+			why = append(why, fmt.Sprintf("command %s matches %s", quote(cmd), quote(firstMatch(patterns, cmd))))
+			continue
+		}
+		for k, u := range cv.c.units[j] {
+			shown := quote(u)
+			if u != cmd {
+				shown += " (in " + quote(cmd) + ")"
+			}
+			if cv.unit[i][j][k] {
+				why = append(why, fmt.Sprintf("command %s matches %s", shown, quote(firstMatch(patterns, u))))
+				continue
+			}
+			line := fmt.Sprintf("command %s matches none of %s", shown, quoteList(patterns))
+			if by, ok := cv.byOther(j, k); ok {
+				line += " (allowed by " + by + ")"
+			} else {
+				line += " (and no other allow rule allows it)"
+			}
+			why = append(why, line)
+		}
+	}
+	return why
+}
+
+// firstMatch returns the first of patterns that matches cmd, "" for none.
+func firstMatch(patterns []string, cmd string) string {
+	for _, pat := range patterns {
+		if commandMatch(pat, cmd) {
+			return pat
+		}
+	}
+	return ""
+}

@@ -1,0 +1,305 @@
+package approve
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// maxUnwrap bounds how deeply allowUnits unwraps nested shells.
+const maxUnwrap = 4
+
+// allowUnits returns what allow patterns must cover for one simple command
+// (as returned by SplitCommands) when the command as written is matched by
+// no allow pattern: the command without its leading VAR=value assignments
+// and without an `env` that only sets variables (env FOO=1 cmd), and, for a
+// shell wrapper (sh, bash, zsh, dash or ksh with -c SCRIPT, or eval …),
+// the commands of the script, unwrapped in turn. Arguments after the
+// script, which it sees as $0, $1, …, are a command of their own, as in
+// CommandsOf. A command with nothing to take off is its own only unit; so
+// is one that unwraps into more than maxForms units.
+func allowUnits(cmd string) []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(cmd string, depth int)
+	walk = func(cmd string, depth int) {
+		ws := words(cmd)
+		i := skipAssignments(ws)
+		if i == len(ws) {
+			i = 0 // only assignments (or a bare env): that is the command
+		}
+		unit := strings.Join(ws[i:], " ")
+		if depth < maxUnwrap && i < len(ws) {
+			if inner := nestedCommands(ws[i:]); len(inner) > 0 {
+				for _, c := range inner {
+					walk(c, depth+1)
+				}
+				return
+			}
+		}
+		if unit != "" && !seen[unit] {
+			seen[unit] = true
+			out = append(out, unit)
+		}
+	}
+	walk(cmd, 0)
+	if len(out) == 0 || len(out) > maxForms {
+		// Too much to unwrap: the command must be allowed as written.
+		return []string{cmd}
+	}
+	return out
+}
+
+// skipAssignments returns the index of the first word of ws that is not a
+// leading VAR=value assignment or an `env` that only sets variables (env
+// with an option such as -i, -u or -S is a command of its own).
+func skipAssignments(ws []string) int {
+	i := 0
+	for i < len(ws) {
+		switch {
+		case isAssignment(ws[i]):
+		case dequote(ws[i]) == "env" && (i+1 == len(ws) || !strings.HasPrefix(ws[i+1], "-")):
+		default:
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// nestedCommands returns the commands a shell wrapper runs: the script of
+// `sh -c SCRIPT [args]` (its args as a line of their own) or the words of
+// `eval …`, each with the wrapper's redirections (which apply to all of
+// them); nil for any other command, or a wrapper without a script.
+func nestedCommands(ws []string) []string {
+	ws, redirs := splitRedirections(ws)
+	if len(ws) == 0 {
+		return nil
+	}
+	unq := make([]string, len(ws))
+	for j, w := range ws {
+		unq[j] = dequote(w)
+	}
+	var inner []string
+	switch path.Base(unq[0]) {
+	case "sh", "bash", "zsh", "dash", "ksh":
+		script, extra, ok := shellScript(unq[1:])
+		if !ok {
+			return nil
+		}
+		if len(extra) > 0 {
+			script += "\n" + QuoteArgv(extra)
+		}
+		inner = SplitCommands(script)
+	case "eval":
+		inner = SplitCommands(strings.Join(unq[1:], " "))
+	}
+	if len(redirs) > 0 {
+		for j := range inner {
+			inner[j] += " " + strings.Join(redirs, " ")
+		}
+	}
+	return inner
+}
+
+// redirectionWord matches a word that starts with a redirection operator
+// (not a process substitution): the operator, and the target when it is
+// in the same word.
+var redirectionWord = regexp.MustCompile(`^(?:[0-9]+|\{[A-Za-z_][A-Za-z0-9_]*\})?(<<<|<<-|<<|&>>|&>|>>|>\||>&|<>|<&|>|<)(.*)$`)
+
+// splitRedirections separates the redirections of a simple command's
+// words (an operator word and, when the target is a word of its own, the
+// target) from the other words.
+func splitRedirections(ws []string) (rest, redirs []string) {
+	for i := 0; i < len(ws); i++ {
+		m := redirectionWord.FindStringSubmatch(ws[i])
+		if m == nil || strings.HasPrefix(m[2], "(") {
+			rest = append(rest, ws[i])
+			continue
+		}
+		r := ws[i]
+		if m[2] == "" && i+1 < len(ws) {
+			i++
+			r += " " + ws[i]
+		}
+		redirs = append(redirs, r)
+	}
+	return rest, redirs
+}
+
+// assignmentForms returns the leading VAR=value assignments of a command
+// (also those after env, sudo and the other wrappers), as written and
+// unquoted: deny patterns such as "LD_PRELOAD=*" are matched against each.
+func assignmentForms(ws []string) []string {
+	var out []string
+	for i := 0; i < len(ws); i++ {
+		w := ws[i]
+		switch {
+		case isAssignment(w):
+			out = append(out, w)
+			if u := dequote(w); u != w {
+				out = append(out, u)
+			}
+		case wrappers[dequote(w)] || i > 0 && wrappers[dequote(ws[i-1])] && strings.HasPrefix(w, "-"):
+		default:
+			return out
+		}
+	}
+	return out
+}
+
+// harmlessTargets are redirection targets that are no file the call
+// touches.
+var harmlessTargets = map[string]bool{
+	"/dev/null": true, "/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true,
+}
+
+// redirectTargets returns the files a simple command's redirections name:
+// the word after >, >>, >|, <, <>, &>, &>> and >& (with or without a file
+// descriptor number before the operator, such as 2>), unquoted. Duplicating
+// or closing a descriptor (2>&1, >&2, <&-), here-documents and
+// here-strings (<<, <<<) and process substitutions (<(…), >(…)) name no
+// file; neither do /dev/null, /dev/std{in,out,err}, /dev/tty and
+// /dev/fd/N. Redirections inside quotes or substitutions are not the
+// command's (the commands of a substitution are commands of their own).
+func redirectTargets(cmd string) []string {
+	var out []string
+	s := cmd
+	for i := 0; i < len(s); {
+		switch ch := s[i]; ch {
+		case '\\':
+			i += 2
+		case '\'':
+			i = skipQuoted(s, i)
+		case '"', '`':
+			i = skipQuoted(s, i)
+		case '$':
+			if i+1 < len(s) && (s[i+1] == '(' || s[i+1] == '{') {
+				i = skipNested(s, i+1)
+			} else {
+				i++
+			}
+		case '<', '>', '&':
+			j := i + 1
+			switch {
+			case ch == '&' && j < len(s) && s[j] == '>': // &> and &>>
+				j++
+				if j < len(s) && s[j] == '>' {
+					j++
+				}
+			case ch == '&':
+				i++
+				continue
+			case j < len(s) && s[j] == '(': // process substitution
+				i = skipNested(s, j)
+				continue
+			case ch == '<' && j < len(s) && s[j] == '<': // here-document or here-string
+				for j < len(s) && (s[j] == '<' || s[j] == '-') {
+					j++
+				}
+				_, i = redirectWord(s, j) // the delimiter or the string
+				continue
+			case j < len(s) && ch == '>' && strings.IndexByte(">|&", s[j]) >= 0:
+				j++ // >> >| >&
+			case j < len(s) && ch == '<' && strings.IndexByte(">&", s[j]) >= 0:
+				j++ // <> <&
+			}
+			target, next := redirectWord(s, j)
+			op := s[i:j]
+			i = next
+			if strings.HasSuffix(op, "&") && (target == "-" || isDigits(target)) {
+				continue // 2>&1, >&2, <&0, >&-
+			}
+			if target == "" || harmlessTargets[target] || strings.HasPrefix(target, "/dev/fd/") {
+				continue
+			}
+			out = append(out, target)
+		default:
+			i++
+		}
+	}
+	return out
+}
+
+// redirectWord reads the word starting at or after s[i] (blanks skipped)
+// up to an unquoted blank or operator, and returns it unquoted with the
+// index after it.
+func redirectWord(s string, i int) (string, int) {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	start := i
+	for i < len(s) && !strings.ContainsRune(" \t\n;|&<>()", rune(s[i])) {
+		switch s[i] {
+		case '\\':
+			i += 2
+		case '\'', '"', '`':
+			i = skipQuoted(s, i)
+		case '$':
+			if i+1 < len(s) && (s[i+1] == '(' || s[i+1] == '{') {
+				i = skipNested(s, i+1)
+			} else {
+				i++
+			}
+		default:
+			i++
+		}
+	}
+	i = min(i, len(s))
+	return dequote(s[start:i]), i
+}
+
+// skipQuoted returns the index after the quoted string starting at s[i]
+// (' " or `), or len(s) when it is not closed.
+func skipQuoted(s string, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch {
+		case s[j] == '\\' && q != '\'':
+			j++
+		case s[j] == q:
+			return j + 1
+		}
+	}
+	return len(s)
+}
+
+// skipNested returns the index after the bracketed text starting at s[i]
+// (( or {), quotes respected, or len(s) when it is not closed.
+func skipNested(s string, i int) int {
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '\'', '"', '`':
+			j = skipQuoted(s, j) - 1
+		case '(', '{':
+			depth++
+		case ')', '}':
+			if depth--; depth == 0 {
+				return j + 1
+			}
+		}
+	}
+	return len(s)
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// unresolvable reports whether a path's text depends on an expansion the
+// engine cannot perform ($VAR, `…`, a leading ~): such a path matches no
+// path pattern.
+func unresolvable(p string) bool {
+	return strings.ContainsAny(p, "$`") || strings.HasPrefix(p, "~")
+}
