@@ -25,6 +25,8 @@ agent:
 client: {fs: true, terminal: true, readOnly: false, roots: [./repo, ./scratch]}
 permissions:
   default: deny
+  allow:
+    - kind: execute
   deny:
     - command: "rm *"
 turns:
@@ -115,6 +117,12 @@ func TestClientRequestsEndToEnd(t *testing.T) {
 		if !strings.HasPrefix(denyRule, "scenarios.yaml:") && !strings.Contains(denyRule, "/scenarios.yaml:") {
 			t.Errorf("deny rule = %q; want the rule's position in scenarios.yaml", denyRule)
 		}
+		allowRule := strings.TrimSuffix(denyRule, ":12") + ":10"
+		// allowed is the record of a terminal/create the policy allowed.
+		allowed := func(r runner.ClientRequest) runner.ClientRequest {
+			r.Decision, r.Rule, r.Reason = "allow", allowRule, "allow rule "+allowRule+" matched"
+			return r
+		}
 		want := []runner.ClientRequest{
 			{Method: read, Path: repo + "/hello.txt", Bytes: len("line two\n")},
 			{Method: read, Path: repo + "/missing.txt", Error: "Resource not found: " + repo + "/missing.txt: file not found"},
@@ -125,31 +133,32 @@ func TestClientRequestsEndToEnd(t *testing.T) {
 			{Method: write, Path: dir + "/outside.txt", Bytes: len("pwned\n"), Refused: outside(dir + "/outside.txt")},
 			{Method: write, Path: repo + "/link/outside.txt", Bytes: len("pwned\n"), Refused: outside(repo + "/link/outside.txt")},
 
-			{Method: create, Command: "echo done >&2; printf 'ééé'; exit 3", TerminalID: "term-1"},
+			allowed(runner.ClientRequest{Method: create, Command: "echo done >&2; printf 'ééé'; exit 3", TerminalID: "term-1"}),
 			{Method: wait, TerminalID: "term-1", ExitCode: code(3)},
 			{Method: output, TerminalID: "term-1", Bytes: len("éé"), Truncated: true, ExitCode: code(3)},
 			{Method: release, TerminalID: "term-1", ExitCode: code(3)},
 
-			{Method: create, Command: `echo "$GREETING from $(pwd)"`, TerminalID: "term-2"},
+			allowed(runner.ClientRequest{Method: create, Command: `echo "$GREETING from $(pwd)"`, TerminalID: "term-2"}),
 			{Method: wait, TerminalID: "term-2", ExitCode: code(0)},
 			{Method: output, TerminalID: "term-2", Bytes: len("hi from " + scratch + "\n"), ExitCode: code(0)},
 			{Method: release, TerminalID: "term-2", ExitCode: code(0)},
 
-			{Method: create, Command: "sleep 1000 & echo $! > ../scratch/bg.pid", TerminalID: "term-3"},
+			allowed(runner.ClientRequest{Method: create, Command: "sleep 1000 & echo $! > ../scratch/bg.pid", TerminalID: "term-3"}),
 			{Method: wait, TerminalID: "term-3", ExitCode: code(0)},
 			{Method: release, TerminalID: "term-3", ExitCode: code(0)},
 
-			{Method: create, Command: "sleep 1000", TerminalID: "term-4"},
+			allowed(runner.ClientRequest{Method: create, Command: "sleep 1000", TerminalID: "term-4"}),
 			{Method: kill, TerminalID: "term-4"},
 			{Method: release, TerminalID: "term-4", Signal: "SIGKILL"},
 
-			{Method: create, Command: "sleep 1000 & echo $! > ../scratch/orphan.pid; echo ready > ../scratch/ready.fifo; wait", TerminalID: "term-5"},
-			{Method: create, Command: "cat ../scratch/ready.fifo", TerminalID: "term-6"},
+			allowed(runner.ClientRequest{Method: create, Command: "sleep 1000 & echo $! > ../scratch/orphan.pid; echo ready > ../scratch/ready.fifo; wait", TerminalID: "term-5"}),
+			allowed(runner.ClientRequest{Method: create, Command: "cat ../scratch/ready.fifo", TerminalID: "term-6"}),
 			{Method: wait, TerminalID: "term-6", ExitCode: code(0)},
 			{Method: output, TerminalID: "term-6", Bytes: len("ready\n"), ExitCode: code(0)},
 			{Method: release, TerminalID: "term-6", ExitCode: code(0)},
 
-			{Method: create, Command: "rm -rf ../scratch", Rule: denyRule, Refused: "command denied by rule " + denyRule + ": rm -rf ../scratch"},
+			{Method: create, Command: "rm -rf ../scratch", Decision: "deny", Rule: denyRule, Reason: "deny rule " + denyRule + " matched",
+				Refused: "command denied by rule " + denyRule + ": rm -rf ../scratch"},
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("clientRequests (-want +got):\n%s", diff)

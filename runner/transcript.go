@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/acp"
-	)
+)
 
 // transcript writes every message of one scenario as JSONL:
 // {"t": ms since start, "dir": "c2a"|"a2c", "msg": …}.
