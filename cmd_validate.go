@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -15,7 +16,8 @@ type validateCmd struct {
 // Help is the long help of validate.
 func (c *validateCmd) Help() string {
 	return `Parses and checks every scenario, reports every error at once as
-file:line:col: message, and runs nothing. Exit 0 when all are valid, 2 otherwise.`
+file:line:col: message, and runs nothing. Exit 0 when all are valid, 2 otherwise,
+and 5 when the paths hold no scenario files.`
 }
 
 // Run validates the files.
@@ -28,6 +30,9 @@ func (c *validateCmd) Run(g *globals) error {
 	printWarnings(g, warnings)
 	if err != nil {
 		return usageError(g, err)
+	}
+	if len(scs) == 0 {
+		return exitError{code: exitEmpty, err: fmt.Errorf("no scenarios: %s holds no scenario files", approve.QuoteArgv(c.Paths))}
 	}
 	files := map[string]bool{}
 	turns := 0

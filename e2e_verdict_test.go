@@ -381,3 +381,59 @@ func findTranscriptLine(t *testing.T, path, substr, dir string) string {
 	}
 	return ""
 }
+
+// TestCancelledTurnFailsUnlessAllowed: a turn acprun cancelled fails even
+// when the agent answered end_turn, unless expect.stopReason says so.
+func TestCancelledTurnFailsUnlessAllowed(t *testing.T) {
+	script := "onCancel: end_turn\nturns:\n  - steps: [{waitForCancel: true}]\n"
+	for _, tc := range []struct {
+		expect string
+		code   int
+		fail   string
+	}{
+		{"", 1, "did not finish by itself: acprun cancelled it after turnTimeout and the agent answered end_turn"},
+		{"\n    expect: {stopReason: end_turn}", 0, ""},
+		{"\n    expect: {stopReason: cancelled}", 1, "stopReason end_turn, want cancelled (cancelled by acprun after turnTimeout)"},
+	} {
+		t.Run(strings.TrimSpace(tc.expect), func(t *testing.T) {
+			res, out, _ := runOne(t, script, `name: s
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+turnTimeout: 300ms
+turns:
+  - prompt: one`+tc.expect+"\n")
+			sc := out.Scenarios[0]
+			if res.code != tc.code {
+				t.Errorf("exit %d, want %d\n%s", res.code, tc.code, res.stderr)
+			}
+			if got := strings.Join(sc.Failures, "\n"); tc.fail == "" && got != "" || !strings.Contains(got, tc.fail) {
+				t.Errorf("failures = %q, want %q", got, tc.fail)
+			}
+		})
+	}
+}
+
+// TestEmptyDirectoryIsAnEmptySelection: a directory without scenario files
+// is an empty selection (exit 5, or 0 with --allow-empty); a missing path
+// is a usage error.
+func TestEmptyDirectoryIsAnEmptySelection(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"run", "empty", "-o", "out.json"}, 5, "no scenarios selected: empty holds no scenario files"},
+		{[]string{"run", "empty", "-o", "out.json", "--allow-empty"}, 0, "0 passed"},
+		{[]string{"list", "empty"}, 5, "no scenarios selected"},
+		{[]string{"validate", "empty"}, 5, "empty holds no scenario files"},
+		{[]string{"run", "nope", "-o", "out.json"}, 2, "nope: no such file or directory"},
+	} {
+		res := acprun(t, dir, tc.args...)
+		if res.code != tc.code || !strings.Contains(res.stderr, tc.msg) {
+			t.Errorf("acprun %v: exit %d, stderr %q; want %d and %q", tc.args, res.code, res.stderr, tc.code, tc.msg)
+		}
+	}
+}

@@ -33,7 +33,15 @@ func (s *selection) pick(g *globals, paths []string) ([]*scenario.Scenario, erro
 	if err != nil {
 		return nil, err
 	}
-	scs, err = s.apply(scs)
+	if len(scs) == 0 {
+		verb := "hold"
+		if len(paths) == 1 {
+			verb = "holds"
+		}
+		err = noneSelected{fmt.Sprintf("%s %s no scenario files", approve.QuoteArgv(paths), verb)}
+	} else {
+		scs, err = s.apply(scs)
+	}
 	var none noneSelected
 	switch {
 	case errors.As(err, &none):

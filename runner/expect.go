@@ -13,12 +13,21 @@ import (
 // before the prompt's answer), which no late update changes.
 func checkTurn(e scenario.Expect, t *TurnResult) []string {
 	var fails []string
-	if len(e.StopReasons) > 0 && !slices.Contains(e.StopReasons, t.StopReason) {
+	switch {
+	case len(e.StopReasons) > 0 && !slices.Contains(e.StopReasons, t.StopReason):
 		msg := fmt.Sprintf("%s: stopReason %s, want %s", e.Pos, t.StopReason, strings.Join(e.StopReasons, " or "))
+		if t.CancelCause != "" {
+			msg += " (cancelled by acprun after " + t.CancelCause + ")"
+		}
 		if t.Error != "" {
 			msg += " (" + t.Error + ")"
 		}
 		fails = append(fails, msg)
+	case t.CancelCause != "" && !e.StopReasonSet:
+		// A turn acprun had to cancel did not finish by itself, whatever
+		// the agent answered; only an explicit expect.stopReason allows it.
+		fails = append(fails, fmt.Sprintf("%s: the turn did not finish by itself: acprun cancelled it after %s and the agent answered %s (list %s in expect.stopReason to allow that)",
+			e.Pos, t.CancelCause, t.StopReason, t.StopReason))
 	}
 	for _, s := range e.TextContains {
 		if !strings.Contains(t.Text, s) {

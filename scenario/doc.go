@@ -17,7 +17,8 @@
 // explicitly is always loaded, whatever its name. A glob uses
 // filepath.Match syntax in each path element plus ** for any number of
 // directories; it picks up scenario files as a walk would. A path that does
-// not exist, or a directory or glob with no scenario files, is an error.
+// not exist is an error; a directory or glob with no scenario files is a
+// warning (an empty selection, which the caller decides about).
 // Files are loaded in sorted order, and each file's scenarios in the order
 // they are written.
 //

@@ -118,6 +118,12 @@ func (l *loader) errorf(path, format string, args ...any) {
 }
 
 // fileError records err about path, without repeating the path.
+// warnf records a warning about a path: a directory or glob that holds no
+// scenario is an empty selection, which the caller decides about.
+func (l *loader) warnf(path, format string, args ...any) {
+	l.warns = append(l.warns, Warning{Pos: Pos{File: path}, Msg: fmt.Sprintf(format, args...)})
+}
+
 func (l *loader) fileError(path string, err error) {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -160,7 +166,7 @@ func (l *loader) files(paths []string) []string {
 				}
 			}
 			if found == 0 {
-				l.errorf(path, "no scenario files match")
+				l.warnf(path, "no scenario files match")
 			}
 			continue
 		}
@@ -171,7 +177,7 @@ func (l *loader) files(paths []string) []string {
 		case fi.IsDir():
 			walked := l.walk(path)
 			if len(walked) == 0 {
-				l.errorf(path, "no scenario files (*.yaml, *.yml) in directory")
+				l.warnf(path, "no scenario files (*.yaml, *.yml) in directory")
 			}
 			for _, f := range walked {
 				add(f)
