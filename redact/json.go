@@ -1,0 +1,491 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// JSON returns raw with secrets removed from its strings and object keys.
+// Strings are decoded before they are searched, so escapes cannot hide a
+// secret, and each string that held one is re-encoded; numbers, true,
+// false, null and the structure are never touched. Valid JSON in gives
+// valid JSON out, with keys in their order and numbers and unchanged
+// strings byte for byte as they were; when something was redacted the
+// result is compact (no white space between tokens).
+//
+// A redacted object key can collide with another key of its object. Then
+// the later one, in document order, gets a suffix "#2" (or "#3" and so on,
+// the first free one), so that both values are kept.
+//
+// Text that is not valid JSON is redacted as plain text (see String).
+// When raw holds no secret, JSON returns raw itself, not a copy, and
+// most lines are known to hold none without parsing: a line that has no
+// backslash (or, when no secret has a character JSON escapes, no \u or
+// \/ escape) is passed through after a plain search for the secrets.
+func (r *Redactor) JSON(raw []byte) []byte {
+	out, _ := r.json(raw)
+	return out
+}
+
+// json is JSON, reporting whether anything changed.
+func (r *Redactor) json(raw []byte) ([]byte, bool) {
+	if r.empty() {
+		return raw, false
+	}
+	if r.quick(raw) && !r.containsPlain(raw) {
+		return raw, false
+	}
+	if !json.Valid(raw) {
+		s := string(raw)
+		if red := r.String(s); red != s {
+			return []byte(red), true
+		}
+		return raw, false
+	}
+	if !r.jsonHasSecret(raw) {
+		return raw, false
+	}
+	w := rewriter{r: r, in: raw, out: make([]byte, 0, len(raw))}
+	w.value()
+	return w.out, true
+}
+
+// quick reports whether a secret can be in raw, decoded or not, only if
+// it is there as it is. That holds when raw has no backslash, for strings
+// are then their own decoded form. It also holds for simple secrets when
+// raw has no \u or \/ escape: the other escapes (and String's escaped
+// forms) stand for characters that no simple secret has.
+func (r *Redactor) quick(raw []byte) bool {
+	return bytes.IndexByte(raw, '\\') < 0 ||
+		r.simple && !bytes.Contains(raw, []byte(`\u`)) && !bytes.Contains(raw, []byte(`\/`))
+}
+
+func (r *Redactor) containsPlain(b []byte) bool {
+	for _, f := range r.plain {
+		if bytes.Contains(b, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonHasSecret reports whether a string or key of valid JSON raw holds a
+// secret once decoded.
+func (r *Redactor) jsonHasSecret(raw []byte) bool {
+	var buf []byte
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		end, escaped := stringEnd(raw, i)
+		lit := raw[i+1 : end]
+		i = end
+		if !escaped {
+			if r.containsPlain(lit) {
+				return true
+			}
+			continue
+		}
+		buf = unquote(slices.Grow(buf[:0], len(lit)), lit)
+		if s := string(buf); r.String(s) != s {
+			return true
+		}
+	}
+	return false
+}
+
+// stringEnd returns the index of the quote that closes the string of
+// valid JSON starting at raw[i], and whether the string has escapes.
+func stringEnd(raw []byte, i int) (end int, escaped bool) {
+	for j := i + 1; ; j++ {
+		switch raw[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			return j, escaped
+		}
+	}
+}
+
+// rewriter copies valid JSON, redacting strings and keys and dropping the
+// white space between tokens.
+type rewriter struct {
+	r   *Redactor
+	in  []byte
+	pos int
+	out []byte
+	buf []byte // scratch space for decoding
+}
+
+func (w *rewriter) skipSpace() {
+	for w.pos < len(w.in) {
+		switch w.in[w.pos] {
+		case ' ', '\t', '\n', '\r':
+			w.pos++
+		default:
+			return
+		}
+	}
+}
+
+// value copies one value. Valid JSON nests at most 10000 deep
+// (encoding/json's limit), so recursion is bounded.
+func (w *rewriter) value() {
+	w.skipSpace()
+	switch w.in[w.pos] {
+	case '{':
+		w.object()
+	case '[':
+		w.array()
+	case '"':
+		w.str()
+	default:
+		// A number, true, false or null: copied as it is.
+		start := w.pos
+	scan:
+		for ; w.pos < len(w.in); w.pos++ {
+			switch w.in[w.pos] {
+			case ',', ']', '}', ' ', '\t', '\n', '\r':
+				break scan
+			}
+		}
+		w.out = append(w.out, w.in[start:w.pos]...)
+	}
+}
+
+func (w *rewriter) array() {
+	w.out = append(w.out, '[')
+	w.pos++
+	w.skipSpace()
+	if w.in[w.pos] == ']' {
+		w.pos++
+		w.out = append(w.out, ']')
+		return
+	}
+	for {
+		w.value()
+		w.skipSpace()
+		c := w.in[w.pos] // ',' or ']'
+		w.pos++
+		w.out = append(w.out, c)
+		if c == ']' {
+			return
+		}
+	}
+}
+
+// key is an object key as written to w.out.
+type key struct {
+	start, end int    // the literal, quotes included, in w.out
+	changed    bool   // redacted
+	name       string // the redacted name, when changed
+}
+
+func (w *rewriter) object() {
+	start := len(w.out)
+	w.out = append(w.out, '{')
+	w.pos++
+	w.skipSpace()
+	if w.in[w.pos] == '}' {
+		w.pos++
+		w.out = append(w.out, '}')
+		return
+	}
+	var keys []key
+	renamed := false
+	for {
+		w.skipSpace()
+		k := key{start: len(w.out)}
+		k.name, k.changed = w.str()
+		k.end = len(w.out)
+		renamed = renamed || k.changed
+		keys = append(keys, k)
+		w.skipSpace()
+		w.pos++ // ':'
+		w.out = append(w.out, ':')
+		w.value()
+		w.skipSpace()
+		c := w.in[w.pos] // ',' or '}'
+		w.pos++
+		w.out = append(w.out, c)
+		if c == '}' {
+			break
+		}
+	}
+	if renamed {
+		w.resolveCollisions(start, keys)
+	}
+}
+
+// resolveCollisions gives every redacted key of the object at w.out[start:]
+// that collides with another key the first free suffix "#2", "#3"…, in
+// document order. Keys that were not redacted keep their names.
+func (w *rewriter) resolveCollisions(start int, keys []key) {
+	taken := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		if !k.changed {
+			lit := w.out[k.start+1 : k.end-1]
+			taken[string(unquote(nil, string(lit)))] = true
+		}
+	}
+	type fix struct {
+		k    key
+		name string
+	}
+	var fixes []fix
+	nm := namer{r: w.r}
+	for _, k := range keys {
+		if !k.changed {
+			continue
+		}
+		name := nm.free(nil, k.name, func(n string) bool { return taken[n] })
+		taken[name] = true
+		if name != k.name {
+			fixes = append(fixes, fix{k, name})
+		}
+	}
+	if len(fixes) == 0 {
+		return
+	}
+	obj := bytes.Clone(w.out[start:])
+	w.out = w.out[:start]
+	prev := start
+	for _, f := range fixes {
+		w.out = append(w.out, obj[prev-start:f.k.start-start]...)
+		w.out = appendQuoted(w.out, f.name)
+		prev = f.k.end
+	}
+	w.out = append(w.out, obj[prev-start:]...)
+}
+
+// namer gives redacted keys that collide free names: base, or base with
+// the first suffix "#2", "#3"… that is not taken and forms no secret. It
+// remembers where it stopped for each base, so naming n colliding keys
+// takes O(n), not O(n²): an agent controls the keys.
+type namer struct {
+	r    *Redactor
+	next map[namerKey]int
+}
+
+type namerKey struct {
+	typ  reflect.Type // of a map key; nil in JSON
+	base string
+}
+
+// free returns a free name for base; taken must stay true for every name
+// it returned before. base is String's output, so it holds no secret.
+func (n *namer) free(typ reflect.Type, base string, taken func(string) bool) string {
+	if !taken(base) {
+		return base
+	}
+	k := namerKey{typ, base}
+	if n.next == nil {
+		n.next = make(map[namerKey]int)
+	}
+	for i := max(n.next[k], 2); ; i++ {
+		c := base + "#" + strconv.Itoa(i)
+		if !taken(c) && n.r.String(c) == c {
+			n.next[k] = i + 1
+			return c
+		}
+	}
+}
+
+// str copies the string at w.pos, redacted. It returns the redacted,
+// decoded string, and whether redacting changed it.
+func (w *rewriter) str() (string, bool) {
+	i := w.pos
+	end, escaped := stringEnd(w.in, i)
+	lit := w.in[i+1 : end]
+	w.pos = end + 1
+	if !escaped && !w.r.containsPlain(lit) {
+		w.out = append(w.out, w.in[i:end+1]...)
+		return "", false
+	}
+	var s string
+	if escaped {
+		w.buf = unquote(slices.Grow(w.buf[:0], len(lit)), lit)
+		s = string(w.buf)
+	} else {
+		s = string(lit)
+	}
+	red := w.r.String(s)
+	if red == s {
+		w.out = append(w.out, w.in[i:end+1]...)
+		return "", false
+	}
+	w.out = appendQuoted(w.out, red)
+	return red, true
+}
+
+// unquote appends to dst the decoded content of a JSON string literal,
+// lit, without its quotes; lit must be valid. Like encoding/json, it turns
+// an escaped lone surrogate into U+FFFD, and it keeps invalid UTF-8 bytes
+// as they are.
+func unquote[T string | []byte](dst []byte, lit T) []byte {
+	for i := 0; i < len(lit); {
+		c := lit[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		switch e := lit[i+1]; e {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r := hex4(lit[i+2 : i+6])
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if i+6 <= len(lit) && lit[i] == '\\' && lit[i+1] == 'u' {
+					if d := utf16.DecodeRune(r, hex4(lit[i+2:i+6])); d != utf8.RuneError {
+						dst = utf8.AppendRune(dst, d)
+						i += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, r)
+			continue
+		default: // '"', '\\', '/'
+			dst = append(dst, e)
+		}
+		i += 2
+	}
+	return dst
+}
+
+// hex4 decodes four hex digits.
+func hex4[T string | []byte](h T) rune {
+	var r rune
+	for i := range 4 {
+		c := h[i]
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// scanLiteral reads the JSON string literal of text s starting at the
+// quote s[i]. It returns the index of its closing quote, whether it has
+// escapes, and whether it is a valid literal at all.
+func scanLiteral(s string, i int) (end int, escaped, ok bool) {
+	for j := i + 1; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == '"':
+			return j, escaped, true
+		case c < 0x20:
+			return 0, false, false
+		case c == '\\':
+			if j+1 >= len(s) {
+				return 0, false, false
+			}
+			escaped = true
+			switch s[j+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				j++
+			case 'u':
+				if j+6 > len(s) || hex4(s[j+2:j+6]) < 0 {
+					return 0, false, false
+				}
+				j += 5
+			default:
+				return 0, false, false
+			}
+		}
+	}
+	return 0, false, false
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendQuoted appends s to dst as a JSON string.
+func appendQuoted(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	dst = appendEscaped(dst, s, false)
+	return append(dst, '"')
+}
+
+// appendEscaped appends s to dst escaped for a JSON string, without the
+// quotes: only " \ and control characters are escaped, or with ascii also
+// DEL and every non-ASCII character (as \uXXXX, in surrogate pairs beyond
+// U+FFFF). Invalid UTF-8 bytes are kept as they are.
+func appendEscaped(dst []byte, s string, ascii bool) []byte {
+	for i := 0; i < len(s); {
+		if !ascii {
+			// Copy the run that needs no escape at once.
+			j := i
+			for j < len(s) && s[j] >= 0x20 && s[j] != '"' && s[j] != '\\' {
+				j++
+			}
+			dst = append(dst, s[i:j]...)
+			if i = j; i == len(s) {
+				break
+			}
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			case c == '\n':
+				dst = append(dst, '\\', 'n')
+			case c == '\r':
+				dst = append(dst, '\\', 'r')
+			case c == '\t':
+				dst = append(dst, '\\', 't')
+			case c == '\b':
+				dst = append(dst, '\\', 'b')
+			case c == '\f':
+				dst = append(dst, '\\', 'f')
+			case c < 0x20 || ascii && c == 0x7f:
+				dst = appendU(dst, rune(c))
+			default:
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case !ascii || r == utf8.RuneError && size == 1:
+			dst = append(dst, s[i:i+size]...)
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			dst = appendU(appendU(dst, r1), r2)
+		default:
+			dst = appendU(dst, r)
+		}
+		i += size
+	}
+	return dst
+}
+
+// appendU appends \uXXXX for r, at most U+FFFF.
+func appendU(dst []byte, r rune) []byte {
+	return append(dst, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+}
