@@ -144,8 +144,18 @@ func TestSecretsNeverLeave(t *testing.T) {
 				t.Errorf("%s:%d is not a JSON object: %v\n%s", name, n, err, sc.Text())
 				continue
 			}
-			if msg, ok := line["msg"]; ok && (len(msg) == 0 || msg[0] != '{') {
+			if name == "events.jsonl" {
+				continue
+			}
+			msg, isMsg := line["msg"]
+			raw, isRaw := line["raw"]
+			switch {
+			case isMsg && (len(msg) == 0 || msg[0] != '{'):
 				t.Errorf("%s:%d: msg is not the message object: %s", name, n, msg)
+			case isRaw && (len(raw) == 0 || raw[0] != '"'):
+				t.Errorf("%s:%d: raw is not the line as a string: %s", name, n, raw)
+			case isMsg == isRaw:
+				t.Errorf("%s:%d: want exactly one of msg and raw: %s", name, n, sc.Text())
 			}
 		}
 	}

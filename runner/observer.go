@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"slices"
 	"sync"
 
+	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -59,3 +61,32 @@ func (o *observer) permission(j Job, p Permission) {
 }
 
 func (o *observer) finished(j Job, r Result) { o.call(func(ob Observer) { ob.ScenarioFinished(j, r) }) }
+
+// jobObserver tells the Observer about one job, redacting everything it
+// passes on: it is the one way the runner reports progress, so nothing the
+// agent sent reaches an Observer with a secret in it.
+type jobObserver struct {
+	o   *observer
+	job Job
+	red *redact.Redactor
+}
+
+func (o *observer) forJob(j Job, red *redact.Redactor) *jobObserver {
+	return &jobObserver{o: o, job: j, red: red}
+}
+
+func (jo *jobObserver) turnStarted(index int) { jo.o.turnStarted(jo.job, index) }
+
+// turn reports a finished turn; t is a snapshot the caller does not share.
+func (jo *jobObserver) turn(t TurnResult) {
+	jo.red.Value(&t)
+	jo.o.turn(jo.job, t)
+}
+
+func (jo *jobObserver) warning(msg string) { jo.o.warning(jo.job, jo.red.String(msg)) }
+
+func (jo *jobObserver) permission(p Permission) {
+	p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
+	jo.red.Value(&p)
+	jo.o.permission(jo.job, p)
+}

@@ -2,40 +2,75 @@ package runner
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/acprun/acprun/redact"
 )
 
-func TestSecretValues(t *testing.T) {
-	got := secretValues(
-		map[string]string{"A": "abc", "B": "from-scenario"},
-		[]string{"HOME=/root", "OPENAI_API_KEY=sk-live-123456", "GITHUB_TOKEN=ghp_abcdefgh", "SHORT_KEY=1234", "PATH=/usr/bin"},
-	)
-	want := []string{"sk-live-123456", "from-scenario", "ghp_abcdefgh"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("secretValues (-want +got):\n%s", diff)
+// plant fills every string, map key, []byte (raw JSON) and nested value
+// reachable from v with the secret, allocating pointers, one element per
+// slice and one entry per map, so that every field a Result can carry holds
+// it.
+func plant(v reflect.Value, secret string, depth int) {
+	if depth > 8 {
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("id-" + secret + " and \"" + secret + "\"")
+	case reflect.Pointer:
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		plant(v.Elem(), secret, depth+1)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				plant(v.Field(i), secret, depth+1)
+			}
+		}
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 { // json.RawMessage
+			raw, _ := json.Marshal(map[string]any{"k-" + secret: []any{secret, true, 3}, "esc": "x"})
+			raw = []byte(strings.Replace(string(raw), `"esc":"x"`, `"esc":"\u0067`+secret[1:]+`"`, 1))
+			v.SetBytes(raw)
+			return
+		}
+		s := reflect.MakeSlice(v.Type(), 1, 1)
+		plant(s.Index(0), secret, depth+1)
+		v.Set(s)
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		k := reflect.New(v.Type().Key()).Elem()
+		plant(k, secret, depth+1)
+		e := reflect.New(v.Type().Elem()).Elem()
+		plant(e, secret, depth+1)
+		m.SetMapIndex(k, e)
+		v.Set(m)
 	}
 }
 
-func TestRedactTurn(t *testing.T) {
-	secrets := []string{`sk-"live"`}
-	tr := TurnResult{
-		Text: `key sk-"live"`,
-		ToolCalls: []ToolCall{{
-			Title:    `echo sk-"live"`,
-			RawInput: json.RawMessage(`{"command":"echo sk-\"live\""}`),
-		}},
-		Permissions:    []Permission{{Commands: []string{`echo sk-"live"`}}},
-		ClientRequests: []ClientRequest{{Command: `echo sk-"live"`}},
+// TestResultHasNoUnredactedField plants a secret in every field of a
+// Result and checks that the redaction runScenario applies leaves none,
+// raw, JSON-escaped or \u-escaped, and keeps the JSON valid.
+func TestResultHasNoUnredactedField(t *testing.T) {
+	const secret = "ghp_planted1234567890"
+	var res Result
+	plant(reflect.ValueOf(&res), secret, 0)
+	if len(res.Turns) != 1 || len(res.Turns[0].ToolCalls) != 1 || len(res.Turns[0].Updates) != 1 {
+		t.Fatalf("plant did not fill the result: %+v", res.Turns)
 	}
-	redactTurn(&tr, secrets)
-	b, err := json.Marshal(tr)
+	redact.New(secret).Value(&res)
+	b, err := json.Marshal(res)
 	if err != nil {
-		t.Fatalf("marshal: %v (redacted raw JSON must stay valid)", err)
+		t.Fatalf("marshal after redaction: %v", err)
 	}
-	if s := string(b); strings.Contains(s, `sk-\"live\"`) || !strings.Contains(s, "[REDACTED]") {
-		t.Errorf("secret left in %s", s)
+	if strings.Contains(string(b), "planted") {
+		t.Errorf("a secret is left in %s", b)
+	}
+	if !strings.Contains(string(b), redact.Marker) || !strings.Contains(string(b), `true,3`) {
+		t.Errorf("redacted result %s: want markers, and literals kept", b)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -192,10 +193,10 @@ type scenarioRun struct {
 
 // runScenario runs one job: one attempt of one scenario. transcript is the
 // name of its transcript file in opts.Transcripts.
-func runScenario(ctx context.Context, opts *Options, obs *observer, job Job, transcript string) Result {
+func runScenario(ctx context.Context, opts *Options, obs *observer, job Job, transcript string) (res Result) {
 	sc, attempt := job.Scenario, job.Attempt
 	start := time.Now()
-	res := Result{
+	res = Result{
 		Attempt: attempt,
 		Name:    sc.Name,
 		File:    sc.File,
@@ -211,8 +212,13 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, job Job, tra
 		policy = opts.Policy
 	}
 	r := &scenarioRun{opts: opts, obs: obs, sc: sc, res: &res}
-	secrets := secretValues(sc.Agent.Env, opts.Environ)
-	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: obs, job: job, act: newActivity(), delay: sc.AnswerDelay, secrets: secrets}
+	// Every value of agent.env and secret-looking variables of acprun's
+	// environment are redacted from the result (once, at the end) and from
+	// what observers and the transcript see.
+	red := redact.New(redact.Secrets(sc.Agent.Env, opts.Environ)...)
+	jo := obs.forJob(job, red)
+	defer red.Value(&res) // after every return below: res is the named result
+	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: jo, act: newActivity(), delay: sc.AnswerDelay}
 	r.sess.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,
@@ -234,7 +240,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, job Job, tra
 	}
 
 	if opts.Transcripts != "" {
-		tr, err := newTranscript(opts.Transcripts, transcript, secrets)
+		tr, err := newTranscript(opts.Transcripts, transcript, red)
 		if err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("transcript: %v", err))
 		} else {
@@ -250,9 +256,9 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, job Job, tra
 		}
 		res.Status = StatusError
 		res.StartFailed = true
-		res.Error = redact(err.Error(), secrets)
+		res.Error = err.Error()
 		r.stopAgent()
-		r.collect(secrets)
+		r.collect()
 		r.skipFrom(0)
 		res.Duration = time.Since(start)
 		res.DurationMs = res.Duration.Milliseconds()
@@ -263,11 +269,10 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, job Job, tra
 		if i > 0 {
 			r.settle(scCtx)
 		}
-		obs.turnStarted(job, i+1)
+		jo.turnStarted(i + 1)
 		tr := r.runTurn(scCtx, i)
 		res.Turns = append(res.Turns, tr)
-		redactTurn(&tr, secrets)
-		obs.turn(job, tr)
+		jo.turn(r.sess.snapshot(r.sess.turnState(tr.Index)))
 		if tr.StopReason == OutcomeAgentExited || tr.StopReason == OutcomeUnresponsive {
 			r.skipFrom(i + 1)
 			break
@@ -278,10 +283,10 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, job Job, tra
 		}
 	}
 	r.stopAgent()
-	r.collect(secrets)
+	r.collect()
 	r.evaluate()
 	for _, w := range res.Warnings {
-		obs.warning(job, w)
+		jo.warning(w)
 	}
 	res.Duration = time.Since(start)
 	res.DurationMs = res.Duration.Milliseconds()
@@ -412,7 +417,7 @@ func (r *scenarioRun) stopAgent() {
 
 // collect copies what the session recorded into the result, after the
 // agent has stopped (late updates included).
-func (r *scenarioRun) collect(secrets []string) {
+func (r *scenarioRun) collect() {
 	s := r.sess
 	// Updates may have come after a turn's answer: take every turn's record
 	// again, now that the agent has stopped.
@@ -438,19 +443,15 @@ func (r *scenarioRun) collect(secrets []string) {
 	r.res.SetupClientRequests = filledRequests(s.setup.requests)
 	s.mu.Unlock()
 	if r.agent != nil {
-		r.res.StderrTail = redact(r.agent.StderrTail(), secrets)
+		r.res.StderrTail = r.agent.StderrTail()
 	}
 	for i, v := range r.res.Violations {
-		r.res.Violations[i] = redact(v, secrets)
 		if i < 3 {
-			r.res.Warnings = append(r.res.Warnings, "protocol violation: "+r.res.Violations[i])
+			r.res.Warnings = append(r.res.Warnings, "protocol violation: "+v)
 		}
 	}
 	if n := len(r.res.Violations); n > 3 {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%d more protocol violations (see violations)", n-3))
-	}
-	for i := range r.res.Turns {
-		redactTurn(&r.res.Turns[i], secrets)
 	}
 }
 

@@ -23,13 +23,10 @@ import (
 type session struct {
 	policy *approve.Policy
 	cwd    string
-	obs    *observer
-	job    Job           // the scenario run, for observers
+	obs    *jobObserver  // redacts what it passes on
 	client *clientServer // serves fs/* and terminal/*; nil serves nothing
 	act    *activity     // idle clock
 	delay  time.Duration // wait before answering a permission request
-	// secrets are redacted from what observers see.
-	secrets []string
 
 	mu         sync.Mutex
 	sessionID  string                    // "" until session/new answered
@@ -415,7 +412,7 @@ func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermiss
 	}
 	a.perm.rec, a.perm.filled = rec, true
 	s.mu.Unlock()
-	s.obs.permission(s.job, redactPermission(rec, s.secrets))
+	s.obs.permission(rec)
 	return resp
 }
 
@@ -738,12 +735,4 @@ func (s *session) unasked(call acp.ToolCall) string {
 		by = d.RuleList + " rule " + d.Rule
 	}
 	return fmt.Sprintf("tool call %s (%q) ran without a permission request; the policy would have denied it (%s): the policy had no effect on it", call.ToolCallID, call.Title, by)
-}
-
-// redactPermission returns p without secrets, for observers.
-func redactPermission(p Permission, secrets []string) Permission {
-	p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
-	t := TurnResult{Permissions: []Permission{p}}
-	redactTurn(&t, secrets)
-	return t.Permissions[0]
 }
