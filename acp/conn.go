@@ -2,6 +2,7 @@ package acp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,6 +25,7 @@ const (
 	excerptBytes = 200      // how much of a bad line a Violation keeps
 	readBufBytes = 64 << 10 // lines up to this size are decoded in place
 	keepBufBytes = 1 << 20  // larger line buffers are dropped after use
+	flushEvery   = 256      // the reader hands over its messages at least this often
 )
 
 // Handler handles incoming requests and notifications.
@@ -47,6 +49,21 @@ type HandlerFunc func(ctx context.Context, req *Request) (any, error)
 func (f HandlerFunc) Handle(ctx context.Context, req *Request) (any, error) { return f(ctx, req) }
 
 var _ Handler = HandlerFunc(nil)
+
+// Receiver is an optional interface of a Handler that wants to see each
+// incoming request in stream order. The Conn calls Received(req) on its
+// dispatching goroutine, in arrival order with the notifications and the
+// answers to our calls, just before it starts the goroutine that calls
+// Handle with the same *Request. So when Call.Await returns, Received has run
+// for every request that arrived before the answer.
+//
+// Received is called for every request that is passed to Handle (not for
+// notifications, nor for invalid requests answered with -32600). It blocks
+// the dispatching of everything behind it: it must return quickly and must
+// not wait for the answer to one of our calls.
+type Receiver interface {
+	Received(req *Request)
+}
 
 // Direction says which way a line travelled.
 type Direction string
@@ -72,20 +89,24 @@ type Options struct {
 	// Tap, when set, sees every line both ways (without the trailing
 	// newline) with a timestamp. It is called synchronously, from the
 	// reading goroutine or under the write lock, and must not retain line.
-	// A line over MaxLineBytes is not tapped (OnViolation reports it).
+	// An incoming line is tapped after invalid UTF-8 in it was replaced, so
+	// Tap always sees valid UTF-8. A line over MaxLineBytes is not tapped
+	// (OnViolation reports it).
 	Tap func(dir Direction, line []byte, at time.Time)
 
 	// OnViolation, when set, is told about protocol violations: a line that
-	// is not JSON-RPC, a line over MaxLineBytes, a response to an unknown id.
-	// It is called from the reading goroutine and should return quickly.
+	// is not JSON-RPC, a line over MaxLineBytes, a line with invalid UTF-8
+	// (which is then replaced and the line used), a response to an unknown
+	// id, a line cut short by StopReading. It is called from the reading
+	// goroutine and should return quickly.
 	OnViolation func(v Violation)
 }
 
-// Violation describes an incoming line that broke the protocol. The line is
-// skipped and the connection goes on.
+// Violation describes an incoming line that broke the protocol. Unless Msg
+// says otherwise the line is skipped, and the connection goes on.
 type Violation struct {
 	Msg  string // what is wrong, with the quoted (truncated) line and its size
-	Line []byte // the start of the line (at most about 200 bytes), a copy
+	Line []byte // the start of the line (at most about 200 bytes, valid UTF-8), a copy
 	Size int    // the length of the whole line in bytes
 }
 
@@ -96,6 +117,7 @@ type Conn struct {
 	r           io.Reader
 	w           io.Writer
 	h           Handler
+	recv        Receiver // h, when it implements Receiver
 	maxLine     int
 	peer        string
 	tap         func(Direction, []byte, time.Time)
@@ -110,7 +132,8 @@ type Conn struct {
 	wbuf []byte        // guarded by wsem
 	werr error         // guarded by wsem; sticky, the writer is broken
 
-	closing atomic.Bool
+	closing  atomic.Bool // Close began: stop reading and dispatching now
+	stopping atomic.Bool // StopReading began: stop reading, dispatch what was read
 
 	mu       sync.Mutex
 	nextID   int64
@@ -118,6 +141,8 @@ type Conn struct {
 	queue    []inMsg         // read but not yet dispatched
 	readDone bool            // the reader has queued its last message
 	readErr  error           // why reading stopped; nil while running
+	ended    bool            // the dispatcher is finished: no call can be answered
+	dropped  int             // messages read but not dispatched because of Close
 
 	wake       chan struct{} // 1-buffered: the queue changed or Close began
 	readerDone chan struct{}
@@ -126,6 +151,7 @@ type Conn struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	stopOnce  sync.Once
 }
 
 // inMsg is a decoded incoming message on its way to the dispatcher: a
@@ -162,6 +188,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 		readerDone:  make(chan struct{}),
 		done:        make(chan struct{}),
 	}
+	c.recv, _ = h.(Receiver)
 	if c.maxLine <= 0 {
 		c.maxLine = DefaultMaxLineBytes
 	}
@@ -177,12 +204,15 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 
 // Call is one of our requests. Its answer arrives asynchronously.
 type Call struct {
+	conn   *Conn
 	id     int64
 	method string
 	done   chan struct{}
 
 	// Guarded by Conn.mu until done is closed, then read-only.
-	answered bool // the reader has queued the answer
+	params   json.RawMessage // until Send
+	sent     bool            // Send was called
+	answered bool            // the reader has queued the answer
 	finished bool
 	result   json.RawMessage
 	err      error
@@ -220,40 +250,81 @@ func (c *Call) Await(ctx context.Context, result any) error {
 	return nil
 }
 
-// Call sends a request and returns without waiting for the answer; use
-// Call.Await. ctx bounds only the sending. Failures to send (a closed
-// connection, a write error, params that do not marshal) end the call at
-// once.
-func (c *Conn) Call(ctx context.Context, method string, params any) *Call {
+// NewCall prepares a request without writing it: it assigns the id,
+// marshals params and registers the call as pending, so that its answer is
+// recognised from the moment Send starts writing. Params that do not marshal
+// or a connection that is closed end the call at once. A call made after
+// reading stopped (end of stream, StopReading) ends once every message read
+// before has been dispatched.
+//
+// Every call from NewCall must be passed to Send, or it stays pending until
+// the connection ends.
+func (c *Conn) NewCall(method string, params any) *Call {
 	raw, merr := marshalValue(params)
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.nextID++
-	call := &Call{id: c.nextID, method: method, done: make(chan struct{})}
-	failed := true
+	call := &Call{conn: c, id: c.nextID, method: method, params: raw, done: make(chan struct{})}
 	switch {
 	case merr != nil:
 		c.finishLocked(call, nil, fmt.Errorf("acp: %s params: %w", method, merr))
-	case c.readErr != nil:
-		c.finishLocked(call, nil, c.readErr)
-	default:
-		c.pending[call.id] = call
-		failed = false
-	}
-	c.mu.Unlock()
-	if failed {
-		return call
-	}
-	m := message{id: call.ID().raw, method: method, params: raw}
-	if err := c.send(ctx, &m); err != nil {
-		c.mu.Lock()
-		delete(c.pending, call.id)
+	case c.ended || c.closing.Load():
+		err := c.readErr
+		if err == nil { // Close has begun but not yet recorded it
+			err = ErrClosed
+		}
 		c.finishLocked(call, nil, err)
-		c.mu.Unlock()
+	default:
+		// After the end of stream the dispatcher ends it, in order.
+		c.pending[call.id] = call
 	}
 	return call
 }
 
-// Notify sends a notification. ctx bounds waiting for the writer.
+// Send writes a call made by NewCall. ctx bounds only the writing (and the
+// wait for the writer): once the line is out, the call waits for its answer
+// whatever ctx does. A failure to write ends the call at once with that
+// error. Send returns when the line is written or the write failed; the
+// answer can be dispatched, and Await return, as soon as Send starts writing,
+// even before Send returns. A call that already ended, or whose answer can no
+// longer be read because reading stopped, is not written. Calling Send again
+// for the same call does nothing.
+func (c *Conn) Send(ctx context.Context, call *Call) {
+	if call.conn != c {
+		panic("acp: Send of a call made by another Conn")
+	}
+	c.mu.Lock()
+	skip := call.sent || call.finished || c.readErr != nil
+	call.sent = true
+	params := call.params
+	call.params = nil
+	c.mu.Unlock()
+	if skip {
+		return
+	}
+	m := message{id: call.ID().raw, method: call.method, params: params}
+	if err := c.send(ctx, &m); err != nil {
+		c.mu.Lock()
+		if c.pending[call.id] == call {
+			delete(c.pending, call.id)
+		}
+		c.finishLocked(call, nil, err)
+		c.mu.Unlock()
+	}
+}
+
+// Call sends a request and returns without waiting for the answer; use
+// Call.Await. It is NewCall followed by Send: ctx bounds only the sending,
+// and failures to send (a closed connection, a write error, params that do
+// not marshal) end the call at once.
+func (c *Conn) Call(ctx context.Context, method string, params any) *Call {
+	call := c.NewCall(method, params)
+	c.Send(ctx, call)
+	return call
+}
+
+// Notify sends a notification. ctx bounds waiting for the writer and the
+// writing.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	raw, err := marshalValue(params)
 	if err != nil {
@@ -262,9 +333,14 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	return c.send(ctx, &message{method: method, params: raw})
 }
 
-// Done is closed when reading has stopped (end of stream, read error or
-// Close), every message read before has been dispatched and pending calls
-// were ended.
+// ReadDone is closed when the reader has stopped (end of stream, read error,
+// StopReading or Close) and has queued every message it read. The messages
+// may still be waiting to be dispatched: Done tells when they were.
+func (c *Conn) ReadDone() <-chan struct{} { return c.readerDone }
+
+// Done is closed when reading has stopped (end of stream, read error,
+// StopReading or Close), every message read before has been dispatched
+// (except those Close dropped, see Dropped) and pending calls were ended.
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Err returns why reading stopped, or nil while the connection runs. It
@@ -275,11 +351,51 @@ func (c *Conn) Err() error {
 	return c.readErr
 }
 
-// Close ends the connection: it closes r and w if they are io.Closers, ends
-// pending calls with ErrClosed, cancels the contexts of running handlers and
-// waits for every goroutine the Conn started, including handlers. It must not
-// be called from a Handler. Close is idempotent and safe to call
-// concurrently; it returns the error of closing r or w.
+// StopReading stops reading now, without dropping what was already read:
+// the lines already read are still decoded and every message queued is
+// dispatched in order; then the pending calls end with an error wrapping
+// ErrClosed that says reading was stopped, and Done is closed. Use it to
+// bound the wait for the end of a stream that another process may hold
+// open (an agent's grandchild keeping its stdout).
+//
+// A pending Read is interrupted by a read deadline in the past when r
+// supports one (os.File pipes, net.Conn), otherwise by closing r when it is
+// an io.Closer; an r with neither stops once its Read returns. Bytes not yet
+// read from r are not read; a line cut short is reported to OnViolation.
+// Writing and running handlers go on until Close. StopReading does not wait;
+// it is idempotent and safe to call concurrently with Close.
+func (c *Conn) StopReading() {
+	c.stopOnce.Do(func() {
+		c.stopping.Store(true)
+		if rd, ok := c.r.(interface{ SetReadDeadline(time.Time) error }); ok {
+			if rd.SetReadDeadline(time.Unix(1, 0)) == nil {
+				return
+			}
+		}
+		if rc, ok := c.r.(io.Closer); ok {
+			_ = closeQuietly(rc)
+		}
+	})
+}
+
+// Dropped returns how many incoming messages were read but never
+// dispatched because Close came first: queued messages and whole lines the
+// reader had read but not yet decoded. It is 0 when Close comes after Done.
+// The count is final once Close has returned.
+func (c *Conn) Dropped() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dropped
+}
+
+// Close ends the connection now: it closes r and w if they are io.Closers,
+// ends pending calls with an error wrapping ErrClosed, cancels the contexts
+// of running handlers, drops the messages not yet dispatched (see Dropped)
+// and waits for every goroutine the Conn started, including handlers. To
+// handle everything already read first, wait for Done (after StopReading if
+// the stream may not end). Close must not be called from a Handler. It is
+// idempotent and safe to call concurrently; it returns the error of closing r
+// or w.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.closing.Store(true)
@@ -290,7 +406,7 @@ func (c *Conn) Close() error {
 		}
 		for id, call := range c.pending {
 			delete(c.pending, id)
-			c.finishLocked(call, nil, ErrClosed)
+			c.finishLocked(call, nil, c.readErr)
 		}
 		c.mu.Unlock()
 		c.signal()
@@ -326,6 +442,7 @@ func (c *Conn) finishLocked(call *Call, result json.RawMessage, err error) {
 		return
 	}
 	call.finished = true
+	call.params = nil
 	call.result, call.err = result, err
 	close(call.done)
 }
@@ -346,40 +463,40 @@ type deadliner interface {
 
 // write writes buf. When ctx ends while the peer does not read (a full
 // pipe), a writer with deadlines is cut short, so that no deadline and no
-// interrupt is ever stuck behind a write.
-func (c *Conn) write(ctx context.Context, buf []byte) (int, error) {
+// interrupt is ever stuck behind a write. broken reports that part of buf
+// may be out, so the stream can no longer be trusted.
+func (c *Conn) write(ctx context.Context, buf []byte) (broken bool, err error) {
 	d, ok := c.w.(deadliner)
 	if !ok || ctx.Done() == nil {
-		return c.w.Write(buf)
+		_, err = c.w.Write(buf)
+		return err != nil, err
 	}
-	var mu sync.Mutex
-	cut := false
+	fired := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		cut = true
+		defer close(fired)
 		_ = d.SetWriteDeadline(time.Unix(1, 0))
 	})
 	n, err := c.w.Write(buf)
-	stop()
-	mu.Lock()
-	defer mu.Unlock()
-	if cut {
-		if err == nil {
-			// The line went out whole before the deadline bit: the
-			// stream is sound, so later writes may block again.
-			_ = d.SetWriteDeadline(time.Time{})
-			return n, nil
-		}
-		// Part of a line may be out: the error stays (see send).
-		return n, fmt.Errorf("%w (%w)", err, context.Cause(ctx))
+	if stop() {
+		return err != nil, err // the deadline was never set
 	}
-	return n, err
+	// The deadline is set, or about to be: wait for it, so that it cannot
+	// land after this write and cut the next one short.
+	<-fired
+	if err == nil || n == 0 {
+		// The line went out whole, or not at all, before the deadline bit:
+		// the stream is sound and later writes may block again.
+		_ = d.SetWriteDeadline(time.Time{})
+	}
+	if err != nil {
+		return n > 0, fmt.Errorf("%w (%w)", err, context.Cause(ctx))
+	}
+	return false, nil
 }
 
 // send writes one message as a line. Writes are serialised; after a write
-// error every later write fails with it, since a partial line may have gone
-// out.
+// that failed part way every later write fails with its error, since part of
+// a line went out.
 func (c *Conn) send(ctx context.Context, m *message) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
@@ -401,7 +518,7 @@ func (c *Conn) send(ctx context.Context, m *message) error {
 		c.tap(Sent, buf, time.Now())
 	}
 	buf = append(buf, '\n')
-	_, err := c.write(ctx, buf)
+	broken, err := c.write(ctx, buf)
 	if cap(buf) <= keepBufBytes {
 		c.wbuf = buf[:0]
 	} else {
@@ -411,31 +528,64 @@ func (c *Conn) send(ctx context.Context, m *message) error {
 		if c.closing.Load() {
 			return ErrClosed
 		}
-		c.werr = fmt.Errorf("acp: write to %s: %w", c.peer, err)
-		return c.werr
+		err = fmt.Errorf("acp: write to %s: %w", c.peer, err)
+		if broken {
+			c.werr = err
+		}
+		return err
 	}
 	return nil
 }
 
+// reader is the state of the reading goroutine.
+type reader struct {
+	c     *Conn
+	lr    *lineReader
+	dec   *decoder
+	batch []inMsg // decoded, not yet handed to the dispatcher
+}
+
 // read is the reading goroutine: it splits the stream into lines, decodes
 // them and queues them for the dispatcher. It never waits for handlers.
+// Messages are handed over in batches, at the latest before a Read that may
+// block, so a message never waits for the next one.
 func (c *Conn) read() {
 	defer c.wg.Done()
 	defer close(c.readerDone)
-	lr := &lineReader{br: bufio.NewReaderSize(c.r, readBufBytes), max: c.maxLine}
-	dec := newDecoder()
+	rd := &reader{
+		c:   c,
+		lr:  &lineReader{br: bufio.NewReaderSize(c.r, readBufBytes), max: c.maxLine},
+		dec: newDecoder(),
+	}
 	for {
-		line, size, over, err := lr.next()
+		whole := rd.lr.buffered()
+		if !whole {
+			rd.flush()
+			if c.stopping.Load() {
+				rd.cutShort()
+				rd.end(errStopped)
+				return
+			}
+		}
+		line, size, last, over, err := rd.lr.next()
 		if err == nil && c.closing.Load() {
+			rd.drop(line)
 			err = ErrClosed
 		}
 		if err != nil {
-			c.endReading(err)
+			rd.end(err)
 			return
+		}
+		if last && c.stopping.Load() && !errors.Is(rd.lr.err, io.EOF) {
+			c.violate("reading was stopped in the middle of a line; skipped", line, size)
+			continue
 		}
 		if over {
 			c.violate(fmt.Sprintf("line exceeds %d bytes; skipped", c.maxLine), line, size)
 			continue
+		}
+		if !utf8.Valid(line) {
+			line = c.repairUTF8(line, size)
 		}
 		if c.tap != nil {
 			c.tap(Received, line, time.Now())
@@ -443,17 +593,43 @@ func (c *Conn) read() {
 		if isBlank(line) {
 			continue
 		}
-		c.receive(dec, line)
+		rd.receive(line)
+		if len(rd.batch) >= flushEvery {
+			rd.flush()
+		}
 	}
 }
 
-// receive decodes one line and queues it.
-func (c *Conn) receive(dec *decoder, line []byte) {
-	m, err := dec.decode(line)
+// errStopped is the read error after StopReading.
+var errStopped = errors.New("reading was stopped")
+
+// repairUTF8 returns line with each invalid UTF-8 sequence replaced by
+// U+FFFD, and reports it.
+func (c *Conn) repairUTF8(line []byte, size int) []byte {
+	bad, first := 0, -1
+	for i := 0; i < len(line); {
+		r, n := utf8.DecodeRune(line[i:])
+		if r == utf8.RuneError && n == 1 {
+			if first < 0 {
+				first = i
+			}
+			bad++
+		}
+		i += n
+	}
+	fixed := bytes.ToValidUTF8(line, []byte(string(utf8.RuneError)))
+	c.report(fmt.Sprintf("invalid UTF-8 replaced with U+FFFD: %d bytes, the first at byte %d; line kept", bad, first), fixed, size, false)
+	return fixed
+}
+
+// receive decodes one line and adds it to the batch.
+func (rd *reader) receive(line []byte) {
+	c := rd.c
+	m, err := rd.dec.decode(line)
 	if errors.Is(err, errInvalidRequest) {
 		c.violate(err.Error(), line, len(line))
 		req := &Request{ID: &ID{raw: m.id}, Method: m.method}
-		c.enqueue(inMsg{req: req, err: NewError(CodeInvalidRequest, "%v", err)})
+		rd.batch = append(rd.batch, inMsg{req: req, err: NewError(CodeInvalidRequest, "%v", err)})
 		return
 	}
 	if err == nil && m.method != "" {
@@ -461,7 +637,7 @@ func (c *Conn) receive(dec *decoder, line []byte) {
 		if m.id != nil {
 			req.ID = &ID{raw: m.id}
 		}
-		c.enqueue(inMsg{req: req})
+		rd.batch = append(rd.batch, inMsg{req: req})
 		return
 	}
 	if m.id == nil { // not even a response we can attribute
@@ -474,8 +650,12 @@ func (c *Conn) receive(dec *decoder, line []byte) {
 	if ours {
 		call = c.pending[n]
 	}
-	if call == nil || call.answered {
-		c.mu.Unlock()
+	known := call != nil && !call.answered
+	if known {
+		call.answered = true
+	}
+	c.mu.Unlock()
+	if !known {
 		msg := "response to unknown id " + string(m.id)
 		if err != nil {
 			msg = "invalid response to unknown id " + string(m.id) + ": " + err.Error()
@@ -483,7 +663,6 @@ func (c *Conn) receive(dec *decoder, line []byte) {
 		c.violate(msg, line, len(line))
 		return
 	}
-	call.answered = true
 	in := inMsg{call: call, result: m.result}
 	switch {
 	case err != nil:
@@ -491,38 +670,61 @@ func (c *Conn) receive(dec *decoder, line []byte) {
 	case m.err != nil:
 		in.err = m.err
 	}
-	c.queue = append(c.queue, in)
-	c.mu.Unlock()
-	c.signal()
+	rd.batch = append(rd.batch, in)
 	if err != nil {
 		c.violate("invalid JSON-RPC response: "+err.Error(), line, len(line))
 	}
 }
 
-func (c *Conn) enqueue(in inMsg) {
+// flush hands the batch to the dispatcher.
+func (rd *reader) flush() {
+	if len(rd.batch) == 0 {
+		return
+	}
+	c := rd.c
 	c.mu.Lock()
-	c.queue = append(c.queue, in)
+	c.queue = append(c.queue, rd.batch...)
 	c.mu.Unlock()
+	clear(rd.batch)
+	rd.batch = rd.batch[:0]
 	c.signal()
 }
 
-// endReading records why reading stopped and at once ends the pending calls
-// whose answer has not been read; answers already queued are still
-// delivered in order.
-func (c *Conn) endReading(err error) {
+// drop counts a line read after Close began, and the whole lines still
+// buffered, as dropped.
+func (rd *reader) drop(line []byte) {
+	n := rd.lr.bufferedLines()
+	if !isBlank(line) {
+		n++
+	}
+	rd.c.mu.Lock()
+	rd.c.dropped += n
+	rd.c.mu.Unlock()
+}
+
+// cutShort reports the start of a line that StopReading cut short.
+func (rd *reader) cutShort() {
+	rest := rd.lr.rest()
+	if !isBlank(rest) {
+		rd.c.violate("reading was stopped in the middle of a line; skipped", rest, len(rest))
+	}
+}
+
+// end flushes the batch, then records why reading stopped. Pending calls are
+// left to the dispatcher, which ends them once everything read before has
+// been dispatched.
+func (rd *reader) end(err error) {
+	rd.flush()
+	c := rd.c
 	c.mu.Lock()
 	if c.readErr == nil {
 		switch {
 		case errors.Is(err, io.EOF):
 			c.readErr = &closedError{reason: c.peer + " closed its output (EOF)", cause: err}
+		case c.stopping.Load():
+			c.readErr = &closedError{reason: "reading from " + c.peer + " was stopped"}
 		default:
 			c.readErr = &closedError{reason: "read from " + c.peer + ": " + err.Error(), cause: err}
-		}
-	}
-	for id, call := range c.pending {
-		if !call.answered {
-			delete(c.pending, id)
-			c.finishLocked(call, nil, c.readErr)
 		}
 	}
 	c.readDone = true
@@ -532,7 +734,8 @@ func (c *Conn) endReading(err error) {
 
 // dispatch is the dispatcher goroutine: it takes queued messages in batches
 // and handles them in order. Notifications run here, one at a time; each
-// request gets its own goroutine; answers complete their calls.
+// request gets its own goroutine; answers complete their calls. Once reading
+// has stopped and the queue is empty, it ends the calls still pending.
 func (c *Conn) dispatch() {
 	defer c.wg.Done()
 	var batch []inMsg
@@ -540,16 +743,19 @@ func (c *Conn) dispatch() {
 		clear(batch)
 		c.mu.Lock()
 		batch, c.queue = c.queue, batch[:0]
-		ended := c.readDone
+		readDone := c.readDone
 		c.mu.Unlock()
 		for i := range batch {
 			if c.closing.Load() {
+				c.mu.Lock()
+				c.dropped += len(batch) - i
+				c.mu.Unlock()
 				break
 			}
 			c.handle(&batch[i])
 		}
 		if len(batch) == 0 {
-			if ended {
+			if readDone {
 				break
 			}
 			<-c.wake
@@ -557,11 +763,15 @@ func (c *Conn) dispatch() {
 	}
 	<-c.readerDone
 	c.mu.Lock()
+	if c.closing.Load() {
+		c.dropped += len(c.queue)
+	}
+	c.queue = nil
 	for id, call := range c.pending {
 		delete(c.pending, id)
 		c.finishLocked(call, nil, c.readErr)
 	}
-	c.queue = nil
+	c.ended = true
 	c.mu.Unlock()
 	close(c.done)
 }
@@ -578,6 +788,9 @@ func (c *Conn) handle(in *inMsg) {
 			_, _ = c.h.Handle(c.handlerCtx, in.req)
 		}
 	default:
+		if c.recv != nil && in.err == nil {
+			c.recv.Received(in.req)
+		}
 		c.wg.Add(1)
 		go c.serve(in.req, in.err)
 	}
@@ -614,8 +827,15 @@ func (c *Conn) serve(req *Request, invalid error) {
 	_ = c.send(c.handlerCtx, &resp)
 }
 
-// violate reports a protocol violation with the start of the line quoted.
+// violate reports a protocol violation with the start of the line quoted:
+// line is the start of a line of size bytes.
 func (c *Conn) violate(msg string, line []byte, size int) {
+	c.report(msg, line, size, len(line) < size)
+}
+
+// report reports a protocol violation quoting the start of line; more says
+// that the line went on after line.
+func (c *Conn) report(msg string, line []byte, size int, more bool) {
 	if c.onViolation == nil {
 		return
 	}
@@ -626,10 +846,11 @@ func (c *Conn) violate(msg string, line []byte, size int) {
 			cut--
 		}
 		ex = ex[:cut]
+		more = true
 	}
-	ex = append([]byte(nil), ex...)
+	ex = bytes.ToValidUTF8(ex, []byte(string(utf8.RuneError))) // a copy
 	q := strconv.Quote(string(ex))
-	if len(ex) < size {
+	if more {
 		q += "…"
 	}
 	c.onViolation(Violation{Msg: fmt.Sprintf("%s: %s (%d bytes)", msg, q, size), Line: ex, Size: size})
@@ -647,10 +868,10 @@ type lineReader struct {
 // call. A line longer than max comes back as its first bytes with over set;
 // the rest is discarded. size is always the whole line's length. err
 // (io.EOF or a read error) comes only when no line is left: a last line
-// without '\n' is returned first.
-func (lr *lineReader) next() (line []byte, size int, over bool, err error) {
+// without '\n' is returned first, with last set.
+func (lr *lineReader) next() (line []byte, size int, last, over bool, err error) {
 	if lr.err != nil {
-		return nil, 0, false, lr.err
+		return nil, 0, false, false, lr.err
 	}
 	if cap(lr.acc) > keepBufBytes {
 		lr.acc = nil
@@ -670,19 +891,46 @@ func (lr *lineReader) next() (line []byte, size int, over bool, err error) {
 			keep := min(len(lr.acc), excerptBytes)
 			lr.acc = append(lr.acc[:keep], frag[:min(len(frag), excerptBytes-keep)]...)
 		case complete && len(lr.acc) == 0:
-			return frag, size, false, nil // the common case: decoded in place
+			return frag, size, false, false, nil // the common case: decoded in place
 		default:
 			lr.acc = append(lr.acc, frag...)
 		}
 		if complete {
-			return lr.acc, size, over, nil
+			return lr.acc, size, false, over, nil
 		}
 		if rerr != bufio.ErrBufferFull {
 			lr.err = rerr
 			if size == 0 {
-				return nil, 0, false, rerr
+				return nil, 0, false, false, rerr
 			}
-			return lr.acc, size, over, nil
+			return lr.acc, size, true, over, nil
 		}
 	}
+}
+
+// buffered reports whether next can return without reading: a whole line
+// (or the end of the stream) is already buffered.
+func (lr *lineReader) buffered() bool {
+	if lr.err != nil {
+		return true
+	}
+	return bytes.IndexByte(lr.rest(), '\n') >= 0
+}
+
+// bufferedLines returns how many whole lines are buffered, blank ones
+// excepted.
+func (lr *lineReader) bufferedLines() int {
+	n := 0
+	for line := range bytes.Lines(lr.rest()) {
+		if line[len(line)-1] == '\n' && !isBlank(line) {
+			n++
+		}
+	}
+	return n
+}
+
+// rest returns the bytes read from the stream but not yet returned by next.
+func (lr *lineReader) rest() []byte {
+	b, _ := lr.br.Peek(lr.br.Buffered())
+	return b
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
@@ -927,4 +929,585 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("second encoding %q differs from first %q", enc2, enc)
 		}
 	})
+}
+
+// FuzzScanMatchesEncodingJSON: the reader's one-pass scanner gives exactly
+// what encoding/json gives for every line it accepts, and accepts the
+// common shapes.
+func FuzzScanMatchesEncodingJSON(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"hi\n"}]}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"\u00e9\ud83d\ude00 ok"}}}}`,
+		` { "jsonrpc" : "2.0" , "id" : "uuid-1" , "result" : null } `,
+		`{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found","data":{ "method" : "x" }}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"a": [1, 2.5e3, -0.1E-2, true, false, null, [], {}]},"error":null}`,
+		`{"jsonrpc":"2.0","method":"m","method":"n","id":1,"id":"x"}`,
+		`{"jsonrpc":"2.0","Method":"m"}`,
+		`{"jsonrpc":"2.0","m\u0065thod":"m"}`,
+		`{"jsonrpc":"2.0","method":42}`,
+		`{"jsonrpc":"2.0","method":"a\tb"}`,
+		`{"jsonrpc":"2.0","method":"x","params":[01]}`,
+		`{"jsonrpc":"2.0","method":"x","params":"\x"}`,
+		`{"jsonrpc":"2.0","method":"x","extra":{"deep":[[[[1]]]]}}`,
+		`{"jsonrpc":2,"method":"x"}`,
+		`{}`, `{"a":1,}`, `{"a" 1}`, `{"jsonrpc":"2.0"} x`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		d := newDecoder()
+		fast := wireMsg{Method: methodName{seen: d.methods}}
+		if !d.scan(line, &fast) {
+			return
+		}
+		slow := wireMsg{Method: methodName{seen: map[string]string{}}}
+		if err := json.Unmarshal(line, &slow); err != nil {
+			t.Fatalf("scan accepted %q; json.Unmarshal: %v", line, err)
+		}
+		if fast.JSONRPC != slow.JSONRPC || fast.Method.s != slow.Method.s ||
+			!bytes.Equal(fast.ID, slow.ID) || !bytes.Equal(fast.Params, slow.Params) ||
+			!bytes.Equal(fast.Result, slow.Result) || !bytes.Equal(fast.Error, slow.Error) ||
+			(fast.ID == nil) != (slow.ID == nil) || (fast.Params == nil) != (slow.Params == nil) ||
+			(fast.Result == nil) != (slow.Result == nil) || (fast.Error == nil) != (slow.Error == nil) {
+			t.Fatalf("scan of %q = %+v; json.Unmarshal = %+v", line, fast, slow)
+		}
+	})
+}
+
+// TestScanAcceptsCommonShapes: the fast path is taken for what agents send,
+// so the fuzz test above compares something.
+func TestScanAcceptsCommonShapes(t *testing.T) {
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"a \"quoted\" \\ \u00e9 é"}}}}`,
+		`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn","usage":{"totalTokens":1.5e3}}}`,
+		`{ "jsonrpc": "2.0", "id": "r-1", "method": "fs/read_text_file", "params": { "path": "/p/a", "line": -1, "x": [true, false, null, {}, []] } }`,
+		`{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"boom","data":null},"result":null}`,
+	} {
+		d := newDecoder()
+		w := wireMsg{Method: methodName{seen: d.methods}}
+		if !d.scan([]byte(line), &w) {
+			t.Errorf("scan rejected %s", line)
+		}
+	}
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","method":"x","params":[1,]}`,
+		`{"jsonrpc":"2.0","method":"x","params":"a` + "\t" + `b"}`,
+		`{"jsonrpc":"2.0","method":"x","params":-}`,
+		`{"jsonrpc":"2.0","method":"x","params":1.}`,
+		`{"jsonrpc":"2.0","method":"x","params":"\u12"}`,
+		`{"jsonrpc":"2.0","method":"x"}}`,
+		`{"jsonrpc":"2.0","method":"x","params":tru}`,
+		`{"jsonrpc":"2.0","METHOD":"x"}`,
+		`{"jsonrpc":"2.0","method":null}`,
+		`{"jsonrpc":"2.0","method":"x","params":` + strings.Repeat("[", scanMaxDepth+1) + "1" + strings.Repeat("]", scanMaxDepth+1) + `}`,
+	} {
+		d := newDecoder()
+		w := wireMsg{Method: methodName{seen: d.methods}}
+		if d.scan([]byte(line), &w) {
+			t.Errorf("scan accepted %s", line)
+		}
+	}
+}
+
+// gatedCounter is a handler that counts notifications and holds the first
+// one until the gate opens, so that a test can fill the queue behind it.
+type gatedCounter struct {
+	gate    chan struct{}
+	handled atomic.Int64
+}
+
+func newGatedCounter() *gatedCounter { return &gatedCounter{gate: make(chan struct{})} }
+
+func (g *gatedCounter) Handle(ctx context.Context, req *Request) (any, error) {
+	if !req.IsNotification() {
+		return nil, MethodNotFound(req.Method)
+	}
+	if g.handled.Load() == 0 {
+		select {
+		case <-g.gate:
+		case <-ctx.Done():
+		}
+	}
+	g.handled.Add(1)
+	return nil, nil
+}
+
+// notification returns the i-th session/update line of a test.
+func notification(i int) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"i":%d}}`, i)
+}
+
+// TestPendingCallsEndAfterQueuedMessages: at the end of the stream, a
+// pending call ends only after every message read before the end has been
+// dispatched, so the updates an agent sent before it crashed are handled
+// before its prompt call fails. A call made while the queue drains ends in
+// the same order, without being written.
+func TestPendingCallsEndAfterQueuedMessages(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	const n = 100
+	h := newGatedCounter()
+	c, p := newRawPeer(t, h, &Options{Peer: "agent"})
+	call := c.Call(ctx, "session/prompt", nil)
+	p.recv()
+	for i := range n {
+		p.send(notification(i))
+	}
+	p.nc.Close()
+	recvFrom(t, c.ReadDone(), "the reader to stop")
+	// Everything is read and queued; the first notification is still held.
+	select {
+	case <-call.Done():
+		t.Fatal("pending call ended before the notifications read before the end were handled")
+	default:
+	}
+	late := c.Call(ctx, "session/cancel", nil)
+	select {
+	case <-late.Done():
+		t.Fatal("call made while the queue drains ended before it drained")
+	default:
+	}
+
+	close(h.gate)
+	err := call.Await(ctx, nil)
+	if got := h.handled.Load(); got != n {
+		t.Errorf("handled %d notifications when Await returned; want all %d", got, n)
+	}
+	if !errors.Is(err, ErrClosed) || !errors.Is(err, io.EOF) {
+		t.Errorf("Await = %v; want an error wrapping ErrClosed and io.EOF", err)
+	}
+	// Not a write error: the late call was never written to the closed pipe.
+	if err := late.Await(ctx, nil); !errors.Is(err, io.EOF) {
+		t.Errorf("late Await = %v; want the end of stream", err)
+	}
+	recvFrom(t, c.Done(), "Conn.Done")
+	if got := c.Dropped(); got != 0 {
+		t.Errorf("Dropped() = %d; want 0", got)
+	}
+}
+
+// TestBacklogDispatchedAfterEOF: an agent that writes a large backlog and
+// exits gets every message dispatched, in order.
+func TestBacklogDispatchedAfterEOF(t *testing.T) {
+	checkLeaks(t)
+	const n = 300_001
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer pw.Close()
+		var b []byte
+		for i := range n {
+			b = append(b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"`...)
+			b = strconv.AppendInt(b, int64(i), 10)
+			b = append(b, `"}}}}`+"\n"...)
+			if len(b) >= 64<<10 || i == n-1 {
+				if _, err := pw.Write(b); err != nil {
+					return
+				}
+				b = b[:0]
+			}
+		}
+	}()
+	count, misordered := 0, 0
+	var want []byte
+	h := HandlerFunc(func(_ context.Context, req *Request) (any, error) {
+		want = strconv.AppendInt(append(want[:0], `{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"`...), int64(count), 10)
+		want = append(want, `"}}}`...)
+		if !bytes.Equal(req.Params, want) {
+			misordered++
+		}
+		count++
+		return nil, nil
+	})
+	c := NewConn(pr, io.Discard, h, nil)
+	recvFrom(t, c.Done(), "the backlog to be dispatched")
+	c.Close()
+	if count != n || misordered != 0 {
+		t.Errorf("dispatched %d notifications (%d not in order); want %d in order", count, misordered, n)
+	}
+	if got := c.Dropped(); got != 0 {
+		t.Errorf("Dropped() = %d; want 0", got)
+	}
+}
+
+// TestStopReadingDispatchesWhatWasRead: when the stream does not end (a
+// grandchild holds the agent's stdout), StopReading ends reading without
+// dropping what was read: the queue is dispatched, then pending calls end.
+func TestStopReadingDispatchesWhatWasRead(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	const n = 50
+	inR, inW, err := os.Pipe() // the agent's stdin
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe() // the agent's stdout, held open
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, inR)
+	var tapped atomic.Int64
+	allRead := make(chan struct{})
+	var mu sync.Mutex
+	var violations []string
+	h := newGatedCounter()
+	c := NewConn(outR, inW, h, &Options{
+		Peer: "agent",
+		Tap: func(dir Direction, _ []byte, _ time.Time) {
+			if dir == Received && tapped.Add(1) == n {
+				close(allRead)
+			}
+		},
+		OnViolation: func(v Violation) {
+			mu.Lock()
+			violations = append(violations, v.Msg)
+			mu.Unlock()
+		},
+	})
+	t.Cleanup(func() {
+		c.Close()
+		outW.Close()
+		inR.Close()
+	})
+	call := c.Call(ctx, "session/prompt", nil)
+	var lines strings.Builder
+	for i := range n - 1 {
+		lines.WriteString(notification(i) + "\n")
+	}
+	if _, err := io.WriteString(outW, lines.String()); err != nil {
+		t.Fatal(err)
+	}
+	// The last line and the start of one more in a single write: when the
+	// last line is read, so is the start of the next.
+	if _, err := io.WriteString(outW, notification(n-1)+"\n"+`{"jsonrpc":"2.0","method":"sess`); err != nil {
+		t.Fatal(err)
+	}
+	recvFrom(t, allRead, "every line to be read")
+
+	c.StopReading()
+	c.StopReading()
+	recvFrom(t, c.ReadDone(), "the reader to stop")
+	select {
+	case <-call.Done():
+		t.Fatal("pending call ended before the messages already read were dispatched")
+	default:
+	}
+	close(h.gate)
+	err = call.Await(ctx, nil)
+	if got := h.handled.Load(); got != n {
+		t.Errorf("handled %d notifications when Await returned; want all %d", got, n)
+	}
+	if !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "reading from agent was stopped") {
+		t.Errorf("Await = %v; want an error wrapping ErrClosed that says reading was stopped", err)
+	}
+	recvFrom(t, c.Done(), "Conn.Done")
+	if got := c.Err(); got != err {
+		t.Errorf("Err() = %v; want %v", got, err)
+	}
+	// Writing goes on until Close.
+	if err := c.Notify(ctx, "session/cancel", nil); err != nil {
+		t.Errorf("Notify after StopReading = %v; want nil", err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(c.StopReading)
+	wg.Go(func() { c.Close() })
+	wg.Wait()
+	if got := c.Dropped(); got != 0 {
+		t.Errorf("Dropped() = %d; want 0", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(violations) != 1 || !strings.Contains(violations[0], "stopped in the middle of a line") ||
+		!strings.Contains(violations[0], `"{\"jsonrpc\":\"2.0\",\"method\":\"sess"`) {
+		t.Errorf("violations = %q; want one for the line cut short", violations)
+	}
+}
+
+// TestStopReadingPlainReader: a reader that can be neither closed nor given a
+// deadline stops once its pending Read returns, and what that Read brought
+// is still dispatched.
+func TestStopReadingPlainReader(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	pr, pw := io.Pipe()
+	reads := make(chan struct{}, 3)
+	r := readerFunc(func(p []byte) (int, error) {
+		reads <- struct{}{}
+		return pr.Read(p)
+	})
+	notes := make(chan *Request, 3)
+	c := NewConn(r, io.Discard, recvNotifications(notes), nil)
+	t.Cleanup(func() {
+		pw.Close()
+		c.Close()
+	})
+	recvFrom(t, reads, "the first Read")
+	io.WriteString(pw, notification(0)+"\n")
+	recvFrom(t, reads, "the second Read")
+	c.StopReading() // the reader is in a Read nothing can interrupt
+	io.WriteString(pw, notification(1)+"\n")
+	if got := string(recvFrom(t, notes, "the first notification").Params); got != `{"i":0}` {
+		t.Errorf("first notification params = %s; want {\"i\":0}", got)
+	}
+	recvFrom(t, c.Done(), "Conn.Done")
+	if got := string(recvFrom(t, notes, "the second notification").Params); got != `{"i":1}` {
+		t.Errorf("second notification params = %s; want {\"i\":1}", got)
+	}
+	if err := c.Err(); !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "stopped") {
+		t.Errorf("Err() = %v; want reading stopped", err)
+	}
+	if err := c.Call(ctx, "x", nil).Await(ctx, nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("Call after Done: Await = %v; want ErrClosed", err)
+	}
+}
+
+// readerFunc adapts a function to io.Reader (and nothing else).
+type readerFunc func(p []byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// TestCloseCountsDropped: Close drops what is not yet dispatched, and says
+// how much.
+func TestCloseCountsDropped(t *testing.T) {
+	checkLeaks(t)
+	started := make(chan struct{})
+	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		if string(req.Params) == `{"i":0}` {
+			close(started)
+			<-ctx.Done() // until Close
+		}
+		return nil, nil
+	})
+	c, p := newRawPeer(t, h, nil)
+	for i := range 6 {
+		p.send(notification(i))
+	}
+	p.nc.Close()
+	recvFrom(t, c.ReadDone(), "the reader to stop")
+	recvFrom(t, started, "the first handler")
+	c.Close()
+	if got := c.Dropped(); got != 5 {
+		t.Errorf("Dropped() = %d; want the 5 messages queued behind the running handler", got)
+	}
+}
+
+// TestNewCallWritesNothingUntilSend: NewCall registers the call, Send writes
+// it, and a second Send writes nothing.
+func TestNewCallWritesNothingUntilSend(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	c, p := newRawPeer(t, nil, nil)
+	call := c.NewCall("session/prompt", map[string]string{"sessionId": "s"})
+	if got := call.ID().String(); got != "1" {
+		t.Errorf("ID() = %s; want 1", got)
+	}
+	if err := c.Notify(ctx, "before", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.recv()["method"]; got != `"before"` {
+		t.Fatalf("first line has method %s; want \"before\" (NewCall must not write)", got)
+	}
+	c.Send(ctx, call)
+	want := map[string]string{"jsonrpc": `"2.0"`, "id": `1`, "method": `"session/prompt"`, "params": `{"sessionId":"s"}`}
+	if diff := cmp.Diff(want, p.recv()); diff != "" {
+		t.Errorf("request (-want +got):\n%s", diff)
+	}
+	p.send(`{"jsonrpc":"2.0","id":1,"result":"ok"}`)
+	var got string
+	if err := call.Await(ctx, &got); err != nil || got != "ok" {
+		t.Errorf("Await = %q, %v; want \"ok\", nil", got, err)
+	}
+	c.Send(ctx, call)
+	if err := c.Notify(ctx, "after", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.recv()["method"]; got != `"after"` {
+		t.Errorf("line after a second Send has method %s; want \"after\"", got)
+	}
+	for _, tc := range []struct {
+		name   string
+		params any
+		want   string
+	}{
+		{"params that do not marshal", func() {}, "acp: m params: json: unsupported type: func()"},
+	} {
+		call := c.NewCall("m", tc.params)
+		select {
+		case <-call.Done():
+		default:
+			t.Fatalf("%s: call not done at once", tc.name)
+		}
+		if err := call.Await(ctx, nil); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: Await = %v; want %q", tc.name, err, tc.want)
+		}
+	}
+	c.Close()
+	closed := c.NewCall("m", nil)
+	select {
+	case <-closed.Done():
+	default:
+		t.Fatal("NewCall on a closed Conn: call not done at once")
+	}
+	if err := closed.Await(ctx, nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("NewCall on a closed Conn: Await = %v; want ErrClosed", err)
+	}
+}
+
+// handoffWriter hands each write to the test and returns only once the test
+// releases it.
+type handoffWriter struct {
+	lines   chan []byte
+	release chan struct{}
+}
+
+func (w *handoffWriter) Write(p []byte) (int, error) {
+	w.lines <- bytes.Clone(p)
+	<-w.release
+	return len(p), nil
+}
+
+// TestAnswerWhileSendWrites: the answer to a call can be dispatched, and
+// Await return, while Send is still writing it.
+func TestAnswerWhileSendWrites(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	pr, pw := io.Pipe()
+	w := &handoffWriter{lines: make(chan []byte, 1), release: make(chan struct{})}
+	c := NewConn(pr, w, nil, nil)
+	t.Cleanup(func() {
+		pw.Close()
+		c.Close()
+	})
+	call := c.NewCall("session/prompt", nil)
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		c.Send(ctx, call)
+	}()
+	recvFrom(t, w.lines, "the request")
+	io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`+"\n")
+	if err := call.Await(ctx, nil); err != nil {
+		t.Fatalf("Await = %v; want the answer", err)
+	}
+	select {
+	case <-sent:
+		t.Fatal("Send returned before its write did")
+	default:
+	}
+	close(w.release)
+	recvFrom(t, sent, "Send to return")
+}
+
+// receiverHandler records the requests Received and Handle see.
+type receiverHandler struct {
+	mu       sync.Mutex
+	received []*Request
+	handled  chan *Request
+}
+
+func (h *receiverHandler) Received(req *Request) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.received = append(h.received, req)
+}
+
+func (h *receiverHandler) receivedMethods() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var ms []string
+	for _, r := range h.received {
+		ms = append(ms, r.Method)
+	}
+	return ms
+}
+
+func (h *receiverHandler) Handle(_ context.Context, req *Request) (any, error) {
+	if !req.IsNotification() {
+		h.handled <- req
+	}
+	return nil, nil
+}
+
+// TestReceivedBeforeAnswer: a Handler that is a Receiver sees each request
+// in stream order, before the answer read after it completes our call, and
+// Handle then gets the same *Request.
+func TestReceivedBeforeAnswer(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	h := &receiverHandler{handled: make(chan *Request, 2)}
+	c, p := newRawPeer(t, h, nil)
+	call := c.Call(ctx, "session/prompt", nil)
+	p.recv()
+	p.send(
+		`{"jsonrpc":"2.0","method":"session/update","params":{}}`,
+		`{"id":"bad","method":"fs/read_text_file"}`, // invalid: answered -32600, not handled
+		`{"jsonrpc":"2.0","id":"r1","method":"session/request_permission","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`,
+	)
+	if err := call.Await(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"session/request_permission"}, h.receivedMethods()); diff != "" {
+		t.Errorf("Received when Await returned (-want +got):\n%s", diff)
+	}
+	p.send(`{"jsonrpc":"2.0","id":"r2","method":"fs/read_text_file","params":{}}`)
+	handled := map[*Request]bool{}
+	for range 2 {
+		handled[recvFrom(t, h.handled, "a request handler")] = true
+	}
+	if diff := cmp.Diff([]string{"session/request_permission", "fs/read_text_file"}, h.receivedMethods()); diff != "" {
+		t.Errorf("Received (-want +got):\n%s", diff)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, req := range h.received {
+		if !handled[req] {
+			t.Errorf("Handle did not get the *Request Received got for %s", req.Method)
+		}
+	}
+}
+
+// TestInvalidUTF8Replaced: invalid UTF-8 from the peer is replaced before
+// anything sees the line, and reported once per line.
+func TestInvalidUTF8Replaced(t *testing.T) {
+	checkLeaks(t)
+	var mu sync.Mutex
+	var tapped []string
+	var violations []Violation
+	notes := make(chan *Request, 2)
+	_, p := newRawPeer(t, recvNotifications(notes), &Options{
+		Tap: func(dir Direction, line []byte, _ time.Time) {
+			mu.Lock()
+			tapped = append(tapped, string(line))
+			mu.Unlock()
+		},
+		OnViolation: func(v Violation) {
+			mu.Lock()
+			violations = append(violations, v)
+			mu.Unlock()
+		},
+	})
+	p.send("{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"text\":\"a\xff\xfeb\",\"t2\":\"\xc3\"}}")
+	p.send(`{"jsonrpc":"2.0","method":"after","params":{"text":"é"}}`)
+	req := recvFrom(t, notes, "the notification")
+	if got, want := string(req.Params), `{"text":"a`+"\uFFFD"+`b","t2":"`+"\uFFFD"+`"}`; got != want {
+		t.Errorf("params = %q; want %q", got, want)
+	}
+	recvFrom(t, notes, "the next notification")
+	mu.Lock()
+	defer mu.Unlock()
+	for _, l := range tapped {
+		if !utf8.ValidString(l) {
+			t.Errorf("tapped invalid UTF-8: %q", l)
+		}
+	}
+	if len(violations) != 1 {
+		t.Fatalf("violations = %v; want one", violations)
+	}
+	v := violations[0]
+	if !strings.Contains(v.Msg, "invalid UTF-8 replaced with U+FFFD: 3 bytes, the first at byte 62") || !utf8.Valid(v.Line) || !utf8.ValidString(v.Msg) {
+		t.Errorf("violation %q (line %q); want the 3 bytes counted, all valid UTF-8", v.Msg, v.Line)
+	}
 }

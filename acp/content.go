@@ -84,6 +84,14 @@ func ResourceBlock(uri, mimeType, text string) ContentBlock {
 	return ContentBlock{Type: ContentResource, Resource: &EmbeddedResourceResource{URI: uri, MimeType: mimeType, Text: text}}
 }
 
+// BlobResourceBlock returns a "resource" content block embedding a binary
+// resource, its contents base64-encoded. An empty mimeType is omitted. An
+// empty base64Data has no blob to send: the block then embeds an empty text
+// resource.
+func BlobResourceBlock(uri, mimeType, base64Data string) ContentBlock {
+	return ContentBlock{Type: ContentResource, Resource: &EmbeddedResourceResource{URI: uri, MimeType: mimeType, Blob: base64Data}}
+}
+
 // Wire shapes of the content block variants, in schema field order.
 type (
 	textContentWire struct {

@@ -8,10 +8,34 @@
 // and knows no ACP method names, so the same Conn serves the client side
 // (acprun) and the agent side (the mock agent).
 //
-// A Conn handles incoming notifications one at a time in arrival order.
-// Incoming requests start in that same order but each runs in its own
-// goroutine, so a request that waits never holds up later notifications.
-// Responses to our own calls travel through the same ordered stream: when
-// Call.Await returns, every notification that arrived before the response
-// has been handled.
+// # Order
+//
+// A Conn reads one stream, and everything that comes of it happens in
+// stream order, on one dispatching goroutine:
+//
+//   - Notifications are handled one at a time in arrival order.
+//   - Requests start in that same order (Receiver.Received, when the Handler
+//     has it, runs there), but each Handle runs in its own goroutine, so a
+//     request that waits never holds up later messages.
+//   - An answer to one of our calls completes the call in its place in the
+//     stream: when Call.Await returns the answer, every notification that
+//     arrived before it has been handled and every request before it has
+//     been Received and started.
+//   - When reading stops (end of stream, read error, StopReading), the calls
+//     still pending end only after every message read before has been
+//     dispatched, so Await never reports the end of the stream ahead of
+//     messages the peer sent before it. A call that fails to be written
+//     ends at once with the write error.
+//
+// # Draining
+//
+// Nothing read is lost silently. The reader never waits for handlers: it
+// queues what it reads, and the queue is dispatched to the end after the
+// stream ends, however long. Done is closed once it has been. Invalid input
+// (a line that is not JSON-RPC, too long, with invalid UTF-8, an answer to an
+// unknown id) is reported to Options.OnViolation; invalid UTF-8 is replaced
+// by U+FFFD and the line used. To bound the wait for a stream that may not
+// end (an agent's grandchild holding its stdout), wait for ReadDone for a
+// while, then call StopReading: what was read is still dispatched. Close
+// stops at once, and Dropped says how many messages it left undispatched.
 package acp

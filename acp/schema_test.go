@@ -31,6 +31,9 @@ func clientSends() []schemaCase {
 		acp.ResourceBlock("file:///p/main.go", "text/x-go", "package main\n"),
 		acp.ResourceBlock("file:///p/notes", "", ""),
 		{Type: acp.ContentResource, Resource: &acp.EmbeddedResourceResource{URI: "file:///p/a.bin", MimeType: "application/octet-stream", Blob: "AAEC"}},
+		acp.BlobResourceBlock("file:///p/logo.png", "image/png", "iVBORw0KGgo="),
+		acp.BlobResourceBlock("file:///p/data.bin", "", "AAEC"),
+		acp.BlobResourceBlock("file:///p/empty.bin", "application/octet-stream", ""),
 		{Type: acp.ContentResource},
 	}
 	var cases []schemaCase

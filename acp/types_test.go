@@ -646,6 +646,8 @@ func TestContentBlockMarshalsOnlyItsFields(t *testing.T) {
 		{"text resource", acp.ResourceBlock("file:///a.go", "text/x-go", "package a"), `{"type":"resource","resource":{"uri":"file:///a.go","mimeType":"text/x-go","text":"package a"}}`},
 		{"empty text resource keeps text", acp.ResourceBlock("file:///e", "", ""), `{"type":"resource","resource":{"uri":"file:///e","text":""}}`},
 		{"blob resource", acp.ContentBlock{Type: acp.ContentResource, Resource: &acp.EmbeddedResourceResource{URI: "file:///b", Blob: "AAE="}}, `{"type":"resource","resource":{"uri":"file:///b","blob":"AAE="}}`},
+		{"blob resource constructor", acp.BlobResourceBlock("file:///b.png", "image/png", "AAE="), `{"type":"resource","resource":{"uri":"file:///b.png","mimeType":"image/png","blob":"AAE="}}`},
+		{"empty blob resource is an empty text", acp.BlobResourceBlock("file:///e.bin", "", ""), `{"type":"resource","resource":{"uri":"file:///e.bin","text":""}}`},
 	}
 	for _, tt := range minimal {
 		t.Run(tt.name, func(t *testing.T) {

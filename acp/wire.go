@@ -147,6 +147,7 @@ type wireMsg struct {
 type decoder struct {
 	w       wireMsg // scratch, reused
 	methods map[string]string
+	stack   []byte // scratch for scan
 }
 
 func newDecoder() *decoder { return &decoder{methods: make(map[string]string)} }
@@ -172,12 +173,17 @@ func (d *decoder) decode(line []byte) (message, error) {
 	}
 	d.w = wireMsg{Method: methodName{seen: d.methods}}
 	w := &d.w
-	if err := json.Unmarshal(line, w); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return message{}, fmt.Errorf("%q is a JSON %s", te.Field, te.Value)
+	if !d.scan(line, w) {
+		// Anything unusual (invalid JSON, an odd member name, a method
+		// that is not a string) goes through encoding/json, for its errors.
+		d.w = wireMsg{Method: methodName{seen: d.methods}}
+		if err := json.Unmarshal(line, w); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				return message{}, fmt.Errorf("%q is a JSON %s", te.Field, te.Value)
+			}
+			return message{}, fmt.Errorf("invalid JSON: %w", err)
 		}
-		return message{}, fmt.Errorf("invalid JSON: %w", err)
 	}
 	if !w.JSONRPC {
 		if w.Method.s != "" && w.ID != nil && validID(w.ID) {
