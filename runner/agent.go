@@ -19,9 +19,10 @@ import (
 // stderrTailBytes is how much of an agent's stderr is kept for the results.
 const stderrTailBytes = 32 << 10
 
-// drainDelay is how long acprun keeps reading an agent's stdout after the
-// agent exited, before it closes the pipe itself: a grandchild that inherited
-// the pipe must not keep acprun waiting.
+// drainDelay is how long acprun waits, after the agent exited, for the end
+// of its stdout and stderr before it stops reading them itself: a grandchild
+// that inherited the pipes must not keep acprun waiting. It bounds only that
+// wait: everything read by then is still handled.
 const drainDelay = 200 * time.Millisecond
 
 // AgentConfig says how to start an agent process.
@@ -118,8 +119,9 @@ func (a *Agent) drainStderr() {
 	}
 }
 
-// wait reaps the leader, then gives the pipes a moment to drain before
-// closing them, so that grandchildren holding them cannot block the reader.
+// wait reaps the leader, then waits up to drainDelay for the end of its
+// pipes (grandchildren may hold them) and stops reading them if it does not
+// come; then it waits until everything read has been dispatched.
 func (a *Agent) wait() {
 	defer close(a.drained)
 	_ = a.cmd.Wait() // the exit status is read from ProcessState
@@ -127,19 +129,24 @@ func (a *Agent) wait() {
 	close(a.exited)
 	t := time.NewTimer(drainDelay)
 	defer t.Stop()
-	stdoutDone, stderrDone := a.Conn.Done(), a.stderrEOF
-	for stdoutDone != nil || stderrDone != nil {
+	stdoutEOF, stderrEOF := a.Conn.ReadDone(), a.stderrEOF
+	for stdoutEOF != nil || stderrEOF != nil {
 		select {
-		case <-stdoutDone:
-			stdoutDone = nil
-		case <-stderrDone:
-			stderrDone = nil
+		case <-stdoutEOF:
+			stdoutEOF = nil
+		case <-stderrEOF:
+			stderrEOF = nil
 		case <-t.C:
-			a.stdout.Close()
-			a.stderr.Close()
-			return
+			if stdoutEOF != nil {
+				a.Conn.StopReading() // what was read is still dispatched
+			}
+			if stderrEOF != nil {
+				a.stderr.Close()
+			}
+			stdoutEOF, stderrEOF = nil, nil
 		}
 	}
+	<-a.Conn.Done()
 }
 
 // Exited is closed once the agent process has exited.
@@ -170,6 +177,9 @@ func (a *Agent) Pgid() int { return a.pgid }
 // exit, sends SIGTERM to its process group, waits up to grace again, then
 // kills the group. Leftover members of the group are always killed. When ctx
 // ends, the waits are cut short. Close waits for the connection's goroutines.
+// Everything the agent wrote before it stopped is handled before the
+// connection closes; only when ctx ends first is the rest dropped (counted
+// by Conn.Dropped).
 func (a *Agent) Close(ctx context.Context, grace time.Duration) {
 	a.closeOnce.Do(func() {
 		a.stdin.Close()
@@ -177,26 +187,29 @@ func (a *Agent) Close(ctx context.Context, grace time.Duration) {
 			a.signalGroup(syscall.SIGTERM)
 			a.waitExit(ctx, grace)
 		}
-		a.finish()
+		a.finish(ctx)
 	})
 }
 
-// Kill stops the agent at once: SIGKILL to its whole process group.
+// Kill stops the agent at once: SIGKILL to its whole process group. What it
+// wrote before is still handled.
 func (a *Agent) Kill() {
 	a.closeOnce.Do(func() {
 		a.stdin.Close()
-		a.finish()
+		a.finish(context.Background())
 	})
 }
 
-func (a *Agent) finish() {
+func (a *Agent) finish(ctx context.Context) {
 	a.signalGroup(syscall.SIGKILL)
 	<-a.exited
-	// Everything the agent wrote before it exited is handled before the
-	// connection closes (bounded by drainDelay).
-	<-a.drained
+	select {
+	case <-a.drained:
+	case <-ctx.Done(): // stop now: what is not dispatched yet is dropped
+	}
 	a.Conn.Close()
 	<-a.stderrEOF
+	<-a.drained
 }
 
 func (a *Agent) waitExit(ctx context.Context, d time.Duration) bool {

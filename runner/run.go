@@ -453,6 +453,20 @@ func (r *scenarioRun) collect() {
 	if n := len(r.res.Violations); n > 3 {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%d more protocol violations (see violations)", n-3))
 	}
+	s.mu.Lock()
+	lostEarly, lostViolations := s.lostEarly, s.lostViolations
+	s.mu.Unlock()
+	if lostViolations > 0 {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%d more protocol violations were not kept (only the first %d are)", lostViolations, maxViolations))
+	}
+	if lostEarly > 0 {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%d session/update notifications sent before session/new answered were dropped (only the first %d are kept)", lostEarly, maxEarly))
+	}
+	if r.agent != nil {
+		if n := r.agent.Conn.Dropped(); n > 0 {
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%d messages the agent sent were read but not processed: acprun was stopped at once (second interrupt); the results miss them", n))
+		}
+	}
 }
 
 // evaluate sets the scenario's status from its turns and expectations.

@@ -35,7 +35,10 @@ type session struct {
 	setup      setupState                // what came before the first turn
 	arrivals   map[*acp.Request]*arrival // requests received, not yet handled
 	violations []string
-	allowed    int
+	// lost counts what was received but not recorded: updates beyond the
+	// early buffer, violations beyond the kept list.
+	lostEarly, lostViolations int
+	allowed                   int
 	denied     int
 }
 
@@ -112,7 +115,10 @@ func newTurnState(rec *TurnResult) *turnState {
 	return &turnState{rec: rec, calls: map[string]*toolCallState{}, cancelled: make(chan struct{}), ended: make(chan struct{})}
 }
 
-var _ acp.Handler = (*session)(nil)
+var (
+	_ acp.Handler  = (*session)(nil)
+	_ acp.Receiver = (*session)(nil)
+)
 
 // Received implements acp.Receiver: it attributes a permission or client
 // request to the running turn (or the setup) in arrival order, reserves its
@@ -235,10 +241,19 @@ func (s *session) violation(msg string) {
 
 // violationLocked records a protocol violation; the caller holds s.mu.
 func (s *session) violationLocked(msg string) {
-	if len(s.violations) < 100 {
+	if len(s.violations) < maxViolations {
 		s.violations = append(s.violations, msg)
+	} else {
+		s.lostViolations++
 	}
 }
+
+// Bounds on what is kept of a misbehaving agent's output; what goes beyond
+// them is counted and reported.
+const (
+	maxViolations = 100
+	maxEarly      = 10000
+)
 
 // setSessionID makes the session known and replays the updates that came
 // before its id; updates for another session are violations.
@@ -257,8 +272,10 @@ func (s *session) update(n acp.SessionNotification) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sessionID == "" {
-		if len(s.early) < 10000 {
+		if len(s.early) < maxEarly {
 			s.early = append(s.early, n)
+		} else {
+			s.lostEarly++
 		}
 		return
 	}
@@ -481,15 +498,18 @@ func (s *session) startTurn(index int, prompt string, warnings []string) *turnSt
 	return t
 }
 
-// sendPrompt sends the turn's session/prompt with send and records the
-// call. It holds the session's lock while sending, so that no update is
-// handled before the call is known: an answer that comes at once, and the
-// late updates right behind it, are then told apart correctly.
-func (s *session) sendPrompt(t *turnState, send func() *acp.Call) *acp.Call {
+// sendPrompt sends the turn's session/prompt on conn. The call is made
+// known to the turn before a byte of it is written, so that an answer that
+// comes at once, and the late updates right behind it, are told apart; the
+// write itself runs without the session's lock, so an agent that stops
+// reading holds up no handler. ctx bounds the write.
+func (s *session) sendPrompt(ctx context.Context, t *turnState, conn *acp.Conn, req acp.PromptRequest) *acp.Call {
+	call := conn.NewCall(acp.MethodSessionPrompt, req)
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	t.prompt = send()
-	return t.prompt
+	t.prompt = call
+	s.mu.Unlock()
+	conn.Send(ctx, call)
+	return call
 }
 
 // late reports whether an update handled now comes after the prompt's

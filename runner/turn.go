@@ -49,9 +49,7 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 	// turnCtx also bounds the write: an agent that stops reading its stdin
 	// cannot hold the turn past its deadline.
 	req := acp.PromptRequest{SessionID: r.sess.sessionID, Prompt: prompt}
-	call := r.sess.sendPrompt(t, func() *acp.Call {
-		return r.agent.Conn.Call(turnCtx, acp.MethodSessionPrompt, req)
-	})
+	call := r.sess.sendPrompt(turnCtx, t, r.agent.Conn, req)
 	var resp acp.PromptResponse
 	expired, err := awaitAnswer(turnCtx, call, &resp)
 	if expired {
