@@ -265,9 +265,4 @@ type Annotations struct {
 }
 
 // deref returns *p, or "" for nil (used for nullable optional strings).
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
+func deref(p *string) string { return val(p) }

@@ -38,4 +38,12 @@
 // end (an agent's grandchild holding its stdout), wait for ReadDone for a
 // while, then call StopReading: what was read is still dispatched. Close
 // stops at once, and Dropped says how many messages it left undispatched.
+//
+// # Lenient decoding
+//
+// Decoding a session/update (SessionUpdate) or a permission request follows
+// the schema's x-deserialize-default-on-error: a malformed optional field
+// takes its default value (an invalid item of a list is skipped) instead of
+// failing the whole message, and Malformed lists what was replaced, so it can
+// be reported. A malformed required field still fails the message.
 package acp

@@ -643,6 +643,54 @@ type RequestPermissionRequest struct {
 	ToolCall  ToolCallUpdate     `json:"toolCall"`
 	Options   []PermissionOption `json:"options"`
 	Meta      json.RawMessage    `json:"_meta,omitempty"`
+
+	// Malformed lists what UnmarshalJSON replaced in ToolCall, as
+	// SessionUpdate.Malformed does, with paths such as
+	// `toolCall.locations[0].line`. It is not marshalled.
+	Malformed []string `json:"-"`
+}
+
+// UnmarshalJSON decodes the request. A malformed optional field of the tool
+// call takes its default and an invalid item of its lists is left out, as
+// the schema says, and both are listed in Malformed; anything else
+// malformed is an error.
+func (r *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
+	type plain RequestPermissionRequest
+	var p plain
+	if json.Unmarshal(data, &p) == nil {
+		*r = RequestPermissionRequest(p)
+		return nil
+	}
+	// Something is malformed: decode again, leniently, to keep what can be kept.
+	var w struct {
+		SessionID json.RawMessage `json:"sessionId"`
+		ToolCall  json.RawMessage `json:"toolCall"`
+		Options   json.RawMessage `json:"options"`
+		Meta      json.RawMessage `json:"_meta"`
+	}
+	if err := object(data, "", &w); err != nil {
+		return fmt.Errorf("permission request: %w", err)
+	}
+	l := &lax{}
+	f := &fields{l: l}
+	q := RequestPermissionRequest{SessionID: f.str(w.SessionID, "sessionId", required), Meta: w.Meta}
+	if f.err != nil {
+		return fmt.Errorf("permission request: %w", f.err)
+	}
+	var err error
+	if len(w.ToolCall) > 0 {
+		if q.ToolCall, err = laxToolCallUpdate(l, w.ToolCall, "toolCall"); err != nil {
+			return fmt.Errorf("permission request: %w", err)
+		}
+	}
+	if len(w.Options) > 0 {
+		if err := json.Unmarshal(w.Options, &q.Options); err != nil {
+			return fmt.Errorf("permission request: options: %w", err)
+		}
+	}
+	q.Malformed = l.malformed
+	*r = q
+	return nil
 }
 
 // MarshalJSON encodes the request with Options as [] when nil.

@@ -261,10 +261,14 @@ func TestSessionUpdateErrors(t *testing.T) {
 		{"not an object", `["agent_message_chunk"]`, "session update"},
 		{"chunk content not an object", `{"sessionUpdate":"agent_message_chunk","content":"hi"}`, `"agent_message_chunk"`},
 		{"chunk content without type", `{"sessionUpdate":"agent_message_chunk","content":{"text":"hi"}}`, `"agent_message_chunk"`},
-		{"plan entries not an array", `{"sessionUpdate":"plan","entries":{"content":"x"}}`, `"plan"`},
-		{"usage used is a string", `{"sessionUpdate":"usage_update","used":"many","size":1}`, `"usage_update"`},
-		{"tool call content item without type", `{"sessionUpdate":"tool_call_update","toolCallId":"t","content":[{"path":"/x"}]}`, `"tool_call_update"`},
-		{"tool call title is a number", `{"sessionUpdate":"tool_call","toolCallId":"t","title":5}`, `"tool_call"`},
+		{"usage used is a string", `{"sessionUpdate":"usage_update","used":"many","size":1}`, `"usage_update": used: want an integer, got string "many"`},
+		{"tool call title is a number", `{"sessionUpdate":"tool_call","toolCallId":"t","title":5}`, `"tool_call": title: want a string, got number 5`},
+		{"tool call id is a number", `{"sessionUpdate":"tool_call_update","toolCallId":7}`, `toolCallId: want a string, got number 7`},
+		{"chunk text is a number", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":1}}`, `content.text: want a string, got number 1`},
+		{"resource without a resource", `{"sessionUpdate":"agent_message_chunk","content":{"type":"resource","resource":"x"}}`, `content.resource: want an object, got string "x"`},
+		{"compaction chunk content without type", `{"sessionUpdate":"compaction_summary_chunk","compactionId":"c","content":{}}`, `content: missing type`},
+		{"notice title is a number", `{"sessionUpdate":"notice","severity":"info","title":2}`, `title: want a string, got number 2`},
+		{"mode id is an object", `{"sessionUpdate":"current_mode_update","currentModeId":{}}`, `currentModeId: want a string, got an object`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1010,6 +1014,9 @@ func TestTranscriptsDecode(t *testing.T) {
 					if !n.Update.Known() || len(setPayloads(n.Update)) != 1 {
 						t.Errorf("line %d: update %q decoded with payloads %v", i+1, n.Update.Kind, setPayloads(n.Update))
 					}
+					if n.Update.Malformed != nil {
+						t.Errorf("line %d: update %q has malformed fields %q", i+1, n.Update.Kind, n.Update.Malformed)
+					}
 					kinds[n.Update.Kind]++
 				case l.Dir == "a2c" && m.Method == acp.MethodSessionRequestPermission:
 					target = &acp.RequestPermissionRequest{}
@@ -1056,6 +1063,9 @@ func FuzzSessionUpdate(f *testing.F) {
 		`{"sessionUpdate":"agent_error","x":1}`,
 		`{"sessionUpdate":"config_option_update","configOptions":[{"id":"m","name":"M","type":"select","currentValue":"a","options":[{"group":"g","name":"G","options":[]}]}]}`,
 		`{"sessionUpdate":"session_info_update","title":null}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"t","title":"x","locations":[{"path":"/a","line":"3"}],"content":[{"path":"/x"}]}`,
+		`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi","annotations":{"priority":"high"}},"messageId":5}`,
+		`{"sessionUpdate":"usage_update","used":1,"size":2,"cost":{"amount":"x","currency":"USD"}}`,
 		`{}`, `null`, `[]`,
 	} {
 		f.Add([]byte(s))

@@ -54,6 +54,15 @@ type SessionUpdate struct {
 
 	// Raw is the whole update object as received (always set by UnmarshalJSON).
 	Raw json.RawMessage
+
+	// Malformed lists what UnmarshalJSON replaced: optional fields whose
+	// value was malformed and took their default, and invalid list items it
+	// left out (the schema's x-deserialize-default-on-error and
+	// x-deserialize-skip-invalid-items). Each entry names the field by its
+	// JSON path in the update and says what was wrong, e.g.
+	// `locations[0].line: want an integer, got string "3"`. It is nil for a
+	// well-formed update and is not marshalled.
+	Malformed []string
 }
 
 // Known reports whether the update's Kind is one of the variants of ACP v1.
@@ -100,8 +109,10 @@ func (u *SessionUpdate) payload() (any, bool) {
 
 // UnmarshalJSON reads "sessionUpdate" first and then decodes the object into exactly
 // the matching payload field. Unknown kinds are kept in Raw only; unknown fields are
-// ignored. A missing discriminator or a malformed payload of a known kind is an error
-// naming the kind.
+// ignored. A malformed optional field takes its default value and an invalid list item
+// is left out, as the schema says, and both are listed in Malformed. A missing
+// discriminator or a malformed required field of a known kind is an error naming the
+// kind and the field.
 func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
 	var head struct {
 		SessionUpdate *string `json:"sessionUpdate"`
@@ -117,9 +128,16 @@ func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
 	if !ok {
 		return nil
 	}
-	if err := json.Unmarshal(data, target); err != nil {
+	if json.Unmarshal(data, target) == nil {
+		return nil
+	}
+	// Something is malformed: decode again, leniently, to keep what can be kept.
+	*u = SessionUpdate{Kind: u.Kind, Raw: u.Raw}
+	malformed, err := u.decodeLenient(data)
+	if err != nil {
 		return fmt.Errorf("session update %q: %w", u.Kind, err)
 	}
+	u.Malformed = malformed
 	return nil
 }
 
