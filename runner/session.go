@@ -150,6 +150,9 @@ func (s *session) Received(req *acp.Request) {
 		if err := json.Unmarshal(req.Params, &p); err != nil {
 			a.bad = err
 		} else {
+			for _, m := range p.Malformed {
+				s.violationLocked(fmt.Sprintf("session/request_permission %s: %s; the field took its default", p.ToolCall.ToolCallID, m))
+			}
 			a.params = &p
 			a.perm = &permissionSlot{}
 			if a.turn != nil {
@@ -199,6 +202,9 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		if err := json.Unmarshal(req.Params, &n); err != nil {
 			s.violation(fmt.Sprintf("session/update: %v", err))
 			return nil, nil
+		}
+		for _, m := range n.Update.Malformed {
+			s.violation(fmt.Sprintf("session/update %s: %s; the field took its default", n.Update.Kind, m))
 		}
 		s.update(n)
 		return nil, nil

@@ -133,6 +133,16 @@ var errUnresponsive = errors.New("unresponsive")
 // answer comes the agent is killed and errUnresponsive returned.
 func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptResponse) error {
 	r.sess.cancelTurn(t)
+	select {
+	case <-call.Done():
+		// Ended without an answer: the prompt itself could not be written
+		// before the deadline, so the agent has not been reading.
+		if err := call.Await(context.Background(), nil); err != nil && isContextErr(err) {
+			r.agent.Kill()
+			return fmt.Errorf("%w: the agent stopped reading its input (the prompt could not be written in time); it was stopped", errUnresponsive)
+		}
+	default:
+	}
 	notifyCtx, cancelNotify := context.WithTimeout(context.Background(), time.Second)
 	err := r.agent.Conn.Notify(notifyCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID})
 	cancelNotify()
@@ -235,9 +245,7 @@ func fileBlock(uri, path string, data []byte) acp.ContentBlock {
 		}
 		return acp.ResourceBlock(uri, mt, string(data))
 	}
-	return acp.ContentBlock{Type: acp.ContentResource, Resource: &acp.EmbeddedResourceResource{
-		URI: uri, MimeType: mt, Blob: base64.StdEncoding.EncodeToString(data),
-	}}
+	return acp.BlobResourceBlock(uri, mt, base64.StdEncoding.EncodeToString(data))
 }
 
 // isText reports whether a mime type names text: text/*, JSON, XML,
