@@ -39,7 +39,7 @@ type session struct {
 	// early buffer, violations beyond the kept list.
 	lostEarly, lostViolations int
 	allowed                   int
-	denied     int
+	denied                    int
 }
 
 // setupState records what the agent did before the first turn.
