@@ -36,11 +36,7 @@ type cancelTurn struct {
 // exit code and its turns.
 func runCancelScenario(t *testing.T, script, scenario string, args ...string) (int, scenarioResult, []cancelTurn) {
 	t.Helper()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"agent.mock.yaml": script, "s.yaml": scenario})
-	res := acprun(t, dir, append([]string{"run", "s.yaml", "-o", "out.json"}, args...)...)
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
+	res, out, dir := runOne(t, script, scenario, args...)
 	if len(out.Scenarios) != 1 {
 		t.Fatalf("scenarios = %d, want 1\nstderr:\n%s", len(out.Scenarios), res.stderr)
 	}

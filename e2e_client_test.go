@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -247,32 +246,18 @@ func TestClientRequestsEndToEnd(t *testing.T) {
 // initialize, from a transcript.
 func initializeCapabilities(t *testing.T, path string) map[string]any {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("transcript: %v", err)
+	var line struct {
+		Msg struct {
+			Params struct {
+				ClientCapabilities map[string]any `json:"clientCapabilities"`
+			} `json:"params"`
+		} `json:"msg"`
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var line struct {
-			Dir string `json:"dir"`
-			Msg struct {
-				Method string `json:"method"`
-				Params struct {
-					ClientCapabilities map[string]any `json:"clientCapabilities"`
-				} `json:"params"`
-			} `json:"msg"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			continue
-		}
-		if line.Dir == "c2a" && line.Msg.Method == "initialize" {
-			return line.Msg.Params.ClientCapabilities
-		}
+	raw := findTranscriptLine(t, path, `"method":"initialize"`, "c2a")
+	if err := json.Unmarshal([]byte(raw), &line); err != nil {
+		t.Fatalf("%s: no initialize request (%v)", path, err)
 	}
-	t.Fatalf("%s: no initialize request", path)
-	return nil
+	return line.Msg.Params.ClientCapabilities
 }
 
 // readPid reads a pid file written by a terminal command; 0 when missing.
