@@ -582,9 +582,13 @@ func (s *session) cancelTurn(t *turnState) {
 // apart.
 func (s *session) finish(t *turnState, out turnOutcome) TurnResult {
 	t.endOnce.Do(func() { close(t.ended) })
-	t.inflight.Wait()
+	// From now on a request is late, and Received adds nothing to the
+	// turn's wait: every Add happened before this, so Wait is safe.
 	s.mu.Lock()
 	t.answered = true
+	s.mu.Unlock()
+	t.inflight.Wait()
+	s.mu.Lock()
 	t.rec.StopReason = out.stopReason
 	t.rec.CancelCause = out.cancelCause
 	t.rec.CancelIgnored = out.cancelIgnored
