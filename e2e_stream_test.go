@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -138,35 +140,73 @@ turns: [{prompt: go}]
 }
 
 // TestUpdatesRecordedWhileThePromptIsStuck: an agent that stops reading
-// while acprun writes a large prompt still has what it sends recorded, as
-// the turn's own, and the handlers are not held up by the stuck write.
+// while acprun writes a large prompt still has what it sends handled at
+// once, as the turn's own: the stuck write holds up no handler. The test
+// waits until acprun has decided the agent's permission request (-v prints
+// it), which the session lock held across the write used to block, then
+// interrupts the run; nothing in it depends on the machine's speed.
 func TestUpdatesRecordedWhileThePromptIsStuck(t *testing.T) {
 	dir := t.TempDir()
 	// It takes embedded files, so the prompt carries the whole large file.
 	handshake := strings.Replace(shHandshake, `"agentCapabilities":{}`, `"agentCapabilities":{"promptCapabilities":{"embeddedContext":true}}`, 1)
 	agent := handshake + `head -c 1000 >/dev/null
 printf '%s\n' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"during"}}}}'
-exec sleep 60
+printf '%s\n' '{"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","title":"rm -rf build","kind":"delete"},"options":[{"optionId":"no","name":"Reject","kind":"reject_once"}]}}'
+exec sleep 120
 `
 	writeFiles(t, dir, map[string]string{
 		"agent.sh": agent,
 		"big.txt":  strings.Repeat("a line of a large prompt file\n", 300_000),
 		"s.yaml": `name: stuck
 agent: {command: [sh, agent.sh]}
-turnTimeout: 2s
+permissions: {default: deny}
+turnTimeout: 30s
 cancelGrace: 1s
 killGrace: 1s
 turns:
   - prompt: [{text: read this}, {file: big.txt}]
-    expect: {stopReason: unresponsive}
 `,
 	})
-	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
-	var out results
+	cmd := exec.CommandContext(t.Context(), acprunBin, "run", "s.yaml", "-v", "-o", "out.json")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var seen strings.Builder
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() {
+		seen.WriteString(lines.Text() + "\n")
+		if strings.Contains(lines.Text(), "permission deny") {
+			break
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	for lines.Scan() {
+		seen.WriteString(lines.Text() + "\n")
+	}
+	_ = cmd.Wait()
+	var out struct {
+		Scenarios []struct {
+			Turns []struct {
+				verdictTurn
+				Permissions []struct {
+					Decision string `json:"decision"`
+					Late     bool   `json:"late"`
+				} `json:"permissions"`
+			} `json:"turns"`
+		} `json:"scenarios"`
+	}
 	readResults(t, filepath.Join(dir, "out.json"), &out)
-	tr := decodeTurn(t, out.Scenarios[0].Turns[0])
-	if tr.StopReason != "unresponsive" || tr.Text != "during" || tr.LateText != "" {
-		t.Errorf("turn = %s, text %q, late %q; want unresponsive with the update recorded as the turn's own\n%s", tr.StopReason, tr.Text, tr.LateText, res.stderr)
+	tr := out.Scenarios[0].Turns[0]
+	if tr.Text != "during" || tr.LateText != "" || len(tr.Permissions) != 1 || tr.Permissions[0].Decision != "deny" || tr.Permissions[0].Late {
+		t.Errorf("turn = text %q, late %q, permissions %+v; want the update and the denied request as the turn's own\n%s", tr.Text, tr.LateText, tr.Permissions, seen.String())
 	}
 	assertNoProcessesIn(t, dir)
 }
