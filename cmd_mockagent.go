@@ -17,7 +17,9 @@ import (
 // mockAgentCmd is `acprun mock-agent SCRIPT`: a scripted ACP agent on
 // stdin/stdout, for tests, examples and dry runs without an LLM.
 type mockAgentCmd struct {
-	Script string `arg:"" help:"YAML script the agent plays (format: see --help)." type:"path"`
+	// Script is the path as given (not made absolute), so that errors
+	// name the file as the user wrote it, like those of validate and run.
+	Script string `arg:"" help:"YAML script the agent plays (format: see --help)."`
 }
 
 // Help is the long help: the whole script format.

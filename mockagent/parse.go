@@ -9,13 +9,13 @@ import (
 	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/yamlsyntax"
 )
 
 // Load reads and parses the script at path.
@@ -26,9 +26,6 @@ func Load(path string) (*Script, error) {
 	}
 	return Parse(path, data)
 }
-
-// yamlLine finds the line in a yaml.v3 syntax error message.
-var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 
 // Parse parses a script. file names it in errors. The error, if any, joins
 // one *Error per problem found, each with its position.
@@ -43,13 +40,13 @@ func Parse(file string, data []byte) (*Script, error) {
 		if errors.Is(err, io.EOF) {
 			return s, nil // an empty script: every prompt ends with end_turn
 		}
-		return nil, syntaxError(file, err)
+		return nil, syntaxError(file, dec, err, data)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
 		return nil, &Error{File: file, Line: extra.Line, Col: extra.Column, Msg: "a script holds one YAML document, found another"}
 	} else if !errors.Is(err, io.EOF) {
-		return nil, syntaxError(file, err)
+		return nil, syntaxError(file, dec, err, data)
 	}
 
 	p := &parser{file: file, budget: maxRawNodes}
@@ -67,14 +64,12 @@ func Parse(file string, data []byte) (*Script, error) {
 	return s, nil
 }
 
-func syntaxError(file string, err error) error {
-	msg := err.Error()
-	e := &Error{File: file, Msg: msg}
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		e.Line, _ = strconv.Atoi(m[1])
-		e.Msg = m[2]
-	}
-	return e
+// syntaxError is the YAML syntax error err that dec returned while reading
+// data: at the offending token, with the parser's context and a hint when
+// one helps.
+func syntaxError(file string, dec *yaml.Decoder, err error, data []byte) error {
+	line, col, msg := yamlsyntax.Problem(dec, err, data)
+	return &Error{File: file, Line: line, Col: col, Msg: "YAML syntax: " + msg}
 }
 
 func (p *parser) script(n *yaml.Node, s *Script) {

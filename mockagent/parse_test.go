@@ -104,11 +104,6 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`s.yaml:2:1: script: duplicate key "sessionId"`},
 		},
 		{
-			name: "syntax error",
-			src:  "turns:\n  - steps: [\n",
-			want: []string{`s.yaml:2: did not find expected node content`},
-		},
-		{
 			name: "two documents",
 			src:  "sessionId: a\n---\nsessionId: b\n",
 			want: []string{`s.yaml:2:1: a script holds one YAML document, found another`},
@@ -182,6 +177,60 @@ turns:
 			got := strings.Split(err.Error(), "\n")
 			if diff := cmp.Diff(got, tt.want); diff != "" {
 				t.Errorf("Parse(%q) errors (-got +want):\n%s", tt.src, diff)
+			}
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Errorf("Parse(%q) error %T is not a *Error", tt.src, err)
+			}
+		})
+	}
+}
+
+// TestParseSyntaxErrors: a YAML syntax error in a script is at the
+// offending token, line and column counted from the start of the file (in
+// a second document too), with the parser's context and a hint, as in
+// scenario files.
+func TestParseSyntaxErrors(t *testing.T) {
+	const indentHint = "check this line's indentation (it must line up with the keys or list items of its level)"
+	tests := []struct {
+		name string
+		src  string
+		want string
+	}{
+		{
+			name: "bad indent",
+			src:  "agentCapabilities:\n  loadSession: true\n  promptCapabilities:\n    image: true\n   audio: true\n",
+			want: "s.yaml:5:4: YAML syntax: did not find expected key (while parsing a block mapping that starts at line 2, column 3); " + indentHint,
+		},
+		{
+			name: "unclosed quote",
+			src:  "sessionId: x\nturns:\n  - steps:\n      - text: \"hi\n  - steps: []\n",
+			want: "s.yaml:4:15: YAML syntax: found unexpected end of stream while scanning a quoted scalar; the quoted string that starts here is never closed",
+		},
+		{
+			name: "unclosed flow list",
+			src:  "turns:\n  - steps: [\n",
+			want: "s.yaml:2:12: YAML syntax: did not find expected node content; the [ here is never closed with ]",
+		},
+		{
+			name: "tab",
+			src:  "turns:\n\t- steps: []\n",
+			want: "s.yaml:2:1: YAML syntax: found character that cannot start any token; YAML cannot indent with tabs, use spaces",
+		},
+		{
+			name: "second document",
+			src:  "sessionId: a\n---\nturns:\n  - steps: []\n   after: []\n",
+			want: "s.yaml:5:4: YAML syntax: did not find expected '-' indicator (while parsing a block collection that starts at line 4, column 3); " + indentHint,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse("s.yaml", []byte(tt.src))
+			if err == nil {
+				t.Fatalf("Parse(%q) = %+v, nil; want a syntax error", tt.src, s)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("Parse(%q) error:\n%v\nwant:\n%s", tt.src, err, tt.want)
 			}
 			var pe *Error
 			if !errors.As(err, &pe) {

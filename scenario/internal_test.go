@@ -1,11 +1,9 @@
 package scenario
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"go.yaml.in/yaml/v3"
 )
 
 func TestExpand(t *testing.T) {
@@ -104,39 +102,4 @@ func splitSlash(s string) []string {
 		}
 	}
 	return out
-}
-
-// TestYAMLProblemMarks guards lastProblem, which reads the marks of a
-// syntax error from yaml.v3's parser state: should an upgrade of yaml.v3
-// change that state, this fails (and syntax errors fall back on the line
-// of the error text).
-func TestYAMLProblemMarks(t *testing.T) {
-	tests := []struct {
-		src      string
-		kind     int
-		problem  string
-		line     int // 0-based, as libyaml counts
-		column   int
-		ctxLine  int
-		ctxColum int
-	}{
-		{"a:\n  b: 1\n c: 2\n", parserError, "did not find expected key", 2, 1, 0, 0},
-		{"a: 'x\n", scannerError, "found unexpected end of stream", 1, 0, 0, 3},
-	}
-	for _, tt := range tests {
-		dec := yaml.NewDecoder(strings.NewReader(tt.src))
-		var n yaml.Node
-		if err := dec.Decode(&n); err == nil {
-			t.Fatalf("%q: no error", tt.src)
-		}
-		pr, ok := lastProblem(dec)
-		if !ok {
-			t.Fatalf("%q: lastProblem found no problem in yaml.v3's parser", tt.src)
-		}
-		got := []any{pr.kind, pr.problem, pr.problemMark.line, pr.problemMark.column, pr.contextMark.line, pr.contextMark.column}
-		want := []any{tt.kind, tt.problem, tt.line, tt.column, tt.ctxLine, tt.ctxColum}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%q: problem (-want +got):\n%s", tt.src, diff)
-		}
-	}
 }

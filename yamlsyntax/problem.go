@@ -1,0 +1,225 @@
+// Package yamlsyntax says where a syntax error of go.yaml.in/yaml/v3 is in
+// the source, and what to do about it.
+//
+// yaml.v3 puts only one line in its error text, "yaml: line N: problem",
+// and N is the line of the *context* (the mapping or list being parsed,
+// often many lines before the offending token, and one line early for
+// parser errors), or nothing at all for the first line. Problem finds the
+// offending token's line and column instead, counted from the start of the
+// whole stream (so across "---" documents), names the parser's context
+// with its position, and adds a hint for the commonest mistakes:
+//
+//	line, col, msg := yamlsyntax.Problem(dec, err, src)
+//	// 9, 6, "did not find expected key (while parsing a block mapping that
+//	// starts at line 4, column 5); check this line's indentation (...)"
+//
+// It is shared by the readers of acprun's YAML files (scenarios, config,
+// mock agent scripts), which print it as "file:line:col: YAML syntax: msg".
+package yamlsyntax
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Problem returns where the error err, which dec.Decode returned, is in
+// src and what to say about it. src must be the whole stream dec reads.
+// line and col are 1-based (col counts characters) and always inside src;
+// msg is the problem, with the parser's context and a hint when one helps,
+// without a "yaml: " prefix or a position.
+//
+// The position is the offending token's, read from the parser's state
+// that dec keeps after the error; a problem at the end of the stream (an
+// unclosed quoted string, [ or {) is put where the unclosed thing starts.
+// Where that state says nothing (errors found after parsing, such as an
+// unknown anchor, or a yaml.v3 that lays out its parser otherwise), it is
+// the line in err's text, or the first alias of an unknown anchor, or else
+// line 1, column 1.
+func Problem(dec *yaml.Decoder, err error, src []byte) (line, col int, msg string) {
+	s := &source{src: src}
+	msg = strings.TrimPrefix(err.Error(), "yaml: ")
+	if pr, ok := lastProblem(dec); ok && strings.HasSuffix(msg, pr.problem) {
+		at, text := s.problemAt(pr)
+		return at.line, at.col, text
+	}
+	// Errors of the composer (unknown anchors, excessive aliasing) carry no
+	// position at all; the text's line, if any, is the best there is.
+	at := pos{line: 1, col: 1}
+	if m := errLine.FindStringSubmatch(err.Error()); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		at.line = s.clampLine(n)
+		msg = m[2]
+	} else if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
+		if i := bytes.Index(src, []byte("*"+m[1])); i >= 0 {
+			at = s.offsetPos(i)
+		}
+	}
+	return at.line, at.col, msg
+}
+
+var (
+	errLine       = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	unknownAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+)
+
+// libyamlError is what the YAML parser recorded about the syntax error it
+// stopped at.
+//
+// The parser keeps the libyaml marks of the problem and of its context in
+// its (unexported) state, which stays in the Decoder after Decode fails;
+// lastProblem reads them with reflect, read-only. Should a future yaml.v3
+// lay out its parser otherwise, lastProblem reports false and Problem falls
+// back on the error text (TestYAMLProblemMarks fails first).
+type libyamlError struct {
+	kind        int // libyaml's yaml_error_type_t: scannerError, parserError, …
+	problem     string
+	context     string
+	problemMark mark
+	contextMark mark
+	offset      int // byte offset of a reader error (bad UTF-8, control character)
+	// open is the start of the innermost collection being parsed, if any.
+	open    mark
+	hasOpen bool
+}
+
+// mark is a libyaml position: 0-based line and column (in characters).
+type mark struct {
+	line, column int
+	index        int // characters from the start of the stream
+}
+
+// The values of libyaml's yaml_error_type_t that Problem uses.
+const (
+	readerError  = 2
+	scannerError = 3
+	parserError  = 4
+)
+
+// lastProblem returns the problem the decoder's parser stopped at.
+func lastProblem(dec *yaml.Decoder) (libyamlError, bool) {
+	v := reflect.ValueOf(dec)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return libyamlError{}, false
+	}
+	p := v.Elem().FieldByName("parser")
+	if p.Kind() != reflect.Pointer || p.IsNil() {
+		return libyamlError{}, false
+	}
+	p = p.Elem().FieldByName("parser")
+	if p.Kind() != reflect.Struct {
+		return libyamlError{}, false
+	}
+	var pr libyamlError
+	ok := true
+	integer := func(v reflect.Value, name string) int {
+		f := v.FieldByName(name)
+		if !f.IsValid() || !f.CanInt() {
+			ok = false
+			return 0
+		}
+		return int(f.Int())
+	}
+	str := func(name string) string {
+		f := p.FieldByName(name)
+		if f.Kind() != reflect.String {
+			ok = false
+			return ""
+		}
+		return f.String()
+	}
+	markOf := func(f reflect.Value) mark {
+		if f.Kind() != reflect.Struct {
+			ok = false
+			return mark{}
+		}
+		return mark{line: integer(f, "line"), column: integer(f, "column"), index: integer(f, "index")}
+	}
+	pr.kind = integer(p, "error")
+	pr.problem = str("problem")
+	pr.context = str("context")
+	pr.problemMark = markOf(p.FieldByName("problem_mark"))
+	pr.contextMark = markOf(p.FieldByName("context_mark"))
+	pr.offset = integer(p, "problem_offset")
+	if marks := p.FieldByName("marks"); marks.Kind() == reflect.Slice && marks.Len() > 0 {
+		if f := marks.Index(marks.Len() - 1); f.Kind() == reflect.Struct {
+			pr.open, pr.hasOpen = markOf(f), true
+		}
+	}
+	if !ok || pr.kind == 0 || pr.problem == "" {
+		return libyamlError{}, false
+	}
+	return pr, true
+}
+
+// problemAt returns where a parser problem is and what to say about it.
+// The position is the problem's mark (the offending token or character),
+// except where the start of what was being scanned says more: a key
+// without its colon, and a problem at the end of the file (an unclosed
+// quoted string, [ or {), which is put where the unclosed thing starts.
+// The message names the parser's context (the collection being parsed)
+// with its position, and a hint for the commonest mistakes.
+func (s *source) problemAt(pr libyamlError) (pos, string) {
+	end := utf8.RuneCount(s.src)
+	at, atContext := pr.problemMark, false
+	switch {
+	case pr.kind == readerError:
+		return s.offsetPos(pr.offset), pr.problem
+	case pr.context == "while scanning a simple key":
+		at, atContext = pr.contextMark, true
+	case pr.problemMark.index >= end:
+		switch {
+		case pr.context != "" && pr.contextMark.index < end:
+			at, atContext = pr.contextMark, true
+		case pr.hasOpen && pr.open.index < end:
+			at = pr.open
+		}
+	}
+	p := s.markPos(at)
+	text := pr.problem
+	switch {
+	case pr.context == "":
+	case atContext:
+		text += " " + pr.context
+	case pr.kind == parserError && pr.contextMark != pr.problemMark:
+		text += fmt.Sprintf(" (%s that starts at line %d, column %d)", pr.context, pr.contextMark.line+1, pr.contextMark.column+1)
+	}
+	if hint := s.hint(pr, p, at.index >= end || pr.problemMark.index >= end); hint != "" {
+		text += "; " + hint
+	}
+	return p, text
+}
+
+// hint says what to do about the commonest syntax errors. atEnd reports
+// that the parser ran into the end of the file.
+func (s *source) hint(pr libyamlError, p pos, atEnd bool) string {
+	var here rune
+	if line := s.line(p.line); p.col >= 1 {
+		if i := runeOffset(line, p.col-1); i >= 0 && i < len(line) {
+			here, _ = utf8.DecodeRuneInString(line[i:])
+		}
+	}
+	switch {
+	case strings.Contains(pr.problem, "tab character") || here == '\t' && pr.problem == "found character that cannot start any token":
+		return "YAML cannot indent with tabs, use spaces"
+	case atEnd && (here == '"' || here == '\''):
+		return "the quoted string that starts here is never closed"
+	case atEnd && here == '[':
+		return "the [ here is never closed with ]"
+	case atEnd && here == '{':
+		return "the { here is never closed with }"
+	case pr.problem == "could not find expected ':'":
+		return "add a colon after the key, or indent this line more if it continues the one above"
+	case pr.problem == "did not find expected key", pr.problem == "did not find expected '-' indicator":
+		return "check this line's indentation (it must line up with the keys or list items of its level)"
+	case pr.problem == "mapping values are not allowed in this context":
+		return `quote a value that contains ": ", or check this line's indentation`
+	}
+	return ""
+}
