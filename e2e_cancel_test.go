@@ -318,7 +318,7 @@ turns:
 func TestInterruptWritesPartialResults(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n  - steps: [{waitForCancel: true}]\n",
+		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n  - steps: [{text: working}, {waitForCancel: true}]\n",
 		"s.yaml": `name: first
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
@@ -334,18 +334,16 @@ turns:
   - prompt: one
 `,
 	})
-	// The transcript is a FIFO: following it tells the test when the second
-	// turn's prompt went out, with no polling.
+	// The transcript is a FIFO: following it tells the test when the agent
+	// is working on the second turn (it says so), with no polling.
 	cmd, sc, stderr := runFollowingTranscript(t, t.Context(), dir, "first", "-j", "1")
-	prompts := 0
-	for prompts < 2 && sc.Scan() {
-		if strings.Contains(sc.Text(), `"method":"session/prompt"`) {
-			prompts++
-		}
+	working := false
+	for !working && sc.Scan() {
+		working = strings.Contains(sc.Text(), `"dir":"a2c"`) && strings.Contains(sc.Text(), `"text":"working"`)
 	}
-	if prompts < 2 {
+	if !working {
 		cmd.Process.Kill()
-		t.Fatalf("transcript ended before the second prompt")
+		t.Fatalf("transcript ended before the second turn started")
 	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)

@@ -89,6 +89,10 @@ type Options struct {
 	// Tap, when set, sees every line both ways (without the trailing
 	// newline) with a timestamp. It is called synchronously, from the
 	// reading goroutine or under the write lock, and must not retain line.
+	// An outgoing line is tapped just before it is written, so that a
+	// transcript keeps requests ahead of their answers; a write that then
+	// fails before any byte went out (its context ended first) is tapped
+	// all the same.
 	// An incoming line is tapped after invalid UTF-8 in it was replaced, so
 	// Tap always sees valid UTF-8. A line over MaxLineBytes is not tapped
 	// (OnViolation reports it).

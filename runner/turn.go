@@ -67,6 +67,9 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 			out.err = "the agent answered session/prompt without a stopReason"
 		}
 		out.usage = promptUsage(resp.Usage)
+	case errors.Is(err, errNotSent):
+		out.stopReason = OutcomeSkipped
+		out.err = err.Error()
 	case errors.Is(err, errUnresponsive):
 		out.stopReason = OutcomeUnresponsive
 		out.err = strings.TrimPrefix(err.Error(), errUnresponsive.Error()+": ")
@@ -125,7 +128,12 @@ type turnOutcome struct {
 	duration      time.Duration
 }
 
-var errUnresponsive = errors.New("unresponsive")
+var (
+	errUnresponsive = errors.New("unresponsive")
+	// errNotSent: the turn's deadline (or an interrupt) came before its
+	// prompt was written; the turn never ran.
+	errNotSent = errors.New("the prompt was not sent: the turn was cancelled before it was written")
+)
 
 // cancel runs the protocol's cancel steps for a turn whose deadline passed:
 // session/cancel, pending permission requests answered cancelled, tool calls
@@ -133,16 +141,6 @@ var errUnresponsive = errors.New("unresponsive")
 // answer comes the agent is killed and errUnresponsive returned.
 func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptResponse) error {
 	r.sess.cancelTurn(t)
-	select {
-	case <-call.Done():
-		// Ended without an answer: the prompt itself could not be written
-		// before the deadline, so the agent has not been reading.
-		if err := call.Await(context.Background(), nil); err != nil && isContextErr(err) {
-			r.agent.Kill()
-			return fmt.Errorf("%w: the agent stopped reading its input (the prompt could not be written in time); it was stopped", errUnresponsive)
-		}
-	default:
-	}
 	notifyCtx, cancelNotify := context.WithTimeout(context.Background(), time.Second)
 	err := r.agent.Conn.Notify(notifyCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID})
 	cancelNotify()
@@ -150,6 +148,16 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 		// The agent does not read what we write: it cannot be cancelled.
 		r.agent.Kill()
 		return fmt.Errorf("%w: the agent stopped reading its input; it was stopped", errUnresponsive)
+	}
+	select {
+	case <-call.Done():
+		// Ended without an answer while the stream is sound (the cancel
+		// went out): the deadline came before a byte of the prompt was
+		// written, so the agent never got it.
+		if err := call.Await(context.Background(), nil); err != nil && isContextErr(err) {
+			return errNotSent
+		}
+	default:
 	}
 	graceCtx, cancelGrace := context.WithTimeout(context.Background(), r.cancelGrace())
 	defer cancelGrace()

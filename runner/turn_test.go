@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"os"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/scenario"
 )
 
 // TestAnsweredTurnIsNotCancelled: when the answer is dispatched right after
@@ -102,5 +104,45 @@ func TestStderrTailIsValidUTF8(t *testing.T) {
 	tb.Write([]byte("bad \xff\xfe bytes"))
 	if got := tb.String(); got != "bad \uFFFD bytes" {
 		t.Errorf("tail = %q, want the invalid bytes replaced", got)
+	}
+}
+
+// TestPromptNotSentIsSkipped: when the turn's context ends before a byte of
+// the prompt is written, and the agent still reads (session/cancel goes
+// out), the turn never ran: it is not the agent's fault.
+func TestPromptNotSentIsSkipped(t *testing.T) {
+	a, b := net.Pipe()
+	conn := acp.NewConn(a, a, nil, nil)
+	defer conn.Close()
+	defer b.Close()
+	got := make(chan string, 10)
+	go func() {
+		r := bufio.NewReader(b)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				close(got)
+				return
+			}
+			got <- line
+		}
+	}()
+	expired, cancel := context.WithCancel(context.Background())
+	cancel()
+	call := conn.NewCall(acp.MethodSessionPrompt, acp.PromptRequest{SessionID: "s"})
+	conn.Send(expired, call)
+	run := &scenarioRun{
+		opts:  &Options{Abort: make(chan struct{})},
+		sc:    &scenario.Scenario{},
+		sess:  &session{sessionID: "s"},
+		agent: &Agent{Conn: conn},
+	}
+	var resp acp.PromptResponse
+	err := run.cancel(newTurnState(&TurnResult{Index: 1}), call, &resp)
+	if !errors.Is(err, errNotSent) {
+		t.Errorf("cancel = %v, want errNotSent", err)
+	}
+	if line := <-got; !strings.Contains(line, `"method":"session/cancel"`) {
+		t.Errorf("first line the agent got = %s, want session/cancel (the prompt never went out)", line)
 	}
 }
