@@ -225,11 +225,12 @@ func probe(ctx context.Context, abort <-chan struct{}, rep *probeReport, env []s
 		return fmt.Errorf("initialize: the agent speaks ACP protocol version %d; acprun speaks version %d", ir.ProtocolVersion, acp.ProtocolVersion)
 	}
 	if auth != "" {
-		switch {
-		case !slices.ContainsFunc(ir.AuthMethods, func(m acp.AuthMethod) bool { return m.ID == auth }):
+		offered := slices.ContainsFunc(ir.AuthMethods, func(m acp.AuthMethod) bool { return m.ID == auth })
+		switch err := runner.CheckAuthMethod(ir.AuthMethods, auth); {
+		case !offered:
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("the agent offers no auth method %q; not authenticated", auth))
-		case runner.CheckAuthMethod(ir.AuthMethods, auth) != nil:
-			return fmt.Errorf("authenticate: %w", runner.CheckAuthMethod(ir.AuthMethods, auth))
+		case err != nil:
+			return fmt.Errorf("authenticate: %w", err)
 		default:
 			if err := call(acp.MethodAuthenticate, acp.AuthenticateRequest{MethodID: auth}, nil); err != nil {
 				return fmt.Errorf("authenticate %q: %w", auth, err)

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
-	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -32,7 +32,7 @@ func (c *validateCmd) Run(g *globals) error {
 		return usageError(g, err)
 	}
 	if len(scs) == 0 {
-		return exitError{code: exitEmpty, err: fmt.Errorf("no scenarios: %s holds no scenario files", approve.QuoteArgv(c.Paths))}
+		return exitError{code: exitEmpty, err: errors.New("no scenarios: " + noScenarioFiles(c.Paths))}
 	}
 	files := map[string]bool{}
 	turns := 0

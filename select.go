@@ -34,11 +34,7 @@ func (s *selection) pick(g *globals, paths []string) ([]*scenario.Scenario, erro
 		return nil, err
 	}
 	if len(scs) == 0 {
-		verb := "hold"
-		if len(paths) == 1 {
-			verb = "holds"
-		}
-		err = noneSelected{fmt.Sprintf("%s %s no scenario files", approve.QuoteArgv(paths), verb)}
+		err = noneSelected{noScenarioFiles(paths)}
 	} else {
 		scs, err = s.apply(scs)
 	}
@@ -93,6 +89,15 @@ func (s *selection) matrix(scs []*scenario.Scenario, opts scenario.LoadOptions) 
 		}
 	}
 	return out, nil
+}
+
+// noScenarioFiles says that paths hold no scenario files.
+func noScenarioFiles(paths []string) string {
+	verb := "hold"
+	if len(paths) == 1 {
+		verb = "holds"
+	}
+	return approve.QuoteArgv(paths) + " " + verb + " no scenario files"
 }
 
 // noneSelected is the error of a selection that matched no scenario; it

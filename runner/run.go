@@ -441,6 +441,7 @@ func (r *scenarioRun) collect() {
 	r.res.SetupUpdates = s.setup.updates
 	r.res.SetupPermissions = filledPermissions(s.setup.permissions)
 	r.res.SetupClientRequests = filledRequests(s.setup.requests)
+	lostEarly, lostViolations := s.lostEarly, s.lostViolations
 	s.mu.Unlock()
 	if r.agent != nil {
 		r.res.StderrTail = r.agent.StderrTail()
@@ -453,9 +454,6 @@ func (r *scenarioRun) collect() {
 	if n := len(r.res.Violations); n > 3 {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%d more protocol violations (see violations)", n-3))
 	}
-	s.mu.Lock()
-	lostEarly, lostViolations := s.lostEarly, s.lostViolations
-	s.mu.Unlock()
 	if lostViolations > 0 {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%d more protocol violations were not kept (only the first %d are)", lostViolations, maxViolations))
 	}

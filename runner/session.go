@@ -175,7 +175,7 @@ func (s *session) Received(req *acp.Request) {
 	}
 	if a.turn != nil && !a.late && req.Method != acp.MethodTerminalWaitForExit {
 		a.turn.inflight.Add(1)
-		a.done = sync.OnceFunc(a.turn.inflight.Done)
+		a.done = a.turn.inflight.Done
 	}
 	s.arrivals[req] = a
 }

@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/acprun/acprun/yamlsyntax"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -413,7 +413,7 @@ func (p *fileParser) posIn(n *yaml.Node, off int) Pos {
 // sourceLine returns line n (1-based) of the file, without its line break.
 func (p *fileParser) sourceLine(n int) string {
 	if p.lineStarts == nil {
-		p.lineStarts = lineStarts(p.src)
+		p.lineStarts = yamlsyntax.LineStarts(p.src)
 	}
 	if n < 1 || n > len(p.lineStarts) {
 		return ""
@@ -429,25 +429,4 @@ func (p *fileParser) sourceLine(n int) string {
 		}
 	}
 	return line
-}
-
-// lineStarts returns the byte offset of each line of src. Lines end where
-// YAML says they do: at \r\n, \n, \r, NEL, LS or PS.
-func lineStarts(src []byte) []int {
-	starts := []int{0}
-	for i := 0; i < len(src); i++ {
-		switch {
-		case src[i] == '\r' && i+1 < len(src) && src[i+1] == '\n':
-			i++
-		case src[i] == '\n', src[i] == '\r':
-		case bytes.HasPrefix(src[i:], []byte("\u0085")):
-			i++
-		case bytes.HasPrefix(src[i:], []byte("\u2028")), bytes.HasPrefix(src[i:], []byte("\u2029")):
-			i += 2
-		default:
-			continue
-		}
-		starts = append(starts, i+1)
-	}
-	return starts
 }

@@ -23,7 +23,7 @@ func (s *source) markPos(m mark) pos {
 // offsetPos returns the position of byte offset off of the source.
 func (s *source) offsetPos(off int) pos {
 	off = min(max(off, 0), len(s.src))
-	starts := lineStarts(s.src[:off])
+	starts := LineStarts(s.src[:off])
 	return pos{line: len(starts), col: utf8.RuneCount(s.src[starts[len(starts)-1]:off]) + 1}
 }
 
@@ -53,14 +53,14 @@ func (s *source) line(n int) string {
 
 func (s *source) lineStarts() []int {
 	if s.starts == nil {
-		s.starts = lineStarts(s.src)
+		s.starts = LineStarts(s.src)
 	}
 	return s.starts
 }
 
-// lineStarts returns the byte offset of each line of src. Lines end where
+// LineStarts returns the byte offset of each line of src. Lines end where
 // YAML says they do: at \r\n, \n, \r, NEL, LS or PS.
-func lineStarts(src []byte) []int {
+func LineStarts(src []byte) []int {
 	starts := []int{0}
 	for i := 0; i < len(src); i++ {
 		switch {
