@@ -167,18 +167,8 @@ func redirectTargets(cmd string) []string {
 	s := cmd
 	for i := 0; i < len(s); {
 		switch ch := s[i]; ch {
-		case '\\':
-			i += 2
-		case '\'':
-			i = skipQuoted(s, i)
-		case '"', '`':
-			i = skipQuoted(s, i)
-		case '$':
-			if i+1 < len(s) && (s[i+1] == '(' || s[i+1] == '{') {
-				i = skipNested(s, i+1)
-			} else {
-				i++
-			}
+		case '\\', '\'', '"', '`', '$':
+			i = skipQuoting(s, i)
 		case '<', '>', '&':
 			j := i + 1
 			switch {
@@ -230,23 +220,26 @@ func redirectWord(s string, i int) (string, int) {
 	}
 	start := i
 	for i < len(s) && !strings.ContainsRune(" \t\n;|&<>()", rune(s[i])) {
-		switch s[i] {
-		case '\\':
-			i += 2
-		case '\'', '"', '`':
-			i = skipQuoted(s, i)
-		case '$':
-			if i+1 < len(s) && (s[i+1] == '(' || s[i+1] == '{') {
-				i = skipNested(s, i+1)
-			} else {
-				i++
-			}
-		default:
-			i++
-		}
+		i = skipQuoting(s, i)
 	}
 	i = min(i, len(s))
 	return dequote(s[start:i]), i
+}
+
+// skipQuoting returns the index after what starts at s[i]: a backslash
+// escape, a quoted string, a $(…) or ${…}, or else the one byte.
+func skipQuoting(s string, i int) int {
+	switch s[i] {
+	case '\\':
+		return i + 2
+	case '\'', '"', '`':
+		return skipQuoted(s, i)
+	case '$':
+		if i+1 < len(s) && (s[i+1] == '(' || s[i+1] == '{') {
+			return skipNested(s, i+1)
+		}
+	}
+	return i + 1
 }
 
 // skipQuoted returns the index after the quoted string starting at s[i]

@@ -175,11 +175,7 @@ func Write(ctx context.Context, path string, data []byte) error {
 		if err != nil {
 			return err
 		}
-		if _, err := f.Write(data); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
+		return writeClose(f, data)
 	case errors.Is(err, fs.ErrNotExist):
 		if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
 			return err
@@ -199,6 +195,11 @@ func Write(ctx context.Context, path string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	return writeClose(f, data)
+}
+
+// writeClose writes data to f and closes it, returning the first error.
+func writeClose(f *os.File, data []byte) error {
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return err
