@@ -92,7 +92,73 @@ type Result struct {
 	// Violations lists protocol violations seen on the agent's stdout.
 	Violations []string     `json:"violations,omitempty"`
 	Transcript string       `json:"transcript,omitempty"`
-	Turns      []TurnResult `json:"turns"`
+	// Workspace is the attempt's own copy, when the scenario has one.
+	Workspace *WorkspaceResult `json:"workspace,omitempty"`
+	// Setup, Verify and Teardown are the scenario's commands, as they ran.
+	Setup    []CommandResult `json:"setup,omitempty"`
+	Verify   []CommandResult `json:"verify,omitempty"`
+	Teardown []CommandResult `json:"teardown,omitempty"`
+	// Judge is the scenario-level judge's verdict.
+	Judge *JudgeResult `json:"judge,omitempty"`
+	Turns []TurnResult `json:"turns"`
+}
+
+// WorkspaceResult describes an attempt's workspace and what the agent
+// changed in it.
+type WorkspaceResult struct {
+	// Path is where the workspace is; it exists after the run only when Kept.
+	Path   string `json:"path"`
+	Kept   bool   `json:"kept"`
+	Source string `json:"source"`
+	Kind   string `json:"kind"`          // copy | worktree | clone
+	Ref    string `json:"ref,omitempty"` // git: the ref asked for
+	Commit string `json:"commit,omitempty"`
+	// Created, Modified and Deleted are relative paths (with slashes),
+	// compared with the workspace as it was when the agent started (after
+	// setup).
+	Created  []string `json:"created"`
+	Modified []string `json:"modified"`
+	Deleted  []string `json:"deleted"`
+	// Diff is `git diff` of the workspace against its ref (git
+	// workspaces), cut at DiffTruncated; DiffBytes is its full size.
+	Diff          string `json:"diff,omitempty"`
+	DiffBytes     int    `json:"diffBytes,omitempty"`
+	DiffTruncated bool   `json:"diffTruncated,omitempty"`
+	// Error says why the changes could not be listed.
+	Error string `json:"error,omitempty"`
+}
+
+// CommandResult is one setup, verify or teardown command as it ran.
+type CommandResult struct {
+	Run        string `json:"run"`
+	Line       int    `json:"line"`
+	ExitCode   *int   `json:"exitCode,omitempty"`
+	Signal     string `json:"signal,omitempty"`
+	TimedOut   bool   `json:"timedOut,omitempty"`
+	DurationMs int64  `json:"durationMs"`
+	// Stdout and Stderr keep the last bytes of each stream; the counts are
+	// the full sizes.
+	Stdout      string `json:"stdout"`
+	Stderr      string `json:"stderr"`
+	StdoutBytes int64  `json:"stdoutBytes"`
+	StderrBytes int64  `json:"stderrBytes"`
+	Truncated   bool   `json:"truncated,omitempty"`
+	// Error says why the command could not run (or was not run).
+	Error string `json:"error,omitempty"`
+	// Passed is set for verify commands: their expectations held.
+	Passed *bool `json:"passed,omitempty"`
+}
+
+// JudgeResult is a judge agent's verdict.
+type JudgeResult struct {
+	Agent      string `json:"agent,omitempty"`
+	Passed     bool   `json:"passed"`
+	StopReason string `json:"stopReason,omitempty"`
+	// Text is the judge's reply.
+	Text       string `json:"text"`
+	Error      string `json:"error,omitempty"`
+	Transcript string `json:"transcript,omitempty"`
+	DurationMs int64  `json:"durationMs"`
 }
 
 // TurnResult is the record of one session/prompt.
@@ -128,6 +194,8 @@ type TurnResult struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// ClientRequests lists the agent's fs/* and terminal/* requests.
 	ClientRequests []ClientRequest `json:"clientRequests,omitempty"`
+	// Judge is the turn's judge's verdict.
+	Judge *JudgeResult `json:"judge,omitempty"`
 }
 
 // ClientRequest is one fs/* or terminal/* request the agent made, and how

@@ -35,6 +35,12 @@ type Scenario struct {
 
 	Client Client
 
+	// Workspace, when set, gives each attempt a fresh copy to work in.
+	Workspace *Workspace
+	// Setup runs before the agent starts (each must exit 0), Verify after
+	// the last turn (each is an expectation), Teardown always, last.
+	Setup, Verify, Teardown []Command
+
 	// Policy answers session/request_permission. It is nil when the
 	// scenario has no permissions key; the runner then denies everything.
 	Policy *approve.Policy
@@ -112,8 +118,8 @@ type Part struct {
 	MimeType string // set for images: image/png, image/jpeg, image/gif or image/webp
 }
 
-// Expect is what a turn (or, for Denied and MaxDenied, the whole scenario)
-// must produce to pass.
+// Expect is what a turn (or the whole scenario: every key but StopReasons
+// and text) must produce to pass.
 type Expect struct {
 	// Pos is the expect key's value, or the turn (scenario) when the key is
 	// absent.
@@ -135,4 +141,11 @@ type Expect struct {
 
 	Denied    *int // exact number of denied permission requests
 	MaxDenied *int // at most this many denied permission requests
+
+	// What the agent did; nil when unset.
+	ToolCalls   *ToolCallsExpect
+	Files       *FilesExpect
+	Permissions *PermissionsExpect
+	Usage       *UsageExpect
+	Judge       *Judge
 }

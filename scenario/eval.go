@@ -1,0 +1,165 @@
+package scenario
+
+import (
+	"regexp"
+	"time"
+)
+
+// DefaultCommandTimeout bounds a setup, verify or teardown command that
+// gives no timeout.
+const DefaultCommandTimeout = 10 * time.Minute
+
+// ToolKinds are ACP's tool call kinds. In toolCalls expectations a value
+// that is one of them matches a tool call's kind; any other value is a glob
+// on its title.
+var ToolKinds = []string{"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"}
+
+// Workspace says where each attempt of a scenario works: a fresh copy of a
+// directory, or a git checkout, made for each scenario × agent × attempt
+// and removed after a passing attempt. The session cwd, the client roots
+// and the paths of rules that lie inside the source refer to the copy.
+type Workspace struct {
+	Pos Pos
+	// From is the absolute directory copied for each attempt; "" when Git
+	// is set.
+	From string
+	// Git is the absolute path of a git repository checked out for each
+	// attempt (a worktree, or a clone when a worktree cannot be made).
+	Git string
+	// Ref is the commit, branch or tag to check out; "" for HEAD.
+	Ref string
+}
+
+// Source is the directory the workspace is made from.
+func (w Workspace) Source() string {
+	if w.Git != "" {
+		return w.Git
+	}
+	return w.From
+}
+
+// Command is one setup, verify or teardown command: a shell line run by
+// /bin/sh -c in the workspace (or the session cwd), in its own process
+// group, with the agent's environment.
+type Command struct {
+	Pos Pos
+	Run string
+	// Timeout is 0 for DefaultCommandTimeout.
+	Timeout time.Duration
+	// Expect is what a verify command must do to pass; unused for setup
+	// (which must exit 0) and teardown (whose outcome is only recorded).
+	Expect CommandExpect
+}
+
+// CommandExpect is what a verify command must produce.
+type CommandExpect struct {
+	Pos            Pos
+	ExitCode       int // default 0
+	StdoutContains []string
+	StdoutMatches  *regexp.Regexp // nil when unset
+}
+
+// Located is a string value of the file with its position.
+type Located struct {
+	Pos   Pos
+	Value string
+}
+
+// ToolCallsExpect is what the agent's tool calls must show. A pattern is
+// a tool kind (one of ToolKinds) or a glob on the tool call's title.
+type ToolCallsExpect struct {
+	Pos     Pos
+	Used    []Located // each matches at least one tool call
+	NotUsed []Located // none matches any tool call
+	Count   []CountExpect
+	// Status, when set (completed or failed), is the status every tool
+	// call must have ended with.
+	Status Located
+	// Sequence must appear, in this order, as a subsequence of the tool
+	// calls (other calls may come between).
+	Sequence []Located
+}
+
+// CountExpect bounds how many tool calls match a pattern: exactly N, at
+// most N ("<=N") or at least N (">=N").
+type CountExpect struct {
+	Pos     Pos
+	Pattern string
+	N       int
+	Op      string // "==", "<=" or ">="
+}
+
+// FilesExpect is what the workspace (or the session cwd) must hold after
+// the turn or the scenario. Paths are relative to it, with slashes.
+type FilesExpect struct {
+	Pos    Pos
+	Exists []Located // each path exists
+	Absent []Located // no such path
+	// Contains and Matches check a file's contents.
+	Contains []FileText
+	Matches  []FileRegexp
+	// Unchanged globs: no path they match was created, modified or
+	// deleted, compared with the starting copy. It needs a workspace.
+	Unchanged []Located
+	// Golden compares a file with a golden file, byte for byte.
+	Golden []FileGolden
+}
+
+// FileText expects a file to contain Text.
+type FileText struct {
+	Pos  Pos
+	Path string
+	Text string
+}
+
+// FileRegexp expects a file's contents to match Re.
+type FileRegexp struct {
+	Pos  Pos
+	Path string
+	Re   *regexp.Regexp
+}
+
+// FileGolden expects a file to equal Golden, an absolute path (relative
+// ones are resolved against the scenario file's directory).
+type FileGolden struct {
+	Pos    Pos
+	Path   string
+	Golden string
+}
+
+// PermissionsExpect is which permission requests the agent made, by tool
+// kind (one of ToolKinds) or title glob.
+type PermissionsExpect struct {
+	Pos          Pos
+	Requested    []Located
+	NotRequested []Located
+}
+
+// UsageExpect bounds what the agent reported using.
+type UsageExpect struct {
+	Pos Pos
+	// MaxTotalTokens bounds the tokens of the turn (the scenario: of all
+	// turns); nil when unset.
+	MaxTotalTokens *int64
+	MaxTokensPos   Pos
+	// MaxCost bounds the cost of the turn (the scenario: the session's
+	// cumulative cost); nil when unset.
+	MaxCost    *float64
+	MaxCostPos Pos
+}
+
+// Judge asks a second ACP agent, in a read-only session on the finished
+// workspace, whether the work meets a rubric.
+type Judge struct {
+	Pos Pos
+	// Agent is the judge's agent, resolved like a scenario's named agent.
+	Agent  Agent
+	Rubric string
+	// Pass is matched against the judge's reply; default `PASS`.
+	Pass *regexp.Regexp
+	// Timeout bounds the judge's session; 0 for DefaultJudgeTimeout.
+	Timeout time.Duration
+}
+
+// DefaultJudgeTimeout bounds a judge that gives no timeout.
+const DefaultJudgeTimeout = 5 * time.Minute
