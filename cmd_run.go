@@ -21,21 +21,23 @@ import (
 
 // runCmd is `acprun run PATHS…`.
 type runCmd struct {
-	Paths       []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
-	JSON        string   `name:"json" short:"o" default:"acprun-results.json" placeholder:"FILE" help:"Write the JSON results to FILE (- for stdout, which then carries nothing else)."`
-	Transcripts string   `placeholder:"DIR" help:"Write every message both ways, per scenario, as JSONL files in DIR (agent env values redacted)."`
-	AllowAll    bool     `help:"Answer every permission request with allow (for quick experiments; named in the results)." xor:"policy"`
-	DenyAll     bool     `help:"Answer every permission request with deny (named in the results)." xor:"policy"`
-	TurnTimeout duration `placeholder:"DUR" help:"Override every turn's timeout (e.g. 2m)."`
-	IdleTimeout duration `placeholder:"DUR" help:"Override every scenario's idle timeout: cancel a turn when the agent sends nothing for this long."`
-	Timeout     duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled, scenarios not started are listed as errors."`
-	Jobs        int      `short:"j" placeholder:"N" help:"Scenarios to run in parallel (default: number of CPUs)."`
-	Repeat      int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate and pass@k."`
-	DryRun      bool     `help:"Print the resolved plan (agent command, cwd, timeouts, rules) and run nothing."`
-	JUnit       string   `name:"junit" placeholder:"FILE" help:"Also write JUnit XML to FILE (one testsuite per scenario file; - for stdout)."`
-	Events      string   `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line flushed per event; - for stdout)."`
-	Quiet       bool     `short:"q" help:"No progress output; only the summary."`
-	Verbose     bool     `short:"v" help:"Print turns, permission decisions and tool calls as they happen."`
+	Paths          []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
+	JSON           string   `name:"json" short:"o" default:"acprun-results.json" placeholder:"FILE" help:"Write the JSON results to FILE (- for stdout, which then carries nothing else)."`
+	Transcripts    string   `placeholder:"DIR" help:"Write every message both ways, per scenario, as JSONL files in DIR (agent env values redacted)."`
+	AllowAll       bool     `help:"Answer every permission request with allow (for quick experiments; named in the results)." xor:"policy"`
+	DenyAll        bool     `help:"Answer every permission request with deny (named in the results)." xor:"policy"`
+	TurnTimeout    duration `placeholder:"DUR" help:"Override every turn's timeout (e.g. 2m)."`
+	IdleTimeout    duration `placeholder:"DUR" help:"Override every scenario's idle timeout: cancel a turn when the agent sends nothing for this long."`
+	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled, scenarios not started are listed as errors."`
+	Jobs           int      `short:"j" placeholder:"N" help:"Scenarios to run in parallel (default: number of CPUs)."`
+	Repeat         int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate and pass@k."`
+	DryRun         bool     `help:"Print the resolved plan (agent command, cwd, timeouts, rules) and run nothing."`
+	KeepWorkspaces bool     `help:"Keep the workspaces of passing attempts too (those of failing ones are always kept; their paths are in the results)."`
+	WorkspaceDir   string   `placeholder:"DIR" help:"Make workspaces in DIR (created if missing) instead of the system's temp directory."`
+	JUnit          string   `name:"junit" placeholder:"FILE" help:"Also write JUnit XML to FILE (one testsuite per scenario file; - for stdout)."`
+	Events         string   `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line flushed per event; - for stdout)."`
+	Quiet          bool     `short:"q" help:"No progress output; only the summary."`
+	Verbose        bool     `short:"v" help:"Print turns, permission decisions and tool calls as they happen."`
 	selection
 }
 
@@ -182,6 +184,15 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		Version:     version,
 		Parallel:    c.Jobs,
 		Repeat:      c.Repeat,
+
+		KeepWorkspaces: c.KeepWorkspaces,
+	}
+	if c.WorkspaceDir != "" {
+		dir, err := workspaceDir(c.WorkspaceDir)
+		if err != nil {
+			return exitError{code: exitUsage, err: fmt.Errorf("--workspace-dir %s: %w", c.WorkspaceDir, err)}
+		}
+		opts.WorkspaceDir = dir
 	}
 	if opts.Parallel <= 0 {
 		opts.Parallel = runtime.NumCPU()
@@ -274,6 +285,17 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return exitError{code: exitOutput}
 	}
 	return exitError{code: exitCode(ctx, rep)}
+}
+
+// workspaceDir makes the --workspace-dir directory if it is missing and
+// returns its absolute path, so that the paths in the results can be used
+// from anywhere.
+func workspaceDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return abs, outfile.CheckDir(abs)
 }
 
 // exitCode maps a report to the process's exit code.

@@ -26,6 +26,21 @@ func printPlan(w io.Writer, scs []*scenario.Scenario, c *runCmd) error {
 		}
 		fmt.Fprintf(w, "  agent:    %s%s\n", strings.Join(sc.Agent.Command, " "), name)
 		fmt.Fprintf(w, "  cwd:      %s\n", sc.Agent.Cwd)
+		if ws := sc.Workspace; ws != nil {
+			if ws.Git != "" {
+				fmt.Fprintf(w, "  workspace: git %s at %s (a fresh checkout per attempt; cwd and roots are mapped into it)\n", ws.Git, orHead(ws.Ref))
+			} else {
+				fmt.Fprintf(w, "  workspace: copy of %s per attempt (cwd and roots are mapped into it)\n", ws.From)
+			}
+		}
+		for _, l := range []struct {
+			what string
+			cmds []scenario.Command
+		}{{"setup", sc.Setup}, {"verify", sc.Verify}, {"teardown", sc.Teardown}} {
+			for _, cmd := range l.cmds {
+				fmt.Fprintf(w, "  %-9s %s (timeout %s)\n", l.what+":", cmd.Run, pick(cmd.Timeout, scenario.DefaultCommandTimeout))
+			}
+		}
 		if sc.Agent.Auth != "" || sc.Agent.Mode != "" {
 			fmt.Fprintf(w, "  auth:     %s  mode: %s\n", orDash(sc.Agent.Auth), orDash(sc.Agent.Mode))
 		}
@@ -67,6 +82,13 @@ func printPlan(w io.Writer, scs []*scenario.Scenario, c *runCmd) error {
 		}
 	}
 	return nil
+}
+
+func orHead(ref string) string {
+	if ref == "" {
+		return "HEAD"
+	}
+	return ref
 }
 
 // pick returns the first non-zero duration.

@@ -90,8 +90,8 @@ type Result struct {
 	SetupPermissions    []Permission    `json:"setupPermissions,omitempty"`
 	SetupClientRequests []ClientRequest `json:"setupClientRequests,omitempty"`
 	// Violations lists protocol violations seen on the agent's stdout.
-	Violations []string     `json:"violations,omitempty"`
-	Transcript string       `json:"transcript,omitempty"`
+	Violations []string `json:"violations,omitempty"`
+	Transcript string   `json:"transcript,omitempty"`
 	// Workspace is the attempt's own copy, when the scenario has one.
 	Workspace *WorkspaceResult `json:"workspace,omitempty"`
 	// Setup, Verify and Teardown are the scenario's commands, as they ran.

@@ -16,6 +16,7 @@ import (
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/scenario"
+	"github.com/acprun/acprun/workspace"
 )
 
 // Defaults for the scenario settings a file leaves out.
@@ -67,6 +68,11 @@ type Options struct {
 	// Repeat runs every scenario this many times (attempts 1…Repeat);
 	// default 1.
 	Repeat int
+	// WorkspaceDir is where workspaces are made; default os.TempDir().
+	WorkspaceDir string
+	// KeepWorkspaces keeps the workspaces of passing attempts too (those of
+	// the others are always kept).
+	KeepWorkspaces bool
 
 	// tap, when set, sees every message (benchmarks).
 	tap func(dir acp.Direction, line []byte, at time.Time)
@@ -181,14 +187,23 @@ func notRun(sc *scenario.Scenario, why string) Result {
 
 // scenarioRun is the state of one scenario while it runs.
 type scenarioRun struct {
-	opts  *Options
-	obs   *observer
-	sc    *scenario.Scenario
-	res   *Result
-	sess  *session
-	agent *Agent
-	init  acp.InitializeResponse
-	tr    *transcript
+	opts *Options
+	obs  *observer
+	jo   *jobObserver // redacts what it passes on
+	red  *redact.Redactor
+	// sc is the scenario as this attempt runs it: with a workspace, its
+	// cwd and roots are in the attempt's copy.
+	sc             *scenario.Scenario
+	res            *Result
+	sess           *session
+	agent          *Agent
+	init           acp.InitializeResponse
+	tr             *transcript
+	transcriptName string
+	ws             *workspace.Workspace // nil without a workspace
+	// workFails are the failures of verify and of the scenario-level
+	// checks on the workspace, listed after the turns'.
+	workFails []string
 }
 
 // runScenario runs one job: one attempt of one scenario. transcript is the
@@ -207,18 +222,44 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, job Job, tra
 			Command: sc.Agent.Command,
 		},
 	}
+	r := &scenarioRun{opts: opts, obs: obs, sc: sc, res: &res, transcriptName: transcript}
+	// Every value of agent.env and secret-looking variables of acprun's
+	// environment are redacted from the result (once, at the end) and from
+	// what observers and the transcript see.
+	r.red = redact.New(redact.Secrets(sc.Agent.Env, opts.Environ)...)
+	r.jo = obs.forJob(job, r.red)
+	defer r.red.Value(&res) // after every return below: res is the named result
+	defer func() {
+		res.Duration = time.Since(start)
+		res.DurationMs = res.Duration.Milliseconds()
+	}()
+	if sc.Workspace != nil {
+		if err := r.makeWorkspace(ctx, job); err != nil {
+			res.Status = StatusError
+			res.Error = err.Error()
+			r.skipFrom(0)
+			return res
+		}
+	}
+	r.play(ctx)
+	r.teardown()
+	r.evaluate()
+	r.removeWorkspace()
+	for _, w := range res.Warnings {
+		r.jo.warning(w)
+	}
+	return res
+}
+
+// play runs the scenario in its workspace: setup, the agent's session,
+// verify and the scenario-level checks.
+func (r *scenarioRun) play(ctx context.Context) {
+	sc, res, opts := r.sc, r.res, r.opts
 	policy := sc.Policy
 	if opts.Policy != nil {
 		policy = opts.Policy
 	}
-	r := &scenarioRun{opts: opts, obs: obs, sc: sc, res: &res}
-	// Every value of agent.env and secret-looking variables of acprun's
-	// environment are redacted from the result (once, at the end) and from
-	// what observers and the transcript see.
-	red := redact.New(redact.Secrets(sc.Agent.Env, opts.Environ)...)
-	jo := obs.forJob(job, red)
-	defer red.Value(&res) // after every return below: res is the named result
-	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: jo, act: newActivity(), delay: sc.AnswerDelay}
+	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay}
 	r.sess.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,
@@ -240,13 +281,28 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, job Job, tra
 	}
 
 	if opts.Transcripts != "" {
-		tr, err := newTranscript(opts.Transcripts, transcript, red)
+		tr, err := newTranscript(opts.Transcripts, r.transcriptName, r.red)
 		if err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("transcript: %v", err))
 		} else {
 			r.tr = tr
 			res.Transcript = tr.path
 			defer tr.close()
+		}
+	}
+
+	if err := r.setup(scCtx); err != nil {
+		res.Status = StatusError
+		res.Error = err.Error()
+		r.skipFrom(0)
+		return
+	}
+	if r.ws != nil {
+		if err := r.ws.Snapshot(); err != nil {
+			res.Status = StatusError
+			res.Error = fmt.Sprintf("workspace: %v", err)
+			r.skipFrom(0)
+			return
 		}
 	}
 
@@ -260,19 +316,17 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, job Job, tra
 		r.stopAgent()
 		r.collect()
 		r.skipFrom(0)
-		res.Duration = time.Since(start)
-		res.DurationMs = res.Duration.Milliseconds()
-		return res
+		return
 	}
 
 	for i := range sc.Turns {
 		if i > 0 {
 			r.settle(scCtx)
 		}
-		jo.turnStarted(i + 1)
+		r.jo.turnStarted(i + 1)
 		tr := r.runTurn(scCtx, i)
 		res.Turns = append(res.Turns, tr)
-		jo.turn(r.sess.snapshot(r.sess.turnState(tr.Index)))
+		r.jo.turn(r.sess.snapshot(r.sess.turnState(tr.Index)))
 		if tr.StopReason == OutcomeAgentExited || tr.StopReason == OutcomeUnresponsive {
 			r.skipFrom(i + 1)
 			break
@@ -284,13 +338,37 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, job Job, tra
 	}
 	r.stopAgent()
 	r.collect()
-	r.evaluate()
-	for _, w := range res.Warnings {
-		jo.warning(w)
+	r.recordChanges(ctx)
+	if ctx.Err() == nil {
+		r.verify(scCtx)
 	}
-	res.Duration = time.Since(start)
-	res.DurationMs = res.Duration.Milliseconds()
-	return res
+	r.checkScenarioWork(scCtx)
+}
+
+// checkScenarioWork checks the scenario-level expectations on the
+// workspace (files) and asks its judge, once the agent has stopped.
+func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
+	e := r.sc.Expect
+	if e.Files != nil {
+		changed, err := r.changed()
+		if err != nil {
+			r.workFails = append(r.workFails, fmt.Sprintf("%s: files: the workspace's changes could not be listed: %v", e.Files.Pos, err))
+		}
+		r.workFails = append(r.workFails, checkFiles(e.Files, r.workDir(), changed)...)
+	}
+	if e.Judge != nil && ctx.Err() == nil {
+		var texts []string
+		for _, t := range r.res.Turns {
+			if t.Text != "" {
+				texts = append(texts, t.Text)
+			}
+		}
+		jr, fail := r.judge(ctx, e.Judge, strings.Join(texts, "\n\n"), "judge")
+		r.res.Judge = jr
+		if fail != "" {
+			r.workFails = append(r.workFails, fail)
+		}
+	}
 }
 
 // start launches the agent and opens the session.
@@ -486,6 +564,7 @@ func (r *scenarioRun) evaluate() {
 		}
 	}
 	res.Failures = append(res.Failures, checkScenario(r.sc.Expect, res)...)
+	res.Failures = append(res.Failures, r.workFails...)
 	if res.Status == "" {
 		if len(res.Failures) > 0 {
 			res.Status = StatusFailed

@@ -96,9 +96,14 @@ type turnState struct {
 	ended        chan struct{} // closed when the turn's answer has been taken
 	endOnce      sync.Once
 	inflight     sync.WaitGroup // requests of the turn still being answered
-	usage        *Usage         // from usage_update
-	promptUsage  *Usage         // from the prompt's answer
-	warnings     []string       // about the prompt, set when the turn starts
+	// checked is closed once the runner has checked the turn's files and
+	// run its judge: the agent's late fs/* and terminal/* requests wait for
+	// it, so they never change what those checks see.
+	checked     chan struct{}
+	checkOnce   sync.Once
+	usage       *Usage   // from usage_update
+	promptUsage *Usage   // from the prompt's answer
+	warnings    []string // about the prompt, set when the turn starts
 }
 
 type toolCallState struct {
@@ -112,8 +117,13 @@ type toolCallState struct {
 }
 
 func newTurnState(rec *TurnResult) *turnState {
-	return &turnState{rec: rec, calls: map[string]*toolCallState{}, cancelled: make(chan struct{}), ended: make(chan struct{})}
+	return &turnState{rec: rec, calls: map[string]*toolCallState{}, cancelled: make(chan struct{}), ended: make(chan struct{}),
+		checked: make(chan struct{})}
 }
+
+// release lets the turn's late client requests be served: the checks made
+// on the workspace after the turn are done.
+func (t *turnState) release() { t.checkOnce.Do(func() { close(t.checked) }) }
 
 var (
 	_ acp.Handler  = (*session)(nil)
@@ -228,6 +238,12 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		a := s.arrived(req)
 		if a.done != nil {
 			defer a.done()
+		}
+		if a.late && a.turn != nil {
+			select { // served after the turn's checks, whenever it came
+			case <-a.turn.checked:
+			case <-ctx.Done():
+			}
 		}
 		result, rec, err := s.client.handle(ctx, req)
 		rec.Late = a.late
@@ -610,6 +626,13 @@ func (s *session) setFailures(t *turnState, failures []string) {
 	s.mu.Unlock()
 }
 
+// setJudge records the verdict of the turn's judge.
+func (s *session) setJudge(t *turnState, j *JudgeResult) {
+	s.mu.Lock()
+	t.rec.Judge = j
+	s.mu.Unlock()
+}
+
 // snapshot returns a deep copy of the turn's record with everything
 // recorded so far: the handlers may go on writing to the live one.
 func (s *session) snapshot(t *turnState) TurnResult {
@@ -630,6 +653,10 @@ func (s *session) snapshot(t *turnState) TurnResult {
 	}
 	r.Updates = maps.Clone(t.rec.Updates)
 	r.Failures = slices.Clone(t.rec.Failures)
+	if t.rec.Judge != nil {
+		j := *t.rec.Judge
+		r.Judge = &j
+	}
 	r.ClientRequests = filledRequests(t.requests)
 	r.Permissions = filledPermissions(t.permissions)
 	asked := map[string]bool{}

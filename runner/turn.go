@@ -87,10 +87,51 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 	}
 	out.duration = time.Since(start)
 	rec := r.sess.finish(t, out)
+	defer t.release() // the agent's late file and terminal requests wait for the checks
 	failures := checkTurn(turn.Expect, &rec)
+	if e := turn.Expect.Usage; e != nil {
+		failures = append(failures, checkTurnUsage(e, &rec, r.costBefore(i))...)
+	}
+	failures = append(failures, r.checkTurnWork(ctx, turn.Expect, &rec)...)
 	r.sess.setFailures(t, failures)
+	r.sess.setJudge(t, rec.Judge)
 	rec.Failures = failures
 	return rec
+}
+
+// costBefore is the session's cumulative cost as the turn before turn i
+// last reported it; 0 for the first.
+func (r *scenarioRun) costBefore(i int) float64 {
+	if i == 0 {
+		return 0
+	}
+	if t := r.sess.turnState(i); t != nil {
+		if prev := r.sess.snapshot(t); prev.Usage != nil {
+			return prev.Usage.Cost
+		}
+	}
+	return 0
+}
+
+// checkTurnWork checks the turn's files in the workspace as the turn left
+// them, and asks its judge.
+func (r *scenarioRun) checkTurnWork(ctx context.Context, e scenario.Expect, rec *TurnResult) []string {
+	var fails []string
+	if e.Files != nil {
+		changed, err := r.changed()
+		if err != nil {
+			fails = append(fails, fmt.Sprintf("%s: files: the workspace's changes could not be listed: %v", e.Files.Pos, err))
+		}
+		fails = append(fails, checkFiles(e.Files, r.workDir(), changed)...)
+	}
+	if e.Judge != nil && ctx.Err() == nil {
+		jr, fail := r.judge(ctx, e.Judge, rec.Text, fmt.Sprintf("judge-turn%d", rec.Index))
+		rec.Judge = jr
+		if fail != "" {
+			fails = append(fails, fail)
+		}
+	}
+	return fails
 }
 
 // awaitAnswer waits for the prompt's answer until ctx ends. expired reports

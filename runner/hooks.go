@@ -1,0 +1,136 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/acprun/acprun/hook"
+	"github.com/acprun/acprun/scenario"
+)
+
+// tailLines is how much of a failed command's output a failure shows.
+const tailLines = 20
+
+// runCommand runs one setup, verify or teardown command in the workspace
+// (or the session cwd) and records it.
+func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command) (CommandResult, hook.Result) {
+	timeout := cmd.Timeout
+	if timeout <= 0 {
+		timeout = scenario.DefaultCommandTimeout
+	}
+	hr := hook.Run(ctx, hook.Command{Run: cmd.Run, Dir: r.workDir(), Env: r.commandEnv(), Timeout: timeout})
+	cr := CommandResult{
+		Run: cmd.Run, Line: cmd.Pos.Line,
+		ExitCode: hr.ExitCode, Signal: hr.Signal, TimedOut: hr.TimedOut,
+		DurationMs: hr.Duration.Milliseconds(),
+		Stdout:     hr.Stdout, Stderr: hr.Stderr, StdoutBytes: hr.StdoutBytes, StderrBytes: hr.StderrBytes,
+		Truncated: hr.Truncated,
+	}
+	if hr.Err != nil {
+		cr.Error = hr.Err.Error()
+	}
+	return cr, hr
+}
+
+// ended says how a command ended, for messages: "" when it exited with
+// want.
+func ended(cr CommandResult, timeout time.Duration, want int) string {
+	switch {
+	case cr.TimedOut:
+		return fmt.Sprintf("timed out after %s and was killed", timeout)
+	case cr.Error != "":
+		return "could not run: " + cr.Error
+	case cr.Signal != "":
+		return "was killed by " + cr.Signal
+	case cr.ExitCode == nil:
+		return "did not exit"
+	case *cr.ExitCode != want:
+		return fmt.Sprintf("exited with code %d, want %d", *cr.ExitCode, want)
+	}
+	return ""
+}
+
+// withTail appends the last lines of a command's output to msg.
+func withTail(msg string, hr hook.Result) string {
+	if tail := strings.TrimRight(hr.Tail(tailLines), "\n"); tail != "" {
+		return msg + "; output ends:\n" + tail
+	}
+	return msg + " (no output)"
+}
+
+func commandTimeout(c scenario.Command) time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return scenario.DefaultCommandTimeout
+}
+
+// setup runs the setup commands in order; the first that does not exit 0
+// ends the scenario as an error.
+func (r *scenarioRun) setup(ctx context.Context) error {
+	for _, c := range r.sc.Setup {
+		cr, hr := r.runCommand(ctx, c)
+		r.res.Setup = append(r.res.Setup, cr)
+		if msg := ended(cr, commandTimeout(c), 0); msg != "" {
+			return fmt.Errorf("%s", withTail(fmt.Sprintf("%s: setup `%s` %s", c.Pos, c.Run, msg), hr))
+		}
+	}
+	return nil
+}
+
+// verify runs every verify command after the last turn; each is an
+// expectation of the scenario.
+func (r *scenarioRun) verify(ctx context.Context) {
+	for _, c := range r.sc.Verify {
+		cr, hr := r.runCommand(ctx, c)
+		var fails []string
+		e := c.Expect
+		pos := e.Pos
+		if pos == (scenario.Pos{}) {
+			pos = c.Pos
+		}
+		if msg := ended(cr, commandTimeout(c), e.ExitCode); msg != "" {
+			fails = append(fails, withTail(fmt.Sprintf("%s: verify `%s` %s", pos, c.Run, msg), hr))
+		} else {
+			for _, s := range e.StdoutContains {
+				if !strings.Contains(cr.Stdout, s) {
+					fails = append(fails, withTail(fmt.Sprintf("%s: verify `%s`: stdout does not contain %q", pos, c.Run, s), hr))
+				}
+			}
+			if e.StdoutMatches != nil && !e.StdoutMatches.MatchString(cr.Stdout) {
+				fails = append(fails, withTail(fmt.Sprintf("%s: verify `%s`: stdout does not match /%s/", pos, c.Run, e.StdoutMatches), hr))
+			}
+		}
+		passed := len(fails) == 0
+		cr.Passed = &passed
+		r.res.Verify = append(r.res.Verify, cr)
+		r.workFails = append(r.workFails, fails...)
+	}
+}
+
+// teardown runs every teardown command, whatever happened before; one
+// that fails gives a warning. Only a second interrupt (abort) cuts it
+// short.
+func (r *scenarioRun) teardown() {
+	if len(r.sc.Teardown) == 0 {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-r.opts.Abort:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	for _, c := range r.sc.Teardown {
+		cr, hr := r.runCommand(ctx, c)
+		r.res.Teardown = append(r.res.Teardown, cr)
+		if msg := ended(cr, commandTimeout(c), 0); msg != "" {
+			r.res.Warnings = append(r.res.Warnings, withTail(fmt.Sprintf("%s: teardown `%s` %s", c.Pos, c.Run, msg), hr))
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/scenario"
+)
+
+// judgeText is the most of the agent's reply a judge's prompt quotes.
+const judgeText = 64 << 10
+
+// judge asks a judge agent whether the work meets the rubric: a session of
+// its own, one turn, in a read-only client on the workspace (no terminal,
+// every permission denied), with its own timeout and transcript. text is
+// the agent's reply being judged; what names the judge in its transcript's
+// file name ("judge" or "judge-turn2").
+func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what string) (*JudgeResult, string) {
+	dir := r.workDir()
+	timeout := j.Timeout
+	if timeout <= 0 {
+		timeout = scenario.DefaultJudgeTimeout
+	}
+	agent := j.Agent
+	agent.Cwd = dir
+	jsc := &scenario.Scenario{
+		Name:   r.sc.Name + " (" + what + ")",
+		File:   r.sc.File,
+		Pos:    j.Pos,
+		Agent:  agent,
+		Client: scenario.Client{FS: true, ReadOnly: true, Roots: []string{dir}, Set: true},
+		Policy: approve.DenyAll(),
+		Turns: []scenario.Turn{{
+			Pos:     j.Pos,
+			Prompt:  []scenario.Part{{Pos: j.Pos, Text: judgePrompt(j.Rubric, r.red.String(text), r.red.String(r.changeSummary(ctx)))}},
+			Timeout: timeout,
+			Expect:  scenario.Expect{Pos: j.Pos, StopReasons: []string{"end_turn"}},
+		}},
+	}
+	opts := *r.opts
+	opts.Policy, opts.TurnTimeout, opts.IdleTimeout = nil, 0, 0
+	transcript := ""
+	if r.transcriptName != "" {
+		transcript = strings.TrimSuffix(r.transcriptName, ".jsonl") + "." + what + ".jsonl"
+	}
+	res := runScenario(ctx, &opts, &observer{}, Job{Scenario: jsc}, transcript)
+	jr := &JudgeResult{Agent: agent.Name, Transcript: res.Transcript, DurationMs: res.DurationMs}
+	if jr.Agent == "" && len(agent.Command) > 0 {
+		jr.Agent = agent.Command[0]
+	}
+	if len(res.Turns) > 0 {
+		t := res.Turns[0]
+		jr.StopReason, jr.Text = t.StopReason, t.Text
+		if t.Error != "" {
+			jr.Error = t.Error
+		}
+	}
+	if res.Error != "" {
+		jr.Error = res.Error
+	}
+	pass := j.Pass
+	switch {
+	case jr.Error != "" || jr.StopReason != "end_turn":
+		why := jr.Error
+		if why == "" {
+			why = "it ended with stopReason " + jr.StopReason
+		}
+		return jr, fmt.Sprintf("%s: judge %s gave no verdict: %s", j.Pos, jr.Agent, why)
+	case pass != nil && pass.MatchString(jr.Text):
+		jr.Passed = true
+		return jr, ""
+	}
+	return jr, fmt.Sprintf("%s: judge %s: the reply does not match /%s/: %s", j.Pos, jr.Agent, pass, shorten(jr.Text, 300))
+}
+
+// judgePrompt is what a judge is asked.
+func judgePrompt(rubric, text, changes string) string {
+	if len(text) > judgeText {
+		text = text[:judgeText] + "\n[reply cut]"
+	}
+	return "You are judging the work of a coding agent. The workspace it worked in is your cwd; you may read it, but not change it.\n\n" +
+		"Rubric:\n" + rubric + "\n\n" +
+		"The agent's reply:\n" + text + "\n\n" +
+		"What it changed:\n" + changes + "\n\n" +
+		"Answer PASS if the work meets the rubric, otherwise FAIL, on the first line; then say why in one or two sentences."
+}
+
+// shorten cuts s to about n bytes on one line, for messages.
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return fmt.Sprintf("%q", s)
+	}
+	cut := n
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q…", s[:cut])
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

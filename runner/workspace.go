@@ -1,0 +1,160 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/acprun/acprun/workspace"
+)
+
+// diffLimit is the most of a git workspace's diff kept in the results.
+const diffLimit = 256 << 10
+
+// makeWorkspace makes the job's own workspace and returns the scenario as
+// the attempt sees it: its cwd, client roots and commands in the copy. The
+// scenario itself is shared by every attempt and never changed.
+func (r *scenarioRun) makeWorkspace(ctx context.Context, job Job) error {
+	sc := r.sc
+	spec := workspace.Spec{From: sc.Workspace.From, Git: sc.Workspace.Git, Ref: sc.Workspace.Ref}
+	ws, err := workspace.Create(ctx, spec, r.opts.WorkspaceDir, workspacePrefix(job))
+	if err != nil {
+		return fmt.Errorf("%s: %w", sc.Workspace.Pos, err)
+	}
+	r.ws = ws
+	r.res.Workspace = &WorkspaceResult{
+		Path: ws.Dir, Kept: true, Source: sc.Workspace.Source(), Kind: ws.Kind, Ref: sc.Workspace.Ref, Commit: ws.Commit,
+		Created: []string{}, Modified: []string{}, Deleted: []string{},
+	}
+	local := *sc
+	from := sc.Workspace.Source()
+	local.Agent.Cwd = workspace.Rebase(sc.Agent.Cwd, from, ws.Dir)
+	local.Client.Roots = make([]string, len(sc.Client.Roots))
+	for i, root := range sc.Client.Roots {
+		local.Client.Roots[i] = workspace.Rebase(root, from, ws.Dir)
+	}
+	r.sc = &local
+	return nil
+}
+
+// workspacePrefix names a job's workspace directory after its scenario,
+// agent and attempt, so that a kept one is easy to find.
+func workspacePrefix(j Job) string {
+	name := "acprun-" + j.Scenario.Name
+	if j.Scenario.Agent.Name != "" {
+		name += "-" + j.Scenario.Agent.Name
+	}
+	if j.Attempt > 0 {
+		name += "-" + strconv.Itoa(j.Attempt)
+	}
+	return name
+}
+
+// workDir is where commands run and file expectations look: the
+// workspace, else the session cwd.
+func (r *scenarioRun) workDir() string {
+	if r.ws != nil {
+		return r.ws.Dir
+	}
+	return r.sc.Agent.Cwd
+}
+
+// changed lists the paths the agent changed in the workspace so far; nil
+// without a workspace.
+func (r *scenarioRun) changed() ([]string, error) {
+	if r.ws == nil {
+		return nil, nil
+	}
+	created, modified, deleted, err := r.ws.Changes()
+	if err != nil {
+		return nil, err
+	}
+	return append(append(append([]string{}, created...), modified...), deleted...), nil
+}
+
+// changes lists what the agent changed in the workspace so far, and for a
+// git workspace its diff, in w.
+func (r *scenarioRun) changes(ctx context.Context, w *WorkspaceResult) error {
+	created, modified, deleted, err := r.ws.Changes()
+	if err != nil {
+		return err
+	}
+	w.Created, w.Modified, w.Deleted = created, modified, deleted
+	diff, total, truncated, err := r.ws.Diff(ctx, diffLimit)
+	if err != nil {
+		return fmt.Errorf("diff: %w", err)
+	}
+	w.Diff, w.DiffBytes, w.DiffTruncated = diff, total, truncated
+	return nil
+}
+
+// recordChanges records in the result what the agent changed in the
+// workspace, once it has stopped.
+func (r *scenarioRun) recordChanges(ctx context.Context) {
+	if r.ws == nil {
+		return
+	}
+	if err := r.changes(ctx, r.res.Workspace); err != nil {
+		r.res.Workspace.Error = err.Error()
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("workspace: %v", err))
+	}
+}
+
+// changeSummary describes what the agent changed so far, for a judge: the
+// diff of a git workspace, else the lists of paths.
+func (r *scenarioRun) changeSummary(ctx context.Context) string {
+	if r.ws == nil {
+		return "(no workspace: changes were not recorded)"
+	}
+	var w WorkspaceResult
+	if err := r.changes(ctx, &w); err != nil {
+		return fmt.Sprintf("(the changes could not be listed: %v)", err)
+	}
+	if w.Diff != "" {
+		d := w.Diff
+		if w.DiffTruncated {
+			d += fmt.Sprintf("\n[diff cut at %d of %d bytes]", len(w.Diff), w.DiffBytes)
+		}
+		return d
+	}
+	var b strings.Builder
+	for _, l := range []struct {
+		what  string
+		paths []string
+	}{{"created", w.Created}, {"modified", w.Modified}, {"deleted", w.Deleted}} {
+		if len(l.paths) > 0 {
+			fmt.Fprintf(&b, "%s: %s\n", l.what, strings.Join(l.paths, ", "))
+		}
+	}
+	if b.Len() == 0 {
+		return "(no file was created, modified or deleted)"
+	}
+	return b.String()
+}
+
+// removeWorkspace removes the workspace of a passing attempt (unless
+// --keep-workspaces), and keeps any other.
+func (r *scenarioRun) removeWorkspace() {
+	if r.ws == nil {
+		return
+	}
+	if r.res.Status != StatusPassed || r.opts.KeepWorkspaces {
+		return
+	}
+	if err := r.ws.Remove(); err != nil {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("workspace %s was not removed: %v", r.ws.Dir, err))
+		return
+	}
+	r.res.Workspace.Kept = false
+}
+
+// commandEnv is the environment of setup, verify and teardown commands:
+// the agent's, plus ACPRUN_WORKSPACE when there is a workspace.
+func (r *scenarioRun) commandEnv() []string {
+	env := MergeEnv(r.opts.Environ, r.sc.Agent.Env)
+	if r.ws != nil {
+		env = append(append([]string{}, env...), "ACPRUN_WORKSPACE="+r.ws.Dir)
+	}
+	return env
+}
