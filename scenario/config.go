@@ -61,13 +61,19 @@ type Defaults struct {
 	// Policy is nil when the config has no permissions.
 	Policy      *approve.Policy
 	AnswerDelay time.Duration
+
+	// Workspace is nil for none; its paths are absolute (relative ones are
+	// resolved against the config file's directory).
+	Workspace *Workspace
+	// Setup, Verify and Teardown are nil for none.
+	Setup, Verify, Teardown []Command
 }
 
 // The keys of the config file's mappings.
 var (
 	configKeys   = []string{"defaults", "agents"}
 	defaultsKeys = []string{"agent", "timeout", "turnTimeout", "idleTimeout", "cancelGrace", "killGrace",
-		"continueAfterCancel", "client", "permissions"}
+		"continueAfterCancel", "client", "permissions", "workspace", "setup", "verify", "teardown"}
 	namedAgentKeys = []string{"description", "command", "env", "cwd", "auth", "mode", "mcpServers"}
 )
 
@@ -220,6 +226,14 @@ func (p *fileParser) defaults(n *yaml.Node, c *Config) {
 			var s Scenario
 			d.Policy = p.permissions(v, &s)
 			d.AnswerDelay = s.AnswerDelay
+		case "workspace":
+			d.Workspace = p.workspace(v)
+		case "setup":
+			d.Setup = p.commands(v, "setup")
+		case "verify":
+			d.Verify = p.commands(v, "verify")
+		case "teardown":
+			d.Teardown = p.commands(v, "teardown")
 		}
 	}
 }
@@ -255,6 +269,11 @@ func (p *fileParser) applyDefaults(s *Scenario) {
 		s.Client.Roots = slices.Clone(d.Client.Roots)
 	}
 	s.Policy, s.AnswerDelay = d.Policy, d.AnswerDelay
+	if d.Workspace != nil {
+		w := *d.Workspace
+		s.Workspace = &w
+	}
+	s.Setup, s.Verify, s.Teardown = slices.Clone(d.Setup), slices.Clone(d.Verify), slices.Clone(d.Teardown)
 }
 
 // hasDefaultAgent reports whether the config gives scenarios an agent.

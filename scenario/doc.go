@@ -57,7 +57,11 @@
 //	    - path: ["**/.env", "/etc/**"]
 //	    - title: "*delete*"
 //	    - input: {url: "^https?://"}
-//	expect: {denied: 0}           # scenario level: denied (exact) or maxDenied
+//	workspace: ./fixtures/repo    # a fresh copy for each attempt; or {from: DIR}, or {git: ./repo, ref: HEAD~3}
+//	setup:                        # shell lines run before the agent starts; each must exit 0
+//	  - npm ci
+//	  - {run: make build, timeout: 5m}   # timeout default 10m
+//	expect: {denied: 0}           # scenario level: denied (exact) or maxDenied, and the keys below
 //	turns:                        # required, at least one
 //	  - prompt: "Run go vet and fix what it reports."
 //	    timeout: 5m
@@ -70,6 +74,51 @@
 //	      stopReason: [end_turn, max_tokens]
 //	      text: {contains: "vet", matches: "(?i)fixed \\d+"}  # contains: all must appear; matches: RE2
 //	      maxDenied: 1
+//	      toolCalls:              # a pattern is a tool kind (as in rules) or a glob on the title
+//	        used: [edit, "Write *"]      # each matches at least one tool call
+//	        notUsed: [delete]            # none matches any
+//	        count: {execute: "<=2", edit: 1, "Read *": ">=1"}  # N, "<=N" or ">=N" calls
+//	        status: completed            # every tool call ended so: completed | failed
+//	        sequence: [read, edit, execute]  # in this order, other calls between allowed
+//	      files:                  # relative to the workspace (or the session cwd); no absolute paths, no ..
+//	        exists: [done.txt]
+//	        absent: [tmp.txt]
+//	        contains: {README.md: hello}     # a string or a list, all must appear
+//	        matches: {main.go: "func main"}  # RE2
+//	        unchanged: ["vendor/**", go.mod]  # globs (dir/ = dir/**): not created, modified or deleted; needs a workspace
+//	        golden: {out.txt: ./golden/out.txt}  # equal byte for byte; the golden file is relative to this file and must exist
+//	      permissions: {requested: [edit], notRequested: [execute]}  # kinds or title globs, as in toolCalls
+//	      usage: {maxTotalTokens: 50000, maxCost: 0.5}  # what the agent reported
+//	      judge:                  # a second agent reads the finished work in a read-only session
+//	        agent: claude         # required; a name or a mapping, like the scenario's agent
+//	        rubric: "Answer PASS if the fix is minimal, else FAIL and why."  # required
+//	        pass: "^PASS"         # RE2 matched against the judge's reply; default PASS
+//	        timeout: 2m           # default 5m
+//	verify:                       # shell lines run after the last turn; each is an expectation
+//	  - test -f done.txt          # must exit 0
+//	  - run: go test ./...
+//	    timeout: 10m
+//	    expect: {exitCode: 0, stdout: {contains: [ok], matches: "PASS"}}
+//	teardown: ["rm -rf /tmp/x"]   # shell lines run last, always; their outcome is only recorded
+//
+// toolCalls, files, permissions, usage and judge may be given in a turn's
+// expect (about that turn) or in the scenario's (about all of it). A
+// toolCalls or permissions value that is not a tool kind but close to one
+// (exec) gets a warning, since it is taken as a title.
+//
+// A workspace gives each attempt (scenario × agent × attempt) a fresh
+// copy of a directory, or a git checkout of ref (default HEAD); the copy
+// is removed after a passing attempt. Its directory must exist. When the
+// agent has no cwd of its own, the session cwd and the client roots
+// default to the workspace, meaning the attempt's copy; the paths of rules
+// and files expectations then refer to the copy too. workspace: null
+// means none, even when the config's defaults give one.
+//
+// setup, verify and teardown commands are shell lines, run by /bin/sh -c
+// in the workspace (or the session cwd), each in its own process group,
+// with the agent's environment: a string, or a mapping with run, timeout
+// and, for verify only, expect (default: exit code 0). An empty list means
+// none.
 //
 // An agent is given by its command, or by the name of a named agent (see
 // below): `agent: claude`, or a mapping with name instead of command whose
@@ -88,11 +137,15 @@
 // ${VAR} and ${VAR:-default} (default used when VAR is unset or empty) are
 // replaced, and $$ stands for a single $, in the values of agent.command,
 // agent.args, agent.env, agent.cwd, agent.auth, agent.mode, client.roots and the
-// strings inside agent.mcpServers. It happens after YAML parsing, so a
+// strings inside agent.mcpServers, and in the paths of workspace (and its
+// ref) and files.golden. It happens after YAML parsing, so a
 // value never changes the file's structure; a string command is split into
 // words first, so a variable holding spaces stays one word. A $ followed by
-// anything else is kept as it is. Prompts, expectations and rules are never
-// interpolated. An unset variable without a default is an error. An
+// anything else is kept as it is. Prompts, rules and the other
+// expectations (including the paths of files, which are the workspace's)
+// are never interpolated. Nor are the run lines of setup, verify and
+// teardown: the shell expands $VARS itself, and the commands get the
+// agent's environment. An unset variable without a default is an error. An
 // interpolated value that ends up empty leaves cwd, auth and mode unset.
 // Inside a flow collection ([...] or {...}) quote a value holding ${...},
 // since YAML reads its braces as syntax.
@@ -121,6 +174,7 @@
 //	  continueAfterCancel: false
 //	  client: {readOnly: true}
 //	  permissions: {default: deny, allow: [{kind: read}]}
+//	  workspace: ./fixtures/repo  # also setup, verify and teardown
 //	agents:                       # named agents
 //	  claude:                     # a built-in's name: replaces it; without command, changes it
 //	    env: {ANTHROPIC_API_KEY: "${MY_CLAUDE_KEY}"}
@@ -135,8 +189,9 @@
 //
 // A scenario key replaces the config's value of that key as a whole, except
 // that client merges key by key; flags of the command line override both.
-// Relative paths in the config file (cwd, client.roots, and a program path
-// with a / as the first word of a command) resolve against its directory.
+// Relative paths in the config file (cwd, client.roots, workspace, and a
+// program path with a / as the first word of a command) resolve against
+// its directory.
 // Config agents' variables are expanded when a scenario uses the agent, so
 // an unset variable is an error only for the scenarios that use that
 // agent. A directory walk or a glob skips files named acprun.yaml or

@@ -80,7 +80,7 @@ agent: {command: [a]}
 expect: {stopReason: end_turn}
 turns: [{prompt: hi}]
 `,
-			want: []string{`bad.yaml:3:10: unknown key "stopReason" (valid keys: denied, maxDenied); stopReason belongs in a turn's expect`},
+			want: []string{`bad.yaml:3:10: unknown key "stopReason" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge); stopReason belongs in a turn's expect`},
 		},
 		{
 			name: "duplicate key",

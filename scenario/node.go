@@ -25,8 +25,11 @@ type fileParser struct {
 	cfg        *Config // named agents and defaults; nil for none
 	lenient    bool    // unset variables are not errors (see leniently)
 	inConfig   bool    // the file is a config file
-	errs       Errors
-	warns      []Warning
+	// unchanged holds the files.unchanged keys of the scenario being read:
+	// they need a workspace, which may be given after them.
+	unchanged []*yaml.Node
+	errs      Errors
+	warns     []Warning
 }
 
 func (p *fileParser) pos(n *yaml.Node) Pos {

@@ -19,7 +19,8 @@ import (
 // The keys of each mapping in the format, in the order the docs give them.
 var (
 	scenarioKeys = []string{"name", "description", "tags", "agent", "timeout", "turnTimeout", "idleTimeout",
-		"cancelGrace", "killGrace", "continueAfterCancel", "client", "permissions", "expect", "turns"}
+		"cancelGrace", "killGrace", "continueAfterCancel", "client", "permissions", "workspace", "setup",
+		"expect", "turns", "verify", "teardown"}
 	agentKeys          = []string{"command", "name", "args", "env", "cwd", "auth", "mode", "mcpServers"}
 	clientKeys         = []string{"fs", "terminal", "readOnly", "roots"}
 	permissionKeys     = []string{"default", "allow", "deny", "answerDelay"}
@@ -28,9 +29,20 @@ var (
 	exampleKeys        = []string{"match", "noMatch"}
 	turnKeys           = []string{"prompt", "timeout", "expect"}
 	partKeys           = []string{"text", "file", "image"}
-	turnExpectKeys     = []string{"stopReason", "text", "denied", "maxDenied"}
-	scenarioExpectKeys = []string{"denied", "maxDenied"}
+	turnExpectKeys     = []string{"stopReason", "text", "denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
+	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
 	textKeys           = []string{"contains", "matches"}
+
+	workspaceKeys         = []string{"from", "git", "ref"}
+	commandKeys           = []string{"run", "timeout"} // setup and teardown
+	verifyKeys            = []string{"run", "timeout", "expect"}
+	commandExpectKeys     = []string{"exitCode", "stdout"}
+	toolCallsKeys         = []string{"used", "notUsed", "count", "status", "sequence"}
+	filesKeys             = []string{"exists", "absent", "contains", "matches", "unchanged", "golden"}
+	permissionsExpectKeys = []string{"requested", "notRequested"}
+	usageKeys             = []string{"maxTotalTokens", "maxCost"}
+	judgeKeys             = []string{"agent", "rubric", "pass", "timeout"}
+	toolCallStatuses      = []string{"completed", "failed"}
 
 	// stopReasons are ACP's StopReason values, then the outcomes acprun
 	// records when the agent gave none.
@@ -75,6 +87,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	s.Agent.McpServers = json.RawMessage("[]")
 	s.Client = Client{FS: true, Terminal: true}
 	p.applyDefaults(s)
+	p.unchanged = nil
 	m, ok := p.mapping(root, scenarioKeys, nil)
 	if !ok {
 		return s
@@ -118,6 +131,14 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		case "permissions":
 			s.AnswerDelay = 0 // the config's goes with the config's rules
 			s.Policy = p.permissions(v, s)
+		case "workspace":
+			s.Workspace = p.workspace(v)
+		case "setup":
+			s.Setup = p.commands(v, "setup")
+		case "verify":
+			s.Verify = p.commands(v, "verify")
+		case "teardown":
+			s.Teardown = p.commands(v, "teardown")
 		case "expect":
 			s.Expect = p.expect(v, false)
 		case "turns":
@@ -149,6 +170,17 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	} else {
 		p.checkCwd(s)
 	}
+	if w := s.Workspace; w != nil && s.Agent.CwdPos == (Pos{}) && s.Agent.Cwd == p.dir && w.Source() != "" {
+		// The runner maps the source to the attempt's copy.
+		s.Agent.Cwd = w.Source()
+	}
+	if s.Workspace == nil {
+		for _, k := range p.unchanged {
+			p.errorf(k, "files.unchanged compares with the workspace's starting copy, and the scenario has no workspace: "+
+				"add workspace: DIR (or workspace: {git: REPO}) to the scenario or to the config's defaults")
+		}
+	}
+	p.unchanged = nil
 	if s.Agent.McpServers == nil {
 		s.Agent.McpServers = json.RawMessage("[]")
 	}
@@ -175,7 +207,11 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 // value that gave it (in the scenario or the config file): the agent could
 // not even be started there.
 func (p *fileParser) checkCwd(s *Scenario) {
-	a := &s.Agent
+	p.checkAgentCwd(&s.Agent)
+}
+
+// checkAgentCwd is checkCwd for any agent: the scenario's or a judge's.
+func (p *fileParser) checkAgentCwd(a *Agent) {
 	pos := a.CwdPos
 	if pos == (Pos{}) {
 		if a.Cwd == p.dir {
@@ -585,6 +621,16 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 			e.Denied, _ = p.count(kv.v)
 		case "maxDenied":
 			e.MaxDenied, _ = p.count(kv.v)
+		case "toolCalls":
+			e.ToolCalls = p.toolCallsExpect(kv.v)
+		case "files":
+			e.Files = p.filesExpect(kv.v)
+		case "permissions":
+			e.Permissions = p.permissionsExpect(kv.v)
+		case "usage":
+			e.Usage = p.usageExpect(kv.v)
+		case "judge":
+			e.Judge = p.judge(kv.v)
 		}
 	}
 	if k, ok := m.has["maxDenied"]; ok && m.has["denied"] != nil {

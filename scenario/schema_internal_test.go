@@ -42,6 +42,16 @@ func TestSchemaMatchesParser(t *testing.T) {
 		{[]string{"$defs", "scenarioExpect"}, scenarioExpectKeys},
 		{[]string{"$defs", "textExpect"}, textKeys},
 		{[]string{"$defs", "namedAgent"}, namedAgentKeys},
+		{[]string{"$defs", "workspace"}, workspaceKeys},
+		{[]string{"$defs", "shellCommandMapping"}, commandKeys},
+		{[]string{"$defs", "verifyCommandMapping"}, verifyKeys},
+		{[]string{"$defs", "commandExpect"}, commandExpectKeys},
+		{[]string{"$defs", "stdoutExpect"}, textKeys},
+		{[]string{"$defs", "toolCallsExpect"}, toolCallsKeys},
+		{[]string{"$defs", "filesExpect"}, filesKeys},
+		{[]string{"$defs", "permissionsExpect"}, permissionsExpectKeys},
+		{[]string{"$defs", "usageExpect"}, usageKeys},
+		{[]string{"$defs", "judge"}, judgeKeys},
 	}
 	for _, tt := range tests {
 		obj := object(tt.path...)
@@ -66,6 +76,42 @@ func TestSchemaMatchesParser(t *testing.T) {
 		if d, _ := obj["description"].(string); d == "" {
 			t.Errorf("%v: no description", tt.path)
 		}
+	}
+}
+
+// TestSchemaEnumsMatchParser checks that the schema's lists of values are
+// the parser's.
+func TestSchemaEnumsMatchParser(t *testing.T) {
+	var schema struct {
+		Defs struct {
+			ToolCallsExpect struct {
+				Properties struct {
+					Status struct {
+						Enum []string `json:"enum"`
+					} `json:"status"`
+				} `json:"properties"`
+			} `json:"toolCallsExpect"`
+			TurnExpect struct {
+				Properties struct {
+					StopReason struct {
+						AnyOf []struct {
+							Enum []string `json:"enum"`
+						} `json:"anyOf"`
+					} `json:"stopReason"`
+				} `json:"properties"`
+			} `json:"turnExpect"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(JSONSchema(), &schema); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(toolCallStatuses, schema.Defs.ToolCallsExpect.Properties.Status.Enum); diff != "" {
+		t.Errorf("toolCalls.status (-parser +schema):\n%s", diff)
+	}
+	if anyOf := schema.Defs.TurnExpect.Properties.StopReason.AnyOf; len(anyOf) == 0 {
+		t.Errorf("stopReason has no enum")
+	} else if diff := cmp.Diff(stopReasons, anyOf[0].Enum); diff != "" {
+		t.Errorf("stopReason (-parser +schema):\n%s", diff)
 	}
 }
 

@@ -48,7 +48,8 @@ func TestJSONSchemaTopLevelKeys(t *testing.T) {
 		t.Errorf("additionalProperties = %v, want false", schema.AdditionalProperties)
 	}
 	for _, key := range []string{"name", "description", "tags", "agent", "timeout", "turnTimeout", "idleTimeout",
-		"cancelGrace", "killGrace", "continueAfterCancel", "client", "permissions", "expect", "turns"} {
+		"cancelGrace", "killGrace", "continueAfterCancel", "client", "permissions", "expect", "turns",
+		"workspace", "setup", "verify", "teardown"} {
 		if _, ok := schema.Properties[key]; !ok {
 			t.Errorf("JSONSchema() has no property %q", key)
 		}
@@ -116,6 +117,18 @@ func TestJSONSchemaRejects(t *testing.T) {
 		{"duration without unit", "name: x\nagent: a\ntimeout: '90'\nturns: [{prompt: hi}]\n"},
 		{"two keys in a part", "name: x\nagent: a\nturns: [{prompt: [{text: a, file: b}]}]\n"},
 		{"denied and maxDenied", "name: x\nagent: a\nexpect: {denied: 1, maxDenied: 2}\nturns: [{prompt: hi}]\n"},
+		{"workspace with from and git", "name: x\nagent: a\nworkspace: {from: a, git: b}\nturns: [{prompt: hi}]\n"},
+		{"ref without git", "name: x\nagent: a\nworkspace: {from: a, ref: main}\nturns: [{prompt: hi}]\n"},
+		{"setup with expect", "name: x\nagent: a\nsetup: [{run: a, expect: {exitCode: 0}}]\nturns: [{prompt: hi}]\n"},
+		{"verify without run", "name: x\nagent: a\nverify: [{timeout: 1m}]\nturns: [{prompt: hi}]\n"},
+		{"exit code out of range", "name: x\nagent: a\nverify: [{run: a, expect: {exitCode: 256}}]\nturns: [{prompt: hi}]\n"},
+		{"empty toolCalls", "name: x\nagent: a\nturns: [{prompt: hi, expect: {toolCalls: {}}}]\n"},
+		{"bad count", "name: x\nagent: a\nturns: [{prompt: hi, expect: {toolCalls: {count: {edit: '<2'}}}}]\n"},
+		{"bad status", "name: x\nagent: a\nturns: [{prompt: hi, expect: {toolCalls: {status: done}}}]\n"},
+		{"absolute files path", "name: x\nagent: a\nexpect: {files: {exists: [/etc/passwd]}}\nturns: [{prompt: hi}]\n"},
+		{"files path with ..", "name: x\nagent: a\nexpect: {files: {contains: {../x: y}}}\nturns: [{prompt: hi}]\n"},
+		{"negative maxCost", "name: x\nagent: a\nexpect: {usage: {maxCost: -1}}\nturns: [{prompt: hi}]\n"},
+		{"judge without rubric", "name: x\nagent: a\nexpect: {judge: {agent: claude}}\nturns: [{prompt: hi}]\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,6 +159,10 @@ func TestConfigJSONSchema(t *testing.T) {
   timeout: 10m
   client: {readOnly: true}
   permissions: {default: deny, allow: [{kind: read}]}
+  workspace: {git: ./repo, ref: main}
+  setup: [make deps]
+  verify: [{run: make test, expect: {stdout: {contains: ok}}}]
+  teardown: [make clean]
 agents:
   mine: {description: Mine., command: [a, b], env: {A: "1"}, cwd: w, auth: k, mode: m, mcpServers: []}
   claude: {env: {K: v}}
@@ -162,6 +179,8 @@ agents:
 		"agents: {'my agent': {command: [a]}}\n",
 		"defaults: {agent: {name: a, command: [b]}}\n",
 		"defaults: {agent: {command: [b], args: [c]}}\n",
+		"defaults: {setup: [{run: a, expect: {}}]}\n",
+		"defaults: {workspace: {ref: main}}\n",
 	} {
 		for _, d := range yamlDocs(t, []byte(bad)) {
 			if err := sch.Validate(d); err == nil {

@@ -1,0 +1,352 @@
+package scenario
+
+import (
+	"math"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// toolCallsExpect reads expect.toolCalls.
+func (p *fileParser) toolCallsExpect(n *yaml.Node) *ToolCallsExpect {
+	n = deref(n)
+	e := &ToolCallsExpect{Pos: p.pos(n)}
+	m, ok := p.mapping(n, toolCallsKeys, nil)
+	if !ok {
+		return e
+	}
+	for _, kv := range m.pairs {
+		switch kv.key {
+		case "used":
+			e.Used = p.toolPatterns(kv.v)
+		case "notUsed":
+			e.NotUsed = p.toolPatterns(kv.v)
+		case "count":
+			e.Count = p.toolCounts(kv.v)
+		case "status":
+			if s, ok := p.str(kv.v); ok {
+				v := deref(kv.v)
+				if !slices.Contains(toolCallStatuses, s) {
+					p.errorf(v, "%s", unknownMsg("tool call status", s, toolCallStatuses, "statuses"))
+					continue
+				}
+				e.Status = Located{Pos: p.pos(v), Value: s}
+			}
+		case "sequence":
+			e.Sequence = p.toolPatterns(kv.v)
+		}
+	}
+	p.contradicts(e.Used, e.NotUsed, "used", "notUsed")
+	p.needsOne(m, "toolCalls", toolCallsKeys)
+	return e
+}
+
+// toolPatterns reads a string or a list of tool call patterns: a tool kind
+// (one of ToolKinds) or a glob on the title. A word that is no kind but
+// close to one is taken as a title, with a warning.
+func (p *fileParser) toolPatterns(n *yaml.Node) []Located {
+	nodes, _ := p.strNodes(n, true, true)
+	var out []Located
+	for _, s := range nodes {
+		if l, ok := p.toolPattern(s, s.Value); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// toolPattern checks one tool call pattern, value, written at n (a value
+// or a key).
+func (p *fileParser) toolPattern(n *yaml.Node, value string) (Located, bool) {
+	l := Located{Pos: p.pos(n), Value: value}
+	if strings.TrimSpace(value) == "" {
+		p.errorf(n, "empty pattern: give a tool kind (%s) or a glob on the tool call's title", strings.Join(ToolKinds, ", "))
+		return l, false
+	}
+	if !slices.Contains(ToolKinds, value) && !strings.ContainsAny(value, "*?[ ") {
+		if kind, ok := suggest(value, ToolKinds); ok {
+			p.warnf(l.Pos, "%q is not a tool kind (did you mean %q?), so it matches only a tool call titled %q", value, kind, value)
+		}
+	}
+	return l, true
+}
+
+// contradicts reports each pattern of b that a lists too: the expectation
+// could never hold.
+func (p *fileParser) contradicts(a, b []Located, aKey, bKey string) {
+	for _, x := range b {
+		if i := slices.IndexFunc(a, func(y Located) bool { return y.Value == x.Value }); i >= 0 {
+			p.errorAt(x.Pos, "%q is in both %s (line %d) and %s: no run can meet both", x.Value, aKey, a[i].Pos.Line, bKey)
+		}
+	}
+}
+
+// countRE is a count of tool calls written as a string: N, ==N, <=N or
+// >=N, with blanks allowed around the parts.
+var countRE = regexp.MustCompile(`^\s*(==|<=|>=)?\s*(\d+)\s*$`)
+
+// toolCounts reads toolCalls.count: patterns mapped to counts.
+func (p *fileParser) toolCounts(n *yaml.Node) []CountExpect {
+	m, ok := p.mapping(n, nil, nil)
+	if !ok {
+		return nil
+	}
+	if len(m.pairs) == 0 {
+		p.errorf(m.n, "count is empty: map tool kinds or title globs to counts, such as {execute: \"<=2\", edit: 1}")
+		return nil
+	}
+	var out []CountExpect
+	for _, kv := range m.pairs {
+		if _, ok := p.toolPattern(kv.k, kv.key); !ok {
+			continue
+		}
+		v := deref(kv.v)
+		c := CountExpect{Pos: p.pos(v), Pattern: kv.key, Op: "=="}
+		bad := func() {
+			p.errorf(v, "bad count %q for %q: use a whole number N (exactly N calls), \"<=N\" (at most) or \">=N\" (at least)", v.Value, kv.key)
+		}
+		switch {
+		case v.Kind != yaml.ScalarNode || isNull(v) || v.ShortTag() == "!!bool":
+			p.errorf(v, "expected a count (N, \"<=N\" or \">=N\"), got %s", describe(v))
+			continue
+		case v.ShortTag() == "!!int":
+			var i int64
+			if err := v.Decode(&i); err != nil || i < 0 || i > math.MaxInt32 {
+				bad()
+				continue
+			}
+			c.N = int(i)
+		default:
+			sub := countRE.FindStringSubmatch(v.Value)
+			if sub == nil {
+				bad()
+				continue
+			}
+			i, err := strconv.ParseInt(sub[2], 10, 32)
+			if err != nil {
+				bad()
+				continue
+			}
+			c.N = int(i)
+			if sub[1] != "" {
+				c.Op = sub[1]
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// filesExpect reads expect.files.
+func (p *fileParser) filesExpect(n *yaml.Node) *FilesExpect {
+	n = deref(n)
+	e := &FilesExpect{Pos: p.pos(n)}
+	m, ok := p.mapping(n, filesKeys, nil)
+	if !ok {
+		return e
+	}
+	for _, kv := range m.pairs {
+		switch kv.key {
+		case "exists":
+			e.Exists = p.relPaths(kv.v, false)
+		case "absent":
+			e.Absent = p.relPaths(kv.v, false)
+		case "contains":
+			p.pathMap(kv.v, "contains", "the text each must contain", func(k, v *yaml.Node, path string) {
+				nodes, _ := p.strNodes(v, true, true)
+				for _, t := range nodes {
+					if t.Value == "" {
+						p.errorf(t, "empty text: give the text %s must contain", path)
+						continue
+					}
+					e.Contains = append(e.Contains, FileText{Pos: p.pos(t), Path: path, Text: t.Value})
+				}
+			})
+		case "matches":
+			p.pathMap(kv.v, "matches", "a regular expression each must match", func(k, v *yaml.Node, path string) {
+				if re, ok := p.regexp(v); ok {
+					e.Matches = append(e.Matches, FileRegexp{Pos: p.pos(deref(v)), Path: path, Re: re})
+				}
+			})
+		case "unchanged":
+			p.unchanged = append(p.unchanged, kv.k)
+			e.Unchanged = p.relPaths(kv.v, true)
+		case "golden":
+			p.pathMap(kv.v, "golden", "golden files (relative to this file)", func(k, v *yaml.Node, path string) {
+				s, ok := p.interp(v)
+				if !ok {
+					return
+				}
+				if golden, ok := p.existingFile(deref(v), "golden file", s); ok {
+					e.Golden = append(e.Golden, FileGolden{Pos: p.pos(deref(v)), Path: path, Golden: golden})
+				}
+			})
+		}
+	}
+	p.contradicts(e.Exists, e.Absent, "exists", "absent")
+	p.needsOne(m, "files", filesKeys)
+	return e
+}
+
+// relPaths reads a string or a list of paths relative to the workspace;
+// globs when glob is set.
+func (p *fileParser) relPaths(n *yaml.Node, glob bool) []Located {
+	nodes, _ := p.strNodes(n, true, true)
+	var out []Located
+	for _, s := range nodes {
+		if rel, ok := p.relPath(s, s.Value, glob); ok {
+			out = append(out, Located{Pos: p.pos(s), Value: rel})
+		}
+	}
+	return out
+}
+
+// relPath checks a path (a glob when glob is set) of the workspace, as
+// written at n, and returns it cleaned, with slashes. A glob ending in /
+// stands for everything under that directory.
+func (p *fileParser) relPath(n *yaml.Node, s string, glob bool) (string, bool) {
+	what := "path"
+	if glob {
+		what = "pattern"
+	}
+	switch {
+	case s == "":
+		p.errorf(n, "%s is empty", what)
+		return "", false
+	case strings.HasPrefix(s, "/"):
+		p.errorf(n, "%s %q is absolute: paths here are relative to the workspace (or the session cwd)", what, s)
+		return "", false
+	case slices.Contains(strings.Split(s, "/"), ".."):
+		p.errorf(n, "%s %q uses ..: write it relative to the workspace (or the session cwd), without ..", what, s)
+		return "", false
+	}
+	dir := glob && strings.HasSuffix(s, "/")
+	rel := path.Clean(s)
+	if rel == "." {
+		if glob {
+			p.errorf(n, "pattern %q names the workspace itself: write ** for every path in it", s)
+		} else {
+			p.errorf(n, "path %q names the workspace itself: name a file or directory in it", s)
+		}
+		return "", false
+	}
+	if dir {
+		rel += "/**"
+	}
+	if glob {
+		for _, seg := range strings.Split(rel, "/") {
+			if _, err := path.Match(seg, ""); err != nil {
+				p.errorf(n, "bad pattern %q: %v", s, err)
+				return "", false
+			}
+		}
+	}
+	return rel, true
+}
+
+// pathMap reads a mapping of workspace paths to values (described by
+// what, for the message about an empty one) and calls f for each.
+func (p *fileParser) pathMap(n *yaml.Node, key, what string, f func(k, v *yaml.Node, path string)) {
+	m, ok := p.mapping(n, nil, nil)
+	if !ok {
+		return
+	}
+	if len(m.pairs) == 0 {
+		p.errorf(m.n, "%s is empty: map file paths to %s", key, what)
+		return
+	}
+	for _, kv := range m.pairs {
+		if rel, ok := p.relPath(kv.k, kv.key, false); ok {
+			f(kv.k, kv.v, rel)
+		}
+	}
+}
+
+// permissionsExpect reads expect.permissions.
+func (p *fileParser) permissionsExpect(n *yaml.Node) *PermissionsExpect {
+	n = deref(n)
+	e := &PermissionsExpect{Pos: p.pos(n)}
+	m, ok := p.mapping(n, permissionsExpectKeys, nil)
+	if !ok {
+		return e
+	}
+	for _, kv := range m.pairs {
+		switch kv.key {
+		case "requested":
+			e.Requested = p.toolPatterns(kv.v)
+		case "notRequested":
+			e.NotRequested = p.toolPatterns(kv.v)
+		}
+	}
+	p.contradicts(e.Requested, e.NotRequested, "requested", "notRequested")
+	p.needsOne(m, "permissions", permissionsExpectKeys)
+	return e
+}
+
+// usageExpect reads expect.usage.
+func (p *fileParser) usageExpect(n *yaml.Node) *UsageExpect {
+	n = deref(n)
+	e := &UsageExpect{Pos: p.pos(n)}
+	m, ok := p.mapping(n, usageKeys, nil)
+	if !ok {
+		return e
+	}
+	for _, kv := range m.pairs {
+		v := deref(kv.v)
+		switch kv.key {
+		case "maxTotalTokens":
+			if i, ok := p.nonNegative(v); ok {
+				e.MaxTotalTokens, e.MaxTokensPos = &i, p.pos(v)
+			}
+		case "maxCost":
+			if f, ok := p.nonNegativeNumber(v); ok {
+				e.MaxCost, e.MaxCostPos = &f, p.pos(v)
+			}
+		}
+	}
+	p.needsOne(m, "usage", usageKeys)
+	return e
+}
+
+// judge reads expect.judge. Its agent is given like the scenario's.
+func (p *fileParser) judge(n *yaml.Node) *Judge {
+	n = deref(n)
+	j := &Judge{Pos: p.pos(n), Pass: regexp.MustCompile("PASS")}
+	m, ok := p.mapping(n, judgeKeys, nil)
+	if !ok {
+		return j
+	}
+	for _, kv := range m.pairs {
+		v := deref(kv.v)
+		switch kv.key {
+		case "agent":
+			j.Agent = p.agentFromSpec(p.agentSpec(v, agentKeys))
+			if j.Agent.Cwd != "" {
+				p.checkAgentCwd(&j.Agent)
+			}
+		case "rubric":
+			if s, ok := p.str(v); ok {
+				if strings.TrimSpace(s) == "" {
+					p.errorf(v, "rubric is empty: say what the judge should check")
+				}
+				j.Rubric = s
+			}
+		case "pass":
+			if re, ok := p.regexp(v); ok {
+				if re.String() == "" {
+					p.errorf(v, "pass is empty, so every reply would pass: give a regular expression such as ^PASS")
+					continue
+				}
+				j.Pass = re
+			}
+		case "timeout":
+			j.Timeout, _ = p.duration(v)
+		}
+	}
+	p.require(m, "agent", "rubric")
+	return j
+}

@@ -1,0 +1,276 @@
+package scenario
+
+import (
+	"errors"
+	"io/fs"
+	"math"
+	"os"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// workspace reads the workspace key: a directory to copy (a string, or
+// {from: DIR}) or a git repository to check out ({git: REPO, ref: REF}).
+// null means none, even when the config's defaults give one. Paths are
+// interpolated and resolved against the file's directory; the directory
+// must exist. On a problem it still returns a Workspace, so that what
+// needs one is not reported too.
+func (p *fileParser) workspace(n *yaml.Node) *Workspace {
+	n = deref(n)
+	w := &Workspace{Pos: p.pos(n)}
+	switch {
+	case isNull(n):
+		return nil
+	case n.Kind == yaml.ScalarNode:
+		w.From, _ = p.workspaceDir(n, "workspace", false)
+		return w
+	case n.Kind != yaml.MappingNode:
+		p.errorf(n, "expected a workspace: a directory to copy (a string, or {from: DIR}) or {git: REPO, ref: REF}, got %s", describe(n))
+		return w
+	}
+	m, _ := p.mapping(n, workspaceKeys, nil)
+	for _, kv := range m.pairs {
+		switch kv.key {
+		case "from":
+			w.From, _ = p.workspaceDir(kv.v, "from", false)
+		case "git":
+			w.Git, _ = p.workspaceDir(kv.v, "git", true)
+		case "ref":
+			w.Ref, _ = p.gitRef(kv.v)
+		}
+	}
+	from, git := m.has["from"], m.has["git"]
+	switch {
+	case from != nil && git != nil:
+		second := git
+		if git.Line < from.Line || git.Line == from.Line && git.Column < from.Column {
+			second = from
+		}
+		p.errorf(second, "use either from (a directory to copy) or git (a repository to check out), not both")
+	case from == nil && git == nil && !m.suggested["from"] && !m.suggested["git"]:
+		p.errorf(n, "workspace needs from (a directory to copy) or git (a repository to check out)")
+	}
+	if ref := m.has["ref"]; ref != nil && git == nil && from != nil {
+		p.errorf(ref, "ref goes with git: a directory copied with from has no ref (use git: to check out a commit)")
+	}
+	return w
+}
+
+// workspaceDir reads the directory of a workspace, given by key (for the
+// messages), and checks that it is a directory.
+func (p *fileParser) workspaceDir(n *yaml.Node, key string, repo bool) (string, bool) {
+	s, ok := p.interp(n)
+	if !ok {
+		return "", false
+	}
+	n = deref(n)
+	what := "the directory to copy for each attempt"
+	if repo {
+		what = "the directory of a git repository to check out for each attempt"
+	}
+	if s == "" {
+		p.errorf(n, "workspace path is empty: %s names %s", key, what)
+		return "", false
+	}
+	abs := p.abs(s)
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		p.errorf(n, "workspace %s does not exist: create it, or change %s (a relative path is relative to %s)", abs, key, p.dir)
+	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		p.errorf(n, "workspace %s: %v", abs, err)
+	case !fi.IsDir():
+		p.errorf(n, "workspace %s is not a directory: %s names %s", abs, key, what)
+	default:
+		return abs, true
+	}
+	return abs, false
+}
+
+// gitRef reads a workspace's ref: a commit, branch or tag, "" for HEAD.
+func (p *fileParser) gitRef(n *yaml.Node) (string, bool) {
+	ref, ok := p.interp(n)
+	if !ok {
+		return "", false
+	}
+	n = deref(n)
+	switch {
+	case strings.HasPrefix(ref, "-"):
+		p.errorf(n, "bad ref %q: a ref cannot start with -", ref)
+	case strings.ContainsFunc(ref, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		p.errorf(n, "bad ref %q: a ref has no spaces or control characters", ref)
+	default:
+		return ref, true
+	}
+	return "", false
+}
+
+// commands reads the list of setup, verify or teardown commands (which
+// says which). An empty list is none, which replaces the config's.
+func (p *fileParser) commands(n *yaml.Node, which string) []Command {
+	n = deref(n)
+	if n.Kind != yaml.SequenceNode {
+		p.errorf(n, "expected a list of %s commands (each a shell line, or a mapping with run), got %s", which, describe(n))
+		return nil
+	}
+	out := []Command{}
+	for _, item := range n.Content {
+		if c, ok := p.shellCommand(item, which); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// shellCommand reads one command: a shell line, or a mapping with run,
+// timeout and, for verify commands, expect. The line is not interpolated:
+// the shell expands variables itself.
+func (p *fileParser) shellCommand(n *yaml.Node, which string) (Command, bool) {
+	n = deref(n)
+	c := Command{Pos: p.pos(n), Expect: CommandExpect{Pos: p.pos(n)}}
+	switch {
+	case n.Kind == yaml.ScalarNode && !isNull(n):
+		c.Run = n.Value
+		if strings.TrimSpace(c.Run) == "" {
+			p.errorf(n, "%s command is empty", which)
+			return c, false
+		}
+		return c, true
+	case n.Kind != yaml.MappingNode:
+		p.errorf(n, "expected a %s command (a shell line, or a mapping with run), got %s", which, describe(n))
+		return c, false
+	}
+	keys, hint := verifyKeys, func(string) string { return "" }
+	if which != "verify" {
+		keys = commandKeys
+		hint = func(k string) string {
+			if k == "expect" {
+				return "only verify commands have an expect (a setup command must exit 0; a teardown command's outcome is only recorded)"
+			}
+			return ""
+		}
+	}
+	m, _ := p.mapping(n, keys, hint)
+	ok := true
+	for _, kv := range m.pairs {
+		switch kv.key {
+		case "run":
+			var good bool
+			c.Run, good = p.str(kv.v)
+			if good && strings.TrimSpace(c.Run) == "" {
+				p.errorf(deref(kv.v), "run is empty: give the shell line to run")
+				good = false
+			}
+			ok = ok && good
+		case "timeout":
+			var good bool
+			c.Timeout, good = p.duration(kv.v)
+			ok = ok && good
+		case "expect":
+			c.Expect = p.commandExpect(kv.v)
+		}
+	}
+	if _, has := m.has["run"]; !has {
+		p.require(m, "run")
+		ok = false
+	}
+	return c, ok
+}
+
+// commandExpect reads what a verify command must do.
+func (p *fileParser) commandExpect(n *yaml.Node) CommandExpect {
+	n = deref(n)
+	e := CommandExpect{Pos: p.pos(n)}
+	m, ok := p.mapping(n, commandExpectKeys, nil)
+	if !ok {
+		return e
+	}
+	for _, kv := range m.pairs {
+		switch kv.key {
+		case "exitCode":
+			e.ExitCode, _ = p.exitCode(kv.v)
+		case "stdout":
+			sm, ok := p.mapping(kv.v, textKeys, nil)
+			if !ok {
+				continue
+			}
+			for _, skv := range sm.pairs {
+				switch skv.key {
+				case "contains":
+					e.StdoutContains, _ = p.strs(skv.v, true, false)
+				case "matches":
+					e.StdoutMatches, _ = p.regexp(skv.v)
+				}
+			}
+			p.needsOne(sm, "stdout", textKeys)
+		}
+	}
+	p.needsOne(m, "expect", commandExpectKeys)
+	return e
+}
+
+// exitCode reads a process exit status: 0 to 255.
+func (p *fileParser) exitCode(n *yaml.Node) (int, bool) {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
+		p.errorf(n, "expected an exit code (a whole number from 0 to 255), got %s", describe(n))
+		return 0, false
+	}
+	var i int64
+	if err := n.Decode(&i); err != nil || i < 0 || i > 255 {
+		p.errorf(n, "expected an exit code from 0 to 255, got %s", n.Value)
+		return 0, false
+	}
+	return int(i), true
+}
+
+// needsOne reports a mapping m, named what, that gives none of keys. A
+// mapping whose keys were all reported as unknown is not reported again.
+func (p *fileParser) needsOne(m mapping, what string, keys []string) {
+	if len(m.pairs) == 0 && len(m.n.Content) == 0 {
+		p.errorf(m.n, "%s needs %s", what, orList(keys))
+	}
+}
+
+// orList joins words as "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// nonNegative reads a whole number from 0 up, as an int64.
+func (p *fileParser) nonNegative(n *yaml.Node) (int64, bool) {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
+		p.errorf(n, "expected a whole number, got %s", describe(n))
+		return 0, false
+	}
+	var i int64
+	if err := n.Decode(&i); err != nil || i < 0 {
+		p.errorf(n, "expected a whole number from 0 up, got %s", n.Value)
+		return 0, false
+	}
+	return i, true
+}
+
+// nonNegativeNumber reads a number from 0 up, whole or not.
+func (p *fileParser) nonNegativeNumber(n *yaml.Node) (float64, bool) {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" && n.ShortTag() != "!!float" {
+		p.errorf(n, "expected a number, got %s", describe(n))
+		return 0, false
+	}
+	var f float64
+	if err := n.Decode(&f); err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		p.errorf(n, "expected a number from 0 up, got %s", n.Value)
+		return 0, false
+	}
+	return f, true
+}
