@@ -155,11 +155,16 @@ type Judge struct {
 	// Agent is the judge's agent, resolved like a scenario's named agent.
 	Agent  Agent
 	Rubric string
-	// Pass is matched against the judge's reply; default `PASS`.
+	// Pass is matched against the judge's reply; default DefaultJudgePass.
 	Pass *regexp.Regexp
 	// Timeout bounds the judge's session; 0 for DefaultJudgeTimeout.
 	Timeout time.Duration
 }
+
+// DefaultJudgePass is the judge's default pass pattern: a line of its
+// reply that starts with PASS (after any markup such as ** or #), so that
+// "FAIL: this does not PASS" fails.
+const DefaultJudgePass = `(?m)^\W*PASS\b`
 
 // DefaultJudgeTimeout bounds a judge that gives no timeout.
 const DefaultJudgeTimeout = 5 * time.Minute

@@ -315,7 +315,7 @@ func (p *fileParser) usageExpect(n *yaml.Node) *UsageExpect {
 // judge reads expect.judge. Its agent is given like the scenario's.
 func (p *fileParser) judge(n *yaml.Node) *Judge {
 	n = deref(n)
-	j := &Judge{Pos: p.pos(n), Pass: regexp.MustCompile("PASS")}
+	j := &Judge{Pos: p.pos(n), Pass: regexp.MustCompile(DefaultJudgePass)}
 	m, ok := p.mapping(n, judgeKeys, nil)
 	if !ok {
 		return j

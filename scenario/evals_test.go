@@ -128,7 +128,7 @@ func TestLoadEvals(t *testing.T) {
 					Pos:    at(50, 5),
 					Agent:  scenario.Agent{Pos: at(50, 12), Command: []string{"judge", "--strict"}, McpServers: mcp},
 					Rubric: "Is the change minimal?\n",
-					Pass:   regexp.MustCompile("PASS"),
+					Pass:   regexp.MustCompile(scenario.DefaultJudgePass),
 				},
 			},
 			TurnExpect: scenario.Expect{Pos: at(53, 9), StopReasons: []string{"end_turn"}},

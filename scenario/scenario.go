@@ -48,7 +48,7 @@ type Scenario struct {
 	// request (permissions.answerDelay); 0 answers at once.
 	AnswerDelay time.Duration
 
-	// Expect holds the scenario-level expectations (Denied, MaxDenied).
+	// Expect holds the scenario-level expectations (every kind but stopReason and text).
 	Expect Expect
 
 	Turns []Turn
