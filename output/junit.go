@@ -46,14 +46,16 @@ type junitProperty struct {
 
 // junitTestCase is one scenario × agent × attempt.
 type junitTestCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	File      string        `xml:"file,attr,omitempty"`
-	Line      int           `xml:"line,attr,omitempty"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitProblem `xml:"failure,omitempty"`
-	Error     *junitProblem `xml:"error,omitempty"`
-	SystemOut *junitText    `xml:"system-out,omitempty"`
+	Name      string `xml:"name,attr"`
+	Classname string `xml:"classname,attr"`
+	File      string `xml:"file,attr,omitempty"`
+	Line      int    `xml:"line,attr,omitempty"`
+	Time      string `xml:"time,attr"`
+	// Properties come first, where pytest (record_property) puts them.
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Failure    *junitProblem    `xml:"failure,omitempty"`
+	Error      *junitProblem    `xml:"error,omitempty"`
+	SystemOut  *junitText       `xml:"system-out,omitempty"`
 }
 
 // junitProblem is a <failure> or an <error>.
@@ -74,9 +76,18 @@ type junitText struct {
 // message lists its stop reasons and failed expectations; a scenario that
 // could not run to its end gets an <error>. <system-out> holds the
 // transcript path, skipped turns, warnings and the agent's stderr tail.
+// The testcases of a scenario that ran several times (--repeat) carry
+// the pass rate of its attempts against that agent as <properties>:
+// attempts, passed, passRate, pass@1…pass@n and pass^1…pass^n.
 // Times come from the report.
 func JUnit(w io.Writer, rep runner.Report) error {
 	root := junitTestSuites{Name: "acprun", Time: seconds(rep.Duration)}
+	rates := map[passRateKey]PassRate{}
+	for _, p := range PassRates(rep) {
+		if p.Attempts > 1 {
+			rates[passRateKey{p.File, p.Scenario, p.Agent}] = p
+		}
+	}
 	index := map[string]int{}
 	var suiteTime []time.Duration
 	for _, r := range rep.Scenarios {
@@ -103,6 +114,9 @@ func JUnit(w io.Writer, rep runner.Report) error {
 		}
 		s := &root.Suites[i]
 		tc := junitCase(r)
+		if p, ok := rates[passRateKey{r.File, r.Name, r.Agent.Name}]; ok {
+			tc.Properties = &junitProperties{passRateProperties(p)}
+		}
 		s.Tests++
 		root.Tests++
 		switch {
@@ -163,6 +177,23 @@ func junitCase(r runner.Result) junitTestCase {
 		tc.Error = &junitProblem{Message: msg, Type: typ, Body: xmlText(problemBody(r))}
 	}
 	return tc
+}
+
+// passRateProperties are the properties of the testcases of a repeated
+// scenario: its pass rate over all its attempts against one agent.
+func passRateProperties(p PassRate) []junitProperty {
+	props := []junitProperty{
+		{Name: "attempts", Value: strconv.Itoa(p.Attempts)},
+		{Name: "passed", Value: strconv.Itoa(p.Passed)},
+		{Name: "passRate", Value: round4(p.Rate)},
+	}
+	for k := 1; k <= p.Attempts; k++ {
+		props = append(props, junitProperty{Name: "pass@" + strconv.Itoa(k), Value: round4(p.PassAtK.At(k))})
+	}
+	for k := 1; k <= p.Attempts; k++ {
+		props = append(props, junitProperty{Name: "pass^" + strconv.Itoa(k), Value: round4(p.PassHatK.At(k))})
+	}
+	return props
 }
 
 // problemBody is the text of a <failure> or <error>: the error, every turn's

@@ -1,9 +1,14 @@
 package output
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/acprun/acprun/runner"
 )
@@ -11,31 +16,150 @@ import (
 // PassRate is how often one scenario passed against one agent over its
 // attempts (--repeat).
 type PassRate struct {
-	Scenario string  `json:"scenario"`
+	Scenario string `json:"scenario"`
+	// File is the scenario's file: two scenarios of one name in different
+	// files are different rows.
+	File     string  `json:"file"`
 	Agent    string  `json:"agent,omitempty"`
 	Attempts int     `json:"attempts"`
 	Passed   int     `json:"passed"`
 	Rate     float64 `json:"passRate"` // passed / attempts, which is also pass@1
-	// PassAtK is the unbiased pass@k estimate for k = Attempts: 1 when
-	// any attempt passed.
-	PassAtK float64 `json:"passAtK"`
+	// PassAtK is the unbiased estimate of pass@k, the chance that at
+	// least one of k attempts drawn from these passes, for k = 1..Attempts.
+	PassAtK ByK `json:"passAtK"`
+	// PassHatK is the estimate of pass^k, the chance that all k attempts
+	// drawn from these pass, for k = 1..Attempts.
+	PassHatK ByK `json:"passHatK"`
 }
 
-// PassRates groups a report's results by scenario and agent, in the
-// report's order. It returns nil for a run with one attempt per scenario
-// and no named agents: there is nothing to compare.
+// ByK holds one estimate per k: ByK[0] is for k = 1. In JSON it is an
+// object keyed by k in increasing order ({"1": 0.4, "2": 0.7, …}), its
+// values rounded to 4 decimals.
+type ByK []float64
+
+// At returns the estimate for k, or NaN when there is none.
+func (b ByK) At(k int) float64 {
+	if k < 1 || k > len(b) {
+		return math.NaN()
+	}
+	return b[k-1]
+}
+
+// MarshalJSON writes b as an object with its keys in numeric order
+// ("2" before "10"), which encoding/json does not do for maps.
+func (b ByK) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, v := range b {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		fmt.Fprintf(&buf, `"%d":%s`, i+1, round4(v))
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// UnmarshalJSON reads the object MarshalJSON writes. It also accepts the
+// single number older versions wrote for passAtK (pass@n only), which it
+// drops: the summary is computed again from the scenarios wherever it is
+// used (acprun merge).
+func (b *ByK) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '{' {
+		var old *float64
+		if err := json.Unmarshal(data, &old); err != nil {
+			return fmt.Errorf("want an object keyed by k: %w", err)
+		}
+		*b = nil
+		return nil
+	}
+	var m map[string]float64
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	out := make(ByK, len(m))
+	for key, v := range m {
+		k, err := strconv.Atoi(key)
+		if err != nil || k < 1 || k > len(m) {
+			return fmt.Errorf("key %q: want 1 to %d", key, len(m))
+		}
+		out[k-1] = v
+	}
+	*b = out
+	return nil
+}
+
+// round4 formats v rounded to 4 decimals, as short as it goes ("0.7", "1").
+func round4(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "null"
+	}
+	return strconv.FormatFloat(math.Round(v*1e4)/1e4, 'f', -1, 64)
+}
+
+// PassAtK is the unbiased estimator of pass@k for c passes in n attempts:
+// 1 - C(n-c, k)/C(n, k), the chance that a draw of k of the attempts
+// (without replacement) holds at least one pass. It is computed as a
+// product, so large n neither overflows nor loses precision, and is exactly
+// 0 without passes and exactly 1 when fewer than k attempts failed. It is
+// NaN unless 1 <= k <= n and 0 <= c <= n.
+func PassAtK(n, c, k int) float64 {
+	switch {
+	case k < 1 || k > n || c < 0 || c > n:
+		return math.NaN()
+	case c == 0:
+		return 0
+	case n-c < k:
+		return 1
+	}
+	// C(n-c, k)/C(n, k) = Π_{i<k} (n-c-i)/(n-i)
+	fail := 1.0
+	for i := range k {
+		fail *= float64(n-c-i) / float64(n-i)
+	}
+	return 1 - fail
+}
+
+// PassHatK is the estimator of pass^k for c passes in n attempts:
+// C(c, k)/C(n, k), the chance that a draw of k of the attempts (without
+// replacement) holds only passes. It is exactly 1 when every attempt
+// passed and exactly 0 with fewer than k passes. It is NaN unless
+// 1 <= k <= n and 0 <= c <= n.
+func PassHatK(n, c, k int) float64 {
+	switch {
+	case k < 1 || k > n || c < 0 || c > n:
+		return math.NaN()
+	case c == n:
+		return 1
+	case c < k:
+		return 0
+	}
+	// C(c, k)/C(n, k) = Π_{i<k} (c-i)/(n-i)
+	all := 1.0
+	for i := range k {
+		all *= float64(c-i) / float64(n-i)
+	}
+	return all
+}
+
+// passRateKey is what PassRates groups results by.
+type passRateKey struct{ file, name, agent string }
+
+// PassRates groups a report's results by scenario (file and name) and
+// agent, in the report's order. It returns nil for a run with one attempt
+// per scenario and no named agents: there is nothing to compare.
 func PassRates(rep runner.Report) []PassRate {
-	type key struct{ file, name, agent string }
-	idx := map[key]int{}
+	idx := map[passRateKey]int{}
 	var out []PassRate
 	interesting := false
 	for _, r := range rep.Scenarios {
-		k := key{r.File, r.Name, r.Agent.Name}
+		k := passRateKey{r.File, r.Name, r.Agent.Name}
 		i, ok := idx[k]
 		if !ok {
 			i = len(out)
 			idx[k] = i
-			out = append(out, PassRate{Scenario: r.Name, Agent: r.Agent.Name})
+			out = append(out, PassRate{Scenario: r.Name, File: r.File, Agent: r.Agent.Name})
 		}
 		out[i].Attempts++
 		if r.Status == runner.StatusPassed {
@@ -50,56 +174,93 @@ func PassRates(rep runner.Report) []PassRate {
 	}
 	for i := range out {
 		p := &out[i]
-		p.Rate = float64(p.Passed) / float64(p.Attempts)
-		if p.Passed > 0 {
-			p.PassAtK = 1
+		n, c := p.Attempts, p.Passed
+		p.Rate = float64(c) / float64(n)
+		p.PassAtK, p.PassHatK = make(ByK, n), make(ByK, n)
+		for k := 1; k <= n; k++ {
+			p.PassAtK[k-1] = PassAtK(n, c, k)
+			p.PassHatK[k-1] = PassHatK(n, c, k)
 		}
 	}
 	return out
 }
 
+// passRateCell is one cell of the pass-rate table: "3/5 (60%)", and for
+// several attempts pass@k and pass^k at k = attempts.
+func passRateCell(p PassRate) string {
+	s := fmt.Sprintf("%d/%d (%.0f%%)", p.Passed, p.Attempts, 100*p.Rate)
+	if n := p.Attempts; n > 1 {
+		s += fmt.Sprintf(" pass@%d=%.2f pass^%d=%.2f", n, p.PassAtK.At(n), n, p.PassHatK.At(n))
+	}
+	return s
+}
+
 // passRateTable writes the pass rates side by side: one row per scenario,
-// one column per agent.
+// one column per agent, each column as wide as its widest cell. A scenario
+// whose name another file uses too is shown with its file.
 func passRateTable(w io.Writer, rates []PassRate) {
-	var agents, scenarios []string
-	cell := map[[2]string]PassRate{}
-	seenA, seenS := map[string]bool{}, map[string]bool{}
+	type row struct{ file, name string }
+	var agents []string
+	var rows []row
+	cell := map[row]map[string]string{}
+	files := map[string]map[string]bool{} // name → files
+	seenA := map[string]bool{}
 	for _, p := range rates {
 		if !seenA[p.Agent] {
 			seenA[p.Agent] = true
 			agents = append(agents, p.Agent)
 		}
-		if !seenS[p.Scenario] {
-			seenS[p.Scenario] = true
-			scenarios = append(scenarios, p.Scenario)
+		r := row{p.File, p.Scenario}
+		if cell[r] == nil {
+			cell[r] = map[string]string{}
+			rows = append(rows, r)
+			if files[p.Scenario] == nil {
+				files[p.Scenario] = map[string]bool{}
+			}
+			files[p.Scenario][p.File] = true
 		}
-		cell[[2]string{p.Scenario, p.Agent}] = p
+		cell[r][p.Agent] = passRateCell(p)
 	}
-	width := len("scenario")
-	for _, s := range scenarios {
-		width = max(width, len(s))
-	}
-	header := fmt.Sprintf("\n%-*s", width, "scenario")
+
+	grid := [][]string{{"scenario"}}
 	for _, a := range agents {
 		if a == "" {
 			a = "pass rate"
 		}
-		header += fmt.Sprintf("  %-16s", a)
+		grid[0] = append(grid[0], a)
 	}
-	fmt.Fprintln(w, strings.TrimRight(header, " "))
-	for _, s := range scenarios {
-		row := fmt.Sprintf("%-*s", width, s)
-		for _, a := range agents {
-			p, ok := cell[[2]string{s, a}]
-			txt := "-"
-			if ok {
-				txt = fmt.Sprintf("%d/%d (%.0f%%)", p.Passed, p.Attempts, 100*p.Rate)
-				if p.Attempts > 1 {
-					txt += fmt.Sprintf(" pass@%d=%.0f", p.Attempts, p.PassAtK)
-				}
-			}
-			row += fmt.Sprintf("  %-16s", txt)
+	for _, r := range rows {
+		name := r.name
+		if len(files[r.name]) > 1 {
+			name += " (" + r.file + ")"
 		}
-		fmt.Fprintln(w, strings.TrimRight(row, " "))
+		line := []string{name}
+		for _, a := range agents {
+			txt, ok := cell[r][a]
+			if !ok {
+				txt = "-"
+			}
+			line = append(line, txt)
+		}
+		grid = append(grid, line)
+	}
+
+	widths := make([]int, len(grid[0]))
+	for _, line := range grid {
+		for i, c := range line {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	fmt.Fprintln(w)
+	for _, line := range grid {
+		var b strings.Builder
+		for i, c := range line {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(c)
+			b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)))
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
 }

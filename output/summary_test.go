@@ -18,6 +18,7 @@ func reports() map[string]runner.Report {
 	return map[string]runner.Report{
 		"full":        sampleReport(),
 		"interrupted": interrupted,
+		"repeat":      repeatReport(),
 		"empty": {
 			SchemaVersion: runner.SchemaVersion,
 			StartedAt:     time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC),

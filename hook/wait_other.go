@@ -1,0 +1,12 @@
+//go:build !linux
+
+package hook
+
+import "os/exec"
+
+// reap reaps cmd's leader, then calls exited. Without waitid's WNOWAIT
+// there is a small window in which the group's id could be reused.
+func reap(cmd *exec.Cmd, exited func()) {
+	_ = cmd.Wait()
+	exited()
+}
