@@ -32,21 +32,24 @@ var diffOptions = []string{
 }
 
 // Diff returns `git diff` of the working tree against the commit checked
-// out (Commit), untracked files included (those the repository's
-// .gitignore and .git/info/exclude do not ignore; the user's global
-// excludes file is not read; an embedded repository the agent made shows as
-// a subproject commit, or not at all while it has no commit), as text cut to at most limit bytes: after
-// the last whole line when that keeps at least half of limit, else at a
-// character boundary. The text is valid UTF-8 (invalid bytes become
-// U+FFFD). total is the size in bytes of git's full output, and truncated
-// says the text is not all of it. limit <= 0 means no limit.
+// out (Commit), untracked files included, as text cut to at most limit
+// bytes: after the last whole line when that keeps at least half of limit,
+// else at a character boundary. The text is valid UTF-8 (invalid bytes
+// become U+FFFD). total is the size in bytes of git's full output, and
+// truncated says the text is not all of it. limit <= 0 means no limit.
+//
+// Untracked files are those the repository's .gitignore files and
+// .git/info/exclude do not ignore (the user's global excludes file is not
+// read, so the diff is the same on every machine). An embedded repository
+// the agent made shows as a subproject commit, or not at all while it has
+// no commit. A file git cannot read (the agent made it unreadable) fails
+// the diff with git's message; Changes still lists it.
 //
 // The diff is made in a temporary index of its own, so the workspace's
 // index and the source's index, HEAD and branches stay as they are (git
 // may add the empty blob to the shared object store). git works on the
 // git directory found when the workspace was made, not on whatever Dir/.git
-// says now. A file git cannot read (the agent made it unreadable) fails
-// the diff with git's message; Changes still lists it. A copy has no diff: Diff returns "", 0, false, nil.
+// says now. A copy has no diff: Diff returns "", 0, false, nil.
 func (w *Workspace) Diff(ctx context.Context, limit int) (diff string, total int, truncated bool, err error) {
 	if w.Kind == KindCopy {
 		return "", 0, false, nil
