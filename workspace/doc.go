@@ -1,0 +1,43 @@
+// Package workspace makes the per-attempt copies scenarios run in: a fresh
+// directory for each scenario × agent × attempt, made from a fixture
+// directory or checked out from a git repository, and records what the
+// agent changed there.
+//
+// Create makes a workspace; Snapshot sets the baseline that Changes compares
+// with (Create takes one itself); Diff gives `git diff` of a git workspace
+// against the commit checked out; Remove deletes it. Rebase maps paths inside
+// the source (session cwd, client roots, rule paths) into the workspace.
+//
+// A copy (Spec.From) copies regular files with their content, permission
+// bits and modification times, directories with their permission bits and
+// times, and symlinks as symlinks with the same target text (never followed).
+// Sockets, FIFOs and devices are skipped without an error; hard links become
+// separate files. A .git directory or file in the source is copied too. The
+// workspace's root directory keeps the private mode os.MkdirTemp gives it
+// (0700), whatever the source root's mode.
+//
+// A git workspace (Spec.Git) is a detached `git worktree` of the repository,
+// sharing its object store and refs; when the worktree cannot be added, and
+// always for a bare repository (often someone's remote), it is a local
+// clone (`git clone --no-hardlinks`) with the commit checked out detached.
+// Submodules are not initialised. acprun's own git commands never change
+// the source's index, HEAD or branches and never run its hooks, but an agent
+// working in a worktree can reach the repository's refs and config through
+// git, as any worktree can.
+//
+// Changes compares regular files (by type, permission bits, size and SHA-256
+// of the content), symlinks (by target) and other non-directories (by type
+// and mode; never opened). Directories are not entries: a new empty
+// directory is no change. The .git entry at the root is ignored. A file the
+// agent made unreadable counts as modified (created, when it is new), and
+// the files below a directory made unreadable count as modified.
+//
+// git runs with the inherited environment minus the variables that would
+// point it elsewhere (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, …) when acprun
+// itself runs inside a git hook, with GIT_TERMINAL_PROMPT=0 and no pager or
+// editor. The user's config still applies (safe.directory, LFS filters), but
+// Diff overrides the settings that would change its text (prefixes, path
+// quoting, colour, external diff and textconv drivers, context, algorithm,
+// renames, order file, the global excludes file), so the same changes give
+// the same diff on every machine.
+package workspace

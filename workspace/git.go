@@ -1,0 +1,342 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const (
+	// gitWaitDelay bounds the wait for git's pipes after git exited or was
+	// killed (a filter's child may hold them); a safety net only.
+	gitWaitDelay = 10 * time.Second
+	// gitCleanupTimeout bounds the git commands of Remove, which has no
+	// ctx; a safety net only.
+	gitCleanupTimeout = 2 * time.Minute
+	// stderrKeep is how much of git's stderr is kept for an error.
+	stderrKeep = 8 << 10
+)
+
+// strippedEnv are variables that, inherited (acprun run from a git hook or
+// alias), would point git at another repository, index or object store, or
+// change how it reads pathspecs and writes diffs.
+var strippedEnv = map[string]bool{
+	"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_INDEX_FILE": true, "GIT_INDEX_VERSION": true,
+	"GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_COMMON_DIR": true,
+	"GIT_NAMESPACE": true, "GIT_PREFIX": true, "GIT_QUARANTINE_PATH": true, "GIT_SHALLOW_FILE": true,
+	"GIT_GRAFT_FILE": true, "GIT_DIFF_OPTS": true, "GIT_EXTERNAL_DIFF": true,
+	"GIT_LITERAL_PATHSPECS": true, "GIT_GLOB_PATHSPECS": true, "GIT_NOGLOB_PATHSPECS": true,
+	"GIT_ICASE_PATHSPECS": true,
+}
+
+// gitEnv is the environment every git command runs with.
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strippedEnv[name] {
+			env = append(env, kv)
+		}
+	}
+	return append(env,
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_PAGER=cat", "PAGER=cat",
+		"GIT_EDITOR=:", "GIT_SEQUENCE_EDITOR=:",
+	)
+}
+
+// gitCmd is how to run git: in dir, with extra global options and
+// environment variables, writing stdout to out (nil: captured and
+// returned).
+type gitCmd struct {
+	dir    string
+	global []string
+	env    []string
+	out    io.Writer
+}
+
+// runGit runs git in dir and returns its stdout without the final newlines.
+func runGit(ctx context.Context, dir string, args ...string) (string, error) {
+	return gitCmd{dir: dir}.run(ctx, args...)
+}
+
+// run runs one git command. Hooks and fsmonitor daemons never run, and no
+// pager or prompt opens. The error says which subcommand failed and what
+// git said.
+func (g gitCmd) run(ctx context.Context, args ...string) (string, error) {
+	argv := []string{"--no-pager", "-C", g.dir, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}
+	argv = append(append(argv, g.global...), args...)
+	cmd := exec.CommandContext(ctx, "git", argv...)
+	cmd.Env = append(gitEnv(), g.env...)
+	var stdout bytes.Buffer
+	if g.out != nil {
+		cmd.Stdout = g.out
+	} else {
+		cmd.Stdout = &stdout
+	}
+	stderr := &tail{max: stderrKeep}
+	cmd.Stderr = stderr
+	// Its own process group, so that a cancel also reaches filters and
+	// other children git started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = gitWaitDelay
+	err := cmd.Run()
+	sub := subcommand(args)
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("git %s: %w", sub, context.Cause(ctx))
+	}
+	if err != nil {
+		msg := stderr.message()
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", &gitError{sub: sub, msg: msg}
+	}
+	return strings.TrimRight(stdout.String(), "\n"), nil
+}
+
+// subcommand is the git subcommand in args, after any -c options.
+func subcommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		if args[i] == "-c" {
+			i++
+			continue
+		}
+		return args[i]
+	}
+	return ""
+}
+
+// gitError is a git command that failed.
+type gitError struct {
+	sub string // subcommand
+	msg string // what git said
+}
+
+func (e *gitError) Error() string { return "git " + e.sub + ": " + e.msg }
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+// message is the line of git's stderr that says what went wrong: the first
+// "fatal:" or "error:" line, else the last line, cut to 300 bytes.
+func (t *tail) message() string {
+	var last string
+	for line := range strings.Lines(string(t.buf)) {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "fatal:") || strings.HasPrefix(line, "error:") {
+			last = line
+			break
+		}
+		last = line
+	}
+	if len(last) > 300 {
+		last = string(cutAt([]byte(last), 300)) + "…"
+	}
+	return last
+}
+
+// createGit makes a workspace that is a checkout of spec.Git at spec.Ref.
+func createGit(ctx context.Context, spec Spec, parent, prefix string) (*Workspace, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, fmt.Errorf("workspace: git %s: git is not on PATH: install git, or copy a directory with from", spec.Git)
+	}
+	src, err := source("git", spec.Git)
+	if err != nil {
+		return nil, err
+	}
+	repo, bare, err := repository(ctx, spec.Git, src)
+	if err != nil {
+		return nil, err
+	}
+	commit, err := resolve(ctx, repo, spec.Ref)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := makeDir("git", spec.Git, repo, parent, prefix)
+	if err != nil {
+		return nil, err
+	}
+	w := &Workspace{Dir: dir, Commit: commit, repo: repo}
+	if err := w.checkout(ctx, bare); err != nil {
+		_ = w.remove()
+		return nil, fmt.Errorf("workspace: git %s: check out %s: %w", spec.Git, short(commit), err)
+	}
+	if err := w.Snapshot(); err != nil {
+		_ = w.remove()
+		return nil, err
+	}
+	return w, nil
+}
+
+// repository checks that src (given as given, resolved) is the top of a
+// work tree or a bare repository, and returns it.
+func repository(ctx context.Context, given, src string) (repo string, bare bool, err error) {
+	out, err := runGit(ctx, src, "rev-parse", "--is-bare-repository", "--absolute-git-dir")
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", false, fmt.Errorf("workspace: git %s: %w", given, err)
+		}
+		return "", false, fmt.Errorf("workspace: git %s: not a git repository (%w)", given, err)
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) != 2 {
+		return "", false, fmt.Errorf("workspace: git %s: unexpected output of git rev-parse: %q", given, out)
+	}
+	if lines[0] == "true" {
+		gitDir, err := filepath.EvalSymlinks(lines[1])
+		if err != nil {
+			return "", false, fmt.Errorf("workspace: git %s: %w", given, err)
+		}
+		if gitDir != src {
+			return "", false, fmt.Errorf("workspace: git %s: inside the bare repository %s: give %s", given, gitDir, gitDir)
+		}
+		return src, true, nil
+	}
+	top, err := runGit(ctx, src, "rev-parse", "--show-toplevel")
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", false, fmt.Errorf("workspace: git %s: %w", given, err)
+		}
+		return "", false, fmt.Errorf("workspace: git %s: not in a work tree (%w): give the repository's top directory", given, err)
+	}
+	top, err = filepath.EvalSymlinks(top)
+	if err != nil {
+		return "", false, fmt.Errorf("workspace: git %s: %w", given, err)
+	}
+	if top != src {
+		return "", false, fmt.Errorf("workspace: git %s: not the top of its repository: give %s", given, top)
+	}
+	return src, false, nil
+}
+
+// resolve returns the full hash of the commit ref ("" for HEAD) names in repo.
+func resolve(ctx context.Context, repo, ref string) (string, error) {
+	name := ref
+	if name == "" {
+		name = "HEAD"
+	}
+	unknown := fmt.Errorf("workspace: ref %s: unknown revision in %s", name, repo)
+	if ref == "" {
+		unknown = fmt.Errorf("workspace: ref HEAD: unknown revision in %s (has it any commits?)", repo)
+	}
+	if strings.HasPrefix(name, "-") {
+		return "", unknown // would read as an option
+	}
+	out, err := runGit(ctx, repo, "rev-parse", "--verify", "--quiet", name+"^{commit}")
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("workspace: ref %s: %w", name, err)
+		}
+		return "", unknown
+	}
+	if !isHash(out) {
+		return "", fmt.Errorf("workspace: ref %s: unexpected output of git rev-parse: %q", name, out)
+	}
+	return out, nil
+}
+
+// isHash reports whether s is a full SHA-1 or SHA-256 object name.
+func isHash(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// short abbreviates a commit hash for messages.
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+// checkout fills w.Dir (existing, empty) with w.Commit of w.repo: a
+// detached worktree, or, for a bare repository or when the worktree cannot
+// be added, a clone. It sets w.Kind and w.gitDir.
+func (w *Workspace) checkout(ctx context.Context, bare bool) error {
+	var worktreeErr error
+	if !bare {
+		_, err := runGit(ctx, w.repo, "worktree", "add", "--detach", "--quiet", w.Dir, w.Commit)
+		if err == nil {
+			w.Kind = KindWorktree
+			gitDir, err := runGit(ctx, w.Dir, "rev-parse", "--absolute-git-dir")
+			if err != nil {
+				return err
+			}
+			w.gitDir = gitDir
+			return nil
+		}
+		if ctx.Err() != nil {
+			// git was killed, maybe half way: let the cleanup ask git
+			// to forget the worktree.
+			w.Kind = KindWorktree
+			return err
+		}
+		worktreeErr = err
+		// git cleans up after a failed add; make sure the directory is
+		// empty for the clone.
+		if err := emptyDir(w.Dir); err != nil {
+			return errors.Join(worktreeErr, err)
+		}
+	}
+	w.Kind = KindClone
+	w.gitDir = filepath.Join(w.Dir, ".git")
+	err := w.clone(ctx)
+	if err != nil && worktreeErr != nil {
+		return fmt.Errorf("%w; then %w", worktreeErr, err)
+	}
+	return err
+}
+
+// clone clones w.repo into w.Dir and checks out w.Commit, detached.
+func (w *Workspace) clone(ctx context.Context) error {
+	if _, err := runGit(ctx, w.repo, "clone", "--no-hardlinks", "--quiet", "--no-checkout", "--", w.repo, w.Dir); err != nil {
+		return err
+	}
+	_, err := runGit(ctx, w.Dir, "-c", "advice.detachedHead=false", "checkout", "--detach", "--quiet", w.Commit, "--")
+	return err
+}
+
+// emptyDir removes everything inside dir.
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := removeTree(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,246 @@
+package workspace
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"syscall"
+)
+
+// snapshot maps a slash-separated path relative to Dir to what was there.
+type snapshot map[string]entry
+
+// entryKind is what a snapshot entry is.
+type entryKind uint8
+
+const (
+	kindFile           entryKind = iota + 1 // regular file, hashed
+	kindSymlink                             // compared by target
+	kindOther                               // socket, FIFO, device: compared by type and mode, never opened
+	kindUnreadableFile                      // regular file that could not be read
+	kindUnreadableDir                       // directory that could not be listed
+)
+
+// entry is one path's state. Unreadable entries keep their modification
+// time, the only sign left that they changed.
+type entry struct {
+	kind   entryKind
+	mode   fs.FileMode // modeBits plus type bits
+	size   int64
+	sum    [sha256.Size]byte
+	target string
+	mtime  int64 // unreadable entries only
+}
+
+// Snapshot records the current state as the baseline for Changes (call it
+// after setup commands ran, before the agent starts). Create takes a first
+// snapshot itself, so Changes works without calling Snapshot.
+func (w *Workspace) Snapshot() error {
+	s, err := take(w.Dir)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	w.baseline = s
+	w.mu.Unlock()
+	return nil
+}
+
+// Changes lists what differs from the baseline: created, modified and
+// deleted paths, relative to Dir with '/' separators, each sorted and
+// non-nil. Entries are files, symlinks (compared by target) and other
+// non-directories; a new empty directory is no change, and the .git entry
+// at the root (directory or file) is ignored. Modified means the content,
+// the permission bits or the type changed. A file that cannot be read
+// counts as modified, or created when new; so do the files below a
+// directory that cannot be listed (a directory unreadable in only one of
+// the two states, with no files to stand for it, is itself listed). err is
+// set only when Dir itself cannot be walked.
+func (w *Workspace) Changes() (created, modified, deleted []string, err error) {
+	cur, err := take(w.Dir)
+	if err != nil {
+		return []string{}, []string{}, []string{}, err
+	}
+	w.mu.Lock()
+	base := w.baseline
+	w.mu.Unlock()
+	created, modified, deleted = compare(base, cur)
+	return created, modified, deleted, nil
+}
+
+// compare lists the differences between two snapshots.
+func compare(base, cur snapshot) (created, modified, deleted []string) {
+	created, modified, deleted = []string{}, []string{}, []string{}
+	for p, c := range cur {
+		b, ok := base[p]
+		switch {
+		case ok:
+			if b != c {
+				modified = append(modified, p)
+			}
+		case c.kind == kindUnreadableDir && hasBelow(base, p):
+			// The files below stand for it.
+		case below(p, base):
+			modified = append(modified, p)
+		default:
+			created = append(created, p)
+		}
+	}
+	for p, b := range base {
+		if _, ok := cur[p]; ok {
+			continue
+		}
+		switch {
+		case b.kind == kindUnreadableDir && hasBelow(cur, p):
+		case below(p, cur):
+			modified = append(modified, p)
+		default:
+			deleted = append(deleted, p)
+		}
+	}
+	slices.Sort(created)
+	slices.Sort(modified)
+	slices.Sort(deleted)
+	return created, modified, deleted
+}
+
+// below reports whether p lies below a directory that s records as
+// unreadable.
+func below(p string, s snapshot) bool {
+	for dir := path.Dir(p); dir != "."; dir = path.Dir(dir) {
+		if e, ok := s[dir]; ok && e.kind == kindUnreadableDir {
+			return true
+		}
+	}
+	return false
+}
+
+// hasBelow reports whether s has an entry below the directory dir.
+func hasBelow(s snapshot, dir string) bool {
+	for p := range s {
+		if len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// take walks root, without following symlinks, and records every
+// non-directory except the root's .git.
+func take(root string) (snapshot, error) {
+	s := snapshot{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			if d != nil && d.IsDir() {
+				// Listing failed: record it, keep what was listed.
+				e := entry{kind: kindUnreadableDir, mode: fs.ModeDir}
+				if info, ierr := os.Lstat(p); ierr == nil {
+					e.mode, e.mtime = info.Mode()&(modeBits|fs.ModeType), info.ModTime().UnixNano()
+				}
+				s[rel(root, p)] = e
+			}
+			return nil
+		}
+		if p == root {
+			return nil
+		}
+		name := rel(root, p)
+		if name == ".git" {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		info, err := d.Info()
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil // gone since the directory was listed
+		case err != nil:
+			// Listed but not searchable: nothing more to know.
+			s[name] = entry{kind: kindUnreadableFile, mode: d.Type()}
+			return nil
+		}
+		e, ok := record(p, info)
+		if ok {
+			s[name] = e
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("workspace: snapshot %s: %w", root, err)
+	}
+	return s, nil
+}
+
+// rel is p relative to root, with slashes.
+func rel(root, p string) string {
+	r, err := filepath.Rel(root, p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	return filepath.ToSlash(r)
+}
+
+// record describes the non-directory at p; ok is false when it vanished.
+func record(p string, info fs.FileInfo) (e entry, ok bool) {
+	mode := info.Mode()
+	e.mode = mode & (modeBits | fs.ModeType)
+	switch {
+	case mode&fs.ModeSymlink != 0:
+		target, err := os.Readlink(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return entry{}, false
+		}
+		e.kind, e.target = kindSymlink, target
+		e.mode = fs.ModeSymlink // link permissions mean nothing on Linux
+	case mode.IsRegular():
+		sum, size, err := hash(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return entry{}, false
+		case err != nil:
+			e.kind, e.size, e.mtime = kindUnreadableFile, info.Size(), info.ModTime().UnixNano()
+		default:
+			e.kind, e.size, e.sum = kindFile, size, sum
+		}
+	default:
+		e.kind = kindOther
+	}
+	return e, true
+}
+
+// hash returns the SHA-256 and size of the regular file at p. It refuses a
+// symlink or FIFO swapped in since the directory was listed.
+func hash(p string) (sum [sha256.Size]byte, size int64, err error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return sum, 0, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return sum, 0, err
+	}
+	if !info.Mode().IsRegular() {
+		return sum, 0, fmt.Errorf("%s: not a regular file", p)
+	}
+	h := sha256.New()
+	size, err = io.Copy(h, f)
+	if err != nil {
+		return sum, 0, err
+	}
+	h.Sum(sum[:0])
+	return sum, size, nil
+}

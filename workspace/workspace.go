@@ -1,0 +1,285 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Kinds of workspace, as in Workspace.Kind.
+const (
+	KindCopy     = "copy"
+	KindWorktree = "worktree"
+	KindClone    = "clone"
+)
+
+// maxPrefix is how many bytes of the sanitised prefix a workspace's
+// directory name keeps.
+const maxPrefix = 60
+
+// Spec says what to make. Exactly one of From and Git is set (absolute paths).
+type Spec struct {
+	From string // directory to copy
+	Git  string // git repository to check out: its top directory, or a bare repository
+	Ref  string // commit/branch/tag; "" = HEAD
+}
+
+// Workspace is one attempt's copy. Its methods may be called from several
+// goroutines.
+type Workspace struct {
+	Dir    string // absolute, symlinks resolved (filepath.EvalSymlinks), the root the agent works in
+	Kind   string // KindCopy, KindWorktree or KindClone
+	Commit string // git: the commit checked out (full hash); "" for copies
+
+	// repo is the source repository (its top directory, or the bare
+	// repository's directory) for git workspaces.
+	repo string
+	// gitDir is the workspace's own git directory, found when it was made:
+	// the worktree's administrative directory inside the source, or the
+	// clone's Dir/.git. Diff uses it rather than trusting Dir/.git.
+	gitDir string
+
+	mu       sync.Mutex
+	baseline snapshot
+	removed  bool
+}
+
+// Create makes a fresh workspace in a new directory under parent
+// (os.TempDir() when ""; created when missing, and then left in place),
+// whose name starts with prefix, sanitised: characters other than
+// [A-Za-z0-9._-] become '-' (a run of them one '-'), leading '.' and '-'
+// are dropped, it is cut to 60 bytes, and "workspace" stands in for an
+// empty result. ctx bounds the git commands and stops a long copy. On error
+// nothing is left behind in parent.
+//
+// parent must not lie inside the source: a copy would copy itself, and a
+// worktree would show in the source's status. A Git path must be the top
+// of its work tree (or a bare repository), so that paths inside it map to
+// the same paths inside Dir (see Rebase).
+func Create(ctx context.Context, spec Spec, parent, prefix string) (*Workspace, error) {
+	switch {
+	case spec.From != "" && spec.Git != "":
+		return nil, errors.New("workspace: both from and git are set: give one")
+	case spec.From == "" && spec.Git == "":
+		return nil, errors.New("workspace: neither from nor git is set: give one")
+	case spec.From != "" && spec.Ref != "":
+		return nil, fmt.Errorf("workspace: ref %s is set for a copy of %s: ref needs git", spec.Ref, spec.From)
+	}
+	if spec.From != "" {
+		return createCopy(ctx, spec.From, parent, prefix)
+	}
+	return createGit(ctx, spec, parent, prefix)
+}
+
+// source checks that dir, named by a scenario as what (from or git), is an
+// absolute path to a directory, and returns it with symlinks resolved.
+func source(what, dir string) (string, error) {
+	if !filepath.IsAbs(dir) {
+		return "", fmt.Errorf("workspace: %s %s: not an absolute path", what, dir)
+	}
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("workspace: %s %s: no such directory", what, dir)
+	case err != nil:
+		return "", fmt.Errorf("workspace: %s %s: %w", what, dir, err)
+	case !info.IsDir():
+		return "", fmt.Errorf("workspace: %s %s: not a directory", what, dir)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", fmt.Errorf("workspace: %s %s: %w", what, dir, err)
+	}
+	return real, nil
+}
+
+// makeDir checks that parent does not lie inside src (resolved), creates
+// it when missing, and makes the workspace's own new directory in it. It
+// returns that directory with symlinks resolved.
+func makeDir(what, given, src, parent, prefix string) (string, error) {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	parent, err := filepath.Abs(parent)
+	if err != nil {
+		return "", fmt.Errorf("workspace: directory %s: %w", parent, err)
+	}
+	if within(resolveExisting(parent), src) {
+		return "", fmt.Errorf("workspace: %s %s: the workspaces' directory %s lies inside it: put workspaces outside %s", what, given, parent, given)
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", fmt.Errorf("workspace: %w", err)
+	}
+	realParent, err := filepath.EvalSymlinks(parent)
+	if err != nil {
+		return "", fmt.Errorf("workspace: %w", err)
+	}
+	dir, err := os.MkdirTemp(realParent, sanitise(prefix)+"-*")
+	if err != nil {
+		return "", fmt.Errorf("workspace: %w", err)
+	}
+	return dir, nil
+}
+
+// resolveExisting resolves the symlinks of the clean absolute path p as far
+// as it exists, and appends the rest.
+func resolveExisting(p string) string {
+	var rest []string
+	for {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{real}, rest...)...)
+		}
+		up := filepath.Dir(p)
+		if up == p {
+			return filepath.Join(append([]string{p}, rest...)...)
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+		p = up
+	}
+}
+
+// sanitise makes prefix safe as the start of a directory name.
+func sanitise(prefix string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range prefix {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
+		if !ok {
+			if !dash {
+				b.WriteByte('-')
+			}
+			dash = true
+			continue
+		}
+		b.WriteRune(r)
+		dash = r == '-'
+	}
+	s := strings.TrimLeft(b.String(), ".-")
+	if len(s) > maxPrefix {
+		s = s[:maxPrefix]
+	}
+	if s == "" {
+		s = "workspace"
+	}
+	return s
+}
+
+// within reports whether path is dir or lies inside it; both are clean
+// absolute paths.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// Rebase maps path into the workspace when it lies inside from (the source,
+// cleaned absolute): from/a/b becomes to/a/b, and from itself becomes to.
+// Other paths, relative ones included, are returned unchanged. The mapping
+// is lexical (path and from are cleaned, symlinks are not resolved), so
+// /src2/x is not inside /src, and /src/../etc is not either.
+func Rebase(path, from, to string) string {
+	if !filepath.IsAbs(path) || !filepath.IsAbs(from) {
+		return path
+	}
+	clean, from := filepath.Clean(path), filepath.Clean(from)
+	if !within(clean, from) {
+		return path
+	}
+	rel, err := filepath.Rel(from, clean)
+	if err != nil {
+		return path
+	}
+	return filepath.Join(to, rel)
+}
+
+// Remove deletes the workspace: for a worktree, `git worktree remove
+// --force --force` from the source repository, then os.RemoveAll anyway,
+// then, if git still knows the worktree, `git worktree unlock` and `git
+// worktree prune`; else os.RemoveAll. It
+// succeeds on read-only files and directories (and an unreadable root) the
+// agent left, adding owner permissions as needed, without following
+// symlinks out of Dir. It is idempotent and nil-safe.
+func (w *Workspace) Remove() error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.removed {
+		return nil
+	}
+	if err := w.remove(); err != nil {
+		return fmt.Errorf("workspace: remove %s: %w", w.Dir, err)
+	}
+	w.removed = true
+	return nil
+}
+
+// remove does Remove's work, also for a workspace that Create is
+// abandoning half made.
+func (w *Workspace) remove() error {
+	ctx, cancel := context.WithTimeout(context.Background(), gitCleanupTimeout)
+	defer cancel()
+	if w.Kind == KindWorktree {
+		// A failure (the agent locked the worktree, broke its .git file
+		// or left read-only directories) is repaired below.
+		_, _ = runGit(ctx, w.repo, "worktree", "remove", "--force", "--force", w.Dir)
+	}
+	if err := removeTree(w.Dir); err != nil {
+		return err
+	}
+	// gitDir is unknown when Create was cancelled during worktree add.
+	if w.Kind == KindWorktree && (w.gitDir == "" || exists(w.gitDir)) {
+		// git still knows it (worktree remove failed): a lock the agent
+		// set, or the one of an interrupted add, would keep prune from
+		// forgetting it.
+		_, _ = runGit(ctx, w.repo, "worktree", "unlock", w.Dir)
+		if _, err := runGit(ctx, w.repo, "worktree", "prune"); err != nil {
+			return err
+		}
+		if w.gitDir != "" && exists(w.gitDir) {
+			return fmt.Errorf("git worktree prune left %s", w.gitDir)
+		}
+	}
+	return nil
+}
+
+// removeTree removes dir and everything in it. When a plain os.RemoveAll
+// fails (a directory without write or search permission), it gives every
+// directory inside owner permissions, through an os.Root so that no symlink
+// leads outside, and tries again.
+func removeTree(dir string) error {
+	err := os.RemoveAll(dir)
+	if err == nil {
+		return nil
+	}
+	info, lerr := os.Lstat(dir)
+	if lerr != nil || !info.IsDir() {
+		return err
+	}
+	if info.Mode().Perm()&0o700 != 0o700 {
+		_ = os.Chmod(dir, info.Mode().Perm()|0o700)
+	}
+	root, rerr := os.OpenRoot(dir)
+	if rerr != nil {
+		return err
+	}
+	_ = fs.WalkDir(root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && name != "." {
+			_ = root.Chmod(name, 0o700)
+		}
+		return nil // keep going: remove what can be removed
+	})
+	root.Close()
+	return os.RemoveAll(dir)
+}
+
+// exists reports whether path exists (as anything).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
