@@ -30,7 +30,7 @@ type runCmd struct {
 	IdleTimeout    duration `placeholder:"DUR" help:"Override every scenario's idle timeout: cancel a turn when the agent sends nothing for this long."`
 	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled, scenarios not started are listed as errors."`
 	Jobs           int      `short:"j" placeholder:"N" help:"Scenarios to run in parallel (default: number of CPUs)."`
-	Repeat         int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate and pass@k."`
+	Repeat         int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate, pass@k and pass^k."`
 	DryRun         bool     `help:"Print the resolved plan (agent command, cwd, timeouts, rules) and run nothing."`
 	KeepWorkspaces bool     `help:"Keep the workspaces of passing attempts too (those of failing ones are always kept; their paths are in the results)."`
 	WorkspaceDir   string   `placeholder:"DIR" help:"Make workspaces in DIR (created if missing) instead of the system's temp directory."`

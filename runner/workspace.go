@@ -3,6 +3,9 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,6 +31,7 @@ func (r *scenarioRun) makeWorkspace(ctx context.Context, job Job) error {
 		Created: []string{}, Modified: []string{}, Deleted: []string{},
 	}
 	local := *sc
+	local.Agent.Command = mockScriptFrom(sc.Agent.Command, sc.File)
 	from := sc.Workspace.Source()
 	local.Agent.Cwd = workspace.Rebase(sc.Agent.Cwd, from, ws.Dir)
 	local.Client.Roots = make([]string, len(sc.Client.Roots))
@@ -36,6 +40,26 @@ func (r *scenarioRun) makeWorkspace(ctx context.Context, job Job) error {
 	}
 	r.sc = &local
 	return nil
+}
+
+// mockScriptFrom makes the script of an `acprun mock-agent SCRIPT` command
+// absolute against the scenario file's directory when it names a file
+// there: with a workspace the agent starts in the copy, where a relative
+// script is not found.
+func mockScriptFrom(argv []string, file string) []string {
+	if len(argv) < 3 || argv[0] != "acprun" || argv[1] != "mock-agent" || filepath.IsAbs(argv[2]) {
+		return argv
+	}
+	abs, err := filepath.Abs(filepath.Join(filepath.Dir(file), argv[2]))
+	if err != nil {
+		return argv
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return argv
+	}
+	out := slices.Clone(argv)
+	out[2] = abs
+	return out
 }
 
 // workspacePrefix names a job's workspace directory after its scenario,
