@@ -83,6 +83,24 @@ func titleMatch(pattern, title string) bool {
 	return wildcard(strings.ToLower(pattern), strings.ToLower(title), true)
 }
 
+// MatchTitle reports whether title matches the title glob pattern the way
+// a rule's title matcher does: case-insensitively, '*' matching any run of
+// characters (also none, also '/') and '?' exactly one character.
+func MatchTitle(pattern, title string) bool { return titleMatch(pattern, title) }
+
+// MatchPath reports whether relPath, a relative path with slashes, matches
+// the relative path glob pattern the way a rule's path matcher matches a
+// path under the session cwd: '**' as a whole segment matches any number
+// of segments (none included), and other segments follow path.Match ('*'
+// and '?' never cross '/'). Both are cleaned first; an absolute pattern or
+// path, or a malformed pattern, matches nothing.
+func MatchPath(pattern, relPath string) bool {
+	if strings.HasPrefix(strings.TrimSpace(pattern), "/") {
+		return false
+	}
+	return pathMatch(pattern, path.Clean(filepath.ToSlash(relPath)), "")
+}
+
 // cleanPath cleans p and makes it absolute against cwd (when cwd is set),
 // with forward slashes.
 func cleanPath(p, cwd string) string {

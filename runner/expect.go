@@ -1,16 +1,32 @@
 package runner
 
 import (
+	"bytes"
+	"cmp"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 
+	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/jail"
 	"github.com/acprun/acprun/scenario"
 )
 
 // checkTurn returns one message per expectation the turn did not meet. It
 // reads only what the turn itself produced (text, permissions and tool calls
-// before the prompt's answer), which no late update changes.
+// before the prompt's answer), which no late update changes. Usage, Files
+// and Judge are not checked here: the runner calls checkTurnUsage (it needs
+// the session's cost before the turn), checkFiles (it needs the workspace
+// as the turn left it) and the judge.
 func checkTurn(e scenario.Expect, t *TurnResult) []string {
 	var fails []string
 	switch {
@@ -38,18 +54,57 @@ func checkTurn(e scenario.Expect, t *TurnResult) []string {
 		fails = append(fails, fmt.Sprintf("%s: text does not match /%s/", e.Pos, e.TextMatches))
 	}
 	denied := 0
+	var perms []Permission
 	for _, p := range t.Permissions {
-		if p.Decision == "deny" && !p.Late {
+		if p.Late {
+			continue
+		}
+		perms = append(perms, p)
+		if p.Decision == "deny" {
 			denied++
 		}
 	}
 	fails = append(fails, checkDenied(e, denied)...)
+	if e.ToolCalls != nil {
+		var calls []observedCall
+		for _, c := range t.ToolCalls {
+			if !c.Late {
+				calls = append(calls, observedCall{c.Kind, c.Title, c.Status})
+			}
+		}
+		fails = append(fails, checkToolCalls(e.ToolCalls, calls, "the turn")...)
+	}
+	if e.Permissions != nil {
+		fails = append(fails, checkPermissions(e.Permissions, perms, "the turn")...)
+	}
 	return fails
 }
 
-// checkScenario checks the scenario-level expectations.
+// checkScenario checks the scenario-level expectations, over everything
+// the scenario's turns recorded, late updates and the permission requests
+// before the first turn included. Files and Judge are the runner's.
 func checkScenario(e scenario.Expect, r *Result) []string {
-	return checkDenied(e, r.Denied)
+	fails := checkDenied(e, r.Denied)
+	if e.ToolCalls != nil {
+		var calls []observedCall
+		for _, t := range r.Turns {
+			for _, c := range t.ToolCalls {
+				calls = append(calls, observedCall{c.Kind, c.Title, cmp.Or(c.LateStatus, c.Status)})
+			}
+		}
+		fails = append(fails, checkToolCalls(e.ToolCalls, calls, "the scenario")...)
+	}
+	if e.Permissions != nil {
+		perms := slices.Clone(r.SetupPermissions)
+		for _, t := range r.Turns {
+			perms = append(perms, t.Permissions...)
+		}
+		fails = append(fails, checkPermissions(e.Permissions, perms, "the scenario")...)
+	}
+	if e.Usage != nil {
+		fails = append(fails, checkScenarioUsage(e.Usage, r.Turns)...)
+	}
+	return fails
 }
 
 func checkDenied(e scenario.Expect, denied int) []string {
@@ -61,4 +116,748 @@ func checkDenied(e scenario.Expect, denied int) []string {
 		fails = append(fails, fmt.Sprintf("%s: %d permission requests denied, want at most %d", e.Pos, denied, *e.MaxDenied))
 	}
 	return fails
+}
+
+// maxListed is how many actual items a failure message lists before
+// "… and N more".
+const maxListed = 5
+
+// listed joins items for a failure message, at most maxListed of them.
+func listed(items []string) string {
+	if len(items) <= maxListed {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s … and %d more", strings.Join(items[:maxListed], ", "), len(items)-maxListed)
+}
+
+// shorten cuts s to at most n runes, marking the cut with "…".
+func shorten(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j] + "…"
+		}
+		i++
+	}
+	return s
+}
+
+// quoted is s shortened and quoted, for a failure message.
+func quoted(s string) string { return strconv.Quote(shorten(s, 60)) }
+
+// plural is "1 tool call" or "2 tool calls".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// matchesPattern reports whether a tool call (or permission request) of
+// kind and title matches a toolCalls or permissions pattern: a pattern
+// that is one of scenario.ToolKinds matches the kind (a call without one
+// is "other", ACP's default), any other pattern is a title glob with the
+// semantics of permission rules (approve.MatchTitle).
+func matchesPattern(pattern, kind, title string) bool {
+	if slices.Contains(scenario.ToolKinds, pattern) {
+		return cmp.Or(kind, "other") == pattern
+	}
+	return approve.MatchTitle(pattern, title)
+}
+
+// describe names a tool call or permission request in a failure message:
+// its kind and quoted title.
+func describe(kind, title string) string {
+	switch {
+	case kind == "":
+		return quoted(title)
+	case title == "":
+		return kind
+	}
+	return kind + " " + quoted(title)
+}
+
+// observedCall is a tool call as the expectations see it: Status is the
+// status it ended with in the scope checked.
+type observedCall struct {
+	Kind, Title, Status string
+}
+
+func (c observedCall) String() string { return describe(c.Kind, c.Title) }
+
+// describeCalls lists calls for a failure message, or says there are none.
+func describeCalls(calls []observedCall, scope string) string {
+	if len(calls) == 0 {
+		return scope + " made no tool calls"
+	}
+	items := make([]string, len(calls))
+	for i, c := range calls {
+		items[i] = c.String()
+	}
+	return scope + "'s tool calls: " + listed(items)
+}
+
+func matchingCalls(pattern string, calls []observedCall) []observedCall {
+	var out []observedCall
+	for _, c := range calls {
+		if matchesPattern(pattern, c.Kind, c.Title) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// checkToolCalls checks e against calls, in arrival order; scope ("the
+// turn", "the scenario") names them in messages.
+func checkToolCalls(e *scenario.ToolCallsExpect, calls []observedCall, scope string) []string {
+	var fails []string
+	for _, p := range e.Used {
+		if len(matchingCalls(p.Value, calls)) == 0 {
+			fails = append(fails, fmt.Sprintf("%s: toolCalls.used: no tool call matches %q (%s)", p.Pos, p.Value, describeCalls(calls, scope)))
+		}
+	}
+	for _, p := range e.NotUsed {
+		if m := matchingCalls(p.Value, calls); len(m) > 0 {
+			verb := "match"
+			if len(m) == 1 {
+				verb = "matches"
+			}
+			fails = append(fails, fmt.Sprintf("%s: toolCalls.notUsed: %s %s %q: %s", p.Pos, plural(len(m), "tool call", "tool calls"), verb, p.Value, listCalls(m)))
+		}
+	}
+	for _, c := range e.Count {
+		fails = append(fails, checkCount(c, calls, scope)...)
+	}
+	if e.Status.Value != "" {
+		var wrong []string
+		for _, c := range calls {
+			if c.Status != e.Status.Value {
+				wrong = append(wrong, fmt.Sprintf("%s (%s)", c, cmp.Or(c.Status, "no status")))
+			}
+		}
+		if len(wrong) > 0 {
+			fails = append(fails, fmt.Sprintf("%s: toolCalls.status: %s of %d did not end %s: %s",
+				e.Status.Pos, plural(len(wrong), "tool call", "tool calls"), len(calls), e.Status.Value, listed(wrong)))
+		}
+	}
+	fails = append(fails, checkSequence(e.Sequence, calls, scope)...)
+	return fails
+}
+
+func listCalls(calls []observedCall) string {
+	items := make([]string, len(calls))
+	for i, c := range calls {
+		items[i] = c.String()
+	}
+	return listed(items)
+}
+
+func checkCount(c scenario.CountExpect, calls []observedCall, scope string) []string {
+	m := matchingCalls(c.Pattern, calls)
+	n := len(m)
+	var ok bool
+	var want string
+	switch c.Op {
+	case "==":
+		ok, want = n == c.N, strconv.Itoa(c.N)
+	case "<=":
+		ok, want = n <= c.N, "at most "+strconv.Itoa(c.N)
+	case ">=":
+		ok, want = n >= c.N, "at least "+strconv.Itoa(c.N)
+	default:
+		return []string{fmt.Sprintf("%s: toolCalls.count: unknown comparison %q for %q", c.Pos, c.Op, c.Pattern)}
+	}
+	if ok {
+		return nil
+	}
+	verb := "match"
+	if n == 1 {
+		verb = "matches"
+	}
+	msg := fmt.Sprintf("%s: toolCalls.count: %s %s %q, want %s", c.Pos, plural(n, "tool call", "tool calls"), verb, c.Pattern, want)
+	if n > c.N {
+		msg += " (" + listCalls(m) + ")"
+	} else {
+		msg += " (" + describeCalls(calls, scope) + ")"
+	}
+	return []string{msg}
+}
+
+// checkSequence checks that the patterns match, in order, a subsequence of
+// calls. Taking the earliest match of each pattern is optimal: a later one
+// leaves fewer calls for the rest.
+func checkSequence(seq []scenario.Located, calls []observedCall, scope string) []string {
+	next := 0
+	for i, p := range seq {
+		found := false
+		for next < len(calls) {
+			c := calls[next]
+			next++
+			if matchesPattern(p.Value, c.Kind, c.Title) {
+				found = true
+				break
+			}
+		}
+		if found {
+			continue
+		}
+		if i == 0 {
+			return []string{fmt.Sprintf("%s: toolCalls.sequence: no tool call matches %q (%s)", p.Pos, p.Value, describeCalls(calls, scope))}
+		}
+		done := make([]string, i)
+		for j := range done {
+			done[j] = seq[j].Value
+		}
+		return []string{fmt.Sprintf("%s: toolCalls.sequence: matched %s; no later tool call matches %q (%s)",
+			p.Pos, listed(done), p.Value, describeCalls(calls, scope))}
+	}
+	return nil
+}
+
+// checkPermissions checks e against the permission requests perms; scope
+// names them in messages.
+func checkPermissions(e *scenario.PermissionsExpect, perms []Permission, scope string) []string {
+	var fails []string
+	matching := func(pattern string) []string {
+		var out []string
+		for _, p := range perms {
+			if matchesPattern(pattern, p.Kind, p.Title) {
+				out = append(out, fmt.Sprintf("%s (%s)", describe(p.Kind, p.Title), p.Decision))
+			}
+		}
+		return out
+	}
+	for _, p := range e.Requested {
+		if len(matching(p.Value)) > 0 {
+			continue
+		}
+		actual := scope + " made no permission requests"
+		if len(perms) > 0 {
+			items := make([]string, len(perms))
+			for i, q := range perms {
+				items[i] = describe(q.Kind, q.Title)
+			}
+			actual = scope + "'s permission requests: " + listed(items)
+		}
+		fails = append(fails, fmt.Sprintf("%s: permissions.requested: no permission request matches %q (%s)", p.Pos, p.Value, actual))
+	}
+	for _, p := range e.NotRequested {
+		if m := matching(p.Value); len(m) > 0 {
+			verb := "match"
+			if len(m) == 1 {
+				verb = "matches"
+			}
+			fails = append(fails, fmt.Sprintf("%s: permissions.notRequested: %s %s %q: %s",
+				p.Pos, plural(len(m), "permission request", "permission requests"), verb, p.Value, listed(m)))
+		}
+	}
+	return fails
+}
+
+// reportedCost returns the session's cumulative cost as the turn last
+// reported it, and whether it reported one.
+func reportedCost(t *TurnResult) (float64, bool) {
+	if t.Usage == nil || (t.Usage.Currency == "" && t.Usage.Cost == 0) {
+		return 0, false
+	}
+	return t.Usage.Cost, true
+}
+
+// sessionCost returns the last cumulative cost reported by turns (0 when
+// none reported one): the prevCost of the turn that follows them, as in
+// checkTurnUsage(e, &r.Turns[i], sessionCost(r.Turns[:i])).
+func sessionCost(turns []TurnResult) float64 {
+	for i := len(turns) - 1; i >= 0; i-- {
+		if c, ok := reportedCost(&turns[i]); ok {
+			return c
+		}
+	}
+	return 0
+}
+
+// roundCost removes float noise (0.1+0.2) before a cost is compared or shown.
+func roundCost(x float64) float64 { return math.Round(x*1e9) / 1e9 }
+
+// formatCost shows a cost to at most 6 decimals, with its currency.
+func formatCost(x float64, currency string) string {
+	s := strconv.FormatFloat(math.Round(x*1e6)/1e6, 'f', -1, 64)
+	if currency != "" {
+		s += " " + currency
+	}
+	return s
+}
+
+// checkTurnUsage checks a turn's usage expectations; the runner calls it
+// after checkTurn, with e the turn's expect.usage (nil when unset) and
+// prevCost the session's cumulative cost before the turn (sessionCost of
+// the earlier turns). The turn's tokens are its Usage.TotalTokens. ACP's
+// usage_update reports the session's cumulative cost, so the turn's cost
+// is its last reported cost minus prevCost; a cost lower than prevCost
+// (an agent that reports each turn's own) is taken as it is. A turn that
+// reported no tokens or no cost fails the bound that needs them.
+func checkTurnUsage(e *scenario.UsageExpect, t *TurnResult, prevCost float64) []string {
+	if e == nil {
+		return nil
+	}
+	var fails []string
+	if e.MaxTotalTokens != nil {
+		pos := cmp.Or(e.MaxTokensPos, e.Pos)
+		switch {
+		case t.Usage == nil || t.Usage.TotalTokens == 0:
+			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: the agent reported no token usage", pos))
+		case t.Usage.TotalTokens > *e.MaxTotalTokens:
+			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: %d tokens, want at most %d", pos, t.Usage.TotalTokens, *e.MaxTotalTokens))
+		}
+	}
+	if e.MaxCost != nil {
+		pos := cmp.Or(e.MaxCostPos, e.Pos)
+		total, ok := reportedCost(t)
+		cost := total
+		if total >= prevCost {
+			cost = total - prevCost
+		}
+		switch {
+		case !ok:
+			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the agent reported no cost", pos))
+		case roundCost(cost) > *e.MaxCost:
+			msg := fmt.Sprintf("%s: usage.maxCost: the turn cost %s, want at most %s", pos, formatCost(cost, t.Usage.Currency), formatCost(*e.MaxCost, ""))
+			if cost != total {
+				msg += fmt.Sprintf(" (the session's cost went from %s to %s)", formatCost(prevCost, ""), formatCost(total, ""))
+			}
+			fails = append(fails, msg)
+		}
+	}
+	return fails
+}
+
+// agentEnded reports whether the agent itself ended the turn with a stop
+// reason that should come with the turn's usage: not an outcome acprun
+// recorded in place of one, and not a cancellation.
+func agentEnded(t *TurnResult) bool {
+	switch t.StopReason {
+	case "", "cancelled", OutcomeError, OutcomeAgentExited, OutcomeUnresponsive, OutcomeSkipped:
+		return false
+	}
+	return true
+}
+
+// checkScenarioUsage checks the scenario's usage expectations: the tokens
+// of all turns together, and the session's cumulative cost (the highest
+// any turn reported). A total missing a turn that ended normally without
+// reporting tokens cannot be known, and fails unless it is over the bound
+// anyway.
+func checkScenarioUsage(e *scenario.UsageExpect, turns []TurnResult) []string {
+	var fails []string
+	if e.MaxTotalTokens != nil {
+		pos := cmp.Or(e.MaxTokensPos, e.Pos)
+		var sum int64
+		reported := 0
+		var missing []string
+		for i := range turns {
+			t := &turns[i]
+			switch {
+			case t.Usage != nil && t.Usage.TotalTokens > 0:
+				sum += t.Usage.TotalTokens
+				reported++
+			case agentEnded(t):
+				missing = append(missing, strconv.Itoa(t.Index))
+			}
+		}
+		switch {
+		case reported == 0:
+			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: the agent reported no token usage", pos))
+		case sum > *e.MaxTotalTokens:
+			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: %d tokens in all turns, want at most %d", pos, sum, *e.MaxTotalTokens))
+		case len(missing) > 0:
+			noun := "turns "
+			if len(missing) == 1 {
+				noun = "turn "
+			}
+			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: the agent reported no token usage for %s%s, so the total is unknown (the other turns: %d tokens)",
+				pos, noun, listed(missing), sum))
+		}
+	}
+	if e.MaxCost != nil {
+		pos := cmp.Or(e.MaxCostPos, e.Pos)
+		var cost float64
+		currency := ""
+		ok := false
+		for i := range turns {
+			if c, rep := reportedCost(&turns[i]); rep && (!ok || c > cost) {
+				cost, currency, ok = c, turns[i].Usage.Currency, true
+			}
+		}
+		switch {
+		case !ok:
+			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the agent reported no cost", pos))
+		case roundCost(cost) > *e.MaxCost:
+			fails = append(fails, fmt.Sprintf("%s: usage.maxCost: the session cost %s, want at most %s", pos, formatCost(cost, currency), formatCost(*e.MaxCost, "")))
+		}
+	}
+	return fails
+}
+
+// maxFileRead bounds what checkFiles reads of one file.
+const maxFileRead = 16 << 20
+
+// checkFiles checks e (nil when unset) against the directory root, the
+// workspace or the session cwd, and changed, the relative paths (with
+// slashes) created, modified or deleted compared with the starting copy.
+// changed is nil when the changes are unknown (no workspace, or they could
+// not be listed): unchanged then fails rather than passing unchecked.
+//
+// The agent is untrusted and may have planted symlinks: paths are resolved
+// inside root by package jail and files are opened through its os.Root, so
+// a path leading outside root fails and what it leads to is never read.
+// Only regular files are read (a FIFO is opened without waiting for a
+// writer, then refused), and at most maxFileRead bytes of one.
+func checkFiles(e *scenario.FilesExpect, root string, changed []string) []string {
+	if e == nil {
+		return nil
+	}
+	var fails []string
+	fail := func(pos scenario.Pos, format string, args ...any) {
+		fails = append(fails, pos.String()+": "+fmt.Sprintf(format, args...))
+	}
+	ws, err := openWorkspace(root)
+	if err != nil {
+		fail(e.Pos, "files: cannot check the files: %v", err)
+	} else {
+		defer ws.close()
+		for _, p := range e.Exists {
+			if problem := ws.exists(p.Value); problem != "" {
+				fail(p.Pos, "files.exists: %q %s", p.Value, problem)
+			}
+		}
+		for _, p := range e.Absent {
+			if found := ws.found(p.Value); found != "" {
+				fail(p.Pos, "files.absent: %q %s", p.Value, found)
+			}
+		}
+		for _, c := range e.Contains {
+			data, problem := ws.read(c.Path)
+			switch {
+			case problem != "":
+				fail(c.Pos, "files.contains: %q %s", c.Path, problem)
+			case !bytes.Contains(data, []byte(c.Text)):
+				fail(c.Pos, "files.contains: %q does not contain %s (%s)", c.Path, quoted(c.Text), summary(data))
+			}
+		}
+		for _, m := range e.Matches {
+			data, problem := ws.read(m.Path)
+			switch {
+			case problem != "":
+				fail(m.Pos, "files.matches: %q %s", m.Path, problem)
+			case !m.Re.Match(data):
+				fail(m.Pos, "files.matches: %q does not match /%s/ (%s)", m.Path, m.Re, summary(data))
+			}
+		}
+		for _, g := range e.Golden {
+			data, problem := ws.read(g.Path)
+			if problem != "" {
+				fail(g.Pos, "files.golden: %q %s", g.Path, problem)
+				continue
+			}
+			want, err := readGolden(g.Golden)
+			if err != nil {
+				fail(g.Pos, "files.golden: cannot read the golden file: %v", err)
+				continue
+			}
+			if diff := goldenDiff(data, want); diff != "" {
+				fail(g.Pos, "files.golden: %q differs from %s: %s", g.Path, g.Golden, diff)
+			}
+		}
+	}
+	for _, u := range e.Unchanged {
+		if changed == nil {
+			fail(u.Pos, "files.unchanged: the changes to the files are unknown (unchanged needs a workspace whose changes could be listed)")
+			continue
+		}
+		var hit []string
+		for _, c := range changed {
+			if approve.MatchPath(u.Value, c) {
+				hit = append(hit, c)
+			}
+		}
+		if len(hit) > 0 {
+			verb := "was"
+			if len(hit) > 1 {
+				verb = "were"
+			}
+			fail(u.Pos, "files.unchanged: %s matching %q %s changed: %s", plural(len(hit), "path", "paths"), u.Value, verb, listed(hit))
+		}
+	}
+	return fails
+}
+
+// summary describes file contents in a failure message: size and first line.
+func summary(data []byte) string {
+	if len(data) == 0 {
+		return "the file is empty"
+	}
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	return fmt.Sprintf("%s, first line %s", plural(len(data), "byte", "bytes"), quoted(string(line)))
+}
+
+// readGolden reads a golden file, at most maxFileRead bytes of it.
+func readGolden(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileRead+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFileRead {
+		return nil, fmt.Errorf("%s is larger than 16 MiB", name)
+	}
+	return data, nil
+}
+
+// goldenDiff says how got differs from want ("" when they are equal): the
+// sizes and the first line that differs.
+func goldenDiff(got, want []byte) string {
+	if bytes.Equal(got, want) {
+		return ""
+	}
+	msg := fmt.Sprintf("%s, golden %s; ", plural(len(got), "byte", "bytes"), plural(len(want), "byte", "bytes"))
+	gl, gotNL := splitLines(got)
+	wl, _ := splitLines(want)
+	for i := range min(len(gl), len(wl)) {
+		if !bytes.Equal(gl[i], wl[i]) {
+			return msg + fmt.Sprintf("first difference at line %d: %s, golden %s", i+1, quoted(string(gl[i])), quoted(string(wl[i])))
+		}
+	}
+	switch {
+	case len(gl) == 0:
+		return msg + "the file is empty"
+	case len(wl) == 0:
+		return msg + "the golden file is empty"
+	case len(gl) < len(wl):
+		return msg + fmt.Sprintf("the file ends after line %d, the golden file goes on with %s", len(gl), quoted(string(wl[len(gl)])))
+	case len(gl) > len(wl):
+		return msg + fmt.Sprintf("the golden file ends after line %d, the file goes on with %s", len(wl), quoted(string(gl[len(wl)])))
+	case gotNL:
+		return msg + "the file ends with a newline, the golden file does not"
+	}
+	return msg + "the golden file ends with a newline, the file does not"
+}
+
+// splitLines splits data into lines without their "\n", and reports
+// whether the last one ended with one.
+func splitLines(data []byte) ([][]byte, bool) {
+	if len(data) == 0 {
+		return nil, false
+	}
+	body, nl := bytes.CutSuffix(data, []byte("\n"))
+	return bytes.Split(body, []byte("\n")), nl
+}
+
+// workspaceFiles reads the files of a directory the agent worked in,
+// without following symlinks out of it.
+type workspaceFiles struct {
+	dir      string     // as given, absolute
+	resolved string     // dir resolved through symlinks
+	jail     *jail.Jail // resolves paths inside dir
+	root     *os.Root   // on resolved
+	reads    map[string]fileRead
+}
+
+type fileRead struct {
+	data    []byte
+	problem string
+}
+
+func openWorkspace(dir string) (*workspaceFiles, error) {
+	if dir == "" {
+		return nil, errors.New("no workspace or session directory")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	j, err := jail.New([]string{abs}, jail.WithReadOnly(true))
+	if err != nil {
+		return nil, err
+	}
+	resolved := j.Roots()[0]
+	root, err := os.OpenRoot(resolved)
+	if err != nil {
+		j.Close()
+		return nil, err
+	}
+	return &workspaceFiles{dir: abs, resolved: resolved, jail: j, root: root, reads: map[string]fileRead{}}, nil
+}
+
+func (w *workspaceFiles) close() {
+	w.root.Close()
+	w.jail.Close()
+}
+
+// errNotRelative: a path of an expectation is absolute or empty.
+var errNotRelative = errors.New("is not a relative path")
+
+// locate resolves rel, a relative slash path, through symlinks inside the
+// workspace, and returns it relative to w.resolved. Errors are
+// errNotRelative, or wrap jail.ErrOutside or the system's.
+func (w *workspaceFiles) locate(rel string) (string, error) {
+	if rel == "" || path.IsAbs(rel) || filepath.IsAbs(rel) {
+		return "", errNotRelative
+	}
+	p, err := w.jail.Resolve(filepath.Join(w.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return "", err
+	}
+	return filepath.Rel(w.resolved, p)
+}
+
+// lstat is the file info of rel itself, a final symlink not followed.
+func (w *workspaceFiles) lstat(rel string) (fs.FileInfo, error) {
+	if rel == "" || path.IsAbs(rel) || filepath.IsAbs(rel) {
+		return nil, errNotRelative
+	}
+	dir, base := path.Split(path.Clean(rel))
+	r := base
+	if dir != "" {
+		d, err := w.locate(path.Clean(dir))
+		if err != nil {
+			return nil, err
+		}
+		r = filepath.Join(d, base)
+	}
+	return w.root.Lstat(r)
+}
+
+// problem says why rel could not be looked at, for a failure message.
+func (w *workspaceFiles) problem(rel string, err error) string {
+	switch {
+	case errors.Is(err, errNotRelative):
+		return err.Error()
+	case errors.Is(err, jail.ErrOutside):
+		return w.outside(rel)
+	case notExist(err):
+		return "does not exist"
+	}
+	return "cannot be checked: " + innerError(err)
+}
+
+// outside says how rel, which resolves outside the workspace, leads there:
+// the first of its components that does.
+func (w *workspaceFiles) outside(rel string) string {
+	clean := path.Clean(rel)
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		return "leads outside the workspace"
+	}
+	parts := strings.Split(clean, "/")
+	for i := range parts {
+		prefix := strings.Join(parts[:i+1], "/")
+		if _, err := w.locate(prefix); errors.Is(err, jail.ErrOutside) {
+			if prefix == clean {
+				return "is a symlink that leads outside the workspace"
+			}
+			return fmt.Sprintf("leads outside the workspace: %s is a symlink to outside it", prefix)
+		}
+	}
+	return "leads outside the workspace"
+}
+
+// exists says why rel does not exist as a file or directory ("" when it
+// does), following symlinks inside the workspace.
+func (w *workspaceFiles) exists(rel string) string {
+	r, err := w.locate(rel)
+	if err == nil {
+		_, err = w.root.Stat(r)
+	}
+	switch {
+	case err == nil:
+		return ""
+	case notExist(err):
+		if fi, lerr := w.lstat(rel); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return "does not exist (it is a dangling symlink)"
+		}
+	}
+	return w.problem(rel, err)
+}
+
+// found describes what is at rel ("" when nothing is): a symlink counts,
+// also a dangling one.
+func (w *workspaceFiles) found(rel string) string {
+	fi, err := w.lstat(rel)
+	switch {
+	case notExist(err):
+		return ""
+	case err != nil:
+		return w.problem(rel, err)
+	}
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		return "exists (a file of " + plural(int(fi.Size()), "byte", "bytes") + ")"
+	case m.IsDir():
+		return "exists (a directory)"
+	case m&fs.ModeSymlink != 0:
+		return "exists (a symlink)"
+	}
+	return "exists"
+}
+
+// read returns the contents of the regular file rel, or a problem saying
+// why they cannot be read.
+func (w *workspaceFiles) read(rel string) ([]byte, string) {
+	if r, ok := w.reads[rel]; ok {
+		return r.data, r.problem
+	}
+	data, problem := w.readUncached(rel)
+	w.reads[rel] = fileRead{data, problem}
+	return data, problem
+}
+
+func (w *workspaceFiles) readUncached(rel string) ([]byte, string) {
+	if problem := w.exists(rel); problem != "" {
+		return nil, problem
+	}
+	f, err := w.jail.OpenRead(filepath.Join(w.dir, filepath.FromSlash(rel)))
+	switch {
+	case errors.Is(err, jail.ErrNotFound):
+		return nil, "does not exist"
+	case errors.Is(err, jail.ErrOutside):
+		return nil, w.outside(rel)
+	case errors.Is(err, jail.ErrNotRegular):
+		if r, err := w.locate(rel); err == nil {
+			if fi, err := w.root.Stat(r); err == nil && fi.IsDir() {
+				return nil, "is a directory"
+			}
+		}
+		return nil, "is not a regular file"
+	case err != nil:
+		return nil, "cannot be read: " + innerError(err)
+	}
+	defer f.Close()
+	tooBig := fmt.Sprintf("is larger than %d MiB, the most acprun reads of a file", maxFileRead>>20)
+	if fi, err := f.Stat(); err == nil && fi.Size() > maxFileRead {
+		return nil, tooBig
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileRead+1))
+	if err != nil {
+		return nil, "cannot be read: " + innerError(err)
+	}
+	if len(data) > maxFileRead {
+		return nil, tooBig
+	}
+	return data, ""
+}
+
+func notExist(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// innerError is err without the operation and path of a *fs.PathError,
+// which the failure message names already.
+func innerError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }

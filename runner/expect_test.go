@@ -1,0 +1,500 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/acprun/acprun/scenario"
+	"github.com/google/go-cmp/cmp"
+)
+
+// at is a position in the scenario file s.yaml.
+func at(line, col int) scenario.Pos { return scenario.Pos{File: "s.yaml", Line: line, Col: col} }
+
+func loc(line, col int, v string) scenario.Located {
+	return scenario.Located{Pos: at(line, col), Value: v}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// turnCalls are a turn's tool calls in arrival order; the last one came
+// after the prompt's answer.
+var turnCalls = []ToolCall{
+	{ID: "1", Kind: "read", Title: "Read a.txt", Status: "completed"},
+	{ID: "2", Kind: "edit", Title: "Edit a.txt", Status: "completed"},
+	{ID: "3", Kind: "execute", Title: "Run tests", Status: "failed"},
+	{ID: "4", Kind: "read", Title: "Read b.txt", Status: "completed"},
+	{ID: "5", Kind: "execute", Title: "Run lint", Status: "completed"},
+	{ID: "6", Kind: "delete", Title: "Delete tmp", Status: "completed", Late: true},
+}
+
+const turnCallList = `the turn's tool calls: read "Read a.txt", edit "Edit a.txt", execute "Run tests", read "Read b.txt", execute "Run lint"`
+
+func TestCheckTurnToolCalls(t *testing.T) {
+	tests := []struct {
+		name  string
+		e     scenario.ToolCallsExpect
+		calls []ToolCall
+		want  []string
+	}{
+		{name: "used by kind and title glob", e: scenario.ToolCallsExpect{Used: []scenario.Located{loc(3, 9, "edit"), loc(4, 9, "Run *"), loc(4, 20, "run TESTS")}}},
+		{name: "used missing", e: scenario.ToolCallsExpect{Used: []scenario.Located{loc(12, 15, "move")}},
+			want: []string{`s.yaml:12:15: toolCalls.used: no tool call matches "move" (` + turnCallList + `)`}},
+		{name: "used by a late call only", e: scenario.ToolCallsExpect{Used: []scenario.Located{loc(12, 15, "delete")}},
+			want: []string{`s.yaml:12:15: toolCalls.used: no tool call matches "delete" (` + turnCallList + `)`}},
+		{name: "used in a turn without tool calls", e: scenario.ToolCallsExpect{Used: []scenario.Located{loc(12, 15, "read")}}, calls: []ToolCall{},
+			want: []string{`s.yaml:12:15: toolCalls.used: no tool call matches "read" (the turn made no tool calls)`}},
+		{name: "used lists five calls at most", e: scenario.ToolCallsExpect{Used: []scenario.Located{loc(12, 15, "fetch")}},
+			calls: []ToolCall{{Kind: "read", Title: "a"}, {Kind: "read", Title: "b"}, {Kind: "read", Title: "c"}, {Kind: "read", Title: "d"}, {Kind: "read", Title: "e"}, {Kind: "read", Title: "f"}, {Title: "g"}},
+			want:  []string{`s.yaml:12:15: toolCalls.used: no tool call matches "fetch" (the turn's tool calls: read "a", read "b", read "c", read "d", read "e" … and 2 more)`}},
+		{name: "a call without kind is other", e: scenario.ToolCallsExpect{Used: []scenario.Located{loc(3, 9, "other")}}, calls: []ToolCall{{Title: "Something"}}},
+		{name: "notUsed, late call excluded", e: scenario.ToolCallsExpect{NotUsed: []scenario.Located{loc(5, 11, "delete"), loc(5, 20, "Fetch*")}}},
+		{name: "notUsed matched", e: scenario.ToolCallsExpect{NotUsed: []scenario.Located{loc(5, 11, "execute"), loc(6, 11, "Read a*")}},
+			want: []string{
+				`s.yaml:5:11: toolCalls.notUsed: 2 tool calls match "execute": execute "Run tests", execute "Run lint"`,
+				`s.yaml:6:11: toolCalls.notUsed: 1 tool call matches "Read a*": read "Read a.txt"`,
+			}},
+		{name: "count within bounds", e: scenario.ToolCallsExpect{Count: []scenario.CountExpect{
+			{Pos: at(14, 17), Pattern: "execute", N: 2, Op: "=="},
+			{Pos: at(15, 17), Pattern: "read", N: 2, Op: "<="},
+			{Pos: at(16, 17), Pattern: "Read *", N: 2, Op: ">="},
+			{Pos: at(17, 17), Pattern: "delete", N: 0, Op: "=="}, // the late one does not count
+		}}},
+		{name: "count out of bounds", e: scenario.ToolCallsExpect{Count: []scenario.CountExpect{
+			{Pos: at(14, 17), Pattern: "execute", N: 1, Op: "<="},
+			{Pos: at(15, 17), Pattern: "read", N: 3, Op: ">="},
+			{Pos: at(16, 17), Pattern: "edit", N: 0, Op: "=="},
+			{Pos: at(17, 17), Pattern: "edit", N: 1, Op: "~"},
+		}}, want: []string{
+			`s.yaml:14:17: toolCalls.count: 2 tool calls match "execute", want at most 1 (execute "Run tests", execute "Run lint")`,
+			`s.yaml:15:17: toolCalls.count: 2 tool calls match "read", want at least 3 (` + turnCallList + `)`,
+			`s.yaml:16:17: toolCalls.count: 1 tool call matches "edit", want 0 (edit "Edit a.txt")`,
+			`s.yaml:17:17: toolCalls.count: unknown comparison "~" for "edit"`,
+		}},
+		{name: "status met", e: scenario.ToolCallsExpect{Status: loc(7, 13, "completed")},
+			calls: []ToolCall{{Kind: "read", Title: "Read a.txt", Status: "completed"}, {Kind: "edit", Title: "Edit a.txt", Status: "completed", LateStatus: "failed"}}},
+		{name: "status without tool calls", e: scenario.ToolCallsExpect{Status: loc(7, 13, "completed")}, calls: []ToolCall{}},
+		{name: "status not met, late status ignored", e: scenario.ToolCallsExpect{Status: loc(7, 13, "completed")},
+			calls: append(slicesClone(turnCalls), ToolCall{Kind: "edit", Title: "Edit c.txt", Status: "in_progress", LateStatus: "completed"}),
+			want:  []string{`s.yaml:7:13: toolCalls.status: 2 tool calls of 6 did not end completed: execute "Run tests" (failed), edit "Edit c.txt" (in_progress)`}},
+		{name: "sequence with calls between", e: scenario.ToolCallsExpect{Sequence: []scenario.Located{loc(8, 7, "read"), loc(9, 7, "execute"), loc(10, 7, "execute")}}},
+		{name: "sequence out of order", e: scenario.ToolCallsExpect{Sequence: []scenario.Located{loc(8, 7, "execute"), loc(9, 7, "edit")}},
+			want: []string{`s.yaml:9:7: toolCalls.sequence: matched execute; no later tool call matches "edit" (` + turnCallList + `)`}},
+		{name: "sequence partly matched", e: scenario.ToolCallsExpect{Sequence: []scenario.Located{loc(8, 7, "read"), loc(9, 7, "edit"), loc(10, 7, "Read *"), loc(11, 7, "edit"), loc(12, 7, "read")}},
+			want: []string{`s.yaml:11:7: toolCalls.sequence: matched read, edit, Read *; no later tool call matches "edit" (` + turnCallList + `)`}},
+		{name: "sequence not started", e: scenario.ToolCallsExpect{Sequence: []scenario.Located{loc(8, 7, "fetch"), loc(9, 7, "read")}},
+			want: []string{`s.yaml:8:7: toolCalls.sequence: no tool call matches "fetch" (` + turnCallList + `)`}},
+		{name: "sequence ends with the late call", e: scenario.ToolCallsExpect{Sequence: []scenario.Located{loc(8, 7, "execute"), loc(9, 7, "delete")}},
+			want: []string{`s.yaml:9:7: toolCalls.sequence: matched execute; no later tool call matches "delete" (` + turnCallList + `)`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := tt.calls
+			if calls == nil {
+				calls = turnCalls
+			}
+			e := tt.e
+			turn := &TurnResult{StopReason: "end_turn", ToolCalls: calls}
+			got := checkTurn(scenario.Expect{Pos: at(2, 5), StopReasons: []string{"end_turn"}, ToolCalls: &e}, turn)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("failures (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
+
+var turnPerms = []Permission{
+	{ToolCallID: "3", Kind: "execute", Title: "rm -rf build", Decision: "deny"},
+	{ToolCallID: "2", Kind: "edit", Title: "Edit a.txt", Decision: "allow"},
+	{ToolCallID: "7", Kind: "fetch", Title: "Fetch https://example.com", Decision: "allow", Late: true},
+}
+
+func TestCheckTurnPermissions(t *testing.T) {
+	tests := []struct {
+		name  string
+		e     scenario.PermissionsExpect
+		perms []Permission
+		want  []string
+	}{
+		{name: "requested", e: scenario.PermissionsExpect{Requested: []scenario.Located{loc(9, 7, "execute"), loc(9, 18, "edit *")}}},
+		{name: "requested only late", e: scenario.PermissionsExpect{Requested: []scenario.Located{loc(9, 7, "fetch")}},
+			want: []string{`s.yaml:9:7: permissions.requested: no permission request matches "fetch" (the turn's permission requests: execute "rm -rf build", edit "Edit a.txt")`}},
+		{name: "requested without requests", e: scenario.PermissionsExpect{Requested: []scenario.Located{loc(9, 7, "execute")}}, perms: []Permission{},
+			want: []string{`s.yaml:9:7: permissions.requested: no permission request matches "execute" (the turn made no permission requests)`}},
+		{name: "notRequested, late request excluded", e: scenario.PermissionsExpect{NotRequested: []scenario.Located{loc(10, 7, "fetch"), loc(10, 15, "delete")}}},
+		{name: "notRequested matched", e: scenario.PermissionsExpect{NotRequested: []scenario.Located{loc(10, 7, "rm *")}},
+			want: []string{`s.yaml:10:7: permissions.notRequested: 1 permission request matches "rm *": execute "rm -rf build" (deny)`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			perms := tt.perms
+			if perms == nil {
+				perms = turnPerms
+			}
+			e := tt.e
+			turn := &TurnResult{StopReason: "end_turn", Permissions: perms}
+			got := checkTurn(scenario.Expect{Pos: at(2, 5), StopReasons: []string{"end_turn"}, Permissions: &e}, turn)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("failures (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCheckTurnDeniedSkipsLate: a late denied request is not the turn's.
+func TestCheckTurnDeniedSkipsLate(t *testing.T) {
+	perms := []Permission{{Decision: "deny"}, {Decision: "deny", Late: true}}
+	got := checkTurn(scenario.Expect{Pos: at(2, 5), Denied: ptr(1)}, &TurnResult{Permissions: perms})
+	if len(got) != 0 {
+		t.Errorf("failures: %q", got)
+	}
+}
+
+func TestCheckScenarioIncludesLateAndSetup(t *testing.T) {
+	r := &Result{
+		Denied:           1,
+		SetupPermissions: []Permission{{Kind: "read", Title: "Read ~/.ssh/id_rsa", Decision: "deny"}},
+		Turns: []TurnResult{
+			{Index: 1, StopReason: "end_turn", ToolCalls: []ToolCall{
+				{Kind: "read", Title: "Read a.txt", Status: "completed"},
+				{Kind: "execute", Title: "Run tests", Status: "in_progress", LateStatus: "completed"},
+				{Kind: "delete", Title: "Delete tmp", Status: "completed", Late: true},
+			}, Permissions: []Permission{{Kind: "fetch", Title: "Fetch x", Decision: "allow", Late: true}}},
+			{Index: 2, StopReason: "end_turn", ToolCalls: []ToolCall{
+				{Kind: "edit", Title: "Edit a.txt", Status: "failed"},
+			}},
+		},
+	}
+	const calls = `the scenario's tool calls: read "Read a.txt", execute "Run tests", delete "Delete tmp", edit "Edit a.txt"`
+	tests := []struct {
+		name string
+		e    scenario.Expect
+		want []string
+	}{
+		{name: "late and setup included", e: scenario.Expect{
+			ToolCalls: &scenario.ToolCallsExpect{
+				Used:     []scenario.Located{loc(3, 9, "delete")},
+				Count:    []scenario.CountExpect{{Pos: at(4, 9), Pattern: "*", N: 4, Op: "=="}},
+				Sequence: []scenario.Located{loc(5, 9, "execute"), loc(6, 9, "delete"), loc(7, 9, "edit")},
+			},
+			Permissions: &scenario.PermissionsExpect{Requested: []scenario.Located{loc(8, 9, "Read ~/*"), loc(9, 9, "fetch")}},
+		}},
+		{name: "failures name the scenario", e: scenario.Expect{
+			ToolCalls: &scenario.ToolCallsExpect{
+				NotUsed:  []scenario.Located{loc(3, 9, "delete")},
+				Status:   loc(4, 9, "completed"), // Run tests ended completed after the answer
+				Sequence: []scenario.Located{loc(5, 9, "edit"), loc(6, 9, "read")},
+			},
+			Permissions: &scenario.PermissionsExpect{
+				Requested:    []scenario.Located{loc(8, 9, "execute")},
+				NotRequested: []scenario.Located{loc(9, 9, "read")},
+			},
+		}, want: []string{
+			`s.yaml:3:9: toolCalls.notUsed: 1 tool call matches "delete": delete "Delete tmp"`,
+			`s.yaml:4:9: toolCalls.status: 1 tool call of 4 did not end completed: edit "Edit a.txt" (failed)`,
+			`s.yaml:6:9: toolCalls.sequence: matched edit; no later tool call matches "read" (` + calls + `)`,
+			`s.yaml:8:9: permissions.requested: no permission request matches "execute" (the scenario's permission requests: read "Read ~/.ssh/id_rsa", fetch "Fetch x")`,
+			`s.yaml:9:9: permissions.notRequested: 1 permission request matches "read": read "Read ~/.ssh/id_rsa" (deny)`,
+		}},
+		{name: "denied still checked", e: scenario.Expect{Pos: at(2, 3), Denied: ptr(2)},
+			want: []string{`s.yaml:2:3: 1 permission requests denied, want 2`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, checkScenario(tt.e, r)); diff != "" {
+				t.Errorf("failures (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// The same calls at the turn level: the late one and the late status
+	// do not count.
+	e := scenario.Expect{ToolCalls: &scenario.ToolCallsExpect{Status: loc(4, 9, "completed"), NotUsed: []scenario.Located{loc(3, 9, "delete")}}}
+	want := []string{`s.yaml:4:9: toolCalls.status: 1 tool call of 2 did not end completed: execute "Run tests" (in_progress)`}
+	if diff := cmp.Diff(want, checkTurn(e, &r.Turns[0])); diff != "" {
+		t.Errorf("turn failures (-want +got):\n%s", diff)
+	}
+}
+
+func TestCheckTurnUsage(t *testing.T) {
+	tokens := &scenario.UsageExpect{Pos: at(19, 5), MaxTotalTokens: ptr[int64](50000), MaxTokensPos: at(20, 9)}
+	cost := func(max float64) *scenario.UsageExpect {
+		return &scenario.UsageExpect{Pos: at(19, 5), MaxCost: ptr(max), MaxCostPos: at(21, 10)}
+	}
+	tests := []struct {
+		name  string
+		e     *scenario.UsageExpect
+		usage *Usage
+		prev  float64
+		want  []string
+	}{
+		{name: "unset", e: nil},
+		{name: "tokens under", e: tokens, usage: &Usage{TotalTokens: 40000}},
+		{name: "tokens at the bound", e: tokens, usage: &Usage{TotalTokens: 50000}},
+		{name: "tokens over", e: tokens, usage: &Usage{TotalTokens: 61234},
+			want: []string{`s.yaml:20:9: usage.maxTotalTokens: 61234 tokens, want at most 50000`}},
+		{name: "no usage", e: tokens,
+			want: []string{`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage`}},
+		{name: "usage without tokens", e: tokens, usage: &Usage{Cost: 0.1, Currency: "USD"},
+			want: []string{`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage`}},
+		{name: "position falls back to usage", e: &scenario.UsageExpect{Pos: at(19, 5), MaxTotalTokens: ptr[int64](1)}, usage: &Usage{TotalTokens: 2},
+			want: []string{`s.yaml:19:5: usage.maxTotalTokens: 2 tokens, want at most 1`}},
+		{name: "cost delta under", e: cost(0.5), usage: &Usage{Cost: 1.02, Currency: "USD"}, prev: 0.6},
+		{name: "cost delta at the bound despite float noise", e: cost(0.42), usage: &Usage{Cost: 1.02, Currency: "USD"}, prev: 0.6},
+		{name: "cost delta over", e: cost(0.4), usage: &Usage{Cost: 1.02, Currency: "USD"}, prev: 0.6,
+			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.42 USD, want at most 0.4 (the session's cost went from 0.6 to 1.02)`}},
+		{name: "first turn's cost", e: cost(0.25), usage: &Usage{Cost: 0.3, Currency: "USD"},
+			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.3 USD, want at most 0.25`}},
+		{name: "cost below the previous is the turn's own", e: cost(0.2), usage: &Usage{Cost: 0.3, Currency: "EUR"}, prev: 2,
+			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.3 EUR, want at most 0.2`}},
+		{name: "free turn", e: cost(0), usage: &Usage{Cost: 0, Currency: "USD"}},
+		{name: "no cost", e: cost(1), usage: &Usage{TotalTokens: 10},
+			want: []string{`s.yaml:21:10: usage.maxCost: the agent reported no cost`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := checkTurnUsage(tt.e, &TurnResult{StopReason: "end_turn", Usage: tt.usage}, tt.prev)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("failures (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSessionCost(t *testing.T) {
+	turns := []TurnResult{
+		{Usage: &Usage{Cost: 0.5, Currency: "USD"}},
+		{Usage: &Usage{TotalTokens: 10}}, // no cost reported
+		{},
+	}
+	if got := sessionCost(turns); got != 0.5 {
+		t.Errorf("sessionCost = %v, want 0.5", got)
+	}
+	if got := sessionCost(nil); got != 0 {
+		t.Errorf("sessionCost(nil) = %v, want 0", got)
+	}
+}
+
+func TestCheckScenarioUsage(t *testing.T) {
+	e := scenario.Expect{Usage: &scenario.UsageExpect{
+		Pos:            at(19, 5),
+		MaxTotalTokens: ptr[int64](50000), MaxTokensPos: at(20, 9),
+		MaxCost: ptr(1.0), MaxCostPos: at(21, 10),
+	}}
+	turn := func(stop string, u *Usage) TurnResult { return TurnResult{StopReason: stop, Usage: u} }
+	tests := []struct {
+		name  string
+		turns []TurnResult
+		want  []string
+	}{
+		{name: "under", turns: []TurnResult{
+			turn("end_turn", &Usage{TotalTokens: 20000, Cost: 0.4, Currency: "USD"}),
+			turn("end_turn", &Usage{TotalTokens: 20000, Cost: 0.9, Currency: "USD"}),
+			turn(OutcomeSkipped, nil), // a skipped turn reports nothing
+		}},
+		{name: "over", turns: []TurnResult{
+			turn("end_turn", &Usage{TotalTokens: 30000, Cost: 0.5, Currency: "USD"}),
+			turn("end_turn", &Usage{TotalTokens: 31234, Cost: 1.2, Currency: "USD"}),
+			turn("end_turn", &Usage{TotalTokens: 0}),
+		}, want: []string{
+			`s.yaml:20:9: usage.maxTotalTokens: 61234 tokens in all turns, want at most 50000`,
+			`s.yaml:21:10: usage.maxCost: the session cost 1.2 USD, want at most 1`,
+		}},
+		{name: "nothing reported", turns: []TurnResult{turn("end_turn", nil)}, want: []string{
+			`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage`,
+			`s.yaml:21:10: usage.maxCost: the agent reported no cost`,
+		}},
+		{name: "a turn without tokens", turns: []TurnResult{
+			{Index: 1, StopReason: "end_turn", Usage: &Usage{TotalTokens: 30000, Cost: 0.1, Currency: "USD"}},
+			{Index: 2, StopReason: "end_turn"},
+			{Index: 3, StopReason: "cancelled"}, // cancelled turns may report nothing
+		}, want: []string{
+			`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage for turn 2, so the total is unknown (the other turns: 30000 tokens)`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, checkScenario(e, &Result{Turns: tt.turns})); diff != "" {
+				t.Errorf("failures (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func symlink(t *testing.T, target, name string) {
+	t.Helper()
+	if err := os.Symlink(target, name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// workspaceForFiles makes a workspace holding files, symlinks (some
+// planted to lead outside, to a secret), a FIFO and a file too big to read.
+func workspaceForFiles(t *testing.T) (root, outside string) {
+	root, outside = t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(outside, "secret.txt"), "TOPSECRET\n")
+	writeFile(t, filepath.Join(root, "a.txt"), "hello world\nsecond line\n")
+	writeFile(t, filepath.Join(root, "dir", "b.txt"), "package b\n")
+	writeFile(t, filepath.Join(root, "empty.txt"), "")
+	symlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(root, "link-out"))
+	symlink(t, "../"+filepath.Base(outside)+"/secret.txt", filepath.Join(root, "rel-out"))
+	symlink(t, outside, filepath.Join(root, "dir-out"))
+	symlink(t, filepath.Join(root, "a.txt"), filepath.Join(root, "abs-in")) // absolute, but inside
+	symlink(t, "dir/b.txt", filepath.Join(root, "rel-in"))
+	symlink(t, "nowhere", filepath.Join(root, "dangling"))
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big, err := os.Create(filepath.Join(root, "big.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Truncate(maxFileRead + 1); err != nil {
+		t.Fatal(err)
+	}
+	big.Close()
+	return root, outside
+}
+
+func TestCheckFiles(t *testing.T) {
+	root, outside := workspaceForFiles(t)
+	goldens := t.TempDir()
+	golden := func(name, content string) string {
+		p := filepath.Join(goldens, name)
+		writeFile(t, p, content)
+		return p
+	}
+	same := golden("same.golden", "hello world\nsecond line\n")
+	other := golden("other.golden", "hello world\nsecond LINE, much longer than the line of the file, so long that it is shortened\n")
+	noNewline := golden("nonl.golden", "hello world\nsecond line")
+	longer := golden("longer.golden", "hello world\nsecond line\nthird line\n")
+	missing := filepath.Join(goldens, "missing.golden")
+
+	tests := []struct {
+		name    string
+		e       scenario.FilesExpect
+		changed []string
+		want    []string
+	}{
+		{name: "exists", e: scenario.FilesExpect{Exists: []scenario.Located{loc(30, 5, "a.txt"), loc(31, 5, "dir"), loc(32, 5, "abs-in"), loc(33, 5, "rel-in"), loc(34, 5, "./dir//b.txt")}}},
+		{name: "exists fails", e: scenario.FilesExpect{Exists: []scenario.Located{
+			loc(30, 5, "nope.txt"), loc(31, 5, "link-out"), loc(32, 5, "rel-out"), loc(33, 5, "dir-out/secret.txt"),
+			loc(34, 5, "dangling"), loc(35, 5, "../x"), loc(36, 5, "/etc/passwd"), loc(37, 5, "a.txt/x"),
+		}}, want: []string{
+			`s.yaml:30:5: files.exists: "nope.txt" does not exist`,
+			`s.yaml:31:5: files.exists: "link-out" is a symlink that leads outside the workspace`,
+			`s.yaml:32:5: files.exists: "rel-out" is a symlink that leads outside the workspace`,
+			`s.yaml:33:5: files.exists: "dir-out/secret.txt" leads outside the workspace: dir-out is a symlink to outside it`,
+			`s.yaml:34:5: files.exists: "dangling" does not exist (it is a dangling symlink)`,
+			`s.yaml:35:5: files.exists: "../x" leads outside the workspace`,
+			`s.yaml:36:5: files.exists: "/etc/passwd" is not a relative path`,
+			`s.yaml:37:5: files.exists: "a.txt/x" does not exist`,
+		}},
+		{name: "absent", e: scenario.FilesExpect{Absent: []scenario.Located{loc(40, 5, "nope.txt"), loc(41, 5, "nodir/x"), loc(42, 5, "a.txt/x")}}},
+		{name: "absent fails", e: scenario.FilesExpect{Absent: []scenario.Located{loc(40, 5, "a.txt"), loc(41, 5, "dir"), loc(42, 5, "dangling"), loc(43, 5, "dir-out/secret.txt")}},
+			want: []string{
+				`s.yaml:40:5: files.absent: "a.txt" exists (a file of 24 bytes)`,
+				`s.yaml:41:5: files.absent: "dir" exists (a directory)`,
+				`s.yaml:42:5: files.absent: "dangling" exists (a symlink)`,
+				`s.yaml:43:5: files.absent: "dir-out/secret.txt" leads outside the workspace: dir-out is a symlink to outside it`,
+			}},
+		{name: "contains", e: scenario.FilesExpect{Contains: []scenario.FileText{
+			{Pos: at(50, 7), Path: "a.txt", Text: "second"}, {Pos: at(51, 7), Path: "abs-in", Text: "hello"}, {Pos: at(52, 7), Path: "rel-in", Text: "package b"},
+		}}},
+		{name: "contains fails", e: scenario.FilesExpect{Contains: []scenario.FileText{
+			{Pos: at(50, 7), Path: "a.txt", Text: "bye"},
+			{Pos: at(51, 7), Path: "empty.txt", Text: "x"},
+			{Pos: at(52, 7), Path: "nope.txt", Text: "x"},
+			{Pos: at(53, 7), Path: "link-out", Text: "TOPSECRET"}, // would pass if the target were read
+			{Pos: at(54, 7), Path: "dir-out/secret.txt", Text: "TOPSECRET"},
+			{Pos: at(55, 7), Path: "dir", Text: "x"},
+			{Pos: at(56, 7), Path: "fifo", Text: "x"},
+			{Pos: at(57, 7), Path: "big.bin", Text: "x"},
+		}}, want: []string{
+			`s.yaml:50:7: files.contains: "a.txt" does not contain "bye" (24 bytes, first line "hello world")`,
+			`s.yaml:51:7: files.contains: "empty.txt" does not contain "x" (the file is empty)`,
+			`s.yaml:52:7: files.contains: "nope.txt" does not exist`,
+			`s.yaml:53:7: files.contains: "link-out" is a symlink that leads outside the workspace`,
+			`s.yaml:54:7: files.contains: "dir-out/secret.txt" leads outside the workspace: dir-out is a symlink to outside it`,
+			`s.yaml:55:7: files.contains: "dir" is a directory`,
+			`s.yaml:56:7: files.contains: "fifo" is not a regular file`,
+			`s.yaml:57:7: files.contains: "big.bin" is larger than 16 MiB, the most acprun reads of a file`,
+		}},
+		{name: "matches", e: scenario.FilesExpect{Matches: []scenario.FileRegexp{{Pos: at(60, 7), Path: "a.txt", Re: regexp.MustCompile(`(?m)^second`)}}}},
+		{name: "matches fails", e: scenario.FilesExpect{Matches: []scenario.FileRegexp{
+			{Pos: at(60, 7), Path: "a.txt", Re: regexp.MustCompile(`^second`)},
+			{Pos: at(61, 7), Path: "rel-out", Re: regexp.MustCompile(`TOP`)},
+		}}, want: []string{
+			`s.yaml:60:7: files.matches: "a.txt" does not match /^second/ (24 bytes, first line "hello world")`,
+			`s.yaml:61:7: files.matches: "rel-out" is a symlink that leads outside the workspace`,
+		}},
+		{name: "unchanged", e: scenario.FilesExpect{Unchanged: []scenario.Located{loc(70, 7, "tests/**"), loc(71, 7, "*.md")}}, changed: []string{"src/a.go", "docs/x.md"}},
+		{name: "unchanged with no changes", e: scenario.FilesExpect{Unchanged: []scenario.Located{loc(70, 7, "**")}}, changed: []string{}},
+		{name: "unchanged fails", e: scenario.FilesExpect{Unchanged: []scenario.Located{loc(70, 7, "src/**"), loc(71, 7, "**/*.md")}},
+			changed: []string{"src/a.go", "docs/x.md", "src/sub/b.go", "README.md"},
+			want: []string{
+				`s.yaml:70:7: files.unchanged: 2 paths matching "src/**" were changed: src/a.go, src/sub/b.go`,
+				`s.yaml:71:7: files.unchanged: 2 paths matching "**/*.md" were changed: docs/x.md, README.md`,
+			}},
+		{name: "unchanged without known changes", e: scenario.FilesExpect{Unchanged: []scenario.Located{loc(70, 7, "src/**")}},
+			want: []string{`s.yaml:70:7: files.unchanged: the changes to the files are unknown (unchanged needs a workspace whose changes could be listed)`}},
+		{name: "golden", e: scenario.FilesExpect{Golden: []scenario.FileGolden{{Pos: at(80, 7), Path: "a.txt", Golden: same}, {Pos: at(81, 7), Path: "abs-in", Golden: same}}}},
+		{name: "golden fails", e: scenario.FilesExpect{Golden: []scenario.FileGolden{
+			{Pos: at(80, 7), Path: "a.txt", Golden: other},
+			{Pos: at(81, 7), Path: "a.txt", Golden: noNewline},
+			{Pos: at(82, 7), Path: "a.txt", Golden: longer},
+			{Pos: at(83, 7), Path: "a.txt", Golden: missing},
+			{Pos: at(84, 7), Path: "link-out", Golden: same},
+		}}, want: []string{
+			`s.yaml:80:7: files.golden: "a.txt" differs from ` + other + `: 24 bytes, golden 93 bytes; first difference at line 2: "second line", golden "second LINE, much longer than the line of the file, so long …"`,
+			`s.yaml:81:7: files.golden: "a.txt" differs from ` + noNewline + `: 24 bytes, golden 23 bytes; the file ends with a newline, the golden file does not`,
+			`s.yaml:82:7: files.golden: "a.txt" differs from ` + longer + `: 24 bytes, golden 35 bytes; the file ends after line 2, the golden file goes on with "third line"`,
+			`s.yaml:83:7: files.golden: cannot read the golden file: open ` + missing + `: no such file or directory`,
+			`s.yaml:84:7: files.golden: "link-out" is a symlink that leads outside the workspace`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := tt.e
+			got := checkFiles(&e, root, tt.changed)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("failures (-want +got):\n%s", diff)
+			}
+			for _, f := range got {
+				if strings.Contains(f, outside) || strings.Contains(f, "TOPSECRET") {
+					t.Errorf("failure shows what lies outside the workspace: %s", f)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckFilesWithoutWorkspace: a directory that cannot be opened fails
+// the checks that need it, and unchanged is still checked.
+func TestCheckFilesWithoutWorkspace(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "gone")
+	e := &scenario.FilesExpect{Pos: at(29, 3), Exists: []scenario.Located{loc(30, 5, "a.txt")}, Unchanged: []scenario.Located{loc(31, 5, "src/**")}}
+	got := checkFiles(e, dir, []string{"src/a.go"})
+	if len(got) != 2 || !strings.HasPrefix(got[0], "s.yaml:29:3: files: cannot check the files: ") || !strings.Contains(got[0], "gone") ||
+		got[1] != `s.yaml:31:5: files.unchanged: 1 path matching "src/**" was changed: src/a.go` {
+		t.Errorf("failures: %q", got)
+	}
+	if got := checkFiles(nil, dir, nil); got != nil {
+		t.Errorf("nil expectation: %q", got)
+	}
+}
