@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/acprun/acprun/approve"
@@ -48,8 +49,8 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	}
 	res := runScenario(ctx, &opts, &observer{}, Job{Scenario: jsc}, transcript)
 	jr := &JudgeResult{Agent: agent.Name, Transcript: res.Transcript, DurationMs: res.DurationMs}
-	if jr.Agent == "" && len(agent.Command) > 0 {
-		jr.Agent = agent.Command[0]
+	if jr.Agent == "" {
+		jr.Agent = strings.Join(j.Agent.Command, " ")
 	}
 	if len(res.Turns) > 0 {
 		t := res.Turns[0]
@@ -73,7 +74,7 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 		jr.Passed = true
 		return jr, ""
 	}
-	return jr, fmt.Sprintf("%s: judge %s: the reply does not match /%s/: %s", j.Pos, jr.Agent, pass, shorten(jr.Text, 300))
+	return jr, fmt.Sprintf("%s: judge %s: the reply does not match /%s/: %s", j.Pos, jr.Agent, pass, strconv.Quote(shorten(strings.Join(strings.Fields(jr.Text), " "), 300)))
 }
 
 // judgePrompt is what a judge is asked.
@@ -87,18 +88,3 @@ func judgePrompt(rubric, text, changes string) string {
 		"What it changed:\n" + changes + "\n\n" +
 		"Answer PASS if the work meets the rubric, otherwise FAIL, on the first line; then say why in one or two sentences."
 }
-
-// shorten cuts s to about n bytes on one line, for messages.
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return fmt.Sprintf("%q", s)
-	}
-	cut := n
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%q…", s[:cut])
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
