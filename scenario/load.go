@@ -28,13 +28,14 @@ type loader struct {
 	errs  Errors
 	warns []Warning
 	names map[string]Pos
+	named map[string]bool // files named explicitly, cleaned
 }
 
 func newLoader(opts LoadOptions) *loader {
 	if opts.LookupEnv == nil {
 		opts.LookupEnv = os.LookupEnv
 	}
-	return &loader{opts: opts, names: map[string]Pos{}}
+	return &loader{opts: opts, names: map[string]Pos{}, named: map[string]bool{}}
 }
 
 // Load reads the scenario files named by paths: files, directories and
@@ -50,17 +51,61 @@ func newLoader(opts LoadOptions) *loader {
 // Load reports every problem of every file at once: the error is then an
 // Errors, sorted by file, line and column, and no scenarios are returned.
 // Warnings are returned in either case.
+//
+// A file that a directory walk or a glob found inside the workspace source
+// of a scenario loaded with it (a fixture's own YAML files) is not a
+// scenario file, and is skipped.
 func Load(paths []string, opts LoadOptions) ([]*Scenario, []Warning, error) {
 	l := newLoader(opts)
+	var parsed []*parsedFile
 	for _, file := range l.files(paths) {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			l.fileError(file, err)
 			continue
 		}
-		l.load(file, data)
+		parsed = append(parsed, l.parse(file, data))
+	}
+	sources := workspaceSources(parsed)
+	for _, pf := range parsed {
+		if !l.named[filepath.Clean(pf.file)] && insideAny(pf.abs, sources) {
+			continue
+		}
+		l.add(pf)
 	}
 	return l.result()
+}
+
+// parsedFile is one file's scenarios and problems, before they are added
+// to the loader's.
+type parsedFile struct {
+	file, abs string
+	p         *fileParser
+	scens     []*Scenario
+}
+
+// workspaceSources lists the absolute workspace sources of the parsed
+// scenarios.
+func workspaceSources(parsed []*parsedFile) []string {
+	var out []string
+	for _, pf := range parsed {
+		for _, s := range pf.scens {
+			if s.Workspace != nil && s.Workspace.Source() != "" {
+				out = append(out, filepath.Clean(s.Workspace.Source()))
+			}
+		}
+	}
+	return out
+}
+
+// insideAny reports whether path lies inside one of dirs.
+func insideAny(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(d, path); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // LoadBytes is Load for one file's contents; relative paths in it resolve
@@ -71,13 +116,27 @@ func LoadBytes(file string, data []byte, opts LoadOptions) ([]*Scenario, []Warni
 	return l.result()
 }
 
-func (l *loader) load(file string, data []byte) {
+func (l *loader) load(file string, data []byte) { l.add(l.parse(file, data)) }
+
+// parse parses one file.
+func (l *loader) parse(file string, data []byte) *parsedFile {
 	dir, err := filepath.Abs(filepath.Dir(file))
 	if err != nil {
 		dir = filepath.Dir(file)
 	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		abs = file
+	}
 	p := &fileParser{file: file, dir: dir, src: data, lookup: l.opts.LookupEnv, cfg: l.opts.Config}
-	for _, s := range p.parseFile() {
+	return &parsedFile{file: file, abs: abs, p: p, scens: p.parseFile()}
+}
+
+// add adds a parsed file's scenarios and problems, checking that scenario
+// names are unique across files.
+func (l *loader) add(pf *parsedFile) {
+	p := pf.p
+	for _, s := range pf.scens {
 		if s.Name != "" {
 			if first, dup := l.names[s.Name]; dup {
 				p.errorAt(s.Pos, "duplicate scenario name %q (first at %s)", s.Name, first)
@@ -184,6 +243,7 @@ func (l *loader) files(paths []string) []string {
 			}
 		default:
 			add(path)
+			l.named[filepath.Clean(path)] = true
 		}
 	}
 	slices.Sort(files)

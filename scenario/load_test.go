@@ -467,3 +467,37 @@ func TestStopReasonSet(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadSkipsFixtureYAML: the YAML files of a workspace's fixture are not
+// scenarios when a walk finds them, but are when named.
+func TestLoadSkipsFixtureYAML(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"s.yaml":                   "name: s\nagent: {command: [x]}\nworkspace: fixture\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+		"fixture/ci.yaml":          "on: push\njobs: {}\n",
+		"fixture/deep/compose.yml": "services: {}\n",
+		"other.yaml":               "name: other\nagent: {command: [x]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scs, _, err := scenario.Load([]string{dir}, scenario.LoadOptions{})
+	if err != nil {
+		t.Fatalf("walking the suite: %v", err)
+	}
+	var names []string
+	for _, s := range scs {
+		names = append(names, s.Name)
+	}
+	if diff := cmp.Diff([]string{"other", "s"}, names); diff != "" {
+		t.Errorf("scenarios (-want +got):\n%s", diff)
+	}
+	if _, _, err := scenario.Load([]string{filepath.Join(dir, "s.yaml"), filepath.Join(dir, "fixture", "ci.yaml")}, scenario.LoadOptions{}); err == nil {
+		t.Error("a fixture file named explicitly was not loaded as a scenario")
+	}
+}
