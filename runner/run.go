@@ -481,16 +481,24 @@ func (r *scenarioRun) stopAgent() {
 	if grace == 0 {
 		grace = DefaultKillGrace
 	}
-	abortCtx, cancel := context.WithCancel(context.Background())
+	abortCtx, cancel := r.untilAbort(context.Background())
 	defer cancel()
+	r.agent.Close(abortCtx, grace)
+}
+
+// untilAbort returns a context derived from parent that also ends when the
+// run is aborted (a second interrupt): the waits that outlast an interrupt
+// (grace periods, teardown) end at the abort.
+func (r *scenarioRun) untilAbort(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
 	go func() {
 		select {
 		case <-r.opts.Abort:
 			cancel()
-		case <-abortCtx.Done():
+		case <-ctx.Done():
 		}
 	}()
-	r.agent.Close(abortCtx, grace)
+	return ctx, cancel
 }
 
 // collect copies what the session recorded into the result, after the

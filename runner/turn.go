@@ -200,15 +200,10 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 		}
 	default:
 	}
-	graceCtx, cancelGrace := context.WithTimeout(context.Background(), r.cancelGrace())
+	timeoutCtx, cancelTimeout := context.WithTimeout(context.Background(), r.cancelGrace())
+	defer cancelTimeout()
+	graceCtx, cancelGrace := r.untilAbort(timeoutCtx)
 	defer cancelGrace()
-	go func() {
-		select {
-		case <-r.opts.Abort:
-			cancelGrace()
-		case <-graceCtx.Done():
-		}
-	}()
 	err = call.Await(graceCtx, resp)
 	if err != nil && graceCtx.Err() != nil && isContextErr(err) {
 		r.agent.Kill()
