@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -276,10 +277,31 @@ turns:
 	}
 }
 
+// TestExamplesRunOnTheMockAgent runs README's first command; the eval
+// example passes every check, its judge's included.
 func TestExamplesRunOnTheMockAgent(t *testing.T) {
-	res := acprun(t, ".", "run", "examples/", "-o", filepath.Join(t.TempDir(), "out.json"))
+	out := filepath.Join(t.TempDir(), "out.json")
+	res := acprun(t, ".", "run", "examples/", "-o", out)
 	if res.code != 0 {
 		t.Fatalf("examples: exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+	}
+	var rep expResults
+	readResults(t, out, &rep)
+	evals := 0
+	for _, r := range rep.Scenarios {
+		if r.File != filepath.Join("examples", "evals", "fix-greeting.yaml") {
+			continue
+		}
+		evals++
+		if r.Status != "passed" || r.Judge == nil || !r.Judge.Passed || !strings.HasPrefix(r.Judge.Text, "PASS") || r.Judge.StopReason != "end_turn" {
+			t.Errorf("%s: status %s, failures %q, judge %+v; want it passed with its judge's PASS", r.Name, r.Status, r.Failures, r.Judge)
+		}
+		if r.Workspace == nil || !slices.Equal(r.Workspace.Created, []string{"done.txt"}) || !slices.Equal(r.Workspace.Modified, []string{"greeting.txt"}) || r.Workspace.Kept {
+			t.Errorf("%s: workspace %+v, want done.txt created, greeting.txt modified, and removed after passing", r.Name, r.Workspace)
+		}
+	}
+	if evals != 1 {
+		t.Errorf("%d results from examples/evals/fix-greeting.yaml, want 1", evals)
 	}
 }
 

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -43,18 +46,40 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	}
 	opts := *r.opts
 	opts.Policy, opts.TurnTimeout, opts.IdleTimeout = nil, 0, 0
-	transcript := ""
-	if r.transcriptName != "" {
-		transcript = strings.TrimSuffix(r.transcriptName, ".jsonl") + "." + what + ".jsonl"
+	// The judge's transcript is written here rather than by runScenario,
+	// so that it is redacted of the scenario's secrets as well as of the
+	// judge's own: the judge reads the workspace, where the agent may
+	// have left them.
+	opts.Transcripts = ""
+	var tr *transcript
+	if r.opts.Transcripts != "" && r.transcriptName != "" {
+		name := strings.TrimSuffix(r.transcriptName, ".jsonl") + "." + what + ".jsonl"
+		red := redact.New(append(redact.Secrets(r.sc.Agent.Env, r.opts.Environ), redact.Secrets(agent.Env, r.opts.Environ)...)...)
+		if f, err := newTranscript(r.opts.Transcripts, name, red); err == nil {
+			tr = f
+			extra := opts.tap
+			opts.tap = func(dir acp.Direction, line []byte, at time.Time) {
+				tr.tap(dir, line, at)
+				if extra != nil {
+					extra(dir, line, at)
+				}
+			}
+		}
 	}
-	res := runScenario(ctx, &opts, &observer{}, Job{Scenario: jsc}, transcript)
-	jr := &JudgeResult{Agent: agent.Name, Transcript: res.Transcript, DurationMs: res.DurationMs}
+	res := runScenario(ctx, &opts, &observer{}, Job{Scenario: jsc}, "")
+	jr := &JudgeResult{Agent: agent.Name, DurationMs: res.DurationMs}
+	if tr != nil {
+		tr.close()
+		jr.Transcript = tr.path
+	}
 	if jr.Agent == "" {
 		jr.Agent = strings.Join(j.Agent.Command, " ")
 	}
+	cancelCause := ""
 	if len(res.Turns) > 0 {
 		t := res.Turns[0]
 		jr.StopReason, jr.Text = t.StopReason, t.Text
+		cancelCause = t.CancelCause
 		if t.Error != "" {
 			jr.Error = t.Error
 		}
@@ -64,12 +89,21 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	}
 	pass := j.Pass
 	switch {
-	case jr.Error != "" || jr.StopReason != "end_turn":
-		why := jr.Error
-		if why == "" {
-			why = "it ended with stopReason " + jr.StopReason
+	case jr.Error != "" || jr.StopReason != "end_turn" || cancelCause != "":
+		var why []string
+		switch cancelCause {
+		case "":
+		case CauseTurnTimeout:
+			why = append(why, fmt.Sprintf("it did not answer within its timeout (%s), so acprun cancelled it", timeout))
+		default:
+			why = append(why, "acprun cancelled it after "+cancelCause)
 		}
-		return jr, fmt.Sprintf("%s: judge %s gave no verdict: %s", j.Pos, jr.Agent, why)
+		if jr.Error != "" {
+			why = append(why, jr.Error)
+		} else {
+			why = append(why, "it ended with stopReason "+jr.StopReason)
+		}
+		return jr, fmt.Sprintf("%s: judge %s gave no verdict: %s", j.Pos, jr.Agent, strings.Join(why, "; "))
 	case pass != nil && pass.MatchString(jr.Text):
 		jr.Passed = true
 		return jr, ""

@@ -99,18 +99,17 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 	return rec
 }
 
-// costBefore is the session's cumulative cost as the turn before turn i
-// last reported it; 0 for the first.
+// costBefore is the session's cumulative cost before turn i (from 0): the
+// last cost an earlier turn reported, late updates included (sessionCost);
+// 0 when none did. A turn that reported no cost does not reset it.
 func (r *scenarioRun) costBefore(i int) float64 {
-	if i == 0 {
-		return 0
-	}
-	if t := r.sess.turnState(i); t != nil {
-		if prev := r.sess.snapshot(t); prev.Usage != nil {
-			return prev.Usage.Cost
+	earlier := make([]TurnResult, 0, i)
+	for index := 1; index <= i; index++ {
+		if t := r.sess.turnState(index); t != nil {
+			earlier = append(earlier, r.sess.snapshot(t))
 		}
 	}
-	return 0
+	return sessionCost(earlier)
 }
 
 // checkTurnWork checks the turn's files in the workspace as the turn left
