@@ -117,15 +117,8 @@ func (r *scenarioRun) teardown() {
 	if len(r.sc.Teardown) == 0 {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := r.untilAbort()
 	defer cancel()
-	go func() {
-		select {
-		case <-r.opts.Abort:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	for _, c := range r.sc.Teardown {
 		cr, hr := r.runCommand(ctx, c)
 		r.res.Teardown = append(r.res.Teardown, cr)

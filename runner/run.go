@@ -338,7 +338,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 	}
 	r.stopAgent()
 	r.collect()
-	r.recordChanges(ctx)
+	r.recordChanges()
 	if ctx.Err() == nil {
 		r.verify(scCtx)
 	}
@@ -481,16 +481,24 @@ func (r *scenarioRun) stopAgent() {
 	if grace == 0 {
 		grace = DefaultKillGrace
 	}
-	abortCtx, cancel := context.WithCancel(context.Background())
+	abortCtx, cancel := r.untilAbort()
 	defer cancel()
+	r.agent.Close(abortCtx, grace)
+}
+
+// untilAbort returns a context for the work still to do after an interrupt
+// or the run's timeout (stopping the agent, recording its changes,
+// teardown): only an abort (a second interrupt) ends it.
+func (r *scenarioRun) untilAbort() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		select {
 		case <-r.opts.Abort:
 			cancel()
-		case <-abortCtx.Done():
+		case <-ctx.Done():
 		}
 	}()
-	r.agent.Close(abortCtx, grace)
+	return ctx, cancel
 }
 
 // collect copies what the session recorded into the result, after the

@@ -107,21 +107,25 @@ func (r *scenarioRun) changes(ctx context.Context, w *WorkspaceResult) error {
 	w.Created, w.Modified, w.Deleted = created, modified, deleted
 	diff, total, truncated, err := r.ws.Diff(ctx, diffLimit)
 	if err != nil {
-		return fmt.Errorf("diff: %w", err)
+		return err // it says "workspace: diff DIR: …"
 	}
 	w.Diff, w.DiffBytes, w.DiffTruncated = diff, total, truncated
 	return nil
 }
 
 // recordChanges records in the result what the agent changed in the
-// workspace, once it has stopped.
-func (r *scenarioRun) recordChanges(ctx context.Context) {
+// workspace, once it has stopped. An interrupt or the run's timeout does
+// not stop it (the changes are what an interrupted attempt leaves to look
+// at); only an abort (second interrupt) does.
+func (r *scenarioRun) recordChanges() {
 	if r.ws == nil {
 		return
 	}
+	ctx, cancel := r.untilAbort()
+	defer cancel()
 	if err := r.changes(ctx, r.res.Workspace); err != nil {
 		r.res.Workspace.Error = err.Error()
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("workspace: %v", err))
+		r.res.Warnings = append(r.res.Warnings, err.Error())
 	}
 }
 
