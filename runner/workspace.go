@@ -42,6 +42,18 @@ func (r *scenarioRun) makeWorkspace(ctx context.Context, job Job) error {
 	return nil
 }
 
+// unredactWorkspace puts the workspace's path and source back into the
+// redacted result: acprun chose the one and the scenario file names the
+// other, so neither is a secret, and a value of agent.env that is part of
+// them (TMPDIR: /tmp) must not hide where a kept workspace is.
+func (r *scenarioRun) unredactWorkspace(res *Result) {
+	if r.ws == nil || res.Workspace == nil {
+		return
+	}
+	res.Workspace.Path = r.ws.Dir
+	res.Workspace.Source = r.sc.Workspace.Source()
+}
+
 // mockScriptFrom makes the script of an `acprun mock-agent SCRIPT` command
 // absolute against the scenario file's directory when it names a file
 // there: with a workspace the agent starts in the copy, where a relative
