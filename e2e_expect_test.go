@@ -165,10 +165,7 @@ func posOf(t *testing.T, file, content, at string) string {
 	if i < 0 || strings.LastIndex(content, needle) != i {
 		t.Fatalf("%s: %q must occur exactly once in\n%s", file, needle, content)
 	}
-	off := i + mark
-	line := strings.Count(content[:off], "\n") + 1
-	col := off - (strings.LastIndex(content[:off], "\n") + 1) + 1
-	return fmt.Sprintf("%s:%d:%d", file, line, col)
+	return lineCol(file, content, i+mark)
 }
 
 // wantFailure is one failure a scenario must report: at the value marked

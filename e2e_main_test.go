@@ -117,3 +117,10 @@ type scenarioResult struct {
 	SetupUpdates map[string]int    `json:"setupUpdates"`
 	Turns        []json.RawMessage `json:"turns"`
 }
+
+// lineCol is the file:line:col position of byte offset off in content.
+func lineCol(file, content string, off int) string {
+	line := strings.Count(content[:off], "\n") + 1
+	col := off - (strings.LastIndexByte(content[:off], '\n') + 1) + 1
+	return fmt.Sprintf("%s:%d:%d", file, line, col)
+}

@@ -60,6 +60,10 @@ func sampleReport() runner.Report {
 					Permissions: []runner.Permission{{ToolCallID: "toolu_01", Title: "Read main.go", Kind: "read", Decision: "allow", Rule: "allow[0]", OptionID: "allow", Outcome: "selected"}},
 				}},
 				Transcript: "transcripts/basic.jsonl",
+				Workspace: &runner.WorkspaceResult{
+					Path: "/tmp/acprun-basic-456", Source: "/src/fixture", Kind: "copy",
+					Created: []string{"done.txt"}, Modified: []string{}, Deleted: []string{},
+				},
 			}),
 			result(runner.Result{
 				Name:     "refuses <politely>",
@@ -82,6 +86,10 @@ func sampleReport() runner.Report {
 				},
 				StderrTail: "warn: \x1b[33mslow model\x1b[0m & <retrying>\n",
 				Transcript: "transcripts/refuses.jsonl",
+				Workspace: &runner.WorkspaceResult{
+					Path: "/tmp/acprun-refuses-politely-claude-2-123", Kept: true, Source: "/src/fixture", Kind: "copy",
+					Created: []string{}, Modified: []string{"greeting.txt"}, Deleted: []string{},
+				},
 			}),
 			result(runner.Result{
 				Name:       "crash",

@@ -33,13 +33,16 @@ func Text(w io.Writer, rep runner.Report) error {
 		}
 		fmt.Fprintf(&b, "%s %s %s\n", status, label(sc), dim("("+detail+")"))
 		if sc.Error != "" {
-			fmt.Fprintf(&b, "    %s\n", sc.Error)
+			fmt.Fprintf(&b, "    %s\n", indent(sc.Error))
 		}
 		for _, f := range sc.Failures {
-			fmt.Fprintf(&b, "    %s\n", f)
+			fmt.Fprintf(&b, "    %s\n", indent(f))
 		}
 		for _, wmsg := range sc.Warnings {
-			fmt.Fprintf(&b, "    %s %s\n", warn("warning:"), wmsg)
+			fmt.Fprintf(&b, "    %s %s\n", warn("warning:"), indent(wmsg))
+		}
+		if ws := sc.Workspace; ws != nil && ws.Kept && sc.Status != runner.StatusPassed {
+			fmt.Fprintf(&b, "    workspace kept: %s\n", ws.Path)
 		}
 		if sc.Status != runner.StatusPassed && sc.StderrTail != "" {
 			fmt.Fprintf(&b, "    agent stderr (last lines):\n")
@@ -111,6 +114,13 @@ func duration(d time.Duration) string {
 		return d.Round(10 * time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
+}
+
+// indent puts the continuation lines of a message (the output a failed
+// command ends with) under its first, so that none starts at the margin
+// where scenario lines do.
+func indent(msg string) string {
+	return strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", "\n      ")
 }
 
 func lastLines(s string, n int) []string {

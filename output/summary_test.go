@@ -2,6 +2,7 @@ package output_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,5 +40,56 @@ func TestTextGolden(t *testing.T) {
 			}
 			golden(t, "summary-"+name+".golden", buf.Bytes())
 		})
+	}
+}
+
+// TestTextIndentsMultiLineMessages: the output a failed command ends with
+// stays under its scenario, each line indented, and a kept workspace is
+// named only for a scenario that did not pass.
+func TestTextIndentsMultiLineMessages(t *testing.T) {
+	noColor(t)
+	rep := runner.Report{
+		SchemaVersion: runner.SchemaVersion,
+		Scenarios: []runner.Result{
+			result(runner.Result{
+				Name: "setup-fails", Status: runner.StatusError,
+				Error:     "s.yaml:5:5: setup `make` exited with code 2, want 0; output ends:\nmake: *** no rule\nstop.\n",
+				Warnings:  []string{"s.yaml:9:5: teardown `down` exited with code 1, want 0; output ends:\ngone"},
+				Workspace: &runner.WorkspaceResult{Path: "/ws/acprun-setup-fails-1", Kept: true},
+			}),
+			result(runner.Result{
+				Name: "verify-fails", Status: runner.StatusFailed,
+				Failures:  []string{"s.yaml:12:5: verify `go test` exited with code 1, want 0; output ends:\nFAIL x\nFAIL"},
+				Workspace: &runner.WorkspaceResult{Path: "/ws/acprun-verify-fails-2", Kept: true},
+			}),
+			result(runner.Result{
+				Name: "kept-pass", Status: runner.StatusPassed,
+				Workspace: &runner.WorkspaceResult{Path: "/ws/acprun-kept-pass-3", Kept: true},
+			}),
+		},
+	}
+	var buf bytes.Buffer
+	if err := output.Text(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	for _, want := range []string{
+		"ERROR setup-fails (no turns, 0s)\n" +
+			"    s.yaml:5:5: setup `make` exited with code 2, want 0; output ends:\n" +
+			"      make: *** no rule\n" +
+			"      stop.\n" +
+			"    warning: s.yaml:9:5: teardown `down` exited with code 1, want 0; output ends:\n" +
+			"      gone\n" +
+			"    workspace kept: /ws/acprun-setup-fails-1\n",
+		"FAIL verify-fails (no turns, 0s)\n" +
+			"    s.yaml:12:5: verify `go test` exited with code 1, want 0; output ends:\n" +
+			"      FAIL x\n" +
+			"      FAIL\n" +
+			"    workspace kept: /ws/acprun-verify-fails-2\n",
+		"PASS kept-pass (no turns, 0s)\n\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks\n%s\ngot:\n%s", want, got)
+		}
 	}
 }

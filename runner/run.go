@@ -228,7 +228,8 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, job Job, tra
 	// what observers and the transcript see.
 	r.red = redact.New(redact.Secrets(sc.Agent.Env, opts.Environ)...)
 	r.jo = obs.forJob(job, r.red)
-	defer r.red.Value(&res) // after every return below: res is the named result
+	defer r.unredactWorkspace(&res) // after the redaction below
+	defer r.red.Value(&res)         // after every return below: res is the named result
 	defer func() {
 		res.Duration = time.Since(start)
 		res.DurationMs = res.Duration.Milliseconds()
@@ -338,7 +339,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 	}
 	r.stopAgent()
 	r.collect()
-	r.recordChanges(ctx)
+	r.recordChanges()
 	if ctx.Err() == nil {
 		r.verify(scCtx)
 	}

@@ -42,6 +42,18 @@ func (r *scenarioRun) makeWorkspace(ctx context.Context, job Job) error {
 	return nil
 }
 
+// unredactWorkspace puts the workspace's path and source back into the
+// redacted result: acprun chose the one and the scenario file names the
+// other, so neither is a secret, and a value of agent.env that is part of
+// them (TMPDIR: /tmp) must not hide where a kept workspace is.
+func (r *scenarioRun) unredactWorkspace(res *Result) {
+	if r.ws == nil || res.Workspace == nil {
+		return
+	}
+	res.Workspace.Path = r.ws.Dir
+	res.Workspace.Source = r.sc.Workspace.Source()
+}
+
 // mockScriptFrom makes the script of an `acprun mock-agent SCRIPT` command
 // absolute against the scenario file's directory when it names a file
 // there: with a workspace the agent starts in the copy, where a relative
@@ -107,21 +119,25 @@ func (r *scenarioRun) changes(ctx context.Context, w *WorkspaceResult) error {
 	w.Created, w.Modified, w.Deleted = created, modified, deleted
 	diff, total, truncated, err := r.ws.Diff(ctx, diffLimit)
 	if err != nil {
-		return fmt.Errorf("diff: %w", err)
+		return err // it says "workspace: diff DIR: …"
 	}
 	w.Diff, w.DiffBytes, w.DiffTruncated = diff, total, truncated
 	return nil
 }
 
 // recordChanges records in the result what the agent changed in the
-// workspace, once it has stopped.
-func (r *scenarioRun) recordChanges(ctx context.Context) {
+// workspace, once it has stopped. An interrupt or the run's timeout does
+// not stop it (the changes are what an interrupted attempt leaves to look
+// at); only an abort (second interrupt) does.
+func (r *scenarioRun) recordChanges() {
 	if r.ws == nil {
 		return
 	}
+	ctx, cancel := r.untilAbort(context.Background())
+	defer cancel()
 	if err := r.changes(ctx, r.res.Workspace); err != nil {
 		r.res.Workspace.Error = err.Error()
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("workspace: %v", err))
+		r.res.Warnings = append(r.res.Warnings, err.Error())
 	}
 }
 
