@@ -28,10 +28,28 @@ func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command) (Com
 		Stdout:     hr.Stdout, Stderr: hr.Stderr, StdoutBytes: hr.StdoutBytes, StderrBytes: hr.StderrBytes,
 		Truncated: hr.Truncated,
 	}
-	if hr.Err != nil {
+	switch {
+	case hr.Err != nil && ctx.Err() != nil:
+		cr.Error = stoppedPrefix + stopReason(ctx)
+	case hr.Err != nil:
 		cr.Error = hr.Err.Error()
 	}
 	return cr, hr
+}
+
+// stoppedPrefix starts the Error of a command that acprun stopped because
+// the scenario or the run ended.
+const stoppedPrefix = "stopped: "
+
+// stopReason says why ctx ended, for messages.
+func stopReason(ctx context.Context) string {
+	switch cancelCause(context.Cause(ctx)) {
+	case CauseScenarioTimeout:
+		return "the scenario's timeout passed"
+	case CauseRunTimeout:
+		return "the run's --timeout passed"
+	}
+	return "acprun was interrupted"
 }
 
 // ended says how a command ended, for messages: "" when it exited with
@@ -40,6 +58,8 @@ func ended(cr CommandResult, timeout time.Duration, want int) string {
 	switch {
 	case cr.TimedOut:
 		return fmt.Sprintf("timed out after %s and was killed", timeout)
+	case strings.HasPrefix(cr.Error, stoppedPrefix):
+		return "was " + cr.Error
 	case cr.Error != "":
 		return "could not run: " + cr.Error
 	case cr.Signal != "":

@@ -357,7 +357,11 @@ func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 		}
 		r.workFails = append(r.workFails, checkFiles(e.Files, r.workDir(), changed)...)
 	}
-	if e.Judge != nil && ctx.Err() == nil {
+	switch {
+	case e.Judge == nil:
+	case ctx.Err() != nil:
+		r.workFails = append(r.workFails, fmt.Sprintf("%s: judge not asked: %s", e.Judge.Pos, stopReason(ctx)))
+	default:
 		var texts []string
 		for _, t := range r.res.Turns {
 			if t.Text != "" {

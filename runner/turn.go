@@ -123,7 +123,11 @@ func (r *scenarioRun) checkTurnWork(ctx context.Context, e scenario.Expect, rec 
 		}
 		fails = append(fails, checkFiles(e.Files, r.workDir(), changed)...)
 	}
-	if e.Judge != nil && ctx.Err() == nil {
+	switch {
+	case e.Judge == nil:
+	case ctx.Err() != nil:
+		fails = append(fails, fmt.Sprintf("%s: judge not asked: %s", e.Judge.Pos, stopReason(ctx)))
+	default:
 		jr, fail := r.judge(ctx, e.Judge, rec.Text, fmt.Sprintf("judge-turn%d", rec.Index))
 		rec.Judge = jr
 		if fail != "" {

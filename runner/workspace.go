@@ -42,11 +42,15 @@ func (r *scenarioRun) makeWorkspace(ctx context.Context, job Job) error {
 	return nil
 }
 
-// unredactWorkspace puts the workspace's path and source back into the
-// redacted result: acprun chose the one and the scenario file names the
-// other, so neither is a secret, and a value of agent.env that is part of
-// them (TMPDIR: /tmp) must not hide where a kept workspace is.
+// unredactWorkspace puts the paths of the workspace, its source and the
+// transcript back into the redacted result: acprun chose them from the
+// scenario file and the flags, so none is a secret, and a value of
+// agent.env that is part of them (TMPDIR: /tmp) must not hide where a kept
+// workspace or a transcript is.
 func (r *scenarioRun) unredactWorkspace(res *Result) {
+	if r.tr != nil {
+		res.Transcript = r.tr.path
+	}
 	if r.ws == nil || res.Workspace == nil {
 		return
 	}

@@ -118,7 +118,11 @@
 // in the workspace (or the session cwd), each in its own process group,
 // with the agent's environment: a string, or a mapping with run, timeout
 // and, for verify only, expect (default: exit code 0). An empty list means
-// none.
+// none. A setup command that fails ends the attempt as an error; verify
+// commands run after the last turn and are expectations; teardown commands
+// run last whatever happened, once the workspace exists (not when it could
+// not be made), and one that fails gives a warning. ACPRUN_WORKSPACE names
+// the attempt's copy.
 //
 // An agent is given by its command, or by the name of a named agent (see
 // below): `agent: claude`, or a mapping with name instead of command whose
