@@ -29,6 +29,15 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
+	// Every temporary file of the tests and of what they start (the
+	// workspaces acprun keeps, t.TempDir) goes under dir, removed at the end.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	os.Setenv("TMPDIR", tmp)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
