@@ -178,8 +178,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	opts := runner.Options{
 		Transcripts: c.Transcripts,
-		TurnTimeout: c.TurnTimeout.d,
-		IdleTimeout: c.IdleTimeout.d,
+		Overrides:   c.overrides(),
 		Abort:       g.Abort,
 		Version:     version,
 		Parallel:    c.Jobs,

@@ -38,7 +38,7 @@ func printPlan(w io.Writer, scs []*scenario.Scenario, c *runCmd) error {
 			cmds []scenario.Command
 		}{{"setup", sc.Setup}, {"verify", sc.Verify}, {"teardown", sc.Teardown}} {
 			for _, cmd := range l.cmds {
-				fmt.Fprintf(w, "  %-9s %s (timeout %s)\n", l.what+":", cmd.Run, pick(cmd.Timeout, scenario.DefaultCommandTimeout))
+				fmt.Fprintf(w, "  %-9s %s (timeout %s)\n", l.what+":", cmd.Run, commandTimeout(cmd))
 			}
 		}
 		if sc.Agent.Auth != "" || sc.Agent.Mode != "" {
@@ -51,10 +51,9 @@ func printPlan(w io.Writer, scs []*scenario.Scenario, c *runCmd) error {
 			}
 			fmt.Fprintf(w, "  env:      %s (values hidden)\n", strings.Join(sortedStrings(keys), ", "))
 		}
-		turn := pick(c.TurnTimeout.d, sc.TurnTimeout, runner.DefaultTurnTimeout)
+		lim := runner.Resolve(sc, c.overrides())
 		fmt.Fprintf(w, "  timeouts: scenario %s, turn %s, idle %s, cancelGrace %s, killGrace %s\n",
-			orNone(sc.Timeout), turn, orNone(pick(c.IdleTimeout.d, sc.IdleTimeout, 0)),
-			pick(0, sc.CancelGrace, runner.DefaultCancelGrace), pick(0, sc.KillGrace, runner.DefaultKillGrace))
+			orNone(lim.Scenario), lim.Turn, orNone(lim.Idle), lim.CancelGrace, lim.KillGrace)
 		fmt.Fprintf(w, "  client:   fs=%t terminal=%t readOnly=%t roots=%s\n", sc.Client.FS, sc.Client.Terminal, sc.Client.ReadOnly, strings.Join(sc.Client.Roots, ","))
 		switch {
 		case c.AllowAll:
@@ -77,8 +76,7 @@ func printPlan(w io.Writer, scs []*scenario.Scenario, c *runCmd) error {
 			}
 		}
 		for j, t := range sc.Turns {
-			d := pick(c.TurnTimeout.d, t.Timeout, turn)
-			fmt.Fprintf(w, "  turn %d:   %q (timeout %s, expect %s)\n", j+1, truncate(t.PromptText(), 60), d, strings.Join(t.Expect.StopReasons, "|"))
+			fmt.Fprintf(w, "  turn %d:   %q (timeout %s, expect %s)\n", j+1, truncate(t.PromptText(), 60), lim.Turns[j], strings.Join(t.Expect.StopReasons, "|"))
 		}
 	}
 	return nil
@@ -91,14 +89,18 @@ func orHead(ref string) string {
 	return ref
 }
 
-// pick returns the first non-zero duration.
-func pick(ds ...time.Duration) time.Duration {
-	for _, d := range ds {
-		if d > 0 {
-			return d
-		}
+// overrides are the limits the flags impose on every scenario: the same
+// for the run and for --dry-run's plan.
+func (c *runCmd) overrides() runner.Overrides {
+	return runner.Overrides{TurnTimeout: c.TurnTimeout.d, IdleTimeout: c.IdleTimeout.d}
+}
+
+// commandTimeout is the timeout of a setup, verify or teardown command.
+func commandTimeout(c scenario.Command) time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
 	}
-	return 0
+	return scenario.DefaultCommandTimeout
 }
 
 func orNone(d time.Duration) string {

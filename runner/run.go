@@ -49,8 +49,8 @@ type Options struct {
 	// Policy, when set, replaces every scenario's permission policy
 	// (--allow-all, --deny-all).
 	Policy *approve.Policy
-	// TurnTimeout and IdleTimeout, when set, override the scenarios' values.
-	TurnTimeout, IdleTimeout time.Duration
+	// Overrides, when set, replace the scenarios' turn and idle timeouts.
+	Overrides
 	// Abort, when closed, cuts every grace period short: agents are killed
 	// at once (a second Ctrl-C).
 	Abort <-chan struct{}
@@ -482,13 +482,9 @@ func (r *scenarioRun) stopAgent() {
 	if r.agent == nil {
 		return
 	}
-	grace := r.sc.KillGrace
-	if grace == 0 {
-		grace = DefaultKillGrace
-	}
 	abortCtx, cancel := r.untilAbort(context.Background())
 	defer cancel()
-	r.agent.Close(abortCtx, grace)
+	r.agent.Close(abortCtx, r.limits().KillGrace)
 }
 
 // untilAbort returns a context derived from parent that also ends when the

@@ -25,19 +25,10 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 	prompt, warnings := r.promptBlocks(turn)
 	t := r.sess.startTurn(i+1, turn.PromptText(), warnings)
 
-	timeout := turn.Timeout
-	if timeout == 0 {
-		timeout = r.sc.TurnTimeout
-	}
-	if r.opts.TurnTimeout > 0 {
-		timeout = r.opts.TurnTimeout
-	}
-	if timeout == 0 {
-		timeout = DefaultTurnTimeout
-	}
-	turnCtx, cancel := context.WithTimeoutCause(ctx, timeout, errTurnTimeout)
+	lim := r.limits()
+	turnCtx, cancel := context.WithTimeoutCause(ctx, lim.Turns[i], errTurnTimeout)
 	defer cancel()
-	if idle := r.idleTimeout(); idle > 0 {
+	if idle := lim.Idle; idle > 0 {
 		var cancelIdle context.CancelCauseFunc
 		turnCtx, cancelIdle = context.WithCancelCause(turnCtx)
 		defer cancelIdle(nil)
@@ -203,30 +194,17 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 		}
 	default:
 	}
-	timeoutCtx, cancelTimeout := context.WithTimeout(context.Background(), r.cancelGrace())
+	grace := r.limits().CancelGrace
+	timeoutCtx, cancelTimeout := context.WithTimeout(context.Background(), grace)
 	defer cancelTimeout()
 	graceCtx, cancelGrace := r.untilAbort(timeoutCtx)
 	defer cancelGrace()
 	err = call.Await(graceCtx, resp)
 	if err != nil && graceCtx.Err() != nil && isContextErr(err) {
 		r.agent.Kill()
-		return fmt.Errorf("%w: no answer to session/cancel within %s; the agent was stopped", errUnresponsive, r.cancelGrace())
+		return fmt.Errorf("%w: no answer to session/cancel within %s; the agent was stopped", errUnresponsive, grace)
 	}
 	return err
-}
-
-func (r *scenarioRun) idleTimeout() time.Duration {
-	if r.opts.IdleTimeout > 0 {
-		return r.opts.IdleTimeout
-	}
-	return r.sc.IdleTimeout
-}
-
-func (r *scenarioRun) cancelGrace() time.Duration {
-	if r.sc.CancelGrace > 0 {
-		return r.sc.CancelGrace
-	}
-	return DefaultCancelGrace
 }
 
 func isContextErr(err error) bool {
