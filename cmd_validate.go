@@ -32,7 +32,7 @@ func (c *validateCmd) Run(g *globals) error {
 		return usageError(g, err)
 	}
 	if len(scs) == 0 {
-		return exitError{code: exitEmpty, err: errors.New("no scenarios: " + noScenarioFiles(c.Paths))}
+		return exitError{code: exitEmpty, err: errors.New("no scenarios: " + scenario.NoScenarioFiles(c.Paths))}
 	}
 	files := map[string]bool{}
 	turns := 0

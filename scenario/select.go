@@ -1,0 +1,202 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/acprun/acprun/approve"
+)
+
+// Selection says which loaded scenarios run and against which named
+// agents, as the command line put it: its errors name the flags (--run,
+// --tag, --shard, --shards, --agent, --allow-empty).
+type Selection struct {
+	// Paths are the paths the scenarios were loaded from, named when they
+	// hold none.
+	Paths []string
+	// Run keeps the scenarios whose name matches this RE2 expression; ""
+	// keeps all.
+	Run string
+	// Tags keeps the scenarios with any of these tags; none keeps all.
+	Tags []string
+	// Shard is "I/N": the I-th (1-based) of N shards. It beats JobIndex.
+	Shard string
+	// Shards is the number of shards when the index is JobIndex.
+	Shards int
+	// JobIndex is the 0-based shard index of a Kubernetes Indexed Job
+	// (JOB_COMPLETION_INDEX); "" when unset. It shards only with Shards.
+	JobIndex string
+	// Agents, when set, runs every selected scenario against each of
+	// these named agents, in scenario order (the matrix).
+	Agents []string
+	// AllowEmpty accepts a selection that matches no scenario.
+	AllowEmpty bool
+}
+
+// NoneSelectedError is the error of a selection that matched no scenario;
+// Why names the filter that emptied it.
+type NoneSelectedError struct{ Why string }
+
+func (e *NoneSelectedError) Error() string {
+	return "no scenarios selected: " + e.Why + " (--allow-empty accepts an empty run)"
+}
+
+// Select returns the scenarios of scs that sel selects, in their order:
+// those whose name matches sel.Run, then of those the ones with any of
+// sel.Tags, then of those the shard's (round robin, so the shards together
+// are exactly the selection), each against every one of sel.Agents (its
+// copy made with WithAgent and opts). It reads nothing but its arguments.
+//
+// A selection that matches nothing is a *NoneSelectedError unless
+// sel.AllowEmpty; any other error is a bad flag or agent.
+func Select(scs []*Scenario, sel Selection, opts LoadOptions) ([]*Scenario, error) {
+	var err error
+	if len(scs) == 0 {
+		err = &NoneSelectedError{NoScenarioFiles(sel.Paths)}
+	} else {
+		scs, err = sel.filter(scs)
+	}
+	if none := (*NoneSelectedError)(nil); errors.As(err, &none) && sel.AllowEmpty {
+		scs, err = nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return sel.matrix(scs, opts)
+}
+
+// NoScenarioFiles says that paths hold no scenario files.
+func NoScenarioFiles(paths []string) string {
+	verb := "hold"
+	if len(paths) == 1 {
+		verb = "holds"
+	}
+	return approve.QuoteArgv(paths) + " " + verb + " no scenario files"
+}
+
+// filter applies Run, then Tags, then the shard, keeping the order.
+func (sel Selection) filter(scs []*Scenario) ([]*Scenario, error) {
+	var re *regexp.Regexp
+	if sel.Run != "" {
+		var err error
+		if re, err = regexp.Compile(sel.Run); err != nil {
+			return nil, fmt.Errorf("--run: %w", err)
+		}
+	}
+	sh, err := parseShard(sel)
+	if err != nil {
+		return nil, err
+	}
+	out := scs
+	var filters []string // the filters applied so far, as typed
+	if re != nil {
+		out = slices.DeleteFunc(slices.Clone(out), func(sc *Scenario) bool { return !re.MatchString(sc.Name) })
+		filters = append(filters, "--run "+quoteArg(sel.Run))
+		if len(out) == 0 {
+			return nil, &NoneSelectedError{fmt.Sprintf("--run %s matched none of %s", quoteArg(sel.Run), countScenarios(len(scs)))}
+		}
+	}
+	if len(sel.Tags) > 0 {
+		before := len(out)
+		out = slices.DeleteFunc(slices.Clone(out), func(sc *Scenario) bool {
+			return !slices.ContainsFunc(sel.Tags, func(t string) bool { return slices.Contains(sc.Tags, t) })
+		})
+		var tags []string
+		for _, t := range sel.Tags {
+			tags = append(tags, "--tag "+quoteArg(t))
+		}
+		if len(out) == 0 {
+			of := "none of " + countScenarios(before)
+			if len(filters) > 0 {
+				of = fmt.Sprintf("none of the %s selected by %s", countScenarios(before), strings.Join(filters, " "))
+			}
+			return nil, &NoneSelectedError{strings.Join(tags, " ") + " matched " + of}
+		}
+	}
+	if sh.count > 1 {
+		var mine []*Scenario
+		for i, sc := range out {
+			if i%sh.count == sh.index {
+				mine = append(mine, sc)
+			}
+		}
+		if len(mine) == 0 {
+			return nil, &NoneSelectedError{fmt.Sprintf("shard %s is empty: the selection has %s for %d shards", sh.name, countScenarios(len(out)), sh.count)}
+		}
+		out = mine
+	}
+	return out, nil
+}
+
+// shard is one of count shards; count 1 is no sharding.
+type shard struct {
+	index, count int    // index is 0-based
+	name         string // as the user chose it, for messages
+}
+
+// parseShard reads the shard of sel.Shard, or else of sel.JobIndex and
+// sel.Shards.
+func parseShard(sel Selection) (shard, error) {
+	if sel.Shard != "" {
+		i, n, ok := strings.Cut(sel.Shard, "/")
+		index, err1 := strconv.Atoi(i)
+		count, err2 := strconv.Atoi(n)
+		if !ok || err1 != nil || err2 != nil || count < 1 || index < 1 || index > count {
+			return shard{}, fmt.Errorf("--shard %q: want I/N with 1 ≤ I ≤ N, e.g. 2/3", sel.Shard)
+		}
+		return shard{index - 1, count, sel.Shard}, nil
+	}
+	if sel.JobIndex == "" {
+		if sel.Shards > 1 {
+			return shard{}, fmt.Errorf("--shards %d needs JOB_COMPLETION_INDEX or --shard I/N", sel.Shards)
+		}
+		return shard{count: 1}, nil
+	}
+	if sel.Shards < 1 {
+		return shard{count: 1}, nil // an Indexed Job that does not shard acprun
+	}
+	index, err := strconv.Atoi(sel.JobIndex)
+	if err != nil || index < 0 || index >= sel.Shards {
+		return shard{}, fmt.Errorf("JOB_COMPLETION_INDEX=%q: want 0 ≤ index < --shards %d", sel.JobIndex, sel.Shards)
+	}
+	return shard{index, sel.Shards, fmt.Sprintf("JOB_COMPLETION_INDEX=%d of --shards %d", index, sel.Shards)}, nil
+}
+
+// matrix runs every scenario against each of sel.Agents, in scenario
+// order; every name is checked first, even when there are no scenarios.
+func (sel Selection) matrix(scs []*Scenario, opts LoadOptions) ([]*Scenario, error) {
+	if len(sel.Agents) == 0 {
+		return scs, nil
+	}
+	for _, name := range sel.Agents {
+		if _, err := ResolveAgent(name, opts); err != nil {
+			return nil, fmt.Errorf("--agent %s: %w", name, err)
+		}
+	}
+	var out []*Scenario
+	for _, sc := range scs {
+		for _, name := range sel.Agents {
+			c, err := sc.WithAgent(name, opts)
+			if err != nil {
+				return nil, fmt.Errorf("%s with agent %s: %w", sc.Name, name, err)
+			}
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// quoteArg quotes a flag value for a message as a shell would need it.
+func quoteArg(s string) string { return approve.QuoteArgv([]string{s}) }
+
+// countScenarios is "1 scenario" or "N scenarios".
+func countScenarios(n int) string {
+	if n == 1 {
+		return "1 scenario"
+	}
+	return fmt.Sprintf("%d scenarios", n)
+}

@@ -1,0 +1,163 @@
+package scenario_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/scenario"
+)
+
+// TestSelect: the filters apply in order (--run, --tag, shard, matrix),
+// keep the scenarios' order, and an empty result names the filter that
+// emptied it.
+func TestSelect(t *testing.T) {
+	cfg := loadConfig(t, `agents:
+  alpha: {command: [alpha-agent]}
+  beta: {command: [beta-agent]}
+`)
+	five := func() []*scenario.Scenario {
+		return []*scenario.Scenario{
+			{Name: "a1", Tags: []string{"fast"}},
+			{Name: "a2", Tags: []string{"slow"}},
+			{Name: "b1", Tags: []string{"fast", "net"}},
+			{Name: "b2"},
+			{Name: "c1", Tags: []string{"net"}},
+		}
+	}
+	tests := []struct {
+		name string
+		scs  []*scenario.Scenario // nil: five()
+		sel  scenario.Selection
+		want []string // name@agent of each selected scenario
+		err  string   // the error, "" for none
+		none bool     // the error is a *NoneSelectedError
+	}{
+		{name: "no filter keeps all, in order", want: []string{"a1", "a2", "b1", "b2", "c1"}},
+		{name: "run", sel: scenario.Selection{Run: "^b"}, want: []string{"b1", "b2"}},
+		{name: "run matches anywhere", sel: scenario.Selection{Run: "1"}, want: []string{"a1", "b1", "c1"}},
+		{name: "tags: any of them", sel: scenario.Selection{Tags: []string{"slow", "net"}}, want: []string{"a2", "b1", "c1"}},
+		{name: "run then tag", sel: scenario.Selection{Run: "^[ab]", Tags: []string{"fast"}}, want: []string{"a1", "b1"}},
+		{name: "shard 1/2", sel: scenario.Selection{Shard: "1/2"}, want: []string{"a1", "b1", "c1"}},
+		{name: "shard 2/2", sel: scenario.Selection{Shard: "2/2"}, want: []string{"a2", "b2"}},
+		{name: "shard 1/1", sel: scenario.Selection{Shard: "1/1"}, want: []string{"a1", "a2", "b1", "b2", "c1"}},
+		{name: "shards of the filtered selection", sel: scenario.Selection{Tags: []string{"fast", "net"}, Shard: "2/2"}, want: []string{"b1"}},
+		{name: "job index", sel: scenario.Selection{JobIndex: "1", Shards: 3}, want: []string{"a2", "c1"}},
+		{name: "shard beats job index", sel: scenario.Selection{Shard: "1/3", JobIndex: "1", Shards: 3}, want: []string{"a1", "b2"}},
+		{name: "job index without shards does not shard", sel: scenario.Selection{JobIndex: "4"}, want: []string{"a1", "a2", "b1", "b2", "c1"}},
+		{name: "--shards 1 without an index", sel: scenario.Selection{Shards: 1}, want: []string{"a1", "a2", "b1", "b2", "c1"}},
+		{
+			name: "matrix: each scenario against each agent, scenario order",
+			sel:  scenario.Selection{Run: "^a", Agents: []string{"beta", "alpha"}},
+			want: []string{"a1@beta", "a1@alpha", "a2@beta", "a2@alpha"},
+		},
+		{name: "matrix after the shard", sel: scenario.Selection{Shard: "2/2", Agents: []string{"alpha"}}, want: []string{"a2@alpha", "b2@alpha"}},
+
+		{name: "bad regex", sel: scenario.Selection{Run: "("}, err: "--run: error parsing regexp: missing closing ): `(`"},
+		{name: "bad regex beats a bad shard", sel: scenario.Selection{Run: "(", Shard: "x"}, err: "--run: error parsing regexp: missing closing ): `(`"},
+		{name: "shard not I/N", sel: scenario.Selection{Shard: "2"}, err: `--shard "2": want I/N with 1 ≤ I ≤ N, e.g. 2/3`},
+		{name: "shard 0", sel: scenario.Selection{Shard: "0/3"}, err: `--shard "0/3": want I/N with 1 ≤ I ≤ N, e.g. 2/3`},
+		{name: "shard past N", sel: scenario.Selection{Shard: "4/3"}, err: `--shard "4/3": want I/N with 1 ≤ I ≤ N, e.g. 2/3`},
+		{name: "shards without an index", sel: scenario.Selection{Shards: 3}, err: "--shards 3 needs JOB_COMPLETION_INDEX or --shard I/N"},
+		{name: "job index past shards", sel: scenario.Selection{JobIndex: "3", Shards: 3}, err: `JOB_COMPLETION_INDEX="3": want 0 ≤ index < --shards 3`},
+		{name: "job index not a number", sel: scenario.Selection{JobIndex: "x", Shards: 2}, err: `JOB_COMPLETION_INDEX="x": want 0 ≤ index < --shards 2`},
+		{name: "unknown agent", sel: scenario.Selection{Agents: []string{"alpha", "nosuch"}}, err: "--agent nosuch: unknown agent"},
+
+		{
+			name: "no files", scs: []*scenario.Scenario{}, sel: scenario.Selection{Paths: []string{"dir"}, Run: "(", Shard: "x"}, none: true,
+			err: "no scenarios selected: dir holds no scenario files (--allow-empty accepts an empty run)",
+		},
+		{
+			name: "no files, several paths", scs: []*scenario.Scenario{}, sel: scenario.Selection{Paths: []string{"a dir", "b"}}, none: true,
+			err: "no scenarios selected: 'a dir' b hold no scenario files (--allow-empty accepts an empty run)",
+		},
+		{name: "run matched none", sel: scenario.Selection{Run: "^z"}, none: true, err: "no scenarios selected: --run ^z matched none of 5 scenarios"},
+		{
+			name: "tags matched none of the run's", sel: scenario.Selection{Run: "a|b", Tags: []string{"x y", "z"}}, none: true,
+			err: "no scenarios selected: --tag 'x y' --tag z matched none of the 4 scenarios selected by --run 'a|b'",
+		},
+		{name: "tag matched none", sel: scenario.Selection{Tags: []string{"z"}}, none: true, err: "no scenarios selected: --tag z matched none of 5 scenarios"},
+		{
+			name: "one scenario", scs: []*scenario.Scenario{{Name: "a"}}, sel: scenario.Selection{Tags: []string{"z"}}, none: true,
+			err: "no scenarios selected: --tag z matched none of 1 scenario",
+		},
+		{
+			name: "empty shard", sel: scenario.Selection{Tags: []string{"net"}, Shard: "3/3"}, none: true,
+			err: "no scenarios selected: shard 3/3 is empty: the selection has 2 scenarios for 3 shards",
+		},
+		{
+			name: "empty job shard", sel: scenario.Selection{Tags: []string{"slow"}, JobIndex: "1", Shards: 2}, none: true,
+			err: "no scenarios selected: shard JOB_COMPLETION_INDEX=1 of --shards 2 is empty: the selection has 1 scenario for 2 shards",
+		},
+		{name: "an empty match is no error with AllowEmpty", sel: scenario.Selection{Tags: []string{"z"}, AllowEmpty: true}, want: nil},
+		{name: "no files is no error with AllowEmpty", scs: []*scenario.Scenario{}, sel: scenario.Selection{AllowEmpty: true}, want: nil},
+		{
+			name: "AllowEmpty still checks the agents", sel: scenario.Selection{Tags: []string{"z"}, Agents: []string{"nosuch"}, AllowEmpty: true},
+			err: "--agent nosuch: unknown agent",
+		},
+		{
+			name: "an empty selection is reported before the agents", sel: scenario.Selection{Tags: []string{"z"}, Agents: []string{"nosuch"}}, none: true,
+			err: "no scenarios selected: --tag z matched none of 5 scenarios",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scs := tt.scs
+			if scs == nil {
+				scs = five()
+			}
+			o := opts
+			o.Config = cfg
+			got, err := scenario.Select(scs, tt.sel, o)
+			var none *scenario.NoneSelectedError
+			switch {
+			case tt.err == "" && err != nil:
+				t.Fatalf("error: %v", err)
+			case tt.err != "" && err == nil:
+				t.Fatalf("no error, want %q", tt.err)
+			case tt.err != "" && !strings.HasPrefix(err.Error(), tt.err):
+				t.Fatalf("error:\n%v\nwant it to start with\n%s", err, tt.err)
+			case errors.As(err, &none) != tt.none:
+				t.Fatalf("error %v: NoneSelectedError is %t, want %t", err, !tt.none, tt.none)
+			}
+			if err != nil {
+				if got != nil {
+					t.Errorf("scenarios %v with the error", got)
+				}
+				return
+			}
+			var names []string
+			for _, sc := range got {
+				n := sc.Name
+				if sc.Agent.Name != "" {
+					n += "@" + sc.Agent.Name
+				}
+				names = append(names, n)
+			}
+			if diff := cmp.Diff(tt.want, names); diff != "" {
+				t.Errorf("selected (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSelectLeavesItsInputAlone: filtering makes new slices and the
+// matrix new scenarios; the loaded ones are as they were.
+func TestSelectLeavesItsInputAlone(t *testing.T) {
+	cfg := loadConfig(t, "agents:\n  alpha: {command: [alpha-agent]}\n")
+	scs := []*scenario.Scenario{{Name: "a", Tags: []string{"x"}}, {Name: "b"}, {Name: "c", Tags: []string{"x"}}}
+	o := opts
+	o.Config = cfg
+	if _, err := scenario.Select(scs, scenario.Selection{Tags: []string{"x"}, Agents: []string{"alpha"}}, o); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, sc := range scs {
+		got = append(got, sc.Name+"@"+sc.Agent.Name)
+	}
+	if diff := cmp.Diff([]string{"a@", "b@", "c@"}, got); diff != "" {
+		t.Errorf("input after Select (-want +got):\n%s", diff)
+	}
+}
