@@ -38,7 +38,7 @@ func printPlan(w io.Writer, scs []*scenario.Scenario, c *runCmd) error {
 			cmds []scenario.Command
 		}{{"setup", sc.Setup}, {"verify", sc.Verify}, {"teardown", sc.Teardown}} {
 			for _, cmd := range l.cmds {
-				fmt.Fprintf(w, "  %-9s %s (timeout %s)\n", l.what+":", cmd.Run, commandTimeout(cmd))
+				fmt.Fprintf(w, "  %-9s %s (timeout %s)\n", l.what+":", cmd.Run, cmd.Limit())
 			}
 		}
 		if sc.Agent.Auth != "" || sc.Agent.Mode != "" {
@@ -93,14 +93,6 @@ func orHead(ref string) string {
 // for the run and for --dry-run's plan.
 func (c *runCmd) overrides() runner.Overrides {
 	return runner.Overrides{TurnTimeout: c.TurnTimeout.d, IdleTimeout: c.IdleTimeout.d}
-}
-
-// commandTimeout is the timeout of a setup, verify or teardown command.
-func commandTimeout(c scenario.Command) time.Duration {
-	if c.Timeout > 0 {
-		return c.Timeout
-	}
-	return scenario.DefaultCommandTimeout
 }
 
 func orNone(d time.Duration) string {

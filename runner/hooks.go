@@ -16,11 +16,7 @@ const tailLines = 20
 // runCommand runs one setup, verify or teardown command in the workspace
 // (or the session cwd) and records it.
 func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command) (CommandResult, hook.Result) {
-	timeout := cmd.Timeout
-	if timeout <= 0 {
-		timeout = scenario.DefaultCommandTimeout
-	}
-	hr := hook.Run(ctx, hook.Command{Run: cmd.Run, Dir: r.workDir(), Env: r.commandEnv(), Timeout: timeout})
+	hr := hook.Run(ctx, hook.Command{Run: cmd.Run, Dir: r.workDir(), Env: r.commandEnv(), Timeout: cmd.Limit()})
 	cr := CommandResult{
 		Run: cmd.Run, Line: cmd.Pos.Line,
 		ExitCode: hr.ExitCode, Signal: hr.Signal, TimedOut: hr.TimedOut,
@@ -80,20 +76,13 @@ func withTail(msg string, hr hook.Result) string {
 	return msg + " (no output)"
 }
 
-func commandTimeout(c scenario.Command) time.Duration {
-	if c.Timeout > 0 {
-		return c.Timeout
-	}
-	return scenario.DefaultCommandTimeout
-}
-
 // setup runs the setup commands in order; the first that does not exit 0
 // ends the scenario as an error.
 func (r *scenarioRun) setup(ctx context.Context) error {
 	for _, c := range r.sc.Setup {
 		cr, hr := r.runCommand(ctx, c)
 		r.res.Setup = append(r.res.Setup, cr)
-		if msg := ended(cr, commandTimeout(c), 0); msg != "" {
+		if msg := ended(cr, c.Limit(), 0); msg != "" {
 			return fmt.Errorf("%s", withTail(fmt.Sprintf("%s: setup `%s` %s", c.Pos, c.Run, msg), hr))
 		}
 	}
@@ -111,7 +100,7 @@ func (r *scenarioRun) verify(ctx context.Context) {
 		if pos == (scenario.Pos{}) {
 			pos = c.Pos
 		}
-		if msg := ended(cr, commandTimeout(c), e.ExitCode); msg != "" {
+		if msg := ended(cr, c.Limit(), e.ExitCode); msg != "" {
 			fails = append(fails, withTail(fmt.Sprintf("%s: verify `%s` %s", pos, c.Run, msg), hr))
 		} else {
 			for _, s := range e.StdoutContains {
@@ -142,7 +131,7 @@ func (r *scenarioRun) teardown() {
 	for _, c := range r.sc.Teardown {
 		cr, hr := r.runCommand(ctx, c)
 		r.res.Teardown = append(r.res.Teardown, cr)
-		if msg := ended(cr, commandTimeout(c), 0); msg != "" {
+		if msg := ended(cr, c.Limit(), 0); msg != "" {
 			r.res.Warnings = append(r.res.Warnings, withTail(fmt.Sprintf("%s: teardown `%s` %s", c.Pos, c.Run, msg), hr))
 		}
 	}

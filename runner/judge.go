@@ -23,10 +23,7 @@ const judgeText = 64 << 10
 // file name ("judge" or "judge-turn2").
 func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what string) (*JudgeResult, string) {
 	dir := r.workDir()
-	timeout := j.Timeout
-	if timeout <= 0 {
-		timeout = scenario.DefaultJudgeTimeout
-	}
+	timeout := j.Limit()
 	agent := j.Agent
 	agent.Cwd = dir
 	agent.Command = mockScriptFrom(agent.Command, r.sc.File)
@@ -45,7 +42,7 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 		}},
 	}
 	opts := *r.opts
-	opts.Policy, opts.TurnTimeout, opts.IdleTimeout = nil, 0, 0
+	opts.Policy, opts.Overrides = nil, Overrides{}
 	// The judge's transcript is written here rather than by runScenario,
 	// so that it is redacted of the scenario's secrets as well as of the
 	// judge's own: the judge reads the workspace, where the agent may

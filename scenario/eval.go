@@ -51,6 +51,22 @@ type Command struct {
 	Expect CommandExpect
 }
 
+// Limit is the command's timeout: its own, else DefaultCommandTimeout.
+func (c Command) Limit() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return DefaultCommandTimeout
+}
+
+// Limit is the judge's timeout: its own, else DefaultJudgeTimeout.
+func (j Judge) Limit() time.Duration {
+	if j.Timeout > 0 {
+		return j.Timeout
+	}
+	return DefaultJudgeTimeout
+}
+
 // CommandExpect is what a verify command must produce.
 type CommandExpect struct {
 	Pos            Pos
