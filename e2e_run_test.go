@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acprun/acprun/acp/acpschema"
+	"github.com/acprun/acprun/internal/acpschema"
 	"github.com/google/go-cmp/cmp"
 )
 

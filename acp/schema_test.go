@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/acp/acpschema"
+	"github.com/acprun/acprun/internal/acpschema"
 )
 
 // schemaCase is one Go value that must marshal to a valid instance of a schema definition.

@@ -76,14 +76,6 @@ func (k PermissionOptionKind) Known() bool {
 	return false
 }
 
-// nonNil returns s, or an empty slice when s is nil, so that required arrays marshal as [].
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 // ---------------------------------------------------------------------------
 // initialize
 
@@ -263,18 +255,18 @@ type McpServer struct {
 
 type (
 	mcpStdioWire struct {
-		Name    string          `json:"name"`
-		Command string          `json:"command"`
-		Args    []string        `json:"args"`
-		Env     []EnvVariable   `json:"env"`
-		Meta    json.RawMessage `json:"_meta,omitempty"`
+		Name    string            `json:"name"`
+		Command string            `json:"command"`
+		Args    List[string]      `json:"args"`
+		Env     List[EnvVariable] `json:"env"`
+		Meta    json.RawMessage   `json:"_meta,omitempty"`
 	}
 	mcpHTTPWire struct {
-		Type    string          `json:"type"`
-		Name    string          `json:"name"`
-		URL     string          `json:"url"`
-		Headers []HttpHeader    `json:"headers"`
-		Meta    json.RawMessage `json:"_meta,omitempty"`
+		Type    string           `json:"type"`
+		Name    string           `json:"name"`
+		URL     string           `json:"url"`
+		Headers List[HttpHeader] `json:"headers"`
+		Meta    json.RawMessage  `json:"_meta,omitempty"`
 	}
 	mcpServerWire struct {
 		Type    string          `json:"type"`
@@ -292,9 +284,9 @@ type (
 func (s McpServer) MarshalJSON() ([]byte, error) {
 	switch s.Type {
 	case McpStdio:
-		return json.Marshal(mcpStdioWire{s.Name, s.Command, nonNil(s.Args), nonNil(s.Env), s.Meta})
+		return json.Marshal(mcpStdioWire{s.Name, s.Command, s.Args, s.Env, s.Meta})
 	case McpHTTP, McpSSE:
-		return json.Marshal(mcpHTTPWire{s.Type, s.Name, s.URL, nonNil(s.Headers), s.Meta})
+		return json.Marshal(mcpHTTPWire{s.Type, s.Name, s.URL, s.Headers, s.Meta})
 	}
 	if len(s.Raw) == 0 {
 		return nil, fmt.Errorf("mcp server %q: unknown type %q without raw JSON", s.Name, s.Type)
@@ -336,16 +328,8 @@ type HttpHeader struct {
 type NewSessionRequest struct {
 	Cwd                   string          `json:"cwd"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
-	McpServers            []McpServer     `json:"mcpServers"`
+	McpServers            List[McpServer] `json:"mcpServers"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
-}
-
-// MarshalJSON encodes the request with McpServers as [] when nil.
-func (r NewSessionRequest) MarshalJSON() ([]byte, error) {
-	type plain NewSessionRequest
-	p := plain(r)
-	p.McpServers = nonNil(p.McpServers)
-	return json.Marshal(p)
 }
 
 // NewSessionResponse is the result of "session/new".
@@ -364,16 +348,8 @@ type LoadSessionRequest struct {
 	SessionID             string          `json:"sessionId"`
 	Cwd                   string          `json:"cwd"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
-	McpServers            []McpServer     `json:"mcpServers"`
+	McpServers            List[McpServer] `json:"mcpServers"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
-}
-
-// MarshalJSON encodes the request with McpServers as [] when nil.
-func (r LoadSessionRequest) MarshalJSON() ([]byte, error) {
-	type plain LoadSessionRequest
-	p := plain(r)
-	p.McpServers = nonNil(p.McpServers)
-	return json.Marshal(p)
 }
 
 // LoadSessionResponse is the result of "session/load" (a JSON null result decodes as
@@ -398,17 +374,9 @@ type CloseSessionResponse struct {
 
 // SessionModeState is the agent's current mode and the modes it offers.
 type SessionModeState struct {
-	CurrentModeID  string          `json:"currentModeId"`
-	AvailableModes []SessionMode   `json:"availableModes"`
-	Meta           json.RawMessage `json:"_meta,omitempty"`
-}
-
-// MarshalJSON encodes the state with AvailableModes as [] when nil.
-func (s SessionModeState) MarshalJSON() ([]byte, error) {
-	type plain SessionModeState
-	p := plain(s)
-	p.AvailableModes = nonNil(p.AvailableModes)
-	return json.Marshal(p)
+	CurrentModeID  string            `json:"currentModeId"`
+	AvailableModes List[SessionMode] `json:"availableModes"`
+	Meta           json.RawMessage   `json:"_meta,omitempty"`
 }
 
 // SessionMode is one mode an agent can run in.
@@ -500,7 +468,7 @@ func (o SessionConfigSelectOptions) MarshalJSON() ([]byte, error) {
 	if len(o.Groups) > 0 {
 		return json.Marshal(o.Groups)
 	}
-	return json.Marshal(nonNil(o.Options))
+	return json.Marshal(List[SessionConfigSelectOption](o.Options))
 }
 
 // UnmarshalJSON decodes a flat or grouped option array; an array whose first element
@@ -543,18 +511,10 @@ type SessionConfigSelectOption struct {
 
 // SessionConfigSelectGroup is a named group of select option values.
 type SessionConfigSelectGroup struct {
-	Group   string                      `json:"group"`
-	Name    string                      `json:"name"`
-	Options []SessionConfigSelectOption `json:"options"`
-	Meta    json.RawMessage             `json:"_meta,omitempty"`
-}
-
-// MarshalJSON encodes the group with Options as [] when nil.
-func (g SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	type plain SessionConfigSelectGroup
-	p := plain(g)
-	p.Options = nonNil(p.Options)
-	return json.Marshal(p)
+	Group   string                          `json:"group"`
+	Name    string                          `json:"name"`
+	Options List[SessionConfigSelectOption] `json:"options"`
+	Meta    json.RawMessage                 `json:"_meta,omitempty"`
 }
 
 // SetSessionConfigOptionRequest is the params of "session/set_config_option".
@@ -571,16 +531,8 @@ type SetSessionConfigOptionRequest struct {
 // SetSessionConfigOptionResponse is the result of "session/set_config_option": the
 // complete option state. ConfigOptions marshals as [] when nil.
 type SetSessionConfigOptionResponse struct {
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
-	Meta          json.RawMessage       `json:"_meta,omitempty"`
-}
-
-// MarshalJSON encodes the response with ConfigOptions as [] when nil.
-func (r SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	type plain SetSessionConfigOptionResponse
-	p := plain(r)
-	p.ConfigOptions = nonNil(p.ConfigOptions)
-	return json.Marshal(p)
+	ConfigOptions List[SessionConfigOption] `json:"configOptions"`
+	Meta          json.RawMessage           `json:"_meta,omitempty"`
 }
 
 // ---------------------------------------------------------------------------
@@ -588,17 +540,9 @@ func (r SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 
 // PromptRequest is the params of "session/prompt". Prompt marshals as [] when nil.
 type PromptRequest struct {
-	SessionID string          `json:"sessionId"`
-	Prompt    []ContentBlock  `json:"prompt"`
-	Meta      json.RawMessage `json:"_meta,omitempty"`
-}
-
-// MarshalJSON encodes the request with Prompt as [] when nil.
-func (r PromptRequest) MarshalJSON() ([]byte, error) {
-	type plain PromptRequest
-	p := plain(r)
-	p.Prompt = nonNil(p.Prompt)
-	return json.Marshal(p)
+	SessionID string             `json:"sessionId"`
+	Prompt    List[ContentBlock] `json:"prompt"`
+	Meta      json.RawMessage    `json:"_meta,omitempty"`
 }
 
 // PromptResponse is the result of "session/prompt".
@@ -639,10 +583,10 @@ type SessionNotification struct {
 // RequestPermissionRequest is the params of "session/request_permission".
 // Options marshals as [] when nil.
 type RequestPermissionRequest struct {
-	SessionID string             `json:"sessionId"`
-	ToolCall  ToolCallUpdate     `json:"toolCall"`
-	Options   []PermissionOption `json:"options"`
-	Meta      json.RawMessage    `json:"_meta,omitempty"`
+	SessionID string                 `json:"sessionId"`
+	ToolCall  ToolCallUpdate         `json:"toolCall"`
+	Options   List[PermissionOption] `json:"options"`
+	Meta      json.RawMessage        `json:"_meta,omitempty"`
 
 	// Malformed lists what UnmarshalJSON replaced in ToolCall, as
 	// SessionUpdate.Malformed does, with paths such as
@@ -691,14 +635,6 @@ func (r *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	q.Malformed = l.malformed
 	*r = q
 	return nil
-}
-
-// MarshalJSON encodes the request with Options as [] when nil.
-func (r RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	type plain RequestPermissionRequest
-	p := plain(r)
-	p.Options = nonNil(p.Options)
-	return json.Marshal(p)
 }
 
 // PermissionOption is one choice offered in a permission request.

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/acpschema"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -952,7 +953,8 @@ type transcriptLine struct {
 // test when the shared folder is not beside the checkout.
 func readTranscripts(t *testing.T) map[string][]transcriptLine {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "acp", "transcripts")
+	// The transcripts sit beside the schema (shared/acp), found the same way.
+	dir := filepath.Join(filepath.Dir(acpschema.Load(t).Path()), "transcripts")
 	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if err != nil {
 		t.Fatal(err)

@@ -487,16 +487,8 @@ const (
 // Plan is the payload of a plan update: the complete plan, replacing any earlier one.
 // Entries marshals as [] when nil.
 type Plan struct {
-	Entries []PlanEntry     `json:"entries"`
+	Entries List[PlanEntry] `json:"entries"`
 	Meta    json.RawMessage `json:"_meta,omitempty"`
-}
-
-// MarshalJSON encodes the plan with Entries as [] when nil.
-func (p Plan) MarshalJSON() ([]byte, error) {
-	type plain Plan
-	q := plain(p)
-	q.Entries = nonNil(q.Entries)
-	return json.Marshal(q)
 }
 
 // PlanEntry is one step of a plan.
@@ -510,16 +502,8 @@ type PlanEntry struct {
 // AvailableCommandsUpdate is the payload of an available_commands_update: the complete
 // command list. AvailableCommands marshals as [] when nil.
 type AvailableCommandsUpdate struct {
-	AvailableCommands []AvailableCommand `json:"availableCommands"`
-	Meta              json.RawMessage    `json:"_meta,omitempty"`
-}
-
-// MarshalJSON encodes the update with AvailableCommands as [] when nil.
-func (a AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	type plain AvailableCommandsUpdate
-	p := plain(a)
-	p.AvailableCommands = nonNil(p.AvailableCommands)
-	return json.Marshal(p)
+	AvailableCommands List[AvailableCommand] `json:"availableCommands"`
+	Meta              json.RawMessage        `json:"_meta,omitempty"`
 }
 
 // AvailableCommand is a slash command the agent offers (sent as plain text "/name …").
@@ -545,16 +529,8 @@ type CurrentModeUpdate struct {
 // ConfigOptionUpdate is the payload of a config_option_update: the complete option
 // state. ConfigOptions marshals as [] when nil.
 type ConfigOptionUpdate struct {
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
-	Meta          json.RawMessage       `json:"_meta,omitempty"`
-}
-
-// MarshalJSON encodes the update with ConfigOptions as [] when nil.
-func (c ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	type plain ConfigOptionUpdate
-	p := plain(c)
-	p.ConfigOptions = nonNil(p.ConfigOptions)
-	return json.Marshal(p)
+	ConfigOptions List[SessionConfigOption] `json:"configOptions"`
+	Meta          json.RawMessage           `json:"_meta,omitempty"`
 }
 
 // SessionInfoUpdate is the payload of a session_info_update. A nil field is unchanged;

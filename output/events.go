@@ -110,20 +110,20 @@ func (e *Events) Err() error {
 }
 
 // ScenarioStarted writes a scenario_started event.
-func (e *Events) ScenarioStarted(j runner.Job) {
+func (e *Events) ScenarioStarted(j runner.Ref) {
 	e.write(jobEvent(EventScenarioStarted, j))
 }
 
 // TurnStarted writes a turn_started event; turn counts from 1, as
 // runner.TurnResult.Index.
-func (e *Events) TurnStarted(j runner.Job, turn int) {
+func (e *Events) TurnStarted(j runner.Ref, turn int) {
 	ev := jobEvent(EventTurnStarted, j)
 	ev.Turn = turn
 	e.write(ev)
 }
 
 // TurnFinished writes a turn_finished event.
-func (e *Events) TurnFinished(j runner.Job, t runner.TurnResult) {
+func (e *Events) TurnFinished(j runner.Ref, t runner.TurnResult) {
 	ev := jobEvent(EventTurnFinished, j)
 	ev.Turn = t.Index
 	ev.StopReason = t.StopReason
@@ -137,21 +137,21 @@ func (e *Events) TurnFinished(j runner.Job, t runner.TurnResult) {
 }
 
 // PermissionDecided writes a permission event.
-func (e *Events) PermissionDecided(j runner.Job, p runner.Permission) {
+func (e *Events) PermissionDecided(j runner.Ref, p runner.Permission) {
 	ev := jobEvent(EventPermission, j)
 	ev.Permission = &p
 	e.write(ev)
 }
 
 // Warning writes a warning event.
-func (e *Events) Warning(j runner.Job, msg string) {
+func (e *Events) Warning(j runner.Ref, msg string) {
 	ev := jobEvent(EventWarning, j)
 	ev.Message = msg
 	e.write(ev)
 }
 
 // ScenarioFinished writes a scenario_finished event.
-func (e *Events) ScenarioFinished(j runner.Job, r runner.Result) {
+func (e *Events) ScenarioFinished(j runner.Ref, r runner.Result) {
 	ev := jobEvent(EventScenarioFinished, j)
 	ev.Scenario, ev.File, ev.Line, ev.Agent = r.Name, r.File, r.Line, r.Agent.Name
 	ev.Status = r.Status
@@ -163,13 +163,9 @@ func (e *Events) ScenarioFinished(j runner.Job, r runner.Result) {
 	e.write(ev)
 }
 
-// jobEvent starts an event about j, whose scenario may be nil.
-func jobEvent(name string, j runner.Job) Event {
-	ev := Event{Event: name, Attempt: j.Attempt}
-	if sc := j.Scenario; sc != nil {
-		ev.Scenario, ev.File, ev.Line, ev.Agent = sc.Name, sc.File, sc.Pos.Line, sc.Agent.Name
-	}
-	return ev
+// jobEvent starts an event about j.
+func jobEvent(name string, j runner.Ref) Event {
+	return Event{Event: name, Scenario: j.Name, File: j.File, Line: j.Line, Agent: j.Agent, Attempt: j.Attempt}
 }
 
 // write sends ev as one line in one Write call.

@@ -17,7 +17,6 @@ import (
 
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/runner"
-	"github.com/acprun/acprun/scenario"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -30,13 +29,15 @@ func (w *writes) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func sampleScenario() *scenario.Scenario {
-	return &scenario.Scenario{
-		Name:  "refuses",
-		File:  "examples/basic.yaml",
-		Pos:   scenario.Pos{File: "examples/basic.yaml", Line: 20, Col: 1},
-		Agent: scenario.Agent{Name: "claude"},
-	}
+// sampleRef names a job of scenario "refuses" against agent claude.
+func sampleRef() runner.Ref {
+	return runner.Ref{Name: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude"}
+}
+
+// attempt is j as attempt n.
+func attempt(j runner.Ref, n int) runner.Ref {
+	j.Attempt = n
+	return j
 }
 
 func int64p(n int64) *int64 { return &n }
@@ -44,7 +45,7 @@ func int64p(n int64) *int64 { return &n }
 // TestEventsLines checks that each event is one JSON line, written by one
 // Write call as it happens, with the fields of its kind.
 func TestEventsLines(t *testing.T) {
-	sc := sampleScenario()
+	ref := sampleRef()
 	perm := runner.Permission{ToolCallID: "c1", Title: "rm -rf /", Kind: "execute", Decision: "deny", Rule: "deny[0]", OptionID: "reject", Outcome: "selected"}
 	res := sampleReport().Scenarios[1]
 	steps := []struct {
@@ -52,23 +53,23 @@ func TestEventsLines(t *testing.T) {
 		want output.Event
 	}{
 		{
-			func(e *output.Events) { e.ScenarioStarted(runner.Job{Scenario: sc}) },
+			func(e *output.Events) { e.ScenarioStarted(ref) },
 			output.Event{Event: "scenario_started", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude"},
 		},
 		{
-			func(e *output.Events) { e.TurnStarted(runner.Job{Scenario: sc}, 1) },
+			func(e *output.Events) { e.TurnStarted(ref, 1) },
 			output.Event{Event: "turn_started", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Turn: 1},
 		},
 		{
-			func(e *output.Events) { e.PermissionDecided(runner.Job{Scenario: sc, Attempt: 2}, perm) },
+			func(e *output.Events) { e.PermissionDecided(attempt(ref, 2), perm) },
 			output.Event{Event: "permission", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Attempt: 2, Permission: &perm},
 		},
 		{
-			func(e *output.Events) { e.Warning(runner.Job{Scenario: sc}, "mode \"plan\" not offered") },
+			func(e *output.Events) { e.Warning(ref, "mode \"plan\" not offered") },
 			output.Event{Event: "warning", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Message: "mode \"plan\" not offered"},
 		},
 		{
-			func(e *output.Events) { e.TurnFinished(runner.Job{Scenario: sc}, res.Turns[1]) },
+			func(e *output.Events) { e.TurnFinished(ref, res.Turns[1]) },
 			output.Event{
 				Event: "turn_finished", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Turn: 2,
 				StopReason: "cancelled", CancelCause: "turnTimeout", DurationMs: int64p(60_000),
@@ -76,7 +77,7 @@ func TestEventsLines(t *testing.T) {
 			},
 		},
 		{
-			func(e *output.Events) { e.ScenarioFinished(runner.Job{Scenario: sc}, res) },
+			func(e *output.Events) { e.ScenarioFinished(ref, res) },
 			output.Event{
 				Event: "scenario_finished", Scenario: "refuses <politely>", File: "examples/basic.yaml", Line: 20, Agent: "claude",
 				Status: runner.StatusFailed, Attempt: 2, DurationMs: int64p(65_432), Failures: res.Failures,
@@ -125,13 +126,13 @@ func TestEventsOnDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := sampleScenario()
+	ref := sampleRef()
 	calls := []func(){
-		func() { e.ScenarioStarted(runner.Job{Scenario: sc}) },
-		func() { e.TurnStarted(runner.Job{Scenario: sc}, 1) },
-		func() { e.TurnFinished(runner.Job{Scenario: sc}, runner.TurnResult{Index: 1, StopReason: "end_turn"}) },
+		func() { e.ScenarioStarted(ref) },
+		func() { e.TurnStarted(ref, 1) },
+		func() { e.TurnFinished(ref, runner.TurnResult{Index: 1, StopReason: "end_turn"}) },
 		func() {
-			e.ScenarioFinished(runner.Job{Scenario: sc}, runner.Result{Name: sc.Name, Status: runner.StatusPassed})
+			e.ScenarioFinished(ref, runner.Result{Name: ref.Name, Status: runner.StatusPassed})
 		},
 	}
 	for i, call := range calls {
@@ -161,9 +162,9 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 func TestEventsWriteError(t *testing.T) {
 	w := &failingWriter{}
 	e := output.NewEvents(w)
-	sc := sampleScenario()
-	e.ScenarioStarted(runner.Job{Scenario: sc})
-	e.ScenarioFinished(runner.Job{Scenario: sc}, runner.Result{})
+	ref := sampleRef()
+	e.ScenarioStarted(ref)
+	e.ScenarioFinished(ref, runner.Result{})
 	if err := e.Err(); err == nil || err.Error() != "disk full" {
 		t.Errorf("Err = %v; want disk full", err)
 	}
@@ -236,10 +237,10 @@ func eventsHelper(path string) {
 	if err != nil {
 		os.Exit(2)
 	}
-	sc := sampleScenario()
-	e.ScenarioStarted(runner.Job{Scenario: sc})
-	e.TurnStarted(runner.Job{Scenario: sc}, 1)
-	e.PermissionDecided(runner.Job{Scenario: sc}, runner.Permission{ToolCallID: "c1", Decision: "allow", Outcome: "selected"})
+	ref := sampleRef()
+	e.ScenarioStarted(ref)
+	e.TurnStarted(ref, 1)
+	e.PermissionDecided(ref, runner.Permission{ToolCallID: "c1", Decision: "allow", Outcome: "selected"})
 	os.Stdout.WriteString("ready\n")
 	io.Copy(io.Discard, os.Stdin) // the test keeps stdin open and kills us
 	os.Exit(3)
@@ -249,8 +250,8 @@ func eventsHelper(path string) {
 // job's attempt and agent, so that events of repeated and matrix runs are
 // told apart.
 func TestEventsNameAttemptAndAgent(t *testing.T) {
-	sc := sampleScenario()
-	j := runner.Job{Scenario: sc, Attempt: 2}
+	ref := sampleRef()
+	j := attempt(ref, 2)
 	w := &writes{}
 	e := output.NewEvents(w)
 	e.ScenarioStarted(j)
@@ -258,7 +259,7 @@ func TestEventsNameAttemptAndAgent(t *testing.T) {
 	e.PermissionDecided(j, runner.Permission{ToolCallID: "c1", Decision: "allow"})
 	e.Warning(j, "careful")
 	e.TurnFinished(j, runner.TurnResult{Index: 1, StopReason: "end_turn"})
-	e.ScenarioFinished(j, runner.Result{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Attempt: 2, Agent: runner.AgentInfo{Name: "claude"}, Status: runner.StatusPassed})
+	e.ScenarioFinished(j, runner.Result{Name: ref.Name, File: ref.File, Line: ref.Line, Attempt: 2, Agent: runner.AgentInfo{Name: "claude"}, Status: runner.StatusPassed})
 	kinds := map[string]bool{}
 	for _, line := range w.calls {
 		var ev output.Event

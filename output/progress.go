@@ -108,8 +108,8 @@ func (p *Progress) Finish() {
 	_ = p.bar.Finish() // with OptionClearOnFinish: clears the bar
 }
 
-// ScenarioStarted counts sc as running.
-func (p *Progress) ScenarioStarted(j runner.Job) {
+// ScenarioStarted counts j as running.
+func (p *Progress) ScenarioStarted(j runner.Ref) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.running++
@@ -119,12 +119,12 @@ func (p *Progress) ScenarioStarted(j runner.Job) {
 }
 
 // TurnStarted notes, when verbose, that turn (from 1) of j started.
-func (p *Progress) TurnStarted(j runner.Job, turn int) {
+func (p *Progress) TurnStarted(j runner.Ref, turn int) {
 	p.verbose("%s: turn %d started", jobName(j), turn)
 }
 
 // TurnFinished notes, when verbose, the turn's tool calls and outcome.
-func (p *Progress) TurnFinished(j runner.Job, t runner.TurnResult) {
+func (p *Progress) TurnFinished(j runner.Ref, t runner.TurnResult) {
 	if !p.opts.Verbose || p.opts.Quiet {
 		return
 	}
@@ -155,7 +155,7 @@ func (p *Progress) TurnFinished(j runner.Job, t runner.TurnResult) {
 
 // PermissionDecided notes, when verbose, how a permission request was
 // answered.
-func (p *Progress) PermissionDecided(j runner.Job, perm runner.Permission) {
+func (p *Progress) PermissionDecided(j runner.Ref, perm runner.Permission) {
 	what := perm.Title
 	if what == "" {
 		what = perm.ToolCallID
@@ -174,12 +174,12 @@ func (p *Progress) PermissionDecided(j runner.Job, perm runner.Permission) {
 }
 
 // Warning notes, when verbose, a warning about j.
-func (p *Progress) Warning(j runner.Job, msg string) {
+func (p *Progress) Warning(j runner.Ref, msg string) {
 	p.verbose("%s: warning: %s", jobName(j), oneLine(msg))
 }
 
 // ScenarioFinished advances the bar, or writes the scenario's line.
-func (p *Progress) ScenarioFinished(j runner.Job, r runner.Result) {
+func (p *Progress) ScenarioFinished(j runner.Ref, r runner.Result) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.running > 0 {
@@ -235,13 +235,10 @@ func (p *Progress) verbose(format string, args ...any) {
 }
 
 // jobName names a job as label names its result: "login [claude] #2".
-func jobName(j runner.Job) string {
-	if j.Scenario == nil {
-		return "?"
-	}
-	s := j.Scenario.Name
-	if j.Scenario.Agent.Name != "" {
-		s += " [" + j.Scenario.Agent.Name + "]"
+func jobName(j runner.Ref) string {
+	s := j.Name
+	if j.Agent != "" {
+		s += " [" + j.Agent + "]"
 	}
 	if j.Attempt > 0 {
 		s += fmt.Sprintf(" #%d", j.Attempt)
@@ -273,37 +270,37 @@ func Observers(obs ...runner.Observer) runner.Observer {
 // multiObserver fans calls out to several observers.
 type multiObserver []runner.Observer
 
-func (m multiObserver) ScenarioStarted(j runner.Job) {
+func (m multiObserver) ScenarioStarted(j runner.Ref) {
 	for _, o := range m {
 		o.ScenarioStarted(j)
 	}
 }
 
-func (m multiObserver) TurnStarted(j runner.Job, turn int) {
+func (m multiObserver) TurnStarted(j runner.Ref, turn int) {
 	for _, o := range m {
 		o.TurnStarted(j, turn)
 	}
 }
 
-func (m multiObserver) TurnFinished(j runner.Job, t runner.TurnResult) {
+func (m multiObserver) TurnFinished(j runner.Ref, t runner.TurnResult) {
 	for _, o := range m {
 		o.TurnFinished(j, t)
 	}
 }
 
-func (m multiObserver) PermissionDecided(j runner.Job, p runner.Permission) {
+func (m multiObserver) PermissionDecided(j runner.Ref, p runner.Permission) {
 	for _, o := range m {
 		o.PermissionDecided(j, p)
 	}
 }
 
-func (m multiObserver) Warning(j runner.Job, msg string) {
+func (m multiObserver) Warning(j runner.Ref, msg string) {
 	for _, o := range m {
 		o.Warning(j, msg)
 	}
 }
 
-func (m multiObserver) ScenarioFinished(j runner.Job, r runner.Result) {
+func (m multiObserver) ScenarioFinished(j runner.Ref, r runner.Result) {
 	for _, o := range m {
 		o.ScenarioFinished(j, r)
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/runner"
-	"github.com/acprun/acprun/scenario"
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
@@ -22,25 +21,25 @@ import (
 func playRun(obs runner.Observer) {
 	rep := sampleReport()
 	for _, r := range rep.Scenarios[:2] {
-		sc := &scenario.Scenario{Name: r.Name, File: r.File, Pos: scenario.Pos{Line: r.Line}, Agent: scenario.Agent{Name: r.Agent.Name}}
-		obs.ScenarioStarted(runner.Job{Scenario: sc})
+		ref := runner.Ref{Name: r.Name, File: r.File, Line: r.Line, Agent: r.Agent.Name}
+		obs.ScenarioStarted(ref)
 		for _, t := range r.Turns {
 			if ts, ok := obs.(interface {
-				TurnStarted(runner.Job, int)
+				TurnStarted(runner.Ref, int)
 			}); ok && t.StopReason != runner.OutcomeSkipped {
-				ts.TurnStarted(runner.Job{Scenario: sc}, t.Index)
+				ts.TurnStarted(ref, t.Index)
 			}
 			for _, p := range t.Permissions {
-				obs.PermissionDecided(runner.Job{Scenario: sc}, p)
+				obs.PermissionDecided(ref, p)
 			}
-			obs.TurnFinished(runner.Job{Scenario: sc}, t)
+			obs.TurnFinished(ref, t)
 		}
 		if w, ok := obs.(interface {
-			Warning(runner.Job, string)
+			Warning(runner.Ref, string)
 		}); ok && len(r.Warnings) > 0 {
-			w.Warning(runner.Job{Scenario: sc}, r.Warnings[0])
+			w.Warning(ref, r.Warnings[0])
 		}
-		obs.ScenarioFinished(runner.Job{Scenario: sc}, r)
+		obs.ScenarioFinished(ref, r)
 	}
 }
 
@@ -101,7 +100,7 @@ func TestProgressErrorLine(t *testing.T) {
 	var buf bytes.Buffer
 	p := output.NewProgress(&buf, 1, output.ProgressOptions{})
 	r := sampleReport().Scenarios[2]
-	p.ScenarioFinished(runner.Job{Scenario: &scenario.Scenario{Name: r.Name}}, r)
+	p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
 	if got, want := buf.String(), "ERROR crash: turn 1: the agent exited with code 2\n"; got != want {
 		t.Errorf("line = %q; want %q", got, want)
 	}
@@ -156,18 +155,18 @@ func TestProgressTerminal(t *testing.T) {
 	p := output.NewProgress(tty, 2, output.ProgressOptions{Terminal: true, Verbose: true})
 	waitFor("(0/2)")
 	rep := sampleReport()
-	a := &scenario.Scenario{Name: "basic"}
-	b := &scenario.Scenario{Name: "other"}
-	p.ScenarioStarted(runner.Job{Scenario: a})
-	p.ScenarioStarted(runner.Job{Scenario: b})
+	a := runner.Ref{Name: "basic"}
+	b := runner.Ref{Name: "other"}
+	p.ScenarioStarted(a)
+	p.ScenarioStarted(b)
 	waitFor("2 running")
-	p.ScenarioFinished(runner.Job{Scenario: a}, rep.Scenarios[0])
+	p.ScenarioFinished(a, rep.Scenarios[0])
 	waitFor("1 running")
 	waitFor("(1/2)")
 	waitFor("█")
-	p.Warning(runner.Job{Scenario: b}, "slow agent")
+	p.Warning(b, "slow agent")
 	waitFor("other: warning: slow agent")
-	p.ScenarioFinished(runner.Job{Scenario: b}, rep.Scenarios[1])
+	p.ScenarioFinished(b, rep.Scenarios[1])
 	p.Finish()
 	p.Finish() // a second call does nothing
 	tty.Close()
@@ -218,23 +217,23 @@ type recorder struct {
 	calls []string
 }
 
-func (r *recorder) ScenarioStarted(j runner.Job) {
-	r.calls = append(r.calls, "started "+j.Scenario.Name)
+func (r *recorder) ScenarioStarted(j runner.Ref) {
+	r.calls = append(r.calls, "started "+j.Name)
 }
-func (r *recorder) TurnFinished(j runner.Job, t runner.TurnResult) {
+func (r *recorder) TurnFinished(j runner.Ref, t runner.TurnResult) {
 	r.calls = append(r.calls, "turn "+t.StopReason)
 }
-func (r *recorder) PermissionDecided(j runner.Job, p runner.Permission) {
+func (r *recorder) PermissionDecided(j runner.Ref, p runner.Permission) {
 	r.calls = append(r.calls, "permission "+p.Decision)
 }
-func (r *recorder) ScenarioFinished(j runner.Job, res runner.Result) {
+func (r *recorder) ScenarioFinished(j runner.Ref, res runner.Result) {
 	r.calls = append(r.calls, "finished "+string(res.Status))
 }
 
-func (r *recorder) TurnStarted(j runner.Job, turn int) {
+func (r *recorder) TurnStarted(j runner.Ref, turn int) {
 	r.calls = append(r.calls, "turn started")
 }
-func (r *recorder) Warning(j runner.Job, msg string) {
+func (r *recorder) Warning(j runner.Ref, msg string) {
 	r.calls = append(r.calls, "warning "+msg)
 }
 
@@ -242,13 +241,13 @@ func (r *recorder) Warning(j runner.Job, msg string) {
 func TestObservers(t *testing.T) {
 	basic, full := &recorder{}, &recorder{}
 	obs := output.Observers(basic, nil, full)
-	sc := &scenario.Scenario{Name: "s"}
-	obs.ScenarioStarted(runner.Job{Scenario: sc})
-	obs.TurnStarted(runner.Job{Scenario: sc}, 1)
-	obs.PermissionDecided(runner.Job{Scenario: sc}, runner.Permission{Decision: "allow"})
-	obs.TurnFinished(runner.Job{Scenario: sc}, runner.TurnResult{StopReason: "end_turn"})
-	obs.Warning(runner.Job{Scenario: sc}, "w")
-	obs.ScenarioFinished(runner.Job{Scenario: sc}, runner.Result{Status: runner.StatusPassed})
+	ref := runner.Ref{Name: "s"}
+	obs.ScenarioStarted(ref)
+	obs.TurnStarted(ref, 1)
+	obs.PermissionDecided(ref, runner.Permission{Decision: "allow"})
+	obs.TurnFinished(ref, runner.TurnResult{StopReason: "end_turn"})
+	obs.Warning(ref, "w")
+	obs.ScenarioFinished(ref, runner.Result{Status: runner.StatusPassed})
 
 	wantBasic := []string{"started s", "turn started", "permission allow", "turn end_turn", "warning w", "finished passed"}
 	wantFull := []string{"started s", "turn started", "permission allow", "turn end_turn", "warning w", "finished passed"}

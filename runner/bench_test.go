@@ -70,7 +70,7 @@ func BenchmarkDeadlineToCancel(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		tap := &cancelTap{}
 		opts := &Options{Environ: os.Environ(), Abort: make(chan struct{}), tap: tap.record}
-		runScenario(context.Background(), opts, &observer{}, Job{Scenario: sc}, "")
+		runScenario(context.Background(), opts, &observer{}, newJob(sc, 0), "")
 		if tap.prompt.IsZero() || tap.cancel.IsZero() {
 			b.Fatalf("prompt at %v, cancel at %v: want both", tap.prompt, tap.cancel)
 		}

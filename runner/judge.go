@@ -63,7 +63,7 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 			}
 		}
 	}
-	res := runScenario(ctx, &opts, &observer{}, Job{Scenario: jsc}, "")
+	res := runScenario(ctx, &opts, &observer{}, newJob(jsc, 0), "")
 	jr := &JudgeResult{Agent: agent.Name, DurationMs: res.DurationMs}
 	if tr != nil {
 		tr.close()

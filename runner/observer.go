@@ -8,26 +8,44 @@ import (
 	"github.com/acprun/acprun/scenario"
 )
 
-// Job is one run of one scenario: the scenario (with the agent it runs
-// against) and its attempt. Every Observer call names its Job, so that with
-// --repeat or --agent two runs of one scenario are told apart.
-type Job struct {
-	Scenario *scenario.Scenario
+// Ref names one job, one run of one scenario, to an Observer: the
+// scenario, where it is defined, the agent it runs against and its attempt.
+// Every Observer call names its job, so that with --repeat or --agent two
+// runs of one scenario are told apart.
+type Ref struct {
+	Name string // the scenario's name
+	File string // the scenario's file
+	Line int    // the scenario's line in File, from 1
+	// Agent names the agent of agents: the job runs against; "" when the
+	// scenario gives its own.
+	Agent string
 	// Attempt counts from 1 when scenarios are repeated; 0 when each runs
 	// once.
 	Attempt int
+}
+
+// job is one run of one scenario: the scenario it runs and the Ref that
+// names it.
+type job struct {
+	sc  *scenario.Scenario
+	ref Ref
+}
+
+// newJob is attempt (0 when the scenario runs once) of sc.
+func newJob(sc *scenario.Scenario, attempt int) job {
+	return job{sc: sc, ref: Ref{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Agent: sc.Agent.Name, Attempt: attempt}}
 }
 
 // Observer is told about a run as it happens. Calls are serialised: an
 // Observer needs no locking of its own. Everything an Observer is given has
 // been redacted.
 type Observer interface {
-	ScenarioStarted(j Job)
-	TurnStarted(j Job, index int) // index from 1
-	TurnFinished(j Job, turn TurnResult)
-	Warning(j Job, msg string)
-	PermissionDecided(j Job, p Permission)
-	ScenarioFinished(j Job, r Result)
+	ScenarioStarted(j Ref)
+	TurnStarted(j Ref, index int) // index from 1
+	TurnFinished(j Ref, turn TurnResult)
+	Warning(j Ref, msg string)
+	PermissionDecided(j Ref, p Permission)
+	ScenarioFinished(j Ref, r Result)
 }
 
 // observer serialises calls to an Observer; a nil one does nothing.
@@ -46,32 +64,32 @@ func (o *observer) call(f func(Observer)) {
 	f(o.o)
 }
 
-func (o *observer) started(j Job) { o.call(func(ob Observer) { ob.ScenarioStarted(j) }) }
+func (o *observer) started(j Ref) { o.call(func(ob Observer) { ob.ScenarioStarted(j) }) }
 
-func (o *observer) turnStarted(j Job, index int) {
+func (o *observer) turnStarted(j Ref, index int) {
 	o.call(func(ob Observer) { ob.TurnStarted(j, index) })
 }
 
-func (o *observer) warning(j Job, msg string) { o.call(func(ob Observer) { ob.Warning(j, msg) }) }
+func (o *observer) warning(j Ref, msg string) { o.call(func(ob Observer) { ob.Warning(j, msg) }) }
 
-func (o *observer) turn(j Job, t TurnResult) { o.call(func(ob Observer) { ob.TurnFinished(j, t) }) }
+func (o *observer) turn(j Ref, t TurnResult) { o.call(func(ob Observer) { ob.TurnFinished(j, t) }) }
 
-func (o *observer) permission(j Job, p Permission) {
+func (o *observer) permission(j Ref, p Permission) {
 	o.call(func(ob Observer) { ob.PermissionDecided(j, p) })
 }
 
-func (o *observer) finished(j Job, r Result) { o.call(func(ob Observer) { ob.ScenarioFinished(j, r) }) }
+func (o *observer) finished(j Ref, r Result) { o.call(func(ob Observer) { ob.ScenarioFinished(j, r) }) }
 
 // jobObserver tells the Observer about one job, redacting everything it
 // passes on: it is the one way the runner reports progress, so nothing the
 // agent sent reaches an Observer with a secret in it.
 type jobObserver struct {
 	o   *observer
-	job Job
+	job Ref
 	red *redact.Redactor
 }
 
-func (o *observer) forJob(j Job, red *redact.Redactor) *jobObserver {
+func (o *observer) forJob(j Ref, red *redact.Redactor) *jobObserver {
 	return &jobObserver{o: o, job: j, red: red}
 }
 

@@ -109,14 +109,14 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Rep
 		parallel = 1
 	}
 	repeat := max(opts.Repeat, 1)
-	var all []Job
+	var all []job
 	for _, sc := range scenarios {
 		for a := 1; a <= repeat; a++ {
-			j := Job{Scenario: sc}
+			attempt := 0
 			if repeat > 1 {
-				j.Attempt = a
+				attempt = a
 			}
-			all = append(all, j)
+			all = append(all, newJob(sc, attempt))
 		}
 	}
 	var names []string
@@ -135,13 +135,13 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Rep
 					continue // interrupted or out of time: start nothing new
 				}
 				j := all[i]
-				obs.started(j)
+				obs.started(j.ref)
 				transcript := ""
 				if names != nil {
 					transcript = names[i]
 				}
 				r := runScenario(ctx, &opts, obs, j, transcript)
-				obs.finished(j, r)
+				obs.finished(j.ref, r)
 				results[i] = &r
 			}
 		}()
@@ -163,8 +163,8 @@ feed:
 			rep.Scenarios = append(rep.Scenarios, *r)
 		case runTimedOut:
 			// Not started before the run's deadline: listed, as an error.
-			nr := notRun(all[i].Scenario, "not run: the run's --timeout passed first")
-			nr.Attempt = all[i].Attempt
+			nr := notRun(all[i].sc, "not run: the run's --timeout passed first")
+			nr.Attempt = all[i].ref.Attempt
 			rep.Scenarios = append(rep.Scenarios, nr)
 		}
 	}
@@ -208,8 +208,8 @@ type scenarioRun struct {
 
 // runScenario runs one job: one attempt of one scenario. transcript is the
 // name of its transcript file in opts.Transcripts.
-func runScenario(ctx context.Context, opts *Options, obs *observer, job Job, transcript string) (res Result) {
-	sc, attempt := job.Scenario, job.Attempt
+func runScenario(ctx context.Context, opts *Options, obs *observer, j job, transcript string) (res Result) {
+	sc, attempt := j.sc, j.ref.Attempt
 	start := time.Now()
 	res = Result{
 		Attempt: attempt,
@@ -227,7 +227,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, job Job, tra
 	// environment are redacted from the result (once, at the end) and from
 	// what observers and the transcript see.
 	r.red = redact.New(redact.Secrets(sc.Agent.Env, opts.Environ)...)
-	r.jo = obs.forJob(job, r.red)
+	r.jo = obs.forJob(j.ref, r.red)
 	defer r.unredactWorkspace(&res) // after the redaction below
 	defer r.red.Value(&res)         // after every return below: res is the named result
 	defer func() {
@@ -235,7 +235,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, job Job, tra
 		res.DurationMs = res.Duration.Milliseconds()
 	}()
 	if sc.Workspace != nil {
-		if err := r.makeWorkspace(ctx, job); err != nil {
+		if err := r.makeWorkspace(ctx, j.ref); err != nil {
 			res.Status = StatusError
 			res.Error = err.Error()
 			r.skipFrom(0)

@@ -38,16 +38,16 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._@#-]+`)
 // that would collide (case-insensitively, for case-insensitive file
 // systems) get "-2", "-3"… in job order, so the same run gives the same
 // names every time.
-func transcriptNames(jobs []Job) []string {
+func transcriptNames(jobs []job) []string {
 	names := make([]string, len(jobs))
 	used := map[string]bool{}
 	for i, j := range jobs {
-		base := j.Scenario.Name
-		if j.Scenario.Agent.Name != "" {
-			base += "@" + j.Scenario.Agent.Name
+		base := j.ref.Name
+		if j.ref.Agent != "" {
+			base += "@" + j.ref.Agent
 		}
-		if j.Attempt > 0 {
-			base += fmt.Sprintf("#%d", j.Attempt)
+		if j.ref.Attempt > 0 {
+			base += fmt.Sprintf("#%d", j.ref.Attempt)
 		}
 		base = unsafeName.ReplaceAllString(base, "_")
 		name := base

@@ -18,7 +18,7 @@ const diffLimit = 256 << 10
 // makeWorkspace makes the job's own workspace and returns the scenario as
 // the attempt sees it: its cwd, client roots and commands in the copy. The
 // scenario itself is shared by every attempt and never changed.
-func (r *scenarioRun) makeWorkspace(ctx context.Context, job Job) error {
+func (r *scenarioRun) makeWorkspace(ctx context.Context, job Ref) error {
 	sc := r.sc
 	spec := workspace.Spec{From: sc.Workspace.From, Git: sc.Workspace.Git, Ref: sc.Workspace.Ref}
 	ws, err := workspace.Create(ctx, spec, r.opts.WorkspaceDir, workspacePrefix(job))
@@ -80,10 +80,10 @@ func mockScriptFrom(argv []string, file string) []string {
 
 // workspacePrefix names a job's workspace directory after its scenario,
 // agent and attempt, so that a kept one is easy to find.
-func workspacePrefix(j Job) string {
-	name := "acprun-" + j.Scenario.Name
-	if j.Scenario.Agent.Name != "" {
-		name += "-" + j.Scenario.Agent.Name
+func workspacePrefix(j Ref) string {
+	name := "acprun-" + j.Name
+	if j.Agent != "" {
+		name += "-" + j.Agent
 	}
 	if j.Attempt > 0 {
 		name += "-" + strconv.Itoa(j.Attempt)

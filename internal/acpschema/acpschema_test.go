@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acprun/acprun/acp/acpschema"
+	"github.com/acprun/acprun/internal/acpschema"
 )
 
 func TestValidate(t *testing.T) {

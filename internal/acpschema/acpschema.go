@@ -1,4 +1,4 @@
-// Package acpschema is test support; validates messages against the official ACP schema.
+// Package acpschema validates messages against the official ACP schema, for tests.
 //
 // It compiles subschemas of the ACP v1 JSON Schema (schema.json, draft 2020-12) and
 // validates single payloads by $defs name, or whole JSON-RPC messages by method. The

@@ -1,0 +1,32 @@
+package runner
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/scenario"
+)
+
+// TestJobRef checks that a job's Ref names its scenario, where the scenario
+// is defined, its agent and its attempt, and that the names derived from it
+// (transcript files, workspace directories) tell jobs apart.
+func TestJobRef(t *testing.T) {
+	login := &scenario.Scenario{Name: "login", File: "a.yaml", Pos: scenario.Pos{File: "a.yaml", Line: 7, Col: 3}, Agent: scenario.Agent{Name: "claude"}}
+	plain := &scenario.Scenario{Name: "Login", File: "b.yaml", Pos: scenario.Pos{File: "b.yaml", Line: 1, Col: 1}}
+	jobs := []job{newJob(login, 1), newJob(login, 2), newJob(plain, 0), newJob(&scenario.Scenario{Name: "login"}, 0)}
+
+	if diff := cmp.Diff(Ref{Name: "login", File: "a.yaml", Line: 7, Agent: "claude", Attempt: 2}, jobs[1].ref); diff != "" {
+		t.Errorf("ref (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"login@claude#1.jsonl", "login@claude#2.jsonl", "Login.jsonl", "login-2.jsonl"}, transcriptNames(jobs)); diff != "" {
+		t.Errorf("transcript names (-want +got):\n%s", diff)
+	}
+	var prefixes []string
+	for _, j := range jobs {
+		prefixes = append(prefixes, workspacePrefix(j.ref))
+	}
+	if diff := cmp.Diff([]string{"acprun-login-claude-1", "acprun-login-claude-2", "acprun-Login", "acprun-login"}, prefixes); diff != "" {
+		t.Errorf("workspace prefixes (-want +got):\n%s", diff)
+	}
+}
