@@ -48,7 +48,8 @@ func (c *agentsCmd) Run(g *globals) error {
 // shellJoin writes argv as a shell would read it back.
 func shellJoin(argv []string) string { return shellquote.Join(argv) }
 
-// oneLine keeps a description on one table row.
+// oneLine puts s on one line (one table row): each run of white space,
+// line breaks included, becomes one blank.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
