@@ -37,7 +37,11 @@ func (p *fileParser) pos(n *yaml.Node) Pos {
 }
 
 func (p *fileParser) errorAt(pos Pos, format string, args ...any) {
-	p.errs = append(p.errs, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+	e := &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+	if pos.File == p.file {
+		e.Source = p.sourceLine(pos.Line)
+	}
+	p.errs = append(p.errs, e)
 }
 
 func (p *fileParser) errorf(n *yaml.Node, format string, args ...any) {
