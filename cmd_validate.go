@@ -49,10 +49,11 @@ func (c *validateCmd) Run(g *globals) error {
 }
 
 // usageError prints scenario errors and returns exit code 2. Each error
-// of a scenario.Errors (not wrapped in more context) is followed by its
-// source line with a caret under the column.
+// of a scenario.Errors is followed by its source line with a caret under
+// the column; Errors wrapped in more context print as one line each, with
+// that context.
 func usageError(g *globals, err error) error {
-	if errs, ok := err.(scenario.Errors); ok { //nolint:errorlint // a wrapped one prints with its context instead
+	if errs, ok := err.(scenario.Errors); ok {
 		fmt.Fprintln(g.Stderr, errs.WithSource())
 	} else {
 		fmt.Fprintln(g.Stderr, err)
