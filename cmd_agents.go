@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/acprun/acprun/scenario"
+	"github.com/acprun/acprun/shellquote"
 )
 
 // agentsCmd is `acprun agents`: the named agents scenarios, --agent and
@@ -45,24 +46,10 @@ func (c *agentsCmd) Run(g *globals) error {
 }
 
 // shellJoin writes argv as a shell would read it back.
-func shellJoin(argv []string) string {
-	words := make([]string, len(argv))
-	for i, w := range argv {
-		words[i] = shellQuote(w)
-	}
-	return strings.Join(words, " ")
-}
+func shellJoin(argv []string) string { return shellquote.Join(argv) }
 
-// shellQuote quotes w with single quotes when a shell would not read it as
-// one plain word.
-func shellQuote(w string) string {
-	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_") == "" {
-		return w
-	}
-	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-}
-
-// oneLine keeps a description on one table row.
+// oneLine puts s on one line (one table row): each run of white space,
+// line breaks included, becomes one blank.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }

@@ -16,8 +16,9 @@ type validateCmd struct {
 // Help is the long help of validate.
 func (c *validateCmd) Help() string {
 	return `Parses and checks every scenario, reports every error at once as
-file:line:col: message, and runs nothing. Exit 0 when all are valid, 2 otherwise,
-and 5 when the paths hold no scenario files.`
+file:line:col: message (with the source line and a caret under the column), and
+runs nothing. Exit 0 when all are valid, 2 otherwise, and 5 when the paths hold
+no scenario files.`
 }
 
 // Run validates the files.
@@ -47,9 +48,16 @@ func (c *validateCmd) Run(g *globals) error {
 	return nil
 }
 
-// usageError prints scenario errors and returns exit code 2.
+// usageError prints scenario errors and returns exit code 2. Each error
+// of a scenario.Errors is followed by its source line with a caret under
+// the column; Errors wrapped in more context print as one line each, with
+// that context.
 func usageError(g *globals, err error) error {
-	fmt.Fprintln(g.Stderr, err)
+	if errs, ok := err.(scenario.Errors); ok {
+		fmt.Fprintln(g.Stderr, errs.WithSource())
+	} else {
+		fmt.Fprintln(g.Stderr, err)
+	}
 	return exitError{code: exitUsage}
 }
 

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -638,5 +639,67 @@ func TestCLIMatrixByStopReasonSurvivesMerge(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("merged byStopReason.end_turn (-want +got):\n%s", diff)
+	}
+}
+
+// snippetLine matches the lines under an error that show its source
+// line and the caret: "    4 | text" and "      |   ^".
+var snippetLine = regexp.MustCompile(`^    (\d+ | +)\| `)
+
+// errorLines returns the lines of stderr without the source lines and
+// carets shown under the errors.
+func errorLines(stderr string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(stderr, "\n"), "\n") {
+		if !snippetLine.MatchString(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestCLIErrorsShowTheSourceLine checks that each positioned error of a
+// scenario or config file is followed by its source line and a caret
+// under the column, in every command that loads scenarios, while the
+// error's own line stays "file:line:col: message".
+func TestCLIErrorsShowTheSourceLine(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		// A multi-byte character and a tab before the column.
+		"s.yaml":          "name: s\nagent: {command: [a], cwd: \"é\t${NOPE_UNSET}\"}\npermissions: {default: deny}\nturns:\n  - prompt: héllo wörld\n    expect: {stopReasn: end_turn}\n",
+		"cfg/acprun.yaml": "agents:\n  x: {comand: [a]}\n",
+	})
+	want := "" +
+		"s.yaml:2:31: environment variable NOPE_UNSET is not set (write ${NOPE_UNSET:-default} to give a default)\n" +
+		"    2 | agent: {command: [a], cwd: \"é   ${NOPE_UNSET}\"}\n" +
+		"      |                                 ^\n" +
+		"s.yaml:6:14: unknown key \"stopReasn\" (did you mean \"stopReason\"?)\n" +
+		"    6 |     expect: {stopReasn: end_turn}\n" +
+		"      |              ^\n"
+	for _, args := range [][]string{
+		{"validate", "s.yaml"},
+		{"run", "s.yaml"},
+		{"list", "s.yaml"},
+		{"explain", "s.yaml", "--kind", "read"},
+	} {
+		res := acprun(t, dir, args...)
+		if res.code != exitUsage || res.stderr != want {
+			t.Errorf("acprun %s: exit %d, stderr:\n%s\nwant %d and:\n%s", strings.Join(args, " "), res.code, res.stderr, exitUsage, want)
+		}
+	}
+
+	res := acprun(t, filepath.Join(dir, "cfg"), "agents")
+	want = "" +
+		"acprun.yaml:2:7: unknown key \"comand\" (did you mean \"command\"?)\n" +
+		"    2 |   x: {comand: [a]}\n" +
+		"      |       ^\n"
+	if res.code != exitUsage || res.stderr != want {
+		t.Errorf("acprun agents with a bad config: exit %d, stderr:\n%s\nwant %d and:\n%s", res.code, res.stderr, exitUsage, want)
+	}
+
+	// An error without a line has nothing to show.
+	res = acprun(t, dir, "validate", "--config", "nope.yaml", "s.yaml")
+	if got := errorLines(res.stderr); res.code != exitUsage || len(got) != 1 || got[0] != res.stderr[:len(res.stderr)-1] {
+		t.Errorf("acprun validate --config nope.yaml: exit %d, stderr:\n%s\nwant %d and one line", res.code, res.stderr, exitUsage)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -108,7 +107,7 @@ func TestEvalParseValidate(t *testing.T) {
 		`evals.yaml:20:11: files.unchanged compares with the workspace's starting copy, and the scenario has no workspace: ` +
 			"add workspace: DIR (or workspace: {git: REPO}) to the scenario or to the config's defaults",
 	}
-	got := strings.Split(strings.TrimRight(res.stderr, "\n"), "\n")
+	got := errorLines(res.stderr)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("validate bad/evals.yaml: stderr (-want +got):\n%s", diff)
 	}

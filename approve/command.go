@@ -3,6 +3,8 @@ package approve
 import (
 	"path"
 	"strings"
+
+	"github.com/acprun/acprun/shellquote"
 )
 
 // argvLine turns an argv array into a shell line. A shell wrapper
@@ -85,36 +87,14 @@ func isLongOption(a string) bool {
 	return name != ""
 }
 
-// quoteArgv joins argv into one shell command, single-quoting words that
-// are not plain.
 // QuoteArgv joins an argv into one POSIX shell line, quoting the words
 // that need it: the line the rules see for an argv.
-func QuoteArgv(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = shellQuote(a)
-	}
-	return strings.Join(q, " ")
-}
+func QuoteArgv(argv []string) string { return ruleLine.Join(argv) }
 
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	plain := true
-	for i := 0; i < len(s); i++ {
-		b := s[i]
-		if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' ||
-			strings.IndexByte("_@%+=:,./-*~^", b) >= 0 || b >= 0x80) {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// ruleLine quotes the words of an argv for the line the rules see. It
+// leaves *, ~, ^ and non-ASCII text unquoted as well, so that the line
+// reads as the agent wrote it and patterns written that way match.
+var ruleLine = shellquote.Quoter{Keep: shellquote.Literal + "*~^", KeepNonASCII: true}
 
 // words splits a simple command (as returned by SplitCommands) into words
 // at unquoted blanks, keeping quotes and substitutions inside their word.

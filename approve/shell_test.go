@@ -140,6 +140,11 @@ func TestCommandsOf(t *testing.T) {
 			want: []string{"touch made-by-gemini.txt", "echo hello-from-gemini"},
 		},
 		{
+			name: "argv words quoted as needed; globs, ~ and non-ASCII text as written",
+			req:  approve.Request{RawInput: json.RawMessage(`{"command":["ls","*.go","~/x^","café","a b","it's",""]}`)},
+			want: []string{`ls *.go ~/x^ café 'a b' 'it'\''s' ''`},
+		},
+		{
 			name: "argv sh -c",
 			req:  approve.Request{RawInput: json.RawMessage(`{"command":["sh","-c","a; b"]}`)},
 			want: []string{"a", "b"},

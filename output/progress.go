@@ -134,7 +134,7 @@ func (p *Progress) TurnFinished(j runner.Ref, t runner.TurnResult) {
 		if kind == "" {
 			kind = "other"
 		}
-		p.verbose("%s: turn %d: tool call %q (%s, %s)", name, t.Index, oneLine(tc.Title), kind, tc.Status)
+		p.verbose("%s: turn %d: tool call %q (%s, %s)", name, t.Index, firstLine(tc.Title), kind, tc.Status)
 	}
 	outcome := t.StopReason
 	if t.CancelCause != "" {
@@ -146,10 +146,10 @@ func (p *Progress) TurnFinished(j runner.Ref, t runner.TurnResult) {
 	}
 	p.verbose("%s: turn %d: %s (%s)", name, t.Index, outcome, duration(time.Duration(t.DurationMs)*time.Millisecond))
 	if t.Error != "" {
-		p.verbose("%s: turn %d: %s", name, t.Index, oneLine(t.Error))
+		p.verbose("%s: turn %d: %s", name, t.Index, firstLine(t.Error))
 	}
 	for _, f := range t.Failures {
-		p.verbose("%s: turn %d: %s", name, t.Index, oneLine(f))
+		p.verbose("%s: turn %d: %s", name, t.Index, firstLine(f))
 	}
 }
 
@@ -170,12 +170,12 @@ func (p *Progress) PermissionDecided(j runner.Ref, perm runner.Permission) {
 	if detail != "" {
 		detail = " (" + detail + ")"
 	}
-	p.verbose("%s: permission %s: %q%s", jobName(j), perm.Decision, oneLine(what), detail)
+	p.verbose("%s: permission %s: %q%s", jobName(j), perm.Decision, firstLine(what), detail)
 }
 
 // Warning notes, when verbose, a warning about j.
 func (p *Progress) Warning(j runner.Ref, msg string) {
-	p.verbose("%s: warning: %s", jobName(j), oneLine(msg))
+	p.verbose("%s: warning: %s", jobName(j), firstLine(msg))
 }
 
 // ScenarioFinished advances the bar, or writes the scenario's line.
@@ -209,13 +209,13 @@ func finishedLine(r runner.Result) string {
 		if len(r.Failures) > 0 {
 			why = r.Failures[0]
 		}
-		return fmt.Sprintf("%s %s: %s", color.New(color.FgRed).Sprint("FAIL"), label(r), oneLine(why))
+		return fmt.Sprintf("%s %s: %s", color.New(color.FgRed).Sprint("FAIL"), label(r), firstLine(why))
 	}
 	why := r.Error
 	if why == "" {
 		why = "stop reasons: " + stopReasons(r)
 	}
-	return fmt.Sprintf("%s %s: %s", color.New(color.FgRed).Sprint("ERROR"), label(r), oneLine(why))
+	return fmt.Sprintf("%s %s: %s", color.New(color.FgRed).Sprint("ERROR"), label(r), firstLine(why))
 }
 
 // verbose writes one line when verbose, above the bar if there is one.
@@ -246,8 +246,9 @@ func jobName(j runner.Ref) string {
 	return s
 }
 
-// oneLine keeps the first line of s, marking what was cut.
-func oneLine(s string) string {
+// firstLine keeps the first line of s (trimmed), marking what was cut
+// with " …".
+func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
 		return s[:i] + " …"

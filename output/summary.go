@@ -123,6 +123,7 @@ func indent(msg string) string {
 	return strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", "\n      ")
 }
 
+// lastLines returns the last n lines of s, without its final line break.
 func lastLines(s string, n int) []string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > n {

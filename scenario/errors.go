@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/acprun/acprun/snippet"
 )
 
 // Pos is a position in a scenario file. Line and Col are 1-based; Line 0
@@ -30,10 +32,17 @@ func (p Pos) compare(q Pos) int {
 type Error struct {
 	Pos Pos
 	Msg string
+	// Source is the text of line Pos.Line, "" when it is not known.
+	Source string
 }
 
 // Error returns "file:line:col: msg".
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// Snippet returns the source line of the error, numbered, with a caret
+// under its column (see package snippet), or "" when the error has no
+// line, column or source.
+func (e *Error) Snippet() string { return snippet.Format(e.Pos.Line, e.Pos.Col, e.Source) }
 
 // Errors is every problem found by Load, sorted by file, line and column.
 type Errors []*Error
@@ -45,6 +54,22 @@ func (es Errors) Error() string {
 		lines[i] = e.Error()
 	}
 	return strings.Join(lines, "\n")
+}
+
+// WithSource returns the errors for a person to read: one per line as
+// Error returns them, each followed by its Snippet.
+//
+//	s.yaml:4:14: unknown key "stopReasn" (did you mean "stopReason"?)
+//	    4 |     expect: {stopReasn: end_turn}
+//	      |              ^
+func (es Errors) WithSource() string {
+	var b strings.Builder
+	for _, e := range es {
+		b.WriteString(e.Error())
+		b.WriteByte('\n')
+		b.WriteString(e.Snippet())
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // Unwrap returns the errors, for errors.As and errors.Is.

@@ -575,3 +575,66 @@ func TestAliasBombs(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorsWithSource checks that each error is followed by its source
+// line and a caret under its column, and that an error without a line
+// (the file as a whole) has none.
+func TestErrorsWithSource(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want string
+	}{
+		{
+			name: "caret under the column, after a tab and multi-byte characters",
+			src:  "name: x\nagent: {command: [a], cwd: \"é\t${NOPE}\"}\nturns:\n- {prompt: hï, expekt: {}}\n",
+			want: "" +
+				"bad.yaml:2:31: environment variable NOPE is not set (write ${NOPE:-default} to give a default)\n" +
+				"    2 | agent: {command: [a], cwd: \"é   ${NOPE}\"}\n" +
+				"      | " + strings.Repeat(" ", 32) + "^\n" +
+				"bad.yaml:4:16: unknown key \"expekt\" (did you mean \"expect\"?)\n" +
+				"    4 | - {prompt: hï, expekt: {}}\n" +
+				"      |                ^",
+		},
+		{
+			name: "YAML syntax error",
+			src:  "name: x\n  turns: [\n",
+			want: "" +
+				"bad.yaml:2:8: YAML syntax: mapping values are not allowed in this context; quote a value that contains \": \", or check this line's indentation\n" +
+				"    2 |   turns: [\n" +
+				"      |        ^",
+		},
+		{
+			name: "no position, no source line",
+			src:  "# nothing\n",
+			want: "bad.yaml: no scenario in file",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := scenario.LoadBytes("bad.yaml", []byte(tt.src), opts)
+			var errs scenario.Errors
+			if !errors.As(err, &errs) {
+				t.Fatalf("error is %T, want scenario.Errors: %v", err, err)
+			}
+			if diff := cmp.Diff(tt.want, errs.WithSource()); diff != "" {
+				t.Errorf("WithSource() (-want +got):\n%s", diff)
+			}
+			// The errors' own lines are those of Error.
+			if diff := cmp.Diff(strings.Split(errs.Error(), "\n"), errorLinesOf(errs.WithSource())); diff != "" {
+				t.Errorf("WithSource() without the source lines differs from Error() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// errorLinesOf drops the source lines and carets of WithSource's text.
+func errorLinesOf(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(l, "    ") {
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -37,7 +37,11 @@ func (p *fileParser) pos(n *yaml.Node) Pos {
 }
 
 func (p *fileParser) errorAt(pos Pos, format string, args ...any) {
-	p.errs = append(p.errs, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+	e := &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+	if pos.File == p.file {
+		e.Source = p.sourceLine(pos.Line)
+	}
+	p.errs = append(p.errs, e)
 }
 
 func (p *fileParser) errorf(n *yaml.Node, format string, args ...any) {
@@ -418,18 +422,5 @@ func (p *fileParser) sourceLine(n int) string {
 	if p.lineStarts == nil {
 		p.lineStarts = yamlsyntax.LineStarts(p.src)
 	}
-	if n < 1 || n > len(p.lineStarts) {
-		return ""
-	}
-	end := len(p.src)
-	if n < len(p.lineStarts) {
-		end = p.lineStarts[n]
-	}
-	line := string(p.src[p.lineStarts[n-1]:end])
-	for _, br := range []string{"\r\n", "\n", "\r", "\u0085", "\u2028", "\u2029"} {
-		if strings.HasSuffix(line, br) {
-			return strings.TrimSuffix(line, br)
-		}
-	}
-	return line
+	return yamlsyntax.Line(p.src, p.lineStarts, n)
 }

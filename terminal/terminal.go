@@ -27,6 +27,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/acprun/acprun/shellquote"
 )
 
 // DefaultOutputLimit is the output kept when a Config sets no limit.
@@ -92,16 +94,12 @@ func Argv(cfg Config) []string {
 // needsShell reports whether a command given without arguments is more than
 // a program name.
 func needsShell(command string) bool {
-	for _, r := range command {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		case strings.ContainsRune("_-./+,:@%^", r):
-		default:
-			return true
-		}
-	}
-	return false
+	return command != "" && !programName.Plain(command)
 }
+
+// programName is a command a shell would read as one program name: no =
+// (a first word with one is an assignment), no glob or ~.
+var programName = shellquote.Quoter{Keep: "_-./+,:@%^"}
 
 // Start starts the command in its own process group.
 func Start(cfg Config) (*Terminal, error) {

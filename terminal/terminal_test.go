@@ -143,6 +143,10 @@ func TestTerminalArgv(t *testing.T) {
 		{terminal.Config{Command: "a|b"}, []string{"/bin/sh", "-c", "a|b"}},
 		{terminal.Config{Command: "FOO=1"}, []string{"/bin/sh", "-c", "FOO=1"}},
 		{terminal.Config{Command: "echo $x"}, []string{"/bin/sh", "-c", "echo $x"}},
+		{terminal.Config{Command: "*.sh"}, []string{"/bin/sh", "-c", "*.sh"}},
+		{terminal.Config{Command: "~/bin/x"}, []string{"/bin/sh", "-c", "~/bin/x"}},
+		{terminal.Config{Command: "café"}, []string{"/bin/sh", "-c", "café"}},
+		{terminal.Config{Command: "a^b%c@d,e:f"}, []string{"a^b%c@d,e:f"}},
 		{terminal.Config{Command: "ls -la", Args: []string{"x"}}, []string{"ls -la", "x"}},
 		{terminal.Config{Command: "git", Args: []string{"status", "--short"}}, []string{"git", "status", "--short"}},
 	}

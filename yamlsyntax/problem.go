@@ -15,6 +15,8 @@
 //
 // It is shared by the readers of acprun's YAML files (scenarios, config,
 // mock agent scripts), which print it as "file:line:col: YAML syntax: msg".
+// LineStarts and Line give them the text of any line of the stream, to
+// show under a message with package snippet.
 package yamlsyntax
 
 import (

@@ -33,23 +33,7 @@ func (s *source) clampLine(n int) int {
 }
 
 // line returns line n (1-based) of the source, without its line break.
-func (s *source) line(n int) string {
-	starts := s.lineStarts()
-	if n < 1 || n > len(starts) {
-		return ""
-	}
-	end := len(s.src)
-	if n < len(starts) {
-		end = starts[n]
-	}
-	line := string(s.src[starts[n-1]:end])
-	for _, br := range []string{"\r\n", "\n", "\r", "\u0085", "\u2028", "\u2029"} {
-		if strings.HasSuffix(line, br) {
-			return strings.TrimSuffix(line, br)
-		}
-	}
-	return line
-}
+func (s *source) line(n int) string { return Line(s.src, s.lineStarts(), n) }
 
 func (s *source) lineStarts() []int {
 	if s.starts == nil {
@@ -77,6 +61,28 @@ func LineStarts(src []byte) []int {
 		starts = append(starts, i+1)
 	}
 	return starts
+}
+
+// Line returns line n (1-based) of src, whose line starts are starts (as
+// LineStarts returns them), without its line break; "" when src has no
+// line n. With package snippet it shows where a problem is:
+//
+//	snippet.Format(line, col, yamlsyntax.Line(src, starts, line))
+func Line(src []byte, starts []int, n int) string {
+	if n < 1 || n > len(starts) {
+		return ""
+	}
+	end := len(src)
+	if n < len(starts) {
+		end = starts[n]
+	}
+	line := string(src[starts[n-1]:end])
+	for _, br := range []string{"\r\n", "\n", "\r", "\u0085", "\u2028", "\u2029"} {
+		if strings.HasSuffix(line, br) {
+			return strings.TrimSuffix(line, br)
+		}
+	}
+	return line
 }
 
 // runeOffset returns the byte offset of the n-th rune (0-based) of s, or
