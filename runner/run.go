@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -409,61 +408,32 @@ func (r *scenarioRun) start(ctx context.Context) error {
 
 	setupCtx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	initReq := acp.InitializeRequest{
-		ProtocolVersion:    acp.ProtocolVersion,
-		ClientCapabilities: r.sess.client.capabilities(),
-		ClientInfo:         &acp.Implementation{Name: "acprun", Title: "acprun", Version: r.opts.Version},
+	hs := handshake{
+		caps:       r.sess.client.capabilities(),
+		version:    r.opts.Version,
+		auth:       sc.Agent.Auth,
+		authHint:   "set agent.auth to",
+		cwd:        sc.Agent.Cwd,
+		mcpServers: sc.Agent.McpServers,
+		mode:       sc.Agent.Mode,
+		opened: func(ns acp.NewSessionResponse) error {
+			if ns.SessionID == "" {
+				return errors.New("session/new: the agent answered without a sessionId")
+			}
+			r.sess.setSessionID(ns.SessionID)
+			return nil
+		},
 	}
-	if err := r.call(setupCtx, acp.MethodInitialize, initReq, &r.init); err != nil {
-		return fmt.Errorf("initialize: %w", err)
-	}
-	r.res.Agent.ProtocolVersion = r.init.ProtocolVersion
-	if r.init.AgentInfo != nil {
-		r.res.Agent.InfoName = r.init.AgentInfo.Name
-		r.res.Agent.InfoVersion = r.init.AgentInfo.Version
-	}
-	if r.init.ProtocolVersion != acp.ProtocolVersion {
-		return fmt.Errorf("initialize: the agent speaks ACP protocol version %d; acprun speaks version %d", r.init.ProtocolVersion, acp.ProtocolVersion)
-	}
-	if sc.Agent.Auth != "" {
-		if err := CheckAuthMethod(r.init.AuthMethods, sc.Agent.Auth); err != nil {
-			return fmt.Errorf("authenticate: %w", err)
-		}
-		if err := r.call(setupCtx, acp.MethodAuthenticate, acp.AuthenticateRequest{MethodID: sc.Agent.Auth}, nil); err != nil {
-			return fmt.Errorf("authenticate %q: %w", sc.Agent.Auth, err)
-		}
-	}
-	var servers []acp.McpServer
-	if len(sc.Agent.McpServers) > 0 {
-		if err := json.Unmarshal(sc.Agent.McpServers, &servers); err != nil {
-			return fmt.Errorf("mcpServers: %w", err)
+	got, err := hs.run(setupCtx, agent.Conn)
+	if got.initialized {
+		r.init = got.init
+		r.res.Agent.ProtocolVersion = got.init.ProtocolVersion
+		if i := got.init.AgentInfo; i != nil {
+			r.res.Agent.InfoName, r.res.Agent.InfoVersion = i.Name, i.Version
 		}
 	}
-	var ns acp.NewSessionResponse
-	if err := r.call(setupCtx, acp.MethodSessionNew, acp.NewSessionRequest{Cwd: sc.Agent.Cwd, McpServers: servers}, &ns); err != nil {
-		var ae *acp.Error
-		if errors.As(err, &ae) && ae.Code == acp.CodeAuthRequired {
-			return fmt.Errorf("session/new: the agent requires authentication (set agent.auth to one of: %s): %w", authMethodIDs(r.init.AuthMethods), err)
-		}
-		return fmt.Errorf("session/new: %w", err)
-	}
-	if ns.SessionID == "" {
-		return errors.New("session/new: the agent answered without a sessionId")
-	}
-	r.sess.setSessionID(ns.SessionID)
-	if sc.Agent.Mode != "" {
-		if ns.Modes == nil || !hasMode(ns.Modes, sc.Agent.Mode) {
-			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("mode %q not offered by the agent; not set", sc.Agent.Mode))
-		} else if err := r.call(setupCtx, acp.MethodSessionSetMode, acp.SetSessionModeRequest{SessionID: ns.SessionID, ModeID: sc.Agent.Mode}, nil); err != nil {
-			return fmt.Errorf("session/set_mode %q: %w", sc.Agent.Mode, err)
-		}
-	}
-	return nil
-}
-
-// call sends a request and waits for its answer.
-func (r *scenarioRun) call(ctx context.Context, method string, params, result any) error {
-	return r.agent.Conn.Call(ctx, method, params).Await(ctx, result)
+	r.res.Warnings = append(r.res.Warnings, got.warnings...)
+	return err
 }
 
 // skipFrom records turns from index i on as skipped.
@@ -596,42 +566,6 @@ func (r *scenarioRun) evaluate() {
 func (r *scenarioRun) expected(t TurnResult) bool {
 	i := t.Index - 1
 	return i >= 0 && i < len(r.sc.Turns) && slices.Contains(r.sc.Turns[i].Expect.StopReasons, t.StopReason)
-}
-
-// CheckAuthMethod reports why id cannot be sent in authenticate: the agent
-// does not offer it, or it is a terminal login, which the protocol forbids
-// sending (the user runs it in a terminal instead).
-func CheckAuthMethod(ms []acp.AuthMethod, id string) error {
-	for _, m := range ms {
-		if m.ID != id {
-			continue
-		}
-		if m.Type == "terminal" {
-			return fmt.Errorf("auth method %q is a terminal login (type: terminal), which a client must not send in authenticate: log in once by running the agent's login in a terminal, or choose another method (it offers: %s)", id, authMethodIDs(ms))
-		}
-		return nil
-	}
-	return fmt.Errorf("the agent offers no auth method %q (it offers: %s)", id, authMethodIDs(ms))
-}
-
-func authMethodIDs(ms []acp.AuthMethod) string {
-	if len(ms) == 0 {
-		return "none"
-	}
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
-	return strings.Join(ids, ", ")
-}
-
-func hasMode(s *acp.SessionModeState, id string) bool {
-	for _, m := range s.AvailableModes {
-		if m.ID == id {
-			return true
-		}
-	}
-	return false
 }
 
 // AgentArgv returns the argv to start for an agent command: a command
