@@ -167,6 +167,19 @@ func (a *Agent) ExitStatus() (code *int, signal string) {
 	return &c, ""
 }
 
+// exitReason says how the agent ended, once Exited is closed: "the agent
+// was killed by SIGKILL", "the agent exited with code 2".
+func (a *Agent) exitReason() string {
+	code, sig := a.ExitStatus()
+	switch {
+	case sig != "":
+		return fmt.Sprintf("the agent was killed by %s", sig)
+	case code != nil:
+		return fmt.Sprintf("the agent exited with code %d", *code)
+	}
+	return "the agent exited"
+}
+
 // StderrTail returns the last bytes the agent wrote to stderr.
 func (a *Agent) StderrTail() string { return a.tail.String() }
 

@@ -23,8 +23,9 @@ var (
 	buildErr  error
 )
 
-// acprunBinary builds the acprun binary once for the benchmarks.
-func acprunBinary(b *testing.B) string {
+// acprunBinary builds the acprun binary once for the benchmarks and the tests
+// that run the mock agent.
+func acprunBinary(b testing.TB) string {
 	b.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "acprun-bench-")

@@ -465,10 +465,16 @@ func (r *scenarioRun) stopAgent() {
 // run is aborted (a second interrupt): the waits that outlast an interrupt
 // (grace periods, teardown) end at the abort.
 func (r *scenarioRun) untilAbort(parent context.Context) (context.Context, context.CancelFunc) {
+	return untilAbort(parent, r.opts.Abort)
+}
+
+// untilAbort returns a context derived from parent that also ends when
+// abort is closed.
+func untilAbort(parent context.Context, abort <-chan struct{}) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(parent)
 	go func() {
 		select {
-		case <-r.opts.Abort:
+		case <-abort:
 			cancel()
 		case <-ctx.Done():
 		}
