@@ -118,7 +118,7 @@ func BenchmarkGraceExpiryToGroupGone(b *testing.B) {
 	}
 	var total time.Duration
 	for b.Loop() {
-		a, err := StartAgent(AgentConfig{Argv: []string{bin, "mock-agent", script}, Env: os.Environ(), Dir: dir})
+		a, err := startAgent(agentConfig{Argv: []string{bin, "mock-agent", script}, Env: os.Environ(), Dir: dir})
 		if err != nil {
 			b.Fatal(err)
 		}

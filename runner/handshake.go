@@ -98,7 +98,7 @@ func (h *handshake) run(ctx context.Context, conn *acp.Conn) (res handshakeResul
 
 // authenticate sends authenticate with h.auth, if the agent offers it.
 func (h *handshake) authenticate(call func(method string, params, result any) error, res *handshakeResult) error {
-	if err := CheckAuthMethod(res.init.AuthMethods, h.auth); err != nil {
+	if err := checkAuthMethod(res.init.AuthMethods, h.auth); err != nil {
 		offered := slices.ContainsFunc(res.init.AuthMethods, func(m acp.AuthMethod) bool { return m.ID == h.auth })
 		if !offered && h.authOptional {
 			res.warnings = append(res.warnings, fmt.Sprintf("the agent offers no auth method %q; not authenticated", h.auth))
@@ -113,10 +113,10 @@ func (h *handshake) authenticate(call func(method string, params, result any) er
 	return nil
 }
 
-// CheckAuthMethod reports why id cannot be sent in authenticate: the agent
+// checkAuthMethod reports why id cannot be sent in authenticate: the agent
 // does not offer it, or it is a terminal login, which the protocol forbids
 // sending (the user runs it in a terminal instead).
-func CheckAuthMethod(ms []acp.AuthMethod, id string) error {
+func checkAuthMethod(ms []acp.AuthMethod, id string) error {
 	for _, m := range ms {
 		if m.ID != id {
 			continue

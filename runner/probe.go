@@ -95,7 +95,7 @@ func Probe(ctx context.Context, opts ProbeOptions) (ProbeReport, error) {
 	}
 	rep := ProbeReport{
 		Agent:         opts.Agent.Name,
-		Command:       AgentArgv(opts.Agent.Command, opts.Self),
+		Command:       agentArgv(opts.Agent.Command, opts.Self),
 		Cwd:           opts.Agent.Cwd,
 		AuthMethods:   []acp.AuthMethod{},
 		ConfigOptions: []acp.SessionConfigOption{},
@@ -122,9 +122,9 @@ func Probe(ctx context.Context, opts ProbeOptions) (ProbeReport, error) {
 // probe does the work of Probe, filling rep as it goes.
 func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport) (err error) {
 	h := &probeHandler{arrived: make(chan struct{}, 1)}
-	a, err := StartAgent(AgentConfig{
+	a, err := startAgent(agentConfig{
 		Argv:    rep.Command,
-		Env:     MergeEnv(opts.Environ, opts.Agent.Env),
+		Env:     mergeEnv(opts.Environ, opts.Agent.Env),
 		Dir:     rep.Cwd,
 		Handler: h,
 		Conn:    &acp.Options{Peer: "agent"},

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -267,7 +266,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 		Roots:    sc.Client.Roots,
 		Cwd:      sc.Agent.Cwd,
 		Policy:   policy,
-		Env:      MergeEnv(opts.Environ, sc.Agent.Env),
+		Env:      mergeEnv(opts.Environ, sc.Agent.Env),
 	})
 	defer r.sess.client.close()
 	if err := r.sess.client.jailErr; err != nil {
@@ -378,7 +377,7 @@ func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 // start launches the agent and opens the session.
 func (r *scenarioRun) start(ctx context.Context) error {
 	sc := r.sc
-	argv := AgentArgv(sc.Agent.Command, r.opts.Self)
+	argv := agentArgv(sc.Agent.Command, r.opts.Self)
 	connOpts := &acp.Options{Peer: "agent", OnViolation: func(v acp.Violation) { r.sess.violation(v.Msg) }}
 	{ // the activity clock always runs: idle timeouts and settle use it
 		act, tr, extra := r.sess.act, r.tr, r.opts.tap
@@ -394,9 +393,9 @@ func (r *scenarioRun) start(ctx context.Context) error {
 			}
 		}
 	}
-	agent, err := StartAgent(AgentConfig{
+	agent, err := startAgent(agentConfig{
 		Argv:    argv,
-		Env:     MergeEnv(r.opts.Environ, sc.Agent.Env),
+		Env:     mergeEnv(r.opts.Environ, sc.Agent.Env),
 		Dir:     sc.Agent.Cwd,
 		Handler: r.sess,
 		Conn:    connOpts,
@@ -572,39 +571,4 @@ func (r *scenarioRun) evaluate() {
 func (r *scenarioRun) expected(t TurnResult) bool {
 	i := t.Index - 1
 	return i >= 0 && i < len(r.sc.Turns) && slices.Contains(r.sc.Turns[i].Expect.StopReasons, t.StopReason)
-}
-
-// AgentArgv returns the argv to start for an agent command: a command
-// starting with "acprun" runs self, the running acprun binary, so that
-// examples use the mock agent of the same build.
-func AgentArgv(command []string, self string) []string {
-	argv := slices.Clone(command)
-	if len(argv) > 0 && argv[0] == "acprun" && self != "" {
-		argv[0] = self
-	}
-	return argv
-}
-
-// MergeEnv overlays env on base (KEY=VALUE entries), replacing variables
-// of the same name.
-func MergeEnv(base []string, env map[string]string) []string {
-	if len(env) == 0 {
-		return base
-	}
-	out := make([]string, 0, len(base)+len(env))
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, ok := env[k]; !ok {
-			out = append(out, kv)
-		}
-	}
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		out = append(out, k+"="+env[k])
-	}
-	return out
 }
