@@ -37,9 +37,8 @@ type handshake struct {
 type handshakeResult struct {
 	initialized   bool // initialize was answered: init is set
 	init          acp.InitializeResponse
-	authenticated string // the method authenticated with
-	opened        bool   // session/new was answered: session is set
-	session       acp.NewSessionResponse
+	authenticated string                 // the method authenticated with
+	session       acp.NewSessionResponse // set once session/new was answered
 	warnings      []string
 }
 
@@ -79,7 +78,6 @@ func (h *handshake) run(ctx context.Context, conn *acp.Conn) (res handshakeResul
 		}
 		return res, fmt.Errorf("session/new: %w", err)
 	}
-	res.opened = true
 	if h.opened != nil {
 		if err := h.opened(res.session); err != nil {
 			return res, err
