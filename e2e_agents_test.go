@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/runner"
 )
 
 // squashLines returns the lines of s with runs of blanks made one space
@@ -206,11 +207,11 @@ func TestProbeJSON(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("probe --json: exit %d\n%s", r.code, r.stderr)
 	}
-	var got probeReport
+	var got runner.ProbeReport
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatalf("probe --json output is not a report: %v\n%s", err, r.stdout)
 	}
-	want := probeReport{
+	want := runner.ProbeReport{
 		Command:         []string{acprunBin, "mock-agent", "script.mock.yaml"},
 		Cwd:             dir,
 		ProtocolVersion: 1,

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,8 +27,8 @@ const stderrTailBytes = 32 << 10
 // wait: everything read by then is still handled.
 const drainDelay = 200 * time.Millisecond
 
-// AgentConfig says how to start an agent process.
-type AgentConfig struct {
+// agentConfig says how to start an agent process.
+type agentConfig struct {
 	Argv    []string
 	Env     []string // the complete environment of the process
 	Dir     string   // working directory of the process
@@ -53,8 +55,8 @@ type Agent struct {
 	closeOnce sync.Once
 }
 
-// StartAgent starts the agent process and its connection.
-func StartAgent(cfg AgentConfig) (*Agent, error) {
+// startAgent starts the agent process and its connection.
+func startAgent(cfg agentConfig) (*Agent, error) {
 	if len(cfg.Argv) == 0 {
 		return nil, errors.New("empty agent command")
 	}
@@ -98,6 +100,41 @@ func StartAgent(cfg AgentConfig) (*Agent, error) {
 	go a.drainStderr()
 	go a.wait()
 	return a, nil
+}
+
+// agentArgv returns the argv to start for an agent command: a command
+// starting with "acprun" runs self, the running acprun binary, so that
+// examples use the mock agent of the same build.
+func agentArgv(command []string, self string) []string {
+	argv := slices.Clone(command)
+	if len(argv) > 0 && argv[0] == "acprun" && self != "" {
+		argv[0] = self
+	}
+	return argv
+}
+
+// mergeEnv overlays env on base (KEY=VALUE entries), replacing variables
+// of the same name.
+func mergeEnv(base []string, env map[string]string) []string {
+	if len(env) == 0 {
+		return base
+	}
+	out := make([]string, 0, len(base)+len(env))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := env[k]; !ok {
+			out = append(out, kv)
+		}
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+env[k])
+	}
+	return out
 }
 
 func closeAll(files ...*os.File) {
@@ -165,6 +202,19 @@ func (a *Agent) ExitStatus() (code *int, signal string) {
 	}
 	c := a.state.ExitCode()
 	return &c, ""
+}
+
+// exitReason says how the agent ended, once Exited is closed: "the agent
+// was killed by SIGKILL", "the agent exited with code 2".
+func (a *Agent) exitReason() string {
+	code, sig := a.ExitStatus()
+	switch {
+	case sig != "":
+		return fmt.Sprintf("the agent was killed by %s", sig)
+	case code != nil:
+		return fmt.Sprintf("the agent exited with code %d", *code)
+	}
+	return "the agent exited"
 }
 
 // StderrTail returns the last bytes the agent wrote to stderr.

@@ -23,8 +23,9 @@ var (
 	buildErr  error
 )
 
-// acprunBinary builds the acprun binary once for the benchmarks.
-func acprunBinary(b *testing.B) string {
+// acprunBinary builds the acprun binary once for the benchmarks and the tests
+// that run the mock agent.
+func acprunBinary(b testing.TB) string {
 	b.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "acprun-bench-")
@@ -117,7 +118,7 @@ func BenchmarkGraceExpiryToGroupGone(b *testing.B) {
 	}
 	var total time.Duration
 	for b.Loop() {
-		a, err := StartAgent(AgentConfig{Argv: []string{bin, "mock-agent", script}, Env: os.Environ(), Dir: dir})
+		a, err := startAgent(agentConfig{Argv: []string{bin, "mock-agent", script}, Env: os.Environ(), Dir: dir})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -304,7 +304,7 @@ func (c *clientServer) createTerminal(params json.RawMessage, rec *ClientRequest
 		for _, e := range p.Env {
 			m[e.Name] = e.Value
 		}
-		env = MergeEnv(env, m)
+		env = mergeEnv(env, m)
 	}
 	id, _, err := c.terms.Create(terminal.Config{
 		Command:     p.Command,

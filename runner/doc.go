@@ -3,7 +3,9 @@
 // (Agent), initializes it, opens one session and plays each turn's
 // session/prompt; it answers session/request_permission by the scenario's
 // policy, serves fs/* and terminal/* inside the scenario's roots, and
-// records everything the agent sends.
+// records everything the agent sends. Probe starts an agent and opens a
+// session the same way (one handshake for both), and reports what the agent
+// offers.
 //
 // Deadlines (turn, idle, scenario, run) and interrupts cancel a turn the
 // way the protocol asks: session/cancel, pending permission requests

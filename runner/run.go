@@ -2,12 +2,10 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -268,7 +266,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 		Roots:    sc.Client.Roots,
 		Cwd:      sc.Agent.Cwd,
 		Policy:   policy,
-		Env:      MergeEnv(opts.Environ, sc.Agent.Env),
+		Env:      mergeEnv(opts.Environ, sc.Agent.Env),
 	})
 	defer r.sess.client.close()
 	if err := r.sess.client.jailErr; err != nil {
@@ -379,7 +377,7 @@ func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 // start launches the agent and opens the session.
 func (r *scenarioRun) start(ctx context.Context) error {
 	sc := r.sc
-	argv := AgentArgv(sc.Agent.Command, r.opts.Self)
+	argv := agentArgv(sc.Agent.Command, r.opts.Self)
 	connOpts := &acp.Options{Peer: "agent", OnViolation: func(v acp.Violation) { r.sess.violation(v.Msg) }}
 	{ // the activity clock always runs: idle timeouts and settle use it
 		act, tr, extra := r.sess.act, r.tr, r.opts.tap
@@ -395,9 +393,9 @@ func (r *scenarioRun) start(ctx context.Context) error {
 			}
 		}
 	}
-	agent, err := StartAgent(AgentConfig{
+	agent, err := startAgent(agentConfig{
 		Argv:    argv,
-		Env:     MergeEnv(r.opts.Environ, sc.Agent.Env),
+		Env:     mergeEnv(r.opts.Environ, sc.Agent.Env),
 		Dir:     sc.Agent.Cwd,
 		Handler: r.sess,
 		Conn:    connOpts,
@@ -409,61 +407,32 @@ func (r *scenarioRun) start(ctx context.Context) error {
 
 	setupCtx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	initReq := acp.InitializeRequest{
-		ProtocolVersion:    acp.ProtocolVersion,
-		ClientCapabilities: r.sess.client.capabilities(),
-		ClientInfo:         &acp.Implementation{Name: "acprun", Title: "acprun", Version: r.opts.Version},
+	hs := handshake{
+		caps:       r.sess.client.capabilities(),
+		version:    r.opts.Version,
+		auth:       sc.Agent.Auth,
+		authHint:   "set agent.auth to",
+		cwd:        sc.Agent.Cwd,
+		mcpServers: sc.Agent.McpServers,
+		mode:       sc.Agent.Mode,
+		opened: func(ns acp.NewSessionResponse) error {
+			if ns.SessionID == "" {
+				return errors.New("session/new: the agent answered without a sessionId")
+			}
+			r.sess.setSessionID(ns.SessionID)
+			return nil
+		},
 	}
-	if err := r.call(setupCtx, acp.MethodInitialize, initReq, &r.init); err != nil {
-		return fmt.Errorf("initialize: %w", err)
-	}
-	r.res.Agent.ProtocolVersion = r.init.ProtocolVersion
-	if r.init.AgentInfo != nil {
-		r.res.Agent.InfoName = r.init.AgentInfo.Name
-		r.res.Agent.InfoVersion = r.init.AgentInfo.Version
-	}
-	if r.init.ProtocolVersion != acp.ProtocolVersion {
-		return fmt.Errorf("initialize: the agent speaks ACP protocol version %d; acprun speaks version %d", r.init.ProtocolVersion, acp.ProtocolVersion)
-	}
-	if sc.Agent.Auth != "" {
-		if err := CheckAuthMethod(r.init.AuthMethods, sc.Agent.Auth); err != nil {
-			return fmt.Errorf("authenticate: %w", err)
-		}
-		if err := r.call(setupCtx, acp.MethodAuthenticate, acp.AuthenticateRequest{MethodID: sc.Agent.Auth}, nil); err != nil {
-			return fmt.Errorf("authenticate %q: %w", sc.Agent.Auth, err)
-		}
-	}
-	var servers []acp.McpServer
-	if len(sc.Agent.McpServers) > 0 {
-		if err := json.Unmarshal(sc.Agent.McpServers, &servers); err != nil {
-			return fmt.Errorf("mcpServers: %w", err)
+	got, err := hs.run(setupCtx, agent.Conn)
+	if got.initialized {
+		r.init = got.init
+		r.res.Agent.ProtocolVersion = got.init.ProtocolVersion
+		if i := got.init.AgentInfo; i != nil {
+			r.res.Agent.InfoName, r.res.Agent.InfoVersion = i.Name, i.Version
 		}
 	}
-	var ns acp.NewSessionResponse
-	if err := r.call(setupCtx, acp.MethodSessionNew, acp.NewSessionRequest{Cwd: sc.Agent.Cwd, McpServers: servers}, &ns); err != nil {
-		var ae *acp.Error
-		if errors.As(err, &ae) && ae.Code == acp.CodeAuthRequired {
-			return fmt.Errorf("session/new: the agent requires authentication (set agent.auth to one of: %s): %w", authMethodIDs(r.init.AuthMethods), err)
-		}
-		return fmt.Errorf("session/new: %w", err)
-	}
-	if ns.SessionID == "" {
-		return errors.New("session/new: the agent answered without a sessionId")
-	}
-	r.sess.setSessionID(ns.SessionID)
-	if sc.Agent.Mode != "" {
-		if ns.Modes == nil || !hasMode(ns.Modes, sc.Agent.Mode) {
-			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("mode %q not offered by the agent; not set", sc.Agent.Mode))
-		} else if err := r.call(setupCtx, acp.MethodSessionSetMode, acp.SetSessionModeRequest{SessionID: ns.SessionID, ModeID: sc.Agent.Mode}, nil); err != nil {
-			return fmt.Errorf("session/set_mode %q: %w", sc.Agent.Mode, err)
-		}
-	}
-	return nil
-}
-
-// call sends a request and waits for its answer.
-func (r *scenarioRun) call(ctx context.Context, method string, params, result any) error {
-	return r.agent.Conn.Call(ctx, method, params).Await(ctx, result)
+	r.res.Warnings = append(r.res.Warnings, got.warnings...)
+	return err
 }
 
 // skipFrom records turns from index i on as skipped.
@@ -491,10 +460,16 @@ func (r *scenarioRun) stopAgent() {
 // run is aborted (a second interrupt): the waits that outlast an interrupt
 // (grace periods, teardown) end at the abort.
 func (r *scenarioRun) untilAbort(parent context.Context) (context.Context, context.CancelFunc) {
+	return untilAbort(parent, r.opts.Abort)
+}
+
+// untilAbort returns a context derived from parent that also ends when
+// abort is closed.
+func untilAbort(parent context.Context, abort <-chan struct{}) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(parent)
 	go func() {
 		select {
-		case <-r.opts.Abort:
+		case <-abort:
 			cancel()
 		case <-ctx.Done():
 		}
@@ -592,75 +567,4 @@ func (r *scenarioRun) evaluate() {
 func (r *scenarioRun) expected(t TurnResult) bool {
 	i := t.Index - 1
 	return i >= 0 && i < len(r.sc.Turns) && slices.Contains(r.sc.Turns[i].Expect.StopReasons, t.StopReason)
-}
-
-// CheckAuthMethod reports why id cannot be sent in authenticate: the agent
-// does not offer it, or it is a terminal login, which the protocol forbids
-// sending (the user runs it in a terminal instead).
-func CheckAuthMethod(ms []acp.AuthMethod, id string) error {
-	for _, m := range ms {
-		if m.ID != id {
-			continue
-		}
-		if m.Type == "terminal" {
-			return fmt.Errorf("auth method %q is a terminal login (type: terminal), which a client must not send in authenticate: log in once by running the agent's login in a terminal, or choose another method (it offers: %s)", id, authMethodIDs(ms))
-		}
-		return nil
-	}
-	return fmt.Errorf("the agent offers no auth method %q (it offers: %s)", id, authMethodIDs(ms))
-}
-
-func authMethodIDs(ms []acp.AuthMethod) string {
-	if len(ms) == 0 {
-		return "none"
-	}
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
-	return strings.Join(ids, ", ")
-}
-
-func hasMode(s *acp.SessionModeState, id string) bool {
-	for _, m := range s.AvailableModes {
-		if m.ID == id {
-			return true
-		}
-	}
-	return false
-}
-
-// AgentArgv returns the argv to start for an agent command: a command
-// starting with "acprun" runs self, the running acprun binary, so that
-// examples use the mock agent of the same build.
-func AgentArgv(command []string, self string) []string {
-	argv := slices.Clone(command)
-	if len(argv) > 0 && argv[0] == "acprun" && self != "" {
-		argv[0] = self
-	}
-	return argv
-}
-
-// MergeEnv overlays env on base (KEY=VALUE entries), replacing variables
-// of the same name.
-func MergeEnv(base []string, env map[string]string) []string {
-	if len(env) == 0 {
-		return base
-	}
-	out := make([]string, 0, len(base)+len(env))
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, ok := env[k]; !ok {
-			out = append(out, kv)
-		}
-	}
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		out = append(out, k+"="+env[k])
-	}
-	return out
 }

@@ -239,15 +239,8 @@ func (r *scenarioRun) exitDescription() string {
 	case <-t.C:
 		return "the agent closed its output"
 	}
-	code, sig := r.agent.ExitStatus()
-	r.res.ExitCode, r.res.Signal = code, sig
-	switch {
-	case sig != "":
-		return fmt.Sprintf("the agent was killed by %s", sig)
-	case code != nil:
-		return fmt.Sprintf("the agent exited with code %d", *code)
-	}
-	return "the agent exited"
+	r.res.ExitCode, r.res.Signal = r.agent.ExitStatus()
+	return r.agent.exitReason()
 }
 
 // fileURI is the file:// URI of an absolute path, escaped as RFC 8089 asks

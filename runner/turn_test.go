@@ -70,7 +70,7 @@ func TestAwaitAnswerExpires(t *testing.T) {
 func TestAgentClosesItsPipes(t *testing.T) {
 	before := openFDs(t)
 	for range 3 {
-		a, err := StartAgent(AgentConfig{Argv: []string{"/bin/sh", "-c", "echo log >&2; exit 0"}, Env: os.Environ()})
+		a, err := startAgent(agentConfig{Argv: []string{"/bin/sh", "-c", "echo log >&2; exit 0"}, Env: os.Environ()})
 		if err != nil {
 			t.Fatal(err)
 		}

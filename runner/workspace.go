@@ -196,7 +196,7 @@ func (r *scenarioRun) removeWorkspace() {
 // commandEnv is the environment of setup, verify and teardown commands:
 // the agent's, plus ACPRUN_WORKSPACE when there is a workspace.
 func (r *scenarioRun) commandEnv() []string {
-	env := MergeEnv(r.opts.Environ, r.sc.Agent.Env)
+	env := mergeEnv(r.opts.Environ, r.sc.Agent.Env)
 	if r.ws != nil {
 		env = append(append([]string{}, env...), "ACPRUN_WORKSPACE="+r.ws.Dir)
 	}

@@ -1,0 +1,219 @@
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/runner"
+)
+
+// ProbeJSON writes what runner.Probe found out as indented JSON.
+func ProbeJSON(w io.Writer, rep runner.ProbeReport) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}
+
+// ProbeStderr writes the last 20 lines of the agent's stderr kept in rep,
+// if any, under a heading: what explains a failed probe.
+func ProbeStderr(w io.Writer, rep runner.ProbeReport) error {
+	if rep.StderrTail == "" {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "agent stderr (last lines):\n%s\n", strings.Join(lastLines(rep.StderrTail, 20), "\n"))
+	return err
+}
+
+// Probe writes what runner.Probe found out for people: one aligned line
+// per thing the agent offers, as far as the probe got.
+func Probe(w io.Writer, rep runner.ProbeReport) error {
+	var buf bytes.Buffer
+	if err := writeProbe(&buf, &rep); err != nil {
+		return err
+	}
+	// Headings have an empty second column; drop its padding.
+	for line := range strings.Lines(buf.String()) {
+		if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeProbe writes the report as aligned lines.
+func writeProbe(w io.Writer, rep *runner.ProbeReport) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	line := func(format string, args ...any) { fmt.Fprintf(tw, format+"\n", args...) }
+	if rep.Agent != "" {
+		line("named agent:\t%s", rep.Agent)
+	}
+	line("command:\t%s", shellJoin(rep.Command))
+	line("cwd:\t%s", rep.Cwd)
+	if rep.Capabilities == nil { // initialize never answered
+		return tw.Flush()
+	}
+	line("protocol version:\t%d", rep.ProtocolVersion)
+	if i := rep.AgentInfo; i != nil {
+		info := i.Name + " " + i.Version
+		if i.Title != "" {
+			info += fmt.Sprintf(" (%s)", i.Title)
+		}
+		line("agent info:\t%s", info)
+	} else {
+		line("agent info:\tnone")
+	}
+	caps := rep.Capabilities
+	line("capabilities:\t")
+	line("  loadSession\t%s", yesNo(caps.LoadSession))
+	pc := caps.PromptCapabilities
+	line("  prompt\t%s", capList("text, resource_link", capFlag{pc.Image, "image"}, capFlag{pc.Audio, "audio"},
+		capFlag{pc.EmbeddedContext, "embeddedContext"}))
+	line("  mcp\t%s", capList("stdio", capFlag{caps.McpCapabilities.HTTP, "http"}, capFlag{caps.McpCapabilities.SSE, "sse"}))
+	s := caps.SessionCapabilities
+	line("  session\t%s", capList("", capFlag{s.List != nil, "list"}, capFlag{s.Delete != nil, "delete"},
+		capFlag{s.AdditionalDirectories != nil, "additionalDirectories"}, capFlag{s.Resume != nil, "resume"},
+		capFlag{s.Close != nil, "close"}))
+	line("  auth\t%s", capList("", capFlag{caps.Auth.Logout != nil, "logout"}))
+	if len(rep.AuthMethods) == 0 {
+		line("auth methods:\tnone")
+	} else {
+		line("auth methods:\t")
+		for _, m := range rep.AuthMethods {
+			kind := m.Type
+			if kind == "" {
+				kind = acp.AuthTypeAgent
+			}
+			line("  %s\t%s [%s]%s", m.ID, m.Name, kind, descSuffix(m.Description))
+		}
+	}
+	if rep.Authenticated != "" {
+		line("authenticated:\t%s", rep.Authenticated)
+	}
+	if rep.SessionID == "" {
+		return tw.Flush()
+	}
+	line("session:\t%s", rep.SessionID)
+	if m := rep.Modes; m == nil || len(m.AvailableModes) == 0 {
+		line("modes:\tnone")
+	} else {
+		line("modes:\tcurrent %s", m.CurrentModeID)
+		for _, md := range m.AvailableModes {
+			line("  %s\t%s%s", md.ID, md.Name, descSuffix(md.Description))
+		}
+	}
+	if len(rep.ConfigOptions) == 0 {
+		line("config options:\tnone")
+	} else {
+		line("config options:\t")
+		for _, o := range rep.ConfigOptions {
+			var values []string
+			for _, v := range o.Options.All() {
+				values = append(values, v.Value)
+			}
+			choices := ""
+			if len(values) > 0 {
+				choices = " of " + strings.Join(values, ", ")
+			}
+			line("  %s\t%s (%s) = %v%s%s", o.ID, o.Name, o.Type, o.CurrentValue, choices, descSuffix(o.Description))
+		}
+	}
+	if m := rep.Models; m != nil && len(m.AvailableModels) > 0 {
+		line("models (legacy):\tcurrent %s", m.CurrentModelID)
+		for _, md := range m.AvailableModels {
+			line("  %s\t%s%s", md.ModelID, md.Name, descSuffix(md.Description))
+		}
+	}
+	if len(rep.Commands) == 0 {
+		line("commands:\tnone")
+	} else {
+		line("commands:\t")
+		for _, cmd := range rep.Commands {
+			hint := ""
+			if cmd.Input != nil && cmd.Input.Hint != "" {
+				hint = " <" + cmd.Input.Hint + ">"
+			}
+			line("  /%s%s\t%s", cmd.Name, hint, collapseSpace(cmd.Description))
+		}
+	}
+	if len(rep.Updates) > 0 {
+		var kinds []string
+		for _, k := range slices.Sorted(maps.Keys(rep.Updates)) {
+			kinds = append(kinds, fmt.Sprintf("%s ×%d", k, rep.Updates[k]))
+		}
+		line("other updates:\t%s", strings.Join(kinds, ", "))
+	}
+	for _, warn := range rep.Warnings {
+		line("warning:\t%s", warn)
+	}
+	return tw.Flush()
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// capFlag is one optional capability: its name and whether it is offered.
+type capFlag struct {
+	on   bool
+	name string
+}
+
+// capList lists base and the names of the capabilities offered; "none"
+// when that is nothing.
+func capList(base string, caps ...capFlag) string {
+	var out []string
+	if base != "" {
+		out = append(out, base)
+	}
+	for _, c := range caps {
+		if c.on {
+			out = append(out, c.name)
+		}
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
+}
+
+// descSuffix returns " — s" for a non-empty s, on one line.
+func descSuffix(s string) string {
+	if s = collapseSpace(s); s == "" {
+		return ""
+	}
+	return " — " + s
+}
+
+// shellJoin writes argv as a shell would read it back.
+func shellJoin(argv []string) string {
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		words[i] = shellQuote(w)
+	}
+	return strings.Join(words, " ")
+}
+
+// shellQuote quotes w with single quotes when a shell would not read it as
+// one plain word.
+func shellQuote(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
+// collapseSpace puts s on one line: every run of white space, line breaks
+// included, becomes one space.
+func collapseSpace(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,149 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/acprun/acprun/acp"
+)
+
+// handshake is how acprun opens a session with an agent it started, the
+// same for a scenario's run and for a probe: initialize, check the protocol
+// version, authenticate, session/new and session/set_mode.
+type handshake struct {
+	caps    acp.ClientCapabilities // what acprun offers as a client
+	version string                 // acprun's version, in clientInfo
+	// auth is the method to authenticate with; "" for none.
+	auth string
+	// authOptional makes an auth method the agent does not offer a
+	// warning (and no authenticate) instead of an error.
+	authOptional bool
+	// authHint says how to choose a method, in the error when session/new
+	// asks for authentication: "set agent.auth to".
+	authHint   string
+	cwd        string
+	mcpServers json.RawMessage // a JSON array; nil for none
+	mode       string          // the session mode to set; "" for none
+	// opened, when set, is given the session/new answer before anything
+	// else is sent; an error it returns ends the handshake.
+	opened func(acp.NewSessionResponse) error
+}
+
+// handshakeResult is what the agent answered, as far as the handshake got.
+type handshakeResult struct {
+	initialized   bool // initialize was answered: init is set
+	init          acp.InitializeResponse
+	authenticated string                 // the method authenticated with
+	session       acp.NewSessionResponse // set once session/new was answered
+	warnings      []string
+}
+
+// run performs the handshake over conn. It returns what it got before it
+// failed, and why it failed, if it did.
+func (h *handshake) run(ctx context.Context, conn *acp.Conn) (res handshakeResult, err error) {
+	call := func(method string, params, result any) error {
+		return conn.Call(ctx, method, params).Await(ctx, result)
+	}
+	initReq := acp.InitializeRequest{
+		ProtocolVersion:    acp.ProtocolVersion,
+		ClientCapabilities: h.caps,
+		ClientInfo:         &acp.Implementation{Name: "acprun", Title: "acprun", Version: h.version},
+	}
+	if err := call(acp.MethodInitialize, initReq, &res.init); err != nil {
+		return res, fmt.Errorf("initialize: %w", err)
+	}
+	res.initialized = true
+	if v := res.init.ProtocolVersion; v != acp.ProtocolVersion {
+		return res, fmt.Errorf("initialize: the agent speaks ACP protocol version %d; acprun speaks version %d", v, acp.ProtocolVersion)
+	}
+	if h.auth != "" {
+		if err := h.authenticate(call, &res); err != nil {
+			return res, err
+		}
+	}
+	var servers []acp.McpServer
+	if len(h.mcpServers) > 0 {
+		if err := json.Unmarshal(h.mcpServers, &servers); err != nil {
+			return res, fmt.Errorf("mcpServers: %w", err)
+		}
+	}
+	if err := call(acp.MethodSessionNew, acp.NewSessionRequest{Cwd: h.cwd, McpServers: servers}, &res.session); err != nil {
+		var ae *acp.Error
+		if errors.As(err, &ae) && ae.Code == acp.CodeAuthRequired {
+			return res, fmt.Errorf("session/new: the agent requires authentication (%s one of: %s): %w", h.authHint, authMethodIDs(res.init.AuthMethods), err)
+		}
+		return res, fmt.Errorf("session/new: %w", err)
+	}
+	if h.opened != nil {
+		if err := h.opened(res.session); err != nil {
+			return res, err
+		}
+	}
+	if h.mode != "" {
+		ns := res.session
+		if ns.Modes == nil || !hasMode(ns.Modes, h.mode) {
+			res.warnings = append(res.warnings, fmt.Sprintf("mode %q not offered by the agent; not set", h.mode))
+		} else if err := call(acp.MethodSessionSetMode, acp.SetSessionModeRequest{SessionID: ns.SessionID, ModeID: h.mode}, nil); err != nil {
+			return res, fmt.Errorf("session/set_mode %q: %w", h.mode, err)
+		}
+	}
+	return res, nil
+}
+
+// authenticate sends authenticate with h.auth, if the agent offers it.
+func (h *handshake) authenticate(call func(method string, params, result any) error, res *handshakeResult) error {
+	if err := checkAuthMethod(res.init.AuthMethods, h.auth); err != nil {
+		offered := slices.ContainsFunc(res.init.AuthMethods, func(m acp.AuthMethod) bool { return m.ID == h.auth })
+		if !offered && h.authOptional {
+			res.warnings = append(res.warnings, fmt.Sprintf("the agent offers no auth method %q; not authenticated", h.auth))
+			return nil
+		}
+		return fmt.Errorf("authenticate: %w", err)
+	}
+	if err := call(acp.MethodAuthenticate, acp.AuthenticateRequest{MethodID: h.auth}, nil); err != nil {
+		return fmt.Errorf("authenticate %q: %w", h.auth, err)
+	}
+	res.authenticated = h.auth
+	return nil
+}
+
+// checkAuthMethod reports why id cannot be sent in authenticate: the agent
+// does not offer it, or it is a terminal login, which the protocol forbids
+// sending (the user runs it in a terminal instead).
+func checkAuthMethod(ms []acp.AuthMethod, id string) error {
+	for _, m := range ms {
+		if m.ID != id {
+			continue
+		}
+		if m.Type == "terminal" {
+			return fmt.Errorf("auth method %q is a terminal login (type: terminal), which a client must not send in authenticate: log in once by running the agent's login in a terminal, or choose another method (it offers: %s)", id, authMethodIDs(ms))
+		}
+		return nil
+	}
+	return fmt.Errorf("the agent offers no auth method %q (it offers: %s)", id, authMethodIDs(ms))
+}
+
+// authMethodIDs lists the ids of ms, "none" when there are none.
+func authMethodIDs(ms []acp.AuthMethod) string {
+	if len(ms) == 0 {
+		return "none"
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return strings.Join(ids, ", ")
+}
+
+func hasMode(s *acp.SessionModeState, id string) bool {
+	for _, m := range s.AvailableModes {
+		if m.ID == id {
+			return true
+		}
+	}
+	return false
+}

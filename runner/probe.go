@@ -1,0 +1,278 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/scenario"
+)
+
+// How long Probe listens for session updates after session/new: until the
+// agent has been quiet for probeQuiet, at most probeSettle.
+const (
+	probeQuiet  = 500 * time.Millisecond
+	probeSettle = 3 * time.Second
+	// probeGrace is how long the agent gets to exit after its stdin is
+	// closed, and again after SIGTERM.
+	probeGrace = 2 * time.Second
+)
+
+// errProbeTimeout is the cause of the probe's context when its Timeout
+// passes.
+var errProbeTimeout = errors.New("probe timeout")
+
+// ProbeOptions says which agent Probe starts and how.
+type ProbeOptions struct {
+	// Agent is the agent to probe: its command, env, cwd and auth method
+	// (authenticated with before session/new when set); Name, when set, is
+	// reported. Mode and McpServers are not used. Cwd must be set.
+	Agent scenario.Agent
+	// Timeout bounds the whole probe; none when zero.
+	Timeout time.Duration
+	// Abort, when closed, cuts the agent's grace periods short: it is
+	// killed at once (a second Ctrl-C).
+	Abort <-chan struct{}
+	// Self is the acprun executable, run for a command starting with
+	// "acprun". Default: os.Executable.
+	Self string
+	// Environ is the environment the agent starts with, before its env.
+	// Default: os.Environ().
+	Environ []string
+	// Version is reported to the agent in clientInfo.
+	Version string
+}
+
+// ProbeReport is what Probe found out about an agent: what it offers, as
+// far as the probe got. Lists are empty, not nil, when the agent offers
+// nothing.
+type ProbeReport struct {
+	Agent           string                    `json:"agent,omitempty"` // the named agent
+	Command         []string                  `json:"command"`         // the argv started
+	Cwd             string                    `json:"cwd"`
+	ProtocolVersion int                       `json:"protocolVersion,omitempty"`
+	AgentInfo       *acp.Implementation       `json:"agentInfo,omitempty"`
+	Capabilities    *acp.AgentCapabilities    `json:"agentCapabilities,omitempty"` // nil: initialize never answered
+	AuthMethods     []acp.AuthMethod          `json:"authMethods"`
+	Authenticated   string                    `json:"authenticated,omitempty"` // the method used
+	SessionID       string                    `json:"sessionId,omitempty"`     // "": no session was opened
+	Modes           *acp.SessionModeState     `json:"modes,omitempty"`
+	ConfigOptions   []acp.SessionConfigOption `json:"configOptions"`
+	Models          *acp.SessionModelState    `json:"models,omitempty"`
+	Commands        []acp.AvailableCommand    `json:"availableCommands"`
+	// Updates counts the other session updates by kind.
+	Updates  map[string]int `json:"otherUpdates,omitempty"`
+	Warnings []string       `json:"warnings,omitempty"`
+	// Error says why the probe failed; "" when it did not.
+	Error string `json:"error,omitempty"`
+	// StderrTail is the end of the agent's stderr, kept only when the
+	// probe failed.
+	StderrTail string `json:"stderrTail,omitempty"`
+}
+
+// Probe starts the agent, initializes it, authenticates when its Auth is
+// set, opens a session in its Cwd, listens for the session's updates until
+// the agent has been quiet for 0.5s (at most 3s) and stops the agent. The
+// agent is offered no fs or terminal methods, and its permission requests
+// are cancelled.
+//
+// The report holds what the agent offered until the probe ended. The error
+// says why the probe failed (the agent could not be started, initialized,
+// authenticated or open a session, or Timeout passed); Error is its text.
+func Probe(ctx context.Context, opts ProbeOptions) (ProbeReport, error) {
+	if opts.Self == "" {
+		if exe, err := os.Executable(); err == nil {
+			opts.Self = exe
+		}
+	}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ()
+	}
+	rep := ProbeReport{
+		Agent:         opts.Agent.Name,
+		Command:       agentArgv(opts.Agent.Command, opts.Self),
+		Cwd:           opts.Agent.Cwd,
+		AuthMethods:   []acp.AuthMethod{},
+		ConfigOptions: []acp.SessionConfigOption{},
+		Commands:      []acp.AvailableCommand{},
+	}
+	pctx := ctx
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		pctx, cancel = context.WithTimeoutCause(ctx, opts.Timeout, errProbeTimeout)
+		defer cancel()
+	}
+	err := probe(pctx, &opts, &rep)
+	if err == nil {
+		rep.StderrTail = "" // shown only to explain a failure
+		return rep, nil
+	}
+	if errors.Is(context.Cause(pctx), errProbeTimeout) {
+		err = fmt.Errorf("probe timed out after %s: %w", opts.Timeout, err)
+	}
+	rep.Error = err.Error()
+	return rep, err
+}
+
+// probe does the work of Probe, filling rep as it goes.
+func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport) (err error) {
+	h := &probeHandler{arrived: make(chan struct{}, 1)}
+	a, err := startAgent(agentConfig{
+		Argv:    rep.Command,
+		Env:     mergeEnv(opts.Environ, opts.Agent.Env),
+		Dir:     rep.Cwd,
+		Handler: h,
+		Conn:    &acp.Options{Peer: "agent"},
+	})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		closeCtx, cancel := untilAbort(context.Background(), opts.Abort)
+		defer cancel()
+		if errors.Is(context.Cause(ctx), errProbeTimeout) {
+			cancel() // out of time: no grace
+		}
+		a.Close(closeCtx, probeGrace)
+		rep.StderrTail = a.StderrTail()
+		if errors.Is(err, acp.ErrClosed) { // the agent went away: say how, unless it exited with 0
+			if code, sig := a.ExitStatus(); sig != "" || code != nil && *code != 0 {
+				err = fmt.Errorf("%s: %w", a.exitReason(), err)
+			}
+		}
+	}()
+
+	before := 0 // the updates that came before the session/new answer
+	hs := handshake{
+		version:      opts.Version,
+		auth:         opts.Agent.Auth,
+		authOptional: true,
+		authHint:     "try --auth with",
+		cwd:          rep.Cwd,
+		opened: func(acp.NewSessionResponse) error {
+			before = h.count()
+			return nil
+		},
+	}
+	got, err := hs.run(ctx, a.Conn)
+	if got.initialized {
+		ir := got.init
+		rep.ProtocolVersion = ir.ProtocolVersion
+		rep.AgentInfo = ir.AgentInfo
+		rep.Capabilities = &ir.AgentCapabilities
+		if ir.AuthMethods != nil {
+			rep.AuthMethods = ir.AuthMethods
+		}
+	}
+	rep.Authenticated = got.authenticated
+	rep.Warnings = append(rep.Warnings, got.warnings...)
+	if err != nil {
+		return err
+	}
+	ns := got.session
+	rep.SessionID, rep.Modes, rep.Models = ns.SessionID, ns.Modes, ns.Models
+	if ns.ConfigOptions != nil {
+		rep.ConfigOptions = ns.ConfigOptions
+	}
+	awaitQuiet(ctx, h.arrived, a.Exited())
+	h.apply(rep, before)
+	return nil
+}
+
+// awaitQuiet returns once no signal has come on arrived for probeQuiet,
+// after at most probeSettle, or when ctx ends or exited is closed.
+func awaitQuiet(ctx context.Context, arrived <-chan struct{}, exited <-chan struct{}) {
+	quiet := time.NewTimer(probeQuiet)
+	defer quiet.Stop()
+	bound := time.NewTimer(probeSettle)
+	defer bound.Stop()
+	for {
+		select {
+		case <-arrived:
+			quiet.Reset(probeQuiet)
+		case <-quiet.C:
+			return
+		case <-bound.C:
+			return
+		case <-ctx.Done():
+			return
+		case <-exited:
+			return
+		}
+	}
+}
+
+// probeHandler answers the agent's requests during a probe: permission
+// requests are cancelled, every other request is -32601. It records session
+// updates.
+type probeHandler struct {
+	arrived chan struct{} // 1-buffered: an update arrived
+
+	mu      sync.Mutex
+	updates []acp.SessionUpdate
+}
+
+// Handle implements acp.Handler.
+func (h *probeHandler) Handle(_ context.Context, req *acp.Request) (any, error) {
+	switch req.Method {
+	case acp.MethodSessionUpdate:
+		var n acp.SessionNotification
+		if err := json.Unmarshal(req.Params, &n); err != nil {
+			return nil, nil // a notification: nothing to answer
+		}
+		h.mu.Lock()
+		h.updates = append(h.updates, n.Update)
+		h.mu.Unlock()
+		select {
+		case h.arrived <- struct{}{}:
+		default:
+		}
+		return nil, nil
+	case acp.MethodSessionRequestPermission:
+		return acp.Cancelled(), nil
+	}
+	if req.IsNotification() {
+		return nil, nil
+	}
+	return nil, acp.MethodNotFound(req.Method)
+}
+
+// count returns how many updates arrived so far.
+func (h *probeHandler) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.updates)
+}
+
+// apply brings rep up to date with the updates. Mode and config option
+// updates that came before the session/new answer (the first before) are
+// older than it and ignored.
+func (h *probeHandler) apply(rep *ProbeReport, before int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, u := range h.updates {
+		switch {
+		case u.AvailableCommandsUpdate != nil:
+			rep.Commands = u.AvailableCommandsUpdate.AvailableCommands
+			if rep.Commands == nil {
+				rep.Commands = []acp.AvailableCommand{}
+			}
+		case u.CurrentModeUpdate != nil && i >= before:
+			if rep.Modes != nil {
+				rep.Modes.CurrentModeID = u.CurrentModeUpdate.CurrentModeID
+			}
+		case u.ConfigOptionUpdate != nil && i >= before:
+			rep.ConfigOptions = u.ConfigOptionUpdate.ConfigOptions
+		default:
+			if rep.Updates == nil {
+				rep.Updates = map[string]int{}
+			}
+			rep.Updates[u.Kind]++
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/scenario"
+)
+
+// probeScript is a mock agent with something of everything Probe reports.
+const probeScript = `
+agentInfo: {name: probe-mock, title: Probe mock, version: "0.3.1"}
+agentCapabilities: {loadSession: true}
+authMethods:
+  - {id: api-key, name: API key}
+  - {id: login, name: Log in, type: terminal}
+sessionId: probe-session
+modes:
+  currentModeId: ask
+  availableModes: [{id: ask, name: Ask}, {id: code, name: Code}]
+updatesBeforeSessionNew:
+  - update:
+      sessionUpdate: available_commands_update
+      availableCommands: [{name: review, description: Review the change}]
+  - thought: warming up
+`
+
+func TestProbe(t *testing.T) {
+	bin := acprunBinary(t)
+	dir := t.TempDir()
+	for name, script := range map[string]string{
+		"offers.mock.yaml": probeScript,
+		"auth.mock.yaml":   "authRequired: true\n" + probeScript,
+		"v2.mock.yaml":     "protocolVersion: 2\nagentInfo: {name: future, version: '9'}\n",
+		"hang.mock.yaml":   "updatesBeforeSessionNew: [{hang: true}]\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	authMethods := []acp.AuthMethod{{ID: "api-key", Name: "API key"}, {ID: "login", Name: "Log in", Type: "terminal"}}
+	offered := ProbeReport{
+		Command:         []string{bin, "mock-agent", "offers.mock.yaml"},
+		Cwd:             dir,
+		ProtocolVersion: 1,
+		AgentInfo:       &acp.Implementation{Name: "probe-mock", Title: "Probe mock", Version: "0.3.1"},
+		AuthMethods:     authMethods,
+		SessionID:       "probe-session",
+		Modes: &acp.SessionModeState{CurrentModeID: "ask",
+			AvailableModes: []acp.SessionMode{{ID: "ask", Name: "Ask"}, {ID: "code", Name: "Code"}}},
+		ConfigOptions: []acp.SessionConfigOption{},
+		Commands:      []acp.AvailableCommand{{Name: "review", Description: "Review the change"}},
+		Updates:       map[string]int{"agent_thought_chunk": 1},
+	}
+	// with returns offered changed by edit.
+	with := func(edit func(r *ProbeReport)) ProbeReport {
+		r := offered
+		r.Command = slices.Clone(r.Command)
+		edit(&r)
+		return r
+	}
+	// initialized edits offered into the report of the script's agent that
+	// answered initialize only.
+	initialized := func(script string) func(r *ProbeReport) {
+		return func(r *ProbeReport) {
+			r.Command[2] = script
+			r.SessionID, r.Modes, r.Commands, r.Updates = "", nil, []acp.AvailableCommand{}, nil
+		}
+	}
+	tests := []struct {
+		name    string
+		agent   scenario.Agent
+		timeout time.Duration
+		want    ProbeReport
+		wantErr string // the error starts with it
+		stderr  bool   // the report keeps the agent's stderr
+	}{
+		{name: "what it offers", agent: scenario.Agent{Command: []string{"acprun", "mock-agent", "offers.mock.yaml"}},
+			want: offered},
+		{name: "named agent with auth", agent: scenario.Agent{Name: "mine", Command: []string{"acprun", "mock-agent", "auth.mock.yaml"}, Auth: "api-key"},
+			want: with(func(r *ProbeReport) { r.Agent, r.Command[2], r.Authenticated = "mine", "auth.mock.yaml", "api-key" })},
+		{name: "auth not offered", agent: scenario.Agent{Command: []string{"acprun", "mock-agent", "offers.mock.yaml"}, Auth: "sso"},
+			want: with(func(r *ProbeReport) {
+				r.Warnings = []string{`the agent offers no auth method "sso"; not authenticated`}
+			})},
+		{name: "terminal auth", agent: scenario.Agent{Command: []string{"acprun", "mock-agent", "auth.mock.yaml"}, Auth: "login"},
+			want:    with(initialized("auth.mock.yaml")),
+			wantErr: `authenticate: auth method "login" is a terminal login (type: terminal)`},
+		{name: "authentication required", agent: scenario.Agent{Command: []string{"acprun", "mock-agent", "auth.mock.yaml"}},
+			want:    with(initialized("auth.mock.yaml")),
+			wantErr: "session/new: the agent requires authentication (try --auth with one of: api-key, login): "},
+		{name: "protocol version", agent: scenario.Agent{Command: []string{"acprun", "mock-agent", "v2.mock.yaml"}},
+			want: ProbeReport{Command: []string{bin, "mock-agent", "v2.mock.yaml"}, Cwd: dir, ProtocolVersion: 2,
+				AgentInfo:   &acp.Implementation{Name: "future", Version: "9"},
+				AuthMethods: []acp.AuthMethod{}, ConfigOptions: []acp.SessionConfigOption{}, Commands: []acp.AvailableCommand{}},
+			wantErr: "initialize: the agent speaks ACP protocol version 2; acprun speaks version 1"},
+		{name: "agent exits at once", agent: scenario.Agent{Command: []string{"acprun", "mock-agent", "missing.mock.yaml"}},
+			want: ProbeReport{Command: []string{bin, "mock-agent", "missing.mock.yaml"}, Cwd: dir,
+				AuthMethods: []acp.AuthMethod{}, ConfigOptions: []acp.SessionConfigOption{}, Commands: []acp.AvailableCommand{}},
+			wantErr: "the agent exited with code 2: initialize: acp: connection closed", stderr: true},
+		{name: "not started", agent: scenario.Agent{Command: []string{"/nonexistent/agent"}},
+			want: ProbeReport{Command: []string{"/nonexistent/agent"}, Cwd: dir,
+				AuthMethods: []acp.AuthMethod{}, ConfigOptions: []acp.SessionConfigOption{}, Commands: []acp.AvailableCommand{}},
+			wantErr: "start /nonexistent/agent: "},
+		// The agent hangs in session/new; whether the timeout comes before
+		// or after initialize's answer is up to the machine's speed.
+		{name: "timeout", agent: scenario.Agent{Command: []string{"acprun", "mock-agent", "hang.mock.yaml"}}, timeout: 300 * time.Millisecond,
+			wantErr: "probe timed out after 300ms: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.agent.Cwd = dir
+			rep, err := Probe(context.Background(), ProbeOptions{Agent: tt.agent, Timeout: tt.timeout, Self: bin, Version: "test"})
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("Probe: %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.wantErr)):
+				t.Fatalf("Probe: error %v, want one starting with %q", err, tt.wantErr)
+			case err != nil && rep.Error != err.Error():
+				t.Errorf("report's error = %q, want %q", rep.Error, err.Error())
+			}
+			if tt.name == "timeout" {
+				return // what came before the deadline depends on the machine
+			}
+			if tt.stderr != (rep.StderrTail != "") {
+				t.Errorf("stderr tail = %q, want one: %v", rep.StderrTail, tt.stderr)
+			}
+			if (rep.Capabilities != nil) != (tt.want.ProtocolVersion != 0) {
+				t.Errorf("capabilities = %+v; want them set only when initialize was answered", rep.Capabilities)
+			}
+			if tt.want.ProtocolVersion == 1 && !rep.Capabilities.LoadSession {
+				t.Errorf("capabilities = %+v, want loadSession", rep.Capabilities)
+			}
+			rep.Capabilities, rep.Error, rep.StderrTail = nil, "", ""
+			if diff := cmp.Diff(tt.want, rep); diff != "" {
+				t.Errorf("report (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestProbeApply checks which session updates change the report: mode and
+// config option updates only after the session/new answer.
+func TestProbeApply(t *testing.T) {
+	cmds := []acp.AvailableCommand{{Name: "init"}}
+	opts := []acp.SessionConfigOption{{ID: "model", Name: "Model", Type: "select", CurrentValue: "fast"}}
+	updates := []acp.SessionUpdate{
+		{Kind: "current_mode_update", CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: "early"}},
+		{Kind: "config_option_update", ConfigOptionUpdate: &acp.ConfigOptionUpdate{}},
+		{Kind: "available_commands_update", AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{}},
+		{Kind: "current_mode_update", CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: "code"}},
+		{Kind: "config_option_update", ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: opts}},
+		{Kind: "available_commands_update", AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: cmds}},
+		{Kind: "plan", Plan: &acp.Plan{}},
+	}
+	h := &probeHandler{updates: updates}
+	rep := ProbeReport{Modes: &acp.SessionModeState{CurrentModeID: "ask"}, Commands: []acp.AvailableCommand{}}
+	h.apply(&rep, 3)
+	want := ProbeReport{
+		Modes:         &acp.SessionModeState{CurrentModeID: "code"},
+		ConfigOptions: opts,
+		Commands:      cmds,
+		Updates:       map[string]int{"current_mode_update": 1, "config_option_update": 1, "plan": 1},
+	}
+	if diff := cmp.Diff(want, rep); diff != "" {
+		t.Errorf("report (-want +got):\n%s", diff)
+	}
+
+	// An empty commands update leaves an empty list, not nil.
+	h = &probeHandler{updates: updates[2:3]}
+	rep = ProbeReport{Commands: cmds}
+	h.apply(&rep, 0)
+	if rep.Commands == nil || len(rep.Commands) != 0 {
+		t.Errorf("commands = %#v, want an empty list", rep.Commands)
+	}
+}
