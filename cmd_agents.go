@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
+	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/scenario"
 	"github.com/acprun/acprun/shellquote"
 )
@@ -40,16 +40,7 @@ func (c *agentsCmd) Run(g *globals) error {
 		if source != scenario.SourceBuiltin && builtin[na.Name] {
 			source += " (replaces built-in)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", na.Name, shellJoin(na.Agent.Command), orDash(na.Agent.Auth), source, oneLine(na.Description))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", na.Name, shellquote.Join(na.Agent.Command), orDash(na.Agent.Auth), source, output.CollapseSpace(na.Description))
 	}
 	return tw.Flush()
-}
-
-// shellJoin writes argv as a shell would read it back.
-func shellJoin(argv []string) string { return shellquote.Join(argv) }
-
-// oneLine puts s on one line (one table row): each run of white space,
-// line breaks included, becomes one blank.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

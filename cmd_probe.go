@@ -12,6 +12,7 @@ import (
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
+	"github.com/acprun/acprun/shellquote"
 )
 
 // probeCmd is `acprun probe NAME` and `acprun probe -- COMMAND ARGS…`.
@@ -66,7 +67,7 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 			return exitError{code: exitUsage, err: errors.New("the mock agent needs its script: acprun probe -- acprun mock-agent SCRIPT")}
 		}
 	default:
-		return exitError{code: exitUsage, err: fmt.Errorf("give one agent name, or -- and a command: acprun probe -- %s", shellJoin(c.Target))}
+		return exitError{code: exitUsage, err: fmt.Errorf("give one agent name, or -- and a command: acprun probe -- %s", shellquote.Join(c.Target))}
 	}
 	if len(agent.Command) == 0 {
 		return exitError{code: exitUsage, err: errors.New("give the agent's command after --")}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/shellquote"
 )
 
 // ProbeJSON writes what runner.Probe found out as indented JSON.
@@ -54,7 +55,7 @@ func writeProbe(w io.Writer, rep *runner.ProbeReport) error {
 	if rep.Agent != "" {
 		line("named agent:\t%s", rep.Agent)
 	}
-	line("command:\t%s", shellJoin(rep.Command))
+	line("command:\t%s", shellquote.Join(rep.Command))
 	line("cwd:\t%s", rep.Cwd)
 	if rep.Capabilities == nil { // initialize never answered
 		return tw.Flush()
@@ -139,7 +140,7 @@ func writeProbe(w io.Writer, rep *runner.ProbeReport) error {
 			if cmd.Input != nil && cmd.Input.Hint != "" {
 				hint = " <" + cmd.Input.Hint + ">"
 			}
-			line("  /%s%s\t%s", cmd.Name, hint, collapseSpace(cmd.Description))
+			line("  /%s%s\t%s", cmd.Name, hint, CollapseSpace(cmd.Description))
 		}
 	}
 	if len(rep.Updates) > 0 {
@@ -188,32 +189,14 @@ func capList(base string, caps ...capFlag) string {
 
 // descSuffix returns " — s" for a non-empty s, on one line.
 func descSuffix(s string) string {
-	if s = collapseSpace(s); s == "" {
+	if s = CollapseSpace(s); s == "" {
 		return ""
 	}
 	return " — " + s
 }
 
-// shellJoin writes argv as a shell would read it back.
-func shellJoin(argv []string) string {
-	words := make([]string, len(argv))
-	for i, w := range argv {
-		words[i] = shellQuote(w)
-	}
-	return strings.Join(words, " ")
-}
-
-// shellQuote quotes w with single quotes when a shell would not read it as
-// one plain word.
-func shellQuote(w string) string {
-	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_") == "" {
-		return w
-	}
-	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-}
-
-// collapseSpace puts s on one line: every run of white space, line breaks
+// CollapseSpace puts s on one line: every run of white space, line breaks
 // included, becomes one space.
-func collapseSpace(s string) string {
+func CollapseSpace(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
