@@ -195,8 +195,9 @@ type Conn struct {
 	ended    bool            // the dispatcher is finished: no call can be answered
 	dropped  int             // messages read but not dispatched because of Close
 
-	// With Options.Ordered, the requests and notifications dispatched but
-	// not yet handled, in order (guarded by mu):
+	// With Options.Ordered, the messages (requests, notifications and
+	// answers to our calls) dispatched but not yet handled, in order
+	// (guarded by mu):
 	inOrder       []inMsg
 	inOrderDone   bool          // the dispatcher queues nothing more
 	answersQueued int           // answers to our calls in inOrder
