@@ -36,8 +36,9 @@ const (
 //
 // Notifications are handled one at a time in arrival order on one goroutine;
 // a notification handler that waits for the answer to one of our calls
-// therefore deadlocks. Each request runs in its own goroutine. ctx ends when
-// the Conn is closed.
+// therefore deadlocks. Each request runs in its own goroutine; by default
+// requests run concurrently, but with Options.Ordered each waits for the one
+// before it (see Async). ctx ends when the Conn is closed.
 type Handler interface {
 	Handle(ctx context.Context, req *Request) (result any, err error)
 }
@@ -60,7 +61,8 @@ var _ Handler = HandlerFunc(nil)
 // Received is called for every request that is passed to Handle (not for
 // notifications, nor for invalid requests answered with -32600). It blocks
 // the dispatching of everything behind it: it must return quickly and must
-// not wait for the answer to one of our calls.
+// not wait for the answer to one of our calls. With Options.Ordered the
+// request is then queued for its turn, so Handle may start much later.
 type Receiver interface {
 	Received(req *Request)
 }
@@ -104,7 +106,51 @@ type Options struct {
 	// id, a line cut short by StopReading. It is called from the reading
 	// goroutine and should return quickly.
 	OnViolation func(v Violation)
+
+	// Ordered makes the Conn handle requests one at a time in arrival
+	// order, interleaved with the notifications and the answers to our
+	// calls: each message waits until the request before it has been
+	// answered (its handler returned and the answer was written) or its
+	// handler called Async. A handler that must keep running while later
+	// messages are handled (a long task that waits for a cancel
+	// notification) calls Async once its ordered part is done.
+	//
+	// Reading never waits for handlers, and while a request handler holds
+	// the line the answers to our calls that arrive complete their calls at
+	// once, ahead of the messages queued before them: an ordered handler may
+	// wait for the answer to one of its calls. It must not wait for a later
+	// request or notification without calling Async first, since those are
+	// handled only after it. Otherwise an answer completes its call in its
+	// place in the stream, after the messages before it were handled.
+	//
+	// Without Ordered every request handler starts at once in its own
+	// goroutine and runs concurrently with everything else.
+	Ordered bool
 }
+
+// Async, called by a request handler of a Conn with Options.Ordered, lets
+// the Conn go on to the next message while the handler keeps running: the
+// rest of the handler runs concurrently with the messages after it, and its
+// answer is written whenever it returns. Everything the handler did before
+// Async happened before the next message is handled. Calling Async again,
+// from a notification handler, or on an unordered Conn does nothing. ctx is
+// the handler's context, or one derived from it.
+func Async(ctx context.Context) {
+	if t, ok := ctx.Value(turnKey{}).(*turn); ok {
+		t.end()
+	}
+}
+
+// turnKey is the context key of an ordered request's turn.
+type turnKey struct{}
+
+// turn is an ordered request's hold on the messages behind it.
+type turn struct {
+	once sync.Once
+	done chan struct{} // closed when the next message may be handled
+}
+
+func (t *turn) end() { t.once.Do(func() { close(t.done) }) }
 
 // Violation describes an incoming line that broke the protocol. Unless Msg
 // says otherwise the line is skipped, and the connection goes on.
@@ -126,6 +172,7 @@ type Conn struct {
 	peer        string
 	tap         func(Direction, []byte, time.Time)
 	onViolation func(Violation)
+	ordered     bool
 
 	// handlerCtx is the lifetime of the connection, passed to handlers and
 	// cancelled by Close.
@@ -147,6 +194,15 @@ type Conn struct {
 	readErr  error           // why reading stopped; nil while running
 	ended    bool            // the dispatcher is finished: no call can be answered
 	dropped  int             // messages read but not dispatched because of Close
+
+	// With Options.Ordered, the messages (requests, notifications and
+	// answers to our calls) dispatched but not yet handled, in order
+	// (guarded by mu):
+	inOrder       []inMsg
+	inOrderDone   bool          // the dispatcher queues nothing more
+	answersQueued int           // answers to our calls in inOrder
+	orderWake     chan struct{} // 1-buffered: inOrder changed or Close began
+	orderDone     chan struct{} // closed when the ordered handling goroutine ends
 
 	wake       chan struct{} // 1-buffered: the queue changed or Close began
 	readerDone chan struct{}
@@ -186,6 +242,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 		peer:        opts.Peer,
 		tap:         opts.Tap,
 		onViolation: opts.OnViolation,
+		ordered:     opts.Ordered,
 		wsem:        make(chan struct{}, 1),
 		pending:     make(map[int64]*Call),
 		wake:        make(chan struct{}, 1),
@@ -200,6 +257,12 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 		c.peer = "peer"
 	}
 	c.handlerCtx, c.cancel = context.WithCancelCause(context.Background())
+	if c.ordered {
+		c.orderWake = make(chan struct{}, 1)
+		c.orderDone = make(chan struct{})
+		c.wg.Add(1)
+		go c.handleInOrder()
+	}
 	c.wg.Add(2)
 	go c.read()
 	go c.dispatch()
@@ -345,6 +408,11 @@ func (c *Conn) ReadDone() <-chan struct{} { return c.readerDone }
 // Done is closed when reading has stopped (end of stream, read error,
 // StopReading or Close), every message read before has been dispatched
 // (except those Close dropped, see Dropped) and pending calls were ended.
+// With Options.Ordered it is closed once, in addition, every notification
+// read has been handled and every request's handler has returned or called
+// Async; the pending calls end as soon as every answer read has completed
+// its call, so that a handler waiting for an answer that can no longer come
+// goes on.
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Err returns why reading stopped, or nil while the connection runs. It
@@ -414,6 +482,7 @@ func (c *Conn) Close() error {
 		}
 		c.mu.Unlock()
 		c.signal()
+		c.signalOrdered()
 		var errs []error
 		if wc, ok := c.w.(io.Closer); ok {
 			errs = append(errs, closeQuietly(wc))
@@ -455,6 +524,17 @@ func (c *Conn) finishLocked(call *Call, result json.RawMessage, err error) {
 func (c *Conn) signal() {
 	select {
 	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// signalOrdered wakes the ordered handling goroutine, if there is one.
+func (c *Conn) signalOrdered() {
+	if !c.ordered {
+		return
+	}
+	select {
+	case c.orderWake <- struct{}{}:
 	default:
 	}
 }
@@ -771,39 +851,192 @@ func (c *Conn) dispatch() {
 		c.dropped += len(c.queue)
 	}
 	c.queue = nil
+	if !c.ordered {
+		c.endCallsLocked()
+		c.mu.Unlock()
+		close(c.done)
+		return
+	}
+	c.inOrderDone = true
+	c.mu.Unlock()
+	c.signalOrdered()
+	<-c.orderDone
+	c.mu.Lock()
+	c.endCallsLocked() // after Close, which stopped the ordered goroutine early
+	c.mu.Unlock()
+	close(c.done)
+}
+
+// endCallsLocked ends the calls still pending, as reading has stopped and
+// no answer read is left to complete them; later calls end at once. c.mu
+// must be held.
+func (c *Conn) endCallsLocked() {
 	for id, call := range c.pending {
 		delete(c.pending, id)
 		c.finishLocked(call, nil, c.readErr)
 	}
 	c.ended = true
-	c.mu.Unlock()
-	close(c.done)
+}
+
+// completeLocked completes one of our calls with the answer in; c.mu must
+// be held.
+func (c *Conn) completeLocked(in *inMsg) {
+	delete(c.pending, in.call.id)
+	c.finishLocked(in.call, in.result, in.err)
 }
 
 func (c *Conn) handle(in *inMsg) {
 	switch {
+	case in.call != nil && c.ordered:
+		c.queueInOrder(in)
 	case in.call != nil:
 		c.mu.Lock()
-		delete(c.pending, in.call.id)
-		c.finishLocked(in.call, in.result, in.err)
+		c.completeLocked(in)
 		c.mu.Unlock()
+	case in.req.ID == nil && c.ordered:
+		c.queueInOrder(in)
 	case in.req.ID == nil:
 		if c.h != nil {
 			_, _ = c.h.Handle(c.handlerCtx, in.req)
 		}
+	case in.err != nil: // invalid: answered at once, in any mode
+		c.wg.Add(1)
+		go c.serve(c.handlerCtx, in.req, in.err, nil)
 	default:
-		if c.recv != nil && in.err == nil {
+		if c.recv != nil {
 			c.recv.Received(in.req)
 		}
+		if c.ordered {
+			c.queueInOrder(in)
+			return
+		}
 		c.wg.Add(1)
-		go c.serve(in.req, in.err)
+		go c.serve(c.handlerCtx, in.req, nil, nil)
+	}
+}
+
+// queueInOrder hands a message to the ordered handling goroutine; after
+// Close began it is dropped.
+func (c *Conn) queueInOrder(in *inMsg) {
+	c.mu.Lock()
+	switch {
+	case c.closing.Load():
+		c.dropped++
+	default:
+		c.inOrder = append(c.inOrder, *in)
+		if in.call != nil {
+			c.answersQueued++
+		}
+	}
+	c.mu.Unlock()
+	c.signalOrdered()
+}
+
+// handleInOrder is the ordered handling goroutine (Options.Ordered): it
+// takes the messages the dispatcher queued one at a time, in stream order.
+// A notification is handled here and an answer completes its call here; a
+// request runs in its own goroutine, and the next message waits until it
+// was answered or called Async (see hold). Once reading has stopped and no
+// answer is left in the queue, the calls still pending end.
+func (c *Conn) handleInOrder() {
+	defer c.wg.Done()
+	defer close(c.orderDone)
+	for {
+		c.mu.Lock()
+		c.settleLocked()
+		if c.closing.Load() {
+			c.dropped += len(c.inOrder)
+			c.inOrder = nil
+			c.mu.Unlock()
+			return
+		}
+		if len(c.inOrder) == 0 {
+			done := c.inOrderDone
+			c.mu.Unlock()
+			if done {
+				return
+			}
+			<-c.orderWake
+			continue
+		}
+		in := c.inOrder[0]
+		c.inOrder[0] = inMsg{}
+		c.inOrder = c.inOrder[1:]
+		if in.call != nil {
+			c.answersQueued--
+			c.completeLocked(&in)
+			c.mu.Unlock()
+			continue
+		}
+		c.mu.Unlock()
+		switch {
+		case in.req.ID != nil:
+			c.hold(in.req)
+		case c.h != nil:
+			_, _ = c.h.Handle(c.handlerCtx, in.req)
+		}
+	}
+}
+
+// hold starts the handler of req and returns when the next message may be
+// handled: req was answered, its handler called Async, or Close began.
+// Meanwhile the answers to our calls that arrive are completed at once,
+// ahead of the messages queued before them, since the handler may be
+// waiting for one.
+func (c *Conn) hold(req *Request) {
+	t := &turn{done: make(chan struct{})}
+	c.wg.Add(1)
+	go c.serve(context.WithValue(c.handlerCtx, turnKey{}, t), req, nil, t.end)
+	for {
+		select {
+		case <-t.done:
+			return
+		case <-c.handlerCtx.Done():
+			return
+		case <-c.orderWake:
+			c.mu.Lock()
+			c.completeAnswersLocked()
+			c.settleLocked()
+			c.mu.Unlock()
+		}
+	}
+}
+
+// completeAnswersLocked takes every answer out of the ordered queue and
+// completes its call. c.mu must be held.
+func (c *Conn) completeAnswersLocked() {
+	if c.answersQueued == 0 {
+		return
+	}
+	rest := c.inOrder[:0]
+	for i := range c.inOrder {
+		if in := &c.inOrder[i]; in.call != nil {
+			c.completeLocked(in)
+		} else {
+			rest = append(rest, *in)
+		}
+	}
+	clear(c.inOrder[len(rest):])
+	c.inOrder = rest
+	c.answersQueued = 0
+}
+
+// settleLocked ends the pending calls of an ordered Conn once reading has
+// stopped and every answer read has completed its call. c.mu must be held.
+func (c *Conn) settleLocked() {
+	if c.inOrderDone && c.answersQueued == 0 && !c.ended {
+		c.endCallsLocked()
 	}
 }
 
 // serve runs the handler for one request and sends its answer; a request
-// that was invalid (invalid != nil) is answered with that error.
-func (c *Conn) serve(req *Request, invalid error) {
+// that was invalid (invalid != nil) is answered with that error. answered,
+// when set, is called once the answer was written (or failed to be).
+func (c *Conn) serve(ctx context.Context, req *Request, invalid error, answered func()) {
 	defer c.wg.Done()
+	if answered != nil {
+		defer answered()
+	}
 	resp := message{id: req.ID.raw}
 	var result any
 	var err error
@@ -812,7 +1045,7 @@ func (c *Conn) serve(req *Request, invalid error) {
 	} else if c.h == nil {
 		err = MethodNotFound(req.Method)
 	} else {
-		result, err = c.h.Handle(c.handlerCtx, req)
+		result, err = c.h.Handle(ctx, req)
 	}
 	if err == nil {
 		resp.result, err = marshalValue(result)

@@ -27,6 +27,13 @@
 //     messages the peer sent before it. A call that fails to be written
 //     ends at once with the write error.
 //
+// With Options.Ordered (the agent side's choice: the mock agent) requests
+// are handled one at a time: each message, request, notification or answer,
+// waits until the request before it has been answered or its handler called
+// Async, except that the answers to our calls go ahead while a request
+// handler holds the line, so that it can wait for them. Reading never waits
+// for handlers in either mode.
+//
 // # Draining
 //
 // Nothing read is lost silently. The reader never waits for handlers: it

@@ -1,6 +1,7 @@
 package mockagent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -68,19 +69,13 @@ func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writ
 		sessions:        map[string]*session{},
 		exited:          make(chan struct{}),
 		ready:           make(chan struct{}),
-		promptSeq:       map[string]int{},
-		promptOrd:       map[string]int{},
-		cancelUpTo:      map[string]int{},
 		responseWatch:   map[string]chan struct{}{},
 		inflight:        map[string]int{},
 		inflightChanged: make(chan struct{}, 1),
 		eof:             make(chan struct{}),
-		reqSeqs:         map[string][]int{},
-		passedSeqs:      map[int]bool{},
 	}
-	a.turnCond = sync.NewCond(&a.mu)
 	a.out.written = a.wrote
-	a.conn = acp.NewConn(stdin, a.out, a, &acp.Options{Peer: "client", Tap: a.tap, OnViolation: a.violation})
+	a.conn = acp.NewConn(stdin, a.out, a, &acp.Options{Peer: "client", Ordered: true})
 	close(a.ready)
 
 	var err error
@@ -94,9 +89,6 @@ func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writ
 	}
 	a.out.kill() // a dying agent answers nothing more, not even with an error
 	cancel()
-	a.mu.Lock()
-	a.turnCond.Broadcast() // requests waiting for their turn see that Run ends
-	a.mu.Unlock()
 	a.conn.Close()
 	a.bg.Wait()
 	a.reapChildren()
@@ -154,6 +146,14 @@ func (a *agent) finish(ctx context.Context) error {
 	return nil
 }
 
+// arrived counts a request in inflight until it is answered. The Conn is
+// ordered, so by the time its Done closes every request read has arrived.
+func (a *agent) arrived(id *acp.ID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.inflight[id.String()]++
+}
+
 // answered forgets a request whose response was written or will never be.
 func (a *agent) answered(id string) {
 	a.mu.Lock()
@@ -193,34 +193,19 @@ type agent struct {
 	sessions      map[string]*session
 	created       int // sessions created by session/new
 	children      []*exec.Cmd
-	promptSeq     map[string]int           // session id → prompts arrived (see tap.go)
-	promptOrd     map[string]int           // request id → its arrival number, until its handler runs
-	cancelUpTo    map[string]int           // session id → arrival number of the last prompt a cancel covered
 	responseWatch map[string]chan struct{} // request id → closed when its response is written
-	inflight      map[string]int           // request id → requests read and not yet answered (see tap.go)
+	inflight      map[string]int           // request id → requests handled and not yet answered
 
 	inflightChanged chan struct{} // 1-buffered: inflight shrank
 	eof             chan struct{} // closed when stdin has ended
-	turnCond        *sync.Cond    // on mu: passedUpTo moved, or Run ends
-
-	// The arrival order of requests (see Handle and tap.go):
-	reqSeqs    map[string][]int // request id → arrival numbers not yet taken by a handler
-	lastSeq    int              // arrival number of the last request read
-	passedUpTo int              // every request up to this number has passed
-	passedSeqs map[int]bool     // passed numbers above passedUpTo
-
-	// Used by the Conn's reading goroutine only (tap and violation):
-	lastReq   []byte // the start of the last request line counted in inflight
-	lastReqID string
 }
 
 type session struct {
 	id, cwd string
 	// Guarded by agent.mu:
-	mode      string
-	turns     int      // prompt turns started
-	active    *turnRun // the running turn, or nil
-	activeOrd int      // the arrival number of the running turn's prompt
+	mode   string
+	turns  int      // prompt turns started
+	active *turnRun // the running turn, or nil
 }
 
 // turnRun is a running prompt turn; cancelled closes on session/cancel.
@@ -233,10 +218,12 @@ func (r *turnRun) cancel() { r.once.Do(func() { close(r.cancelled) }) }
 
 // Handle answers the client's requests and notifications.
 //
-// The Conn runs each request in its own goroutine. To behave the same when
-// a client sends requests without waiting for answers, requests take their
-// turn in arrival order: each waits until the requests read before it have
-// been handled (a prompt: until its turn is registered; see turnstile).
+// The Conn is ordered (acp.Options.Ordered), so that the agent behaves the
+// same when a client sends requests without waiting for answers: messages
+// are handled one at a time in arrival order, and a request holds the ones
+// behind it until it is answered. A prompt holds them only until its turn
+// is registered, then plays on with acp.Async: a session/cancel read after
+// the prompt therefore always finds the turn it cancels.
 func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	<-a.ready
 	if req.ID == nil {
@@ -245,10 +232,9 @@ func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		}
 		return nil, nil // other notifications, $/cancel_request included, are ignored
 	}
-	t := a.turnstile(req.ID)
-	defer t.pass()
+	a.arrived(req.ID)
 	if a.hung.Load() {
-		return a.neverAnswer(req, t)
+		return a.neverAnswer(ctx, req)
 	}
 	switch req.Method {
 	case acp.MethodInitialize:
@@ -264,66 +250,18 @@ func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	case acp.MethodAuthenticate:
 		return a.authenticate(req)
 	case acp.MethodSessionNew:
-		return a.newSession(req, t)
+		return a.newSession(ctx, req)
 	case acp.MethodSessionLoad:
 		if !a.s.capabilities.LoadSession {
 			return nil, acp.MethodNotFound(req.Method)
 		}
-		return a.loadSession(req, t)
+		return a.loadSession(ctx, req)
 	case acp.MethodSessionSetMode:
 		return a.setMode(req)
 	case acp.MethodSessionPrompt:
-		return a.prompt(req, t)
+		return a.prompt(ctx, req)
 	}
 	return nil, acp.MethodNotFound(req.Method)
-}
-
-// ticket is a request's place in the arrival order.
-type ticket struct {
-	a      *agent
-	seq    int // 0: unknown to the tap, takes no part
-	passed bool
-}
-
-// turnstile waits until every request read before id has passed, and
-// returns id's ticket. It gives up when Run ends.
-func (a *agent) turnstile(id *acp.ID) *ticket {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	t := &ticket{a: a}
-	if q := a.reqSeqs[id.String()]; len(q) > 0 {
-		t.seq = q[0]
-		if len(q) == 1 {
-			delete(a.reqSeqs, id.String())
-		} else {
-			a.reqSeqs[id.String()] = q[1:]
-		}
-	}
-	for t.seq > 0 && a.passedUpTo < t.seq-1 && a.ctx.Err() == nil {
-		a.turnCond.Wait()
-	}
-	return t
-}
-
-// pass lets the requests after t go; calling it again does nothing.
-func (t *ticket) pass() {
-	if t.passed || t.seq == 0 {
-		return
-	}
-	t.passed = true
-	t.a.mu.Lock()
-	defer t.a.mu.Unlock()
-	t.a.passLocked(t.seq)
-}
-
-// passLocked marks seq passed and moves the low-water mark. a.mu is held.
-func (a *agent) passLocked(seq int) {
-	a.passedSeqs[seq] = true
-	for a.passedSeqs[a.passedUpTo+1] {
-		delete(a.passedSeqs, a.passedUpTo+1)
-		a.passedUpTo++
-	}
-	a.turnCond.Broadcast()
 }
 
 // decode reads params into v, answering -32602 when they do not fit.
@@ -398,7 +336,7 @@ func (a *agent) modes() *acp.SessionModeState {
 	return &m
 }
 
-func (a *agent) newSession(req *acp.Request, t *ticket) (any, error) {
+func (a *agent) newSession(ctx context.Context, req *acp.Request) (any, error) {
 	var p acp.NewSessionRequest
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -423,7 +361,7 @@ func (a *agent) newSession(req *acp.Request, t *ticket) (any, error) {
 
 	pl := a.player(sess, nil, cancelIgnore)
 	if end := pl.play(a.s.beforeSessionNew); end != nil && end.dead {
-		return a.neverAnswer(req, t)
+		return a.neverAnswer(ctx, req)
 	}
 	a.mu.Lock()
 	a.sessions[id] = sess
@@ -431,7 +369,7 @@ func (a *agent) newSession(req *acp.Request, t *ticket) (any, error) {
 	return acp.NewSessionResponse{SessionID: id, Modes: a.modes()}, nil
 }
 
-func (a *agent) loadSession(req *acp.Request, t *ticket) (any, error) {
+func (a *agent) loadSession(ctx context.Context, req *acp.Request) (any, error) {
 	var p acp.LoadSessionRequest
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -451,7 +389,7 @@ func (a *agent) loadSession(req *acp.Request, t *ticket) (any, error) {
 	a.mu.Unlock()
 	pl := a.player(sess, nil, cancelIgnore)
 	if end := pl.play(a.s.load); end != nil && end.dead {
-		return a.neverAnswer(req, t)
+		return a.neverAnswer(ctx, req)
 	}
 	return acp.LoadSessionResponse{Modes: a.modes()}, nil
 }
@@ -495,8 +433,8 @@ func (a *agent) cancel(req *acp.Request) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	// The tap has usually cancelled already (see tap.go). The dispatcher
-	// handles messages in order, so a running turn began before this cancel.
+	// Messages are handled in order: a prompt read before this cancel has
+	// registered its turn.
 	if sess, ok := a.sessions[p.SessionID]; ok && sess.active != nil {
 		sess.active.cancel()
 	}
@@ -539,7 +477,7 @@ func (s *Script) pick(n int, text string) *turn {
 	return s.fallback
 }
 
-func (a *agent) prompt(req *acp.Request, t *ticket) (any, error) {
+func (a *agent) prompt(ctx context.Context, req *acp.Request) (any, error) {
 	var p acp.PromptRequest
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -550,19 +488,15 @@ func (a *agent) prompt(req *acp.Request, t *ticket) (any, error) {
 	}
 	run := &turnRun{cancelled: make(chan struct{})}
 	a.mu.Lock()
-	ord := a.promptOrdinalLocked(req.ID)
-	if ord > 0 && ord <= a.cancelUpTo[sess.id] {
-		run.cancel() // a cancel was read after the prompt but before this handler started
-	}
 	if sess.active != nil {
 		a.mu.Unlock()
 		return nil, acp.NewError(acp.CodeInvalidRequest, "session %q already has a prompt turn running", sess.id)
 	}
-	sess.active, sess.activeOrd = run, ord
+	sess.active = run
 	sess.turns++
 	n := sess.turns
 	a.mu.Unlock()
-	t.pass() // registered: later requests may go on while the turn plays
+	acp.Async(ctx) // registered: later messages may go on while the turn plays
 	defer func() {
 		a.mu.Lock()
 		sess.active = nil
@@ -589,7 +523,7 @@ func (a *agent) prompt(req *acp.Request, t *ticket) (any, error) {
 		}
 	}
 	if end.dead {
-		return a.neverAnswer(req, t)
+		return a.neverAnswer(ctx, req)
 	}
 	if len(tr.after) > 0 {
 		written := a.watchResponse(req.ID)
@@ -608,9 +542,10 @@ func (a *agent) prompt(req *acp.Request, t *ticket) (any, error) {
 	return acp.PromptResponse{StopReason: end.stop, Usage: tr.usage}, nil
 }
 
-// neverAnswer blocks until Run ends: the agent died or hung.
-func (a *agent) neverAnswer(req *acp.Request, t *ticket) (any, error) {
-	t.pass()
+// neverAnswer blocks until Run ends: the agent died or hung. Later
+// messages go on meanwhile.
+func (a *agent) neverAnswer(ctx context.Context, req *acp.Request) (any, error) {
+	acp.Async(ctx)
 	a.answered(req.ID.String()) // nothing will be written for it
 
 	<-a.ctx.Done()
@@ -639,4 +574,40 @@ func abs(cwd, p string) string {
 		return p
 	}
 	return filepath.Join(cwd, p)
+}
+
+// wrote is called by output after each message written: a response means
+// its request is answered, and its after: steps may start.
+func (a *agent) wrote(line []byte) {
+	a.mu.Lock()
+	watching := len(a.responseWatch) > 0 || len(a.inflight) > 0
+	a.mu.Unlock()
+	if !watching {
+		return
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != nil || len(m.ID) == 0 {
+		return
+	}
+	key := string(bytes.TrimSpace(m.ID))
+	a.answered(key)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if ch, ok := a.responseWatch[key]; ok {
+		close(ch)
+		delete(a.responseWatch, key)
+	}
+}
+
+// watchResponse returns a channel closed when the response to id is
+// written.
+func (a *agent) watchResponse(id *acp.ID) <-chan struct{} {
+	ch := make(chan struct{})
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.responseWatch[id.String()] = ch
+	return ch
 }

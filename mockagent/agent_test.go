@@ -417,6 +417,19 @@ func TestPermission(t *testing.T) {
 			want:     []string{"tool_call:t1:", "text:cancelled branch", "tool_call_update:t1:failed"},
 		},
 		{
+			// The cancel is read before the answer, so the turn sees it
+			// before it plays the allowed branch: the answer is in order.
+			name: "allowed after session/cancel",
+			answer: func(c *client, sid string) (any, error) {
+				if err := c.conn.Notify(context.Background(), acp.MethodSessionCancel, acp.CancelNotification{SessionID: sid}); err != nil {
+					return nil, err
+				}
+				return acp.Selected("allow"), nil
+			},
+			wantStop: acp.StopCancelled,
+			want:     []string{"tool_call:t1:", "tool_call_update:t1:failed"},
+		},
+		{
 			name:     "cancelled without a branch",
 			script:   strings.Replace(permissionScript, "        cancelled: [{text: cancelled branch}]\n", "", 1),
 			answer:   func(*client, string) (any, error) { return acp.Cancelled(), nil },

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/yamlmap"
 )
 
 // parser walks a yaml.Node tree and collects positioned errors. It never
@@ -102,24 +104,20 @@ func (p *parser) entries(n *yaml.Node, what string) ([]keyval, bool) {
 	if !p.spend(n) {
 		return nil, false
 	}
-	var kvs []keyval
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := resolve(n.Content[i]), n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			p.errorf(k, "%s: want a string key, got %s", what, describe(k))
-			continue
+	pairs, probs, _ := yamlmap.Pairs(n, yamlmap.Options{})
+	for _, pr := range probs {
+		switch pr.Kind {
+		case yamlmap.KeyNotName:
+			p.errorf(pr.Node, "%s: want a string key, got %s", what, describe(pr.Node))
+		case yamlmap.MergeKey:
+			p.errorf(pr.Node, "%s: merge keys (<<) are not supported", what)
+		case yamlmap.DuplicateKey:
+			p.errorf(pr.Node, "%s: duplicate key %q", what, pr.Node.Value)
 		}
-		if k.ShortTag() == "!!merge" {
-			p.errorf(k, "%s: merge keys (<<) are not supported", what)
-			continue
-		}
-		if seen[k.Value] {
-			p.errorf(k, "%s: duplicate key %q", what, k.Value)
-			continue
-		}
-		seen[k.Value] = true
-		kvs = append(kvs, keyval{key: k, val: v, name: k.Value})
+	}
+	kvs := make([]keyval, len(pairs))
+	for i, kv := range pairs {
+		kvs[i] = keyval{key: kv.K, val: kv.V, name: kv.Key}
 	}
 	return kvs, true
 }

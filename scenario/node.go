@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/acprun/acprun/yamlmap"
 	"github.com/acprun/acprun/yamlsyntax"
 	"go.yaml.in/yaml/v3"
 )
@@ -109,38 +110,27 @@ type mapping struct {
 // may add a sentence to the message about an unknown key. ok is false when
 // n is not a mapping at all.
 func (p *fileParser) mapping(n *yaml.Node, valid []string, hint func(key string) string) (m mapping, ok bool) {
-	n = deref(n)
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n, "expected a mapping, got %s", describe(n))
+	pairs, probs, ok := yamlmap.Pairs(n, yamlmap.Options{Merge: true})
+	for _, pr := range probs {
+		switch pr.Kind {
+		case yamlmap.NotMapping:
+			p.errorf(pr.Node, "expected a mapping, got %s", describe(pr.Node))
+		case yamlmap.KeyNotName:
+			p.errorf(pr.Node, "expected a key name, got %s", describe(pr.Node))
+		case yamlmap.DuplicateKey:
+			p.errorf(pr.Node, "duplicate key %q (first at line %d)", pr.Node.Value, pr.First.Line)
+		case yamlmap.BadMerge:
+			p.errorf(pr.Node, "a merge (<<) takes a mapping or a list of mappings, got %s", describe(pr.Node))
+		case yamlmap.MergeTooMuch:
+			p.errorf(pr.Node, "merge keys (<<) nested too deeply or too many")
+		}
+	}
+	if !ok {
 		return m, false
 	}
-	m = mapping{n: n, has: map[string]*yaml.Node{}, suggested: map[string]bool{}}
-	seen := map[string]*yaml.Node{}
-	var merged []pair
-	budget := maxMerged
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := deref(n.Content[i]), n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			p.errorf(k, "expected a key name, got %s", describe(k))
-			continue
-		}
-		if k.ShortTag() == "!!merge" {
-			merged = append(merged, p.mergePairs(v, 0, &budget)...)
-			continue
-		}
-		if first, dup := seen[k.Value]; dup {
-			p.errorf(k, "duplicate key %q (first at line %d)", k.Value, first.Line)
-			continue
-		}
-		seen[k.Value] = k
-		m.add(p, pair{k.Value, k, v}, valid, hint)
-	}
-	for _, kv := range merged {
-		if _, dup := seen[kv.key]; dup {
-			continue
-		}
-		seen[kv.key] = kv.k
-		m.add(p, kv, valid, hint)
+	m = mapping{n: deref(n), has: map[string]*yaml.Node{}, suggested: map[string]bool{}}
+	for _, kv := range pairs {
+		m.add(p, pair{kv.Key, kv.K, kv.V}, valid, hint)
 	}
 	return m, true
 }
@@ -171,66 +161,6 @@ func (m *mapping) add(p *fileParser, kv pair, valid []string, hint func(string) 
 		}
 	}
 	p.errorAt(p.pos(kv.k), "%s", msg)
-}
-
-// maxMerged bounds the work of expanding the merge keys of one mapping, as
-// aliases can make it exponential.
-const maxMerged = 10_000
-
-// mergePairs returns the pairs that a merge key's value brings in.
-func (p *fileParser) mergePairs(v *yaml.Node, depth int, budget *int) []pair {
-	v = deref(v)
-	const exhausted = math.MinInt / 2
-	*budget -= max(len(v.Content), 1)
-	if depth > 10 || *budget < 0 {
-		if *budget > exhausted {
-			p.errorf(v, "merge keys (<<) nested too deeply or too many")
-			*budget = exhausted // report once, expand no more
-		}
-		return nil
-	}
-	var out []pair
-	switch v.Kind {
-	case yaml.MappingNode:
-		seen := map[string]bool{}
-		var merged []pair
-		for i := 0; i+1 < len(v.Content); i += 2 {
-			k := deref(v.Content[i])
-			if k.Kind != yaml.ScalarNode {
-				p.errorf(k, "expected a key name, got %s", describe(k))
-				continue
-			}
-			if k.ShortTag() == "!!merge" {
-				merged = append(merged, p.mergePairs(v.Content[i+1], depth+1, budget)...)
-				continue
-			}
-			seen[k.Value] = true
-			out = append(out, pair{k.Value, k, v.Content[i+1]})
-		}
-		for _, kv := range merged {
-			if !seen[kv.key] {
-				seen[kv.key] = true
-				out = append(out, kv)
-			}
-		}
-	case yaml.SequenceNode:
-		seen := map[string]bool{}
-		for _, item := range v.Content {
-			if deref(item).Kind != yaml.MappingNode {
-				p.errorf(item, "a merge (<<) takes a mapping or a list of mappings, got %s", describe(item))
-				continue
-			}
-			for _, kv := range p.mergePairs(item, depth+1, budget) {
-				if !seen[kv.key] {
-					seen[kv.key] = true
-					out = append(out, kv)
-				}
-			}
-		}
-	default:
-		p.errorf(v, "a merge (<<) takes a mapping or a list of mappings, got %s", describe(v))
-	}
-	return out
 }
 
 // require reports each key of keys that m lacks, at the mapping.

@@ -1,0 +1,167 @@
+// Package yamlmap reads the mappings of a go.yaml.in/yaml/v3 node tree the
+// way acprun's files are checked: the keys in order, aliases followed,
+// merge keys (<<) expanded or refused, and every problem (a key that is not
+// a name, a key written twice, a bad merge) returned with its node, for the
+// caller to word and place. Scenario files and mock agent scripts share it.
+package yamlmap
+
+import (
+	"math"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Deref follows aliases to the node they stand for.
+func Deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// Pair is one key and its value in a mapping.
+type Pair struct {
+	Key  string
+	K, V *yaml.Node // the key's node (aliases followed) and the value's, as written
+}
+
+// Kind says what is wrong in a Problem.
+type Kind int
+
+// The problems Pairs finds.
+const (
+	NotMapping   Kind = iota + 1 // Node is not a mapping
+	KeyNotName                   // Node is a key that is not a scalar
+	DuplicateKey                 // Node is a key written before in the mapping; First is the first
+	MergeKey                     // Node is a merge key (<<), and Options.Merge is off
+	BadMerge                     // Node, the value of a merge key or an item of it, is not a mapping
+	MergeTooMuch                 // Node is where merges nest too deeply or bring too many keys; reported once
+)
+
+// Problem is one thing wrong with a mapping.
+type Problem struct {
+	Kind  Kind
+	Node  *yaml.Node // where it is (aliases followed for keys)
+	First *yaml.Node // DuplicateKey: the key written first
+}
+
+// Options says how Pairs reads a mapping.
+type Options struct {
+	// Merge expands merge keys (<<): a mapping or a list of mappings whose
+	// keys join the mapping's own, which win over merged ones. Without it a
+	// merge key is a MergeKey problem.
+	Merge bool
+}
+
+// maxMerged bounds the work of expanding the merge keys of one mapping, as
+// aliases can make it exponential.
+const maxMerged = 10_000
+
+// Pairs returns the pairs of mapping n in order, its own keys first, then
+// the merged ones it does not have, and every problem found, in the order
+// found. A key with a problem is left out, as is a duplicate. ok is false
+// (with a NotMapping problem) when n is not a mapping at all.
+func Pairs(n *yaml.Node, opts Options) (pairs []Pair, probs []Problem, ok bool) {
+	n = Deref(n)
+	if n.Kind != yaml.MappingNode {
+		return nil, []Problem{{Kind: NotMapping, Node: n}}, false
+	}
+	r := reader{budget: maxMerged}
+	seen := map[string]*yaml.Node{}
+	var merged []Pair
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := Deref(n.Content[i]), n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			r.report(KeyNotName, k)
+			continue
+		}
+		if k.ShortTag() == "!!merge" {
+			if !opts.Merge {
+				r.report(MergeKey, k)
+				continue
+			}
+			merged = append(merged, r.mergePairs(v, 0)...)
+			continue
+		}
+		if first, dup := seen[k.Value]; dup {
+			r.probs = append(r.probs, Problem{Kind: DuplicateKey, Node: k, First: first})
+			continue
+		}
+		seen[k.Value] = k
+		pairs = append(pairs, Pair{k.Value, k, v})
+	}
+	for _, kv := range merged {
+		if _, dup := seen[kv.Key]; dup {
+			continue
+		}
+		seen[kv.Key] = kv.K
+		pairs = append(pairs, kv)
+	}
+	return pairs, r.probs, true
+}
+
+// reader collects the problems of one mapping.
+type reader struct {
+	probs  []Problem
+	budget int // left for expanding merges
+}
+
+func (r *reader) report(k Kind, n *yaml.Node) {
+	r.probs = append(r.probs, Problem{Kind: k, Node: n})
+}
+
+// mergePairs returns the pairs that a merge key's value brings in.
+func (r *reader) mergePairs(v *yaml.Node, depth int) []Pair {
+	v = Deref(v)
+	const exhausted = math.MinInt / 2
+	r.budget -= max(len(v.Content), 1)
+	if depth > 10 || r.budget < 0 {
+		if r.budget > exhausted {
+			r.report(MergeTooMuch, v)
+			r.budget = exhausted // report once, expand no more
+		}
+		return nil
+	}
+	var out []Pair
+	switch v.Kind {
+	case yaml.MappingNode:
+		seen := map[string]bool{}
+		var merged []Pair
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			k := Deref(v.Content[i])
+			if k.Kind != yaml.ScalarNode {
+				r.report(KeyNotName, k)
+				continue
+			}
+			if k.ShortTag() == "!!merge" {
+				merged = append(merged, r.mergePairs(v.Content[i+1], depth+1)...)
+				continue
+			}
+			seen[k.Value] = true
+			out = append(out, Pair{k.Value, k, v.Content[i+1]})
+		}
+		for _, kv := range merged {
+			if !seen[kv.Key] {
+				seen[kv.Key] = true
+				out = append(out, kv)
+			}
+		}
+	case yaml.SequenceNode:
+		seen := map[string]bool{}
+		for _, item := range v.Content {
+			if Deref(item).Kind != yaml.MappingNode {
+				r.report(BadMerge, item)
+				continue
+			}
+			for _, kv := range r.mergePairs(item, depth+1) {
+				if !seen[kv.Key] {
+					seen[kv.Key] = true
+					out = append(out, kv)
+				}
+			}
+		}
+	default:
+		r.report(BadMerge, v)
+	}
+	return out
+}
