@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/yamlmap"
 	"github.com/acprun/acprun/yamlsyntax"
 )
 
@@ -54,7 +55,7 @@ func Parse(file string, data []byte) (*Script, error) {
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
-	if r := resolve(root); r.Kind == yaml.ScalarNode && r.ShortTag() == "!!null" {
+	if r := yamlmap.Deref(root); r.Kind == yaml.ScalarNode && r.ShortTag() == "!!null" {
 		return s, nil
 	}
 	p.script(root, s)
@@ -132,7 +133,7 @@ func (p *parser) implementation(n *yaml.Node, im *acp.Implementation) {
 // capability parses a capability given as true/false or as an object ({}).
 func (p *parser) capability(dst **acp.Capability, what string) func(*yaml.Node) {
 	return func(v *yaml.Node) {
-		r := resolve(v)
+		r := yamlmap.Deref(v)
 		if r.Kind == yaml.MappingNode {
 			meta, _ := p.rawJSON(v, what)
 			*dst = &acp.Capability{}
@@ -204,11 +205,11 @@ func (p *parser) authMethods(n *yaml.Node, s *Script) {
 			},
 		})
 		if m.ID == "" {
-			p.errorf(resolve(it), "authMethods item: id is required")
+			p.errorf(yamlmap.Deref(it), "authMethods item: id is required")
 			continue
 		}
 		if m.Type != acp.AuthTypeTerminal && (m.Args != nil || m.Env != nil) {
-			p.errorf(resolve(it), "authMethods item: args and env need type: terminal")
+			p.errorf(yamlmap.Deref(it), "authMethods item: args and env need type: terminal")
 		}
 		s.authMethods = append(s.authMethods, m)
 	}
@@ -228,7 +229,7 @@ func (p *parser) modes(n *yaml.Node) *acp.SessionModeState {
 					"description": func(v *yaml.Node) { m.Description, _ = p.str(v, "mode.description") },
 				})
 				if m.ID == "" {
-					p.errorf(resolve(it), "mode: id is required")
+					p.errorf(yamlmap.Deref(it), "mode: id is required")
 					continue
 				}
 				ms.AvailableModes = append(ms.AvailableModes, m)
@@ -241,9 +242,9 @@ func (p *parser) modes(n *yaml.Node) *acp.SessionModeState {
 	found := slices.ContainsFunc(ms.AvailableModes, func(m acp.SessionMode) bool { return m.ID == ms.CurrentModeID })
 	switch {
 	case len(ms.AvailableModes) == 0:
-		p.errorf(resolve(n), "modes: availableModes needs at least one mode")
+		p.errorf(yamlmap.Deref(n), "modes: availableModes needs at least one mode")
 	case !found:
-		p.errorf(resolve(n), "modes: currentModeId %q is not among availableModes", ms.CurrentModeID)
+		p.errorf(yamlmap.Deref(n), "modes: currentModeId %q is not among availableModes", ms.CurrentModeID)
 	}
 	return ms
 }
@@ -254,7 +255,7 @@ func (p *parser) permissionOptions(n *yaml.Node, what string) []acp.PermissionOp
 		return nil
 	}
 	if len(items) == 0 {
-		p.errorf(resolve(n), "%s: need at least one option", what)
+		p.errorf(yamlmap.Deref(n), "%s: need at least one option", what)
 		return nil
 	}
 	opts := []acp.PermissionOption{}
@@ -269,7 +270,7 @@ func (p *parser) permissionOptions(n *yaml.Node, what string) []acp.PermissionOp
 			},
 		})
 		if o.OptionID == "" || o.Kind == "" {
-			p.errorf(resolve(it), "permission option: optionId and kind are required")
+			p.errorf(yamlmap.Deref(it), "permission option: optionId and kind are required")
 			continue
 		}
 		if o.Name == "" {
@@ -287,7 +288,7 @@ func (p *parser) cancelMode(n *yaml.Node) (cancelMode, bool) {
 
 // turn parses an entry of turns: (withMatch) or the default: turn.
 func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
-	t := &turn{pos: pos{resolve(n).Line, resolve(n).Column}}
+	t := &turn{pos: pos{yamlmap.Deref(n).Line, yamlmap.Deref(n).Column}}
 	fs := fields{
 		"steps": func(v *yaml.Node) { t.steps = p.steps(v, "steps", true) },
 		"after": func(v *yaml.Node) { t.after = p.steps(v, "after", false) },
@@ -311,7 +312,7 @@ func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
 			}
 			re, err := regexp.Compile(src)
 			if err != nil {
-				p.errorf(resolve(v), "match: bad regular expression: %v", err)
+				p.errorf(yamlmap.Deref(v), "match: bad regular expression: %v", err)
 				return
 			}
 			t.match = re
@@ -321,7 +322,7 @@ func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
 		return nil
 	}
 	if t.err != nil && t.stopReason != "" {
-		p.errorf(resolve(n), "%s: stopReason and error exclude each other", what)
+		p.errorf(yamlmap.Deref(n), "%s: stopReason and error exclude each other", what)
 	}
 	return t
 }
@@ -346,7 +347,7 @@ func (p *parser) usage(n *yaml.Node) *acp.Usage {
 			if i, ok := p.int64(v, what); ok && i >= 0 {
 				*dst = i
 			} else if ok {
-				p.errorf(resolve(v), "%s: must not be negative", what)
+				p.errorf(yamlmap.Deref(v), "%s: must not be negative", what)
 			}
 		}
 	}
@@ -424,7 +425,7 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 		}
 		action = &kvs[i]
 	}
-	r := resolve(n)
+	r := yamlmap.Deref(n)
 	if action == nil {
 		if len(mods) > 0 {
 			p.errorf(mods[0].key, "unknown step %q (want one of: %s)", mods[0].name, strings.Join(actionNames, ", "))
@@ -454,7 +455,7 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 			"chunks":    func(v *yaml.Node) { split, _ = p.int(v, "chunks", 1, math.MaxInt32) },
 			"messageId": func(v *yaml.Node) { st.messageID, _ = p.nonEmpty(v, "messageId") },
 		})
-		if r := resolve(v); r.Kind == yaml.SequenceNode {
+		if r := yamlmap.Deref(v); r.Kind == yaml.SequenceNode {
 			st.chunks, _ = p.strings(v, action.name)
 			if split > 0 {
 				p.errorf(r, "%s: chunks needs a single string, not a list", action.name)
@@ -520,7 +521,7 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 			},
 		})
 		if st.path == "" {
-			p.errorf(resolve(v), "read: path is required")
+			p.errorf(yamlmap.Deref(v), "read: path is required")
 		}
 		return st
 	case "write":
@@ -535,7 +536,7 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 			},
 		})
 		if st.path == "" || !hasContent {
-			p.errorf(resolve(v), "write: path and content are required")
+			p.errorf(yamlmap.Deref(v), "write: path and content are required")
 		}
 		return st
 	case "terminal":
@@ -547,7 +548,7 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 		if s, ok := p.str(v, "sleep"); ok {
 			d, err := time.ParseDuration(s)
 			if err != nil || d < 0 {
-				p.errorf(resolve(v), "sleep: want a duration such as 50ms or 2s, got %q", s)
+				p.errorf(yamlmap.Deref(v), "sleep: want a duration such as 50ms or 2s, got %q", s)
 			}
 			st.d = d
 		}
@@ -555,7 +556,7 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 	case "waitForCancel", "hang", "spawnGrandchild":
 		noMods()
 		if b, ok := p.bool(v, action.name); ok && !b {
-			p.errorf(resolve(v), "%s: the only useful value is true (remove the step instead)", action.name)
+			p.errorf(yamlmap.Deref(v), "%s: the only useful value is true (remove the step instead)", action.name)
 		}
 		switch action.name {
 		case "waitForCancel":
@@ -578,7 +579,7 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 			}
 		}
 		if !kind {
-			p.errorf(resolve(v), "update: sessionUpdate is required")
+			p.errorf(yamlmap.Deref(v), "update: sessionUpdate is required")
 		}
 		st.raw, _ = p.rawJSON(v, "update")
 		return st
@@ -600,7 +601,7 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 			},
 		})
 		if !hasUsed || !hasSize {
-			p.errorf(resolve(v), "usage_update: used and size are required")
+			p.errorf(yamlmap.Deref(v), "usage_update: used and size are required")
 		}
 		return st
 	case "stop":
@@ -629,7 +630,7 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 			"text":  func(v *yaml.Node) { st.text, _ = p.str(v, "flood.text") },
 		})
 		if st.count == 0 {
-			p.errorf(resolve(v), "flood: count is required")
+			p.errorf(yamlmap.Deref(v), "flood: count is required")
 		}
 		return st
 	case "stderr":
@@ -708,7 +709,7 @@ func (p *parser) toolCall(n *yaml.Node, what string, needTitle bool) acp.ToolCal
 					},
 				})
 				if l.Path == "" {
-					p.errorf(resolve(it), "location: path is required")
+					p.errorf(yamlmap.Deref(it), "location: path is required")
 				}
 				tc.Locations = append(tc.Locations, l)
 			}
@@ -722,10 +723,10 @@ func (p *parser) toolCall(n *yaml.Node, what string, needTitle bool) acp.ToolCal
 		},
 	})
 	if tc.ToolCallID == "" {
-		p.errorf(resolve(n), "%s: toolCallId is required", what)
+		p.errorf(yamlmap.Deref(n), "%s: toolCallId is required", what)
 	}
 	if needTitle && tc.Title == nil {
-		p.errorf(resolve(n), "%s: title is required", what)
+		p.errorf(yamlmap.Deref(n), "%s: title is required", what)
 	}
 	return tc
 }
@@ -752,7 +753,7 @@ func (p *parser) toolContent(n *yaml.Node) acp.ToolCallContent {
 			p.object(v, "diff", fields{
 				"path": func(v *yaml.Node) { path, _ = p.nonEmpty(v, "diff.path") },
 				"oldText": func(v *yaml.Node) {
-					if r := resolve(v); r.Kind == yaml.ScalarNode && r.ShortTag() == "!!null" {
+					if r := yamlmap.Deref(v); r.Kind == yaml.ScalarNode && r.ShortTag() == "!!null" {
 						return
 					}
 					if s, ok := p.str(v, "diff.oldText"); ok {
@@ -765,13 +766,13 @@ func (p *parser) toolContent(n *yaml.Node) acp.ToolCallContent {
 				},
 			})
 			if path == "" || !hasNew {
-				p.errorf(resolve(v), "diff: path and newText are required")
+				p.errorf(yamlmap.Deref(v), "diff: path and newText are required")
 			}
 			c = acp.DiffToolContent(path, oldText, newText)
 		},
 	})
 	if set != 1 {
-		p.errorf(resolve(n), "tool call content: want exactly one of text, diff, terminal")
+		p.errorf(yamlmap.Deref(n), "tool call content: want exactly one of text, diff, terminal")
 	}
 	return c
 }
@@ -796,7 +797,7 @@ func (p *parser) terminal(n *yaml.Node, here at) *terminalStep {
 		"outputByteLimit": func(v *yaml.Node) {
 			if i, ok := p.int64(v, "terminal.outputByteLimit"); ok {
 				if i < 0 {
-					p.errorf(resolve(v), "terminal.outputByteLimit: must not be negative")
+					p.errorf(yamlmap.Deref(v), "terminal.outputByteLimit: must not be negative")
 				}
 				st.outputByteLimit = &i
 			}
@@ -808,7 +809,7 @@ func (p *parser) terminal(n *yaml.Node, here at) *terminalStep {
 		"release":     flag(&st.release, "release"),
 	})
 	if st.command == "" {
-		p.errorf(resolve(n), "terminal: command is required")
+		p.errorf(yamlmap.Deref(n), "terminal: command is required")
 	}
 	return st
 }

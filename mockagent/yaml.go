@@ -54,14 +54,6 @@ func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
 	p.errs = append(p.errs, e)
 }
 
-// resolve follows aliases.
-func resolve(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
-		n = n.Alias
-	}
-	return n
-}
-
 // describe names a node's type for messages: "a string", "a mapping"…
 func describe(n *yaml.Node) string {
 	switch n.Kind {
@@ -96,7 +88,7 @@ type keyval struct {
 // entries returns the entries of a mapping, reporting a node that is not a
 // mapping, keys that are not strings, duplicate keys and merge keys.
 func (p *parser) entries(n *yaml.Node, what string) ([]keyval, bool) {
-	n = resolve(n)
+	n = yamlmap.Deref(n)
 	if n.Kind != yaml.MappingNode {
 		p.errorf(n, "%s: want a mapping, got %s", what, describe(n))
 		return nil, false
@@ -158,7 +150,7 @@ func keyList(fs fields) string {
 
 // list returns the items of a sequence.
 func (p *parser) list(n *yaml.Node, what string) ([]*yaml.Node, bool) {
-	n = resolve(n)
+	n = yamlmap.Deref(n)
 	if n.Kind != yaml.SequenceNode {
 		p.errorf(n, "%s: want a list, got %s", what, describe(n))
 		return nil, false
@@ -170,7 +162,7 @@ func (p *parser) list(n *yaml.Node, what string) ([]*yaml.Node, bool) {
 }
 
 func (p *parser) str(n *yaml.Node, what string) (string, bool) {
-	n = resolve(n)
+	n = yamlmap.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
 		p.errorf(n, "%s: want a string, got %s", what, describe(n))
 		return "", false
@@ -182,7 +174,7 @@ func (p *parser) str(n *yaml.Node, what string) (string, bool) {
 func (p *parser) nonEmpty(n *yaml.Node, what string) (string, bool) {
 	s, ok := p.str(n, what)
 	if ok && s == "" {
-		p.errorf(resolve(n), "%s: must not be empty", what)
+		p.errorf(yamlmap.Deref(n), "%s: must not be empty", what)
 		return "", false
 	}
 	return s, ok
@@ -191,14 +183,14 @@ func (p *parser) nonEmpty(n *yaml.Node, what string) (string, bool) {
 func (p *parser) oneOf(n *yaml.Node, what string, allowed ...string) (string, bool) {
 	s, ok := p.str(n, what)
 	if ok && !slices.Contains(allowed, s) {
-		p.errorf(resolve(n), "%s: unknown value %q (want one of: %s)", what, s, strings.Join(allowed, ", "))
+		p.errorf(yamlmap.Deref(n), "%s: unknown value %q (want one of: %s)", what, s, strings.Join(allowed, ", "))
 		return "", false
 	}
 	return s, ok
 }
 
 func (p *parser) int64(n *yaml.Node, what string) (int64, bool) {
-	n = resolve(n)
+	n = yamlmap.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
 		p.errorf(n, "%s: want an integer, got %s", what, describe(n))
 		return 0, false
@@ -217,14 +209,14 @@ func (p *parser) int(n *yaml.Node, what string, lo, hi int64) (int, bool) {
 		return 0, false
 	}
 	if v < lo || v > hi {
-		p.errorf(resolve(n), "%s: %d out of range [%d, %d]", what, v, lo, hi)
+		p.errorf(yamlmap.Deref(n), "%s: %d out of range [%d, %d]", what, v, lo, hi)
 		return 0, false
 	}
 	return int(v), true
 }
 
 func (p *parser) float(n *yaml.Node, what string) (float64, bool) {
-	n = resolve(n)
+	n = yamlmap.Deref(n)
 	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
 		p.errorf(n, "%s: want a number, got %s", what, describe(n))
 		return 0, false
@@ -238,7 +230,7 @@ func (p *parser) float(n *yaml.Node, what string) (float64, bool) {
 }
 
 func (p *parser) bool(n *yaml.Node, what string) (bool, bool) {
-	n = resolve(n)
+	n = yamlmap.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
 		p.errorf(n, "%s: want true or false, got %s", what, describe(n))
 		return false, false
@@ -281,7 +273,7 @@ func (p *parser) rawJSON(n *yaml.Node, what string) (json.RawMessage, bool) {
 
 // rawObject is rawJSON for values that must be mappings (_meta…).
 func (p *parser) rawObject(n *yaml.Node, what string) (json.RawMessage, bool) {
-	if r := resolve(n); r.Kind != yaml.MappingNode {
+	if r := yamlmap.Deref(n); r.Kind != yaml.MappingNode {
 		p.errorf(r, "%s: want a mapping, got %s", what, describe(r))
 		return nil, false
 	}
@@ -297,7 +289,7 @@ func (p *parser) appendJSON(buf *bytes.Buffer, n *yaml.Node, what string, depth 
 		p.errorf(n, "%s: value nested too deeply", what)
 		return false
 	}
-	n = resolve(n)
+	n = yamlmap.Deref(n)
 	switch n.Kind {
 	case yaml.MappingNode:
 		kvs, ok := p.entries(n, what)

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/yamlmap"
 )
 
 // NamedAgent is an agent that scenarios, `run --agent` and `acprun probe`
@@ -215,7 +217,7 @@ type agentSpec struct {
 // definition of a named agent in a config file, a mapping. In a config
 // file, a relative program path (with a /) resolves against its directory.
 func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	spec := agentSpec{pos: p.pos(n)}
 	scenarioForm := slices.Contains(keys, "name")
 	if n.Kind == yaml.ScalarNode && !isNull(n) && scenarioForm {
@@ -237,7 +239,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 	}
 	m, _ := p.mapping(n, keys, nil)
 	for _, kv := range m.pairs {
-		v := deref(kv.v)
+		v := yamlmap.Deref(kv.v)
 		switch kv.key {
 		case "name":
 			if name, ok := p.str(v); ok {
@@ -392,14 +394,14 @@ func (p *fileParser) namedAgent(name string, n *yaml.Node) NamedAgent {
 			if na.Description == "" {
 				na.Description = b.Description
 			}
-		} else if deref(n).Kind == yaml.MappingNode && !spec.commandSuggested {
-			p.errorf(deref(n), "missing required key %q (only an agent that changes a built-in one may leave it out: %s)",
+		} else if yamlmap.Deref(n).Kind == yaml.MappingNode && !spec.commandSuggested {
+			p.errorf(yamlmap.Deref(n), "missing required key %q (only an agent that changes a built-in one may leave it out: %s)",
 				"command", strings.Join(builtinNames(), ", "))
 		}
 	}
 	na.Agent = overlay(base, spec)
 	na.Agent.Name = name
-	na.Agent.Pos = p.pos(deref(n))
+	na.Agent.Pos = p.pos(yamlmap.Deref(n))
 	return na
 }
 

@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/yamlmap"
 )
 
 // ConfigFile is the name of the config file acprun looks for in the
@@ -164,7 +165,7 @@ func (p *fileParser) config(c *Config) {
 
 // configAgents reads the agents mapping: names to agent definitions.
 func (p *fileParser) configAgents(n *yaml.Node, c *Config) {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	if isNull(n) {
 		return
 	}

@@ -9,11 +9,13 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/yamlmap"
 )
 
 // toolCallsExpect reads expect.toolCalls.
 func (p *fileParser) toolCallsExpect(n *yaml.Node) *ToolCallsExpect {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	e := &ToolCallsExpect{Pos: p.pos(n)}
 	m, ok := p.mapping(n, toolCallsKeys, nil)
 	if !ok {
@@ -29,7 +31,7 @@ func (p *fileParser) toolCallsExpect(n *yaml.Node) *ToolCallsExpect {
 			e.Count = p.toolCounts(kv.v)
 		case "status":
 			if s, ok := p.str(kv.v); ok {
-				v := deref(kv.v)
+				v := yamlmap.Deref(kv.v)
 				if !slices.Contains(toolCallStatuses, s) {
 					p.errorf(v, "%s", unknownMsg("tool call status", s, toolCallStatuses, "statuses"))
 					continue
@@ -104,7 +106,7 @@ func (p *fileParser) toolCounts(n *yaml.Node) []CountExpect {
 		if _, ok := p.toolPattern(kv.k, kv.key); !ok {
 			continue
 		}
-		v := deref(kv.v)
+		v := yamlmap.Deref(kv.v)
 		c := CountExpect{Pos: p.pos(v), Pattern: kv.key, Op: "=="}
 		bad := func() {
 			p.errorf(v, "bad count %q for %q: use a whole number N (exactly N calls), \"<=N\" (at most) or \">=N\" (at least)", v.Value, kv.key)
@@ -143,7 +145,7 @@ func (p *fileParser) toolCounts(n *yaml.Node) []CountExpect {
 
 // filesExpect reads expect.files.
 func (p *fileParser) filesExpect(n *yaml.Node) *FilesExpect {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	e := &FilesExpect{Pos: p.pos(n)}
 	m, ok := p.mapping(n, filesKeys, nil)
 	if !ok {
@@ -169,7 +171,7 @@ func (p *fileParser) filesExpect(n *yaml.Node) *FilesExpect {
 		case "matches":
 			p.pathMap(kv.v, "matches", "a regular expression each must match", func(k, v *yaml.Node, path string) {
 				if re, ok := p.regexp(v); ok {
-					e.Matches = append(e.Matches, FileRegexp{Pos: p.pos(deref(v)), Path: path, Re: re})
+					e.Matches = append(e.Matches, FileRegexp{Pos: p.pos(yamlmap.Deref(v)), Path: path, Re: re})
 				}
 			})
 		case "unchanged":
@@ -181,8 +183,8 @@ func (p *fileParser) filesExpect(n *yaml.Node) *FilesExpect {
 				if !ok {
 					return
 				}
-				if golden, ok := p.existingFile(deref(v), "golden file", s); ok {
-					e.Golden = append(e.Golden, FileGolden{Pos: p.pos(deref(v)), Path: path, Golden: golden})
+				if golden, ok := p.existingFile(yamlmap.Deref(v), "golden file", s); ok {
+					e.Golden = append(e.Golden, FileGolden{Pos: p.pos(yamlmap.Deref(v)), Path: path, Golden: golden})
 				}
 			})
 		}
@@ -268,7 +270,7 @@ func (p *fileParser) pathMap(n *yaml.Node, key, what string, f func(k, v *yaml.N
 
 // permissionsExpect reads expect.permissions.
 func (p *fileParser) permissionsExpect(n *yaml.Node) *PermissionsExpect {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	e := &PermissionsExpect{Pos: p.pos(n)}
 	m, ok := p.mapping(n, permissionsExpectKeys, nil)
 	if !ok {
@@ -289,14 +291,14 @@ func (p *fileParser) permissionsExpect(n *yaml.Node) *PermissionsExpect {
 
 // usageExpect reads expect.usage.
 func (p *fileParser) usageExpect(n *yaml.Node) *UsageExpect {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	e := &UsageExpect{Pos: p.pos(n)}
 	m, ok := p.mapping(n, usageKeys, nil)
 	if !ok {
 		return e
 	}
 	for _, kv := range m.pairs {
-		v := deref(kv.v)
+		v := yamlmap.Deref(kv.v)
 		switch kv.key {
 		case "maxTotalTokens":
 			if i, ok := p.nonNegative(v); ok {
@@ -314,14 +316,14 @@ func (p *fileParser) usageExpect(n *yaml.Node) *UsageExpect {
 
 // judge reads expect.judge. Its agent is given like the scenario's.
 func (p *fileParser) judge(n *yaml.Node) *Judge {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	j := &Judge{Pos: p.pos(n), Pass: regexp.MustCompile(DefaultJudgePass)}
 	m, ok := p.mapping(n, judgeKeys, nil)
 	if !ok {
 		return j
 	}
 	for _, kv := range m.pairs {
-		v := deref(kv.v)
+		v := yamlmap.Deref(kv.v)
 		switch kv.key {
 		case "agent":
 			j.Agent = p.agentFromSpec(p.agentSpec(v, agentKeys))

@@ -53,17 +53,9 @@ func (p *fileParser) warnf(pos Pos, format string, args ...any) {
 	p.warns = append(p.warns, Warning{Pos: pos, Msg: fmt.Sprintf(format, args...)})
 }
 
-// deref follows aliases to the node they stand for.
-func deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
-		n = n.Alias
-	}
-	return n
-}
-
 // describe names the kind of n for "expected X, got Y" messages.
 func describe(n *yaml.Node) string {
-	switch n = deref(n); n.Kind {
+	switch n = yamlmap.Deref(n); n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"
 	case yaml.SequenceNode:
@@ -83,7 +75,7 @@ func describe(n *yaml.Node) string {
 }
 
 func isNull(n *yaml.Node) bool {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }
 
@@ -128,7 +120,7 @@ func (p *fileParser) mapping(n *yaml.Node, valid []string, hint func(key string)
 	if !ok {
 		return m, false
 	}
-	m = mapping{n: deref(n), has: map[string]*yaml.Node{}, suggested: map[string]bool{}}
+	m = mapping{n: yamlmap.Deref(n), has: map[string]*yaml.Node{}, suggested: map[string]bool{}}
 	for _, kv := range pairs {
 		m.add(p, pair{kv.Key, kv.K, kv.V}, valid, hint)
 	}
@@ -175,7 +167,7 @@ func (p *fileParser) require(m mapping, keys ...string) {
 // str returns the text of a scalar. Any scalar but null is accepted, so
 // `mode: 1` is the string "1".
 func (p *fileParser) str(n *yaml.Node) (string, bool) {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
 		p.errorf(n, "expected a string, got %s", describe(n))
 		return "", false
@@ -187,7 +179,7 @@ func (p *fileParser) str(n *yaml.Node) (string, bool) {
 // single string is accepted when single is true. An empty list is
 // reported when nonEmpty is true.
 func (p *fileParser) strNodes(n *yaml.Node, single, nonEmpty bool) ([]*yaml.Node, bool) {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	switch {
 	case n.Kind == yaml.ScalarNode && single && n.ShortTag() != "!!null":
 		return []*yaml.Node{n}, true
@@ -200,7 +192,7 @@ func (p *fileParser) strNodes(n *yaml.Node, single, nonEmpty bool) ([]*yaml.Node
 		ok := true
 		for _, item := range n.Content {
 			if _, good := p.str(item); good {
-				out = append(out, deref(item))
+				out = append(out, yamlmap.Deref(item))
 			} else {
 				ok = false
 			}
@@ -226,7 +218,7 @@ func (p *fileParser) strs(n *yaml.Node, single, nonEmpty bool) ([]string, bool) 
 }
 
 func (p *fileParser) boolean(n *yaml.Node) (bool, bool) {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
 		p.errorf(n, "expected true or false, got %s", describe(n))
 		return false, false
@@ -241,7 +233,7 @@ func (p *fileParser) boolean(n *yaml.Node) (bool, bool) {
 
 // count reads a number of permission requests: an integer >= 0.
 func (p *fileParser) count(n *yaml.Node) (*int, bool) {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
 		p.errorf(n, "expected a whole number, got %s", describe(n))
 		return nil, false
@@ -257,7 +249,7 @@ func (p *fileParser) count(n *yaml.Node) (*int, bool) {
 
 // duration reads a positive Go duration such as 90s or 5m.
 func (p *fileParser) duration(n *yaml.Node) (time.Duration, bool) {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" || n.ShortTag() == "!!bool" {
 		p.errorf(n, "expected a duration like 90s or 5m, got %s", describe(n))
 		return 0, false
@@ -300,7 +292,7 @@ func (p *fileParser) interp(n *yaml.Node) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return p.interpAt(deref(n), s, nil)
+	return p.interpAt(yamlmap.Deref(n), s, nil)
 }
 
 // interpAt expands s, which comes from scalar n; offs maps each byte of s

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/yamlmap"
 )
 
 // The keys of each mapping in the format, in the order the docs give them.
@@ -82,7 +84,7 @@ func (p *fileParser) parseFile() []*Scenario {
 
 // scenario checks one document.
 func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
-	s := &Scenario{File: p.file, Index: index, Pos: p.pos(deref(root))}
+	s := &Scenario{File: p.file, Index: index, Pos: p.pos(yamlmap.Deref(root))}
 	s.Agent.Cwd = p.dir
 	s.Agent.McpServers = json.RawMessage("[]")
 	s.Client = Client{FS: true, Terminal: true}
@@ -142,7 +144,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		case "expect":
 			s.Expect = p.expect(v, false)
 		case "turns":
-			n := deref(v)
+			n := yamlmap.Deref(v)
 			if n.Kind != yaml.SequenceNode {
 				p.errorf(n, "expected a list of turns, got %s", describe(n))
 				continue
@@ -195,8 +197,8 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	}
 	if s.Timeout > 0 {
 		for _, n := range turnTimeouts {
-			if d, err := time.ParseDuration(deref(n).Value); err == nil && d > s.Timeout {
-				p.warnf(p.pos(deref(n)), "turn timeout %s is longer than the scenario timeout %s", d, s.Timeout)
+			if d, err := time.ParseDuration(yamlmap.Deref(n).Value); err == nil && d > s.Timeout {
+				p.warnf(p.pos(yamlmap.Deref(n)), "turn timeout %s is longer than the scenario timeout %s", d, s.Timeout)
 			}
 		}
 	}
@@ -288,7 +290,7 @@ func (p *fileParser) env(n *yaml.Node) map[string]string {
 	}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := deref(n.Content[i]), n.Content[i+1]
+		k, v := yamlmap.Deref(n.Content[i]), n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
 			p.errorf(k, "expected a variable name, got %s", describe(k))
 			continue
@@ -320,7 +322,7 @@ func (p *fileParser) mcpServers(n *yaml.Node) json.RawMessage {
 		return json.RawMessage("[]")
 	}
 	for _, item := range n.Content {
-		if deref(item).Kind != yaml.MappingNode {
+		if yamlmap.Deref(item).Kind != yaml.MappingNode {
 			p.errorf(item, "expected an MCP server (a mapping), got %s", describe(item))
 		}
 	}
@@ -334,7 +336,7 @@ func (p *fileParser) mcpServers(n *yaml.Node) json.RawMessage {
 
 func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *int) bool {
 	const exhausted = math.MinInt / 2
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	*budget--
 	if depth > 64 || *budget < 0 {
 		if *budget > exhausted {
@@ -349,7 +351,7 @@ func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *
 		buf.WriteByte('{')
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := deref(n.Content[i])
+			k := yamlmap.Deref(n.Content[i])
 			if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" {
 				p.errorf(k, "expected a key name, got %s", describe(k))
 				ok = false
@@ -428,7 +430,7 @@ func (p *fileParser) client(n *yaml.Node, c *Client) (roots *yaml.Node) {
 			c.ReadOnly, _ = p.boolean(kv.v)
 		case "roots":
 			c.Roots = nil // replaces the config's
-			roots = deref(kv.v)
+			roots = yamlmap.Deref(kv.v)
 			nodes, ok := p.strNodes(roots, false, false)
 			if !ok {
 				continue
@@ -461,7 +463,7 @@ func (p *fileParser) abs(path string) string {
 
 // turn reads one turn; it also returns its timeout node, if any.
 func (p *fileParser) turn(n *yaml.Node) (Turn, *yaml.Node) {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	t := Turn{Pos: p.pos(n)}
 	var timeout *yaml.Node
 	m, ok := p.mapping(n, turnKeys, nil)
@@ -471,7 +473,7 @@ func (p *fileParser) turn(n *yaml.Node) (Turn, *yaml.Node) {
 	for _, kv := range m.pairs {
 		switch kv.key {
 		case "prompt":
-			t.Prompt = p.prompt(deref(kv.v))
+			t.Prompt = p.prompt(yamlmap.Deref(kv.v))
 		case "timeout":
 			if d, ok := p.duration(kv.v); ok {
 				t.Timeout, timeout = d, kv.v
@@ -505,7 +507,7 @@ func (p *fileParser) prompt(n *yaml.Node) []Part {
 		}
 		var parts []Part
 		for _, item := range n.Content {
-			if part, ok := p.part(deref(item)); ok {
+			if part, ok := p.part(yamlmap.Deref(item)); ok {
 				parts = append(parts, part)
 			}
 		}
@@ -535,7 +537,7 @@ func (p *fileParser) part(n *yaml.Node) (Part, bool) {
 	if !ok {
 		return part, false
 	}
-	v := deref(kv.v)
+	v := yamlmap.Deref(kv.v)
 	part.Pos = p.pos(v)
 	switch kv.key {
 	case "text":
@@ -587,7 +589,7 @@ func (p *fileParser) existingFile(n *yaml.Node, what, path string) (string, bool
 
 // expect reads a turn's expect (turn true) or the scenario's.
 func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	e := Expect{Pos: p.pos(n)}
 	keys, hint := turnExpectKeys, func(string) string { return "" }
 	if !turn {

@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/yamlmap"
 )
 
 // permissions reads the permissions key into a Policy.
@@ -42,14 +43,14 @@ func (p *fileParser) permissions(n *yaml.Node, s *Scenario) *approve.Policy {
 }
 
 func (p *fileParser) rules(n *yaml.Node, list approve.Verdict) []approve.Rule {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	if n.Kind != yaml.SequenceNode {
 		p.errorf(n, "expected a list of rules, got %s", describe(n))
 		return nil
 	}
 	var rules []approve.Rule
 	for _, item := range n.Content {
-		if r, ok := p.rule(deref(item), list); ok {
+		if r, ok := p.rule(yamlmap.Deref(item), list); ok {
 			rules = append(rules, r)
 		}
 	}
@@ -146,7 +147,7 @@ func (p *fileParser) patterns(n *yaml.Node) []string {
 
 // inputMatchers reads a mapping of rawInput field paths to RE2 regexps.
 func (p *fileParser) inputMatchers(n *yaml.Node) map[string]string {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	if n.Kind != yaml.MappingNode {
 		p.errorf(n, "expected a mapping of input fields to regular expressions, got %s", describe(n))
 		return nil
@@ -157,7 +158,7 @@ func (p *fileParser) inputMatchers(n *yaml.Node) map[string]string {
 	}
 	out := map[string]string{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		k, v := yamlmap.Deref(n.Content[i]), yamlmap.Deref(n.Content[i+1])
 		if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" || k.Value == "" {
 			p.errorf(k, "expected an input field name such as command or url, got %s", describe(k))
 			continue

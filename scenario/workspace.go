@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/yamlmap"
 )
 
 // workspace reads the workspace key: a directory to copy (a string, or
@@ -17,7 +19,7 @@ import (
 // must exist. On a problem it still returns a Workspace, so that what
 // needs one is not reported too.
 func (p *fileParser) workspace(n *yaml.Node) *Workspace {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	w := &Workspace{Pos: p.pos(n)}
 	switch {
 	case isNull(n):
@@ -64,7 +66,7 @@ func (p *fileParser) workspaceDir(n *yaml.Node, key string, repo bool) (string, 
 	if !ok {
 		return "", false
 	}
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	what := "the directory to copy for each attempt"
 	if repo {
 		what = "the directory of a git repository to check out for each attempt"
@@ -98,7 +100,7 @@ func (p *fileParser) gitRef(n *yaml.Node) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	switch {
 	case strings.HasPrefix(ref, "-"):
 		p.errorf(n, "bad ref %q: a ref cannot start with -", ref)
@@ -113,7 +115,7 @@ func (p *fileParser) gitRef(n *yaml.Node) (string, bool) {
 // commands reads the list of setup, verify or teardown commands (which
 // says which). An empty list is none, which replaces the config's.
 func (p *fileParser) commands(n *yaml.Node, which string) []Command {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	if n.Kind != yaml.SequenceNode {
 		p.errorf(n, "expected a list of %s commands (each a shell line, or a mapping with run), got %s", which, describe(n))
 		return nil
@@ -131,7 +133,7 @@ func (p *fileParser) commands(n *yaml.Node, which string) []Command {
 // timeout and, for verify commands, expect. The line is not interpolated:
 // the shell expands variables itself.
 func (p *fileParser) shellCommand(n *yaml.Node, which string) (Command, bool) {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	c := Command{Pos: p.pos(n), Expect: CommandExpect{Pos: p.pos(n)}}
 	switch {
 	case n.Kind == yaml.ScalarNode && !isNull(n):
@@ -163,7 +165,7 @@ func (p *fileParser) shellCommand(n *yaml.Node, which string) (Command, bool) {
 			var good bool
 			c.Run, good = p.str(kv.v)
 			if good && strings.TrimSpace(c.Run) == "" {
-				p.errorf(deref(kv.v), "run is empty: give the shell line to run")
+				p.errorf(yamlmap.Deref(kv.v), "run is empty: give the shell line to run")
 				good = false
 			}
 			ok = ok && good
@@ -184,7 +186,7 @@ func (p *fileParser) shellCommand(n *yaml.Node, which string) (Command, bool) {
 
 // commandExpect reads what a verify command must do.
 func (p *fileParser) commandExpect(n *yaml.Node) CommandExpect {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	e := CommandExpect{Pos: p.pos(n)}
 	m, ok := p.mapping(n, commandExpectKeys, nil)
 	if !ok {
@@ -216,7 +218,7 @@ func (p *fileParser) commandExpect(n *yaml.Node) CommandExpect {
 
 // exitCode reads a process exit status: 0 to 255.
 func (p *fileParser) exitCode(n *yaml.Node) (int, bool) {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
 		p.errorf(n, "expected an exit code (a whole number from 0 to 255), got %s", describe(n))
 		return 0, false
@@ -247,7 +249,7 @@ func orList(words []string) string {
 
 // nonNegative reads a whole number from 0 up, as an int64.
 func (p *fileParser) nonNegative(n *yaml.Node) (int64, bool) {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
 		p.errorf(n, "expected a whole number, got %s", describe(n))
 		return 0, false
@@ -262,7 +264,7 @@ func (p *fileParser) nonNegative(n *yaml.Node) (int64, bool) {
 
 // nonNegativeNumber reads a number from 0 up, whole or not.
 func (p *fileParser) nonNegativeNumber(n *yaml.Node) (float64, bool) {
-	n = deref(n)
+	n = yamlmap.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" && n.ShortTag() != "!!float" {
 		p.errorf(n, "expected a number, got %s", describe(n))
 		return 0, false

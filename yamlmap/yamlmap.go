@@ -13,7 +13,7 @@ import (
 
 // Deref follows aliases to the node they stand for.
 func Deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
 		n = n.Alias
 	}
 	return n
