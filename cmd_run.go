@@ -171,7 +171,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return err
 	}
 	if c.DryRun {
-		return printPlan(g.Stdout, scs, c)
+		return output.Plan(g.Stdout, runner.DryRun(runner.Options{Policy: c.policy(), Overrides: c.overrides()}, scs))
 	}
 	if err := c.checkOutputPaths(); err != nil {
 		return exitError{code: exitUsage, err: err}
@@ -179,6 +179,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	opts := runner.Options{
 		Transcripts: c.Transcripts,
 		Overrides:   c.overrides(),
+		Policy:      c.policy(),
 		Abort:       g.Abort,
 		Version:     version,
 		Parallel:    c.Jobs,
@@ -200,12 +201,6 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, c.Timeout.d, runner.ErrRunTimeout)
 		defer cancel()
-	}
-	switch {
-	case c.AllowAll:
-		opts.Policy = approve.AllowAll()
-	case c.DenyAll:
-		opts.Policy = approve.DenyAll()
 	}
 	var observers []runner.Observer
 	progress := output.NewProgress(g.Stderr, len(scs)*c.Repeat, output.ProgressOptions{
@@ -284,6 +279,24 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return exitError{code: exitOutput}
 	}
 	return exitError{code: exitCode(ctx, rep)}
+}
+
+// overrides are the limits the flags impose on every scenario: the same
+// for the run and for --dry-run's plan.
+func (c *runCmd) overrides() runner.Overrides {
+	return runner.Overrides{TurnTimeout: c.TurnTimeout.d, IdleTimeout: c.IdleTimeout.d}
+}
+
+// policy is the policy --allow-all or --deny-all puts in place of every
+// scenario's; nil when neither is given.
+func (c *runCmd) policy() *approve.Policy {
+	switch {
+	case c.AllowAll:
+		return approve.AllowAll()
+	case c.DenyAll:
+		return approve.DenyAll()
+	}
+	return nil
 }
 
 // workspaceDir makes the --workspace-dir directory if it is missing and
