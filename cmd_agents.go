@@ -44,3 +44,10 @@ func (c *agentsCmd) Run(g *globals) error {
 	}
 	return tw.Flush()
 }
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
