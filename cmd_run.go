@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/output"
@@ -66,17 +64,12 @@ Exit codes:
 When several apply, the exit code is the first of 4, 130, 3, 1.`
 }
 
-// outputFile is one file-valued output flag of a run.
-type outputFile struct {
-	flag, path string
-}
-
 // files returns the run's output files that are set, in the order they
 // are written.
-func (c *runCmd) files() []outputFile {
-	var out []outputFile
-	for _, f := range []outputFile{{"-o", c.JSON}, {"--junit", c.JUnit}, {"--events", c.Events}} {
-		if f.path != "" {
+func (c *runCmd) files() []outfile.Target {
+	var out []outfile.Target
+	for _, f := range []outfile.Target{{Flag: "-o", Path: c.JSON}, {Flag: "--junit", Path: c.JUnit}, {Flag: "--events", Path: c.Events}} {
+		if f.Path != "" {
 			out = append(out, f)
 		}
 	}
@@ -85,24 +78,7 @@ func (c *runCmd) files() []outputFile {
 
 // toStdout reports whether some machine output goes to stdout.
 func (c *runCmd) toStdout(g *globals) bool {
-	return slices.ContainsFunc(c.files(), func(f outputFile) bool { return isStdout(g, f.path) })
-}
-
-// isStdout reports whether path is stdout: "-", or another name of the
-// file stdout is (/dev/stdout, /proc/self/fd/1, the file stdout was
-// redirected to), unless that is a character device such as /dev/null,
-// which takes any number of outputs.
-func isStdout(g *globals, path string) bool {
-	if path == outfile.Stdout {
-		return true
-	}
-	f, ok := g.Stdout.(*os.File)
-	if !ok {
-		return false
-	}
-	out, err1 := f.Stat()
-	fi, err2 := os.Stat(path)
-	return err1 == nil && err2 == nil && os.SameFile(out, fi) && out.Mode()&fs.ModeCharDevice == 0
+	return slices.ContainsFunc(c.files(), func(f outfile.Target) bool { return outfile.IsStdout(g.Stdout, f.Path) })
 }
 
 // checkOutputFlags rejects combinations of output flags that cannot work:
@@ -111,31 +87,7 @@ func (c *runCmd) checkOutputFlags(g *globals) error {
 	if c.Transcripts == outfile.Stdout {
 		return errors.New("--transcripts -: transcripts need a directory (one file per scenario), not stdout")
 	}
-	var onStdout []string
-	seen := map[string]string{} // resolved path → flag
-	for _, f := range c.files() {
-		if isStdout(g, f.path) {
-			onStdout = append(onStdout, f.flag+" "+f.path)
-			continue
-		}
-		key := f.path
-		if real, err := outfile.Resolve(f.path); err == nil {
-			if fi, err := os.Stat(real); err == nil && !fi.Mode().IsRegular() {
-				continue // a device such as /dev/null may take several outputs
-			}
-			if abs, err := filepath.Abs(real); err == nil {
-				key = abs
-			}
-		}
-		if prev, ok := seen[key]; ok {
-			return fmt.Errorf("%s and %s %s: both write the same file; give each its own", prev, f.flag, f.path)
-		}
-		seen[key] = f.flag + " " + f.path
-	}
-	if len(onStdout) > 1 {
-		return fmt.Errorf("%s: only one output can go to stdout; give the others a file", strings.Join(onStdout, " and "))
-	}
-	return nil
+	return outfile.CheckTargets(g.Stdout, c.files())
 }
 
 // checkOutputPaths checks that every output file and the transcripts
@@ -143,11 +95,11 @@ func (c *runCmd) checkOutputFlags(g *globals) error {
 // parent directories and tries a temporary file where each will go.
 func (c *runCmd) checkOutputPaths() error {
 	for _, f := range c.files() {
-		if f.path == outfile.Stdout {
+		if f.Path == outfile.Stdout {
 			continue
 		}
-		if err := outfile.Check(f.path); err != nil {
-			return fmt.Errorf("%s %s: %w", f.flag, f.path, err)
+		if err := outfile.Check(f.Path); err != nil {
+			return fmt.Errorf("%s %s: %w", f.Flag, f.Path, err)
 		}
 	}
 	if c.Transcripts != "" {
