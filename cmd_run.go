@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -260,60 +259,4 @@ func workspaceDir(dir string) (string, error) {
 		return "", err
 	}
 	return abs, outfile.CheckDir(abs)
-}
-
-// exitCode maps a report to the process's exit code.
-func exitCode(ctx context.Context, rep runner.Report) int {
-	if rep.Interrupted || errors.Is(context.Cause(ctx), errInterrupted) {
-		return exitInterrupted
-	}
-	code := exitOK
-	for _, r := range rep.Scenarios {
-		if r.StartFailed {
-			return exitAgent
-		}
-		if r.Status != runner.StatusPassed {
-			code = exitFailed
-		}
-	}
-	return code
-}
-
-// encode renders an output format into memory, so that a file is written
-// whole or not at all.
-func encode(format func(io.Writer) error) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := format(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// writeOutput writes data to path: stdout for "-", else as outfile.Write
-// does (atomically for regular files, in place for devices and FIFOs).
-func writeOutput(ctx context.Context, g *globals, path string, data []byte) error {
-	if path == outfile.Stdout {
-		_, err := g.Stdout.Write(data)
-		return err
-	}
-	return outfile.Write(ctx, path, data)
-}
-
-// errAborted is the cause of the context of the final writes after a
-// second interrupt.
-var errAborted = errors.New("interrupted twice")
-
-// abortContext returns a context that ends when abort is closed (a second
-// interrupt): the outputs are written after the first one, and a FIFO
-// without a reader must not hold acprun forever.
-func abortContext(abort <-chan struct{}) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	go func() {
-		select {
-		case <-abort:
-			cancel(errAborted)
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { cancel(nil) }
 }
