@@ -48,25 +48,6 @@ func (c *validateCmd) Run(g *globals) error {
 	return nil
 }
 
-// usageError prints scenario errors and returns exit code 2. Each error
-// of a scenario.Errors is followed by its source line with a caret under
-// the column; Errors wrapped in more context print as one line each, with
-// that context.
-func usageError(g *globals, err error) error {
-	if errs, ok := err.(scenario.Errors); ok {
-		fmt.Fprintln(g.Stderr, errs.WithSource())
-	} else {
-		fmt.Fprintln(g.Stderr, err)
-	}
-	return exitError{code: exitUsage}
-}
-
-func printWarnings(g *globals, warnings []scenario.Warning) {
-	for _, w := range warnings {
-		fmt.Fprintf(g.Stderr, "%s: warning: %s\n", w.Pos, w.Msg)
-	}
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
