@@ -2,6 +2,12 @@
 // (ACP) headlessly: it reads YAML scenarios, drives each agent through its
 // turns, answers permission requests by rules, and writes results keyed by
 // stop reason.
+//
+// This package is the command line only: main.go holds the root of the
+// kong CLI, the globals, exit codes, interrupts and colour; each cmd_*.go
+// file is one command (flags, help, calls into the packages, errors mapped
+// to exit codes); flags.go holds flag types, and select.go the loading and
+// selecting of scenarios that several commands share.
 package main
 
 import (
