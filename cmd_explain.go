@@ -58,7 +58,7 @@ func (c *explainCmd) Run(g *globals) error {
 	d, traces := sc.Policy.Explain(req)
 	e := output.Explanation{Scenario: sc.Name, Pos: sc.Pos.String(), Request: req, Decision: d, Rules: traces}
 	if err := output.Explain(g.Stdout, e); err != nil {
-		return exitError{code: exitOutput, err: err}
+		return err // as probe and agents do
 	}
 	if d.Verdict != approve.Allow {
 		return exitError{code: exitFailed}

@@ -2,8 +2,8 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
+	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -41,16 +41,5 @@ func (c *validateCmd) Run(g *globals) error {
 		files[sc.File] = true
 		turns += len(sc.Turns)
 	}
-	fmt.Fprintf(g.Stdout, "OK: %d %s, %d %s in %d %s\n",
-		len(scs), plural(len(scs), "scenario", "scenarios"),
-		turns, plural(turns, "turn", "turns"),
-		len(files), plural(len(files), "file", "files"))
-	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return output.Validated(g.Stdout, len(scs), turns, len(files))
 }

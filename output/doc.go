@@ -4,6 +4,7 @@
 // human summary (with the progress shown while it runs); the JSON results
 // of shards merged into one; a runner.ProbeReport as probe's text and
 // JSON; the plans of runner.DryRun as --dry-run's text; an Explanation of
-// one permission decision; and the table of named agents. Formatters are
-// pure: every time they print comes from what they are given.
+// one permission decision; the table of named agents; and the lines of
+// list and validate. Formatters are pure: every time they print comes
+// from what they are given.
 package output
