@@ -121,22 +121,12 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		return err
 	}
+	opts := c.options(g)
 	if c.DryRun {
-		return output.Plan(g.Stdout, runner.DryRun(runner.Options{Policy: c.policy(), Overrides: c.overrides()}, scs))
+		return output.Plan(g.Stdout, runner.DryRun(opts, scs))
 	}
 	if err := c.checkOutputPaths(); err != nil {
 		return exitError{code: exitUsage, err: err}
-	}
-	opts := runner.Options{
-		Transcripts: c.Transcripts,
-		Overrides:   c.overrides(),
-		Policy:      c.policy(),
-		Abort:       g.Abort,
-		Version:     version,
-		Parallel:    c.Jobs,
-		Repeat:      c.Repeat,
-
-		KeepWorkspaces: c.KeepWorkspaces,
 	}
 	if c.WorkspaceDir != "" {
 		dir, err := workspaceDir(c.WorkspaceDir)
@@ -144,9 +134,6 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 			return exitError{code: exitUsage, err: fmt.Errorf("--workspace-dir %s: %w", c.WorkspaceDir, err)}
 		}
 		opts.WorkspaceDir = dir
-	}
-	if opts.Parallel <= 0 {
-		opts.Parallel = runtime.NumCPU()
 	}
 	if c.Timeout.d > 0 {
 		var cancel context.CancelFunc
@@ -169,7 +156,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		}
 	}
 	if events != nil {
-		defer events.Close() // a no-op after the Close below
+		defer events.Close() // a no-op once writeOutputs has closed it
 		observers = append(observers, events)
 	}
 	opts.Observer = output.Observers(observers...)
@@ -178,9 +165,16 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		return exitError{code: exitOutput, err: err}
 	}
+	if err := c.writeOutputs(g, rep, events); err != nil {
+		return err
+	}
+	return exitError{code: exitCode(ctx, rep)}
+}
 
-	// Write every output, whatever fails, and say what was lost after the
-	// summary, so that it is the last thing on the screen.
+// writeOutputs writes every output of a finished run, whatever fails, and
+// the summary; it says what was lost after the summary, so that it is the
+// last thing on the screen.
+func (c *runCmd) writeOutputs(g *globals, rep runner.Report, events *output.Events) error {
 	wctx, stop := abortContext(g.Abort)
 	defer stop()
 	var lost []string
@@ -229,7 +223,28 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		}
 		return exitError{code: exitOutput}
 	}
-	return exitError{code: exitCode(ctx, rep)}
+	return nil
+}
+
+// options are the runner's options the flags give, for the run and for
+// --dry-run's plan alike. They make nothing: the workspace directory is
+// added by Run.
+func (c *runCmd) options(g *globals) runner.Options {
+	opts := runner.Options{
+		Transcripts: c.Transcripts,
+		Overrides:   c.overrides(),
+		Policy:      c.policy(),
+		Abort:       g.Abort,
+		Version:     version,
+		Parallel:    c.Jobs,
+		Repeat:      c.Repeat,
+
+		KeepWorkspaces: c.KeepWorkspaces,
+	}
+	if opts.Parallel <= 0 {
+		opts.Parallel = runtime.NumCPU()
+	}
+	return opts
 }
 
 // overrides are the limits the flags impose on every scenario: the same
