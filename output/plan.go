@@ -33,6 +33,7 @@ type errWriter struct {
 	err error
 }
 
+// printf writes as fmt.Fprintf does, unless a write has failed before.
 func (e *errWriter) printf(format string, args ...any) {
 	if e.err == nil {
 		_, e.err = fmt.Fprintf(e.w, format, args...)
