@@ -1,12 +1,8 @@
 package main
 
 import (
-	"fmt"
-	"text/tabwriter"
-
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/scenario"
-	"github.com/acprun/acprun/shellquote"
 )
 
 // agentsCmd is `acprun agents`: the named agents scenarios, --agent and
@@ -33,14 +29,13 @@ func (c *agentsCmd) Run(g *globals) error {
 	for _, na := range scenario.BuiltinAgents() {
 		builtin[na.Name] = true
 	}
-	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tCOMMAND\tAUTH\tSOURCE\tDESCRIPTION")
+	var rows []output.AgentRow
 	for _, na := range cfg.NamedAgents() {
 		source := na.Source
 		if source != scenario.SourceBuiltin && builtin[na.Name] {
 			source += " (replaces built-in)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", na.Name, shellquote.Join(na.Agent.Command), orDash(na.Agent.Auth), source, output.CollapseSpace(na.Description))
+		rows = append(rows, output.AgentRow{Name: na.Name, Command: na.Agent.Command, Auth: na.Agent.Auth, Source: source, Description: na.Description})
 	}
-	return tw.Flush()
+	return output.Agents(g.Stdout, rows)
 }

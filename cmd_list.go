@@ -1,9 +1,6 @@
 package main
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/acprun/acprun/output"
 
 // listCmd is `acprun list PATHS…`.
 type listCmd struct {
@@ -28,15 +25,9 @@ func (c *listCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
+	entries := make([]output.ListEntry, 0, len(scs))
 	for _, sc := range scs {
-		line := fmt.Sprintf("%s:%d\t%s", sc.File, sc.Pos.Line, sc.Name)
-		if sc.Agent.Name != "" {
-			line += "\t@" + sc.Agent.Name
-		}
-		if len(sc.Tags) > 0 {
-			line += "\t[" + strings.Join(sc.Tags, " ") + "]"
-		}
-		fmt.Fprintln(g.Stdout, line)
+		entries = append(entries, output.ListEntry{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Agent: sc.Agent.Name, Tags: sc.Tags})
 	}
-	return nil
+	return output.List(g.Stdout, entries)
 }

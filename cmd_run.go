@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/output"
@@ -66,17 +63,12 @@ Exit codes:
 When several apply, the exit code is the first of 4, 130, 3, 1.`
 }
 
-// outputFile is one file-valued output flag of a run.
-type outputFile struct {
-	flag, path string
-}
-
 // files returns the run's output files that are set, in the order they
 // are written.
-func (c *runCmd) files() []outputFile {
-	var out []outputFile
-	for _, f := range []outputFile{{"-o", c.JSON}, {"--junit", c.JUnit}, {"--events", c.Events}} {
-		if f.path != "" {
+func (c *runCmd) files() []outfile.Target {
+	var out []outfile.Target
+	for _, f := range []outfile.Target{{Flag: "-o", Path: c.JSON}, {Flag: "--junit", Path: c.JUnit}, {Flag: "--events", Path: c.Events}} {
+		if f.Path != "" {
 			out = append(out, f)
 		}
 	}
@@ -85,24 +77,7 @@ func (c *runCmd) files() []outputFile {
 
 // toStdout reports whether some machine output goes to stdout.
 func (c *runCmd) toStdout(g *globals) bool {
-	return slices.ContainsFunc(c.files(), func(f outputFile) bool { return isStdout(g, f.path) })
-}
-
-// isStdout reports whether path is stdout: "-", or another name of the
-// file stdout is (/dev/stdout, /proc/self/fd/1, the file stdout was
-// redirected to), unless that is a character device such as /dev/null,
-// which takes any number of outputs.
-func isStdout(g *globals, path string) bool {
-	if path == outfile.Stdout {
-		return true
-	}
-	f, ok := g.Stdout.(*os.File)
-	if !ok {
-		return false
-	}
-	out, err1 := f.Stat()
-	fi, err2 := os.Stat(path)
-	return err1 == nil && err2 == nil && os.SameFile(out, fi) && out.Mode()&fs.ModeCharDevice == 0
+	return slices.ContainsFunc(c.files(), func(f outfile.Target) bool { return outfile.IsStdout(g.Stdout, f.Path) })
 }
 
 // checkOutputFlags rejects combinations of output flags that cannot work:
@@ -111,31 +86,7 @@ func (c *runCmd) checkOutputFlags(g *globals) error {
 	if c.Transcripts == outfile.Stdout {
 		return errors.New("--transcripts -: transcripts need a directory (one file per scenario), not stdout")
 	}
-	var onStdout []string
-	seen := map[string]string{} // resolved path → flag
-	for _, f := range c.files() {
-		if isStdout(g, f.path) {
-			onStdout = append(onStdout, f.flag+" "+f.path)
-			continue
-		}
-		key := f.path
-		if real, err := outfile.Resolve(f.path); err == nil {
-			if fi, err := os.Stat(real); err == nil && !fi.Mode().IsRegular() {
-				continue // a device such as /dev/null may take several outputs
-			}
-			if abs, err := filepath.Abs(real); err == nil {
-				key = abs
-			}
-		}
-		if prev, ok := seen[key]; ok {
-			return fmt.Errorf("%s and %s %s: both write the same file; give each its own", prev, f.flag, f.path)
-		}
-		seen[key] = f.flag + " " + f.path
-	}
-	if len(onStdout) > 1 {
-		return fmt.Errorf("%s: only one output can go to stdout; give the others a file", strings.Join(onStdout, " and "))
-	}
-	return nil
+	return outfile.CheckTargets(g.Stdout, c.files())
 }
 
 // checkOutputPaths checks that every output file and the transcripts
@@ -143,11 +94,11 @@ func (c *runCmd) checkOutputFlags(g *globals) error {
 // parent directories and tries a temporary file where each will go.
 func (c *runCmd) checkOutputPaths() error {
 	for _, f := range c.files() {
-		if f.path == outfile.Stdout {
+		if f.Path == outfile.Stdout {
 			continue
 		}
-		if err := outfile.Check(f.path); err != nil {
-			return fmt.Errorf("%s %s: %w", f.flag, f.path, err)
+		if err := outfile.Check(f.Path); err != nil {
+			return fmt.Errorf("%s %s: %w", f.Flag, f.Path, err)
 		}
 	}
 	if c.Transcripts != "" {
@@ -170,21 +121,12 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		return err
 	}
+	opts := c.options(g)
 	if c.DryRun {
-		return printPlan(g.Stdout, scs, c)
+		return output.Plan(g.Stdout, runner.DryRun(opts, scs))
 	}
 	if err := c.checkOutputPaths(); err != nil {
 		return exitError{code: exitUsage, err: err}
-	}
-	opts := runner.Options{
-		Transcripts: c.Transcripts,
-		Overrides:   c.overrides(),
-		Abort:       g.Abort,
-		Version:     version,
-		Parallel:    c.Jobs,
-		Repeat:      c.Repeat,
-
-		KeepWorkspaces: c.KeepWorkspaces,
 	}
 	if c.WorkspaceDir != "" {
 		dir, err := workspaceDir(c.WorkspaceDir)
@@ -193,19 +135,10 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		}
 		opts.WorkspaceDir = dir
 	}
-	if opts.Parallel <= 0 {
-		opts.Parallel = runtime.NumCPU()
-	}
 	if c.Timeout.d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, c.Timeout.d, runner.ErrRunTimeout)
 		defer cancel()
-	}
-	switch {
-	case c.AllowAll:
-		opts.Policy = approve.AllowAll()
-	case c.DenyAll:
-		opts.Policy = approve.DenyAll()
 	}
 	var observers []runner.Observer
 	progress := output.NewProgress(g.Stderr, len(scs)*c.Repeat, output.ProgressOptions{
@@ -223,7 +156,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		}
 	}
 	if events != nil {
-		defer events.Close() // a no-op after the Close below
+		defer events.Close() // a no-op once writeOutputs has closed it
 		observers = append(observers, events)
 	}
 	opts.Observer = output.Observers(observers...)
@@ -232,9 +165,16 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		return exitError{code: exitOutput, err: err}
 	}
+	if err := c.writeOutputs(g, rep, events); err != nil {
+		return err
+	}
+	return exitError{code: exitCode(ctx, rep)}
+}
 
-	// Write every output, whatever fails, and say what was lost after the
-	// summary, so that it is the last thing on the screen.
+// writeOutputs writes every output of a finished run, whatever fails, and
+// the summary; it says what was lost after the summary, so that it is the
+// last thing on the screen.
+func (c *runCmd) writeOutputs(g *globals, rep runner.Report, events *output.Events) error {
 	wctx, stop := abortContext(g.Abort)
 	defer stop()
 	var lost []string
@@ -283,7 +223,46 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		}
 		return exitError{code: exitOutput}
 	}
-	return exitError{code: exitCode(ctx, rep)}
+	return nil
+}
+
+// options are the runner's options the flags give, for the run and for
+// --dry-run's plan alike. They make nothing: the workspace directory is
+// added by Run.
+func (c *runCmd) options(g *globals) runner.Options {
+	opts := runner.Options{
+		Transcripts: c.Transcripts,
+		Overrides:   c.overrides(),
+		Policy:      c.policy(),
+		Abort:       g.Abort,
+		Version:     version,
+		Parallel:    c.Jobs,
+		Repeat:      c.Repeat,
+
+		KeepWorkspaces: c.KeepWorkspaces,
+	}
+	if opts.Parallel <= 0 {
+		opts.Parallel = runtime.NumCPU()
+	}
+	return opts
+}
+
+// overrides are the limits the flags impose on every scenario: the same
+// for the run and for --dry-run's plan.
+func (c *runCmd) overrides() runner.Overrides {
+	return runner.Overrides{TurnTimeout: c.TurnTimeout.d, IdleTimeout: c.IdleTimeout.d}
+}
+
+// policy is the policy --allow-all or --deny-all puts in place of every
+// scenario's; nil when neither is given.
+func (c *runCmd) policy() *approve.Policy {
+	switch {
+	case c.AllowAll:
+		return approve.AllowAll()
+	case c.DenyAll:
+		return approve.DenyAll()
+	}
+	return nil
 }
 
 // workspaceDir makes the --workspace-dir directory if it is missing and
@@ -295,60 +274,4 @@ func workspaceDir(dir string) (string, error) {
 		return "", err
 	}
 	return abs, outfile.CheckDir(abs)
-}
-
-// exitCode maps a report to the process's exit code.
-func exitCode(ctx context.Context, rep runner.Report) int {
-	if rep.Interrupted || errors.Is(context.Cause(ctx), errInterrupted) {
-		return exitInterrupted
-	}
-	code := exitOK
-	for _, r := range rep.Scenarios {
-		if r.StartFailed {
-			return exitAgent
-		}
-		if r.Status != runner.StatusPassed {
-			code = exitFailed
-		}
-	}
-	return code
-}
-
-// encode renders an output format into memory, so that a file is written
-// whole or not at all.
-func encode(format func(io.Writer) error) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := format(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// writeOutput writes data to path: stdout for "-", else as outfile.Write
-// does (atomically for regular files, in place for devices and FIFOs).
-func writeOutput(ctx context.Context, g *globals, path string, data []byte) error {
-	if path == outfile.Stdout {
-		_, err := g.Stdout.Write(data)
-		return err
-	}
-	return outfile.Write(ctx, path, data)
-}
-
-// errAborted is the cause of the context of the final writes after a
-// second interrupt.
-var errAborted = errors.New("interrupted twice")
-
-// abortContext returns a context that ends when abort is closed (a second
-// interrupt): the outputs are written after the first one, and a FIFO
-// without a reader must not hold acprun forever.
-func abortContext(abort <-chan struct{}) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	go func() {
-		select {
-		case <-abort:
-			cancel(errAborted)
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { cancel(nil) }
 }

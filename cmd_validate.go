@@ -2,8 +2,8 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
+	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -41,35 +41,5 @@ func (c *validateCmd) Run(g *globals) error {
 		files[sc.File] = true
 		turns += len(sc.Turns)
 	}
-	fmt.Fprintf(g.Stdout, "OK: %d %s, %d %s in %d %s\n",
-		len(scs), plural(len(scs), "scenario", "scenarios"),
-		turns, plural(turns, "turn", "turns"),
-		len(files), plural(len(files), "file", "files"))
-	return nil
-}
-
-// usageError prints scenario errors and returns exit code 2. Each error
-// of a scenario.Errors is followed by its source line with a caret under
-// the column; Errors wrapped in more context print as one line each, with
-// that context.
-func usageError(g *globals, err error) error {
-	if errs, ok := err.(scenario.Errors); ok {
-		fmt.Fprintln(g.Stderr, errs.WithSource())
-	} else {
-		fmt.Fprintln(g.Stderr, err)
-	}
-	return exitError{code: exitUsage}
-}
-
-func printWarnings(g *globals, warnings []scenario.Warning) {
-	for _, w := range warnings {
-		fmt.Fprintf(g.Stderr, "%s: warning: %s\n", w.Pos, w.Msg)
-	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return output.Validated(g.Stdout, len(scs), turns, len(files))
 }

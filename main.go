@@ -2,9 +2,16 @@
 // (ACP) headlessly: it reads YAML scenarios, drives each agent through its
 // turns, answers permission requests by rules, and writes results keyed by
 // stop reason.
+//
+// This package is the command line only: main.go holds the root of the
+// kong CLI, the globals, exit codes, interrupts and colour; each cmd_*.go
+// file is one command (flags, help, calls into the packages, errors mapped
+// to exit codes); flags.go holds flag types, and select.go the loading and
+// selecting of scenarios that several commands share.
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +23,9 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/fatih/color"
 	"golang.org/x/term"
+
+	"github.com/acprun/acprun/output/outfile"
+	"github.com/acprun/acprun/runner"
 )
 
 // Exit codes, documented in the help of run and merge and in README.md.
@@ -45,6 +55,26 @@ type globals struct {
 	// Abort is closed when a second SIGINT or SIGTERM arrives: stop waiting
 	// and kill at once.
 	Abort <-chan struct{} `kong:"-"`
+}
+
+// encode renders an output format into memory, so that a file is written
+// whole or not at all.
+func encode(format func(io.Writer) error) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := format(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeOutput writes data to path: stdout for "-", else as outfile.Write
+// does (atomically for regular files, in place for devices and FIFOs).
+func writeOutput(ctx context.Context, g *globals, path string, data []byte) error {
+	if path == outfile.Stdout {
+		_, err := g.Stdout.Write(data)
+		return err
+	}
+	return outfile.Write(ctx, path, data)
 }
 
 // cli is the root of the command line.
@@ -82,6 +112,23 @@ func (e exitError) Error() string {
 func (e exitError) ExitCode() int { return e.code }
 
 func (e exitError) Unwrap() error { return e.err }
+
+// exitCode maps a report to the process's exit code.
+func exitCode(ctx context.Context, rep runner.Report) int {
+	if rep.Interrupted || errors.Is(context.Cause(ctx), errInterrupted) {
+		return exitInterrupted
+	}
+	code := exitOK
+	for _, r := range rep.Scenarios {
+		if r.StartFailed {
+			return exitAgent
+		}
+		if r.Status != runner.StatusPassed {
+			code = exitFailed
+		}
+	}
+	return code
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -165,6 +212,25 @@ func notifyInterrupts() (context.Context, <-chan struct{}, func()) {
 
 // errInterrupted is the cause of the run context after SIGINT or SIGTERM.
 var errInterrupted = errors.New("interrupted")
+
+// errAborted is the cause of the context of the final writes after a
+// second interrupt.
+var errAborted = errors.New("interrupted twice")
+
+// abortContext returns a context that ends when abort is closed (a second
+// interrupt): the outputs are written after the first one, and a FIFO
+// without a reader must not hold acprun forever.
+func abortContext(abort <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		select {
+		case <-abort:
+			cancel(errAborted)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil) }
+}
 
 // setColor decides once whether human output is coloured: fatih/color looks
 // at stdout, but acprun's human output goes to stderr.

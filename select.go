@@ -1,7 +1,12 @@
+// The loading and selecting of scenarios, shared by run, list, validate,
+// explain, agents and probe.
+
 package main
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/acprun/acprun/scenario"
@@ -60,4 +65,39 @@ func (s *selection) load(g *globals, paths []string) ([]*scenario.Scenario, scen
 		return nil, opts, usageError(g, err)
 	}
 	return scs, opts, nil
+}
+
+// loadConfig loads the config file path, or when path is "" the config
+// file (acprun.yaml) of the working directory when there is one. It
+// returns nil, nil when there is no config: the built-in agents only and
+// no defaults. Problems in the file are a scenario.Errors.
+func loadConfig(path string) (*scenario.Config, error) {
+	if path == "" {
+		if _, err := os.Stat(scenario.ConfigFile); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		path = scenario.ConfigFile
+	}
+	return scenario.LoadConfig(path, scenario.LoadOptions{})
+}
+
+// usageError prints scenario errors and returns exit code 2. Each error
+// of a scenario.Errors is followed by its source line with a caret under
+// the column; Errors wrapped in more context print as one line each, with
+// that context.
+func usageError(g *globals, err error) error {
+	if errs, ok := err.(scenario.Errors); ok {
+		fmt.Fprintln(g.Stderr, errs.WithSource())
+	} else {
+		fmt.Fprintln(g.Stderr, err)
+	}
+	return exitError{code: exitUsage}
+}
+
+// printWarnings prints the warnings of loading scenario or config files
+// to stderr, one per line, file:line:col: warning: message.
+func printWarnings(g *globals, warnings []scenario.Warning) {
+	for _, w := range warnings {
+		fmt.Fprintf(g.Stderr, "%s: warning: %s\n", w.Pos, w.Msg)
+	}
 }

@@ -1,5 +1,10 @@
-// Package output turns a runner.Report into the formats people read: the
-// JSON results keyed by stop reason, and the human summary; and a
-// runner.ProbeReport into probe's text and JSON. Formatters are pure
-// functions of the report: every time they print comes from it.
+// Package output writes what acprun shows people and tools, each format a
+// function of the data it is given: a runner.Report as JSON results keyed
+// by stop reason, JUnit XML, JSONL events, GitHub annotations and the
+// human summary (with the progress shown while it runs); the JSON results
+// of shards merged into one; a runner.ProbeReport as probe's text and
+// JSON; the plans of runner.DryRun as --dry-run's text; an Explanation of
+// one permission decision; the table of named agents; and the lines of
+// list and validate. Formatters are pure: every time they print comes
+// from what they are given.
 package output

@@ -140,7 +140,7 @@ func writeProbe(w io.Writer, rep *runner.ProbeReport) error {
 			if cmd.Input != nil && cmd.Input.Hint != "" {
 				hint = " <" + cmd.Input.Hint + ">"
 			}
-			line("  /%s%s\t%s", cmd.Name, hint, CollapseSpace(cmd.Description))
+			line("  /%s%s\t%s", cmd.Name, hint, collapseSpace(cmd.Description))
 		}
 	}
 	if len(rep.Updates) > 0 {
@@ -189,14 +189,14 @@ func capList(base string, caps ...capFlag) string {
 
 // descSuffix returns " — s" for a non-empty s, on one line.
 func descSuffix(s string) string {
-	if s = CollapseSpace(s); s == "" {
+	if s = collapseSpace(s); s == "" {
 		return ""
 	}
 	return " — " + s
 }
 
-// CollapseSpace puts s on one line: every run of white space, line breaks
+// collapseSpace puts s on one line: every run of white space, line breaks
 // included, becomes one space.
-func CollapseSpace(s string) string {
+func collapseSpace(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }

@@ -134,10 +134,7 @@ func lastLines(s string, n int) []string {
 
 // warnings counts warnings as pytest does: "1 warning", "3 warnings".
 func warnings(n int) string {
-	if n == 1 {
-		return "1 warning"
-	}
-	return fmt.Sprintf("%d warnings", n)
+	return fmt.Sprintf("%d %s", n, plural(n, "warning", "warnings"))
 }
 
 // totals is the tail of the summary line: turns by stop reason and the

@@ -5,7 +5,11 @@
 // policy, serves fs/* and terminal/* inside the scenario's roots, and
 // records everything the agent sends. Probe starts an agent and opens a
 // session the same way (one handshake for both), and reports what the agent
-// offers.
+// offers. DryRun tells what Run would do, with the limits (Resolve) and the
+// policy Run would use, and starts nothing. PermissionRequest,
+// RecordedPermissionRequest and SketchedPermissionRequest turn ACP tool
+// calls into the approve.Request a policy sees, for the run and for
+// acprun explain alike.
 //
 // Deadlines (turn, idle, scenario, run) and interrupts cancel a turn the
 // way the protocol asks: session/cancel, pending permission requests

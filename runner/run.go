@@ -254,10 +254,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 // verify and the scenario-level checks.
 func (r *scenarioRun) play(ctx context.Context) {
 	sc, res, opts := r.sc, r.res, r.opts
-	policy := sc.Policy
-	if opts.Policy != nil {
-		policy = opts.Policy
-	}
+	policy := policyOf(sc, *opts)
 	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay}
 	r.sess.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,

@@ -1,5 +1,6 @@
-// Package scenario reads acprun's YAML scenario files into validated
-// Scenario values. It reads files but never runs anything.
+// Package scenario reads acprun's YAML scenario files (and the config
+// file) into validated Scenario values, and selects which of them run. It
+// reads files but never runs anything.
 //
 // Files are decoded into yaml.Node trees and walked by hand, so every
 // problem carries its position and all problems of all files are reported
@@ -21,6 +22,13 @@
 // warning (an empty selection, which the caller decides about).
 // Files are loaded in sorted order, and each file's scenarios in the order
 // they are written.
+//
+// # Selecting
+//
+// Select is a pure function of the loaded scenarios and a Selection (the
+// command line's --run, --tag, --shard and --agent): it filters, shards
+// deterministically and makes the matrix scenario × named agent, keeping
+// the scenarios' order. Pick chooses one scenario of a file by name.
 //
 // # Format
 //

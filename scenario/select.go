@@ -200,3 +200,23 @@ func countScenarios(n int) string {
 	}
 	return fmt.Sprintf("%d scenarios", n)
 }
+
+// Pick returns the scenario of scs named name, or the only one when name
+// is "". Its errors name the scenarios there are to choose from, for
+// commands that work on one scenario of a file (--scenario).
+func Pick(scs []*Scenario, name string) (*Scenario, error) {
+	var names []string
+	for _, sc := range scs {
+		if name != "" && sc.Name == name {
+			return sc, nil
+		}
+		names = append(names, sc.Name)
+	}
+	if name == "" && len(scs) == 1 {
+		return scs[0], nil
+	}
+	if name == "" {
+		return nil, fmt.Errorf("the file holds %d scenarios; choose one with --scenario (%s)", len(scs), strings.Join(names, ", "))
+	}
+	return nil, fmt.Errorf("no scenario %q (the file has: %s)", name, strings.Join(names, ", "))
+}

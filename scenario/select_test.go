@@ -161,3 +161,27 @@ func TestSelectLeavesItsInputAlone(t *testing.T) {
 		t.Errorf("input after Select (-want +got):\n%s", diff)
 	}
 }
+
+// TestPick: a name picks its scenario, no name the only one; otherwise
+// the error lists the names to choose from.
+func TestPick(t *testing.T) {
+	a, b := &scenario.Scenario{Name: "a"}, &scenario.Scenario{Name: "b"}
+	tests := []struct {
+		scs     []*scenario.Scenario
+		name    string
+		want    *scenario.Scenario
+		wantErr string
+	}{
+		{[]*scenario.Scenario{a}, "", a, ""},
+		{[]*scenario.Scenario{a, b}, "b", b, ""},
+		{[]*scenario.Scenario{a}, "a", a, ""},
+		{[]*scenario.Scenario{a, b}, "", nil, "the file holds 2 scenarios; choose one with --scenario (a, b)"},
+		{[]*scenario.Scenario{a, b}, "c", nil, `no scenario "c" (the file has: a, b)`},
+	}
+	for _, tt := range tests {
+		got, err := scenario.Pick(tt.scs, tt.name)
+		if got != tt.want || (err == nil) != (tt.wantErr == "") || (err != nil && err.Error() != tt.wantErr) {
+			t.Errorf("Pick(%d scenarios, %q) = %v, %v; want %v, %q", len(tt.scs), tt.name, got, err, tt.want, tt.wantErr)
+		}
+	}
+}

@@ -20,6 +20,10 @@
 // A new file gets mode 0644 less the umask. An existing regular file keeps
 // its permission bits and, where the process may, its owner, as cp and
 // shell redirection do.
+//
+// Before any work whose output would be lost, Check, CheckDir and
+// CheckTargets tell whether a command's outputs can all be written: each
+// one where it goes, and no two to one file or to stdout.
 package outfile
 
 import (

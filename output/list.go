@@ -1,0 +1,52 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ListEntry is one scenario a run would run, as acprun list shows it.
+type ListEntry struct {
+	Name  string
+	File  string
+	Line  int
+	Agent string // the named agent it runs against; "" for its own
+	Tags  []string
+}
+
+// List writes one line per scenario: file:line and name, then @agent and
+// [tags] when it has them, separated by tabs.
+func List(w io.Writer, entries []ListEntry) error {
+	for _, e := range entries {
+		line := fmt.Sprintf("%s:%d\t%s", e.File, e.Line, e.Name)
+		if e.Agent != "" {
+			line += "\t@" + e.Agent
+		}
+		if len(e.Tags) > 0 {
+			line += "\t[" + strings.Join(e.Tags, " ") + "]"
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validated writes validate's one-line summary of valid files: how many
+// scenarios, turns and files.
+func Validated(w io.Writer, scenarios, turns, files int) error {
+	_, err := fmt.Fprintf(w, "OK: %d %s, %d %s in %d %s\n",
+		scenarios, plural(scenarios, "scenario", "scenarios"),
+		turns, plural(turns, "turn", "turns"),
+		files, plural(files, "file", "files"))
+	return err
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

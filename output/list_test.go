@@ -1,0 +1,50 @@
+package output_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/acprun/acprun/output"
+)
+
+// TestList: file:line and name, then the agent and the tags only when
+// there are some, tab-separated.
+func TestList(t *testing.T) {
+	var buf bytes.Buffer
+	err := output.List(&buf, []output.ListEntry{
+		{Name: "a", File: "s.yaml", Line: 1},
+		{Name: "b", File: "dir/s.yaml", Line: 12, Agent: "claude"},
+		{Name: "c", File: "s.yaml", Line: 30, Tags: []string{"fast", "net"}},
+		{Name: "d", File: "s.yaml", Line: 40, Agent: "mock", Tags: []string{"x"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "s.yaml:1\ta\n" +
+		"dir/s.yaml:12\tb\t@claude\n" +
+		"s.yaml:30\tc\t[fast net]\n" +
+		"s.yaml:40\td\t@mock\t[x]\n"
+	if got := buf.String(); got != want {
+		t.Errorf("List wrote\n%q, want\n%q", got, want)
+	}
+}
+
+// TestValidated: the counts, each with its singular or plural noun.
+func TestValidated(t *testing.T) {
+	tests := []struct {
+		scenarios, turns, files int
+		want                    string
+	}{
+		{1, 1, 1, "OK: 1 scenario, 1 turn in 1 file\n"},
+		{3, 0, 2, "OK: 3 scenarios, 0 turns in 2 files\n"},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		if err := output.Validated(&buf, tt.scenarios, tt.turns, tt.files); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != tt.want {
+			t.Errorf("Validated(%d, %d, %d) = %q, want %q", tt.scenarios, tt.turns, tt.files, buf.String(), tt.want)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package outfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Target is one output of a command: the flag that names it and the path
+// given to the flag.
+type Target struct {
+	Flag string // as the user would write it: "-o", "--junit"
+	Path string // Stdout for standard output
+}
+
+// IsStdout reports whether path is stdout, the process's standard output:
+// Stdout ("-"), or another name of the file stdout is (/dev/stdout,
+// /proc/self/fd/1, the file stdout was redirected to), unless that is a
+// character device such as /dev/null, which takes any number of outputs.
+// Only an *os.File stdout has other names.
+func IsStdout(stdout io.Writer, path string) bool {
+	if path == Stdout {
+		return true
+	}
+	f, ok := stdout.(*os.File)
+	if !ok {
+		return false
+	}
+	out, err1 := f.Stat()
+	fi, err2 := os.Stat(path)
+	return err1 == nil && err2 == nil && os.SameFile(out, fi) && out.Mode()&fs.ModeCharDevice == 0
+}
+
+// CheckTargets rejects outputs that cannot all be written: two that are
+// the same file (through symlinks too; a device or FIFO may take several),
+// or more than one on stdout (see IsStdout). Its errors name the flags.
+// It writes nothing; Check tells whether each one can be written.
+func CheckTargets(stdout io.Writer, targets []Target) error {
+	var onStdout []string
+	seen := map[string]string{} // resolved path → flag and path
+	for _, t := range targets {
+		if IsStdout(stdout, t.Path) {
+			onStdout = append(onStdout, t.Flag+" "+t.Path)
+			continue
+		}
+		key := t.Path
+		if real, err := Resolve(t.Path); err == nil {
+			if fi, err := os.Stat(real); err == nil && !fi.Mode().IsRegular() {
+				continue // a device such as /dev/null may take several outputs
+			}
+			if abs, err := filepath.Abs(real); err == nil {
+				key = abs
+			}
+		}
+		if prev, ok := seen[key]; ok {
+			return fmt.Errorf("%s and %s %s: both write the same file; give each its own", prev, t.Flag, t.Path)
+		}
+		seen[key] = t.Flag + " " + t.Path
+	}
+	if len(onStdout) > 1 {
+		return errors.New(strings.Join(onStdout, " and ") + ": only one output can go to stdout; give the others a file")
+	}
+	return nil
+}

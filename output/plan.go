@@ -1,0 +1,150 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/runner"
+)
+
+// Plan writes what a run would do (runner.DryRun) for people: per
+// scenario its agent, cwd, workspace, commands, limits, client, rules and
+// turns, with a blank line between scenarios. Env values are never shown.
+func Plan(w io.Writer, plans []runner.ScenarioPlan) error {
+	ew := &errWriter{w: w}
+	for i, p := range plans {
+		if i > 0 {
+			ew.printf("\n")
+		}
+		writePlan(ew, &p)
+	}
+	return ew.err
+}
+
+// errWriter keeps the first write error, so that a plan is written with
+// plain printf calls.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+// printf writes as fmt.Fprintf does, unless a write has failed before.
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+// writePlan writes the plan of one scenario.
+func writePlan(w *errWriter, p *runner.ScenarioPlan) {
+	w.printf("%s  (%s:%d)\n", p.Ref.Name, p.Ref.File, p.Ref.Line)
+	name := ""
+	if p.Ref.Agent != "" {
+		name = " [" + p.Ref.Agent + "]"
+	}
+	w.printf("  agent:    %s%s\n", strings.Join(p.Command, " "), name)
+	w.printf("  cwd:      %s\n", p.Cwd)
+	if ws := p.Workspace; ws != nil {
+		if ws.Git != "" {
+			w.printf("  workspace: git %s at %s (a fresh checkout per attempt; cwd and roots are mapped into it)\n", ws.Git, ws.Ref)
+		} else {
+			w.printf("  workspace: copy of %s per attempt (cwd and roots are mapped into it)\n", ws.From)
+		}
+	}
+	for _, c := range p.Commands {
+		w.printf("  %-9s %s (timeout %s)\n", c.Stage+":", c.Run, c.Timeout)
+	}
+	if p.Auth != "" || p.Mode != "" {
+		w.printf("  auth:     %s  mode: %s\n", orDash(p.Auth), orDash(p.Mode))
+	}
+	if len(p.EnvNames) > 0 {
+		w.printf("  env:      %s (values hidden)\n", strings.Join(p.EnvNames, ", "))
+	}
+	lim := p.Limits
+	w.printf("  timeouts: scenario %s, turn %s, idle %s, cancelGrace %s, killGrace %s\n",
+		orNone(lim.Scenario), lim.Turn, orNone(lim.Idle), lim.CancelGrace, lim.KillGrace)
+	w.printf("  client:   fs=%t terminal=%t readOnly=%t roots=%s\n", p.FS, p.Terminal, p.ReadOnly, strings.Join(p.Roots, ","))
+	writeRules(w, p.Policy)
+	for j, t := range p.Turns {
+		w.printf("  turn %d:   %q (timeout %s, expect %s)\n", j+1, truncate(t.Prompt, 60), t.Timeout, strings.Join(t.StopReasons, "|"))
+	}
+}
+
+// writeRules writes the rules line of a plan, and one line per rule: deny
+// rules first, as they are checked first.
+func writeRules(w *errWriter, pol *approve.Policy) {
+	switch {
+	case pol == nil:
+		w.printf("  rules:    none (every request denied)\n")
+	case pol.Source != "": // --allow-all, --deny-all
+		every := "denied"
+		if pol.Default == approve.Allow {
+			every = "allowed"
+		}
+		w.printf("  rules:    %s (every request %s)\n", pol.Source, every)
+	default:
+		def := pol.Default
+		if def == "" {
+			def = approve.Deny
+		}
+		w.printf("  rules:    default %s, %d allow, %d deny\n", def, len(pol.Allow), len(pol.Deny))
+		for _, r := range pol.Deny {
+			w.printf("    deny  %s %s\n", r.Pos, describeRule(r))
+		}
+		for _, r := range pol.Allow {
+			w.printf("    allow %s %s\n", r.Pos, describeRule(r))
+		}
+	}
+}
+
+// describeRule writes a rule's matchers on one line: kind=…, title=…,
+// command=…, path=… (values joined by |), input.FIELD=~REGEX in field
+// order, and "always".
+func describeRule(r approve.Rule) string {
+	var parts []string
+	add := func(k string, v []string) {
+		if len(v) > 0 {
+			parts = append(parts, k+"="+strings.Join(v, "|"))
+		}
+	}
+	add("kind", r.Kind)
+	add("title", r.Title)
+	add("command", r.Command)
+	add("path", r.Path)
+	for _, k := range slices.Sorted(maps.Keys(r.Input)) {
+		parts = append(parts, "input."+k+"=~"+r.Input[k])
+	}
+	if r.Always {
+		parts = append(parts, "always")
+	}
+	return strings.Join(parts, " ")
+}
+
+// orNone writes a zero duration as "none".
+func orNone(d time.Duration) string {
+	if d == 0 {
+		return "none"
+	}
+	return d.String()
+}
+
+// orDash writes an empty string as "-".
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// truncate keeps the first n runes of s, and marks a cut with "…".
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

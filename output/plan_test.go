@@ -1,0 +1,180 @@
+package output_test
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/runner"
+)
+
+// limits are the limits of a plan with the runner's defaults.
+var limits = runner.Limits{Turn: 10 * time.Minute, CancelGrace: 10 * time.Second, KillGrace: 5 * time.Second}
+
+// minimal is the plan of a scenario that sets nothing it need not.
+func minimal() runner.ScenarioPlan {
+	return runner.ScenarioPlan{
+		Ref:     runner.Ref{Name: "basic", File: "s.yaml", Line: 1},
+		Command: []string{"agent", "--acp"}, Cwd: "/w",
+		Limits: limits, FS: true, Terminal: true, Roots: []string{"/w"},
+		Turns: []runner.TurnPlan{{Prompt: "hi", Timeout: 10 * time.Minute, StopReasons: []string{"end_turn"}}},
+	}
+}
+
+// TestPlan checks the --dry-run text of plans: each line appears only when
+// the scenario has what it shows, the rules line tells the three kinds of
+// policy apart, and long prompts are cut.
+func TestPlan(t *testing.T) {
+	with := func(f func(p *runner.ScenarioPlan)) runner.ScenarioPlan {
+		p := minimal()
+		f(&p)
+		return p
+	}
+	tests := []struct {
+		name  string
+		plans []runner.ScenarioPlan
+		want  string
+	}{
+		{
+			name: "no plans",
+			want: "",
+		},
+		{
+			name:  "minimal",
+			plans: []runner.ScenarioPlan{minimal()},
+			want: `basic  (s.yaml:1)
+  agent:    agent --acp
+  cwd:      /w
+  timeouts: scenario none, turn 10m0s, idle none, cancelGrace 10s, killGrace 5s
+  client:   fs=true terminal=true readOnly=false roots=/w
+  rules:    none (every request denied)
+  turn 1:   "hi" (timeout 10m0s, expect end_turn)
+`,
+		},
+		{
+			name: "everything",
+			plans: []runner.ScenarioPlan{with(func(p *runner.ScenarioPlan) {
+				p.Ref.Agent = "claude"
+				p.Workspace = &runner.WorkspacePlan{Git: "/repo", Ref: "HEAD"}
+				p.Commands = []runner.CommandPlan{
+					{Stage: "setup", Run: "make", Timeout: time.Minute},
+					{Stage: "verify", Run: "go test ./...", Timeout: 2 * time.Minute},
+					{Stage: "teardown", Run: "rm -rf x", Timeout: time.Second},
+				}
+				p.Auth, p.Mode = "api-key", ""
+				p.EnvNames = []string{"A", "TOKEN"}
+				p.Limits.Scenario, p.Limits.Idle = time.Hour, 30*time.Second
+				p.ReadOnly, p.FS, p.Roots = true, false, []string{"/w", "/tmp/x"}
+				p.Policy = &approve.Policy{
+					Default: approve.Allow,
+					Allow: []approve.Rule{{Pos: "s.yaml:9", Kind: []string{"read", "search"}},
+						{Pos: "s.yaml:10", Command: []string{"go test *", "make"}, Input: map[string]string{"b": "x", "a": "^y"}, Always: true}},
+					Deny: []approve.Rule{{Pos: "s.yaml:12", Title: []string{"*del*"}, Path: []string{"**/.env"}}},
+				}
+				p.Turns = append(p.Turns, runner.TurnPlan{Prompt: strings.Repeat("é", 61), Timeout: time.Second,
+					StopReasons: []string{"end_turn", "cancelled"}})
+			})},
+			want: `basic  (s.yaml:1)
+  agent:    agent --acp [claude]
+  cwd:      /w
+  workspace: git /repo at HEAD (a fresh checkout per attempt; cwd and roots are mapped into it)
+  setup:    make (timeout 1m0s)
+  verify:   go test ./... (timeout 2m0s)
+  teardown: rm -rf x (timeout 1s)
+  auth:     api-key  mode: -
+  env:      A, TOKEN (values hidden)
+  timeouts: scenario 1h0m0s, turn 10m0s, idle 30s, cancelGrace 10s, killGrace 5s
+  client:   fs=false terminal=true readOnly=true roots=/w,/tmp/x
+  rules:    default allow, 2 allow, 1 deny
+    deny  s.yaml:12 title=*del* path=**/.env
+    allow s.yaml:9 kind=read|search
+    allow s.yaml:10 command=go test *|make input.a=~^y input.b=~x always
+  turn 1:   "hi" (timeout 10m0s, expect end_turn)
+  turn 2:   "` + strings.Repeat("é", 60) + `…" (timeout 1s, expect end_turn|cancelled)
+`,
+		},
+		{
+			name: "copied workspace, rules without a default, two scenarios",
+			plans: []runner.ScenarioPlan{
+				with(func(p *runner.ScenarioPlan) {
+					p.Workspace = &runner.WorkspacePlan{From: "/src"}
+					p.Mode = "code"
+					p.Policy = &approve.Policy{}
+				}),
+				with(func(p *runner.ScenarioPlan) { p.Ref.Name, p.Ref.Line = "second", 7 }),
+			},
+			want: `basic  (s.yaml:1)
+  agent:    agent --acp
+  cwd:      /w
+  workspace: copy of /src per attempt (cwd and roots are mapped into it)
+  auth:     -  mode: code
+  timeouts: scenario none, turn 10m0s, idle none, cancelGrace 10s, killGrace 5s
+  client:   fs=true terminal=true readOnly=false roots=/w
+  rules:    default deny, 0 allow, 0 deny
+  turn 1:   "hi" (timeout 10m0s, expect end_turn)
+
+second  (s.yaml:7)
+  agent:    agent --acp
+  cwd:      /w
+  timeouts: scenario none, turn 10m0s, idle none, cancelGrace 10s, killGrace 5s
+  client:   fs=true terminal=true readOnly=false roots=/w
+  rules:    none (every request denied)
+  turn 1:   "hi" (timeout 10m0s, expect end_turn)
+`,
+		},
+		{
+			name:  "--allow-all",
+			plans: []runner.ScenarioPlan{with(func(p *runner.ScenarioPlan) { p.Policy = approve.AllowAll() })},
+			want:  "rules:    --allow-all (every request allowed)",
+		},
+		{
+			name:  "--deny-all",
+			plans: []runner.ScenarioPlan{with(func(p *runner.ScenarioPlan) { p.Policy = approve.DenyAll() })},
+			want:  "rules:    --deny-all (every request denied)",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := output.Plan(&buf, tt.plans); err != nil {
+				t.Fatal(err)
+			}
+			got := buf.String()
+			if strings.HasPrefix(tt.name, "--") { // only the rules line matters
+				for line := range strings.Lines(got) {
+					if strings.HasPrefix(strings.TrimSpace(line), "rules:") {
+						got = strings.TrimSpace(line)
+					}
+				}
+			}
+			if diff := cmp.Diff(strings.Split(tt.want, "\n"), strings.Split(got, "\n")); diff != "" {
+				t.Errorf("Plan (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// failAfter fails every write after the first n bytes.
+type failAfter struct{ n int }
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		return 0, errors.New("disk full")
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// TestPlanWriteError: a failed write is returned, not dropped.
+func TestPlanWriteError(t *testing.T) {
+	err := output.Plan(&failAfter{n: 40}, []runner.ScenarioPlan{minimal(), minimal()})
+	if err == nil || err.Error() != "disk full" {
+		t.Errorf("Plan on a failing writer = %v, want disk full", err)
+	}
+}

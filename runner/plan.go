@@ -1,0 +1,116 @@
+package runner
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/scenario"
+)
+
+// ScenarioPlan is what Run would do with one scenario under the same
+// Options, with every default and override resolved: what --dry-run
+// shows. It holds no secrets: of the agent's env only the names.
+type ScenarioPlan struct {
+	Ref     Ref      // Attempt is 0
+	Command []string // the agent's argv, as the scenario gives it
+	Cwd     string   // the session cwd
+	// Workspace is nil when every attempt works in Cwd itself.
+	Workspace *WorkspacePlan
+	// Commands are the setup, verify and teardown commands, in that order.
+	Commands []CommandPlan
+	Auth     string   // the auth method to use; "" for none
+	Mode     string   // the session mode to set; "" for the agent's own
+	EnvNames []string // the names of the agent's env, sorted
+	Limits   Limits
+	FS       bool     // fs/* is served
+	Terminal bool     // terminal/* is served
+	ReadOnly bool     // writes are refused
+	Roots    []string // the directories the agent may touch
+	// Policy answers the permission requests: Options.Policy when set
+	// (--allow-all, --deny-all; its Source says so), else the scenario's.
+	// Nil denies every request.
+	Policy *approve.Policy
+	Turns  []TurnPlan
+}
+
+// WorkspacePlan is where each attempt works: a copy of From, or a
+// checkout of Ref of the git repository Git.
+type WorkspacePlan struct {
+	From string // "" when Git is set
+	Git  string
+	Ref  string // "HEAD" when the scenario names none
+}
+
+// CommandPlan is one setup, verify or teardown command.
+type CommandPlan struct {
+	Stage   string // "setup", "verify" or "teardown"
+	Run     string // the shell line
+	Timeout time.Duration
+}
+
+// TurnPlan is one turn: its prompt as text, its timeout and the stop
+// reasons it expects.
+type TurnPlan struct {
+	Prompt      string
+	Timeout     time.Duration
+	StopReasons []string
+}
+
+// DryRun returns the plan of each scenario, in order, as Run would play
+// it under opts: the limits come from Resolve with opts.Overrides and the
+// policy from opts.Policy, as Run's do. It starts nothing.
+func DryRun(opts Options, scenarios []*scenario.Scenario) []ScenarioPlan {
+	plans := make([]ScenarioPlan, 0, len(scenarios))
+	for _, sc := range scenarios {
+		plans = append(plans, planOf(sc, opts))
+	}
+	return plans
+}
+
+// planOf is the plan of one scenario.
+func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
+	lim := Resolve(sc, opts.Overrides)
+	p := ScenarioPlan{
+		Ref:      newJob(sc, 0).ref,
+		Command:  sc.Agent.Command,
+		Cwd:      sc.Agent.Cwd,
+		Auth:     sc.Agent.Auth,
+		Mode:     sc.Agent.Mode,
+		EnvNames: slices.Sorted(maps.Keys(sc.Agent.Env)),
+		Limits:   lim,
+		FS:       sc.Client.FS,
+		Terminal: sc.Client.Terminal,
+		ReadOnly: sc.Client.ReadOnly,
+		Roots:    sc.Client.Roots,
+		Policy:   policyOf(sc, opts),
+	}
+	if ws := sc.Workspace; ws != nil {
+		p.Workspace = &WorkspacePlan{From: ws.From, Git: ws.Git, Ref: ws.Ref}
+		if ws.Git != "" && ws.Ref == "" {
+			p.Workspace.Ref = "HEAD"
+		}
+	}
+	for _, stage := range []struct {
+		name string
+		cmds []scenario.Command
+	}{{"setup", sc.Setup}, {"verify", sc.Verify}, {"teardown", sc.Teardown}} {
+		for _, c := range stage.cmds {
+			p.Commands = append(p.Commands, CommandPlan{Stage: stage.name, Run: c.Run, Timeout: c.Limit()})
+		}
+	}
+	for i, t := range sc.Turns {
+		p.Turns = append(p.Turns, TurnPlan{Prompt: t.PromptText(), Timeout: lim.Turns[i], StopReasons: t.Expect.StopReasons})
+	}
+	return p
+}
+
+// policyOf is the policy that answers sc's permission requests under
+// opts: opts.Policy when set, else the scenario's own.
+func policyOf(sc *scenario.Scenario, opts Options) *approve.Policy {
+	if opts.Policy != nil {
+		return opts.Policy
+	}
+	return sc.Policy
+}
