@@ -26,6 +26,9 @@ func (r *scenarioRun) makeWorkspace(ctx context.Context, job Ref) error {
 		return fmt.Errorf("%s: %w", sc.Workspace.Pos, err)
 	}
 	r.ws = ws
+	if ws.Fallback != "" {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s: workspace: git worktree add failed (%s); cloned instead", sc.Workspace.Pos, ws.Fallback))
+	}
 	r.res.Workspace = &WorkspaceResult{
 		Path: ws.Dir, Kept: true, Source: sc.Workspace.Source(), Kind: ws.Kind, Ref: sc.Workspace.Ref, Commit: ws.Commit,
 		Created: []string{}, Modified: []string{}, Deleted: []string{},

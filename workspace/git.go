@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -280,13 +281,30 @@ func short(commit string) string {
 	return commit
 }
 
+// repoLocks holds one mutex per source repository. acprun's worktree
+// commands on one repository run one at a time: git takes locks in the
+// repository's own directory, and a second `worktree add` running beside
+// the first could fail and fall back to a clone, so that the kind of
+// workspace would depend on timing.
+var repoLocks sync.Map // repository path → *sync.Mutex
+
+// lockRepo locks repo's mutex and returns its unlock.
+func lockRepo(repo string) func() {
+	m, _ := repoLocks.LoadOrStore(repo, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
 // checkout fills w.Dir (existing, empty) with w.Commit of w.repo: a
 // detached worktree, or, for a bare repository or when the worktree cannot
 // be added, a clone. It sets w.Kind and w.gitDir.
 func (w *Workspace) checkout(ctx context.Context, bare bool) error {
 	var worktreeErr error
 	if !bare {
+		unlock := lockRepo(w.repo)
 		_, err := runGit(ctx, w.repo, "worktree", "add", "--detach", "--quiet", w.Dir, w.Commit)
+		unlock()
 		if err == nil {
 			w.Kind = KindWorktree
 			gitDir, err := runGit(ctx, w.Dir, "rev-parse", "--absolute-git-dir")
@@ -314,6 +332,9 @@ func (w *Workspace) checkout(ctx context.Context, bare bool) error {
 	err := w.clone(ctx)
 	if err != nil && worktreeErr != nil {
 		return fmt.Errorf("%w; then %w", worktreeErr, err)
+	}
+	if err == nil && worktreeErr != nil {
+		w.Fallback = worktreeErr.Error()
 	}
 	return err
 }

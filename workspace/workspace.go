@@ -35,6 +35,9 @@ type Workspace struct {
 	Dir    string // absolute, symlinks resolved (filepath.EvalSymlinks), the root the agent works in
 	Kind   string // KindCopy, KindWorktree or KindClone
 	Commit string // git: the commit checked out (full hash); "" for copies
+	// Fallback says why a worktree could not be added to a non-bare
+	// repository, so that it was cloned instead; "" otherwise.
+	Fallback string
 
 	// repo is the source repository (its top directory, or the bare
 	// repository's directory) for git workspaces.
@@ -227,7 +230,9 @@ func (w *Workspace) remove() error {
 	if w.Kind == KindWorktree {
 		// A failure (the agent locked the worktree, broke its .git file
 		// or left read-only directories) is repaired below.
+		unlock := lockRepo(w.repo)
 		_, _ = runGit(ctx, w.repo, "worktree", "remove", "--force", "--force", w.Dir)
+		unlock()
 	}
 	if err := removeTree(w.Dir); err != nil {
 		return err
@@ -237,8 +242,11 @@ func (w *Workspace) remove() error {
 		// git still knows it (worktree remove failed): a lock the agent
 		// set, or the one of an interrupted add, would keep prune from
 		// forgetting it.
+		unlock := lockRepo(w.repo)
 		_, _ = runGit(ctx, w.repo, "worktree", "unlock", w.Dir)
-		if _, err := runGit(ctx, w.repo, "worktree", "prune"); err != nil {
+		_, err := runGit(ctx, w.repo, "worktree", "prune")
+		unlock()
+		if err != nil {
 			return err
 		}
 		if w.gitDir != "" && exists(w.gitDir) {
