@@ -121,8 +121,7 @@ turns:
 	if r.code != 0 {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
+	out := readResults(t, filepath.Join(dir, "out.json"))
 	if len(out.Scenarios) != 1 || out.Scenarios[0].Status != "passed" {
 		t.Errorf("scenarios = %+v, want named-mock passed", out.Scenarios)
 	}

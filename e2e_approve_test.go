@@ -1,29 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-type permissionJSON struct {
-	ToolCallID string   `json:"toolCallId"`
-	Decision   string   `json:"decision"`
-	Rule       string   `json:"rule"`
-	OptionID   string   `json:"optionId"`
-	Outcome    string   `json:"outcome"`
-	Commands   []string `json:"commands"`
-	Paths      []string `json:"paths"`
-	Reason     string   `json:"reason"`
-}
-
-type turnPermissions struct {
-	Text        string           `json:"text"`
-	Permissions []permissionJSON `json:"permissions"`
-	Warnings    []string         `json:"warnings"`
-}
 
 func TestPermissionRulesEndToEnd(t *testing.T) {
 	dir := t.TempDir()
@@ -69,12 +51,8 @@ turns:
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
-	var turn turnPermissions
-	if err := json.Unmarshal(out.Scenarios[0].Turns[0], &turn); err != nil {
-		t.Fatal(err)
-	}
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	turn := out.Scenarios[0].Turns[0]
 	if len(turn.Permissions) != 3 {
 		t.Fatalf("permissions = %+v, want 3", turn.Permissions)
 	}
@@ -94,10 +72,7 @@ turns:
 		t.Errorf("allowed/denied = %d/%d, want 1/2", out.Scenarios[0].Allowed, out.Scenarios[0].Denied)
 	}
 
-	var noReject turnPermissions
-	if err := json.Unmarshal(out.Scenarios[1].Turns[0], &noReject); err != nil {
-		t.Fatal(err)
-	}
+	noReject := out.Scenarios[1].Turns[0]
 	if len(noReject.Permissions) != 1 {
 		t.Fatalf("no-reject permissions = %+v, want 1", noReject.Permissions)
 	}
@@ -132,8 +107,7 @@ turns:
 	if res.code != 1 {
 		t.Fatalf("exit %d, want 1\nstderr:\n%s", res.code, res.stderr)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
+	out := readResults(t, filepath.Join(dir, "out.json"))
 	sc := out.Scenarios[0]
 	if sc.Status != "failed" || !strings.Contains(strings.Join(sc.Failures, "\n"), "1 permission requests denied, want 0") {
 		t.Errorf("scenario = %+v, want failed on denied: 0", sc)

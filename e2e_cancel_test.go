@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -13,43 +12,20 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acprun/acprun/runner"
 )
 
-type cancelTurn struct {
-	Index         int    `json:"index"`
-	StopReason    string `json:"stopReason"`
-	CancelCause   string `json:"cancelCause"`
-	CancelIgnored bool   `json:"cancelIgnored"`
-	Text          string `json:"text"`
-	Error         string `json:"error"`
-	ToolCalls     []struct {
-		ID     string `json:"toolCallId"`
-		Status string `json:"status"`
-	} `json:"toolCalls"`
-	Permissions []struct {
-		Decision string `json:"decision"`
-		Outcome  string `json:"outcome"`
-	} `json:"permissions"`
-}
-
 // runCancelScenario runs one scenario on a mock script and returns the
-// exit code and its turns.
-func runCancelScenario(t *testing.T, script, scenario string, args ...string) (int, scenarioResult, []cancelTurn) {
+// exit code, its result and its turns, once none of its processes is left.
+func runCancelScenario(t *testing.T, script, scenario string, args ...string) (int, runner.Result, []runner.TurnResult) {
 	t.Helper()
 	res, out, dir := runOne(t, script, scenario, args...)
 	if len(out.Scenarios) != 1 {
 		t.Fatalf("scenarios = %d, want 1\nstderr:\n%s", len(out.Scenarios), res.stderr)
 	}
-	var turns []cancelTurn
-	for _, raw := range out.Scenarios[0].Turns {
-		var tr cancelTurn
-		if err := json.Unmarshal(raw, &tr); err != nil {
-			t.Fatal(err)
-		}
-		turns = append(turns, tr)
-	}
 	assertNoProcessesIn(t, dir)
-	return res.code, out.Scenarios[0], turns
+	return res.code, out.Scenarios[0], out.Scenarios[0].Turns
 }
 
 // assertNoProcessesIn fails when a live process has dir as its working
@@ -357,17 +333,11 @@ turns:
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("acprun: %v, want exit 130\n%s", err, stderr.String())
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
+	out := readResults(t, filepath.Join(dir, "out.json"))
 	if len(out.Scenarios) != 1 || out.Scenarios[0].Name != "first" {
 		t.Fatalf("scenarios = %+v, want only the first (the second never started)", out.Scenarios)
 	}
-	var turns []cancelTurn
-	for _, raw := range out.Scenarios[0].Turns {
-		var tr cancelTurn
-		json.Unmarshal(raw, &tr)
-		turns = append(turns, tr)
-	}
+	turns := out.Scenarios[0].Turns
 	if len(turns) != 3 || turns[0].StopReason != "end_turn" || turns[1].StopReason != "cancelled" ||
 		turns[1].CancelCause != "interrupt" || turns[2].StopReason != "skipped" {
 		t.Errorf("turns = %+v, want end_turn, cancelled by interrupt, skipped", turns)
@@ -417,10 +387,8 @@ turns:
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("acprun: %v, want exit 130\n%s", err, stderr.String())
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
-	var tr cancelTurn
-	if len(out.Scenarios) != 1 || json.Unmarshal(out.Scenarios[0].Turns[0], &tr) != nil || tr.CancelCause != "interrupt" {
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	if len(out.Scenarios) != 1 || len(out.Scenarios[0].Turns) != 1 || out.Scenarios[0].Turns[0].CancelCause != "interrupt" {
 		t.Errorf("results = %+v, want the turn cancelled by interrupt", out.Scenarios)
 	}
 	assertNoProcessesIn(t, dir)
@@ -456,12 +424,8 @@ turns:
 	if ctx.Err() != nil {
 		t.Fatalf("acprun stayed stuck writing to an agent that does not read\n%s", out)
 	}
-	var res results
-	readResults(t, filepath.Join(dir, "out.json"), &res)
-	var tr cancelTurn
-	if err := json.Unmarshal(res.Scenarios[0].Turns[0], &tr); err != nil {
-		t.Fatal(err)
-	}
+	res := readResults(t, filepath.Join(dir, "out.json"))
+	tr := res.Scenarios[0].Turns[0]
 	if tr.StopReason != "unresponsive" || tr.CancelCause != "turnTimeout" || !strings.Contains(tr.Error, "stopped reading") {
 		t.Errorf("turn = %+v, want unresponsive after turnTimeout, saying the agent stopped reading", tr)
 	}

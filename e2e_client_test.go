@@ -46,13 +46,6 @@ turns:
   - prompt: no client
 `
 
-// clientTurn is the part of a turn's results these tests look at.
-type clientTurn struct {
-	StopReason     string                 `json:"stopReason"`
-	Text           string                 `json:"text"`
-	ClientRequests []runner.ClientRequest `json:"clientRequests"`
-}
-
 func TestClientRequestsEndToEnd(t *testing.T) {
 	mock, err := filepath.Abs("testdata/e2e/fs-terminal.mock.yaml")
 	if err != nil {
@@ -82,19 +75,16 @@ func TestClientRequestsEndToEnd(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
+	out := readResults(t, filepath.Join(dir, "out.json"))
 	if len(out.Scenarios) != 3 {
 		t.Fatalf("%d scenarios; want 3", len(out.Scenarios))
 	}
-	turns := make([]clientTurn, 3)
+	turns := make([]runner.TurnResult, 3)
 	for i, sc := range out.Scenarios {
 		if sc.Status != "passed" || len(sc.Turns) != 1 {
 			t.Fatalf("scenario %s: status %s, %d turns, failures %v; want passed, 1 turn", sc.Name, sc.Status, len(sc.Turns), sc.Failures)
 		}
-		if err := json.Unmarshal(sc.Turns[0], &turns[i]); err != nil {
-			t.Fatal(err)
-		}
+		turns[i] = sc.Turns[0]
 	}
 
 	t.Run("fs-terminal", func(t *testing.T) {

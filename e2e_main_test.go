@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acprun/acprun/output"
 )
 
 // acprunBin is the acprun binary built once for the end-to-end tests.
@@ -86,45 +88,45 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-// readResults decodes a JSON results file into v.
-func readResults(t *testing.T, path string, v any) {
+// readJSON decodes the JSON file at path into v. The results are read with
+// readResults; readJSON is for a test that checks their raw shape (a key
+// written or left out) with a small struct of its own.
+func readJSON(t *testing.T, path string, v any) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("read results: %v", err)
+		t.Fatalf("read %s: %v", filepath.Base(path), err)
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		t.Fatalf("decode results: %v\n%s", err, data)
+		t.Fatalf("decode %s: %v\n%s", filepath.Base(path), err, data)
 	}
 }
 
-// results mirrors the JSON results closely enough for the tests.
-type results struct {
-	SchemaVersion int                        `json:"schemaVersion"`
-	ByStopReason  map[string][]turnRef       `json:"byStopReason"`
-	Summary       map[string]json.RawMessage `json:"summary"`
-	Scenarios     []scenarioResult           `json:"scenarios"`
-	Extra         map[string]json.RawMessage `json:"-"`
+// readResults decodes the JSON results file at path into the product's
+// own type, so the tests read the document as acprun merge does.
+func readResults(t *testing.T, path string) output.Results {
+	t.Helper()
+	var out output.Results
+	readJSON(t, path, &out)
+	return out
 }
 
-type turnRef struct {
-	Scenario string `json:"scenario"`
-	Turn     int    `json:"turn"`
+// runResults runs `acprun run s.yaml -o out.json ARGS` in dir and reads
+// the results.
+func runResults(t *testing.T, dir string, args ...string) (result, output.Results) {
+	t.Helper()
+	res := acprun(t, dir, append([]string{"run", "s.yaml", "-o", "out.json"}, args...)...)
+	return res, readResults(t, filepath.Join(dir, "out.json"))
 }
 
-type scenarioResult struct {
-	Name       string   `json:"name"`
-	Status     string   `json:"status"`
-	Failures   []string `json:"failures"`
-	Warnings   []string `json:"warnings"`
-	Error      string   `json:"error"`
-	StderrTail string   `json:"stderrTail"`
-	Allowed    int      `json:"allowed"`
-	Denied     int      `json:"denied"`
-	Transcript string   `json:"transcript"`
-	// SetupUpdates counts updates that came before the first turn.
-	SetupUpdates map[string]int    `json:"setupUpdates"`
-	Turns        []json.RawMessage `json:"turns"`
+// runOne runs s.yaml on agent.mock.yaml in a new directory and returns
+// what acprun did, the results and the directory.
+func runOne(t *testing.T, script, scenario string, args ...string) (result, output.Results, string) {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": script, "s.yaml": scenario})
+	res, out := runResults(t, dir, args...)
+	return res, out, dir
 }
 
 // lineCol is the file:line:col position of byte offset off in content.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -262,14 +261,10 @@ turns:
 	if _, err := os.Stat(filepath.Join(dir, "ok.txt")); err != nil {
 		t.Errorf("the allowed command did not run: %v", err)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
+	out := readResults(t, filepath.Join(dir, "out.json"))
 	create := func(sc, turn int) runner.ClientRequest {
 		t.Helper()
-		var tr clientTurn
-		if err := json.Unmarshal(out.Scenarios[sc].Turns[turn], &tr); err != nil {
-			t.Fatal(err)
-		}
+		tr := out.Scenarios[sc].Turns[turn]
 		if len(tr.ClientRequests) == 0 || tr.ClientRequests[0].Method != "terminal/create" {
 			t.Fatalf("scenario %d turn %d: client requests %+v, want a terminal/create", sc, turn, tr.ClientRequests)
 		}
@@ -292,7 +287,7 @@ turns:
 	if res.code != 1 {
 		t.Errorf("--deny-all: exit %d, want 1 (the echo turn fails)\nstderr:\n%s", res.code, res.stderr)
 	}
-	readResults(t, filepath.Join(dir, "deny-all.json"), &out)
+	out = readResults(t, filepath.Join(dir, "deny-all.json"))
 	if got := create(0, 0); got.Decision != "deny" || got.Rule != "--deny-all" || got.Refused == "" {
 		t.Errorf("--deny-all terminal/create recorded as %+v, want denied by --deny-all", got)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,16 +44,8 @@ turns:
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
-	var tr struct {
-		verdictTurn
-		Updates     map[string]int `json:"updates"`
-		LateUpdates int            `json:"lateUpdates"`
-	}
-	if err := json.Unmarshal(out.Scenarios[0].Turns[0], &tr); err != nil {
-		t.Fatal(err)
-	}
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	tr := out.Scenarios[0].Turns[0]
 	if got := tr.Updates["agent_message_chunk"]; got != n+1 || tr.LateUpdates != 0 {
 		t.Errorf("recorded %d updates (%d late), want all %d, none late", got, tr.LateUpdates, n+1)
 	}
@@ -106,9 +97,8 @@ turns:
 			t.Errorf("%s is not valid UTF-8", name)
 		}
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
-	if tr := decodeTurn(t, out.Scenarios[0].Turns[0]); tr.Text != "bad \uFFFD text" {
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	if tr := out.Scenarios[0].Turns[0]; tr.Text != "bad \uFFFD text" {
 		t.Errorf("text = %q, want the bytes replaced", tr.Text)
 	}
 	if w := strings.Join(out.Scenarios[0].Warnings, "\n"); !strings.Contains(w, "UTF-8") {
@@ -130,7 +120,7 @@ turns: [{prompt: go}]
 	if res.code != 0 {
 		t.Errorf("exit %d\n%s", res.code, res.stderr)
 	}
-	tr := decodeTurn(t, out.Scenarios[0].Turns[0])
+	tr := out.Scenarios[0].Turns[0]
 	if len(tr.ToolCalls) != 1 || tr.ToolCalls[0].ID != "c1" || tr.ToolCalls[0].Status != "completed" {
 		t.Errorf("tool calls = %+v, want c1 kept", tr.ToolCalls)
 	}
@@ -192,18 +182,7 @@ turns:
 		seen.WriteString(lines.Text() + "\n")
 	}
 	_ = cmd.Wait()
-	var out struct {
-		Scenarios []struct {
-			Turns []struct {
-				verdictTurn
-				Permissions []struct {
-					Decision string `json:"decision"`
-					Late     bool   `json:"late"`
-				} `json:"permissions"`
-			} `json:"turns"`
-		} `json:"scenarios"`
-	}
-	readResults(t, filepath.Join(dir, "out.json"), &out)
+	out := readResults(t, filepath.Join(dir, "out.json"))
 	tr := out.Scenarios[0].Turns[0]
 	if tr.Text != "during" || tr.LateText != "" || len(tr.Permissions) != 1 || tr.Permissions[0].Decision != "deny" || tr.Permissions[0].Late {
 		t.Errorf("turn = text %q, late %q, permissions %+v; want the update and the denied request as the turn's own\n%s", tr.Text, tr.LateText, tr.Permissions, seen.String())

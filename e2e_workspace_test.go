@@ -19,62 +19,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/runner"
 )
 
-// wsReport is the part of the JSON results the workspace tests read.
-type wsReport struct {
-	Interrupted bool         `json:"interrupted"`
-	Scenarios   []wsScenario `json:"scenarios"`
-}
-
-type wsScenario struct {
-	Name        string       `json:"name"`
-	Attempt     int          `json:"attempt"`
-	Status      string       `json:"status"`
-	Error       string       `json:"error"`
-	StartFailed bool         `json:"startFailed"`
-	Failures    []string     `json:"failures"`
-	Warnings    []string     `json:"warnings"`
-	Workspace   *wsWorkspace `json:"workspace"`
-	Setup       []wsCommand  `json:"setup"`
-	Verify      []wsCommand  `json:"verify"`
-	Teardown    []wsCommand  `json:"teardown"`
-	Turns       []struct {
-		StopReason  string `json:"stopReason"`
-		CancelCause string `json:"cancelCause"`
-		Text        string `json:"text"`
-	} `json:"turns"`
-}
-
-type wsWorkspace struct {
-	Path          string   `json:"path"`
-	Kept          bool     `json:"kept"`
-	Source        string   `json:"source"`
-	Kind          string   `json:"kind"`
-	Ref           string   `json:"ref"`
-	Commit        string   `json:"commit"`
-	Created       []string `json:"created"`
-	Modified      []string `json:"modified"`
-	Deleted       []string `json:"deleted"`
-	Diff          string   `json:"diff"`
-	DiffBytes     int      `json:"diffBytes"`
-	DiffTruncated bool     `json:"diffTruncated"`
-	Error         string   `json:"error"`
-}
-
-type wsCommand struct {
-	Run      string `json:"run"`
-	ExitCode *int   `json:"exitCode"`
-	Signal   string `json:"signal"`
-	TimedOut bool   `json:"timedOut"`
-	Stdout   string `json:"stdout"`
-	Stderr   string `json:"stderr"`
-	Error    string `json:"error"`
-	Passed   *bool  `json:"passed"`
-}
-
-// exit is a command's exit code for messages: "none" when it has none.
-func (c wsCommand) exit() string {
+// exitOf is a command's exit code for messages: "none" when it has none.
+func exitOf(c runner.CommandResult) string {
 	if c.ExitCode == nil {
 		return "none"
 	}
@@ -92,20 +43,10 @@ func wsDir(t *testing.T) string {
 	return dir
 }
 
-// runWorkspaces runs `acprun run s.yaml -o out.json ARGS` in dir and
-// decodes the results.
-func runWorkspaces(t *testing.T, dir string, args ...string) (result, wsReport) {
-	t.Helper()
-	res := acprun(t, dir, append([]string{"run", "s.yaml", "-o", "out.json"}, args...)...)
-	var out wsReport
-	readResults(t, filepath.Join(dir, "out.json"), &out)
-	return res, out
-}
-
 // scenarioNamed returns the only result of the scenario name.
-func scenarioNamed(t *testing.T, out wsReport, name string) wsScenario {
+func scenarioNamed(t *testing.T, out output.Results, name string) runner.Result {
 	t.Helper()
-	var found []wsScenario
+	var found []runner.Result
 	for _, sc := range out.Scenarios {
 		if sc.Name == name {
 			found = append(found, sc)
@@ -118,7 +59,7 @@ func scenarioNamed(t *testing.T, out wsReport, name string) wsScenario {
 }
 
 // workspaceOf returns the scenario's workspace record, failing without one.
-func workspaceOf(t *testing.T, sc wsScenario) wsWorkspace {
+func workspaceOf(t *testing.T, sc runner.Result) runner.WorkspaceResult {
 	t.Helper()
 	if sc.Workspace == nil {
 		t.Fatalf("%s #%d has no workspace in the results: %+v", sc.Name, sc.Attempt, sc)
@@ -368,7 +309,7 @@ turns:
 	fixture := filepath.Join(dir, "fixture")
 	before := treeOf(t, fixture)
 
-	res, out := runWorkspaces(t, dir, "--repeat", "2", "-j", "2", "--keep-workspaces", "--workspace-dir", "ws")
+	res, out := runResults(t, dir, "--repeat", "2", "-j", "2", "--keep-workspaces", "--workspace-dir", "ws")
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
@@ -451,7 +392,7 @@ turns:
 	})
 	wsParent := filepath.Join(dir, "work", "spaces") // missing, two levels
 
-	res, out := runWorkspaces(t, dir, "--workspace-dir", "work/spaces")
+	res, out := runResults(t, dir, "--workspace-dir", "work/spaces")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1 (one scenario fails)\n%s", res.code, res.stderr)
 	}
@@ -480,7 +421,7 @@ turns:
 		t.Errorf("the summary names the removed workspace %s\n%s", pw.Path, res.stderr)
 	}
 
-	res, out = runWorkspaces(t, dir, "--workspace-dir", "work/spaces", "--keep-workspaces")
+	res, out = runResults(t, dir, "--workspace-dir", "work/spaces", "--keep-workspaces")
 	if res.code != 1 {
 		t.Errorf("--keep-workspaces: exit %d, want 1\n%s", res.code, res.stderr)
 	}
@@ -531,7 +472,7 @@ turns:
 		"idle.mock.yaml":    "turns:\n  - steps: [{text: \"I did nothing\"}]\n",
 		"s.yaml":            scenarios,
 	})
-	res, out := runWorkspaces(t, dir, "--workspace-dir", "ws")
+	res, out := runResults(t, dir, "--workspace-dir", "ws")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
@@ -545,8 +486,8 @@ turns:
 	}
 	for i, want := range []string{"0", "0", "4"} {
 		v := a.Verify[i]
-		if v.exit() != want || v.Passed == nil || !*v.Passed {
-			t.Errorf("makes-done verify %d = %+v (exit %s), want exit %s and passed", i, v, v.exit(), want)
+		if exitOf(v) != want || v.Passed == nil || !*v.Passed {
+			t.Errorf("makes-done verify %d = %+v (exit %s), want exit %s and passed", i, v, exitOf(v), want)
 		}
 	}
 	if a.Verify[1].Stdout != "fixed it\n" {
@@ -562,8 +503,8 @@ turns:
 	}
 	for i, want := range []string{"1", "0", "0"} {
 		v := b.Verify[i]
-		if v.exit() != want || v.Passed == nil || *v.Passed {
-			t.Errorf("no-done verify %d = %+v (exit %s), want exit %s and not passed", i, v, v.exit(), want)
+		if exitOf(v) != want || v.Passed == nil || *v.Passed {
+			t.Errorf("no-done verify %d = %+v (exit %s), want exit %s and not passed", i, v, exitOf(v), want)
 		}
 	}
 	if b.Verify[1].Stdout != "hello\n" || b.Verify[1].Stderr != "oops\n" {
@@ -616,7 +557,7 @@ turns:
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
 		"s.yaml":          scenario,
 	})
-	res, out := runWorkspaces(t, dir, "--workspace-dir", "ws")
+	res, out := runResults(t, dir, "--workspace-dir", "ws")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1 (an error that is not the agent's start)\n%s", res.code, res.stderr)
 	}
@@ -632,12 +573,12 @@ turns:
 	if len(sc.Turns) != 2 || sc.Turns[0].StopReason != "skipped" || sc.Turns[1].StopReason != "skipped" {
 		t.Errorf("turns = %+v, want both skipped", sc.Turns)
 	}
-	if len(sc.Setup) != 2 || sc.Setup[0].exit() != "0" || sc.Setup[1].exit() != "3" {
+	if len(sc.Setup) != 2 || exitOf(sc.Setup[0]) != "0" || exitOf(sc.Setup[1]) != "3" {
 		t.Errorf("setup results = %+v, want the first two commands, exiting 0 and 3", sc.Setup)
 	}
 	assertGone(t, "the agent's start marker", filepath.Join(marks, "agent-started"))
 	assertGone(t, "the later setup's marker", filepath.Join(marks, "later-setup"))
-	if len(sc.Teardown) != 2 || sc.Teardown[0].exit() != "0" || sc.Teardown[1].exit() != "0" {
+	if len(sc.Teardown) != 2 || exitOf(sc.Teardown[0]) != "0" || exitOf(sc.Teardown[1]) != "0" {
 		t.Errorf("teardown results = %+v, want both run, exiting 0", sc.Teardown)
 	}
 	ws := workspaceOf(t, sc)
@@ -682,7 +623,7 @@ turns:
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
 		"s.yaml":          scenarios,
 	})
-	res, out := runWorkspaces(t, dir, "--workspace-dir", "ws", "-j", "1")
+	res, out := runResults(t, dir, "--workspace-dir", "ws", "-j", "1")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
@@ -753,7 +694,7 @@ turns:
   - prompt: Edit tracked.txt and add untracked.txt.
 `,
 	})
-	res, out := runWorkspaces(t, dir, "--workspace-dir", "ws", "--repeat", "2", "-j", "2")
+	res, out := runResults(t, dir, "--workspace-dir", "ws", "--repeat", "2", "-j", "2")
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
@@ -828,7 +769,7 @@ turns:
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
 		"s.yaml":          scenario,
 	})
-	res, out := runWorkspaces(t, dir, "--workspace-dir", "ws")
+	res, out := runResults(t, dir, "--workspace-dir", "ws")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
@@ -932,7 +873,7 @@ turns:
 		}
 	}
 
-	var out wsReport
+	var out output.Results
 	if err := json.Unmarshal(outputs["out.json"], &out); err != nil {
 		t.Fatalf("results are not JSON: %v", err)
 	}
@@ -1028,8 +969,7 @@ turns:
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("acprun: %v, want exit 130\n%s", err, stderr.String())
 	}
-	var out wsReport
-	readResults(t, filepath.Join(dir, "out.json"), &out)
+	out := readResults(t, filepath.Join(dir, "out.json"))
 	if !out.Interrupted {
 		t.Errorf("the results do not say they were interrupted")
 	}
