@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -312,27 +310,10 @@ turns:
 	})
 	// The transcript is a FIFO: following it tells the test when the agent
 	// is working on the second turn (it says so), with no polling.
-	cmd, sc, stderr := runFollowingTranscript(t, t.Context(), dir, "first", "-j", "1")
-	working := false
-	for !working && sc.Scan() {
-		working = strings.Contains(sc.Text(), `"dir":"a2c"`) && strings.Contains(sc.Text(), `"text":"working"`)
-	}
-	if !working {
-		cmd.Process.Kill()
-		t.Fatalf("transcript ended before the second turn started")
-	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	go func() { // keep draining so acprun never blocks on the FIFO
-		for sc.Scan() {
-		}
-	}()
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-		t.Fatalf("acprun: %v, want exit 130\n%s", err, stderr.String())
-	}
+	run := runFollowingTranscript(t, t.Context(), dir, "first", "-j", "1")
+	run.waitFor("the second turn started", `"dir":"a2c"`, `"text":"working"`)
+	run.interrupt()
+	run.waitInterrupted()
 	out := readResults(t, filepath.Join(dir, "out.json"))
 	if len(out.Scenarios) != 1 || out.Scenarios[0].Name != "first" {
 		t.Fatalf("scenarios = %+v, want only the first (the second never started)", out.Scenarios)
@@ -360,33 +341,12 @@ turns:
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	cmd, sc, stderr := runFollowingTranscript(t, ctx, dir, "stubborn")
-	waitFor := func(substr string) {
-		t.Helper()
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), substr) {
-				return
-			}
-		}
-		cmd.Process.Kill()
-		t.Fatalf("transcript ended before %s", substr)
-	}
-	waitFor(`"method":"session/prompt"`)
-	cmd.Process.Signal(os.Interrupt)
-	waitFor(`"method":"session/cancel"`) // the first interrupt cancels the turn
-	cmd.Process.Signal(os.Interrupt)     // the second skips the 10m graces
-	go func() {
-		for sc.Scan() {
-		}
-	}()
-	err := cmd.Wait()
-	if ctx.Err() != nil {
-		t.Fatalf("acprun still waiting after the second interrupt\n%s", stderr.String())
-	}
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-		t.Fatalf("acprun: %v, want exit 130\n%s", err, stderr.String())
-	}
+	run := runFollowingTranscript(t, ctx, dir, "stubborn")
+	run.waitFor("the prompt", `"method":"session/prompt"`)
+	run.interrupt()
+	run.waitFor("the cancel", `"method":"session/cancel"`) // the first interrupt cancels the turn
+	run.interrupt()                                         // the second skips the 10m graces
+	run.waitInterrupted()
 	out := readResults(t, filepath.Join(dir, "out.json"))
 	if len(out.Scenarios) != 1 || len(out.Scenarios[0].Turns) != 1 || out.Scenarios[0].Turns[0].CancelCause != "interrupt" {
 		t.Errorf("results = %+v, want the turn cancelled by interrupt", out.Scenarios)
@@ -430,35 +390,4 @@ turns:
 		t.Errorf("turn = %+v, want unresponsive after turnTimeout, saying the agent stopped reading", tr)
 	}
 	assertNoProcessesIn(t, dir)
-}
-
-// runFollowingTranscript starts `acprun run s.yaml -o out.json` in dir with
-// the transcript of scenario name made a FIFO, and returns a scanner over
-// it: following the transcript tells a test where the run is, with no
-// polling. The caller must keep draining the scanner until acprun exits.
-func runFollowingTranscript(t *testing.T, ctx context.Context, dir, name string, args ...string) (*exec.Cmd, *bufio.Scanner, *strings.Builder) {
-	t.Helper()
-	trDir := filepath.Join(dir, "tr")
-	if err := os.Mkdir(trDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(trDir, name+".jsonl")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.CommandContext(ctx, acprunBin, append([]string{"run", "s.yaml", "-o", "out.json", "--transcripts", "tr"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(fifo)
-	if err != nil {
-		cmd.Process.Kill()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return cmd, bufio.NewScanner(f), &stderr
 }

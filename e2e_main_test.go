@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/acprun/acprun/output"
@@ -134,4 +137,96 @@ func lineCol(file, content string, off int) string {
 	line := strings.Count(content[:off], "\n") + 1
 	col := off - (strings.LastIndexByte(content[:off], '\n') + 1) + 1
 	return fmt.Sprintf("%s:%d:%d", file, line, col)
+}
+
+// followedRun is an acprun run whose transcript the test follows.
+type followedRun struct {
+	t      *testing.T
+	ctx    context.Context
+	cmd    *exec.Cmd
+	lines  *bufio.Scanner
+	stderr *strings.Builder
+}
+
+// runFollowingTranscript starts `acprun run s.yaml -o out.json ARGS` in
+// dir with the transcript of scenario name made a FIFO, and follows it:
+// the transcript tells a test where the run is, with no polling. The test
+// ends with waitInterrupted, which keeps draining the FIFO until acprun
+// exits.
+func runFollowingTranscript(t *testing.T, ctx context.Context, dir, name string, args ...string) *followedRun {
+	t.Helper()
+	trDir := filepath.Join(dir, "tr")
+	if err := os.Mkdir(trDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(trDir, name+".jsonl")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, acprunBin, append([]string{"run", "s.yaml", "-o", "out.json", "--transcripts", "tr"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(fifo)
+	if err != nil {
+		cmd.Process.Kill()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return &followedRun{t: t, ctx: ctx, cmd: cmd, lines: bufio.NewScanner(f), stderr: &stderr}
+}
+
+// waitFor reads the transcript up to a line holding every one of substrs;
+// when the transcript ends first, it kills acprun and fails the test,
+// saying it ended before what.
+func (r *followedRun) waitFor(what string, substrs ...string) {
+	r.t.Helper()
+	for r.lines.Scan() {
+		if allIn(r.lines.Text(), substrs) {
+			return
+		}
+	}
+	r.cmd.Process.Kill()
+	r.t.Fatalf("the transcript ended before %s\n%s", what, r.stderr.String())
+}
+
+// allIn reports whether s contains every one of substrs.
+func allIn(s string, substrs []string) bool {
+	for _, sub := range substrs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
+
+// interrupt sends acprun SIGINT, as ^C does.
+func (r *followedRun) interrupt() {
+	r.t.Helper()
+	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// waitInterrupted keeps draining the transcript, so that acprun never
+// blocks on the FIFO, until acprun exits, and fails the test unless it
+// exited 130 (interrupted) before the context's deadline.
+func (r *followedRun) waitInterrupted() {
+	r.t.Helper()
+	go func() {
+		for r.lines.Scan() {
+		}
+	}()
+	err := r.cmd.Wait()
+	if r.ctx.Err() != nil {
+		r.t.Fatalf("acprun still running at the test's deadline\n%s", r.stderr.String())
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		r.t.Fatalf("acprun: %v, want exit 130\n%s", err, r.stderr.String())
+	}
 }

@@ -948,27 +948,10 @@ turns:
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	cmd, sc, stderr := runFollowingTranscript(t, ctx, dir, "second", "-j", "1", "--workspace-dir", "ws")
-	working := false
-	for !working && sc.Scan() {
-		working = strings.Contains(sc.Text(), `"dir":"a2c"`) && strings.Contains(sc.Text(), `"text":"working"`)
-	}
-	if !working {
-		cmd.Process.Kill()
-		t.Fatalf("the transcript ended before the second scenario's agent was working\n%s", stderr.String())
-	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	go func() { // keep draining so acprun never blocks on the FIFO
-		for sc.Scan() {
-		}
-	}()
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-		t.Fatalf("acprun: %v, want exit 130\n%s", err, stderr.String())
-	}
+	run := runFollowingTranscript(t, ctx, dir, "second", "-j", "1", "--workspace-dir", "ws")
+	run.waitFor("the second scenario's agent was working", `"dir":"a2c"`, `"text":"working"`)
+	run.interrupt()
+	run.waitInterrupted()
 	out := readResults(t, filepath.Join(dir, "out.json"))
 	if !out.Interrupted {
 		t.Errorf("the results do not say they were interrupted")
