@@ -85,29 +85,23 @@ turns:
 }
 
 func TestExpectDeniedZeroFails(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": `turns:
+	res, out, _ := runOne(t, `turns:
   - steps:
       - tool_call: {toolCallId: t1, title: curl evil, kind: execute, status: pending, rawInput: {command: curl evil}}
       - permission: {toolCallId: t1}
         rejected: [{text: "skipped"}]
       - tool_call: {toolCallId: t2, title: rm -rf /tmp/x, kind: execute, status: completed, rawInput: {command: rm -rf /tmp/x}}
-`,
-		"s.yaml": `name: no-denials
+`, `name: no-denials
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions:
   deny: [{command: "curl *"}, {command: "rm *"}]
 expect: {denied: 0}
 turns:
   - prompt: go
-`,
-	})
-	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+`)
 	if res.code != 1 {
 		t.Fatalf("exit %d, want 1\nstderr:\n%s", res.code, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	sc := out.Scenarios[0]
 	if sc.Status != "failed" || !strings.Contains(strings.Join(sc.Failures, "\n"), "1 permission requests denied, want 0") {
 		t.Errorf("scenario = %+v, want failed on denied: 0", sc)

@@ -119,7 +119,11 @@ func readResults(t *testing.T, path string) output.Results {
 func runResults(t *testing.T, dir string, args ...string) (result, output.Results) {
 	t.Helper()
 	res := acprun(t, dir, append([]string{"run", "s.yaml", "-o", "out.json"}, args...)...)
-	return res, readResults(t, filepath.Join(dir, "out.json"))
+	path := filepath.Join(dir, "out.json")
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("acprun run s.yaml %v: exit %d and no results (%v)\nstderr:\n%s", args, res.code, err, res.stderr)
+	}
+	return res, readResults(t, path)
 }
 
 // runOne runs s.yaml on agent.mock.yaml in a new directory and returns

@@ -188,21 +188,15 @@ func validateTranscript(t *testing.T, path string) {
 }
 
 func TestRunFailedExpectationExitsOne(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": "turns:\n  - steps: [{text: hello}]\n    stopReason: max_tokens\n",
-		"s.yaml": `name: wants-end-turn
+	res, out, _ := runOne(t, "turns:\n  - steps: [{text: hello}]\n    stopReason: max_tokens\n", `name: wants-end-turn
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
 turns:
   - prompt: hi
-`,
-	})
-	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+`)
 	if res.code != 1 {
 		t.Fatalf("exit %d, want 1\nstderr:\n%s", res.code, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	sc := out.Scenarios[0]
 	if sc.Status != "failed" || len(sc.Failures) != 1 || !strings.Contains(sc.Failures[0], "stopReason max_tokens, want end_turn") {
 		t.Errorf("scenario = %+v, want failed on its stop reason", sc)
@@ -273,28 +267,22 @@ func TestExamplesRunOnTheMockAgent(t *testing.T) {
 }
 
 func TestLateUpdatesStayWithTheirTurn(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": `turns:
+	res, out, _ := runOne(t, `turns:
   - steps: [{text: "hi"}]
     after:
       - flood: {count: 300, text: x}
       - plan: [{content: late plan, priority: low, status: pending}]
       - text: "LATE1"
       - tool_call: {toolCallId: late1, title: late call, kind: read, status: completed}
-`,
-		"s.yaml": `name: late
+`, `name: late
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
 turns:
   - prompt: one
-`,
-	})
-	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+`)
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	t1 := out.Scenarios[0].Turns[0]
 	if t1.Text != "hi" || t1.LateText != strings.Repeat("x", 300)+"LATE1" || t1.LateUpdates != 303 ||
 		len(t1.Plan) != 0 || len(t1.LatePlan) != 1 || len(t1.ToolCalls) != 1 || !t1.ToolCalls[0].Late {
@@ -304,16 +292,10 @@ turns:
 }
 
 func TestGarbageOnStdoutIsAViolationNotAnEnd(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": "turns:\n  - steps: [{garbage: 'npm WARN deprecated something'}, {text: fine}]\n",
-		"s.yaml":          "name: noisy\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: hi\n",
-	})
-	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+	res, out, _ := runOne(t, "turns:\n  - steps: [{garbage: 'npm WARN deprecated something'}, {text: fine}]\n", "name: noisy\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: hi\n")
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0: a garbage line does not end the session\n%s", res.code, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	if v := out.Scenarios[0].Violations; len(v) != 1 || !strings.Contains(v[0], `npm WARN deprecated`) {
 		t.Errorf("violations = %q, want the quoted garbage line", v)
 	}
@@ -333,22 +315,16 @@ func TestSchemaCommand(t *testing.T) {
 }
 
 func TestLateUpdatesBetweenTurns(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": `turns:
+	res, out, _ := runOne(t, `turns:
   - steps: [{text: "one"}]
     after:
       - text: " LATE1"
       - tool_call: {toolCallId: late1, title: late call, kind: read, status: completed}
   - steps: [{text: "two"}]
-`,
-		"s.yaml": "name: late\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nturns:\n  - prompt: one\n  - prompt: two\n",
-	})
-	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+`, "name: late\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nturns:\n  - prompt: one\n  - prompt: two\n")
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	turns := out.Scenarios[0].Turns
 	if len(turns) != 2 {
 		t.Fatalf("%d turns, want 2", len(turns))

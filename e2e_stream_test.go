@@ -40,11 +40,10 @@ turns:
     expect: {stopReason: agent_exited}
 `,
 	})
-	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+	res, out := runResults(t, dir)
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	tr := out.Scenarios[0].Turns[0]
 	if got := tr.Updates["agent_message_chunk"]; got != n+1 || tr.LateUpdates != 0 {
 		t.Errorf("recorded %d updates (%d late), want all %d, none late", got, tr.LateUpdates, n+1)
