@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"os"
+	"errors"
+	"io/fs"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,25 +30,11 @@ func runCancelScenario(t *testing.T, script, scenario string, args ...string) (i
 // directory: the agent and everything it started must be gone.
 func assertNoProcessesIn(t *testing.T, dir string) {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Skipf("no /proc: %v", err)
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+	for _, pid := range processesIn(t, dir) {
+		if state, _, err := procStat(pid); state == "Z" || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+			continue // a zombie waiting for its reaper, or gone
 		}
-		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
-		if err != nil || (cwd != dir && !strings.HasPrefix(cwd, dir+"/")) {
-			continue
-		}
-		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
-			continue // a zombie waiting for its reaper
-		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		t.Errorf("process %d (%s) left running in %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " "), dir)
+		t.Errorf("process %d (%s) left running in %s", pid, procCmdline(pid), dir)
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
 }
@@ -345,7 +331,7 @@ turns:
 	run.waitFor("the prompt", `"method":"session/prompt"`)
 	run.interrupt()
 	run.waitFor("the cancel", `"method":"session/cancel"`) // the first interrupt cancels the turn
-	run.interrupt()                                         // the second skips the 10m graces
+	run.interrupt()                                        // the second skips the 10m graces
 	run.waitInterrupted()
 	out := readResults(t, filepath.Join(dir, "out.json"))
 	if len(out.Scenarios) != 1 || len(out.Scenarios[0].Turns) != 1 || out.Scenarios[0].Turns[0].CancelCause != "interrupt" {

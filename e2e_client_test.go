@@ -269,17 +269,8 @@ func readPid(t *testing.T, path string) int {
 // clientProcessAlive reports whether pid is a process that is neither a
 // zombie nor already exiting (flag PF_EXITING).
 func clientProcessAlive(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(data)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 7 {
-		return false
-	}
-	flags, _ := strconv.ParseUint(fields[6], 10, 64)
-	return fields[0] != "Z" && fields[0] != "X" && flags&0x4 == 0
+	state, flags, err := procStat(pid)
+	return err == nil && state != "" && state != "Z" && state != "X" && flags&pfExiting == 0
 }
 
 // killStraySleeps kills what a failed run may have left behind: the

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -233,4 +234,56 @@ func (r *followedRun) waitInterrupted() {
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		r.t.Fatalf("acprun: %v, want exit 130\n%s", err, r.stderr.String())
 	}
+}
+
+// processesIn lists the processes whose working directory is dir or
+// inside it, whatever their state; it skips the test without /proc.
+func processesIn(t *testing.T, dir string) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err != nil || (cwd != dir && !strings.HasPrefix(cwd, dir+"/")) {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// pfExiting is the flag of /proc/PID/stat set on a process on its way out.
+const pfExiting = 0x4
+
+// procStat reads the state (R, S, Z…) and flags of process pid from
+// /proc/PID/stat: an error when it cannot be read (the process is gone),
+// state "" when it cannot be parsed.
+func procStat(pid int) (state string, flags uint64, err error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "", 0, err
+	}
+	i := bytes.LastIndexByte(data, ')') // the command name may hold anything
+	if i < 0 {
+		return "", 0, nil
+	}
+	fields := strings.Fields(string(data[i+1:]))
+	if len(fields) < 7 {
+		return "", 0, nil
+	}
+	flags, _ = strconv.ParseUint(fields[6], 10, 64)
+	return fields[0], flags, nil
+}
+
+// procCmdline is process pid's command line, its arguments joined by spaces.
+func procCmdline(pid int) string {
+	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))
 }

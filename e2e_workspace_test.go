@@ -200,25 +200,12 @@ func makeRepo(t *testing.T, dir string) (first, second string) {
 // depend on the machine's speed.
 func liveProcessesIn(t *testing.T, dir string) []string {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Skipf("no /proc: %v", err)
-	}
 	var live []string
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
-		if err != nil || (cwd != dir && !strings.HasPrefix(cwd, dir+"/")) {
-			continue
-		}
+	for _, pid := range processesIn(t, dir) {
 		if dying(pid) {
 			continue
 		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		live = append(live, fmt.Sprintf("%d (%s)", pid, strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))))
+		live = append(live, fmt.Sprintf("%d (%s)", pid, procCmdline(pid)))
 		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	}
 	return live
@@ -228,23 +215,14 @@ func liveProcessesIn(t *testing.T, dir string) []string {
 // exiting (PF_EXITING), or with SIGKILL pending, or SIGTERM pending that
 // it neither blocks, ignores nor catches.
 func dying(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	state, flags, err := procStat(pid)
 	if err != nil {
 		return true
 	}
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
+	if state == "" {
 		return false
 	}
-	fields := strings.Fields(string(stat[i+1:]))
-	if len(fields) < 7 {
-		return false
-	}
-	if fields[0] == "Z" || fields[0] == "X" {
-		return true
-	}
-	const pfExiting = 0x4
-	if flags, err := strconv.ParseUint(fields[6], 10, 64); err == nil && flags&pfExiting != 0 {
+	if state == "Z" || state == "X" || flags&pfExiting != 0 {
 		return true
 	}
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
