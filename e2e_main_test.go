@@ -59,9 +59,15 @@ type result struct {
 // acprun runs the built binary in dir with args and returns what it did.
 func acprun(t *testing.T, dir string, args ...string) result {
 	t.Helper()
+	return acprunEnv(t, dir, nil, args...)
+}
+
+// acprunEnv is acprun with env (NAME=value) added to the environment.
+func acprunEnv(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(acprunBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
+	cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -90,6 +96,21 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// readFiles reads the files names under dir, failing the test when one
+// is missing.
+func readFiles(t *testing.T, dir string, names ...string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		files[name] = data
+	}
+	return files
 }
 
 // readJSON decodes the JSON file at path into v. The results are read with

@@ -820,26 +820,14 @@ turns:
 `,
 	})
 	stepSummary := filepath.Join(dir, "step-summary.md")
-	cmd := exec.Command(acprunBin, "run", "s.yaml", "-v", "-o", "out.json", "--junit", "junit.xml",
+	res := acprunEnv(t, dir, []string{"MY_API_TOKEN=" + environSecret, "GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + stepSummary},
+		"run", "s.yaml", "-v", "-o", "out.json", "--junit", "junit.xml",
 		"--events", "events.jsonl", "--transcripts", "tr", "--workspace-dir", "ws")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0", "MY_API_TOKEN="+environSecret,
-		"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY="+stepSummary)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Errorf("acprun: %v, want exit 1\n%s", err, stderr.String())
+	if res.code != 1 {
+		t.Errorf("acprun: exit %d, want 1\n%s", res.code, res.stderr)
 	}
-	outputs := map[string][]byte{"stdout (annotations)": stdout.Bytes(), "stderr": stderr.Bytes()}
-	for _, name := range []string{"out.json", "junit.xml", "events.jsonl", "step-summary.md", "tr/setup-leaks.jsonl", "tr/verify-leaks.jsonl"} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		outputs[name] = data
-	}
+	outputs := readFiles(t, dir, "out.json", "junit.xml", "events.jsonl", "step-summary.md", "tr/setup-leaks.jsonl", "tr/verify-leaks.jsonl")
+	outputs["stdout (annotations)"], outputs["stderr"] = []byte(res.stdout), []byte(res.stderr)
 	for name, data := range outputs {
 		if i := bytes.Index(data, []byte("E2Ehook")); i >= 0 {
 			t.Errorf("%s leaks a secret: …%s…", name, excerpt(data, i))
