@@ -165,6 +165,26 @@ func lineCol(file, content string, off int) string {
 	return fmt.Sprintf("%s:%d:%d", file, line, col)
 }
 
+// findTranscriptLine returns the first transcript line in direction dir
+// ("c2a" or "a2c") containing substr, or "".
+func findTranscriptLine(t *testing.T, path, substr, dir string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("transcript: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.Contains(l, `"dir":"`+dir+`"`) && strings.Contains(l, substr) {
+			return l
+		}
+	}
+	return ""
+}
+
 // followedRun is an acprun run whose transcript the test follows.
 type followedRun struct {
 	t      *testing.T

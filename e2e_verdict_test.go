@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -312,26 +311,6 @@ turns:
 	if txt.Text == nil || *txt.Text != "plain notes\n" || txt.Blob != nil {
 		t.Errorf("text resource = %+v, want the text embedded", txt)
 	}
-}
-
-// findTranscriptLine returns the first transcript line in direction dir
-// ("c2a" or "a2c") containing substr, or "".
-func findTranscriptLine(t *testing.T, path, substr, dir string) string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("transcript: %v", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		l := sc.Text()
-		if strings.Contains(l, `"dir":"`+dir+`"`) && strings.Contains(l, substr) {
-			return l
-		}
-	}
-	return ""
 }
 
 // TestCancelledTurnFailsUnlessAllowed: a turn acprun cancelled fails even
