@@ -47,11 +47,10 @@ turns:
     expect: {stopReason: cancelled}
 `,
 	})
-	res := acprun(t, dir, "run", "rules.yaml", "-o", "out.json")
+	res, out := runResults(t, dir, "rules.yaml")
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	turn := out.Scenarios[0].Turns[0]
 	if len(turn.Permissions) != 3 {
 		t.Fatalf("permissions = %+v, want 3", turn.Permissions)

@@ -66,11 +66,10 @@ func scenarioNames(out output.Results) []string {
 func TestParallelRunIsDeterministic(t *testing.T) {
 	dir := t.TempDir()
 	batchFiles(t, dir, 50)
-	res := acprun(t, dir, "run", "suite", "-j", "8", "-o", "out.json")
+	res, out := runResults(t, dir, "suite", "-j", "8")
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	// File order, then position in the file.
 	var want []string
 	for f := range 3 {
@@ -130,11 +129,10 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 func TestRepeatRecordsAttempts(t *testing.T) {
 	dir := t.TempDir()
 	batchFiles(t, dir, 2)
-	res := acprun(t, dir, "run", "suite", "--repeat", "3", "-o", "out.json")
+	res, out := runResults(t, dir, "suite", "--repeat", "3")
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	var got []string
 	for _, s := range out.Scenarios {
 		got = append(got, fmt.Sprintf("%s#%d", s.Name, s.Attempt))
@@ -161,11 +159,10 @@ turns:
   - prompt: hi
 `,
 	})
-	res := acprun(t, dir, "run", "s.yaml", "--agent", "alpha", "--agent", "beta", "-o", "out.json", "--transcripts", "tr")
+	res, out := runResults(t, dir, "s.yaml", "--agent", "alpha", "--agent", "beta", "--transcripts", "tr")
 	if res.code != 1 {
 		t.Fatalf("exit %d, want 1 (beta refuses)\n%s", res.code, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	var got []string
 	for _, s := range out.Scenarios {
 		got = append(got, fmt.Sprintf("%s@%s=%s:%s %s", s.Name, s.Agent.Name, s.Agent.InfoName, s.Status, filepath.Base(s.Transcript)))

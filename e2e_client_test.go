@@ -71,11 +71,10 @@ func TestClientRequestsEndToEnd(t *testing.T) {
 	}
 	t.Cleanup(func() { killStraySleeps(t, scratch) })
 
-	res := acprun(t, dir, "run", "scenarios.yaml", "-o", "out.json", "--transcripts", "tr")
+	res, out := runResults(t, dir, "scenarios.yaml", "--transcripts", "tr")
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	if len(out.Scenarios) != 3 {
 		t.Fatalf("%d scenarios; want 3", len(out.Scenarios))
 	}

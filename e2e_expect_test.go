@@ -380,11 +380,10 @@ func TestExpectEveryKind(t *testing.T) {
 		files[c.name+".yaml"] = c.yaml
 	}
 	writeFiles(t, dir, files)
-	res := acprun(t, dir, "run", ".", "-j", "4", "-o", "out.json")
+	res, out := runResults(t, dir, ".", "-j", "4")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1 (some scenarios fail)\n%s", res.code, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	got := byName(t, out)
 	if len(got) != len(expectCases) {
 		t.Errorf("%d results, want %d", len(got), len(expectCases))
@@ -522,11 +521,10 @@ func TestJudgeVerdicts(t *testing.T) {
 		files[c.name+".yaml"] = c.yaml()
 	}
 	writeFiles(t, dir, files)
-	res := acprun(t, dir, "run", ".", "-j", "4", "-o", "out.json", "--transcripts", "tr", "--keep-workspaces")
+	res, out := runResults(t, dir, ".", "-j", "4", "--transcripts", "tr", "--keep-workspaces")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	got := byName(t, out)
 	for _, c := range judgeCases {
 		r, ok := got[c.name]
@@ -649,11 +647,10 @@ expect:
   files: {exists: [late.txt], contains: {late.txt: "written late"}}
 `, self, lateWriterArg)
 	writeFiles(t, dir, map[string]string{"s.yaml": scenario, "fixture/seed.txt": "seed\n"})
-	res := acprun(t, dir, "run", "s.yaml", "--repeat", "20", "-j", "4", "-o", "out.json")
+	res, out := runResults(t, dir, "s.yaml", "--repeat", "20", "-j", "4")
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	if len(out.Scenarios) != 20 {
 		t.Fatalf("%d results, want 20", len(out.Scenarios))
 	}

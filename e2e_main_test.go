@@ -136,14 +136,14 @@ func readResults(t *testing.T, path string) output.Results {
 	return out
 }
 
-// runResults runs `acprun run s.yaml -o out.json ARGS` in dir and reads
-// the results.
+// runResults runs `acprun run ARGS -o out.json` in dir and reads the
+// results.
 func runResults(t *testing.T, dir string, args ...string) (result, output.Results) {
 	t.Helper()
-	res := acprun(t, dir, append([]string{"run", "s.yaml", "-o", "out.json"}, args...)...)
+	res := acprun(t, dir, append(append([]string{"run"}, args...), "-o", "out.json")...)
 	path := filepath.Join(dir, "out.json")
 	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("acprun run s.yaml %v: exit %d and no results (%v)\nstderr:\n%s", args, res.code, err, res.stderr)
+		t.Fatalf("acprun run %v: exit %d and no results (%v)\nstderr:\n%s", args, res.code, err, res.stderr)
 	}
 	return res, readResults(t, path)
 }
@@ -154,7 +154,7 @@ func runOne(t *testing.T, script, scenario string, args ...string) (result, outp
 	t.Helper()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": script, "s.yaml": scenario})
-	res, out := runResults(t, dir, args...)
+	res, out := runResults(t, dir, append([]string{"s.yaml"}, args...)...)
 	return res, out, dir
 }
 

@@ -68,11 +68,10 @@ func TestRunMultiTurnScenario(t *testing.T) {
 		"multi.yaml":      multiTurnScenario,
 	})
 	t.Setenv("E2E_SECRET", "s3cr3t-value-42")
-	res := acprun(t, dir, "run", "multi.yaml", "-o", "out.json", "--transcripts", "tr")
+	res, out := runResults(t, dir, "multi.yaml", "--transcripts", "tr")
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	if out.SchemaVersion != 1 {
 		t.Errorf("schemaVersion = %d, want 1", out.SchemaVersion)
 	}

@@ -40,7 +40,7 @@ turns:
     expect: {stopReason: agent_exited}
 `,
 	})
-	res, out := runResults(t, dir)
+	res, out := runResults(t, dir, "s.yaml")
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
 	}

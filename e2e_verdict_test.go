@@ -37,11 +37,10 @@ turns:
 `, i)
 	}
 	writeFiles(t, dir, files)
-	res := acprun(t, dir, "run", ".", "-j", "8", "-o", "out.json")
+	res, out := runResults(t, dir, ".", "-j", "8")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1 (the fail copies fail)\n%s", res.code, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	if len(out.Scenarios) != 2*copies {
 		t.Fatalf("%d scenarios, want %d", len(out.Scenarios), 2*copies)
 	}
@@ -242,11 +241,10 @@ agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 turns: [{prompt: second}]
 `,
 	})
-	res := acprun(t, dir, "run", "s.yaml", "-j", "2", "-o", "out.json", "--transcripts", "tr")
+	res, out := runResults(t, dir, "s.yaml", "-j", "2", "--transcripts", "tr")
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
 	seen := map[string]string{}
 	for _, sc := range out.Scenarios {
 		if other, ok := seen[sc.Transcript]; ok {

@@ -287,7 +287,7 @@ turns:
 	fixture := filepath.Join(dir, "fixture")
 	before := treeOf(t, fixture)
 
-	res, out := runResults(t, dir, "--repeat", "2", "-j", "2", "--keep-workspaces", "--workspace-dir", "ws")
+	res, out := runResults(t, dir, "s.yaml", "--repeat", "2", "-j", "2", "--keep-workspaces", "--workspace-dir", "ws")
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
@@ -370,7 +370,7 @@ turns:
 	})
 	wsParent := filepath.Join(dir, "work", "spaces") // missing, two levels
 
-	res, out := runResults(t, dir, "--workspace-dir", "work/spaces")
+	res, out := runResults(t, dir, "s.yaml", "--workspace-dir", "work/spaces")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1 (one scenario fails)\n%s", res.code, res.stderr)
 	}
@@ -399,7 +399,7 @@ turns:
 		t.Errorf("the summary names the removed workspace %s\n%s", pw.Path, res.stderr)
 	}
 
-	res, out = runResults(t, dir, "--workspace-dir", "work/spaces", "--keep-workspaces")
+	res, out = runResults(t, dir, "s.yaml", "--workspace-dir", "work/spaces", "--keep-workspaces")
 	if res.code != 1 {
 		t.Errorf("--keep-workspaces: exit %d, want 1\n%s", res.code, res.stderr)
 	}
@@ -450,7 +450,7 @@ turns:
 		"idle.mock.yaml":    "turns:\n  - steps: [{text: \"I did nothing\"}]\n",
 		"s.yaml":            scenarios,
 	})
-	res, out := runResults(t, dir, "--workspace-dir", "ws")
+	res, out := runResults(t, dir, "s.yaml", "--workspace-dir", "ws")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
@@ -535,7 +535,7 @@ turns:
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
 		"s.yaml":          scenario,
 	})
-	res, out := runResults(t, dir, "--workspace-dir", "ws")
+	res, out := runResults(t, dir, "s.yaml", "--workspace-dir", "ws")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1 (an error that is not the agent's start)\n%s", res.code, res.stderr)
 	}
@@ -601,7 +601,7 @@ turns:
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
 		"s.yaml":          scenarios,
 	})
-	res, out := runResults(t, dir, "--workspace-dir", "ws", "-j", "1")
+	res, out := runResults(t, dir, "s.yaml", "--workspace-dir", "ws", "-j", "1")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
@@ -672,7 +672,7 @@ turns:
   - prompt: Edit tracked.txt and add untracked.txt.
 `,
 	})
-	res, out := runResults(t, dir, "--workspace-dir", "ws", "--repeat", "2", "-j", "2")
+	res, out := runResults(t, dir, "s.yaml", "--workspace-dir", "ws", "--repeat", "2", "-j", "2")
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
@@ -747,7 +747,7 @@ turns:
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
 		"s.yaml":          scenario,
 	})
-	res, out := runResults(t, dir, "--workspace-dir", "ws")
+	res, out := runResults(t, dir, "s.yaml", "--workspace-dir", "ws")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
