@@ -299,8 +299,7 @@ turns:
 	run := runFollowingTranscript(t, t.Context(), dir, "first", "-j", "1")
 	run.waitFor("the second turn started", `"dir":"a2c"`, `"text":"working"`)
 	run.interrupt()
-	run.waitInterrupted()
-	out := readResults(t, filepath.Join(dir, "out.json"))
+	out := run.waitInterrupted()
 	if len(out.Scenarios) != 1 || out.Scenarios[0].Name != "first" {
 		t.Fatalf("scenarios = %+v, want only the first (the second never started)", out.Scenarios)
 	}
@@ -332,8 +331,7 @@ turns:
 	run.interrupt()
 	run.waitFor("the cancel", `"method":"session/cancel"`) // the first interrupt cancels the turn
 	run.interrupt()                                        // the second skips the 10m graces
-	run.waitInterrupted()
-	out := readResults(t, filepath.Join(dir, "out.json"))
+	out := run.waitInterrupted()
 	if len(out.Scenarios) != 1 || len(out.Scenarios[0].Turns) != 1 || out.Scenarios[0].Turns[0].CancelCause != "interrupt" {
 		t.Errorf("results = %+v, want the turn cancelled by interrupt", out.Scenarios)
 	}

@@ -259,9 +259,10 @@ func (r *followedRun) interrupt() {
 }
 
 // waitInterrupted keeps draining the transcript, so that acprun never
-// blocks on the FIFO, until acprun exits, and fails the test unless it
-// exited 130 (interrupted) before the context's deadline.
-func (r *followedRun) waitInterrupted() {
+// blocks on the FIFO, until acprun exits; it fails the test unless acprun
+// exited 130 (interrupted) before the context's deadline, and returns the
+// results it wrote.
+func (r *followedRun) waitInterrupted() output.Results {
 	r.t.Helper()
 	go func() {
 		for r.lines.Scan() {
@@ -275,6 +276,7 @@ func (r *followedRun) waitInterrupted() {
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		r.t.Fatalf("acprun: %v, want exit 130\n%s", err, r.stderr.String())
 	}
+	return readResults(r.t, filepath.Join(r.cmd.Dir, "out.json"))
 }
 
 // processesIn lists the processes whose working directory is dir or

@@ -917,8 +917,7 @@ turns:
 	run := runFollowingTranscript(t, ctx, dir, "second", "-j", "1", "--workspace-dir", "ws")
 	run.waitFor("the second scenario's agent was working", `"dir":"a2c"`, `"text":"working"`)
 	run.interrupt()
-	run.waitInterrupted()
-	out := readResults(t, filepath.Join(dir, "out.json"))
+	out := run.waitInterrupted()
 	if !out.Interrupted {
 		t.Errorf("the results do not say they were interrupted")
 	}
