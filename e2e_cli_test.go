@@ -191,7 +191,7 @@ func TestCLIOutputToFIFO(t *testing.T) {
 		var events []string
 		sc := bufio.NewScanner(eventsFIFO)
 		for sc.Scan() {
-			var ev struct{ Event string }
+			var ev output.Event
 			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 				gotEvents <- read{events, fmt.Errorf("line %q: %w", sc.Text(), err)}
 				return
@@ -516,10 +516,7 @@ turns:
 	}
 	byAttempt := map[int][]string{}
 	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		var ev struct {
-			Event   string `json:"event"`
-			Attempt int    `json:"attempt"`
-		}
+		var ev output.Event
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
 			t.Fatalf("event %q: %v", line, err)
 		}
