@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -180,15 +179,12 @@ func TestShardFromJobCompletionIndex(t *testing.T) {
 	dir := t.TempDir()
 	batchFiles(t, dir, 6)
 	flag := acprun(t, dir, "list", "suite", "--shard", "2/3")
-	cmd := exec.Command(acprunBin, "list", "suite", "--shards", "3")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "JOB_COMPLETION_INDEX=1")
-	env, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("list with JOB_COMPLETION_INDEX: %v", err)
+	env := acprunEnv(t, dir, []string{"JOB_COMPLETION_INDEX=1"}, "list", "suite", "--shards", "3")
+	if env.code != 0 {
+		t.Fatalf("list with JOB_COMPLETION_INDEX: exit %d\n%s", env.code, env.stderr)
 	}
-	if flag.code != 0 || flag.stdout == "" || flag.stdout != string(env) {
-		t.Errorf("--shard 2/3 listed\n%s\nJOB_COMPLETION_INDEX=1 --shards 3 listed\n%s", flag.stdout, env)
+	if flag.code != 0 || flag.stdout == "" || flag.stdout != env.stdout {
+		t.Errorf("--shard 2/3 listed\n%s\nJOB_COMPLETION_INDEX=1 --shards 3 listed\n%s", flag.stdout, env.stdout)
 	}
 	bad := acprun(t, dir, "list", "suite", "--shard", "4/3")
 	if bad.code != 2 || !strings.Contains(bad.stderr, "1 ≤ I ≤ N") {
