@@ -67,7 +67,7 @@ func workspaceOf(t *testing.T, sc runner.Result) runner.WorkspaceResult {
 	return *sc.Workspace
 }
 
-// posOf is "file:line:col" of the first needle after the first after in
+// posAfter is "file:line:col" of the first needle after the first after in
 // text (a scenario file), as acprun's messages name it.
 func posAfter(t *testing.T, file, text, after, needle string) string {
 	t.Helper()
