@@ -127,12 +127,20 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 }
 
-// readResults decodes the JSON results file at path into the product's
-// own type, so the tests read the document as acprun merge does.
+// readResults reads the JSON results file at path as acprun merge does
+// (output.ReadResults: the product's own types, schemaVersion checked).
 func readResults(t *testing.T, path string) output.Results {
 	t.Helper()
-	var out output.Results
-	readJSON(t, path, &out)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("read results: %v", err)
+	}
+	defer f.Close()
+	out, err := output.ReadResults(f)
+	if err != nil {
+		data, _ := os.ReadFile(path)
+		t.Fatalf("%s: %v\n%s", filepath.Base(path), err, data)
+	}
 	return out
 }
 
