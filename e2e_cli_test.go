@@ -183,6 +183,8 @@ func TestCLIOutputToFIFO(t *testing.T) {
 	}
 	gotResults, gotEvents := make(chan read, 1), make(chan read, 1)
 	go func() {
+		// One JSON value, not to EOF: the test holds the FIFO open for
+		// writing too (openFIFO), so output.ReadResults would never end.
 		var out output.Results
 		err := json.NewDecoder(resultsFIFO).Decode(&out)
 		gotResults <- read{out, err}
@@ -326,8 +328,7 @@ func TestCLIStdoutOutputs(t *testing.T) {
 		if res.code != exitFailed {
 			t.Fatalf("exit %d\n%s", res.code, res.stderr)
 		}
-		var out output.Results
-		if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || len(out.Scenarios) != 2 {
+		if out, err := output.ReadResults(strings.NewReader(res.stdout)); err != nil || len(out.Scenarios) != 2 {
 			t.Errorf("stdout is not the results alone (%v):\n%s", err, res.stdout)
 		}
 		if !strings.Contains(res.stderr, annotation) || strings.Contains(res.stderr, "results:") {
@@ -571,8 +572,7 @@ func TestCLIOutputToProcFD(t *testing.T) {
 	if res.code != exitOK {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	var out output.Results
-	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || len(out.Scenarios) != 1 {
+	if out, err := output.ReadResults(strings.NewReader(res.stdout)); err != nil || len(out.Scenarios) != 1 {
 		t.Errorf("stdout is not the results (%v):\n%s", err, res.stdout)
 	}
 	if !strings.Contains(res.stderr, `<testsuites name="acprun" tests="1"`) {

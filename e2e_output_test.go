@@ -156,8 +156,8 @@ func TestMergeToStdout(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	var out output.Results
-	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+	out, err := output.ReadResults(strings.NewReader(res.stdout))
+	if err != nil {
 		t.Fatalf("stdout is not the JSON results: %v\n%s", err, res.stdout)
 	}
 	if diff := cmp.Diff([]string{"alpha:passed"}, scenarioNames(out)); diff != "" {

@@ -839,9 +839,9 @@ turns:
 		}
 	}
 
-	var out output.Results
-	if err := json.Unmarshal(outputs["out.json"], &out); err != nil {
-		t.Fatalf("results are not JSON: %v", err)
+	out, err := output.ReadResults(bytes.NewReader(outputs["out.json"]))
+	if err != nil {
+		t.Fatalf("results are not JSON results: %v", err)
 	}
 	setupLeaks, verifyLeaks := scenarioNamed(t, out, "setup-leaks"), scenarioNamed(t, out, "verify-leaks")
 	if len(setupLeaks.Setup) != 1 || setupLeaks.Setup[0].Stdout != "setup [REDACTED] [REDACTED]\n" {
