@@ -51,10 +51,7 @@ func TestClientRequestsEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := realTempDir(t)
 	repo, scratch := filepath.Join(dir, "repo"), filepath.Join(dir, "scratch")
 	const hello = "line one\nline two\nline three\n"
 	writeFiles(t, dir, map[string]string{

@@ -84,6 +84,17 @@ func acprunEnv(t *testing.T, dir string, env []string, args ...string) result {
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 
+// realTempDir is a new test directory with its symlinks resolved, as
+// the paths acprun records (workspaces, client requests) are.
+func realTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // writeFiles writes name → content files under dir.
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()

@@ -84,10 +84,7 @@ func TestRulesValidateSyntaxErrors(t *testing.T) {
 // validate and run (not a fork/exec failure at run time), at the cwd value
 // that gave it: the scenario's, or a config agent's.
 func TestRulesValidateCwd(t *testing.T) {
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
 		"a.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
 		"own.yaml":    "name: own\nagent: {command: [acprun, mock-agent, a.mock.yaml], cwd: ./nope}\nturns: [{prompt: hi}]\n",
@@ -214,10 +211,7 @@ turns: [{prompt: hi}]
 // replaces the policy for terminals too, and an env entry that would
 // smuggle in another variable is refused.
 func TestRulesTerminalPolicy(t *testing.T) {
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := realTempDir(t)
 	pwned := filepath.Join(dir, "PWNED")
 	script := `turns:
   - match: '^pwn$'

@@ -32,17 +32,6 @@ func exitOf(c runner.CommandResult) string {
 	return strconv.Itoa(*c.ExitCode)
 }
 
-// wsDir is a new test directory with its symlinks resolved, as workspace
-// paths in the results are.
-func wsDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // scenarioNamed returns the only result of the scenario name.
 func scenarioNamed(t *testing.T, out output.Results, name string) runner.Result {
 	t.Helper()
@@ -251,7 +240,7 @@ func dying(pid int) bool {
 // the original content, edits only its own copy, records only its own
 // changes, and the fixture itself is left as it was, byte for byte.
 func TestWorkspaceParallelAttemptsSeePristineCopies(t *testing.T) {
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	rendezvous := filepath.Join(dir, "rendezvous")
 	if err := os.Mkdir(rendezvous, 0o755); err != nil {
 		t.Fatal(err)
@@ -338,7 +327,7 @@ turns:
 // summary; --keep-workspaces keeps passing ones too; --workspace-dir puts
 // them in a directory it creates.
 func TestWorkspaceKeptOnlyWhenNotPassed(t *testing.T) {
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
 		"fixture/a.txt": "original\n",
 		"agent.mock.yaml": `turns:
@@ -417,7 +406,7 @@ turns:
 // after the last turn, and each is an expectation: its exit code and
 // stdout decide, and a failure says where, how and what it printed last.
 func TestVerifyChecksTheWorkspace(t *testing.T) {
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	scenarios := `name: makes-done
 agent: {command: [acprun, mock-agent, writes.mock.yaml]}
 workspace: {from: fixture}
@@ -508,7 +497,7 @@ turns:
 // the later setup commands, the agent and the turns never run, but
 // teardown does, in the workspace, with the agent's environment.
 func TestSetupFailureIsAnError(t *testing.T) {
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	marks := filepath.Join(dir, "marks")
 	if err := os.Mkdir(marks, 0o755); err != nil {
 		t.Fatal(err)
@@ -577,7 +566,7 @@ turns:
 // run still run, and nothing is left in the workspaces' directory.
 func TestWorkspaceThatCannotBeMadeIsAnError(t *testing.T) {
 	needGit(t)
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	marks := filepath.Join(dir, "marks")
 	if err := os.Mkdir(marks, 0o755); err != nil {
 		t.Fatal(err)
@@ -652,7 +641,7 @@ turns:
 // worktrees at the same time.
 func TestWorkspaceGitWorktree(t *testing.T) {
 	needGit(t)
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	repo := filepath.Join(dir, "repo")
 	first, second := makeRepo(t, repo)
 	branch := gitIn(t, repo, "symbolic-ref", "HEAD")
@@ -731,7 +720,7 @@ turns:
 // its timeout is killed with everything it started in the background, and
 // the attempt fails saying so.
 func TestVerifyTimeoutKillsItsProcessGroup(t *testing.T) {
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	scenario := `name: slow-verify
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 workspace: {from: fixture}
@@ -785,7 +774,7 @@ func TestHookSecretsNeverLeave(t *testing.T) {
 		fileSecret    = "hks_E2Ehookfile1234567890abcdef"
 		environSecret = "tok_E2Ehookenviron9876543210zyx"
 	)
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
 		"fixture/a.txt":   "a\n",
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
@@ -879,7 +868,7 @@ turns:
 // agent's edit and its diff recorded, and its teardown runs.
 func TestWorkspaceInterrupt(t *testing.T) {
 	needGit(t)
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	marks := filepath.Join(dir, "marks")
 	if err := os.Mkdir(marks, 0o755); err != nil {
 		t.Fatal(err)
@@ -951,7 +940,7 @@ turns:
 // workspace and its setup, verify and teardown commands with their
 // timeouts, and runs none of them.
 func TestWorkspaceDryRunShowsCommands(t *testing.T) {
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
 		"fixture/a.txt":   "a\n",
 		"repo/README":     "not even a repository: a dry run does not look\n",
