@@ -342,13 +342,8 @@ func TestAgentThatStopsReadingCannotHoldTheTurn(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		// Answers initialize and session/new, then never reads again.
-		"agent.sh": `read -r line
-printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"promptCapabilities":{"embeddedContext":true}}}}'
-read -r line
-printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}'
-exec sleep 3600
-`,
-		"big.txt": strings.Repeat("0123456789abcdef\n", 1<<18), // 4.5 MiB: more than a pipe holds
+		"agent.sh": shHandshakeEmbedded + "exec sleep 3600\n",
+		"big.txt":  strings.Repeat("0123456789abcdef\n", 1<<18), // 4.5 MiB: more than a pipe holds
 		"s.yaml": `name: deaf-reader
 agent: {command: [sh, agent.sh]}
 permissions: {default: deny}

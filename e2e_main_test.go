@@ -349,3 +349,15 @@ func procCmdline(pid int) string {
 	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	return strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))
 }
+
+// shHandshake answers initialize (id 1) and session/new (id 2) as acprun
+// numbers its calls, for the sh agents of the tests, which do what the
+// mock agent cannot (raw bytes, a backlog at full speed, stop reading).
+const shHandshake = `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'
+read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}'
+`
+
+// shHandshakeEmbedded is shHandshake for an agent that takes embedded
+// files (promptCapabilities.embeddedContext), so that a prompt carries a
+// whole file.
+var shHandshakeEmbedded = strings.Replace(shHandshake, `"agentCapabilities":{}`, `"agentCapabilities":{"promptCapabilities":{"embeddedContext":true}}`, 1)

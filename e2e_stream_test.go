@@ -11,13 +11,6 @@ import (
 	"unicode/utf8"
 )
 
-// shHandshake answers initialize (id 1) and session/new (id 2) as acprun
-// numbers its calls, for the sh agents below, which print what the mock
-// agent cannot (raw bytes, a backlog at full speed).
-const shHandshake = `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'
-read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}'
-`
-
 const chunkLine = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}` + "\n"
 
 // TestBacklogIsNotLost: an agent that writes a backlog of 100,001 updates
@@ -137,8 +130,7 @@ turns: [{prompt: go}]
 func TestUpdatesRecordedWhileThePromptIsStuck(t *testing.T) {
 	dir := t.TempDir()
 	// It takes embedded files, so the prompt carries the whole large file.
-	handshake := strings.Replace(shHandshake, `"agentCapabilities":{}`, `"agentCapabilities":{"promptCapabilities":{"embeddedContext":true}}`, 1)
-	agent := handshake + `head -c 1000 >/dev/null
+	agent := shHandshakeEmbedded + `head -c 1000 >/dev/null
 printf '%s\n' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"during"}}}}'
 printf '%s\n' '{"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","title":"rm -rf build","kind":"delete"},"options":[{"optionId":"no","name":"Reject","kind":"reject_once"}]}}'
 exec sleep 120
