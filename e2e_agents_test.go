@@ -117,12 +117,10 @@ turns:
     expect: {text: {contains: named mock}}
 `,
 	})
-	r := acprun(t, dir, "run", "named.yaml", "-o", "out.json")
+	r, out := runResults(t, dir, "named.yaml")
 	if r.code != 0 {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
 	if len(out.Scenarios) != 1 || out.Scenarios[0].Status != "passed" {
 		t.Errorf("scenarios = %+v, want named-mock passed", out.Scenarios)
 	}

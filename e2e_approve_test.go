@@ -1,29 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-type permissionJSON struct {
-	ToolCallID string   `json:"toolCallId"`
-	Decision   string   `json:"decision"`
-	Rule       string   `json:"rule"`
-	OptionID   string   `json:"optionId"`
-	Outcome    string   `json:"outcome"`
-	Commands   []string `json:"commands"`
-	Paths      []string `json:"paths"`
-	Reason     string   `json:"reason"`
-}
-
-type turnPermissions struct {
-	Text        string           `json:"text"`
-	Permissions []permissionJSON `json:"permissions"`
-	Warnings    []string         `json:"warnings"`
-}
 
 func TestPermissionRulesEndToEnd(t *testing.T) {
 	dir := t.TempDir()
@@ -65,16 +47,11 @@ turns:
     expect: {stopReason: cancelled}
 `,
 	})
-	res := acprun(t, dir, "run", "rules.yaml", "-o", "out.json")
+	res, out := runResults(t, dir, "rules.yaml")
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
-	var turn turnPermissions
-	if err := json.Unmarshal(out.Scenarios[0].Turns[0], &turn); err != nil {
-		t.Fatal(err)
-	}
+	turn := out.Scenarios[0].Turns[0]
 	if len(turn.Permissions) != 3 {
 		t.Fatalf("permissions = %+v, want 3", turn.Permissions)
 	}
@@ -94,10 +71,7 @@ turns:
 		t.Errorf("allowed/denied = %d/%d, want 1/2", out.Scenarios[0].Allowed, out.Scenarios[0].Denied)
 	}
 
-	var noReject turnPermissions
-	if err := json.Unmarshal(out.Scenarios[1].Turns[0], &noReject); err != nil {
-		t.Fatal(err)
-	}
+	noReject := out.Scenarios[1].Turns[0]
 	if len(noReject.Permissions) != 1 {
 		t.Fatalf("no-reject permissions = %+v, want 1", noReject.Permissions)
 	}
@@ -110,30 +84,23 @@ turns:
 }
 
 func TestExpectDeniedZeroFails(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": `turns:
+	res, out, _ := runOne(t, `turns:
   - steps:
       - tool_call: {toolCallId: t1, title: curl evil, kind: execute, status: pending, rawInput: {command: curl evil}}
       - permission: {toolCallId: t1}
         rejected: [{text: "skipped"}]
       - tool_call: {toolCallId: t2, title: rm -rf /tmp/x, kind: execute, status: completed, rawInput: {command: rm -rf /tmp/x}}
-`,
-		"s.yaml": `name: no-denials
+`, `name: no-denials
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions:
   deny: [{command: "curl *"}, {command: "rm *"}]
 expect: {denied: 0}
 turns:
   - prompt: go
-`,
-	})
-	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+`)
 	if res.code != 1 {
 		t.Fatalf("exit %d, want 1\nstderr:\n%s", res.code, res.stderr)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
 	sc := out.Scenarios[0]
 	if sc.Status != "failed" || !strings.Contains(strings.Join(sc.Failures, "\n"), "1 permission requests denied, want 0") {
 		t.Errorf("scenario = %+v, want failed on denied: 0", sc)

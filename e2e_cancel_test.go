@@ -1,80 +1,40 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
-	"os"
+	"io/fs"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acprun/acprun/runner"
 )
 
-type cancelTurn struct {
-	Index         int    `json:"index"`
-	StopReason    string `json:"stopReason"`
-	CancelCause   string `json:"cancelCause"`
-	CancelIgnored bool   `json:"cancelIgnored"`
-	Text          string `json:"text"`
-	Error         string `json:"error"`
-	ToolCalls     []struct {
-		ID     string `json:"toolCallId"`
-		Status string `json:"status"`
-	} `json:"toolCalls"`
-	Permissions []struct {
-		Decision string `json:"decision"`
-		Outcome  string `json:"outcome"`
-	} `json:"permissions"`
-}
-
 // runCancelScenario runs one scenario on a mock script and returns the
-// exit code and its turns.
-func runCancelScenario(t *testing.T, script, scenario string, args ...string) (int, scenarioResult, []cancelTurn) {
+// exit code, its result and its turns, once none of its processes is left.
+func runCancelScenario(t *testing.T, script, scenario string, args ...string) (int, runner.Result, []runner.TurnResult) {
 	t.Helper()
 	res, out, dir := runOne(t, script, scenario, args...)
 	if len(out.Scenarios) != 1 {
 		t.Fatalf("scenarios = %d, want 1\nstderr:\n%s", len(out.Scenarios), res.stderr)
 	}
-	var turns []cancelTurn
-	for _, raw := range out.Scenarios[0].Turns {
-		var tr cancelTurn
-		if err := json.Unmarshal(raw, &tr); err != nil {
-			t.Fatal(err)
-		}
-		turns = append(turns, tr)
-	}
 	assertNoProcessesIn(t, dir)
-	return res.code, out.Scenarios[0], turns
+	return res.code, out.Scenarios[0], out.Scenarios[0].Turns
 }
 
 // assertNoProcessesIn fails when a live process has dir as its working
 // directory: the agent and everything it started must be gone.
 func assertNoProcessesIn(t *testing.T, dir string) {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Skipf("no /proc: %v", err)
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+	for _, pid := range processesIn(t, dir) {
+		if state, _, err := procStat(pid); state == "Z" || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+			continue // a zombie waiting for its reaper, or gone
 		}
-		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
-		if err != nil || (cwd != dir && !strings.HasPrefix(cwd, dir+"/")) {
-			continue
-		}
-		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
-			continue // a zombie waiting for its reaper
-		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		t.Errorf("process %d (%s) left running in %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " "), dir)
+		t.Errorf("process %d (%s) left running in %s", pid, procCmdline(pid), dir)
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
 }
@@ -336,38 +296,14 @@ turns:
 	})
 	// The transcript is a FIFO: following it tells the test when the agent
 	// is working on the second turn (it says so), with no polling.
-	cmd, sc, stderr := runFollowingTranscript(t, t.Context(), dir, "first", "-j", "1")
-	working := false
-	for !working && sc.Scan() {
-		working = strings.Contains(sc.Text(), `"dir":"a2c"`) && strings.Contains(sc.Text(), `"text":"working"`)
-	}
-	if !working {
-		cmd.Process.Kill()
-		t.Fatalf("transcript ended before the second turn started")
-	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	go func() { // keep draining so acprun never blocks on the FIFO
-		for sc.Scan() {
-		}
-	}()
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-		t.Fatalf("acprun: %v, want exit 130\n%s", err, stderr.String())
-	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
+	run := runFollowingTranscript(t, t.Context(), dir, "first", "-j", "1")
+	run.waitFor("the second turn started", `"dir":"a2c"`, `"text":"working"`)
+	run.interrupt()
+	out := run.waitInterrupted()
 	if len(out.Scenarios) != 1 || out.Scenarios[0].Name != "first" {
 		t.Fatalf("scenarios = %+v, want only the first (the second never started)", out.Scenarios)
 	}
-	var turns []cancelTurn
-	for _, raw := range out.Scenarios[0].Turns {
-		var tr cancelTurn
-		json.Unmarshal(raw, &tr)
-		turns = append(turns, tr)
-	}
+	turns := out.Scenarios[0].Turns
 	if len(turns) != 3 || turns[0].StopReason != "end_turn" || turns[1].StopReason != "cancelled" ||
 		turns[1].CancelCause != "interrupt" || turns[2].StopReason != "skipped" {
 		t.Errorf("turns = %+v, want end_turn, cancelled by interrupt, skipped", turns)
@@ -390,37 +326,13 @@ turns:
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	cmd, sc, stderr := runFollowingTranscript(t, ctx, dir, "stubborn")
-	waitFor := func(substr string) {
-		t.Helper()
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), substr) {
-				return
-			}
-		}
-		cmd.Process.Kill()
-		t.Fatalf("transcript ended before %s", substr)
-	}
-	waitFor(`"method":"session/prompt"`)
-	cmd.Process.Signal(os.Interrupt)
-	waitFor(`"method":"session/cancel"`) // the first interrupt cancels the turn
-	cmd.Process.Signal(os.Interrupt)     // the second skips the 10m graces
-	go func() {
-		for sc.Scan() {
-		}
-	}()
-	err := cmd.Wait()
-	if ctx.Err() != nil {
-		t.Fatalf("acprun still waiting after the second interrupt\n%s", stderr.String())
-	}
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-		t.Fatalf("acprun: %v, want exit 130\n%s", err, stderr.String())
-	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
-	var tr cancelTurn
-	if len(out.Scenarios) != 1 || json.Unmarshal(out.Scenarios[0].Turns[0], &tr) != nil || tr.CancelCause != "interrupt" {
+	run := runFollowingTranscript(t, ctx, dir, "stubborn")
+	run.waitFor("the prompt", `"method":"session/prompt"`)
+	run.interrupt()
+	run.waitFor("the cancel", `"method":"session/cancel"`) // the first interrupt cancels the turn
+	run.interrupt()                                        // the second skips the 10m graces
+	out := run.waitInterrupted()
+	if len(out.Scenarios) != 1 || len(out.Scenarios[0].Turns) != 1 || out.Scenarios[0].Turns[0].CancelCause != "interrupt" {
 		t.Errorf("results = %+v, want the turn cancelled by interrupt", out.Scenarios)
 	}
 	assertNoProcessesIn(t, dir)
@@ -430,13 +342,8 @@ func TestAgentThatStopsReadingCannotHoldTheTurn(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		// Answers initialize and session/new, then never reads again.
-		"agent.sh": `read -r line
-printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"promptCapabilities":{"embeddedContext":true}}}}'
-read -r line
-printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}'
-exec sleep 3600
-`,
-		"big.txt": strings.Repeat("0123456789abcdef\n", 1<<18), // 4.5 MiB: more than a pipe holds
+		"agent.sh": shHandshakeEmbedded + "exec sleep 3600\n",
+		"big.txt":  strings.Repeat("0123456789abcdef\n", 1<<18), // 4.5 MiB: more than a pipe holds
 		"s.yaml": `name: deaf-reader
 agent: {command: [sh, agent.sh]}
 permissions: {default: deny}
@@ -456,45 +363,10 @@ turns:
 	if ctx.Err() != nil {
 		t.Fatalf("acprun stayed stuck writing to an agent that does not read\n%s", out)
 	}
-	var res results
-	readResults(t, filepath.Join(dir, "out.json"), &res)
-	var tr cancelTurn
-	if err := json.Unmarshal(res.Scenarios[0].Turns[0], &tr); err != nil {
-		t.Fatal(err)
-	}
+	res := readResults(t, filepath.Join(dir, "out.json"))
+	tr := res.Scenarios[0].Turns[0]
 	if tr.StopReason != "unresponsive" || tr.CancelCause != "turnTimeout" || !strings.Contains(tr.Error, "stopped reading") {
 		t.Errorf("turn = %+v, want unresponsive after turnTimeout, saying the agent stopped reading", tr)
 	}
 	assertNoProcessesIn(t, dir)
-}
-
-// runFollowingTranscript starts `acprun run s.yaml -o out.json` in dir with
-// the transcript of scenario name made a FIFO, and returns a scanner over
-// it: following the transcript tells a test where the run is, with no
-// polling. The caller must keep draining the scanner until acprun exits.
-func runFollowingTranscript(t *testing.T, ctx context.Context, dir, name string, args ...string) (*exec.Cmd, *bufio.Scanner, *strings.Builder) {
-	t.Helper()
-	trDir := filepath.Join(dir, "tr")
-	if err := os.Mkdir(trDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(trDir, name+".jsonl")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.CommandContext(ctx, acprunBin, append([]string{"run", "s.yaml", "-o", "out.json", "--transcripts", "tr"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(fifo)
-	if err != nil {
-		cmd.Process.Kill()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return cmd, bufio.NewScanner(f), &stderr
 }

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/output"
 )
 
 // cliScenarios writes three passing scenarios (tags ta, tb, tc) on the
@@ -130,8 +132,7 @@ func TestCLIOutputThroughSymlinks(t *testing.T) {
 			t.Errorf("%s was replaced: %v (%v)", link, fi.Mode(), err)
 		}
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "real/results.json"), &out)
+	out := readResults(t, filepath.Join(dir, "real/results.json"))
 	if len(out.Scenarios) != 1 {
 		t.Errorf("the symlink's target holds %d scenarios, want 1", len(out.Scenarios))
 	}
@@ -182,7 +183,9 @@ func TestCLIOutputToFIFO(t *testing.T) {
 	}
 	gotResults, gotEvents := make(chan read, 1), make(chan read, 1)
 	go func() {
-		var out results
+		// One JSON value, not to EOF: the test holds the FIFO open for
+		// writing too (openFIFO), so output.ReadResults would never end.
+		var out output.Results
 		err := json.NewDecoder(resultsFIFO).Decode(&out)
 		gotResults <- read{out, err}
 	}()
@@ -190,7 +193,7 @@ func TestCLIOutputToFIFO(t *testing.T) {
 		var events []string
 		sc := bufio.NewScanner(eventsFIFO)
 		for sc.Scan() {
-			var ev struct{ Event string }
+			var ev output.Event
 			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 				gotEvents <- read{events, fmt.Errorf("line %q: %w", sc.Text(), err)}
 				return
@@ -206,7 +209,7 @@ func TestCLIOutputToFIFO(t *testing.T) {
 	if res.code != exitOK {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	if r := <-gotResults; r.err != nil || len(r.v.(results).Scenarios) != 1 {
+	if r := <-gotResults; r.err != nil || len(r.v.(output.Results).Scenarios) != 1 {
 		t.Errorf("the results FIFO's reader got %+v, %v; want the results of one scenario", r.v, r.err)
 	}
 	if r := <-gotEvents; r.err != nil || !slices.Contains(r.v.([]string), "scenario_started") {
@@ -325,8 +328,7 @@ func TestCLIStdoutOutputs(t *testing.T) {
 		if res.code != exitFailed {
 			t.Fatalf("exit %d\n%s", res.code, res.stderr)
 		}
-		var out results
-		if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || len(out.Scenarios) != 2 {
+		if out, err := output.ReadResults(strings.NewReader(res.stdout)); err != nil || len(out.Scenarios) != 2 {
 			t.Errorf("stdout is not the results alone (%v):\n%s", err, res.stdout)
 		}
 		if !strings.Contains(res.stderr, annotation) || strings.Contains(res.stderr, "results:") {
@@ -388,9 +390,13 @@ func TestCLIEmptySelection(t *testing.T) {
 		if res.code != exitOK {
 			t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
 		}
-		var out results
-		readResults(t, filepath.Join(dir, "empty.json"), &out)
-		if out.Scenarios == nil || len(out.Scenarios) != 0 || string(out.Summary["scenarios"]) != "0" {
+		out := readResults(t, filepath.Join(dir, "empty.json"))
+		// The raw summary, to see summary.scenarios written as 0, not left out.
+		var raw struct {
+			Summary map[string]json.RawMessage `json:"summary"`
+		}
+		readJSON(t, filepath.Join(dir, "empty.json"), &raw)
+		if out.Scenarios == nil || len(out.Scenarios) != 0 || string(raw.Summary["scenarios"]) != "0" {
 			t.Errorf("results of an empty run: %+v", out)
 		}
 		if list := acprun(t, dir, "list", "a.yaml", "--tag", "nosuch", "--allow-empty"); list.code != exitOK || list.stdout != "" {
@@ -511,10 +517,7 @@ turns:
 	}
 	byAttempt := map[int][]string{}
 	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		var ev struct {
-			Event   string `json:"event"`
-			Attempt int    `json:"attempt"`
-		}
+		var ev output.Event
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
 			t.Fatalf("event %q: %v", line, err)
 		}
@@ -532,17 +535,7 @@ turns:
 		t.Errorf("events without an attempt: %q", evs)
 	}
 
-	var out struct {
-		ByStopReason map[string][]struct {
-			Scenario string `json:"scenario"`
-			Attempt  int    `json:"attempt"`
-			Turn     int    `json:"turn"`
-		} `json:"byStopReason"`
-		Summary struct {
-			Warnings *int `json:"warnings"`
-		} `json:"summary"`
-	}
-	readResults(t, filepath.Join(dir, "out.json"), &out)
+	out := readResults(t, filepath.Join(dir, "out.json"))
 	var refs []string
 	for _, r := range out.ByStopReason["end_turn"] {
 		refs = append(refs, fmt.Sprintf("%s#%d turn %d", r.Scenario, r.Attempt, r.Turn))
@@ -550,7 +543,7 @@ turns:
 	if diff := cmp.Diff([]string{"plan#1 turn 1", "plan#2 turn 1"}, refs); diff != "" {
 		t.Errorf("byStopReason.end_turn (-want +got):\n%s", diff)
 	}
-	if out.Summary.Warnings == nil || *out.Summary.Warnings != 2 {
+	if out.Summary.Warnings != 2 {
 		t.Errorf("summary.warnings = %v, want 2", out.Summary.Warnings)
 	}
 	if last := lastLine(strings.TrimSuffix(res.stderr, "results: out.json\n")); !strings.HasPrefix(last, "2 passed, 0 failed, 2 warnings in ") {
@@ -579,8 +572,7 @@ func TestCLIOutputToProcFD(t *testing.T) {
 	if res.code != exitOK {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	var out results
-	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || len(out.Scenarios) != 1 {
+	if out, err := output.ReadResults(strings.NewReader(res.stdout)); err != nil || len(out.Scenarios) != 1 {
 		t.Errorf("stdout is not the results (%v):\n%s", err, res.stdout)
 	}
 	if !strings.Contains(res.stderr, `<testsuites name="acprun" tests="1"`) {
@@ -620,15 +612,7 @@ func TestCLIMatrixByStopReasonSurvivesMerge(t *testing.T) {
 	if res := acprun(t, dir, "merge", "shard2.json", "shard1.json", "-o", "all.json"); res.code != exitOK {
 		t.Fatalf("merge: exit %d\n%s", res.code, res.stderr)
 	}
-	var out struct {
-		ByStopReason map[string][]struct {
-			Scenario string `json:"scenario"`
-			Agent    string `json:"agent"`
-			Attempt  int    `json:"attempt"`
-			Turn     int    `json:"turn"`
-		} `json:"byStopReason"`
-	}
-	readResults(t, filepath.Join(dir, "all.json"), &out)
+	out := readResults(t, filepath.Join(dir, "all.json"))
 	var got []string
 	for _, r := range out.ByStopReason["end_turn"] {
 		got = append(got, fmt.Sprintf("%s@%s#%d/%d", r.Scenario, r.Agent, r.Attempt, r.Turn))

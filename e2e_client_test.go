@@ -46,22 +46,12 @@ turns:
   - prompt: no client
 `
 
-// clientTurn is the part of a turn's results these tests look at.
-type clientTurn struct {
-	StopReason     string                 `json:"stopReason"`
-	Text           string                 `json:"text"`
-	ClientRequests []runner.ClientRequest `json:"clientRequests"`
-}
-
 func TestClientRequestsEndToEnd(t *testing.T) {
 	mock, err := filepath.Abs("testdata/e2e/fs-terminal.mock.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := realTempDir(t)
 	repo, scratch := filepath.Join(dir, "repo"), filepath.Join(dir, "scratch")
 	const hello = "line one\nline two\nline three\n"
 	writeFiles(t, dir, map[string]string{
@@ -78,23 +68,19 @@ func TestClientRequestsEndToEnd(t *testing.T) {
 	}
 	t.Cleanup(func() { killStraySleeps(t, scratch) })
 
-	res := acprun(t, dir, "run", "scenarios.yaml", "-o", "out.json", "--transcripts", "tr")
+	res, out := runResults(t, dir, "scenarios.yaml", "--transcripts", "tr")
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
 	if len(out.Scenarios) != 3 {
 		t.Fatalf("%d scenarios; want 3", len(out.Scenarios))
 	}
-	turns := make([]clientTurn, 3)
+	turns := make([]runner.TurnResult, 3)
 	for i, sc := range out.Scenarios {
 		if sc.Status != "passed" || len(sc.Turns) != 1 {
 			t.Fatalf("scenario %s: status %s, %d turns, failures %v; want passed, 1 turn", sc.Name, sc.Status, len(sc.Turns), sc.Failures)
 		}
-		if err := json.Unmarshal(sc.Turns[0], &turns[i]); err != nil {
-			t.Fatal(err)
-		}
+		turns[i] = sc.Turns[0]
 	}
 
 	t.Run("fs-terminal", func(t *testing.T) {
@@ -279,17 +265,8 @@ func readPid(t *testing.T, path string) int {
 // clientProcessAlive reports whether pid is a process that is neither a
 // zombie nor already exiting (flag PF_EXITING).
 func clientProcessAlive(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(data)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 7 {
-		return false
-	}
-	flags, _ := strconv.ParseUint(fields[6], 10, 64)
-	return fields[0] != "Z" && fields[0] != "X" && flags&0x4 == 0
+	state, flags, err := procStat(pid)
+	return err == nil && state != "" && state != "Z" && state != "X" && flags&pfExiting == 0
 }
 
 // killStraySleeps kills what a failed run may have left behind: the

@@ -15,6 +15,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/runner"
 )
 
 // End-to-end tests of the eval expectations (toolCalls, files,
@@ -80,69 +83,10 @@ func lateWriter(in io.Reader, out io.Writer) int {
 	return 0
 }
 
-// expJudge is a judge's verdict in the results.
-type expJudge struct {
-	Agent      string `json:"agent"`
-	Passed     bool   `json:"passed"`
-	StopReason string `json:"stopReason"`
-	Text       string `json:"text"`
-	Error      string `json:"error"`
-	Transcript string `json:"transcript"`
-}
-
-// expScenario is the part of a scenario's result these tests read.
-type expScenario struct {
-	Name     string   `json:"name"`
-	File     string   `json:"file"`
-	Attempt  int      `json:"attempt"`
-	Status   string   `json:"status"`
-	Error    string   `json:"error"`
-	Failures []string `json:"failures"`
-	Agent    struct {
-		Name string `json:"name"`
-	} `json:"agent"`
-	Judge     *expJudge `json:"judge"`
-	Workspace *struct {
-		Path     string   `json:"path"`
-		Kept     bool     `json:"kept"`
-		Created  []string `json:"created"`
-		Modified []string `json:"modified"`
-	} `json:"workspace"`
-	Turns []struct {
-		StopReason     string    `json:"stopReason"`
-		Failures       []string  `json:"failures"`
-		Judge          *expJudge `json:"judge"`
-		ClientRequests []struct {
-			Method  string `json:"method"`
-			Path    string `json:"path"`
-			Refused string `json:"refused"`
-			Late    bool   `json:"late"`
-		} `json:"clientRequests"`
-	} `json:"turns"`
-}
-
-// expPassRate is one row of summary.passRates.
-type expPassRate struct {
-	Scenario string             `json:"scenario"`
-	Agent    string             `json:"agent"`
-	Attempts int                `json:"attempts"`
-	Passed   int                `json:"passed"`
-	Rate     float64            `json:"passRate"`
-	PassAtK  map[string]float64 `json:"passAtK"`
-	PassHatK map[string]float64 `json:"passHatK"`
-}
-
-type expResults struct {
-	Summary struct {
-		PassRates []expPassRate `json:"passRates"`
-	} `json:"summary"`
-	Scenarios []expScenario `json:"scenarios"`
-}
-
 // byName indexes scenario results by name (one attempt each).
-func byName(t *testing.T, out expResults) map[string]expScenario {
+func byName(t *testing.T, out output.Results) map[string]runner.Result {
 	t.Helper()
-	m := map[string]expScenario{}
+	m := map[string]runner.Result{}
 	for _, s := range out.Scenarios {
 		if _, dup := m[s.Name]; dup {
 			t.Fatalf("two results named %s", s.Name)
@@ -436,12 +380,10 @@ func TestExpectEveryKind(t *testing.T) {
 		files[c.name+".yaml"] = c.yaml
 	}
 	writeFiles(t, dir, files)
-	res := acprun(t, dir, "run", ".", "-j", "4", "-o", "out.json")
+	res, out := runResults(t, dir, ".", "-j", "4")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1 (some scenarios fail)\n%s", res.code, res.stderr)
 	}
-	var out expResults
-	readResults(t, filepath.Join(dir, "out.json"), &out)
 	got := byName(t, out)
 	if len(got) != len(expectCases) {
 		t.Errorf("%d results, want %d", len(got), len(expectCases))
@@ -452,9 +394,9 @@ func TestExpectEveryKind(t *testing.T) {
 			t.Errorf("%s: no result", c.name)
 			continue
 		}
-		want := "passed"
+		want := runner.StatusPassed
 		if len(c.fails) > 0 {
-			want = "failed"
+			want = runner.StatusFailed
 		}
 		if r.Status != want {
 			t.Errorf("%s: status %s, want %s (error %q, failures %q)", c.name, r.Status, want, r.Error, r.Failures)
@@ -579,12 +521,10 @@ func TestJudgeVerdicts(t *testing.T) {
 		files[c.name+".yaml"] = c.yaml()
 	}
 	writeFiles(t, dir, files)
-	res := acprun(t, dir, "run", ".", "-j", "4", "-o", "out.json", "--transcripts", "tr", "--keep-workspaces")
+	res, out := runResults(t, dir, ".", "-j", "4", "--transcripts", "tr", "--keep-workspaces")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
-	var out expResults
-	readResults(t, filepath.Join(dir, "out.json"), &out)
 	got := byName(t, out)
 	for _, c := range judgeCases {
 		r, ok := got[c.name]
@@ -593,9 +533,9 @@ func TestJudgeVerdicts(t *testing.T) {
 			continue
 		}
 		var fails []wantFailure
-		want := "passed"
+		want := runner.StatusPassed
 		if c.fail != nil {
-			want, fails = "failed", []wantFailure{*c.fail}
+			want, fails = runner.StatusFailed, []wantFailure{*c.fail}
 		}
 		if r.Status != want {
 			t.Errorf("%s: status %s, want %s (error %q, failures %q)", c.name, r.Status, want, r.Error, r.Failures)
@@ -707,12 +647,10 @@ expect:
   files: {exists: [late.txt], contains: {late.txt: "written late"}}
 `, self, lateWriterArg)
 	writeFiles(t, dir, map[string]string{"s.yaml": scenario, "fixture/seed.txt": "seed\n"})
-	res := acprun(t, dir, "run", "s.yaml", "--repeat", "20", "-j", "4", "-o", "out.json")
+	res, out := runResults(t, dir, "s.yaml", "--repeat", "20", "-j", "4")
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
-	var out expResults
-	readResults(t, filepath.Join(dir, "out.json"), &out)
 	if len(out.Scenarios) != 20 {
 		t.Fatalf("%d results, want 20", len(out.Scenarios))
 	}
@@ -777,18 +715,10 @@ verify:
 	all := rate{4, 4, []float64{1, 1, 1, 1}, []float64{1, 1, 1, 1}}
 	none := rate{4, 0, []float64{0, 0, 0, 0}, []float64{0, 0, 0, 0}}
 	half := rate{4, 2, []float64{0.5, 0.8333, 1, 1}, []float64{0.5, sixth, 0, 0}}
-	byK := func(v []float64) map[string]float64 {
-		m := map[string]float64{}
-		for i, x := range v {
-			m[fmt.Sprint(i+1)] = x
-		}
-		return m
-	}
 	check := func(what, runDir string, stderr string, want map[string]rate, cells []string) {
 		t.Helper()
-		var out expResults
-		readResults(t, filepath.Join(runDir, "out.json"), &out)
-		got := map[string]expPassRate{}
+		out := readResults(t, filepath.Join(runDir, "out.json"))
+		got := map[string]output.PassRate{}
 		for _, p := range out.Summary.PassRates {
 			got[p.Scenario+"@"+p.Agent] = p
 		}
@@ -804,10 +734,10 @@ verify:
 			if p.Attempts != w.attempts || p.Passed != w.passed || p.Rate != w.at[0] {
 				t.Errorf("%s: %s: %d/%d passed, rate %v; want %d/%d, rate %v", what, key, p.Passed, p.Attempts, p.Rate, w.passed, w.attempts, w.at[0])
 			}
-			if diff := cmp.Diff(byK(w.at), p.PassAtK); diff != "" {
+			if diff := cmp.Diff(output.ByK(w.at), p.PassAtK); diff != "" {
 				t.Errorf("%s: %s: passAtK (-want +got):\n%s", what, key, diff)
 			}
-			if diff := cmp.Diff(byK(w.hat), p.PassHatK); diff != "" {
+			if diff := cmp.Diff(output.ByK(w.hat), p.PassHatK); diff != "" {
 				t.Errorf("%s: %s: passHatK (-want +got):\n%s", what, key, diff)
 			}
 		}

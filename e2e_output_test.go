@@ -20,6 +20,9 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/runner"
 )
 
 // shardScenario is one scenario of a hand-written results file.
@@ -33,39 +36,15 @@ type shardScenario struct {
 // shardJSON is a results file as acprun run writes it.
 func shardJSON(t *testing.T, startedAt string, durationMs int, interrupted bool, scs ...shardScenario) string {
 	t.Helper()
-	type turn struct {
-		Index      int    `json:"index"`
-		Prompt     string `json:"prompt"`
-		StopReason string `json:"stopReason"`
-		DurationMs int    `json:"durationMs"`
-		Text       string `json:"text"`
+	doc := output.Results{
+		SchemaVersion: 1, StartedAt: startedAt, DurationMs: int64(durationMs), Interrupted: interrupted,
+		ByStopReason: map[string][]output.TurnRef{},
 	}
-	type scenario struct {
-		Name        string              `json:"name"`
-		File        string              `json:"file"`
-		Line        int                 `json:"line"`
-		Agent       map[string][]string `json:"agent"`
-		Status      string              `json:"status"`
-		DurationMs  int                 `json:"durationMs"`
-		Failures    []string            `json:"failures,omitempty"`
-		Error       string              `json:"error,omitempty"`
-		StartFailed bool                `json:"startFailed,omitempty"`
-		Turns       []turn              `json:"turns"`
-	}
-	doc := struct {
-		SchemaVersion int                 `json:"schemaVersion"`
-		StartedAt     string              `json:"startedAt"`
-		DurationMs    int                 `json:"durationMs"`
-		Interrupted   bool                `json:"interrupted,omitempty"`
-		ByStopReason  map[string][]string `json:"byStopReason"`
-		Summary       map[string]int      `json:"summary"`
-		Scenarios     []scenario          `json:"scenarios"`
-	}{SchemaVersion: 1, StartedAt: startedAt, DurationMs: durationMs, Interrupted: interrupted, ByStopReason: map[string][]string{}, Summary: map[string]int{}}
 	for _, s := range scs {
-		sc := scenario{
-			Name: s.name, File: s.file, Line: s.line, Status: s.status, StartFailed: s.startFailed, DurationMs: 40,
-			Agent: map[string][]string{"command": {"agent"}},
-			Turns: []turn{{Index: 1, Prompt: "hi", StopReason: "end_turn", DurationMs: 30, Text: "hello"}},
+		sc := runner.Result{
+			Name: s.name, File: s.file, Line: s.line, Status: runner.Status(s.status), StartFailed: s.startFailed, DurationMs: 40,
+			Agent: runner.AgentInfo{Command: []string{"agent"}},
+			Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", DurationMs: 30, Text: "hello"}},
 		}
 		switch {
 		case s.startFailed:
@@ -117,21 +96,15 @@ func TestMergeExitCodes(t *testing.T) {
 			if res.code != tt.want {
 				t.Fatalf("merge: exit %d, want %d\nstderr:\n%s", res.code, tt.want, res.stderr)
 			}
-			var out struct {
-				results
-				StartedAt   string `json:"startedAt"`
-				DurationMs  int    `json:"durationMs"`
-				Interrupted bool   `json:"interrupted"`
-			}
-			readResults(t, filepath.Join(dir, "out/all.json"), &out)
-			if diff := cmp.Diff([]string{"alpha:passed", "beta:" + tt.b.status}, scenarioNames(out.results)); diff != "" {
+			out := readResults(t, filepath.Join(dir, "out/all.json"))
+			if diff := cmp.Diff([]string{"alpha:passed", "beta:" + tt.b.status}, scenarioNames(out)); diff != "" {
 				t.Errorf("merged scenarios (-want +got):\n%s", diff)
 			}
 			if out.StartedAt != t1 || out.DurationMs != 1500 || out.Interrupted != tt.interrupted {
 				t.Errorf("merged startedAt %s, durationMs %d, interrupted %v; want %s, 1500, %v", out.StartedAt, out.DurationMs, out.Interrupted, t1, tt.interrupted)
 			}
-			if string(out.Summary["scenarios"]) != "2" {
-				t.Errorf("summary.scenarios = %s, want 2", out.Summary["scenarios"])
+			if out.Summary.Scenarios != 2 {
+				t.Errorf("summary.scenarios = %d, want 2", out.Summary.Scenarios)
 			}
 			if !strings.Contains(res.stderr, "alpha") || !strings.Contains(res.stderr, "results: out/all.json") {
 				t.Errorf("stderr lacks the summary:\n%s", res.stderr)
@@ -183,8 +156,8 @@ func TestMergeToStdout(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	var out results
-	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+	out, err := output.ReadResults(strings.NewReader(res.stdout))
+	if err != nil {
 		t.Fatalf("stdout is not the JSON results: %v\n%s", err, res.stdout)
 	}
 	if diff := cmp.Diff([]string{"alpha:passed"}, scenarioNames(out)); diff != "" {
@@ -327,17 +300,16 @@ turns:
 	}
 	var events []string
 	for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		var ev struct {
-			Event    string `json:"event"`
-			Scenario string `json:"scenario"`
-			Time     string `json:"time"`
-		}
+		// time is RFC 3339 (with nanoseconds): output.Event reads it as a
+		// time.Time, so a line with another format does not decode, and
+		// one without it has the zero time.
+		var ev output.Event
 		if err := json.Unmarshal([]byte(l), &ev); err != nil {
-			t.Errorf("line %d %q is not JSON: %v", i+1, l, err)
+			t.Errorf("line %d %q is not a JSON event: %v", i+1, l, err)
 			continue
 		}
-		if _, err := time.Parse(time.RFC3339Nano, ev.Time); err != nil {
-			t.Errorf("line %d: time %q: %v", i+1, ev.Time, err)
+		if ev.Time.IsZero() {
+			t.Errorf("line %d %q has no time", i+1, l)
 		}
 		events = append(events, ev.Event+" "+ev.Scenario)
 	}

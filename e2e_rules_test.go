@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,10 +84,7 @@ func TestRulesValidateSyntaxErrors(t *testing.T) {
 // validate and run (not a fork/exec failure at run time), at the cwd value
 // that gave it: the scenario's, or a config agent's.
 func TestRulesValidateCwd(t *testing.T) {
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
 		"a.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
 		"own.yaml":    "name: own\nagent: {command: [acprun, mock-agent, a.mock.yaml], cwd: ./nope}\nturns: [{prompt: hi}]\n",
@@ -215,10 +211,7 @@ turns: [{prompt: hi}]
 // replaces the policy for terminals too, and an env entry that would
 // smuggle in another variable is refused.
 func TestRulesTerminalPolicy(t *testing.T) {
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := realTempDir(t)
 	pwned := filepath.Join(dir, "PWNED")
 	script := `turns:
   - match: '^pwn$'
@@ -262,14 +255,10 @@ turns:
 	if _, err := os.Stat(filepath.Join(dir, "ok.txt")); err != nil {
 		t.Errorf("the allowed command did not run: %v", err)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
+	out := readResults(t, filepath.Join(dir, "out.json"))
 	create := func(sc, turn int) runner.ClientRequest {
 		t.Helper()
-		var tr clientTurn
-		if err := json.Unmarshal(out.Scenarios[sc].Turns[turn], &tr); err != nil {
-			t.Fatal(err)
-		}
+		tr := out.Scenarios[sc].Turns[turn]
 		if len(tr.ClientRequests) == 0 || tr.ClientRequests[0].Method != "terminal/create" {
 			t.Fatalf("scenario %d turn %d: client requests %+v, want a terminal/create", sc, turn, tr.ClientRequests)
 		}
@@ -292,7 +281,7 @@ turns:
 	if res.code != 1 {
 		t.Errorf("--deny-all: exit %d, want 1 (the echo turn fails)\nstderr:\n%s", res.code, res.stderr)
 	}
-	readResults(t, filepath.Join(dir, "deny-all.json"), &out)
+	out = readResults(t, filepath.Join(dir, "deny-all.json"))
 	if got := create(0, 0); got.Decision != "deny" || got.Rule != "--deny-all" || got.Refused == "" {
 		t.Errorf("--deny-all terminal/create recorded as %+v, want denied by --deny-all", got)
 	}

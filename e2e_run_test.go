@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/internal/acpschema"
+	"github.com/acprun/acprun/output"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -60,31 +61,6 @@ turns:
     expect: {stopReason: error}
 `
 
-type turnJSON struct {
-	Index      int    `json:"index"`
-	StopReason string `json:"stopReason"`
-	Text       string `json:"text"`
-	Thoughts   string `json:"thoughts"`
-	Error      string `json:"error"`
-	Plan       []struct {
-		Content, Priority, Status string
-	} `json:"plan"`
-	ToolCalls []struct {
-		ID        string   `json:"toolCallId"`
-		Title     string   `json:"title"`
-		Status    string   `json:"status"`
-		Announced bool     `json:"announced"`
-		Locations []string `json:"locations"`
-	} `json:"toolCalls"`
-	Usage *struct {
-		InputTokens  int64 `json:"inputTokens"`
-		OutputTokens int64 `json:"outputTokens"`
-		TotalTokens  int64 `json:"totalTokens"`
-		ContextUsed  int64 `json:"contextUsed"`
-	} `json:"usage"`
-	Failures []string `json:"failures"`
-}
-
 func TestRunMultiTurnScenario(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -92,21 +68,19 @@ func TestRunMultiTurnScenario(t *testing.T) {
 		"multi.yaml":      multiTurnScenario,
 	})
 	t.Setenv("E2E_SECRET", "s3cr3t-value-42")
-	res := acprun(t, dir, "run", "multi.yaml", "-o", "out.json", "--transcripts", "tr")
+	res, out := runResults(t, dir, "multi.yaml", "--transcripts", "tr")
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
 	if out.SchemaVersion != 1 {
 		t.Errorf("schemaVersion = %d, want 1", out.SchemaVersion)
 	}
-	wantBy := map[string][]turnRef{
-		"end_turn":          {{"multi", 1}},
-		"max_tokens":        {{"multi", 2}},
-		"refusal":           {{"multi", 3}},
-		"max_turn_requests": {{"multi", 4}},
-		"error":             {{"multi", 5}},
+	wantBy := map[string][]output.TurnRef{
+		"end_turn":          {{Scenario: "multi", Turn: 1}},
+		"max_tokens":        {{Scenario: "multi", Turn: 2}},
+		"refusal":           {{Scenario: "multi", Turn: 3}},
+		"max_turn_requests": {{Scenario: "multi", Turn: 4}},
+		"error":             {{Scenario: "multi", Turn: 5}},
 	}
 	if diff := cmp.Diff(wantBy, out.ByStopReason); diff != "" {
 		t.Errorf("byStopReason (-want +got):\n%s", diff)
@@ -117,13 +91,7 @@ func TestRunMultiTurnScenario(t *testing.T) {
 	if got := out.Scenarios[0].SetupUpdates["available_commands_update"]; got != 1 {
 		t.Errorf("setupUpdates = %v, want the update sent before the session/new answer", out.Scenarios[0].SetupUpdates)
 	}
-	var t1, t5 turnJSON
-	if err := json.Unmarshal(out.Scenarios[0].Turns[0], &t1); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(out.Scenarios[0].Turns[4], &t5); err != nil {
-		t.Fatal(err)
-	}
+	t1, t5 := out.Scenarios[0].Turns[0], out.Scenarios[0].Turns[4]
 	if t1.Text != "fixed 3 vet warnings" {
 		t.Errorf("turn 1 text = %q, want the joined chunks", t1.Text)
 	}
@@ -219,22 +187,15 @@ func validateTranscript(t *testing.T, path string) {
 }
 
 func TestRunFailedExpectationExitsOne(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": "turns:\n  - steps: [{text: hello}]\n    stopReason: max_tokens\n",
-		"s.yaml": `name: wants-end-turn
+	res, out, _ := runOne(t, "turns:\n  - steps: [{text: hello}]\n    stopReason: max_tokens\n", `name: wants-end-turn
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
 turns:
   - prompt: hi
-`,
-	})
-	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+`)
 	if res.code != 1 {
 		t.Fatalf("exit %d, want 1\nstderr:\n%s", res.code, res.stderr)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
 	sc := out.Scenarios[0]
 	if sc.Status != "failed" || len(sc.Failures) != 1 || !strings.Contains(sc.Failures[0], "stopReason max_tokens, want end_turn") {
 		t.Errorf("scenario = %+v, want failed on its stop reason", sc)
@@ -285,8 +246,7 @@ func TestExamplesRunOnTheMockAgent(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("examples: exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
 	}
-	var rep expResults
-	readResults(t, out, &rep)
+	rep := readResults(t, out)
 	evals := 0
 	for _, r := range rep.Scenarios {
 		if r.File != filepath.Join("examples", "evals", "fix-greeting.yaml") {
@@ -306,47 +266,23 @@ func TestExamplesRunOnTheMockAgent(t *testing.T) {
 }
 
 func TestLateUpdatesStayWithTheirTurn(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": `turns:
+	res, out, _ := runOne(t, `turns:
   - steps: [{text: "hi"}]
     after:
       - flood: {count: 300, text: x}
       - plan: [{content: late plan, priority: low, status: pending}]
       - text: "LATE1"
       - tool_call: {toolCallId: late1, title: late call, kind: read, status: completed}
-`,
-		"s.yaml": `name: late
+`, `name: late
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
 turns:
   - prompt: one
-`,
-	})
-	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+`)
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
-	var t1 struct {
-		Text        string `json:"text"`
-		LateText    string `json:"lateText"`
-		LateUpdates int    `json:"lateUpdates"`
-		Plan        []struct {
-			Content string `json:"content"`
-		} `json:"plan"`
-		LatePlan []struct {
-			Content string `json:"content"`
-		} `json:"latePlan"`
-		ToolCalls []struct {
-			ID   string `json:"toolCallId"`
-			Late bool   `json:"late"`
-		} `json:"toolCalls"`
-	}
-	if err := json.Unmarshal(out.Scenarios[0].Turns[0], &t1); err != nil {
-		t.Fatal(err)
-	}
+	t1 := out.Scenarios[0].Turns[0]
 	if t1.Text != "hi" || t1.LateText != strings.Repeat("x", 300)+"LATE1" || t1.LateUpdates != 303 ||
 		len(t1.Plan) != 0 || len(t1.LatePlan) != 1 || len(t1.ToolCalls) != 1 || !t1.ToolCalls[0].Late {
 		t.Errorf("turn = text %q, %d bytes of late text, lateUpdates %d, plan %+v, late plan %+v, tool calls %+v; want every late update recorded apart and marked late",
@@ -355,21 +291,10 @@ turns:
 }
 
 func TestGarbageOnStdoutIsAViolationNotAnEnd(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": "turns:\n  - steps: [{garbage: 'npm WARN deprecated something'}, {text: fine}]\n",
-		"s.yaml":          "name: noisy\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: hi\n",
-	})
-	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+	res, out, _ := runOne(t, "turns:\n  - steps: [{garbage: 'npm WARN deprecated something'}, {text: fine}]\n", "name: noisy\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: hi\n")
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0: a garbage line does not end the session\n%s", res.code, res.stderr)
 	}
-	var out struct {
-		Scenarios []struct {
-			Violations []string `json:"violations"`
-		} `json:"scenarios"`
-	}
-	readResults(t, filepath.Join(dir, "out.json"), &out)
 	if v := out.Scenarios[0].Violations; len(v) != 1 || !strings.Contains(v[0], `npm WARN deprecated`) {
 		t.Errorf("violations = %q, want the quoted garbage line", v)
 	}
@@ -389,35 +314,19 @@ func TestSchemaCommand(t *testing.T) {
 }
 
 func TestLateUpdatesBetweenTurns(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": `turns:
+	res, out, _ := runOne(t, `turns:
   - steps: [{text: "one"}]
     after:
       - text: " LATE1"
       - tool_call: {toolCallId: late1, title: late call, kind: read, status: completed}
   - steps: [{text: "two"}]
-`,
-		"s.yaml": "name: late\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nturns:\n  - prompt: one\n  - prompt: two\n",
-	})
-	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+`, "name: late\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nturns:\n  - prompt: one\n  - prompt: two\n")
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
-	var turns [2]struct {
-		Text        string `json:"text"`
-		LateText    string `json:"lateText"`
-		LateUpdates int    `json:"lateUpdates"`
-		ToolCalls   []struct {
-			ID string `json:"toolCallId"`
-		} `json:"toolCalls"`
-	}
-	for i := range turns {
-		if err := json.Unmarshal(out.Scenarios[0].Turns[i], &turns[i]); err != nil {
-			t.Fatal(err)
-		}
+	turns := out.Scenarios[0].Turns
+	if len(turns) != 2 {
+		t.Fatalf("%d turns, want 2", len(turns))
 	}
 	if turns[0].Text != "one" || turns[0].LateText != " LATE1" || turns[0].LateUpdates != 2 || len(turns[0].ToolCalls) != 1 {
 		t.Errorf("turn 1 = %+v, want its late text and tool call", turns[0])

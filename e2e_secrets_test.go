@@ -4,9 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -78,30 +75,15 @@ func TestSecretsNeverLeave(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": leakyAgent, "s.yaml": leakyScenario})
 	stepSummary := filepath.Join(dir, "step-summary.md")
-	cmd := exec.Command(acprunBin, "run", "s.yaml", "-v", "-o", "out.json", "--junit", "junit.xml", "--events", "events.jsonl", "--transcripts", "tr")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0",
-		"E2E_SECRET="+scenarioSecret, "MY_API_TOKEN="+environSecret,
-		"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY="+stepSummary)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatal(err)
-	}
-	if ee == nil || ee.ExitCode() != 1 {
-		t.Errorf("exit %v, want 1 (the turns fail)\n%s", err, stderr.String())
+	res := acprunEnv(t, dir, []string{"E2E_SECRET=" + scenarioSecret, "MY_API_TOKEN=" + environSecret,
+		"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + stepSummary},
+		"run", "s.yaml", "-v", "-o", "out.json", "--junit", "junit.xml", "--events", "events.jsonl", "--transcripts", "tr")
+	if res.code != 1 {
+		t.Errorf("exit %d, want 1 (the turns fail)\n%s", res.code, res.stderr)
 	}
 
-	outputs := map[string][]byte{"stdout (annotations)": stdout.Bytes(), "stderr": stderr.Bytes()}
-	for _, name := range []string{"out.json", "junit.xml", "events.jsonl", "step-summary.md", "tr/leaky.jsonl"} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		outputs[name] = data
-	}
+	outputs := readFiles(t, dir, "out.json", "junit.xml", "events.jsonl", "step-summary.md", "tr/leaky.jsonl")
+	outputs["stdout (annotations)"], outputs["stderr"] = []byte(res.stdout), []byte(res.stderr)
 	for name, data := range outputs {
 		for _, leak := range []string{"E2Escenario", "E2Eenviron"} {
 			if i := bytes.Index(data, []byte(leak)); i >= 0 {
@@ -117,11 +99,11 @@ func TestSecretsNeverLeave(t *testing.T) {
 	}
 
 	// The results: every string and every key, walked.
-	var res any
-	if err := json.Unmarshal(outputs["out.json"], &res); err != nil {
+	var doc any
+	if err := json.Unmarshal(outputs["out.json"], &doc); err != nil {
 		t.Fatalf("results are not JSON: %v", err)
 	}
-	walkJSON(res, "", func(path, s string) {
+	walkJSON(doc, "", func(path, s string) {
 		if strings.Contains(s, "E2E") {
 			t.Errorf("results %s = %q leaks a secret", path, s)
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,13 +10,6 @@ import (
 	"testing"
 	"unicode/utf8"
 )
-
-// shHandshake answers initialize (id 1) and session/new (id 2) as acprun
-// numbers its calls, for the sh agents below, which print what the mock
-// agent cannot (raw bytes, a backlog at full speed).
-const shHandshake = `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'
-read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}'
-`
 
 const chunkLine = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}` + "\n"
 
@@ -41,20 +33,11 @@ turns:
     expect: {stopReason: agent_exited}
 `,
 	})
-	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+	res, out := runResults(t, dir, "s.yaml")
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
-	var tr struct {
-		verdictTurn
-		Updates     map[string]int `json:"updates"`
-		LateUpdates int            `json:"lateUpdates"`
-	}
-	if err := json.Unmarshal(out.Scenarios[0].Turns[0], &tr); err != nil {
-		t.Fatal(err)
-	}
+	tr := out.Scenarios[0].Turns[0]
 	if got := tr.Updates["agent_message_chunk"]; got != n+1 || tr.LateUpdates != 0 {
 		t.Errorf("recorded %d updates (%d late), want all %d, none late", got, tr.LateUpdates, n+1)
 	}
@@ -106,9 +89,8 @@ turns:
 			t.Errorf("%s is not valid UTF-8", name)
 		}
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
-	if tr := decodeTurn(t, out.Scenarios[0].Turns[0]); tr.Text != "bad \uFFFD text" {
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	if tr := out.Scenarios[0].Turns[0]; tr.Text != "bad \uFFFD text" {
 		t.Errorf("text = %q, want the bytes replaced", tr.Text)
 	}
 	if w := strings.Join(out.Scenarios[0].Warnings, "\n"); !strings.Contains(w, "UTF-8") {
@@ -130,7 +112,7 @@ turns: [{prompt: go}]
 	if res.code != 0 {
 		t.Errorf("exit %d\n%s", res.code, res.stderr)
 	}
-	tr := decodeTurn(t, out.Scenarios[0].Turns[0])
+	tr := out.Scenarios[0].Turns[0]
 	if len(tr.ToolCalls) != 1 || tr.ToolCalls[0].ID != "c1" || tr.ToolCalls[0].Status != "completed" {
 		t.Errorf("tool calls = %+v, want c1 kept", tr.ToolCalls)
 	}
@@ -148,8 +130,7 @@ turns: [{prompt: go}]
 func TestUpdatesRecordedWhileThePromptIsStuck(t *testing.T) {
 	dir := t.TempDir()
 	// It takes embedded files, so the prompt carries the whole large file.
-	handshake := strings.Replace(shHandshake, `"agentCapabilities":{}`, `"agentCapabilities":{"promptCapabilities":{"embeddedContext":true}}`, 1)
-	agent := handshake + `head -c 1000 >/dev/null
+	agent := shHandshakeEmbedded + `head -c 1000 >/dev/null
 printf '%s\n' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"during"}}}}'
 printf '%s\n' '{"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","title":"rm -rf build","kind":"delete"},"options":[{"optionId":"no","name":"Reject","kind":"reject_once"}]}}'
 exec sleep 120
@@ -192,18 +173,7 @@ turns:
 		seen.WriteString(lines.Text() + "\n")
 	}
 	_ = cmd.Wait()
-	var out struct {
-		Scenarios []struct {
-			Turns []struct {
-				verdictTurn
-				Permissions []struct {
-					Decision string `json:"decision"`
-					Late     bool   `json:"late"`
-				} `json:"permissions"`
-			} `json:"turns"`
-		} `json:"scenarios"`
-	}
-	readResults(t, filepath.Join(dir, "out.json"), &out)
+	out := readResults(t, filepath.Join(dir, "out.json"))
 	tr := out.Scenarios[0].Turns[0]
 	if tr.Text != "during" || tr.LateText != "" || len(tr.Permissions) != 1 || tr.Permissions[0].Decision != "deny" || tr.Permissions[0].Late {
 		t.Errorf("turn = text %q, late %q, permissions %+v; want the update and the denied request as the turn's own\n%s", tr.Text, tr.LateText, tr.Permissions, seen.String())

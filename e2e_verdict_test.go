@@ -1,51 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acprun/acprun/runner"
 )
-
-// verdictTurn is the part of a turn's record the verdict tests read.
-type verdictTurn struct {
-	StopReason    string   `json:"stopReason"`
-	CancelCause   string   `json:"cancelCause"`
-	CancelIgnored bool     `json:"cancelIgnored"`
-	Text          string   `json:"text"`
-	LateText      string   `json:"lateText"`
-	Failures      []string `json:"failures"`
-	ToolCalls     []struct {
-		ID         string `json:"toolCallId"`
-		Status     string `json:"status"`
-		LateStatus string `json:"lateStatus"`
-		Late       bool   `json:"late"`
-	} `json:"toolCalls"`
-}
-
-// runOne runs s.yaml on agent.mock.yaml in a new directory and returns the
-// exit code, the stderr summary and the decoded results.
-func runOne(t *testing.T, script, scenario string, args ...string) (result, results, string) {
-	t.Helper()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"agent.mock.yaml": script, "s.yaml": scenario})
-	res := acprun(t, dir, append([]string{"run", "s.yaml", "-o", "out.json"}, args...)...)
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
-	return res, out, dir
-}
-
-func decodeTurn(t *testing.T, raw json.RawMessage) verdictTurn {
-	t.Helper()
-	var tr verdictTurn
-	if err := json.Unmarshal(raw, &tr); err != nil {
-		t.Fatal(err)
-	}
-	return tr
-}
 
 // TestVerdictIgnoresLateContent runs 50 copies of scenarios whose agent
 // sends a chunk right after its answer, 8 at a time: the late chunk is
@@ -73,20 +37,18 @@ turns:
 `, i)
 	}
 	writeFiles(t, dir, files)
-	res := acprun(t, dir, "run", ".", "-j", "8", "-o", "out.json")
+	res, out := runResults(t, dir, ".", "-j", "8")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1 (the fail copies fail)\n%s", res.code, res.stderr)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
 	if len(out.Scenarios) != 2*copies {
 		t.Fatalf("%d scenarios, want %d", len(out.Scenarios), 2*copies)
 	}
 	for _, sc := range out.Scenarios {
-		tr := decodeTurn(t, sc.Turns[0])
-		want := "passed"
+		tr := sc.Turns[0]
+		want := runner.StatusPassed
 		if strings.HasPrefix(sc.Name, "fail") {
-			want = "failed"
+			want = runner.StatusFailed
 		}
 		if sc.Status != want {
 			t.Errorf("%s: status %s, want %s (failures %q, text %q, lateText %q)", sc.Name, sc.Status, want, sc.Failures, tr.Text, tr.LateText)
@@ -118,7 +80,7 @@ turns: [{prompt: go}]
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	tr := decodeTurn(t, out.Scenarios[0].Turns[0])
+	tr := out.Scenarios[0].Turns[0]
 	if len(tr.ToolCalls) != 1 || tr.ToolCalls[0].Status != "in_progress" || tr.ToolCalls[0].LateStatus != "completed" || tr.ToolCalls[0].Late {
 		t.Errorf("tool calls = %+v, want c1 in_progress at the answer, completed late", tr.ToolCalls)
 	}
@@ -131,7 +93,7 @@ func TestExpectedOutcomesPass(t *testing.T) {
 	for _, tc := range []struct {
 		expect     string
 		code       int
-		status     string
+		status     runner.Status
 		stopReason string
 	}{
 		{"{stopReason: agent_exited}", 0, "passed", "agent_exited"},
@@ -150,7 +112,7 @@ turns:
 			if res.code != tc.code || sc.Status != tc.status {
 				t.Errorf("exit %d, status %s; want %d, %s\n%s", res.code, sc.Status, tc.code, tc.status, res.stderr)
 			}
-			if tr := decodeTurn(t, sc.Turns[0]); tr.StopReason != tc.stopReason {
+			if tr := sc.Turns[0]; tr.StopReason != tc.stopReason {
 				t.Errorf("stopReason %s, want %s", tr.StopReason, tc.stopReason)
 			}
 		})
@@ -175,7 +137,7 @@ turns:
   - prompt: one
     expect: {stopReason: cancelled}
 `)
-	tr := decodeTurn(t, out.Scenarios[0].Turns[0])
+	tr := out.Scenarios[0].Turns[0]
 	got := map[string]string{}
 	for _, c := range tr.ToolCalls {
 		got[c.ID] = c.Status
@@ -206,7 +168,7 @@ turns:
 // the first prompt is answered by the rules and recorded with the setup.
 func TestPermissionBeforeFirstTurn(t *testing.T) {
 	req := `{"jsonrpc":"2.0","id":"early-1","method":"session/request_permission","params":{"sessionId":"mock-session-1","toolCall":{"toolCallId":"warmup","title":"cat README.md","kind":"read"},"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"},{"optionId":"no","name":"Reject","kind":"reject_once"}]}}`
-	res, _, dir := runOne(t, fmt.Sprintf("updatesBeforeSessionNew:\n  - garbage: '%s'\nturns:\n  - steps: [{text: hi}]\n", req), `name: s
+	res, out, dir := runOne(t, fmt.Sprintf("updatesBeforeSessionNew:\n  - garbage: '%s'\nturns:\n  - steps: [{text: hi}]\n", req), `name: s
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: allow}
 turns: [{prompt: go}]
@@ -214,20 +176,9 @@ turns: [{prompt: go}]
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	var raw struct {
-		Scenarios []struct {
-			Allowed          int `json:"allowed"`
-			SetupPermissions []struct {
-				ToolCallID string `json:"toolCallId"`
-				Decision   string `json:"decision"`
-				OptionID   string `json:"optionId"`
-			} `json:"setupPermissions"`
-		} `json:"scenarios"`
-	}
-	readResults(t, filepath.Join(dir, "out.json"), &raw)
-	sp := raw.Scenarios[0].SetupPermissions
-	if len(sp) != 1 || sp[0].ToolCallID != "warmup" || sp[0].Decision != "allow" || sp[0].OptionID != "ok" || raw.Scenarios[0].Allowed != 1 {
-		t.Errorf("setupPermissions = %+v, allowed %d; want warmup allowed with option ok", sp, raw.Scenarios[0].Allowed)
+	sp := out.Scenarios[0].SetupPermissions
+	if len(sp) != 1 || sp[0].ToolCallID != "warmup" || sp[0].Decision != "allow" || sp[0].OptionID != "ok" || out.Scenarios[0].Allowed != 1 {
+		t.Errorf("setupPermissions = %+v, allowed %d; want warmup allowed with option ok", sp, out.Scenarios[0].Allowed)
 	}
 	answer := findTranscriptLine(t, filepath.Join(dir, "tr", "s.jsonl"), `"id":"early-1"`, "c2a")
 	if !strings.Contains(answer, `"optionId":"ok"`) {
@@ -290,12 +241,10 @@ agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 turns: [{prompt: second}]
 `,
 	})
-	res := acprun(t, dir, "run", "s.yaml", "-j", "2", "-o", "out.json", "--transcripts", "tr")
+	res, out := runResults(t, dir, "s.yaml", "-j", "2", "--transcripts", "tr")
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	var out results
-	readResults(t, filepath.Join(dir, "out.json"), &out)
 	seen := map[string]string{}
 	for _, sc := range out.Scenarios {
 		if other, ok := seen[sc.Transcript]; ok {
@@ -360,26 +309,6 @@ turns:
 	if txt.Text == nil || *txt.Text != "plain notes\n" || txt.Blob != nil {
 		t.Errorf("text resource = %+v, want the text embedded", txt)
 	}
-}
-
-// findTranscriptLine returns the first transcript line in direction dir
-// ("c2a" or "a2c") containing substr, or "".
-func findTranscriptLine(t *testing.T, path, substr, dir string) string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("transcript: %v", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		l := sc.Text()
-		if strings.Contains(l, `"dir":"`+dir+`"`) && strings.Contains(l, substr) {
-			return l
-		}
-	}
-	return ""
 }
 
 // TestCancelledTurnFailsUnlessAllowed: a turn acprun cancelled fails even

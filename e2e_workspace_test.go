@@ -19,93 +19,23 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/runner"
 )
 
-// wsReport is the part of the JSON results the workspace tests read.
-type wsReport struct {
-	Interrupted bool         `json:"interrupted"`
-	Scenarios   []wsScenario `json:"scenarios"`
-}
-
-type wsScenario struct {
-	Name        string       `json:"name"`
-	Attempt     int          `json:"attempt"`
-	Status      string       `json:"status"`
-	Error       string       `json:"error"`
-	StartFailed bool         `json:"startFailed"`
-	Failures    []string     `json:"failures"`
-	Warnings    []string     `json:"warnings"`
-	Workspace   *wsWorkspace `json:"workspace"`
-	Setup       []wsCommand  `json:"setup"`
-	Verify      []wsCommand  `json:"verify"`
-	Teardown    []wsCommand  `json:"teardown"`
-	Turns       []struct {
-		StopReason  string `json:"stopReason"`
-		CancelCause string `json:"cancelCause"`
-		Text        string `json:"text"`
-	} `json:"turns"`
-}
-
-type wsWorkspace struct {
-	Path          string   `json:"path"`
-	Kept          bool     `json:"kept"`
-	Source        string   `json:"source"`
-	Kind          string   `json:"kind"`
-	Ref           string   `json:"ref"`
-	Commit        string   `json:"commit"`
-	Created       []string `json:"created"`
-	Modified      []string `json:"modified"`
-	Deleted       []string `json:"deleted"`
-	Diff          string   `json:"diff"`
-	DiffBytes     int      `json:"diffBytes"`
-	DiffTruncated bool     `json:"diffTruncated"`
-	Error         string   `json:"error"`
-}
-
-type wsCommand struct {
-	Run      string `json:"run"`
-	ExitCode *int   `json:"exitCode"`
-	Signal   string `json:"signal"`
-	TimedOut bool   `json:"timedOut"`
-	Stdout   string `json:"stdout"`
-	Stderr   string `json:"stderr"`
-	Error    string `json:"error"`
-	Passed   *bool  `json:"passed"`
-}
-
-// exit is a command's exit code for messages: "none" when it has none.
-func (c wsCommand) exit() string {
+// exitOf is a command's exit code for messages: "none" when it has none.
+func exitOf(c runner.CommandResult) string {
 	if c.ExitCode == nil {
 		return "none"
 	}
 	return strconv.Itoa(*c.ExitCode)
 }
 
-// wsDir is a new test directory with its symlinks resolved, as workspace
-// paths in the results are.
-func wsDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// runWorkspaces runs `acprun run s.yaml -o out.json ARGS` in dir and
-// decodes the results.
-func runWorkspaces(t *testing.T, dir string, args ...string) (result, wsReport) {
-	t.Helper()
-	res := acprun(t, dir, append([]string{"run", "s.yaml", "-o", "out.json"}, args...)...)
-	var out wsReport
-	readResults(t, filepath.Join(dir, "out.json"), &out)
-	return res, out
-}
-
 // scenarioNamed returns the only result of the scenario name.
-func scenarioNamed(t *testing.T, out wsReport, name string) wsScenario {
+func scenarioNamed(t *testing.T, out output.Results, name string) runner.Result {
 	t.Helper()
-	var found []wsScenario
+	var found []runner.Result
 	for _, sc := range out.Scenarios {
 		if sc.Name == name {
 			found = append(found, sc)
@@ -118,7 +48,7 @@ func scenarioNamed(t *testing.T, out wsReport, name string) wsScenario {
 }
 
 // workspaceOf returns the scenario's workspace record, failing without one.
-func workspaceOf(t *testing.T, sc wsScenario) wsWorkspace {
+func workspaceOf(t *testing.T, sc runner.Result) runner.WorkspaceResult {
 	t.Helper()
 	if sc.Workspace == nil {
 		t.Fatalf("%s #%d has no workspace in the results: %+v", sc.Name, sc.Attempt, sc)
@@ -126,7 +56,7 @@ func workspaceOf(t *testing.T, sc wsScenario) wsWorkspace {
 	return *sc.Workspace
 }
 
-// posOf is "file:line:col" of the first needle after the first after in
+// posAfter is "file:line:col" of the first needle after the first after in
 // text (a scenario file), as acprun's messages name it.
 func posAfter(t *testing.T, file, text, after, needle string) string {
 	t.Helper()
@@ -259,25 +189,12 @@ func makeRepo(t *testing.T, dir string) (first, second string) {
 // depend on the machine's speed.
 func liveProcessesIn(t *testing.T, dir string) []string {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Skipf("no /proc: %v", err)
-	}
 	var live []string
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
-		if err != nil || (cwd != dir && !strings.HasPrefix(cwd, dir+"/")) {
-			continue
-		}
+	for _, pid := range processesIn(t, dir) {
 		if dying(pid) {
 			continue
 		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		live = append(live, fmt.Sprintf("%d (%s)", pid, strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))))
+		live = append(live, fmt.Sprintf("%d (%s)", pid, procCmdline(pid)))
 		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	}
 	return live
@@ -287,23 +204,14 @@ func liveProcessesIn(t *testing.T, dir string) []string {
 // exiting (PF_EXITING), or with SIGKILL pending, or SIGTERM pending that
 // it neither blocks, ignores nor catches.
 func dying(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	state, flags, err := procStat(pid)
 	if err != nil {
 		return true
 	}
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
+	if state == "" {
 		return false
 	}
-	fields := strings.Fields(string(stat[i+1:]))
-	if len(fields) < 7 {
-		return false
-	}
-	if fields[0] == "Z" || fields[0] == "X" {
-		return true
-	}
-	const pfExiting = 0x4
-	if flags, err := strconv.ParseUint(fields[6], 10, 64); err == nil && flags&pfExiting != 0 {
+	if state == "Z" || state == "X" || flags&pfExiting != 0 {
 		return true
 	}
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -332,7 +240,7 @@ func dying(pid int) bool {
 // the original content, edits only its own copy, records only its own
 // changes, and the fixture itself is left as it was, byte for byte.
 func TestWorkspaceParallelAttemptsSeePristineCopies(t *testing.T) {
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	rendezvous := filepath.Join(dir, "rendezvous")
 	if err := os.Mkdir(rendezvous, 0o755); err != nil {
 		t.Fatal(err)
@@ -368,7 +276,7 @@ turns:
 	fixture := filepath.Join(dir, "fixture")
 	before := treeOf(t, fixture)
 
-	res, out := runWorkspaces(t, dir, "--repeat", "2", "-j", "2", "--keep-workspaces", "--workspace-dir", "ws")
+	res, out := runResults(t, dir, "s.yaml", "--repeat", "2", "-j", "2", "--keep-workspaces", "--workspace-dir", "ws")
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
@@ -419,7 +327,7 @@ turns:
 // summary; --keep-workspaces keeps passing ones too; --workspace-dir puts
 // them in a directory it creates.
 func TestWorkspaceKeptOnlyWhenNotPassed(t *testing.T) {
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
 		"fixture/a.txt": "original\n",
 		"agent.mock.yaml": `turns:
@@ -451,7 +359,7 @@ turns:
 	})
 	wsParent := filepath.Join(dir, "work", "spaces") // missing, two levels
 
-	res, out := runWorkspaces(t, dir, "--workspace-dir", "work/spaces")
+	res, out := runResults(t, dir, "s.yaml", "--workspace-dir", "work/spaces")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1 (one scenario fails)\n%s", res.code, res.stderr)
 	}
@@ -480,7 +388,7 @@ turns:
 		t.Errorf("the summary names the removed workspace %s\n%s", pw.Path, res.stderr)
 	}
 
-	res, out = runWorkspaces(t, dir, "--workspace-dir", "work/spaces", "--keep-workspaces")
+	res, out = runResults(t, dir, "s.yaml", "--workspace-dir", "work/spaces", "--keep-workspaces")
 	if res.code != 1 {
 		t.Errorf("--keep-workspaces: exit %d, want 1\n%s", res.code, res.stderr)
 	}
@@ -498,7 +406,7 @@ turns:
 // after the last turn, and each is an expectation: its exit code and
 // stdout decide, and a failure says where, how and what it printed last.
 func TestVerifyChecksTheWorkspace(t *testing.T) {
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	scenarios := `name: makes-done
 agent: {command: [acprun, mock-agent, writes.mock.yaml]}
 workspace: {from: fixture}
@@ -531,7 +439,7 @@ turns:
 		"idle.mock.yaml":    "turns:\n  - steps: [{text: \"I did nothing\"}]\n",
 		"s.yaml":            scenarios,
 	})
-	res, out := runWorkspaces(t, dir, "--workspace-dir", "ws")
+	res, out := runResults(t, dir, "s.yaml", "--workspace-dir", "ws")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
@@ -545,8 +453,8 @@ turns:
 	}
 	for i, want := range []string{"0", "0", "4"} {
 		v := a.Verify[i]
-		if v.exit() != want || v.Passed == nil || !*v.Passed {
-			t.Errorf("makes-done verify %d = %+v (exit %s), want exit %s and passed", i, v, v.exit(), want)
+		if exitOf(v) != want || v.Passed == nil || !*v.Passed {
+			t.Errorf("makes-done verify %d = %+v (exit %s), want exit %s and passed", i, v, exitOf(v), want)
 		}
 	}
 	if a.Verify[1].Stdout != "fixed it\n" {
@@ -562,8 +470,8 @@ turns:
 	}
 	for i, want := range []string{"1", "0", "0"} {
 		v := b.Verify[i]
-		if v.exit() != want || v.Passed == nil || *v.Passed {
-			t.Errorf("no-done verify %d = %+v (exit %s), want exit %s and not passed", i, v, v.exit(), want)
+		if exitOf(v) != want || v.Passed == nil || *v.Passed {
+			t.Errorf("no-done verify %d = %+v (exit %s), want exit %s and not passed", i, v, exitOf(v), want)
 		}
 	}
 	if b.Verify[1].Stdout != "hello\n" || b.Verify[1].Stderr != "oops\n" {
@@ -589,7 +497,7 @@ turns:
 // the later setup commands, the agent and the turns never run, but
 // teardown does, in the workspace, with the agent's environment.
 func TestSetupFailureIsAnError(t *testing.T) {
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	marks := filepath.Join(dir, "marks")
 	if err := os.Mkdir(marks, 0o755); err != nil {
 		t.Fatal(err)
@@ -616,7 +524,7 @@ turns:
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
 		"s.yaml":          scenario,
 	})
-	res, out := runWorkspaces(t, dir, "--workspace-dir", "ws")
+	res, out := runResults(t, dir, "s.yaml", "--workspace-dir", "ws")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1 (an error that is not the agent's start)\n%s", res.code, res.stderr)
 	}
@@ -632,12 +540,12 @@ turns:
 	if len(sc.Turns) != 2 || sc.Turns[0].StopReason != "skipped" || sc.Turns[1].StopReason != "skipped" {
 		t.Errorf("turns = %+v, want both skipped", sc.Turns)
 	}
-	if len(sc.Setup) != 2 || sc.Setup[0].exit() != "0" || sc.Setup[1].exit() != "3" {
+	if len(sc.Setup) != 2 || exitOf(sc.Setup[0]) != "0" || exitOf(sc.Setup[1]) != "3" {
 		t.Errorf("setup results = %+v, want the first two commands, exiting 0 and 3", sc.Setup)
 	}
 	assertGone(t, "the agent's start marker", filepath.Join(marks, "agent-started"))
 	assertGone(t, "the later setup's marker", filepath.Join(marks, "later-setup"))
-	if len(sc.Teardown) != 2 || sc.Teardown[0].exit() != "0" || sc.Teardown[1].exit() != "0" {
+	if len(sc.Teardown) != 2 || exitOf(sc.Teardown[0]) != "0" || exitOf(sc.Teardown[1]) != "0" {
 		t.Errorf("teardown results = %+v, want both run, exiting 0", sc.Teardown)
 	}
 	ws := workspaceOf(t, sc)
@@ -658,7 +566,7 @@ turns:
 // run still run, and nothing is left in the workspaces' directory.
 func TestWorkspaceThatCannotBeMadeIsAnError(t *testing.T) {
 	needGit(t)
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	marks := filepath.Join(dir, "marks")
 	if err := os.Mkdir(marks, 0o755); err != nil {
 		t.Fatal(err)
@@ -682,7 +590,7 @@ turns:
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
 		"s.yaml":          scenarios,
 	})
-	res, out := runWorkspaces(t, dir, "--workspace-dir", "ws", "-j", "1")
+	res, out := runResults(t, dir, "s.yaml", "--workspace-dir", "ws", "-j", "1")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
@@ -733,7 +641,7 @@ turns:
 // worktrees at the same time.
 func TestWorkspaceGitWorktree(t *testing.T) {
 	needGit(t)
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	repo := filepath.Join(dir, "repo")
 	first, second := makeRepo(t, repo)
 	branch := gitIn(t, repo, "symbolic-ref", "HEAD")
@@ -753,7 +661,7 @@ turns:
   - prompt: Edit tracked.txt and add untracked.txt.
 `,
 	})
-	res, out := runWorkspaces(t, dir, "--workspace-dir", "ws", "--repeat", "2", "-j", "2")
+	res, out := runResults(t, dir, "s.yaml", "--workspace-dir", "ws", "--repeat", "2", "-j", "2")
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
@@ -812,7 +720,7 @@ turns:
 // its timeout is killed with everything it started in the background, and
 // the attempt fails saying so.
 func TestVerifyTimeoutKillsItsProcessGroup(t *testing.T) {
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	scenario := `name: slow-verify
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 workspace: {from: fixture}
@@ -828,7 +736,7 @@ turns:
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
 		"s.yaml":          scenario,
 	})
-	res, out := runWorkspaces(t, dir, "--workspace-dir", "ws")
+	res, out := runResults(t, dir, "s.yaml", "--workspace-dir", "ws")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
@@ -866,7 +774,7 @@ func TestHookSecretsNeverLeave(t *testing.T) {
 		fileSecret    = "hks_E2Ehookfile1234567890abcdef"
 		environSecret = "tok_E2Ehookenviron9876543210zyx"
 	)
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
 		"fixture/a.txt":   "a\n",
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
@@ -901,26 +809,14 @@ turns:
 `,
 	})
 	stepSummary := filepath.Join(dir, "step-summary.md")
-	cmd := exec.Command(acprunBin, "run", "s.yaml", "-v", "-o", "out.json", "--junit", "junit.xml",
+	res := acprunEnv(t, dir, []string{"MY_API_TOKEN=" + environSecret, "GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + stepSummary},
+		"run", "s.yaml", "-v", "-o", "out.json", "--junit", "junit.xml",
 		"--events", "events.jsonl", "--transcripts", "tr", "--workspace-dir", "ws")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0", "MY_API_TOKEN="+environSecret,
-		"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY="+stepSummary)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Errorf("acprun: %v, want exit 1\n%s", err, stderr.String())
+	if res.code != 1 {
+		t.Errorf("acprun: exit %d, want 1\n%s", res.code, res.stderr)
 	}
-	outputs := map[string][]byte{"stdout (annotations)": stdout.Bytes(), "stderr": stderr.Bytes()}
-	for _, name := range []string{"out.json", "junit.xml", "events.jsonl", "step-summary.md", "tr/setup-leaks.jsonl", "tr/verify-leaks.jsonl"} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		outputs[name] = data
-	}
+	outputs := readFiles(t, dir, "out.json", "junit.xml", "events.jsonl", "step-summary.md", "tr/setup-leaks.jsonl", "tr/verify-leaks.jsonl")
+	outputs["stdout (annotations)"], outputs["stderr"] = []byte(res.stdout), []byte(res.stderr)
 	for name, data := range outputs {
 		if i := bytes.Index(data, []byte("E2Ehook")); i >= 0 {
 			t.Errorf("%s leaks a secret: …%s…", name, excerpt(data, i))
@@ -932,9 +828,9 @@ turns:
 		}
 	}
 
-	var out wsReport
-	if err := json.Unmarshal(outputs["out.json"], &out); err != nil {
-		t.Fatalf("results are not JSON: %v", err)
+	out, err := output.ReadResults(bytes.NewReader(outputs["out.json"]))
+	if err != nil {
+		t.Fatalf("results are not JSON results: %v", err)
 	}
 	setupLeaks, verifyLeaks := scenarioNamed(t, out, "setup-leaks"), scenarioNamed(t, out, "verify-leaks")
 	if len(setupLeaks.Setup) != 1 || setupLeaks.Setup[0].Stdout != "setup [REDACTED] [REDACTED]\n" {
@@ -972,7 +868,7 @@ turns:
 // agent's edit and its diff recorded, and its teardown runs.
 func TestWorkspaceInterrupt(t *testing.T) {
 	needGit(t)
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	marks := filepath.Join(dir, "marks")
 	if err := os.Mkdir(marks, 0o755); err != nil {
 		t.Fatal(err)
@@ -1007,29 +903,10 @@ turns:
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	cmd, sc, stderr := runFollowingTranscript(t, ctx, dir, "second", "-j", "1", "--workspace-dir", "ws")
-	working := false
-	for !working && sc.Scan() {
-		working = strings.Contains(sc.Text(), `"dir":"a2c"`) && strings.Contains(sc.Text(), `"text":"working"`)
-	}
-	if !working {
-		cmd.Process.Kill()
-		t.Fatalf("the transcript ended before the second scenario's agent was working\n%s", stderr.String())
-	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	go func() { // keep draining so acprun never blocks on the FIFO
-		for sc.Scan() {
-		}
-	}()
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-		t.Fatalf("acprun: %v, want exit 130\n%s", err, stderr.String())
-	}
-	var out wsReport
-	readResults(t, filepath.Join(dir, "out.json"), &out)
+	run := runFollowingTranscript(t, ctx, dir, "second", "-j", "1", "--workspace-dir", "ws")
+	run.waitFor("the second scenario's agent was working", `"dir":"a2c"`, `"text":"working"`)
+	run.interrupt()
+	out := run.waitInterrupted()
 	if !out.Interrupted {
 		t.Errorf("the results do not say they were interrupted")
 	}
@@ -1063,7 +940,7 @@ turns:
 // workspace and its setup, verify and teardown commands with their
 // timeouts, and runs none of them.
 func TestWorkspaceDryRunShowsCommands(t *testing.T) {
-	dir := wsDir(t)
+	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
 		"fixture/a.txt":   "a\n",
 		"repo/README":     "not even a repository: a dry run does not look\n",
