@@ -33,7 +33,7 @@ func (c *mockAgentCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		var perr *mockagent.Error
 		if errors.As(err, &perr) {
-			fmt.Fprintln(g.Stderr, err) // one positioned error per line
+			printScriptErrors(g.Stderr, err) // one positioned error per line, each with its source line
 			return exitError{code: exitUsage}
 		}
 		return exitError{code: exitUsage, err: err}
@@ -53,6 +53,24 @@ func (c *mockAgentCmd) Run(ctx context.Context, g *globals) error {
 		return exitError{code: exitInterrupted}
 	}
 	return exitError{code: exitAgent, err: err}
+}
+
+// printScriptErrors writes a mock-agent script's errors, each followed by
+// its source line with a caret, as scenario errors are.
+func printScriptErrors(w io.Writer, err error) {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		fmt.Fprintln(w, e)
+		var pe *mockagent.Error
+		if errors.As(e, &pe) {
+			if s := pe.Snippet(); s != "" {
+				fmt.Fprint(w, s)
+			}
+		}
+	}
 }
 
 // interruptibleStdin returns stdin in non-blocking mode, so that the Go

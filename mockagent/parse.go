@@ -29,8 +29,31 @@ func Load(path string) (*Script, error) {
 }
 
 // Parse parses a script. file names it in errors. The error, if any, joins
-// one *Error per problem found, each with its position.
+// one *Error per problem found, each with its position and source line.
 func Parse(file string, data []byte) (*Script, error) {
+	s, err := parse(file, data)
+	if err != nil {
+		addSource(err, data)
+	}
+	return s, err
+}
+
+// addSource sets the Source of every *Error in err from data.
+func addSource(err error, data []byte) {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	starts := yamlsyntax.LineStarts(data)
+	for _, e := range errs {
+		var pe *Error
+		if errors.As(e, &pe) {
+			pe.Source = yamlsyntax.Line(data, starts, pe.Line)
+		}
+	}
+}
+
+func parse(file string, data []byte) (*Script, error) {
 	s := &Script{File: file, protocolVersion: 1, onCancel: cancelCancelled}
 	s.agentInfo = acp.Implementation{Name: "acprun-mock-agent", Version: "1.0.0"}
 	s.permissionOptions = defaultPermissionOptions()

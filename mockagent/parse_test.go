@@ -457,3 +457,20 @@ func TestParseStepBomb(t *testing.T) {
 		t.Errorf("Parse(step bomb) = %v; want a too-large error", err)
 	}
 }
+
+// TestParseErrorsKeepTheirSourceLine: every positioned error carries the
+// text of its line, so that it can be shown with a caret.
+func TestParseErrorsKeepTheirSourceLine(t *testing.T) {
+	_, err := Parse("s.mock.yaml", []byte("turns:\n  - steps:\n      - txt: hi\n"))
+	var pe *Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("Parse: %v, want a *Error", err)
+	}
+	if pe.Source != "      - txt: hi" {
+		t.Errorf("Source = %q, want the text of line %d", pe.Source, pe.Line)
+	}
+	want := "    3 |       - txt: hi\n      |         ^\n"
+	if got := pe.Snippet(); got != want {
+		t.Errorf("Snippet:\n%s\nwant:\n%s", got, want)
+	}
+}

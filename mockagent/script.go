@@ -3,6 +3,7 @@ package mockagent
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/acprun/acprun/snippet"
 	"regexp"
 	"time"
 
@@ -17,7 +18,13 @@ type Error struct {
 	Line int // 1-based; 0 when unknown
 	Col  int // 1-based; 0 when unknown
 	Msg  string
+	// Source is the text of line Line, "" when it is not known.
+	Source string
 }
+
+// Snippet is the error's source line with a caret under its column, as
+// snippet.Format gives it; "" when the position or the line is unknown.
+func (e *Error) Snippet() string { return snippet.Format(e.Line, e.Col, e.Source) }
 
 // Error formats the error as "file:line:col: msg".
 func (e *Error) Error() string {
