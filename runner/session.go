@@ -91,8 +91,10 @@ type turnState struct {
 	requests     []*requestSlot
 	answered     bool          // the prompt's answer arrived: later updates are late
 	prompt       *acp.Call     // the session/prompt call; done = answered
-	cancelled    chan struct{} // closed when acprun sent session/cancel
+	cancelled    chan struct{} // closed when acprun cancels the turn, just before session/cancel
 	cancelOnce   sync.Once
+	cancelSent   chan struct{} // closed once session/cancel was written (or could not be)
+	sentOnce     sync.Once
 	ended        chan struct{} // closed when the turn's answer has been taken
 	endOnce      sync.Once
 	inflight     sync.WaitGroup // requests of the turn still being answered
@@ -117,7 +119,7 @@ type toolCallState struct {
 }
 
 func newTurnState(rec *TurnResult) *turnState {
-	return &turnState{rec: rec, calls: map[string]*toolCallState{}, cancelled: make(chan struct{}), ended: make(chan struct{}),
+	return &turnState{rec: rec, calls: map[string]*toolCallState{}, cancelled: make(chan struct{}), cancelSent: make(chan struct{}), ended: make(chan struct{}),
 		checked: make(chan struct{})}
 }
 
@@ -424,6 +426,16 @@ func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermiss
 	d := s.policy.Decide(req)
 	cancelled := !s.wait(ctx, t)
 	rec.Commands, rec.Paths, rec.Rule, rec.Reason = d.Commands, d.Paths, d.Rule, d.Reason
+	if cancelled && t != nil {
+		// The protocol's order, every time: session/cancel goes out
+		// first, then the pending requests' cancelled answers (an agent
+		// that reads the answer first may take it for a user's refusal
+		// and end its turn end_turn).
+		select {
+		case <-t.cancelSent:
+		case <-ctx.Done():
+		}
+	}
 	switch {
 	case cancelled:
 		rec.Decision, rec.Outcome = "cancelled", acp.OutcomeCancelled
@@ -589,6 +601,12 @@ func (s *session) cancelTurn(t *turnState) {
 			c.cancelled = true
 		}
 	}
+}
+
+// sentCancel records that session/cancel was written (or could not be):
+// the turn's pending permission requests may now be answered cancelled.
+func (s *session) sentCancel(t *turnState) {
+	t.sentOnce.Do(func() { close(t.cancelSent) })
 }
 
 // finish records how the turn ended and returns its record. It first waits

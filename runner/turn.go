@@ -179,6 +179,7 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 	notifyCtx, cancelNotify := context.WithTimeout(context.Background(), time.Second)
 	err := r.agent.Conn.Notify(notifyCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID})
 	cancelNotify()
+	r.sess.sentCancel(t)
 	if err != nil && !errors.Is(err, acp.ErrClosed) {
 		// The agent does not read what we write: it cannot be cancelled.
 		r.agent.Kill()
