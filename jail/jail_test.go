@@ -40,21 +40,21 @@ func newTree(t *testing.T) tree {
 	return tr
 }
 
-func mkdir(t *testing.T, p string) {
+func mkdir(t testing.TB, p string) {
 	t.Helper()
 	if err := os.MkdirAll(p, 0o755); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func write(t *testing.T, p, content string) {
+func write(t testing.TB, p, content string) {
 	t.Helper()
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func symlink(t *testing.T, target, link string) {
+func symlink(t testing.TB, target, link string) {
 	t.Helper()
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
