@@ -18,6 +18,9 @@
 //     process that changed its user id or made itself non-dumpable (its
 //     environment cannot be read), and a process in another PID namespace.
 //     Such a process is still killed when it stayed in its process group.
+//     A process caught in the middle of an exec, whose environment cannot
+//     be read for that moment, is looked at again until its exec is done
+//     (for at most 2s).
 //   - Other systems: marks are set, Kill does nothing; only the process
 //     groups are killed.
 package reap
@@ -60,19 +63,20 @@ func Of(env []string) Mark {
 	return m
 }
 
-// Set returns a copy of env with Var set to m, every other definition of
-// Var removed. The zero Mark returns env as it is.
+// Set returns a copy of env with Var set to m, first, and every other
+// definition of Var removed. The zero Mark returns env as it is.
 func (m Mark) Set(env []string) []string {
 	if m == "" {
 		return env
 	}
 	out := make([]string, 0, len(env)+1)
+	out = append(out, Var+"="+string(m))
 	for _, kv := range env {
 		if !strings.HasPrefix(kv, Var+"=") {
 			out = append(out, kv)
 		}
 	}
-	return append(out, Var+"="+string(m))
+	return out
 }
 
 // covers reports whether a process whose Var is v was marked by m or by a

@@ -8,7 +8,7 @@ import (
 func TestSetReplacesEveryDefinition(t *testing.T) {
 	m := New()
 	env := m.Set([]string{"A=1", Var + "=forged", "B=2", Var + "=again"})
-	want := []string{"A=1", "B=2", Var + "=" + string(m)}
+	want := []string{Var + "=" + string(m), "A=1", "B=2"}
 	if !slices.Equal(env, want) {
 		t.Errorf("Set = %q, want %q", env, want)
 	}
