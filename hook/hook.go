@@ -9,9 +9,13 @@
 //   - on its timeout, or when its ctx ends, the group gets SIGTERM, and
 //     SIGKILL after KillGrace if the leader has not exited by then (a ctx
 //     that ends during the grace of a timeout cuts it short);
+//   - every process of the command carries a mark of its own (see package
+//     reap), inside the mark of Env: once the leader has exited, the
+//     processes that left the group (setsid, daemons) and carry the mark
+//     are killed too;
 //   - stdout and stderr are read by Run itself and drained for at most
 //     DrainDelay after the leader exits, so a process that left the group
-//     (setsid) and still holds the pipes cannot keep Run waiting.
+//     and still holds the pipes cannot keep Run waiting.
 //
 // So Run returns at most Timeout + KillGrace + DrainDelay after it started.
 package hook
@@ -28,6 +32,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/acprun/acprun/reap"
 	"github.com/acprun/acprun/terminal"
 	"golang.org/x/sys/unix"
 )
@@ -52,8 +57,9 @@ type Command struct {
 	Run string
 	// Dir is the working directory; "" is acprun's.
 	Dir string
-	// Env is the complete environment; nil is an empty one, never
-	// acprun's by accident.
+	// Env is the complete environment, but for reap.Var, which is set to
+	// a mark of the command's own, inside the one Env holds; nil is an
+	// empty one, never acprun's by accident.
 	Env []string
 	// Timeout bounds the command; it must be > 0.
 	Timeout time.Duration
@@ -131,17 +137,15 @@ func run(ctx context.Context, c Command) Result {
 		stdout.abort()
 		return Result{Err: err}
 	}
+	mark := reap.Of(c.Env).Sub()
 	cmd := &exec.Cmd{
 		Path:        terminal.Shell,
 		Args:        []string{terminal.Shell, "-c", c.Run},
 		Dir:         c.Dir,
-		Env:         c.Env,
+		Env:         mark.Set(c.Env),
 		Stdout:      stdout.w, // *os.File: handed to the child, no copying goroutine
 		Stderr:      stderr.w,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
-	}
-	if cmd.Env == nil {
-		cmd.Env = []string{}
 	}
 	err = cmd.Start()
 	stdout.w.Close()
@@ -159,7 +163,7 @@ func run(ctx context.Context, c Command) Result {
 	go stderr.read()
 	exited := make(chan struct{})
 	go func() {
-		reap(cmd, g.leaderExited)
+		waitLeader(cmd, g.leaderExited)
 		close(exited)
 	}()
 
@@ -175,6 +179,7 @@ func run(ctx context.Context, c Command) Result {
 			res.Err = fmt.Errorf("interrupted: %w", ctx.Err())
 		}
 	}
+	mark.Kill() // what left the group; its pipes close with it
 
 	drained := make(chan struct{}) // closed after DrainDelay, for both streams
 	drain := time.AfterFunc(DrainDelay, func() { close(drained) })

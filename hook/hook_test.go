@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/hook"
+	"github.com/acprun/acprun/reap"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
@@ -177,8 +178,9 @@ func TestRunTimeoutKillsTheGroup(t *testing.T) {
 }
 
 // TestRunEscapedGrandchild runs a command whose grandchild leaves the
-// process group (setsid) and keeps stdout and stderr open: Run returns
-// after the leader's exit all the same, with what the leader wrote.
+// process group (setsid), drops its mark (see package reap), so it is not
+// killed, and keeps stdout and stderr open: Run returns after the
+// leader's exit all the same, with what the leader wrote.
 func TestRunEscapedGrandchild(t *testing.T) {
 	dir := t.TempDir()
 	ready := filepath.Join(dir, "ready")
@@ -190,7 +192,7 @@ func TestRunEscapedGrandchild(t *testing.T) {
 	// session, still holding the pipes; the leader writes it down for the
 	// test and exits.
 	res := run(t, t.Context(), hook.Command{
-		Run: "(setsid sh -c 'echo $$ > " + ready + "; exec sleep 100' &); read pid < " + ready + "; echo $pid > " + pidFile + "; echo hi",
+		Run: "(setsid env -u " + reap.Var + " sh -c 'echo $$ > " + ready + "; exec sleep 100' &); read pid < " + ready + "; echo $pid > " + pidFile + "; echo hi",
 	})
 	data, err := os.ReadFile(pidFile)
 	if err != nil {

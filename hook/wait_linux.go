@@ -6,9 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// reap waits for cmd's leader to exit, calls exited while it is not yet
+// waitLeader waits for cmd's leader to exit, calls exited while it is not yet
 // reaped (so its id, and its group's, cannot be reused), then reaps it.
-func reap(cmd *exec.Cmd, exited func()) {
+func waitLeader(cmd *exec.Cmd, exited func()) {
 	var info unix.Siginfo
 	for {
 		err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil)

@@ -4,9 +4,9 @@ package hook
 
 import "os/exec"
 
-// reap reaps cmd's leader, then calls exited. Without waitid's WNOWAIT
+// waitLeader reaps cmd's leader, then calls exited. Without waitid's WNOWAIT
 // there is a small window in which the group's id could be reused.
-func reap(cmd *exec.Cmd, exited func()) {
+func waitLeader(cmd *exec.Cmd, exited func()) {
 	_ = cmd.Wait()
 	exited()
 }

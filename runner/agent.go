@@ -229,7 +229,9 @@ func (a *Agent) Pgid() int { return a.pgid }
 // ends, the waits are cut short. Close waits for the connection's goroutines.
 // Everything the agent wrote before it stopped is handled before the
 // connection closes; only when ctx ends first is the rest dropped (counted
-// by Conn.Dropped).
+// by Conn.Dropped). Processes that left the group (daemons, setsid) are
+// not killed here: the scenario's end kills them by their mark (package
+// reap).
 func (a *Agent) Close(ctx context.Context, grace time.Duration) {
 	a.closeOnce.Do(func() {
 		a.stdin.Close()

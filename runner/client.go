@@ -12,6 +12,7 @@ import (
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/jail"
+	"github.com/acprun/acprun/reap"
 	"github.com/acprun/acprun/terminal"
 )
 
@@ -304,7 +305,7 @@ func (c *clientServer) createTerminal(params json.RawMessage, rec *ClientRequest
 		for _, e := range p.Env {
 			m[e.Name] = e.Value
 		}
-		env = mergeEnv(env, m)
+		env = reap.Of(c.cfg.Env).Set(mergeEnv(env, m)) // the agent cannot unmark its terminals
 	}
 	id, _, err := c.terms.Create(terminal.Config{
 		Command:     p.Command,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/reap"
 	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/scenario"
 	"github.com/acprun/acprun/workspace"
@@ -199,6 +200,7 @@ type scenarioRun struct {
 	tr             *transcript
 	transcriptName string
 	ws             *workspace.Workspace // nil without a workspace
+	mark           reap.Mark            // in the environment of everything the scenario starts
 	// workFails are the failures of verify and of the scenario-level
 	// checks on the workspace, listed after the turns'.
 	workFails []string
@@ -220,7 +222,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 			Command: sc.Agent.Command,
 		},
 	}
-	r := &scenarioRun{opts: opts, obs: obs, sc: sc, res: &res, transcriptName: transcript}
+	r := &scenarioRun{opts: opts, obs: obs, sc: sc, res: &res, transcriptName: transcript, mark: reap.New()}
 	// Every value of agent.env and secret-looking variables of acprun's
 	// environment are redacted from the result (once, at the end) and from
 	// what observers and the transcript see.
@@ -242,6 +244,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 	}
 	r.play(ctx)
 	r.teardown()
+	r.killLeftovers()
 	r.evaluate()
 	r.removeWorkspace()
 	for _, w := range res.Warnings {
@@ -263,7 +266,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 		Roots:    sc.Client.Roots,
 		Cwd:      sc.Agent.Cwd,
 		Policy:   policy,
-		Env:      mergeEnv(opts.Environ, sc.Agent.Env),
+		Env:      r.env(),
 	})
 	defer r.sess.client.close()
 	if err := r.sess.client.jailErr; err != nil {
@@ -392,7 +395,7 @@ func (r *scenarioRun) start(ctx context.Context) error {
 	}
 	agent, err := startAgent(agentConfig{
 		Argv:    argv,
-		Env:     mergeEnv(r.opts.Environ, sc.Agent.Env),
+		Env:     r.env(),
 		Dir:     sc.Agent.Cwd,
 		Handler: r.sess,
 		Conn:    connOpts,

@@ -199,7 +199,7 @@ func (r *scenarioRun) removeWorkspace() {
 // commandEnv is the environment of setup, verify and teardown commands:
 // the agent's, plus ACPRUN_WORKSPACE when there is a workspace.
 func (r *scenarioRun) commandEnv() []string {
-	env := mergeEnv(r.opts.Environ, r.sc.Agent.Env)
+	env := r.env()
 	if r.ws != nil {
 		env = append(append([]string{}, env...), "ACPRUN_WORKSPACE="+r.ws.Dir)
 	}

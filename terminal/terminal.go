@@ -8,7 +8,10 @@
 // the background children it left behind are gone too; the output pipe
 // is read by the Terminal itself, so a process that escaped the group and
 // still holds the pipe cannot keep Wait or Close waiting (the output is
-// drained for at most drainDelay after the exit).
+// drained for at most drainDelay after the exit). Every process of a
+// terminal carries a mark of its own (see package reap), inside the mark
+// of its Config's Env: when the leader exits, the processes that left the
+// group (setsid) and carry the mark are killed too.
 //
 // A Manager hands out terminals by id and kills them all on request.
 package terminal
@@ -28,6 +31,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/acprun/acprun/reap"
 	"github.com/acprun/acprun/shellquote"
 )
 
@@ -49,8 +53,9 @@ type Config struct {
 	// a shell line run by `/bin/sh -c`.
 	Command string
 	Args    []string
-	// Env is the complete environment. A program without a slash is
-	// looked up in its PATH.
+	// Env is the complete environment, but for reap.Var, which is set to
+	// a mark of the terminal's own, inside the one Env holds. A program
+	// without a slash is looked up in its PATH.
 	Env []string
 	// Dir is the working directory.
 	Dir string
@@ -68,9 +73,10 @@ type ExitStatus struct {
 
 // Terminal is one running (or finished) command.
 type Terminal struct {
-	cmd *exec.Cmd
-	pid int // also the process group id
-	out *os.File
+	cmd  *exec.Cmd
+	pid  int // also the process group id
+	mark reap.Mark
+	out  *os.File
 
 	mu         sync.Mutex
 	buf        outputBuffer
@@ -121,17 +127,15 @@ func Start(cfg Config) (*Terminal, error) {
 	}
 	// Both streams go to the same *os.File: exec hands the descriptor to
 	// the child and starts no copying goroutine of its own.
+	mark := reap.Of(cfg.Env).Sub()
 	cmd := &exec.Cmd{
 		Path:        path,
 		Args:        argv,
-		Env:         cfg.Env,
+		Env:         mark.Set(cfg.Env),
 		Dir:         cfg.Dir,
 		Stdout:      pw,
 		Stderr:      pw,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
-	}
-	if cmd.Env == nil {
-		cmd.Env = []string{} // never the parent's environment by accident
 	}
 	err = cmd.Start()
 	pw.Close()
@@ -142,6 +146,7 @@ func Start(cfg Config) (*Terminal, error) {
 	t := &Terminal{
 		cmd:        cmd,
 		pid:        cmd.Process.Pid,
+		mark:       mark,
 		out:        pr,
 		buf:        outputBuffer{limit: limit},
 		readerDone: make(chan struct{}),
@@ -201,10 +206,11 @@ func (t *Terminal) read() {
 	}
 }
 
-// wait waits for the leader and kills its group (waitLeader), then drains
-// the output.
+// wait waits for the leader and kills its group (waitLeader) and the
+// processes that left it, then drains the output.
 func (t *Terminal) wait() {
 	t.waitLeader()
+	t.mark.Kill()
 	st := exitStatus(t.cmd.ProcessState)
 
 	timer := time.NewTimer(drainDelay)

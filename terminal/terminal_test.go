@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acprun/acprun/reap"
 	"github.com/acprun/acprun/terminal"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
@@ -293,7 +294,8 @@ func TestTerminalReleaseLeavesNothing(t *testing.T) {
 }
 
 // TestTerminalEscapedChildDoesNotBlock: a child that left the process group and
-// holds the output pipe must not keep Wait or Release waiting.
+// holds the output pipe must not keep Wait or Release waiting. It drops
+// its mark (see package reap) too, or it would be killed.
 func TestTerminalEscapedChildDoesNotBlock(t *testing.T) {
 	ready, readLine := fifo(t)
 	goOn, _, sayGo := fifo2(t)
@@ -303,7 +305,7 @@ func TestTerminalEscapedChildDoesNotBlock(t *testing.T) {
 	// puts the child in a new session and group, still holding stdout;
 	// once it is there, it tells the test, which lets the leader end.
 	id, term, err := m.Create(terminal.Config{
-		Command: "setsid sh -c 'echo $$ > " + ready + "; exec sleep 1000' & read x < " + goOn + "; echo bye",
+		Command: "setsid env -u " + reap.Var + " sh -c 'echo $$ > " + ready + "; exec sleep 1000' & read x < " + goOn + "; echo bye",
 		Env:     os.Environ(),
 	})
 	if err != nil {

@@ -1,0 +1,106 @@
+package reap
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// daemon starts `sleep 1000` with env marked m, detached as a daemon
+// is: double-forked (its parent shell has exited) and in a session of
+// its own. It returns the sleep's pid; the test's end kills it.
+func daemon(t *testing.T, m Mark, command string) int {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", "-c", "setsid "+command+" </dev/null >/dev/null 2>&1 & echo $!")
+	cmd.Env = m.Set(os.Environ())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("start daemon: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("daemon pid %q: %v", out, err)
+	}
+	t.Cleanup(func() { m.Kill() })
+	if dying(pid) {
+		t.Fatalf("daemon %d is not running", pid)
+	}
+	return pid
+}
+
+func TestKillFindsDaemonsOutsideEveryGroup(t *testing.T) {
+	m := New()
+	pid := daemon(t, m, "sleep 1000")
+	sub := daemon(t, m.Sub(), "sleep 1000")
+	other := daemon(t, New(), "sleep 1000")
+
+	killed := m.Kill()
+	var got []int
+	for _, p := range killed {
+		got = append(got, p.Pid)
+	}
+	for _, want := range []int{pid, sub} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Kill = %v, want %d among them", killed, want)
+		}
+		if !dying(want) {
+			t.Errorf("process %d still runs after Kill", want)
+		}
+	}
+	if slices.Contains(got, other) || dying(other) {
+		t.Errorf("Kill killed %d, which carries another mark", other)
+	}
+}
+
+func TestSubKillLeavesItsParentsProcesses(t *testing.T) {
+	m := New()
+	s := m.Sub()
+	parent := daemon(t, m, "sleep 1000")
+	child := daemon(t, s, "sleep 1000")
+	s.Kill()
+	if !dying(child) {
+		t.Errorf("process %d of the sub mark still runs", child)
+	}
+	if dying(parent) {
+		t.Errorf("the sub mark's Kill killed %d, of its parent mark", parent)
+	}
+}
+
+// TestKillCatchesAForkLoop: a daemon forking new daemons as fast as it
+// can is gone with all its children when Kill returns.
+func TestKillCatchesAForkLoop(t *testing.T) {
+	m := New()
+	daemon(t, m, `/bin/sh -c 'while :; do setsid sleep 1000 & done'`)
+	if len(m.Kill()) == 0 {
+		t.Fatal("Kill found nothing")
+	}
+	if live := alive(t, m); len(live) > 0 {
+		t.Errorf("left running after Kill: %v", live)
+	}
+}
+
+// alive lists the processes whose environment holds exactly Var=m and
+// that are not dying, read apart from Kill's own scan.
+func alive(t *testing.T, m Mark) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !slices.Contains(strings.Split(string(env), "\x00"), Var+"="+string(m)) || dying(pid) {
+			continue
+		}
+		live = append(live, e.Name()+" ("+cmdline(pid)+")")
+	}
+	return live
+}

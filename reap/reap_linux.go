@@ -1,0 +1,262 @@
+//go:build linux
+
+package reap
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// maxRounds bounds the scans of one Kill. A round kills every marked
+// process the scan found alive; only a child forked before its parent was
+// killed, and missed by the scan, is left for the next round, so a round
+// is needed per generation of such forks: a few, even for a fork loop.
+const maxRounds = 100
+
+// Flags of /proc/PID/stat: a process on its way out, a kernel thread.
+const (
+	pfExiting = 0x4
+	pfKthread = 0x00200000
+)
+
+// Kill kills (SIGKILL) every process marked with m or with a Sub of m,
+// and returns them in the order they were found. It scans /proc again
+// after every round of kills, until a scan finds no marked process alive
+// (at most maxRounds scans). A process already dying (a zombie, exiting,
+// SIGKILL pending) counts as gone: it can run no more code. The processes
+// are signalled through pidfds where the kernel has them (Linux 5.3), so a
+// process id reused meanwhile is never hit. Kill does not reap: a killed
+// process is reaped by its parent, or by init.
+func (m Mark) Kill() []Process {
+	if m == "" {
+		return nil
+	}
+	s := scan{mark: m, buf: make([]byte, 64<<10)}
+	var killed []Process
+	seen := map[int]bool{}
+	var unsure time.Time // when a scan first found a process in an exec
+	for range maxRounds {
+		alive, unknown := 0, 0
+		for _, pid := range pids() {
+			p, verdict := s.kill(pid)
+			switch verdict {
+			case unread:
+				unknown++
+			case hit:
+				alive++
+				if !seen[pid] {
+					seen[pid] = true
+					killed = append(killed, p)
+				}
+			}
+		}
+		if alive == 0 && unknown > 0 {
+			// Caught in the middle of an exec: look again once it is done.
+			if unsure.IsZero() {
+				unsure = time.Now()
+			}
+			if time.Since(unsure) < maxExecWait {
+				time.Sleep(execPoll)
+				continue
+			}
+		}
+		if alive == 0 {
+			break
+		}
+	}
+	return killed
+}
+
+// A process in the middle of an exec has neither environment nor command
+// line to read, from when its old memory is gone until the new program's
+// is set up (its interpreter loaded): Kill scans again every execPoll,
+// for at most maxExecWait, until the exec is done and its environment
+// tells.
+const (
+	execPoll    = time.Millisecond
+	maxExecWait = 2 * time.Second
+)
+
+// pids lists the processes in /proc, acprun itself left out.
+func pids() []int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	self := os.Getpid()
+	var out []int
+	for _, name := range names {
+		if pid, err := strconv.Atoi(name); err == nil && pid != self {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// A verdict is what kill did with a process.
+type verdict int
+
+const (
+	miss   verdict = iota // not marked, or dying already
+	hit                   // marked, and killed
+	unread                // alive, but its environment read empty
+)
+
+// scan is one Kill's reading of /proc.
+type scan struct {
+	mark Mark
+	buf  []byte // for environments, grown as needed
+}
+
+// kill kills process pid when it carries the mark and is not dying
+// already.
+func (s *scan) kill(pid int) (Process, verdict) {
+	if v := s.marked(pid); v != hit {
+		return Process{}, v
+	}
+	fd, err := unix.PidfdOpen(pid, 0)
+	switch {
+	case err == nil:
+		defer unix.Close(fd)
+	case errors.Is(err, unix.ESRCH):
+		return Process{}, miss
+	default:
+		fd = -1 // no pidfds: signal by id
+	}
+	// Checked again with the pidfd open: what it reads now is the
+	// process the pidfd signals, or that process is gone and the signal
+	// fails.
+	if v := s.marked(pid); v != hit || dying(pid) {
+		return Process{}, miss
+	}
+	p := Process{Pid: pid, Command: cmdline(pid)}
+	if fd >= 0 {
+		err = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+	} else {
+		err = unix.Kill(pid, unix.SIGKILL)
+	}
+	if err != nil {
+		return Process{}, miss
+	}
+	return p, hit
+}
+
+// marked says whether process pid's environment holds the mark (or a Sub
+// of it): hit, or miss; unread when it read empty although the process
+// lives, is no kernel thread and has no command line either: it is in
+// the middle of an exec. An environment that cannot be read
+// (another user's process) holds nothing.
+func (s *scan) marked(pid int) verdict {
+	for range 3 { // an empty read may be an exec's moment: read again
+		env, err := s.environ(pid)
+		switch {
+		case err != nil:
+			return miss
+		case len(env) > 0:
+			for kv := range bytes.SplitSeq(env, []byte{0}) {
+				if v, ok := bytes.CutPrefix(kv, []byte(Var+"=")); ok && s.mark.covers(string(v)) {
+					return hit
+				}
+			}
+			return miss
+		case dying(pid) || kernelThread(pid) || len(cmdline(pid)) > 0:
+			return miss // an empty environment
+		}
+	}
+	return unread // in the middle of an exec
+}
+
+// environ reads process pid's environment in one read: the kernel reads
+// it from the process's memory as of that read, so an exec between two
+// reads cannot cut it short.
+func (s *scan) environ(pid int) ([]byte, error) {
+	fd, err := unix.Open(fmt.Sprintf("/proc/%d/environ", pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	for {
+		n, err := unix.Pread(fd, s.buf, 0)
+		for err == unix.EINTR {
+			n, err = unix.Pread(fd, s.buf, 0)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n < len(s.buf) || len(s.buf) >= maxEnviron {
+			return s.buf[:n], nil
+		}
+		s.buf = make([]byte, 4*len(s.buf))
+	}
+}
+
+// maxEnviron bounds the environment read of a process; Set puts the mark
+// first, so a longer one is cut after it.
+const maxEnviron = 64 << 20
+
+// dying reports whether process pid is gone or on its way out: a zombie,
+// exiting, or with SIGKILL pending.
+func dying(pid int) bool {
+	state, flags, ok := stat(pid)
+	if !ok {
+		return true
+	}
+	if state == "Z" || state == "X" || flags&pfExiting != 0 {
+		return true
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return true
+	}
+	const sigkill = 1 << (unix.SIGKILL - 1)
+	for line := range strings.SplitSeq(string(status), "\n") {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || (name != "SigPnd" && name != "ShdPnd") {
+			continue
+		}
+		if mask, err := strconv.ParseUint(strings.TrimSpace(value), 16, 64); err == nil && mask&sigkill != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// kernelThread reports whether process pid is a kernel thread.
+func kernelThread(pid int) bool {
+	_, flags, ok := stat(pid)
+	return ok && flags&pfKthread != 0
+}
+
+// stat reads the state (R, S, Z…) and flags of process pid; ok is false
+// when the process is gone. A stat that cannot be parsed reads as running.
+func stat(pid int) (state string, flags uint64, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "", 0, false
+	}
+	i := bytes.LastIndexByte(b, ')') // the command name may hold anything
+	if i < 0 {
+		return "R", 0, true
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	if len(fields) < 7 {
+		return "R", 0, true
+	}
+	flags, _ = strconv.ParseUint(fields[6], 10, 64)
+	return fields[0], flags, true
+}
+
+// cmdline is process pid's command line, its arguments joined by spaces.
+func cmdline(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return strings.TrimSpace(string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
+}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package reap
+
+// Kill does nothing outside Linux: there is no /proc to find marked
+// processes in.
+func (m Mark) Kill() []Process { return nil }

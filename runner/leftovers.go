@@ -1,0 +1,56 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// env is the environment of everything the scenario starts (its agent,
+// the agent's terminals, setup, verify and teardown commands): acprun's,
+// the scenario's agent.env, and the scenario's mark (see package reap).
+func (r *scenarioRun) env() []string {
+	return r.mark.Set(mergeEnv(r.opts.Environ, r.sc.Agent.Env))
+}
+
+// killLeftovers kills what the scenario left running once everything it
+// started was stopped: the processes that left their process group
+// (daemons, setsid) and still carry its mark. It warns when there were
+// any: they were the agent's, since terminals and commands kill their own.
+func (r *scenarioRun) killLeftovers() {
+	killed := r.mark.Kill()
+	if len(killed) == 0 {
+		return
+	}
+	var commands []string
+	for _, p := range killed {
+		commands = append(commands, shortCommand(p.Command))
+	}
+	slices.Sort(commands)
+	commands = slices.Compact(commands)
+	noun := "processes"
+	if len(killed) == 1 {
+		noun = "process"
+	}
+	r.res.Warnings = append(r.res.Warnings, fmt.Sprintf(
+		"the agent left %d %s running outside its process group (daemonized, setsid); acprun killed them: %s",
+		len(killed), noun, strings.Join(commands, "; ")))
+}
+
+// shortCommand is a command line for a message: at most 80 bytes, cut at
+// a character boundary.
+func shortCommand(command string) string {
+	const most = 80
+	switch {
+	case command == "":
+		return "(no command line)"
+	case len(command) <= most:
+		return command
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(command[cut]) {
+		cut--
+	}
+	return command[:cut] + "…"
+}
