@@ -202,6 +202,9 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 	err = call.Await(graceCtx, resp)
 	if err != nil && graceCtx.Err() != nil && isContextErr(err) {
 		r.agent.Kill()
+		if timeoutCtx.Err() == nil {
+			return fmt.Errorf("%w: no answer to session/cancel before a second interrupt; the agent was stopped", errUnresponsive)
+		}
 		return fmt.Errorf("%w: no answer to session/cancel within %s; the agent was stopped", errUnresponsive, grace)
 	}
 	return err
