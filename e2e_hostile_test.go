@@ -268,13 +268,13 @@ func hostileCases() []hostileCase {
 			}},
 
 		// --- volume ---
-		{name: "200k small chunks", mock: "turns:\n  - steps: [{flood: {count: 200000, text: x}}]\n",
+		{name: "100k small chunks", mock: "turns:\n  - steps: [{flood: {count: 100000, text: x}}]\n",
 			scenario: "{{agent}}\ntimeout: 2m\n" + oneTurn, timeouts: 2 * time.Minute,
 			exit: 0, status: "passed", stops: []string{"end_turn"}, says: "",
 			check: func(t *testing.T, out output.Results, _ result) {
 				tr := out.Scenarios[0].Turns[0]
-				if len(tr.Text) != 200000 || tr.Updates["agent_message_chunk"] != 200000 {
-					t.Errorf("text %d bytes, %d chunks; want all 200000 counted", len(tr.Text), tr.Updates["agent_message_chunk"])
+				if len(tr.Text) != 100000 || tr.Updates["agent_message_chunk"] != 100000 {
+					t.Errorf("text %d bytes, %d chunks; want all 100000 counted", len(tr.Text), tr.Updates["agent_message_chunk"])
 				}
 			}},
 		{name: "20 MB of stderr", sh: shHandshake + "read -r line\nhead -c 20000000 /dev/zero | tr '\\0' e >&2\necho 'LAST WORDS' >&2\nexit 3\n",

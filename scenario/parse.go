@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math"
@@ -66,10 +67,15 @@ const (
 	MaxTurns     = 1000
 )
 
+// tooLarge says that a file of size bytes is over MaxFileBytes.
+func tooLarge(size int64) string {
+	return fmt.Sprintf("the file is %.1f MiB; a scenario file may hold at most %d MiB (attach long texts with prompt: [{file: PATH}])", float64(size)/(1<<20), MaxFileBytes>>20)
+}
+
 func (p *fileParser) parseFile() []*Scenario {
 	var out []*Scenario
 	if len(p.src) > MaxFileBytes {
-		p.errorAt(Pos{File: p.file}, "the file is %.1f MiB; a scenario file may hold at most %d MiB (attach long texts with prompt: [{file: PATH}])", float64(len(p.src))/(1<<20), MaxFileBytes>>20)
+		p.errorAt(Pos{File: p.file}, "%s", tooLarge(int64(len(p.src))))
 		return nil
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(p.src))
