@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -56,6 +57,10 @@ type hostileCase struct {
 	// run may have to wait out; the bound is timeouts + hostileSlack.
 	timeouts time.Duration
 }
+
+// exitedWith finds the agent's exit code in a row's says; the results
+// must record it too.
+var exitedWith = regexp.MustCompile(`the agent exited with code (\d+)`)
 
 // interruptAt is a signal sent once the transcript holds a line with after.
 type interruptAt struct {
@@ -501,6 +506,11 @@ func runHostile(t *testing.T, c hostileCase) {
 	}
 	if c.says != "" && !strings.Contains(report(out, res), c.says) {
 		t.Errorf("nothing reported says %q:\n%.3000s", c.says, report(out, res))
+	}
+	if m := exitedWith.FindStringSubmatch(c.says); m != nil && len(out.Scenarios) == 1 {
+		if got := out.Scenarios[0].ExitCode; got == nil || strconv.Itoa(*got) != m[1] {
+			t.Errorf("exitCode recorded %v, want %s", got, m[1])
+		}
 	}
 	if c.check != nil && len(out.Scenarios) == 1 {
 		c.check(t, out, res)
