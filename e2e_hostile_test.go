@@ -322,12 +322,17 @@ func hostileCases() []hostileCase {
 
 		// --- fs abuse ---
 		fsRefused("fs ..", "read: {path: ../outside.txt}"),
+		{name: "a terminal cwd with a NUL byte", mock: "turns:\n  - steps: [{terminal: {command: pwd, cwd: \"/etc\\0x\", waitForExit: true}}]\n",
+			scenario: "{{agent}}\npermissions: {default: allow}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: `error: terminal/create: cwd contains a NUL byte: `},
 		fsRefused("fs absolute path outside", "read: {path: /etc/passwd}"),
 		fsRefused("fs write outside", "write: {path: ../../escaped.txt, content: pwned}"),
-		fsRefusedWith("fs symlinked file pointing out", "read: {path: link.txt}", map[string]string{"link.txt": "symlink:/etc/passwd"}),
-		fsRefusedWith("fs symlinked dir pointing out", "read: {path: linkdir/passwd}", map[string]string{"linkdir": "symlink:/etc"}),
-		fsRefusedWith("fs write through a symlinked dir", "write: {path: linkdir/new.txt, content: pwned}", map[string]string{"linkdir": "symlink:/tmp"}),
-		fsRefused("fs NUL byte", `read: {path: "a.txt\0/../../etc/passwd"}`),
+		fsRefusedWith("fs symlinked file pointing out", "read: {path: link.txt}", "outside the allowed roots", map[string]string{"link.txt": "symlink:/etc/passwd"}),
+		fsRefusedWith("fs symlinked dir pointing out", "read: {path: linkdir/passwd}", "outside the allowed roots", map[string]string{"linkdir": "symlink:/etc"}),
+		fsRefusedWith("fs write through a symlinked dir", "write: {path: linkdir/new.txt, content: pwned}", "outside the allowed roots", map[string]string{"linkdir": "symlink:/tmp"}),
+		fsRefused("fs NUL byte climbing out", `read: {path: "a.txt\0/../../etc/passwd"}`),
+		fsRefusedWith("fs NUL byte", `read: {path: "a.txt\0.png"}`, "error: fs/read_text_file: path contains a NUL byte: ", map[string]string{"a.txt": "inside\n"}),
+		fsRefusedWith("fs write with a NUL byte", `write: {path: "new.txt\0.png", content: x}`, "error: fs/write_text_file: path contains a NUL byte: ", nil),
 		fsRefusedAny("fs very long path", "read: {path: "+longPath+"}", "error: fs/read_text_file: "),
 		fsRefused("fs very long path climbing out", "read: {path: "+strings.Repeat("d/../", 2000)+"../etc/passwd}"),
 		fsRefused("fs /proc/self/environ", "read: {path: /proc/self/environ}"),
@@ -383,8 +388,8 @@ func fsRefused(name, step string) hostileCase {
 	return fsRefusedAny(name, step, "outside the allowed roots")
 }
 
-func fsRefusedWith(name, step string, files map[string]string) hostileCase {
-	c := fsRefused(name, step)
+func fsRefusedWith(name, step, says string, files map[string]string) hostileCase {
+	c := fsRefusedAny(name, step, says)
 	c.files = files
 	return c
 }
