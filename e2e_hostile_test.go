@@ -184,8 +184,8 @@ func hostileCases() []hostileCase {
 				}
 			}},
 		{name: "a 50 MiB line", sh: shHandshake + "read -r line\nhead -c 52428800 /dev/zero | tr '\\0' x; echo\n" + chunk("after") + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
-			scenario: "{{agent}}\n" + oneTurn,
-			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "protocol violation: invalid JSON-RPC message: not a JSON object",
+			scenario: "{{agent}}\ntimeout: 2m\n" + oneTurn, timeouts: 2 * time.Minute,
+			exit: 0, status: "passed", stops: []string{"end_turn"}, says: "protocol violation: invalid JSON-RPC message: not a JSON object",
 			check: func(t *testing.T, out output.Results, _ result) {
 				if sc := out.Scenarios[0]; len(sc.Violations) != 1 || sc.Turns[0].Text != "after" || !strings.HasSuffix(sc.Violations[0], "(52428800 bytes)") || len(sc.Violations[0]) > 4096 {
 					t.Errorf("violations %d (first %d bytes), text %q: want the line flagged (shortened) and the next message read", len(sc.Violations), len(strings.Join(sc.Violations, "")), sc.Turns[0].Text)
