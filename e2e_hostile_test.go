@@ -473,7 +473,7 @@ func runHostile(t *testing.T, c hostileCase) {
 				t.Fatal(err)
 			}
 		}
-		out = run.waitInterrupted()
+		out = run.waitInterrupted() // fails the test unless acprun exited 130
 		res = result{code: 130, stderr: run.stderr.String()}
 		if !out.Interrupted {
 			t.Errorf("results not marked interrupted")
