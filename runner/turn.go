@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -64,7 +65,8 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 	case errors.Is(err, errUnresponsive):
 		out.stopReason = OutcomeUnresponsive
 		out.err = strings.TrimPrefix(err.Error(), errUnresponsive.Error()+": ")
-	case errors.Is(err, acp.ErrClosed):
+	case errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE):
+		// EPIPE: the prompt was written to an agent that had exited.
 		out.stopReason = OutcomeAgentExited
 		out.err = r.exitDescription()
 	default:
