@@ -175,6 +175,9 @@ func (c *clientServer) readTextFile(params json.RawMessage, rec *ClientRequest) 
 		return nil, err
 	}
 	rec.Path = p.Path
+	if strings.ContainsRune(p.Path, 0) {
+		return nil, refuse(rec, acp.CodeInvalidParams, "path contains a NUL byte: %q", p.Path)
+	}
 	if !filepath.IsAbs(p.Path) {
 		return nil, refuse(rec, acp.CodeInvalidParams, "path must be absolute: %q", p.Path)
 	}
@@ -235,6 +238,9 @@ func (c *clientServer) writeTextFile(params json.RawMessage, rec *ClientRequest)
 	}
 	rec.Path = p.Path
 	rec.Bytes = len(p.Content)
+	if strings.ContainsRune(p.Path, 0) {
+		return nil, refuse(rec, acp.CodeInvalidParams, "path contains a NUL byte: %q", p.Path)
+	}
 	if !filepath.IsAbs(p.Path) {
 		return nil, refuse(rec, acp.CodeInvalidParams, "path must be absolute: %q", p.Path)
 	}
@@ -271,6 +277,9 @@ func (c *clientServer) createTerminal(params json.RawMessage, rec *ClientRequest
 	cwd := p.Cwd
 	if cwd == "" {
 		cwd = c.cfg.Cwd
+	}
+	if strings.ContainsRune(cwd, 0) {
+		return nil, refuse(rec, acp.CodeInvalidParams, "cwd contains a NUL byte: %q", cwd)
 	}
 	if !filepath.IsAbs(cwd) {
 		return nil, refuse(rec, acp.CodeInvalidParams, "cwd must be absolute: %q", cwd)

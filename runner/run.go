@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/acprun/acprun/acp"
@@ -306,7 +307,9 @@ func (r *scenarioRun) play(ctx context.Context) {
 	}
 
 	if err := r.start(scCtx); err != nil {
-		if r.agent != nil && errors.Is(err, acp.ErrClosed) {
+		// A write to an agent that already exited fails with EPIPE before
+		// the read side sees EOF: the same crash, said the same way.
+		if r.agent != nil && (errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE)) {
 			err = fmt.Errorf("%w (%s)", err, r.exitDescription())
 		}
 		res.Status = StatusError

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -64,7 +65,8 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 	case errors.Is(err, errUnresponsive):
 		out.stopReason = OutcomeUnresponsive
 		out.err = strings.TrimPrefix(err.Error(), errUnresponsive.Error()+": ")
-	case errors.Is(err, acp.ErrClosed):
+	case errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE):
+		// EPIPE: the prompt was written to an agent that had exited.
 		out.stopReason = OutcomeAgentExited
 		out.err = r.exitDescription()
 	default:
@@ -203,6 +205,9 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 	err = call.Await(graceCtx, resp)
 	if err != nil && graceCtx.Err() != nil && isContextErr(err) {
 		r.agent.Kill()
+		if timeoutCtx.Err() == nil {
+			return fmt.Errorf("%w: no answer to session/cancel before a second interrupt; the agent was stopped", errUnresponsive)
+		}
 		return fmt.Errorf("%w: no answer to session/cancel within %s; the agent was stopped", errUnresponsive, grace)
 	}
 	return err

@@ -33,7 +33,7 @@
 // # Format
 //
 // A file holds one scenario, or several as YAML documents separated by
-// "---" (empty documents are skipped). Keys are camelCase:
+// "---" (empty documents are skipped), in at most 4 MiB. Keys are camelCase:
 //
 //	name: fix-vet                 # required; unique across all loaded files
 //	description: Ask the agent to fix what go vet reports.
@@ -70,7 +70,7 @@
 //	  - npm ci
 //	  - {run: make build, timeout: 5m}   # timeout default 10m
 //	expect: {denied: 0}           # scenario level: denied (exact) or maxDenied, and the keys below
-//	turns:                        # required, at least one
+//	turns:                        # required, at least one, at most 1000
 //	  - prompt: "Run go vet and fix what it reports."
 //	    timeout: 5m
 //	    expect: {stopReason: end_turn}   # the default

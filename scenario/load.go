@@ -59,6 +59,10 @@ func Load(paths []string, opts LoadOptions) ([]*Scenario, []Warning, error) {
 	l := newLoader(opts)
 	var parsed []*parsedFile
 	for _, file := range l.files(paths) {
+		if fi, err := os.Stat(file); err == nil && fi.Size() > MaxFileBytes {
+			l.errorf(file, "%s", tooLarge(fi.Size())) // not even read
+			continue
+		}
 		data, err := os.ReadFile(file)
 		if err != nil {
 			l.fileError(file, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math"
@@ -58,8 +59,25 @@ var (
 // parseFile decodes every YAML document of the file and returns its
 // scenarios. Empty documents are skipped. A syntax error ends the file, but
 // the documents before it are still checked.
+// MaxFileBytes and MaxTurns bound what one scenario file may ask for, so
+// that a runaway file fails at once with a clear message instead of
+// running for hours.
+const (
+	MaxFileBytes = 4 << 20
+	MaxTurns     = 1000
+)
+
+// tooLarge says that a file of size bytes is over MaxFileBytes.
+func tooLarge(size int64) string {
+	return fmt.Sprintf("the file is %.1f MiB; a scenario file may hold at most %d MiB (attach long texts with prompt: [{file: PATH}])", float64(size)/(1<<20), MaxFileBytes>>20)
+}
+
 func (p *fileParser) parseFile() []*Scenario {
 	var out []*Scenario
+	if len(p.src) > MaxFileBytes {
+		p.errorAt(Pos{File: p.file}, "%s", tooLarge(int64(len(p.src))))
+		return nil
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(p.src))
 	for {
 		var doc yaml.Node
@@ -151,6 +169,10 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			}
 			if len(n.Content) == 0 {
 				p.errorf(n, "turns is empty: a scenario needs at least one turn")
+			}
+			if len(n.Content) > MaxTurns {
+				p.errorf(n, "%d turns; a scenario may have at most %d (split it into several scenarios)", len(n.Content), MaxTurns)
+				continue
 			}
 			for _, tn := range n.Content {
 				t, timeout := p.turn(tn)
