@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -236,6 +237,11 @@ func hostileCases() []hostileCase {
 			check: func(t *testing.T, out output.Results, _ result) {
 				if got := out.Scenarios[0].Turns[0].Updates["brand_new_kind"]; got != 1 {
 					t.Errorf("updates = %v, want brand_new_kind counted", out.Scenarios[0].Turns[0].Updates)
+				}
+				raw := out.Scenarios[0].Turns[0].UnknownUpdates
+				var u map[string]any
+				if len(raw) != 1 || json.Unmarshal(raw[0], &u) != nil || u["sessionUpdate"] != "brand_new_kind" || u["payload"] != 1.0 {
+					t.Errorf("unknownUpdates = %s, want the update kept raw", raw)
 				}
 			}},
 		{name: "updates for unannounced tool calls", mock: "turns:\n  - steps: [{tool_call_update: {toolCallId: ghost, status: completed, title: ghost call}}, {text: ok}]\n",

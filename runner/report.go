@@ -190,6 +190,10 @@ type TurnResult struct {
 	LateUpdates int `json:"lateUpdates,omitempty"`
 	// Updates counts every session/update of the turn by kind.
 	Updates map[string]int `json:"updates,omitempty"`
+	// UnknownUpdates keeps, as received, the updates of kinds acprun does
+	// not know (an unstable or vendor variant): the first maxUnknown of the
+	// turn; Updates counts them all.
+	UnknownUpdates []json.RawMessage `json:"unknownUpdates,omitempty"`
 	// Warnings about this turn, e.g. a prompt part the agent cannot take.
 	Warnings []string `json:"warnings,omitempty"`
 	// ClientRequests lists the agent's fs/* and terminal/* requests.

@@ -103,10 +103,14 @@ type turnState struct {
 	// it, so they never change what those checks see.
 	checked     chan struct{}
 	checkOnce   sync.Once
-	usage       *Usage   // from usage_update
-	promptUsage *Usage   // from the prompt's answer
-	warnings    []string // about the prompt, set when the turn starts
+	usage       *Usage            // from usage_update
+	promptUsage *Usage            // from the prompt's answer
+	warnings    []string          // about the prompt, set when the turn starts
+	unknown     []json.RawMessage // updates of unknown kinds, as received
 }
+
+// maxUnknown is how many updates of unknown kinds a turn keeps raw.
+const maxUnknown = 20
 
 type toolCallState struct {
 	call      acp.ToolCall
@@ -324,6 +328,9 @@ func (s *session) update(n acp.SessionNotification) {
 	}
 	t.rec.Updates[n.Update.Kind]++
 	u := n.Update
+	if !u.Known() && len(t.unknown) < maxUnknown {
+		t.unknown = append(t.unknown, slices.Clone(u.Raw))
+	}
 	switch {
 	case u.AgentMessageChunk != nil:
 		if u.AgentMessageChunk.Content.Type == acp.ContentText {
@@ -670,6 +677,10 @@ func (s *session) snapshot(t *turnState) TurnResult {
 		}
 	}
 	r.Updates = maps.Clone(t.rec.Updates)
+	r.UnknownUpdates = nil
+	for _, raw := range t.unknown {
+		r.UnknownUpdates = append(r.UnknownUpdates, slices.Clone(raw))
+	}
 	r.Failures = slices.Clone(t.rec.Failures)
 	if t.rec.Judge != nil {
 		j := *t.rec.Judge
