@@ -232,15 +232,19 @@ func (a *Agent) Pgid() int { return a.pgid }
 // by Conn.Dropped). Processes that left the group (daemons, setsid) are
 // not killed here: the scenario's end kills them by their mark (package
 // reap).
-func (a *Agent) Close(ctx context.Context, grace time.Duration) {
+//
+// It reports whether the agent had to be killed: it did not exit within
+// grace of SIGTERM (and of the end of its input before that).
+func (a *Agent) Close(ctx context.Context, grace time.Duration) (killed bool) {
 	a.closeOnce.Do(func() {
 		a.stdin.Close()
 		if !a.waitExit(ctx, grace) {
 			a.signalGroup(syscall.SIGTERM)
-			a.waitExit(ctx, grace)
+			killed = !a.waitExit(ctx, grace)
 		}
 		a.finish(ctx)
 	})
+	return killed
 }
 
 // Kill stops the agent at once: SIGKILL to its whole process group. What it

@@ -456,7 +456,10 @@ func (r *scenarioRun) stopAgent() {
 	}
 	abortCtx, cancel := r.untilAbort(context.Background())
 	defer cancel()
-	r.agent.Close(abortCtx, r.limits().KillGrace)
+	grace := r.limits().KillGrace
+	if r.agent.Close(abortCtx, grace) && abortCtx.Err() == nil {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the agent did not exit within killGrace (%s) of the end of its input, nor of SIGTERM; it was killed (SIGKILL)", grace))
+	}
 }
 
 // untilAbort returns a context derived from parent that also ends when the
