@@ -57,6 +57,10 @@ type hostileCase struct {
 	// timeouts is the sum of the scenario's timeouts and graces that the
 	// run may have to wait out; the bound is timeouts + hostileSlack.
 	timeouts time.Duration
+	// plain runs acprun built without the race detector (volume rows),
+	// and maxRSS, when set, bounds its peak resident memory.
+	plain  bool
+	maxRSS int64 // bytes
 }
 
 // exitedWith finds the agent's exit code in a row's says; the results
@@ -282,16 +286,15 @@ func hostileCases() []hostileCase {
 			}},
 
 		// --- volume ---
-		// 100k chunks, not the 1M: through the race-enabled binary 1M
-		// takes about 90 s on an idle 2-core machine, past CI's budget; the
-		// 1M case and its memory bound belong to the benchmarks.
-		{name: "100k small chunks", mock: "turns:\n  - steps: [{flood: {count: 100000, text: x}}]\n",
-			scenario: "{{agent}}\ntimeout: 2m\n" + oneTurn, timeouts: 2 * time.Minute,
+		// Through the race-enabled binary 1M chunks take about 90 s on an
+		// idle 2-core machine: this row runs acprun built without it.
+		{name: "1M small chunks, memory bounded", mock: "turns:\n  - steps: [{flood: {count: 1000000, text: x}}]\n",
+			scenario: "{{agent}}\ntimeout: 5m\n" + oneTurn, timeouts: 5 * time.Minute, plain: true, maxRSS: 256 << 20,
 			exit: 0, status: "passed", stops: []string{"end_turn"}, says: "",
 			check: func(t *testing.T, out output.Results, _ result) {
 				tr := out.Scenarios[0].Turns[0]
-				if len(tr.Text) != 100000 || tr.Updates["agent_message_chunk"] != 100000 {
-					t.Errorf("text %d bytes, %d chunks; want all 100000 counted", len(tr.Text), tr.Updates["agent_message_chunk"])
+				if len(tr.Text) != 1000000 || tr.Updates["agent_message_chunk"] != 1000000 {
+					t.Errorf("text %d bytes, %d chunks; want all 1000000 counted", len(tr.Text), tr.Updates["agent_message_chunk"])
 				}
 			}},
 		{name: "100 MB of stderr", sh: shHandshake + "read -r line\nhead -c 100000000 /dev/zero | tr '\\0' e >&2\necho 'LAST WORDS' >&2\nexit 3\n",
@@ -488,7 +491,18 @@ func runHostile(t *testing.T, c hostileCase) {
 			t.Errorf("results not marked interrupted")
 		}
 	} else {
-		res = acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+		bin := acprunBin
+		if c.plain {
+			var err error
+			if bin, err = plainBinary(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var ps *os.ProcessState
+		res, ps = runBinary(t, bin, dir, nil, "run", "s.yaml", "-o", "out.json")
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok && c.maxRSS > 0 && ru.Maxrss*1024 > c.maxRSS {
+			t.Errorf("acprun's peak resident memory %d MiB, want at most %d MiB", ru.Maxrss>>10, c.maxRSS>>20)
+		}
 		if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
 			out = readResults(t, filepath.Join(dir, "out.json"))
 		} else if c.input == nil {

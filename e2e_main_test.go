@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -65,7 +66,15 @@ func acprun(t *testing.T, dir string, args ...string) result {
 // acprunEnv is acprun with env (NAME=value) added to the environment.
 func acprunEnv(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(acprunBin, args...)
+	res, _ := runBinary(t, acprunBin, dir, env, args...)
+	return res
+}
+
+// runBinary runs bin (an acprun binary) in dir with env added to the
+// test's environment, and returns what it did and how its process ended.
+func runBinary(t *testing.T, bin, dir string, env []string, args ...string) (result, *os.ProcessState) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), env...)
 	var stdout, stderr bytes.Buffer
@@ -81,8 +90,19 @@ func acprunEnv(t *testing.T, dir string, env []string, args ...string) result {
 	if strings.Contains(stderr.String(), "WARNING: DATA RACE") {
 		t.Errorf("acprun %v: the race detector fired:\n%s", args, stderr.String())
 	}
-	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}, cmd.ProcessState
 }
+
+// plainBinary is acprun built without the race detector, for the runs whose
+// volume the race detector would slow past CI's budget; built on first use.
+var plainBinary = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(filepath.Dir(acprunBin), "acprun-plain")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("build acprun without -race: %v\n%s", err, out)
+	}
+	return bin, nil
+})
 
 // realTempDir is a new test directory with its symlinks resolved, as
 // the paths acprun records (workspaces, client requests) are.
