@@ -25,6 +25,16 @@ var (
 
 // acprunBinary builds the acprun binary once for the benchmarks and the tests
 // that run the mock agent.
+// TestMain removes the binary acprunBinary built, once every test and
+// benchmark is done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 func acprunBinary(b testing.TB) string {
 	b.Helper()
 	buildOnce.Do(func() {
