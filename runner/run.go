@@ -297,7 +297,9 @@ func (r *scenarioRun) play(ctx context.Context) {
 		r.skipFrom(0)
 		return
 	}
-	if r.ws != nil {
+	// The baseline of the agent's changes is the workspace after setup;
+	// without setup it is the one Create took.
+	if r.ws != nil && len(sc.Setup) > 0 {
 		if err := r.ws.Snapshot(); err != nil {
 			res.Status = StatusError
 			res.Error = fmt.Sprintf("workspace: %v", err)
@@ -351,13 +353,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 // workspace (files) and asks its judge, once the agent has stopped.
 func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 	e := r.sc.Expect
-	if e.Files != nil {
-		changed, err := r.changed()
-		if err != nil {
-			r.workFails = append(r.workFails, fmt.Sprintf("%s: files: the workspace's changes could not be listed: %v", e.Files.Pos, err))
-		}
-		r.workFails = append(r.workFails, checkFiles(e.Files, r.workDir(), changed)...)
-	}
+	r.workFails = append(r.workFails, r.checkFiles(e.Files)...)
 	switch {
 	case e.Judge == nil:
 	case ctx.Err() != nil:

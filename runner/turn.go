@@ -109,13 +109,7 @@ func (r *scenarioRun) costBefore(i int) float64 {
 // them, and asks its judge.
 func (r *scenarioRun) checkTurnWork(ctx context.Context, e scenario.Expect, rec *TurnResult) []string {
 	var fails []string
-	if e.Files != nil {
-		changed, err := r.changed()
-		if err != nil {
-			fails = append(fails, fmt.Sprintf("%s: files: the workspace's changes could not be listed: %v", e.Files.Pos, err))
-		}
-		fails = append(fails, checkFiles(e.Files, r.workDir(), changed)...)
-	}
+	fails = append(fails, r.checkFiles(e.Files)...)
 	switch {
 	case e.Judge == nil:
 	case ctx.Err() != nil:

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/acprun/acprun/scenario"
 	"github.com/acprun/acprun/workspace"
 )
 
@@ -103,17 +104,25 @@ func (r *scenarioRun) workDir() string {
 	return r.sc.Agent.Cwd
 }
 
-// changed lists the paths the agent changed in the workspace so far; nil
-// without a workspace.
-func (r *scenarioRun) changed() ([]string, error) {
-	if r.ws == nil {
-		return nil, nil
+// checkFiles checks a files expectation on the workspace (or the session
+// cwd) as it is now; nil passes. The agent's changes are listed (a walk of
+// the whole workspace) only for unchanged globs, the one check that needs
+// them.
+func (r *scenarioRun) checkFiles(e *scenario.FilesExpect) []string {
+	if e == nil {
+		return nil
 	}
-	created, modified, deleted, err := r.ws.Changes()
-	if err != nil {
-		return nil, err
+	var changed []string // nil: unknown, which fails unchanged
+	var fails []string
+	if len(e.Unchanged) > 0 && r.ws != nil {
+		created, modified, deleted, err := r.ws.Changes()
+		if err != nil {
+			fails = append(fails, fmt.Sprintf("%s: files: the workspace's changes could not be listed: %v", e.Pos, err))
+		} else {
+			changed = slices.Concat(created, modified, deleted)
+		}
 	}
-	return append(append(append([]string{}, created...), modified...), deleted...), nil
+	return append(fails, checkFiles(e, r.workDir(), changed)...)
 }
 
 // changes lists what the agent changed in the workspace so far, and for a
