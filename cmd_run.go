@@ -58,8 +58,8 @@ Exit codes:
   1    some scenario failed an expectation or ended in an error outcome
   2    usage, scenario-file or output-path errors (nothing ran)
   3    an agent could not be started, initialized or authenticated
-  4    acprun could not write its results, JUnit, HTML, events or transcripts, or
-       failed internally; the summary still goes to stderr
+  4    acprun could not write its results, JUnit, HTML report, events or
+       transcripts, or failed internally; the summary still goes to stderr
   5    no scenario selected (see --allow-empty)
   130  interrupted (SIGINT/SIGTERM); the results written are partial
 When several apply, the exit code is the first of 4, 130, 3, 1.`
