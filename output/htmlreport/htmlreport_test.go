@@ -205,9 +205,9 @@ func TestScenarioDetails(t *testing.T) {
 	page := render(t, sample(), htmlreport.Options{})
 	for _, want := range []string{
 		"turn 1: b.yaml:9:5: text does not contain &#34;done&#34;", // failure with its file:line:col
-		"<code>b.yaml:7</code>",                                // scenario file:line
-		"<code>b.yaml:12</code>",                               // permission rule
-		"<code>reject</code>",                                  // option sent
+		"<code>b.yaml:7</code>",  // scenario file:line
+		"<code>b.yaml:12</code>", // permission rule
+		"<code>reject</code>",    // option sent
 		"fs/write_text_file", "refused: outside the roots",
 		"input 1200", "output 34",
 		`<span class="del">-b`, `<span class="add">&#43;&lt;/script&gt;`, // the diff, as a diff
