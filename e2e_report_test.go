@@ -539,3 +539,49 @@ func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
 }
+
+func TestReportRepeatPassRates(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": reportAgent, "a-pass.yaml": reportPass, "b-fail.yaml": reportFail, "notes.txt": "one\ntwo\n",
+	})
+	res, out := runResults(t, dir, "a-pass.yaml", "b-fail.yaml", "--repeat", "2", "--html", "run.html")
+	if res.code != exitFailed {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	if len(out.Summary.PassRates) != 2 {
+		t.Fatalf("pass rates %+v", out.Summary.PassRates)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "run.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	for _, want := range []string{
+		`<table id="pass-rates"`, `<td class="ok">2/2 (100%)<br><small>pass@2 1.00 · pass^2 1.00</small>`,
+		`<td class="bad">0/2 (0%)<br><small>pass@2 0.00 · pass^2 0.00</small>`, "attempt 2",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
+
+func TestReportRedactsTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	const secret = "ghp_reportsecret12345678"
+	writeFiles(t, dir, map[string]string{"r.json": `{"schemaVersion": 1, "scenarios": [{"name": "s", "file": "s.yaml", "line": 1,
+		"agent": {"command": ["x"]}, "status": "passed", "durationMs": 1,
+		"turns": [{"index": 1, "prompt": "p", "stopReason": "end_turn", "durationMs": 1, "text": "the token is ` + secret + `"}]}]}`})
+	res := acprunEnv(t, dir, []string{"REPORT_TEST_TOKEN=" + secret}, "report", "r.json", "-o", "r.html")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "r.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte(secret)) || !bytes.Contains(data, []byte("the token is [REDACTED]")) {
+		t.Error("the value of REPORT_TEST_TOKEN is not redacted in the report")
+	}
+}
