@@ -42,6 +42,9 @@ type Options struct {
 	// TranscriptBytes caps what is embedded of each transcript (0:
 	// DefaultTranscriptBytes); the page says what was cut.
 	TranscriptBytes int64
+	// PageTranscriptBytes caps the transcripts embedded in the whole page
+	// (0: DefaultPageTranscriptBytes).
+	PageTranscriptBytes int64
 	// Redactor, when set, is applied to every string of the results and
 	// transcripts before they are rendered.
 	Redactor *redact.Redactor
@@ -53,10 +56,19 @@ type Options struct {
 // embedded per scenario.
 const DefaultTranscriptBytes = 2 << 20
 
+// DefaultPageTranscriptBytes caps the transcript messages embedded in one page,
+// so that a run of many scenarios makes a page a browser can open. The
+// budget goes to the scenarios in page order, failures first; the
+// transcripts past it are counted, not embedded.
+const DefaultPageTranscriptBytes = 64 << 20
+
 // Write renders res as one HTML page to w.
 func Write(w io.Writer, res output.Results, opts Options) error {
 	if opts.TranscriptBytes <= 0 {
 		opts.TranscriptBytes = DefaultTranscriptBytes
+	}
+	if opts.PageTranscriptBytes <= 0 {
+		opts.PageTranscriptBytes = DefaultPageTranscriptBytes
 	}
 	opts.Redactor.Value(&res)
 	p := build(res, opts)
@@ -178,11 +190,6 @@ func build(res output.Results, opts Options) view {
 		if r.Workspace != nil && r.Workspace.Diff != "" {
 			sv.Diff = gitDiffLines(r.Workspace.Diff)
 		}
-		if opts.Transcripts != nil {
-			if path := opts.Transcripts(r); path != "" {
-				sv.Transcript = readTranscript(path, opts.TranscriptBytes, opts.Redactor)
-			}
-		}
 		v.Scenarios = append(v.Scenarios, sv)
 	}
 	// Failures first: failed and errored results before passed ones, each
@@ -190,6 +197,19 @@ func build(res output.Results, opts Options) view {
 	slices.SortStableFunc(v.Scenarios, func(a, b scenarioView) int {
 		return cmp.Compare(rank(a.R.Status), rank(b.R.Status))
 	})
+	if opts.Transcripts != nil {
+		budget := opts.PageTranscriptBytes
+		for i := range v.Scenarios {
+			sv := &v.Scenarios[i]
+			path := opts.Transcripts(sv.R)
+			if path == "" {
+				continue
+			}
+			sv.Transcript = readTranscript(path, min(opts.TranscriptBytes, budget), opts.Redactor)
+			sv.Transcript.Skipped = budget <= 0 && sv.Transcript.Total > 0
+			budget -= sv.Transcript.ShownBytes
+		}
+	}
 	v.Tags = sortedSet(tags)
 	v.Agents = sortedSet(agents)
 	return v

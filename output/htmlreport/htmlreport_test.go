@@ -236,7 +236,7 @@ func TestTranscriptViewer(t *testing.T) {
 	}
 	opts := htmlreport.Options{
 		Transcripts:     func(r runner.Result) string { return path },
-		TranscriptBytes: 1000,
+		TranscriptBytes: 2400,
 		Redactor:        redact.New("ghp_secretvalue123"),
 	}
 	page := render(t, sample(), opts)
@@ -244,7 +244,8 @@ func TestTranscriptViewer(t *testing.T) {
 		`<details class="transcript"`, `<select class="t-method">`,
 		`<option value="initialize">initialize</option>`, `<option value="session/update">session/update</option>`,
 		`data-method="initialize" data-dir="a2c"`, // the response is named by its request
-		"104 messages", "the rest was cut", "garbage &lt;/script&gt;", "[REDACTED]",
+		"104 messages", "cut in the middle", "garbage &lt;/script&gt;", "[REDACTED]",
+		`<tr class="cut">`, `<td class="t">0.109s</td>`, // the last message is kept
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
@@ -257,7 +258,35 @@ func TestTranscriptViewer(t *testing.T) {
 		t.Error("hostile transcript text reached the page unescaped")
 	}
 	if n := strings.Count(page, `<tr class="m `); n >= 3*104 || n == 0 {
-		t.Errorf("%d transcript rows for 3 scenarios, want some, cut at 1000 bytes each", n)
+		t.Errorf("%d transcript rows for 3 scenarios, want some, cut at 2400 bytes each", n)
+	}
+}
+
+func TestTranscriptPageBudget(t *testing.T) {
+	dir := t.TempDir()
+	var tr strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&tr, `{"t":%d,"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call"}}}}`+"\n", i)
+	}
+	path := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(path, []byte(tr.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The budget holds one whole transcript: the first scenario on the
+	// page (the failed one) gets it, the others are only counted.
+	page := render(t, sample(), htmlreport.Options{
+		Transcripts:         func(runner.Result) string { return path },
+		PageTranscriptBytes: int64(tr.Len()),
+	})
+	if n := strings.Count(page, `<tr class="m `); n != 20 {
+		t.Errorf("%d transcript rows, want the 20 of one transcript", n)
+	}
+	if n := strings.Count(page, "the page's budget for transcripts is spent"); n != 2 {
+		t.Errorf("%d transcripts said to be over the budget, want 2", n)
+	}
+	first := strings.Index(page, `<tr class="m `)
+	if failed := strings.Index(page, `data-status="failed"`); first < failed || first > strings.Index(page, `data-status="error"`) {
+		t.Error("the budget did not go to the failed scenario first")
 	}
 }
 

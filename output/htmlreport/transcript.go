@@ -15,18 +15,29 @@ import (
 
 // transcriptView is the part of one transcript the page embeds.
 type transcriptView struct {
-	Path     string
-	Err      string
-	Messages []message
-	Methods  []string
+	Path string
+	Err  string
+	// Head and Tail are the first and last messages embedded; the ones
+	// between them were cut.
+	Head, Tail []message
+	Methods    []string
 	// Total and TotalBytes count every line of the file; Shown and
 	// ShownBytes those embedded.
 	Total, Shown           int
 	TotalBytes, ShownBytes int64
+	// Skipped is set when nothing was embedded because the page's budget
+	// for transcripts was spent.
+	Skipped bool
 }
 
 // Cut reports whether part of the transcript was left out.
 func (t *transcriptView) Cut() bool { return t.Shown < t.Total }
+
+// CutMessages and CutBytes say how much was left out.
+func (t *transcriptView) CutMessages() int { return t.Total - t.Shown }
+
+// CutBytes is the size of the lines left out.
+func (t *transcriptView) CutBytes() int64 { return t.TotalBytes - t.ShownBytes }
 
 // message is one line of a transcript.
 type message struct {
@@ -53,9 +64,10 @@ const (
 	maxBody = 16 << 10
 )
 
-// readTranscript reads the transcript at path, keeping its first lines up
-// to limit bytes and counting the rest. An unreadable file is an error on
-// the page, not of the report.
+// readTranscript reads the transcript at path and keeps, within limit
+// bytes of its lines, its first lines and its last ones (where a run that
+// went wrong usually shows why), half the limit each; it counts the rest.
+// An unreadable file is an error on the page, not of the report.
 func readTranscript(path string, limit int64, red *redact.Redactor) *transcriptView {
 	tv := &transcriptView{Path: path}
 	f, err := os.Open(path)
@@ -65,8 +77,13 @@ func readTranscript(path string, limit int64, red *redact.Redactor) *transcriptV
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 64<<10)
-	methods := map[string]bool{}
 	pending := map[string]string{} // direction of the request + id → method
+	headLimit := limit / 2
+	var head [][]byte
+	var headBytes int64
+	headFull := false
+	var tail [][]byte // a queue: tail[0] is the oldest
+	var tailBytes int64
 	var line []byte
 	for {
 		chunk, err := r.ReadSlice('\n')
@@ -81,14 +98,20 @@ func readTranscript(path string, limit int64, red *redact.Redactor) *transcriptV
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			tv.Total++
-			if tv.ShownBytes+int64(len(line)) <= limit {
-				tv.Shown++
-				tv.ShownBytes += int64(len(line))
-				m := parseLine(line, red, pending)
-				methods[m.Method] = true
-				tv.Messages = append(tv.Messages, m)
-			} else {
-				limit = -1 // keep the embedded part contiguous
+			n := int64(len(line))
+			switch {
+			case !headFull && headBytes+n <= headLimit:
+				head = append(head, slices.Clone(line))
+				headBytes += n
+			default:
+				headFull = true
+				tail = append(tail, slices.Clone(line))
+				tailBytes += n
+				for len(tail) > 0 && tailBytes > limit-headBytes {
+					tailBytes -= int64(len(tail[0]))
+					tail[0] = nil
+					tail = tail[1:]
+				}
 			}
 		}
 		line = line[:0]
@@ -99,6 +122,19 @@ func readTranscript(path string, limit int64, red *redact.Redactor) *transcriptV
 			break
 		}
 	}
+	methods := map[string]bool{}
+	parse := func(lines [][]byte) []message {
+		out := make([]message, 0, len(lines))
+		for _, l := range lines {
+			m := parseLine(l, red, pending)
+			methods[m.Method] = true
+			out = append(out, m)
+		}
+		return out
+	}
+	tv.Head, tv.Tail = parse(head), parse(tail)
+	tv.Shown = len(head) + len(tail)
+	tv.ShownBytes = headBytes + tailBytes
 	delete(methods, "")
 	for m := range methods {
 		tv.Methods = append(tv.Methods, m)
