@@ -173,6 +173,16 @@ func TestReportFromRunAndFromResults(t *testing.T) {
 	if res := acprun(t, dir, "report", "out.json", "--transcripts", "moved", "-o", "-"); res.code != 0 || !strings.HasPrefix(res.stdout, "<!DOCTYPE html>") {
 		t.Errorf("report -o -: exit %d, stdout %.40q\n%s", res.code, res.stdout, res.stderr)
 	}
+
+	// A transcript over --transcript-bytes is cut in the middle, and the
+	// page says so.
+	if res := acprun(t, dir, "report", "out.json", "--transcripts", "moved", "--transcript-bytes", "600", "-o", "cut.html"); res.code != 0 {
+		t.Fatalf("report --transcript-bytes: exit %d\n%s", res.code, res.stderr)
+	}
+	cutPage := checkReportPage(t, filepath.Join(dir, "cut.html"), out, true)
+	if !regexp.MustCompile(`\d+ messages \(\d+ bytes\) cut in the middle`).MatchString(cutPage) || !strings.Contains(cutPage, `<tr class="cut">`) {
+		t.Error("the page does not say what was cut of the transcripts")
+	}
 }
 
 func TestReportWithoutTranscripts(t *testing.T) {
@@ -358,6 +368,26 @@ func TestReportInChromium(t *testing.T) {
 		t.Errorf("%d scenarios shown with status=passed, want %d", visible, out.Summary.Passed)
 	}
 	wd.script(`var f = document.getElementById("f-status"); f.value = ""; f.dispatchEvent(new Event("input")); return 0`, &visible)
+
+	// The method filter of a transcript shows that method's messages only.
+	var filtered struct {
+		Shown, Want, All int
+	}
+	wd.script(`
+		var tr = document.querySelector("details.transcript");
+		tr.open = true;
+		var sel = tr.querySelector("select.t-method");
+		sel.value = "session/prompt";
+		sel.dispatchEvent(new Event("change"));
+		var rows = tr.querySelectorAll("tr.m");
+		return {
+			Shown: Array.prototype.filter.call(rows, function (r) { return !r.hidden; }).length,
+			Want: tr.querySelectorAll('tr.m[data-method="session/prompt"]').length,
+			All: rows.length
+		};`, &filtered)
+	if filtered.Want != 2 || filtered.Shown != filtered.Want || filtered.All <= filtered.Want {
+		t.Errorf("transcript filtered by session/prompt: %d rows shown of %d, want the request and its response (%d)", filtered.Shown, filtered.All, filtered.Want)
+	}
 
 	var shot string
 	wd.get("screenshot", &shot)
