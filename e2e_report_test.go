@@ -615,3 +615,31 @@ func TestReportRedactsTheEnvironment(t *testing.T) {
 		t.Error("the value of REPORT_TEST_TOKEN is not redacted in the report")
 	}
 }
+
+func TestReportHTMLNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": reportAgent,
+		// The agent makes out/ a file, so the report checked before the
+		// run cannot be written after it; the results still are.
+		"breaks.yaml": fmt.Sprintf(`name: breaks
+agent:
+  command: [sh, -c, 'rm -rf out; echo > out; exec "$0" mock-agent agent.mock.yaml', %q]
+turns:
+  - prompt: hello
+`, acprunBin),
+	})
+	res := acprun(t, dir, "run", "breaks.yaml", "-o", "r.json", "--html", "out/r.html")
+	if res.code != exitOutput || !strings.Contains(res.stderr, "acprun: --html out/r.html: ") || !strings.Contains(res.stderr, "; the HTML report was not written") {
+		t.Errorf("exit %d, want %d and the lost report named\n%s", res.code, exitOutput, res.stderr)
+	}
+	if got := readResults(t, filepath.Join(dir, "r.json")); got.Summary.Passed != 1 {
+		t.Errorf("results %+v, want the passed run", got.Summary)
+	}
+	if _, err := os.Stat("/dev/full"); err == nil {
+		res := acprun(t, dir, "report", "r.json", "-o", "/dev/full")
+		if res.code != exitOutput || !strings.Contains(res.stderr, "report: -o /dev/full: ") || !strings.Contains(res.stderr, "the report was not written") {
+			t.Errorf("report -o /dev/full: exit %d, want %d\n%s", res.code, exitOutput, res.stderr)
+		}
+	}
+}
