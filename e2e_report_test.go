@@ -308,12 +308,19 @@ func TestReportInChromium(t *testing.T) {
 	wd := startWebDriver(t, ctx, driver, browser)
 
 	wd.post("url", map[string]any{"url": (&url.URL{Scheme: "file", Path: page}).String()}, nil)
+	// Navigation returns once the page has loaded, so the first poll
+	// usually finds the marker; the later ones are spaced out.
 	var rendered string
-	for deadline := time.Now().Add(time.Minute); rendered != "1"; {
+	deadline := time.Now().Add(time.Minute)
+	for poll := time.NewTicker(50 * time.Millisecond); ; <-poll.C {
+		wd.script(`return document.body.dataset.rendered || ""`, &rendered)
+		if rendered == "1" {
+			poll.Stop()
+			break
+		}
 		if time.Now().After(deadline) {
 			t.Fatal("the page never set data-rendered: its script did not run to its end")
 		}
-		wd.script(`return document.body.dataset.rendered || ""`, &rendered)
 	}
 
 	var state struct {
@@ -367,7 +374,20 @@ func TestReportInChromium(t *testing.T) {
 	if visible != out.Summary.Passed {
 		t.Errorf("%d scenarios shown with status=passed, want %d", visible, out.Summary.Passed)
 	}
-	wd.script(`var f = document.getElementById("f-status"); f.value = ""; f.dispatchEvent(new Event("input")); return 0`, &visible)
+	wd.script(`
+		var f = document.getElementById("f-status");
+		f.value = "";
+		f.dispatchEvent(new Event("input"));
+		var q = document.getElementById("f-search");
+		q.value = "WINDOW.PWNED";
+		q.dispatchEvent(new Event("input"));
+		var n = Array.prototype.filter.call(document.querySelectorAll("section.scenario"), function (s) { return !s.hidden; }).length;
+		q.value = "";
+		q.dispatchEvent(new Event("input"));
+		return n;`, &visible)
+	if visible != 1 {
+		t.Errorf("%d scenarios shown when searching for the hostile text, want 1", visible)
+	}
 
 	// The method filter of a transcript shows that method's messages only.
 	var filtered struct {

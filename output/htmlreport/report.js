@@ -16,6 +16,13 @@
 
   function value(el) { return el ? el.value : ""; }
 
+  // A section's text, lower-cased once: transcripts make it long.
+  var texts = new Map();
+  function text(s) {
+    if (!texts.has(s)) { texts.set(s, s.textContent.toLowerCase()); }
+    return texts.get(s);
+  }
+
   function apply() {
     var status = value(controls[0]), tag = value(controls[1]), agent = value(controls[2]);
     var q = value(controls[3]).trim().toLowerCase();
@@ -24,7 +31,7 @@
       var ok = (!status || s.dataset.status === status) &&
         (!tag || s.dataset.tags.split("\n").indexOf(tag) >= 0) &&
         (!agent || s.dataset.agent === agent) &&
-        (!q || s.textContent.toLowerCase().indexOf(q) >= 0);
+        (!q || text(s).indexOf(q) >= 0);
       s.hidden = !ok;
       if (ok) { n++; }
     });
