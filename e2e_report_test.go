@@ -663,3 +663,55 @@ turns:
 		}
 	}
 }
+
+func TestReportAgentMatrix(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.mock.yaml": "agentInfo: {name: agent-a, version: '1'}\nturns:\n  - steps: [{text: from a}]\n",
+		"b.mock.yaml": "agentInfo: {name: agent-b, version: '1'}\nturns:\n  - steps: [{text: from b}]\n    stopReason: refusal\n",
+		"acprun.yaml": "agents:\n  alpha: {command: [acprun, mock-agent, a.mock.yaml]}\n  beta: {command: [acprun, mock-agent, b.mock.yaml]}\n",
+		"s.yaml":      "name: greet\nagent: alpha\npermissions: {default: deny}\nturns:\n  - prompt: hi\n",
+	})
+	res, out := runResults(t, dir, "s.yaml", "--agent", "alpha", "--agent", "beta", "--repeat", "2", "--transcripts", "tr", "--html", "run.html")
+	if res.code != exitFailed {
+		t.Fatalf("exit %d, want 1 (beta refuses)\n%s", res.code, res.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "run.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	for _, want := range []string{
+		`<thead><tr><th>scenario</th><th>alpha</th><th>beta</th></tr></thead>`,
+		`<td class="ok">2/2 (100%)`, `<td class="bad">0/2 (0%)`,
+		`<option value="alpha">alpha</option>`, `<option value="beta">beta</option>`,
+		`data-agent="beta"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+
+	// Results that do not record their transcripts: --transcripts finds
+	// them by the names run gives them (NAME@AGENT#ATTEMPT.jsonl).
+	for i := range out.Scenarios {
+		out.Scenarios[i].Transcript = ""
+	}
+	var buf bytes.Buffer
+	if err := output.WriteResults(&buf, out); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"bare.json": buf.String()})
+	if res := acprun(t, dir, "report", "bare.json", "--transcripts", "tr", "-o", "bare.html"); res.code != 0 {
+		t.Fatalf("report: exit %d\n%s", res.code, res.stderr)
+	}
+	data, err = os.ReadFile(filepath.Join(dir, "bare.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"greet@alpha#1", "greet@alpha#2", "greet@beta#1", "greet@beta#2"} {
+		if !strings.Contains(string(data), `data-path="`+filepath.Join("tr", name+".jsonl")+`"`) {
+			t.Errorf("no transcript viewer for %s", name)
+		}
+	}
+}
