@@ -292,11 +292,11 @@ const envChromiumRequired = "ACPRUN_CHROMIUM_REQUIRED"
 func TestReportInChromium(t *testing.T) {
 	browser, driver := findChromium()
 	if browser == "" || driver == "" {
-		msg := "chromium and chromedriver not found (apt-get install chromium chromium-driver): the browser test of the HTML report is skipped"
+		const missing = "chromium or chromedriver not found (apt-get install chromium chromium-driver)"
 		if os.Getenv(envChromiumRequired) == "1" {
-			t.Fatal(msg + "; " + envChromiumRequired + "=1 requires it")
+			t.Fatal(missing + ", and " + envChromiumRequired + "=1 requires the browser test of the HTML report")
 		}
-		t.Skip(msg)
+		t.Skip(missing + ": the browser test of the HTML report is skipped")
 	}
 	dir, out := reportRun(t)
 	page, err := filepath.Abs(filepath.Join(dir, "run.html"))
