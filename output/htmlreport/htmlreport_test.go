@@ -358,3 +358,40 @@ func attributes(page string) [][2]string {
 	}
 	return out
 }
+
+// FuzzEscaping puts arbitrary agent text everywhere an agent controls and
+// checks that it adds no markup: the page has as many "<" as one made with
+// the same text with every byte but the line breaks replaced by "x".
+func FuzzEscaping(f *testing.F) {
+	for _, s := range []string{hostile, "", "<", "]]><!--", "\x00\xff", "a\nb\r\nc", "javascript:alert(1)", "{{.}}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		s = strings.ToValidUTF8(s, "?")
+		b := []byte(s)
+		for i := range b {
+			if b[i] != '\n' {
+				b[i] = 'x'
+			}
+		}
+		ref := string(b)
+		pages := make([]string, 2)
+		for i, text := range []string{"x" + s, "x" + ref} {
+			res := output.NewResults(runner.Report{SchemaVersion: 1, Scenarios: []runner.Result{{
+				Name: text, File: text, Line: 1, Tags: []string{text}, Status: runner.StatusFailed,
+				Agent:    runner.AgentInfo{Name: text, Command: []string{text}},
+				Failures: []string{text}, Warnings: []string{text}, Error: text,
+				Turns: []runner.TurnResult{{
+					Index: 1, Prompt: text, StopReason: text, Text: text, Thoughts: text,
+					ToolCalls: []runner.ToolCall{{ID: text, Title: text, Kind: text, Status: text,
+						Content: json.RawMessage(`[{"type":"diff","path":` + quote(text) + `,"newText":` + quote(text) + `}]`)}},
+					Permissions: []runner.Permission{{ToolCallID: text, Title: text, Decision: text, Rule: text, OptionID: text}},
+				}},
+			}}})
+			pages[i] = render(t, res, htmlreport.Options{})
+		}
+		if got, want := strings.Count(pages[0], "<"), strings.Count(pages[1], "<"); got != want {
+			t.Errorf("text %q adds %d '<' to the page", s, got-want)
+		}
+	})
+}
