@@ -339,15 +339,13 @@ func hash(s string) string {
 
 // funcs are the template's helpers.
 var funcs = template.FuncMap{
-	"ms":      formatMs,
-	"pretty":  prettyJSON,
-	"joinTab": func(s []string) string { return strings.Join(s, "\t") },
-	"join":    strings.Join,
-	"deref":   func(p *int) int { return *p },
-	"inc":     func(i int) int { return i + 1 },
-	"float":   func(f float64) string { return fmt.Sprintf("%g", f) },
-	"shortT":  func(t int64) string { return fmt.Sprintf("%d.%03ds", t/1000, t%1000) },
-	"list":    func(v ...any) []any { return v },
+	"ms":     formatMs,
+	"pretty": prettyJSON,
+	"join":   strings.Join,
+	"deref":  func(p *int) int { return *p },
+	"float":  func(f float64) string { return fmt.Sprintf("%g", f) },
+	"shortT": func(t int64) string { return fmt.Sprintf("%d.%03ds", t/1000, t%1000) },
+	"list":   func(v ...any) []any { return v },
 	"sortedUpdates": func(m map[string]int) []string {
 		out := make([]string, 0, len(m))
 		for k, n := range m {
