@@ -104,6 +104,7 @@ type view struct {
 // bar is one stop reason of the chart.
 type bar struct {
 	Reason string
+	Label  string // Reason, cut to fit beside the bar
 	Count  int
 	Width  int // of 400
 	Y      int
@@ -246,7 +247,11 @@ func bars(turns map[string]int) ([]bar, int) {
 	var out []bar
 	most := 0
 	for reason, n := range turns {
-		out = append(out, bar{Reason: reason, Count: n, Class: reasonClass(reason)})
+		label := reason
+		if r := []rune(reason); len(r) > 22 {
+			label = string(r[:21]) + "…"
+		}
+		out = append(out, bar{Reason: reason, Label: label, Count: n, Class: reasonClass(reason)})
 		most = max(most, n)
 	}
 	slices.SortFunc(out, func(a, b bar) int {
