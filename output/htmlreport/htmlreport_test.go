@@ -188,6 +188,12 @@ func TestCountsAndFilters(t *testing.T) {
 			t.Errorf("page lacks %s", want)
 		}
 	}
+	for _, reason := range []string{"end_turn", "agent_exited"} { // the third is hostile
+		want := fmt.Sprintf(`data-reason="%s" data-count="%d"`, reason, res.Summary.Turns[reason])
+		if !strings.Contains(page, want) {
+			t.Errorf("the chart lacks %s", want)
+		}
+	}
 	for _, want := range []string{
 		`<select id="f-status">`, `<option value="failed">failed</option>`,
 		`<select id="f-tag">`, `<option value="smoke">smoke</option>`,
