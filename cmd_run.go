@@ -12,6 +12,7 @@ import (
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/output/htmlreport"
 	"github.com/acprun/acprun/output/outfile"
 	"github.com/acprun/acprun/runner"
 )
@@ -32,6 +33,7 @@ type runCmd struct {
 	KeepWorkspaces bool     `help:"Keep the workspaces of passing attempts too (those of failing ones are always kept; their paths are in the results)."`
 	WorkspaceDir   string   `placeholder:"DIR" help:"Make workspaces in DIR (created if missing) instead of the system's temp directory."`
 	JUnit          string   `name:"junit" placeholder:"FILE" help:"Also write JUnit XML to FILE (one testsuite per scenario file; - for stdout)."`
+	HTML           string   `name:"html" placeholder:"FILE" help:"Also write a self-contained HTML report to FILE (as acprun report does; - for stdout)."`
 	Events         string   `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line flushed per event; - for stdout)."`
 	Quiet          bool     `short:"q" help:"No progress output; only the summary."`
 	Verbose        bool     `short:"v" help:"Print turns, permission decisions and tool calls as they happen."`
@@ -44,7 +46,7 @@ func (c *runCmd) Help() string {
 answers permission requests by the scenario's rules, and checks the expectations.
 The JSON results (keyed by stop reason) go to --json; a summary goes to stderr.
 
-Output files (--json, --junit, --events; --transcripts is a directory) are
+Output files (--json, --junit, --html, --events; --transcripts is a directory) are
 checked before any agent starts. Missing parent directories are created; a
 symlink is written through to its target; a device or FIFO (/dev/null,
 /dev/stdout, a named pipe) is written in place; a regular file is replaced
@@ -56,8 +58,8 @@ Exit codes:
   1    some scenario failed an expectation or ended in an error outcome
   2    usage, scenario-file or output-path errors (nothing ran)
   3    an agent could not be started, initialized or authenticated
-  4    acprun could not write its results, JUnit, events or transcripts, or
-       failed internally; the summary still goes to stderr
+  4    acprun could not write its results, JUnit, HTML report, events or
+       transcripts, or failed internally; the summary still goes to stderr
   5    no scenario selected (see --allow-empty)
   130  interrupted (SIGINT/SIGTERM); the results written are partial
 When several apply, the exit code is the first of 4, 130, 3, 1.`
@@ -67,7 +69,7 @@ When several apply, the exit code is the first of 4, 130, 3, 1.`
 // are written.
 func (c *runCmd) files() []outfile.Target {
 	var out []outfile.Target
-	for _, f := range []outfile.Target{{Flag: "-o", Path: c.JSON}, {Flag: "--junit", Path: c.JUnit}, {Flag: "--events", Path: c.Events}} {
+	for _, f := range []outfile.Target{{Flag: "-o", Path: c.JSON}, {Flag: "--junit", Path: c.JUnit}, {Flag: "--html", Path: c.HTML}, {Flag: "--events", Path: c.Events}} {
 		if f.Path != "" {
 			out = append(out, f)
 		}
@@ -195,6 +197,17 @@ func (c *runCmd) writeOutputs(g *globals, rep runner.Report, events *output.Even
 		}
 		if err != nil {
 			lost = append(lost, fmt.Sprintf("--junit %s: %v; the JUnit report was not written", c.JUnit, err))
+		}
+	}
+	if c.HTML != "" {
+		data, err := encode(func(w io.Writer) error {
+			return htmlreport.Write(w, output.NewResults(rep), htmlOptions(recordedTranscripts))
+		})
+		if err == nil {
+			err = writeOutput(wctx, g, c.HTML, data)
+		}
+		if err != nil {
+			lost = append(lost, fmt.Sprintf("--html %s: %v; the HTML report was not written", c.HTML, err))
 		}
 	}
 	if events != nil {

@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite the help snapshots in testdata/
 func TestHelpSnapshots(t *testing.T) {
 	t.Setenv("COLUMNS", "80") // kong wraps help to the terminal's width
 	commands := [][]string{
-		{}, {"run"}, {"list"}, {"validate"}, {"schema"}, {"explain"}, {"merge"},
+		{}, {"run"}, {"list"}, {"validate"}, {"schema"}, {"explain"}, {"merge"}, {"report"},
 		{"agents"}, {"probe"}, {"mock-agent"},
 	}
 	for _, cmd := range commands {

@@ -91,6 +91,7 @@ type cli struct {
 	Explain   explainCmd   `cmd:"" help:"Show how a scenario's permission rules answer one request."`
 	MockAgent mockAgentCmd `cmd:"" name:"mock-agent" help:"Run the scripted mock ACP agent on stdin/stdout."`
 	Merge     mergeCmd     `cmd:"" help:"Merge the JSON results of shards into one results file."`
+	Report    reportCmd    `cmd:"" help:"Render results as one self-contained HTML page."`
 	Agents    agentsCmd    `cmd:"" help:"List the named agents: built-in ones and those of the config file."`
 	Probe     probeCmd     `cmd:"" help:"Start an agent, open a session and print what it offers."`
 }

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/output/htmlreport"
+	"github.com/acprun/acprun/output/outfile"
+	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/runner"
+)
+
+// reportCmd is `acprun report FILES… -o FILE`.
+type reportCmd struct {
+	Files           []string `arg:"" name:"file" help:"Results files written by acprun run (or merge); several are merged, as by acprun merge."`
+	Output          string   `name:"output" short:"o" default:"acprun-report.html" placeholder:"FILE" help:"Write the HTML report to FILE (- for stdout)."`
+	Transcripts     string   `placeholder:"DIR" help:"Read the scenarios' transcripts from DIR (as written by run --transcripts) instead of the paths the results record."`
+	TranscriptBytes int64    `placeholder:"N" default:"2097152" help:"Embed at most N bytes of each transcript (default 2 MiB), its first and last messages; the page says what was cut."`
+}
+
+// Help is the long help of report.
+func (c *reportCmd) Help() string {
+	return `Renders results as one self-contained HTML page: counts, stop reasons,
+pass rates (--repeat, --agent), and every scenario's failures, turns, tool
+calls, diffs, permission decisions, client requests and usage, failed
+scenarios first, with filters by status, tag and agent and a search. It opens
+in any browser and loads nothing from the network.
+
+Several results files (the shards of one run) are merged first, as acprun merge
+merges them. A transcript viewer is added for every scenario whose transcript
+is found: at the path the results record (relative paths are tried from the
+working directory and from the results file's directory), or in --transcripts
+DIR. Agent text is shown as text, never run; values of secret-looking
+variables of the current environment are redacted too.
+
+Exit codes:
+  0    the report was written (whatever the scenarios' statuses)
+  2    a file is missing, unreadable or not acprun results, or -o cannot be
+       written (nothing written)
+  4    the report could not be written`
+}
+
+// Run renders the report.
+func (c *reportCmd) Run(g *globals) error {
+	if c.Output != outfile.Stdout {
+		if err := outfile.Check(c.Output); err != nil {
+			return exitError{code: exitUsage, err: fmt.Errorf("report: -o %s: %w", c.Output, err)}
+		}
+	}
+	if c.Transcripts != "" {
+		if fi, err := os.Stat(c.Transcripts); err != nil {
+			return exitError{code: exitUsage, err: fmt.Errorf("report: --transcripts: %w", err)}
+		} else if !fi.IsDir() {
+			return exitError{code: exitUsage, err: fmt.Errorf("report: --transcripts %s: not a directory", c.Transcripts)}
+		}
+	}
+	res, err := readAllResults(c.Files)
+	if err != nil {
+		return exitError{code: exitUsage, err: fmt.Errorf("report: %w", err)}
+	}
+	var dirs []string
+	for _, f := range c.Files {
+		dirs = append(dirs, filepath.Dir(f))
+	}
+	opts := htmlOptions(transcriptFinder(c.Transcripts, dirs))
+	opts.Sources = c.Files
+	opts.TranscriptBytes = c.TranscriptBytes
+	data, err := encode(func(w io.Writer) error { return htmlreport.Write(w, res, opts) })
+	if err != nil {
+		return exitError{code: exitOutput, err: fmt.Errorf("report: %w", err)}
+	}
+	wctx, stop := abortContext(g.Abort)
+	defer stop()
+	if err := writeOutput(wctx, g, c.Output, data); err != nil {
+		return exitError{code: exitOutput, err: fmt.Errorf("report: -o %s: %w; the report was not written", c.Output, err)}
+	}
+	if c.Output != outfile.Stdout {
+		fmt.Fprintf(g.Stderr, "report: %s (%d scenarios: %d passed, %d failed, %d errored)\n",
+			c.Output, res.Summary.Scenarios, res.Summary.Passed, res.Summary.Failed, res.Summary.Errored)
+	}
+	return nil
+}
+
+// htmlOptions are the options of the HTML report of run --html and of
+// report: the values of secret-looking variables of acprun's own
+// environment are redacted, on top of what the run redacted.
+func htmlOptions(transcripts func(runner.Result) string) htmlreport.Options {
+	return htmlreport.Options{
+		Transcripts: transcripts,
+		Redactor:    redact.New(redact.Secrets(nil, os.Environ())...),
+		Now:         time.Now(),
+	}
+}
+
+// readAllResults reads and merges results files. On an error it reads the
+// files once more to say where a JSON syntax or type error is
+// (file:line:col).
+func readAllResults(paths []string) (output.Results, error) {
+	res, err := output.MergeFiles(paths)
+	if err == nil {
+		return res, nil
+	}
+	for _, p := range paths {
+		data, rerr := os.ReadFile(p)
+		if rerr != nil {
+			continue
+		}
+		_, perr := output.ReadResults(bytes.NewReader(data))
+		if perr == nil {
+			continue
+		}
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(perr, &syn):
+			return output.Results{}, fmt.Errorf("%s:%s: not acprun results: %v", p, offsetLineCol(data, syn.Offset), syn)
+		case errors.As(perr, &typ):
+			return output.Results{}, fmt.Errorf("%s:%s: not acprun results: %v", p, offsetLineCol(data, typ.Offset), typ)
+		}
+	}
+	return output.Results{}, err
+}
+
+// offsetLineCol is the line:col of byte offset off in data (both from 1).
+func offsetLineCol(data []byte, off int64) string {
+	off = min(max(off, 0), int64(len(data)))
+	head := data[:off]
+	line := bytes.Count(head, []byte("\n")) + 1
+	col := len(head) - (bytes.LastIndexByte(head, '\n') + 1)
+	if col == 0 {
+		col = 1
+	}
+	return fmt.Sprintf("%d:%d", line, col)
+}
+
+// unsafeTranscriptName matches what run replaces in transcript file names.
+var unsafeTranscriptName = regexp.MustCompile(`[^A-Za-z0-9._@#-]+`)
+
+// transcriptFinder finds a result's transcript: in dir when it is set (by
+// the file name the results record, else by the name run gives it), else
+// at the recorded path, tried as it is and from each of dirs.
+func transcriptFinder(dir string, dirs []string) func(runner.Result) string {
+	return func(r runner.Result) string {
+		if dir != "" {
+			name := filepath.Base(r.Transcript)
+			if r.Transcript == "" {
+				name = r.Name
+				if r.Agent.Name != "" {
+					name += "@" + r.Agent.Name
+				}
+				if r.Attempt > 0 {
+					name += fmt.Sprintf("#%d", r.Attempt)
+				}
+				name = unsafeTranscriptName.ReplaceAllString(name, "_") + ".jsonl"
+			}
+			p := filepath.Join(dir, name)
+			if _, err := os.Stat(p); err != nil {
+				return ""
+			}
+			return p
+		}
+		if r.Transcript == "" {
+			return ""
+		}
+		if filepath.IsAbs(r.Transcript) {
+			return r.Transcript
+		}
+		if _, err := os.Stat(r.Transcript); err == nil {
+			return r.Transcript
+		}
+		for _, d := range dirs {
+			p := filepath.Join(d, r.Transcript)
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+		return r.Transcript // the viewer says it cannot be read
+	}
+}
+
+// recordedTranscripts finds the transcripts of run --html: where the run
+// just wrote them.
+func recordedTranscripts(r runner.Result) string {
+	return r.Transcript
+}

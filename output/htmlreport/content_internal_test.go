@@ -1,0 +1,51 @@
+package htmlreport
+
+import (
+	"strings"
+	"testing"
+)
+
+func diffString(lines []diffLine) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l.Op + l.Text + "\n")
+	}
+	return b.String()
+}
+
+func TestTextDiff(t *testing.T) {
+	for _, c := range []struct{ old, new, want string }{
+		{"a\nb\nc\n", "a\nB\nc\n", " a\n-b\n+B\n c\n"},
+		{"", "x\ny", "+x\n+y\n"},
+		{"x\ny\n", "", "-x\n-y\n"},
+		{"a\nb\nc\nd\n", "a\nc\nd\ne\n", " a\n-b\n c\n d\n+e\n"},
+		{"same\n", "same\n", " same\n"},
+	} {
+		if got := diffString(textDiff(c.old, c.new)); got != c.want {
+			t.Errorf("textDiff(%q, %q) =\n%s\nwant\n%s", c.old, c.new, got, c.want)
+		}
+	}
+}
+
+func TestTextDiffLarge(t *testing.T) {
+	// Too many lines for the table: old removed, new added, no blow-up.
+	var a, b strings.Builder
+	for i := range 3000 {
+		a.WriteString("a" + strings.Repeat("x", i%7) + "\n")
+		b.WriteString("b" + strings.Repeat("y", i%5) + "\n")
+	}
+	lines := textDiff(a.String(), b.String())
+	if len(lines) != 6000 || lines[0].Op != "-" || lines[5999].Op != "+" {
+		t.Errorf("%d lines, first %q, last %q", len(lines), lines[0].Op, lines[len(lines)-1].Op)
+	}
+}
+
+func TestToolContentOther(t *testing.T) {
+	items := toolContent([]byte(`[{"type":"content","content":{"type":"image","data":"xx"}},{"type":"terminal","terminalId":"t1"}]`))
+	if len(items) != 2 || items[0].Kind != "other" || items[1].Kind != "terminal" || items[1].TerminalID != "t1" {
+		t.Errorf("items = %+v", items)
+	}
+	if got := toolContent([]byte(`{"not":"a list"}`)); len(got) != 1 || got[0].Kind != "other" {
+		t.Errorf("content that is not a list: %+v", got)
+	}
+}

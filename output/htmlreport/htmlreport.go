@@ -1,0 +1,404 @@
+package htmlreport
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/runner"
+)
+
+var (
+	//go:embed page.html.tmpl
+	pageSource string
+	//go:embed style.css
+	styleSource string
+	//go:embed report.js
+	scriptSource string
+)
+
+// page is the parsed template of the whole page.
+var page = template.Must(template.New("page").Funcs(funcs).Parse(pageSource))
+
+// Options says what besides the results goes into the page.
+type Options struct {
+	// Sources names the results files the page was made from, shown in its
+	// header.
+	Sources []string
+	// Transcripts finds the transcript of a result: it returns the path
+	// to read, or "" when the result has none. Nil: no transcript viewer.
+	Transcripts func(runner.Result) string
+	// TranscriptBytes caps what is embedded of each transcript (0:
+	// DefaultTranscriptBytes); the page says what was cut.
+	TranscriptBytes int64
+	// PageTranscriptBytes caps the transcripts embedded in the whole page
+	// (0: DefaultPageTranscriptBytes).
+	PageTranscriptBytes int64
+	// Redactor, when set, is applied to every string of the results and
+	// transcripts before they are rendered.
+	Redactor *redact.Redactor
+	// Now is the time the page says it was made (zero: not shown).
+	Now time.Time
+}
+
+// DefaultTranscriptBytes is the default cap on the transcript messages
+// embedded per scenario.
+const DefaultTranscriptBytes = 2 << 20
+
+// DefaultPageTranscriptBytes caps the transcript messages embedded in one page,
+// so that a run of many scenarios makes a page a browser can open. The
+// budget goes to the scenarios in page order, failures first; the
+// transcripts past it are counted, not embedded.
+const DefaultPageTranscriptBytes = 64 << 20
+
+// Write renders res as one HTML page to w.
+func Write(w io.Writer, res output.Results, opts Options) error {
+	if opts.TranscriptBytes <= 0 {
+		opts.TranscriptBytes = DefaultTranscriptBytes
+	}
+	if opts.PageTranscriptBytes <= 0 {
+		opts.PageTranscriptBytes = DefaultPageTranscriptBytes
+	}
+	opts.Redactor.Value(&res)
+	p := build(res, opts)
+	var buf bytes.Buffer
+	if err := page.Execute(&buf, p); err != nil {
+		return fmt.Errorf("html report: %w", err)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// view is what the page template renders.
+type view struct {
+	Sources        []string
+	Generated      string
+	StartedAt      string
+	DurationMs     int64
+	Interrupted    bool
+	PolicyOverride string
+	Summary        output.Summary
+	Bars           []bar
+	ChartHeight    int
+	Matrix         *matrix
+	Scenarios      []scenarioView
+	Statuses       []string
+	Tags           []string
+	Agents         []string
+	Style          template.CSS
+	Script         template.JS
+	CSP            string
+}
+
+// bar is one stop reason of the chart.
+type bar struct {
+	Reason string
+	Label  string // Reason, cut to fit beside the bar
+	Count  int
+	Width  int // of 400
+	Y      int
+	Class  string
+}
+
+// matrix is the scenario × agent table of pass rates.
+type matrix struct {
+	Agents []string
+	Rows   []matrixRow
+}
+
+type matrixRow struct {
+	Scenario string
+	File     string
+	Cells    []matrixCell
+}
+
+type matrixCell struct {
+	Present bool
+	Text    string
+	Detail  string
+	Class   string
+}
+
+// scenarioView is one result with what the template derives from it.
+type scenarioView struct {
+	ID         string
+	Order      int
+	R          runner.Result
+	Agent      string
+	TagsAttr   string
+	Turns      []turnView
+	Diff       []diffLine
+	Transcript *transcriptView
+}
+
+type turnView struct {
+	T     runner.TurnResult
+	Calls []callView
+	Open  bool
+}
+
+type callView struct {
+	C       runner.ToolCall
+	Content []contentItem
+}
+
+func build(res output.Results, opts Options) view {
+	v := view{
+		Sources:        opts.Sources,
+		StartedAt:      res.StartedAt,
+		DurationMs:     res.DurationMs,
+		Interrupted:    res.Interrupted,
+		PolicyOverride: res.PolicyOverride,
+		Summary:        res.Summary,
+		Statuses:       []string{string(runner.StatusFailed), string(runner.StatusError), string(runner.StatusPassed)},
+		Style:          template.CSS(styleSource),
+		Script:         template.JS(scriptSource),
+		CSP:            csp(),
+	}
+	if !opts.Now.IsZero() {
+		v.Generated = opts.Now.UTC().Format(time.RFC3339)
+	}
+	v.Bars, v.ChartHeight = bars(res.Summary.Turns)
+	v.Matrix = passMatrix(res.Summary.PassRates)
+	tags, agents := map[string]bool{}, map[string]bool{}
+	for i, r := range res.Scenarios {
+		sv := scenarioView{ID: fmt.Sprintf("s%d", i+1), Order: i, R: r, Agent: agentLabel(r.Agent)}
+		for _, t := range r.Tags {
+			tags[t] = true
+		}
+		sv.TagsAttr = strings.Join(r.Tags, "\n")
+		if sv.Agent != "" {
+			agents[sv.Agent] = true
+		}
+		for _, t := range r.Turns {
+			tv := turnView{T: t, Open: len(t.Failures) > 0 || t.Error != "" || r.Status != runner.StatusPassed}
+			for _, c := range t.ToolCalls {
+				tv.Calls = append(tv.Calls, callView{C: c, Content: toolContent(c.Content)})
+			}
+			sv.Turns = append(sv.Turns, tv)
+		}
+		if r.Workspace != nil && r.Workspace.Diff != "" {
+			sv.Diff = gitDiffLines(r.Workspace.Diff)
+		}
+		v.Scenarios = append(v.Scenarios, sv)
+	}
+	// Failures first: failed and errored results before passed ones, each
+	// group in the run's order (the page can switch back to run order).
+	slices.SortStableFunc(v.Scenarios, func(a, b scenarioView) int {
+		return cmp.Compare(rank(a.R.Status), rank(b.R.Status))
+	})
+	if opts.Transcripts != nil {
+		budget := opts.PageTranscriptBytes
+		for i := range v.Scenarios {
+			sv := &v.Scenarios[i]
+			path := opts.Transcripts(sv.R)
+			if path == "" {
+				continue
+			}
+			sv.Transcript = readTranscript(path, min(opts.TranscriptBytes, budget), opts.Redactor)
+			sv.Transcript.Skipped = budget <= 0 && sv.Transcript.Total > 0
+			budget -= sv.Transcript.ShownBytes
+		}
+	}
+	v.Tags = sortedSet(tags)
+	v.Agents = sortedSet(agents)
+	return v
+}
+
+// rank orders statuses failures first.
+func rank(s runner.Status) int {
+	if s == runner.StatusPassed {
+		return 1
+	}
+	return 0
+}
+
+// agentLabel names the agent a result ran against: the named agent, else
+// what initialize said.
+func agentLabel(a runner.AgentInfo) string {
+	if a.Name != "" {
+		return a.Name
+	}
+	return a.InfoName
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// bars lays out the stop-reason chart, most frequent first.
+func bars(turns map[string]int) ([]bar, int) {
+	var out []bar
+	most := 0
+	for reason, n := range turns {
+		label := reason
+		if r := []rune(reason); len(r) > 22 {
+			label = string(r[:21]) + "…"
+		}
+		out = append(out, bar{Reason: reason, Label: label, Count: n, Class: reasonClass(reason)})
+		most = max(most, n)
+	}
+	slices.SortFunc(out, func(a, b bar) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Reason, b.Reason))
+	})
+	for i := range out {
+		out[i].Width = max(2, out[i].Count*400/max(most, 1))
+		out[i].Y = i * 24
+	}
+	return out, len(out) * 24
+}
+
+// reasonClass colours a stop reason: end_turn is good, cancellations and
+// limits are warnings, errors are bad.
+func reasonClass(reason string) string {
+	switch reason {
+	case "end_turn":
+		return "ok"
+	case runner.OutcomeError, runner.OutcomeAgentExited, runner.OutcomeUnresponsive, "refusal":
+		return "bad"
+	case runner.OutcomeSkipped:
+		return "muted"
+	}
+	return "warn"
+}
+
+// passMatrix lays the pass rates out as scenarios × agents.
+func passMatrix(rates []output.PassRate) *matrix {
+	if len(rates) == 0 {
+		return nil
+	}
+	type rowKey struct{ file, name string }
+	m := &matrix{}
+	agentIdx := map[string]int{}
+	rowIdx := map[rowKey]int{}
+	cells := map[rowKey]map[string]output.PassRate{}
+	for _, p := range rates {
+		if _, ok := agentIdx[p.Agent]; !ok {
+			agentIdx[p.Agent] = len(m.Agents)
+			m.Agents = append(m.Agents, p.Agent)
+		}
+		k := rowKey{p.File, p.Scenario}
+		if _, ok := rowIdx[k]; !ok {
+			rowIdx[k] = len(m.Rows)
+			m.Rows = append(m.Rows, matrixRow{Scenario: p.Scenario, File: p.File})
+			cells[k] = map[string]output.PassRate{}
+		}
+		cells[k][p.Agent] = p
+	}
+	for i, row := range m.Rows {
+		for _, a := range m.Agents {
+			p, ok := cells[rowKey{row.File, row.Scenario}][a]
+			c := matrixCell{Present: ok}
+			if ok {
+				c.Text = fmt.Sprintf("%d/%d (%.0f%%)", p.Passed, p.Attempts, 100*p.Rate)
+				if n := p.Attempts; n > 1 {
+					c.Detail = fmt.Sprintf("pass@%d %.2f · pass^%d %.2f", n, p.PassAtK.At(n), n, p.PassHatK.At(n))
+				}
+				switch {
+				case p.Passed == p.Attempts:
+					c.Class = "ok"
+				case p.Passed == 0:
+					c.Class = "bad"
+				default:
+					c.Class = "warn"
+				}
+			}
+			m.Rows[i].Cells = append(m.Rows[i].Cells, c)
+		}
+	}
+	for i, a := range m.Agents {
+		if a == "" {
+			m.Agents[i] = "pass rate"
+		}
+	}
+	return m
+}
+
+// csp is the page's Content-Security-Policy: nothing is loaded, and only
+// the page's own script and style (by their hashes) run.
+func csp() string {
+	return fmt.Sprintf("default-src 'none'; script-src '%s'; style-src '%s'; img-src data:; base-uri 'none'; form-action 'none'",
+		hash(scriptSource), hash(styleSource))
+}
+
+func hash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// funcs are the template's helpers.
+var funcs = template.FuncMap{
+	"ms":     formatMs,
+	"pretty": prettyJSON,
+	"join":   strings.Join,
+	"deref":  func(p *int) int { return *p },
+	"float":  func(f float64) string { return fmt.Sprintf("%g", f) },
+	"shortT": func(t int64) string { return fmt.Sprintf("%d.%03ds", t/1000, t%1000) },
+	"list":   func(v ...any) []any { return v },
+	"sortedUpdates": func(m map[string]int) []string {
+		out := make([]string, 0, len(m))
+		for k, n := range m {
+			out = append(out, fmt.Sprintf("%s %d", k, n))
+		}
+		slices.Sort(out)
+		return out
+	},
+}
+
+// formatMs formats milliseconds as a short duration (850ms, 12.3s, 2m05s).
+func formatMs(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", ms)
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return d.Round(time.Second).String()
+}
+
+// maxRawJSON caps each rawInput, rawOutput or unknown update shown.
+const maxRawJSON = 64 << 10
+
+// prettyJSON indents raw JSON for display, cut at maxRawJSON.
+func prettyJSON(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		buf.Reset()
+		buf.Write(raw)
+	}
+	return cut(buf.String(), maxRawJSON)
+}
+
+// cut shortens s to at most n bytes (on a rune boundary), saying how much
+// was cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + fmt.Sprintf("\n… (%d more bytes not shown)", len(s)-i)
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,403 @@
+package htmlreport_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/output/htmlreport"
+	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/runner"
+)
+
+// hostile is agent text that would run script if it reached the page
+// unescaped, in any context: element content, attribute, script, URL.
+const hostile = `</script><script>alert(1)</script><img src=x onerror=alert(2)>` +
+	`<a href="javascript:alert(3)">x</a>"'><svg onload=alert(4)>` + "\u2028\u2029</style>"
+
+func intp(n int) *int { return &n }
+
+// sample is a run with a failed, an errored and a passed scenario, the
+// failed one's agent output hostile.
+func sample() output.Results {
+	rep := runner.Report{
+		SchemaVersion: runner.SchemaVersion,
+		Scenarios: []runner.Result{
+			{
+				Name: "ok-first", File: "a.yaml", Line: 1, Tags: []string{"smoke"}, Status: runner.StatusPassed,
+				Agent: runner.AgentInfo{Name: "claude", Command: []string{"claude-acp"}},
+				Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", Text: "hello"}},
+			},
+			{
+				Name: "hostile " + hostile, File: "b.yaml", Line: 7, Tags: []string{"evil" + hostile}, Status: runner.StatusFailed,
+				Agent:    runner.AgentInfo{Name: "gemini" + hostile, Command: []string{"gemini", hostile}},
+				Failures: []string{"turn 1: b.yaml:9:5: text does not contain \"done\""},
+				Warnings: []string{"warn " + hostile},
+				Turns: []runner.TurnResult{{
+					Index: 1, Prompt: "do it", StopReason: "end_turn" + hostile,
+					Text: "text " + hostile, Thoughts: "thought " + hostile,
+					Plan: []runner.PlanEntry{{Content: "plan " + hostile, Priority: "high", Status: "pending"}},
+					ToolCalls: []runner.ToolCall{{
+						ID: "c1", Title: "title " + hostile, Kind: "edit", Status: "completed", Announced: true,
+						RawInput: json.RawMessage(`{"cmd":` + quote(hostile) + `}`),
+						Content: json.RawMessage(`[{"type":"diff","path":` + quote("p"+hostile) + `,"oldText":"a\nb\nc\n","newText":"a\n` +
+							strings.Trim(quote(hostile), `"`) + `\nc\n"},{"type":"content","content":{"type":"text","text":` + quote("out "+hostile) + `}}]`),
+					}},
+					Permissions: []runner.Permission{{
+						ToolCallID: "c1", Title: "perm " + hostile, Kind: "edit", Decision: "deny",
+						Rule: "b.yaml:12", OptionID: "reject", Outcome: "selected", Reason: "deny rule b.yaml:12 matched",
+					}},
+					ClientRequests: []runner.ClientRequest{{Method: "fs/write_text_file", Path: "/w/" + hostile, Refused: "outside the roots"}},
+					Usage:          &runner.Usage{InputTokens: 1200, OutputTokens: 34},
+					Failures:       []string{"b.yaml:9:5: text does not contain \"done\""},
+				}},
+			},
+			{
+				Name: "broken", File: "c.yaml", Line: 2, Status: runner.StatusError, Error: "agent exited", ExitCode: intp(3),
+				Agent: runner.AgentInfo{Name: "claude", Command: []string{"claude-acp"}},
+				Turns: []runner.TurnResult{{Index: 1, Prompt: "x", StopReason: "agent_exited"}},
+			},
+		},
+	}
+	return output.NewResults(rep)
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func render(t *testing.T, res output.Results, opts htmlreport.Options) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := htmlreport.Write(&buf, res, opts); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func TestHostileTextIsEscaped(t *testing.T) {
+	page := render(t, sample(), htmlreport.Options{})
+	if n := strings.Count(page, "<script"); n != 1 {
+		t.Errorf("%d <script elements, want the page's own only", n)
+	}
+	if n := strings.Count(page, "</script>"); n != 1 {
+		t.Errorf("%d </script> in the page, want 1", n)
+	}
+	for _, bad := range []string{"<img", "<svg onload", "<a href=\"javascript:", "</style><"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page holds %q unescaped", bad)
+		}
+	}
+	for _, a := range attributes(page) {
+		if strings.HasPrefix(a[0], "on") || strings.HasPrefix(strings.TrimSpace(strings.ToLower(a[1])), "javascript:") {
+			t.Errorf("attribute %s=%q in the page", a[0], a[1])
+		}
+	}
+	// The text is there, as text.
+	if !strings.Contains(page, "text &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;") {
+		t.Error("the hostile turn text is not shown escaped")
+	}
+	if !strings.Contains(page, "title &lt;/script&gt;") {
+		t.Error("the hostile tool call title is not shown escaped")
+	}
+}
+
+func TestCSPAllowsOnlyThePagesOwnScriptAndStyle(t *testing.T) {
+	page := render(t, sample(), htmlreport.Options{})
+	csp := regexp.MustCompile(`http-equiv="Content-Security-Policy" content="([^"]*)"`).FindStringSubmatch(page)
+	if csp == nil {
+		t.Fatal("no Content-Security-Policy")
+	}
+	policy := html.UnescapeString(csp[1])
+	for _, want := range []string{"default-src 'none'", "base-uri 'none'"} {
+		if !strings.Contains(policy, want) {
+			t.Errorf("policy %q lacks %q", policy, want)
+		}
+	}
+	for _, el := range []string{"script", "style"} {
+		m := regexp.MustCompile(`(?s)<` + el + `>(.*?)</` + el + `>`).FindStringSubmatch(page)
+		if m == nil {
+			t.Fatalf("no <%s>", el)
+		}
+		sum := sha256.Sum256([]byte(m[1]))
+		want := fmt.Sprintf("%s-src 'sha256-%s'", el, base64.StdEncoding.EncodeToString(sum[:]))
+		if !strings.Contains(policy, want) {
+			t.Errorf("policy %q does not allow the page's <%s> (want %s)", policy, el, want)
+		}
+	}
+	if strings.Contains(policy, "unsafe-inline") {
+		t.Errorf("policy %q allows inline script or style", policy)
+	}
+}
+
+func TestSelfContained(t *testing.T) {
+	page := render(t, sample(), htmlreport.Options{})
+	ext := regexp.MustCompile(`(?i)<(script|link|img|iframe|object|embed|source|audio|video)\b[^>]*\b(src|href)\s*=`)
+	if m := ext.FindAllString(page, -1); len(m) > 0 {
+		t.Errorf("the page loads resources: %q", m)
+	}
+	if m := regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?\s*(https?:|//)`).FindAllString(page, -1); len(m) > 0 {
+		t.Errorf("links to the network: %q", m)
+	}
+	if strings.Contains(page, "@import") || strings.Contains(page, "url(") {
+		t.Error("the style loads something")
+	}
+}
+
+// sectionIDs returns the scenario sections' names in page order.
+func sectionNames(page string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`<section class="scenario [a-z]+" id="s\d+" data-status="([a-z]+)"`).FindAllStringSubmatch(page, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+func TestFailuresFirst(t *testing.T) {
+	page := render(t, sample(), htmlreport.Options{})
+	got := strings.Join(sectionNames(page), ",")
+	if want := "failed,error,passed"; got != want {
+		t.Errorf("sections in order %s, want %s", got, want)
+	}
+	// The run's order is kept for the page's "run order" switch.
+	if !regexp.MustCompile(`id="s1" data-status="passed" data-order="0"`).MatchString(page) {
+		t.Error("the passed scenario lost its run order")
+	}
+}
+
+func TestCountsAndFilters(t *testing.T) {
+	res := sample()
+	page := render(t, res, htmlreport.Options{})
+	for id, n := range map[string]int{
+		"count-scenarios": res.Summary.Scenarios, "count-passed": res.Summary.Passed,
+		"count-failed": res.Summary.Failed, "count-errored": res.Summary.Errored,
+		"count-denied": res.Summary.Denied,
+	} {
+		want := fmt.Sprintf(`id="%s" data-count="%d">%d<`, id, n, n)
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	for _, reason := range []string{"end_turn", "agent_exited"} { // the third is hostile
+		want := fmt.Sprintf(`data-reason="%s" data-count="%d"`, reason, res.Summary.Turns[reason])
+		if !strings.Contains(page, want) {
+			t.Errorf("the chart lacks %s", want)
+		}
+	}
+	for _, want := range []string{
+		`<select id="f-status">`, `<option value="failed">failed</option>`,
+		`<select id="f-tag">`, `<option value="smoke">smoke</option>`,
+		`<select id="f-agent">`, `<option value="claude">claude</option>`,
+		`<input id="f-search"`, `<select id="f-order">`,
+		`data-tags="smoke"`, `data-agent="claude"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+}
+
+func TestScenarioDetails(t *testing.T) {
+	page := render(t, sample(), htmlreport.Options{})
+	for _, want := range []string{
+		"turn 1: b.yaml:9:5: text does not contain &#34;done&#34;", // failure with its file:line:col
+		"<code>b.yaml:7</code>",  // scenario file:line
+		"<code>b.yaml:12</code>", // permission rule
+		"<code>reject</code>",    // option sent
+		"fs/write_text_file", "refused: outside the roots",
+		"input 1200", "output 34",
+		`<span class="del">-b`, `<span class="add">&#43;&lt;/script&gt;`, // the diff, as a diff
+		"agent exited 3",
+		"Pass rates", "1/1 (100%)",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+func TestTranscriptViewer(t *testing.T) {
+	dir := t.TempDir()
+	var tr strings.Builder
+	tr.WriteString(`{"t":1,"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}}` + "\n")
+	tr.WriteString(`{"t":5,"dir":"a2c","msg":{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}}` + "\n")
+	tr.WriteString(`{"t":6,"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":` + quote(hostile+" ghp_secretvalue123") + `}}}}}` + "\n")
+	tr.WriteString(`{"t":7,"dir":"a2c","raw":` + quote("garbage "+hostile) + `}` + "\n")
+	for i := range 100 {
+		fmt.Fprintf(&tr, `{"t":%d,"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call"}}}}`+"\n", 10+i)
+	}
+	path := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(path, []byte(tr.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := htmlreport.Options{
+		Transcripts:     func(r runner.Result) string { return path },
+		TranscriptBytes: 2400,
+		Redactor:        redact.New("ghp_secretvalue123"),
+	}
+	page := render(t, sample(), opts)
+	for _, want := range []string{
+		`<details class="transcript"`, `<select class="t-method">`,
+		`<option value="initialize">initialize</option>`, `<option value="session/update">session/update</option>`,
+		`data-method="initialize" data-dir="a2c"`, // the response is named by its request
+		"104 messages", "cut in the middle", "garbage &lt;/script&gt;", "[REDACTED]",
+		`<tr class="cut">`, `<td class="t">0.109s</td>`, // the last message is kept
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "ghp_secretvalue123") {
+		t.Error("the secret is in the page")
+	}
+	if strings.Contains(page, "<img") || strings.Count(page, "<script") != 1 {
+		t.Error("hostile transcript text reached the page unescaped")
+	}
+	if n := strings.Count(page, `<tr class="m `); n >= 3*104 || n == 0 {
+		t.Errorf("%d transcript rows for 3 scenarios, want some, cut at 2400 bytes each", n)
+	}
+}
+
+func TestTranscriptPageBudget(t *testing.T) {
+	dir := t.TempDir()
+	var tr strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&tr, `{"t":%d,"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call"}}}}`+"\n", i)
+	}
+	path := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(path, []byte(tr.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The budget holds one whole transcript: the first scenario on the
+	// page (the failed one) gets it, the others are only counted.
+	page := render(t, sample(), htmlreport.Options{
+		Transcripts:         func(runner.Result) string { return path },
+		PageTranscriptBytes: int64(tr.Len()),
+	})
+	if n := strings.Count(page, `<tr class="m `); n != 20 {
+		t.Errorf("%d transcript rows, want the 20 of one transcript", n)
+	}
+	if n := strings.Count(page, "the page's budget for transcripts is spent"); n != 2 {
+		t.Errorf("%d transcripts said to be over the budget, want 2", n)
+	}
+	first := strings.Index(page, `<tr class="m `)
+	if failed := strings.Index(page, `data-status="failed"`); first < failed || first > strings.Index(page, `data-status="error"`) {
+		t.Error("the budget did not go to the failed scenario first")
+	}
+}
+
+func TestTranscriptMissing(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone.jsonl")
+	page := render(t, sample(), htmlreport.Options{Transcripts: func(runner.Result) string { return missing }})
+	if !strings.Contains(page, "no such file or directory") {
+		t.Error("a missing transcript is not reported on the page")
+	}
+}
+
+func TestRedactsResults(t *testing.T) {
+	res := sample()
+	res.Scenarios[0].Turns[0].Text = "token sk-live-abcdef123456"
+	page := render(t, res, htmlreport.Options{Redactor: redact.New("sk-live-abcdef123456")})
+	if strings.Contains(page, "sk-live-abcdef123456") || !strings.Contains(page, "token [REDACTED]") {
+		t.Error("the secret was not redacted")
+	}
+}
+
+func TestEmptyResults(t *testing.T) {
+	page := render(t, output.NewResults(runner.Report{SchemaVersion: 1}), htmlreport.Options{})
+	if !strings.Contains(page, "No scenarios in these results.") || !strings.Contains(page, `data-count="0"`) {
+		t.Error("an empty run does not render as such")
+	}
+}
+
+// attributes returns every attribute (name, raw value) of every tag of
+// page, as an HTML tokenizer splits them: values in double or single
+// quotes, or unquoted up to white space or ">".
+func attributes(page string) [][2]string {
+	var out [][2]string
+	tag := regexp.MustCompile(`<[a-zA-Z][a-zA-Z0-9-]*`)
+	for _, loc := range tag.FindAllStringIndex(page, -1) {
+		i := loc[1]
+		for i < len(page) {
+			for i < len(page) && strings.ContainsRune(" \t\n\r\f/", rune(page[i])) {
+				i++
+			}
+			if i >= len(page) || page[i] == '>' {
+				break
+			}
+			start := i
+			for i < len(page) && !strings.ContainsRune(" \t\n\r\f/=>", rune(page[i])) {
+				i++
+			}
+			name := strings.ToLower(page[start:i])
+			val := ""
+			if i < len(page) && page[i] == '=' {
+				i++
+				if i < len(page) && (page[i] == '"' || page[i] == '\'') {
+					q := page[i]
+					end := strings.IndexByte(page[i+1:], q)
+					if end < 0 {
+						end = len(page) - i - 1
+					}
+					val = page[i+1 : i+1+end]
+					i += end + 2
+				} else {
+					start := i
+					for i < len(page) && !strings.ContainsRune(" \t\n\r\f>", rune(page[i])) {
+						i++
+					}
+					val = page[start:i]
+				}
+			}
+			out = append(out, [2]string{name, html.UnescapeString(val)})
+		}
+	}
+	return out
+}
+
+// FuzzEscaping puts arbitrary agent text everywhere an agent controls and
+// checks that it adds no markup: the page has as many "<" as one made with
+// the same text with every byte but the line breaks replaced by "x".
+func FuzzEscaping(f *testing.F) {
+	for _, s := range []string{hostile, "", "<", "]]><!--", "\x00\xff", "a\nb\r\nc", "javascript:alert(1)", "{{.}}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		s = strings.ToValidUTF8(s, "?")
+		b := []byte(s)
+		for i := range b {
+			if b[i] != '\n' {
+				b[i] = 'x'
+			}
+		}
+		ref := string(b)
+		pages := make([]string, 2)
+		for i, text := range []string{"x" + s, "x" + ref} {
+			res := output.NewResults(runner.Report{SchemaVersion: 1, Scenarios: []runner.Result{{
+				Name: text, File: text, Line: 1, Tags: []string{text}, Status: runner.StatusFailed,
+				Agent:    runner.AgentInfo{Name: text, Command: []string{text}},
+				Failures: []string{text}, Warnings: []string{text}, Error: text,
+				Turns: []runner.TurnResult{{
+					Index: 1, Prompt: text, StopReason: text, Text: text, Thoughts: text,
+					ToolCalls: []runner.ToolCall{{ID: text, Title: text, Kind: text, Status: text,
+						Content: json.RawMessage(`[{"type":"diff","path":` + quote(text) + `,"newText":` + quote(text) + `}]`)}},
+					Permissions: []runner.Permission{{ToolCallID: text, Title: text, Decision: text, Rule: text, OptionID: text}},
+				}},
+			}}})
+			pages[i] = render(t, res, htmlreport.Options{})
+		}
+		if got, want := strings.Count(pages[0], "<"), strings.Count(pages[1], "<"); got != want {
+			t.Errorf("text %q adds %d '<' to the page", s, got-want)
+		}
+	})
+}

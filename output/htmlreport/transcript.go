@@ -1,0 +1,212 @@
+package htmlreport
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/acprun/acprun/redact"
+)
+
+// transcriptView is the part of one transcript the page embeds.
+type transcriptView struct {
+	Path string
+	Err  string
+	// Head and Tail are the first and last messages embedded; the ones
+	// between them were cut.
+	Head, Tail []message
+	Methods    []string
+	// Total and TotalBytes count every line of the file; Shown and
+	// ShownBytes those embedded.
+	Total, Shown           int
+	TotalBytes, ShownBytes int64
+	// Skipped is set when nothing was embedded because the page's budget
+	// for transcripts was spent.
+	Skipped bool
+}
+
+// Cut reports whether part of the transcript was left out.
+func (t *transcriptView) Cut() bool { return t.Shown < t.Total }
+
+// CutMessages and CutBytes say how much was left out.
+func (t *transcriptView) CutMessages() int { return t.Total - t.Shown }
+
+// CutBytes is the size of the lines left out.
+func (t *transcriptView) CutBytes() int64 { return t.TotalBytes - t.ShownBytes }
+
+// message is one line of a transcript.
+type message struct {
+	T      int64
+	Dir    string // c2a (acprun to the agent) or a2c
+	Kind   string // request | notification | response | error | raw
+	Method string // for a response, the method of its request
+	Detail string // the update kind of a session/update, the error message
+	ID     string
+	Body   string
+}
+
+// Arrow says who sent the message.
+func (m message) Arrow() string {
+	if m.Dir == "c2a" {
+		return "acprun → agent"
+	}
+	return "agent → acprun"
+}
+
+// maxLine caps each transcript line read; maxBody caps each message shown.
+const (
+	maxLine = 256 << 10
+	maxBody = 16 << 10
+)
+
+// readTranscript reads the transcript at path and keeps, within limit
+// bytes of its lines, its first lines and its last ones (where a run that
+// went wrong usually shows why), half the limit each; it counts the rest.
+// An unreadable file is an error on the page, not of the report.
+func readTranscript(path string, limit int64, red *redact.Redactor) *transcriptView {
+	tv := &transcriptView{Path: path}
+	f, err := os.Open(path)
+	if err != nil {
+		tv.Err = err.Error()
+		return tv
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	pending := map[string]string{} // direction of the request + id → method
+	headLimit := limit / 2
+	var head [][]byte
+	var headBytes int64
+	headFull := false
+	var tail [][]byte // a queue: tail[0] is the oldest
+	var tailBytes int64
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		tv.TotalBytes += int64(len(chunk))
+		if len(line)+len(chunk) <= maxLine {
+			line = append(line, chunk...)
+		} else {
+			line = append(line, chunk[:max(0, maxLine-len(line))]...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			tv.Total++
+			n := int64(len(line))
+			switch {
+			case !headFull && headBytes+n <= headLimit:
+				head = append(head, slices.Clone(line))
+				headBytes += n
+			default:
+				headFull = true
+				tail = append(tail, slices.Clone(line))
+				tailBytes += n
+				for len(tail) > 0 && tailBytes > limit-headBytes {
+					tailBytes -= int64(len(tail[0]))
+					tail[0] = nil
+					tail = tail[1:]
+				}
+			}
+		}
+		line = line[:0]
+		if err != nil {
+			if err != io.EOF {
+				tv.Err = err.Error()
+			}
+			break
+		}
+	}
+	methods := map[string]bool{}
+	parse := func(lines [][]byte) []message {
+		out := make([]message, 0, len(lines))
+		for _, l := range lines {
+			m := parseLine(l, red, pending)
+			methods[m.Method] = true
+			out = append(out, m)
+		}
+		return out
+	}
+	tv.Head, tv.Tail = parse(head), parse(tail)
+	tv.Shown = len(head) + len(tail)
+	tv.ShownBytes = headBytes + tailBytes
+	delete(methods, "")
+	for m := range methods {
+		tv.Methods = append(tv.Methods, m)
+	}
+	slices.Sort(tv.Methods)
+	return tv
+}
+
+// parseLine decodes one transcript line: {"t", "dir", "msg"|"raw"}.
+func parseLine(line []byte, red *redact.Redactor, pending map[string]string) message {
+	var l struct {
+		T   int64           `json:"t"`
+		Dir string          `json:"dir"`
+		Msg json.RawMessage `json:"msg"`
+		Raw *string         `json:"raw"`
+	}
+	if err := json.Unmarshal(line, &l); err != nil {
+		return message{Kind: "raw", Body: cut(red.String(string(line)), maxBody)}
+	}
+	m := message{T: l.T, Dir: l.Dir}
+	if l.Raw != nil || len(l.Msg) == 0 {
+		m.Kind = "raw"
+		if l.Raw != nil {
+			m.Body = cut(red.String(*l.Raw), maxBody)
+		}
+		return m
+	}
+	var rpc struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Update struct {
+				Kind string `json:"sessionUpdate"`
+			} `json:"update"`
+		} `json:"params"`
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(l.Msg, &rpc) // a message of another shape is shown as it is
+	m.ID = string(rpc.ID)
+	if m.ID == "null" {
+		m.ID = ""
+	}
+	switch {
+	case rpc.Method != "" && m.ID != "":
+		m.Kind, m.Method = "request", rpc.Method
+		pending[l.Dir+" "+m.ID] = rpc.Method
+	case rpc.Method != "":
+		m.Kind, m.Method = "notification", rpc.Method
+		m.Detail = rpc.Params.Update.Kind
+	default:
+		m.Kind = "response"
+		other := "c2a"
+		if l.Dir == "c2a" {
+			other = "a2c"
+		}
+		m.Method = pending[other+" "+m.ID]
+		delete(pending, other+" "+m.ID)
+		if rpc.Error != nil {
+			m.Kind = "error"
+			m.Detail = fmt.Sprintf("%d %s", rpc.Error.Code, rpc.Error.Message)
+		}
+	}
+	m.Method = red.String(m.Method)
+	m.Detail = red.String(m.Detail)
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, red.JSON(l.Msg), "", "  "); err != nil {
+		buf.Reset()
+		buf.Write(red.JSON(l.Msg))
+	}
+	m.Body = cut(buf.String(), maxBody)
+	return m
+}
