@@ -317,7 +317,9 @@ func describeChoice(c permissionChoice, params json.RawMessage) string {
 // describeRequest names an agent's request by what it is about: the tool
 // call of a permission request, the path of an fs request, the command of
 // terminal/create, the terminal of the other terminal requests.
-func describeRequest(method string, params json.RawMessage) string {
+// A permission request without a title takes the one its tool call was
+// announced with (titles: tool call id → title).
+func describeRequest(method string, params json.RawMessage, titles map[string]string) string {
 	var p struct {
 		ToolCall struct {
 			ToolCallID string `json:"toolCallId"`
@@ -328,6 +330,9 @@ func describeRequest(method string, params json.RawMessage) string {
 		TerminalID string `json:"terminalId"`
 	}
 	_ = json.Unmarshal(params, &p)
+	if p.ToolCall.Title == "" {
+		p.ToolCall.Title = titles[p.ToolCall.ToolCallID]
+	}
 	switch {
 	case method == "session/request_permission" && p.ToolCall.Title != "":
 		return fmt.Sprintf("%s for %q (tool call %s)", method, excerpt(p.ToolCall.Title, 80), p.ToolCall.ToolCallID)
@@ -357,4 +362,26 @@ func promptText(prompt json.RawMessage) string {
 		}
 	}
 	return strings.Join(texts, "\n")
+}
+
+// noteToolCall keeps, in titles, the title of a tool call that msg (a
+// session/update) announces or renames.
+func noteToolCall(titles map[string]string, msg json.RawMessage) {
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Update struct {
+				SessionUpdate string `json:"sessionUpdate"`
+				ToolCallID    string `json:"toolCallId"`
+				Title         string `json:"title"`
+			} `json:"update"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(msg, &m) != nil || m.Method != "session/update" {
+		return
+	}
+	u := m.Params.Update
+	if (u.SessionUpdate == "tool_call" || u.SessionUpdate == "tool_call_update") && u.ToolCallID != "" && u.Title != "" {
+		titles[u.ToolCallID] = u.Title
+	}
 }

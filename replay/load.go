@@ -193,6 +193,9 @@ func (p *parser) line(n int, text []byte) error {
 	if len(bytes.TrimSpace(text)) == 0 {
 		return nil
 	}
+	if t := bytes.TrimLeft(text, " \t"); t[0] != '{' {
+		return p.errorAt(n, text, len(text)-len(t), "not a JSON object (a transcript has one JSON object per line, as acprun run --transcripts writes)")
+	}
 	var rl recordLine
 	if err := json.Unmarshal(text, &rl); err != nil {
 		return p.jsonError(n, text, err)
@@ -201,7 +204,7 @@ func (p *parser) line(n int, text []byte) error {
 		return p.errorAt(n, text, 0, `no "dir": a transcript line is {"t": ms, "dir": "c2a"|"a2c", "msg": {...}} or {..., "raw": "..."}`)
 	}
 	if *rl.Dir != "c2a" && *rl.Dir != "a2c" {
-		return p.errorAt(n, text, bytes.Index(text, []byte(`"dir"`)), `"dir" is %q: want "c2a" (client to agent) or "a2c" (agent to client)`, *rl.Dir)
+		return p.errorAt(n, text, valueOffset(text, "dir"), `"dir" is %q: want "c2a" (client to agent) or "a2c" (agent to client)`, *rl.Dir)
 	}
 	hasMsg := len(rl.Msg) > 0 && string(rl.Msg) != "null"
 	switch {
@@ -210,7 +213,7 @@ func (p *parser) line(n int, text []byte) error {
 	case !hasMsg && rl.Raw == nil:
 		return p.errorAt(n, text, 0, `neither "msg" nor "raw": a transcript line holds a message or a raw line`)
 	case hasMsg && bytes.TrimSpace(rl.Msg)[0] != '{':
-		return p.errorAt(n, text, bytes.Index(text, []byte(`"msg"`)), `"msg" is not a JSON object`)
+		return p.errorAt(n, text, valueOffset(text, "msg"), `"msg" is not a JSON object`)
 	}
 	if *rl.Dir == "c2a" {
 		if hasMsg {
@@ -220,6 +223,20 @@ func (p *parser) line(n int, text []byte) error {
 	}
 	p.agent(n, rl, hasMsg)
 	return nil
+}
+
+// valueOffset is the offset of the value of member key in the JSON object
+// text (its first member of that name), or 0 when not found.
+func valueOffset(text []byte, key string) int {
+	i := bytes.Index(text, []byte(`"`+key+`"`))
+	if i < 0 {
+		return 0
+	}
+	j := i + len(key) + 2
+	for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == ':') {
+		j++
+	}
+	return j
 }
 
 // jsonError turns a decoding error of line n into an *Error at its place.

@@ -56,6 +56,7 @@ func Run(ctx context.Context, rec *Recording, stdin io.Reader, stdout, stderr io
 		stdout:  stdout,
 		stderr:  stderr,
 		calls:   map[string]int{},
+		titles:  map[string]string{},
 		waiting: map[string]chan reply{},
 		queued:  make(chan struct{}, 1),
 		eof:     make(chan struct{}),
@@ -85,7 +86,8 @@ type player struct {
 	stderr io.Writer
 	start  time.Time
 
-	rw     rewriter // used by the serving goroutine only
+	rw     rewriter          // used by the serving goroutine only
+	titles map[string]string // tool call id → title, from the updates played
 	calls  map[string]int
 	turns  int
 	nextID int64
@@ -374,6 +376,9 @@ func (p *player) play(items []*item, st playState) (ending, error) {
 				return ending{}, err
 			}
 		case itemMessage:
+			if it.method == "session/update" {
+				noteToolCall(p.titles, it.msg)
+			}
 			if err := p.write(p.rw.out(it.msg)); err != nil {
 				return ending{}, err
 			}
@@ -461,7 +466,7 @@ func (p *player) request(it *item, turn int, cancel chan struct{}) (ending, erro
 		p.rw.mapTerminal(rec.TerminalID, got.TerminalID)
 	}
 	result, errObj := p.rw.in(r.result), p.rw.in(r.err)
-	if d := compareAnswer(it, result, errObj); d != nil {
+	if d := compareAnswer(it, result, errObj, p.titles); d != nil {
 		d.Turn = turn
 		return ending{div: d}, nil
 	}
@@ -471,8 +476,8 @@ func (p *player) request(it *item, turn int, cancel chan struct{}) (ending, erro
 // compareAnswer compares the client's answer to a recorded request with the
 // recorded one: for a permission its outcome and option, for the others
 // the result or error.
-func compareAnswer(it *item, result, errObj json.RawMessage) *Divergence {
-	d := &Divergence{Request: describeRequest(it.method, it.params), Line: it.line}
+func compareAnswer(it *item, result, errObj json.RawMessage, titles map[string]string) *Divergence {
+	d := &Divergence{Request: describeRequest(it.method, it.params, titles), Line: it.line}
 	if it.method == "session/request_permission" {
 		rc, rok := permissionOutcome(it.answer.result, it.answer.err)
 		gc, gok := permissionOutcome(result, errObj)
