@@ -247,7 +247,11 @@ func (p *parser) jsonError(n int, text []byte, err error) *Error {
 	case errors.As(err, &se):
 		return p.errorAt(n, text, int(se.Offset)-1, "not a JSON object: %v (a transcript has one JSON object per line)", se)
 	case errors.As(err, &te):
-		return p.errorAt(n, text, int(te.Offset)-1, "%q is a JSON %s", te.Field, te.Value)
+		off := valueOffset(text, te.Field)
+		if off == 0 {
+			off = int(te.Offset) - 1
+		}
+		return p.errorAt(n, text, off, "%q is a JSON %s", te.Field, te.Value)
 	}
 	return p.errorAt(n, text, 0, "%v", err)
 }
@@ -268,7 +272,7 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 		case "session/new", "session/load":
 			p.sessions++
 			if p.sessions > 1 {
-				return p.errorAt(n, text, bytes.Index(text, []byte(`"method"`)),
+				return p.errorAt(n, text, valueOffset(text, "method"),
 					"a second session (%s): replay plays one session per transcript, as acprun run --transcripts records them", w.Method)
 			}
 			var params struct {

@@ -54,7 +54,7 @@ func Run(ctx context.Context, rec *Recording, stdin io.Reader, stdout, stderr io
 		opts:    opts,
 		ctx:     ctx,
 		stdout:  stdout,
-		stderr:  stderr,
+		stderr:  &lockedWriter{w: stderr},
 		calls:   map[string]int{},
 		titles:  map[string]string{},
 		waiting: map[string]chan reply{},
@@ -549,4 +549,17 @@ func closed(ch chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// lockedWriter serialises the writes of the reading and the serving
+// goroutines to stderr.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }
