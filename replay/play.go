@@ -47,7 +47,9 @@ const DivergedPrefix = "replay diverged: "
 //
 // Run returns nil once stdin has ended and every request read has been
 // answered (the agent's requests then fail, which ends their turn), or
-// ctx's cause when ctx ends, or the error of writing to stdout.
+// ctx's cause when ctx ends, or the error of writing to stdout. When ctx
+// ends, stdin is closed if it is an io.Closer, so that the goroutine reading
+// it ends; otherwise that goroutine ends only with stdin.
 func Run(ctx context.Context, rec *Recording, stdin io.Reader, stdout, stderr io.Writer, opts Options) error {
 	p := &player{
 		rec:     rec,
@@ -69,6 +71,9 @@ func Run(ctx context.Context, rec *Recording, stdin io.Reader, stdout, stderr io
 		return err
 	}
 	if ctx.Err() != nil {
+		if c, ok := stdin.(io.Closer); ok {
+			c.Close()
+		}
 		return context.Cause(ctx)
 	}
 	return err
@@ -257,6 +262,9 @@ func (p *player) handle(in *incoming) error {
 	end, err := p.play(ex.during, st)
 	if err != nil {
 		return err
+	}
+	if p.ctx.Err() != nil {
+		return context.Cause(p.ctx) // stopping: nothing more is written
 	}
 	switch {
 	case end.div != nil:

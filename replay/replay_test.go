@@ -9,7 +9,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
 
 // recorded is a small transcript: a banner before initialize, a session
 // in /rec, a turn with an update, a permission request (allowed), an fs
@@ -47,6 +53,11 @@ type client struct {
 
 func start(t *testing.T, transcript string) *client {
 	t.Helper()
+	return startWith(t, transcript, Options{})
+}
+
+func startWith(t *testing.T, transcript string, opts Options) *client {
+	t.Helper()
 	rec, err := Parse("rec.jsonl", strings.NewReader(transcript))
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +66,7 @@ func start(t *testing.T, transcript string) *client {
 	outR, outW := io.Pipe()
 	c := &client{t: t, in: inW, lines: make(chan string, 100), stderr: &strings.Builder{}, done: make(chan error, 1)}
 	go func() {
-		c.done <- Run(context.Background(), rec, inR, outW, c.stderr, Options{})
+		c.done <- Run(context.Background(), rec, inR, outW, c.stderr, opts)
 		outW.Close()
 	}()
 	go func() {
@@ -360,5 +371,61 @@ func TestRewriterTerminals(t *testing.T) {
 	}
 	if got := string(rw.in(json.RawMessage(`{"terminalId":"term-7"}`))); got != `{"terminalId":"term-1"}` {
 		t.Errorf("in = %s", got)
+	}
+}
+
+// TestRunTiming: with Timing, a message recorded 300ms after its prompt is
+// not sent sooner (only this lower bound is checked: a slow machine may
+// send it later).
+func TestRunTiming(t *testing.T) {
+	c := startWith(t, recorded, Options{Timing: true})
+	c.handshake("/rec")
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix it"}]}}`)
+	c.expect(`"tool_call"`)
+	c.expect(`"method":"session/request_permission"`)
+	c.send(`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}`)
+	c.expect(`"method":"fs/read_text_file"`)
+	c.send(`{"jsonrpc":"2.0","id":2,"result":{"content":"key=x\n"}}`)
+	c.expect(`DEBUG noise`)
+	c.expect(`"stopReason":"end_turn"`)
+	c.expect(`"text":"late"`)
+	start := time.Now()
+	c.send(`{"jsonrpc":"2.0","id":11,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"wait"}]}}`)
+	c.expect(`"text":"waiting"`)
+	c.send(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`)
+	c.expect(`"status":"failed"`) // recorded 481ms after the prompt
+	if d := time.Since(start); d < 481*time.Millisecond {
+		t.Errorf("the update recorded 481ms after the prompt came after %v", d)
+	}
+	c.expect(`"stopReason":"cancelled"`)
+	c.end()
+}
+
+// TestRunStopsWithItsContext: when ctx ends, Run returns its cause at once,
+// even while it waits for the client, and writes nothing more.
+func TestRunStopsWithItsContext(t *testing.T) {
+	rec, err := Parse("rec.jsonl", strings.NewReader(recorded))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, rec, inR, outW, io.Discard, Options{}); outW.Close() }()
+	lines := bufio.NewScanner(outR)
+	lines.Scan() // the banner
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`+"\n")
+	lines.Scan()
+	stop := errors.New("stop")
+	cancel(stop)
+	if err := <-done; !errors.Is(err, stop) {
+		t.Errorf("Run = %v, want the context's cause", err)
+	}
+	if lines.Scan() {
+		t.Errorf("wrote %s after its context ended", lines.Text())
+	}
+	if _, err := io.WriteString(inW, "x\n"); err == nil {
+		t.Error("stdin still read after Run returned")
 	}
 }
