@@ -17,8 +17,8 @@ func TestReplayAgent(t *testing.T) {
 	dir := t.TempDir()
 	for name, content := range map[string]string{
 		"sub/rec/t.jsonl": "{}\n",
-		"sub/ok.yaml": "name: ok\nagent: {replay: rec/t.jsonl, env: {A: b}}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
-		"sub/var.yaml": "name: var\nagent: {replay: \"${REC_DIR}/t.jsonl\"}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+		"sub/ok.yaml":     "name: ok\nagent: {replay: rec/t.jsonl, env: {A: b}}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+		"sub/var.yaml":    "name: var\nagent: {replay: \"${REC_DIR}/t.jsonl\"}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
 		"judge.yaml": "name: judged\nagent: {command: [x]}\npermissions: {default: deny}\n" +
 			"turns: [{prompt: hi, expect: {judge: {agent: {replay: sub/rec/t.jsonl}, rubric: \"is it ok\"}}}]\n",
 		"bad.yaml": "name: missing\nagent: {replay: nope.jsonl}\nturns: [{prompt: hi}]\n" +
