@@ -17,10 +17,12 @@
 //     sent again in the recorded order: session/update notifications and
 //     other notifications as recorded, raw lines (garbage the agent printed)
 //     as recorded, and the agent's requests (session/request_permission,
-//     fs/*, terminal/*) with fresh ids, each waiting for the client's answer
-//     and checking it against the recorded one (a permission's outcome and
-//     optionId; the result or error of the others); then the prompt is
-//     answered with the recorded stop reason, usage or error;
+//     fs/*, terminal/*) with fresh ids; the client's answer to each is
+//     awaited where the recording has it (so requests the agent made
+//     together still go out together) and checked against the recorded one
+//     (a permission's outcome and optionId; the result or error of the
+//     others); then the prompt is answered with the recorded stop reason,
+//     usage or error;
 //   - what the agent sent after answering (late updates) is sent after the
 //     answer, before the next request of the client is read.
 //

@@ -72,6 +72,7 @@ const (
 	itemMessage itemKind = iota // a notification (or any other message), sent verbatim
 	itemRaw                     // a line that was not a JSON object, sent verbatim
 	itemRequest                 // a request of the agent, sent with a fresh id
+	itemAwait                   // the client's answer to an itemRequest: wait for it and compare
 	itemCancel                  // the client's session/cancel: wait for the client's
 )
 
@@ -86,6 +87,7 @@ type item struct {
 	msg    json.RawMessage // itemMessage
 	raw    string          // itemRaw
 	answer *answer         // itemRequest: the client's recorded answer, nil when none
+	req    *item           // itemAwait: the request answered
 }
 
 // answer is a recorded response: a result or an error object.
@@ -296,6 +298,9 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 		if it, ok := p.openAgent[string(w.ID)]; ok {
 			it.answer = &answer{line: n, result: w.Result, err: w.Error}
 			delete(p.openAgent, string(w.ID))
+			// The replay waits for the client's answer where the recording
+			// has it, so that requests the agent made at once go out at once.
+			p.add(&item{line: n, t: rl.T, kind: itemAwait, req: it})
 		}
 	}
 	return nil
@@ -324,6 +329,12 @@ func (p *parser) agent(n int, rl recordLine, hasMsg bool) {
 			it.kind, it.method, it.msg = itemMessage, w.Method, rl.Msg
 		}
 	}
+	p.add(it)
+}
+
+// add puts an item where it was recorded: before the first request of the
+// client, or during or after the latest one.
+func (p *parser) add(it *item) {
 	switch {
 	case p.cur == nil:
 		p.rec.prelude = append(p.rec.prelude, it)

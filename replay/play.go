@@ -59,6 +59,7 @@ func Run(ctx context.Context, rec *Recording, stdin io.Reader, stdout, stderr io
 		stderr:  &lockedWriter{w: stderr},
 		calls:   map[string]int{},
 		titles:  map[string]string{},
+		sent:    map[*item]sentRequest{},
 		waiting: map[string]chan reply{},
 		queued:  make(chan struct{}, 1),
 		eof:     make(chan struct{}),
@@ -93,6 +94,7 @@ type player struct {
 
 	rw     rewriter          // used by the serving goroutine only
 	titles map[string]string // tool call id → title, from the updates played
+	sent   map[*item]sentRequest
 	calls  map[string]int
 	turns  int
 	nextID int64
@@ -373,7 +375,7 @@ func (p *player) play(items []*item, st playState) (ending, error) {
 		if closed(cancel) {
 			return ending{cancelled: true}, nil
 		}
-		if p.opts.Timing {
+		if p.opts.Timing && it.kind != itemAwait {
 			if end, stop := p.wait(it, st, cancel); stop {
 				return end, nil
 			}
@@ -391,9 +393,12 @@ func (p *player) play(items []*item, st playState) (ending, error) {
 				return ending{}, err
 			}
 		case itemRequest:
-			end, err := p.request(it, st.turn, cancel)
-			if err != nil || end != (ending{}) {
-				return end, err
+			if err := p.request(it); err != nil {
+				return ending{}, err
+			}
+		case itemAwait:
+			if end := p.await(it.req, st.turn, cancel); end != (ending{}) {
+				return end, nil
 			}
 		}
 	}
@@ -419,51 +424,62 @@ func (p *player) wait(it *item, st playState, cancel chan struct{}) (ending, boo
 	}
 }
 
-// request makes one of the recorded agent's requests, with a fresh id, and
-// checks the client's answer.
-func (p *player) request(it *item, turn int, cancel chan struct{}) (ending, error) {
+// request makes one of the recorded agent's requests, with a fresh id. Its
+// answer is awaited by the itemAwait that follows it.
+func (p *player) request(it *item) error {
 	p.nextID++
 	id := strconv.FormatInt(p.nextID, 10)
 	ch := make(chan reply, 1)
 	p.mu.Lock()
 	p.waiting[id] = ch
 	p.mu.Unlock()
-	defer func() {
-		p.mu.Lock()
-		delete(p.waiting, id)
-		p.mu.Unlock()
-	}()
-	params := p.rw.out(it.params)
+	p.sent[it] = sentRequest{id: id, ch: ch}
 	msg, err := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Method  string          `json:"method"`
 		Params  json.RawMessage `json:"params,omitempty"`
-	}{"2.0", json.RawMessage(id), it.method, params})
+	}{"2.0", json.RawMessage(id), it.method, p.rw.out(it.params)})
 	if err != nil {
-		return ending{}, fmt.Errorf("replay: %s at line %d: %w", it.method, it.line, err)
+		return fmt.Errorf("replay: %s at line %d: %w", it.method, it.line, err)
 	}
-	if err := p.write(msg); err != nil {
-		return ending{}, err
+	return p.write(msg)
+}
+
+// sentRequest is one of our requests waiting for its answer.
+type sentRequest struct {
+	id string
+	ch chan reply
+}
+
+// await waits for the client's answer to the recorded request it, and
+// compares it with the recorded answer.
+func (p *player) await(it *item, turn int, cancel chan struct{}) ending {
+	s, ok := p.sent[it]
+	if !ok {
+		return ending{} // not sent: nothing to wait for
 	}
+	delete(p.sent, it)
+	defer func() {
+		p.mu.Lock()
+		delete(p.waiting, s.id)
+		p.mu.Unlock()
+	}()
 	var r reply
 	select {
-	case r = <-ch:
+	case r = <-s.ch:
 	case <-cancel:
 		// The client answers its permission requests "cancelled" itself;
 		// a well-behaved agent stops at once.
-		return ending{cancelled: true}, nil
+		return ending{cancelled: true}
 	case <-p.eof:
 		select {
-		case r = <-ch: // it came just before the end
+		case r = <-s.ch: // it came just before the end
 		default:
-			return ending{eof: true}, nil
+			return ending{eof: true}
 		}
 	case <-p.ctx.Done():
-		return ending{eof: true}, nil
-	}
-	if it.answer == nil {
-		return ending{}, nil // the recording ends here: nothing to compare
+		return ending{eof: true}
 	}
 	if it.method == "terminal/create" {
 		var rec, got struct {
@@ -476,9 +492,9 @@ func (p *player) request(it *item, turn int, cancel chan struct{}) (ending, erro
 	result, errObj := p.rw.in(r.result), p.rw.in(r.err)
 	if d := compareAnswer(it, result, errObj, p.titles); d != nil {
 		d.Turn = turn
-		return ending{div: d}, nil
+		return ending{div: d}
 	}
-	return ending{}, nil
+	return ending{}
 }
 
 // compareAnswer compares the client's answer to a recorded request with the

@@ -303,7 +303,7 @@ func TestParseShape(t *testing.T) {
 		return ks
 	}
 	p1, p2 := rec.prompts[0], rec.prompts[1]
-	if got, want := kinds(p1.during), []itemKind{itemMessage, itemRequest, itemRequest, itemRaw}; !equalKinds(got, want) {
+	if got, want := kinds(p1.during), []itemKind{itemMessage, itemRequest, itemAwait, itemRequest, itemAwait, itemRaw}; !equalKinds(got, want) {
 		t.Errorf("turn 1 = %v, want %v", got, want)
 	}
 	if p1.during[1].answer == nil || p1.during[1].answer.line != 9 || len(p1.after) != 1 || p1.answer.line != 13 {
@@ -428,4 +428,28 @@ func TestRunStopsWithItsContext(t *testing.T) {
 	if _, err := io.WriteString(inW, "x\n"); err == nil {
 		t.Error("stdin still read after Run returned")
 	}
+}
+
+// TestRunRequestsInFlightTogether: requests the recorded agent made before
+// any answer came go out together; each answer is awaited where the
+// recording has it.
+func TestRunRequestsInFlightTogether(t *testing.T) {
+	lines := strings.SplitAfter(recorded, "\n")
+	both := strings.Join(lines[:5], "") +
+		`{"t":5,"dir":"c2a","msg":{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"two"}]}}}
+{"t":6,"dir":"a2c","msg":{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s1","path":"/rec/a"}}}
+{"t":6,"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"method":"fs/read_text_file","params":{"sessionId":"s1","path":"/rec/b"}}}
+{"t":7,"dir":"c2a","msg":{"jsonrpc":"2.0","id":2,"result":{"content":"B"}}}
+{"t":7,"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"result":{"content":"A"}}}
+{"t":8,"dir":"a2c","msg":{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}}
+`
+	c := start(t, both)
+	c.handshake("/rec")
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"two"}]}}`)
+	c.expect(`"id":1,`, `"path":"/rec/a"`)
+	c.expect(`"id":2,`, `"path":"/rec/b"`)
+	c.send(`{"jsonrpc":"2.0","id":1,"result":{"content":"A"}}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"result":{"content":"B"}}`)
+	c.expect(`"id":10,`, `"stopReason":"end_turn"`)
+	c.end()
 }
