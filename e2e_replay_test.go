@@ -110,18 +110,22 @@ func replayDir(t *testing.T, transcript []byte, scenario string, files map[strin
 	return dir
 }
 
-// comparable is a scenario's result as JSON, without what a replay changes
-// by design: durations, transcript paths, the agent's command; the
-// recording's directory is replaced by the replay's.
-func comparable(t *testing.T, r output.Results, from, to string) any {
+// comparable is a run's scenario results as JSON, without what a replay
+// changes by design: durations, transcript paths, the agent's command (and
+// the judge's); each pair of moves (old, new) replaces a recorded path by
+// the replay's.
+func comparable(t *testing.T, r output.Results, moves ...string) any {
 	t.Helper()
 	data, err := json.Marshal(r.Scenarios)
 	if err != nil {
 		t.Fatal(err)
 	}
-	data = []byte(strings.ReplaceAll(string(data), from, to))
+	s := string(data)
+	for i := 0; i+1 < len(moves); i += 2 {
+		s = strings.ReplaceAll(s, moves[i], moves[i+1])
+	}
 	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
 		t.Fatal(err)
 	}
 	var strip func(any)
@@ -130,8 +134,11 @@ func comparable(t *testing.T, r output.Results, from, to string) any {
 		case map[string]any:
 			delete(x, "durationMs")
 			delete(x, "transcript")
-			if a, ok := x["agent"].(map[string]any); ok {
+			switch a := x["agent"].(type) {
+			case map[string]any:
 				delete(a, "command")
+			case string: // a judge's: its command, joined
+				delete(x, "agent")
 			}
 			for _, e := range x {
 				strip(e)
@@ -170,7 +177,7 @@ func TestReplayGivesTheRecordedResults(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("replay: exit %d, want 0\n%s", res.code, res.stderr)
 	}
-	if diff := cmp.Diff(comparable(t, rec, recDir, dir), comparable(t, got, dir, dir)); diff != "" {
+	if diff := cmp.Diff(comparable(t, rec, recDir, dir), comparable(t, got)); diff != "" {
 		t.Errorf("replayed results differ from the recorded ones (-recorded +replayed):\n%s", diff)
 	}
 	if cmd := got.Scenarios[0].Agent.Command; len(cmd) != 3 || cmd[1] != "replay" || cmd[2] != filepath.Join(dir, "rec", "fix.jsonl") {
@@ -248,7 +255,7 @@ turns:
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
-	if diff := cmp.Diff(comparable(t, rec, recDir, dir), comparable(t, got, dir, dir)); diff != "" {
+	if diff := cmp.Diff(comparable(t, rec, recDir, dir), comparable(t, got)); diff != "" {
 		t.Errorf("replayed results differ (-recorded +replayed):\n%s", diff)
 	}
 	if tr := got.Scenarios[0].Turns[0]; tr.StopReason != "cancelled" || tr.CancelCause != "turnTimeout" {
@@ -368,5 +375,60 @@ func TestReplayValidate(t *testing.T) {
 		if !strings.Contains(res.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
 		}
+	}
+}
+
+// TestReplayWorkspaceAndJudge records the eval example (a workspace copy,
+// a verify command, a judge agent with its own transcript) and replays
+// both transcripts, the scenario's and the judge's, in another directory:
+// the paths of the recorded workspace copy are moved to the new copy, and
+// the results are the same.
+func TestReplayWorkspaceAndJudge(t *testing.T) {
+	files := map[string]string{}
+	for _, name := range []string{
+		"evals/fix-greeting.yaml", "evals/fixture/README.md", "evals/fixture/greeting.txt",
+		"evals/fixture/notes/keep.txt", "evals/golden/greeting.txt",
+		"agents/fix-greeting.mock.yaml", "agents/judge.mock.yaml",
+	} {
+		files[name] = string(readFile(t, filepath.Join("examples", name)))
+	}
+	recDir := realTempDir(t)
+	writeFiles(t, recDir, files)
+	res := acprun(t, filepath.Join(recDir, "evals"), "run", "fix-greeting.yaml", "-o", "../rec.json", "--transcripts", "../tr")
+	if res.code != 0 {
+		t.Fatalf("recording: exit %d\n%s", res.code, res.stderr)
+	}
+	rec := readResults(t, filepath.Join(recDir, "rec.json"))
+
+	dir := realTempDir(t)
+	scenario := strings.Replace(files["evals/fix-greeting.yaml"],
+		"command: [acprun, mock-agent, ../agents/fix-greeting.mock.yaml]", "replay: ../tr/fix-greeting.jsonl", 1)
+	scenario = strings.Replace(scenario,
+		"agent: {command: [acprun, mock-agent, ../agents/judge.mock.yaml]}", "agent: {replay: ../tr/fix-greeting.judge.jsonl}", 1)
+	if !strings.Contains(scenario, "fix-greeting.judge.jsonl") || !strings.Contains(scenario, "tr/fix-greeting.jsonl") {
+		t.Fatalf("the example changed; the test's replacements no longer apply:\n%s", scenario)
+	}
+	files["evals/fix-greeting.yaml"] = scenario
+	delete(files, "agents/fix-greeting.mock.yaml") // the replay needs no agent
+	delete(files, "agents/judge.mock.yaml")
+	writeFiles(t, dir, files)
+	for _, name := range []string{"fix-greeting.jsonl", "fix-greeting.judge.jsonl"} {
+		writeFiles(t, dir, map[string]string{"tr/" + name: string(readFile(t, filepath.Join(recDir, "tr", name)))})
+	}
+	res = acprun(t, filepath.Join(dir, "evals"), "run", "fix-greeting.yaml", "-o", "../out.json")
+	if res.code != 0 {
+		t.Fatalf("replay: exit %d\n%s", res.code, res.stderr)
+	}
+	got := readResults(t, filepath.Join(dir, "out.json"))
+	rs, gs := rec.Scenarios[0], got.Scenarios[0]
+	if rs.Workspace == nil || gs.Workspace == nil || rs.Workspace.Path == gs.Workspace.Path {
+		t.Fatalf("workspaces %+v and %+v: want one copy for each run", rs.Workspace, gs.Workspace)
+	}
+	if gs.Judge == nil || !gs.Judge.Passed || gs.Judge.Text != rs.Judge.Text {
+		t.Errorf("judge = %+v, want the recorded verdict %+v", gs.Judge, rs.Judge)
+	}
+	want := comparable(t, rec, rs.Workspace.Path, gs.Workspace.Path, recDir, dir)
+	if diff := cmp.Diff(want, comparable(t, got)); diff != "" {
+		t.Errorf("replayed results differ (-recorded +replayed):\n%s", diff)
 	}
 }
