@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"unicode/utf8"
 
@@ -120,9 +121,16 @@ type wire struct {
 func Load(path string) (*Recording, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("transcript: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &Error{File: path, Msg: fmt.Sprintf("%v (a transcript is written by acprun run --transcripts DIR)", err)}
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, &Error{File: path, Msg: "is a directory, not a transcript (one is written per scenario by acprun run --transcripts DIR)"}
+	}
 	return Parse(path, f)
 }
 
