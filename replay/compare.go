@@ -385,3 +385,36 @@ func noteToolCall(titles map[string]string, msg json.RawMessage) {
 		titles[u.ToolCallID] = u.Title
 	}
 }
+
+// withoutURIs is a prompt without the uri of its blocks: an attached file
+// is compared by its content, since its absolute path changes with the
+// checkout the scenario runs from.
+func withoutURIs(prompt json.RawMessage) json.RawMessage {
+	if !bytes.Contains(prompt, []byte(`"uri"`)) {
+		return prompt
+	}
+	x, err := decode(prompt)
+	if err != nil {
+		return prompt
+	}
+	var drop func(any)
+	drop = func(v any) {
+		switch y := v.(type) {
+		case map[string]any:
+			delete(y, "uri")
+			for _, e := range y {
+				drop(e)
+			}
+		case []any:
+			for _, e := range y {
+				drop(e)
+			}
+		}
+	}
+	drop(x)
+	out, err := encode(x)
+	if err != nil {
+		return prompt
+	}
+	return out
+}

@@ -13,7 +13,8 @@
 //     session/set_mode gets the n-th recorded answer), with the incoming
 //     request's id; its params are not checked;
 //   - the k-th session/prompt is checked against the k-th recorded prompt
-//     (its content blocks), then what the agent sent during that turn is
+//     (its content blocks; an attached file by its content, not its uri),
+//     then what the agent sent during that turn is
 //     sent again in the recorded order: session/update notifications and
 //     other notifications as recorded, raw lines (garbage the agent printed)
 //     as recorded, and the agent's requests (session/request_permission,

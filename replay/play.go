@@ -47,9 +47,9 @@ const DivergedPrefix = "replay diverged: "
 //
 // Run returns nil once stdin has ended and every request read has been
 // answered (the agent's requests then fail, which ends their turn), or
-// ctx's cause when ctx ends, or the error of writing to stdout. When ctx
-// ends, stdin is closed if it is an io.Closer, so that the goroutine reading
-// it ends; otherwise that goroutine ends only with stdin.
+// ctx's cause when ctx ends, or the error of writing to stdout. Before it
+// returns it closes stdin if it is an io.Closer, so that the goroutine
+// reading it ends; otherwise that goroutine ends only with stdin.
 func Run(ctx context.Context, rec *Recording, stdin io.Reader, stdout, stderr io.Writer, opts Options) error {
 	p := &player{
 		rec:     rec,
@@ -68,13 +68,10 @@ func Run(ctx context.Context, rec *Recording, stdin io.Reader, stdout, stderr io
 	p.rw.recCwd = rec.cwd
 	go p.read(stdin)
 	err := p.serve()
-	if errors.Is(err, errStdout) {
-		return err
+	if c, ok := stdin.(io.Closer); ok {
+		c.Close() // ends the reading goroutine, if it still runs
 	}
-	if ctx.Err() != nil {
-		if c, ok := stdin.(io.Closer); ok {
-			c.Close()
-		}
+	if !errors.Is(err, errStdout) && ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
 	return err
@@ -305,7 +302,7 @@ func (p *player) checkPrompt(turn int, ex *exchange, in *incoming) *Divergence {
 	_ = json.Unmarshal(ex.params, &rec)
 	_ = json.Unmarshal(in.params, &got)
 	gotPrompt := p.rw.in(got.Prompt)
-	if sameJSON(rec.Prompt, gotPrompt) {
+	if sameJSON(withoutURIs(rec.Prompt), withoutURIs(gotPrompt)) {
 		return nil
 	}
 	rt, gt := promptText(rec.Prompt), promptText(gotPrompt)

@@ -453,3 +453,15 @@ func TestRunRequestsInFlightTogether(t *testing.T) {
 	c.expect(`"id":10,`, `"stopReason":"end_turn"`)
 	c.end()
 }
+
+func TestWithoutURIs(t *testing.T) {
+	rec := `[{"type":"text","text":"see"},{"type":"resource","resource":{"uri":"file:///home/me/NOTES.md","text":"notes"}}]`
+	moved := `[{"type":"text","text":"see"},{"type":"resource","resource":{"uri":"file:///ci/NOTES.md","text":"notes"}}]`
+	changed := `[{"type":"text","text":"see"},{"type":"resource","resource":{"uri":"file:///ci/NOTES.md","text":"other"}}]`
+	if !sameJSON(withoutURIs(json.RawMessage(rec)), withoutURIs(json.RawMessage(moved))) {
+		t.Error("a moved attachment with the same content diverged")
+	}
+	if sameJSON(withoutURIs(json.RawMessage(rec)), withoutURIs(json.RawMessage(changed))) {
+		t.Error("an attachment with other content matched")
+	}
+}
