@@ -36,9 +36,10 @@ result) must equal the recorded ones.
 When the client diverges from the recording (another answer or prompt, more
 prompts than recorded, a method the recording lacks), the turn stops and its
 prompt is answered with a JSON-RPC error "replay diverged: turn N: REQUEST:
-recorded X, got Y"; the same line goes to stderr. A session/cancel ends the
-turn with stopReason cancelled; where the recording holds the cancel, the
-replay waits for it there, as the recorded agent did.
+recorded X, got Y"; the same line goes to stderr. Later prompts are still
+played, each checked on its own. A session/cancel ends the turn with
+stopReason cancelled; where the recording holds the cancel, the replay waits
+for it there, as the recorded agent did.
 
 Paths under the recorded session cwd are moved to the replay's. A transcript
 holds one session. A transcript that is missing or invalid is reported as

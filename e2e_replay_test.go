@@ -51,6 +51,8 @@ turns:
   - steps:
       - text: "This answer is cut"
     stopReason: max_tokens
+  - steps: [{text: "over quota"}]
+    error: {code: -32000, message: "quota exceeded", data: {retryAfter: 60}}
 `
 
 // replayScenario is the scenario recorded; its agent line is replaced to
@@ -73,6 +75,8 @@ turns:
     expect: {text: {contains: good}}
   - prompt: "Explain."
     expect: {stopReason: max_tokens}
+  - prompt: "Once more."
+    expect: {stopReason: error}
 `
 
 // recordMock runs scenario on script in a new directory with --transcripts
@@ -185,6 +189,9 @@ func TestReplayGivesTheRecordedResults(t *testing.T) {
 	}
 	if data := readFile(t, filepath.Join(dir, "hello.txt")); string(data) != "hello\n" {
 		t.Errorf("hello.txt after the replay = %q, want the recorded write done again", data)
+	}
+	if tr := got.Scenarios[0].Turns[3]; tr.StopReason != "error" || !strings.Contains(tr.Error, "quota exceeded (code -32000)") {
+		t.Errorf("turn 4 = %s %q, want the recorded JSON-RPC error", tr.StopReason, tr.Error)
 	}
 }
 
@@ -430,5 +437,36 @@ func TestReplayWorkspaceAndJudge(t *testing.T) {
 	want := comparable(t, rec, rs.Workspace.Path, gs.Workspace.Path, recDir, dir)
 	if diff := cmp.Diff(want, comparable(t, got)); diff != "" {
 		t.Errorf("replayed results differ (-recorded +replayed):\n%s", diff)
+	}
+}
+
+// TestReplayOfAnAgentIgnoringCancel: the recorded agent never answered its
+// cancelled prompt; the replay stays as silent, so acprun finds it
+// unresponsive again, with the same results.
+func TestReplayOfAnAgentIgnoringCancel(t *testing.T) {
+	scenario := `name: fix
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turnTimeout: 200ms
+cancelGrace: 300ms
+turns:
+  - prompt: one
+  - prompt: two
+`
+	recDir, rec := recordMock(t, "turns:\n  - steps: [{text: busy}, {hang: true}]\n", scenario, nil)
+	if tr := rec.Scenarios[0].Turns[0]; tr.StopReason != "unresponsive" {
+		t.Fatalf("recording: turn 1 %s, want unresponsive", tr.StopReason)
+	}
+	dir := replayDir(t, readFile(t, filepath.Join(recDir, "tr", "fix.jsonl")), scenario, nil)
+	res, got := runResults(t, dir, "s.yaml")
+	if res.code != 1 {
+		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	gs := got.Scenarios[0]
+	if gs.Turns[0].StopReason != "unresponsive" || gs.Turns[1].StopReason != "skipped" || gs.Status != "error" {
+		t.Errorf("turns %s, %s, status %s; want unresponsive, skipped, error", gs.Turns[0].StopReason, gs.Turns[1].StopReason, gs.Status)
+	}
+	if !strings.Contains(gs.StderrTail, "never answered the cancelled prompt") {
+		t.Errorf("stderr = %q, want the replay saying why it is silent", gs.StderrTail)
 	}
 }

@@ -46,9 +46,11 @@
 // recording itself holds the client's session/cancel in that turn, the
 // replay waits for the client's cancel at that point, as the recorded agent
 // did (so that a recorded timeout times out again), then plays what the
-// recorded agent sent after it. A request whose answer the recording lacks
-// (a transcript cut short) is answered with an error saying the recording
-// ends there.
+// recorded agent sent after it; if the recorded agent never answered the
+// cancelled prompt, neither does the replay (acprun then finds it
+// unresponsive, as it found the recorded agent). Any other request whose
+// answer the recording lacks (a transcript cut short) is answered with an
+// error saying the recording ends there.
 //
 // # Paths
 //

@@ -272,6 +272,15 @@ func (p *player) handle(in *incoming) error {
 		return p.answer(in.id, json.RawMessage(`{"stopReason":"cancelled"}`), nil)
 	case end.eof:
 		return p.answer(in.id, nil, errorJSON(acp.CodeInternalError, "replay: the client closed its input before the turn ended", nil))
+	case ex.answer == nil && end.cancelPassed:
+		// The recorded agent never answered the cancelled prompt: stay as
+		// silent as it did, until the client gives up.
+		fmt.Fprintf(p.stderr, "acprun replay: %s:%d: the recorded agent never answered the cancelled prompt (turn %d): neither does the replay\n", p.rec.File, ex.line, turn)
+		select {
+		case <-p.eof:
+		case <-p.ctx.Done():
+		}
+		return p.ctx.Err()
 	case ex.answer == nil:
 		what := in.method
 		if turn > 0 {
@@ -345,11 +354,13 @@ type playState struct {
 	cancel chan struct{} // closed by the client's session/cancel; nil outside a prompt
 }
 
-// ending says why play stopped before the end of its items.
+// ending says why play stopped before the end of its items, or that it
+// played them all past a recorded cancel.
 type ending struct {
-	div       *Divergence
-	cancelled bool // the client cancelled where the recording did not
-	eof       bool // stdin ended while an answer or a cancel was awaited
+	div          *Divergence
+	cancelled    bool // the client cancelled where the recording did not
+	eof          bool // stdin ended while an answer or a cancel was awaited
+	cancelPassed bool // every item was played, a recorded cancel among them
 }
 
 // play sends items in order. It stops at a divergence, at the client's
@@ -358,6 +369,7 @@ type ending struct {
 // is that of writing.
 func (p *player) play(items []*item, st playState) (ending, error) {
 	cancel := st.cancel
+	passed := false
 	for _, it := range items {
 		if it.kind == itemCancel {
 			select {
@@ -367,6 +379,7 @@ func (p *player) play(items []*item, st playState) (ending, error) {
 				return ending{eof: true}, nil
 			}
 			cancel = nil // from here on the recording was cancelled too
+			passed = true
 			continue
 		}
 		if closed(cancel) {
@@ -399,7 +412,7 @@ func (p *player) play(items []*item, st playState) (ending, error) {
 			}
 		}
 	}
-	return ending{}, nil
+	return ending{cancelPassed: passed}, nil
 }
 
 // wait sleeps until the item's recorded time after the request; stop is
