@@ -79,10 +79,10 @@ turns:
     expect: {stopReason: error}
 `
 
-// recordMock runs scenario on script in a new directory with --transcripts
+// replayRecord runs scenario on script in a new directory with --transcripts
 // and returns the directory and the results; the transcript of scenario
 // name is dir/tr/NAME.jsonl.
-func recordMock(t *testing.T, script, scenario string, files map[string]string) (string, output.Results) {
+func replayRecord(t *testing.T, script, scenario string, files map[string]string) (string, output.Results) {
 	t.Helper()
 	dir := realTempDir(t)
 	all := map[string]string{"agent.mock.yaml": script, "s.yaml": scenario}
@@ -97,9 +97,9 @@ func recordMock(t *testing.T, script, scenario string, files map[string]string) 
 	return dir, readResults(t, filepath.Join(dir, "rec.json"))
 }
 
-// replayDir makes a new directory holding files, the transcript from
-// (copied to rec/NAME.jsonl) and scenario with its agent replaced by
-// agent: {replay: rec/NAME.jsonl}.
+// replayDir makes a new directory holding files, the transcript (as
+// rec/fix.jsonl) and scenario with its mock agent replaced by agent:
+// {replay: rec/fix.jsonl}.
 func replayDir(t *testing.T, transcript []byte, scenario string, files map[string]string) string {
 	t.Helper()
 	dir := realTempDir(t)
@@ -114,11 +114,11 @@ func replayDir(t *testing.T, transcript []byte, scenario string, files map[strin
 	return dir
 }
 
-// comparable is a run's scenario results as JSON, without what a replay
+// replayComparable is a run's scenario results as JSON, without what a replay
 // changes by design: durations, transcript paths, the agent's command (and
 // the judge's); each pair of moves (old, new) replaces a recorded path by
 // the replay's.
-func comparable(t *testing.T, r output.Results, moves ...string) any {
+func replayComparable(t *testing.T, r output.Results, moves ...string) any {
 	t.Helper()
 	data, err := json.Marshal(r.Scenarios)
 	if err != nil {
@@ -157,7 +157,8 @@ func comparable(t *testing.T, r output.Results, moves ...string) any {
 	return v
 }
 
-func readFile(t *testing.T, path string) []byte {
+// replayRead returns the contents of the file at path.
+func replayRead(t *testing.T, path string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -170,24 +171,24 @@ func readFile(t *testing.T, path string) []byte {
 // transcript in another directory, and gets the same results, with the
 // file written through the client again.
 func TestReplayGivesTheRecordedResults(t *testing.T) {
-	recDir, rec := recordMock(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
+	recDir, rec := replayRecord(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
 	if rec.Scenarios[0].Status != "passed" {
 		t.Fatalf("recording: %+v", rec.Scenarios[0])
 	}
-	transcript := readFile(t, filepath.Join(recDir, "tr", "fix.jsonl"))
+	transcript := replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl"))
 
 	dir := replayDir(t, transcript, replayScenario, map[string]string{"hello.txt": "helo\n"})
 	res, got := runResults(t, dir, "s.yaml")
 	if res.code != 0 {
 		t.Fatalf("replay: exit %d, want 0\n%s", res.code, res.stderr)
 	}
-	if diff := cmp.Diff(comparable(t, rec, recDir, dir), comparable(t, got)); diff != "" {
+	if diff := cmp.Diff(replayComparable(t, rec, recDir, dir), replayComparable(t, got)); diff != "" {
 		t.Errorf("replayed results differ from the recorded ones (-recorded +replayed):\n%s", diff)
 	}
 	if cmd := got.Scenarios[0].Agent.Command; len(cmd) != 3 || cmd[1] != "replay" || cmd[2] != filepath.Join(dir, "rec", "fix.jsonl") {
 		t.Errorf("agent command = %q, want acprun replay and the transcript's absolute path", cmd)
 	}
-	if data := readFile(t, filepath.Join(dir, "hello.txt")); string(data) != "hello\n" {
+	if data := replayRead(t, filepath.Join(dir, "hello.txt")); string(data) != "hello\n" {
 		t.Errorf("hello.txt after the replay = %q, want the recorded write done again", data)
 	}
 	if tr := got.Scenarios[0].Turns[3]; tr.StopReason != "error" || !strings.Contains(tr.Error, "quota exceeded (code -32000)") {
@@ -199,8 +200,8 @@ func TestReplayGivesTheRecordedResults(t *testing.T) {
 // changed rules now deny: the turn fails with the divergence, named on
 // stderr and in the results, and nothing recorded after it is played.
 func TestReplayReportsADivergence(t *testing.T) {
-	recDir, _ := recordMock(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
-	transcript := readFile(t, filepath.Join(recDir, "tr", "fix.jsonl"))
+	recDir, _ := replayRecord(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
+	transcript := replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl"))
 	denyEdits := strings.Replace(replayScenario, "    - kind: edit\n      path: hello.txt\n", "", 1)
 	dir := replayDir(t, transcript, denyEdits, map[string]string{"hello.txt": "helo\n"})
 
@@ -219,7 +220,7 @@ func TestReplayReportsADivergence(t *testing.T) {
 	if tr := sc.Turns[0]; tr.Text != "read: helo\n" || len(tr.ToolCalls) != 2 || tr.ToolCalls[1].Status != "pending" {
 		t.Errorf("turn 1 text %q, tool calls %+v; want what came before the divergence and nothing after", tr.Text, tr.ToolCalls)
 	}
-	if data := readFile(t, filepath.Join(dir, "hello.txt")); string(data) != "helo\n" {
+	if data := replayRead(t, filepath.Join(dir, "hello.txt")); string(data) != "helo\n" {
 		t.Errorf("hello.txt = %q, want it untouched (the recorded write came after the allow)", data)
 	}
 }
@@ -227,8 +228,8 @@ func TestReplayReportsADivergence(t *testing.T) {
 // TestReplayPromptDivergence: a prompt changed since the recording is a
 // divergence of that turn.
 func TestReplayPromptDivergence(t *testing.T) {
-	recDir, _ := recordMock(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
-	transcript := readFile(t, filepath.Join(recDir, "tr", "fix.jsonl"))
+	recDir, _ := replayRecord(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
+	transcript := replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl"))
 	dir := replayDir(t, transcript, strings.Replace(replayScenario, `"Check it."`, `"Check it twice."`, 1), map[string]string{"hello.txt": "helo\n"})
 
 	res, got := runResults(t, dir, "s.yaml")
@@ -254,15 +255,15 @@ turns:
   - prompt: one
     expect: {stopReason: cancelled}
 `
-	recDir, rec := recordMock(t, waitingAgent, scenario, nil)
-	transcript := readFile(t, filepath.Join(recDir, "tr", "fix.jsonl"))
+	recDir, rec := replayRecord(t, waitingAgent, scenario, nil)
+	transcript := replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl"))
 	dir := replayDir(t, transcript, scenario, nil)
 
 	res, got := runResults(t, dir, "s.yaml")
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
-	if diff := cmp.Diff(comparable(t, rec, recDir, dir), comparable(t, got)); diff != "" {
+	if diff := cmp.Diff(replayComparable(t, rec, recDir, dir), replayComparable(t, got)); diff != "" {
 		t.Errorf("replayed results differ (-recorded +replayed):\n%s", diff)
 	}
 	if tr := got.Scenarios[0].Turns[0]; tr.StopReason != "cancelled" || tr.CancelCause != "turnTimeout" {
@@ -274,8 +275,8 @@ turns:
 // waits for its answer to a permission request (held by answerDelay); the
 // replay stops and answers cancelled, as a well-behaved agent does.
 func TestReplayCancelledByTheClient(t *testing.T) {
-	recDir, _ := recordMock(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
-	transcript := readFile(t, filepath.Join(recDir, "tr", "fix.jsonl"))
+	recDir, _ := replayRecord(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
+	transcript := replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl"))
 	slow := strings.Replace(replayScenario, "turnTimeout: 30s\npermissions:\n", "turnTimeout: 300ms\npermissions:\n  answerDelay: 1h\n", 1)
 	slow = strings.Replace(slow, `expect: {text: {contains: Fixed}, toolCalls: {used: [edit]}}`, `expect: {stopReason: cancelled}`, 1)
 	dir := replayDir(t, transcript, slow, map[string]string{"hello.txt": "helo\n"})
@@ -300,8 +301,8 @@ func TestReplayCancelledByTheClient(t *testing.T) {
 // line half written) plays turn 1, and turn 2 fails saying the recording
 // ends there.
 func TestReplayTruncatedTranscript(t *testing.T) {
-	recDir, _ := recordMock(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
-	transcript := readFile(t, filepath.Join(recDir, "tr", "fix.jsonl"))
+	recDir, _ := replayRecord(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
+	transcript := replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl"))
 	lines := strings.SplitAfter(string(transcript), "\n")
 	cut := -1
 	for i, l := range lines {
@@ -397,7 +398,7 @@ func TestReplayWorkspaceAndJudge(t *testing.T) {
 		"evals/fixture/notes/keep.txt", "evals/golden/greeting.txt",
 		"agents/fix-greeting.mock.yaml", "agents/judge.mock.yaml",
 	} {
-		files[name] = string(readFile(t, filepath.Join("examples", name)))
+		files[name] = string(replayRead(t, filepath.Join("examples", name)))
 	}
 	recDir := realTempDir(t)
 	writeFiles(t, recDir, files)
@@ -420,7 +421,7 @@ func TestReplayWorkspaceAndJudge(t *testing.T) {
 	delete(files, "agents/judge.mock.yaml")
 	writeFiles(t, dir, files)
 	for _, name := range []string{"fix-greeting.jsonl", "fix-greeting.judge.jsonl"} {
-		writeFiles(t, dir, map[string]string{"tr/" + name: string(readFile(t, filepath.Join(recDir, "tr", name)))})
+		writeFiles(t, dir, map[string]string{"tr/" + name: string(replayRead(t, filepath.Join(recDir, "tr", name)))})
 	}
 	res = acprun(t, filepath.Join(dir, "evals"), "run", "fix-greeting.yaml", "-o", "../out.json")
 	if res.code != 0 {
@@ -434,8 +435,8 @@ func TestReplayWorkspaceAndJudge(t *testing.T) {
 	if gs.Judge == nil || !gs.Judge.Passed || gs.Judge.Text != rs.Judge.Text {
 		t.Errorf("judge = %+v, want the recorded verdict %+v", gs.Judge, rs.Judge)
 	}
-	want := comparable(t, rec, rs.Workspace.Path, gs.Workspace.Path, recDir, dir)
-	if diff := cmp.Diff(want, comparable(t, got)); diff != "" {
+	want := replayComparable(t, rec, rs.Workspace.Path, gs.Workspace.Path, recDir, dir)
+	if diff := cmp.Diff(want, replayComparable(t, got)); diff != "" {
 		t.Errorf("replayed results differ (-recorded +replayed):\n%s", diff)
 	}
 }
@@ -453,11 +454,11 @@ turns:
   - prompt: one
   - prompt: two
 `
-	recDir, rec := recordMock(t, "turns:\n  - steps: [{text: busy}, {hang: true}]\n", scenario, nil)
+	recDir, rec := replayRecord(t, "turns:\n  - steps: [{text: busy}, {hang: true}]\n", scenario, nil)
 	if tr := rec.Scenarios[0].Turns[0]; tr.StopReason != "unresponsive" {
 		t.Fatalf("recording: turn 1 %s, want unresponsive", tr.StopReason)
 	}
-	dir := replayDir(t, readFile(t, filepath.Join(recDir, "tr", "fix.jsonl")), scenario, nil)
+	dir := replayDir(t, replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl")), scenario, nil)
 	res, got := runResults(t, dir, "s.yaml")
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
