@@ -17,7 +17,7 @@ func TestHelpSnapshots(t *testing.T) {
 	t.Setenv("COLUMNS", "80") // kong wraps help to the terminal's width
 	commands := [][]string{
 		{}, {"run"}, {"list"}, {"validate"}, {"schema"}, {"explain"}, {"merge"}, {"report"},
-		{"agents"}, {"probe"}, {"mock-agent"},
+		{"agents"}, {"probe"}, {"mock-agent"}, {"replay"},
 	}
 	for _, cmd := range commands {
 		name := strings.Join(append([]string{"acprun"}, cmd...), "-")

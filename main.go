@@ -90,6 +90,7 @@ type cli struct {
 	Schema    schemaCmd    `cmd:"" help:"Print the JSON Schema of the scenario format."`
 	Explain   explainCmd   `cmd:"" help:"Show how a scenario's permission rules answer one request."`
 	MockAgent mockAgentCmd `cmd:"" name:"mock-agent" help:"Run the scripted mock ACP agent on stdin/stdout."`
+	Replay    replayCmd    `cmd:"" help:"Play back a recorded transcript's agent side as an ACP agent on stdin/stdout."`
 	Merge     mergeCmd     `cmd:"" help:"Merge the JSON results of shards into one results file."`
 	Report    reportCmd    `cmd:"" help:"Render results as one self-contained HTML page."`
 	Agents    agentsCmd    `cmd:"" help:"List the named agents: built-in ones and those of the config file."`

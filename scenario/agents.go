@@ -208,6 +208,7 @@ type agentSpec struct {
 	auth, mode  *string
 	mcp         json.RawMessage // nil when not given
 	description string
+	replay      string // the absolute path of the transcript of agent: {replay: path}
 
 	commandSuggested bool // an unknown key was taken for a misspelt command
 }
@@ -289,14 +290,29 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 			if !isNull(v) {
 				spec.description, _ = p.str(v)
 			}
+		case "replay":
+			if path, ok := p.interp(v); ok {
+				spec.replay, _ = p.existingFile(v, "replay transcript", path)
+			}
 		}
 	}
 	if !scenarioForm {
 		spec.commandSuggested = m.suggested["command"]
 		return spec
 	}
-	name, cmd := m.has["name"], m.has["command"]
+	name, cmd, replay := m.has["name"], m.has["command"], m.has["replay"]
 	switch {
+	case replay != nil && (name != nil || cmd != nil):
+		other := "name"
+		if cmd != nil {
+			other = "command"
+		}
+		p.errorf(replay, "use either replay (a recorded transcript) or %s, not both", other)
+	case replay != nil:
+		if args := m.has["args"]; args != nil {
+			p.errorf(args, "args adds arguments to a named agent's command: a replay agent takes none")
+		}
+		spec.command = replayCommand(spec.replay)
 	case name != nil && cmd != nil:
 		p.errorf(cmd, "use either name (a named agent) or command, not both")
 	case name == nil:
@@ -366,6 +382,12 @@ func overlay(base Agent, spec agentSpec) Agent {
 		a.McpServers = spec.mcp
 	}
 	return a
+}
+
+// replayCommand is the command of agent: {replay: transcript}: acprun's
+// own replay agent, which the runner starts from the running binary.
+func replayCommand(transcript string) []string {
+	return []string{"acprun", "replay", transcript}
 }
 
 // errBareMock is the problem of the mock agent without a script.

@@ -139,6 +139,12 @@
 //
 //	agent: {name: mock, args: [agents/basic.mock.yaml]}
 //
+// An agent may instead replay a transcript recorded by `acprun run
+// --transcripts DIR`: `agent: {replay: transcripts/basic.jsonl}`, relative
+// to the file, which must exist (its contents are read when the scenario
+// runs). Its command is then [acprun, replay, ABSOLUTE-PATH], run by the
+// running acprun binary; it does not go with command, name or args.
+//
 // A permission rule needs at least one matcher (kind, title, command, path,
 // input); its examples are checked with approve.CheckExamples when the file
 // is loaded. YAML anchors, aliases and merge keys (<<) may be used; an

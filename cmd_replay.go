@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/acprun/acprun/replay"
+)
+
+// replayCmd is `acprun replay TRANSCRIPT`: an ACP agent on stdin/stdout
+// that plays back the agent side of a recorded transcript.
+type replayCmd struct {
+	// Transcript is the path as given, so that errors name the file as
+	// the user wrote it.
+	Transcript string `arg:"" help:"Transcript to play, as written by acprun run --transcripts DIR."`
+	Timing     bool   `help:"Wait the recorded gaps between the agent's messages (default: no waiting)."`
+}
+
+// Help is the long help.
+func (c *replayCmd) Help() string {
+	return `Plays back the agent side of a transcript recorded by "acprun run --transcripts
+DIR", speaking ACP (JSON-RPC) on stdin/stdout, so that scenarios run again
+against a recorded agent for free. In a scenario:
+
+  agent: {replay: transcripts/fix-vet.jsonl}   # relative to the scenario file
+
+Requests other than session/prompt get the answer recorded for the same call
+of that method. Each prompt must equal the recorded one; then the agent's
+updates, raw lines and requests of that turn are sent again in order, and the
+prompt is answered with the recorded stop reason. The client's answers to the
+agent's requests (a permission's outcome and option, an fs or terminal
+result) must equal the recorded ones.
+
+When the client diverges from the recording (another answer or prompt, more
+prompts than recorded, a method the recording lacks), the turn stops and its
+prompt is answered with a JSON-RPC error "replay diverged: turn N: REQUEST:
+recorded X, got Y"; the same line goes to stderr. Later prompts are still
+played, each checked on its own. A session/cancel ends the turn with
+stopReason cancelled; where the recording holds the cancel, the replay waits
+for it there, as the recorded agent did.
+
+Paths under the recorded session cwd are moved to the replay's. A transcript
+holds one session. A transcript that is missing or invalid is reported as
+file:line:col before anything is sent, with exit code 2.`
+}
+
+// Run plays the transcript on stdin/stdout.
+func (c *replayCmd) Run(ctx context.Context, g *globals) error {
+	rec, err := replay.Load(c.Transcript)
+	if err != nil {
+		var re *replay.Error
+		if errors.As(err, &re) {
+			fmt.Fprintln(g.Stderr, re)
+			fmt.Fprint(g.Stderr, re.Snippet())
+			return exitError{code: exitUsage}
+		}
+		return exitError{code: exitUsage, err: err}
+	}
+	for _, n := range rec.Notes {
+		fmt.Fprintf(g.Stderr, "acprun replay: %s\n", n)
+	}
+	stdin := g.Stdin
+	if f, ok := stdin.(*os.File); ok && f == os.Stdin {
+		stdin = interruptibleStdin(f)
+	}
+	err = replay.Run(ctx, rec, stdin, g.Stdout, g.Stderr, replay.Options{Timing: c.Timing})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return exitError{code: exitInterrupted}
+	}
+	return exitError{code: exitAgent, err: err}
+}

@@ -1,0 +1,420 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/acprun/acprun/redact"
+)
+
+// rewriter moves what the recording says into the replay's world (out) and
+// what the client says back into the recording's (in): paths under the
+// recorded session cwd, and the terminal ids the client gave.
+type rewriter struct {
+	recCwd, liveCwd string
+	terms           map[string]string // recorded terminal id → the client's
+	termsBack       map[string]string // the client's terminal id → recorded
+}
+
+// out rewrites a recorded JSON value for sending.
+func (r *rewriter) out(v json.RawMessage) json.RawMessage {
+	return r.rewrite(v, r.recCwd, r.liveCwd, r.terms)
+}
+
+// in rewrites a JSON value the client sent for comparing with the recording.
+func (r *rewriter) in(v json.RawMessage) json.RawMessage {
+	return r.rewrite(v, r.liveCwd, r.recCwd, r.termsBack)
+}
+
+// mapTerminal records that the client named terminal rec (recorded) got.
+func (r *rewriter) mapTerminal(rec, got string) {
+	if rec == "" || got == "" || rec == got {
+		return
+	}
+	if r.terms == nil {
+		r.terms, r.termsBack = map[string]string{}, map[string]string{}
+	}
+	r.terms[rec], r.termsBack[got] = got, rec
+}
+
+func (r *rewriter) rewrite(v json.RawMessage, from, to string, terms map[string]string) json.RawMessage {
+	moveCwd := from != "" && to != "" && from != to && bytes.Contains(v, []byte(jsonInner(from)))
+	if len(v) == 0 || (!moveCwd && len(terms) == 0) {
+		return v
+	}
+	x, err := decode(v)
+	if err != nil {
+		return v
+	}
+	if !moveCwd {
+		from, to = "", ""
+	}
+	x = walk(x, "", func(key, s string) string {
+		if key == "terminalId" {
+			if t, ok := terms[s]; ok {
+				return t
+			}
+		}
+		if from != "" {
+			return movePath(s, from, to)
+		}
+		return s
+	})
+	out, err := encode(x)
+	if err != nil {
+		return v
+	}
+	return out
+}
+
+// jsonInner is s as it appears inside a JSON string (without the quotes).
+func jsonInner(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
+}
+
+// movePath replaces, in s, each occurrence of the directory from that
+// stands as a path of its own (not inside a longer name) by to.
+func movePath(s, from, to string) string {
+	if !strings.Contains(s, from) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, from)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(from)
+		whole := (i == 0 || !isNameByte(s[i-1])) && (end == len(s) || !isNameByte(s[end]) || s[end] == '/')
+		b.WriteString(s[:i])
+		if whole {
+			b.WriteString(to)
+		} else {
+			b.WriteString(from)
+		}
+		s = s[end:]
+	}
+}
+
+// isNameByte reports whether c may be part of a file name next to a path
+// (so that /a/bc is not taken for /a/b followed by c).
+func isNameByte(c byte) bool {
+	return c == '.' || c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= 0x80
+}
+
+// walk returns x with f applied to every string value (key is the member
+// name the value is under, "" in an array).
+func walk(x any, key string, f func(key, s string) string) any {
+	switch v := x.(type) {
+	case string:
+		return f(key, v)
+	case map[string]any:
+		for k, e := range v {
+			v[k] = walk(e, k, f)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = walk(e, key, f)
+		}
+	}
+	return x
+}
+
+func decode(v json.RawMessage) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(v))
+	d.UseNumber()
+	var x any
+	err := d.Decode(&x)
+	return x, err
+}
+
+func encode(x any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	e := json.NewEncoder(&buf)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(x); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// sameJSON reports whether got matches rec, a recorded JSON value: equal
+// values, where a recorded string holding redact.Marker matches any text in
+// its place. Missing values (nil) match only each other.
+func sameJSON(rec, got json.RawMessage) bool {
+	if len(rec) == 0 || len(got) == 0 {
+		return len(rec) == len(got)
+	}
+	rx, err1 := decode(rec)
+	gx, err2 := decode(got)
+	if err1 != nil || err2 != nil {
+		return bytes.Equal(rec, got)
+	}
+	return match(rx, gx)
+}
+
+func match(rec, got any) bool {
+	switch r := rec.(type) {
+	case string:
+		g, ok := got.(string)
+		if !ok {
+			return false
+		}
+		if strings.Contains(r, redact.Marker) {
+			return redactedPattern(r).MatchString(g)
+		}
+		return r == g
+	case json.Number:
+		g, ok := got.(json.Number)
+		if !ok {
+			return false
+		}
+		if r == g {
+			return true
+		}
+		rf, err1 := r.Float64()
+		gf, err2 := g.Float64()
+		return err1 == nil && err2 == nil && rf == gf
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok || len(g) != len(r) {
+			return false
+		}
+		for k, rv := range r {
+			gv, ok := g[k]
+			if !ok || !match(rv, gv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(r) {
+			return false
+		}
+		for i := range r {
+			if !match(r[i], g[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return rec == got
+}
+
+// redactedPattern matches a text in which each redact.Marker of s stands for
+// a secret.
+func redactedPattern(s string) *regexp.Regexp {
+	parts := strings.Split(s, redact.Marker)
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return regexp.MustCompile(`(?s)\A` + strings.Join(parts, ".+?") + `\z`)
+}
+
+// excerpt shows a JSON value (or text) in a message, cut at max characters.
+func excerpt(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return string(r[:max]) + "…"
+}
+
+// errorObject is a JSON-RPC error as compared and shown.
+type errorObject struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// describeAnswer shows an answer: "result {…}" or "error -32002 "…"".
+func describeAnswer(result, errObj json.RawMessage) string {
+	if len(errObj) > 0 {
+		var e errorObject
+		if json.Unmarshal(errObj, &e) == nil {
+			return fmt.Sprintf("error %d %q", e.Code, excerpt(e.Message, 200))
+		}
+		return "error " + excerpt(string(errObj), 200)
+	}
+	if len(result) == 0 {
+		return "no result"
+	}
+	return "result " + excerpt(string(result), 200)
+}
+
+// sameAnswer compares the client's answer with the recorded one: errors by
+// code and message, results as JSON.
+func sameAnswer(rec *answer, result, errObj json.RawMessage) bool {
+	if (len(rec.err) > 0) != (len(errObj) > 0) {
+		return false
+	}
+	if len(errObj) > 0 {
+		var re, ge errorObject
+		if json.Unmarshal(rec.err, &re) != nil || json.Unmarshal(errObj, &ge) != nil {
+			return bytes.Equal(rec.err, errObj)
+		}
+		return re.Code == ge.Code && match(re.Message, ge.Message)
+	}
+	if isNull(rec.result) && isNull(result) {
+		return true
+	}
+	return sameJSON(rec.result, result)
+}
+
+func isNull(v json.RawMessage) bool {
+	t := bytes.TrimSpace(v)
+	return len(t) == 0 || string(t) == "null" || string(t) == "{}"
+}
+
+// permissionChoice is the outcome of a permission answer.
+type permissionChoice struct {
+	Outcome  string `json:"outcome"`
+	OptionID string `json:"optionId,omitempty"`
+}
+
+// permissionOutcome reads the outcome of a permission answer; ok is false
+// when the answer is an error or has no outcome.
+func permissionOutcome(result, errObj json.RawMessage) (permissionChoice, bool) {
+	if len(errObj) > 0 {
+		return permissionChoice{}, false
+	}
+	var r struct {
+		Outcome *permissionChoice `json:"outcome"`
+	}
+	if json.Unmarshal(result, &r) != nil || r.Outcome == nil {
+		return permissionChoice{}, false
+	}
+	return *r.Outcome, true
+}
+
+// describeChoice shows a permission outcome with the kind of its option:
+// `selected "allow" (allow_once)`, `cancelled`.
+func describeChoice(c permissionChoice, params json.RawMessage) string {
+	if c.Outcome != "selected" {
+		return c.Outcome
+	}
+	var p struct {
+		Options []struct {
+			OptionID string `json:"optionId"`
+			Kind     string `json:"kind"`
+		} `json:"options"`
+	}
+	_ = json.Unmarshal(params, &p)
+	for _, o := range p.Options {
+		if o.OptionID == c.OptionID && o.Kind != "" {
+			return fmt.Sprintf("selected %q (%s)", c.OptionID, o.Kind)
+		}
+	}
+	return fmt.Sprintf("selected %q", c.OptionID)
+}
+
+// describeRequest names an agent's request by what it is about: the tool
+// call of a permission request, the path of an fs request, the command of
+// terminal/create, the terminal of the other terminal requests.
+// A permission request without a title takes the one its tool call was
+// announced with (titles: tool call id → title).
+func describeRequest(method string, params json.RawMessage, titles map[string]string) string {
+	var p struct {
+		ToolCall struct {
+			ToolCallID string `json:"toolCallId"`
+			Title      string `json:"title"`
+		} `json:"toolCall"`
+		Path       string `json:"path"`
+		Command    string `json:"command"`
+		TerminalID string `json:"terminalId"`
+	}
+	_ = json.Unmarshal(params, &p)
+	if p.ToolCall.Title == "" {
+		p.ToolCall.Title = titles[p.ToolCall.ToolCallID]
+	}
+	switch {
+	case method == "session/request_permission" && p.ToolCall.Title != "":
+		return fmt.Sprintf("%s for %q (tool call %s)", method, excerpt(p.ToolCall.Title, 80), p.ToolCall.ToolCallID)
+	case method == "session/request_permission":
+		return fmt.Sprintf("%s for tool call %s", method, p.ToolCall.ToolCallID)
+	case p.Path != "":
+		return method + " " + p.Path
+	case p.Command != "":
+		return fmt.Sprintf("%s %q", method, excerpt(p.Command, 80))
+	case p.TerminalID != "":
+		return method + " " + p.TerminalID
+	}
+	return method
+}
+
+// promptText is the text blocks of a prompt, joined with newlines.
+func promptText(prompt json.RawMessage) string {
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(prompt, &blocks)
+	var texts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			texts = append(texts, b.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
+// noteToolCall keeps, in titles, the title of a tool call that msg (a
+// session/update) announces or renames.
+func noteToolCall(titles map[string]string, msg json.RawMessage) {
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Update struct {
+				SessionUpdate string `json:"sessionUpdate"`
+				ToolCallID    string `json:"toolCallId"`
+				Title         string `json:"title"`
+			} `json:"update"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(msg, &m) != nil || m.Method != "session/update" {
+		return
+	}
+	u := m.Params.Update
+	if (u.SessionUpdate == "tool_call" || u.SessionUpdate == "tool_call_update") && u.ToolCallID != "" && u.Title != "" {
+		titles[u.ToolCallID] = u.Title
+	}
+}
+
+// withoutURIs is a prompt without the uri of its blocks: an attached file
+// is compared by its content, since its absolute path changes with the
+// checkout the scenario runs from.
+func withoutURIs(prompt json.RawMessage) json.RawMessage {
+	if !bytes.Contains(prompt, []byte(`"uri"`)) {
+		return prompt
+	}
+	x, err := decode(prompt)
+	if err != nil {
+		return prompt
+	}
+	var drop func(any)
+	drop = func(v any) {
+		switch y := v.(type) {
+		case map[string]any:
+			delete(y, "uri")
+			for _, e := range y {
+				drop(e)
+			}
+		case []any:
+			for _, e := range y {
+				drop(e)
+			}
+		}
+	}
+	drop(x)
+	out, err := encode(x)
+	if err != nil {
+		return prompt
+	}
+	return out
+}

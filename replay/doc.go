@@ -1,0 +1,69 @@
+// Package replay is an ACP agent that plays back the agent side of a
+// transcript recorded by `acprun run --transcripts DIR`, so that a
+// scenario's rules and expectations can be run again against an expensive
+// agent's recorded behaviour, for free and in an instant.
+//
+// Load reads a transcript (JSONL lines {"t": ms, "dir": "c2a"|"a2c",
+// "msg": {…}} or {"t", "dir", "raw": "…"}) into a Recording, and Run plays
+// it on stdin/stdout:
+//
+//   - every request of the client other than session/prompt (initialize,
+//     authenticate, session/new, session/set_mode, …) is answered with the
+//     result or error recorded for the same call of that method (the n-th
+//     session/set_mode gets the n-th recorded answer), with the incoming
+//     request's id; its params are not checked;
+//   - the k-th session/prompt is checked against the k-th recorded prompt
+//     (its content blocks; an attached file by its content, not its uri),
+//     then what the agent sent during that turn is
+//     sent again in the recorded order: session/update notifications and
+//     other notifications as recorded, raw lines (garbage the agent printed)
+//     as recorded, and the agent's requests (session/request_permission,
+//     fs/*, terminal/*) with fresh ids; the client's answer to each is
+//     awaited where the recording has it (so requests the agent made
+//     together still go out together) and checked against the recorded one
+//     (a permission's outcome and optionId; the result or error of the
+//     others); then the prompt is answered with the recorded stop reason,
+//     usage or error;
+//   - what the agent sent after answering (late updates) is sent after the
+//     answer, before the next request of the client is read.
+//
+// # Divergence
+//
+// The client diverges from the recording when it answers a request
+// differently, sends a different prompt, sends more prompts (or more calls
+// of a method) than recorded, or calls a method the recording does not
+// have. Run then stops playing that turn, writes one line to stderr naming
+// the turn, the request and what was recorded and what came, and answers
+// the prompt (or the diverging request) with a JSON-RPC error whose message
+// starts with "replay diverged: " and whose data holds the details (see
+// Divergence). Later prompts are still played, each checked on its own.
+//
+// # Cancel and the end of the recording
+//
+// A session/cancel during a turn stops the playing: pending requests are
+// not waited for (the client answers its permission requests "cancelled"
+// itself) and the prompt is answered with stopReason "cancelled". When the
+// recording itself holds the client's session/cancel in that turn, the
+// replay waits for the client's cancel at that point, as the recorded agent
+// did (so that a recorded timeout times out again), then plays what the
+// recorded agent sent after it; if the recorded agent never answered the
+// cancelled prompt, neither does the replay (acprun then finds it
+// unresponsive, as it found the recorded agent). Any other request whose
+// answer the recording lacks (a transcript cut short) is answered with an
+// error saying the recording ends there.
+//
+// # Paths
+//
+// Absolute paths under the recorded session cwd (the cwd of the recorded
+// session/new) are moved to the replay's session cwd, in what is sent and
+// in the answers compared, so that a transcript recorded in one workspace
+// copy or checkout replays in another. Terminal ids the client gives are
+// mapped to the recorded ones the same way. A recorded string holding
+// redact.Marker (a secret redacted at record time) matches any text in
+// its place.
+//
+// A transcript holds one agent session: a second session/new or
+// session/load is an error of Load, as is a transcript without
+// initialize. A judge's transcript (NAME.judge.jsonl) is one session of
+// its own and replays like any other.
+package replay

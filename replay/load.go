@@ -1,0 +1,354 @@
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"unicode/utf8"
+
+	"github.com/acprun/acprun/snippet"
+)
+
+// Error is a problem in a transcript, with where it was found.
+type Error struct {
+	File string
+	Line int // 1-based; 0 when the problem is the whole file
+	Col  int // 1-based, in characters; 0 when unknown
+	Msg  string
+	// Source is the text of line Line, "" when not known.
+	Source string
+}
+
+// Error formats the error as "file:line:col: msg".
+func (e *Error) Error() string {
+	switch {
+	case e.Line == 0:
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	case e.Col == 0:
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
+
+// Snippet is the error's source line with a caret under its column; "" when
+// the position or the line is unknown.
+func (e *Error) Snippet() string { return snippet.Format(e.Line, e.Col, e.Source) }
+
+// Recording is a parsed transcript: what the client asked, in order, and
+// what the agent sent around each request. Run plays it.
+type Recording struct {
+	// File is the transcript's name as given to Load, for messages.
+	File string
+	// Notes are remarks about the transcript that do not stop it from
+	// being played (a last line cut short), each "file:line: text".
+	Notes []string
+
+	prelude []*item                // what the agent sent before the first request
+	calls   map[string][]*exchange // the client's requests other than prompts, by method
+	prompts []*exchange            // the session/prompt requests, in order
+	cwd     string                 // the recorded session cwd, "" when unknown
+	last    int                    // the number of the last line
+}
+
+// exchange is one request of the client and what the agent sent for it.
+type exchange struct {
+	line   int
+	t      int64
+	method string
+	params json.RawMessage
+	during []*item // sent before the answer
+	answer *answer // nil when the recording has none
+	after  []*item // sent after the answer, before the client's next request
+}
+
+// itemKind says what a recorded item of the agent's side is.
+type itemKind int
+
+const (
+	itemMessage itemKind = iota // a notification (or any other message), sent verbatim
+	itemRaw                     // a line that was not a JSON object, sent verbatim
+	itemRequest                 // a request of the agent, sent with a fresh id
+	itemAwait                   // the client's answer to an itemRequest: wait for it and compare
+	itemCancel                  // the client's session/cancel: wait for the client's
+)
+
+// item is one thing the agent sent (or, for itemCancel, the point where the
+// client cancelled).
+type item struct {
+	line   int
+	t      int64
+	kind   itemKind
+	method string          // itemRequest, itemMessage with a method
+	params json.RawMessage // itemRequest
+	msg    json.RawMessage // itemMessage
+	raw    string          // itemRaw
+	answer *answer         // itemRequest: the client's recorded answer, nil when none
+	req    *item           // itemAwait: the request answered
+}
+
+// answer is a recorded response: a result or an error object.
+type answer struct {
+	line   int
+	result json.RawMessage
+	err    json.RawMessage // the error object as recorded; nil for a result
+}
+
+// recordLine is one line of a transcript.
+type recordLine struct {
+	T   int64           `json:"t"`
+	Dir *string         `json:"dir"`
+	Msg json.RawMessage `json:"msg"`
+	Raw *string         `json:"raw"`
+}
+
+// wire is the members of a JSON-RPC message that replay looks at.
+type wire struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// Load reads the transcript at path. A file that is not a transcript (not
+// JSONL of acprun's shape, no initialize, several sessions) is an *Error
+// saying where.
+func Load(path string) (*Recording, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &Error{File: path, Msg: fmt.Sprintf("%v (a transcript is written by acprun run --transcripts DIR)", err)}
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, &Error{File: path, Msg: "is a directory, not a transcript (one is written per scenario by acprun run --transcripts DIR)"}
+	}
+	return Parse(path, f)
+}
+
+// Parse reads a transcript from r; file names it in errors.
+func Parse(file string, r io.Reader) (*Recording, error) {
+	p := &parser{
+		rec:        &Recording{File: file, calls: map[string][]*exchange{}},
+		openClient: map[string]*exchange{},
+		openAgent:  map[string]*item{},
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	n := 0
+	for {
+		line, rerr := br.ReadBytes('\n')
+		if len(line) > 0 {
+			n++
+			complete := bytes.HasSuffix(line, []byte("\n"))
+			line = bytes.TrimRight(line, "\r\n")
+			if err := p.line(n, line); err != nil {
+				if !complete && rerr == io.EOF {
+					// A recorder killed mid-write leaves its last line
+					// short: what came before it still plays.
+					p.rec.Notes = append(p.rec.Notes,
+						fmt.Sprintf("%s:%d: the last line is cut short (the recording was interrupted); it is ignored", file, n))
+					break
+				}
+				return nil, err
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return nil, fmt.Errorf("transcript: %w", rerr)
+		}
+	}
+	p.rec.last = n
+	switch {
+	case n == 0:
+		return nil, &Error{File: file, Msg: "the transcript is empty: record one with acprun run --transcripts DIR"}
+	case !p.initialized:
+		return nil, &Error{File: file, Msg: "no initialize request from the client: this is not the transcript of an ACP session (record one with acprun run --transcripts DIR)"}
+	}
+	return p.rec, nil
+}
+
+// parser holds the state of Parse.
+type parser struct {
+	rec         *Recording
+	cur         *exchange            // the latest request of the client
+	openClient  map[string]*exchange // the client's requests not yet answered, by id
+	openAgent   map[string]*item     // the agent's requests not yet answered, by id
+	initialized bool
+	sessions    int
+}
+
+// errorAt returns the *Error of line n at byte offset off of text.
+func (p *parser) errorAt(n int, text []byte, off int, format string, args ...any) *Error {
+	off = min(max(off, 0), len(text))
+	src := text
+	if len(src) > 4096 {
+		src = src[:4096]
+	}
+	return &Error{File: p.rec.File, Line: n, Col: utf8.RuneCount(text[:off]) + 1,
+		Msg: fmt.Sprintf(format, args...), Source: string(bytes.ToValidUTF8(src, []byte("\uFFFD")))}
+}
+
+// line reads line n of the transcript.
+func (p *parser) line(n int, text []byte) error {
+	if len(bytes.TrimSpace(text)) == 0 {
+		return nil
+	}
+	if t := bytes.TrimLeft(text, " \t"); t[0] != '{' {
+		return p.errorAt(n, text, len(text)-len(t), "not a JSON object (a transcript has one JSON object per line, as acprun run --transcripts writes)")
+	}
+	var rl recordLine
+	if err := json.Unmarshal(text, &rl); err != nil {
+		return p.jsonError(n, text, err)
+	}
+	if rl.Dir == nil {
+		return p.errorAt(n, text, 0, `no "dir": a transcript line is {"t": ms, "dir": "c2a"|"a2c", "msg": {...}} or {..., "raw": "..."}`)
+	}
+	if *rl.Dir != "c2a" && *rl.Dir != "a2c" {
+		return p.errorAt(n, text, valueOffset(text, "dir"), `"dir" is %q: want "c2a" (client to agent) or "a2c" (agent to client)`, *rl.Dir)
+	}
+	hasMsg := len(rl.Msg) > 0 && string(rl.Msg) != "null"
+	switch {
+	case hasMsg && rl.Raw != nil:
+		return p.errorAt(n, text, 0, `both "msg" and "raw": a line holds one of them`)
+	case !hasMsg && rl.Raw == nil:
+		return p.errorAt(n, text, 0, `neither "msg" nor "raw": a transcript line holds a message or a raw line`)
+	case hasMsg && bytes.TrimSpace(rl.Msg)[0] != '{':
+		return p.errorAt(n, text, valueOffset(text, "msg"), `"msg" is not a JSON object`)
+	}
+	if *rl.Dir == "c2a" {
+		if hasMsg {
+			return p.client(n, text, rl)
+		}
+		return nil // acprun never sends raw lines; nothing to play
+	}
+	p.agent(n, rl, hasMsg)
+	return nil
+}
+
+// valueOffset is the offset of the value of member key in the JSON object
+// text (its first member of that name), or 0 when not found.
+func valueOffset(text []byte, key string) int {
+	i := bytes.Index(text, []byte(`"`+key+`"`))
+	if i < 0 {
+		return 0
+	}
+	j := i + len(key) + 2
+	for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == ':') {
+		j++
+	}
+	return j
+}
+
+// jsonError turns a decoding error of line n into an *Error at its place.
+func (p *parser) jsonError(n int, text []byte, err error) *Error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return p.errorAt(n, text, int(se.Offset)-1, "not a JSON object: %v (a transcript has one JSON object per line)", se)
+	case errors.As(err, &te):
+		off := valueOffset(text, te.Field)
+		if off == 0 {
+			off = int(te.Offset) - 1
+		}
+		return p.errorAt(n, text, off, "%q is a JSON %s", te.Field, te.Value)
+	}
+	return p.errorAt(n, text, 0, "%v", err)
+}
+
+// client reads a message of the client.
+func (p *parser) client(n int, text []byte, rl recordLine) error {
+	var w wire
+	if json.Unmarshal(rl.Msg, &w) != nil {
+		return nil // not JSON-RPC: nothing the replay waits for
+	}
+	hasID := len(w.ID) > 0
+	switch {
+	case w.Method != "" && hasID:
+		ex := &exchange{line: n, t: rl.T, method: w.Method, params: w.Params}
+		switch w.Method {
+		case "initialize":
+			p.initialized = true
+		case "session/new", "session/load":
+			p.sessions++
+			if p.sessions > 1 {
+				return p.errorAt(n, text, valueOffset(text, "method"),
+					"a second session (%s): replay plays one session per transcript, as acprun run --transcripts records them", w.Method)
+			}
+			var params struct {
+				Cwd string `json:"cwd"`
+			}
+			_ = json.Unmarshal(w.Params, &params)
+			p.rec.cwd = params.Cwd
+		}
+		if w.Method == "session/prompt" {
+			p.rec.prompts = append(p.rec.prompts, ex)
+		} else {
+			p.rec.calls[w.Method] = append(p.rec.calls[w.Method], ex)
+		}
+		p.cur = ex
+		p.openClient[string(w.ID)] = ex
+	case w.Method == "session/cancel":
+		if p.cur != nil && p.cur.method == "session/prompt" && p.cur.answer == nil {
+			p.cur.during = append(p.cur.during, &item{line: n, t: rl.T, kind: itemCancel})
+		}
+	case w.Method == "" && hasID:
+		if it, ok := p.openAgent[string(w.ID)]; ok {
+			it.answer = &answer{line: n, result: w.Result, err: w.Error}
+			delete(p.openAgent, string(w.ID))
+			// The replay waits for the client's answer where the recording
+			// has it, so that requests the agent made at once go out at once.
+			p.add(&item{line: n, t: rl.T, kind: itemAwait, req: it})
+		}
+	}
+	return nil
+}
+
+// agent reads a line of the agent.
+func (p *parser) agent(n int, rl recordLine, hasMsg bool) {
+	it := &item{line: n, t: rl.T}
+	switch {
+	case !hasMsg:
+		it.kind, it.raw = itemRaw, *rl.Raw
+	default:
+		var w wire
+		_ = json.Unmarshal(rl.Msg, &w) // an object that is not JSON-RPC is sent verbatim
+		hasID := len(w.ID) > 0
+		switch {
+		case w.Method != "" && hasID:
+			it.kind, it.method, it.params = itemRequest, w.Method, w.Params
+			p.openAgent[string(w.ID)] = it
+		case w.Method == "" && hasID && p.openClient[string(w.ID)] != nil:
+			ex := p.openClient[string(w.ID)]
+			delete(p.openClient, string(w.ID))
+			ex.answer = &answer{line: n, result: w.Result, err: w.Error}
+			return
+		default:
+			it.kind, it.method, it.msg = itemMessage, w.Method, rl.Msg
+		}
+	}
+	p.add(it)
+}
+
+// add puts an item where it was recorded: before the first request of the
+// client, or during or after the latest one.
+func (p *parser) add(it *item) {
+	switch {
+	case p.cur == nil:
+		p.rec.prelude = append(p.rec.prelude, it)
+	case p.cur.answer == nil:
+		p.cur.during = append(p.cur.during, it)
+	default:
+		p.cur.after = append(p.cur.after, it)
+	}
+}

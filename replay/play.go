@@ -1,0 +1,599 @@
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/acprun/acprun/acp"
+)
+
+// Options changes how Run plays a recording.
+type Options struct {
+	// Timing honours the recorded gaps: each message the agent sent waits
+	// until as long after the request it belongs to as it did in the
+	// recording. By default a replay is instant.
+	Timing bool
+}
+
+// Divergence is the data of the JSON-RPC error a diverging request is
+// answered with: where the client parted from the recording.
+type Divergence struct {
+	// Turn is the prompt's number (from 1); 0 outside a turn.
+	Turn int `json:"turn,omitempty"`
+	// Request is the request that diverged: the agent's (recorded) or the
+	// client's.
+	Request string `json:"request"`
+	// Line is the transcript line of what was recorded; 0 when nothing was.
+	Line int `json:"line,omitempty"`
+	// Recorded and Got are what the recording holds and what came instead.
+	Recorded string `json:"recorded"`
+	Got      string `json:"got"`
+}
+
+// DivergedPrefix starts the message of the JSON-RPC error of a divergence.
+const DivergedPrefix = "replay diverged: "
+
+// Run plays rec as an ACP agent: it reads the client's messages from stdin
+// and writes the recorded agent's to stdout; stderr gets a line for each
+// divergence. Requests are handled one at a time in arrival order.
+//
+// Run returns nil once stdin has ended and every request read has been
+// answered (the agent's requests then fail, which ends their turn), or
+// ctx's cause when ctx ends, or the error of writing to stdout. Before it
+// returns it closes stdin if it is an io.Closer, so that the goroutine
+// reading it ends; otherwise that goroutine ends only with stdin.
+func Run(ctx context.Context, rec *Recording, stdin io.Reader, stdout, stderr io.Writer, opts Options) error {
+	p := &player{
+		rec:     rec,
+		opts:    opts,
+		ctx:     ctx,
+		stdout:  stdout,
+		stderr:  &lockedWriter{w: stderr},
+		calls:   map[string]int{},
+		titles:  map[string]string{},
+		sent:    map[*item]sentRequest{},
+		waiting: map[string]chan reply{},
+		queued:  make(chan struct{}, 1),
+		eof:     make(chan struct{}),
+		start:   time.Now(),
+	}
+	p.rw.recCwd = rec.cwd
+	go p.read(stdin)
+	err := p.serve()
+	if c, ok := stdin.(io.Closer); ok {
+		c.Close() // ends the reading goroutine, if it still runs
+	}
+	if !errors.Is(err, errStdout) && ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return err
+}
+
+// errStdout wraps the failure to write to the client.
+var errStdout = errors.New("write to the client")
+
+// player is the state of one Run.
+type player struct {
+	rec    *Recording
+	opts   Options
+	ctx    context.Context
+	stdout io.Writer
+	stderr io.Writer
+	start  time.Time
+
+	rw     rewriter          // used by the serving goroutine only
+	titles map[string]string // tool call id → title, from the updates played
+	sent   map[*item]sentRequest
+	calls  map[string]int
+	turns  int
+	nextID int64
+
+	mu      sync.Mutex
+	queue   []*incoming
+	waiting map[string]chan reply // our requests' ids → where the answer goes
+	cancel  chan struct{}         // of the latest session/prompt
+	queued  chan struct{}         // signalled when queue grows
+	eof     chan struct{}         // closed when stdin has ended
+}
+
+// incoming is a request of the client.
+type incoming struct {
+	id     json.RawMessage
+	method string
+	params json.RawMessage
+	// cancel, for a session/prompt, is closed by a later session/cancel.
+	cancel chan struct{}
+}
+
+// reply is the client's answer to one of our requests.
+type reply struct {
+	result, err json.RawMessage
+}
+
+// read reads the client's messages until stdin ends. Requests are queued
+// for serve; answers go to the requests waiting for them; session/cancel
+// closes the latest prompt's cancel channel.
+func (p *player) read(stdin io.Reader) {
+	defer close(p.eof)
+	br := bufio.NewReaderSize(stdin, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			p.received(line)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (p *player) received(line []byte) {
+	var w wire
+	if err := json.Unmarshal(line, &w); err != nil {
+		fmt.Fprintf(p.stderr, "acprun replay: ignoring a line from the client that is not JSON-RPC: %s\n", excerpt(string(bytes.TrimSpace(line)), 120))
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case w.Method != "" && len(w.ID) > 0:
+		in := &incoming{id: w.ID, method: w.Method, params: w.Params}
+		if w.Method == "session/prompt" {
+			in.cancel = make(chan struct{})
+			p.cancel = in.cancel
+		}
+		p.queue = append(p.queue, in)
+		select {
+		case p.queued <- struct{}{}:
+		default:
+		}
+	case w.Method == "session/cancel":
+		if p.cancel != nil {
+			c := p.cancel
+			p.cancel = nil
+			close(c)
+		}
+	case w.Method == "" && len(w.ID) > 0:
+		if ch, ok := p.waiting[string(w.ID)]; ok {
+			delete(p.waiting, string(w.ID))
+			ch <- reply{result: w.Result, err: w.Error}
+		}
+	}
+}
+
+// next returns the next request of the client, or nil once stdin has
+// ended and every request was served, or ctx ended.
+func (p *player) next() *incoming {
+	for {
+		p.mu.Lock()
+		if len(p.queue) > 0 {
+			in := p.queue[0]
+			p.queue = p.queue[1:]
+			p.mu.Unlock()
+			return in
+		}
+		p.mu.Unlock()
+		select {
+		case <-p.queued:
+		case <-p.eof:
+			p.mu.Lock()
+			empty := len(p.queue) == 0
+			p.mu.Unlock()
+			if empty {
+				return nil
+			}
+		case <-p.ctx.Done():
+			return nil
+		}
+	}
+}
+
+// serve plays the prelude, then serves the client's requests in order.
+func (p *player) serve() error {
+	if _, err := p.play(p.rec.prelude, playState{base: p.start}); err != nil {
+		return err
+	}
+	for {
+		in := p.next()
+		if in == nil {
+			return p.ctx.Err()
+		}
+		if err := p.handle(in); err != nil {
+			return err
+		}
+	}
+}
+
+// handle answers one request of the client, playing what the recorded
+// agent sent around it.
+func (p *player) handle(in *incoming) error {
+	start := time.Now()
+	var ex *exchange
+	var div *Divergence
+	turn := 0
+	if in.method == "session/prompt" {
+		p.turns++
+		turn = p.turns
+		if turn > len(p.rec.prompts) {
+			div = &Divergence{Turn: turn, Request: in.method,
+				Recorded: fmt.Sprintf("%d prompts", len(p.rec.prompts)), Got: fmt.Sprintf("prompt %d", turn)}
+		} else {
+			ex = p.rec.prompts[turn-1]
+			div = p.checkPrompt(turn, ex, in)
+		}
+	} else {
+		p.calls[in.method]++
+		k := p.calls[in.method]
+		list := p.rec.calls[in.method]
+		switch {
+		case len(list) == 0:
+			div = &Divergence{Request: in.method, Recorded: "no " + in.method + " request", Got: "a " + in.method + " request"}
+		case k > len(list):
+			div = &Divergence{Request: in.method,
+				Recorded: fmt.Sprintf("%d %s request(s)", len(list), in.method), Got: fmt.Sprintf("request %d", k)}
+		default:
+			ex = list[k-1]
+		}
+		if in.method == "session/new" || in.method == "session/load" {
+			var params struct {
+				Cwd string `json:"cwd"`
+			}
+			_ = json.Unmarshal(in.params, &params)
+			p.rw.liveCwd = params.Cwd
+		}
+	}
+	if div != nil {
+		if ex != nil {
+			div.Line = ex.line
+		}
+		return p.answerDiverged(in, div)
+	}
+
+	st := playState{turn: turn, base: start, t0: ex.t, cancel: in.cancel}
+	end, err := p.play(ex.during, st)
+	if err != nil {
+		return err
+	}
+	if p.ctx.Err() != nil {
+		return context.Cause(p.ctx) // stopping: nothing more is written
+	}
+	switch {
+	case end.div != nil:
+		return p.answerDiverged(in, end.div)
+	case end.cancelled:
+		return p.answer(in.id, json.RawMessage(`{"stopReason":"cancelled"}`), nil)
+	case end.eof:
+		return p.answer(in.id, nil, errorJSON(acp.CodeInternalError, "replay: the client closed its input before the turn ended", nil))
+	case ex.answer == nil && end.cancelPassed:
+		// The recorded agent never answered the cancelled prompt: stay as
+		// silent as it did, until the client gives up.
+		fmt.Fprintf(p.stderr, "acprun replay: %s:%d: the recorded agent never answered the cancelled prompt (turn %d): neither does the replay\n", p.rec.File, ex.line, turn)
+		select {
+		case <-p.eof:
+		case <-p.ctx.Done():
+		}
+		return p.ctx.Err()
+	case ex.answer == nil:
+		what := in.method
+		if turn > 0 {
+			what = fmt.Sprintf("session/prompt (turn %d)", turn)
+		}
+		msg := fmt.Sprintf("replay: the recording ends before the agent answered %s: the transcript stops at line %d (cut short, or the agent never answered)", what, p.rec.last)
+		fmt.Fprintf(p.stderr, "acprun replay: %s:%d: %s\n", p.rec.File, ex.line, msg)
+		if err := p.answer(in.id, nil, errorJSON(acp.CodeInternalError, msg, nil)); err != nil {
+			return err
+		}
+	default:
+		if err := p.answer(in.id, p.rw.out(ex.answer.result), p.rw.out(ex.answer.err)); err != nil {
+			return err
+		}
+	}
+	// What the recorded agent sent after its answer comes before the
+	// client's next request is read, as it did.
+	st.cancel = nil
+	_, err = p.play(ex.after, st)
+	return err
+}
+
+// checkPrompt compares a prompt with the recorded one.
+func (p *player) checkPrompt(turn int, ex *exchange, in *incoming) *Divergence {
+	var rec, got struct {
+		Prompt json.RawMessage `json:"prompt"`
+	}
+	_ = json.Unmarshal(ex.params, &rec)
+	_ = json.Unmarshal(in.params, &got)
+	gotPrompt := p.rw.in(got.Prompt)
+	if sameJSON(withoutURIs(rec.Prompt), withoutURIs(gotPrompt)) {
+		return nil
+	}
+	rt, gt := promptText(rec.Prompt), promptText(gotPrompt)
+	if rt == gt { // the difference is in files or images
+		rt, gt = string(rec.Prompt), string(gotPrompt)
+	}
+	return &Divergence{Turn: turn, Request: "session/prompt", Line: ex.line,
+		Recorded: strconv.Quote(excerpt(rt, 200)), Got: strconv.Quote(excerpt(gt, 200))}
+}
+
+// answerDiverged reports a divergence on stderr and answers the request
+// with its error.
+func (p *player) answerDiverged(in *incoming, d *Divergence) error {
+	msg := d.message()
+	where := p.rec.File
+	if d.Line > 0 {
+		where = fmt.Sprintf("%s:%d", p.rec.File, d.Line)
+	}
+	fmt.Fprintf(p.stderr, "acprun replay: %s: %s%s\n", where, DivergedPrefix, msg)
+	data, _ := json.Marshal(d)
+	return p.answer(in.id, nil, errorJSON(acp.CodeInternalError, DivergedPrefix+msg, data))
+}
+
+// message says what diverged: "turn 2: session/request_permission for
+// "Edit x" (tool call t1): recorded selected "allow" (allow_once), got
+// selected "reject" (reject_once)".
+func (d *Divergence) message() string {
+	s := ""
+	if d.Turn > 0 {
+		s = fmt.Sprintf("turn %d: ", d.Turn)
+	}
+	return s + fmt.Sprintf("%s: recorded %s, got %s", d.Request, d.Recorded, d.Got)
+}
+
+// playState is what play needs to know about the request being served.
+type playState struct {
+	turn   int
+	base   time.Time     // when the request was received
+	t0     int64         // the recorded time of the request
+	cancel chan struct{} // closed by the client's session/cancel; nil outside a prompt
+}
+
+// ending says why play stopped before the end of its items, or that it
+// played them all past a recorded cancel.
+type ending struct {
+	div          *Divergence
+	cancelled    bool // the client cancelled where the recording did not
+	eof          bool // stdin ended while an answer or a cancel was awaited
+	cancelPassed bool // every item was played, a recorded cancel among them
+}
+
+// play sends items in order. It stops at a divergence, at the client's
+// cancel (unless the recording holds that cancel: then it waits for it at
+// its place and goes on), or at the end of stdin while waiting; the error
+// is that of writing.
+func (p *player) play(items []*item, st playState) (ending, error) {
+	cancel := st.cancel
+	passed := false
+	for _, it := range items {
+		if it.kind == itemCancel {
+			select {
+			case <-cancel:
+			case <-p.eof: // the end of input counts as a cancel
+			case <-p.ctx.Done():
+				return ending{eof: true}, nil
+			}
+			cancel = nil // from here on the recording was cancelled too
+			passed = true
+			continue
+		}
+		if closed(cancel) {
+			return ending{cancelled: true}, nil
+		}
+		if p.opts.Timing && it.kind != itemAwait {
+			if end, stop := p.wait(it, st, cancel); stop {
+				return end, nil
+			}
+		}
+		switch it.kind {
+		case itemRaw:
+			if err := p.write([]byte(it.raw)); err != nil {
+				return ending{}, err
+			}
+		case itemMessage:
+			if it.method == "session/update" {
+				noteToolCall(p.titles, it.msg)
+			}
+			if err := p.write(p.rw.out(it.msg)); err != nil {
+				return ending{}, err
+			}
+		case itemRequest:
+			if err := p.request(it); err != nil {
+				return ending{}, err
+			}
+		case itemAwait:
+			if end := p.await(it.req, st.turn, cancel); end != (ending{}) {
+				return end, nil
+			}
+		}
+	}
+	return ending{cancelPassed: passed}, nil
+}
+
+// wait sleeps until the item's recorded time after the request; stop is
+// set when a cancel or the end of input came first.
+func (p *player) wait(it *item, st playState, cancel chan struct{}) (ending, bool) {
+	d := time.Until(st.base.Add(time.Duration(it.t-st.t0) * time.Millisecond))
+	if d <= 0 {
+		return ending{}, false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return ending{}, false
+	case <-cancel:
+		return ending{cancelled: true}, true
+	case <-p.ctx.Done():
+		return ending{eof: true}, true
+	}
+}
+
+// request makes one of the recorded agent's requests, with a fresh id. Its
+// answer is awaited by the itemAwait that follows it.
+func (p *player) request(it *item) error {
+	p.nextID++
+	id := strconv.FormatInt(p.nextID, 10)
+	ch := make(chan reply, 1)
+	p.mu.Lock()
+	p.waiting[id] = ch
+	p.mu.Unlock()
+	p.sent[it] = sentRequest{id: id, ch: ch}
+	msg, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params,omitempty"`
+	}{"2.0", json.RawMessage(id), it.method, p.rw.out(it.params)})
+	if err != nil {
+		return fmt.Errorf("replay: %s at line %d: %w", it.method, it.line, err)
+	}
+	return p.write(msg)
+}
+
+// sentRequest is one of our requests waiting for its answer.
+type sentRequest struct {
+	id string
+	ch chan reply
+}
+
+// await waits for the client's answer to the recorded request it, and
+// compares it with the recorded answer.
+func (p *player) await(it *item, turn int, cancel chan struct{}) ending {
+	s, ok := p.sent[it]
+	if !ok {
+		return ending{} // not sent: nothing to wait for
+	}
+	delete(p.sent, it)
+	defer func() {
+		p.mu.Lock()
+		delete(p.waiting, s.id)
+		p.mu.Unlock()
+	}()
+	var r reply
+	select {
+	case r = <-s.ch:
+	case <-cancel:
+		// The client answers its permission requests "cancelled" itself;
+		// a well-behaved agent stops at once.
+		return ending{cancelled: true}
+	case <-p.eof:
+		select {
+		case r = <-s.ch: // it came just before the end
+		default:
+			return ending{eof: true}
+		}
+	case <-p.ctx.Done():
+		return ending{eof: true}
+	}
+	if it.method == "terminal/create" {
+		var rec, got struct {
+			TerminalID string `json:"terminalId"`
+		}
+		_ = json.Unmarshal(it.answer.result, &rec)
+		_ = json.Unmarshal(r.result, &got)
+		p.rw.mapTerminal(rec.TerminalID, got.TerminalID)
+	}
+	result, errObj := p.rw.in(r.result), p.rw.in(r.err)
+	if d := compareAnswer(it, result, errObj, p.titles); d != nil {
+		d.Turn = turn
+		return ending{div: d}
+	}
+	return ending{}
+}
+
+// compareAnswer compares the client's answer to a recorded request with the
+// recorded one: for a permission its outcome and option, for the others
+// the result or error.
+func compareAnswer(it *item, result, errObj json.RawMessage, titles map[string]string) *Divergence {
+	d := &Divergence{Request: describeRequest(it.method, it.params, titles), Line: it.line}
+	if it.method == "session/request_permission" {
+		rc, rok := permissionOutcome(it.answer.result, it.answer.err)
+		gc, gok := permissionOutcome(result, errObj)
+		if rok && gok {
+			if rc == gc {
+				return nil
+			}
+			d.Recorded, d.Got = describeChoice(rc, it.params), describeChoice(gc, it.params)
+			return d
+		}
+	}
+	if sameAnswer(it.answer, result, errObj) {
+		return nil
+	}
+	d.Recorded, d.Got = describeAnswer(it.answer.result, it.answer.err), describeAnswer(result, errObj)
+	return d
+}
+
+// answer writes the response to a request of the client.
+func (p *player) answer(id, result, errObj json.RawMessage) error {
+	var msg []byte
+	var err error
+	if errObj != nil {
+		msg, err = json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   json.RawMessage `json:"error"`
+		}{"2.0", id, errObj})
+	} else {
+		if len(result) == 0 {
+			result = json.RawMessage("null")
+		}
+		msg, err = json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Result  json.RawMessage `json:"result"`
+		}{"2.0", id, result})
+	}
+	if err != nil {
+		return fmt.Errorf("replay: answer: %w", err)
+	}
+	return p.write(msg)
+}
+
+// write writes one line to the client.
+func (p *player) write(line []byte) error {
+	buf := make([]byte, 0, len(line)+1)
+	buf = append(append(buf, line...), '\n')
+	if _, err := p.stdout.Write(buf); err != nil {
+		return fmt.Errorf("%w: %w", errStdout, err)
+	}
+	return nil
+}
+
+// errorJSON is a JSON-RPC error object.
+func errorJSON(code int, msg string, data json.RawMessage) json.RawMessage {
+	b, _ := json.Marshal(errorObject{Code: code, Message: msg, Data: data})
+	return b
+}
+
+// closed reports whether ch is closed; a nil ch never is.
+func closed(ch chan struct{}) bool {
+	if ch == nil {
+		return false
+	}
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// lockedWriter serialises the writes of the reading and the serving
+// goroutines to stderr.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}

@@ -1,0 +1,467 @@
+package replay
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// recorded is a small transcript: a banner before initialize, a session
+// in /rec, a turn with an update, a permission request (allowed), an fs
+// read, a garbage line and a late update; a second turn cancelled by the
+// client.
+const recorded = `{"t":0,"dir":"a2c","raw":"agent v1 starting"}
+{"t":1,"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}}
+{"t":2,"dir":"a2c","msg":{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":{"name":"rec"}}}}
+{"t":3,"dir":"c2a","msg":{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/rec","mcpServers":[]}}}
+{"t":4,"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}}
+{"t":5,"dir":"c2a","msg":{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix it"}]}}}
+{"t":6,"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"t1","title":"Edit /rec/a.txt","kind":"edit"}}}}
+{"t":7,"dir":"a2c","msg":{"jsonrpc":"2.0","id":7,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t1"},"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"},{"optionId":"no","name":"Reject","kind":"reject_once"}]}}}
+{"t":8,"dir":"c2a","msg":{"jsonrpc":"2.0","id":7,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}}
+{"t":9,"dir":"a2c","msg":{"jsonrpc":"2.0","id":8,"method":"fs/read_text_file","params":{"sessionId":"s1","path":"/rec/a.txt"}}}
+{"t":10,"dir":"c2a","msg":{"jsonrpc":"2.0","id":8,"result":{"content":"key=[REDACTED]\n"}}}
+{"t":11,"dir":"a2c","raw":"DEBUG noise"}
+{"t":12,"dir":"a2c","msg":{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}}
+{"t":13,"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"late"}}}}}
+{"t":20,"dir":"c2a","msg":{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"wait"}]}}}
+{"t":21,"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"waiting"}}}}}
+{"t":500,"dir":"c2a","msg":{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}}
+{"t":501,"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"failed"}}}}
+{"t":502,"dir":"a2c","msg":{"jsonrpc":"2.0","id":4,"result":{"stopReason":"cancelled"}}}
+`
+
+// client drives a Run over pipes, as acprun would.
+type client struct {
+	t      *testing.T
+	in     *io.PipeWriter
+	lines  chan string
+	stderr *strings.Builder
+	done   chan error
+}
+
+func start(t *testing.T, transcript string) *client {
+	t.Helper()
+	return startWith(t, transcript, Options{})
+}
+
+func startWith(t *testing.T, transcript string, opts Options) *client {
+	t.Helper()
+	rec, err := Parse("rec.jsonl", strings.NewReader(transcript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := &client{t: t, in: inW, lines: make(chan string, 100), stderr: &strings.Builder{}, done: make(chan error, 1)}
+	go func() {
+		c.done <- Run(context.Background(), rec, inR, outW, c.stderr, opts)
+		outW.Close()
+	}()
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			c.lines <- sc.Text()
+		}
+		close(c.lines)
+	}()
+	t.Cleanup(func() { inW.Close() })
+	return c
+}
+
+func (c *client) send(line string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// expect reads the next line from the agent and checks it holds every
+// one of substrs.
+func (c *client) expect(substrs ...string) string {
+	c.t.Helper()
+	select {
+	case l, ok := <-c.lines:
+		if !ok {
+			c.t.Fatalf("the agent's output ended; want %q", substrs)
+		}
+		for _, s := range substrs {
+			if !strings.Contains(l, s) {
+				c.t.Fatalf("agent sent %s\nwant it to hold %q", l, s)
+			}
+		}
+		return l
+	case <-time.After(10 * time.Second): // a guard against a hang, not a synchronisation
+		c.t.Fatalf("nothing from the agent; want %q", substrs)
+	}
+	return ""
+}
+
+// end closes the agent's input and waits for Run to return.
+func (c *client) end() error {
+	c.in.Close()
+	for range c.lines {
+	}
+	return <-c.done
+}
+
+func (c *client) handshake(cwd string) {
+	c.t.Helper()
+	c.expect(`agent v1 starting`)
+	c.send(`{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":1}}`)
+	c.expect(`"id":"a"`, `"agentInfo":{"name":"rec"}`)
+	c.send(`{"jsonrpc":"2.0","id":"b","method":"session/new","params":{"cwd":"` + cwd + `","mcpServers":[]}}`)
+	c.expect(`"id":"b"`, `"sessionId":"s1"`)
+}
+
+func TestRunPlaysTheRecording(t *testing.T) {
+	c := start(t, recorded)
+	c.handshake("/live")
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix it"}]}}`)
+	c.expect(`"tool_call"`, `"title":"Edit /live/a.txt"`)
+	c.expect(`"id":1,`, `"method":"session/request_permission"`)
+	c.send(`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}`)
+	c.expect(`"id":2,`, `"method":"fs/read_text_file"`, `"path":"/live/a.txt"`)
+	c.send(`{"jsonrpc":"2.0","id":2,"result":{"content":"key=hunter2\n"}}`) // the secret was redacted in the recording
+	if l := c.expect(`DEBUG noise`); l != "DEBUG noise" {
+		t.Errorf("raw line = %q, want it verbatim", l)
+	}
+	c.expect(`"id":10,`, `"stopReason":"end_turn"`)
+	c.expect(`"text":"late"`) // before the next request is read
+
+	c.send(`{"jsonrpc":"2.0","id":11,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"wait"}]}}`)
+	c.expect(`"text":"waiting"`)
+	// The recording was cancelled here: the replay waits for the cancel.
+	c.send(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`)
+	c.expect(`"status":"failed"`)
+	c.expect(`"id":11,`, `"stopReason":"cancelled"`)
+
+	// A third prompt is more than the recording has.
+	c.send(`{"jsonrpc":"2.0","id":12,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"more"}]}}`)
+	c.expect(`"id":12,`, `"message":"replay diverged: turn 3: session/prompt: recorded 2 prompts, got prompt 3"`)
+	if err := c.end(); err != nil {
+		t.Errorf("Run = %v, want nil at the end of input", err)
+	}
+	if !strings.Contains(c.stderr.String(), "rec.jsonl: replay diverged: turn 3") {
+		t.Errorf("stderr = %q, want the divergence", c.stderr.String())
+	}
+}
+
+func TestRunDivergedPermission(t *testing.T) {
+	c := start(t, recorded)
+	c.handshake("/rec")
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix it"}]}}`)
+	c.expect(`"tool_call"`)
+	c.expect(`"method":"session/request_permission"`)
+	c.send(`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"no"}}}`)
+	l := c.expect(`"id":10,`, `"code":-32603`)
+	var resp struct {
+		Error struct {
+			Message string     `json:"message"`
+			Data    Divergence `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(l), &resp); err != nil {
+		t.Fatal(err)
+	}
+	want := Divergence{Turn: 1, Request: `session/request_permission for "Edit /rec/a.txt" (tool call t1)`, Line: 8,
+		Recorded: `selected "ok" (allow_once)`, Got: `selected "no" (reject_once)`}
+	if resp.Error.Data != want || resp.Error.Message != DivergedPrefix+want.message() {
+		t.Errorf("error = %q %+v\nwant %q %+v", resp.Error.Message, resp.Error.Data, DivergedPrefix+want.message(), want)
+	}
+	// The turn stopped: nothing more of it is played, not even its late
+	// update.
+	c.send(`{"jsonrpc":"2.0","id":11,"method":"session/set_mode","params":{"sessionId":"s1","modeId":"x"}}`)
+	c.expect(`"id":11,`, `replay diverged: session/set_mode: recorded no session/set_mode request`)
+	c.end()
+}
+
+func TestRunDivergedFileRead(t *testing.T) {
+	c := start(t, recorded)
+	c.handshake("/rec")
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix it"}]}}`)
+	c.expect(`"tool_call"`)
+	c.expect(`"method":"session/request_permission"`)
+	c.send(`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}`)
+	c.expect(`"method":"fs/read_text_file"`)
+	c.send(`{"jsonrpc":"2.0","id":2,"error":{"code":-32002,"message":"Resource not found"}}`)
+	c.expect(`"id":10,`, `replay diverged: turn 1: fs/read_text_file /rec/a.txt: recorded result {\"content\":\"key=[REDACTED]\\n\"}, got error -32002 \"Resource not found\"`)
+	c.end()
+}
+
+func TestRunCancelWhileWaiting(t *testing.T) {
+	c := start(t, recorded)
+	c.handshake("/rec")
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix it"}]}}`)
+	c.expect(`"tool_call"`)
+	c.expect(`"method":"session/request_permission"`)
+	c.send(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`)
+	c.expect(`"id":10,`, `"stopReason":"cancelled"`)
+	// The client's answer to the abandoned request is ignored, and the
+	// late update of a turn that ended otherwise is not played.
+	c.send(`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"cancelled"}}}`)
+	c.send(`{"jsonrpc":"2.0","id":11,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"wait"}]}}`)
+	c.expect(`"text":"waiting"`)
+	if err := c.end(); err != nil {
+		t.Errorf("Run = %v", err)
+	}
+	if strings.Contains(c.stderr.String(), "diverged") {
+		t.Errorf("stderr = %q, want no divergence", c.stderr.String())
+	}
+}
+
+func TestRunPromptDiverged(t *testing.T) {
+	c := start(t, recorded)
+	c.handshake("/rec")
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix that"}]}}`)
+	c.expect(`"id":10,`, `replay diverged: turn 1: session/prompt: recorded \"fix it\", got \"fix that\"`)
+	c.end()
+}
+
+func TestRunTruncated(t *testing.T) {
+	lines := strings.SplitAfter(recorded, "\n")
+	c := start(t, strings.Join(lines[:7], "")) // up to the first update of turn 1
+	c.handshake("/rec")
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix it"}]}}`)
+	c.expect(`"tool_call"`)
+	c.expect(`"id":10,`, `replay: the recording ends before the agent answered session/prompt (turn 1): the transcript stops at line 7`)
+	c.end()
+}
+
+func TestParseErrors(t *testing.T) {
+	init := `{"t":1,"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"method":"initialize"}}` + "\n"
+	newSession := `{"t":1,"dir":"c2a","msg":{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/x"}}}` + "\n"
+	tests := []struct {
+		name, text, want string
+	}{
+		{"empty", "", "t.jsonl: the transcript is empty"},
+		{"not json", "hello\n", "t.jsonl:1:1: not a JSON object"},
+		{"not json after spaces", init + "   [1]\n", "t.jsonl:2:4: not a JSON object"},
+		{"bad json", init + `{"t":1,"dir":"a2c","msg":{"id":}}` + "\n", "t.jsonl:2:32: not a JSON object: invalid character '}'"},
+		{"bad t", `{"t":"x","dir":"a2c","raw":"x"}` + "\n", `t.jsonl:1:6: "t" is a JSON string`},
+		{"no dir", `{"t":1,"raw":"x"}` + "\n", `t.jsonl:1:1: no "dir"`},
+		{"bad dir", `{"t":1,"dir":"up","raw":"x"}` + "\n", `t.jsonl:1:14: "dir" is "up"`},
+		{"neither", `{"t":1,"dir":"a2c"}` + "\n", `t.jsonl:1:1: neither "msg" nor "raw"`},
+		{"msg not an object", `{"t":1,"dir":"a2c","msg":[1]}` + "\n", `t.jsonl:1:26: "msg" is not a JSON object`},
+		{"no initialize", newSession, "t.jsonl: no initialize request from the client"},
+		{"two sessions", init + newSession + newSession, "t.jsonl:3:59: a second session (session/new)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("t.jsonl", strings.NewReader(tt.text))
+			var e *Error
+			if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("Parse = %v, want an *Error starting %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseCutLastLine(t *testing.T) {
+	lines := strings.SplitAfter(recorded, "\n")
+	text := strings.Join(lines[:5], "") + lines[5][:20]
+	rec, err := Parse("t.jsonl", strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Notes) != 1 || !strings.HasPrefix(rec.Notes[0], "t.jsonl:6: the last line is cut short") {
+		t.Errorf("notes = %q", rec.Notes)
+	}
+	if len(rec.prompts) != 0 || len(rec.calls["session/new"]) != 1 || len(rec.prelude) != 1 {
+		t.Errorf("recording = %+v, want the handshake and no prompt", rec)
+	}
+	// A bad line that is not the last one is an error.
+	if _, err := Parse("t.jsonl", strings.NewReader(lines[5][:20]+"\n"+lines[1])); err == nil {
+		t.Error("a cut line in the middle was accepted")
+	}
+}
+
+func TestParseShape(t *testing.T) {
+	rec, err := Parse("t.jsonl", strings.NewReader(recorded))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.cwd != "/rec" || len(rec.prompts) != 2 {
+		t.Fatalf("cwd %q, %d prompts", rec.cwd, len(rec.prompts))
+	}
+	kinds := func(items []*item) []itemKind {
+		var ks []itemKind
+		for _, it := range items {
+			ks = append(ks, it.kind)
+		}
+		return ks
+	}
+	p1, p2 := rec.prompts[0], rec.prompts[1]
+	if got, want := kinds(p1.during), []itemKind{itemMessage, itemRequest, itemAwait, itemRequest, itemAwait, itemRaw}; !equalKinds(got, want) {
+		t.Errorf("turn 1 = %v, want %v", got, want)
+	}
+	if p1.during[1].answer == nil || p1.during[1].answer.line != 9 || len(p1.after) != 1 || p1.answer.line != 13 {
+		t.Errorf("turn 1 answers wrong: %+v", p1)
+	}
+	if got, want := kinds(p2.during), []itemKind{itemMessage, itemCancel, itemMessage}; !equalKinds(got, want) {
+		t.Errorf("turn 2 = %v, want %v", got, want)
+	}
+}
+
+func equalKinds(a, b []itemKind) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestMovePath(t *testing.T) {
+	tests := []struct{ s, want string }{
+		{"/rec", "/live"},
+		{"/rec/a.txt", "/live/a.txt"},
+		{"file:///rec/a.txt", "file:///live/a.txt"},
+		{"cat /rec/a /rec/b", "cat /live/a /live/b"},
+		{"/recording/a", "/recording/a"},
+		{"/x/rec/a", "/x/rec/a"},
+		{"/rec.bak", "/rec.bak"},
+		{"(/rec)", "(/live)"},
+	}
+	for _, tt := range tests {
+		if got := movePath(tt.s, "/rec", "/live"); got != tt.want {
+			t.Errorf("movePath(%q) = %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestSameJSON(t *testing.T) {
+	tests := []struct {
+		rec, got string
+		want     bool
+	}{
+		{`{"a":1,"b":[true,null]}`, `{"b":[true,null],"a":1.0}`, true},
+		{`{"a":1}`, `{"a":2}`, false},
+		{`{"a":1}`, `{"a":1,"b":2}`, false},
+		{`{"content":"key=[REDACTED] end"}`, `{"content":"key=s3cr3t end"}`, true},
+		{`{"content":"key=[REDACTED] end"}`, `{"content":"other"}`, false},
+		{`"a.b"`, `"aXb"`, false},
+	}
+	for _, tt := range tests {
+		if got := sameJSON(json.RawMessage(tt.rec), json.RawMessage(tt.got)); got != tt.want {
+			t.Errorf("sameJSON(%s, %s) = %v, want %v", tt.rec, tt.got, got, tt.want)
+		}
+	}
+}
+
+func TestRewriterTerminals(t *testing.T) {
+	var rw rewriter
+	rw.mapTerminal("term-1", "term-7")
+	if got := string(rw.out(json.RawMessage(`{"terminalId":"term-1","other":"term-1"}`))); got != `{"other":"term-1","terminalId":"term-7"}` {
+		t.Errorf("out = %s", got)
+	}
+	if got := string(rw.in(json.RawMessage(`{"terminalId":"term-7"}`))); got != `{"terminalId":"term-1"}` {
+		t.Errorf("in = %s", got)
+	}
+}
+
+// TestRunTiming: with Timing, a message recorded 300ms after its prompt is
+// not sent sooner (only this lower bound is checked: a slow machine may
+// send it later).
+func TestRunTiming(t *testing.T) {
+	c := startWith(t, recorded, Options{Timing: true})
+	c.handshake("/rec")
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix it"}]}}`)
+	c.expect(`"tool_call"`)
+	c.expect(`"method":"session/request_permission"`)
+	c.send(`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}`)
+	c.expect(`"method":"fs/read_text_file"`)
+	c.send(`{"jsonrpc":"2.0","id":2,"result":{"content":"key=x\n"}}`)
+	c.expect(`DEBUG noise`)
+	c.expect(`"stopReason":"end_turn"`)
+	c.expect(`"text":"late"`)
+	start := time.Now()
+	c.send(`{"jsonrpc":"2.0","id":11,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"wait"}]}}`)
+	c.expect(`"text":"waiting"`)
+	c.send(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`)
+	c.expect(`"status":"failed"`) // recorded 481ms after the prompt
+	if d := time.Since(start); d < 481*time.Millisecond {
+		t.Errorf("the update recorded 481ms after the prompt came after %v", d)
+	}
+	c.expect(`"stopReason":"cancelled"`)
+	c.end()
+}
+
+// TestRunStopsWithItsContext: when ctx ends, Run returns its cause at once,
+// even while it waits for the client, and writes nothing more.
+func TestRunStopsWithItsContext(t *testing.T) {
+	rec, err := Parse("rec.jsonl", strings.NewReader(recorded))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, rec, inR, outW, io.Discard, Options{}); outW.Close() }()
+	lines := bufio.NewScanner(outR)
+	lines.Scan() // the banner
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`+"\n")
+	lines.Scan()
+	stop := errors.New("stop")
+	cancel(stop)
+	if err := <-done; !errors.Is(err, stop) {
+		t.Errorf("Run = %v, want the context's cause", err)
+	}
+	if lines.Scan() {
+		t.Errorf("wrote %s after its context ended", lines.Text())
+	}
+	if _, err := io.WriteString(inW, "x\n"); err == nil {
+		t.Error("stdin still read after Run returned")
+	}
+}
+
+// TestRunRequestsInFlightTogether: requests the recorded agent made before
+// any answer came go out together; each answer is awaited where the
+// recording has it.
+func TestRunRequestsInFlightTogether(t *testing.T) {
+	lines := strings.SplitAfter(recorded, "\n")
+	both := strings.Join(lines[:5], "") +
+		`{"t":5,"dir":"c2a","msg":{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"two"}]}}}
+{"t":6,"dir":"a2c","msg":{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s1","path":"/rec/a"}}}
+{"t":6,"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"method":"fs/read_text_file","params":{"sessionId":"s1","path":"/rec/b"}}}
+{"t":7,"dir":"c2a","msg":{"jsonrpc":"2.0","id":2,"result":{"content":"B"}}}
+{"t":7,"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"result":{"content":"A"}}}
+{"t":8,"dir":"a2c","msg":{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}}
+`
+	c := start(t, both)
+	c.handshake("/rec")
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"two"}]}}`)
+	c.expect(`"id":1,`, `"path":"/rec/a"`)
+	c.expect(`"id":2,`, `"path":"/rec/b"`)
+	c.send(`{"jsonrpc":"2.0","id":1,"result":{"content":"A"}}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"result":{"content":"B"}}`)
+	c.expect(`"id":10,`, `"stopReason":"end_turn"`)
+	c.end()
+}
+
+func TestWithoutURIs(t *testing.T) {
+	rec := `[{"type":"text","text":"see"},{"type":"resource","resource":{"uri":"file:///home/me/NOTES.md","text":"notes"}}]`
+	moved := `[{"type":"text","text":"see"},{"type":"resource","resource":{"uri":"file:///ci/NOTES.md","text":"notes"}}]`
+	changed := `[{"type":"text","text":"see"},{"type":"resource","resource":{"uri":"file:///ci/NOTES.md","text":"other"}}]`
+	if !sameJSON(withoutURIs(json.RawMessage(rec)), withoutURIs(json.RawMessage(moved))) {
+		t.Error("a moved attachment with the same content diverged")
+	}
+	if sameJSON(withoutURIs(json.RawMessage(rec)), withoutURIs(json.RawMessage(changed))) {
+		t.Error("an attachment with other content matched")
+	}
+}

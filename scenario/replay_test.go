@@ -1,0 +1,81 @@
+package scenario_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/scenario"
+)
+
+// TestReplayAgent: agent: {replay: path} runs acprun's replay agent on the
+// transcript, resolved against the scenario file's directory; the file
+// must exist; replay goes with neither command, name nor args.
+func TestReplayAgent(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"sub/rec/t.jsonl": "{}\n",
+		"sub/ok.yaml":     "name: ok\nagent: {replay: rec/t.jsonl, env: {A: b}}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+		"sub/var.yaml":    "name: var\nagent: {replay: \"${REC_DIR}/t.jsonl\"}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+		"judge.yaml": "name: judged\nagent: {command: [x]}\npermissions: {default: deny}\n" +
+			"turns: [{prompt: hi, expect: {judge: {agent: {replay: sub/rec/t.jsonl}, rubric: \"is it ok\"}}}]\n",
+		"bad.yaml": "name: missing\nagent: {replay: nope.jsonl}\nturns: [{prompt: hi}]\n" +
+			"---\nname: dir\nagent: {replay: sub}\nturns: [{prompt: hi}]\n" +
+			"---\nname: both\nagent: {name: claude, replay: sub/rec/t.jsonl}\nturns: [{prompt: hi}]\n" +
+			"---\nname: args\nagent: {replay: sub/rec/t.jsonl, args: [x]}\nturns: [{prompt: hi}]\n" +
+			"---\nname: empty\nagent: {replay: \"\"}\nturns: [{prompt: hi}]\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	transcript := filepath.Join(dir, "sub", "rec", "t.jsonl")
+	lookup := func(name string) (string, bool) {
+		if name == "REC_DIR" {
+			return "rec", true
+		}
+		return "", false
+	}
+	scs, _, err := scenario.Load([]string{"sub/ok.yaml", "sub/var.yaml", "judge.yaml"}, scenario.LoadOptions{LookupEnv: lookup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*scenario.Scenario{}
+	for _, sc := range scs {
+		byName[sc.Name] = sc
+	}
+	want := []string{"acprun", "replay", transcript}
+	for _, sc := range []*scenario.Scenario{byName["ok"], byName["var"]} {
+		if diff := cmp.Diff(want, sc.Agent.Command); diff != "" {
+			t.Errorf("%s: command (-want +got):\n%s", sc.Name, diff)
+		}
+		if sc.Agent.Name != "" || sc.Agent.Cwd != filepath.Join(dir, "sub") {
+			t.Errorf("%s: agent name %q, cwd %q; want no name, the file's directory", sc.Name, sc.Agent.Name, sc.Agent.Cwd)
+		}
+	}
+	if env := byName["ok"].Agent.Env; env["A"] != "b" {
+		t.Errorf("env = %v, want the scenario's", env)
+	}
+	if j := byName["judged"].Turns[0].Expect.Judge; j == nil || !cmp.Equal(j.Agent.Command, want) {
+		t.Errorf("judge = %+v, want it replaying the transcript", j)
+	}
+
+	_, _, err = scenario.Load([]string{"bad.yaml"}, opts)
+	wantErrs := []string{
+		`bad.yaml:2:17: replay transcript "nope.jsonl" does not exist`,
+		`bad.yaml:6:17: replay transcript "sub" is a directory`,
+		`bad.yaml:10:23: use either replay (a recorded transcript) or name, not both`,
+		`bad.yaml:14:34: args adds arguments to a named agent's command: a replay agent takes none`,
+		`bad.yaml:18:17: replay transcript path is empty`,
+	}
+	if diff := cmp.Diff(wantErrs, errorLines(t, err)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
