@@ -215,7 +215,7 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	switch req.Method {
 	case acp.MethodSessionUpdate:
 		var n acp.SessionNotification
-		if err := json.Unmarshal(req.Params, &n); err != nil {
+		if err := acp.DecodeSessionNotification(req.Params, &n); err != nil {
 			s.violation(fmt.Sprintf("session/update: %v", err))
 			return nil, nil
 		}
