@@ -21,6 +21,7 @@ type runCmd struct {
 	Paths          []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
 	JSON           string   `name:"json" short:"o" default:"acprun-results.json" placeholder:"FILE" help:"Write the JSON results to FILE (- for stdout, which then carries nothing else)."`
 	Transcripts    string   `placeholder:"DIR" help:"Write every message both ways, per scenario, as JSONL files in DIR (agent env values redacted)."`
+	NoText         bool     `help:"Keep no message or thought text in the results, only its chunk counts, except for turns whose expectations or judge read it: memory stays flat however much the agents say."`
 	AllowAll       bool     `help:"Answer every permission request with allow (for quick experiments; named in the results)." xor:"policy"`
 	DenyAll        bool     `help:"Answer every permission request with deny (named in the results)." xor:"policy"`
 	TurnTimeout    duration `placeholder:"DUR" help:"Override every turn's timeout (e.g. 2m)."`
@@ -232,6 +233,7 @@ func (c *runCmd) writeOutputs(g *globals, rep runner.Report, events *output.Even
 func (c *runCmd) options(g *globals) runner.Options {
 	opts := runner.Options{
 		Transcripts: c.Transcripts,
+		NoText:      c.NoText,
 		Overrides:   c.overrides(),
 		Policy:      c.policy(),
 		Abort:       g.Abort,

@@ -305,23 +305,36 @@ func ratioRow(name string, a, l []measure, limit float64) row {
 		target: fmt.Sprintf("≤ %.2f×", limit), pass: ratio <= limit, measured: true}
 }
 
-// checkTurn checks that acprun recorded chunks chunks of size bytes and
-// permissions permission requests in its only turn.
+// checkTurn checks that acprun recorded chunks chunks and textBytes bytes
+// of text in its only turn, which stopped with stop. The results are read
+// by a child process: once the harness's own memory grew, every process it
+// starts would report at least that as its peak (Linux counts the memory
+// the parent shared with the child before exec).
 func checkTurn(path string, chunks, textBytes int, stop string) func() error {
 	return func() error {
-		r, err := readResults(path)
+		self, err := os.Executable()
 		if err != nil {
 			return err
 		}
-		if len(r.Scenarios) != 1 || len(r.Scenarios[0].Turns) != 1 {
-			return fmt.Errorf("%s: want one scenario of one turn", path)
-		}
-		t := r.Scenarios[0].Turns[0]
-		if got := t.Updates["agent_message_chunk"]; got != chunks || len(t.Text) != textBytes || t.StopReason != stop {
-			return fmt.Errorf("acprun recorded %d chunks, %d bytes of text, stop %q; want %d, %d, %q", got, len(t.Text), t.StopReason, chunks, textBytes, stop)
-		}
-		return nil
+		_, err = execute(filepath.Dir(path), []string{self, "-check", path, "-chunks", strconv.Itoa(chunks), "-text", strconv.Itoa(textBytes), "-stop", stop})
+		return err
 	}
+}
+
+// check is the child process of checkTurn.
+func check(path string, chunks, textBytes int, stop string) error {
+	r, err := readResults(path)
+	if err != nil {
+		return err
+	}
+	if len(r.Scenarios) != 1 || len(r.Scenarios[0].Turns) != 1 {
+		return fmt.Errorf("%s: want one scenario of one turn", path)
+	}
+	t := r.Scenarios[0].Turns[0]
+	if got := t.Updates["agent_message_chunk"]; got != chunks || len(t.Text) != textBytes || t.StopReason != stop {
+		return fmt.Errorf("acprun recorded %d chunks, %d bytes of text, stop %q; want %d, %d, %q", got, len(t.Text), t.StopReason, chunks, textBytes, stop)
+	}
+	return nil
 }
 
 func checkLimit(path string, chunks, perms int) func() error {

@@ -22,7 +22,18 @@ func main() {
 	flag.StringVar(&cfg.limit, "limit", "", "the limitclient binary")
 	flag.BoolVar(&cfg.quick, "quick", false, "a smoke run: small sizes, one repetition")
 	flag.IntVar(&cfg.reps, "reps", 5, "repetitions of each timed comparison")
+	checkPath := flag.String("check", "", "internal: check the results FILE of one turn and exit")
+	chunks := flag.Int("chunks", 0, "internal: with -check, the chunks recorded")
+	text := flag.Int("text", 0, "internal: with -check, the bytes of text kept")
+	stop := flag.String("stop", "", "internal: with -check, the stop reason")
 	flag.Parse()
+	if *checkPath != "" {
+		if err := check(*checkPath, *chunks, *text, *stop); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	if cfg.acprun == "" || cfg.agent == "" || cfg.limit == "" {
 		fmt.Fprintln(os.Stderr, "usage: harness -acprun BIN -agent BIN -limit BIN [-quick] [-reps N]")
 		os.Exit(2)
