@@ -136,6 +136,12 @@ func main() {
 
 // run parses args, runs the chosen command and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 1 && args[0] == "--version" {
+		// What kong's version flag prints, without building the parser:
+		// scripts that probe the version often pay acprun's startup.
+		fmt.Fprintln(stdout, version)
+		return 0
+	}
 	ctx, abort, stop := notifyInterrupts()
 	defer stop()
 
