@@ -180,11 +180,8 @@ func (c *runCmd) writeOutputs(g *globals, rep runner.Report, events *output.Even
 	defer stop()
 	var lost []string
 	written := false
-	data, err := encode(func(w io.Writer) error { return output.JSON(w, rep) })
-	if err == nil {
-		err = writeOutput(wctx, g, c.JSON, data)
-	}
-	if err != nil {
+	// Streamed: the results may hold megabytes of agent text.
+	if err := writeOutputFrom(wctx, g, c.JSON, func(w io.Writer) error { return output.JSON(w, rep) }); err != nil {
 		lost = append(lost, fmt.Sprintf("-o %s: %v; the results were not written", c.JSON, err))
 	} else {
 		written = true

@@ -11,6 +11,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -75,6 +76,19 @@ func writeOutput(ctx context.Context, g *globals, path string, data []byte) erro
 		return err
 	}
 	return outfile.Write(ctx, path, data)
+}
+
+// writeOutputFrom writes what format writes to path, as writeOutput does,
+// as it is made: the output is never held in memory whole.
+func writeOutputFrom(ctx context.Context, g *globals, path string, format func(io.Writer) error) error {
+	if path == outfile.Stdout {
+		bw := bufio.NewWriterSize(g.Stdout, 64<<10)
+		if err := format(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	return outfile.WriteFrom(ctx, path, format)
 }
 
 // cli is the root of the command line.
