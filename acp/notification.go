@@ -6,18 +6,27 @@ import (
 )
 
 // DecodeSessionNotification decodes the params of a session/update
-// notification into n, with the result and the error json.Unmarshal gives.
+// notification, with the result and the error json.Unmarshal gives.
 //
 // The common update, a text chunk of a message or thought with nothing
 // else in it, is decoded in one pass without reflection: encoding/json
 // validates and walks it once per level of UnmarshalJSON (the update, its
 // content block), which made session/update the runner's main cost under a
 // flood. Anything else goes to json.Unmarshal.
-func DecodeSessionNotification(data []byte, n *SessionNotification) error {
-	if fastChunk(data, n) {
-		return nil
+func DecodeSessionNotification(data []byte) (SessionNotification, error) {
+	var n SessionNotification
+	if fastChunk(data, &n) {
+		return n, nil
 	}
-	return json.Unmarshal(data, n)
+	return slowNotification(data)
+}
+
+// slowNotification is json.Unmarshal, apart so that the fast path's
+// result does not escape to the heap.
+func slowNotification(data []byte) (SessionNotification, error) {
+	n := new(SessionNotification)
+	err := json.Unmarshal(data, n)
+	return *n, err
 }
 
 // fastChunk decodes data into n when it is exactly

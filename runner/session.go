@@ -215,8 +215,8 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	switch req.Method {
 	case acp.MethodSessionUpdate:
-		var n acp.SessionNotification
-		if err := acp.DecodeSessionNotification(req.Params, &n); err != nil {
+		n, err := acp.DecodeSessionNotification(req.Params)
+		if err != nil {
 			s.violation(fmt.Sprintf("session/update: %v", err))
 			return nil, nil
 		}
