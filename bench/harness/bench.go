@@ -68,7 +68,7 @@ type measure struct {
 	stdout []byte
 }
 
-// exec runs argv in dir and measures it. okCodes are the exit codes that
+// execute runs argv in dir and measures it. okCodes are the exit codes that
 // are not failures (0 always is).
 func execute(dir string, argv []string, okCodes ...int) (measure, error) {
 	var m measure
