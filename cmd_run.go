@@ -22,6 +22,7 @@ type runCmd struct {
 	Paths          []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
 	JSON           string   `name:"json" short:"o" default:"acprun-results.json" placeholder:"FILE" help:"Write the JSON results to FILE (- for stdout, which then carries nothing else)."`
 	Transcripts    string   `placeholder:"DIR" help:"Write every message both ways, per scenario, as JSONL files in DIR (agent env values redacted)."`
+	NoText         bool     `help:"Keep no message or thought text in the results, only its chunk counts, except for turns whose expectations or judge read it: memory stays flat however much the agents say."`
 	AllowAll       bool     `help:"Answer every permission request with allow (for quick experiments; named in the results)." xor:"policy"`
 	DenyAll        bool     `help:"Answer every permission request with deny (named in the results)." xor:"policy"`
 	TurnTimeout    duration `placeholder:"DUR" help:"Override every turn's timeout (e.g. 2m)."`
@@ -181,11 +182,8 @@ func (c *runCmd) writeOutputs(g *globals, rep runner.Report, events *output.Even
 	defer stop()
 	var lost []string
 	written := false
-	data, err := encode(func(w io.Writer) error { return output.JSON(w, rep) })
-	if err == nil {
-		err = writeOutput(wctx, g, c.JSON, data)
-	}
-	if err != nil {
+	// Streamed: the results may hold megabytes of agent text.
+	if err := writeOutputFrom(wctx, g, c.JSON, func(w io.Writer) error { return output.JSON(w, rep) }); err != nil {
 		lost = append(lost, fmt.Sprintf("-o %s: %v; the results were not written", c.JSON, err))
 	} else {
 		written = true
@@ -245,6 +243,7 @@ func (c *runCmd) writeOutputs(g *globals, rep runner.Report, events *output.Even
 func (c *runCmd) options(g *globals) runner.Options {
 	opts := runner.Options{
 		Transcripts: c.Transcripts,
+		NoText:      c.NoText,
 		Overrides:   c.overrides(),
 		Policy:      c.policy(),
 		Abort:       g.Abort,

@@ -687,3 +687,15 @@ func TestCLIErrorsShowTheSourceLine(t *testing.T) {
 		t.Errorf("acprun validate --config nope.yaml: exit %d, stderr:\n%s\nwant %d and one line", res.code, res.stderr, exitUsage)
 	}
 }
+
+// --version alone takes a shortcut past the parser: it prints what the
+// parser's version flag prints, and so does --version after a command.
+func TestVersionShortcutMatchesTheFlag(t *testing.T) {
+	dir := t.TempDir()
+	alone := acprun(t, dir, "--version")
+	after := acprun(t, dir, "list", "--version")
+	if alone.code != 0 || after.code != 0 || alone.stdout != after.stdout || alone.stdout == "" || alone.stderr != "" {
+		t.Errorf("--version: exit %d, %q, stderr %q; list --version: exit %d, %q; want both exit 0 with the same version line",
+			alone.code, alone.stdout, alone.stderr, after.code, after.stdout)
+	}
+}

@@ -11,6 +11,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -77,6 +78,19 @@ func writeOutput(ctx context.Context, g *globals, path string, data []byte) erro
 	return outfile.Write(ctx, path, data)
 }
 
+// writeOutputFrom writes what format writes to path, as writeOutput does,
+// as it is made: the output is never held in memory whole.
+func writeOutputFrom(ctx context.Context, g *globals, path string, format func(io.Writer) error) error {
+	if path == outfile.Stdout {
+		bw := bufio.NewWriterSize(g.Stdout, 64<<10)
+		if err := format(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	return outfile.WriteFrom(ctx, path, format)
+}
+
 // cli is the root of the command line.
 type cli struct {
 	globals `kong:"-"`
@@ -138,6 +152,12 @@ func main() {
 
 // run parses args, runs the chosen command and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 1 && args[0] == "--version" {
+		// What kong's version flag prints, without building the parser:
+		// scripts that probe the version often pay acprun's startup.
+		fmt.Fprintln(stdout, version)
+		return 0
+	}
 	ctx, abort, stop := notifyInterrupts()
 	defer stop()
 

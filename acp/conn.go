@@ -26,6 +26,10 @@ const (
 	readBufBytes = 64 << 10 // lines up to this size are decoded in place
 	keepBufBytes = 1 << 20  // larger line buffers are dropped after use
 	flushEvery   = 256      // the reader hands over its messages at least this often
+	// maxQueued bounds the messages read and not yet taken by the
+	// dispatcher: past it the reader waits, so that a peer that floods a
+	// slow handler fills the pipe, not memory.
+	maxQueued = 4096
 )
 
 // Handler handles incoming requests and notifications.
@@ -36,7 +40,9 @@ const (
 //
 // Notifications are handled one at a time in arrival order on one goroutine;
 // a notification handler that waits for the answer to one of our calls
-// therefore deadlocks. Each request runs in its own goroutine; by default
+// therefore deadlocks, and one that blocks stops the reading once a few
+// thousand messages wait behind it (the peer's writes then block, instead
+// of the memory growing). Each request runs in its own goroutine; by default
 // requests run concurrently, but with Options.Ordered each waits for the one
 // before it (see Async). ctx ends when the Conn is closed.
 type Handler interface {
@@ -190,6 +196,7 @@ type Conn struct {
 	nextID   int64
 	pending  map[int64]*Call // our calls still waiting for their answer
 	queue    []inMsg         // read but not yet dispatched
+	room     *sync.Cond      // on mu: the dispatcher took the queue, or Close began
 	readDone bool            // the reader has queued its last message
 	readErr  error           // why reading stopped; nil while running
 	ended    bool            // the dispatcher is finished: no call can be answered
@@ -250,6 +257,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 		done:        make(chan struct{}),
 	}
 	c.recv, _ = h.(Receiver)
+	c.room = sync.NewCond(&c.mu)
 	if c.maxLine <= 0 {
 		c.maxLine = DefaultMaxLineBytes
 	}
@@ -480,6 +488,7 @@ func (c *Conn) Close() error {
 			delete(c.pending, id)
 			c.finishLocked(call, nil, c.readErr)
 		}
+		c.room.Broadcast() // a reader waiting for room stops
 		c.mu.Unlock()
 		c.signal()
 		c.signalOrdered()
@@ -760,13 +769,19 @@ func (rd *reader) receive(line []byte) {
 	}
 }
 
-// flush hands the batch to the dispatcher.
+// flush hands the batch to the dispatcher, once it has room for it: the
+// dispatcher never waits for the stream (requests run in their own
+// goroutines, ordered ones queue behind it), so it always makes room unless
+// a notification handler blocks, which is already a deadlock.
 func (rd *reader) flush() {
 	if len(rd.batch) == 0 {
 		return
 	}
 	c := rd.c
 	c.mu.Lock()
+	for len(c.queue) >= maxQueued && !c.closing.Load() {
+		c.room.Wait()
+	}
 	c.queue = append(c.queue, rd.batch...)
 	c.mu.Unlock()
 	clear(rd.batch)
@@ -828,6 +843,7 @@ func (c *Conn) dispatch() {
 		c.mu.Lock()
 		batch, c.queue = c.queue, batch[:0]
 		readDone := c.readDone
+		c.room.Broadcast()
 		c.mu.Unlock()
 		for i := range batch {
 			if c.closing.Load() {

@@ -109,10 +109,15 @@ func JSON(w io.Writer, rep runner.Report) error {
 
 // WriteResults writes results as indented JSON, as JSON does.
 func WriteResults(w io.Writer, res Results) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+	// Indented on the way out: encoding/json's own indenting would make a
+	// second copy of results that may hold megabytes of agent text.
+	in := newIndenter(w)
+	enc := json.NewEncoder(in)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(res)
+	if err := enc.Encode(res); err != nil {
+		return err
+	}
+	return in.Flush()
 }
 
 // sortedKeys returns m's keys in order.

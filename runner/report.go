@@ -190,6 +190,9 @@ type TurnResult struct {
 	LateUpdates int `json:"lateUpdates,omitempty"`
 	// Updates counts every session/update of the turn by kind.
 	Updates map[string]int `json:"updates,omitempty"`
+	// TextOmitted says that Text, Thoughts, LateText and LateThoughts
+	// were not kept (--no-text); Updates still counts the chunks.
+	TextOmitted bool `json:"textOmitted,omitempty"`
 	// UnknownUpdates keeps, as received, the updates of kinds acprun does
 	// not know (an unstable or vendor variant): the first maxUnknown of the
 	// turn; Updates counts them all.

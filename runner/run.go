@@ -43,6 +43,10 @@ var (
 type Options struct {
 	// Observer is told about progress; nil for none.
 	Observer Observer
+	// NoText keeps no message and thought text of the turns whose
+	// expectations and judges do not read it, so that a run's memory does
+	// not grow with what the agents say; Updates still counts the chunks.
+	NoText bool
 	// Transcripts, when set, is a directory that receives one JSONL file of
 	// every message both ways per scenario.
 	Transcripts string

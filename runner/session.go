@@ -89,6 +89,7 @@ type turnState struct {
 	hasLatePlan  bool
 	permissions  []*permissionSlot
 	requests     []*requestSlot
+	dropText     bool          // --no-text: the text and thoughts are counted, not kept
 	answered     bool          // the prompt's answer arrived: later updates are late
 	prompt       *acp.Call     // the session/prompt call; done = answered
 	cancelled    chan struct{} // closed when acprun cancels the turn, just before session/cancel
@@ -214,8 +215,8 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	switch req.Method {
 	case acp.MethodSessionUpdate:
-		var n acp.SessionNotification
-		if err := json.Unmarshal(req.Params, &n); err != nil {
+		n, err := acp.DecodeSessionNotification(req.Params)
+		if err != nil {
 			s.violation(fmt.Sprintf("session/update: %v", err))
 			return nil, nil
 		}
@@ -332,6 +333,8 @@ func (s *session) update(n acp.SessionNotification) {
 		t.unknown = append(t.unknown, slices.Clone(u.Raw))
 	}
 	switch {
+	case t.dropText && (u.AgentMessageChunk != nil || u.AgentThoughtChunk != nil):
+		// Counted in Updates only.
 	case u.AgentMessageChunk != nil:
 		if u.AgentMessageChunk.Content.Type == acp.ContentText {
 			if late {
@@ -529,10 +532,12 @@ func PermissionRequest(call acp.ToolCall, options []acp.PermissionOption, cwd st
 	return req
 }
 
-// startTurn makes a new turn the running one.
-func (s *session) startTurn(index int, prompt string, warnings []string) *turnState {
-	t := newTurnState(&TurnResult{Index: index, Prompt: prompt})
+// startTurn makes a new turn the running one. With dropText its text and
+// thoughts are not kept.
+func (s *session) startTurn(index int, prompt string, warnings []string, dropText bool) *turnState {
+	t := newTurnState(&TurnResult{Index: index, Prompt: prompt, TextOmitted: dropText})
 	t.warnings = warnings
+	t.dropText = dropText
 	s.mu.Lock()
 	s.turns = append(s.turns, t)
 	s.mu.Unlock()

@@ -24,7 +24,7 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 	turn := r.sc.Turns[i]
 	start := time.Now()
 	prompt, warnings := r.promptBlocks(turn)
-	t := r.sess.startTurn(i+1, turn.PromptText(), warnings)
+	t := r.sess.startTurn(i+1, turn.PromptText(), warnings, r.dropText(turn.Expect))
 
 	lim := r.limits()
 	turnCtx, cancel := context.WithTimeoutCause(ctx, lim.Turns[i], errTurnTimeout)
@@ -90,6 +90,12 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 	r.sess.setJudge(t, rec.Judge)
 	rec.Failures = failures
 	return rec
+}
+
+// dropText reports whether a turn with expectations e keeps no text: with
+// Options.NoText, unless its expectations or a judge read the text.
+func (r *scenarioRun) dropText(e scenario.Expect) bool {
+	return r.opts.NoText && len(e.TextContains) == 0 && e.TextMatches == nil && e.Judge == nil && r.sc.Expect.Judge == nil
 }
 
 // costBefore is the session's cumulative cost before turn i (from 0): the

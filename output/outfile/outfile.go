@@ -27,9 +27,11 @@
 package outfile
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -165,6 +167,16 @@ func access(path string) error {
 // is opened as a shell redirection would, waiting for its reader; when ctx
 // ends first, Write gives up and returns an error.
 func Write(ctx context.Context, path string, data []byte) error {
+	return WriteFrom(ctx, path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFrom is Write with the content written by write as it is made, so
+// that it is never held in memory whole. A regular file is still replaced
+// only once write has succeeded.
+func WriteFrom(ctx context.Context, path string, write func(io.Writer) error) error {
 	real, inPlace, err := resolve(path)
 	if err != nil {
 		return err
@@ -179,12 +191,12 @@ func Write(ctx context.Context, path string, data []byte) error {
 		if err != nil {
 			return err
 		}
-		return writeClose(f, data)
+		return writeClose(f, write)
 	case errors.Is(err, fs.ErrNotExist):
 		if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
 			return err
 		}
-		return replace(real, data, nil)
+		return replace(real, write, nil)
 	case err != nil:
 		return err
 	case fi.IsDir():
@@ -193,22 +205,32 @@ func Write(ctx context.Context, path string, data []byte) error {
 		if err := access(real); err != nil {
 			return err // a read-only file is not replaced behind its owner's back
 		}
-		return replace(real, data, fi)
+		return replace(real, write, fi)
 	}
 	f, err := openInPlace(ctx, real, fi)
 	if err != nil {
 		return err
 	}
-	return writeClose(f, data)
+	return writeClose(f, write)
 }
 
-// writeClose writes data to f and closes it, returning the first error.
-func writeClose(f *os.File, data []byte) error {
-	if _, err := f.Write(data); err != nil {
+// writeClose writes to f through a buffer and closes it, returning the
+// first error.
+func writeClose(f *os.File, write func(io.Writer) error) error {
+	if err := writeBuffered(f, write); err != nil {
 		f.Close()
 		return err
 	}
 	return f.Close()
+}
+
+// writeBuffered calls write with a buffer in front of f and flushes it.
+func writeBuffered(f *os.File, write func(io.Writer) error) error {
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if err := write(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // Create opens the file path names for a stream of writes (the events
@@ -271,10 +293,10 @@ func openInPlace(ctx context.Context, path string, fi fs.FileInfo) (*os.File, er
 	return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("no reader on the FIFO: %w", context.Cause(ctx))}
 }
 
-// replace writes data to a temporary file beside path and renames it over
+// replace writes to a temporary file beside path and renames it over
 // path. When path exists (old is its FileInfo) the new file takes its
 // permission bits and, where the process may, its owner.
-func replace(path string, data []byte, old fs.FileInfo) (err error) {
+func replace(path string, write func(io.Writer) error, old fs.FileInfo) (err error) {
 	f, err := createTemp(filepath.Dir(path), filepath.Base(path))
 	if err != nil {
 		return err
@@ -293,7 +315,7 @@ func replace(path string, data []byte, old fs.FileInfo) (err error) {
 			_ = f.Chown(int(st.Uid), int(st.Gid)) // best effort: only a privileged process may give a file away
 		}
 	}
-	if _, err := f.Write(data); err != nil {
+	if err := writeBuffered(f, write); err != nil {
 		return err
 	}
 	if err := f.Sync(); err != nil {

@@ -1,0 +1,70 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+)
+
+// floodReader serves n notification lines, counting how many it served.
+type floodReader struct {
+	n, served int
+	served64  atomic.Int64
+	pending   []byte
+}
+
+func (f *floodReader) Read(p []byte) (int, error) {
+	for len(f.pending) < len(p) && f.served < f.n {
+		f.pending = fmt.Appendf(f.pending, `{"jsonrpc":"2.0","method":"note","params":{"i":%d}}`+"\n", f.served)
+		f.served++
+	}
+	if len(f.pending) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p, f.pending)
+	f.pending = f.pending[k:]
+	f.served64.Store(int64(f.served))
+	return k, nil
+}
+
+// A peer that floods a notification handler that blocks is read only so
+// far: the messages waiting are bounded; once the handler goes on, every
+// one is handled, in order.
+func TestConnStopsReadingBehindABlockedHandler(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const n = 50000
+		r := &floodReader{n: n}
+		release := make(chan struct{})
+		var handled, outOfOrder atomic.Int64
+		h := HandlerFunc(func(_ context.Context, req *Request) (any, error) {
+			if handled.Load() == 0 {
+				<-release
+			}
+			if want := fmt.Sprintf(`{"i":%d}`, handled.Load()); string(req.Params) != want {
+				outOfOrder.Add(1)
+			}
+			handled.Add(1)
+			return nil, nil
+		})
+		c := NewConn(r, io.Discard, h, nil)
+		synctest.Wait() // the handler waits, and so does the reader
+		// What the reader may hold: the queue, a batch, and a buffer of lines.
+		bound := int64(maxQueued + flushEvery + readBufBytes/40 + 1)
+		if got := r.served64.Load(); got > bound {
+			t.Errorf("read %d lines behind a blocked handler; want at most %d", got, bound)
+		}
+		close(release)
+		<-c.Done()
+		if err := c.Err(); !errors.Is(err, io.EOF) {
+			t.Errorf("Err() = %v; want EOF", err)
+		}
+		if handled.Load() != n || outOfOrder.Load() != 0 {
+			t.Errorf("handled %d (%d out of order); want all %d in order", handled.Load(), outOfOrder.Load(), n)
+		}
+		c.Close()
+	})
+}

@@ -1,0 +1,642 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+)
+
+// config says what to measure with.
+type config struct {
+	acprun, agent, limit string
+	quick                bool
+	reps                 int
+}
+
+// row is one line of the table.
+type row struct {
+	name     string
+	acprun   string // acprun's figure
+	limit    string // the limit client's, or "" when there is none
+	value    string // what is compared with the target
+	target   string
+	pass     bool
+	measured bool // false: the measurement could not be made
+}
+
+// printTable prints the rows aligned.
+func printTable(w io.Writer, rows []row) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "measurement\tacprun\tlimit client\tvalue\ttarget\tresult")
+	for _, r := range rows {
+		res := "MISS"
+		switch {
+		case !r.measured:
+			res = "ERROR"
+		case r.pass:
+			res = "PASS"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.acprun, dash(r.limit), r.value, r.target, res)
+	}
+	tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// measure is one process run.
+type measure struct {
+	wall   time.Duration
+	cpu    time.Duration // user+system, the process's and its waited children's
+	maxRSS int64         // bytes, the largest of the process and its children
+	stdout []byte
+}
+
+// execute runs argv in dir and measures it. okCodes are the exit codes that
+// are not failures (0 always is).
+func execute(dir string, argv []string, okCodes ...int) (measure, error) {
+	var m measure
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	m.wall = time.Since(start)
+	m.stdout = stdout.Bytes()
+	if ps := cmd.ProcessState; ps != nil {
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			m.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			m.maxRSS = ru.Maxrss * 1024
+		}
+		if slices.Contains(okCodes, ps.ExitCode()) {
+			err = nil
+		}
+	}
+	if err != nil {
+		return m, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, tail(stderr.String()))
+	}
+	return m, nil
+}
+
+func tail(s string) string {
+	if len(s) > 2000 {
+		return "…" + s[len(s)-2000:]
+	}
+	return s
+}
+
+// results is the part of acprun's results the harness checks.
+type results struct {
+	Scenarios []struct {
+		Name   string `json:"name"`
+		Status string `json:"status"`
+		Turns  []struct {
+			StopReason string         `json:"stopReason"`
+			Text       string         `json:"text"`
+			Updates    map[string]int `json:"updates"`
+		} `json:"turns"`
+	} `json:"scenarios"`
+}
+
+func readResults(path string) (results, error) {
+	var r results
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	return r, json.Unmarshal(data, &r)
+}
+
+// limitCounts is what the limit client writes.
+type limitCounts struct {
+	Chunks, TextBytes, Permissions int
+	StopReason                     string
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// percentile is the nearest-rank p-th percentile of ds.
+func percentile(ds []time.Duration, p float64) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	i := int(float64(len(s))*p/100+0.999999) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+func secs(d time.Duration) string {
+	if d < time.Second {
+		return ms(d)
+	}
+	return fmt.Sprintf("%.3f s", d.Seconds())
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+// bench is one run of the harness.
+type bench struct {
+	cfg config
+	dir string
+	log io.Writer
+}
+
+// run makes every measurement; a measurement that fails is reported in its
+// row and in the error, and the others go on.
+func run(cfg config, log io.Writer) ([]row, error) {
+	for _, p := range []*string{&cfg.acprun, &cfg.agent, &cfg.limit} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return nil, err
+		}
+		*p = abs
+	}
+	dir, err := os.MkdirTemp("", "acprun-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	b := &bench{cfg: cfg, dir: dir, log: log}
+	if cfg.quick {
+		b.cfg.reps = 1
+	}
+	b.cfg.reps = max(1, b.cfg.reps)
+	var rows []row
+	var errs []error
+	add := func(r []row, err error) {
+		rows = append(rows, r...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	floods := []int{100_000, 1_000_000}
+	if cfg.quick {
+		floods = []int{2_000}
+	}
+	for _, n := range floods {
+		add(b.flood(n))
+	}
+	perms := 2000
+	if cfg.quick {
+		perms = 50
+	}
+	add(b.permissions(perms))
+	add(b.oneChunk())
+	add(b.version())
+	scenarios := 1000
+	if cfg.quick {
+		scenarios = 20
+	}
+	add(b.batch(scenarios))
+	add(b.deadline())
+	add(b.grace())
+	return rows, errors.Join(errs...)
+}
+
+// write writes a file into the bench's directory and returns its path.
+func (b *bench) write(name, content string) string {
+	path := filepath.Join(b.dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		panic(err)
+	}
+	return path
+}
+
+// quote is s as a YAML (JSON) string.
+func quote(s string) string {
+	q, _ := json.Marshal(s)
+	return string(q)
+}
+
+// agentYAML is the agent: mapping that runs the flood agent with args.
+func (b *bench) agentYAML(args ...string) string {
+	parts := []string{quote(b.cfg.agent)}
+	for _, a := range args {
+		parts = append(parts, quote(a))
+	}
+	return "agent:\n  command: [" + strings.Join(parts, ", ") + "]\n"
+}
+
+// compare runs acprun and the limit client alternately, reps times each,
+// checking each run with the functions given.
+func (b *bench) compare(acprunArgv, limitArgv []string, checkA, checkL func() error) (a, l []measure, err error) {
+	for i := range b.cfg.reps {
+		pair := []func() error{
+			func() error {
+				m, err := execute(b.dir, acprunArgv)
+				if err == nil {
+					err = checkA()
+				}
+				a = append(a, m)
+				return err
+			},
+			func() error {
+				m, err := execute(b.dir, limitArgv)
+				if err == nil {
+					err = checkL()
+				}
+				l = append(l, m)
+				return err
+			},
+		}
+		if i%2 == 1 {
+			pair[0], pair[1] = pair[1], pair[0]
+		}
+		for _, f := range pair {
+			if err := f(); err != nil {
+				return a, l, err
+			}
+		}
+	}
+	return a, l, nil
+}
+
+func walls(ms []measure) []time.Duration {
+	out := make([]time.Duration, len(ms))
+	for i, m := range ms {
+		out[i] = m.wall
+	}
+	return out
+}
+
+func peak(ms []measure) int64 {
+	var p int64
+	for _, m := range ms {
+		p = max(p, m.maxRSS)
+	}
+	return p
+}
+
+// ratioRow compares the median wall times.
+func ratioRow(name string, a, l []measure, limit float64) row {
+	ma, ml := median(walls(a)), median(walls(l))
+	ratio := float64(ma) / float64(ml)
+	return row{name: name, acprun: secs(ma), limit: secs(ml), value: fmt.Sprintf("%.2f×", ratio),
+		target: fmt.Sprintf("≤ %.2f×", limit), pass: ratio <= limit, measured: true}
+}
+
+// checkTurn checks that acprun recorded chunks chunks and textBytes bytes
+// of text in its only turn, which stopped with stop. The results are read
+// by a child process: once the harness's own memory grew, every process it
+// starts would report at least that as its peak (Linux counts the memory
+// the parent shared with the child before exec).
+func checkTurn(path string, chunks, textBytes int, stop string) func() error {
+	return func() error {
+		self, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		_, err = execute(filepath.Dir(path), []string{self, "-check", path, "-chunks", strconv.Itoa(chunks), "-text", strconv.Itoa(textBytes), "-stop", stop})
+		return err
+	}
+}
+
+// check is the child process of checkTurn.
+func check(path string, chunks, textBytes int, stop string) error {
+	r, err := readResults(path)
+	if err != nil {
+		return err
+	}
+	if len(r.Scenarios) != 1 || len(r.Scenarios[0].Turns) != 1 {
+		return fmt.Errorf("%s: want one scenario of one turn", path)
+	}
+	t := r.Scenarios[0].Turns[0]
+	if got := t.Updates["agent_message_chunk"]; got != chunks || len(t.Text) != textBytes || t.StopReason != stop {
+		return fmt.Errorf("acprun recorded %d chunks, %d bytes of text, stop %q; want %d, %d, %q", got, len(t.Text), t.StopReason, chunks, textBytes, stop)
+	}
+	return nil
+}
+
+func checkLimit(path string, chunks, perms int) func() error {
+	return func() error {
+		var c limitCounts
+		data, err := os.ReadFile(path)
+		if err == nil {
+			err = json.Unmarshal(data, &c)
+		}
+		if err != nil {
+			return err
+		}
+		if c.Chunks != chunks || c.Permissions != perms || c.StopReason != "end_turn" {
+			return fmt.Errorf("the limit client counted %+v; want %d chunks, %d permissions, end_turn", c, chunks, perms)
+		}
+		return nil
+	}
+}
+
+const chunkBytes = 64
+
+// flood measures n chunks of 64 bytes in one turn.
+func (b *bench) flood(n int) ([]row, error) {
+	label := fmt.Sprintf("update flood %s×64 B", count(n))
+	fmt.Fprintf(b.log, "%s…\n", label)
+	agent := []string{"-chunks", strconv.Itoa(n), "-size", strconv.Itoa(chunkBytes)}
+	sc := b.write("flood.yaml", "name: flood\n"+b.agentYAML(agent...)+"turnTimeout: 10m\nturns:\n  - prompt: go\n")
+	out := filepath.Join(b.dir, "flood.json")
+	lout := filepath.Join(b.dir, "flood-limit.json")
+	a, l, err := b.compare(
+		[]string{b.cfg.acprun, "run", sc, "-q", "-o", out},
+		append([]string{b.cfg.limit, "-out", lout, b.cfg.agent}, agent...),
+		checkTurn(out, n, n*chunkBytes, "end_turn"), checkLimit(lout, n, 0))
+	if err != nil {
+		return []row{{name: label + " wall", target: "≤ 1.25×"}}, err
+	}
+	rows := []row{ratioRow(label+" wall (all recorded)", a, l, 1.25)}
+	kept := int64(n * chunkBytes)
+	p := peak(a)
+	rows = append(rows, row{name: label + " peak RSS", acprun: mib(p), limit: mib(peak(l)),
+		value: mib(p - kept), target: "text kept + ≤ 30 MiB", pass: p-kept <= 30<<20, measured: true})
+	// The same flood with the text not kept: the peak must not grow with n.
+	nt, err := execute(b.dir, []string{b.cfg.acprun, "run", sc, "-q", "-o", out, "--no-text"})
+	if err == nil {
+		err = checkTurn(out, n, 0, "end_turn")()
+	}
+	if err != nil {
+		return append(rows, row{name: label + " peak RSS --no-text", target: "≤ 30 MiB"}), err
+	}
+	rows = append(rows, row{name: label + " peak RSS --no-text", acprun: mib(nt.maxRSS),
+		value: mib(nt.maxRSS), target: "≤ 30 MiB", pass: nt.maxRSS <= 30<<20, measured: true})
+	return rows, nil
+}
+
+func count(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return strconv.Itoa(n)
+}
+
+// permissions measures n permission round trips in one turn.
+func (b *bench) permissions(n int) ([]row, error) {
+	label := fmt.Sprintf("%d permission round trips", n)
+	fmt.Fprintf(b.log, "%s…\n", label)
+	agent := []string{"-perms", strconv.Itoa(n)}
+	sc := b.write("perms.yaml", "name: perms\n"+b.agentYAML(agent...)+"turnTimeout: 10m\npermissions: {default: allow}\nturns:\n  - prompt: go\n")
+	out := filepath.Join(b.dir, "perms.json")
+	lout := filepath.Join(b.dir, "perms-limit.json")
+	a, l, err := b.compare(
+		[]string{b.cfg.acprun, "run", sc, "-q", "-o", out},
+		append([]string{b.cfg.limit, "-out", lout, b.cfg.agent}, agent...),
+		checkTurn(out, 1, chunkBytes, "end_turn"), checkLimit(lout, 1, n))
+	if err != nil {
+		return []row{{name: label, target: "≤ 1.30×"}}, err
+	}
+	return []row{ratioRow(label, a, l, 1.3)}, nil
+}
+
+// oneChunk measures a whole session of one chunk: spawn, handshake,
+// prompt, results written.
+func (b *bench) oneChunk() ([]row, error) {
+	label := "one-chunk session"
+	fmt.Fprintf(b.log, "%s…\n", label)
+	sc := b.write("one.yaml", "name: one\n"+b.agentYAML()+"turns:\n  - prompt: go\n")
+	out := filepath.Join(b.dir, "one.json")
+	lout := filepath.Join(b.dir, "one-limit.json")
+	saved := b.cfg.reps
+	b.cfg.reps = max(saved, 4) * 5 // short: more repetitions
+	if b.cfg.quick {
+		b.cfg.reps = 2
+	}
+	defer func() { b.cfg.reps = saved }()
+	a, l, err := b.compare(
+		[]string{b.cfg.acprun, "run", sc, "-q", "-o", out},
+		[]string{b.cfg.limit, "-out", lout, b.cfg.agent},
+		checkTurn(out, 1, chunkBytes, "end_turn"), checkLimit(lout, 1, 0))
+	if err != nil {
+		return []row{{name: label, target: "≤ 2.00×"}}, err
+	}
+	return []row{ratioRow(label, a, l, 2)}, nil
+}
+
+// version measures acprun --version.
+func (b *bench) version() ([]row, error) {
+	label := "acprun --version startup (median)"
+	fmt.Fprintf(b.log, "%s…\n", label)
+	n := 50
+	if b.cfg.quick {
+		n = 5
+	}
+	var ws []time.Duration
+	for range n {
+		m, err := execute(b.dir, []string{b.cfg.acprun, "--version"})
+		if err != nil {
+			return []row{{name: label, target: "≤ 5 ms"}}, err
+		}
+		ws = append(ws, m.wall)
+	}
+	med := median(ws)
+	return []row{{name: label, acprun: ms(med), value: ms(med), target: "≤ 5 ms", pass: med <= 5*time.Millisecond, measured: true}}, nil
+}
+
+// batch measures n mock-agent scenarios with -j 32. acprun's CPU beyond
+// the agents' own is its rusage (its own and its waited children's) less
+// what the same n mock agents cost under the limit client (its
+// RUSAGE_CHILDREN).
+func (b *bench) batch(n int) ([]row, error) {
+	label := fmt.Sprintf("%d mock scenarios -j 32", n)
+	fmt.Fprintf(b.log, "%s…\n", label)
+	script := b.write("one.mock.yaml", "turns:\n  - steps: [{text: hello}]\n")
+	var sb strings.Builder
+	for i := range n {
+		fmt.Fprintf(&sb, "---\nname: s%04d\nagent:\n  command: [%s, mock-agent, %s]\nturns:\n  - prompt: go\n    expect: {text: {contains: hello}}\n", i, quote(b.cfg.acprun), quote(script))
+	}
+	sc := b.write("batch.yaml", sb.String())
+	out := filepath.Join(b.dir, "batch.json")
+	fail := []row{{name: label + " CPU/scenario beyond the agent's", target: "≤ 5 ms"}, {name: label + " peak RSS", target: "≤ 150 MiB"}}
+	var cpus, agentCPUs []time.Duration
+	var rss int64
+	reps := 3
+	if b.cfg.quick {
+		reps = 1
+	}
+	for range reps {
+		m, err := execute(b.dir, []string{b.cfg.acprun, "run", sc, "-q", "-j", "32", "-o", out})
+		if err != nil {
+			return fail, err
+		}
+		r, err := readResults(out)
+		if err != nil {
+			return fail, err
+		}
+		passed := 0
+		for _, s := range r.Scenarios {
+			if s.Status == "passed" {
+				passed++
+			}
+		}
+		if passed != n {
+			return fail, fmt.Errorf("%d of %d mock scenarios passed", passed, n)
+		}
+		lm, err := execute(b.dir, []string{b.cfg.limit, "-sessions", strconv.Itoa(n), "-j", "32", b.cfg.acprun, "mock-agent", script})
+		if err != nil {
+			return fail, err
+		}
+		var u struct{ SelfCPUNs, ChildrenCPUNs int64 }
+		if err := json.Unmarshal(lm.stdout, &u); err != nil {
+			return fail, fmt.Errorf("limit client's usage %q: %w", lm.stdout, err)
+		}
+		cpus = append(cpus, m.cpu)
+		agentCPUs = append(agentCPUs, time.Duration(u.ChildrenCPUNs))
+		rss = max(rss, m.maxRSS)
+	}
+	total, agents := median(cpus), median(agentCPUs)
+	per := (total - agents) / time.Duration(n)
+	return []row{
+		{name: label + " CPU/scenario beyond the agent's", acprun: ms(total/time.Duration(n)) + " total", limit: ms(agents/time.Duration(n)) + " agent",
+			value: ms(per), target: "≤ 5 ms", pass: per <= 5*time.Millisecond, measured: true},
+		{name: label + " peak RSS", acprun: mib(rss), value: mib(rss), target: "≤ 150 MiB", pass: rss <= 150<<20, measured: true},
+	}, nil
+}
+
+// readStamps reads the flood agent's "prompt cancel" lines.
+func readStamps(path string) (prompts, cancels []time.Time, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var p, c int64
+		if _, err := fmt.Sscan(sc.Text(), &p, &c); err != nil {
+			return nil, nil, fmt.Errorf("%s: %q: %w", path, sc.Text(), err)
+		}
+		prompts, cancels = append(prompts, time.Unix(0, p)), append(cancels, time.Unix(0, c))
+	}
+	return prompts, cancels, sc.Err()
+}
+
+// deadline measures, over many scenarios whose turn times out, the time
+// from the turn's deadline (the prompt's arrival at the agent plus the
+// turn timeout) to session/cancel's arrival.
+func (b *bench) deadline() ([]row, error) {
+	label := "deadline → session/cancel p99"
+	fmt.Fprintf(b.log, "%s…\n", label)
+	n := 200
+	if b.cfg.quick {
+		n = 5
+	}
+	const timeout = 30 * time.Millisecond
+	stamps := filepath.Join(b.dir, "stamps.txt")
+	var sb strings.Builder
+	for i := range n {
+		fmt.Fprintf(&sb, "---\nname: d%04d\n%sturnTimeout: %s\nturns:\n  - prompt: go\n    expect: {stopReason: cancelled}\n", i, b.agentYAML("-stamps", stamps), timeout)
+	}
+	sc := b.write("deadline.yaml", sb.String())
+	out := filepath.Join(b.dir, "deadline.json")
+	fail := []row{{name: label, target: "≤ 10 ms"}}
+	// -j 2, one scenario per core: the agents starting beside a turn are
+	// part of the measurement, a queue of them is not.
+	if _, err := execute(b.dir, []string{b.cfg.acprun, "run", sc, "-q", "-j", "2", "-o", out}); err != nil {
+		return fail, err
+	}
+	prompts, cancels, err := readStamps(stamps)
+	if err != nil {
+		return fail, err
+	}
+	if len(prompts) != n {
+		return fail, fmt.Errorf("%d cancels stamped; want %d", len(prompts), n)
+	}
+	lat := make([]time.Duration, n)
+	for i := range prompts {
+		lat[i] = cancels[i].Sub(prompts[i]) - timeout
+	}
+	p99 := percentile(lat, 99)
+	return []row{{name: label, acprun: fmt.Sprintf("median %s", ms(median(lat))), value: ms(p99), target: "≤ 10 ms", pass: p99 <= 10*time.Millisecond, measured: true}}, nil
+}
+
+// grace measures, for agents that ignore the cancel and SIGTERM and keep
+// a grandchild, the time from the end of the cancel grace (the cancel's
+// arrival plus cancelGrace) to the whole process group gone: the moment
+// the last holder of the agent's FIFO closed it.
+func (b *bench) grace() ([]row, error) {
+	label := "grace expiry → process group gone (max)"
+	fmt.Fprintf(b.log, "%s…\n", label)
+	n := 20
+	if b.cfg.quick {
+		n = 2
+	}
+	const timeout, cancelGrace = 30 * time.Millisecond, 100 * time.Millisecond
+	stamps := filepath.Join(b.dir, "grace-stamps.txt")
+	fail := []row{{name: label, target: "≤ 100 ms"}}
+	var sb strings.Builder
+	gone := make([]chan time.Time, n)
+	for i := range n {
+		fifo := filepath.Join(b.dir, fmt.Sprintf("group%d.fifo", i))
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			return fail, err
+		}
+		gone[i] = make(chan time.Time, 1)
+		go func() {
+			f, err := os.Open(fifo) // blocks until the agent opens it
+			if err != nil {
+				gone[i] <- time.Time{}
+				return
+			}
+			defer f.Close()
+			_, _ = io.Copy(io.Discard, f) // EOF: every holder is gone
+			gone[i] <- time.Now()
+		}()
+		fmt.Fprintf(&sb, "---\nname: g%04d\n%sturnTimeout: %s\ncancelGrace: %s\nturns:\n  - prompt: go\n", i, b.agentYAML("-stamps", stamps, "-hang", fifo), timeout, cancelGrace)
+	}
+	sc := b.write("grace.yaml", sb.String())
+	out := filepath.Join(b.dir, "grace.json")
+	if _, err := execute(b.dir, []string{b.cfg.acprun, "run", sc, "-q", "-j", "1", "-o", out}, 1); err != nil {
+		return fail, err
+	}
+	_, cancels, err := readStamps(stamps)
+	if err != nil {
+		return fail, err
+	}
+	if len(cancels) != n {
+		return fail, fmt.Errorf("%d cancels stamped; want %d", len(cancels), n)
+	}
+	var lat []time.Duration
+	for i := range n {
+		var at time.Time
+		select {
+		case at = <-gone[i]:
+		case <-time.After(10 * time.Second):
+		}
+		if at.IsZero() {
+			return fail, fmt.Errorf("scenario g%04d: the process group did not go", i)
+		}
+		lat = append(lat, at.Sub(cancels[i].Add(cancelGrace)))
+	}
+	// -j 1: the scenarios ran, and stamped, in order.
+	worst := slices.Max(lat)
+	return []row{{name: label, acprun: fmt.Sprintf("median %s", ms(median(lat))), value: ms(worst), target: "≤ 100 ms", pass: worst <= 100*time.Millisecond, measured: true}}, nil
+}

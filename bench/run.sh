@@ -1,0 +1,22 @@
+#!/bin/sh
+# Measures acprun against the bare limit client and prints the table.
+#
+#   bench/run.sh            the full run (about two minutes on 2 cores)
+#   QUICK=1 bench/run.sh    a smoke run with small sizes
+#   REPS=9 bench/run.sh     more repetitions of each timed comparison
+#
+# It builds acprun (without -race), the flood agent, the limit client and
+# the harness into a temporary directory, which it removes at the end.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/acprun-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+cd "$root"
+go build -o "$tmp/acprun" .
+go build -o "$tmp/floodagent" ./bench/floodagent
+go build -o "$tmp/limitclient" ./bench/limitclient
+go build -o "$tmp/harness" ./bench/harness
+quick=
+[ -n "${QUICK:-}" ] && [ "${QUICK:-}" != 0 ] && quick=-quick
+echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(go version | cut -d' ' -f3-)"
+"$tmp/harness" -acprun "$tmp/acprun" -agent "$tmp/floodagent" -limit "$tmp/limitclient" -reps "${REPS:-5}" $quick
