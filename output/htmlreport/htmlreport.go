@@ -12,6 +12,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/acprun/acprun/output"
@@ -28,8 +29,12 @@ var (
 	scriptSource string
 )
 
-// page is the parsed template of the whole page.
-var page = template.Must(template.New("page").Funcs(funcs).Parse(pageSource))
+// page parses the template of the whole page once, when the first report
+// is written: parsing it at init would cost every acprun command a
+// millisecond of startup.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(funcs).Parse(pageSource))
+})
 
 // Options says what besides the results goes into the page.
 type Options struct {
@@ -73,7 +78,7 @@ func Write(w io.Writer, res output.Results, opts Options) error {
 	opts.Redactor.Value(&res)
 	p := build(res, opts)
 	var buf bytes.Buffer
-	if err := page.Execute(&buf, p); err != nil {
+	if err := page().Execute(&buf, p); err != nil {
 		return fmt.Errorf("html report: %w", err)
 	}
 	_, err := w.Write(buf.Bytes())
