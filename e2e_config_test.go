@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -262,5 +263,49 @@ func TestConfigDryRun(t *testing.T) {
 		if !strings.Contains(res.stdout, want) {
 			t.Errorf("the plan lacks %q:\n%s", want, res.stdout)
 		}
+	}
+}
+
+// TestConfigModeThroughItsOption: an agent that has both modes and a
+// config option of category mode gets agent.mode through the option, as
+// the spec asks of clients that know config options, and never
+// session/set_mode; a mode the option does not offer is a warning.
+func TestConfigModeThroughItsOption(t *testing.T) {
+	script := `modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, name: Code}]}
+configOptions:
+  - {id: session_mode, name: Mode, category: mode, options: [{value: ask}, {value: code}]}
+turns:
+  - steps: [{showConfig: true}]
+`
+	tests := []struct {
+		mode, said string
+		settings   []runner.SessionSetting
+		warning    string
+	}{
+		{mode: "code", said: "config: session_mode=code; mode: ask",
+			settings: []runner.SessionSetting{{Key: "mode", ConfigID: "session_mode", Value: "code", Method: "session/set_config_option"}}},
+		{mode: "plan", said: "config: session_mode=ask; mode: ask",
+			warning: `mode "plan" not offered by the agent (its mode option "session_mode" offers: ask, code); not set`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			res, out, dir := runOne(t, script, configScenario("  mode: "+tt.mode+"\n"), "--transcripts", "tr")
+			if res.code != exitOK {
+				t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+			}
+			sc := out.Scenarios[0]
+			if sc.Turns[0].Text != tt.said {
+				t.Errorf("the agent said %q, want %q", sc.Turns[0].Text, tt.said)
+			}
+			if diff := cmp.Diff(tt.settings, sc.SessionConfig); diff != "" {
+				t.Errorf("sessionConfig (-want +got):\n%s", diff)
+			}
+			if tt.warning != "" && !slices.Contains(sc.Warnings, tt.warning) {
+				t.Errorf("warnings = %q, want %q among them", sc.Warnings, tt.warning)
+			}
+			if p := configSent(t, filepath.Join(dir, sc.Transcript), "session/set_mode"); len(p) != 0 {
+				t.Errorf("session/set_mode was sent: %s", p)
+			}
+		})
 	}
 }
