@@ -97,10 +97,7 @@ func (h *handshake) run(ctx context.Context, conn *acp.Conn) (res handshakeResul
 	set, warnings, err := applySessionConfig(ctx, conn, res.session.SessionID, offerOfNew(res.session), want)
 	res.settings = set
 	res.warnings = append(res.warnings, warnings...)
-	if err != nil {
-		return res, err
-	}
-	return res, nil
+	return res, err
 }
 
 // authenticate sends authenticate with h.auth, if the agent offers it.

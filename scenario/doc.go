@@ -138,8 +138,8 @@
 // below): `agent: claude`, or a mapping with name instead of command whose
 // other keys change the named agent: args are added to its command, env
 // variables to its env, config options to its config (an id in both takes
-// the scenario's value), and cwd, auth, mode, model and mcpServers replace
-// its own:
+// the scenario's value; an empty value, such as "${UNSET:-}", drops it), and
+// cwd, auth, mode, model and mcpServers replace its own:
 //
 //	agent: {name: mock, args: [agents/basic.mock.yaml]}
 //

@@ -23,8 +23,8 @@ type ConfigSetting struct {
 
 // sessionConfig reads agent.config: a mapping of config option ids to
 // scalar values, in the order written. A value that is empty after
-// interpolation leaves its option unset. The result is non-nil, so that
-// an empty mapping still replaces nothing but counts as given.
+// interpolation is kept, for mergeConfig: it leaves its option unset. The
+// result is non-nil when the key is given.
 func (p *fileParser) sessionConfig(n *yaml.Node) []ConfigSetting {
 	out := []ConfigSetting{}
 	m, ok := p.mapping(n, nil, nil)
@@ -42,7 +42,7 @@ func (p *fileParser) sessionConfig(n *yaml.Node) []ConfigSetting {
 			continue
 		}
 		s, ok := p.interp(v)
-		if !ok || s == "" {
+		if !ok {
 			continue
 		}
 		out = append(out, ConfigSetting{ID: kv.key, Value: s, Pos: p.pos(v)})
@@ -51,13 +51,19 @@ func (p *fileParser) sessionConfig(n *yaml.Node) []ConfigSetting {
 }
 
 // mergeConfig returns base's settings with over's on top: an id in both
-// takes over's value in base's place; over's new ids come after.
+// takes over's value in base's place, over's new ids come after, and an
+// empty value removes its id.
 func mergeConfig(base, over []ConfigSetting) []ConfigSetting {
 	out := slices.Clone(base)
 	for _, s := range over {
-		if i := slices.IndexFunc(out, func(b ConfigSetting) bool { return b.ID == s.ID }); i >= 0 {
+		i := slices.IndexFunc(out, func(b ConfigSetting) bool { return b.ID == s.ID })
+		switch {
+		case s.Value == "" && i >= 0:
+			out = slices.Delete(out, i, i+1)
+		case s.Value == "":
+		case i >= 0:
 			out[i] = s
-		} else {
+		default:
 			out = append(out, s)
 		}
 	}

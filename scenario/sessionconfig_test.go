@@ -11,7 +11,7 @@ import (
 // TestAgentModelAndConfig: agent.model and agent.config are read with the
 // position of each value, interpolated; a named agent's settings are the
 // base that a scenario's change id by id, and an empty value leaves a
-// setting out.
+// setting out (a named agent's too).
 func TestAgentModelAndConfig(t *testing.T) {
 	cfg := loadConfig(t, `agents:
   mine:
@@ -64,13 +64,12 @@ turns: [{prompt: hi}]
 		{
 			name: "named agent changed",
 			src: `name: x
-agent: {name: mine, model: "${EMPTY}", config: {effort: max, extra: "on"}}
+agent: {name: mine, model: "${EMPTY}", config: {effort: max, extra: "on", thinking: "${EMPTY}"}}
 permissions: {}
 turns: [{prompt: hi}]
 `,
 			config: []scenario.ConfigSetting{
 				{ID: "effort", Value: "max", Pos: scenario.Pos{File: "/s/x.yaml", Line: 2, Col: 57}},
-				{ID: "thinking", Value: "true", Pos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 5, Col: 37}},
 				{ID: "extra", Value: "on", Pos: scenario.Pos{File: "/s/x.yaml", Line: 2, Col: 69}},
 			},
 		},
