@@ -67,7 +67,9 @@ func withSessionCaps(caps acp.ClientCapabilities) acp.ClientCapabilities {
 }
 
 // applySessionConfig sets up session sessionID as want asks, with what
-// offer says the agent has, before the first prompt:
+// offer says the agent has, before the first prompt. It is called after
+// session/new, and serves as well after session/load or session/resume
+// (build offer from that answer: sessionOffer{modes, options, models}):
 //
 //   - the mode through the config option of category mode when there is
 //     one (the spec: a client that knows config options SHOULD use them
