@@ -214,10 +214,11 @@ func TestClientRequestsEndToEnd(t *testing.T) {
 	})
 
 	t.Run("capabilities", func(t *testing.T) {
+		session := map[string]any{"configOptions": map[string]any{"boolean": map[string]any{}}}
 		want := []map[string]any{
-			{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}, "terminal": true},
-			{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}, "terminal": true},
-			{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}, "terminal": false},
+			{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}, "terminal": true, "session": session},
+			{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}, "terminal": true, "session": session},
+			{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}, "terminal": false, "session": session},
 		}
 		for i, sc := range out.Scenarios {
 			got := initializeCapabilities(t, filepath.Join(dir, sc.Transcript))

@@ -204,8 +204,10 @@ type session struct {
 	id, cwd string
 	// Guarded by agent.mu:
 	mode   string
-	turns  int      // prompt turns started
-	active *turnRun // the running turn, or nil
+	config []acp.SessionConfigOption // current values of the script's configOptions
+	model  string                    // the current model of the script's models
+	turns  int                       // prompt turns started
+	active *turnRun                  // the running turn, or nil
 }
 
 // turnRun is a running prompt turn; cancelled closes on session/cancel.
@@ -258,6 +260,10 @@ func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		return a.loadSession(ctx, req)
 	case acp.MethodSessionSetMode:
 		return a.setMode(req)
+	case acp.MethodSessionSetConfigOption:
+		return a.setConfigOption(req)
+	case acp.MethodSessionSetModel:
+		return a.setModel(req)
 	case acp.MethodSessionPrompt:
 		return a.prompt(ctx, req)
 	}
@@ -357,6 +363,7 @@ func (a *agent) newSession(ctx context.Context, req *acp.Request) (any, error) {
 	if a.s.modes != nil {
 		sess.mode = a.s.modes.CurrentModeID
 	}
+	a.initSettings(sess)
 	a.mu.Unlock()
 
 	pl := a.player(sess, nil, cancelIgnore)
@@ -366,7 +373,8 @@ func (a *agent) newSession(ctx context.Context, req *acp.Request) (any, error) {
 	a.mu.Lock()
 	a.sessions[id] = sess
 	a.mu.Unlock()
-	return acp.NewSessionResponse{SessionID: id, Modes: a.modes()}, nil
+	return acp.NewSessionResponse{SessionID: id, Modes: a.modes(),
+		ConfigOptions: a.sessionConfigOptions(sess), Models: a.sessionModels(sess)}, nil
 }
 
 func (a *agent) loadSession(ctx context.Context, req *acp.Request) (any, error) {
@@ -384,6 +392,7 @@ func (a *agent) loadSession(ctx context.Context, req *acp.Request) (any, error) 
 	if a.s.modes != nil {
 		sess.mode = a.s.modes.CurrentModeID
 	}
+	a.initSettings(sess)
 	a.mu.Lock()
 	a.sessions[p.SessionID] = sess
 	a.mu.Unlock()
@@ -391,7 +400,8 @@ func (a *agent) loadSession(ctx context.Context, req *acp.Request) (any, error) 
 	if end := pl.play(a.s.load); end != nil && end.dead {
 		return a.neverAnswer(ctx, req)
 	}
-	return acp.LoadSessionResponse{Modes: a.modes()}, nil
+	return acp.LoadSessionResponse{Modes: a.modes(),
+		ConfigOptions: a.sessionConfigOptions(sess), Models: a.sessionModels(sess)}, nil
 }
 
 func (a *agent) session(id string) (*session, error) {

@@ -13,7 +13,8 @@
 //		mockagent.WithExit(func(code int) { /* an exit step ran */ }))
 //
 // The agent answers initialize, authenticate, session/new, session/load,
-// session/set_mode and session/prompt as the script says, plays one entry of
+// session/set_mode, session/set_config_option, session/set_model and
+// session/prompt as the script says, plays one entry of
 // the script's turns per prompt, honours session/cancel, and can misbehave
 // on purpose (exit mid-turn, hang, print garbage, flood, keep pipes open
 // through a grandchild). Reference documents the whole script format.
@@ -40,6 +41,17 @@ Top level
   sessionId: mock-session-1   id of the first session/new; later ones get "-2", "-3"…
   modes: {currentModeId, availableModes: [{id, name, description}]}
                               session/set_mode rejects other ids with -32602
+  configOptions:              sent in session/new and session/load answers;
+                              session/set_config_option sets one and answers
+                              them all (unknown ids or values: -32602)
+    - {id: effort, name: Effort, category: thought_level, currentValue: low,
+       options: [{value: low, name: Low}, {value: high, name: High}]}
+    - {id: thinking, type: boolean, currentValue: false}
+                              type: select (default) or boolean; currentValue
+                              defaults to the first option's value (false)
+  models: {currentModelId, availableModels: [{modelId, name, description}]}
+                              the legacy model list, sent with sessions; only
+                              then session/set_model (other ids: -32602)
   permissionOptions:          options of every permission step (default: Claude's)
     - {optionId: allow_always, name: Always Allow, kind: allow_always}
     - {optionId: allow, name: Allow, kind: allow_once}
@@ -115,6 +127,10 @@ Steps (a mapping with exactly one of these keys)
                               says "error: <method>: <message> (<code>)".
   sleep: 50ms                 pause (a cancel interrupts it)
   waitForCancel: true         block until session/cancel arrives
+  showConfig: true            says what is set in the session, e.g.
+                              "config: effort=high, thinking=true; model: big;
+                              mode: code" (the parts the script offers;
+                              "config: none" when it offers none)
   update: {sessionUpdate: agent_error, ...}   any update, sent verbatim
   usage_update: {used, size, cost: {amount, currency}}
   stop: max_tokens            end the turn now with this stop reason

@@ -112,7 +112,9 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 		"sessionId": func(v *yaml.Node) {
 			s.sessionID, _ = p.nonEmpty(v, "sessionId")
 		},
-		"modes": func(v *yaml.Node) { s.modes = p.modes(v) },
+		"modes":         func(v *yaml.Node) { s.modes = p.modes(v) },
+		"configOptions": func(v *yaml.Node) { s.configOptions = p.configOptions(v) },
+		"models":        func(v *yaml.Node) { s.models = p.models(v) },
 		"permissionOptions": func(v *yaml.Node) {
 			if o := p.permissionOptions(v, "permissionOptions"); o != nil {
 				s.permissionOptions = o
@@ -406,7 +408,7 @@ func (p *parser) usage(n *yaml.Node) *acp.Usage {
 var actionNames = []string{
 	"text", "thought", "user", "plan", "tool_call", "tool_call_update", "permission",
 	"read", "write", "terminal", "sleep", "waitForCancel", "update", "usage_update",
-	"stop", "error", "exit", "hang", "garbage", "flood", "stderr", "spawnGrandchild",
+	"stop", "error", "exit", "hang", "garbage", "flood", "stderr", "spawnGrandchild", "showConfig",
 }
 
 // turnOnlyActions need a running prompt turn.
@@ -576,7 +578,7 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 			st.d = d
 		}
 		return st
-	case "waitForCancel", "hang", "spawnGrandchild":
+	case "waitForCancel", "hang", "spawnGrandchild", "showConfig":
 		noMods()
 		if b, ok := p.bool(v, action.name); ok && !b {
 			p.errorf(yamlmap.Deref(v), "%s: the only useful value is true (remove the step instead)", action.name)
@@ -586,6 +588,8 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 			return &waitForCancelStep{here}
 		case "hang":
 			return &hangStep{here}
+		case "showConfig":
+			return &showConfigStep{here}
 		}
 		return &grandchildStep{here}
 	case "update":

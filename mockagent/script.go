@@ -54,6 +54,8 @@ type Script struct {
 	authRequired      bool
 	sessionID         string
 	modes             *acp.SessionModeState
+	configOptions     []acp.SessionConfigOption // nil: none offered
+	models            *acp.SessionModelState    // nil: none offered
 	permissionOptions []acp.PermissionOption
 	onCancel          cancelMode
 	beforeSessionNew  []step

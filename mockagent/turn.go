@@ -173,6 +173,8 @@ func (pl *player) step(s step) *ending {
 		return nil
 	}
 	switch s := s.(type) {
+	case *showConfigStep:
+		return check(pl.say("%s", pl.a.sessionSettings(pl.sess)))
 	case *chunkStep:
 		for i, c := range s.chunks {
 			if i > 0 && pl.cancelRequested() {

@@ -62,6 +62,23 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 	if p.Auth != "" || p.Mode != "" {
 		w.printf("  auth:     %s  mode: %s\n", orDash(p.Auth), orDash(p.Mode))
 	}
+	if p.Model != "" || len(p.Config) > 0 {
+		var parts []string
+		if p.Model != "" {
+			parts = append(parts, "model "+p.Model)
+		}
+		for _, c := range p.Config {
+			parts = append(parts, c.ID+"="+c.Value)
+		}
+		w.printf("  session:  %s (checked against what the agent offers when the session opens)\n", strings.Join(parts, ", "))
+	}
+	if len(p.McpServers) > 0 {
+		var names []string
+		for _, m := range p.McpServers {
+			names = append(names, fmt.Sprintf("%s (%s)", m.Name, m.Type))
+		}
+		w.printf("  mcp:      %s\n", strings.Join(names, ", "))
+	}
 	if len(p.EnvNames) > 0 {
 		w.printf("  env:      %s (values hidden)\n", strings.Join(p.EnvNames, ", "))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/scenario"
 )
 
 // limits are the limits of a plan with the runner's defaults.
@@ -68,6 +69,9 @@ func TestPlan(t *testing.T) {
 					{Stage: "teardown", Run: "rm -rf x", Timeout: time.Second},
 				}
 				p.Auth, p.Mode = "api-key", ""
+				p.Model = "big"
+				p.Config = []scenario.ConfigSetting{{ID: "effort", Value: "high"}, {ID: "thinking", Value: "true"}}
+				p.McpServers = []runner.McpServerPlan{{Name: "files", Type: "stdio"}, {Name: "docs", Type: "http"}}
 				p.EnvNames = []string{"A", "TOKEN"}
 				p.Limits.Scenario, p.Limits.Idle = time.Hour, 30*time.Second
 				p.ReadOnly, p.FS, p.Roots = true, false, []string{"/w", "/tmp/x"}
@@ -88,6 +92,8 @@ func TestPlan(t *testing.T) {
   verify:   go test ./... (timeout 2m0s)
   teardown: rm -rf x (timeout 1s)
   auth:     api-key  mode: -
+  session:  model big, effort=high, thinking=true (checked against what the agent offers when the session opens)
+  mcp:      files (stdio), docs (http)
   env:      A, TOKEN (values hidden)
   timeouts: scenario 1h0m0s, turn 10m0s, idle 30s, cancelGrace 10s, killGrace 5s
   client:   fs=false terminal=true readOnly=true roots=/w,/tmp/x

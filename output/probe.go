@@ -112,7 +112,7 @@ func writeProbe(w io.Writer, rep *runner.ProbeReport) error {
 	if len(rep.ConfigOptions) == 0 {
 		line("config options:\tnone")
 	} else {
-		line("config options:\t")
+		line("config options:\tset with agent.config: {ID: VALUE} (agent.model: the option of category model)")
 		for _, o := range rep.ConfigOptions {
 			var values []string
 			for _, v := range o.Options.All() {
@@ -122,11 +122,15 @@ func writeProbe(w io.Writer, rep *runner.ProbeReport) error {
 			if len(values) > 0 {
 				choices = " of " + strings.Join(values, ", ")
 			}
-			line("  %s\t%s (%s) = %v%s%s", o.ID, o.Name, o.Type, o.CurrentValue, choices, descSuffix(o.Description))
+			kind := o.Type
+			if o.Category != "" {
+				kind += ", category " + o.Category
+			}
+			line("  %s\t%s (%s) = %v%s%s", o.ID, o.Name, kind, o.CurrentValue, choices, descSuffix(o.Description))
 		}
 	}
 	if m := rep.Models; m != nil && len(m.AvailableModels) > 0 {
-		line("models (legacy):\tcurrent %s", m.CurrentModelID)
+		line("models (legacy):\tcurrent %s; set with agent.model", m.CurrentModelID)
 		for _, md := range m.AvailableModels {
 			line("  %s\t%s%s", md.ModelID, md.Name, descSuffix(md.Description))
 		}

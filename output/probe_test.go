@@ -94,11 +94,11 @@ session:           s-1
 modes:             current ask
   ask              Ask — Asks first
   code             Code
-config options:
-  model            Model (select) = fast of fast, slow — Which model
+config options:    set with agent.config: {ID: VALUE} (agent.model: the option of category model)
+  model            Model (select, category model) = fast of fast, slow — Which model
   effort           Effort (select) = low of low, high
   verbose          Verbose (boolean) = true
-models (legacy):   current m1
+models (legacy):   current m1; set with agent.model
   m1               Model one
 commands:
   /review <files>  Review the change
@@ -147,7 +147,7 @@ func fullProbeReport() runner.ProbeReport {
 		Modes: &acp.SessionModeState{CurrentModeID: "ask", AvailableModes: []acp.SessionMode{
 			{ID: "ask", Name: "Ask", Description: "Asks first"}, {ID: "code", Name: "Code"}}},
 		ConfigOptions: []acp.SessionConfigOption{
-			{ID: "model", Name: "Model", Type: "select", CurrentValue: "fast", Description: "Which model",
+			{ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: "fast", Description: "Which model",
 				Options: &acp.SessionConfigSelectOptions{
 					Groups: []acp.SessionConfigSelectGroup{
 						{Group: "quick", Name: "Quick", Options: []acp.SessionConfigSelectOption{{Value: "fast", Name: "Fast"}}},

@@ -9,11 +9,13 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/scenario"
 )
 
 // handshake is how acprun opens a session with an agent it started, the
 // same for a scenario's run and for a probe: initialize, check the protocol
-// version, authenticate, session/new and session/set_mode.
+// version, authenticate, session/new (with the MCP servers the agent can
+// take) and the session's settings (applySessionConfig).
 type handshake struct {
 	caps    acp.ClientCapabilities // what acprun offers as a client
 	version string                 // acprun's version, in clientInfo
@@ -28,6 +30,11 @@ type handshake struct {
 	cwd        string
 	mcpServers json.RawMessage // a JSON array; nil for none
 	mode       string          // the session mode to set; "" for none
+	// model and config are the rest of what to set in the session once
+	// opened (see applySessionConfig).
+	model    string
+	modelPos scenario.Pos
+	config   []scenario.ConfigSetting
 	// opened, when set, is given the session/new answer before anything
 	// else is sent; an error it returns ends the handshake.
 	opened func(acp.NewSessionResponse) error
@@ -39,6 +46,7 @@ type handshakeResult struct {
 	init          acp.InitializeResponse
 	authenticated string                 // the method authenticated with
 	session       acp.NewSessionResponse // set once session/new was answered
+	settings      []SessionSetting       // what was set in the session, in order
 	warnings      []string
 }
 
@@ -50,7 +58,7 @@ func (h *handshake) run(ctx context.Context, conn *acp.Conn) (res handshakeResul
 	}
 	initReq := acp.InitializeRequest{
 		ProtocolVersion:    acp.ProtocolVersion,
-		ClientCapabilities: h.caps,
+		ClientCapabilities: withSessionCaps(h.caps),
 		ClientInfo:         &acp.Implementation{Name: "acprun", Title: "acprun", Version: h.version},
 	}
 	if err := call(acp.MethodInitialize, initReq, &res.init); err != nil {
@@ -71,6 +79,8 @@ func (h *handshake) run(ctx context.Context, conn *acp.Conn) (res handshakeResul
 			return res, fmt.Errorf("mcpServers: %w", err)
 		}
 	}
+	servers, dropped := filterMcpServers(servers, res.init.AgentCapabilities.McpCapabilities)
+	res.warnings = append(res.warnings, dropped...)
 	if err := call(acp.MethodSessionNew, acp.NewSessionRequest{Cwd: h.cwd, McpServers: servers}, &res.session); err != nil {
 		var ae *acp.Error
 		if errors.As(err, &ae) && ae.Code == acp.CodeAuthRequired {
@@ -83,15 +93,11 @@ func (h *handshake) run(ctx context.Context, conn *acp.Conn) (res handshakeResul
 			return res, err
 		}
 	}
-	if h.mode != "" {
-		ns := res.session
-		if ns.Modes == nil || !hasMode(ns.Modes, h.mode) {
-			res.warnings = append(res.warnings, fmt.Sprintf("mode %q not offered by the agent; not set", h.mode))
-		} else if err := call(acp.MethodSessionSetMode, acp.SetSessionModeRequest{SessionID: ns.SessionID, ModeID: h.mode}, nil); err != nil {
-			return res, fmt.Errorf("session/set_mode %q: %w", h.mode, err)
-		}
-	}
-	return res, nil
+	want := sessionWant{mode: h.mode, model: h.model, modelPos: h.modelPos, config: h.config}
+	set, warnings, err := applySessionConfig(ctx, conn, res.session.SessionID, offerOfNew(res.session), want)
+	res.settings = set
+	res.warnings = append(res.warnings, warnings...)
+	return res, err
 }
 
 // authenticate sends authenticate with h.auth, if the agent offers it.

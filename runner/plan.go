@@ -1,10 +1,12 @@
 package runner
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"time"
 
+	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/scenario"
 )
@@ -20,19 +22,33 @@ type ScenarioPlan struct {
 	Workspace *WorkspacePlan
 	// Commands are the setup, verify and teardown commands, in that order.
 	Commands []CommandPlan
-	Auth     string   // the auth method to use; "" for none
-	Mode     string   // the session mode to set; "" for the agent's own
-	EnvNames []string // the names of the agent's env, sorted
-	Limits   Limits
-	FS       bool     // fs/* is served
-	Terminal bool     // terminal/* is served
-	ReadOnly bool     // writes are refused
-	Roots    []string // the directories the agent may touch
+	Auth     string // the auth method to use; "" for none
+	Mode     string // the session mode to set; "" for the agent's own
+	Model    string // the model to select; "" for the agent's own
+	// Config are the session config options to set, in order (checked
+	// against what the agent offers only when the session is opened).
+	Config []scenario.ConfigSetting
+	// McpServers are the MCP servers given to session/new, before the
+	// agent's mcpCapabilities filter them.
+	McpServers []McpServerPlan
+	EnvNames   []string // the names of the agent's env, sorted
+	Limits     Limits
+	FS         bool     // fs/* is served
+	Terminal   bool     // terminal/* is served
+	ReadOnly   bool     // writes are refused
+	Roots      []string // the directories the agent may touch
 	// Policy answers the permission requests: Options.Policy when set
 	// (--allow-all, --deny-all; its Source says so), else the scenario's.
 	// Nil denies every request.
 	Policy *approve.Policy
 	Turns  []TurnPlan
+}
+
+// McpServerPlan is one MCP server of the agent: its name and type
+// ("stdio", "http", "sse" or another type as written).
+type McpServerPlan struct {
+	Name string
+	Type string
 }
 
 // WorkspacePlan is where each attempt works: a copy of From, or a
@@ -78,6 +94,8 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		Cwd:      sc.Agent.Cwd,
 		Auth:     sc.Agent.Auth,
 		Mode:     sc.Agent.Mode,
+		Model:    sc.Agent.Model,
+		Config:   sc.Agent.Config,
 		EnvNames: slices.Sorted(maps.Keys(sc.Agent.Env)),
 		Limits:   lim,
 		FS:       sc.Client.FS,
@@ -86,6 +104,7 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		Roots:    sc.Client.Roots,
 		Policy:   policyOf(sc, opts),
 	}
+	p.McpServers = mcpServerPlans(sc.Agent.McpServers)
 	if ws := sc.Workspace; ws != nil {
 		p.Workspace = &WorkspacePlan{From: ws.From, Git: ws.Git, Ref: ws.Ref}
 		if ws.Git != "" && ws.Ref == "" {
@@ -104,6 +123,24 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		p.Turns = append(p.Turns, TurnPlan{Prompt: t.PromptText(), Timeout: lim.Turns[i], StopReasons: t.Expect.StopReasons})
 	}
 	return p
+}
+
+// mcpServerPlans names the servers of a scenario's mcpServers (a JSON
+// array); nil for none, or when it does not decode (the run says why).
+func mcpServerPlans(raw json.RawMessage) []McpServerPlan {
+	var servers []acp.McpServer
+	if len(raw) == 0 || json.Unmarshal(raw, &servers) != nil {
+		return nil
+	}
+	var out []McpServerPlan
+	for _, s := range servers {
+		typ := s.Type
+		if typ == acp.McpStdio {
+			typ = "stdio"
+		}
+		out = append(out, McpServerPlan{Name: s.Name, Type: typ})
+	}
+	return out
 }
 
 // policyOf is the policy that answers sc's permission requests under

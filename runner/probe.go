@@ -31,7 +31,7 @@ var errProbeTimeout = errors.New("probe timeout")
 type ProbeOptions struct {
 	// Agent is the agent to probe: its command, env, cwd and auth method
 	// (authenticated with before session/new when set); Name, when set, is
-	// reported. Mode and McpServers are not used. Cwd must be set.
+	// reported. Mode, Model, Config and McpServers are not used. Cwd must be set.
 	Agent scenario.Agent
 	// Timeout bounds the whole probe; none when zero.
 	Timeout time.Duration

@@ -81,6 +81,9 @@ type Result struct {
 	StderrTail string `json:"stderrTail,omitempty"`
 	Allowed    int    `json:"allowed"`
 	Denied     int    `json:"denied"`
+	// SessionConfig lists what acprun set in the session before the first
+	// turn (agent.mode, agent.model, agent.config), in order.
+	SessionConfig []SessionSetting `json:"sessionConfig,omitempty"`
 	// SetupUpdates counts, by kind, the session/update notifications that
 	// came before the first turn (some agents send them even before
 	// answering session/new).

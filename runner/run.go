@@ -418,6 +418,9 @@ func (r *scenarioRun) start(ctx context.Context) error {
 		cwd:        sc.Agent.Cwd,
 		mcpServers: sc.Agent.McpServers,
 		mode:       sc.Agent.Mode,
+		model:      sc.Agent.Model,
+		modelPos:   sc.Agent.ModelPos,
+		config:     sc.Agent.Config,
 		opened: func(ns acp.NewSessionResponse) error {
 			if ns.SessionID == "" {
 				return errors.New("session/new: the agent answered without a sessionId")
@@ -435,6 +438,7 @@ func (r *scenarioRun) start(ctx context.Context) error {
 		}
 	}
 	r.res.Warnings = append(r.res.Warnings, got.warnings...)
+	r.res.SessionConfig = got.settings
 	return err
 }
 

@@ -137,7 +137,8 @@ func resolveNamed(name string, opts LoadOptions) (NamedAgent, error) {
 
 // WithAgent returns a copy of the scenario that runs the agent named name
 // instead of its own, for running scenarios against several agents. The
-// copy takes the named agent's command, auth and mode; its env is the
+// copy takes the named agent's command, auth, mode, model and config (option
+// ids and values are an agent's own); its env is the
 // scenario agent's with the named agent's on top; its mcpServers are the
 // named agent's when it has some, else the scenario's. The session cwd
 // (and so the client roots) stays the scenario's. Agent.Name is name. The
@@ -206,6 +207,9 @@ type agentSpec struct {
 	cwd         *string           // absolute, or "" for the default
 	cwdPos      Pos               // the cwd value
 	auth, mode  *string
+	model       *string
+	modelPos    Pos             // the model value
+	config      []ConfigSetting // nil when not given
 	mcp         json.RawMessage // nil when not given
 	description string
 	replay      string // the absolute path of the transcript of agent: {replay: path}
@@ -284,6 +288,12 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 			if s, ok := p.interp(v); ok {
 				spec.mode = &s
 			}
+		case "model":
+			if s, ok := p.interp(v); ok {
+				spec.model, spec.modelPos = &s, p.pos(v)
+			}
+		case "config":
+			spec.config = p.sessionConfig(v)
 		case "mcpServers":
 			spec.mcp = p.mcpServers(v)
 		case "description":
@@ -348,7 +358,8 @@ func (p *fileParser) agentFromSpec(spec agentSpec) Agent {
 
 // overlay returns base changed by what spec gives: its command replaces
 // base's and its args are appended; its env variables are added to base's;
-// cwd, auth, mode and mcpServers replace base's when given.
+// cwd, auth, mode, model and mcpServers replace base's when given; its
+// config settings replace base's of the same id and add the others.
 func overlay(base Agent, spec agentSpec) Agent {
 	a := base
 	a.Command = slices.Clone(base.Command)
@@ -377,6 +388,16 @@ func overlay(base Agent, spec agentSpec) Agent {
 	}
 	if spec.mode != nil {
 		a.Mode = *spec.mode
+	}
+	if spec.model != nil {
+		a.Model, a.ModelPos = *spec.model, spec.modelPos
+		if a.Model == "" {
+			a.ModelPos = Pos{}
+		}
+	}
+	a.Config = mergeConfig(base.Config, spec.config)
+	if len(a.Config) == 0 {
+		a.Config = nil
 	}
 	if spec.mcp != nil {
 		a.McpServers = spec.mcp

@@ -75,7 +75,7 @@ var (
 	configKeys   = []string{"defaults", "agents"}
 	defaultsKeys = []string{"agent", "timeout", "turnTimeout", "idleTimeout", "cancelGrace", "killGrace",
 		"continueAfterCancel", "client", "permissions", "workspace", "setup", "verify", "teardown"}
-	namedAgentKeys = []string{"description", "command", "env", "cwd", "auth", "mode", "mcpServers"}
+	namedAgentKeys = []string{"description", "command", "env", "cwd", "auth", "mode", "model", "config", "mcpServers"}
 )
 
 // LoadConfig reads a config file (see the package documentation). Every

@@ -43,8 +43,10 @@
 //	  env: {ANTHROPIC_API_KEY: "${ANTHROPIC_API_KEY}"}
 //	  cwd: ./repo                 # session cwd, relative to the file (must exist); default: the file's directory
 //	  auth: openai-api-key        # authenticate with this method id before session/new
-//	  mode: code                  # session/set_mode after session/new
-//	  mcpServers: []              # passed to session/new as written
+//	  mode: code                  # session/set_mode after session/new (or its config option of category mode)
+//	  model: sonnet               # the config option of category model, else session/set_model
+//	  config: {effort: high}      # session/set_config_option by option id; values must be offered
+//	  mcpServers: []              # passed to session/new; http/sse ones only with the agent's mcpCapabilities
 //	timeout: 10m                  # the whole scenario (Go durations: 90s, 5m, 1h30m)
 //	turnTimeout: 2m               # default for each turn
 //	idleTimeout: 1m               # no message from the agent for that long
@@ -135,9 +137,21 @@
 // An agent is given by its command, or by the name of a named agent (see
 // below): `agent: claude`, or a mapping with name instead of command whose
 // other keys change the named agent: args are added to its command, env
-// variables to its env, and cwd, auth, mode and mcpServers replace its own:
+// variables to its env, config options to its config (an id in both takes
+// the scenario's value; an empty value, such as "${UNSET:-}", drops it), and
+// cwd, auth, mode, model and mcpServers replace its own:
 //
 //	agent: {name: mock, args: [agents/basic.mock.yaml]}
+//
+// After session/new the runner sets the session up as the agent allows:
+// agent.mode through the agent's config option of category mode when it
+// has one (else session/set_mode), agent.model through the config option
+// of category model (else session/set_model, when the agent offers
+// models), then each agent.config option in order. An option id or a
+// value the agent does not offer is an error at the value's position,
+// listing what it offers, before the first prompt. MCP servers of type
+// http or sse are left out with a warning when the agent's
+// mcpCapabilities lack that transport.
 //
 // An agent may instead replay a transcript recorded by `acprun run
 // --transcripts DIR`: `agent: {replay: transcripts/basic.jsonl}`, relative
@@ -154,7 +168,8 @@
 //
 // ${VAR} and ${VAR:-default} (default used when VAR is unset or empty) are
 // replaced, and $$ stands for a single $, in the values of agent.command,
-// agent.args, agent.env, agent.cwd, agent.auth, agent.mode, client.roots and the
+// agent.args, agent.env, agent.cwd, agent.auth, agent.mode, agent.model, the
+// values of agent.config, client.roots and the
 // strings inside agent.mcpServers, and in the paths of workspace (and its
 // ref) and files.golden. It happens after YAML parsing, so a
 // value never changes the file's structure; a string command is split into
@@ -164,7 +179,8 @@
 // are never interpolated. Nor are the run lines of setup, verify and
 // teardown: the shell expands $VARS itself, and the commands get the
 // agent's environment. An unset variable without a default is an error. An
-// interpolated value that ends up empty leaves cwd, auth and mode unset.
+// interpolated value that ends up empty leaves cwd, auth, mode, model or
+// that config option unset.
 // Inside a flow collection ([...] or {...}) quote a value holding ${...},
 // since YAML reads its braces as syntax.
 //
@@ -203,6 +219,8 @@
 //	    cwd: ./repo
 //	    auth: api-key
 //	    mode: code
+//	    model: small
+//	    config: {effort: low}
 //	    mcpServers: []
 //
 // A scenario key replaces the config's value of that key as a whole, except

@@ -70,6 +70,15 @@ type Agent struct {
 	Auth    string            // authenticate method id, "" for none
 	Mode    string            // session mode to set after session/new, "" for none
 
+	// Model is the model to select after session/new (agent.model), "" for
+	// the agent's own; ModelPos is where it was given.
+	Model    string
+	ModelPos Pos
+	// Config lists the session config options to set after session/new
+	// (agent.config), in the order written: a named agent's first, the
+	// scenario's replacing those of the same id. Nil for none.
+	Config []ConfigSetting
+
 	// CwdPos is where Cwd was given: the cwd value in the scenario file, or
 	// in the config file for a named or default agent. It is zero when Cwd
 	// is the default.

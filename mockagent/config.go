@@ -1,0 +1,278 @@
+package mockagent
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/yamlmap"
+)
+
+// This file holds the session settings the mock agent offers besides
+// modes: config options (session/set_config_option) and the legacy models
+// (session/set_model), and the showConfig step that tells what is set.
+
+// showConfigStep says the session's current settings in an
+// agent_message_chunk (see sessionSettings).
+type showConfigStep struct{ at }
+
+// configOptions parses the script's configOptions: select options with
+// their values, and boolean options.
+func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
+	items, _ := p.list(n, "configOptions")
+	out := []acp.SessionConfigOption{}
+	seen := map[string]bool{}
+	for _, it := range items {
+		o := acp.SessionConfigOption{Type: acp.ConfigSelect}
+		var current *yaml.Node
+		var values []acp.SessionConfigSelectOption
+		hasOptions := false
+		p.object(it, "config option", fields{
+			"id":          func(v *yaml.Node) { o.ID, _ = p.nonEmpty(v, "configOptions.id") },
+			"name":        func(v *yaml.Node) { o.Name, _ = p.str(v, "configOptions.name") },
+			"description": func(v *yaml.Node) { o.Description, _ = p.str(v, "configOptions.description") },
+			"category":    func(v *yaml.Node) { o.Category, _ = p.nonEmpty(v, "configOptions.category") },
+			"type": func(v *yaml.Node) {
+				o.Type, _ = p.oneOf(v, "configOptions.type", acp.ConfigSelect, acp.ConfigBoolean)
+			},
+			"currentValue": func(v *yaml.Node) { current = v },
+			"options": func(v *yaml.Node) {
+				hasOptions = true
+				opts, _ := p.list(v, "configOptions.options")
+				for _, ov := range opts {
+					var sv acp.SessionConfigSelectOption
+					p.object(ov, "config option value", fields{
+						"value":       func(v *yaml.Node) { sv.Value, _ = p.nonEmpty(v, "options.value") },
+						"name":        func(v *yaml.Node) { sv.Name, _ = p.str(v, "options.name") },
+						"description": func(v *yaml.Node) { sv.Description, _ = p.str(v, "options.description") },
+					})
+					if sv.Value == "" {
+						p.errorf(yamlmap.Deref(ov), "config option value: value is required")
+						continue
+					}
+					if sv.Name == "" {
+						sv.Name = sv.Value
+					}
+					values = append(values, sv)
+				}
+			},
+		})
+		r := yamlmap.Deref(it)
+		if o.ID == "" {
+			p.errorf(r, "config option: id is required")
+			continue
+		}
+		if seen[o.ID] {
+			p.errorf(r, "config option: id %q given twice", o.ID)
+			continue
+		}
+		seen[o.ID] = true
+		if o.Name == "" {
+			o.Name = o.ID
+		}
+		switch o.Type {
+		case acp.ConfigBoolean:
+			if hasOptions {
+				p.errorf(r, "config option %q: a boolean option has no options", o.ID)
+			}
+			o.CurrentValue = false
+			if current != nil {
+				o.CurrentValue, _ = p.bool(current, "currentValue")
+			}
+		default:
+			if len(values) == 0 {
+				p.errorf(r, "config option %q: a select option needs options: [{value, name}]", o.ID)
+				continue
+			}
+			o.Options = &acp.SessionConfigSelectOptions{Options: values}
+			o.CurrentValue = values[0].Value
+			if current != nil {
+				if s, ok := p.str(current, "currentValue"); ok {
+					if !slices.ContainsFunc(values, func(v acp.SessionConfigSelectOption) bool { return v.Value == s }) {
+						p.errorf(yamlmap.Deref(current), "config option %q: currentValue %q is not among its options", o.ID, s)
+					}
+					o.CurrentValue = s
+				}
+			}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// models parses the script's legacy models.
+func (p *parser) models(n *yaml.Node) *acp.SessionModelState {
+	ms := &acp.SessionModelState{}
+	p.object(n, "models", fields{
+		"currentModelId": func(v *yaml.Node) { ms.CurrentModelID, _ = p.str(v, "models.currentModelId") },
+		"availableModels": func(v *yaml.Node) {
+			items, _ := p.list(v, "models.availableModels")
+			for _, it := range items {
+				var m acp.ModelInfo
+				p.object(it, "model", fields{
+					"modelId":     func(v *yaml.Node) { m.ModelID, _ = p.nonEmpty(v, "model.modelId") },
+					"name":        func(v *yaml.Node) { m.Name, _ = p.str(v, "model.name") },
+					"description": func(v *yaml.Node) { m.Description, _ = p.str(v, "model.description") },
+				})
+				if m.ModelID == "" {
+					p.errorf(yamlmap.Deref(it), "model: modelId is required")
+					continue
+				}
+				if m.Name == "" {
+					m.Name = m.ModelID
+				}
+				ms.AvailableModels = append(ms.AvailableModels, m)
+			}
+		},
+	})
+	if ms.CurrentModelID == "" && len(ms.AvailableModels) > 0 {
+		ms.CurrentModelID = ms.AvailableModels[0].ModelID
+	}
+	switch {
+	case len(ms.AvailableModels) == 0:
+		p.errorf(yamlmap.Deref(n), "models: availableModels needs at least one model")
+	case !slices.ContainsFunc(ms.AvailableModels, func(m acp.ModelInfo) bool { return m.ModelID == ms.CurrentModelID }):
+		p.errorf(yamlmap.Deref(n), "models: currentModelId %q is not among availableModels", ms.CurrentModelID)
+	}
+	return ms
+}
+
+// initSettings gives a new or loaded session the script's config options
+// and model, as they start.
+func (a *agent) initSettings(sess *session) {
+	sess.config = cloneOptions(a.s.configOptions)
+	if a.s.models != nil {
+		sess.model = a.s.models.CurrentModelID
+	}
+}
+
+// sessionConfigOptions is what a session answer carries: the session's
+// options with their current values (nil when the script has none).
+func (a *agent) sessionConfigOptions(sess *session) []acp.SessionConfigOption {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.s.configOptions == nil {
+		return nil
+	}
+	return cloneOptions(sess.config)
+}
+
+// sessionModels is the session's model state for a session answer (nil
+// when the script has no models).
+func (a *agent) sessionModels(sess *session) *acp.SessionModelState {
+	if a.s.models == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m := *a.s.models
+	m.AvailableModels = slices.Clone(m.AvailableModels)
+	m.CurrentModelID = sess.model
+	return &m
+}
+
+func cloneOptions(opts []acp.SessionConfigOption) []acp.SessionConfigOption {
+	if opts == nil {
+		return nil
+	}
+	return slices.Clone(opts) // CurrentValue is replaced, never changed in place
+}
+
+// setConfigOption answers session/set_config_option: the option must be
+// one of the script's, and the value one it offers (a bool, with type
+// boolean, for a boolean option). The answer is every option's state.
+func (a *agent) setConfigOption(req *acp.Request) (any, error) {
+	var p struct {
+		SessionID string          `json:"sessionId"`
+		ConfigID  string          `json:"configId"`
+		Type      string          `json:"type"`
+		Value     json.RawMessage `json:"value"`
+	}
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	sess, err := a.session(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	i := slices.IndexFunc(sess.config, func(o acp.SessionConfigOption) bool { return o.ID == p.ConfigID })
+	if i < 0 {
+		return nil, acp.NewError(acp.CodeInvalidParams, "unknown config option %q", p.ConfigID)
+	}
+	o := sess.config[i]
+	switch o.Type {
+	case acp.ConfigBoolean:
+		var b bool
+		if p.Type != acp.ConfigBoolean || json.Unmarshal(p.Value, &b) != nil {
+			return nil, acp.NewError(acp.CodeInvalidParams, "config option %q is boolean: send type \"boolean\" and a true or false value", p.ConfigID)
+		}
+		o.CurrentValue = b
+	default:
+		var s string
+		if p.Type != "" || json.Unmarshal(p.Value, &s) != nil {
+			return nil, acp.NewError(acp.CodeInvalidParams, "config option %q takes a value id (a string)", p.ConfigID)
+		}
+		if !slices.ContainsFunc(o.Options.All(), func(v acp.SessionConfigSelectOption) bool { return v.Value == s }) {
+			return nil, acp.NewError(acp.CodeInvalidParams, "config option %q has no value %q", p.ConfigID, s)
+		}
+		o.CurrentValue = s
+	}
+	sess.config = slices.Clone(sess.config)
+	sess.config[i] = o
+	return acp.SetSessionConfigOptionResponse{ConfigOptions: cloneOptions(sess.config)}, nil
+}
+
+// setModel answers the legacy session/set_model, when the script has
+// models: the model must be one of them.
+func (a *agent) setModel(req *acp.Request) (any, error) {
+	if a.s.models == nil {
+		return nil, acp.MethodNotFound(req.Method)
+	}
+	var p acp.SetSessionModelRequest
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	sess, err := a.session(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(a.s.models.AvailableModels, func(m acp.ModelInfo) bool { return m.ModelID == p.ModelID }) {
+		return nil, acp.NewError(acp.CodeInvalidParams, "unknown model %q", p.ModelID)
+	}
+	a.mu.Lock()
+	sess.model = p.ModelID
+	a.mu.Unlock()
+	return struct{}{}, nil
+}
+
+// sessionSettings says what is set in the session, for showConfig:
+// "config: effort=high, thinking=true; model: big; mode: code", each part
+// only when the script offers it, "config: none" when it offers nothing.
+func (a *agent) sessionSettings(sess *session) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var parts []string
+	if a.s.configOptions != nil {
+		kv := make([]string, len(sess.config))
+		for i, o := range sess.config {
+			kv[i] = fmt.Sprintf("%s=%v", o.ID, o.CurrentValue)
+		}
+		parts = append(parts, "config: "+strings.Join(kv, ", "))
+	}
+	if a.s.models != nil {
+		parts = append(parts, "model: "+sess.model)
+	}
+	if a.s.modes != nil {
+		parts = append(parts, "mode: "+sess.mode)
+	}
+	if len(parts) == 0 {
+		return "config: none"
+	}
+	return strings.Join(parts, "; ")
+}
