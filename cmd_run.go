@@ -20,6 +20,7 @@ import (
 // runCmd is `acprun run PATHS…`.
 type runCmd struct {
 	Paths          []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
+	Prompt         string   `placeholder:"FILE|-" help:"Replace the turns of the one selected scenario with one turn whose prompt is the text of FILE, or of stdin for - (e.g. from cron: make-prompt | acprun run nightly.yaml --prompt -)."`
 	JSON           string   `name:"json" short:"o" default:"acprun-results.json" placeholder:"FILE" help:"Write the JSON results to FILE (- for stdout, which then carries nothing else)."`
 	Transcripts    string   `placeholder:"DIR" help:"Write every message both ways, per scenario, as JSONL files in DIR (agent env values redacted)."`
 	AllowAll       bool     `help:"Answer every permission request with allow (for quick experiments; named in the results)." xor:"policy"`
@@ -122,6 +123,11 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	scs, err := c.pick(g, c.Paths)
 	if err != nil {
 		return err
+	}
+	if c.Prompt != "" {
+		if scs, err = c.withPrompt(g, scs); err != nil {
+			return err
+		}
 	}
 	opts := c.options(g)
 	if c.DryRun {
