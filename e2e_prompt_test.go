@@ -33,9 +33,16 @@ const nightlyPrompt = "Nightly maintenance:\nupdate ${DEPS} and fix what breaks.
 // what it did.
 func promptWithStdin(t *testing.T, dir, stdin string, args ...string) result {
 	t.Helper()
+	return promptWithStdinEnv(t, dir, stdin, nil, args...)
+}
+
+// promptWithStdinEnv is promptWithStdin with env (NAME=value) added to the
+// environment.
+func promptWithStdinEnv(t *testing.T, dir, stdin string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(acprunBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(cmd.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
+	cmd.Env = append(append(cmd.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
