@@ -15,8 +15,13 @@ import (
 )
 
 // MaxPromptBytes bounds a prompt read from a file (prompt: {file: PATH},
-// run --prompt FILE) or from stdin (run --prompt -).
-const MaxPromptBytes = MaxFileBytes
+// run --prompt FILE) or from stdin (run --prompt -); MaxPromptFileBytes
+// bounds the prompt files of one scenario file together (each counted
+// once, however many turns name it).
+const (
+	MaxPromptBytes     = MaxFileBytes
+	MaxPromptFileBytes = 4 * MaxPromptBytes
+)
 
 // promptFileKeys are the keys of a prompt given as a mapping.
 var promptFileKeys = []string{"file"}
@@ -106,12 +111,26 @@ func (p *fileParser) promptFile(n *yaml.Node) []Part {
 		p.errorf(v, "prompt file path is empty")
 		return nil
 	}
-	text, err := ReadPromptFile(p.abs(path))
-	if err != nil {
-		p.errorf(v, "prompt file %q %v", path, err)
-		return nil
+	abs := p.abs(path)
+	text, seen := p.prompts[abs]
+	if !seen {
+		var err error
+		if text, err = ReadPromptFile(abs); err != nil {
+			p.errorf(v, "prompt file %q %v", path, err)
+			return nil
+		}
+		if p.prompts == nil {
+			p.prompts = map[string]string{}
+		}
+		if p.promptBytes+len(text) > MaxPromptFileBytes {
+			p.errorf(v, "prompt file %q: the prompt files of this file hold more than %d MiB in all; split the scenarios over several files", path, MaxPromptFileBytes>>20)
+			p.prompts[abs] = "" // reported once; the file does not load anyway
+			return nil
+		}
+		p.prompts[abs] = text
+		p.promptBytes += len(text)
 	}
-	return []Part{{Pos: p.pos(v), Text: text, TextFile: p.abs(path)}}
+	return []Part{{Pos: p.pos(v), Text: text, TextFile: abs}}
 }
 
 // WithPrompt returns a copy of the scenario whose turns are one turn

@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,5 +141,31 @@ func TestWithPrompt(t *testing.T) {
 	}
 	if len(sc.Turns) != 2 || c.Name != sc.Name || c.Policy != sc.Policy {
 		t.Errorf("the original changed or the copy lost its settings: %d turns, copy %q", len(sc.Turns), c.Name)
+	}
+}
+
+// TestPromptFilesBudget: a prompt file named by many turns is read once
+// and counted once; distinct prompt files past MaxPromptFileBytes in all
+// are an error at the first one over.
+func TestPromptFilesBudget(t *testing.T) {
+	dir := t.TempDir()
+	big := []byte(strings.Repeat("x", scenario.MaxPromptBytes))
+	var turns strings.Builder
+	for i := range scenario.MaxPromptFileBytes/scenario.MaxPromptBytes + 1 {
+		name := filepath.Join(dir, "p"+string(rune('a'+i))+".md")
+		if err := os.WriteFile(name, big, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// Each file twice: the second costs nothing.
+		fmt.Fprintf(&turns, "  - prompt: {file: %s}\n  - prompt: {file: %s}\n", filepath.Base(name), filepath.Base(name))
+	}
+	src := "name: x\nagent: {command: [a]}\nturns:\n" + turns.String()
+	_, _, err := scenario.LoadBytes(filepath.Join(dir, "bad.yaml"), []byte(src), opts)
+	got := errorLines(t, err)
+	line := 4 + 2*(scenario.MaxPromptFileBytes/scenario.MaxPromptBytes)
+	want := []string{fmt.Sprintf("%s:%d:20: prompt file \"pe.md\": the prompt files of this file hold more than 16 MiB in all; split the scenarios over several files",
+		filepath.Join(dir, "bad.yaml"), line)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }
