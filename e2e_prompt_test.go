@@ -60,9 +60,9 @@ func promptWithStdinEnv(t *testing.T, dir, stdin string, env []string, args ...s
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 
-// turnSummary is each turn of each scenario as name#turn prompt → stop
+// promptTurnSummary is each turn of each scenario as name#turn prompt → stop
 // reason: text.
-func turnSummary(out output.Results) []string {
+func promptTurnSummary(out output.Results) []string {
 	var got []string
 	for _, sc := range out.Scenarios {
 		for _, tr := range sc.Turns {
@@ -88,7 +88,7 @@ func TestPromptFromFile(t *testing.T) {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
 	want := []string{"nightly@ " + nightlyPrompt + " → end_turn: nightly prompt seen, unexpanded, whole"}
-	if diff := cmp.Diff(want, turnSummary(out)); diff != "" {
+	if diff := cmp.Diff(want, promptTurnSummary(out)); diff != "" {
 		t.Errorf("turns (-want +got):\n%s", diff)
 	}
 	plan := acprun(t, dir, "run", "cron/nightly.yaml", "--dry-run")
@@ -161,7 +161,7 @@ turns: [{prompt: b}]
 		t.Fatalf("--prompt -: exit %d\n%s", res.code, res.stderr)
 	}
 	want := []string{"a@one " + nightlyPrompt + " → end_turn: nightly prompt seen, unexpanded, whole"}
-	if diff := cmp.Diff(want, turnSummary(readResults(t, filepath.Join(dir, "stdin.json")))); diff != "" {
+	if diff := cmp.Diff(want, promptTurnSummary(readResults(t, filepath.Join(dir, "stdin.json")))); diff != "" {
 		t.Errorf("--prompt -: turns (-want +got):\n%s", diff)
 	}
 
@@ -173,7 +173,7 @@ turns: [{prompt: b}]
 		"a@one " + nightlyPrompt + " → end_turn: nightly prompt seen, unexpanded, whole",
 		"a@two " + nightlyPrompt + " → end_turn: nightly prompt seen, unexpanded, whole",
 	}
-	if diff := cmp.Diff(want, turnSummary(readResults(t, filepath.Join(dir, "file.json")))); diff != "" {
+	if diff := cmp.Diff(want, promptTurnSummary(readResults(t, filepath.Join(dir, "file.json")))); diff != "" {
 		t.Errorf("--prompt FILE --agent one --agent two: turns (-want +got):\n%s", diff)
 	}
 
@@ -182,7 +182,7 @@ turns: [{prompt: b}]
 	res = promptWithStdin(t, dir, "something else\n", "run", "s.yaml", "--run", "^a$", "--prompt", "-", "-o", "refused.json")
 	out := readResults(t, filepath.Join(dir, "refused.json"))
 	if res.code != exitFailed || len(out.Scenarios) != 1 || len(out.Scenarios[0].Turns) != 1 ||
-		!slicesContain(out.Scenarios[0].Turns[0].Failures, "--prompt -: stopReason refusal, want end_turn") {
+		!promptAnyContains(out.Scenarios[0].Turns[0].Failures, "--prompt -: stopReason refusal, want end_turn") {
 		t.Errorf("a refused --prompt -: exit %d, results %+v, want exit 1 and the failure at --prompt -", res.code, out.Scenarios)
 	}
 }
@@ -227,8 +227,8 @@ func TestPromptFlagErrors(t *testing.T) {
 	}
 }
 
-// slicesContain reports whether some element of list contains s.
-func slicesContain(list []string, s string) bool {
+// promptAnyContains reports whether some element of list contains s.
+func promptAnyContains(list []string, s string) bool {
 	for _, l := range list {
 		if strings.Contains(l, s) {
 			return true

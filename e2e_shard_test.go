@@ -41,7 +41,7 @@ func TestShardFromGitLabNodes(t *testing.T) {
 		shards = append(shards, gitlab)
 	}
 	whole := list(noShardEnv)
-	if got, want := sortedLines(strings.Join(shards, "")), sortedLines(whole); !cmp.Equal(got, want) {
+	if got, want := shardSortedLines(strings.Join(shards, "")), shardSortedLines(whole); !cmp.Equal(got, want) {
 		t.Errorf("the three GitLab shards together (-want +got):\n%s", cmp.Diff(want, got))
 	}
 
@@ -86,8 +86,8 @@ func TestShardBadGitLabNodes(t *testing.T) {
 	}
 }
 
-// sortedLines returns the lines of s, sorted.
-func sortedLines(s string) []string {
+// shardSortedLines returns the lines of s, sorted.
+func shardSortedLines(s string) []string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	slices.Sort(lines)
 	return lines

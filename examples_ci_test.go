@@ -53,7 +53,7 @@ func TestRecipeGitHubActions(t *testing.T) {
 			Steps []step `yaml:"steps"`
 		} `yaml:"jobs"`
 	}
-	decodeYAML(t, file, &wf)
+	recipeYAML(t, file, &wf)
 	shards, err := strconv.Atoi(wf.Env["SHARDS"])
 	if err != nil {
 		t.Fatalf("%s: env.SHARDS = %q, want a number", file, wf.Env["SHARDS"])
@@ -89,14 +89,14 @@ func TestRecipeGitHubActions(t *testing.T) {
 					t.Errorf("%s: jobs.%s.steps[%d]: %v", file, job, i, err)
 					continue
 				}
-				cmds = append(cmds, shellAcprun(t, fmt.Sprintf("%s: jobs.%s.steps[%d].run", file, job, i), run, nil, nil)...)
+				cmds = append(cmds, recipeShellAcprun(t, fmt.Sprintf("%s: jobs.%s.steps[%d].run", file, job, i), run, nil, nil)...)
 				if !strings.Contains(step.Run, "matrix.shard") {
 					break
 				}
 			}
 		}
 	}
-	checkCommands(t, file, cmds, []string{"run", "merge", "report"})
+	recipeCheckCommands(t, file, cmds, []string{"run", "merge", "report"})
 	for _, c := range cmds {
 		if c.argv[1] == "run" && !slices.Contains(c.argv, "--shard") {
 			t.Errorf("%s: %s: acprun run without --shard", c.where, strings.Join(c.argv, " "))
@@ -123,7 +123,7 @@ func TestRecipeGitLab(t *testing.T) {
 			AfterScript []string `yaml:"after_script"`
 		} `yaml:"acprun-merge"`
 	}
-	decodeYAML(t, file, &pipeline)
+	recipeYAML(t, file, &pipeline)
 	n := pipeline.Shards.Parallel
 	if n < 2 {
 		t.Fatalf("%s: acprun.parallel = %d, want a number of shards", file, n)
@@ -135,7 +135,7 @@ func TestRecipeGitLab(t *testing.T) {
 	for i := 1; i <= n; i++ {
 		env := []string{fmt.Sprintf("CI_NODE_INDEX=%d", i), fmt.Sprintf("CI_NODE_TOTAL=%d", n)}
 		for j, line := range pipeline.Shards.Script {
-			cmds = append(cmds, shellAcprun(t, fmt.Sprintf("%s: acprun.script[%d] (CI_NODE_INDEX=%d)", file, j, i), line, env, env)...)
+			cmds = append(cmds, recipeShellAcprun(t, fmt.Sprintf("%s: acprun.script[%d] (CI_NODE_INDEX=%d)", file, j, i), line, env, env)...)
 		}
 	}
 	for _, part := range []struct {
@@ -143,10 +143,10 @@ func TestRecipeGitLab(t *testing.T) {
 		lines []string
 	}{{"default.before_script", pipeline.Default.BeforeScript}, {"acprun-merge.script", pipeline.Merge.Script}, {"acprun-merge.after_script", pipeline.Merge.AfterScript}} {
 		for j, line := range part.lines {
-			cmds = append(cmds, shellAcprun(t, fmt.Sprintf("%s: %s[%d]", file, part.name, j), line, nil, nil)...)
+			cmds = append(cmds, recipeShellAcprun(t, fmt.Sprintf("%s: %s[%d]", file, part.name, j), line, nil, nil)...)
 		}
 	}
-	checkCommands(t, file, cmds, []string{"run", "merge", "report"})
+	recipeCheckCommands(t, file, cmds, []string{"run", "merge", "report"})
 	for _, c := range cmds {
 		if c.argv[1] == "run" && slices.ContainsFunc(c.argv, func(a string) bool { return strings.HasPrefix(a, "--shard") }) {
 			t.Errorf("%s: %s: GitLab's variables pick the shard; --shard would override them", c.where, strings.Join(c.argv, " "))
@@ -178,7 +178,7 @@ func TestRecipeKubernetes(t *testing.T) {
 	var kinds []string
 	for _, name := range []string{"shards.yaml", "merge.yaml"} {
 		file := filepath.Join(ciDir, "_kubernetes", name)
-		for i, doc := range decodeYAMLDocs[manifest](t, file) {
+		for i, doc := range recipeYAMLDocs[manifest](t, file) {
 			kinds = append(kinds, doc.Kind)
 			if doc.Kind != "Job" {
 				continue
@@ -202,10 +202,10 @@ func TestRecipeKubernetes(t *testing.T) {
 						where += fmt.Sprintf(" (JOB_COMPLETION_INDEX=%d)", k)
 					}
 					if len(argv) == 3 && argv[0] == "/bin/sh" && argv[1] == "-c" {
-						found := shellAcprun(t, where, argv[2], env, env)
+						found := recipeShellAcprun(t, where, argv[2], env, env)
 						cmds = append(cmds, found...)
 						for _, f := range found {
-							if f.argv[1] == "run" && flagValue(f.argv, "--shards") != strconv.Itoa(doc.Spec.Completions) {
+							if f.argv[1] == "run" && recipeFlag(f.argv, "--shards") != strconv.Itoa(doc.Spec.Completions) {
 								t.Errorf("%s: %s: --shards must equal completions %d", where, strings.Join(f.argv, " "), doc.Spec.Completions)
 							}
 						}
@@ -219,7 +219,7 @@ func TestRecipeKubernetes(t *testing.T) {
 	if want := []string{"PersistentVolumeClaim", "Job", "Job"}; !slices.Equal(kinds, want) {
 		t.Errorf("manifests are %v, want %v", kinds, want)
 	}
-	checkCommands(t, filepath.Join(ciDir, "_kubernetes"), cmds, []string{"run", "merge", "report"})
+	recipeCheckCommands(t, filepath.Join(ciDir, "_kubernetes"), cmds, []string{"run", "merge", "report"})
 }
 
 // TestRecipeSystemdAndCron: the service runs acprun once (oneshot) with
@@ -229,7 +229,7 @@ func TestRecipeSystemdAndCron(t *testing.T) {
 	service := filepath.Join(ciDir, "systemd", "acprun-nightly.service")
 	units := map[string]map[string][]string{}
 	for _, f := range []string{service, filepath.Join(ciDir, "systemd", "acprun-nightly.timer")} {
-		units[filepath.Base(f)] = parseUnit(t, f)
+		units[filepath.Base(f)] = recipeUnit(t, f)
 	}
 	svc, timer := units["acprun-nightly.service"], units["acprun-nightly.timer"]
 	if !slices.Equal(svc["Service.Type"], []string{"oneshot"}) || len(svc["Service.ExecStart"]) != 1 {
@@ -241,12 +241,12 @@ func TestRecipeSystemdAndCron(t *testing.T) {
 	var cmds []recipeCommand
 	for _, line := range svc["Service.ExecStart"] {
 		line = strings.ReplaceAll(line, "%h", "/home/user") // the only specifier used
-		cmds = append(cmds, shellAcprun(t, service+": ExecStart", line, nil, nil)...)
+		cmds = append(cmds, recipeShellAcprun(t, service+": ExecStart", line, nil, nil)...)
 	}
 
 	crontab := filepath.Join(ciDir, "cron", "crontab")
 	lines := 0
-	for i, line := range readLines(t, crontab) {
+	for i, line := range recipeLines(t, crontab) {
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
 			continue
 		}
@@ -260,14 +260,14 @@ func TestRecipeSystemdAndCron(t *testing.T) {
 		if strings.Contains(strings.ReplaceAll(command, `\%`, ""), "%") {
 			t.Errorf("%s:%d: unescaped %% (cron turns it into a newline): %s", crontab, i+1, command)
 		}
-		cmds = append(cmds, shellAcprun(t, fmt.Sprintf("%s:%d", crontab, i+1), command, nil, nil)...)
+		cmds = append(cmds, recipeShellAcprun(t, fmt.Sprintf("%s:%d", crontab, i+1), command, nil, nil)...)
 	}
 	if lines == 0 {
 		t.Errorf("%s: no crontab line", crontab)
 	}
-	checkCommands(t, filepath.Join(ciDir, "systemd+cron"), cmds, []string{"run"})
+	recipeCheckCommands(t, filepath.Join(ciDir, "systemd+cron"), cmds, []string{"run"})
 	for _, c := range cmds {
-		if flagValue(c.argv, "--lock") != "fail" {
+		if recipeFlag(c.argv, "--lock") != "fail" {
 			t.Errorf("%s: %s: nightly runs use --lock fail", c.where, strings.Join(c.argv, " "))
 		}
 	}
@@ -281,11 +281,11 @@ func TestRecipeDockerfileAndREADME(t *testing.T) {
 	var cmds []recipeCommand
 	built := false
 	runs := 0
-	for _, line := range joinContinuations(readLines(t, dockerfile)) {
+	for _, line := range recipeJoinLines(recipeLines(t, dockerfile)) {
 		if rest, ok := strings.CutPrefix(line, "RUN "); ok {
 			runs++
 			built = built || strings.Contains(rest, "go build")
-			cmds = append(cmds, shellAcprun(t, fmt.Sprintf("%s: RUN #%d", dockerfile, runs), rest, nil, nil)...)
+			cmds = append(cmds, recipeShellAcprun(t, fmt.Sprintf("%s: RUN #%d", dockerfile, runs), rest, nil, nil)...)
 		}
 	}
 	if !built {
@@ -294,33 +294,33 @@ func TestRecipeDockerfileAndREADME(t *testing.T) {
 	readme := filepath.Join(ciDir, "README.md")
 	inBlock := false
 	var block []string
-	for _, line := range readLines(t, readme) {
+	for _, line := range recipeLines(t, readme) {
 		switch {
 		case !inBlock && (line == "```sh" || line == "```console"):
 			inBlock, block = true, nil
 		case inBlock && line == "```":
 			inBlock = false
-			for j, l := range joinContinuations(block) {
+			for j, l := range recipeJoinLines(block) {
 				if strings.HasPrefix(strings.TrimSpace(l), "#") {
 					continue
 				}
-				cmds = append(cmds, shellAcprun(t, fmt.Sprintf("%s: sh block line %d", readme, j+1), l, nil, nil)...)
+				cmds = append(cmds, recipeShellAcprun(t, fmt.Sprintf("%s: sh block line %d", readme, j+1), l, nil, nil)...)
 			}
 		case inBlock:
 			block = append(block, line)
 		}
 	}
-	checkCommands(t, ciDir, cmds, []string{"run", "merge", "report", "validate", "list"})
-	for _, f := range append(readLines(t, readme), readLines(t, dockerfile)...) {
+	recipeCheckCommands(t, ciDir, cmds, []string{"run", "merge", "report", "validate", "list"})
+	for _, f := range append(recipeLines(t, readme), recipeLines(t, dockerfile)...) {
 		if regexp.MustCompile(`(curl|wget) [^|]*acprun|releases/download`).MatchString(f) {
 			t.Errorf("a recipe downloads acprun: %s", f)
 		}
 	}
 }
 
-// checkCommands checks each command with the built binary; subcommands
+// recipeCheckCommands checks each command with the built binary; subcommands
 // must be among allowed and at least one must be found.
-func checkCommands(t *testing.T, recipe string, cmds []recipeCommand, allowed []string) {
+func recipeCheckCommands(t *testing.T, recipe string, cmds []recipeCommand, allowed []string) {
 	t.Helper()
 	if len(cmds) == 0 {
 		t.Errorf("%s: no acprun command line found", recipe)
@@ -328,7 +328,7 @@ func checkCommands(t *testing.T, recipe string, cmds []recipeCommand, allowed []
 	}
 	var fixtures []string // shard results for merge and report, made once
 	if slices.ContainsFunc(cmds, func(c recipeCommand) bool { return len(c.argv) > 1 && (c.argv[1] == "merge" || c.argv[1] == "report") }) {
-		fixtures = shardFixtures(t)
+		fixtures = recipeShardFixtures(t)
 	}
 	for _, c := range cmds {
 		t.Run(c.where+": "+strings.Join(c.argv, " "), func(t *testing.T) {
@@ -338,24 +338,24 @@ func checkCommands(t *testing.T, recipe string, cmds []recipeCommand, allowed []
 			if len(c.argv) < 2 || !slices.Contains(allowed, c.argv[1]) {
 				t.Fatalf("not a command this recipe should run (want one of %v)", allowed)
 			}
-			parseArgs(t, c.argv[1:])
+			recipeParseArgs(t, c.argv[1:])
 			switch c.argv[1] {
 			case "run":
-				checkDryRun(t, c)
+				recipeDryRun(t, c)
 			case "validate", "list":
 				res := acprunEnv(t, ".", shardEnv(c.env...), c.argv[1:]...)
 				if res.code != exitOK {
 					t.Errorf("exit %d\n%s", res.code, res.stderr)
 				}
 			case "merge", "report":
-				checkOnFixtures(t, c, fixtures)
+				recipeOnFixtures(t, c, fixtures)
 			}
 		})
 	}
 }
 
-// parseArgs parses args as acprun's command line does, running nothing.
-func parseArgs(t *testing.T, args []string) {
+// recipeParseArgs parses args as acprun's command line does, running nothing.
+func recipeParseArgs(t *testing.T, args []string) {
 	t.Helper()
 	var root cli
 	parser, err := kong.New(&root, kong.Name("acprun"), kong.Vars{"version": version}, kong.Exit(func(int) { t.Fatal("the line asks for help or the version") }),
@@ -368,13 +368,13 @@ func parseArgs(t *testing.T, args []string) {
 	}
 }
 
-// checkDryRun runs the line with --dry-run from the checkout's root, in
+// recipeDryRun runs the line with --dry-run from the checkout's root, in
 // the recipe's environment; --prompt - gets a prompt on stdin.
-func checkDryRun(t *testing.T, c recipeCommand) {
+func recipeDryRun(t *testing.T, c recipeCommand) {
 	t.Helper()
 	args := append(slices.Clone(c.argv[1:]), "--dry-run")
 	var res result
-	if flagValue(c.argv, "--prompt") == "-" {
+	if recipeFlag(c.argv, "--prompt") == "-" {
 		res = promptWithStdinEnv(t, ".", "a prompt from the recipe test\n", shardEnv(c.env...), args...)
 		if !strings.Contains(res.stdout, "a prompt from the recipe test") {
 			t.Errorf("--prompt -: the plan lacks the prompt from stdin:\n%s", res.stdout)
@@ -387,9 +387,9 @@ func checkDryRun(t *testing.T, c recipeCommand) {
 	}
 }
 
-// shardFixtures runs a two-scenario suite in two shards and returns the
+// recipeShardFixtures runs a two-scenario suite in two shards and returns the
 // two results files and the transcripts directory, for merge and report.
-func shardFixtures(t *testing.T) []string {
+func recipeShardFixtures(t *testing.T) []string {
 	t.Helper()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -409,12 +409,12 @@ func shardFixtures(t *testing.T) []string {
 	return append(files, filepath.Join(dir, "transcripts"))
 }
 
-// checkOnFixtures runs a merge or report line in a new directory where
+// recipeOnFixtures runs a merge or report line in a new directory where
 // its results files are the fixtures (a glob matches both shards, files
 // named one by one take them in turn), its
 // --transcripts directory holds theirs and its absolute paths are moved
 // under the directory; it must exit 0 and write its -o.
-func checkOnFixtures(t *testing.T, c recipeCommand, fixtures []string) {
+func recipeOnFixtures(t *testing.T, c recipeCommand, fixtures []string) {
 	t.Helper()
 	dir := t.TempDir()
 	rel := func(p string) string { return strings.TrimPrefix(p, "/") } // absolute paths move under dir
@@ -428,7 +428,7 @@ func checkOnFixtures(t *testing.T, c recipeCommand, fixtures []string) {
 			i++
 			v := rel(c.argv[i])
 			if a == "--transcripts" {
-				copyDir(t, fixtures[2], place(v))
+				recipeCopyDir(t, fixtures[2], place(v))
 			}
 			args = append(args, a, v)
 		case i == 1 || strings.HasPrefix(a, "-"):
@@ -436,11 +436,11 @@ func checkOnFixtures(t *testing.T, c recipeCommand, fixtures []string) {
 		case strings.Contains(a, "*"):
 			for k, f := range fixtures[:2] {
 				p := rel(strings.Replace(a, "*", strconv.Itoa(k+1), 1))
-				copyFile(t, f, place(p))
+				recipeCopyFile(t, f, place(p))
 				args = append(args, p)
 			}
 		default: // one shard's results, or the merged results of an earlier line
-			copyFile(t, fixtures[files%2], place(rel(a)))
+			recipeCopyFile(t, fixtures[files%2], place(rel(a)))
 			files++
 			args = append(args, rel(a))
 		}
@@ -449,18 +449,18 @@ func checkOnFixtures(t *testing.T, c recipeCommand, fixtures []string) {
 	if res.code != exitOK {
 		t.Fatalf("acprun %s on fixture shards: exit %d\n%s", strings.Join(args, " "), res.code, res.stderr)
 	}
-	if out := flagValue(args, "-o"); out != "" {
+	if out := recipeFlag(args, "-o"); out != "" {
 		if _, err := os.Stat(place(out)); err != nil {
 			t.Errorf("acprun %s wrote no %s: %v", strings.Join(args, " "), out, err)
 		}
 	}
 }
 
-// shellAcprun returns the acprun commands of a shell line (or of several
+// recipeShellAcprun returns the acprun commands of a shell line (or of several
 // lines): every simple command whose program is acprun (any directory).
 // vars are NAME=value pairs the line's $NAME and ${NAME} stand for; a
-// variable not among them is left as written, for checkCommands to report.
-func shellAcprun(t *testing.T, where, script string, vars, env []string) []recipeCommand {
+// variable not among them is left as written, for recipeCheckCommands to report.
+func recipeShellAcprun(t *testing.T, where, script string, vars, env []string) []recipeCommand {
 	t.Helper()
 	lookup := func(name string) (string, bool) {
 		for _, kv := range vars {
@@ -471,8 +471,8 @@ func shellAcprun(t *testing.T, where, script string, vars, env []string) []recip
 		return "", false
 	}
 	var out []recipeCommand
-	for _, line := range joinContinuations(strings.Split(script, "\n")) {
-		cmds, err := shellCommands(line, lookup)
+	for _, line := range recipeJoinLines(strings.Split(script, "\n")) {
+		cmds, err := recipeShellCommands(line, lookup)
 		if err != nil {
 			t.Errorf("%s: %v: %s", where, err, line)
 			continue
@@ -486,11 +486,11 @@ func shellAcprun(t *testing.T, where, script string, vars, env []string) []recip
 	return out
 }
 
-// shellCommands splits one shell line into its simple commands (split at
+// recipeShellCommands splits one shell line into its simple commands (split at
 // unquoted | & ; ( ) and the words { and }), each a list of words with the
 // quotes removed and variables looked up; redirections and their targets
 // are dropped, and so is a comment.
-func shellCommands(line string, lookup func(string) (string, bool)) ([][]string, error) {
+func recipeShellCommands(line string, lookup func(string) (string, bool)) ([][]string, error) {
 	var (
 		cmds     [][]string
 		cur      []string
@@ -637,9 +637,9 @@ func TestRecipeShellReader(t *testing.T) {
 		{`{ echo '### x'; echo '` + "```" + `'; } >> "$GITHUB_STEP_SUMMARY"`, [][]string{{"echo", "### x"}, {"echo", "```"}}},
 	}
 	for _, tt := range tests {
-		got, err := shellCommands(tt.line, lookup)
+		got, err := recipeShellCommands(tt.line, lookup)
 		if err != nil || !slices.EqualFunc(got, tt.want, slices.Equal) {
-			t.Errorf("shellCommands(%q) = %q, %v; want %q", tt.line, got, err, tt.want)
+			t.Errorf("recipeShellCommands(%q) = %q, %v; want %q", tt.line, got, err, tt.want)
 		}
 	}
 }
@@ -658,9 +658,9 @@ func githubExpressions(s string, exprs map[string]string) (string, error) {
 	return out, bad
 }
 
-// flagValue is the value of flag in argv ("--flag value" or
+// recipeFlag is the value of flag in argv ("--flag value" or
 // "--flag=value"), "" when absent.
-func flagValue(argv []string, flag string) string {
+func recipeFlag(argv []string, flag string) string {
 	for i, a := range argv {
 		if a == flag && i+1 < len(argv) {
 			return argv[i+1]
@@ -672,12 +672,12 @@ func flagValue(argv []string, flag string) string {
 	return ""
 }
 
-// parseUnit reads a systemd unit file into Section.Key → values.
-func parseUnit(t *testing.T, file string) map[string][]string {
+// recipeUnit reads a systemd unit file into Section.Key → values.
+func recipeUnit(t *testing.T, file string) map[string][]string {
 	t.Helper()
 	unit := map[string][]string{}
 	section := ""
-	for i, line := range joinContinuations(readLines(t, file)) {
+	for i, line := range recipeJoinLines(recipeLines(t, file)) {
 		line = strings.TrimSpace(line)
 		switch {
 		case line == "" || line[0] == '#' || line[0] == ';':
@@ -695,8 +695,8 @@ func parseUnit(t *testing.T, file string) map[string][]string {
 	return unit
 }
 
-// joinContinuations joins lines ending in a backslash with the next.
-func joinContinuations(lines []string) []string {
+// recipeJoinLines joins lines ending in a backslash with the next.
+func recipeJoinLines(lines []string) []string {
 	var out []string
 	var cur strings.Builder
 	for _, l := range lines {
@@ -714,7 +714,7 @@ func joinContinuations(lines []string) []string {
 	return out
 }
 
-func readLines(t *testing.T, file string) []string {
+func recipeLines(t *testing.T, file string) []string {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
@@ -732,8 +732,8 @@ func readLines(t *testing.T, file string) []string {
 	return lines
 }
 
-// decodeYAML decodes the one YAML document of file into v.
-func decodeYAML(t *testing.T, file string, v any) {
+// recipeYAML decodes the one YAML document of file into v.
+func recipeYAML(t *testing.T, file string, v any) {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -744,8 +744,8 @@ func decodeYAML(t *testing.T, file string, v any) {
 	}
 }
 
-// decodeYAMLDocs decodes every YAML document of file.
-func decodeYAMLDocs[T any](t *testing.T, file string) []T {
+// recipeYAMLDocs decodes every YAML document of file.
+func recipeYAMLDocs[T any](t *testing.T, file string) []T {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
@@ -767,7 +767,7 @@ func decodeYAMLDocs[T any](t *testing.T, file string) []T {
 	}
 }
 
-func copyFile(t *testing.T, from, to string) {
+func recipeCopyFile(t *testing.T, from, to string) {
 	t.Helper()
 	data, err := os.ReadFile(from)
 	if err != nil {
@@ -781,7 +781,7 @@ func copyFile(t *testing.T, from, to string) {
 	}
 }
 
-func copyDir(t *testing.T, from, to string) {
+func recipeCopyDir(t *testing.T, from, to string) {
 	t.Helper()
 	if err := os.CopyFS(to, os.DirFS(from)); err != nil {
 		t.Fatal(err)
