@@ -20,6 +20,7 @@ import (
 // runCmd is `acprun run PATHS…`.
 type runCmd struct {
 	Paths          []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
+	Prompt         string   `placeholder:"FILE|-" help:"Replace the turns of the one selected scenario with one turn whose prompt is the text of FILE, or of stdin for - (e.g. from cron: make-prompt | acprun run nightly.yaml --prompt -)."`
 	JSON           string   `name:"json" short:"o" default:"acprun-results.json" placeholder:"FILE" help:"Write the JSON results to FILE (- for stdout, which then carries nothing else)."`
 	Transcripts    string   `placeholder:"DIR" help:"Write every message both ways, per scenario, as JSONL files in DIR (agent env values redacted)."`
 	NoText         bool     `help:"Keep no message or thought text in the results, only its chunk counts, except for turns whose expectations or judge read it: memory stays flat however much the agents say."`
@@ -123,6 +124,11 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	scs, err := c.pick(g, c.Paths)
 	if err != nil {
 		return err
+	}
+	if c.Prompt != "" {
+		if scs, err = c.withPrompt(g, scs); err != nil {
+			return err
+		}
 	}
 	opts := c.options(g)
 	if c.DryRun {

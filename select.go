@@ -13,13 +13,15 @@ import (
 )
 
 // selection picks which loaded scenarios run: by name, by tag, by shard,
-// and which named agents they run against.
+// and which named agents they run against. The shard comes from --shard,
+// or else from JOB_COMPLETION_INDEX with --shards, or else from
+// CI_NODE_INDEX and CI_NODE_TOTAL (see scenario.Selection).
 type selection struct {
 	Config     string   `placeholder:"FILE" help:"Config file with defaults and named agents (default: acprun.yaml in the working directory, if any)."`
 	Agent      []string `name:"agent" placeholder:"NAME" help:"Run every scenario against this named agent (repeatable: the matrix scenario × agent)."`
 	Run        string   `placeholder:"REGEX" help:"Only scenarios whose name matches REGEX (RE2)."`
 	Tag        []string `placeholder:"TAG" help:"Only scenarios with this tag (repeatable: any of them)."`
-	Shard      string   `placeholder:"I/N" help:"Run the I-th of N deterministic shards of the selection (1-based). Without it, JOB_COMPLETION_INDEX (0-based, Kubernetes Indexed Jobs) and --shards pick the shard."`
+	Shard      string   `placeholder:"I/N" help:"Run the I-th of N deterministic shards of the selection (1-based). Without it, JOB_COMPLETION_INDEX (0-based, Kubernetes Indexed Jobs) and --shards pick the shard, or else CI_NODE_INDEX and CI_NODE_TOTAL (1-based, GitLab's parallel:)."`
 	Shards     int      `placeholder:"N" help:"Number of shards when the index comes from JOB_COMPLETION_INDEX."`
 	AllowEmpty bool     `help:"Accept a selection that matches no scenario (exit 0) instead of exiting 5."`
 }
@@ -33,14 +35,16 @@ func (s *selection) pick(g *globals, paths []string) ([]*scenario.Scenario, erro
 		return nil, err
 	}
 	scs, err = scenario.Select(scs, scenario.Selection{
-		Paths:      paths,
-		Run:        s.Run,
-		Tags:       s.Tag,
-		Shard:      s.Shard,
-		Shards:     s.Shards,
-		JobIndex:   os.Getenv("JOB_COMPLETION_INDEX"),
-		Agents:     s.Agent,
-		AllowEmpty: s.AllowEmpty,
+		Paths:       paths,
+		Run:         s.Run,
+		Tags:        s.Tag,
+		Shard:       s.Shard,
+		Shards:      s.Shards,
+		JobIndex:    os.Getenv("JOB_COMPLETION_INDEX"),
+		CINodeIndex: os.Getenv("CI_NODE_INDEX"),
+		CINodeTotal: os.Getenv("CI_NODE_TOTAL"),
+		Agents:      s.Agent,
+		AllowEmpty:  s.AllowEmpty,
 	}, lopts)
 	var none *scenario.NoneSelectedError
 	switch {

@@ -76,9 +76,10 @@
 //	  - prompt: "Run go vet and fix what it reports."
 //	    timeout: 5m
 //	    expect: {stopReason: end_turn}   # the default
+//	  - prompt: {file: ./prompts/review.md}  # the prompt is this file's text (UTF-8, at most 4 MiB), read at load
 //	  - prompt:
 //	      - text: "Summarise the change."
-//	      - file: ./NOTES.md      # relative to the file; must exist
+//	      - file: ./NOTES.md      # attached, not read into the text; relative to the file; must exist
 //	      - image: ./shot.png     # png, jpeg, gif or webp; must exist
 //	    expect:
 //	      stopReason: [end_turn, max_tokens]
@@ -159,6 +160,15 @@
 // runs). Its command is then [acprun, replay, ABSOLUTE-PATH], run by the
 // running acprun binary; it does not go with command, name or args.
 //
+// A prompt is a string, {file: PATH} or a list of parts. {file: PATH}
+// reads the prompt's text from PATH (relative to the scenario file) when
+// the file is loaded, so that validate and run --dry-run show it and a
+// missing, unreadable, non-UTF-8, empty or too large file is an error at
+// the file: value; the text is sent as it is, final newline included. In
+// a list of parts, file: attaches the file instead (a resource the agent
+// may read). run --prompt FILE (or - for stdin) replaces the turns of one
+// scenario with one turn of that text.
+//
 // A permission rule needs at least one matcher (kind, title, command, path,
 // input); its examples are checked with approve.CheckExamples when the file
 // is loaded. YAML anchors, aliases and merge keys (<<) may be used; an
@@ -174,7 +184,8 @@
 // ref) and files.golden. It happens after YAML parsing, so a
 // value never changes the file's structure; a string command is split into
 // words first, so a variable holding spaces stays one word. A $ followed by
-// anything else is kept as it is. Prompts, rules and the other
+// anything else is kept as it is. Prompts (inline, or the text and the
+// path of prompt: {file: PATH}), rules and the other
 // expectations (including the paths of files, which are the workspace's)
 // are never interpolated. Nor are the run lines of setup, verify and
 // teardown: the shell expands $VARS itself, and the commands get the

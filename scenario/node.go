@@ -29,8 +29,13 @@ type fileParser struct {
 	// unchanged holds the files.unchanged keys of the scenario being read:
 	// they need a workspace, which may be given after them.
 	unchanged []*yaml.Node
-	errs      Errors
-	warns     []Warning
+	// prompts holds the text of each prompt file read (prompt: {file:
+	// PATH}) by absolute path, so that a file named by many turns is read
+	// once; promptBytes is their total size.
+	prompts     map[string]string
+	promptBytes int
+	errs        Errors
+	warns       []Warning
 }
 
 func (p *fileParser) pos(n *yaml.Node) Pos {

@@ -514,10 +514,13 @@ func (p *fileParser) turn(n *yaml.Node) (Turn, *yaml.Node) {
 	return t, timeout
 }
 
-// prompt reads a prompt: a string, or a list of parts. Prompts are not
+// prompt reads a prompt: a string, a mapping {file: PATH} whose file
+// holds the text (see promptFile), or a list of parts. Prompts are not
 // interpolated.
 func (p *fileParser) prompt(n *yaml.Node) []Part {
 	switch {
+	case n.Kind == yaml.MappingNode:
+		return p.promptFile(n)
 	case n.Kind == yaml.ScalarNode && !isNull(n):
 		if n.Value == "" {
 			p.errorf(n, "prompt is empty")
@@ -535,7 +538,7 @@ func (p *fileParser) prompt(n *yaml.Node) []Part {
 		}
 		return parts
 	}
-	p.errorf(n, "expected a prompt (a string, or a list of text, file and image parts), got %s", describe(n))
+	p.errorf(n, "expected a prompt (a string, {file: PATH}, or a list of text, file and image parts), got %s", describe(n))
 	return nil
 }
 

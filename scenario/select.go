@@ -12,8 +12,14 @@ import (
 )
 
 // Selection says which loaded scenarios run and against which named
-// agents, as the command line put it: its errors name the flags (--run,
-// --tag, --shard, --shards, --agent, --allow-empty).
+// agents, as the command line and the environment put it: its errors name
+// the flags (--run, --tag, --shard, --shards, --agent, --allow-empty) and
+// the variables (JOB_COMPLETION_INDEX, CI_NODE_INDEX, CI_NODE_TOTAL).
+//
+// The shard comes from the first of: Shard; JobIndex with Shards;
+// CINodeIndex and CINodeTotal. So a flag always wins over the
+// environment, and the Kubernetes index, which shards only when --shards
+// asks for it, wins over GitLab's variables, which shard by themselves.
 type Selection struct {
 	// Paths are the paths the scenarios were loaded from, named when they
 	// hold none.
@@ -30,6 +36,10 @@ type Selection struct {
 	// JobIndex is the 0-based shard index of a Kubernetes Indexed Job
 	// (JOB_COMPLETION_INDEX); "" when unset. It shards only with Shards.
 	JobIndex string
+	// CINodeIndex and CINodeTotal are the 1-based index and the count of
+	// GitLab's parallel: jobs (CI_NODE_INDEX, CI_NODE_TOTAL); "" when
+	// unset. They shard when neither Shard nor JobIndex with Shards does.
+	CINodeIndex, CINodeTotal string
 	// Agents, when set, runs every selected scenario against each of
 	// these named agents, in scenario order (the matrix).
 	Agents []string
@@ -139,7 +149,7 @@ type shard struct {
 }
 
 // parseShard reads the shard of sel.Shard, or else of sel.JobIndex and
-// sel.Shards.
+// sel.Shards, or else of sel.CINodeIndex and sel.CINodeTotal.
 func parseShard(sel Selection) (shard, error) {
 	if sel.Shard != "" {
 		i, n, ok := strings.Cut(sel.Shard, "/")
@@ -150,20 +160,50 @@ func parseShard(sel Selection) (shard, error) {
 		}
 		return shard{index - 1, count, sel.Shard}, nil
 	}
-	if sel.JobIndex == "" {
-		if sel.Shards > 1 {
-			return shard{}, fmt.Errorf("--shards %d needs JOB_COMPLETION_INDEX or --shard I/N", sel.Shards)
+	if sel.JobIndex == "" && sel.Shards > 1 {
+		hint := ""
+		if sel.CINodeIndex != "" || sel.CINodeTotal != "" {
+			hint = " (GitLab's CI_NODE_INDEX and CI_NODE_TOTAL shard without --shards)"
 		}
+		return shard{}, fmt.Errorf("--shards %d needs JOB_COMPLETION_INDEX or --shard I/N%s", sel.Shards, hint)
+	}
+	if sel.JobIndex != "" && sel.Shards >= 1 {
+		index, err := strconv.Atoi(sel.JobIndex)
+		if err != nil || index < 0 || index >= sel.Shards {
+			return shard{}, fmt.Errorf("JOB_COMPLETION_INDEX=%q: want 0 ≤ index < --shards %d", sel.JobIndex, sel.Shards)
+		}
+		return shard{index, sel.Shards, fmt.Sprintf("JOB_COMPLETION_INDEX=%d of --shards %d", index, sel.Shards)}, nil
+	}
+	// An Indexed Job without --shards does not shard acprun.
+	return parseCINode(sel.CINodeIndex, sel.CINodeTotal)
+}
+
+// parseCINode reads the shard of GitLab's parallel: variables: index is
+// CI_NODE_INDEX (1-based), total CI_NODE_TOTAL. GitLab sets CI_NODE_TOTAL=1
+// in every job that is not parallel, which is no sharding.
+func parseCINode(index, total string) (shard, error) {
+	const override = "; or choose the shard with --shard I/N"
+	if index == "" && total == "" {
 		return shard{count: 1}, nil
 	}
-	if sel.Shards < 1 {
-		return shard{count: 1}, nil // an Indexed Job that does not shard acprun
+	if total == "" {
+		return shard{}, fmt.Errorf("CI_NODE_INDEX=%q is set but CI_NODE_TOTAL is not: set both (GitLab's parallel: does)%s", index, override)
 	}
-	index, err := strconv.Atoi(sel.JobIndex)
-	if err != nil || index < 0 || index >= sel.Shards {
-		return shard{}, fmt.Errorf("JOB_COMPLETION_INDEX=%q: want 0 ≤ index < --shards %d", sel.JobIndex, sel.Shards)
+	count, err := strconv.Atoi(total)
+	if err != nil || count < 1 {
+		return shard{}, fmt.Errorf("CI_NODE_TOTAL=%q: want the number of parallel jobs, 1 or more%s", total, override)
 	}
-	return shard{index, sel.Shards, fmt.Sprintf("JOB_COMPLETION_INDEX=%d of --shards %d", index, sel.Shards)}, nil
+	if index == "" {
+		if count == 1 {
+			return shard{count: 1}, nil
+		}
+		return shard{}, fmt.Errorf("CI_NODE_TOTAL=%d is set but CI_NODE_INDEX is not: set both (GitLab's parallel: does)%s", count, override)
+	}
+	i, err := strconv.Atoi(index)
+	if err != nil || i < 1 || i > count {
+		return shard{}, fmt.Errorf("CI_NODE_INDEX=%q: want 1 ≤ index ≤ CI_NODE_TOTAL=%d (it is 1-based)%s", index, count, override)
+	}
+	return shard{i - 1, count, fmt.Sprintf("CI_NODE_INDEX=%d of CI_NODE_TOTAL=%d", i, count)}, nil
 }
 
 // matrix runs every scenario against each of sel.Agents, in scenario

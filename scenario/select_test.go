@@ -48,6 +48,12 @@ func TestSelect(t *testing.T) {
 		{name: "shard beats job index", sel: scenario.Selection{Shard: "1/3", JobIndex: "1", Shards: 3}, want: []string{"a1", "b2"}},
 		{name: "job index without shards does not shard", sel: scenario.Selection{JobIndex: "4"}, want: []string{"a1", "a2", "b1", "b2", "c1"}},
 		{name: "--shards 1 without an index", sel: scenario.Selection{Shards: 1}, want: []string{"a1", "a2", "b1", "b2", "c1"}},
+		{name: "GitLab's node index is 1-based", sel: scenario.Selection{CINodeIndex: "2", CINodeTotal: "3"}, want: []string{"a2", "c1"}},
+		{name: "GitLab's last node", sel: scenario.Selection{CINodeIndex: "3", CINodeTotal: "3"}, want: []string{"b1"}},
+		{name: "CI_NODE_TOTAL=1 alone (every GitLab job) does not shard", sel: scenario.Selection{CINodeTotal: "1"}, want: []string{"a1", "a2", "b1", "b2", "c1"}},
+		{name: "shard beats GitLab's node", sel: scenario.Selection{Shard: "1/1", CINodeIndex: "2", CINodeTotal: "3"}, want: []string{"a1", "a2", "b1", "b2", "c1"}},
+		{name: "job index with shards beats GitLab's node", sel: scenario.Selection{JobIndex: "0", Shards: 2, CINodeIndex: "2", CINodeTotal: "3"}, want: []string{"a1", "b1", "c1"}},
+		{name: "job index without shards leaves it to GitLab's node", sel: scenario.Selection{JobIndex: "0", CINodeIndex: "2", CINodeTotal: "2"}, want: []string{"a2", "b2"}},
 		{
 			name: "matrix: each scenario against each agent, scenario order",
 			sel:  scenario.Selection{Run: "^a", Agents: []string{"beta", "alpha"}},
@@ -63,6 +69,17 @@ func TestSelect(t *testing.T) {
 		{name: "shards without an index", sel: scenario.Selection{Shards: 3}, err: "--shards 3 needs JOB_COMPLETION_INDEX or --shard I/N"},
 		{name: "job index past shards", sel: scenario.Selection{JobIndex: "3", Shards: 3}, err: `JOB_COMPLETION_INDEX="3": want 0 ≤ index < --shards 3`},
 		{name: "job index not a number", sel: scenario.Selection{JobIndex: "x", Shards: 2}, err: `JOB_COMPLETION_INDEX="x": want 0 ≤ index < --shards 2`},
+		{name: "node index 0", sel: scenario.Selection{CINodeIndex: "0", CINodeTotal: "3"}, err: `CI_NODE_INDEX="0": want 1 ≤ index ≤ CI_NODE_TOTAL=3 (it is 1-based); or choose the shard with --shard I/N`},
+		{name: "node index past total", sel: scenario.Selection{CINodeIndex: "4", CINodeTotal: "3"}, err: `CI_NODE_INDEX="4": want 1 ≤ index ≤ CI_NODE_TOTAL=3`},
+		{name: "node index not a number", sel: scenario.Selection{CINodeIndex: "two", CINodeTotal: "3"}, err: `CI_NODE_INDEX="two": want 1 ≤ index ≤ CI_NODE_TOTAL=3`},
+		{name: "node total not a number", sel: scenario.Selection{CINodeIndex: "1", CINodeTotal: "x"}, err: `CI_NODE_TOTAL="x": want the number of parallel jobs, 1 or more`},
+		{name: "node total 0", sel: scenario.Selection{CINodeIndex: "1", CINodeTotal: "0"}, err: `CI_NODE_TOTAL="0": want the number of parallel jobs, 1 or more`},
+		{name: "node index without total", sel: scenario.Selection{CINodeIndex: "1"}, err: `CI_NODE_INDEX="1" is set but CI_NODE_TOTAL is not: set both`},
+		{name: "node total without index", sel: scenario.Selection{CINodeTotal: "3"}, err: `CI_NODE_TOTAL=3 is set but CI_NODE_INDEX is not: set both`},
+		{
+			name: "--shards with GitLab's variables and no job index", sel: scenario.Selection{Shards: 3, CINodeIndex: "1", CINodeTotal: "3"},
+			err: "--shards 3 needs JOB_COMPLETION_INDEX or --shard I/N (GitLab's CI_NODE_INDEX and CI_NODE_TOTAL shard without --shards)",
+		},
 		{name: "unknown agent", sel: scenario.Selection{Agents: []string{"alpha", "nosuch"}}, err: "--agent nosuch: unknown agent"},
 
 		{
@@ -90,6 +107,10 @@ func TestSelect(t *testing.T) {
 		{
 			name: "empty job shard", sel: scenario.Selection{Tags: []string{"slow"}, JobIndex: "1", Shards: 2}, none: true,
 			err: "no scenarios selected: shard JOB_COMPLETION_INDEX=1 of --shards 2 is empty: the selection has 1 scenario for 2 shards",
+		},
+		{
+			name: "empty GitLab shard", sel: scenario.Selection{Tags: []string{"slow"}, CINodeIndex: "2", CINodeTotal: "2"}, none: true,
+			err: "no scenarios selected: shard CI_NODE_INDEX=2 of CI_NODE_TOTAL=2 is empty: the selection has 1 scenario for 2 shards",
 		},
 		{name: "an empty match is no error with AllowEmpty", sel: scenario.Selection{Tags: []string{"z"}, AllowEmpty: true}, want: nil},
 		{name: "no files is no error with AllowEmpty", scs: []*scenario.Scenario{}, sel: scenario.Selection{AllowEmpty: true}, want: nil},
