@@ -45,6 +45,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("TMPDIR", tmp)
+	// The suite may itself run as one shard of a CI job (a Kubernetes
+	// Indexed Job, GitLab's parallel:): the binaries it starts must not
+	// shard their selections by the job's index. Tests that want sharding
+	// set these themselves.
+	for _, v := range []string{"JOB_COMPLETION_INDEX", "CI_NODE_INDEX", "CI_NODE_TOTAL"} {
+		os.Unsetenv(v)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
