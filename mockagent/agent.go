@@ -203,9 +203,10 @@ type agent struct {
 type session struct {
 	id, cwd string
 	// Guarded by agent.mu:
-	mode   string
-	turns  int      // prompt turns started
-	active *turnRun // the running turn, or nil
+	mode    string
+	turns   int       // prompt turns started
+	active  *turnRun  // the running turn, or nil
+	history []message // earlier prompts and replies (see sessions.go)
 }
 
 // turnRun is a running prompt turn; cancelled closes on session/cancel.
@@ -256,6 +257,11 @@ func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 			return nil, acp.MethodNotFound(req.Method)
 		}
 		return a.loadSession(ctx, req)
+	case acp.MethodSessionResume:
+		if a.s.capabilities.SessionCapabilities.Resume == nil {
+			return nil, acp.MethodNotFound(req.Method)
+		}
+		return a.resumeSession(req)
 	case acp.MethodSessionSetMode:
 		return a.setMode(req)
 	case acp.MethodSessionPrompt:
@@ -345,14 +351,7 @@ func (a *agent) newSession(ctx context.Context, req *acp.Request) (any, error) {
 		return nil, err
 	}
 	a.mu.Lock()
-	a.created++
-	id := fmt.Sprintf("mock-session-%d", a.created)
-	if a.s.sessionID != "" {
-		id = a.s.sessionID
-		if a.created > 1 {
-			id = fmt.Sprintf("%s-%d", a.s.sessionID, a.created)
-		}
-	}
+	id := a.newSessionIDLocked()
 	sess := &session{id: id, cwd: p.Cwd}
 	if a.s.modes != nil {
 		sess.mode = a.s.modes.CurrentModeID
@@ -367,31 +366,6 @@ func (a *agent) newSession(ctx context.Context, req *acp.Request) (any, error) {
 	a.sessions[id] = sess
 	a.mu.Unlock()
 	return acp.NewSessionResponse{SessionID: id, Modes: a.modes()}, nil
-}
-
-func (a *agent) loadSession(ctx context.Context, req *acp.Request) (any, error) {
-	var p acp.LoadSessionRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
-	if p.SessionID == "" {
-		return nil, acp.NewError(acp.CodeInvalidParams, "session/load: sessionId is required")
-	}
-	if err := a.sessionParams(req, p.Cwd); err != nil {
-		return nil, err
-	}
-	sess := &session{id: p.SessionID, cwd: p.Cwd}
-	if a.s.modes != nil {
-		sess.mode = a.s.modes.CurrentModeID
-	}
-	a.mu.Lock()
-	a.sessions[p.SessionID] = sess
-	a.mu.Unlock()
-	pl := a.player(sess, nil, cancelIgnore)
-	if end := pl.play(a.s.load); end != nil && end.dead {
-		return a.neverAnswer(ctx, req)
-	}
-	return acp.LoadSessionResponse{Modes: a.modes()}, nil
 }
 
 func (a *agent) session(id string) (*session, error) {
@@ -505,6 +479,7 @@ func (a *agent) prompt(ctx context.Context, req *acp.Request) (any, error) {
 
 	tr := a.s.pick(n, promptText(p.Prompt))
 	if tr == nil {
+		a.remember(sess, promptText(p.Prompt), "")
 		return acp.PromptResponse{StopReason: acp.StopEndTurn}, nil
 	}
 	mode := tr.onCancel
@@ -512,7 +487,9 @@ func (a *agent) prompt(ctx context.Context, req *acp.Request) (any, error) {
 		mode = a.s.onCancel
 	}
 	pl := a.player(sess, run, mode)
+	pl.reply = &strings.Builder{}
 	end := pl.play(tr.steps)
+	a.remember(sess, promptText(p.Prompt), pl.reply.String())
 	if end == nil {
 		end = &ending{stop: acp.StopEndTurn}
 		if tr.stopReason != "" {
