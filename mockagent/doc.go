@@ -141,7 +141,9 @@ Steps (a mapping with exactly one of these keys)
   waitFor: PATH               read the file to its end (relative to the
                               session cwd): a FIFO holds the agent here until
                               a writer opens and closes it; a cancel ends the
-                              wait; a failure says "error: waitFor: …"
+                              wait; a failure says "error: waitFor: …".
+                              ${NAME} is expanded from the environment; a
+                              path that expands to "" skips the step
   stop: max_tokens            end the turn now with this stop reason
   error: {code, message, data}  end the turn now with a JSON-RPC error
 Misbehaviour

@@ -236,10 +236,16 @@ func (a *agent) historyText(sess *session) string {
 
 // waitFor plays a waitFor step: it reads the file at path to its end. A
 // FIFO blocks until a writer has opened it and closed it again, which lets
-// a test hold the agent at this point. A cancel (as the turn's onCancel
-// says) or the end of Run stops the wait; a file that cannot be read is
-// reported as an "error: waitFor: …" text chunk.
+// a test hold the agent at this point. $NAME and ${NAME} in path are
+// expanded from the agent's environment, and a path that expands to ""
+// skips the step, so that one script holds one run and not the next. A
+// cancel (as the turn's onCancel says) or the end of Run stops the wait; a
+// file that cannot be read is reported as an "error: waitFor: …" text
+// chunk.
 func (pl *player) waitFor(path string) *ending {
+	if path = os.ExpandEnv(path); path == "" {
+		return nil
+	}
 	path = abs(pl.sess.cwd, path)
 	done := make(chan error, 1)
 	go func() {
