@@ -437,3 +437,59 @@ func TestResumeInterrupted(t *testing.T) {
 		t.Errorf("next run: exit %d, session %+v\n%s", res.code, r.Session, res.stderr)
 	}
 }
+
+// TestResumeDryRun shows the session in the plan, and locks and writes
+// nothing.
+func TestResumeDryRun(t *testing.T) {
+	dir := resumeDir(t, resumeScript, strings.Replace(resumeScenario, "session: {resume: true}\n", "session: {stateFile: state/nightly.json}\n", 1))
+	res := acprun(t, dir, "run", "s.yaml", "--dry-run", "--resume")
+	want := fmt.Sprintf("  session:  continues the session recorded in %s under %q (session/load or session/resume, else a new one)\n",
+		filepath.Join(dir, "state", "nightly.json"), "nightly @ acprun mock-agent agent.mock.yaml")
+	if res.code != 0 || !strings.Contains(res.stdout, want) {
+		t.Errorf("exit %d, plan:\n%s\nwant a line:\n%s", res.code, res.stdout, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("--dry-run made the state file's directory (%v)", err)
+	}
+}
+
+// TestResumeAttemptsAndScenariosShareAFile runs two scenarios of one file,
+// each twice, in parallel, on one state file: each has its own entry, and
+// each scenario's second attempt continues its first.
+func TestResumeAttemptsAndScenariosShareAFile(t *testing.T) {
+	two := resumeScenario + "---\n" + strings.Replace(resumeScenario, "name: nightly", "name: weekly", 1)
+	dir := resumeDir(t, resumeScript, two)
+	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json", "--repeat", "2", "-j", "4")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	rs := readResults(t, filepath.Join(dir, "out.json"))
+	byName := map[string][]*runner.SessionResult{}
+	for _, r := range rs.Scenarios {
+		byName[r.Name] = append(byName[r.Name], r.Session)
+	}
+	ids := map[string]bool{}
+	for name, ss := range byName {
+		if len(ss) != 2 {
+			t.Fatalf("%s: %d attempts", name, len(ss))
+		}
+		// Attempts take turns on their entry, in either order.
+		newer, older := ss[0], ss[1]
+		if older.Method == "session/new" {
+			newer, older = older, newer
+		}
+		if newer.Method != "session/new" || older.Method != "session/load" || older.Recorded != newer.SessionID {
+			t.Errorf("%s: attempts %+v and %+v do not continue one session", name, ss[0], ss[1])
+		}
+		ids[newer.SessionID] = true
+	}
+	if len(ids) != 2 {
+		t.Errorf("the two scenarios share a session: %v", ids)
+	}
+	entries := resumeState(t, filepath.Join(dir, ".acprun", "state.json"))
+	for _, key := range []string{"nightly @ acprun mock-agent agent.mock.yaml", "weekly @ acprun mock-agent agent.mock.yaml"} {
+		if e, ok := entries[key]; !ok || !ids[fmt.Sprint(e["sessionId"])] {
+			t.Errorf("entry %q: %v", key, e)
+		}
+	}
+}

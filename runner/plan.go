@@ -32,7 +32,17 @@ type ScenarioPlan struct {
 	// (--allow-all, --deny-all; its Source says so), else the scenario's.
 	// Nil denies every request.
 	Policy *approve.Policy
-	Turns  []TurnPlan
+	// Session is set when the scenario continues its recorded session
+	// (session.resume, --resume).
+	Session *SessionPlan
+	Turns   []TurnPlan
+}
+
+// SessionPlan is where a resumed session is recorded: the state file and
+// the scenario's key in it.
+type SessionPlan struct {
+	StateFile string
+	Key       string
 }
 
 // WorkspacePlan is where each attempt works: a copy of From, or a
@@ -85,6 +95,10 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		ReadOnly: sc.Client.ReadOnly,
 		Roots:    sc.Client.Roots,
 		Policy:   policyOf(sc, opts),
+	}
+	if resumes(&opts, sc) {
+		key, _ := sessionKey(sc)
+		p.Session = &SessionPlan{StateFile: sc.StateFile(), Key: key}
 	}
 	if ws := sc.Workspace; ws != nil {
 		p.Workspace = &WorkspacePlan{From: ws.From, Git: ws.Git, Ref: ws.Ref}
