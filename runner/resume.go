@@ -100,7 +100,9 @@ func (s *session) recordHistoryLocked(n acp.SessionNotification) bool {
 		return true
 	}
 	msgs := h.rec.Messages
-	same := h.lastChunk == u.Kind && len(msgs) > 0 && msgs[len(msgs)-1].Role == role && chunk.MessageID == h.lastID
+	// A chunk continues the last message seen when it is of its kind and
+	// messageId; once messages are dropped, the last one seen is dropped.
+	same := h.lastChunk == u.Kind && chunk.MessageID == h.lastID && (len(msgs) > 0 || h.rec.MessagesDropped > 0)
 	h.lastChunk, h.lastID = u.Kind, chunk.MessageID
 	switch {
 	case same && h.rec.MessagesDropped == 0:
