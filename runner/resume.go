@@ -125,11 +125,16 @@ func (s *session) loading(id string) {
 	s.setSessionID(id)
 }
 
-// loaded ends the replay: session/load was answered. Every update that
-// came before the answer has been handled (acp's order).
-func (s *session) loaded() *History {
+// loaded ends the replay: session/load was answered (ok: with success).
+// Every update that came before the answer has been handled (acp's
+// order). A refused load forgets the session id, so that the updates a
+// new session sends before session/new answers are kept for it (§17).
+func (s *session) loaded(ok bool) *History {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !ok {
+		s.sessionID = ""
+	}
 	if s.history == nil {
 		return nil
 	}
@@ -154,7 +159,7 @@ type resumeSpec struct {
 	// loading is called before session/load is sent, loaded once it has
 	// been answered (whatever the answer).
 	loading func(id string)
-	loaded  func()
+	loaded  func(ok bool)
 }
 
 // continueSession opens the recorded session with session/load (when the
@@ -184,7 +189,7 @@ func (h *handshake) continueSession(call func(method string, params, result any)
 		}
 		err = call(acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: r.sessionID, Cwd: h.cwd, McpServers: servers}, &got)
 		if r.loaded != nil {
-			r.loaded()
+			r.loaded(err == nil)
 		}
 	case caps.SessionCapabilities.Resume != nil:
 		res.method = acp.MethodSessionResume
@@ -306,7 +311,7 @@ func (r *scenarioRun) prepareResume(ctx context.Context) (*resumeSpec, error) {
 	return &resumeSpec{
 		sessionID: e.SessionID,
 		loading:   r.sess.loading,
-		loaded:    func() { r.res.Session.History = r.sess.loaded() },
+		loaded:    func(ok bool) { r.res.Session.History = r.sess.loaded(ok) },
 	}, nil
 }
 

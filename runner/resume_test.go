@@ -47,7 +47,7 @@ func TestHistoryIsNotSetup(t *testing.T) {
 	} {
 		s.update(n)
 	}
-	h := s.loaded()
+	h := s.loaded(true)
 	s.update(chunk(acp.UpdateAgentMessageChunk, "after the answer", ""))
 	want := &History{
 		Updates: map[string]int{"user_message_chunk": 3, "agent_message_chunk": 3, "agent_thought_chunk": 1, "tool_call": 1},
@@ -77,7 +77,7 @@ func TestHistoryBounded(t *testing.T) {
 		s.update(chunk(kind, "m", ""))
 	}
 	s.update(chunk(acp.UpdateUserMessageChunk, "more of the last, dropped message", ""))
-	h := s.loaded()
+	h := s.loaded(true)
 	if len(h.Messages) != maxHistoryMessages || h.MessagesDropped != 3 {
 		t.Errorf("%d messages kept, %d dropped; want %d and 3", len(h.Messages), h.MessagesDropped, maxHistoryMessages)
 	}
@@ -162,5 +162,22 @@ func TestHandshakeResumes(t *testing.T) {
 				t.Errorf("methods sent (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestRefusedLoadKeepsEarlyUpdates: after a refused session/load, the new
+// session's updates that come before session/new answers are its own.
+func TestRefusedLoadKeepsEarlyUpdates(t *testing.T) {
+	s := &session{}
+	s.loading("old-1")
+	if h := s.loaded(false); h == nil || len(h.Updates) != 0 {
+		t.Errorf("history of a refused load: %+v", h)
+	}
+	n := chunk(acp.UpdateAgentMessageChunk, "early", "")
+	n.SessionID = "new-1"
+	s.update(n)
+	s.setSessionID("new-1")
+	if len(s.violations) > 0 || s.setup.updates["agent_message_chunk"] != 1 {
+		t.Errorf("violations %q, setup updates %v", s.violations, s.setup.updates)
 	}
 }
