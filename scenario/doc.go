@@ -203,6 +203,7 @@
 //	  client: {readOnly: true}
 //	  permissions: {default: deny, allow: [{kind: read}]}
 //	  workspace: ./fixtures/repo  # also setup, verify and teardown
+//	  session: {resume: true}     # stateFile relative to this file; default: beside each scenario file
 //	agents:                       # named agents
 //	  claude:                     # a built-in's name: replaces it; without command, changes it
 //	    env: {ANTHROPIC_API_KEY: "${MY_CLAUDE_KEY}"}

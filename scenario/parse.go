@@ -160,6 +160,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		case "teardown":
 			s.Teardown = p.commands(v, "teardown")
 		case "session":
+			s.Session = Session{} // replaces the config's as a whole
 			p.session(v, &s.Session)
 		case "expect":
 			s.Expect = p.expect(v, false)

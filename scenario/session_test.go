@@ -116,3 +116,22 @@ func TestSessionWithWorkspaceWarns(t *testing.T) {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
+
+// TestSessionDefaults: the config's session key is every scenario's, its
+// stateFile relative to the config file; a scenario's replaces it whole.
+func TestSessionDefaults(t *testing.T) {
+	cfg := loadConfig(t, "defaults:\n  session: {resume: true, stateFile: state/all.json}\n")
+	base := "name: x\nagent: {command: [a]}\npermissions: {}\nturns: [{prompt: hi}]\n"
+	sc := loadWith(t, cfg, base)[0]
+	if !sc.Session.Resume || sc.StateFile() != "/cfg/state/all.json" {
+		t.Errorf("from the config: %+v, state file %s", sc.Session, sc.StateFile())
+	}
+	sc = loadWith(t, cfg, base+"session: {stateFile: mine.json}\n")[0]
+	if sc.Session.Resume || sc.StateFile() != "/s/mine.json" {
+		t.Errorf("the scenario's own: %+v, state file %s", sc.Session, sc.StateFile())
+	}
+	sc = loadWith(t, loadConfig(t, "defaults:\n  session: {resume: true}\n"), base)[0]
+	if !sc.Session.Resume || sc.StateFile() != "/s/.acprun/state.json" {
+		t.Errorf("no stateFile in the config: %+v, state file %s", sc.Session, sc.StateFile())
+	}
+}
