@@ -351,7 +351,7 @@ func (a *agent) newSession(ctx context.Context, req *acp.Request) (any, error) {
 		return nil, err
 	}
 	a.mu.Lock()
-	id := a.newSessionIDLocked()
+	id := a.newSessionIDLocked(p.Cwd)
 	sess := &session{id: id, cwd: p.Cwd}
 	if a.s.modes != nil {
 		sess.mode = a.s.modes.CurrentModeID

@@ -65,7 +65,8 @@ Top level
                               agent_message_chunk) before the load: steps;
                               session/resume restores it without a replay; an
                               unknown id is -32002, another cwd -32602.
-                              session/new skips ids DIR already has. Without
+                              session/new claims the first id DIR does not
+                              have yet (agents may share DIR). Without
                               sessions, load and resume accept any id with
                               an empty history.
   loadError: {code, message, data}  session/load and session/resume answer

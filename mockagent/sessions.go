@@ -42,16 +42,6 @@ func (s *Script) sessionFile(id string) string {
 	return filepath.Join(s.sessionsDir, id+".json")
 }
 
-// sessionExists reports whether the sessions: directory has a file for id.
-func (s *Script) sessionExists(id string) bool {
-	f := s.sessionFile(id)
-	if f == "" {
-		return false
-	}
-	_, err := os.Stat(f)
-	return err == nil
-}
-
 // readSession reads session id's file: a -32002 error when there is none.
 func (s *Script) readSession(method, id string) (savedSession, error) {
 	var saved savedSession
@@ -105,10 +95,12 @@ func (a *agent) remember(sess *session, prompt, reply string) {
 	}
 }
 
-// newSessionID is the id of the next session/new: the script's sessionId
-// (or mock-session-N), skipping those the sessions: directory already has.
-// The caller holds a.mu.
-func (a *agent) newSessionIDLocked() string {
+// newSessionIDLocked is the id of the next session/new: the script's
+// sessionId (or mock-session-N), skipping those the sessions: directory
+// already has. With a sessions: directory the id is claimed there at once
+// (its file created, O_EXCL), so that agents running side by side on one
+// directory never share an id. The caller holds a.mu.
+func (a *agent) newSessionIDLocked(cwd string) string {
 	for {
 		a.created++
 		id := fmt.Sprintf("mock-session-%d", a.created)
@@ -118,10 +110,35 @@ func (a *agent) newSessionIDLocked() string {
 				id = fmt.Sprintf("%s-%d", a.s.sessionID, a.created)
 			}
 		}
-		if !a.s.sessionExists(id) {
+		if a.claim(id, cwd) {
 			return id
 		}
 	}
+}
+
+// claim creates session id's file in the sessions: directory, reporting
+// false when it exists already. Without the directory every id is free;
+// when the file cannot be made the id is used anyway (saving it will
+// report the problem).
+func (a *agent) claim(id, cwd string) bool {
+	f := a.s.sessionFile(id)
+	if f == "" {
+		return a.s.sessionsDir == ""
+	}
+	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+		return true
+	}
+	w, err := os.OpenFile(f, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return false
+	}
+	if err != nil {
+		return true
+	}
+	defer w.Close()
+	data, _ := json.Marshal(savedSession{SessionID: id, Cwd: cwd, History: []message{}})
+	_, _ = w.Write(append(data, '\n')) // a session with no history yet
+	return true
 }
 
 // loadSession answers session/load: the session's history (from the
