@@ -88,8 +88,9 @@ type Options struct {
 }
 
 // Run runs every scenario and returns their results in the given order. It
-// returns an error only when it could not run at all; failures of scenarios
-// are in the Report. When ctx ends, running turns are cancelled as the
+// returns an error only when it could not run at all (a state file of the
+// scenarios that resume could not be opened: see OpenStates); failures of
+// scenarios are in the Report. When ctx ends, running turns are cancelled as the
 // protocol asks and the Report holds everything produced so far.
 func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Report, error) {
 	if opts.Self == "" {
