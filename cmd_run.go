@@ -73,7 +73,8 @@ Exit codes:
   4    acprun could not write its results, JUnit, HTML report, events or
        transcripts, or failed internally; the summary still goes to stderr
   5    no scenario selected (see --allow-empty)
-  6    another run holds the lock of a state file (--lock fail); nothing ran
+  6    another run holds the lock of a state file (--lock fail, or --timeout
+       passed while waiting for it); nothing ran
   130  interrupted (SIGINT/SIGTERM); the results written are partial
 When several apply, the exit code is the first of 4, 130, 3, 1.`
 }
@@ -143,6 +144,11 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err := c.checkOutputPaths(); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
+	if c.Timeout.d > 0 { // the whole run, the wait for state files' locks included
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, c.Timeout.d, runner.ErrRunTimeout)
+		defer cancel()
+	}
 	states, err := runner.OpenStates(ctx, opts, scs, sessionstate.Mode(c.Lock), func(path string, pid int) {
 		holder := "another acprun run"
 		if pid > 0 {
@@ -165,11 +171,6 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 			return exitError{code: exitUsage, err: fmt.Errorf("--workspace-dir %s: %w", c.WorkspaceDir, err)}
 		}
 		opts.WorkspaceDir = dir
-	}
-	if c.Timeout.d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, c.Timeout.d, runner.ErrRunTimeout)
-		defer cancel()
 	}
 	var observers []runner.Observer
 	progress := output.NewProgress(g.Stderr, len(scs)*c.Repeat, output.ProgressOptions{
@@ -320,13 +321,14 @@ func workspaceDir(dir string) (string, error) {
 }
 
 // stateError maps a failure to open the state files to an exit code:
-// another run holding a lock (--lock fail) is exitLocked, an interrupt
-// while waiting for one exitInterrupted, anything else (a corrupt file, a
-// directory that cannot be made) exitUsage. Nothing ran in any case.
+// another run holding a lock is exitLocked (--lock fail, or --timeout
+// passed while waiting), an interrupt while waiting exitInterrupted,
+// anything else (a corrupt file, a directory that cannot be made)
+// exitUsage. Nothing ran in any case.
 func stateError(ctx context.Context, err error) error {
 	var busy *sessionstate.BusyError
 	switch {
-	case errors.As(err, &busy):
+	case errors.As(err, &busy), errors.Is(context.Cause(ctx), runner.ErrRunTimeout):
 		return exitError{code: exitLocked, err: err}
 	case ctx.Err() != nil:
 		return exitError{code: exitInterrupted, err: err}

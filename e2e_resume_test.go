@@ -493,3 +493,34 @@ func TestResumeAttemptsAndScenariosShareAFile(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeLockWaitEnds: a run waiting for the lock gives up at --timeout
+// (exit 6) or at an interrupt (exit 130), and runs nothing.
+func TestResumeLockWaitEnds(t *testing.T) {
+	dir := resumeDir(t, resumeScript, resumeScenario)
+	gate := newResumeGate(t, dir)
+	first := resumeStart(t, dir, []string{"GATE=" + gate.path}, "one.json")
+	gate.reached(first)
+
+	res := acprun(t, dir, "run", "s.yaml", "-o", "two.json", "--timeout", "100ms")
+	if res.code != 6 || !strings.Contains(res.stderr, "waiting for the lock: run timeout") {
+		t.Errorf("--timeout while waiting: exit %d\n%s", res.code, res.stderr)
+	}
+	waiting := resumeStart(t, dir, nil, "three.json")
+	waiting.waitLine("waiting for state file")
+	if err := waiting.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := waiting.exit(); code != 130 || !strings.Contains(stderr, "waiting for the lock: interrupted") {
+		t.Errorf("interrupted while waiting: exit %d\n%s", code, stderr)
+	}
+	for _, out := range []string{"two.json", "three.json"} {
+		if _, err := os.Stat(filepath.Join(dir, out)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s written by a run that never got the lock (%v)", out, err)
+		}
+	}
+	gate.open()
+	if code, stderr := first.exit(); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+}
