@@ -524,3 +524,29 @@ func TestResumeLockWaitEnds(t *testing.T) {
 		t.Fatalf("first run: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestResumeStateFileHasNoSecrets: a secret in the agent's command line is
+// redacted from the state file's key, as from every output.
+func TestResumeStateFileHasNoSecrets(t *testing.T) {
+	scenario := strings.Replace(resumeScenario, "agent: {command: [acprun, mock-agent, agent.mock.yaml]}",
+		`agent: {command: [sh, -c, 'exec "$ACPRUN" mock-agent agent.mock.yaml', "${API_TOKEN}"]}`, 1)
+	dir := resumeDir(t, resumeScript, scenario)
+	const secret = "tok-0123456789abcdef"
+	env := []string{"ACPRUN=" + acprunBin, "API_TOKEN=" + secret}
+	for _, out := range []string{"one.json", "two.json"} {
+		res := acprunEnv(t, dir, env, "run", "s.yaml", "-o", out)
+		if res.code != 0 {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ".acprun", "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), secret) || !strings.Contains(string(data), "[REDACTED]") {
+		t.Errorf("state file:\n%s", data)
+	}
+	if r := readResults(t, filepath.Join(dir, "two.json")).Scenarios[0]; r.Session == nil || !r.Session.Resumed {
+		t.Errorf("the redacted key did not find the session: %+v", r.Session)
+	}
+}

@@ -2,10 +2,12 @@ package runner
 
 import (
 	"maps"
+	"os"
 	"slices"
 	"time"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -97,7 +99,11 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		Policy:   policyOf(sc, opts),
 	}
 	if resumes(&opts, sc) {
-		key, _ := sessionKey(sc)
+		environ := opts.Environ
+		if environ == nil {
+			environ = os.Environ()
+		}
+		key, _ := sessionKey(sc, redact.New(redact.Secrets(sc.Agent.Env, environ)...))
 		p.Session = &SessionPlan{StateFile: sc.StateFile(), Key: key}
 	}
 	if ws := sc.Workspace; ws != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/scenario"
 	"github.com/acprun/acprun/sessionstate"
 	"github.com/acprun/acprun/shellquote"
@@ -222,11 +223,13 @@ func resumes(opts *Options, sc *scenario.Scenario) bool {
 }
 
 // sessionKey is sc's key in its state file: its name and its agent (the
-// named agent, else its command line).
-func sessionKey(sc *scenario.Scenario) (key, agent string) {
+// named agent, else its command line, with the secrets red knows
+// redacted: the state file is an output too, and a rotated key then keeps
+// its session).
+func sessionKey(sc *scenario.Scenario, red *redact.Redactor) (key, agent string) {
 	agent = sc.Agent.Name
 	if agent == "" {
-		agent = shellquote.Join(sc.Agent.Command)
+		agent = red.String(shellquote.Join(sc.Agent.Command))
 	}
 	return sessionstate.Key(sc.Name, agent), agent
 }
@@ -286,7 +289,7 @@ func (r *scenarioRun) prepareResume(ctx context.Context) (*resumeSpec, error) {
 		return nil, nil
 	}
 	path := sc.StateFile()
-	key, _ := sessionKey(sc)
+	key, _ := sessionKey(sc, r.red)
 	r.res.Session = &SessionResult{StateFile: path, Key: key}
 	f := r.opts.States[path]
 	if f == nil {
@@ -357,7 +360,7 @@ func (r *scenarioRun) saveSession() {
 		return
 	}
 	s.SessionID = id
-	_, agent := sessionKey(r.sc)
+	_, agent := sessionKey(r.sc, r.red)
 	err := r.state.Put(s.Key, sessionstate.Entry{
 		SessionID: id, Scenario: r.sc.Name, Agent: agent, File: r.sc.File,
 		Cwd: r.sc.Agent.Cwd, Method: s.Method, UpdatedAt: time.Now().UTC(),
