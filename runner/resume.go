@@ -305,7 +305,7 @@ func (r *scenarioRun) prepareResume(ctx context.Context) (*resumeSpec, error) {
 		return nil, nil
 	}
 	r.res.Session.Recorded = e.SessionID
-	if e.Cwd != sc.Agent.Cwd {
+	if e.Cwd != "" && e.Cwd != sc.Agent.Cwd { // a hand-written entry may leave it out
 		why := fmt.Sprintf("the recorded session's cwd %s is not this run's %s", e.Cwd, sc.Agent.Cwd)
 		r.res.Session.Fallback = why
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("session: %s; started a new session instead of continuing session %q", why, e.SessionID))
