@@ -174,6 +174,14 @@ func TestResumeFallsBack(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, `session: the recorded session is gone (session/load: session/load: session "mock-session-1" not found, code -32002); started a new session`},
+		{"another cwd", func(t *testing.T, dir string) {
+			if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// The same command, run in sub/, where it finds a script of its own.
+			writeFiles(t, dir, map[string]string{"s.yaml": strings.Replace(resumeScenario, "agent.mock.yaml]}", "agent.mock.yaml], cwd: sub}", 1),
+				"sub/agent.mock.yaml": resumeScript})
+		}, "session: the recorded session's cwd "},
 		{"no capability", func(t *testing.T, dir string) {
 			writeFiles(t, dir, map[string]string{"agent.mock.yaml": strings.Replace(resumeScript, "loadSession: true", "loadSession: false", 1)})
 		}, "session: the agent advertises neither loadSession nor sessionCapabilities.resume; started a new session"},
