@@ -15,6 +15,7 @@ import (
 	"github.com/acprun/acprun/output/htmlreport"
 	"github.com/acprun/acprun/output/outfile"
 	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/sessionstate"
 )
 
 // runCmd is `acprun run PATHS…`.
@@ -39,6 +40,8 @@ type runCmd struct {
 	Events         string   `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line flushed per event; - for stdout)."`
 	Quiet          bool     `short:"q" help:"No progress output; only the summary."`
 	Verbose        bool     `short:"v" help:"Print turns, permission decisions and tool calls as they happen."`
+	Resume         bool     `help:"Continue every scenario's recorded session, as session.resume does (state file: its session.stateFile, default .acprun/state.json beside it)."`
+	Lock           string   `enum:"wait,fail" default:"wait" placeholder:"MODE" help:"When another run holds a state file's lock: wait for it to finish, or fail at once (exit 6). One of: wait, fail."`
 	selection
 }
 
@@ -55,6 +58,15 @@ symlink is written through to its target; a device or FIFO (/dev/null,
 atomically and keeps its mode (a new one gets 0644 less the umask). "-" is stdout, for one flag at most;
 GitHub annotations then go to stderr.
 
+Sessions: a scenario with session: {resume: true} (or every scenario, with
+--resume) continues the session its state file recorded for its name and agent:
+session/load when the agent advertises loadSession (the replayed conversation is
+recorded as the result's session.history, not as turn 1), else session/resume;
+when the agent offers neither, refuses, or the session is gone, a new session
+starts with a warning. The session id is saved after the run. A run locks the
+state files before any agent starts and holds them to the end, so two cron runs
+never race: --lock wait (the default) waits for the other run, --lock fail exits 6.
+
 Exit codes:
   0    every scenario passed
   1    some scenario failed an expectation or ended in an error outcome
@@ -63,6 +75,8 @@ Exit codes:
   4    acprun could not write its results, JUnit, HTML report, events or
        transcripts, or failed internally; the summary still goes to stderr
   5    no scenario selected (see --allow-empty)
+  6    another run holds the lock of a state file (--lock fail, or --timeout
+       passed while waiting for it); nothing ran
   130  interrupted (SIGINT/SIGTERM); the results written are partial
 When several apply, the exit code is the first of 4, 130, 3, 1.`
 }
@@ -137,17 +151,33 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err := c.checkOutputPaths(); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
+	if c.Timeout.d > 0 { // the whole run, the wait for state files' locks included
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, c.Timeout.d, runner.ErrRunTimeout)
+		defer cancel()
+	}
+	states, err := runner.OpenStates(ctx, opts, scs, sessionstate.Mode(c.Lock), func(path string, pid int) {
+		holder := "another acprun run"
+		if pid > 0 {
+			holder = fmt.Sprintf("another acprun run (pid %d)", pid)
+		}
+		fmt.Fprintf(g.Stderr, "acprun: waiting for state file %s: %s holds its lock (--lock fail would exit instead)\n", path, holder)
+	})
+	if err != nil {
+		return stateError(ctx, err)
+	}
+	defer func() {
+		for _, f := range states {
+			f.Close()
+		}
+	}()
+	opts.States = states
 	if c.WorkspaceDir != "" {
 		dir, err := workspaceDir(c.WorkspaceDir)
 		if err != nil {
 			return exitError{code: exitUsage, err: fmt.Errorf("--workspace-dir %s: %w", c.WorkspaceDir, err)}
 		}
 		opts.WorkspaceDir = dir
-	}
-	if c.Timeout.d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, c.Timeout.d, runner.ErrRunTimeout)
-		defer cancel()
 	}
 	var observers []runner.Observer
 	progress := output.NewProgress(g.Stderr, len(scs)*c.Repeat, output.ProgressOptions{
@@ -256,6 +286,7 @@ func (c *runCmd) options(g *globals) runner.Options {
 		Version:     version,
 		Parallel:    c.Jobs,
 		Repeat:      c.Repeat,
+		Resume:      c.Resume,
 
 		KeepWorkspaces: c.KeepWorkspaces,
 	}
@@ -292,4 +323,20 @@ func workspaceDir(dir string) (string, error) {
 		return "", err
 	}
 	return abs, outfile.CheckDir(abs)
+}
+
+// stateError maps a failure to open the state files to an exit code:
+// another run holding a lock is exitLocked (--lock fail, or --timeout
+// passed while waiting), an interrupt while waiting exitInterrupted,
+// anything else (a corrupt file, a directory that cannot be made)
+// exitUsage. Nothing ran in any case.
+func stateError(ctx context.Context, err error) error {
+	var busy *sessionstate.BusyError
+	switch {
+	case errors.As(err, &busy), errors.Is(context.Cause(ctx), runner.ErrRunTimeout):
+		return exitError{code: exitLocked, err: err}
+	case ctx.Err() != nil:
+		return exitError{code: exitInterrupted, err: err}
+	}
+	return exitError{code: exitUsage, err: err}
 }

@@ -44,6 +44,10 @@ const (
 	exitInterrupted = 130
 )
 
+// exitLocked: another run holds the lock of a state file and --lock fail
+// was given (session.resume); nothing ran.
+const exitLocked = 6
+
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 

@@ -203,11 +203,12 @@ type agent struct {
 type session struct {
 	id, cwd string
 	// Guarded by agent.mu:
-	mode   string
-	config []acp.SessionConfigOption // current values of the script's configOptions
-	model  string                    // the current model of the script's models
-	turns  int                       // prompt turns started
-	active *turnRun                  // the running turn, or nil
+	mode    string
+	config  []acp.SessionConfigOption // current values of the script's configOptions
+	model   string                    // the current model of the script's models
+	turns   int                       // prompt turns started
+	active  *turnRun                  // the running turn, or nil
+	history []message                 // earlier prompts and replies (see sessions.go)
 }
 
 // turnRun is a running prompt turn; cancelled closes on session/cancel.
@@ -258,6 +259,11 @@ func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 			return nil, acp.MethodNotFound(req.Method)
 		}
 		return a.loadSession(ctx, req)
+	case acp.MethodSessionResume:
+		if a.s.capabilities.SessionCapabilities.Resume == nil {
+			return nil, acp.MethodNotFound(req.Method)
+		}
+		return a.resumeSession(req)
 	case acp.MethodSessionSetMode:
 		return a.setMode(req)
 	case acp.MethodSessionSetConfigOption:
@@ -351,14 +357,7 @@ func (a *agent) newSession(ctx context.Context, req *acp.Request) (any, error) {
 		return nil, err
 	}
 	a.mu.Lock()
-	a.created++
-	id := fmt.Sprintf("mock-session-%d", a.created)
-	if a.s.sessionID != "" {
-		id = a.s.sessionID
-		if a.created > 1 {
-			id = fmt.Sprintf("%s-%d", a.s.sessionID, a.created)
-		}
-	}
+	id := a.newSessionIDLocked(p.Cwd)
 	sess := &session{id: id, cwd: p.Cwd}
 	if a.s.modes != nil {
 		sess.mode = a.s.modes.CurrentModeID
@@ -374,33 +373,6 @@ func (a *agent) newSession(ctx context.Context, req *acp.Request) (any, error) {
 	a.sessions[id] = sess
 	a.mu.Unlock()
 	return acp.NewSessionResponse{SessionID: id, Modes: a.modes(),
-		ConfigOptions: a.sessionConfigOptions(sess), Models: a.sessionModels(sess)}, nil
-}
-
-func (a *agent) loadSession(ctx context.Context, req *acp.Request) (any, error) {
-	var p acp.LoadSessionRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
-	if p.SessionID == "" {
-		return nil, acp.NewError(acp.CodeInvalidParams, "session/load: sessionId is required")
-	}
-	if err := a.sessionParams(req, p.Cwd); err != nil {
-		return nil, err
-	}
-	sess := &session{id: p.SessionID, cwd: p.Cwd}
-	if a.s.modes != nil {
-		sess.mode = a.s.modes.CurrentModeID
-	}
-	a.initSettings(sess)
-	a.mu.Lock()
-	a.sessions[p.SessionID] = sess
-	a.mu.Unlock()
-	pl := a.player(sess, nil, cancelIgnore)
-	if end := pl.play(a.s.load); end != nil && end.dead {
-		return a.neverAnswer(ctx, req)
-	}
-	return acp.LoadSessionResponse{Modes: a.modes(),
 		ConfigOptions: a.sessionConfigOptions(sess), Models: a.sessionModels(sess)}, nil
 }
 
@@ -515,6 +487,7 @@ func (a *agent) prompt(ctx context.Context, req *acp.Request) (any, error) {
 
 	tr := a.s.pick(n, promptText(p.Prompt))
 	if tr == nil {
+		a.remember(sess, promptText(p.Prompt), "")
 		return acp.PromptResponse{StopReason: acp.StopEndTurn}, nil
 	}
 	mode := tr.onCancel
@@ -522,7 +495,9 @@ func (a *agent) prompt(ctx context.Context, req *acp.Request) (any, error) {
 		mode = a.s.onCancel
 	}
 	pl := a.player(sess, run, mode)
+	pl.reply = &strings.Builder{}
 	end := pl.play(tr.steps)
+	a.remember(sess, promptText(p.Prompt), pl.reply.String())
 	if end == nil {
 		end = &ending{stop: acp.StopEndTurn}
 		if tr.stopReason != "" {

@@ -13,8 +13,10 @@
 //		mockagent.WithExit(func(code int) { /* an exit step ran */ }))
 //
 // The agent answers initialize, authenticate, session/new, session/load,
-// session/set_mode, session/set_config_option, session/set_model and
-// session/prompt as the script says, plays one entry of
+// session/resume, session/set_mode, session/set_config_option,
+// session/set_model and session/prompt as the script says, keeps its
+// sessions' histories in a directory when the script names one (so that a
+// later agent process can load them), plays one entry of
 // the script's turns per prompt, honours session/cancel, and can misbehave
 // on purpose (exit mid-turn, hang, print garbage, flood, keep pipes open
 // through a grandchild). Reference documents the whole script format.
@@ -33,7 +35,8 @@ Top level
     promptCapabilities: {image, audio, embeddedContext}
     mcpCapabilities: {http, sse}
     sessionCapabilities: {list, delete, additionalDirectories, resume, close}
-                              each true or {} (advertised only)
+                              each true or {} (advertised only; resume also
+                              enables session/resume, else -32601)
     auth: {logout: true}
   authMethods: [{id, name, description, type: agent|terminal, args, env}]
   authRequired: false         session/new and session/load answer -32000 until
@@ -63,7 +66,23 @@ Top level
   ignoreSigterm: false        the mock-agent process ignores SIGTERM
   updatesBeforeSessionNew: [steps]  sent for the new session id before the
                               session/new response
-  load: [steps]               replayed by session/load before its response
+  load: [steps]               played by session/load before its response,
+                              after the saved history (see sessions)
+  sessions: DIR               keep every session in DIR (relative to the
+                              script), one SESSION-ID.json each: its cwd and
+                              history (each prompt's text and the reply's
+                              agent_message_chunk text), saved before each
+                              prompt is answered. session/load of a saved
+                              session replays its history (user_message_chunk,
+                              agent_message_chunk) before the load: steps;
+                              session/resume restores it without a replay; an
+                              unknown id is -32002, another cwd -32602.
+                              session/new claims the first id DIR does not
+                              have yet (agents may share DIR). Without
+                              sessions, load and resume accept any id with
+                              an empty history.
+  loadError: {code, message, data}  session/load and session/resume answer
+                              this error (refuse to continue a session)
   turns: [turn]
   default: turn               played when no entry of turns fits (without it:
                               end_turn and no output)
@@ -133,6 +152,15 @@ Steps (a mapping with exactly one of these keys)
                               "config: none" when it offers none)
   update: {sessionUpdate: agent_error, ...}   any update, sent verbatim
   usage_update: {used, size, cost: {amount, currency}}
+  history: true               agent_message_chunk with the session's earlier
+                              prompts and replies, one "user: …" or
+                              "agent: …" line each ("(no history)" if none)
+  waitFor: PATH               read the file to its end (relative to the
+                              session cwd): a FIFO holds the agent here until
+                              a writer opens and closes it; a cancel ends the
+                              wait; a failure says "error: waitFor: …".
+                              ${NAME} is expanded from the environment; a
+                              path that expands to "" skips the step
   stop: max_tokens            end the turn now with this stop reason
   error: {code, message, data}  end the turn now with a JSON-RPC error
 Misbehaviour

@@ -132,6 +132,15 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 			s.beforeSessionNew = p.steps(v, "updatesBeforeSessionNew", false)
 		},
 		"load": func(v *yaml.Node) { s.load = p.steps(v, "load", false) },
+		"sessions": func(v *yaml.Node) {
+			if dir, ok := p.nonEmpty(v, "sessions"); ok {
+				s.sessionsDir = scriptRelative(p.file, dir)
+			}
+		},
+		"loadError": func(v *yaml.Node) {
+			e := p.rpcError(v)
+			s.loadError = &e
+		},
 		"turns": func(v *yaml.Node) {
 			items, _ := p.list(v, "turns")
 			for _, it := range items {
@@ -409,6 +418,7 @@ var actionNames = []string{
 	"text", "thought", "user", "plan", "tool_call", "tool_call_update", "permission",
 	"read", "write", "terminal", "sleep", "waitForCancel", "update", "usage_update",
 	"stop", "error", "exit", "hang", "garbage", "flood", "stderr", "spawnGrandchild", "showConfig",
+	"history", "waitFor",
 }
 
 // turnOnlyActions need a running prompt turn.
@@ -630,6 +640,17 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 		if !hasUsed || !hasSize {
 			p.errorf(yamlmap.Deref(v), "usage_update: used and size are required")
 		}
+		return st
+	case "history":
+		noMods()
+		if b, ok := p.bool(v, "history"); ok && !b {
+			p.errorf(yamlmap.Deref(v), "history: the only useful value is true (remove the step instead)")
+		}
+		return &historyStep{here}
+	case "waitFor":
+		noMods()
+		st := &waitForStep{at: here}
+		st.path, _ = p.nonEmpty(v, "waitFor")
 		return st
 	case "stop":
 		noMods()

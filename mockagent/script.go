@@ -60,8 +60,13 @@ type Script struct {
 	onCancel          cancelMode
 	beforeSessionNew  []step
 	load              []step
-	turns             []*turn
-	fallback          *turn
+	// sessionsDir is the absolute sessions: directory; "" keeps sessions
+	// in memory only.
+	sessionsDir string
+	// loadError, when set, answers every session/load and session/resume.
+	loadError *rpcError
+	turns     []*turn
+	fallback  *turn
 }
 
 // cancelMode says what a turn does when session/cancel arrives.
@@ -219,3 +224,12 @@ type stderrStep struct {
 }
 
 type grandchildStep struct{ at }
+
+// historyStep says the session's earlier prompts and replies.
+type historyStep struct{ at }
+
+// waitForStep reads a file (a FIFO: until its writer closes it).
+type waitForStep struct {
+	at
+	path string
+}

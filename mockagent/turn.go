@@ -30,6 +30,9 @@ type player struct {
 	// open lists this turn's tool calls and their last status, in order.
 	openIDs []string
 	status  map[string]acp.ToolCallStatus
+	// reply, when set, collects the text of the agent_message_chunks sent:
+	// the turn's reply, for the session's history.
+	reply *strings.Builder
 }
 
 func (a *agent) player(sess *session, run *turnRun, mode cancelMode) *player {
@@ -107,6 +110,9 @@ func (pl *player) play(steps []step) *ending {
 }
 
 func (pl *player) notify(u acp.SessionUpdate) error {
+	if pl.reply != nil && u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Type == acp.ContentText {
+		pl.reply.WriteString(u.AgentMessageChunk.Content.Text)
+	}
 	return pl.a.conn.Notify(pl.a.ctx, acp.MethodSessionUpdate, acp.SessionNotification{SessionID: pl.sess.id, Update: u})
 }
 
@@ -292,6 +298,10 @@ func (pl *player) step(s step) *ending {
 	case *grandchildStep:
 		pl.a.spawnGrandchild()
 		return nil
+	case *historyStep:
+		return check(pl.say("%s", pl.a.historyText(pl.sess)))
+	case *waitForStep:
+		return pl.waitFor(s.path)
 	}
 	// Unreachable: the step set is closed and parse makes only the types above.
 	return &ending{err: &rpcError{Code: acp.CodeInternalError, Message: fmt.Sprintf("mock agent: unknown step %T", s)}}

@@ -87,6 +87,9 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 		orNone(lim.Scenario), lim.Turn, orNone(lim.Idle), lim.CancelGrace, lim.KillGrace)
 	w.printf("  client:   fs=%t terminal=%t readOnly=%t roots=%s\n", p.FS, p.Terminal, p.ReadOnly, strings.Join(p.Roots, ","))
 	writeRules(w, p.Policy)
+	if s := p.Session; s != nil {
+		w.printf("  session:  continues the session recorded in %s under %q (session/load or session/resume, else a new one)\n", s.StateFile, s.Key)
+	}
 	for j, t := range p.Turns {
 		w.printf("  turn %d:   %q (timeout %s, expect %s)\n", j+1, truncate(t.Prompt, 60), t.Timeout, strings.Join(t.StopReasons, "|"))
 	}

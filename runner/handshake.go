@@ -38,6 +38,10 @@ type handshake struct {
 	// opened, when set, is given the session/new answer before anything
 	// else is sent; an error it returns ends the handshake.
 	opened func(acp.NewSessionResponse) error
+	// resume, when set, continues a recorded session instead of opening a
+	// new one (see continueSession); opened then gets the session/load or
+	// session/resume answer, as a NewSessionResponse with the session's id.
+	resume *resumeSpec
 }
 
 // handshakeResult is what the agent answered, as far as the handshake got.
@@ -45,9 +49,15 @@ type handshakeResult struct {
 	initialized   bool // initialize was answered: init is set
 	init          acp.InitializeResponse
 	authenticated string                 // the method authenticated with
-	session       acp.NewSessionResponse // set once session/new was answered
+	session       acp.NewSessionResponse // set once session/new (or load, resume) was answered
 	settings      []SessionSetting       // what was set in the session, in order
 	warnings      []string
+	// method is session/load or session/resume when the handshake tried
+	// to continue a recorded session and it was, resumed is set then;
+	// fallback says why a recorded session was not continued.
+	method   string
+	resumed  bool
+	fallback string
 }
 
 // run performs the handshake over conn. It returns what it got before it
@@ -81,12 +91,18 @@ func (h *handshake) run(ctx context.Context, conn *acp.Conn) (res handshakeResul
 	}
 	servers, dropped := filterMcpServers(servers, res.init.AgentCapabilities.McpCapabilities)
 	res.warnings = append(res.warnings, dropped...)
-	if err := call(acp.MethodSessionNew, acp.NewSessionRequest{Cwd: h.cwd, McpServers: servers}, &res.session); err != nil {
-		var ae *acp.Error
-		if errors.As(err, &ae) && ae.Code == acp.CodeAuthRequired {
-			return res, fmt.Errorf("session/new: the agent requires authentication (%s one of: %s): %w", h.authHint, authMethodIDs(res.init.AuthMethods), err)
+	resumed, err := h.continueSession(call, &res, servers)
+	if err != nil {
+		return res, err
+	}
+	if !resumed {
+		if err := call(acp.MethodSessionNew, acp.NewSessionRequest{Cwd: h.cwd, McpServers: servers}, &res.session); err != nil {
+			var ae *acp.Error
+			if errors.As(err, &ae) && ae.Code == acp.CodeAuthRequired {
+				return res, fmt.Errorf("session/new: the agent requires authentication (%s one of: %s): %w", h.authHint, authMethodIDs(res.init.AuthMethods), err)
+			}
+			return res, fmt.Errorf("session/new: %w", err)
 		}
-		return res, fmt.Errorf("session/new: %w", err)
 	}
 	if h.opened != nil {
 		if err := h.opened(res.session); err != nil {

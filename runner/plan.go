@@ -3,11 +3,13 @@ package runner
 import (
 	"encoding/json"
 	"maps"
+	"os"
 	"slices"
 	"time"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -41,7 +43,17 @@ type ScenarioPlan struct {
 	// (--allow-all, --deny-all; its Source says so), else the scenario's.
 	// Nil denies every request.
 	Policy *approve.Policy
-	Turns  []TurnPlan
+	// Session is set when the scenario continues its recorded session
+	// (session.resume, --resume).
+	Session *SessionPlan
+	Turns   []TurnPlan
+}
+
+// SessionPlan is where a resumed session is recorded: the state file and
+// the scenario's key in it.
+type SessionPlan struct {
+	StateFile string
+	Key       string
 }
 
 // McpServerPlan is one MCP server of the agent: its name and type
@@ -105,6 +117,14 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		Policy:   policyOf(sc, opts),
 	}
 	p.McpServers = mcpServerPlans(sc.Agent.McpServers)
+	if resumes(&opts, sc) {
+		environ := opts.Environ
+		if environ == nil {
+			environ = os.Environ()
+		}
+		key, _ := sessionKey(sc, redact.New(redact.Secrets(sc.Agent.Env, environ)...))
+		p.Session = &SessionPlan{StateFile: sc.StateFile(), Key: key}
+	}
 	if ws := sc.Workspace; ws != nil {
 		p.Workspace = &WorkspacePlan{From: ws.From, Git: ws.Git, Ref: ws.Ref}
 		if ws.Git != "" && ws.Ref == "" {

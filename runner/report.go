@@ -92,6 +92,9 @@ type Result struct {
 	// made before the first turn, answered by the same rules.
 	SetupPermissions    []Permission    `json:"setupPermissions,omitempty"`
 	SetupClientRequests []ClientRequest `json:"setupClientRequests,omitempty"`
+	// Session says how the session was opened when the scenario resumes
+	// one (session.resume, run --resume); nil otherwise.
+	Session *SessionResult `json:"session,omitempty"`
 	// Violations lists protocol violations seen on the agent's stdout.
 	Violations []string `json:"violations,omitempty"`
 	Transcript string   `json:"transcript,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/acprun/acprun/reap"
 	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/scenario"
+	"github.com/acprun/acprun/sessionstate"
 	"github.com/acprun/acprun/workspace"
 )
 
@@ -77,14 +79,22 @@ type Options struct {
 	// KeepWorkspaces keeps the workspaces of passing attempts too (those of
 	// the others are always kept).
 	KeepWorkspaces bool
+	// Resume continues every scenario's recorded session, as if each had
+	// session.resume (run --resume).
+	Resume bool
+	// States are the open, locked state files by path (OpenStates). Run
+	// opens those missing itself, waiting for their locks, and closes only
+	// those.
+	States map[string]*sessionstate.File
 
 	// tap, when set, sees every message (benchmarks).
 	tap func(dir acp.Direction, line []byte, at time.Time)
 }
 
 // Run runs every scenario and returns their results in the given order. It
-// returns an error only when it could not run at all; failures of scenarios
-// are in the Report. When ctx ends, running turns are cancelled as the
+// returns an error only when it could not run at all (a state file of the
+// scenarios that resume could not be opened: see OpenStates); failures of
+// scenarios are in the Report. When ctx ends, running turns are cancelled as the
 // protocol asks and the Report holds everything produced so far.
 func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Report, error) {
 	if opts.Self == "" {
@@ -102,6 +112,23 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Rep
 	}
 	if opts.Abort == nil {
 		opts.Abort = make(chan struct{})
+	}
+	opened, err := OpenStates(ctx, opts, scenarios, sessionstate.Wait, nil)
+	if err != nil {
+		return Report{}, err
+	}
+	defer func() {
+		for _, f := range opened {
+			f.Close()
+		}
+	}()
+	if len(opened) > 0 {
+		states := maps.Clone(opts.States)
+		if states == nil {
+			states = map[string]*sessionstate.File{}
+		}
+		maps.Copy(states, opened)
+		opts.States = states
 	}
 	rep := Report{SchemaVersion: SchemaVersion, StartedAt: time.Now()}
 	if opts.Policy != nil {
@@ -209,6 +236,12 @@ type scenarioRun struct {
 	// workFails are the failures of verify and of the scenario-level
 	// checks on the workspace, listed after the turns'.
 	workFails []string
+	// state is the state file the session id is saved to; nil when the
+	// scenario does not resume.
+	state *sessionstate.File
+	// releaseHold lets the next attempt of the same session in; nil when
+	// nothing is held.
+	releaseHold func()
 }
 
 // runScenario runs one job: one attempt of one scenario. transcript is the
@@ -248,6 +281,8 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 		}
 	}
 	r.play(ctx)
+	r.saveSession()
+	r.releaseSession()
 	r.teardown()
 	r.killLeftovers()
 	r.evaluate()
@@ -312,7 +347,14 @@ func (r *scenarioRun) play(ctx context.Context) {
 		}
 	}
 
-	if err := r.start(scCtx); err != nil {
+	resume, err := r.prepareResume(scCtx)
+	if err != nil {
+		res.Status = StatusError
+		res.Error = err.Error()
+		r.skipFrom(0)
+		return
+	}
+	if err := r.start(scCtx, resume); err != nil {
 		// A write to an agent that already exited fails with EPIPE before
 		// the read side sees EOF: the same crash, said the same way.
 		if r.agent != nil && (errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE)) {
@@ -378,7 +420,7 @@ func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 }
 
 // start launches the agent and opens the session.
-func (r *scenarioRun) start(ctx context.Context) error {
+func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
 	sc := r.sc
 	argv := agentArgv(sc.Agent.Command, r.opts.Self)
 	connOpts := &acp.Options{Peer: "agent", OnViolation: func(v acp.Violation) { r.sess.violation(v.Msg) }}
@@ -428,8 +470,10 @@ func (r *scenarioRun) start(ctx context.Context) error {
 			r.sess.setSessionID(ns.SessionID)
 			return nil
 		},
+		resume: resume,
 	}
 	got, err := hs.run(setupCtx, agent.Conn)
+	r.noteOpened(got)
 	if got.initialized {
 		r.init = got.init
 		r.res.Agent.ProtocolVersion = got.init.ProtocolVersion

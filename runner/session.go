@@ -29,7 +29,8 @@ type session struct {
 	delay  time.Duration // wait before answering a permission request
 
 	mu         sync.Mutex
-	sessionID  string                    // "" until session/new answered
+	sessionID  string                    // "" until session/new answered (or session/load is sent)
+	history    *historyState             // session/load's replay; nil without one (see resume.go)
 	early      []acp.SessionNotification // updates that came before session/new answered
 	turns      []*turnState              // every turn so far; the last is the running one
 	setup      setupState                // what came before the first turn
@@ -313,6 +314,9 @@ func (s *session) update(n acp.SessionNotification) {
 		return
 	}
 	t := s.current()
+	if t == nil && s.recordHistoryLocked(n) {
+		return // replayed by session/load: history, not setup or a turn
+	}
 	if t == nil {
 		if s.setup.updates == nil {
 			s.setup.updates = map[string]int{}

@@ -68,13 +68,18 @@ type Defaults struct {
 	Workspace *Workspace
 	// Setup, Verify and Teardown are nil for none.
 	Setup, Verify, Teardown []Command
+
+	// Session is every scenario's session key; its StateFile is absolute
+	// (a relative one is resolved against the config file's directory),
+	// "" for each scenario's default.
+	Session Session
 }
 
 // The keys of the config file's mappings.
 var (
 	configKeys   = []string{"defaults", "agents"}
 	defaultsKeys = []string{"agent", "timeout", "turnTimeout", "idleTimeout", "cancelGrace", "killGrace",
-		"continueAfterCancel", "client", "permissions", "workspace", "setup", "verify", "teardown"}
+		"continueAfterCancel", "client", "permissions", "workspace", "setup", "verify", "teardown", "session"}
 	namedAgentKeys = []string{"description", "command", "env", "cwd", "auth", "mode", "model", "config", "mcpServers"}
 )
 
@@ -235,6 +240,8 @@ func (p *fileParser) defaults(n *yaml.Node, c *Config) {
 			d.Verify = p.commands(v, "verify")
 		case "teardown":
 			d.Teardown = p.commands(v, "teardown")
+		case "session":
+			p.session(v, &d.Session)
 		}
 	}
 }
@@ -275,6 +282,7 @@ func (p *fileParser) applyDefaults(s *Scenario) {
 		s.Workspace = &w
 	}
 	s.Setup, s.Verify, s.Teardown = slices.Clone(d.Setup), slices.Clone(d.Verify), slices.Clone(d.Teardown)
+	s.Session = d.Session
 }
 
 // hasDefaultAgent reports whether the config gives scenarios an agent.

@@ -111,6 +111,7 @@
 //	    timeout: 10m
 //	    expect: {exitCode: 0, stdout: {contains: [ok], matches: "PASS"}}
 //	teardown: ["rm -rf /tmp/x"]   # shell lines run last, always; their outcome is only recorded
+//	session: {resume: true, stateFile: .acprun/state.json}  # continue the agent's session across runs
 //
 // toolCalls, files, permissions, usage and judge may be given in a turn's
 // expect (about that turn) or in the scenario's (about all of it). A
@@ -134,6 +135,15 @@
 // run last whatever happened, once the workspace exists (not when it could
 // not be made), and one that fails gives a warning. ACPRUN_WORKSPACE names
 // the attempt's copy.
+//
+// session.resume continues, from one run to the next, the agent's session
+// that the state file (stateFile, default .acprun/state.json beside the
+// scenario file, interpolated) recorded for the scenario's name and agent;
+// the runner loads it with session/load or session/resume and falls back
+// to a new session, with a warning, when it cannot. Scenario.StateFile
+// gives the default even without a session key, for `run --resume`. A resumed session
+// with a workspace (and no agent.cwd) gets a warning: each attempt's cwd is
+// a fresh copy, so the recorded session is never continued.
 //
 // An agent is given by its command, or by the name of a named agent (see
 // below): `agent: claude`, or a mapping with name instead of command whose
@@ -181,7 +191,7 @@
 // agent.args, agent.env, agent.cwd, agent.auth, agent.mode, agent.model, the
 // values of agent.config, client.roots and the
 // strings inside agent.mcpServers, and in the paths of workspace (and its
-// ref) and files.golden. It happens after YAML parsing, so a
+// ref), files.golden and session.stateFile. It happens after YAML parsing, so a
 // value never changes the file's structure; a string command is split into
 // words first, so a variable holding spaces stays one word. A $ followed by
 // anything else is kept as it is. Prompts (inline, or the text and the
@@ -220,6 +230,7 @@
 //	  client: {readOnly: true}
 //	  permissions: {default: deny, allow: [{kind: read}]}
 //	  workspace: ./fixtures/repo  # also setup, verify and teardown
+//	  session: {resume: true}     # stateFile relative to this file; default: beside each scenario file
 //	agents:                       # named agents
 //	  claude:                     # a built-in's name: replaces it; without command, changes it
 //	    env: {ANTHROPIC_API_KEY: "${MY_CLAUDE_KEY}"}

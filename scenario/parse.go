@@ -23,7 +23,7 @@ import (
 var (
 	scenarioKeys = []string{"name", "description", "tags", "agent", "timeout", "turnTimeout", "idleTimeout",
 		"cancelGrace", "killGrace", "continueAfterCancel", "client", "permissions", "workspace", "setup",
-		"expect", "turns", "verify", "teardown"}
+		"expect", "turns", "verify", "teardown", "session"}
 	agentKeys          = []string{"command", "name", "replay", "args", "env", "cwd", "auth", "mode", "model", "config", "mcpServers"}
 	clientKeys         = []string{"fs", "terminal", "readOnly", "roots"}
 	permissionKeys     = []string{"default", "allow", "deny", "answerDelay"}
@@ -159,6 +159,9 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			s.Verify = p.commands(v, "verify")
 		case "teardown":
 			s.Teardown = p.commands(v, "teardown")
+		case "session":
+			s.Session = Session{} // replaces the config's as a whole
+			p.session(v, &s.Session)
 		case "expect":
 			s.Expect = p.expect(v, false)
 		case "turns":
@@ -211,6 +214,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	if rootsNode == nil && s.Client.Roots == nil {
 		s.Client.Roots = []string{s.Agent.Cwd}
 	}
+	p.checkSession(s)
 	if s.Policy == nil {
 		p.warnf(s.Pos, "no permissions: every permission request and terminal command will be denied (add permissions to allow some)")
 	}

@@ -35,6 +35,10 @@ type Scenario struct {
 
 	Client Client
 
+	// Session says whether the session is continued from one run to the
+	// next, and where that is recorded.
+	Session Session
+
 	// Workspace, when set, gives each attempt a fresh copy to work in.
 	Workspace *Workspace
 	// Setup runs before the agent starts (each must exit 0), Verify after

@@ -1,0 +1,374 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/scenario"
+	"github.com/acprun/acprun/sessionstate"
+	"github.com/acprun/acprun/shellquote"
+)
+
+// This file continues sessions across runs (a scenario's session.resume,
+// run --resume): the state files, session/load or session/resume in the
+// handshake, the replayed history, and the session id saved at the end.
+
+// SessionResult says how a scenario that resumes its session opened it.
+type SessionResult struct {
+	// StateFile is the state file and Key the scenario's entry in it.
+	StateFile string `json:"stateFile"`
+	Key       string `json:"key"`
+	// Recorded is the session id the state file held for Key; "" when it
+	// held none (the first run).
+	Recorded string `json:"recorded,omitempty"`
+	// Method is how the session was opened: session/load, session/resume
+	// or session/new; "" when the agent never got that far.
+	Method string `json:"method,omitempty"`
+	// SessionID is the session the turns ran in.
+	SessionID string `json:"sessionId,omitempty"`
+	// Resumed is set when the recorded session was continued.
+	Resumed bool `json:"resumed"`
+	// Fallback says why a recorded session was not continued (a new one
+	// was opened instead); a warning says it too.
+	Fallback string `json:"fallback,omitempty"`
+	// History is what session/load replayed before the first turn: the
+	// session's earlier conversation, not part of any turn.
+	History *History `json:"history,omitempty"`
+	// Saved is set once SessionID was written to the state file;
+	// SaveError says why it could not be.
+	Saved     bool   `json:"saved"`
+	SaveError string `json:"saveError,omitempty"`
+}
+
+// History is the conversation an agent replayed on session/load.
+type History struct {
+	// Updates counts the replayed session/update notifications by kind.
+	Updates map[string]int `json:"updates"`
+	// Messages are the replayed user and agent messages, their chunks
+	// joined: the first maxHistoryMessages of them.
+	Messages []HistoryMessage `json:"messages,omitempty"`
+	// MessagesDropped counts the messages beyond those.
+	MessagesDropped int `json:"messagesDropped,omitempty"`
+}
+
+// HistoryMessage is one replayed message.
+type HistoryMessage struct {
+	Role string `json:"role"` // user | agent
+	Text string `json:"text"`
+}
+
+// maxHistoryMessages bounds the replayed messages kept in a result.
+const maxHistoryMessages = 200
+
+// historyState records a session/load's replay. It is guarded by
+// session.mu.
+type historyState struct {
+	loading   bool // session/load is not answered yet: updates are history
+	rec       History
+	lastID    string // the messageId of the last message's chunks
+	lastChunk string // the kind of the last chunk
+}
+
+// recordHistoryLocked records n as history when a session/load is being
+// answered, and reports whether it did. The caller holds s.mu.
+func (s *session) recordHistoryLocked(n acp.SessionNotification) bool {
+	h := s.history
+	if h == nil || !h.loading {
+		return false
+	}
+	u := n.Update
+	if h.rec.Updates == nil {
+		h.rec.Updates = map[string]int{}
+	}
+	h.rec.Updates[u.Kind]++
+	var role string
+	var chunk *acp.ContentChunk
+	switch {
+	case u.UserMessageChunk != nil:
+		role, chunk = "user", u.UserMessageChunk
+	case u.AgentMessageChunk != nil:
+		role, chunk = "agent", u.AgentMessageChunk
+	default:
+		h.lastChunk = u.Kind
+		return true
+	}
+	if chunk.Content.Type != acp.ContentText {
+		return true
+	}
+	msgs := h.rec.Messages
+	// A chunk continues the last message seen when it is of its kind and
+	// messageId; once messages are dropped, the last one seen is dropped.
+	same := h.lastChunk == u.Kind && chunk.MessageID == h.lastID && (len(msgs) > 0 || h.rec.MessagesDropped > 0)
+	h.lastChunk, h.lastID = u.Kind, chunk.MessageID
+	switch {
+	case same && h.rec.MessagesDropped == 0:
+		msgs[len(msgs)-1].Text += chunk.Content.Text
+	case same:
+	case len(msgs) < maxHistoryMessages:
+		h.rec.Messages = append(msgs, HistoryMessage{Role: role, Text: chunk.Content.Text})
+	default:
+		h.rec.MessagesDropped++
+	}
+	return true
+}
+
+// loading makes id the session's before session/load is sent, so that the
+// replay is attributed to it, and records what comes as history.
+func (s *session) loading(id string) {
+	s.mu.Lock()
+	s.history = &historyState{loading: true}
+	s.mu.Unlock()
+	s.setSessionID(id)
+}
+
+// loaded ends the replay: session/load was answered (ok: with success).
+// Every update that came before the answer has been handled (acp's
+// order). A refused load forgets the session id, so that the updates a
+// new session sends before session/new answers are kept for it (§17).
+func (s *session) loaded(ok bool) *History {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !ok {
+		s.sessionID = ""
+	}
+	if s.history == nil {
+		return nil
+	}
+	s.history.loading = false
+	h := s.history.rec
+	if h.Updates == nil {
+		h.Updates = map[string]int{}
+	}
+	return &h
+}
+
+// currentSessionID is the session's id; "" before one was opened.
+func (s *session) currentSessionID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessionID
+}
+
+// resumeSpec asks the handshake to continue a recorded session.
+type resumeSpec struct {
+	sessionID string
+	// loading is called before session/load is sent, loaded once it has
+	// been answered (whatever the answer).
+	loading func(id string)
+	loaded  func(ok bool)
+}
+
+// continueSession opens the recorded session with session/load (when the
+// agent advertises loadSession) or session/resume (sessionCapabilities.
+// resume), and sets res.session as session/new would. It reports false
+// when the agent offers neither or refuses (a JSON-RPC error): the
+// handshake then opens a new session, and a warning says why. Any other
+// failure is an error.
+func (h *handshake) continueSession(call func(method string, params, result any) error, res *handshakeResult, servers []acp.McpServer) (bool, error) {
+	r := h.resume
+	if r == nil || r.sessionID == "" {
+		return false, nil
+	}
+	caps := res.init.AgentCapabilities
+	fallback := func(why string) (bool, error) {
+		res.fallback = why
+		res.warnings = append(res.warnings, fmt.Sprintf("session: %s; started a new session instead of continuing session %q", why, r.sessionID))
+		return false, nil
+	}
+	var err error
+	var got acp.LoadSessionResponse
+	switch {
+	case caps.LoadSession:
+		res.method = acp.MethodSessionLoad
+		if r.loading != nil {
+			r.loading(r.sessionID)
+		}
+		err = call(acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: r.sessionID, Cwd: h.cwd, McpServers: servers}, &got)
+		if r.loaded != nil {
+			r.loaded(err == nil)
+		}
+	case caps.SessionCapabilities.Resume != nil:
+		res.method = acp.MethodSessionResume
+		var rr acp.ResumeSessionResponse
+		err = call(acp.MethodSessionResume, acp.ResumeSessionRequest{SessionID: r.sessionID, Cwd: h.cwd, McpServers: servers}, &rr)
+		got = acp.LoadSessionResponse{Modes: rr.Modes, ConfigOptions: rr.ConfigOptions, Models: rr.Models, Meta: rr.Meta}
+	default:
+		return fallback("the agent advertises neither loadSession nor sessionCapabilities.resume")
+	}
+	if err != nil {
+		var ae *acp.Error
+		if !errors.As(err, &ae) {
+			return false, fmt.Errorf("%s: %w", res.method, err)
+		}
+		method := res.method
+		res.method = ""
+		if ae.Code == acp.CodeResourceNotFound {
+			return fallback(fmt.Sprintf("the recorded session is gone (%s: %s, code %d)", method, ae.Message, ae.Code))
+		}
+		return fallback(fmt.Sprintf("the agent refused %s (%s, code %d)", method, ae.Message, ae.Code))
+	}
+	res.resumed = true
+	res.session = acp.NewSessionResponse{SessionID: r.sessionID, Modes: got.Modes, ConfigOptions: got.ConfigOptions, Models: got.Models, Meta: got.Meta}
+	return true, nil
+}
+
+// resumes reports whether sc continues its session in this run.
+func resumes(opts *Options, sc *scenario.Scenario) bool {
+	return opts.Resume || sc.Session.Resume
+}
+
+// sessionKey is sc's key in its state file: its name and its agent (the
+// named agent, else its command line, with the secrets red knows
+// redacted: the state file is an output too, and a rotated key then keeps
+// its session).
+func sessionKey(sc *scenario.Scenario, red *redact.Redactor) (key, agent string) {
+	agent = sc.Agent.Name
+	if agent == "" {
+		agent = red.String(shellquote.Join(sc.Agent.Command))
+	}
+	return sessionstate.Key(sc.Name, agent), agent
+}
+
+// StateFiles lists the state files the scenarios use in a run with opts
+// (those that resume, or all with opts.Resume), sorted, each once: the
+// files to lock before the run.
+func StateFiles(opts Options, scs []*scenario.Scenario) []string {
+	var out []string
+	for _, sc := range scs {
+		if resumes(&opts, sc) {
+			out = append(out, sc.StateFile())
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// OpenStates opens and locks the state files the scenarios use (see
+// StateFiles), in sorted order so that two runs never wait for each other
+// in a circle. mode says what to do about a lock another process holds;
+// waiting, when not nil, is told before each wait. On an error the files
+// opened so far are closed: a *sessionstate.BusyError (mode Fail), a
+// *sessionstate.CorruptError, or ctx's end while waiting. The caller
+// passes the map in Options.States and closes every file once Run
+// returned.
+func OpenStates(ctx context.Context, opts Options, scs []*scenario.Scenario, mode sessionstate.Mode, waiting func(path string, pid int)) (map[string]*sessionstate.File, error) {
+	states := map[string]*sessionstate.File{}
+	for _, path := range StateFiles(opts, scs) {
+		if _, ok := opts.States[path]; ok {
+			continue
+		}
+		var w func(int)
+		if waiting != nil {
+			w = func(pid int) { waiting(path, pid) }
+		}
+		f, err := sessionstate.Open(ctx, path, mode, w)
+		if err != nil {
+			for _, g := range states {
+				g.Close()
+			}
+			return nil, err
+		}
+		states[path] = f
+	}
+	return states, nil
+}
+
+// prepareResume looks up the scenario's recorded session before the
+// agent starts, and holds its key until releaseSession, so that attempts
+// of the same scenario take turns. It returns what the handshake needs
+// (nil: a new session); an error means the state file is not open or the
+// wait for the key ended with ctx.
+func (r *scenarioRun) prepareResume(ctx context.Context) (*resumeSpec, error) {
+	sc := r.sc
+	if !resumes(r.opts, sc) {
+		return nil, nil
+	}
+	path := sc.StateFile()
+	key, _ := sessionKey(sc, r.red)
+	r.res.Session = &SessionResult{StateFile: path, Key: key}
+	f := r.opts.States[path]
+	if f == nil {
+		return nil, fmt.Errorf("session: state file %s is not open (runner.OpenStates)", path)
+	}
+	release, err := f.Hold(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("session: waiting for another attempt of %q to finish: %w", key, err)
+	}
+	r.state, r.releaseHold = f, release
+	e, ok := f.Get(key)
+	if !ok {
+		return nil, nil
+	}
+	r.res.Session.Recorded = e.SessionID
+	if e.Cwd != "" && e.Cwd != sc.Agent.Cwd { // a hand-written entry may leave it out
+		why := fmt.Sprintf("the recorded session's cwd %s is not this run's %s", e.Cwd, sc.Agent.Cwd)
+		r.res.Session.Fallback = why
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("session: %s; started a new session instead of continuing session %q", why, e.SessionID))
+		return nil, nil
+	}
+	return &resumeSpec{
+		sessionID: e.SessionID,
+		loading:   r.sess.loading,
+		loaded:    func(ok bool) { r.res.Session.History = r.sess.loaded(ok) },
+	}, nil
+}
+
+// releaseSession lets the next attempt of the same session in.
+func (r *scenarioRun) releaseSession() {
+	if r.releaseHold != nil {
+		r.releaseHold()
+		r.releaseHold = nil
+	}
+}
+
+// noteOpened records in the result how the handshake opened the session.
+func (r *scenarioRun) noteOpened(got handshakeResult) {
+	s := r.res.Session
+	if s == nil {
+		return
+	}
+	if got.fallback != "" {
+		s.Fallback = got.fallback
+	}
+	s.Resumed = got.resumed
+	if !got.resumed {
+		s.History = nil // a refused load replays nothing that counts
+	}
+	switch {
+	case got.resumed:
+		s.Method = got.method
+	case got.session.SessionID != "":
+		s.Method = acp.MethodSessionNew
+	}
+}
+
+// saveSession writes the scenario's session id to the state file once the
+// agent has stopped, whenever a session was opened: the next run
+// continues it, whatever became of this one.
+func (r *scenarioRun) saveSession() {
+	s := r.res.Session
+	if s == nil || r.state == nil || r.sess == nil {
+		return
+	}
+	id := r.sess.currentSessionID()
+	if id == "" || s.Method == "" {
+		return
+	}
+	s.SessionID = id
+	_, agent := sessionKey(r.sc, r.red)
+	err := r.state.Put(s.Key, sessionstate.Entry{
+		SessionID: id, Scenario: r.sc.Name, Agent: agent, File: r.sc.File,
+		Cwd: r.sc.Agent.Cwd, Method: s.Method, UpdatedAt: time.Now().UTC(),
+	})
+	if err != nil {
+		s.SaveError = err.Error()
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("session: %v; the next run will start a new session", err))
+		return
+	}
+	s.Saved = true
+}

@@ -1,0 +1,183 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/acp"
+)
+
+func chunk(kind, text, id string) acp.SessionNotification {
+	c := &acp.ContentChunk{Content: acp.TextBlock(text), MessageID: id}
+	u := acp.SessionUpdate{Kind: kind}
+	switch kind {
+	case acp.UpdateUserMessageChunk:
+		u.UserMessageChunk = c
+	case acp.UpdateAgentMessageChunk:
+		u.AgentMessageChunk = c
+	case acp.UpdateAgentThoughtChunk:
+		u.AgentThoughtChunk = c
+	}
+	return acp.SessionNotification{SessionID: "s1", Update: u}
+}
+
+// TestHistoryIsNotSetup records a session/load replay: chunks of one
+// message are joined, and nothing of it is setup; what comes after the
+// load's answer is.
+func TestHistoryIsNotSetup(t *testing.T) {
+	s := &session{}
+	s.loading("s1")
+	for _, n := range []acp.SessionNotification{
+		chunk(acp.UpdateUserMessageChunk, "fix ", ""),
+		chunk(acp.UpdateUserMessageChunk, "the bug", ""),
+		chunk(acp.UpdateAgentMessageChunk, "done", "m1"),
+		chunk(acp.UpdateAgentMessageChunk, " and tested", "m1"),
+		chunk(acp.UpdateAgentMessageChunk, "also this", "m2"),
+		chunk(acp.UpdateAgentThoughtChunk, "hmm", ""),
+		{SessionID: "s1", Update: acp.SessionUpdate{Kind: "tool_call", ToolCall: &acp.ToolCall{ToolCallID: "t1"}}},
+		chunk(acp.UpdateUserMessageChunk, "next", ""),
+	} {
+		s.update(n)
+	}
+	h := s.loaded(true)
+	s.update(chunk(acp.UpdateAgentMessageChunk, "after the answer", ""))
+	want := &History{
+		Updates: map[string]int{"user_message_chunk": 3, "agent_message_chunk": 3, "agent_thought_chunk": 1, "tool_call": 1},
+		Messages: []HistoryMessage{
+			{Role: "user", Text: "fix the bug"},
+			{Role: "agent", Text: "done and tested"},
+			{Role: "agent", Text: "also this"},
+			{Role: "user", Text: "next"},
+		},
+	}
+	if diff := cmp.Diff(want, h); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]int{"agent_message_chunk": 1}, s.setup.updates); diff != "" {
+		t.Errorf("setup updates (-want +got):\n%s", diff)
+	}
+}
+
+func TestHistoryBounded(t *testing.T) {
+	s := &session{}
+	s.loading("s1")
+	for i := range maxHistoryMessages + 3 {
+		kind := acp.UpdateUserMessageChunk
+		if i%2 == 1 {
+			kind = acp.UpdateAgentMessageChunk
+		}
+		s.update(chunk(kind, "m", ""))
+	}
+	s.update(chunk(acp.UpdateUserMessageChunk, "more of the last, dropped message", ""))
+	h := s.loaded(true)
+	if len(h.Messages) != maxHistoryMessages || h.MessagesDropped != 3 {
+		t.Errorf("%d messages kept, %d dropped; want %d and 3", len(h.Messages), h.MessagesDropped, maxHistoryMessages)
+	}
+	if last := h.Messages[len(h.Messages)-1].Text; last != "m" {
+		t.Errorf("the last kept message grew: %q", last)
+	}
+}
+
+// TestHandshakeResumes checks which requests a resumed handshake sends:
+// the load's (or resume's) modes serve set_mode as session/new's would,
+// and a refusal falls back to session/new.
+func TestHandshakeResumes(t *testing.T) {
+	bin := acprunBinary(t)
+	const modes = "modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, name: Code}]}\n"
+	tests := []struct {
+		name, script string
+		sent         []string
+		resumed      bool
+		warning      string
+	}{
+		{"load", "agentCapabilities: {loadSession: true}\n" + modes,
+			[]string{"initialize", "session/load", "session/set_mode"}, true, ""},
+		{"load preferred", "agentCapabilities: {loadSession: true, sessionCapabilities: {resume: {}}}\n" + modes,
+			[]string{"initialize", "session/load", "session/set_mode"}, true, ""},
+		{"resume", "agentCapabilities: {sessionCapabilities: {resume: {}}}\n" + modes,
+			[]string{"initialize", "session/resume", "session/set_mode"}, true, ""},
+		{"refused", "agentCapabilities: {loadSession: true}\nloadError: {code: -32000, message: Authentication required}\n" + modes,
+			[]string{"initialize", "session/load", "session/new", "session/set_mode"}, false,
+			`session: the agent refused session/load (Authentication required, code -32000); started a new session instead of continuing session "old-1"`},
+		{"neither", modes,
+			[]string{"initialize", "session/new", "session/set_mode"}, false,
+			`session: the agent advertises neither loadSession nor sessionCapabilities.resume; started a new session instead of continuing session "old-1"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			script := filepath.Join(dir, "agent.mock.yaml")
+			if err := os.WriteFile(script, []byte(tt.script), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var mu sync.Mutex
+			var sent []string
+			tap := func(d acp.Direction, line []byte, _ time.Time) {
+				var m struct {
+					Method string `json:"method"`
+				}
+				if d == acp.Sent && json.Unmarshal(line, &m) == nil && m.Method != "" {
+					mu.Lock()
+					sent = append(sent, m.Method)
+					mu.Unlock()
+				}
+			}
+			a, err := startAgent(agentConfig{Argv: []string{bin, "mock-agent", script}, Env: os.Environ(), Dir: dir,
+				Handler: &probeHandler{arrived: make(chan struct{}, 1)}, Conn: &acp.Options{Tap: tap}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var openedID string
+			hs := handshake{cwd: dir, mode: "code", resume: &resumeSpec{sessionID: "old-1"},
+				opened: func(ns acp.NewSessionResponse) error { openedID = ns.SessionID; return nil }}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			got, err := hs.run(ctx, a.Conn)
+			a.Close(context.Background(), time.Second)
+			if err != nil {
+				t.Fatalf("handshake: %v", err)
+			}
+			if got.resumed != tt.resumed || (openedID == "old-1") != tt.resumed {
+				t.Errorf("resumed %v, opened %q; want resumed %v", got.resumed, openedID, tt.resumed)
+			}
+			var warning string
+			if len(got.warnings) > 0 {
+				warning = strings.Join(got.warnings, "\n")
+			}
+			if warning != tt.warning {
+				t.Errorf("warnings %q, want %q", warning, tt.warning)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if diff := cmp.Diff(tt.sent, sent); diff != "" {
+				t.Errorf("methods sent (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRefusedLoadKeepsEarlyUpdates: after a refused session/load, the new
+// session's updates that come before session/new answers are its own.
+func TestRefusedLoadKeepsEarlyUpdates(t *testing.T) {
+	s := &session{}
+	s.loading("old-1")
+	if h := s.loaded(false); h == nil || len(h.Updates) != 0 {
+		t.Errorf("history of a refused load: %+v", h)
+	}
+	n := chunk(acp.UpdateAgentMessageChunk, "early", "")
+	n.SessionID = "new-1"
+	s.update(n)
+	s.setSessionID("new-1")
+	if len(s.violations) > 0 || s.setup.updates["agent_message_chunk"] != 1 {
+		t.Errorf("violations %q, setup updates %v", s.violations, s.setup.updates)
+	}
+}
