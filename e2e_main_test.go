@@ -84,6 +84,14 @@ func runBinary(t *testing.T, bin, dir string, env []string, args ...string) (res
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), env...)
+	return runCommand(t, cmd)
+}
+
+// runCommand runs an acprun command made by the caller (runBinary's, or
+// one with its own stdin) and checks that the race detector stayed quiet.
+func runCommand(t *testing.T, cmd *exec.Cmd) (result, *os.ProcessState) {
+	t.Helper()
+	args := cmd.Args[1:]
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -44,20 +42,8 @@ func promptWithStdinEnv(t *testing.T, dir, stdin string, env []string, args ...s
 	cmd.Dir = dir
 	cmd.Env = append(append(cmd.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), env...)
 	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run acprun %v: %v", args, err)
-	}
-	if strings.Contains(stderr.String(), "WARNING: DATA RACE") {
-		t.Errorf("acprun %v: the race detector fired:\n%s", args, stderr.String())
-	}
-	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	r, _ := runCommand(t, cmd)
+	return r
 }
 
 // promptTurnSummary is each turn of each scenario as name#turn prompt → stop
