@@ -39,6 +39,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/acprun/acprun/output/outfile"
 )
 
 // Version is the version of the state file format this package writes and
@@ -320,42 +322,15 @@ func (f *File) write() error {
 	return nil
 }
 
-// writeAtomic writes data to a temporary file beside path, syncs it and
-// renames it over path, then syncs the directory so that the rename
-// survives a crash. An existing file's permission bits are kept; a new
-// file gets 0644.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+// writeAtomic replaces the file at path with data as acprun's output
+// files are replaced (a temporary file beside it, synced and renamed over
+// it, keeping its mode), then syncs the directory so that the rename
+// survives a crash.
+func writeAtomic(path string, data []byte) error {
+	if err := outfile.Write(context.Background(), path, data); err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
 		_ = d.Sync() // best effort: some file systems cannot sync a directory
 		d.Close()
 	}
