@@ -81,7 +81,7 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 		}
 	}
 
-	rep, perr := runner.Probe(ctx, runner.ProbeOptions{Agent: agent, Timeout: c.Timeout.d, Abort: g.Abort, Version: version})
+	rep, perr := runner.Probe(ctx, runner.ProbeOptions{Agent: agent, Timeout: c.Timeout.d, Abort: g.Abort, Version: acprunVersion()})
 	code := exitOK
 	switch {
 	case perr == nil:

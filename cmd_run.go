@@ -253,7 +253,7 @@ func (c *runCmd) options(g *globals) runner.Options {
 		Overrides:   c.overrides(),
 		Policy:      c.policy(),
 		Abort:       g.Abort,
-		Version:     version,
+		Version:     acprunVersion(),
 		Parallel:    c.Jobs,
 		Repeat:      c.Repeat,
 

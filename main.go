@@ -44,9 +44,6 @@ const (
 	exitInterrupted = 130
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 // globals holds what every subcommand may need: the process's streams and
 // the channel closed by a second interrupt.
 type globals struct {
@@ -155,7 +152,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 1 && args[0] == "--version" {
 		// What kong's version flag prints, without building the parser:
 		// scripts that probe the version often pay acprun's startup.
-		fmt.Fprintln(stdout, version)
+		fmt.Fprintln(stdout, "acprun "+acprunVersion())
 		return 0
 	}
 	ctx, abort, stop := notifyInterrupts()
@@ -167,7 +164,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	parser, err := kong.New(&root,
 		kong.Name("acprun"),
 		kong.Description("Run ACP coding agents headlessly from YAML scenarios."),
-		kong.Vars{"version": version},
+		kong.Vars{"version": "acprun " + acprunVersion()},
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exitCode = code }),
 		kong.BindTo(ctx, (*context.Context)(nil)),
