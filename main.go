@@ -93,7 +93,7 @@ type cli struct {
 	globals `kong:"-"`
 
 	Version kong.VersionFlag `help:"Print the version and exit."`
-	Color   string           `help:"Colour the summary: auto, always or never (NO_COLOR is honoured)." enum:"auto,always,never" default:"auto"`
+	Color   string           `help:"When to colour the progress and summary of run and merge (on stderr): auto (only a terminal, unless NO_COLOR is set to a non-empty value or TERM=dumb), always or never." enum:"auto,always,never" default:"auto"`
 
 	Run       runCmd       `cmd:"" help:"Run scenarios against their agents and write results."`
 	List      listCmd      `cmd:"" help:"List the scenarios a run would run."`
@@ -252,7 +252,9 @@ func abortContext(abort <-chan struct{}) (context.Context, context.CancelFunc) {
 }
 
 // setColor decides once whether human output is coloured: fatih/color looks
-// at stdout, but acprun's human output goes to stderr.
+// at stdout, but acprun's human output goes to stderr. --color=always and
+// never win over the environment; under auto, NO_COLOR turns colour off
+// only when it is set and not empty (no-color.org), as TERM=dumb does.
 func setColor(mode string, stderr io.Writer) {
 	switch mode {
 	case "always":
@@ -260,8 +262,7 @@ func setColor(mode string, stderr io.Writer) {
 	case "never":
 		color.NoColor = true
 	default:
-		_, noColor := os.LookupEnv("NO_COLOR")
-		color.NoColor = noColor || os.Getenv("TERM") == "dumb" || !isTerminal(stderr)
+		color.NoColor = os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" || !isTerminal(stderr)
 	}
 }
 
