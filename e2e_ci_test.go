@@ -63,7 +63,7 @@ func TestCIGitHubAnnotationsAtTheExpectation(t *testing.T) {
 		"b.yaml":          ciCrashScenario,
 	})
 	summary := filepath.Join(dir, "step_summary.md")
-	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + summary}, "run", "a.yaml", "b.yaml", "-o", "out.json")
+	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + summary, "GITHUB_WORKSPACE="}, "run", "a.yaml", "b.yaml", "-o", "out.json")
 	if res.code != exitFailed {
 		t.Fatalf("exit %d, want %d\n%s", res.code, exitFailed, res.stderr)
 	}
@@ -114,7 +114,7 @@ func TestCIGitHubAnnotationCap(t *testing.T) {
 		"s.yaml": "name: many\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nturns:\n  - prompt: hi\n" +
 			"    expect: {text: {contains: [" + strings.Join(words, ", ") + "]}}\n",
 	})
-	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY="}, "run", "s.yaml", "-o", "out.json")
+	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=", "GITHUB_WORKSPACE="}, "run", "s.yaml", "-o", "out.json")
 	if res.code != exitFailed {
 		t.Fatalf("exit %d, want %d\n%s", res.code, exitFailed, res.stderr)
 	}
@@ -406,5 +406,19 @@ func TestCIOutputFlag(t *testing.T) {
 	}
 	if res := acprun(t, dir, "probe", "-o", "/proc/no/such/dir/x.json", "--", acprunBin, "mock-agent", "agent.mock.yaml"); res.code != exitUsage || !strings.Contains(res.stderr, "-o /proc/no/such/dir/x.json") {
 		t.Errorf("probe -o into /proc: exit %d, stderr %q; want %d before the agent starts", res.code, res.stderr, exitUsage)
+	}
+}
+
+// TestCIGitHubWorkspaceRelative: run in a subdirectory of the checkout,
+// acprun names annotated files relative to $GITHUB_WORKSPACE, where GitHub
+// looks for them.
+func TestCIGitHubWorkspaceRelative(t *testing.T) {
+	ws := t.TempDir()
+	dir := filepath.Join(ws, "tests")
+	outputScenarios(t, dir)
+	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=", "GITHUB_WORKSPACE=" + ws}, "run", "b.yaml", "-o", "out.json")
+	want := "::error file=tests/b.yaml,line=5,col=13,title=acprun%3A beta failed::turn 1: text does not contain \"bye\"\n"
+	if res.code != exitFailed || res.stdout != want {
+		t.Errorf("exit %d, stdout:\n%s\nwant %d and:\n%s", res.code, res.stdout, exitFailed, want)
 	}
 }

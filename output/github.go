@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,10 +16,11 @@ import (
 // summary at 1 MiB.
 const maxCell = 500
 
-// maxAnnotations is how many ::error and, separately, how many ::warning
-// commands GitHub writes one step: it shows 10 annotations of each level
-// per step (and 50 per job) and drops the rest silently. Past it, one
-// ::notice says how many were left out and where to find them.
+// maxAnnotations is how many ::error commands, and separately how many
+// ::warning commands, acprun writes for one step: GitHub shows 10
+// annotations of each level per step (and 50 per job) and drops the rest
+// silently. Past it, one ::notice says how many were left out and where to
+// find them.
 const maxAnnotations = 10
 
 // GitHub writes what GitHub Actions shows of a run: on stdout, an ::error
@@ -26,12 +28,20 @@ const maxAnnotations = 10
 // file:line:col (the scenario's file:line when the failure has no
 // position), one per errored scenario at the scenario, and a ::warning per
 // warning of a scenario or turn; at most maxAnnotations of each, then a
-// ::notice with the count left out. When summaryFile is not empty (the
-// $GITHUB_STEP_SUMMARY file), a Markdown table of the results is appended
-// to it.
+// ::notice with the count left out. Files under $GITHUB_WORKSPACE are
+// named relative to it, as GitHub needs to place an annotation in the
+// repository. When summaryFile is not empty (the $GITHUB_STEP_SUMMARY
+// file), a Markdown table of the results is appended to it.
 func GitHub(stdout io.Writer, summaryFile string, rep runner.Report) error {
 	var b strings.Builder
 	errs, warns := annotations(rep)
+	if ws := os.Getenv("GITHUB_WORKSPACE"); ws != "" {
+		for _, as := range [][]annotation{errs, warns} {
+			for i := range as {
+				as[i].pos.file = inWorkspace(as[i].pos.file, ws)
+			}
+		}
+	}
 	writeAnnotations(&b, "error", errs, "failure or error", "failures and errors")
 	writeAnnotations(&b, "warning", warns, "warning", "warnings")
 	if _, err := io.WriteString(stdout, b.String()); err != nil {
@@ -63,8 +73,9 @@ const (
 	problemWarning                    // one warning of the scenario or a turn
 )
 
-// problem is one thing to annotate: its kind, the text as the results hold
-// it, where it points, and the turn it belongs to (0: the scenario).
+// problem is one thing to annotate: its kind, its text (as the results
+// hold it, less the position), where it points, and the turn it belongs
+// to (0: the scenario), whose text an excerpt can show.
 type problem struct {
 	kind problemKind
 	text string
@@ -72,7 +83,7 @@ type problem struct {
 	turn int
 }
 
-// sourcePos is a position in a scenario (or config) file; Col is 0 when
+// sourcePos is a position in a scenario (or config) file; col is 0 when
 // only the line is known.
 type sourcePos struct {
 	file      string
@@ -181,6 +192,29 @@ func cutPos(s string) (sourcePos, string, bool) {
 		return sourcePos{}, s, false
 	}
 	return sourcePos{file: m[1], line: line, col: col}, s[len(m[0]):], true
+}
+
+// inWorkspace names file relative to the workspace directory ws when it
+// is inside it (symlinks resolved, as the runner's checkout may be
+// reached through one), else as it is.
+func inWorkspace(file, ws string) string {
+	abs, err1 := filepath.Abs(file)
+	root, err2 := filepath.Abs(ws)
+	if err1 != nil || err2 != nil {
+		return file
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		realFile, err1 := filepath.EvalSymlinks(abs)
+		realRoot, err2 := filepath.EvalSymlinks(root)
+		if err1 != nil || err2 != nil {
+			return file
+		}
+		if rel, err = filepath.Rel(realRoot, realFile); err != nil || !filepath.IsLocal(rel) {
+			return file
+		}
+	}
+	return filepath.ToSlash(rel)
 }
 
 // writeAnnotations writes the first maxAnnotations of as as workflow

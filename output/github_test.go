@@ -18,6 +18,7 @@ import (
 // has none), one per scenario error, a ::warning per warning, and GitHub's
 // escaping of properties and messages.
 func TestGitHubAnnotations(t *testing.T) {
+	t.Setenv("GITHUB_WORKSPACE", "") // the files as they are, even when the tests run in GitHub Actions
 	tests := []struct {
 		name string
 		rep  runner.Report
@@ -96,10 +97,37 @@ func TestGitHubAnnotations(t *testing.T) {
 	}
 }
 
+// TestGitHubAnnotationsInWorkspace: under $GITHUB_WORKSPACE, files are
+// named relative to it (acprun may run in a subdirectory of the checkout);
+// files outside it are left as they are.
+func TestGitHubAnnotationsInWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	sub := filepath.Join(ws, "tests", "suite")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(ws, "tests"))
+	t.Setenv("GITHUB_WORKSPACE", ws)
+	rep := runner.Report{Scenarios: []runner.Result{result(runner.Result{
+		Name: "w", File: "suite/a.yaml", Line: 2, Status: runner.StatusFailed,
+		Failures: []string{"turn 1: suite/a.yaml:6:9: text does not contain \"x\"", "/elsewhere/acprun.yaml:3:1: 1 permission request denied, want 0"},
+	})}}
+	var buf bytes.Buffer
+	if err := output.GitHub(&buf, "", rep); err != nil {
+		t.Fatalf("GitHub: %v", err)
+	}
+	want := "::error file=tests/suite/a.yaml,line=6,col=9,title=acprun%3A w failed::turn 1: text does not contain \"x\"\n" +
+		"::error file=/elsewhere/acprun.yaml,line=3,col=1,title=acprun%3A w failed::1 permission request denied, want 0\n"
+	if got := buf.String(); got != want {
+		t.Errorf("annotations:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // TestGitHubAnnotationCap checks that no more annotations are written than
 // GitHub shows for one step (10 of each level), and that a notice says how
 // many were left out.
 func TestGitHubAnnotationCap(t *testing.T) {
+	t.Setenv("GITHUB_WORKSPACE", "")
 	var fails, warns []string
 	for i := range 12 {
 		fails = append(fails, fmt.Sprintf("s.yaml:%d:3: failure %d", i+10, i))
