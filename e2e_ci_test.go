@@ -359,14 +359,17 @@ func TestCIOutputFlag(t *testing.T) {
 		}
 		readResults(t, filepath.Join(dir, name))
 	}
-	for _, args := range [][]string{
-		{"merge", "reso.json", "--output", "merged.json"},
-		{"report", "reso.json", "--output", "report.html"},
-		{"schema", "-o", "schema/acprun.schema.json"},
-		{"schema", "--config", "--output", "config.schema.json"},
+	for _, c := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"merge", "reso.json", "--output", "merged.json"}, "results: merged.json\n"},
+		{[]string{"report", "reso.json", "--output", "report.html"}, "report: report.html (1 scenario: 1 passed, 0 failed, 0 errored)\n"},
+		{[]string{"schema", "-o", "schema/acprun.schema.json"}, ""},
+		{[]string{"schema", "--config", "--output", "config.schema.json"}, ""},
 	} {
-		if res := acprun(t, dir, args...); res.code != 0 {
-			t.Errorf("%v: exit %d\n%s", args, res.code, res.stderr)
+		if res := acprun(t, dir, c.args...); res.code != 0 || !strings.HasSuffix(res.stderr, c.stderr) || c.stderr == "" && res.stderr != "" {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant 0 and a stderr ending %q", c.args, res.code, res.stderr, c.stderr)
 		}
 	}
 	readResults(t, filepath.Join(dir, "merged.json"))
