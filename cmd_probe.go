@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/output/outfile"
 	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
 	"github.com/acprun/acprun/shellquote"
@@ -20,6 +22,7 @@ type probeCmd struct {
 	Target  []string `arg:"" name:"agent" help:"A named agent (see acprun agents), or -- and the command of an agent."`
 	Config  string   `placeholder:"FILE" help:"Config file with named agents (default: acprun.yaml in the working directory, if any)."`
 	JSON    bool     `name:"json" help:"Print what the agent offers as JSON on stdout."`
+	Output  string   `name:"output" short:"o" placeholder:"FILE" help:"Also write what the agent offers as JSON to FILE, as --json prints it; stdout keeps the text (- is stdout: the same as --json)."`
 	Auth    string   `placeholder:"METHOD" help:"Authenticate with this method id before session/new (default: the named agent's auth)."`
 	Timeout duration `placeholder:"DUR" default:"30s" help:"Time limit for the whole probe."`
 }
@@ -36,13 +39,17 @@ cancels any permission request.
   acprun probe claude
   acprun probe -- npx -y @zed-industries/claude-agent-acp
   acprun probe --json -- acprun mock-agent examples/agents/basic.mock.yaml
+  acprun probe claude -o claude-probe.json
 
 Exit codes:
   0    the agent initialized and opened a session
-  2    usage or config file errors, or an unknown agent name
+  2    usage or config file errors, an unknown agent name, or -o cannot be
+       written (nothing started)
   3    the agent could not be started, initialized, authenticated or open a session
        (what it offered until then is still printed)
-  130  interrupted`
+  4    the -o file could not be written
+  130  interrupted
+When several apply, the exit code is the first of 4, 130, 3.`
 }
 
 // Run probes the agent.
@@ -75,13 +82,20 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	if c.Auth != "" {
 		agent.Auth = c.Auth
 	}
+	if outfile.IsStdout(g.Stdout, c.Output) {
+		c.JSON, c.Output = true, ""
+	} else if c.Output != "" {
+		if err := outfile.Check(c.Output); err != nil {
+			return exitError{code: exitUsage, err: fmt.Errorf("-o %s: %w", c.Output, err)}
+		}
+	}
 	if agent.Cwd == "" {
 		if agent.Cwd, err = os.Getwd(); err != nil {
 			return exitError{code: exitFailed, err: fmt.Errorf("working directory: %w", err)}
 		}
 	}
 
-	rep, perr := runner.Probe(ctx, runner.ProbeOptions{Agent: agent, Timeout: c.Timeout.d, Abort: g.Abort, Version: version})
+	rep, perr := runner.Probe(ctx, runner.ProbeOptions{Agent: agent, Timeout: c.Timeout.d, Abort: g.Abort, Version: acprunVersion()})
 	code := exitOK
 	switch {
 	case perr == nil:
@@ -98,6 +112,9 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	if err != nil {
 		return err
 	}
+	if err := c.writeFile(g, rep); err != nil {
+		return exitError{code: exitOutput, err: err}
+	}
 	switch code {
 	case exitOK:
 		return nil
@@ -110,4 +127,22 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 		}
 	}
 	return exitError{code: code, err: perr}
+}
+
+// writeFile writes the probe's JSON to -o, if set, as run writes its
+// results (parents created, regular files replaced atomically).
+func (c *probeCmd) writeFile(g *globals, rep runner.ProbeReport) error {
+	if c.Output == "" {
+		return nil
+	}
+	data, err := encode(func(w io.Writer) error { return output.ProbeJSON(w, rep) })
+	if err == nil {
+		wctx, stop := abortContext(g.Abort)
+		defer stop()
+		err = writeOutput(wctx, g, c.Output, data)
+	}
+	if err != nil {
+		return fmt.Errorf("-o %s: %w; the probe's JSON was not written", c.Output, err)
+	}
+	return nil
 }

@@ -83,8 +83,12 @@ func (c *reportCmd) Run(g *globals) error {
 		return exitError{code: exitOutput, err: fmt.Errorf("report: -o %s: %w; the report was not written", c.Output, err)}
 	}
 	if c.Output != outfile.Stdout {
-		fmt.Fprintf(g.Stderr, "report: %s (%d scenarios: %d passed, %d failed, %d errored)\n",
-			c.Output, res.Summary.Scenarios, res.Summary.Passed, res.Summary.Failed, res.Summary.Errored)
+		scenarios := "scenarios"
+		if res.Summary.Scenarios == 1 {
+			scenarios = "scenario"
+		}
+		fmt.Fprintf(g.Stderr, "report: %s (%d %s: %d passed, %d failed, %d errored)\n",
+			c.Output, res.Summary.Scenarios, scenarios, res.Summary.Passed, res.Summary.Failed, res.Summary.Errored)
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ import (
 type runCmd struct {
 	Paths          []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
 	Prompt         string   `placeholder:"FILE|-" help:"Replace the turns of the one selected scenario with one turn whose prompt is the text of FILE, or of stdin for - (e.g. from cron: make-prompt | acprun run nightly.yaml --prompt -)."`
-	JSON           string   `name:"json" short:"o" default:"acprun-results.json" placeholder:"FILE" help:"Write the JSON results to FILE (- for stdout, which then carries nothing else)."`
+	JSON           string   `name:"output" short:"o" aliases:"json" default:"acprun-results.json" placeholder:"FILE" help:"Write the JSON results to FILE (- for stdout, which then carries nothing else). --json FILE is an older name for it."`
 	Transcripts    string   `placeholder:"DIR" help:"Write every message both ways, per scenario, as JSONL files in DIR (agent env values redacted)."`
 	NoText         bool     `help:"Keep no message or thought text in the results, only its chunk counts, except for turns whose expectations or judge read it: memory stays flat however much the agents say."`
 	AllowAll       bool     `help:"Answer every permission request with allow (for quick experiments; named in the results)." xor:"policy"`
@@ -49,9 +49,9 @@ type runCmd struct {
 func (c *runCmd) Help() string {
 	return `Runs every scenario: starts its agent, opens one session, sends each turn's prompt,
 answers permission requests by the scenario's rules, and checks the expectations.
-The JSON results (keyed by stop reason) go to --json; a summary goes to stderr.
+The JSON results (keyed by stop reason) go to -o/--output; a summary goes to stderr.
 
-Output files (--json, --junit, --html, --events; --transcripts is a directory) are
+Output files (-o, --junit, --html, --events; --transcripts is a directory) are
 checked before any agent starts. Missing parent directories are created; a
 symlink is written through to its target; a device or FIFO (/dev/null,
 /dev/stdout, a named pipe) is written in place; a regular file is replaced
@@ -66,6 +66,10 @@ when the agent offers neither, refuses, or the session is gone, a new session
 starts with a warning. The session id is saved after the run. A run locks the
 state files before any agent starts and holds them to the end, so two cron runs
 never race: --lock wait (the default) waits for the other run, --lock fail exits 6.
+
+Colour: PASS, FAIL and ERROR and the summary on stderr are coloured when stderr
+is a terminal (--color auto) and NO_COLOR is empty or unset; --color always keeps
+the colour through a pipe (a CI log), --color never drops it.
 
 Exit codes:
   0    every scenario passed
@@ -283,7 +287,7 @@ func (c *runCmd) options(g *globals) runner.Options {
 		Overrides:   c.overrides(),
 		Policy:      c.policy(),
 		Abort:       g.Abort,
-		Version:     version,
+		Version:     acprunVersion(),
 		Parallel:    c.Jobs,
 		Repeat:      c.Repeat,
 		Resume:      c.Resume,

@@ -1,10 +1,16 @@
 package main
 
-import "github.com/acprun/acprun/scenario"
+import (
+	"fmt"
+
+	"github.com/acprun/acprun/output/outfile"
+	"github.com/acprun/acprun/scenario"
+)
 
 // schemaCmd is `acprun schema`.
 type schemaCmd struct {
-	Config bool `help:"Print the schema of the config file (acprun.yaml) instead."`
+	Config bool   `help:"Print the schema of the config file (acprun.yaml) instead."`
+	Output string `name:"output" short:"o" default:"-" placeholder:"FILE" help:"Write the schema to FILE instead of stdout (parents created, a file replaced atomically)."`
 }
 
 // Help is the long help of schema.
@@ -12,12 +18,12 @@ func (c *schemaCmd) Help() string {
 	return `Prints a JSON Schema of the scenario format. Point yaml-language-server at it for
 completion and checks in your editor:
 
-  acprun schema > acprun.schema.json
+  acprun schema -o acprun.schema.json
   # in a scenario file:
   # yaml-language-server: $schema=./acprun.schema.json
 
 With --config, the schema of the config file (acprun.yaml: named agents and
-defaults).`
+defaults). Exit 0, or 4 when -o cannot be written.`
 }
 
 // Run prints the schema.
@@ -26,6 +32,14 @@ func (c *schemaCmd) Run(g *globals) error {
 	if c.Config {
 		schema = scenario.ConfigJSONSchema()
 	}
-	_, err := g.Stdout.Write(schema)
-	return err
+	if c.Output == outfile.Stdout {
+		_, err := g.Stdout.Write(schema)
+		return err
+	}
+	wctx, stop := abortContext(g.Abort)
+	defer stop()
+	if err := writeOutput(wctx, g, c.Output, schema); err != nil {
+		return exitError{code: exitOutput, err: fmt.Errorf("-o %s: %w; the schema was not written", c.Output, err)}
+	}
+	return nil
 }

@@ -388,7 +388,7 @@ func TestOutputProgressPipe(t *testing.T) {
 }
 
 // TestOutputGitHubActions runs acprun as in a GitHub Actions step:
-// ::error commands for the failed scenario, a table in the step summary.
+// an ::error command at the failed expectation, a table in the step summary.
 func TestOutputGitHubActions(t *testing.T) {
 	dir := t.TempDir()
 	outputScenarios(t, dir)
@@ -399,7 +399,7 @@ func TestOutputGitHubActions(t *testing.T) {
 	if res.code != exitFailed {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	want := `::error file=b.yaml,line=1,title=acprun%3A beta failed::stop reasons: end_turn, end_turn%0Aturn 1: b.yaml:5:13: text does not contain "bye"`
+	want := `::error file=b.yaml,line=5,col=13,title=acprun%3A beta failed::turn 1: text does not contain "bye"`
 	if !strings.Contains(res.stdout, want+"\n") {
 		t.Errorf("no annotation %q in stdout:\n%s\nstderr:\n%s", want, res.stdout, res.stderr)
 	}

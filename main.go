@@ -48,9 +48,6 @@ const (
 // was given (session.resume); nothing ran.
 const exitLocked = 6
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 // globals holds what every subcommand may need: the process's streams and
 // the channel closed by a second interrupt.
 type globals struct {
@@ -100,7 +97,7 @@ type cli struct {
 	globals `kong:"-"`
 
 	Version kong.VersionFlag `help:"Print the version and exit."`
-	Color   string           `help:"Colour the summary: auto, always or never (NO_COLOR is honoured)." enum:"auto,always,never" default:"auto"`
+	Color   string           `help:"When to colour the progress and summary of run and merge (on stderr): auto (only a terminal, unless NO_COLOR is set to a non-empty value or TERM=dumb), always or never." enum:"auto,always,never" default:"auto"`
 
 	Run       runCmd       `cmd:"" help:"Run scenarios against their agents and write results."`
 	List      listCmd      `cmd:"" help:"List the scenarios a run would run."`
@@ -159,7 +156,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 1 && args[0] == "--version" {
 		// What kong's version flag prints, without building the parser:
 		// scripts that probe the version often pay acprun's startup.
-		fmt.Fprintln(stdout, version)
+		fmt.Fprintln(stdout, "acprun "+acprunVersion())
 		return 0
 	}
 	ctx, abort, stop := notifyInterrupts()
@@ -171,7 +168,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	parser, err := kong.New(&root,
 		kong.Name("acprun"),
 		kong.Description("Run ACP coding agents headlessly from YAML scenarios."),
-		kong.Vars{"version": version},
+		kong.Vars{"version": "acprun " + acprunVersion()},
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exitCode = code }),
 		kong.BindTo(ctx, (*context.Context)(nil)),
@@ -259,7 +256,9 @@ func abortContext(abort <-chan struct{}) (context.Context, context.CancelFunc) {
 }
 
 // setColor decides once whether human output is coloured: fatih/color looks
-// at stdout, but acprun's human output goes to stderr.
+// at stdout, but acprun's human output goes to stderr. --color=always and
+// never win over the environment; under auto, NO_COLOR turns colour off
+// only when it is set and not empty (no-color.org), as TERM=dumb does.
 func setColor(mode string, stderr io.Writer) {
 	switch mode {
 	case "always":
@@ -267,8 +266,7 @@ func setColor(mode string, stderr io.Writer) {
 	case "never":
 		color.NoColor = true
 	default:
-		_, noColor := os.LookupEnv("NO_COLOR")
-		color.NoColor = noColor || os.Getenv("TERM") == "dumb" || !isTerminal(stderr)
+		color.NoColor = os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" || !isTerminal(stderr)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -14,26 +16,34 @@ import (
 // summary at 1 MiB.
 const maxCell = 500
 
-// GitHub writes what GitHub Actions shows of a run: an ::error workflow
-// command per failed or errored scenario on stdout, pointing at the
-// scenario's file and line, and, when summaryFile is not empty (the
-// $GITHUB_STEP_SUMMARY file), a Markdown table of the results appended to
-// it.
+// maxAnnotations is how many ::error commands, and separately how many
+// ::warning commands, acprun writes for one step: GitHub shows 10
+// annotations of each level per step (and 50 per job) and drops the rest
+// silently. Past it, one ::notice says how many were left out and where to
+// find them.
+const maxAnnotations = 10
+
+// GitHub writes what GitHub Actions shows of a run: on stdout, an ::error
+// workflow command per failed expectation, at the expectation's own
+// file:line:col (the scenario's file:line when the failure has no
+// position), one per errored scenario at the scenario, and a ::warning per
+// warning of a scenario or turn; at most maxAnnotations of each, then a
+// ::notice with the count left out. Files under $GITHUB_WORKSPACE are
+// named relative to it, as GitHub needs to place an annotation in the
+// repository. When summaryFile is not empty (the $GITHUB_STEP_SUMMARY
+// file), a Markdown table of the results is appended to it.
 func GitHub(stdout io.Writer, summaryFile string, rep runner.Report) error {
 	var b strings.Builder
-	for _, r := range rep.Scenarios {
-		if r.Status == runner.StatusPassed {
-			continue
+	errs, warns := annotations(rep)
+	if ws := os.Getenv("GITHUB_WORKSPACE"); ws != "" {
+		for _, as := range [][]annotation{errs, warns} {
+			for i := range as {
+				as[i].pos.file = inWorkspace(as[i].pos.file, ws)
+			}
 		}
-		verb := "failed"
-		if r.Status != runner.StatusFailed {
-			verb = "errored"
-		}
-		fmt.Fprintf(&b, "::error file=%s,line=%d,title=%s::%s\n",
-			escapeProperty(r.File), r.Line,
-			escapeProperty(fmt.Sprintf("acprun: %s %s", label(r), verb)),
-			escapeData(problemMessage(r)))
 	}
+	writeAnnotations(&b, "error", errs, "failure or error", "failures and errors")
+	writeAnnotations(&b, "warning", warns, "warning", "warnings")
 	if _, err := io.WriteString(stdout, b.String()); err != nil {
 		return err
 	}
@@ -54,15 +64,178 @@ func GitHub(stdout io.Writer, summaryFile string, rep runner.Report) error {
 	return nil
 }
 
-// problemMessage says why a scenario did not pass, on several lines.
-func problemMessage(r runner.Result) string {
-	var lines []string
-	if r.Error != "" {
-		lines = append(lines, r.Error)
+// problemKind is what an annotation reports.
+type problemKind int
+
+const (
+	problemError   problemKind = iota // the scenario's error (Result.Error)
+	problemFailure                    // one failed expectation
+	problemWarning                    // one warning of the scenario or a turn
+)
+
+// problem is one thing to annotate: its kind, its text (as the results
+// hold it, less the position), where it points, and the turn it belongs
+// to (0: the scenario), whose text an excerpt can show.
+type problem struct {
+	kind problemKind
+	text string
+	pos  sourcePos
+	turn int
+}
+
+// sourcePos is a position in a scenario (or config) file; col is 0 when
+// only the line is known.
+type sourcePos struct {
+	file      string
+	line, col int
+}
+
+// annotation is one workflow command.
+type annotation struct {
+	pos     sourcePos
+	title   string
+	message string
+}
+
+// annotations lists the ::error and ::warning commands of a run, in the
+// order of the results.
+func annotations(rep runner.Report) (errs, warns []annotation) {
+	for _, r := range rep.Scenarios {
+		at := sourcePos{file: r.File, line: r.Line}
+		verb := "failed"
+		if r.Status != runner.StatusFailed {
+			verb = "errored"
+		}
+		title := fmt.Sprintf("acprun: %s %s", label(r), verb)
+		if r.Status != runner.StatusPassed {
+			if r.Error != "" || len(r.Failures) == 0 {
+				p := problem{kind: problemError, text: r.Error, pos: at}
+				p.turn, _ = splitTurn(r.Error)
+				errs = append(errs, annotation{pos: at, title: title, message: annotationMessage(r, p)})
+			}
+			for _, f := range r.Failures {
+				p := locate(problemFailure, f, at)
+				errs = append(errs, annotation{pos: p.pos, title: title, message: annotationMessage(r, p)})
+			}
+		}
+		for _, w := range r.Warnings {
+			p := locate(problemWarning, w, at)
+			warns = append(warns, annotation{pos: p.pos, title: fmt.Sprintf("acprun: %s", label(r)), message: annotationMessage(r, p)})
+		}
 	}
-	lines = append(lines, "stop reasons: "+stopReasons(r))
-	lines = append(lines, r.Failures...)
-	return strings.Join(lines, "\n")
+	return errs, warns
+}
+
+// annotationMessage is the message of the annotation of p, a problem of
+// the result r: what went wrong, without the position the annotation
+// already points at. An error says the turns' stop reasons too.
+func annotationMessage(r runner.Result, p problem) string {
+	switch p.kind {
+	case problemError:
+		var lines []string
+		if p.text != "" {
+			lines = append(lines, p.text)
+		}
+		return strings.Join(append(lines, "stop reasons: "+stopReasons(r)), "\n")
+	}
+	return p.text
+}
+
+// locate finds where a failure or warning points: the file:line:col it
+// starts with (after "turn N: "), as every expectation's failure does,
+// else at. The text returned keeps "turn N: " and drops the position.
+func locate(kind problemKind, text string, at sourcePos) problem {
+	p := problem{kind: kind, text: text, pos: at}
+	turn, rest := splitTurn(text)
+	p.turn = turn
+	if pos, msg, ok := cutPos(rest); ok {
+		p.pos = pos
+		p.text = msg
+		if turn > 0 {
+			p.text = fmt.Sprintf("turn %d: %s", turn, msg)
+		}
+	}
+	return p
+}
+
+// turnPrefix matches the "turn N: " the runner puts before a turn's
+// failures and warnings.
+var turnPrefix = regexp.MustCompile(`^turn ([0-9]+): `)
+
+// splitTurn splits "turn N: rest" into N and rest; 0 and s when s does not
+// start so.
+func splitTurn(s string) (int, string) {
+	m := turnPrefix.FindStringSubmatch(s)
+	if m == nil {
+		return 0, s
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil {
+		return 0, s
+	}
+	return n, s[len(m[0]):]
+}
+
+// leadingPos matches the "file:line:col: " a positioned message starts
+// with (scenario.Pos's form); the file is the shortest prefix that fits.
+var leadingPos = regexp.MustCompile(`^(.+?):([1-9][0-9]*):([0-9]+): `)
+
+// cutPos splits "file:line:col: msg" into its position and msg.
+func cutPos(s string) (sourcePos, string, bool) {
+	m := leadingPos.FindStringSubmatch(s)
+	if m == nil {
+		return sourcePos{}, s, false
+	}
+	line, err1 := strconv.Atoi(m[2])
+	col, err2 := strconv.Atoi(m[3])
+	if err1 != nil || err2 != nil {
+		return sourcePos{}, s, false
+	}
+	return sourcePos{file: m[1], line: line, col: col}, s[len(m[0]):], true
+}
+
+// inWorkspace names file relative to the workspace directory ws when it
+// is inside it (symlinks resolved, as the runner's checkout may be
+// reached through one), else as it is.
+func inWorkspace(file, ws string) string {
+	abs, err1 := filepath.Abs(file)
+	root, err2 := filepath.Abs(ws)
+	if err1 != nil || err2 != nil {
+		return file
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		realFile, err1 := filepath.EvalSymlinks(abs)
+		realRoot, err2 := filepath.EvalSymlinks(root)
+		if err1 != nil || err2 != nil {
+			return file
+		}
+		if rel, err = filepath.Rel(realRoot, realFile); err != nil || !filepath.IsLocal(rel) {
+			return file
+		}
+	}
+	return filepath.ToSlash(rel)
+}
+
+// writeAnnotations writes the first maxAnnotations of as as workflow
+// commands of level, then a ::notice saying how many were left out (one
+// and many name what they are).
+func writeAnnotations(b *strings.Builder, level string, as []annotation, one, many string) {
+	for i, a := range as {
+		if i == maxAnnotations {
+			n := len(as) - maxAnnotations
+			fmt.Fprintf(b, "::notice title=%s::%s\n",
+				escapeProperty("acprun: more "+many),
+				escapeData(fmt.Sprintf("%d more %s not annotated (GitHub shows %d %s annotations per step); see the step summary or the results file",
+					n, plural(n, one, many), maxAnnotations, level)))
+			return
+		}
+		fmt.Fprintf(b, "::%s file=%s,line=%d", level, escapeProperty(a.pos.file), a.pos.line)
+		if a.pos.col > 0 {
+			fmt.Fprintf(b, ",col=%d", a.pos.col)
+		}
+		fmt.Fprintf(b, ",title=%s::%s\n", escapeProperty(a.title), escapeData(a.message))
+	}
 }
 
 // Markdown renders the results as a Markdown heading, totals and a table
@@ -75,8 +248,8 @@ func Markdown(rep runner.Report) string {
 	if s.Warnings > 0 {
 		warned = ", " + warnings(s.Warnings)
 	}
-	fmt.Fprintf(&b, "**%d passed, %d failed, %d errors** of %d%s in %s%s\n\n",
-		s.Passed, s.Failed, s.Errored, s.Scenarios, warned, duration(rep.Duration), totals(s))
+	fmt.Fprintf(&b, "**%d passed, %d failed, %d %s** of %d%s in %s%s\n\n",
+		s.Passed, s.Failed, s.Errored, plural(s.Errored, "error", "errors"), s.Scenarios, warned, duration(rep.Duration), totals(s))
 	if rep.Interrupted {
 		b.WriteString("> [!WARNING]\n> The run was interrupted: results are partial.\n\n")
 	}

@@ -2,6 +2,7 @@ package output_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +13,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestGitHubAnnotations checks the ::error commands: one per scenario that
-// did not pass, with GitHub's escaping of properties and messages.
+// TestGitHubAnnotations checks the workflow commands: an ::error per failed
+// expectation at its own file:line:col (the scenario's file:line when it
+// has none), one per scenario error, a ::warning per warning, and GitHub's
+// escaping of properties and messages.
 func TestGitHubAnnotations(t *testing.T) {
+	t.Setenv("GITHUB_WORKSPACE", "") // the files as they are, even when the tests run in GitHub Actions
 	tests := []struct {
 		name string
 		rep  runner.Report
@@ -25,23 +29,50 @@ func TestGitHubAnnotations(t *testing.T) {
 			rep:  sampleReport(),
 			want: []string{
 				"::error file=examples/basic.yaml,line=20,title=acprun%3A refuses <politely> [claude] #2 failed::" +
-					"stop reasons: end_turn, cancelled after turnTimeout, skipped%0Aturn 1: text does not contain \"hello\" | \"bye\"%0Aturn 2: stopReason is cancelled, want end_turn",
+					"turn 1: text does not contain \"hello\" | \"bye\"",
+				"::error file=examples/basic.yaml,line=20,title=acprun%3A refuses <politely> [claude] #2 failed::" +
+					"turn 2: stopReason is cancelled, want end_turn",
 				"::error file=examples/stops.yaml,line=1,title=acprun%3A crash errored::" +
 					"turn 1: the agent exited with code 2%0Astop reasons: agent_exited, skipped",
 				"::error file=examples/stops.yaml,line=14,title=acprun%3A no agent%2C 100%25 broken errored::" +
 					"start agent: fork/exec /nonexistent/agent: no such file or directory%0Astop reasons: skipped",
+				"::warning file=examples/basic.yaml,line=20,title=acprun%3A refuses <politely> [claude] #2::" +
+					"mode \"plan\" not offered by the agent; not set",
+			},
+		},
+		{
+			name: "positions",
+			rep: runner.Report{Scenarios: []runner.Result{result(runner.Result{
+				Name: "pos", File: "s.yaml", Line: 3, Status: runner.StatusFailed,
+				Failures: []string{
+					`turn 2: s.yaml:9:7: text does not contain "banana"`,
+					"s.yaml:14:5: toolCalls.used: no tool call matches \"edit\" (none)",
+					"acprun.yaml:4:3: 2 permission requests denied, want 0",
+					"--prompt p.txt: something without a line",
+				},
+				Warnings: []string{"turn 1: s.yaml:8:5: teardown `x` exited with code 1, want 0", "client roots: none"},
+				Turns:    []runner.TurnResult{{Index: 1, StopReason: "end_turn"}, {Index: 2, StopReason: "end_turn"}},
+			})}},
+			want: []string{
+				`::error file=s.yaml,line=9,col=7,title=acprun%3A pos failed::turn 2: text does not contain "banana"`,
+				`::error file=s.yaml,line=14,col=5,title=acprun%3A pos failed::toolCalls.used: no tool call matches "edit" (none)`,
+				`::error file=acprun.yaml,line=4,col=3,title=acprun%3A pos failed::2 permission requests denied, want 0`,
+				`::error file=s.yaml,line=3,title=acprun%3A pos failed::--prompt p.txt: something without a line`,
+				"::warning file=s.yaml,line=8,col=5,title=acprun%3A pos::turn 1: teardown `x` exited with code 1, want 0",
+				`::warning file=s.yaml,line=3,title=acprun%3A pos::client roots: none`,
 			},
 		},
 		{
 			name: "escaping",
 			rep: runner.Report{Scenarios: []runner.Result{result(runner.Result{
 				Name: "a,b:c%d", File: "dir,x/y:z.yaml", Line: 7, Status: runner.StatusFailed,
-				Failures: []string{"50% done\r\nnext: line", "::warning::injected"},
+				Failures: []string{"50% done\r\nnext: line", "::warning::injected", "dir,x/y:z.yaml:8:2: 100% wrong"},
 				Turns:    []runner.TurnResult{{Index: 1, StopReason: "end_turn"}},
 			})}},
 			want: []string{
-				"::error file=dir%2Cx/y%3Az.yaml,line=7,title=acprun%3A a%2Cb%3Ac%25d failed::" +
-					"stop reasons: end_turn%0A50%25 done%0D%0Anext: line%0A::warning::injected",
+				"::error file=dir%2Cx/y%3Az.yaml,line=7,title=acprun%3A a%2Cb%3Ac%25d failed::50%25 done%0D%0Anext: line",
+				"::error file=dir%2Cx/y%3Az.yaml,line=7,title=acprun%3A a%2Cb%3Ac%25d failed::::warning::injected",
+				"::error file=dir%2Cx/y%3Az.yaml,line=8,col=2,title=acprun%3A a%2Cb%3Ac%25d failed::100%25 wrong",
 			},
 		},
 		{
@@ -64,6 +95,76 @@ func TestGitHubAnnotations(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGitHubAnnotationsInWorkspace: under $GITHUB_WORKSPACE, files are
+// named relative to it (acprun may run in a subdirectory of the checkout);
+// files outside it are left as they are.
+func TestGitHubAnnotationsInWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	sub := filepath.Join(ws, "tests", "suite")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(ws, "tests"))
+	t.Setenv("GITHUB_WORKSPACE", ws)
+	rep := runner.Report{Scenarios: []runner.Result{result(runner.Result{
+		Name: "w", File: "suite/a.yaml", Line: 2, Status: runner.StatusFailed,
+		Failures: []string{"turn 1: suite/a.yaml:6:9: text does not contain \"x\"", "/elsewhere/acprun.yaml:3:1: 1 permission request denied, want 0"},
+	})}}
+	var buf bytes.Buffer
+	if err := output.GitHub(&buf, "", rep); err != nil {
+		t.Fatalf("GitHub: %v", err)
+	}
+	want := "::error file=tests/suite/a.yaml,line=6,col=9,title=acprun%3A w failed::turn 1: text does not contain \"x\"\n" +
+		"::error file=/elsewhere/acprun.yaml,line=3,col=1,title=acprun%3A w failed::1 permission request denied, want 0\n"
+	if got := buf.String(); got != want {
+		t.Errorf("annotations:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestGitHubAnnotationCap checks that no more annotations are written than
+// GitHub shows for one step (10 of each level), and that a notice says how
+// many were left out.
+func TestGitHubAnnotationCap(t *testing.T) {
+	t.Setenv("GITHUB_WORKSPACE", "")
+	var fails, warns []string
+	for i := range 12 {
+		fails = append(fails, fmt.Sprintf("s.yaml:%d:3: failure %d", i+10, i))
+		warns = append(warns, fmt.Sprintf("warning %d", i))
+	}
+	rep := runner.Report{Scenarios: []runner.Result{result(runner.Result{
+		Name: "many", File: "s.yaml", Line: 1, Status: runner.StatusFailed, Failures: fails, Warnings: warns[:11],
+	})}}
+	var buf bytes.Buffer
+	if err := output.GitHub(&buf, "", rep); err != nil {
+		t.Fatalf("GitHub: %v", err)
+	}
+	got := buf.String()
+	for level, want := range map[string]int{"::error ": 10, "::warning ": 10, "::notice ": 2} {
+		if n := strings.Count(got, "\n"+level) + boolInt(strings.HasPrefix(got, level)); n != want {
+			t.Errorf("%d %s commands, want %d:\n%s", n, level, want, got)
+		}
+	}
+	for _, part := range []string{
+		"line=19,col=3,title=acprun%3A many failed::failure 9\n::notice ",
+		"::notice title=acprun%3A more failures and errors::2 more failures and errors not annotated (GitHub shows 10 error annotations per step)",
+		"::notice title=acprun%3A more warnings::1 more warning not annotated",
+	} {
+		if !strings.Contains(got, part) {
+			t.Errorf("annotations lack %q:\n%s", part, got)
+		}
+	}
+	if strings.Contains(got, "failure 10") || strings.Contains(got, "warning 10") {
+		t.Errorf("annotations past the cap:\n%s", got)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // TestGitHubStepSummary checks that the Markdown table is appended to the
