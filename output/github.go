@@ -54,14 +54,17 @@ func GitHub(stdout io.Writer, summaryFile string, rep runner.Report) error {
 	return nil
 }
 
-// problemMessage says why a scenario did not pass, on several lines.
+// problemMessage says why a scenario did not pass, on several lines: its
+// error, stop reasons, and failures with their excerpts (reasons).
 func problemMessage(r runner.Result) string {
 	var lines []string
+	rs := reasons(r)
 	if r.Error != "" {
 		lines = append(lines, r.Error)
+		rs = rs[1:] // the error is reasons' first
 	}
 	lines = append(lines, "stop reasons: "+stopReasons(r))
-	lines = append(lines, r.Failures...)
+	lines = append(lines, reasonLines(rs)...)
 	return strings.Join(lines, "\n")
 }
 

@@ -25,9 +25,11 @@ func TestGitHubAnnotations(t *testing.T) {
 			rep:  sampleReport(),
 			want: []string{
 				"::error file=examples/basic.yaml,line=20,title=acprun%3A refuses <politely> [claude] #2 failed::" +
-					"stop reasons: end_turn, cancelled after turnTimeout, skipped%0Aturn 1: text does not contain \"hello\" | \"bye\"%0Aturn 2: stopReason is cancelled, want end_turn",
+					"stop reasons: end_turn, cancelled after turnTimeout, skipped%0Aturn 1: text does not contain \"hello\" | \"bye\"%0A" +
+					"  turn 1 text (1 line):%0A  | goodbye%0Aturn 2: stopReason is cancelled, want end_turn%0A  turn 2 text: none",
 				"::error file=examples/stops.yaml,line=1,title=acprun%3A crash errored::" +
-					"turn 1: the agent exited with code 2%0Astop reasons: agent_exited, skipped",
+					"turn 1: the agent exited with code 2%0Astop reasons: agent_exited, skipped" +
+					"%0Aagent stderr (last 4 lines):%0A| panic: boom%0A| %0A| goroutine 1 [running]:%0A| main.main()",
 				"::error file=examples/stops.yaml,line=14,title=acprun%3A no agent%2C 100%25 broken errored::" +
 					"start agent: fork/exec /nonexistent/agent: no such file or directory%0Astop reasons: skipped",
 			},

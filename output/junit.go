@@ -197,7 +197,9 @@ func passRateProperties(p PassRate) []junitProperty {
 }
 
 // problemBody is the text of a <failure> or <error>: the error, every turn's
-// outcome, the failed expectations and protocol violations.
+// outcome, the failed expectations, each turn's followed by an excerpt of
+// its text, the tail of the agent's stderr for an error, and protocol
+// violations.
 func problemBody(r runner.Result) string {
 	var b strings.Builder
 	if r.Error != "" && !slices.ContainsFunc(r.Turns, func(t runner.TurnResult) bool {
@@ -215,8 +217,18 @@ func problemBody(r runner.Result) string {
 		}
 		b.WriteString("\n")
 	}
-	for _, f := range r.Failures {
-		fmt.Fprintf(&b, "failed: %s\n", f)
+	for _, rs := range reasons(r) {
+		if rs.Msg == r.Error && rs.Excerpt == nil {
+			continue // said above
+		}
+		pad := ""
+		if rs.Msg != "" {
+			fmt.Fprintf(&b, "failed: %s\n", rs.Msg)
+			pad = "  "
+		}
+		for _, l := range rs.Excerpt {
+			fmt.Fprintf(&b, "%s%s\n", pad, l)
+		}
 	}
 	for _, v := range r.Violations {
 		fmt.Fprintf(&b, "protocol violation: %s\n", v)
