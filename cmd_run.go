@@ -37,7 +37,8 @@ type runCmd struct {
 	JUnit          string   `name:"junit" placeholder:"FILE" help:"Also write JUnit XML to FILE (one testsuite per scenario file; - for stdout)."`
 	HTML           string   `name:"html" placeholder:"FILE" help:"Also write a self-contained HTML report to FILE (as acprun report does; - for stdout)."`
 	Events         string   `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line flushed per event; - for stdout)."`
-	Quiet          bool     `short:"q" help:"No progress output; only the summary."`
+	Format         string   `enum:"lines,dots,quiet" default:"lines" help:"What is printed as scenarios end: lines (one line per scenario), dots (one character per scenario: . F E) or quiet (nothing); the summary of failures and errors and the totals follow."`
+	Quiet          bool     `short:"q" help:"Same as --format quiet."`
 	Verbose        bool     `short:"v" help:"Print turns, permission decisions and tool calls as they happen."`
 	selection
 }
@@ -151,7 +152,8 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	var observers []runner.Observer
 	progress := output.NewProgress(g.Stderr, len(scs)*c.Repeat, output.ProgressOptions{
-		Terminal: isTerminal(g.Stderr), Quiet: c.Quiet, Verbose: c.Verbose,
+		Terminal: isTerminal(g.Stderr) && c.format() == formatLines, Quiet: c.format() == formatQuiet,
+		Dots: c.format() == formatDots, Verbose: c.Verbose,
 	})
 	observers = append(observers, progress)
 	var events *output.Events
@@ -231,7 +233,7 @@ func (c *runCmd) writeOutputs(g *globals, rep runner.Report, events *output.Even
 	if err := output.Text(g.Stderr, rep); err != nil {
 		return exitError{code: exitOutput, err: fmt.Errorf("summary: %w", err)}
 	}
-	if written && c.JSON != outfile.Stdout && !c.Quiet {
+	if written && c.JSON != outfile.Stdout && c.format() != formatQuiet {
 		fmt.Fprintf(g.Stderr, "results: %s\n", c.JSON)
 	}
 	if len(lost) > 0 {
@@ -241,6 +243,22 @@ func (c *runCmd) writeOutputs(g *globals, rep runner.Report, events *output.Even
 		return exitError{code: exitOutput}
 	}
 	return nil
+}
+
+// The values of --format.
+const (
+	formatLines = "lines"
+	formatDots  = "dots"
+	formatQuiet = "quiet"
+)
+
+// format is what --format and -q ask to print as scenarios end: -q is
+// --format quiet.
+func (c *runCmd) format() string {
+	if c.Quiet {
+		return formatQuiet
+	}
+	return c.Format
 }
 
 // options are the runner's options the flags give, for the run and for
