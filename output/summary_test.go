@@ -19,6 +19,7 @@ func reports() map[string]runner.Report {
 	return map[string]runner.Report{
 		"full":        sampleReport(),
 		"interrupted": interrupted,
+		"notrun":      notRunReport(),
 		"repeat":      repeatReport(),
 		"empty": {
 			SchemaVersion: runner.SchemaVersion,
@@ -26,6 +27,29 @@ func reports() map[string]runner.Report {
 			Duration:      ms(2),
 		},
 	}
+}
+
+// notRunReport is a run interrupted while its second scenario ran: the
+// first passed, the last two never started.
+func notRunReport() runner.Report {
+	rep := runner.Report{
+		SchemaVersion: runner.SchemaVersion, StartedAt: sampleReport().StartedAt, Duration: ms(1_500), Interrupted: true,
+	}
+	agent := runner.AgentInfo{Command: []string{"claude-code-acp"}}
+	rep.Scenarios = []runner.Result{
+		result(runner.Result{Name: "first", File: "s.yaml", Line: 1, Agent: agent, Status: runner.StatusPassed, Duration: ms(300),
+			Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", Duration: ms(290), Text: "hello"}}}),
+		result(runner.Result{Name: "second", File: "s.yaml", Line: 6, Agent: agent, Status: runner.StatusFailed, Duration: ms(1_100),
+			Failures: []string{"turn 1: s.yaml:9:30: stopReason cancelled, want end_turn (cancelled by acprun after interrupt)"},
+			Turns: []runner.TurnResult{{Index: 1, Prompt: "work", StopReason: "cancelled", CancelCause: runner.CauseInterrupt, Duration: ms(1_050),
+				Text: "working", Failures: []string{"s.yaml:9:30: stopReason cancelled, want end_turn (cancelled by acprun after interrupt)"}}}}),
+	}
+	for i, name := range []string{"third", "fourth"} {
+		rep.Scenarios = append(rep.Scenarios, runner.Result{Name: name, File: "s.yaml", Line: 11 + 5*i, Agent: agent,
+			Status: runner.StatusError, NotRun: true, Error: "not run: interrupted first",
+			Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: runner.OutcomeSkipped}}})
+	}
+	return rep
 }
 
 // TestTextGolden compares the text summary, without colour, with
