@@ -263,3 +263,20 @@ func TestObservers(t *testing.T) {
 		t.Errorf("full observer calls (-want +got):\n%s", diff)
 	}
 }
+
+// TestProgressDotsWrap: dots break every 80 scenarios, and Finish ends the
+// last line once, however often it is called.
+func TestProgressDotsWrap(t *testing.T) {
+	noColor(t)
+	var buf bytes.Buffer
+	p := output.NewProgress(&buf, 81, output.ProgressOptions{Dots: true})
+	r := sampleReport().Scenarios[0]
+	for range 81 {
+		p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
+	}
+	p.Finish()
+	p.Finish()
+	if got, want := buf.String(), strings.Repeat(".", 80)+"\n.\n"; got != want {
+		t.Errorf("dots = %q, want %q", got, want)
+	}
+}

@@ -120,3 +120,31 @@ func TestTextIndentsMultiLineMessages(t *testing.T) {
 		t.Errorf("summary lists a scenario that passed:\n%s", got)
 	}
 }
+
+// TestTextPlurals: "1 error", "2 errors", "1 warning"; passes and
+// failures are always counted, errors and warnings only when there are
+// some; a passing scenario's warnings are listed under its name.
+func TestTextPlurals(t *testing.T) {
+	noColor(t)
+	errored := func(name string) runner.Result {
+		return runner.Result{Name: name, Status: runner.StatusError, Error: "boom"}
+	}
+	warned := runner.Result{Name: "warned", Status: runner.StatusPassed, Warnings: []string{"slow"}}
+	tests := []struct {
+		rs   []runner.Result
+		want string
+	}{
+		{[]runner.Result{errored("a")}, "0 passed, 0 failed, 1 error in 0s\n"},
+		{[]runner.Result{errored("a"), errored("b"), warned}, "1 passed, 0 failed, 2 errors, 1 warning in 0s\n"},
+		{[]runner.Result{warned}, "\nWARN warned\n    warning: slow\n\n1 passed, 0 failed, 1 warning in 0s\n"},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		if err := output.Text(&buf, runner.Report{Scenarios: tt.rs}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(buf.String(), tt.want) {
+			t.Errorf("summary\n%s\nwant it to end with\n%s", buf.String(), tt.want)
+		}
+	}
+}
