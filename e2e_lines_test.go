@@ -381,3 +381,28 @@ func TestLinesMerge(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestLinesRunTimeoutListsNotRun: the scenarios the run's --timeout kept
+// from starting are listed as not run too, and the run exits 1 (not 130:
+// nobody interrupted it).
+func TestLinesRunTimeoutListsNotRun(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"wait.mock.yaml": "default: {steps: [{waitForCancel: true}]}\n",
+		"s.yaml": "name: waits\nagent: {command: [acprun, mock-agent, wait.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n" +
+			"---\nname: later\nagent: {command: [acprun, mock-agent, wait.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	res, out := runResults(t, dir, "s.yaml", "-j", "1", "--timeout", "1s")
+	if res.code != exitFailed {
+		t.Fatalf("exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	shape := strings.Join(linesShape(res.stderr), "\n")
+	for _, want := range []string{"\nNOT RUN later (s.yaml:6)\n", "\n0 passed, 1 failed, 1 not run in DUR; turns: cancelled 1, skipped 1\n"} {
+		if !strings.Contains(shape, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+		}
+	}
+	if len(out.Scenarios) != 2 || !out.Scenarios[1].NotRun || out.Scenarios[1].Error != "not run: the run's --timeout passed first" {
+		t.Errorf("results %+v, want the second not run, for the timeout", out.Scenarios)
+	}
+}
