@@ -28,12 +28,12 @@ func linesShape(stderr string) []string {
 }
 
 // linesScript is the mock agent of most of these tests: turn 1 says 12
-// lines, turn 2 writes two lines to stderr (one with the agent's secret)
+// lines, the first with the agent's secret; turn 2 writes two lines to stderr (one with the agent's secret)
 // and exits; any other prompt is answered "ok".
 const linesScript = `turns:
   - match: banana
     steps:
-      - text: "line 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline 10\nline 11\nline 12\n"
+      - text: "line 1 tok_LinesSecret0123456789abcdef\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline 10\nline 11\nline 12\n"
   - match: crash
     steps:
       - stderr: "loading model with token tok_LinesSecret0123456789abcdef"
@@ -52,7 +52,9 @@ turns:
   - prompt: hi
 ---
 name: wants-banana
-agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+agent:
+  command: [acprun, mock-agent, agent.mock.yaml]
+  env: {TOKEN: tok_LinesSecret0123456789abcdef}
 permissions: {default: deny}
 turns:
   - prompt: banana
@@ -118,9 +120,9 @@ func TestLinesHundredPassingScenarios(t *testing.T) {
 var linesSummary = []string{
 	"",
 	"FAIL wants-banana (end_turn, DUR)",
-	`    turn 1: s.yaml:12:13: text does not contain "banana split"`,
+	`    turn 1: s.yaml:14:13: text does not contain "banana split"`,
 	"      turn 1 text (12 lines):",
-	"      | line 1",
+	"      | line 1 [REDACTED]",
 	"      | line 2",
 	"      | line 3",
 	"      | line 4",
@@ -131,7 +133,7 @@ var linesSummary = []string{
 	"      | line 12",
 	"ERROR crashes (end_turn, agent_exited, skipped, DUR)",
 	"    turn 2: the agent exited with code 3",
-	"    turn 2: s.yaml:21:5: stopReason agent_exited, want end_turn (the agent exited with code 3)",
+	"    turn 2: s.yaml:23:5: stopReason agent_exited, want end_turn (the agent exited with code 3)",
 	"      turn 2 text: none",
 	"    agent stderr (last 2 lines):",
 	"    | loading model with token [REDACTED]",
@@ -209,8 +211,8 @@ func TestLinesExcerptsInJUnitAndGitHub(t *testing.T) {
 	}
 	junit := string(readFiles(t, dir, "junit.xml")["junit.xml"])
 	for _, want := range []string{
-		"failed: turn 1: s.yaml:12:13: text does not contain \"banana split\"\n" +
-			"  turn 1 text (12 lines):\n  | line 1\n  | line 2\n  | line 3\n  | line 4\n  | … 4 more lines …\n" +
+		"failed: turn 1: s.yaml:14:13: text does not contain \"banana split\"\n" +
+			"  turn 1 text (12 lines):\n  | line 1 [REDACTED]\n  | line 2\n  | line 3\n  | line 4\n  | … 4 more lines …\n" +
 			"  | line 9\n  | line 10\n  | line 11\n  | line 12\n]]></failure>",
 		"agent stderr (last 2 lines):\n| loading model with token [REDACTED]\n| fatal: out of tokens\n",
 	} {
@@ -219,7 +221,7 @@ func TestLinesExcerptsInJUnitAndGitHub(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		`text does not contain \"banana split\"%0A  turn 1 text (12 lines):%0A  | line 1%0A`,
+		`text does not contain \"banana split\"%0A  turn 1 text (12 lines):%0A  | line 1 [REDACTED]%0A`,
 		`%0A  | … 4 more lines …%0A  | line 9%0A  | line 10%0A  | line 11%0A  | line 12`,
 		"%0Aagent stderr (last 2 lines):%0A| loading model with token [REDACTED]%0A| fatal: out of tokens",
 	} {
