@@ -56,6 +56,9 @@ func (c *mergeCmd) Run(g *globals) error {
 	defer stop()
 	writeErr := writeOutput(wctx, g, c.Output, data)
 	rep := res.Report()
+	if err := output.Lines(g.Stderr, rep); err != nil {
+		return exitError{code: exitOutput, err: fmt.Errorf("summary: %w", err)}
+	}
 	if err := output.Text(g.Stderr, rep); err != nil {
 		return exitError{code: exitOutput, err: fmt.Errorf("summary: %w", err)}
 	}

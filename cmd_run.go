@@ -29,7 +29,7 @@ type runCmd struct {
 	DenyAll        bool     `help:"Answer every permission request with deny (named in the results)." xor:"policy"`
 	TurnTimeout    duration `placeholder:"DUR" help:"Override every turn's timeout (e.g. 2m)."`
 	IdleTimeout    duration `placeholder:"DUR" help:"Override every scenario's idle timeout: cancel a turn when the agent sends nothing for this long."`
-	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled, scenarios not started are listed as errors."`
+	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled, scenarios not started are listed as not run (errors)."`
 	Jobs           int      `short:"j" placeholder:"N" help:"Scenarios to run in parallel (default: number of CPUs)."`
 	Repeat         int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate, pass@k and pass^k."`
 	DryRun         bool     `help:"Print the resolved plan (agent command, cwd, timeouts, rules) and run nothing."`
@@ -38,7 +38,8 @@ type runCmd struct {
 	JUnit          string   `name:"junit" placeholder:"FILE" help:"Also write JUnit XML to FILE (one testsuite per scenario file; - for stdout)."`
 	HTML           string   `name:"html" placeholder:"FILE" help:"Also write a self-contained HTML report to FILE (as acprun report does; - for stdout)."`
 	Events         string   `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line flushed per event; - for stdout)."`
-	Quiet          bool     `short:"q" help:"No progress output; only the summary."`
+	Format         string   `enum:"lines,dots,quiet" default:"lines" help:"What is printed as scenarios end: lines (one line per scenario), dots (one character per scenario: . F E) or quiet (nothing); the summary of failures and errors and the totals follow."`
+	Quiet          bool     `short:"q" help:"Same as --format quiet."`
 	Verbose        bool     `short:"v" help:"Print turns, permission decisions and tool calls as they happen."`
 	Resume         bool     `help:"Continue every scenario's recorded session, as session.resume does (state file: its session.stateFile, default .acprun/state.json beside it)."`
 	Lock           string   `enum:"wait,fail" default:"wait" placeholder:"MODE" help:"When another run holds a state file's lock: wait for it to finish, or fail at once (exit 6). One of: wait, fail."`
@@ -185,7 +186,8 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	var observers []runner.Observer
 	progress := output.NewProgress(g.Stderr, len(scs)*c.Repeat, output.ProgressOptions{
-		Terminal: isTerminal(g.Stderr), Quiet: c.Quiet, Verbose: c.Verbose,
+		Terminal: isTerminal(g.Stderr) && c.format() == formatLines, Quiet: c.format() == formatQuiet,
+		Dots: c.format() == formatDots, Verbose: c.Verbose,
 	})
 	observers = append(observers, progress)
 	var events *output.Events
@@ -265,7 +267,7 @@ func (c *runCmd) writeOutputs(g *globals, rep runner.Report, events *output.Even
 	if err := output.Text(g.Stderr, rep); err != nil {
 		return exitError{code: exitOutput, err: fmt.Errorf("summary: %w", err)}
 	}
-	if written && c.JSON != outfile.Stdout && !c.Quiet {
+	if written && c.JSON != outfile.Stdout && c.format() != formatQuiet {
 		fmt.Fprintf(g.Stderr, "results: %s\n", c.JSON)
 	}
 	if len(lost) > 0 {
@@ -275,6 +277,22 @@ func (c *runCmd) writeOutputs(g *globals, rep runner.Report, events *output.Even
 		return exitError{code: exitOutput}
 	}
 	return nil
+}
+
+// The values of --format.
+const (
+	formatLines = "lines"
+	formatDots  = "dots"
+	formatQuiet = "quiet"
+)
+
+// format is what --format and -q ask to print as scenarios end: -q is
+// --format quiet.
+func (c *runCmd) format() string {
+	if c.Quiet {
+		return formatQuiet
+	}
+	return c.Format
 }
 
 // options are the runner's options the flags give, for the run and for

@@ -300,8 +300,11 @@ turns:
 	run.waitFor("the second turn started", `"dir":"a2c"`, `"text":"working"`)
 	run.interrupt()
 	out := run.waitInterrupted()
-	if len(out.Scenarios) != 1 || out.Scenarios[0].Name != "first" {
-		t.Fatalf("scenarios = %+v, want only the first (the second never started)", out.Scenarios)
+	if len(out.Scenarios) != 2 || out.Scenarios[0].Name != "first" {
+		t.Fatalf("scenarios = %+v, want the first, then the second as not run", out.Scenarios)
+	}
+	if second := out.Scenarios[1]; !second.NotRun || second.Status != "error" || len(second.Turns) != 1 || second.Turns[0].StopReason != "skipped" {
+		t.Errorf("second = %+v, want not run (it never started): status error, its turn skipped", second)
 	}
 	turns := out.Scenarios[0].Turns
 	if len(turns) != 3 || turns[0].StopReason != "end_turn" || turns[1].StopReason != "cancelled" ||

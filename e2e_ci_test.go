@@ -420,7 +420,7 @@ func TestCIGitHubWorkspaceRelative(t *testing.T) {
 	dir := filepath.Join(ws, "tests")
 	outputScenarios(t, dir)
 	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=", "GITHUB_WORKSPACE=" + ws}, "run", "b.yaml", "-o", "out.json")
-	want := "::error file=tests/b.yaml,line=5,col=13,title=acprun%3A beta failed::turn 1: text does not contain \"bye\"\n"
+	want := "::error file=tests/b.yaml,line=5,col=13,title=acprun%3A beta failed::turn 1: text does not contain \"bye\"%0A  turn 1 text (1 line):%0A  | hello\n"
 	if res.code != exitFailed || res.stdout != want {
 		t.Errorf("exit %d, stdout:\n%s\nwant %d and:\n%s", res.code, res.stdout, exitFailed, want)
 	}

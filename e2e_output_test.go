@@ -372,7 +372,7 @@ func TestOutputProgressPipe(t *testing.T) {
 	if res.code != exitFailed {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	for _, re := range []string{`(?m)^PASS alpha \([0-9.]+m?s\)$`, `(?m)^FAIL beta: turn 1: b\.yaml:5:13: text does not contain "bye"$`} {
+	for _, re := range []string{`(?m)^PASS alpha \(end_turn, [0-9.]+m?s\)$`, `(?m)^FAIL beta \(end_turn, end_turn, [0-9.]+m?s\)$`} {
 		if !regexp.MustCompile(re).MatchString(res.stderr) {
 			t.Errorf("stderr has no line matching %s:\n%s", re, res.stderr)
 		}
@@ -382,7 +382,7 @@ func TestOutputProgressPipe(t *testing.T) {
 	}
 
 	quiet := acprun(t, dir, "run", "a.yaml", "b.yaml", "-q", "--json", "out.json")
-	if regexp.MustCompile(`(?m)^PASS alpha \([0-9.]+m?s\)$`).MatchString(quiet.stderr) {
+	if regexp.MustCompile(`(?m)^PASS alpha `).MatchString(quiet.stderr) {
 		t.Errorf("-q: stderr has progress lines:\n%s", quiet.stderr)
 	}
 }
@@ -399,7 +399,8 @@ func TestOutputGitHubActions(t *testing.T) {
 	if res.code != exitFailed {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	want := `::error file=b.yaml,line=5,col=13,title=acprun%3A beta failed::turn 1: text does not contain "bye"`
+	want := `::error file=b.yaml,line=5,col=13,title=acprun%3A beta failed::turn 1: text does not contain "bye"` +
+		`%0A  turn 1 text (1 line):%0A  | hello` // the excerpt
 	if !strings.Contains(res.stdout, want+"\n") {
 		t.Errorf("no annotation %q in stdout:\n%s\nstderr:\n%s", want, res.stdout, res.stderr)
 	}

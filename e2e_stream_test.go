@@ -77,8 +77,11 @@ turns:
 	if !utf8.ValidString(res.stderr) {
 		t.Errorf("stderr is not valid UTF-8:\n%q", res.stderr)
 	}
-	if !strings.Contains(res.stderr, "stderr \uFFFD bytes") {
-		t.Errorf("stderr summary lacks the agent's stderr with U+FFFD:\n%s", res.stderr)
+	if !strings.Contains(res.stderr, "| bad \uFFFD text") {
+		t.Errorf("stderr summary lacks the excerpt of the agent's text with U+FFFD:\n%s", res.stderr)
+	}
+	if junit, _ := os.ReadFile(filepath.Join(dir, "j.xml")); !strings.Contains(string(junit), "stderr \uFFFD bytes") {
+		t.Errorf("JUnit lacks the agent's stderr with U+FFFD:\n%s", junit)
 	}
 	for _, name := range []string{"out.json", "tr/bytes.jsonl", "ev.jsonl", "j.xml"} {
 		data, err := os.ReadFile(filepath.Join(dir, name))

@@ -101,6 +101,9 @@ type annotation struct {
 // order of the results.
 func annotations(rep runner.Report) (errs, warns []annotation) {
 	for _, r := range rep.Scenarios {
+		if r.NotRun {
+			continue // nothing of it ran: the summary lists it as not run
+		}
 		at := sourcePos{file: r.File, line: r.Line}
 		verb := "failed"
 		if r.Status != runner.StatusFailed {
@@ -130,15 +133,24 @@ func annotations(rep runner.Report) (errs, warns []annotation) {
 // the result r: what went wrong, without the position the annotation
 // already points at. An error says the turns' stop reasons too.
 func annotationMessage(r runner.Result, p problem) string {
+	var lines []string
 	switch p.kind {
 	case problemError:
-		var lines []string
 		if p.text != "" {
 			lines = append(lines, p.text)
 		}
-		return strings.Join(append(lines, "stop reasons: "+stopReasons(r)), "\n")
+		lines = append(lines, "stop reasons: "+stopReasons(r))
+		lines = append(lines, stderrExcerpt(r)...)
+	case problemFailure:
+		rs := reason{Msg: p.text}
+		if p.turn > 0 && p.turn <= len(r.Turns) {
+			rs.Excerpt = turnExcerpt(r.Turns[p.turn-1])
+		}
+		lines = append(lines, reasonLines([]reason{rs})...)
+	default:
+		return p.text
 	}
-	return p.text
+	return strings.Join(lines, "\n")
 }
 
 // locate finds where a failure or warning points: the file:line:col it

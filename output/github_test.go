@@ -29,11 +29,12 @@ func TestGitHubAnnotations(t *testing.T) {
 			rep:  sampleReport(),
 			want: []string{
 				"::error file=examples/basic.yaml,line=20,title=acprun%3A refuses <politely> [claude] #2 failed::" +
-					"turn 1: text does not contain \"hello\" | \"bye\"",
+					"turn 1: text does not contain \"hello\" | \"bye\"%0A  turn 1 text (1 line):%0A  | goodbye",
 				"::error file=examples/basic.yaml,line=20,title=acprun%3A refuses <politely> [claude] #2 failed::" +
-					"turn 2: stopReason is cancelled, want end_turn",
+					"turn 2: stopReason is cancelled, want end_turn%0A  turn 2 text: none",
 				"::error file=examples/stops.yaml,line=1,title=acprun%3A crash errored::" +
-					"turn 1: the agent exited with code 2%0Astop reasons: agent_exited, skipped",
+					"turn 1: the agent exited with code 2%0Astop reasons: agent_exited, skipped" +
+					"%0Aagent stderr (last 4 lines):%0A| panic: boom%0A| %0A| goroutine 1 [running]:%0A| main.main()",
 				"::error file=examples/stops.yaml,line=14,title=acprun%3A no agent%2C 100%25 broken errored::" +
 					"start agent: fork/exec /nonexistent/agent: no such file or directory%0Astop reasons: skipped",
 				"::warning file=examples/basic.yaml,line=20,title=acprun%3A refuses <politely> [claude] #2::" +
@@ -54,7 +55,7 @@ func TestGitHubAnnotations(t *testing.T) {
 				Turns:    []runner.TurnResult{{Index: 1, StopReason: "end_turn"}, {Index: 2, StopReason: "end_turn"}},
 			})}},
 			want: []string{
-				`::error file=s.yaml,line=9,col=7,title=acprun%3A pos failed::turn 2: text does not contain "banana"`,
+				`::error file=s.yaml,line=9,col=7,title=acprun%3A pos failed::turn 2: text does not contain "banana"%0A  turn 2 text: none`,
 				`::error file=s.yaml,line=14,col=5,title=acprun%3A pos failed::toolCalls.used: no tool call matches "edit" (none)`,
 				`::error file=acprun.yaml,line=4,col=3,title=acprun%3A pos failed::2 permission requests denied, want 0`,
 				`::error file=s.yaml,line=3,title=acprun%3A pos failed::--prompt p.txt: something without a line`,

@@ -26,7 +26,11 @@ type Summary struct {
 	Scenarios int `json:"scenarios"`
 	Passed    int `json:"passed"`
 	Failed    int `json:"failed"`
-	Errored   int `json:"errored"`
+	// Errored counts the results with status error, those not run too.
+	Errored int `json:"errored"`
+	// NotRun counts the scenarios that never started (the run was
+	// interrupted or out of time first), of those counted in Errored.
+	NotRun int `json:"notRun,omitempty"`
 	// Turns counts turns by stop reason (skipped turns under "skipped").
 	Turns   map[string]int `json:"turns"`
 	Allowed int            `json:"allowed"`
@@ -90,6 +94,9 @@ func Summarize(rep runner.Report) Summary {
 			s.Failed++
 		default:
 			s.Errored++
+			if sc.NotRun {
+				s.NotRun++
+			}
 		}
 		s.Allowed += sc.Allowed
 		s.Denied += sc.Denied

@@ -19,6 +19,7 @@ type junitTestSuites struct {
 	Tests    int              `xml:"tests,attr"`
 	Failures int              `xml:"failures,attr"`
 	Errors   int              `xml:"errors,attr"`
+	Skipped  int              `xml:"skipped,attr,omitempty"`
 	Time     string           `xml:"time,attr"`
 	Suites   []junitTestSuite `xml:"testsuite"`
 }
@@ -29,6 +30,7 @@ type junitTestSuite struct {
 	Tests      int              `xml:"tests,attr"`
 	Failures   int              `xml:"failures,attr"`
 	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr,omitempty"`
 	Time       string           `xml:"time,attr"`
 	Timestamp  string           `xml:"timestamp,attr,omitempty"`
 	Properties *junitProperties `xml:"properties,omitempty"`
@@ -55,6 +57,7 @@ type junitTestCase struct {
 	Properties *junitProperties `xml:"properties,omitempty"`
 	Failure    *junitProblem    `xml:"failure,omitempty"`
 	Error      *junitProblem    `xml:"error,omitempty"`
+	Skipped    *junitSkipped    `xml:"skipped,omitempty"`
 	SystemOut  *junitText       `xml:"system-out,omitempty"`
 }
 
@@ -63,6 +66,11 @@ type junitProblem struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr"`
 	Body    string `xml:",cdata"`
+}
+
+// junitSkipped is the <skipped> of a scenario that never started.
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 // junitText is an element whose text is kept as written, in CDATA.
@@ -74,7 +82,8 @@ type junitText struct {
 // the order the files first appear), one testcase per scenario result
 // (scenario × agent × attempt). A failed scenario gets a <failure> whose
 // message lists its stop reasons and failed expectations; a scenario that
-// could not run to its end gets an <error>. <system-out> holds the
+// could not run to its end gets an <error>, and one that never started
+// (interrupted or out of time first) a <skipped>. <system-out> holds the
 // transcript path, skipped turns, warnings and the agent's stderr tail.
 // The testcases of a scenario that ran several times (--repeat) carry
 // the pass rate of its attempts against that agent as <properties>:
@@ -126,6 +135,9 @@ func JUnit(w io.Writer, rep runner.Report) error {
 		case tc.Error != nil:
 			s.Errors++
 			root.Errors++
+		case tc.Skipped != nil:
+			s.Skipped++
+			root.Skipped++
 		}
 		suiteTime[i] += r.Duration
 		s.Cases = append(s.Cases, tc)
@@ -157,9 +169,12 @@ func junitCase(r runner.Result) junitTestCase {
 	if out := systemOut(r); out != "" {
 		tc.SystemOut = &junitText{xmlText(out)}
 	}
-	switch r.Status {
-	case runner.StatusPassed:
-	case runner.StatusFailed:
+	switch {
+	case r.NotRun:
+		tc.Skipped = &junitSkipped{Message: r.Error}
+		tc.SystemOut = nil
+	case r.Status == runner.StatusPassed:
+	case r.Status == runner.StatusFailed:
 		msg := "stop reasons: " + stopReasons(r)
 		if len(r.Failures) > 0 {
 			msg += "; " + strings.Join(r.Failures, "; ")
@@ -197,7 +212,9 @@ func passRateProperties(p PassRate) []junitProperty {
 }
 
 // problemBody is the text of a <failure> or <error>: the error, every turn's
-// outcome, the failed expectations and protocol violations.
+// outcome, the failed expectations, each turn's followed by an excerpt of
+// its text, the tail of the agent's stderr for an error, and protocol
+// violations.
 func problemBody(r runner.Result) string {
 	var b strings.Builder
 	if r.Error != "" && !slices.ContainsFunc(r.Turns, func(t runner.TurnResult) bool {
@@ -215,8 +232,18 @@ func problemBody(r runner.Result) string {
 		}
 		b.WriteString("\n")
 	}
-	for _, f := range r.Failures {
-		fmt.Fprintf(&b, "failed: %s\n", f)
+	for _, rs := range reasons(r) {
+		if rs.Msg == r.Error && rs.Excerpt == nil {
+			continue // said above
+		}
+		pad := ""
+		if rs.Msg != "" {
+			fmt.Fprintf(&b, "failed: %s\n", rs.Msg)
+			pad = "  "
+		}
+		for _, l := range rs.Excerpt {
+			fmt.Fprintf(&b, "%s%s\n", pad, l)
+		}
 	}
 	for _, v := range r.Violations {
 		fmt.Fprintf(&b, "protocol violation: %s\n", v)

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/shellquote"
 )
 
 // PassRate is how often one scenario passed against one agent over its
@@ -147,11 +150,14 @@ func PassHatK(n, c, k int) float64 {
 type passRateKey struct{ file, name, agent string }
 
 // PassRates groups a report's results by scenario (file and name) and
-// agent, in the report's order. It returns nil for a run with one attempt
-// per scenario and no named agents: there is nothing to compare.
+// agent, in the report's order. It returns nil unless there is something
+// to compare: some scenario ran more than once (--repeat) or against more
+// than one agent (an --agent matrix). A scenario that names its one agent
+// is not a comparison.
 func PassRates(rep runner.Report) []PassRate {
 	idx := map[passRateKey]int{}
 	var out []PassRate
+	agents := map[passRateKey]map[string]bool{} // scenario (no agent) → its agents
 	interesting := false
 	for _, r := range rep.Scenarios {
 		k := passRateKey{r.File, r.Name, r.Agent.Name}
@@ -165,7 +171,12 @@ func PassRates(rep runner.Report) []PassRate {
 		if r.Status == runner.StatusPassed {
 			out[i].Passed++
 		}
-		if r.Attempt > 1 || r.Agent.Name != "" {
+		sk := passRateKey{file: r.File, name: r.Name}
+		if agents[sk] == nil {
+			agents[sk] = map[string]bool{}
+		}
+		agents[sk][r.Agent.Name] = true
+		if r.Attempt > 1 || out[i].Attempts > 1 || len(agents[sk]) > 1 {
 			interesting = true
 		}
 	}
@@ -185,6 +196,96 @@ func PassRates(rep runner.Report) []PassRate {
 	return out
 }
 
+// passRateColumn is one agent column of the pass-rate table.
+type passRateColumn struct{ key, label string }
+
+// passRateColumns returns the agent columns of the pass-rate table, in
+// the order the agents first appear, and the column of each rate. A named
+// agent's column is labelled by its name. When no agent is named, one
+// column, "pass rate", holds every scenario's own command. Otherwise each
+// command gets a column of its own, labelled by its program's base name
+// ("claude-code-acp"), or when that is some other column's label too by
+// the whole command with that base name ("acprun mock-agent a.mock.yaml"),
+// or else the whole command as written.
+func passRateColumns(rates []PassRate, commands map[passRateKey][]string) ([]passRateColumn, []int) {
+	command := func(p PassRate) []string { return commands[passRateKey{p.File, p.Scenario, p.Agent}] }
+	named := slices.ContainsFunc(rates, func(p PassRate) bool { return p.Agent != "" })
+	keyOf := func(p PassRate) string {
+		switch {
+		case p.Agent != "":
+			return "name\x00" + p.Agent
+		case !named:
+			return "command"
+		}
+		return "command\x00" + strings.Join(command(p), "\x00")
+	}
+	var cols []passRateColumn
+	var firsts []PassRate
+	index := map[string]int{}
+	of := make([]int, len(rates))
+	for i, p := range rates {
+		k := keyOf(p)
+		c, ok := index[k]
+		if !ok {
+			c = len(cols)
+			index[k] = c
+			cols = append(cols, passRateColumn{key: k})
+			firsts = append(firsts, p)
+		}
+		of[i] = c
+	}
+	labels := []func(PassRate) string{
+		func(p PassRate) string { return commandBase(command(p)) },
+		func(p PassRate) string {
+			if len(command(p)) == 0 {
+				return ""
+			}
+			return shellquote.Join(append([]string{commandBase(command(p))}, command(p)[1:]...))
+		},
+		func(p PassRate) string { return shellquote.Join(command(p)) },
+	}
+	for i, p := range firsts {
+		switch {
+		case p.Agent != "":
+			cols[i].label = p.Agent
+		case !named:
+			cols[i].label = "pass rate"
+		}
+	}
+	for _, lab := range labels {
+		used := map[string]int{}
+		for i, p := range firsts {
+			if cols[i].label == "" {
+				used[lab(p)]++
+			} else {
+				used[cols[i].label]++
+			}
+		}
+		for i, p := range firsts {
+			if cols[i].label == "" && used[lab(p)] == 1 {
+				cols[i].label = lab(p)
+			}
+		}
+	}
+	for i, p := range firsts {
+		if cols[i].label == "" {
+			cols[i].label = shellquote.Join(command(p)) // two commands that quote alike
+		}
+		if cols[i].label == "" {
+			cols[i].label = "(no command)"
+		}
+	}
+	return cols, of
+}
+
+// commandBase is the base name of a command's program, "" for none.
+func commandBase(command []string) string {
+	if len(command) == 0 {
+		return ""
+	}
+	return filepath.Base(command[0])
+}
+
 // passRateCell is one cell of the pass-rate table: "3/5 (60%)", and for
 // several attempts pass@k and pass^k at k = attempts.
 func passRateCell(p PassRate) string {
@@ -198,36 +299,32 @@ func passRateCell(p PassRate) string {
 // passRateTable writes the pass rates side by side: one row per scenario,
 // one column per agent, each column as wide as its widest cell. A scenario
 // whose name another file uses too is shown with its file.
-func passRateTable(w io.Writer, rates []PassRate) {
+func passRateTable(w io.Writer, rates []PassRate, rep runner.Report) {
 	type row struct{ file, name string }
-	var agents []string
+	commands := map[passRateKey][]string{}
+	for _, r := range rep.Scenarios {
+		commands[passRateKey{r.File, r.Name, r.Agent.Name}] = r.Agent.Command
+	}
+	cols, colOf := passRateColumns(rates, commands)
 	var rows []row
-	cell := map[row]map[string]string{}
+	cell := map[row]map[int]string{}
 	files := map[string]map[string]bool{} // name → files
-	seenA := map[string]bool{}
-	for _, p := range rates {
-		if !seenA[p.Agent] {
-			seenA[p.Agent] = true
-			agents = append(agents, p.Agent)
-		}
+	for i, p := range rates {
 		r := row{p.File, p.Scenario}
 		if cell[r] == nil {
-			cell[r] = map[string]string{}
+			cell[r] = map[int]string{}
 			rows = append(rows, r)
 			if files[p.Scenario] == nil {
 				files[p.Scenario] = map[string]bool{}
 			}
 			files[p.Scenario][p.File] = true
 		}
-		cell[r][p.Agent] = passRateCell(p)
+		cell[r][colOf[i]] = passRateCell(p)
 	}
 
 	grid := [][]string{{"scenario"}}
-	for _, a := range agents {
-		if a == "" {
-			a = "pass rate"
-		}
-		grid[0] = append(grid[0], a)
+	for _, c := range cols {
+		grid[0] = append(grid[0], c.label)
 	}
 	for _, r := range rows {
 		name := r.name
@@ -235,8 +332,8 @@ func passRateTable(w io.Writer, rates []PassRate) {
 			name += " (" + r.file + ")"
 		}
 		line := []string{name}
-		for _, a := range agents {
-			txt, ok := cell[r][a]
+		for c := range cols {
+			txt, ok := cell[r][c]
 			if !ok {
 				txt = "-"
 			}

@@ -23,6 +23,9 @@ type ProgressOptions struct {
 	Terminal bool
 	// Quiet writes nothing at all.
 	Quiet bool
+	// Dots writes, when not on a terminal, one character per finished
+	// scenario instead of a line: "." passed, "F" failed, "E" error.
+	Dots bool
 	// Verbose also writes turns, permission decisions, tool calls and
 	// warnings as they happen.
 	Verbose bool
@@ -32,8 +35,9 @@ type ProgressOptions struct {
 // runner.Observer, plus TurnStarted and Warning. On a terminal it draws a
 // bar with done/total, the number of scenarios running, the elapsed time
 // and an ETA; otherwise it writes one plain line per finished scenario
-// ("PASS name (1.2s)", "FAIL name: first failure"). Call Finish when the
-// run ends: it clears the bar and stops redrawing it.
+// ("PASS name (end_turn, 1.2s)", "FAIL name [agent] #2 (max_tokens, 3s)"),
+// or with Dots one character. Call Finish when the run ends: it clears
+// the bar and stops redrawing it, or ends the line of dots.
 type Progress struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -42,6 +46,7 @@ type Progress struct {
 	running int
 	stop    chan struct{} // closed by Finish; nil when nothing redraws
 	stopped chan struct{} // closed when the redraw goroutine returns
+	dots    int           // dots written on the current line (Dots)
 }
 
 // NewProgress returns a Progress for a run of total scenario results,
@@ -97,6 +102,10 @@ func (p *Progress) Finish() {
 	p.mu.Lock()
 	stop := p.stop
 	p.stop = nil
+	if p.dots > 0 {
+		fmt.Fprintln(p.w) // end the line of dots
+		p.dots = 0
+	}
 	p.mu.Unlock()
 	if stop == nil {
 		return
@@ -196,27 +205,36 @@ func (p *Progress) ScenarioFinished(j runner.Ref, r runner.Result) {
 	if p.opts.Terminal {
 		return // the bar was not drawn (no total); the summary says it all
 	}
+	if p.opts.Dots {
+		p.writeDot(r)
+		return
+	}
 	fmt.Fprintln(p.w, finishedLine(r))
 }
 
-// finishedLine is the plain line of a finished scenario.
-func finishedLine(r runner.Result) string {
+// dotsPerLine is where a line of dots is broken.
+const dotsPerLine = 80
+
+// writeDot writes the character of a finished scenario (Dots).
+func (p *Progress) writeDot(r runner.Result) {
+	dot := color.New(color.FgGreen).Sprint(".")
 	switch r.Status {
 	case runner.StatusPassed:
-		return fmt.Sprintf("%s %s (%s)", color.New(color.FgGreen).Sprint("PASS"), label(r), duration(r.Duration))
 	case runner.StatusFailed:
-		why := "stop reasons: " + stopReasons(r)
-		if len(r.Failures) > 0 {
-			why = r.Failures[0]
-		}
-		return fmt.Sprintf("%s %s: %s", color.New(color.FgRed).Sprint("FAIL"), label(r), firstLine(why))
+		dot = color.New(color.FgRed).Sprint("F")
+	default:
+		dot = color.New(color.FgRed).Sprint("E")
 	}
-	why := r.Error
-	if why == "" {
-		why = "stop reasons: " + stopReasons(r)
+	fmt.Fprint(p.w, dot)
+	if p.dots++; p.dots == dotsPerLine {
+		fmt.Fprintln(p.w)
+		p.dots = 0
 	}
-	return fmt.Sprintf("%s %s: %s", color.New(color.FgRed).Sprint("ERROR"), label(r), firstLine(why))
 }
+
+// finishedLine is the plain line of a finished scenario: its status,
+// label, stop reasons and duration (the summary explains failures).
+func finishedLine(r runner.Result) string { return scenarioLine(r, false) }
 
 // verbose writes one line when verbose, above the bar if there is one.
 func (p *Progress) verbose(format string, args ...any) {

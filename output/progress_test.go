@@ -55,8 +55,8 @@ func TestProgressPlain(t *testing.T) {
 	}{
 		{
 			name: "default",
-			want: "PASS basic (1.23s)\n" +
-				"FAIL refuses <politely> [claude] #2: turn 1: text does not contain \"hello\" | \"bye\"\n",
+			want: "PASS basic (end_turn, 1.23s, 1 allowed, 0 denied)\n" +
+				"FAIL refuses <politely> [claude] #2 (end_turn, cancelled after turnTimeout, skipped, 1m5s, 0 allowed, 1 denied)\n",
 		},
 		{
 			name: "verbose",
@@ -65,7 +65,7 @@ func TestProgressPlain(t *testing.T) {
 basic: permission allow: "Read main.go" (read; rule allow[0])
 basic: turn 1: tool call "Read main.go" (read, completed)
 basic: turn 1: end_turn (1.1s)
-PASS basic (1.23s)
+PASS basic (end_turn, 1.23s, 1 allowed, 0 denied)
 refuses <politely> [claude]: turn 1 started
 refuses <politely> [claude]: turn 1: end_turn (2s)
 refuses <politely> [claude]: turn 1: text does not contain "hello" | "bye"
@@ -74,8 +74,13 @@ refuses <politely> [claude]: turn 2: cancelled after turnTimeout (1m0s)
 refuses <politely> [claude]: turn 2: stopReason is cancelled, want end_turn
 refuses <politely> [claude]: turn 3: skipped
 refuses <politely> [claude]: warning: mode "plan" not offered by the agent; not set
-FAIL refuses <politely> [claude] #2: turn 1: text does not contain "hello" | "bye"
+FAIL refuses <politely> [claude] #2 (end_turn, cancelled after turnTimeout, skipped, 1m5s, 0 allowed, 1 denied)
 `,
+		},
+		{
+			name: "dots",
+			opts: output.ProgressOptions{Dots: true},
+			want: ".F\n",
 		},
 		{name: "quiet", opts: output.ProgressOptions{Quiet: true, Verbose: true}},
 		{name: "quiet terminal", opts: output.ProgressOptions{Quiet: true, Terminal: true}},
@@ -101,7 +106,7 @@ func TestProgressErrorLine(t *testing.T) {
 	p := output.NewProgress(&buf, 1, output.ProgressOptions{})
 	r := sampleReport().Scenarios[2]
 	p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
-	if got, want := buf.String(), "ERROR crash: turn 1: the agent exited with code 2\n"; got != want {
+	if got, want := buf.String(), "ERROR crash (agent_exited, skipped, 321ms)\n"; got != want {
 		t.Errorf("line = %q; want %q", got, want)
 	}
 }
@@ -256,5 +261,22 @@ func TestObservers(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantFull, full.calls); diff != "" {
 		t.Errorf("full observer calls (-want +got):\n%s", diff)
+	}
+}
+
+// TestProgressDotsWrap: dots break every 80 scenarios, and Finish ends the
+// last line once, however often it is called.
+func TestProgressDotsWrap(t *testing.T) {
+	noColor(t)
+	var buf bytes.Buffer
+	p := output.NewProgress(&buf, 81, output.ProgressOptions{Dots: true})
+	r := sampleReport().Scenarios[0]
+	for range 81 {
+		p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
+	}
+	p.Finish()
+	p.Finish()
+	if got, want := buf.String(), strings.Repeat(".", 80)+"\n.\n"; got != want {
+		t.Errorf("dots = %q, want %q", got, want)
 	}
 }

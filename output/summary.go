@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,71 +12,157 @@ import (
 	"github.com/fatih/color"
 )
 
-// Text writes the human summary: one line per scenario, its failures, and
-// the totals. Colour follows color.NoColor, which main sets once.
+// Text writes the human summary of a run: the results that did not pass,
+// each with its line, its reasons and their excerpts; the warnings of those
+// that passed; the scenarios that never ran; the pass-rate table when there
+// is one (PassRates); and the totals. Passing results are not listed: each
+// had its line as it ended (Progress, or Lines). Colour follows
+// color.NoColor, which main sets once.
 func Text(w io.Writer, rep runner.Report) error {
-	pass := color.New(color.FgGreen, color.Bold).SprintFunc()
 	fail := color.New(color.FgRed, color.Bold).SprintFunc()
 	warn := color.New(color.FgYellow).SprintFunc()
-	dim := color.New(color.Faint).SprintFunc()
 	var b strings.Builder
+	section := func() {
+		if b.Len() == 0 {
+			b.WriteString("\n")
+		}
+	}
 	for _, sc := range rep.Scenarios {
-		status := pass("PASS")
-		switch sc.Status {
-		case runner.StatusFailed:
-			status = fail("FAIL")
-		case runner.StatusError:
-			status = fail("ERROR")
+		if sc.Status == runner.StatusPassed || sc.NotRun {
+			continue
 		}
-		detail := stopReasons(sc) + ", " + duration(sc.Duration)
-		if sc.Allowed+sc.Denied > 0 {
-			detail += fmt.Sprintf(", %d allowed, %d denied", sc.Allowed, sc.Denied)
-		}
-		fmt.Fprintf(&b, "%s %s %s\n", status, label(sc), dim("("+detail+")"))
-		if sc.Error != "" {
-			fmt.Fprintf(&b, "    %s\n", indent(sc.Error))
-		}
-		for _, f := range sc.Failures {
-			fmt.Fprintf(&b, "    %s\n", indent(f))
+		section()
+		fmt.Fprintf(&b, "%s\n", scenarioLine(sc, true))
+		for _, l := range reasonLines(reasons(sc)) {
+			fmt.Fprintf(&b, "    %s\n", indent(l))
 		}
 		for _, wmsg := range sc.Warnings {
 			fmt.Fprintf(&b, "    %s %s\n", warn("warning:"), indent(wmsg))
 		}
-		if ws := sc.Workspace; ws != nil && ws.Kept && sc.Status != runner.StatusPassed {
+		if ws := sc.Workspace; ws != nil && ws.Kept {
 			fmt.Fprintf(&b, "    workspace kept: %s\n", ws.Path)
 		}
-		if sc.Status != runner.StatusPassed && sc.StderrTail != "" {
-			fmt.Fprintf(&b, "    agent stderr (last lines):\n")
-			for _, l := range lastLines(sc.StderrTail, 5) {
-				fmt.Fprintf(&b, "      %s\n", l)
-			}
+	}
+	for _, sc := range rep.Scenarios {
+		if sc.Status != runner.StatusPassed || len(sc.Warnings) == 0 {
+			continue
+		}
+		section()
+		fmt.Fprintf(&b, "%s %s\n", warn("WARN"), label(sc))
+		for _, wmsg := range sc.Warnings {
+			fmt.Fprintf(&b, "    %s %s\n", warn("warning:"), indent(wmsg))
+		}
+	}
+	for _, sc := range rep.Scenarios {
+		if sc.NotRun {
+			section()
+			fmt.Fprintf(&b, "%s %s (%s:%d)\n", warn("NOT RUN"), label(sc), sc.File, sc.Line)
 		}
 	}
 	s := Summarize(rep)
 	if len(s.PassRates) > 0 {
-		passRateTable(&b, s.PassRates)
+		passRateTable(&b, s.PassRates, rep)
 	}
-	parts := []string{fmt.Sprintf("%d passed", s.Passed)}
-	failed := fmt.Sprintf("%d failed", s.Failed)
-	if s.Failed > 0 {
-		failed = fail(failed)
-	}
-	parts = append(parts, failed)
-	if s.Errored > 0 {
-		parts = append(parts, fail(fmt.Sprintf("%d errors", s.Errored)))
-	}
-	if s.Warnings > 0 {
-		parts = append(parts, warn(warnings(s.Warnings)))
-	}
-	fmt.Fprintf(&b, "\n%s in %s%s\n", strings.Join(parts, ", "), duration(rep.Duration), totals(s))
+	fmt.Fprintf(&b, "\n%s in %s%s\n", counts(rep, s, fail, warn), duration(rep.Duration), totals(s))
 	if rep.PolicyOverride != "" {
 		fmt.Fprintf(&b, "%s every permission request was answered by %s\n", warn("note:"), rep.PolicyOverride)
 	}
 	if rep.Interrupted {
-		fmt.Fprintf(&b, "%s\n", fail("interrupted: results are partial"))
+		msg := "interrupted: results are partial"
+		if s.NotRun > 0 {
+			msg += fmt.Sprintf("; %d %s did not run", s.NotRun, plural(s.NotRun, "scenario", "scenarios"))
+		}
+		fmt.Fprintf(&b, "%s\n", fail(msg))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// counts is the start of the totals line: "3 passed, 1 failed, 1 error,
+// 1 interrupted, 2 not run, 1 warning". Failures are always counted;
+// errors, scenarios an interrupt cut short, scenarios not run and warnings
+// when there are some. A scenario an interrupt cut short is counted as
+// interrupted, not as failed or errored, though its status is one of those.
+func counts(rep runner.Report, s Summary, fail, warn func(...any) string) string {
+	failedN, erroredN, cut := s.Failed, s.Errored-s.NotRun, 0
+	for _, sc := range rep.Scenarios {
+		if !sc.NotRun && interrupted(sc) {
+			cut++
+			if sc.Status == runner.StatusFailed {
+				failedN--
+			} else {
+				erroredN--
+			}
+		}
+	}
+	parts := []string{fmt.Sprintf("%d passed", s.Passed)}
+	failed := fmt.Sprintf("%d failed", failedN)
+	if failedN > 0 {
+		failed = fail(failed)
+	}
+	parts = append(parts, failed)
+	if erroredN > 0 {
+		parts = append(parts, fail(fmt.Sprintf("%d %s", erroredN, plural(erroredN, "error", "errors"))))
+	}
+	if cut > 0 {
+		parts = append(parts, warn(fmt.Sprintf("%d interrupted", cut)))
+	}
+	if s.NotRun > 0 {
+		parts = append(parts, warn(fmt.Sprintf("%d not run", s.NotRun)))
+	}
+	if s.Warnings > 0 {
+		parts = append(parts, warn(warnings(s.Warnings)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// interrupted reports whether an interrupt cut sc short: it did not pass
+// and acprun cancelled one of its turns because of the interrupt.
+func interrupted(sc runner.Result) bool {
+	return sc.Status != runner.StatusPassed && slices.ContainsFunc(sc.Turns, func(t runner.TurnResult) bool {
+		return t.CancelCause == runner.CauseInterrupt
+	})
+}
+
+// Lines writes one line per result, as Progress does when each ends (for
+// acprun merge, whose results ended elsewhere).
+func Lines(w io.Writer, rep runner.Report) error {
+	var b strings.Builder
+	for _, sc := range rep.Scenarios {
+		if !sc.NotRun {
+			fmt.Fprintf(&b, "%s\n", scenarioLine(sc, false))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// scenarioLine is the line of one result: its status, its label, then
+// its stop reasons, duration and permission counts, e.g. "FAIL login
+// [claude] #2 (end_turn, 1.2s, 1 allowed, 0 denied)". bold makes the
+// status bold, as the summary shows it.
+func scenarioLine(sc runner.Result, bold bool) string {
+	attrs := []color.Attribute{color.FgGreen}
+	status := "PASS"
+	switch {
+	case sc.NotRun:
+		attrs, status = []color.Attribute{color.FgYellow}, "NOT RUN"
+	case interrupted(sc):
+		attrs, status = []color.Attribute{color.FgYellow}, "INTERRUPTED"
+	case sc.Status == runner.StatusFailed:
+		attrs, status = []color.Attribute{color.FgRed}, "FAIL"
+	case sc.Status != runner.StatusPassed:
+		attrs, status = []color.Attribute{color.FgRed}, "ERROR"
+	}
+	if bold {
+		attrs = append(attrs, color.Bold)
+	}
+	detail := stopReasons(sc) + ", " + duration(sc.Duration)
+	if sc.Allowed+sc.Denied > 0 {
+		detail += fmt.Sprintf(", %d allowed, %d denied", sc.Allowed, sc.Denied)
+	}
+	dim := color.New(color.Faint).SprintFunc()
+	return fmt.Sprintf("%s %s %s", color.New(attrs...).Sprint(status), label(sc), dim("("+detail+")"))
 }
 
 // label names one result: the scenario, then its agent when it has a name,

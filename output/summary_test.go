@@ -19,6 +19,7 @@ func reports() map[string]runner.Report {
 	return map[string]runner.Report{
 		"full":        sampleReport(),
 		"interrupted": interrupted,
+		"notrun":      notRunReport(),
 		"repeat":      repeatReport(),
 		"empty": {
 			SchemaVersion: runner.SchemaVersion,
@@ -26,6 +27,29 @@ func reports() map[string]runner.Report {
 			Duration:      ms(2),
 		},
 	}
+}
+
+// notRunReport is a run interrupted while its second scenario ran: the
+// first passed, the last two never started.
+func notRunReport() runner.Report {
+	rep := runner.Report{
+		SchemaVersion: runner.SchemaVersion, StartedAt: sampleReport().StartedAt, Duration: ms(1_500), Interrupted: true,
+	}
+	agent := runner.AgentInfo{Command: []string{"claude-code-acp"}}
+	rep.Scenarios = []runner.Result{
+		result(runner.Result{Name: "first", File: "s.yaml", Line: 1, Agent: agent, Status: runner.StatusPassed, Duration: ms(300),
+			Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", Duration: ms(290), Text: "hello"}}}),
+		result(runner.Result{Name: "second", File: "s.yaml", Line: 6, Agent: agent, Status: runner.StatusFailed, Duration: ms(1_100),
+			Failures: []string{"turn 1: s.yaml:9:30: stopReason cancelled, want end_turn (cancelled by acprun after interrupt)"},
+			Turns: []runner.TurnResult{{Index: 1, Prompt: "work", StopReason: "cancelled", CancelCause: runner.CauseInterrupt, Duration: ms(1_050),
+				Text: "working", Failures: []string{"s.yaml:9:30: stopReason cancelled, want end_turn (cancelled by acprun after interrupt)"}}}}),
+	}
+	for i, name := range []string{"third", "fourth"} {
+		rep.Scenarios = append(rep.Scenarios, runner.Result{Name: name, File: "s.yaml", Line: 11 + 5*i, Agent: agent,
+			Status: runner.StatusError, NotRun: true, Error: "not run: interrupted first",
+			Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: runner.OutcomeSkipped}}})
+	}
+	return rep
 }
 
 // TestTextGolden compares the text summary, without colour, with
@@ -45,7 +69,8 @@ func TestTextGolden(t *testing.T) {
 
 // TestTextIndentsMultiLineMessages: the output a failed command ends with
 // stays under its scenario, each line indented, and a kept workspace is
-// named only for a scenario that did not pass.
+// named only for a scenario that did not pass (those that passed are not
+// listed at all).
 func TestTextIndentsMultiLineMessages(t *testing.T) {
 	noColor(t)
 	rep := runner.Report{
@@ -86,10 +111,40 @@ func TestTextIndentsMultiLineMessages(t *testing.T) {
 			"      FAIL x\n" +
 			"      FAIL\n" +
 			"    workspace kept: /ws/acprun-verify-fails-2\n",
-		"PASS kept-pass (no turns, 0s)\n\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks\n%s\ngot:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "kept-pass") {
+		t.Errorf("summary lists a scenario that passed:\n%s", got)
+	}
+}
+
+// TestTextPlurals: "1 error", "2 errors", "1 warning"; passes and
+// failures are always counted, errors and warnings only when there are
+// some; a passing scenario's warnings are listed under its name.
+func TestTextPlurals(t *testing.T) {
+	noColor(t)
+	errored := func(name string) runner.Result {
+		return runner.Result{Name: name, Status: runner.StatusError, Error: "boom"}
+	}
+	warned := runner.Result{Name: "warned", Status: runner.StatusPassed, Warnings: []string{"slow"}}
+	tests := []struct {
+		rs   []runner.Result
+		want string
+	}{
+		{[]runner.Result{errored("a")}, "0 passed, 0 failed, 1 error in 0s\n"},
+		{[]runner.Result{errored("a"), errored("b"), warned}, "1 passed, 0 failed, 2 errors, 1 warning in 0s\n"},
+		{[]runner.Result{warned}, "\nWARN warned\n    warning: slow\n\n1 passed, 0 failed, 1 warning in 0s\n"},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		if err := output.Text(&buf, runner.Report{Scenarios: tt.rs}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(buf.String(), tt.want) {
+			t.Errorf("summary\n%s\nwant it to end with\n%s", buf.String(), tt.want)
 		}
 	}
 }

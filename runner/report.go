@@ -75,6 +75,10 @@ type Result struct {
 	// StartFailed is set when the agent could not be started, initialized
 	// or authenticated (exit code 3).
 	StartFailed bool `json:"startFailed,omitempty"`
+	// NotRun is set when the scenario never started: the run was
+	// interrupted or out of time first. Its Status is error, Error says
+	// why, and every turn is skipped.
+	NotRun bool `json:"notRun,omitempty"`
 	// ExitCode and Signal describe how the agent process ended, when it did on its own.
 	ExitCode   *int   `json:"exitCode,omitempty"`
 	Signal     string `json:"signal,omitempty"`

@@ -192,9 +192,14 @@ feed:
 		switch {
 		case r != nil:
 			rep.Scenarios = append(rep.Scenarios, *r)
-		case runTimedOut:
-			// Not started before the run's deadline: listed, as an error.
-			nr := notRun(all[i].sc, "not run: the run's --timeout passed first")
+		case ctx.Err() != nil:
+			// Not started before the run's deadline or the interrupt:
+			// listed, as not run.
+			why := "not run: interrupted first"
+			if runTimedOut {
+				why = "not run: the run's --timeout passed first"
+			}
+			nr := notRun(all[i].sc, why)
 			nr.Attempt = all[i].ref.Attempt
 			rep.Scenarios = append(rep.Scenarios, nr)
 		}
@@ -208,7 +213,7 @@ feed:
 
 // notRun is the result of a scenario that never started.
 func notRun(sc *scenario.Scenario, why string) Result {
-	r := Result{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Tags: sc.Tags, Status: StatusError, Error: why,
+	r := Result{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Tags: sc.Tags, Status: StatusError, Error: why, NotRun: true,
 		Agent: AgentInfo{Name: sc.Agent.Name, Command: sc.Agent.Command}}
 	for i, t := range sc.Turns {
 		r.Turns = append(r.Turns, TurnResult{Index: i + 1, Prompt: t.PromptText(), StopReason: OutcomeSkipped})

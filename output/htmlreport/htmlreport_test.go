@@ -218,10 +218,30 @@ func TestScenarioDetails(t *testing.T) {
 		"input 1200", "output 34",
 		`<span class="del">-b`, `<span class="add">&#43;&lt;/script&gt;`, // the diff, as a diff
 		"agent exited 3",
-		"Pass rates", "1/1 (100%)",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestPassRatesOnlyToCompare: the pass-rate table is there for scenarios
+// that ran more than once or against more than one agent, not for a
+// scenario that names its one agent.
+func TestPassRatesOnlyToCompare(t *testing.T) {
+	if page := render(t, sample(), htmlreport.Options{}); strings.Contains(page, "Pass rates") {
+		t.Error("a pass-rate table for scenarios that ran once each")
+	}
+	ok := runner.Result{
+		Name: "ok", File: "a.yaml", Line: 1, Status: runner.StatusPassed, Agent: runner.AgentInfo{Name: "claude"},
+		Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn"}},
+	}
+	again := ok
+	again.Attempt, ok.Attempt = 2, 1
+	page := render(t, output.NewResults(runner.Report{SchemaVersion: runner.SchemaVersion, Scenarios: []runner.Result{ok, again}}), htmlreport.Options{})
+	for _, want := range []string{"Pass rates", "2/2 (100%)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("repeated: page lacks %q", want)
 		}
 	}
 }

@@ -1,0 +1,202 @@
+package output
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/acprun/acprun/runner"
+)
+
+// Caps of the excerpts that explain a failure.
+const (
+	// excerptHead and excerptTail are how many of its first and last lines
+	// a turn's text excerpt keeps.
+	excerptHead = 4
+	excerptTail = 4
+	// stderrExcerptLines is how many last lines of the agent's stderr an
+	// error shows.
+	stderrExcerptLines = 10
+	// excerptWidth caps each line of an excerpt, in characters.
+	excerptWidth = 200
+)
+
+// reason is one reason a scenario did not pass, as the results give it
+// (an error or a failed expectation), with the excerpt that explains it:
+// a heading line, then the quoted lines.
+type reason struct {
+	Msg     string
+	Excerpt []string
+}
+
+// reasons lists why r did not pass, for the text summary, JUnit and GitHub
+// alike: its error, its failed expectations (those of a turn followed,
+// after the turn's last one, by an excerpt of the turn's text), and for an
+// error, or a turn the agent ended badly, the tail of the agent's stderr.
+// A result that passed has none.
+func reasons(r runner.Result) []reason {
+	if r.Status == runner.StatusPassed {
+		return nil
+	}
+	var out []reason
+	if r.Error != "" {
+		out = append(out, reason{Msg: r.Error})
+	}
+	left := map[int]int{} // turn index → failures of it still to list
+	for _, t := range r.Turns {
+		left[t.Index] = len(t.Failures)
+	}
+	for _, f := range r.Failures {
+		rs := reason{Msg: f}
+		if n, ok := failureTurn(f); ok && left[n] > 0 {
+			left[n]--
+			if left[n] == 0 {
+				rs.Excerpt = turnExcerpt(r.Turns[n-1])
+			}
+		}
+		out = append(out, rs)
+	}
+	if ex := stderrExcerpt(r); ex != nil {
+		out = append(out, reason{Excerpt: ex})
+	}
+	return out
+}
+
+// failureTurn returns the turn a failure of Result.Failures is about: the
+// runner prefixes those of turn N with "turn N: ".
+func failureTurn(f string) (int, bool) {
+	rest, ok := strings.CutPrefix(f, "turn ")
+	if !ok {
+		return 0, false
+	}
+	num, _, ok := strings.Cut(rest, ": ")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	return n, err == nil && n > 0
+}
+
+// turnExcerpt is the excerpt of a turn's text that follows its failed
+// expectations: a heading, then the first and last lines of the text.
+func turnExcerpt(t runner.TurnResult) []string {
+	switch {
+	case t.TextOmitted:
+		return []string{fmt.Sprintf("turn %d text: not kept (--no-text)", t.Index)}
+	case strings.TrimSpace(t.Text) == "":
+		return []string{fmt.Sprintf("turn %d text: none", t.Index)}
+	}
+	lines := textLines(t.Text)
+	head := fmt.Sprintf("turn %d text (%d %s):", t.Index, len(lines), plural(len(lines), "line", "lines"))
+	return append([]string{head}, quote(headTail(lines, excerptHead, excerptTail))...)
+}
+
+// stderrExcerpt is the tail of the agent's stderr that follows an error:
+// shown for a scenario that errored or whose agent ended a turn badly
+// (exited, stopped answering, answered with an error), nil otherwise.
+func stderrExcerpt(r runner.Result) []string {
+	if strings.TrimSpace(r.StderrTail) == "" || !agentMisbehaved(r) {
+		return nil
+	}
+	lines := textLines(r.StderrTail)
+	shown := lines
+	var out []string
+	if len(lines) > stderrExcerptLines {
+		shown = lines[len(lines)-stderrExcerptLines:]
+	}
+	out = append(out, fmt.Sprintf("agent stderr (last %d %s):", len(shown), plural(len(shown), "line", "lines")))
+	if cut := len(lines) - len(shown); cut > 0 {
+		shown = append([]string{fmt.Sprintf("… %d earlier %s …", cut, plural(cut, "line", "lines"))}, shown...)
+	}
+	return append(out, quote(shown)...)
+}
+
+// agentMisbehaved reports whether r errored or one of its turns ended
+// without a stop reason of the agent's: where the agent's stderr says why.
+func agentMisbehaved(r runner.Result) bool {
+	if r.Status == runner.StatusError {
+		return true
+	}
+	for _, t := range r.Turns {
+		switch t.StopReason {
+		case runner.OutcomeError, runner.OutcomeAgentExited, runner.OutcomeUnresponsive:
+			return true
+		}
+	}
+	return false
+}
+
+// textLines splits text into lines, without the line breaks that end it.
+func textLines(s string) []string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.Split(strings.TrimRight(s, "\n"), "\n")
+}
+
+// headTail keeps the first head and last tail of lines, with one
+// "… N more lines …" line in place of the others. It cuts nothing when
+// that line would stand for a single line.
+func headTail(lines []string, head, tail int) []string {
+	if len(lines) <= head+tail+1 {
+		return lines
+	}
+	cut := len(lines) - head - tail
+	out := append([]string{}, lines[:head]...)
+	out = append(out, fmt.Sprintf("… %d more lines …", cut))
+	return append(out, lines[len(lines)-tail:]...)
+}
+
+// quote prefixes every line with "| ", so that the agent's words are
+// not mistaken for acprun's, after making each line safe to print: at
+// most excerptWidth characters, control characters (the escape of
+// colour codes and cursor moves) written as \xNN.
+func quote(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = "| " + printable(l)
+	}
+	return out
+}
+
+// printable is line cut at excerptWidth characters (marked "…"), with
+// control characters and invalid UTF-8 escaped, tabs kept.
+func printable(line string) string {
+	var b strings.Builder
+	n := 0
+	for i, r := range line {
+		if n == excerptWidth {
+			b.WriteString("…")
+			break
+		}
+		n++
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(line[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, line[i])
+		case r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// reasonLines renders reasons as lines: each message, then its excerpt
+// indented by two spaces under it.
+func reasonLines(rs []reason) []string {
+	var out []string
+	for _, r := range rs {
+		if r.Msg != "" {
+			out = append(out, r.Msg)
+		}
+		for _, l := range r.Excerpt {
+			if r.Msg != "" {
+				l = "  " + l
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}
