@@ -53,6 +53,7 @@
 //	cancelGrace: 10s              # after session/cancel, how long to wait for the answer
 //	killGrace: 5s                 # after closing stdin, before SIGTERM
 //	continueAfterCancel: false
+//	retries: 2                    # run a failed or errored attempt again, up to 2 times (0-10; default 0)
 //	client: {fs: true, terminal: true, readOnly: false, roots: [./repo]}  # roots default to the session cwd
 //	permissions:                  # also for terminal commands; without it all are denied (a warning says so)
 //	  default: deny               # allow | deny
@@ -216,7 +217,7 @@
 //	defaults:                     # any of these scenario keys, for every scenario
 //	  agent: claude               # the agent of scenarios without one (a name or a mapping)
 //	  timeout: 10m                # also turnTimeout, idleTimeout, cancelGrace, killGrace
-//	  continueAfterCancel: false
+//	  continueAfterCancel: false    # also retries
 //	  client: {readOnly: true}
 //	  permissions: {default: deny, allow: [{kind: read}]}
 //	  workspace: ./fixtures/repo  # also setup, verify and teardown
