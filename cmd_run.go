@@ -31,6 +31,9 @@ type runCmd struct {
 	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled, scenarios not started are listed as errors."`
 	Jobs           int      `short:"j" placeholder:"N" help:"Scenarios to run in parallel (default: number of CPUs)."`
 	Repeat         int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate, pass@k and pass^k."`
+	FailFast       failFast `help:"Stop starting scenarios once one has failed or errored; the running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast). Scenarios not started are listed as not run. With -j > 1 which scenarios had started depends on timing."`
+	MaxFailures    int      `placeholder:"N" help:"Like --fail-fast, after N scenarios have failed or errored (--fail-fast=cancel cancels the running ones then)."`
+	RerunFailed    string   `placeholder:"FILE" help:"Run only the selected scenarios that failed or errored in the results FILE of an earlier run (matched by file, name and agent)."`
 	DryRun         bool     `help:"Print the resolved plan (agent command, cwd, timeouts, rules) and run nothing."`
 	KeepWorkspaces bool     `help:"Keep the workspaces of passing attempts too (those of failing ones are always kept; their paths are in the results)."`
 	WorkspaceDir   string   `placeholder:"DIR" help:"Make workspaces in DIR (created if missing) instead of the system's temp directory."`
@@ -120,6 +123,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	if c.Repeat < 1 {
 		return exitError{code: exitUsage, err: fmt.Errorf("--repeat %d: want at least 1", c.Repeat)}
+	}
+	if c.MaxFailures < 0 {
+		return exitError{code: exitUsage, err: fmt.Errorf("--max-failures %d: want at least 1", c.MaxFailures)}
 	}
 	scs, err := c.pick(g, c.Paths)
 	if err != nil {
@@ -257,10 +263,16 @@ func (c *runCmd) options(g *globals) runner.Options {
 		Parallel:    c.Jobs,
 		Repeat:      c.Repeat,
 
+		MaxFailures:     c.MaxFailures,
+		CancelOnFailure: c.FailFast.mode == failFastCancel,
+
 		KeepWorkspaces: c.KeepWorkspaces,
 	}
 	if opts.Parallel <= 0 {
 		opts.Parallel = runtime.NumCPU()
+	}
+	if opts.MaxFailures == 0 && c.FailFast.mode != "" {
+		opts.MaxFailures = 1
 	}
 	return opts
 }

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/output"
+)
+
+// controlMock answers "pass" with the text pass, exits at "error" and
+// answers anything else with the text fail.
+const controlMock = `turns:
+  - match: pass
+    steps: [{text: pass}]
+  - match: error
+    steps: [{exit: 3}]
+default:
+  steps: [{text: fail}]
+`
+
+// controlScenarios are scenarios on controlMock, one per outcome: a
+// scenario whose outcome is "pass" passes, "fail" fails its expectation and
+// "error" errors (its agent exits mid-turn).
+func controlScenarios(outcomes ...string) string {
+	var docs []string
+	for i, o := range outcomes {
+		docs = append(docs, fmt.Sprintf(`name: s%d-%s
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: %s
+    expect: {text: {contains: pass}}
+`, i+1, o, o))
+	}
+	return strings.Join(docs, "---\n")
+}
+
+// verdicts lists the results as name:status, with their error when they
+// were not run.
+func verdicts(out output.Results) []string {
+	var got []string
+	for _, sc := range out.Scenarios {
+		v := sc.Name + ":" + string(sc.Status)
+		if strings.HasPrefix(sc.Error, "not run: ") {
+			v += " (" + sc.Error + ")"
+		}
+		got = append(got, v)
+	}
+	return got
+}
+
+func TestFailFastStopsStartingScenarios(t *testing.T) {
+	const ff = "not run: the run stopped at its first failed scenario (--fail-fast)"
+	const mf = "not run: the run stopped after 2 failed scenarios (--max-failures 2)"
+	for _, tc := range []struct {
+		name     string
+		outcomes []string
+		args     []string
+		want     []string
+	}{
+		{"fail-fast", []string{"pass", "fail", "pass", "pass"}, []string{"--fail-fast"}, []string{
+			"s1-pass:passed", "s2-fail:failed", "s3-pass:error (" + ff + ")", "s4-pass:error (" + ff + ")"}},
+		{"an error counts", []string{"error", "pass"}, []string{"--fail-fast=finish"}, []string{
+			"s1-error:error", "s2-pass:error (" + ff + ")"}},
+		{"max-failures", []string{"fail", "pass", "error", "fail", "pass"}, []string{"--max-failures", "2"}, []string{
+			"s1-fail:failed", "s2-pass:passed", "s3-error:error", "s4-fail:error (" + mf + ")", "s5-pass:error (" + mf + ")"}},
+		{"max-failures not reached", []string{"fail", "pass", "fail"}, []string{"--max-failures", "3"}, []string{
+			"s1-fail:failed", "s2-pass:passed", "s3-fail:failed"}},
+		{"repeat: each attempt counts", []string{"fail", "pass"}, []string{"--fail-fast", "--repeat", "2"}, []string{
+			"s1-fail:failed", "s1-fail:error (" + ff + ")", "s2-pass:error (" + ff + ")", "s2-pass:error (" + ff + ")"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": controlScenarios(tc.outcomes...)})
+			res, out := runResults(t, dir, append([]string{"s.yaml", "-j", "1"}, tc.args...)...)
+			if res.code != 1 {
+				t.Errorf("exit %d, want 1 (not 130: the run was not interrupted)\n%s", res.code, res.stderr)
+			}
+			if diff := cmp.Diff(tc.want, verdicts(out)); diff != "" {
+				t.Errorf("results (-want +got):\n%s", diff)
+			}
+			if out.Interrupted {
+				t.Error("results say interrupted")
+			}
+		})
+	}
+}
+
+// failFastFiles writes two scenarios for -j 2: slow runs a terminal that
+// writes the FIFO started, then waits on the FIFO done, in its one turn;
+// failing reads started in its setup (so it runs while slow's turn does),
+// then fails its expectation, and with finishSlow writes done in its
+// teardown, so that slow's turn can end by itself.
+func failFastFiles(t *testing.T, dir string, finishSlow bool) {
+	t.Helper()
+	started, done := filepath.Join(dir, "started"), filepath.Join(dir, "done")
+	for _, p := range []string{started, done} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slowMock := fmt.Sprintf(`turns:
+  - steps:
+      - terminal: {command: sh, args: [-c, "echo go > '%s'; cat '%s'"], waitForExit: true}
+      - text: slow done
+`, started, done)
+	teardown := ""
+	if finishSlow {
+		teardown = fmt.Sprintf("teardown: [\"echo done > '%s'\"]\n", done)
+	}
+	writeFiles(t, dir, map[string]string{
+		"slow.mock.yaml": slowMock,
+		"agent.mock.yaml": controlMock,
+		"s.yaml": fmt.Sprintf(`name: slow
+agent: {command: [acprun, mock-agent, slow.mock.yaml]}
+client: {terminal: true}
+permissions: {default: allow}
+turns:
+  - prompt: slow
+---
+name: failing
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+setup: ["cat '%s'"]
+%sturns:
+  - prompt: fail
+    expect: {text: {contains: pass}}
+---
+name: later
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: pass
+`, started, teardown),
+	})
+}
+
+func TestFailFastCancelCancelsRunningScenarios(t *testing.T) {
+	dir := t.TempDir()
+	failFastFiles(t, dir, false)
+	res, out := runResults(t, dir, "s.yaml", "-j", "2", "--fail-fast=cancel", "--timeout", "2m")
+	if res.code != 1 {
+		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	want := []string{"slow:failed", "failing:failed",
+		"later:error (not run: the run stopped at its first failed scenario (--fail-fast))"}
+	if diff := cmp.Diff(want, verdicts(out)); diff != "" {
+		t.Fatalf("results (-want +got):\n%s", diff)
+	}
+	turn := out.Scenarios[0].Turns[0]
+	if turn.StopReason != "cancelled" || turn.CancelCause != "failFast" {
+		t.Errorf("slow's turn: stopReason %q, cancelCause %q; want cancelled after failFast", turn.StopReason, turn.CancelCause)
+	}
+	if got := out.ByStopReason["cancelled"]; len(got) != 1 || got[0].Scenario != "slow" {
+		t.Errorf("byStopReason.cancelled = %v, want slow's turn", got)
+	}
+}
+
+func TestFailFastLetsRunningScenariosFinish(t *testing.T) {
+	dir := t.TempDir()
+	failFastFiles(t, dir, true)
+	res, out := runResults(t, dir, "s.yaml", "-j", "2", "--fail-fast", "--timeout", "2m")
+	if res.code != 1 {
+		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	if len(out.Scenarios) != 3 {
+		t.Fatalf("results: %v, want 3", verdicts(out))
+	}
+	slow := out.Scenarios[0]
+	if slow.Status != "passed" || slow.Turns[0].StopReason != "end_turn" || slow.Turns[0].CancelCause != "" {
+		t.Errorf("slow: %s, turn %s after %q; want it to finish by itself", slow.Status, slow.Turns[0].StopReason, slow.Turns[0].CancelCause)
+	}
+	if got := out.Scenarios[1].Status; got != "failed" {
+		t.Errorf("failing: %s", got)
+	}
+}
