@@ -114,7 +114,7 @@ func failFastFiles(t *testing.T, dir string, finishSlow bool) {
 		teardown = fmt.Sprintf("teardown: [\"echo done > '%s'\"]\n", done)
 	}
 	writeFiles(t, dir, map[string]string{
-		"slow.mock.yaml": slowMock,
+		"slow.mock.yaml":  slowMock,
 		"agent.mock.yaml": controlMock,
 		"s.yaml": fmt.Sprintf(`name: slow
 agent: {command: [acprun, mock-agent, slow.mock.yaml]}

@@ -45,4 +45,3 @@ func TestRetryTranscriptNames(t *testing.T) {
 		t.Errorf("transcript names (-want +got):\n%s", diff)
 	}
 }
-
