@@ -179,3 +179,146 @@ func TestFailFastLetsRunningScenariosFinish(t *testing.T) {
 		t.Errorf("failing: %s", got)
 	}
 }
+
+// flakyScenario is a scenario on controlMock whose verify fails the first
+// time it runs in dir (it leaves the file marker) and passes after that.
+func flakyScenario(dir, extra string) string {
+	marker := filepath.Join(dir, "marker")
+	return fmt.Sprintf(`name: flaky
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+retries: 2
+%sverify: ["test -e '%s' || { touch '%s'; exit 1; }"]
+turns:
+  - prompt: pass
+`, extra, marker, marker)
+}
+
+// tries lists the results as name:status with their retry and marks.
+func tries(out output.Results) []string {
+	var got []string
+	for _, sc := range out.Scenarios {
+		v := fmt.Sprintf("%s#%d:r%d:%s", sc.Name, sc.Attempt, sc.Retry, sc.Status)
+		if sc.Retried {
+			v += " retried"
+		}
+		if sc.Flaky {
+			v += " flaky"
+		}
+		got = append(got, v)
+	}
+	return got
+}
+
+func TestRetriesPassOnARetry(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": flakyScenario(dir, "")})
+	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr", "--junit", "junit.xml")
+	if res.code != 0 {
+		t.Errorf("exit %d, want 0: the scenario passed on its retry\n%s", res.code, res.stderr)
+	}
+	if diff := cmp.Diff([]string{"flaky#0:r0:failed retried", "flaky#0:r1:passed flaky"}, tries(out)); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	s := out.Summary
+	if s.Scenarios != 1 || s.Passed != 1 || s.Failed != 0 || s.Flaky != 1 || s.Retried != 1 {
+		t.Errorf("summary: %d scenarios, %d passed, %d failed, %d flaky, %d retried; want 1, 1, 0, 1, 1", s.Scenarios, s.Passed, s.Failed, s.Flaky, s.Retried)
+	}
+	if !strings.Contains(res.stderr, "1 passed, 0 failed, 1 flaky, 1 rerun") {
+		t.Errorf("summary line: want 1 passed, 0 failed, 1 flaky, 1 rerun\n%s", res.stderr)
+	}
+	if !strings.Contains(res.stderr, "RERUN flaky") {
+		t.Errorf("the failed try is not shown as a rerun:\n%s", res.stderr)
+	}
+	var paths []string
+	for _, sc := range out.Scenarios {
+		paths = append(paths, filepath.Base(sc.Transcript))
+	}
+	if diff := cmp.Diff([]string{"flaky.jsonl", "flaky-retry1.jsonl"}, paths); diff != "" {
+		t.Errorf("transcripts (-want +got):\n%s", diff)
+	}
+	junit := string(readFiles(t, dir, "junit.xml")["junit.xml"])
+	if !strings.Contains(junit, `tests="1" failures="0" errors="0"`) {
+		t.Errorf("JUnit: want one passing test case:\n%s", junit)
+	}
+}
+
+func TestRetriesAllFail(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": `name: broken
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+retries: 2
+turns:
+  - prompt: fail
+    expect: {text: {contains: pass}}
+---
+name: after
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: pass
+`})
+	res, out := runResults(t, dir, "s.yaml", "-j", "1", "--fail-fast")
+	if res.code != 1 {
+		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	want := []string{"broken#0:r0:failed retried", "broken#0:r1:failed retried", "broken#0:r2:failed", "after#0:r0:error"}
+	if diff := cmp.Diff(want, tries(out)); diff != "" {
+		t.Errorf("results: the retries come first, then --fail-fast stops the run (-want +got):\n%s", diff)
+	}
+	if s := out.Summary; s.Scenarios != 2 || s.Failed != 1 || s.Errored != 1 || s.Retried != 2 || s.Flaky != 0 {
+		t.Errorf("summary: %+v", s)
+	}
+}
+
+func TestRetriesGetFreshWorkspaces(t *testing.T) {
+	dir := realTempDir(t)
+	// The agent writes dirty into the workspace; setup fails when it is
+	// there already, so a retry in a used workspace would error.
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": `turns:
+  - steps: [{write: {path: dirty, content: x}}, {text: pass}]
+`,
+		"fixture/keep.txt": "x",
+		"s.yaml":           flakyScenario(dir, "workspace: ./fixture\nclient: {fs: true}\nsetup: [\"test ! -e dirty\"]\n"),
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	if diff := cmp.Diff([]string{"flaky#0:r0:failed retried", "flaky#0:r1:passed flaky"}, tries(out)); diff != "" {
+		t.Fatalf("results (-want +got):\n%s", diff)
+	}
+	first, second := out.Scenarios[0].Workspace, out.Scenarios[1].Workspace
+	if first == nil || second == nil || first.Path == second.Path {
+		t.Fatalf("workspaces %+v and %+v: want one each", first, second)
+	}
+	if !first.Kept || !strings.Contains(filepath.Base(first.Path), "flaky") {
+		t.Errorf("the failed try's workspace %s: kept %v, want kept", first.Path, first.Kept)
+	}
+	if !strings.Contains(filepath.Base(second.Path), "retry1") {
+		t.Errorf("the retry's workspace %s is not named after it", second.Path)
+	}
+	for i, sc := range out.Scenarios {
+		if diff := cmp.Diff([]string{"dirty"}, sc.Workspace.Created); diff != "" {
+			t.Errorf("try %d created (-want +got):\n%s", i, diff)
+		}
+	}
+}
+
+func TestRetriesAreNotSamplesOfRepeat(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": flakyScenario(dir, "")})
+	res, out := runResults(t, dir, "s.yaml", "--repeat", "2", "-j", "1")
+	if res.code != 0 {
+		t.Errorf("exit %d\n%s", res.code, res.stderr)
+	}
+	want := []string{"flaky#1:r0:failed retried", "flaky#1:r1:passed flaky", "flaky#2:r0:passed"}
+	if diff := cmp.Diff(want, tries(out)); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	if rates := out.Summary.PassRates; len(rates) != 1 || rates[0].Attempts != 2 || rates[0].Passed != 2 {
+		t.Errorf("pass rates %+v: want 2 of 2 attempts passed (a retry is no sample)", rates)
+	}
+}

@@ -22,8 +22,8 @@ const maxCell = 500
 func GitHub(stdout io.Writer, summaryFile string, rep runner.Report) error {
 	var b strings.Builder
 	for _, r := range rep.Scenarios {
-		if r.Status == runner.StatusPassed {
-			continue
+		if r.Status == runner.StatusPassed || !r.Verdict() {
+			continue // a retried try is not the verdict
 		}
 		verb := "failed"
 		if r.Status != runner.StatusFailed {

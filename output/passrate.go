@@ -154,6 +154,9 @@ func PassRates(rep runner.Report) []PassRate {
 	var out []PassRate
 	interesting := false
 	for _, r := range rep.Scenarios {
+		if !r.Verdict() {
+			continue // a retry is not another sample: its attempt counts once
+		}
 		k := passRateKey{r.File, r.Name, r.Agent.Name}
 		i, ok := idx[k]
 		if !ok {

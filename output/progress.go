@@ -190,7 +190,9 @@ func (p *Progress) ScenarioFinished(j runner.Ref, r runner.Result) {
 	}
 	if p.bar != nil {
 		p.bar.Describe(p.description())
-		_ = p.bar.Add(1)
+		if !r.Retried { // the bar counts attempts; a retry is the same one
+			_ = p.bar.Add(1)
+		}
 		return
 	}
 	if p.opts.Terminal {
@@ -201,9 +203,20 @@ func (p *Progress) ScenarioFinished(j runner.Ref, r runner.Result) {
 
 // finishedLine is the plain line of a finished scenario.
 func finishedLine(r runner.Result) string {
+	if r.Retried { // failed or errored, and runs again: not a verdict
+		why := r.Error
+		if why == "" && len(r.Failures) > 0 {
+			why = r.Failures[0]
+		}
+		return fmt.Sprintf("%s %s: %s", color.New(color.FgYellow).Sprint("RERUN"), label(r), firstLine(why))
+	}
 	switch r.Status {
 	case runner.StatusPassed:
-		return fmt.Sprintf("%s %s (%s)", color.New(color.FgGreen).Sprint("PASS"), label(r), duration(r.Duration))
+		flaky := ""
+		if r.Flaky {
+			flaky = fmt.Sprintf(", flaky: passed on retry %d", r.Retry)
+		}
+		return fmt.Sprintf("%s %s (%s%s)", color.New(color.FgGreen).Sprint("PASS"), label(r), duration(r.Duration), flaky)
 	case runner.StatusFailed:
 		why := "stop reasons: " + stopReasons(r)
 		if len(r.Failures) > 0 {

@@ -21,13 +21,21 @@ func Text(w io.Writer, rep runner.Report) error {
 	var b strings.Builder
 	for _, sc := range rep.Scenarios {
 		status := pass("PASS")
-		switch sc.Status {
-		case runner.StatusFailed:
+		switch {
+		case sc.Retried:
+			status = warn("RERUN") // failed or errored, and ran again
+		case sc.Status == runner.StatusFailed:
 			status = fail("FAIL")
-		case runner.StatusError:
+		case sc.Status == runner.StatusError:
 			status = fail("ERROR")
 		}
 		detail := stopReasons(sc) + ", " + duration(sc.Duration)
+		if sc.Retry > 0 {
+			detail += ", retry " + strconv.Itoa(sc.Retry)
+		}
+		if sc.Flaky {
+			detail += ", flaky"
+		}
 		if sc.Allowed+sc.Denied > 0 {
 			detail += fmt.Sprintf(", %d allowed, %d denied", sc.Allowed, sc.Denied)
 		}
@@ -63,6 +71,12 @@ func Text(w io.Writer, rep runner.Report) error {
 	parts = append(parts, failed)
 	if s.Errored > 0 {
 		parts = append(parts, fail(fmt.Sprintf("%d errors", s.Errored)))
+	}
+	if s.Flaky > 0 {
+		parts = append(parts, warn(fmt.Sprintf("%d flaky", s.Flaky)))
+	}
+	if s.Retried > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s", s.Retried, plural(s.Retried, "rerun", "reruns")))
 	}
 	if s.Warnings > 0 {
 		parts = append(parts, warn(warnings(s.Warnings)))
