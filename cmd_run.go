@@ -127,9 +127,26 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if c.MaxFailures < 0 {
 		return exitError{code: exitUsage, err: fmt.Errorf("--max-failures %d: want at least 1", c.MaxFailures)}
 	}
+	var rerun *rerunSet
+	if c.RerunFailed != "" {
+		var err error
+		if rerun, err = readRerun(c.RerunFailed); err != nil {
+			return exitError{code: exitUsage, err: fmt.Errorf("--rerun-failed %s: %w", c.RerunFailed, err)}
+		}
+	}
 	scs, err := c.pick(g, c.Paths)
 	if err != nil {
 		return err
+	}
+	if rerun != nil && len(scs) > 0 {
+		if scs = rerun.filter(scs); len(scs) == 0 {
+			// Nothing is run nor written: -o may well be the file read.
+			if c.AllowEmpty {
+				fmt.Fprintf(g.Stderr, "acprun: %s\n", rerun.nothing())
+				return nil
+			}
+			return exitError{code: exitEmpty, err: fmt.Errorf("%s (--allow-empty accepts that, with exit 0)", rerun.nothing())}
+		}
 	}
 	if c.Prompt != "" {
 		if scs, err = c.withPrompt(g, scs); err != nil {

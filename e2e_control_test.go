@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -320,5 +321,76 @@ func TestRetriesAreNotSamplesOfRepeat(t *testing.T) {
 	}
 	if rates := out.Summary.PassRates; len(rates) != 1 || rates[0].Attempts != 2 || rates[0].Passed != 2 {
 		t.Errorf("pass rates %+v: want 2 of 2 attempts passed (a retry is no sample)", rates)
+	}
+}
+
+func TestRerunFailed(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": controlScenarios("pass", "fail", "error", "pass", "fail")})
+	if res, out := runResults(t, dir, "./s.yaml", "-j", "1", "--max-failures", "2"); res.code != 1 || len(out.Scenarios) != 5 {
+		t.Fatalf("first run: exit %d, %v", res.code, verdicts(out))
+	}
+	if err := os.Rename(filepath.Join(dir, "out.json"), filepath.Join(dir, "first.json")); err != nil {
+		t.Fatal(err)
+	}
+	// The failed, the errored and those --max-failures did not start; the
+	// file named another way is the same file.
+	res, out := runResults(t, dir, filepath.Join(dir, "s.yaml"), "--rerun-failed", "first.json", "-j", "1")
+	if res.code != 1 {
+		t.Errorf("rerun: exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	if diff := cmp.Diff([]string{"s2-fail:failed", "s3-error:error", "s4-pass:passed", "s5-fail:failed"}, verdicts(out)); diff != "" {
+		t.Errorf("rerun (-want +got):\n%s", diff)
+	}
+	// With the other selection flags: both apply.
+	_, out = runResults(t, dir, "s.yaml", "--rerun-failed", "first.json", "--run", "pass|error", "-j", "1")
+	if diff := cmp.Diff([]string{"s3-error:error", "s4-pass:passed"}, verdicts(out)); diff != "" {
+		t.Errorf("rerun --run (-want +got):\n%s", diff)
+	}
+}
+
+func TestRerunFailedNothingToRerun(t *testing.T) {
+	dir := t.TempDir()
+	// A flaky scenario that passed on its retry did not fail.
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": flakyScenario(dir, "") + "---\n" + controlScenarios("pass")})
+	if res, out := runResults(t, dir, "s.yaml"); res.code != 0 || len(out.Scenarios) != 3 {
+		t.Fatalf("first run: exit %d, %v", res.code, tries(out))
+	}
+	before := readFiles(t, dir, "out.json")["out.json"]
+	res := acprun(t, dir, "run", "s.yaml", "--rerun-failed", "out.json", "-o", "out.json")
+	if res.code != 5 || !strings.Contains(res.stderr, "nothing to rerun: no scenario failed or errored in out.json (--allow-empty accepts that, with exit 0)") {
+		t.Errorf("exit %d, want 5 and nothing to rerun\n%s", res.code, res.stderr)
+	}
+	res = acprun(t, dir, "run", "s.yaml", "--rerun-failed", "out.json", "-o", "out.json", "--allow-empty")
+	if res.code != 0 || !strings.Contains(res.stderr, "nothing to rerun") {
+		t.Errorf("--allow-empty: exit %d, want 0 and nothing to rerun\n%s", res.code, res.stderr)
+	}
+	if after := readFiles(t, dir, "out.json")["out.json"]; string(after) != string(before) {
+		t.Error("the results file read was written over")
+	}
+	// Failures of scenarios the selection leaves out: nothing to rerun either.
+	writeFiles(t, dir, map[string]string{"f.yaml": controlScenarios("fail")})
+	acprun(t, dir, "run", "f.yaml", "-o", "f.json")
+	res = acprun(t, dir, "run", "s.yaml", "--rerun-failed", "f.json")
+	if res.code != 5 || !strings.Contains(res.stderr, "nothing to rerun: none of the 1 scenarios that failed or errored in f.json is selected") {
+		t.Errorf("exit %d, want 5\n%s", res.code, res.stderr)
+	}
+}
+
+func TestRerunFailedBadFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": controlScenarios("pass"), "bad.json": "{\"scenarios\": []}"})
+	for file, want := range map[string]string{
+		"missing.json": "acprun: --rerun-failed missing.json: no such file or directory",
+		"bad.json":     "acprun: --rerun-failed bad.json: not acprun results: no schemaVersion",
+		"s.yaml":       "acprun: --rerun-failed s.yaml: not acprun results: ",
+	} {
+		res := acprun(t, dir, "run", "s.yaml", "--rerun-failed", file, "-o", "out.json")
+		if res.code != 2 || !strings.Contains(res.stderr, want) {
+			t.Errorf("%s: exit %d, want 2 and %q\n%s", file, res.code, want, res.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
+			t.Errorf("%s: results written: something ran", file)
+		}
 	}
 }
