@@ -31,9 +31,9 @@ type runCmd struct {
 	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled, scenarios not started are listed as errors."`
 	Jobs           int      `short:"j" placeholder:"N" help:"Scenarios to run in parallel (default: number of CPUs)."`
 	Repeat         int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate, pass@k and pass^k."`
-	FailFast       failFast `help:"Stop starting scenarios once one has failed or errored; the running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast). Scenarios not started are listed as not run. With -j > 1 which scenarios had started depends on timing."`
-	MaxFailures    int      `placeholder:"N" help:"Like --fail-fast, after N scenarios have failed or errored (--fail-fast=cancel cancels the running ones then)."`
-	RerunFailed    string   `placeholder:"FILE" help:"Run only the selected scenarios that failed or errored in the results FILE of an earlier run (matched by file, name and agent)."`
+	FailFast       failFast `help:"Stop starting scenarios once one has failed or errored (after its retries): those not started are listed as not run, and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast). With -j > 1 which scenarios had started depends on timing."`
+	MaxFailures    int      `placeholder:"N" help:"Stop starting scenarios once N have failed or errored, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then)."`
+	RerunFailed    string   `placeholder:"FILE" help:"Run only the scenarios that failed or errored (or did not run) in the results FILE of an earlier run, matched by file, name and agent; the selection flags apply too."`
 	DryRun         bool     `help:"Print the resolved plan (agent command, cwd, timeouts, rules) and run nothing."`
 	KeepWorkspaces bool     `help:"Keep the workspaces of passing attempts too (those of failing ones are always kept; their paths are in the results)."`
 	WorkspaceDir   string   `placeholder:"DIR" help:"Make workspaces in DIR (created if missing) instead of the system's temp directory."`
@@ -65,7 +65,7 @@ Exit codes:
   3    an agent could not be started, initialized or authenticated
   4    acprun could not write its results, JUnit, HTML report, events or
        transcripts, or failed internally; the summary still goes to stderr
-  5    no scenario selected (see --allow-empty)
+  5    no scenario selected, or nothing to rerun (see --allow-empty)
   130  interrupted (SIGINT/SIGTERM); the results written are partial
 When several apply, the exit code is the first of 4, 130, 3, 1.`
 }
