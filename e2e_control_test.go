@@ -394,3 +394,45 @@ func TestRerunFailedBadFile(t *testing.T) {
 		}
 	}
 }
+
+// TestFailFastCancelDuringStart checks that a scenario whose agent is still
+// starting when --fail-fast=cancel stops the run errors without counting as
+// an agent that could not start (exit 1, not 3).
+func TestFailFastCancelDuringStart(t *testing.T) {
+	dir := t.TempDir()
+	started, never := filepath.Join(dir, "started"), filepath.Join(dir, "never")
+	for _, p := range []string{started, never} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": controlMock,
+		"s.yaml": fmt.Sprintf(`name: starting
+agent: {command: [sh, -c, "echo go > '%s'; cat '%s'"]}
+permissions: {default: deny}
+killGrace: 100ms
+turns:
+  - prompt: pass
+---
+name: failing
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+setup: ["cat '%s'"]
+turns:
+  - prompt: fail
+    expect: {text: {contains: pass}}
+`, started, never, started),
+	})
+	res, out := runResults(t, dir, "s.yaml", "-j", "2", "--fail-fast=cancel", "--timeout", "2m")
+	if res.code != 1 {
+		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	if diff := cmp.Diff([]string{"starting:error", "failing:failed"}, verdicts(out)); diff != "" {
+		t.Fatalf("results (-want +got):\n%s", diff)
+	}
+	sc := out.Scenarios[0]
+	if sc.StartFailed || !strings.HasPrefix(sc.Error, "stopped before the session opened: the run stopped at --fail-fast") {
+		t.Errorf("starting: startFailed %v, error %q", sc.StartFailed, sc.Error)
+	}
+}

@@ -416,6 +416,11 @@ func (r *scenarioRun) play(ctx context.Context) {
 		res.Status = StatusError
 		res.StartFailed = true
 		res.Error = err.Error()
+		if errors.Is(context.Cause(ctx), errFailFast) {
+			// Cut short by --fail-fast=cancel: not the agent's failure.
+			res.StartFailed = false
+			res.Error = fmt.Sprintf("stopped before the session opened: %s (%v)", stopReason(ctx), err)
+		}
 		r.stopAgent()
 		r.collect()
 		r.skipFrom(0)
