@@ -101,6 +101,12 @@ func Markdown(rep runner.Report) string {
 			status = "💥 error"
 			details = strings.Join(append([]string{r.Error}, r.Failures...), "\n")
 		}
+		switch {
+		case r.Retried:
+			status = "🔁 rerun" // failed or errored, then ran again
+		case r.Flaky:
+			status = "⚠️ flaky"
+		}
 		fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s | %s |\n",
 			status, mdCell(label(r)), mdCode(r.File+":"+strconv.Itoa(r.Line)),
 			mdCell(stopReasons(r)), duration(r.Duration), mdCell(details))
