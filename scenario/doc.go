@@ -170,6 +170,13 @@
 // may read). run --prompt FILE (or - for stdin) replaces the turns of one
 // scenario with one turn of that text.
 //
+// retries: N (0 to MaxRetries; the config's defaults may set it) runs an
+// attempt that failed or errored again, up to N times, for known-flaky
+// agents; each try has a fresh workspace. The runner keeps every try in the
+// results: the attempt passes if any try passes (it is then flaky), and
+// fails or errors as its last try did when none does. With run --repeat, a
+// retry is another try of the same attempt, not another sample.
+//
 // A permission rule needs at least one matcher (kind, title, command, path,
 // input); its examples are checked with approve.CheckExamples when the file
 // is loaded. YAML anchors, aliases and merge keys (<<) may be used; an
