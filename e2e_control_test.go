@@ -436,3 +436,21 @@ turns:
 		t.Errorf("starting: startFailed %v, error %q", sc.StartFailed, sc.Error)
 	}
 }
+
+func TestControlDryRun(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": controlScenarios("pass", "fail") + "retries: 3\n"})
+	if res, _ := runResults(t, dir, "s.yaml", "-j", "1", "--max-failures", "5"); res.code != 1 {
+		t.Fatalf("first run: exit %d\n%s", res.code, res.stderr)
+	}
+	res := acprun(t, dir, "run", "s.yaml", "--rerun-failed", "out.json", "--dry-run")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	if strings.Contains(res.stdout, "s1-pass") || !strings.Contains(res.stdout, "s2-fail") {
+		t.Errorf("the plan is not of the failed scenario alone:\n%s", res.stdout)
+	}
+	if !strings.Contains(res.stdout, "  retries:  3 (an attempt that fails or errors runs again, in a fresh workspace)\n") {
+		t.Errorf("the plan does not show the retries:\n%s", res.stdout)
+	}
+}
