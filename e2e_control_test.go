@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -214,7 +215,7 @@ func tries(out output.Results) []string {
 func TestRetriesPassOnARetry(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": flakyScenario(dir, "")})
-	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr", "--junit", "junit.xml")
+	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr", "--junit", "junit.xml", "--events", "ev.jsonl")
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0: the scenario passed on its retry\n%s", res.code, res.stderr)
 	}
@@ -237,6 +238,19 @@ func TestRetriesPassOnARetry(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"flaky.jsonl", "flaky-retry1.jsonl"}, paths); diff != "" {
 		t.Errorf("transcripts (-want +got):\n%s", diff)
+	}
+	var finished []string
+	for _, line := range strings.Split(strings.TrimSpace(string(readFiles(t, dir, "ev.jsonl")["ev.jsonl"])), "\n") {
+		var ev output.Event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("event %s: %v", line, err)
+		}
+		if ev.Event == output.EventScenarioFinished {
+			finished = append(finished, fmt.Sprintf("retry %d %s retried=%v", ev.Retry, ev.Status, ev.Retried))
+		}
+	}
+	if diff := cmp.Diff([]string{"retry 0 failed retried=true", "retry 1 passed retried=false"}, finished); diff != "" {
+		t.Errorf("scenario_finished events (-want +got):\n%s", diff)
 	}
 	junit := string(readFiles(t, dir, "junit.xml")["junit.xml"])
 	if !strings.Contains(junit, `tests="1" failures="0" errors="0"`) {
