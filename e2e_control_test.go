@@ -215,7 +215,7 @@ func tries(out output.Results) []string {
 func TestRetriesPassOnARetry(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": flakyScenario(dir, "")})
-	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr", "--junit", "junit.xml", "--events", "ev.jsonl")
+	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr", "--junit", "junit.xml", "--events", "ev.jsonl", "--html", "report.html")
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0: the scenario passed on its retry\n%s", res.code, res.stderr)
 	}
@@ -251,6 +251,12 @@ func TestRetriesPassOnARetry(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"retry 0 failed retried=true", "retry 1 passed retried=false"}, finished); diff != "" {
 		t.Errorf("scenario_finished events (-want +got):\n%s", diff)
+	}
+	html := string(readFiles(t, dir, "report.html")["report.html"])
+	for _, want := range []string{`<span class="attempt">rerun: the next try's verdict counts</span>`, `<span class="attempt">retry 1</span> <span class="attempt">flaky</span>`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the HTML report lacks %s", want)
+		}
 	}
 	junit := string(readFiles(t, dir, "junit.xml")["junit.xml"])
 	if !strings.Contains(junit, `tests="1" failures="0" errors="0"`) {
