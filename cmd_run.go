@@ -32,6 +32,9 @@ type runCmd struct {
 	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled, scenarios not started are listed as not run (errors)."`
 	Jobs           int      `short:"j" placeholder:"N" help:"Scenarios to run in parallel (default: number of CPUs)."`
 	Repeat         int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate, pass@k and pass^k."`
+	FailFast       failFast `help:"Stop starting scenarios once one has failed or errored (after its retries): those not started are listed as not run, and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast). With -j > 1 which scenarios had started depends on timing."`
+	MaxFailures    int      `placeholder:"N" help:"Stop starting scenarios once N have failed or errored, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then)."`
+	RerunFailed    string   `placeholder:"FILE" help:"Run only the scenarios that failed or errored (or did not run) in the results FILE of an earlier run, matched by file, name and agent; the selection flags apply too."`
 	DryRun         bool     `help:"Print the resolved plan (agent command, cwd, timeouts, rules) and run nothing."`
 	KeepWorkspaces bool     `help:"Keep the workspaces of passing attempts too (those of failing ones are always kept; their paths are in the results)."`
 	WorkspaceDir   string   `placeholder:"DIR" help:"Make workspaces in DIR (created if missing) instead of the system's temp directory."`
@@ -79,7 +82,7 @@ Exit codes:
   3    an agent could not be started, initialized or authenticated
   4    acprun could not write its results, JUnit, HTML report, events or
        transcripts, or failed internally; the summary still goes to stderr
-  5    no scenario selected (see --allow-empty)
+  5    no scenario selected, or nothing to rerun (see --allow-empty)
   6    another run holds the lock of a state file (--lock fail, or --timeout
        passed while waiting for it); nothing ran
   130  interrupted (SIGINT/SIGTERM); the results written are partial
@@ -140,9 +143,29 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if c.Repeat < 1 {
 		return exitError{code: exitUsage, err: fmt.Errorf("--repeat %d: want at least 1", c.Repeat)}
 	}
+	if c.MaxFailures < 0 {
+		return exitError{code: exitUsage, err: fmt.Errorf("--max-failures %d: want at least 1", c.MaxFailures)}
+	}
+	var rerun *rerunSet
+	if c.RerunFailed != "" {
+		var err error
+		if rerun, err = readRerun(c.RerunFailed); err != nil {
+			return exitError{code: exitUsage, err: fmt.Errorf("--rerun-failed %s: %w", c.RerunFailed, err)}
+		}
+	}
 	scs, err := c.pick(g, c.Paths)
 	if err != nil {
 		return err
+	}
+	if rerun != nil && len(scs) > 0 {
+		if scs = rerun.filter(scs); len(scs) == 0 {
+			// Nothing is run nor written: -o may well be the file read.
+			if c.AllowEmpty {
+				fmt.Fprintf(g.Stderr, "acprun: %s\n", rerun.nothing())
+				return nil
+			}
+			return exitError{code: exitEmpty, err: fmt.Errorf("%s (--allow-empty accepts that, with exit 0)", rerun.nothing())}
+		}
 	}
 	if c.Prompt != "" {
 		if scs, err = c.withPrompt(g, scs); err != nil {
@@ -310,10 +333,16 @@ func (c *runCmd) options(g *globals) runner.Options {
 		Repeat:      c.Repeat,
 		Resume:      c.Resume,
 
+		MaxFailures:     c.MaxFailures,
+		CancelOnFailure: c.FailFast.mode == failFastCancel,
+
 		KeepWorkspaces: c.KeepWorkspaces,
 	}
 	if opts.Parallel <= 0 {
 		opts.Parallel = runtime.NumCPU()
+	}
+	if opts.MaxFailures == 0 && c.FailFast.mode != "" {
+		opts.MaxFailures = 1
 	}
 	return opts
 }

@@ -25,6 +25,38 @@ func (d *duration) Decode(ctx *kong.DecodeContext) error {
 	return nil
 }
 
+// failFast is --fail-fast: off, finish (the flag alone) or cancel
+// (--fail-fast=cancel). It is a boolean flag that takes an optional value
+// after "=", as --fail-fast=finish|cancel.
+type failFast struct{ mode string }
+
+// The values --fail-fast takes.
+const (
+	failFastFinish = "finish" // running scenarios finish
+	failFastCancel = "cancel" // running scenarios are cancelled
+)
+
+// Decode implements kong.MapperValue.
+func (f *failFast) Decode(ctx *kong.DecodeContext) error {
+	f.mode = failFastFinish
+	if ctx.Scan.Peek().Type != kong.FlagValueToken {
+		return nil
+	}
+	var s string
+	if err := ctx.Scan.PopValueInto("mode", &s); err != nil {
+		return err
+	}
+	switch s {
+	case failFastFinish, failFastCancel:
+		f.mode = s
+		return nil
+	}
+	return fmt.Errorf("%q: want --fail-fast (running scenarios finish), --fail-fast=finish or --fail-fast=cancel", s)
+}
+
+// IsBool makes --fail-fast a flag without a value (kong.BoolMapper).
+func (f *failFast) IsBool() bool { return true }
+
 // readAll reads r to the end, up to 64 MiB.
 func readAll(r io.Reader) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(r, 64<<20))

@@ -137,6 +137,9 @@ func exitCode(ctx context.Context, rep runner.Report) int {
 	}
 	code := exitOK
 	for _, r := range rep.Scenarios {
+		if !r.Verdict() {
+			continue // retried: the later try's verdict counts
+		}
 		if r.StartFailed {
 			return exitAgent
 		}

@@ -50,6 +50,10 @@ type Event struct {
 
 	// Attempt counts from 1 when scenarios are repeated (--repeat).
 	Attempt int `json:"attempt,omitempty"`
+	// Retry numbers the retries of an attempt (retries: N), from 1.
+	Retry int `json:"retry,omitempty"`
+	// Retried (scenario_finished): this try failed or errored and runs again.
+	Retried bool `json:"retried,omitempty"`
 
 	// scenario_finished
 	Status runner.Status `json:"status,omitempty"`
@@ -155,7 +159,7 @@ func (e *Events) ScenarioFinished(j runner.Ref, r runner.Result) {
 	ev := jobEvent(EventScenarioFinished, j)
 	ev.Scenario, ev.File, ev.Line, ev.Agent = r.Name, r.File, r.Line, r.Agent.Name
 	ev.Status = r.Status
-	ev.Attempt = r.Attempt
+	ev.Attempt, ev.Retry, ev.Retried = r.Attempt, r.Retry, r.Retried
 	ms := r.DurationMs
 	ev.DurationMs = &ms
 	ev.Failures = r.Failures
@@ -165,7 +169,7 @@ func (e *Events) ScenarioFinished(j runner.Ref, r runner.Result) {
 
 // jobEvent starts an event about j.
 func jobEvent(name string, j runner.Ref) Event {
-	return Event{Event: name, Scenario: j.Name, File: j.File, Line: j.Line, Agent: j.Agent, Attempt: j.Attempt}
+	return Event{Event: name, Scenario: j.Name, File: j.File, Line: j.Line, Agent: j.Agent, Attempt: j.Attempt, Retry: j.Retry}
 }
 
 // write sends ev as one line in one Write call.

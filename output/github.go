@@ -101,8 +101,8 @@ type annotation struct {
 // order of the results.
 func annotations(rep runner.Report) (errs, warns []annotation) {
 	for _, r := range rep.Scenarios {
-		if r.NotRun {
-			continue // nothing of it ran: the summary lists it as not run
+		if r.NotRun || !r.Verdict() {
+			continue // nothing of it ran, or a retried try: not a verdict
 		}
 		at := sourcePos{file: r.File, line: r.Line}
 		verb := "failed"
@@ -285,6 +285,12 @@ func Markdown(rep runner.Report) string {
 		default:
 			status = "💥 error"
 			details = strings.Join(append([]string{r.Error}, r.Failures...), "\n")
+		}
+		switch {
+		case r.Retried:
+			status = "🔁 rerun" // failed or errored, then ran again
+		case r.Flaky:
+			status = "⚠️ flaky"
 		}
 		fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s | %s |\n",
 			status, mdCell(label(r)), mdCode(r.File+":"+strconv.Itoa(r.Line)),

@@ -18,7 +18,9 @@ type TurnRef struct {
 	// Attempt counts from 1 when scenarios were repeated; 0 (left out)
 	// when each ran once.
 	Attempt int `json:"attempt,omitempty"`
-	Turn    int `json:"turn"`
+	// Retry is the result's retry (see runner.Result.Retry).
+	Retry int `json:"retry,omitempty"`
+	Turn  int `json:"turn"`
 }
 
 // Summary counts what a run produced.
@@ -29,8 +31,14 @@ type Summary struct {
 	// Errored counts the results with status error, those not run too.
 	Errored int `json:"errored"`
 	// NotRun counts the scenarios that never started (the run was
-	// interrupted or out of time first), of those counted in Errored.
+	// interrupted, out of time or stopped at --max-failures first), of
+	// those counted in Errored.
 	NotRun int `json:"notRun,omitempty"`
+	// Flaky counts the scenarios that passed on a retry (retries: N);
+	// Retried counts the tries that failed or errored and were run again,
+	// which Scenarios, Passed, Failed and Errored leave out.
+	Flaky   int `json:"flaky,omitempty"`
+	Retried int `json:"retried,omitempty"`
 	// Turns counts turns by stop reason (skipped turns under "skipped").
 	Turns   map[string]int `json:"turns"`
 	Allowed int            `json:"allowed"`
@@ -75,7 +83,7 @@ func NewResults(rep runner.Report) Results {
 				continue
 			}
 			res.ByStopReason[t.StopReason] = append(res.ByStopReason[t.StopReason], TurnRef{
-				Scenario: sc.Name, Agent: sc.Agent.Name, Attempt: sc.Attempt, Turn: t.Index,
+				Scenario: sc.Name, Agent: sc.Agent.Name, Attempt: sc.Attempt, Retry: sc.Retry, Turn: t.Index,
 			})
 		}
 	}
@@ -86,6 +94,19 @@ func NewResults(rep runner.Report) Results {
 func Summarize(rep runner.Report) Summary {
 	s := Summary{Turns: map[string]int{}, DurationMs: rep.Duration.Milliseconds()}
 	for _, sc := range rep.Scenarios {
+		s.Allowed += sc.Allowed
+		s.Denied += sc.Denied
+		s.Warnings += len(sc.Warnings)
+		for _, t := range sc.Turns {
+			s.Turns[t.StopReason]++
+		}
+		if !sc.Verdict() {
+			s.Retried++
+			continue
+		}
+		if sc.Flaky {
+			s.Flaky++
+		}
 		s.Scenarios++
 		switch sc.Status {
 		case runner.StatusPassed:
@@ -97,12 +118,6 @@ func Summarize(rep runner.Report) Summary {
 			if sc.NotRun {
 				s.NotRun++
 			}
-		}
-		s.Allowed += sc.Allowed
-		s.Denied += sc.Denied
-		s.Warnings += len(sc.Warnings)
-		for _, t := range sc.Turns {
-			s.Turns[t.StopReason]++
 		}
 	}
 	s.PassRates = PassRates(rep)

@@ -100,6 +100,9 @@ func JUnit(w io.Writer, rep runner.Report) error {
 	index := map[string]int{}
 	var suiteTime []time.Duration
 	for _, r := range rep.Scenarios {
+		if !r.Verdict() {
+			continue // retried: the later try is the test case
+		}
 		i, ok := index[r.File]
 		if !ok {
 			i = len(root.Suites)

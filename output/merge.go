@@ -117,6 +117,7 @@ type resultKey struct {
 	line    int
 	agent   string
 	attempt int
+	retry   int
 }
 
 func merge(names []string, shards []Results) (Results, error) {
@@ -134,7 +135,7 @@ func merge(names []string, shards []Results) (Results, error) {
 			overrides = append(overrides, r.PolicyOverride)
 		}
 		for _, sc := range r.Scenarios {
-			k := resultKey{sc.File, sc.Line, sc.Agent.Name, sc.Attempt}
+			k := resultKey{sc.File, sc.Line, sc.Agent.Name, sc.Attempt, sc.Retry}
 			if prev, ok := seen[k]; ok {
 				return Results{}, fmt.Errorf("%s: scenario %q (%s:%d) is also in %s: the shards overlap", names[i], label(sc), sc.File, sc.Line, prev)
 			}
@@ -149,6 +150,7 @@ func merge(names []string, shards []Results) (Results, error) {
 			cmp.Compare(a.Line, b.Line),
 			cmp.Compare(a.Agent.Name, b.Agent.Name),
 			cmp.Compare(a.Attempt, b.Attempt),
+			cmp.Compare(a.Retry, b.Retry),
 		)
 	})
 	return NewResults(rep), nil

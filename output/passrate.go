@@ -160,6 +160,9 @@ func PassRates(rep runner.Report) []PassRate {
 	agents := map[passRateKey]map[string]bool{} // scenario (no agent) → its agents
 	interesting := false
 	for _, r := range rep.Scenarios {
+		if !r.Verdict() {
+			continue // a retry is not another sample: its attempt counts once
+		}
 		k := passRateKey{r.File, r.Name, r.Agent.Name}
 		i, ok := idx[k]
 		if !ok {

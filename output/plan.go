@@ -59,6 +59,9 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 	for _, c := range p.Commands {
 		w.printf("  %-9s %s (timeout %s)\n", c.Stage+":", c.Run, c.Timeout)
 	}
+	if p.Retries > 0 {
+		w.printf("  retries:  %d (an attempt that fails or errors runs again, in a fresh workspace)\n", p.Retries)
+	}
 	if p.Auth != "" || p.Mode != "" {
 		w.printf("  auth:     %s  mode: %s\n", orDash(p.Auth), orDash(p.Mode))
 	}

@@ -199,7 +199,9 @@ func (p *Progress) ScenarioFinished(j runner.Ref, r runner.Result) {
 	}
 	if p.bar != nil {
 		p.bar.Describe(p.description())
-		_ = p.bar.Add(1)
+		if !r.Retried { // the bar counts attempts; a retry is the same one
+			_ = p.bar.Add(1)
+		}
 		return
 	}
 	if p.opts.Terminal {
@@ -218,9 +220,11 @@ const dotsPerLine = 80
 // writeDot writes the character of a finished scenario (Dots).
 func (p *Progress) writeDot(r runner.Result) {
 	dot := color.New(color.FgGreen).Sprint(".")
-	switch r.Status {
-	case runner.StatusPassed:
-	case runner.StatusFailed:
+	switch {
+	case r.Retried:
+		dot = color.New(color.FgYellow).Sprint("r") // failed, and runs again
+	case r.Status == runner.StatusPassed:
+	case r.Status == runner.StatusFailed:
 		dot = color.New(color.FgRed).Sprint("F")
 	default:
 		dot = color.New(color.FgRed).Sprint("E")

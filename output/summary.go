@@ -86,7 +86,7 @@ func Text(w io.Writer, rep runner.Report) error {
 func counts(rep runner.Report, s Summary, fail, warn func(...any) string) string {
 	failedN, erroredN, cut := s.Failed, s.Errored-s.NotRun, 0
 	for _, sc := range rep.Scenarios {
-		if !sc.NotRun && interrupted(sc) {
+		if sc.Verdict() && !sc.NotRun && interrupted(sc) {
 			cut++
 			if sc.Status == runner.StatusFailed {
 				failedN--
@@ -109,6 +109,12 @@ func counts(rep runner.Report, s Summary, fail, warn func(...any) string) string
 	}
 	if s.NotRun > 0 {
 		parts = append(parts, warn(fmt.Sprintf("%d not run", s.NotRun)))
+	}
+	if s.Flaky > 0 {
+		parts = append(parts, warn(fmt.Sprintf("%d flaky", s.Flaky)))
+	}
+	if s.Retried > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s", s.Retried, plural(s.Retried, "rerun", "reruns")))
 	}
 	if s.Warnings > 0 {
 		parts = append(parts, warn(warnings(s.Warnings)))
@@ -145,6 +151,8 @@ func scenarioLine(sc runner.Result, bold bool) string {
 	attrs := []color.Attribute{color.FgGreen}
 	status := "PASS"
 	switch {
+	case sc.Retried:
+		attrs, status = []color.Attribute{color.FgYellow}, "RERUN" // failed or errored, and ran again
 	case sc.NotRun:
 		attrs, status = []color.Attribute{color.FgYellow}, "NOT RUN"
 	case interrupted(sc):
@@ -158,6 +166,12 @@ func scenarioLine(sc runner.Result, bold bool) string {
 		attrs = append(attrs, color.Bold)
 	}
 	detail := stopReasons(sc) + ", " + duration(sc.Duration)
+	if sc.Retry > 0 {
+		detail += ", retry " + strconv.Itoa(sc.Retry)
+	}
+	if sc.Flaky {
+		detail += ", flaky"
+	}
 	if sc.Allowed+sc.Denied > 0 {
 		detail += fmt.Sprintf(", %d allowed, %d denied", sc.Allowed, sc.Denied)
 	}

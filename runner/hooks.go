@@ -44,6 +44,8 @@ func stopReason(ctx context.Context) string {
 		return "the scenario's timeout passed"
 	case CauseRunTimeout:
 		return "the run's --timeout passed"
+	case CauseFailFast:
+		return "the run stopped at --fail-fast (or --max-failures)"
 	}
 	return "acprun was interrupted"
 }

@@ -22,6 +22,9 @@ type Ref struct {
 	// Attempt counts from 1 when scenarios are repeated; 0 when each runs
 	// once.
 	Attempt int
+	// Retry counts the tries of an attempt after its first failed
+	// (the scenario's retries): 0 for the first try, n for the n-th retry.
+	Retry int
 }
 
 // job is one run of one scenario: the scenario it runs and the Ref that

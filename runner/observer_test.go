@@ -19,14 +19,29 @@ func TestJobRef(t *testing.T) {
 	if diff := cmp.Diff(Ref{Name: "login", File: "a.yaml", Line: 7, Agent: "claude", Attempt: 2}, jobs[1].ref); diff != "" {
 		t.Errorf("ref (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"login@claude#1.jsonl", "login@claude#2.jsonl", "Login.jsonl", "login-2.jsonl"}, transcriptNames(jobs)); diff != "" {
+	if diff := cmp.Diff([][]string{{"login@claude#1.jsonl"}, {"login@claude#2.jsonl"}, {"Login.jsonl"}, {"login-2.jsonl"}}, transcriptNames(jobs)); diff != "" {
 		t.Errorf("transcript names (-want +got):\n%s", diff)
 	}
 	var prefixes []string
 	for _, j := range jobs {
 		prefixes = append(prefixes, workspacePrefix(j.ref))
 	}
-	if diff := cmp.Diff([]string{"acprun-login-claude-1", "acprun-login-claude-2", "acprun-Login", "acprun-login"}, prefixes); diff != "" {
+	retry := jobs[0]
+	retry.ref.Retry = 2
+	prefixes = append(prefixes, workspacePrefix(retry.ref))
+	if diff := cmp.Diff([]string{"acprun-login-claude-1", "acprun-login-claude-2", "acprun-Login", "acprun-login", "acprun-login-claude-1-retry2"}, prefixes); diff != "" {
 		t.Errorf("workspace prefixes (-want +got):\n%s", diff)
+	}
+}
+
+// TestRetryTranscriptNames checks that every try a scenario's retries allow
+// has a transcript name of its own, which no other job's name takes.
+func TestRetryTranscriptNames(t *testing.T) {
+	flaky := &scenario.Scenario{Name: "flaky", Retries: 2}
+	clash := &scenario.Scenario{Name: "flaky-retry1"}
+	got := transcriptNames([]job{newJob(flaky, 0), newJob(clash, 0)})
+	want := [][]string{{"flaky.jsonl", "flaky-retry1.jsonl", "flaky-retry2.jsonl"}, {"flaky-retry1-2.jsonl"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("transcript names (-want +got):\n%s", diff)
 	}
 }

@@ -35,10 +35,12 @@ type ScenarioPlan struct {
 	McpServers []McpServerPlan
 	EnvNames   []string // the names of the agent's env, sorted
 	Limits     Limits
-	FS         bool     // fs/* is served
-	Terminal   bool     // terminal/* is served
-	ReadOnly   bool     // writes are refused
-	Roots      []string // the directories the agent may touch
+	// Retries is how many times a failed or errored attempt runs again.
+	Retries  int
+	FS       bool     // fs/* is served
+	Terminal bool     // terminal/* is served
+	ReadOnly bool     // writes are refused
+	Roots    []string // the directories the agent may touch
 	// Policy answers the permission requests: Options.Policy when set
 	// (--allow-all, --deny-all; its Source says so), else the scenario's.
 	// Nil denies every request.
@@ -110,6 +112,7 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		Config:   sc.Agent.Config,
 		EnvNames: slices.Sorted(maps.Keys(sc.Agent.Env)),
 		Limits:   lim,
+		Retries:  sc.Retries,
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,
 		ReadOnly: sc.Client.ReadOnly,

@@ -33,6 +33,8 @@ const (
 	CauseScenarioTimeout = "scenarioTimeout"
 	CauseRunTimeout      = "runTimeout"
 	CauseInterrupt       = "interrupt"
+	// CauseFailFast: another scenario made the run stop (--fail-fast=cancel).
+	CauseFailFast = "failFast"
 )
 
 // Report is everything one run produced.
@@ -61,9 +63,17 @@ type Result struct {
 	File string   `json:"file"`
 	Line int      `json:"line"`
 	Tags []string `json:"tags,omitempty"`
-	// Attempt is the attempt number when the scenario was retried (from 1;
-	// 0 when it ran once).
-	Attempt    int           `json:"attempt,omitempty"`
+	// Attempt is the attempt number when the scenario was repeated
+	// (--repeat; from 1; 0 when it ran once).
+	Attempt int `json:"attempt,omitempty"`
+	// Retry numbers the tries of one attempt when it failed or errored and
+	// its scenario has retries: 0 for the first try, n for the n-th retry.
+	Retry int `json:"retry,omitempty"`
+	// Retried is set on a try that failed or errored and was run again: the
+	// next try's verdict replaces its own (see Verdict).
+	Retried bool `json:"retried,omitempty"`
+	// Flaky is set on a try that passed after failed ones.
+	Flaky      bool          `json:"flaky,omitempty"`
 	Agent      AgentInfo     `json:"agent"`
 	Status     Status        `json:"status"`
 	Duration   time.Duration `json:"-"`
@@ -112,6 +122,11 @@ type Result struct {
 	Judge *JudgeResult `json:"judge,omitempty"`
 	Turns []TurnResult `json:"turns"`
 }
+
+// Verdict reports whether r is the verdict of its attempt: true for every
+// result but the tries that were retried. Counts, exit codes and pass
+// rates take only these.
+func (r Result) Verdict() bool { return !r.Retried }
 
 // WorkspaceResult describes an attempt's workspace and what the agent
 // changed in it.

@@ -39,6 +39,9 @@ var (
 	// ErrRunTimeout is the cause callers give the run's context when the
 	// whole run's deadline (--timeout) passes.
 	ErrRunTimeout = errors.New("run timeout")
+	// errFailFast ends the running scenarios when Options.MaxFailures is
+	// reached with Options.CancelOnFailure.
+	errFailFast = errors.New("fail fast")
 )
 
 // Options configures Run. Zero values have the documented defaults.
@@ -86,6 +89,15 @@ type Options struct {
 	// opens those missing itself, waiting for their locks, and closes only
 	// those.
 	States map[string]*sessionstate.File
+	// MaxFailures, when > 0, stops the run once that many jobs (scenario
+	// attempts, after their retries) have failed or errored: no job starts
+	// after that, and the jobs not started are listed as not run (errors).
+	// With Parallel 1 which jobs run follows from the run order alone.
+	MaxFailures int
+	// CancelOnFailure, with MaxFailures, also cancels the jobs still
+	// running when it is reached (session/cancel, cancelCause failFast);
+	// without it they finish.
+	CancelOnFailure bool
 
 	// tap, when set, sees every message (benchmarks).
 	tap func(dir acp.Direction, line []byte, at time.Time)
@@ -150,11 +162,16 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Rep
 			all = append(all, newJob(sc, attempt))
 		}
 	}
-	var names []string
+	names := make([][]string, len(all))
 	if opts.Transcripts != "" {
 		names = transcriptNames(all)
 	}
-	results := make([]*Result, len(all))
+	results := make([][]Result, len(all))
+	// runCtx ends the running jobs when the run stops at MaxFailures; ctx
+	// alone tells an interrupt or the run's timeout.
+	runCtx, cancelRun := context.WithCancelCause(ctx)
+	defer cancelRun(nil)
+	stop := &failureStop{max: opts.MaxFailures, halted: make(chan struct{})}
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range min(parallel, len(all)) {
@@ -162,18 +179,13 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Rep
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				if ctx.Err() != nil {
-					continue // interrupted or out of time: start nothing new
+				if runCtx.Err() != nil || stop.stopped() {
+					continue // interrupted, out of time or stopped: start nothing new
 				}
-				j := all[i]
-				obs.started(j.ref)
-				transcript := ""
-				if names != nil {
-					transcript = names[i]
+				results[i] = runTries(runCtx, &opts, obs, all[i], names[i], stop.stopped)
+				if stop.count(results[i][len(results[i])-1]) && opts.CancelOnFailure {
+					cancelRun(errFailFast)
 				}
-				r := runScenario(ctx, &opts, obs, j, transcript)
-				obs.finished(j.ref, r)
-				results[i] = &r
 			}
 		}()
 	}
@@ -183,32 +195,111 @@ feed:
 		case jobs <- i:
 		case <-ctx.Done():
 			break feed
+		case <-stop.halted:
+			break feed
 		}
 	}
 	close(jobs)
 	wg.Wait()
 	runTimedOut := errors.Is(context.Cause(ctx), ErrRunTimeout)
-	for i, r := range results {
+	for i, rs := range results {
+		var why string
 		switch {
-		case r != nil:
-			rep.Scenarios = append(rep.Scenarios, *r)
+		case rs != nil:
+			rep.Scenarios = append(rep.Scenarios, rs...)
+			continue
+		case stop.stopped():
+			// Not started once the run stopped at --max-failures: listed,
+			// as not run, like those --timeout or an interrupt leaves.
+			why = "not run: " + stop.reason()
+		case runTimedOut:
+			why = "not run: the run's --timeout passed first"
 		case ctx.Err() != nil:
-			// Not started before the run's deadline or the interrupt:
-			// listed, as not run.
-			why := "not run: interrupted first"
-			if runTimedOut {
-				why = "not run: the run's --timeout passed first"
-			}
-			nr := notRun(all[i].sc, why)
-			nr.Attempt = all[i].ref.Attempt
-			rep.Scenarios = append(rep.Scenarios, nr)
+			why = "not run: interrupted first"
+		default:
+			continue
 		}
+		nr := notRun(all[i].sc, why)
+		nr.Attempt = all[i].ref.Attempt
+		rep.Scenarios = append(rep.Scenarios, nr)
 	}
 	if ctx.Err() != nil && !runTimedOut {
 		rep.Interrupted = true
 	}
 	rep.Duration = time.Since(rep.StartedAt)
 	return rep, nil
+}
+
+// runTries runs job j, and runs it again while it fails or errors, up to
+// its scenario's retries, unless ctx has ended: one result per try, in
+// order. Each try but the last is marked Retried; a passing last try after
+// others is Flaky. No retry starts once stopped reports true (the run
+// stopped at Options.MaxFailures). names are the transcript names of the
+// tries (nil for none).
+func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []string, stopped func() bool) []Result {
+	var out []Result
+	for try := 0; ; try++ {
+		j.ref.Retry = try
+		transcript := ""
+		if try < len(names) {
+			transcript = names[try]
+		}
+		obs.started(j.ref)
+		r := runScenario(ctx, opts, obs, j, transcript)
+		again := r.Status != StatusPassed && try < j.sc.Retries && ctx.Err() == nil && !stopped()
+		r.Retry = try
+		r.Retried = again
+		r.Flaky = r.Status == StatusPassed && try > 0
+		obs.finished(j.ref, r)
+		out = append(out, r)
+		if !again {
+			return out
+		}
+	}
+}
+
+// failureStop counts the jobs that failed or errored and stops the run at
+// its max (Options.MaxFailures; 0 for no max).
+type failureStop struct {
+	max    int
+	mu     sync.Mutex
+	failed int
+	// halted is closed when the max is reached.
+	halted chan struct{}
+}
+
+// count counts the verdict r of a finished job; it reports whether that
+// job made the run stop.
+func (s *failureStop) count(r Result) bool {
+	if s.max <= 0 || r.Status == StatusPassed {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failed++
+	if s.failed != s.max {
+		return false
+	}
+	close(s.halted)
+	return true
+}
+
+// stopped reports whether the max was reached.
+func (s *failureStop) stopped() bool {
+	select {
+	case <-s.halted:
+		return true
+	default:
+		return false
+	}
+}
+
+// reason says why the run stopped, for the jobs it did not start.
+func (s *failureStop) reason() string {
+	if s.max == 1 {
+		return "the run stopped at its first failed scenario (--fail-fast)"
+	}
+	return fmt.Sprintf("the run stopped after %d failed scenarios (--max-failures %d)", s.max, s.max)
 }
 
 // notRun is the result of a scenario that never started.
@@ -368,6 +459,11 @@ func (r *scenarioRun) play(ctx context.Context) {
 		res.Status = StatusError
 		res.StartFailed = true
 		res.Error = err.Error()
+		if errors.Is(context.Cause(ctx), errFailFast) {
+			// Cut short by --fail-fast=cancel: not the agent's failure.
+			res.StartFailed = false
+			res.Error = fmt.Sprintf("stopped before the session opened: %s (%v)", stopReason(ctx), err)
+		}
 		r.stopAgent()
 		r.collect()
 		r.skipFrom(0)

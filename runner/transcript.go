@@ -33,29 +33,36 @@ type transcript struct {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._@#-]+`)
 
-// transcriptNames gives every job of a run its own transcript file name,
-// NAME[@AGENT][#ATTEMPT].jsonl with unsafe characters replaced by "_". Names
-// that would collide (case-insensitively, for case-insensitive file
-// systems) get "-2", "-3"… in job order, so the same run gives the same
-// names every time.
-func transcriptNames(jobs []job) []string {
-	names := make([]string, len(jobs))
+// transcriptNames gives every try of every job of a run its own transcript
+// file name, NAME[@AGENT][#ATTEMPT][-retryN].jsonl with unsafe characters
+// replaced by "_": names[i][n] is for try n of job i (n from 0, one name per
+// retry its scenario allows). Names that would collide (case-insensitively,
+// for case-insensitive file systems) get "-2", "-3"… in job order, so the
+// same run gives the same names every time.
+func transcriptNames(jobs []job) [][]string {
+	names := make([][]string, len(jobs))
 	used := map[string]bool{}
 	for i, j := range jobs {
-		base := j.ref.Name
+		first := j.ref.Name
 		if j.ref.Agent != "" {
-			base += "@" + j.ref.Agent
+			first += "@" + j.ref.Agent
 		}
 		if j.ref.Attempt > 0 {
-			base += fmt.Sprintf("#%d", j.ref.Attempt)
+			first += fmt.Sprintf("#%d", j.ref.Attempt)
 		}
-		base = unsafeName.ReplaceAllString(base, "_")
-		name := base
-		for n := 2; used[strings.ToLower(name)]; n++ {
-			name = fmt.Sprintf("%s-%d", base, n)
+		for try := range j.sc.Retries + 1 {
+			base := first
+			if try > 0 {
+				base += fmt.Sprintf("-retry%d", try)
+			}
+			base = unsafeName.ReplaceAllString(base, "_")
+			name := base
+			for n := 2; used[strings.ToLower(name)]; n++ {
+				name = fmt.Sprintf("%s-%d", base, n)
+			}
+			used[strings.ToLower(name)] = true
+			names[i] = append(names[i], name+".jsonl")
 		}
-		used[strings.ToLower(name)] = true
-		names[i] = name + ".jsonl"
 	}
 	return names
 }

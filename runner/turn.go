@@ -232,6 +232,8 @@ func cancelCause(cause error) string {
 		return CauseScenarioTimeout
 	case errors.Is(cause, ErrRunTimeout):
 		return CauseRunTimeout
+	case errors.Is(cause, errFailFast):
+		return CauseFailFast
 	}
 	return CauseInterrupt
 }

@@ -83,7 +83,7 @@ func mockScriptFrom(argv []string, file string) []string {
 }
 
 // workspacePrefix names a job's workspace directory after its scenario,
-// agent and attempt, so that a kept one is easy to find.
+// agent, attempt and retry, so that a kept one is easy to find.
 func workspacePrefix(j Ref) string {
 	name := "acprun-" + j.Name
 	if j.Agent != "" {
@@ -91,6 +91,9 @@ func workspacePrefix(j Ref) string {
 	}
 	if j.Attempt > 0 {
 		name += "-" + strconv.Itoa(j.Attempt)
+	}
+	if j.Retry > 0 {
+		name += "-retry" + strconv.Itoa(j.Retry)
 	}
 	return name
 }

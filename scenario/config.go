@@ -54,6 +54,7 @@ type Defaults struct {
 	Timeout, TurnTimeout, IdleTimeout, CancelGrace, KillGrace time.Duration
 
 	ContinueAfterCancel bool
+	Retries             int
 
 	// Client applies when Client.Set; roots are absolute (relative ones
 	// are resolved against the config file's directory).
@@ -79,7 +80,7 @@ type Defaults struct {
 var (
 	configKeys   = []string{"defaults", "agents"}
 	defaultsKeys = []string{"agent", "timeout", "turnTimeout", "idleTimeout", "cancelGrace", "killGrace",
-		"continueAfterCancel", "client", "permissions", "workspace", "setup", "verify", "teardown", "session"}
+		"continueAfterCancel", "retries", "client", "permissions", "workspace", "setup", "verify", "teardown", "session"}
 	namedAgentKeys = []string{"description", "command", "env", "cwd", "auth", "mode", "model", "config", "mcpServers"}
 )
 
@@ -225,6 +226,8 @@ func (p *fileParser) defaults(n *yaml.Node, c *Config) {
 			d.KillGrace, _ = p.duration(v)
 		case "continueAfterCancel":
 			d.ContinueAfterCancel, _ = p.boolean(v)
+		case "retries":
+			d.Retries, _ = p.retries(v)
 		case "client":
 			d.Client.Set = true
 			p.client(v, &d.Client)
@@ -272,6 +275,7 @@ func (p *fileParser) applyDefaults(s *Scenario) {
 	s.Timeout, s.TurnTimeout, s.IdleTimeout = d.Timeout, d.TurnTimeout, d.IdleTimeout
 	s.CancelGrace, s.KillGrace = d.CancelGrace, d.KillGrace
 	s.ContinueAfterCancel = d.ContinueAfterCancel
+	s.Retries = d.Retries
 	if d.Client.Set {
 		s.Client = d.Client
 		s.Client.Roots = slices.Clone(d.Client.Roots)

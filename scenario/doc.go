@@ -53,6 +53,7 @@
 //	cancelGrace: 10s              # after session/cancel, how long to wait for the answer
 //	killGrace: 5s                 # after closing stdin, before SIGTERM
 //	continueAfterCancel: false
+//	retries: 2                    # run a failed or errored attempt again, up to 2 times (0-10; default 0)
 //	client: {fs: true, terminal: true, readOnly: false, roots: [./repo]}  # roots default to the session cwd
 //	permissions:                  # also for terminal commands; without it all are denied (a warning says so)
 //	  default: deny               # allow | deny
@@ -179,6 +180,13 @@
 // may read). run --prompt FILE (or - for stdin) replaces the turns of one
 // scenario with one turn of that text.
 //
+// retries: N (0 to MaxRetries; the config's defaults may set it) runs an
+// attempt that failed or errored again, up to N times, for known-flaky
+// agents; each try has a fresh workspace. The runner keeps every try in the
+// results: the attempt passes if any try passes (it is then flaky), and
+// fails or errors as its last try did when none does. With run --repeat, a
+// retry is another try of the same attempt, not another sample.
+//
 // A permission rule needs at least one matcher (kind, title, command, path,
 // input); its examples are checked with approve.CheckExamples when the file
 // is loaded. YAML anchors, aliases and merge keys (<<) may be used; an
@@ -226,7 +234,7 @@
 //	defaults:                     # any of these scenario keys, for every scenario
 //	  agent: claude               # the agent of scenarios without one (a name or a mapping)
 //	  timeout: 10m                # also turnTimeout, idleTimeout, cancelGrace, killGrace
-//	  continueAfterCancel: false
+//	  continueAfterCancel: false    # also retries
 //	  client: {readOnly: true}
 //	  permissions: {default: deny, allow: [{kind: read}]}
 //	  workspace: ./fixtures/repo  # also setup, verify and teardown

@@ -252,6 +252,24 @@ func (p *fileParser) count(n *yaml.Node) (*int, bool) {
 	return &v, true
 }
 
+// MaxRetries is the most retries a scenario may ask for.
+const MaxRetries = 10
+
+// retries reads a scenario's retries: a whole number from 0 to MaxRetries.
+func (p *fileParser) retries(n *yaml.Node) (int, bool) {
+	n = yamlmap.Deref(n)
+	var i int64
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&i) != nil || i < 0 || i > MaxRetries {
+		got := describe(n)
+		if n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") {
+			got = n.Value
+		}
+		p.errorf(n, "expected a whole number from 0 to %d (how many times a failed attempt is run again), got %s", MaxRetries, got)
+		return 0, false
+	}
+	return int(i), true
+}
+
 // duration reads a positive Go duration such as 90s or 5m.
 func (p *fileParser) duration(n *yaml.Node) (time.Duration, bool) {
 	n = yamlmap.Deref(n)

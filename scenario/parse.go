@@ -22,7 +22,7 @@ import (
 // The keys of each mapping in the format, in the order the docs give them.
 var (
 	scenarioKeys = []string{"name", "description", "tags", "agent", "timeout", "turnTimeout", "idleTimeout",
-		"cancelGrace", "killGrace", "continueAfterCancel", "client", "permissions", "workspace", "setup",
+		"cancelGrace", "killGrace", "continueAfterCancel", "retries", "client", "permissions", "workspace", "setup",
 		"expect", "turns", "verify", "teardown", "session"}
 	agentKeys          = []string{"command", "name", "replay", "args", "env", "cwd", "auth", "mode", "model", "config", "mcpServers"}
 	clientKeys         = []string{"fs", "terminal", "readOnly", "roots"}
@@ -145,6 +145,8 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			s.KillGrace, _ = p.duration(v)
 		case "continueAfterCancel":
 			s.ContinueAfterCancel, _ = p.boolean(v)
+		case "retries":
+			s.Retries, _ = p.retries(v)
 		case "client":
 			s.Client.Set = true
 			rootsNode = p.client(v, &s.Client)

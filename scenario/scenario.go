@@ -33,6 +33,10 @@ type Scenario struct {
 	// cancelled (timed out) instead of stopping the scenario.
 	ContinueAfterCancel bool
 
+	// Retries is how many times an attempt that failed or errored is run
+	// again (retries: N, for known-flaky agents); 0 for none.
+	Retries int
+
 	Client Client
 
 	// Session says whether the session is continued from one run to the

@@ -1,0 +1,83 @@
+// --rerun-failed: the scenarios that failed or errored in an earlier
+// results file.
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/scenario"
+)
+
+// rerunKey identifies a scenario across runs: its file, its name and the
+// named agent it ran against ("" for an agent of its own). Attempts and
+// retries are not part of it: a scenario with any failed attempt runs
+// again as a whole.
+type rerunKey struct{ file, name, agent string }
+
+// rerunSet is what failed or errored in an earlier results file.
+type rerunSet struct {
+	file   string // the results file, as given
+	failed map[rerunKey]bool
+}
+
+// readRerun reads the results file path and notes every scenario whose
+// verdict (its last try) did not pass; a scenario never started (the run's
+// --timeout, --fail-fast) is an error there, so it runs again too.
+func readRerun(path string) (*rerunSet, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			return nil, pe.Err // the caller names the file
+		}
+		return nil, err
+	}
+	defer f.Close()
+	res, err := output.ReadResults(f)
+	if err != nil {
+		return nil, err
+	}
+	set := &rerunSet{file: path, failed: map[rerunKey]bool{}}
+	for _, r := range res.Scenarios {
+		if r.Verdict() && r.Status != runner.StatusPassed {
+			set.failed[rerunKey{samePath(r.File), r.Name, r.Agent.Name}] = true
+		}
+	}
+	return set, nil
+}
+
+// samePath is the form of a scenario file's path that is compared: made
+// absolute against the working directory, so that ./a.yaml, a.yaml and
+// its absolute path are one file.
+func samePath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
+}
+
+// filter returns the scenarios of scs that failed or errored in the set's
+// file, in their order.
+func (s *rerunSet) filter(scs []*scenario.Scenario) []*scenario.Scenario {
+	var out []*scenario.Scenario
+	for _, sc := range scs {
+		if s.failed[rerunKey{samePath(sc.File), sc.Name, sc.Agent.Name}] {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// nothing says why there is nothing to rerun.
+func (s *rerunSet) nothing() string {
+	if len(s.failed) == 0 {
+		return fmt.Sprintf("nothing to rerun: no scenario failed or errored in %s", s.file)
+	}
+	return fmt.Sprintf("nothing to rerun: none of the %d scenarios that failed or errored in %s is selected", len(s.failed), s.file)
+}

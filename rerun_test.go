@@ -1,0 +1,57 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/scenario"
+)
+
+// TestRerunMatchesFileNameAndAgent checks what --rerun-failed picks: the
+// scenarios whose last try failed or errored, by file (however it is
+// spelt), name and named agent, whatever their attempt.
+func TestRerunMatchesFileNameAndAgent(t *testing.T) {
+	t.Chdir(t.TempDir())
+	res := func(name, agent string, attempt int, status runner.Status, retried bool) runner.Result {
+		return runner.Result{Name: name, File: "./suite/a.yaml", Agent: runner.AgentInfo{Name: agent}, Attempt: attempt, Status: status, Retried: retried}
+	}
+	rep := runner.Report{SchemaVersion: runner.SchemaVersion, Scenarios: []runner.Result{
+		res("login", "claude", 1, runner.StatusPassed, false),
+		res("login", "claude", 2, runner.StatusFailed, false), // one failed attempt: rerun
+		res("login", "codex", 1, runner.StatusPassed, false),
+		res("flaky", "", 0, runner.StatusFailed, true), // retried, then passed
+		res("flaky", "", 0, runner.StatusPassed, false),
+		res("crash", "", 0, runner.StatusError, false),
+	}}
+	f, err := os.Create("prev.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := output.JSON(f, rep); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	set, err := readRerun("prev.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs("suite/a.yaml")
+	sc := func(file, name, agent string) *scenario.Scenario {
+		return &scenario.Scenario{Name: name, File: file, Agent: scenario.Agent{Name: agent}}
+	}
+	var got []string
+	for _, s := range set.filter([]*scenario.Scenario{
+		sc("suite/a.yaml", "login", "claude"), sc("suite/a.yaml", "login", "codex"),
+		sc(abs, "flaky", ""), sc(abs, "crash", ""), sc("suite/b.yaml", "crash", ""),
+	}) {
+		got = append(got, s.File+" "+s.Name+" "+s.Agent.Name)
+	}
+	if diff := cmp.Diff([]string{"suite/a.yaml login claude", abs + " crash "}, got); diff != "" {
+		t.Errorf("rerun (-want +got):\n%s", diff)
+	}
+}
