@@ -192,6 +192,8 @@ type Conn struct {
 	werr error         // guarded by wsem; sticky, the writer is broken
 
 	closing  atomic.Bool // Close began: stop reading and dispatching now
+	spare    chan job    // unbuffered: the idle serving goroutine waits here
+	hasSpare atomic.Bool // a serving goroutine is (about to be) the spare
 	stopping atomic.Bool // StopReading began: stop reading, dispatch what was read
 
 	mu       sync.Mutex
@@ -257,6 +259,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 		onViolation: opts.OnViolation,
 		ordered:     opts.Ordered,
 		wsem:        make(chan struct{}, 1),
+		spare:       make(chan job),
 		pending:     make(map[int64]*Call),
 		wake:        make(chan struct{}, 1),
 		readerDone:  make(chan struct{}),
@@ -959,8 +962,7 @@ func (c *Conn) handle(in *inMsg) {
 			_, _ = c.h.Handle(c.handlerCtx, in.req)
 		}
 	case in.err != nil: // invalid: answered at once, in any mode
-		c.wg.Add(1)
-		go c.serve(c.handlerCtx, in.req, in.err, nil)
+		c.start(job{ctx: c.handlerCtx, req: in.req, invalid: in.err})
 	default:
 		if c.recv != nil {
 			c.recv.Received(in.req)
@@ -969,8 +971,7 @@ func (c *Conn) handle(in *inMsg) {
 			c.queueInOrder(in)
 			return
 		}
-		c.wg.Add(1)
-		go c.serve(c.handlerCtx, in.req, nil, nil)
+		c.start(job{ctx: c.handlerCtx, req: in.req})
 	}
 }
 
@@ -1044,8 +1045,7 @@ func (c *Conn) handleInOrder() {
 // waiting for one.
 func (c *Conn) hold(req *Request) {
 	t := &turn{done: make(chan struct{})}
-	c.wg.Add(1)
-	go c.serve(context.WithValue(c.handlerCtx, turnKey{}, t), req, nil, t.end)
+	c.start(job{ctx: context.WithValue(c.handlerCtx, turnKey{}, t), req: req, answered: t.end})
 	for {
 		select {
 		case <-t.done:
@@ -1088,11 +1088,49 @@ func (c *Conn) settleLocked() {
 	}
 }
 
+// job is one request to serve: see serve.
+type job struct {
+	ctx      context.Context
+	req      *Request
+	invalid  error
+	answered func()
+}
+
+// start serves a request in its own goroutine: the spare one when it is
+// idle, else a new one. Reusing it saves starting a goroutine and growing
+// its stack again for each request of a stream of them.
+func (c *Conn) start(j job) {
+	select {
+	case c.spare <- j:
+		return
+	default:
+	}
+	c.wg.Add(1)
+	go c.server(j)
+}
+
+// server serves j, then stays as the spare serving goroutine, unless there
+// is one already, until Close.
+func (c *Conn) server(j job) {
+	defer c.wg.Done()
+	for {
+		c.serve(j.ctx, j.req, j.invalid, j.answered)
+		if !c.hasSpare.CompareAndSwap(false, true) {
+			return
+		}
+		select {
+		case j = <-c.spare:
+			c.hasSpare.Store(false)
+		case <-c.handlerCtx.Done():
+			return
+		}
+	}
+}
+
 // serve runs the handler for one request and sends its answer; a request
 // that was invalid (invalid != nil) is answered with that error. answered,
 // when set, is called once the answer was written (or failed to be).
 func (c *Conn) serve(ctx context.Context, req *Request, invalid error, answered func()) {
-	defer c.wg.Done()
 	if answered != nil {
 		defer answered()
 	}
