@@ -163,8 +163,8 @@ func (s *session) Received(req *acp.Request) {
 		a.late = a.turn.late()
 	}
 	if perm {
-		var p acp.RequestPermissionRequest
-		if err := json.Unmarshal(req.Params, &p); err != nil {
+		p, err := acp.DecodeRequestPermission(req.Params)
+		if err != nil {
 			a.bad = err
 		} else {
 			for _, m := range p.Malformed {
