@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -81,10 +80,10 @@ type turnState struct {
 	rec          *TurnResult
 	calls        map[string]*toolCallState
 	order        []string
-	text         strings.Builder
-	lateText     strings.Builder
-	thoughts     strings.Builder
-	lateThoughts strings.Builder
+	text         textBuf
+	lateText     textBuf
+	thoughts     textBuf
+	lateThoughts textBuf
 	latePlan     []PlanEntry
 	hasLatePlan  bool
 	permissions  []*permissionSlot
