@@ -1,6 +1,9 @@
 package runner
 
-import "strings"
+import (
+	"runtime"
+	"strings"
+)
 
 // Bounds of the blocks of a textBuf: the first holds at least
 // minTextBlock bytes, each next one twice the one before, up to
@@ -8,6 +11,10 @@ import "strings"
 const (
 	minTextBlock = 512
 	maxTextBlock = 1 << 20
+	// collectBeforeJoin is the text, in blocks, from which String collects
+	// garbage before joining them: one GC per turn that kept a megabyte of
+	// text or more.
+	collectBeforeJoin = 1 << 20
 )
 
 // textBuf accumulates the text (or thoughts) of a turn, chunk by chunk.
@@ -48,6 +55,13 @@ func (b *textBuf) Len() int { return len(b.joined) + b.n }
 func (b *textBuf) String() string {
 	if b.n == 0 {
 		return b.joined
+	}
+	if b.n >= collectBeforeJoin {
+		// The chunks of a flood leave as much garbage as the text they
+		// carried (the GC lets the heap grow to twice what is live):
+		// collect it first, so that the joined string can take its place
+		// instead of growing the heap by the text once more.
+		runtime.GC()
 	}
 	var sb strings.Builder
 	sb.Grow(len(b.joined) + b.n)
