@@ -885,9 +885,10 @@ func (rd *reader) end(err error) {
 
 // dispatch is the dispatcher goroutine: it takes queued messages in batches
 // and handles them in order (the reader dispatches a batch itself when the
-// dispatcher is idle and the batch runs no handler, see flush). Notifications run here, one at a time; each
-// request gets its own goroutine; answers complete their calls. Once reading
-// has stopped and the queue is empty, it ends the calls still pending.
+// dispatcher is idle and the batch runs no handler, see flush).
+// Notifications run here, one at a time; each request gets its own
+// goroutine; answers complete their calls. Once reading has stopped and the
+// queue is empty, it ends the calls still pending.
 func (c *Conn) dispatch() {
 	defer c.wg.Done()
 	var batch []inMsg
@@ -1118,6 +1119,7 @@ func (c *Conn) server(j job) {
 		if !c.hasSpare.CompareAndSwap(false, true) {
 			return
 		}
+		j = job{} // keep nothing of the request while idle
 		select {
 		case j = <-c.spare:
 			c.hasSpare.Store(false)
