@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"sync"
 	"testing"
@@ -121,4 +122,65 @@ func BenchmarkBaselineBufioJSON(b *testing.B) {
 		total += n
 	}
 	benchReport(b, &before, total)
+}
+
+// BenchmarkConnRoundTrip measures one request from the peer answered by a
+// Handler, over OS pipes, one at a time: the permission round trip of a run.
+func BenchmarkConnRoundTrip(b *testing.B) {
+	inR, inW, err := os.Pipe() // peer → Conn
+	if err != nil {
+		b.Fatal(err)
+	}
+	outR, outW, err := os.Pipe() // Conn → peer
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := acp.HandlerFunc(func(_ context.Context, req *acp.Request) (any, error) {
+		var p acp.RequestPermissionRequest
+		if err := json.Unmarshal(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return acp.Selected(p.Options[0].OptionID), nil
+	})
+	c := acp.NewConn(inR, outW, h, nil)
+	defer c.Close()
+	br := bufio.NewReader(outR)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"t%d","title":"read file","kind":"read","status":"pending"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"},{"optionId":"reject","name":"Reject","kind":"reject_once"}]}}`+"\n", i, i)
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !bytes.Contains(line, []byte(`"allow"`)) {
+			b.Fatalf("answer %s", line)
+		}
+	}
+	inW.Close()
+	<-c.Done()
+}
+
+// BenchmarkDecodeRequestPermission decodes the permission request of the
+// flood agent, as the runner does on each one.
+func BenchmarkDecodeRequestPermission(b *testing.B) {
+	data := []byte(`{"sessionId":"flood-1","toolCall":{"toolCallId":"t1","title":"read file","kind":"read","status":"pending"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"},{"optionId":"reject","name":"Reject","kind":"reject_once"}]}`)
+	b.Run("Unmarshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var p acp.RequestPermissionRequest
+			if err := json.Unmarshal(data, &p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := acp.DecodeRequestPermission(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

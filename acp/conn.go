@@ -58,16 +58,18 @@ func (f HandlerFunc) Handle(ctx context.Context, req *Request) (any, error) { re
 var _ Handler = HandlerFunc(nil)
 
 // Receiver is an optional interface of a Handler that wants to see each
-// incoming request in stream order. The Conn calls Received(req) on its
-// dispatching goroutine, in arrival order with the notifications and the
-// answers to our calls, just before it starts the goroutine that calls
-// Handle with the same *Request. So when Call.Await returns, Received has run
-// for every request that arrived before the answer.
+// incoming request in stream order. The Conn calls Received(req) as it
+// dispatches, one message at a time, in arrival order with the
+// notifications and the answers to our calls, just before it starts the
+// goroutine that calls Handle with the same *Request. So when Call.Await
+// returns, Received has run for every request that arrived before the
+// answer.
 //
 // Received is called for every request that is passed to Handle (not for
 // notifications, nor for invalid requests answered with -32600). It blocks
-// the dispatching of everything behind it: it must return quickly and must
-// not wait for the answer to one of our calls. With Options.Ordered the
+// the dispatching of everything behind it, and may be called from the
+// reading goroutine: it must return quickly and must not wait for the
+// answer to one of our calls. With Options.Ordered the
 // request is then queued for its turn, so Handle may start much later.
 type Receiver interface {
 	Received(req *Request)
@@ -190,6 +192,8 @@ type Conn struct {
 	werr error         // guarded by wsem; sticky, the writer is broken
 
 	closing  atomic.Bool // Close began: stop reading and dispatching now
+	spare    chan job    // unbuffered: the idle serving goroutine waits here
+	hasSpare atomic.Bool // a serving goroutine is (about to be) the spare
 	stopping atomic.Bool // StopReading began: stop reading, dispatch what was read
 
 	mu       sync.Mutex
@@ -198,9 +202,13 @@ type Conn struct {
 	queue    []inMsg         // read but not yet dispatched
 	room     *sync.Cond      // on mu: the dispatcher took the queue, or Close began
 	readDone bool            // the reader has queued its last message
-	readErr  error           // why reading stopped; nil while running
-	ended    bool            // the dispatcher is finished: no call can be answered
-	dropped  int             // messages read but not dispatched because of Close
+	// busy says that the dispatcher took messages and may not have
+	// dispatched them all yet; while it is false and the queue is empty the
+	// reader may dispatch a batch itself (see flush).
+	busy    bool
+	readErr error // why reading stopped; nil while running
+	ended   bool  // the dispatcher is finished: no call can be answered
+	dropped int   // messages read but not dispatched because of Close
 
 	// With Options.Ordered, the messages (requests, notifications and
 	// answers to our calls) dispatched but not yet handled, in order
@@ -251,6 +259,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 		onViolation: opts.OnViolation,
 		ordered:     opts.Ordered,
 		wsem:        make(chan struct{}, 1),
+		spare:       make(chan job),
 		pending:     make(map[int64]*Call),
 		wake:        make(chan struct{}, 1),
 		readerDone:  make(chan struct{}),
@@ -779,6 +788,18 @@ func (rd *reader) flush() {
 	}
 	c := rd.c
 	c.mu.Lock()
+	if !c.busy && len(c.queue) == 0 && c.quick(rd.batch) {
+		// Everything before was dispatched and nothing in the batch runs a
+		// handler here: dispatch it in place, in the same order, which
+		// saves waking the dispatcher (most of the cost of a request and
+		// its answer). Only the reader queues, so the dispatcher cannot
+		// take anything meanwhile.
+		c.mu.Unlock()
+		c.dispatchBatch(rd.batch)
+		clear(rd.batch)
+		rd.batch = rd.batch[:0]
+		return
+	}
 	for len(c.queue) >= maxQueued && !c.closing.Load() {
 		c.room.Wait()
 	}
@@ -787,6 +808,37 @@ func (rd *reader) flush() {
 	clear(rd.batch)
 	rd.batch = rd.batch[:0]
 	c.signal()
+}
+
+// quick reports whether dispatching batch runs no handler on the
+// dispatching goroutine: it holds requests (their handlers run in their own
+// goroutines; Receiver.Received must return quickly) and answers to our
+// calls, and notifications only when they are queued for the ordered
+// handling goroutine.
+func (c *Conn) quick(batch []inMsg) bool {
+	if c.ordered || c.h == nil {
+		return true
+	}
+	for i := range batch {
+		if in := &batch[i]; in.call == nil && in.req.ID == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// dispatchBatch dispatches messages in order; after Close began the rest
+// are dropped.
+func (c *Conn) dispatchBatch(batch []inMsg) {
+	for i := range batch {
+		if c.closing.Load() {
+			c.mu.Lock()
+			c.dropped += len(batch) - i
+			c.mu.Unlock()
+			return
+		}
+		c.handle(&batch[i])
+	}
 }
 
 // drop counts a line read after Close began, and the whole lines still
@@ -832,9 +884,11 @@ func (rd *reader) end(err error) {
 }
 
 // dispatch is the dispatcher goroutine: it takes queued messages in batches
-// and handles them in order. Notifications run here, one at a time; each
-// request gets its own goroutine; answers complete their calls. Once reading
-// has stopped and the queue is empty, it ends the calls still pending.
+// and handles them in order (the reader dispatches a batch itself when the
+// dispatcher is idle and the batch runs no handler, see flush).
+// Notifications run here, one at a time; each request gets its own
+// goroutine; answers complete their calls. Once reading has stopped and the
+// queue is empty, it ends the calls still pending.
 func (c *Conn) dispatch() {
 	defer c.wg.Done()
 	var batch []inMsg
@@ -843,17 +897,10 @@ func (c *Conn) dispatch() {
 		c.mu.Lock()
 		batch, c.queue = c.queue, batch[:0]
 		readDone := c.readDone
+		c.busy = len(batch) > 0
 		c.room.Broadcast()
 		c.mu.Unlock()
-		for i := range batch {
-			if c.closing.Load() {
-				c.mu.Lock()
-				c.dropped += len(batch) - i
-				c.mu.Unlock()
-				break
-			}
-			c.handle(&batch[i])
-		}
+		c.dispatchBatch(batch)
 		if len(batch) == 0 {
 			if readDone {
 				break
@@ -916,8 +963,7 @@ func (c *Conn) handle(in *inMsg) {
 			_, _ = c.h.Handle(c.handlerCtx, in.req)
 		}
 	case in.err != nil: // invalid: answered at once, in any mode
-		c.wg.Add(1)
-		go c.serve(c.handlerCtx, in.req, in.err, nil)
+		c.start(job{ctx: c.handlerCtx, req: in.req, invalid: in.err})
 	default:
 		if c.recv != nil {
 			c.recv.Received(in.req)
@@ -926,8 +972,7 @@ func (c *Conn) handle(in *inMsg) {
 			c.queueInOrder(in)
 			return
 		}
-		c.wg.Add(1)
-		go c.serve(c.handlerCtx, in.req, nil, nil)
+		c.start(job{ctx: c.handlerCtx, req: in.req})
 	}
 }
 
@@ -1001,8 +1046,7 @@ func (c *Conn) handleInOrder() {
 // waiting for one.
 func (c *Conn) hold(req *Request) {
 	t := &turn{done: make(chan struct{})}
-	c.wg.Add(1)
-	go c.serve(context.WithValue(c.handlerCtx, turnKey{}, t), req, nil, t.end)
+	c.start(job{ctx: context.WithValue(c.handlerCtx, turnKey{}, t), req: req, answered: t.end})
 	for {
 		select {
 		case <-t.done:
@@ -1045,11 +1089,50 @@ func (c *Conn) settleLocked() {
 	}
 }
 
+// job is one request to serve: see serve.
+type job struct {
+	ctx      context.Context
+	req      *Request
+	invalid  error
+	answered func()
+}
+
+// start serves a request in its own goroutine: the spare one when it is
+// idle, else a new one. Reusing it saves starting a goroutine and growing
+// its stack again for each request of a stream of them.
+func (c *Conn) start(j job) {
+	select {
+	case c.spare <- j:
+		return
+	default:
+	}
+	c.wg.Add(1)
+	go c.server(j)
+}
+
+// server serves j, then stays as the spare serving goroutine, unless there
+// is one already, until Close.
+func (c *Conn) server(j job) {
+	defer c.wg.Done()
+	for {
+		c.serve(j.ctx, j.req, j.invalid, j.answered)
+		if !c.hasSpare.CompareAndSwap(false, true) {
+			return
+		}
+		j = job{} // keep nothing of the request while idle
+		select {
+		case j = <-c.spare:
+			c.hasSpare.Store(false)
+		case <-c.handlerCtx.Done():
+			return
+		}
+	}
+}
+
 // serve runs the handler for one request and sends its answer; a request
 // that was invalid (invalid != nil) is answered with that error. answered,
 // when set, is called once the answer was written (or failed to be).
 func (c *Conn) serve(ctx context.Context, req *Request, invalid error, answered func()) {
-	defer c.wg.Done()
 	if answered != nil {
 		defer answered()
 	}

@@ -1511,3 +1511,58 @@ func TestInvalidUTF8Replaced(t *testing.T) {
 		t.Errorf("violation %q (line %q); want the 3 bytes counted, all valid UTF-8", v.Msg, v.Line)
 	}
 }
+
+// blockingReceiver is a Receiver whose "block" notifications wait for release: it
+// logs the requests it receives and the notifications it handled.
+type blockingReceiver struct {
+	mu      sync.Mutex
+	log     []string
+	started chan struct{}
+	release chan struct{}
+}
+
+func (h *blockingReceiver) add(s string) {
+	h.mu.Lock()
+	h.log = append(h.log, s)
+	h.mu.Unlock()
+}
+
+func (h *blockingReceiver) Received(req *Request) { h.add("received " + req.ID.String()) }
+
+func (h *blockingReceiver) Handle(_ context.Context, req *Request) (any, error) {
+	if req.IsNotification() && req.Method == "block" {
+		h.started <- struct{}{}
+		<-h.release
+		h.add("handled " + string(req.Params))
+	}
+	return nil, nil
+}
+
+// TestReceivedWaitsForNotificationHandler: a request read while a
+// notification before it is still being handled is received only after
+// that handler returned, whether the dispatcher was busy or idle when the
+// request came.
+func TestReceivedWaitsForNotificationHandler(t *testing.T) {
+	checkLeaks(t)
+	h := &blockingReceiver{started: make(chan struct{}), release: make(chan struct{})}
+	_, p := newRawPeer(t, h, nil)
+	p.send(`{"jsonrpc":"2.0","method":"block","params":1}`)
+	recvFrom(t, h.started, "the first notification handler")
+	p.send(`{"jsonrpc":"2.0","id":"r1","method":"m"}`)
+	h.release <- struct{}{}
+	p.recv()
+	p.send(`{"jsonrpc":"2.0","id":"r2","method":"m"}`) // the dispatcher is idle
+	p.recv()
+	p.send(`{"jsonrpc":"2.0","method":"block","params":2}`)
+	recvFrom(t, h.started, "the second notification handler")
+	// net.Pipe: once the next line was read, r3 was handed over.
+	p.send(`{"jsonrpc":"2.0","id":"r3","method":"m"}`, `{"jsonrpc":"2.0","method":"mark"}`)
+	h.release <- struct{}{}
+	p.recv()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	want := []string{"handled 1", `received "r1"`, `received "r2"`, "handled 2", `received "r3"`}
+	if diff := cmp.Diff(want, h.log); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}

@@ -11,7 +11,7 @@
 // # Order
 //
 // A Conn reads one stream, and everything that comes of it happens in
-// stream order, on one dispatching goroutine:
+// stream order, dispatched one message at a time:
 //
 //   - Notifications are handled one at a time in arrival order.
 //   - Requests start in that same order (Receiver.Received, when the Handler

@@ -637,6 +637,21 @@ func (r *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// DecodeRequestPermission decodes the params of a session/request_permission,
+// with the result and the error json.Unmarshal gives. A well-formed request
+// is validated and decoded once, where json.Unmarshal validates it twice
+// (once for itself, once for UnmarshalJSON's strict pass).
+func DecodeRequestPermission(data []byte) (RequestPermissionRequest, error) {
+	type plain RequestPermissionRequest
+	var p plain
+	if json.Unmarshal(data, &p) == nil {
+		return RequestPermissionRequest(p), nil
+	}
+	var r RequestPermissionRequest
+	err := json.Unmarshal(data, &r)
+	return r, err
+}
+
 // PermissionOption is one choice offered in a permission request.
 type PermissionOption struct {
 	OptionID string               `json:"optionId"`

@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // maxUnwrap bounds how deeply allowUnits unwraps nested shells.
@@ -105,14 +106,16 @@ func nestedCommands(ws []string) []string {
 // redirectionWord matches a word that starts with a redirection operator
 // (not a process substitution): the operator, and the target when it is
 // in the same word.
-var redirectionWord = regexp.MustCompile(`^(?:[0-9]+|\{[A-Za-z_][A-Za-z0-9_]*\})?(<<<|<<-|<<|&>>|&>|>>|>\||>&|<>|<&|>|<)(.*)$`)
+var redirectionWord = sync.OnceValue(func() *regexp.Regexp { // compiled on first use, not at every start
+	return regexp.MustCompile(`^(?:[0-9]+|\{[A-Za-z_][A-Za-z0-9_]*\})?(<<<|<<-|<<|&>>|&>|>>|>\||>&|<>|<&|>|<)(.*)$`)
+})
 
 // splitRedirections separates the redirections of a simple command's
 // words (an operator word and, when the target is a word of its own, the
 // target) from the other words.
 func splitRedirections(ws []string) (rest, redirs []string) {
 	for i := 0; i < len(ws); i++ {
-		m := redirectionWord.FindStringSubmatch(ws[i])
+		m := redirectionWord().FindStringSubmatch(ws[i])
 		if m == nil || strings.HasPrefix(m[2], "(") {
 			rest = append(rest, ws[i])
 			continue

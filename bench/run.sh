@@ -4,6 +4,9 @@
 #   bench/run.sh            the full run (about two minutes on 2 cores)
 #   QUICK=1 bench/run.sh    a smoke run with small sizes
 #   REPS=9 bench/run.sh     more repetitions of each timed comparison
+#   ONLY=permissions bench/run.sh   only the measurements matching a regexp
+#                           (flood100k flood1M permissions onechunk version
+#                           batch deadline grace)
 #
 # It builds acprun (without -race), the flood agent, the limit client and
 # the harness into a temporary directory, which it removes at the end.
@@ -19,4 +22,4 @@ go build -o "$tmp/harness" ./bench/harness
 quick=
 [ -n "${QUICK:-}" ] && [ "${QUICK:-}" != 0 ] && quick=-quick
 echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(go version | cut -d' ' -f3-)"
-"$tmp/harness" -acprun "$tmp/acprun" -agent "$tmp/floodagent" -limit "$tmp/limitclient" -reps "${REPS:-5}" $quick
+"$tmp/harness" -acprun "$tmp/acprun" -agent "$tmp/floodagent" -limit "$tmp/limitclient" -reps "${REPS:-5}" -only "${ONLY:-}" $quick

@@ -132,9 +132,17 @@ func JSON(w io.Writer, rep runner.Report) error {
 // WriteResults writes results as indented JSON, as JSON does.
 func WriteResults(w io.Writer, res Results) error {
 	// Indented on the way out: encoding/json's own indenting would make a
-	// second copy of results that may hold megabytes of agent text.
+	// second copy of results that may hold megabytes of agent text. For the
+	// same reason the long texts of turns are written from the strings
+	// themselves, piece by piece, not marshalled with the rest (see
+	// longTexts).
 	in := newIndenter(w)
-	enc := json.NewEncoder(in)
+	lt, err := newLongTexts()
+	if err != nil {
+		return err
+	}
+	res.Scenarios = lt.swap(res.Scenarios)
+	enc := json.NewEncoder(&splicer{w: in, lt: lt})
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(res); err != nil {
 		return err

@@ -3,6 +3,7 @@ package output_test
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/acprun/acprun/output"
@@ -126,5 +127,57 @@ func TestTextSummaryCountsWarnings(t *testing.T) {
 	}
 	if bytes.Contains(buf.Bytes(), []byte("warning")) {
 		t.Errorf("a run without warnings mentions warnings:\n%s", buf.String())
+	}
+}
+
+// TestJSONLongTexts: the long texts of turns, written from the strings
+// themselves, come out byte for byte as marshalling them gives, whatever
+// they hold (escapes, control characters, U+2028, invalid UTF-8, runes
+// across the pieces they are written in, a forged token), and the report
+// is not modified.
+func TestJSONLongTexts(t *testing.T) {
+	long := func(seed string, n int) string {
+		var b strings.Builder
+		for b.Len() < n {
+			b.WriteString(seed)
+		}
+		return b.String()
+	}
+	rep := sampleReport()
+	rep.Scenarios = append(rep.Scenarios, result(runner.Result{
+		Name: "flood", File: "flood.yaml", Line: 1, Status: runner.StatusPassed,
+		Turns: []runner.TurnResult{
+			{Index: 1, Prompt: "a", StopReason: "end_turn",
+				Text:     long("héllo \"wörld\"\\ <a&b>\n\t\x01\u2028\u2029 日本語 🎉 ", 200<<10),
+				Thoughts: long("x\xff\xfey\xe6\x97", 100<<10) + "\xe6",
+				LateText: "short", LateThoughts: long("é", 64<<10)},
+			{Index: 2, Prompt: "b", StopReason: "end_turn", Text: "\x00acprun-text:00:0 " + long("z", 70<<10)},
+			{Index: 3, Prompt: "c", StopReason: "end_turn", Text: "small"},
+		},
+	}))
+	before := output.NewResults(rep)
+	var want, compact bytes.Buffer
+	enc := json.NewEncoder(&compact)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(before); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Indent(&want, compact.Bytes(), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := output.JSON(&got, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		g, w := got.String(), want.String()
+		i := 0
+		for i < min(len(g), len(w)) && g[i] == w[i] {
+			i++
+		}
+		t.Fatalf("output differs from marshalling at byte %d of %d/%d: got %q, want %q", i, len(g), len(w), g[max(0, i-40):min(len(g), i+40)], w[max(0, i-40):min(len(w), i+40)])
+	}
+	if diff := cmp.Diff(before, output.NewResults(rep)); diff != "" {
+		t.Errorf("the report changed:\n%.2000s", diff)
 	}
 }

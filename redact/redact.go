@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -93,7 +94,10 @@ func New(secrets ...string) *Redactor {
 }
 
 // secretName matches environment variable names that hold secrets.
-var secretName = regexp.MustCompile(`(?i)(key|token|secret|passw|credential|auth|cookie|session)`)
+// It is compiled on first use, not at every start of acprun.
+var secretName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(key|token|secret|passw|credential|auth|cookie|session)`)
+})
 
 // Secrets returns the values worth redacting for one scenario, longest
 // first and without duplicates: every value of the agent's env, and the
@@ -112,7 +116,7 @@ func Secrets(env map[string]string, environ []string) []string {
 	}
 	for _, kv := range environ {
 		k, v, _ := strings.Cut(kv, "=")
-		if secretName.MatchString(k) && utf8.RuneCountInString(strings.TrimSpace(v)) >= 8 && fit(v) {
+		if secretName().MatchString(k) && utf8.RuneCountInString(strings.TrimSpace(v)) >= 8 && fit(v) {
 			out = append(out, v)
 		}
 	}

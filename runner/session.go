@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -82,10 +81,10 @@ type turnState struct {
 	rec          *TurnResult
 	calls        map[string]*toolCallState
 	order        []string
-	text         strings.Builder
-	lateText     strings.Builder
-	thoughts     strings.Builder
-	lateThoughts strings.Builder
+	text         textBuf
+	lateText     textBuf
+	thoughts     textBuf
+	lateThoughts textBuf
 	latePlan     []PlanEntry
 	hasLatePlan  bool
 	permissions  []*permissionSlot
@@ -164,8 +163,8 @@ func (s *session) Received(req *acp.Request) {
 		a.late = a.turn.late()
 	}
 	if perm {
-		var p acp.RequestPermissionRequest
-		if err := json.Unmarshal(req.Params, &p); err != nil {
+		p, err := acp.DecodeRequestPermission(req.Params)
+		if err != nil {
 			a.bad = err
 		} else {
 			for _, m := range p.Malformed {

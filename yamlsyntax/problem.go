@@ -26,6 +26,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -54,11 +55,11 @@ func Problem(dec *yaml.Decoder, err error, src []byte) (line, col int, msg strin
 	// Errors of the composer (unknown anchors, excessive aliasing) carry no
 	// position at all; the text's line, if any, is the best there is.
 	at := pos{line: 1, col: 1}
-	if m := errLine.FindStringSubmatch(err.Error()); m != nil {
+	if m := errLine().FindStringSubmatch(err.Error()); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		at.line = s.clampLine(n)
 		msg = m[2]
-	} else if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
+	} else if m := unknownAnchor().FindStringSubmatch(msg); m != nil {
 		if i := bytes.Index(src, []byte("*"+m[1])); i >= 0 {
 			at = s.offsetPos(i)
 		}
@@ -66,9 +67,10 @@ func Problem(dec *yaml.Decoder, err error, src []byte) (line, col int, msg strin
 	return at.line, at.col, msg
 }
 
+// Compiled on first use, not at every start of acprun.
 var (
-	errLine       = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-	unknownAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+	errLine       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
+	unknownAnchor = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown anchor '(.*)' referenced$`) })
 )
 
 // libyamlError is what the YAML parser recorded about the syntax error it

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,7 @@ type config struct {
 	acprun, agent, limit string
 	quick                bool
 	reps                 int
+	only                 *regexp.Regexp // the measurements to make; nil: all
 }
 
 // row is one line of the table.
@@ -203,23 +205,36 @@ func run(cfg config, log io.Writer) ([]row, error) {
 	if cfg.quick {
 		floods = []int{2_000}
 	}
-	for _, n := range floods {
-		add(b.flood(n))
-	}
 	perms := 2000
 	if cfg.quick {
 		perms = 50
 	}
-	add(b.permissions(perms))
-	add(b.oneChunk())
-	add(b.version())
 	scenarios := 1000
 	if cfg.quick {
 		scenarios = 20
 	}
-	add(b.batch(scenarios))
-	add(b.deadline())
-	add(b.grace())
+	for _, m := range []struct {
+		name string
+		run  func() ([]row, error)
+	}{
+		{"flood100k", func() ([]row, error) { return b.flood(floods[0]) }},
+		{"flood1M", func() ([]row, error) {
+			if len(floods) < 2 {
+				return nil, nil
+			}
+			return b.flood(floods[1])
+		}},
+		{"permissions", func() ([]row, error) { return b.permissions(perms) }},
+		{"onechunk", b.oneChunk},
+		{"version", b.version},
+		{"batch", func() ([]row, error) { return b.batch(scenarios) }},
+		{"deadline", b.deadline},
+		{"grace", b.grace},
+	} {
+		if cfg.only == nil || cfg.only.MatchString(m.name) {
+			add(m.run())
+		}
+	}
 	return rows, errors.Join(errs...)
 }
 

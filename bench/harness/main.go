@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 )
 
 func main() {
@@ -26,7 +27,16 @@ func main() {
 	chunks := flag.Int("chunks", 0, "internal: with -check, the chunks recorded")
 	text := flag.Int("text", 0, "internal: with -check, the bytes of text kept")
 	stop := flag.String("stop", "", "internal: with -check, the stop reason")
+	only := flag.String("only", "", "make only the measurements whose name matches this regexp: flood100k, flood1M, permissions, onechunk, version, batch, deadline, grace")
 	flag.Parse()
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "harness: -only:", err)
+			os.Exit(2)
+		}
+		cfg.only = re
+	}
 	if *checkPath != "" {
 		if err := check(*checkPath, *chunks, *text, *stop); err != nil {
 			fmt.Fprintln(os.Stderr, err)
