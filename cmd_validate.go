@@ -28,7 +28,8 @@ func (c *validateCmd) Run(g *globals) error {
 		return usageError(g, err)
 	}
 	scs, warnings, err := scenario.Load(c.Paths, scenario.LoadOptions{Config: cfg})
-	printWarnings(g, warnings)
+	// Every scenario may run: those without permissions are warned about.
+	printWarnings(g, scenario.SortWarnings(append(warnings, scenario.NoPermissionsWarnings(scs)...)))
 	if err != nil {
 		return usageError(g, err)
 	}

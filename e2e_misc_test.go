@@ -83,3 +83,61 @@ turns:
 		t.Errorf("list --json of an empty selection: exit %d, stdout %q; want 0 and []", res.code, res.stdout)
 	}
 }
+
+// miscNoPermissions is the warning for a scenario without permissions.
+const miscNoPermissions = "warning: no permissions: every permission request and terminal command will be denied"
+
+// TestMiscNoPermissionsWarning: run warns about the scenarios without
+// permissions that it will run, only those, once every flag has been
+// checked, and not under --allow-all or --deny-all; validate warns about
+// every one.
+func TestMiscNoPermissionsWarning(t *testing.T) {
+	dir := t.TempDir()
+	one := "agent: {command: [acprun, mock-agent, agent.mock.yaml]}\nturns: [{prompt: hi}]\n"
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"acprun.yaml":     "agents:\n  x: {command: [acprun, mock-agent, agent.mock.yaml]}\n  y: {command: [acprun, mock-agent, agent.mock.yaml]}\n",
+		"s.yaml":          "name: a\n" + one + "---\nname: b\n" + one + "---\nname: c\npermissions: {default: deny}\n" + one,
+	})
+	warned := func(stderr string) []string {
+		var at []string
+		for _, line := range strings.Split(stderr, "\n") {
+			if pos, ok := strings.CutSuffix(line, ": "+miscNoPermissions+" (add permissions to allow some)"); ok {
+				at = append(at, pos)
+			} else if strings.Contains(line, "no permissions") {
+				t.Errorf("unexpected line %q", line)
+			}
+		}
+		return at
+	}
+	tests := []struct {
+		args []string
+		code int
+		want []string // where the warnings are
+	}{
+		{[]string{"run", "s.yaml", "-o", "out.json"}, 0, []string{"s.yaml:1:1", "s.yaml:5:1"}},
+		{[]string{"run", "s.yaml", "--run", "^b$", "-o", "out.json"}, 0, []string{"s.yaml:5:1"}},
+		{[]string{"run", "s.yaml", "--run", "^c$", "-o", "out.json"}, 0, nil},
+		{[]string{"run", "s.yaml", "--run", "^b$", "--agent", "x", "--agent", "y", "--dry-run"}, 0, []string{"s.yaml:5:1"}},
+		{[]string{"run", "s.yaml", "--allow-all", "-o", "out.json"}, 0, nil},
+		{[]string{"run", "s.yaml", "--deny-all", "-o", "out.json"}, 0, nil},
+		{[]string{"run", "s.yaml", "--deny-all", "--dry-run"}, 0, nil},
+		// Flag errors, found before or after loading: no warning first.
+		{[]string{"run", "s.yaml", "--shard", "3/2"}, 2, nil},
+		{[]string{"run", "s.yaml", "--repeat", "0"}, 2, nil},
+		{[]string{"run", "s.yaml", "--workspace-dir", "s.yaml/x"}, 2, nil},
+		{[]string{"run", "s.yaml", "--prompt", "missing.txt"}, 2, nil},
+		// Nothing runs: list says nothing, validate checks every scenario.
+		{[]string{"list", "s.yaml"}, 0, nil},
+		{[]string{"validate", "s.yaml"}, 0, []string{"s.yaml:1:1", "s.yaml:5:1"}},
+	}
+	for _, tt := range tests {
+		res := acprun(t, dir, tt.args...)
+		if res.code != tt.code {
+			t.Errorf("acprun %s: exit %d, want %d\n%s", strings.Join(tt.args, " "), res.code, tt.code, res.stderr)
+		}
+		if diff := cmp.Diff(tt.want, warned(res.stderr)); diff != "" {
+			t.Errorf("acprun %s: warnings at (-want +got):\n%s\nstderr:\n%s", strings.Join(tt.args, " "), diff, res.stderr)
+		}
+	}
+}

@@ -331,11 +331,41 @@ turns:
 		got = append(got, w.String())
 	}
 	want := []string{
-		"w.yaml:1:1: no permissions: every permission request and terminal command will be denied (add permissions to allow some)",
 		"w.yaml:4:14: turn timeout 2m0s is longer than the scenario timeout 1m0s",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// TestNoPermissionsWarnings: one warning per scenario without permissions,
+// however often the selection holds it, in file order.
+func TestNoPermissionsWarnings(t *testing.T) {
+	src := `name: open
+agent: {command: [a]}
+turns: [{prompt: hi}]
+---
+name: ruled
+agent: {command: [a]}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+---
+name: open2
+agent: {command: [a]}
+turns: [{prompt: hi}]
+`
+	scs, _, err := scenario.LoadBytes("w.yaml", []byte(src), opts)
+	if err != nil {
+		t.Fatalf("LoadBytes: %v", err)
+	}
+	var got []string
+	for _, w := range scenario.NoPermissionsWarnings([]*scenario.Scenario{scs[2], scs[0], scs[1], scs[0]}) {
+		got = append(got, w.String())
+	}
+	const msg = ": no permissions: every permission request and terminal command will be denied (add permissions to allow some)"
+	want := []string{"w.yaml:1:1" + msg, "w.yaml:10:1" + msg}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("NoPermissionsWarnings (-want +got):\n%s", diff)
 	}
 }
 
@@ -410,7 +440,7 @@ func TestLoadErrorsOfTwoFiles(t *testing.T) {
 	files := map[string]string{
 		"b.yaml": "name: same\nagent: {command: [a]}\nturns: [{prompt: hi}]\ntimeout: 3\n",
 		"a.yaml": "name: same\nagent: {command: []}\nturns: [{prompt: hi}]\n",
-		"c.yaml": "name: fine\nagent: {command: [a]}\nturns: [{prompt: hi}]\n",
+		"c.yaml": "name: fine\nagent: {command: [a]}\ntimeout: 1m\nturnTimeout: 2m\nturns: [{prompt: hi}]\n",
 	}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
@@ -430,8 +460,9 @@ func TestLoadErrorsOfTwoFiles(t *testing.T) {
 	if scens != nil {
 		t.Errorf("Load returned %d scenarios with errors, want none", len(scens))
 	}
-	if len(warns) != 3 {
-		t.Errorf("got %d warnings, want 3 (one per scenario without permissions): %v", len(warns), warns)
+	// The warnings of the files are returned with their errors.
+	if len(warns) != 1 || warns[0].String() != "c.yaml:4:14: turn timeout 2m0s is longer than the scenario timeout 1m0s" {
+		t.Errorf("warnings = %v, want c.yaml's turn timeout warning only", warns)
 	}
 }
 

@@ -211,9 +211,6 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	if rootsNode == nil && s.Client.Roots == nil {
 		s.Client.Roots = []string{s.Agent.Cwd}
 	}
-	if s.Policy == nil {
-		p.warnf(s.Pos, "no permissions: every permission request and terminal command will be denied (add permissions to allow some)")
-	}
 	if s.Expect.Pos == (Pos{}) {
 		s.Expect.Pos = s.Pos
 	}
