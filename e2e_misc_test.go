@@ -141,3 +141,23 @@ func TestMiscNoPermissionsWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeNamedAgentWithArgs: `acprun probe mock SCRIPT` is refused
+// with a suggestion that works: the suggested command, run, probes the
+// mock agent.
+func TestProbeNamedAgentWithArgs(t *testing.T) {
+	res := acprun(t, "examples", "probe", "mock", "agents/basic.mock.yaml")
+	const prefix = "acprun probe -- "
+	_, suggested, ok := strings.Cut(res.stderr, prefix)
+	if res.code != 2 || !ok || !strings.Contains(res.stderr, `the named agent "mock" takes no arguments`) {
+		t.Fatalf("probe mock SCRIPT: exit %d, stderr %q; want 2 and a suggestion", res.code, res.stderr)
+	}
+	args := strings.Fields(strings.TrimSpace(suggested))
+	if want := []string{"acprun", "mock-agent", "agents/basic.mock.yaml"}; !cmp.Equal(want, args) {
+		t.Errorf("suggested acprun probe -- %q, want %q", args, want)
+	}
+	res = acprun(t, "examples", append([]string{"probe", "--"}, args...)...)
+	if res.code != 0 || !strings.Contains(res.stdout, "basic-mock") {
+		t.Errorf("the suggestion %s%s: exit %d\nstdout:\n%s\nstderr:\n%s", prefix, suggested, res.code, res.stdout, res.stderr)
+	}
+}
