@@ -47,15 +47,16 @@ Exit codes:
 
 // withArgs is the error for a named agent given arguments (acprun probe
 // mock SCRIPT): a named agent takes none, so it suggests the agent's own
-// command with them after --, which probe accepts. For a word that is not
-// a named agent, the words are taken for a command.
+// command with them after --, which probe accepts. Words that are not a
+// named agent and its arguments are taken for a command.
 func (c *probeCmd) withArgs(cfg *scenario.Config) error {
-	cmd := c.Target
 	agent, err := scenario.ResolveAgent(c.Target[0], scenario.LoadOptions{Config: cfg})
-	if err != nil || len(agent.Command) == 0 {
-		return fmt.Errorf("give one agent name, or -- and a command: acprun probe -- %s", shellquote.Join(cmd))
+	if err != nil || len(agent.Command) == 0 || slices.Equal(agent.Command, c.Target[:min(len(c.Target), len(agent.Command))]) {
+		// Not a named agent, or the words start with its own command
+		// (acprun probe goose acp): a command typed without --.
+		return fmt.Errorf("give one agent name, or -- and a command: acprun probe -- %s", shellquote.Join(c.Target))
 	}
-	cmd = append(slices.Clone(agent.Command), c.Target[1:]...)
+	cmd := append(slices.Clone(agent.Command), c.Target[1:]...)
 	return fmt.Errorf("the named agent %q takes no arguments; give its command with them after --: acprun probe -- %s", c.Target[0], shellquote.Join(cmd))
 }
 
