@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -159,5 +162,70 @@ func TestProbeNamedAgentWithArgs(t *testing.T) {
 	res = acprun(t, "examples", append([]string{"probe", "--"}, args...)...)
 	if res.code != 0 || !strings.Contains(res.stdout, "basic-mock") {
 		t.Errorf("the suggestion %s%s: exit %d\nstdout:\n%s\nstderr:\n%s", prefix, suggested, res.code, res.stdout, res.stderr)
+	}
+}
+
+// TestExamplesStops: every scripted turn of examples/stops.yaml plays as
+// its comments say (none of prompts 1 to 4 hits a match: entry of the
+// mock), and the JSON-RPC error's data is kept in the turn's errorData.
+func TestExamplesStops(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.json")
+	res := acprun(t, "examples", "run", "stops.yaml", "-o", out)
+	if res.code != 0 {
+		t.Fatalf("run stops.yaml: exit %d\n%s", res.code, res.stderr)
+	}
+	turns := readResults(t, out).Scenarios[0].Turns
+	type turn struct{ Stop, Text, Thoughts, Error, Data string }
+	var got []turn
+	for _, tr := range turns {
+		var data bytes.Buffer
+		if len(tr.ErrorData) > 0 {
+			if err := json.Compact(&data, tr.ErrorData); err != nil {
+				t.Errorf("turn %d: errorData %s: %v", tr.Index, tr.ErrorData, err)
+			}
+		}
+		got = append(got, turn{tr.StopReason, tr.Text, tr.Thoughts, tr.Error, data.String()})
+	}
+	want := []turn{
+		{Stop: "max_tokens", Text: "Here is the first part of a very long answer"},
+		{Stop: "refusal", Text: "I won't do that: it is not something I may do.", Thoughts: "This request asks for something I must not do."},
+		{Stop: "max_turn_requests", Text: "Still searching…"},
+		{Stop: "error", Error: "session/prompt: Internal error: model overloaded (code -32603)", Data: `{"retryAfterMs":2000}`},
+		{Stop: "end_turn", Text: "Done."},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("stops.yaml turns (-want +got):\n%s", diff)
+	}
+}
+
+// TestMiscErrorDataRedacted: the data of a JSON-RPC error is redacted
+// like the rest of the results: an agent.env value never appears in it.
+func TestMiscErrorDataRedacted(t *testing.T) {
+	script := `turns:
+  - error: {code: -32000, message: "backend said no", data: {token: "s3cr3t-t0ken-value", nested: ["s3cr3t-t0ken-value"]}}
+`
+	sc := `name: e
+agent:
+  command: [acprun, mock-agent, agent.mock.yaml]
+  env: {API_TOKEN: s3cr3t-t0ken-value}
+permissions: {default: deny}
+turns:
+  - prompt: go
+    expect: {stopReason: error}
+`
+	res, out, dir := runOne(t, script, sc)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	data := string(out.Scenarios[0].Turns[0].ErrorData)
+	if !strings.Contains(data, `"token"`) || strings.Contains(data, "s3cr3t") {
+		t.Errorf("errorData = %s, want the data with the agent.env value redacted", data)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "out.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "s3cr3t") {
+		t.Errorf("the secret is in the results:\n%s", raw)
 	}
 }
