@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -227,5 +228,60 @@ turns:
 	}
 	if strings.Contains(string(raw), "s3cr3t") {
 		t.Errorf("the secret is in the results:\n%s", raw)
+	}
+}
+
+// TestMiscScenarioTimeoutBoundsShutdown: a scenario's timeout bounds the
+// agent's shutdown too. An agent that never initializes is killed at the
+// timeout (no killGrace after it); one that answers its turn but then
+// ignores the end of its input and SIGTERM is killed at the timeout even
+// though killGrace is a minute, with a warning that says so. The bounds
+// are generous: the scenario timeout plus margin, far below the graces.
+func TestMiscScenarioTimeoutBoundsShutdown(t *testing.T) {
+	tests := []struct {
+		name, script, agent, scenario string
+		code                          int
+		error, warning                string
+	}{
+		{
+			name:     "never initializes",
+			agent:    `[sh, -c, "trap '' TERM; exec sleep 3600"]`,
+			scenario: "killGrace: 1m\n",
+			code:     3, error: "initialize: scenario timeout",
+		},
+		{
+			name:     "ignores the end of its input",
+			script:   "ignoreSigterm: true\nturns:\n  - steps: [{text: hi}]\n    after: [{hang: true}]\n",
+			agent:    "[acprun, mock-agent, agent.mock.yaml]",
+			scenario: "killGrace: 1m\n",
+			code:     0, warning: "the agent had not exited by the scenario timeout (2s), after the end of its input; it was killed (SIGKILL)",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := "name: s\nagent: {command: " + tt.agent + "}\ntimeout: 2s\n" + tt.scenario +
+				"permissions: {default: deny}\nturns: [{prompt: hi}]\n"
+			start := time.Now()
+			res, out, _ := runOne(t, tt.script, sc)
+			took := time.Since(start)
+			if res.code != tt.code {
+				t.Errorf("exit %d, want %d\n%s", res.code, tt.code, res.stderr)
+			}
+			r := out.Scenarios[0]
+			if r.Error != tt.error {
+				t.Errorf("error %q, want %q", r.Error, tt.error)
+			}
+			var warnings []string
+			if tt.warning != "" {
+				warnings = []string{tt.warning}
+			}
+			if diff := cmp.Diff(warnings, r.Warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			// killGrace (a minute) would take 2s+1m at least, twice that with SIGTERM.
+			if took > 30*time.Second {
+				t.Errorf("the run took %s: the scenario timeout (2s) did not bound the shutdown", took)
+			}
+		})
 	}
 }
