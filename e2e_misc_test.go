@@ -285,3 +285,30 @@ func TestMiscScenarioTimeoutBoundsShutdown(t *testing.T) {
 		})
 	}
 }
+
+// TestMiscRunDirConfigNotLoaded: `acprun run DIR` with an acprun.yaml in
+// DIR that it does not load says so in the unknown agent's error, and the
+// --config it suggests works; one scenario file named relatively and
+// absolutely runs once.
+func TestMiscRunDirConfigNotLoaded(t *testing.T) {
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"tests/acprun.yaml":     "agents:\n  mine: {command: [acprun, mock-agent, agent.mock.yaml]}\n",
+		"tests/agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"tests/s.yaml":          "name: s\nagent: mine\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	res := acprun(t, dir, "run", "tests", "-o", "out.json")
+	const want = `tests/s.yaml:2:8: unknown agent "mine" (valid agents: claude, codex, gemini, goose, mock, opencode, qwen); ` +
+		"tests/acprun.yaml was not loaded: acprun reads its config from acprun.yaml in the working directory, or from --config FILE; pass --config tests/acprun.yaml\n"
+	if res.code != 2 || !strings.HasPrefix(res.stderr, want) {
+		t.Fatalf("run tests: exit %d, stderr:\n%s\nwant 2 and:\n%s", res.code, res.stderr, want)
+	}
+	res, out := runResults(t, dir, "tests", "--config", "tests/acprun.yaml")
+	if res.code != 0 || len(out.Scenarios) != 1 {
+		t.Errorf("run tests --config tests/acprun.yaml: exit %d, %d results\n%s", res.code, len(out.Scenarios), res.stderr)
+	}
+	res, out = runResults(t, dir, "tests/s.yaml", filepath.Join(dir, "tests", "s.yaml"), "./tests/", "--config", "tests/acprun.yaml")
+	if res.code != 0 || len(out.Scenarios) != 1 {
+		t.Errorf("run of one file by three paths: exit %d, %d results, want 0 and 1\n%s", res.code, len(out.Scenarios), res.stderr)
+	}
+}

@@ -345,7 +345,7 @@ func (p *fileParser) agentFromSpec(spec agentSpec) Agent {
 				p.errorf(spec.nameNode, "%s", errBareMock)
 			}
 		} else {
-			p.errorf(spec.nameNode, "%s", unknownMsg("agent", spec.name, agentNames(p.cfg), "agents"))
+			p.errorf(spec.nameNode, "%s%s", unknownMsg("agent", spec.name, agentNames(p.cfg), "agents"), unloadedConfigHint(p.dir, p.cfg))
 		}
 	}
 	a := overlay(base, spec)

@@ -532,3 +532,71 @@ func TestLoadSkipsFixtureYAML(t *testing.T) {
 		t.Error("a fixture file named explicitly was not loaded as a scenario")
 	}
 }
+
+// TestLoadSameFileOnce: one file named relatively, absolutely, through
+// ./ or a symlink is loaded once, not reported as a duplicate name.
+func TestLoadSameFileOnce(t *testing.T) {
+	root := writeTree(t, "a.yaml", "sub/b.yaml")
+	t.Chdir(root)
+	if err := os.Symlink("a.yaml", "link.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{"a.yaml", filepath.Join(root, "a.yaml"), "./a.yaml", "link.yaml", "sub", filepath.Join(root, "sub", "b.yaml")}
+	scs, _, err := scenario.Load(paths, opts)
+	if err != nil {
+		t.Fatalf("Load(%q): %v", paths, err)
+	}
+	var got []string
+	for _, s := range scs {
+		got = append(got, s.Name+" from "+s.File)
+	}
+	if diff := cmp.Diff([]string{"a.yaml from a.yaml", "sub/b.yaml from " + filepath.Join("sub", "b.yaml")}, got); diff != "" {
+		t.Errorf("Load(%q) (-want +got):\n%s", paths, diff)
+	}
+}
+
+// TestUnknownAgentUnloadedConfig: an unknown agent's error names the
+// acprun.yaml next to the scenario (or above it, up to the working
+// directory) when it is not the config loaded, and how to load it.
+func TestUnknownAgentUnloadedConfig(t *testing.T) {
+	root := t.TempDir()
+	sc := "name: s\nagent: mine\npermissions: {}\nturns: [{prompt: hi}]\n"
+	for name, content := range map[string]string{
+		"tests/acprun.yaml": "agents:\n  mine: {command: [x]}\n",
+		"tests/sub/s.yaml":  sc,
+		"acprun.yaml":       "agents: {}\n",
+		"other/s.yaml":      sc,
+	} {
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(root)
+	cfg, err := scenario.LoadConfig("acprun.yaml", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const unknown = `unknown agent "mine" (valid agents: claude, codex, gemini, goose, mock, opencode, qwen)`
+	tests := []struct {
+		path string
+		cfg  *scenario.Config
+		want string
+	}{
+		{"tests/sub/s.yaml", nil, "tests/sub/s.yaml:2:8: " + unknown + "; tests/acprun.yaml was not loaded: " +
+			"acprun reads its config from acprun.yaml in the working directory, or from --config FILE; pass --config tests/acprun.yaml"},
+		{"tests/sub/s.yaml", cfg, "tests/sub/s.yaml:2:8: " + unknown + "; tests/acprun.yaml was not loaded: " +
+			"acprun read its config from acprun.yaml (--config FILE, else acprun.yaml in the working directory); pass --config tests/acprun.yaml"},
+		// The first config file up from other/ is the one loaded.
+		{"other/s.yaml", cfg, "other/s.yaml:2:8: " + unknown},
+	}
+	for _, tt := range tests {
+		_, _, err := scenario.Load([]string{tt.path}, scenario.LoadOptions{LookupEnv: opts.LookupEnv, Config: tt.cfg})
+		if diff := cmp.Diff([]string{tt.want}, errorLines(t, err)); diff != "" {
+			t.Errorf("Load(%s) with config %v (-want +got):\n%s", tt.path, tt.cfg != nil, diff)
+		}
+	}
+}
