@@ -312,3 +312,55 @@ func TestMiscRunDirConfigNotLoaded(t *testing.T) {
 		t.Errorf("run of one file by three paths: exit %d, %d results, want 0 and 1\n%s", res.code, len(out.Scenarios), res.stderr)
 	}
 }
+
+// TestValidateStrict: validate --strict reports, at each scenario's agent
+// value, an agent (or judge) command that does not resolve and a mock
+// script that is missing or does not parse, and exits 2; without --strict
+// the same files are valid; a file whose agents all resolve passes both.
+func TestValidateStrict(t *testing.T) {
+	dir := realTempDir(t)
+	rules := "permissions: {default: deny}\nturns: [{prompt: hi}]\n"
+	writeFiles(t, dir, map[string]string{
+		"bad.mock.yaml": "turns:\n  - stps: [{text: hi}]\n",
+		"ok.mock.yaml":  "turns: [{steps: [{text: hi}]}]\n",
+		"bin/agent":     "#!/bin/sh\n",
+		"s.yaml": "name: nobin\nagent: {command: [no-such-agent-bin, --acp]}\n" + rules +
+			"---\nname: badmock\nagent: {name: mock, args: [bad.mock.yaml]}\n" + rules +
+			"---\nname: missingmock\nagent: {command: [acprun, mock-agent, nope.mock.yaml]}\n" + rules +
+			"---\nname: notexec\nagent: {command: [./bin/agent]}\n" + rules +
+			"---\nname: judged\nagent: {command: [acprun, mock-agent, ok.mock.yaml]}\nexpect:\n  judge: {agent: {command: [no-such-judge]}, rubric: x}\n" + rules,
+		"good.yaml": "name: fine\nagent: {command: [acprun, mock-agent, ok.mock.yaml]}\n" + rules +
+			"---\nname: sh\nagent: {command: [sh, -c, 'true']}\n" + rules,
+	})
+	res := acprun(t, dir, "validate", "s.yaml")
+	if res.code != 0 {
+		t.Errorf("validate without --strict: exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	res = acprun(t, dir, "validate", "--strict", "s.yaml")
+	var got []string
+	for _, line := range strings.Split(res.stderr, "\n") {
+		if strings.HasPrefix(line, "s.yaml:") {
+			got = append(got, line)
+		}
+	}
+	want := []string{
+		"s.yaml:2:8: agent command no-such-agent-bin: not found in PATH",
+		`s.yaml:7:8: mock script bad.mock.yaml does not parse: bad.mock.yaml:2:5: unknown key "stps" in turn (want one of: after, error, match, onCancel, steps, stopReason, usage)`,
+		"s.yaml:12:8: mock script nope.mock.yaml does not exist (looked for it next to s.yaml and in the agent's cwd " + dir + ")",
+		"s.yaml:17:8: agent command ./bin/agent: not executable (chmod +x it)",
+		"s.yaml:24:18: agent command no-such-judge: not found in PATH",
+	}
+	if res.code != 2 || res.stdout != "" {
+		t.Errorf("validate --strict: exit %d, stdout %q; want 2 and nothing", res.code, res.stdout)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("validate --strict errors (-want +got):\n%s\nstderr:\n%s", diff, res.stderr)
+	}
+	if !strings.Contains(res.stderr, "    7 | agent: {name: mock, args: [bad.mock.yaml]}\n") {
+		t.Errorf("validate --strict: no source line under the error:\n%s", res.stderr)
+	}
+	res = acprun(t, dir, "validate", "--strict", "good.yaml")
+	if res.code != 0 || res.stdout != "OK: 2 scenarios, 2 turns in 1 file\n" {
+		t.Errorf("validate --strict good.yaml: exit %d, stdout %q\n%s", res.code, res.stdout, res.stderr)
+	}
+}
