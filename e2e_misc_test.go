@@ -311,6 +311,18 @@ func TestMiscRunDirConfigNotLoaded(t *testing.T) {
 	if res.code != 0 || len(out.Scenarios) != 1 {
 		t.Errorf("run of one file by three paths: exit %d, %d results, want 0 and 1\n%s", res.code, len(out.Scenarios), res.stderr)
 	}
+
+	// The same for an --agent that only that config file defines.
+	writeFiles(t, dir, map[string]string{
+		"own/acprun.yaml": "agents:\n  mine: {command: [acprun, mock-agent, agent.mock.yaml]}\n",
+		"own/s.yaml":      "name: own\nagent: {command: [sh]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	res = acprun(t, dir, "run", "own", "--agent", "mine")
+	const wantAgent = `acprun: --agent mine: unknown agent "mine" (valid agents: claude, codex, gemini, goose, mock, opencode, qwen); ` +
+		"own/acprun.yaml was not loaded: acprun reads its config from acprun.yaml in the working directory, or from --config FILE; pass --config own/acprun.yaml\n"
+	if res.code != 2 || res.stderr != wantAgent {
+		t.Errorf("run own --agent mine: exit %d, stderr:\n%s\nwant 2 and:\n%s", res.code, res.stderr, wantAgent)
+	}
 }
 
 // TestValidateStrict: validate --strict reports, at each scenario's agent
