@@ -1,0 +1,46 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+)
+
+// TestCloseByDeadline: CloseBy's graces end at its deadline. An agent that
+// ignores the end of its input and SIGTERM is killed at the deadline,
+// though the grace is an hour, and late says so; one that exits at the end
+// of its input is neither killed nor late; one already gone when the
+// deadline has passed is not reported killed.
+func TestCloseByDeadline(t *testing.T) {
+	start := func(script string) *Agent {
+		t.Helper()
+		a, err := startAgent(agentConfig{Argv: []string{"/bin/sh", "-c", script}, Env: os.Environ()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+
+	stubborn := start("trap '' TERM; echo ready >&2; while :; do sleep 1; done")
+	began := time.Now()
+	killed, late := stubborn.CloseBy(context.Background(), time.Hour, time.Now().Add(200*time.Millisecond))
+	if !killed || !late {
+		t.Errorf("stubborn agent: killed %v, late %v; want both", killed, late)
+	}
+	// An upper bound only, far below the hour of grace.
+	if took := time.Since(began); took > time.Minute {
+		t.Errorf("CloseBy took %s past a deadline 200ms away", took)
+	}
+
+	polite := start("cat >/dev/null")
+	if killed, late := polite.CloseBy(context.Background(), time.Hour, time.Now().Add(time.Hour)); killed || late {
+		t.Errorf("agent exiting at the end of its input: killed %v, late %v; want neither", killed, late)
+	}
+
+	gone := start("exit 0")
+	<-gone.Exited()
+	if killed, late := gone.CloseBy(context.Background(), time.Hour, time.Now().Add(-time.Second)); killed || late {
+		t.Errorf("agent already gone: killed %v, late %v; want neither", killed, late)
+	}
+}
