@@ -466,7 +466,8 @@ func (r *scenarioRun) stopAgent(scCtx context.Context) {
 	defer cancel()
 	grace := r.limits().KillGrace
 	deadline, _ := scCtx.Deadline()
-	passed := scCtx.Err() != nil
+	cause := context.Cause(scCtx)
+	passed := errors.Is(cause, errScenarioTimeout) || errors.Is(cause, ErrRunTimeout) // not an interrupt
 	killed, late := r.agent.CloseBy(abortCtx, grace, deadline)
 	switch {
 	case !killed || abortCtx.Err() != nil || passed:
