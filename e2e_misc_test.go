@@ -376,3 +376,19 @@ func TestValidateStrict(t *testing.T) {
 		t.Errorf("validate --strict good.yaml: exit %d, stdout %q\n%s", res.code, res.stdout, res.stderr)
 	}
 }
+
+// TestMiscErrorDataCapped: error data over 16 KiB is not kept; the turn's
+// error says how big it was.
+func TestMiscErrorDataCapped(t *testing.T) {
+	script := "turns:\n  - error: {code: -32000, message: big, data: {blob: \"" + strings.Repeat("x", 20<<10) + "\"}}\n"
+	sc := "name: e\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: go\n    expect: {stopReason: error}\n"
+	res, out, _ := runOne(t, script, sc)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	tr := out.Scenarios[0].Turns[0]
+	const want = "session/prompt: big (code -32000); its data (20491 bytes) was not kept: over 16384 bytes"
+	if tr.Error != want || tr.ErrorData != nil {
+		t.Errorf("error %q, errorData %d bytes; want %q and none", tr.Error, len(tr.ErrorData), want)
+	}
+}
