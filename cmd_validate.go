@@ -37,7 +37,8 @@ would otherwise find only when it starts the agent (exit 3): each agent's
 command resolves to an executable ("acprun" is acprun itself, a bare name is
 looked up in PATH, a path is relative to the agent's cwd) and each mock agent
 script (acprun mock-agent SCRIPT, agent: {name: mock, args: [SCRIPT]}) exists
-and parses. Each problem is reported at the scenario's agent value.`
+and parses. Each problem is reported at the word of the agent's command it is
+about (its command or args item; the agent value for a named agent's command).`
 }
 
 // Run validates the files.
@@ -73,8 +74,8 @@ func (c *validateCmd) Run(g *globals) error {
 // files' own: an agent command that does not resolve to an executable
 // (as acprun would start it: "acprun" is acprun itself, a bare name is
 // looked up in PATH, a path is relative to the agent's cwd) and a mock
-// agent script that is missing or does not parse. Each is at the agent
-// value of the scenario (or of its judge) that uses it.
+// agent script that is missing or does not parse. Each is at the word of
+// the command, in the scenario (or its judge), that it is about.
 func strictErrors(scs []*scenario.Scenario) scenario.Errors {
 	var errs scenario.Errors
 	scripts := map[string]error{} // parsed once, by absolute path
@@ -91,8 +92,9 @@ func strictErrors(scs []*scenario.Scenario) scenario.Errors {
 			}
 		}
 		for _, a := range agents {
-			for _, msg := range checkAgent(sc, a, scripts) {
-				errs = append(errs, &scenario.Error{Pos: a.Pos, Msg: msg, Source: sourceLine(sources, a.Pos)})
+			for _, e := range checkAgent(sc, a, scripts) {
+				e.Source = sourceLine(sources, e.Pos)
+				errs = append(errs, e)
 			}
 		}
 	}
@@ -102,8 +104,10 @@ func strictErrors(scs []*scenario.Scenario) scenario.Errors {
 	return slices.CompactFunc(errs, func(a, b *scenario.Error) bool { return *a == *b })
 }
 
-// checkAgent returns the problems of one agent's command.
-func checkAgent(sc *scenario.Scenario, a *scenario.Agent, scripts map[string]error) []string {
+// checkAgent returns the problems of one agent's command, each at the word
+// of the command it is about (at the agent when that word comes from a
+// named agent).
+func checkAgent(sc *scenario.Scenario, a *scenario.Agent, scripts map[string]error) []*scenario.Error {
 	argv := a.Command
 	if len(argv) == 0 {
 		return nil // an error of the file already
@@ -114,7 +118,7 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, scripts map[string]err
 	}
 	if argv[0] != "acprun" {
 		if _, err := lookPathIn(argv[0], a.Cwd); err != nil {
-			return []string{fmt.Sprintf("%s %s: %v", what, shellquote.Word(argv[0]), err)}
+			return []*scenario.Error{{Pos: a.WordPos(0), Msg: fmt.Sprintf("%s %s: %v", what, shellquote.Word(argv[0]), err)}}
 		}
 		return nil
 	}
@@ -131,17 +135,17 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, scripts map[string]err
 		return nil
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return []string{fmt.Sprintf("mock script %s does not exist (looked for it next to %s and in the agent's cwd %s)", argv[2], sc.File, a.Cwd)}
+		return []*scenario.Error{{Pos: a.WordPos(2), Msg: fmt.Sprintf("mock script %s does not exist (looked for it next to %s and in the agent's cwd %s)", argv[2], sc.File, a.Cwd)}}
 	}
-	var msgs []string
+	var out []*scenario.Error
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap()
 	}
 	for _, e := range errs {
-		msgs = append(msgs, fmt.Sprintf("mock script %s does not parse: %v", argv[2], e))
+		out = append(out, &scenario.Error{Pos: a.WordPos(2), Msg: fmt.Sprintf("mock script %s does not parse: %v", argv[2], e)})
 	}
-	return msgs
+	return out
 }
 
 // lookPathIn finds the executable name as an agent started in dir would:

@@ -325,8 +325,8 @@ func TestMiscRunDirConfigNotLoaded(t *testing.T) {
 	}
 }
 
-// TestValidateStrict: validate --strict reports, at each scenario's agent
-// value, an agent (or judge) command that does not resolve and a mock
+// TestValidateStrict: validate --strict reports, at the word of each
+// scenario's agent command it is about, an agent (or judge) command that does not resolve and a mock
 // script that is missing or does not parse, and exits 2; without --strict
 // the same files are valid; a file whose agents all resolve passes both.
 func TestValidateStrict(t *testing.T) {
@@ -356,11 +356,11 @@ func TestValidateStrict(t *testing.T) {
 		}
 	}
 	want := []string{
-		"s.yaml:2:8: agent command no-such-agent-bin: not found in PATH",
-		`s.yaml:7:8: mock script bad.mock.yaml does not parse: bad.mock.yaml:2:5: unknown key "stps" in turn (want one of: after, error, match, onCancel, steps, stopReason, usage)`,
-		"s.yaml:12:8: mock script nope.mock.yaml does not exist (looked for it next to s.yaml and in the agent's cwd " + dir + ")",
-		"s.yaml:17:8: agent command ./bin/agent: not executable (chmod +x it)",
-		"s.yaml:24:18: agent command no-such-judge: not found in PATH",
+		"s.yaml:2:19: agent command no-such-agent-bin: not found in PATH",
+		`s.yaml:7:28: mock script bad.mock.yaml does not parse: bad.mock.yaml:2:5: unknown key "stps" in turn (want one of: after, error, match, onCancel, steps, stopReason, usage)`,
+		"s.yaml:12:39: mock script nope.mock.yaml does not exist (looked for it next to s.yaml and in the agent's cwd " + dir + ")",
+		"s.yaml:17:19: agent command ./bin/agent: not executable (chmod +x it)",
+		"s.yaml:24:29: agent command no-such-judge: not found in PATH",
 	}
 	if res.code != 2 || res.stdout != "" {
 		t.Errorf("validate --strict: exit %d, stdout %q; want 2 and nothing", res.code, res.stdout)
@@ -368,7 +368,7 @@ func TestValidateStrict(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("validate --strict errors (-want +got):\n%s\nstderr:\n%s", diff, res.stderr)
 	}
-	if !strings.Contains(res.stderr, "    7 | agent: {name: mock, args: [bad.mock.yaml]}\n") {
+	if !strings.Contains(res.stderr, "    7 | agent: {name: mock, args: [bad.mock.yaml]}\n      |                            ^\n") {
 		t.Errorf("validate --strict: no source line under the error:\n%s", res.stderr)
 	}
 	res = acprun(t, dir, "validate", "--strict", "good.yaml")

@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/scenario"
@@ -16,6 +18,8 @@ import (
 
 // cmpOpts compare regexps by source and JSON by value.
 var cmpOpts = cmp.Options{
+	// Where each word of a command was given is checked by TestAgentWordPos.
+	cmpopts.IgnoreFields(scenario.Agent{}, "ArgvPos"),
 	cmp.Comparer(func(a, b *regexp.Regexp) bool {
 		if a == nil || b == nil {
 			return a == b
@@ -298,7 +302,7 @@ turns: [{prompt: hi}]
 	}
 	// yaml.v3 keeps anchors from one document to the next.
 	if got, want := scens[1].Agent, (scenario.Agent{Pos: scenario.Pos{File: "x.yaml", Line: 18, Col: 3},
-		Command: []string{"a"}, Mode: "plan", Cwd: scens[0].Agent.Cwd, McpServers: json.RawMessage("[]")}); !cmp.Equal(got, want) {
+		Command: []string{"a"}, Mode: "plan", Cwd: scens[0].Agent.Cwd, McpServers: json.RawMessage("[]")}); !cmp.Equal(got, want, cmpOpts) {
 		t.Errorf("merged agent = %+v, want %+v", got, want)
 	}
 	s := scens[0]
@@ -598,5 +602,39 @@ func TestUnknownAgentUnloadedConfig(t *testing.T) {
 		if diff := cmp.Diff([]string{tt.want}, errorLines(t, err)); diff != "" {
 			t.Errorf("Load(%s) with config %v (-want +got):\n%s", tt.path, tt.cfg != nil, diff)
 		}
+	}
+}
+
+// TestAgentWordPos: each word of an agent's command is at its own item of
+// command or args; a string command's words are at the string; the words
+// of a named agent are at the agent.
+func TestAgentWordPos(t *testing.T) {
+	src := `name: a
+agent: {command: [prog, --flag]}
+turns: [{prompt: hi}]
+---
+name: b
+agent: {name: mock, args: [x.mock.yaml]}
+turns: [{prompt: hi}]
+---
+name: c
+agent: {command: "prog --flag"}
+turns: [{prompt: hi}]
+`
+	scs, _, err := scenario.LoadBytes("w.yaml", []byte(src), opts)
+	if err != nil {
+		t.Fatalf("LoadBytes: %v", err)
+	}
+	var got []string
+	for _, s := range scs {
+		var at []string
+		for i := range s.Agent.Command {
+			at = append(at, s.Agent.WordPos(i).String())
+		}
+		got = append(got, strings.Join(at, " "))
+	}
+	want := []string{"w.yaml:2:19 w.yaml:2:25", "w.yaml:6:8 w.yaml:6:8 w.yaml:6:28", "w.yaml:10:18 w.yaml:10:18"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("word positions (-want +got):\n%s", diff)
 	}
 }
