@@ -3,8 +3,11 @@ package runner
 import (
 	"context"
 	"os"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/acprun/acprun/acp"
 )
 
 // TestCloseByDeadline: CloseBy's graces end at its deadline. An agent that
@@ -13,16 +16,22 @@ import (
 // of its input is neither killed nor late; one already gone when the
 // deadline has passed is not reported killed.
 func TestCloseByDeadline(t *testing.T) {
-	start := func(script string) *Agent {
+	start := func(script string, opts *acp.Options) *Agent {
 		t.Helper()
-		a, err := startAgent(agentConfig{Argv: []string{"/bin/sh", "-c", script}, Env: os.Environ()})
+		a, err := startAgent(agentConfig{Argv: []string{"/bin/sh", "-c", script}, Env: os.Environ(), Conn: opts})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return a
 	}
 
-	stubborn := start("trap '' TERM; echo ready >&2; while :; do sleep 1; done")
+	// The agent says on stdout (not JSON-RPC: a violation) that it ignores
+	// SIGTERM now.
+	ready := make(chan struct{})
+	var once sync.Once
+	stubborn := start("trap '' TERM; echo ready; while :; do sleep 1; done",
+		&acp.Options{OnViolation: func(acp.Violation) { once.Do(func() { close(ready) }) }})
+	<-ready
 	began := time.Now()
 	killed, late := stubborn.CloseBy(context.Background(), time.Hour, time.Now().Add(200*time.Millisecond))
 	if !killed || !late {
@@ -33,12 +42,12 @@ func TestCloseByDeadline(t *testing.T) {
 		t.Errorf("CloseBy took %s past a deadline 200ms away", took)
 	}
 
-	polite := start("cat >/dev/null")
+	polite := start("cat >/dev/null", nil)
 	if killed, late := polite.CloseBy(context.Background(), time.Hour, time.Now().Add(time.Hour)); killed || late {
 		t.Errorf("agent exiting at the end of its input: killed %v, late %v; want neither", killed, late)
 	}
 
-	gone := start("exit 0")
+	gone := start("exit 0", nil)
 	<-gone.Exited()
 	if killed, late := gone.CloseBy(context.Background(), time.Hour, time.Now().Add(-time.Second)); killed || late {
 		t.Errorf("agent already gone: killed %v, late %v; want neither", killed, late)
