@@ -5,13 +5,25 @@ import "github.com/acprun/acprun/output"
 // listCmd is `acprun list PATHS…`.
 type listCmd struct {
 	Paths []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
+	JSON  bool     `name:"json" help:"Print the selection as a JSON array on stdout (see the long help for its fields)."`
 	selection
 }
 
 // Help is the long help of list.
 func (c *listCmd) Help() string {
 	return `Prints the scenarios that "acprun run" would run with the same paths and
-selection flags, one per line: file:line, name, tags. Runs nothing.
+selection flags, one per line: file:line, name, @agent, [tags]. Runs nothing.
+
+With --json, stdout is one JSON array, one object per scenario (and per
+--agent), in the order a run would start them, every key always present:
+  name         the scenario's name
+  description  its description ("" when none)
+  file         the scenario file, as the path that found it
+  line, column where the scenario starts in it
+  agent        the named agent it runs against ("" when it gives its command)
+  tags         its tags ([] when none)
+  turns        how many turns it has
+For example: acprun list --json tests/ | jq -r '.[].name'
 
 Exit codes:
   0    the selection was listed
@@ -27,7 +39,13 @@ func (c *listCmd) Run(g *globals) error {
 	}
 	entries := make([]output.ListEntry, 0, len(scs))
 	for _, sc := range scs {
-		entries = append(entries, output.ListEntry{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Agent: sc.Agent.Name, Tags: sc.Tags})
+		entries = append(entries, output.ListEntry{
+			Name: sc.Name, Description: sc.Description, File: sc.File, Line: sc.Pos.Line, Column: sc.Pos.Col,
+			Agent: sc.Agent.Name, Tags: sc.Tags, Turns: len(sc.Turns),
+		})
+	}
+	if c.JSON {
+		return output.ListJSON(g.Stdout, entries)
 	}
 	return output.List(g.Stdout, entries)
 }

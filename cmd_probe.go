@@ -52,6 +52,21 @@ Exit codes:
 When several apply, the exit code is the first of 4, 130, 3.`
 }
 
+// withArgs is the error for a named agent given arguments (acprun probe
+// mock SCRIPT): a named agent takes none, so it suggests the agent's own
+// command with them after --, which probe accepts. Words that are not a
+// named agent and its arguments are taken for a command.
+func (c *probeCmd) withArgs(cfg *scenario.Config) error {
+	agent, err := scenario.ResolveAgent(c.Target[0], scenario.LoadOptions{Config: cfg})
+	if err != nil || len(agent.Command) == 0 || slices.Equal(agent.Command, c.Target[:min(len(c.Target), len(agent.Command))]) {
+		// Not a named agent, or the words start with its own command
+		// (acprun probe goose acp): a command typed without --.
+		return fmt.Errorf("give one agent name, or -- and a command: acprun probe -- %s", shellquote.Join(c.Target))
+	}
+	cmd := append(slices.Clone(agent.Command), c.Target[1:]...)
+	return fmt.Errorf("the named agent %q takes no arguments; give its command with them after --: acprun probe -- %s", c.Target[0], shellquote.Join(cmd))
+}
+
 // Run probes the agent.
 func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) error {
 	cfg, err := loadConfig(c.Config)
@@ -74,7 +89,7 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 			return exitError{code: exitUsage, err: errors.New("the mock agent needs its script: acprun probe -- acprun mock-agent SCRIPT")}
 		}
 	default:
-		return exitError{code: exitUsage, err: fmt.Errorf("give one agent name, or -- and a command: acprun probe -- %s", shellquote.Join(c.Target))}
+		return exitError{code: exitUsage, err: c.withArgs(cfg)}
 	}
 	if len(agent.Command) == 0 {
 		return exitError{code: exitUsage, err: errors.New("give the agent's command after --")}

@@ -15,6 +15,7 @@ import (
 	"github.com/acprun/acprun/output/htmlreport"
 	"github.com/acprun/acprun/output/outfile"
 	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/scenario"
 	"github.com/acprun/acprun/sessionstate"
 )
 
@@ -87,6 +88,16 @@ Exit codes:
        passed while waiting for it); nothing ran
   130  interrupted (SIGINT/SIGTERM); the results written are partial
 When several apply, the exit code is the first of 4, 130, 3, 1.`
+}
+
+// warnNoPermissions warns about the scenarios that will run without
+// permissions, once every flag has been checked; --allow-all and
+// --deny-all replace every scenario's permissions, so then there is
+// nothing to warn about.
+func (c *runCmd) warnNoPermissions(g *globals, scs []*scenario.Scenario) {
+	if c.policy() == nil {
+		printWarnings(g, scenario.NoPermissionsWarnings(scs))
+	}
 }
 
 // files returns the run's output files that are set, in the order they
@@ -174,6 +185,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	opts := c.options(g)
 	if c.DryRun {
+		c.warnNoPermissions(g, scs)
 		return output.Plan(g.Stdout, runner.DryRun(opts, scs))
 	}
 	if err := c.checkOutputPaths(); err != nil {
@@ -207,6 +219,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		}
 		opts.WorkspaceDir = dir
 	}
+	c.warnNoPermissions(g, scs)
 	var observers []runner.Observer
 	progress := output.NewProgress(g.Stderr, len(scs)*c.Repeat, output.ProgressOptions{
 		Terminal: isTerminal(g.Stderr) && c.format() == formatLines, Quiet: c.format() == formatQuiet,

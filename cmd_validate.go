@@ -1,16 +1,28 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
 
+	"github.com/acprun/acprun/mockagent"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/scenario"
+	"github.com/acprun/acprun/shellquote"
 )
 
 // validateCmd is `acprun validate PATHS…`.
 type validateCmd struct {
 	Paths  []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
 	Config string   `placeholder:"FILE" help:"Config file with defaults and named agents (default: acprun.yaml in the working directory, if any)."`
+	Strict bool     `help:"Also check what a run would need: that every agent command (judges' too) resolves to an executable and that every mock agent script parses."`
 }
 
 // Help is the long help of validate.
@@ -18,7 +30,15 @@ func (c *validateCmd) Help() string {
 	return `Parses and checks every scenario, reports every error at once as
 file:line:col: message (with the source line and a caret under the column), and
 runs nothing. Exit 0 when all are valid, 2 otherwise, and 5 when the paths hold
-no scenario files.`
+no scenario files.
+
+Every agent cwd must exist. With --strict, validate also checks what a run
+would otherwise find only when it starts the agent (exit 3): each agent's
+command resolves to an executable ("acprun" is acprun itself, a bare name is
+looked up in PATH, a path is relative to the agent's cwd) and each mock agent
+script (acprun mock-agent SCRIPT, agent: {name: mock, args: [SCRIPT]}) exists
+and parses. Each problem is reported at the word of the agent's command it is
+about (its command or args item; the agent value for a named agent's command).`
 }
 
 // Run validates the files.
@@ -28,12 +48,18 @@ func (c *validateCmd) Run(g *globals) error {
 		return usageError(g, err)
 	}
 	scs, warnings, err := scenario.Load(c.Paths, scenario.LoadOptions{Config: cfg})
-	printWarnings(g, warnings)
+	// Every scenario may run: those without permissions are warned about.
+	printWarnings(g, scenario.SortWarnings(append(warnings, scenario.NoPermissionsWarnings(scs)...)))
 	if err != nil {
 		return usageError(g, err)
 	}
 	if len(scs) == 0 {
 		return exitError{code: exitEmpty, err: errors.New("no scenarios: " + scenario.NoScenarioFiles(c.Paths))}
+	}
+	if c.Strict {
+		if errs := strictErrors(scs); len(errs) > 0 {
+			return usageError(g, errs)
+		}
 	}
 	files := map[string]bool{}
 	turns := 0
@@ -42,4 +68,146 @@ func (c *validateCmd) Run(g *globals) error {
 		turns += len(sc.Turns)
 	}
 	return output.Validated(g.Stdout, len(scs), turns, len(files))
+}
+
+// strictErrors are the problems validate --strict finds beyond the
+// files' own: an agent command that does not resolve to an executable
+// (as acprun would start it: "acprun" is acprun itself, a bare name is
+// looked up in PATH, a path is relative to the agent's cwd) and a mock
+// agent script that is missing or does not parse. Each is at the word of
+// the command, in the scenario (or its judge), that it is about.
+func strictErrors(scs []*scenario.Scenario) scenario.Errors {
+	var errs scenario.Errors
+	scripts := map[string]error{} // parsed once, by absolute path
+	sources := map[string][][]byte{}
+	for _, sc := range scs {
+		agents := []*scenario.Agent{&sc.Agent}
+		judges := []*scenario.Judge{sc.Expect.Judge}
+		for i := range sc.Turns {
+			judges = append(judges, sc.Turns[i].Expect.Judge)
+		}
+		for _, j := range judges {
+			if j != nil {
+				agents = append(agents, &j.Agent)
+			}
+		}
+		for _, a := range agents {
+			for _, e := range checkAgent(sc, a, scripts) {
+				e.Source = sourceLine(sources, e.Pos)
+				errs = append(errs, e)
+			}
+		}
+	}
+	slices.SortStableFunc(errs, func(a, b *scenario.Error) int {
+		return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))
+	})
+	return slices.CompactFunc(errs, func(a, b *scenario.Error) bool { return *a == *b })
+}
+
+// checkAgent returns the problems of one agent's command, each at the word
+// of the command it is about (at the agent when that word comes from a
+// named agent).
+func checkAgent(sc *scenario.Scenario, a *scenario.Agent, scripts map[string]error) []*scenario.Error {
+	argv := a.Command
+	if len(argv) == 0 {
+		return nil // an error of the file already
+	}
+	what := "agent command"
+	if a.Name != "" {
+		what = fmt.Sprintf("agent %s: command", a.Name)
+	}
+	if argv[0] != "acprun" {
+		if _, err := lookPathIn(argv[0], a.Cwd); err != nil {
+			return []*scenario.Error{{Pos: a.WordPos(0), Msg: fmt.Sprintf("%s %s: %v", what, shellquote.Word(argv[0]), err)}}
+		}
+		return nil
+	}
+	if len(argv) < 3 || argv[1] != "mock-agent" {
+		return nil
+	}
+	script := mockScript(argv[2], sc.File, a.Cwd)
+	err, seen := scripts[script]
+	if !seen {
+		_, err = mockagent.Load(script)
+		scripts[script] = err
+	}
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return []*scenario.Error{{Pos: a.WordPos(2), Msg: fmt.Sprintf("mock script %s does not exist (looked for it next to %s and in the agent's cwd %s)", argv[2], sc.File, a.Cwd)}}
+	}
+	var out []*scenario.Error
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		out = append(out, &scenario.Error{Pos: a.WordPos(2), Msg: fmt.Sprintf("mock script %s does not parse: %v", argv[2], e)})
+	}
+	return out
+}
+
+// lookPathIn finds the executable name as an agent started in dir would:
+// a bare name in PATH, a path relative to dir.
+func lookPathIn(name, dir string) (string, error) {
+	if !strings.Contains(name, "/") {
+		path, err := exec.LookPath(name)
+		if err != nil {
+			return "", errors.New("not found in PATH")
+		}
+		return path, nil
+	}
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, name)
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if !filepath.IsAbs(name) {
+			return "", fmt.Errorf("no such file (relative to the agent's cwd %s)", dir)
+		}
+		return "", errors.New("no such file")
+	case err != nil:
+		return "", err
+	case fi.IsDir():
+		return "", errors.New("is a directory")
+	case fi.Mode()&0o111 == 0:
+		return "", errors.New("not executable (chmod +x it)")
+	}
+	return path, nil
+}
+
+// mockScript is where the runner finds the script of `acprun mock-agent
+// SCRIPT`: next to the scenario file when it is there, else relative to
+// the agent's cwd, where the mock agent runs.
+func mockScript(script, file, cwd string) string {
+	if filepath.IsAbs(script) {
+		return script
+	}
+	if next := filepath.Join(filepath.Dir(file), script); fileExists(next) {
+		return next
+	}
+	return filepath.Join(cwd, script)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// sourceLine returns line pos.Line of pos.File, for the error's snippet;
+// files are read once, into sources.
+func sourceLine(sources map[string][][]byte, pos scenario.Pos) string {
+	lines, ok := sources[pos.File]
+	if !ok {
+		data, _ := os.ReadFile(pos.File)
+		lines = bytes.Split(data, []byte("\n"))
+		sources[pos.File] = lines
+	}
+	if pos.Line < 1 || pos.Line > len(lines) {
+		return ""
+	}
+	return strings.TrimSuffix(string(lines[pos.Line-1]), "\r")
 }

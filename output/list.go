@@ -1,18 +1,39 @@
 package output
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 )
 
-// ListEntry is one scenario a run would run, as acprun list shows it.
+// ListEntry is one scenario a run would run, as acprun list shows it. Its
+// JSON form (acprun list --json) always has every key: tags is [] when the
+// scenario has none and agent is "" when it runs its own command.
 type ListEntry struct {
-	Name  string
-	File  string
-	Line  int
-	Agent string // the named agent it runs against; "" for its own
-	Tags  []string
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	File        string   `json:"file"`
+	Line        int      `json:"line"`
+	Column      int      `json:"column"`
+	Agent       string   `json:"agent"` // the named agent it runs against; "" for its own
+	Tags        []string `json:"tags"`
+	Turns       int      `json:"turns"` // how many turns it has
+}
+
+// ListJSON writes the entries as one indented JSON array: [] when there
+// are none.
+func ListJSON(w io.Writer, entries []ListEntry) error {
+	out := make([]ListEntry, len(entries))
+	for i, e := range entries {
+		if e.Tags == nil {
+			e.Tags = []string{}
+		}
+		out[i] = e
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }
 
 // List writes one line per scenario: file:line and name, then @agent and

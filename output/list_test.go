@@ -2,7 +2,10 @@ package output_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/output"
 )
@@ -46,5 +49,36 @@ func TestValidated(t *testing.T) {
 		if buf.String() != tt.want {
 			t.Errorf("Validated(%d, %d, %d) = %q, want %q", tt.scenarios, tt.turns, tt.files, buf.String(), tt.want)
 		}
+	}
+}
+
+// TestListJSON: one array, every key present in every entry, tags [] and
+// agent "" when the scenario has none; an empty selection is [].
+func TestListJSON(t *testing.T) {
+	var buf bytes.Buffer
+	err := output.ListJSON(&buf, []output.ListEntry{
+		{Name: "a", File: "s.yaml", Line: 1, Column: 1, Turns: 2},
+		{Name: "b", Description: "d", File: "dir/s.yaml", Line: 12, Column: 3, Agent: "claude", Tags: []string{"fast"}, Turns: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, buf.Bytes())
+	}
+	want := []map[string]any{
+		{"name": "a", "description": "", "file": "s.yaml", "line": 1.0, "column": 1.0, "agent": "", "tags": []any{}, "turns": 2.0},
+		{"name": "b", "description": "d", "file": "dir/s.yaml", "line": 12.0, "column": 3.0, "agent": "claude", "tags": []any{"fast"}, "turns": 1.0},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ListJSON (-want +got):\n%s", diff)
+	}
+	buf.Reset()
+	if err := output.ListJSON(&buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	if buf.String() != "[]\n" {
+		t.Errorf("ListJSON(nil) = %q, want []", buf.String())
 	}
 }

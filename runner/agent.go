@@ -236,15 +236,45 @@ func (a *Agent) Pgid() int { return a.pgid }
 // It reports whether the agent had to be killed: it did not exit within
 // grace of SIGTERM (and of the end of its input before that).
 func (a *Agent) Close(ctx context.Context, grace time.Duration) (killed bool) {
+	killed, _ = a.CloseBy(ctx, grace, time.Time{})
+	return killed
+}
+
+// CloseBy is Close with a deadline that the waits do not outlast: each
+// grace is clipped to what is left until deadline, and at the deadline the
+// group is killed. A zero deadline is none. late reports that the deadline
+// cut a wait short (or had passed already) while the agent still ran.
+// The deadline does not cut the handling of what the agent wrote: only
+// ctx does.
+func (a *Agent) CloseBy(ctx context.Context, grace time.Duration, deadline time.Time) (killed, late bool) {
 	a.closeOnce.Do(func() {
+		wait := func() bool {
+			select {
+			case <-a.exited:
+				return true // already gone: no wait, no signal needed
+			default:
+			}
+			d := grace
+			if !deadline.IsZero() {
+				if left := time.Until(deadline); left < d {
+					d = max(left, 0)
+					late = true // unless the agent exits in time
+				}
+			}
+			exited := d > 0 && a.waitExit(ctx, d)
+			if exited {
+				late = false
+			}
+			return exited
+		}
 		a.stdin.Close()
-		if !a.waitExit(ctx, grace) {
+		if !wait() {
 			a.signalGroup(syscall.SIGTERM)
-			killed = !a.waitExit(ctx, grace)
+			killed = !wait()
 		}
 		a.finish(ctx)
 	})
-	return killed
+	return killed, late
 }
 
 // Kill stops the agent at once: SIGKILL to its whole process group. What it

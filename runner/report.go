@@ -209,6 +209,10 @@ type TurnResult struct {
 	Permissions  []Permission `json:"permissions,omitempty"`
 	Usage        *Usage       `json:"usage,omitempty"`
 	Error        string       `json:"error,omitempty"`
+	// ErrorData is the data of the JSON-RPC error that answered
+	// session/prompt (stop reason "error"), as the agent sent it; absent
+	// when the error had none.
+	ErrorData json.RawMessage `json:"errorData,omitempty"`
 	// Failures are the expectations this turn did not meet.
 	Failures []string `json:"failures,omitempty"`
 	// LateUpdates counts session/update notifications that arrived after the prompt's answer.

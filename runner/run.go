@@ -464,7 +464,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 			res.StartFailed = false
 			res.Error = fmt.Sprintf("stopped before the session opened: %s (%v)", stopReason(ctx), err)
 		}
-		r.stopAgent()
+		r.stopAgent(scCtx)
 		r.collect()
 		r.skipFrom(0)
 		return
@@ -487,7 +487,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 			break
 		}
 	}
-	r.stopAgent()
+	r.stopAgent(scCtx)
 	r.collect()
 	r.recordChanges()
 	if ctx.Err() == nil {
@@ -598,15 +598,32 @@ func (r *scenarioRun) skipFrom(i int) {
 	}
 }
 
-// stopAgent ends the agent process, if one was started.
-func (r *scenarioRun) stopAgent() {
+// stopAgent ends the agent process, if one was started. Its shutdown ends
+// by the deadline of scCtx (the scenario's timeout, or the run's): the
+// killGrace waits are clipped to what is left of it, and at the deadline
+// the agent is killed. Once the deadline has passed (the scenario timed
+// out), the agent is killed at once: its timeout is the scenario's error.
+func (r *scenarioRun) stopAgent(scCtx context.Context) {
 	if r.agent == nil {
 		return
 	}
 	abortCtx, cancel := r.untilAbort(context.Background())
 	defer cancel()
 	grace := r.limits().KillGrace
-	if r.agent.Close(abortCtx, grace) && abortCtx.Err() == nil {
+	deadline, _ := scCtx.Deadline()
+	cause := context.Cause(scCtx)
+	passed := errors.Is(cause, errScenarioTimeout) || errors.Is(cause, ErrRunTimeout) // not an interrupt
+	killed, late := r.agent.CloseBy(abortCtx, grace, deadline)
+	switch {
+	case !killed || abortCtx.Err() != nil || passed:
+	case late:
+		<-scCtx.Done() // its deadline has passed: at once
+		which := "the run's --timeout"
+		if errors.Is(context.Cause(scCtx), errScenarioTimeout) {
+			which = fmt.Sprintf("the scenario timeout (%s)", r.sc.Timeout)
+		}
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the agent had not exited by %s, after the end of its input; it was killed (SIGKILL)", which))
+	default:
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the agent did not exit within killGrace (%s) of the end of its input, nor of SIGTERM; it was killed (SIGKILL)", grace))
 	}
 }

@@ -642,6 +642,7 @@ func (s *session) finish(t *turnState, out turnOutcome) TurnResult {
 	t.rec.CancelCause = out.cancelCause
 	t.rec.CancelIgnored = out.cancelIgnored
 	t.rec.Error = out.err
+	t.rec.ErrorData = out.errData
 	t.rec.Duration = out.duration
 	t.rec.DurationMs = out.duration.Milliseconds()
 	t.promptUsage = out.usage

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -74,6 +75,13 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 		out.stopReason = OutcomeError
 		if errors.As(err, &ae) {
 			out.err = fmt.Sprintf("session/prompt: %s (code %d)", ae.Message, ae.Code)
+			switch {
+			case len(ae.Data) == 0 || string(ae.Data) == "null":
+			case len(ae.Data) > maxErrorData:
+				out.err += fmt.Sprintf("; its data (%d bytes) was not kept: over %d bytes", len(ae.Data), maxErrorData)
+			default:
+				out.errData = ae.Data
+			}
 		} else {
 			out.err = fmt.Sprintf("session/prompt: %v", err)
 		}
@@ -155,12 +163,17 @@ func afterAwait(ctx context.Context, call *acp.Call, resp *acp.PromptResponse, e
 	return true, err
 }
 
+// maxErrorData caps the data of session/prompt's JSON-RPC error kept in a
+// turn's result: the agent is untrusted and its data is free-form.
+const maxErrorData = 16 << 10
+
 // turnOutcome is how a turn ended, as the runner saw it.
 type turnOutcome struct {
 	stopReason    string
 	cancelCause   string
 	cancelIgnored bool
 	err           string
+	errData       json.RawMessage // the data of session/prompt's JSON-RPC error
 	usage         *Usage
 	duration      time.Duration
 }

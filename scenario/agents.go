@@ -153,7 +153,7 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 	}
 	c := *sc
 	a := na.Agent
-	a.Pos = sc.Agent.Pos
+	a.Pos, a.ArgvPos = sc.Agent.Pos, nil // the command is the config's
 	a.Cwd, a.CwdPos = sc.Agent.Cwd, sc.Agent.CwdPos
 	if len(sc.Agent.Env) > 0 || len(a.Env) > 0 {
 		env := maps.Clone(sc.Agent.Env)
@@ -203,6 +203,8 @@ type agentSpec struct {
 	nameNode    *yaml.Node // nil when the agent names no agent (or an empty name)
 	command     []string   // nil when not given
 	args        []string
+	commandPos  []Pos             // where each word of command was given
+	argsPos     []Pos             // where each of args was given
 	env         map[string]string // nil when not given
 	cwd         *string           // absolute, or "" for the default
 	cwdPos      Pos               // the cwd value
@@ -260,6 +262,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 			if spec.command == nil {
 				spec.command = []string{}
 			}
+			spec.commandPos = p.wordPositions(v, len(spec.command))
 			if prog := spec.command; p.inConfig && len(prog) > 0 && strings.Contains(prog[0], "/") && !filepath.IsAbs(prog[0]) {
 				prog[0] = p.abs(prog[0])
 			}
@@ -269,6 +272,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 			for _, a := range nodes {
 				if w, ok := p.interp(a); ok {
 					spec.args = append(spec.args, w)
+					spec.argsPos = append(spec.argsPos, p.pos(a))
 				}
 			}
 		case "env":
@@ -334,6 +338,21 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 	return spec
 }
 
+// wordPositions is where each of the n words of the command value n was
+// given: each item of a list, the value itself for the words of a string.
+func (p *fileParser) wordPositions(n *yaml.Node, count int) []Pos {
+	n = yamlmap.Deref(n)
+	out := make([]Pos, count)
+	for i := range out {
+		if n.Kind == yaml.SequenceNode && i < len(n.Content) {
+			out[i] = p.pos(n.Content[i])
+		} else {
+			out[i] = p.pos(n)
+		}
+	}
+	return out
+}
+
 // agentFromSpec turns a scenario's agent into an Agent: the named agent
 // with the spec's changes, or the spec's own command. Cwd is "" unless set.
 func (p *fileParser) agentFromSpec(spec agentSpec) Agent {
@@ -345,7 +364,7 @@ func (p *fileParser) agentFromSpec(spec agentSpec) Agent {
 				p.errorf(spec.nameNode, "%s", errBareMock)
 			}
 		} else {
-			p.errorf(spec.nameNode, "%s", unknownMsg("agent", spec.name, agentNames(p.cfg), "agents"))
+			p.errorf(spec.nameNode, "%s%s", unknownMsg("agent", spec.name, agentNames(p.cfg), "agents"), unloadedConfigHint(p.dir, p.cfg))
 		}
 	}
 	a := overlay(base, spec)
@@ -363,10 +382,13 @@ func (p *fileParser) agentFromSpec(spec agentSpec) Agent {
 func overlay(base Agent, spec agentSpec) Agent {
 	a := base
 	a.Command = slices.Clone(base.Command)
+	a.ArgvPos = make([]Pos, len(base.Command)) // a named agent's words: given elsewhere
 	if spec.command != nil {
 		a.Command = slices.Clone(spec.command)
+		a.ArgvPos = slices.Clone(spec.commandPos)
 	}
 	a.Command = append(a.Command, spec.args...)
+	a.ArgvPos = append(a.ArgvPos, spec.argsPos...)
 	if spec.env != nil {
 		env := maps.Clone(base.Env)
 		if env == nil {

@@ -3,12 +3,14 @@ package scenario
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -309,4 +311,53 @@ func (p *fileParser) defaultAgent() Agent {
 	a.Command = slices.Clone(a.Command)
 	a.Env = maps.Clone(a.Env)
 	return a
+}
+
+// unloadedConfigHint says, for an unknown agent named in a scenario file
+// of directory dir (absolute), that a config file near it was not loaded:
+// the first acprun.yaml (or acprun.yml) found in dir or above it up to the
+// working directory (only in dir when dir is outside it), unless it is
+// cfg's own file. It is "" when there is none, and else starts with "; "
+// to follow the error's message.
+func unloadedConfigHint(dir string, cfg *Config) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	found, shown := "", ""
+	for d := dir; found == ""; d = filepath.Dir(d) {
+		for _, name := range []string{ConfigFile, "acprun.yml"} {
+			if fi, err := os.Stat(filepath.Join(d, name)); err == nil && fi.Mode().IsRegular() {
+				found = filepath.Join(d, name)
+				break
+			}
+		}
+		rel, err := filepath.Rel(wd, d)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.Dir(d) == d {
+			break // the working directory, or dir is outside it
+		}
+	}
+	if found == "" || cfg != nil && cfg.File != "" && sameFile(found, cfg.File) {
+		return ""
+	}
+	shown = found
+	if rel, err := filepath.Rel(wd, found); err == nil && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		shown = rel
+	}
+	from := "acprun reads its config from acprun.yaml in the working directory, or from --config FILE"
+	if cfg != nil && cfg.File != "" {
+		from = fmt.Sprintf("acprun read its config from %s (--config FILE, else acprun.yaml in the working directory)", cfg.File)
+	}
+	return fmt.Sprintf("; %s was not loaded: %s; pass --config %s", shown, from, approve.QuoteArgv([]string{shown}))
+}
+
+// sameFile reports whether paths a and b name the same file (through
+// symlinks and relative paths too).
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }

@@ -90,6 +90,28 @@ type Warning struct {
 // String returns "file:line:col: msg".
 func (w Warning) String() string { return w.Pos.String() + ": " + w.Msg }
 
+// NoPermissionsWarnings returns a warning for each scenario of scs that has
+// no permissions (the runner then denies every permission request and
+// terminal command), once per scenario however often it is in scs (an
+// --agent matrix), sorted by position. Load does not give them: a command
+// gives them for the scenarios it will run, unless a flag replaces every
+// scenario's permissions.
+func NoPermissionsWarnings(scs []*Scenario) []Warning {
+	var ws []Warning
+	for _, s := range scs {
+		if s.Policy == nil {
+			ws = append(ws, Warning{Pos: s.Pos, Msg: "no permissions: every permission request and terminal command will be denied (add permissions to allow some)"})
+		}
+	}
+	return SortWarnings(ws)
+}
+
+// SortWarnings sorts ws by position, drops repeats and returns it.
+func SortWarnings(ws []Warning) []Warning {
+	sortWarnings(ws)
+	return slices.Compact(ws)
+}
+
 func sortErrors(es Errors) {
 	slices.SortStableFunc(es, func(a, b *Error) int { return a.Pos.compare(b.Pos) })
 }

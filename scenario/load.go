@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // LoadOptions configures Load and LoadBytes.
@@ -28,7 +29,7 @@ type loader struct {
 	errs  Errors
 	warns []Warning
 	names map[string]Pos
-	named map[string]bool // files named explicitly, cleaned
+	named map[string]bool // files named explicitly, by fileKey
 }
 
 func newLoader(opts LoadOptions) *loader {
@@ -72,7 +73,7 @@ func Load(paths []string, opts LoadOptions) ([]*Scenario, []Warning, error) {
 	}
 	sources := workspaceSources(parsed)
 	for _, pf := range parsed {
-		if !l.named[filepath.Clean(pf.file)] && insideAny(pf.abs, sources) {
+		if !l.named[fileKey(pf.file)] && insideAny(pf.abs, sources) {
 			continue
 		}
 		l.add(pf)
@@ -200,7 +201,7 @@ func (l *loader) files(paths []string) []string {
 	seen := map[string]bool{}
 	var files []string
 	add := func(f string) {
-		if key := filepath.Clean(f); !seen[key] {
+		if key := fileKey(f); !seen[key] {
 			seen[key] = true
 			files = append(files, f)
 		}
@@ -247,11 +248,27 @@ func (l *loader) files(paths []string) []string {
 			}
 		default:
 			add(path)
-			l.named[filepath.Clean(path)] = true
+			l.named[fileKey(path)] = true
 		}
 	}
 	slices.Sort(files)
 	return files
+}
+
+// fileKey identifies a file however it is named: relative or absolute,
+// through a symlink or a hard link, one file is loaded once. It is the
+// file's device and inode, or its cleaned absolute path when it cannot be
+// read (the error is reported when it is loaded).
+func fileKey(path string) string {
+	if fi, err := os.Stat(path); err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			return fmt.Sprintf("inode %d:%d", st.Dev, st.Ino)
+		}
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return filepath.Clean(path)
 }
 
 // walk returns the scenario files under dir.

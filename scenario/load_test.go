@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/scenario"
@@ -16,6 +18,8 @@ import (
 
 // cmpOpts compare regexps by source and JSON by value.
 var cmpOpts = cmp.Options{
+	// Where each word of a command was given is checked by TestAgentWordPos.
+	cmpopts.IgnoreFields(scenario.Agent{}, "ArgvPos"),
 	cmp.Comparer(func(a, b *regexp.Regexp) bool {
 		if a == nil || b == nil {
 			return a == b
@@ -298,7 +302,7 @@ turns: [{prompt: hi}]
 	}
 	// yaml.v3 keeps anchors from one document to the next.
 	if got, want := scens[1].Agent, (scenario.Agent{Pos: scenario.Pos{File: "x.yaml", Line: 18, Col: 3},
-		Command: []string{"a"}, Mode: "plan", Cwd: scens[0].Agent.Cwd, McpServers: json.RawMessage("[]")}); !cmp.Equal(got, want) {
+		Command: []string{"a"}, Mode: "plan", Cwd: scens[0].Agent.Cwd, McpServers: json.RawMessage("[]")}); !cmp.Equal(got, want, cmpOpts) {
 		t.Errorf("merged agent = %+v, want %+v", got, want)
 	}
 	s := scens[0]
@@ -331,11 +335,41 @@ turns:
 		got = append(got, w.String())
 	}
 	want := []string{
-		"w.yaml:1:1: no permissions: every permission request and terminal command will be denied (add permissions to allow some)",
 		"w.yaml:4:14: turn timeout 2m0s is longer than the scenario timeout 1m0s",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// TestNoPermissionsWarnings: one warning per scenario without permissions,
+// however often the selection holds it, in file order.
+func TestNoPermissionsWarnings(t *testing.T) {
+	src := `name: open
+agent: {command: [a]}
+turns: [{prompt: hi}]
+---
+name: ruled
+agent: {command: [a]}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+---
+name: open2
+agent: {command: [a]}
+turns: [{prompt: hi}]
+`
+	scs, _, err := scenario.LoadBytes("w.yaml", []byte(src), opts)
+	if err != nil {
+		t.Fatalf("LoadBytes: %v", err)
+	}
+	var got []string
+	for _, w := range scenario.NoPermissionsWarnings([]*scenario.Scenario{scs[2], scs[0], scs[1], scs[0]}) {
+		got = append(got, w.String())
+	}
+	const msg = ": no permissions: every permission request and terminal command will be denied (add permissions to allow some)"
+	want := []string{"w.yaml:1:1" + msg, "w.yaml:10:1" + msg}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("NoPermissionsWarnings (-want +got):\n%s", diff)
 	}
 }
 
@@ -410,7 +444,7 @@ func TestLoadErrorsOfTwoFiles(t *testing.T) {
 	files := map[string]string{
 		"b.yaml": "name: same\nagent: {command: [a]}\nturns: [{prompt: hi}]\ntimeout: 3\n",
 		"a.yaml": "name: same\nagent: {command: []}\nturns: [{prompt: hi}]\n",
-		"c.yaml": "name: fine\nagent: {command: [a]}\nturns: [{prompt: hi}]\n",
+		"c.yaml": "name: fine\nagent: {command: [a]}\ntimeout: 1m\nturnTimeout: 2m\nturns: [{prompt: hi}]\n",
 	}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
@@ -430,8 +464,9 @@ func TestLoadErrorsOfTwoFiles(t *testing.T) {
 	if scens != nil {
 		t.Errorf("Load returned %d scenarios with errors, want none", len(scens))
 	}
-	if len(warns) != 3 {
-		t.Errorf("got %d warnings, want 3 (one per scenario without permissions): %v", len(warns), warns)
+	// The warnings of the files are returned with their errors.
+	if len(warns) != 1 || warns[0].String() != "c.yaml:4:14: turn timeout 2m0s is longer than the scenario timeout 1m0s" {
+		t.Errorf("warnings = %v, want c.yaml's turn timeout warning only", warns)
 	}
 }
 
@@ -499,5 +534,107 @@ func TestLoadSkipsFixtureYAML(t *testing.T) {
 	}
 	if _, _, err := scenario.Load([]string{filepath.Join(dir, "s.yaml"), filepath.Join(dir, "fixture", "ci.yaml")}, scenario.LoadOptions{}); err == nil {
 		t.Error("a fixture file named explicitly was not loaded as a scenario")
+	}
+}
+
+// TestLoadSameFileOnce: one file named relatively, absolutely, through
+// ./ or a symlink is loaded once, not reported as a duplicate name.
+func TestLoadSameFileOnce(t *testing.T) {
+	root := writeTree(t, "a.yaml", "sub/b.yaml")
+	t.Chdir(root)
+	if err := os.Symlink("a.yaml", "link.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{"a.yaml", filepath.Join(root, "a.yaml"), "./a.yaml", "link.yaml", "sub", filepath.Join(root, "sub", "b.yaml")}
+	scs, _, err := scenario.Load(paths, opts)
+	if err != nil {
+		t.Fatalf("Load(%q): %v", paths, err)
+	}
+	var got []string
+	for _, s := range scs {
+		got = append(got, s.Name+" from "+s.File)
+	}
+	if diff := cmp.Diff([]string{"a.yaml from a.yaml", "sub/b.yaml from " + filepath.Join("sub", "b.yaml")}, got); diff != "" {
+		t.Errorf("Load(%q) (-want +got):\n%s", paths, diff)
+	}
+}
+
+// TestUnknownAgentUnloadedConfig: an unknown agent's error names the
+// acprun.yaml next to the scenario (or above it, up to the working
+// directory) when it is not the config loaded, and how to load it.
+func TestUnknownAgentUnloadedConfig(t *testing.T) {
+	root := t.TempDir()
+	sc := "name: s\nagent: mine\npermissions: {}\nturns: [{prompt: hi}]\n"
+	for name, content := range map[string]string{
+		"tests/acprun.yaml": "agents:\n  mine: {command: [x]}\n",
+		"tests/sub/s.yaml":  sc,
+		"acprun.yaml":       "agents: {}\n",
+		"other/s.yaml":      sc,
+	} {
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(root)
+	cfg, err := scenario.LoadConfig("acprun.yaml", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const unknown = `unknown agent "mine" (valid agents: claude, codex, gemini, goose, mock, opencode, qwen)`
+	tests := []struct {
+		path string
+		cfg  *scenario.Config
+		want string
+	}{
+		{"tests/sub/s.yaml", nil, "tests/sub/s.yaml:2:8: " + unknown + "; tests/acprun.yaml was not loaded: " +
+			"acprun reads its config from acprun.yaml in the working directory, or from --config FILE; pass --config tests/acprun.yaml"},
+		{"tests/sub/s.yaml", cfg, "tests/sub/s.yaml:2:8: " + unknown + "; tests/acprun.yaml was not loaded: " +
+			"acprun read its config from acprun.yaml (--config FILE, else acprun.yaml in the working directory); pass --config tests/acprun.yaml"},
+		// The first config file up from other/ is the one loaded.
+		{"other/s.yaml", cfg, "other/s.yaml:2:8: " + unknown},
+	}
+	for _, tt := range tests {
+		_, _, err := scenario.Load([]string{tt.path}, scenario.LoadOptions{LookupEnv: opts.LookupEnv, Config: tt.cfg})
+		if diff := cmp.Diff([]string{tt.want}, errorLines(t, err)); diff != "" {
+			t.Errorf("Load(%s) with config %v (-want +got):\n%s", tt.path, tt.cfg != nil, diff)
+		}
+	}
+}
+
+// TestAgentWordPos: each word of an agent's command is at its own item of
+// command or args; a string command's words are at the string; the words
+// of a named agent are at the agent.
+func TestAgentWordPos(t *testing.T) {
+	src := `name: a
+agent: {command: [prog, --flag]}
+turns: [{prompt: hi}]
+---
+name: b
+agent: {name: mock, args: [x.mock.yaml]}
+turns: [{prompt: hi}]
+---
+name: c
+agent: {command: "prog --flag"}
+turns: [{prompt: hi}]
+`
+	scs, _, err := scenario.LoadBytes("w.yaml", []byte(src), opts)
+	if err != nil {
+		t.Fatalf("LoadBytes: %v", err)
+	}
+	var got []string
+	for _, s := range scs {
+		var at []string
+		for i := range s.Agent.Command {
+			at = append(at, s.Agent.WordPos(i).String())
+		}
+		got = append(got, strings.Join(at, " "))
+	}
+	want := []string{"w.yaml:2:19 w.yaml:2:25", "w.yaml:6:8 w.yaml:6:8 w.yaml:6:28", "w.yaml:10:18 w.yaml:10:18"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("word positions (-want +got):\n%s", diff)
 	}
 }

@@ -217,9 +217,6 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		s.Client.Roots = []string{s.Agent.Cwd}
 	}
 	p.checkSession(s)
-	if s.Policy == nil {
-		p.warnf(s.Pos, "no permissions: every permission request and terminal command will be denied (add permissions to allow some)")
-	}
 	if s.Expect.Pos == (Pos{}) {
 		s.Expect.Pos = s.Pos
 	}

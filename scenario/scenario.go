@@ -95,6 +95,20 @@ type Agent struct {
 	// McpServers is passed to session/new as written: a JSON array, "[]"
 	// when absent.
 	McpServers json.RawMessage
+
+	// ArgvPos is where each word of Command was given (its command or
+	// args value), for messages about them; a zero Pos (or none) for the
+	// words that come from a named agent.
+	ArgvPos []Pos
+}
+
+// WordPos is where word i of the agent's command was given, else the
+// agent's own position.
+func (a *Agent) WordPos(i int) Pos {
+	if i < len(a.ArgvPos) && a.ArgvPos[i] != (Pos{}) {
+		return a.ArgvPos[i]
+	}
+	return a.Pos
 }
 
 // Client is what acprun offers the agent as a client.

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -214,6 +215,10 @@ func (sel Selection) matrix(scs []*Scenario, opts LoadOptions) ([]*Scenario, err
 	}
 	for _, name := range sel.Agents {
 		if _, err := ResolveAgent(name, opts); err != nil {
+			var es Errors
+			if !errors.As(err, &es) { // unknown, not a broken config agent
+				err = fmt.Errorf("%w%s", err, scenariosConfigHint(scs, opts.Config))
+			}
 			return nil, fmt.Errorf("--agent %s: %w", name, err)
 		}
 	}
@@ -228,6 +233,23 @@ func (sel Selection) matrix(scs []*Scenario, opts LoadOptions) ([]*Scenario, err
 		}
 	}
 	return out, nil
+}
+
+// scenariosConfigHint is unloadedConfigHint for the first scenario of scs
+// with a config file near it that was not loaded; "" when none has one.
+func scenariosConfigHint(scs []*Scenario, cfg *Config) string {
+	seen := map[string]bool{}
+	for _, sc := range scs {
+		dir, err := filepath.Abs(filepath.Dir(sc.File))
+		if err != nil || seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		if hint := unloadedConfigHint(dir, cfg); hint != "" {
+			return hint
+		}
+	}
+	return ""
 }
 
 // quoteArg quotes a flag value for a message as a shell would need it.
