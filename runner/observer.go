@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/scenario"
 )
@@ -22,6 +23,8 @@ type Ref struct {
 	// Attempt counts from 1 when scenarios are repeated; 0 when each runs
 	// once.
 	Attempt int
+	// Turns is the number of turns of the scenario.
+	Turns int
 }
 
 // job is one run of one scenario: the scenario it runs and the Ref that
@@ -33,7 +36,7 @@ type job struct {
 
 // newJob is attempt (0 when the scenario runs once) of sc.
 func newJob(sc *scenario.Scenario, attempt int) job {
-	return job{sc: sc, ref: Ref{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Agent: sc.Agent.Name, Attempt: attempt}}
+	return job{sc: sc, ref: Ref{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Agent: sc.Agent.Name, Attempt: attempt, Turns: len(sc.Turns)}}
 }
 
 // Observer is told about a run as it happens. Calls are serialised: an
@@ -52,6 +55,10 @@ type Observer interface {
 type observer struct {
 	mu sync.Mutex
 	o  Observer
+	// streams are the streamers of the running jobs, when the Observer
+	// wants Updates; guarded by smu.
+	smu     sync.Mutex
+	streams map[Ref]*streamer
 }
 
 // call runs f with the Observer, serialised; nothing when there is none.
@@ -78,7 +85,19 @@ func (o *observer) permission(j Ref, p Permission) {
 	o.call(func(ob Observer) { ob.PermissionDecided(j, p) })
 }
 
-func (o *observer) finished(j Ref, r Result) { o.call(func(ob Observer) { ob.ScenarioFinished(j, r) }) }
+// finished reports a finished job, after what is left of its streamed text.
+func (o *observer) finished(j Ref, r Result) {
+	if o != nil {
+		o.smu.Lock()
+		s := o.streams[j]
+		delete(o.streams, j)
+		o.smu.Unlock()
+		if s != nil {
+			s.flush()
+		}
+	}
+	o.call(func(ob Observer) { ob.ScenarioFinished(j, r) })
+}
 
 // jobObserver tells the Observer about one job, redacting everything it
 // passes on: it is the one way the runner reports progress, so nothing the
@@ -87,16 +106,49 @@ type jobObserver struct {
 	o   *observer
 	job Ref
 	red *redact.Redactor
+	s   *streamer // nil when no Observer wants Updates
 }
 
 func (o *observer) forJob(j Ref, red *redact.Redactor) *jobObserver {
-	return &jobObserver{o: o, job: j, red: red}
+	jo := &jobObserver{o: o, job: j, red: red}
+	if u, ok := o.o.(UpdateObserver); ok && u.WantsUpdates() {
+		jo.s = &streamer{o: o, u: u, job: j, red: red, text: pendingLine{kind: UpdateText}, thought: pendingLine{kind: UpdateThought}}
+		o.smu.Lock()
+		if o.streams == nil {
+			o.streams = map[Ref]*streamer{}
+		}
+		old := o.streams[j]
+		o.streams[j] = jo.s
+		o.smu.Unlock()
+		if old != nil {
+			old.flush() // an earlier run of the same job
+		}
+	}
+	return jo
 }
 
-func (jo *jobObserver) turnStarted(index int) { jo.o.turnStarted(jo.job, index) }
+// update passes on a session/update as it arrives, when an Observer wants
+// it; otherwise it does nothing.
+func (jo *jobObserver) update(u *acp.SessionUpdate) {
+	if jo == nil || jo.s == nil {
+		return
+	}
+	jo.s.update(u)
+}
 
-// turn reports a finished turn; t is a snapshot the caller does not share.
+func (jo *jobObserver) turnStarted(index int) {
+	if jo.s != nil {
+		jo.s.turnStarted(index)
+	}
+	jo.o.turnStarted(jo.job, index)
+}
+
+// turn reports a finished turn, after what is left of its streamed text;
+// t is a snapshot the caller does not share.
 func (jo *jobObserver) turn(t TurnResult) {
+	if jo.s != nil {
+		jo.s.flush()
+	}
 	jo.red.Value(&t)
 	jo.o.turn(jo.job, t)
 }
