@@ -7,9 +7,11 @@
 package vt
 
 import (
+	"io"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -25,11 +27,53 @@ type Screen struct {
 	pending    []byte   // an escape sequence or rune cut between writes
 	wraps      int
 	unknown    []string
+	changed    chan struct{} // closed and replaced on every Write
 }
 
 // New returns an empty screen of cols×rows.
 func New(cols, rows int) *Screen {
-	return &Screen{cols: cols, rows: rows, lines: [][]rune{nil}}
+	return &Screen{cols: cols, rows: rows, lines: [][]rune{nil}, changed: make(chan struct{})}
+}
+
+// Feed writes what r gives to the screen, in a goroutine, until r ends
+// (or fails); the channel returned is closed then. It never stops reading,
+// so the writer never blocks on it.
+func (s *Screen) Feed(r io.Reader) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := r.Read(buf)
+			if n > 0 {
+				s.Write(buf[:n])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return done
+}
+
+// Wait waits until ok holds for the lines on the screen (see Screen),
+// checking after every Write, and reports whether it did before timeout.
+func (s *Screen) Wait(timeout time.Duration, ok func(screen string) bool) bool {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		changed := s.changed
+		s.mu.Unlock()
+		if ok(strings.Join(s.Screen(), "\n")) {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return false
+		}
+	}
 }
 
 // Resize changes the screen's size; lines are not reflowed.
@@ -44,6 +88,8 @@ func (s *Screen) Resize(cols, rows int) {
 func (s *Screen) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	close(s.changed)
+	s.changed = make(chan struct{})
 	b := append(s.pending, p...)
 	s.pending = nil
 	for len(b) > 0 {
