@@ -17,13 +17,15 @@ type updateRecorder struct {
 	updates []string
 }
 
-func (r *updateRecorder) ScenarioStarted(Ref)                {}
-func (r *updateRecorder) TurnStarted(Ref, int)               {}
-func (r *updateRecorder) TurnFinished(Ref, TurnResult)       {}
-func (r *updateRecorder) Warning(Ref, string)                {}
-func (r *updateRecorder) PermissionDecided(Ref, Permission)  {}
-func (r *updateRecorder) ScenarioFinished(j Ref, res Result) { r.updates = append(r.updates, "finished") }
-func (r *updateRecorder) WantsUpdates() bool                 { return r.wants }
+func (r *updateRecorder) ScenarioStarted(Ref)               {}
+func (r *updateRecorder) TurnStarted(Ref, int)              {}
+func (r *updateRecorder) TurnFinished(Ref, TurnResult)      {}
+func (r *updateRecorder) Warning(Ref, string)               {}
+func (r *updateRecorder) PermissionDecided(Ref, Permission) {}
+func (r *updateRecorder) ScenarioFinished(j Ref, res Result) {
+	r.updates = append(r.updates, "finished")
+}
+func (r *updateRecorder) WantsUpdates() bool { return r.wants }
 func (r *updateRecorder) Update(j Ref, u Update) {
 	s := fmt.Sprintf("%s %d %s: %q", j.Name, u.Turn, u.Kind, u.Text)
 	if u.Kind == UpdateToolCall {

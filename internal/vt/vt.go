@@ -76,12 +76,31 @@ func (s *Screen) Wait(timeout time.Duration, ok func(screen string) bool) bool {
 	}
 }
 
-// Resize changes the screen's size; lines are not reflowed.
+// Resize changes the screen's size. A narrower screen reflows its lines,
+// as most terminals do (VTE, iTerm2, Terminal.app, kitty, tmux): a line
+// longer than the new width goes on over the next rows, and so does the
+// cursor's.
 func (s *Screen) Resize(cols, rows int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var lines [][]rune
+	row, col := s.row, s.col
+	for i, l := range s.lines {
+		start := len(lines)
+		for len(l) > cols {
+			lines = append(lines, l[:cols:cols])
+			l = l[cols:]
+		}
+		lines = append(lines, l)
+		if i == s.row {
+			row, col = start+s.col/cols, s.col%cols
+			if s.col > 0 && s.col%cols == 0 && s.col == len(s.lines[i]) {
+				row, col = start+s.col/cols-1, cols // at the end of a full row
+			}
+		}
+	}
+	s.lines, s.row, s.col = lines, row, col
 	s.cols, s.rows = cols, rows
-	s.col = min(s.col, cols)
 }
 
 // Write applies p to the screen.

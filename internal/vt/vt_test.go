@@ -30,3 +30,18 @@ func TestScreen(t *testing.T) {
 		t.Errorf("wraps %d, unknown %q; want 1, [\"\\a\"]", s.Wraps(), s.Unknown())
 	}
 }
+
+// TestResize checks that a narrower screen reflows its lines and the
+// cursor.
+func TestResize(t *testing.T) {
+	s := New(10, 5)
+	s.Write([]byte("0123456789\r\nabcdefgh\r\nxyz"))
+	s.Resize(4, 5)
+	if got, want := s.Lines(), []string{"0123", "4567", "89", "abcd", "efgh", "xyz"}; !slices.Equal(got, want) {
+		t.Errorf("lines = %q; want %q", got, want)
+	}
+	s.Write([]byte("!\r\x1b[2Aup\x1b[J"))
+	if got, want := s.Lines(), []string{"0123", "4567", "89", "up"}; !slices.Equal(got, want) {
+		t.Errorf("after the cursor moved = %q; want %q", got, want)
+	}
+}
