@@ -121,7 +121,11 @@ func (p *Progress) Update(j runner.Ref, u runner.Update) {
 	}
 	switch u.Kind {
 	case runner.UpdateText, runner.UpdateThought:
-		p.verbose(j, "%s: %s", u.Kind, u.Text)
+		kind := u.Kind
+		if u.Late {
+			kind = "late " + kind // after the turn's answer
+		}
+		p.verbose(j, "%s: %s", kind, u.Text)
 	case runner.UpdateToolCall:
 		what := u.Title
 		if what == "" {
@@ -131,7 +135,11 @@ func (p *Progress) Update(j runner.Ref, u runner.Update) {
 		if kind == "" {
 			kind = "other"
 		}
-		p.verbose(j, "tool call %q (%s): %s", firstLine(what), kind, u.Status)
+		late := ""
+		if u.Late {
+			late = "late "
+		}
+		p.verbose(j, "%stool call %q (%s): %s", late, firstLine(what), kind, u.Status)
 	}
 }
 

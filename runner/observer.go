@@ -127,27 +127,22 @@ func (o *observer) forJob(j Ref, red *redact.Redactor) *jobObserver {
 	return jo
 }
 
-// update passes on a session/update as it arrives, when an Observer wants
-// it; otherwise it does nothing.
-func (jo *jobObserver) update(u *acp.SessionUpdate) {
+// update passes on a session/update of sess as it arrives, when an
+// Observer wants it; otherwise it does nothing.
+func (jo *jobObserver) update(u *acp.SessionUpdate, sess *session) {
 	if jo == nil || jo.s == nil {
 		return
 	}
-	jo.s.update(u)
+	jo.s.update(u, sess.position())
 }
 
-func (jo *jobObserver) turnStarted(index int) {
-	if jo.s != nil {
-		jo.s.turnStarted(index)
-	}
-	jo.o.turnStarted(jo.job, index)
-}
+func (jo *jobObserver) turnStarted(index int) { jo.o.turnStarted(jo.job, index) }
 
-// turn reports a finished turn, after what is left of its streamed text;
-// t is a snapshot the caller does not share.
+// turn reports a finished turn, after what is left of the text it
+// streamed before its answer; t is a snapshot the caller does not share.
 func (jo *jobObserver) turn(t TurnResult) {
 	if jo.s != nil {
-		jo.s.flush()
+		jo.s.answered(t.Index)
 	}
 	jo.red.Value(&t)
 	jo.o.turn(jo.job, t)

@@ -28,16 +28,20 @@ const (
 )
 
 // Update is one thing the agent said or did, passed on in arrival order,
-// redacted. Text and thoughts are joined into lines: an Update is sent for
-// each line the agent ends, and for what is left when it moves on to
-// something else (from text to thoughts or back, a tool call) or the turn
-// ends (or the scenario, for what came after the last turn). Blank lines
+// redacted, attributed to a turn as the results are (an update after the
+// prompt's answer is the turn's late one). Text and thoughts are joined
+// into lines: an Update is sent for each line the agent ends, and for what
+// is left when it moves on to something else (from text to thoughts or
+// back, a tool call), when its turn is answered, and at the end of the
+// scenario. Where a line is cut thus depends only on the order of what the
+// agent sent, never on timing. Blank lines
 // are left out, and a line longer than MaxUpdateLine bytes is passed on in
 // parts of about that size. The end of a part that may begin a secret is
 // held back until the rest of it is known, so that no secret split between
 // chunks or parts escapes redaction.
 type Update struct {
 	Turn int    // the turn it came in, from 1; 0 before the first
+	Late bool   // it came after the turn's answer
 	Kind string // UpdateText, UpdateThought or UpdateToolCall
 	// Text is the line (or part of a line) of text or thought, without its
 	// line break.
@@ -54,18 +58,25 @@ const MaxUpdateLine = 16 << 10
 
 // streamer turns one job's session/update notifications into Updates. It
 // is called from the connection's goroutine (update) and from the job's
-// (turnStarted, turnEnded, flush), so it locks; Updates are sent with its
-// lock held, in arrival order.
+// (answered, flush), so it locks; Updates are sent with its lock held, in
+// arrival order.
 type streamer struct {
 	mu      sync.Mutex
 	o       *observer
 	u       UpdateObserver
 	job     Ref
 	red     *redact.Redactor
-	turn    int
+	at      position // of the last update
 	text    pendingLine
 	thought pendingLine
 	tools   map[string]*toolSeen // the turn's tool calls, by id
+}
+
+// position is where in the session an update came: its turn and whether
+// it came after the turn's answer.
+type position struct {
+	turn int
+	late bool
 }
 
 // toolSeen is what was last said of a tool call.
@@ -79,10 +90,29 @@ type pendingLine struct {
 	b    strings.Builder
 }
 
-// update passes on one session/update of the job.
-func (s *streamer) update(u *acp.SessionUpdate) {
+// position is where in sess an update handled now comes: the turn current
+// returns, and whether it comes after the turn's answer.
+func (s *session) position() position {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	t := s.current()
+	if t == nil {
+		return position{}
+	}
+	return position{turn: t.rec.Index, late: t.late()}
+}
+
+// update passes on one session/update of the job, which came at pos.
+func (s *streamer) update(u *acp.SessionUpdate, pos position) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pos != s.at {
+		s.flushLocked() // the lines of another turn, or of before its answer
+		if pos.turn != s.at.turn {
+			s.tools = nil
+		}
+		s.at = pos
+	}
 	switch {
 	case u.AgentMessageChunk != nil:
 		if u.AgentMessageChunk.Content.Type == acp.ContentText {
@@ -142,7 +172,7 @@ func (s *streamer) tool(id string) *toolSeen {
 }
 
 func (s *streamer) sendTool(id string, c *toolSeen) {
-	u := Update{Turn: s.turn, Kind: UpdateToolCall, ToolCallID: s.red.String(id), Title: s.red.String(c.title),
+	u := Update{Turn: s.at.turn, Late: s.at.late, Kind: UpdateToolCall, ToolCallID: s.red.String(id), Title: s.red.String(c.title),
 		ToolKind: s.red.String(c.kind), Status: s.red.String(c.status)}
 	s.send(u)
 }
@@ -171,7 +201,7 @@ func (s *streamer) end(l *pendingLine) {
 	text := s.red.String(strings.TrimRight(l.b.String(), "\r"))
 	l.b.Reset()
 	if strings.TrimSpace(text) != "" {
-		s.send(Update{Turn: s.turn, Kind: l.kind, Text: text})
+		s.send(Update{Turn: s.at.turn, Late: s.at.late, Kind: l.kind, Text: text})
 	}
 }
 
@@ -189,7 +219,7 @@ func (s *streamer) part(l *pendingLine) {
 	l.b.Reset()
 	l.b.WriteString(text[k:])
 	if strings.TrimSpace(text[:k]) != "" {
-		s.send(Update{Turn: s.turn, Kind: l.kind, Text: text[:k]})
+		s.send(Update{Turn: s.at.turn, Late: s.at.late, Kind: l.kind, Text: text[:k]})
 	}
 }
 
@@ -211,14 +241,15 @@ func (s *streamer) flush() {
 	s.flushLocked()
 }
 
-// turnStarted sends what is left of the last turn's text and makes index
-// the turn of what comes next.
-func (s *streamer) turnStarted(index int) {
+// answered sends what is left of the text and thoughts of turn index that
+// came before its answer: the answer has been handled, so all of it has
+// come. What came after the answer waits for what follows it.
+func (s *streamer) answered(index int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.flushLocked()
-	s.turn = index
-	s.tools = nil
+	if s.at == (position{turn: index}) {
+		s.flushLocked()
+	}
 }
 
 func (s *streamer) send(u Update) {

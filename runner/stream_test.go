@@ -27,7 +27,11 @@ func (r *updateRecorder) ScenarioFinished(j Ref, res Result) {
 }
 func (r *updateRecorder) WantsUpdates() bool { return r.wants }
 func (r *updateRecorder) Update(j Ref, u Update) {
-	s := fmt.Sprintf("%s %d %s: %q", j.Name, u.Turn, u.Kind, u.Text)
+	kind := u.Kind
+	if u.Late {
+		kind = "late " + kind
+	}
+	s := fmt.Sprintf("%s %d %s: %q", j.Name, u.Turn, kind, u.Text)
 	if u.Kind == UpdateToolCall {
 		s = fmt.Sprintf("%s %d tool %s %q %s %s", j.Name, u.Turn, u.ToolCallID, u.Title, u.ToolKind, u.Status)
 	}
@@ -54,23 +58,28 @@ func TestStreamLines(t *testing.T) {
 	ref := Ref{Name: "s"}
 	jo := o.forJob(ref, redact.New(secret))
 	status := func(s acp.ToolCallStatus) *acp.ToolCallStatus { return &s }
+	sess := &session{}
+	update := func(u *acp.SessionUpdate) { jo.update(u, sess) }
 
-	jo.update(textChunk("before the first turn\n"))
-	jo.turnStarted(1)
-	jo.update(thoughtChunk("I should "))
-	jo.update(thoughtChunk("look.\n\n"))
-	jo.update(textChunk("Hello, "))
-	jo.update(textChunk("world.\r\nThe token is ghp_s3c"))
-	jo.update(textChunk("retvalue, and "))
-	jo.update(textChunk("ghp_s3")) // may begin the secret: held back at the tool call
-	jo.update(&acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: "c1", Title: "cat " + secret, Kind: acp.ToolKind("read")}})
-	jo.update(&acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Status: status(acp.StatusInProgress)}})
-	jo.update(&acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Content: []acp.ToolCallContent{}}}) // no new status
-	jo.update(&acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Status: status(acp.StatusCompleted)}})
-	jo.update(textChunk("cretvalue again"))
-	jo.turn(TurnResult{Index: 1})
-	jo.turnStarted(2)
-	jo.update(textChunk("late, no line break"))
+	update(textChunk("before the first turn\n"))
+	t1 := sess.startTurn(1, "one", nil, false)
+	update(thoughtChunk("I should "))
+	update(thoughtChunk("look.\n\n"))
+	update(textChunk("Hello, "))
+	update(textChunk("world.\r\nThe token is ghp_s3c"))
+	update(textChunk("retvalue, and "))
+	update(textChunk("ghp_s3")) // may begin the secret: held back at the tool call
+	update(&acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: "c1", Title: "cat " + secret, Kind: acp.ToolKind("read")}})
+	update(&acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Status: status(acp.StatusInProgress)}})
+	update(&acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Content: []acp.ToolCallContent{}}}) // no new status
+	update(&acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Status: status(acp.StatusCompleted)}})
+	update(textChunk("cretvalue again"))
+	t1.answered = true
+	update(textChunk("late, "))
+	jo.turn(TurnResult{Index: 1}) // sends the turn's own text, not the late one
+	update(textChunk("no line break"))
+	sess.startTurn(2, "two", nil, false)
+	update(textChunk("second turn"))
 	o.finished(ref, Result{})
 
 	want := []string{
@@ -82,7 +91,8 @@ func TestStreamLines(t *testing.T) {
 		`s 1 tool c1 "cat [REDACTED]" read in_progress`,
 		`s 1 tool c1 "cat [REDACTED]" read completed`,
 		`s 1 text: "[REDACTED] again"`,
-		`s 2 text: "late, no line break"`,
+		`s 1 late text: "late, no line break"`,
+		`s 2 text: "second turn"`,
 		"finished",
 	}
 	if diff := cmp.Diff(want, rec.updates); diff != "" {
@@ -98,11 +108,12 @@ func TestStreamLongLine(t *testing.T) {
 	rec := &updateRecorder{wants: true}
 	o := &observer{o: rec}
 	jo := o.forJob(Ref{Name: "s"}, redact.New(secret))
-	jo.turnStarted(1)
+	sess := &session{}
+	sess.startTurn(1, "one", nil, false)
 	chunk := strings.Repeat("x", 1000) + secret
 	for range 100 {
 		for _, c := range []string{chunk[:1005], chunk[1005:]} { // split inside the secret
-			jo.update(textChunk(c))
+			jo.update(textChunk(c), sess)
 			if n := jo.s.text.b.Len(); n > MaxUpdateLine+len(chunk) {
 				t.Fatalf("%d bytes held", n)
 			}
@@ -133,8 +144,8 @@ func TestStreamOff(t *testing.T) {
 		if jo.s != nil {
 			t.Errorf("%T: a streamer was made", ob)
 		}
-		jo.update(textChunk("hi\n")) // must not panic
+		jo.update(textChunk("hi\n"), &session{}) // must not panic
 	}
 	var none *jobObserver
-	none.update(textChunk("hi\n"))
+	none.update(textChunk("hi\n"), nil)
 }
