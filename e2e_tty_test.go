@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/internal/vt"
 )
@@ -225,5 +226,75 @@ turns:
 	}
 	if u := r.scr.Unknown(); len(u) > 0 {
 		t.Errorf("acprun wrote sequences beyond cursor up and erase: %q", u)
+	}
+}
+
+// verboseMock thinks, runs a tool call, says a secret split between
+// chunks, answers, and says more after the answer; its second turn says one
+// line.
+const verboseMock = `turns:
+  - steps:
+      - thought: ["Let me ", "look at main.go.\nThen answer."]
+      - tool_call: {toolCallId: c1, title: Read main.go, kind: read, status: pending}
+      - tool_call_update: {toolCallId: c1, status: in_progress}
+      - tool_call_update: {toolCallId: c1, content: [{text: "package main"}]}
+      - tool_call_update: {toolCallId: c1, status: completed}
+      - text: ["The token is ghp_Sec", "r3tValue42.\n\nIt prints ", "\u001b[2Jhello.\nDone"]
+    after:
+      - text: "said late"
+  - steps:
+      - text: "Second turn.\n"
+`
+
+// TestVerboseStream runs -v with stderr not a terminal and checks that the
+// agent's thoughts, text and tool calls are streamed as they came, each
+// line labelled with scenario and agent: text joined into lines (cut at a
+// line break, when the agent moves on, and when its turn is answered),
+// blank lines left out, the secret of agent.env redacted though it came in
+// two chunks, control characters escaped; the late text after the turn's
+// answer is labelled late.
+func TestVerboseStream(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": verboseMock,
+		"s.yaml": `name: fix-vet
+agent: {name: mock, args: [agent.mock.yaml], env: {API_TOKEN: ghp_Secr3tValue42}}
+permissions: {default: allow}
+turns:
+  - prompt: one
+  - prompt: two
+`,
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-v", "-o", "out.json")
+	if res.code != 0 {
+		t.Fatalf("exit %d; want 0\n%s", res.code, res.stderr)
+	}
+	if strings.Contains(res.stderr, "Secr3t") || strings.Contains(res.stderr, "\x1b") {
+		t.Errorf("the secret or an escape character reached stderr:\n%s", res.stderr)
+	}
+	var got []string
+	for _, line := range strings.Split(res.stderr, "\n") {
+		if strings.HasPrefix(line, "[") {
+			got = append(got, regexp.MustCompile(`\(\d[^)]*\)$`).ReplaceAllString(line, "(TIME)"))
+		}
+	}
+	want := []string{
+		"[fix-vet@mock] turn 1 started",
+		"[fix-vet@mock] thought: Let me look at main.go.",
+		"[fix-vet@mock] thought: Then answer.",
+		`[fix-vet@mock] tool call "Read main.go" (read): pending`,
+		`[fix-vet@mock] tool call "Read main.go" (read): in_progress`,
+		`[fix-vet@mock] tool call "Read main.go" (read): completed`,
+		"[fix-vet@mock] text: The token is [REDACTED].",
+		`[fix-vet@mock] text: It prints \x1b[2Jhello.`,
+		"[fix-vet@mock] text: Done",
+		"[fix-vet@mock] turn 1: end_turn (TIME)",
+		"[fix-vet@mock] turn 2 started",
+		"[fix-vet@mock] late text: said late",
+		"[fix-vet@mock] text: Second turn.",
+		"[fix-vet@mock] turn 2: end_turn (TIME)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("-v lines (-want +got):\n%s\nstderr:\n%s", diff, res.stderr)
 	}
 }
