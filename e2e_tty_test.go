@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -296,5 +297,43 @@ turns:
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("-v lines (-want +got):\n%s\nstderr:\n%s", diff, res.stderr)
+	}
+}
+
+// TestTTYVerbose runs -v with stderr on a terminal: the streamed lines go
+// above the live area as they come, and stay there, in order, once the
+// area is gone.
+func TestTTYVerbose(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": strings.Replace(gatedMock, "%s", "gate", 1),
+		"s.yaml": `name: alpha
+agent: {name: mock, args: [agent.mock.yaml]}
+permissions: {default: allow}
+turns:
+  - prompt: one
+`,
+	})
+	if err := syscall.Mkfifo(filepath.Join(dir, "gate"), 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	r := startTTY(t, dir, 80, 24, "run", "s.yaml", "-v", "-o", "out.json")
+	r.waitScreen("a streamed line above the live area",
+		`^\[alpha@mock\] turn 1 started\n\[alpha@mock\] text: waiting\n  alpha@mock  turn 1/1  \d+s\n\[ +\] 0/1  1 running  \d+s\z`)
+	openGate(t, filepath.Join(dir, "gate"))
+	if code := r.wait(); code != 0 {
+		t.Errorf("exit %d; want 0", code)
+	}
+	lines := r.scr.Lines()
+	want := []string{"[alpha@mock] turn 1 started", "[alpha@mock] text: waiting"}
+	if len(lines) < 5 || !slices.Equal(lines[:2], want) ||
+		!strings.HasPrefix(lines[2], "[alpha@mock] text: terminal: ") ||
+		!strings.HasPrefix(lines[3], "[alpha@mock] turn 1: end_turn (") ||
+		!strings.HasPrefix(lines[4], "PASS alpha [mock] (") {
+		t.Errorf("the terminal does not start with the -v lines and the PASS line:\n%s", strings.Join(lines, "\n"))
+	}
+	screen := strings.Join(lines, "\n")
+	if re := regexp.MustCompile(`(?m)running  \d+s|turn \d/\d  \d+s|^\[[ =>]*\]`); re.MatchString(screen) {
+		t.Errorf("the live area was left on the terminal (%q):\n%s", re.FindString(screen), screen)
 	}
 }
