@@ -38,7 +38,7 @@ type runCmd struct {
 	HTML           string   `name:"html" placeholder:"FILE" help:"Also write a self-contained HTML report to FILE (as acprun report does; - for stdout)."`
 	Events         string   `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line flushed per event; - for stdout)."`
 	Quiet          bool     `short:"q" help:"No progress output; only the summary."`
-	Verbose        bool     `short:"v" help:"Print turns, permission decisions and tool calls as they happen."`
+	Verbose        bool     `short:"v" help:"Stream the agents' text, thoughts and tool calls as they arrive, and turns, permission decisions and warnings, each line labelled [scenario@agent]."`
 	selection
 }
 
