@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -242,5 +243,33 @@ func TestObservers(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantFull, full.calls); diff != "" {
 		t.Errorf("full observer calls (-want +got):\n%s", diff)
+	}
+}
+
+// streamRecorder is an observer that wants Updates, or not.
+type streamRecorder struct {
+	recorder
+	wants bool
+}
+
+func (r *streamRecorder) WantsUpdates() bool { return r.wants }
+func (r *streamRecorder) Update(j runner.Ref, u runner.Update) {
+	r.calls = append(r.calls, "update "+u.Text)
+}
+
+// TestObserversUpdates checks that Observers wants Updates when one of its
+// observers does, and passes them to those only.
+func TestObserversUpdates(t *testing.T) {
+	off, on := &streamRecorder{}, &streamRecorder{wants: true}
+	if output.Observers(off, &recorder{}).(runner.UpdateObserver).WantsUpdates() {
+		t.Error("WantsUpdates with no observer wanting them")
+	}
+	obs := output.Observers(off, on, &recorder{}).(runner.UpdateObserver)
+	if !obs.WantsUpdates() {
+		t.Fatal("no WantsUpdates with an observer wanting them")
+	}
+	obs.Update(runner.Ref{Name: "s"}, runner.Update{Kind: runner.UpdateText, Text: "hi"})
+	if len(off.calls) != 0 || !slices.Equal(on.calls, []string{"update hi"}) {
+		t.Errorf("calls: off %q, on %q; want none, [update hi]", off.calls, on.calls)
 	}
 }
