@@ -149,7 +149,8 @@ func openGate(t *testing.T, path string) {
 // held in its first turn until the test opens its gate, and checks what a
 // person sees: the running scenarios named with their agent, turn and
 // elapsed time above the bar; after the window is made narrow, every line
-// of the live area cut to the new width (the long name first); PASS/FAIL
+// of the live area cut to the new width (the long name first); after it is
+// made short, fewer named and the others counted ("+1 more"); PASS/FAIL
 // lines printed above the live area as the scenarios end; and at the end
 // a screen with those lines and the summary only, the live area gone.
 func TestTTYLiveArea(t *testing.T) {
@@ -204,6 +205,11 @@ turns:
 			t.Errorf("a line of %d characters on a 40-column terminal: %q", n, line)
 		}
 	}
+
+	// A short window names fewer and counts the others.
+	r.resize(40, 6)
+	r.waitScreen("two running scenarios and the third counted",
+		`\A(.*\n)*(  \S.*  turn 1/\d  \d+s\n){2}  … \+1 more\n\[ +\] 0/3  3 running  \d+s\z`)
 
 	openGate(t, filepath.Join(dir, "a.gate"))
 	r.waitScreen("alpha's PASS line above the live area", `^PASS alpha \[mock\] \(.*\)\n(  .*\n){2}\[.*\] 1/3  2 running  \d+s\z`)
