@@ -209,7 +209,8 @@ func (l *liveArea) draw(last bool) {
 		}
 	}
 	for _, p := range pending {
-		b.WriteString(p)
+		// Each line clears what is left of the area drawn where it goes.
+		b.WriteString(strings.ReplaceAll(p, "\n", "\x1b[K\n"))
 		b.WriteString("\x1b[K\n")
 	}
 	l.drawn = l.drawn[:0]

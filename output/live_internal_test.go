@@ -152,3 +152,17 @@ func TestElapsed(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintableSGR checks that colours are kept and every other control
+// sequence escaped.
+func TestPrintableSGR(t *testing.T) {
+	for in, want := range map[string]string{
+		"\x1b[31mFAIL\x1b[0m x":    "\x1b[31mFAIL\x1b[0m x",
+		"\x1b[2J\x1b[1;32mok\x1b[": `\x1b[2J` + "\x1b[1;32mok" + `\x1b[`,
+		"a\x1b]0;title\x07b\r\nc":  `a\x1b]0;title\x07b\x0d` + "\nc",
+	} {
+		if got := printableSGR(in); got != want {
+			t.Errorf("printableSGR(%q) = %q; want %q", in, got, want)
+		}
+	}
+}

@@ -175,7 +175,9 @@ func (p *Progress) ScenarioFinished(j runner.Ref, r runner.Result) {
 		return
 	}
 	if p.live != nil {
-		p.live.finished(j, finishedLine(r), r.Status != runner.StatusPassed)
+		// Control characters the agent sent (in a failure's excerpt, say)
+		// must not drive the terminal; the line's colours stay.
+		p.live.finished(j, printableSGR(finishedLine(r)), r.Status != runner.StatusPassed)
 		return
 	}
 	if p.opts.Terminal {

@@ -29,6 +29,39 @@ func printable(s string) string {
 	return b.String()
 }
 
+// printableSGR is printable but keeps line breaks and the colour
+// sequences (ESC [ … m) that acprun's own lines hold.
+func printableSGR(s string) string {
+	if strings.Contains(s, "\n") {
+		lines := strings.Split(s, "\n")
+		for i, l := range lines {
+			lines[i] = printableSGR(l)
+		}
+		return strings.Join(lines, "\n")
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "\x1b[")
+		if i < 0 {
+			break
+		}
+		j := i + 2
+		for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';') {
+			j++
+		}
+		if j == len(s) || s[j] != 'm' {
+			b.WriteString(printable(s[:j]))
+			s = s[j:]
+			continue
+		}
+		b.WriteString(printable(s[:i]))
+		b.WriteString(s[i : j+1])
+		s = s[j+1:]
+	}
+	b.WriteString(printable(s))
+	return b.String()
+}
+
 // runeWidth is the number of terminal cells r takes: 0 for combining marks
 // and format characters, 2 for East Asian wide and full-width characters
 // and emoji, 1 otherwise. It is the common subset of what terminals do,
