@@ -44,7 +44,7 @@ type runCmd struct {
 	Events         string   `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line flushed per event; - for stdout)."`
 	Format         string   `enum:"lines,dots,quiet" default:"lines" help:"What is printed as scenarios end: lines (one line per scenario), dots (one character per scenario: . F E) or quiet (nothing); the summary of failures and errors and the totals follow."`
 	Quiet          bool     `short:"q" help:"Same as --format quiet."`
-	Verbose        bool     `short:"v" help:"Print turns, permission decisions and tool calls as they happen."`
+	Verbose        bool     `short:"v" help:"Stream the agents' text, thoughts and tool calls as they arrive, and turns, permission decisions and warnings, each line labelled [scenario@agent]."`
 	Resume         bool     `help:"Continue every scenario's recorded session, as session.resume does (state file: its session.stateFile, default .acprun/state.json beside it)."`
 	Lock           string   `enum:"wait,fail" default:"wait" placeholder:"MODE" help:"When another run holds a state file's lock: wait for it to finish, or fail at once (exit 6). One of: wait, fail."`
 	selection

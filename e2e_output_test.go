@@ -355,7 +355,7 @@ func TestOutputProgressTerminal(t *testing.T) {
 		t.Fatalf("exit: %v; want %d\n%s", err, exitFailed, out.String())
 	}
 	got := out.String()
-	if !strings.Contains(got, "/2)") || !strings.Contains(got, "running") {
+	if !regexp.MustCompile(`\] \d/2  \d running`).MatchString(got) {
 		t.Errorf("no progress bar (done/total, running) on the terminal:\n%q", got)
 	}
 	if !strings.Contains(got, "1 passed, 1 failed") {

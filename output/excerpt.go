@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/acprun/acprun/runner"
 )
@@ -153,34 +152,22 @@ func headTail(lines []string, head, tail int) []string {
 func quote(lines []string) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
-		out[i] = "| " + printable(l)
+		out[i] = "| " + excerptLine(l)
 	}
 	return out
 }
 
-// printable is line cut at excerptWidth characters (marked "…"), with
+// excerptLine is line cut at excerptWidth characters (marked "…"), with
 // control characters and invalid UTF-8 escaped, tabs kept.
-func printable(line string) string {
-	var b strings.Builder
+func excerptLine(line string) string {
 	n := 0
-	for i, r := range line {
+	for i := range line {
 		if n == excerptWidth {
-			b.WriteString("…")
-			break
+			return escapeControls(line[:i], true) + "…"
 		}
 		n++
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(line[i:], "\uFFFD"):
-			fmt.Fprintf(&b, `\x%02x`, line[i])
-		case r == '\t':
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
 	}
-	return b.String()
+	return escapeControls(line, true)
 }
 
 // reasonLines renders reasons as lines: each message, then its excerpt

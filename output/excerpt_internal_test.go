@@ -31,9 +31,9 @@ func TestHeadTail(t *testing.T) {
 	}
 }
 
-// TestPrintable: what the agent wrote cannot move the cursor or colour
+// TestExcerptLine: what the agent wrote cannot move the cursor or colour
 // the terminal, and a long line is cut.
-func TestPrintable(t *testing.T) {
+func TestExcerptLine(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"plain\ttabbed", "plain\ttabbed"},
 		{"\x1b[31mred\x1b[0m", `\x1b[31mred\x1b[0m`},
@@ -43,8 +43,8 @@ func TestPrintable(t *testing.T) {
 		{strings.Repeat("x", excerptWidth), strings.Repeat("x", excerptWidth)},
 	}
 	for _, tt := range tests {
-		if got := printable(tt.in); got != tt.want {
-			t.Errorf("printable(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := excerptLine(tt.in); got != tt.want {
+			t.Errorf("excerptLine(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -9,156 +9,150 @@ import (
 
 	"github.com/acprun/acprun/runner"
 	"github.com/fatih/color"
-	"github.com/schollz/progressbar/v3"
 )
-
-// refreshEvery is how often the bar is redrawn between events, so that its
-// elapsed time and ETA keep moving during a long scenario.
-const refreshEvery = time.Second
 
 // ProgressOptions says how Progress shows a run.
 type ProgressOptions struct {
-	// Terminal draws a progress bar; otherwise Progress writes one plain
-	// line per finished scenario. Set it when the writer is a terminal.
+	// Terminal draws the live area (running scenarios and a bar) below the
+	// PASS/FAIL lines; otherwise Progress writes one plain line per
+	// finished scenario. Set it when the writer is a terminal.
 	Terminal bool
 	// Quiet writes nothing at all.
 	Quiet bool
 	// Dots writes, when not on a terminal, one character per finished
-	// scenario instead of a line: "." passed, "F" failed, "E" error.
+	// scenario instead of a line: "." passed, "F" failed, "E" error, "r"
+	// a try that failed and runs again.
 	Dots bool
-	// Verbose also writes turns, permission decisions, tool calls and
-	// warnings as they happen.
+	// Verbose also writes turns, permission decisions and warnings, and
+	// streams the agents' text, thoughts and tool calls as they arrive,
+	// each line labelled with its scenario and agent.
 	Verbose bool
+	// Size gives the terminal's columns and rows; nil reads them from the
+	// writer, when it is a terminal.
+	Size func() (cols, rows int)
 }
 
 // Progress shows a run as it happens on a writer (stderr). It implements
-// runner.Observer, plus TurnStarted and Warning. On a terminal it draws a
-// bar with done/total, the number of scenarios running, the elapsed time
-// and an ETA; otherwise it writes one plain line per finished scenario
-// ("PASS name (end_turn, 1.2s)", "FAIL name [agent] #2 (max_tokens, 3s)"),
-// or with Dots one character. Call Finish when the run ends: it clears
-// the bar and stops redrawing it, or ends the line of dots.
+// runner.UpdateObserver, plus TurnStarted and Warning. On a terminal it
+// prints a PASS/FAIL line per finished scenario above a live area that
+// names the running scenarios (with their agent, turn and elapsed time)
+// above a bar with done/total; otherwise it writes one plain line per
+// finished scenario ("PASS name (end_turn, 1.2s)", "FAIL name [agent] #2
+// (max_tokens, 3s)"), or with Dots one character. Call Finish when the run
+// ends: it clears the live area and stops redrawing it, or ends the line of
+// dots.
 type Progress struct {
-	mu      sync.Mutex
-	w       io.Writer
-	opts    ProgressOptions
-	bar     *progressbar.ProgressBar
-	running int
-	stop    chan struct{} // closed by Finish; nil when nothing redraws
-	stopped chan struct{} // closed when the redraw goroutine returns
-	dots    int           // dots written on the current line (Dots)
+	mu   sync.Mutex
+	w    io.Writer
+	opts ProgressOptions
+	live *liveArea // nil when nothing is drawn
+	dots int       // dots written on the current line (Dots)
 }
 
 // NewProgress returns a Progress for a run of total scenario results,
-// writing to w. When it draws a bar it redraws it every second until
-// Finish.
+// writing to w. When it draws the live area it redraws it on every event
+// and every second until Finish.
 func NewProgress(w io.Writer, total int, opts ProgressOptions) *Progress {
 	p := &Progress{w: w, opts: opts}
 	if opts.Quiet || !opts.Terminal || total <= 0 {
 		return p
 	}
-	p.bar = progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionShowElapsedTimeOnFinish(),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionSetDescription(p.description()),
-		progressbar.OptionSetRenderBlankState(true),
-	)
-	p.stop = make(chan struct{})
-	p.stopped = make(chan struct{})
-	go p.redraw(p.stop)
+	p.live = newLiveArea(w, total, opts.Size)
 	return p
 }
 
-// redraw redraws the bar every refreshEvery until Finish.
-func (p *Progress) redraw(stop <-chan struct{}) {
-	defer close(p.stopped)
-	t := time.NewTicker(refreshEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			p.mu.Lock()
-			p.bar.Describe(p.description())
-			p.mu.Unlock()
-		}
-	}
-}
-
-// description is the text before the bar.
-func (p *Progress) description() string {
-	return fmt.Sprintf("%d running ", p.running)
-}
-
-// Finish clears the bar and stops redrawing it. It may be called more
-// than once.
+// Finish prints what is left, clears the live area and stops redrawing
+// it. It may be called more than once.
 func (p *Progress) Finish() {
+	if p.live != nil {
+		p.live.finish()
+	}
 	p.mu.Lock()
-	stop := p.stop
-	p.stop = nil
+	defer p.mu.Unlock()
 	if p.dots > 0 {
 		fmt.Fprintln(p.w) // end the line of dots
 		p.dots = 0
 	}
-	p.mu.Unlock()
-	if stop == nil {
+}
+
+// ScenarioStarted shows j as running.
+func (p *Progress) ScenarioStarted(j runner.Ref) {
+	if p.live == nil {
 		return
 	}
-	close(stop)
-	<-p.stopped
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_ = p.bar.Finish() // with OptionClearOnFinish: clears the bar
+	now := time.Now()
+	p.live.update(func(st *liveState) {
+		st.running = append(st.running, &runningJob{ref: j, since: now})
+	})
 }
 
-// ScenarioStarted counts j as running.
-func (p *Progress) ScenarioStarted(j runner.Ref) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.running++
-	if p.bar != nil {
-		p.bar.Describe(p.description())
-	}
-}
-
-// TurnStarted notes, when verbose, that turn (from 1) of j started.
+// TurnStarted shows the turn j is in and notes, when verbose, that turn
+// (from 1) of j started.
 func (p *Progress) TurnStarted(j runner.Ref, turn int) {
-	p.verbose("%s: turn %d started", jobName(j), turn)
+	if p.live != nil {
+		p.live.update(func(st *liveState) {
+			if rj := st.find(j); rj != nil {
+				rj.turn = turn
+			}
+		})
+	}
+	p.verbose(j, "turn %d started", turn)
 }
 
-// TurnFinished notes, when verbose, the turn's tool calls and outcome.
+// TurnFinished notes, when verbose, the turn's outcome; its tool calls
+// were streamed as they happened (Update).
 func (p *Progress) TurnFinished(j runner.Ref, t runner.TurnResult) {
 	if !p.opts.Verbose || p.opts.Quiet {
 		return
-	}
-	name := jobName(j)
-	for _, tc := range t.ToolCalls {
-		kind := tc.Kind
-		if kind == "" {
-			kind = "other"
-		}
-		p.verbose("%s: turn %d: tool call %q (%s, %s)", name, t.Index, firstLine(tc.Title), kind, tc.Status)
 	}
 	outcome := t.StopReason
 	if t.CancelCause != "" {
 		outcome += " after " + t.CancelCause
 	}
 	if t.StopReason == runner.OutcomeSkipped {
-		p.verbose("%s: turn %d: %s", name, t.Index, outcome)
+		p.verbose(j, "turn %d: %s", t.Index, outcome)
 		return
 	}
-	p.verbose("%s: turn %d: %s (%s)", name, t.Index, outcome, duration(time.Duration(t.DurationMs)*time.Millisecond))
+	p.verbose(j, "turn %d: %s (%s)", t.Index, outcome, duration(time.Duration(t.DurationMs)*time.Millisecond))
 	if t.Error != "" {
-		p.verbose("%s: turn %d: %s", name, t.Index, firstLine(t.Error))
+		p.verbose(j, "turn %d: %s", t.Index, firstLine(t.Error))
 	}
 	for _, f := range t.Failures {
-		p.verbose("%s: turn %d: %s", name, t.Index, firstLine(f))
+		p.verbose(j, "turn %d: %s", t.Index, firstLine(f))
+	}
+}
+
+// WantsUpdates reports whether Progress streams what the agents say and
+// do: with Verbose, unless Quiet.
+func (p *Progress) WantsUpdates() bool { return p.opts.Verbose && !p.opts.Quiet }
+
+// Update writes, when verbose, a line of an agent's text or thoughts, or
+// a tool call that started or changed status.
+func (p *Progress) Update(j runner.Ref, u runner.Update) {
+	if !p.WantsUpdates() {
+		return
+	}
+	switch u.Kind {
+	case runner.UpdateText, runner.UpdateThought:
+		kind := u.Kind
+		if u.Late {
+			kind = "late " + kind // after the turn's answer
+		}
+		p.verbose(j, "%s: %s", kind, u.Text)
+	case runner.UpdateToolCall:
+		what := u.Title
+		if what == "" {
+			what = u.ToolCallID
+		}
+		kind := u.ToolKind
+		if kind == "" {
+			kind = "other"
+		}
+		late := ""
+		if u.Late {
+			late = "late "
+		}
+		p.verbose(j, "%stool call %q (%s): %s", late, firstLine(what), kind, u.Status)
 	}
 }
 
@@ -179,34 +173,32 @@ func (p *Progress) PermissionDecided(j runner.Ref, perm runner.Permission) {
 	if detail != "" {
 		detail = " (" + detail + ")"
 	}
-	p.verbose("%s: permission %s: %q%s", jobName(j), perm.Decision, firstLine(what), detail)
+	p.verbose(j, "permission %s: %q%s", perm.Decision, firstLine(what), detail)
 }
 
 // Warning notes, when verbose, a warning about j.
 func (p *Progress) Warning(j runner.Ref, msg string) {
-	p.verbose("%s: warning: %s", jobName(j), firstLine(msg))
+	p.verbose(j, "warning: %s", firstLine(msg))
 }
 
-// ScenarioFinished advances the bar, or writes the scenario's line.
+// ScenarioFinished writes the scenario's line: on a terminal above the
+// live area, which no longer shows it as running.
 func (p *Progress) ScenarioFinished(j runner.Ref, r runner.Result) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.running > 0 {
-		p.running--
-	}
 	if p.opts.Quiet {
 		return
 	}
-	if p.bar != nil {
-		p.bar.Describe(p.description())
-		if !r.Retried { // the bar counts attempts; a retry is the same one
-			_ = p.bar.Add(1)
-		}
+	if p.live != nil {
+		// Control characters the agent sent (in a failure's excerpt, say)
+		// must not drive the terminal; the line's colours stay.
+		// A retried try is not counted: the bar counts attempts.
+		p.live.finished(j, printableSGR(finishedLine(r)), !r.Retried, r.Verdict() && r.Status != runner.StatusPassed)
 		return
 	}
 	if p.opts.Terminal {
 		return // the bar was not drawn (no total); the summary says it all
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.opts.Dots {
 		p.writeDot(r)
 		return
@@ -217,7 +209,8 @@ func (p *Progress) ScenarioFinished(j runner.Ref, r runner.Result) {
 // dotsPerLine is where a line of dots is broken.
 const dotsPerLine = 80
 
-// writeDot writes the character of a finished scenario (Dots).
+// writeDot writes the character of a finished scenario (Dots). The
+// caller holds p.mu.
 func (p *Progress) writeDot(r runner.Result) {
 	dot := color.New(color.FgGreen).Sprint(".")
 	switch {
@@ -240,32 +233,21 @@ func (p *Progress) writeDot(r runner.Result) {
 // label, stop reasons and duration (the summary explains failures).
 func finishedLine(r runner.Result) string { return scenarioLine(r, false) }
 
-// verbose writes one line when verbose, above the bar if there is one.
-func (p *Progress) verbose(format string, args ...any) {
+// verbose writes one line when verbose, labelled "[name@agent] ", above
+// the live area if there is one. Control characters an agent sent are
+// escaped.
+func (p *Progress) verbose(j runner.Ref, format string, args ...any) {
 	if !p.opts.Verbose || p.opts.Quiet {
+		return
+	}
+	line := printable("[" + refLabel(j) + "] " + fmt.Sprintf(format, args...))
+	if p.live != nil {
+		p.live.print(line)
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.bar != nil {
-		_ = p.bar.Clear()
-	}
-	fmt.Fprintf(p.w, format+"\n", args...)
-	if p.bar != nil {
-		_ = p.bar.RenderBlank()
-	}
-}
-
-// jobName names a job as label names its result: "login [claude] #2".
-func jobName(j runner.Ref) string {
-	s := j.Name
-	if j.Agent != "" {
-		s += " [" + j.Agent + "]"
-	}
-	if j.Attempt > 0 {
-		s += fmt.Sprintf(" #%d", j.Attempt)
-	}
-	return s
+	fmt.Fprintln(p.w, line)
 }
 
 // firstLine keeps the first line of s (trimmed), marking what was cut
@@ -323,6 +305,25 @@ func (m multiObserver) Warning(j runner.Ref, msg string) {
 	}
 }
 
+// WantsUpdates reports whether one of the observers wants Updates.
+func (m multiObserver) WantsUpdates() bool {
+	for _, o := range m {
+		if u, ok := o.(runner.UpdateObserver); ok && u.WantsUpdates() {
+			return true
+		}
+	}
+	return false
+}
+
+// Update passes u to the observers that want Updates.
+func (m multiObserver) Update(j runner.Ref, u runner.Update) {
+	for _, o := range m {
+		if uo, ok := o.(runner.UpdateObserver); ok && uo.WantsUpdates() {
+			uo.Update(j, u)
+		}
+	}
+}
+
 func (m multiObserver) ScenarioFinished(j runner.Ref, r runner.Result) {
 	for _, o := range m {
 		o.ScenarioFinished(j, r)
@@ -330,7 +331,7 @@ func (m multiObserver) ScenarioFinished(j runner.Ref, r runner.Result) {
 }
 
 var (
-	_ runner.Observer = (*Progress)(nil)
-	_ runner.Observer = (*Events)(nil)
-	_ runner.Observer = multiObserver(nil)
+	_ runner.UpdateObserver = (*Progress)(nil)
+	_ runner.Observer       = (*Events)(nil)
+	_ runner.UpdateObserver = multiObserver(nil)
 )

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/acprun/acprun/internal/vt"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/runner"
 	"github.com/creack/pty"
@@ -61,19 +63,18 @@ func TestProgressPlain(t *testing.T) {
 		{
 			name: "verbose",
 			opts: output.ProgressOptions{Verbose: true},
-			want: `basic: turn 1 started
-basic: permission allow: "Read main.go" (read; rule allow[0])
-basic: turn 1: tool call "Read main.go" (read, completed)
-basic: turn 1: end_turn (1.1s)
+			want: `[basic] turn 1 started
+[basic] permission allow: "Read main.go" (read; rule allow[0])
+[basic] turn 1: end_turn (1.1s)
 PASS basic (end_turn, 1.23s, 1 allowed, 0 denied)
-refuses <politely> [claude]: turn 1 started
-refuses <politely> [claude]: turn 1: end_turn (2s)
-refuses <politely> [claude]: turn 1: text does not contain "hello" | "bye"
-refuses <politely> [claude]: turn 2 started
-refuses <politely> [claude]: turn 2: cancelled after turnTimeout (1m0s)
-refuses <politely> [claude]: turn 2: stopReason is cancelled, want end_turn
-refuses <politely> [claude]: turn 3: skipped
-refuses <politely> [claude]: warning: mode "plan" not offered by the agent; not set
+[refuses <politely>@claude] turn 1 started
+[refuses <politely>@claude] turn 1: end_turn (2s)
+[refuses <politely>@claude] turn 1: text does not contain "hello" | "bye"
+[refuses <politely>@claude] turn 2 started
+[refuses <politely>@claude] turn 2: cancelled after turnTimeout (1m0s)
+[refuses <politely>@claude] turn 2: stopReason is cancelled, want end_turn
+[refuses <politely>@claude] turn 3: skipped
+[refuses <politely>@claude] warning: mode "plan" not offered by the agent; not set
 FAIL refuses <politely> [claude] #2 (end_turn, cancelled after turnTimeout, skipped, 1m5s, 0 allowed, 1 denied)
 `,
 		},
@@ -111,9 +112,11 @@ func TestProgressErrorLine(t *testing.T) {
 	}
 }
 
-// TestProgressTerminal draws the bar on a pseudo-terminal and checks that
-// it shows done/total and the running count, that verbose lines go above
-// it, and that Finish clears it and stops redrawing.
+// TestProgressTerminal draws on a pseudo-terminal and checks what a person
+// sees: the running scenarios with their turn above the bar, PASS/FAIL and
+// verbose lines printed above the live area as they come, an agent's
+// control characters escaped, no line wrapped, and, after Finish, a screen
+// holding only the printed lines: the live area cleared, nothing redrawn.
 func TestProgressTerminal(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	noColor(t)
@@ -122,71 +125,55 @@ func TestProgressTerminal(t *testing.T) {
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
 	defer ptmx.Close()
-
-	// Everything written to tty is read from ptmx by this goroutine.
-	chunks := make(chan []byte)
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		defer close(chunks)
-		buf := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(buf)
-			if n > 0 {
-				chunks <- bytes.Clone(buf[:n])
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	var seen bytes.Buffer
-	waitFor := func(want string) {
+	const cols, rows = 120, 12 // wide enough for the FAIL line: scrollback lines may wrap, the live area may not
+	scr := vt.New(cols, rows)
+	fed := scr.Feed(ptmx)
+	waitFor := func(what string, ok func(screen string) bool) {
 		t.Helper()
-		deadline := time.After(10 * time.Second)
-		for !strings.Contains(seen.String(), want) {
-			select {
-			case c, ok := <-chunks:
-				if !ok {
-					t.Fatalf("terminal closed before %q appeared; got %q", want, seen.String())
-				}
-				seen.Write(c)
-			case <-deadline:
-				t.Fatalf("%q did not appear on the terminal; got %q", want, seen.String())
-			}
+		if !scr.Wait(10*time.Second, ok) {
+			t.Fatalf("%s did not appear on the terminal; screen:\n%s", what, strings.Join(scr.Screen(), "\n"))
 		}
 	}
+	has := func(sub string) func(string) bool { return func(s string) bool { return strings.Contains(s, sub) } }
 
-	p := output.NewProgress(tty, 2, output.ProgressOptions{Terminal: true, Verbose: true})
-	waitFor("(0/2)")
+	p := output.NewProgress(tty, 3, output.ProgressOptions{Terminal: true, Verbose: true, Size: func() (int, int) { return cols, rows }})
+	t.Cleanup(p.Finish) // when the test fails before it does
+	waitFor("the empty bar", has("] 0/3  0 running"))
 	rep := sampleReport()
-	a := runner.Ref{Name: "basic"}
-	b := runner.Ref{Name: "other"}
+	a := runner.Ref{Name: "basic", Turns: 2}
+	b := runner.Ref{Name: "other", Agent: "claude", Attempt: 2, Turns: 1}
 	p.ScenarioStarted(a)
 	p.ScenarioStarted(b)
-	waitFor("2 running")
+	p.TurnStarted(a, 1)
+	waitFor("the running scenarios", func(s string) bool {
+		return regexpMatch(`(?m)^  basic  turn 1/2  \d+s\n  other@claude #2  starting  \d+s\n\[ +\] 0/3  2 running  \d+s$`, s)
+	})
+	p.Update(b, runner.Update{Kind: runner.UpdateText, Text: "evil \x1b]0;title\x07 text"})
+	waitFor("a streamed line", has(`[other@claude #2] text: evil \x1b]0;title\x07 text`))
 	p.ScenarioFinished(a, rep.Scenarios[0])
-	waitFor("1 running")
-	waitFor("(1/2)")
-	waitFor("█")
+	waitFor("the PASS line and the bar", func(s string) bool {
+		return regexpMatch(`(?m)^PASS basic \(end_turn, 1.23s, 1 allowed, 0 denied\)\n  other@claude #2  starting  \d+s\n\[=+> +\] 1/3  1 running  \d+s$`, s)
+	})
 	p.Warning(b, "slow agent")
-	waitFor("other: warning: slow agent")
 	p.ScenarioFinished(b, rep.Scenarios[1])
+	waitFor("the FAIL line", has("] 2/3  0 running  1 failed"))
 	p.Finish()
 	p.Finish() // a second call does nothing
 	tty.Close()
-	for c := range chunks {
-		seen.Write(c)
-	}
-	<-readDone
+	<-fed
 
-	out := seen.String()
-	if strings.Contains(out, "PASS") || strings.Contains(out, "FAIL") {
-		t.Errorf("the terminal got plain result lines; want only the bar:\n%q", out)
+	want := []string{
+		"[basic] turn 1 started",
+		`[other@claude #2] text: evil \x1b]0;title\x07 text`,
+		"PASS basic (end_turn, 1.23s, 1 allowed, 0 denied)",
+		"[other@claude #2] warning: slow agent",
+		"FAIL refuses <politely> [claude] #2 (end_turn, cancelled after turnTimeout, skipped, 1m5s, 0 allowed, 1 denied)",
 	}
-	// The bar is cleared: the output ends by blanking the line.
-	if !regexpMatch(`\r +\r$`, out) {
-		t.Errorf("output does not end by clearing the bar: %q", tail(out, 200))
+	if diff := cmp.Diff(want, scr.Lines()); diff != "" {
+		t.Errorf("the terminal after Finish (-want +got):\n%s", diff)
+	}
+	if n, unknown := scr.Wraps(), scr.Unknown(); n != 0 || len(unknown) != 0 {
+		t.Errorf("%d lines wrapped, unknown sequences %q; want none", n, unknown)
 	}
 }
 
@@ -278,5 +265,33 @@ func TestProgressDotsWrap(t *testing.T) {
 	p.Finish()
 	if got, want := buf.String(), strings.Repeat(".", 80)+"\n.\n"; got != want {
 		t.Errorf("dots = %q, want %q", got, want)
+	}
+}
+
+// streamRecorder is an observer that wants Updates, or not.
+type streamRecorder struct {
+	recorder
+	wants bool
+}
+
+func (r *streamRecorder) WantsUpdates() bool { return r.wants }
+func (r *streamRecorder) Update(j runner.Ref, u runner.Update) {
+	r.calls = append(r.calls, "update "+u.Text)
+}
+
+// TestObserversUpdates checks that Observers wants Updates when one of its
+// observers does, and passes them to those only.
+func TestObserversUpdates(t *testing.T) {
+	off, on := &streamRecorder{}, &streamRecorder{wants: true}
+	if output.Observers(off, &recorder{}).(runner.UpdateObserver).WantsUpdates() {
+		t.Error("WantsUpdates with no observer wanting them")
+	}
+	obs := output.Observers(off, on, &recorder{}).(runner.UpdateObserver)
+	if !obs.WantsUpdates() {
+		t.Fatal("no WantsUpdates with an observer wanting them")
+	}
+	obs.Update(runner.Ref{Name: "s"}, runner.Update{Kind: runner.UpdateText, Text: "hi"})
+	if len(off.calls) != 0 || !slices.Equal(on.calls, []string{"update hi"}) {
+		t.Errorf("calls: off %q, on %q; want none, [update hi]", off.calls, on.calls)
 	}
 }

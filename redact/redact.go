@@ -290,3 +290,52 @@ func (r *Redactor) literalSpans(s string, spans []span) []span {
 	}
 	return spans
 }
+
+// Unfinished returns the length of the longest end of s that begins a
+// secret (in one of its forms) without finishing it: the part of a text
+// still arriving that must be held back until what follows is known, for
+// redacting what comes before it and what comes after separately cannot
+// find a secret split between them. Redact s first: a whole secret inside
+// it is not looked for. It is 0 when no secret can start in s's end.
+func (r *Redactor) Unfinished(s string) int {
+	if r.empty() {
+		return 0
+	}
+	n := 0
+	for _, f := range r.forms {
+		n = max(n, overlap(s, f))
+	}
+	return n
+}
+
+// overlap is the length of the longest end of s that is a proper prefix of
+// f (Knuth–Morris–Pratt: the failure function of f, then s's last
+// len(f)-1 bytes run through it).
+func overlap(s, f string) int {
+	if len(f) < 2 {
+		return 0
+	}
+	fail := make([]int, len(f))
+	for i, k := 1, 0; i < len(f); i++ {
+		for k > 0 && f[i] != f[k] {
+			k = fail[k-1]
+		}
+		if f[i] == f[k] {
+			k++
+		}
+		fail[i] = k
+	}
+	k := 0
+	for i := max(len(s)-(len(f)-1), 0); i < len(s); i++ {
+		for k > 0 && (k == len(f) || s[i] != f[k]) {
+			k = fail[k-1]
+		}
+		if s[i] == f[k] {
+			k++
+		}
+	}
+	if k == len(f) {
+		k = fail[k-1]
+	}
+	return k
+}

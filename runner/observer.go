@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/scenario"
 )
@@ -25,6 +26,8 @@ type Ref struct {
 	// Retry counts the tries of an attempt after its first failed
 	// (the scenario's retries): 0 for the first try, n for the n-th retry.
 	Retry int
+	// Turns is the number of turns of the scenario.
+	Turns int
 }
 
 // job is one run of one scenario: the scenario it runs and the Ref that
@@ -36,7 +39,7 @@ type job struct {
 
 // newJob is attempt (0 when the scenario runs once) of sc.
 func newJob(sc *scenario.Scenario, attempt int) job {
-	return job{sc: sc, ref: Ref{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Agent: sc.Agent.Name, Attempt: attempt}}
+	return job{sc: sc, ref: Ref{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Agent: sc.Agent.Name, Attempt: attempt, Turns: len(sc.Turns)}}
 }
 
 // Observer is told about a run as it happens. Calls are serialised: an
@@ -55,6 +58,10 @@ type Observer interface {
 type observer struct {
 	mu sync.Mutex
 	o  Observer
+	// streams are the streamers of the running jobs, when the Observer
+	// wants Updates; guarded by smu.
+	smu     sync.Mutex
+	streams map[Ref]*streamer
 }
 
 // call runs f with the Observer, serialised; nothing when there is none.
@@ -81,7 +88,19 @@ func (o *observer) permission(j Ref, p Permission) {
 	o.call(func(ob Observer) { ob.PermissionDecided(j, p) })
 }
 
-func (o *observer) finished(j Ref, r Result) { o.call(func(ob Observer) { ob.ScenarioFinished(j, r) }) }
+// finished reports a finished job, after what is left of its streamed text.
+func (o *observer) finished(j Ref, r Result) {
+	if o != nil {
+		o.smu.Lock()
+		s := o.streams[j]
+		delete(o.streams, j)
+		o.smu.Unlock()
+		if s != nil {
+			s.flush()
+		}
+	}
+	o.call(func(ob Observer) { ob.ScenarioFinished(j, r) })
+}
 
 // jobObserver tells the Observer about one job, redacting everything it
 // passes on: it is the one way the runner reports progress, so nothing the
@@ -90,16 +109,44 @@ type jobObserver struct {
 	o   *observer
 	job Ref
 	red *redact.Redactor
+	s   *streamer // nil when no Observer wants Updates
 }
 
 func (o *observer) forJob(j Ref, red *redact.Redactor) *jobObserver {
-	return &jobObserver{o: o, job: j, red: red}
+	jo := &jobObserver{o: o, job: j, red: red}
+	if u, ok := o.o.(UpdateObserver); ok && u.WantsUpdates() {
+		jo.s = &streamer{o: o, u: u, job: j, red: red, text: pendingLine{kind: UpdateText}, thought: pendingLine{kind: UpdateThought}}
+		o.smu.Lock()
+		if o.streams == nil {
+			o.streams = map[Ref]*streamer{}
+		}
+		old := o.streams[j]
+		o.streams[j] = jo.s
+		o.smu.Unlock()
+		if old != nil {
+			old.flush() // an earlier run of the same job
+		}
+	}
+	return jo
+}
+
+// update passes on a session/update of sess as it arrives, when an
+// Observer wants it; otherwise it does nothing.
+func (jo *jobObserver) update(u *acp.SessionUpdate, sess *session) {
+	if jo == nil || jo.s == nil {
+		return
+	}
+	jo.s.update(u, sess.position())
 }
 
 func (jo *jobObserver) turnStarted(index int) { jo.o.turnStarted(jo.job, index) }
 
-// turn reports a finished turn; t is a snapshot the caller does not share.
+// turn reports a finished turn, after what is left of the text it
+// streamed before its answer; t is a snapshot the caller does not share.
 func (jo *jobObserver) turn(t TurnResult) {
+	if jo.s != nil {
+		jo.s.answered(t.Index)
+	}
 	jo.red.Value(&t)
 	jo.o.turn(jo.job, t)
 }

@@ -35,7 +35,7 @@ func TestDryRun(t *testing.T) {
 		},
 	}
 	base := ScenarioPlan{
-		Ref:       Ref{Name: "s", File: "s.yaml", Line: 2, Agent: "mock"},
+		Ref:       Ref{Name: "s", File: "s.yaml", Line: 2, Agent: "mock", Turns: 2},
 		Command:   []string{"agent"},
 		Cwd:       "/w",
 		Workspace: &WorkspacePlan{Git: "/repo", Ref: "HEAD"},

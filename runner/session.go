@@ -224,6 +224,7 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 			s.violation(fmt.Sprintf("session/update %s: %s; the field took its default", n.Update.Kind, m))
 		}
 		s.update(n)
+		s.obs.update(&n.Update, s) // -v: streamed as it arrives; nothing otherwise
 		return nil, nil
 	case acp.MethodSessionRequestPermission:
 		if req.IsNotification() {

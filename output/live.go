@@ -1,0 +1,319 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/acprun/acprun/runner"
+	"golang.org/x/term"
+)
+
+// refreshEvery is how often the live area is redrawn between events, so
+// that the elapsed times keep moving during a long turn.
+const refreshEvery = time.Second
+
+// maxShown is the most running scenarios the live area names; on a short
+// terminal it names fewer (its height less shownMargin), and the others are
+// counted in a "+N more" line.
+const (
+	maxShown    = 8
+	shownMargin = 4
+)
+
+// liveArea is what Progress draws at the bottom of a terminal: a line per
+// running scenario (its name, agent, turn and elapsed time), a "+N more"
+// line when they do not all fit, and a bar with the counts. Lines printed
+// above it (PASS/FAIL lines, -v lines) go to the scrollback as they are;
+// the area is redrawn below them. Events wake the drawing goroutine and a
+// ticker redraws every refreshEvery; each frame is one write that
+// overwrites the last one in place, every line cut to the terminal's
+// width, read on each frame (a SIGWINCH redraws at once).
+type liveArea struct {
+	w    io.Writer
+	size func() (cols, rows int)
+
+	mu      sync.Mutex
+	state   liveState
+	pending []string // lines to print above the area, in order
+
+	drawn    []int // the cell widths of the area's lines on the screen
+	wake     chan struct{}
+	stop     chan struct{} // closed by finish
+	stopOnce sync.Once
+	stopped  chan struct{} // closed when loop returns
+}
+
+// liveState is what the live area shows.
+type liveState struct {
+	total, done, failed int
+	started             time.Time
+	running             []*runningJob // in the order they started
+}
+
+// runningJob is a scenario that is running.
+type runningJob struct {
+	ref   runner.Ref
+	turn  int // from 1; 0 before the first turn
+	since time.Time
+}
+
+// newLiveArea starts drawing the live area of a run of total scenarios on
+// w. size gives the terminal's size; nil reads it from w when w is a
+// terminal (80×24 otherwise).
+func newLiveArea(w io.Writer, total int, size func() (int, int)) *liveArea {
+	if size == nil {
+		size = termSize(w)
+	}
+	l := &liveArea{
+		w: w, size: size,
+		state:   liveState{total: total, started: time.Now()},
+		wake:    make(chan struct{}, 1),
+		stop:    make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	go l.loop()
+	return l
+}
+
+// termSize returns a function reading the size of w's terminal.
+func termSize(w io.Writer) func() (int, int) {
+	return func() (int, int) {
+		if f, ok := w.(*os.File); ok {
+			if cols, rows, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+				return cols, rows
+			}
+		}
+		return 80, 24
+	}
+}
+
+// loop draws a frame on every event, every refreshEvery and on every
+// change of the terminal's size, until stop; then it prints what is left
+// and clears the area.
+func (l *liveArea) loop() {
+	defer close(l.stopped)
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	defer signal.Stop(winch)
+	tick := time.NewTicker(refreshEvery)
+	defer tick.Stop()
+	l.draw(false)
+	for {
+		select {
+		case <-l.stop:
+			l.draw(true)
+			return
+		case <-l.wake:
+		case <-tick.C:
+		case <-winch:
+		}
+		l.draw(false)
+	}
+}
+
+// changed wakes the drawing goroutine; the caller holds l.mu or not.
+func (l *liveArea) changed() {
+	select {
+	case l.wake <- struct{}{}:
+	default: // a frame is due already
+	}
+}
+
+// update changes the state and wakes the drawing goroutine.
+func (l *liveArea) update(f func(*liveState)) {
+	l.mu.Lock()
+	f(&l.state)
+	l.mu.Unlock()
+	l.changed()
+}
+
+// finished shows j as finished, its line above the area; counted says
+// whether it counts as done (a retried try does not: the same attempt runs
+// again).
+func (l *liveArea) finished(j runner.Ref, line string, counted, failed bool) {
+	l.mu.Lock()
+	l.state.remove(j)
+	if counted {
+		l.state.done++
+	}
+	if failed {
+		l.state.failed++
+	}
+	l.pending = append(l.pending, line)
+	l.mu.Unlock()
+	l.changed()
+}
+
+// find returns the running job j; nil if it is not running.
+func (st *liveState) find(j runner.Ref) *runningJob {
+	for _, rj := range st.running {
+		if rj.ref == j {
+			return rj
+		}
+	}
+	return nil
+}
+
+// remove shows j as no longer running.
+func (st *liveState) remove(j runner.Ref) {
+	for i, rj := range st.running {
+		if rj.ref == j {
+			st.running = append(st.running[:i], st.running[i+1:]...)
+			return
+		}
+	}
+}
+
+// print puts line above the area, as a permanent line.
+func (l *liveArea) print(line string) {
+	l.mu.Lock()
+	l.pending = append(l.pending, line)
+	l.mu.Unlock()
+	l.changed()
+}
+
+// finish stops drawing: what is left to print is printed and the area is
+// cleared, so that what follows starts on a clean line. It waits for the
+// last frame; it may be called more than once.
+func (l *liveArea) finish() {
+	l.stopOnce.Do(func() { close(l.stop) })
+	<-l.stopped
+}
+
+// draw writes one frame: the pending lines, then the area (none when last).
+// Only the drawing goroutine calls it.
+func (l *liveArea) draw(last bool) {
+	cols, rows := l.size()
+	l.mu.Lock()
+	pending := l.pending
+	l.pending = nil
+	var lines []string
+	if !last {
+		lines = liveLines(&l.state, time.Now(), cols, rows)
+	}
+	l.mu.Unlock()
+
+	var b strings.Builder
+	// Back to the start of the area drawn last. A terminal that reflows
+	// its lines when it gets narrower wraps a line that no longer fits.
+	up := 0
+	for _, w := range l.drawn {
+		up += max(1, (w+cols-1)/cols)
+	}
+	if up > 0 {
+		b.WriteByte('\r')
+		if up > 1 {
+			fmt.Fprintf(&b, "\x1b[%dA", up-1)
+		}
+	}
+	for _, p := range pending {
+		// Each line clears what is left of the area drawn where it goes.
+		b.WriteString(strings.ReplaceAll(p, "\n", "\x1b[K\n"))
+		b.WriteString("\x1b[K\n")
+	}
+	l.drawn = l.drawn[:0]
+	for i, line := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(line)
+		b.WriteString("\x1b[K")
+		l.drawn = append(l.drawn, cellWidth(line))
+	}
+	b.WriteString("\x1b[J") // what is left of a taller frame
+	_, _ = io.WriteString(l.w, b.String())
+}
+
+// liveLines lays out the area for a terminal of cols×rows at now: a line per
+// running scenario shown, "+N more" for the others, and the bar. No line
+// takes more than cols-1 cells, so none wraps.
+func liveLines(st *liveState, now time.Time, cols, rows int) []string {
+	width := max(cols-1, 1)
+	shown := min(len(st.running), maxShown)
+	if rows > 0 {
+		shown = min(shown, max(rows-shownMargin, 0))
+	}
+	var lines []string
+	for _, j := range st.running[:shown] {
+		lines = append(lines, runningLine(j, now, width))
+	}
+	if more := len(st.running) - shown; more > 0 {
+		lines = append(lines, clip(fmt.Sprintf("  … +%d more", more), width))
+	}
+	return append(lines, barLine(st, now, width))
+}
+
+// runningLine is "  name@agent  turn 2/3  12s", the name cut first when it
+// does not fit.
+func runningLine(j *runningJob, now time.Time, width int) string {
+	turn := "starting"
+	if j.turn > 0 {
+		turn = fmt.Sprintf("turn %d", j.turn)
+		if j.ref.Turns > 0 {
+			turn += fmt.Sprintf("/%d", j.ref.Turns)
+		}
+	}
+	const indent = "  "
+	tail := "  " + turn + "  " + elapsed(now.Sub(j.since))
+	name := printable(refLabel(j.ref))
+	if room := width - len(indent) - cellWidth(tail); room >= 8 {
+		return indent + clip(name, room) + tail
+	}
+	return clip(indent+name+tail, width)
+}
+
+// barLine is "[=====>      ] 3/10  2 running  1 failed  1m05s".
+func barLine(st *liveState, now time.Time, width int) string {
+	counts := fmt.Sprintf(" %d/%d  %d running", st.done, st.total, len(st.running))
+	if st.failed > 0 {
+		counts += fmt.Sprintf("  %d failed", st.failed)
+	}
+	counts += "  " + elapsed(now.Sub(st.started))
+	barWidth := min(30, width-cellWidth(counts)-2)
+	if barWidth < 5 {
+		return clip(strings.TrimPrefix(counts, " "), width)
+	}
+	filled := 0
+	if st.total > 0 {
+		filled = min(barWidth*st.done/st.total, barWidth)
+	}
+	bar := strings.Repeat("=", filled)
+	if filled < barWidth {
+		if filled > 0 {
+			bar = bar[:filled-1] + ">"
+		}
+		bar += strings.Repeat(" ", barWidth-filled)
+	}
+	return clip("["+bar+"]"+counts, width)
+}
+
+// elapsed is a whole number of seconds: "7s", "1m05s", "1h02m".
+func elapsed(d time.Duration) string {
+	s := int(max(d, 0) / time.Second)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%dh%02dm", s/3600, s/60%60)
+}
+
+// refLabel names a job in the live area and in -v lines: "fix-vet@claude",
+// "fix-vet@claude #2".
+func refLabel(j runner.Ref) string {
+	s := j.Name
+	if j.Agent != "" {
+		s += "@" + j.Agent
+	}
+	if j.Attempt > 0 {
+		s += fmt.Sprintf(" #%d", j.Attempt)
+	}
+	return s
+}

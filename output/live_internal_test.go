@@ -1,0 +1,168 @@
+package output
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/runner"
+)
+
+// liveFixture is a run of 10 scenarios, 2 done (1 failed), with running
+// ones started 1s, 2s… before now, the first in its second turn.
+func liveFixture(now time.Time, running int) *liveState {
+	st := &liveState{total: 10, done: 2, failed: 1, started: now.Add(-65 * time.Second)}
+	for i := range running {
+		ref := runner.Ref{Name: fmt.Sprintf("scenario-%d", i), Turns: 3}
+		if i == 1 {
+			ref = runner.Ref{Name: "a-much-longer-scenario-name", Agent: "claude", Attempt: 2, Turns: 1}
+		}
+		j := &runningJob{ref: ref, since: now.Add(-time.Duration(i+1) * time.Second)}
+		if i == 0 {
+			j.turn = 2
+		}
+		st.running = append(st.running, j)
+	}
+	return st
+}
+
+// TestLiveLines checks the layout of the live area: a line per running
+// scenario shown, the others counted, the bar; names cut first on a narrow
+// terminal, fewer shown on a short one.
+func TestLiveLines(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := []struct {
+		name       string
+		running    int
+		cols, rows int
+		want       []string
+	}{
+		{name: "none", running: 0, cols: 80, rows: 24, want: []string{
+			"[=====>                        ] 2/10  0 running  1 failed  1m05s",
+		}},
+		{name: "two", running: 2, cols: 80, rows: 24, want: []string{
+			"  scenario-0  turn 2/3  1s",
+			"  a-much-longer-scenario-name@claude #2  starting  2s",
+			"[=====>                        ] 2/10  2 running  1 failed  1m05s",
+		}},
+		{name: "more than fit", running: 11, cols: 80, rows: 24, want: []string{
+			"  scenario-0  turn 2/3  1s",
+			"  a-much-longer-scenario-name@claude #2  starting  2s",
+			"  scenario-2  starting  3s",
+			"  scenario-3  starting  4s",
+			"  scenario-4  starting  5s",
+			"  scenario-5  starting  6s",
+			"  scenario-6  starting  7s",
+			"  scenario-7  starting  8s",
+			"  … +3 more",
+			"[=====>                        ] 2/10  11 running  1 failed  1m05s",
+		}},
+		{name: "short terminal", running: 5, cols: 80, rows: 6, want: []string{
+			"  scenario-0  turn 2/3  1s",
+			"  a-much-longer-scenario-name@claude #2  starting  2s",
+			"  … +3 more",
+			"[=====>                        ] 2/10  5 running  1 failed  1m05s",
+		}},
+		{name: "tiny terminal", running: 2, cols: 80, rows: 3, want: []string{
+			"  … +2 more",
+			"[=====>                        ] 2/10  2 running  1 failed  1m05s",
+		}},
+		{name: "narrow", running: 2, cols: 40, rows: 24, want: []string{
+			"  scenario-0  turn 2/3  1s",
+			"  a-much-longer-scenario…  starting  2s",
+			"2/10  2 running  1 failed  1m05s",
+		}},
+		{name: "very narrow", running: 2, cols: 20, rows: 24, want: []string{
+			"  scenario-0  turn…",
+			"  a-much-longer-sc…",
+			"2/10  2 running  1…",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := liveLines(liveFixture(now, tt.running), now, tt.cols, tt.rows)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("live area at %dx%d (-want +got):\n%s", tt.cols, tt.rows, diff)
+			}
+		})
+	}
+}
+
+// TestLiveLinesFit checks that at every width no line of the live area
+// takes the last column (where a terminal would wrap it), wide characters
+// included.
+func TestLiveLinesFit(t *testing.T) {
+	now := time.Now()
+	st := liveFixture(now, 12)
+	st.running[2].ref.Name = "日本語のシナリオ名前-\u0301テスト🎉"
+	for cols := 1; cols <= 120; cols++ {
+		for _, line := range liveLines(st, now, cols, 24) {
+			if w := cellWidth(line); w > max(cols-1, 1) {
+				t.Fatalf("at %d columns the line %q takes %d cells", cols, line, w)
+			}
+		}
+	}
+}
+
+// TestClip checks cutting text to a number of cells.
+func TestClip(t *testing.T) {
+	tests := []struct {
+		s     string
+		width int
+		want  string
+	}{
+		{"hello", 5, "hello"},
+		{"hello", 4, "hel…"},
+		{"hello", 1, "…"},
+		{"hello", 0, ""},
+		{"日本語", 5, "日本…"},
+		{"日本語", 4, "日…"},
+		{"e\u0301te\u0301", 4, "e\u0301te\u0301"},
+	}
+	for _, tt := range tests {
+		if got := clip(tt.s, tt.width); got != tt.want {
+			t.Errorf("clip(%q, %d) = %q; want %q", tt.s, tt.width, got, tt.want)
+		}
+	}
+}
+
+// TestPrintable checks that control characters are escaped, so that an
+// agent's text cannot drive the terminal.
+func TestPrintable(t *testing.T) {
+	got := printable("a\tb\x1b[2Jc\x07\u009b\x7f 日本")
+	if want := `a b\x1b[2Jc\x07\x9b\x7f 日本`; got != want {
+		t.Errorf("printable = %q; want %q", got, want)
+	}
+	if strings.ContainsFunc(got, func(r rune) bool { return r < 0x20 }) {
+		t.Errorf("control characters left in %q", got)
+	}
+}
+
+// TestElapsed checks the elapsed times shown.
+func TestElapsed(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		-time.Second: "0s", 999 * time.Millisecond: "0s", 59 * time.Second: "59s",
+		65 * time.Second: "1m05s", 3725 * time.Second: "1h02m",
+	} {
+		if got := elapsed(d); got != want {
+			t.Errorf("elapsed(%s) = %q; want %q", d, got, want)
+		}
+	}
+}
+
+// TestPrintableSGR checks that colours are kept and every other control
+// sequence escaped.
+func TestPrintableSGR(t *testing.T) {
+	for in, want := range map[string]string{
+		"\x1b[31mFAIL\x1b[0m x":    "\x1b[31mFAIL\x1b[0m x",
+		"\x1b[2J\x1b[1;32mok\x1b[": `\x1b[2J` + "\x1b[1;32mok" + `\x1b[`,
+		"a\x1b]0;title\x07b\r\nc":  `a\x1b]0;title\x07b\x0d` + "\nc",
+	} {
+		if got := printableSGR(in); got != want {
+			t.Errorf("printableSGR(%q) = %q; want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/redact"
+)
+
+// updateRecorder is an UpdateObserver that records the Updates it gets.
+type updateRecorder struct {
+	wants   bool
+	updates []string
+}
+
+func (r *updateRecorder) ScenarioStarted(Ref)               {}
+func (r *updateRecorder) TurnStarted(Ref, int)              {}
+func (r *updateRecorder) TurnFinished(Ref, TurnResult)      {}
+func (r *updateRecorder) Warning(Ref, string)               {}
+func (r *updateRecorder) PermissionDecided(Ref, Permission) {}
+func (r *updateRecorder) ScenarioFinished(j Ref, res Result) {
+	r.updates = append(r.updates, "finished")
+}
+func (r *updateRecorder) WantsUpdates() bool { return r.wants }
+func (r *updateRecorder) Update(j Ref, u Update) {
+	kind := u.Kind
+	if u.Late {
+		kind = "late " + kind
+	}
+	s := fmt.Sprintf("%s %d %s: %q", j.Name, u.Turn, kind, u.Text)
+	if u.Kind == UpdateToolCall {
+		s = fmt.Sprintf("%s %d tool %s %q %s %s", j.Name, u.Turn, u.ToolCallID, u.Title, u.ToolKind, u.Status)
+	}
+	r.updates = append(r.updates, s)
+}
+
+func textChunk(s string) *acp.SessionUpdate {
+	return &acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(s)}}
+}
+
+func thoughtChunk(s string) *acp.SessionUpdate {
+	return &acp.SessionUpdate{AgentThoughtChunk: &acp.ContentChunk{Content: acp.TextBlock(s)}}
+}
+
+// TestStreamLines checks how what the agent sends becomes Updates: text
+// joined into lines, sent at a line break, when the agent moves on to
+// something else and at the end of the turn and of the job; tool calls as
+// they start and change status; all in arrival order and redacted, a
+// secret split between chunks included.
+func TestStreamLines(t *testing.T) {
+	const secret = "ghp_s3cretvalue"
+	rec := &updateRecorder{wants: true}
+	o := &observer{o: rec}
+	ref := Ref{Name: "s"}
+	jo := o.forJob(ref, redact.New(secret))
+	status := func(s acp.ToolCallStatus) *acp.ToolCallStatus { return &s }
+	sess := &session{}
+	update := func(u *acp.SessionUpdate) { jo.update(u, sess) }
+
+	update(textChunk("before the first turn\n"))
+	t1 := sess.startTurn(1, "one", nil, false)
+	update(thoughtChunk("I should "))
+	update(thoughtChunk("look.\n\n"))
+	update(textChunk("Hello, "))
+	update(textChunk("world.\r\nThe token is ghp_s3c"))
+	update(textChunk("retvalue, and "))
+	update(textChunk("ghp_s3")) // may begin the secret: held back at the tool call
+	update(&acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: "c1", Title: "cat " + secret, Kind: acp.ToolKind("read")}})
+	update(&acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Status: status(acp.StatusInProgress)}})
+	update(&acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Content: []acp.ToolCallContent{}}}) // no new status
+	update(&acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Status: status(acp.StatusCompleted)}})
+	update(textChunk("cretvalue again"))
+	t1.answered = true
+	update(textChunk("late, "))
+	jo.turn(TurnResult{Index: 1}) // sends the turn's own text, not the late one
+	update(textChunk("no line break"))
+	sess.startTurn(2, "two", nil, false)
+	update(textChunk("second turn"))
+	o.finished(ref, Result{})
+
+	want := []string{
+		`s 0 text: "before the first turn"`,
+		`s 1 thought: "I should look."`,
+		`s 1 text: "Hello, world."`,
+		`s 1 text: "The token is [REDACTED], and "`,
+		`s 1 tool c1 "cat [REDACTED]" read pending`,
+		`s 1 tool c1 "cat [REDACTED]" read in_progress`,
+		`s 1 tool c1 "cat [REDACTED]" read completed`,
+		`s 1 text: "[REDACTED] again"`,
+		`s 1 late text: "late, no line break"`,
+		`s 2 text: "second turn"`,
+		"finished",
+	}
+	if diff := cmp.Diff(want, rec.updates); diff != "" {
+		t.Errorf("updates (-want +got):\n%s", diff)
+	}
+}
+
+// TestStreamLongLine checks that a line that never ends is passed on in
+// parts of about MaxUpdateLine bytes, none holding a secret cut between
+// parts, and that memory stays bounded.
+func TestStreamLongLine(t *testing.T) {
+	const secret = "ghp_s3cretvalue"
+	rec := &updateRecorder{wants: true}
+	o := &observer{o: rec}
+	jo := o.forJob(Ref{Name: "s"}, redact.New(secret))
+	sess := &session{}
+	sess.startTurn(1, "one", nil, false)
+	chunk := strings.Repeat("x", 1000) + secret
+	for range 100 {
+		for _, c := range []string{chunk[:1005], chunk[1005:]} { // split inside the secret
+			jo.update(textChunk(c), sess)
+			if n := jo.s.text.b.Len(); n > MaxUpdateLine+len(chunk) {
+				t.Fatalf("%d bytes held", n)
+			}
+		}
+	}
+	jo.turn(TurnResult{Index: 1})
+	var all strings.Builder
+	for _, u := range rec.updates {
+		if strings.Contains(u, "ghp_") || strings.Contains(u, "s3cret") {
+			t.Errorf("a part holds (part of) the secret: %.200q", u)
+		}
+		all.WriteString(u)
+	}
+	if len(rec.updates) < 5 {
+		t.Errorf("%d updates; want the line in parts", len(rec.updates))
+	}
+	if got := strings.Count(all.String(), redact.Marker); got != 100 {
+		t.Errorf("%d markers; want 100", got)
+	}
+}
+
+// TestStreamOff checks that nothing is streamed, nor kept, when the
+// Observer does not want Updates.
+func TestStreamOff(t *testing.T) {
+	for _, ob := range []Observer{&updateRecorder{wants: false}, nil} {
+		o := &observer{o: ob}
+		jo := o.forJob(Ref{Name: "s"}, nil)
+		if jo.s != nil {
+			t.Errorf("%T: a streamer was made", ob)
+		}
+		jo.update(textChunk("hi\n"), &session{}) // must not panic
+	}
+	var none *jobObserver
+	none.update(textChunk("hi\n"), nil)
+}
