@@ -209,6 +209,8 @@ func TestCINoColor(t *testing.T) {
 		{"terminal, --color=always after the command", nil, append(merge, "--color=always"), true, true},
 		{"pipe, NO_COLOR empty", []string{"NO_COLOR=", "TERM=xterm"}, merge, false, false},
 		{"pipe, --color always", []string{"NO_COLOR="}, append(merge, "--color", "always"), false, true},
+		{"pipe, --color always beats NO_COLOR=1", []string{"NO_COLOR=1"}, append(merge, "--color", "always"), false, true},
+		{"terminal, --color always beats NO_COLOR=1", []string{"NO_COLOR=1"}, append(merge, "--color=always"), true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -212,15 +212,15 @@ const dotsPerLine = 80
 // writeDot writes the character of a finished scenario (Dots). The
 // caller holds p.mu.
 func (p *Progress) writeDot(r runner.Result) {
-	dot := color.New(color.FgGreen).Sprint(".")
+	dot := paint(color.FgGreen).Sprint(".")
 	switch {
 	case r.Retried:
-		dot = color.New(color.FgYellow).Sprint("r") // failed, and runs again
+		dot = paint(color.FgYellow).Sprint("r") // failed, and runs again
 	case r.Status == runner.StatusPassed:
 	case r.Status == runner.StatusFailed:
-		dot = color.New(color.FgRed).Sprint("F")
+		dot = paint(color.FgRed).Sprint("F")
 	default:
-		dot = color.New(color.FgRed).Sprint("E")
+		dot = paint(color.FgRed).Sprint("E")
 	}
 	fmt.Fprint(p.w, dot)
 	if p.dots++; p.dots == dotsPerLine {

@@ -19,8 +19,8 @@ import (
 // had its line as it ended (Progress, or Lines). Colour follows
 // color.NoColor, which main sets once.
 func Text(w io.Writer, rep runner.Report) error {
-	fail := color.New(color.FgRed, color.Bold).SprintFunc()
-	warn := color.New(color.FgYellow).SprintFunc()
+	fail := paint(color.FgRed, color.Bold).SprintFunc()
+	warn := paint(color.FgYellow).SprintFunc()
 	var b strings.Builder
 	section := func() {
 		if b.Len() == 0 {
@@ -175,8 +175,8 @@ func scenarioLine(sc runner.Result, bold bool) string {
 	if sc.Allowed+sc.Denied > 0 {
 		detail += fmt.Sprintf(", %d allowed, %d denied", sc.Allowed, sc.Denied)
 	}
-	dim := color.New(color.Faint).SprintFunc()
-	return fmt.Sprintf("%s %s %s", color.New(attrs...).Sprint(status), label(sc), dim("("+detail+")"))
+	dim := paint(color.Faint).SprintFunc()
+	return fmt.Sprintf("%s %s %s", paint(attrs...).Sprint(status), label(sc), dim("("+detail+")"))
 }
 
 // label names one result: the scenario, then its agent when it has a name,
