@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"mime"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -276,7 +275,7 @@ func fileURI(path string) string {
 func fileBlock(uri, path string, data []byte) acp.ContentBlock {
 	mt := mime.TypeByExtension(filepath.Ext(path))
 	if mt == "" {
-		mt = http.DetectContentType(data)
+		mt = sniffType(data)
 	}
 	if utf8.Valid(data) && isText(mt) {
 		if base, _, err := mime.ParseMediaType(mt); err == nil && base == "application/octet-stream" {
