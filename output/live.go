@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acprun/acprun/cellwidth"
 	"github.com/acprun/acprun/runner"
 	"golang.org/x/term"
 )
@@ -224,7 +225,7 @@ func (l *liveArea) draw(last bool) {
 		}
 		b.WriteString(line)
 		b.WriteString("\x1b[K")
-		l.drawn = append(l.drawn, cellWidth(line))
+		l.drawn = append(l.drawn, cellwidth.String(line))
 	}
 	b.WriteString("\x1b[J") // what is left of a taller frame
 	_, _ = io.WriteString(l.w, b.String())
@@ -262,7 +263,7 @@ func runningLine(j *runningJob, now time.Time, width int) string {
 	const indent = "  "
 	tail := "  " + turn + "  " + elapsed(now.Sub(j.since))
 	name := printable(refLabel(j.ref))
-	if room := width - len(indent) - cellWidth(tail); room >= 8 {
+	if room := width - len(indent) - cellwidth.String(tail); room >= 8 {
 		return indent + clip(name, room) + tail
 	}
 	return clip(indent+name+tail, width)
@@ -275,7 +276,7 @@ func barLine(st *liveState, now time.Time, width int) string {
 		counts += fmt.Sprintf("  %d failed", st.failed)
 	}
 	counts += "  " + elapsed(now.Sub(st.started))
-	barWidth := min(30, width-cellWidth(counts)-2)
+	barWidth := min(30, width-cellwidth.String(counts)-2)
 	if barWidth < 5 {
 		return clip(strings.TrimPrefix(counts, " "), width)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/acprun/acprun/cellwidth"
 	"github.com/acprun/acprun/runner"
 )
 
@@ -100,7 +101,7 @@ func TestLiveLinesFit(t *testing.T) {
 	st.running[2].ref.Name = "日本語のシナリオ名前-\u0301テスト🎉"
 	for cols := 1; cols <= 120; cols++ {
 		for _, line := range liveLines(st, now, cols, 24) {
-			if w := cellWidth(line); w > max(cols-1, 1) {
+			if w := cellwidth.String(line); w > max(cols-1, 1) {
 				t.Fatalf("at %d columns the line %q takes %d cells", cols, line, w)
 			}
 		}

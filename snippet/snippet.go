@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/acprun/acprun/cellwidth"
 )
 
 // Width is the most columns of source text shown.
@@ -65,12 +67,8 @@ func layout(text string, col int) (cells []cell, caret int) {
 			c = cell{strings.Repeat(" ", w), w}
 		case unicode.IsControl(r) || r == unicode.ReplacementChar:
 			c = cell{"\uFFFD", 1}
-		case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
-			c = cell{string(r), 0}
-		case wide(r):
-			c = cell{string(r), 2}
 		default:
-			c = cell{string(r), 1}
+			c = cell{string(r), cellwidth.Rune(r)}
 		}
 		screen += c.width
 		cells = append(cells, c)
@@ -127,29 +125,4 @@ func widthOf(cells []cell) int {
 		w += c.width
 	}
 	return w
-}
-
-// wide reports whether r takes two columns on a terminal: the East Asian
-// wide and fullwidth blocks and the emoji.
-func wide(r rune) bool {
-	switch {
-	case r < 0x1100:
-		return false
-	case r <= 0x115F, // Hangul Jamo
-		r >= 0x2E80 && r <= 0x303E, // CJK radicals … symbols and punctuation
-		r >= 0x3041 && r <= 0x33FF, // kana … CJK compatibility
-		r >= 0x3400 && r <= 0x4DBF, // CJK extension A
-		r >= 0x4E00 && r <= 0x9FFF, // CJK unified ideographs
-		r >= 0xA000 && r <= 0xA4CF, // Yi
-		r >= 0xAC00 && r <= 0xD7A3, // Hangul syllables
-		r >= 0xF900 && r <= 0xFAFF, // CJK compatibility ideographs
-		r >= 0xFE30 && r <= 0xFE4F, // CJK compatibility forms
-		r >= 0xFF00 && r <= 0xFF60, // fullwidth forms
-		r >= 0xFFE0 && r <= 0xFFE6,
-		r >= 0x1F300 && r <= 0x1F64F, // emoji
-		r >= 0x1F900 && r <= 0x1F9FF,
-		r >= 0x20000 && r <= 0x3FFFD: // CJK extensions B…
-		return true
-	}
-	return false
 }
