@@ -48,7 +48,7 @@ func reasons(r runner.Result) []reason {
 	}
 	for _, f := range r.Failures {
 		rs := reason{Msg: f}
-		if n, ok := failureTurn(f); ok && left[n] > 0 {
+		if n, _ := splitTurn(f); n > 0 && left[n] > 0 {
 			left[n]--
 			if left[n] == 0 {
 				rs.Excerpt = turnExcerpt(r.Turns[n-1])
@@ -62,19 +62,23 @@ func reasons(r runner.Result) []reason {
 	return out
 }
 
-// failureTurn returns the turn a failure of Result.Failures is about: the
-// runner prefixes those of turn N with "turn N: ".
-func failureTurn(f string) (int, bool) {
-	rest, ok := strings.CutPrefix(f, "turn ")
+// splitTurn splits "turn N: rest", as the runner prefixes a turn's
+// failures and warnings, into N and rest; 0 and s when s does not start
+// so.
+func splitTurn(s string) (int, string) {
+	rest, ok := strings.CutPrefix(s, "turn ")
 	if !ok {
-		return 0, false
+		return 0, s
 	}
-	num, _, ok := strings.Cut(rest, ": ")
+	num, after, ok := strings.Cut(rest, ": ")
 	if !ok {
-		return 0, false
+		return 0, s
 	}
 	n, err := strconv.Atoi(num)
-	return n, err == nil && n > 0
+	if err != nil || n <= 0 || strings.TrimLeft(num, "0123456789") != "" {
+		return 0, s
+	}
+	return n, after
 }
 
 // turnExcerpt is the excerpt of a turn's text that follows its failed

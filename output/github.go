@@ -170,24 +170,6 @@ func locate(kind problemKind, text string, at sourcePos) problem {
 	return p
 }
 
-// turnPrefix matches the "turn N: " the runner puts before a turn's
-// failures and warnings.
-var turnPrefix = regexp.MustCompile(`^turn ([0-9]+): `)
-
-// splitTurn splits "turn N: rest" into N and rest; 0 and s when s does not
-// start so.
-func splitTurn(s string) (int, string) {
-	m := turnPrefix.FindStringSubmatch(s)
-	if m == nil {
-		return 0, s
-	}
-	n, err := strconv.Atoi(m[1])
-	if err != nil {
-		return 0, s
-	}
-	return n, s[len(m[0]):]
-}
-
 // leadingPos matches the "file:line:col: " a positioned message starts
 // with (scenario.Pos's form); the file is the shortest prefix that fits.
 var leadingPos = regexp.MustCompile(`^(.+?):([1-9][0-9]*):([0-9]+): `)
