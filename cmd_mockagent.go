@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/acprun/acprun/mockagent"
+	"github.com/acprun/acprun/snippet"
 )
 
 // mockAgentCmd is `acprun mock-agent SCRIPT`: a scripted ACP agent on
@@ -55,8 +56,9 @@ func (c *mockAgentCmd) Run(ctx context.Context, g *globals) error {
 	return exitError{code: exitAgent, err: err}
 }
 
-// printScriptErrors writes a mock-agent script's errors, each followed by
-// its source line with a caret, as scenario errors are.
+// printScriptErrors writes the errors of a mock-agent script or a
+// transcript, each followed by its source line with a caret, as scenario
+// errors are.
 func printScriptErrors(w io.Writer, err error) {
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
@@ -64,7 +66,7 @@ func printScriptErrors(w io.Writer, err error) {
 	}
 	for _, e := range errs {
 		fmt.Fprintln(w, e)
-		var pe *mockagent.Error
+		var pe *snippet.Error
 		if errors.As(e, &pe) {
 			if s := pe.Snippet(); s != "" {
 				fmt.Fprint(w, s)

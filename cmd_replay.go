@@ -52,8 +52,7 @@ func (c *replayCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		var re *replay.Error
 		if errors.As(err, &re) {
-			fmt.Fprintln(g.Stderr, re)
-			fmt.Fprint(g.Stderr, re.Snippet())
+			printScriptErrors(g.Stderr, err)
 			return exitError{code: exitUsage}
 		}
 		return exitError{code: exitUsage, err: err}

@@ -2,7 +2,6 @@ package mockagent
 
 import (
 	"encoding/json"
-	"fmt"
 	"github.com/acprun/acprun/snippet"
 	"regexp"
 	"time"
@@ -13,29 +12,7 @@ import (
 // Error is a problem in a script, with the position it was found at.
 // Parse and Load return every Error of a file at once, joined with
 // errors.Join; use errors.As to get at the first.
-type Error struct {
-	File string
-	Line int // 1-based; 0 when unknown
-	Col  int // 1-based; 0 when unknown
-	Msg  string
-	// Source is the text of line Line, "" when it is not known.
-	Source string
-}
-
-// Snippet is the error's source line with a caret under its column, as
-// snippet.Format gives it; "" when the position or the line is unknown.
-func (e *Error) Snippet() string { return snippet.Format(e.Line, e.Col, e.Source) }
-
-// Error formats the error as "file:line:col: msg".
-func (e *Error) Error() string {
-	switch {
-	case e.Line == 0:
-		return fmt.Sprintf("%s: %s", e.File, e.Msg)
-	case e.Col == 0:
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
-}
+type Error = snippet.Error
 
 // Script is a parsed mock-agent script. Its contents are only read by Run;
 // the exported fields are the ones a caller must act on itself.

@@ -14,30 +14,9 @@ import (
 	"github.com/acprun/acprun/snippet"
 )
 
-// Error is a problem in a transcript, with where it was found.
-type Error struct {
-	File string
-	Line int // 1-based; 0 when the problem is the whole file
-	Col  int // 1-based, in characters; 0 when unknown
-	Msg  string
-	// Source is the text of line Line, "" when not known.
-	Source string
-}
-
-// Error formats the error as "file:line:col: msg".
-func (e *Error) Error() string {
-	switch {
-	case e.Line == 0:
-		return fmt.Sprintf("%s: %s", e.File, e.Msg)
-	case e.Col == 0:
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
-}
-
-// Snippet is the error's source line with a caret under its column; "" when
-// the position or the line is unknown.
-func (e *Error) Snippet() string { return snippet.Format(e.Line, e.Col, e.Source) }
+// Error is a problem in a transcript, with where it was found (Line 0:
+// the whole file).
+type Error = snippet.Error
 
 // Recording is a parsed transcript: what the client asked, in order, and
 // what the agent sent around each request. Run plays it.
