@@ -14,6 +14,7 @@ import (
 
 	"github.com/acprun/acprun/mockagent"
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
 	"github.com/acprun/acprun/shellquote"
 )
@@ -125,7 +126,7 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, scripts map[string]err
 	if len(argv) < 3 || argv[1] != "mock-agent" {
 		return nil
 	}
-	script := mockScript(argv[2], sc.File, a.Cwd)
+	script := runner.MockScript(argv[2], sc.File, a.Cwd)
 	err, seen := scripts[script]
 	if !seen {
 		_, err = mockagent.Load(script)
@@ -177,24 +178,6 @@ func lookPathIn(name, dir string) (string, error) {
 		return "", errors.New("not executable (chmod +x it)")
 	}
 	return path, nil
-}
-
-// mockScript is where the runner finds the script of `acprun mock-agent
-// SCRIPT`: next to the scenario file when it is there, else relative to
-// the agent's cwd, where the mock agent runs.
-func mockScript(script, file, cwd string) string {
-	if filepath.IsAbs(script) {
-		return script
-	}
-	if next := filepath.Join(filepath.Dir(file), script); fileExists(next) {
-		return next
-	}
-	return filepath.Join(cwd, script)
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 // sourceLine returns line pos.Line of pos.File, for the error's snippet;

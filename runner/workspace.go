@@ -62,19 +62,38 @@ func (r *scenarioRun) unredactWorkspace(res *Result) {
 	res.Workspace.Source = r.sc.Workspace.Source()
 }
 
+// MockScript is the file the script of an `acprun mock-agent SCRIPT`
+// agent is read from: next to the scenario file when it names one there,
+// else SCRIPT relative to the agent's cwd, where the mock agent runs.
+func MockScript(script, file, cwd string) string {
+	if filepath.IsAbs(script) {
+		return script
+	}
+	if next := filepath.Join(filepath.Dir(file), script); fileExists(next) {
+		return next
+	}
+	return filepath.Join(cwd, script)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 // mockScriptFrom makes the script of an `acprun mock-agent SCRIPT` command
 // absolute against the scenario file's directory when it names a file
-// there: with a workspace the agent starts in the copy, where a relative
-// script is not found.
+// there (MockScript): with a workspace the agent starts in the copy, where
+// a relative script is not found.
 func mockScriptFrom(argv []string, file string) []string {
 	if len(argv) < 3 || argv[0] != "acprun" || argv[1] != "mock-agent" || filepath.IsAbs(argv[2]) {
 		return argv
 	}
-	abs, err := filepath.Abs(filepath.Join(filepath.Dir(file), argv[2]))
-	if err != nil {
-		return argv
+	next := filepath.Join(filepath.Dir(file), argv[2])
+	if !fileExists(next) {
+		return argv // found, if at all, relative to the agent's cwd
 	}
-	if _, err := os.Stat(abs); err != nil {
+	abs, err := filepath.Abs(next)
+	if err != nil {
 		return argv
 	}
 	out := slices.Clone(argv)
