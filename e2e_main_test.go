@@ -108,6 +108,39 @@ func runCommand(t *testing.T, cmd *exec.Cmd) (result, *os.ProcessState) {
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}, cmd.ProcessState
 }
 
+// maxRSSLauncher is testdata/maxrss, built on first use: it runs a
+// command and reports its peak resident memory, measured without the test
+// binary's own (see its doc).
+var maxRSSLauncher = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(filepath.Dir(acprunBin), "maxrss")
+	out, err := exec.Command("go", "build", "-o", bin, "./testdata/maxrss").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("build testdata/maxrss: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// runMeasured is runBinary through maxRSSLauncher: it also returns the
+// command's peak resident memory in bytes.
+func runMeasured(t *testing.T, bin, dir string, args ...string) (result, int64) {
+	t.Helper()
+	launcher, err := maxRSSLauncher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(t.TempDir(), "maxrss")
+	res, _ := runBinary(t, launcher, dir, nil, append([]string{report, bin}, args...)...)
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatalf("no peak memory reported: %v\n%s", err, res.stderr)
+	}
+	kib, err := strconv.ParseInt(string(data), 10, 64)
+	if err != nil {
+		t.Fatalf("peak memory %q: %v", data, err)
+	}
+	return res, kib << 10
+}
+
 // plainBinary is acprun built without the race detector, for the runs whose
 // volume the race detector would slow past CI's budget; built on first use.
 var plainBinary = sync.OnceValues(func() (string, error) {
