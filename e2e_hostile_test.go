@@ -104,7 +104,13 @@ done
 
 // chunk is an sh printf of one agent_message_chunk of text for session s1.
 func chunk(text string) string {
-	return `printf '%s\n' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + text + `"}}}}'` + "\n"
+	return `printf '%s\n' '` + chunkMessage(text) + `'` + "\n"
+}
+
+// chunkMessage is the message of one agent_message_chunk of text (JSON
+// string content) for session s1.
+func chunkMessage(text string) string {
+	return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + text + `"}}}}`
 }
 
 const oneTurn = "turns:\n  - prompt: one\n"
@@ -112,6 +118,7 @@ const twoTurns = "turns:\n  - prompt: one\n  - prompt: two\n"
 
 func hostileCases() []hostileCase {
 	longPath := strings.Repeat("d/", 3000) + "f.txt"
+	line160 := strings.Repeat("0123456789abcdef", 10)
 	return []hostileCase{
 		// --- crash at each phase ---
 		{name: "crash before initialize exit 0", sh: "exit 0\n",
@@ -295,6 +302,19 @@ func hostileCases() []hostileCase {
 				tr := out.Scenarios[0].Turns[0]
 				if len(tr.Text) != 1000000 || tr.Updates["agent_message_chunk"] != 1000000 {
 					t.Errorf("text %d bytes, %d chunks; want all 1000000 counted", len(tr.Text), tr.Updates["agent_message_chunk"])
+				}
+			}},
+		// A long text costs its length once: it streams in outside the Go
+		// heap and is joined into its result as the blocks are freed (with
+		// the blocks in the heap this peak was about three times the text).
+		{name: "a 16 MB text kept whole, memory bounded", // yes and head keep the agent's own memory small
+			sh: shHandshake + "read -r line\n" + chunk("BEGIN") + "yes '" + chunkMessage(line160+`\n`) + "' | head -n 100000\n" + chunk("END") + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
+			scenario: "{{agent}}\ntimeout: 5m\nturns:\n  - prompt: go\n    expect: {text: {matches: '(?s)^BEGIN" + line160 + "\\n.*" + line160 + "\\nEND$'}}\n", timeouts: 5 * time.Minute, plain: true, maxRSS: (16 + 32) << 20,
+			exit: 0, status: "passed", stops: []string{"end_turn"}, says: "",
+			check: func(t *testing.T, out output.Results, _ result) {
+				want := "BEGIN" + strings.Repeat(line160+"\n", 100000) + "END"
+				if tr := out.Scenarios[0].Turns[0]; tr.Text != want {
+					t.Errorf("text %d bytes, want the %d bytes sent, in order", len(tr.Text), len(want))
 				}
 			}},
 		{name: "100 MB of stderr", sh: shHandshake + "read -r line\nhead -c 100000000 /dev/zero | tr '\\0' e >&2\necho 'LAST WORDS' >&2\nexit 3\n",

@@ -1,20 +1,15 @@
 package runner
 
-import (
-	"runtime"
-	"strings"
-)
+import "strings"
 
 // Bounds of the blocks of a textBuf: the first holds at least
 // minTextBlock bytes, each next one twice the one before, up to
-// maxTextBlock.
+// maxTextBlock. Blocks of offHeapBlock bytes or more are taken outside
+// the Go heap where the system allows it (see offHeapMem).
 const (
 	minTextBlock = 512
 	maxTextBlock = 1 << 20
-	// collectBeforeJoin is the text, in blocks, from which String collects
-	// garbage before joining them: one GC per turn that kept a megabyte of
-	// text or more.
-	collectBeforeJoin = 1 << 20
+	offHeapBlock = 64 << 10
 )
 
 // textBuf accumulates the text (or thoughts) of a turn, chunk by chunk.
@@ -22,24 +17,48 @@ const (
 // blocks of doubling size, so that a flood of chunks costs the text once
 // and not, while the buffer grows, the old and the new copy of it. String
 // joins the blocks into one string of the exact size, once; the blocks are
-// then dropped. The zero value is an empty buffer.
+// then freed. The zero value is an empty buffer.
+//
+// The large blocks live outside the Go heap, so that a long text neither
+// counts towards the garbage collector's heap goal while it streams in
+// (the collector lets the heap grow to about twice what is live: the
+// chunks' garbage would grow with the text) nor stays in memory beside its
+// joined copy: each block is returned to the system as soon as String has
+// copied it. A flood of text then costs its length, once, plus a block.
 type textBuf struct {
-	joined string   // the text up to the blocks, as String returned it
-	blocks [][]byte // the text written since, in blocks; the last may have room
-	n      int      // bytes in blocks
+	joined string      // the text up to the blocks, as String returned it
+	blocks []textBlock // the text written since; the last may have room
+	n      int         // bytes in blocks
+}
+
+// textBlock is one block of a textBuf: b, and when b is outside the Go
+// heap the memory to free. b never leaves its textBuf.
+type textBlock struct {
+	b   []byte
+	mem *offHeapMem // nil for a block in the Go heap
+}
+
+// newTextBlock returns an empty block with room for size bytes.
+func newTextBlock(size int) textBlock {
+	if size >= offHeapBlock {
+		if mem := allocOffHeap(size); mem != nil {
+			return textBlock{b: mem.bytes()[:0], mem: mem}
+		}
+	}
+	return textBlock{b: make([]byte, 0, size)}
 }
 
 // WriteString appends s.
 func (b *textBuf) WriteString(s string) {
 	for len(s) > 0 {
-		if len(b.blocks) == 0 || len(b.blocks[len(b.blocks)-1]) == cap(b.blocks[len(b.blocks)-1]) {
+		if len(b.blocks) == 0 || len(b.blocks[len(b.blocks)-1].b) == cap(b.blocks[len(b.blocks)-1].b) {
 			size := minTextBlock
 			if len(b.blocks) > 0 {
-				size = min(2*cap(b.blocks[len(b.blocks)-1]), maxTextBlock)
+				size = min(2*cap(b.blocks[len(b.blocks)-1].b), maxTextBlock)
 			}
-			b.blocks = append(b.blocks, make([]byte, 0, max(size, min(len(s), maxTextBlock))))
+			b.blocks = append(b.blocks, newTextBlock(max(size, min(len(s), maxTextBlock))))
 		}
-		last := &b.blocks[len(b.blocks)-1]
+		last := &b.blocks[len(b.blocks)-1].b
 		k := min(len(s), cap(*last)-len(*last))
 		*last = append(*last, s[:k]...)
 		s = s[k:]
@@ -51,24 +70,22 @@ func (b *textBuf) WriteString(s string) {
 func (b *textBuf) Len() int { return len(b.joined) + b.n }
 
 // String returns the text. It joins the blocks written since the last
-// call into one string with what that call returned.
+// call into one string with what that call returned, freeing each block
+// once it is copied.
 func (b *textBuf) String() string {
 	if b.n == 0 {
 		return b.joined
 	}
-	if b.n >= collectBeforeJoin {
-		// The chunks of a flood leave as much garbage as the text they
-		// carried (the GC lets the heap grow to twice what is live):
-		// collect it first, so that the joined string can take its place
-		// instead of growing the heap by the text once more.
-		runtime.GC()
-	}
 	var sb strings.Builder
 	sb.Grow(len(b.joined) + b.n)
 	sb.WriteString(b.joined)
-	for i, blk := range b.blocks {
-		sb.Write(blk)
-		b.blocks[i] = nil
+	for i := range b.blocks {
+		blk := &b.blocks[i]
+		sb.Write(blk.b)
+		if blk.mem != nil {
+			blk.mem.free()
+		}
+		*blk = textBlock{}
 	}
 	b.blocks, b.n = nil, 0
 	b.joined = sb.String() // no copy: a Builder's String shares its buffer
