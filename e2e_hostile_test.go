@@ -308,7 +308,7 @@ func hostileCases() []hostileCase {
 		// heap and is joined into its result as the blocks are freed (with
 		// the blocks in the heap this peak was about three times the text).
 		{name: "a 16 MB text kept whole, memory bounded", // yes and head keep the agent's own memory small
-			sh: shHandshake + "read -r line\n" + chunk("BEGIN") + "yes '" + chunkMessage(line160+`\n`) + "' | head -n 100000\n" + chunk("END") + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
+			sh:       shHandshake + "read -r line\n" + chunk("BEGIN") + "yes '" + chunkMessage(line160+`\n`) + "' | head -n 100000\n" + chunk("END") + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
 			scenario: "{{agent}}\ntimeout: 5m\nturns:\n  - prompt: go\n    expect: {text: {matches: '(?s)^BEGIN" + line160 + "\\n.*" + line160 + "\\nEND$'}}\n", timeouts: 5 * time.Minute, plain: true, maxRSS: (16 + 32) << 20,
 			exit: 0, status: "passed", stops: []string{"end_turn"}, says: "",
 			check: func(t *testing.T, out output.Results, _ result) {
