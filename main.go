@@ -205,9 +205,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "acprun "+acprunVersion())
 		return 0
 	}
-	if len(args) > 0 && args[0] == "run" {
-		defer warmRun()()
-	}
 	ctx, abort, stop := notifyInterrupts()
 	defer stop()
 

@@ -12,10 +12,12 @@ import (
 
 // warmRun does ahead, on another goroutine, the one-time work of a run
 // that depends on nothing the command line or the scenarios say, and
-// returns a function that waits for it to end. It starts before the
-// command line is parsed: parsing, loading the scenarios and starting the
-// first agent keep one core busy and leave the other idle, and a run of
-// one short scenario spends most of its time on such first-time work.
+// returns a function that waits for it to end. A run starts it once its
+// command line is parsed: loading the scenarios, starting the first agent
+// and waiting for its first answers keep one core busy at most and leave
+// the other idle, and a run of one short scenario spends much of its time
+// on such first-time work. (Started before the command line is parsed, it
+// slowed kong's building of its model more than it saved.)
 //
 // What it does has no effect but on speed: every piece is a cache that
 // the run fills the same way on first use, whichever fills it first.
