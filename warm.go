@@ -7,6 +7,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/runner"
 )
 
@@ -23,6 +24,8 @@ import (
 // the run fills the same way on first use, whichever fills it first.
 //   - os/exec's check that pidfds work (a clone of a child that exits at
 //     once), made when the first process starts;
+//   - the pattern of secret-looking variable names, compiled when the first
+//     scenario's redactor is made;
 //   - encoding/json's encoders and decoders of the messages of a session
 //     (initialize, session/new, session/prompt, session/update) and of the
 //     results file, built by reflection when a type is first used.
@@ -33,6 +36,7 @@ func warmRun() (wait func()) {
 		if p, err := os.FindProcess(os.Getpid()); err == nil {
 			_ = p.Release()
 		}
+		_ = redact.Secrets(nil, []string{"WARM_TOKEN=0123456789"})
 		for _, v := range []any{
 			acp.InitializeRequest{ClientCapabilities: acp.ClientCapabilities{Auth: &acp.AuthCapabilities{}, Session: &acp.ClientSessionCapabilities{}}, ClientInfo: &acp.Implementation{}},
 			acp.NewSessionRequest{},
