@@ -209,6 +209,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 
 	g := &globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, Abort: abort}
+	if quick, ok := quickRun(args); ok {
+		setColor(quick.Color, stderr)
+		return commandExit(quick.Run.Run(ctx, g), stderr)
+	}
 	root, flags := grammar(args)
 	exitCode := -1
 	parser, err := newParser(ctx, root, g, func(code int) { exitCode = code })
@@ -225,18 +229,24 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	setColor(flags.Color, stderr)
-	if err := kctx.Run(); err != nil {
-		var ee exitError
-		if errors.As(err, &ee) {
-			if ee.err != nil {
-				fmt.Fprintf(stderr, "acprun: %v\n", ee.err)
-			}
-			return ee.code
-		}
-		fmt.Fprintf(stderr, "acprun: %v\n", err)
-		return exitFailed
+	return commandExit(kctx.Run(), stderr)
+}
+
+// commandExit is the exit code of a command that returned err, which it
+// prints.
+func commandExit(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
 	}
-	return exitOK
+	var ee exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "acprun: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "acprun: %v\n", err)
+	return exitFailed
 }
 
 // notifyInterrupts returns a context cancelled by the first SIGINT or
