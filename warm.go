@@ -7,6 +7,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/reap"
 	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/runner"
 )
@@ -33,10 +34,11 @@ func warmRun() (wait func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		_ = redact.Secrets(nil, []string{"WARM_TOKEN=0123456789"})
+		_ = reap.New()
 		if p, err := os.FindProcess(os.Getpid()); err == nil {
 			_ = p.Release()
 		}
-		_ = redact.Secrets(nil, []string{"WARM_TOKEN=0123456789"})
 		for _, v := range []any{
 			acp.InitializeRequest{ClientCapabilities: acp.ClientCapabilities{Auth: &acp.AuthCapabilities{}, Session: &acp.ClientSessionCapabilities{}}, ClientInfo: &acp.Implementation{}},
 			acp.NewSessionRequest{},
