@@ -26,7 +26,8 @@ import (
 //   - os/exec's check that pidfds work (a clone of a child that exits at
 //     once), made when the first process starts;
 //   - the pattern of secret-looking variable names, compiled when the first
-//     scenario's redactor is made;
+//     scenario's redactor is made, and crypto/rand, first drawn from for
+//     the first scenario's reap mark;
 //   - encoding/json's encoders and decoders of the messages of a session
 //     (initialize, session/new, session/prompt, session/update) and of the
 //     results file, built by reflection when a type is first used.
