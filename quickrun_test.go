@@ -23,6 +23,7 @@ func TestQuickRunParsesAsKong(t *testing.T) {
 		{"run", "s/", "--junit=j.xml", "--html=r.html", "--events=e.jsonl", "--transcripts=tr", "--config=c.yaml", "--verbose"},
 		{"run", "s/", "-o", "o=1.json"},
 		{"run", "s/", "--output=a=b.json"},
+		{"run", "run", "list", "help"}, // paths named like commands
 	}
 	for _, args := range lines {
 		quick, ok := quickRun(args)
