@@ -104,7 +104,7 @@ var quickFlags = map[string]func(c *runCmd) any{
 // setDefaults sets each field of the struct v (and of the structs it
 // embeds) that has a default tag to that default, as kong does; false
 // when a default is not a string, int or bool that kong would take as it
-// is written.
+// is written, or a field may be set from the environment (an env tag).
 func setDefaults(v reflect.Value) bool {
 	for i := range v.NumField() {
 		f, field := v.Type().Field(i), v.Field(i)
@@ -116,6 +116,9 @@ func setDefaults(v reflect.Value) bool {
 				return false
 			}
 			continue
+		}
+		if _, ok := f.Tag.Lookup("env"); ok {
+			return false // kong reads the flag from the environment too
 		}
 		def, ok := f.Tag.Lookup("default")
 		if !ok {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"reflect"
 	"testing"
 
 	"github.com/alecthomas/kong"
@@ -121,6 +122,11 @@ func TestQuickRunKnowsEveryNameOfItsFlags(t *testing.T) {
 		}
 		if known != 0 && known != len(names) {
 			t.Errorf("quickFlags holds %d of the names %q of --%s", known, names, f.Name)
+		}
+		// What kong would do with a value beyond setting it, quickRun does not.
+		if tag := f.Tag; known > 0 && (tag.Type != "" || len(tag.Envs) > 0 || tag.Enum != "" || len(tag.Xor) > 0 ||
+			len(tag.And) > 0 || tag.Negatable != "" || tag.Required || tag.HasDefault && f.Target.Kind() != reflect.String) {
+			t.Errorf("--%s has a type, env, enum, xor, and, negatable, required or non-string default tag: quickRun cannot parse it as kong does", f.Name)
 		}
 	}
 	for name := range quickFlags {
