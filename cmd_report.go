@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/acprun/acprun/output"
@@ -146,7 +147,8 @@ func offsetLineCol(data []byte, off int64) string {
 }
 
 // unsafeTranscriptName matches what run replaces in transcript file names.
-var unsafeTranscriptName = regexp.MustCompile(`[^A-Za-z0-9._@#-]+`)
+// It is compiled on first use, not at every start of acprun.
+var unsafeTranscriptName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._@#-]+`) })
 
 // transcriptFinder finds a result's transcript: in dir when it is set (by
 // the file name the results record, else by the name run gives it), else
@@ -163,7 +165,7 @@ func transcriptFinder(dir string, dirs []string) func(runner.Result) string {
 				if r.Attempt > 0 {
 					name += fmt.Sprintf("#%d", r.Attempt)
 				}
-				name = unsafeTranscriptName.ReplaceAllString(name, "_") + ".jsonl"
+				name = unsafeTranscriptName().ReplaceAllString(name, "_") + ".jsonl"
 			}
 			p := filepath.Join(dir, name)
 			if _, err := os.Stat(p); err != nil {

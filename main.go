@@ -92,12 +92,15 @@ func writeOutputFrom(ctx context.Context, g *globals, path string, format func(i
 	return outfile.WriteFrom(ctx, path, format)
 }
 
-// cli is the root of the command line.
-type cli struct {
-	globals `kong:"-"`
-
+// rootFlags are the flags of the root of the command line.
+type rootFlags struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 	Color   string           `help:"When to colour the progress and summary of run and merge (on stderr): auto (only a terminal, unless NO_COLOR is set to a non-empty value or TERM=dumb), always or never." enum:"auto,always,never" default:"auto"`
+}
+
+// cli is the root of the command line.
+type cli struct {
+	rootFlags
 
 	Run       runCmd       `cmd:"" help:"Run scenarios against their agents and write results."`
 	List      listCmd      `cmd:"" help:"List the scenarios a run would run."`
@@ -110,6 +113,46 @@ type cli struct {
 	Report    reportCmd    `cmd:"" help:"Render results as one self-contained HTML page."`
 	Agents    agentsCmd    `cmd:"" help:"List the named agents: built-in ones and those of the config file."`
 	Probe     probeCmd     `cmd:"" help:"Start an agent, open a session and print what it offers."`
+}
+
+// runCLI is the root of the command line with run as its only command:
+// the command line of `acprun run …`, which parses as it does in cli,
+// since kong looks only at the commands on the path it parses. kong builds
+// its model by reflection over every flag and help text of every command
+// it is given; run, the command of scripts, CI and cron jobs, pays for its
+// own only (about half the work, on the way to starting the first agent).
+// The help of Run is cli's (TestRunCLIIsCLIs).
+type runCLI struct {
+	rootFlags
+
+	Run runCmd `cmd:"" help:"Run scenarios against their agents and write results."`
+}
+
+// grammar returns the root of the command line to parse args with, and
+// its root flags.
+func grammar(args []string) (any, *rootFlags) {
+	if len(args) > 0 && args[0] == "run" {
+		root := &runCLI{}
+		return root, &root.rootFlags
+	}
+	root := &cli{}
+	return root, &root.rootFlags
+}
+
+// newParser returns the parser of the command line whose root is root
+// (a *cli or a *runCLI): its commands get ctx and g, and help and the
+// version flag call exit.
+func newParser(ctx context.Context, root any, g *globals, exit func(int)) (*kong.Kong, error) {
+	return kong.New(root,
+		kong.Name("acprun"),
+		kong.Description("Run ACP coding agents headlessly from YAML scenarios."),
+		kong.Vars{"version": "acprun " + acprunVersion()},
+		kong.Writers(g.Stdout, g.Stderr),
+		kong.Exit(exit),
+		kong.BindTo(ctx, (*context.Context)(nil)),
+		kong.Bind(g),
+		kong.UsageOnError(),
+	)
 }
 
 // exitError carries an exit code through kong's FatalIfErrorf.
@@ -165,19 +208,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, abort, stop := notifyInterrupts()
 	defer stop()
 
-	var root cli
-	root.globals = globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, Abort: abort}
+	g := &globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, Abort: abort}
+	if quick, ok := quickRun(args); ok {
+		setColor(quick.Color, stderr)
+		return commandExit(quick.Run.Run(ctx, g), stderr)
+	}
+	root, flags := grammar(args)
 	exitCode := -1
-	parser, err := kong.New(&root,
-		kong.Name("acprun"),
-		kong.Description("Run ACP coding agents headlessly from YAML scenarios."),
-		kong.Vars{"version": "acprun " + acprunVersion()},
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) { exitCode = code }),
-		kong.BindTo(ctx, (*context.Context)(nil)),
-		kong.Bind(&root.globals),
-		kong.UsageOnError(),
-	)
+	parser, err := newParser(ctx, root, g, func(code int) { exitCode = code })
 	if err != nil {
 		fmt.Fprintf(stderr, "acprun: %v\n", err)
 		return exitUsage
@@ -190,19 +228,25 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acprun: %v\n", err)
 		return exitUsage
 	}
-	setColor(root.Color, stderr)
-	if err := kctx.Run(); err != nil {
-		var ee exitError
-		if errors.As(err, &ee) {
-			if ee.err != nil {
-				fmt.Fprintf(stderr, "acprun: %v\n", ee.err)
-			}
-			return ee.code
-		}
-		fmt.Fprintf(stderr, "acprun: %v\n", err)
-		return exitFailed
+	setColor(flags.Color, stderr)
+	return commandExit(kctx.Run(), stderr)
+}
+
+// commandExit is the exit code of a command that returned err, which it
+// prints.
+func commandExit(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
 	}
-	return exitOK
+	var ee exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "acprun: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "acprun: %v\n", err)
+	return exitFailed
 }
 
 // notifyInterrupts returns a context cancelled by the first SIGINT or

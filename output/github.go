@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/acprun/acprun/runner"
 )
@@ -172,11 +173,14 @@ func locate(kind problemKind, text string, at sourcePos) problem {
 
 // leadingPos matches the "file:line:col: " a positioned message starts
 // with (scenario.Pos's form); the file is the shortest prefix that fits.
-var leadingPos = regexp.MustCompile(`^(.+?):([1-9][0-9]*):([0-9]+): `)
+// It is compiled on first use (GitHub annotations), not at every start.
+var leadingPos = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(.+?):([1-9][0-9]*):([0-9]+): `)
+})
 
 // cutPos splits "file:line:col: msg" into its position and msg.
 func cutPos(s string) (sourcePos, string, bool) {
-	m := leadingPos.FindStringSubmatch(s)
+	m := leadingPos().FindStringSubmatch(s)
 	if m == nil {
 		return sourcePos{}, s, false
 	}

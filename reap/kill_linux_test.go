@@ -104,3 +104,30 @@ func alive(t *testing.T, m Mark) []string {
 	}
 	return live
 }
+
+// TestScanAllAnswersInTheOrderOfItsList: however the scan shares its list
+// among goroutines, what it did with each process is at that process's
+// place in the list.
+func TestScanAllAnswersInTheOrderOfItsList(t *testing.T) {
+	m := New()
+	first, last := daemon(t, m, "sleep 1000"), daemon(t, m, "sleep 1000")
+	other := daemon(t, New(), "sleep 1000")
+	list := make([]int, 2*scanWorkers*minScanPart) // a part for every goroutine
+	for i := range list {
+		list[i] = other
+	}
+	list[0], list[len(list)-1] = first, last
+	got := m.scanAll(list)
+	for i, f := range got {
+		want := verdict(miss)
+		if i == 0 || i == len(list)-1 {
+			want = hit
+		}
+		if f.verdict != want || (want == hit && f.p.Pid != list[i]) {
+			t.Errorf("scanAll: place %d (pid %d) = %+v, want verdict %d", i, list[i], f, want)
+		}
+	}
+	if !dying(first) || !dying(last) || dying(other) {
+		t.Errorf("after scanAll: marked %d, %d dying: %v, %v; other %d dying: %v", first, last, dying(first), dying(last), other, dying(other))
+	}
+}

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -27,7 +29,7 @@ const (
 )
 
 // Kill kills (SIGKILL) every process marked with m or with a Sub of m,
-// and returns them in the order they were found. It scans /proc again
+// and returns them in the order /proc lists them. It scans /proc again
 // after every round of kills, until a scan finds no marked process alive
 // (at most maxRounds scans). A process already dying (a zombie, exiting,
 // SIGKILL pending) counts as gone: it can run no more code. The processes
@@ -38,22 +40,21 @@ func (m Mark) Kill() []Process {
 	if m == "" {
 		return nil
 	}
-	s := scan{mark: m, buf: make([]byte, 64<<10)}
 	var killed []Process
 	seen := map[int]bool{}
 	var unsure time.Time // when a scan first found a process in an exec
 	for range maxRounds {
 		alive, unknown := 0, 0
-		for _, pid := range pids() {
-			p, verdict := s.kill(pid)
-			switch verdict {
+		list := pids()
+		for i, f := range m.scanAll(list) {
+			switch f.verdict {
 			case unread:
 				unknown++
 			case hit:
 				alive++
-				if !seen[pid] {
+				if pid := list[i]; !seen[pid] {
 					seen[pid] = true
-					killed = append(killed, p)
+					killed = append(killed, f.p)
 				}
 			}
 		}
@@ -73,6 +74,46 @@ func (m Mark) Kill() []Process {
 	}
 	return killed
 }
+
+// found is what a scan did with one process.
+type found struct {
+	p       Process
+	verdict verdict
+}
+
+// scanAll kills the processes of list that carry the mark, as scan.kill
+// does, and returns what it did with each, in the order of list. It
+// shares list among up to scanWorkers goroutines, a part each: a scan
+// makes a few system calls for every process of the system, on the way
+// from the agent's exit to the results, when the agent's core is free.
+func (m Mark) scanAll(list []int) []found {
+	out := make([]found, len(list))
+	workers := min(runtime.GOMAXPROCS(0), scanWorkers, 1+len(list)/minScanPart)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*len(list)/workers, (w+1)*len(list)/workers
+		part := func() {
+			s := scan{mark: m, buf: make([]byte, 16<<10)}
+			for i := lo; i < hi; i++ {
+				out[i].p, out[i].verdict = s.kill(list[i])
+			}
+		}
+		if w == workers-1 {
+			part() // the last part on this goroutine
+			continue
+		}
+		wg.Go(part)
+	}
+	wg.Wait()
+	return out
+}
+
+// A scan shares its processes among at most scanWorkers goroutines, each
+// with at least minScanPart processes: fewer are not worth a goroutine.
+const (
+	scanWorkers = 4
+	minScanPart = 32
+)
 
 // A process in the middle of an exec has neither environment nor command
 // line to read, from when its old memory is gone until the new program's
