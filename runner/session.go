@@ -133,8 +133,9 @@ func newTurnState(rec *TurnResult) *turnState {
 func (t *turnState) release() { t.checkOnce.Do(func() { close(t.checked) }) }
 
 var (
-	_ acp.Handler  = (*session)(nil)
-	_ acp.Receiver = (*session)(nil)
+	_ acp.Handler      = (*session)(nil)
+	_ acp.Receiver     = (*session)(nil)
+	_ acp.QuickHandler = (*session)(nil)
 )
 
 // Received implements acp.Receiver: it attributes a permission or client
@@ -421,35 +422,93 @@ func (t *turnState) call(id string) *toolCallState {
 	return c
 }
 
+// HandleQuick implements acp.QuickHandler: it answers a permission request
+// at once, on the connection's reading goroutine, when the answer is the
+// policy's and nothing has to be waited for. It declines (and Handle
+// answers the request in its own goroutine, as for every other request)
+// with an answer delay, and once the request's turn is being cancelled,
+// since the cancelled answer must wait for session/cancel to be written.
+// The answer, the record and the observer's call are those Handle gives.
+func (s *session) HandleQuick(req *acp.Request) (any, bool, error) {
+	if req.Method != acp.MethodSessionRequestPermission || req.IsNotification() || s.delay > 0 {
+		return nil, false, nil
+	}
+	s.mu.Lock()
+	a := s.arrivals[req]
+	if a == nil || a.turn != nil && isClosed(a.turn.cancelled) {
+		s.mu.Unlock()
+		return nil, false, nil
+	}
+	delete(s.arrivals, req)
+	s.mu.Unlock()
+	if s.act != nil {
+		defer s.act.serving()()
+	}
+	if a.done != nil {
+		defer a.done()
+	}
+	if a.params == nil {
+		return nil, true, acp.NewError(acp.CodeInvalidParams, "session/request_permission: %v", a.bad)
+	}
+	return s.answerPermission(a, s.decide(a), false), true, nil
+}
+
+// isClosed reports whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
 // permission answers one session/request_permission by the policy: before
 // the first turn and in a running turn alike. Only a cancelled turn (or the
 // end of the connection) answers it cancelled.
 func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermissionResponse {
-	p := a.params
-	t := a.turn
-	s.mu.Lock()
-	call := p.ToolCall.ToolCall()
-	if t != nil {
-		call = t.calls[p.ToolCall.ToolCallID].call
-	}
-	s.mu.Unlock()
-
-	req := PermissionRequest(call, p.Options, s.cwd)
-	rec := Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind), Late: a.late}
-	var resp acp.RequestPermissionResponse
-	d := s.policy.Decide(req)
-	cancelled := !s.wait(ctx, t)
-	rec.Commands, rec.Paths, rec.Rule, rec.Reason = d.Commands, d.Paths, d.Rule, d.Reason
-	if cancelled && t != nil {
+	d := s.decide(a)
+	cancelled := !s.wait(ctx, a.turn)
+	if cancelled && a.turn != nil {
 		// The protocol's order, every time: session/cancel goes out
 		// first, then the pending requests' cancelled answers (an agent
 		// that reads the answer first may take it for a user's refusal
 		// and end its turn end_turn).
 		select {
-		case <-t.cancelSent:
+		case <-a.turn.cancelSent:
 		case <-ctx.Done():
 		}
 	}
+	return s.answerPermission(a, d, cancelled)
+}
+
+// permissionDecision is the policy's decision on a permission request and
+// the tool call it was asked about.
+type permissionDecision struct {
+	call acp.ToolCall
+	d    approve.Decision
+}
+
+// decide puts a permission request to the policy, with the tool call as
+// recorded so far in its turn.
+func (s *session) decide(a *arrival) permissionDecision {
+	p := a.params
+	s.mu.Lock()
+	call := p.ToolCall.ToolCall()
+	if a.turn != nil {
+		call = a.turn.calls[p.ToolCall.ToolCallID].call
+	}
+	s.mu.Unlock()
+	return permissionDecision{call: call, d: s.policy.Decide(PermissionRequest(call, p.Options, s.cwd))}
+}
+
+// answerPermission records the answer to a permission request, tells the
+// observer and returns the answer: the policy's decision pd, or cancelled.
+func (s *session) answerPermission(a *arrival, pd permissionDecision, cancelled bool) acp.RequestPermissionResponse {
+	t, call, d := a.turn, pd.call, pd.d
+	rec := Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind), Late: a.late}
+	var resp acp.RequestPermissionResponse
+	rec.Commands, rec.Paths, rec.Rule, rec.Reason = d.Commands, d.Paths, d.Rule, d.Reason
 	switch {
 	case cancelled:
 		rec.Decision, rec.Outcome = "cancelled", acp.OutcomeCancelled
