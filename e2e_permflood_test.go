@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/runner"
+)
+
+// permissionSteps returns n mock permission steps t<from>…: the even ones
+// ask to run "rm -rf" (denied by permFloodRules), the odd ones to read a
+// file (allowed by the default). Each says which branch it took.
+func permissionSteps(from, n int) string {
+	var b strings.Builder
+	for i := from; i < from+n; i++ {
+		if i%2 == 0 {
+			fmt.Fprintf(&b, "      - permission: {toolCallId: t%d, title: rm -rf build%d, kind: execute, rawInput: {command: rm -rf build%d}}\n", i, i, i)
+		} else {
+			fmt.Fprintf(&b, "      - permission: {toolCallId: t%d, title: cat f%d, kind: read}\n", i, i)
+		}
+		fmt.Fprintf(&b, "        allowed: [{text: \"A%d \"}]\n        rejected: [{text: \"R%d \"}]\n        cancelled: [{text: \"C%d \"}]\n", i, i, i)
+	}
+	return b.String()
+}
+
+// permFloodRules allows everything but rm -rf; the deny rule is on line 6
+// of the scenario file.
+const permFloodRules = `permissions:
+  default: allow
+  deny:
+    - command: "rm -rf *"
+`
+
+// TestManyPermissionsAnswered: hundreds of permission requests in a row,
+// each awaited by the agent, are answered by the policy in order with the
+// same record whether acprun answers them at once or after an answer
+// delay (which takes the other path through acprun), and each answer
+// follows its request in the transcript.
+func TestManyPermissionsAnswered(t *testing.T) {
+	const n = 300
+	script := "turns:\n  - steps:\n" + permissionSteps(0, n)
+	run := func(delay string) (runner.TurnResult, string) {
+		rules := permFloodRules
+		if delay != "" {
+			rules += "  answerDelay: " + delay + "\n"
+		}
+		res, out, dir := runOne(t, script, "name: flood\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+rules+"turns:\n  - prompt: go\n", "--transcripts", "tr")
+		if res.code != 0 || len(out.Scenarios) != 1 || len(out.Scenarios[0].Turns) != 1 {
+			t.Fatalf("answerDelay %q: exit %d, results %+v\nstderr:\n%s", delay, res.code, out, res.stderr)
+		}
+		sc := out.Scenarios[0]
+		if sc.Allowed != n/2 || sc.Denied != n/2 {
+			t.Errorf("answerDelay %q: allowed/denied = %d/%d, want %d/%d", delay, sc.Allowed, sc.Denied, n/2, n/2)
+		}
+		return sc.Turns[0], filepath.Join(dir, "tr", "flood.jsonl")
+	}
+	quick, tr := run("")
+	if len(quick.Permissions) != n {
+		t.Fatalf("permissions = %d, want %d", len(quick.Permissions), n)
+	}
+	for i, p := range quick.Permissions {
+		want := runner.Permission{ToolCallID: fmt.Sprintf("t%d", i), Title: fmt.Sprintf("cat f%d", i), Kind: "read",
+			Decision: "allow", OptionID: "allow", Outcome: "selected"}
+		if i%2 == 0 {
+			want = runner.Permission{ToolCallID: fmt.Sprintf("t%d", i), Title: fmt.Sprintf("rm -rf build%d", i), Kind: "execute",
+				Commands: []string{fmt.Sprintf("rm -rf build%d", i)}, Decision: "deny", Rule: "s.yaml:6", OptionID: "reject", Outcome: "selected"}
+		}
+		p.Reason = "" // checked as equal between the runs below
+		if diff := cmp.Diff(want, p); diff != "" {
+			t.Fatalf("permission %d (-want +got):\n%s", i, diff)
+		}
+	}
+	if want := textSoFar(n); quick.Text != want {
+		t.Errorf("text = %.80q…, want %.80q…: each request answered with the option of its decision", quick.Text, want)
+	}
+
+	// Each answer is in the transcript after its request and before the
+	// next request, with the option of its decision.
+	asked, answered := 0, 0
+	for _, m := range transcriptMessages(t, tr) {
+		switch {
+		case m.Dir == "a2c" && m.Msg.Method == "session/request_permission":
+			if asked != answered {
+				t.Fatalf("request %d came before the answer to request %d", asked, answered)
+			}
+			asked++
+		case m.Dir == "c2a" && m.Msg.Method == "" && len(m.Msg.Result.Outcome.OptionID) > 0:
+			want := "allow"
+			if answered%2 == 0 {
+				want = "reject"
+			}
+			if m.Msg.Result.Outcome.OptionID != want || answered+1 != asked {
+				t.Fatalf("answer %d (%+v) after %d requests, want option %s after %d", answered, m.Msg, asked, want, answered+1)
+			}
+			answered++
+		}
+	}
+	if asked != n || answered != n {
+		t.Errorf("transcript: %d requests, %d answers; want %d each", asked, answered, n)
+	}
+
+	delayed, _ := run("1ms")
+	if diff := cmp.Diff(quick.Permissions, delayed.Permissions); diff != "" {
+		t.Errorf("permissions differ with an answer delay (-quick +delayed):\n%s", diff)
+	}
+	if quick.Text != delayed.Text {
+		t.Errorf("text differs with an answer delay:\n%.200q\n%.200q", quick.Text, delayed.Text)
+	}
+}
+
+// textSoFar is the text the permission steps 0…n-1 give under
+// permFloodRules.
+func textSoFar(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i%2 == 0 {
+			fmt.Fprintf(&b, "R%d ", i)
+		} else {
+			fmt.Fprintf(&b, "A%d ", i)
+		}
+	}
+	return b.String()
+}
+
+// transcriptMessage is what the permission tests read of a transcript line.
+type transcriptMessage struct {
+	Dir string `json:"dir"`
+	Msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Result struct {
+			Outcome struct {
+				Outcome  string `json:"outcome"`
+				OptionID string `json:"optionId"`
+			} `json:"outcome"`
+		} `json:"result"`
+	} `json:"msg"`
+}
+
+// transcriptMessages reads a transcript's lines in order.
+func transcriptMessages(t *testing.T, path string) []transcriptMessage {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("transcript: %v", err)
+	}
+	defer f.Close()
+	var out []transcriptMessage
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var m transcriptMessage
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("transcript line %q: %v", sc.Bytes(), err)
+		}
+		out = append(out, m)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestPermissionsAfterCancelAnsweredCancelled: once a turn is cancelled,
+// the permission requests the agent goes on asking are answered cancelled,
+// every one after session/cancel on the wire, while those before the
+// cancel got the policy's answer.
+func TestPermissionsAfterCancelAnsweredCancelled(t *testing.T) {
+	const before, after = 40, 40
+	script := "onCancel: ignore\nturns:\n  - steps:\n" + permissionSteps(0, before) +
+		"      - waitForCancel: true\n" + permissionSteps(before, after)
+	// The idle clock cancels the turn once the agent waits in silence;
+	// between the round trips before it, the agent is never idle that long.
+	res, out, dir := runOne(t, script, "name: cancel\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+permFloodRules+
+		"turnTimeout: 1m\nidleTimeout: 1s\nturns:\n  - prompt: go\n", "--transcripts", "tr")
+	if len(out.Scenarios) != 1 || len(out.Scenarios[0].Turns) != 1 {
+		t.Fatalf("exit %d, results %+v\nstderr:\n%s", res.code, out, res.stderr)
+	}
+	turn := out.Scenarios[0].Turns[0]
+	if turn.CancelCause != "idleTimeout" {
+		t.Fatalf("turn = %+v, want cancelled by idleTimeout", turn)
+	}
+	if len(turn.Permissions) != before+after {
+		t.Fatalf("permissions = %d, want %d", len(turn.Permissions), before+after)
+	}
+	for i, p := range turn.Permissions {
+		switch {
+		case i < before && p.Outcome != "selected":
+			t.Errorf("permission %d = %+v, want the policy's answer (before the cancel)", i, p)
+		case i >= before && (p.Outcome != "cancelled" || p.Decision != "cancelled" || p.ToolCallID != fmt.Sprintf("t%d", i)):
+			t.Errorf("permission %d = %+v, want answered cancelled (after the cancel)", i, p)
+		}
+	}
+	wantText := textSoFar(before)
+	for i := before; i < before+after; i++ {
+		wantText += fmt.Sprintf("C%d ", i)
+	}
+	if turn.Text != wantText {
+		t.Errorf("text = %q, want %q", turn.Text, wantText)
+	}
+	cancelSeen, cancelledAnswers := false, 0
+	for _, m := range transcriptMessages(t, filepath.Join(dir, "tr", "cancel.jsonl")) {
+		switch {
+		case m.Dir == "c2a" && m.Msg.Method == "session/cancel":
+			cancelSeen = true
+		case m.Dir == "c2a" && m.Msg.Result.Outcome.Outcome == "cancelled":
+			if !cancelSeen {
+				t.Fatalf("a cancelled answer (%+v) went out before session/cancel", m.Msg)
+			}
+			cancelledAnswers++
+		case m.Dir == "c2a" && m.Msg.Result.Outcome.Outcome == "selected" && cancelSeen:
+			t.Fatalf("a selected answer (%+v) went out after session/cancel", m.Msg)
+		}
+	}
+	if cancelledAnswers != after {
+		t.Errorf("cancelled answers in the transcript = %d, want %d", cancelledAnswers, after)
+	}
+}
