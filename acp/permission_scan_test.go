@@ -91,3 +91,29 @@ func FuzzDecodeRequestPermission(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { decodePermissionBoth(t, data) })
 }
+
+// TestPermissionAnswerAppendsAsEncoded: the answers appended without
+// reflection are the bytes encoding/json gives.
+func TestPermissionAnswerAppendsAsEncoded(t *testing.T) {
+	for _, r := range []RequestPermissionResponse{
+		Selected("allow"), Selected(""), Selected(`a"b\c<d>&e` + "\u2028\x01é"), Cancelled(),
+		{Outcome: RequestPermissionOutcome{Outcome: "other", OptionID: "x"}},
+	} {
+		want, err := encodeValue(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := marshalValue(r)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("marshalValue(%+v) = %s, %v; encoding/json gives %s", r, got, err, want)
+		}
+		if _, ok := r.appendJSON(nil); !ok {
+			t.Errorf("%+v: not appended", r)
+		}
+	}
+	withMeta := Selected("allow")
+	withMeta.Meta = json.RawMessage(`{"a":1}`)
+	if _, ok := withMeta.appendJSON(nil); ok {
+		t.Error("an answer with _meta was appended; want it left to encoding/json")
+	}
+}

@@ -712,6 +712,21 @@ func (o *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// appendJSON implements jsonAppender for the answers acprun gives: an
+// outcome without _meta.
+func (r RequestPermissionResponse) appendJSON(buf []byte) ([]byte, bool) {
+	if len(r.Meta) > 0 || len(r.Outcome.Meta) > 0 {
+		return buf, false
+	}
+	buf = append(buf, `{"outcome":{"outcome":`...)
+	buf = appendString(buf, r.Outcome.Outcome)
+	if r.Outcome.Outcome == OutcomeSelected {
+		buf = append(buf, `,"optionId":`...)
+		buf = appendString(buf, r.Outcome.OptionID)
+	}
+	return append(buf, "}}"...), true
+}
+
 // Selected returns a permission response selecting optionID.
 func Selected(optionID string) RequestPermissionResponse {
 	return RequestPermissionResponse{Outcome: RequestPermissionOutcome{Outcome: OutcomeSelected, OptionID: optionID}}
