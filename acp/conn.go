@@ -820,9 +820,13 @@ func (rd *reader) receive(line []byte) {
 		return
 	}
 	if err == nil && m.method != "" {
-		req := &Request{Method: m.method, Params: m.params}
+		var req *Request
 		if m.id != nil {
-			req.ID = &ID{raw: m.id}
+			r := &requestWithID{req: Request{Method: m.method, Params: m.params}, id: ID{raw: m.id}}
+			r.req.ID = &r.id
+			req = &r.req
+		} else {
+			req = &Request{Method: m.method, Params: m.params}
 		}
 		rd.batch = append(rd.batch, inMsg{req: req})
 		return
@@ -861,6 +865,12 @@ func (rd *reader) receive(line []byte) {
 	if err != nil {
 		c.violate("invalid JSON-RPC response: "+err.Error(), line, len(line))
 	}
+}
+
+// requestWithID is a request and its id, allocated as one.
+type requestWithID struct {
+	req Request
+	id  ID
 }
 
 // flush hands the batch to the dispatcher, once it has room for it: the

@@ -88,7 +88,7 @@ func (ps *permScan) top(b, key []byte, v int) (int, bool) {
 	case permToolCall:
 		return walkObject(b, v, ps.call)
 	case permOptions:
-		ps.r.Options = List[PermissionOption]{}
+		ps.r.Options = make(List[PermissionOption], 0, 4) // agents offer two to four
 		return walkArray(b, v, ps.option)
 	}
 	return ps.raw(b, v, &ps.r.Meta)

@@ -58,7 +58,7 @@ type arrival struct {
 	request *requestSlot
 	params  *acp.RequestPermissionRequest // decoded on arrival; nil if invalid
 	bad     error                         // why params did not decode
-	done    func()                        // ends the turn's wait; nil when it does not wait
+	waits   *sync.WaitGroup               // the turn's wait for its requests; nil when it does not wait
 }
 
 // permissionSlot and requestSlot hold a record in arrival order; filled is
@@ -193,9 +193,16 @@ func (s *session) Received(req *acp.Request) {
 	}
 	if a.turn != nil && !a.late && req.Method != acp.MethodTerminalWaitForExit {
 		a.turn.inflight.Add(1)
-		a.done = a.turn.inflight.Done
+		a.waits = &a.turn.inflight
 	}
 	s.arrivals[req] = a
+}
+
+// answered ends the turn's wait for the request, if it waits for it.
+func (a *arrival) answered() {
+	if a.waits != nil {
+		a.waits.Done()
+	}
 }
 
 // arrived returns (and forgets) the arrival of req, receiving it first if
@@ -232,9 +239,7 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 			return nil, nil
 		}
 		a := s.arrived(req)
-		if a.done != nil {
-			defer a.done()
-		}
+		defer a.answered()
 		if a.params == nil {
 			return nil, acp.NewError(acp.CodeInvalidParams, "session/request_permission: %v", a.bad)
 		}
@@ -245,9 +250,7 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	if s.client != nil && s.client.serves(req.Method) {
 		a := s.arrived(req)
-		if a.done != nil {
-			defer a.done()
-		}
+		defer a.answered()
 		if a.late && a.turn != nil {
 			select { // served after the turn's checks, whenever it came
 			case <-a.turn.checked:
@@ -444,9 +447,7 @@ func (s *session) HandleQuick(req *acp.Request) (any, bool, error) {
 	if s.act != nil {
 		defer s.act.serving()()
 	}
-	if a.done != nil {
-		defer a.done()
-	}
+	defer a.answered()
 	if a.params == nil {
 		return nil, true, acp.NewError(acp.CodeInvalidParams, "session/request_permission: %v", a.bad)
 	}
