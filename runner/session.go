@@ -18,7 +18,9 @@ import (
 // notifications arrive on one goroutine in order, requests each on their
 // own. It is also an acp.Receiver: every request is attributed to a turn
 // (or to the setup) when it arrives, in stream order, so that where it is
-// recorded never depends on how goroutines are scheduled.
+// recorded never depends on how goroutines are scheduled. And it is an
+// acp.QuickHandler: a permission request the policy answers with nothing to
+// wait for is answered in its place in the stream (see HandleQuick).
 type session struct {
 	policy *approve.Policy
 	cwd    string
