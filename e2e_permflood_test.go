@@ -51,13 +51,32 @@ func TestManyPermissionsAnswered(t *testing.T) {
 		if delay != "" {
 			rules += "  answerDelay: " + delay + "\n"
 		}
-		res, out, dir := runOne(t, script, "name: flood\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+rules+"turns:\n  - prompt: go\n", "--transcripts", "tr")
+		res, out, dir := runOne(t, script, "name: flood\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+rules+"turns:\n  - prompt: go\n", "--transcripts", "tr", "-v")
 		if res.code != 0 || len(out.Scenarios) != 1 || len(out.Scenarios[0].Turns) != 1 {
 			t.Fatalf("answerDelay %q: exit %d, results %+v\nstderr:\n%s", delay, res.code, out, res.stderr)
 		}
 		sc := out.Scenarios[0]
 		if sc.Allowed != n/2 || sc.Denied != n/2 {
 			t.Errorf("answerDelay %q: allowed/denied = %d/%d, want %d/%d", delay, sc.Allowed, sc.Denied, n/2, n/2)
+		}
+		// -v tells of every decision, in the order of the requests.
+		var told []string
+		for line := range strings.Lines(res.stderr) {
+			if _, after, ok := strings.Cut(line, "permission "); ok {
+				told = append(told, strings.TrimSpace(after))
+			}
+		}
+		if len(told) != n {
+			t.Fatalf("answerDelay %q: -v told of %d decisions, want %d:\n%s", delay, len(told), n, res.stderr)
+		}
+		for i, line := range told {
+			want := fmt.Sprintf(`allow: "cat f%d" (read)`, i)
+			if i%2 == 0 {
+				want = fmt.Sprintf(`deny: "rm -rf build%d" (execute; rule s.yaml:6)`, i)
+			}
+			if line != want {
+				t.Fatalf("answerDelay %q: -v decision %d = %q, want %q", delay, i, line, want)
+			}
 		}
 		return sc.Turns[0], filepath.Join(dir, "tr", "flood.jsonl")
 	}

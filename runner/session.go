@@ -431,13 +431,21 @@ func (t *turnState) call(id string) *toolCallState {
 // at once, on the connection's reading goroutine, when the answer is the
 // policy's and nothing has to be waited for. It declines (and Handle
 // answers the request in its own goroutine, as for every other request)
-// with an answer delay, and once the request's turn is being cancelled,
-// since the cancelled answer must wait for session/cancel to be written.
-// The answer, the record and the observer's call are those Handle gives.
+// with an answer delay; once the request's turn is being cancelled, since
+// the cancelled answer must wait for session/cancel to be written; and
+// while another call holds the Observer (another job's progress being
+// written), so that a busy Observer never holds up the reading. The
+// answer, the record and the Observer's call are those Handle gives, in
+// the same order: the Observer hears of the decision before the answer is
+// written.
 func (s *session) HandleQuick(req *acp.Request) (any, bool, error) {
 	if req.Method != acp.MethodSessionRequestPermission || req.IsNotification() || s.delay > 0 {
 		return nil, false, nil
 	}
+	if !s.obs.tryHold() {
+		return nil, false, nil
+	}
+	defer s.obs.release()
 	s.mu.Lock()
 	a := s.arrivals[req]
 	if a == nil || a.turn != nil && isClosed(a.turn.cancelled) {
@@ -453,7 +461,9 @@ func (s *session) HandleQuick(req *acp.Request) (any, bool, error) {
 	if a.params == nil {
 		return nil, true, acp.NewError(acp.CodeInvalidParams, "session/request_permission: %v", a.bad)
 	}
-	return s.answerPermission(a, s.decide(a), false), true, nil
+	resp, rec := s.answerPermission(a, s.decide(a), false)
+	s.obs.permissionHeld(rec)
+	return resp, true, nil
 }
 
 // isClosed reports whether ch is closed.
@@ -482,7 +492,9 @@ func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermiss
 		case <-ctx.Done():
 		}
 	}
-	return s.answerPermission(a, d, cancelled)
+	resp, rec := s.answerPermission(a, d, cancelled)
+	s.obs.permission(rec)
+	return resp
 }
 
 // permissionDecision is the policy's decision on a permission request and
@@ -505,9 +517,10 @@ func (s *session) decide(a *arrival) permissionDecision {
 	return permissionDecision{call: call, d: s.policy.Decide(PermissionRequest(call, p.Options, s.cwd))}
 }
 
-// answerPermission records the answer to a permission request, tells the
-// observer and returns the answer: the policy's decision pd, or cancelled.
-func (s *session) answerPermission(a *arrival, pd permissionDecision, cancelled bool) acp.RequestPermissionResponse {
+// answerPermission records the answer to a permission request and returns
+// it with its record, for the observer: the policy's decision pd, or
+// cancelled.
+func (s *session) answerPermission(a *arrival, pd permissionDecision, cancelled bool) (acp.RequestPermissionResponse, Permission) {
 	t, call, d := a.turn, pd.call, pd.d
 	rec := Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind), Late: a.late}
 	var resp acp.RequestPermissionResponse
@@ -539,8 +552,7 @@ func (s *session) answerPermission(a *arrival, pd permissionDecision, cancelled 
 	}
 	a.perm.rec, a.perm.filled = rec, true
 	s.mu.Unlock()
-	s.obs.permission(rec)
-	return resp
+	return resp, rec
 }
 
 // wait waits the answer delay before a permission answer. It returns false
