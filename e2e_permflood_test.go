@@ -2,12 +2,15 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -241,4 +244,40 @@ func TestPermissionsAfterCancelAnsweredCancelled(t *testing.T) {
 	if cancelledAnswers != after {
 		t.Errorf("cancelled answers in the transcript = %d, want %d", cancelledAnswers, after)
 	}
+}
+
+// TestAgentFloodingPermissionsWithoutReading: an agent that asks thousands
+// of permission requests and never reads its stdin (so that acprun's
+// answers fill the pipe) cannot make acprun stop reading it, which would
+// leave both sides waiting for each other: every request is recorded and
+// the turn ends with the agent's answer.
+func TestAgentFloodingPermissionsWithoutReading(t *testing.T) {
+	const n = 5000 // answers of about 80 bytes: far more than a pipe holds
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.sh": shHandshake + "read -r line\ni=1\nwhile [ $i -le " + fmt.Sprint(n) + " ]; do\n" +
+			`  printf '{"jsonrpc":"2.0","id":%d,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t%d","title":"cat f","kind":"read"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}}\n' $i $i` +
+			"\n  i=$((i+1))\ndone\n" + chunk("done") +
+			`printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n",
+		"s.yaml": "name: deaf-asker\nagent: {command: [sh, agent.sh]}\npermissions: {default: allow}\nturnTimeout: 1m\nturns:\n  - prompt: go\n",
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, acprunBin, "run", "s.yaml", "-o", "out.json")
+	cmd.Dir = dir
+	out, _ := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("acprun stuck with an agent that asks and does not read\n%s", out)
+	}
+	res := readResults(t, filepath.Join(dir, "out.json"))
+	tr := res.Scenarios[0].Turns[0]
+	if tr.StopReason != "end_turn" || tr.Text != "done" || len(tr.Permissions) != n {
+		t.Fatalf("turn: stop %q, text %q, %d permissions; want end_turn, done, %d\n%s", tr.StopReason, tr.Text, len(tr.Permissions), n, out)
+	}
+	for i, p := range tr.Permissions {
+		if p.ToolCallID != fmt.Sprintf("t%d", i+1) || p.Decision != "allow" || p.OptionID != "allow" {
+			t.Fatalf("permission %d = %+v, want t%d allowed", i, p, i+1)
+		}
+	}
+	assertNoProcessesIn(t, dir)
 }
