@@ -772,12 +772,12 @@ func (s *session) snapshot(t *turnState) TurnResult {
 	}
 	r.ClientRequests = filledRequests(t.requests)
 	r.Permissions = filledPermissions(t.permissions)
-	asked := map[string]bool{}
-	for _, p := range r.Permissions {
-		asked[p.ToolCallID] = true
-	}
+	var asked map[string]bool // the calls a permission was asked for; made when a call ran
 	r.Warnings = slices.Clone(t.warnings)
 	r.ToolCalls = nil
+	if len(t.order) > 0 {
+		r.ToolCalls = make([]ToolCall, 0, len(t.order))
+	}
 	for _, id := range t.order {
 		c := t.calls[id]
 		end := c.call.Status
@@ -808,7 +808,13 @@ func (s *session) snapshot(t *turnState) TurnResult {
 			}
 		}
 		r.ToolCalls = append(r.ToolCalls, tc)
-		if !asked[id] && ran(c.call.Status) {
+		if asked == nil && ran(c.call.Status) {
+			asked = make(map[string]bool, len(r.Permissions))
+			for _, p := range r.Permissions {
+				asked[p.ToolCallID] = true
+			}
+		}
+		if ran(c.call.Status) && !asked[id] {
 			if w := s.unasked(c.call); w != "" {
 				r.Warnings = append(r.Warnings, w)
 			}
@@ -850,6 +856,9 @@ func filledPermissions(slots []*permissionSlot) []Permission {
 	var out []Permission
 	for _, sl := range slots {
 		if sl.filled {
+			if out == nil {
+				out = make([]Permission, 0, len(slots))
+			}
 			p := sl.rec
 			p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
 			out = append(out, p)
