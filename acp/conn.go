@@ -44,9 +44,9 @@ const (
 // therefore deadlocks, and one that blocks stops the reading once a few
 // thousand messages wait behind it (the peer's writes then block, instead
 // of the memory growing). Each request runs in its own goroutine (unless a
-// QuickHandler answers it at once); by default
-// requests run concurrently, but with Options.Ordered each waits for the one
-// before it (see Async). ctx ends when the Conn is closed.
+// QuickHandler answers it at once); by default requests run concurrently,
+// but with Options.Ordered each waits for the one before it (see Async).
+// ctx ends when the Conn is closed.
 type Handler interface {
 	Handle(ctx context.Context, req *Request) (result any, err error)
 }
@@ -64,9 +64,8 @@ var _ Handler = HandlerFunc(nil)
 // dispatches, one message at a time, in arrival order with the
 // notifications and the answers to our calls, just before it calls
 // QuickHandler.HandleQuick or starts the goroutine that calls Handle with
-// the same *Request. So when Call.Await
-// returns, Received has run for every request that arrived before the
-// answer.
+// the same *Request. So when Call.Await returns, Received has run for every
+// request that arrived before the answer.
 //
 // Received is called for every request that is passed to Handle (not for
 // notifications, nor for invalid requests answered with -32600). It blocks
@@ -689,9 +688,9 @@ func (c *Conn) wrote(buf []byte, broken bool, err error) error {
 // is free, and writes only what the peer's input takes at once, leaving
 // the rest of the line to a goroutine that keeps the writer until it is
 // out, so that lines never interleave. It reports false, having done
-// nothing, when the writer is busy or cannot be written without blocking;
-// the caller then sends m as usual. As with send, a failed write is
-// remembered for the later writes, and otherwise nobody is told.
+// nothing, when the writer is busy or is not a file it can write without
+// blocking; the caller then sends m as usual. As with send, a failed write
+// is remembered for the later writes, and otherwise nobody is told.
 func (c *Conn) trySend(m *message) bool {
 	if c.raw == nil {
 		return false

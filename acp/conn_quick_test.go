@@ -216,6 +216,13 @@ func sscan(s, format string, i *int) bool {
 // can be written; once the peer reads, every answer comes out whole, each
 // seen by the Tap before it was written.
 func TestQuickPeerNotReadingDoesNotBlockReading(t *testing.T) {
+	t.Run("non-blocking pipe", func(t *testing.T) { testQuickPeerNotReading(t, false) })
+	// os.File.Fd puts the file in blocking mode, where one write(2) could
+	// block: the Conn then writes through goroutines.
+	t.Run("pipe made blocking by Fd", func(t *testing.T) { testQuickPeerNotReading(t, true) })
+}
+
+func testQuickPeerNotReading(t *testing.T, blocking bool) {
 	ctx := safeCtx(t)
 	h := newQuickHandler(nil)
 	var tmu sync.Mutex
@@ -228,6 +235,9 @@ func TestQuickPeerNotReadingDoesNotBlockReading(t *testing.T) {
 		}
 	}})
 	filler := fillPipe(t, p.connW)
+	if blocking {
+		p.connW.Fd()
+	}
 	const n = 3000
 	sent := p.send(t, requests(n)+`{"jsonrpc":"2.0","method":"done"}`+"\n")
 	select {

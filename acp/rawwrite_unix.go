@@ -36,10 +36,15 @@ func nonBlocking(w io.Writer) syscall.RawConn {
 // writeOnce makes one write(2) of buf on rc, which never blocks (see
 // nonBlocking), and returns how many bytes went out. Anything short of the
 // whole line (a full pipe, an interrupted or failed write, a closed file)
-// is left to the usual write, which waits, or fails the way it does.
+// is left to the usual write, which waits, or fails the way it does. The
+// file's mode is checked again first, since os.File.Fd puts a file in
+// blocking mode: then nothing is written here.
 func writeOnce(rc syscall.RawConn, buf []byte) int {
 	n := 0
 	_ = rc.Write(func(fd uintptr) bool {
+		if flags, err := unix.FcntlInt(fd, unix.F_GETFL, 0); err != nil || flags&unix.O_NONBLOCK == 0 {
+			return true
+		}
 		m, err := syscall.Write(int(fd), buf)
 		if err == nil && m > 0 {
 			n = m
