@@ -260,33 +260,92 @@ func str(b []byte, v int, s *string) (int, bool) {
 	if v >= len(b) || b[v] != '"' {
 		return v, false
 	}
-	end, _, ok := skipString(b, v)
-	if !ok {
+	end, plain, ok := skipString(b, v)
+	switch {
+	case !ok:
 		return end, false
+	case !plain:
+		return end, unquote(b[v:end], s) // escapes
 	}
-	if w, ok := permWords[string(b[v:end])]; ok {
+	inner := b[v+1 : end-1]
+	if w := permWord(inner); w != "" {
 		*s = w
 		return end, true
 	}
-	return end, plainString(b[v:end], s)
+	if !utf8.Valid(inner) {
+		return end, unquote(b[v:end], s) // replaced by U+FFFD
+	}
+	*s = string(inner)
+	return end, true
 }
 
-// permWords are the words permission requests repeat (kinds, statuses,
-// the usual options), as their JSON tokens, so that decoding them
-// allocates nothing.
-var permWords = func() map[string]string {
-	m := map[string]string{}
-	for _, w := range []string{
-		string(AllowOnce), string(AllowAlways), string(RejectOnce), string(RejectAlways),
-		string(KindRead), string(KindEdit), string(KindDelete), string(KindMove), string(KindSearch),
-		string(KindExecute), string(KindThink), string(KindFetch), string(KindSwitchMode), string(KindOther),
-		string(StatusPending), string(StatusInProgress), string(StatusCompleted), string(StatusFailed),
-		"allow", "reject", "Allow", "Reject", "Always Allow", "Always Reject", "Allow once", "Reject once",
-	} {
-		m[`"`+w+`"`] = w
+// unquote decodes the JSON string token q into *s as encoding/json does,
+// for the strings str does not take itself. Apart, so that s does not
+// escape to the heap on str's path.
+func unquote(q []byte, s *string) bool {
+	var x string
+	if json.Unmarshal(q, &x) != nil {
+		return false
 	}
-	return m
-}()
+	*s = x
+	return true
+}
+
+// permWord returns the word permission requests repeat (kinds, statuses,
+// the usual options) that w is, without allocating, or "".
+func permWord(w []byte) string {
+	switch string(w) {
+	case "allow_once":
+		return string(AllowOnce)
+	case "allow_always":
+		return string(AllowAlways)
+	case "reject_once":
+		return string(RejectOnce)
+	case "reject_always":
+		return string(RejectAlways)
+	case "read":
+		return string(KindRead)
+	case "edit":
+		return string(KindEdit)
+	case "delete":
+		return string(KindDelete)
+	case "move":
+		return string(KindMove)
+	case "search":
+		return string(KindSearch)
+	case "execute":
+		return string(KindExecute)
+	case "think":
+		return string(KindThink)
+	case "fetch":
+		return string(KindFetch)
+	case "switch_mode":
+		return string(KindSwitchMode)
+	case "other":
+		return string(KindOther)
+	case "pending":
+		return string(StatusPending)
+	case "in_progress":
+		return string(StatusInProgress)
+	case "completed":
+		return string(StatusCompleted)
+	case "failed":
+		return string(StatusFailed)
+	case "allow":
+		return "allow"
+	case "reject":
+		return "reject"
+	case "Allow":
+		return "Allow"
+	case "Reject":
+		return "Reject"
+	case "Always Allow":
+		return "Always Allow"
+	case "Always Reject":
+		return "Always Reject"
+	}
+	return ""
+}
 
 // strPtr decodes the JSON string at b[v] into a new *s.
 func strPtr(b []byte, v int, s **string) (int, bool) {
