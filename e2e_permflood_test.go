@@ -196,18 +196,42 @@ func transcriptMessages(t *testing.T, path string) []transcriptMessage {
 // cancel got the policy's answer.
 func TestPermissionsAfterCancelAnsweredCancelled(t *testing.T) {
 	const before, after = 40, 40
-	script := "onCancel: ignore\nturns:\n  - steps:\n" + permissionSteps(0, before) +
-		"      - waitForCancel: true\n" + permissionSteps(before, after)
-	// The idle clock cancels the turn once the agent waits in silence;
-	// between the round trips before it, the agent is never idle that long.
-	res, out, dir := runOne(t, script, "name: cancel\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+permFloodRules+
-		"turnTimeout: 1m\nidleTimeout: 1s\nturns:\n  - prompt: go\n", "--transcripts", "tr")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "onCancel: ignore\nturns:\n  - steps:\n" + permissionSteps(0, before) +
+			"      - waitForCancel: true\n" + permissionSteps(before, after),
+		"s.yaml": "name: cancel\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n" + permFloodRules + "turns:\n  - prompt: go\n",
+	})
+	// The transcript is a FIFO: the answer to the last request before the
+	// agent waits tells the test when to cancel (^C), with no timing.
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	run := runFollowingTranscript(t, ctx, dir, "cancel")
+	var messages []transcriptMessage
+	lastBefore := fmt.Sprintf(`"id":%d,"result"`, before)
+	interrupted := false
+	for run.lines.Scan() { // to the transcript's end, when the scenario ends
+		line := run.lines.Bytes()
+		var m transcriptMessage
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("transcript line %q: %v", line, err)
+		}
+		messages = append(messages, m)
+		if !interrupted && m.Dir == "c2a" && strings.Contains(string(line), lastBefore) {
+			run.interrupt()
+			interrupted = true
+		}
+	}
+	if !interrupted {
+		t.Fatalf("the transcript ended before the answer to request %d\n%s", before, run.stderr)
+	}
+	out := run.waitInterrupted()
 	if len(out.Scenarios) != 1 || len(out.Scenarios[0].Turns) != 1 {
-		t.Fatalf("exit %d, results %+v\nstderr:\n%s", res.code, out, res.stderr)
+		t.Fatalf("results %+v", out)
 	}
 	turn := out.Scenarios[0].Turns[0]
-	if turn.CancelCause != "idleTimeout" {
-		t.Fatalf("turn = %+v, want cancelled by idleTimeout", turn)
+	if turn.CancelCause != "interrupt" {
+		t.Fatalf("turn = %+v, want cancelled by the interrupt", turn)
 	}
 	if len(turn.Permissions) != before+after {
 		t.Fatalf("permissions = %d, want %d", len(turn.Permissions), before+after)
@@ -228,7 +252,7 @@ func TestPermissionsAfterCancelAnsweredCancelled(t *testing.T) {
 		t.Errorf("text = %q, want %q", turn.Text, wantText)
 	}
 	cancelSeen, cancelledAnswers := false, 0
-	for _, m := range transcriptMessages(t, filepath.Join(dir, "tr", "cancel.jsonl")) {
+	for _, m := range messages {
 		switch {
 		case m.Dir == "c2a" && m.Msg.Method == "session/cancel":
 			cancelSeen = true
@@ -244,6 +268,7 @@ func TestPermissionsAfterCancelAnsweredCancelled(t *testing.T) {
 	if cancelledAnswers != after {
 		t.Errorf("cancelled answers in the transcript = %d, want %d", cancelledAnswers, after)
 	}
+	assertNoProcessesIn(t, dir)
 }
 
 // TestAgentFloodingPermissionsWithoutReading: an agent that asks thousands
