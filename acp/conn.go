@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -42,9 +43,10 @@ const (
 // a notification handler that waits for the answer to one of our calls
 // therefore deadlocks, and one that blocks stops the reading once a few
 // thousand messages wait behind it (the peer's writes then block, instead
-// of the memory growing). Each request runs in its own goroutine; by default
-// requests run concurrently, but with Options.Ordered each waits for the one
-// before it (see Async). ctx ends when the Conn is closed.
+// of the memory growing). Each request runs in its own goroutine (unless a
+// QuickHandler answers it at once); by default requests run concurrently,
+// but with Options.Ordered each waits for the one before it (see Async).
+// ctx ends when the Conn is closed.
 type Handler interface {
 	Handle(ctx context.Context, req *Request) (result any, err error)
 }
@@ -60,10 +62,10 @@ var _ Handler = HandlerFunc(nil)
 // Receiver is an optional interface of a Handler that wants to see each
 // incoming request in stream order. The Conn calls Received(req) as it
 // dispatches, one message at a time, in arrival order with the
-// notifications and the answers to our calls, just before it starts the
-// goroutine that calls Handle with the same *Request. So when Call.Await
-// returns, Received has run for every request that arrived before the
-// answer.
+// notifications and the answers to our calls, just before it calls
+// QuickHandler.HandleQuick or starts the goroutine that calls Handle with
+// the same *Request. So when Call.Await returns, Received has run for every
+// request that arrived before the answer.
 //
 // Received is called for every request that is passed to Handle (not for
 // notifications, nor for invalid requests answered with -32600). It blocks
@@ -73,6 +75,31 @@ var _ Handler = HandlerFunc(nil)
 // request is then queued for its turn, so Handle may start much later.
 type Receiver interface {
 	Received(req *Request)
+}
+
+// QuickHandler is an optional interface of a Handler that can answer some
+// requests at once, on the goroutine that dispatches them, which saves
+// handing each one to a goroutine of its own (most of the cost of a
+// request that the handler answers without waiting). On a Conn without
+// Options.Ordered, the Conn calls HandleQuick(req) for every request it
+// would pass to Handle, right after Receiver.Received; ok false declines,
+// and the request is then served as usual, by Handle in its own goroutine.
+// With ok true, result and err are the answer, as Handle's would be, and
+// Handle is not called for req.
+//
+// HandleQuick runs on the reading or the dispatching goroutine, in stream
+// order with the other messages: it must not block and must not wait for
+// anything, not for the peer, another message, the answer to one of our
+// calls, a timer, a context or another handler. It may take locks that are
+// only ever held briefly. A handler that would have to wait declines.
+//
+// The answer is written at once when the writer is free and the peer's
+// input can take the whole line without blocking (a writer that is a
+// non-blocking, pollable file, such as an os.Pipe or an exec pipe, see
+// syscall.Conn); otherwise a goroutine writes it, or the rest of it, so
+// that the reading never waits for the peer to read.
+type QuickHandler interface {
+	HandleQuick(req *Request) (result any, ok bool, err error)
 }
 
 // Direction says which way a line travelled.
@@ -175,7 +202,9 @@ type Conn struct {
 	r           io.Reader
 	w           io.Writer
 	h           Handler
-	recv        Receiver // h, when it implements Receiver
+	recv        Receiver        // h, when it implements Receiver
+	qh          QuickHandler    // h, when it implements QuickHandler and the Conn is unordered
+	raw         syscall.RawConn // w, when it is a non-blocking pollable file; else nil
 	maxLine     int
 	peer        string
 	tap         func(Direction, []byte, time.Time)
@@ -266,6 +295,10 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 		done:        make(chan struct{}),
 	}
 	c.recv, _ = h.(Receiver)
+	if !c.ordered {
+		c.qh, _ = h.(QuickHandler)
+	}
+	c.raw = nonBlocking(w)
 	c.room = sync.NewCond(&c.mu)
 	if c.maxLine <= 0 {
 		c.maxLine = DefaultMaxLineBytes
@@ -615,12 +648,24 @@ func (c *Conn) send(ctx context.Context, m *message) error {
 	if c.werr != nil {
 		return c.werr
 	}
+	buf := c.line(m)
+	broken, err := c.write(ctx, buf)
+	return c.wrote(buf, broken, err)
+}
+
+// line makes the line of m in the write buffer and shows it to the Tap.
+// The caller owns the writer.
+func (c *Conn) line(m *message) []byte {
 	buf := appendMessage(c.wbuf[:0], m)
 	if c.tap != nil {
 		c.tap(Sent, buf, time.Now())
 	}
-	buf = append(buf, '\n')
-	broken, err := c.write(ctx, buf)
+	return append(buf, '\n')
+}
+
+// wrote keeps the write buffer and turns the outcome of writing it into
+// send's error. The caller owns the writer.
+func (c *Conn) wrote(buf []byte, broken bool, err error) error {
 	if cap(buf) <= keepBufBytes {
 		c.wbuf = buf[:0]
 	} else {
@@ -637,6 +682,45 @@ func (c *Conn) send(ctx context.Context, m *message) error {
 		return err
 	}
 	return nil
+}
+
+// trySend writes m without ever waiting: it takes the writer only when it
+// is free, and writes only what the peer's input takes at once, leaving
+// the rest of the line to a goroutine that keeps the writer until it is
+// out, so that lines never interleave. It reports false, having done
+// nothing, when the writer is busy or is not a file it can write without
+// blocking; the caller then sends m as usual. As with send, a failed write
+// is remembered for the later writes, and otherwise nobody is told.
+func (c *Conn) trySend(m *message) bool {
+	if c.raw == nil {
+		return false
+	}
+	select {
+	case c.wsem <- struct{}{}:
+	default:
+		return false
+	}
+	if c.closing.Load() || c.werr != nil {
+		<-c.wsem // send would fail the same way, telling nobody
+		return true
+	}
+	buf := c.line(m)
+	n := writeOnce(c.raw, buf)
+	if n == len(buf) {
+		_ = c.wrote(buf, false, nil)
+		<-c.wsem
+		return true
+	}
+	// The pipe is full (or the write failed): the rest is written, and any
+	// error made, as send would, without holding up the caller.
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer func() { <-c.wsem }()
+		broken, err := c.write(c.handlerCtx, buf[n:])
+		_ = c.wrote(buf, broken || n > 0 && err != nil, err)
+	}()
+	return true
 }
 
 // reader is the state of the reading goroutine.
@@ -735,9 +819,13 @@ func (rd *reader) receive(line []byte) {
 		return
 	}
 	if err == nil && m.method != "" {
-		req := &Request{Method: m.method, Params: m.params}
+		var req *Request
 		if m.id != nil {
-			req.ID = &ID{raw: m.id}
+			r := &requestWithID{req: Request{Method: m.method, Params: m.params}, id: ID{raw: m.id}}
+			r.req.ID = &r.id
+			req = &r.req
+		} else {
+			req = &Request{Method: m.method, Params: m.params}
 		}
 		rd.batch = append(rd.batch, inMsg{req: req})
 		return
@@ -776,6 +864,12 @@ func (rd *reader) receive(line []byte) {
 	if err != nil {
 		c.violate("invalid JSON-RPC response: "+err.Error(), line, len(line))
 	}
+}
+
+// requestWithID is a request and its id, allocated as one.
+type requestWithID struct {
+	req Request
+	id  ID
 }
 
 // flush hands the batch to the dispatcher, once it has room for it: the
@@ -972,8 +1066,26 @@ func (c *Conn) handle(in *inMsg) {
 			c.queueInOrder(in)
 			return
 		}
+		if c.qh != nil && c.answerQuick(in.req) {
+			return
+		}
 		c.start(job{ctx: c.handlerCtx, req: in.req})
 	}
+}
+
+// answerQuick asks the QuickHandler for the answer to req and, when it
+// gives one, writes it without waiting, or has a goroutine write it. It
+// reports whether the handler answered.
+func (c *Conn) answerQuick(req *Request) bool {
+	result, ok, err := c.qh.HandleQuick(req)
+	if !ok {
+		return false
+	}
+	resp := answer(req, result, err)
+	if !c.trySend(&resp) {
+		c.start(job{ctx: c.handlerCtx, req: req, resp: &resp})
+	}
+	return true
 }
 
 // queueInOrder hands a message to the ordered handling goroutine; after
@@ -1095,6 +1207,7 @@ type job struct {
 	req      *Request
 	invalid  error
 	answered func()
+	resp     *message // the answer, already made: only to be written
 }
 
 // start serves a request in its own goroutine: the spare one when it is
@@ -1115,7 +1228,11 @@ func (c *Conn) start(j job) {
 func (c *Conn) server(j job) {
 	defer c.wg.Done()
 	for {
-		c.serve(j.ctx, j.req, j.invalid, j.answered)
+		if j.resp != nil {
+			_ = c.send(c.handlerCtx, j.resp)
+		} else {
+			c.serve(j.ctx, j.req, j.invalid, j.answered)
+		}
 		if !c.hasSpare.CompareAndSwap(false, true) {
 			return
 		}
@@ -1136,16 +1253,26 @@ func (c *Conn) serve(ctx context.Context, req *Request, invalid error, answered 
 	if answered != nil {
 		defer answered()
 	}
-	resp := message{id: req.ID.raw}
 	var result any
 	var err error
-	if invalid != nil {
+	switch {
+	case invalid != nil:
 		err = invalid
-	} else if c.h == nil {
+	case c.h == nil:
 		err = MethodNotFound(req.Method)
-	} else {
+	default:
 		result, err = c.h.Handle(ctx, req)
 	}
+	resp := answer(req, result, err)
+	// A failed write leaves nobody to tell; the reader sees the end.
+	_ = c.send(c.handlerCtx, &resp)
+}
+
+// answer makes the answer to req from a handler's result and error: an
+// *Error is sent as that error, any other error (or a result that does not
+// marshal) as -32603 with its message.
+func answer(req *Request, result any, err error) message {
+	resp := message{id: req.ID.raw}
 	if err == nil {
 		resp.result, err = marshalValue(result)
 		if err != nil {
@@ -1159,8 +1286,7 @@ func (c *Conn) serve(ctx context.Context, req *Request, invalid error, answered 
 		}
 		resp.err = e
 	}
-	// A failed write leaves nobody to tell; the reader sees the end.
-	_ = c.send(c.handlerCtx, &resp)
+	return resp
 }
 
 // violate reports a protocol violation with the start of the line quoted:

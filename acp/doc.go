@@ -16,7 +16,11 @@
 //   - Notifications are handled one at a time in arrival order.
 //   - Requests start in that same order (Receiver.Received, when the Handler
 //     has it, runs there), but each Handle runs in its own goroutine, so a
-//     request that waits never holds up later messages.
+//     request that waits never holds up later messages. A Handler that is
+//     also a QuickHandler may answer a request in its place instead, when
+//     the answer needs no waiting: it is written at once if the peer's
+//     input takes it without blocking, else by a goroutine, so that reading
+//     never waits for the peer to read.
 //   - An answer to one of our calls completes the call in its place in the
 //     stream: when Call.Await returns the answer, every notification that
 //     arrived before it has been handled and every request before it has

@@ -302,6 +302,23 @@ func marshalValue(v any) (json.RawMessage, error) {
 	if v == nil {
 		return nil, nil
 	}
+	if a, ok := v.(jsonAppender); ok {
+		if raw, ok := a.appendJSON(nil); ok {
+			return raw, nil
+		}
+	}
+	return encodeValue(v)
+}
+
+// jsonAppender is a value that can append its JSON itself, as
+// encodeValue would give it, without reflection; ok false leaves it to
+// encodeValue.
+type jsonAppender interface {
+	appendJSON(buf []byte) (out []byte, ok bool)
+}
+
+// encodeValue is marshalValue through encoding/json.
+func encodeValue(v any) (json.RawMessage, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -18,7 +18,9 @@ import (
 // notifications arrive on one goroutine in order, requests each on their
 // own. It is also an acp.Receiver: every request is attributed to a turn
 // (or to the setup) when it arrives, in stream order, so that where it is
-// recorded never depends on how goroutines are scheduled.
+// recorded never depends on how goroutines are scheduled. And it is an
+// acp.QuickHandler: a permission request the policy answers with nothing to
+// wait for is answered in its place in the stream (see HandleQuick).
 type session struct {
 	policy *approve.Policy
 	cwd    string
@@ -58,7 +60,7 @@ type arrival struct {
 	request *requestSlot
 	params  *acp.RequestPermissionRequest // decoded on arrival; nil if invalid
 	bad     error                         // why params did not decode
-	done    func()                        // ends the turn's wait; nil when it does not wait
+	waits   *sync.WaitGroup               // the turn's wait for its requests; nil when it does not wait
 }
 
 // permissionSlot and requestSlot hold a record in arrival order; filled is
@@ -133,8 +135,9 @@ func newTurnState(rec *TurnResult) *turnState {
 func (t *turnState) release() { t.checkOnce.Do(func() { close(t.checked) }) }
 
 var (
-	_ acp.Handler  = (*session)(nil)
-	_ acp.Receiver = (*session)(nil)
+	_ acp.Handler      = (*session)(nil)
+	_ acp.Receiver     = (*session)(nil)
+	_ acp.QuickHandler = (*session)(nil)
 )
 
 // Received implements acp.Receiver: it attributes a permission or client
@@ -192,9 +195,16 @@ func (s *session) Received(req *acp.Request) {
 	}
 	if a.turn != nil && !a.late && req.Method != acp.MethodTerminalWaitForExit {
 		a.turn.inflight.Add(1)
-		a.done = a.turn.inflight.Done
+		a.waits = &a.turn.inflight
 	}
 	s.arrivals[req] = a
+}
+
+// answered ends the turn's wait for the request, if it waits for it.
+func (a *arrival) answered() {
+	if a.waits != nil {
+		a.waits.Done()
+	}
 }
 
 // arrived returns (and forgets) the arrival of req, receiving it first if
@@ -231,9 +241,7 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 			return nil, nil
 		}
 		a := s.arrived(req)
-		if a.done != nil {
-			defer a.done()
-		}
+		defer a.answered()
 		if a.params == nil {
 			return nil, acp.NewError(acp.CodeInvalidParams, "session/request_permission: %v", a.bad)
 		}
@@ -244,9 +252,7 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	if s.client != nil && s.client.serves(req.Method) {
 		a := s.arrived(req)
-		if a.done != nil {
-			defer a.done()
-		}
+		defer a.answered()
 		if a.late && a.turn != nil {
 			select { // served after the turn's checks, whenever it came
 			case <-a.turn.checked:
@@ -421,35 +427,104 @@ func (t *turnState) call(id string) *toolCallState {
 	return c
 }
 
+// HandleQuick implements acp.QuickHandler: it answers a permission request
+// at once, on the connection's reading goroutine, when the answer is the
+// policy's and nothing has to be waited for. It declines (and Handle
+// answers the request in its own goroutine, as for every other request)
+// with an answer delay; once the request's turn is being cancelled, since
+// the cancelled answer must wait for session/cancel to be written; and
+// while another call holds the Observer (another job's progress being
+// written), so that a busy Observer never holds up the reading. The
+// answer, the record and the Observer's call are those Handle gives, in
+// the same order: the Observer hears of the decision before the answer is
+// written.
+func (s *session) HandleQuick(req *acp.Request) (any, bool, error) {
+	if req.Method != acp.MethodSessionRequestPermission || req.IsNotification() || s.delay > 0 {
+		return nil, false, nil
+	}
+	if !s.obs.tryHold() {
+		return nil, false, nil
+	}
+	defer s.obs.release()
+	s.mu.Lock()
+	a := s.arrivals[req]
+	if a == nil || a.turn != nil && isClosed(a.turn.cancelled) {
+		s.mu.Unlock()
+		return nil, false, nil
+	}
+	delete(s.arrivals, req)
+	s.mu.Unlock()
+	if s.act != nil {
+		defer s.act.serving()()
+	}
+	defer a.answered()
+	if a.params == nil {
+		return nil, true, acp.NewError(acp.CodeInvalidParams, "session/request_permission: %v", a.bad)
+	}
+	resp, rec := s.answerPermission(a, s.decide(a), false)
+	s.obs.permissionHeld(rec)
+	return resp, true, nil
+}
+
+// isClosed reports whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
 // permission answers one session/request_permission by the policy: before
 // the first turn and in a running turn alike. Only a cancelled turn (or the
 // end of the connection) answers it cancelled.
 func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermissionResponse {
-	p := a.params
-	t := a.turn
-	s.mu.Lock()
-	call := p.ToolCall.ToolCall()
-	if t != nil {
-		call = t.calls[p.ToolCall.ToolCallID].call
-	}
-	s.mu.Unlock()
-
-	req := PermissionRequest(call, p.Options, s.cwd)
-	rec := Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind), Late: a.late}
-	var resp acp.RequestPermissionResponse
-	d := s.policy.Decide(req)
-	cancelled := !s.wait(ctx, t)
-	rec.Commands, rec.Paths, rec.Rule, rec.Reason = d.Commands, d.Paths, d.Rule, d.Reason
-	if cancelled && t != nil {
+	d := s.decide(a)
+	cancelled := !s.wait(ctx, a.turn)
+	if cancelled && a.turn != nil {
 		// The protocol's order, every time: session/cancel goes out
 		// first, then the pending requests' cancelled answers (an agent
 		// that reads the answer first may take it for a user's refusal
 		// and end its turn end_turn).
 		select {
-		case <-t.cancelSent:
+		case <-a.turn.cancelSent:
 		case <-ctx.Done():
 		}
 	}
+	resp, rec := s.answerPermission(a, d, cancelled)
+	s.obs.permission(rec)
+	return resp
+}
+
+// permissionDecision is the policy's decision on a permission request and
+// the tool call it was asked about.
+type permissionDecision struct {
+	call acp.ToolCall
+	d    approve.Decision
+}
+
+// decide puts a permission request to the policy, with the tool call as
+// recorded so far in its turn.
+func (s *session) decide(a *arrival) permissionDecision {
+	p := a.params
+	s.mu.Lock()
+	call := p.ToolCall.ToolCall()
+	if a.turn != nil {
+		call = a.turn.calls[p.ToolCall.ToolCallID].call
+	}
+	s.mu.Unlock()
+	return permissionDecision{call: call, d: s.policy.Decide(PermissionRequest(call, p.Options, s.cwd))}
+}
+
+// answerPermission records the answer to a permission request and returns
+// it with its record, for the observer: the policy's decision pd, or
+// cancelled.
+func (s *session) answerPermission(a *arrival, pd permissionDecision, cancelled bool) (acp.RequestPermissionResponse, Permission) {
+	t, call, d := a.turn, pd.call, pd.d
+	rec := Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind), Late: a.late}
+	var resp acp.RequestPermissionResponse
+	rec.Commands, rec.Paths, rec.Rule, rec.Reason = d.Commands, d.Paths, d.Rule, d.Reason
 	switch {
 	case cancelled:
 		rec.Decision, rec.Outcome = "cancelled", acp.OutcomeCancelled
@@ -477,8 +552,7 @@ func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermiss
 	}
 	a.perm.rec, a.perm.filled = rec, true
 	s.mu.Unlock()
-	s.obs.permission(rec)
-	return resp
+	return resp, rec
 }
 
 // wait waits the answer delay before a permission answer. It returns false
@@ -698,12 +772,12 @@ func (s *session) snapshot(t *turnState) TurnResult {
 	}
 	r.ClientRequests = filledRequests(t.requests)
 	r.Permissions = filledPermissions(t.permissions)
-	asked := map[string]bool{}
-	for _, p := range r.Permissions {
-		asked[p.ToolCallID] = true
-	}
+	var asked map[string]bool // the calls a permission was asked for; made when a call ran
 	r.Warnings = slices.Clone(t.warnings)
 	r.ToolCalls = nil
+	if len(t.order) > 0 {
+		r.ToolCalls = make([]ToolCall, 0, len(t.order))
+	}
 	for _, id := range t.order {
 		c := t.calls[id]
 		end := c.call.Status
@@ -734,7 +808,13 @@ func (s *session) snapshot(t *turnState) TurnResult {
 			}
 		}
 		r.ToolCalls = append(r.ToolCalls, tc)
-		if !asked[id] && ran(c.call.Status) {
+		if asked == nil && ran(c.call.Status) {
+			asked = make(map[string]bool, len(r.Permissions))
+			for _, p := range r.Permissions {
+				asked[p.ToolCallID] = true
+			}
+		}
+		if ran(c.call.Status) && !asked[id] {
 			if w := s.unasked(c.call); w != "" {
 				r.Warnings = append(r.Warnings, w)
 			}
@@ -776,6 +856,9 @@ func filledPermissions(slots []*permissionSlot) []Permission {
 	var out []Permission
 	for _, sl := range slots {
 		if sl.filled {
+			if out == nil {
+				out = make([]Permission, 0, len(slots))
+			}
 			p := sl.rec
 			p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
 			out = append(out, p)
