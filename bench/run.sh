@@ -8,14 +8,15 @@
 #                           (flood100k flood1M permissions onechunk version
 #                           batch deadline grace)
 #
-# It builds acprun (without -race), the flood agent, the limit client and
+# It builds acprun (without -race, static with CGO_ENABLED=0 as the README
+# builds it), the flood agent, the limit client and
 # the harness into a temporary directory, which it removes at the end.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/acprun-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cd "$root"
-go build -o "$tmp/acprun" .
+CGO_ENABLED=0 go build -o "$tmp/acprun" . # as the README builds it: static
 go build -o "$tmp/floodagent" ./bench/floodagent
 go build -o "$tmp/limitclient" ./bench/limitclient
 go build -o "$tmp/harness" ./bench/harness

@@ -262,10 +262,21 @@ func (b *bench) agentYAML(args ...string) string {
 	return "agent:\n  command: [" + strings.Join(parts, ", ") + "]\n"
 }
 
+// shortReps is how many times compare runs a short, noisy measurement
+// (a few to a hundred milliseconds, much of it the scheduling of two
+// processes that wake each other): more than the default, so that the
+// medians hold still between runs.
+func (b *bench) shortReps() int {
+	if b.cfg.quick {
+		return 2
+	}
+	return max(b.cfg.reps, 4) * 5
+}
+
 // compare runs acprun and the limit client alternately, reps times each,
 // checking each run with the functions given.
-func (b *bench) compare(acprunArgv, limitArgv []string, checkA, checkL func() error) (a, l []measure, err error) {
-	for i := range b.cfg.reps {
+func (b *bench) compare(reps int, acprunArgv, limitArgv []string, checkA, checkL func() error) (a, l []measure, err error) {
+	for i := range reps {
 		pair := []func() error{
 			func() error {
 				m, err := execute(b.dir, acprunArgv)
@@ -379,7 +390,7 @@ func (b *bench) flood(n int) ([]row, error) {
 	sc := b.write("flood.yaml", "name: flood\n"+b.agentYAML(agent...)+"turnTimeout: 10m\nturns:\n  - prompt: go\n")
 	out := filepath.Join(b.dir, "flood.json")
 	lout := filepath.Join(b.dir, "flood-limit.json")
-	a, l, err := b.compare(
+	a, l, err := b.compare(b.cfg.reps,
 		[]string{b.cfg.acprun, "run", sc, "-q", "-o", out},
 		append([]string{b.cfg.limit, "-out", lout, b.cfg.agent}, agent...),
 		checkTurn(out, n, n*chunkBytes, "end_turn"), checkLimit(lout, n, 0))
@@ -422,7 +433,7 @@ func (b *bench) permissions(n int) ([]row, error) {
 	sc := b.write("perms.yaml", "name: perms\n"+b.agentYAML(agent...)+"turnTimeout: 10m\npermissions: {default: allow}\nturns:\n  - prompt: go\n")
 	out := filepath.Join(b.dir, "perms.json")
 	lout := filepath.Join(b.dir, "perms-limit.json")
-	a, l, err := b.compare(
+	a, l, err := b.compare(b.shortReps(),
 		[]string{b.cfg.acprun, "run", sc, "-q", "-o", out},
 		append([]string{b.cfg.limit, "-out", lout, b.cfg.agent}, agent...),
 		checkTurn(out, 1, chunkBytes, "end_turn"), checkLimit(lout, 1, n))
@@ -440,13 +451,7 @@ func (b *bench) oneChunk() ([]row, error) {
 	sc := b.write("one.yaml", "name: one\n"+b.agentYAML()+"turns:\n  - prompt: go\n")
 	out := filepath.Join(b.dir, "one.json")
 	lout := filepath.Join(b.dir, "one-limit.json")
-	saved := b.cfg.reps
-	b.cfg.reps = max(saved, 4) * 5 // short: more repetitions
-	if b.cfg.quick {
-		b.cfg.reps = 2
-	}
-	defer func() { b.cfg.reps = saved }()
-	a, l, err := b.compare(
+	a, l, err := b.compare(b.shortReps(),
 		[]string{b.cfg.acprun, "run", sc, "-q", "-o", out},
 		[]string{b.cfg.limit, "-out", lout, b.cfg.agent},
 		checkTurn(out, 1, chunkBytes, "end_turn"), checkLimit(lout, 1, 0))
