@@ -119,51 +119,21 @@ func (st *chunkScan) member(level int, key, val []byte) bool {
 // object and false as soon as the object is not valid JSON, a name has an
 // escape, or st.member says no.
 func (st *chunkScan) members(b []byte, i, level int) (int, bool) {
-	if i >= len(b) || b[i] != '{' {
-		return i, false
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1, true
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return i, false
-		}
-		end, plain, ok := skipString(b, i)
-		if !ok || !plain {
-			return i, false
-		}
-		key := b[i+1 : end-1]
-		i = skipWS(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return i, false
-		}
-		start := skipWS(b, i+1)
+	return walkObject(b, i, func(b, key []byte, start int) (int, bool) {
+		var end int
+		var ok bool
 		switch {
 		case start >= len(b):
 			return start, false
 		case b[start] == '"':
-			i, _, ok = skipString(b, start)
+			end, _, ok = skipString(b, start)
 		case b[start] == '{':
-			i, ok = st.members(b, start, levelAny)
+			end, ok = st.members(b, start, levelAny)
 		default:
 			return start, false
 		}
-		if !ok || !st.member(level, key, b[start:i]) {
-			return i, false
-		}
-		i = skipWS(b, i)
-		switch {
-		case i >= len(b):
-			return i, false
-		case b[i] == '}':
-			return i + 1, true
-		case b[i] != ',':
-			return i, false
-		}
-		i = skipWS(b, i+1)
-	}
+		return end, ok && st.member(level, key, b[start:end])
+	})
 }
 
 // plainString stores the JSON string val (a whole, valid string token) in
