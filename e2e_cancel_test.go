@@ -346,11 +346,15 @@ func TestAgentThatStopsReadingCannotHoldTheTurn(t *testing.T) {
 	writeFiles(t, dir, map[string]string{
 		// Answers initialize and session/new, then never reads again.
 		"agent.sh": shHandshakeEmbedded + "exec sleep 3600\n",
-		"big.txt":  strings.Repeat("0123456789abcdef\n", 1<<18), // 4.5 MiB: more than a pipe holds
+		// 272 KiB: four times what a pipe holds, and small enough that the
+		// race-enabled binary starts writing the prompt well within the
+		// turn's timeout on a loaded machine (4.5 MiB took a second idle,
+		// and under load the timeout came first: the prompt was not sent).
+		"big.txt": strings.Repeat("0123456789abcdef\n", 1<<14),
 		"s.yaml": `name: deaf-reader
 agent: {command: [sh, agent.sh]}
 permissions: {default: deny}
-turnTimeout: 2s
+turnTimeout: 5s
 cancelGrace: 1m
 turns:
   - prompt:
@@ -372,4 +376,40 @@ turns:
 		t.Errorf("turn = %+v, want unresponsive after turnTimeout, saying the agent stopped reading", tr)
 	}
 	assertNoProcessesIn(t, dir)
+}
+
+// TestCancelGoesOutBeforeTheTerminalsDie: a turn cancelled while the agent
+// waits for a command's exit kills the command only once session/cancel is
+// out, so the agent reads the cancel before the exit and ends the turn
+// cancelled, every run: read the other way round, the exit looks like the
+// command's own end and the agent may finish its turn end_turn.
+func TestCancelGoesOutBeforeTheTerminalsDie(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps:\n      - terminal: {command: sleep, args: [\"3600\"], waitForExit: true}\n      - text: after the command\n",
+		"s.yaml":          "name: waits\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nclient: {terminal: true}\npermissions: {default: allow}\nturnTimeout: 1s\nturns:\n  - prompt: go\n",
+	})
+	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr")
+	if res.code != 1 {
+		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	sc := out.Scenarios[0]
+	if turn := sc.Turns[0]; turn.StopReason != "cancelled" || turn.CancelCause != "turnTimeout" {
+		t.Errorf("turn: stopReason %q, cancelCause %q; want cancelled after turnTimeout", turn.StopReason, turn.CancelCause)
+	}
+	tr := readTranscript(t, filepath.Join(dir, sc.Transcript))
+	cancelAt, exitAt, waitID := -1, -1, ""
+	for i, l := range tr.lines {
+		switch {
+		case l.Dir == "a2c" && l.Method == "terminal/wait_for_exit":
+			waitID = l.ID
+		case l.Dir == "c2a" && l.Method == "session/cancel":
+			cancelAt = i
+		case l.Dir == "c2a" && l.Method == "" && waitID != "" && l.ID == waitID:
+			exitAt = i
+		}
+	}
+	if cancelAt < 0 || exitAt < 0 || exitAt < cancelAt {
+		t.Errorf("session/cancel at line %d, the answer to terminal/wait_for_exit at line %d; want both, the cancel first", cancelAt, exitAt)
+	}
 }

@@ -676,12 +676,10 @@ func (s *session) turnState(index int) *turnState {
 }
 
 // cancelTurn marks the turn cancelled: permission requests from now on are
-// answered cancelled, and unfinished tool calls are marked cancelled.
+// answered cancelled, and unfinished tool calls are marked cancelled. The
+// terminals are killed once session/cancel is out (see sentCancel).
 func (s *session) cancelTurn(t *turnState) {
 	t.cancelOnce.Do(func() { close(t.cancelled) })
-	if s.client != nil {
-		s.client.killAll()
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range t.calls {
@@ -694,8 +692,15 @@ func (s *session) cancelTurn(t *turnState) {
 }
 
 // sentCancel records that session/cancel was written (or could not be):
-// the turn's pending permission requests may now be answered cancelled.
+// the turn's pending permission requests may now be answered cancelled,
+// and its terminals are killed. Both come after the cancel, every time: an
+// agent waiting for a command's exit that read the exit first would take it
+// for the command's own end and could finish its turn end_turn, so the
+// verdict would hang on which line won the race to the pipe.
 func (s *session) sentCancel(t *turnState) {
+	if s.client != nil {
+		s.client.killAll()
+	}
 	t.sentOnce.Do(func() { close(t.cancelSent) })
 }
 
