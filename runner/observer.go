@@ -64,9 +64,12 @@ type observer struct {
 	streams map[Ref]*streamer
 }
 
+// active reports whether there is an Observer to call.
+func (o *observer) active() bool { return o != nil && o.o != nil }
+
 // call runs f with the Observer, serialised; nothing when there is none.
 func (o *observer) call(f func(Observer)) {
-	if o == nil || o.o == nil {
+	if !o.active() {
 		return
 	}
 	o.mu.Lock()
@@ -153,8 +156,34 @@ func (jo *jobObserver) turn(t TurnResult) {
 
 func (jo *jobObserver) warning(msg string) { jo.o.warning(jo.job, jo.red.String(msg)) }
 
-func (jo *jobObserver) permission(p Permission) {
+func (jo *jobObserver) permission(p Permission) { jo.o.permission(jo.job, jo.redacted(p)) }
+
+// redacted is a copy of p for the Observer, redacted.
+func (jo *jobObserver) redacted(p Permission) Permission {
 	p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
 	jo.red.Value(&p)
-	jo.o.permission(jo.job, p)
+	return p
+}
+
+// tryHold takes the Observer's lock for permissionHeld without waiting;
+// false when another call holds it. Without an Observer it always
+// succeeds. A true tryHold must be followed by release.
+func (jo *jobObserver) tryHold() bool { return !jo.active() || jo.o.mu.TryLock() }
+
+// release gives back the lock tryHold took.
+func (jo *jobObserver) release() {
+	if jo.active() {
+		jo.o.mu.Unlock()
+	}
+}
+
+// active reports whether there is an Observer to tell.
+func (jo *jobObserver) active() bool { return jo != nil && jo.o.active() }
+
+// permissionHeld is permission for a caller that holds the Observer's lock
+// (see tryHold).
+func (jo *jobObserver) permissionHeld(p Permission) {
+	if jo.active() {
+		jo.o.o.PermissionDecided(jo.job, jo.redacted(p))
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
@@ -68,33 +67,4 @@ func SketchedPermissionRequest(s ToolCallSketch, cwd string) approve.Request {
 		{OptionID: "reject_always", Name: "Always Reject", Kind: acp.RejectAlways},
 	}
 	return PermissionRequest(call, options, cwd)
-}
-
-// tryHold takes the Observer's lock for permissionHeld without waiting; false
-// when another call holds it. Without an Observer it always succeeds. A
-// true tryHold must be followed by release.
-func (jo *jobObserver) tryHold() bool {
-	if jo == nil || jo.o == nil || jo.o.o == nil {
-		return true
-	}
-	return jo.o.mu.TryLock()
-}
-
-// release gives back the lock tryHold took.
-func (jo *jobObserver) release() {
-	if jo == nil || jo.o == nil || jo.o.o == nil {
-		return
-	}
-	jo.o.mu.Unlock()
-}
-
-// permissionHeld is permission for a caller that holds the Observer's lock
-// (see tryHold).
-func (jo *jobObserver) permissionHeld(p Permission) {
-	if jo == nil || jo.o == nil || jo.o.o == nil {
-		return
-	}
-	p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
-	jo.red.Value(&p)
-	jo.o.o.PermissionDecided(jo.job, p)
 }
