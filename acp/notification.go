@@ -143,11 +143,20 @@ func plainString(val []byte, s *string) bool {
 	if len(val) < 2 || val[0] != '"' {
 		return false
 	}
-	if _, plain, _ := skipString(val, 0); plain && utf8.Valid(val) {
-		*s = string(val[1 : len(val)-1])
+	_, plain, _ := skipString(val, 0)
+	return stringToken(val, plain, s)
+}
+
+// stringToken stores the JSON string token q in s; plain says q has no
+// escapes. A plain token of valid UTF-8 is copied as it is; the others go
+// through encoding/json, which decodes escapes and replaces invalid bytes
+// with U+FFFD.
+func stringToken(q []byte, plain bool, s *string) bool {
+	if plain && utf8.Valid(q) {
+		*s = string(q[1 : len(q)-1])
 		return true
 	}
-	return json.Unmarshal(val, s) == nil
+	return unquote(q, s)
 }
 
 // chunkWords are the values of "sessionUpdate" and "type" fastChunk takes,

@@ -261,27 +261,19 @@ func str(b []byte, v int, s *string) (int, bool) {
 		return v, false
 	}
 	end, plain, ok := skipString(b, v)
-	switch {
-	case !ok:
+	if !ok {
 		return end, false
-	case !plain:
-		return end, unquote(b[v:end], s) // escapes
 	}
-	inner := b[v+1 : end-1]
-	if w := permWord(inner); w != "" {
+	if w := permWord(b[v+1 : end-1]); plain && w != "" {
 		*s = w
 		return end, true
 	}
-	if !utf8.Valid(inner) {
-		return end, unquote(b[v:end], s) // replaced by U+FFFD
-	}
-	*s = string(inner)
-	return end, true
+	return end, stringToken(b[v:end], plain, s)
 }
 
 // unquote decodes the JSON string token q into *s as encoding/json does,
-// for the strings str does not take itself. Apart, so that s does not
-// escape to the heap on str's path.
+// for the strings stringToken does not copy itself. Apart, so that s does
+// not escape to the heap on the path that copies.
 func unquote(q []byte, s *string) bool {
 	var x string
 	if json.Unmarshal(q, &x) != nil {
