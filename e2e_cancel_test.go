@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -177,8 +176,6 @@ turns:
 }
 
 func TestGrandchildHoldingStdoutDoesNotBlock(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
-	defer cancel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": "turns:\n  - steps: [{spawnGrandchild: true}, {text: done}]\n",
@@ -191,12 +188,7 @@ turns:
     expect: {text: {contains: done}}
 `,
 	})
-	cmd := exec.CommandContext(ctx, acprunBin, "run", "s.yaml", "-o", "out.json")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		t.Fatalf("acprun did not finish: a grandchild holding the pipes kept it waiting\n%s", out)
-	}
+	out, err := runWithin(t, dir, 40*time.Second, "acprun did not finish: a grandchild holding the pipes kept it waiting")
 	if err != nil {
 		t.Fatalf("acprun: %v\n%s", err, out)
 	}
@@ -362,14 +354,7 @@ turns:
       - file: big.txt
 `,
 	})
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, acprunBin, "run", "s.yaml", "-o", "out.json")
-	cmd.Dir = dir
-	out, _ := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		t.Fatalf("acprun stayed stuck writing to an agent that does not read\n%s", out)
-	}
+	runWithin(t, dir, time.Minute, "acprun stayed stuck writing to an agent that does not read")
 	res := readResults(t, filepath.Join(dir, "out.json"))
 	tr := res.Scenarios[0].Turns[0]
 	if tr.StopReason != "unresponsive" || tr.CancelCause != "turnTimeout" || !strings.Contains(tr.Error, "stopped reading") {

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/acprun/acprun/output"
 )
@@ -233,6 +234,23 @@ func runResults(t *testing.T, dir string, args ...string) (result, output.Result
 		t.Fatalf("acprun run %v: exit %d and no results (%v)\nstderr:\n%s", args, res.code, err, res.stderr)
 	}
 	return res, readResults(t, path)
+}
+
+// runWithin runs `acprun run s.yaml -o out.json` in dir for an agent that
+// tries to make it hang, and fails the test with stuck (and what acprun
+// printed) when it has not ended within limit. It returns what acprun
+// printed and how it ended.
+func runWithin(t *testing.T, dir string, limit time.Duration, stuck string) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, acprunBin, "run", "s.yaml", "-o", "out.json")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("%s\n%s", stuck, out)
+	}
+	return out, err
 }
 
 // runOne runs s.yaml on agent.mock.yaml in a new directory and returns

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -286,14 +285,7 @@ func TestAgentFloodingPermissionsWithoutReading(t *testing.T) {
 			`printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n",
 		"s.yaml": "name: deaf-asker\nagent: {command: [sh, agent.sh]}\npermissions: {default: allow}\nturnTimeout: 1m\nturns:\n  - prompt: go\n",
 	})
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, acprunBin, "run", "s.yaml", "-o", "out.json")
-	cmd.Dir = dir
-	out, _ := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		t.Fatalf("acprun stuck with an agent that asks and does not read\n%s", out)
-	}
+	out, _ := runWithin(t, dir, time.Minute, "acprun stuck with an agent that asks and does not read")
 	res := readResults(t, filepath.Join(dir, "out.json"))
 	tr := res.Scenarios[0].Turns[0]
 	if tr.StopReason != "end_turn" || tr.Text != "done" || len(tr.Permissions) != n {
