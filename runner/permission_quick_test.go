@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -117,4 +118,38 @@ func TestHandleQuickDeclines(t *testing.T) {
 		s, tr, log, o := quickSession(0)
 		check(t, s, tr, log, func() { o.mu.Lock() }, func() { o.mu.Unlock() }, acp.OutcomeSelected)
 	})
+}
+
+// TestDecisionIsOnTheCallAsAsked: the policy decides on the tool call as
+// the stream told it up to the permission request, whenever the answer is
+// made: an update that comes after the request (while the answer waits
+// its delay, on another goroutine) does not change it.
+func TestDecisionIsOnTheCallAsAsked(t *testing.T) {
+	s := &session{sessionID: "s1", act: newActivity(), delay: time.Nanosecond, cwd: "/w",
+		policy: &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "s.yaml:4", Kind: []string{"edit"}, Path: []string{"src/**"}}}},
+		obs:    (&observer{o: &permissionLog{}}).forJob(Ref{Name: "asked"}, redact.New())}
+	tr := s.startTurn(1, "go", nil, false)
+	update := func(js string) {
+		t.Helper()
+		n, err := acp.DecodeSessionNotification([]byte(`{"sessionId":"s1","update":` + js + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.update(n)
+	}
+	update(`{"sessionUpdate":"tool_call","toolCallId":"e1","title":"Edit","kind":"edit","locations":[{"path":"/w/src/a.go"}]}`)
+	req := &acp.Request{ID: &acp.ID{}, Method: acp.MethodSessionRequestPermission,
+		Params: []byte(`{"sessionId":"s1","toolCall":{"toolCallId":"e1"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"},{"optionId":"reject","name":"Reject","kind":"reject_once"}]}`)}
+	s.Received(req)
+	update(`{"sessionUpdate":"tool_call_update","toolCallId":"e1","locations":[{"path":"/etc/passwd"}]}`)
+	resp, err := s.Handle(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.(acp.RequestPermissionResponse).Outcome.OptionID; got != "allow" {
+		t.Errorf("answered %q; want allow: the call touched src/a.go when it was asked about", got)
+	}
+	if got := s.snapshot(tr).Permissions; len(got) != 1 || !slices.Equal(got[0].Paths, []string{"/w/src/a.go"}) {
+		t.Errorf("recorded %+v; want the paths as asked", got)
+	}
 }

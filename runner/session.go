@@ -61,6 +61,9 @@ type arrival struct {
 	params  *acp.RequestPermissionRequest // decoded on arrival; nil if invalid
 	bad     error                         // why params did not decode
 	waits   *sync.WaitGroup               // the turn's wait for its requests; nil when it does not wait
+	// call is the tool call a permission request asks about, as known
+	// when the request arrived (see askedCall): what the policy is asked.
+	call acp.ToolCall
 }
 
 // permissionSlot and requestSlot hold a record in arrival order; filled is
@@ -175,11 +178,8 @@ func (s *session) Received(req *acp.Request) {
 			}
 			a.params = &p
 			a.perm = &permissionSlot{}
+			a.call = askedCall(a.turn, &p)
 			if a.turn != nil {
-				// The tool call it asks about is merged here, in stream
-				// order with the updates about it.
-				c := a.turn.call(p.ToolCall.ToolCallID)
-				c.call.Apply(&p.ToolCall)
 				a.turn.permissions = append(a.turn.permissions, a.perm)
 			} else {
 				s.setup.permissions = append(s.setup.permissions, a.perm)
@@ -504,17 +504,30 @@ type permissionDecision struct {
 	d    approve.Decision
 }
 
-// decide puts a permission request to the policy, with the tool call as
-// recorded so far in its turn.
+// decide puts a permission request to the policy (see policyRequest).
 func (s *session) decide(a *arrival) permissionDecision {
-	p := a.params
-	s.mu.Lock()
-	call := p.ToolCall.ToolCall()
-	if a.turn != nil {
-		call = a.turn.calls[p.ToolCall.ToolCallID].call
+	return permissionDecision{call: a.call, d: s.policy.Decide(s.policyRequest(a))}
+}
+
+// policyRequest is what the policy is asked about a permission request:
+// its tool call as known when it arrived, and the options it offers.
+func (s *session) policyRequest(a *arrival) approve.Request {
+	return PermissionRequest(a.call, a.params.Options, s.cwd)
+}
+
+// askedCall merges the tool call of permission request p into the record
+// of its turn t, in stream order with the updates about it, and returns
+// the merged call: the request's own fields over what the turn's earlier
+// tool_call and tool_call_update of that id said. Before the first turn
+// (t nil) nothing is recorded of tool calls: the request stands alone.
+// The caller holds s.mu.
+func askedCall(t *turnState, p *acp.RequestPermissionRequest) acp.ToolCall {
+	if t == nil {
+		return p.ToolCall.ToolCall()
 	}
-	s.mu.Unlock()
-	return permissionDecision{call: call, d: s.policy.Decide(PermissionRequest(call, p.Options, s.cwd))}
+	c := t.call(p.ToolCall.ToolCallID)
+	c.call.Apply(&p.ToolCall)
+	return c.call
 }
 
 // answerPermission records the answer to a permission request and returns
