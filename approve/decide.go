@@ -66,7 +66,7 @@ func newCall(req Request) *call {
 		title:    req.Title,
 		cwd:      req.Cwd,
 		commands: commandsOf(req, raw),
-		paths:    pathsOf(req, raw),
+		paths:    pathsOf(req, raw, nil),
 		input:    raw,
 	}
 	c.units = make([][]string, len(c.commands))

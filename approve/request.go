@@ -3,6 +3,7 @@ package approve
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -172,56 +173,105 @@ var pathFields = []string{
 // a redirection target that needs an expansion ($HOME/x, ~/x, `…`) is kept
 // as written and matches no path pattern. Duplicates are dropped.
 func PathsOf(req Request) []string {
-	return pathsOf(req, decodeRaw(req.RawInput))
+	return pathsOf(req, decodeRaw(req.RawInput), nil)
 }
 
-func pathsOf(req Request, raw any) []string {
+// PathSource is a path a tool call touches, as PathsOf gives it, and
+// where in the call it was found.
+type PathSource struct {
+	Path string
+	// From names the fields that hold the path: "locations", "content"
+	// (the path of a diff), "rawInput.FIELD" (FIELD one of PathsOf's),
+	// and, for a file that a command redirects to or from,
+	// "rawInput.command" or "title" (the command line of an execute call
+	// whose rawInput has no command).
+	From []string
+}
+
+// PathSources is PathsOf, in the same order, with where in the call each
+// path was found.
+func PathSources(req Request) []PathSource {
+	var out []PathSource
+	at := map[string]int{}
+	pathsOf(req, decodeRaw(req.RawInput), func(p, from string) {
+		i, ok := at[p]
+		if !ok {
+			i = len(out)
+			at[p] = i
+			out = append(out, PathSource{Path: p})
+		}
+		if !slices.Contains(out[i].From, from) {
+			out[i].From = append(out[i].From, from)
+		}
+	})
+	return out
+}
+
+// pathsOf is PathsOf of req, whose rawInput decodes to raw. note, when not
+// nil, is told of every path found and the field it was found in, as
+// PathSource.From names it.
+func pathsOf(req Request, raw any, note func(path, from string)) []string {
 	var out []string
 	seen := map[string]bool{}
 	base := req.Cwd
 	if req.Dir != "" {
 		base = req.Dir
 	}
-	add := func(p string) {
-		if strings.TrimSpace(p) == "" {
-			return
+	keep := func(p, from string) {
+		if note != nil {
+			note(p, from)
 		}
-		p = cleanPath(p, base)
 		if !seen[p] {
 			seen[p] = true
 			out = append(out, p)
 		}
 	}
+	add := func(p, from string) {
+		if strings.TrimSpace(p) == "" {
+			return
+		}
+		keep(cleanPath(p, base), from)
+	}
 	for _, p := range req.Locations {
-		add(p)
+		add(p, "locations")
 	}
 	for _, p := range req.DiffPaths {
-		add(p)
+		add(p, "content")
 	}
 	m, _ := raw.(map[string]any)
 	for _, f := range pathFields {
+		from := "" // named only for note: Decide's path allocates nothing for it
 		switch v := m[f].(type) {
 		case string:
-			add(v)
+			if note != nil {
+				from = "rawInput." + f
+			}
+			add(v, from)
 		case []any:
+			if note != nil {
+				from = "rawInput." + f
+			}
 			for _, e := range v {
 				if s, ok := e.(string); ok {
-					add(s)
+					add(s, from)
 				}
 			}
+		}
+	}
+	commandFrom := "title" // where commandsOf read the commands
+	if note != nil {
+		if _, ok := commandLine(raw); ok {
+			commandFrom = "rawInput.command"
 		}
 	}
 	for _, cmd := range commandsOf(req, raw) {
 		for _, text := range append([]string{cmd}, allowUnits(cmd)...) {
 			for _, target := range redirectTargets(text) {
 				if unresolvable(target) {
-					if !seen[target] {
-						seen[target] = true
-						out = append(out, target)
-					}
+					keep(target, commandFrom)
 					continue
 				}
-				add(target)
+				add(target, commandFrom)
 			}
 		}
 	}

@@ -284,3 +284,59 @@ func TestPathsOf(t *testing.T) {
 		})
 	}
 }
+
+// TestPathSources: every path PathsOf gives, in its order, with each field
+// that holds it; a redirection is the command's, read from rawInput or,
+// without rawInput.command, from the title.
+func TestPathSources(t *testing.T) {
+	tests := []struct {
+		name string
+		req  approve.Request
+		want []approve.PathSource
+	}{
+		{
+			name: "one path in three fields",
+			req: approve.Request{Cwd: "/p", Kind: "edit",
+				RawInput:  json.RawMessage(`{"file_path":"a.go","paths":["b.go"]}`),
+				DiffPaths: []string{"/p/a.go"},
+				Locations: []string{"a.go"}},
+			want: []approve.PathSource{
+				{Path: "/p/a.go", From: []string{"locations", "content", "rawInput.file_path"}},
+				{Path: "/p/b.go", From: []string{"rawInput.paths"}},
+			},
+		},
+		{
+			name: "redirections of rawInput.command",
+			req:  approve.Request{Cwd: "/p", Kind: "execute", Title: "echo > t", RawInput: json.RawMessage(`{"command":"echo x > out && cat <$HOME/in"}`)},
+			want: []approve.PathSource{
+				{Path: "/p/out", From: []string{"rawInput.command"}},
+				{Path: "$HOME/in", From: []string{"rawInput.command"}},
+			},
+		},
+		{
+			name: "redirections of the title",
+			req:  approve.Request{Cwd: "/p", Kind: "execute", Title: "echo x > out", RawInput: json.RawMessage(`{"description":"d"}`)},
+			want: []approve.PathSource{{Path: "/p/out", From: []string{"title"}}},
+		},
+		{
+			name: "no paths",
+			req:  approve.Request{Kind: "read", Title: "x > y"},
+			want: nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := approve.PathSources(tt.req)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("PathSources() mismatch (-want +got):\n%s", diff)
+			}
+			var paths []string
+			for _, s := range got {
+				paths = append(paths, s.Path)
+			}
+			if diff := cmp.Diff(approve.PathsOf(tt.req), paths); diff != "" {
+				t.Errorf("PathSources() paths are not PathsOf()'s (-PathsOf +PathSources):\n%s", diff)
+			}
+		})
+	}
+}
