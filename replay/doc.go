@@ -5,7 +5,8 @@
 //
 // Load reads a transcript (JSONL lines {"t": ms, "dir": "c2a"|"a2c",
 // "msg": {…}} or {"t", "dir", "raw": "…"}) into a Recording, and Run plays
-// it on stdin/stdout:
+// it on stdin/stdout (Walk reads it as Load does and also hands over every
+// message in order, for a reader of its own such as acprun explain):
 //
 //   - every request of the client other than session/prompt (initialize,
 //     authenticate, session/new, session/set_mode, …) is answered with the

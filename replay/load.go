@@ -98,6 +98,17 @@ type wire struct {
 // JSONL of acprun's shape, no initialize, several sessions) is an *Error
 // saying where.
 func Load(path string) (*Recording, error) {
+	f, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parse(path, f, nil)
+}
+
+// open opens the transcript at path; what cannot be read as one is an
+// *Error.
+func open(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		var pe *fs.PathError
@@ -106,19 +117,45 @@ func Load(path string) (*Recording, error) {
 		}
 		return nil, &Error{File: path, Msg: fmt.Sprintf("%v (a transcript is written by acprun run --transcripts DIR)", err)}
 	}
-	defer f.Close()
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
 		return nil, &Error{File: path, Msg: "is a directory, not a transcript (one is written per scenario by acprun run --transcripts DIR)"}
 	}
-	return Parse(path, f)
+	return f, nil
+}
+
+// Message is one message of a transcript.
+type Message struct {
+	Line      int             // its line in the transcript, from 1
+	FromAgent bool            // "dir": "a2c"; false for the client's ("c2a")
+	Msg       json.RawMessage // the JSON-RPC message object
+}
+
+// Walk reads the transcript at path as Load does, with the same errors,
+// and calls each with every message of it (not the raw lines), in the
+// order recorded, as it reads them: a message before an error of a later
+// line has been passed.
+func Walk(path string, each func(Message)) (*Recording, error) {
+	f, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parse(path, f, each)
 }
 
 // Parse reads a transcript from r; file names it in errors.
 func Parse(file string, r io.Reader) (*Recording, error) {
+	return parse(file, r, nil)
+}
+
+// parse is Parse, telling each (when not nil) of every message.
+func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 	p := &parser{
 		rec:        &Recording{File: file, calls: map[string][]*exchange{}},
 		openClient: map[string]*exchange{},
 		openAgent:  map[string]*item{},
+		each:       each,
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	n := 0
@@ -164,6 +201,7 @@ type parser struct {
 	openAgent   map[string]*item     // the agent's requests not yet answered, by id
 	initialized bool
 	sessions    int
+	each        func(Message) // nil: Parse's
 }
 
 // errorAt returns the *Error of line n at byte offset off of text.
@@ -203,6 +241,9 @@ func (p *parser) line(n int, text []byte) error {
 		return p.errorAt(n, text, 0, `neither "msg" nor "raw": a transcript line holds a message or a raw line`)
 	case hasMsg && bytes.TrimSpace(rl.Msg)[0] != '{':
 		return p.errorAt(n, text, valueOffset(text, "msg"), `"msg" is not a JSON object`)
+	}
+	if hasMsg && p.each != nil {
+		p.each(Message{Line: n, FromAgent: *rl.Dir == "a2c", Msg: rl.Msg})
 	}
 	if *rl.Dir == "c2a" {
 		if hasMsg {

@@ -5,7 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -463,5 +467,45 @@ func TestWithoutURIs(t *testing.T) {
 	}
 	if sameJSON(withoutURIs(json.RawMessage(rec)), withoutURIs(json.RawMessage(changed))) {
 		t.Error("an attachment with other content matched")
+	}
+}
+
+// TestWalk: every message, both ways, in the recorded order with its line;
+// raw lines are not messages. A transcript Load refuses, Walk refuses
+// with the same error.
+func TestWalk(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(path, []byte(recorded), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if _, err := Walk(path, func(m Message) {
+		var w wire
+		if err := json.Unmarshal(m.Msg, &w); err != nil {
+			t.Fatalf("line %d: %v", m.Line, err)
+		}
+		got = append(got, fmt.Sprintf("%d %v %s%s", m.Line, m.FromAgent, w.Method, w.ID))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"2 false initialize1", "3 true 1", "4 false session/new2", "5 true 2", "6 false session/prompt3",
+		"7 true session/update", "8 true session/request_permission7", "9 false 7", "10 true fs/read_text_file8", "11 false 8",
+		"13 true 3", "14 true session/update", "15 false session/prompt4", "16 true session/update", "17 false session/cancel",
+		"18 true session/update", "19 true 4"}
+	if !slices.Equal(got, want) {
+		t.Errorf("messages:\n%q\nwant\n%q", got, want)
+	}
+
+	bad := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(bad, []byte(`{"t":1,"dir":"up","raw":"x"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{bad, filepath.Join(dir, "missing.jsonl"), dir} {
+		_, lerr := Load(p)
+		_, werr := Walk(p, func(Message) {})
+		if lerr == nil || fmt.Sprint(werr) != fmt.Sprint(lerr) {
+			t.Errorf("%s: Walk = %v, want Load's %v", p, werr, lerr)
+		}
 	}
 }
