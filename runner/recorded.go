@@ -1,0 +1,284 @@
+package runner
+
+import (
+	"encoding/json"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/approve"
+)
+
+// RecordedSession rebuilds, from the transcript of a run (run
+// --transcripts), the permission requests that run put to its policy, so
+// that acprun explain sees what run saw. Given the transcript's messages
+// in order (Message), it hands them to the session code run uses: the
+// prompts start turns, the updates go to the turn's record of its tool
+// calls, and each permission request's tool call is merged onto that
+// record (askedCall) into the request the policy is given
+// (policyRequest). It also notes which message gave each field of the
+// tool call its value.
+type RecordedSession struct {
+	s       *session
+	turn    int                    // the prompts so far
+	pending map[string]pendingCall // the client's requests not yet answered, by id
+	known   map[string]*knownCall  // the running turn's tool calls, by id
+	asked   []AskedPermission
+}
+
+// pendingCall is a request of the client that opens a session, waiting for
+// its answer.
+type pendingCall struct {
+	method    string
+	sessionID string // session/load, session/resume: the session asked for
+}
+
+// knownCall is a tool call as the transcript told it so far, with the
+// message that gave each of its fields its value.
+type knownCall struct {
+	values [len(callFields)]string
+	from   [len(callFields)]FieldSource
+}
+
+// callFields are the fields of a tool call that the policy reads (see
+// PermissionRequest), as FieldSource names them.
+var callFields = [...]string{"title", "kind", "rawInput", "locations", "content"}
+
+// AskedPermission is a session/request_permission of a transcript and
+// what the policy was asked for it.
+type AskedPermission struct {
+	Line       int // the request's line in the transcript
+	Turn       int // the turn it came in, from 1; 0 before the first
+	ToolCallID string
+	// Request is what the policy was asked: the request's tool call merged
+	// onto what the turn's earlier tool_call and tool_call_update of that
+	// id said (before the first turn, the request alone), in the session's
+	// cwd.
+	Request approve.Request
+	// Fields says, for each field of the tool call that has a value, which
+	// message gave it that value.
+	Fields []FieldSource
+}
+
+// FieldSource names the message of a transcript that gave a field of a
+// tool call the value the policy saw.
+type FieldSource struct {
+	Field   string // title, kind, rawInput, locations or content
+	Line    int    // the message's line in the transcript
+	Message string // tool_call, tool_call_update or session/request_permission
+}
+
+// NewRecordedSession returns a RecordedSession that has read nothing.
+func NewRecordedSession() *RecordedSession {
+	return &RecordedSession{s: &session{}, pending: map[string]pendingCall{}, known: map[string]*knownCall{}}
+}
+
+// Permissions returns the valid permission requests read so far, in the
+// order they came. (One whose params do not decode was answered with an
+// error, not by the policy.)
+func (r *RecordedSession) Permissions() []AskedPermission { return r.asked }
+
+// Message reads the message on line line of the transcript: fromAgent for
+// "dir": "a2c". What is not JSON-RPC is skipped, as run's connection
+// skips it.
+func (r *RecordedSession) Message(line int, fromAgent bool, msg json.RawMessage) {
+	var w struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(msg, &w) != nil {
+		return
+	}
+	hasID := len(w.ID) > 0
+	switch {
+	case !fromAgent && w.Method != "" && hasID:
+		r.clientRequest(string(w.ID), w.Method, w.Params)
+	case fromAgent && w.Method == "" && hasID:
+		r.answer(string(w.ID), w.Result)
+	case fromAgent && w.Method == acp.MethodSessionUpdate && !hasID:
+		r.update(line, w.Params)
+	case fromAgent && w.Method == acp.MethodSessionRequestPermission && hasID:
+		r.permission(line, w.ID, w.Params)
+	}
+}
+
+// clientRequest reads a request of the client: the session it opens (and
+// its cwd, the policy's), or the prompt that starts a turn.
+func (r *RecordedSession) clientRequest(id, method string, params json.RawMessage) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		Cwd       string `json:"cwd"`
+	}
+	_ = json.Unmarshal(params, &p) // what does not decode opens nothing
+	switch method {
+	case acp.MethodSessionNew, acp.MethodSessionLoad, acp.MethodSessionResume:
+		r.s.cwd = p.Cwd
+		if method == acp.MethodSessionLoad {
+			r.s.loading(p.SessionID)
+		}
+		r.pending[id] = pendingCall{method: method, sessionID: p.SessionID}
+	case acp.MethodSessionPrompt:
+		r.turn++
+		r.s.startTurn(r.turn, "", nil, true)
+		clear(r.known)
+	}
+}
+
+// answer reads the agent's answer to a request of the client: the session
+// it opened, as the handshake takes it.
+func (r *RecordedSession) answer(id string, result json.RawMessage) {
+	c, ok := r.pending[id]
+	if !ok {
+		return
+	}
+	delete(r.pending, id)
+	ok = len(result) > 0 && string(result) != "null"
+	switch c.method {
+	case acp.MethodSessionNew:
+		var ns acp.NewSessionResponse
+		if ok && json.Unmarshal(result, &ns) == nil && ns.SessionID != "" {
+			r.s.setSessionID(ns.SessionID)
+		}
+	case acp.MethodSessionLoad:
+		r.s.loaded(ok)
+		if ok {
+			r.s.setSessionID(c.sessionID)
+		}
+	case acp.MethodSessionResume:
+		if ok {
+			r.s.setSessionID(c.sessionID)
+		}
+	}
+}
+
+// update reads a session/update, as the session handles it.
+func (r *RecordedSession) update(line int, params json.RawMessage) {
+	n, err := acp.DecodeSessionNotification(params)
+	if err != nil {
+		return
+	}
+	u := &n.Update
+	var id string
+	var carried [len(callFields)]bool
+	switch {
+	case u.ToolCall != nil:
+		id = u.ToolCall.ToolCallID
+		carried = [...]bool{true, true, true, true, true} // a full announcement replaces the call
+	case u.ToolCallUpdate != nil:
+		id = u.ToolCallUpdate.ToolCallID
+		carried = carriedFields(u.ToolCallUpdate)
+	default:
+		r.s.update(n)
+		return
+	}
+	before := r.updatesOf(u.Kind)
+	r.s.update(n)
+	if r.updatesOf(u.Kind) == before {
+		return // not a turn's (before the first, or another session's)
+	}
+	if call, ok := r.recordedCall(id); ok {
+		r.note(id, call, line, u.Kind, carried)
+	}
+}
+
+// turnCount is a turn and how many updates of a kind it had recorded.
+type turnCount struct {
+	t *turnState
+	n int
+}
+
+// updatesOf returns the running turn and how many updates of kind it has
+// recorded: a count that grows when the turn takes an update.
+func (r *RecordedSession) updatesOf(kind string) turnCount {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	t := r.s.current()
+	if t == nil {
+		return turnCount{}
+	}
+	return turnCount{t, t.rec.Updates[kind]}
+}
+
+// recordedCall returns the running turn's record of tool call id, if it
+// has one.
+func (r *RecordedSession) recordedCall(id string) (acp.ToolCall, bool) {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	t := r.s.current()
+	if t == nil {
+		return acp.ToolCall{}, false
+	}
+	c, ok := t.calls[id]
+	if !ok {
+		return acp.ToolCall{}, false
+	}
+	return c.call, true
+}
+
+// note records that the message on line line (of kind message), carrying
+// the fields carried, left tool call id as call: each field it carried or
+// changed got its value there.
+func (r *RecordedSession) note(id string, call acp.ToolCall, line int, message string, carried [len(callFields)]bool) *knownCall {
+	k := r.known[id]
+	if k == nil {
+		k = &knownCall{}
+		r.known[id] = k
+	}
+	for i, v := range fieldValues(call) {
+		if carried[i] || v != k.values[i] {
+			k.values[i] = v
+			k.from[i] = FieldSource{Field: callFields[i], Line: line, Message: message}
+		}
+	}
+	return k
+}
+
+// carriedFields reports which callFields u carries (and so sets, see
+// acp.ToolCall.Apply).
+func carriedFields(u *acp.ToolCallUpdate) [len(callFields)]bool {
+	return [...]bool{u.Title != nil, u.Kind != nil, len(u.RawInput) > 0, u.Locations != nil, u.Content != nil}
+}
+
+// permission reads a session/request_permission as the session receives
+// it, and keeps what the policy was asked.
+func (r *RecordedSession) permission(line int, rawID, params json.RawMessage) {
+	var id acp.ID
+	if json.Unmarshal(rawID, &id) != nil {
+		return
+	}
+	a := r.s.arrived(&acp.Request{ID: &id, Method: acp.MethodSessionRequestPermission, Params: params})
+	a.answered()
+	if a.params == nil {
+		return
+	}
+	callID := a.params.ToolCall.ToolCallID
+	turn := 0
+	if a.turn != nil {
+		turn = a.turn.rec.Index
+	} else {
+		delete(r.known, callID) // before the first turn the request stands alone
+	}
+	k := r.note(callID, a.call, line, acp.MethodSessionRequestPermission, carriedFields(&a.params.ToolCall))
+	var fields []FieldSource
+	for i, v := range k.values {
+		if v != "" {
+			fields = append(fields, k.from[i])
+		}
+	}
+	r.asked = append(r.asked, AskedPermission{Line: line, Turn: turn, ToolCallID: callID, Request: r.s.policyRequest(a), Fields: fields})
+}
+
+// fieldValues returns the callFields of c as comparable text, "" for a
+// field without a value.
+func fieldValues(c acp.ToolCall) [len(callFields)]string {
+	v := [len(callFields)]string{c.Title, string(c.Kind), string(c.RawInput)}
+	if len(c.Locations) > 0 {
+		b, _ := json.Marshal(c.Locations) // marshals: it was decoded from JSON
+		v[3] = string(b)
+	}
+	if len(c.Content) > 0 {
+		b, _ := json.Marshal(c.Content)
+		v[4] = string(b)
+	}
+	return v
+}

@@ -1,0 +1,110 @@
+package runner
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/approve"
+)
+
+// recordedSession reads a transcript's lines ({"dir", "msg"}) into a
+// RecordedSession.
+func recordedSession(t *testing.T, transcript string) *RecordedSession {
+	t.Helper()
+	r := NewRecordedSession()
+	for i, line := range strings.Split(strings.TrimSpace(transcript), "\n") {
+		var l struct {
+			Dir string          `json:"dir"`
+			Msg json.RawMessage `json:"msg"`
+		}
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		r.Message(i+1, l.Dir == "a2c", l.Msg)
+	}
+	return r
+}
+
+const askOptions = `"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"}]`
+
+// TestRecordedSession: a permission request is merged onto what its turn
+// said of its tool call before it, in the session's cwd, and every field
+// names the message it came from; a later turn, the time before the first
+// turn and another session's updates know nothing of it.
+func TestRecordedSession(t *testing.T) {
+	r := recordedSession(t, `
+{"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}}
+{"dir":"c2a","msg":{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"e1","title":"early","kind":"edit","locations":[{"path":"/early"}]}}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"e1","title":"setup"},`+askOptions+`}}}
+{"dir":"c2a","msg":{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"e1","title":"Edit","kind":"edit","rawInput":{"file_path":"src/a.go"},"locations":[{"path":"/w/src/a.go"}]}}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"e1","locations":[{"path":"/w/src/b.go"}]}}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"other","update":{"sessionUpdate":"tool_call_update","toolCallId":"e1","locations":[{"path":"/etc/passwd"}]}}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"e1","title":"Edit b","kind":"edit"},`+askOptions+`}}}
+{"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"e1"},`+askOptions+`}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":9,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":3}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}}
+{"dir":"c2a","msg":{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"e1","kind":"edit"},`+askOptions+`}}}
+`)
+	options := []approve.Option{{ID: "ok", Name: "Allow", Kind: "allow_once"}}
+	edit := approve.Request{ToolCallID: "e1", Title: "Edit b", Kind: "edit", RawInput: json.RawMessage(`{"file_path":"src/a.go"}`),
+		Locations: []string{"/w/src/b.go"}, Options: options, Cwd: "/w"}
+	editFields := []FieldSource{
+		{Field: "title", Line: 11, Message: "session/request_permission"},
+		{Field: "kind", Line: 11, Message: "session/request_permission"}, // carried again, though the same
+		{Field: "rawInput", Line: 8, Message: "tool_call"},
+		{Field: "locations", Line: 9, Message: "tool_call_update"},
+	}
+	want := []AskedPermission{
+		{Line: 6, Turn: 0, ToolCallID: "e1", Request: approve.Request{ToolCallID: "e1", Title: "setup", Options: options, Cwd: "/w"},
+			Fields: []FieldSource{{Field: "title", Line: 6, Message: "session/request_permission"}}},
+		{Line: 11, Turn: 1, ToolCallID: "e1", Request: edit, Fields: editFields},
+		// Asked again: nothing new, every value where it came from.
+		{Line: 13, Turn: 1, ToolCallID: "e1", Request: edit, Fields: editFields},
+		{Line: 17, Turn: 2, ToolCallID: "e1", Request: approve.Request{ToolCallID: "e1", Kind: "edit", Options: options, Cwd: "/w"},
+			Fields: []FieldSource{{Field: "kind", Line: 17, Message: "session/request_permission"}}},
+	}
+	if diff := cmp.Diff(want, r.Permissions()); diff != "" {
+		t.Errorf("Permissions() (-want +got):\n%s", diff)
+	}
+}
+
+// TestRecordedSessionLoad: a loaded session's updates count once the load
+// is answered; a refused load leaves the session that session/new opens.
+func TestRecordedSessionLoad(t *testing.T) {
+	ask := `{"dir":"a2c","msg":{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"e1"},` + askOptions + `}}}`
+	prompt := `{"dir":"c2a","msg":{"jsonrpc":"2.0","id":9,"method":"session/prompt","params":{"sessionId":"S","prompt":[]}}}`
+	announce := func(session string) string {
+		return `{"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + session + `","update":{"sessionUpdate":"tool_call","toolCallId":"e1","kind":"read"}}}}`
+	}
+	tests := []struct {
+		name, opening, session string
+		wantKind               string
+	}{
+		{"loaded", `{"dir":"c2a","msg":{"jsonrpc":"2.0","id":2,"method":"session/load","params":{"sessionId":"old","cwd":"/w"}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"result":{}}}`, "old", "read"},
+		{"resumed", `{"dir":"c2a","msg":{"jsonrpc":"2.0","id":2,"method":"session/resume","params":{"sessionId":"old","cwd":"/w"}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"result":{}}}`, "old", "read"},
+		{"load refused", `{"dir":"c2a","msg":{"jsonrpc":"2.0","id":2,"method":"session/load","params":{"sessionId":"old","cwd":"/w"}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"error":{"code":-32002,"message":"gone"}}}
+{"dir":"c2a","msg":{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":"/w"}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":3,"result":{"sessionId":"new"}}}`, "old", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := recordedSession(t, tt.opening+"\n"+prompt+"\n"+announce(tt.session)+"\n"+ask)
+			got := r.Permissions()
+			if len(got) != 1 || got[0].Request.Kind != tt.wantKind || got[0].Request.Cwd != "/w" {
+				t.Errorf("Permissions() = %+v; want kind %q in /w", got, tt.wantKind)
+			}
+		})
+	}
+}
