@@ -3,9 +3,12 @@ package output
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/runner"
 )
 
 // Explanation is one request put to a scenario's policy
@@ -14,24 +17,53 @@ type Explanation struct {
 	Scenario string // the scenario's name
 	Pos      string // where the scenario is defined, file:line:col
 	Request  approve.Request
+	// Asked is the permission request of a transcript that Request was
+	// rebuilt from, as run rebuilt it; nil for a request given alone or
+	// made up.
+	Asked    *Asked
 	Decision approve.Decision
 	Rules    []approve.RuleTrace // every rule, deny rules first
 }
 
-// Explain writes an explanation for people: the scenario and the request,
-// the commands and paths the rules saw, the decision with the rule that
-// made it and the option answered, then every rule, whether it matched and
-// why.
+// Asked is a permission request of a transcript (see
+// runner.RecordedSession).
+type Asked struct {
+	Transcript string // the transcript, as the user named it
+	runner.AskedPermission
+	// Nth is which of the transcript's permission requests for the tool
+	// call it is, from 1, of Of.
+	Nth, Of int
+}
+
+// Explain writes an explanation for people: the scenario and the request
+// (with, for one of a transcript, where it is and which message gave each
+// field of its tool call its value), the commands and paths the rules saw
+// (and where each path was found), a note when the request holds redacted
+// values, the decision with the rule that made it and the option
+// answered, then every rule, whether it matched and why.
 func Explain(w io.Writer, e Explanation) error {
 	ew := &errWriter{w: w}
 	d := e.Decision
 	ew.printf("scenario: %s (%s)\n", e.Scenario, e.Pos)
+	if a := e.Asked; a != nil {
+		ew.printf("asked:    %s:%d, %s: permission request %d of %d for tool call %s\n", a.Transcript, a.Line, turnName(a.Turn), a.Nth, a.Of, a.ToolCallID)
+	}
 	ew.printf("request:  kind=%s title=%q\n", orDash(e.Request.Kind), e.Request.Title)
+	if a := e.Asked; a != nil {
+		explainFields(ew, a)
+	}
 	if len(d.Commands) > 0 {
 		ew.printf("commands: %s\n", quoteAll(d.Commands))
 	}
-	if len(d.Paths) > 0 {
+	switch {
+	case len(d.Paths) > 0 && e.Asked != nil:
+		explainPaths(ew, e.Asked, e.Request)
+	case len(d.Paths) > 0:
 		ew.printf("paths:    %s\n", strings.Join(d.Paths, ", "))
+	}
+	if fields := redactedFields(e.Request); len(fields) > 0 {
+		ew.printf("note:     %s hold%s redacted values (%s): run saw the secrets themselves, so its decision may differ\n",
+			strings.Join(fields, ", "), plural(len(fields), "s", ""), redact.Marker)
 	}
 	ew.printf("\ndecision: %s", strings.ToUpper(string(d.Verdict)))
 	if d.Rule != "" {
@@ -72,4 +104,95 @@ func quoteAll(ss []string) string {
 		q[i] = fmt.Sprintf("%q", s)
 	}
 	return strings.Join(q, ", ")
+}
+
+// turnName names turn n (from 1; 0 before the first turn).
+func turnName(n int) string {
+	if n == 0 {
+		return "before the first turn (the request alone: nothing is merged into it)"
+	}
+	return fmt.Sprintf("turn %d", n)
+}
+
+// explainFields writes which message of the transcript gave each field of
+// the tool call its value, the messages in their order.
+func explainFields(ew *errWriter, a *Asked) {
+	label := "from:     "
+	for _, g := range bySource(a.Fields) {
+		ew.printf("%s%s: %s, line %d\n", label, strings.Join(g.names, ", "), g.src.Message, g.src.Line)
+		label = "          "
+	}
+}
+
+// explainPaths writes the paths the rules saw, one a line, each with the
+// fields it was found in and the messages that gave them.
+func explainPaths(ew *errWriter, a *Asked, req approve.Request) {
+	from := map[string]runner.FieldSource{}
+	for _, f := range a.Fields {
+		from[f.Field] = f
+	}
+	label := "paths:    "
+	for _, ps := range approve.PathSources(req) {
+		ew.printf("%s%s\n", label, ps.Path)
+		label = "          "
+		var found []runner.FieldSource
+		for _, field := range ps.From {
+			src, ok := from[strings.SplitN(field, ".", 2)[0]] // rawInput.file_path is rawInput's
+			if ok {
+				src.Field = field
+				found = append(found, src)
+			}
+		}
+		var parts []string
+		for _, g := range bySource(found) {
+			parts = append(parts, fmt.Sprintf("%s of the %s (line %d)", strings.Join(g.names, ", "), g.src.Message, g.src.Line))
+		}
+		if len(parts) > 0 {
+			ew.printf("            from %s\n", strings.Join(parts, "; "))
+		}
+	}
+}
+
+// sourceGroup is the fields that one message gave their values.
+type sourceGroup struct {
+	src   runner.FieldSource
+	names []string
+}
+
+// bySource groups fields by the message that gave them their values, the
+// messages in the order of their lines.
+func bySource(fields []runner.FieldSource) []sourceGroup {
+	var groups []sourceGroup
+	for _, f := range fields {
+		i := slices.IndexFunc(groups, func(g sourceGroup) bool { return g.src.Line == f.Line && g.src.Message == f.Message })
+		if i < 0 {
+			i = len(groups)
+			groups = append(groups, sourceGroup{src: f})
+		}
+		groups[i].names = append(groups[i].names, f.Field)
+	}
+	slices.SortStableFunc(groups, func(a, b sourceGroup) int { return a.src.Line - b.src.Line })
+	return groups
+}
+
+// redactedFields names the fields of req that hold redact.Marker: a
+// value of the transcript that a secret was replaced in.
+func redactedFields(req approve.Request) []string {
+	var fields []string
+	has := func(ss ...string) bool {
+		return slices.ContainsFunc(ss, func(s string) bool { return strings.Contains(s, redact.Marker) })
+	}
+	if has(req.Title) {
+		fields = append(fields, "title")
+	}
+	if has(string(req.RawInput)) {
+		fields = append(fields, "rawInput")
+	}
+	if has(req.Locations...) {
+		fields = append(fields, "locations")
+	}
+	if has(req.DiffPaths...) {
+		fields = append(fields, "content")
+	}
+	return fields
 }

@@ -2,6 +2,7 @@ package output_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/runner"
 )
 
 // TestExplain checks acprun explain's text: the commands and paths lines
@@ -56,6 +58,56 @@ rules:
         second reason
   MATCH allow s.yaml:9
         command matches
+`,
+		},
+		{
+			name: "a transcript's request, its paths from the tool call before it",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1",
+				Request: approve.Request{Kind: "edit", Title: "Edit", Cwd: "/w", RawInput: json.RawMessage(`{"file_path":"a.go"}`), Locations: []string{"/w/a.go", "/w/b.go"}},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 2, AskedPermission: runner.AskedPermission{Line: 9, Turn: 2, ToolCallID: "e1",
+					Fields: []runner.FieldSource{
+						{Field: "title", Line: 9, Message: "session/request_permission"},
+						{Field: "kind", Line: 7, Message: "tool_call"},
+						{Field: "rawInput", Line: 7, Message: "tool_call"},
+						{Field: "locations", Line: 8, Message: "tool_call_update"},
+					}}},
+				Decision: approve.Decision{Verdict: approve.Allow, Rule: "s.yaml:9", RuleList: approve.ListAllow, OptionID: "ok", OptionKind: approve.AllowOnce,
+					Paths: []string{"/w/a.go", "/w/b.go"}}},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:9, turn 2: permission request 1 of 2 for tool call e1
+request:  kind=edit title="Edit"
+from:     kind, rawInput: tool_call, line 7
+          locations: tool_call_update, line 8
+          title: session/request_permission, line 9
+paths:    /w/a.go
+            from rawInput.file_path of the tool_call (line 7); locations of the tool_call_update (line 8)
+          /w/b.go
+            from locations of the tool_call_update (line 8)
+
+decision: ALLOW by allow rule s.yaml:9
+answer:   select option "ok" (allow_once)
+`,
+		},
+		{
+			name: "a request before the first turn, with redacted values",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1",
+				Request: approve.Request{Kind: "execute", Title: "curl -H 'key: [REDACTED]' x", RawInput: json.RawMessage(`{"command":"curl -H 'key: [REDACTED]' x"}`)},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 5, ToolCallID: "c1",
+					Fields: []runner.FieldSource{
+						{Field: "title", Line: 5, Message: "session/request_permission"},
+						{Field: "kind", Line: 5, Message: "session/request_permission"},
+						{Field: "rawInput", Line: 5, Message: "session/request_permission"},
+					}}},
+				Decision: approve.Decision{Verdict: approve.Deny, RuleList: approve.ListDefault, Cancelled: true, Commands: []string{"curl -H 'key: [REDACTED]' x"}}},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, before the first turn (the request alone: nothing is merged into it): permission request 1 of 1 for tool call c1
+request:  kind=execute title="curl -H 'key: [REDACTED]' x"
+from:     title, kind, rawInput: session/request_permission, line 5
+commands: "curl -H 'key: [REDACTED]' x"
+note:     title, rawInput hold redacted values ([REDACTED]): run saw the secrets themselves, so its decision may differ
+
+decision: DENY by the default
+answer:   cancelled (no option of the needed kind)
 `,
 		},
 		{
