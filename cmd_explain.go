@@ -4,9 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/replay"
 	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
 )
@@ -15,12 +19,17 @@ import (
 type explainCmd struct {
 	File     string   `arg:"" name:"scenario-file" help:"Scenario file whose permission rules to apply."`
 	Scenario string   `placeholder:"NAME" help:"Which scenario of the file (default: the only one)."`
-	Request  string   `placeholder:"REQ.json" help:"A recorded session/request_permission params object (or the whole JSON-RPC message); - reads stdin."`
+	Request  string   `placeholder:"REQ.json" help:"A recorded session/request_permission params object (or the whole JSON-RPC message); - reads stdin. Only what the request itself says: see --transcript."`
 	Kind     string   `help:"Tool kind of a made-up request (read, edit, execute, ...)."`
 	Title    string   `help:"Title of a made-up request."`
 	Command  string   `help:"Shell command of a made-up request (sent as rawInput.command)."`
 	Path     []string `help:"Path the made-up request touches (repeatable)."`
 	Config   string   `placeholder:"FILE" help:"Config file with defaults and named agents (default: acprun.yaml in the working directory, if any)."`
+	// Transcript is the path as given, so that errors name the file as
+	// the user wrote it.
+	Transcript string `placeholder:"T.jsonl" help:"Transcript of a run (run --transcripts DIR): explain the permission request of --tool-call as run saw it, merged onto what the turn said of the tool call before it."`
+	ToolCall   string `name:"tool-call" placeholder:"ID" help:"With --transcript: the toolCallId whose permission request to explain."`
+	Index      int    `placeholder:"N" help:"With --tool-call: which of the tool call's permission requests, from 1 (default: the first)."`
 }
 
 // Help is the long help of explain.
@@ -28,10 +37,21 @@ func (c *explainCmd) Help() string {
 	return `Shows how a scenario's permission rules answer one request: the decision, the
 option acprun would select, and every rule with why it matched or missed.
 
-Give a recorded request (from a transcript: the params of a
-session/request_permission) with --request, or make one up with --kind,
---title, --command and --path. A made-up request is offered the four standard
-options (allow_once, allow_always, reject_once, reject_always).
+Give a permission request of a transcript that run wrote (run --transcripts
+DIR) with --transcript and --tool-call: explain rebuilds it as run did, the
+request's tool call merged onto what its turn's earlier tool_call and
+tool_call_update of that id said (locations, diffs, rawInput), in the
+recorded session's cwd, and shows which message gave each field and each
+path. When the tool call asked more than once, the first request is
+explained (stderr says so); --index N picks another. A transcript holds
+secrets redacted: a request that holds [REDACTED] is noted, since run saw
+the secret itself.
+
+Or give one request alone with --request (the params of a
+session/request_permission: only what the request itself says, which may
+lack the paths run saw), or make one up with --kind, --title, --command and
+--path. A made-up request is offered the four standard options (allow_once,
+allow_always, reject_once, reject_always).
 
 The scenario is loaded as run loads it, with the config file's defaults
 (permissions, named agents): acprun.yaml in the working directory, or
@@ -42,6 +62,9 @@ Exit 0 when the request is allowed, 1 when it is denied, 2 on bad input.`
 
 // Run explains the decision.
 func (c *explainCmd) Run(g *globals) error {
+	if err := c.check(); err != nil {
+		return exitError{code: exitUsage, err: err}
+	}
 	// Load as run does, so the policy explained is the one run applies.
 	scs, _, err := (&selection{Config: c.Config}).load(g, []string{c.File})
 	if err != nil {
@@ -51,12 +74,19 @@ func (c *explainCmd) Run(g *globals) error {
 	if err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
-	req, err := c.request(g, sc.Agent.Cwd)
-	if err != nil {
+	var req approve.Request
+	var asked *output.Asked
+	if c.Transcript != "" {
+		asked, err = c.asked(g)
+		if err != nil {
+			return err
+		}
+		req = asked.Request
+	} else if req, err = c.request(g, sc.Agent.Cwd); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
 	d, traces := sc.Policy.Explain(req)
-	e := output.Explanation{Scenario: sc.Name, Pos: sc.Pos.String(), Request: req, Decision: d, Rules: traces}
+	e := output.Explanation{Scenario: sc.Name, Pos: sc.Pos.String(), Request: req, Asked: asked, Decision: d, Rules: traces}
 	if err := output.Explain(g.Stdout, e); err != nil {
 		return err // as probe and agents do
 	}
@@ -64,6 +94,103 @@ func (c *explainCmd) Run(g *globals) error {
 		return exitError{code: exitFailed}
 	}
 	return nil
+}
+
+// check reports flags that do not go together.
+func (c *explainCmd) check() error {
+	sketched := !(runner.ToolCallSketch{Kind: c.Kind, Title: c.Title, Command: c.Command, Paths: c.Path}).Empty()
+	switch {
+	case c.Transcript != "" && (c.Request != "" || sketched):
+		return errors.New("give either --transcript or --request or --kind/--title/--command/--path, not several")
+	case c.Transcript == "" && c.ToolCall != "":
+		return errors.New("--tool-call needs --transcript, the transcript of the run it asked in")
+	case c.Index != 0 && c.ToolCall == "":
+		return errors.New("--index needs --transcript and --tool-call")
+	case c.Index < 0:
+		return fmt.Errorf("--index %d: give 1 for the tool call's first permission request, 2 for the second, ...", c.Index)
+	}
+	return nil
+}
+
+// asked rebuilds the permission request of --tool-call from --transcript,
+// as run put it to the policy. Its errors are usage errors (exit 2); an
+// invalid transcript is printed with its place, as replay prints it.
+func (c *explainCmd) asked(g *globals) (*output.Asked, error) {
+	asked, err := c.find(g)
+	if err != nil {
+		var re *replay.Error
+		if errors.As(err, &re) {
+			printScriptErrors(g.Stderr, err)
+			return nil, exitError{code: exitUsage}
+		}
+		return nil, exitError{code: exitUsage, err: err}
+	}
+	return asked, nil
+}
+
+// find reads the transcript and finds the request of --tool-call in it.
+func (c *explainCmd) find(g *globals) (*output.Asked, error) {
+	rs := runner.NewRecordedSession()
+	rec, err := replay.Walk(c.Transcript, func(m replay.Message) { rs.Message(m.Line, m.FromAgent, m.Msg) })
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range rec.Notes {
+		fmt.Fprintf(g.Stderr, "acprun explain: %s\n", n)
+	}
+	all := rs.Permissions()
+	var ids []string // the tool calls that asked, in order, each once
+	var mine []runner.AskedPermission
+	for _, p := range all {
+		if !slices.Contains(ids, p.ToolCallID) {
+			ids = append(ids, p.ToolCallID)
+		}
+		if p.ToolCallID == c.ToolCall {
+			mine = append(mine, p)
+		}
+	}
+	switch {
+	case len(all) == 0:
+		return nil, fmt.Errorf("%s: no permission request: the agent asked none in this session", c.Transcript)
+	case c.ToolCall == "":
+		return nil, fmt.Errorf("%s: give --tool-call ID, one of the tool calls that asked permission: %s", c.Transcript, quoteAll(ids))
+	case len(mine) == 0:
+		return nil, fmt.Errorf("%s: tool call %q asked no permission; the tool calls that did: %s", c.Transcript, c.ToolCall, quoteAll(ids))
+	case c.Index > len(mine):
+		return nil, fmt.Errorf("%s: tool call %q asked permission %s (%s): --index %d is beyond it", c.Transcript, c.ToolCall, times(len(mine)), lines(c.Transcript, mine), c.Index)
+	}
+	n := max(c.Index, 1)
+	if c.Index == 0 && len(mine) > 1 {
+		fmt.Fprintf(g.Stderr, "acprun explain: tool call %q asked permission %s (%s); explaining the first (choose another with --index N)\n",
+			c.ToolCall, times(len(mine)), lines(c.Transcript, mine))
+	}
+	return &output.Asked{Transcript: c.Transcript, AskedPermission: mine[n-1], Nth: n, Of: len(mine)}, nil
+}
+
+// times is "once", "2 times", ...
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
+// lines names where the requests are: "t.jsonl:8, t.jsonl:15".
+func lines(file string, ps []runner.AskedPermission) string {
+	at := make([]string, len(ps))
+	for i, p := range ps {
+		at[i] = fmt.Sprintf("%s:%d", file, p.Line)
+	}
+	return strings.Join(at, ", ")
+}
+
+// quoteAll writes each of ss as a Go string literal, joined by commas.
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
 }
 
 // request builds the approve.Request to explain: the recorded one of
@@ -93,5 +220,6 @@ func (c *explainCmd) request(g *globals, cwd string) (approve.Request, error) {
 	if err != nil {
 		return approve.Request{}, fmt.Errorf("%s: %w", c.Request, err)
 	}
+	fmt.Fprintln(g.Stderr, "acprun explain: --request explains the request alone; run also used what the turn's earlier updates said of its tool call (its paths among them): --transcript T --tool-call ID explains what run saw")
 	return req, nil
 }
