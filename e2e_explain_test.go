@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -43,6 +45,26 @@ func explainDecision(t *testing.T, res result) explained {
 	return e
 }
 
+// messageOnLine returns the message on line n of a transcript.
+func messageOnLine(t *testing.T, path string, n int) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	if n < 1 || n > len(lines) {
+		t.Fatalf("%s has no line %d", path, n)
+	}
+	var l struct {
+		Msg json.RawMessage `json:"msg"`
+	}
+	if err := json.Unmarshal([]byte(lines[n-1]), &l); err != nil || l.Msg == nil {
+		t.Fatalf("%s:%d: not a message (%v): %s", path, n, err, lines[n-1])
+	}
+	return string(l.Msg)
+}
+
 // permissionsOf lists a result's permission requests in the order they
 // came: before the first turn, then turn by turn.
 func permissionsOf(r runner.Result) []runner.Permission {
@@ -51,6 +73,68 @@ func permissionsOf(r runner.Result) []runner.Permission {
 		ps = append(ps, turn.Permissions...)
 	}
 	return ps
+}
+
+// checkExplainAgrees runs explain --transcript --tool-call for every
+// permission request of the results and checks that it gives the decision,
+// rule and reason run recorded. It returns the requests for which explain
+// --request, given the request alone, decides otherwise.
+func checkExplainAgrees(t *testing.T, dir string, results []runner.Result) (checked int, alone []string) {
+	t.Helper()
+	for _, r := range results {
+		if r.Transcript == "" {
+			t.Errorf("%s: no transcript", r.Name)
+			continue
+		}
+		nth := map[string]int{}
+		for _, p := range permissionsOf(r) {
+			nth[p.ToolCallID]++
+			if p.Decision == "cancelled" {
+				continue // the turn's cancel answered, not the policy
+			}
+			what := fmt.Sprintf("%s: tool call %s (request %d)", r.Name, p.ToolCallID, nth[p.ToolCallID])
+			res := acprun(t, dir, "explain", r.File, "--scenario", r.Name, "--transcript", r.Transcript,
+				"--tool-call", p.ToolCallID, "--index", strconv.Itoa(nth[p.ToolCallID]))
+			got := explainDecision(t, res)
+			if got.verdict != p.Decision || got.rule != p.Rule || got.reason != p.Reason {
+				t.Errorf("%s: explain --transcript says %s by %q (%s); run decided %s by %q (%s)\n%s",
+					what, got.verdict, got.rule, got.reason, p.Decision, p.Rule, p.Reason, res.stdout)
+			}
+			checked++
+
+			// The old way: the request alone, as found in the transcript.
+			req := filepath.Join(t.TempDir(), "req.json")
+			if err := os.WriteFile(req, []byte(messageOnLine(t, r.Transcript, got.line)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			old := explainDecision(t, acprun(t, dir, "explain", r.File, "--scenario", r.Name, "--request", req))
+			if old.verdict != p.Decision || old.rule != p.Rule {
+				alone = append(alone, what)
+			}
+		}
+	}
+	return checked, alone
+}
+
+// TestExplainAgreesWithRunOnTheExamples: for every permission request of
+// the examples, explain --transcript --tool-call gives the decision, rule
+// and reason run recorded. The request alone (explain --request) gives the
+// opposite decision for the edit of examples/permissions.yaml, whose paths
+// only its earlier tool_call announced.
+func TestExplainAgreesWithRunOnTheExamples(t *testing.T) {
+	dir := t.TempDir()
+	res := acprun(t, ".", "run", "examples/", "--transcripts", filepath.Join(dir, "tr"), "-o", filepath.Join(dir, "results.json"))
+	if res.code != 0 {
+		t.Fatalf("examples: exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	rep := readResults(t, filepath.Join(dir, "results.json"))
+	checked, alone := checkExplainAgrees(t, ".", rep.Scenarios)
+	if checked < 7 {
+		t.Errorf("%d permission requests checked; the examples have at least 7", checked)
+	}
+	if !strings.Contains(strings.Join(alone, "\n"), "permissions: tool call toolu_01_edit (request 1)") {
+		t.Errorf("explain --request disagrees with run on %q; want it to on the edit of permissions.yaml (the case the test is for)", alone)
+	}
 }
 
 // askTwiceAgent asks permission twice for one tool call, the second time
