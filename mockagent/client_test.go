@@ -52,11 +52,17 @@ func newClient(t *testing.T, r io.Reader, w io.Writer, serve serveFunc) *client 
 		// Updates are taken from the tap, which sees lines in wire order
 		// before any of them is dispatched: once a prompt's answer is in,
 		// every update sent before it is in c.updates.
+		// The line is logged before its update is passed on: once a test
+		// has taken an update, wire holds its line.
 		Tap: func(dir acp.Direction, line []byte, _ time.Time) {
 			prefix := "< "
 			if dir == acp.Sent {
 				prefix = "> "
-			} else if bytes.Contains(line, []byte(`"session/update"`)) {
+			}
+			c.mu.Lock()
+			c.lines = append(c.lines, prefix+string(line))
+			c.mu.Unlock()
+			if dir != acp.Sent && bytes.Contains(line, []byte(`"session/update"`)) {
 				var m struct {
 					Method string                  `json:"method"`
 					Params acp.SessionNotification `json:"params"`
@@ -67,9 +73,6 @@ func newClient(t *testing.T, r io.Reader, w io.Writer, serve serveFunc) *client 
 					c.updates <- m.Params
 				}
 			}
-			c.mu.Lock()
-			c.lines = append(c.lines, prefix+string(line))
-			c.mu.Unlock()
 		},
 	})
 	return c
