@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -394,6 +395,59 @@ func TestCheckDir(t *testing.T) {
 	}
 	if err := outfile.CheckDir("/proc/nope"); err == nil {
 		t.Errorf("CheckDir(/proc/nope) = nil; want an error")
+	}
+}
+
+// TestEmptyPath checks that "" (an unset variable on a command line) is
+// refused by every function, and nothing is written in the working
+// directory.
+func TestEmptyPath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	ctx := context.Background()
+	if err := outfile.Check(""); !errors.Is(err, outfile.ErrEmptyPath) {
+		t.Errorf("Check(\"\") = %v; want ErrEmptyPath", err)
+	}
+	if err := outfile.CheckDir(""); !errors.Is(err, outfile.ErrEmptyPath) {
+		t.Errorf("CheckDir(\"\") = %v; want ErrEmptyPath", err)
+	}
+	if err := outfile.Write(ctx, "", []byte("x")); !errors.Is(err, outfile.ErrEmptyPath) {
+		t.Errorf("Write(\"\") = %v; want ErrEmptyPath", err)
+	}
+	if f, err := outfile.Create(ctx, ""); !errors.Is(err, outfile.ErrEmptyPath) {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("Create(\"\") = %v; want ErrEmptyPath", err)
+	}
+	if got := entries(t, dir); len(got) != 0 {
+		t.Errorf("the working directory holds %q; want nothing written", got)
+	}
+}
+
+// TestErrorsNameNoTemporaryFile checks that a file that cannot be created
+// where the temporary file goes (here in /proc, which takes no new files,
+// whoever runs the test) is reported under the name the caller gave.
+func TestErrorsNameNoTemporaryFile(t *testing.T) {
+	if _, err := os.Stat("/proc/self"); err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	const path = "/proc/acprun-outfile-test.json"
+	for _, tt := range []struct {
+		name, path string
+		err        error
+	}{
+		{"Check", path, outfile.Check(path)},
+		{"CheckDir", "/proc", outfile.CheckDir("/proc")},
+		{"Write", path, outfile.Write(context.Background(), path, []byte("x"))},
+	} {
+		if tt.err == nil {
+			t.Errorf("%s(%s) = nil; want an error", tt.name, tt.path)
+			continue
+		}
+		if msg := tt.err.Error(); strings.Contains(msg, ".tmp") || !strings.Contains(msg, tt.path) {
+			t.Errorf("%s(%s) = %q; want an error naming %s and no temporary file", tt.name, tt.path, msg, tt.path)
+		}
 	}
 }
 
