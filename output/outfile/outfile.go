@@ -255,6 +255,12 @@ func writeBuffered(f *os.File, write func(io.Writer) error) error {
 // file), without a temporary file: a regular file is truncated (keeping
 // its mode) or created with missing parents, a device or FIFO is opened in
 // place. The caller closes the file.
+//
+// A regular file is locked for writing (an fcntl(2) record lock on the
+// whole file) until it is closed, and truncated only once the lock is
+// taken: while another process streams to the file, Create fails with a
+// *BusyError and leaves the file as it is, so that two writers never
+// interleave their lines in one file.
 func Create(ctx context.Context, path string) (*os.File, error) {
 	if path == "" {
 		return nil, ErrEmptyPath
@@ -266,20 +272,76 @@ func Create(ctx context.Context, path string) (*os.File, error) {
 	fi, err := os.Stat(real)
 	switch {
 	case inPlace && err == nil && fi.Mode().IsRegular():
-		return os.OpenFile(real, os.O_WRONLY|os.O_TRUNC, 0)
+		return openLocked(path, real, 0)
 	case errors.Is(err, fs.ErrNotExist):
 		if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
 			return nil, err
 		}
-		return os.OpenFile(real, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fileMode)
+		return openLocked(path, real, os.O_CREATE)
 	case err != nil:
 		return nil, err
 	case fi.IsDir():
 		return nil, &fs.PathError{Op: "open", Path: real, Err: syscall.EISDIR}
 	case fi.Mode().IsRegular():
-		return os.OpenFile(real, os.O_WRONLY|os.O_TRUNC, 0)
+		return openLocked(path, real, 0)
 	}
 	return openInPlace(ctx, real, fi)
+}
+
+// BusyError is the error of Create for a file that another process holds
+// open for writing.
+type BusyError struct {
+	Path string // as the caller named it
+	PID  int    // the holder's pid; 0 when unknown (another PID namespace)
+}
+
+func (e *BusyError) Error() string {
+	holder := "another acprun run"
+	if e.PID > 0 {
+		holder = fmt.Sprintf("another acprun run (pid %d)", e.PID)
+	}
+	return holder + " is writing to it; give each run its own file"
+}
+
+// openLocked opens the regular file real for writing (flag may add
+// os.O_CREATE), takes its write lock and then truncates it. It fails with
+// a *BusyError naming path when another process holds the lock.
+func openLocked(path, real string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(real, os.O_WRONLY|flag, fileMode)
+	if err != nil {
+		return nil, err
+	}
+	whole := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: io.SeekStart}
+	err = fcntlLock(f, syscall.F_SETLK, &whole)
+	if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES) {
+		held := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: io.SeekStart}
+		pid := 0
+		if fcntlLock(f, syscall.F_GETLK, &held) == nil && held.Type != syscall.F_UNLCK {
+			pid = int(held.Pid)
+		}
+		f.Close()
+		return nil, &BusyError{Path: path, PID: pid}
+	}
+	if err != nil {
+		f.Close()
+		return nil, &fs.PathError{Op: "lock", Path: real, Err: err}
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// fcntlLock is fcntl(2) with a record lock command, retried when a signal
+// interrupts it.
+func fcntlLock(f *os.File, cmd int, lk *syscall.Flock_t) error {
+	for {
+		err := syscall.FcntlFlock(f.Fd(), cmd, lk)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
 }
 
 // openInPlace opens a file that is not regular for writing, neither
