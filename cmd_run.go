@@ -179,6 +179,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 			return exitError{code: exitEmpty, err: fmt.Errorf("%s (--allow-empty accepts that, with exit 0)", rerun.nothing())}
 		}
 	}
+	if err := checkUnset(g, scs); err != nil {
+		return err
+	}
 	if c.Prompt != "" {
 		if scs, err = c.withPrompt(g, scs); err != nil {
 			return err

@@ -20,6 +20,13 @@ type LoadOptions struct {
 	// Config gives defaults and named agents (see LoadConfig); nil means
 	// no defaults and the built-in agents only.
 	Config *Config
+
+	// DeferUnset makes an unset variable in a scenario no error of Load:
+	// each scenario keeps its own (Scenario.Unset), for the caller to
+	// check for the scenarios it selects (UnsetErrors) and to warn about
+	// for the others (UnsetWarnings). A CI job that has one provider's
+	// key can then run the scenarios that need only that one.
+	DeferUnset bool
 }
 
 // loader collects the scenarios, errors and warnings of every file.
@@ -133,7 +140,7 @@ func (l *loader) parse(file string, data []byte) *parsedFile {
 	if err != nil {
 		abs = file
 	}
-	p := &fileParser{file: file, dir: dir, src: data, lookup: l.opts.LookupEnv, cfg: l.opts.Config}
+	p := &fileParser{file: file, dir: dir, src: data, lookup: l.opts.LookupEnv, cfg: l.opts.Config, deferUnset: l.opts.DeferUnset}
 	return &parsedFile{file: file, abs: abs, p: p, scens: p.parseFile()}
 }
 

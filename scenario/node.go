@@ -36,6 +36,10 @@ type fileParser struct {
 	promptBytes int
 	errs        Errors
 	warns       []Warning
+	// deferUnset sends the problems of unset variables to unset instead
+	// of errs (LoadOptions.DeferUnset); the scenario being read takes them.
+	deferUnset bool
+	unset      Errors
 }
 
 func (p *fileParser) pos(n *yaml.Node) Pos {
@@ -43,11 +47,32 @@ func (p *fileParser) pos(n *yaml.Node) Pos {
 }
 
 func (p *fileParser) errorAt(pos Pos, format string, args ...any) {
-	e := &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+	p.errs = append(p.errs, p.newError(pos, fmt.Sprintf(format, args...)))
+}
+
+// newError is the error msg at pos, with its source line when pos is in
+// the file.
+func (p *fileParser) newError(pos Pos, msg string) *Error {
+	e := &Error{Pos: pos, Msg: msg}
 	if pos.File == p.file {
 		e.Source = p.sourceLine(pos.Line)
 	}
-	p.errs = append(p.errs, e)
+	return e
+}
+
+// sub returns a parser of the config c's text (a named or default agent
+// read again) that looks variables up as p does and reports as p does;
+// its problems go back to p with absorb.
+func (p *fileParser) sub(c *Config) *fileParser {
+	cp := c.parser(p.lookup)
+	cp.lenient, cp.deferUnset = p.lenient, p.deferUnset
+	return cp
+}
+
+// absorb takes the problems of cp, a parser made by sub.
+func (p *fileParser) absorb(cp *fileParser) {
+	p.errs = append(p.errs, cp.errs...)
+	p.unset = append(p.unset, cp.unset...)
 }
 
 func (p *fileParser) errorf(n *yaml.Node, format string, args ...any) {
@@ -326,6 +351,10 @@ func (p *fileParser) interpAt(n *yaml.Node, s string, offs []int) (string, bool)
 		off := pr.off
 		if offs != nil {
 			off = offs[off]
+		}
+		if pr.unset && p.deferUnset {
+			p.unset = append(p.unset, p.newError(p.posIn(n, off), pr.msg))
+			continue
 		}
 		p.errorAt(p.posIn(n, off), "%s", pr.msg)
 	}
