@@ -297,25 +297,42 @@ func (p *fileParser) retries(n *yaml.Node) (int, bool) {
 
 // duration reads a positive Go duration such as 90s or 5m.
 func (p *fileParser) duration(n *yaml.Node) (time.Duration, bool) {
+	return p.parseDuration(n, false)
+}
+
+// delay reads a Go duration of zero or more, such as 0s or 2s: a wait
+// that may be none.
+func (p *fileParser) delay(n *yaml.Node) (time.Duration, bool) {
+	return p.parseDuration(n, true)
+}
+
+// parseDuration reads a Go duration with its unit, greater than zero or,
+// when zero is true, zero or more. A bare number is refused even where
+// time.ParseDuration takes it ("0"), as the schema refuses it.
+func (p *fileParser) parseDuration(n *yaml.Node, zero bool) (time.Duration, bool) {
 	n = yamlmap.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" || n.ShortTag() == "!!bool" {
 		p.errorf(n, "expected a duration like 90s or 5m, got %s", describe(n))
 		return 0, false
 	}
 	d, err := time.ParseDuration(n.Value)
-	if err != nil {
+	_, nerr := strconv.ParseFloat(n.Value, 64)
+	bare := nerr == nil
+	switch {
+	case d <= 0 && err == nil && !zero:
+		p.errorf(n, "bad duration %q: must be greater than zero", n.Value)
+	case d < 0 && err == nil:
+		p.errorf(n, "bad duration %q: must not be negative", n.Value)
+	case err != nil || bare:
 		hint := ""
-		if _, nerr := strconv.ParseFloat(n.Value, 64); nerr == nil {
+		if bare {
 			hint = " (a unit is required)"
 		}
 		p.errorf(n, "bad duration %q%s: use a Go duration like 90s, 5m or 1h30m", n.Value, hint)
-		return 0, false
+	default:
+		return d, true
 	}
-	if d <= 0 {
-		p.errorf(n, "bad duration %q: must be greater than zero", n.Value)
-		return 0, false
-	}
-	return d, true
+	return 0, false
 }
 
 // regexp compiles an RE2 regular expression.
