@@ -31,7 +31,7 @@ type runCmd struct {
 	TurnTimeout    duration `placeholder:"DUR" help:"Override every turn's timeout (e.g. 2m)."`
 	IdleTimeout    duration `placeholder:"DUR" help:"Override every scenario's idle timeout: cancel a turn when the agent sends nothing for this long."`
 	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled, scenarios not started are listed as not run (errors)."`
-	Jobs           int      `short:"j" placeholder:"N" help:"Scenarios to run in parallel (default: number of CPUs)."`
+	Jobs           jobs     `short:"j" placeholder:"N" help:"Scenarios to run in parallel, 1 or more (default: number of CPUs)."`
 	Repeat         int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate, pass@k and pass^k."`
 	FailFast       failFast `help:"Stop starting scenarios once one has failed or errored (after its retries): those not started are listed as not run, and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast). With -j > 1 which scenarios had started depends on timing."`
 	MaxFailures    int      `placeholder:"N" help:"Stop starting scenarios once N have failed or errored, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then)."`
@@ -346,7 +346,7 @@ func (c *runCmd) options(g *globals) runner.Options {
 		Policy:      c.policy(),
 		Abort:       g.Abort,
 		Version:     acprunVersion(),
-		Parallel:    c.Jobs,
+		Parallel:    c.Jobs.n,
 		Repeat:      c.Repeat,
 		Resume:      c.Resume,
 

@@ -36,7 +36,7 @@ func (s *selection) pick(g *globals, paths []string) ([]*scenario.Scenario, erro
 	if err != nil {
 		return nil, err
 	}
-	scs, err = scenario.Select(scs, scenario.Selection{
+	sel := scenario.Selection{
 		Paths:       paths,
 		Run:         s.Run,
 		Tags:        s.Tag,
@@ -47,7 +47,11 @@ func (s *selection) pick(g *globals, paths []string) ([]*scenario.Scenario, erro
 		CINodeTotal: os.Getenv("CI_NODE_TOTAL"),
 		Agents:      s.Agent,
 		AllowEmpty:  s.AllowEmpty,
-	}, lopts)
+	}
+	if msg := sel.Unsharded(); msg != "" {
+		fmt.Fprintf(g.Stderr, "acprun: warning: %s\n", msg)
+	}
+	scs, err = scenario.Select(scs, sel, lopts)
 	var none *scenario.NoneSelectedError
 	switch {
 	case errors.As(err, &none):

@@ -54,7 +54,8 @@ func newLoader(opts LoadOptions) *loader {
 // always loaded. A path that does not exist but contains * ? or [ is a
 // glob: it may use * ? [...] within a path element and ** for
 // any number of directories; what it matches is treated as if named, except
-// that files other than scenario files are skipped.
+// that files other than scenario files are skipped. A glob that matches
+// nothing is an error, as a path that does not exist is.
 //
 // Load reports every problem of every file at once: the error is then an
 // Errors, sorted by file, line and column, and no scenarios are returned.
@@ -218,6 +219,12 @@ func (l *loader) files(paths []string) []string {
 			matches, err := glob(path)
 			if err != nil {
 				l.errorf(path, "bad pattern: %v", err)
+				continue
+			}
+			if len(matches) == 0 {
+				// As a path that does not exist: a typo, or the wrong
+				// working directory.
+				l.errorf(path, "no file or directory matches the pattern")
 				continue
 			}
 			found := 0
