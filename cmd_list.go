@@ -37,6 +37,9 @@ func (c *listCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
+	if err := checkUnset(g, scs); err != nil {
+		return err
+	}
 	entries := make([]output.ListEntry, 0, len(scs))
 	for _, sc := range scs {
 		entries = append(entries, output.ListEntry{

@@ -31,7 +31,7 @@ type runCmd struct {
 	TurnTimeout    duration `placeholder:"DUR" help:"Override every turn's timeout (e.g. 2m)."`
 	IdleTimeout    duration `placeholder:"DUR" help:"Override every scenario's idle timeout: cancel a turn when the agent sends nothing for this long."`
 	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled, scenarios not started are listed as not run (errors)."`
-	Jobs           int      `short:"j" placeholder:"N" help:"Scenarios to run in parallel (default: number of CPUs)."`
+	Jobs           jobs     `short:"j" placeholder:"N" help:"Scenarios to run in parallel, 1 or more (default: number of CPUs)."`
 	Repeat         int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate, pass@k and pass^k."`
 	FailFast       failFast `help:"Stop starting scenarios once one has failed or errored (after its retries): those not started are listed as not run, and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast). With -j > 1 which scenarios had started depends on timing."`
 	MaxFailures    int      `placeholder:"N" help:"Stop starting scenarios once N have failed or errored, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then)."`
@@ -41,7 +41,7 @@ type runCmd struct {
 	WorkspaceDir   string   `placeholder:"DIR" help:"Make workspaces in DIR (created if missing) instead of the system's temp directory."`
 	JUnit          string   `name:"junit" placeholder:"FILE" help:"Also write JUnit XML to FILE (one testsuite per scenario file; - for stdout)."`
 	HTML           string   `name:"html" placeholder:"FILE" help:"Also write a self-contained HTML report to FILE (as acprun report does; - for stdout)."`
-	Events         string   `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line flushed per event; - for stdout)."`
+	Events         string   `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line flushed per event; - for stdout). A file another run is writing to is refused (exit 2)."`
 	Format         string   `enum:"lines,dots,quiet" default:"lines" help:"What is printed as scenarios end: lines (one line per scenario), dots (one character per scenario: . F E) or quiet (nothing); the summary of failures and errors and the totals follow."`
 	Quiet          bool     `short:"q" help:"Same as --format quiet."`
 	Verbose        bool     `short:"v" help:"Stream the agents' text, thoughts and tool calls as they arrive, and turns, permission decisions and warnings, each line labelled [scenario@agent]."`
@@ -178,6 +178,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 			}
 			return exitError{code: exitEmpty, err: fmt.Errorf("%s (--allow-empty accepts that, with exit 0)", rerun.nothing())}
 		}
+	}
+	if err := checkUnset(g, scs); err != nil {
+		return err
 	}
 	if c.Prompt != "" {
 		if scs, err = c.withPrompt(g, scs); err != nil {
@@ -343,7 +346,7 @@ func (c *runCmd) options(g *globals) runner.Options {
 		Policy:      c.policy(),
 		Abort:       g.Abort,
 		Version:     acprunVersion(),
-		Parallel:    c.Jobs,
+		Parallel:    c.Jobs.n,
 		Repeat:      c.Repeat,
 		Resume:      c.Resume,
 

@@ -33,8 +33,11 @@ file:line:col: message (with the source line and a caret under the column), and
 runs nothing. Exit 0 when all are valid, 2 otherwise, and 5 when the paths hold
 no scenario files.
 
-Every agent cwd must exist. With --strict, validate also checks what a run
-would otherwise find only when it starts the agent (exit 3): each agent's
+Every agent cwd must exist. A ${VAR} that is unset here is a warning: a run
+stops on it only when it selects a scenario that uses it.
+
+With --strict, validate also checks what a run needs: every ${VAR} is set, and
+what a run would otherwise find only when it starts the agent (exit 3): each agent's
 command resolves to an executable ("acprun" is acprun itself, a bare name is
 looked up in PATH, a path is relative to the agent's cwd) and each mock agent
 script (acprun mock-agent SCRIPT, agent: {name: mock, args: [SCRIPT]}) exists
@@ -48,9 +51,15 @@ func (c *validateCmd) Run(g *globals) error {
 	if err != nil {
 		return usageError(g, err)
 	}
-	scs, warnings, err := scenario.Load(c.Paths, scenario.LoadOptions{Config: cfg})
-	// Every scenario may run: those without permissions are warned about.
-	printWarnings(g, scenario.SortWarnings(append(warnings, scenario.NoPermissionsWarnings(scs)...)))
+	scs, warnings, err := scenario.Load(c.Paths, scenario.LoadOptions{Config: cfg, DeferUnset: true})
+	// Every scenario may run: those without permissions are warned about,
+	// and so are the variables that are unset here (a run that selects
+	// their scenarios stops on them), unless --strict makes them errors.
+	warnings = append(warnings, scenario.NoPermissionsWarnings(scs)...)
+	if !c.Strict {
+		warnings = append(warnings, scenario.UnsetWarnings(scs)...)
+	}
+	printWarnings(g, scenario.SortWarnings(warnings))
 	if err != nil {
 		return usageError(g, err)
 	}
@@ -76,12 +85,17 @@ func (c *validateCmd) Run(g *globals) error {
 // (as acprun would start it: "acprun" is acprun itself, a bare name is
 // looked up in PATH, a path is relative to the agent's cwd) and a mock
 // agent script that is missing or does not parse. Each is at the word of
-// the command, in the scenario (or its judge), that it is about.
+// the command, in the scenario (or its judge), that it is about. A
+// variable that is unset is one too, at its use; the agents of its
+// scenario are not checked, their values being incomplete.
 func strictErrors(scs []*scenario.Scenario) scenario.Errors {
-	var errs scenario.Errors
+	errs := slices.Clone(scenario.UnsetErrors(scs))
 	scripts := map[string]error{} // parsed once, by absolute path
 	sources := map[string][][]byte{}
 	for _, sc := range scs {
+		if len(sc.Unset) > 0 {
+			continue
+		}
 		agents := []*scenario.Agent{&sc.Agent}
 		judges := []*scenario.Judge{sc.Expect.Judge}
 		for i := range sc.Turns {

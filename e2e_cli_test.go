@@ -650,12 +650,12 @@ func TestCLIErrorsShowTheSourceLine(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		// A multi-byte character and a tab before the column.
-		"s.yaml":          "name: s\nagent: {command: [a], cwd: \"é\t${NOPE_UNSET}\"}\npermissions: {default: deny}\nturns:\n  - prompt: héllo wörld\n    expect: {stopReasn: end_turn}\n",
+		"s.yaml":          "name: s\nagent: {command: [a], cwd: \"é\t${NOPE\"}\npermissions: {default: deny}\nturns:\n  - prompt: héllo wörld\n    expect: {stopReasn: end_turn}\n",
 		"cfg/acprun.yaml": "agents:\n  x: {comand: [a]}\n",
 	})
 	want := "" +
-		"s.yaml:2:31: environment variable NOPE_UNSET is not set (write ${NOPE_UNSET:-default} to give a default)\n" +
-		"    2 | agent: {command: [a], cwd: \"é   ${NOPE_UNSET}\"}\n" +
+		"s.yaml:2:31: unterminated variable reference \"${NOPE\": missing }\n" +
+		"    2 | agent: {command: [a], cwd: \"é   ${NOPE\"}\n" +
 		"      |                                 ^\n" +
 		"s.yaml:6:14: unknown key \"stopReasn\" (did you mean \"stopReason\"?)\n" +
 		"    6 |     expect: {stopReasn: end_turn}\n" +

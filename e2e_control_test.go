@@ -392,7 +392,7 @@ func TestRerunFailedNothingToRerun(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"f.yaml": controlScenarios("fail")})
 	acprun(t, dir, "run", "f.yaml", "-o", "f.json")
 	res = acprun(t, dir, "run", "s.yaml", "--rerun-failed", "f.json")
-	if res.code != 5 || !strings.Contains(res.stderr, "nothing to rerun: none of the 1 scenarios that failed or errored in f.json is selected") {
+	if res.code != 5 || !strings.Contains(res.stderr, "nothing to rerun: the scenario that failed or errored in f.json is not selected") {
 		t.Errorf("exit %d, want 5\n%s", res.code, res.stderr)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -22,6 +23,24 @@ func (d *duration) Decode(ctx *kong.DecodeContext) error {
 		return fmt.Errorf("%q is not a positive duration; use Go syntax like 90s, 5m or 1h30m", s)
 	}
 	d.d = v
+	return nil
+}
+
+// jobs is -j/--jobs: how many scenarios run at once, 1 or more; 0 when
+// the flag is not given (the runner then takes the number of CPUs).
+type jobs struct{ n int }
+
+// Decode implements kong.MapperValue.
+func (j *jobs) Decode(ctx *kong.DecodeContext) error {
+	var s string
+	if err := ctx.Scan.PopValueInto("N", &s); err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return fmt.Errorf("%q: want how many scenarios run at once, 1 or more (leave -j out for the number of CPUs)", s)
+	}
+	j.n = n
 	return nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -228,8 +229,41 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acprun: %v\n", err)
 		return exitUsage
 	}
+	if err := emptyPathFlag(kctx); err != nil {
+		fmt.Fprintf(stderr, "acprun: %v\n", err)
+		return exitUsage
+	}
 	setColor(flags.Color, stderr)
 	return commandExit(kctx.Run(), stderr)
+}
+
+// pathPlaceholders are the placeholders of the flags whose value names a
+// file or a directory, with what to give instead of an empty value.
+var pathPlaceholders = map[string]string{
+	"FILE":   "a file",
+	"FILE|-": "a file (or - for stdin)",
+	"DIR":    "a directory",
+}
+
+// emptyPathFlag refuses a flag that names a file or a directory (its
+// placeholder is one of pathPlaceholders) given an empty value, as
+// -o "$RESULTS" gives it when the variable is unset: nothing has run yet
+// (exit 2), and nothing would be written where the user looks for it.
+// kong marks as set the flags given on the command line and those with a
+// default; no default is empty, so an empty value was given.
+func emptyPathFlag(kctx *kong.Context) error {
+	for _, f := range kctx.Flags() {
+		want, ok := pathPlaceholders[f.PlaceHolder]
+		if !ok || !f.Set || f.Target.Kind() != reflect.String || f.Target.String() != "" {
+			continue
+		}
+		name := "--" + f.Name
+		if f.Short != 0 {
+			name = fmt.Sprintf("-%c/--%s", f.Short, f.Name)
+		}
+		return fmt.Errorf("%s \"\": the path is empty (is the variable that gives it unset?): give %s, or leave the flag out", name, want)
+	}
+	return nil
 }
 
 // commandExit is the exit code of a command that returned err, which it

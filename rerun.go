@@ -79,5 +79,8 @@ func (s *rerunSet) nothing() string {
 	if len(s.failed) == 0 {
 		return fmt.Sprintf("nothing to rerun: no scenario failed or errored in %s", s.file)
 	}
+	if len(s.failed) == 1 {
+		return fmt.Sprintf("nothing to rerun: the scenario that failed or errored in %s is not selected", s.file)
+	}
 	return fmt.Sprintf("nothing to rerun: none of the %d scenarios that failed or errored in %s is selected", len(s.failed), s.file)
 }

@@ -29,12 +29,14 @@ type selection struct {
 // pick loads the config and the scenarios of paths and returns the
 // selected ones, against each --agent. Its errors carry their exit codes:
 // 2 for bad files and flags, 5 for an empty selection unless --allow-empty.
+// Unset variables are not checked yet: the caller checks them (checkUnset)
+// for the scenarios it will run or list.
 func (s *selection) pick(g *globals, paths []string) ([]*scenario.Scenario, error) {
 	scs, lopts, err := s.load(g, paths)
 	if err != nil {
 		return nil, err
 	}
-	scs, err = scenario.Select(scs, scenario.Selection{
+	sel := scenario.Selection{
 		Paths:       paths,
 		Run:         s.Run,
 		Tags:        s.Tag,
@@ -45,7 +47,11 @@ func (s *selection) pick(g *globals, paths []string) ([]*scenario.Scenario, erro
 		CINodeTotal: os.Getenv("CI_NODE_TOTAL"),
 		Agents:      s.Agent,
 		AllowEmpty:  s.AllowEmpty,
-	}, lopts)
+	}
+	if msg := sel.Unsharded(); msg != "" {
+		fmt.Fprintf(g.Stderr, "acprun: warning: %s\n", msg)
+	}
+	scs, err = scenario.Select(scs, sel, lopts)
 	var none *scenario.NoneSelectedError
 	switch {
 	case errors.As(err, &none):
@@ -62,13 +68,24 @@ func (s *selection) load(g *globals, paths []string) ([]*scenario.Scenario, scen
 	if err != nil {
 		return nil, scenario.LoadOptions{}, usageError(g, err)
 	}
-	opts := scenario.LoadOptions{Config: cfg}
+	opts := scenario.LoadOptions{Config: cfg, DeferUnset: true}
 	scs, warnings, err := scenario.Load(paths, opts)
 	printWarnings(g, warnings)
 	if err != nil {
 		return nil, opts, usageError(g, err)
 	}
 	return scs, opts, nil
+}
+
+// checkUnset fails with exit 2, printing each problem with its source
+// line, when a scenario of scs (those a command will run or list) uses a
+// variable that is unset. The other scenarios loaded may: a CI job with
+// one provider's key runs the scenarios that need only that one.
+func checkUnset(g *globals, scs []*scenario.Scenario) error {
+	if errs := scenario.UnsetErrors(scs); errs != nil {
+		return usageError(g, errs)
+	}
+	return nil
 }
 
 // loadConfig loads the config file path, or when path is "" the config

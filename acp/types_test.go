@@ -5,8 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"reflect"
 	"slices"
 	"sort"
@@ -949,22 +948,21 @@ type transcriptLine struct {
 	Msg json.RawMessage `json:"msg"`
 }
 
-// readTranscripts returns every message of the recorded transcripts, skipping the
-// test when the shared folder is not beside the checkout.
+// readTranscripts returns every message of the recorded transcripts (vendored
+// with the schema: see internal/acpschema/testdata/SOURCE).
 func readTranscripts(t *testing.T) map[string][]transcriptLine {
 	t.Helper()
-	// The transcripts sit beside the schema (shared/acp), found the same way.
-	dir := filepath.Join(filepath.Dir(acpschema.Load(t).Path()), "transcripts")
-	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	dir := acpschema.Transcripts()
+	files, err := fs.Glob(dir, "*.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Fatalf("no transcripts in %s (CI has ../shared beside the checkout)", dir)
+		t.Fatal("no recorded transcripts")
 	}
 	all := map[string][]transcriptLine{}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := fs.ReadFile(dir, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -976,7 +974,7 @@ func readTranscripts(t *testing.T) map[string][]transcriptLine {
 				t.Fatalf("%s: %v", f, err)
 			}
 			if l.Msg != nil {
-				all[filepath.Base(f)] = append(all[filepath.Base(f)], l)
+				all[f] = append(all[f], l)
 			}
 		}
 		if err := sc.Err(); err != nil {

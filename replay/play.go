@@ -224,7 +224,7 @@ func (p *player) handle(in *incoming) error {
 		turn = p.turns
 		if turn > len(p.rec.prompts) {
 			div = &Divergence{Turn: turn, Request: in.method,
-				Recorded: fmt.Sprintf("%d prompts", len(p.rec.prompts)), Got: fmt.Sprintf("prompt %d", turn)}
+				Recorded: countPrompts(len(p.rec.prompts)), Got: fmt.Sprintf("prompt %d", turn)}
 		} else {
 			ex = p.rec.prompts[turn-1]
 			div = p.checkPrompt(turn, ex, in)
@@ -596,4 +596,12 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(b)
+}
+
+// countPrompts is "1 prompt" or "N prompts".
+func countPrompts(n int) string {
+	if n == 1 {
+		return "1 prompt"
+	}
+	return fmt.Sprintf("%d prompts", n)
 }

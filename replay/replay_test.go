@@ -509,3 +509,11 @@ func TestWalk(t *testing.T) {
 		}
 	}
 }
+
+func TestCountPrompts(t *testing.T) {
+	for n, want := range map[int]string{0: "0 prompts", 1: "1 prompt", 2: "2 prompts"} {
+		if got := countPrompts(n); got != want {
+			t.Errorf("countPrompts(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -110,10 +110,10 @@ func checkScenario(e scenario.Expect, r *Result) []string {
 func checkDenied(e scenario.Expect, denied int) []string {
 	var fails []string
 	if e.Denied != nil && denied != *e.Denied {
-		fails = append(fails, fmt.Sprintf("%s: %d permission requests denied, want %d", e.Pos, denied, *e.Denied))
+		fails = append(fails, fmt.Sprintf("%s: %s denied, want %d", e.Pos, plural(denied, "permission request", "permission requests"), *e.Denied))
 	}
 	if e.MaxDenied != nil && denied > *e.MaxDenied {
-		fails = append(fails, fmt.Sprintf("%s: %d permission requests denied, want at most %d", e.Pos, denied, *e.MaxDenied))
+		fails = append(fails, fmt.Sprintf("%s: %s denied, want at most %d", e.Pos, plural(denied, "permission request", "permission requests"), *e.MaxDenied))
 	}
 	return fails
 }
@@ -151,6 +151,14 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// wasWere is the verb for n things: "was" for 1, else "were".
+func wasWere(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
 }
 
 // matchesPattern reports whether a tool call (or permission request) of

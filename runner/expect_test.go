@@ -203,7 +203,7 @@ func TestCheckScenarioIncludesLateAndSetup(t *testing.T) {
 			`s.yaml:9:9: permissions.notRequested: 1 permission request matches "read": read "Read ~/.ssh/id_rsa" (deny)`,
 		}},
 		{name: "denied still checked", e: scenario.Expect{Pos: at(2, 3), Denied: ptr(2)},
-			want: []string{`s.yaml:2:3: 1 permission requests denied, want 2`}},
+			want: []string{`s.yaml:2:3: 1 permission request denied, want 2`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -686,17 +686,20 @@ func (r *scenarioRun) collect() {
 		}
 	}
 	if n := len(r.res.Violations); n > 3 {
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%d more protocol violations (see violations)", n-3))
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s (see violations)", plural(n-3, "more protocol violation", "more protocol violations")))
 	}
 	if lostViolations > 0 {
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%d more protocol violations were not kept (only the first %d are)", lostViolations, maxViolations))
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s %s not kept (only the first %d are)",
+			plural(lostViolations, "more protocol violation", "more protocol violations"), wasWere(lostViolations), maxViolations))
 	}
 	if lostEarly > 0 {
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%d session/update notifications sent before session/new answered were dropped (only the first %d are kept)", lostEarly, maxEarly))
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s sent before session/new answered %s dropped (only the first %d are kept)",
+			plural(lostEarly, "session/update notification", "session/update notifications"), wasWere(lostEarly), maxEarly))
 	}
 	if r.agent != nil {
 		if n := r.agent.Conn.Dropped(); n > 0 {
-			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%d messages the agent sent were read but not processed: acprun was stopped at once (second interrupt); the results miss them", n))
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s the agent sent %s read but not processed: acprun was stopped at once (second interrupt); the results miss them",
+				plural(n, "message", "messages"), wasWere(n)))
 		}
 	}
 }

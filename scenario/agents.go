@@ -180,10 +180,9 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 func (p *fileParser) named(name string) (na NamedAgent, ok bool) {
 	if c := p.cfg; c != nil {
 		if n, found := c.agentNodes[name]; found {
-			cp := c.parser(p.lookup)
-			cp.lenient = p.lenient
+			cp := p.sub(c)
 			na := cp.namedAgent(name, n)
-			p.errs = append(p.errs, cp.errs...)
+			p.absorb(cp)
 			return na, true
 		}
 		if na, found := c.Agents[name]; found {

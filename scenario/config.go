@@ -297,14 +297,13 @@ func (p *fileParser) hasDefaultAgent() bool {
 }
 
 // defaultAgent returns the config's default agent, read again with p's
-// lookup; problems go to p.errs.
+// lookup; problems go to p (see absorb).
 func (p *fileParser) defaultAgent() Agent {
 	c := p.cfg
 	if c.defaultAgent != nil {
-		cp := c.parser(p.lookup)
-		cp.lenient = p.lenient
+		cp := p.sub(c)
 		a := cp.agentFromSpec(cp.agentSpec(c.defaultAgent, agentKeys))
-		p.errs = append(p.errs, cp.errs...)
+		p.absorb(cp)
 		return a
 	}
 	a := *c.Defaults.Agent

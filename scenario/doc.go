@@ -207,7 +207,10 @@
 // expectations (including the paths of files, which are the workspace's)
 // are never interpolated. Nor are the run lines of setup, verify and
 // teardown: the shell expands $VARS itself, and the commands get the
-// agent's environment. An unset variable without a default is an error. An
+// agent's environment. An unset variable without a default is an error;
+// with LoadOptions.DeferUnset, an error only of the scenario that uses it
+// (Scenario.Unset), for a command to report for the scenarios it selects
+// (UnsetErrors) and to warn about for the others (UnsetWarnings). An
 // interpolated value that ends up empty leaves cwd, auth, mode, model or
 // that config option unset.
 // Inside a flow collection ([...] or {...}) quote a value holding ${...},

@@ -106,6 +106,35 @@ func NoPermissionsWarnings(scs []*Scenario) []Warning {
 	return SortWarnings(ws)
 }
 
+// UnsetErrors returns the problems of the unset variables the scenarios
+// of scs use (see LoadOptions.DeferUnset), sorted by position, each once
+// however often its scenario is in scs (an --agent matrix); nil when
+// there are none. A command returns them for the scenarios it will run.
+func UnsetErrors(scs []*Scenario) Errors {
+	var errs Errors
+	for _, s := range scs {
+		errs = append(errs, s.Unset...)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	errs = dedupe(errs)
+	sortErrors(errs)
+	return errs
+}
+
+// UnsetWarnings is UnsetErrors as warnings that name the scenario that
+// needs each variable, for scenarios that will not run now.
+func UnsetWarnings(scs []*Scenario) []Warning {
+	var ws []Warning
+	for _, s := range scs {
+		for _, e := range s.Unset {
+			ws = append(ws, Warning{Pos: e.Pos, Msg: fmt.Sprintf("%s; scenario %q needs it to run", e.Msg, s.Name)})
+		}
+	}
+	return SortWarnings(ws)
+}
+
 // SortWarnings sorts ws by position, drops repeats and returns it.
 func SortWarnings(ws []Warning) []Warning {
 	sortWarnings(ws)

@@ -17,10 +17,10 @@ func TestExpand(t *testing.T) {
 		{"${A}-${A:-x}-${E:-d}-${U:-u}-${E}", "a-a-d-u-", nil},
 		{"$$A $A $ $$ $", "$A $A $ $ $", nil},
 		{"$${A}", "${A}", nil},
-		{"x${U}y", "xy", []problem{{1, "environment variable U is not set (write ${U:-default} to give a default)"}}},
-		{"${A-b}", "", []problem{{0, `bad variable reference "${A-b}": use ${NAME} or ${NAME:-default}`}}},
-		{"ab${A", "ab${A", []problem{{2, `unterminated variable reference "${A": missing }`}}},
-		{"${:-x}", "", []problem{{0, `bad variable reference "${:-x}": use ${NAME} or ${NAME:-default}`}}},
+		{"x${U}y", "xy", []problem{{1, "environment variable U is not set (write ${U:-default} to give a default)", true}}},
+		{"${A-b}", "", []problem{{0, `bad variable reference "${A-b}": use ${NAME} or ${NAME:-default}`, false}}},
+		{"ab${A", "ab${A", []problem{{2, `unterminated variable reference "${A": missing }`, false}}},
+		{"${:-x}", "", []problem{{0, `bad variable reference "${:-x}": use ${NAME} or ${NAME:-default}`, false}}},
 		{"${A:-${B}}", "a}", nil}, // defaults are literal and end at the first }
 	}
 	for _, tt := range tests {

@@ -9,6 +9,9 @@ import (
 type problem struct {
 	off int
 	msg string
+	// unset marks a reference to an unset variable: a problem of the
+	// environment the file is loaded in, not of the file.
+	unset bool
 }
 
 // expand replaces ${NAME} and ${NAME:-default} with the value of the
@@ -42,7 +45,7 @@ func expand(s string, lookup func(string) (string, bool)) (string, []problem) {
 		}
 		end := strings.IndexByte(s[i+2:], '}')
 		if end < 0 {
-			probs = append(probs, problem{i, fmt.Sprintf("unterminated variable reference %q: missing }", s[i:])})
+			probs = append(probs, problem{off: i, msg: fmt.Sprintf("unterminated variable reference %q: missing }", s[i:])})
 			b.WriteString(s[i:])
 			break
 		}
@@ -51,7 +54,7 @@ func expand(s string, lookup func(string) (string, bool)) (string, []problem) {
 		i += 2 + end + 1
 		name, def, hasDef := strings.Cut(inner, ":-")
 		if !validVarName(name) {
-			probs = append(probs, problem{i - len(ref), fmt.Sprintf("bad variable reference %q: use ${NAME} or ${NAME:-default}", ref)})
+			probs = append(probs, problem{off: i - len(ref), msg: fmt.Sprintf("bad variable reference %q: use ${NAME} or ${NAME:-default}", ref)})
 			continue
 		}
 		v, ok := lookup(name)
@@ -59,7 +62,7 @@ func expand(s string, lookup func(string) (string, bool)) (string, []problem) {
 		case hasDef && v == "":
 			v = def
 		case !ok:
-			probs = append(probs, problem{i - len(ref), fmt.Sprintf("environment variable %s is not set (write ${%s:-default} to give a default)", name, name)})
+			probs = append(probs, problem{off: i - len(ref), msg: fmt.Sprintf("environment variable %s is not set (write ${%s:-default} to give a default)", name, name), unset: true})
 		}
 		b.WriteString(v)
 	}
@@ -119,7 +122,7 @@ func splitCommand(s string) (words []string, offs [][]int, prob *problem) {
 		case '\'':
 			end := strings.IndexByte(s[i+1:], '\'')
 			if end < 0 {
-				return nil, nil, &problem{i, "unterminated ' in command"}
+				return nil, nil, &problem{off: i, msg: "unterminated ' in command"}
 			}
 			inWord = true
 			for j := i + 1; j <= i+end; j++ {
@@ -136,7 +139,7 @@ func splitCommand(s string) (words []string, offs [][]int, prob *problem) {
 				add(s[j], j)
 			}
 			if j == len(s) {
-				return nil, nil, &problem{i, `unterminated " in command`}
+				return nil, nil, &problem{off: i, msg: `unterminated " in command`}
 			}
 			i = j
 		default:

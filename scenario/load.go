@@ -20,6 +20,13 @@ type LoadOptions struct {
 	// Config gives defaults and named agents (see LoadConfig); nil means
 	// no defaults and the built-in agents only.
 	Config *Config
+
+	// DeferUnset makes an unset variable in a scenario no error of Load:
+	// each scenario keeps its own (Scenario.Unset), for the caller to
+	// check for the scenarios it selects (UnsetErrors) and to warn about
+	// for the others (UnsetWarnings). A CI job that has one provider's
+	// key can then run the scenarios that need only that one.
+	DeferUnset bool
 }
 
 // loader collects the scenarios, errors and warnings of every file.
@@ -47,7 +54,8 @@ func newLoader(opts LoadOptions) *loader {
 // always loaded. A path that does not exist but contains * ? or [ is a
 // glob: it may use * ? [...] within a path element and ** for
 // any number of directories; what it matches is treated as if named, except
-// that files other than scenario files are skipped.
+// that files other than scenario files are skipped. A glob that matches
+// nothing is an error, as a path that does not exist is.
 //
 // Load reports every problem of every file at once: the error is then an
 // Errors, sorted by file, line and column, and no scenarios are returned.
@@ -133,7 +141,7 @@ func (l *loader) parse(file string, data []byte) *parsedFile {
 	if err != nil {
 		abs = file
 	}
-	p := &fileParser{file: file, dir: dir, src: data, lookup: l.opts.LookupEnv, cfg: l.opts.Config}
+	p := &fileParser{file: file, dir: dir, src: data, lookup: l.opts.LookupEnv, cfg: l.opts.Config, deferUnset: l.opts.DeferUnset}
 	return &parsedFile{file: file, abs: abs, p: p, scens: p.parseFile()}
 }
 
@@ -211,6 +219,12 @@ func (l *loader) files(paths []string) []string {
 			matches, err := glob(path)
 			if err != nil {
 				l.errorf(path, "bad pattern: %v", err)
+				continue
+			}
+			if len(matches) == 0 {
+				// As a path that does not exist: a typo, or the wrong
+				// working directory.
+				l.errorf(path, "no file or directory matches the pattern")
 				continue
 			}
 			found := 0

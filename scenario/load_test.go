@@ -417,10 +417,11 @@ func TestLoadPaths(t *testing.T) {
 		{"double star under a directory", []string{"sub/**/*.YAML"}, []string{"sub/deeper/d.YAML"}, nil},
 		{"double star naming testdata", []string{"**/testdata/*.yaml"}, []string{"sub/testdata/g.yaml", "testdata/f.yaml"}, nil},
 		{"missing paths", []string{"nope.yaml", "a.yaml", "*.json", "empty", "[x"}, nil, []string{
+			"*.json: no file or directory matches the pattern",
 			"[x: bad pattern: syntax error in pattern",
 			"nope.yaml: no such file or directory",
 		}},
-		{"empty matches are no error", []string{"*.json", "empty"}, nil, nil},
+		{"no scenario file is no error", []string{"*.txt", "empty"}, nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -36,6 +36,10 @@ type fileParser struct {
 	promptBytes int
 	errs        Errors
 	warns       []Warning
+	// deferUnset sends the problems of unset variables to unset instead
+	// of errs (LoadOptions.DeferUnset); the scenario being read takes them.
+	deferUnset bool
+	unset      Errors
 }
 
 func (p *fileParser) pos(n *yaml.Node) Pos {
@@ -43,11 +47,32 @@ func (p *fileParser) pos(n *yaml.Node) Pos {
 }
 
 func (p *fileParser) errorAt(pos Pos, format string, args ...any) {
-	e := &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+	p.errs = append(p.errs, p.newError(pos, fmt.Sprintf(format, args...)))
+}
+
+// newError is the error msg at pos, with its source line when pos is in
+// the file.
+func (p *fileParser) newError(pos Pos, msg string) *Error {
+	e := &Error{Pos: pos, Msg: msg}
 	if pos.File == p.file {
 		e.Source = p.sourceLine(pos.Line)
 	}
-	p.errs = append(p.errs, e)
+	return e
+}
+
+// sub returns a parser of the config c's text (a named or default agent
+// read again) that looks variables up as p does and reports as p does;
+// its problems go back to p with absorb.
+func (p *fileParser) sub(c *Config) *fileParser {
+	cp := c.parser(p.lookup)
+	cp.lenient, cp.deferUnset = p.lenient, p.deferUnset
+	return cp
+}
+
+// absorb takes the problems of cp, a parser made by sub.
+func (p *fileParser) absorb(cp *fileParser) {
+	p.errs = append(p.errs, cp.errs...)
+	p.unset = append(p.unset, cp.unset...)
 }
 
 func (p *fileParser) errorf(n *yaml.Node, format string, args ...any) {
@@ -272,25 +297,42 @@ func (p *fileParser) retries(n *yaml.Node) (int, bool) {
 
 // duration reads a positive Go duration such as 90s or 5m.
 func (p *fileParser) duration(n *yaml.Node) (time.Duration, bool) {
+	return p.parseDuration(n, false)
+}
+
+// delay reads a Go duration of zero or more, such as 0s or 2s: a wait
+// that may be none.
+func (p *fileParser) delay(n *yaml.Node) (time.Duration, bool) {
+	return p.parseDuration(n, true)
+}
+
+// parseDuration reads a Go duration with its unit, greater than zero or,
+// when zero is true, zero or more. A bare number is refused even where
+// time.ParseDuration takes it ("0"), as the schema refuses it.
+func (p *fileParser) parseDuration(n *yaml.Node, zero bool) (time.Duration, bool) {
 	n = yamlmap.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" || n.ShortTag() == "!!bool" {
 		p.errorf(n, "expected a duration like 90s or 5m, got %s", describe(n))
 		return 0, false
 	}
 	d, err := time.ParseDuration(n.Value)
-	if err != nil {
+	_, nerr := strconv.ParseFloat(n.Value, 64)
+	bare := nerr == nil
+	switch {
+	case d <= 0 && err == nil && !zero:
+		p.errorf(n, "bad duration %q: must be greater than zero", n.Value)
+	case d < 0 && err == nil:
+		p.errorf(n, "bad duration %q: must not be negative", n.Value)
+	case err != nil || bare:
 		hint := ""
-		if _, nerr := strconv.ParseFloat(n.Value, 64); nerr == nil {
+		if bare {
 			hint = " (a unit is required)"
 		}
 		p.errorf(n, "bad duration %q%s: use a Go duration like 90s, 5m or 1h30m", n.Value, hint)
-		return 0, false
+	default:
+		return d, true
 	}
-	if d <= 0 {
-		p.errorf(n, "bad duration %q: must be greater than zero", n.Value)
-		return 0, false
-	}
-	return d, true
+	return 0, false
 }
 
 // regexp compiles an RE2 regular expression.
@@ -326,6 +368,10 @@ func (p *fileParser) interpAt(n *yaml.Node, s string, offs []int) (string, bool)
 		off := pr.off
 		if offs != nil {
 			off = offs[off]
+		}
+		if pr.unset && p.deferUnset {
+			p.unset = append(p.unset, p.newError(p.posIn(n, off), pr.msg))
+			continue
 		}
 		p.errorAt(p.posIn(n, off), "%s", pr.msg)
 	}

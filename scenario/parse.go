@@ -108,6 +108,14 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	s.Client = Client{FS: true, Terminal: true}
 	p.applyDefaults(s)
 	p.unchanged = nil
+	p.unset = nil
+	defer func() {
+		if len(p.unset) > 0 {
+			s.Unset = dedupe(p.unset)
+			sortErrors(s.Unset)
+		}
+		p.unset = nil
+	}()
 	m, ok := p.mapping(root, scenarioKeys, nil)
 	if !ok {
 		return s

@@ -36,7 +36,7 @@ func (p *fileParser) permissions(n *yaml.Node, s *Scenario) *approve.Policy {
 		case "deny":
 			pol.Deny = p.rules(kv.v, approve.Deny)
 		case "answerDelay":
-			s.AnswerDelay, _ = p.duration(kv.v)
+			s.AnswerDelay, _ = p.delay(kv.v)
 		}
 	}
 	return pol

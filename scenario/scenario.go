@@ -60,6 +60,11 @@ type Scenario struct {
 	Expect Expect
 
 	Turns []Turn
+
+	// Unset holds a problem for each use of a variable that was unset
+	// when the scenario was loaded with LoadOptions.DeferUnset (its values
+	// are then empty), sorted by position; see UnsetErrors.
+	Unset Errors
 }
 
 // Agent says how to start the agent and set up its session.

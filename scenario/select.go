@@ -48,6 +48,18 @@ type Selection struct {
 	AllowEmpty bool
 }
 
+// Unsharded says why a selection does not shard although it runs in a
+// Kubernetes Indexed Job (JobIndex is set) that may mean it to: --shards
+// is missing, so every pod would run the whole selection. It is "" when
+// the selection shards by JobIndex or by --shard.
+func (sel Selection) Unsharded() string {
+	if sel.JobIndex == "" || sel.Shards > 0 || sel.Shard != "" {
+		return ""
+	}
+	return fmt.Sprintf("JOB_COMPLETION_INDEX=%s is set but --shards is not, so the index does not shard this run: "+
+		"every pod of an Indexed Job runs the whole selection (give --shards N, the Job's completions, to shard it)", sel.JobIndex)
+}
+
 // NoneSelectedError is the error of a selection that matched no scenario;
 // Why names the filter that emptied it.
 type NoneSelectedError struct{ Why string }

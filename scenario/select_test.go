@@ -206,3 +206,25 @@ func TestPick(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsharded checks that a selection run in a Kubernetes Indexed Job
+// without --shards says that it does not shard, and one that shards (or
+// has no index) says nothing.
+func TestUnsharded(t *testing.T) {
+	for _, tt := range []struct {
+		sel  scenario.Selection
+		want bool
+	}{
+		{scenario.Selection{JobIndex: "1"}, true},
+		{scenario.Selection{JobIndex: "1", CINodeIndex: "1", CINodeTotal: "2"}, true},
+		{scenario.Selection{JobIndex: "1", Shards: 3}, false},
+		{scenario.Selection{JobIndex: "1", Shard: "2/3"}, false},
+		{scenario.Selection{}, false},
+		{scenario.Selection{CINodeIndex: "1", CINodeTotal: "2"}, false},
+	} {
+		got := tt.sel.Unsharded()
+		if (got != "") != tt.want || tt.want && !strings.Contains(got, "JOB_COMPLETION_INDEX=1") {
+			t.Errorf("%+v: Unsharded() = %q; want a warning naming JOB_COMPLETION_INDEX=1: %v", tt.sel, got, tt.want)
+		}
+	}
+}

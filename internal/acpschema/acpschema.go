@@ -3,18 +3,18 @@
 // It compiles subschemas of the ACP v1 JSON Schema (schema.json, draft 2020-12) and
 // validates single payloads by $defs name, or whole JSON-RPC messages by method. The
 // method → definition map is derived from the schema's own x-method / x-side
-// annotations. The schema file is found by walking up from the working directory to a
-// directory that contains shared/acp/schema.json (in CI the shared folder sits beside
-// the module checkout), or taken from the ACPRUN_ACP_SCHEMA environment variable.
+// annotations. The schema and the recorded transcripts of real agents (Transcripts)
+// are vendored in testdata and embedded: the tests need nothing beside the module.
+// testdata/SOURCE names where they come from, their versions and licences.
 package acpschema
 
 import (
 	"bytes"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"strings"
 	"sync"
 	"testing"
@@ -22,42 +22,34 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// EnvSchema names the environment variable that overrides the schema file location.
-const EnvSchema = "ACPRUN_ACP_SCHEMA"
+// schemaJSON is the official ACP v1 schema.json (see testdata/SOURCE).
+//
+//go:embed testdata/schema.json
+var schemaJSON []byte
 
-// ErrNotFound is returned by Find when no schema file can be located.
-var ErrNotFound = errors.New("acp schema.json not found")
+//go:embed testdata/transcripts/*.jsonl
+var transcripts embed.FS
 
-// Find returns the path of the ACP schema.json: $ACPRUN_ACP_SCHEMA if set, else the
-// first shared/acp/schema.json found in the working directory or one of its parents.
-func Find() (string, error) {
-	if p := os.Getenv(EnvSchema); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("%s: %w", EnvSchema, err)
-		}
-		return p, nil
-	}
-	dir, err := os.Getwd()
+// schemaURL is the name the schema is compiled under; it is never fetched.
+const schemaURL = "file:///acpschema/schema.json"
+
+// SchemaJSON returns the text of the vendored schema.json.
+func SchemaJSON() []byte { return bytes.Clone(schemaJSON) }
+
+// Transcripts returns the recorded wire logs of real agents (see testdata/SOURCE):
+// *.jsonl files at the root of the file system, one JSON object per line with dir
+// ("c2a", "a2c" or "note") and msg.
+func Transcripts() fs.FS {
+	sub, err := fs.Sub(transcripts, "testdata/transcripts")
 	if err != nil {
-		return "", fmt.Errorf("find schema: %w", err)
+		panic(err) // the embedded directory is always there
 	}
-	for {
-		p := filepath.Join(dir, "shared", "acp", "schema.json")
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", ErrNotFound
-		}
-		dir = parent
-	}
+	return sub
 }
 
-// Validator validates JSON against definitions of one ACP schema file. It is safe for
+// Validator validates JSON against definitions of one ACP schema. It is safe for
 // concurrent use.
 type Validator struct {
-	path     string
 	compiler *jsonschema.Compiler
 	// params and results map a method to the $defs name of its params / result,
 	// sides maps a method to the side that handles it ("agent", "client", "protocol").
@@ -69,39 +61,21 @@ type Validator struct {
 	compiled map[string]*jsonschema.Schema
 }
 
-var (
-	defaultOnce sync.Once
-	defaultV    *Validator
-	defaultErr  error
-)
-
-// Load returns the validator for the located schema (see Find), loading it once per
-// process. It fails the test when the schema cannot be found or read.
+// Load returns the validator of the vendored schema, made once per process. It
+// fails the test when the schema does not compile.
 func Load(t testing.TB) *Validator {
 	t.Helper()
 	v, err := loadDefault()
-	if errors.Is(err, ErrNotFound) {
-		// CI has ../shared beside the checkout: a missing schema must fail, not pass quietly.
-		t.Fatalf("acp schema: %v (set %s or put shared/acp beside the module)", err, EnvSchema)
-	}
 	if err != nil {
 		t.Fatalf("acp schema: %v", err)
 	}
 	return v
 }
 
-func loadDefault() (*Validator, error) {
-	defaultOnce.Do(func() {
-		var p string
-		if p, defaultErr = Find(); defaultErr == nil {
-			defaultV, defaultErr = New(p)
-		}
-	})
-	return defaultV, defaultErr
-}
+var loadDefault = sync.OnceValues(func() (*Validator, error) { return New(schemaJSON) })
 
 // Validate validates msg against the schema definition defName (e.g.
-// "InitializeRequest") of the located schema (see Find).
+// "InitializeRequest") of the vendored schema.
 func Validate(defName string, msg []byte) error {
 	v, err := loadDefault()
 	if err != nil {
@@ -110,27 +84,18 @@ func Validate(defName string, msg []byte) error {
 	return v.Validate(defName, msg)
 }
 
-// New reads and prepares the schema at path.
-func New(path string) (*Validator, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("schema %s: %w", path, err)
-	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		return nil, fmt.Errorf("read schema: %w", err)
-	}
+// New prepares the schema whose text is data (an ACP schema.json).
+func New(data []byte) (*Validator, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("parse schema %s: %w", abs, err)
+		return nil, fmt.Errorf("parse schema: %w", err)
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(abs, doc); err != nil {
-		return nil, fmt.Errorf("add schema %s: %w", abs, err)
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, fmt.Errorf("add schema: %w", err)
 	}
 	v := &Validator{
-		path:          abs,
 		compiler:      c,
 		params:        map[string]string{},
 		results:       map[string]string{},
@@ -145,7 +110,7 @@ func New(path string) (*Validator, error) {
 		} `json:"$defs"`
 	}
 	if err := json.Unmarshal(data, &meta); err != nil {
-		return nil, fmt.Errorf("parse schema %s: %w", abs, err)
+		return nil, fmt.Errorf("parse schema: %w", err)
 	}
 	for name, d := range meta.Defs {
 		if d.Method == "" {
@@ -164,13 +129,10 @@ func New(path string) (*Validator, error) {
 		}
 	}
 	if len(v.params) == 0 {
-		return nil, fmt.Errorf("schema %s: no x-method annotations", abs)
+		return nil, errors.New("schema: no x-method annotations")
 	}
 	return v, nil
 }
-
-// Path returns the absolute path of the schema file.
-func (v *Validator) Path() string { return v.path }
 
 // ParamsDef returns the $defs name of method's params, or "" for an unknown method.
 func (v *Validator) ParamsDef(method string) string { return v.params[method] }
@@ -185,7 +147,7 @@ func (v *Validator) schema(defName string) (*jsonschema.Schema, error) {
 	if s, ok := v.compiled[defName]; ok {
 		return s, nil
 	}
-	s, err := v.compiler.Compile(v.path + "#/$defs/" + defName)
+	s, err := v.compiler.Compile(schemaURL + "#/$defs/" + defName)
 	if err != nil {
 		return nil, fmt.Errorf("compile %s: %w", defName, err)
 	}

@@ -4,8 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"strings"
 	"testing"
 
@@ -13,7 +12,7 @@ import (
 )
 
 func TestValidate(t *testing.T) {
-	acpschema.Load(t) // skips when the schema is absent
+	acpschema.Load(t)
 	if err := acpschema.Validate("CancelNotification", []byte(`{"sessionId":"s"}`)); err != nil {
 		t.Errorf("Validate(valid) = %v; want nil", err)
 	}
@@ -165,17 +164,18 @@ func checkErr(t *testing.T, err error, wantSub string) {
 // them conform), checking responses against the method of the request they answer.
 func TestTranscriptMessages(t *testing.T) {
 	v := acpschema.Load(t)
-	files, err := filepath.Glob(filepath.Join(filepath.Dir(v.Path()), "transcripts", "*.jsonl"))
+	transcripts := acpschema.Transcripts()
+	files, err := fs.Glob(transcripts, "*.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Skip("no transcripts beside the schema")
+		t.Fatal("no transcripts in testdata/transcripts")
 	}
 	var requests, responses, agentMessages int
 	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			data, err := os.ReadFile(f)
+		t.Run(f, func(t *testing.T) {
+			data, err := fs.ReadFile(transcripts, f)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -356,6 +356,7 @@ var funcs = template.FuncMap{
 	"float":  func(f float64) string { return fmt.Sprintf("%g", f) },
 	"shortT": func(t int64) string { return fmt.Sprintf("%d.%03ds", t/1000, t%1000) },
 	"list":   func(v ...any) []any { return v },
+	"plural": plural,
 	"sortedUpdates": func(m map[string]int) []string {
 		out := make([]string, 0, len(m))
 		for k, n := range m {
@@ -403,7 +404,15 @@ func cut(s string, n int) string {
 	for i > 0 && !utf8RuneStart(s[i]) {
 		i--
 	}
-	return s[:i] + fmt.Sprintf("\n… (%d more bytes not shown)", len(s)-i)
+	return s[:i] + fmt.Sprintf("\n… (%d more %s not shown)", len(s)-i, plural(len(s)-i, "byte", "bytes"))
+}
+
+// plural is one when n is 1, else many: "1 scenario", "2 scenarios".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

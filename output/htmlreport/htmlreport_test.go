@@ -340,6 +340,26 @@ func TestEmptyResults(t *testing.T) {
 	}
 }
 
+// TestCountsOfOne checks that a count of one names one thing: the
+// report's counts and the chart's titles.
+func TestCountsOfOne(t *testing.T) {
+	page := render(t, output.NewResults(runner.Report{SchemaVersion: runner.SchemaVersion, Scenarios: []runner.Result{{
+		Name: "s", File: "a.yaml", Line: 1, Status: runner.StatusPassed, Warnings: []string{"w"},
+		Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn"}},
+	}}}), htmlreport.Options{})
+	for _, want := range []string{`>1</span> scenario</div>`, `>1</span> warning</div>`, `end_turn: 1 turn</title>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not hold %s", want)
+		}
+	}
+	page = render(t, sample(), htmlreport.Options{})
+	for _, want := range []string{`>3</span> scenarios</div>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not hold %s", want)
+		}
+	}
+}
+
 // attributes returns every attribute (name, raw value) of every tag of
 // page, as an HTML tokenizer splits them: values in double or single
 // quotes, or unquoted up to white space or ">".

@@ -24,6 +24,9 @@
 // Before any work whose output would be lost, Check, CheckDir and
 // CheckTargets tell whether a command's outputs can all be written: each
 // one where it goes, and no two to one file or to stdout.
+//
+// An empty path is ErrEmptyPath. No error names a temporary file: each
+// names the file or directory the caller gave.
 package outfile
 
 import (
@@ -37,8 +40,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 )
+
+// ErrEmptyPath is the error of every function of the package given "" for
+// a path: an unset variable in a command line, not the working directory.
+var ErrEmptyPath = errors.New("empty path")
 
 // Stdout is the path that stands for standard output in acprun's flags.
 // The functions of this package treat it as an ordinary file name; callers
@@ -108,6 +116,9 @@ func onProc(dir string) bool {
 // removes a temporary file beside the target, which is what Write needs.
 // It never opens a device or FIFO: it checks that the process may write it.
 func Check(path string) error {
+	if path == "" {
+		return ErrEmptyPath
+	}
 	real, inPlace, err := resolve(path)
 	if err != nil {
 		return err
@@ -133,26 +144,30 @@ func Check(path string) error {
 			return err
 		}
 	}
-	return probe(filepath.Dir(real), filepath.Base(real))
+	return probe(filepath.Dir(real), filepath.Base(real), path)
 }
 
 // CheckDir reports whether files can be created in the directory dir,
 // creating it and its parents when they are missing.
 func CheckDir(dir string) error {
+	if dir == "" {
+		return ErrEmptyPath
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return probe(dir, "acprun")
+	return probe(dir, "acprun", dir)
 }
 
-// probe creates and removes a temporary file in dir.
-func probe(dir, base string) error {
+// probe creates and removes a temporary file in dir, for the file base;
+// its errors name name.
+func probe(dir, base, name string) error {
 	f, err := createTemp(dir, base)
 	if err != nil {
-		return err
+		return untemp(err, name)
 	}
 	f.Close()
-	return os.Remove(f.Name())
+	return untemp(os.Remove(f.Name()), name)
 }
 
 // access reports whether the process may write the file at path.
@@ -177,6 +192,9 @@ func Write(ctx context.Context, path string, data []byte) error {
 // that it is never held in memory whole. A regular file is still replaced
 // only once write has succeeded.
 func WriteFrom(ctx context.Context, path string, write func(io.Writer) error) error {
+	if path == "" {
+		return ErrEmptyPath
+	}
 	real, inPlace, err := resolve(path)
 	if err != nil {
 		return err
@@ -237,7 +255,16 @@ func writeBuffered(f *os.File, write func(io.Writer) error) error {
 // file), without a temporary file: a regular file is truncated (keeping
 // its mode) or created with missing parents, a device or FIFO is opened in
 // place. The caller closes the file.
+//
+// A regular file is locked for writing (an fcntl(2) record lock on the
+// whole file) until it is closed, and truncated only once the lock is
+// taken: while another process streams to the file, Create fails with a
+// *BusyError and leaves the file as it is, so that two writers never
+// interleave their lines in one file.
 func Create(ctx context.Context, path string) (*os.File, error) {
+	if path == "" {
+		return nil, ErrEmptyPath
+	}
 	real, inPlace, err := resolve(path)
 	if err != nil {
 		return nil, err
@@ -245,20 +272,76 @@ func Create(ctx context.Context, path string) (*os.File, error) {
 	fi, err := os.Stat(real)
 	switch {
 	case inPlace && err == nil && fi.Mode().IsRegular():
-		return os.OpenFile(real, os.O_WRONLY|os.O_TRUNC, 0)
+		return openLocked(path, real, 0)
 	case errors.Is(err, fs.ErrNotExist):
 		if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
 			return nil, err
 		}
-		return os.OpenFile(real, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fileMode)
+		return openLocked(path, real, os.O_CREATE)
 	case err != nil:
 		return nil, err
 	case fi.IsDir():
 		return nil, &fs.PathError{Op: "open", Path: real, Err: syscall.EISDIR}
 	case fi.Mode().IsRegular():
-		return os.OpenFile(real, os.O_WRONLY|os.O_TRUNC, 0)
+		return openLocked(path, real, 0)
 	}
 	return openInPlace(ctx, real, fi)
+}
+
+// BusyError is the error of Create for a file that another process holds
+// open for writing.
+type BusyError struct {
+	Path string // as the caller named it
+	PID  int    // the holder's pid; 0 when unknown (another PID namespace)
+}
+
+func (e *BusyError) Error() string {
+	holder := "another acprun run"
+	if e.PID > 0 {
+		holder = fmt.Sprintf("another acprun run (pid %d)", e.PID)
+	}
+	return holder + " is writing to it; give each run its own file"
+}
+
+// openLocked opens the regular file real for writing (flag may add
+// os.O_CREATE), takes its write lock and then truncates it. It fails with
+// a *BusyError naming path when another process holds the lock.
+func openLocked(path, real string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(real, os.O_WRONLY|flag, fileMode)
+	if err != nil {
+		return nil, err
+	}
+	whole := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: io.SeekStart}
+	err = fcntlLock(f, syscall.F_SETLK, &whole)
+	if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES) {
+		held := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: io.SeekStart}
+		pid := 0
+		if fcntlLock(f, syscall.F_GETLK, &held) == nil && held.Type != syscall.F_UNLCK {
+			pid = int(held.Pid)
+		}
+		f.Close()
+		return nil, &BusyError{Path: path, PID: pid}
+	}
+	if err != nil {
+		f.Close()
+		return nil, &fs.PathError{Op: "lock", Path: real, Err: err}
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// fcntlLock is fcntl(2) with a record lock command, retried when a signal
+// interrupts it.
+func fcntlLock(f *os.File, cmd int, lk *syscall.Flock_t) error {
+	for {
+		err := syscall.FcntlFlock(f.Fd(), cmd, lk)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
 }
 
 // openInPlace opens a file that is not regular for writing, neither
@@ -299,12 +382,13 @@ func openInPlace(ctx context.Context, path string, fi fs.FileInfo) (*os.File, er
 func replace(path string, write func(io.Writer) error, old fs.FileInfo) (err error) {
 	f, err := createTemp(filepath.Dir(path), filepath.Base(path))
 	if err != nil {
-		return err
+		return untemp(err, path)
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
 			os.Remove(f.Name())
+			err = untemp(err, path)
 		}
 	}()
 	if old != nil {
@@ -325,6 +409,30 @@ func replace(path string, write func(io.Writer) error, old fs.FileInfo) (err err
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// untemp returns err, from work on a temporary file, naming path instead
+// (the file the caller asked for): a message that named ".r.json.tmp123"
+// would send the user looking for a file that is gone.
+func untemp(err error, path string) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &le):
+		return &fs.PathError{Op: "write", Path: path, Err: le.Err}
+	case errors.As(err, &pe) && isTemp(pe.Path):
+		return &fs.PathError{Op: "write", Path: path, Err: pe.Err}
+	}
+	return err
+}
+
+// isTemp reports whether path is one of createTemp's names.
+func isTemp(path string) bool {
+	base := filepath.Base(path)
+	i := strings.LastIndex(base, ".tmp")
+	return strings.HasPrefix(base, ".") && i > 0 && strings.Trim(base[i+len(".tmp"):], "0123456789*") == ""
 }
 
 // createTemp creates a new file ".BASE.tmpNNN" in dir with mode 0644 less

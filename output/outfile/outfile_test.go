@@ -1,14 +1,18 @@
 package outfile_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -17,7 +21,34 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv(holdEnv); path != "" {
+		holdFile(path)
+		return
+	}
 	goleak.VerifyTestMain(m)
+}
+
+// holdEnv names the file that the test binary, started again by
+// TestCreateRefusesAFileAnotherProcessWrites, opens with Create and holds.
+const holdEnv = "OUTFILE_TEST_HOLD"
+
+// holdFile opens path with Create, writes a line to it, says "held" on
+// stdout and keeps the file open until stdin ends: another process writing
+// the file.
+func holdFile(path string) {
+	f, err := outfile.Create(context.Background(), path)
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	if _, err := f.WriteString("first writer\n"); err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	fmt.Println("held")
+	io.Copy(io.Discard, os.Stdin)
+	f.Close()
+	os.Exit(0)
 }
 
 // mode is the permission bits of the file path names.
@@ -394,6 +425,116 @@ func TestCheckDir(t *testing.T) {
 	}
 	if err := outfile.CheckDir("/proc/nope"); err == nil {
 		t.Errorf("CheckDir(/proc/nope) = nil; want an error")
+	}
+}
+
+// TestCreateRefusesAFileAnotherProcessWrites checks that while another
+// process streams to a file, Create fails with a *BusyError naming it and
+// its pid, and leaves what it wrote as it is; once it has closed the file,
+// Create takes it.
+func TestCreateRefusesAFileAnotherProcessWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	holder := exec.Command(os.Args[0], "-test.run=^$")
+	holder.Env = append(os.Environ(), holdEnv+"="+path)
+	stdin, err := holder.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Wait()
+	defer stdin.Close()
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "held\n" {
+		t.Fatalf("the holder says %q; want held", line)
+	}
+
+	f, err := outfile.Create(context.Background(), path)
+	var busy *outfile.BusyError
+	if !errors.As(err, &busy) {
+		if f != nil {
+			f.Close()
+		}
+		t.Fatalf("Create of a file another process writes = %v; want a *BusyError", err)
+	}
+	if busy.Path != path || busy.PID != holder.Process.Pid {
+		t.Errorf("BusyError = %+v; want path %s, pid %d", busy, path, holder.Process.Pid)
+	}
+	if want := fmt.Sprintf("(pid %d)", holder.Process.Pid); !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not name the holder %s", err, want)
+	}
+	if got := read(t, path); got != "first writer\n" {
+		t.Errorf("the file holds %q; want the first writer's line untouched", got)
+	}
+
+	stdin.Close()
+	if err := holder.Wait(); err != nil {
+		t.Fatalf("holder: %v", err)
+	}
+	f, err = outfile.Create(context.Background(), path)
+	if err != nil {
+		t.Fatalf("Create once the holder has closed the file: %v", err)
+	}
+	f.Close()
+	if got := read(t, path); got != "" {
+		t.Errorf("the file holds %q after Create; want it truncated", got)
+	}
+}
+
+// TestEmptyPath checks that "" (an unset variable on a command line) is
+// refused by every function, and nothing is written in the working
+// directory.
+func TestEmptyPath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	ctx := context.Background()
+	if err := outfile.Check(""); !errors.Is(err, outfile.ErrEmptyPath) {
+		t.Errorf("Check(\"\") = %v; want ErrEmptyPath", err)
+	}
+	if err := outfile.CheckDir(""); !errors.Is(err, outfile.ErrEmptyPath) {
+		t.Errorf("CheckDir(\"\") = %v; want ErrEmptyPath", err)
+	}
+	if err := outfile.Write(ctx, "", []byte("x")); !errors.Is(err, outfile.ErrEmptyPath) {
+		t.Errorf("Write(\"\") = %v; want ErrEmptyPath", err)
+	}
+	if f, err := outfile.Create(ctx, ""); !errors.Is(err, outfile.ErrEmptyPath) {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("Create(\"\") = %v; want ErrEmptyPath", err)
+	}
+	if got := entries(t, dir); len(got) != 0 {
+		t.Errorf("the working directory holds %q; want nothing written", got)
+	}
+}
+
+// TestErrorsNameNoTemporaryFile checks that a file that cannot be created
+// where the temporary file goes (here in /proc, which takes no new files,
+// whoever runs the test) is reported under the name the caller gave.
+func TestErrorsNameNoTemporaryFile(t *testing.T) {
+	if _, err := os.Stat("/proc/self"); err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	const path = "/proc/acprun-outfile-test.json"
+	for _, tt := range []struct {
+		name, path string
+		err        error
+	}{
+		{"Check", path, outfile.Check(path)},
+		{"CheckDir", "/proc", outfile.CheckDir("/proc")},
+		{"Write", path, outfile.Write(context.Background(), path, []byte("x"))},
+	} {
+		if tt.err == nil {
+			t.Errorf("%s(%s) = nil; want an error", tt.name, tt.path)
+			continue
+		}
+		if msg := tt.err.Error(); strings.Contains(msg, ".tmp") || !strings.Contains(msg, tt.path) {
+			t.Errorf("%s(%s) = %q; want an error naming %s and no temporary file", tt.name, tt.path, msg, tt.path)
+		}
 	}
 }
 

@@ -1,0 +1,73 @@
+package scenario_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/scenario"
+)
+
+// TestDeferUnset checks that with LoadOptions.DeferUnset an unset variable
+// is no error of the load but a problem of the scenario that uses it, in
+// its own file or in a config agent it runs: UnsetErrors gives them for
+// the scenarios selected, UnsetWarnings for the others. Problems of the
+// file itself stay errors.
+func TestDeferUnset(t *testing.T) {
+	cfg := loadConfig(t, "agents:\n  keyed: {command: [a], env: {K: \"${NO_SUCH_KEY}\"}}\n")
+	src := "name: plain\nagent: {command: [a]}\nturns: [{prompt: hi}]\n" +
+		"---\nname: direct\nagent: {command: [a], env: {K: \"${NO_SUCH_KEY}\"}}\nturns: [{prompt: hi}]\n" +
+		"---\nname: named\nagent: keyed\nturns: [{prompt: hi}]\n"
+	o := opts
+	o.Config, o.DeferUnset = cfg, true
+	scs, _, err := scenario.LoadBytes("s.yaml", []byte(src), o)
+	if err != nil {
+		t.Fatalf("LoadBytes with DeferUnset: %v", err)
+	}
+	const msg = "environment variable NO_SUCH_KEY is not set (write ${NO_SUCH_KEY:-default} to give a default)"
+	direct := "s.yaml:6:33: " + msg
+	named := "/cfg/acprun.yaml:2:35: " + msg
+	for i, want := range [][]string{nil, {direct}, {named}} {
+		if diff := cmp.Diff(want, unsetLines(scs[i].Unset)); diff != "" {
+			t.Errorf("scenario %s: Unset (-want +got):\n%s", scs[i].Name, diff)
+		}
+	}
+	if errs := scenario.UnsetErrors(scs[:1]); errs != nil {
+		t.Errorf("UnsetErrors(plain) = %v; want nil", errs)
+	}
+	// An --agent matrix repeats a scenario: each problem once.
+	if diff := cmp.Diff([]string{named, direct}, unsetLines(scenario.UnsetErrors(append(scs, scs[1])))); diff != "" {
+		t.Errorf("UnsetErrors(all) (-want +got):\n%s", diff)
+	}
+	if errs := scenario.UnsetErrors(scs[1:2]); len(errs) != 1 || errs[0].Source != `agent: {command: [a], env: {K: "${NO_SUCH_KEY}"}}` {
+		t.Errorf("UnsetErrors(direct) = %#v; want the error with its source line", errs)
+	}
+	var warns []string
+	for _, w := range scenario.UnsetWarnings(scs) {
+		warns = append(warns, w.String())
+	}
+	want := []string{named + `; scenario "named" needs it to run`, direct + `; scenario "direct" needs it to run`}
+	if diff := cmp.Diff(want, warns); diff != "" {
+		t.Errorf("UnsetWarnings (-want +got):\n%s", diff)
+	}
+
+	// Without DeferUnset, the same file does not load.
+	o.DeferUnset = false
+	if _, _, err := scenario.LoadBytes("s.yaml", []byte(src), o); err == nil {
+		t.Errorf("LoadBytes without DeferUnset = nil error; want the unset variable")
+	}
+	// A bad reference is the file's problem, deferred or not.
+	o.DeferUnset = true
+	if _, _, err := scenario.LoadBytes("s.yaml", []byte("name: x\nagent: {command: [a], env: {K: \"${NO_SUCH_KEY\"}}\nturns: [{prompt: hi}]\n"), o); err == nil {
+		t.Errorf("LoadBytes of an unterminated reference = nil error; want it")
+	}
+}
+
+// unsetLines is each error's Error().
+func unsetLines(errs scenario.Errors) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	return out
+}
