@@ -503,15 +503,17 @@ const maxFileRead = 16 << 20
 // checkFiles checks e (nil when unset) against the directory root, the
 // workspace or the session cwd, and changed, the relative paths (with
 // slashes) created, modified or deleted compared with the starting copy.
-// changed is nil when the changes are unknown (no workspace, or they could
-// not be listed): unchanged then fails rather than passing unchecked.
+// known is false when the changes are unknown (no workspace, or they could
+// not be listed): unchanged then fails rather than passing unchecked. An
+// empty changed that is known is an agent that changed nothing, which
+// every unchanged glob accepts.
 //
 // The agent is untrusted and may have planted symlinks: paths are resolved
 // inside root by package jail and files are opened through its os.Root, so
 // a path leading outside root fails and what it leads to is never read.
 // Only regular files are read (a FIFO is opened without waiting for a
 // writer, then refused), and at most maxFileRead bytes of one.
-func checkFiles(e *scenario.FilesExpect, root string, changed []string) []string {
+func checkFiles(e *scenario.FilesExpect, root string, changed []string, known bool) []string {
 	if e == nil {
 		return nil
 	}
@@ -569,7 +571,7 @@ func checkFiles(e *scenario.FilesExpect, root string, changed []string) []string
 		}
 	}
 	for _, u := range e.Unchanged {
-		if changed == nil {
+		if !known {
 			fail(u.Pos, "files.unchanged: the changes to the files are unknown (unchanged needs a workspace whose changes could be listed)")
 			continue
 		}
