@@ -36,7 +36,7 @@ func TestGitHubAnnotations(t *testing.T) {
 					"turn 1: the agent exited with code 2%0Astop reasons: agent_exited, skipped" +
 					"%0Aagent stderr (last 4 lines):%0A| panic: boom%0A| %0A| goroutine 1 [running]:%0A| main.main()",
 				"::error file=examples/stops.yaml,line=14,title=acprun%3A no agent%2C 100%25 broken errored::" +
-					"start agent: fork/exec /nonexistent/agent: no such file or directory%0Astop reasons: skipped",
+					"start agent: fork/exec /nonexistent/agent: no such file or directory%0Astop reasons: no turn ran",
 				"::warning file=examples/basic.yaml,line=20,title=acprun%3A refuses <politely> [claude] #2::" +
 					"mode \"plan\" not offered by the agent; not set",
 			},

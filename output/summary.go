@@ -192,10 +192,15 @@ func label(r runner.Result) string {
 	return s
 }
 
-// stopReasons lists a scenario's turn outcomes, e.g. "end_turn, max_tokens".
+// stopReasons lists a scenario's turn outcomes, e.g. "end_turn, max_tokens",
+// or says "no turn ran" when none was even tried (the agent did not start,
+// setup failed, the scenario was not run).
 func stopReasons(sc runner.Result) string {
 	if len(sc.Turns) == 0 {
 		return "no turns"
+	}
+	if !slices.ContainsFunc(sc.Turns, func(t runner.TurnResult) bool { return t.StopReason != runner.OutcomeSkipped || t.CancelCause != "" }) {
+		return "no turn ran"
 	}
 	rs := make([]string, len(sc.Turns))
 	for i, t := range sc.Turns {

@@ -451,11 +451,6 @@ func (r *scenarioRun) play(ctx context.Context) {
 		return
 	}
 	if err := r.start(scCtx, resume); err != nil {
-		// A write to an agent that already exited fails with EPIPE before
-		// the read side sees EOF: the same crash, said the same way.
-		if r.agent != nil && (errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE)) {
-			err = fmt.Errorf("%w (%s)", err, r.exitDescription())
-		}
 		res.Status = StatusError
 		res.StartFailed = true
 		res.Error = err.Error()
@@ -574,6 +569,16 @@ func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
 		resume: resume,
 	}
 	got, err := hs.run(setupCtx, agent.Conn)
+	// A write to an agent that already exited fails with EPIPE before the
+	// read side sees EOF: the same crash, said the same way, naming the
+	// call it left unanswered rather than the pipe.
+	if err != nil && (errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE)) {
+		if got.unanswered != "" {
+			err = fmt.Errorf("%s before answering %s", r.exitDescription(), got.unanswered)
+		} else {
+			err = fmt.Errorf("%w (%s)", err, r.exitDescription())
+		}
+	}
 	r.noteOpened(got)
 	if got.initialized {
 		r.init = got.init
