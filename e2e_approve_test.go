@@ -102,7 +102,7 @@ turns:
 		t.Fatalf("exit %d, want 1\nstderr:\n%s", res.code, res.stderr)
 	}
 	sc := out.Scenarios[0]
-	if sc.Status != "failed" || !strings.Contains(strings.Join(sc.Failures, "\n"), "1 permission requests denied, want 0") {
+	if sc.Status != "failed" || !strings.Contains(strings.Join(sc.Failures, "\n"), "1 permission request denied, want 0") {
 		t.Errorf("scenario = %+v, want failed on denied: 0", sc)
 	}
 	// t2 ran without asking although a deny rule covers it.

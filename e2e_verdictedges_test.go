@@ -67,3 +67,50 @@ turns: [{prompt: one}, {prompt: two}]
 		})
 	}
 }
+
+// TestDeniedCountsTerminalCommands: a terminal/create whose command the
+// policy denied counts in denied, at the turn, at the scenario and in the
+// summary, as explain describes it (a deny like a permission request's);
+// one it allowed counts in allowed.
+func TestDeniedCountsTerminalCommands(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": `turns:
+  - steps:
+      - terminal: {command: "rm -rf build"}
+      - terminal: {command: "true", waitForExit: true}
+`,
+		"s.yaml": `name: terminal
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions:
+  default: deny
+  allow: [{command: "true"}]
+turns:
+  - prompt: clean up
+    expect: {denied: 0}
+expect: {maxDenied: 0}
+`,
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	sc := out.Scenarios[0]
+	if res.code != exitFailed || sc.Status != runner.StatusFailed {
+		t.Fatalf("exit %d, status %s; want %d, failed (a command was denied)\n%s", res.code, sc.Status, exitFailed, res.stderr)
+	}
+	want := []string{
+		"turn 1: s.yaml:8:13: 0 permission requests and 1 terminal command denied, want 0",
+		"s.yaml:9:9: 0 permission requests and 1 terminal command denied, want at most 0",
+	}
+	if strings.Join(sc.Failures, "\n") != strings.Join(want, "\n") {
+		t.Errorf("failures:\n%s\nwant:\n%s", strings.Join(sc.Failures, "\n"), strings.Join(want, "\n"))
+	}
+	if sc.Denied != 1 || sc.Allowed != 1 || out.Summary.Denied != 1 || out.Summary.Allowed != 1 {
+		t.Errorf("scenario %d allowed, %d denied; summary %d, %d; want 1 and 1", sc.Allowed, sc.Denied, out.Summary.Allowed, out.Summary.Denied)
+	}
+	if !strings.Contains(res.stderr, "1 allowed, 1 denied") {
+		t.Errorf("the line does not count the commands:\n%s", res.stderr)
+	}
+	ex := acprun(t, dir, "explain", "s.yaml", "--kind", "execute", "--command", "rm -rf build")
+	if !strings.Contains(ex.stdout, "decision: DENY") {
+		t.Errorf("explain does not deny the command the run counted as denied:\n%s%s", ex.stdout, ex.stderr)
+	}
+}

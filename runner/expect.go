@@ -53,18 +53,23 @@ func checkTurn(e scenario.Expect, t *TurnResult) []string {
 	if e.TextMatches != nil && !e.TextMatches.MatchString(t.Text) {
 		fails = append(fails, fmt.Sprintf("%s: text does not match /%s/", e.Pos, e.TextMatches))
 	}
-	denied := 0
+	deniedPerms, deniedCommands := 0, 0
 	var perms []Permission
 	for _, p := range t.Permissions {
 		if p.Late {
 			continue
 		}
 		perms = append(perms, p)
-		if p.Decision == "deny" {
-			denied++
+		if p.Decision == string(approve.Deny) {
+			deniedPerms++
 		}
 	}
-	fails = append(fails, checkDenied(e, denied)...)
+	for _, c := range t.ClientRequests {
+		if !c.Late && c.Decision == string(approve.Deny) {
+			deniedCommands++
+		}
+	}
+	fails = append(fails, checkDenied(e, deniedPerms, deniedCommands)...)
 	if e.ToolCalls != nil {
 		var calls []observedCall
 		for _, c := range t.ToolCalls {
@@ -84,7 +89,11 @@ func checkTurn(e scenario.Expect, t *TurnResult) []string {
 // the scenario's turns recorded, late updates and the permission requests
 // before the first turn included. Files and Judge are the runner's.
 func checkScenario(e scenario.Expect, r *Result) []string {
-	fails := checkDenied(e, r.Denied)
+	commands := deniedCommands(r.SetupClientRequests)
+	for _, t := range r.Turns {
+		commands += deniedCommands(t.ClientRequests)
+	}
+	fails := checkDenied(e, r.Denied-commands, commands)
 	if e.ToolCalls != nil {
 		var calls []observedCall
 		for _, t := range r.Turns {
@@ -107,13 +116,31 @@ func checkScenario(e scenario.Expect, r *Result) []string {
 	return fails
 }
 
-func checkDenied(e scenario.Expect, denied int) []string {
+// deniedCommands counts the terminal commands the policy denied among reqs.
+func deniedCommands(reqs []ClientRequest) int {
+	n := 0
+	for _, c := range reqs {
+		if c.Decision == string(approve.Deny) {
+			n++
+		}
+	}
+	return n
+}
+
+// checkDenied checks expect.denied and maxDenied against what the policy
+// refused: perms permission requests and commands terminal commands.
+func checkDenied(e scenario.Expect, perms, commands int) []string {
 	var fails []string
+	denied := perms + commands
+	what := plural(perms, "permission request", "permission requests")
+	if commands > 0 {
+		what += " and " + plural(commands, "terminal command", "terminal commands")
+	}
 	if e.Denied != nil && denied != *e.Denied {
-		fails = append(fails, fmt.Sprintf("%s: %d permission requests denied, want %d", e.Pos, denied, *e.Denied))
+		fails = append(fails, fmt.Sprintf("%s: %s denied, want %d", e.Pos, what, *e.Denied))
 	}
 	if e.MaxDenied != nil && denied > *e.MaxDenied {
-		fails = append(fails, fmt.Sprintf("%s: %d permission requests denied, want at most %d", e.Pos, denied, *e.MaxDenied))
+		fails = append(fails, fmt.Sprintf("%s: %s denied, want at most %d", e.Pos, what, *e.MaxDenied))
 	}
 	return fails
 }

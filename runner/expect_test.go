@@ -157,6 +157,34 @@ func TestCheckTurnDeniedSkipsLate(t *testing.T) {
 	}
 }
 
+// TestCheckDeniedCountsCommands: a terminal command the policy denied
+// counts in denied like a denied permission request (a late one not in
+// the turn's), and the failure says which were which; a request refused
+// for another reason (outside the roots, bad params) is not the policy's.
+func TestCheckDeniedCountsCommands(t *testing.T) {
+	tr := &TurnResult{
+		Permissions: []Permission{{Decision: "deny"}, {Decision: "allow"}},
+		ClientRequests: []ClientRequest{
+			{Method: "terminal/create", Command: "rm -rf /", Decision: "deny", Refused: "command denied"},
+			{Method: "terminal/create", Command: "curl x", Decision: "deny", Late: true},
+			{Method: "terminal/create", Command: "go test", Decision: "allow"},
+			{Method: "fs/read_text_file", Path: "/etc/passwd", Refused: "outside the allowed roots"},
+		},
+	}
+	if got := checkTurn(scenario.Expect{Pos: at(2, 5), Denied: ptr(2)}, tr); len(got) != 0 {
+		t.Errorf("denied: 2: %q", got)
+	}
+	want := []string{`s.yaml:2:5: 1 permission request and 1 terminal command denied, want 0`}
+	if diff := cmp.Diff(want, checkTurn(scenario.Expect{Pos: at(2, 5), Denied: ptr(0)}, tr)); diff != "" {
+		t.Errorf("denied: 0 (-want +got):\n%s", diff)
+	}
+	r := &Result{Denied: 3, Turns: []TurnResult{*tr}}
+	want = []string{`s.yaml:1:1: 1 permission request and 2 terminal commands denied, want at most 1`}
+	if diff := cmp.Diff(want, checkScenario(scenario.Expect{Pos: at(1, 1), MaxDenied: ptr(1)}, r)); diff != "" {
+		t.Errorf("scenario maxDenied: 1 (-want +got):\n%s", diff)
+	}
+}
+
 func TestCheckScenarioIncludesLateAndSetup(t *testing.T) {
 	r := &Result{
 		Denied:           1,
@@ -204,7 +232,7 @@ func TestCheckScenarioIncludesLateAndSetup(t *testing.T) {
 			`s.yaml:9:9: permissions.notRequested: 1 permission request matches "read": read "Read ~/.ssh/id_rsa" (deny)`,
 		}},
 		{name: "denied still checked", e: scenario.Expect{Pos: at(2, 3), Denied: ptr(2)},
-			want: []string{`s.yaml:2:3: 1 permission requests denied, want 2`}},
+			want: []string{`s.yaml:2:3: 1 permission request denied, want 2`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
