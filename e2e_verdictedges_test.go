@@ -1,9 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acprun/acprun/runner"
 )
@@ -112,5 +117,81 @@ expect: {maxDenied: 0}
 	ex := acprun(t, dir, "explain", "s.yaml", "--kind", "execute", "--command", "rm -rf build")
 	if !strings.Contains(ex.stdout, "decision: DENY") {
 		t.Errorf("explain does not deny the command the run counted as denied:\n%s%s", ex.stdout, ex.stderr)
+	}
+}
+
+// bareStatusRule matches a CSS selector that styles a bare status class
+// (".error {"), which the card and the badge of a scenario of that status
+// carry too: only .scenario.STATUS and .status.STATUS may style them.
+var bareStatusRule = regexp.MustCompile(`(^|[\s>+~,(])\.(passed|failed|error|interrupted)([\s>+~,:{\[)]|$)`)
+
+// TestReportErroredCardLikeFailed: in the HTML report an errored
+// scenario's card is drawn like a failed one (its own colour on the
+// border and the badge only): no rule for messages also matches the card
+// or its badge, and in a browser the card's text, title and badge have the
+// failed card's colour and spacing.
+func TestReportErroredCardLikeFailed(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{text: hello}]\n",
+		"a.yaml": `name: fails
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns: [{prompt: hi, expect: {text: {contains: nope}}}]
+`,
+		"b.yaml": `name: errors
+agent: {command: [sh, -c, "exit 7"]}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`,
+	})
+	res, out := runResults(t, dir, "a.yaml", "b.yaml", "--html", "run.html", "-j", "1")
+	if out.Summary.Failed != 1 || out.Summary.Errored != 1 {
+		t.Fatalf("summary %+v, want 1 failed and 1 errored\n%s", out.Summary, res.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "run.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, css, _ := strings.Cut(string(data), "<style>")
+	css, _, _ = strings.Cut(css, "</style>")
+	for _, line := range strings.Split(css, "\n") {
+		if m := bareStatusRule.FindString(line); m != "" {
+			t.Errorf("a rule styles the bare class %q, which a card and its badge carry: %s", strings.TrimSpace(m), line)
+		}
+	}
+
+	browser, driver := findChromium()
+	if browser == "" || driver == "" {
+		t.Log("chromium or chromedriver not found: the cards are not compared in a browser")
+		return
+	}
+	page, err := filepath.Abs(filepath.Join(dir, "run.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	wd := startWebDriver(t, ctx, driver, browser)
+	wd.open(page)
+	type look struct {
+		Color, WhiteSpace, Title, TitleWhiteSpace, Badge string
+		TitleHeight                                      float64
+	}
+	var looks map[string]look
+	wd.script(`
+		var out = {};
+		document.querySelectorAll("section.scenario").forEach(function (s) {
+			var cs = getComputedStyle(s), h = s.querySelector("h2"), hs = getComputedStyle(h);
+			out[s.dataset.status] = {
+				Color: cs.color, WhiteSpace: cs.whiteSpace, Title: hs.color, TitleWhiteSpace: hs.whiteSpace,
+				Badge: getComputedStyle(s.querySelector(".status")).color,
+				TitleHeight: Math.round(h.getBoundingClientRect().height)
+			};
+		});
+		return out;`, &looks)
+	failed, errored := looks["failed"], looks["error"]
+	if failed == (look{}) || errored != failed {
+		t.Errorf("the errored card looks %+v, the failed one %+v: want them alike", errored, failed)
 	}
 }
