@@ -404,8 +404,8 @@ func TestOutputGitHubActions(t *testing.T) {
 	if !strings.Contains(res.stdout, want+"\n") {
 		t.Errorf("no annotation %q in stdout:\n%s\nstderr:\n%s", want, res.stdout, res.stderr)
 	}
-	if strings.Contains(res.stdout+res.stderr, "title=acprun%3A alpha") {
-		t.Errorf("annotation for the passing scenario")
+	if strings.Contains(res.stdout+res.stderr, "title=acprun%3A alpha failed") || strings.Contains(res.stdout+res.stderr, "title=acprun%3A alpha errored") {
+		t.Errorf("error annotation for the passing scenario")
 	}
 	data, err := os.ReadFile(summary)
 	if err != nil {

@@ -195,3 +195,58 @@ turns: [{prompt: hi}]
 		t.Errorf("the errored card looks %+v, the failed one %+v: want them alike", errored, failed)
 	}
 }
+
+// TestLoadWarningsInResults: the warnings loading gives about a scenario
+// (no permissions, a turn timeout past the scenario's) are in its
+// results, in summary.warnings and the totals, and annotated on GitHub at
+// their positions, besides being printed before the run; a scenario of
+// the same file they are not about carries none, and --allow-all leaves
+// out "no permissions".
+func TestLoadWarningsInResults(t *testing.T) {
+	dir := t.TempDir()
+	const file = `name: warned
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+timeout: 1m
+turns:
+  - prompt: hi
+    timeout: 5m
+---
+name: clean
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n", "s.yaml": file})
+	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=", "GITHUB_WORKSPACE="}, "run", "s.yaml", "-o", "out.json")
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	if res.code != 0 || len(out.Scenarios) != 2 {
+		t.Fatalf("exit %d, %d results; want 0 and 2\n%s", res.code, len(out.Scenarios), res.stderr)
+	}
+	timeoutAt := lineCol("s.yaml", file, strings.Index(file, "5m"))
+	want := []string{
+		"s.yaml:1:1: no permissions: every permission request and terminal command will be denied (add permissions to allow some)",
+		timeoutAt + ": turn timeout 5m0s is longer than the scenario timeout 1m0s",
+	}
+	if got := out.Scenarios[0].Warnings; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warned's warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := out.Scenarios[1].Warnings; len(got) != 0 {
+		t.Errorf("clean's warnings %q, want none", got)
+	}
+	if out.Summary.Warnings != 2 || !strings.Contains(res.stderr, "2 passed, 0 failed, 2 warnings") {
+		t.Errorf("summary.warnings %d, want 2, also in the totals:\n%s", out.Summary.Warnings, res.stderr)
+	}
+	for _, w := range []string{
+		"::warning file=s.yaml,line=1,col=1,title=acprun%3A warned::no permissions: ",
+		"::warning " + ghPos(t, timeoutAt) + ",title=acprun%3A warned::turn timeout 5m0s is longer than the scenario timeout 1m0s",
+	} {
+		if !strings.Contains(res.stdout, w) {
+			t.Errorf("no annotation %q in:\n%s", w, res.stdout)
+		}
+	}
+
+	_, out = runResults(t, dir, "s.yaml", "--allow-all")
+	if got := out.Scenarios[0].Warnings; len(got) != 1 || !strings.Contains(got[0], "turn timeout") {
+		t.Errorf("--allow-all: warned's warnings %q, want the turn timeout's only", got)
+	}
+}

@@ -219,7 +219,7 @@ feed:
 		default:
 			continue
 		}
-		nr := notRun(all[i].sc, why)
+		nr := notRun(all[i].sc, why, opts.Policy)
 		nr.Attempt = all[i].ref.Attempt
 		rep.Scenarios = append(rep.Scenarios, nr)
 	}
@@ -302,10 +302,26 @@ func (s *failureStop) reason() string {
 	return fmt.Sprintf("the run stopped after %d failed scenarios (--max-failures %d)", s.max, s.max)
 }
 
-// notRun is the result of a scenario that never started.
-func notRun(sc *scenario.Scenario, why string) Result {
+// loadWarnings are the warnings loading gave about sc, as its results
+// carry them ("file:line:col: msg"), with the one about its having no
+// permissions unless policy (--allow-all, --deny-all) replaces them.
+func loadWarnings(sc *scenario.Scenario, policy *approve.Policy) []string {
+	ws := sc.Warnings
+	if w, ok := sc.NoPermissionsWarning(); ok && policy == nil {
+		ws = scenario.SortWarnings(append(slices.Clone(ws), w))
+	}
+	var out []string
+	for _, w := range ws {
+		out = append(out, w.String())
+	}
+	return out
+}
+
+// notRun is the result of a scenario that never started; policy is
+// Options.Policy.
+func notRun(sc *scenario.Scenario, why string, policy *approve.Policy) Result {
 	r := Result{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Tags: sc.Tags, Status: StatusError, Error: why, NotRun: true,
-		Agent: AgentInfo{Name: sc.Agent.Name, Command: sc.Agent.Command}}
+		Agent: AgentInfo{Name: sc.Agent.Name, Command: sc.Agent.Command}, Warnings: loadWarnings(sc, policy)}
 	for i, t := range sc.Turns {
 		r.Turns = append(r.Turns, TurnResult{Index: i + 1, Prompt: t.PromptText(), StopReason: OutcomeSkipped})
 	}
@@ -355,6 +371,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 			Name:    sc.Agent.Name,
 			Command: sc.Agent.Command,
 		},
+		Warnings: loadWarnings(sc, opts.Policy),
 	}
 	r := &scenarioRun{opts: opts, obs: obs, sc: sc, res: &res, transcriptName: transcript, mark: reap.New()}
 	// Every value of agent.env and secret-looking variables of acprun's

@@ -638,3 +638,39 @@ turns: [{prompt: hi}]
 		t.Errorf("word positions (-want +got):\n%s", diff)
 	}
 }
+
+// TestScenarioWarnings: each scenario keeps the warnings loading gave
+// about it (Load returns them all, those about files too); the warning of
+// a scenario without permissions is its own, for the runner to add.
+func TestScenarioWarnings(t *testing.T) {
+	src := `name: first
+agent: {command: [a]}
+timeout: 1m
+turns: [{prompt: hi, timeout: 2m}]
+---
+name: second
+agent: {command: [a]}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`
+	scens, all, err := scenario.LoadBytes("x.yaml", []byte(src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []scenario.Warning{{Pos: scenario.Pos{File: "x.yaml", Line: 4, Col: 31}, Msg: "turn timeout 2m0s is longer than the scenario timeout 1m0s"}}
+	if diff := cmp.Diff(want, scens[0].Warnings); diff != "" {
+		t.Errorf("first's warnings (-want +got):\n%s", diff)
+	}
+	if len(scens[1].Warnings) != 0 {
+		t.Errorf("second's warnings %v, want none", scens[1].Warnings)
+	}
+	if diff := cmp.Diff(want, all); diff != "" {
+		t.Errorf("Load's warnings (-want +got):\n%s", diff)
+	}
+	if w, ok := scens[0].NoPermissionsWarning(); !ok || w.Pos != scens[0].Pos {
+		t.Errorf("first: NoPermissionsWarning %v, %v; want one at the scenario", w, ok)
+	}
+	if _, ok := scens[1].NoPermissionsWarning(); ok {
+		t.Error("second has permissions: NoPermissionsWarning gave one")
+	}
+}

@@ -103,6 +103,8 @@ func (p *fileParser) parseFile() []*Scenario {
 // scenario checks one document.
 func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	s := &Scenario{File: p.file, Index: index, Pos: p.pos(yamlmap.Deref(root))}
+	first := len(p.warns)
+	defer func() { s.Warnings = slices.Clone(p.warns[first:]) }()
 	s.Agent.Cwd = p.dir
 	s.Agent.McpServers = json.RawMessage("[]")
 	s.Client = Client{FS: true, Terminal: true}

@@ -60,6 +60,11 @@ type Scenario struct {
 	Expect Expect
 
 	Turns []Turn
+
+	// Warnings are the warnings loading gave about this scenario (Load
+	// returns them too, with those about files): the runner carries them
+	// into the scenario's results.
+	Warnings []Warning
 }
 
 // Agent says how to start the agent and set up its session.
