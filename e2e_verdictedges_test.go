@@ -250,3 +250,48 @@ turns: [{prompt: hi}]
 		t.Errorf("--allow-all: warned's warnings %q, want the turn timeout's only", got)
 	}
 }
+
+// TestTurnsAfterAnExpectedCancelFail: after a turn cancelled as expected,
+// the later turns did not run and have not met their expectations: the
+// scenario fails (exit 1), naming each skipped turn at its position and
+// why, and --rerun-failed picks it up; with continueAfterCancel: true they
+// are played and it passes.
+func TestTurnsAfterAnExpectedCancelFail(t *testing.T) {
+	const scenario = `name: cancels
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+%sturns:
+  - prompt: one
+    timeout: 100ms
+    expect: {stopReason: cancelled}
+  - prompt: two
+    expect: {text: {contains: two}}
+`
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{waitForCancel: true}]\n  - steps: [{text: two}]\n",
+		"s.yaml":          fmt.Sprintf(scenario, ""),
+		"continues.yaml":  strings.Replace(fmt.Sprintf(scenario, "continueAfterCancel: true\n"), "name: cancels", "name: continues", 1),
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	sc := out.Scenarios[0]
+	want := `turn 2: s.yaml:8:5: not run: turn 1 was cancelled after turnTimeout (continueAfterCancel: true plays the turns after a cancel)`
+	if res.code != exitFailed || sc.Status != runner.StatusFailed || strings.Join(sc.Failures, "\n") != want {
+		t.Errorf("exit %d, status %s, failures %q; want %d, failed, [%s]\n%s", res.code, sc.Status, sc.Failures, exitFailed, want, res.stderr)
+	}
+	if got := sc.Turns[1]; got.StopReason != runner.OutcomeSkipped || len(got.Failures) != 1 {
+		t.Errorf("turn 2: %s, failures %q; want skipped with its failure", got.StopReason, got.Failures)
+	}
+	if !strings.Contains(res.stderr, "not run: turn 1 was cancelled after turnTimeout") {
+		t.Errorf("the summary does not say why turn 2 did not run:\n%s", res.stderr)
+	}
+	rerun := acprun(t, dir, "run", "s.yaml", "continues.yaml", "--rerun-failed", "out.json", "--dry-run")
+	if rerun.code != 0 || !strings.Contains(rerun.stdout, "cancels") || strings.Contains(rerun.stdout, "continues") {
+		t.Errorf("--rerun-failed: exit %d, plan:\n%s\n%s", rerun.code, rerun.stdout, rerun.stderr)
+	}
+
+	res, out = runResults(t, dir, "continues.yaml")
+	if sc := out.Scenarios[0]; res.code != 0 || sc.Status != runner.StatusPassed || sc.Turns[1].StopReason != "end_turn" {
+		t.Errorf("continueAfterCancel: exit %d, status %s, turns %+v; want 0, passed, turn 2 played\n%s", res.code, sc.Status, sc.Turns, res.stderr)
+	}
+}

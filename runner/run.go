@@ -389,7 +389,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 		if err := r.makeWorkspace(ctx, j.ref); err != nil {
 			res.Status = StatusError
 			res.Error = err.Error()
-			r.skipFrom(0)
+			r.skipFrom(0, "")
 			return res
 		}
 	}
@@ -446,7 +446,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 	if err := r.setup(scCtx); err != nil {
 		res.Status = StatusError
 		res.Error = err.Error()
-		r.skipFrom(0)
+		r.skipFrom(0, "")
 		return
 	}
 	// The baseline of the agent's changes is the workspace after setup;
@@ -455,7 +455,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 		if err := r.ws.Snapshot(); err != nil {
 			res.Status = StatusError
 			res.Error = fmt.Sprintf("workspace: %v", err)
-			r.skipFrom(0)
+			r.skipFrom(0, "")
 			return
 		}
 	}
@@ -464,7 +464,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 	if err != nil {
 		res.Status = StatusError
 		res.Error = err.Error()
-		r.skipFrom(0)
+		r.skipFrom(0, "")
 		return
 	}
 	if err := r.start(scCtx, resume); err != nil {
@@ -478,7 +478,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 		}
 		r.stopAgent(scCtx)
 		r.collect()
-		r.skipFrom(0)
+		r.skipFrom(0, "")
 		return
 	}
 
@@ -491,11 +491,25 @@ func (r *scenarioRun) play(ctx context.Context) {
 		res.Turns = append(res.Turns, tr)
 		r.jo.turn(r.sess.snapshot(r.sess.turnState(tr.Index)))
 		if tr.StopReason == OutcomeAgentExited || tr.StopReason == OutcomeUnresponsive {
-			r.skipFrom(i + 1)
+			why := "" // an outcome not expected: the scenario's error says it
+			if r.expected(tr) {
+				why = fmt.Sprintf("the agent exited during turn %d", tr.Index)
+				if tr.StopReason == OutcomeUnresponsive {
+					why = fmt.Sprintf("the agent did not answer the cancel of turn %d and was stopped", tr.Index)
+				}
+			}
+			r.skipFrom(i+1, why)
 			break
 		}
 		if tr.CancelCause != "" && (!sc.ContinueAfterCancel || ctx.Err() != nil || scCtx.Err() != nil) {
-			r.skipFrom(i + 1)
+			why := fmt.Sprintf("turn %d was cancelled after %s (continueAfterCancel: true plays the turns after a cancel)", tr.Index, tr.CancelCause)
+			switch {
+			case ctx.Err() != nil:
+				why = "" // cut short from outside the scenario
+			case scCtx.Err() != nil:
+				why = fmt.Sprintf("%s during turn %d", stopReason(scCtx), tr.Index)
+			}
+			r.skipFrom(i+1, why)
 			break
 		}
 	}
@@ -609,14 +623,21 @@ func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
 	return err
 }
 
-// skipFrom records turns from index i on as skipped.
-func (r *scenarioRun) skipFrom(i int) {
+// skipFrom records turns from index i on as skipped. why, when set, says
+// why an earlier turn's outcome kept them from running: a turn that did not
+// run has not met its expectations, so each fails with it. It is "" when
+// the scenario's error or an interrupt already says why.
+func (r *scenarioRun) skipFrom(i int, why string) {
 	for ; i < len(r.sc.Turns); i++ {
-		r.res.Turns = append(r.res.Turns, TurnResult{
+		t := TurnResult{
 			Index:      i + 1,
 			Prompt:     r.sc.Turns[i].PromptText(),
 			StopReason: OutcomeSkipped,
-		})
+		}
+		if why != "" {
+			t.Failures = []string{fmt.Sprintf("%s: not run: %s", r.sc.Turns[i].Pos, why)}
+		}
+		r.res.Turns = append(r.res.Turns, t)
 	}
 }
 

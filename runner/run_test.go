@@ -1,6 +1,12 @@
 package runner
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -30,5 +36,82 @@ func TestLoadWarnings(t *testing.T) {
 	}
 	if got := notRun(sc, "not run: interrupted first", nil).Warnings; !cmp.Equal(want[1:], got) {
 		t.Errorf("not run: warnings %q, want %q", got, want[1:])
+	}
+}
+
+// runFiles writes files (s.yaml and the mock agent's scripts) to a new
+// directory, loads s.yaml and runs it with opts on the mock agent of this
+// build.
+func runFiles(t *testing.T, ctx context.Context, files map[string]string, opts Options) Report {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scs, _, err := scenario.Load([]string{filepath.Join(dir, "s.yaml")}, scenario.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Self = acprunBinary(t)
+	rep, err := Run(ctx, opts, scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestSkippedTurnsFail: a turn that did not run because an earlier one
+// was cancelled as expected, or ended with an expected agent_exited, has
+// not met its expectations: the scenario fails, naming the turn and why.
+// continueAfterCancel plays it.
+func TestSkippedTurnsFail(t *testing.T) {
+	const cancelled = `name: s
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny}
+%s
+turns:
+  - prompt: one
+    timeout: 100ms
+    expect: {stopReason: cancelled}
+  - prompt: two
+`
+	tests := []struct {
+		name, script, scenario string
+		status                 Status
+		failures               []string
+		stops                  []string
+	}{
+		{"after a cancel", "turns: [{steps: [{waitForCancel: true}]}, {steps: [{text: two}]}]\n", fmt.Sprintf(cancelled, ""),
+			StatusFailed, []string{"turn 2: " + filepath.Join("DIR", "s.yaml") + ":9:5: not run: turn 1 was cancelled after turnTimeout (continueAfterCancel: true plays the turns after a cancel)"},
+			[]string{"cancelled", "skipped"}},
+		{"continueAfterCancel", "turns: [{steps: [{waitForCancel: true}]}, {steps: [{text: two}]}]\n", fmt.Sprintf(cancelled, "continueAfterCancel: true"),
+			StatusPassed, nil, []string{"cancelled", "end_turn"}},
+		{"after an expected exit", "turns: [{steps: [{exit: 3}]}]\n", `name: s
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: one
+    expect: {stopReason: agent_exited}
+  - prompt: two
+`, StatusFailed, []string{"turn 2: " + filepath.Join("DIR", "s.yaml") + ":7:5: not run: the agent exited during turn 1"}, []string{"agent_exited", "skipped"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := runFiles(t, t.Context(), map[string]string{"a.mock.yaml": tt.script, "s.yaml": tt.scenario}, Options{})
+			r := rep.Scenarios[0]
+			var stops []string
+			for _, tr := range r.Turns {
+				stops = append(stops, tr.StopReason)
+			}
+			failures := slices.Clone(r.Failures)
+			for i, f := range failures {
+				failures[i] = strings.Replace(f, filepath.Dir(r.File), "DIR", 1)
+			}
+			if r.Status != tt.status || !cmp.Equal(tt.stops, stops) || !cmp.Equal(tt.failures, failures) {
+				t.Errorf("status %s, stop reasons %q, failures %q (error %q); want %s, %q, %q", r.Status, stops, failures, r.Error, tt.status, tt.stops, tt.failures)
+			}
+		})
 	}
 }
