@@ -295,8 +295,11 @@ turns:
 	if len(out.Scenarios) != 2 || out.Scenarios[0].Name != "first" {
 		t.Fatalf("scenarios = %+v, want the first, then the second as not run", out.Scenarios)
 	}
-	if second := out.Scenarios[1]; !second.NotRun || second.Status != "error" || len(second.Turns) != 1 || second.Turns[0].StopReason != "skipped" {
-		t.Errorf("second = %+v, want not run (it never started): status error, its turn skipped", second)
+	if first := out.Scenarios[0]; first.Status != "interrupted" || first.Error != "acprun was interrupted during turn 2" {
+		t.Errorf("first: status %s, error %q; want interrupted during turn 2", first.Status, first.Error)
+	}
+	if second := out.Scenarios[1]; !second.NotRun || second.Status != "interrupted" || len(second.Turns) != 1 || second.Turns[0].StopReason != "skipped" {
+		t.Errorf("second = %+v, want not run (it never started): status interrupted, its turn skipped", second)
 	}
 	turns := out.Scenarios[0].Turns
 	if len(turns) != 3 || turns[0].StopReason != "end_turn" || turns[1].StopReason != "cancelled" ||

@@ -295,3 +295,116 @@ permissions: {default: deny}
 		t.Errorf("continueAfterCancel: exit %d, status %s, turns %+v; want 0, passed, turn 2 played\n%s", res.code, sc.Status, sc.Turns, res.stderr)
 	}
 }
+
+// cutAgent works on its first turn until cancelled; its second turn
+// answers at once.
+const cutAgent = "turns:\n  - steps: [{text: working}, {waitForCancel: true}]\n  - steps: [{text: two}]\n"
+
+// cutScenario accepts a cancelled first turn: only a cancel of its own
+// (a timeout of its) may meet that.
+const cutScenario = `name: cut
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: one
+    expect: {stopReason: cancelled}
+  - prompt: two
+`
+
+// TestInterruptedScenarioIsNotPassed: a scenario an interrupt cut short is
+// interrupted, though its cancelled turn accepts cancelled: never passed.
+// The summary, JUnit, the GitHub annotations, the events and the HTML
+// report count it apart, and --rerun-failed picks it up.
+func TestInterruptedScenarioIsNotPassed(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": cutAgent, "s.yaml": cutScenario})
+	t.Setenv("GITHUB_ACTIONS", "true")
+	t.Setenv("GITHUB_STEP_SUMMARY", "")
+	t.Setenv("GITHUB_WORKSPACE", "")
+	run := runFollowingTranscript(t, t.Context(), dir, "cut", "--junit", "junit.xml", "--events", "ev.jsonl")
+	run.waitFor("the first turn is working", `"dir":"a2c"`, `"text":"working"`)
+	run.interrupt()
+	out := run.waitInterrupted() // exit 130
+	sc := out.Scenarios[0]
+	if sc.Status != runner.StatusInterrupted || sc.Error != "acprun was interrupted during turn 1" {
+		t.Errorf("status %s, error %q; want interrupted during turn 1", sc.Status, sc.Error)
+	}
+	want := []string{"turn 1: s.yaml:6:13: the turn did not finish: acprun cancelled it after interrupt, which no expectation accepts (the agent answered cancelled)"}
+	if strings.Join(sc.Failures, "\n") != strings.Join(want, "\n") {
+		t.Errorf("failures %q, want %q (turn 2 was not run because of the interrupt: not a failure of its own)", sc.Failures, want)
+	}
+	if s := out.Summary; s.Passed != 0 || s.Failed != 0 || s.Errored != 0 || s.Interrupted != 1 {
+		t.Errorf("summary %+v, want 1 interrupted", s)
+	}
+	stderr := run.stderr.String()
+	if !strings.Contains(stderr, "INTERRUPTED cut (cancelled after interrupt, skipped, ") || !strings.Contains(stderr, "0 passed, 0 failed, 1 interrupted in ") {
+		t.Errorf("the summary does not count it apart:\n%s", stderr)
+	}
+	annotations := run.stdout.String()
+	if w := "::warning file=s.yaml,line=1,title=acprun%3A cut interrupted::acprun was interrupted during turn 1"; !strings.Contains(annotations, w) || strings.Contains(annotations, "::error") {
+		t.Errorf("annotations, want %q and no error:\n%s", w, annotations)
+	}
+	// The transcript was a FIFO, which the report would wait on.
+	if err := os.Remove(filepath.Join(dir, "tr", "cut.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if res := acprun(t, dir, "report", "out.json", "-o", "r.html"); res.code != 0 {
+		t.Fatalf("report: exit %d\n%s", res.code, res.stderr)
+	}
+	files := readFiles(t, dir, "junit.xml", "r.html", "ev.jsonl")
+	for name, wants := range map[string][]string{
+		"junit.xml": {`failures="0" errors="0" skipped="1"`, `<skipped message="interrupted: acprun was interrupted during turn 1">`},
+		"r.html":    {`data-status="interrupted"`, `id="count-interrupted" data-count="1"`},
+		"ev.jsonl":  {`"event":"scenario_finished","scenario":"cut"`, `"status":"interrupted"`},
+	} {
+		for _, w := range wants {
+			if !strings.Contains(string(files[name]), w) {
+				t.Errorf("%s lacks %s:\n%s", name, w, files[name])
+			}
+		}
+	}
+	rerun := acprun(t, dir, "run", "s.yaml", "--rerun-failed", "out.json", "--dry-run")
+	if rerun.code != 0 || !strings.Contains(rerun.stdout, "cut") {
+		t.Errorf("--rerun-failed: exit %d, want the interrupted scenario planned:\n%s%s", rerun.code, rerun.stdout, rerun.stderr)
+	}
+}
+
+// TestRunTimeoutIsNotPassed: a scenario the run's --timeout cut short is
+// interrupted, though its cancelled turn accepts cancelled, and the run
+// exits 1, not 0 (nor 130: nobody interrupted it).
+func TestRunTimeoutIsNotPassed(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": cutAgent, "s.yaml": cutScenario})
+	res, out := runResults(t, dir, "s.yaml", "--timeout", "1s")
+	sc := out.Scenarios[0]
+	if res.code != exitFailed || sc.Status != runner.StatusInterrupted || sc.Error != "the run's --timeout passed during turn 1" || out.Interrupted {
+		t.Errorf("exit %d, status %s, error %q, interrupted %v; want %d, interrupted by the run's --timeout\n%s", res.code, sc.Status, sc.Error, out.Interrupted, exitFailed, res.stderr)
+	}
+	if tr := sc.Turns[0]; tr.StopReason != "cancelled" || tr.CancelCause != runner.CauseRunTimeout {
+		t.Errorf("turn 1: %s after %s, want cancelled after runTimeout", tr.StopReason, tr.CancelCause)
+	}
+}
+
+// TestMergeReadsVersion1: acprun merge still reads results of
+// schemaVersion 1, as the current version means them: a scenario a
+// version-1 run called passed though the run's --timeout cut it short is
+// interrupted (exit 1), and --rerun-failed picks it up.
+func TestMergeReadsVersion1(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": cutAgent, "s.yaml": cutScenario,
+		"v1.json": `{"schemaVersion": 1, "startedAt": "2026-03-14T09:26:53.589Z", "durationMs": 1000, "byStopReason": {},
+  "summary": {"scenarios": 1, "passed": 1, "failed": 0, "errored": 0, "turns": {}, "allowed": 0, "denied": 0, "warnings": 0, "durationMs": 1000},
+  "scenarios": [{"name": "cut", "file": "s.yaml", "line": 1, "agent": {"command": ["acprun"]}, "status": "passed", "durationMs": 1000,
+    "allowed": 0, "denied": 0, "turns": [{"index": 1, "prompt": "one", "stopReason": "cancelled", "cancelCause": "runTimeout", "durationMs": 1000, "text": ""},
+      {"index": 2, "prompt": "two", "stopReason": "skipped", "durationMs": 0, "text": ""}]}]}`})
+	res := acprun(t, dir, "merge", "v1.json", "-o", "m.json")
+	out := readResults(t, filepath.Join(dir, "m.json"))
+	if res.code != exitFailed || out.SchemaVersion != runner.SchemaVersion || out.Scenarios[0].Status != runner.StatusInterrupted || out.Summary.Interrupted != 1 {
+		t.Errorf("merge: exit %d, schemaVersion %d, status %s, summary %+v; want %d, %d, interrupted\n%s",
+			res.code, out.SchemaVersion, out.Scenarios[0].Status, out.Summary, exitFailed, runner.SchemaVersion, res.stderr)
+	}
+	rerun := acprun(t, dir, "run", "s.yaml", "--rerun-failed", "v1.json", "--dry-run")
+	if rerun.code != 0 || !strings.Contains(rerun.stdout, "cut") {
+		t.Errorf("--rerun-failed of version 1 results: exit %d:\n%s%s", rerun.code, rerun.stdout, rerun.stderr)
+	}
+}

@@ -77,6 +77,15 @@ func TestGitHubAnnotations(t *testing.T) {
 			},
 		},
 		{
+			// Cut short: no verdict, so a warning at the scenario saying
+			// what cut it, and no error for its failures; not run: nothing.
+			name: "interrupted",
+			rep:  notRunReport(),
+			want: []string{
+				"::warning file=s.yaml,line=6,title=acprun%3A second interrupted::acprun was interrupted during turn 1%0Astop reasons: cancelled after interrupt",
+			},
+		},
+		{
 			name: "all passed",
 			rep:  runner.Report{Scenarios: sampleReport().Scenarios[:1]},
 		},

@@ -30,6 +30,11 @@ import (
 func checkTurn(e scenario.Expect, t *TurnResult) []string {
 	var fails []string
 	switch {
+	case ExternalCause(t.CancelCause):
+		// Cut short from outside the scenario: whatever the agent answered,
+		// the turn did not end as the scenario would have it.
+		fails = append(fails, fmt.Sprintf("%s: the turn did not finish: acprun cancelled it after %s, which no expectation accepts (the agent answered %s)",
+			e.Pos, t.CancelCause, t.StopReason))
 	case len(e.StopReasons) > 0 && !slices.Contains(e.StopReasons, t.StopReason):
 		msg := fmt.Sprintf("%s: stopReason %s, want %s", e.Pos, t.StopReason, strings.Join(e.StopReasons, " or "))
 		if t.CancelCause != "" {

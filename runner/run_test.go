@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -113,5 +114,85 @@ turns:
 				t.Errorf("status %s, stop reasons %q, failures %q (error %q); want %s, %q, %q", r.Status, stops, failures, r.Error, tt.status, tt.stops, tt.failures)
 			}
 		})
+	}
+}
+
+// cancelOnPermission is an Observer that ends the run (cancel with cause)
+// when the first permission request is answered: the agent is then inside
+// its turn, waiting for the cancel.
+type cancelOnPermission struct {
+	cancel context.CancelCauseFunc
+	cause  error
+}
+
+func (c *cancelOnPermission) ScenarioStarted(Ref)               {}
+func (c *cancelOnPermission) TurnStarted(Ref, int)              {}
+func (c *cancelOnPermission) TurnFinished(Ref, TurnResult)      {}
+func (c *cancelOnPermission) Warning(Ref, string)               {}
+func (c *cancelOnPermission) ScenarioFinished(Ref, Result)      {}
+func (c *cancelOnPermission) PermissionDecided(Ref, Permission) { c.cancel(c.cause) }
+
+// TestInterruptedIsNeverPassed: a scenario whose turn acprun cancelled
+// because the run ended (an interrupt, the run's --timeout) is
+// interrupted, even when that turn expects cancelled: such a cancel meets
+// no expectation, and the turns after it did not run for a reason outside
+// the scenario, so they are not its failures.
+func TestInterruptedIsNeverPassed(t *testing.T) {
+	files := map[string]string{
+		"a.mock.yaml": `turns:
+  - steps: [{permission: {toolCallId: c1, title: look, kind: read}}, {waitForCancel: true}]
+  - steps: [{text: two}]
+`,
+		"s.yaml": `name: s
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: allow}
+turns:
+  - prompt: one
+    expect: {stopReason: cancelled}
+  - prompt: two
+`,
+	}
+	for _, tc := range []struct {
+		name        string
+		cause       error
+		interrupted bool // Report.Interrupted
+		cancelCause string
+		err         string
+	}{
+		{"interrupt", errors.New("interrupted"), true, CauseInterrupt, "acprun was interrupted during turn 1"},
+		{"run timeout", ErrRunTimeout, false, CauseRunTimeout, "the run's --timeout passed during turn 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(t.Context())
+			defer cancel(nil)
+			rep := runFiles(t, ctx, files, Options{Observer: &cancelOnPermission{cancel: cancel, cause: tc.cause}})
+			r := rep.Scenarios[0]
+			if r.Status != StatusInterrupted || r.Error != tc.err || rep.Interrupted != tc.interrupted {
+				t.Errorf("status %s, error %q, report interrupted %v; want interrupted, %q, %v", r.Status, r.Error, rep.Interrupted, tc.err, tc.interrupted)
+			}
+			if tr := r.Turns[0]; tr.StopReason != "cancelled" || tr.CancelCause != tc.cancelCause {
+				t.Errorf("turn 1: %s after %q, want cancelled after %s", tr.StopReason, tr.CancelCause, tc.cancelCause)
+			}
+			want := []string{"turn 1: " + filepath.Join("DIR", "s.yaml") + ":6:13: the turn did not finish: acprun cancelled it after " + tc.cancelCause +
+				", which no expectation accepts (the agent answered cancelled)"}
+			failures := slices.Clone(r.Failures)
+			for i, f := range failures {
+				failures[i] = strings.Replace(f, filepath.Dir(r.File), "DIR", 1)
+			}
+			if diff := cmp.Diff(want, failures); diff != "" {
+				t.Errorf("failures (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNotRunIsInterrupted: a scenario the run's end kept from starting is
+// interrupted, not an error of its own.
+func TestNotRunIsInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cancel(ErrRunTimeout)
+	rep := runFiles(t, ctx, map[string]string{"a.mock.yaml": "{}\n", "s.yaml": "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {}\nturns: [{prompt: one}]\n"}, Options{})
+	if r := rep.Scenarios[0]; r.Status != StatusInterrupted || !r.NotRun || r.Error != "not run: the run's --timeout passed first" {
+		t.Errorf("status %s, notRun %v, error %q; want interrupted, not run", r.Status, r.NotRun, r.Error)
 	}
 }
