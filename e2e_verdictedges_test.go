@@ -408,3 +408,58 @@ func TestMergeReadsVersion1(t *testing.T) {
 		t.Errorf("--rerun-failed of version 1 results: exit %d:\n%s%s", rerun.code, rerun.stdout, rerun.stderr)
 	}
 }
+
+// TestCancelCauseExpectation: expect.cancelCause names the cause a turn
+// must have been cancelled for: its own turn timeout meets turnTimeout,
+// not idleTimeout (failed at the cause's position), and a cancel for the
+// run's --timeout meets neither (interrupted). validate refuses a cause
+// from outside the scenario, an unknown one and one without stopReason,
+// each at its position, and the JSON Schema knows the key.
+func TestCancelCauseExpectation(t *testing.T) {
+	const scenario = `name: %s
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: one
+    timeout: %s
+    expect: {stopReason: cancelled, cancelCause: %s}
+`
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{waitForCancel: true}]\n",
+		"own.yaml":        fmt.Sprintf(scenario, "own", "100ms", "turnTimeout"),
+		"other.yaml":      fmt.Sprintf(scenario, "other", "100ms", "idleTimeout"),
+		"run.yaml":        fmt.Sprintf(scenario, "run", "10m", "turnTimeout"),
+		"bad.yaml":        fmt.Sprintf(scenario, "bad", "1m", "[interrupt, turnTimout]") + "  - prompt: two\n    expect: {cancelCause: turnTimeout}\n",
+	})
+	res, out := runResults(t, dir, "own.yaml", "other.yaml", "-j", "1")
+	if res.code != exitFailed || len(out.Scenarios) != 2 {
+		t.Fatalf("exit %d, %d results; want %d and 2\n%s", res.code, len(out.Scenarios), exitFailed, res.stderr)
+	}
+	if own := out.Scenarios[1]; own.Name != "own" || own.Status != runner.StatusPassed {
+		t.Errorf("own: %s %s %q, want passed", own.Name, own.Status, own.Failures)
+	}
+	want := "turn 1: other.yaml:7:50: cancelCause: acprun cancelled the turn after turnTimeout, want idleTimeout"
+	if other := out.Scenarios[0]; other.Status != runner.StatusFailed || strings.Join(other.Failures, "\n") != want {
+		t.Errorf("other: %s %q, want failed: %s", other.Status, other.Failures, want)
+	}
+
+	res, out = runResults(t, dir, "run.yaml", "--timeout", "1s")
+	if sc := out.Scenarios[0]; res.code != exitFailed || sc.Status != runner.StatusInterrupted {
+		t.Errorf("run: exit %d, status %s; want %d, interrupted (a cancel for the run's --timeout meets no expectation)\n%s", res.code, sc.Status, exitFailed, res.stderr)
+	}
+
+	res = acprun(t, dir, "validate", "bad.yaml")
+	for _, w := range []string{
+		"bad.yaml:7:51: cancelCause interrupt is not the scenario's: a cancel for an interrupt, the run's --timeout or --fail-fast meets no expectation",
+		`bad.yaml:7:62: unknown cancel cause "turnTimout" (did you mean "turnTimeout"?)`,
+		"bad.yaml:9:14: cancelCause needs stopReason",
+	} {
+		if res.code != exitUsage || !strings.Contains(res.stderr, w) {
+			t.Errorf("validate: exit %d, want %d and %q:\n%s", res.code, exitUsage, w, res.stderr)
+		}
+	}
+	if schema := acprun(t, dir, "schema"); !strings.Contains(schema.stdout, `"cancelCause"`) {
+		t.Error("acprun schema does not describe cancelCause")
+	}
+}

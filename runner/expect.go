@@ -50,6 +50,13 @@ func checkTurn(e scenario.Expect, t *TurnResult) []string {
 		fails = append(fails, fmt.Sprintf("%s: the turn did not finish by itself: acprun cancelled it after %s and the agent answered %s (list %s in expect.stopReason to allow that)",
 			e.Pos, t.CancelCause, t.StopReason, t.StopReason))
 	}
+	if len(e.CancelCauses) > 0 && !ExternalCause(t.CancelCause) && !slices.Contains(e.CancelCauses, t.CancelCause) {
+		got := "the turn was not cancelled"
+		if t.CancelCause != "" {
+			got = "acprun cancelled the turn after " + t.CancelCause
+		}
+		fails = append(fails, fmt.Sprintf("%s: cancelCause: %s, want %s", e.CancelCausePos, got, strings.Join(e.CancelCauses, " or ")))
+	}
 	for _, s := range e.TextContains {
 		if !strings.Contains(t.Text, s) {
 			fails = append(fails, fmt.Sprintf("%s: text does not contain %q", e.Pos, s))

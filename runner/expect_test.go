@@ -148,6 +148,53 @@ func TestCheckTurnPermissions(t *testing.T) {
 	}
 }
 
+// TestCheckTurnCancel: a cancel of the scenario's own meets stopReason
+// cancelled, and cancelCause when it names its cause; a cancel for a cause
+// outside the scenario (interrupt, runTimeout, failFast) meets nothing.
+func TestCheckTurnCancel(t *testing.T) {
+	cancelled := scenario.Expect{Pos: at(6, 13), StopReasons: []string{"cancelled"}, StopReasonSet: true}
+	byTurnTimeout := cancelled
+	byTurnTimeout.CancelCauses, byTurnTimeout.CancelCausePos = []string{CauseTurnTimeout}, at(6, 47)
+	either := byTurnTimeout
+	either.StopReasons = []string{"end_turn", "cancelled"}
+	tests := []struct {
+		name string
+		e    scenario.Expect
+		t    TurnResult
+		want []string
+	}{
+		{"own cancel", cancelled, TurnResult{StopReason: "cancelled", CancelCause: CauseIdleTimeout}, nil},
+		{"named cause", byTurnTimeout, TurnResult{StopReason: "cancelled", CancelCause: CauseTurnTimeout}, nil},
+		{"another cause", byTurnTimeout, TurnResult{StopReason: "cancelled", CancelCause: CauseScenarioTimeout},
+			[]string{"s.yaml:6:47: cancelCause: acprun cancelled the turn after scenarioTimeout, want turnTimeout"}},
+		{"not cancelled", either, TurnResult{StopReason: "end_turn"},
+			[]string{"s.yaml:6:47: cancelCause: the turn was not cancelled, want turnTimeout"}},
+		{"not the scenario's own", cancelled, TurnResult{StopReason: "cancelled", CancelCause: CauseInterrupt},
+			[]string{"s.yaml:6:13: the turn did not finish: acprun cancelled it after interrupt, which no expectation accepts (the agent answered cancelled)"}},
+		{"run timeout, cause named", byTurnTimeout, TurnResult{StopReason: "cancelled", CancelCause: CauseRunTimeout},
+			[]string{"s.yaml:6:13: the turn did not finish: acprun cancelled it after runTimeout, which no expectation accepts (the agent answered cancelled)"}},
+		{"fail-fast, skipped", cancelled, TurnResult{StopReason: OutcomeSkipped, CancelCause: CauseFailFast},
+			[]string{"s.yaml:6:13: the turn did not finish: acprun cancelled it after failFast, which no expectation accepts (the agent answered skipped)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, checkTurn(tt.e, &tt.t)); diff != "" {
+				t.Errorf("failures (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCancelCausesAreTheScenarios: the causes an expectation may name
+// are runner causes of the scenario's own, none from outside it.
+func TestCancelCausesAreTheScenarios(t *testing.T) {
+	for _, c := range scenario.CancelCauses {
+		if c != CauseTurnTimeout && c != CauseIdleTimeout && c != CauseScenarioTimeout || ExternalCause(c) {
+			t.Errorf("scenario.CancelCauses has %q, not a cause of the scenario's own", c)
+		}
+	}
+}
+
 // TestCheckTurnDeniedSkipsLate: a late denied request is not the turn's.
 func TestCheckTurnDeniedSkipsLate(t *testing.T) {
 	perms := []Permission{{Decision: "deny"}, {Decision: "deny", Late: true}}

@@ -160,7 +160,7 @@ func TestLoadMultiDocument(t *testing.T) {
 			Pos: "testdata/multi.yaml:4:1", Cwd: dir, Roots: []string{dir},
 			Policy: &approve.Policy{Default: approve.Allow}, Mcp: "[]"},
 		{Name: "second", Agent: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"}, Index: 1,
-			Pos: "testdata/multi.yaml:10:1", Cwd: dir, Roots: []string{dir},
+			Pos: "testdata/multi.yaml:11:1", Cwd: dir, Roots: []string{dir},
 			Policy: &approve.Policy{}, Mcp: "[]", Contains: []string{"by", "ye"}},
 	}
 	if diff := cmp.Diff(want, sums); diff != "" {
@@ -499,6 +499,31 @@ func TestStopReasonSet(t *testing.T) {
 		e := scens[0].Turns[0].Expect
 		if !cmp.Equal(e.StopReasons, tt.want) || e.StopReasonSet != tt.set {
 			t.Errorf("expect %s: StopReasons %q, StopReasonSet %v; want %q, %v", tt.expect, e.StopReasons, e.StopReasonSet, tt.want, tt.set)
+		}
+	}
+}
+
+// TestCancelCause: expect.cancelCause takes one cause or a list, kept
+// with its position.
+func TestCancelCause(t *testing.T) {
+	for _, tc := range []struct {
+		expect string
+		want   []string
+		col    int
+	}{
+		{"{stopReason: cancelled, cancelCause: turnTimeout}", []string{"turnTimeout"}, 50},
+		{"{stopReason: [cancelled, end_turn], cancelCause: [idleTimeout, scenarioTimeout]}", []string{"idleTimeout", "scenarioTimeout"}, 62},
+		{"{stopReason: cancelled}", nil, 0},
+	} {
+		src := "name: x\nagent: {command: [a]}\nturns:\n  - prompt: hi\n    expect: " + tc.expect + "\n"
+		scens, _, err := scenario.LoadBytes("x.yaml", []byte(src), opts)
+		if err != nil {
+			t.Errorf("expect %s: %v", tc.expect, err)
+			continue
+		}
+		e := scens[0].Turns[0].Expect
+		if !cmp.Equal(e.CancelCauses, tc.want) || e.CancelCausePos.Col != tc.col || (tc.col > 0 && e.CancelCausePos.Line != 5) {
+			t.Errorf("expect %s: CancelCauses %q at %s; want %q at column %d", tc.expect, e.CancelCauses, e.CancelCausePos, tc.want, tc.col)
 		}
 	}
 }
