@@ -125,11 +125,11 @@ expect: {maxDenied: 0}
 // carry too: only .scenario.STATUS and .status.STATUS may style them.
 var bareStatusRule = regexp.MustCompile(`(^|[\s>+~,(])\.(passed|failed|error|interrupted)([\s>+~,:{\[)]|$)`)
 
-// TestReportErroredCardLikeFailed: in the HTML report an errored
-// scenario's card is drawn like a failed one (its own colour on the
-// border and the badge only): no rule for messages also matches the card
-// or its badge, and in a browser the card's text, title and badge have the
-// failed card's colour and spacing.
+// TestReportErroredCardLikeFailed: in the HTML report an errored (or
+// interrupted) scenario's card is drawn like a failed one (its own colour
+// on the border and the badge only): no rule for messages also matches the
+// card or its badge, and in a browser the card's text, title and badge
+// have the failed card's colour and spacing.
 func TestReportErroredCardLikeFailed(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -145,9 +145,16 @@ permissions: {default: deny}
 turns: [{prompt: hi}]
 `,
 	})
-	res, out := runResults(t, dir, "a.yaml", "b.yaml", "--html", "run.html", "-j", "1")
+	res, out := runResults(t, dir, "a.yaml", "b.yaml", "-j", "1")
 	if out.Summary.Failed != 1 || out.Summary.Errored != 1 {
 		t.Fatalf("summary %+v, want 1 failed and 1 errored\n%s", out.Summary, res.stderr)
+	}
+	// A shard whose one scenario the run's --timeout cut short.
+	writeFiles(t, dir, map[string]string{"cut.json": `{"schemaVersion": 2, "scenarios": [{"name": "cut", "file": "c.yaml", "line": 1,
+		"agent": {"command": ["x"]}, "status": "interrupted", "error": "the run's --timeout passed during turn 1", "durationMs": 5,
+		"allowed": 0, "denied": 0, "turns": [{"index": 1, "prompt": "hi", "stopReason": "cancelled", "cancelCause": "runTimeout", "durationMs": 5, "text": ""}]}]}`})
+	if res := acprun(t, dir, "report", "out.json", "cut.json", "-o", "run.html"); res.code != 0 || !strings.Contains(res.stderr, "1 errored, 1 interrupted)") {
+		t.Fatalf("report: exit %d, want 0 and the counts\n%s", res.code, res.stderr)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "run.html"))
 	if err != nil {
@@ -190,9 +197,11 @@ turns: [{prompt: hi}]
 			};
 		});
 		return out;`, &looks)
-	failed, errored := looks["failed"], looks["error"]
-	if failed == (look{}) || errored != failed {
-		t.Errorf("the errored card looks %+v, the failed one %+v: want them alike", errored, failed)
+	failed := looks["failed"]
+	for _, status := range []string{"error", "interrupted"} {
+		if failed == (look{}) || looks[status] != failed {
+			t.Errorf("the %s card looks %+v, the failed one %+v: want them alike", status, looks[status], failed)
+		}
 	}
 }
 
