@@ -88,8 +88,12 @@ func (c *reportCmd) Run(g *globals) error {
 		if res.Summary.Scenarios == 1 {
 			scenarios = "scenario"
 		}
-		fmt.Fprintf(g.Stderr, "report: %s (%d %s: %d passed, %d failed, %d errored)\n",
-			c.Output, res.Summary.Scenarios, scenarios, res.Summary.Passed, res.Summary.Failed, res.Summary.Errored)
+		interrupted := ""
+		if n := res.Summary.Interrupted; n > 0 {
+			interrupted = fmt.Sprintf(", %d interrupted", n)
+		}
+		fmt.Fprintf(g.Stderr, "report: %s (%d %s: %d passed, %d failed, %d errored%s)\n",
+			c.Output, res.Summary.Scenarios, scenarios, res.Summary.Passed, res.Summary.Failed, res.Summary.Errored, interrupted)
 	}
 	return nil
 }

@@ -30,12 +30,12 @@ type runCmd struct {
 	DenyAll        bool     `help:"Answer every permission request with deny (named in the results)." xor:"policy"`
 	TurnTimeout    duration `placeholder:"DUR" help:"Override every turn's timeout (e.g. 2m)."`
 	IdleTimeout    duration `placeholder:"DUR" help:"Override every scenario's idle timeout: cancel a turn when the agent sends nothing for this long."`
-	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled, scenarios not started are listed as not run (errors)."`
+	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled and their scenarios are interrupted, scenarios not started are listed as not run (interrupted); the exit code is then 1."`
 	Jobs           jobs     `short:"j" placeholder:"N" help:"Scenarios to run in parallel, 1 or more (default: number of CPUs)."`
 	Repeat         int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate, pass@k and pass^k."`
-	FailFast       failFast `help:"Stop starting scenarios once one has failed or errored (after its retries): those not started are listed as not run, and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast). With -j > 1 which scenarios had started depends on timing."`
+	FailFast       failFast `help:"Stop starting scenarios once one has failed or errored (after its retries): those not started are listed as not run (interrupted), and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast) and interrupted. With -j > 1 which scenarios had started depends on timing."`
 	MaxFailures    int      `placeholder:"N" help:"Stop starting scenarios once N have failed or errored, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then)."`
-	RerunFailed    string   `placeholder:"FILE" help:"Run only the scenarios that failed or errored (or did not run) in the results FILE of an earlier run, matched by file, name and agent; the selection flags apply too."`
+	RerunFailed    string   `placeholder:"FILE" help:"Run only the scenarios that did not pass (failed, errored, or interrupted: cut short or not run) in the results FILE of an earlier run, matched by file, name and agent; the selection flags apply too."`
 	DryRun         bool     `help:"Print the resolved plan (agent command, cwd, timeouts, rules) and run nothing."`
 	KeepWorkspaces bool     `help:"Keep the workspaces of passing attempts too (those of failing ones are always kept; their paths are in the results)."`
 	WorkspaceDir   string   `placeholder:"DIR" help:"Make workspaces in DIR (created if missing) instead of the system's temp directory."`
@@ -78,7 +78,8 @@ the colour through a pipe (a CI log), --color never drops it.
 
 Exit codes:
   0    every scenario passed
-  1    some scenario failed an expectation or ended in an error outcome
+  1    some scenario failed an expectation, ended in an error outcome, or was
+       interrupted by --timeout or --fail-fast
   2    usage, scenario-file or output-path errors (nothing ran)
   3    an agent could not be started, initialized or authenticated
   4    acprun could not write its results, JUnit, HTML report, events or

@@ -58,8 +58,8 @@ turns:
     expect: {stopReason: cancelled}
   - prompt: two
 `)
-	if code != 0 {
-		t.Errorf("exit %d, want 0 (the turn expected cancelled; the skipped turn does not fail)", code)
+	if code != exitFailed {
+		t.Errorf("exit %d, want %d (the turn expected cancelled; the skipped turn did not run, so it fails)", code, exitFailed)
 	}
 	if turns[0].StopReason != "cancelled" || turns[0].CancelCause != "turnTimeout" || turns[0].CancelIgnored {
 		t.Errorf("turn 1 = %+v, want cancelled by turnTimeout", turns[0])
@@ -73,8 +73,8 @@ turns:
 	if turns[1].StopReason != "skipped" {
 		t.Errorf("turn 2 = %+v, want skipped (no continueAfterCancel)", turns[1])
 	}
-	if sc.Status != "passed" {
-		t.Errorf("status %s (%v), want passed", sc.Status, sc.Failures)
+	if sc.Status != "failed" || len(sc.Failures) != 1 || !strings.HasPrefix(sc.Failures[0], "turn 2: s.yaml:9:5: not run: turn 1 was cancelled after turnTimeout") {
+		t.Errorf("status %s (%q), want failed for turn 2 alone", sc.Status, sc.Failures)
 	}
 }
 
@@ -295,8 +295,11 @@ turns:
 	if len(out.Scenarios) != 2 || out.Scenarios[0].Name != "first" {
 		t.Fatalf("scenarios = %+v, want the first, then the second as not run", out.Scenarios)
 	}
-	if second := out.Scenarios[1]; !second.NotRun || second.Status != "error" || len(second.Turns) != 1 || second.Turns[0].StopReason != "skipped" {
-		t.Errorf("second = %+v, want not run (it never started): status error, its turn skipped", second)
+	if first := out.Scenarios[0]; first.Status != "interrupted" || first.Error != "acprun was interrupted during turn 2" {
+		t.Errorf("first: status %s, error %q; want interrupted during turn 2", first.Status, first.Error)
+	}
+	if second := out.Scenarios[1]; !second.NotRun || second.Status != "interrupted" || len(second.Turns) != 1 || second.Turns[0].StopReason != "skipped" {
+		t.Errorf("second = %+v, want not run (it never started): status interrupted, its turn skipped", second)
 	}
 	turns := out.Scenarios[0].Turns
 	if len(turns) != 3 || turns[0].StopReason != "end_turn" || turns[1].StopReason != "cancelled" ||

@@ -78,6 +78,9 @@ func TestCIGitHubAnnotationsAtTheExpectation(t *testing.T) {
 			",title=acprun%3A crashes errored::turn 1: stopReason agent_exited, want end_turn",
 		"::warning " + ghPos(t, teardown) + ",title=acprun%3A annotated::teardown `exit 4` exited with code 4",
 		"::warning file=a.yaml,line=1,title=acprun%3A annotated::protocol violation: ",
+		// Warnings of loading are the scenarios' too.
+		"::warning file=a.yaml,line=1,col=1,title=acprun%3A annotated::no permissions: every permission request and terminal command will be denied",
+		"::warning file=b.yaml,line=1,col=1,title=acprun%3A crashes::no permissions: ",
 	}
 	lines := strings.Split(strings.TrimSuffix(res.stdout, "\n"), "\n")
 	if len(lines) != len(want) {
@@ -422,7 +425,8 @@ func TestCIGitHubWorkspaceRelative(t *testing.T) {
 	dir := filepath.Join(ws, "tests")
 	outputScenarios(t, dir)
 	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=", "GITHUB_WORKSPACE=" + ws}, "run", "b.yaml", "-o", "out.json")
-	want := "::error file=tests/b.yaml,line=5,col=13,title=acprun%3A beta failed::turn 1: text does not contain \"bye\"%0A  turn 1 text (1 line):%0A  | hello\n"
+	want := "::error file=tests/b.yaml,line=5,col=13,title=acprun%3A beta failed::turn 1: text does not contain \"bye\"%0A  turn 1 text (1 line):%0A  | hello\n" +
+		"::warning file=tests/b.yaml,line=1,col=1,title=acprun%3A beta::no permissions: every permission request and terminal command will be denied (add permissions to allow some)\n"
 	if res.code != exitFailed || res.stdout != want {
 		t.Errorf("exit %d, stdout:\n%s\nwant %d and:\n%s", res.code, res.stdout, exitFailed, want)
 	}

@@ -66,15 +66,15 @@ func TestFailFastStopsStartingScenarios(t *testing.T) {
 		want     []string
 	}{
 		{"fail-fast", []string{"pass", "fail", "pass", "pass"}, []string{"--fail-fast"}, []string{
-			"s1-pass:passed", "s2-fail:failed", "s3-pass:error (" + ff + ")", "s4-pass:error (" + ff + ")"}},
+			"s1-pass:passed", "s2-fail:failed", "s3-pass:interrupted (" + ff + ")", "s4-pass:interrupted (" + ff + ")"}},
 		{"an error counts", []string{"error", "pass"}, []string{"--fail-fast=finish"}, []string{
-			"s1-error:error", "s2-pass:error (" + ff + ")"}},
+			"s1-error:error", "s2-pass:interrupted (" + ff + ")"}},
 		{"max-failures", []string{"fail", "pass", "error", "fail", "pass"}, []string{"--max-failures", "2"}, []string{
-			"s1-fail:failed", "s2-pass:passed", "s3-error:error", "s4-fail:error (" + mf + ")", "s5-pass:error (" + mf + ")"}},
+			"s1-fail:failed", "s2-pass:passed", "s3-error:error", "s4-fail:interrupted (" + mf + ")", "s5-pass:interrupted (" + mf + ")"}},
 		{"max-failures not reached", []string{"fail", "pass", "fail"}, []string{"--max-failures", "3"}, []string{
 			"s1-fail:failed", "s2-pass:passed", "s3-fail:failed"}},
 		{"repeat: each attempt counts", []string{"fail", "pass"}, []string{"--fail-fast", "--repeat", "2"}, []string{
-			"s1-fail:failed", "s1-fail:error (" + ff + ")", "s2-pass:error (" + ff + ")", "s2-pass:error (" + ff + ")"}},
+			"s1-fail:failed", "s1-fail:interrupted (" + ff + ")", "s2-pass:interrupted (" + ff + ")", "s2-pass:interrupted (" + ff + ")"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -149,10 +149,18 @@ func TestFailFastCancelCancelsRunningScenarios(t *testing.T) {
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
-	want := []string{"slow:failed", "failing:failed",
-		"later:error (not run: the run stopped at its first failed scenario (--fail-fast))"}
+	// slow was cut short by another scenario's failure: interrupted, not
+	// a failure of its own, and so not counted as one.
+	want := []string{"slow:interrupted", "failing:failed",
+		"later:interrupted (not run: the run stopped at its first failed scenario (--fail-fast))"}
 	if diff := cmp.Diff(want, verdicts(out)); diff != "" {
 		t.Fatalf("results (-want +got):\n%s", diff)
+	}
+	if got := out.Scenarios[0].Error; got != "the run stopped at --fail-fast (or --max-failures) during turn 1" {
+		t.Errorf("slow's error %q, want what cut it short", got)
+	}
+	if s := out.Summary; s.Failed != 1 || s.Interrupted != 2 || s.NotRun != 1 || s.Errored != 0 {
+		t.Errorf("summary %+v, want 1 failed, 2 interrupted (1 not run)", s)
 	}
 	turn := out.Scenarios[0].Turns[0]
 	if turn.StopReason != "cancelled" || turn.CancelCause != "failFast" {
@@ -284,11 +292,11 @@ turns:
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
-	want := []string{"broken#0:r0:failed retried", "broken#0:r1:failed retried", "broken#0:r2:failed", "after#0:r0:error"}
+	want := []string{"broken#0:r0:failed retried", "broken#0:r1:failed retried", "broken#0:r2:failed", "after#0:r0:interrupted"}
 	if diff := cmp.Diff(want, tries(out)); diff != "" {
 		t.Errorf("results: the retries come first, then --fail-fast stops the run (-want +got):\n%s", diff)
 	}
-	if s := out.Summary; s.Scenarios != 2 || s.Failed != 1 || s.Errored != 1 || s.Retried != 2 || s.Flaky != 0 {
+	if s := out.Summary; s.Scenarios != 2 || s.Failed != 1 || s.Interrupted != 1 || s.NotRun != 1 || s.Retried != 2 || s.Flaky != 0 {
 		t.Errorf("summary: %+v", s)
 	}
 }
@@ -378,7 +386,7 @@ func TestRerunFailedNothingToRerun(t *testing.T) {
 	}
 	before := readFiles(t, dir, "out.json")["out.json"]
 	res := acprun(t, dir, "run", "s.yaml", "--rerun-failed", "out.json", "-o", "out.json")
-	if res.code != 5 || !strings.Contains(res.stderr, "nothing to rerun: no scenario failed or errored in out.json (--allow-empty accepts that, with exit 0)") {
+	if res.code != 5 || !strings.Contains(res.stderr, "nothing to rerun: no scenario failed, errored or was interrupted in out.json (--allow-empty accepts that, with exit 0)") {
 		t.Errorf("exit %d, want 5 and nothing to rerun\n%s", res.code, res.stderr)
 	}
 	res = acprun(t, dir, "run", "s.yaml", "--rerun-failed", "out.json", "-o", "out.json", "--allow-empty")
@@ -392,7 +400,7 @@ func TestRerunFailedNothingToRerun(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"f.yaml": controlScenarios("fail")})
 	acprun(t, dir, "run", "f.yaml", "-o", "f.json")
 	res = acprun(t, dir, "run", "s.yaml", "--rerun-failed", "f.json")
-	if res.code != 5 || !strings.Contains(res.stderr, "nothing to rerun: the scenario that failed or errored in f.json is not selected") {
+	if res.code != 5 || !strings.Contains(res.stderr, "nothing to rerun: the scenario that failed, errored or was interrupted in f.json is not selected") {
 		t.Errorf("exit %d, want 5\n%s", res.code, res.stderr)
 	}
 }
@@ -416,8 +424,8 @@ func TestRerunFailedBadFile(t *testing.T) {
 }
 
 // TestFailFastCancelDuringStart checks that a scenario whose agent is still
-// starting when --fail-fast=cancel stops the run errors without counting as
-// an agent that could not start (exit 1, not 3).
+// starting when --fail-fast=cancel stops the run is interrupted, not
+// counted as an agent that could not start (exit 1, not 3).
 func TestFailFastCancelDuringStart(t *testing.T) {
 	dir := t.TempDir()
 	started, never := filepath.Join(dir, "started"), filepath.Join(dir, "never")
@@ -448,11 +456,11 @@ turns:
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
-	if diff := cmp.Diff([]string{"starting:error", "failing:failed"}, verdicts(out)); diff != "" {
+	if diff := cmp.Diff([]string{"starting:interrupted", "failing:failed"}, verdicts(out)); diff != "" {
 		t.Fatalf("results (-want +got):\n%s", diff)
 	}
 	sc := out.Scenarios[0]
-	if sc.StartFailed || !strings.HasPrefix(sc.Error, "stopped before the session opened: the run stopped at --fail-fast") {
+	if sc.StartFailed || !strings.HasPrefix(sc.Error, "the run stopped at --fail-fast (or --max-failures) before the session opened (") {
 		t.Errorf("starting: startFailed %v, error %q", sc.StartFailed, sc.Error)
 	}
 }

@@ -402,15 +402,15 @@ func hostileCases() []hostileCase {
 		{name: "SIGINT mid-turn", mock: waitingAgent,
 			scenario: "{{agent}}\ncancelGrace: 10s\nkillGrace: 10s\n" + twoTurns,
 			signals:  []interruptAt{{`"text":"working"`, syscall.SIGINT}},
-			exit:     130, stops: []string{"cancelled", "skipped"}, status: "failed", timeouts: 20 * time.Second},
+			exit:     130, stops: []string{"cancelled", "skipped"}, status: "interrupted", timeouts: 20 * time.Second},
 		{name: "SIGTERM mid-turn", mock: waitingAgent,
 			scenario: "{{agent}}\ncancelGrace: 10s\nkillGrace: 10s\n" + twoTurns,
 			signals:  []interruptAt{{`"text":"working"`, syscall.SIGTERM}},
-			exit:     130, stops: []string{"cancelled", "skipped"}, status: "failed", timeouts: 20 * time.Second},
+			exit:     130, stops: []string{"cancelled", "skipped"}, status: "interrupted", timeouts: 20 * time.Second},
 		{name: "a second SIGINT", mock: "onCancel: ignore\nignoreSigterm: true\nturns:\n  - steps: [{text: working}, {waitForCancel: true}, {hang: true}]\n",
 			scenario: "{{agent}}\ncancelGrace: 10m\nkillGrace: 10m\n" + twoTurns,
 			signals:  []interruptAt{{`"text":"working"`, syscall.SIGINT}, {`"method":"session/cancel"`, syscall.SIGINT}},
-			exit:     130, stops: []string{"unresponsive", "skipped"}, status: "error", says: "no answer to session/cancel before a second interrupt; the agent was stopped", timeouts: 0},
+			exit:     130, stops: []string{"unresponsive", "skipped"}, status: "interrupted", says: "no answer to session/cancel before a second interrupt; the agent was stopped", timeouts: 0},
 	}
 }
 

@@ -295,7 +295,7 @@ func TestLinesPassRateTable(t *testing.T) {
 // TestLinesInterruptListsNotRun interrupts a run of four scenarios, one at
 // a time, while the second waits: the first has its line, the second is
 // INTERRUPTED (not a failed expectation), the last two are listed as not
-// run, in the summary and in the results (notRun, status error).
+// run, in the summary and in the results (notRun, status interrupted).
 func TestLinesInterruptListsNotRun(t *testing.T) {
 	dir := t.TempDir()
 	scenario := func(name, script string) string {
@@ -318,7 +318,8 @@ func TestLinesInterruptListsNotRun(t *testing.T) {
 		"INTERRUPTED second (cancelled after interrupt, DUR)",
 		"",
 		"INTERRUPTED second (cancelled after interrupt, DUR)",
-		"    turn 1: s.yaml:9:30: stopReason cancelled, want end_turn (cancelled by acprun after interrupt)",
+		"    acprun was interrupted during turn 1",
+		"    turn 1: s.yaml:9:30: the turn did not finish: acprun cancelled it after interrupt, which no expectation accepts (the agent answered cancelled)",
 		"      turn 1 text (1 line):",
 		"      | working",
 		"NOT RUN third (s.yaml:11)",
@@ -335,12 +336,12 @@ func TestLinesInterruptListsNotRun(t *testing.T) {
 		t.Fatalf("%d results, want 4", len(out.Scenarios))
 	}
 	for _, r := range out.Scenarios[2:] {
-		if !r.NotRun || r.Status != "error" || r.Error != "not run: interrupted first" {
-			t.Errorf("%s: notRun %v, status %s, error %q; want not run, error, why", r.Name, r.NotRun, r.Status, r.Error)
+		if !r.NotRun || r.Status != "interrupted" || r.Error != "not run: interrupted first" {
+			t.Errorf("%s: notRun %v, status %s, error %q; want not run, interrupted, why", r.Name, r.NotRun, r.Status, r.Error)
 		}
 	}
-	if s := out.Summary; s.NotRun != 2 || s.Errored != 2 || s.Passed != 1 || s.Failed != 1 {
-		t.Errorf("summary %+v, want 1 passed, 1 failed, 2 errored of which 2 not run", s)
+	if s := out.Summary; s.NotRun != 2 || s.Interrupted != 3 || s.Errored != 0 || s.Passed != 1 || s.Failed != 0 {
+		t.Errorf("summary %+v, want 1 passed, 3 interrupted of which 2 not run", s)
 	}
 }
 
@@ -384,9 +385,10 @@ func TestLinesMerge(t *testing.T) {
 	}
 }
 
-// TestLinesRunTimeoutListsNotRun: the scenarios the run's --timeout kept
-// from starting are listed as not run too, and the run exits 1 (not 130:
-// nobody interrupted it).
+// TestLinesRunTimeoutListsNotRun: the scenario the run's --timeout cut
+// short is INTERRUPTED, those it kept from starting are listed as not run
+// too, and the run exits 1 (not 130: nobody interrupted it; not 0: they
+// did not pass).
 func TestLinesRunTimeoutListsNotRun(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -399,7 +401,8 @@ func TestLinesRunTimeoutListsNotRun(t *testing.T) {
 		t.Fatalf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
 	shape := strings.Join(linesShape(res.stderr), "\n")
-	for _, want := range []string{"\nNOT RUN later (s.yaml:6)\n", "\n0 passed, 1 failed, 1 not run in DUR; turns: cancelled 1, skipped 1\n"} {
+	for _, want := range []string{"\nINTERRUPTED waits (cancelled after runTimeout, DUR)\n    the run's --timeout passed during turn 1\n",
+		"\nNOT RUN later (s.yaml:6)\n", "\n0 passed, 0 failed, 1 interrupted, 1 not run in DUR; turns: cancelled 1, skipped 1\n"} {
 		if !strings.Contains(shape, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
 		}

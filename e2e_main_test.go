@@ -296,6 +296,7 @@ type followedRun struct {
 	ctx    context.Context
 	cmd    *exec.Cmd
 	lines  *bufio.Scanner
+	stdout *strings.Builder // read once the run has ended
 	stderr *strings.Builder
 }
 
@@ -317,8 +318,8 @@ func runFollowingTranscript(t *testing.T, ctx context.Context, dir, name string,
 	cmd := exec.CommandContext(ctx, acprunBin, append([]string{"run", "s.yaml", "-o", "out.json", "--transcripts", "tr"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +329,7 @@ func runFollowingTranscript(t *testing.T, ctx context.Context, dir, name string,
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	return &followedRun{t: t, ctx: ctx, cmd: cmd, lines: bufio.NewScanner(f), stderr: &stderr}
+	return &followedRun{t: t, ctx: ctx, cmd: cmd, lines: bufio.NewScanner(f), stdout: &stdout, stderr: &stderr}
 }
 
 // waitFor reads the transcript up to a line holding every one of substrs;

@@ -282,8 +282,13 @@ func TestReplayCancelledByTheClient(t *testing.T) {
 	dir := replayDir(t, transcript, slow, map[string]string{"hello.txt": "helo\n"})
 
 	res, got := runResults(t, dir, "s.yaml")
-	if res.code != 0 {
-		t.Errorf("exit %d, want 0 (turn 1 expects cancelled; the rest is skipped)\n%s", res.code, res.stderr)
+	if res.code != exitFailed {
+		t.Errorf("exit %d, want %d (turn 1 expects cancelled; the rest did not run, so fails)\n%s", res.code, exitFailed, res.stderr)
+	}
+	for _, f := range got.Scenarios[0].Failures {
+		if !strings.Contains(f, "not run: turn 1 was cancelled after turnTimeout") {
+			t.Errorf("failure %q, want only turns not run", f)
+		}
 	}
 	tr := got.Scenarios[0].Turns[0]
 	if tr.StopReason != "cancelled" || tr.CancelCause != "turnTimeout" || tr.CancelIgnored {

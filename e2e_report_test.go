@@ -234,7 +234,7 @@ func TestReportBadInput(t *testing.T) {
 	}{
 		{[]string{"syntax.json"}, "syntax.json:4:18: not acprun results: invalid character '}'"},
 		{[]string{"type.json"}, "type.json:1:38: not acprun results: json: cannot unmarshal string"},
-		{[]string{"ok.json", "v9.json"}, "v9.json: schemaVersion 9 is not supported (want 1)"},
+		{[]string{"ok.json", "v9.json"}, "v9.json: schemaVersion 9 is not supported (want 1 to 2)"},
 		{[]string{"empty.json"}, "empty.json: empty file, not acprun results"},
 		{[]string{"missing.json"}, "missing.json: no such file or directory"},
 		{[]string{"ok.json", "--transcripts", "nowhere"}, "--transcripts: stat nowhere: no such file or directory"},
@@ -307,21 +307,7 @@ func TestReportInChromium(t *testing.T) {
 	t.Cleanup(cancel) // after the session's and chromedriver's cleanups
 	wd := startWebDriver(t, ctx, driver, browser)
 
-	wd.post("url", map[string]any{"url": (&url.URL{Scheme: "file", Path: page}).String()}, nil)
-	// Navigation returns once the page has loaded, so the first poll
-	// usually finds the marker; the later ones are spaced out.
-	var rendered string
-	deadline := time.Now().Add(time.Minute)
-	for poll := time.NewTicker(50 * time.Millisecond); ; <-poll.C {
-		wd.script(`return document.body.dataset.rendered || ""`, &rendered)
-		if rendered == "1" {
-			poll.Stop()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the page never set data-rendered: its script did not run to its end")
-		}
-	}
+	wd.open(page)
 
 	var state struct {
 		Counts   map[string]string `json:"counts"`
@@ -519,6 +505,27 @@ func startWebDriver(t *testing.T, ctx context.Context, driver, browser string) *
 	wd.session = created.SessionID
 	t.Cleanup(func() { wd.do(http.MethodDelete, "session/"+wd.session, nil, nil) })
 	return wd
+}
+
+// open loads the report at path (absolute) and waits until its script
+// has run to its end (it sets data-rendered).
+func (wd *webDriver) open(path string) {
+	wd.t.Helper()
+	wd.post("url", map[string]any{"url": (&url.URL{Scheme: "file", Path: path}).String()}, nil)
+	// Navigation returns once the page has loaded, so the first poll
+	// usually finds the marker; the later ones are spaced out.
+	var rendered string
+	deadline := time.Now().Add(time.Minute)
+	for poll := time.NewTicker(50 * time.Millisecond); ; <-poll.C {
+		wd.script(`return document.body.dataset.rendered || ""`, &rendered)
+		if rendered == "1" {
+			poll.Stop()
+			return
+		}
+		if time.Now().After(deadline) {
+			wd.t.Fatal("the page never set data-rendered: its script did not run to its end")
+		}
+	}
 }
 
 // post and get call an endpoint of the session; script runs JavaScript in

@@ -87,27 +87,29 @@ turns: [{prompt: go}]
 }
 
 // TestExpectedOutcomesPass: agent_exited can be expected like any stop
-// reason; unexpected, it is an error.
+// reason; unexpected, it is an error. A turn after it did not run, so it
+// fails.
 func TestExpectedOutcomesPass(t *testing.T) {
 	script := "turns:\n  - steps: [{text: bye}, {exit: 3}]\n"
 	for _, tc := range []struct {
 		expect     string
+		more       string // later turns
 		code       int
 		status     runner.Status
 		stopReason string
 	}{
-		{"{stopReason: agent_exited}", 0, "passed", "agent_exited"},
-		{"{stopReason: [end_turn, agent_exited]}", 0, "passed", "agent_exited"},
-		{"{stopReason: end_turn}", 1, "error", "agent_exited"},
+		{"{stopReason: agent_exited}", "", 0, "passed", "agent_exited"},
+		{"{stopReason: [end_turn, agent_exited]}", "", 0, "passed", "agent_exited"},
+		{"{stopReason: agent_exited}", "  - prompt: two\n", 1, "failed", "agent_exited"},
+		{"{stopReason: end_turn}", "  - prompt: two\n", 1, "error", "agent_exited"},
 	} {
-		t.Run(tc.expect, func(t *testing.T) {
+		t.Run(tc.expect+strings.TrimSpace(tc.more), func(t *testing.T) {
 			res, out, _ := runOne(t, script, fmt.Sprintf(`name: s
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 turns:
   - prompt: one
     expect: %s
-  - prompt: two
-`, tc.expect))
+%s`, tc.expect, tc.more))
 			sc := out.Scenarios[0]
 			if res.code != tc.code || sc.Status != tc.status {
 				t.Errorf("exit %d, status %s; want %d, %s\n%s", res.code, sc.Status, tc.code, tc.status, res.stderr)

@@ -35,7 +35,7 @@ import (
 // and exitFailed wins.
 const (
 	exitOK     = 0
-	exitFailed = 1 // some scenario failed or errored
+	exitFailed = 1 // some scenario failed, errored or was cut short (interrupted) by --timeout or --fail-fast
 	exitUsage  = 2 // usage, scenario-file or output-path errors: nothing ran
 	exitAgent  = 3 // an agent could not be started, initialized or authenticated
 	// exitOutput: acprun could not write its output (results, JUnit,

@@ -1,5 +1,5 @@
-// --rerun-failed: the scenarios that failed or errored in an earlier
-// results file.
+// --rerun-failed: the scenarios that failed, errored or were interrupted
+// in an earlier results file.
 
 package main
 
@@ -21,15 +21,17 @@ import (
 // again as a whole.
 type rerunKey struct{ file, name, agent string }
 
-// rerunSet is what failed or errored in an earlier results file.
+// rerunSet is what did not pass (failed, errored, interrupted) in an
+// earlier results file.
 type rerunSet struct {
 	file   string // the results file, as given
 	failed map[rerunKey]bool
 }
 
 // readRerun reads the results file path and notes every scenario whose
-// verdict (its last try) did not pass; a scenario never started (the run's
-// --timeout, --fail-fast) is an error there, so it runs again too.
+// verdict (its last try) did not pass: failed, errored, or interrupted (cut
+// short or never started by an interrupt, the run's --timeout or
+// --fail-fast), so that it runs again.
 func readRerun(path string) (*rerunSet, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -62,8 +64,8 @@ func samePath(p string) string {
 	return filepath.Clean(p)
 }
 
-// filter returns the scenarios of scs that failed or errored in the set's
-// file, in their order.
+// filter returns the scenarios of scs that did not pass in the set's file,
+// in their order.
 func (s *rerunSet) filter(scs []*scenario.Scenario) []*scenario.Scenario {
 	var out []*scenario.Scenario
 	for _, sc := range scs {
@@ -77,10 +79,10 @@ func (s *rerunSet) filter(scs []*scenario.Scenario) []*scenario.Scenario {
 // nothing says why there is nothing to rerun.
 func (s *rerunSet) nothing() string {
 	if len(s.failed) == 0 {
-		return fmt.Sprintf("nothing to rerun: no scenario failed or errored in %s", s.file)
+		return fmt.Sprintf("nothing to rerun: no scenario failed, errored or was interrupted in %s", s.file)
 	}
 	if len(s.failed) == 1 {
-		return fmt.Sprintf("nothing to rerun: the scenario that failed or errored in %s is not selected", s.file)
+		return fmt.Sprintf("nothing to rerun: the scenario that failed, errored or was interrupted in %s is not selected", s.file)
 	}
-	return fmt.Sprintf("nothing to rerun: none of the %d scenarios that failed or errored in %s is selected", len(s.failed), s.file)
+	return fmt.Sprintf("nothing to rerun: none of the %d scenarios that failed, errored or were interrupted in %s is selected", len(s.failed), s.file)
 }

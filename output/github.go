@@ -27,8 +27,10 @@ const maxAnnotations = 10
 // GitHub writes what GitHub Actions shows of a run: on stdout, an ::error
 // workflow command per failed expectation, at the expectation's own
 // file:line:col (the scenario's file:line when the failure has no
-// position), one per errored scenario at the scenario, and a ::warning per
-// warning of a scenario or turn; at most maxAnnotations of each, then a
+// position), one per errored scenario at the scenario, a ::warning per
+// interrupted scenario (cut short: no verdict, so its failures are not
+// errors) at the scenario, and one per warning of a scenario or turn; at
+// most maxAnnotations of each, then a
 // ::notice with the count left out. Files under $GITHUB_WORKSPACE are
 // named relative to it, as GitHub needs to place an annotation in the
 // repository. When summaryFile is not empty (the $GITHUB_STEP_SUMMARY
@@ -111,7 +113,12 @@ func annotations(rep runner.Report) (errs, warns []annotation) {
 			verb = "errored"
 		}
 		title := fmt.Sprintf("acprun: %s %s", label(r), verb)
-		if r.Status != runner.StatusPassed {
+		switch r.Status {
+		case runner.StatusPassed:
+		case runner.StatusInterrupted:
+			p := problem{kind: problemError, text: r.Error, pos: at}
+			warns = append(warns, annotation{pos: at, title: fmt.Sprintf("acprun: %s interrupted", label(r)), message: annotationMessage(r, p)})
+		default:
 			if r.Error != "" || len(r.Failures) == 0 {
 				p := problem{kind: problemError, text: r.Error, pos: at}
 				p.turn, _ = splitTurn(r.Error)
@@ -246,8 +253,12 @@ func Markdown(rep runner.Report) string {
 	if s.Warnings > 0 {
 		warned = ", " + warnings(s.Warnings)
 	}
-	fmt.Fprintf(&b, "**%d passed, %d failed, %d %s** of %d%s in %s%s\n\n",
-		s.Passed, s.Failed, s.Errored, plural(s.Errored, "error", "errors"), s.Scenarios, warned, duration(rep.Duration), totals(s))
+	interrupted := ""
+	if s.Interrupted > 0 {
+		interrupted = fmt.Sprintf(", %d interrupted", s.Interrupted)
+	}
+	fmt.Fprintf(&b, "**%d passed, %d failed, %d %s%s** of %d%s in %s%s\n\n",
+		s.Passed, s.Failed, s.Errored, plural(s.Errored, "error", "errors"), interrupted, s.Scenarios, warned, duration(rep.Duration), totals(s))
 	if rep.Interrupted {
 		b.WriteString("> [!WARNING]\n> The run was interrupted: results are partial.\n\n")
 	}
@@ -268,6 +279,9 @@ func Markdown(rep runner.Report) string {
 		case runner.StatusFailed:
 			status = "❌ failed"
 			details = strings.Join(r.Failures, "\n")
+		case runner.StatusInterrupted:
+			status = "⏹️ interrupted"
+			details = strings.Join(append([]string{r.Error}, r.Failures...), "\n")
 		default:
 			status = "💥 error"
 			details = strings.Join(append([]string{r.Error}, r.Failures...), "\n")

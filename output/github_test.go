@@ -36,7 +36,7 @@ func TestGitHubAnnotations(t *testing.T) {
 					"turn 1: the agent exited with code 2%0Astop reasons: agent_exited, skipped" +
 					"%0Aagent stderr (last 4 lines):%0A| panic: boom%0A| %0A| goroutine 1 [running]:%0A| main.main()",
 				"::error file=examples/stops.yaml,line=14,title=acprun%3A no agent%2C 100%25 broken errored::" +
-					"start agent: fork/exec /nonexistent/agent: no such file or directory%0Astop reasons: skipped",
+					"start agent: fork/exec /nonexistent/agent: no such file or directory%0Astop reasons: no turn ran",
 				"::warning file=examples/basic.yaml,line=20,title=acprun%3A refuses <politely> [claude] #2::" +
 					"mode \"plan\" not offered by the agent; not set",
 			},
@@ -74,6 +74,15 @@ func TestGitHubAnnotations(t *testing.T) {
 				"::error file=dir%2Cx/y%3Az.yaml,line=7,title=acprun%3A a%2Cb%3Ac%25d failed::50%25 done%0D%0Anext: line",
 				"::error file=dir%2Cx/y%3Az.yaml,line=7,title=acprun%3A a%2Cb%3Ac%25d failed::::warning::injected",
 				"::error file=dir%2Cx/y%3Az.yaml,line=8,col=2,title=acprun%3A a%2Cb%3Ac%25d failed::100%25 wrong",
+			},
+		},
+		{
+			// Cut short: no verdict, so a warning at the scenario saying
+			// what cut it, and no error for its failures; not run: nothing.
+			name: "interrupted",
+			rep:  notRunReport(),
+			want: []string{
+				"::warning file=s.yaml,line=6,title=acprun%3A second interrupted::acprun was interrupted during turn 1%0Astop reasons: cancelled after interrupt",
 			},
 		},
 		{

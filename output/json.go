@@ -28,11 +28,15 @@ type Summary struct {
 	Scenarios int `json:"scenarios"`
 	Passed    int `json:"passed"`
 	Failed    int `json:"failed"`
-	// Errored counts the results with status error, those not run too.
+	// Errored counts the results with status error.
 	Errored int `json:"errored"`
+	// Interrupted counts the results with status interrupted: cut short,
+	// or never started, by an interrupt, the run's --timeout or
+	// --fail-fast.
+	Interrupted int `json:"interrupted"`
 	// NotRun counts the scenarios that never started (the run was
 	// interrupted, out of time or stopped at --max-failures first), of
-	// those counted in Errored.
+	// those counted in Interrupted.
 	NotRun int `json:"notRun,omitempty"`
 	// Flaky counts the scenarios that passed on a retry (retries: N);
 	// Retried counts the tries that failed or errored and were run again,
@@ -50,7 +54,8 @@ type Summary struct {
 	PassRates []PassRate `json:"passRates,omitempty"`
 }
 
-// Results is the JSON document acprun writes (schemaVersion 1).
+// Results is the JSON document acprun writes (schemaVersion
+// runner.SchemaVersion).
 type Results struct {
 	SchemaVersion  int                  `json:"schemaVersion"`
 	StartedAt      string               `json:"startedAt"`
@@ -113,11 +118,13 @@ func Summarize(rep runner.Report) Summary {
 			s.Passed++
 		case runner.StatusFailed:
 			s.Failed++
-		default:
-			s.Errored++
+		case runner.StatusInterrupted:
+			s.Interrupted++
 			if sc.NotRun {
 				s.NotRun++
 			}
+		default:
+			s.Errored++
 		}
 	}
 	s.PassRates = PassRates(rep)

@@ -68,7 +68,8 @@ type junitProblem struct {
 	Body    string `xml:",cdata"`
 }
 
-// junitSkipped is the <skipped> of a scenario that never started.
+// junitSkipped is the <skipped> of an interrupted scenario: cut short, or
+// never started.
 type junitSkipped struct {
 	Message string `xml:"message,attr"`
 }
@@ -82,8 +83,9 @@ type junitText struct {
 // the order the files first appear), one testcase per scenario result
 // (scenario × agent × attempt). A failed scenario gets a <failure> whose
 // message lists its stop reasons and failed expectations; a scenario that
-// could not run to its end gets an <error>, and one that never started
-// (interrupted or out of time first) a <skipped>. <system-out> holds the
+// could not run to its end gets an <error>, and one that was interrupted
+// (cut short or never started by an interrupt, the run's --timeout or
+// --fail-fast: no verdict) a <skipped> saying why. <system-out> holds the
 // transcript path, skipped turns, warnings and the agent's stderr tail.
 // The testcases of a scenario that ran several times (--repeat) carry
 // the pass rate of its attempts against that agent as <properties>:
@@ -176,6 +178,8 @@ func junitCase(r runner.Result) junitTestCase {
 	case r.NotRun:
 		tc.Skipped = &junitSkipped{Message: r.Error}
 		tc.SystemOut = nil
+	case r.Status == runner.StatusInterrupted:
+		tc.Skipped = &junitSkipped{Message: "interrupted: " + r.Error}
 	case r.Status == runner.StatusPassed:
 	case r.Status == runner.StatusFailed:
 		msg := "stop reasons: " + stopReasons(r)
@@ -210,6 +214,9 @@ func passRateProperties(p PassRate) []junitProperty {
 	}
 	for k := 1; k <= p.Attempts; k++ {
 		props = append(props, junitProperty{Name: "pass^" + strconv.Itoa(k), Value: round4(p.PassHatK.At(k))})
+	}
+	if p.Interrupted > 0 {
+		props = append(props, junitProperty{Name: "interrupted", Value: strconv.Itoa(p.Interrupted)})
 	}
 	return props
 }

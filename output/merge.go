@@ -16,7 +16,8 @@ import (
 )
 
 // ReadResults decodes a results document written by acprun run or acprun
-// merge. Its schemaVersion must be runner.SchemaVersion. The Duration
+// merge. Its schemaVersion must be runner.SchemaVersion or 1, which is
+// read as the current version says it (see upgradeV1). The Duration
 // fields, which JSON leaves out, are set from the durationMs fields, so the
 // results print as the run's did.
 func ReadResults(r io.Reader) (Results, error) {
@@ -32,11 +33,11 @@ func ReadResults(r io.Reader) (Results, error) {
 		return Results{}, fmt.Errorf("not acprun results: %w", err)
 	}
 	switch res.SchemaVersion {
-	case runner.SchemaVersion:
+	case runner.SchemaVersion, 1:
 	case 0:
 		return Results{}, errors.New("not acprun results: no schemaVersion")
 	default:
-		return Results{}, fmt.Errorf("schemaVersion %d is not supported (want %d)", res.SchemaVersion, runner.SchemaVersion)
+		return Results{}, fmt.Errorf("schemaVersion %d is not supported (want 1 to %d)", res.SchemaVersion, runner.SchemaVersion)
 	}
 	if res.StartedAt != "" {
 		if _, err := time.Parse(time.RFC3339Nano, res.StartedAt); err != nil {
@@ -51,7 +52,38 @@ func ReadResults(r io.Reader) (Results, error) {
 			t.Duration = time.Duration(t.DurationMs) * time.Millisecond
 		}
 	}
+	if res.SchemaVersion == 1 {
+		upgradeV1(&res)
+	}
 	return res, nil
+}
+
+// upgradeV1 reads results of schemaVersion 1 as the current version
+// writes them: a scenario that never started (notRun, status error then),
+// or one acprun cut short by cancelling a turn for an interrupt, the run's
+// --timeout or --fail-fast (whatever its status then, passed included),
+// is interrupted; the summary is counted again.
+func upgradeV1(res *Results) {
+	for i := range res.Scenarios {
+		sc := &res.Scenarios[i]
+		if sc.NotRun {
+			sc.Status = runner.StatusInterrupted
+			continue
+		}
+		for _, t := range sc.Turns {
+			if !runner.ExternalCause(t.CancelCause) {
+				continue
+			}
+			cut := fmt.Sprintf("acprun cancelled turn %d after %s", t.Index, t.CancelCause)
+			if sc.Error != "" {
+				cut += " (" + sc.Error + ")"
+			}
+			sc.Status, sc.Error, sc.StartFailed = runner.StatusInterrupted, cut, false
+			break
+		}
+	}
+	res.SchemaVersion = runner.SchemaVersion
+	res.Summary = Summarize(res.Report())
 }
 
 // Report turns results back into the report they were made from, as far as

@@ -164,7 +164,7 @@ func TestMergeErrors(t *testing.T) {
 		{"empty", []string{write("empty.json", " \n")}, "empty.json: empty file"},
 		{"not json", []string{write("garbage.json", "<html>")}, "garbage.json: not acprun results"},
 		{"no schemaVersion", []string{write("other.json", `{"scenarios": []}`)}, "other.json: not acprun results: no schemaVersion"},
-		{"future schema", []string{write("v2.json", `{"schemaVersion": 2, "scenarios": []}`)}, "v2.json: schemaVersion 2 is not supported (want 1)"},
+		{"future schema", []string{write("v3.json", `{"schemaVersion": 3, "scenarios": []}`)}, "v3.json: schemaVersion 3 is not supported (want 1 to 2)"},
 		{"bad startedAt", []string{write("time.json", `{"schemaVersion": 1, "startedAt": "yesterday"}`)}, "time.json: startedAt"},
 		{"wrong type", []string{write("type.json", `{"schemaVersion": 1, "scenarios": {}}`)}, "type.json: not acprun results"},
 		{"overlap", []string{good, good}, `good.json: scenario "basic" (examples/basic.yaml:3) is also in`},
@@ -177,6 +177,48 @@ func TestMergeErrors(t *testing.T) {
 				t.Errorf("MergeFiles = %v; want an error containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestReadResultsVersion1: results of schemaVersion 1 are read as the
+// current version writes them: a scenario not run, or cut short by a
+// cancel for an interrupt, the run's --timeout or --fail-fast (even one
+// version 1 called passed), is interrupted, and the summary counts it so.
+func TestReadResultsVersion1(t *testing.T) {
+	doc := `{"schemaVersion": 1, "summary": {"scenarios": 4, "passed": 2, "errored": 2, "notRun": 1}, "scenarios": [
+		{"name": "cut", "file": "s.yaml", "line": 1, "status": "passed", "turns": [
+			{"index": 1, "stopReason": "cancelled", "cancelCause": "runTimeout"}, {"index": 2, "stopReason": "skipped"}]},
+		{"name": "timed", "file": "s.yaml", "line": 5, "status": "passed", "turns": [
+			{"index": 1, "stopReason": "cancelled", "cancelCause": "turnTimeout"}]},
+		{"name": "start", "file": "s.yaml", "line": 9, "status": "error", "startFailed": true, "error": "initialize: context canceled", "turns": [
+			{"index": 1, "stopReason": "skipped", "cancelCause": "failFast"}]},
+		{"name": "never", "file": "s.yaml", "line": 13, "status": "error", "notRun": true, "error": "not run: interrupted first", "turns": [
+			{"index": 1, "stopReason": "skipped"}]}]}`
+	res, err := output.ReadResults(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		Status      runner.Status
+		Error       string
+		StartFailed bool
+	}
+	var gots []got
+	for _, sc := range res.Scenarios {
+		gots = append(gots, got{sc.Status, sc.Error, sc.StartFailed})
+	}
+	want := []got{
+		{runner.StatusInterrupted, "acprun cancelled turn 1 after runTimeout", false},
+		{runner.StatusPassed, "", false},
+		{runner.StatusInterrupted, "acprun cancelled turn 1 after failFast (initialize: context canceled)", false},
+		{runner.StatusInterrupted, "not run: interrupted first", false},
+	}
+	if diff := cmp.Diff(want, gots); diff != "" {
+		t.Errorf("scenarios read (-want +got):\n%s", diff)
+	}
+	s := res.Summary
+	if res.SchemaVersion != runner.SchemaVersion || s.Passed != 1 || s.Errored != 0 || s.Interrupted != 3 || s.NotRun != 1 {
+		t.Errorf("schemaVersion %d, summary %+v; want %d, 1 passed, 3 interrupted (1 not run)", res.SchemaVersion, s, runner.SchemaVersion)
 	}
 }
 

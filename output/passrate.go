@@ -17,7 +17,8 @@ import (
 )
 
 // PassRate is how often one scenario passed against one agent over its
-// attempts (--repeat).
+// attempts (--repeat). An interrupted attempt is not a sample: it is
+// counted in Interrupted and left out of Attempts, Passed and the rates.
 type PassRate struct {
 	Scenario string `json:"scenario"`
 	// File is the scenario's file: two scenarios of one name in different
@@ -33,6 +34,9 @@ type PassRate struct {
 	// PassHatK is the estimate of pass^k, the chance that all k attempts
 	// drawn from these pass, for k = 1..Attempts.
 	PassHatK ByK `json:"passHatK"`
+	// Interrupted counts the attempts cut short or not run (status
+	// interrupted), which have no verdict.
+	Interrupted int `json:"interrupted,omitempty"`
 }
 
 // ByK holds one estimate per k: ByK[0] is for k = 1. In JSON it is an
@@ -153,7 +157,8 @@ type passRateKey struct{ file, name, agent string }
 // agent, in the report's order. It returns nil unless there is something
 // to compare: some scenario ran more than once (--repeat) or against more
 // than one agent (an --agent matrix). A scenario that names its one agent
-// is not a comparison.
+// is not a comparison. Interrupted attempts are not samples: a scenario
+// and agent none of whose attempts ran to its end has no rate, and no row.
 func PassRates(rep runner.Report) []PassRate {
 	idx := map[passRateKey]int{}
 	var out []PassRate
@@ -170,22 +175,28 @@ func PassRates(rep runner.Report) []PassRate {
 			idx[k] = i
 			out = append(out, PassRate{Scenario: r.Name, File: r.File, Agent: r.Agent.Name})
 		}
-		out[i].Attempts++
-		if r.Status == runner.StatusPassed {
+		switch r.Status {
+		case runner.StatusInterrupted:
+			out[i].Interrupted++
+		case runner.StatusPassed:
 			out[i].Passed++
+			out[i].Attempts++
+		default:
+			out[i].Attempts++
 		}
 		sk := passRateKey{file: r.File, name: r.Name}
 		if agents[sk] == nil {
 			agents[sk] = map[string]bool{}
 		}
 		agents[sk][r.Agent.Name] = true
-		if r.Attempt > 1 || out[i].Attempts > 1 || len(agents[sk]) > 1 {
+		if r.Attempt > 1 || out[i].Attempts+out[i].Interrupted > 1 || len(agents[sk]) > 1 {
 			interesting = true
 		}
 	}
 	if !interesting {
 		return nil
 	}
+	out = slices.DeleteFunc(out, func(p PassRate) bool { return p.Attempts == 0 })
 	for i := range out {
 		p := &out[i]
 		n, c := p.Attempts, p.Passed
@@ -289,12 +300,16 @@ func commandBase(command []string) string {
 	return filepath.Base(command[0])
 }
 
-// passRateCell is one cell of the pass-rate table: "3/5 (60%)", and for
-// several attempts pass@k and pass^k at k = attempts.
+// passRateCell is one cell of the pass-rate table: "3/5 (60%)", for
+// several attempts pass@k and pass^k at k = attempts, and the attempts
+// interrupted, which are not samples.
 func passRateCell(p PassRate) string {
 	s := fmt.Sprintf("%d/%d (%.0f%%)", p.Passed, p.Attempts, 100*p.Rate)
 	if n := p.Attempts; n > 1 {
 		s += fmt.Sprintf(" pass@%d=%.2f pass^%d=%.2f", n, p.PassAtK.At(n), n, p.PassHatK.At(n))
+	}
+	if p.Interrupted > 0 {
+		s += fmt.Sprintf(", %d interrupted", p.Interrupted)
 	}
 	return s
 }

@@ -235,17 +235,48 @@ func TestByKJSON(t *testing.T) {
 	}
 }
 
+// TestPassRatesLeaveOutInterrupted: an interrupted attempt is not a
+// sample: it is counted apart, the rates are those of the attempts that
+// ran to their end, and a scenario none of whose attempts did has no row.
+func TestPassRatesLeaveOutInterrupted(t *testing.T) {
+	rep := runner.Report{SchemaVersion: runner.SchemaVersion}
+	for i, st := range []runner.Status{runner.StatusPassed, runner.StatusFailed, runner.StatusInterrupted, runner.StatusPassed} {
+		rep.Scenarios = append(rep.Scenarios, runner.Result{Name: "a", File: "a.yaml", Attempt: i + 1, Status: st})
+	}
+	for i := range 2 {
+		rep.Scenarios = append(rep.Scenarios, runner.Result{Name: "b", File: "a.yaml", Attempt: i + 1, Status: runner.StatusInterrupted, NotRun: i == 1})
+	}
+	got := output.PassRates(rep)
+	if len(got) != 1 {
+		t.Fatalf("pass rates %+v, want a's only", got)
+	}
+	p := got[0]
+	if p.Scenario != "a" || p.Attempts != 3 || p.Passed != 2 || p.Interrupted != 1 || math.Abs(p.Rate-2.0/3) > 1e-9 || p.PassHatK.At(3) != 0 {
+		t.Errorf("a: %+v; want 2 passed of 3 attempts, 1 interrupted", p)
+	}
+	var buf bytes.Buffer
+	if err := output.Text(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	if want := "2/3 (67%) pass@3=1.00 pass^3=0.00, 1 interrupted"; !strings.Contains(buf.String(), want) {
+		t.Errorf("the table does not say %q:\n%s", want, buf.String())
+	}
+}
+
 // TestReadResultsTakesTheOldPassAtK checks that results written before
 // passAtK became an object (a single number, pass@n) still read, so
-// acprun merge takes them; merge computes the summary again anyway.
+// acprun merge takes them; their summary is computed again from the
+// scenarios (schemaVersion 1).
 func TestReadResultsTakesTheOldPassAtK(t *testing.T) {
-	doc := `{"schemaVersion": 1, "summary": {"passRates": [{"scenario": "a", "attempts": 2, "passed": 1, "passRate": 0.5, "passAtK": 1}]}, "scenarios": []}`
+	doc := `{"schemaVersion": 1, "summary": {"passRates": [{"scenario": "a", "attempts": 2, "passed": 1, "passRate": 0.5, "passAtK": 1}]},
+		"scenarios": [{"name": "a", "file": "a.yaml", "attempt": 1, "status": "passed", "turns": []},
+			{"name": "a", "file": "a.yaml", "attempt": 2, "status": "failed", "turns": []}]}`
 	res, err := output.ReadResults(strings.NewReader(doc))
 	if err != nil {
 		t.Fatalf("ReadResults = %v", err)
 	}
-	if got := res.Summary.PassRates; len(got) != 1 || got[0].Attempts != 2 || got[0].PassAtK != nil {
-		t.Errorf("passRates read = %+v; want one with 2 attempts and no passAtK", got)
+	if got := res.Summary.PassRates; len(got) != 1 || got[0].Attempts != 2 || got[0].Passed != 1 || got[0].PassAtK.At(2) != 1 {
+		t.Errorf("passRates read = %+v; want one with 2 attempts, 1 passed, pass@2 1", got)
 	}
 }
 

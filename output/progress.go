@@ -191,7 +191,7 @@ func (p *Progress) ScenarioFinished(j runner.Ref, r runner.Result) {
 		// Control characters the agent sent (in a failure's excerpt, say)
 		// must not drive the terminal; the line's colours stay.
 		// A retried try is not counted: the bar counts attempts.
-		p.live.finished(j, printableSGR(finishedLine(r)), !r.Retried, r.Verdict() && r.Status != runner.StatusPassed)
+		p.live.finished(j, printableSGR(finishedLine(r)), !r.Retried, r.Verdict() && r.Status != runner.StatusPassed && r.Status != runner.StatusInterrupted)
 		return
 	}
 	if p.opts.Terminal {
@@ -219,6 +219,8 @@ func (p *Progress) writeDot(r runner.Result) {
 	case r.Status == runner.StatusPassed:
 	case r.Status == runner.StatusFailed:
 		dot = paint(color.FgRed).Sprint("F")
+	case r.Status == runner.StatusInterrupted:
+		dot = paint(color.FgYellow).Sprint("I") // cut short: no verdict
 	default:
 		dot = paint(color.FgRed).Sprint("E")
 	}

@@ -29,7 +29,7 @@ func Text(w io.Writer, rep runner.Report) error {
 	}
 	for _, sc := range rep.Scenarios {
 		if sc.Status == runner.StatusPassed || sc.NotRun {
-			continue
+			continue // not run: listed below
 		}
 		section()
 		fmt.Fprintf(&b, "%s\n", scenarioLine(sc, true))
@@ -63,7 +63,7 @@ func Text(w io.Writer, rep runner.Report) error {
 	if len(s.PassRates) > 0 {
 		passRateTable(&b, s.PassRates, rep)
 	}
-	fmt.Fprintf(&b, "\n%s in %s%s\n", counts(rep, s, fail, warn), duration(rep.Duration), totals(s))
+	fmt.Fprintf(&b, "\n%s in %s%s\n", counts(s, fail, warn), duration(rep.Duration), totals(s))
 	if rep.PolicyOverride != "" {
 		fmt.Fprintf(&b, "%s every permission request was answered by %s\n", warn("note:"), rep.PolicyOverride)
 	}
@@ -80,29 +80,18 @@ func Text(w io.Writer, rep runner.Report) error {
 
 // counts is the start of the totals line: "3 passed, 1 failed, 1 error,
 // 1 interrupted, 2 not run, 1 warning". Failures are always counted;
-// errors, scenarios an interrupt cut short, scenarios not run and warnings
-// when there are some. A scenario an interrupt cut short is counted as
-// interrupted, not as failed or errored, though its status is one of those.
-func counts(rep runner.Report, s Summary, fail, warn func(...any) string) string {
-	failedN, erroredN, cut := s.Failed, s.Errored-s.NotRun, 0
-	for _, sc := range rep.Scenarios {
-		if sc.Verdict() && !sc.NotRun && interrupted(sc) {
-			cut++
-			if sc.Status == runner.StatusFailed {
-				failedN--
-			} else {
-				erroredN--
-			}
-		}
-	}
+// errors, scenarios cut short (interrupted, but started), scenarios not
+// run and warnings when there are some.
+func counts(s Summary, fail, warn func(...any) string) string {
+	cut := s.Interrupted - s.NotRun
 	parts := []string{fmt.Sprintf("%d passed", s.Passed)}
-	failed := fmt.Sprintf("%d failed", failedN)
-	if failedN > 0 {
+	failed := fmt.Sprintf("%d failed", s.Failed)
+	if s.Failed > 0 {
 		failed = fail(failed)
 	}
 	parts = append(parts, failed)
-	if erroredN > 0 {
-		parts = append(parts, fail(fmt.Sprintf("%d %s", erroredN, plural(erroredN, "error", "errors"))))
+	if s.Errored > 0 {
+		parts = append(parts, fail(fmt.Sprintf("%d %s", s.Errored, plural(s.Errored, "error", "errors"))))
 	}
 	if cut > 0 {
 		parts = append(parts, warn(fmt.Sprintf("%d interrupted", cut)))
@@ -120,14 +109,6 @@ func counts(rep runner.Report, s Summary, fail, warn func(...any) string) string
 		parts = append(parts, warn(warnings(s.Warnings)))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// interrupted reports whether an interrupt cut sc short: it did not pass
-// and acprun cancelled one of its turns because of the interrupt.
-func interrupted(sc runner.Result) bool {
-	return sc.Status != runner.StatusPassed && slices.ContainsFunc(sc.Turns, func(t runner.TurnResult) bool {
-		return t.CancelCause == runner.CauseInterrupt
-	})
 }
 
 // Lines writes one line per result, as Progress does when each ends (for
@@ -155,7 +136,7 @@ func scenarioLine(sc runner.Result, bold bool) string {
 		attrs, status = []color.Attribute{color.FgYellow}, "RERUN" // failed or errored, and ran again
 	case sc.NotRun:
 		attrs, status = []color.Attribute{color.FgYellow}, "NOT RUN"
-	case interrupted(sc):
+	case sc.Status == runner.StatusInterrupted:
 		attrs, status = []color.Attribute{color.FgYellow}, "INTERRUPTED"
 	case sc.Status == runner.StatusFailed:
 		attrs, status = []color.Attribute{color.FgRed}, "FAIL"
@@ -192,10 +173,15 @@ func label(r runner.Result) string {
 	return s
 }
 
-// stopReasons lists a scenario's turn outcomes, e.g. "end_turn, max_tokens".
+// stopReasons lists a scenario's turn outcomes, e.g. "end_turn, max_tokens",
+// or says "no turn ran" when none was even tried (the agent did not start,
+// setup failed, the scenario was not run).
 func stopReasons(sc runner.Result) string {
 	if len(sc.Turns) == 0 {
 		return "no turns"
+	}
+	if !slices.ContainsFunc(sc.Turns, func(t runner.TurnResult) bool { return t.StopReason != runner.OutcomeSkipped || t.CancelCause != "" }) {
+		return "no turn ran"
 	}
 	rs := make([]string, len(sc.Turns))
 	for i, t := range sc.Turns {

@@ -39,14 +39,15 @@ func notRunReport() runner.Report {
 	rep.Scenarios = []runner.Result{
 		result(runner.Result{Name: "first", File: "s.yaml", Line: 1, Agent: agent, Status: runner.StatusPassed, Duration: ms(300),
 			Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", Duration: ms(290), Text: "hello"}}}),
-		result(runner.Result{Name: "second", File: "s.yaml", Line: 6, Agent: agent, Status: runner.StatusFailed, Duration: ms(1_100),
-			Failures: []string{"turn 1: s.yaml:9:30: stopReason cancelled, want end_turn (cancelled by acprun after interrupt)"},
+		result(runner.Result{Name: "second", File: "s.yaml", Line: 6, Agent: agent, Status: runner.StatusInterrupted, Duration: ms(1_100),
+			Error:    "acprun was interrupted during turn 1",
+			Failures: []string{"turn 1: s.yaml:9:30: the turn did not finish: acprun cancelled it after interrupt, which no expectation accepts (the agent answered cancelled)"},
 			Turns: []runner.TurnResult{{Index: 1, Prompt: "work", StopReason: "cancelled", CancelCause: runner.CauseInterrupt, Duration: ms(1_050),
-				Text: "working", Failures: []string{"s.yaml:9:30: stopReason cancelled, want end_turn (cancelled by acprun after interrupt)"}}}}),
+				Text: "working", Failures: []string{"s.yaml:9:30: the turn did not finish: acprun cancelled it after interrupt, which no expectation accepts (the agent answered cancelled)"}}}}),
 	}
 	for i, name := range []string{"third", "fourth"} {
 		rep.Scenarios = append(rep.Scenarios, runner.Result{Name: name, File: "s.yaml", Line: 11 + 5*i, Agent: agent,
-			Status: runner.StatusError, NotRun: true, Error: "not run: interrupted first",
+			Status: runner.StatusInterrupted, NotRun: true, Error: "not run: interrupted first",
 			Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: runner.OutcomeSkipped}}})
 	}
 	return rep

@@ -30,6 +30,11 @@ import (
 func checkTurn(e scenario.Expect, t *TurnResult) []string {
 	var fails []string
 	switch {
+	case ExternalCause(t.CancelCause):
+		// Cut short from outside the scenario: whatever the agent answered,
+		// the turn did not end as the scenario would have it.
+		fails = append(fails, fmt.Sprintf("%s: the turn did not finish: acprun cancelled it after %s, which no expectation accepts (the agent answered %s)",
+			e.Pos, t.CancelCause, t.StopReason))
 	case len(e.StopReasons) > 0 && !slices.Contains(e.StopReasons, t.StopReason):
 		msg := fmt.Sprintf("%s: stopReason %s, want %s", e.Pos, t.StopReason, strings.Join(e.StopReasons, " or "))
 		if t.CancelCause != "" {
@@ -45,6 +50,13 @@ func checkTurn(e scenario.Expect, t *TurnResult) []string {
 		fails = append(fails, fmt.Sprintf("%s: the turn did not finish by itself: acprun cancelled it after %s and the agent answered %s (list %s in expect.stopReason to allow that)",
 			e.Pos, t.CancelCause, t.StopReason, t.StopReason))
 	}
+	if len(e.CancelCauses) > 0 && !ExternalCause(t.CancelCause) && !slices.Contains(e.CancelCauses, t.CancelCause) {
+		got := "the turn was not cancelled"
+		if t.CancelCause != "" {
+			got = "acprun cancelled the turn after " + t.CancelCause
+		}
+		fails = append(fails, fmt.Sprintf("%s: cancelCause: %s, want %s", e.CancelCausePos, got, strings.Join(e.CancelCauses, " or ")))
+	}
 	for _, s := range e.TextContains {
 		if !strings.Contains(t.Text, s) {
 			fails = append(fails, fmt.Sprintf("%s: text does not contain %q", e.Pos, s))
@@ -53,18 +65,23 @@ func checkTurn(e scenario.Expect, t *TurnResult) []string {
 	if e.TextMatches != nil && !e.TextMatches.MatchString(t.Text) {
 		fails = append(fails, fmt.Sprintf("%s: text does not match /%s/", e.Pos, e.TextMatches))
 	}
-	denied := 0
+	deniedPerms, deniedCommands := 0, 0
 	var perms []Permission
 	for _, p := range t.Permissions {
 		if p.Late {
 			continue
 		}
 		perms = append(perms, p)
-		if p.Decision == "deny" {
-			denied++
+		if p.Decision == string(approve.Deny) {
+			deniedPerms++
 		}
 	}
-	fails = append(fails, checkDenied(e, denied)...)
+	for _, c := range t.ClientRequests {
+		if !c.Late && c.Decision == string(approve.Deny) {
+			deniedCommands++
+		}
+	}
+	fails = append(fails, checkDenied(e, deniedPerms, deniedCommands)...)
 	if e.ToolCalls != nil {
 		var calls []observedCall
 		for _, c := range t.ToolCalls {
@@ -84,7 +101,11 @@ func checkTurn(e scenario.Expect, t *TurnResult) []string {
 // the scenario's turns recorded, late updates and the permission requests
 // before the first turn included. Files and Judge are the runner's.
 func checkScenario(e scenario.Expect, r *Result) []string {
-	fails := checkDenied(e, r.Denied)
+	commands := deniedCommands(r.SetupClientRequests)
+	for _, t := range r.Turns {
+		commands += deniedCommands(t.ClientRequests)
+	}
+	fails := checkDenied(e, r.Denied-commands, commands)
 	if e.ToolCalls != nil {
 		var calls []observedCall
 		for _, t := range r.Turns {
@@ -107,13 +128,31 @@ func checkScenario(e scenario.Expect, r *Result) []string {
 	return fails
 }
 
-func checkDenied(e scenario.Expect, denied int) []string {
+// deniedCommands counts the terminal commands the policy denied among reqs.
+func deniedCommands(reqs []ClientRequest) int {
+	n := 0
+	for _, c := range reqs {
+		if c.Decision == string(approve.Deny) {
+			n++
+		}
+	}
+	return n
+}
+
+// checkDenied checks expect.denied and maxDenied against what the policy
+// refused: perms permission requests and commands terminal commands.
+func checkDenied(e scenario.Expect, perms, commands int) []string {
 	var fails []string
+	denied := perms + commands
+	what := plural(perms, "permission request", "permission requests")
+	if commands > 0 {
+		what += " and " + plural(commands, "terminal command", "terminal commands")
+	}
 	if e.Denied != nil && denied != *e.Denied {
-		fails = append(fails, fmt.Sprintf("%s: %s denied, want %d", e.Pos, plural(denied, "permission request", "permission requests"), *e.Denied))
+		fails = append(fails, fmt.Sprintf("%s: %s denied, want %d", e.Pos, what, *e.Denied))
 	}
 	if e.MaxDenied != nil && denied > *e.MaxDenied {
-		fails = append(fails, fmt.Sprintf("%s: %s denied, want at most %d", e.Pos, plural(denied, "permission request", "permission requests"), *e.MaxDenied))
+		fails = append(fails, fmt.Sprintf("%s: %s denied, want at most %d", e.Pos, what, *e.MaxDenied))
 	}
 	return fails
 }
@@ -511,15 +550,17 @@ const maxFileRead = 16 << 20
 // checkFiles checks e (nil when unset) against the directory root, the
 // workspace or the session cwd, and changed, the relative paths (with
 // slashes) created, modified or deleted compared with the starting copy.
-// changed is nil when the changes are unknown (no workspace, or they could
-// not be listed): unchanged then fails rather than passing unchecked.
+// known is false when the changes are unknown (no workspace, or they could
+// not be listed): unchanged then fails rather than passing unchecked. An
+// empty changed that is known is an agent that changed nothing, which
+// every unchanged glob accepts.
 //
 // The agent is untrusted and may have planted symlinks: paths are resolved
 // inside root by package jail and files are opened through its os.Root, so
 // a path leading outside root fails and what it leads to is never read.
 // Only regular files are read (a FIFO is opened without waiting for a
 // writer, then refused), and at most maxFileRead bytes of one.
-func checkFiles(e *scenario.FilesExpect, root string, changed []string) []string {
+func checkFiles(e *scenario.FilesExpect, root string, changed []string, known bool) []string {
 	if e == nil {
 		return nil
 	}
@@ -577,7 +618,7 @@ func checkFiles(e *scenario.FilesExpect, root string, changed []string) []string
 		}
 	}
 	for _, u := range e.Unchanged {
-		if changed == nil {
+		if !known {
 			fail(u.Pos, "files.unchanged: the changes to the files are unknown (unchanged needs a workspace whose changes could be listed)")
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/scenario"
+	"github.com/acprun/acprun/workspace"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -147,12 +148,87 @@ func TestCheckTurnPermissions(t *testing.T) {
 	}
 }
 
+// TestCheckTurnCancel: a cancel of the scenario's own meets stopReason
+// cancelled, and cancelCause when it names its cause; a cancel for a cause
+// outside the scenario (interrupt, runTimeout, failFast) meets nothing.
+func TestCheckTurnCancel(t *testing.T) {
+	cancelled := scenario.Expect{Pos: at(6, 13), StopReasons: []string{"cancelled"}, StopReasonSet: true}
+	byTurnTimeout := cancelled
+	byTurnTimeout.CancelCauses, byTurnTimeout.CancelCausePos = []string{CauseTurnTimeout}, at(6, 47)
+	either := byTurnTimeout
+	either.StopReasons = []string{"end_turn", "cancelled"}
+	tests := []struct {
+		name string
+		e    scenario.Expect
+		t    TurnResult
+		want []string
+	}{
+		{"own cancel", cancelled, TurnResult{StopReason: "cancelled", CancelCause: CauseIdleTimeout}, nil},
+		{"named cause", byTurnTimeout, TurnResult{StopReason: "cancelled", CancelCause: CauseTurnTimeout}, nil},
+		{"another cause", byTurnTimeout, TurnResult{StopReason: "cancelled", CancelCause: CauseScenarioTimeout},
+			[]string{"s.yaml:6:47: cancelCause: acprun cancelled the turn after scenarioTimeout, want turnTimeout"}},
+		{"not cancelled", either, TurnResult{StopReason: "end_turn"},
+			[]string{"s.yaml:6:47: cancelCause: the turn was not cancelled, want turnTimeout"}},
+		{"not the scenario's own", cancelled, TurnResult{StopReason: "cancelled", CancelCause: CauseInterrupt},
+			[]string{"s.yaml:6:13: the turn did not finish: acprun cancelled it after interrupt, which no expectation accepts (the agent answered cancelled)"}},
+		{"run timeout, cause named", byTurnTimeout, TurnResult{StopReason: "cancelled", CancelCause: CauseRunTimeout},
+			[]string{"s.yaml:6:13: the turn did not finish: acprun cancelled it after runTimeout, which no expectation accepts (the agent answered cancelled)"}},
+		{"fail-fast, skipped", cancelled, TurnResult{StopReason: OutcomeSkipped, CancelCause: CauseFailFast},
+			[]string{"s.yaml:6:13: the turn did not finish: acprun cancelled it after failFast, which no expectation accepts (the agent answered skipped)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, checkTurn(tt.e, &tt.t)); diff != "" {
+				t.Errorf("failures (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCancelCausesAreTheScenarios: the causes an expectation may name
+// are runner causes of the scenario's own, none from outside it.
+func TestCancelCausesAreTheScenarios(t *testing.T) {
+	for _, c := range scenario.CancelCauses {
+		if c != CauseTurnTimeout && c != CauseIdleTimeout && c != CauseScenarioTimeout || ExternalCause(c) {
+			t.Errorf("scenario.CancelCauses has %q, not a cause of the scenario's own", c)
+		}
+	}
+}
+
 // TestCheckTurnDeniedSkipsLate: a late denied request is not the turn's.
 func TestCheckTurnDeniedSkipsLate(t *testing.T) {
 	perms := []Permission{{Decision: "deny"}, {Decision: "deny", Late: true}}
 	got := checkTurn(scenario.Expect{Pos: at(2, 5), Denied: ptr(1)}, &TurnResult{Permissions: perms})
 	if len(got) != 0 {
 		t.Errorf("failures: %q", got)
+	}
+}
+
+// TestCheckDeniedCountsCommands: a terminal command the policy denied
+// counts in denied like a denied permission request (a late one not in
+// the turn's), and the failure says which were which; a request refused
+// for another reason (outside the roots, bad params) is not the policy's.
+func TestCheckDeniedCountsCommands(t *testing.T) {
+	tr := &TurnResult{
+		Permissions: []Permission{{Decision: "deny"}, {Decision: "allow"}},
+		ClientRequests: []ClientRequest{
+			{Method: "terminal/create", Command: "rm -rf /", Decision: "deny", Refused: "command denied"},
+			{Method: "terminal/create", Command: "curl x", Decision: "deny", Late: true},
+			{Method: "terminal/create", Command: "go test", Decision: "allow"},
+			{Method: "fs/read_text_file", Path: "/etc/passwd", Refused: "outside the allowed roots"},
+		},
+	}
+	if got := checkTurn(scenario.Expect{Pos: at(2, 5), Denied: ptr(2)}, tr); len(got) != 0 {
+		t.Errorf("denied: 2: %q", got)
+	}
+	want := []string{`s.yaml:2:5: 1 permission request and 1 terminal command denied, want 0`}
+	if diff := cmp.Diff(want, checkTurn(scenario.Expect{Pos: at(2, 5), Denied: ptr(0)}, tr)); diff != "" {
+		t.Errorf("denied: 0 (-want +got):\n%s", diff)
+	}
+	r := &Result{Denied: 3, Turns: []TurnResult{*tr}}
+	want = []string{`s.yaml:1:1: 1 permission request and 2 terminal commands denied, want at most 1`}
+	if diff := cmp.Diff(want, checkScenario(scenario.Expect{Pos: at(1, 1), MaxDenied: ptr(1)}, r)); diff != "" {
+		t.Errorf("scenario maxDenied: 1 (-want +got):\n%s", diff)
 	}
 }
 
@@ -389,6 +465,7 @@ func TestCheckFiles(t *testing.T) {
 		name    string
 		e       scenario.FilesExpect
 		changed []string
+		unknown bool // the changes could not be listed
 		want    []string
 	}{
 		{name: "exists", e: scenario.FilesExpect{Exists: []scenario.Located{loc(30, 5, "a.txt"), loc(31, 5, "dir"), loc(32, 5, "abs-in"), loc(33, 5, "rel-in"), loc(34, 5, "./dir//b.txt")}}},
@@ -444,14 +521,14 @@ func TestCheckFiles(t *testing.T) {
 			`s.yaml:61:7: files.matches: "rel-out" is a symlink that leads outside the workspace`,
 		}},
 		{name: "unchanged", e: scenario.FilesExpect{Unchanged: []scenario.Located{loc(70, 7, "tests/**"), loc(71, 7, "*.md")}}, changed: []string{"src/a.go", "docs/x.md"}},
-		{name: "unchanged with no changes", e: scenario.FilesExpect{Unchanged: []scenario.Located{loc(70, 7, "**")}}, changed: []string{}},
+		{name: "unchanged with no changes", e: scenario.FilesExpect{Unchanged: []scenario.Located{loc(70, 7, "**")}}},
 		{name: "unchanged fails", e: scenario.FilesExpect{Unchanged: []scenario.Located{loc(70, 7, "src/**"), loc(71, 7, "**/*.md")}},
 			changed: []string{"src/a.go", "docs/x.md", "src/sub/b.go", "README.md"},
 			want: []string{
 				`s.yaml:70:7: files.unchanged: 2 paths matching "src/**" were changed: src/a.go, src/sub/b.go`,
 				`s.yaml:71:7: files.unchanged: 2 paths matching "**/*.md" were changed: docs/x.md, README.md`,
 			}},
-		{name: "unchanged without known changes", e: scenario.FilesExpect{Unchanged: []scenario.Located{loc(70, 7, "src/**")}},
+		{name: "unchanged without known changes", e: scenario.FilesExpect{Unchanged: []scenario.Located{loc(70, 7, "src/**")}}, unknown: true,
 			want: []string{`s.yaml:70:7: files.unchanged: the changes to the files are unknown (unchanged needs a workspace whose changes could be listed)`}},
 		{name: "golden", e: scenario.FilesExpect{Golden: []scenario.FileGolden{{Pos: at(80, 7), Path: "a.txt", Golden: same}, {Pos: at(81, 7), Path: "abs-in", Golden: same}}}},
 		{name: "golden fails", e: scenario.FilesExpect{Golden: []scenario.FileGolden{
@@ -471,7 +548,7 @@ func TestCheckFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := tt.e
-			got := checkFiles(&e, root, tt.changed)
+			got := checkFiles(&e, root, tt.changed, !tt.unknown)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
@@ -489,12 +566,39 @@ func TestCheckFiles(t *testing.T) {
 func TestCheckFilesWithoutWorkspace(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "gone")
 	e := &scenario.FilesExpect{Pos: at(29, 3), Exists: []scenario.Located{loc(30, 5, "a.txt")}, Unchanged: []scenario.Located{loc(31, 5, "src/**")}}
-	got := checkFiles(e, dir, []string{"src/a.go"})
+	got := checkFiles(e, dir, []string{"src/a.go"}, true)
 	if len(got) != 2 || !strings.HasPrefix(got[0], "s.yaml:29:3: files: cannot check the files: ") || !strings.Contains(got[0], "gone") ||
 		got[1] != `s.yaml:31:5: files.unchanged: 1 path matching "src/**" was changed: src/a.go` {
 		t.Errorf("failures: %q", got)
 	}
-	if got := checkFiles(nil, dir, nil); got != nil {
+	if got := checkFiles(nil, dir, nil, false); got != nil {
 		t.Errorf("nil expectation: %q", got)
+	}
+}
+
+// TestUnchangedWorkspace: files.unchanged on a workspace the agent left
+// as it was passes (no changes is a known answer), and fails on one it
+// changed.
+func TestUnchangedWorkspace(t *testing.T) {
+	src := t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := workspace.Create(t.Context(), workspace.Spec{From: src}, t.TempDir(), "unchanged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Remove()
+	r := &scenarioRun{ws: ws, sc: &scenario.Scenario{}}
+	e := &scenario.FilesExpect{Pos: at(20, 3), Unchanged: []scenario.Located{loc(21, 5, "**")}}
+	if got := r.checkFiles(e); got != nil {
+		t.Errorf("untouched workspace: %q, want no failures", got)
+	}
+	if err := os.WriteFile(filepath.Join(ws.Dir, "a.txt"), []byte("b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`s.yaml:21:5: files.unchanged: 1 path matching "**" was changed: a.txt`}
+	if diff := cmp.Diff(want, r.checkFiles(e)); diff != "" {
+		t.Errorf("changed workspace (-want +got):\n%s", diff)
 	}
 }

@@ -52,6 +52,9 @@ type handshakeResult struct {
 	session       acp.NewSessionResponse // set once session/new (or load, resume) was answered
 	settings      []SessionSetting       // what was set in the session, in order
 	warnings      []string
+	// unanswered is the method whose call failed, when one did: the
+	// handshake's error is about it.
+	unanswered string
 	// method is session/load or session/resume when the handshake tried
 	// to continue a recorded session and it was, resumed is set then;
 	// fallback says why a recorded session was not continued.
@@ -64,7 +67,11 @@ type handshakeResult struct {
 // failed, and why it failed, if it did.
 func (h *handshake) run(ctx context.Context, conn *acp.Conn) (res handshakeResult, err error) {
 	call := func(method string, params, result any) error {
-		return conn.Call(ctx, method, params).Await(ctx, result)
+		err := conn.Call(ctx, method, params).Await(ctx, result)
+		if err != nil {
+			res.unanswered = method
+		}
+		return err
 	}
 	initReq := acp.InitializeRequest{
 		ProtocolVersion:    acp.ProtocolVersion,

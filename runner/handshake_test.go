@@ -94,3 +94,38 @@ modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, na
 		})
 	}
 }
+
+// TestHandshakeUnanswered: the handshake names the call that failed (the
+// one an agent that went away left unanswered), and no call when a check
+// of its own ended it.
+func TestHandshakeUnanswered(t *testing.T) {
+	bin := acprunBinary(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "agent.mock.yaml")
+	if err := os.WriteFile(script, []byte("authMethods: [{id: key, name: Key}]\nauthRequired: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		hs   handshake
+		want string
+	}{
+		{"session/new refused", handshake{}, "session/new"},
+		{"no such auth method", handshake{auth: "sso"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := startAgent(agentConfig{Argv: []string{bin, "mock-agent", script}, Env: os.Environ(), Dir: dir,
+				Handler: &probeHandler{arrived: make(chan struct{}, 1)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close(context.Background(), time.Second)
+			hs := tc.hs
+			hs.cwd = dir
+			got, err := hs.run(t.Context(), a.Conn)
+			if err == nil || got.unanswered != tc.want {
+				t.Errorf("error %v, unanswered %q; want an error and %q", err, got.unanswered, tc.want)
+			}
+		})
+	}
+}

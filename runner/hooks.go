@@ -103,6 +103,9 @@ func (r *scenarioRun) verify(ctx context.Context) {
 			pos = c.Pos
 		}
 		if msg := ended(cr, c.Limit(), e.ExitCode); msg != "" {
+			if strings.HasPrefix(cr.Error, stoppedPrefix) {
+				r.cutShort("during verify") // if the run's end stopped it
+			}
 			fails = append(fails, withTail(fmt.Sprintf("%s: verify `%s` %s", pos, c.Run, msg), hr))
 		} else {
 			for _, s := range e.StdoutContains {

@@ -6,7 +6,10 @@ import (
 )
 
 // SchemaVersion is the version of the results format written by acprun.
-const SchemaVersion = 1
+// Version 2 added the status interrupted: a scenario that something
+// outside it cut short, or kept from starting (notRun, which version 1
+// gave status error), is interrupted, never passed.
+const SchemaVersion = 2
 
 // Status is the outcome of one scenario.
 type Status string
@@ -16,6 +19,11 @@ const (
 	StatusPassed Status = "passed"
 	StatusFailed Status = "failed" // an expectation failed or a turn ended in an error outcome
 	StatusError  Status = "error"  // the scenario could not run to its end (agent did not start, crashed, hung)
+	// StatusInterrupted: something outside the scenario (an interrupt, the
+	// run's --timeout, --fail-fast) cut it short, or kept it from starting
+	// (NotRun). It has no verdict: it neither passed nor failed, and Error
+	// says what cut it; failures it met before are kept.
+	StatusInterrupted Status = "interrupted"
 )
 
 // Outcomes recorded in place of a stop reason when the agent gave none.
@@ -37,12 +45,22 @@ const (
 	CauseFailFast = "failFast"
 )
 
+// ExternalCause reports whether acprun cancelled a turn for a cause
+// outside its scenario (an interrupt, the run's --timeout, --fail-fast):
+// such a turn did not finish, meets no expectation, and makes its
+// scenario interrupted.
+func ExternalCause(cause string) bool {
+	return cause == CauseInterrupt || cause == CauseRunTimeout || cause == CauseFailFast
+}
+
 // Report is everything one run produced.
 type Report struct {
 	SchemaVersion int           `json:"schemaVersion"`
 	StartedAt     time.Time     `json:"startedAt"`
 	Duration      time.Duration `json:"-"`
-	Interrupted   bool          `json:"interrupted,omitempty"`
+	// Interrupted is set when an interrupt (SIGINT, SIGTERM) stopped the
+	// run; the run's --timeout does not set it.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// PolicyOverride names --allow-all or --deny-all when one was used.
 	PolicyOverride string   `json:"policyOverride,omitempty"`
 	Scenarios      []Result `json:"scenarios"`
@@ -80,14 +98,15 @@ type Result struct {
 	DurationMs int64         `json:"durationMs"`
 	Failures   []string      `json:"failures,omitempty"`
 	Warnings   []string      `json:"warnings,omitempty"`
-	// Error explains a StatusError (the agent could not start, crashed or hung).
+	// Error explains a StatusError (the agent could not start, crashed or
+	// hung), or says what cut a StatusInterrupted short.
 	Error string `json:"error,omitempty"`
 	// StartFailed is set when the agent could not be started, initialized
 	// or authenticated (exit code 3).
 	StartFailed bool `json:"startFailed,omitempty"`
 	// NotRun is set when the scenario never started: the run was
-	// interrupted or out of time first. Its Status is error, Error says
-	// why, and every turn is skipped.
+	// interrupted, out of time or stopped (--fail-fast) first. Its Status
+	// is interrupted, Error says why, and every turn is skipped.
 	NotRun bool `json:"notRun,omitempty"`
 	// ExitCode and Signal describe how the agent process ended, when it did on its own.
 	ExitCode   *int   `json:"exitCode,omitempty"`

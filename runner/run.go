@@ -219,7 +219,7 @@ feed:
 		default:
 			continue
 		}
-		nr := notRun(all[i].sc, why)
+		nr := notRun(all[i].sc, why, opts.Policy)
 		nr.Attempt = all[i].ref.Attempt
 		rep.Scenarios = append(rep.Scenarios, nr)
 	}
@@ -246,7 +246,7 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 		}
 		obs.started(j.ref)
 		r := runScenario(ctx, opts, obs, j, transcript)
-		again := r.Status != StatusPassed && try < j.sc.Retries && ctx.Err() == nil && !stopped()
+		again := r.Status != StatusPassed && r.Status != StatusInterrupted && try < j.sc.Retries && ctx.Err() == nil && !stopped()
 		r.Retry = try
 		r.Retried = again
 		r.Flaky = r.Status == StatusPassed && try > 0
@@ -269,9 +269,10 @@ type failureStop struct {
 }
 
 // count counts the verdict r of a finished job; it reports whether that
-// job made the run stop.
+// job made the run stop. An interrupted job is not a failure: the run's
+// end cut it short.
 func (s *failureStop) count(r Result) bool {
-	if s.max <= 0 || r.Status == StatusPassed {
+	if s.max <= 0 || r.Status == StatusPassed || r.Status == StatusInterrupted {
 		return false
 	}
 	s.mu.Lock()
@@ -302,10 +303,26 @@ func (s *failureStop) reason() string {
 	return fmt.Sprintf("the run stopped after %d failed scenarios (--max-failures %d)", s.max, s.max)
 }
 
-// notRun is the result of a scenario that never started.
-func notRun(sc *scenario.Scenario, why string) Result {
-	r := Result{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Tags: sc.Tags, Status: StatusError, Error: why, NotRun: true,
-		Agent: AgentInfo{Name: sc.Agent.Name, Command: sc.Agent.Command}}
+// loadWarnings are the warnings loading gave about sc, as its results
+// carry them ("file:line:col: msg"), with the one about its having no
+// permissions unless policy (--allow-all, --deny-all) replaces them.
+func loadWarnings(sc *scenario.Scenario, policy *approve.Policy) []string {
+	ws := sc.Warnings
+	if w, ok := sc.NoPermissionsWarning(); ok && policy == nil {
+		ws = scenario.SortWarnings(append(slices.Clone(ws), w))
+	}
+	var out []string
+	for _, w := range ws {
+		out = append(out, w.String())
+	}
+	return out
+}
+
+// notRun is the result of a scenario that never started; policy is
+// Options.Policy.
+func notRun(sc *scenario.Scenario, why string, policy *approve.Policy) Result {
+	r := Result{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Tags: sc.Tags, Status: StatusInterrupted, Error: why, NotRun: true,
+		Agent: AgentInfo{Name: sc.Agent.Name, Command: sc.Agent.Command}, Warnings: loadWarnings(sc, policy)}
 	for i, t := range sc.Turns {
 		r.Turns = append(r.Turns, TurnResult{Index: i + 1, Prompt: t.PromptText(), StopReason: OutcomeSkipped})
 	}
@@ -318,6 +335,14 @@ type scenarioRun struct {
 	obs  *observer
 	jo   *jobObserver // redacts what it passes on
 	red  *redact.Redactor
+	// runCtx is the context the scenario runs in: it ends when something
+	// outside the scenario stops it (an interrupt, the run's --timeout,
+	// --fail-fast=cancel).
+	runCtx context.Context
+	// cut says what part of the scenario runCtx's end kept from running
+	// ("acprun was interrupted during turn 2"); "" when nothing was. A
+	// scenario cut short is interrupted.
+	cut string
 	// sc is the scenario as this attempt runs it: with a workspace, its
 	// cwd and roots are in the attempt's copy.
 	sc             *scenario.Scenario
@@ -355,8 +380,9 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 			Name:    sc.Agent.Name,
 			Command: sc.Agent.Command,
 		},
+		Warnings: loadWarnings(sc, opts.Policy),
 	}
-	r := &scenarioRun{opts: opts, obs: obs, sc: sc, res: &res, transcriptName: transcript, mark: reap.New()}
+	r := &scenarioRun{opts: opts, obs: obs, runCtx: ctx, sc: sc, res: &res, transcriptName: transcript, mark: reap.New()}
 	// Every value of agent.env and secret-looking variables of acprun's
 	// environment are redacted from the result (once, at the end) and from
 	// what observers and the transcript see.
@@ -372,7 +398,9 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 		if err := r.makeWorkspace(ctx, j.ref); err != nil {
 			res.Status = StatusError
 			res.Error = err.Error()
-			r.skipFrom(0)
+			r.cutShort("while its workspace was made")
+			r.skipFrom(0, "")
+			r.markCut()
 			return res
 		}
 	}
@@ -429,7 +457,8 @@ func (r *scenarioRun) play(ctx context.Context) {
 	if err := r.setup(scCtx); err != nil {
 		res.Status = StatusError
 		res.Error = err.Error()
-		r.skipFrom(0)
+		r.cutShort("during setup")
+		r.skipFrom(0, "")
 		return
 	}
 	// The baseline of the agent's changes is the workspace after setup;
@@ -438,7 +467,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 		if err := r.ws.Snapshot(); err != nil {
 			res.Status = StatusError
 			res.Error = fmt.Sprintf("workspace: %v", err)
-			r.skipFrom(0)
+			r.skipFrom(0, "")
 			return
 		}
 	}
@@ -447,26 +476,18 @@ func (r *scenarioRun) play(ctx context.Context) {
 	if err != nil {
 		res.Status = StatusError
 		res.Error = err.Error()
-		r.skipFrom(0)
+		r.cutShort("before the session opened")
+		r.skipFrom(0, "")
 		return
 	}
 	if err := r.start(scCtx, resume); err != nil {
-		// A write to an agent that already exited fails with EPIPE before
-		// the read side sees EOF: the same crash, said the same way.
-		if r.agent != nil && (errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE)) {
-			err = fmt.Errorf("%w (%s)", err, r.exitDescription())
-		}
 		res.Status = StatusError
-		res.StartFailed = true
+		res.StartFailed = true // unless cut short: not the agent's failure then (see markCut)
 		res.Error = err.Error()
-		if errors.Is(context.Cause(ctx), errFailFast) {
-			// Cut short by --fail-fast=cancel: not the agent's failure.
-			res.StartFailed = false
-			res.Error = fmt.Sprintf("stopped before the session opened: %s (%v)", stopReason(ctx), err)
-		}
+		r.cutShort("before the session opened")
 		r.stopAgent(scCtx)
 		r.collect()
-		r.skipFrom(0)
+		r.skipFrom(0, "")
 		return
 	}
 
@@ -478,12 +499,14 @@ func (r *scenarioRun) play(ctx context.Context) {
 		tr := r.runTurn(scCtx, i)
 		res.Turns = append(res.Turns, tr)
 		r.jo.turn(r.sess.snapshot(r.sess.turnState(tr.Index)))
-		if tr.StopReason == OutcomeAgentExited || tr.StopReason == OutcomeUnresponsive {
-			r.skipFrom(i + 1)
-			break
+		if ExternalCause(tr.CancelCause) {
+			r.cutShort(fmt.Sprintf("during turn %d", tr.Index))
 		}
-		if tr.CancelCause != "" && (!sc.ContinueAfterCancel || ctx.Err() != nil || scCtx.Err() != nil) {
-			r.skipFrom(i + 1)
+		if why, stop := r.stopAfter(ctx, scCtx, tr); stop {
+			if r.cut != "" {
+				why = "" // the cut says it
+			}
+			r.skipFrom(i+1, why)
 			break
 		}
 	}
@@ -492,6 +515,8 @@ func (r *scenarioRun) play(ctx context.Context) {
 	r.recordChanges()
 	if ctx.Err() == nil {
 		r.verify(scCtx)
+	} else if len(sc.Verify) > 0 {
+		r.cutShort("before verify")
 	}
 	r.checkScenarioWork(scCtx)
 }
@@ -505,6 +530,7 @@ func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 	case e.Judge == nil:
 	case ctx.Err() != nil:
 		r.workFails = append(r.workFails, fmt.Sprintf("%s: judge not asked: %s", e.Judge.Pos, stopReason(ctx)))
+		r.cutShort("before its judge was asked")
 	default:
 		var texts []string
 		for _, t := range r.res.Turns {
@@ -516,6 +542,7 @@ func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 		r.res.Judge = jr
 		if fail != "" {
 			r.workFails = append(r.workFails, fail)
+			r.cutShort("while its judge was asked")
 		}
 	}
 }
@@ -574,6 +601,16 @@ func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
 		resume: resume,
 	}
 	got, err := hs.run(setupCtx, agent.Conn)
+	// A write to an agent that already exited fails with EPIPE before the
+	// read side sees EOF: the same crash, said the same way, naming the
+	// call it left unanswered rather than the pipe.
+	if err != nil && (errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE)) {
+		if got.unanswered != "" {
+			err = fmt.Errorf("%s before answering %s", r.exitDescription(), got.unanswered)
+		} else {
+			err = fmt.Errorf("%w (%s)", err, r.exitDescription())
+		}
+	}
 	r.noteOpened(got)
 	if got.initialized {
 		r.init = got.init
@@ -587,14 +624,56 @@ func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
 	return err
 }
 
-// skipFrom records turns from index i on as skipped.
-func (r *scenarioRun) skipFrom(i int) {
+// stopAfter reports whether the turns after tr are not played, and why
+// (for their failures): the agent is gone (agent_exited, unresponsive), or
+// acprun cancelled tr and continueAfterCancel is not set, or it is but the
+// scenario's timeout passed. why is "" when the scenario's error says it
+// (an outcome not expected). Stopped because the run ended (ctx), the
+// scenario is cut short.
+func (r *scenarioRun) stopAfter(ctx, scCtx context.Context, tr TurnResult) (why string, stop bool) {
+	switch {
+	case tr.StopReason == OutcomeAgentExited || tr.StopReason == OutcomeUnresponsive:
+		switch {
+		case !r.expected(tr):
+		case tr.StopReason == OutcomeUnresponsive:
+			why = fmt.Sprintf("the agent did not answer the cancel of turn %d and was stopped", tr.Index)
+		default:
+			why = fmt.Sprintf("the agent exited during turn %d", tr.Index)
+		}
+		return why, true
+	case tr.CancelCause == "":
+		return "", false
+	case !r.sc.ContinueAfterCancel:
+		if scCtx.Err() != nil && ctx.Err() == nil {
+			return fmt.Sprintf("%s during turn %d", stopReason(scCtx), tr.Index), true
+		}
+		return fmt.Sprintf("turn %d was cancelled after %s (continueAfterCancel: true plays the turns after a cancel)", tr.Index, tr.CancelCause), true
+	case ctx.Err() != nil:
+		if tr.Index < len(r.sc.Turns) {
+			r.cutShort(fmt.Sprintf("after turn %d", tr.Index))
+		}
+		return "", true
+	case scCtx.Err() != nil:
+		return fmt.Sprintf("%s during turn %d", stopReason(scCtx), tr.Index), true
+	}
+	return "", false
+}
+
+// skipFrom records turns from index i on as skipped. why, when set, says
+// why an earlier turn's outcome kept them from running: a turn that did not
+// run has not met its expectations, so each fails with it. It is "" when
+// the scenario's error or an interrupt already says why.
+func (r *scenarioRun) skipFrom(i int, why string) {
 	for ; i < len(r.sc.Turns); i++ {
-		r.res.Turns = append(r.res.Turns, TurnResult{
+		t := TurnResult{
 			Index:      i + 1,
 			Prompt:     r.sc.Turns[i].PromptText(),
 			StopReason: OutcomeSkipped,
-		})
+		}
+		if why != "" {
+			t.Failures = []string{fmt.Sprintf("%s: not run: %s", r.sc.Turns[i].Pos, why)}
+		}
+		r.res.Turns = append(r.res.Turns, t)
 	}
 }
 
@@ -731,10 +810,43 @@ func (r *scenarioRun) evaluate() {
 			res.Status = StatusPassed
 		}
 	}
+	r.markCut()
 	if res.Status != StatusPassed {
 		return
 	}
 	res.StderrTail = "" // kept only when the scenario did not pass
+}
+
+// cutShort records that the end of the run's context (an interrupt, the
+// run's --timeout, --fail-fast=cancel) kept part of the scenario from
+// running, if it has ended; where says which part ("during turn 2"). The
+// first part cut counts. It reports whether the run's context has ended.
+func (r *scenarioRun) cutShort(where string) bool {
+	if r.runCtx.Err() == nil {
+		return false
+	}
+	if r.cut == "" {
+		r.cut = stopReason(r.runCtx) + " " + where
+	}
+	return true
+}
+
+// markCut makes a scenario that was cut short interrupted: whatever it
+// met so far, it has no verdict. Its error says what cut it, then the
+// error it met, if any (often the cut's consequence: a stopped command,
+// an unanswered initialize); its failures stay.
+func (r *scenarioRun) markCut() {
+	if r.cut == "" {
+		return
+	}
+	res := r.res
+	res.Status = StatusInterrupted
+	res.StartFailed = false
+	if res.Error != "" {
+		res.Error = fmt.Sprintf("%s (%s)", r.cut, res.Error)
+	} else {
+		res.Error = r.cut
+	}
 }
 
 // expected reports whether the turn's expect lists the stop reason (or

@@ -40,8 +40,11 @@ type session struct {
 	// lost counts what was received but not recorded: updates beyond the
 	// early buffer, violations beyond the kept list.
 	lostEarly, lostViolations int
-	allowed                   int
-	denied                    int
+	// allowed and denied count the policy's decisions: on permission
+	// requests (not those answered cancelled) and on the commands of
+	// terminal/create.
+	allowed int
+	denied  int
 }
 
 // setupState records what the agent did before the first turn.
@@ -263,6 +266,12 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		rec.Late = a.late
 		s.mu.Lock()
 		a.request.rec, a.request.filled = rec, true
+		switch approve.Verdict(rec.Decision) { // a command the policy decided, as a permission request
+		case approve.Allow:
+			s.allowed++
+		case approve.Deny:
+			s.denied++
+		}
 		s.mu.Unlock()
 		return result, err
 	}

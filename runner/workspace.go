@@ -134,17 +134,18 @@ func (r *scenarioRun) checkFiles(e *scenario.FilesExpect) []string {
 	if e == nil {
 		return nil
 	}
-	var changed []string // nil: unknown, which fails unchanged
+	var changed []string
+	known := false // unknown fails unchanged
 	var fails []string
 	if len(e.Unchanged) > 0 && r.ws != nil {
 		created, modified, deleted, err := r.ws.Changes()
 		if err != nil {
 			fails = append(fails, fmt.Sprintf("%s: files: the workspace's changes could not be listed: %v", e.Pos, err))
 		} else {
-			changed = slices.Concat(created, modified, deleted)
+			changed, known = slices.Concat(created, modified, deleted), true
 		}
 	}
-	return append(fails, checkFiles(e, r.workDir(), changed)...)
+	return append(fails, checkFiles(e, r.workDir(), changed, known)...)
 }
 
 // changes lists what the agent changed in the workspace so far, and for a

@@ -77,6 +77,11 @@
 //	  - prompt: "Run go vet and fix what it reports."
 //	    timeout: 5m
 //	    expect: {stopReason: end_turn}   # the default
+//	  - prompt: "Refactor everything."
+//	    timeout: 1m
+//	    expect: {stopReason: cancelled, cancelCause: turnTimeout}  # cancelled for its timeout: turnTimeout,
+//	                              # idleTimeout or scenarioTimeout (or a list); needs stopReason. A cancel for
+//	                              # an interrupt, the run's --timeout or --fail-fast meets no expectation
 //	  - prompt: {file: ./prompts/review.md}  # the prompt is this file's text (UTF-8, at most 4 MiB), read at load
 //	  - prompt:
 //	      - text: "Summarise the change."

@@ -99,8 +99,8 @@ func (w Warning) String() string { return w.Pos.String() + ": " + w.Msg }
 func NoPermissionsWarnings(scs []*Scenario) []Warning {
 	var ws []Warning
 	for _, s := range scs {
-		if s.Policy == nil {
-			ws = append(ws, Warning{Pos: s.Pos, Msg: "no permissions: every permission request and terminal command will be denied (add permissions to allow some)"})
+		if w, ok := s.NoPermissionsWarning(); ok {
+			ws = append(ws, w)
 		}
 	}
 	return SortWarnings(ws)
@@ -133,6 +133,15 @@ func UnsetWarnings(scs []*Scenario) []Warning {
 		}
 	}
 	return SortWarnings(ws)
+}
+
+// NoPermissionsWarning is the warning of a scenario that has no
+// permissions, and whether it has none.
+func (s *Scenario) NoPermissionsWarning() (Warning, bool) {
+	if s.Policy != nil {
+		return Warning{}, false
+	}
+	return Warning{Pos: s.Pos, Msg: "no permissions: every permission request and terminal command will be denied (add permissions to allow some)"}, true
 }
 
 // SortWarnings sorts ws by position, drops repeats and returns it.

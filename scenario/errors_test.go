@@ -367,6 +367,24 @@ turns:
 			want: []string{`bad.yaml:5:37: unknown stop reason "cancel" (did you mean "cancelled"?)`},
 		},
 		{
+			name: "cancelCause",
+			src: `name: x
+agent: {command: [a]}
+expect: {cancelCause: turnTimeout}
+turns:
+  - prompt: hi
+    expect: {stopReason: cancelled, cancelCause: [turnTimout, interrupt]}
+  - prompt: again
+    expect: {cancelCause: idleTimeout}
+`,
+			want: []string{
+				`bad.yaml:3:10: unknown key "cancelCause" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge); cancelCause belongs in a turn's expect`,
+				`bad.yaml:6:51: unknown cancel cause "turnTimout" (did you mean "turnTimeout"?)`,
+				`bad.yaml:6:63: cancelCause interrupt is not the scenario's: a cancel for an interrupt, the run's --timeout or --fail-fast meets no expectation (name one of turnTimeout, idleTimeout, scenarioTimeout)`,
+				`bad.yaml:8:14: cancelCause needs stopReason: list the stop reasons the cancelled turn may end with (stopReason: cancelled)`,
+			},
+		},
+		{
 			name: "denied and maxDenied",
 			src: `name: x
 agent: {command: [a]}

@@ -160,7 +160,7 @@ func TestLoadMultiDocument(t *testing.T) {
 			Pos: "testdata/multi.yaml:4:1", Cwd: dir, Roots: []string{dir},
 			Policy: &approve.Policy{Default: approve.Allow}, Mcp: "[]"},
 		{Name: "second", Agent: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"}, Index: 1,
-			Pos: "testdata/multi.yaml:10:1", Cwd: dir, Roots: []string{dir},
+			Pos: "testdata/multi.yaml:11:1", Cwd: dir, Roots: []string{dir},
 			Policy: &approve.Policy{}, Mcp: "[]", Contains: []string{"by", "ye"}},
 	}
 	if diff := cmp.Diff(want, sums); diff != "" {
@@ -504,6 +504,31 @@ func TestStopReasonSet(t *testing.T) {
 	}
 }
 
+// TestCancelCause: expect.cancelCause takes one cause or a list, kept
+// with its position.
+func TestCancelCause(t *testing.T) {
+	for _, tc := range []struct {
+		expect string
+		want   []string
+		col    int
+	}{
+		{"{stopReason: cancelled, cancelCause: turnTimeout}", []string{"turnTimeout"}, 50},
+		{"{stopReason: [cancelled, end_turn], cancelCause: [idleTimeout, scenarioTimeout]}", []string{"idleTimeout", "scenarioTimeout"}, 62},
+		{"{stopReason: cancelled}", nil, 0},
+	} {
+		src := "name: x\nagent: {command: [a]}\nturns:\n  - prompt: hi\n    expect: " + tc.expect + "\n"
+		scens, _, err := scenario.LoadBytes("x.yaml", []byte(src), opts)
+		if err != nil {
+			t.Errorf("expect %s: %v", tc.expect, err)
+			continue
+		}
+		e := scens[0].Turns[0].Expect
+		if !cmp.Equal(e.CancelCauses, tc.want) || e.CancelCausePos.Col != tc.col || (tc.col > 0 && e.CancelCausePos.Line != 5) {
+			t.Errorf("expect %s: CancelCauses %q at %s; want %q at column %d", tc.expect, e.CancelCauses, e.CancelCausePos, tc.want, tc.col)
+		}
+	}
+}
+
 // TestLoadSkipsFixtureYAML: the YAML files of a workspace's fixture are not
 // scenarios when a walk finds them, but are when named.
 func TestLoadSkipsFixtureYAML(t *testing.T) {
@@ -637,5 +662,41 @@ turns: [{prompt: hi}]
 	want := []string{"w.yaml:2:19 w.yaml:2:25", "w.yaml:6:8 w.yaml:6:8 w.yaml:6:28", "w.yaml:10:18 w.yaml:10:18"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("word positions (-want +got):\n%s", diff)
+	}
+}
+
+// TestScenarioWarnings: each scenario keeps the warnings loading gave
+// about it (Load returns them all, those about files too); the warning of
+// a scenario without permissions is its own, for the runner to add.
+func TestScenarioWarnings(t *testing.T) {
+	src := `name: first
+agent: {command: [a]}
+timeout: 1m
+turns: [{prompt: hi, timeout: 2m}]
+---
+name: second
+agent: {command: [a]}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`
+	scens, all, err := scenario.LoadBytes("x.yaml", []byte(src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []scenario.Warning{{Pos: scenario.Pos{File: "x.yaml", Line: 4, Col: 31}, Msg: "turn timeout 2m0s is longer than the scenario timeout 1m0s"}}
+	if diff := cmp.Diff(want, scens[0].Warnings); diff != "" {
+		t.Errorf("first's warnings (-want +got):\n%s", diff)
+	}
+	if len(scens[1].Warnings) != 0 {
+		t.Errorf("second's warnings %v, want none", scens[1].Warnings)
+	}
+	if diff := cmp.Diff(want, all); diff != "" {
+		t.Errorf("Load's warnings (-want +got):\n%s", diff)
+	}
+	if w, ok := scens[0].NoPermissionsWarning(); !ok || w.Pos != scens[0].Pos {
+		t.Errorf("first: NoPermissionsWarning %v, %v; want one at the scenario", w, ok)
+	}
+	if _, ok := scens[1].NoPermissionsWarning(); ok {
+		t.Error("second has permissions: NoPermissionsWarning gave one")
 	}
 }

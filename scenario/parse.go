@@ -32,7 +32,7 @@ var (
 	exampleKeys        = []string{"match", "noMatch"}
 	turnKeys           = []string{"prompt", "timeout", "expect"}
 	partKeys           = []string{"text", "file", "image"}
-	turnExpectKeys     = []string{"stopReason", "text", "denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
+	turnExpectKeys     = []string{"stopReason", "cancelCause", "text", "denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
 	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
 	textKeys           = []string{"contains", "matches"}
 
@@ -51,6 +51,10 @@ var (
 	// records when the agent gave none.
 	stopReasons = []string{"end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled",
 		"error", "agent_exited", "unresponsive"}
+
+	// runCancelCauses are the causes of a cancel that come from outside the
+	// scenario (runner.ExternalCause): no expectation may name them.
+	runCancelCauses = []string{"interrupt", "runTimeout", "failFast"}
 
 	imageTypes = map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
 		".gif": "image/gif", ".webp": "image/webp"}
@@ -103,6 +107,8 @@ func (p *fileParser) parseFile() []*Scenario {
 // scenario checks one document.
 func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	s := &Scenario{File: p.file, Index: index, Pos: p.pos(yamlmap.Deref(root))}
+	first := len(p.warns)
+	defer func() { s.Warnings = slices.Clone(p.warns[first:]) }()
 	s.Agent.Cwd = p.dir
 	s.Agent.McpServers = json.RawMessage("[]")
 	s.Client = Client{FS: true, Terminal: true}
@@ -631,7 +637,7 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 	if !turn {
 		keys = scenarioExpectKeys
 		hint = func(k string) string {
-			if k == "stopReason" || k == "text" {
+			if k == "stopReason" || k == "cancelCause" || k == "text" {
 				return k + " belongs in a turn's expect"
 			}
 			return ""
@@ -653,6 +659,20 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 				}
 				e.StopReasons = append(e.StopReasons, r.Value)
 			}
+		case "cancelCause":
+			e.CancelCausePos = p.pos(yamlmap.Deref(kv.v))
+			nodes, _ := p.strNodes(kv.v, true, true)
+			for _, c := range nodes {
+				switch {
+				case slices.Contains(CancelCauses, c.Value):
+					e.CancelCauses = append(e.CancelCauses, c.Value)
+				case slices.Contains(runCancelCauses, c.Value):
+					p.errorf(c, "cancelCause %s is not the scenario's: a cancel for an interrupt, the run's --timeout or --fail-fast meets no expectation (name one of %s)",
+						c.Value, strings.Join(CancelCauses, ", "))
+				default:
+					p.errorf(c, "%s", unknownMsg("cancel cause", c.Value, CancelCauses, "cancel causes"))
+				}
+			}
 		case "text":
 			p.textExpect(kv.v, &e)
 		case "denied":
@@ -673,6 +693,9 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 	}
 	if k, ok := m.has["maxDenied"]; ok && m.has["denied"] != nil {
 		p.errorf(k, "use either denied (exact) or maxDenied (at most), not both")
+	}
+	if k, ok := m.has["cancelCause"]; ok && m.has["stopReason"] == nil {
+		p.errorf(k, "cancelCause needs stopReason: list the stop reasons the cancelled turn may end with (stopReason: cancelled)")
 	}
 	return e
 }

@@ -65,6 +65,10 @@ type Scenario struct {
 	// when the scenario was loaded with LoadOptions.DeferUnset (its values
 	// are then empty), sorted by position; see UnsetErrors.
 	Unset Errors
+	// Warnings are the warnings loading gave about this scenario (Load
+	// returns them too, with those about files): the runner carries them
+	// into the scenario's results.
+	Warnings []Warning
 }
 
 // Agent says how to start the agent and set up its session.
@@ -155,6 +159,10 @@ type Part struct {
 	MimeType string // set for images: image/png, image/jpeg, image/gif or image/webp
 }
 
+// CancelCauses are the causes of a cancel that expect.cancelCause may
+// name: the scenario's own deadlines (runner's cause names).
+var CancelCauses = []string{"turnTimeout", "idleTimeout", "scenarioTimeout"}
+
 // Expect is what a turn (or the whole scenario: every key but StopReasons
 // and text) must produce to pass.
 type Expect struct {
@@ -172,6 +180,13 @@ type Expect struct {
 	// acprun had to cancel passes only when its expect explicitly allows
 	// the stop reason it got.
 	StopReasonSet bool
+	// CancelCauses, when set, are the causes for which acprun may have
+	// cancelled the turn (expect.cancelCause, at CancelCausePos): the
+	// turn must have been cancelled for one of them. Only the scenario's
+	// own causes (CancelCauses) can be named: a cancel for an interrupt,
+	// the run's --timeout or --fail-fast meets no expectation.
+	CancelCauses   []string
+	CancelCausePos Pos
 
 	TextContains []string       // each must appear in the agent's reply
 	TextMatches  *regexp.Regexp // nil when unset

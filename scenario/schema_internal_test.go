@@ -99,6 +99,11 @@ func TestSchemaEnumsMatchParser(t *testing.T) {
 							Enum []string `json:"enum"`
 						} `json:"anyOf"`
 					} `json:"stopReason"`
+					CancelCause struct {
+						AnyOf []struct {
+							Enum []string `json:"enum"`
+						} `json:"anyOf"`
+					} `json:"cancelCause"`
 				} `json:"properties"`
 			} `json:"turnExpect"`
 		} `json:"$defs"`
@@ -113,6 +118,11 @@ func TestSchemaEnumsMatchParser(t *testing.T) {
 		t.Errorf("stopReason has no enum")
 	} else if diff := cmp.Diff(stopReasons, anyOf[0].Enum); diff != "" {
 		t.Errorf("stopReason (-parser +schema):\n%s", diff)
+	}
+	if anyOf := schema.Defs.TurnExpect.Properties.CancelCause.AnyOf; len(anyOf) == 0 {
+		t.Errorf("cancelCause has no enum")
+	} else if diff := cmp.Diff(CancelCauses, anyOf[0].Enum); diff != "" {
+		t.Errorf("cancelCause (-parser +schema):\n%s", diff)
 	}
 }
 

@@ -129,6 +129,8 @@ func TestJSONSchemaRejects(t *testing.T) {
 		{"files path with ..", "name: x\nagent: a\nexpect: {files: {contains: {../x: y}}}\nturns: [{prompt: hi}]\n"},
 		{"negative maxCost", "name: x\nagent: a\nexpect: {usage: {maxCost: -1}}\nturns: [{prompt: hi}]\n"},
 		{"judge without rubric", "name: x\nagent: a\nexpect: {judge: {agent: claude}}\nturns: [{prompt: hi}]\n"},
+		{"cancelCause without stopReason", "name: x\nagent: a\nturns: [{prompt: hi, expect: {cancelCause: turnTimeout}}]\n"},
+		{"cancelCause of the run", "name: x\nagent: a\nturns: [{prompt: hi, expect: {stopReason: cancelled, cancelCause: interrupt}}]\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -166,7 +166,7 @@ func build(res output.Results, opts Options) view {
 		Interrupted:    res.Interrupted,
 		PolicyOverride: res.PolicyOverride,
 		Summary:        res.Summary,
-		Statuses:       []string{string(runner.StatusFailed), string(runner.StatusError), string(runner.StatusPassed)},
+		Statuses:       []string{string(runner.StatusFailed), string(runner.StatusError), string(runner.StatusInterrupted), string(runner.StatusPassed)},
 		Style:          template.CSS(styleSource),
 		Script:         template.JS(scriptSource),
 		CSP:            csp(),
@@ -221,9 +221,12 @@ func build(res output.Results, opts Options) view {
 	return v
 }
 
-// rank orders statuses failures first.
+// rank orders statuses failures first, then those cut short, then passes.
 func rank(s runner.Status) int {
-	if s == runner.StatusPassed {
+	switch s {
+	case runner.StatusPassed:
+		return 2
+	case runner.StatusInterrupted:
 		return 1
 	}
 	return 0
@@ -314,6 +317,9 @@ func passMatrix(rates []output.PassRate) *matrix {
 				c.Text = fmt.Sprintf("%d/%d (%.0f%%)", p.Passed, p.Attempts, 100*p.Rate)
 				if n := p.Attempts; n > 1 {
 					c.Detail = fmt.Sprintf("pass@%d %.2f · pass^%d %.2f", n, p.PassAtK.At(n), n, p.PassHatK.At(n))
+				}
+				if p.Interrupted > 0 {
+					c.Detail = strings.TrimPrefix(c.Detail+fmt.Sprintf(" · %d interrupted", p.Interrupted), " · ")
 				}
 				switch {
 				case p.Passed == p.Attempts:

@@ -441,3 +441,25 @@ func FuzzEscaping(f *testing.F) {
 		}
 	})
 }
+
+// TestStyleLeavesStatusToCards: a scenario's card and its badge carry its
+// status as a class ("scenario error", "status error"); the only rules
+// that style those classes are the cards' and the badges' own, so that an
+// errored card is drawn like a failed one, not in an error message's red.
+func TestStyleLeavesStatusToCards(t *testing.T) {
+	page := render(t, sample(), htmlreport.Options{})
+	_, css, _ := strings.Cut(page, "<style>")
+	css, _, _ = strings.Cut(css, "</style>")
+	statuses := []runner.Status{runner.StatusPassed, runner.StatusFailed, runner.StatusError}
+	for _, s := range statuses {
+		if !strings.Contains(page, fmt.Sprintf(`<section class="scenario %s"`, s)) {
+			t.Errorf("no card of status %s in the sample", s)
+		}
+		bare := regexp.MustCompile(`(^|[\s>+~,(])\.` + string(s) + `([\s>+~,:{\[)]|$)`)
+		for _, line := range strings.Split(css, "\n") {
+			if bare.MatchString(line) {
+				t.Errorf("a rule styles the bare class .%s, which a card and its badge carry: %s", s, line)
+			}
+		}
+	}
+}
