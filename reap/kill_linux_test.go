@@ -3,6 +3,7 @@ package reap
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -147,7 +148,18 @@ func TestKillOutsideLeavesTheGroup(t *testing.T) {
 		_ = member.Process.Kill()
 		_ = member.Wait()
 	})
-	left := daemon(t, m, "sleep 1000")
+	// The daemon opens the FIFO once its exec is done: KillOutside finds
+	// it then (a process in the middle of an exec may escape a scan).
+	fifo := filepath.Join(t.TempDir(), "ready")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	left := daemon(t, m, "sh -c 'read x < "+fifo+"'")
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0) // returns once the daemon opened it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
 
 	killed := m.KillOutside(member.Process.Pid)
 	if len(killed) != 1 || killed[0].Pid != left {

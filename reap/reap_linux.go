@@ -185,8 +185,11 @@ func (s *scan) kill(pid int) (Process, verdict) {
 	}
 	// Checked again with the pidfd open: what it reads now is the
 	// process the pidfd signals, or that process is gone and the signal
-	// fails.
-	if v := s.marked(pid); v != hit || dying(pid) {
+	// fails. A process caught in an exec now is looked at again.
+	if v := s.marked(pid); v != hit {
+		return Process{}, v
+	}
+	if dying(pid) {
 		return Process{}, miss
 	}
 	if s.keep != 0 && pgrp(pid) == s.keep {
