@@ -330,16 +330,10 @@ type scenarioRun struct {
 	red  *redact.Redactor
 	// sc is the scenario as this attempt runs it: with a workspace, its
 	// cwd and roots are in the attempt's copy.
-	sc    *scenario.Scenario
-	res   *Result
-	sess  *session
-	agent *Agent
-	proc  *proc // the process of agent: its binding, its pool
-	// opened is set once the session was opened and set up: the turns run.
-	opened bool
-	// stderr is what the agent wrote to stderr while it served the
-	// scenario, once its use has ended (stopAgent).
-	stderr         string
+	sc             *scenario.Scenario
+	res            *Result
+	sess           *session
+	agent          *Agent
 	init           acp.InitializeResponse
 	tr             *transcript
 	transcriptName string
@@ -354,6 +348,13 @@ type scenarioRun struct {
 	// releaseHold lets the next attempt of the same session in; nil when
 	// nothing is held.
 	releaseHold func()
+	// proc is the process of agent: its binding, its pool.
+	proc *proc
+	// opened is set once the session was opened and set up: the turns run.
+	opened bool
+	// stderr is what the agent wrote to stderr while it served the
+	// scenario, once its use has ended (stopAgent).
+	stderr string
 }
 
 // runScenario runs one job: one attempt of one scenario. transcript is the
