@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -256,5 +257,66 @@ func TestReuseAgentsFlag(t *testing.T) {
 	a, b := out.Scenarios[0].Agent.Pool, out.Scenarios[1].Agent.Pool
 	if a == nil || b == nil || a.Pid != b.Pid || b.Sessions != 2 {
 		t.Errorf("pools %+v and %+v; want one process serving both", a, b)
+	}
+}
+
+// TestReuseRetiresAfterLeftovers: the agent leaves a daemon outside its
+// process group during the first scenario: it is killed at that
+// scenario's end and named in its warnings, and the process is not reused:
+// the second scenario gets a new one. Nothing is left running.
+func TestReuseRetiresAfterLeftovers(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	dir := realTempDir(t)
+	env, marker := e2eMarker(t)
+	fifo := filepath.Join(dir, "daemon.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// One session per process: initialize, session/new, a prompt that
+	// (for "spawn") starts a daemon in a session of its own first, and
+	// session/close. The daemon tells its pid once its exec is done, and
+	// then blocks.
+	agent := `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":{"close":{}}}}}'
+read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}'
+read -r line
+case "$line" in *spawn*)
+  (setsid sh -c 'echo $$ > ` + fifo + `; read x < ` + fifo + `' </dev/null >/dev/null 2>&1 &)
+  read pid < ` + fifo + `; echo $pid > ` + filepath.Join(dir, "daemon.pid") + `;;
+esac
+printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'
+read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":4,"result":{}}'
+while read -r line; do :; done
+`
+	doc := func(name, prompt string) string {
+		return "---\nname: " + name + "\nagent: {command: [sh, agent.sh], reuse: true, env: {" + env + "}}\n" +
+			"permissions: {default: deny}\nturns: [{prompt: " + prompt + "}]\n"
+	}
+	writeFiles(t, dir, map[string]string{"agent.sh": agent, "s.yaml": doc("a", "spawn") + doc("b", "hi")})
+	res, out := runResults(t, dir, "s.yaml", "-j", "1")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	if live := markedProcesses(t, marker); len(live) > 0 {
+		t.Errorf("left running after acprun exited: %v", live)
+	}
+	a, b := out.Scenarios[0], out.Scenarios[1]
+	if p := a.Agent.Pool; p == nil || p.Retired != "processes it started left its process group" {
+		t.Errorf("a: pool %+v; want sh#1 retired for its leftovers", p)
+	}
+	if len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], "the agent left 1 process running outside its process group") {
+		t.Errorf("a: warnings %q; want the daemon named", a.Warnings)
+	}
+	if len(b.Warnings) != 0 || b.Agent.Pool == nil || b.Agent.Pool.ID != "sh#2" {
+		t.Errorf("b: warnings %q, pool %+v; want none, and a new process sh#2", b.Warnings, b.Agent.Pool)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "daemon.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	if !dying(pid) {
+		t.Errorf("the daemon %d still runs", pid)
 	}
 }

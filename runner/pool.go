@@ -187,23 +187,24 @@ func (r *scenarioRun) reuses() bool {
 }
 
 // poolArgv is the command of the scenario's agent as a pooled process
-// starts it: in the neutral directory, so that a relative program path
-// (with a /) and the script of `acprun mock-agent SCRIPT` are made
-// absolute against the scenario's cwd, where they would have been found.
+// starts it: in the neutral directory, so that what the agent would have
+// found relative to the scenario's cwd is made absolute against it: a
+// program path with a /, and every argument that names a file or
+// directory there (`node agent.js`, the script of `acprun mock-agent
+// SCRIPT`, which is first looked for beside the scenario file). The pool
+// key is made of these absolute paths, so the same command in two
+// directories names two agents.
 func (r *scenarioRun) poolArgv() []string {
 	sc := r.sc
 	argv := slices.Clone(mockScriptFrom(sc.Agent.Command, sc.File))
-	abs := func(p string) string {
-		if p == "" || filepath.IsAbs(p) {
-			return p
+	for i, a := range argv {
+		if a == "" || filepath.IsAbs(a) {
+			continue
 		}
-		return filepath.Join(sc.Agent.Cwd, p)
-	}
-	if len(argv) > 0 && strings.Contains(argv[0], "/") {
-		argv[0] = abs(argv[0])
-	}
-	if len(argv) >= 3 && argv[0] == "acprun" && argv[1] == "mock-agent" {
-		argv[2] = abs(argv[2])
+		p := filepath.Join(sc.Agent.Cwd, a)
+		if (i == 0 && strings.Contains(a, "/")) || (i > 0 && fileExists(p)) {
+			argv[i] = p
+		}
 	}
 	return agentArgv(argv, r.opts.Self)
 }

@@ -249,3 +249,88 @@ func TestBindingRoutesBySession(t *testing.T) {
 		t.Errorf("idleProblem = %q", got)
 	}
 }
+
+// TestReuseRetiresAfterTerminalLeftRunning: a process whose agent left a
+// terminal running at the end of its scenario is not reused.
+func TestReuseRetiresAfterTerminalLeftRunning(t *testing.T) {
+	script := closingAgent + "turns:\n  - {match: leave, steps: [{terminal: {command: sleep 1000}}, {text: left}]}\ndefault: {steps: [{text: fine}]}\n"
+	doc := func(name, prompt string) string {
+		return "---\nname: " + name + "\nagent: {command: [acprun, mock-agent, agent.mock.yaml], reuse: true}\n" +
+			"killGrace: 1h\npermissions: {default: allow}\nturns: [{prompt: " + prompt + "}]\n"
+	}
+	rep := runScenarios(t, Options{Parallel: 1}, doc("a", "leave")+doc("b", "hi"), map[string]string{"agent.mock.yaml": script})
+	a, b := rep.Scenarios[0], rep.Scenarios[1]
+	if a.Status != StatusPassed || b.Status != StatusPassed {
+		t.Fatalf("statuses %s, %s (%q, %q)", a.Status, b.Status, a.Warnings, b.Warnings)
+	}
+	if p := a.Agent.Pool; p == nil || p.Retired != "the agent left 1 terminal(s) running" || a.Agent.Stop != StopClean {
+		t.Errorf("a: pool %+v, stop %q; want retired for the terminal, stopped after a clean end", p, a.Agent.Stop)
+	}
+	if p := b.Agent.Pool; p == nil || p.ID != "acprun#2" {
+		t.Errorf("b: pool %+v; want a new process", p)
+	}
+}
+
+// TestPoolTakeSkipsBrokenIdleProcesses: an idle process that exited or
+// misbehaved while idle is stopped instead of being taken, and said why;
+// a new process's slot comes from stopping the oldest idle one when every
+// slot is taken.
+func TestPoolTakeSkipsBrokenIdleProcesses(t *testing.T) {
+	pl := newPool(1, t.TempDir())
+	var violated chan struct{} // closed at the first violation of the next process
+	idle := func(script, id string) *proc {
+		t.Helper()
+		b := newBinding()
+		b.endPrelude()
+		seen := make(chan struct{})
+		violated = seen
+		var once sync.Once
+		a, err := startAgent(agentConfig{Argv: []string{"/bin/sh", "-c", script}, Env: os.Environ(), Handler: b,
+			Conn: &acp.Options{Tap: b.tap, OnViolation: func(v acp.Violation) {
+				b.violation(v)
+				once.Do(func() { close(seen) })
+			}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(a.Kill)
+		pl.reserve(nil)
+		p := &proc{agent: a, bind: b, pool: pl, key: "k", id: id, slot: true, killGrace: time.Hour}
+		pl.put(p)
+		return p
+	}
+	gone := idle("exit 0", "x#1")
+	<-gone.agent.Exited()
+	if p, why := pl.take("k", nil); p != nil || len(why) != 1 || !strings.Contains(why[0], "x#1") || !strings.Contains(why[0], "exited with code 0 while idle") {
+		t.Errorf("take = %v, %q; want nothing, and why x#1 was not reused", p, why)
+	}
+	loud := idle("echo not json; cat >/dev/null", "x#2")
+	<-violated // the line that is not JSON-RPC came while no scenario was bound
+	if p, why := pl.take("k", nil); p != nil || len(why) != 1 || !strings.Contains(why[0], "not json") || !isClosed(loud.agent.Exited()) {
+		t.Errorf("take = %v, %q; want nothing, why x#2 was not reused, and x#2 stopped", p, why)
+	}
+	kept := idle("cat >/dev/null", "x#3")
+	pl.reserve(nil) // the one slot is x#3's: it is stopped for the new process
+	if !isClosed(kept.agent.Exited()) || pl.live != 1 || len(pl.idle) != 0 {
+		t.Errorf("after reserve: x#3 exited %v, %d live, %d idle; want x#3 stopped, 1 live, none idle", isClosed(kept.agent.Exited()), pl.live, len(pl.idle))
+	}
+}
+
+// TestPoolArgv: a pooled process starts in a directory of its own, so what
+// the command names relative to the scenario's cwd is made absolute.
+func TestPoolArgv(t *testing.T) {
+	cwd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "agent.js"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ command, want []string }{
+		{[]string{"node", "agent.js", "--acp"}, []string{"node", filepath.Join(cwd, "agent.js"), "--acp"}},
+		{[]string{"./bin/agent", "missing.js"}, []string{filepath.Join(cwd, "bin/agent"), "missing.js"}},
+		{[]string{"/usr/bin/agent", "/abs.js"}, []string{"/usr/bin/agent", "/abs.js"}},
+	} {
+		r := &scenarioRun{opts: &Options{}, sc: &scenario.Scenario{File: filepath.Join(t.TempDir(), "s.yaml"), Agent: scenario.Agent{Command: tt.command, Cwd: cwd}}}
+		if got := r.poolArgv(); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("poolArgv(%q) = %q; want %q", tt.command, got, tt.want)
+		}
+	}
+}
