@@ -47,6 +47,7 @@ type runCmd struct {
 	Verbose        bool     `short:"v" help:"Stream the agents' text, thoughts and tool calls as they arrive, and turns, permission decisions and warnings, each line labelled [scenario@agent]."`
 	Resume         bool     `help:"Continue every scenario's recorded session, as session.resume does (state file: its session.stateFile, default .acprun/state.json beside it)."`
 	Lock           string   `enum:"wait,fail" default:"wait" placeholder:"MODE" help:"When another run holds a state file's lock: wait for it to finish, or fail at once (exit 6). One of: wait, fail."`
+	ReuseAgents    bool     `help:"Let scenarios share agent processes, as agent.reuse does: those started the same way take turns on at most -j processes, each with its own session. Only agents that offer session/close are reused."`
 	selection
 }
 
@@ -350,6 +351,7 @@ func (c *runCmd) options(g *globals) runner.Options {
 		Parallel:    c.Jobs.n,
 		Repeat:      c.Repeat,
 		Resume:      c.Resume,
+		ReuseAgents: c.ReuseAgents,
 
 		MaxFailures:     c.MaxFailures,
 		CancelOnFailure: c.FailFast.mode == failFastCancel,

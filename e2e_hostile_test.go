@@ -181,7 +181,7 @@ func hostileCases() []hostileCase {
 			exit:     1, status: "error", stops: []string{"unresponsive", "skipped"}, says: "no answer to session/cancel within 500ms; the agent was stopped", timeouts: 2 * time.Second},
 		{name: "ignores the end of stdin and SIGTERM", mock: "ignoreSigterm: true\nturns:\n  - steps: [{text: done}]\n    after: [{hang: true}]\n",
 			scenario: "{{agent}}\nkillGrace: 1s\n" + oneTurn,
-			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "nor of SIGTERM; it was killed (SIGKILL)", timeouts: 2 * time.Second},
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "the agent did not exit within 50ms of the end of its input (the scenario had ended cleanly), nor within killGrace (1s) of SIGTERM; it was killed (SIGKILL)", timeouts: 2 * time.Second},
 		{name: "ignores cancel and SIGTERM", mock: "ignoreSigterm: true\nturns:\n  - steps: [{text: working}, {hang: true}]\n",
 			scenario: "{{agent}}\nturnTimeout: 500ms\ncancelGrace: 500ms\nkillGrace: 1m\n" + twoTurns,
 			exit:     1, status: "error", stops: []string{"unresponsive", "skipped"}, says: "no answer to session/cancel within 500ms; the agent was stopped", timeouts: 2 * time.Second},

@@ -1,12 +1,12 @@
 #!/bin/sh
 # Measures acprun against the bare limit client and prints the table.
 #
-#   bench/run.sh            the full run (about two minutes on 2 cores)
+#   bench/run.sh            the full run (about 2½ minutes on 2 cores)
 #   QUICK=1 bench/run.sh    a smoke run with small sizes
 #   REPS=9 bench/run.sh     more repetitions of each timed comparison
 #   ONLY=permissions bench/run.sh   only the measurements matching a regexp
 #                           (flood100k flood1M permissions onechunk version
-#                           batch deadline grace)
+#                           batch deadline grace suite)
 #
 # It builds acprun (without -race, static with CGO_ENABLED=0 as the README
 # builds it), the flood agent, the limit client and

@@ -34,6 +34,8 @@ func TestRunShQuick(t *testing.T) {
 		"20 mock scenarios -j 32 peak RSS",
 		"deadline → session/cancel p99",
 		"grace expiry → process group gone (max)",
+		"2 one-turn scenarios, 100ms start, ignoring EOF",
+		"2 one-turn scenarios, 100ms start, reuse: true",
 	} {
 		line := lineWith(table, row)
 		if line == "" {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/acprun/acprun/acp"
 )
@@ -45,8 +46,9 @@ func (e *ExitError) Error() string { return fmt.Sprintf("mock agent exited with 
 // Run returns nil once stdin has ended and everything read has been
 // answered (turns play on, but client calls fail and waitForCancel ends as
 // if cancelled), ctx's error when ctx ends, or an *ExitError after an exit
-// step. After a hang step it ignores the end of stdin and returns only when
-// ctx ends.
+// step. After a hang step, and with the script's ignoreEOF, it ignores the
+// end of stdin and returns only when ctx ends. The script's startDelay
+// passes before anything is read.
 //
 // Exit steps call os.Exit unless WithExit says otherwise. Run never changes
 // signal handling: see Script.IgnoreSigterm.
@@ -54,6 +56,15 @@ func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writ
 	cfg := runConfig{exit: os.Exit}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if d := s.startDelay; d > 0 { // a real agent's start-up: nothing is read meanwhile
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
 	}
 	// Handlers see the end of Run only once nothing more can be written:
 	// a handler woken by ctx must not answer the client.
@@ -98,7 +109,7 @@ func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writ
 // finish handles the end of stdin: the turns already asked for play on
 // (client calls fail, waitForCancel ends as if cancelled), and every request
 // read gets its answer and every after: step is played before Run returns,
-// unless a hang step keeps the agent alive until ctx ends.
+// unless a hang step or ignoreEOF keeps the agent alive until ctx ends.
 func (a *agent) finish(ctx context.Context) error {
 	close(a.eof)
 	for {
@@ -132,7 +143,7 @@ func (a *agent) finish(ctx context.Context) error {
 			return &ExitError{Code: a.exitCode}
 		}
 	}
-	if a.hung.Load() {
+	if a.hung.Load() || a.s.ignoreEOF {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -272,6 +283,11 @@ func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		return a.setModel(req)
 	case acp.MethodSessionPrompt:
 		return a.prompt(ctx, req)
+	case acp.MethodSessionClose:
+		if a.s.capabilities.SessionCapabilities.Close == nil {
+			return nil, acp.MethodNotFound(req.Method)
+		}
+		return a.closeSession(req)
 	}
 	return nil, acp.MethodNotFound(req.Method)
 }
@@ -420,6 +436,27 @@ func (a *agent) cancel(req *acp.Request) {
 	if sess, ok := a.sessions[p.SessionID]; ok && sess.active != nil {
 		sess.active.cancel()
 	}
+}
+
+// closeSession answers session/close: the session's running turn is
+// cancelled (as session/cancel would, by its onCancel) and the session is
+// forgotten, so that later requests for it are -32002.
+func (a *agent) closeSession(req *acp.Request) (any, error) {
+	var p acp.CloseSessionRequest
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	sess, ok := a.sessions[p.SessionID]
+	if !ok {
+		return nil, acp.NewError(acp.CodeResourceNotFound, "unknown session %q", p.SessionID)
+	}
+	if sess.active != nil {
+		sess.active.cancel()
+	}
+	delete(a.sessions, p.SessionID)
+	return acp.CloseSessionResponse{}, nil
 }
 
 // promptText joins the prompt's text blocks, for match: regexps.

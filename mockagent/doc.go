@@ -14,7 +14,8 @@
 //
 // The agent answers initialize, authenticate, session/new, session/load,
 // session/resume, session/set_mode, session/set_config_option,
-// session/set_model and session/prompt as the script says, keeps its
+// session/set_model, session/prompt and session/close as the script says
+// (any number of sessions per process, each with its own cwd), keeps its
 // sessions' histories in a directory when the script names one (so that a
 // later agent process can load them), plays one entry of
 // the script's turns per prompt, honours session/cancel, and can misbehave
@@ -36,7 +37,8 @@ Top level
     mcpCapabilities: {http, sse}
     sessionCapabilities: {list, delete, additionalDirectories, resume, close}
                               each true or {} (advertised only; resume also
-                              enables session/resume, else -32601)
+                              enables session/resume and close session/close,
+                              else -32601)
     auth: {logout: true}
   authMethods: [{id, name, description, type: agent|terminal, args, env}]
   authRequired: false         session/new and session/load answer -32000 until
@@ -64,6 +66,11 @@ Top level
                               end_turn (same, answer "end_turn"), or ignore (keep
                               playing; waitForCancel still returns)
   ignoreSigterm: false        the mock-agent process ignores SIGTERM
+  ignoreEOF: false            keep running after stdin ends (once everything
+                              read is answered) until signalled, as agents
+                              that hold a session open do
+  startDelay: 0s              wait this long before reading stdin, as a real
+                              agent's start-up does (e.g. 1s)
   updatesBeforeSessionNew: [steps]  sent for the new session id before the
                               session/new response
   load: [steps]               played by session/load before its response,
@@ -175,10 +182,19 @@ Misbehaviour
 Outside a turn (updatesBeforeSessionNew, load, after) permission, read, write,
 terminal, waitForCancel, stop and error are not allowed.
 
+Sessions
+  One agent process serves any number of sessions, one after another or side
+  by side: each session/new opens one with its own cwd (relative paths of its
+  steps resolve there), prompts, history and settings. session/close (only
+  with sessionCapabilities.close) cancels the session's running turn, as
+  session/cancel does, and ends the session: later requests for it are
+  -32002 (unknown session).
+
 Requests are handled in arrival order, so a client may send them without
 waiting for answers. When stdin ends, the agent still answers everything it
 has read (turns play on; client calls fail; waitForCancel counts as a cancel)
-and then exits 0; SIGTERM (unless ignoreSigterm) makes it exit 130 at once.
+and then exits 0 (with ignoreEOF it stays until signalled); SIGTERM (unless
+ignoreSigterm) makes it exit 130 at once.
 The agent's own requests are numbered from 1 by the acp connection.
 
 Example

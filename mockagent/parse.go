@@ -128,6 +128,18 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 		"ignoreSigterm": func(v *yaml.Node) {
 			s.IgnoreSigterm, _ = p.bool(v, "ignoreSigterm")
 		},
+		"ignoreEOF": func(v *yaml.Node) {
+			s.ignoreEOF, _ = p.bool(v, "ignoreEOF")
+		},
+		"startDelay": func(v *yaml.Node) {
+			if str, ok := p.str(v, "startDelay"); ok {
+				d, err := time.ParseDuration(str)
+				if err != nil || d < 0 {
+					p.errorf(yamlmap.Deref(v), "startDelay: want a duration such as 500ms or 1s, got %q", str)
+				}
+				s.startDelay = d
+			}
+		},
 		"updatesBeforeSessionNew": func(v *yaml.Node) {
 			s.beforeSessionNew = p.steps(v, "updatesBeforeSessionNew", false)
 		},

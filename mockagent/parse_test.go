@@ -26,7 +26,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			src:  "protocolVersion: 1\nturnz: []\n",
-			want: []string{`s.yaml:2:1: unknown key "turnz" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, turns, updatesBeforeSessionNew)`},
+			want: []string{`s.yaml:2:1: unknown key "turnz" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`},
 		},
 		{
 			name: "bad types",
@@ -94,6 +94,14 @@ func TestParseErrors(t *testing.T) {
 			},
 		},
 		{
+			name: "bad start delay and ignoreEOF",
+			src:  "startDelay: -1s\nignoreEOF: sometimes\n",
+			want: []string{
+				`s.yaml:1:13: startDelay: want a duration such as 500ms or 1s, got "-1s"`,
+				`s.yaml:2:12: ignoreEOF: want true or false, got a string`,
+			},
+		},
+		{
 			name: "match only in turns",
 			src:  "default:\n  match: x\n",
 			want: []string{`s.yaml:2:3: unknown key "match" in default (want one of: after, error, onCancel, steps, stopReason, usage)`},
@@ -157,13 +165,13 @@ turns:
       - tool_call: {toolCallId: t, title: t, rawInput: *g}
 `,
 			want: []string{
-				`s.yaml:1:1: unknown key "a" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, turns, updatesBeforeSessionNew)`,
-				`s.yaml:2:1: unknown key "b" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, turns, updatesBeforeSessionNew)`,
-				`s.yaml:3:1: unknown key "c" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, turns, updatesBeforeSessionNew)`,
-				`s.yaml:4:1: unknown key "d" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, turns, updatesBeforeSessionNew)`,
-				`s.yaml:5:1: unknown key "e" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, turns, updatesBeforeSessionNew)`,
-				`s.yaml:6:1: unknown key "f" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, turns, updatesBeforeSessionNew)`,
-				`s.yaml:7:1: unknown key "g" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, turns, updatesBeforeSessionNew)`,
+				`s.yaml:1:1: unknown key "a" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:2:1: unknown key "b" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:3:1: unknown key "c" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:4:1: unknown key "d" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:5:1: unknown key "e" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:6:1: unknown key "f" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:7:1: unknown key "g" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
 				`s.yaml:10:56: tool_call.rawInput: value too large (more than 1048576 nodes after expanding aliases)`,
 			},
 		},

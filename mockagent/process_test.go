@@ -473,6 +473,21 @@ turns:
 			},
 		},
 		{
+			name:   "ignoreEOF: the end of stdin does not end the agent, SIGTERM does",
+			script: "ignoreEOF: true\n",
+			run: func(t *testing.T, c *client, p *proc) {
+				sid := c.start()
+				if _, err := c.prompt(sid, "go"); err != nil {
+					t.Fatal(err)
+				}
+				c.conn.Close()
+				p.signal(t, syscall.SIGTERM)
+				if code := p.wait(t); code != 130 {
+					t.Errorf("exit code %d; want 130 (SIGTERM), not 0 (the end of stdin)", code)
+				}
+			},
+		},
+		{
 			name:   "SIGTERM ends the agent",
 			script: "turns: [{steps: [{text: busy}, {sleep: 1h}]}]\n",
 			run: func(t *testing.T, c *client, p *proc) {

@@ -35,8 +35,13 @@ type Script struct {
 	models            *acp.SessionModelState    // nil: none offered
 	permissionOptions []acp.PermissionOption
 	onCancel          cancelMode
-	beforeSessionNew  []step
-	load              []step
+	// startDelay is how long the agent waits before it reads stdin (a
+	// real agent's start-up); ignoreEOF keeps it running after stdin
+	// ends, until it is signalled.
+	startDelay       time.Duration
+	ignoreEOF        bool
+	beforeSessionNew []step
+	load             []step
 	// sessionsDir is the absolute sessions: directory; "" keeps sessions
 	// in memory only.
 	sessionsDir string

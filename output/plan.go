@@ -49,6 +49,9 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 	}
 	w.printf("  agent:    %s%s\n", strings.Join(p.Command, " "), name)
 	w.printf("  cwd:      %s\n", p.Cwd)
+	if p.Reuse {
+		w.printf("  reuse:    the agent process may serve other scenarios started the same way (if it offers session/close)\n")
+	}
 	if ws := p.Workspace; ws != nil {
 		if ws.Git != "" {
 			w.printf("  workspace: git %s at %s (a fresh checkout per attempt; cwd and roots are mapped into it)\n", ws.Git, ws.Ref)

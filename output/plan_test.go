@@ -62,6 +62,7 @@ func TestPlan(t *testing.T) {
 			name: "everything",
 			plans: []runner.ScenarioPlan{with(func(p *runner.ScenarioPlan) {
 				p.Ref.Agent = "claude"
+				p.Reuse = true
 				p.Workspace = &runner.WorkspacePlan{Git: "/repo", Ref: "HEAD"}
 				p.Commands = []runner.CommandPlan{
 					{Stage: "setup", Run: "make", Timeout: time.Minute},
@@ -87,6 +88,7 @@ func TestPlan(t *testing.T) {
 			want: `basic  (s.yaml:1)
   agent:    agent --acp [claude]
   cwd:      /w
+  reuse:    the agent process may serve other scenarios started the same way (if it offers session/close)
   workspace: git /repo at HEAD (a fresh checkout per attempt; cwd and roots are mapped into it)
   setup:    make (timeout 1m0s)
   verify:   go test ./... (timeout 2m0s)

@@ -3,9 +3,11 @@ package reap
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -117,7 +119,7 @@ func TestScanAllAnswersInTheOrderOfItsList(t *testing.T) {
 		list[i] = other
 	}
 	list[0], list[len(list)-1] = first, last
-	got := m.scanAll(list)
+	got := m.scanAll(list, 0)
 	for i, f := range got {
 		want := verdict(miss)
 		if i == 0 || i == len(list)-1 {
@@ -129,5 +131,44 @@ func TestScanAllAnswersInTheOrderOfItsList(t *testing.T) {
 	}
 	if !dying(first) || !dying(last) || dying(other) {
 		t.Errorf("after scanAll: marked %d, %d dying: %v, %v; other %d dying: %v", first, last, dying(first), dying(last), other, dying(other))
+	}
+}
+
+// TestKillOutsideLeavesTheGroup: KillOutside kills the marked process that
+// left the group and leaves the marked member of the group alone.
+func TestKillOutsideLeavesTheGroup(t *testing.T) {
+	m := New()
+	member := exec.Command("sleep", "1000")
+	member.Env = m.Set(os.Environ())
+	member.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := member.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = member.Process.Kill()
+		_ = member.Wait()
+	})
+	// The daemon opens the FIFO once its exec is done: KillOutside finds
+	// it then (a process in the middle of an exec may escape a scan).
+	fifo := filepath.Join(t.TempDir(), "ready")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	left := daemon(t, m, "sh -c 'read x < "+fifo+"'")
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0) // returns once the daemon opened it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+
+	killed := m.KillOutside(member.Process.Pid)
+	if len(killed) != 1 || killed[0].Pid != left {
+		t.Errorf("KillOutside = %v; want only %d, which left the group", killed, left)
+	}
+	if !dying(left) {
+		t.Errorf("process %d, outside the group, still runs", left)
+	}
+	if dying(member.Process.Pid) {
+		t.Errorf("KillOutside killed %d, a member of the group", member.Process.Pid)
 	}
 }

@@ -36,7 +36,16 @@ const (
 // are signalled through pidfds where the kernel has them (Linux 5.3), so a
 // process id reused meanwhile is never hit. Kill does not reap: a killed
 // process is reaped by its parent, or by init.
-func (m Mark) Kill() []Process {
+func (m Mark) Kill() []Process { return m.kill(0) }
+
+// KillOutside is Kill for the marked processes that are not in process
+// group pgid: those that left the group of a process that goes on running
+// (an agent process kept for the next scenario, see runner). The group's
+// own members are left alone.
+func (m Mark) KillOutside(pgid int) []Process { return m.kill(pgid) }
+
+// kill is Kill leaving out the members of process group keep (0: none).
+func (m Mark) kill(keep int) []Process {
 	if m == "" {
 		return nil
 	}
@@ -46,7 +55,7 @@ func (m Mark) Kill() []Process {
 	for range maxRounds {
 		alive, unknown := 0, 0
 		list := pids()
-		for i, f := range m.scanAll(list) {
+		for i, f := range m.scanAll(list, keep) {
 			switch f.verdict {
 			case unread:
 				unknown++
@@ -86,14 +95,14 @@ type found struct {
 // shares list among up to scanWorkers goroutines, a part each: a scan
 // makes a few system calls for every process of the system, on the way
 // from the agent's exit to the results, when the agent's core is free.
-func (m Mark) scanAll(list []int) []found {
+func (m Mark) scanAll(list []int, keep int) []found {
 	out := make([]found, len(list))
 	workers := min(runtime.GOMAXPROCS(0), scanWorkers, 1+len(list)/minScanPart)
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := w*len(list)/workers, (w+1)*len(list)/workers
 		part := func() {
-			s := scan{mark: m, buf: make([]byte, 16<<10)}
+			s := scan{mark: m, keep: keep, buf: make([]byte, 16<<10)}
 			for i := lo; i < hi; i++ {
 				out[i].p, out[i].verdict = s.kill(list[i])
 			}
@@ -155,6 +164,7 @@ const (
 // scan is one Kill's reading of /proc.
 type scan struct {
 	mark Mark
+	keep int    // a process group whose members are left alone; 0 for none
 	buf  []byte // for environments, grown as needed
 }
 
@@ -175,8 +185,14 @@ func (s *scan) kill(pid int) (Process, verdict) {
 	}
 	// Checked again with the pidfd open: what it reads now is the
 	// process the pidfd signals, or that process is gone and the signal
-	// fails.
-	if v := s.marked(pid); v != hit || dying(pid) {
+	// fails. A process caught in an exec now is looked at again.
+	if v := s.marked(pid); v != hit {
+		return Process{}, v
+	}
+	if dying(pid) {
+		return Process{}, miss
+	}
+	if s.keep != 0 && pgrp(pid) == s.keep {
 		return Process{}, miss
 	}
 	p := Process{Pid: pid, Command: cmdline(pid)}
@@ -269,6 +285,24 @@ func dying(pid int) bool {
 		}
 	}
 	return false
+}
+
+// pgrp is process pid's process group; 0 when it cannot be read.
+func pgrp(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	if len(fields) < 3 {
+		return 0
+	}
+	g, _ := strconv.Atoi(fields[2])
+	return g
 }
 
 // kernelThread reports whether process pid is a kernel thread.

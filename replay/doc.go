@@ -12,7 +12,9 @@
 //     authenticate, session/new, session/set_mode, …) is answered with the
 //     result or error recorded for the same call of that method (the n-th
 //     session/set_mode gets the n-th recorded answer), with the incoming
-//     request's id; its params are not checked;
+//     request's id; its params are not checked (a session/close the
+//     recording lacks, as those made before acprun sent it do, is answered
+//     with an empty result: the session ends there all the same);
 //   - the k-th session/prompt is checked against the k-th recorded prompt
 //     (its content blocks; an attached file by its content, not its uri),
 //     then what the agent sent during that turn is

@@ -162,6 +162,26 @@ func TestRunPlaysTheRecording(t *testing.T) {
 	}
 }
 
+// TestRunSessionCloseNotRecorded: a session/close the recording lacks (it
+// was made before acprun sent one) ends the session without a divergence;
+// any other method the recording lacks diverges.
+func TestRunSessionCloseNotRecorded(t *testing.T) {
+	c := start(t, recorded)
+	c.handshake("/live")
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/close","params":{"sessionId":"s1"}}`)
+	if l := c.expect(`"id":10,`); !strings.Contains(l, `"result":{}`) {
+		t.Errorf("session/close answered %s; want an empty result", l)
+	}
+	c.send(`{"jsonrpc":"2.0","id":11,"method":"session/set_mode","params":{"sessionId":"s1","modeId":"x"}}`)
+	c.expect(`"id":11,`, `replay diverged`)
+	if err := c.end(); err != nil {
+		t.Errorf("Run = %v", err)
+	}
+	if strings.Contains(c.stderr.String(), "session/close") {
+		t.Errorf("stderr = %q; want no divergence for session/close", c.stderr.String())
+	}
+}
+
 func TestRunDivergedPermission(t *testing.T) {
 	c := start(t, recorded)
 	c.handshake("/rec")

@@ -46,6 +46,10 @@ type Agent struct {
 	stdin  *os.File
 	stdout *os.File
 	stderr *os.File
+	// tail keeps what the agent writes to stderr, for the scenario it
+	// serves; tailMu guards the pointer and is held from each read of the
+	// pipe to its write into the tail (see TakeStderr).
+	tailMu sync.Mutex
 	tail   *tailBuffer
 
 	exited    chan struct{} // closed once the leader has been waited for
@@ -143,17 +147,71 @@ func closeAll(files ...*os.File) {
 	}
 }
 
+// drainStderr reads the agent's stderr into its tail until its end. Each
+// read and its write into the tail happen under tailMu, so that TakeStderr
+// finds every byte either still in the pipe or in the tail.
 func (a *Agent) drainStderr() {
 	defer close(a.stderrEOF)
 	defer a.stderr.Close()
 	buf := make([]byte, 32<<10)
-	for {
-		n, err := a.stderr.Read(buf)
-		a.tail.Write(buf[:n])
-		if err != nil {
-			return
+	rc, err := a.stderr.SyscallConn()
+	if err != nil { // not a pollable pipe: plain reads
+		for {
+			n, err := a.stderr.Read(buf)
+			a.tailMu.Lock()
+			a.tail.Write(buf[:n])
+			a.tailMu.Unlock()
+			if err != nil {
+				return
+			}
 		}
 	}
+	for ended := false; !ended; {
+		err := rc.Read(func(fd uintptr) bool {
+			a.tailMu.Lock()
+			defer a.tailMu.Unlock()
+			n, err := unix.Read(int(fd), buf)
+			switch {
+			case n > 0:
+				a.tail.Write(buf[:n])
+			case err == unix.EAGAIN:
+				return false // wait until there is more
+			case err != unix.EINTR:
+				ended = true // the end of the pipe, or an error
+			}
+			return true
+		})
+		if err != nil {
+			return // closed (see wait)
+		}
+	}
+}
+
+// TakeStderr returns what the agent wrote to stderr since the last
+// TakeStderr (or its start), including what is in the pipe but not read
+// yet: everything the agent wrote before the call. What it writes from
+// then on goes to a new tail.
+func (a *Agent) TakeStderr() string {
+	a.tailMu.Lock()
+	defer a.tailMu.Unlock()
+	if rc, err := a.stderr.SyscallConn(); err == nil {
+		buf := make([]byte, 32<<10)
+		_ = rc.Control(func(fd uintptr) { // an error: closed, everything was read
+			for {
+				n, err := unix.Read(int(fd), buf)
+				if n > 0 {
+					a.tail.Write(buf[:n])
+					continue
+				}
+				if err != unix.EINTR {
+					return // empty for now (EAGAIN), ended, or failed
+				}
+			}
+		})
+	}
+	s := a.tail.String()
+	a.tail = newTailBuffer(stderrTailBytes)
+	return s
 }
 
 // wait reaps the leader, then waits up to drainDelay for the end of its
@@ -217,8 +275,13 @@ func (a *Agent) exitReason() string {
 	return "the agent exited"
 }
 
-// StderrTail returns the last bytes the agent wrote to stderr.
-func (a *Agent) StderrTail() string { return a.tail.String() }
+// StderrTail returns the last bytes the agent wrote to stderr (since the
+// last TakeStderr).
+func (a *Agent) StderrTail() string {
+	a.tailMu.Lock()
+	defer a.tailMu.Unlock()
+	return a.tail.String()
+}
 
 // Pgid is the agent's process group id.
 func (a *Agent) Pgid() int { return a.pgid }
@@ -247,8 +310,15 @@ func (a *Agent) Close(ctx context.Context, grace time.Duration) (killed bool) {
 // The deadline does not cut the handling of what the agent wrote: only
 // ctx does.
 func (a *Agent) CloseBy(ctx context.Context, grace time.Duration, deadline time.Time) (killed, late bool) {
+	return a.CloseAfter(ctx, grace, grace, deadline)
+}
+
+// CloseAfter is CloseBy with its own wait between the end of the agent's
+// input and SIGTERM: eofWait instead of grace (after a clean end, see
+// cleanEndWait). grace is still the wait after SIGTERM.
+func (a *Agent) CloseAfter(ctx context.Context, eofWait, grace time.Duration, deadline time.Time) (killed, late bool) {
 	a.closeOnce.Do(func() {
-		wait := func() bool {
+		wait := func(grace time.Duration) bool {
 			select {
 			case <-a.exited:
 				return true // already gone: no wait, no signal needed
@@ -268,9 +338,9 @@ func (a *Agent) CloseBy(ctx context.Context, grace time.Duration, deadline time.
 			return exited
 		}
 		a.stdin.Close()
-		if !wait() {
+		if !wait(eofWait) {
 			a.signalGroup(syscall.SIGTERM)
-			killed = !wait()
+			killed = !wait(grace)
 		}
 		a.finish(ctx)
 	})

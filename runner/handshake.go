@@ -66,6 +66,19 @@ type handshakeResult struct {
 // run performs the handshake over conn. It returns what it got before it
 // failed, and why it failed, if it did.
 func (h *handshake) run(ctx context.Context, conn *acp.Conn) (res handshakeResult, err error) {
+	if res, err = h.initialize(ctx, conn); err != nil {
+		return res, err
+	}
+	warnings := res.warnings
+	res, err = h.open(ctx, conn, res)
+	res.warnings = append(warnings, res.warnings...)
+	return res, err
+}
+
+// initialize is the part of the handshake that is the process's own:
+// initialize, the protocol version, authenticate. An agent process that
+// serves several scenarios in turn (agent.reuse) does it once.
+func (h *handshake) initialize(ctx context.Context, conn *acp.Conn) (res handshakeResult, err error) {
 	call := func(method string, params, result any) error {
 		err := conn.Call(ctx, method, params).Await(ctx, result)
 		if err != nil {
@@ -89,6 +102,22 @@ func (h *handshake) run(ctx context.Context, conn *acp.Conn) (res handshakeResul
 		if err := h.authenticate(call, &res); err != nil {
 			return res, err
 		}
+	}
+	return res, nil
+}
+
+// open is the part of the handshake that is the session's: session/new
+// (or the recorded session continued) and its settings, on a process
+// initialized as init says. Its warnings are its own, not init's.
+func (h *handshake) open(ctx context.Context, conn *acp.Conn, init handshakeResult) (res handshakeResult, err error) {
+	res = init
+	res.warnings = nil
+	call := func(method string, params, result any) error {
+		err := conn.Call(ctx, method, params).Await(ctx, result)
+		if err != nil {
+			res.unanswered = method
+		}
+		return err
 	}
 	var servers []acp.McpServer
 	if len(h.mcpServers) > 0 {

@@ -43,6 +43,9 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	}
 	opts := *r.opts
 	opts.Policy, opts.Overrides = nil, Overrides{}
+	// A judge starts its own agent process, outside the run's count: its
+	// scenario holds one already.
+	opts.procs, opts.ReuseAgents = nil, false
 	// The judge's transcript is written here rather than by runScenario,
 	// so that it is redacted of the scenario's secrets as well as of the
 	// judge's own: the judge reads the workspace, where the agent may

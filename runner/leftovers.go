@@ -2,6 +2,8 @@ package runner
 
 import (
 	"fmt"
+
+	"github.com/acprun/acprun/reap"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -19,7 +21,12 @@ func (r *scenarioRun) env() []string {
 // (daemons, setsid) and still carry its mark. It warns when there were
 // any: they were the agent's, since terminals and commands kill their own.
 func (r *scenarioRun) killLeftovers() {
-	killed := r.mark.Kill()
+	r.warnLeftovers(r.mark.Kill())
+}
+
+// warnLeftovers warns about the processes the agent left running outside
+// its process group, which acprun killed.
+func (r *scenarioRun) warnLeftovers(killed []reap.Process) {
 	if len(killed) == 0 {
 		return
 	}

@@ -20,6 +20,9 @@ type ScenarioPlan struct {
 	Ref     Ref      // Attempt is 0
 	Command []string // the agent's argv, as the scenario gives it
 	Cwd     string   // the session cwd
+	// Reuse is set when the agent process may serve other scenarios
+	// too (agent.reuse, --reuse-agents).
+	Reuse bool
 	// Workspace is nil when every attempt works in Cwd itself.
 	Workspace *WorkspacePlan
 	// Commands are the setup, verify and teardown commands, in that order.
@@ -106,6 +109,7 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		Ref:      newJob(sc, 0).ref,
 		Command:  sc.Agent.Command,
 		Cwd:      sc.Agent.Cwd,
+		Reuse:    sc.Agent.Reuse || opts.ReuseAgents,
 		Auth:     sc.Agent.Auth,
 		Mode:     sc.Agent.Mode,
 		Model:    sc.Agent.Model,

@@ -73,6 +73,49 @@ type AgentInfo struct {
 	InfoName        string   `json:"agentName,omitempty"`    // agentInfo.name from initialize
 	InfoVersion     string   `json:"agentVersion,omitempty"` // agentInfo.version
 	ProtocolVersion int      `json:"protocolVersion,omitempty"`
+	// Stop says how acprun ended its use of the agent process (see
+	// StopClean); "" when none was started.
+	Stop string `json:"stop,omitempty"`
+	// Pool names the shared process that served the scenario, when its
+	// agent is reused (agent.reuse, run --reuse-agents); nil otherwise.
+	Pool *PoolInfo `json:"pool,omitempty"`
+}
+
+// How acprun ended its use of an agent process (AgentInfo.Stop).
+const (
+	// StopClean: the scenario ended cleanly (every turn answered with a
+	// stop reason, none cancelled, session/close answered or not offered):
+	// its stdin was closed, and SIGTERM followed cleanEndWait later, then
+	// SIGKILL after killGrace.
+	StopClean = "clean"
+	// StopGrace: after anything else, SIGTERM followed killGrace after the
+	// end of its stdin, then SIGKILL after killGrace again.
+	StopGrace = "grace"
+	// StopKept: the process was kept for the next scenario of its pool.
+	StopKept = "kept"
+)
+
+// PoolInfo is the shared agent process that served a scenario.
+type PoolInfo struct {
+	// ID names the process in the run: the agent's name (or its
+	// program's), # and a number, e.g. "claude#1".
+	ID  string `json:"id"`
+	Pid int    `json:"pid"`
+	// Sessions is how many scenarios the process has served, this one
+	// included.
+	Sessions int `json:"sessions"`
+	// Retired says why the process was stopped at the end of this
+	// scenario instead of being kept.
+	Retired string `json:"retired,omitempty"`
+}
+
+// SessionClose is how the agent answered session/close at the end of the
+// scenario.
+type SessionClose struct {
+	OK bool `json:"ok"`
+	// Error says why it failed: the agent's error, or no answer in time.
+	Error      string `json:"error,omitempty"`
+	DurationMs int64  `json:"durationMs"`
 }
 
 // Result is the outcome of one scenario.
@@ -128,6 +171,10 @@ type Result struct {
 	// Session says how the session was opened when the scenario resumes
 	// one (session.resume, run --resume); nil otherwise.
 	Session *SessionResult `json:"session,omitempty"`
+	// SessionClose is the answer to the session/close acprun sent after
+	// the last turn; nil when none was sent (the agent does not offer it,
+	// or no session was left to close).
+	SessionClose *SessionClose `json:"sessionClose,omitempty"`
 	// Violations lists protocol violations seen on the agent's stdout.
 	Violations []string `json:"violations,omitempty"`
 	Transcript string   `json:"transcript,omitempty"`

@@ -85,6 +85,10 @@ type Options struct {
 	// Resume continues every scenario's recorded session, as if each had
 	// session.resume (run --resume).
 	Resume bool
+	// ReuseAgents lets every scenario share its agent process with the
+	// scenarios started the same way, as if each had agent.reuse (run
+	// --reuse-agents).
+	ReuseAgents bool
 	// States are the open, locked state files by path (OpenStates). Run
 	// opens those missing itself, waiting for their locks, and closes only
 	// those.
@@ -101,6 +105,10 @@ type Options struct {
 
 	// tap, when set, sees every message (benchmarks).
 	tap func(dir acp.Direction, line []byte, at time.Time)
+	// procs counts the agent processes of the run's scenarios and keeps
+	// those that are reused; nil starts processes outside any count
+	// (judges, outside Run).
+	procs *pool
 }
 
 // Run runs every scenario and returns their results in the given order. It
@@ -167,6 +175,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Rep
 		names = transcriptNames(all)
 	}
 	results := make([][]Result, len(all))
+	opts.procs = newPool(parallel, opts.WorkspaceDir)
 	// runCtx ends the running jobs when the run stops at MaxFailures; ctx
 	// alone tells an interrupt or the run's timeout.
 	runCtx, cancelRun := context.WithCancelCause(ctx)
@@ -201,6 +210,7 @@ feed:
 	}
 	close(jobs)
 	wg.Wait()
+	opts.procs.close(opts.Abort) // the processes kept for more scenarios
 	runTimedOut := errors.Is(context.Cause(ctx), ErrRunTimeout)
 	for i, rs := range results {
 		var why string
@@ -363,6 +373,13 @@ type scenarioRun struct {
 	// releaseHold lets the next attempt of the same session in; nil when
 	// nothing is held.
 	releaseHold func()
+	// proc is the process of agent: its binding, its pool.
+	proc *proc
+	// opened is set once the session was opened and set up: the turns run.
+	opened bool
+	// stderr is what the agent wrote to stderr while it served the
+	// scenario, once its use has ended (stopAgent).
+	stderr string
 }
 
 // runScenario runs one job: one attempt of one scenario. transcript is the
@@ -547,50 +564,26 @@ func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 	}
 }
 
-// start launches the agent and opens the session.
+// start gets the scenario its agent process (acquire) and opens the
+// session.
 func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
 	sc := r.sc
-	argv := agentArgv(sc.Agent.Command, r.opts.Self)
-	connOpts := &acp.Options{Peer: "agent", OnViolation: func(v acp.Violation) { r.sess.violation(v.Msg) }}
-	{ // the activity clock always runs: idle timeouts and settle use it
-		act, tr, extra := r.sess.act, r.tr, r.opts.tap
-		connOpts.Tap = func(dir acp.Direction, line []byte, at time.Time) {
-			if dir == acp.Received {
-				act.touch(at)
-			}
-			if tr != nil {
-				tr.tap(dir, line, at)
-			}
-			if extra != nil {
-				extra(dir, line, at)
-			}
-		}
-	}
-	agent, err := startAgent(agentConfig{
-		Argv:    argv,
-		Env:     r.env(),
-		Dir:     sc.Agent.Cwd,
-		Handler: r.sess,
-		Conn:    connOpts,
-	})
-	if err != nil {
-		return err
-	}
-	r.agent = agent
-
 	setupCtx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
+	if err := r.acquire(setupCtx); err != nil {
+		if r.proc != nil {
+			err = r.gone(err, r.proc.init.unanswered)
+		}
+		return err
+	}
 	hs := handshake{
-		caps:       r.sess.client.capabilities(),
-		version:    r.opts.Version,
-		auth:       sc.Agent.Auth,
-		authHint:   "set agent.auth to",
 		cwd:        sc.Agent.Cwd,
 		mcpServers: sc.Agent.McpServers,
 		mode:       sc.Agent.Mode,
 		model:      sc.Agent.Model,
 		modelPos:   sc.Agent.ModelPos,
 		config:     sc.Agent.Config,
+		authHint:   "set agent.auth to",
 		opened: func(ns acp.NewSessionResponse) error {
 			if ns.SessionID == "" {
 				return errors.New("session/new: the agent answered without a sessionId")
@@ -600,28 +593,27 @@ func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
 		},
 		resume: resume,
 	}
-	got, err := hs.run(setupCtx, agent.Conn)
-	// A write to an agent that already exited fails with EPIPE before the
-	// read side sees EOF: the same crash, said the same way, naming the
-	// call it left unanswered rather than the pipe.
-	if err != nil && (errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE)) {
-		if got.unanswered != "" {
-			err = fmt.Errorf("%s before answering %s", r.exitDescription(), got.unanswered)
-		} else {
-			err = fmt.Errorf("%w (%s)", err, r.exitDescription())
-		}
-	}
+	got, err := hs.open(setupCtx, r.agent.Conn, r.proc.init)
+	err = r.gone(err, got.unanswered)
 	r.noteOpened(got)
-	if got.initialized {
-		r.init = got.init
-		r.res.Agent.ProtocolVersion = got.init.ProtocolVersion
-		if i := got.init.AgentInfo; i != nil {
-			r.res.Agent.InfoName, r.res.Agent.InfoVersion = i.Name, i.Version
-		}
-	}
 	r.res.Warnings = append(r.res.Warnings, got.warnings...)
 	r.res.SessionConfig = got.settings
+	r.opened = err == nil
 	return err
+}
+
+// gone says an error of the handshake the way a crash is said when it is
+// one: a write to an agent that already exited fails with EPIPE before the
+// read side sees EOF, so the same crash is named by how the agent ended
+// and the call it left unanswered (when known), not by the pipe.
+func (r *scenarioRun) gone(err error, unanswered string) error {
+	if err == nil || r.agent == nil || !(errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE)) {
+		return err
+	}
+	if unanswered != "" {
+		return fmt.Errorf("%s before answering %s", r.exitDescription(), unanswered)
+	}
+	return fmt.Errorf("%w (%s)", err, r.exitDescription())
 }
 
 // stopAfter reports whether the turns after tr are not played, and why
@@ -677,36 +669,6 @@ func (r *scenarioRun) skipFrom(i int, why string) {
 	}
 }
 
-// stopAgent ends the agent process, if one was started. Its shutdown ends
-// by the deadline of scCtx (the scenario's timeout, or the run's): the
-// killGrace waits are clipped to what is left of it, and at the deadline
-// the agent is killed. Once the deadline has passed (the scenario timed
-// out), the agent is killed at once: its timeout is the scenario's error.
-func (r *scenarioRun) stopAgent(scCtx context.Context) {
-	if r.agent == nil {
-		return
-	}
-	abortCtx, cancel := r.untilAbort(context.Background())
-	defer cancel()
-	grace := r.limits().KillGrace
-	deadline, _ := scCtx.Deadline()
-	cause := context.Cause(scCtx)
-	passed := errors.Is(cause, errScenarioTimeout) || errors.Is(cause, ErrRunTimeout) // not an interrupt
-	killed, late := r.agent.CloseBy(abortCtx, grace, deadline)
-	switch {
-	case !killed || abortCtx.Err() != nil || passed:
-	case late:
-		<-scCtx.Done() // its deadline has passed: at once
-		which := "the run's --timeout"
-		if errors.Is(context.Cause(scCtx), errScenarioTimeout) {
-			which = fmt.Sprintf("the scenario timeout (%s)", r.sc.Timeout)
-		}
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the agent had not exited by %s, after the end of its input; it was killed (SIGKILL)", which))
-	default:
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the agent did not exit within killGrace (%s) of the end of its input, nor of SIGTERM; it was killed (SIGKILL)", grace))
-	}
-}
-
 // untilAbort returns a context derived from parent that also ends when the
 // run is aborted (a second interrupt): the waits that outlast an interrupt
 // (grace periods, teardown) end at the abort.
@@ -756,9 +718,7 @@ func (r *scenarioRun) collect() {
 	r.res.SetupClientRequests = filledRequests(s.setup.requests)
 	lostEarly, lostViolations := s.lostEarly, s.lostViolations
 	s.mu.Unlock()
-	if r.agent != nil {
-		r.res.StderrTail = r.agent.StderrTail()
-	}
+	r.res.StderrTail = r.stderr
 	for i, v := range r.res.Violations {
 		if i < 3 {
 			r.res.Warnings = append(r.res.Warnings, "protocol violation: "+v)

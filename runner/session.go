@@ -28,6 +28,9 @@ type session struct {
 	client *clientServer // serves fs/* and terminal/*; nil serves nothing
 	act    *activity     // idle clock
 	delay  time.Duration // wait before answering a permission request
+	// earlier, when set, reports whether a session id is one an earlier
+	// scenario opened on the same agent process (agent.reuse).
+	earlier func(id string) bool
 
 	mu         sync.Mutex
 	sessionID  string                    // "" until session/new answered (or session/load is sent)
@@ -278,6 +281,13 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	return nil, acp.MethodNotFound(req.Method)
 }
 
+// violated reports whether the agent broke the protocol.
+func (s *session) violated() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.violations) > 0 || s.lostViolations > 0
+}
+
 func (s *session) violation(msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -325,6 +335,10 @@ func (s *session) update(n acp.SessionNotification) {
 		return
 	}
 	if n.SessionID != s.sessionID {
+		if s.earlier != nil && s.earlier(n.SessionID) {
+			s.violationLocked(fmt.Sprintf("session/update for session %q, which an earlier scenario closed on this agent process", n.SessionID))
+			return
+		}
 		s.violationLocked(fmt.Sprintf("session/update for unknown session %q", n.SessionID))
 		return
 	}

@@ -140,9 +140,10 @@ func resolveNamed(name string, opts LoadOptions) (NamedAgent, error) {
 // copy takes the named agent's command, auth, mode, model and config (option
 // ids and values are an agent's own); its env is the
 // scenario agent's with the named agent's on top; its mcpServers are the
-// named agent's when it has some, else the scenario's. The session cwd
-// (and so the client roots) stays the scenario's. Agent.Name is name. The
-// copy shares the turns, policy and other values with sc.
+// named agent's when it has some, else the scenario's; it reuses its agent
+// process when either agent says reuse. The session cwd (and so the client
+// roots) stays the scenario's. Agent.Name is name. The copy shares the
+// turns, policy and other values with sc.
 func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) {
 	na, err := resolveNamed(name, opts)
 	if err != nil {
@@ -168,6 +169,9 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 	}
 	if a.McpServers == nil {
 		a.McpServers = json.RawMessage("[]")
+	}
+	if sc.Agent.Reuse && !a.Reuse {
+		a.Reuse, a.ReusePos = true, sc.Agent.ReusePos
 	}
 	c.Agent = a
 	return &c, nil
@@ -214,6 +218,8 @@ type agentSpec struct {
 	mcp         json.RawMessage // nil when not given
 	description string
 	replay      string // the absolute path of the transcript of agent: {replay: path}
+	reuse       *bool  // nil when not given
+	reusePos    Pos
 
 	commandSuggested bool // an unknown key was taken for a misspelt command
 }
@@ -307,6 +313,10 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 			if path, ok := p.interp(v); ok {
 				spec.replay, _ = p.existingFile(v, "replay transcript", path)
 			}
+		case "reuse":
+			if b, ok := p.boolean(v); ok {
+				spec.reuse, spec.reusePos = &b, p.pos(v)
+			}
 		}
 	}
 	if !scenarioForm {
@@ -376,7 +386,7 @@ func (p *fileParser) agentFromSpec(spec agentSpec) Agent {
 
 // overlay returns base changed by what spec gives: its command replaces
 // base's and its args are appended; its env variables are added to base's;
-// cwd, auth, mode, model and mcpServers replace base's when given; its
+// cwd, auth, mode, model, mcpServers and reuse replace base's when given; its
 // config settings replace base's of the same id and add the others.
 func overlay(base Agent, spec agentSpec) Agent {
 	a := base
@@ -422,6 +432,9 @@ func overlay(base Agent, spec agentSpec) Agent {
 	}
 	if spec.mcp != nil {
 		a.McpServers = spec.mcp
+	}
+	if spec.reuse != nil {
+		a.Reuse, a.ReusePos = *spec.reuse, spec.reusePos
 	}
 	return a
 }

@@ -83,7 +83,7 @@ var (
 	configKeys   = []string{"defaults", "agents"}
 	defaultsKeys = []string{"agent", "timeout", "turnTimeout", "idleTimeout", "cancelGrace", "killGrace",
 		"continueAfterCancel", "retries", "client", "permissions", "workspace", "setup", "verify", "teardown", "session"}
-	namedAgentKeys = []string{"description", "command", "env", "cwd", "auth", "mode", "model", "config", "mcpServers"}
+	namedAgentKeys = []string{"description", "command", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 )
 
 // LoadConfig reads a config file (see the package documentation). Every

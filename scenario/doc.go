@@ -47,11 +47,12 @@
 //	  model: sonnet               # the config option of category model, else session/set_model
 //	  config: {effort: high}      # session/set_config_option by option id; values must be offered
 //	  mcpServers: []              # passed to session/new; http/sse ones only with the agent's mcpCapabilities
+//	  reuse: false                # share the agent process with scenarios started the same way (own session each)
 //	timeout: 10m                  # the whole scenario, the agent's shutdown included (Go durations: 90s, 5m, 1h30m)
 //	turnTimeout: 2m               # default for each turn
 //	idleTimeout: 1m               # no message from the agent for that long
 //	cancelGrace: 10s              # after session/cancel, how long to wait for the answer
-//	killGrace: 5s                 # after closing stdin, before SIGTERM (then SIGKILL); never past timeout
+//	killGrace: 5s                 # after closing stdin, before SIGTERM (50ms after a clean end; then SIGKILL); never past timeout
 //	continueAfterCancel: false
 //	retries: 2                    # run a failed or errored attempt again, up to 2 times (0-10; default 0)
 //	client: {fs: true, terminal: true, readOnly: false, roots: [./repo]}  # roots default to the session cwd

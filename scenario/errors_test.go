@@ -71,7 +71,7 @@ turns: [{prompt: hi}]
 agent: {command: [a], shell: bash}
 turns: [{prompt: hi}]
 `,
-			want: []string{`bad.yaml:2:23: unknown key "shell" (valid keys: command, name, replay, args, env, cwd, auth, mode, model, config, mcpServers)`},
+			want: []string{`bad.yaml:2:23: unknown key "shell" (valid keys: command, name, replay, args, env, cwd, auth, mode, model, config, mcpServers, reuse)`},
 		},
 		{
 			name: "scenario-level expect points to the turn",

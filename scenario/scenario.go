@@ -109,6 +109,12 @@ type Agent struct {
 	// args value), for messages about them; a zero Pos (or none) for the
 	// words that come from a named agent.
 	ArgvPos []Pos
+
+	// Reuse lets one agent process serve several scenarios in turn
+	// (agent.reuse): each gets its own session. ReusePos is where it was
+	// set.
+	Reuse    bool
+	ReusePos Pos
 }
 
 // WordPos is where word i of the agent's command was given, else the

@@ -423,6 +423,22 @@ func (m *Manager) KillAll() {
 	}
 }
 
+// Running counts the terminals, released ones left out, whose command is
+// still running.
+func (m *Manager) Running() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, t := range m.terms {
+		t.mu.Lock()
+		if !t.leaderGone {
+			n++
+		}
+		t.mu.Unlock()
+	}
+	return n
+}
+
 // Close kills every terminal, waits until they are gone and forgets them.
 // Create fails afterwards.
 func (m *Manager) Close() {

@@ -439,3 +439,33 @@ func processAlive(t *testing.T, pid int) bool {
 	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
 }
+
+// TestManagerRunning counts the commands still running: not one that
+// exited, nor one released.
+func TestManagerRunning(t *testing.T) {
+	m := terminal.NewManager()
+	t.Cleanup(m.Close)
+	_, done, err := m.Create(terminal.Config{Command: "true", Env: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := done.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.Running(); n != 0 {
+		t.Errorf("Running() = %d with one command that exited; want 0", n)
+	}
+	id, _, err := m.Create(terminal.Config{Command: "sleep 1000", Env: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := m.Running(); n != 1 {
+		t.Errorf("Running() = %d with one command running; want 1", n)
+	}
+	if _, err := m.Release(id); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.Running(); n != 0 {
+		t.Errorf("Running() = %d once the running command was released; want 0", n)
+	}
+}

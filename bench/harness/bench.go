@@ -230,6 +230,7 @@ func run(cfg config, log io.Writer) ([]row, error) {
 		{"batch", func() ([]row, error) { return b.batch(scenarios) }},
 		{"deadline", b.deadline},
 		{"grace", b.grace},
+		{"suite", b.suite},
 	} {
 		if cfg.only == nil || cfg.only.MatchString(m.name) {
 			add(m.run())
@@ -659,4 +660,83 @@ func (b *bench) grace() ([]row, error) {
 	// -j 1: the scenarios ran, and stamped, in order.
 	worst := slices.Max(lat)
 	return []row{{name: label, acprun: fmt.Sprintf("median %s", ms(median(lat))), value: ms(worst), target: "≤ 100 ms", pass: worst <= 100*time.Millisecond, measured: true}}, nil
+}
+
+// allPassed checks that the results at path hold n scenarios, all passed.
+func allPassed(path string, n int) error {
+	r, err := readResults(path)
+	if err != nil {
+		return err
+	}
+	passed := 0
+	for _, s := range r.Scenarios {
+		if s.Status == "passed" {
+			passed++
+		}
+	}
+	if len(r.Scenarios) != n || passed != n {
+		return fmt.Errorf("%s: %d of %d scenarios passed", path, passed, n)
+	}
+	return nil
+}
+
+// suite measures a suite of one-turn scenarios, -j 1, on an agent that
+// takes a set time to start and ignores the end of its stdin, as
+// claude-agent-acp and codex-acp do once they have a session (the mock
+// agent with startDelay and ignoreEOF; it offers session/close): acprun
+// against the limit client running the same sessions, each killing its
+// agent once the prompt is answered; and acprun with reuse: true against
+// acprun without. The three runs alternate.
+func (b *bench) suite() ([]row, error) {
+	n, start, reps := 12, time.Second, 3
+	if b.cfg.quick {
+		n, start, reps = 2, 100*time.Millisecond, 1
+	}
+	label := fmt.Sprintf("%d one-turn scenarios, %s start, ignoring EOF", n, start)
+	reuseLabel := fmt.Sprintf("%d one-turn scenarios, %s start, reuse: true", n, start)
+	fmt.Fprintf(b.log, "%s…\n", label)
+	fail := []row{{name: label, target: "≤ 1.10×"}, {name: reuseLabel, target: "≤ 0.50× without"}}
+	script := b.write("suite.mock.yaml", fmt.Sprintf("agentCapabilities: {sessionCapabilities: {close: true}}\nignoreEOF: true\nstartDelay: %s\ndefault: {steps: [{text: hello}]}\n", start))
+	doc := func(reuse bool) string {
+		var sb strings.Builder
+		for i := range n {
+			fmt.Fprintf(&sb, "---\nname: s%02d\nagent: {command: [%s, mock-agent, %s], reuse: %t}\npermissions: {default: deny}\nturns:\n  - prompt: go\n    expect: {text: {contains: hello}}\n",
+				i, quote(b.cfg.acprun), quote(script), reuse)
+		}
+		return sb.String()
+	}
+	plain, reused := b.write("suite.yaml", doc(false)), b.write("suite-reuse.yaml", doc(true))
+	out := filepath.Join(b.dir, "suite.json")
+	var without, limit, with []measure
+	acprunRun := func(suite string, ms *[]measure) func() error {
+		return func() error {
+			m, err := execute(b.dir, []string{b.cfg.acprun, "run", suite, "-q", "-j", "1", "-o", out})
+			if err == nil {
+				err = allPassed(out, n)
+			}
+			*ms = append(*ms, m)
+			return err
+		}
+	}
+	runs := []func() error{
+		acprunRun(plain, &without),
+		func() error {
+			m, err := execute(b.dir, []string{b.cfg.limit, "-kill", "-sessions", strconv.Itoa(n), "-j", "1", b.cfg.acprun, "mock-agent", script})
+			limit = append(limit, m)
+			return err
+		},
+		acprunRun(reused, &with),
+	}
+	for i := range reps {
+		for j := range runs {
+			if err := runs[(i+j)%len(runs)](); err != nil {
+				return fail, err
+			}
+		}
+	}
+	eof := ratioRow(label, without, limit, 1.1)
+	mw, mo := median(walls(with)), median(walls(without))
+	ratio := float64(mw) / float64(mo)
+	return []row{eof, {name: reuseLabel, acprun: secs(mw) + " vs " + secs(mo) + " without", value: fmt.Sprintf("%.2f×", ratio),
+		target: "≤ 0.50× without", pass: ratio <= 0.5, measured: true}}, nil
 }

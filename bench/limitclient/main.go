@@ -8,6 +8,11 @@
 // CPU time it used itself and the CPU time of the agents it waited for
 // (getrusage RUSAGE_SELF and RUSAGE_CHILDREN, in nanoseconds), so that a
 // harness can tell an agent's own cost from its client's.
+//
+// By default it closes the agent's stdin once the prompt is answered and
+// waits for the agent to exit; with -kill it kills the agent (SIGKILL)
+// instead, the least a client can do with an agent that ignores the end
+// of its stdin.
 package main
 
 import (
@@ -59,6 +64,7 @@ func main() {
 	out := flag.String("out", "", "write the counts of the session as JSON to this file")
 	sessions := flag.Int("sessions", 1, "sessions to run, each with its own agent")
 	jobs := flag.Int("j", 1, "sessions at a time")
+	kill := flag.Bool("kill", false, "kill the agent once the prompt is answered, instead of closing its stdin and waiting for its exit")
 	flag.Parse()
 	argv := flag.Args()
 	if len(argv) == 0 {
@@ -75,7 +81,7 @@ func main() {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			all[i], errs[i] = session(argv)
+			all[i], errs[i] = session(argv, *kill)
 		}()
 	}
 	wg.Wait()
@@ -102,8 +108,9 @@ func cpu(ru *syscall.Rusage) int64 {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Nanoseconds()
 }
 
-// session runs one session against a new agent.
-func session(argv []string) (counts, error) {
+// session runs one session against a new agent; kill kills it at the end
+// instead of waiting for its exit.
+func session(argv []string, kill bool) (counts, error) {
 	var c counts
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = os.Stderr
@@ -172,6 +179,11 @@ func session(argv []string) (counts, error) {
 		} else if rerr != nil && serr == nil {
 			serr = rerr
 		}
+	}
+	if kill {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait() // killed: its exit status is no failure
+		return c, serr
 	}
 	stdin.Close()
 	_, _ = io.Copy(io.Discard, r)

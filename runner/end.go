@@ -1,0 +1,213 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/acprun/acprun/acp"
+)
+
+// This file ends a scenario's use of its agent process: session/close
+// after the last turn, then the process goes back to its pool (agent.reuse)
+// or is stopped, at once after a clean end.
+
+// cleanEndWait is how long acprun waits, after a clean end (see cleanEnd),
+// between closing the agent's stdin and SIGTERM: time for an agent that
+// exits at the end of its input to do so by itself, and no more. Nothing of
+// the agent's is left to wait for then: every turn has its answer and the
+// session is closed. After anything else the wait is killGrace, since the
+// agent may still be flushing.
+const cleanEndWait = 50 * time.Millisecond
+
+// closeTimeout bounds the wait for the answer to session/close.
+const closeTimeout = 2 * time.Second
+
+// stopAgent ends the scenario's use of its agent process, if one was
+// started. It first closes the session (closeSession). A pooled process
+// that nothing unfits (see unfit) then goes back to its pool for the next
+// scenario; any other process is stopped: the end of its input, a wait,
+// SIGTERM, killGrace, SIGKILL. The wait before SIGTERM is cleanEndWait
+// after a clean end (cleanEnd), else killGrace; the results do not depend
+// on which step the agent exited at. The stop ends by the deadline of
+// scCtx (the scenario's timeout, or the run's): the waits are clipped to
+// what is left of it, and at the deadline the agent is killed. Once the
+// deadline has passed (the scenario timed out), the agent is killed at
+// once: its timeout is the scenario's error.
+func (r *scenarioRun) stopAgent(scCtx context.Context) {
+	if r.agent == nil {
+		return
+	}
+	r.closeSession(scCtx)
+	clean := r.cleanEnd(scCtx)
+	if r.proc.pool != nil {
+		why := r.unfit(scCtx)
+		if why == "" {
+			r.keep()
+			return
+		}
+		r.res.Agent.Pool.Retired = why
+	}
+	r.stop(scCtx, clean)
+}
+
+// closeSession sends session/close for the scenario's session when the
+// agent offers it, once the session was open and while the agent runs, and
+// records the answer. It waits closeTimeout at most, and not past the
+// scenario's deadline (once that has passed it sends nothing) or a second
+// interrupt.
+func (r *scenarioRun) closeSession(scCtx context.Context) {
+	id := r.sess.currentSessionID()
+	if !r.opened || id == "" || !r.proc.offersClose() || isClosed(r.agent.Exited()) || isClosed(r.agent.Conn.ReadDone()) || deadlinePassed(scCtx) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	limit := fmt.Sprintf("within %s", closeTimeout)
+	if d, ok := scCtx.Deadline(); ok && time.Until(d) < closeTimeout {
+		ctx, cancel = context.WithDeadline(ctx, d)
+		defer cancel()
+		limit = "before the deadline of the scenario"
+	}
+	ctx, cancelAbort := r.untilAbort(ctx)
+	defer cancelAbort()
+	start := time.Now()
+	err := r.agent.Conn.Call(ctx, acp.MethodSessionClose, acp.CloseSessionRequest{SessionID: id}).Await(ctx, nil)
+	c := &SessionClose{OK: err == nil, DurationMs: time.Since(start).Milliseconds()}
+	var ae *acp.Error
+	switch {
+	case err == nil:
+	case errors.As(err, &ae):
+		c.Error = fmt.Sprintf("%s (code %d)", ae.Message, ae.Code)
+	case errors.Is(err, acp.ErrClosed):
+		c.Error = "the agent closed its output before answering"
+	case isClosed(r.opts.Abort):
+		c.Error = "not answered before a second interrupt"
+	default:
+		c.Error = "not answered " + limit
+	}
+	if !c.OK {
+		r.res.Warnings = append(r.res.Warnings, "session/close: "+c.Error+"; the agent was stopped as after an error (killGrace)")
+	}
+	r.res.SessionClose = c
+}
+
+// deadlinePassed reports whether scCtx ended at the scenario's or the
+// run's deadline (not at an interrupt).
+func deadlinePassed(scCtx context.Context) bool {
+	cause := context.Cause(scCtx)
+	return errors.Is(cause, errScenarioTimeout) || errors.Is(cause, ErrRunTimeout)
+}
+
+// cleanEnd reports whether the scenario ended cleanly: the session opened,
+// every turn ran and was answered by the agent with a stop reason, none
+// was cancelled by acprun, nothing was interrupted, timed out or failed,
+// and session/close, when sent, was answered. Nothing of the agent's is
+// left to wait for then.
+func (r *scenarioRun) cleanEnd(scCtx context.Context) bool {
+	if scCtx.Err() != nil || !r.opened || r.res.Error != "" || len(r.res.Turns) != len(r.sc.Turns) {
+		return false
+	}
+	if c := r.res.SessionClose; c != nil && !c.OK {
+		return false
+	}
+	for _, t := range r.res.Turns {
+		if t.CancelCause != "" {
+			return false
+		}
+		switch t.StopReason {
+		case "", OutcomeError, OutcomeAgentExited, OutcomeUnresponsive, OutcomeSkipped:
+			return false
+		}
+	}
+	return true
+}
+
+// unfit says why the scenario's pooled process must not serve another
+// scenario; "" when it may. Last it kills what the agent left running
+// outside its process group during the scenario (the scenario's warnings):
+// a process that left some is not kept either.
+func (r *scenarioRun) unfit(scCtx context.Context) string {
+	for _, t := range r.res.Turns {
+		switch t.StopReason {
+		case OutcomeAgentExited, OutcomeUnresponsive:
+			return fmt.Sprintf("turn %d ended %s", t.Index, t.StopReason)
+		}
+	}
+	switch {
+	case isClosed(r.agent.Exited()):
+		return r.agent.exitReason()
+	case isClosed(r.agent.Conn.ReadDone()):
+		return "the agent closed its output"
+	case scCtx.Err() != nil:
+		return stopReason(scCtx)
+	case !r.opened:
+		return "the session did not open"
+	case r.res.SessionClose == nil || !r.res.SessionClose.OK:
+		return "session/close failed"
+	case r.sess.violated():
+		return "the agent broke the protocol (see violations)"
+	}
+	if n := r.sess.client.terms.Running(); n > 0 {
+		return fmt.Sprintf("the agent left %d terminal(s) running", n)
+	}
+	if left := r.proc.mark.KillOutside(r.agent.Pgid()); len(left) > 0 {
+		r.warnLeftovers(left)
+		return "processes it started left its process group"
+	}
+	return ""
+}
+
+// keep gives the scenario's pooled process back to its pool, unbound: what
+// it wrote to stderr so far is the scenario's.
+func (r *scenarioRun) keep() {
+	p := r.proc
+	r.res.Agent.Stop = StopKept
+	p.bind.unbind()
+	r.stderr = r.agent.TakeStderr()
+	p.served(r.sess.currentSessionID())
+	p.killGrace = r.limits().KillGrace
+	p.pool.put(p)
+}
+
+// stop stops the scenario's agent process (see stopAgent): sooner after a
+// clean end. What it left running outside its process group is killed,
+// when it carries a mark of its own (the scenario's is swept at the end).
+func (r *scenarioRun) stop(scCtx context.Context, clean bool) {
+	abortCtx, cancel := r.untilAbort(context.Background())
+	defer cancel()
+	grace := r.limits().KillGrace
+	eofWait := grace
+	r.res.Agent.Stop = StopGrace
+	if clean {
+		eofWait = cleanEndWait
+		r.res.Agent.Stop = StopClean
+	}
+	deadline, _ := scCtx.Deadline()
+	passed := deadlinePassed(scCtx) // before the stop: the timeout is the scenario's error
+	killed, late := r.agent.CloseAfter(abortCtx, eofWait, grace, deadline)
+	switch {
+	case !killed || abortCtx.Err() != nil || passed:
+	case late:
+		<-scCtx.Done() // its deadline has passed: at once
+		which := "the run's --timeout"
+		if errors.Is(context.Cause(scCtx), errScenarioTimeout) {
+			which = fmt.Sprintf("the scenario timeout (%s)", r.sc.Timeout)
+		}
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the agent had not exited by %s, after the end of its input; it was killed (SIGKILL)", which))
+	case clean:
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the agent did not exit within %s of the end of its input (the scenario had ended cleanly), nor within killGrace (%s) of SIGTERM; it was killed (SIGKILL)", cleanEndWait, grace))
+	default:
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the agent did not exit within killGrace (%s) of the end of its input, nor of SIGTERM; it was killed (SIGKILL)", grace))
+	}
+	p := r.proc
+	p.bind.unbind()
+	r.stderr = r.agent.TakeStderr()
+	if p.mark != r.mark {
+		r.warnLeftovers(p.mark.Kill())
+	}
+	if p.slot {
+		r.opts.procs.release()
+	}
+}

@@ -1,0 +1,361 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/reap"
+)
+
+// This file is agent reuse (agent.reuse, run --reuse-agents): scenarios
+// whose agents are started the same way share a pool of agent processes,
+// each initialized once; every scenario still opens its own session and
+// closes it at its end. It also keeps the run's count of agent processes
+// within -j, pooled or not.
+
+// pool holds the agent processes a run keeps between scenarios, and
+// counts every agent process the run's scenarios start (judges aside):
+// at most slots of them live at once, idle pooled ones included.
+type pool struct {
+	slots   int
+	baseDir string // where the neutral directory is made ("": the temp dir)
+
+	mu       sync.Mutex
+	live     int               // processes holding a slot
+	idle     []*proc           // kept for the next scenario, oldest first
+	noReuse  map[string]string // keys whose agent cannot be reused, and why
+	numbered map[string]int    // the processes named so far, by name
+	dir      string            // the neutral directory, once made
+}
+
+func newPool(slots int, baseDir string) *pool {
+	return &pool{slots: max(slots, 1), baseDir: baseDir, noReuse: map[string]string{}, numbered: map[string]int{}}
+}
+
+// workDir is the directory pooled processes start in: made by acprun for
+// them, not a scenario's (a workspace is deleted at its scenario's end).
+func (pl *pool) workDir() (string, error) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pl.dir != "" {
+		return pl.dir, nil
+	}
+	base := pl.baseDir
+	if base == "" {
+		base = os.TempDir()
+	}
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return "", fmt.Errorf("agent processes' directory: %w", err)
+	}
+	dir, err := os.MkdirTemp(base, "acprun-agents-")
+	if err != nil {
+		return "", fmt.Errorf("agent processes' directory: %w", err)
+	}
+	pl.dir = dir
+	return dir, nil
+}
+
+// name numbers a new pooled process of the agent called base: "claude#1".
+func (pl *pool) name(base string) string {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.numbered[base]++
+	return base + "#" + strconv.Itoa(pl.numbered[base])
+}
+
+// reserve takes a slot for a new agent process. When every slot is taken
+// and some pooled process is idle, the oldest idle one is stopped to make
+// room; abort cuts its stop short. Judges start their processes outside
+// the count, and a process is never refused a slot: at most one per
+// running scenario is busy, so an idle one is there to stop.
+func (pl *pool) reserve(abort <-chan struct{}) {
+	pl.mu.Lock()
+	var evict *proc
+	if pl.live >= pl.slots && len(pl.idle) > 0 {
+		evict = pl.idle[0]
+		pl.idle = pl.idle[1:]
+	} else {
+		pl.live++
+	}
+	pl.mu.Unlock()
+	if evict != nil {
+		evict.stopIdle(abort) // its slot passes to the new process
+	}
+}
+
+// release gives back the slot of a process that stopped.
+func (pl *pool) release() {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.live--
+}
+
+// take returns an idle process of key for a scenario, nil when there is
+// none. An idle process that exited or misbehaved while idle is stopped
+// instead (and its slot given back); why says what became of them.
+func (pl *pool) take(key string, abort <-chan struct{}) (p *proc, why []string) {
+	for {
+		pl.mu.Lock()
+		i := slices.IndexFunc(pl.idle, func(p *proc) bool { return p.key == key })
+		if i < 0 {
+			pl.mu.Unlock()
+			return nil, why
+		}
+		p = pl.idle[i]
+		pl.idle = slices.Delete(pl.idle, i, i+1)
+		pl.mu.Unlock()
+		problem := p.bind.idleProblem()
+		if isClosed(p.agent.Exited()) {
+			problem = p.agent.exitReason() + " while idle"
+		}
+		if problem == "" {
+			return p, why
+		}
+		why = append(why, fmt.Sprintf("agent process %s (pid %d) was not reused: %s", p.id, p.agent.cmd.Process.Pid, problem))
+		p.stopIdle(abort)
+		pl.release()
+	}
+}
+
+// put keeps an idle process for the next scenario of its key.
+func (pl *pool) put(p *proc) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.idle = append(pl.idle, p)
+}
+
+// notReusable records that the agent of key cannot be reused, and why.
+func (pl *pool) notReusable(key, why string) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.noReuse[key] = why
+}
+
+// whyNotReusable says why the agent of key cannot be reused; "" when it
+// can be, or is not known yet.
+func (pl *pool) whyNotReusable(key string) string {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	return pl.noReuse[key]
+}
+
+// close stops every idle process, all at once, and removes the neutral
+// directory; abort cuts the stops short.
+func (pl *pool) close(abort <-chan struct{}) {
+	pl.mu.Lock()
+	idle := pl.idle
+	pl.idle = nil
+	dir := pl.dir
+	pl.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range idle {
+		wg.Go(func() {
+			p.stopIdle(abort)
+			pl.release()
+		})
+	}
+	wg.Wait()
+	if dir != "" {
+		_ = os.RemoveAll(dir)
+	}
+}
+
+// stopIdle stops a process no scenario is bound to, after the clean end
+// of the last one it served: the end of its input, cleanEndWait, SIGTERM,
+// its killGrace, SIGKILL; then what it left outside its process group.
+// Nothing of it goes to any scenario's results.
+func (p *proc) stopIdle(abort <-chan struct{}) {
+	ctx, cancel := untilAbort(context.Background(), abort)
+	defer cancel()
+	p.agent.CloseAfter(ctx, cleanEndWait, p.killGrace, time.Time{})
+	p.mark.Kill()
+}
+
+// reuses reports whether the scenario asks to share its agent process.
+func (r *scenarioRun) reuses() bool {
+	return r.opts.procs != nil && (r.sc.Agent.Reuse || r.opts.ReuseAgents)
+}
+
+// poolArgv is the command of the scenario's agent as a pooled process
+// starts it: in the neutral directory, so that what the agent would have
+// found relative to the scenario's cwd is made absolute against it: a
+// program path with a /, and every argument that names a file or
+// directory there (`node agent.js`, the script of `acprun mock-agent
+// SCRIPT`, which is first looked for beside the scenario file). The pool
+// key is made of these absolute paths, so the same command in two
+// directories names two agents.
+func (r *scenarioRun) poolArgv() []string {
+	sc := r.sc
+	argv := slices.Clone(mockScriptFrom(sc.Agent.Command, sc.File))
+	for i, a := range argv {
+		if a == "" || filepath.IsAbs(a) {
+			continue
+		}
+		p := filepath.Join(sc.Agent.Cwd, a)
+		if (i == 0 && strings.Contains(a, "/")) || (i > 0 && fileExists(p)) {
+			argv[i] = p
+		}
+	}
+	return agentArgv(argv, r.opts.Self)
+}
+
+// poolKey says which scenarios may share a process: those whose agents
+// are started with the same command and environment, are offered the
+// same client capabilities and authenticate the same way. The session's
+// cwd is not part of it: each scenario opens its own session.
+func (r *scenarioRun) poolKey(argv []string) string {
+	env := make([]string, 0, len(r.sc.Agent.Env))
+	for k, v := range r.sc.Agent.Env {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	key, _ := json.Marshal(struct {
+		Argv, Env []string
+		Caps      any
+		Auth      string
+	}{argv, env, r.sess.client.capabilities(), r.sc.Agent.Auth})
+	return string(key)
+}
+
+// poolName is the name of the scenario's agent in pool ids.
+func (r *scenarioRun) poolName() string {
+	if r.sc.Agent.Name != "" {
+		return r.sc.Agent.Name
+	}
+	if len(r.sc.Agent.Command) > 0 {
+		return filepath.Base(r.sc.Agent.Command[0])
+	}
+	return "agent"
+}
+
+// reuseWhere prefixes a message about agent.reuse with where it was set.
+func (r *scenarioRun) reuseWhere() string {
+	if p := r.sc.Agent.ReusePos; r.sc.Agent.Reuse && p.Line > 0 {
+		return p.String() + ": agent.reuse: "
+	}
+	return "--reuse-agents: "
+}
+
+// acquire gets the scenario its agent process, bound to it: an idle one of
+// its pool when it reuses its agent and one is there, else a new one,
+// initialized. r.proc and r.agent are set as soon as a process runs, so
+// that a failure can be told and the process stopped.
+func (r *scenarioRun) acquire(ctx context.Context) error {
+	pl := r.opts.procs
+	argv := agentArgv(r.sc.Agent.Command, r.opts.Self)
+	key := ""
+	if r.reuses() {
+		argv = r.poolArgv()
+		key = r.poolKey(argv)
+		if why := pl.whyNotReusable(key); why != "" {
+			r.res.Warnings = append(r.res.Warnings, r.reuseWhere()+why)
+			key = "" // as without reuse
+			argv = agentArgv(r.sc.Agent.Command, r.opts.Self)
+		} else {
+			p, why := pl.take(key, r.opts.Abort)
+			r.res.Warnings = append(r.res.Warnings, why...)
+			if p != nil {
+				r.serveWith(p)
+				return nil
+			}
+		}
+	}
+	if pl != nil {
+		pl.reserve(r.opts.Abort)
+	}
+	p, err := r.startProc(ctx, argv, key)
+	if p != nil && pl != nil {
+		p.slot = true
+	} else if pl != nil {
+		pl.release()
+	}
+	if err != nil || key == "" {
+		return err
+	}
+	if !p.offersClose() {
+		why := "the agent does not offer session/close (agentCapabilities.sessionCapabilities.close), which ends each scenario's session on a shared process: its processes are not reused, every scenario starts its own"
+		pl.notReusable(key, why)
+		r.res.Warnings = append(r.res.Warnings, r.reuseWhere()+why)
+		return nil
+	}
+	p.pool, p.key, p.id = pl, key, pl.name(r.poolName())
+	r.serveWith(p)
+	return nil
+}
+
+// startProc starts an agent process bound to the scenario and initializes
+// it. With a pool key it starts in the pool's neutral directory with a
+// mark of its own, so that it can outlive the scenario; else in the
+// session's cwd with the scenario's mark.
+func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) (*proc, error) {
+	p := &proc{bind: newBinding(), mark: r.mark}
+	dir := r.sc.Agent.Cwd
+	if key != "" {
+		d, err := r.opts.procs.workDir()
+		if err != nil {
+			return nil, err
+		}
+		dir, p.mark = d, reap.New()
+	}
+	p.bind.bind(r.link()) // the scenario sees the process from its start
+	agent, err := startAgent(agentConfig{
+		Argv:    argv,
+		Env:     p.mark.Set(mergeEnv(r.opts.Environ, r.sc.Agent.Env)),
+		Dir:     dir,
+		Handler: p.bind,
+		Conn:    &acp.Options{Peer: "agent", OnViolation: p.bind.violation, Tap: p.bind.tap},
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.agent = agent
+	r.proc, r.agent = p, agent
+	r.sess.earlier = p.earlier
+	hs := handshake{
+		caps:     r.sess.client.capabilities(),
+		version:  r.opts.Version,
+		auth:     r.sc.Agent.Auth,
+		authHint: "set agent.auth to",
+	}
+	p.init, err = hs.initialize(ctx, agent.Conn)
+	p.bind.endPrelude()
+	r.noteInit()
+	return p, err
+}
+
+// serveWith binds the scenario to a pooled process.
+func (r *scenarioRun) serveWith(p *proc) {
+	p.sessions++
+	r.proc, r.agent = p, p.agent
+	r.sess.earlier = p.earlier
+	if p.sessions > 1 { // a new process is bound from its start
+		p.agent.TakeStderr() // what it wrote while idle is no scenario's
+		p.bind.bind(r.link())
+	}
+	r.res.Agent.Pool = &PoolInfo{ID: p.id, Pid: p.agent.cmd.Process.Pid, Sessions: p.sessions}
+	r.noteInit()
+}
+
+// noteInit records what the agent answered to initialize.
+func (r *scenarioRun) noteInit() {
+	got := r.proc.init
+	if !got.initialized {
+		return
+	}
+	r.init = got.init
+	r.res.Agent.ProtocolVersion = got.init.ProtocolVersion
+	if i := got.init.AgentInfo; i != nil {
+		r.res.Agent.InfoName, r.res.Agent.InfoVersion = i.Name, i.Version
+	}
+	r.res.Warnings = append(r.res.Warnings, got.warnings...)
+}

@@ -1,0 +1,336 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/scenario"
+)
+
+// runScenarios loads src as dir/s.yaml (the mock agent scripts it names
+// written beside it from scripts) and runs it with opts on the acprun
+// binary's mock agent.
+func runScenarios(t *testing.T, opts Options, src string, scripts map[string]string) Report {
+	t.Helper()
+	dir := t.TempDir()
+	for name, s := range scripts {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scs, _, err := scenario.LoadBytes(file, []byte(src), scenario.LoadOptions{})
+	if err != nil {
+		t.Fatalf("load:\n%v", err)
+	}
+	opts.Self = acprunBinary(t)
+	if opts.WorkspaceDir == "" {
+		opts.WorkspaceDir = t.TempDir()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, opts, scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// scenarioDoc is one scenario of runScenarios' file, on the agent of
+// script, with reuse as given.
+func scenarioDoc(name, script string, reuse bool, extra string) string {
+	return "---\nname: " + name + "\nagent: {command: [acprun, mock-agent, " + script + "], reuse: " + boolText(reuse) + "}\n" +
+		"killGrace: 1h\npermissions: {default: allow}\n" + extra + "turns: [{prompt: hi}]\n"
+}
+
+func boolText(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+const closingAgent = "agentCapabilities: {sessionCapabilities: {close: true}}\nignoreEOF: true\n"
+
+// TestCleanEndStopsAtOnce: an agent that ignores the end of its input is
+// stopped with SIGTERM right after a clean end (killGrace is an hour),
+// after session/close; a scenario whose turn was cancelled gets the long
+// way (its killGrace is short here, so that the test ends).
+func TestCleanEndStopsAtOnce(t *testing.T) {
+	rep := runScenarios(t, Options{Parallel: 1},
+		scenarioDoc("clean", "agent.mock.yaml", false, "")+
+			"---\nname: cancelled\nagent: {command: [acprun, mock-agent, slow.mock.yaml]}\nkillGrace: 100ms\nturnTimeout: 100ms\n"+
+			"permissions: {default: allow}\nturns: [{prompt: hi, expect: {stopReason: cancelled}}]\n",
+		map[string]string{
+			"agent.mock.yaml": closingAgent + "turns: [{steps: [{text: hi}]}]\n",
+			"slow.mock.yaml":  closingAgent + "turns: [{steps: [{waitForCancel: true}]}]\n",
+		})
+	clean, cancelled := rep.Scenarios[0], rep.Scenarios[1]
+	if clean.Status != StatusPassed || clean.Agent.Stop != StopClean || clean.SessionClose == nil || !clean.SessionClose.OK || len(clean.Warnings) > 0 {
+		t.Errorf("clean end: status %s, stop %q, sessionClose %+v, warnings %q; want passed, clean, ok, none",
+			clean.Status, clean.Agent.Stop, clean.SessionClose, clean.Warnings)
+	}
+	if cancelled.Status != StatusPassed || cancelled.Agent.Stop != StopGrace || cancelled.SessionClose == nil || !cancelled.SessionClose.OK {
+		t.Errorf("cancelled turn: status %s, stop %q, sessionClose %+v; want passed, grace, ok", cancelled.Status, cancelled.Agent.Stop, cancelled.SessionClose)
+	}
+}
+
+// TestCleanEnd lists what makes an end clean.
+func TestCleanEnd(t *testing.T) {
+	answered := TurnResult{Index: 1, StopReason: "end_turn"}
+	tests := []struct {
+		name   string
+		change func(r *scenarioRun)
+		clean  bool
+	}{
+		{"every turn answered", func(*scenarioRun) {}, true},
+		{"another stop reason", func(r *scenarioRun) { r.res.Turns[0].StopReason = "refusal" }, true},
+		{"session/close answered", func(r *scenarioRun) { r.res.SessionClose = &SessionClose{OK: true} }, true},
+		{"session/close failed", func(r *scenarioRun) { r.res.SessionClose = &SessionClose{Error: "x"} }, false},
+		{"cancelled by acprun", func(r *scenarioRun) { r.res.Turns[0].CancelCause = CauseTurnTimeout }, false},
+		{"an error answer", func(r *scenarioRun) { r.res.Turns[0].StopReason = OutcomeError }, false},
+		{"a turn skipped", func(r *scenarioRun) {
+			r.res.Turns = append(r.res.Turns, TurnResult{Index: 2, StopReason: OutcomeSkipped})
+		}, false},
+		{"a turn missing", func(r *scenarioRun) { r.res.Turns = nil }, false},
+		{"the session did not open", func(r *scenarioRun) { r.opened = false }, false},
+		{"an error", func(r *scenarioRun) { r.res.Error = "x" }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := &scenario.Scenario{Turns: []scenario.Turn{{}}}
+			if tt.name == "a turn skipped" {
+				sc.Turns = append(sc.Turns, scenario.Turn{})
+			}
+			r := &scenarioRun{sc: sc, res: &Result{Turns: []TurnResult{answered}}, opened: true}
+			tt.change(r)
+			if got := r.cleanEnd(context.Background()); got != tt.clean {
+				t.Errorf("cleanEnd = %v; want %v", got, tt.clean)
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := &scenarioRun{sc: &scenario.Scenario{Turns: []scenario.Turn{{}}}, res: &Result{Turns: []TurnResult{answered}}, opened: true}
+	if r.cleanEnd(ctx) {
+		t.Error("cleanEnd = true after an interrupt")
+	}
+}
+
+// TestReuse runs three scenarios on one process (-j 1): each opens and
+// closes its own session on it, and what the agent writes to stderr during
+// a scenario is that scenario's (they fail, so that their stderr is kept).
+// The fourth scenario starts the agent with another env: it gets a process
+// of its own.
+func TestReuse(t *testing.T) {
+	script := closingAgent + `turns:
+  - {match: alpha, steps: [{stderr: alpha}, {text: done}]}
+  - {match: beta, steps: [{stderr: beta}, {text: done}]}
+default: {steps: [{stderr: other}, {text: done}]}
+`
+	doc := func(name, prompt, env string) string {
+		return "---\nname: " + name + "\nagent: {command: [acprun, mock-agent, agent.mock.yaml], reuse: true" + env + "}\n" +
+			"killGrace: 1h\npermissions: {default: allow}\nturns: [{prompt: " + prompt + ", expect: {text: {contains: nope}}}]\n"
+	}
+	src := doc("a", "alpha", "") + doc("b", "beta", "") + doc("c", "gamma", "") + doc("d", "alpha", ", env: {OTHER: x}")
+	var mu sync.Mutex
+	var sent []string
+	tap := func(dir acp.Direction, line []byte, _ time.Time) {
+		var m struct {
+			Method string `json:"method"`
+		}
+		if dir == acp.Sent && json.Unmarshal(line, &m) == nil && (m.Method == acp.MethodSessionNew || m.Method == acp.MethodInitialize) {
+			mu.Lock()
+			sent = append(sent, m.Method)
+			mu.Unlock()
+		}
+	}
+	rep := runScenarios(t, Options{Parallel: 1, tap: tap}, src, map[string]string{"agent.mock.yaml": script})
+	var pids []int
+	wantStderr := map[string]string{"a": "alpha\n", "b": "beta\n", "c": "other\n", "d": "alpha\n"}
+	for i, r := range rep.Scenarios {
+		if r.Status != StatusFailed || r.Agent.Pool == nil {
+			t.Fatalf("%s: status %s, pool %+v, warnings %q, error %q", r.Name, r.Status, r.Agent.Pool, r.Warnings, r.Error)
+		}
+		pids = append(pids, r.Agent.Pool.Pid)
+		wantID, wantSessions := "acprun#1", i+1
+		if r.Name == "d" {
+			wantID, wantSessions = "acprun#2", 1
+		}
+		if r.Agent.Pool.ID != wantID || r.Agent.Pool.Sessions != wantSessions || r.Agent.Stop != StopKept {
+			t.Errorf("%s: pool %+v, stop %q; want %s with %d sessions, kept", r.Name, r.Agent.Pool, r.Agent.Stop, wantID, wantSessions)
+		}
+		if r.SessionClose == nil || !r.SessionClose.OK {
+			t.Errorf("%s: sessionClose %+v", r.Name, r.SessionClose)
+		}
+		if r.StderrTail != wantStderr[r.Name] {
+			t.Errorf("%s: stderrTail %q; want %q", r.Name, r.StderrTail, wantStderr[r.Name])
+		}
+	}
+	if pids[0] != pids[1] || pids[1] != pids[2] || pids[3] == pids[0] {
+		t.Errorf("pids %v; want a, b and c on one process, d on another", pids)
+	}
+	want := []string{"initialize", "session/new", "session/new", "session/new", "initialize", "session/new"}
+	if strings.Join(sent, " ") != strings.Join(want, " ") {
+		t.Errorf("sent %q; want %q", sent, want)
+	}
+}
+
+// TestReuseAfterCrash: the process crashes during the second of three
+// scenarios; that one errors and its process is not reused, the third
+// passes on a new process.
+func TestReuseAfterCrash(t *testing.T) {
+	script := closingAgent + "turns:\n  - {match: crash, steps: [{text: bye}, {exit: 3}]}\ndefault: {steps: [{text: done}]}\n"
+	doc := func(name, prompt string) string {
+		return "---\nname: " + name + "\nagent: {command: [acprun, mock-agent, agent.mock.yaml], reuse: true}\n" +
+			"killGrace: 1h\npermissions: {default: allow}\nturns: [{prompt: " + prompt + "}]\n"
+	}
+	rep := runScenarios(t, Options{Parallel: 1}, doc("a", "hi")+doc("b", "crash")+doc("c", "hi"), map[string]string{"agent.mock.yaml": script})
+	a, b, c := rep.Scenarios[0], rep.Scenarios[1], rep.Scenarios[2]
+	if a.Status != StatusPassed || b.Status != StatusError || c.Status != StatusPassed {
+		t.Fatalf("statuses %s, %s, %s; want passed, error, passed (b: %s)", a.Status, b.Status, c.Status, b.Error)
+	}
+	if b.Agent.Pool == nil || b.Agent.Pool.ID != "acprun#1" || b.Agent.Pool.Sessions != 2 || b.Agent.Pool.Retired == "" {
+		t.Errorf("b: pool %+v; want acprun#1, its second session, retired", b.Agent.Pool)
+	}
+	if c.Agent.Pool == nil || c.Agent.Pool.ID != "acprun#2" || c.Agent.Pool.Sessions != 1 || c.Agent.Pool.Pid == b.Agent.Pool.Pid {
+		t.Errorf("c: pool %+v; want a new process, acprun#2", c.Agent.Pool)
+	}
+}
+
+// TestReuseNeedsSessionClose: an agent that does not offer session/close
+// is not reused: every scenario starts its own process, with a warning.
+func TestReuseNeedsSessionClose(t *testing.T) {
+	rep := runScenarios(t, Options{Parallel: 1, ReuseAgents: true},
+		scenarioDoc("a", "agent.mock.yaml", false, "")+scenarioDoc("b", "agent.mock.yaml", false, ""),
+		map[string]string{"agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n"})
+	for _, r := range rep.Scenarios {
+		if r.Status != StatusPassed || r.Agent.Pool != nil || r.Agent.Stop != StopClean || r.SessionClose != nil {
+			t.Errorf("%s: status %s, pool %+v, stop %q, sessionClose %+v; want passed, no pool, clean, none", r.Name, r.Status, r.Agent.Pool, r.Agent.Stop, r.SessionClose)
+		}
+		if len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], "--reuse-agents: the agent does not offer session/close") {
+			t.Errorf("%s: warnings %q; want one saying it does not offer session/close", r.Name, r.Warnings)
+		}
+	}
+}
+
+// TestBindingRoutesBySession: a request stays with the session that
+// received it, though another scenario is bound when it is handled; one
+// that comes while none is bound is refused and unfits the process.
+func TestBindingRoutesBySession(t *testing.T) {
+	b := newBinding()
+	b.endPrelude()
+	first := &session{policy: nil}
+	b.bind(&link{sess: first, tap: func(acp.Direction, []byte, time.Time) {}})
+	id := acp.ID{}
+	_ = json.Unmarshal([]byte("7"), &id)
+	req := &acp.Request{ID: &id, Method: "x/unknown"}
+	b.Received(req)
+	second := &session{}
+	b.bind(&link{sess: second, tap: func(acp.Direction, []byte, time.Time) {}})
+	if got := b.sessionOf(req, true); got != first {
+		t.Errorf("the request went to %p; want the session that received it, %p", got, first)
+	}
+	b.unbind()
+	if _, err := b.Handle(context.Background(), &acp.Request{ID: &id, Method: acp.MethodFSReadTextFile}); err == nil {
+		t.Error("a request while no session is bound was answered")
+	}
+	if got := b.idleProblem(); !strings.Contains(got, "fs/read_text_file while no session was open") {
+		t.Errorf("idleProblem = %q", got)
+	}
+}
+
+// TestReuseRetiresAfterTerminalLeftRunning: a process whose agent left a
+// terminal running at the end of its scenario is not reused.
+func TestReuseRetiresAfterTerminalLeftRunning(t *testing.T) {
+	script := closingAgent + "turns:\n  - {match: leave, steps: [{terminal: {command: sleep 1000}}, {text: left}]}\ndefault: {steps: [{text: fine}]}\n"
+	doc := func(name, prompt string) string {
+		return "---\nname: " + name + "\nagent: {command: [acprun, mock-agent, agent.mock.yaml], reuse: true}\n" +
+			"killGrace: 1h\npermissions: {default: allow}\nturns: [{prompt: " + prompt + "}]\n"
+	}
+	rep := runScenarios(t, Options{Parallel: 1}, doc("a", "leave")+doc("b", "hi"), map[string]string{"agent.mock.yaml": script})
+	a, b := rep.Scenarios[0], rep.Scenarios[1]
+	if a.Status != StatusPassed || b.Status != StatusPassed {
+		t.Fatalf("statuses %s, %s (%q, %q)", a.Status, b.Status, a.Warnings, b.Warnings)
+	}
+	if p := a.Agent.Pool; p == nil || p.Retired != "the agent left 1 terminal(s) running" || a.Agent.Stop != StopClean {
+		t.Errorf("a: pool %+v, stop %q; want retired for the terminal, stopped after a clean end", p, a.Agent.Stop)
+	}
+	if p := b.Agent.Pool; p == nil || p.ID != "acprun#2" {
+		t.Errorf("b: pool %+v; want a new process", p)
+	}
+}
+
+// TestPoolTakeSkipsBrokenIdleProcesses: an idle process that exited or
+// misbehaved while idle is stopped instead of being taken, and said why;
+// a new process's slot comes from stopping the oldest idle one when every
+// slot is taken.
+func TestPoolTakeSkipsBrokenIdleProcesses(t *testing.T) {
+	pl := newPool(1, t.TempDir())
+	var violated chan struct{} // closed at the first violation of the next process
+	idle := func(script, id string) *proc {
+		t.Helper()
+		b := newBinding()
+		b.endPrelude()
+		seen := make(chan struct{})
+		violated = seen
+		var once sync.Once
+		a, err := startAgent(agentConfig{Argv: []string{"/bin/sh", "-c", script}, Env: os.Environ(), Handler: b,
+			Conn: &acp.Options{Tap: b.tap, OnViolation: func(v acp.Violation) {
+				b.violation(v)
+				once.Do(func() { close(seen) })
+			}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(a.Kill)
+		pl.reserve(nil)
+		p := &proc{agent: a, bind: b, pool: pl, key: "k", id: id, slot: true, killGrace: time.Hour}
+		pl.put(p)
+		return p
+	}
+	gone := idle("exit 0", "x#1")
+	<-gone.agent.Exited()
+	if p, why := pl.take("k", nil); p != nil || len(why) != 1 || !strings.Contains(why[0], "x#1") || !strings.Contains(why[0], "exited with code 0 while idle") {
+		t.Errorf("take = %v, %q; want nothing, and why x#1 was not reused", p, why)
+	}
+	loud := idle("echo not json; cat >/dev/null", "x#2")
+	<-violated // the line that is not JSON-RPC came while no scenario was bound
+	if p, why := pl.take("k", nil); p != nil || len(why) != 1 || !strings.Contains(why[0], "not json") || !isClosed(loud.agent.Exited()) {
+		t.Errorf("take = %v, %q; want nothing, why x#2 was not reused, and x#2 stopped", p, why)
+	}
+	kept := idle("cat >/dev/null", "x#3")
+	pl.reserve(nil) // the one slot is x#3's: it is stopped for the new process
+	if !isClosed(kept.agent.Exited()) || pl.live != 1 || len(pl.idle) != 0 {
+		t.Errorf("after reserve: x#3 exited %v, %d live, %d idle; want x#3 stopped, 1 live, none idle", isClosed(kept.agent.Exited()), pl.live, len(pl.idle))
+	}
+}
+
+// TestPoolArgv: a pooled process starts in a directory of its own, so what
+// the command names relative to the scenario's cwd is made absolute.
+func TestPoolArgv(t *testing.T) {
+	cwd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "agent.js"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ command, want []string }{
+		{[]string{"node", "agent.js", "--acp"}, []string{"node", filepath.Join(cwd, "agent.js"), "--acp"}},
+		{[]string{"./bin/agent", "missing.js"}, []string{filepath.Join(cwd, "bin/agent"), "missing.js"}},
+		{[]string{"/usr/bin/agent", "/abs.js"}, []string{"/usr/bin/agent", "/abs.js"}},
+	} {
+		r := &scenarioRun{opts: &Options{}, sc: &scenario.Scenario{File: filepath.Join(t.TempDir(), "s.yaml"), Agent: scenario.Agent{Command: tt.command, Cwd: cwd}}}
+		if got := r.poolArgv(); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("poolArgv(%q) = %q; want %q", tt.command, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,262 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/reap"
+)
+
+// This file connects a scenario to the agent process that serves it. A
+// proc is one agent process: started for one scenario, or kept in a pool
+// to serve several in turn (agent.reuse, see pool.go). Its binding routes
+// what the process sends to the scenario it serves at the moment.
+
+// proc is one agent process and what it answered to initialize.
+type proc struct {
+	agent *Agent
+	bind  *binding
+	// mark is in the process's environment: the scenario's, or its own
+	// when the process may serve several scenarios.
+	mark reap.Mark
+	init handshakeResult // what initialize (and authenticate) answered
+	// slot is set when the process holds one of the run's slots (see
+	// pool.reserve), given back when it stops.
+	slot bool
+
+	// For a pooled process (pool set): its key and name in the pool, the
+	// scenarios it served, and the killGrace of the last one, for its
+	// final stop.
+	pool      *pool
+	key, id   string
+	sessions  int
+	killGrace time.Duration
+
+	mu     sync.Mutex
+	closed []string // the sessions earlier scenarios opened on it
+}
+
+// earlier reports whether session id was opened on the process by an
+// earlier scenario.
+func (p *proc) earlier(id string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Contains(p.closed, id)
+}
+
+// served records that a scenario's session id has ended on the process.
+func (p *proc) served(id string) {
+	if id == "" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = append(p.closed, id)
+}
+
+// offersClose reports whether the agent offers session/close.
+func (p *proc) offersClose() bool {
+	return p.init.initialized && p.init.init.AgentCapabilities.SessionCapabilities.Close != nil
+}
+
+// link is a scenario as a binding sees it: the session that handles the
+// agent's messages, the tap that records them, and the transcript that
+// starts with the process's initialize.
+type link struct {
+	sess *session
+	tap  func(dir acp.Direction, line []byte, at time.Time)
+	tr   *transcript // nil without one
+}
+
+// link returns what a binding routes the agent's messages to while it
+// serves r.
+func (r *scenarioRun) link() *link {
+	act, tr, extra := r.sess.act, r.tr, r.opts.tap
+	return &link{sess: r.sess, tr: tr, tap: func(dir acp.Direction, line []byte, at time.Time) {
+		if dir == acp.Received {
+			act.touch(at) // the idle clock always runs: idle timeouts and settle use it
+		}
+		if tr != nil {
+			tr.tap(dir, line, at)
+		}
+		if extra != nil {
+			extra(dir, line, at)
+		}
+	}}
+}
+
+// binding routes what an agent process sends to the scenario bound to it:
+// the agent's requests and notifications to the scenario's session (a
+// request stays with the session that received it, whenever it is
+// handled), every line to its tap, and protocol violations to its record.
+// While no scenario is bound, notifications are dropped, requests are
+// refused and violations are kept: they make the process unfit for reuse.
+// It is the acp.Handler of the process's connection.
+type binding struct {
+	cur atomic.Pointer[link] // nil while no scenario is bound
+
+	recording atomic.Bool // initialize is being recorded (prelude)
+
+	mu       sync.Mutex
+	arrivals map[*acp.Request]*session // requests received, not yet handled
+	prelude  []tappedLine              // the lines of initialize and authenticate
+	idle     []string                  // what the agent did wrong while no scenario was bound
+}
+
+// tappedLine is one line of the connection, as its tap saw it.
+type tappedLine struct {
+	dir  acp.Direction
+	line []byte
+	at   time.Time
+}
+
+var (
+	_ acp.Handler      = (*binding)(nil)
+	_ acp.Receiver     = (*binding)(nil)
+	_ acp.QuickHandler = (*binding)(nil)
+)
+
+// newBinding returns a binding that records the lines of the connection as
+// its prelude until endPrelude.
+func newBinding() *binding {
+	b := &binding{arrivals: map[*acp.Request]*session{}}
+	b.recording.Store(true)
+	return b
+}
+
+// endPrelude stops recording: initialize (and authenticate) are done.
+func (b *binding) endPrelude() { b.recording.Store(false) }
+
+// bind makes l the scenario the process serves. Its transcript gets the
+// prelude first (initialize as the process answered it, at the
+// transcript's start when that came earlier), so that every scenario's
+// transcript is a whole session: acprun replay and explain read it.
+func (b *binding) bind(l *link) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if l.tr != nil {
+		for _, tl := range b.prelude {
+			l.tr.tap(tl.dir, tl.line, later(tl.at, l.tr.start))
+		}
+	}
+	b.cur.Store(l)
+}
+
+// unbind leaves the process without a scenario.
+func (b *binding) unbind() { b.cur.Store(nil) }
+
+func later(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return b
+	}
+	return a
+}
+
+// tap is the connection's acp.Options.Tap.
+func (b *binding) tap(dir acp.Direction, line []byte, at time.Time) {
+	if b.recording.Load() {
+		b.mu.Lock()
+		if b.recording.Load() {
+			b.prelude = append(b.prelude, tappedLine{dir: dir, line: slices.Clone(line), at: at})
+		}
+		b.mu.Unlock()
+	}
+	if l := b.cur.Load(); l != nil {
+		l.tap(dir, line, at)
+	}
+}
+
+// violation is the connection's acp.Options.OnViolation.
+func (b *binding) violation(v acp.Violation) {
+	if l := b.cur.Load(); l != nil {
+		l.sess.violation(v.Msg)
+		return
+	}
+	b.misbehaved(v.Msg)
+}
+
+// maxIdleProblems bounds what is kept of an idle process's misbehaviour.
+const maxIdleProblems = 3
+
+// misbehaved records what the agent did wrong while no scenario was bound.
+func (b *binding) misbehaved(msg string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.idle) < maxIdleProblems {
+		b.idle = append(b.idle, msg)
+	}
+}
+
+// idleProblem says what the agent did wrong while no scenario was bound;
+// "" when nothing.
+func (b *binding) idleProblem() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.idle) == 0 {
+		return ""
+	}
+	return b.idle[0]
+}
+
+// Received implements acp.Receiver: the request belongs to the scenario
+// bound now.
+func (b *binding) Received(req *acp.Request) {
+	l := b.cur.Load()
+	if l == nil {
+		return
+	}
+	b.mu.Lock()
+	b.arrivals[req] = l.sess
+	b.mu.Unlock()
+	l.sess.Received(req)
+}
+
+// sessionOf returns the session that received req (forgetting it when
+// take), else the bound scenario's for a notification; nil for none.
+func (b *binding) sessionOf(req *acp.Request, take bool) *session {
+	if req.IsNotification() {
+		if l := b.cur.Load(); l != nil {
+			return l.sess
+		}
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.arrivals[req]
+	if take {
+		delete(b.arrivals, req)
+	}
+	return s
+}
+
+// HandleQuick implements acp.QuickHandler for the session that received
+// req.
+func (b *binding) HandleQuick(req *acp.Request) (any, bool, error) {
+	s := b.sessionOf(req, false)
+	if s == nil {
+		return nil, false, nil
+	}
+	res, ok, err := s.HandleQuick(req)
+	if ok {
+		b.sessionOf(req, true)
+	}
+	return res, ok, err
+}
+
+// Handle implements acp.Handler for the session that received req.
+func (b *binding) Handle(ctx context.Context, req *acp.Request) (any, error) {
+	s := b.sessionOf(req, true)
+	if s != nil {
+		return s.Handle(ctx, req)
+	}
+	if req.IsNotification() {
+		return nil, nil
+	}
+	b.misbehaved(fmt.Sprintf("%s while no session was open", req.Method))
+	return nil, acp.NewError(acp.CodeInvalidRequest, "%s: no session is open", req.Method)
+}
