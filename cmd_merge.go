@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/output/outfile"
 )
 
 // mergeCmd is `acprun merge FILES… -o FILE`.

@@ -11,8 +11,8 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/acprun/acprun/internal/snippet"
 	"github.com/acprun/acprun/mockagent"
-	"github.com/acprun/acprun/snippet"
 )
 
 // mockAgentCmd is `acprun mock-agent SCRIPT`: a scripted ACP agent on

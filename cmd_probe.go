@@ -10,11 +10,11 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/shellquote"
 	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/output/outfile"
 	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
-	"github.com/acprun/acprun/shellquote"
 )
 
 // probeCmd is `acprun probe NAME` and `acprun probe -- COMMAND ARGS…`.

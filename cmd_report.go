@@ -12,10 +12,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
-	"github.com/acprun/acprun/output/outfile"
-	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/runner"
 )
 

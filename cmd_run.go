@@ -11,12 +11,12 @@ import (
 	"slices"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/sessionstate"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
-	"github.com/acprun/acprun/output/outfile"
 	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
-	"github.com/acprun/acprun/sessionstate"
 )
 
 // runCmd is `acprun run PATHS…`.

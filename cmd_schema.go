@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/acprun/acprun/output/outfile"
+	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/scenario"
 )
 

@@ -12,11 +12,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/acprun/acprun/internal/shellquote"
 	"github.com/acprun/acprun/mockagent"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
-	"github.com/acprun/acprun/shellquote"
 )
 
 // validateCmd is `acprun validate PATHS…`.

@@ -26,7 +26,7 @@ import (
 	"github.com/fatih/color"
 	"golang.org/x/term"
 
-	"github.com/acprun/acprun/output/outfile"
+	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/runner"
 )
 

@@ -6,9 +6,9 @@ import (
 	"os"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/reap"
-	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/runner"
 )
 

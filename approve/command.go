@@ -4,7 +4,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/acprun/acprun/shellquote"
+	"github.com/acprun/acprun/internal/shellquote"
 )
 
 // argvLine turns an argv array into a shell line. A shell wrapper

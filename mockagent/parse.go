@@ -15,8 +15,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/yamlmap"
-	"github.com/acprun/acprun/yamlsyntax"
+	"github.com/acprun/acprun/internal/yamlmap"
+	"github.com/acprun/acprun/internal/yamlsyntax"
 )
 
 // Load reads and parses the script at path.

@@ -2,7 +2,7 @@ package mockagent
 
 import (
 	"encoding/json"
-	"github.com/acprun/acprun/snippet"
+	"github.com/acprun/acprun/internal/snippet"
 	"regexp"
 	"time"
 

@@ -5,7 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/acprun/acprun/shellquote"
+	"github.com/acprun/acprun/internal/shellquote"
 )
 
 // AgentRow is one named agent of acprun agents' table.

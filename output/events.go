@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acprun/acprun/output/outfile"
+	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/runner"
 )
 

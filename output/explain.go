@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/approve"
-	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/runner"
 )
 

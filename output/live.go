@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/acprun/acprun/cellwidth"
+	"github.com/acprun/acprun/internal/cellwidth"
 	"github.com/acprun/acprun/runner"
 	"golang.org/x/term"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/cellwidth"
+	"github.com/acprun/acprun/internal/cellwidth"
 	"github.com/acprun/acprun/runner"
 )
 

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/acprun/acprun/internal/shellquote"
 	"github.com/acprun/acprun/runner"
-	"github.com/acprun/acprun/shellquote"
 )
 
 // PassRate is how often one scenario passed against one agent over its

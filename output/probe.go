@@ -11,8 +11,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/shellquote"
 	"github.com/acprun/acprun/runner"
-	"github.com/acprun/acprun/shellquote"
 )
 
 // ProbeJSON writes what runner.Probe found out as indented JSON.

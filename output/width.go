@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/acprun/acprun/cellwidth"
+	"github.com/acprun/acprun/internal/cellwidth"
 )
 
 // printable returns s with its control characters (which an agent could use

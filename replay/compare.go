@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/internal/redact"
 )
 
 // rewriter moves what the recording says into the replay's world (out) and

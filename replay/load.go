@@ -11,7 +11,7 @@ import (
 	"os"
 	"unicode/utf8"
 
-	"github.com/acprun/acprun/snippet"
+	"github.com/acprun/acprun/internal/snippet"
 )
 
 // Error is a problem in a transcript, with where it was found (Line 0:

@@ -11,9 +11,9 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
-	"github.com/acprun/acprun/jail"
-	"github.com/acprun/acprun/reap"
-	"github.com/acprun/acprun/terminal"
+	"github.com/acprun/acprun/internal/jail"
+	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/terminal"
 )
 
 // ClientConfig says what acprun serves the agent as a client.

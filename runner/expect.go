@@ -17,7 +17,7 @@ import (
 	"syscall"
 
 	"github.com/acprun/acprun/approve"
-	"github.com/acprun/acprun/jail"
+	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/scenario"
 )
 

@@ -8,8 +8,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/scenario"
-	"github.com/acprun/acprun/workspace"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acprun/acprun/hook"
+	"github.com/acprun/acprun/internal/hook"
 	"github.com/acprun/acprun/scenario"
 )
 

@@ -3,7 +3,7 @@ package runner
 import (
 	"fmt"
 
-	"github.com/acprun/acprun/reap"
+	"github.com/acprun/acprun/internal/reap"
 	"slices"
 	"strings"
 	"unicode/utf8"

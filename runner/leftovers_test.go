@@ -7,7 +7,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
-	"github.com/acprun/acprun/reap"
+	"github.com/acprun/acprun/internal/reap"
 )
 
 // TestTerminalKeepsTheScenarioMark: an agent that sets the mark's

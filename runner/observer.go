@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/scenario"
 )
 

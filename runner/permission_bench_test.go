@@ -6,7 +6,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
-	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/internal/redact"
 )
 
 // BenchmarkPermissionQuick measures the runner's side of one permission

@@ -9,7 +9,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
-	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/scenario"
 )
 

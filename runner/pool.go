@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/reap"
+	"github.com/acprun/acprun/internal/reap"
 )
 
 // This file is agent reuse (agent.reuse, run --reuse-agents): scenarios

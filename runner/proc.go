@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/reap"
+	"github.com/acprun/acprun/internal/reap"
 )
 
 // This file connects a scenario to the agent process that serves it. A

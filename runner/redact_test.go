@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/internal/redact"
 )
 
 // plant fills every string, map key, []byte (raw JSON) and nested value

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/sessionstate"
+	"github.com/acprun/acprun/internal/shellquote"
 	"github.com/acprun/acprun/scenario"
-	"github.com/acprun/acprun/sessionstate"
-	"github.com/acprun/acprun/shellquote"
 )
 
 // This file continues sessions across runs (a scenario's session.resume,

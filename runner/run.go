@@ -14,11 +14,11 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
-	"github.com/acprun/acprun/reap"
-	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/sessionstate"
+	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/scenario"
-	"github.com/acprun/acprun/sessionstate"
-	"github.com/acprun/acprun/workspace"
 )
 
 // Defaults for the scenario settings a file leaves out.

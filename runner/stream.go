@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/internal/redact"
 )
 
 // UpdateObserver is an Observer that is also told what the agent says and

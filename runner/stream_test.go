@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/internal/redact"
 )
 
 // updateRecorder is an UpdateObserver that records the Updates it gets.

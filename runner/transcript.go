@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/internal/redact"
 )
 
 // transcript writes every message of one scenario as JSONL:

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/scenario"
-	"github.com/acprun/acprun/workspace"
 )
 
 // diffLimit is the most of a git workspace's diff kept in the results.

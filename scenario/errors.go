@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/acprun/acprun/snippet"
+	"github.com/acprun/acprun/internal/snippet"
 )
 
 // Pos is a position in a scenario file. Line and Col are 1-based; Line 0

@@ -10,8 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/acprun/acprun/yamlmap"
-	"github.com/acprun/acprun/yamlsyntax"
+	"github.com/acprun/acprun/internal/yamlmap"
+	"github.com/acprun/acprun/internal/yamlsyntax"
 	"go.yaml.in/yaml/v3"
 )
 

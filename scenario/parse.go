@@ -16,7 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/acprun/acprun/yamlmap"
+	"github.com/acprun/acprun/internal/yamlmap"
 )
 
 // The keys of each mapping in the format, in the order the docs give them.

@@ -8,7 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/approve"
-	"github.com/acprun/acprun/yamlmap"
+	"github.com/acprun/acprun/internal/yamlmap"
 )
 
 // permissions reads the permissions key into a Policy.

@@ -11,7 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/acprun/acprun/yamlmap"
+	"github.com/acprun/acprun/internal/yamlmap"
 )
 
 // MaxPromptBytes bounds a prompt read from a file (prompt: {file: PATH},

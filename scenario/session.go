@@ -6,7 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/acprun/acprun/yamlmap"
+	"github.com/acprun/acprun/internal/yamlmap"
 )
 
 // DefaultStateFile is the state file of a scenario whose session key names

@@ -6,7 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/acprun/acprun/yamlmap"
+	"github.com/acprun/acprun/internal/yamlmap"
 )
 
 // ConfigSetting is one session config option to set (a key of

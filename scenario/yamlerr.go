@@ -3,7 +3,7 @@ package scenario
 import (
 	"go.yaml.in/yaml/v3"
 
-	"github.com/acprun/acprun/yamlsyntax"
+	"github.com/acprun/acprun/internal/yamlsyntax"
 )
 
 // syntaxError records a YAML syntax error that dec returned: at the

@@ -15,8 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/runner"
 )
 

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
-	"github.com/acprun/acprun/redact"
 	"github.com/acprun/acprun/runner"
 )
 

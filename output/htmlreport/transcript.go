@@ -10,7 +10,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/acprun/acprun/redact"
+	"github.com/acprun/acprun/internal/redact"
 )
 
 // transcriptView is the part of one transcript the page embeds.

@@ -1,0 +1,669 @@
+package outfile_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/acprun/acprun/internal/outfile"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(holdEnv); path != "" {
+		holdFile(path)
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// holdEnv names the file that the test binary, started again by
+// TestCreateRefusesAFileAnotherProcessWrites, opens with Create and holds.
+const holdEnv = "OUTFILE_TEST_HOLD"
+
+// holdFile opens path with Create, writes a line to it, says "held" on
+// stdout and keeps the file open until stdin ends: another process writing
+// the file.
+func holdFile(path string) {
+	f, err := outfile.Create(context.Background(), path)
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	if _, err := f.WriteString("first writer\n"); err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	fmt.Println("held")
+	io.Copy(io.Discard, os.Stdin)
+	f.Close()
+	os.Exit(0)
+}
+
+// mode is the permission bits of the file path names.
+func mode(t *testing.T, path string) fs.FileMode {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// entries lists the names in dir.
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// withUmask sets the process's umask for the test.
+func withUmask(t *testing.T, mask int) {
+	old := syscall.Umask(mask)
+	t.Cleanup(func() { syscall.Umask(old) })
+}
+
+func mkfifo(t *testing.T, path string) {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+}
+
+func isFIFO(t *testing.T, path string) bool {
+	t.Helper()
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode()&fs.ModeNamedPipe != 0
+}
+
+func TestWriteNewFileTakesTheUmask(t *testing.T) {
+	for _, tt := range []struct {
+		umask int
+		want  fs.FileMode
+	}{{0o022, 0o644}, {0o027, 0o640}, {0o077, 0o600}} {
+		withUmask(t, tt.umask)
+		path := filepath.Join(t.TempDir(), "out", "r.json") // parents are created
+		if err := outfile.Write(context.Background(), path, []byte("new")); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		if got := mode(t, path); got != tt.want {
+			t.Errorf("umask %03o: mode %v, want %v", tt.umask, got, tt.want)
+		}
+		if got := read(t, path); got != "new" {
+			t.Errorf("content %q, want new", got)
+		}
+		if got := entries(t, filepath.Dir(path)); !slices.Equal(got, []string{"r.json"}) {
+			t.Errorf("directory holds %q; want r.json alone (no temporary file left)", got)
+		}
+	}
+}
+
+// TestWriteReplacesARegularFile checks that an existing file is replaced
+// whole (a reader holding the old file still reads the old content) and
+// keeps its permission bits.
+func TestWriteReplacesARegularFile(t *testing.T) {
+	withUmask(t, 0o022)
+	for _, perm := range []fs.FileMode{0o600, 0o664, 0o640} {
+		path := filepath.Join(t.TempDir(), "r.json")
+		if err := os.WriteFile(path, []byte("old content"), perm); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, perm); err != nil { // past the umask
+			t.Fatal(err)
+		}
+		old, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := outfile.Write(context.Background(), path, []byte("new")); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		if got := read(t, path); got != "new" {
+			t.Errorf("content %q, want new", got)
+		}
+		if got := mode(t, path); got != perm {
+			t.Errorf("mode %v, want the old file's %v", got, perm)
+		}
+		held, _ := io.ReadAll(old)
+		old.Close()
+		if string(held) != "old content" {
+			t.Errorf("a reader of the old file reads %q; want the old content (the file was rewritten in place, not replaced)", held)
+		}
+		if got := entries(t, filepath.Dir(path)); !slices.Equal(got, []string{"r.json"}) {
+			t.Errorf("directory holds %q; want r.json alone", got)
+		}
+	}
+}
+
+func TestWriteThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(real, "r.json")
+	if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	chain := filepath.Join(dir, "chain.json")
+	if err := os.Symlink("real/r.json", link); err != nil { // relative to the link's directory
+		t.Fatal(err)
+	}
+	if err := os.Symlink(link, chain); err != nil {
+		t.Fatal(err)
+	}
+	if err := outfile.Write(context.Background(), chain, []byte("new")); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	for _, l := range []string{link, chain} {
+		if fi, err := os.Lstat(l); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a symlink (%v, %v)", filepath.Base(l), fi.Mode(), err)
+		}
+	}
+	if got := read(t, target); got != "new" {
+		t.Errorf("target holds %q, want new", got)
+	}
+	if got := mode(t, target); got != 0o600 {
+		t.Errorf("target mode %v, want 0600 kept", got)
+	}
+	if got := entries(t, real); !slices.Equal(got, []string{"r.json"}) {
+		t.Errorf("target directory holds %q; want r.json alone", got)
+	}
+}
+
+// TestWriteDanglingSymlink writes the file a dangling symlink points at;
+// the temporary file is made beside that target, not beside the link.
+func TestWriteDanglingSymlink(t *testing.T) {
+	withUmask(t, 0o022)
+	dir := t.TempDir()
+	other := t.TempDir()
+	target := filepath.Join(other, "r.json")
+	link := filepath.Join(dir, "r.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := outfile.Check(link); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	if err := outfile.Write(context.Background(), link, []byte("new")); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced (%v, %v)", fi.Mode(), err)
+	}
+	if got := read(t, target); got != "new" {
+		t.Errorf("target holds %q, want new", got)
+	}
+	if got := mode(t, target); got != 0o644 {
+		t.Errorf("target mode %v, want 0644", got)
+	}
+	if got := entries(t, other); !slices.Equal(got, []string{"r.json"}) {
+		t.Errorf("target directory holds %q; want r.json alone", got)
+	}
+}
+
+func TestSymlinkLoop(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	if err := os.Symlink(b, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(a, b); err != nil {
+		t.Fatal(err)
+	}
+	for name, err := range map[string]error{
+		"Write": outfile.Write(context.Background(), a, []byte("x")),
+		"Check": outfile.Check(a),
+	} {
+		if !errors.Is(err, syscall.ELOOP) {
+			t.Errorf("%s on a symlink loop: %v; want ELOOP", name, err)
+		}
+	}
+}
+
+// TestWriteFIFO writes into a FIFO: its reader gets the data and the FIFO
+// stays a FIFO.
+func TestWriteFIFO(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.fifo")
+	mkfifo(t, path)
+	got := make(chan string, 1)
+	go func() {
+		f, err := os.Open(path) // waits for the writer
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		data, _ := io.ReadAll(f)
+		f.Close()
+		got <- string(data)
+	}()
+	if err := outfile.Write(context.Background(), path, []byte("results")); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if s := <-got; s != "results" {
+		t.Errorf("the reader got %q, want results", s)
+	}
+	if !isFIFO(t, path) {
+		t.Errorf("%s is no longer a FIFO", path)
+	}
+}
+
+// TestWriteFIFOWithoutReader gives up when the context ends, leaving no
+// goroutine behind (goleak) and the FIFO in place.
+func TestWriteFIFOWithoutReader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.fifo")
+	mkfifo(t, path)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := outfile.Write(ctx, path, []byte("x")); !errors.Is(err, context.Canceled) {
+		t.Errorf("Write with no reader and a cancelled context: %v; want context.Canceled", err)
+	}
+	if _, err := outfile.Create(ctx, path); !errors.Is(err, context.Canceled) {
+		t.Errorf("Create with no reader and a cancelled context: %v; want context.Canceled", err)
+	}
+	if !isFIFO(t, path) {
+		t.Errorf("%s is no longer a FIFO", path)
+	}
+}
+
+// TestWriteDevice writes to /dev/null, which stays the character device it
+// is: only written, never replaced (as root, a rename would replace it).
+func TestWriteDevice(t *testing.T) {
+	const null = "/dev/null"
+	before, err := os.Lstat(null)
+	if err != nil || before.Mode()&fs.ModeCharDevice == 0 {
+		t.Skipf("no character device %s: %v", null, err)
+	}
+	if err := outfile.Check(null); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+	if err := outfile.Write(context.Background(), null, []byte("discarded")); err != nil {
+		t.Errorf("Write: %v", err)
+	}
+	f, err := outfile.Create(context.Background(), null)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	if _, err := f.Write([]byte("line\n")); err != nil {
+		t.Errorf("write: %v", err)
+	}
+	f.Close()
+	after, err := os.Lstat(null)
+	if err != nil || after.Mode() != before.Mode() || !os.SameFile(before, after) {
+		t.Fatalf("%s changed: %v → %v (%v)", null, before.Mode(), after.Mode(), err)
+	}
+	if entries := entries(t, "/dev"); slices.ContainsFunc(entries, func(n string) bool { return len(n) > 9 && n[:9] == ".null.tmp" }) {
+		t.Errorf("a temporary file was left in /dev: %q", entries)
+	}
+}
+
+// TestWriteDeviceError reports a device's write error (/dev/full: no space).
+func TestWriteDeviceError(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	if err := outfile.Write(context.Background(), "/dev/full", []byte("x")); !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("Write to /dev/full: %v; want ENOSPC", err)
+	}
+	if fi, err := os.Lstat("/dev/full"); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+		t.Fatalf("/dev/full changed: %v (%v)", fi.Mode(), err)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	mkfifo(t, fifo)
+	tests := []struct {
+		name string
+		path string
+		want error // nil: no error
+	}{
+		{"new file", filepath.Join(dir, "r.json"), nil},
+		{"missing parents", filepath.Join(dir, "a", "b", "r.json"), nil},
+		{"existing file", file, nil},
+		{"FIFO without a reader", fifo, nil}, // not opened, so no wait
+		{"directory", dir, syscall.EISDIR},
+		{"parent is a file", filepath.Join(file, "r.json"), syscall.ENOTDIR},
+		{"under /proc", "/proc/nope/r.json", fs.ErrNotExist},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := outfile.Check(tt.path)
+			if tt.want == nil && err != nil || tt.want != nil && !errors.Is(err, tt.want) {
+				t.Errorf("Check(%s) = %v; want %v", tt.path, err, tt.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a", "b")); err != nil {
+		t.Errorf("Check did not create the parents: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Check left a file behind: %v", err)
+	}
+	if got := entries(t, dir); !slices.Equal(got, []string{"a", "fifo", "file"}) {
+		t.Errorf("directory holds %q after the checks; want a, fifo, file", got)
+	}
+}
+
+// TestCheckPermissions needs a process that permissions bind (not root).
+func TestCheckPermissions(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root is not bound by file permissions")
+	}
+	dir := t.TempDir()
+	ro := filepath.Join(dir, "ro")
+	if err := os.Mkdir(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	readOnly := filepath.Join(dir, "readonly.json")
+	if err := os.WriteFile(readOnly, []byte("keep"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(ro, "r.json"), filepath.Join(ro, "sub", "r.json"), readOnly} {
+		if err := outfile.Check(p); !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("Check(%s) = %v; want a permission error", p, err)
+		}
+	}
+	if err := outfile.Write(context.Background(), readOnly, []byte("x")); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("Write of a read-only file = %v; want a permission error", err)
+	}
+	if got := read(t, readOnly); got != "keep" {
+		t.Errorf("read-only file holds %q; want it untouched", got)
+	}
+	if err := outfile.CheckDir(filepath.Join(ro, "transcripts")); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("CheckDir under a read-only directory = %v; want a permission error", err)
+	}
+}
+
+func TestCheckDir(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := outfile.CheckDir(filepath.Join(dir, "t", "u")); err != nil {
+		t.Errorf("CheckDir of a new directory: %v", err)
+	}
+	if got := entries(t, filepath.Join(dir, "t", "u")); len(got) != 0 {
+		t.Errorf("CheckDir left %q behind", got)
+	}
+	if err := outfile.CheckDir(file); !errors.Is(err, syscall.ENOTDIR) {
+		t.Errorf("CheckDir of a file = %v; want ENOTDIR", err)
+	}
+	if err := outfile.CheckDir("/proc/nope"); err == nil {
+		t.Errorf("CheckDir(/proc/nope) = nil; want an error")
+	}
+}
+
+// TestCreateRefusesAFileAnotherProcessWrites checks that while another
+// process streams to a file, Create fails with a *BusyError naming it and
+// its pid, and leaves what it wrote as it is; once it has closed the file,
+// Create takes it.
+func TestCreateRefusesAFileAnotherProcessWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	holder := exec.Command(os.Args[0], "-test.run=^$")
+	holder.Env = append(os.Environ(), holdEnv+"="+path)
+	stdin, err := holder.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Wait()
+	defer stdin.Close()
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "held\n" {
+		t.Fatalf("the holder says %q; want held", line)
+	}
+
+	f, err := outfile.Create(context.Background(), path)
+	var busy *outfile.BusyError
+	if !errors.As(err, &busy) {
+		if f != nil {
+			f.Close()
+		}
+		t.Fatalf("Create of a file another process writes = %v; want a *BusyError", err)
+	}
+	if busy.Path != path || busy.PID != holder.Process.Pid {
+		t.Errorf("BusyError = %+v; want path %s, pid %d", busy, path, holder.Process.Pid)
+	}
+	if want := fmt.Sprintf("(pid %d)", holder.Process.Pid); !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not name the holder %s", err, want)
+	}
+	if got := read(t, path); got != "first writer\n" {
+		t.Errorf("the file holds %q; want the first writer's line untouched", got)
+	}
+
+	stdin.Close()
+	if err := holder.Wait(); err != nil {
+		t.Fatalf("holder: %v", err)
+	}
+	f, err = outfile.Create(context.Background(), path)
+	if err != nil {
+		t.Fatalf("Create once the holder has closed the file: %v", err)
+	}
+	f.Close()
+	if got := read(t, path); got != "" {
+		t.Errorf("the file holds %q after Create; want it truncated", got)
+	}
+}
+
+// TestEmptyPath checks that "" (an unset variable on a command line) is
+// refused by every function, and nothing is written in the working
+// directory.
+func TestEmptyPath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	ctx := context.Background()
+	if err := outfile.Check(""); !errors.Is(err, outfile.ErrEmptyPath) {
+		t.Errorf("Check(\"\") = %v; want ErrEmptyPath", err)
+	}
+	if err := outfile.CheckDir(""); !errors.Is(err, outfile.ErrEmptyPath) {
+		t.Errorf("CheckDir(\"\") = %v; want ErrEmptyPath", err)
+	}
+	if err := outfile.Write(ctx, "", []byte("x")); !errors.Is(err, outfile.ErrEmptyPath) {
+		t.Errorf("Write(\"\") = %v; want ErrEmptyPath", err)
+	}
+	if f, err := outfile.Create(ctx, ""); !errors.Is(err, outfile.ErrEmptyPath) {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("Create(\"\") = %v; want ErrEmptyPath", err)
+	}
+	if got := entries(t, dir); len(got) != 0 {
+		t.Errorf("the working directory holds %q; want nothing written", got)
+	}
+}
+
+// TestErrorsNameNoTemporaryFile checks that a file that cannot be created
+// where the temporary file goes (here in /proc, which takes no new files,
+// whoever runs the test) is reported under the name the caller gave.
+func TestErrorsNameNoTemporaryFile(t *testing.T) {
+	if _, err := os.Stat("/proc/self"); err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	const path = "/proc/acprun-outfile-test.json"
+	for _, tt := range []struct {
+		name, path string
+		err        error
+	}{
+		{"Check", path, outfile.Check(path)},
+		{"CheckDir", "/proc", outfile.CheckDir("/proc")},
+		{"Write", path, outfile.Write(context.Background(), path, []byte("x"))},
+	} {
+		if tt.err == nil {
+			t.Errorf("%s(%s) = nil; want an error", tt.name, tt.path)
+			continue
+		}
+		if msg := tt.err.Error(); strings.Contains(msg, ".tmp") || !strings.Contains(msg, tt.path) {
+			t.Errorf("%s(%s) = %q; want an error naming %s and no temporary file", tt.name, tt.path, msg, tt.path)
+		}
+	}
+}
+
+// TestCreate opens files for a stream: a regular file is truncated in
+// place (its mode kept), a new one is 0644 less the umask, a symlink is
+// followed, a FIFO's reader gets every line.
+func TestCreate(t *testing.T) {
+	withUmask(t, 0o022)
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "events.jsonl")
+	if err := os.WriteFile(existing, []byte("an old, longer content\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink("events.jsonl", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ open, check string }{{existing, existing}, {link, existing}} {
+		f, err := outfile.Create(context.Background(), tt.open)
+		if err != nil {
+			t.Fatalf("Create(%s): %v", tt.open, err)
+		}
+		f.WriteString("line\n")
+		f.Close()
+		if got := read(t, tt.check); got != "line\n" {
+			t.Errorf("Create(%s): file holds %q, want one line", tt.open, got)
+		}
+		if got := mode(t, tt.check); got != 0o600 {
+			t.Errorf("Create(%s): mode %v, want 0600 kept", tt.open, got)
+		}
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link was replaced")
+	}
+	fresh := filepath.Join(dir, "new", "events.jsonl")
+	f, err := outfile.Create(context.Background(), fresh)
+	if err != nil {
+		t.Fatalf("Create(new): %v", err)
+	}
+	f.Close()
+	if got := mode(t, fresh); got != 0o644 {
+		t.Errorf("new events file mode %v, want 0644", got)
+	}
+	if _, err := outfile.Create(context.Background(), dir); !errors.Is(err, syscall.EISDIR) {
+		t.Errorf("Create(directory) = %v; want EISDIR", err)
+	}
+
+	fifo := filepath.Join(dir, "events.fifo")
+	mkfifo(t, fifo)
+	got := make(chan string, 1)
+	go func() {
+		r, err := os.Open(fifo)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		data, _ := io.ReadAll(r)
+		r.Close()
+		got <- string(data)
+	}()
+	w, err := outfile.Create(context.Background(), fifo)
+	if err != nil {
+		t.Fatalf("Create(fifo): %v", err)
+	}
+	w.WriteString("a\n")
+	w.WriteString("b\n")
+	w.Close()
+	if s := <-got; s != "a\nb\n" {
+		t.Errorf("the FIFO's reader got %q", s)
+	}
+	if !isFIFO(t, fifo) {
+		t.Errorf("the FIFO was replaced")
+	}
+}
+
+// TestWriteProcFD writes through /proc/self/fd links, where /dev/stdout
+// leads: to a pipe, whose reader gets the data, and to a regular file,
+// which is rewritten in place (the process's descriptor still sees it),
+// not replaced beside the descriptor.
+func TestWriteProcFD(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	link := filepath.Join(t.TempDir(), "stdout")
+	if err := os.Symlink(fdPath(w), link); err != nil {
+		t.Fatal(err)
+	}
+	if err := outfile.Check(link); err != nil {
+		t.Errorf("Check(pipe): %v", err)
+	}
+	if err := outfile.Write(context.Background(), link, []byte("to the pipe")); err != nil {
+		t.Fatalf("Write(pipe): %v", err)
+	}
+	w.Close()
+	if data, _ := io.ReadAll(r); string(data) != "to the pipe" {
+		t.Errorf("the pipe's reader got %q", data)
+	}
+
+	file := filepath.Join(t.TempDir(), "out.json")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString("an older and longer content")
+	if err := outfile.Check(fdPath(f)); err != nil {
+		t.Errorf("Check(file): %v", err)
+	}
+	if err := outfile.Write(context.Background(), fdPath(f), []byte("new")); err != nil {
+		t.Fatalf("Write(file): %v", err)
+	}
+	if got := read(t, file); got != "new" {
+		t.Errorf("the file holds %q, want new", got)
+	}
+	fi, _ := f.Stat()
+	if now, err := os.Stat(file); err != nil || !os.SameFile(fi, now) {
+		t.Errorf("the file behind the descriptor was replaced")
+	}
+	if got := entries(t, filepath.Dir(file)); !slices.Equal(got, []string{"out.json"}) {
+		t.Errorf("directory holds %q", got)
+	}
+}
+
+// fdPath is f's link in /proc/self/fd.
+func fdPath(f *os.File) string {
+	return "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))
+}

@@ -1,0 +1,183 @@
+package redact_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/internal/redact"
+)
+
+func TestSecrets(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		environ []string
+		want    []string
+	}{
+		{
+			name: "every fit env value, longest first",
+			env:  map[string]string{"A": "from-scenario", "B": "abcd", "C": "sk-live-123456"},
+			want: []string{"sk-live-123456", "from-scenario", "abcd"},
+		},
+		{
+			name: "env values too short or too common",
+			env: map[string]string{
+				"CI": "true", "DEBUG": "FALSE", "VERBOSE": "yes", "COLOR": "off", "X": "",
+				"NAME": "abc", "JP": "日本語", "PORT": "8080", "RATE": "-1.5e3", "VERSION": "1.2.3",
+				"DATE": "2026-01-31", "TIME": "12:30:00", "PAD": "  on  ", "NULL": "null", "NONE": "None",
+				"PART": "fals", "LIST": "[1, 2]", "MARK": "REDACTED", "SPACE": "     ",
+			},
+			want: nil,
+		},
+		{
+			name: "4 characters, not 4 bytes",
+			env:  map[string]string{"JP": "日本語x"},
+			want: []string{"日本語x"},
+		},
+		{
+			name: "secret-looking names of environ, in any case",
+			environ: []string{
+				"OPENAI_API_KEY=sk-live-123456", "GITHUB_TOKEN=ghp_abcdefgh", "db_passwd=hunter2hunter2",
+				"Cookie_Jar=chocolate-chip", "MY_CREDENTIALS=user:pass@host", "AWS_SESSION_TOKEN=FwoGZXIvYXdzEBY",
+				"AUTHORIZATION=Bearer abcdefgh", "CLIENT_SECRET=s3cr3t-value",
+			},
+			want: []string{
+				"Bearer abcdefgh", "FwoGZXIvYXdzEBY",
+				"chocolate-chip", "hunter2hunter2", "sk-live-123456", "user:pass@host",
+				"ghp_abcdefgh", "s3cr3t-value",
+			},
+		},
+		{
+			name: "environ: other names, short values, numbers, booleans",
+			environ: []string{
+				"HOME=/root/somewhere", "PATH=/usr/bin:/bin", "SHORT_KEY=1234567", "XDG_SESSION_TYPE=wayland",
+				"TOKENIZERS_PARALLELISM=false", "AUTH_PORT=1234567890", "NOVALUE_KEY", "EMPTY_TOKEN=",
+				"SPACED_TOKEN=   abc    ",
+			},
+			want: nil,
+		},
+		{
+			name:    "a value in both appears once",
+			env:     map[string]string{"GITHUB_TOKEN": "ghp_abcdefgh"},
+			environ: []string{"GITHUB_TOKEN=ghp_abcdefgh", "GH_TOKEN=ghp_abcdefgh"},
+			want:    []string{"ghp_abcdefgh"},
+		},
+		{
+			name:    "the value is everything after the first =",
+			environ: []string{"API_KEY=abc=def=ghi"},
+			want:    []string{"abc=def=ghi"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := redact.Secrets(tt.env, tt.environ)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Secrets(%v, %q) (-want +got):\n%s", tt.env, tt.environ, diff)
+			}
+		})
+	}
+}
+
+// TestNewDrops checks the second layer: New itself drops unfit values, so
+// a caller that skips Secrets gets the same protection.
+func TestNewDrops(t *testing.T) {
+	text := `{"ci":true,"x":"true","y":"TRUE yes no on off 8080 1.2.3 null none fals [1,2] abc"} [REDACTED]`
+	for _, v := range []string{
+		"", "a", "abc", "日本語", "true", "True", "TRUE", "false", "yes", "no", "on", "off", "null", "none",
+		"fals", "alse", "8080", "1.2.3", "-1.5e3", "[1,2]", `{"":1}`, "    ", " true ", "REDACTED", "[RED", "ACTED]",
+	} {
+		r := redact.New(v)
+		if got := r.String(text); got != text {
+			t.Errorf("New(%q).String(%q) = %q; want it unchanged", v, text, got)
+		}
+		if got := r.JSON([]byte(text)); string(got) != text {
+			t.Errorf("New(%q).JSON(%q) = %q; want it unchanged", v, text, got)
+		}
+	}
+}
+
+func TestString(t *testing.T) {
+	tests := []struct {
+		name    string
+		secrets []string
+		in      string
+		want    string
+	}{
+		{"no secret", []string{"ghp_abcdefgh"}, "nothing here", "nothing here"},
+		{"every occurrence", []string{"ghp_abcdefgh"}, "a ghp_abcdefgh b ghp_abcdefgh", "a [REDACTED] b [REDACTED]"},
+		{"several secrets", []string{"ghp_abcdefgh", "sk-live-1234"}, "ghp_abcdefgh/sk-live-1234", "[REDACTED]/[REDACTED]"},
+		{"JSON-escaped quote", []string{`sk-"live"`}, `error: {"key":"sk-\"live\""}`, `error: {"key":"[REDACTED]"}`},
+		{"JSON-escaped, unquoted", []string{`sk-"live"`}, `bad value sk-\"live\" here`, `bad value [REDACTED] here`},
+		{"JSON-escaped backslash", []string{`C:\secret\dir`}, `path "C:\\secret\\dir"`, `path "[REDACTED]"`},
+		{"Go %q with a control character", []string{"bell\x07ring"}, fmt.Sprintf("got %q", "bell\x07ring"), `got "[REDACTED]"`},
+		{"JSON \\u00XX control character", []string{"bell\x07ring"}, `x bell\u0007ring`, `x [REDACTED]`},
+		{"Go HTML-escaped JSON", []string{"a<b>&c-secret"}, `{"v":"a\u003cb\u003e\u0026c-secret"} trailing`, `{"v":"[REDACTED]"} trailing`},
+		{"non-ASCII as \\u, as Python writes it", []string{"pässwörd"}, `{"pw": "p\u00e4ssw\u00f6rd"}`, `{"pw": "[REDACTED]"}`},
+		{"beyond U+FFFF as a surrogate pair", []string{"key-😀-1"}, `x key-\ud83d\ude00-1`, `x [REDACTED]`},
+		{"\\u-escaped in a JSON literal", []string{"ghp_abcdefgh"}, `log {"t":"\u0067hp_abcdefgh"} end`, `log {"t":"[REDACTED]"} end`},
+		{"the rest of the literal is kept", []string{"ghp_abcdefgh"}, `"say \u0067hp_abcdefgh\n now"`, `"say [REDACTED]\n now"`},
+		{"a stray quote before the literal", []string{"ghp_abcdefgh"}, `5" long, "\u0067hp_abcdefgh"`, `5" long, "[REDACTED]"`},
+		{"literal inside a JSON string", []string{"ghp_abcdefgh"}, `{"s":"{\"t\":\"\\u0067hp_abcdefgh\"}"}`, `{"s":"{\"t\":\"[REDACTED]\"}"}`},
+		{"escaped slash", []string{"tok/abcdefg"}, `{"a":"tok\/abcdefg"}`, `{"a":"[REDACTED]"}`},
+		{"a literal without the secret is kept", []string{"ghp_abcdefgh"}, `"\u0041bc" ghp_abcdefgh`, `"\u0041bc" [REDACTED]`},
+		{"overlapping secrets are one", []string{"abcdefgh1", "fgh1xyz9"}, "<abcdefgh1xyz9>", "<[REDACTED]>"},
+		{"overlapping occurrences are one", []string{"abab"}, "xabababx", "x[REDACTED]x"},
+		{"adjacent occurrences", []string{"ghp_abcdefgh"}, "ghp_abcdefghghp_abcdefgh", "[REDACTED][REDACTED]"},
+		{"a secret containing another", []string{"sk-live", "sk-live-123456"}, "sk-live-123456 sk-live", "[REDACTED] [REDACTED]"},
+		{"trailing newline of a value", []string{"tok-abcdef\n"}, "got tok-abcdef.", "got [REDACTED]."},
+		{"each line of a multi-line value", []string{"-----BEGIN KEY-----\nMIIBVwIBADANBgkq\nhkiG9w0BAQEFAASC\n-----END KEY-----\n"},
+			"line hkiG9w0BAQEFAASC", "line [REDACTED]"},
+		{"case matters", []string{"ghp_abcdefgh"}, "GHP_ABCDEFGH", "GHP_ABCDEFGH"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := redact.New(tt.secrets...)
+			got := r.String(tt.in)
+			if got != tt.want {
+				t.Errorf("New(%q).String(%q) = %q; want %q", tt.secrets, tt.in, got, tt.want)
+			}
+			if again := r.String(got); again != got {
+				t.Errorf("String is not stable: String(%q) = %q", got, again)
+			}
+		})
+	}
+}
+
+// TestStringLeavesNoSecret checks the case where a replacement and the
+// text after it form another secret.
+func TestStringLeavesNoSecret(t *testing.T) {
+	secrets := []string{"SECRETKEY1", "D]abc"}
+	got := redact.New(secrets...).String("x SECRETKEY1abc y")
+	for _, s := range secrets {
+		if strings.Contains(got, s) {
+			t.Errorf("String = %q; contains %q", got, s)
+		}
+	}
+	if !strings.HasPrefix(got, "x [REDACTE") || !strings.HasSuffix(got, " y") {
+		t.Errorf("String = %q; want the text around the secrets kept", got)
+	}
+}
+
+func TestNilAndEmpty(t *testing.T) {
+	type rec struct{ S string }
+	for name, r := range map[string]*redact.Redactor{"nil": nil, "empty": redact.New(), "only unfit": redact.New("true", "")} {
+		t.Run(name, func(t *testing.T) {
+			if got := r.String("true ghp"); got != "true ghp" {
+				t.Errorf("String = %q", got)
+			}
+			raw := []byte(`{"a":"\u0074rue"}`)
+			if got := r.JSON(raw); &got[0] != &raw[0] {
+				t.Errorf("JSON = %q; want raw itself", got)
+			}
+			v := rec{S: "true"}
+			r.Value(&v)
+			r.Value(nil)
+			if v.S != "true" {
+				t.Errorf("Value changed %q", v.S)
+			}
+		})
+	}
+}

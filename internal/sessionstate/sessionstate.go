@@ -1,0 +1,370 @@
+// Package sessionstate keeps the state file of scenarios that continue
+// their agent's session from one run to the next (a scenario's
+// session.resume): for each scenario and agent, the id of the session it
+// had last, so that the next run can load or resume it.
+//
+// The state file is JSON, written whole to a temporary file in the same
+// directory, synced and renamed over the old one, so a reader (or a run
+// that crashed mid-write) never sees a torn file:
+//
+//	{
+//	  "version": 1,
+//	  "sessions": {
+//	    "nightly triage @ claude": {"sessionId": "…", "scenario": "nightly triage", "agent": "claude", …}
+//	  }
+//	}
+//
+// Entries are keyed by Key(scenario, agent), so several scenarios (and one
+// scenario run against several agents) share one file.
+//
+// A run holds the file's lock from Open to Close: an flock(2) on a lock
+// file beside it (PATH.lock, which stays; the state file itself is
+// replaced on every write, so it cannot carry the lock). The lock file
+// holds the pid of the run that has it, for the message of a run that
+// finds it taken. Open either waits for the lock (Wait) or fails at once
+// with a *BusyError (Fail).
+package sessionstate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/acprun/acprun/internal/outfile"
+)
+
+// Version is the version of the state file format this package writes and
+// reads.
+const Version = 1
+
+// Mode says what Open does when another process holds the lock.
+type Mode string
+
+// Lock modes.
+const (
+	Wait Mode = "wait" // block until the other run releases it (or ctx ends)
+	Fail Mode = "fail" // return a *BusyError at once
+)
+
+// Entry is what the state file records for one scenario and agent.
+type Entry struct {
+	// SessionID is the session the scenario had when its last run ended.
+	SessionID string `json:"sessionId"`
+	Scenario  string `json:"scenario"`
+	Agent     string `json:"agent"`
+	// File is the scenario file, as the run named it.
+	File string `json:"file,omitempty"`
+	// Cwd is the session's working directory: a session is continued only
+	// in the same one.
+	Cwd string `json:"cwd"`
+	// Method is how the last run opened the session: session/new,
+	// session/load or session/resume.
+	Method    string    `json:"method"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// Key is the key of a scenario's entry: its name and its agent (the named
+// agent, or the command line of one given by its command).
+func Key(scenario, agent string) string { return scenario + " @ " + agent }
+
+// document is the state file's contents.
+type document struct {
+	Version  int              `json:"version"`
+	Sessions map[string]Entry `json:"sessions"`
+}
+
+// File is an open state file whose lock this process holds. Its methods
+// may be called from several goroutines.
+type File struct {
+	path string
+	lock *os.File
+
+	mu     sync.Mutex
+	doc    document
+	closed bool
+
+	holdMu sync.Mutex
+	holds  map[string]chan struct{} // key → a 1-buffered semaphore
+}
+
+// BusyError is Open's error in Fail mode when another process holds the
+// lock.
+type BusyError struct {
+	Path string // the state file
+	PID  int    // the holder's pid, as its lock file says; 0 if unknown
+}
+
+func (e *BusyError) Error() string {
+	holder := "another acprun run"
+	if e.PID > 0 {
+		holder = fmt.Sprintf("another acprun run (pid %d)", e.PID)
+	}
+	return fmt.Sprintf("state file %s is locked by %s: try again once it has finished, or use --lock wait to wait for it", e.Path, holder)
+}
+
+// CorruptError is Open's error when the state file cannot be read as one.
+type CorruptError struct {
+	Path      string
+	Line, Col int // 0 when unknown
+	Msg       string
+}
+
+func (e *CorruptError) Error() string {
+	where := e.Path
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s:%d:%d", e.Path, e.Line, e.Col)
+	}
+	return fmt.Sprintf("%s: not a valid acprun state file: %s; fix it, or delete it to start new sessions (it only records which session each scenario had last)", where, e.Msg)
+}
+
+// LockPath is the lock file of the state file at path.
+func LockPath(path string) string { return path + ".lock" }
+
+// Open takes the lock of the state file at path and reads the file (a
+// missing one is empty). Missing parent directories are created. When
+// another process holds the lock, mode says whether to wait for it or to
+// return a *BusyError; before waiting, waiting (when not nil) is called
+// with the holder's pid (0 if unknown). The wait ends early, with ctx's
+// cause, when ctx ends. A file that is not a state file is a
+// *CorruptError.
+func Open(ctx context.Context, path string, mode Mode, waiting func(pid int)) (*File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("state file %s: %w", path, err)
+	}
+	lf, err := os.OpenFile(LockPath(path), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("state file %s: lock: %w", path, err)
+	}
+	if err := lock(ctx, lf, path, mode, waiting); err != nil {
+		return nil, err // lock closed lf or handed it to its waiter
+	}
+	// The holder's pid, for the message of a run that finds the lock taken.
+	if err := lf.Truncate(0); err == nil {
+		_, _ = lf.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0) // only a hint for others' messages
+	}
+	f := &File{path: path, lock: lf, holds: map[string]chan struct{}{}}
+	if err := f.read(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// lock takes the flock of lf. On an error lf is closed, now or, for a wait
+// given up, once the waiting flock returns.
+func lock(ctx context.Context, lf *os.File, path string, mode Mode, waiting func(pid int)) error {
+	fd := int(lf.Fd())
+	err := flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, syscall.EWOULDBLOCK) {
+		lf.Close()
+		return fmt.Errorf("state file %s: lock: %w", path, err)
+	}
+	pid := holderPID(lf)
+	if mode == Fail {
+		lf.Close()
+		return &BusyError{Path: path, PID: pid}
+	}
+	if waiting != nil {
+		waiting(pid)
+	}
+	done := make(chan error, 1)
+	go func() { done <- flock(fd, syscall.LOCK_EX) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			lf.Close()
+			return fmt.Errorf("state file %s: lock: %w", path, err)
+		}
+		return nil
+	case <-ctx.Done():
+		// flock cannot be interrupted: let it finish in the background and
+		// drop the lock it gets (closing the file releases it).
+		go func() {
+			<-done
+			lf.Close()
+		}()
+		return fmt.Errorf("state file %s: waiting for the lock: %w", path, context.Cause(ctx))
+	}
+}
+
+// flock is flock(2), retried when a signal interrupts it.
+func flock(fd, how int) error {
+	for {
+		err := syscall.Flock(fd, how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// holderPID reads the pid the lock's holder wrote in the lock file; 0 when
+// there is none.
+func holderPID(lf *os.File) int {
+	buf := make([]byte, 32)
+	n, _ := lf.ReadAt(buf, 0)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	return pid
+}
+
+// read loads the state file.
+func (f *File) read() error {
+	data, err := os.ReadFile(f.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		f.doc = document{Version: Version, Sessions: map[string]Entry{}}
+		return nil
+	case err != nil:
+		return fmt.Errorf("state file %s: %w", f.path, err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		f.doc = document{Version: Version, Sessions: map[string]Entry{}}
+		return nil
+	}
+	var doc document
+	if err := json.Unmarshal(data, &doc); err != nil {
+		ce := &CorruptError{Path: f.path, Msg: err.Error()}
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			ce.Line, ce.Col = lineCol(data, se.Offset)
+		case errors.As(err, &te):
+			ce.Line, ce.Col = lineCol(data, te.Offset)
+			ce.Msg = fmt.Sprintf("%s is %s, want %s", te.Field, te.Value, te.Type)
+		}
+		return ce
+	}
+	switch {
+	case doc.Version == 0 && doc.Sessions == nil:
+		return &CorruptError{Path: f.path, Msg: `no "version" and no "sessions"`}
+	case doc.Version > Version:
+		return &CorruptError{Path: f.path, Msg: fmt.Sprintf("version %d was written by a newer acprun (this one reads version %d)", doc.Version, Version)}
+	}
+	if doc.Sessions == nil {
+		doc.Sessions = map[string]Entry{}
+	}
+	doc.Version = Version
+	f.doc = doc
+	return nil
+}
+
+// lineCol is the 1-based line and column of the byte before offset off (a
+// json error's offset is just past the offending byte).
+func lineCol(data []byte, off int64) (int, int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off > 0 {
+		off--
+	}
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
+}
+
+// Path is the state file's path, as given to Open.
+func (f *File) Path() string { return f.path }
+
+// Get returns the entry of key, if the file has one with a session id.
+func (f *File) Get(key string) (Entry, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	e, ok := f.doc.Sessions[key]
+	return e, ok && e.SessionID != ""
+}
+
+// Put records e under key and writes the file.
+func (f *File) Put(key string, e Entry) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return fmt.Errorf("state file %s: closed", f.path)
+	}
+	old, had := f.doc.Sessions[key]
+	f.doc.Sessions[key] = e
+	if err := f.write(); err != nil {
+		if had {
+			f.doc.Sessions[key] = old
+		} else {
+			delete(f.doc.Sessions, key)
+		}
+		return err
+	}
+	return nil
+}
+
+// write writes the document atomically. The caller holds f.mu.
+func (f *File) write() error {
+	data, err := json.MarshalIndent(f.doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("state file %s: %w", f.path, err)
+	}
+	if err := writeAtomic(f.path, append(data, '\n')); err != nil {
+		return fmt.Errorf("state file %s: %w", f.path, err)
+	}
+	return nil
+}
+
+// writeAtomic replaces the file at path with data as acprun's output
+// files are replaced (a temporary file beside it, synced and renamed over
+// it, keeping its mode), then syncs the directory so that the rename
+// survives a crash.
+func writeAtomic(path string, data []byte) error {
+	if err := outfile.Write(context.Background(), path, data); err != nil {
+		return err
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = d.Sync() // best effort: some file systems cannot sync a directory
+		d.Close()
+	}
+	return nil
+}
+
+// Hold makes this process's users of key take turns: it returns once no
+// other holder of key remains (or with ctx's cause when ctx ends first),
+// and the release function lets the next one in. The attempts of one
+// scenario (--repeat) thus continue one another's session in turn.
+func (f *File) Hold(ctx context.Context, key string) (release func(), err error) {
+	f.holdMu.Lock()
+	sem, ok := f.holds[key]
+	if !ok {
+		sem = make(chan struct{}, 1)
+		f.holds[key] = sem
+	}
+	f.holdMu.Unlock()
+	select {
+	case sem <- struct{}{}:
+		var once sync.Once
+		return func() { once.Do(func() { <-sem }) }, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// Close releases the lock. The state file stays as last written.
+func (f *File) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil
+	}
+	f.closed = true
+	return f.lock.Close() // closing the lock file releases the flock
+}

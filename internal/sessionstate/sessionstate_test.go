@@ -1,0 +1,206 @@
+package sessionstate_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acprun/acprun/internal/sessionstate"
+)
+
+func open(t *testing.T, path string, mode sessionstate.Mode) *sessionstate.File {
+	t.Helper()
+	f, err := sessionstate.Open(context.Background(), path, mode, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestPutGetAcrossOpens(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".acprun", "state.json") // the directory is made
+	f := open(t, path, sessionstate.Fail)
+	key := sessionstate.Key("nightly", "mock")
+	if _, ok := f.Get(key); ok {
+		t.Fatal("a new state file has an entry")
+	}
+	at := time.Date(2026, 12, 3, 4, 0, 0, 0, time.UTC)
+	want := sessionstate.Entry{SessionID: "s-1", Scenario: "nightly", Agent: "mock", Cwd: "/p", Method: "session/new", UpdatedAt: at}
+	if err := f.Put(key, want); err != nil {
+		t.Fatal(err)
+	}
+	other := sessionstate.Key("weekly", "mock")
+	if err := f.Put(other, sessionstate.Entry{SessionID: "s-2"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	g := open(t, path, sessionstate.Fail)
+	defer g.Close()
+	got, ok := g.Get(key)
+	if !ok || got != want {
+		t.Errorf("Get after reopening = %+v, %v; want %+v", got, ok, want)
+	}
+	if e, _ := g.Get(other); e.SessionID != "s-2" {
+		t.Errorf("the other scenario's entry = %+v", e)
+	}
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"state.json", "state.json.lock"}) {
+		t.Errorf("files beside the state file: %v (a temporary file left behind?)", names)
+	}
+}
+
+func TestFailWhenLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	f := open(t, path, sessionstate.Fail)
+	defer f.Close()
+	_, err := sessionstate.Open(context.Background(), path, sessionstate.Fail, nil)
+	var be *sessionstate.BusyError
+	if !errors.As(err, &be) {
+		t.Fatalf("second Open: %v, want a BusyError", err)
+	}
+	if be.PID != os.Getpid() || be.Path != path {
+		t.Errorf("BusyError = %+v, want the path and pid %d", be, os.Getpid())
+	}
+	for _, want := range []string{path, "pid ", "--lock wait"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+}
+
+func TestWaitForTheHolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	f := open(t, path, sessionstate.Fail)
+	if err := f.Put("k", sessionstate.Entry{SessionID: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	waiting := make(chan int, 1)
+	opened := make(chan *sessionstate.File, 1)
+	errc := make(chan error, 1)
+	go func() {
+		g, err := sessionstate.Open(context.Background(), path, sessionstate.Wait, func(pid int) { waiting <- pid })
+		if err != nil {
+			errc <- err
+			return
+		}
+		opened <- g
+	}()
+	if pid := <-waiting; pid != os.Getpid() {
+		t.Errorf("waiting for pid %d, want %d", pid, os.Getpid())
+	}
+	select {
+	case <-opened:
+		t.Fatal("Open returned while the lock was held")
+	default:
+	}
+	f.Close()
+	select {
+	case g := <-opened:
+		defer g.Close()
+		if e, _ := g.Get("k"); e.SessionID != "first" {
+			t.Errorf("the waiter reads %+v, want what the holder wrote", e)
+		}
+	case err := <-errc:
+		t.Fatal(err)
+	}
+}
+
+func TestWaitEndsWithTheContext(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	f := open(t, path, sessionstate.Fail)
+	defer f.Close()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := errors.New("interrupted")
+	_, err := sessionstate.Open(ctx, path, sessionstate.Wait, func(int) { cancel(stop) })
+	if !errors.Is(err, stop) {
+		t.Errorf("Open: %v, want the context's cause", err)
+	}
+}
+
+func TestCorruptFile(t *testing.T) {
+	tests := []struct {
+		name, content string
+		want          []string
+	}{
+		{"syntax", "{\n  \"version\": 1,\n  \"sessions\": {\"a\": }\n}\n", []string{"state.json:3:", "invalid character"}},
+		{"type", "{\"version\": 1, \"sessions\": []}", []string{"state.json:1:", "sessions"}},
+		{"not a state file", "{\"foo\": 1}", []string{`no "version"`}},
+		{"newer", "{\"version\": 9, \"sessions\": {}}", []string{"newer acprun"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state.json")
+			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := sessionstate.Open(context.Background(), path, sessionstate.Fail, nil)
+			var ce *sessionstate.CorruptError
+			if !errors.As(err, &ce) {
+				t.Fatalf("Open: %v, want a CorruptError", err)
+			}
+			for _, w := range append(tt.want, "delete it") {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("message %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestCorruptFileReleasesTheLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(path, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sessionstate.Open(context.Background(), path, sessionstate.Fail, nil); err == nil {
+		t.Fatal("no error for a corrupt file")
+	}
+	if err := os.WriteFile(path, []byte(`{"version":1,"sessions":{}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := open(t, path, sessionstate.Fail) // would be busy if the failed Open kept the lock
+	f.Close()
+}
+
+func TestHoldTakesTurns(t *testing.T) {
+	f := open(t, filepath.Join(t.TempDir(), "state.json"), sessionstate.Fail)
+	defer f.Close()
+	release, err := f.Hold(context.Background(), "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := f.Hold(context.Background(), "other key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := f.Hold(ctx, "k"); !errors.Is(err, context.Canceled) {
+		t.Errorf("Hold of a held key with an ended context: %v", err)
+	}
+	got := make(chan func(), 1)
+	go func() {
+		r, err := f.Hold(context.Background(), "k")
+		if err == nil {
+			got <- r
+		}
+	}()
+	release()
+	(<-got)()
+}

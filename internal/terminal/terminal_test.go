@@ -1,0 +1,471 @@
+package terminal_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/terminal"
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// failsafe bounds every wait of these tests; reaching it is a failure, not
+// a synchronisation.
+const failsafe = 20 * time.Second
+
+func start(t *testing.T, cfg terminal.Config) *terminal.Terminal {
+	t.Helper()
+	if cfg.Env == nil {
+		cfg.Env = os.Environ()
+	}
+	term, err := terminal.Start(cfg)
+	if err != nil {
+		t.Fatalf("Start(%+v) = %v", cfg, err)
+	}
+	t.Cleanup(term.Close)
+	return term
+}
+
+func wait(t *testing.T, term *terminal.Terminal) terminal.ExitStatus {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), failsafe)
+	defer cancel()
+	st, err := term.Wait(ctx)
+	if err != nil {
+		t.Fatalf("Wait = %v", err)
+	}
+	return st
+}
+
+func code(n int) terminal.ExitStatus { return terminal.ExitStatus{Code: &n} }
+
+func TestTerminalRuns(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "only-in-env-path"), []byte("#!/bin/sh\necho found \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		cfg        terminal.Config
+		wantOutput string
+		wantStatus terminal.ExitStatus
+	}{
+		{"exit code", terminal.Config{Command: "echo hi; exit 3"}, "hi\n", code(3)},
+		{"stderr interleaved", terminal.Config{Command: "echo out1; echo err >&2; echo out2"}, "out1\nerr\nout2\n", code(0)},
+		{"signal", terminal.Config{Command: "kill -TERM $$"}, "", terminal.ExitStatus{Signal: "SIGTERM"}},
+		{"args", terminal.Config{Command: "printf", Args: []string{"%s|", "a b", "$HOME", ";"}}, "a b|$HOME|;|", code(0)},
+		{"plain program", terminal.Config{Command: "true"}, "", code(0)},
+		{"env", terminal.Config{Command: "echo $FOO", Env: []string{"FOO=bar baz", "PATH=/usr/bin:/bin"}}, "bar baz\n", code(0)},
+		{"dir", terminal.Config{Command: "pwd", Dir: dir}, dir + "\n", code(0)},
+		{"path from env", terminal.Config{Command: "only-in-env-path", Args: []string{"x"}, Env: []string{"PATH=" + bin + ":/usr/bin:/bin"}}, "found x\n", code(0)},
+		{"whole output after exit", terminal.Config{Command: "seq 1 20000"}, seq(20000), code(0)},
+		{"background child is killed at exit", terminal.Config{Command: "(sleep 1000; echo late) & echo now"}, "now\n", code(0)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			term := start(t, tt.cfg)
+			st := wait(t, term)
+			if diff := cmp.Diff(tt.wantStatus, st); diff != "" {
+				t.Errorf("status (-want +got):\n%s", diff)
+			}
+			out, truncated, final := term.Output()
+			if out != tt.wantOutput || truncated {
+				t.Errorf("Output() = %q, %v; want %q, false", out, truncated, tt.wantOutput)
+			}
+			if final == nil || !cmp.Equal(*final, st) {
+				t.Errorf("Output() status = %v; want %v", final, st)
+			}
+			if alive := groupAlive(t, term.Pid()); len(alive) > 0 {
+				t.Errorf("processes of the group still alive: %v", alive)
+			}
+		})
+	}
+}
+
+func seq(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%d\n", i)
+	}
+	return b.String()
+}
+
+func TestTerminalStartErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  terminal.Config
+		want error
+	}{
+		{"empty", terminal.Config{Command: " "}, nil},
+		{"not found", terminal.Config{Command: "no-such-program-acprun", Env: []string{"PATH=/usr/bin:/bin"}}, exec.ErrNotFound},
+		{"bad dir", terminal.Config{Command: "true", Dir: "/no/such/dir"}, syscall.ENOENT},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			term, err := terminal.Start(tt.cfg)
+			if err == nil {
+				term.Close()
+				t.Fatalf("Start(%+v) = nil error", tt.cfg)
+			}
+			if tt.want != nil && !errors.Is(err, tt.want) {
+				t.Errorf("Start(%+v) = %v; want %v", tt.cfg, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestTerminalArgv(t *testing.T) {
+	tests := []struct {
+		cfg  terminal.Config
+		want []string
+	}{
+		{terminal.Config{Command: "ls"}, []string{"ls"}},
+		{terminal.Config{Command: "/usr/bin/go-1.2_x+y"}, []string{"/usr/bin/go-1.2_x+y"}},
+		{terminal.Config{Command: "ls -la"}, []string{"/bin/sh", "-c", "ls -la"}},
+		{terminal.Config{Command: "a|b"}, []string{"/bin/sh", "-c", "a|b"}},
+		{terminal.Config{Command: "FOO=1"}, []string{"/bin/sh", "-c", "FOO=1"}},
+		{terminal.Config{Command: "echo $x"}, []string{"/bin/sh", "-c", "echo $x"}},
+		{terminal.Config{Command: "*.sh"}, []string{"/bin/sh", "-c", "*.sh"}},
+		{terminal.Config{Command: "~/bin/x"}, []string{"/bin/sh", "-c", "~/bin/x"}},
+		{terminal.Config{Command: "café"}, []string{"/bin/sh", "-c", "café"}},
+		{terminal.Config{Command: "a^b%c@d,e:f"}, []string{"a^b%c@d,e:f"}},
+		{terminal.Config{Command: "ls -la", Args: []string{"x"}}, []string{"ls -la", "x"}},
+		{terminal.Config{Command: "git", Args: []string{"status", "--short"}}, []string{"git", "status", "--short"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cfg.Command, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, terminal.Argv(tt.cfg)); diff != "" {
+				t.Errorf("Argv(%+v) (-want +got):\n%s", tt.cfg, diff)
+			}
+		})
+	}
+}
+
+// TestTerminalTruncation checks that the output keeps its last bytes, cut at a
+// character boundary, with multi-byte text.
+func TestTerminalTruncation(t *testing.T) {
+	tests := []struct {
+		name   string
+		script string // printf format
+		limit  int
+		want   string
+		trunc  bool
+	}{
+		// "é" is 2 bytes: 10 bytes, limit 5 would start inside the 3rd.
+		{"cut inside a 2-byte char", `printf 'ééééé'`, 5, "éé", true},
+		{"cut at a boundary", `printf 'ééééé'`, 6, "ééé", true},
+		// "€" is 3 bytes.
+		{"cut inside a 3-byte char", `printf 'a€b€c€'`, 6, "c€", true},
+		{"cut before a 3-byte char", `printf 'a€b€c€'`, 7, "€c€", true},
+		// "😀" is 4 bytes.
+		{"cut inside a 4-byte char", `printf '😀😀😀'`, 6, "😀", true},
+		{"cut inside, last bytes", `printf 'x😀'`, 3, "", true},
+		{"under the limit", `printf 'héllo'`, 10, "héllo", false},
+		{"exactly the limit", `printf 'héllo'`, 6, "héllo", false},
+		{"much more than the limit", `i=0; while [ $i -lt 3000 ]; do printf 'ünïcödé-'; i=$((i+1)); done; printf END`, 100, "-" + strings.Repeat("ünïcödé-", 8) + "END", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			term := start(t, terminal.Config{Command: tt.script, OutputLimit: tt.limit})
+			wait(t, term)
+			out, truncated, _ := term.Output()
+			if out != tt.want || truncated != tt.trunc {
+				t.Errorf("Output() = %q, %v; want %q, %v", out, truncated, tt.want, tt.trunc)
+			}
+			if len(out) > tt.limit {
+				t.Errorf("len(output) = %d; want <= %d", len(out), tt.limit)
+			}
+		})
+	}
+}
+
+// fifo makes a named pipe through which the test and a command exchange
+// lines, and returns its path and a function that reads one line.
+func fifo(t *testing.T) (string, func() string) {
+	p, r, _ := fifo2(t)
+	return p, r
+}
+
+// fifo2 is fifo plus a function that writes a line.
+func fifo2(t *testing.T) (string, func() string, func(string)) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "ready")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// O_RDWR does not block and never sees the end of the pipe: reads
+	// wait for the command's line.
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	r := bufio.NewReader(f)
+	write := func(line string) {
+		t.Helper()
+		if _, err := f.WriteString(line + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p, func() string {
+		t.Helper()
+		if err := f.SetReadDeadline(time.Now().Add(failsafe)); err != nil {
+			t.Fatal(err)
+		}
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("read ready line: %v", err)
+		}
+		return strings.TrimSpace(line)
+	}, write
+}
+
+func TestTerminalKillKillsTheGroup(t *testing.T) {
+	ready, readLine := fifo(t)
+	term := start(t, terminal.Config{Command: "sleep 1000 & echo $! > " + ready + "; wait"})
+	child, err := strconv.Atoi(readLine())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := groupAlive(t, term.Pid()); !cmp.Equal(got, sortedPids(term.Pid(), child)) {
+		t.Fatalf("group before kill = %v; want leader %d and child %d", got, term.Pid(), child)
+	}
+	term.Kill()
+	st := wait(t, term)
+	if diff := cmp.Diff(terminal.ExitStatus{Signal: "SIGKILL"}, st); diff != "" {
+		t.Errorf("status (-want +got):\n%s", diff)
+	}
+	if alive := groupAlive(t, term.Pid()); len(alive) > 0 {
+		t.Errorf("processes of the group still alive after Kill: %v", alive)
+	}
+	// The terminal stays readable after a kill.
+	if _, _, final := term.Output(); final == nil || final.Signal != "SIGKILL" {
+		t.Errorf("Output() status = %v; want SIGKILL", final)
+	}
+}
+
+// TestTerminalReleaseLeavesNothing releases a command that started a background
+// child: no process of its group may be left.
+func TestTerminalReleaseLeavesNothing(t *testing.T) {
+	ready, readLine := fifo(t)
+	m := terminal.NewManager()
+	t.Cleanup(m.Close)
+	id, term, err := m.Create(terminal.Config{Command: "sleep 1000 & echo started > " + ready + "; echo out; wait", Env: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readLine(); got != "started" {
+		t.Fatalf("ready line = %q", got)
+	}
+	if n := len(groupAlive(t, term.Pid())); n != 2 {
+		t.Fatalf("%d processes in the group before release; want 2", n)
+	}
+	if _, err := m.Release(id); err != nil {
+		t.Fatalf("Release(%s) = %v", id, err)
+	}
+	if alive := groupAlive(t, term.Pid()); len(alive) > 0 {
+		t.Errorf("processes of the group still alive after Release: %v", alive)
+	}
+	if _, err := m.Get(id); !errors.Is(err, terminal.ErrUnknown) {
+		t.Errorf("Get(%s) after Release = %v; want %v", id, err, terminal.ErrUnknown)
+	}
+	if _, err := m.Release(id); !errors.Is(err, terminal.ErrUnknown) {
+		t.Errorf("second Release(%s) = %v; want %v", id, err, terminal.ErrUnknown)
+	}
+}
+
+// TestTerminalEscapedChildDoesNotBlock: a child that left the process group and
+// holds the output pipe must not keep Wait or Release waiting. It drops
+// its mark (see package reap) too, or it would be killed.
+func TestTerminalEscapedChildDoesNotBlock(t *testing.T) {
+	ready, readLine := fifo(t)
+	goOn, _, sayGo := fifo2(t)
+	m := terminal.NewManager()
+	t.Cleanup(m.Close)
+	// setsid (without forking: the background child is no group leader)
+	// puts the child in a new session and group, still holding stdout;
+	// once it is there, it tells the test, which lets the leader end.
+	id, term, err := m.Create(terminal.Config{
+		Command: "setsid env -u " + reap.Var + " sh -c 'echo $$ > " + ready + "; exec sleep 1000' & read x < " + goOn + "; echo bye",
+		Env:     os.Environ(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	escaped, err := strconv.Atoi(readLine())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(escaped, syscall.SIGKILL) })
+	sayGo("go")
+	if diff := cmp.Diff(code(0), wait(t, term)); diff != "" {
+		t.Errorf("status (-want +got):\n%s", diff)
+	}
+	if out, _, _ := term.Output(); out != "bye\n" {
+		t.Errorf("Output() = %q; want %q", out, "bye\n")
+	}
+	if _, err := m.Release(id); err != nil {
+		t.Errorf("Release = %v", err)
+	}
+	if !processAlive(t, escaped) {
+		t.Errorf("the escaped child %d is gone; the test did not test an escape", escaped)
+	}
+}
+
+func TestTerminalManager(t *testing.T) {
+	m := terminal.NewManager()
+	var ids []string
+	var terms []*terminal.Terminal
+	for range 3 {
+		id, term, err := m.Create(terminal.Config{Command: "sleep 1000", Env: os.Environ()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, terms = append(ids, id), append(terms, term)
+	}
+	if diff := cmp.Diff([]string{"term-1", "term-2", "term-3"}, ids); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+	m.KillAll()
+	for i, term := range terms {
+		if diff := cmp.Diff(terminal.ExitStatus{Signal: "SIGKILL"}, wait(t, term)); diff != "" {
+			t.Errorf("%s after KillAll (-want +got):\n%s", ids[i], diff)
+		}
+		if got, err := m.Get(ids[i]); err != nil || got != term {
+			t.Errorf("Get(%s) after KillAll = %v, %v; want the terminal", ids[i], got, err)
+		}
+	}
+	id, running, err := m.Create(terminal.Config{Command: "sleep 1000", Env: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	select {
+	case <-running.Done():
+	default:
+		t.Errorf("%s still running after Close", id)
+	}
+	if _, err := m.Get(id); !errors.Is(err, terminal.ErrUnknown) {
+		t.Errorf("Get after Close = %v; want %v", err, terminal.ErrUnknown)
+	}
+	if _, _, err := m.Create(terminal.Config{Command: "true"}); !errors.Is(err, terminal.ErrClosed) {
+		t.Errorf("Create after Close = %v; want %v", err, terminal.ErrClosed)
+	}
+	m.Close() // twice is fine
+}
+
+func TestTerminalWaitHonoursContext(t *testing.T) {
+	term := start(t, terminal.Config{Command: "sleep 1000"})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := term.Wait(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Wait(cancelled ctx) = %v; want %v", err, context.Canceled)
+	}
+	if _, _, st := term.Output(); st != nil {
+		t.Errorf("Output() status of a running command = %v; want nil", st)
+	}
+}
+
+func sortedPids(a, b int) []int {
+	if a > b {
+		a, b = b, a
+	}
+	return []int{a, b}
+}
+
+// PF_EXITING is set on a task once it is in the kernel's exit path.
+const pfExiting = 0x4
+
+// groupAlive returns the processes of process group pgid that are neither
+// zombies nor already exiting, in pid order.
+func groupAlive(t *testing.T, pgid int) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var alive []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid pgrp session tty_nr tpgid flags ...
+		s := string(data)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) < 7 {
+			continue
+		}
+		state := fields[0]
+		pgrp, _ := strconv.Atoi(fields[2])
+		flags, _ := strconv.ParseUint(fields[6], 10, 64)
+		if pgrp == pgid && state != "Z" && state != "X" && flags&pfExiting == 0 {
+			alive = append(alive, pid)
+		}
+	}
+	return alive
+}
+
+func processAlive(t *testing.T, pid int) bool {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
+
+// TestManagerRunning counts the commands still running: not one that
+// exited, nor one released.
+func TestManagerRunning(t *testing.T) {
+	m := terminal.NewManager()
+	t.Cleanup(m.Close)
+	_, done, err := m.Create(terminal.Config{Command: "true", Env: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := done.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.Running(); n != 0 {
+		t.Errorf("Running() = %d with one command that exited; want 0", n)
+	}
+	id, _, err := m.Create(terminal.Config{Command: "sleep 1000", Env: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := m.Running(); n != 1 {
+		t.Errorf("Running() = %d with one command running; want 1", n)
+	}
+	if _, err := m.Release(id); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.Running(); n != 0 {
+		t.Errorf("Running() = %d once the running command was released; want 0", n)
+	}
+}

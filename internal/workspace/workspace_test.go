@@ -1,0 +1,962 @@
+package workspace_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/acprun/acprun/internal/workspace"
+	"github.com/google/go-cmp/cmp"
+)
+
+// tempDir is t.TempDir with symlinks resolved, so paths compare simply.
+func tempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func write(t *testing.T, path, content string, mode fs.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil { // past the umask
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tree describes every entry below dir (its root excluded): "dir 0755",
+// "file 0644 content" or "link target".
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			m[rel] = fmt.Sprintf("dir %#o", info.Mode().Perm())
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			m[rel] = "link " + target
+		case info.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			m[rel] = fmt.Sprintf("file %#o %s", info.Mode().Perm(), b)
+		default:
+			m[rel] = "other " + info.Mode().String()
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// create makes a workspace and removes it at the end of the test.
+func create(t *testing.T, spec workspace.Spec, parent string) *workspace.Workspace {
+	t.Helper()
+	w, err := workspace.Create(t.Context(), spec, parent, t.Name())
+	if err != nil {
+		t.Fatalf("Create(%+v) = %v", spec, err)
+	}
+	t.Cleanup(func() {
+		if err := w.Remove(); err != nil {
+			t.Errorf("Remove() = %v", err)
+		}
+	})
+	return w
+}
+
+type changes struct {
+	Created, Modified, Deleted []string
+}
+
+func changesOf(t *testing.T, w *workspace.Workspace) changes {
+	t.Helper()
+	c, m, d, err := w.Changes()
+	if err != nil {
+		t.Fatalf("Changes() = %v", err)
+	}
+	if c == nil || m == nil || d == nil {
+		t.Errorf("Changes() = %q, %q, %q; want non-nil slices", c, m, d)
+	}
+	return changes{c, m, d}
+}
+
+var none = changes{[]string{}, []string{}, []string{}}
+
+// fixture makes a source directory with one of everything a copy keeps.
+func fixture(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join(tempDir(t), "src")
+	write(t, filepath.Join(src, "a.txt"), "alpha\n", 0o644)
+	write(t, filepath.Join(src, "run.sh"), "#!/bin/sh\n", 0o755)
+	write(t, filepath.Join(src, "ro.txt"), "read only\n", 0o444)
+	write(t, filepath.Join(src, "sub", "deep", "b.txt"), "beta\n", 0o600)
+	write(t, filepath.Join(src, "locked", "c.txt"), "gamma\n", 0o644)
+	must(t, os.Chmod(filepath.Join(src, "locked"), 0o555))
+	t.Cleanup(func() { os.Chmod(filepath.Join(src, "locked"), 0o755) })
+	must(t, os.Mkdir(filepath.Join(src, "empty"), 0o750))
+	must(t, os.Chmod(filepath.Join(src, "empty"), 0o750))
+	must(t, os.Symlink("a.txt", filepath.Join(src, "link")))
+	must(t, os.Symlink("../nowhere", filepath.Join(src, "sub", "dangling")))
+	must(t, os.Symlink("sub", filepath.Join(src, "dirlink")))
+	write(t, filepath.Join(src, ".git", "HEAD"), "ref: refs/heads/main\n", 0o644)
+	return src
+}
+
+func TestCopyPreservesTree(t *testing.T) {
+	src := fixture(t)
+	if err := syscall.Mkfifo(filepath.Join(src, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := tree(t, src)
+	delete(want, "fifo") // skipped, without an error
+	parent := tempDir(t)
+
+	w := create(t, workspace.Spec{From: src}, parent)
+
+	if w.Kind != workspace.KindCopy || w.Commit != "" {
+		t.Errorf("Kind, Commit = %q, %q; want %q, \"\"", w.Kind, w.Commit, workspace.KindCopy)
+	}
+	if filepath.Dir(w.Dir) != parent || !strings.HasPrefix(filepath.Base(w.Dir), "TestCopyPreservesTree-") {
+		t.Errorf("Dir = %s; want %s/TestCopyPreservesTree-*", w.Dir, parent)
+	}
+	if diff := cmp.Diff(want, tree(t, w.Dir)); diff != "" {
+		t.Errorf("copy differs from source (-source +copy):\n%s", diff)
+	}
+	for _, name := range []string{"a.txt", "sub", "sub/deep/b.txt"} {
+		si, err := os.Stat(filepath.Join(src, name))
+		must(t, err)
+		ci, err := os.Stat(filepath.Join(w.Dir, name))
+		must(t, err)
+		if !si.ModTime().Equal(ci.ModTime()) {
+			t.Errorf("%s: mtime %v; want the source's %v", name, ci.ModTime(), si.ModTime())
+		}
+	}
+	if got := changesOf(t, w); !cmp.Equal(got, none) {
+		t.Errorf("Changes() right after Create = %+v; want none", got)
+	}
+}
+
+func TestCopiesAreIndependent(t *testing.T) {
+	src := fixture(t)
+	want := tree(t, src)
+	parent := tempDir(t)
+	w1 := create(t, workspace.Spec{From: src}, parent)
+	w2 := create(t, workspace.Spec{From: src}, parent)
+	if w1.Dir == w2.Dir {
+		t.Fatalf("both workspaces are %s", w1.Dir)
+	}
+
+	write(t, filepath.Join(w1.Dir, "a.txt"), "changed\n", 0o644)
+	write(t, filepath.Join(w1.Dir, "sub", "new.txt"), "new\n", 0o644)
+	must(t, os.Remove(filepath.Join(w1.Dir, "sub", "deep", "b.txt")))
+
+	if diff := cmp.Diff(want, tree(t, w2.Dir)); diff != "" {
+		t.Errorf("second workspace changed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, tree(t, src)); diff != "" {
+		t.Errorf("source changed (-want +got):\n%s", diff)
+	}
+	if got := changesOf(t, w2); !cmp.Equal(got, none) {
+		t.Errorf("second workspace's Changes() = %+v; want none", got)
+	}
+}
+
+func TestCreateInParallel(t *testing.T) {
+	repo, _, _ := newRepo(t)
+	src := fixture(t)
+	parent := tempDir(t)
+	specs := []workspace.Spec{{From: src}, {Git: repo}}
+	const n = 4
+	ws := make([]*workspace.Workspace, 2*n)
+	errs := make([]error, 2*n)
+	var wg sync.WaitGroup
+	for i := range ws {
+		wg.Go(func() {
+			ws[i], errs[i] = workspace.Create(t.Context(), specs[i%2], parent, "same")
+		})
+	}
+	wg.Wait()
+	dirs := map[string]bool{}
+	for i, w := range ws {
+		if errs[i] != nil {
+			t.Errorf("Create %d: %v", i, errs[i])
+			continue
+		}
+		t.Cleanup(func() { must(t, w.Remove()) })
+		if dirs[w.Dir] {
+			t.Errorf("two workspaces in %s", w.Dir)
+		}
+		dirs[w.Dir] = true
+	}
+}
+
+func TestChanges(t *testing.T) {
+	src := filepath.Join(tempDir(t), "src")
+	write(t, filepath.Join(src, "same.txt"), "same\n", 0o644)
+	write(t, filepath.Join(src, "edit.txt"), "before\n", 0o644)
+	write(t, filepath.Join(src, "sameSize.txt"), "aaaa\n", 0o644)
+	write(t, filepath.Join(src, "chmod.sh"), "#!/bin/sh\n", 0o644)
+	write(t, filepath.Join(src, "gone.txt"), "gone\n", 0o644)
+	write(t, filepath.Join(src, "dir", "gone2.txt"), "gone\n", 0o644)
+	write(t, filepath.Join(src, "becomeLink.txt"), "x\n", 0o644)
+	write(t, filepath.Join(src, ".git", "config"), "[core]\n", 0o644)
+	must(t, os.Symlink("same.txt", filepath.Join(src, "link")))
+	must(t, os.Symlink("same.txt", filepath.Join(src, "stable")))
+	w := create(t, workspace.Spec{From: src}, tempDir(t))
+	d := w.Dir
+
+	write(t, filepath.Join(d, "edit.txt"), "after, longer\n", 0o644)
+	write(t, filepath.Join(d, "sameSize.txt"), "bbbb\n", 0o644)
+	must(t, os.Chmod(filepath.Join(d, "chmod.sh"), 0o755))
+	must(t, os.Remove(filepath.Join(d, "gone.txt")))
+	must(t, os.RemoveAll(filepath.Join(d, "dir")))
+	must(t, os.Remove(filepath.Join(d, "link")))
+	must(t, os.Symlink("edit.txt", filepath.Join(d, "link")))
+	must(t, os.Remove(filepath.Join(d, "becomeLink.txt")))
+	must(t, os.Symlink("same.txt", filepath.Join(d, "becomeLink.txt")))
+	write(t, filepath.Join(d, "new.txt"), "", 0o644)
+	write(t, filepath.Join(d, "a", "b", "c.txt"), "deep\n", 0o644)
+	must(t, os.Symlink("nowhere", filepath.Join(d, "newlink")))
+	must(t, os.MkdirAll(filepath.Join(d, "emptydir", "inner"), 0o755))
+	write(t, filepath.Join(d, ".git", "config"), "[core]\n\tbare = false\n", 0o644)
+	write(t, filepath.Join(d, ".git", "index"), "x", 0o644)
+	write(t, filepath.Join(d, "nested", ".git", "HEAD"), "ref\n", 0o644)
+
+	want := changes{
+		Created:  []string{"a/b/c.txt", "nested/.git/HEAD", "new.txt", "newlink"},
+		Modified: []string{"becomeLink.txt", "chmod.sh", "edit.txt", "link", "sameSize.txt"},
+		Deleted:  []string{"dir/gone2.txt", "gone.txt"},
+	}
+	if diff := cmp.Diff(want, changesOf(t, w)); diff != "" {
+		t.Errorf("Changes() (-want +got):\n%s", diff)
+	}
+}
+
+func TestChangesRootGitFile(t *testing.T) {
+	src := filepath.Join(tempDir(t), "src")
+	write(t, filepath.Join(src, ".git"), "gitdir: /elsewhere\n", 0o644)
+	write(t, filepath.Join(src, "a"), "a", 0o644)
+	w := create(t, workspace.Spec{From: src}, tempDir(t))
+	write(t, filepath.Join(w.Dir, ".git"), "gitdir: /moved\n", 0o644)
+	if got := changesOf(t, w); !cmp.Equal(got, none) {
+		t.Errorf("Changes() = %+v; want none (a root .git file is ignored)", got)
+	}
+}
+
+func TestSnapshotResetsBaseline(t *testing.T) {
+	src := filepath.Join(tempDir(t), "src")
+	write(t, filepath.Join(src, "a.txt"), "a\n", 0o644)
+	w := create(t, workspace.Spec{From: src}, tempDir(t))
+
+	// Setup commands ran: their work is not the agent's.
+	write(t, filepath.Join(w.Dir, "setup.txt"), "made by setup\n", 0o644)
+	write(t, filepath.Join(w.Dir, "a.txt"), "set up\n", 0o644)
+	if got := changesOf(t, w); cmp.Equal(got, none) {
+		t.Fatalf("Changes() before Snapshot = none; want the setup's changes")
+	}
+	must(t, w.Snapshot())
+	if got := changesOf(t, w); !cmp.Equal(got, none) {
+		t.Errorf("Changes() right after Snapshot = %+v; want none", got)
+	}
+
+	write(t, filepath.Join(w.Dir, "agent.txt"), "by the agent\n", 0o644)
+	must(t, os.Remove(filepath.Join(w.Dir, "setup.txt")))
+	want := changes{Created: []string{"agent.txt"}, Modified: []string{}, Deleted: []string{"setup.txt"}}
+	if diff := cmp.Diff(want, changesOf(t, w)); diff != "" {
+		t.Errorf("Changes() (-want +got):\n%s", diff)
+	}
+}
+
+func skipIfRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		t.Skip("root reads and writes whatever the permission bits say")
+	}
+}
+
+func TestChangesUnreadable(t *testing.T) {
+	skipIfRoot(t)
+	src := filepath.Join(tempDir(t), "src")
+	write(t, filepath.Join(src, "secret.txt"), "s\n", 0o644)
+	write(t, filepath.Join(src, "closed", "x.txt"), "x\n", 0o644)
+	write(t, filepath.Join(src, "ok.txt"), "ok\n", 0o644)
+	w := create(t, workspace.Spec{From: src}, tempDir(t))
+
+	must(t, os.Chmod(filepath.Join(w.Dir, "secret.txt"), 0o000))
+	must(t, os.Chmod(filepath.Join(w.Dir, "closed"), 0o000))
+	write(t, filepath.Join(w.Dir, "new.txt"), "n\n", 0o000)
+	write(t, filepath.Join(w.Dir, "ok.txt"), "changed\n", 0o644)
+
+	want := changes{
+		Created:  []string{"new.txt"},
+		Modified: []string{"closed/x.txt", "ok.txt", "secret.txt"},
+		Deleted:  []string{},
+	}
+	if diff := cmp.Diff(want, changesOf(t, w)); diff != "" {
+		t.Errorf("Changes() (-want +got):\n%s", diff)
+	}
+	// Remove (in create's cleanup) copes with all of it.
+}
+
+func TestRemove(t *testing.T) {
+	repo, _, _ := newRepo(t)
+	for _, spec := range []workspace.Spec{{From: fixture(t)}, {Git: repo}} {
+		t.Run(fmt.Sprintf("%+v", spec), func(t *testing.T) {
+			w, err := workspace.Create(t.Context(), spec, tempDir(t), "rm")
+			must(t, err)
+			write(t, filepath.Join(w.Dir, "ro", "deep", "f.txt"), "f\n", 0o444)
+			must(t, os.Chmod(filepath.Join(w.Dir, "ro", "deep"), 0o555))
+			must(t, os.Chmod(filepath.Join(w.Dir, "ro"), 0o000))
+			must(t, os.Chmod(w.Dir, 0o500))
+			// A symlink out of the workspace: removing must not follow it.
+			outside := filepath.Join(tempDir(t), "outside.txt")
+			write(t, outside, "keep\n", 0o444)
+			must(t, os.Chmod(w.Dir, 0o700))
+			must(t, os.Symlink(filepath.Dir(outside), filepath.Join(w.Dir, "out")))
+			must(t, os.Chmod(w.Dir, 0o500))
+
+			if err := w.Remove(); err != nil {
+				t.Fatalf("Remove() = %v", err)
+			}
+			if _, err := os.Lstat(w.Dir); !os.IsNotExist(err) {
+				t.Errorf("after Remove, Lstat(%s) = %v; want not exist", w.Dir, err)
+			}
+			if got := read(t, outside); got != "keep\n" {
+				t.Errorf("file outside = %q; want it kept", got)
+			}
+			if info, err := os.Stat(outside); err != nil || info.Mode().Perm() != 0o444 {
+				t.Errorf("file outside: %v, %v; want mode 0444", info, err)
+			}
+			if err := w.Remove(); err != nil {
+				t.Errorf("second Remove() = %v; want nil", err)
+			}
+		})
+	}
+}
+
+func TestRebase(t *testing.T) {
+	tests := []struct {
+		name, path, from, to, want string
+	}{
+		{"inside", "/src/a/b", "/src", "/ws/1", "/ws/1/a/b"},
+		{"the source itself", "/src", "/src", "/ws/1", "/ws/1"},
+		{"trailing slash", "/src/", "/src", "/ws/1", "/ws/1"},
+		{"from with trailing slash", "/src/a", "/src/", "/ws/1", "/ws/1/a"},
+		{"prefix trick", "/src2/a", "/src", "/ws/1", "/src2/a"},
+		{"prefix trick, equal length", "/srcX", "/src", "/ws/1", "/srcX"},
+		{"dot-dot out", "/src/../etc/passwd", "/src", "/ws/1", "/src/../etc/passwd"},
+		{"dot-dot inside", "/src/a/../b", "/src", "/ws/1", "/ws/1/b"},
+		{"name starting with dots", "/src/..hidden", "/src", "/ws/1", "/ws/1/..hidden"},
+		{"parent of source", "/", "/src", "/ws/1", "/"},
+		{"unrelated", "/home/u/x", "/src", "/ws/1", "/home/u/x"},
+		{"relative path", "src/a", "/src", "/ws/1", "src/a"},
+		{"root source", "/a/b", "/", "/ws/1", "/ws/1/a/b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := workspace.Rebase(tt.path, tt.from, tt.to); got != tt.want {
+				t.Errorf("Rebase(%q, %q, %q) = %q; want %q", tt.path, tt.from, tt.to, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPrefix(t *testing.T) {
+	tests := []struct {
+		prefix, want string
+	}{
+		{"plain-name_1.0", "plain-name_1.0-"},
+		{"fix bug: über/agent x3", "fix-bug-ber-agent-x3-"},
+		{"../../etc", "etc-"},
+		{"", "workspace-"},
+		{"///", "workspace-"},
+		{strings.Repeat("a", 100), strings.Repeat("a", 60) + "-"},
+	}
+	src := filepath.Join(tempDir(t), "src")
+	must(t, os.Mkdir(src, 0o755))
+	parent := tempDir(t)
+	for _, tt := range tests {
+		t.Run(tt.prefix, func(t *testing.T) {
+			w, err := workspace.Create(t.Context(), workspace.Spec{From: src}, parent, tt.prefix)
+			must(t, err)
+			defer w.Remove()
+			if filepath.Dir(w.Dir) != parent {
+				t.Errorf("Create(prefix %q).Dir = %s; want it in %s", tt.prefix, w.Dir, parent)
+			}
+			if base := filepath.Base(w.Dir); !strings.HasPrefix(base, tt.want) || strings.ContainsAny(base[len(tt.want):], "/-") {
+				t.Errorf("Create(prefix %q) made %s; want %s<random>", tt.prefix, base, tt.want)
+			}
+		})
+	}
+}
+
+func TestCreateErrors(t *testing.T) {
+	base := tempDir(t)
+	file := filepath.Join(base, "file")
+	write(t, file, "x", 0o644)
+	src := filepath.Join(base, "src")
+	must(t, os.Mkdir(src, 0o755))
+	plain := filepath.Join(base, "plain")
+	must(t, os.Mkdir(plain, 0o755))
+	repo, _, _ := newRepo(t)
+	must(t, os.Mkdir(filepath.Join(repo, "sub"), 0o755))
+	empty := filepath.Join(base, "empty")
+	gitT(t, base, "init", "--quiet", empty)
+
+	tests := []struct {
+		name   string
+		spec   workspace.Spec
+		parent string // "" for a fresh temp dir
+		want   string
+	}{
+		{"none", workspace.Spec{}, "", "workspace: neither from nor git is set: give one"},
+		{"both", workspace.Spec{From: src, Git: repo}, "", "workspace: both from and git are set: give one"},
+		{"relative", workspace.Spec{From: "fixtures/repo"}, "", "workspace: from fixtures/repo: not an absolute path"},
+		{"missing", workspace.Spec{From: filepath.Join(base, "nope")}, "", "workspace: from " + base + "/nope: no such directory"},
+		{"a file", workspace.Spec{From: file}, "", "workspace: from " + file + ": not a directory"},
+		{"ref on a copy", workspace.Spec{From: src, Ref: "main"}, "", "workspace: ref main is set for a copy of " + src + ": ref needs git"},
+		{"parent inside", workspace.Spec{From: src}, filepath.Join(src, "ws"), "workspace: from " + src + ": the workspaces' directory " + src + "/ws lies inside it: put workspaces outside " + src},
+		{"parent is source", workspace.Spec{From: src}, src, "lies inside it"},
+		{"parent inside repo", workspace.Spec{Git: repo}, filepath.Join(repo, "ws"), "workspace: git " + repo + ": the workspaces' directory " + repo + "/ws lies inside it"},
+		{"not a repo", workspace.Spec{Git: plain}, "", "workspace: git " + plain + ": not a git repository (git rev-parse: fatal: not a git repository"},
+		{"subdirectory", workspace.Spec{Git: filepath.Join(repo, "sub")}, "", "workspace: git " + repo + "/sub: not the top of its repository: give " + repo},
+		{"git dir", workspace.Spec{Git: filepath.Join(repo, ".git")}, "", "workspace: git " + repo + "/.git: not in a work tree"},
+		{"bad ref", workspace.Spec{Git: repo, Ref: "HEAD~3"}, "", "workspace: ref HEAD~3: unknown revision in " + repo},
+		{"option as ref", workspace.Spec{Git: repo, Ref: "--all"}, "", "workspace: ref --all: unknown revision in " + repo},
+		{"no commits", workspace.Spec{Git: empty}, "", "workspace: ref HEAD: unknown revision in " + empty + " (has it any commits?)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			parent := tt.parent
+			if parent == "" {
+				parent = tempDir(t)
+			}
+			before := entries(t, parent)
+			w, err := workspace.Create(t.Context(), tt.spec, parent, "x")
+			if err == nil {
+				w.Remove()
+				t.Fatalf("Create(%+v) = nil error; want %q", tt.spec, tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Create(%+v) = %q; want it to contain %q", tt.spec, err, tt.want)
+			}
+			if after := entries(t, parent); !slices.Equal(before, after) {
+				t.Errorf("Create left %q in %s; had %q", after, parent, before)
+			}
+		})
+	}
+}
+
+// entries lists dir's names; nil when it does not exist.
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	must(t, err)
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestCreateNoGit(t *testing.T) {
+	repo, _, _ := newRepo(t)
+	t.Setenv("PATH", tempDir(t))
+	_, err := workspace.Create(t.Context(), workspace.Spec{Git: repo}, tempDir(t), "x")
+	want := "workspace: git " + repo + ": git is not on PATH: install git, or copy a directory with from"
+	if err == nil || err.Error() != want {
+		t.Errorf("Create without git = %v; want %q", err, want)
+	}
+}
+
+func TestCreateCancelled(t *testing.T) {
+	repo, _, _ := newRepo(t)
+	parent := tempDir(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, spec := range []workspace.Spec{{Git: repo}, {From: fixture(t)}} {
+		w, err := workspace.Create(ctx, spec, parent, "x")
+		if err == nil {
+			w.Remove()
+			t.Errorf("Create(%+v) with a cancelled ctx = nil error", spec)
+		} else if !strings.Contains(err.Error(), "context canceled") {
+			t.Errorf("Create(%+v) with a cancelled ctx = %v; want context canceled", spec, err)
+		}
+	}
+	if got := entries(t, parent); len(got) != 0 {
+		t.Errorf("cancelled Create left %q", got)
+	}
+}
+
+// --- git ---
+
+// gitT runs git in dir for the test, independent of the user's config, and
+// returns its trimmed output.
+func gitT(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %q: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// newRepo makes a repository with two commits on main: first has
+// a.txt "one" and b.txt; second changes a.txt to "two" and adds c.txt.
+// Tag v1 names first.
+func newRepo(t *testing.T) (repo, first, second string) {
+	t.Helper()
+	repo = filepath.Join(tempDir(t), "repo")
+	gitT(t, filepath.Dir(repo), "init", "--quiet", repo)
+	write(t, filepath.Join(repo, "a.txt"), "one\n", 0o644)
+	write(t, filepath.Join(repo, "b.txt"), "bee\n", 0o644)
+	write(t, filepath.Join(repo, ".gitignore"), "*.log\n", 0o644)
+	gitT(t, repo, "add", "-A")
+	gitT(t, repo, "commit", "--quiet", "-m", "first")
+	first = gitT(t, repo, "rev-parse", "HEAD")
+	gitT(t, repo, "tag", "v1")
+	write(t, filepath.Join(repo, "a.txt"), "two\n", 0o644)
+	write(t, filepath.Join(repo, "c.txt"), "sea\n", 0o644)
+	gitT(t, repo, "add", "-A")
+	gitT(t, repo, "commit", "--quiet", "-m", "second")
+	second = gitT(t, repo, "rev-parse", "HEAD")
+	return repo, first, second
+}
+
+// repoState is what must not change in a source repository.
+func repoState(t *testing.T, repo string) string {
+	t.Helper()
+	return strings.Join([]string{
+		"status: " + gitT(t, repo, "status", "--porcelain", "--untracked-files=all"),
+		"head: " + gitT(t, repo, "rev-parse", "HEAD"),
+		"branch: " + gitT(t, repo, "symbolic-ref", "--quiet", "HEAD"),
+		"refs: " + gitT(t, repo, "for-each-ref"),
+		"stash: " + gitT(t, repo, "stash", "list"),
+	}, "\n")
+}
+
+func TestGitRefs(t *testing.T) {
+	repo, first, second := newRepo(t)
+	tests := []struct {
+		ref, commit, a string
+	}{
+		{"", second, "two\n"},
+		{"HEAD~1", first, "one\n"},
+		{"v1", first, "one\n"},
+		{"main", second, "two\n"},
+		{first[:10], first, "one\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ref, func(t *testing.T) {
+			w := create(t, workspace.Spec{Git: repo, Ref: tt.ref}, tempDir(t))
+			if w.Kind != workspace.KindWorktree || w.Commit != tt.commit {
+				t.Errorf("Kind, Commit = %q, %q; want %q, %q", w.Kind, w.Commit, workspace.KindWorktree, tt.commit)
+			}
+			if got := read(t, filepath.Join(w.Dir, "a.txt")); got != tt.a {
+				t.Errorf("a.txt = %q; want %q", got, tt.a)
+			}
+			_, err := os.Stat(filepath.Join(w.Dir, "c.txt"))
+			if hasC := err == nil; hasC != (tt.commit == second) {
+				t.Errorf("c.txt exists: %v; want %v", hasC, tt.commit == second)
+			}
+			if head := gitT(t, w.Dir, "rev-parse", "HEAD"); head != tt.commit {
+				t.Errorf("workspace HEAD = %s; want %s", head, tt.commit)
+			}
+			if got := changesOf(t, w); !cmp.Equal(got, none) {
+				t.Errorf("Changes() right after Create = %+v; want none", got)
+			}
+		})
+	}
+}
+
+// edit changes a git workspace: modifies a.txt (tracked), adds new.txt
+// (untracked), deletes b.txt, adds an ignored file and an empty directory.
+func edit(t *testing.T, dir string) {
+	t.Helper()
+	write(t, filepath.Join(dir, "a.txt"), "one\nmore\n", 0o644)
+	write(t, filepath.Join(dir, "new dir", "new ü.txt"), "fresh\n", 0o644)
+	must(t, os.Remove(filepath.Join(dir, "b.txt")))
+	write(t, filepath.Join(dir, "debug.log"), "ignored\n", 0o644)
+	must(t, os.Mkdir(filepath.Join(dir, "emptydir"), 0o755))
+}
+
+// wantDiff is edit's diff against first. git ends a ---/+++ name that has
+// a space with a tab.
+const wantDiff = `diff --git a/a.txt b/a.txt
+index 5626abf..9a72323 100644
+--- a/a.txt
++++ b/a.txt
+@@ -1 +1,2 @@
+ one
++more
+diff --git a/b.txt b/b.txt
+deleted file mode 100644
+index af9c6fd..0000000
+--- a/b.txt
++++ /dev/null
+@@ -1 +0,0 @@
+-bee
+diff --git a/new dir/new ü.txt b/new dir/new ü.txt
+new file mode 100644
+index 0000000..92d5444
+--- /dev/null
++++ b/new dir/new ü.txt` + "\t" + `
+@@ -0,0 +1 @@
++fresh
+`
+
+func TestGitDiff(t *testing.T) {
+	repo, _, _ := newRepo(t)
+	before := repoState(t, repo)
+	w := create(t, workspace.Spec{Git: repo, Ref: "HEAD~1"}, tempDir(t))
+	edit(t, w.Dir)
+	wsStatus := gitT(t, w.Dir, "status", "--porcelain")
+
+	diff, total, truncated, err := w.Diff(t.Context(), 0)
+	if err != nil {
+		t.Fatalf("Diff() = %v", err)
+	}
+	if d := cmp.Diff(wantDiff, diff); d != "" {
+		t.Errorf("Diff() (-want +got):\n%s", d)
+	}
+	if total != len(diff) || truncated {
+		t.Errorf("Diff() total, truncated = %d, %v; want %d, false", total, truncated, len(diff))
+	}
+	want := changes{
+		Created:  []string{"debug.log", "new dir/new ü.txt"},
+		Modified: []string{"a.txt"},
+		Deleted:  []string{"b.txt"},
+	}
+	if d := cmp.Diff(want, changesOf(t, w)); d != "" {
+		t.Errorf("Changes() (-want +got):\n%s", d)
+	}
+	if got := gitT(t, w.Dir, "status", "--porcelain"); got != wsStatus {
+		t.Errorf("Diff changed the workspace's status:\n%s\nwant:\n%s", got, wsStatus)
+	}
+	if got := repoState(t, repo); got != before {
+		t.Errorf("source repository changed:\n%s\nwant:\n%s", got, before)
+	}
+
+	t.Run("limit", func(t *testing.T) {
+		for _, limit := range []int{1, 20, 60, 150, len(wantDiff) - 1, len(wantDiff), len(wantDiff) + 1} {
+			got, total, truncated, err := w.Diff(t.Context(), limit)
+			if err != nil {
+				t.Fatalf("Diff(%d) = %v", limit, err)
+			}
+			if total != len(wantDiff) {
+				t.Errorf("Diff(%d) total = %d; want %d", limit, total, len(wantDiff))
+			}
+			if wantTrunc := limit < len(wantDiff); truncated != wantTrunc {
+				t.Errorf("Diff(%d) truncated = %v; want %v", limit, truncated, wantTrunc)
+			}
+			if len(got) > limit || !strings.HasPrefix(wantDiff, got) || !utf8.ValidString(got) {
+				t.Errorf("Diff(%d) = %q; want a valid prefix of at most %d bytes", limit, got, limit)
+			}
+			if len(got) < limit/2-utf8.UTFMax {
+				t.Errorf("Diff(%d) = %q; want at least half of %d bytes", limit, got, limit)
+			}
+			head := wantDiff[:min(limit, len(wantDiff))]
+			if lineEnd := strings.LastIndex(head, "\n") + 1; lineEnd >= (limit+1)/2 && len(got) != lineEnd {
+				t.Errorf("Diff(%d) = %q; want it cut after the line ending at %d", limit, got, lineEnd)
+			}
+		}
+	})
+}
+
+func TestGitSourceUntouched(t *testing.T) {
+	repo, _, _ := newRepo(t)
+	write(t, filepath.Join(repo, "a.txt"), "uncommitted\n", 0o644) // the user's own work
+	write(t, filepath.Join(repo, "untracked.txt"), "mine\n", 0o644)
+	gitT(t, repo, "add", "a.txt")
+	before := repoState(t, repo)
+	index := read(t, filepath.Join(repo, ".git", "index"))
+
+	w, err := workspace.Create(t.Context(), workspace.Spec{Git: repo, Ref: "v1"}, tempDir(t), "x")
+	must(t, err)
+	if list := gitT(t, repo, "worktree", "list", "--porcelain"); !strings.Contains(list, "worktree "+w.Dir+"\n") {
+		t.Errorf("git worktree list does not list %s:\n%s", w.Dir, list)
+	}
+	edit(t, w.Dir)
+	// The agent commits in its workspace, on a detached HEAD.
+	gitT(t, w.Dir, "add", "-A")
+	gitT(t, w.Dir, "commit", "--quiet", "-m", "agent")
+	if _, _, _, err := w.Diff(t.Context(), 100); err != nil {
+		t.Fatalf("Diff() = %v", err)
+	}
+	must(t, w.Remove())
+
+	if got := repoState(t, repo); got != before {
+		t.Errorf("source repository changed:\n%s\nwant:\n%s", got, before)
+	}
+	if got := read(t, filepath.Join(repo, ".git", "index")); got != index {
+		t.Errorf("source index file changed")
+	}
+	if list := gitT(t, repo, "worktree", "list", "--porcelain"); strings.Contains(list, w.Dir) {
+		t.Errorf("git worktree list still lists %s after Remove:\n%s", w.Dir, list)
+	}
+	if _, err := os.Lstat(w.Dir); !os.IsNotExist(err) {
+		t.Errorf("Lstat(%s) after Remove = %v; want not exist", w.Dir, err)
+	}
+}
+
+func TestGitDiffAfterAgentCommit(t *testing.T) {
+	repo, first, _ := newRepo(t)
+	w := create(t, workspace.Spec{Git: repo, Ref: first}, tempDir(t))
+	write(t, filepath.Join(w.Dir, "a.txt"), "one\nmore\n", 0o644)
+	gitT(t, w.Dir, "commit", "--quiet", "-am", "agent")
+	write(t, filepath.Join(w.Dir, "later.txt"), "x\n", 0o644)
+
+	diff, _, _, err := w.Diff(t.Context(), 0)
+	must(t, err)
+	for _, want := range []string{"+++ b/a.txt\n@@ -1 +1,2 @@\n one\n+more\n", "+++ b/later.txt\n"} {
+		if !strings.Contains(diff, want) {
+			t.Errorf("Diff() = %q; want it against the commit checked out, containing %q", diff, want)
+		}
+	}
+}
+
+func TestGitIgnoresConfigEnvAndHooks(t *testing.T) {
+	repo, _, _ := newRepo(t)
+	marker := filepath.Join(tempDir(t), "hook-ran")
+	hooks := filepath.Join(repo, ".git", "hooks")
+	for _, hook := range []string{"post-checkout", "reference-transaction", "post-index-change"} {
+		write(t, filepath.Join(hooks, hook), "#!/bin/sh\necho "+hook+" >> "+marker+"\n", 0o755)
+	}
+	config := filepath.Join(tempDir(t), "gitconfig")
+	write(t, config, `[diff]
+	noprefix = true
+	external = /bin/false
+	context = 10
+	renames = false
+	algorithm = patience
+	mnemonicPrefix = true
+[color]
+	ui = always
+[core]
+	quotepath = true
+	pager = /bin/false
+	hooksPath = `+hooks+`
+	excludesFile = `+filepath.Join(filepath.Dir(config), "ignore")+`
+`, 0o644)
+	write(t, filepath.Join(filepath.Dir(config), "ignore"), "new*\n", 0o644)
+	// As if acprun ran inside a git hook of another repository.
+	t.Setenv("GIT_CONFIG_GLOBAL", config)
+	t.Setenv("GIT_DIR", filepath.Join(tempDir(t), "elsewhere"))
+	t.Setenv("GIT_WORK_TREE", tempDir(t))
+	t.Setenv("GIT_INDEX_FILE", filepath.Join(tempDir(t), "other-index"))
+	t.Setenv("GIT_DIFF_OPTS", "--unified=0")
+	t.Setenv("GIT_EXTERNAL_DIFF", "/bin/false")
+
+	w := create(t, workspace.Spec{Git: repo, Ref: "HEAD~1"}, tempDir(t))
+	if w.Kind != workspace.KindWorktree {
+		t.Errorf("Kind = %q; want %q", w.Kind, workspace.KindWorktree)
+	}
+	edit(t, w.Dir)
+	diff, _, _, err := w.Diff(t.Context(), 0)
+	must(t, err)
+	if d := cmp.Diff(wantDiff, diff); d != "" {
+		t.Errorf("Diff() with a hostile config (-want +got):\n%s", d)
+	}
+	must(t, w.Remove())
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("a hook ran (%s: %v): %q", marker, err, read(t, marker))
+	}
+}
+
+func TestGitBareClone(t *testing.T) {
+	repo, first, _ := newRepo(t)
+	bare := filepath.Join(tempDir(t), "bare.git")
+	gitT(t, filepath.Dir(bare), "clone", "--quiet", "--bare", repo, bare)
+	refs := gitT(t, bare, "for-each-ref")
+
+	w := create(t, workspace.Spec{Git: bare, Ref: "HEAD~1"}, tempDir(t))
+	if w.Kind != workspace.KindClone || w.Commit != first {
+		t.Errorf("Kind, Commit = %q, %q; want %q, %q", w.Kind, w.Commit, workspace.KindClone, first)
+	}
+	if got := read(t, filepath.Join(w.Dir, "a.txt")); got != "one\n" {
+		t.Errorf("a.txt = %q; want %q", got, "one\n")
+	}
+	edit(t, w.Dir)
+	diff, _, _, err := w.Diff(t.Context(), 0)
+	must(t, err)
+	if d := cmp.Diff(wantDiff, diff); d != "" {
+		t.Errorf("Diff() (-want +got):\n%s", d)
+	}
+	must(t, w.Remove())
+	if _, err := os.Lstat(w.Dir); !os.IsNotExist(err) {
+		t.Errorf("Lstat(%s) after Remove = %v; want not exist", w.Dir, err)
+	}
+	if got := gitT(t, bare, "for-each-ref"); got != refs {
+		t.Errorf("bare repository's refs changed:\n%s\nwant:\n%s", got, refs)
+	}
+	if _, err := os.Stat(filepath.Join(bare, "worktrees")); !os.IsNotExist(err) {
+		t.Errorf("bare repository has worktrees: %v", err)
+	}
+}
+
+func TestGitWorktreeRefusedFallsBackToClone(t *testing.T) {
+	repo, _, second := newRepo(t)
+	// git cannot make .git/worktrees/<name> when worktrees is a file,
+	// whoever runs the test.
+	write(t, filepath.Join(repo, ".git", "worktrees"), "not a directory\n", 0o644)
+	before := repoState(t, repo)
+
+	w := create(t, workspace.Spec{Git: repo}, tempDir(t))
+	if w.Kind != workspace.KindClone || w.Commit != second {
+		t.Errorf("Kind, Commit = %q, %q; want %q, %q", w.Kind, w.Commit, workspace.KindClone, second)
+	}
+	if got := read(t, filepath.Join(w.Dir, "c.txt")); got != "sea\n" {
+		t.Errorf("c.txt = %q; want %q", got, "sea\n")
+	}
+	if got := gitT(t, w.Dir, "rev-parse", "HEAD"); got != second {
+		t.Errorf("clone HEAD = %s; want %s", got, second)
+	}
+	if got := changesOf(t, w); !cmp.Equal(got, none) {
+		t.Errorf("Changes() right after Create = %+v; want none", got)
+	}
+	must(t, w.Remove())
+	if got := repoState(t, repo); got != before {
+		t.Errorf("source repository changed:\n%s\nwant:\n%s", got, before)
+	}
+}
+
+func TestGitRemoveAfterAgentBrokeWorktree(t *testing.T) {
+	repo, _, _ := newRepo(t)
+	w, err := workspace.Create(t.Context(), workspace.Spec{Git: repo}, tempDir(t), "x")
+	must(t, err)
+	gitT(t, repo, "worktree", "lock", w.Dir)
+	must(t, os.Remove(filepath.Join(w.Dir, ".git")))
+
+	must(t, w.Remove())
+	if _, err := os.Lstat(w.Dir); !os.IsNotExist(err) {
+		t.Errorf("Lstat(%s) after Remove = %v; want not exist", w.Dir, err)
+	}
+	if list := gitT(t, repo, "worktree", "list", "--porcelain"); strings.Contains(list, w.Dir) {
+		t.Errorf("git worktree list still lists %s after Remove:\n%s", w.Dir, list)
+	}
+}
+
+func TestDiffOfCopy(t *testing.T) {
+	w := create(t, workspace.Spec{From: fixture(t)}, tempDir(t))
+	write(t, filepath.Join(w.Dir, "a.txt"), "changed\n", 0o644)
+	diff, total, truncated, err := w.Diff(t.Context(), 100)
+	if diff != "" || total != 0 || truncated || err != nil {
+		t.Errorf("Diff() of a copy = %q, %d, %v, %v; want \"\", 0, false, nil", diff, total, truncated, err)
+	}
+}
+
+func TestGitDiffOddFiles(t *testing.T) {
+	repo, _, _ := newRepo(t)
+	w := create(t, workspace.Spec{Git: repo}, tempDir(t))
+	gitT(t, w.Dir, "init", "--quiet", "fresh-repo") // no commit yet
+	write(t, filepath.Join(w.Dir, "fresh-repo", "f.txt"), "f\n", 0o644)
+	gitT(t, w.Dir, "init", "--quiet", "sub-repo")
+	write(t, filepath.Join(w.Dir, "sub-repo", "g.txt"), "g\n", 0o644)
+	gitT(t, filepath.Join(w.Dir, "sub-repo"), "add", "g.txt")
+	gitT(t, filepath.Join(w.Dir, "sub-repo"), "commit", "--quiet", "-m", "sub")
+	must(t, syscall.Mkfifo(filepath.Join(w.Dir, "fifo"), 0o644))
+	write(t, filepath.Join(w.Dir, "plain.txt"), "plain\n", 0o644)
+	write(t, filepath.Join(w.Dir, "a.txt"), "changed\n", 0o644)
+
+	diff, _, _, err := w.Diff(t.Context(), 0)
+	if err != nil {
+		t.Fatalf("Diff() = %v", err)
+	}
+	for _, want := range []string{"+++ b/a.txt\n", "+++ b/plain.txt\n", "+++ b/sub-repo\n@@ -0,0 +1 @@\n+Subproject commit "} {
+		if !strings.Contains(diff, want) {
+			t.Errorf("Diff() = %q; want it to contain %q", diff, want)
+		}
+	}
+	want := changes{
+		Created:  []string{"fifo", "fresh-repo/f.txt", "plain.txt", "sub-repo/g.txt"},
+		Modified: []string{"a.txt"},
+		Deleted:  []string{},
+	}
+	got := changesOf(t, w)
+	got.Created = slices.DeleteFunc(got.Created, func(p string) bool { return strings.Contains(p, "/.git/") })
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Changes() (-want +got):\n%s", d)
+	}
+}
+
+func TestGitDiffUnreadable(t *testing.T) {
+	skipIfRoot(t)
+	repo, _, _ := newRepo(t)
+	w := create(t, workspace.Spec{Git: repo}, tempDir(t))
+	write(t, filepath.Join(w.Dir, "secret.txt"), "s\n", 0o000)
+	must(t, os.Chmod(filepath.Join(w.Dir, "b.txt"), 0o000)) // tracked, so read first
+	write(t, filepath.Join(w.Dir, "plain.txt"), "plain\n", 0o644)
+	// git cannot diff what it cannot read: a clear error, no hang, and
+	// Changes still lists everything.
+	_, _, _, err := w.Diff(t.Context(), 0)
+	if want := `git diff: error: open("b.txt"): Permission denied`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Diff() = %v; want an error containing %q", err, want)
+	}
+	want := changes{
+		Created:  []string{"plain.txt", "secret.txt"},
+		Modified: []string{"b.txt"},
+		Deleted:  []string{},
+	}
+	if d := cmp.Diff(want, changesOf(t, w)); d != "" {
+		t.Errorf("Changes() (-want +got):\n%s", d)
+	}
+}

@@ -1,0 +1,128 @@
+package yamlsyntax_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/internal/yamlsyntax"
+)
+
+// decodeAll decodes every document of src until the decoder fails, and
+// returns the decoder with the error.
+func decodeAll(t *testing.T, src string) (*yaml.Decoder, error) {
+	t.Helper()
+	dec := yaml.NewDecoder(strings.NewReader(src))
+	for range 100 {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			return dec, err
+		}
+	}
+	t.Fatalf("%q: no error in 100 documents", src)
+	return nil, nil
+}
+
+const (
+	indentHint = "check this line's indentation (it must line up with the keys or list items of its level)"
+	colonHint  = `quote a value that contains ": ", or check this line's indentation`
+)
+
+// TestProblem: a syntax error is at the offending token, line and column
+// counted in characters from the start of the whole stream, with the
+// parser's context and a hint.
+func TestProblem(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want string // line:col: msg
+	}{
+		{"bad indent", "a:\n  b: 1\n c: 2\n",
+			"3:2: did not find expected key (while parsing a block mapping that starts at line 1, column 1); " + indentHint},
+		{"list item after a list", "- a\nb: 1\n",
+			"2:1: did not find expected '-' indicator (while parsing a block collection that starts at line 1, column 1); " + indentHint},
+		{"second document", "a: x\n---\nb:\n  - 1\n c: 2\n",
+			"5:2: did not find expected key (while parsing a block mapping that starts at line 3, column 1); " + indentHint},
+		{"second document with CRLF", "a: 1\r\n---\r\nb: c: d\r\n",
+			"3:5: mapping values are not allowed in this context; " + colonHint},
+		{"first line", "a: b: c\n",
+			"1:5: mapping values are not allowed in this context; " + colonHint},
+		{"key without a colon", "a: 1\nb\n",
+			"2:1: could not find expected ':' while scanning a simple key; add a colon after the key, or indent this line more if it continues the one above"},
+		{"unclosed quote", "a: 'x\n",
+			"1:4: found unexpected end of stream while scanning a quoted scalar; the quoted string that starts here is never closed"},
+		{"unclosed flow list", "a: [1,\n",
+			"1:4: did not find expected node content; the [ here is never closed with ]"},
+		{"unclosed flow mapping", "a: {b: 1\n",
+			"1:4: did not find expected ',' or '}' while parsing a flow mapping; the { here is never closed with }"},
+		{"tab", "a:\n\t- b\n",
+			"2:1: found character that cannot start any token; YAML cannot indent with tabs, use spaces"},
+		{"no hint", "a: @b\n",
+			"1:4: found character that cannot start any token"},
+		{"invalid UTF-8 after a line separator and a non-ASCII character", "a: x\u2028b: \"é\xff\"\n",
+			"2:6: invalid leading UTF-8 octet"},
+		{"unknown anchor", "a: &x 1\nb: [1, *y]\n",
+			"2:8: unknown anchor 'y' referenced"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dec, err := decodeAll(t, tt.src)
+			line, col, msg := yamlsyntax.Problem(dec, err, []byte(tt.src))
+			if got := fmt.Sprintf("%d:%d: %s", line, col, msg); got != tt.want {
+				t.Errorf("Problem(%q) =\n%s\nwant:\n%s", tt.src, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestProblemFallback: where the parser's state says nothing (here: no
+// decoder), the position is the error text's line, kept inside the source,
+// or line 1, column 1.
+func TestProblemFallback(t *testing.T) {
+	src := []byte("a: 1\nb: 2\n") // three lines: the last one is empty
+	tests := []struct{ err, want string }{
+		{"yaml: line 2: did not find expected key", "2:1: did not find expected key"},
+		{"yaml: line 99: did not find expected key", "3:1: did not find expected key"},
+		{"yaml: document contains excessive aliasing", "1:1: document contains excessive aliasing"},
+		{"yaml: unknown anchor 'x' referenced", "1:1: unknown anchor 'x' referenced"},
+	}
+	for _, tt := range tests {
+		line, col, msg := yamlsyntax.Problem(nil, errors.New(tt.err), src)
+		if got := fmt.Sprintf("%d:%d: %s", line, col, msg); got != tt.want {
+			t.Errorf("Problem(nil, %q) = %s, want %s", tt.err, got, tt.want)
+		}
+	}
+}
+
+// FuzzProblem checks that Problem never panics and always points into the
+// source with a message.
+func FuzzProblem(f *testing.F) {
+	for _, s := range []string{"a:\n  b: 1\n c: 2\n", "a: 'x", "a: [1,", "a:\n\t- b\n", "a: \xff", "a: *y", "\r\n---\r\na: b: c", "a: x\u2028b: c: d"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		dec := yaml.NewDecoder(bytes.NewReader(src))
+		var err error
+		for range 100 {
+			var n yaml.Node
+			if err = dec.Decode(&n); err != nil {
+				break
+			}
+		}
+		if err == nil || errors.Is(err, io.EOF) {
+			return
+		}
+		// An upper bound: \r\n counts twice.
+		lines := 1 + bytes.Count(src, []byte("\n")) + bytes.Count(src, []byte("\r")) + bytes.Count(src, []byte("\u0085")) +
+			bytes.Count(src, []byte("\u2028")) + bytes.Count(src, []byte("\u2029"))
+		line, col, msg := yamlsyntax.Problem(dec, err, src)
+		if line < 1 || line > lines || col < 1 || msg == "" {
+			t.Errorf("Problem(%q) = %d:%d: %q; want a line in [1, %d], a column and a message", src, line, col, msg, lines)
+		}
+	})
+}
