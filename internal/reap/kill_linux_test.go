@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // daemon starts `sleep 1000` with env marked m, detached as a daemon
@@ -27,10 +28,27 @@ func daemon(t *testing.T, m Mark, command string) int {
 		t.Fatalf("daemon pid %q: %v", out, err)
 	}
 	t.Cleanup(func() { m.Kill() })
-	if dying(pid) {
-		t.Fatalf("daemon %d is not running", pid)
-	}
+	execDone(t, pid, strings.Fields(command)[0])
 	return pid
+}
+
+// execDone waits until process pid runs program (its exec is done): a
+// scan that meets a process in the middle of an exec cannot read its
+// environment yet, and a slow machine may take its time over the exec.
+func execDone(t *testing.T, pid int, program string) {
+	t.Helper()
+	for {
+		if dying(pid) {
+			t.Fatalf("process %d is not running", pid)
+		}
+		// Before its exec, the process is a copy of daemon's shell:
+		// /bin/sh -c setsid ….
+		args := strings.Split(cmdline(pid), " ")
+		if filepath.Base(args[0]) == filepath.Base(program) && (len(args) < 3 || args[2] != "setsid") {
+			return
+		}
+		time.Sleep(time.Millisecond) // polling the exec, bounded by the test's deadline
+	}
 }
 
 func TestKillFindsDaemonsOutsideEveryGroup(t *testing.T) {

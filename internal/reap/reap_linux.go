@@ -52,7 +52,10 @@ func (m Mark) kill(keep int) []Process {
 	var killed []Process
 	seen := map[int]bool{}
 	var unsure time.Time // when a scan first found a process in an exec
-	for range maxRounds {
+	// Only the rounds that killed count against maxRounds: a scan that
+	// found a process in the middle of an exec waits for it, bounded by
+	// maxExecWait, however slowly the machine runs the exec.
+	for rounds := 0; rounds < maxRounds; {
 		alive, unknown := 0, 0
 		list := pids()
 		for i, f := range m.scanAll(list, keep) {
@@ -80,6 +83,7 @@ func (m Mark) kill(keep int) []Process {
 		if alive == 0 {
 			break
 		}
+		rounds++
 	}
 	return killed
 }
