@@ -150,7 +150,6 @@ func (c *runCmd) checkOutputPaths() error {
 
 // Run runs the scenarios.
 func (c *runCmd) Run(ctx context.Context, g *globals) error {
-	defer warmRun()()
 	if err := c.checkOutputFlags(g); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}

@@ -688,9 +688,9 @@ func TestCLIErrorsShowTheSourceLine(t *testing.T) {
 	}
 }
 
-// --version alone takes a shortcut past the parser: it prints what the
-// parser's version flag prints, and so does --version after a command.
-func TestVersionShortcutMatchesTheFlag(t *testing.T) {
+// --version alone prints the version line, and so does --version after a
+// command.
+func TestVersionAloneMatchesAfterACommand(t *testing.T) {
 	dir := t.TempDir()
 	alone := acprun(t, dir, "--version")
 	after := acprun(t, dir, "list", "--version")

@@ -93,15 +93,10 @@ func writeOutputFrom(ctx context.Context, g *globals, path string, format func(i
 	return outfile.WriteFrom(ctx, path, format)
 }
 
-// rootFlags are the flags of the root of the command line.
-type rootFlags struct {
-	Version kong.VersionFlag `help:"Print the version and exit."`
-	Color   string           `help:"When to colour the progress and summary of run and merge (on stderr): auto (only a terminal, unless NO_COLOR is set to a non-empty value or TERM=dumb), always or never." enum:"auto,always,never" default:"auto"`
-}
-
 // cli is the root of the command line.
 type cli struct {
-	rootFlags
+	Version kong.VersionFlag `help:"Print the version and exit."`
+	Color   string           `help:"When to colour the progress and summary of run and merge (on stderr): auto (only a terminal, unless NO_COLOR is set to a non-empty value or TERM=dumb), always or never." enum:"auto,always,never" default:"auto"`
 
 	Run       runCmd       `cmd:"" help:"Run scenarios against their agents and write results."`
 	List      listCmd      `cmd:"" help:"List the scenarios a run would run."`
@@ -116,34 +111,9 @@ type cli struct {
 	Probe     probeCmd     `cmd:"" help:"Start an agent, open a session and print what it offers."`
 }
 
-// runCLI is the root of the command line with run as its only command:
-// the command line of `acprun run …`, which parses as it does in cli,
-// since kong looks only at the commands on the path it parses. kong builds
-// its model by reflection over every flag and help text of every command
-// it is given; run, the command of scripts, CI and cron jobs, pays for its
-// own only (about half the work, on the way to starting the first agent).
-// The help of Run is cli's (TestRunCLIIsCLIs).
-type runCLI struct {
-	rootFlags
-
-	Run runCmd `cmd:"" help:"Run scenarios against their agents and write results."`
-}
-
-// grammar returns the root of the command line to parse args with, and
-// its root flags.
-func grammar(args []string) (any, *rootFlags) {
-	if len(args) > 0 && args[0] == "run" {
-		root := &runCLI{}
-		return root, &root.rootFlags
-	}
-	root := &cli{}
-	return root, &root.rootFlags
-}
-
-// newParser returns the parser of the command line whose root is root
-// (a *cli or a *runCLI): its commands get ctx and g, and help and the
-// version flag call exit.
-func newParser(ctx context.Context, root any, g *globals, exit func(int)) (*kong.Kong, error) {
+// newParser returns the parser of the command line whose root is root:
+// its commands get ctx and g, and help and the version flag call exit.
+func newParser(ctx context.Context, root *cli, g *globals, exit func(int)) (*kong.Kong, error) {
 	return kong.New(root,
 		kong.Name("acprun"),
 		kong.Description("Run ACP coding agents headlessly from YAML scenarios."),
@@ -200,21 +170,11 @@ func main() {
 
 // run parses args, runs the chosen command and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 1 && args[0] == "--version" {
-		// What kong's version flag prints, without building the parser:
-		// scripts that probe the version often pay acprun's startup.
-		fmt.Fprintln(stdout, "acprun "+acprunVersion())
-		return 0
-	}
 	ctx, abort, stop := notifyInterrupts()
 	defer stop()
 
 	g := &globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, Abort: abort}
-	if quick, ok := quickRun(args); ok {
-		setColor(quick.Color, stderr)
-		return commandExit(quick.Run.Run(ctx, g), stderr)
-	}
-	root, flags := grammar(args)
+	root := &cli{}
 	exitCode := -1
 	parser, err := newParser(ctx, root, g, func(code int) { exitCode = code })
 	if err != nil {
@@ -233,7 +193,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acprun: %v\n", err)
 		return exitUsage
 	}
-	setColor(flags.Color, stderr)
+	setColor(root.Color, stderr)
 	return commandExit(kctx.Run(), stderr)
 }
 
