@@ -8,7 +8,7 @@ import (
 // agentsCmd is `acprun agents`: the named agents scenarios, --agent and
 // probe can use.
 type agentsCmd struct {
-	Config string `placeholder:"FILE" help:"Config file with named agents (default: acprun.yaml in the working directory, if any)."`
+	configFlag `set:"configHolds=named agents"`
 }
 
 // Help is the long help of agents.
@@ -21,7 +21,7 @@ which may replace built-in ones. A scenario uses one with "agent: NAME" or
 
 // Run prints the table.
 func (c *agentsCmd) Run(g *globals) error {
-	cfg, err := loadConfig(c.Config)
+	cfg, err := c.config()
 	if err != nil {
 		return usageError(g, err)
 	}

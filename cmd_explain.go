@@ -24,7 +24,7 @@ type explainCmd struct {
 	Title    string   `help:"Title of a made-up request."`
 	Command  string   `help:"Shell command of a made-up request (sent as rawInput.command)."`
 	Path     []string `help:"Path the made-up request touches (repeatable)."`
-	Config   string   `placeholder:"FILE" help:"Config file with defaults and named agents (default: acprun.yaml in the working directory, if any)."`
+	configFlag
 	// Transcript is the path as given, so that errors name the file as
 	// the user wrote it.
 	Transcript string `placeholder:"T.jsonl" help:"Transcript of a run (run --transcripts DIR): explain the permission request of --tool-call as run saw it, merged onto what the turn said of the tool call before it."`
@@ -66,7 +66,7 @@ func (c *explainCmd) Run(g *globals) error {
 		return exitError{code: exitUsage, err: err}
 	}
 	// Load as run does, so the policy explained is the one run applies.
-	scs, _, err := (&selection{Config: c.Config}).load(g, []string{c.File})
+	scs, _, err := (&selection{configFlag: c.configFlag}).load(g, []string{c.File})
 	if err != nil {
 		return err
 	}

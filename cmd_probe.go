@@ -19,12 +19,12 @@ import (
 
 // probeCmd is `acprun probe NAME` and `acprun probe -- COMMAND ARGS…`.
 type probeCmd struct {
-	Target  []string `arg:"" name:"agent" help:"A named agent (see acprun agents), or -- and the command of an agent."`
-	Config  string   `placeholder:"FILE" help:"Config file with named agents (default: acprun.yaml in the working directory, if any)."`
-	JSON    bool     `name:"json" help:"Print what the agent offers as JSON on stdout."`
-	Output  string   `name:"output" short:"o" placeholder:"FILE" help:"Also write what the agent offers as JSON to FILE, as --json prints it; stdout keeps the text (- is stdout: the same as --json)."`
-	Auth    string   `placeholder:"METHOD" help:"Authenticate with this method id before session/new (default: the named agent's auth)."`
-	Timeout duration `placeholder:"DUR" default:"30s" help:"Time limit for the whole probe."`
+	Target     []string `arg:"" name:"agent" help:"A named agent (see acprun agents), or -- and the command of an agent."`
+	configFlag `set:"configHolds=named agents"`
+	JSON       bool     `name:"json" help:"Print what the agent offers as JSON on stdout."`
+	Output     string   `name:"output" short:"o" placeholder:"FILE" help:"Also write what the agent offers as JSON to FILE, as --json prints it; stdout keeps the text (- is stdout: the same as --json)."`
+	Auth       string   `placeholder:"METHOD" help:"Authenticate with this method id before session/new (default: the named agent's auth)."`
+	Timeout    duration `placeholder:"DUR" default:"30s" help:"Time limit for the whole probe."`
 }
 
 // Help is the long help of probe.
@@ -69,7 +69,7 @@ func (c *probeCmd) withArgs(cfg *scenario.Config) error {
 
 // Run probes the agent.
 func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) error {
-	cfg, err := loadConfig(c.Config)
+	cfg, err := c.config()
 	if err != nil {
 		return usageError(g, err)
 	}

@@ -21,9 +21,9 @@ import (
 
 // validateCmd is `acprun validate PATHS…`.
 type validateCmd struct {
-	Paths  []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
-	Config string   `placeholder:"FILE" help:"Config file with defaults and named agents (default: acprun.yaml in the working directory, if any)."`
-	Strict bool     `help:"Also check what a run would need: that every agent command (judges' too) resolves to an executable and that every mock agent script parses."`
+	Paths []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
+	configFlag
+	Strict bool `help:"Also check what a run would need: that every agent command (judges' too) resolves to an executable and that every mock agent script parses."`
 }
 
 // Help is the long help of validate.
@@ -47,7 +47,7 @@ about (its command or args item; the agent value for a named agent's command).`
 
 // Run validates the files.
 func (c *validateCmd) Run(g *globals) error {
-	cfg, err := loadConfig(c.Config)
+	cfg, err := c.config()
 	if err != nil {
 		return usageError(g, err)
 	}

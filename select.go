@@ -17,7 +17,7 @@ import (
 // or else from JOB_COMPLETION_INDEX with --shards, or else from
 // CI_NODE_INDEX and CI_NODE_TOTAL (see scenario.Selection).
 type selection struct {
-	Config     string   `placeholder:"FILE" help:"Config file with defaults and named agents (default: acprun.yaml in the working directory, if any)."`
+	configFlag
 	Agent      []string `name:"agent" placeholder:"NAME" help:"Run every scenario against this named agent (repeatable: the matrix scenario × agent)."`
 	Run        string   `placeholder:"REGEX" help:"Only scenarios whose name matches REGEX (RE2)."`
 	Tag        []string `placeholder:"TAG" help:"Only scenarios with this tag (repeatable: any of them)."`
@@ -64,7 +64,7 @@ func (s *selection) pick(g *globals, paths []string) ([]*scenario.Scenario, erro
 
 // load loads the config and the scenarios of paths.
 func (s *selection) load(g *globals, paths []string) ([]*scenario.Scenario, scenario.LoadOptions, error) {
-	cfg, err := loadConfig(s.Config)
+	cfg, err := s.config()
 	if err != nil {
 		return nil, scenario.LoadOptions{}, usageError(g, err)
 	}
@@ -88,11 +88,19 @@ func checkUnset(g *globals, scs []*scenario.Scenario) error {
 	return nil
 }
 
-// loadConfig loads the config file path, or when path is "" the config
+// configFlag is --config, the flag of every command that reads the config
+// file. Its help says what the command takes from the file: defaults and
+// named agents, unless the command sets configHolds.
+type configFlag struct {
+	Config string `placeholder:"FILE" help:"Config file with ${configHolds=defaults and named agents} (default: acprun.yaml in the working directory, if any)."`
+}
+
+// config loads the config file --config names, or without it the config
 // file (acprun.yaml) of the working directory when there is one. It
 // returns nil, nil when there is no config: the built-in agents only and
 // no defaults. Problems in the file are a scenario.Errors.
-func loadConfig(path string) (*scenario.Config, error) {
+func (f configFlag) config() (*scenario.Config, error) {
+	path := f.Config
 	if path == "" {
 		if _, err := os.Stat(scenario.ConfigFile); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
