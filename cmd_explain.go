@@ -88,7 +88,7 @@ func (c *explainCmd) Run(g *globals) error {
 	d, traces := sc.Policy.Explain(req)
 	e := output.Explanation{Scenario: sc.Name, Pos: sc.Pos.String(), Request: req, Asked: asked, Decision: d, Rules: traces}
 	if err := output.Explain(g.Stdout, e); err != nil {
-		return err // as probe and agents do
+		return err // exit 4: not a denial
 	}
 	if d.Verdict != approve.Allow {
 		return exitError{code: exitFailed}

@@ -106,7 +106,7 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	}
 	if agent.Cwd == "" {
 		if agent.Cwd, err = os.Getwd(); err != nil {
-			return exitError{code: exitFailed, err: fmt.Errorf("working directory: %w", err)}
+			return exitError{code: exitOutput, err: fmt.Errorf("working directory: %w", err)}
 		}
 	}
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -491,6 +492,54 @@ turns:
 			t.Errorf("merge -o under /proc: exit %d, want %d\n%s", res.code, exitUsage, res.stderr)
 		}
 	})
+}
+
+// TestCLIUnwritableStdoutExits4: a command whose output to stdout cannot
+// be written (a full device) says so and exits 4, "acprun could not write
+// its output or failed internally": never 1, which says a scenario failed
+// or a request was denied, nor 2 or 0 for help and the version.
+func TestCLIUnwritableStdoutExits4(t *testing.T) {
+	dir := t.TempDir()
+	cliScenarios(t, dir)
+	full := charDevice(t, dir, "full", 7)
+	for _, args := range [][]string{
+		{"list", "a.yaml"},
+		{"list", "--json", "a.yaml"},
+		{"run", "--dry-run", "a.yaml"},
+		{"validate", "a.yaml"},
+		{"agents"},
+		{"schema"},
+		{"explain", "a.yaml", "--kind", "read"}, // denied: exit 1 were it written
+		{"probe", "--", acprunBin, "mock-agent", "agent.mock.yaml"},
+		{"--help"},
+		{"run", "--help"},
+		{"--version"},
+	} {
+		stdout, err := os.OpenFile(full, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(acprunBin, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
+		var stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = stdout, &stderr
+		err = cmd.Run()
+		stdout.Close()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if want := ": no space left on device\n"; code != exitOutput || !strings.HasPrefix(stderr.String(), "acprun: write ") || !strings.HasSuffix(stderr.String(), want) {
+			t.Errorf("acprun %s > %s: exit %d, stderr %q; want %d and acprun: write …%s", strings.Join(args, " "), full, code, stderr.String(), exitOutput, want)
+		}
+	}
+	if agentStarted(dir) {
+		t.Error("an agent of the scenarios ran")
+	}
 }
 
 // TestCLIRepeatedRunTellsAttemptsApart runs one scenario twice with a

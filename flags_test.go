@@ -14,7 +14,7 @@ import (
 func TestEveryPathFlagRefusesAnEmptyValue(t *testing.T) {
 	var out bytes.Buffer
 	g := &globals{Stdout: &out, Stderr: &out}
-	parser, err := newParser(context.Background(), &cli{}, g, func(int) {})
+	parser, err := newParser(context.Background(), &cli{}, g, g.Stdout, func(int) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestEveryPathFlagRefusesAnEmptyValue(t *testing.T) {
 				checked++
 				args := append(words[:len(words):len(words)], "--"+f.Name+"=")
 				root := &cli{}
-				p, err := newParser(context.Background(), root, g, func(int) {})
+				p, err := newParser(context.Background(), root, g, g.Stdout, func(int) {})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -112,13 +112,14 @@ type cli struct {
 }
 
 // newParser returns the parser of the command line whose root is root:
-// its commands get ctx and g, and help and the version flag call exit.
-func newParser(ctx context.Context, root *cli, g *globals, exit func(int)) (*kong.Kong, error) {
+// its commands get ctx and g; help and the version go to stdout, then
+// call exit.
+func newParser(ctx context.Context, root *cli, g *globals, stdout io.Writer, exit func(int)) (*kong.Kong, error) {
 	return kong.New(root,
 		kong.Name("acprun"),
 		kong.Description("Run ACP coding agents headlessly from YAML scenarios."),
 		kong.Vars{"version": "acprun " + acprunVersion()},
-		kong.Writers(g.Stdout, g.Stderr),
+		kong.Writers(stdout, g.Stderr),
 		kong.Exit(exit),
 		kong.BindTo(ctx, (*context.Context)(nil)),
 		kong.Bind(g),
@@ -175,13 +176,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	g := &globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, Abort: abort}
 	root := &cli{}
+	help := &stickyWriter{w: stdout}
 	exitCode := -1
-	parser, err := newParser(ctx, root, g, func(code int) { exitCode = code })
-	if err != nil {
+	parser, err := newParser(ctx, root, g, help, func(code int) { exitCode = code })
+	if err != nil { // the grammar itself is wrong
 		fmt.Fprintf(stderr, "acprun: %v\n", err)
-		return exitUsage
+		return exitOutput
 	}
 	kctx, err := parser.Parse(args)
+	if help.err != nil {
+		fmt.Fprintf(stderr, "acprun: %v\n", help.err)
+		return exitOutput
+	}
 	if exitCode >= 0 {
 		return exitCode // --help, --version
 	}
@@ -226,8 +232,25 @@ func emptyPathFlag(kctx *kong.Context) error {
 	return nil
 }
 
+// stickyWriter is the stdout kong writes help and the version to: it
+// keeps the first write error, which kong's version flag drops.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if s.err == nil {
+		s.err = err
+	}
+	return n, err
+}
+
 // commandExit is the exit code of a command that returned err, which it
-// prints.
+// prints: an error without an exit code of its own (an exitError) is
+// unexpected, acprun failed internally (a write to stdout, say), and
+// never means that a scenario failed.
 func commandExit(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
@@ -240,7 +263,7 @@ func commandExit(err error, stderr io.Writer) int {
 		return ee.code
 	}
 	fmt.Fprintf(stderr, "acprun: %v\n", err)
-	return exitFailed
+	return exitOutput
 }
 
 // notifyInterrupts returns a context cancelled by the first SIGINT or
