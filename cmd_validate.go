@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -82,15 +80,15 @@ func (c *validateCmd) Run(g *globals) error {
 
 // strictErrors are the problems validate --strict finds beyond the
 // files' own: an agent command that does not resolve to an executable
-// (as acprun would start it: "acprun" is acprun itself, a bare name is
-// looked up in PATH, a path is relative to the agent's cwd) and a mock
-// agent script that is missing or does not parse. Each is at the word of
-// the command, in the scenario (or its judge), that it is about. A
-// variable that is unset is one too, at its use; the agents of its
-// scenario are not checked, their values being incomplete.
+// and a mock agent script that is missing or does not parse, resolved as
+// a run resolves them (runner.ResolveCommand). Each is at the word of the
+// command, in the scenario (or its judge), that it is about. A variable
+// that is unset is one too, at its use; the agents of its scenario are
+// not checked, their values being incomplete.
 func strictErrors(scs []*scenario.Scenario) scenario.Errors {
 	errs := slices.Clone(scenario.UnsetErrors(scs))
-	scripts := map[string]error{} // parsed once, by absolute path
+	self, _ := os.Executable()    // as runner.Run takes it
+	scripts := map[string]error{} // parsed once, by path
 	sources := map[string][][]byte{}
 	for _, sc := range scs {
 		if len(sc.Unset) > 0 {
@@ -107,7 +105,7 @@ func strictErrors(scs []*scenario.Scenario) scenario.Errors {
 			}
 		}
 		for _, a := range agents {
-			for _, e := range checkAgent(sc, a, scripts) {
+			for _, e := range checkAgent(sc, a, self, scripts) {
 				e.Source = sourceLine(sources, e.Pos)
 				errs = append(errs, e)
 			}
@@ -119,32 +117,29 @@ func strictErrors(scs []*scenario.Scenario) scenario.Errors {
 	return slices.CompactFunc(errs, func(a, b *scenario.Error) bool { return *a == *b })
 }
 
-// checkAgent returns the problems of one agent's command, each at the word
-// of the command it is about (at the agent when that word comes from a
-// named agent).
-func checkAgent(sc *scenario.Scenario, a *scenario.Agent, scripts map[string]error) []*scenario.Error {
+// checkAgent returns the problems of one agent's command, started by
+// self, each at the word of the command it is about (at the agent when
+// that word comes from a named agent).
+func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts map[string]error) []*scenario.Error {
 	argv := a.Command
 	if len(argv) == 0 {
 		return nil // an error of the file already
 	}
-	what := "agent command"
-	if a.Name != "" {
-		what = fmt.Sprintf("agent %s: command", a.Name)
-	}
-	if argv[0] != "acprun" {
-		if _, err := lookPathIn(argv[0], a.Cwd); err != nil {
+	cmd := runner.ResolveCommand(argv, sc.File, a.Cwd, self)
+	if cmd.Script == "" {
+		if _, err := runner.LookPath(cmd.Argv[0], a.Cwd); err != nil {
+			what := "agent command"
+			if a.Name != "" {
+				what = fmt.Sprintf("agent %s: command", a.Name)
+			}
 			return []*scenario.Error{{Pos: a.WordPos(0), Msg: fmt.Sprintf("%s %s: %v", what, shellquote.Word(argv[0]), err)}}
 		}
 		return nil
 	}
-	if len(argv) < 3 || argv[1] != "mock-agent" {
-		return nil
-	}
-	script := runner.MockScript(argv[2], sc.File, a.Cwd)
-	err, seen := scripts[script]
+	err, seen := scripts[cmd.Script]
 	if !seen {
-		_, err = mockagent.Load(script)
-		scripts[script] = err
+		_, err = mockagent.Load(cmd.Script)
+		scripts[cmd.Script] = err
 	}
 	if err == nil {
 		return nil
@@ -161,37 +156,6 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, scripts map[string]err
 		out = append(out, &scenario.Error{Pos: a.WordPos(2), Msg: fmt.Sprintf("mock script %s does not parse: %v", argv[2], e)})
 	}
 	return out
-}
-
-// lookPathIn finds the executable name as an agent started in dir would:
-// a bare name in PATH, a path relative to dir.
-func lookPathIn(name, dir string) (string, error) {
-	if !strings.Contains(name, "/") {
-		path, err := exec.LookPath(name)
-		if err != nil {
-			return "", errors.New("not found in PATH")
-		}
-		return path, nil
-	}
-	path := name
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, name)
-	}
-	fi, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if !filepath.IsAbs(name) {
-			return "", fmt.Errorf("no such file (relative to the agent's cwd %s)", dir)
-		}
-		return "", errors.New("no such file")
-	case err != nil:
-		return "", err
-	case fi.IsDir():
-		return "", errors.New("is a directory")
-	case fi.Mode()&0o111 == 0:
-		return "", errors.New("not executable (chmod +x it)")
-	}
-	return path, nil
 }
 
 // sourceLine returns line pos.Line of pos.File, for the error's snippet;

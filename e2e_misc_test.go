@@ -379,6 +379,28 @@ func TestValidateStrict(t *testing.T) {
 	}
 }
 
+// TestMockScriptBesideTheScenarioFile: the script of `acprun mock-agent
+// SCRIPT` is found beside the scenario file when the agent's cwd is
+// elsewhere, by validate --strict and by a run, with its own process or a
+// shared one alike (a run looked for it in the cwd only, and its agent
+// could not start).
+func TestMockScriptBesideTheScenarioFile(t *testing.T) {
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{text: hello}]\n",
+		"sub/.keep":       "",
+		"s.yaml":          "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml], cwd: ./sub}\npermissions: {default: deny}\nturns:\n  - prompt: hi\n    expect: {text: {contains: hello}}\n",
+	})
+	if res := acprun(t, dir, "validate", "--strict", "s.yaml"); res.code != 0 {
+		t.Errorf("validate --strict: exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	for _, args := range [][]string{{"run", "s.yaml"}, {"run", "s.yaml", "--reuse-agents"}} {
+		if res := acprun(t, dir, append(args, "-o", "r.json")...); res.code != 0 {
+			t.Errorf("acprun %s: exit %d, want 0\n%s", strings.Join(args, " "), res.code, res.stderr)
+		}
+	}
+}
+
 // TestMiscErrorDataCapped: error data over 16 KiB is not kept; the turn's
 // error says how big it was.
 func TestMiscErrorDataCapped(t *testing.T) {

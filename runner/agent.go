@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -104,17 +103,6 @@ func startAgent(cfg agentConfig) (*Agent, error) {
 	go a.drainStderr()
 	go a.wait()
 	return a, nil
-}
-
-// agentArgv returns the argv to start for an agent command: a command
-// starting with "acprun" runs self, the running acprun binary, so that
-// examples use the mock agent of the same build.
-func agentArgv(command []string, self string) []string {
-	argv := slices.Clone(command)
-	if len(argv) > 0 && argv[0] == "acprun" && self != "" {
-		argv[0] = self
-	}
-	return argv
 }
 
 // mergeEnv overlays env on base (KEY=VALUE entries), replacing variables

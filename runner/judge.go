@@ -26,7 +26,6 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	timeout := j.Limit()
 	agent := j.Agent
 	agent.Cwd = dir
-	agent.Command = mockScriptFrom(agent.Command, r.sc.File)
 	jsc := &scenario.Scenario{
 		Name:   r.sc.Name + " (" + what + ")",
 		File:   r.sc.File,

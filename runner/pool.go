@@ -196,7 +196,7 @@ func (r *scenarioRun) reuses() bool {
 // directories names two agents.
 func (r *scenarioRun) poolArgv() []string {
 	sc := r.sc
-	argv := slices.Clone(mockScriptFrom(sc.Agent.Command, sc.File))
+	argv := ResolveCommand(sc.Agent.Command, sc.File, sc.Agent.Cwd, r.opts.Self).Argv
 	for i, a := range argv {
 		if a == "" || filepath.IsAbs(a) {
 			continue
@@ -206,7 +206,7 @@ func (r *scenarioRun) poolArgv() []string {
 			argv[i] = p
 		}
 	}
-	return agentArgv(argv, r.opts.Self)
+	return argv
 }
 
 // poolKey says which scenarios may share a process: those whose agents
@@ -252,15 +252,15 @@ func (r *scenarioRun) reuseWhere() string {
 // that a failure can be told and the process stopped.
 func (r *scenarioRun) acquire(ctx context.Context) error {
 	pl := r.opts.procs
-	argv := agentArgv(r.sc.Agent.Command, r.opts.Self)
-	key := ""
+	own := ResolveCommand(r.sc.Agent.Command, r.sc.File, r.sc.Agent.Cwd, r.opts.Self).Argv
+	argv, key := own, ""
 	if r.reuses() {
 		argv = r.poolArgv()
 		key = r.poolKey(argv)
 		if why := pl.whyNotReusable(key); why != "" {
 			r.res.Warnings = append(r.res.Warnings, r.reuseWhere()+why)
 			key = "" // as without reuse
-			argv = agentArgv(r.sc.Agent.Command, r.opts.Self)
+			argv = own
 		} else {
 			p, why := pl.take(key, r.opts.Abort)
 			r.res.Warnings = append(r.res.Warnings, why...)

@@ -95,7 +95,7 @@ func Probe(ctx context.Context, opts ProbeOptions) (ProbeReport, error) {
 	}
 	rep := ProbeReport{
 		Agent:         opts.Agent.Name,
-		Command:       agentArgv(opts.Agent.Command, opts.Self),
+		Command:       ResolveCommand(opts.Agent.Command, "", opts.Agent.Cwd, opts.Self).Argv,
 		Cwd:           opts.Agent.Cwd,
 		AuthMethods:   []acp.AuthMethod{},
 		ConfigOptions: []acp.SessionConfigOption{},

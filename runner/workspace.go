@@ -3,8 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,7 +33,6 @@ func (r *scenarioRun) makeWorkspace(ctx context.Context, job Ref) error {
 		Created: []string{}, Modified: []string{}, Deleted: []string{},
 	}
 	local := *sc
-	local.Agent.Command = mockScriptFrom(sc.Agent.Command, sc.File)
 	from := sc.Workspace.Source()
 	local.Agent.Cwd = workspace.Rebase(sc.Agent.Cwd, from, ws.Dir)
 	local.Client.Roots = make([]string, len(sc.Client.Roots))
@@ -60,45 +57,6 @@ func (r *scenarioRun) unredactWorkspace(res *Result) {
 	}
 	res.Workspace.Path = r.ws.Dir
 	res.Workspace.Source = r.sc.Workspace.Source()
-}
-
-// MockScript is the file the script of an `acprun mock-agent SCRIPT`
-// agent is read from: next to the scenario file when it names one there,
-// else SCRIPT relative to the agent's cwd, where the mock agent runs.
-func MockScript(script, file, cwd string) string {
-	if filepath.IsAbs(script) {
-		return script
-	}
-	if next := filepath.Join(filepath.Dir(file), script); fileExists(next) {
-		return next
-	}
-	return filepath.Join(cwd, script)
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// mockScriptFrom makes the script of an `acprun mock-agent SCRIPT` command
-// absolute against the scenario file's directory when it names a file
-// there (MockScript): with a workspace the agent starts in the copy, where
-// a relative script is not found.
-func mockScriptFrom(argv []string, file string) []string {
-	if len(argv) < 3 || argv[0] != "acprun" || argv[1] != "mock-agent" || filepath.IsAbs(argv[2]) {
-		return argv
-	}
-	next := filepath.Join(filepath.Dir(file), argv[2])
-	if !fileExists(next) {
-		return argv // found, if at all, relative to the agent's cwd
-	}
-	abs, err := filepath.Abs(next)
-	if err != nil {
-		return argv
-	}
-	out := slices.Clone(argv)
-	out[2] = abs
-	return out
 }
 
 // workspacePrefix names a job's workspace directory after its scenario,

@@ -1,0 +1,106 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestResolveCommand checks how an agent command resolves, for a run and
+// validate --strict alike: "acprun" is the running acprun; the script of
+// `acprun mock-agent SCRIPT` is the file beside the scenario file when
+// there is one, else relative to the agent's cwd, and the argv names it
+// by its absolute path only when the cwd would not find that file by
+// SCRIPT.
+func TestResolveCommand(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"beside.mock.yaml", "sub/inner.mock.yaml", "sub/beside.mock.yaml"} {
+		path := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir) // a scenario file named relative to acprun's working directory
+	file, sub, self := filepath.Join(dir, "s.yaml"), filepath.Join(dir, "sub"), "/bin/acprun-self"
+	tests := []struct {
+		name            string
+		command         []string
+		file, cwd, self string
+		wantArgv        []string
+		wantScript      string
+	}{
+		{"acprun is self", []string{"acprun", "replay", "t.jsonl"}, file, dir, self,
+			[]string{self, "replay", "t.jsonl"}, ""},
+		{"no self: acprun from PATH", []string{"acprun", "mock-agent", "beside.mock.yaml"}, file, dir, "",
+			[]string{"acprun", "mock-agent", "beside.mock.yaml"}, filepath.Join(dir, "beside.mock.yaml")},
+		{"other program", []string{"./agent", "--acp"}, file, dir, self,
+			[]string{"./agent", "--acp"}, ""},
+		{"script beside the file, cwd the file's directory", []string{"acprun", "mock-agent", "beside.mock.yaml"}, file, dir, self,
+			[]string{self, "mock-agent", "beside.mock.yaml"}, filepath.Join(dir, "beside.mock.yaml")},
+		{"relative file name", []string{"acprun", "mock-agent", "beside.mock.yaml"}, "s.yaml", dir, self,
+			[]string{self, "mock-agent", "beside.mock.yaml"}, "beside.mock.yaml"},
+		{"script beside the file, cwd elsewhere", []string{"acprun", "mock-agent", "beside.mock.yaml"}, file, sub, self,
+			[]string{self, "mock-agent", filepath.Join(dir, "beside.mock.yaml")}, filepath.Join(dir, "beside.mock.yaml")},
+		{"script only in the cwd", []string{"acprun", "mock-agent", "inner.mock.yaml"}, file, sub, self,
+			[]string{self, "mock-agent", "inner.mock.yaml"}, filepath.Join(sub, "inner.mock.yaml")},
+		{"missing script: the cwd's", []string{"acprun", "mock-agent", "nope.mock.yaml"}, file, sub, self,
+			[]string{self, "mock-agent", "nope.mock.yaml"}, filepath.Join(sub, "nope.mock.yaml")},
+		{"absolute script", []string{"acprun", "mock-agent", "/x/a.mock.yaml"}, file, sub, self,
+			[]string{self, "mock-agent", "/x/a.mock.yaml"}, "/x/a.mock.yaml"},
+		{"no scenario file: the cwd's", []string{"acprun", "mock-agent", "beside.mock.yaml"}, "", sub, self,
+			[]string{self, "mock-agent", "beside.mock.yaml"}, filepath.Join(sub, "beside.mock.yaml")},
+		{"mock-agent without a script", []string{"acprun", "mock-agent"}, file, dir, self,
+			[]string{self, "mock-agent"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			command := append([]string(nil), tt.command...)
+			got := ResolveCommand(command, tt.file, tt.cwd, tt.self)
+			want := Command{Argv: tt.wantArgv, Script: tt.wantScript}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("ResolveCommand(%q, %q, %q) (-want +got):\n%s", tt.command, tt.file, tt.cwd, diff)
+			}
+			if diff := cmp.Diff(tt.command, command); diff != "" {
+				t.Errorf("the command given was changed:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLookPath checks how an agent's program is found, and the words
+// validate --strict reports when it is not.
+func TestLookPath(t *testing.T) {
+	dir := t.TempDir()
+	for name, mode := range map[string]os.FileMode{"agent": 0o755, "script": 0o644} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", dir)
+	tests := []struct{ name, want, err string }{
+		{"agent", filepath.Join(dir, "agent"), ""},
+		{"./agent", filepath.Join(dir, "agent"), ""},
+		{filepath.Join(dir, "agent"), filepath.Join(dir, "agent"), ""},
+		{"no-such-agent", "", "not found in PATH"},
+		{"script", "", "not found in PATH"},
+		{"./nope", "", "no such file (relative to the agent's cwd " + dir + ")"},
+		{"/nonexistent/agent", "", "no such file"},
+		{"./script", "", "not executable (chmod +x it)"},
+		{"./", "", "is a directory"},
+	}
+	for _, tt := range tests {
+		got, err := LookPath(tt.name, dir)
+		errText := ""
+		if err != nil {
+			errText = err.Error()
+		}
+		if got != tt.want || errText != tt.err {
+			t.Errorf("LookPath(%q) = %q, %q; want %q, %q", tt.name, got, errText, tt.want, tt.err)
+		}
+	}
+}
