@@ -234,10 +234,10 @@ func sessionKey(sc *scenario.Scenario, red *redact.Redactor) (key, agent string)
 	return sessionstate.Key(sc.Name, agent), agent
 }
 
-// StateFiles lists the state files the scenarios use in a run with opts
+// stateFiles lists the state files the scenarios use in a run with opts
 // (those that resume, or all with opts.Resume), sorted, each once: the
 // files to lock before the run.
-func StateFiles(opts Options, scs []*scenario.Scenario) []string {
+func stateFiles(opts Options, scs []*scenario.Scenario) []string {
 	var out []string
 	for _, sc := range scs {
 		if resumes(&opts, sc) {
@@ -249,19 +249,16 @@ func StateFiles(opts Options, scs []*scenario.Scenario) []string {
 }
 
 // OpenStates opens and locks the state files the scenarios use (see
-// StateFiles), in sorted order so that two runs never wait for each other
-// in a circle. mode says what to do about a lock another process holds;
-// waiting, when not nil, is told before each wait. On an error the files
-// opened so far are closed: a *sessionstate.BusyError (mode Fail), a
-// *sessionstate.CorruptError, or ctx's end while waiting. The caller
-// passes the map in Options.States and closes every file once Run
-// returned.
+// stateFiles), in sorted order so that two runs never wait for each other
+// in a circle; it is the one place where they are opened. mode says what
+// to do about a lock another process holds; waiting, when not nil, is
+// told before each wait. On an error the files opened so far are closed:
+// a *sessionstate.BusyError (mode Fail), a *sessionstate.CorruptError, or
+// ctx's end while waiting. The caller passes the map in Options.States
+// and closes every file once Run returned.
 func OpenStates(ctx context.Context, opts Options, scs []*scenario.Scenario, mode sessionstate.Mode, waiting func(path string, pid int)) (map[string]*sessionstate.File, error) {
 	states := map[string]*sessionstate.File{}
-	for _, path := range StateFiles(opts, scs) {
-		if _, ok := opts.States[path]; ok {
-			continue
-		}
+	for _, path := range stateFiles(opts, scs) {
 		var w func(int)
 		if waiting != nil {
 			w = func(pid int) { waiting(path, pid) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -89,9 +88,9 @@ type Options struct {
 	// scenarios started the same way, as if each had agent.reuse (run
 	// --reuse-agents).
 	ReuseAgents bool
-	// States are the open, locked state files by path (OpenStates). Run
-	// opens those missing itself, waiting for their locks, and closes only
-	// those.
+	// States are the open, locked state files by path (OpenStates) of
+	// the scenarios that resume: the caller opens them before Run and
+	// closes them after it.
 	States map[string]*sessionstate.File
 	// MaxFailures, when > 0, stops the run once that many jobs (scenario
 	// attempts, after their retries) have failed or errored: no job starts
@@ -112,9 +111,8 @@ type Options struct {
 }
 
 // Run runs every scenario and returns their results in the given order. It
-// returns an error only when it could not run at all (a state file of the
-// scenarios that resume could not be opened: see OpenStates); failures of
-// scenarios are in the Report. When ctx ends, running turns are cancelled as the
+// returns an error only when it could not run at all (the transcripts
+// directory could not be made); failures of scenarios are in the Report. When ctx ends, running turns are cancelled as the
 // protocol asks and the Report holds everything produced so far.
 func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Report, error) {
 	if opts.Self == "" {
@@ -132,23 +130,6 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Rep
 	}
 	if opts.Abort == nil {
 		opts.Abort = make(chan struct{})
-	}
-	opened, err := OpenStates(ctx, opts, scenarios, sessionstate.Wait, nil)
-	if err != nil {
-		return Report{}, err
-	}
-	defer func() {
-		for _, f := range opened {
-			f.Close()
-		}
-	}()
-	if len(opened) > 0 {
-		states := maps.Clone(opts.States)
-		if states == nil {
-			states = map[string]*sessionstate.File{}
-		}
-		maps.Copy(states, opened)
-		opts.States = states
 	}
 	rep := Report{SchemaVersion: SchemaVersion, StartedAt: time.Now()}
 	if opts.Policy != nil {
