@@ -16,7 +16,7 @@ import (
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // reportCmd is `acprun report FILES… -o FILE`.
@@ -101,7 +101,7 @@ func (c *reportCmd) Run(g *globals) error {
 // htmlOptions are the options of the HTML report of run --html and of
 // report: the values of secret-looking variables of acprun's own
 // environment are redacted, on top of what the run redacted.
-func htmlOptions(transcripts func(runner.Result) string) htmlreport.Options {
+func htmlOptions(transcripts func(report.Result) string) htmlreport.Options {
 	return htmlreport.Options{
 		Transcripts: transcripts,
 		Redactor:    redact.New(redact.Secrets(nil, os.Environ())...),
@@ -157,8 +157,8 @@ var unsafeTranscriptName = sync.OnceValue(func() *regexp.Regexp { return regexp.
 // transcriptFinder finds a result's transcript: in dir when it is set (by
 // the file name the results record, else by the name run gives it), else
 // at the recorded path, tried as it is and from each of dirs.
-func transcriptFinder(dir string, dirs []string) func(runner.Result) string {
-	return func(r runner.Result) string {
+func transcriptFinder(dir string, dirs []string) func(report.Result) string {
+	return func(r report.Result) string {
 		if dir != "" {
 			name := filepath.Base(r.Transcript)
 			if r.Transcript == "" {
@@ -198,6 +198,6 @@ func transcriptFinder(dir string, dirs []string) func(runner.Result) string {
 
 // recordedTranscripts finds the transcripts of run --html: where the run
 // just wrote them.
-func recordedTranscripts(r runner.Result) string {
+func recordedTranscripts(r report.Result) string {
 	return r.Transcript
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/acprun/acprun/internal/sessionstate"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
 )
@@ -261,7 +262,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 // writeOutputs writes every output of a finished run, whatever fails, and
 // the summary; it says what was lost after the summary, so that it is the
 // last thing on the screen.
-func (c *runCmd) writeOutputs(g *globals, rep runner.Report, events *output.Events) error {
+func (c *runCmd) writeOutputs(g *globals, rep report.Report, events *output.Events) error {
 	wctx, stop := abortContext(g.Abort)
 	defer stop()
 	var lost []string

@@ -17,7 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // End-to-end tests of the eval expectations (toolCalls, files,
@@ -84,9 +84,9 @@ func lateWriter(in io.Reader, out io.Writer) int {
 }
 
 // byName indexes scenario results by name (one attempt each).
-func byName(t *testing.T, out output.Results) map[string]runner.Result {
+func byName(t *testing.T, out output.Results) map[string]report.Result {
 	t.Helper()
-	m := map[string]runner.Result{}
+	m := map[string]report.Result{}
 	for _, s := range out.Scenarios {
 		if _, dup := m[s.Name]; dup {
 			t.Fatalf("two results named %s", s.Name)
@@ -394,9 +394,9 @@ func TestExpectEveryKind(t *testing.T) {
 			t.Errorf("%s: no result", c.name)
 			continue
 		}
-		want := runner.StatusPassed
+		want := report.StatusPassed
 		if len(c.fails) > 0 {
-			want = runner.StatusFailed
+			want = report.StatusFailed
 		}
 		if r.Status != want {
 			t.Errorf("%s: status %s, want %s (error %q, failures %q)", c.name, r.Status, want, r.Error, r.Failures)
@@ -533,9 +533,9 @@ func TestJudgeVerdicts(t *testing.T) {
 			continue
 		}
 		var fails []wantFailure
-		want := runner.StatusPassed
+		want := report.StatusPassed
 		if c.fail != nil {
-			want, fails = runner.StatusFailed, []wantFailure{*c.fail}
+			want, fails = report.StatusFailed, []wantFailure{*c.fail}
 		}
 		if r.Status != want {
 			t.Errorf("%s: status %s, want %s (error %q, failures %q)", c.name, r.Status, want, r.Error, r.Failures)

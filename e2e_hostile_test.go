@@ -77,7 +77,7 @@ type interruptAt struct {
 // is looked for: the scenario's error, warnings and violations, the turns'
 // errors, warnings and text (the mock agent says its failed client calls
 // as text), and acprun's stderr.
-func report(out output.Results, res result) string {
+func reported(out output.Results, res result) string {
 	var b strings.Builder
 	for _, sc := range out.Scenarios {
 		fmt.Fprintln(&b, sc.Error)
@@ -559,8 +559,8 @@ func runHostile(t *testing.T, c hostileCase) {
 			t.Errorf("status %s, turns %q; want %s, %q\nerror: %s\nfailures: %q\nturns: %+v", sc.Status, stops, c.status, c.stops, sc.Error, sc.Failures, sc.Turns)
 		}
 	}
-	if c.says != "" && !strings.Contains(report(out, res), c.says) {
-		t.Errorf("nothing reported says %q:\n%.3000s", c.says, report(out, res))
+	if c.says != "" && !strings.Contains(reported(out, res), c.says) {
+		t.Errorf("nothing reported says %q:\n%.3000s", c.says, reported(out, res))
 	}
 	if m := exitedWith.FindStringSubmatch(c.says); m != nil && len(out.Scenarios) == 1 {
 		if got := out.Scenarios[0].ExitCode; got == nil || strconv.Itoa(*got) != m[1] {

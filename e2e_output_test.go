@@ -22,7 +22,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // shardScenario is one scenario of a hand-written results file.
@@ -41,10 +41,10 @@ func shardJSON(t *testing.T, startedAt string, durationMs int, interrupted bool,
 		ByStopReason: map[string][]output.TurnRef{},
 	}
 	for _, s := range scs {
-		sc := runner.Result{
-			Name: s.name, File: s.file, Line: s.line, Status: runner.Status(s.status), StartFailed: s.startFailed, DurationMs: 40,
-			Agent: runner.AgentInfo{Command: []string{"agent"}},
-			Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", DurationMs: 30, Text: "hello"}},
+		sc := report.Result{
+			Name: s.name, File: s.file, Line: s.line, Status: report.Status(s.status), StartFailed: s.startFailed, DurationMs: 40,
+			Agent: report.AgentInfo{Command: []string{"agent"}},
+			Turns: []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", DurationMs: 30, Text: "hello"}},
 		}
 		switch {
 		case s.startFailed:

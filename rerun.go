@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -47,7 +47,7 @@ func readRerun(path string) (*rerunSet, error) {
 	}
 	set := &rerunSet{file: path, failed: map[rerunKey]bool{}}
 	for _, r := range res.Scenarios {
-		if r.Verdict() && r.Status != runner.StatusPassed {
+		if r.Verdict() && r.Status != report.StatusPassed {
 			set.failed[rerunKey{samePath(r.File), r.Name, r.Agent.Name}] = true
 		}
 	}

@@ -1,5 +1,5 @@
 // Package output writes what acprun shows people and tools, each format a
-// function of the data it is given: a runner.Report as JSON results keyed
+// function of the data it is given: a report.Report as JSON results keyed
 // by stop reason, JUnit XML, JSONL events, GitHub annotations and the
 // human summary (with the progress shown while it runs); the JSON results
 // of shards merged into one; a runner.ProbeReport as probe's text and

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/runner"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -46,7 +47,7 @@ func int64p(n int64) *int64 { return &n }
 // Write call as it happens, with the fields of its kind.
 func TestEventsLines(t *testing.T) {
 	ref := sampleRef()
-	perm := runner.Permission{ToolCallID: "c1", Title: "rm -rf /", Kind: "execute", Decision: "deny", Rule: "deny[0]", OptionID: "reject", Outcome: "selected"}
+	perm := report.Permission{ToolCallID: "c1", Title: "rm -rf /", Kind: "execute", Decision: "deny", Rule: "deny[0]", OptionID: "reject", Outcome: "selected"}
 	res := sampleReport().Scenarios[1]
 	steps := []struct {
 		call func(e *output.Events)
@@ -80,7 +81,7 @@ func TestEventsLines(t *testing.T) {
 			func(e *output.Events) { e.ScenarioFinished(ref, res) },
 			output.Event{
 				Event: "scenario_finished", Scenario: "refuses <politely>", File: "examples/basic.yaml", Line: 20, Agent: "claude",
-				Status: runner.StatusFailed, Attempt: 2, DurationMs: int64p(65_432), Failures: res.Failures,
+				Status: report.StatusFailed, Attempt: 2, DurationMs: int64p(65_432), Failures: res.Failures,
 			},
 		},
 	}
@@ -130,9 +131,9 @@ func TestEventsOnDisk(t *testing.T) {
 	calls := []func(){
 		func() { e.ScenarioStarted(ref) },
 		func() { e.TurnStarted(ref, 1) },
-		func() { e.TurnFinished(ref, runner.TurnResult{Index: 1, StopReason: "end_turn"}) },
+		func() { e.TurnFinished(ref, report.TurnResult{Index: 1, StopReason: "end_turn"}) },
 		func() {
-			e.ScenarioFinished(ref, runner.Result{Name: ref.Name, Status: runner.StatusPassed})
+			e.ScenarioFinished(ref, report.Result{Name: ref.Name, Status: report.StatusPassed})
 		},
 	}
 	for i, call := range calls {
@@ -164,7 +165,7 @@ func TestEventsWriteError(t *testing.T) {
 	e := output.NewEvents(w)
 	ref := sampleRef()
 	e.ScenarioStarted(ref)
-	e.ScenarioFinished(ref, runner.Result{})
+	e.ScenarioFinished(ref, report.Result{})
 	if err := e.Err(); err == nil || err.Error() != "disk full" {
 		t.Errorf("Err = %v; want disk full", err)
 	}
@@ -240,7 +241,7 @@ func eventsHelper(path string) {
 	ref := sampleRef()
 	e.ScenarioStarted(ref)
 	e.TurnStarted(ref, 1)
-	e.PermissionDecided(ref, runner.Permission{ToolCallID: "c1", Decision: "allow", Outcome: "selected"})
+	e.PermissionDecided(ref, report.Permission{ToolCallID: "c1", Decision: "allow", Outcome: "selected"})
 	os.Stdout.WriteString("ready\n")
 	io.Copy(io.Discard, os.Stdin) // the test keeps stdin open and kills us
 	os.Exit(3)
@@ -256,10 +257,10 @@ func TestEventsNameAttemptAndAgent(t *testing.T) {
 	e := output.NewEvents(w)
 	e.ScenarioStarted(j)
 	e.TurnStarted(j, 1)
-	e.PermissionDecided(j, runner.Permission{ToolCallID: "c1", Decision: "allow"})
+	e.PermissionDecided(j, report.Permission{ToolCallID: "c1", Decision: "allow"})
 	e.Warning(j, "careful")
-	e.TurnFinished(j, runner.TurnResult{Index: 1, StopReason: "end_turn"})
-	e.ScenarioFinished(j, runner.Result{Name: ref.Name, File: ref.File, Line: ref.Line, Attempt: 2, Agent: runner.AgentInfo{Name: "claude"}, Status: runner.StatusPassed})
+	e.TurnFinished(j, report.TurnResult{Index: 1, StopReason: "end_turn"})
+	e.ScenarioFinished(j, report.Result{Name: ref.Name, File: ref.File, Line: ref.Line, Attempt: 2, Agent: report.AgentInfo{Name: "claude"}, Status: report.StatusPassed})
 	kinds := map[string]bool{}
 	for _, line := range w.calls {
 		var ev output.Event

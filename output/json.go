@@ -5,7 +5,7 @@ import (
 	"io"
 	"sort"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // TurnRef names one turn of one scenario result in byStopReason. Agent
@@ -18,7 +18,7 @@ type TurnRef struct {
 	// Attempt counts from 1 when scenarios were repeated; 0 (left out)
 	// when each ran once.
 	Attempt int `json:"attempt,omitempty"`
-	// Retry is the result's retry (see runner.Result.Retry).
+	// Retry is the result's retry (see report.Result.Retry).
 	Retry int `json:"retry,omitempty"`
 	Turn  int `json:"turn"`
 }
@@ -55,7 +55,7 @@ type Summary struct {
 }
 
 // Results is the JSON document acprun writes (schemaVersion
-// runner.SchemaVersion).
+// report.SchemaVersion).
 type Results struct {
 	SchemaVersion  int                  `json:"schemaVersion"`
 	StartedAt      string               `json:"startedAt"`
@@ -64,13 +64,13 @@ type Results struct {
 	PolicyOverride string               `json:"policyOverride,omitempty"`
 	ByStopReason   map[string][]TurnRef `json:"byStopReason"`
 	Summary        Summary              `json:"summary"`
-	Scenarios      []runner.Result      `json:"scenarios"`
+	Scenarios      []report.Result      `json:"scenarios"`
 }
 
 // NewResults builds the JSON document of a report.
-func NewResults(rep runner.Report) Results {
+func NewResults(rep report.Report) Results {
 	res := Results{
-		SchemaVersion:  runner.SchemaVersion,
+		SchemaVersion:  report.SchemaVersion,
 		StartedAt:      rep.StartedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 		DurationMs:     rep.Duration.Milliseconds(),
 		Interrupted:    rep.Interrupted,
@@ -80,11 +80,11 @@ func NewResults(rep runner.Report) Results {
 		Scenarios:      rep.Scenarios,
 	}
 	if res.Scenarios == nil {
-		res.Scenarios = []runner.Result{}
+		res.Scenarios = []report.Result{}
 	}
 	for _, sc := range rep.Scenarios {
 		for _, t := range sc.Turns {
-			if t.StopReason == runner.OutcomeSkipped {
+			if t.StopReason == report.OutcomeSkipped {
 				continue
 			}
 			res.ByStopReason[t.StopReason] = append(res.ByStopReason[t.StopReason], TurnRef{
@@ -96,7 +96,7 @@ func NewResults(rep runner.Report) Results {
 }
 
 // Summarize counts the scenarios and turns of a report.
-func Summarize(rep runner.Report) Summary {
+func Summarize(rep report.Report) Summary {
 	s := Summary{Turns: map[string]int{}, DurationMs: rep.Duration.Milliseconds()}
 	for _, sc := range rep.Scenarios {
 		s.Allowed += sc.Allowed
@@ -114,11 +114,11 @@ func Summarize(rep runner.Report) Summary {
 		}
 		s.Scenarios++
 		switch sc.Status {
-		case runner.StatusPassed:
+		case report.StatusPassed:
 			s.Passed++
-		case runner.StatusFailed:
+		case report.StatusFailed:
 			s.Failed++
-		case runner.StatusInterrupted:
+		case report.StatusInterrupted:
 			s.Interrupted++
 			if sc.NotRun {
 				s.NotRun++
@@ -132,7 +132,7 @@ func Summarize(rep runner.Report) Summary {
 }
 
 // JSON writes the report as indented JSON.
-func JSON(w io.Writer, rep runner.Report) error {
+func JSON(w io.Writer, rep report.Report) error {
 	return WriteResults(w, NewResults(rep))
 }
 

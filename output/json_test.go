@@ -7,32 +7,32 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 	"github.com/google/go-cmp/cmp"
 )
 
 // matrixReport is one scenario run twice (--repeat 2) against two named
 // agents (--agent), plus one plain scenario: four results whose turns
 // only their agent and attempt tell apart.
-func matrixReport() runner.Report {
-	rep := runner.Report{SchemaVersion: runner.SchemaVersion, StartedAt: sampleReport().StartedAt, Duration: ms(100)}
+func matrixReport() report.Report {
+	rep := report.Report{SchemaVersion: report.SchemaVersion, StartedAt: sampleReport().StartedAt, Duration: ms(100)}
 	for _, agent := range []string{"claude", "codex"} {
 		for attempt := 1; attempt <= 2; attempt++ {
-			rep.Scenarios = append(rep.Scenarios, result(runner.Result{
+			rep.Scenarios = append(rep.Scenarios, result(report.Result{
 				Name: "login", File: "login.yaml", Line: 1, Attempt: attempt,
-				Agent:    runner.AgentInfo{Name: agent, Command: []string{agent}},
-				Status:   runner.StatusPassed,
+				Agent:    report.AgentInfo{Name: agent, Command: []string{agent}},
+				Status:   report.StatusPassed,
 				Warnings: []string{"mode \"plan\" not offered by the agent; not set"},
-				Turns:    []runner.TurnResult{{Index: 1, Prompt: "log in", StopReason: "end_turn", Duration: ms(10)}},
+				Turns:    []report.TurnResult{{Index: 1, Prompt: "log in", StopReason: "end_turn", Duration: ms(10)}},
 			}))
 		}
 	}
-	rep.Scenarios = append(rep.Scenarios, result(runner.Result{
+	rep.Scenarios = append(rep.Scenarios, result(report.Result{
 		Name: "plain", File: "plain.yaml", Line: 1,
-		Agent:    runner.AgentInfo{Command: []string{"agent"}},
-		Status:   runner.StatusPassed,
+		Agent:    report.AgentInfo{Command: []string{"agent"}},
+		Status:   report.StatusPassed,
 		Warnings: []string{"turn 1: the agent cannot take images; part 2 not sent", "protocol violation: line 3: not JSON"},
-		Turns:    []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", Duration: ms(10)}},
+		Turns:    []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", Duration: ms(10)}},
 	}))
 	return rep
 }
@@ -79,7 +79,7 @@ func TestByStopReasonNamesAgentAndAttempt(t *testing.T) {
 // TestSummaryCountsWarnings checks summary.warnings, in the JSON too.
 func TestSummaryCountsWarnings(t *testing.T) {
 	for name, tt := range map[string]struct {
-		rep  runner.Report
+		rep  report.Report
 		want int
 	}{
 		"matrix": {matrixReport(), 6},
@@ -144,9 +144,9 @@ func TestJSONLongTexts(t *testing.T) {
 		return b.String()
 	}
 	rep := sampleReport()
-	rep.Scenarios = append(rep.Scenarios, result(runner.Result{
-		Name: "flood", File: "flood.yaml", Line: 1, Status: runner.StatusPassed,
-		Turns: []runner.TurnResult{
+	rep.Scenarios = append(rep.Scenarios, result(report.Result{
+		Name: "flood", File: "flood.yaml", Line: 1, Status: report.StatusPassed,
+		Turns: []report.TurnResult{
 			{Index: 1, Prompt: "a", StopReason: "end_turn",
 				Text:     long("héllo \"wörld\"\\ <a&b>\n\t\x01\u2028\u2029 日本語 🎉 ", 200<<10),
 				Thoughts: long("x\xff\xfey\xe6\x97", 100<<10) + "\xe6",

@@ -12,11 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // ReadResults decodes a results document written by acprun run or acprun
-// merge. Its schemaVersion must be runner.SchemaVersion or 1, which is
+// merge. Its schemaVersion must be report.SchemaVersion or 1, which is
 // read as the current version says it (see upgradeV1). The Duration
 // fields, which JSON leaves out, are set from the durationMs fields, so the
 // results print as the run's did.
@@ -33,11 +33,11 @@ func ReadResults(r io.Reader) (Results, error) {
 		return Results{}, fmt.Errorf("not acprun results: %w", err)
 	}
 	switch res.SchemaVersion {
-	case runner.SchemaVersion, 1:
+	case report.SchemaVersion, 1:
 	case 0:
 		return Results{}, errors.New("not acprun results: no schemaVersion")
 	default:
-		return Results{}, fmt.Errorf("schemaVersion %d is not supported (want 1 to %d)", res.SchemaVersion, runner.SchemaVersion)
+		return Results{}, fmt.Errorf("schemaVersion %d is not supported (want 1 to %d)", res.SchemaVersion, report.SchemaVersion)
 	}
 	if res.StartedAt != "" {
 		if _, err := time.Parse(time.RFC3339Nano, res.StartedAt); err != nil {
@@ -67,31 +67,31 @@ func upgradeV1(res *Results) {
 	for i := range res.Scenarios {
 		sc := &res.Scenarios[i]
 		if sc.NotRun {
-			sc.Status = runner.StatusInterrupted
+			sc.Status = report.StatusInterrupted
 			continue
 		}
 		for _, t := range sc.Turns {
-			if !runner.ExternalCause(t.CancelCause) {
+			if !report.ExternalCause(t.CancelCause) {
 				continue
 			}
 			cut := fmt.Sprintf("acprun cancelled turn %d after %s", t.Index, t.CancelCause)
 			if sc.Error != "" {
 				cut += " (" + sc.Error + ")"
 			}
-			sc.Status, sc.Error, sc.StartFailed = runner.StatusInterrupted, cut, false
+			sc.Status, sc.Error, sc.StartFailed = report.StatusInterrupted, cut, false
 			break
 		}
 	}
-	res.SchemaVersion = runner.SchemaVersion
+	res.SchemaVersion = report.SchemaVersion
 	res.Summary = Summarize(res.Report())
 }
 
 // Report turns results back into the report they were made from, as far as
 // JSON keeps it: durations have millisecond precision, and an unparsable
 // startedAt is the zero time.
-func (r Results) Report() runner.Report {
+func (r Results) Report() report.Report {
 	started, _ := time.Parse(time.RFC3339Nano, r.StartedAt)
-	return runner.Report{
+	return report.Report{
 		SchemaVersion:  r.SchemaVersion,
 		StartedAt:      started,
 		Duration:       time.Duration(r.DurationMs) * time.Millisecond,
@@ -153,7 +153,7 @@ type resultKey struct {
 }
 
 func merge(names []string, shards []Results) (Results, error) {
-	rep := runner.Report{SchemaVersion: runner.SchemaVersion}
+	rep := report.Report{SchemaVersion: report.SchemaVersion}
 	var overrides []string
 	seen := map[resultKey]string{}
 	for i, sh := range shards {
@@ -176,7 +176,7 @@ func merge(names []string, shards []Results) (Results, error) {
 		}
 	}
 	rep.PolicyOverride = strings.Join(overrides, ", ")
-	slices.SortStableFunc(rep.Scenarios, func(a, b runner.Result) int {
+	slices.SortStableFunc(rep.Scenarios, func(a, b report.Result) int {
 		return cmp.Or(
 			cmp.Compare(a.File, b.File),
 			cmp.Compare(a.Line, b.Line),

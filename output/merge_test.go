@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 	"github.com/google/go-cmp/cmp"
 )
 
 // writeJSON writes rep's JSON results to a file in dir and returns its path.
-func writeJSON(t *testing.T, dir, name string, rep runner.Report) string {
+func writeJSON(t *testing.T, dir, name string, rep report.Report) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := output.JSON(&buf, rep); err != nil {
@@ -44,7 +44,7 @@ func decoded(t *testing.T, res output.Results) map[string]any {
 
 // shard returns a copy of rep with the scenarios at the given indexes and
 // its own times.
-func shard(rep runner.Report, start time.Time, d time.Duration, idx ...int) runner.Report {
+func shard(rep report.Report, start time.Time, d time.Duration, idx ...int) report.Report {
 	s := rep
 	s.StartedAt, s.Duration = start, d
 	s.Scenarios = nil
@@ -99,7 +99,7 @@ func TestMergeFlags(t *testing.T) {
 	c := shard(full, full.StartedAt, time.Second, 2)
 	c.PolicyOverride = "--deny-all"
 	var shards []output.Results
-	for _, r := range []runner.Report{a, b, c} {
+	for _, r := range []report.Report{a, b, c} {
 		shards = append(shards, output.NewResults(r))
 	}
 	got, err := output.Merge(shards...)
@@ -127,9 +127,9 @@ func TestResultsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ReadResults: %v", err)
 	}
-	for name, format := range map[string]func(*bytes.Buffer, runner.Report) error{
-		"text":  func(b *bytes.Buffer, r runner.Report) error { return output.Text(b, r) },
-		"junit": func(b *bytes.Buffer, r runner.Report) error { return output.JUnit(b, r) },
+	for name, format := range map[string]func(*bytes.Buffer, report.Report) error{
+		"text":  func(b *bytes.Buffer, r report.Report) error { return output.Text(b, r) },
+		"junit": func(b *bytes.Buffer, r report.Report) error { return output.JUnit(b, r) },
 	} {
 		var want, got bytes.Buffer
 		if err := format(&want, rep); err != nil {
@@ -199,7 +199,7 @@ func TestReadResultsVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 	type got struct {
-		Status      runner.Status
+		Status      report.Status
 		Error       string
 		StartFailed bool
 	}
@@ -208,17 +208,17 @@ func TestReadResultsVersion1(t *testing.T) {
 		gots = append(gots, got{sc.Status, sc.Error, sc.StartFailed})
 	}
 	want := []got{
-		{runner.StatusInterrupted, "acprun cancelled turn 1 after runTimeout", false},
-		{runner.StatusPassed, "", false},
-		{runner.StatusInterrupted, "acprun cancelled turn 1 after failFast (initialize: context canceled)", false},
-		{runner.StatusInterrupted, "not run: interrupted first", false},
+		{report.StatusInterrupted, "acprun cancelled turn 1 after runTimeout", false},
+		{report.StatusPassed, "", false},
+		{report.StatusInterrupted, "acprun cancelled turn 1 after failFast (initialize: context canceled)", false},
+		{report.StatusInterrupted, "not run: interrupted first", false},
 	}
 	if diff := cmp.Diff(want, gots); diff != "" {
 		t.Errorf("scenarios read (-want +got):\n%s", diff)
 	}
 	s := res.Summary
-	if res.SchemaVersion != runner.SchemaVersion || s.Passed != 1 || s.Errored != 0 || s.Interrupted != 3 || s.NotRun != 1 {
-		t.Errorf("schemaVersion %d, summary %+v; want %d, 1 passed, 3 interrupted (1 not run)", res.SchemaVersion, s, runner.SchemaVersion)
+	if res.SchemaVersion != report.SchemaVersion || s.Passed != 1 || s.Errored != 0 || s.Interrupted != 3 || s.NotRun != 1 {
+		t.Errorf("schemaVersion %d, summary %+v; want %d, 1 passed, 3 interrupted (1 not run)", res.SchemaVersion, s, report.SchemaVersion)
 	}
 }
 

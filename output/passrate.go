@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/shellquote"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // PassRate is how often one scenario passed against one agent over its
@@ -159,7 +159,7 @@ type passRateKey struct{ file, name, agent string }
 // than one agent (an --agent matrix). A scenario that names its one agent
 // is not a comparison. Interrupted attempts are not samples: a scenario
 // and agent none of whose attempts ran to its end has no rate, and no row.
-func PassRates(rep runner.Report) []PassRate {
+func PassRates(rep report.Report) []PassRate {
 	idx := map[passRateKey]int{}
 	var out []PassRate
 	agents := map[passRateKey]map[string]bool{} // scenario (no agent) → its agents
@@ -176,9 +176,9 @@ func PassRates(rep runner.Report) []PassRate {
 			out = append(out, PassRate{Scenario: r.Name, File: r.File, Agent: r.Agent.Name})
 		}
 		switch r.Status {
-		case runner.StatusInterrupted:
+		case report.StatusInterrupted:
 			out[i].Interrupted++
-		case runner.StatusPassed:
+		case report.StatusPassed:
 			out[i].Passed++
 			out[i].Attempts++
 		default:
@@ -317,7 +317,7 @@ func passRateCell(p PassRate) string {
 // passRateTable writes the pass rates side by side: one row per scenario,
 // one column per agent, each column as wide as its widest cell. A scenario
 // whose name another file uses too is shown with its file.
-func passRateTable(w io.Writer, rates []PassRate, rep runner.Report) {
+func passRateTable(w io.Writer, rates []PassRate, rep report.Report) {
 	type row struct{ file, name string }
 	commands := map[passRateKey][]string{}
 	for _, r := range rep.Scenarios {

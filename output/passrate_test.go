@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -19,18 +19,18 @@ import (
 // "login" five times each (claude passes attempts 2 and 4, codex all),
 // and another "login", in admin/login.yaml, twice against claude only,
 // failing both times.
-func repeatReport() runner.Report {
-	rep := runner.Report{SchemaVersion: runner.SchemaVersion, StartedAt: sampleReport().StartedAt, Duration: ms(900)}
+func repeatReport() report.Report {
+	rep := report.Report{SchemaVersion: report.SchemaVersion, StartedAt: sampleReport().StartedAt, Duration: ms(900)}
 	add := func(file, agent string, attempt int, pass bool) {
-		r := runner.Result{
+		r := report.Result{
 			Name: "login", File: file, Line: 1, Attempt: attempt,
-			Agent:    runner.AgentInfo{Name: agent, Command: []string{agent}},
-			Status:   runner.StatusPassed,
+			Agent:    report.AgentInfo{Name: agent, Command: []string{agent}},
+			Status:   report.StatusPassed,
 			Duration: ms(10),
-			Turns:    []runner.TurnResult{{Index: 1, Prompt: "log in", StopReason: "end_turn", Duration: ms(10)}},
+			Turns:    []report.TurnResult{{Index: 1, Prompt: "log in", StopReason: "end_turn", Duration: ms(10)}},
 		}
 		if !pass {
-			r.Status = runner.StatusFailed
+			r.Status = report.StatusFailed
 			r.Failures = []string{`turn 1: text does not contain "welcome"`}
 			r.Turns[0].Failures = []string{`text does not contain "welcome"`}
 		}
@@ -239,12 +239,12 @@ func TestByKJSON(t *testing.T) {
 // sample: it is counted apart, the rates are those of the attempts that
 // ran to their end, and a scenario none of whose attempts did has no row.
 func TestPassRatesLeaveOutInterrupted(t *testing.T) {
-	rep := runner.Report{SchemaVersion: runner.SchemaVersion}
-	for i, st := range []runner.Status{runner.StatusPassed, runner.StatusFailed, runner.StatusInterrupted, runner.StatusPassed} {
-		rep.Scenarios = append(rep.Scenarios, runner.Result{Name: "a", File: "a.yaml", Attempt: i + 1, Status: st})
+	rep := report.Report{SchemaVersion: report.SchemaVersion}
+	for i, st := range []report.Status{report.StatusPassed, report.StatusFailed, report.StatusInterrupted, report.StatusPassed} {
+		rep.Scenarios = append(rep.Scenarios, report.Result{Name: "a", File: "a.yaml", Attempt: i + 1, Status: st})
 	}
 	for i := range 2 {
-		rep.Scenarios = append(rep.Scenarios, runner.Result{Name: "b", File: "a.yaml", Attempt: i + 1, Status: runner.StatusInterrupted, NotRun: i == 1})
+		rep.Scenarios = append(rep.Scenarios, report.Result{Name: "b", File: "a.yaml", Attempt: i + 1, Status: report.StatusInterrupted, NotRun: i == 1})
 	}
 	got := output.PassRates(rep)
 	if len(got) != 1 {
@@ -305,7 +305,7 @@ func TestPassRateTableText(t *testing.T) {
 func TestPassRateTableMatrixOnly(t *testing.T) {
 	noColor(t)
 	rep := repeatReport()
-	var single []runner.Result
+	var single []report.Result
 	for _, r := range rep.Scenarios {
 		if r.Attempt == 1 {
 			r.Attempt = 0

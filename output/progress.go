@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/runner"
 	"github.com/fatih/color"
 )
@@ -101,7 +102,7 @@ func (p *Progress) TurnStarted(j runner.Ref, turn int) {
 
 // TurnFinished notes, when verbose, the turn's outcome; its tool calls
 // were streamed as they happened (Update).
-func (p *Progress) TurnFinished(j runner.Ref, t runner.TurnResult) {
+func (p *Progress) TurnFinished(j runner.Ref, t report.TurnResult) {
 	if !p.opts.Verbose || p.opts.Quiet {
 		return
 	}
@@ -109,7 +110,7 @@ func (p *Progress) TurnFinished(j runner.Ref, t runner.TurnResult) {
 	if t.CancelCause != "" {
 		outcome += " after " + t.CancelCause
 	}
-	if t.StopReason == runner.OutcomeSkipped {
+	if t.StopReason == report.OutcomeSkipped {
 		p.verbose(j, "turn %d: %s", t.Index, outcome)
 		return
 	}
@@ -158,7 +159,7 @@ func (p *Progress) Update(j runner.Ref, u runner.Update) {
 
 // PermissionDecided notes, when verbose, how a permission request was
 // answered.
-func (p *Progress) PermissionDecided(j runner.Ref, perm runner.Permission) {
+func (p *Progress) PermissionDecided(j runner.Ref, perm report.Permission) {
 	what := perm.Title
 	if what == "" {
 		what = perm.ToolCallID
@@ -183,7 +184,7 @@ func (p *Progress) Warning(j runner.Ref, msg string) {
 
 // ScenarioFinished writes the scenario's line: on a terminal above the
 // live area, which no longer shows it as running.
-func (p *Progress) ScenarioFinished(j runner.Ref, r runner.Result) {
+func (p *Progress) ScenarioFinished(j runner.Ref, r report.Result) {
 	if p.opts.Quiet {
 		return
 	}
@@ -191,7 +192,7 @@ func (p *Progress) ScenarioFinished(j runner.Ref, r runner.Result) {
 		// Control characters the agent sent (in a failure's excerpt, say)
 		// must not drive the terminal; the line's colours stay.
 		// A retried try is not counted: the bar counts attempts.
-		p.live.finished(j, printableSGR(finishedLine(r)), !r.Retried, r.Verdict() && r.Status != runner.StatusPassed && r.Status != runner.StatusInterrupted)
+		p.live.finished(j, printableSGR(finishedLine(r)), !r.Retried, r.Verdict() && r.Status != report.StatusPassed && r.Status != report.StatusInterrupted)
 		return
 	}
 	if p.opts.Terminal {
@@ -211,15 +212,15 @@ const dotsPerLine = 80
 
 // writeDot writes the character of a finished scenario (Dots). The
 // caller holds p.mu.
-func (p *Progress) writeDot(r runner.Result) {
+func (p *Progress) writeDot(r report.Result) {
 	dot := paint(color.FgGreen).Sprint(".")
 	switch {
 	case r.Retried:
 		dot = paint(color.FgYellow).Sprint("r") // failed, and runs again
-	case r.Status == runner.StatusPassed:
-	case r.Status == runner.StatusFailed:
+	case r.Status == report.StatusPassed:
+	case r.Status == report.StatusFailed:
 		dot = paint(color.FgRed).Sprint("F")
-	case r.Status == runner.StatusInterrupted:
+	case r.Status == report.StatusInterrupted:
 		dot = paint(color.FgYellow).Sprint("I") // cut short: no verdict
 	default:
 		dot = paint(color.FgRed).Sprint("E")
@@ -233,7 +234,7 @@ func (p *Progress) writeDot(r runner.Result) {
 
 // finishedLine is the plain line of a finished scenario: its status,
 // label, stop reasons and duration (the summary explains failures).
-func finishedLine(r runner.Result) string { return scenarioLine(r, false) }
+func finishedLine(r report.Result) string { return scenarioLine(r, false) }
 
 // verbose writes one line when verbose, labelled "[name@agent] ", above
 // the live area if there is one. Control characters an agent sent are
@@ -289,13 +290,13 @@ func (m multiObserver) TurnStarted(j runner.Ref, turn int) {
 	}
 }
 
-func (m multiObserver) TurnFinished(j runner.Ref, t runner.TurnResult) {
+func (m multiObserver) TurnFinished(j runner.Ref, t report.TurnResult) {
 	for _, o := range m {
 		o.TurnFinished(j, t)
 	}
 }
 
-func (m multiObserver) PermissionDecided(j runner.Ref, p runner.Permission) {
+func (m multiObserver) PermissionDecided(j runner.Ref, p report.Permission) {
 	for _, o := range m {
 		o.PermissionDecided(j, p)
 	}
@@ -326,7 +327,7 @@ func (m multiObserver) Update(j runner.Ref, u runner.Update) {
 	}
 }
 
-func (m multiObserver) ScenarioFinished(j runner.Ref, r runner.Result) {
+func (m multiObserver) ScenarioFinished(j runner.Ref, r report.Result) {
 	for _, o := range m {
 		o.ScenarioFinished(j, r)
 	}

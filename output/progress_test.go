@@ -13,6 +13,7 @@ import (
 
 	"github.com/acprun/acprun/internal/vt"
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/runner"
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
@@ -28,7 +29,7 @@ func playRun(obs runner.Observer) {
 		for _, t := range r.Turns {
 			if ts, ok := obs.(interface {
 				TurnStarted(runner.Ref, int)
-			}); ok && t.StopReason != runner.OutcomeSkipped {
+			}); ok && t.StopReason != report.OutcomeSkipped {
 				ts.TurnStarted(ref, t.Index)
 			}
 			for _, p := range t.Permissions {
@@ -212,13 +213,13 @@ type recorder struct {
 func (r *recorder) ScenarioStarted(j runner.Ref) {
 	r.calls = append(r.calls, "started "+j.Name)
 }
-func (r *recorder) TurnFinished(j runner.Ref, t runner.TurnResult) {
+func (r *recorder) TurnFinished(j runner.Ref, t report.TurnResult) {
 	r.calls = append(r.calls, "turn "+t.StopReason)
 }
-func (r *recorder) PermissionDecided(j runner.Ref, p runner.Permission) {
+func (r *recorder) PermissionDecided(j runner.Ref, p report.Permission) {
 	r.calls = append(r.calls, "permission "+p.Decision)
 }
-func (r *recorder) ScenarioFinished(j runner.Ref, res runner.Result) {
+func (r *recorder) ScenarioFinished(j runner.Ref, res report.Result) {
 	r.calls = append(r.calls, "finished "+string(res.Status))
 }
 
@@ -236,10 +237,10 @@ func TestObservers(t *testing.T) {
 	ref := runner.Ref{Name: "s"}
 	obs.ScenarioStarted(ref)
 	obs.TurnStarted(ref, 1)
-	obs.PermissionDecided(ref, runner.Permission{Decision: "allow"})
-	obs.TurnFinished(ref, runner.TurnResult{StopReason: "end_turn"})
+	obs.PermissionDecided(ref, report.Permission{Decision: "allow"})
+	obs.TurnFinished(ref, report.TurnResult{StopReason: "end_turn"})
 	obs.Warning(ref, "w")
-	obs.ScenarioFinished(ref, runner.Result{Status: runner.StatusPassed})
+	obs.ScenarioFinished(ref, report.Result{Status: report.StatusPassed})
 
 	wantBasic := []string{"started s", "turn started", "permission allow", "turn end_turn", "warning w", "finished passed"}
 	wantFull := []string{"started s", "turn started", "permission allow", "turn end_turn", "warning w", "finished passed"}

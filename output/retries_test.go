@@ -8,27 +8,27 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // retriedReport is a scenario repeated twice whose first attempt passed on
 // its second try, and a scenario that failed all its tries.
-func retriedReport() runner.Report {
-	try := func(name string, attempt, retry int, status runner.Status, retried bool) runner.Result {
-		r := runner.Result{Name: name, File: "s.yaml", Line: 1, Attempt: attempt, Retry: retry, Status: status, Retried: retried,
-			Turns: []runner.TurnResult{{Index: 1, StopReason: "end_turn"}}}
-		if status != runner.StatusPassed {
+func retriedReport() report.Report {
+	try := func(name string, attempt, retry int, status report.Status, retried bool) report.Result {
+		r := report.Result{Name: name, File: "s.yaml", Line: 1, Attempt: attempt, Retry: retry, Status: status, Retried: retried,
+			Turns: []report.TurnResult{{Index: 1, StopReason: "end_turn"}}}
+		if status != report.StatusPassed {
 			r.Failures = []string{"turn 1: text does not contain \"pass\""}
 		}
-		r.Flaky = status == runner.StatusPassed && retry > 0
+		r.Flaky = status == report.StatusPassed && retry > 0
 		return r
 	}
-	return runner.Report{SchemaVersion: runner.SchemaVersion, Scenarios: []runner.Result{
-		try("flaky", 1, 0, runner.StatusFailed, true),
-		try("flaky", 1, 1, runner.StatusPassed, false),
-		try("flaky", 2, 0, runner.StatusPassed, false),
-		try("broken", 0, 0, runner.StatusFailed, true),
-		try("broken", 0, 1, runner.StatusFailed, false),
+	return report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{
+		try("flaky", 1, 0, report.StatusFailed, true),
+		try("flaky", 1, 1, report.StatusPassed, false),
+		try("flaky", 2, 0, report.StatusPassed, false),
+		try("broken", 0, 0, report.StatusFailed, true),
+		try("broken", 0, 1, report.StatusFailed, false),
 	}}
 }
 

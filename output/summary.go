@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 	"github.com/fatih/color"
 )
 
@@ -18,7 +18,7 @@ import (
 // is one (PassRates); and the totals. Passing results are not listed: each
 // had its line as it ended (Progress, or Lines). Colour follows
 // color.NoColor, which main sets once.
-func Text(w io.Writer, rep runner.Report) error {
+func Text(w io.Writer, rep report.Report) error {
 	fail := paint(color.FgRed, color.Bold).SprintFunc()
 	warn := paint(color.FgYellow).SprintFunc()
 	var b strings.Builder
@@ -28,7 +28,7 @@ func Text(w io.Writer, rep runner.Report) error {
 		}
 	}
 	for _, sc := range rep.Scenarios {
-		if sc.Status == runner.StatusPassed || sc.NotRun {
+		if sc.Status == report.StatusPassed || sc.NotRun {
 			continue // not run: listed below
 		}
 		section()
@@ -44,7 +44,7 @@ func Text(w io.Writer, rep runner.Report) error {
 		}
 	}
 	for _, sc := range rep.Scenarios {
-		if sc.Status != runner.StatusPassed || len(sc.Warnings) == 0 {
+		if sc.Status != report.StatusPassed || len(sc.Warnings) == 0 {
 			continue
 		}
 		section()
@@ -113,7 +113,7 @@ func counts(s Summary, fail, warn func(...any) string) string {
 
 // Lines writes one line per result, as Progress does when each ends (for
 // acprun merge, whose results ended elsewhere).
-func Lines(w io.Writer, rep runner.Report) error {
+func Lines(w io.Writer, rep report.Report) error {
 	var b strings.Builder
 	for _, sc := range rep.Scenarios {
 		if !sc.NotRun {
@@ -128,7 +128,7 @@ func Lines(w io.Writer, rep runner.Report) error {
 // its stop reasons, duration and permission counts, e.g. "FAIL login
 // [claude] #2 (end_turn, 1.2s, 1 allowed, 0 denied)". bold makes the
 // status bold, as the summary shows it.
-func scenarioLine(sc runner.Result, bold bool) string {
+func scenarioLine(sc report.Result, bold bool) string {
 	attrs := []color.Attribute{color.FgGreen}
 	status := "PASS"
 	switch {
@@ -136,11 +136,11 @@ func scenarioLine(sc runner.Result, bold bool) string {
 		attrs, status = []color.Attribute{color.FgYellow}, "RERUN" // failed or errored, and ran again
 	case sc.NotRun:
 		attrs, status = []color.Attribute{color.FgYellow}, "NOT RUN"
-	case sc.Status == runner.StatusInterrupted:
+	case sc.Status == report.StatusInterrupted:
 		attrs, status = []color.Attribute{color.FgYellow}, "INTERRUPTED"
-	case sc.Status == runner.StatusFailed:
+	case sc.Status == report.StatusFailed:
 		attrs, status = []color.Attribute{color.FgRed}, "FAIL"
-	case sc.Status != runner.StatusPassed:
+	case sc.Status != report.StatusPassed:
 		attrs, status = []color.Attribute{color.FgRed}, "ERROR"
 	}
 	if bold {
@@ -162,7 +162,7 @@ func scenarioLine(sc runner.Result, bold bool) string {
 
 // label names one result: the scenario, then its agent when it has a name,
 // then its attempt when it was retried ("login [claude] #2").
-func label(r runner.Result) string {
+func label(r report.Result) string {
 	s := r.Name
 	if r.Agent.Name != "" {
 		s += " [" + r.Agent.Name + "]"
@@ -176,11 +176,11 @@ func label(r runner.Result) string {
 // stopReasons lists a scenario's turn outcomes, e.g. "end_turn, max_tokens",
 // or says "no turn ran" when none was even tried (the agent did not start,
 // setup failed, the scenario was not run).
-func stopReasons(sc runner.Result) string {
+func stopReasons(sc report.Result) string {
 	if len(sc.Turns) == 0 {
 		return "no turns"
 	}
-	if !slices.ContainsFunc(sc.Turns, func(t runner.TurnResult) bool { return t.StopReason != runner.OutcomeSkipped || t.CancelCause != "" }) {
+	if !slices.ContainsFunc(sc.Turns, func(t report.TurnResult) bool { return t.StopReason != report.OutcomeSkipped || t.CancelCause != "" }) {
 		return "no turn ran"
 	}
 	rs := make([]string, len(sc.Turns))

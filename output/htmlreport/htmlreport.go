@@ -17,7 +17,7 @@ import (
 
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 var (
@@ -43,7 +43,7 @@ type Options struct {
 	Sources []string
 	// Transcripts finds the transcript of a result: it returns the path
 	// to read, or "" when the result has none. Nil: no transcript viewer.
-	Transcripts func(runner.Result) string
+	Transcripts func(report.Result) string
 	// TranscriptBytes caps what is embedded of each transcript (0:
 	// DefaultTranscriptBytes); the page says what was cut.
 	TranscriptBytes int64
@@ -139,7 +139,7 @@ type matrixCell struct {
 type scenarioView struct {
 	ID         string
 	Order      int
-	R          runner.Result
+	R          report.Result
 	Agent      string
 	TagsAttr   string
 	Turns      []turnView
@@ -148,13 +148,13 @@ type scenarioView struct {
 }
 
 type turnView struct {
-	T     runner.TurnResult
+	T     report.TurnResult
 	Calls []callView
 	Open  bool
 }
 
 type callView struct {
-	C       runner.ToolCall
+	C       report.ToolCall
 	Content []contentItem
 }
 
@@ -166,7 +166,7 @@ func build(res output.Results, opts Options) view {
 		Interrupted:    res.Interrupted,
 		PolicyOverride: res.PolicyOverride,
 		Summary:        res.Summary,
-		Statuses:       []string{string(runner.StatusFailed), string(runner.StatusError), string(runner.StatusInterrupted), string(runner.StatusPassed)},
+		Statuses:       []string{string(report.StatusFailed), string(report.StatusError), string(report.StatusInterrupted), string(report.StatusPassed)},
 		Style:          template.CSS(styleSource),
 		Script:         template.JS(scriptSource),
 		CSP:            csp(),
@@ -187,7 +187,7 @@ func build(res output.Results, opts Options) view {
 			agents[sv.Agent] = true
 		}
 		for _, t := range r.Turns {
-			tv := turnView{T: t, Open: len(t.Failures) > 0 || t.Error != "" || r.Status != runner.StatusPassed}
+			tv := turnView{T: t, Open: len(t.Failures) > 0 || t.Error != "" || r.Status != report.StatusPassed}
 			for _, c := range t.ToolCalls {
 				tv.Calls = append(tv.Calls, callView{C: c, Content: toolContent(c.Content)})
 			}
@@ -222,11 +222,11 @@ func build(res output.Results, opts Options) view {
 }
 
 // rank orders statuses failures first, then those cut short, then passes.
-func rank(s runner.Status) int {
+func rank(s report.Status) int {
 	switch s {
-	case runner.StatusPassed:
+	case report.StatusPassed:
 		return 2
-	case runner.StatusInterrupted:
+	case report.StatusInterrupted:
 		return 1
 	}
 	return 0
@@ -234,7 +234,7 @@ func rank(s runner.Status) int {
 
 // agentLabel names the agent a result ran against: the named agent, else
 // what initialize said.
-func agentLabel(a runner.AgentInfo) string {
+func agentLabel(a report.AgentInfo) string {
 	if a.Name != "" {
 		return a.Name
 	}
@@ -278,9 +278,9 @@ func reasonClass(reason string) string {
 	switch reason {
 	case "end_turn":
 		return "ok"
-	case runner.OutcomeError, runner.OutcomeAgentExited, runner.OutcomeUnresponsive, "refusal":
+	case report.OutcomeError, report.OutcomeAgentExited, report.OutcomeUnresponsive, "refusal":
 		return "bad"
-	case runner.OutcomeSkipped:
+	case report.OutcomeSkipped:
 		return "muted"
 	}
 	return "warn"

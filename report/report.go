@@ -1,4 +1,7 @@
-package runner
+// Package report is what a run produced: the Report of its scenarios'
+// results, turn by turn, with their statuses, stop reasons and cancel
+// causes, as the runner returns it and every format prints it.
+package report
 
 import (
 	"encoding/json"
@@ -388,4 +391,65 @@ type Usage struct {
 	ContextSize int64   `json:"contextSize,omitempty"`
 	Cost        float64 `json:"cost,omitempty"`
 	Currency    string  `json:"currency,omitempty"`
+}
+
+// SessionSetting is one setting acprun made in the session before the
+// first turn (agent.mode, agent.model, agent.config), in the order made.
+type SessionSetting struct {
+	// Key is the scenario key that asked for it: "mode", "model" or
+	// "config.ID".
+	Key string `json:"key"`
+	// ConfigID is the config option set; "" for session/set_model and
+	// session/set_mode.
+	ConfigID string `json:"configId,omitempty"`
+	// Value is what was sent: a value id, a model or mode id, or a bool
+	// (a boolean option).
+	Value any `json:"value"`
+	// Method is session/set_config_option, session/set_model or
+	// session/set_mode.
+	Method string `json:"method"`
+}
+
+// SessionResult says how a scenario that resumes its session opened it.
+type SessionResult struct {
+	// StateFile is the state file and Key the scenario's entry in it.
+	StateFile string `json:"stateFile"`
+	Key       string `json:"key"`
+	// Recorded is the session id the state file held for Key; "" when it
+	// held none (the first run).
+	Recorded string `json:"recorded,omitempty"`
+	// Method is how the session was opened: session/load, session/resume
+	// or session/new; "" when the agent never got that far.
+	Method string `json:"method,omitempty"`
+	// SessionID is the session the turns ran in.
+	SessionID string `json:"sessionId,omitempty"`
+	// Resumed is set when the recorded session was continued.
+	Resumed bool `json:"resumed"`
+	// Fallback says why a recorded session was not continued (a new one
+	// was opened instead); a warning says it too.
+	Fallback string `json:"fallback,omitempty"`
+	// History is what session/load replayed before the first turn: the
+	// session's earlier conversation, not part of any turn.
+	History *History `json:"history,omitempty"`
+	// Saved is set once SessionID was written to the state file;
+	// SaveError says why it could not be.
+	Saved     bool   `json:"saved"`
+	SaveError string `json:"saveError,omitempty"`
+}
+
+// History is the conversation an agent replayed on session/load.
+type History struct {
+	// Updates counts the replayed session/update notifications by kind.
+	Updates map[string]int `json:"updates"`
+	// Messages are the replayed user and agent messages, their chunks
+	// joined: the first maxHistoryMessages of them.
+	Messages []HistoryMessage `json:"messages,omitempty"`
+	// MessagesDropped counts the messages beyond those.
+	MessagesDropped int `json:"messagesDropped,omitempty"`
+}
+
+// HistoryMessage is one replayed message.
+type HistoryMessage struct {
+	Role string `json:"role"` // user | agent
+	Text string `json:"text"`
 }
