@@ -14,7 +14,6 @@ import (
 
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/redact"
-	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
 	"github.com/acprun/acprun/report"
 )
@@ -63,7 +62,7 @@ func (c *reportCmd) Run(g *globals) error {
 			return exitError{code: exitUsage, err: fmt.Errorf("report: --transcripts %s: not a directory", c.Transcripts)}
 		}
 	}
-	res, err := readAllResults(c.Files)
+	rep, err := readAllResults(c.Files)
 	if err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("report: %w", err)}
 	}
@@ -74,7 +73,7 @@ func (c *reportCmd) Run(g *globals) error {
 	opts := htmlOptions(transcriptFinder(c.Transcripts, dirs))
 	opts.Sources = c.Files
 	opts.TranscriptBytes = c.TranscriptBytes
-	data, err := encode(func(w io.Writer) error { return htmlreport.Write(w, res, opts) })
+	data, err := encode(func(w io.Writer) error { return htmlreport.Write(w, rep, opts) })
 	if err != nil {
 		return exitError{code: exitOutput, err: fmt.Errorf("report: %w", err)}
 	}
@@ -84,16 +83,17 @@ func (c *reportCmd) Run(g *globals) error {
 		return exitError{code: exitOutput, err: fmt.Errorf("report: -o %s: %w; the report was not written", c.Output, err)}
 	}
 	if c.Output != outfile.Stdout {
+		s := report.Summarize(rep)
 		scenarios := "scenarios"
-		if res.Summary.Scenarios == 1 {
+		if s.Scenarios == 1 {
 			scenarios = "scenario"
 		}
 		interrupted := ""
-		if n := res.Summary.Interrupted; n > 0 {
+		if n := s.Interrupted; n > 0 {
 			interrupted = fmt.Sprintf(", %d interrupted", n)
 		}
 		fmt.Fprintf(g.Stderr, "report: %s (%d %s: %d passed, %d failed, %d errored%s)\n",
-			c.Output, res.Summary.Scenarios, scenarios, res.Summary.Passed, res.Summary.Failed, res.Summary.Errored, interrupted)
+			c.Output, s.Scenarios, scenarios, s.Passed, s.Failed, s.Errored, interrupted)
 	}
 	return nil
 }
@@ -112,17 +112,17 @@ func htmlOptions(transcripts func(report.Result) string) htmlreport.Options {
 // readAllResults reads and merges results files. On an error it reads the
 // files once more to say where a JSON syntax or type error is
 // (file:line:col).
-func readAllResults(paths []string) (output.Results, error) {
-	res, err := output.MergeFiles(paths)
+func readAllResults(paths []string) (report.Report, error) {
+	rep, err := report.MergeFiles(paths)
 	if err == nil {
-		return res, nil
+		return rep, nil
 	}
 	for _, p := range paths {
 		data, rerr := os.ReadFile(p)
 		if rerr != nil {
 			continue
 		}
-		_, perr := output.ReadResults(bytes.NewReader(data))
+		_, perr := report.Read(bytes.NewReader(data))
 		if perr == nil {
 			continue
 		}
@@ -130,12 +130,12 @@ func readAllResults(paths []string) (output.Results, error) {
 		var typ *json.UnmarshalTypeError
 		switch {
 		case errors.As(perr, &syn):
-			return output.Results{}, fmt.Errorf("%s:%s: not acprun results: %v", p, offsetLineCol(data, syn.Offset), syn)
+			return report.Report{}, fmt.Errorf("%s:%s: not acprun results: %v", p, offsetLineCol(data, syn.Offset), syn)
 		case errors.As(perr, &typ):
-			return output.Results{}, fmt.Errorf("%s:%s: not acprun results: %v", p, offsetLineCol(data, typ.Offset), typ)
+			return report.Report{}, fmt.Errorf("%s:%s: not acprun results: %v", p, offsetLineCol(data, typ.Offset), typ)
 		}
 	}
-	return output.Results{}, err
+	return report.Report{}, err
 }
 
 // offsetLineCol is the line:col of byte offset off in data (both from 1).

@@ -268,7 +268,7 @@ func (c *runCmd) writeOutputs(g *globals, rep report.Report, events *output.Even
 	var lost []string
 	written := false
 	// Streamed: the results may hold megabytes of agent text.
-	if err := writeOutputFrom(wctx, g, c.JSON, func(w io.Writer) error { return output.JSON(w, rep) }); err != nil {
+	if err := writeOutputFrom(wctx, g, c.JSON, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
 		lost = append(lost, fmt.Sprintf("-o %s: %v; the results were not written", c.JSON, err))
 	} else {
 		written = true
@@ -284,7 +284,7 @@ func (c *runCmd) writeOutputs(g *globals, rep report.Report, events *output.Even
 	}
 	if c.HTML != "" {
 		data, err := encode(func(w io.Writer) error {
-			return htmlreport.Write(w, output.NewResults(rep), htmlOptions(recordedTranscripts))
+			return htmlreport.Write(w, rep, htmlOptions(recordedTranscripts))
 		})
 		if err == nil {
 			err = writeOutput(wctx, g, c.HTML, data)

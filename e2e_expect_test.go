@@ -16,7 +16,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
 )
 
@@ -84,7 +83,7 @@ func lateWriter(in io.Reader, out io.Writer) int {
 }
 
 // byName indexes scenario results by name (one attempt each).
-func byName(t *testing.T, out output.Results) map[string]report.Result {
+func byName(t *testing.T, out report.Results) map[string]report.Result {
 	t.Helper()
 	m := map[string]report.Result{}
 	for _, s := range out.Scenarios {
@@ -718,7 +717,7 @@ verify:
 	check := func(what, runDir string, stderr string, want map[string]rate, cells []string) {
 		t.Helper()
 		out := readResults(t, filepath.Join(runDir, "out.json"))
-		got := map[string]output.PassRate{}
+		got := map[string]report.PassRate{}
 		for _, p := range out.Summary.PassRates {
 			got[p.Scenario+"@"+p.Agent] = p
 		}
@@ -734,10 +733,10 @@ verify:
 			if p.Attempts != w.attempts || p.Passed != w.passed || p.Rate != w.at[0] {
 				t.Errorf("%s: %s: %d/%d passed, rate %v; want %d/%d, rate %v", what, key, p.Passed, p.Attempts, p.Rate, w.passed, w.attempts, w.at[0])
 			}
-			if diff := cmp.Diff(output.ByK(w.at), p.PassAtK); diff != "" {
+			if diff := cmp.Diff(report.ByK(w.at), p.PassAtK); diff != "" {
 				t.Errorf("%s: %s: passAtK (-want +got):\n%s", what, key, diff)
 			}
-			if diff := cmp.Diff(output.ByK(w.hat), p.PassHatK); diff != "" {
+			if diff := cmp.Diff(report.ByK(w.hat), p.PassHatK); diff != "" {
 				t.Errorf("%s: %s: passHatK (-want +got):\n%s", what, key, diff)
 			}
 		}

@@ -36,9 +36,9 @@ type shardScenario struct {
 // shardJSON is a results file as acprun run writes it.
 func shardJSON(t *testing.T, startedAt string, durationMs int, interrupted bool, scs ...shardScenario) string {
 	t.Helper()
-	doc := output.Results{
+	doc := report.Results{
 		SchemaVersion: 1, StartedAt: startedAt, DurationMs: int64(durationMs), Interrupted: interrupted,
-		ByStopReason: map[string][]output.TurnRef{},
+		ByStopReason: map[string][]report.TurnRef{},
 	}
 	for _, s := range scs {
 		sc := report.Result{
@@ -156,7 +156,7 @@ func TestMergeToStdout(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	out, err := output.ReadResults(strings.NewReader(res.stdout))
+	out, err := report.Read(strings.NewReader(res.stdout))
 	if err != nil {
 		t.Fatalf("stdout is not the JSON results: %v\n%s", err, res.stdout)
 	}

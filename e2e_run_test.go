@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/internal/acpschema"
-	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
 	"github.com/google/go-cmp/cmp"
 )
@@ -76,7 +75,7 @@ func TestRunMultiTurnScenario(t *testing.T) {
 	if out.SchemaVersion != report.SchemaVersion {
 		t.Errorf("schemaVersion = %d, want %d", out.SchemaVersion, report.SchemaVersion)
 	}
-	wantBy := map[string][]output.TurnRef{
+	wantBy := map[string][]report.TurnRef{
 		"end_turn":          {{Scenario: "multi", Turn: 1}},
 		"max_tokens":        {{Scenario: "multi", Turn: 2}},
 		"refusal":           {{Scenario: "multi", Turn: 3}},

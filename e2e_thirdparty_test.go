@@ -14,7 +14,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
 )
 
@@ -407,7 +406,7 @@ func checkCancelledMidTurn(t *testing.T, dir string, sc, allowed report.Result) 
 
 // checkByStopReason: the results' index names each turn by its stop
 // reason.
-func checkByStopReason(t *testing.T, out output.Results) {
+func checkByStopReason(t *testing.T, out report.Results) {
 	n := 0
 	for _, refs := range out.ByStopReason {
 		n += len(refs)

@@ -20,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
 )
 
@@ -33,7 +32,7 @@ func exitOf(c report.CommandResult) string {
 }
 
 // scenarioNamed returns the only result of the scenario name.
-func scenarioNamed(t *testing.T, out output.Results, name string) report.Result {
+func scenarioNamed(t *testing.T, out report.Results, name string) report.Result {
 	t.Helper()
 	var found []report.Result
 	for _, sc := range out.Scenarios {
@@ -828,7 +827,7 @@ turns:
 		}
 	}
 
-	out, err := output.ReadResults(bytes.NewReader(outputs["out.json"]))
+	out, err := report.Read(bytes.NewReader(outputs["out.json"]))
 	if err != nil {
 		t.Fatalf("results are not JSON results: %v", err)
 	}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -41,7 +40,7 @@ func readRerun(path string) (*rerunSet, error) {
 		return nil, err
 	}
 	defer f.Close()
-	res, err := output.ReadResults(f)
+	res, err := report.Read(f)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -32,7 +31,7 @@ func TestRerunMatchesFileNameAndAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := output.JSON(f, rep); err != nil {
+	if err := report.Write(f, rep); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

@@ -8,7 +8,6 @@ import (
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/redact"
-	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
 )
 
@@ -54,7 +53,7 @@ func warmRun() (wait func()) {
 		var pr acp.PromptResponse
 		_ = json.Unmarshal([]byte(`{"stopReason":"end_turn","usage":{"totalTokens":0,"inputTokens":0,"outputTokens":0}}`), &pr)
 		_, _ = acp.DecodeSessionNotification([]byte(`{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}`))
-		_ = output.WriteResults(io.Discard, output.Results{Scenarios: []report.Result{{Turns: []report.TurnResult{{}}}}})
+		_ = report.Write(io.Discard, report.Report{Scenarios: []report.Result{{Turns: []report.TurnResult{{}}}}})
 	}()
 	return func() { <-done }
 }

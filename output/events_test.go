@@ -17,6 +17,7 @@ import (
 
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/report/reporttest"
 	"github.com/acprun/acprun/runner"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -48,7 +49,7 @@ func int64p(n int64) *int64 { return &n }
 func TestEventsLines(t *testing.T) {
 	ref := sampleRef()
 	perm := report.Permission{ToolCallID: "c1", Title: "rm -rf /", Kind: "execute", Decision: "deny", Rule: "deny[0]", OptionID: "reject", Outcome: "selected"}
-	res := sampleReport().Scenarios[1]
+	res := reporttest.Sample().Scenarios[1]
 	steps := []struct {
 		call func(e *output.Events)
 		want output.Event

@@ -121,7 +121,7 @@ func TestPassRateColumns(t *testing.T) {
 	add("e", "", "acprun", "mock-agent", "y.yaml")
 	add("f", "", "goose", "acp")
 	add("g", "", "goose", "acp") // the same command: the same column
-	rates := PassRates(rep)
+	rates := report.PassRates(rep)
 	commands := map[passRateKey][]string{}
 	for _, r := range rep.Scenarios {
 		commands[passRateKey{r.File, r.Name, r.Agent.Name}] = r.Agent.Command
@@ -137,30 +137,8 @@ func TestPassRateColumns(t *testing.T) {
 	}
 
 	commandsOnly := report.Report{Scenarios: rep.Scenarios[2:]}
-	cols, _ = passRateColumns(PassRates(commandsOnly), commands)
+	cols, _ = passRateColumns(report.PassRates(commandsOnly), commands)
 	if len(cols) != 1 || cols[0].label != "pass rate" {
 		t.Errorf("commands only: columns %+v, want one, \"pass rate\"", cols)
-	}
-}
-
-// TestPassRatesOnlyToCompare: no pass rates for one run of scenarios that
-// name their agents; some for two agents of one scenario or two attempts.
-func TestPassRatesOnlyToCompare(t *testing.T) {
-	one := func(name, agent string, attempt int) report.Result {
-		return report.Result{Name: name, File: "s.yaml", Attempt: attempt, Agent: report.AgentInfo{Name: agent}, Status: report.StatusPassed}
-	}
-	tests := []struct {
-		name string
-		rs   []report.Result
-		want int
-	}{
-		{"named agents, once", []report.Result{one("a", "claude", 0), one("b", "codex", 0)}, 0},
-		{"a matrix", []report.Result{one("a", "claude", 0), one("a", "codex", 0)}, 2},
-		{"repeated", []report.Result{one("a", "", 1), one("a", "", 2)}, 1},
-	}
-	for _, tt := range tests {
-		if got := len(PassRates(report.Report{Scenarios: tt.rs})); got != tt.want {
-			t.Errorf("%s: %d pass rates, want %d", tt.name, got, tt.want)
-		}
 	}
 }

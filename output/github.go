@@ -112,12 +112,12 @@ func annotations(rep report.Report) (errs, warns []annotation) {
 		if r.Status != report.StatusFailed {
 			verb = "errored"
 		}
-		title := fmt.Sprintf("acprun: %s %s", label(r), verb)
+		title := fmt.Sprintf("acprun: %s %s", r.Label(), verb)
 		switch r.Status {
 		case report.StatusPassed:
 		case report.StatusInterrupted:
 			p := problem{kind: problemError, text: r.Error, pos: at}
-			warns = append(warns, annotation{pos: at, title: fmt.Sprintf("acprun: %s interrupted", label(r)), message: annotationMessage(r, p)})
+			warns = append(warns, annotation{pos: at, title: fmt.Sprintf("acprun: %s interrupted", r.Label()), message: annotationMessage(r, p)})
 		default:
 			if r.Error != "" || len(r.Failures) == 0 {
 				p := problem{kind: problemError, text: r.Error, pos: at}
@@ -131,7 +131,7 @@ func annotations(rep report.Report) (errs, warns []annotation) {
 		}
 		for _, w := range r.Warnings {
 			p := locate(problemWarning, w, at)
-			warns = append(warns, annotation{pos: p.pos, title: fmt.Sprintf("acprun: %s", label(r)), message: annotationMessage(r, p)})
+			warns = append(warns, annotation{pos: p.pos, title: fmt.Sprintf("acprun: %s", r.Label()), message: annotationMessage(r, p)})
 		}
 	}
 	return errs, warns
@@ -246,7 +246,7 @@ func writeAnnotations(b *strings.Builder, level string, as []annotation, one, ma
 // Markdown renders the results as a Markdown heading, totals and a table
 // with one row per scenario result, for $GITHUB_STEP_SUMMARY.
 func Markdown(rep report.Report) string {
-	s := Summarize(rep)
+	s := report.Summarize(rep)
 	var b strings.Builder
 	b.WriteString("## acprun results\n\n")
 	warned := ""
@@ -293,7 +293,7 @@ func Markdown(rep report.Report) string {
 			status = "⚠️ flaky"
 		}
 		fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s | %s |\n",
-			status, mdCell(label(r)), mdCode(r.File+":"+strconv.Itoa(r.Line)),
+			status, mdCell(r.Label()), mdCode(r.File+":"+strconv.Itoa(r.Line)),
 			mdCell(stopReasons(r)), duration(r.Duration), mdCell(details))
 	}
 	b.WriteString("\n")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/report/reporttest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -26,7 +27,7 @@ func TestGitHubAnnotations(t *testing.T) {
 	}{
 		{
 			name: "sample",
-			rep:  sampleReport(),
+			rep:  reporttest.Sample(),
 			want: []string{
 				"::error file=examples/basic.yaml,line=20,title=acprun%3A refuses <politely> [claude] #2 failed::" +
 					"turn 1: text does not contain \"hello\" | \"bye\"%0A  turn 1 text (1 line):%0A  | goodbye",
@@ -43,7 +44,7 @@ func TestGitHubAnnotations(t *testing.T) {
 		},
 		{
 			name: "positions",
-			rep: report.Report{Scenarios: []report.Result{result(report.Result{
+			rep: report.Report{Scenarios: []report.Result{reporttest.Complete(report.Result{
 				Name: "pos", File: "s.yaml", Line: 3, Status: report.StatusFailed,
 				Failures: []string{
 					`turn 2: s.yaml:9:7: text does not contain "banana"`,
@@ -65,7 +66,7 @@ func TestGitHubAnnotations(t *testing.T) {
 		},
 		{
 			name: "escaping",
-			rep: report.Report{Scenarios: []report.Result{result(report.Result{
+			rep: report.Report{Scenarios: []report.Result{reporttest.Complete(report.Result{
 				Name: "a,b:c%d", File: "dir,x/y:z.yaml", Line: 7, Status: report.StatusFailed,
 				Failures: []string{"50% done\r\nnext: line", "::warning::injected", "dir,x/y:z.yaml:8:2: 100% wrong"},
 				Turns:    []report.TurnResult{{Index: 1, StopReason: "end_turn"}},
@@ -87,7 +88,7 @@ func TestGitHubAnnotations(t *testing.T) {
 		},
 		{
 			name: "all passed",
-			rep:  report.Report{Scenarios: sampleReport().Scenarios[:1]},
+			rep:  report.Report{Scenarios: reporttest.Sample().Scenarios[:1]},
 		},
 	}
 	for _, tt := range tests {
@@ -118,7 +119,7 @@ func TestGitHubAnnotationsInWorkspace(t *testing.T) {
 	}
 	t.Chdir(filepath.Join(ws, "tests"))
 	t.Setenv("GITHUB_WORKSPACE", ws)
-	rep := report.Report{Scenarios: []report.Result{result(report.Result{
+	rep := report.Report{Scenarios: []report.Result{reporttest.Complete(report.Result{
 		Name: "w", File: "suite/a.yaml", Line: 2, Status: report.StatusFailed,
 		Failures: []string{"turn 1: suite/a.yaml:6:9: text does not contain \"x\"", "/elsewhere/acprun.yaml:3:1: 1 permission request denied, want 0"},
 	})}}
@@ -143,7 +144,7 @@ func TestGitHubAnnotationCap(t *testing.T) {
 		fails = append(fails, fmt.Sprintf("s.yaml:%d:3: failure %d", i+10, i))
 		warns = append(warns, fmt.Sprintf("warning %d", i))
 	}
-	rep := report.Report{Scenarios: []report.Result{result(report.Result{
+	rep := report.Report{Scenarios: []report.Result{reporttest.Complete(report.Result{
 		Name: "many", File: "s.yaml", Line: 1, Status: report.StatusFailed, Failures: fails, Warnings: warns[:11],
 	})}}
 	var buf bytes.Buffer
@@ -208,7 +209,7 @@ func TestGitHubStepSummary(t *testing.T) {
 // TestMarkdownCells checks that a cell cannot break the table: pipes,
 // newlines and HTML are escaped, and long text is cut.
 func TestMarkdownCells(t *testing.T) {
-	rep := report.Report{Scenarios: []report.Result{result(report.Result{
+	rep := report.Report{Scenarios: []report.Result{reporttest.Complete(report.Result{
 		Name: "pipe | name", File: "a`b.yaml", Line: 1, Status: report.StatusFailed,
 		Failures: []string{"first <b>bold</b>\nsecond & third", strings.Repeat("x", 600)},
 	})}}

@@ -93,8 +93,8 @@ type junitText struct {
 // Times come from the report.
 func JUnit(w io.Writer, rep report.Report) error {
 	root := junitTestSuites{Name: "acprun", Time: seconds(rep.Duration)}
-	rates := map[passRateKey]PassRate{}
-	for _, p := range PassRates(rep) {
+	rates := map[passRateKey]report.PassRate{}
+	for _, p := range report.PassRates(rep) {
 		if p.Attempts > 1 {
 			rates[passRateKey{p.File, p.Scenario, p.Agent}] = p
 		}
@@ -165,7 +165,7 @@ func JUnit(w io.Writer, rep report.Report) error {
 // junitCase builds the testcase of one result.
 func junitCase(r report.Result) junitTestCase {
 	tc := junitTestCase{
-		Name:      label(r),
+		Name:      r.Label(),
 		Classname: r.File,
 		File:      r.File,
 		Line:      r.Line,
@@ -203,17 +203,17 @@ func junitCase(r report.Result) junitTestCase {
 
 // passRateProperties are the properties of the testcases of a repeated
 // scenario: its pass rate over all its attempts against one agent.
-func passRateProperties(p PassRate) []junitProperty {
+func passRateProperties(p report.PassRate) []junitProperty {
 	props := []junitProperty{
 		{Name: "attempts", Value: strconv.Itoa(p.Attempts)},
 		{Name: "passed", Value: strconv.Itoa(p.Passed)},
-		{Name: "passRate", Value: round4(p.Rate)},
+		{Name: "passRate", Value: report.FormatRate(p.Rate)},
 	}
 	for k := 1; k <= p.Attempts; k++ {
-		props = append(props, junitProperty{Name: "pass@" + strconv.Itoa(k), Value: round4(p.PassAtK.At(k))})
+		props = append(props, junitProperty{Name: "pass@" + strconv.Itoa(k), Value: report.FormatRate(p.PassAtK.At(k))})
 	}
 	for k := 1; k <= p.Attempts; k++ {
-		props = append(props, junitProperty{Name: "pass^" + strconv.Itoa(k), Value: round4(p.PassHatK.At(k))})
+		props = append(props, junitProperty{Name: "pass^" + strconv.Itoa(k), Value: report.FormatRate(p.PassHatK.At(k))})
 	}
 	if p.Interrupted > 0 {
 		props = append(props, junitProperty{Name: "interrupted", Value: strconv.Itoa(p.Interrupted)})

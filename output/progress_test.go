@@ -14,6 +14,7 @@ import (
 	"github.com/acprun/acprun/internal/vt"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/report/reporttest"
 	"github.com/acprun/acprun/runner"
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
@@ -22,7 +23,7 @@ import (
 
 // playRun tells obs about the sample report as the runner would.
 func playRun(obs runner.Observer) {
-	rep := sampleReport()
+	rep := reporttest.Sample()
 	for _, r := range rep.Scenarios[:2] {
 		ref := runner.Ref{Name: r.Name, File: r.File, Line: r.Line, Agent: r.Agent.Name}
 		obs.ScenarioStarted(ref)
@@ -106,7 +107,7 @@ func TestProgressErrorLine(t *testing.T) {
 	noColor(t)
 	var buf bytes.Buffer
 	p := output.NewProgress(&buf, 1, output.ProgressOptions{})
-	r := sampleReport().Scenarios[2]
+	r := reporttest.Sample().Scenarios[2]
 	p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
 	if got, want := buf.String(), "ERROR crash (agent_exited, skipped, 321ms)\n"; got != want {
 		t.Errorf("line = %q; want %q", got, want)
@@ -140,7 +141,7 @@ func TestProgressTerminal(t *testing.T) {
 	p := output.NewProgress(tty, 3, output.ProgressOptions{Terminal: true, Verbose: true, Size: func() (int, int) { return cols, rows }})
 	t.Cleanup(p.Finish) // when the test fails before it does
 	waitFor("the empty bar", has("] 0/3  0 running"))
-	rep := sampleReport()
+	rep := reporttest.Sample()
 	a := runner.Ref{Name: "basic", Turns: 2}
 	b := runner.Ref{Name: "other", Agent: "claude", Attempt: 2, Turns: 1}
 	p.ScenarioStarted(a)
@@ -258,7 +259,7 @@ func TestProgressDotsWrap(t *testing.T) {
 	noColor(t)
 	var buf bytes.Buffer
 	p := output.NewProgress(&buf, 81, output.ProgressOptions{Dots: true})
-	r := sampleReport().Scenarios[0]
+	r := reporttest.Sample().Scenarios[0]
 	for range 81 {
 		p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
 	}

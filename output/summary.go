@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,8 +16,8 @@ import (
 // Text writes the human summary of a run: the results that did not pass,
 // each with its line, its reasons and their excerpts; the warnings of those
 // that passed; the scenarios that never ran; the pass-rate table when there
-// is one (PassRates); and the totals. Passing results are not listed: each
-// had its line as it ended (Progress, or Lines). Colour follows
+// is one (report.PassRates); and the totals. Passing results are not
+// listed: each had its line as it ended (Progress, or Lines). Colour follows
 // color.NoColor, which main sets once.
 func Text(w io.Writer, rep report.Report) error {
 	fail := paint(color.FgRed, color.Bold).SprintFunc()
@@ -48,7 +49,7 @@ func Text(w io.Writer, rep report.Report) error {
 			continue
 		}
 		section()
-		fmt.Fprintf(&b, "%s %s\n", warn("WARN"), label(sc))
+		fmt.Fprintf(&b, "%s %s\n", warn("WARN"), sc.Label())
 		for _, wmsg := range sc.Warnings {
 			fmt.Fprintf(&b, "    %s %s\n", warn("warning:"), indent(wmsg))
 		}
@@ -56,10 +57,10 @@ func Text(w io.Writer, rep report.Report) error {
 	for _, sc := range rep.Scenarios {
 		if sc.NotRun {
 			section()
-			fmt.Fprintf(&b, "%s %s (%s:%d)\n", warn("NOT RUN"), label(sc), sc.File, sc.Line)
+			fmt.Fprintf(&b, "%s %s (%s:%d)\n", warn("NOT RUN"), sc.Label(), sc.File, sc.Line)
 		}
 	}
-	s := Summarize(rep)
+	s := report.Summarize(rep)
 	if len(s.PassRates) > 0 {
 		passRateTable(&b, s.PassRates, rep)
 	}
@@ -82,7 +83,7 @@ func Text(w io.Writer, rep report.Report) error {
 // 1 interrupted, 2 not run, 1 warning". Failures are always counted;
 // errors, scenarios cut short (interrupted, but started), scenarios not
 // run and warnings when there are some.
-func counts(s Summary, fail, warn func(...any) string) string {
+func counts(s report.Summary, fail, warn func(...any) string) string {
 	cut := s.Interrupted - s.NotRun
 	parts := []string{fmt.Sprintf("%d passed", s.Passed)}
 	failed := fmt.Sprintf("%d failed", s.Failed)
@@ -157,20 +158,7 @@ func scenarioLine(sc report.Result, bold bool) string {
 		detail += fmt.Sprintf(", %d allowed, %d denied", sc.Allowed, sc.Denied)
 	}
 	dim := paint(color.Faint).SprintFunc()
-	return fmt.Sprintf("%s %s %s", paint(attrs...).Sprint(status), label(sc), dim("("+detail+")"))
-}
-
-// label names one result: the scenario, then its agent when it has a name,
-// then its attempt when it was retried ("login [claude] #2").
-func label(r report.Result) string {
-	s := r.Name
-	if r.Agent.Name != "" {
-		s += " [" + r.Agent.Name + "]"
-	}
-	if r.Attempt > 1 {
-		s += " #" + strconv.Itoa(r.Attempt)
-	}
-	return s
+	return fmt.Sprintf("%s %s %s", paint(attrs...).Sprint(status), sc.Label(), dim("("+detail+")"))
 }
 
 // stopReasons lists a scenario's turn outcomes, e.g. "end_turn, max_tokens",
@@ -226,11 +214,11 @@ func warnings(n int) string {
 
 // totals is the tail of the summary line: turns by stop reason and the
 // permission counts, e.g. "; turns: end_turn 2; permissions: 1 allowed, 0 denied".
-func totals(s Summary) string {
+func totals(s report.Summary) string {
 	var b strings.Builder
 	if len(s.Turns) > 0 {
 		var turns []string
-		for _, k := range sortedKeys(s.Turns) {
+		for _, k := range slices.Sorted(maps.Keys(s.Turns)) {
 			turns = append(turns, fmt.Sprintf("%s %d", k, s.Turns[k]))
 		}
 		fmt.Fprintf(&b, "; turns: %s", strings.Join(turns, ", "))

@@ -8,19 +8,20 @@ import (
 
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/report/reporttest"
 )
 
 // reports are the runs the goldens are made of.
 func reports() map[string]report.Report {
-	interrupted := sampleReport()
+	interrupted := reporttest.Sample()
 	interrupted.Interrupted = true
 	interrupted.PolicyOverride = "--allow-all"
 	interrupted.Scenarios = interrupted.Scenarios[:2]
 	return map[string]report.Report{
-		"full":        sampleReport(),
+		"full":        reporttest.Sample(),
 		"interrupted": interrupted,
 		"notrun":      notRunReport(),
-		"repeat":      repeatReport(),
+		"repeat":      reporttest.Repeat(),
 		"empty": {
 			SchemaVersion: report.SchemaVersion,
 			StartedAt:     time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC),
@@ -33,13 +34,13 @@ func reports() map[string]report.Report {
 // first passed, the last two never started.
 func notRunReport() report.Report {
 	rep := report.Report{
-		SchemaVersion: report.SchemaVersion, StartedAt: sampleReport().StartedAt, Duration: ms(1_500), Interrupted: true,
+		SchemaVersion: report.SchemaVersion, StartedAt: reporttest.Sample().StartedAt, Duration: ms(1_500), Interrupted: true,
 	}
 	agent := report.AgentInfo{Command: []string{"claude-code-acp"}}
 	rep.Scenarios = []report.Result{
-		result(report.Result{Name: "first", File: "s.yaml", Line: 1, Agent: agent, Status: report.StatusPassed, Duration: ms(300),
+		reporttest.Complete(report.Result{Name: "first", File: "s.yaml", Line: 1, Agent: agent, Status: report.StatusPassed, Duration: ms(300),
 			Turns: []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", Duration: ms(290), Text: "hello"}}}),
-		result(report.Result{Name: "second", File: "s.yaml", Line: 6, Agent: agent, Status: report.StatusInterrupted, Duration: ms(1_100),
+		reporttest.Complete(report.Result{Name: "second", File: "s.yaml", Line: 6, Agent: agent, Status: report.StatusInterrupted, Duration: ms(1_100),
 			Error:    "acprun was interrupted during turn 1",
 			Failures: []string{"turn 1: s.yaml:9:30: the turn did not finish: acprun cancelled it after interrupt, which no expectation accepts (the agent answered cancelled)"},
 			Turns: []report.TurnResult{{Index: 1, Prompt: "work", StopReason: "cancelled", CancelCause: report.CauseInterrupt, Duration: ms(1_050),
@@ -77,18 +78,18 @@ func TestTextIndentsMultiLineMessages(t *testing.T) {
 	rep := report.Report{
 		SchemaVersion: report.SchemaVersion,
 		Scenarios: []report.Result{
-			result(report.Result{
+			reporttest.Complete(report.Result{
 				Name: "setup-fails", Status: report.StatusError,
 				Error:     "s.yaml:5:5: setup `make` exited with code 2, want 0; output ends:\nmake: *** no rule\nstop.\n",
 				Warnings:  []string{"s.yaml:9:5: teardown `down` exited with code 1, want 0; output ends:\ngone"},
 				Workspace: &report.WorkspaceResult{Path: "/ws/acprun-setup-fails-1", Kept: true},
 			}),
-			result(report.Result{
+			reporttest.Complete(report.Result{
 				Name: "verify-fails", Status: report.StatusFailed,
 				Failures:  []string{"s.yaml:12:5: verify `go test` exited with code 1, want 0; output ends:\nFAIL x\nFAIL"},
 				Workspace: &report.WorkspaceResult{Path: "/ws/acprun-verify-fails-2", Kept: true},
 			}),
-			result(report.Result{
+			reporttest.Complete(report.Result{
 				Name: "kept-pass", Status: report.StatusPassed,
 				Workspace: &report.WorkspaceResult{Path: "/ws/acprun-kept-pass-3", Kept: true},
 			}),
@@ -147,5 +148,30 @@ func TestTextPlurals(t *testing.T) {
 		if !strings.HasSuffix(buf.String(), tt.want) {
 			t.Errorf("summary\n%s\nwant it to end with\n%s", buf.String(), tt.want)
 		}
+	}
+}
+
+// TestTextSummaryCountsWarnings checks the last line of the text summary
+// and the Markdown totals: "N warnings" when there are any.
+func TestTextSummaryCountsWarnings(t *testing.T) {
+	noColor(t)
+	var buf bytes.Buffer
+	if err := output.Text(&buf, reporttest.Matrix()); err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
+	last := string(lines[len(lines)-1])
+	if !regexpMatch(`^5 passed, 0 failed, 6 warnings in 100ms;`, last) {
+		t.Errorf("last summary line %q; want it to count 6 warnings", last)
+	}
+	if md := output.Markdown(reporttest.Matrix()); !regexpMatch(`\*\*5 passed, 0 failed, 0 errors\*\* of 5, 6 warnings in 100ms`, md) {
+		t.Errorf("Markdown totals do not count 6 warnings:\n%s", md)
+	}
+	buf.Reset()
+	if err := output.Text(&buf, reports()["empty"]); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(buf.Bytes(), []byte("warning")) {
+		t.Errorf("a run without warnings mentions warnings:\n%s", buf.String())
 	}
 }

@@ -1,10 +1,16 @@
-// Package report is what a run produced: the Report of its scenarios'
-// results, turn by turn, with their statuses, stop reasons and cancel
-// causes, as the runner returns it and every format prints it.
+// Package report is what a run produced, and the results file that keeps
+// it. A Report holds the result of every scenario, turn by turn, with
+// statuses, stop reasons and cancel causes, as the runner returns it and
+// every format prints it. Results is the JSON document of a report (its
+// turns keyed by stop reason, a Summary, PassRates when attempts or agents
+// compare): Write writes it, Read reads it back (schemaVersion 1 too, as the
+// current version says it), and Merge combines the results of shards into
+// those of the whole run.
 package report
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -196,6 +202,19 @@ type Result struct {
 // result but the tries that were retried. Counts, exit codes and pass
 // rates take only these.
 func (r Result) Verdict() bool { return !r.Retried }
+
+// Label names r: the scenario, then its agent when it has a name, then
+// its attempt from the second on ("login [claude] #2").
+func (r Result) Label() string {
+	s := r.Name
+	if r.Agent.Name != "" {
+		s += " [" + r.Agent.Name + "]"
+	}
+	if r.Attempt > 1 {
+		s += " #" + strconv.Itoa(r.Attempt)
+	}
+	return s
+}
 
 // WorkspaceResult describes an attempt's workspace and what the agent
 // changed in it.

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/internal/redact"
-	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
 )
 
@@ -67,8 +66,9 @@ const DefaultTranscriptBytes = 2 << 20
 // transcripts past it are counted, not embedded.
 const DefaultPageTranscriptBytes = 64 << 20
 
-// Write renders res as one HTML page to w.
-func Write(w io.Writer, res output.Results, opts Options) error {
+// Write renders the results of rep as one HTML page to w.
+func Write(w io.Writer, rep report.Report, opts Options) error {
+	res := report.NewResults(rep)
 	if opts.TranscriptBytes <= 0 {
 		opts.TranscriptBytes = DefaultTranscriptBytes
 	}
@@ -93,7 +93,7 @@ type view struct {
 	DurationMs     int64
 	Interrupted    bool
 	PolicyOverride string
-	Summary        output.Summary
+	Summary        report.Summary
 	Bars           []bar
 	ChartHeight    int
 	Matrix         *matrix
@@ -158,7 +158,7 @@ type callView struct {
 	Content []contentItem
 }
 
-func build(res output.Results, opts Options) view {
+func build(res report.Results, opts Options) view {
 	v := view{
 		Sources:        opts.Sources,
 		StartedAt:      res.StartedAt,
@@ -287,7 +287,7 @@ func reasonClass(reason string) string {
 }
 
 // passMatrix lays the pass rates out as scenarios × agents.
-func passMatrix(rates []output.PassRate) *matrix {
+func passMatrix(rates []report.PassRate) *matrix {
 	if len(rates) == 0 {
 		return nil
 	}
@@ -295,7 +295,7 @@ func passMatrix(rates []output.PassRate) *matrix {
 	m := &matrix{}
 	agentIdx := map[string]int{}
 	rowIdx := map[rowKey]int{}
-	cells := map[rowKey]map[string]output.PassRate{}
+	cells := map[rowKey]map[string]report.PassRate{}
 	for _, p := range rates {
 		if _, ok := agentIdx[p.Agent]; !ok {
 			agentIdx[p.Agent] = len(m.Agents)
@@ -305,7 +305,7 @@ func passMatrix(rates []output.PassRate) *matrix {
 		if _, ok := rowIdx[k]; !ok {
 			rowIdx[k] = len(m.Rows)
 			m.Rows = append(m.Rows, matrixRow{Scenario: p.Scenario, File: p.File})
-			cells[k] = map[string]output.PassRate{}
+			cells[k] = map[string]report.PassRate{}
 		}
 		cells[k][p.Agent] = p
 	}

@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/internal/redact"
-	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
 	"github.com/acprun/acprun/report"
 )
@@ -28,7 +27,7 @@ func intp(n int) *int { return &n }
 
 // sample is a run with a failed, an errored and a passed scenario, the
 // failed one's agent output hostile.
-func sample() output.Results {
+func sample() report.Report {
 	rep := report.Report{
 		SchemaVersion: report.SchemaVersion,
 		Scenarios: []report.Result{
@@ -68,7 +67,7 @@ func sample() output.Results {
 			},
 		},
 	}
-	return output.NewResults(rep)
+	return rep
 }
 
 func quote(s string) string {
@@ -76,10 +75,10 @@ func quote(s string) string {
 	return string(b)
 }
 
-func render(t *testing.T, res output.Results, opts htmlreport.Options) string {
+func render(t *testing.T, rep report.Report, opts htmlreport.Options) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := htmlreport.Write(&buf, res, opts); err != nil {
+	if err := htmlreport.Write(&buf, rep, opts); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
@@ -176,8 +175,9 @@ func TestFailuresFirst(t *testing.T) {
 }
 
 func TestCountsAndFilters(t *testing.T) {
-	res := sample()
-	page := render(t, res, htmlreport.Options{})
+	rep := sample()
+	page := render(t, rep, htmlreport.Options{})
+	res := report.NewResults(rep)
 	for id, n := range map[string]int{
 		"count-scenarios": res.Summary.Scenarios, "count-passed": res.Summary.Passed,
 		"count-failed": res.Summary.Failed, "count-errored": res.Summary.Errored,
@@ -238,7 +238,7 @@ func TestPassRatesOnlyToCompare(t *testing.T) {
 	}
 	again := ok
 	again.Attempt, ok.Attempt = 2, 1
-	page := render(t, output.NewResults(report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{ok, again}}), htmlreport.Options{})
+	page := render(t, report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{ok, again}}, htmlreport.Options{})
 	for _, want := range []string{"Pass rates", "2/2 (100%)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("repeated: page lacks %q", want)
@@ -334,7 +334,7 @@ func TestRedactsResults(t *testing.T) {
 }
 
 func TestEmptyResults(t *testing.T) {
-	page := render(t, output.NewResults(report.Report{SchemaVersion: 1}), htmlreport.Options{})
+	page := render(t, report.Report{SchemaVersion: 1}, htmlreport.Options{})
 	if !strings.Contains(page, "No scenarios in these results.") || !strings.Contains(page, `data-count="0"`) {
 		t.Error("an empty run does not render as such")
 	}
@@ -343,10 +343,10 @@ func TestEmptyResults(t *testing.T) {
 // TestCountsOfOne checks that a count of one names one thing: the
 // report's counts and the chart's titles.
 func TestCountsOfOne(t *testing.T) {
-	page := render(t, output.NewResults(report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{{
+	page := render(t, report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{{
 		Name: "s", File: "a.yaml", Line: 1, Status: report.StatusPassed, Warnings: []string{"w"},
 		Turns: []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn"}},
-	}}}), htmlreport.Options{})
+	}}}, htmlreport.Options{})
 	for _, want := range []string{`>1</span> scenario</div>`, `>1</span> warning</div>`, `end_turn: 1 turn</title>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page does not hold %s", want)
@@ -423,7 +423,7 @@ func FuzzEscaping(f *testing.F) {
 		ref := string(b)
 		pages := make([]string, 2)
 		for i, text := range []string{"x" + s, "x" + ref} {
-			res := output.NewResults(report.Report{SchemaVersion: 1, Scenarios: []report.Result{{
+			res := report.Report{SchemaVersion: 1, Scenarios: []report.Result{{
 				Name: text, File: text, Line: 1, Tags: []string{text}, Status: report.StatusFailed,
 				Agent:    report.AgentInfo{Name: text, Command: []string{text}},
 				Failures: []string{text}, Warnings: []string{text}, Error: text,
@@ -433,7 +433,7 @@ func FuzzEscaping(f *testing.F) {
 						Content: json.RawMessage(`[{"type":"diff","path":` + quote(text) + `,"newText":` + quote(text) + `}]`)}},
 					Permissions: []report.Permission{{ToolCallID: text, Title: text, Decision: text, Rule: text, OptionID: text}},
 				}},
-			}}})
+			}}}
 			pages[i] = render(t, res, htmlreport.Options{})
 		}
 		if got, want := strings.Count(pages[0], "<"), strings.Count(pages[1], "<"); got != want {

@@ -1,4 +1,4 @@
-package output_test
+package report_test
 
 import (
 	"bytes"
@@ -6,56 +6,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/report/reporttest"
 	"github.com/google/go-cmp/cmp"
 )
-
-// matrixReport is one scenario run twice (--repeat 2) against two named
-// agents (--agent), plus one plain scenario: four results whose turns
-// only their agent and attempt tell apart.
-func matrixReport() report.Report {
-	rep := report.Report{SchemaVersion: report.SchemaVersion, StartedAt: sampleReport().StartedAt, Duration: ms(100)}
-	for _, agent := range []string{"claude", "codex"} {
-		for attempt := 1; attempt <= 2; attempt++ {
-			rep.Scenarios = append(rep.Scenarios, result(report.Result{
-				Name: "login", File: "login.yaml", Line: 1, Attempt: attempt,
-				Agent:    report.AgentInfo{Name: agent, Command: []string{agent}},
-				Status:   report.StatusPassed,
-				Warnings: []string{"mode \"plan\" not offered by the agent; not set"},
-				Turns:    []report.TurnResult{{Index: 1, Prompt: "log in", StopReason: "end_turn", Duration: ms(10)}},
-			}))
-		}
-	}
-	rep.Scenarios = append(rep.Scenarios, result(report.Result{
-		Name: "plain", File: "plain.yaml", Line: 1,
-		Agent:    report.AgentInfo{Command: []string{"agent"}},
-		Status:   report.StatusPassed,
-		Warnings: []string{"turn 1: the agent cannot take images; part 2 not sent", "protocol violation: line 3: not JSON"},
-		Turns:    []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", Duration: ms(10)}},
-	}))
-	return rep
-}
-
-// wantMatrixRefs is byStopReason of matrixReport.
-var wantMatrixRefs = map[string][]output.TurnRef{"end_turn": {
-	{Scenario: "login", Agent: "claude", Attempt: 1, Turn: 1},
-	{Scenario: "login", Agent: "claude", Attempt: 2, Turn: 1},
-	{Scenario: "login", Agent: "codex", Attempt: 1, Turn: 1},
-	{Scenario: "login", Agent: "codex", Attempt: 2, Turn: 1},
-	{Scenario: "plain", Turn: 1},
-}}
 
 // TestByStopReasonNamesAgentAndAttempt checks that byStopReason entries
 // of a matrix and repeated run are told apart, and that the plain
 // scenario's entry leaves agent and attempt out of the JSON.
 func TestByStopReasonNamesAgentAndAttempt(t *testing.T) {
-	res := output.NewResults(matrixReport())
-	if diff := cmp.Diff(wantMatrixRefs, res.ByStopReason); diff != "" {
+	res := report.NewResults(reporttest.Matrix())
+	if diff := cmp.Diff(reporttest.MatrixRefs(), res.ByStopReason); diff != "" {
 		t.Errorf("byStopReason (-want +got):\n%s", diff)
 	}
 	var buf bytes.Buffer
-	if err := output.WriteResults(&buf, res); err != nil {
+	if err := report.Write(&buf, reporttest.Matrix()); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -82,15 +47,15 @@ func TestSummaryCountsWarnings(t *testing.T) {
 		rep  report.Report
 		want int
 	}{
-		"matrix": {matrixReport(), 6},
-		"sample": {sampleReport(), 1},
-		"none":   {reports()["empty"], 0},
+		"matrix": {reporttest.Matrix(), 6},
+		"sample": {reporttest.Sample(), 1},
+		"none":   {report.Report{SchemaVersion: report.SchemaVersion}, 0},
 	} {
-		if got := output.Summarize(tt.rep).Warnings; got != tt.want {
+		if got := report.Summarize(tt.rep).Warnings; got != tt.want {
 			t.Errorf("%s: Summary.Warnings = %d, want %d", name, got, tt.want)
 		}
 		var buf bytes.Buffer
-		if err := output.JSON(&buf, tt.rep); err != nil {
+		if err := report.Write(&buf, tt.rep); err != nil {
 			t.Fatal(err)
 		}
 		var doc struct {
@@ -102,31 +67,6 @@ func TestSummaryCountsWarnings(t *testing.T) {
 		if got, ok := doc.Summary["warnings"]; !ok || got != float64(tt.want) {
 			t.Errorf("%s: summary.warnings in the JSON = %v (present %v), want %d", name, got, ok, tt.want)
 		}
-	}
-}
-
-// TestTextSummaryCountsWarnings checks the last line of the text summary
-// and the Markdown totals: "N warnings" when there are any.
-func TestTextSummaryCountsWarnings(t *testing.T) {
-	noColor(t)
-	var buf bytes.Buffer
-	if err := output.Text(&buf, matrixReport()); err != nil {
-		t.Fatal(err)
-	}
-	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
-	last := string(lines[len(lines)-1])
-	if !regexpMatch(`^5 passed, 0 failed, 6 warnings in 100ms;`, last) {
-		t.Errorf("last summary line %q; want it to count 6 warnings", last)
-	}
-	if md := output.Markdown(matrixReport()); !regexpMatch(`\*\*5 passed, 0 failed, 0 errors\*\* of 5, 6 warnings in 100ms`, md) {
-		t.Errorf("Markdown totals do not count 6 warnings:\n%s", md)
-	}
-	buf.Reset()
-	if err := output.Text(&buf, reports()["empty"]); err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Contains(buf.Bytes(), []byte("warning")) {
-		t.Errorf("a run without warnings mentions warnings:\n%s", buf.String())
 	}
 }
 
@@ -143,8 +83,8 @@ func TestJSONLongTexts(t *testing.T) {
 		}
 		return b.String()
 	}
-	rep := sampleReport()
-	rep.Scenarios = append(rep.Scenarios, result(report.Result{
+	rep := reporttest.Sample()
+	rep.Scenarios = append(rep.Scenarios, reporttest.Complete(report.Result{
 		Name: "flood", File: "flood.yaml", Line: 1, Status: report.StatusPassed,
 		Turns: []report.TurnResult{
 			{Index: 1, Prompt: "a", StopReason: "end_turn",
@@ -155,7 +95,7 @@ func TestJSONLongTexts(t *testing.T) {
 			{Index: 3, Prompt: "c", StopReason: "end_turn", Text: "small"},
 		},
 	}))
-	before := output.NewResults(rep)
+	before := report.NewResults(rep)
 	var want, compact bytes.Buffer
 	enc := json.NewEncoder(&compact)
 	enc.SetEscapeHTML(false)
@@ -166,7 +106,7 @@ func TestJSONLongTexts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got bytes.Buffer
-	if err := output.JSON(&got, rep); err != nil {
+	if err := report.Write(&got, rep); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got.Bytes(), want.Bytes()) {
@@ -177,7 +117,49 @@ func TestJSONLongTexts(t *testing.T) {
 		}
 		t.Fatalf("output differs from marshalling at byte %d of %d/%d: got %q, want %q", i, len(g), len(w), g[max(0, i-40):min(len(g), i+40)], w[max(0, i-40):min(len(w), i+40)])
 	}
-	if diff := cmp.Diff(before, output.NewResults(rep)); diff != "" {
+	if diff := cmp.Diff(before, report.NewResults(rep)); diff != "" {
 		t.Errorf("the report changed:\n%.2000s", diff)
+	}
+}
+
+// TestReadVersion1: results of schemaVersion 1 are read as the
+// current version writes them: a scenario not run, or cut short by a
+// cancel for an interrupt, the run's --timeout or --fail-fast (even one
+// version 1 called passed), is interrupted, and the summary counts it so.
+func TestReadVersion1(t *testing.T) {
+	doc := `{"schemaVersion": 1, "summary": {"scenarios": 4, "passed": 2, "errored": 2, "notRun": 1}, "scenarios": [
+		{"name": "cut", "file": "s.yaml", "line": 1, "status": "passed", "turns": [
+			{"index": 1, "stopReason": "cancelled", "cancelCause": "runTimeout"}, {"index": 2, "stopReason": "skipped"}]},
+		{"name": "timed", "file": "s.yaml", "line": 5, "status": "passed", "turns": [
+			{"index": 1, "stopReason": "cancelled", "cancelCause": "turnTimeout"}]},
+		{"name": "start", "file": "s.yaml", "line": 9, "status": "error", "startFailed": true, "error": "initialize: context canceled", "turns": [
+			{"index": 1, "stopReason": "skipped", "cancelCause": "failFast"}]},
+		{"name": "never", "file": "s.yaml", "line": 13, "status": "error", "notRun": true, "error": "not run: interrupted first", "turns": [
+			{"index": 1, "stopReason": "skipped"}]}]}`
+	res, err := report.Read(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		Status      report.Status
+		Error       string
+		StartFailed bool
+	}
+	var gots []got
+	for _, sc := range res.Scenarios {
+		gots = append(gots, got{sc.Status, sc.Error, sc.StartFailed})
+	}
+	want := []got{
+		{report.StatusInterrupted, "acprun cancelled turn 1 after runTimeout", false},
+		{report.StatusPassed, "", false},
+		{report.StatusInterrupted, "acprun cancelled turn 1 after failFast (initialize: context canceled)", false},
+		{report.StatusInterrupted, "not run: interrupted first", false},
+	}
+	if diff := cmp.Diff(want, gots); diff != "" {
+		t.Errorf("scenarios read (-want +got):\n%s", diff)
+	}
+	s := res.Summary
+	if res.SchemaVersion != report.SchemaVersion || s.Passed != 1 || s.Errored != 0 || s.Interrupted != 3 || s.NotRun != 1 {
+		t.Errorf("schemaVersion %d, summary %+v; want %d, 1 passed, 3 interrupted (1 not run)", res.SchemaVersion, s, report.SchemaVersion)
 	}
 }
