@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sync"
 	"time"
 
 	"github.com/acprun/acprun/internal/outfile"
@@ -70,7 +68,7 @@ func (c *reportCmd) Run(g *globals) error {
 	for _, f := range c.Files {
 		dirs = append(dirs, filepath.Dir(f))
 	}
-	opts := htmlOptions(transcriptFinder(c.Transcripts, dirs))
+	opts := htmlOptions(report.TranscriptFinder(c.Transcripts, dirs))
 	opts.Sources = c.Files
 	opts.TranscriptBytes = c.TranscriptBytes
 	data, err := encode(func(w io.Writer) error { return htmlreport.Write(w, rep, opts) })
@@ -148,56 +146,4 @@ func offsetLineCol(data []byte, off int64) string {
 		col = 1
 	}
 	return fmt.Sprintf("%d:%d", line, col)
-}
-
-// unsafeTranscriptName matches what run replaces in transcript file names.
-// It is compiled on first use, not at every start of acprun.
-var unsafeTranscriptName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._@#-]+`) })
-
-// transcriptFinder finds a result's transcript: in dir when it is set (by
-// the file name the results record, else by the name run gives it), else
-// at the recorded path, tried as it is and from each of dirs.
-func transcriptFinder(dir string, dirs []string) func(report.Result) string {
-	return func(r report.Result) string {
-		if dir != "" {
-			name := filepath.Base(r.Transcript)
-			if r.Transcript == "" {
-				name = r.Name
-				if r.Agent.Name != "" {
-					name += "@" + r.Agent.Name
-				}
-				if r.Attempt > 0 {
-					name += fmt.Sprintf("#%d", r.Attempt)
-				}
-				name = unsafeTranscriptName().ReplaceAllString(name, "_") + ".jsonl"
-			}
-			p := filepath.Join(dir, name)
-			if _, err := os.Stat(p); err != nil {
-				return ""
-			}
-			return p
-		}
-		if r.Transcript == "" {
-			return ""
-		}
-		if filepath.IsAbs(r.Transcript) {
-			return r.Transcript
-		}
-		if _, err := os.Stat(r.Transcript); err == nil {
-			return r.Transcript
-		}
-		for _, d := range dirs {
-			p := filepath.Join(d, r.Transcript)
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-		}
-		return r.Transcript // the viewer says it cannot be read
-	}
-}
-
-// recordedTranscripts finds the transcripts of run --html: where the run
-// just wrote them.
-func recordedTranscripts(r report.Result) string {
-	return r.Transcript
 }

@@ -284,7 +284,7 @@ func (c *runCmd) writeOutputs(g *globals, rep report.Report, events *output.Even
 	}
 	if c.HTML != "" {
 		data, err := encode(func(w io.Writer) error {
-			return htmlreport.Write(w, rep, htmlOptions(recordedTranscripts))
+			return htmlreport.Write(w, rep, htmlOptions(report.TranscriptFinder("", nil))) // where the run wrote them
 		})
 		if err == nil {
 			err = writeOutput(wctx, g, c.HTML, data)
