@@ -161,10 +161,10 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if c.MaxFailures < 0 {
 		return exitError{code: exitUsage, err: fmt.Errorf("--max-failures %d: want at least 1", c.MaxFailures)}
 	}
-	var rerun *rerunSet
+	var rerun *report.Rerun
 	if c.RerunFailed != "" {
 		var err error
-		if rerun, err = readRerun(c.RerunFailed); err != nil {
+		if rerun, err = report.ReadRerun(c.RerunFailed); err != nil {
 			return exitError{code: exitUsage, err: fmt.Errorf("--rerun-failed %s: %w", c.RerunFailed, err)}
 		}
 	}
@@ -173,13 +173,13 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return err
 	}
 	if rerun != nil && len(scs) > 0 {
-		if scs = rerun.filter(scs); len(scs) == 0 {
+		if scs = rerun.Filter(scs); len(scs) == 0 {
 			// Nothing is run nor written: -o may well be the file read.
 			if c.AllowEmpty {
-				fmt.Fprintf(g.Stderr, "acprun: %s\n", rerun.nothing())
+				fmt.Fprintf(g.Stderr, "acprun: %s\n", rerun.Nothing())
 				return nil
 			}
-			return exitError{code: exitEmpty, err: fmt.Errorf("%s (--allow-empty accepts that, with exit 0)", rerun.nothing())}
+			return exitError{code: exitEmpty, err: fmt.Errorf("%s (--allow-empty accepts that, with exit 0)", rerun.Nothing())}
 		}
 	}
 	if err := checkUnset(g, scs); err != nil {

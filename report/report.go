@@ -5,7 +5,8 @@
 // turns keyed by stop reason, a Summary, PassRates when attempts or agents
 // compare): Write writes it, Read reads it back (schemaVersion 1 too, as the
 // current version says it), and Merge combines the results of shards into
-// those of the whole run. TranscriptName is the one rule for where a
+// those of the whole run. Rerun is what did not pass in a results file,
+// for run --rerun-failed. TranscriptName is the one rule for where a
 // scenario's transcript is: run names it so, and TranscriptFinder looks it
 // up.
 package report

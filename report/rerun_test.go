@@ -1,4 +1,4 @@
-package main
+package report_test
 
 import (
 	"os"
@@ -35,7 +35,7 @@ func TestRerunMatchesFileNameAndAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	set, err := readRerun("prev.json")
+	set, err := report.ReadRerun("prev.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestRerunMatchesFileNameAndAgent(t *testing.T) {
 		return &scenario.Scenario{Name: name, File: file, Agent: scenario.Agent{Name: agent}}
 	}
 	var got []string
-	for _, s := range set.filter([]*scenario.Scenario{
+	for _, s := range set.Filter([]*scenario.Scenario{
 		sc("suite/a.yaml", "login", "claude"), sc("suite/a.yaml", "login", "codex"),
 		sc(abs, "flaky", ""), sc(abs, "crash", ""), sc("suite/b.yaml", "crash", ""),
 	}) {
