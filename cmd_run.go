@@ -15,6 +15,7 @@ import (
 	"github.com/acprun/acprun/internal/sessionstate"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
+	"github.com/acprun/acprun/output/progress"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
@@ -228,18 +229,18 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	c.warnNoPermissions(g, scs)
 	var observers []runner.Observer
-	progress := output.NewProgress(g.Stderr, len(scs)*c.Repeat, output.ProgressOptions{
+	printer := progress.NewPrinter(g.Stderr, len(scs)*c.Repeat, progress.Options{
 		Terminal: isTerminal(g.Stderr) && c.format() == formatLines, Quiet: c.format() == formatQuiet,
 		Dots: c.format() == formatDots, Verbose: c.Verbose,
 	})
-	observers = append(observers, progress)
-	var events *output.Events
+	observers = append(observers, printer)
+	var events *progress.Events
 	switch c.Events {
 	case "":
 	case outfile.Stdout:
-		events = output.NewEvents(g.Stdout)
+		events = progress.NewEvents(g.Stdout)
 	default:
-		if events, err = output.CreateEvents(ctx, c.Events); err != nil {
+		if events, err = progress.CreateEvents(ctx, c.Events); err != nil {
 			return exitError{code: exitUsage, err: fmt.Errorf("--events %s: %w", c.Events, err)}
 		}
 	}
@@ -247,9 +248,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		defer events.Close() // a no-op once writeOutputs has closed it
 		observers = append(observers, events)
 	}
-	opts.Observer = output.Observers(observers...)
+	opts.Observer = progress.Observers(observers...)
 	rep, err := runner.Run(ctx, opts, scs)
-	progress.Finish()
+	printer.Finish()
 	if err != nil {
 		return exitError{code: exitOutput, err: err}
 	}
@@ -262,7 +263,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 // writeOutputs writes every output of a finished run, whatever fails, and
 // the summary; it says what was lost after the summary, so that it is the
 // last thing on the screen.
-func (c *runCmd) writeOutputs(g *globals, rep report.Report, events *output.Events) error {
+func (c *runCmd) writeOutputs(g *globals, rep report.Report, events *progress.Events) error {
 	wctx, stop := abortContext(g.Abort)
 	defer stop()
 	var lost []string

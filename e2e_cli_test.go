@@ -18,7 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/output/progress"
 	"github.com/acprun/acprun/report"
 )
 
@@ -194,7 +194,7 @@ func TestCLIOutputToFIFO(t *testing.T) {
 		var events []string
 		sc := bufio.NewScanner(eventsFIFO)
 		for sc.Scan() {
-			var ev output.Event
+			var ev progress.Event
 			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 				gotEvents <- read{events, fmt.Errorf("line %q: %w", sc.Text(), err)}
 				return
@@ -518,7 +518,7 @@ turns:
 	}
 	byAttempt := map[int][]string{}
 	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		var ev output.Event
+		var ev progress.Event
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
 			t.Fatalf("event %q: %v", line, err)
 		}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/output/progress"
 	"github.com/acprun/acprun/report"
 )
 
@@ -250,11 +250,11 @@ func TestRetriesPassOnARetry(t *testing.T) {
 	}
 	var finished []string
 	for _, line := range strings.Split(strings.TrimSpace(string(readFiles(t, dir, "ev.jsonl")["ev.jsonl"])), "\n") {
-		var ev output.Event
+		var ev progress.Event
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
 			t.Fatalf("event %s: %v", line, err)
 		}
-		if ev.Event == output.EventScenarioFinished {
+		if ev.Event == progress.EventScenarioFinished {
 			finished = append(finished, fmt.Sprintf("retry %d %s retried=%v", ev.Retry, ev.Status, ev.Retried))
 		}
 	}

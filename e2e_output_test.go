@@ -21,7 +21,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/output/progress"
 	"github.com/acprun/acprun/report"
 )
 
@@ -300,10 +300,10 @@ turns:
 	}
 	var events []string
 	for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		// time is RFC 3339 (with nanoseconds): output.Event reads it as a
+		// time is RFC 3339 (with nanoseconds): progress.Event reads it as a
 		// time.Time, so a line with another format does not decode, and
 		// one without it has the zero time.
-		var ev output.Event
+		var ev progress.Event
 		if err := json.Unmarshal([]byte(l), &ev); err != nil {
 			t.Errorf("line %d %q is not a JSON event: %v", i+1, l, err)
 			continue

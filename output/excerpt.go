@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/report"
 )
 
@@ -167,11 +168,11 @@ func excerptLine(line string) string {
 	n := 0
 	for i := range line {
 		if n == excerptWidth {
-			return escapeControls(line[:i], true) + "…"
+			return termtext.Escape(line[:i], true) + "…"
 		}
 		n++
 	}
-	return escapeControls(line, true)
+	return termtext.Escape(line, true)
 }
 
 // reasonLines renders reasons as lines: each message, then its excerpt

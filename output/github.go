@@ -258,7 +258,7 @@ func Markdown(rep report.Report) string {
 		interrupted = fmt.Sprintf(", %d interrupted", s.Interrupted)
 	}
 	fmt.Fprintf(&b, "**%d passed, %d failed, %d %s%s** of %d%s in %s%s\n\n",
-		s.Passed, s.Failed, s.Errored, plural(s.Errored, "error", "errors"), interrupted, s.Scenarios, warned, duration(rep.Duration), totals(s))
+		s.Passed, s.Failed, s.Errored, plural(s.Errored, "error", "errors"), interrupted, s.Scenarios, warned, Duration(rep.Duration), totals(s))
 	if rep.Interrupted {
 		b.WriteString("> [!WARNING]\n> The run was interrupted: results are partial.\n\n")
 	}
@@ -294,7 +294,7 @@ func Markdown(rep report.Report) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s | %s |\n",
 			status, mdCell(r.Label()), mdCode(r.File+":"+strconv.Itoa(r.Line)),
-			mdCell(stopReasons(r)), duration(r.Duration), mdCell(details))
+			mdCell(stopReasons(r)), Duration(r.Duration), mdCell(details))
 	}
 	b.WriteString("\n")
 	return b.String()

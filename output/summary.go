@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/report"
 	"github.com/fatih/color"
 )
@@ -17,11 +18,11 @@ import (
 // each with its line, its reasons and their excerpts; the warnings of those
 // that passed; the scenarios that never ran; the pass-rate table when there
 // is one (report.PassRates); and the totals. Passing results are not
-// listed: each had its line as it ended (Progress, or Lines). Colour follows
+// listed: each had its Line as it ended (progress.Printer, or Lines). Colour follows
 // color.NoColor, which main sets once.
 func Text(w io.Writer, rep report.Report) error {
-	fail := paint(color.FgRed, color.Bold).SprintFunc()
-	warn := paint(color.FgYellow).SprintFunc()
+	fail := termtext.Paint(color.FgRed, color.Bold).SprintFunc()
+	warn := termtext.Paint(color.FgYellow).SprintFunc()
 	var b strings.Builder
 	section := func() {
 		if b.Len() == 0 {
@@ -64,7 +65,7 @@ func Text(w io.Writer, rep report.Report) error {
 	if len(s.PassRates) > 0 {
 		passRateTable(&b, s.PassRates, rep)
 	}
-	fmt.Fprintf(&b, "\n%s in %s%s\n", counts(s, fail, warn), duration(rep.Duration), totals(s))
+	fmt.Fprintf(&b, "\n%s in %s%s\n", counts(s, fail, warn), Duration(rep.Duration), totals(s))
 	if rep.PolicyOverride != "" {
 		fmt.Fprintf(&b, "%s every permission request was answered by %s\n", warn("note:"), rep.PolicyOverride)
 	}
@@ -112,18 +113,23 @@ func counts(s report.Summary, fail, warn func(...any) string) string {
 	return strings.Join(parts, ", ")
 }
 
-// Lines writes one line per result, as Progress does when each ends (for
-// acprun merge, whose results ended elsewhere).
+// Lines writes the Line of every result that ran, as the progress shows
+// each when it ends (for acprun merge, whose results ended elsewhere).
 func Lines(w io.Writer, rep report.Report) error {
 	var b strings.Builder
 	for _, sc := range rep.Scenarios {
 		if !sc.NotRun {
-			fmt.Fprintf(&b, "%s\n", scenarioLine(sc, false))
+			fmt.Fprintf(&b, "%s\n", Line(sc))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// Line is the line of one result: its status, its label, then its stop
+// reasons, duration and permission counts, e.g. "FAIL login [claude] #2
+// (end_turn, 1.2s, 1 allowed, 0 denied)".
+func Line(r report.Result) string { return scenarioLine(r, false) }
 
 // scenarioLine is the line of one result: its status, its label, then
 // its stop reasons, duration and permission counts, e.g. "FAIL login
@@ -147,7 +153,7 @@ func scenarioLine(sc report.Result, bold bool) string {
 	if bold {
 		attrs = append(attrs, color.Bold)
 	}
-	detail := stopReasons(sc) + ", " + duration(sc.Duration)
+	detail := stopReasons(sc) + ", " + Duration(sc.Duration)
 	if sc.Retry > 0 {
 		detail += ", retry " + strconv.Itoa(sc.Retry)
 	}
@@ -157,8 +163,8 @@ func scenarioLine(sc report.Result, bold bool) string {
 	if sc.Allowed+sc.Denied > 0 {
 		detail += fmt.Sprintf(", %d allowed, %d denied", sc.Allowed, sc.Denied)
 	}
-	dim := paint(color.Faint).SprintFunc()
-	return fmt.Sprintf("%s %s %s", paint(attrs...).Sprint(status), sc.Label(), dim("("+detail+")"))
+	dim := termtext.Paint(color.Faint).SprintFunc()
+	return fmt.Sprintf("%s %s %s", termtext.Paint(attrs...).Sprint(status), sc.Label(), dim("("+detail+")"))
 }
 
 // stopReasons lists a scenario's turn outcomes, e.g. "end_turn, max_tokens",
@@ -181,7 +187,7 @@ func stopReasons(sc report.Result) string {
 	return strings.Join(rs, ", ")
 }
 
-func duration(d time.Duration) string {
+func Duration(d time.Duration) string {
 	switch {
 	case d < time.Second:
 		return d.Round(time.Millisecond).String()

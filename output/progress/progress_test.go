@@ -1,10 +1,11 @@
-package output_test
+package progress_test
 
 import (
 	"bytes"
 	"errors"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -12,7 +13,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/internal/vt"
-	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/output/progress"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/report/reporttest"
 	"github.com/acprun/acprun/runner"
@@ -47,14 +48,14 @@ func playRun(obs runner.Observer) {
 	}
 }
 
-// TestProgressPlain checks what Progress writes when stderr is not a
+// TestProgressPlain checks what the Printer writes when stderr is not a
 // terminal: one plain line per scenario, more with Verbose, none with
 // Quiet, and never a bar.
 func TestProgressPlain(t *testing.T) {
 	noColor(t)
 	tests := []struct {
 		name string
-		opts output.ProgressOptions
+		opts progress.Options
 		want string
 	}{
 		{
@@ -64,7 +65,7 @@ func TestProgressPlain(t *testing.T) {
 		},
 		{
 			name: "verbose",
-			opts: output.ProgressOptions{Verbose: true},
+			opts: progress.Options{Verbose: true},
 			want: `[basic] turn 1 started
 [basic] permission allow: "Read main.go" (read; rule allow[0])
 [basic] turn 1: end_turn (1.1s)
@@ -82,16 +83,16 @@ FAIL refuses <politely> [claude] #2 (end_turn, cancelled after turnTimeout, skip
 		},
 		{
 			name: "dots",
-			opts: output.ProgressOptions{Dots: true},
+			opts: progress.Options{Dots: true},
 			want: ".F\n",
 		},
-		{name: "quiet", opts: output.ProgressOptions{Quiet: true, Verbose: true}},
-		{name: "quiet terminal", opts: output.ProgressOptions{Quiet: true, Terminal: true}},
+		{name: "quiet", opts: progress.Options{Quiet: true, Verbose: true}},
+		{name: "quiet terminal", opts: progress.Options{Quiet: true, Terminal: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			p := output.NewProgress(&buf, 2, tt.opts)
+			p := progress.NewPrinter(&buf, 2, tt.opts)
 			playRun(p)
 			p.Finish()
 			if diff := cmp.Diff(tt.want, buf.String()); diff != "" {
@@ -106,7 +107,7 @@ FAIL refuses <politely> [claude] #2 (end_turn, cancelled after turnTimeout, skip
 func TestProgressErrorLine(t *testing.T) {
 	noColor(t)
 	var buf bytes.Buffer
-	p := output.NewProgress(&buf, 1, output.ProgressOptions{})
+	p := progress.NewPrinter(&buf, 1, progress.Options{})
 	r := reporttest.Sample().Scenarios[2]
 	p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
 	if got, want := buf.String(), "ERROR crash (agent_exited, skipped, 321ms)\n"; got != want {
@@ -138,7 +139,7 @@ func TestProgressTerminal(t *testing.T) {
 	}
 	has := func(sub string) func(string) bool { return func(s string) bool { return strings.Contains(s, sub) } }
 
-	p := output.NewProgress(tty, 3, output.ProgressOptions{Terminal: true, Verbose: true, Size: func() (int, int) { return cols, rows }})
+	p := progress.NewPrinter(tty, 3, progress.Options{Terminal: true, Verbose: true, Size: func() (int, int) { return cols, rows }})
 	t.Cleanup(p.Finish) // when the test fails before it does
 	waitFor("the empty bar", has("] 0/3  0 running"))
 	rep := reporttest.Sample()
@@ -148,13 +149,13 @@ func TestProgressTerminal(t *testing.T) {
 	p.ScenarioStarted(b)
 	p.TurnStarted(a, 1)
 	waitFor("the running scenarios", func(s string) bool {
-		return regexpMatch(`(?m)^  basic  turn 1/2  \d+s\n  other@claude #2  starting  \d+s\n\[ +\] 0/3  2 running  \d+s$`, s)
+		return regexp.MustCompile(`(?m)^  basic  turn 1/2  \d+s\n  other@claude #2  starting  \d+s\n\[ +\] 0/3  2 running  \d+s$`).MatchString(s)
 	})
 	p.Update(b, runner.Update{Kind: runner.UpdateText, Text: "evil \x1b]0;title\x07 text"})
 	waitFor("a streamed line", has(`[other@claude #2] text: evil \x1b]0;title\x07 text`))
 	p.ScenarioFinished(a, rep.Scenarios[0])
 	waitFor("the PASS line and the bar", func(s string) bool {
-		return regexpMatch(`(?m)^PASS basic \(end_turn, 1.23s, 1 allowed, 0 denied\)\n  other@claude #2  starting  \d+s\n\[=+> +\] 1/3  1 running  \d+s$`, s)
+		return regexp.MustCompile(`(?m)^PASS basic \(end_turn, 1.23s, 1 allowed, 0 denied\)\n  other@claude #2  starting  \d+s\n\[=+> +\] 1/3  1 running  \d+s$`).MatchString(s)
 	})
 	p.Warning(b, "slow agent")
 	p.ScenarioFinished(b, rep.Scenarios[1])
@@ -188,7 +189,7 @@ func TestProgressNoBarOnPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	p := output.NewProgress(w, 2, output.ProgressOptions{Terminal: false})
+	p := progress.NewPrinter(w, 2, progress.Options{Terminal: false})
 	playRun(p)
 	p.Finish()
 	w.Close()
@@ -234,7 +235,7 @@ func (r *recorder) Warning(j runner.Ref, msg string) {
 // TestObservers checks that every call reaches every observer in turn.
 func TestObservers(t *testing.T) {
 	basic, full := &recorder{}, &recorder{}
-	obs := output.Observers(basic, nil, full)
+	obs := progress.Observers(basic, nil, full)
 	ref := runner.Ref{Name: "s"}
 	obs.ScenarioStarted(ref)
 	obs.TurnStarted(ref, 1)
@@ -258,7 +259,7 @@ func TestObservers(t *testing.T) {
 func TestProgressDotsWrap(t *testing.T) {
 	noColor(t)
 	var buf bytes.Buffer
-	p := output.NewProgress(&buf, 81, output.ProgressOptions{Dots: true})
+	p := progress.NewPrinter(&buf, 81, progress.Options{Dots: true})
 	r := reporttest.Sample().Scenarios[0]
 	for range 81 {
 		p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
@@ -285,10 +286,10 @@ func (r *streamRecorder) Update(j runner.Ref, u runner.Update) {
 // observers does, and passes them to those only.
 func TestObserversUpdates(t *testing.T) {
 	off, on := &streamRecorder{}, &streamRecorder{wants: true}
-	if output.Observers(off, &recorder{}).(runner.UpdateObserver).WantsUpdates() {
+	if progress.Observers(off, &recorder{}).(runner.UpdateObserver).WantsUpdates() {
 		t.Error("WantsUpdates with no observer wanting them")
 	}
-	obs := output.Observers(off, on, &recorder{}).(runner.UpdateObserver)
+	obs := progress.Observers(off, on, &recorder{}).(runner.UpdateObserver)
 	if !obs.WantsUpdates() {
 		t.Fatal("no WantsUpdates with an observer wanting them")
 	}
