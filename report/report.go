@@ -97,7 +97,7 @@ type AgentInfo struct {
 const (
 	// StopClean: the scenario ended cleanly (every turn answered with a
 	// stop reason, none cancelled, session/close answered or not offered):
-	// its stdin was closed, and SIGTERM followed cleanEndWait later, then
+	// its stdin was closed, and SIGTERM followed 50 ms later, then
 	// SIGKILL after killGrace.
 	StopClean = "clean"
 	// StopGrace: after anything else, SIGTERM followed killGrace after the
@@ -314,8 +314,8 @@ type TurnResult struct {
 	// were not kept (--no-text); Updates still counts the chunks.
 	TextOmitted bool `json:"textOmitted,omitempty"`
 	// UnknownUpdates keeps, as received, the updates of kinds acprun does
-	// not know (an unstable or vendor variant): the first maxUnknown of the
-	// turn; Updates counts them all.
+	// not know (an unstable or vendor variant): the first 20 of the turn;
+	// Updates counts them all.
 	UnknownUpdates []json.RawMessage `json:"unknownUpdates,omitempty"`
 	// Warnings about this turn, e.g. a prompt part the agent cannot take.
 	Warnings []string `json:"warnings,omitempty"`
@@ -464,7 +464,7 @@ type History struct {
 	// Updates counts the replayed session/update notifications by kind.
 	Updates map[string]int `json:"updates"`
 	// Messages are the replayed user and agent messages, their chunks
-	// joined: the first maxHistoryMessages of them.
+	// joined: the first 200 of them.
 	Messages []HistoryMessage `json:"messages,omitempty"`
 	// MessagesDropped counts the messages beyond those.
 	MessagesDropped int `json:"messagesDropped,omitempty"`
