@@ -7,6 +7,7 @@ import (
 
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/report"
 )
 
 // mergeCmd is `acprun merge FILES… -o FILE`.
@@ -44,18 +45,17 @@ func (c *mergeCmd) Run(g *globals) error {
 			return exitError{code: exitUsage, err: fmt.Errorf("merge: -o %s: %w", c.Output, err)}
 		}
 	}
-	res, err := output.MergeFiles(c.Files)
+	rep, err := report.MergeFiles(c.Files)
 	if err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("merge: %w", err)}
 	}
-	data, err := encode(func(w io.Writer) error { return output.WriteResults(w, res) })
+	data, err := encode(func(w io.Writer) error { return report.Write(w, rep) })
 	if err != nil {
 		return exitError{code: exitOutput, err: fmt.Errorf("merge: %w", err)}
 	}
 	wctx, stop := abortContext(g.Abort)
 	defer stop()
 	writeErr := writeOutput(wctx, g, c.Output, data)
-	rep := res.Report()
 	if err := output.Lines(g.Stderr, rep); err != nil {
 		return exitError{code: exitOutput, err: fmt.Errorf("summary: %w", err)}
 	}

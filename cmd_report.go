@@ -8,15 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sync"
 	"time"
 
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/redact"
-	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // reportCmd is `acprun report FILES… -o FILE`.
@@ -63,7 +60,7 @@ func (c *reportCmd) Run(g *globals) error {
 			return exitError{code: exitUsage, err: fmt.Errorf("report: --transcripts %s: not a directory", c.Transcripts)}
 		}
 	}
-	res, err := readAllResults(c.Files)
+	rep, err := readAllResults(c.Files)
 	if err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("report: %w", err)}
 	}
@@ -71,10 +68,10 @@ func (c *reportCmd) Run(g *globals) error {
 	for _, f := range c.Files {
 		dirs = append(dirs, filepath.Dir(f))
 	}
-	opts := htmlOptions(transcriptFinder(c.Transcripts, dirs))
+	opts := htmlOptions(report.TranscriptFinder(c.Transcripts, dirs))
 	opts.Sources = c.Files
 	opts.TranscriptBytes = c.TranscriptBytes
-	data, err := encode(func(w io.Writer) error { return htmlreport.Write(w, res, opts) })
+	data, err := encode(func(w io.Writer) error { return htmlreport.Write(w, rep, opts) })
 	if err != nil {
 		return exitError{code: exitOutput, err: fmt.Errorf("report: %w", err)}
 	}
@@ -84,16 +81,17 @@ func (c *reportCmd) Run(g *globals) error {
 		return exitError{code: exitOutput, err: fmt.Errorf("report: -o %s: %w; the report was not written", c.Output, err)}
 	}
 	if c.Output != outfile.Stdout {
+		s := report.Summarize(rep)
 		scenarios := "scenarios"
-		if res.Summary.Scenarios == 1 {
+		if s.Scenarios == 1 {
 			scenarios = "scenario"
 		}
 		interrupted := ""
-		if n := res.Summary.Interrupted; n > 0 {
+		if n := s.Interrupted; n > 0 {
 			interrupted = fmt.Sprintf(", %d interrupted", n)
 		}
 		fmt.Fprintf(g.Stderr, "report: %s (%d %s: %d passed, %d failed, %d errored%s)\n",
-			c.Output, res.Summary.Scenarios, scenarios, res.Summary.Passed, res.Summary.Failed, res.Summary.Errored, interrupted)
+			c.Output, s.Scenarios, scenarios, s.Passed, s.Failed, s.Errored, interrupted)
 	}
 	return nil
 }
@@ -101,7 +99,7 @@ func (c *reportCmd) Run(g *globals) error {
 // htmlOptions are the options of the HTML report of run --html and of
 // report: the values of secret-looking variables of acprun's own
 // environment are redacted, on top of what the run redacted.
-func htmlOptions(transcripts func(runner.Result) string) htmlreport.Options {
+func htmlOptions(transcripts func(report.Result) string) htmlreport.Options {
 	return htmlreport.Options{
 		Transcripts: transcripts,
 		Redactor:    redact.New(redact.Secrets(nil, os.Environ())...),
@@ -112,17 +110,17 @@ func htmlOptions(transcripts func(runner.Result) string) htmlreport.Options {
 // readAllResults reads and merges results files. On an error it reads the
 // files once more to say where a JSON syntax or type error is
 // (file:line:col).
-func readAllResults(paths []string) (output.Results, error) {
-	res, err := output.MergeFiles(paths)
+func readAllResults(paths []string) (report.Report, error) {
+	rep, err := report.MergeFiles(paths)
 	if err == nil {
-		return res, nil
+		return rep, nil
 	}
 	for _, p := range paths {
 		data, rerr := os.ReadFile(p)
 		if rerr != nil {
 			continue
 		}
-		_, perr := output.ReadResults(bytes.NewReader(data))
+		_, perr := report.Read(bytes.NewReader(data))
 		if perr == nil {
 			continue
 		}
@@ -130,12 +128,12 @@ func readAllResults(paths []string) (output.Results, error) {
 		var typ *json.UnmarshalTypeError
 		switch {
 		case errors.As(perr, &syn):
-			return output.Results{}, fmt.Errorf("%s:%s: not acprun results: %v", p, offsetLineCol(data, syn.Offset), syn)
+			return report.Report{}, fmt.Errorf("%s:%s: not acprun results: %v", p, offsetLineCol(data, syn.Offset), syn)
 		case errors.As(perr, &typ):
-			return output.Results{}, fmt.Errorf("%s:%s: not acprun results: %v", p, offsetLineCol(data, typ.Offset), typ)
+			return report.Report{}, fmt.Errorf("%s:%s: not acprun results: %v", p, offsetLineCol(data, typ.Offset), typ)
 		}
 	}
-	return output.Results{}, err
+	return report.Report{}, err
 }
 
 // offsetLineCol is the line:col of byte offset off in data (both from 1).
@@ -148,56 +146,4 @@ func offsetLineCol(data []byte, off int64) string {
 		col = 1
 	}
 	return fmt.Sprintf("%d:%d", line, col)
-}
-
-// unsafeTranscriptName matches what run replaces in transcript file names.
-// It is compiled on first use, not at every start of acprun.
-var unsafeTranscriptName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._@#-]+`) })
-
-// transcriptFinder finds a result's transcript: in dir when it is set (by
-// the file name the results record, else by the name run gives it), else
-// at the recorded path, tried as it is and from each of dirs.
-func transcriptFinder(dir string, dirs []string) func(runner.Result) string {
-	return func(r runner.Result) string {
-		if dir != "" {
-			name := filepath.Base(r.Transcript)
-			if r.Transcript == "" {
-				name = r.Name
-				if r.Agent.Name != "" {
-					name += "@" + r.Agent.Name
-				}
-				if r.Attempt > 0 {
-					name += fmt.Sprintf("#%d", r.Attempt)
-				}
-				name = unsafeTranscriptName().ReplaceAllString(name, "_") + ".jsonl"
-			}
-			p := filepath.Join(dir, name)
-			if _, err := os.Stat(p); err != nil {
-				return ""
-			}
-			return p
-		}
-		if r.Transcript == "" {
-			return ""
-		}
-		if filepath.IsAbs(r.Transcript) {
-			return r.Transcript
-		}
-		if _, err := os.Stat(r.Transcript); err == nil {
-			return r.Transcript
-		}
-		for _, d := range dirs {
-			p := filepath.Join(d, r.Transcript)
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-		}
-		return r.Transcript // the viewer says it cannot be read
-	}
-}
-
-// recordedTranscripts finds the transcripts of run --html: where the run
-// just wrote them.
-func recordedTranscripts(r runner.Result) string {
-	return r.Transcript
 }

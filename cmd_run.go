@@ -15,6 +15,8 @@ import (
 	"github.com/acprun/acprun/internal/sessionstate"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
+	"github.com/acprun/acprun/output/progress"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
 )
@@ -159,10 +161,10 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if c.MaxFailures < 0 {
 		return exitError{code: exitUsage, err: fmt.Errorf("--max-failures %d: want at least 1", c.MaxFailures)}
 	}
-	var rerun *rerunSet
+	var rerun *report.Rerun
 	if c.RerunFailed != "" {
 		var err error
-		if rerun, err = readRerun(c.RerunFailed); err != nil {
+		if rerun, err = report.ReadRerun(c.RerunFailed); err != nil {
 			return exitError{code: exitUsage, err: fmt.Errorf("--rerun-failed %s: %w", c.RerunFailed, err)}
 		}
 	}
@@ -171,13 +173,13 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return err
 	}
 	if rerun != nil && len(scs) > 0 {
-		if scs = rerun.filter(scs); len(scs) == 0 {
+		if scs = rerun.Filter(scs); len(scs) == 0 {
 			// Nothing is run nor written: -o may well be the file read.
 			if c.AllowEmpty {
-				fmt.Fprintf(g.Stderr, "acprun: %s\n", rerun.nothing())
+				fmt.Fprintf(g.Stderr, "acprun: %s\n", rerun.Nothing())
 				return nil
 			}
-			return exitError{code: exitEmpty, err: fmt.Errorf("%s (--allow-empty accepts that, with exit 0)", rerun.nothing())}
+			return exitError{code: exitEmpty, err: fmt.Errorf("%s (--allow-empty accepts that, with exit 0)", rerun.Nothing())}
 		}
 	}
 	if err := checkUnset(g, scs); err != nil {
@@ -226,18 +228,18 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	c.warnNoPermissions(g, scs)
 	var observers []runner.Observer
-	progress := output.NewProgress(g.Stderr, len(scs)*c.Repeat, output.ProgressOptions{
+	printer := progress.NewPrinter(g.Stderr, len(scs)*c.Repeat, progress.Options{
 		Terminal: isTerminal(g.Stderr) && c.format() == formatLines, Quiet: c.format() == formatQuiet,
 		Dots: c.format() == formatDots, Verbose: c.Verbose,
 	})
-	observers = append(observers, progress)
-	var events *output.Events
+	observers = append(observers, printer)
+	var events *progress.Events
 	switch c.Events {
 	case "":
 	case outfile.Stdout:
-		events = output.NewEvents(g.Stdout)
+		events = progress.NewEvents(g.Stdout)
 	default:
-		if events, err = output.CreateEvents(ctx, c.Events); err != nil {
+		if events, err = progress.CreateEvents(ctx, c.Events); err != nil {
 			return exitError{code: exitUsage, err: fmt.Errorf("--events %s: %w", c.Events, err)}
 		}
 	}
@@ -245,9 +247,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		defer events.Close() // a no-op once writeOutputs has closed it
 		observers = append(observers, events)
 	}
-	opts.Observer = output.Observers(observers...)
+	opts.Observer = progress.Observers(observers...)
 	rep, err := runner.Run(ctx, opts, scs)
-	progress.Finish()
+	printer.Finish()
 	if err != nil {
 		return exitError{code: exitOutput, err: err}
 	}
@@ -260,13 +262,13 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 // writeOutputs writes every output of a finished run, whatever fails, and
 // the summary; it says what was lost after the summary, so that it is the
 // last thing on the screen.
-func (c *runCmd) writeOutputs(g *globals, rep runner.Report, events *output.Events) error {
+func (c *runCmd) writeOutputs(g *globals, rep report.Report, events *progress.Events) error {
 	wctx, stop := abortContext(g.Abort)
 	defer stop()
 	var lost []string
 	written := false
 	// Streamed: the results may hold megabytes of agent text.
-	if err := writeOutputFrom(wctx, g, c.JSON, func(w io.Writer) error { return output.JSON(w, rep) }); err != nil {
+	if err := writeOutputFrom(wctx, g, c.JSON, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
 		lost = append(lost, fmt.Sprintf("-o %s: %v; the results were not written", c.JSON, err))
 	} else {
 		written = true
@@ -282,7 +284,7 @@ func (c *runCmd) writeOutputs(g *globals, rep runner.Report, events *output.Even
 	}
 	if c.HTML != "" {
 		data, err := encode(func(w io.Writer) error {
-			return htmlreport.Write(w, output.NewResults(rep), htmlOptions(recordedTranscripts))
+			return htmlreport.Write(w, rep, htmlOptions(report.TranscriptFinder("", nil))) // where the run wrote them
 		})
 		if err == nil {
 			err = writeOutput(wctx, g, c.HTML, data)

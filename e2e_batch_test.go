@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/report"
 )
 
 // batchFiles writes n scenarios, spread over three files, on a mock agent
@@ -54,7 +54,7 @@ turns:
 	writeFiles(t, dir, files)
 }
 
-func scenarioNames(out output.Results) []string {
+func scenarioNames(out report.Results) []string {
 	var names []string
 	for _, sc := range out.Scenarios {
 		names = append(names, sc.Name+":"+string(sc.Status))
@@ -119,7 +119,7 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 	}
 	// The counts of scenarios and turns; not durationMs, nor what the
 	// batch does not exercise.
-	counts := cmpopts.IgnoreFields(output.Summary{}, "Allowed", "Denied", "Warnings", "DurationMs", "PassRates")
+	counts := cmpopts.IgnoreFields(report.Summary{}, "Allowed", "Denied", "Warnings", "DurationMs", "PassRates")
 	if diff := cmp.Diff(a.Summary, b.Summary, counts); diff != "" {
 		t.Errorf("summary (-whole +merged):\n%s", diff)
 	}

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // runCancelScenario runs one scenario on a mock script and returns the
 // exit code, its result and its turns, once none of its processes is left.
-func runCancelScenario(t *testing.T, script, scenario string, args ...string) (int, runner.Result, []runner.TurnResult) {
+func runCancelScenario(t *testing.T, script, scenario string, args ...string) (int, report.Result, []report.TurnResult) {
 	t.Helper()
 	res, out, dir := runOne(t, script, scenario, args...)
 	if len(out.Scenarios) != 1 {

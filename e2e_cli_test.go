@@ -19,7 +19,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/output/progress"
+	"github.com/acprun/acprun/report"
 )
 
 // cliScenarios writes three passing scenarios (tags ta, tb, tc) on the
@@ -185,8 +186,8 @@ func TestCLIOutputToFIFO(t *testing.T) {
 	gotResults, gotEvents := make(chan read, 1), make(chan read, 1)
 	go func() {
 		// One JSON value, not to EOF: the test holds the FIFO open for
-		// writing too (openFIFO), so output.ReadResults would never end.
-		var out output.Results
+		// writing too (openFIFO), so report.Read would never end.
+		var out report.Results
 		err := json.NewDecoder(resultsFIFO).Decode(&out)
 		gotResults <- read{out, err}
 	}()
@@ -194,7 +195,7 @@ func TestCLIOutputToFIFO(t *testing.T) {
 		var events []string
 		sc := bufio.NewScanner(eventsFIFO)
 		for sc.Scan() {
-			var ev output.Event
+			var ev progress.Event
 			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 				gotEvents <- read{events, fmt.Errorf("line %q: %w", sc.Text(), err)}
 				return
@@ -210,7 +211,7 @@ func TestCLIOutputToFIFO(t *testing.T) {
 	if res.code != exitOK {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	if r := <-gotResults; r.err != nil || len(r.v.(output.Results).Scenarios) != 1 {
+	if r := <-gotResults; r.err != nil || len(r.v.(report.Results).Scenarios) != 1 {
 		t.Errorf("the results FIFO's reader got %+v, %v; want the results of one scenario", r.v, r.err)
 	}
 	if r := <-gotEvents; r.err != nil || !slices.Contains(r.v.([]string), "scenario_started") {
@@ -329,7 +330,7 @@ func TestCLIStdoutOutputs(t *testing.T) {
 		if res.code != exitFailed {
 			t.Fatalf("exit %d\n%s", res.code, res.stderr)
 		}
-		if out, err := output.ReadResults(strings.NewReader(res.stdout)); err != nil || len(out.Scenarios) != 2 {
+		if out, err := report.Read(strings.NewReader(res.stdout)); err != nil || len(out.Scenarios) != 2 {
 			t.Errorf("stdout is not the results alone (%v):\n%s", err, res.stdout)
 		}
 		if !strings.Contains(res.stderr, annotation) || strings.Contains(res.stderr, "results:") {
@@ -566,7 +567,7 @@ turns:
 	}
 	byAttempt := map[int][]string{}
 	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		var ev output.Event
+		var ev progress.Event
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
 			t.Fatalf("event %q: %v", line, err)
 		}
@@ -621,7 +622,7 @@ func TestCLIOutputToProcFD(t *testing.T) {
 	if res.code != exitOK {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	if out, err := output.ReadResults(strings.NewReader(res.stdout)); err != nil || len(out.Scenarios) != 1 {
+	if out, err := report.Read(strings.NewReader(res.stdout)); err != nil || len(out.Scenarios) != 1 {
 		t.Errorf("stdout is not the results (%v):\n%s", err, res.stdout)
 	}
 	if !strings.Contains(res.stderr, `<testsuites name="acprun" tests="1"`) {

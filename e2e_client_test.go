@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -75,7 +75,7 @@ func TestClientRequestsEndToEnd(t *testing.T) {
 	if len(out.Scenarios) != 3 {
 		t.Fatalf("%d scenarios; want 3", len(out.Scenarios))
 	}
-	turns := make([]runner.TurnResult, 3)
+	turns := make([]report.TurnResult, 3)
 	for i, sc := range out.Scenarios {
 		if sc.Status != "passed" || len(sc.Turns) != 1 {
 			t.Fatalf("scenario %s: status %s, %d turns, failures %v; want passed, 1 turn", sc.Name, sc.Status, len(sc.Turns), sc.Failures)
@@ -104,11 +104,11 @@ func TestClientRequestsEndToEnd(t *testing.T) {
 		}
 		allowRule := strings.TrimSuffix(denyRule, ":12") + ":10"
 		// allowed is the record of a terminal/create the policy allowed.
-		allowed := func(r runner.ClientRequest) runner.ClientRequest {
+		allowed := func(r report.ClientRequest) report.ClientRequest {
 			r.Decision, r.Rule, r.Reason = "allow", allowRule, "allow rule "+allowRule+" matched"
 			return r
 		}
-		want := []runner.ClientRequest{
+		want := []report.ClientRequest{
 			{Method: read, Path: repo + "/hello.txt", Bytes: len("line two\n")},
 			{Method: read, Path: repo + "/missing.txt", Error: "Resource not found: " + repo + "/missing.txt: file not found"},
 			{Method: read, Path: dir + "/outside.txt", Refused: outside(dir + "/outside.txt")},
@@ -118,26 +118,26 @@ func TestClientRequestsEndToEnd(t *testing.T) {
 			{Method: write, Path: dir + "/outside.txt", Bytes: len("pwned\n"), Refused: outside(dir + "/outside.txt")},
 			{Method: write, Path: repo + "/link/outside.txt", Bytes: len("pwned\n"), Refused: outside(repo + "/link/outside.txt")},
 
-			allowed(runner.ClientRequest{Method: create, Command: "echo done >&2; printf 'ééé'; exit 3", TerminalID: "term-1"}),
+			allowed(report.ClientRequest{Method: create, Command: "echo done >&2; printf 'ééé'; exit 3", TerminalID: "term-1"}),
 			{Method: wait, TerminalID: "term-1", ExitCode: code(3)},
 			{Method: output, TerminalID: "term-1", Bytes: len("éé"), Truncated: true, ExitCode: code(3)},
 			{Method: release, TerminalID: "term-1", ExitCode: code(3)},
 
-			allowed(runner.ClientRequest{Method: create, Command: `echo "$GREETING from $(pwd)"`, TerminalID: "term-2"}),
+			allowed(report.ClientRequest{Method: create, Command: `echo "$GREETING from $(pwd)"`, TerminalID: "term-2"}),
 			{Method: wait, TerminalID: "term-2", ExitCode: code(0)},
 			{Method: output, TerminalID: "term-2", Bytes: len("hi from " + scratch + "\n"), ExitCode: code(0)},
 			{Method: release, TerminalID: "term-2", ExitCode: code(0)},
 
-			allowed(runner.ClientRequest{Method: create, Command: "sleep 1000 & echo $! > ../scratch/bg.pid", TerminalID: "term-3"}),
+			allowed(report.ClientRequest{Method: create, Command: "sleep 1000 & echo $! > ../scratch/bg.pid", TerminalID: "term-3"}),
 			{Method: wait, TerminalID: "term-3", ExitCode: code(0)},
 			{Method: release, TerminalID: "term-3", ExitCode: code(0)},
 
-			allowed(runner.ClientRequest{Method: create, Command: "sleep 1000", TerminalID: "term-4"}),
+			allowed(report.ClientRequest{Method: create, Command: "sleep 1000", TerminalID: "term-4"}),
 			{Method: kill, TerminalID: "term-4"},
 			{Method: release, TerminalID: "term-4", Signal: "SIGKILL"},
 
-			allowed(runner.ClientRequest{Method: create, Command: "sleep 1000 & echo $! > ../scratch/orphan.pid; echo ready > ../scratch/ready.fifo; wait", TerminalID: "term-5"}),
-			allowed(runner.ClientRequest{Method: create, Command: "cat ../scratch/ready.fifo", TerminalID: "term-6"}),
+			allowed(report.ClientRequest{Method: create, Command: "sleep 1000 & echo $! > ../scratch/orphan.pid; echo ready > ../scratch/ready.fifo; wait", TerminalID: "term-5"}),
+			allowed(report.ClientRequest{Method: create, Command: "cat ../scratch/ready.fifo", TerminalID: "term-6"}),
 			{Method: wait, TerminalID: "term-6", ExitCode: code(0)},
 			{Method: output, TerminalID: "term-6", Bytes: len("ready\n"), ExitCode: code(0)},
 			{Method: release, TerminalID: "term-6", ExitCode: code(0)},
@@ -190,7 +190,7 @@ func TestClientRequestsEndToEnd(t *testing.T) {
 	})
 
 	t.Run("read-only", func(t *testing.T) {
-		want := []runner.ClientRequest{
+		want := []report.ClientRequest{
 			{Method: "fs/read_text_file", Path: repo + "/hello.txt", Bytes: len(hello)},
 			{Method: "fs/write_text_file", Path: repo + "/hello.txt", Bytes: len("changed\n"), Refused: repo + "/hello.txt: the client is read-only"},
 		}
@@ -200,7 +200,7 @@ func TestClientRequestsEndToEnd(t *testing.T) {
 	})
 
 	t.Run("no client", func(t *testing.T) {
-		want := []runner.ClientRequest{
+		want := []report.ClientRequest{
 			{Method: "fs/read_text_file", Refused: "Method not found: fs/read_text_file (the client does not offer fs)"},
 			{Method: "fs/write_text_file", Refused: "Method not found: fs/write_text_file (the client does not offer fs)"},
 			{Method: "terminal/create", Refused: "Method not found: terminal/create (the client does not offer terminals)"},

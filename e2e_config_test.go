@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // configAgent is a mock agent that offers config options (a model option,
@@ -72,7 +72,7 @@ func TestConfigSetAndSeenByAgent(t *testing.T) {
 	if got, want := sc.Turns[0].Text, "config: model=big, effort=high, thinking=true"; got != want {
 		t.Errorf("the agent said %q, want %q", got, want)
 	}
-	want := []runner.SessionSetting{
+	want := []report.SessionSetting{
 		{Key: "model", ConfigID: "model", Value: "big", Method: "session/set_config_option"},
 		{Key: "config.effort", ConfigID: "effort", Value: "high", Method: "session/set_config_option"},
 		{Key: "config.thinking", ConfigID: "thinking", Value: true, Method: "session/set_config_option"},
@@ -101,7 +101,7 @@ func TestConfigModelViaSetModel(t *testing.T) {
 		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
 	sc := out.Scenarios[0]
-	want := []runner.SessionSetting{{Key: "model", Value: "m2", Method: "session/set_model"}}
+	want := []report.SessionSetting{{Key: "model", Value: "m2", Method: "session/set_model"}}
 	if diff := cmp.Diff(want, sc.SessionConfig); diff != "" {
 		t.Errorf("sessionConfig (-want +got):\n%s", diff)
 	}
@@ -159,13 +159,13 @@ func TestConfigNotOffered(t *testing.T) {
 				t.Errorf("exit %d, want %d\n%s", res.code, exitAgent, res.stderr)
 			}
 			sc := out.Scenarios[0]
-			if sc.Status != runner.StatusError || sc.Error != wantErr {
+			if sc.Status != report.StatusError || sc.Error != wantErr {
 				t.Errorf("status %s, error %q\nwant error, %q", sc.Status, sc.Error, wantErr)
 			}
 			if !strings.Contains(res.stderr, wantErr) {
 				t.Errorf("stderr does not say %q:\n%s", wantErr, res.stderr)
 			}
-			if len(sc.Turns) != 1 || sc.Turns[0].StopReason != runner.OutcomeSkipped {
+			if len(sc.Turns) != 1 || sc.Turns[0].StopReason != report.OutcomeSkipped {
 				t.Errorf("turns = %+v, want the one turn skipped", sc.Turns)
 			}
 			if p := configSent(t, filepath.Join(dir, sc.Transcript), "session/prompt"); len(p) != 0 {
@@ -279,11 +279,11 @@ turns:
 `
 	tests := []struct {
 		mode, said string
-		settings   []runner.SessionSetting
+		settings   []report.SessionSetting
 		warning    string
 	}{
 		{mode: "code", said: "config: session_mode=code; mode: ask",
-			settings: []runner.SessionSetting{{Key: "mode", ConfigID: "session_mode", Value: "code", Method: "session/set_config_option"}}},
+			settings: []report.SessionSetting{{Key: "mode", ConfigID: "session_mode", Value: "code", Method: "session/set_config_option"}}},
 		{mode: "plan", said: "config: session_mode=ask; mode: ask",
 			warning: `mode "plan" not offered by the agent (its mode option "session_mode" offers: ask, code); not set`},
 	}

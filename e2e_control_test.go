@@ -11,7 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/output/progress"
+	"github.com/acprun/acprun/report"
 )
 
 // controlMock answers "pass" with the text pass, exits at "error" and
@@ -44,7 +45,7 @@ turns:
 
 // verdicts lists the results as name:status, with their error when they
 // were not run.
-func verdicts(out output.Results) []string {
+func verdicts(out report.Results) []string {
 	var got []string
 	for _, sc := range out.Scenarios {
 		v := sc.Name + ":" + string(sc.Status)
@@ -205,7 +206,7 @@ turns:
 }
 
 // tries lists the results as name:status with their retry and marks.
-func tries(out output.Results) []string {
+func tries(out report.Results) []string {
 	var got []string
 	for _, sc := range out.Scenarios {
 		v := fmt.Sprintf("%s#%d:r%d:%s", sc.Name, sc.Attempt, sc.Retry, sc.Status)
@@ -249,11 +250,11 @@ func TestRetriesPassOnARetry(t *testing.T) {
 	}
 	var finished []string
 	for _, line := range strings.Split(strings.TrimSpace(string(readFiles(t, dir, "ev.jsonl")["ev.jsonl"])), "\n") {
-		var ev output.Event
+		var ev progress.Event
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
 			t.Fatalf("event %s: %v", line, err)
 		}
-		if ev.Event == output.EventScenarioFinished {
+		if ev.Event == progress.EventScenarioFinished {
 			finished = append(finished, fmt.Sprintf("retry %d %s retried=%v", ev.Retry, ev.Status, ev.Retried))
 		}
 	}

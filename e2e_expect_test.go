@@ -16,8 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // End-to-end tests of the eval expectations (toolCalls, files,
@@ -84,9 +83,9 @@ func lateWriter(in io.Reader, out io.Writer) int {
 }
 
 // byName indexes scenario results by name (one attempt each).
-func byName(t *testing.T, out output.Results) map[string]runner.Result {
+func byName(t *testing.T, out report.Results) map[string]report.Result {
 	t.Helper()
-	m := map[string]runner.Result{}
+	m := map[string]report.Result{}
 	for _, s := range out.Scenarios {
 		if _, dup := m[s.Name]; dup {
 			t.Fatalf("two results named %s", s.Name)
@@ -394,9 +393,9 @@ func TestExpectEveryKind(t *testing.T) {
 			t.Errorf("%s: no result", c.name)
 			continue
 		}
-		want := runner.StatusPassed
+		want := report.StatusPassed
 		if len(c.fails) > 0 {
-			want = runner.StatusFailed
+			want = report.StatusFailed
 		}
 		if r.Status != want {
 			t.Errorf("%s: status %s, want %s (error %q, failures %q)", c.name, r.Status, want, r.Error, r.Failures)
@@ -533,9 +532,9 @@ func TestJudgeVerdicts(t *testing.T) {
 			continue
 		}
 		var fails []wantFailure
-		want := runner.StatusPassed
+		want := report.StatusPassed
 		if c.fail != nil {
-			want, fails = runner.StatusFailed, []wantFailure{*c.fail}
+			want, fails = report.StatusFailed, []wantFailure{*c.fail}
 		}
 		if r.Status != want {
 			t.Errorf("%s: status %s, want %s (error %q, failures %q)", c.name, r.Status, want, r.Error, r.Failures)
@@ -718,7 +717,7 @@ verify:
 	check := func(what, runDir string, stderr string, want map[string]rate, cells []string) {
 		t.Helper()
 		out := readResults(t, filepath.Join(runDir, "out.json"))
-		got := map[string]output.PassRate{}
+		got := map[string]report.PassRate{}
 		for _, p := range out.Summary.PassRates {
 			got[p.Scenario+"@"+p.Agent] = p
 		}
@@ -734,10 +733,10 @@ verify:
 			if p.Attempts != w.attempts || p.Passed != w.passed || p.Rate != w.at[0] {
 				t.Errorf("%s: %s: %d/%d passed, rate %v; want %d/%d, rate %v", what, key, p.Passed, p.Attempts, p.Rate, w.passed, w.attempts, w.at[0])
 			}
-			if diff := cmp.Diff(output.ByK(w.at), p.PassAtK); diff != "" {
+			if diff := cmp.Diff(report.ByK(w.at), p.PassAtK); diff != "" {
 				t.Errorf("%s: %s: passAtK (-want +got):\n%s", what, key, diff)
 			}
-			if diff := cmp.Diff(output.ByK(w.hat), p.PassHatK); diff != "" {
+			if diff := cmp.Diff(report.ByK(w.hat), p.PassHatK); diff != "" {
 				t.Errorf("%s: %s: passHatK (-want +got):\n%s", what, key, diff)
 			}
 		}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // explained is the decision acprun explain printed.
@@ -67,8 +67,8 @@ func messageOnLine(t *testing.T, path string, n int) string {
 
 // permissionsOf lists a result's permission requests in the order they
 // came: before the first turn, then turn by turn.
-func permissionsOf(r runner.Result) []runner.Permission {
-	ps := append([]runner.Permission(nil), r.SetupPermissions...)
+func permissionsOf(r report.Result) []report.Permission {
+	ps := append([]report.Permission(nil), r.SetupPermissions...)
 	for _, turn := range r.Turns {
 		ps = append(ps, turn.Permissions...)
 	}
@@ -79,7 +79,7 @@ func permissionsOf(r runner.Result) []runner.Permission {
 // permission request of the results and checks that it gives the decision,
 // rule and reason run recorded. It returns the requests for which explain
 // --request, given the request alone, decides otherwise.
-func checkExplainAgrees(t *testing.T, dir string, results []runner.Result) (checked int, alone []string) {
+func checkExplainAgrees(t *testing.T, dir string, results []report.Result) (checked int, alone []string) {
 	t.Helper()
 	for _, r := range results {
 		if r.Transcript == "" {

@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/report"
 )
 
 // hostileSlack is added to each row's timeouts for its wall-time bound:
@@ -53,7 +53,7 @@ type hostileCase struct {
 	status string   // the scenario's status ("" for input rows)
 	stops  []string // each turn's stop reason, in order
 	says   string   // a substring of what acprun reports (see report)
-	check  func(t *testing.T, out output.Results, res result)
+	check  func(t *testing.T, out report.Results, res result)
 	// timeouts is the sum of the scenario's timeouts and graces that the
 	// run may have to wait out; the bound is timeouts + hostileSlack.
 	timeouts time.Duration
@@ -77,7 +77,7 @@ type interruptAt struct {
 // is looked for: the scenario's error, warnings and violations, the turns'
 // errors, warnings and text (the mock agent says its failed client calls
 // as text), and acprun's stderr.
-func report(out output.Results, res result) string {
+func reported(out report.Results, res result) string {
 	var b strings.Builder
 	for _, sc := range out.Scenarios {
 		fmt.Fprintln(&b, sc.Error)
@@ -142,7 +142,7 @@ func hostileCases() []hostileCase {
 		{name: "crash mid-turn after chunks exit 0", mock: "turns:\n  - steps: [{text: [a, b, c]}, {exit: 0}]\n",
 			scenario: "{{agent}}\ntimeout: 30s\n" + twoTurns,
 			exit:     1, status: "error", stops: []string{"agent_exited", "skipped"}, says: "code 0",
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				if got := out.Scenarios[0].Turns[0].Text; got != "abc" {
 					t.Errorf("turn 1 text = %q, want the chunks before the crash", got)
 				}
@@ -150,7 +150,7 @@ func hostileCases() []hostileCase {
 		{name: "crash mid-turn after chunks exit 9", mock: "turns:\n  - steps: [{text: [a, b, c]}, {stderr: 'panic: boom'}, {exit: 9}]\n",
 			scenario: "{{agent}}\ntimeout: 30s\n" + twoTurns,
 			exit:     1, status: "error", stops: []string{"agent_exited", "skipped"}, says: "code 9",
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				sc := out.Scenarios[0]
 				if sc.Turns[0].Text != "abc" || !strings.Contains(sc.StderrTail, "panic: boom") {
 					t.Errorf("turn 1 text %q, stderr tail %q: want the chunks and the agent's last words", sc.Turns[0].Text, sc.StderrTail)
@@ -190,7 +190,7 @@ func hostileCases() []hostileCase {
 		{name: "non-JSON lines between messages", mock: "turns:\n  - steps: [{text: a}, {garbage: 'npm WARN deprecated'}, {text: b}, {garbage: '{not json'}]\n",
 			scenario: "{{agent}}\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "npm WARN deprecated",
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				if sc := out.Scenarios[0]; len(sc.Violations) != 2 || sc.Turns[0].Text != "ab" {
 					t.Errorf("violations %q, text %q: want both lines flagged and the text around them kept", sc.Violations, sc.Turns[0].Text)
 				}
@@ -198,7 +198,7 @@ func hostileCases() []hostileCase {
 		{name: "a 50 MiB line", sh: shHandshake + "read -r line\nhead -c 52428800 /dev/zero | tr '\\0' x; echo\n" + chunk("after") + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
 			scenario: "{{agent}}\ntimeout: 2m\n" + oneTurn, timeouts: 2 * time.Minute,
 			exit: 0, status: "passed", stops: []string{"end_turn"}, says: "protocol violation: invalid JSON-RPC message: not a JSON object",
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				if sc := out.Scenarios[0]; len(sc.Violations) != 1 || sc.Turns[0].Text != "after" || !strings.HasSuffix(sc.Violations[0], "(52428800 bytes)") || len(sc.Violations[0]) > 4096 {
 					t.Errorf("violations %d (first %d bytes), text %q: want the line flagged (shortened) and the next message read", len(sc.Violations), len(strings.Join(sc.Violations, "")), sc.Turns[0].Text)
 				}
@@ -206,7 +206,7 @@ func hostileCases() []hostileCase {
 		{name: "invalid UTF-8", sh: shHandshake + "read -r line\n" + `printf '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"bad \377\376 bytes"}}}}\n'` + "\n" + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
 			scenario: "{{agent}}\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "invalid UTF-8 replaced with U+FFFD",
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				if got := out.Scenarios[0].Turns[0].Text; got != "bad \uFFFD bytes" {
 					t.Errorf("text = %q, want the bad bytes replaced", got)
 				}
@@ -228,7 +228,7 @@ func hostileCases() []hostileCase {
 			files:    map[string]string{"a.txt": "A\n", "b.txt": "B\n"},
 			scenario: "{{agent}}\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "",
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				crs := out.Scenarios[0].Turns[0].ClientRequests
 				if len(crs) != 2 || crs[0].Refused != "" || crs[1].Refused != "" || crs[0].Error != "" || crs[1].Error != "" {
 					t.Errorf("client requests = %+v, want both served, each once", crs)
@@ -237,7 +237,7 @@ func hostileCases() []hostileCase {
 		{name: "an update for an unknown session", mock: "turns:\n  - steps: [{garbage: '{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"sessionId\":\"nope\",\"update\":{\"sessionUpdate\":\"agent_message_chunk\",\"content\":{\"type\":\"text\",\"text\":\"stray\"}}}}'}, {text: ok}]\n",
 			scenario: "{{agent}}\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: `protocol violation: session/update for unknown session "nope"`,
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				if got := out.Scenarios[0].Turns[0].Text; got != "ok" {
 					t.Errorf("text = %q, want the stray update not recorded as the session's", got)
 				}
@@ -245,7 +245,7 @@ func hostileCases() []hostileCase {
 		{name: "an unknown update kind", mock: "turns:\n  - steps: [{update: {sessionUpdate: brand_new_kind, payload: 1}}, {text: ok}]\n",
 			scenario: "{{agent}}\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "",
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				if got := out.Scenarios[0].Turns[0].Updates["brand_new_kind"]; got != 1 {
 					t.Errorf("updates = %v, want brand_new_kind counted", out.Scenarios[0].Turns[0].Updates)
 				}
@@ -258,7 +258,7 @@ func hostileCases() []hostileCase {
 		{name: "updates for unannounced tool calls", mock: "turns:\n  - steps: [{tool_call_update: {toolCallId: ghost, status: completed, title: ghost call}}, {text: ok}]\n",
 			scenario: "{{agent}}\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "",
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				if tc := out.Scenarios[0].Turns[0].ToolCalls; len(tc) != 1 || tc[0].ID != "ghost" {
 					t.Errorf("tool calls = %+v, want the unannounced call recorded", tc)
 				}
@@ -266,7 +266,7 @@ func hostileCases() []hostileCase {
 		{name: "a permission request after cancel", mock: "onCancel: ignore\nturns:\n  - steps:\n      - waitForCancel: true\n      - permission: {toolCallId: late, title: rm -rf /, kind: execute}\n        allowed: [{text: allowed}]\n        rejected: [{text: rejected}]\n        cancelled: [{text: cancelled}]\n      - stop: cancelled\n",
 			scenario: "{{agent}}\npermissions: {default: allow}\nturnTimeout: 500ms\ncancelGrace: 10s\n" + oneTurn,
 			exit:     1, status: "failed", stops: []string{"cancelled"}, says: "cancelled",
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				if p := out.Scenarios[0].Turns[0].Permissions; len(p) != 1 || p[0].Outcome != "cancelled" {
 					t.Errorf("permissions = %+v, want the late request answered cancelled", p)
 				}
@@ -276,7 +276,7 @@ func hostileCases() []hostileCase {
 			"\nread -r answer\necho \"$answer\" >&2\n" + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
 			scenario: "{{agent}}\npermissions: {default: allow}\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "",
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				if p := out.Scenarios[0].Turns[0].Permissions; len(p) != 1 || p[0].Outcome != "cancelled" {
 					t.Errorf("permissions = %+v, want the request with nothing to select answered cancelled", p)
 				}
@@ -284,7 +284,7 @@ func hostileCases() []hostileCase {
 		{name: "a permission request with no reject option", mock: "turns:\n  - steps:\n      - permission: {toolCallId: t1, title: rm -rf build, kind: delete}\n        options: [{optionId: yes, name: Yes, kind: allow_once}]\n        allowed: [{text: allowed}]\n        rejected: [{text: rejected}]\n        cancelled: [{text: cancelled}]\n",
 			scenario: "{{agent}}\npermissions: {default: deny}\n" + oneTurn,
 			exit:     1, status: "failed", stops: []string{"cancelled"}, says: "stopReason cancelled, want end_turn",
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				tr := out.Scenarios[0].Turns[0]
 				if tr.Text != "cancelled" || len(tr.Permissions) != 1 || tr.Permissions[0].Outcome != "cancelled" ||
 					!strings.Contains(tr.Permissions[0].Reason, "no reject option offered; answered cancelled") {
@@ -298,7 +298,7 @@ func hostileCases() []hostileCase {
 		{name: "1M small chunks, memory bounded", mock: "turns:\n  - steps: [{flood: {count: 1000000, text: x}}]\n",
 			scenario: "{{agent}}\ntimeout: 5m\n" + oneTurn, timeouts: 5 * time.Minute, plain: true, maxRSS: 256 << 20,
 			exit: 0, status: "passed", stops: []string{"end_turn"}, says: "",
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				tr := out.Scenarios[0].Turns[0]
 				if len(tr.Text) != 1000000 || tr.Updates["agent_message_chunk"] != 1000000 {
 					t.Errorf("text %d bytes, %d chunks; want all 1000000 counted", len(tr.Text), tr.Updates["agent_message_chunk"])
@@ -311,7 +311,7 @@ func hostileCases() []hostileCase {
 			sh:       shHandshake + "read -r line\n" + chunk("BEGIN") + "yes '" + chunkMessage(line160+`\n`) + "' | head -n 100000\n" + chunk("END") + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
 			scenario: "{{agent}}\ntimeout: 5m\nturns:\n  - prompt: go\n    expect: {text: {matches: '(?s)^BEGIN" + line160 + "\\n.*" + line160 + "\\nEND$'}}\n", timeouts: 5 * time.Minute, plain: true, maxRSS: (16 + 32) << 20,
 			exit: 0, status: "passed", stops: []string{"end_turn"}, says: "",
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				want := "BEGIN" + strings.Repeat(line160+"\n", 100000) + "END"
 				if tr := out.Scenarios[0].Turns[0]; tr.Text != want {
 					t.Errorf("text %d bytes, want the %d bytes sent, in order", len(tr.Text), len(want))
@@ -320,7 +320,7 @@ func hostileCases() []hostileCase {
 		{name: "100 MB of stderr", sh: shHandshake + "read -r line\nhead -c 100000000 /dev/zero | tr '\\0' e >&2\necho 'LAST WORDS' >&2\nexit 3\n",
 			scenario: "{{agent}}\n" + oneTurn,
 			exit:     1, status: "error", stops: []string{"agent_exited"}, says: "the agent exited with code 3",
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				if tail := out.Scenarios[0].StderrTail; !strings.Contains(tail, "LAST WORDS") || len(tail) > 1<<20 {
 					t.Errorf("stderr tail %d bytes (ends %q), want a bounded tail with the last words", len(tail), tail[max(0, len(tail)-40):])
 				}
@@ -336,7 +336,7 @@ func hostileCases() []hostileCase {
 		{name: "100 MB of terminal output against outputByteLimit", mock: "turns:\n  - steps:\n      - terminal: {command: sh, args: [-c, \"head -c 100000000 /dev/zero | tr '\\\\0' y\"], outputByteLimit: 1000, waitForExit: true, output: true, release: true}\n",
 			scenario: "{{agent}}\npermissions: {default: allow}\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "exit: 0",
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				text := out.Scenarios[0].Turns[0].Text
 				i := strings.Index(text, "output (truncated), exit 0: ")
 				if i < 0 || strings.Count(text[i:], "y") > 1000 || strings.Count(text[i:], "y") < 1 {
@@ -346,7 +346,7 @@ func hostileCases() []hostileCase {
 		{name: "a terminal cwd outside the roots", mock: "turns:\n  - steps: [{terminal: {command: pwd, cwd: /etc, waitForExit: true}}]\n",
 			scenario: "{{agent}}\npermissions: {default: allow}\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "error: terminal/create: ",
-			check: func(t *testing.T, out output.Results, _ result) {
+			check: func(t *testing.T, out report.Results, _ result) {
 				if text := out.Scenarios[0].Turns[0].Text; !strings.Contains(text, "outside the allowed roots") {
 					t.Errorf("text = %q, want the cwd refused", text)
 				}
@@ -430,7 +430,7 @@ func fsRefusedAny(name, step, says string) hostileCase {
 	return hostileCase{name: name, mock: "turns:\n  - steps: [{" + step + "}, {text: ' then on'}]\n",
 		scenario: "{{agent}}\nclient: {roots: [.]}\n" + oneTurn,
 		exit:     0, status: "passed", stops: []string{"end_turn"}, says: says,
-		check: func(t *testing.T, out output.Results, _ result) {
+		check: func(t *testing.T, out report.Results, _ result) {
 			tr := out.Scenarios[0].Turns[0]
 			if !strings.HasPrefix(tr.Text, "error: ") || !strings.HasSuffix(tr.Text, " then on") || strings.Contains(tr.Text, "root:") || strings.Contains(tr.Text, "HOSTILE_MARKER") {
 				t.Errorf("text = %.300q, want the request refused and nothing from outside", tr.Text)
@@ -494,7 +494,7 @@ func runHostile(t *testing.T, c hostileCase) {
 	bound := c.timeouts + hostileSlack
 	start := time.Now()
 	var res result
-	var out output.Results
+	var out report.Results
 	if c.signals != nil {
 		ctx, cancel := context.WithTimeout(t.Context(), bound+30*time.Second)
 		defer cancel()
@@ -559,8 +559,8 @@ func runHostile(t *testing.T, c hostileCase) {
 			t.Errorf("status %s, turns %q; want %s, %q\nerror: %s\nfailures: %q\nturns: %+v", sc.Status, stops, c.status, c.stops, sc.Error, sc.Failures, sc.Turns)
 		}
 	}
-	if c.says != "" && !strings.Contains(report(out, res), c.says) {
-		t.Errorf("nothing reported says %q:\n%.3000s", c.says, report(out, res))
+	if c.says != "" && !strings.Contains(reported(out, res), c.says) {
+		t.Errorf("nothing reported says %q:\n%.3000s", c.says, reported(out, res))
 	}
 	if m := exitedWith.FindStringSubmatch(c.says); m != nil && len(out.Scenarios) == 1 {
 		if got := out.Scenarios[0].ExitCode; got == nil || strconv.Itoa(*got) != m[1] {

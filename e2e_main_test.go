@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/report"
 )
 
 // acprunBin is the acprun binary built once for the end-to-end tests.
@@ -208,15 +208,15 @@ func readJSON(t *testing.T, path string, v any) {
 }
 
 // readResults reads the JSON results file at path as acprun merge does
-// (output.ReadResults: the product's own types, schemaVersion checked).
-func readResults(t *testing.T, path string) output.Results {
+// (report.Read: the product's own types, schemaVersion checked).
+func readResults(t *testing.T, path string) report.Results {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatalf("read results: %v", err)
 	}
 	defer f.Close()
-	out, err := output.ReadResults(f)
+	out, err := report.Read(f)
 	if err != nil {
 		data, _ := os.ReadFile(path)
 		t.Fatalf("%s: %v\n%s", filepath.Base(path), err, data)
@@ -226,7 +226,7 @@ func readResults(t *testing.T, path string) output.Results {
 
 // runResults runs `acprun run ARGS -o out.json` in dir and reads the
 // results.
-func runResults(t *testing.T, dir string, args ...string) (result, output.Results) {
+func runResults(t *testing.T, dir string, args ...string) (result, report.Results) {
 	t.Helper()
 	res := acprun(t, dir, append(append([]string{"run"}, args...), "-o", "out.json")...)
 	path := filepath.Join(dir, "out.json")
@@ -255,7 +255,7 @@ func runWithin(t *testing.T, dir string, limit time.Duration, stuck string) ([]b
 
 // runOne runs s.yaml on agent.mock.yaml in a new directory and returns
 // what acprun did, the results and the directory.
-func runOne(t *testing.T, script, scenario string, args ...string) (result, output.Results, string) {
+func runOne(t *testing.T, script, scenario string, args ...string) (result, report.Results, string) {
 	t.Helper()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": script, "s.yaml": scenario})
@@ -368,7 +368,7 @@ func (r *followedRun) interrupt() {
 // blocks on the FIFO, until acprun exits; it fails the test unless acprun
 // exited 130 (interrupted) before the context's deadline, and returns the
 // results it wrote.
-func (r *followedRun) waitInterrupted() output.Results {
+func (r *followedRun) waitInterrupted() report.Results {
 	r.t.Helper()
 	go func() {
 		for r.lines.Scan() {

@@ -21,8 +21,8 @@ import (
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/output/progress"
+	"github.com/acprun/acprun/report"
 )
 
 // shardScenario is one scenario of a hand-written results file.
@@ -36,15 +36,15 @@ type shardScenario struct {
 // shardJSON is a results file as acprun run writes it.
 func shardJSON(t *testing.T, startedAt string, durationMs int, interrupted bool, scs ...shardScenario) string {
 	t.Helper()
-	doc := output.Results{
+	doc := report.Results{
 		SchemaVersion: 1, StartedAt: startedAt, DurationMs: int64(durationMs), Interrupted: interrupted,
-		ByStopReason: map[string][]output.TurnRef{},
+		ByStopReason: map[string][]report.TurnRef{},
 	}
 	for _, s := range scs {
-		sc := runner.Result{
-			Name: s.name, File: s.file, Line: s.line, Status: runner.Status(s.status), StartFailed: s.startFailed, DurationMs: 40,
-			Agent: runner.AgentInfo{Command: []string{"agent"}},
-			Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", DurationMs: 30, Text: "hello"}},
+		sc := report.Result{
+			Name: s.name, File: s.file, Line: s.line, Status: report.Status(s.status), StartFailed: s.startFailed, DurationMs: 40,
+			Agent: report.AgentInfo{Command: []string{"agent"}},
+			Turns: []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", DurationMs: 30, Text: "hello"}},
 		}
 		switch {
 		case s.startFailed:
@@ -156,7 +156,7 @@ func TestMergeToStdout(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	out, err := output.ReadResults(strings.NewReader(res.stdout))
+	out, err := report.Read(strings.NewReader(res.stdout))
 	if err != nil {
 		t.Fatalf("stdout is not the JSON results: %v\n%s", err, res.stdout)
 	}
@@ -300,10 +300,10 @@ turns:
 	}
 	var events []string
 	for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		// time is RFC 3339 (with nanoseconds): output.Event reads it as a
+		// time is RFC 3339 (with nanoseconds): progress.Event reads it as a
 		// time.Time, so a line with another format does not decode, and
 		// one without it has the zero time.
-		var ev output.Event
+		var ev progress.Event
 		if err := json.Unmarshal([]byte(l), &ev); err != nil {
 			t.Errorf("line %d %q is not a JSON event: %v", i+1, l, err)
 			continue

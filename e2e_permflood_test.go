@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // permissionSteps returns n mock permission steps t<from>…: the even ones
@@ -48,7 +48,7 @@ const permFloodRules = `permissions:
 func TestManyPermissionsAnswered(t *testing.T) {
 	const n = 300
 	script := "turns:\n  - steps:\n" + permissionSteps(0, n)
-	run := func(delay string) (runner.TurnResult, string) {
+	run := func(delay string) (report.TurnResult, string) {
 		rules := permFloodRules
 		if delay != "" {
 			rules += "  answerDelay: " + delay + "\n"
@@ -87,10 +87,10 @@ func TestManyPermissionsAnswered(t *testing.T) {
 		t.Fatalf("permissions = %d, want %d", len(quick.Permissions), n)
 	}
 	for i, p := range quick.Permissions {
-		want := runner.Permission{ToolCallID: fmt.Sprintf("t%d", i), Title: fmt.Sprintf("cat f%d", i), Kind: "read",
+		want := report.Permission{ToolCallID: fmt.Sprintf("t%d", i), Title: fmt.Sprintf("cat f%d", i), Kind: "read",
 			Decision: "allow", OptionID: "allow", Outcome: "selected"}
 		if i%2 == 0 {
-			want = runner.Permission{ToolCallID: fmt.Sprintf("t%d", i), Title: fmt.Sprintf("rm -rf build%d", i), Kind: "execute",
+			want = report.Permission{ToolCallID: fmt.Sprintf("t%d", i), Title: fmt.Sprintf("rm -rf build%d", i), Kind: "execute",
 				Commands: []string{fmt.Sprintf("rm -rf build%d", i)}, Decision: "deny", Rule: "s.yaml:6", OptionID: "reject", Outcome: "selected"}
 		}
 		p.Reason = "" // checked as equal between the runs below

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/report"
 )
 
 // promptAgent answers a prompt that mentions "nightly" with what it
@@ -48,7 +48,7 @@ func promptWithStdinEnv(t *testing.T, dir, stdin string, env []string, args ...s
 
 // promptTurnSummary is each turn of each scenario as name#turn prompt → stop
 // reason: text.
-func promptTurnSummary(out output.Results) []string {
+func promptTurnSummary(out report.Results) []string {
 	var got []string
 	for _, sc := range out.Scenarios {
 		for _, tr := range sc.Turns {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/report"
 )
 
 // replayAgent is a mock agent whose session has a bit of everything a
@@ -82,7 +82,7 @@ turns:
 // replayRecord runs scenario on script in a new directory with --transcripts
 // and returns the directory and the results; the transcript of scenario
 // name is dir/tr/NAME.jsonl.
-func replayRecord(t *testing.T, script, scenario string, files map[string]string) (string, output.Results) {
+func replayRecord(t *testing.T, script, scenario string, files map[string]string) (string, report.Results) {
 	t.Helper()
 	dir := realTempDir(t)
 	all := map[string]string{"agent.mock.yaml": script, "s.yaml": scenario}
@@ -118,7 +118,7 @@ func replayDir(t *testing.T, transcript []byte, scenario string, files map[strin
 // changes by design: durations, transcript paths, the agent's command (and
 // the judge's); each pair of moves (old, new) replaces a recorded path by
 // the replay's.
-func replayComparable(t *testing.T, r output.Results, moves ...string) any {
+func replayComparable(t *testing.T, r report.Results, moves ...string) any {
 	t.Helper()
 	data, err := json.Marshal(r.Scenarios)
 	if err != nil {

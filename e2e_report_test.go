@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/report"
 )
 
 // hostileText is agent output that would run script in a page that did
@@ -75,7 +75,7 @@ turns:
 
 // reportRun runs the two scenarios with transcripts and an HTML report,
 // and returns the directory and the results.
-func reportRun(t *testing.T) (string, output.Results) {
+func reportRun(t *testing.T) (string, report.Results) {
 	t.Helper()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -97,7 +97,7 @@ func reportRun(t *testing.T) (string, output.Results) {
 // checkReportPage checks what every report must be: self-contained, its
 // counts those of the results, failed scenarios first, each failure with
 // its file:line, and the transcript viewer when withTranscripts.
-func checkReportPage(t *testing.T, path string, out output.Results, withTranscripts bool) string {
+func checkReportPage(t *testing.T, path string, out report.Results, withTranscripts bool) string {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -705,7 +705,7 @@ func TestReportAgentMatrix(t *testing.T) {
 		out.Scenarios[i].Transcript = ""
 	}
 	var buf bytes.Buffer
-	if err := output.WriteResults(&buf, out); err != nil {
+	if err := report.Write(&buf, out.Report()); err != nil {
 		t.Fatal(err)
 	}
 	writeFiles(t, dir, map[string]string{"bare.json": buf.String()})

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // resumeScript is a mock agent that keeps its sessions in sessions/ and
@@ -46,7 +46,7 @@ func resumeDir(t *testing.T, script, scenario string) string {
 
 // resumeRun runs `acprun run s.yaml -o OUT ARGS` in dir and returns what it
 // did and the one scenario's result.
-func resumeRun(t *testing.T, dir, out string, args ...string) (result, runner.Result) {
+func resumeRun(t *testing.T, dir, out string, args ...string) (result, report.Result) {
 	t.Helper()
 	res := acprun(t, dir, append([]string{"run", "s.yaml", "-o", out}, args...)...)
 	path := filepath.Join(dir, out)
@@ -101,7 +101,7 @@ func TestResumeContinuesTheSession(t *testing.T) {
 		t.Errorf("second run's reply %q, want %q", second.Turns[0].Text, want)
 	}
 	// The replay is history, not turn 1, nor what came before it.
-	wantHistory := []runner.HistoryMessage{
+	wantHistory := []report.HistoryMessage{
 		{Role: "user", Text: "triage the new issues"},
 		{Role: "agent", Text: "history: (no history)"},
 	}
@@ -194,7 +194,7 @@ func TestResumeFallsBack(t *testing.T) {
 			}
 			tt.between(t, dir)
 			res, r := resumeRun(t, dir, "two.json")
-			if res.code != 0 || r.Status != runner.StatusPassed {
+			if res.code != 0 || r.Status != report.StatusPassed {
 				t.Fatalf("second run: exit %d, %s\n%s", res.code, r.Status, res.stderr)
 			}
 			if len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], tt.warning) {
@@ -472,7 +472,7 @@ func TestResumeAttemptsAndScenariosShareAFile(t *testing.T) {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
 	rs := readResults(t, filepath.Join(dir, "out.json"))
-	byName := map[string][]*runner.SessionResult{}
+	byName := map[string][]*report.SessionResult{}
 	for _, r := range rs.Scenarios {
 		byName[r.Name] = append(byName[r.Name], r.Session)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // closingAgent is a mock agent that offers session/close and ignores the
@@ -56,7 +56,7 @@ func TestEndAgentIgnoringEOF(t *testing.T) {
 				t.Errorf("left running after acprun exited: %v", live)
 			}
 			r := readResults(t, filepath.Join(dir, "out.json")).Scenarios[0]
-			if r.Status != runner.StatusPassed || r.Agent.Stop != runner.StopClean || len(r.Warnings) > 0 {
+			if r.Status != report.StatusPassed || r.Agent.Stop != report.StopClean || len(r.Warnings) > 0 {
 				t.Errorf("status %s, agent.stop %q, warnings %q; want passed, clean, none", r.Status, r.Agent.Stop, r.Warnings)
 			}
 			if !tt.close {
@@ -149,7 +149,7 @@ func TestReuseSharesOneProcess(t *testing.T) {
 	var pid int
 	for i, r := range out.Scenarios {
 		p := r.Agent.Pool
-		if p == nil || p.ID != "acprun#1" || p.Sessions != i+1 || p.Retired != "" || r.Agent.Stop != runner.StopKept {
+		if p == nil || p.ID != "acprun#1" || p.Sessions != i+1 || p.Retired != "" || r.Agent.Stop != report.StopKept {
 			t.Fatalf("%s: agent %+v, pool %+v, warnings %q; want acprun#1 serving its session %d, kept", r.Name, r.Agent, p, r.Warnings, i+1)
 		}
 		if i == 0 {
@@ -173,7 +173,7 @@ func TestReuseSharesOneProcess(t *testing.T) {
 	// c's transcript, from the third session of the process, replays.
 	writeFiles(t, dir, map[string]string{"replay.yaml": "name: again\nagent: {replay: " + out.Scenarios[2].Transcript + "}\n" +
 		"permissions: {allow: [{kind: read}]}\nturns: [{prompt: alpha, expect: {text: {contains: read it}}}]\n"})
-	if res, again := runResults(t, dir, "replay.yaml"); res.code != 0 || again.Scenarios[0].Status != runner.StatusPassed {
+	if res, again := runResults(t, dir, "replay.yaml"); res.code != 0 || again.Scenarios[0].Status != report.StatusPassed {
 		t.Errorf("replaying c's transcript: exit %d\n%s", res.code, res.stderr)
 	}
 }
@@ -196,7 +196,7 @@ func TestReuseAfterACrash(t *testing.T) {
 		t.Errorf("left running after acprun exited: %v", live)
 	}
 	a, b, c := out.Scenarios[0], out.Scenarios[1], out.Scenarios[2]
-	if a.Status != runner.StatusPassed || c.Status != runner.StatusPassed || b.Status != runner.StatusError || b.Turns[0].StopReason != runner.OutcomeAgentExited {
+	if a.Status != report.StatusPassed || c.Status != report.StatusPassed || b.Status != report.StatusError || b.Turns[0].StopReason != report.OutcomeAgentExited {
 		t.Fatalf("a %s, b %s (%q), c %s; want passed, error (agent_exited), passed", a.Status, b.Status, b.Error, c.Status)
 	}
 	if p := b.Agent.Pool; p == nil || p.ID != "acprun#1" || p.Sessions != 2 || !strings.Contains(p.Retired, "agent_exited") {
@@ -227,7 +227,7 @@ func TestReuseWithoutSessionClose(t *testing.T) {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
 	for i, r := range out.Scenarios {
-		if r.Agent.Pool != nil || r.Agent.Stop != runner.StopClean {
+		if r.Agent.Pool != nil || r.Agent.Stop != report.StopClean {
 			t.Errorf("%s: pool %+v, stop %q; want no pool, clean", r.Name, r.Agent.Pool, r.Agent.Stop)
 		}
 		at := lineCol("s.yaml", src, strings.Index(src[strings.Index(src, "name: "+r.Name):], "reuse: true")+strings.Index(src, "name: "+r.Name)+len("reuse: "))

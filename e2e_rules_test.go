@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // TestRulesValidateSyntaxErrors: `acprun validate` reports a YAML syntax
@@ -256,7 +256,7 @@ turns:
 		t.Errorf("the allowed command did not run: %v", err)
 	}
 	out := readResults(t, filepath.Join(dir, "out.json"))
-	create := func(sc, turn int) runner.ClientRequest {
+	create := func(sc, turn int) report.ClientRequest {
 		t.Helper()
 		tr := out.Scenarios[sc].Turns[turn]
 		if len(tr.ClientRequests) == 0 || tr.ClientRequests[0].Method != "terminal/create" {
@@ -264,7 +264,7 @@ turns:
 		}
 		return tr.ClientRequests[0]
 	}
-	want := runner.ClientRequest{Method: "terminal/create", Command: "echo hi > " + pwned, Decision: "deny",
+	want := report.ClientRequest{Method: "terminal/create", Command: "echo hi > " + pwned, Decision: "deny",
 		Reason: "no rule matched; default deny", Refused: "command denied (no rule matched; default deny): echo hi > " + pwned}
 	if got := create(0, 0); got != want {
 		t.Errorf("default-deny terminal/create recorded as\n%+v\nwant\n%+v", got, want)

@@ -12,8 +12,7 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/internal/acpschema"
-	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -73,10 +72,10 @@ func TestRunMultiTurnScenario(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
 	}
-	if out.SchemaVersion != runner.SchemaVersion {
-		t.Errorf("schemaVersion = %d, want %d", out.SchemaVersion, runner.SchemaVersion)
+	if out.SchemaVersion != report.SchemaVersion {
+		t.Errorf("schemaVersion = %d, want %d", out.SchemaVersion, report.SchemaVersion)
 	}
-	wantBy := map[string][]output.TurnRef{
+	wantBy := map[string][]report.TurnRef{
 		"end_turn":          {{Scenario: "multi", Turn: 1}},
 		"max_tokens":        {{Scenario: "multi", Turn: 2}},
 		"refusal":           {{Scenario: "multi", Turn: 3}},

@@ -14,8 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // The third-party agents of these tests: the example agents of the ACP
@@ -235,7 +234,7 @@ func runThirdParty(t *testing.T, command []string, want thirdPartyAgent) {
 	writeFiles(t, dir, files)
 
 	res, out := runResults(t, dir, append(slices.Clone(thirdPartyScenarios), "--transcripts", "tr", "-j", "4")...)
-	byName := map[string]runner.Result{}
+	byName := map[string]report.Result{}
 	for _, sc := range out.Scenarios {
 		byName[sc.Name] = sc
 	}
@@ -272,8 +271,8 @@ const (
 // checkAllowed: two turns in one session, each end_turn with its text,
 // both tool calls completed and the permission allowed by the allow rule
 // (optionId allow on the wire).
-func checkAllowed(t *testing.T, dir string, sc runner.Result) {
-	if sc.Status != runner.StatusPassed {
+func checkAllowed(t *testing.T, dir string, sc report.Result) {
+	if sc.Status != report.StatusPassed {
 		t.Errorf("status %s, want passed; failures %q, error %q", sc.Status, sc.Failures, sc.Error)
 	}
 	if sc.Agent.ProtocolVersion != 1 {
@@ -316,8 +315,8 @@ func checkAllowed(t *testing.T, dir string, sc runner.Result) {
 // checkDenied: the deny rule answers the permission with the reject
 // option; the agent skips the edit (its call stays pending: it never
 // updates it) and ends its turn.
-func checkDenied(t *testing.T, dir string, sc runner.Result) {
-	if sc.Status != runner.StatusPassed || len(sc.Turns) != 1 {
+func checkDenied(t *testing.T, dir string, sc report.Result) {
+	if sc.Status != report.StatusPassed || len(sc.Turns) != 1 {
 		t.Fatalf("status %s with %d turns, want passed with 1; failures %q, error %q", sc.Status, len(sc.Turns), sc.Failures, sc.Error)
 	}
 	turn := sc.Turns[0]
@@ -338,13 +337,13 @@ func checkDenied(t *testing.T, dir string, sc runner.Result) {
 // checkCancelled: the turn's timeout comes while the edit tool call waits
 // for its permission (held by answerDelay): acprun sends session/cancel,
 // then answers the permission cancelled, and records the call cancelled.
-func checkCancelled(t *testing.T, dir string, sc runner.Result, want thirdPartyAgent) {
+func checkCancelled(t *testing.T, dir string, sc report.Result, want thirdPartyAgent) {
 	if len(sc.Turns) != 1 {
 		t.Fatalf("%d turns, want 1", len(sc.Turns))
 	}
 	turn := sc.Turns[0]
-	if turn.CancelCause != runner.CauseTurnTimeout {
-		t.Errorf("cancelCause %q, want %s", turn.CancelCause, runner.CauseTurnTimeout)
+	if turn.CancelCause != report.CauseTurnTimeout {
+		t.Errorf("cancelCause %q, want %s", turn.CancelCause, report.CauseTurnTimeout)
 	}
 	if !slices.Contains(want.cancelStops, turn.StopReason) {
 		t.Errorf("stopReason %q, want one of %q", turn.StopReason, want.cancelStops)
@@ -380,13 +379,13 @@ func checkCancelled(t *testing.T, dir string, sc runner.Result, want thirdPartyA
 // the turn cancelled, as the protocol asks; a tool call the agent had not
 // finished is recorded cancelled, none is left pending, and the text is
 // what the agent sent up to then (a prefix of a whole turn's, allowed).
-func checkCancelledMidTurn(t *testing.T, dir string, sc, allowed runner.Result) {
-	if sc.Status != runner.StatusPassed || len(sc.Turns) != 1 {
+func checkCancelledMidTurn(t *testing.T, dir string, sc, allowed report.Result) {
+	if sc.Status != report.StatusPassed || len(sc.Turns) != 1 {
 		t.Fatalf("status %s with %d turns, want passed with 1; failures %q, error %q", sc.Status, len(sc.Turns), sc.Failures, sc.Error)
 	}
 	turn := sc.Turns[0]
-	if turn.StopReason != "cancelled" || turn.CancelIgnored || turn.CancelCause != runner.CauseTurnTimeout {
-		t.Errorf("stopReason %q, cancelIgnored %v, cancelCause %q; want cancelled on %s", turn.StopReason, turn.CancelIgnored, turn.CancelCause, runner.CauseTurnTimeout)
+	if turn.StopReason != "cancelled" || turn.CancelIgnored || turn.CancelCause != report.CauseTurnTimeout {
+		t.Errorf("stopReason %q, cancelIgnored %v, cancelCause %q; want cancelled on %s", turn.StopReason, turn.CancelIgnored, turn.CancelCause, report.CauseTurnTimeout)
 	}
 	if len(turn.Permissions) != 0 {
 		t.Errorf("permissions %+v, want none: the turn ended before the request", turn.Permissions)
@@ -407,7 +406,7 @@ func checkCancelledMidTurn(t *testing.T, dir string, sc, allowed runner.Result) 
 
 // checkByStopReason: the results' index names each turn by its stop
 // reason.
-func checkByStopReason(t *testing.T, out output.Results) {
+func checkByStopReason(t *testing.T, out report.Results) {
 	n := 0
 	for _, refs := range out.ByStopReason {
 		n += len(refs)
@@ -419,7 +418,7 @@ func checkByStopReason(t *testing.T, out output.Results) {
 
 // checkToolCalls checks the example's two tool calls: call_1 (read) and
 // call_2 (edit), with the statuses they ended with.
-func checkToolCalls(t *testing.T, turn runner.TurnResult, read, edit string) {
+func checkToolCalls(t *testing.T, turn report.TurnResult, read, edit string) {
 	t.Helper()
 	if len(turn.ToolCalls) != 2 {
 		t.Fatalf("turn %d: tool calls %+v, want 2", turn.Index, turn.ToolCalls)
@@ -436,7 +435,7 @@ func checkToolCalls(t *testing.T, turn runner.TurnResult, read, edit string) {
 
 // checkPermission checks the turn's one permission request, answered
 // with decision (optionID when selected), by a rule of ruleFile.
-func checkPermission(t *testing.T, turn runner.TurnResult, decision, optionID, outcome, ruleFile string) {
+func checkPermission(t *testing.T, turn report.TurnResult, decision, optionID, outcome, ruleFile string) {
 	t.Helper()
 	if len(turn.Permissions) != 1 {
 		t.Fatalf("turn %d: permissions %+v, want 1", turn.Index, turn.Permissions)

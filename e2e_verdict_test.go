@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // TestVerdictIgnoresLateContent runs 50 copies of scenarios whose agent
@@ -46,9 +46,9 @@ turns:
 	}
 	for _, sc := range out.Scenarios {
 		tr := sc.Turns[0]
-		want := runner.StatusPassed
+		want := report.StatusPassed
 		if strings.HasPrefix(sc.Name, "fail") {
-			want = runner.StatusFailed
+			want = report.StatusFailed
 		}
 		if sc.Status != want {
 			t.Errorf("%s: status %s, want %s (failures %q, text %q, lateText %q)", sc.Name, sc.Status, want, sc.Failures, tr.Text, tr.LateText)
@@ -95,7 +95,7 @@ func TestExpectedOutcomesPass(t *testing.T) {
 		expect     string
 		more       string // later turns
 		code       int
-		status     runner.Status
+		status     report.Status
 		stopReason string
 	}{
 		{"{stopReason: agent_exited}", "", 0, "passed", "agent_exited"},

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // TestUnchangedWhenNothingChanged: an agent that changes nothing in its
@@ -60,7 +60,7 @@ turns: [{prompt: one}, {prompt: two}]
 `, tc.sh)})
 			res, out := runResults(t, dir, "s.yaml")
 			sc := out.Scenarios[0]
-			if res.code != exitAgent || sc.Status != runner.StatusError || !sc.StartFailed {
+			if res.code != exitAgent || sc.Status != report.StatusError || !sc.StartFailed {
 				t.Errorf("exit %d, status %s, startFailed %v; want %d, error, true", res.code, sc.Status, sc.StartFailed, exitAgent)
 			}
 			if sc.Error != tc.want {
@@ -98,7 +98,7 @@ expect: {maxDenied: 0}
 	})
 	res, out := runResults(t, dir, "s.yaml")
 	sc := out.Scenarios[0]
-	if res.code != exitFailed || sc.Status != runner.StatusFailed {
+	if res.code != exitFailed || sc.Status != report.StatusFailed {
 		t.Fatalf("exit %d, status %s; want %d, failed (a command was denied)\n%s", res.code, sc.Status, exitFailed, res.stderr)
 	}
 	want := []string{
@@ -285,10 +285,10 @@ permissions: {default: deny}
 	res, out := runResults(t, dir, "s.yaml")
 	sc := out.Scenarios[0]
 	want := `turn 2: s.yaml:8:5: not run: turn 1 was cancelled after turnTimeout (continueAfterCancel: true plays the turns after a cancel)`
-	if res.code != exitFailed || sc.Status != runner.StatusFailed || strings.Join(sc.Failures, "\n") != want {
+	if res.code != exitFailed || sc.Status != report.StatusFailed || strings.Join(sc.Failures, "\n") != want {
 		t.Errorf("exit %d, status %s, failures %q; want %d, failed, [%s]\n%s", res.code, sc.Status, sc.Failures, exitFailed, want, res.stderr)
 	}
-	if got := sc.Turns[1]; got.StopReason != runner.OutcomeSkipped || len(got.Failures) != 1 {
+	if got := sc.Turns[1]; got.StopReason != report.OutcomeSkipped || len(got.Failures) != 1 {
 		t.Errorf("turn 2: %s, failures %q; want skipped with its failure", got.StopReason, got.Failures)
 	}
 	if !strings.Contains(res.stderr, "not run: turn 1 was cancelled after turnTimeout") {
@@ -300,7 +300,7 @@ permissions: {default: deny}
 	}
 
 	res, out = runResults(t, dir, "continues.yaml")
-	if sc := out.Scenarios[0]; res.code != 0 || sc.Status != runner.StatusPassed || sc.Turns[1].StopReason != "end_turn" {
+	if sc := out.Scenarios[0]; res.code != 0 || sc.Status != report.StatusPassed || sc.Turns[1].StopReason != "end_turn" {
 		t.Errorf("continueAfterCancel: exit %d, status %s, turns %+v; want 0, passed, turn 2 played\n%s", res.code, sc.Status, sc.Turns, res.stderr)
 	}
 }
@@ -335,7 +335,7 @@ func TestInterruptedScenarioIsNotPassed(t *testing.T) {
 	run.interrupt()
 	out := run.waitInterrupted() // exit 130
 	sc := out.Scenarios[0]
-	if sc.Status != runner.StatusInterrupted || sc.Error != "acprun was interrupted during turn 1" {
+	if sc.Status != report.StatusInterrupted || sc.Error != "acprun was interrupted during turn 1" {
 		t.Errorf("status %s, error %q; want interrupted during turn 1", sc.Status, sc.Error)
 	}
 	want := []string{"turn 1: s.yaml:6:13: the turn did not finish: acprun cancelled it after interrupt, which no expectation accepts (the agent answered cancelled)"}
@@ -386,10 +386,10 @@ func TestRunTimeoutIsNotPassed(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": cutAgent, "s.yaml": cutScenario})
 	res, out := runResults(t, dir, "s.yaml", "--timeout", "1s")
 	sc := out.Scenarios[0]
-	if res.code != exitFailed || sc.Status != runner.StatusInterrupted || sc.Error != "the run's --timeout passed during turn 1" || out.Interrupted {
+	if res.code != exitFailed || sc.Status != report.StatusInterrupted || sc.Error != "the run's --timeout passed during turn 1" || out.Interrupted {
 		t.Errorf("exit %d, status %s, error %q, interrupted %v; want %d, interrupted by the run's --timeout\n%s", res.code, sc.Status, sc.Error, out.Interrupted, exitFailed, res.stderr)
 	}
-	if tr := sc.Turns[0]; tr.StopReason != "cancelled" || tr.CancelCause != runner.CauseRunTimeout {
+	if tr := sc.Turns[0]; tr.StopReason != "cancelled" || tr.CancelCause != report.CauseRunTimeout {
 		t.Errorf("turn 1: %s after %s, want cancelled after runTimeout", tr.StopReason, tr.CancelCause)
 	}
 }
@@ -408,9 +408,9 @@ func TestMergeReadsVersion1(t *testing.T) {
       {"index": 2, "prompt": "two", "stopReason": "skipped", "durationMs": 0, "text": ""}]}]}`})
 	res := acprun(t, dir, "merge", "v1.json", "-o", "m.json")
 	out := readResults(t, filepath.Join(dir, "m.json"))
-	if res.code != exitFailed || out.SchemaVersion != runner.SchemaVersion || out.Scenarios[0].Status != runner.StatusInterrupted || out.Summary.Interrupted != 1 {
+	if res.code != exitFailed || out.SchemaVersion != report.SchemaVersion || out.Scenarios[0].Status != report.StatusInterrupted || out.Summary.Interrupted != 1 {
 		t.Errorf("merge: exit %d, schemaVersion %d, status %s, summary %+v; want %d, %d, interrupted\n%s",
-			res.code, out.SchemaVersion, out.Scenarios[0].Status, out.Summary, exitFailed, runner.SchemaVersion, res.stderr)
+			res.code, out.SchemaVersion, out.Scenarios[0].Status, out.Summary, exitFailed, report.SchemaVersion, res.stderr)
 	}
 	rerun := acprun(t, dir, "run", "s.yaml", "--rerun-failed", "v1.json", "--dry-run")
 	if rerun.code != 0 || !strings.Contains(rerun.stdout, "cut") {
@@ -445,16 +445,16 @@ turns:
 	if res.code != exitFailed || len(out.Scenarios) != 2 {
 		t.Fatalf("exit %d, %d results; want %d and 2\n%s", res.code, len(out.Scenarios), exitFailed, res.stderr)
 	}
-	if own := out.Scenarios[1]; own.Name != "own" || own.Status != runner.StatusPassed {
+	if own := out.Scenarios[1]; own.Name != "own" || own.Status != report.StatusPassed {
 		t.Errorf("own: %s %s %q, want passed", own.Name, own.Status, own.Failures)
 	}
 	want := "turn 1: other.yaml:7:50: cancelCause: acprun cancelled the turn after turnTimeout, want idleTimeout"
-	if other := out.Scenarios[0]; other.Status != runner.StatusFailed || strings.Join(other.Failures, "\n") != want {
+	if other := out.Scenarios[0]; other.Status != report.StatusFailed || strings.Join(other.Failures, "\n") != want {
 		t.Errorf("other: %s %q, want failed: %s", other.Status, other.Failures, want)
 	}
 
 	res, out = runResults(t, dir, "run.yaml", "--timeout", "1s")
-	if sc := out.Scenarios[0]; res.code != exitFailed || sc.Status != runner.StatusInterrupted {
+	if sc := out.Scenarios[0]; res.code != exitFailed || sc.Status != report.StatusInterrupted {
 		t.Errorf("run: exit %d, status %s; want %d, interrupted (a cancel for the run's --timeout meets no expectation)\n%s", res.code, sc.Status, exitFailed, res.stderr)
 	}
 

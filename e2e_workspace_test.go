@@ -20,12 +20,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // exitOf is a command's exit code for messages: "none" when it has none.
-func exitOf(c runner.CommandResult) string {
+func exitOf(c report.CommandResult) string {
 	if c.ExitCode == nil {
 		return "none"
 	}
@@ -33,9 +32,9 @@ func exitOf(c runner.CommandResult) string {
 }
 
 // scenarioNamed returns the only result of the scenario name.
-func scenarioNamed(t *testing.T, out output.Results, name string) runner.Result {
+func scenarioNamed(t *testing.T, out report.Results, name string) report.Result {
 	t.Helper()
-	var found []runner.Result
+	var found []report.Result
 	for _, sc := range out.Scenarios {
 		if sc.Name == name {
 			found = append(found, sc)
@@ -48,7 +47,7 @@ func scenarioNamed(t *testing.T, out output.Results, name string) runner.Result 
 }
 
 // workspaceOf returns the scenario's workspace record, failing without one.
-func workspaceOf(t *testing.T, sc runner.Result) runner.WorkspaceResult {
+func workspaceOf(t *testing.T, sc report.Result) report.WorkspaceResult {
 	t.Helper()
 	if sc.Workspace == nil {
 		t.Fatalf("%s #%d has no workspace in the results: %+v", sc.Name, sc.Attempt, sc)
@@ -828,7 +827,7 @@ turns:
 		}
 	}
 
-	out, err := output.ReadResults(bytes.NewReader(outputs["out.json"]))
+	out, err := report.Read(bytes.NewReader(outputs["out.json"]))
 	if err != nil {
 		t.Fatalf("results are not JSON results: %v", err)
 	}

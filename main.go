@@ -27,7 +27,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/acprun/acprun/internal/outfile"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // Exit codes, documented in the help of run and merge and in README.md.
@@ -146,7 +146,7 @@ func (e exitError) ExitCode() int { return e.code }
 func (e exitError) Unwrap() error { return e.err }
 
 // exitCode maps a report to the process's exit code.
-func exitCode(ctx context.Context, rep runner.Report) int {
+func exitCode(ctx context.Context, rep report.Report) int {
 	if rep.Interrupted || errors.Is(context.Cause(ctx), errInterrupted) {
 		return exitInterrupted
 	}
@@ -158,7 +158,7 @@ func exitCode(ctx context.Context, rep runner.Report) int {
 		if r.StartFailed {
 			return exitAgent
 		}
-		if r.Status != runner.StatusPassed {
+		if r.Status != report.StatusPassed {
 			code = exitFailed
 		}
 	}

@@ -1,10 +1,11 @@
 // Package output writes what acprun shows people and tools, each format a
-// function of the data it is given: a runner.Report as JSON results keyed
-// by stop reason, JUnit XML, JSONL events, GitHub annotations and the
-// human summary (with the progress shown while it runs); the JSON results
-// of shards merged into one; a runner.ProbeReport as probe's text and
-// JSON; the plans of runner.DryRun as --dry-run's text; an Explanation of
-// one permission decision; the table of named agents; and the lines of
-// list and validate. Formatters are pure: every time they print comes
-// from what they are given.
+// pure function of the data it is given: a report.Report as JUnit XML,
+// GitHub annotations and step summary, and the human summary (Text, and
+// the Line of each result); a runner.ProbeReport as probe's text and JSON;
+// the plans of runner.DryRun as --dry-run's text; an Explanation of one
+// permission decision; the table of named agents; and the lines of list
+// and validate. Everything they print comes from what they are given, the
+// time included. The JSON results are report's own document
+// (report.Write), the HTML report is output/htmlreport, and what is shown
+// while a run goes on is output/progress.
 package output

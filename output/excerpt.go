@@ -5,7 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/internal/termtext"
+	"github.com/acprun/acprun/report"
 )
 
 // Caps of the excerpts that explain a failure.
@@ -34,8 +35,8 @@ type reason struct {
 // after the turn's last one, by an excerpt of the turn's text), and for an
 // error, or a turn the agent ended badly, the tail of the agent's stderr.
 // A result that passed has none.
-func reasons(r runner.Result) []reason {
-	if r.Status == runner.StatusPassed {
+func reasons(r report.Result) []reason {
+	if r.Status == report.StatusPassed {
 		return nil
 	}
 	var out []reason
@@ -83,7 +84,7 @@ func splitTurn(s string) (int, string) {
 
 // turnExcerpt is the excerpt of a turn's text that follows its failed
 // expectations: a heading, then the first and last lines of the text.
-func turnExcerpt(t runner.TurnResult) []string {
+func turnExcerpt(t report.TurnResult) []string {
 	switch {
 	case t.TextOmitted:
 		return []string{fmt.Sprintf("turn %d text: not kept (--no-text)", t.Index)}
@@ -98,7 +99,7 @@ func turnExcerpt(t runner.TurnResult) []string {
 // stderrExcerpt is the tail of the agent's stderr that follows an error:
 // shown for a scenario that errored or whose agent ended a turn badly
 // (exited, stopped answering, answered with an error), nil otherwise.
-func stderrExcerpt(r runner.Result) []string {
+func stderrExcerpt(r report.Result) []string {
 	if strings.TrimSpace(r.StderrTail) == "" || !agentMisbehaved(r) {
 		return nil
 	}
@@ -117,13 +118,13 @@ func stderrExcerpt(r runner.Result) []string {
 
 // agentMisbehaved reports whether r errored or one of its turns ended
 // without a stop reason of the agent's: where the agent's stderr says why.
-func agentMisbehaved(r runner.Result) bool {
-	if r.Status == runner.StatusError {
+func agentMisbehaved(r report.Result) bool {
+	if r.Status == report.StatusError {
 		return true
 	}
 	for _, t := range r.Turns {
 		switch t.StopReason {
-		case runner.OutcomeError, runner.OutcomeAgentExited, runner.OutcomeUnresponsive:
+		case report.OutcomeError, report.OutcomeAgentExited, report.OutcomeUnresponsive:
 			return true
 		}
 	}
@@ -167,11 +168,11 @@ func excerptLine(line string) string {
 	n := 0
 	for i := range line {
 		if n == excerptWidth {
-			return escapeControls(line[:i], true) + "…"
+			return termtext.Escape(line[:i], true) + "…"
 		}
 		n++
 	}
-	return escapeControls(line, true)
+	return termtext.Escape(line, true)
 }
 
 // reasonLines renders reasons as lines: each message, then its excerpt

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -57,16 +57,16 @@ func TestReasons(t *testing.T) {
 	stderr := strings.Join(numbered(15), "\n") + "\n"
 	tests := []struct {
 		name string
-		r    runner.Result
+		r    report.Result
 		want []string
 	}{
 		{
 			name: "two failures of one turn, one of the scenario",
-			r: runner.Result{
-				Status:     runner.StatusFailed,
+			r: report.Result{
+				Status:     report.StatusFailed,
 				StderrTail: stderr, // not shown: the agent did nothing wrong
 				Failures:   []string{"turn 1: a", "turn 1: b", "turn 2: c", "tool calls: d"},
-				Turns: []runner.TurnResult{
+				Turns: []report.TurnResult{
 					{Index: 1, Text: "one\ntwo\n", Failures: []string{"a", "b"}},
 					{Index: 2, TextOmitted: true, Failures: []string{"c"}},
 				},
@@ -76,22 +76,22 @@ func TestReasons(t *testing.T) {
 		},
 		{
 			name: "error with a long stderr",
-			r: runner.Result{
-				Status: runner.StatusError, Error: "turn 1: the agent exited with code 2", StderrTail: stderr,
-				Turns: []runner.TurnResult{{Index: 1, StopReason: runner.OutcomeAgentExited}},
+			r: report.Result{
+				Status: report.StatusError, Error: "turn 1: the agent exited with code 2", StderrTail: stderr,
+				Turns: []report.TurnResult{{Index: 1, StopReason: report.OutcomeAgentExited}},
 			},
 			want: append([]string{"turn 1: the agent exited with code 2", "agent stderr (last 10 lines):", "| … 5 earlier lines …"},
 				quote(numbered(15)[5:])...),
 		},
 		{
 			name: "failed with a turn answered by an error",
-			r: runner.Result{
-				Status: runner.StatusFailed, StderrTail: "boom\n", Failures: []string{"turn 1: stopReason error, want end_turn"},
-				Turns: []runner.TurnResult{{Index: 1, StopReason: runner.OutcomeError, Failures: []string{"stopReason error, want end_turn"}}},
+			r: report.Result{
+				Status: report.StatusFailed, StderrTail: "boom\n", Failures: []string{"turn 1: stopReason error, want end_turn"},
+				Turns: []report.TurnResult{{Index: 1, StopReason: report.OutcomeError, Failures: []string{"stopReason error, want end_turn"}}},
 			},
 			want: []string{"turn 1: stopReason error, want end_turn", "  turn 1 text: none", "agent stderr (last 1 line):", "| boom"},
 		},
-		{name: "passed", r: runner.Result{Status: runner.StatusPassed, StderrTail: stderr}},
+		{name: "passed", r: report.Result{Status: report.StatusPassed, StderrTail: stderr}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,11 +107,11 @@ func TestReasons(t *testing.T) {
 // unique, else by the command with the program's base name, else the
 // whole command. Without named agents there is one "pass rate" column.
 func TestPassRateColumns(t *testing.T) {
-	rep := runner.Report{}
+	rep := report.Report{}
 	add := func(name, agent string, command ...string) {
 		for attempt := 1; attempt <= 2; attempt++ {
-			rep.Scenarios = append(rep.Scenarios, runner.Result{Name: name, File: "s.yaml", Attempt: attempt,
-				Agent: runner.AgentInfo{Name: agent, Command: command}, Status: runner.StatusPassed})
+			rep.Scenarios = append(rep.Scenarios, report.Result{Name: name, File: "s.yaml", Attempt: attempt,
+				Agent: report.AgentInfo{Name: agent, Command: command}, Status: report.StatusPassed})
 		}
 	}
 	add("a", "claude", "claude-code-acp")
@@ -121,7 +121,7 @@ func TestPassRateColumns(t *testing.T) {
 	add("e", "", "acprun", "mock-agent", "y.yaml")
 	add("f", "", "goose", "acp")
 	add("g", "", "goose", "acp") // the same command: the same column
-	rates := PassRates(rep)
+	rates := report.PassRates(rep)
 	commands := map[passRateKey][]string{}
 	for _, r := range rep.Scenarios {
 		commands[passRateKey{r.File, r.Name, r.Agent.Name}] = r.Agent.Command
@@ -136,31 +136,9 @@ func TestPassRateColumns(t *testing.T) {
 		t.Errorf("labels (-want +got):\n%s", diff)
 	}
 
-	commandsOnly := runner.Report{Scenarios: rep.Scenarios[2:]}
-	cols, _ = passRateColumns(PassRates(commandsOnly), commands)
+	commandsOnly := report.Report{Scenarios: rep.Scenarios[2:]}
+	cols, _ = passRateColumns(report.PassRates(commandsOnly), commands)
 	if len(cols) != 1 || cols[0].label != "pass rate" {
 		t.Errorf("commands only: columns %+v, want one, \"pass rate\"", cols)
-	}
-}
-
-// TestPassRatesOnlyToCompare: no pass rates for one run of scenarios that
-// name their agents; some for two agents of one scenario or two attempts.
-func TestPassRatesOnlyToCompare(t *testing.T) {
-	one := func(name, agent string, attempt int) runner.Result {
-		return runner.Result{Name: name, File: "s.yaml", Attempt: attempt, Agent: runner.AgentInfo{Name: agent}, Status: runner.StatusPassed}
-	}
-	tests := []struct {
-		name string
-		rs   []runner.Result
-		want int
-	}{
-		{"named agents, once", []runner.Result{one("a", "claude", 0), one("b", "codex", 0)}, 0},
-		{"a matrix", []runner.Result{one("a", "claude", 0), one("a", "codex", 0)}, 2},
-		{"repeated", []runner.Result{one("a", "", 1), one("a", "", 2)}, 1},
-	}
-	for _, tt := range tests {
-		if got := len(PassRates(runner.Report{Scenarios: tt.rs})); got != tt.want {
-			t.Errorf("%s: %d pass rates, want %d", tt.name, got, tt.want)
-		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // maxCell bounds the text of one Markdown table cell: GitHub caps a step
@@ -35,7 +35,7 @@ const maxAnnotations = 10
 // named relative to it, as GitHub needs to place an annotation in the
 // repository. When summaryFile is not empty (the $GITHUB_STEP_SUMMARY
 // file), a Markdown table of the results is appended to it.
-func GitHub(stdout io.Writer, summaryFile string, rep runner.Report) error {
+func GitHub(stdout io.Writer, summaryFile string, rep report.Report) error {
 	var b strings.Builder
 	errs, warns := annotations(rep)
 	if ws := os.Getenv("GITHUB_WORKSPACE"); ws != "" {
@@ -102,22 +102,22 @@ type annotation struct {
 
 // annotations lists the ::error and ::warning commands of a run, in the
 // order of the results.
-func annotations(rep runner.Report) (errs, warns []annotation) {
+func annotations(rep report.Report) (errs, warns []annotation) {
 	for _, r := range rep.Scenarios {
 		if r.NotRun || !r.Verdict() {
 			continue // nothing of it ran, or a retried try: not a verdict
 		}
 		at := sourcePos{file: r.File, line: r.Line}
 		verb := "failed"
-		if r.Status != runner.StatusFailed {
+		if r.Status != report.StatusFailed {
 			verb = "errored"
 		}
-		title := fmt.Sprintf("acprun: %s %s", label(r), verb)
+		title := fmt.Sprintf("acprun: %s %s", r.Label(), verb)
 		switch r.Status {
-		case runner.StatusPassed:
-		case runner.StatusInterrupted:
+		case report.StatusPassed:
+		case report.StatusInterrupted:
 			p := problem{kind: problemError, text: r.Error, pos: at}
-			warns = append(warns, annotation{pos: at, title: fmt.Sprintf("acprun: %s interrupted", label(r)), message: annotationMessage(r, p)})
+			warns = append(warns, annotation{pos: at, title: fmt.Sprintf("acprun: %s interrupted", r.Label()), message: annotationMessage(r, p)})
 		default:
 			if r.Error != "" || len(r.Failures) == 0 {
 				p := problem{kind: problemError, text: r.Error, pos: at}
@@ -131,7 +131,7 @@ func annotations(rep runner.Report) (errs, warns []annotation) {
 		}
 		for _, w := range r.Warnings {
 			p := locate(problemWarning, w, at)
-			warns = append(warns, annotation{pos: p.pos, title: fmt.Sprintf("acprun: %s", label(r)), message: annotationMessage(r, p)})
+			warns = append(warns, annotation{pos: p.pos, title: fmt.Sprintf("acprun: %s", r.Label()), message: annotationMessage(r, p)})
 		}
 	}
 	return errs, warns
@@ -140,7 +140,7 @@ func annotations(rep runner.Report) (errs, warns []annotation) {
 // annotationMessage is the message of the annotation of p, a problem of
 // the result r: what went wrong, without the position the annotation
 // already points at. An error says the turns' stop reasons too.
-func annotationMessage(r runner.Result, p problem) string {
+func annotationMessage(r report.Result, p problem) string {
 	var lines []string
 	switch p.kind {
 	case problemError:
@@ -245,8 +245,8 @@ func writeAnnotations(b *strings.Builder, level string, as []annotation, one, ma
 
 // Markdown renders the results as a Markdown heading, totals and a table
 // with one row per scenario result, for $GITHUB_STEP_SUMMARY.
-func Markdown(rep runner.Report) string {
-	s := Summarize(rep)
+func Markdown(rep report.Report) string {
+	s := report.Summarize(rep)
 	var b strings.Builder
 	b.WriteString("## acprun results\n\n")
 	warned := ""
@@ -258,7 +258,7 @@ func Markdown(rep runner.Report) string {
 		interrupted = fmt.Sprintf(", %d interrupted", s.Interrupted)
 	}
 	fmt.Fprintf(&b, "**%d passed, %d failed, %d %s%s** of %d%s in %s%s\n\n",
-		s.Passed, s.Failed, s.Errored, plural(s.Errored, "error", "errors"), interrupted, s.Scenarios, warned, duration(rep.Duration), totals(s))
+		s.Passed, s.Failed, s.Errored, plural(s.Errored, "error", "errors"), interrupted, s.Scenarios, warned, Duration(rep.Duration), totals(s))
 	if rep.Interrupted {
 		b.WriteString("> [!WARNING]\n> The run was interrupted: results are partial.\n\n")
 	}
@@ -275,11 +275,11 @@ func Markdown(rep runner.Report) string {
 		status := "✅ passed"
 		details := ""
 		switch r.Status {
-		case runner.StatusPassed:
-		case runner.StatusFailed:
+		case report.StatusPassed:
+		case report.StatusFailed:
 			status = "❌ failed"
 			details = strings.Join(r.Failures, "\n")
-		case runner.StatusInterrupted:
+		case report.StatusInterrupted:
 			status = "⏹️ interrupted"
 			details = strings.Join(append([]string{r.Error}, r.Failures...), "\n")
 		default:
@@ -293,8 +293,8 @@ func Markdown(rep runner.Report) string {
 			status = "⚠️ flaky"
 		}
 		fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s | %s |\n",
-			status, mdCell(label(r)), mdCode(r.File+":"+strconv.Itoa(r.Line)),
-			mdCell(stopReasons(r)), duration(r.Duration), mdCell(details))
+			status, mdCell(r.Label()), mdCode(r.File+":"+strconv.Itoa(r.Line)),
+			mdCell(stopReasons(r)), Duration(r.Duration), mdCell(details))
 	}
 	b.WriteString("\n")
 	return b.String()

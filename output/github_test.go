@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/report/reporttest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -21,12 +22,12 @@ func TestGitHubAnnotations(t *testing.T) {
 	t.Setenv("GITHUB_WORKSPACE", "") // the files as they are, even when the tests run in GitHub Actions
 	tests := []struct {
 		name string
-		rep  runner.Report
+		rep  report.Report
 		want []string
 	}{
 		{
 			name: "sample",
-			rep:  sampleReport(),
+			rep:  reporttest.Sample(),
 			want: []string{
 				"::error file=examples/basic.yaml,line=20,title=acprun%3A refuses <politely> [claude] #2 failed::" +
 					"turn 1: text does not contain \"hello\" | \"bye\"%0A  turn 1 text (1 line):%0A  | goodbye",
@@ -43,8 +44,8 @@ func TestGitHubAnnotations(t *testing.T) {
 		},
 		{
 			name: "positions",
-			rep: runner.Report{Scenarios: []runner.Result{result(runner.Result{
-				Name: "pos", File: "s.yaml", Line: 3, Status: runner.StatusFailed,
+			rep: report.Report{Scenarios: []report.Result{reporttest.Complete(report.Result{
+				Name: "pos", File: "s.yaml", Line: 3, Status: report.StatusFailed,
 				Failures: []string{
 					`turn 2: s.yaml:9:7: text does not contain "banana"`,
 					"s.yaml:14:5: toolCalls.used: no tool call matches \"edit\" (none)",
@@ -52,7 +53,7 @@ func TestGitHubAnnotations(t *testing.T) {
 					"--prompt p.txt: something without a line",
 				},
 				Warnings: []string{"turn 1: s.yaml:8:5: teardown `x` exited with code 1, want 0", "client roots: none"},
-				Turns:    []runner.TurnResult{{Index: 1, StopReason: "end_turn"}, {Index: 2, StopReason: "end_turn"}},
+				Turns:    []report.TurnResult{{Index: 1, StopReason: "end_turn"}, {Index: 2, StopReason: "end_turn"}},
 			})}},
 			want: []string{
 				`::error file=s.yaml,line=9,col=7,title=acprun%3A pos failed::turn 2: text does not contain "banana"%0A  turn 2 text: none`,
@@ -65,10 +66,10 @@ func TestGitHubAnnotations(t *testing.T) {
 		},
 		{
 			name: "escaping",
-			rep: runner.Report{Scenarios: []runner.Result{result(runner.Result{
-				Name: "a,b:c%d", File: "dir,x/y:z.yaml", Line: 7, Status: runner.StatusFailed,
+			rep: report.Report{Scenarios: []report.Result{reporttest.Complete(report.Result{
+				Name: "a,b:c%d", File: "dir,x/y:z.yaml", Line: 7, Status: report.StatusFailed,
 				Failures: []string{"50% done\r\nnext: line", "::warning::injected", "dir,x/y:z.yaml:8:2: 100% wrong"},
-				Turns:    []runner.TurnResult{{Index: 1, StopReason: "end_turn"}},
+				Turns:    []report.TurnResult{{Index: 1, StopReason: "end_turn"}},
 			})}},
 			want: []string{
 				"::error file=dir%2Cx/y%3Az.yaml,line=7,title=acprun%3A a%2Cb%3Ac%25d failed::50%25 done%0D%0Anext: line",
@@ -87,7 +88,7 @@ func TestGitHubAnnotations(t *testing.T) {
 		},
 		{
 			name: "all passed",
-			rep:  runner.Report{Scenarios: sampleReport().Scenarios[:1]},
+			rep:  report.Report{Scenarios: reporttest.Sample().Scenarios[:1]},
 		},
 	}
 	for _, tt := range tests {
@@ -118,8 +119,8 @@ func TestGitHubAnnotationsInWorkspace(t *testing.T) {
 	}
 	t.Chdir(filepath.Join(ws, "tests"))
 	t.Setenv("GITHUB_WORKSPACE", ws)
-	rep := runner.Report{Scenarios: []runner.Result{result(runner.Result{
-		Name: "w", File: "suite/a.yaml", Line: 2, Status: runner.StatusFailed,
+	rep := report.Report{Scenarios: []report.Result{reporttest.Complete(report.Result{
+		Name: "w", File: "suite/a.yaml", Line: 2, Status: report.StatusFailed,
 		Failures: []string{"turn 1: suite/a.yaml:6:9: text does not contain \"x\"", "/elsewhere/acprun.yaml:3:1: 1 permission request denied, want 0"},
 	})}}
 	var buf bytes.Buffer
@@ -143,8 +144,8 @@ func TestGitHubAnnotationCap(t *testing.T) {
 		fails = append(fails, fmt.Sprintf("s.yaml:%d:3: failure %d", i+10, i))
 		warns = append(warns, fmt.Sprintf("warning %d", i))
 	}
-	rep := runner.Report{Scenarios: []runner.Result{result(runner.Result{
-		Name: "many", File: "s.yaml", Line: 1, Status: runner.StatusFailed, Failures: fails, Warnings: warns[:11],
+	rep := report.Report{Scenarios: []report.Result{reporttest.Complete(report.Result{
+		Name: "many", File: "s.yaml", Line: 1, Status: report.StatusFailed, Failures: fails, Warnings: warns[:11],
 	})}}
 	var buf bytes.Buffer
 	if err := output.GitHub(&buf, "", rep); err != nil {
@@ -208,8 +209,8 @@ func TestGitHubStepSummary(t *testing.T) {
 // TestMarkdownCells checks that a cell cannot break the table: pipes,
 // newlines and HTML are escaped, and long text is cut.
 func TestMarkdownCells(t *testing.T) {
-	rep := runner.Report{Scenarios: []runner.Result{result(runner.Result{
-		Name: "pipe | name", File: "a`b.yaml", Line: 1, Status: runner.StatusFailed,
+	rep := report.Report{Scenarios: []report.Result{reporttest.Complete(report.Result{
+		Name: "pipe | name", File: "a`b.yaml", Line: 1, Status: report.StatusFailed,
 		Failures: []string{"first <b>bold</b>\nsecond & third", strings.Repeat("x", 600)},
 	})}}
 	md := output.Markdown(rep)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // junitTestSuites is the root element of a JUnit XML report.
@@ -91,10 +91,10 @@ type junitText struct {
 // the pass rate of its attempts against that agent as <properties>:
 // attempts, passed, passRate, pass@1…pass@n and pass^1…pass^n.
 // Times come from the report.
-func JUnit(w io.Writer, rep runner.Report) error {
+func JUnit(w io.Writer, rep report.Report) error {
 	root := junitTestSuites{Name: "acprun", Time: seconds(rep.Duration)}
-	rates := map[passRateKey]PassRate{}
-	for _, p := range PassRates(rep) {
+	rates := map[passRateKey]report.PassRate{}
+	for _, p := range report.PassRates(rep) {
 		if p.Attempts > 1 {
 			rates[passRateKey{p.File, p.Scenario, p.Agent}] = p
 		}
@@ -163,9 +163,9 @@ func JUnit(w io.Writer, rep runner.Report) error {
 }
 
 // junitCase builds the testcase of one result.
-func junitCase(r runner.Result) junitTestCase {
+func junitCase(r report.Result) junitTestCase {
 	tc := junitTestCase{
-		Name:      label(r),
+		Name:      r.Label(),
 		Classname: r.File,
 		File:      r.File,
 		Line:      r.Line,
@@ -178,10 +178,10 @@ func junitCase(r runner.Result) junitTestCase {
 	case r.NotRun:
 		tc.Skipped = &junitSkipped{Message: r.Error}
 		tc.SystemOut = nil
-	case r.Status == runner.StatusInterrupted:
+	case r.Status == report.StatusInterrupted:
 		tc.Skipped = &junitSkipped{Message: "interrupted: " + r.Error}
-	case r.Status == runner.StatusPassed:
-	case r.Status == runner.StatusFailed:
+	case r.Status == report.StatusPassed:
+	case r.Status == report.StatusFailed:
 		msg := "stop reasons: " + stopReasons(r)
 		if len(r.Failures) > 0 {
 			msg += "; " + strings.Join(r.Failures, "; ")
@@ -203,17 +203,17 @@ func junitCase(r runner.Result) junitTestCase {
 
 // passRateProperties are the properties of the testcases of a repeated
 // scenario: its pass rate over all its attempts against one agent.
-func passRateProperties(p PassRate) []junitProperty {
+func passRateProperties(p report.PassRate) []junitProperty {
 	props := []junitProperty{
 		{Name: "attempts", Value: strconv.Itoa(p.Attempts)},
 		{Name: "passed", Value: strconv.Itoa(p.Passed)},
-		{Name: "passRate", Value: round4(p.Rate)},
+		{Name: "passRate", Value: report.FormatRate(p.Rate)},
 	}
 	for k := 1; k <= p.Attempts; k++ {
-		props = append(props, junitProperty{Name: "pass@" + strconv.Itoa(k), Value: round4(p.PassAtK.At(k))})
+		props = append(props, junitProperty{Name: "pass@" + strconv.Itoa(k), Value: report.FormatRate(p.PassAtK.At(k))})
 	}
 	for k := 1; k <= p.Attempts; k++ {
-		props = append(props, junitProperty{Name: "pass^" + strconv.Itoa(k), Value: round4(p.PassHatK.At(k))})
+		props = append(props, junitProperty{Name: "pass^" + strconv.Itoa(k), Value: report.FormatRate(p.PassHatK.At(k))})
 	}
 	if p.Interrupted > 0 {
 		props = append(props, junitProperty{Name: "interrupted", Value: strconv.Itoa(p.Interrupted)})
@@ -225,9 +225,9 @@ func passRateProperties(p PassRate) []junitProperty {
 // outcome, the failed expectations, each turn's followed by an excerpt of
 // its text, the tail of the agent's stderr for an error, and protocol
 // violations.
-func problemBody(r runner.Result) string {
+func problemBody(r report.Result) string {
 	var b strings.Builder
-	if r.Error != "" && !slices.ContainsFunc(r.Turns, func(t runner.TurnResult) bool {
+	if r.Error != "" && !slices.ContainsFunc(r.Turns, func(t report.TurnResult) bool {
 		return t.Error != "" && strings.HasSuffix(r.Error, t.Error)
 	}) {
 		fmt.Fprintf(&b, "%s\n", r.Error) // not already said by a turn below
@@ -262,14 +262,14 @@ func problemBody(r runner.Result) string {
 }
 
 // systemOut is a testcase's <system-out>: where to look next.
-func systemOut(r runner.Result) string {
+func systemOut(r report.Result) string {
 	var b strings.Builder
 	if r.Transcript != "" {
 		fmt.Fprintf(&b, "transcript: %s\n", r.Transcript)
 	}
 	var skipped []string
 	for _, t := range r.Turns {
-		if t.StopReason == runner.OutcomeSkipped {
+		if t.StopReason == report.OutcomeSkipped {
 			skipped = append(skipped, strconv.Itoa(t.Index))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/report/reporttest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -61,7 +62,7 @@ type xProblem struct {
 // the suites, cases, failures and errors a CI tool would show.
 func TestJUnitParses(t *testing.T) {
 	var buf bytes.Buffer
-	if err := output.JUnit(&buf, sampleReport()); err != nil {
+	if err := output.JUnit(&buf, reporttest.Sample()); err != nil {
 		t.Fatalf("JUnit: %v", err)
 	}
 	var got xTestSuites
@@ -153,7 +154,7 @@ func TestJUnitParses(t *testing.T) {
 // TestJUnitText checks that text XML cannot hold, or that would end a
 // CDATA section, still gives a document that parses and says the same.
 func TestJUnitText(t *testing.T) {
-	rep := sampleReport()
+	rep := reporttest.Sample()
 	rep.Scenarios = rep.Scenarios[2:3]
 	rep.Scenarios[0].StderrTail = "a ]]> b\x00c\xffd\n"
 	var buf bytes.Buffer

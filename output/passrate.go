@@ -1,214 +1,19 @@
 package output
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/shellquote"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
-// PassRate is how often one scenario passed against one agent over its
-// attempts (--repeat). An interrupted attempt is not a sample: it is
-// counted in Interrupted and left out of Attempts, Passed and the rates.
-type PassRate struct {
-	Scenario string `json:"scenario"`
-	// File is the scenario's file: two scenarios of one name in different
-	// files are different rows.
-	File     string  `json:"file"`
-	Agent    string  `json:"agent,omitempty"`
-	Attempts int     `json:"attempts"`
-	Passed   int     `json:"passed"`
-	Rate     float64 `json:"passRate"` // passed / attempts, which is also pass@1
-	// PassAtK is the unbiased estimate of pass@k, the chance that at
-	// least one of k attempts drawn from these passes, for k = 1..Attempts.
-	PassAtK ByK `json:"passAtK"`
-	// PassHatK is the estimate of pass^k, the chance that all k attempts
-	// drawn from these pass, for k = 1..Attempts.
-	PassHatK ByK `json:"passHatK"`
-	// Interrupted counts the attempts cut short or not run (status
-	// interrupted), which have no verdict.
-	Interrupted int `json:"interrupted,omitempty"`
-}
-
-// ByK holds one estimate per k: ByK[0] is for k = 1. In JSON it is an
-// object keyed by k in increasing order ({"1": 0.4, "2": 0.7, …}), its
-// values rounded to 4 decimals.
-type ByK []float64
-
-// At returns the estimate for k, or NaN when there is none.
-func (b ByK) At(k int) float64 {
-	if k < 1 || k > len(b) {
-		return math.NaN()
-	}
-	return b[k-1]
-}
-
-// MarshalJSON writes b as an object with its keys in numeric order
-// ("2" before "10"), which encoding/json does not do for maps.
-func (b ByK) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for i, v := range b {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		fmt.Fprintf(&buf, `"%d":%s`, i+1, round4(v))
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
-}
-
-// UnmarshalJSON reads the object MarshalJSON writes. It also accepts the
-// single number older versions wrote for passAtK (pass@n only), which it
-// drops: the summary is computed again from the scenarios wherever it is
-// used (acprun merge).
-func (b *ByK) UnmarshalJSON(data []byte) error {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 || data[0] != '{' {
-		var old *float64
-		if err := json.Unmarshal(data, &old); err != nil {
-			return fmt.Errorf("want an object keyed by k: %w", err)
-		}
-		*b = nil
-		return nil
-	}
-	var m map[string]float64
-	if err := json.Unmarshal(data, &m); err != nil {
-		return err
-	}
-	out := make(ByK, len(m))
-	for key, v := range m {
-		k, err := strconv.Atoi(key)
-		if err != nil || k < 1 || k > len(m) {
-			return fmt.Errorf("key %q: want 1 to %d", key, len(m))
-		}
-		out[k-1] = v
-	}
-	*b = out
-	return nil
-}
-
-// round4 formats v rounded to 4 decimals, as short as it goes ("0.7", "1").
-func round4(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "null"
-	}
-	return strconv.FormatFloat(math.Round(v*1e4)/1e4, 'f', -1, 64)
-}
-
-// PassAtK is the unbiased estimator of pass@k for c passes in n attempts:
-// 1 - C(n-c, k)/C(n, k), the chance that a draw of k of the attempts
-// (without replacement) holds at least one pass. It is computed as a
-// product, so large n neither overflows nor loses precision, and is exactly
-// 0 without passes and exactly 1 when fewer than k attempts failed. It is
-// NaN unless 1 <= k <= n and 0 <= c <= n.
-func PassAtK(n, c, k int) float64 {
-	switch {
-	case k < 1 || k > n || c < 0 || c > n:
-		return math.NaN()
-	case c == 0:
-		return 0
-	case n-c < k:
-		return 1
-	}
-	// C(n-c, k)/C(n, k) = Π_{i<k} (n-c-i)/(n-i)
-	fail := 1.0
-	for i := range k {
-		fail *= float64(n-c-i) / float64(n-i)
-	}
-	return 1 - fail
-}
-
-// PassHatK is the estimator of pass^k for c passes in n attempts:
-// C(c, k)/C(n, k), the chance that a draw of k of the attempts (without
-// replacement) holds only passes. It is exactly 1 when every attempt
-// passed and exactly 0 with fewer than k passes. It is NaN unless
-// 1 <= k <= n and 0 <= c <= n.
-func PassHatK(n, c, k int) float64 {
-	switch {
-	case k < 1 || k > n || c < 0 || c > n:
-		return math.NaN()
-	case c == n:
-		return 1
-	case c < k:
-		return 0
-	}
-	// C(c, k)/C(n, k) = Π_{i<k} (c-i)/(n-i)
-	all := 1.0
-	for i := range k {
-		all *= float64(c-i) / float64(n-i)
-	}
-	return all
-}
-
-// passRateKey is what PassRates groups results by.
+// passRateKey is what the pass-rate table finds a scenario's command by.
 type passRateKey struct{ file, name, agent string }
-
-// PassRates groups a report's results by scenario (file and name) and
-// agent, in the report's order. It returns nil unless there is something
-// to compare: some scenario ran more than once (--repeat) or against more
-// than one agent (an --agent matrix). A scenario that names its one agent
-// is not a comparison. Interrupted attempts are not samples: a scenario
-// and agent none of whose attempts ran to its end has no rate, and no row.
-func PassRates(rep runner.Report) []PassRate {
-	idx := map[passRateKey]int{}
-	var out []PassRate
-	agents := map[passRateKey]map[string]bool{} // scenario (no agent) → its agents
-	interesting := false
-	for _, r := range rep.Scenarios {
-		if !r.Verdict() {
-			continue // a retry is not another sample: its attempt counts once
-		}
-		k := passRateKey{r.File, r.Name, r.Agent.Name}
-		i, ok := idx[k]
-		if !ok {
-			i = len(out)
-			idx[k] = i
-			out = append(out, PassRate{Scenario: r.Name, File: r.File, Agent: r.Agent.Name})
-		}
-		switch r.Status {
-		case runner.StatusInterrupted:
-			out[i].Interrupted++
-		case runner.StatusPassed:
-			out[i].Passed++
-			out[i].Attempts++
-		default:
-			out[i].Attempts++
-		}
-		sk := passRateKey{file: r.File, name: r.Name}
-		if agents[sk] == nil {
-			agents[sk] = map[string]bool{}
-		}
-		agents[sk][r.Agent.Name] = true
-		if r.Attempt > 1 || out[i].Attempts+out[i].Interrupted > 1 || len(agents[sk]) > 1 {
-			interesting = true
-		}
-	}
-	if !interesting {
-		return nil
-	}
-	out = slices.DeleteFunc(out, func(p PassRate) bool { return p.Attempts == 0 })
-	for i := range out {
-		p := &out[i]
-		n, c := p.Attempts, p.Passed
-		p.Rate = float64(c) / float64(n)
-		p.PassAtK, p.PassHatK = make(ByK, n), make(ByK, n)
-		for k := 1; k <= n; k++ {
-			p.PassAtK[k-1] = PassAtK(n, c, k)
-			p.PassHatK[k-1] = PassHatK(n, c, k)
-		}
-	}
-	return out
-}
 
 // passRateColumn is one agent column of the pass-rate table.
 type passRateColumn struct{ key, label string }
@@ -221,10 +26,10 @@ type passRateColumn struct{ key, label string }
 // ("claude-code-acp"), or when that is some other column's label too by
 // the whole command with that base name ("acprun mock-agent a.mock.yaml"),
 // or else the whole command as written.
-func passRateColumns(rates []PassRate, commands map[passRateKey][]string) ([]passRateColumn, []int) {
-	command := func(p PassRate) []string { return commands[passRateKey{p.File, p.Scenario, p.Agent}] }
-	named := slices.ContainsFunc(rates, func(p PassRate) bool { return p.Agent != "" })
-	keyOf := func(p PassRate) string {
+func passRateColumns(rates []report.PassRate, commands map[passRateKey][]string) ([]passRateColumn, []int) {
+	command := func(p report.PassRate) []string { return commands[passRateKey{p.File, p.Scenario, p.Agent}] }
+	named := slices.ContainsFunc(rates, func(p report.PassRate) bool { return p.Agent != "" })
+	keyOf := func(p report.PassRate) string {
 		switch {
 		case p.Agent != "":
 			return "name\x00" + p.Agent
@@ -234,7 +39,7 @@ func passRateColumns(rates []PassRate, commands map[passRateKey][]string) ([]pas
 		return "command\x00" + strings.Join(command(p), "\x00")
 	}
 	var cols []passRateColumn
-	var firsts []PassRate
+	var firsts []report.PassRate
 	index := map[string]int{}
 	of := make([]int, len(rates))
 	for i, p := range rates {
@@ -248,15 +53,15 @@ func passRateColumns(rates []PassRate, commands map[passRateKey][]string) ([]pas
 		}
 		of[i] = c
 	}
-	labels := []func(PassRate) string{
-		func(p PassRate) string { return commandBase(command(p)) },
-		func(p PassRate) string {
+	labels := []func(report.PassRate) string{
+		func(p report.PassRate) string { return commandBase(command(p)) },
+		func(p report.PassRate) string {
 			if len(command(p)) == 0 {
 				return ""
 			}
 			return shellquote.Join(append([]string{commandBase(command(p))}, command(p)[1:]...))
 		},
-		func(p PassRate) string { return shellquote.Join(command(p)) },
+		func(p report.PassRate) string { return shellquote.Join(command(p)) },
 	}
 	for i, p := range firsts {
 		switch {
@@ -303,7 +108,7 @@ func commandBase(command []string) string {
 // passRateCell is one cell of the pass-rate table: "3/5 (60%)", for
 // several attempts pass@k and pass^k at k = attempts, and the attempts
 // interrupted, which are not samples.
-func passRateCell(p PassRate) string {
+func passRateCell(p report.PassRate) string {
 	s := fmt.Sprintf("%d/%d (%.0f%%)", p.Passed, p.Attempts, 100*p.Rate)
 	if n := p.Attempts; n > 1 {
 		s += fmt.Sprintf(" pass@%d=%.2f pass^%d=%.2f", n, p.PassAtK.At(n), n, p.PassHatK.At(n))
@@ -317,7 +122,7 @@ func passRateCell(p PassRate) string {
 // passRateTable writes the pass rates side by side: one row per scenario,
 // one column per agent, each column as wide as its widest cell. A scenario
 // whose name another file uses too is shown with its file.
-func passRateTable(w io.Writer, rates []PassRate, rep runner.Report) {
+func passRateTable(w io.Writer, rates []report.PassRate, rep report.Report) {
 	type row struct{ file, name string }
 	commands := map[passRateKey][]string{}
 	for _, r := range rep.Scenarios {

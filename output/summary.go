@@ -3,24 +3,26 @@ package output
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/internal/termtext"
+	"github.com/acprun/acprun/report"
 	"github.com/fatih/color"
 )
 
 // Text writes the human summary of a run: the results that did not pass,
 // each with its line, its reasons and their excerpts; the warnings of those
 // that passed; the scenarios that never ran; the pass-rate table when there
-// is one (PassRates); and the totals. Passing results are not listed: each
-// had its line as it ended (Progress, or Lines). Colour follows
+// is one (report.PassRates); and the totals. Passing results are not
+// listed: each had its Line as it ended (progress.Printer, or Lines). Colour follows
 // color.NoColor, which main sets once.
-func Text(w io.Writer, rep runner.Report) error {
-	fail := paint(color.FgRed, color.Bold).SprintFunc()
-	warn := paint(color.FgYellow).SprintFunc()
+func Text(w io.Writer, rep report.Report) error {
+	fail := termtext.Paint(color.FgRed, color.Bold).SprintFunc()
+	warn := termtext.Paint(color.FgYellow).SprintFunc()
 	var b strings.Builder
 	section := func() {
 		if b.Len() == 0 {
@@ -28,7 +30,7 @@ func Text(w io.Writer, rep runner.Report) error {
 		}
 	}
 	for _, sc := range rep.Scenarios {
-		if sc.Status == runner.StatusPassed || sc.NotRun {
+		if sc.Status == report.StatusPassed || sc.NotRun {
 			continue // not run: listed below
 		}
 		section()
@@ -44,11 +46,11 @@ func Text(w io.Writer, rep runner.Report) error {
 		}
 	}
 	for _, sc := range rep.Scenarios {
-		if sc.Status != runner.StatusPassed || len(sc.Warnings) == 0 {
+		if sc.Status != report.StatusPassed || len(sc.Warnings) == 0 {
 			continue
 		}
 		section()
-		fmt.Fprintf(&b, "%s %s\n", warn("WARN"), label(sc))
+		fmt.Fprintf(&b, "%s %s\n", warn("WARN"), sc.Label())
 		for _, wmsg := range sc.Warnings {
 			fmt.Fprintf(&b, "    %s %s\n", warn("warning:"), indent(wmsg))
 		}
@@ -56,14 +58,14 @@ func Text(w io.Writer, rep runner.Report) error {
 	for _, sc := range rep.Scenarios {
 		if sc.NotRun {
 			section()
-			fmt.Fprintf(&b, "%s %s (%s:%d)\n", warn("NOT RUN"), label(sc), sc.File, sc.Line)
+			fmt.Fprintf(&b, "%s %s (%s:%d)\n", warn("NOT RUN"), sc.Label(), sc.File, sc.Line)
 		}
 	}
-	s := Summarize(rep)
+	s := report.Summarize(rep)
 	if len(s.PassRates) > 0 {
 		passRateTable(&b, s.PassRates, rep)
 	}
-	fmt.Fprintf(&b, "\n%s in %s%s\n", counts(s, fail, warn), duration(rep.Duration), totals(s))
+	fmt.Fprintf(&b, "\n%s in %s%s\n", counts(s, fail, warn), Duration(rep.Duration), totals(s))
 	if rep.PolicyOverride != "" {
 		fmt.Fprintf(&b, "%s every permission request was answered by %s\n", warn("note:"), rep.PolicyOverride)
 	}
@@ -82,7 +84,7 @@ func Text(w io.Writer, rep runner.Report) error {
 // 1 interrupted, 2 not run, 1 warning". Failures are always counted;
 // errors, scenarios cut short (interrupted, but started), scenarios not
 // run and warnings when there are some.
-func counts(s Summary, fail, warn func(...any) string) string {
+func counts(s report.Summary, fail, warn func(...any) string) string {
 	cut := s.Interrupted - s.NotRun
 	parts := []string{fmt.Sprintf("%d passed", s.Passed)}
 	failed := fmt.Sprintf("%d failed", s.Failed)
@@ -111,24 +113,29 @@ func counts(s Summary, fail, warn func(...any) string) string {
 	return strings.Join(parts, ", ")
 }
 
-// Lines writes one line per result, as Progress does when each ends (for
-// acprun merge, whose results ended elsewhere).
-func Lines(w io.Writer, rep runner.Report) error {
+// Lines writes the Line of every result that ran, as the progress shows
+// each when it ends (for acprun merge, whose results ended elsewhere).
+func Lines(w io.Writer, rep report.Report) error {
 	var b strings.Builder
 	for _, sc := range rep.Scenarios {
 		if !sc.NotRun {
-			fmt.Fprintf(&b, "%s\n", scenarioLine(sc, false))
+			fmt.Fprintf(&b, "%s\n", Line(sc))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
+// Line is the line of one result: its status, its label, then its stop
+// reasons, duration and permission counts, e.g. "FAIL login [claude] #2
+// (end_turn, 1.2s, 1 allowed, 0 denied)".
+func Line(r report.Result) string { return scenarioLine(r, false) }
+
 // scenarioLine is the line of one result: its status, its label, then
 // its stop reasons, duration and permission counts, e.g. "FAIL login
 // [claude] #2 (end_turn, 1.2s, 1 allowed, 0 denied)". bold makes the
 // status bold, as the summary shows it.
-func scenarioLine(sc runner.Result, bold bool) string {
+func scenarioLine(sc report.Result, bold bool) string {
 	attrs := []color.Attribute{color.FgGreen}
 	status := "PASS"
 	switch {
@@ -136,17 +143,17 @@ func scenarioLine(sc runner.Result, bold bool) string {
 		attrs, status = []color.Attribute{color.FgYellow}, "RERUN" // failed or errored, and ran again
 	case sc.NotRun:
 		attrs, status = []color.Attribute{color.FgYellow}, "NOT RUN"
-	case sc.Status == runner.StatusInterrupted:
+	case sc.Status == report.StatusInterrupted:
 		attrs, status = []color.Attribute{color.FgYellow}, "INTERRUPTED"
-	case sc.Status == runner.StatusFailed:
+	case sc.Status == report.StatusFailed:
 		attrs, status = []color.Attribute{color.FgRed}, "FAIL"
-	case sc.Status != runner.StatusPassed:
+	case sc.Status != report.StatusPassed:
 		attrs, status = []color.Attribute{color.FgRed}, "ERROR"
 	}
 	if bold {
 		attrs = append(attrs, color.Bold)
 	}
-	detail := stopReasons(sc) + ", " + duration(sc.Duration)
+	detail := stopReasons(sc) + ", " + Duration(sc.Duration)
 	if sc.Retry > 0 {
 		detail += ", retry " + strconv.Itoa(sc.Retry)
 	}
@@ -156,31 +163,18 @@ func scenarioLine(sc runner.Result, bold bool) string {
 	if sc.Allowed+sc.Denied > 0 {
 		detail += fmt.Sprintf(", %d allowed, %d denied", sc.Allowed, sc.Denied)
 	}
-	dim := paint(color.Faint).SprintFunc()
-	return fmt.Sprintf("%s %s %s", paint(attrs...).Sprint(status), label(sc), dim("("+detail+")"))
-}
-
-// label names one result: the scenario, then its agent when it has a name,
-// then its attempt when it was retried ("login [claude] #2").
-func label(r runner.Result) string {
-	s := r.Name
-	if r.Agent.Name != "" {
-		s += " [" + r.Agent.Name + "]"
-	}
-	if r.Attempt > 1 {
-		s += " #" + strconv.Itoa(r.Attempt)
-	}
-	return s
+	dim := termtext.Paint(color.Faint).SprintFunc()
+	return fmt.Sprintf("%s %s %s", termtext.Paint(attrs...).Sprint(status), sc.Label(), dim("("+detail+")"))
 }
 
 // stopReasons lists a scenario's turn outcomes, e.g. "end_turn, max_tokens",
 // or says "no turn ran" when none was even tried (the agent did not start,
 // setup failed, the scenario was not run).
-func stopReasons(sc runner.Result) string {
+func stopReasons(sc report.Result) string {
 	if len(sc.Turns) == 0 {
 		return "no turns"
 	}
-	if !slices.ContainsFunc(sc.Turns, func(t runner.TurnResult) bool { return t.StopReason != runner.OutcomeSkipped || t.CancelCause != "" }) {
+	if !slices.ContainsFunc(sc.Turns, func(t report.TurnResult) bool { return t.StopReason != report.OutcomeSkipped || t.CancelCause != "" }) {
 		return "no turn ran"
 	}
 	rs := make([]string, len(sc.Turns))
@@ -193,7 +187,7 @@ func stopReasons(sc runner.Result) string {
 	return strings.Join(rs, ", ")
 }
 
-func duration(d time.Duration) string {
+func Duration(d time.Duration) string {
 	switch {
 	case d < time.Second:
 		return d.Round(time.Millisecond).String()
@@ -226,11 +220,11 @@ func warnings(n int) string {
 
 // totals is the tail of the summary line: turns by stop reason and the
 // permission counts, e.g. "; turns: end_turn 2; permissions: 1 allowed, 0 denied".
-func totals(s Summary) string {
+func totals(s report.Summary) string {
 	var b strings.Builder
 	if len(s.Turns) > 0 {
 		var turns []string
-		for _, k := range sortedKeys(s.Turns) {
+		for _, k := range slices.Sorted(maps.Keys(s.Turns)) {
 			turns = append(turns, fmt.Sprintf("%s %d", k, s.Turns[k]))
 		}
 		fmt.Fprintf(&b, "; turns: %s", strings.Join(turns, ", "))

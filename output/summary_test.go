@@ -7,22 +7,23 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/report/reporttest"
 )
 
 // reports are the runs the goldens are made of.
-func reports() map[string]runner.Report {
-	interrupted := sampleReport()
+func reports() map[string]report.Report {
+	interrupted := reporttest.Sample()
 	interrupted.Interrupted = true
 	interrupted.PolicyOverride = "--allow-all"
 	interrupted.Scenarios = interrupted.Scenarios[:2]
-	return map[string]runner.Report{
-		"full":        sampleReport(),
+	return map[string]report.Report{
+		"full":        reporttest.Sample(),
 		"interrupted": interrupted,
 		"notrun":      notRunReport(),
-		"repeat":      repeatReport(),
+		"repeat":      reporttest.Repeat(),
 		"empty": {
-			SchemaVersion: runner.SchemaVersion,
+			SchemaVersion: report.SchemaVersion,
 			StartedAt:     time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC),
 			Duration:      ms(2),
 		},
@@ -31,24 +32,24 @@ func reports() map[string]runner.Report {
 
 // notRunReport is a run interrupted while its second scenario ran: the
 // first passed, the last two never started.
-func notRunReport() runner.Report {
-	rep := runner.Report{
-		SchemaVersion: runner.SchemaVersion, StartedAt: sampleReport().StartedAt, Duration: ms(1_500), Interrupted: true,
+func notRunReport() report.Report {
+	rep := report.Report{
+		SchemaVersion: report.SchemaVersion, StartedAt: reporttest.Sample().StartedAt, Duration: ms(1_500), Interrupted: true,
 	}
-	agent := runner.AgentInfo{Command: []string{"claude-code-acp"}}
-	rep.Scenarios = []runner.Result{
-		result(runner.Result{Name: "first", File: "s.yaml", Line: 1, Agent: agent, Status: runner.StatusPassed, Duration: ms(300),
-			Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", Duration: ms(290), Text: "hello"}}}),
-		result(runner.Result{Name: "second", File: "s.yaml", Line: 6, Agent: agent, Status: runner.StatusInterrupted, Duration: ms(1_100),
+	agent := report.AgentInfo{Command: []string{"claude-code-acp"}}
+	rep.Scenarios = []report.Result{
+		reporttest.Complete(report.Result{Name: "first", File: "s.yaml", Line: 1, Agent: agent, Status: report.StatusPassed, Duration: ms(300),
+			Turns: []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", Duration: ms(290), Text: "hello"}}}),
+		reporttest.Complete(report.Result{Name: "second", File: "s.yaml", Line: 6, Agent: agent, Status: report.StatusInterrupted, Duration: ms(1_100),
 			Error:    "acprun was interrupted during turn 1",
 			Failures: []string{"turn 1: s.yaml:9:30: the turn did not finish: acprun cancelled it after interrupt, which no expectation accepts (the agent answered cancelled)"},
-			Turns: []runner.TurnResult{{Index: 1, Prompt: "work", StopReason: "cancelled", CancelCause: runner.CauseInterrupt, Duration: ms(1_050),
+			Turns: []report.TurnResult{{Index: 1, Prompt: "work", StopReason: "cancelled", CancelCause: report.CauseInterrupt, Duration: ms(1_050),
 				Text: "working", Failures: []string{"s.yaml:9:30: the turn did not finish: acprun cancelled it after interrupt, which no expectation accepts (the agent answered cancelled)"}}}}),
 	}
 	for i, name := range []string{"third", "fourth"} {
-		rep.Scenarios = append(rep.Scenarios, runner.Result{Name: name, File: "s.yaml", Line: 11 + 5*i, Agent: agent,
-			Status: runner.StatusInterrupted, NotRun: true, Error: "not run: interrupted first",
-			Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: runner.OutcomeSkipped}}})
+		rep.Scenarios = append(rep.Scenarios, report.Result{Name: name, File: "s.yaml", Line: 11 + 5*i, Agent: agent,
+			Status: report.StatusInterrupted, NotRun: true, Error: "not run: interrupted first",
+			Turns: []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: report.OutcomeSkipped}}})
 	}
 	return rep
 }
@@ -74,23 +75,23 @@ func TestTextGolden(t *testing.T) {
 // listed at all).
 func TestTextIndentsMultiLineMessages(t *testing.T) {
 	noColor(t)
-	rep := runner.Report{
-		SchemaVersion: runner.SchemaVersion,
-		Scenarios: []runner.Result{
-			result(runner.Result{
-				Name: "setup-fails", Status: runner.StatusError,
+	rep := report.Report{
+		SchemaVersion: report.SchemaVersion,
+		Scenarios: []report.Result{
+			reporttest.Complete(report.Result{
+				Name: "setup-fails", Status: report.StatusError,
 				Error:     "s.yaml:5:5: setup `make` exited with code 2, want 0; output ends:\nmake: *** no rule\nstop.\n",
 				Warnings:  []string{"s.yaml:9:5: teardown `down` exited with code 1, want 0; output ends:\ngone"},
-				Workspace: &runner.WorkspaceResult{Path: "/ws/acprun-setup-fails-1", Kept: true},
+				Workspace: &report.WorkspaceResult{Path: "/ws/acprun-setup-fails-1", Kept: true},
 			}),
-			result(runner.Result{
-				Name: "verify-fails", Status: runner.StatusFailed,
+			reporttest.Complete(report.Result{
+				Name: "verify-fails", Status: report.StatusFailed,
 				Failures:  []string{"s.yaml:12:5: verify `go test` exited with code 1, want 0; output ends:\nFAIL x\nFAIL"},
-				Workspace: &runner.WorkspaceResult{Path: "/ws/acprun-verify-fails-2", Kept: true},
+				Workspace: &report.WorkspaceResult{Path: "/ws/acprun-verify-fails-2", Kept: true},
 			}),
-			result(runner.Result{
-				Name: "kept-pass", Status: runner.StatusPassed,
-				Workspace: &runner.WorkspaceResult{Path: "/ws/acprun-kept-pass-3", Kept: true},
+			reporttest.Complete(report.Result{
+				Name: "kept-pass", Status: report.StatusPassed,
+				Workspace: &report.WorkspaceResult{Path: "/ws/acprun-kept-pass-3", Kept: true},
 			}),
 		},
 	}
@@ -127,25 +128,50 @@ func TestTextIndentsMultiLineMessages(t *testing.T) {
 // some; a passing scenario's warnings are listed under its name.
 func TestTextPlurals(t *testing.T) {
 	noColor(t)
-	errored := func(name string) runner.Result {
-		return runner.Result{Name: name, Status: runner.StatusError, Error: "boom"}
+	errored := func(name string) report.Result {
+		return report.Result{Name: name, Status: report.StatusError, Error: "boom"}
 	}
-	warned := runner.Result{Name: "warned", Status: runner.StatusPassed, Warnings: []string{"slow"}}
+	warned := report.Result{Name: "warned", Status: report.StatusPassed, Warnings: []string{"slow"}}
 	tests := []struct {
-		rs   []runner.Result
+		rs   []report.Result
 		want string
 	}{
-		{[]runner.Result{errored("a")}, "0 passed, 0 failed, 1 error in 0s\n"},
-		{[]runner.Result{errored("a"), errored("b"), warned}, "1 passed, 0 failed, 2 errors, 1 warning in 0s\n"},
-		{[]runner.Result{warned}, "\nWARN warned\n    warning: slow\n\n1 passed, 0 failed, 1 warning in 0s\n"},
+		{[]report.Result{errored("a")}, "0 passed, 0 failed, 1 error in 0s\n"},
+		{[]report.Result{errored("a"), errored("b"), warned}, "1 passed, 0 failed, 2 errors, 1 warning in 0s\n"},
+		{[]report.Result{warned}, "\nWARN warned\n    warning: slow\n\n1 passed, 0 failed, 1 warning in 0s\n"},
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
-		if err := output.Text(&buf, runner.Report{Scenarios: tt.rs}); err != nil {
+		if err := output.Text(&buf, report.Report{Scenarios: tt.rs}); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.HasSuffix(buf.String(), tt.want) {
 			t.Errorf("summary\n%s\nwant it to end with\n%s", buf.String(), tt.want)
 		}
+	}
+}
+
+// TestTextSummaryCountsWarnings checks the last line of the text summary
+// and the Markdown totals: "N warnings" when there are any.
+func TestTextSummaryCountsWarnings(t *testing.T) {
+	noColor(t)
+	var buf bytes.Buffer
+	if err := output.Text(&buf, reporttest.Matrix()); err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
+	last := string(lines[len(lines)-1])
+	if !regexpMatch(`^5 passed, 0 failed, 6 warnings in 100ms;`, last) {
+		t.Errorf("last summary line %q; want it to count 6 warnings", last)
+	}
+	if md := output.Markdown(reporttest.Matrix()); !regexpMatch(`\*\*5 passed, 0 failed, 0 errors\*\* of 5, 6 warnings in 100ms`, md) {
+		t.Errorf("Markdown totals do not count 6 warnings:\n%s", md)
+	}
+	buf.Reset()
+	if err := output.Text(&buf, reports()["empty"]); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(buf.Bytes(), []byte("warning")) {
+		t.Errorf("a run without warnings mentions warnings:\n%s", buf.String())
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/terminal"
+	"github.com/acprun/acprun/report"
 )
 
 // ClientConfig says what acprun serves the agent as a client.
@@ -79,8 +80,8 @@ func (c *clientServer) serves(method string) bool {
 
 // handle serves one request and returns the result, its record, and an error
 // (an *acp.Error for refusals).
-func (c *clientServer) handle(ctx context.Context, req *acp.Request) (any, ClientRequest, error) {
-	rec := ClientRequest{Method: req.Method}
+func (c *clientServer) handle(ctx context.Context, req *acp.Request) (any, report.ClientRequest, error) {
+	rec := report.ClientRequest{Method: req.Method}
 	var result any
 	var err error
 	switch req.Method {
@@ -118,21 +119,21 @@ func (c *clientServer) handle(ctx context.Context, req *acp.Request) (any, Clien
 }
 
 // refuse records and returns a refusal.
-func refuse(rec *ClientRequest, code int, format string, args ...any) error {
+func refuse(rec *report.ClientRequest, code int, format string, args ...any) error {
 	e := acp.NewError(code, format, args...)
 	rec.Refused = e.Message
 	return e
 }
 
 // fail records and returns a failure of an allowed request.
-func fail(rec *ClientRequest, code int, format string, args ...any) error {
+func fail(rec *report.ClientRequest, code int, format string, args ...any) error {
 	e := acp.NewError(code, format, args...)
 	rec.Error = e.Message
 	return e
 }
 
 // decode reads params into v.
-func decode(params json.RawMessage, v any, rec *ClientRequest) error {
+func decode(params json.RawMessage, v any, rec *report.ClientRequest) error {
 	if len(params) == 0 {
 		return fail(rec, acp.CodeInvalidParams, "invalid params: none given")
 	}
@@ -143,7 +144,7 @@ func decode(params json.RawMessage, v any, rec *ClientRequest) error {
 }
 
 // jailed checks that the roots could be opened.
-func (c *clientServer) jailed(rec *ClientRequest) error {
+func (c *clientServer) jailed(rec *report.ClientRequest) error {
 	if c.jailErr != nil {
 		return fail(rec, acp.CodeInternalError, "the client's roots are unusable: %v", c.jailErr)
 	}
@@ -151,7 +152,7 @@ func (c *clientServer) jailed(rec *ClientRequest) error {
 }
 
 // jailError turns an error of the jail into the answer and the record.
-func (c *clientServer) jailError(rec *ClientRequest, path string, err error) error {
+func (c *clientServer) jailError(rec *report.ClientRequest, path string, err error) error {
 	switch {
 	case errors.Is(err, jail.ErrOutside):
 		return refuse(rec, acp.CodeInvalidParams, "%s is outside the allowed roots (%s)", path, strings.Join(c.jail.Roots(), ", "))
@@ -169,7 +170,7 @@ func (c *clientServer) jailError(rec *ClientRequest, path string, err error) err
 	return fail(rec, acp.CodeInternalError, "%v", err)
 }
 
-func (c *clientServer) readTextFile(params json.RawMessage, rec *ClientRequest) (any, error) {
+func (c *clientServer) readTextFile(params json.RawMessage, rec *report.ClientRequest) (any, error) {
 	var p acp.ReadTextFileRequest
 	if err := decode(params, &p, rec); err != nil {
 		return nil, err
@@ -231,7 +232,7 @@ func selectLines(s string, line, limit *int) string {
 	return strings.Join(lines, "")
 }
 
-func (c *clientServer) writeTextFile(params json.RawMessage, rec *ClientRequest) (any, error) {
+func (c *clientServer) writeTextFile(params json.RawMessage, rec *report.ClientRequest) (any, error) {
 	var p acp.WriteTextFileRequest
 	if err := decode(params, &p, rec); err != nil {
 		return nil, err
@@ -256,7 +257,7 @@ func (c *clientServer) writeTextFile(params json.RawMessage, rec *ClientRequest)
 	return acp.WriteTextFileResponse{}, nil
 }
 
-func (c *clientServer) createTerminal(params json.RawMessage, rec *ClientRequest) (any, error) {
+func (c *clientServer) createTerminal(params json.RawMessage, rec *report.ClientRequest) (any, error) {
 	var p acp.CreateTerminalRequest
 	if err := decode(params, &p, rec); err != nil {
 		return nil, err
@@ -335,7 +336,7 @@ func (c *clientServer) createTerminal(params json.RawMessage, rec *ClientRequest
 // (deny rules, then allow rules, then the default; a nil policy denies),
 // with relative paths in it resolved against the terminal's cwd, and
 // records the decision.
-func (c *clientServer) decide(line, cwd string, rec *ClientRequest) approve.Decision {
+func (c *clientServer) decide(line, cwd string, rec *report.ClientRequest) approve.Decision {
 	raw, _ := json.Marshal(map[string]string{"command": line})
 	sessionCwd := c.cfg.Cwd
 	if sessionCwd == "" {
@@ -378,7 +379,7 @@ func commandLine(command string, args []string) string {
 
 // terminalRef decodes the params shared by terminal/output, wait_for_exit,
 // kill and release, and finds the terminal.
-func (c *clientServer) terminalRef(params json.RawMessage, rec *ClientRequest) (*terminal.Terminal, error) {
+func (c *clientServer) terminalRef(params json.RawMessage, rec *report.ClientRequest) (*terminal.Terminal, error) {
 	var p acp.TerminalOutputRequest
 	if err := decode(params, &p, rec); err != nil {
 		return nil, err
@@ -393,7 +394,7 @@ func (c *clientServer) terminalRef(params json.RawMessage, rec *ClientRequest) (
 
 // recordExit puts an exit status into the record and returns it in ACP's
 // shape.
-func recordExit(rec *ClientRequest, st terminal.ExitStatus) (*int, *string) {
+func recordExit(rec *report.ClientRequest, st terminal.ExitStatus) (*int, *string) {
 	var sig *string
 	if st.Code != nil {
 		code := *st.Code
@@ -406,7 +407,7 @@ func recordExit(rec *ClientRequest, st terminal.ExitStatus) (*int, *string) {
 	return rec.ExitCode, sig
 }
 
-func (c *clientServer) terminalOutput(params json.RawMessage, rec *ClientRequest) (any, error) {
+func (c *clientServer) terminalOutput(params json.RawMessage, rec *report.ClientRequest) (any, error) {
 	t, err := c.terminalRef(params, rec)
 	if err != nil {
 		return nil, err
@@ -421,7 +422,7 @@ func (c *clientServer) terminalOutput(params json.RawMessage, rec *ClientRequest
 	return resp, nil
 }
 
-func (c *clientServer) waitForExit(ctx context.Context, params json.RawMessage, rec *ClientRequest) (any, error) {
+func (c *clientServer) waitForExit(ctx context.Context, params json.RawMessage, rec *report.ClientRequest) (any, error) {
 	t, err := c.terminalRef(params, rec)
 	if err != nil {
 		return nil, err
@@ -434,7 +435,7 @@ func (c *clientServer) waitForExit(ctx context.Context, params json.RawMessage, 
 	return acp.WaitForTerminalExitResponse{ExitCode: code, Signal: sig}, nil
 }
 
-func (c *clientServer) killTerminal(params json.RawMessage, rec *ClientRequest) (any, error) {
+func (c *clientServer) killTerminal(params json.RawMessage, rec *report.ClientRequest) (any, error) {
 	t, err := c.terminalRef(params, rec)
 	if err != nil {
 		return nil, err
@@ -443,7 +444,7 @@ func (c *clientServer) killTerminal(params json.RawMessage, rec *ClientRequest) 
 	return acp.KillTerminalResponse{}, nil
 }
 
-func (c *clientServer) releaseTerminal(params json.RawMessage, rec *ClientRequest) (any, error) {
+func (c *clientServer) releaseTerminal(params json.RawMessage, rec *report.ClientRequest) (any, error) {
 	var p acp.ReleaseTerminalRequest
 	if err := decode(params, &p, rec); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/report"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -54,7 +55,7 @@ func newTestClient(t *testing.T, cfg ClientConfig) *clientServer {
 }
 
 // clientCall serves one request; the result comes back as decoded JSON.
-func clientCall(t *testing.T, c *clientServer, method string, params any) (map[string]any, ClientRequest, *acp.Error) {
+func clientCall(t *testing.T, c *clientServer, method string, params any) (map[string]any, report.ClientRequest, *acp.Error) {
 	t.Helper()
 	raw, err := json.Marshal(params)
 	if err != nil {
@@ -147,38 +148,38 @@ func TestClientReadTextFile(t *testing.T) {
 		want     string
 		wantCode int    // 0: success
 		wantMsg  string // in the error message
-		wantRec  ClientRequest
+		wantRec  report.ClientRequest
 	}{
 		{"whole file", acp.ReadTextFileRequest{Path: lines}, "one\ntwo\nthree\nfour\n", 0, "",
-			ClientRequest{Path: lines, Bytes: 19}},
+			report.ClientRequest{Path: lines, Bytes: 19}},
 		{"line and limit", acp.ReadTextFileRequest{Path: lines, Line: clientInt(2), Limit: clientInt(2)}, "two\nthree\n", 0, "",
-			ClientRequest{Path: lines, Bytes: 10}},
+			report.ClientRequest{Path: lines, Bytes: 10}},
 		{"claude's read", acp.ReadTextFileRequest{Path: lines, Line: clientInt(1), Limit: clientInt(2000)}, "one\ntwo\nthree\nfour\n", 0, "",
-			ClientRequest{Path: lines, Bytes: 19}},
+			report.ClientRequest{Path: lines, Bytes: 19}},
 		{"line only", acp.ReadTextFileRequest{Path: lines, Line: clientInt(4)}, "four\n", 0, "",
-			ClientRequest{Path: lines, Bytes: 5}},
+			report.ClientRequest{Path: lines, Bytes: 5}},
 		{"line zero is the first", acp.ReadTextFileRequest{Path: lines, Line: clientInt(0), Limit: clientInt(1)}, "one\n", 0, "",
-			ClientRequest{Path: lines, Bytes: 4}},
+			report.ClientRequest{Path: lines, Bytes: 4}},
 		{"past the end", acp.ReadTextFileRequest{Path: lines, Line: clientInt(9)}, "", 0, "",
-			ClientRequest{Path: lines}},
+			report.ClientRequest{Path: lines}},
 		{"limit zero", acp.ReadTextFileRequest{Path: lines, Limit: clientInt(0)}, "", 0, "",
-			ClientRequest{Path: lines}},
+			report.ClientRequest{Path: lines}},
 		{"last line without newline", acp.ReadTextFileRequest{Path: filepath.Join(root, "no-newline.txt"), Line: clientInt(2), Limit: clientInt(5)}, "y", 0, "",
-			ClientRequest{Path: filepath.Join(root, "no-newline.txt"), Bytes: 1}},
+			report.ClientRequest{Path: filepath.Join(root, "no-newline.txt"), Bytes: 1}},
 		{"missing", acp.ReadTextFileRequest{Path: filepath.Join(root, "missing.txt")}, "", acp.CodeResourceNotFound, "not found",
-			ClientRequest{Path: filepath.Join(root, "missing.txt"), Error: "Resource not found: " + filepath.Join(root, "missing.txt") + ": file not found"}},
+			report.ClientRequest{Path: filepath.Join(root, "missing.txt"), Error: "Resource not found: " + filepath.Join(root, "missing.txt") + ": file not found"}},
 		{"relative", acp.ReadTextFileRequest{Path: "lines.txt"}, "", acp.CodeInvalidParams, "absolute",
-			ClientRequest{Path: "lines.txt", Refused: `path must be absolute: "lines.txt"`}},
+			report.ClientRequest{Path: "lines.txt", Refused: `path must be absolute: "lines.txt"`}},
 		{"outside", acp.ReadTextFileRequest{Path: filepath.Join(outside, "secret.txt")}, "", acp.CodeInvalidParams, "outside the allowed roots",
-			ClientRequest{Path: filepath.Join(outside, "secret.txt"), Refused: "" + filepath.Join(outside, "secret.txt") + " is outside the allowed roots (" + root + ")"}},
+			report.ClientRequest{Path: filepath.Join(outside, "secret.txt"), Refused: "" + filepath.Join(outside, "secret.txt") + " is outside the allowed roots (" + root + ")"}},
 		{"dot-dot", acp.ReadTextFileRequest{Path: root + "/../outside/secret.txt"}, "", acp.CodeInvalidParams, "outside the allowed roots",
-			ClientRequest{Path: root + "/../outside/secret.txt", Refused: "" + root + "/../outside/secret.txt is outside the allowed roots (" + root + ")"}},
+			report.ClientRequest{Path: root + "/../outside/secret.txt", Refused: "" + root + "/../outside/secret.txt is outside the allowed roots (" + root + ")"}},
 		{"symlink out", acp.ReadTextFileRequest{Path: filepath.Join(root, "out", "secret.txt")}, "", acp.CodeInvalidParams, "outside the allowed roots",
-			ClientRequest{Path: filepath.Join(root, "out", "secret.txt"), Refused: "" + filepath.Join(root, "out", "secret.txt") + " is outside the allowed roots (" + root + ")"}},
+			report.ClientRequest{Path: filepath.Join(root, "out", "secret.txt"), Refused: "" + filepath.Join(root, "out", "secret.txt") + " is outside the allowed roots (" + root + ")"}},
 		{"directory", acp.ReadTextFileRequest{Path: filepath.Join(root, "sub")}, "", acp.CodeInvalidParams, "not a regular file",
-			ClientRequest{Path: filepath.Join(root, "sub"), Error: "" + filepath.Join(root, "sub") + " is not a regular file"}},
+			report.ClientRequest{Path: filepath.Join(root, "sub"), Error: "" + filepath.Join(root, "sub") + " is not a regular file"}},
 		{"negative limit", acp.ReadTextFileRequest{Path: lines, Limit: clientInt(-1)}, "", acp.CodeInvalidParams, "limit",
-			ClientRequest{Path: lines, Error: "limit must not be negative"}},
+			report.ClientRequest{Path: lines, Error: "limit must not be negative"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -315,7 +316,7 @@ func TestClientTerminal(t *testing.T) {
 	if diff := cmp.Diff(map[string]any{"exitCode": 3.0}, res); diff != "" {
 		t.Errorf("wait_for_exit result (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(ClientRequest{Method: acp.MethodTerminalWaitForExit, TerminalID: id, ExitCode: clientInt(3)}, rec); diff != "" {
+	if diff := cmp.Diff(report.ClientRequest{Method: acp.MethodTerminalWaitForExit, TerminalID: id, ExitCode: clientInt(3)}, rec); diff != "" {
 		t.Errorf("wait_for_exit record (-want +got):\n%s", diff)
 	}
 
@@ -329,7 +330,7 @@ func TestClientTerminal(t *testing.T) {
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("output result (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(ClientRequest{Method: acp.MethodTerminalOutput, TerminalID: id, Bytes: 8, Truncated: true, ExitCode: clientInt(3)}, rec); diff != "" {
+	if diff := cmp.Diff(report.ClientRequest{Method: acp.MethodTerminalOutput, TerminalID: id, Bytes: 8, Truncated: true, ExitCode: clientInt(3)}, rec); diff != "" {
 		t.Errorf("output record (-want +got):\n%s", diff)
 	}
 
@@ -337,7 +338,7 @@ func TestClientTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(ClientRequest{Method: acp.MethodTerminalRelease, TerminalID: id, ExitCode: clientInt(3)}, rec); diff != "" {
+	if diff := cmp.Diff(report.ClientRequest{Method: acp.MethodTerminalRelease, TerminalID: id, ExitCode: clientInt(3)}, rec); diff != "" {
 		t.Errorf("release record (-want +got):\n%s", diff)
 	}
 	for _, m := range []string{acp.MethodTerminalOutput, acp.MethodTerminalWaitForExit, acp.MethodTerminalKill, acp.MethodTerminalRelease} {
@@ -376,14 +377,14 @@ func TestClientTerminalKill(t *testing.T) {
 	if diff := cmp.Diff(map[string]any{"output": "", "truncated": false}, res); diff != "" {
 		t.Errorf("output of a running command (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(ClientRequest{Method: acp.MethodTerminalOutput, TerminalID: id}, rec); diff != "" {
+	if diff := cmp.Diff(report.ClientRequest{Method: acp.MethodTerminalOutput, TerminalID: id}, rec); diff != "" {
 		t.Errorf("output record (-want +got):\n%s", diff)
 	}
 	_, rec, err = clientCall(t, c, acp.MethodTerminalKill, termRef(id))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(ClientRequest{Method: acp.MethodTerminalKill, TerminalID: id}, rec); diff != "" {
+	if diff := cmp.Diff(report.ClientRequest{Method: acp.MethodTerminalKill, TerminalID: id}, rec); diff != "" {
 		t.Errorf("kill record (-want +got):\n%s", diff)
 	}
 	res, rec, err = clientCall(t, c, acp.MethodTerminalWaitForExit, termRef(id))
@@ -393,7 +394,7 @@ func TestClientTerminalKill(t *testing.T) {
 	if diff := cmp.Diff(map[string]any{"signal": "SIGKILL"}, res); diff != "" {
 		t.Errorf("wait_for_exit after kill (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(ClientRequest{Method: acp.MethodTerminalWaitForExit, TerminalID: id, Signal: "SIGKILL"}, rec); diff != "" {
+	if diff := cmp.Diff(report.ClientRequest{Method: acp.MethodTerminalWaitForExit, TerminalID: id, Signal: "SIGKILL"}, rec); diff != "" {
 		t.Errorf("wait_for_exit record (-want +got):\n%s", diff)
 	}
 }
@@ -406,34 +407,34 @@ func TestClientTerminalRefusals(t *testing.T) {
 		params   acp.CreateTerminalRequest
 		wantCode int
 		wantMsg  string
-		wantRec  ClientRequest
+		wantRec  report.ClientRequest
 		by       string // "allow RULE" or "deny RULE": the policy's decision, when asked
 	}{
 		{"denied shell line", acp.CreateTerminalRequest{Command: "ls && rm -rf sub"}, acp.CodeInvalidParams, "denied by rule s.yaml:9",
-			ClientRequest{Command: "ls && rm -rf sub", Refused: "command denied by rule s.yaml:9: ls && rm -rf sub"}, "deny s.yaml:9"},
+			report.ClientRequest{Command: "ls && rm -rf sub", Refused: "command denied by rule s.yaml:9: ls && rm -rf sub"}, "deny s.yaml:9"},
 		{"denied argv", acp.CreateTerminalRequest{Command: "rm", Args: []string{"-rf", "my dir"}}, acp.CodeInvalidParams, "denied by rule",
-			ClientRequest{Command: "rm -rf 'my dir'", Refused: "command denied by rule s.yaml:9: rm -rf 'my dir'"}, "deny s.yaml:9"},
+			report.ClientRequest{Command: "rm -rf 'my dir'", Refused: "command denied by rule s.yaml:9: rm -rf 'my dir'"}, "deny s.yaml:9"},
 		{"denied through sh -c", acp.CreateTerminalRequest{Command: "/bin/sh", Args: []string{"-c", "rm -rf sub"}}, acp.CodeInvalidParams, "denied by rule",
-			ClientRequest{Command: "/bin/sh -c 'rm -rf sub'", Refused: "command denied by rule s.yaml:9: /bin/sh -c 'rm -rf sub'"}, "deny s.yaml:9"},
+			report.ClientRequest{Command: "/bin/sh -c 'rm -rf sub'", Refused: "command denied by rule s.yaml:9: /bin/sh -c 'rm -rf sub'"}, "deny s.yaml:9"},
 		{"cwd outside", acp.CreateTerminalRequest{Command: "ls", Cwd: outside}, acp.CodeInvalidParams, "outside the allowed roots",
-			ClientRequest{Command: "ls", Refused: "" + outside + " is outside the allowed roots (" + root + ")"}, "allow s.yaml:5"},
+			report.ClientRequest{Command: "ls", Refused: "" + outside + " is outside the allowed roots (" + root + ")"}, "allow s.yaml:5"},
 		{"cwd relative", acp.CreateTerminalRequest{Command: "ls", Cwd: "sub"}, acp.CodeInvalidParams, "absolute",
-			ClientRequest{Command: "ls", Refused: `cwd must be absolute: "sub"`}, ""},
+			report.ClientRequest{Command: "ls", Refused: `cwd must be absolute: "sub"`}, ""},
 		{"cwd a file", acp.CreateTerminalRequest{Command: "ls", Cwd: filepath.Join(root, "lines.txt")}, acp.CodeInvalidParams, "not a directory",
-			ClientRequest{Command: "ls", Error: "" + filepath.Join(root, "lines.txt") + " is not a directory"}, "allow s.yaml:5"},
+			report.ClientRequest{Command: "ls", Error: "" + filepath.Join(root, "lines.txt") + " is not a directory"}, "allow s.yaml:5"},
 		{"empty command", acp.CreateTerminalRequest{Command: ""}, acp.CodeInvalidParams, "empty",
-			ClientRequest{Error: "empty command"}, ""},
+			report.ClientRequest{Error: "empty command"}, ""},
 		{"unknown program", acp.CreateTerminalRequest{Command: "no-such-program-acprun"}, acp.CodeInternalError, "not found",
-			ClientRequest{Command: "no-such-program-acprun", Error: `no-such-program-acprun: executable file not found in $PATH`}, "allow s.yaml:5"},
+			report.ClientRequest{Command: "no-such-program-acprun", Error: `no-such-program-acprun: executable file not found in $PATH`}, "allow s.yaml:5"},
 		{"env name with =", acp.CreateTerminalRequest{Command: "env", Env: []acp.EnvVariable{{Name: "OK", Value: "1"}, {Name: "INJ=EVIL", Value: "x"}}},
 			acp.CodeInvalidParams, `env[1]: bad environment variable "INJ=EVIL"`,
-			ClientRequest{Command: "env", Refused: badEnv(1, "INJ=EVIL")}, ""},
+			report.ClientRequest{Command: "env", Refused: badEnv(1, "INJ=EVIL")}, ""},
 		{"empty env name", acp.CreateTerminalRequest{Command: "env", Env: []acp.EnvVariable{{Name: "", Value: "x"}}},
 			acp.CodeInvalidParams, `env[0]: bad environment variable ""`,
-			ClientRequest{Command: "env", Refused: badEnv(0, "")}, ""},
+			report.ClientRequest{Command: "env", Refused: badEnv(0, "")}, ""},
 		{"NUL in an env value", acp.CreateTerminalRequest{Command: "env", Env: []acp.EnvVariable{{Name: "A", Value: "x\x00B=y"}}},
 			acp.CodeInvalidParams, `env[0]: bad environment variable "A"`,
-			ClientRequest{Command: "env", Refused: badEnv(0, "A")}, ""},
+			report.ClientRequest{Command: "env", Refused: badEnv(0, "A")}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -477,41 +478,41 @@ func TestClientTerminalPolicy(t *testing.T) {
 		name    string
 		policy  *approve.Policy
 		params  acp.CreateTerminalRequest
-		want    ClientRequest // Method, Command and TerminalID are filled in
-		created string        // the file the command writes when it runs
+		want    report.ClientRequest // Method, Command and TerminalID are filled in
+		created string               // the file the command writes when it runs
 	}{
 		{"default deny without allow rules", &approve.Policy{Default: approve.Deny},
 			acp.CreateTerminalRequest{Command: "echo hi > " + pwned},
-			ClientRequest{Decision: "deny", Reason: "no rule matched; default deny",
+			report.ClientRequest{Decision: "deny", Reason: "no rule matched; default deny",
 				Refused: "command denied (no rule matched; default deny): echo hi > " + pwned}, ""},
 		{"no policy", nil,
 			acp.CreateTerminalRequest{Command: "echo hi > " + pwned},
-			ClientRequest{Decision: "deny", Reason: "no permissions; default deny",
+			report.ClientRequest{Decision: "deny", Reason: "no permissions; default deny",
 				Refused: "command denied (no policy; default deny): echo hi > " + pwned}, ""},
 		{"--deny-all", approve.DenyAll(),
 			acp.CreateTerminalRequest{Command: "echo hi > " + pwned},
-			ClientRequest{Decision: "deny", Rule: "--deny-all", Reason: "no rule matched; default deny (--deny-all)",
+			report.ClientRequest{Decision: "deny", Rule: "--deny-all", Reason: "no rule matched; default deny (--deny-all)",
 				Refused: "command denied (no rule matched; default deny (--deny-all)): echo hi > " + pwned}, ""},
 		{"--allow-all", approve.AllowAll(),
 			acp.CreateTerminalRequest{Command: "echo hi > " + pwned},
-			ClientRequest{Decision: "allow", Rule: "--allow-all", Reason: "no rule matched; default allow (--allow-all)"}, pwned},
+			report.ClientRequest{Decision: "allow", Rule: "--allow-all", Reason: "no rule matched; default allow (--allow-all)"}, pwned},
 		{"a command no allow rule allows", echoOnly,
 			acp.CreateTerminalRequest{Command: "echo hi && touch " + pwned},
-			ClientRequest{Decision: "deny", Reason: "no rule matched; default deny",
+			report.ClientRequest{Decision: "deny", Reason: "no rule matched; default deny",
 				Refused: `command denied (no rule matched; default deny; no allow rule allows command "touch ` + pwned + `"): echo hi && touch ` + pwned}, ""},
 		{"allowed through a shell wrapper", echoOnly,
 			acp.CreateTerminalRequest{Command: "bash", Args: []string{"-c", "echo hi > " + pwned}},
-			ClientRequest{Decision: "allow", Rule: "s.yaml:4", Reason: "allow rule s.yaml:4 matched"}, pwned},
+			report.ClientRequest{Decision: "allow", Rule: "s.yaml:4", Reason: "allow rule s.yaml:4 matched"}, pwned},
 		{"redirection denied by a path rule", noOutside,
 			acp.CreateTerminalRequest{Command: "echo hi > " + pwned},
-			ClientRequest{Decision: "deny", Rule: "s.yaml:7", Reason: "deny rule s.yaml:7 matched",
+			report.ClientRequest{Decision: "deny", Rule: "s.yaml:7", Reason: "deny rule s.yaml:7 matched",
 				Refused: "command denied by rule s.yaml:7: echo hi > " + pwned}, ""},
 		{"relative redirection in the terminal's cwd", inCwd,
 			acp.CreateTerminalRequest{Command: "echo hi > out.txt", Cwd: filepath.Join(root, "sub")},
-			ClientRequest{Decision: "allow", Rule: "s.yaml:4", Reason: "allow rule s.yaml:4 matched"}, filepath.Join(root, "sub", "out.txt")},
+			report.ClientRequest{Decision: "allow", Rule: "s.yaml:4", Reason: "allow rule s.yaml:4 matched"}, filepath.Join(root, "sub", "out.txt")},
 		{"relative redirection out of the allowed paths", inCwd,
 			acp.CreateTerminalRequest{Command: "echo hi > ../escaped.txt", Cwd: filepath.Join(root, "sub")},
-			ClientRequest{Decision: "deny", Reason: "no rule matched; default deny",
+			report.ClientRequest{Decision: "deny", Reason: "no rule matched; default deny",
 				Refused: "command denied (no rule matched; default deny): echo hi > ../escaped.txt"}, ""},
 	}
 	for _, tt := range tests {

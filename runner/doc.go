@@ -1,5 +1,5 @@
 // Package runner drives ACP agents through validated scenarios and returns
-// a Report. For each scenario it starts the agent in its own process group
+// a report.Report. For each scenario it starts the agent in its own process group
 // (Agent), initializes it, opens one session and plays each turn's
 // session/prompt; it answers session/request_permission by the scenario's
 // policy, serves fs/* and terminal/* inside the scenario's roots, and
@@ -15,5 +15,5 @@
 // way the protocol asks: session/cancel, pending permission requests
 // answered cancelled, then a grace period for the agent's answer before it
 // is killed. Run never prints: progress goes to an Observer, and failures
-// of scenarios are data in the Report, not errors.
+// of scenarios are data in the report, not errors.
 package runner

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/report"
 )
 
 // This file ends a scenario's use of its agent process: session/close
@@ -74,7 +75,7 @@ func (r *scenarioRun) closeSession(scCtx context.Context) {
 	defer cancelAbort()
 	start := time.Now()
 	err := r.agent.Conn.Call(ctx, acp.MethodSessionClose, acp.CloseSessionRequest{SessionID: id}).Await(ctx, nil)
-	c := &SessionClose{OK: err == nil, DurationMs: time.Since(start).Milliseconds()}
+	c := &report.SessionClose{OK: err == nil, DurationMs: time.Since(start).Milliseconds()}
 	var ae *acp.Error
 	switch {
 	case err == nil:
@@ -117,7 +118,7 @@ func (r *scenarioRun) cleanEnd(scCtx context.Context) bool {
 			return false
 		}
 		switch t.StopReason {
-		case "", OutcomeError, OutcomeAgentExited, OutcomeUnresponsive, OutcomeSkipped:
+		case "", report.OutcomeError, report.OutcomeAgentExited, report.OutcomeUnresponsive, report.OutcomeSkipped:
 			return false
 		}
 	}
@@ -131,7 +132,7 @@ func (r *scenarioRun) cleanEnd(scCtx context.Context) bool {
 func (r *scenarioRun) unfit(scCtx context.Context) string {
 	for _, t := range r.res.Turns {
 		switch t.StopReason {
-		case OutcomeAgentExited, OutcomeUnresponsive:
+		case report.OutcomeAgentExited, report.OutcomeUnresponsive:
 			return fmt.Sprintf("turn %d ended %s", t.Index, t.StopReason)
 		}
 	}
@@ -163,7 +164,7 @@ func (r *scenarioRun) unfit(scCtx context.Context) string {
 // it wrote to stderr so far is the scenario's.
 func (r *scenarioRun) keep() {
 	p := r.proc
-	r.res.Agent.Stop = StopKept
+	r.res.Agent.Stop = report.StopKept
 	p.bind.unbind()
 	r.stderr = r.agent.TakeStderr()
 	p.served(r.sess.currentSessionID())
@@ -179,10 +180,10 @@ func (r *scenarioRun) stop(scCtx context.Context, clean bool) {
 	defer cancel()
 	grace := r.limits().KillGrace
 	eofWait := grace
-	r.res.Agent.Stop = StopGrace
+	r.res.Agent.Stop = report.StopGrace
 	if clean {
 		eofWait = cleanEndWait
-		r.res.Agent.Stop = StopClean
+		r.res.Agent.Stop = report.StopClean
 	}
 	deadline, _ := scCtx.Deadline()
 	passed := deadlinePassed(scCtx) // before the stop: the timeout is the scenario's error

@@ -18,6 +18,7 @@ import (
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/jail"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -27,10 +28,10 @@ import (
 // and Judge are not checked here: the runner calls checkTurnUsage (it needs
 // the session's cost before the turn), checkFiles (it needs the workspace
 // as the turn left it) and the judge.
-func checkTurn(e scenario.Expect, t *TurnResult) []string {
+func checkTurn(e scenario.Expect, t *report.TurnResult) []string {
 	var fails []string
 	switch {
-	case ExternalCause(t.CancelCause):
+	case report.ExternalCause(t.CancelCause):
 		// Cut short from outside the scenario: whatever the agent answered,
 		// the turn did not end as the scenario would have it.
 		fails = append(fails, fmt.Sprintf("%s: the turn did not finish: acprun cancelled it after %s, which no expectation accepts (the agent answered %s)",
@@ -50,7 +51,7 @@ func checkTurn(e scenario.Expect, t *TurnResult) []string {
 		fails = append(fails, fmt.Sprintf("%s: the turn did not finish by itself: acprun cancelled it after %s and the agent answered %s (list %s in expect.stopReason to allow that)",
 			e.Pos, t.CancelCause, t.StopReason, t.StopReason))
 	}
-	if len(e.CancelCauses) > 0 && !ExternalCause(t.CancelCause) && !slices.Contains(e.CancelCauses, t.CancelCause) {
+	if len(e.CancelCauses) > 0 && !report.ExternalCause(t.CancelCause) && !slices.Contains(e.CancelCauses, t.CancelCause) {
 		got := "the turn was not cancelled"
 		if t.CancelCause != "" {
 			got = "acprun cancelled the turn after " + t.CancelCause
@@ -66,7 +67,7 @@ func checkTurn(e scenario.Expect, t *TurnResult) []string {
 		fails = append(fails, fmt.Sprintf("%s: text does not match /%s/", e.Pos, e.TextMatches))
 	}
 	deniedPerms, deniedCommands := 0, 0
-	var perms []Permission
+	var perms []report.Permission
 	for _, p := range t.Permissions {
 		if p.Late {
 			continue
@@ -100,7 +101,7 @@ func checkTurn(e scenario.Expect, t *TurnResult) []string {
 // checkScenario checks the scenario-level expectations, over everything
 // the scenario's turns recorded, late updates and the permission requests
 // before the first turn included. Files and Judge are the runner's.
-func checkScenario(e scenario.Expect, r *Result) []string {
+func checkScenario(e scenario.Expect, r *report.Result) []string {
 	commands := deniedCommands(r.SetupClientRequests)
 	for _, t := range r.Turns {
 		commands += deniedCommands(t.ClientRequests)
@@ -129,7 +130,7 @@ func checkScenario(e scenario.Expect, r *Result) []string {
 }
 
 // deniedCommands counts the terminal commands the policy denied among reqs.
-func deniedCommands(reqs []ClientRequest) int {
+func deniedCommands(reqs []report.ClientRequest) int {
 	n := 0
 	for _, c := range reqs {
 		if c.Decision == string(approve.Deny) {
@@ -363,7 +364,7 @@ func checkSequence(seq []scenario.Located, calls []observedCall, scope string) [
 
 // checkPermissions checks e against the permission requests perms; scope
 // names them in messages.
-func checkPermissions(e *scenario.PermissionsExpect, perms []Permission, scope string) []string {
+func checkPermissions(e *scenario.PermissionsExpect, perms []report.Permission, scope string) []string {
 	var fails []string
 	matching := func(pattern string) []string {
 		var out []string
@@ -403,7 +404,7 @@ func checkPermissions(e *scenario.PermissionsExpect, perms []Permission, scope s
 
 // reportedCost returns the session's cumulative cost as the turn last
 // reported it, and whether it reported one.
-func reportedCost(t *TurnResult) (float64, bool) {
+func reportedCost(t *report.TurnResult) (float64, bool) {
 	if t.Usage == nil || (t.Usage.Currency == "" && t.Usage.Cost == 0) {
 		return 0, false
 	}
@@ -413,7 +414,7 @@ func reportedCost(t *TurnResult) (float64, bool) {
 // sessionCost returns the last cumulative cost reported by turns (0 when
 // none reported one): the prevCost of the turn that follows them, as in
 // checkTurnUsage(e, &r.Turns[i], sessionCost(r.Turns[:i])).
-func sessionCost(turns []TurnResult) float64 {
+func sessionCost(turns []report.TurnResult) float64 {
 	for i := len(turns) - 1; i >= 0; i-- {
 		if c, ok := reportedCost(&turns[i]); ok {
 			return c
@@ -442,7 +443,7 @@ func formatCost(x float64, currency string) string {
 // is its last reported cost minus prevCost; a cost lower than prevCost
 // (an agent that reports each turn's own) is taken as it is. A turn that
 // reported no tokens or no cost fails the bound that needs them.
-func checkTurnUsage(e *scenario.UsageExpect, t *TurnResult, prevCost float64) []string {
+func checkTurnUsage(e *scenario.UsageExpect, t *report.TurnResult, prevCost float64) []string {
 	if e == nil {
 		return nil
 	}
@@ -480,9 +481,9 @@ func checkTurnUsage(e *scenario.UsageExpect, t *TurnResult, prevCost float64) []
 // agentEnded reports whether the agent itself ended the turn with a stop
 // reason that should come with the turn's usage: not an outcome acprun
 // recorded in place of one, and not a cancellation.
-func agentEnded(t *TurnResult) bool {
+func agentEnded(t *report.TurnResult) bool {
 	switch t.StopReason {
-	case "", "cancelled", OutcomeError, OutcomeAgentExited, OutcomeUnresponsive, OutcomeSkipped:
+	case "", "cancelled", report.OutcomeError, report.OutcomeAgentExited, report.OutcomeUnresponsive, report.OutcomeSkipped:
 		return false
 	}
 	return true
@@ -493,7 +494,7 @@ func agentEnded(t *TurnResult) bool {
 // any turn reported). A total missing a turn that ended normally without
 // reporting tokens cannot be known, and fails unless it is over the bound
 // anyway.
-func checkScenarioUsage(e *scenario.UsageExpect, turns []TurnResult) []string {
+func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult) []string {
 	var fails []string
 	if e.MaxTotalTokens != nil {
 		pos := cmp.Or(e.MaxTokensPos, e.Pos)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/internal/workspace"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 	"github.com/google/go-cmp/cmp"
 )
@@ -24,7 +25,7 @@ func ptr[T any](v T) *T { return &v }
 
 // turnCalls are a turn's tool calls in arrival order; the last one came
 // after the prompt's answer.
-var turnCalls = []ToolCall{
+var turnCalls = []report.ToolCall{
 	{ID: "1", Kind: "read", Title: "Read a.txt", Status: "completed"},
 	{ID: "2", Kind: "edit", Title: "Edit a.txt", Status: "completed"},
 	{ID: "3", Kind: "execute", Title: "Run tests", Status: "failed"},
@@ -39,7 +40,7 @@ func TestCheckTurnToolCalls(t *testing.T) {
 	tests := []struct {
 		name  string
 		e     scenario.ToolCallsExpect
-		calls []ToolCall
+		calls []report.ToolCall
 		want  []string
 	}{
 		{name: "used by kind and title glob", e: scenario.ToolCallsExpect{Used: []scenario.Located{loc(3, 9, "edit"), loc(4, 9, "Run *"), loc(4, 20, "run TESTS")}}},
@@ -47,12 +48,12 @@ func TestCheckTurnToolCalls(t *testing.T) {
 			want: []string{`s.yaml:12:15: toolCalls.used: no tool call matches "move" (` + turnCallList + `)`}},
 		{name: "used by a late call only", e: scenario.ToolCallsExpect{Used: []scenario.Located{loc(12, 15, "delete")}},
 			want: []string{`s.yaml:12:15: toolCalls.used: no tool call matches "delete" (` + turnCallList + `)`}},
-		{name: "used in a turn without tool calls", e: scenario.ToolCallsExpect{Used: []scenario.Located{loc(12, 15, "read")}}, calls: []ToolCall{},
+		{name: "used in a turn without tool calls", e: scenario.ToolCallsExpect{Used: []scenario.Located{loc(12, 15, "read")}}, calls: []report.ToolCall{},
 			want: []string{`s.yaml:12:15: toolCalls.used: no tool call matches "read" (the turn made no tool calls)`}},
 		{name: "used lists five calls at most", e: scenario.ToolCallsExpect{Used: []scenario.Located{loc(12, 15, "fetch")}},
-			calls: []ToolCall{{Kind: "read", Title: "a"}, {Kind: "read", Title: "b"}, {Kind: "read", Title: "c"}, {Kind: "read", Title: "d"}, {Kind: "read", Title: "e"}, {Kind: "read", Title: "f"}, {Title: "g"}},
+			calls: []report.ToolCall{{Kind: "read", Title: "a"}, {Kind: "read", Title: "b"}, {Kind: "read", Title: "c"}, {Kind: "read", Title: "d"}, {Kind: "read", Title: "e"}, {Kind: "read", Title: "f"}, {Title: "g"}},
 			want:  []string{`s.yaml:12:15: toolCalls.used: no tool call matches "fetch" (the turn's tool calls: read "a", read "b", read "c", read "d", read "e" … and 2 more)`}},
-		{name: "a call without kind is other", e: scenario.ToolCallsExpect{Used: []scenario.Located{loc(3, 9, "other")}}, calls: []ToolCall{{Title: "Something"}}},
+		{name: "a call without kind is other", e: scenario.ToolCallsExpect{Used: []scenario.Located{loc(3, 9, "other")}}, calls: []report.ToolCall{{Title: "Something"}}},
 		{name: "notUsed, late call excluded", e: scenario.ToolCallsExpect{NotUsed: []scenario.Located{loc(5, 11, "delete"), loc(5, 20, "Fetch*")}}},
 		{name: "notUsed matched", e: scenario.ToolCallsExpect{NotUsed: []scenario.Located{loc(5, 11, "execute"), loc(6, 11, "Read a*")}},
 			want: []string{
@@ -77,10 +78,10 @@ func TestCheckTurnToolCalls(t *testing.T) {
 			`s.yaml:17:17: toolCalls.count: unknown comparison "~" for "edit"`,
 		}},
 		{name: "status met", e: scenario.ToolCallsExpect{Status: loc(7, 13, "completed")},
-			calls: []ToolCall{{Kind: "read", Title: "Read a.txt", Status: "completed"}, {Kind: "edit", Title: "Edit a.txt", Status: "completed", LateStatus: "failed"}}},
-		{name: "status without tool calls", e: scenario.ToolCallsExpect{Status: loc(7, 13, "completed")}, calls: []ToolCall{}},
+			calls: []report.ToolCall{{Kind: "read", Title: "Read a.txt", Status: "completed"}, {Kind: "edit", Title: "Edit a.txt", Status: "completed", LateStatus: "failed"}}},
+		{name: "status without tool calls", e: scenario.ToolCallsExpect{Status: loc(7, 13, "completed")}, calls: []report.ToolCall{}},
 		{name: "status not met, late status ignored", e: scenario.ToolCallsExpect{Status: loc(7, 13, "completed")},
-			calls: append(slicesClone(turnCalls), ToolCall{Kind: "edit", Title: "Edit c.txt", Status: "in_progress", LateStatus: "completed"}),
+			calls: append(slicesClone(turnCalls), report.ToolCall{Kind: "edit", Title: "Edit c.txt", Status: "in_progress", LateStatus: "completed"}),
 			want:  []string{`s.yaml:7:13: toolCalls.status: 2 tool calls of 6 did not end completed: execute "Run tests" (failed), edit "Edit c.txt" (in_progress)`}},
 		{name: "sequence with calls between", e: scenario.ToolCallsExpect{Sequence: []scenario.Located{loc(8, 7, "read"), loc(9, 7, "execute"), loc(10, 7, "execute")}}},
 		{name: "sequence out of order", e: scenario.ToolCallsExpect{Sequence: []scenario.Located{loc(8, 7, "execute"), loc(9, 7, "edit")}},
@@ -99,7 +100,7 @@ func TestCheckTurnToolCalls(t *testing.T) {
 				calls = turnCalls
 			}
 			e := tt.e
-			turn := &TurnResult{StopReason: "end_turn", ToolCalls: calls}
+			turn := &report.TurnResult{StopReason: "end_turn", ToolCalls: calls}
 			got := checkTurn(scenario.Expect{Pos: at(2, 5), StopReasons: []string{"end_turn"}, ToolCalls: &e}, turn)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
@@ -110,7 +111,7 @@ func TestCheckTurnToolCalls(t *testing.T) {
 
 func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
 
-var turnPerms = []Permission{
+var turnPerms = []report.Permission{
 	{ToolCallID: "3", Kind: "execute", Title: "rm -rf build", Decision: "deny"},
 	{ToolCallID: "2", Kind: "edit", Title: "Edit a.txt", Decision: "allow"},
 	{ToolCallID: "7", Kind: "fetch", Title: "Fetch https://example.com", Decision: "allow", Late: true},
@@ -120,13 +121,13 @@ func TestCheckTurnPermissions(t *testing.T) {
 	tests := []struct {
 		name  string
 		e     scenario.PermissionsExpect
-		perms []Permission
+		perms []report.Permission
 		want  []string
 	}{
 		{name: "requested", e: scenario.PermissionsExpect{Requested: []scenario.Located{loc(9, 7, "execute"), loc(9, 18, "edit *")}}},
 		{name: "requested only late", e: scenario.PermissionsExpect{Requested: []scenario.Located{loc(9, 7, "fetch")}},
 			want: []string{`s.yaml:9:7: permissions.requested: no permission request matches "fetch" (the turn's permission requests: execute "rm -rf build", edit "Edit a.txt")`}},
-		{name: "requested without requests", e: scenario.PermissionsExpect{Requested: []scenario.Located{loc(9, 7, "execute")}}, perms: []Permission{},
+		{name: "requested without requests", e: scenario.PermissionsExpect{Requested: []scenario.Located{loc(9, 7, "execute")}}, perms: []report.Permission{},
 			want: []string{`s.yaml:9:7: permissions.requested: no permission request matches "execute" (the turn made no permission requests)`}},
 		{name: "notRequested, late request excluded", e: scenario.PermissionsExpect{NotRequested: []scenario.Located{loc(10, 7, "fetch"), loc(10, 15, "delete")}}},
 		{name: "notRequested matched", e: scenario.PermissionsExpect{NotRequested: []scenario.Located{loc(10, 7, "rm *")}},
@@ -139,7 +140,7 @@ func TestCheckTurnPermissions(t *testing.T) {
 				perms = turnPerms
 			}
 			e := tt.e
-			turn := &TurnResult{StopReason: "end_turn", Permissions: perms}
+			turn := &report.TurnResult{StopReason: "end_turn", Permissions: perms}
 			got := checkTurn(scenario.Expect{Pos: at(2, 5), StopReasons: []string{"end_turn"}, Permissions: &e}, turn)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
@@ -154,26 +155,26 @@ func TestCheckTurnPermissions(t *testing.T) {
 func TestCheckTurnCancel(t *testing.T) {
 	cancelled := scenario.Expect{Pos: at(6, 13), StopReasons: []string{"cancelled"}, StopReasonSet: true}
 	byTurnTimeout := cancelled
-	byTurnTimeout.CancelCauses, byTurnTimeout.CancelCausePos = []string{CauseTurnTimeout}, at(6, 47)
+	byTurnTimeout.CancelCauses, byTurnTimeout.CancelCausePos = []string{report.CauseTurnTimeout}, at(6, 47)
 	either := byTurnTimeout
 	either.StopReasons = []string{"end_turn", "cancelled"}
 	tests := []struct {
 		name string
 		e    scenario.Expect
-		t    TurnResult
+		t    report.TurnResult
 		want []string
 	}{
-		{"own cancel", cancelled, TurnResult{StopReason: "cancelled", CancelCause: CauseIdleTimeout}, nil},
-		{"named cause", byTurnTimeout, TurnResult{StopReason: "cancelled", CancelCause: CauseTurnTimeout}, nil},
-		{"another cause", byTurnTimeout, TurnResult{StopReason: "cancelled", CancelCause: CauseScenarioTimeout},
+		{"own cancel", cancelled, report.TurnResult{StopReason: "cancelled", CancelCause: report.CauseIdleTimeout}, nil},
+		{"named cause", byTurnTimeout, report.TurnResult{StopReason: "cancelled", CancelCause: report.CauseTurnTimeout}, nil},
+		{"another cause", byTurnTimeout, report.TurnResult{StopReason: "cancelled", CancelCause: report.CauseScenarioTimeout},
 			[]string{"s.yaml:6:47: cancelCause: acprun cancelled the turn after scenarioTimeout, want turnTimeout"}},
-		{"not cancelled", either, TurnResult{StopReason: "end_turn"},
+		{"not cancelled", either, report.TurnResult{StopReason: "end_turn"},
 			[]string{"s.yaml:6:47: cancelCause: the turn was not cancelled, want turnTimeout"}},
-		{"not the scenario's own", cancelled, TurnResult{StopReason: "cancelled", CancelCause: CauseInterrupt},
+		{"not the scenario's own", cancelled, report.TurnResult{StopReason: "cancelled", CancelCause: report.CauseInterrupt},
 			[]string{"s.yaml:6:13: the turn did not finish: acprun cancelled it after interrupt, which no expectation accepts (the agent answered cancelled)"}},
-		{"run timeout, cause named", byTurnTimeout, TurnResult{StopReason: "cancelled", CancelCause: CauseRunTimeout},
+		{"run timeout, cause named", byTurnTimeout, report.TurnResult{StopReason: "cancelled", CancelCause: report.CauseRunTimeout},
 			[]string{"s.yaml:6:13: the turn did not finish: acprun cancelled it after runTimeout, which no expectation accepts (the agent answered cancelled)"}},
-		{"fail-fast, skipped", cancelled, TurnResult{StopReason: OutcomeSkipped, CancelCause: CauseFailFast},
+		{"fail-fast, skipped", cancelled, report.TurnResult{StopReason: report.OutcomeSkipped, CancelCause: report.CauseFailFast},
 			[]string{"s.yaml:6:13: the turn did not finish: acprun cancelled it after failFast, which no expectation accepts (the agent answered skipped)"}},
 	}
 	for _, tt := range tests {
@@ -189,7 +190,7 @@ func TestCheckTurnCancel(t *testing.T) {
 // are runner causes of the scenario's own, none from outside it.
 func TestCancelCausesAreTheScenarios(t *testing.T) {
 	for _, c := range scenario.CancelCauses {
-		if c != CauseTurnTimeout && c != CauseIdleTimeout && c != CauseScenarioTimeout || ExternalCause(c) {
+		if c != report.CauseTurnTimeout && c != report.CauseIdleTimeout && c != report.CauseScenarioTimeout || report.ExternalCause(c) {
 			t.Errorf("scenario.CancelCauses has %q, not a cause of the scenario's own", c)
 		}
 	}
@@ -197,8 +198,8 @@ func TestCancelCausesAreTheScenarios(t *testing.T) {
 
 // TestCheckTurnDeniedSkipsLate: a late denied request is not the turn's.
 func TestCheckTurnDeniedSkipsLate(t *testing.T) {
-	perms := []Permission{{Decision: "deny"}, {Decision: "deny", Late: true}}
-	got := checkTurn(scenario.Expect{Pos: at(2, 5), Denied: ptr(1)}, &TurnResult{Permissions: perms})
+	perms := []report.Permission{{Decision: "deny"}, {Decision: "deny", Late: true}}
+	got := checkTurn(scenario.Expect{Pos: at(2, 5), Denied: ptr(1)}, &report.TurnResult{Permissions: perms})
 	if len(got) != 0 {
 		t.Errorf("failures: %q", got)
 	}
@@ -209,9 +210,9 @@ func TestCheckTurnDeniedSkipsLate(t *testing.T) {
 // the turn's), and the failure says which were which; a request refused
 // for another reason (outside the roots, bad params) is not the policy's.
 func TestCheckDeniedCountsCommands(t *testing.T) {
-	tr := &TurnResult{
-		Permissions: []Permission{{Decision: "deny"}, {Decision: "allow"}},
-		ClientRequests: []ClientRequest{
+	tr := &report.TurnResult{
+		Permissions: []report.Permission{{Decision: "deny"}, {Decision: "allow"}},
+		ClientRequests: []report.ClientRequest{
 			{Method: "terminal/create", Command: "rm -rf /", Decision: "deny", Refused: "command denied"},
 			{Method: "terminal/create", Command: "curl x", Decision: "deny", Late: true},
 			{Method: "terminal/create", Command: "go test", Decision: "allow"},
@@ -225,7 +226,7 @@ func TestCheckDeniedCountsCommands(t *testing.T) {
 	if diff := cmp.Diff(want, checkTurn(scenario.Expect{Pos: at(2, 5), Denied: ptr(0)}, tr)); diff != "" {
 		t.Errorf("denied: 0 (-want +got):\n%s", diff)
 	}
-	r := &Result{Denied: 3, Turns: []TurnResult{*tr}}
+	r := &report.Result{Denied: 3, Turns: []report.TurnResult{*tr}}
 	want = []string{`s.yaml:1:1: 1 permission request and 2 terminal commands denied, want at most 1`}
 	if diff := cmp.Diff(want, checkScenario(scenario.Expect{Pos: at(1, 1), MaxDenied: ptr(1)}, r)); diff != "" {
 		t.Errorf("scenario maxDenied: 1 (-want +got):\n%s", diff)
@@ -233,16 +234,16 @@ func TestCheckDeniedCountsCommands(t *testing.T) {
 }
 
 func TestCheckScenarioIncludesLateAndSetup(t *testing.T) {
-	r := &Result{
+	r := &report.Result{
 		Denied:           1,
-		SetupPermissions: []Permission{{Kind: "read", Title: "Read ~/.ssh/id_rsa", Decision: "deny"}},
-		Turns: []TurnResult{
-			{Index: 1, StopReason: "end_turn", ToolCalls: []ToolCall{
+		SetupPermissions: []report.Permission{{Kind: "read", Title: "Read ~/.ssh/id_rsa", Decision: "deny"}},
+		Turns: []report.TurnResult{
+			{Index: 1, StopReason: "end_turn", ToolCalls: []report.ToolCall{
 				{Kind: "read", Title: "Read a.txt", Status: "completed"},
 				{Kind: "execute", Title: "Run tests", Status: "in_progress", LateStatus: "completed"},
 				{Kind: "delete", Title: "Delete tmp", Status: "completed", Late: true},
-			}, Permissions: []Permission{{Kind: "fetch", Title: "Fetch x", Decision: "allow", Late: true}}},
-			{Index: 2, StopReason: "end_turn", ToolCalls: []ToolCall{
+			}, Permissions: []report.Permission{{Kind: "fetch", Title: "Fetch x", Decision: "allow", Late: true}}},
+			{Index: 2, StopReason: "end_turn", ToolCalls: []report.ToolCall{
 				{Kind: "edit", Title: "Edit a.txt", Status: "failed"},
 			}},
 		},
@@ -305,36 +306,36 @@ func TestCheckTurnUsage(t *testing.T) {
 	tests := []struct {
 		name  string
 		e     *scenario.UsageExpect
-		usage *Usage
+		usage *report.Usage
 		prev  float64
 		want  []string
 	}{
 		{name: "unset", e: nil},
-		{name: "tokens under", e: tokens, usage: &Usage{TotalTokens: 40000}},
-		{name: "tokens at the bound", e: tokens, usage: &Usage{TotalTokens: 50000}},
-		{name: "tokens over", e: tokens, usage: &Usage{TotalTokens: 61234},
+		{name: "tokens under", e: tokens, usage: &report.Usage{TotalTokens: 40000}},
+		{name: "tokens at the bound", e: tokens, usage: &report.Usage{TotalTokens: 50000}},
+		{name: "tokens over", e: tokens, usage: &report.Usage{TotalTokens: 61234},
 			want: []string{`s.yaml:20:9: usage.maxTotalTokens: 61234 tokens, want at most 50000`}},
 		{name: "no usage", e: tokens,
 			want: []string{`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage`}},
-		{name: "usage without tokens", e: tokens, usage: &Usage{Cost: 0.1, Currency: "USD"},
+		{name: "usage without tokens", e: tokens, usage: &report.Usage{Cost: 0.1, Currency: "USD"},
 			want: []string{`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage`}},
-		{name: "position falls back to usage", e: &scenario.UsageExpect{Pos: at(19, 5), MaxTotalTokens: ptr[int64](1)}, usage: &Usage{TotalTokens: 2},
+		{name: "position falls back to usage", e: &scenario.UsageExpect{Pos: at(19, 5), MaxTotalTokens: ptr[int64](1)}, usage: &report.Usage{TotalTokens: 2},
 			want: []string{`s.yaml:19:5: usage.maxTotalTokens: 2 tokens, want at most 1`}},
-		{name: "cost delta under", e: cost(0.5), usage: &Usage{Cost: 1.02, Currency: "USD"}, prev: 0.6},
-		{name: "cost delta at the bound despite float noise", e: cost(0.42), usage: &Usage{Cost: 1.02, Currency: "USD"}, prev: 0.6},
-		{name: "cost delta over", e: cost(0.4), usage: &Usage{Cost: 1.02, Currency: "USD"}, prev: 0.6,
+		{name: "cost delta under", e: cost(0.5), usage: &report.Usage{Cost: 1.02, Currency: "USD"}, prev: 0.6},
+		{name: "cost delta at the bound despite float noise", e: cost(0.42), usage: &report.Usage{Cost: 1.02, Currency: "USD"}, prev: 0.6},
+		{name: "cost delta over", e: cost(0.4), usage: &report.Usage{Cost: 1.02, Currency: "USD"}, prev: 0.6,
 			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.42 USD, want at most 0.4 (the session's cost went from 0.6 to 1.02)`}},
-		{name: "first turn's cost", e: cost(0.25), usage: &Usage{Cost: 0.3, Currency: "USD"},
+		{name: "first turn's cost", e: cost(0.25), usage: &report.Usage{Cost: 0.3, Currency: "USD"},
 			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.3 USD, want at most 0.25`}},
-		{name: "cost below the previous is the turn's own", e: cost(0.2), usage: &Usage{Cost: 0.3, Currency: "EUR"}, prev: 2,
+		{name: "cost below the previous is the turn's own", e: cost(0.2), usage: &report.Usage{Cost: 0.3, Currency: "EUR"}, prev: 2,
 			want: []string{`s.yaml:21:10: usage.maxCost: the turn cost 0.3 EUR, want at most 0.2`}},
-		{name: "free turn", e: cost(0), usage: &Usage{Cost: 0, Currency: "USD"}},
-		{name: "no cost", e: cost(1), usage: &Usage{TotalTokens: 10},
+		{name: "free turn", e: cost(0), usage: &report.Usage{Cost: 0, Currency: "USD"}},
+		{name: "no cost", e: cost(1), usage: &report.Usage{TotalTokens: 10},
 			want: []string{`s.yaml:21:10: usage.maxCost: the agent reported no cost`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := checkTurnUsage(tt.e, &TurnResult{StopReason: "end_turn", Usage: tt.usage}, tt.prev)
+			got := checkTurnUsage(tt.e, &report.TurnResult{StopReason: "end_turn", Usage: tt.usage}, tt.prev)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
@@ -343,9 +344,9 @@ func TestCheckTurnUsage(t *testing.T) {
 }
 
 func TestSessionCost(t *testing.T) {
-	turns := []TurnResult{
-		{Usage: &Usage{Cost: 0.5, Currency: "USD"}},
-		{Usage: &Usage{TotalTokens: 10}}, // no cost reported
+	turns := []report.TurnResult{
+		{Usage: &report.Usage{Cost: 0.5, Currency: "USD"}},
+		{Usage: &report.Usage{TotalTokens: 10}}, // no cost reported
 		{},
 	}
 	if got := sessionCost(turns); got != 0.5 {
@@ -362,31 +363,33 @@ func TestCheckScenarioUsage(t *testing.T) {
 		MaxTotalTokens: ptr[int64](50000), MaxTokensPos: at(20, 9),
 		MaxCost: ptr(1.0), MaxCostPos: at(21, 10),
 	}}
-	turn := func(stop string, u *Usage) TurnResult { return TurnResult{StopReason: stop, Usage: u} }
+	turn := func(stop string, u *report.Usage) report.TurnResult {
+		return report.TurnResult{StopReason: stop, Usage: u}
+	}
 	tests := []struct {
 		name  string
-		turns []TurnResult
+		turns []report.TurnResult
 		want  []string
 	}{
-		{name: "under", turns: []TurnResult{
-			turn("end_turn", &Usage{TotalTokens: 20000, Cost: 0.4, Currency: "USD"}),
-			turn("end_turn", &Usage{TotalTokens: 20000, Cost: 0.9, Currency: "USD"}),
-			turn(OutcomeSkipped, nil), // a skipped turn reports nothing
+		{name: "under", turns: []report.TurnResult{
+			turn("end_turn", &report.Usage{TotalTokens: 20000, Cost: 0.4, Currency: "USD"}),
+			turn("end_turn", &report.Usage{TotalTokens: 20000, Cost: 0.9, Currency: "USD"}),
+			turn(report.OutcomeSkipped, nil), // a skipped turn reports nothing
 		}},
-		{name: "over", turns: []TurnResult{
-			turn("end_turn", &Usage{TotalTokens: 30000, Cost: 0.5, Currency: "USD"}),
-			turn("end_turn", &Usage{TotalTokens: 31234, Cost: 1.2, Currency: "USD"}),
-			turn("end_turn", &Usage{TotalTokens: 0}),
+		{name: "over", turns: []report.TurnResult{
+			turn("end_turn", &report.Usage{TotalTokens: 30000, Cost: 0.5, Currency: "USD"}),
+			turn("end_turn", &report.Usage{TotalTokens: 31234, Cost: 1.2, Currency: "USD"}),
+			turn("end_turn", &report.Usage{TotalTokens: 0}),
 		}, want: []string{
 			`s.yaml:20:9: usage.maxTotalTokens: 61234 tokens in all turns, want at most 50000`,
 			`s.yaml:21:10: usage.maxCost: the session cost 1.2 USD, want at most 1`,
 		}},
-		{name: "nothing reported", turns: []TurnResult{turn("end_turn", nil)}, want: []string{
+		{name: "nothing reported", turns: []report.TurnResult{turn("end_turn", nil)}, want: []string{
 			`s.yaml:20:9: usage.maxTotalTokens: the agent reported no token usage`,
 			`s.yaml:21:10: usage.maxCost: the agent reported no cost`,
 		}},
-		{name: "a turn without tokens", turns: []TurnResult{
-			{Index: 1, StopReason: "end_turn", Usage: &Usage{TotalTokens: 30000, Cost: 0.1, Currency: "USD"}},
+		{name: "a turn without tokens", turns: []report.TurnResult{
+			{Index: 1, StopReason: "end_turn", Usage: &report.Usage{TotalTokens: 30000, Cost: 0.1, Currency: "USD"}},
 			{Index: 2, StopReason: "end_turn"},
 			{Index: 3, StopReason: "cancelled"}, // cancelled turns may report nothing
 		}, want: []string{
@@ -395,7 +398,7 @@ func TestCheckScenarioUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, checkScenario(e, &Result{Turns: tt.turns})); diff != "" {
+			if diff := cmp.Diff(tt.want, checkScenario(e, &report.Result{Turns: tt.turns})); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
 		})

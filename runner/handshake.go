@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -48,9 +49,9 @@ type handshake struct {
 type handshakeResult struct {
 	initialized   bool // initialize was answered: init is set
 	init          acp.InitializeResponse
-	authenticated string                 // the method authenticated with
-	session       acp.NewSessionResponse // set once session/new (or load, resume) was answered
-	settings      []SessionSetting       // what was set in the session, in order
+	authenticated string                  // the method authenticated with
+	session       acp.NewSessionResponse  // set once session/new (or load, resume) was answered
+	settings      []report.SessionSetting // what was set in the session, in order
 	warnings      []string
 	// unanswered is the method whose call failed, when one did: the
 	// handshake's error is about it.

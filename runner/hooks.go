@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/internal/hook"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -15,9 +16,9 @@ const tailLines = 20
 
 // runCommand runs one setup, verify or teardown command in the workspace
 // (or the session cwd) and records it.
-func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command) (CommandResult, hook.Result) {
+func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command) (report.CommandResult, hook.Result) {
 	hr := hook.Run(ctx, hook.Command{Run: cmd.Run, Dir: r.workDir(), Env: r.commandEnv(), Timeout: cmd.Limit()})
-	cr := CommandResult{
+	cr := report.CommandResult{
 		Run: cmd.Run, Line: cmd.Pos.Line,
 		ExitCode: hr.ExitCode, Signal: hr.Signal, TimedOut: hr.TimedOut,
 		DurationMs: hr.Duration.Milliseconds(),
@@ -40,11 +41,11 @@ const stoppedPrefix = "stopped: "
 // stopReason says why ctx ended, for messages.
 func stopReason(ctx context.Context) string {
 	switch cancelCause(context.Cause(ctx)) {
-	case CauseScenarioTimeout:
+	case report.CauseScenarioTimeout:
 		return "the scenario's timeout passed"
-	case CauseRunTimeout:
+	case report.CauseRunTimeout:
 		return "the run's --timeout passed"
-	case CauseFailFast:
+	case report.CauseFailFast:
 		return "the run stopped at --fail-fast (or --max-failures)"
 	}
 	return "acprun was interrupted"
@@ -52,7 +53,7 @@ func stopReason(ctx context.Context) string {
 
 // ended says how a command ended, for messages: "" when it exited with
 // want.
-func ended(cr CommandResult, timeout time.Duration, want int) string {
+func ended(cr report.CommandResult, timeout time.Duration, want int) string {
 	switch {
 	case cr.TimedOut:
 		return fmt.Sprintf("timed out after %s and was killed", timeout)

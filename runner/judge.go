@@ -10,6 +10,7 @@ import (
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -21,7 +22,7 @@ const judgeText = 64 << 10
 // every permission denied), with its own timeout and transcript. text is
 // the agent's reply being judged; what names the judge in its transcript's
 // file name ("judge" or "judge-turn2").
-func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what string) (*JudgeResult, string) {
+func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what string) (*report.JudgeResult, string) {
 	dir := r.workDir()
 	timeout := j.Limit()
 	agent := j.Agent
@@ -66,7 +67,7 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 		}
 	}
 	res := runScenario(ctx, &opts, &observer{}, newJob(jsc, 0), "")
-	jr := &JudgeResult{Agent: agent.Name, DurationMs: res.DurationMs}
+	jr := &report.JudgeResult{Agent: agent.Name, DurationMs: res.DurationMs}
 	if tr != nil {
 		tr.close()
 		jr.Transcript = tr.path
@@ -92,7 +93,7 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 		var why []string
 		switch cancelCause {
 		case "":
-		case CauseTurnTimeout:
+		case report.CauseTurnTimeout:
 			why = append(why, fmt.Sprintf("it did not answer within its timeout (%s), so acprun cancelled it", timeout))
 		default:
 			why = append(why, "acprun cancelled it after "+cancelCause)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -48,10 +49,10 @@ func newJob(sc *scenario.Scenario, attempt int) job {
 type Observer interface {
 	ScenarioStarted(j Ref)
 	TurnStarted(j Ref, index int) // index from 1
-	TurnFinished(j Ref, turn TurnResult)
+	TurnFinished(j Ref, turn report.TurnResult)
 	Warning(j Ref, msg string)
-	PermissionDecided(j Ref, p Permission)
-	ScenarioFinished(j Ref, r Result)
+	PermissionDecided(j Ref, p report.Permission)
+	ScenarioFinished(j Ref, r report.Result)
 }
 
 // observer serialises calls to an Observer; a nil one does nothing.
@@ -85,14 +86,16 @@ func (o *observer) turnStarted(j Ref, index int) {
 
 func (o *observer) warning(j Ref, msg string) { o.call(func(ob Observer) { ob.Warning(j, msg) }) }
 
-func (o *observer) turn(j Ref, t TurnResult) { o.call(func(ob Observer) { ob.TurnFinished(j, t) }) }
+func (o *observer) turn(j Ref, t report.TurnResult) {
+	o.call(func(ob Observer) { ob.TurnFinished(j, t) })
+}
 
-func (o *observer) permission(j Ref, p Permission) {
+func (o *observer) permission(j Ref, p report.Permission) {
 	o.call(func(ob Observer) { ob.PermissionDecided(j, p) })
 }
 
 // finished reports a finished job, after what is left of its streamed text.
-func (o *observer) finished(j Ref, r Result) {
+func (o *observer) finished(j Ref, r report.Result) {
 	if o != nil {
 		o.smu.Lock()
 		s := o.streams[j]
@@ -146,7 +149,7 @@ func (jo *jobObserver) turnStarted(index int) { jo.o.turnStarted(jo.job, index) 
 
 // turn reports a finished turn, after what is left of the text it
 // streamed before its answer; t is a snapshot the caller does not share.
-func (jo *jobObserver) turn(t TurnResult) {
+func (jo *jobObserver) turn(t report.TurnResult) {
 	if jo.s != nil {
 		jo.s.answered(t.Index)
 	}
@@ -156,10 +159,10 @@ func (jo *jobObserver) turn(t TurnResult) {
 
 func (jo *jobObserver) warning(msg string) { jo.o.warning(jo.job, jo.red.String(msg)) }
 
-func (jo *jobObserver) permission(p Permission) { jo.o.permission(jo.job, jo.redacted(p)) }
+func (jo *jobObserver) permission(p report.Permission) { jo.o.permission(jo.job, jo.redacted(p)) }
 
 // redacted is a copy of p for the Observer, redacted.
-func (jo *jobObserver) redacted(p Permission) Permission {
+func (jo *jobObserver) redacted(p report.Permission) report.Permission {
 	p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
 	jo.red.Value(&p)
 	return p
@@ -182,7 +185,7 @@ func (jo *jobObserver) active() bool { return jo != nil && jo.o.active() }
 
 // permissionHeld is permission for a caller that holds the Observer's lock
 // (see tryHold).
-func (jo *jobObserver) permissionHeld(p Permission) {
+func (jo *jobObserver) permissionHeld(p report.Permission) {
 	if jo.active() {
 		jo.o.o.PermissionDecided(jo.job, jo.redacted(p))
 	}

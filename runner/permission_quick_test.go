@@ -12,16 +12,19 @@ import (
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/report"
 )
 
 // permissionLog is an Observer that keeps the permission decisions it is
 // told of.
 type permissionLog struct {
 	updateRecorder
-	decided []Permission
+	decided []report.Permission
 }
 
-func (l *permissionLog) PermissionDecided(_ Ref, p Permission) { l.decided = append(l.decided, p) }
+func (l *permissionLog) PermissionDecided(_ Ref, p report.Permission) {
+	l.decided = append(l.decided, p)
+}
 
 // quickSession is a session in its first turn under a policy that denies
 // rm -rf and allows the rest.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/report"
 )
 
 // This file is agent reuse (agent.reuse, run --reuse-agents): scenarios
@@ -342,7 +343,7 @@ func (r *scenarioRun) serveWith(p *proc) {
 		p.agent.TakeStderr() // what it wrote while idle is no scenario's
 		p.bind.bind(r.link())
 	}
-	r.res.Agent.Pool = &PoolInfo{ID: p.id, Pid: p.agent.cmd.Process.Pid, Sessions: p.sessions}
+	r.res.Agent.Pool = &report.PoolInfo{ID: p.id, Pid: p.agent.cmd.Process.Pid, Sessions: p.sessions}
 	r.noteInit()
 }
 

@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
 // runScenarios loads src as dir/s.yaml (the mock agent scripts it names
 // written beside it from scripts) and runs it with opts on the acprun
 // binary's mock agent.
-func runScenarios(t *testing.T, opts Options, src string, scripts map[string]string) Report {
+func runScenarios(t *testing.T, opts Options, src string, scripts map[string]string) report.Report {
 	t.Helper()
 	dir := t.TempDir()
 	for name, s := range scripts {
@@ -76,18 +77,18 @@ func TestCleanEndStopsAtOnce(t *testing.T) {
 			"slow.mock.yaml":  closingAgent + "turns: [{steps: [{waitForCancel: true}]}]\n",
 		})
 	clean, cancelled := rep.Scenarios[0], rep.Scenarios[1]
-	if clean.Status != StatusPassed || clean.Agent.Stop != StopClean || clean.SessionClose == nil || !clean.SessionClose.OK || len(clean.Warnings) > 0 {
+	if clean.Status != report.StatusPassed || clean.Agent.Stop != report.StopClean || clean.SessionClose == nil || !clean.SessionClose.OK || len(clean.Warnings) > 0 {
 		t.Errorf("clean end: status %s, stop %q, sessionClose %+v, warnings %q; want passed, clean, ok, none",
 			clean.Status, clean.Agent.Stop, clean.SessionClose, clean.Warnings)
 	}
-	if cancelled.Status != StatusPassed || cancelled.Agent.Stop != StopGrace || cancelled.SessionClose == nil || !cancelled.SessionClose.OK {
+	if cancelled.Status != report.StatusPassed || cancelled.Agent.Stop != report.StopGrace || cancelled.SessionClose == nil || !cancelled.SessionClose.OK {
 		t.Errorf("cancelled turn: status %s, stop %q, sessionClose %+v; want passed, grace, ok", cancelled.Status, cancelled.Agent.Stop, cancelled.SessionClose)
 	}
 }
 
 // TestCleanEnd lists what makes an end clean.
 func TestCleanEnd(t *testing.T) {
-	answered := TurnResult{Index: 1, StopReason: "end_turn"}
+	answered := report.TurnResult{Index: 1, StopReason: "end_turn"}
 	tests := []struct {
 		name   string
 		change func(r *scenarioRun)
@@ -95,12 +96,12 @@ func TestCleanEnd(t *testing.T) {
 	}{
 		{"every turn answered", func(*scenarioRun) {}, true},
 		{"another stop reason", func(r *scenarioRun) { r.res.Turns[0].StopReason = "refusal" }, true},
-		{"session/close answered", func(r *scenarioRun) { r.res.SessionClose = &SessionClose{OK: true} }, true},
-		{"session/close failed", func(r *scenarioRun) { r.res.SessionClose = &SessionClose{Error: "x"} }, false},
-		{"cancelled by acprun", func(r *scenarioRun) { r.res.Turns[0].CancelCause = CauseTurnTimeout }, false},
-		{"an error answer", func(r *scenarioRun) { r.res.Turns[0].StopReason = OutcomeError }, false},
+		{"session/close answered", func(r *scenarioRun) { r.res.SessionClose = &report.SessionClose{OK: true} }, true},
+		{"session/close failed", func(r *scenarioRun) { r.res.SessionClose = &report.SessionClose{Error: "x"} }, false},
+		{"cancelled by acprun", func(r *scenarioRun) { r.res.Turns[0].CancelCause = report.CauseTurnTimeout }, false},
+		{"an error answer", func(r *scenarioRun) { r.res.Turns[0].StopReason = report.OutcomeError }, false},
 		{"a turn skipped", func(r *scenarioRun) {
-			r.res.Turns = append(r.res.Turns, TurnResult{Index: 2, StopReason: OutcomeSkipped})
+			r.res.Turns = append(r.res.Turns, report.TurnResult{Index: 2, StopReason: report.OutcomeSkipped})
 		}, false},
 		{"a turn missing", func(r *scenarioRun) { r.res.Turns = nil }, false},
 		{"the session did not open", func(r *scenarioRun) { r.opened = false }, false},
@@ -112,7 +113,7 @@ func TestCleanEnd(t *testing.T) {
 			if tt.name == "a turn skipped" {
 				sc.Turns = append(sc.Turns, scenario.Turn{})
 			}
-			r := &scenarioRun{sc: sc, res: &Result{Turns: []TurnResult{answered}}, opened: true}
+			r := &scenarioRun{sc: sc, res: &report.Result{Turns: []report.TurnResult{answered}}, opened: true}
 			tt.change(r)
 			if got := r.cleanEnd(context.Background()); got != tt.clean {
 				t.Errorf("cleanEnd = %v; want %v", got, tt.clean)
@@ -121,7 +122,7 @@ func TestCleanEnd(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r := &scenarioRun{sc: &scenario.Scenario{Turns: []scenario.Turn{{}}}, res: &Result{Turns: []TurnResult{answered}}, opened: true}
+	r := &scenarioRun{sc: &scenario.Scenario{Turns: []scenario.Turn{{}}}, res: &report.Result{Turns: []report.TurnResult{answered}}, opened: true}
 	if r.cleanEnd(ctx) {
 		t.Error("cleanEnd = true after an interrupt")
 	}
@@ -159,7 +160,7 @@ default: {steps: [{stderr: other}, {text: done}]}
 	var pids []int
 	wantStderr := map[string]string{"a": "alpha\n", "b": "beta\n", "c": "other\n", "d": "alpha\n"}
 	for i, r := range rep.Scenarios {
-		if r.Status != StatusFailed || r.Agent.Pool == nil {
+		if r.Status != report.StatusFailed || r.Agent.Pool == nil {
 			t.Fatalf("%s: status %s, pool %+v, warnings %q, error %q", r.Name, r.Status, r.Agent.Pool, r.Warnings, r.Error)
 		}
 		pids = append(pids, r.Agent.Pool.Pid)
@@ -167,7 +168,7 @@ default: {steps: [{stderr: other}, {text: done}]}
 		if r.Name == "d" {
 			wantID, wantSessions = "acprun#2", 1
 		}
-		if r.Agent.Pool.ID != wantID || r.Agent.Pool.Sessions != wantSessions || r.Agent.Stop != StopKept {
+		if r.Agent.Pool.ID != wantID || r.Agent.Pool.Sessions != wantSessions || r.Agent.Stop != report.StopKept {
 			t.Errorf("%s: pool %+v, stop %q; want %s with %d sessions, kept", r.Name, r.Agent.Pool, r.Agent.Stop, wantID, wantSessions)
 		}
 		if r.SessionClose == nil || !r.SessionClose.OK {
@@ -197,7 +198,7 @@ func TestReuseAfterCrash(t *testing.T) {
 	}
 	rep := runScenarios(t, Options{Parallel: 1}, doc("a", "hi")+doc("b", "crash")+doc("c", "hi"), map[string]string{"agent.mock.yaml": script})
 	a, b, c := rep.Scenarios[0], rep.Scenarios[1], rep.Scenarios[2]
-	if a.Status != StatusPassed || b.Status != StatusError || c.Status != StatusPassed {
+	if a.Status != report.StatusPassed || b.Status != report.StatusError || c.Status != report.StatusPassed {
 		t.Fatalf("statuses %s, %s, %s; want passed, error, passed (b: %s)", a.Status, b.Status, c.Status, b.Error)
 	}
 	if b.Agent.Pool == nil || b.Agent.Pool.ID != "acprun#1" || b.Agent.Pool.Sessions != 2 || b.Agent.Pool.Retired == "" {
@@ -215,7 +216,7 @@ func TestReuseNeedsSessionClose(t *testing.T) {
 		scenarioDoc("a", "agent.mock.yaml", false, "")+scenarioDoc("b", "agent.mock.yaml", false, ""),
 		map[string]string{"agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n"})
 	for _, r := range rep.Scenarios {
-		if r.Status != StatusPassed || r.Agent.Pool != nil || r.Agent.Stop != StopClean || r.SessionClose != nil {
+		if r.Status != report.StatusPassed || r.Agent.Pool != nil || r.Agent.Stop != report.StopClean || r.SessionClose != nil {
 			t.Errorf("%s: status %s, pool %+v, stop %q, sessionClose %+v; want passed, no pool, clean, none", r.Name, r.Status, r.Agent.Pool, r.Agent.Stop, r.SessionClose)
 		}
 		if len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], "--reuse-agents: the agent does not offer session/close") {
@@ -260,10 +261,10 @@ func TestReuseRetiresAfterTerminalLeftRunning(t *testing.T) {
 	}
 	rep := runScenarios(t, Options{Parallel: 1}, doc("a", "leave")+doc("b", "hi"), map[string]string{"agent.mock.yaml": script})
 	a, b := rep.Scenarios[0], rep.Scenarios[1]
-	if a.Status != StatusPassed || b.Status != StatusPassed {
+	if a.Status != report.StatusPassed || b.Status != report.StatusPassed {
 		t.Fatalf("statuses %s, %s (%q, %q)", a.Status, b.Status, a.Warnings, b.Warnings)
 	}
-	if p := a.Agent.Pool; p == nil || p.Retired != "the agent left 1 terminal(s) running" || a.Agent.Stop != StopClean {
+	if p := a.Agent.Pool; p == nil || p.Retired != "the agent left 1 terminal(s) running" || a.Agent.Stop != report.StopClean {
 		t.Errorf("a: pool %+v, stop %q; want retired for the terminal, stopped after a clean end", p, a.Agent.Stop)
 	}
 	if p := b.Agent.Pool; p == nil || p.ID != "acprun#2" {

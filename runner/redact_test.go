@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/report"
 )
 
 // plant fills every string, map key, []byte (raw JSON) and nested value
@@ -57,7 +58,7 @@ func plant(v reflect.Value, secret string, depth int) {
 // raw, JSON-escaped or \u-escaped, and keeps the JSON valid.
 func TestResultHasNoUnredactedField(t *testing.T) {
 	const secret = "ghp_planted1234567890"
-	var res Result
+	var res report.Result
 	plant(reflect.ValueOf(&res), secret, 0)
 	if len(res.Turns) != 1 || len(res.Turns[0].ToolCalls) != 1 || len(res.Turns[0].Updates) != 1 {
 		t.Fatalf("plant did not fill the result: %+v", res.Turns)

@@ -11,56 +11,13 @@ import (
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/sessionstate"
 	"github.com/acprun/acprun/internal/shellquote"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
 // This file continues sessions across runs (a scenario's session.resume,
 // run --resume): the state files, session/load or session/resume in the
 // handshake, the replayed history, and the session id saved at the end.
-
-// SessionResult says how a scenario that resumes its session opened it.
-type SessionResult struct {
-	// StateFile is the state file and Key the scenario's entry in it.
-	StateFile string `json:"stateFile"`
-	Key       string `json:"key"`
-	// Recorded is the session id the state file held for Key; "" when it
-	// held none (the first run).
-	Recorded string `json:"recorded,omitempty"`
-	// Method is how the session was opened: session/load, session/resume
-	// or session/new; "" when the agent never got that far.
-	Method string `json:"method,omitempty"`
-	// SessionID is the session the turns ran in.
-	SessionID string `json:"sessionId,omitempty"`
-	// Resumed is set when the recorded session was continued.
-	Resumed bool `json:"resumed"`
-	// Fallback says why a recorded session was not continued (a new one
-	// was opened instead); a warning says it too.
-	Fallback string `json:"fallback,omitempty"`
-	// History is what session/load replayed before the first turn: the
-	// session's earlier conversation, not part of any turn.
-	History *History `json:"history,omitempty"`
-	// Saved is set once SessionID was written to the state file;
-	// SaveError says why it could not be.
-	Saved     bool   `json:"saved"`
-	SaveError string `json:"saveError,omitempty"`
-}
-
-// History is the conversation an agent replayed on session/load.
-type History struct {
-	// Updates counts the replayed session/update notifications by kind.
-	Updates map[string]int `json:"updates"`
-	// Messages are the replayed user and agent messages, their chunks
-	// joined: the first maxHistoryMessages of them.
-	Messages []HistoryMessage `json:"messages,omitempty"`
-	// MessagesDropped counts the messages beyond those.
-	MessagesDropped int `json:"messagesDropped,omitempty"`
-}
-
-// HistoryMessage is one replayed message.
-type HistoryMessage struct {
-	Role string `json:"role"` // user | agent
-	Text string `json:"text"`
-}
 
 // maxHistoryMessages bounds the replayed messages kept in a result.
 const maxHistoryMessages = 200
@@ -69,7 +26,7 @@ const maxHistoryMessages = 200
 // session.mu.
 type historyState struct {
 	loading   bool // session/load is not answered yet: updates are history
-	rec       History
+	rec       report.History
 	lastID    string // the messageId of the last message's chunks
 	lastChunk string // the kind of the last chunk
 }
@@ -110,7 +67,7 @@ func (s *session) recordHistoryLocked(n acp.SessionNotification) bool {
 		msgs[len(msgs)-1].Text += chunk.Content.Text
 	case same:
 	case len(msgs) < maxHistoryMessages:
-		h.rec.Messages = append(msgs, HistoryMessage{Role: role, Text: chunk.Content.Text})
+		h.rec.Messages = append(msgs, report.HistoryMessage{Role: role, Text: chunk.Content.Text})
 	default:
 		h.rec.MessagesDropped++
 	}
@@ -130,7 +87,7 @@ func (s *session) loading(id string) {
 // Every update that came before the answer has been handled (acp's
 // order). A refused load forgets the session id, so that the updates a
 // new session sends before session/new answers are kept for it (§17).
-func (s *session) loaded(ok bool) *History {
+func (s *session) loaded(ok bool) *report.History {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !ok {
@@ -287,7 +244,7 @@ func (r *scenarioRun) prepareResume(ctx context.Context) (*resumeSpec, error) {
 	}
 	path := sc.StateFile()
 	key, _ := sessionKey(sc, r.red)
-	r.res.Session = &SessionResult{StateFile: path, Key: key}
+	r.res.Session = &report.SessionResult{StateFile: path, Key: key}
 	f := r.opts.States[path]
 	if f == nil {
 		return nil, fmt.Errorf("session: state file %s is not open (runner.OpenStates)", path)

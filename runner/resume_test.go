@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/report"
 )
 
 func chunk(kind, text, id string) acp.SessionNotification {
@@ -49,9 +50,9 @@ func TestHistoryIsNotSetup(t *testing.T) {
 	}
 	h := s.loaded(true)
 	s.update(chunk(acp.UpdateAgentMessageChunk, "after the answer", ""))
-	want := &History{
+	want := &report.History{
 		Updates: map[string]int{"user_message_chunk": 3, "agent_message_chunk": 3, "agent_thought_chunk": 1, "tool_call": 1},
-		Messages: []HistoryMessage{
+		Messages: []report.HistoryMessage{
 			{Role: "user", Text: "fix the bug"},
 			{Role: "agent", Text: "done and tested"},
 			{Role: "agent", Text: "also this"},

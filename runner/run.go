@@ -17,6 +17,7 @@ import (
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/sessionstate"
 	"github.com/acprun/acprun/internal/workspace"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -114,7 +115,7 @@ type Options struct {
 // returns an error only when it could not run at all (the transcripts
 // directory could not be made); failures of scenarios are in the Report. When ctx ends, running turns are cancelled as the
 // protocol asks and the Report holds everything produced so far.
-func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Report, error) {
+func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (report.Report, error) {
 	if opts.Self == "" {
 		if exe, err := os.Executable(); err == nil {
 			opts.Self = exe
@@ -125,13 +126,13 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Rep
 	}
 	if opts.Transcripts != "" {
 		if err := os.MkdirAll(opts.Transcripts, 0o755); err != nil {
-			return Report{}, fmt.Errorf("transcripts: %w", err)
+			return report.Report{}, fmt.Errorf("transcripts: %w", err)
 		}
 	}
 	if opts.Abort == nil {
 		opts.Abort = make(chan struct{})
 	}
-	rep := Report{SchemaVersion: SchemaVersion, StartedAt: time.Now()}
+	rep := report.Report{SchemaVersion: report.SchemaVersion, StartedAt: time.Now()}
 	if opts.Policy != nil {
 		rep.PolicyOverride = opts.Policy.Source
 	}
@@ -155,7 +156,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (Rep
 	if opts.Transcripts != "" {
 		names = transcriptNames(all)
 	}
-	results := make([][]Result, len(all))
+	results := make([][]report.Result, len(all))
 	opts.procs = newPool(parallel, opts.WorkspaceDir)
 	// runCtx ends the running jobs when the run stops at MaxFailures; ctx
 	// alone tells an interrupt or the run's timeout.
@@ -227,8 +228,8 @@ feed:
 // others is Flaky. No retry starts once stopped reports true (the run
 // stopped at Options.MaxFailures). names are the transcript names of the
 // tries (nil for none).
-func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []string, stopped func() bool) []Result {
-	var out []Result
+func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []string, stopped func() bool) []report.Result {
+	var out []report.Result
 	for try := 0; ; try++ {
 		j.ref.Retry = try
 		transcript := ""
@@ -237,10 +238,10 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 		}
 		obs.started(j.ref)
 		r := runScenario(ctx, opts, obs, j, transcript)
-		again := r.Status != StatusPassed && r.Status != StatusInterrupted && try < j.sc.Retries && ctx.Err() == nil && !stopped()
+		again := r.Status != report.StatusPassed && r.Status != report.StatusInterrupted && try < j.sc.Retries && ctx.Err() == nil && !stopped()
 		r.Retry = try
 		r.Retried = again
-		r.Flaky = r.Status == StatusPassed && try > 0
+		r.Flaky = r.Status == report.StatusPassed && try > 0
 		obs.finished(j.ref, r)
 		out = append(out, r)
 		if !again {
@@ -262,8 +263,8 @@ type failureStop struct {
 // count counts the verdict r of a finished job; it reports whether that
 // job made the run stop. An interrupted job is not a failure: the run's
 // end cut it short.
-func (s *failureStop) count(r Result) bool {
-	if s.max <= 0 || r.Status == StatusPassed || r.Status == StatusInterrupted {
+func (s *failureStop) count(r report.Result) bool {
+	if s.max <= 0 || r.Status == report.StatusPassed || r.Status == report.StatusInterrupted {
 		return false
 	}
 	s.mu.Lock()
@@ -311,11 +312,11 @@ func loadWarnings(sc *scenario.Scenario, policy *approve.Policy) []string {
 
 // notRun is the result of a scenario that never started; policy is
 // Options.Policy.
-func notRun(sc *scenario.Scenario, why string, policy *approve.Policy) Result {
-	r := Result{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Tags: sc.Tags, Status: StatusInterrupted, Error: why, NotRun: true,
-		Agent: AgentInfo{Name: sc.Agent.Name, Command: sc.Agent.Command}, Warnings: loadWarnings(sc, policy)}
+func notRun(sc *scenario.Scenario, why string, policy *approve.Policy) report.Result {
+	r := report.Result{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Tags: sc.Tags, Status: report.StatusInterrupted, Error: why, NotRun: true,
+		Agent: report.AgentInfo{Name: sc.Agent.Name, Command: sc.Agent.Command}, Warnings: loadWarnings(sc, policy)}
 	for i, t := range sc.Turns {
-		r.Turns = append(r.Turns, TurnResult{Index: i + 1, Prompt: t.PromptText(), StopReason: OutcomeSkipped})
+		r.Turns = append(r.Turns, report.TurnResult{Index: i + 1, Prompt: t.PromptText(), StopReason: report.OutcomeSkipped})
 	}
 	return r
 }
@@ -337,7 +338,7 @@ type scenarioRun struct {
 	// sc is the scenario as this attempt runs it: with a workspace, its
 	// cwd and roots are in the attempt's copy.
 	sc             *scenario.Scenario
-	res            *Result
+	res            *report.Result
 	sess           *session
 	agent          *Agent
 	init           acp.InitializeResponse
@@ -365,16 +366,16 @@ type scenarioRun struct {
 
 // runScenario runs one job: one attempt of one scenario. transcript is the
 // name of its transcript file in opts.Transcripts.
-func runScenario(ctx context.Context, opts *Options, obs *observer, j job, transcript string) (res Result) {
+func runScenario(ctx context.Context, opts *Options, obs *observer, j job, transcript string) (res report.Result) {
 	sc, attempt := j.sc, j.ref.Attempt
 	start := time.Now()
-	res = Result{
+	res = report.Result{
 		Attempt: attempt,
 		Name:    sc.Name,
 		File:    sc.File,
 		Line:    sc.Pos.Line,
 		Tags:    sc.Tags,
-		Agent: AgentInfo{
+		Agent: report.AgentInfo{
 			Name:    sc.Agent.Name,
 			Command: sc.Agent.Command,
 		},
@@ -394,7 +395,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 	}()
 	if sc.Workspace != nil {
 		if err := r.makeWorkspace(ctx, j.ref); err != nil {
-			res.Status = StatusError
+			res.Status = report.StatusError
 			res.Error = err.Error()
 			r.cutShort("while its workspace was made")
 			r.skipFrom(0, "")
@@ -453,7 +454,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 	}
 
 	if err := r.setup(scCtx); err != nil {
-		res.Status = StatusError
+		res.Status = report.StatusError
 		res.Error = err.Error()
 		r.cutShort("during setup")
 		r.skipFrom(0, "")
@@ -463,7 +464,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 	// without setup it is the one Create took.
 	if r.ws != nil && len(sc.Setup) > 0 {
 		if err := r.ws.Snapshot(); err != nil {
-			res.Status = StatusError
+			res.Status = report.StatusError
 			res.Error = fmt.Sprintf("workspace: %v", err)
 			r.skipFrom(0, "")
 			return
@@ -472,14 +473,14 @@ func (r *scenarioRun) play(ctx context.Context) {
 
 	resume, err := r.prepareResume(scCtx)
 	if err != nil {
-		res.Status = StatusError
+		res.Status = report.StatusError
 		res.Error = err.Error()
 		r.cutShort("before the session opened")
 		r.skipFrom(0, "")
 		return
 	}
 	if err := r.start(scCtx, resume); err != nil {
-		res.Status = StatusError
+		res.Status = report.StatusError
 		res.StartFailed = true // unless cut short: not the agent's failure then (see markCut)
 		res.Error = err.Error()
 		r.cutShort("before the session opened")
@@ -497,7 +498,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 		tr := r.runTurn(scCtx, i)
 		res.Turns = append(res.Turns, tr)
 		r.jo.turn(r.sess.snapshot(r.sess.turnState(tr.Index)))
-		if ExternalCause(tr.CancelCause) {
+		if report.ExternalCause(tr.CancelCause) {
 			r.cutShort(fmt.Sprintf("during turn %d", tr.Index))
 		}
 		if why, stop := r.stopAfter(ctx, scCtx, tr); stop {
@@ -603,12 +604,12 @@ func (r *scenarioRun) gone(err error, unanswered string) error {
 // scenario's timeout passed. why is "" when the scenario's error says it
 // (an outcome not expected). Stopped because the run ended (ctx), the
 // scenario is cut short.
-func (r *scenarioRun) stopAfter(ctx, scCtx context.Context, tr TurnResult) (why string, stop bool) {
+func (r *scenarioRun) stopAfter(ctx, scCtx context.Context, tr report.TurnResult) (why string, stop bool) {
 	switch {
-	case tr.StopReason == OutcomeAgentExited || tr.StopReason == OutcomeUnresponsive:
+	case tr.StopReason == report.OutcomeAgentExited || tr.StopReason == report.OutcomeUnresponsive:
 		switch {
 		case !r.expected(tr):
-		case tr.StopReason == OutcomeUnresponsive:
+		case tr.StopReason == report.OutcomeUnresponsive:
 			why = fmt.Sprintf("the agent did not answer the cancel of turn %d and was stopped", tr.Index)
 		default:
 			why = fmt.Sprintf("the agent exited during turn %d", tr.Index)
@@ -638,10 +639,10 @@ func (r *scenarioRun) stopAfter(ctx, scCtx context.Context, tr TurnResult) (why 
 // the scenario's error or an interrupt already says why.
 func (r *scenarioRun) skipFrom(i int, why string) {
 	for ; i < len(r.sc.Turns); i++ {
-		t := TurnResult{
+		t := report.TurnResult{
 			Index:      i + 1,
 			Prompt:     r.sc.Turns[i].PromptText(),
-			StopReason: OutcomeSkipped,
+			StopReason: report.OutcomeSkipped,
 		}
 		if why != "" {
 			t.Failures = []string{fmt.Sprintf("%s: not run: %s", r.sc.Turns[i].Pos, why)}
@@ -729,11 +730,11 @@ func (r *scenarioRun) evaluate() {
 	res := r.res
 	for _, t := range res.Turns {
 		switch t.StopReason {
-		case OutcomeAgentExited, OutcomeUnresponsive:
+		case report.OutcomeAgentExited, report.OutcomeUnresponsive:
 			if r.expected(t) {
 				break // expected, like any stop reason
 			}
-			res.Status = StatusError
+			res.Status = report.StatusError
 			if res.Error == "" {
 				res.Error = fmt.Sprintf("turn %d: %s", t.Index, t.Error)
 			}
@@ -746,13 +747,13 @@ func (r *scenarioRun) evaluate() {
 	res.Failures = append(res.Failures, r.workFails...)
 	if res.Status == "" {
 		if len(res.Failures) > 0 {
-			res.Status = StatusFailed
+			res.Status = report.StatusFailed
 		} else {
-			res.Status = StatusPassed
+			res.Status = report.StatusPassed
 		}
 	}
 	r.markCut()
-	if res.Status != StatusPassed {
+	if res.Status != report.StatusPassed {
 		return
 	}
 	res.StderrTail = "" // kept only when the scenario did not pass
@@ -781,7 +782,7 @@ func (r *scenarioRun) markCut() {
 		return
 	}
 	res := r.res
-	res.Status = StatusInterrupted
+	res.Status = report.StatusInterrupted
 	res.StartFailed = false
 	if res.Error != "" {
 		res.Error = fmt.Sprintf("%s (%s)", r.cut, res.Error)
@@ -792,7 +793,7 @@ func (r *scenarioRun) markCut() {
 
 // expected reports whether the turn's expect lists the stop reason (or
 // outcome) it ended with.
-func (r *scenarioRun) expected(t TurnResult) bool {
+func (r *scenarioRun) expected(t report.TurnResult) bool {
 	i := t.Index - 1
 	return i >= 0 && i < len(r.sc.Turns) && slices.Contains(r.sc.Turns[i].Expect.StopReasons, t.StopReason)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -43,7 +44,7 @@ func TestLoadWarnings(t *testing.T) {
 // runFiles writes files (s.yaml and the mock agent's scripts) to a new
 // directory, loads s.yaml and runs it with opts on the mock agent of this
 // build.
-func runFiles(t *testing.T, ctx context.Context, files map[string]string, opts Options) Report {
+func runFiles(t *testing.T, ctx context.Context, files map[string]string, opts Options) report.Report {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range files {
@@ -80,15 +81,15 @@ turns:
 `
 	tests := []struct {
 		name, script, scenario string
-		status                 Status
+		status                 report.Status
 		failures               []string
 		stops                  []string
 	}{
 		{"after a cancel", "turns: [{steps: [{waitForCancel: true}]}, {steps: [{text: two}]}]\n", fmt.Sprintf(cancelled, ""),
-			StatusFailed, []string{"turn 2: " + filepath.Join("DIR", "s.yaml") + ":9:5: not run: turn 1 was cancelled after turnTimeout (continueAfterCancel: true plays the turns after a cancel)"},
+			report.StatusFailed, []string{"turn 2: " + filepath.Join("DIR", "s.yaml") + ":9:5: not run: turn 1 was cancelled after turnTimeout (continueAfterCancel: true plays the turns after a cancel)"},
 			[]string{"cancelled", "skipped"}},
 		{"continueAfterCancel", "turns: [{steps: [{waitForCancel: true}]}, {steps: [{text: two}]}]\n", fmt.Sprintf(cancelled, "continueAfterCancel: true"),
-			StatusPassed, nil, []string{"cancelled", "end_turn"}},
+			report.StatusPassed, nil, []string{"cancelled", "end_turn"}},
 		{"after an expected exit", "turns: [{steps: [{exit: 3}]}]\n", `name: s
 agent: {command: [acprun, mock-agent, a.mock.yaml]}
 permissions: {default: deny}
@@ -96,7 +97,7 @@ turns:
   - prompt: one
     expect: {stopReason: agent_exited}
   - prompt: two
-`, StatusFailed, []string{"turn 2: " + filepath.Join("DIR", "s.yaml") + ":7:5: not run: the agent exited during turn 1"}, []string{"agent_exited", "skipped"}},
+`, report.StatusFailed, []string{"turn 2: " + filepath.Join("DIR", "s.yaml") + ":7:5: not run: the agent exited during turn 1"}, []string{"agent_exited", "skipped"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,12 +126,12 @@ type cancelOnPermission struct {
 	cause  error
 }
 
-func (c *cancelOnPermission) ScenarioStarted(Ref)               {}
-func (c *cancelOnPermission) TurnStarted(Ref, int)              {}
-func (c *cancelOnPermission) TurnFinished(Ref, TurnResult)      {}
-func (c *cancelOnPermission) Warning(Ref, string)               {}
-func (c *cancelOnPermission) ScenarioFinished(Ref, Result)      {}
-func (c *cancelOnPermission) PermissionDecided(Ref, Permission) { c.cancel(c.cause) }
+func (c *cancelOnPermission) ScenarioStarted(Ref)                      {}
+func (c *cancelOnPermission) TurnStarted(Ref, int)                     {}
+func (c *cancelOnPermission) TurnFinished(Ref, report.TurnResult)      {}
+func (c *cancelOnPermission) Warning(Ref, string)                      {}
+func (c *cancelOnPermission) ScenarioFinished(Ref, report.Result)      {}
+func (c *cancelOnPermission) PermissionDecided(Ref, report.Permission) { c.cancel(c.cause) }
 
 // TestInterruptedIsNeverPassed: a scenario whose turn acprun cancelled
 // because the run ended (an interrupt, the run's --timeout) is
@@ -159,15 +160,15 @@ turns:
 		cancelCause string
 		err         string
 	}{
-		{"interrupt", errors.New("interrupted"), true, CauseInterrupt, "acprun was interrupted during turn 1"},
-		{"run timeout", ErrRunTimeout, false, CauseRunTimeout, "the run's --timeout passed during turn 1"},
+		{"interrupt", errors.New("interrupted"), true, report.CauseInterrupt, "acprun was interrupted during turn 1"},
+		{"run timeout", ErrRunTimeout, false, report.CauseRunTimeout, "the run's --timeout passed during turn 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(t.Context())
 			defer cancel(nil)
 			rep := runFiles(t, ctx, files, Options{Observer: &cancelOnPermission{cancel: cancel, cause: tc.cause}})
 			r := rep.Scenarios[0]
-			if r.Status != StatusInterrupted || r.Error != tc.err || rep.Interrupted != tc.interrupted {
+			if r.Status != report.StatusInterrupted || r.Error != tc.err || rep.Interrupted != tc.interrupted {
 				t.Errorf("status %s, error %q, report interrupted %v; want interrupted, %q, %v", r.Status, r.Error, rep.Interrupted, tc.err, tc.interrupted)
 			}
 			if tr := r.Turns[0]; tr.StopReason != "cancelled" || tr.CancelCause != tc.cancelCause {
@@ -192,7 +193,7 @@ func TestNotRunIsInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(t.Context())
 	cancel(ErrRunTimeout)
 	rep := runFiles(t, ctx, map[string]string{"a.mock.yaml": "{}\n", "s.yaml": "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {}\nturns: [{prompt: one}]\n"}, Options{})
-	if r := rep.Scenarios[0]; r.Status != StatusInterrupted || !r.NotRun || r.Error != "not run: the run's --timeout passed first" {
+	if r := rep.Scenarios[0]; r.Status != report.StatusInterrupted || !r.NotRun || r.Error != "not run: the run's --timeout passed first" {
 		t.Errorf("status %s, notRun %v, error %q; want interrupted, not run", r.Status, r.NotRun, r.Error)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/report"
 )
 
 // session records what one agent session does and answers the agent's
@@ -75,12 +76,12 @@ type arrival struct {
 // permissionSlot and requestSlot hold a record in arrival order; filled is
 // set once the request has been answered.
 type permissionSlot struct {
-	rec    Permission
+	rec    report.Permission
 	filled bool
 }
 
 type requestSlot struct {
-	rec    ClientRequest
+	rec    report.ClientRequest
 	filled bool
 }
 
@@ -89,14 +90,14 @@ type requestSlot struct {
 // (late) is kept apart, so that the turn's expectations are checked on a
 // record that no longer changes once the answer arrived.
 type turnState struct {
-	rec          *TurnResult
+	rec          *report.TurnResult
 	calls        map[string]*toolCallState
 	order        []string
 	text         textBuf
 	lateText     textBuf
 	thoughts     textBuf
 	lateThoughts textBuf
-	latePlan     []PlanEntry
+	latePlan     []report.PlanEntry
 	hasLatePlan  bool
 	permissions  []*permissionSlot
 	requests     []*requestSlot
@@ -115,8 +116,8 @@ type turnState struct {
 	// it, so they never change what those checks see.
 	checked     chan struct{}
 	checkOnce   sync.Once
-	usage       *Usage            // from usage_update
-	promptUsage *Usage            // from the prompt's answer
+	usage       *report.Usage     // from usage_update
+	promptUsage *report.Usage     // from the prompt's answer
 	warnings    []string          // about the prompt, set when the turn starts
 	unknown     []json.RawMessage // updates of unknown kinds, as received
 }
@@ -134,7 +135,7 @@ type toolCallState struct {
 	endStatus *acp.ToolCallStatus
 }
 
-func newTurnState(rec *TurnResult) *turnState {
+func newTurnState(rec *report.TurnResult) *turnState {
 	return &turnState{rec: rec, calls: map[string]*toolCallState{}, cancelled: make(chan struct{}), cancelSent: make(chan struct{}), ended: make(chan struct{}),
 		checked: make(chan struct{})}
 }
@@ -385,9 +386,9 @@ func (s *session) update(n acp.SessionNotification) {
 			}
 		}
 	case u.Plan != nil:
-		entries := make([]PlanEntry, 0, len(u.Plan.Entries))
+		entries := make([]report.PlanEntry, 0, len(u.Plan.Entries))
 		for _, e := range u.Plan.Entries {
-			entries = append(entries, PlanEntry{Content: e.Content, Priority: string(e.Priority), Status: string(e.Status)})
+			entries = append(entries, report.PlanEntry{Content: e.Content, Priority: string(e.Priority), Status: string(e.Status)})
 		}
 		if late {
 			t.latePlan, t.hasLatePlan = entries, true
@@ -411,7 +412,7 @@ func (s *session) update(n acp.SessionNotification) {
 		c.call.Apply(u.ToolCallUpdate)
 	case u.UsageUpdate != nil:
 		if t.usage == nil {
-			t.usage = &Usage{}
+			t.usage = &report.Usage{}
 		}
 		t.usage.ContextUsed = u.UsageUpdate.Used
 		t.usage.ContextSize = u.UsageUpdate.Size
@@ -556,9 +557,9 @@ func askedCall(t *turnState, p *acp.RequestPermissionRequest) acp.ToolCall {
 // answerPermission records the answer to a permission request and returns
 // it with its record, for the observer: the policy's decision pd, or
 // cancelled.
-func (s *session) answerPermission(a *arrival, pd permissionDecision, cancelled bool) (acp.RequestPermissionResponse, Permission) {
+func (s *session) answerPermission(a *arrival, pd permissionDecision, cancelled bool) (acp.RequestPermissionResponse, report.Permission) {
 	t, call, d := a.turn, pd.call, pd.d
-	rec := Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind), Late: a.late}
+	rec := report.Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind), Late: a.late}
 	var resp acp.RequestPermissionResponse
 	rec.Commands, rec.Paths, rec.Rule, rec.Reason = d.Commands, d.Paths, d.Rule, d.Reason
 	switch {
@@ -649,7 +650,7 @@ func PermissionRequest(call acp.ToolCall, options []acp.PermissionOption, cwd st
 // startTurn makes a new turn the running one. With dropText its text and
 // thoughts are not kept.
 func (s *session) startTurn(index int, prompt string, warnings []string, dropText bool) *turnState {
-	t := newTurnState(&TurnResult{Index: index, Prompt: prompt, TextOmitted: dropText})
+	t := newTurnState(&report.TurnResult{Index: index, Prompt: prompt, TextOmitted: dropText})
 	t.warnings = warnings
 	t.dropText = dropText
 	s.mu.Lock()
@@ -745,7 +746,7 @@ func (s *session) sentCancel(t *turnState) {
 // request still in its answer delay is answered at once), so the record it
 // returns is the turn's whole own record: later updates are late and kept
 // apart.
-func (s *session) finish(t *turnState, out turnOutcome) TurnResult {
+func (s *session) finish(t *turnState, out turnOutcome) report.TurnResult {
 	t.endOnce.Do(func() { close(t.ended) })
 	// From now on a request is late, and Received adds nothing to the
 	// turn's wait: every Add happened before this, so Wait is safe.
@@ -777,7 +778,7 @@ func (s *session) setFailures(t *turnState, failures []string) {
 }
 
 // setJudge records the verdict of the turn's judge.
-func (s *session) setJudge(t *turnState, j *JudgeResult) {
+func (s *session) setJudge(t *turnState, j *report.JudgeResult) {
 	s.mu.Lock()
 	t.rec.Judge = j
 	s.mu.Unlock()
@@ -785,7 +786,7 @@ func (s *session) setJudge(t *turnState, j *JudgeResult) {
 
 // snapshot returns a deep copy of the turn's record with everything
 // recorded so far: the handlers may go on writing to the live one.
-func (s *session) snapshot(t *turnState) TurnResult {
+func (s *session) snapshot(t *turnState) report.TurnResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := *t.rec
@@ -798,7 +799,7 @@ func (s *session) snapshot(t *turnState) TurnResult {
 	if t.hasLatePlan {
 		r.LatePlan = slices.Clone(t.latePlan)
 		if r.LatePlan == nil {
-			r.LatePlan = []PlanEntry{}
+			r.LatePlan = []report.PlanEntry{}
 		}
 	}
 	r.Updates = maps.Clone(t.rec.Updates)
@@ -817,7 +818,7 @@ func (s *session) snapshot(t *turnState) TurnResult {
 	r.Warnings = slices.Clone(t.warnings)
 	r.ToolCalls = nil
 	if len(t.order) > 0 {
-		r.ToolCalls = make([]ToolCall, 0, len(t.order))
+		r.ToolCalls = make([]report.ToolCall, 0, len(t.order))
 	}
 	for _, id := range t.order {
 		c := t.calls[id]
@@ -825,7 +826,7 @@ func (s *session) snapshot(t *turnState) TurnResult {
 		if c.endStatus != nil {
 			end = *c.endStatus
 		}
-		tc := ToolCall{
+		tc := report.ToolCall{
 			ID:        id,
 			Title:     c.call.Title,
 			Kind:      string(c.call.Kind),
@@ -863,7 +864,7 @@ func (s *session) snapshot(t *turnState) TurnResult {
 	}
 	r.Usage = nil
 	if t.promptUsage != nil || t.usage != nil {
-		u := Usage{}
+		u := report.Usage{}
 		if t.promptUsage != nil {
 			u = *t.promptUsage
 		}
@@ -893,12 +894,12 @@ func shownStatus(st acp.ToolCallStatus, cancelled bool) string {
 
 // filledPermissions copies the answered permission records, in arrival
 // order. The caller holds s.mu.
-func filledPermissions(slots []*permissionSlot) []Permission {
-	var out []Permission
+func filledPermissions(slots []*permissionSlot) []report.Permission {
+	var out []report.Permission
 	for _, sl := range slots {
 		if sl.filled {
 			if out == nil {
-				out = make([]Permission, 0, len(slots))
+				out = make([]report.Permission, 0, len(slots))
 			}
 			p := sl.rec
 			p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
@@ -910,8 +911,8 @@ func filledPermissions(slots []*permissionSlot) []Permission {
 
 // filledRequests copies the answered client request records, in arrival
 // order. The caller holds s.mu.
-func filledRequests(slots []*requestSlot) []ClientRequest {
-	var out []ClientRequest
+func filledRequests(slots []*requestSlot) []report.ClientRequest {
+	var out []report.ClientRequest
 	for _, sl := range slots {
 		if sl.filled {
 			out = append(out, sl.rec)
@@ -921,11 +922,11 @@ func filledRequests(slots []*requestSlot) []ClientRequest {
 }
 
 // promptUsage records the usage reported on the prompt's answer.
-func promptUsage(u *acp.Usage) *Usage {
+func promptUsage(u *acp.Usage) *report.Usage {
 	if u == nil {
 		return nil
 	}
-	out := &Usage{TotalTokens: u.TotalTokens, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+	out := &report.Usage{TotalTokens: u.TotalTokens, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
 	if u.ThoughtTokens != nil {
 		out.ThoughtTokens = *u.ThoughtTokens
 	}

@@ -7,25 +7,9 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
-
-// SessionSetting is one setting acprun made in the session before the
-// first turn (agent.mode, agent.model, agent.config), in the order made.
-type SessionSetting struct {
-	// Key is the scenario key that asked for it: "mode", "model" or
-	// "config.ID".
-	Key string `json:"key"`
-	// ConfigID is the config option set; "" for session/set_model and
-	// session/set_mode.
-	ConfigID string `json:"configId,omitempty"`
-	// Value is what was sent: a value id, a model or mode id, or a bool
-	// (a boolean option).
-	Value any `json:"value"`
-	// Method is session/set_config_option, session/set_model or
-	// session/set_mode.
-	Method string `json:"method"`
-}
 
 // Config option categories acprun acts on.
 const (
@@ -84,7 +68,7 @@ func withSessionCaps(caps acp.ClientCapabilities) acp.ClientCapabilities {
 // model or config option the agent does not offer is an error that says
 // where the value was written and what the agent offers; nothing after it
 // is set. It returns the settings made, in order.
-func applySessionConfig(ctx context.Context, conn *acp.Conn, sessionID string, offer sessionOffer, want sessionWant) (set []SessionSetting, warnings []string, err error) {
+func applySessionConfig(ctx context.Context, conn *acp.Conn, sessionID string, offer sessionOffer, want sessionWant) (set []report.SessionSetting, warnings []string, err error) {
 	options := offer.options
 	setOption := func(key string, pos scenario.Pos, o acp.SessionConfigOption, value any) error {
 		req := acp.SetSessionConfigOptionRequest{SessionID: sessionID, ConfigID: o.ID, Value: value}
@@ -95,7 +79,7 @@ func applySessionConfig(ctx context.Context, conn *acp.Conn, sessionID string, o
 		if err := conn.Call(ctx, acp.MethodSessionSetConfigOption, req).Await(ctx, &resp); err != nil {
 			return atPos(pos, fmt.Errorf("agent.%s: session/set_config_option %s=%v: %w", key, o.ID, value, err))
 		}
-		set = append(set, SessionSetting{Key: key, ConfigID: o.ID, Value: value, Method: acp.MethodSessionSetConfigOption})
+		set = append(set, report.SessionSetting{Key: key, ConfigID: o.ID, Value: value, Method: acp.MethodSessionSetConfigOption})
 		if len(resp.ConfigOptions) > 0 {
 			options = resp.ConfigOptions // the complete state
 		} else if i := optionIndex(options, o.ID); i >= 0 { // an agent that answered {}
@@ -118,7 +102,7 @@ func applySessionConfig(ctx context.Context, conn *acp.Conn, sessionID string, o
 			if err := conn.Call(ctx, acp.MethodSessionSetMode, acp.SetSessionModeRequest{SessionID: sessionID, ModeID: want.mode}).Await(ctx, nil); err != nil {
 				return set, warnings, fmt.Errorf("session/set_mode %q: %w", want.mode, err)
 			}
-			set = append(set, SessionSetting{Key: "mode", Value: want.mode, Method: acp.MethodSessionSetMode})
+			set = append(set, report.SessionSetting{Key: "mode", Value: want.mode, Method: acp.MethodSessionSetMode})
 		}
 	}
 
@@ -139,7 +123,7 @@ func applySessionConfig(ctx context.Context, conn *acp.Conn, sessionID string, o
 			if err := conn.Call(ctx, acp.MethodSessionSetModel, req).Await(ctx, nil); err != nil {
 				return set, warnings, atPos(want.modelPos, fmt.Errorf("agent.model: session/set_model %q: %w", want.model, err))
 			}
-			set = append(set, SessionSetting{Key: "model", Value: want.model, Method: acp.MethodSessionSetModel})
+			set = append(set, report.SessionSetting{Key: "model", Value: want.model, Method: acp.MethodSessionSetModel})
 		} else {
 			return set, warnings, atPos(want.modelPos, fmt.Errorf("agent.model: the agent offers no model choice (no config option of category model, no models): remove model, or set the agent's own option in agent.config (it has: %s)", optionIDs(options)))
 		}

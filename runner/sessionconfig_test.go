@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -44,7 +45,7 @@ models: {availableModels: [{modelId: legacy}]}
 		script   string
 		hs       handshake
 		sent     []string
-		settings []SessionSetting
+		settings []report.SessionSetting
 		warnings []string
 		wantErr  string
 	}{
@@ -53,7 +54,7 @@ models: {availableModels: [{modelId: legacy}]}
 			hs: handshake{mode: "code", model: "big", modelPos: at(3), config: []scenario.ConfigSetting{
 				{ID: "effort", Value: "high", Pos: at(5)}, {ID: "thinking", Value: "true", Pos: at(6)}}},
 			sent: []string{"initialize", "session/new", "session/set_config_option", "session/set_config_option", "session/set_config_option", "session/set_config_option"},
-			settings: []SessionSetting{
+			settings: []report.SessionSetting{
 				{Key: "mode", ConfigID: "mode", Value: "code", Method: "session/set_config_option"},
 				{Key: "model", ConfigID: "model", Value: "big", Method: "session/set_config_option"},
 				{Key: "config.effort", ConfigID: "effort", Value: "high", Method: "session/set_config_option"},
@@ -92,7 +93,7 @@ models: {availableModels: [{modelId: legacy}]}
 		{
 			name: "legacy models", script: "models", hs: handshake{mode: "code", model: "m2", modelPos: at(3)},
 			sent: []string{"initialize", "session/new", "session/set_mode", "session/set_model"},
-			settings: []SessionSetting{
+			settings: []report.SessionSetting{
 				{Key: "mode", Value: "code", Method: "session/set_mode"},
 				{Key: "model", Value: "m2", Method: "session/set_model"},
 			},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/report"
 )
 
 // updateRecorder is an UpdateObserver that records the Updates it gets.
@@ -17,12 +18,12 @@ type updateRecorder struct {
 	updates []string
 }
 
-func (r *updateRecorder) ScenarioStarted(Ref)               {}
-func (r *updateRecorder) TurnStarted(Ref, int)              {}
-func (r *updateRecorder) TurnFinished(Ref, TurnResult)      {}
-func (r *updateRecorder) Warning(Ref, string)               {}
-func (r *updateRecorder) PermissionDecided(Ref, Permission) {}
-func (r *updateRecorder) ScenarioFinished(j Ref, res Result) {
+func (r *updateRecorder) ScenarioStarted(Ref)                      {}
+func (r *updateRecorder) TurnStarted(Ref, int)                     {}
+func (r *updateRecorder) TurnFinished(Ref, report.TurnResult)      {}
+func (r *updateRecorder) Warning(Ref, string)                      {}
+func (r *updateRecorder) PermissionDecided(Ref, report.Permission) {}
+func (r *updateRecorder) ScenarioFinished(j Ref, res report.Result) {
 	r.updates = append(r.updates, "finished")
 }
 func (r *updateRecorder) WantsUpdates() bool { return r.wants }
@@ -76,11 +77,11 @@ func TestStreamLines(t *testing.T) {
 	update(textChunk("cretvalue again"))
 	t1.answered = true
 	update(textChunk("late, "))
-	jo.turn(TurnResult{Index: 1}) // sends the turn's own text, not the late one
+	jo.turn(report.TurnResult{Index: 1}) // sends the turn's own text, not the late one
 	update(textChunk("no line break"))
 	sess.startTurn(2, "two", nil, false)
 	update(textChunk("second turn"))
-	o.finished(ref, Result{})
+	o.finished(ref, report.Result{})
 
 	want := []string{
 		`s 0 text: "before the first turn"`,
@@ -119,7 +120,7 @@ func TestStreamLongLine(t *testing.T) {
 			}
 		}
 	}
-	jo.turn(TurnResult{Index: 1})
+	jo.turn(report.TurnResult{Index: 1})
 	var all strings.Builder
 	for _, u := range rec.updates {
 		if strings.Contains(u, "ghp_") || strings.Contains(u, "s3cret") {

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/report"
 )
 
 // transcript writes every message of one scenario as JSONL:
@@ -31,37 +31,23 @@ type transcript struct {
 	err error
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._@#-]+`)
-
 // transcriptNames gives every try of every job of a run its own transcript
-// file name, NAME[@AGENT][#ATTEMPT][-retryN].jsonl with unsafe characters
-// replaced by "_": names[i][n] is for try n of job i (n from 0, one name per
-// retry its scenario allows). Names that would collide (case-insensitively,
-// for case-insensitive file systems) get "-2", "-3"… in job order, so the
-// same run gives the same names every time.
+// file name (report.TranscriptName): names[i][n] is for try n of job i (n
+// from 0, one name per retry its scenario allows). Names that would collide
+// (case-insensitively, for case-insensitive file systems) get "-2", "-3"…
+// in job order, so the same run gives the same names every time.
 func transcriptNames(jobs []job) [][]string {
 	names := make([][]string, len(jobs))
 	used := map[string]bool{}
 	for i, j := range jobs {
-		first := j.ref.Name
-		if j.ref.Agent != "" {
-			first += "@" + j.ref.Agent
-		}
-		if j.ref.Attempt > 0 {
-			first += fmt.Sprintf("#%d", j.ref.Attempt)
-		}
 		for try := range j.sc.Retries + 1 {
-			base := first
-			if try > 0 {
-				base += fmt.Sprintf("-retry%d", try)
-			}
-			base = unsafeName.ReplaceAllString(base, "_")
-			name := base
+			name := report.TranscriptName(j.ref.Name, j.ref.Agent, j.ref.Attempt, try)
+			base := strings.TrimSuffix(name, ".jsonl")
 			for n := 2; used[strings.ToLower(name)]; n++ {
-				name = fmt.Sprintf("%s-%d", base, n)
+				name = fmt.Sprintf("%s-%d.jsonl", base, n)
 			}
 			used[strings.ToLower(name)] = true
-			names[i] = append(names[i], name+".jsonl")
+			names[i] = append(names[i], name)
 		}
 	}
 	return names

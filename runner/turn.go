@@ -16,11 +16,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
 // runTurn runs turn i and returns its result.
-func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
+func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	turn := r.sc.Turns[i]
 	start := time.Now()
 	prompt, warnings := r.promptBlocks(turn)
@@ -55,23 +56,23 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) TurnResult {
 	case err == nil:
 		out.stopReason = string(resp.StopReason)
 		if out.stopReason == "" {
-			out.stopReason = OutcomeError
+			out.stopReason = report.OutcomeError
 			out.err = "the agent answered session/prompt without a stopReason"
 		}
 		out.usage = promptUsage(resp.Usage)
 	case errors.Is(err, errNotSent):
-		out.stopReason = OutcomeSkipped
+		out.stopReason = report.OutcomeSkipped
 		out.err = err.Error()
 	case errors.Is(err, errUnresponsive):
-		out.stopReason = OutcomeUnresponsive
+		out.stopReason = report.OutcomeUnresponsive
 		out.err = strings.TrimPrefix(err.Error(), errUnresponsive.Error()+": ")
 	case errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE):
 		// EPIPE: the prompt was written to an agent that had exited.
-		out.stopReason = OutcomeAgentExited
+		out.stopReason = report.OutcomeAgentExited
 		out.err = r.exitDescription()
 	default:
 		var ae *acp.Error
-		out.stopReason = OutcomeError
+		out.stopReason = report.OutcomeError
 		if errors.As(err, &ae) {
 			out.err = fmt.Sprintf("session/prompt: %s (code %d)", ae.Message, ae.Code)
 			switch {
@@ -109,7 +110,7 @@ func (r *scenarioRun) dropText(e scenario.Expect) bool {
 // last cost an earlier turn reported, late updates included (sessionCost);
 // 0 when none did. A turn that reported no cost does not reset it.
 func (r *scenarioRun) costBefore(i int) float64 {
-	earlier := make([]TurnResult, 0, i)
+	earlier := make([]report.TurnResult, 0, i)
 	for index := 1; index <= i; index++ {
 		if t := r.sess.turnState(index); t != nil {
 			earlier = append(earlier, r.sess.snapshot(t))
@@ -120,7 +121,7 @@ func (r *scenarioRun) costBefore(i int) float64 {
 
 // checkTurnWork checks the turn's files in the workspace as the turn left
 // them, and asks its judge.
-func (r *scenarioRun) checkTurnWork(ctx context.Context, e scenario.Expect, rec *TurnResult) []string {
+func (r *scenarioRun) checkTurnWork(ctx context.Context, e scenario.Expect, rec *report.TurnResult) []string {
 	var fails []string
 	fails = append(fails, r.checkFiles(e.Files)...)
 	switch {
@@ -175,7 +176,7 @@ type turnOutcome struct {
 	cancelIgnored bool
 	err           string
 	errData       json.RawMessage // the data of session/prompt's JSON-RPC error
-	usage         *Usage
+	usage         *report.Usage
 	duration      time.Duration
 }
 
@@ -239,17 +240,17 @@ func isRPCError(err error) bool {
 func cancelCause(cause error) string {
 	switch {
 	case errors.Is(cause, errTurnTimeout):
-		return CauseTurnTimeout
+		return report.CauseTurnTimeout
 	case errors.Is(cause, errIdleTimeout):
-		return CauseIdleTimeout
+		return report.CauseIdleTimeout
 	case errors.Is(cause, errScenarioTimeout):
-		return CauseScenarioTimeout
+		return report.CauseScenarioTimeout
 	case errors.Is(cause, ErrRunTimeout):
-		return CauseRunTimeout
+		return report.CauseRunTimeout
 	case errors.Is(cause, errFailFast):
-		return CauseFailFast
+		return report.CauseFailFast
 	}
-	return CauseInterrupt
+	return report.CauseInterrupt
 }
 
 // exitDescription says how the agent ended, waiting briefly for its exit.

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -138,7 +139,7 @@ func TestPromptNotSentIsSkipped(t *testing.T) {
 		agent: &Agent{Conn: conn},
 	}
 	var resp acp.PromptResponse
-	err := run.cancel(newTurnState(&TurnResult{Index: 1}), call, &resp)
+	err := run.cancel(newTurnState(&report.TurnResult{Index: 1}), call, &resp)
 	if !errors.Is(err, errNotSent) {
 		t.Errorf("cancel = %v, want errNotSent", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/internal/workspace"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -28,7 +29,7 @@ func (r *scenarioRun) makeWorkspace(ctx context.Context, job Ref) error {
 	if ws.Fallback != "" {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s: workspace: git worktree add failed (%s); cloned instead", sc.Workspace.Pos, ws.Fallback))
 	}
-	r.res.Workspace = &WorkspaceResult{
+	r.res.Workspace = &report.WorkspaceResult{
 		Path: ws.Dir, Kept: true, Source: sc.Workspace.Source(), Kind: ws.Kind, Ref: sc.Workspace.Ref, Commit: ws.Commit,
 		Created: []string{}, Modified: []string{}, Deleted: []string{},
 	}
@@ -48,7 +49,7 @@ func (r *scenarioRun) makeWorkspace(ctx context.Context, job Ref) error {
 // scenario file and the flags, so none is a secret, and a value of
 // agent.env that is part of them (TMPDIR: /tmp) must not hide where a kept
 // workspace or a transcript is.
-func (r *scenarioRun) unredactWorkspace(res *Result) {
+func (r *scenarioRun) unredactWorkspace(res *report.Result) {
 	if r.tr != nil {
 		res.Transcript = r.tr.path
 	}
@@ -108,7 +109,7 @@ func (r *scenarioRun) checkFiles(e *scenario.FilesExpect) []string {
 
 // changes lists what the agent changed in the workspace so far, and for a
 // git workspace its diff, in w.
-func (r *scenarioRun) changes(ctx context.Context, w *WorkspaceResult) error {
+func (r *scenarioRun) changes(ctx context.Context, w *report.WorkspaceResult) error {
 	created, modified, deleted, err := r.ws.Changes()
 	if err != nil {
 		return err
@@ -144,7 +145,7 @@ func (r *scenarioRun) changeSummary(ctx context.Context) string {
 	if r.ws == nil {
 		return "(no workspace: changes were not recorded)"
 	}
-	var w WorkspaceResult
+	var w report.WorkspaceResult
 	if err := r.changes(ctx, &w); err != nil {
 		return fmt.Sprintf("(the changes could not be listed: %v)", err)
 	}
@@ -176,7 +177,7 @@ func (r *scenarioRun) removeWorkspace() {
 	if r.ws == nil {
 		return
 	}
-	if r.res.Status != StatusPassed || r.opts.KeepWorkspaces {
+	if r.res.Status != report.StatusPassed || r.opts.KeepWorkspaces {
 		return
 	}
 	if err := r.ws.Remove(); err != nil {

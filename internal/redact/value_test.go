@@ -15,7 +15,7 @@ import (
 	"github.com/acprun/acprun/internal/redact"
 )
 
-// The types below mirror acprun's results (runner.Report and friends),
+// The types below mirror acprun's results (report.Report and friends),
 // with a few more kinds of field.
 type (
 	stopReason string

@@ -16,8 +16,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/internal/redact"
-	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 var (
@@ -43,7 +42,7 @@ type Options struct {
 	Sources []string
 	// Transcripts finds the transcript of a result: it returns the path
 	// to read, or "" when the result has none. Nil: no transcript viewer.
-	Transcripts func(runner.Result) string
+	Transcripts func(report.Result) string
 	// TranscriptBytes caps what is embedded of each transcript (0:
 	// DefaultTranscriptBytes); the page says what was cut.
 	TranscriptBytes int64
@@ -67,8 +66,9 @@ const DefaultTranscriptBytes = 2 << 20
 // transcripts past it are counted, not embedded.
 const DefaultPageTranscriptBytes = 64 << 20
 
-// Write renders res as one HTML page to w.
-func Write(w io.Writer, res output.Results, opts Options) error {
+// Write renders the results of rep as one HTML page to w.
+func Write(w io.Writer, rep report.Report, opts Options) error {
+	res := report.NewResults(rep)
 	if opts.TranscriptBytes <= 0 {
 		opts.TranscriptBytes = DefaultTranscriptBytes
 	}
@@ -93,7 +93,7 @@ type view struct {
 	DurationMs     int64
 	Interrupted    bool
 	PolicyOverride string
-	Summary        output.Summary
+	Summary        report.Summary
 	Bars           []bar
 	ChartHeight    int
 	Matrix         *matrix
@@ -139,7 +139,7 @@ type matrixCell struct {
 type scenarioView struct {
 	ID         string
 	Order      int
-	R          runner.Result
+	R          report.Result
 	Agent      string
 	TagsAttr   string
 	Turns      []turnView
@@ -148,17 +148,17 @@ type scenarioView struct {
 }
 
 type turnView struct {
-	T     runner.TurnResult
+	T     report.TurnResult
 	Calls []callView
 	Open  bool
 }
 
 type callView struct {
-	C       runner.ToolCall
+	C       report.ToolCall
 	Content []contentItem
 }
 
-func build(res output.Results, opts Options) view {
+func build(res report.Results, opts Options) view {
 	v := view{
 		Sources:        opts.Sources,
 		StartedAt:      res.StartedAt,
@@ -166,7 +166,7 @@ func build(res output.Results, opts Options) view {
 		Interrupted:    res.Interrupted,
 		PolicyOverride: res.PolicyOverride,
 		Summary:        res.Summary,
-		Statuses:       []string{string(runner.StatusFailed), string(runner.StatusError), string(runner.StatusInterrupted), string(runner.StatusPassed)},
+		Statuses:       []string{string(report.StatusFailed), string(report.StatusError), string(report.StatusInterrupted), string(report.StatusPassed)},
 		Style:          template.CSS(styleSource),
 		Script:         template.JS(scriptSource),
 		CSP:            csp(),
@@ -187,7 +187,7 @@ func build(res output.Results, opts Options) view {
 			agents[sv.Agent] = true
 		}
 		for _, t := range r.Turns {
-			tv := turnView{T: t, Open: len(t.Failures) > 0 || t.Error != "" || r.Status != runner.StatusPassed}
+			tv := turnView{T: t, Open: len(t.Failures) > 0 || t.Error != "" || r.Status != report.StatusPassed}
 			for _, c := range t.ToolCalls {
 				tv.Calls = append(tv.Calls, callView{C: c, Content: toolContent(c.Content)})
 			}
@@ -222,11 +222,11 @@ func build(res output.Results, opts Options) view {
 }
 
 // rank orders statuses failures first, then those cut short, then passes.
-func rank(s runner.Status) int {
+func rank(s report.Status) int {
 	switch s {
-	case runner.StatusPassed:
+	case report.StatusPassed:
 		return 2
-	case runner.StatusInterrupted:
+	case report.StatusInterrupted:
 		return 1
 	}
 	return 0
@@ -234,7 +234,7 @@ func rank(s runner.Status) int {
 
 // agentLabel names the agent a result ran against: the named agent, else
 // what initialize said.
-func agentLabel(a runner.AgentInfo) string {
+func agentLabel(a report.AgentInfo) string {
 	if a.Name != "" {
 		return a.Name
 	}
@@ -278,16 +278,16 @@ func reasonClass(reason string) string {
 	switch reason {
 	case "end_turn":
 		return "ok"
-	case runner.OutcomeError, runner.OutcomeAgentExited, runner.OutcomeUnresponsive, "refusal":
+	case report.OutcomeError, report.OutcomeAgentExited, report.OutcomeUnresponsive, "refusal":
 		return "bad"
-	case runner.OutcomeSkipped:
+	case report.OutcomeSkipped:
 		return "muted"
 	}
 	return "warn"
 }
 
 // passMatrix lays the pass rates out as scenarios × agents.
-func passMatrix(rates []output.PassRate) *matrix {
+func passMatrix(rates []report.PassRate) *matrix {
 	if len(rates) == 0 {
 		return nil
 	}
@@ -295,7 +295,7 @@ func passMatrix(rates []output.PassRate) *matrix {
 	m := &matrix{}
 	agentIdx := map[string]int{}
 	rowIdx := map[rowKey]int{}
-	cells := map[rowKey]map[string]output.PassRate{}
+	cells := map[rowKey]map[string]report.PassRate{}
 	for _, p := range rates {
 		if _, ok := agentIdx[p.Agent]; !ok {
 			agentIdx[p.Agent] = len(m.Agents)
@@ -305,7 +305,7 @@ func passMatrix(rates []output.PassRate) *matrix {
 		if _, ok := rowIdx[k]; !ok {
 			rowIdx[k] = len(m.Rows)
 			m.Rows = append(m.Rows, matrixRow{Scenario: p.Scenario, File: p.File})
-			cells[k] = map[string]output.PassRate{}
+			cells[k] = map[string]report.PassRate{}
 		}
 		cells[k][p.Agent] = p
 	}

@@ -14,9 +14,8 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/internal/redact"
-	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 )
 
 // hostile is agent text that would run script if it reached the page
@@ -28,47 +27,47 @@ func intp(n int) *int { return &n }
 
 // sample is a run with a failed, an errored and a passed scenario, the
 // failed one's agent output hostile.
-func sample() output.Results {
-	rep := runner.Report{
-		SchemaVersion: runner.SchemaVersion,
-		Scenarios: []runner.Result{
+func sample() report.Report {
+	rep := report.Report{
+		SchemaVersion: report.SchemaVersion,
+		Scenarios: []report.Result{
 			{
-				Name: "ok-first", File: "a.yaml", Line: 1, Tags: []string{"smoke"}, Status: runner.StatusPassed,
-				Agent: runner.AgentInfo{Name: "claude", Command: []string{"claude-acp"}},
-				Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", Text: "hello"}},
+				Name: "ok-first", File: "a.yaml", Line: 1, Tags: []string{"smoke"}, Status: report.StatusPassed,
+				Agent: report.AgentInfo{Name: "claude", Command: []string{"claude-acp"}},
+				Turns: []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn", Text: "hello"}},
 			},
 			{
-				Name: "hostile " + hostile, File: "b.yaml", Line: 7, Tags: []string{"evil" + hostile}, Status: runner.StatusFailed,
-				Agent:    runner.AgentInfo{Name: "gemini" + hostile, Command: []string{"gemini", hostile}},
+				Name: "hostile " + hostile, File: "b.yaml", Line: 7, Tags: []string{"evil" + hostile}, Status: report.StatusFailed,
+				Agent:    report.AgentInfo{Name: "gemini" + hostile, Command: []string{"gemini", hostile}},
 				Failures: []string{"turn 1: b.yaml:9:5: text does not contain \"done\""},
 				Warnings: []string{"warn " + hostile},
-				Turns: []runner.TurnResult{{
+				Turns: []report.TurnResult{{
 					Index: 1, Prompt: "do it", StopReason: "end_turn" + hostile,
 					Text: "text " + hostile, Thoughts: "thought " + hostile,
-					Plan: []runner.PlanEntry{{Content: "plan " + hostile, Priority: "high", Status: "pending"}},
-					ToolCalls: []runner.ToolCall{{
+					Plan: []report.PlanEntry{{Content: "plan " + hostile, Priority: "high", Status: "pending"}},
+					ToolCalls: []report.ToolCall{{
 						ID: "c1", Title: "title " + hostile, Kind: "edit", Status: "completed", Announced: true,
 						RawInput: json.RawMessage(`{"cmd":` + quote(hostile) + `}`),
 						Content: json.RawMessage(`[{"type":"diff","path":` + quote("p"+hostile) + `,"oldText":"a\nb\nc\n","newText":"a\n` +
 							strings.Trim(quote(hostile), `"`) + `\nc\n"},{"type":"content","content":{"type":"text","text":` + quote("out "+hostile) + `}}]`),
 					}},
-					Permissions: []runner.Permission{{
+					Permissions: []report.Permission{{
 						ToolCallID: "c1", Title: "perm " + hostile, Kind: "edit", Decision: "deny",
 						Rule: "b.yaml:12", OptionID: "reject", Outcome: "selected", Reason: "deny rule b.yaml:12 matched",
 					}},
-					ClientRequests: []runner.ClientRequest{{Method: "fs/write_text_file", Path: "/w/" + hostile, Refused: "outside the roots"}},
-					Usage:          &runner.Usage{InputTokens: 1200, OutputTokens: 34},
+					ClientRequests: []report.ClientRequest{{Method: "fs/write_text_file", Path: "/w/" + hostile, Refused: "outside the roots"}},
+					Usage:          &report.Usage{InputTokens: 1200, OutputTokens: 34},
 					Failures:       []string{"b.yaml:9:5: text does not contain \"done\""},
 				}},
 			},
 			{
-				Name: "broken", File: "c.yaml", Line: 2, Status: runner.StatusError, Error: "agent exited", ExitCode: intp(3),
-				Agent: runner.AgentInfo{Name: "claude", Command: []string{"claude-acp"}},
-				Turns: []runner.TurnResult{{Index: 1, Prompt: "x", StopReason: "agent_exited"}},
+				Name: "broken", File: "c.yaml", Line: 2, Status: report.StatusError, Error: "agent exited", ExitCode: intp(3),
+				Agent: report.AgentInfo{Name: "claude", Command: []string{"claude-acp"}},
+				Turns: []report.TurnResult{{Index: 1, Prompt: "x", StopReason: "agent_exited"}},
 			},
 		},
 	}
-	return output.NewResults(rep)
+	return rep
 }
 
 func quote(s string) string {
@@ -76,10 +75,10 @@ func quote(s string) string {
 	return string(b)
 }
 
-func render(t *testing.T, res output.Results, opts htmlreport.Options) string {
+func render(t *testing.T, rep report.Report, opts htmlreport.Options) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := htmlreport.Write(&buf, res, opts); err != nil {
+	if err := htmlreport.Write(&buf, rep, opts); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
@@ -176,8 +175,9 @@ func TestFailuresFirst(t *testing.T) {
 }
 
 func TestCountsAndFilters(t *testing.T) {
-	res := sample()
-	page := render(t, res, htmlreport.Options{})
+	rep := sample()
+	page := render(t, rep, htmlreport.Options{})
+	res := report.NewResults(rep)
 	for id, n := range map[string]int{
 		"count-scenarios": res.Summary.Scenarios, "count-passed": res.Summary.Passed,
 		"count-failed": res.Summary.Failed, "count-errored": res.Summary.Errored,
@@ -232,13 +232,13 @@ func TestPassRatesOnlyToCompare(t *testing.T) {
 	if page := render(t, sample(), htmlreport.Options{}); strings.Contains(page, "Pass rates") {
 		t.Error("a pass-rate table for scenarios that ran once each")
 	}
-	ok := runner.Result{
-		Name: "ok", File: "a.yaml", Line: 1, Status: runner.StatusPassed, Agent: runner.AgentInfo{Name: "claude"},
-		Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn"}},
+	ok := report.Result{
+		Name: "ok", File: "a.yaml", Line: 1, Status: report.StatusPassed, Agent: report.AgentInfo{Name: "claude"},
+		Turns: []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn"}},
 	}
 	again := ok
 	again.Attempt, ok.Attempt = 2, 1
-	page := render(t, output.NewResults(runner.Report{SchemaVersion: runner.SchemaVersion, Scenarios: []runner.Result{ok, again}}), htmlreport.Options{})
+	page := render(t, report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{ok, again}}, htmlreport.Options{})
 	for _, want := range []string{"Pass rates", "2/2 (100%)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("repeated: page lacks %q", want)
@@ -261,7 +261,7 @@ func TestTranscriptViewer(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := htmlreport.Options{
-		Transcripts:     func(r runner.Result) string { return path },
+		Transcripts:     func(r report.Result) string { return path },
 		TranscriptBytes: 2400,
 		Redactor:        redact.New("ghp_secretvalue123"),
 	}
@@ -301,7 +301,7 @@ func TestTranscriptPageBudget(t *testing.T) {
 	// The budget holds one whole transcript: the first scenario on the
 	// page (the failed one) gets it, the others are only counted.
 	page := render(t, sample(), htmlreport.Options{
-		Transcripts:         func(runner.Result) string { return path },
+		Transcripts:         func(report.Result) string { return path },
 		PageTranscriptBytes: int64(tr.Len()),
 	})
 	if n := strings.Count(page, `<tr class="m `); n != 20 {
@@ -318,7 +318,7 @@ func TestTranscriptPageBudget(t *testing.T) {
 
 func TestTranscriptMissing(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "gone.jsonl")
-	page := render(t, sample(), htmlreport.Options{Transcripts: func(runner.Result) string { return missing }})
+	page := render(t, sample(), htmlreport.Options{Transcripts: func(report.Result) string { return missing }})
 	if !strings.Contains(page, "no such file or directory") {
 		t.Error("a missing transcript is not reported on the page")
 	}
@@ -334,7 +334,7 @@ func TestRedactsResults(t *testing.T) {
 }
 
 func TestEmptyResults(t *testing.T) {
-	page := render(t, output.NewResults(runner.Report{SchemaVersion: 1}), htmlreport.Options{})
+	page := render(t, report.Report{SchemaVersion: 1}, htmlreport.Options{})
 	if !strings.Contains(page, "No scenarios in these results.") || !strings.Contains(page, `data-count="0"`) {
 		t.Error("an empty run does not render as such")
 	}
@@ -343,10 +343,10 @@ func TestEmptyResults(t *testing.T) {
 // TestCountsOfOne checks that a count of one names one thing: the
 // report's counts and the chart's titles.
 func TestCountsOfOne(t *testing.T) {
-	page := render(t, output.NewResults(runner.Report{SchemaVersion: runner.SchemaVersion, Scenarios: []runner.Result{{
-		Name: "s", File: "a.yaml", Line: 1, Status: runner.StatusPassed, Warnings: []string{"w"},
-		Turns: []runner.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn"}},
-	}}}), htmlreport.Options{})
+	page := render(t, report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{{
+		Name: "s", File: "a.yaml", Line: 1, Status: report.StatusPassed, Warnings: []string{"w"},
+		Turns: []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn"}},
+	}}}, htmlreport.Options{})
 	for _, want := range []string{`>1</span> scenario</div>`, `>1</span> warning</div>`, `end_turn: 1 turn</title>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page does not hold %s", want)
@@ -423,17 +423,17 @@ func FuzzEscaping(f *testing.F) {
 		ref := string(b)
 		pages := make([]string, 2)
 		for i, text := range []string{"x" + s, "x" + ref} {
-			res := output.NewResults(runner.Report{SchemaVersion: 1, Scenarios: []runner.Result{{
-				Name: text, File: text, Line: 1, Tags: []string{text}, Status: runner.StatusFailed,
-				Agent:    runner.AgentInfo{Name: text, Command: []string{text}},
+			res := report.Report{SchemaVersion: 1, Scenarios: []report.Result{{
+				Name: text, File: text, Line: 1, Tags: []string{text}, Status: report.StatusFailed,
+				Agent:    report.AgentInfo{Name: text, Command: []string{text}},
 				Failures: []string{text}, Warnings: []string{text}, Error: text,
-				Turns: []runner.TurnResult{{
+				Turns: []report.TurnResult{{
 					Index: 1, Prompt: text, StopReason: text, Text: text, Thoughts: text,
-					ToolCalls: []runner.ToolCall{{ID: text, Title: text, Kind: text, Status: text,
+					ToolCalls: []report.ToolCall{{ID: text, Title: text, Kind: text, Status: text,
 						Content: json.RawMessage(`[{"type":"diff","path":` + quote(text) + `,"newText":` + quote(text) + `}]`)}},
-					Permissions: []runner.Permission{{ToolCallID: text, Title: text, Decision: text, Rule: text, OptionID: text}},
+					Permissions: []report.Permission{{ToolCallID: text, Title: text, Decision: text, Rule: text, OptionID: text}},
 				}},
-			}}})
+			}}}
 			pages[i] = render(t, res, htmlreport.Options{})
 		}
 		if got, want := strings.Count(pages[0], "<"), strings.Count(pages[1], "<"); got != want {
@@ -450,7 +450,7 @@ func TestStyleLeavesStatusToCards(t *testing.T) {
 	page := render(t, sample(), htmlreport.Options{})
 	_, css, _ := strings.Cut(page, "<style>")
 	css, _, _ = strings.Cut(css, "</style>")
-	statuses := []runner.Status{runner.StatusPassed, runner.StatusFailed, runner.StatusError}
+	statuses := []report.Status{report.StatusPassed, report.StatusFailed, report.StatusError}
 	for _, s := range statuses {
 		if !strings.Contains(page, fmt.Sprintf(`<section class="scenario %s"`, s)) {
 			t.Errorf("no card of status %s in the sample", s)

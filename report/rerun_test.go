@@ -1,4 +1,4 @@
-package main
+package report_test
 
 import (
 	"os"
@@ -7,8 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -17,26 +16,26 @@ import (
 // spelt), name and named agent, whatever their attempt.
 func TestRerunMatchesFileNameAndAgent(t *testing.T) {
 	t.Chdir(t.TempDir())
-	res := func(name, agent string, attempt int, status runner.Status, retried bool) runner.Result {
-		return runner.Result{Name: name, File: "./suite/a.yaml", Agent: runner.AgentInfo{Name: agent}, Attempt: attempt, Status: status, Retried: retried}
+	res := func(name, agent string, attempt int, status report.Status, retried bool) report.Result {
+		return report.Result{Name: name, File: "./suite/a.yaml", Agent: report.AgentInfo{Name: agent}, Attempt: attempt, Status: status, Retried: retried}
 	}
-	rep := runner.Report{SchemaVersion: runner.SchemaVersion, Scenarios: []runner.Result{
-		res("login", "claude", 1, runner.StatusPassed, false),
-		res("login", "claude", 2, runner.StatusFailed, false), // one failed attempt: rerun
-		res("login", "codex", 1, runner.StatusPassed, false),
-		res("flaky", "", 0, runner.StatusFailed, true), // retried, then passed
-		res("flaky", "", 0, runner.StatusPassed, false),
-		res("crash", "", 0, runner.StatusError, false),
+	rep := report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{
+		res("login", "claude", 1, report.StatusPassed, false),
+		res("login", "claude", 2, report.StatusFailed, false), // one failed attempt: rerun
+		res("login", "codex", 1, report.StatusPassed, false),
+		res("flaky", "", 0, report.StatusFailed, true), // retried, then passed
+		res("flaky", "", 0, report.StatusPassed, false),
+		res("crash", "", 0, report.StatusError, false),
 	}}
 	f, err := os.Create("prev.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := output.JSON(f, rep); err != nil {
+	if err := report.Write(f, rep); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
-	set, err := readRerun("prev.json")
+	set, err := report.ReadRerun("prev.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +44,7 @@ func TestRerunMatchesFileNameAndAgent(t *testing.T) {
 		return &scenario.Scenario{Name: name, File: file, Agent: scenario.Agent{Name: agent}}
 	}
 	var got []string
-	for _, s := range set.filter([]*scenario.Scenario{
+	for _, s := range set.Filter([]*scenario.Scenario{
 		sc("suite/a.yaml", "login", "claude"), sc("suite/a.yaml", "login", "codex"),
 		sc(abs, "flaky", ""), sc(abs, "crash", ""), sc("suite/b.yaml", "crash", ""),
 	}) {

@@ -1,7 +1,19 @@
-package runner
+// Package report is what a run produced, and the results file that keeps
+// it. A Report holds the result of every scenario, turn by turn, with
+// statuses, stop reasons and cancel causes, as the runner returns it and
+// every format prints it. Results is the JSON document of a report (its
+// turns keyed by stop reason, a Summary, PassRates when attempts or agents
+// compare): Write writes it, Read reads it back (schemaVersion 1 too, as the
+// current version says it), and Merge combines the results of shards into
+// those of the whole run. Rerun is what did not pass in a results file,
+// for run --rerun-failed. TranscriptName is the one rule for where a
+// scenario's transcript is: run names it so, and TranscriptFinder looks it
+// up.
+package report
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -85,7 +97,7 @@ type AgentInfo struct {
 const (
 	// StopClean: the scenario ended cleanly (every turn answered with a
 	// stop reason, none cancelled, session/close answered or not offered):
-	// its stdin was closed, and SIGTERM followed cleanEndWait later, then
+	// its stdin was closed, and SIGTERM followed 50 ms later, then
 	// SIGKILL after killGrace.
 	StopClean = "clean"
 	// StopGrace: after anything else, SIGTERM followed killGrace after the
@@ -194,6 +206,19 @@ type Result struct {
 // rates take only these.
 func (r Result) Verdict() bool { return !r.Retried }
 
+// Label names r: the scenario, then its agent when it has a name, then
+// its attempt from the second on ("login [claude] #2").
+func (r Result) Label() string {
+	s := r.Name
+	if r.Agent.Name != "" {
+		s += " [" + r.Agent.Name + "]"
+	}
+	if r.Attempt > 1 {
+		s += " #" + strconv.Itoa(r.Attempt)
+	}
+	return s
+}
+
 // WorkspaceResult describes an attempt's workspace and what the agent
 // changed in it.
 type WorkspaceResult struct {
@@ -289,8 +314,8 @@ type TurnResult struct {
 	// were not kept (--no-text); Updates still counts the chunks.
 	TextOmitted bool `json:"textOmitted,omitempty"`
 	// UnknownUpdates keeps, as received, the updates of kinds acprun does
-	// not know (an unstable or vendor variant): the first maxUnknown of the
-	// turn; Updates counts them all.
+	// not know (an unstable or vendor variant): the first 20 of the turn;
+	// Updates counts them all.
 	UnknownUpdates []json.RawMessage `json:"unknownUpdates,omitempty"`
 	// Warnings about this turn, e.g. a prompt part the agent cannot take.
 	Warnings []string `json:"warnings,omitempty"`
@@ -388,4 +413,65 @@ type Usage struct {
 	ContextSize int64   `json:"contextSize,omitempty"`
 	Cost        float64 `json:"cost,omitempty"`
 	Currency    string  `json:"currency,omitempty"`
+}
+
+// SessionSetting is one setting acprun made in the session before the
+// first turn (agent.mode, agent.model, agent.config), in the order made.
+type SessionSetting struct {
+	// Key is the scenario key that asked for it: "mode", "model" or
+	// "config.ID".
+	Key string `json:"key"`
+	// ConfigID is the config option set; "" for session/set_model and
+	// session/set_mode.
+	ConfigID string `json:"configId,omitempty"`
+	// Value is what was sent: a value id, a model or mode id, or a bool
+	// (a boolean option).
+	Value any `json:"value"`
+	// Method is session/set_config_option, session/set_model or
+	// session/set_mode.
+	Method string `json:"method"`
+}
+
+// SessionResult says how a scenario that resumes its session opened it.
+type SessionResult struct {
+	// StateFile is the state file and Key the scenario's entry in it.
+	StateFile string `json:"stateFile"`
+	Key       string `json:"key"`
+	// Recorded is the session id the state file held for Key; "" when it
+	// held none (the first run).
+	Recorded string `json:"recorded,omitempty"`
+	// Method is how the session was opened: session/load, session/resume
+	// or session/new; "" when the agent never got that far.
+	Method string `json:"method,omitempty"`
+	// SessionID is the session the turns ran in.
+	SessionID string `json:"sessionId,omitempty"`
+	// Resumed is set when the recorded session was continued.
+	Resumed bool `json:"resumed"`
+	// Fallback says why a recorded session was not continued (a new one
+	// was opened instead); a warning says it too.
+	Fallback string `json:"fallback,omitempty"`
+	// History is what session/load replayed before the first turn: the
+	// session's earlier conversation, not part of any turn.
+	History *History `json:"history,omitempty"`
+	// Saved is set once SessionID was written to the state file;
+	// SaveError says why it could not be.
+	Saved     bool   `json:"saved"`
+	SaveError string `json:"saveError,omitempty"`
+}
+
+// History is the conversation an agent replayed on session/load.
+type History struct {
+	// Updates counts the replayed session/update notifications by kind.
+	Updates map[string]int `json:"updates"`
+	// Messages are the replayed user and agent messages, their chunks
+	// joined: the first 200 of them.
+	Messages []HistoryMessage `json:"messages,omitempty"`
+	// MessagesDropped counts the messages beyond those.
+	MessagesDropped int `json:"messagesDropped,omitempty"`
+}
+
+// HistoryMessage is one replayed message.
+type HistoryMessage struct {
+	Role string `json:"role"` // user | agent
+	Text string `json:"text"`
 }

@@ -1,11 +1,12 @@
-package output
+package report
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
-	"sort"
-
-	"github.com/acprun/acprun/runner"
+	"time"
 )
 
 // TurnRef names one turn of one scenario result in byStopReason. Agent
@@ -18,7 +19,7 @@ type TurnRef struct {
 	// Attempt counts from 1 when scenarios were repeated; 0 (left out)
 	// when each ran once.
 	Attempt int `json:"attempt,omitempty"`
-	// Retry is the result's retry (see runner.Result.Retry).
+	// Retry is the result's retry (see Result.Retry).
 	Retry int `json:"retry,omitempty"`
 	Turn  int `json:"turn"`
 }
@@ -55,7 +56,8 @@ type Summary struct {
 }
 
 // Results is the JSON document acprun writes (schemaVersion
-// runner.SchemaVersion).
+// SchemaVersion): the report, with its turns keyed by stop reason and a
+// summary.
 type Results struct {
 	SchemaVersion  int                  `json:"schemaVersion"`
 	StartedAt      string               `json:"startedAt"`
@@ -64,13 +66,13 @@ type Results struct {
 	PolicyOverride string               `json:"policyOverride,omitempty"`
 	ByStopReason   map[string][]TurnRef `json:"byStopReason"`
 	Summary        Summary              `json:"summary"`
-	Scenarios      []runner.Result      `json:"scenarios"`
+	Scenarios      []Result             `json:"scenarios"`
 }
 
 // NewResults builds the JSON document of a report.
-func NewResults(rep runner.Report) Results {
+func NewResults(rep Report) Results {
 	res := Results{
-		SchemaVersion:  runner.SchemaVersion,
+		SchemaVersion:  SchemaVersion,
 		StartedAt:      rep.StartedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 		DurationMs:     rep.Duration.Milliseconds(),
 		Interrupted:    rep.Interrupted,
@@ -80,11 +82,11 @@ func NewResults(rep runner.Report) Results {
 		Scenarios:      rep.Scenarios,
 	}
 	if res.Scenarios == nil {
-		res.Scenarios = []runner.Result{}
+		res.Scenarios = []Result{}
 	}
 	for _, sc := range rep.Scenarios {
 		for _, t := range sc.Turns {
-			if t.StopReason == runner.OutcomeSkipped {
+			if t.StopReason == OutcomeSkipped {
 				continue
 			}
 			res.ByStopReason[t.StopReason] = append(res.ByStopReason[t.StopReason], TurnRef{
@@ -96,7 +98,7 @@ func NewResults(rep runner.Report) Results {
 }
 
 // Summarize counts the scenarios and turns of a report.
-func Summarize(rep runner.Report) Summary {
+func Summarize(rep Report) Summary {
 	s := Summary{Turns: map[string]int{}, DurationMs: rep.Duration.Milliseconds()}
 	for _, sc := range rep.Scenarios {
 		s.Allowed += sc.Allowed
@@ -114,11 +116,11 @@ func Summarize(rep runner.Report) Summary {
 		}
 		s.Scenarios++
 		switch sc.Status {
-		case runner.StatusPassed:
+		case StatusPassed:
 			s.Passed++
-		case runner.StatusFailed:
+		case StatusFailed:
 			s.Failed++
-		case runner.StatusInterrupted:
+		case StatusInterrupted:
 			s.Interrupted++
 			if sc.NotRun {
 				s.NotRun++
@@ -131,13 +133,9 @@ func Summarize(rep runner.Report) Summary {
 	return s
 }
 
-// JSON writes the report as indented JSON.
-func JSON(w io.Writer, rep runner.Report) error {
-	return WriteResults(w, NewResults(rep))
-}
-
-// WriteResults writes results as indented JSON, as JSON does.
-func WriteResults(w io.Writer, res Results) error {
+// Write writes the results of rep as indented JSON.
+func Write(w io.Writer, rep Report) error {
+	res := NewResults(rep)
 	// Indented on the way out: encoding/json's own indenting would make a
 	// second copy of results that may hold megabytes of agent text. For the
 	// same reason the long texts of turns are written from the strings
@@ -157,12 +155,88 @@ func WriteResults(w io.Writer, res Results) error {
 	return in.Flush()
 }
 
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// Read decodes a results document written by acprun run or acprun
+// merge. Its schemaVersion must be SchemaVersion or 1, which is
+// read as the current version says it (see upgradeV1). The Duration
+// fields, which JSON leaves out, are set from the durationMs fields, so the
+// results print as the run's did.
+func Read(r io.Reader) (Results, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Results{}, err
 	}
-	sort.Strings(keys)
-	return keys
+	if len(bytes.TrimSpace(data)) == 0 {
+		return Results{}, errors.New("empty file, not acprun results")
+	}
+	var res Results
+	if err := json.Unmarshal(data, &res); err != nil {
+		return Results{}, fmt.Errorf("not acprun results: %w", err)
+	}
+	switch res.SchemaVersion {
+	case SchemaVersion, 1:
+	case 0:
+		return Results{}, errors.New("not acprun results: no schemaVersion")
+	default:
+		return Results{}, fmt.Errorf("schemaVersion %d is not supported (want 1 to %d)", res.SchemaVersion, SchemaVersion)
+	}
+	if res.StartedAt != "" {
+		if _, err := time.Parse(time.RFC3339Nano, res.StartedAt); err != nil {
+			return Results{}, fmt.Errorf("startedAt: %w", err)
+		}
+	}
+	for i := range res.Scenarios {
+		sc := &res.Scenarios[i]
+		sc.Duration = time.Duration(sc.DurationMs) * time.Millisecond
+		for j := range sc.Turns {
+			t := &sc.Turns[j]
+			t.Duration = time.Duration(t.DurationMs) * time.Millisecond
+		}
+	}
+	if res.SchemaVersion == 1 {
+		upgradeV1(&res)
+	}
+	return res, nil
+}
+
+// upgradeV1 reads results of schemaVersion 1 as the current version
+// writes them: a scenario that never started (notRun, status error then),
+// or one acprun cut short by cancelling a turn for an interrupt, the run's
+// --timeout or --fail-fast (whatever its status then, passed included),
+// is interrupted; the summary is counted again.
+func upgradeV1(res *Results) {
+	for i := range res.Scenarios {
+		sc := &res.Scenarios[i]
+		if sc.NotRun {
+			sc.Status = StatusInterrupted
+			continue
+		}
+		for _, t := range sc.Turns {
+			if !ExternalCause(t.CancelCause) {
+				continue
+			}
+			cut := fmt.Sprintf("acprun cancelled turn %d after %s", t.Index, t.CancelCause)
+			if sc.Error != "" {
+				cut += " (" + sc.Error + ")"
+			}
+			sc.Status, sc.Error, sc.StartFailed = StatusInterrupted, cut, false
+			break
+		}
+	}
+	res.SchemaVersion = SchemaVersion
+	res.Summary = Summarize(res.Report())
+}
+
+// Report turns results back into the report they were made from, as far as
+// JSON keeps it: durations have millisecond precision, and an unparsable
+// startedAt is the zero time.
+func (r Results) Report() Report {
+	started, _ := time.Parse(time.RFC3339Nano, r.StartedAt)
+	return Report{
+		SchemaVersion:  r.SchemaVersion,
+		StartedAt:      started,
+		Duration:       time.Duration(r.DurationMs) * time.Millisecond,
+		Interrupted:    r.Interrupted,
+		PolicyOverride: r.PolicyOverride,
+		Scenarios:      r.Scenarios,
+	}
 }

@@ -1,10 +1,11 @@
-package output_test
+package progress_test
 
 import (
 	"bytes"
 	"errors"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -12,7 +13,9 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/internal/vt"
-	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/output/progress"
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/report/reporttest"
 	"github.com/acprun/acprun/runner"
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
@@ -21,14 +24,14 @@ import (
 
 // playRun tells obs about the sample report as the runner would.
 func playRun(obs runner.Observer) {
-	rep := sampleReport()
+	rep := reporttest.Sample()
 	for _, r := range rep.Scenarios[:2] {
 		ref := runner.Ref{Name: r.Name, File: r.File, Line: r.Line, Agent: r.Agent.Name}
 		obs.ScenarioStarted(ref)
 		for _, t := range r.Turns {
 			if ts, ok := obs.(interface {
 				TurnStarted(runner.Ref, int)
-			}); ok && t.StopReason != runner.OutcomeSkipped {
+			}); ok && t.StopReason != report.OutcomeSkipped {
 				ts.TurnStarted(ref, t.Index)
 			}
 			for _, p := range t.Permissions {
@@ -45,14 +48,14 @@ func playRun(obs runner.Observer) {
 	}
 }
 
-// TestProgressPlain checks what Progress writes when stderr is not a
+// TestProgressPlain checks what the Printer writes when stderr is not a
 // terminal: one plain line per scenario, more with Verbose, none with
 // Quiet, and never a bar.
 func TestProgressPlain(t *testing.T) {
 	noColor(t)
 	tests := []struct {
 		name string
-		opts output.ProgressOptions
+		opts progress.Options
 		want string
 	}{
 		{
@@ -62,7 +65,7 @@ func TestProgressPlain(t *testing.T) {
 		},
 		{
 			name: "verbose",
-			opts: output.ProgressOptions{Verbose: true},
+			opts: progress.Options{Verbose: true},
 			want: `[basic] turn 1 started
 [basic] permission allow: "Read main.go" (read; rule allow[0])
 [basic] turn 1: end_turn (1.1s)
@@ -80,16 +83,16 @@ FAIL refuses <politely> [claude] #2 (end_turn, cancelled after turnTimeout, skip
 		},
 		{
 			name: "dots",
-			opts: output.ProgressOptions{Dots: true},
+			opts: progress.Options{Dots: true},
 			want: ".F\n",
 		},
-		{name: "quiet", opts: output.ProgressOptions{Quiet: true, Verbose: true}},
-		{name: "quiet terminal", opts: output.ProgressOptions{Quiet: true, Terminal: true}},
+		{name: "quiet", opts: progress.Options{Quiet: true, Verbose: true}},
+		{name: "quiet terminal", opts: progress.Options{Quiet: true, Terminal: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			p := output.NewProgress(&buf, 2, tt.opts)
+			p := progress.NewPrinter(&buf, 2, tt.opts)
 			playRun(p)
 			p.Finish()
 			if diff := cmp.Diff(tt.want, buf.String()); diff != "" {
@@ -104,8 +107,8 @@ FAIL refuses <politely> [claude] #2 (end_turn, cancelled after turnTimeout, skip
 func TestProgressErrorLine(t *testing.T) {
 	noColor(t)
 	var buf bytes.Buffer
-	p := output.NewProgress(&buf, 1, output.ProgressOptions{})
-	r := sampleReport().Scenarios[2]
+	p := progress.NewPrinter(&buf, 1, progress.Options{})
+	r := reporttest.Sample().Scenarios[2]
 	p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
 	if got, want := buf.String(), "ERROR crash (agent_exited, skipped, 321ms)\n"; got != want {
 		t.Errorf("line = %q; want %q", got, want)
@@ -136,23 +139,23 @@ func TestProgressTerminal(t *testing.T) {
 	}
 	has := func(sub string) func(string) bool { return func(s string) bool { return strings.Contains(s, sub) } }
 
-	p := output.NewProgress(tty, 3, output.ProgressOptions{Terminal: true, Verbose: true, Size: func() (int, int) { return cols, rows }})
+	p := progress.NewPrinter(tty, 3, progress.Options{Terminal: true, Verbose: true, Size: func() (int, int) { return cols, rows }})
 	t.Cleanup(p.Finish) // when the test fails before it does
 	waitFor("the empty bar", has("] 0/3  0 running"))
-	rep := sampleReport()
+	rep := reporttest.Sample()
 	a := runner.Ref{Name: "basic", Turns: 2}
 	b := runner.Ref{Name: "other", Agent: "claude", Attempt: 2, Turns: 1}
 	p.ScenarioStarted(a)
 	p.ScenarioStarted(b)
 	p.TurnStarted(a, 1)
 	waitFor("the running scenarios", func(s string) bool {
-		return regexpMatch(`(?m)^  basic  turn 1/2  \d+s\n  other@claude #2  starting  \d+s\n\[ +\] 0/3  2 running  \d+s$`, s)
+		return regexp.MustCompile(`(?m)^  basic  turn 1/2  \d+s\n  other@claude #2  starting  \d+s\n\[ +\] 0/3  2 running  \d+s$`).MatchString(s)
 	})
 	p.Update(b, runner.Update{Kind: runner.UpdateText, Text: "evil \x1b]0;title\x07 text"})
 	waitFor("a streamed line", has(`[other@claude #2] text: evil \x1b]0;title\x07 text`))
 	p.ScenarioFinished(a, rep.Scenarios[0])
 	waitFor("the PASS line and the bar", func(s string) bool {
-		return regexpMatch(`(?m)^PASS basic \(end_turn, 1.23s, 1 allowed, 0 denied\)\n  other@claude #2  starting  \d+s\n\[=+> +\] 1/3  1 running  \d+s$`, s)
+		return regexp.MustCompile(`(?m)^PASS basic \(end_turn, 1.23s, 1 allowed, 0 denied\)\n  other@claude #2  starting  \d+s\n\[=+> +\] 1/3  1 running  \d+s$`).MatchString(s)
 	})
 	p.Warning(b, "slow agent")
 	p.ScenarioFinished(b, rep.Scenarios[1])
@@ -186,7 +189,7 @@ func TestProgressNoBarOnPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	p := output.NewProgress(w, 2, output.ProgressOptions{Terminal: false})
+	p := progress.NewPrinter(w, 2, progress.Options{Terminal: false})
 	playRun(p)
 	p.Finish()
 	w.Close()
@@ -212,13 +215,13 @@ type recorder struct {
 func (r *recorder) ScenarioStarted(j runner.Ref) {
 	r.calls = append(r.calls, "started "+j.Name)
 }
-func (r *recorder) TurnFinished(j runner.Ref, t runner.TurnResult) {
+func (r *recorder) TurnFinished(j runner.Ref, t report.TurnResult) {
 	r.calls = append(r.calls, "turn "+t.StopReason)
 }
-func (r *recorder) PermissionDecided(j runner.Ref, p runner.Permission) {
+func (r *recorder) PermissionDecided(j runner.Ref, p report.Permission) {
 	r.calls = append(r.calls, "permission "+p.Decision)
 }
-func (r *recorder) ScenarioFinished(j runner.Ref, res runner.Result) {
+func (r *recorder) ScenarioFinished(j runner.Ref, res report.Result) {
 	r.calls = append(r.calls, "finished "+string(res.Status))
 }
 
@@ -232,14 +235,14 @@ func (r *recorder) Warning(j runner.Ref, msg string) {
 // TestObservers checks that every call reaches every observer in turn.
 func TestObservers(t *testing.T) {
 	basic, full := &recorder{}, &recorder{}
-	obs := output.Observers(basic, nil, full)
+	obs := progress.Observers(basic, nil, full)
 	ref := runner.Ref{Name: "s"}
 	obs.ScenarioStarted(ref)
 	obs.TurnStarted(ref, 1)
-	obs.PermissionDecided(ref, runner.Permission{Decision: "allow"})
-	obs.TurnFinished(ref, runner.TurnResult{StopReason: "end_turn"})
+	obs.PermissionDecided(ref, report.Permission{Decision: "allow"})
+	obs.TurnFinished(ref, report.TurnResult{StopReason: "end_turn"})
 	obs.Warning(ref, "w")
-	obs.ScenarioFinished(ref, runner.Result{Status: runner.StatusPassed})
+	obs.ScenarioFinished(ref, report.Result{Status: report.StatusPassed})
 
 	wantBasic := []string{"started s", "turn started", "permission allow", "turn end_turn", "warning w", "finished passed"}
 	wantFull := []string{"started s", "turn started", "permission allow", "turn end_turn", "warning w", "finished passed"}
@@ -256,8 +259,8 @@ func TestObservers(t *testing.T) {
 func TestProgressDotsWrap(t *testing.T) {
 	noColor(t)
 	var buf bytes.Buffer
-	p := output.NewProgress(&buf, 81, output.ProgressOptions{Dots: true})
-	r := sampleReport().Scenarios[0]
+	p := progress.NewPrinter(&buf, 81, progress.Options{Dots: true})
+	r := reporttest.Sample().Scenarios[0]
 	for range 81 {
 		p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
 	}
@@ -283,10 +286,10 @@ func (r *streamRecorder) Update(j runner.Ref, u runner.Update) {
 // observers does, and passes them to those only.
 func TestObserversUpdates(t *testing.T) {
 	off, on := &streamRecorder{}, &streamRecorder{wants: true}
-	if output.Observers(off, &recorder{}).(runner.UpdateObserver).WantsUpdates() {
+	if progress.Observers(off, &recorder{}).(runner.UpdateObserver).WantsUpdates() {
 		t.Error("WantsUpdates with no observer wanting them")
 	}
-	obs := output.Observers(off, on, &recorder{}).(runner.UpdateObserver)
+	obs := progress.Observers(off, on, &recorder{}).(runner.UpdateObserver)
 	if !obs.WantsUpdates() {
 		t.Fatal("no WantsUpdates with an observer wanting them")
 	}

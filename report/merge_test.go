@@ -1,4 +1,4 @@
-package output_test
+package report_test
 
 import (
 	"bytes"
@@ -9,16 +9,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/report/reporttest"
 	"github.com/google/go-cmp/cmp"
 )
 
 // writeJSON writes rep's JSON results to a file in dir and returns its path.
-func writeJSON(t *testing.T, dir, name string, rep runner.Report) string {
+func writeJSON(t *testing.T, dir, name string, rep report.Report) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := output.JSON(&buf, rep); err != nil {
+	if err := report.Write(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, name)
@@ -28,11 +28,12 @@ func writeJSON(t *testing.T, dir, name string, rep runner.Report) string {
 	return path
 }
 
-// decoded is results as generic JSON, to compare documents after decoding.
-func decoded(t *testing.T, res output.Results) map[string]any {
+// decoded is the results of rep as generic JSON, to compare documents
+// after decoding.
+func decoded(t *testing.T, rep report.Report) map[string]any {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := output.WriteResults(&buf, res); err != nil {
+	if err := report.Write(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	var m map[string]any
@@ -44,7 +45,7 @@ func decoded(t *testing.T, res output.Results) map[string]any {
 
 // shard returns a copy of rep with the scenarios at the given indexes and
 // its own times.
-func shard(rep runner.Report, start time.Time, d time.Duration, idx ...int) runner.Report {
+func shard(rep report.Report, start time.Time, d time.Duration, idx ...int) report.Report {
 	s := rep
 	s.StartedAt, s.Duration = start, d
 	s.Scenarios = nil
@@ -58,7 +59,7 @@ func shard(rep runner.Report, start time.Time, d time.Duration, idx ...int) runn
 // the unsharded run's results, apart from the run's times, which are the
 // earliest start and the longest duration.
 func TestMergeShards(t *testing.T) {
-	full := sampleReport()
+	full := reporttest.Sample()
 	dir := t.TempDir()
 	t0 := full.StartedAt
 	paths := []string{
@@ -66,21 +67,20 @@ func TestMergeShards(t *testing.T) {
 		writeJSON(t, dir, "b.json", shard(full, t0.Add(2*time.Second), 9*time.Second, 3, 1)),
 		writeJSON(t, dir, "a.json", shard(full, t0.Add(time.Second), 20*time.Second, 2, 0)),
 	}
-	got, err := output.MergeFiles(paths)
+	got, err := report.MergeFiles(paths)
 	if err != nil {
 		t.Fatalf("MergeFiles: %v", err)
 	}
-	want := output.NewResults(full)
-	want.StartedAt = "2026-03-14T09:26:54.589Z"
-	want.DurationMs = 20_000
-	want.Summary.DurationMs = 20_000
+	want := full
+	want.StartedAt = time.Date(2026, 3, 14, 9, 26, 54, 589_000_000, time.UTC)
+	want.Duration = 20 * time.Second
 	if diff := cmp.Diff(decoded(t, want), decoded(t, got)); diff != "" {
 		t.Errorf("merged results (-want +got):\n%s", diff)
 	}
 
 	// Merging the merged results again changes nothing.
-	merged := writeJSON(t, dir, "merged.json", got.Report())
-	again, err := output.MergeFiles([]string{merged})
+	merged := writeJSON(t, dir, "merged.json", got)
+	again, err := report.MergeFiles([]string{merged})
 	if err != nil {
 		t.Fatalf("MergeFiles(merged): %v", err)
 	}
@@ -91,21 +91,18 @@ func TestMergeShards(t *testing.T) {
 
 // TestMergeFlags checks interrupted and policyOverride across shards.
 func TestMergeFlags(t *testing.T) {
-	full := sampleReport()
+	full := reporttest.Sample()
 	a := shard(full, full.StartedAt, time.Second, 0)
 	b := shard(full, full.StartedAt, time.Second, 1)
 	b.Interrupted = true
 	b.PolicyOverride = "--deny-all"
 	c := shard(full, full.StartedAt, time.Second, 2)
 	c.PolicyOverride = "--deny-all"
-	var shards []output.Results
-	for _, r := range []runner.Report{a, b, c} {
-		shards = append(shards, output.NewResults(r))
-	}
-	got, err := output.Merge(shards...)
+	rep, err := report.Merge(a, b, c)
 	if err != nil {
 		t.Fatalf("Merge: %v", err)
 	}
+	got := report.NewResults(rep)
 	if !got.Interrupted || got.PolicyOverride != "--deny-all" {
 		t.Errorf("Merge: interrupted %v, policyOverride %q; want true, --deny-all", got.Interrupted, got.PolicyOverride)
 	}
@@ -114,40 +111,10 @@ func TestMergeFlags(t *testing.T) {
 	}
 }
 
-// TestResultsRoundTrip checks that results read back print the same text
-// summary and JUnit as the report they came from.
-func TestResultsRoundTrip(t *testing.T) {
-	noColor(t)
-	rep := sampleReport()
-	var js bytes.Buffer
-	if err := output.JSON(&js, rep); err != nil {
-		t.Fatal(err)
-	}
-	res, err := output.ReadResults(&js)
-	if err != nil {
-		t.Fatalf("ReadResults: %v", err)
-	}
-	for name, format := range map[string]func(*bytes.Buffer, runner.Report) error{
-		"text":  func(b *bytes.Buffer, r runner.Report) error { return output.Text(b, r) },
-		"junit": func(b *bytes.Buffer, r runner.Report) error { return output.JUnit(b, r) },
-	} {
-		var want, got bytes.Buffer
-		if err := format(&want, rep); err != nil {
-			t.Fatal(err)
-		}
-		if err := format(&got, res.Report()); err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(want.String(), got.String()); diff != "" {
-			t.Errorf("%s of the results read back (-want +got):\n%s", name, diff)
-		}
-	}
-}
-
 // TestMergeErrors checks that bad input files are refused, naming the file.
 func TestMergeErrors(t *testing.T) {
 	dir := t.TempDir()
-	good := writeJSON(t, dir, "good.json", sampleReport())
+	good := writeJSON(t, dir, "good.json", reporttest.Sample())
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
@@ -172,7 +139,7 @@ func TestMergeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := output.MergeFiles(tt.paths)
+			_, err := report.MergeFiles(tt.paths)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("MergeFiles = %v; want an error containing %q", err, tt.want)
 			}
@@ -180,67 +147,43 @@ func TestMergeErrors(t *testing.T) {
 	}
 }
 
-// TestReadResultsVersion1: results of schemaVersion 1 are read as the
-// current version writes them: a scenario not run, or cut short by a
-// cancel for an interrupt, the run's --timeout or --fail-fast (even one
-// version 1 called passed), is interrupted, and the summary counts it so.
-func TestReadResultsVersion1(t *testing.T) {
-	doc := `{"schemaVersion": 1, "summary": {"scenarios": 4, "passed": 2, "errored": 2, "notRun": 1}, "scenarios": [
-		{"name": "cut", "file": "s.yaml", "line": 1, "status": "passed", "turns": [
-			{"index": 1, "stopReason": "cancelled", "cancelCause": "runTimeout"}, {"index": 2, "stopReason": "skipped"}]},
-		{"name": "timed", "file": "s.yaml", "line": 5, "status": "passed", "turns": [
-			{"index": 1, "stopReason": "cancelled", "cancelCause": "turnTimeout"}]},
-		{"name": "start", "file": "s.yaml", "line": 9, "status": "error", "startFailed": true, "error": "initialize: context canceled", "turns": [
-			{"index": 1, "stopReason": "skipped", "cancelCause": "failFast"}]},
-		{"name": "never", "file": "s.yaml", "line": 13, "status": "error", "notRun": true, "error": "not run: interrupted first", "turns": [
-			{"index": 1, "stopReason": "skipped"}]}]}`
-	res, err := output.ReadResults(strings.NewReader(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	type got struct {
-		Status      runner.Status
-		Error       string
-		StartFailed bool
-	}
-	var gots []got
-	for _, sc := range res.Scenarios {
-		gots = append(gots, got{sc.Status, sc.Error, sc.StartFailed})
-	}
-	want := []got{
-		{runner.StatusInterrupted, "acprun cancelled turn 1 after runTimeout", false},
-		{runner.StatusPassed, "", false},
-		{runner.StatusInterrupted, "acprun cancelled turn 1 after failFast (initialize: context canceled)", false},
-		{runner.StatusInterrupted, "not run: interrupted first", false},
-	}
-	if diff := cmp.Diff(want, gots); diff != "" {
-		t.Errorf("scenarios read (-want +got):\n%s", diff)
-	}
-	s := res.Summary
-	if res.SchemaVersion != runner.SchemaVersion || s.Passed != 1 || s.Errored != 0 || s.Interrupted != 3 || s.NotRun != 1 {
-		t.Errorf("schemaVersion %d, summary %+v; want %d, 1 passed, 3 interrupted (1 not run)", res.SchemaVersion, s, runner.SchemaVersion)
-	}
-}
-
 // TestMergeKeepsAgentAndAttempt merges shards of a matrix and repeated run
 // (each shard holding some attempts of some agents): byStopReason still
 // names the agent and attempt of every turn, and the warnings are counted.
 func TestMergeKeepsAgentAndAttempt(t *testing.T) {
-	full := matrixReport()
+	full := reporttest.Matrix()
 	dir := t.TempDir()
 	t0 := full.StartedAt
 	paths := []string{
 		writeJSON(t, dir, "2.json", shard(full, t0, full.Duration, 3, 1, 4)),
 		writeJSON(t, dir, "1.json", shard(full, t0, full.Duration, 2, 0)),
 	}
-	got, err := output.MergeFiles(paths)
+	rep, err := report.MergeFiles(paths)
 	if err != nil {
 		t.Fatalf("MergeFiles: %v", err)
 	}
-	if diff := cmp.Diff(wantMatrixRefs, got.ByStopReason); diff != "" {
+	got := report.NewResults(rep)
+	if diff := cmp.Diff(reporttest.MatrixRefs(), got.ByStopReason); diff != "" {
 		t.Errorf("merged byStopReason (-want +got):\n%s", diff)
 	}
 	if got.Summary.Warnings != 6 {
 		t.Errorf("merged summary.warnings = %d, want 6", got.Summary.Warnings)
+	}
+}
+
+func TestMergeKeepsEveryTry(t *testing.T) {
+	rep := reporttest.Retried()
+	a, b := rep, rep
+	a.Scenarios, b.Scenarios = rep.Scenarios[:3], rep.Scenarios[3:]
+	res, err := report.Merge(b, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, sc := range res.Scenarios {
+		got = append(got, sc.Name+string(rune('0'+sc.Attempt))+string(rune('0'+sc.Retry)))
+	}
+	if diff := cmp.Diff([]string{"broken00", "broken01", "flaky10", "flaky11", "flaky20"}, got); diff != "" {
+		t.Errorf("merged (-want +got):\n%s", diff)
 	}
 }

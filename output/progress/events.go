@@ -1,4 +1,4 @@
-package output
+package progress
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/runner"
 )
 
@@ -43,7 +44,7 @@ type Event struct {
 	Error       string   `json:"error,omitempty"`    // also scenario_finished
 
 	// permission
-	Permission *runner.Permission `json:"permission,omitempty"`
+	Permission *report.Permission `json:"permission,omitempty"`
 
 	// warning
 	Message string `json:"message,omitempty"`
@@ -56,7 +57,7 @@ type Event struct {
 	Retried bool `json:"retried,omitempty"`
 
 	// scenario_finished
-	Status runner.Status `json:"status,omitempty"`
+	Status report.Status `json:"status,omitempty"`
 }
 
 // Events writes one JSON line per event (JSONL) as it happens. Each line is
@@ -119,7 +120,7 @@ func (e *Events) ScenarioStarted(j runner.Ref) {
 }
 
 // TurnStarted writes a turn_started event; turn counts from 1, as
-// runner.TurnResult.Index.
+// report.TurnResult.Index.
 func (e *Events) TurnStarted(j runner.Ref, turn int) {
 	ev := jobEvent(EventTurnStarted, j)
 	ev.Turn = turn
@@ -127,7 +128,7 @@ func (e *Events) TurnStarted(j runner.Ref, turn int) {
 }
 
 // TurnFinished writes a turn_finished event.
-func (e *Events) TurnFinished(j runner.Ref, t runner.TurnResult) {
+func (e *Events) TurnFinished(j runner.Ref, t report.TurnResult) {
 	ev := jobEvent(EventTurnFinished, j)
 	ev.Turn = t.Index
 	ev.StopReason = t.StopReason
@@ -141,7 +142,7 @@ func (e *Events) TurnFinished(j runner.Ref, t runner.TurnResult) {
 }
 
 // PermissionDecided writes a permission event.
-func (e *Events) PermissionDecided(j runner.Ref, p runner.Permission) {
+func (e *Events) PermissionDecided(j runner.Ref, p report.Permission) {
 	ev := jobEvent(EventPermission, j)
 	ev.Permission = &p
 	e.write(ev)
@@ -155,7 +156,7 @@ func (e *Events) Warning(j runner.Ref, msg string) {
 }
 
 // ScenarioFinished writes a scenario_finished event.
-func (e *Events) ScenarioFinished(j runner.Ref, r runner.Result) {
+func (e *Events) ScenarioFinished(j runner.Ref, r report.Result) {
 	ev := jobEvent(EventScenarioFinished, j)
 	ev.Scenario, ev.File, ev.Line, ev.Agent = r.Name, r.File, r.Line, r.Agent.Name
 	ev.Status = r.Status

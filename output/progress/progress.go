@@ -1,4 +1,9 @@
-package output
+// Package progress tells of a run as it happens, as a runner.Observer:
+// Printer shows it to a person (a line or a dot per finished scenario, or on
+// a terminal a live area of the running scenarios and a bar; -v streams
+// what the agents say), and Events writes it as JSONL for tools (--events).
+// Observers fans a run out to several of them.
+package progress
 
 import (
 	"fmt"
@@ -7,14 +12,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acprun/acprun/internal/termtext"
+	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/runner"
 	"github.com/fatih/color"
 )
 
-// ProgressOptions says how Progress shows a run.
-type ProgressOptions struct {
+// Options says how a Printer shows a run.
+type Options struct {
 	// Terminal draws the live area (running scenarios and a bar) below the
-	// PASS/FAIL lines; otherwise Progress writes one plain line per
+	// PASS/FAIL lines; otherwise the Printer writes one plain line per
 	// finished scenario. Set it when the writer is a terminal.
 	Terminal bool
 	// Quiet writes nothing at all.
@@ -32,7 +40,7 @@ type ProgressOptions struct {
 	Size func() (cols, rows int)
 }
 
-// Progress shows a run as it happens on a writer (stderr). It implements
+// Printer shows a run as it happens on a writer (stderr). It implements
 // runner.UpdateObserver, plus TurnStarted and Warning. On a terminal it
 // prints a PASS/FAIL line per finished scenario above a live area that
 // names the running scenarios (with their agent, turn and elapsed time)
@@ -41,19 +49,19 @@ type ProgressOptions struct {
 // (max_tokens, 3s)"), or with Dots one character. Call Finish when the run
 // ends: it clears the live area and stops redrawing it, or ends the line of
 // dots.
-type Progress struct {
+type Printer struct {
 	mu   sync.Mutex
 	w    io.Writer
-	opts ProgressOptions
+	opts Options
 	live *liveArea // nil when nothing is drawn
 	dots int       // dots written on the current line (Dots)
 }
 
-// NewProgress returns a Progress for a run of total scenario results,
+// NewPrinter returns a Printer for a run of total scenario results,
 // writing to w. When it draws the live area it redraws it on every event
 // and every second until Finish.
-func NewProgress(w io.Writer, total int, opts ProgressOptions) *Progress {
-	p := &Progress{w: w, opts: opts}
+func NewPrinter(w io.Writer, total int, opts Options) *Printer {
+	p := &Printer{w: w, opts: opts}
 	if opts.Quiet || !opts.Terminal || total <= 0 {
 		return p
 	}
@@ -63,7 +71,7 @@ func NewProgress(w io.Writer, total int, opts ProgressOptions) *Progress {
 
 // Finish prints what is left, clears the live area and stops redrawing
 // it. It may be called more than once.
-func (p *Progress) Finish() {
+func (p *Printer) Finish() {
 	if p.live != nil {
 		p.live.finish()
 	}
@@ -76,7 +84,7 @@ func (p *Progress) Finish() {
 }
 
 // ScenarioStarted shows j as running.
-func (p *Progress) ScenarioStarted(j runner.Ref) {
+func (p *Printer) ScenarioStarted(j runner.Ref) {
 	if p.live == nil {
 		return
 	}
@@ -88,7 +96,7 @@ func (p *Progress) ScenarioStarted(j runner.Ref) {
 
 // TurnStarted shows the turn j is in and notes, when verbose, that turn
 // (from 1) of j started.
-func (p *Progress) TurnStarted(j runner.Ref, turn int) {
+func (p *Printer) TurnStarted(j runner.Ref, turn int) {
 	if p.live != nil {
 		p.live.update(func(st *liveState) {
 			if rj := st.find(j); rj != nil {
@@ -101,7 +109,7 @@ func (p *Progress) TurnStarted(j runner.Ref, turn int) {
 
 // TurnFinished notes, when verbose, the turn's outcome; its tool calls
 // were streamed as they happened (Update).
-func (p *Progress) TurnFinished(j runner.Ref, t runner.TurnResult) {
+func (p *Printer) TurnFinished(j runner.Ref, t report.TurnResult) {
 	if !p.opts.Verbose || p.opts.Quiet {
 		return
 	}
@@ -109,11 +117,11 @@ func (p *Progress) TurnFinished(j runner.Ref, t runner.TurnResult) {
 	if t.CancelCause != "" {
 		outcome += " after " + t.CancelCause
 	}
-	if t.StopReason == runner.OutcomeSkipped {
+	if t.StopReason == report.OutcomeSkipped {
 		p.verbose(j, "turn %d: %s", t.Index, outcome)
 		return
 	}
-	p.verbose(j, "turn %d: %s (%s)", t.Index, outcome, duration(time.Duration(t.DurationMs)*time.Millisecond))
+	p.verbose(j, "turn %d: %s (%s)", t.Index, outcome, output.Duration(time.Duration(t.DurationMs)*time.Millisecond))
 	if t.Error != "" {
 		p.verbose(j, "turn %d: %s", t.Index, firstLine(t.Error))
 	}
@@ -122,13 +130,13 @@ func (p *Progress) TurnFinished(j runner.Ref, t runner.TurnResult) {
 	}
 }
 
-// WantsUpdates reports whether Progress streams what the agents say and
+// WantsUpdates reports whether the Printer streams what the agents say and
 // do: with Verbose, unless Quiet.
-func (p *Progress) WantsUpdates() bool { return p.opts.Verbose && !p.opts.Quiet }
+func (p *Printer) WantsUpdates() bool { return p.opts.Verbose && !p.opts.Quiet }
 
 // Update writes, when verbose, a line of an agent's text or thoughts, or
 // a tool call that started or changed status.
-func (p *Progress) Update(j runner.Ref, u runner.Update) {
+func (p *Printer) Update(j runner.Ref, u runner.Update) {
 	if !p.WantsUpdates() {
 		return
 	}
@@ -158,7 +166,7 @@ func (p *Progress) Update(j runner.Ref, u runner.Update) {
 
 // PermissionDecided notes, when verbose, how a permission request was
 // answered.
-func (p *Progress) PermissionDecided(j runner.Ref, perm runner.Permission) {
+func (p *Printer) PermissionDecided(j runner.Ref, perm report.Permission) {
 	what := perm.Title
 	if what == "" {
 		what = perm.ToolCallID
@@ -177,13 +185,13 @@ func (p *Progress) PermissionDecided(j runner.Ref, perm runner.Permission) {
 }
 
 // Warning notes, when verbose, a warning about j.
-func (p *Progress) Warning(j runner.Ref, msg string) {
+func (p *Printer) Warning(j runner.Ref, msg string) {
 	p.verbose(j, "warning: %s", firstLine(msg))
 }
 
 // ScenarioFinished writes the scenario's line: on a terminal above the
 // live area, which no longer shows it as running.
-func (p *Progress) ScenarioFinished(j runner.Ref, r runner.Result) {
+func (p *Printer) ScenarioFinished(j runner.Ref, r report.Result) {
 	if p.opts.Quiet {
 		return
 	}
@@ -191,7 +199,7 @@ func (p *Progress) ScenarioFinished(j runner.Ref, r runner.Result) {
 		// Control characters the agent sent (in a failure's excerpt, say)
 		// must not drive the terminal; the line's colours stay.
 		// A retried try is not counted: the bar counts attempts.
-		p.live.finished(j, printableSGR(finishedLine(r)), !r.Retried, r.Verdict() && r.Status != runner.StatusPassed && r.Status != runner.StatusInterrupted)
+		p.live.finished(j, termtext.PrintableSGR(output.Line(r)), !r.Retried, r.Verdict() && r.Status != report.StatusPassed && r.Status != report.StatusInterrupted)
 		return
 	}
 	if p.opts.Terminal {
@@ -203,7 +211,7 @@ func (p *Progress) ScenarioFinished(j runner.Ref, r runner.Result) {
 		p.writeDot(r)
 		return
 	}
-	fmt.Fprintln(p.w, finishedLine(r))
+	fmt.Fprintln(p.w, output.Line(r))
 }
 
 // dotsPerLine is where a line of dots is broken.
@@ -211,18 +219,18 @@ const dotsPerLine = 80
 
 // writeDot writes the character of a finished scenario (Dots). The
 // caller holds p.mu.
-func (p *Progress) writeDot(r runner.Result) {
-	dot := paint(color.FgGreen).Sprint(".")
+func (p *Printer) writeDot(r report.Result) {
+	dot := termtext.Paint(color.FgGreen).Sprint(".")
 	switch {
 	case r.Retried:
-		dot = paint(color.FgYellow).Sprint("r") // failed, and runs again
-	case r.Status == runner.StatusPassed:
-	case r.Status == runner.StatusFailed:
-		dot = paint(color.FgRed).Sprint("F")
-	case r.Status == runner.StatusInterrupted:
-		dot = paint(color.FgYellow).Sprint("I") // cut short: no verdict
+		dot = termtext.Paint(color.FgYellow).Sprint("r") // failed, and runs again
+	case r.Status == report.StatusPassed:
+	case r.Status == report.StatusFailed:
+		dot = termtext.Paint(color.FgRed).Sprint("F")
+	case r.Status == report.StatusInterrupted:
+		dot = termtext.Paint(color.FgYellow).Sprint("I") // cut short: no verdict
 	default:
-		dot = paint(color.FgRed).Sprint("E")
+		dot = termtext.Paint(color.FgRed).Sprint("E")
 	}
 	fmt.Fprint(p.w, dot)
 	if p.dots++; p.dots == dotsPerLine {
@@ -231,18 +239,14 @@ func (p *Progress) writeDot(r runner.Result) {
 	}
 }
 
-// finishedLine is the plain line of a finished scenario: its status,
-// label, stop reasons and duration (the summary explains failures).
-func finishedLine(r runner.Result) string { return scenarioLine(r, false) }
-
 // verbose writes one line when verbose, labelled "[name@agent] ", above
 // the live area if there is one. Control characters an agent sent are
 // escaped.
-func (p *Progress) verbose(j runner.Ref, format string, args ...any) {
+func (p *Printer) verbose(j runner.Ref, format string, args ...any) {
 	if !p.opts.Verbose || p.opts.Quiet {
 		return
 	}
-	line := printable("[" + refLabel(j) + "] " + fmt.Sprintf(format, args...))
+	line := termtext.Printable("[" + refLabel(j) + "] " + fmt.Sprintf(format, args...))
 	if p.live != nil {
 		p.live.print(line)
 		return
@@ -289,13 +293,13 @@ func (m multiObserver) TurnStarted(j runner.Ref, turn int) {
 	}
 }
 
-func (m multiObserver) TurnFinished(j runner.Ref, t runner.TurnResult) {
+func (m multiObserver) TurnFinished(j runner.Ref, t report.TurnResult) {
 	for _, o := range m {
 		o.TurnFinished(j, t)
 	}
 }
 
-func (m multiObserver) PermissionDecided(j runner.Ref, p runner.Permission) {
+func (m multiObserver) PermissionDecided(j runner.Ref, p report.Permission) {
 	for _, o := range m {
 		o.PermissionDecided(j, p)
 	}
@@ -326,14 +330,14 @@ func (m multiObserver) Update(j runner.Ref, u runner.Update) {
 	}
 }
 
-func (m multiObserver) ScenarioFinished(j runner.Ref, r runner.Result) {
+func (m multiObserver) ScenarioFinished(j runner.Ref, r report.Result) {
 	for _, o := range m {
 		o.ScenarioFinished(j, r)
 	}
 }
 
 var (
-	_ runner.UpdateObserver = (*Progress)(nil)
+	_ runner.UpdateObserver = (*Printer)(nil)
 	_ runner.Observer       = (*Events)(nil)
 	_ runner.UpdateObserver = multiObserver(nil)
 )

@@ -1,8 +1,7 @@
-package output
+package progress
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -108,40 +107,6 @@ func TestLiveLinesFit(t *testing.T) {
 	}
 }
 
-// TestClip checks cutting text to a number of cells.
-func TestClip(t *testing.T) {
-	tests := []struct {
-		s     string
-		width int
-		want  string
-	}{
-		{"hello", 5, "hello"},
-		{"hello", 4, "hel…"},
-		{"hello", 1, "…"},
-		{"hello", 0, ""},
-		{"日本語", 5, "日本…"},
-		{"日本語", 4, "日…"},
-		{"e\u0301te\u0301", 4, "e\u0301te\u0301"},
-	}
-	for _, tt := range tests {
-		if got := clip(tt.s, tt.width); got != tt.want {
-			t.Errorf("clip(%q, %d) = %q; want %q", tt.s, tt.width, got, tt.want)
-		}
-	}
-}
-
-// TestPrintable checks that control characters are escaped, so that an
-// agent's text cannot drive the terminal.
-func TestPrintable(t *testing.T) {
-	got := printable("a\tb\x1b[2Jc\x07\u009b\x7f 日本")
-	if want := `a b\x1b[2Jc\x07\x9b\x7f 日本`; got != want {
-		t.Errorf("printable = %q; want %q", got, want)
-	}
-	if strings.ContainsFunc(got, func(r rune) bool { return r < 0x20 }) {
-		t.Errorf("control characters left in %q", got)
-	}
-}
-
 // TestElapsed checks the elapsed times shown.
 func TestElapsed(t *testing.T) {
 	for d, want := range map[time.Duration]string{
@@ -150,20 +115,6 @@ func TestElapsed(t *testing.T) {
 	} {
 		if got := elapsed(d); got != want {
 			t.Errorf("elapsed(%s) = %q; want %q", d, got, want)
-		}
-	}
-}
-
-// TestPrintableSGR checks that colours are kept and every other control
-// sequence escaped.
-func TestPrintableSGR(t *testing.T) {
-	for in, want := range map[string]string{
-		"\x1b[31mFAIL\x1b[0m x":    "\x1b[31mFAIL\x1b[0m x",
-		"\x1b[2J\x1b[1;32mok\x1b[": `\x1b[2J` + "\x1b[1;32mok" + `\x1b[`,
-		"a\x1b]0;title\x07b\r\nc":  `a\x1b]0;title\x07b\x0d` + "\nc",
-	} {
-		if got := printableSGR(in); got != want {
-			t.Errorf("printableSGR(%q) = %q; want %q", in, got, want)
 		}
 	}
 }

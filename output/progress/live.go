@@ -1,4 +1,4 @@
-package output
+package progress
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/internal/cellwidth"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/runner"
 	"golang.org/x/term"
 )
@@ -27,7 +28,7 @@ const (
 	shownMargin = 4
 )
 
-// liveArea is what Progress draws at the bottom of a terminal: a line per
+// liveArea is what a Printer draws at the bottom of a terminal: a line per
 // running scenario (its name, agent, turn and elapsed time), a "+N more"
 // line when they do not all fit, and a bar with the counts. Lines printed
 // above it (PASS/FAIL lines, -v lines) go to the scrollback as they are;
@@ -245,7 +246,7 @@ func liveLines(st *liveState, now time.Time, cols, rows int) []string {
 		lines = append(lines, runningLine(j, now, width))
 	}
 	if more := len(st.running) - shown; more > 0 {
-		lines = append(lines, clip(fmt.Sprintf("  … +%d more", more), width))
+		lines = append(lines, termtext.Clip(fmt.Sprintf("  … +%d more", more), width))
 	}
 	return append(lines, barLine(st, now, width))
 }
@@ -262,11 +263,11 @@ func runningLine(j *runningJob, now time.Time, width int) string {
 	}
 	const indent = "  "
 	tail := "  " + turn + "  " + elapsed(now.Sub(j.since))
-	name := printable(refLabel(j.ref))
+	name := termtext.Printable(refLabel(j.ref))
 	if room := width - len(indent) - cellwidth.String(tail); room >= 8 {
-		return indent + clip(name, room) + tail
+		return indent + termtext.Clip(name, room) + tail
 	}
-	return clip(indent+name+tail, width)
+	return termtext.Clip(indent+name+tail, width)
 }
 
 // barLine is "[=====>      ] 3/10  2 running  1 failed  1m05s".
@@ -278,7 +279,7 @@ func barLine(st *liveState, now time.Time, width int) string {
 	counts += "  " + elapsed(now.Sub(st.started))
 	barWidth := min(30, width-cellwidth.String(counts)-2)
 	if barWidth < 5 {
-		return clip(strings.TrimPrefix(counts, " "), width)
+		return termtext.Clip(strings.TrimPrefix(counts, " "), width)
 	}
 	filled := 0
 	if st.total > 0 {
@@ -291,7 +292,7 @@ func barLine(st *liveState, now time.Time, width int) string {
 		}
 		bar += strings.Repeat(" ", barWidth-filled)
 	}
-	return clip("["+bar+"]"+counts, width)
+	return termtext.Clip("["+bar+"]"+counts, width)
 }
 
 // elapsed is a whole number of seconds: "7s", "1m05s", "1h02m".

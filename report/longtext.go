@@ -1,4 +1,4 @@
-package output
+package report
 
 import (
 	"bytes"
@@ -9,8 +9,6 @@ import (
 	"io"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/acprun/acprun/runner"
 )
 
 // longText is the length from which a turn's text, thoughts, late text or
@@ -60,17 +58,17 @@ func (lt *longTexts) put(s string) string {
 
 // swap returns scenarios with their long texts replaced by tokens. It
 // copies what it changes: scenarios is not modified.
-func (lt *longTexts) swap(scenarios []runner.Result) []runner.Result {
-	var out []runner.Result
+func (lt *longTexts) swap(scenarios []Result) []Result {
+	var out []Result
 	for i := range scenarios {
-		var turns []runner.TurnResult
+		var turns []TurnResult
 		for j := range scenarios[i].Turns {
 			t := &scenarios[i].Turns[j]
 			if max(len(t.Text), len(t.Thoughts), len(t.LateText), len(t.LateThoughts)) < longText {
 				continue
 			}
 			if turns == nil {
-				turns = append([]runner.TurnResult(nil), scenarios[i].Turns...)
+				turns = append([]TurnResult(nil), scenarios[i].Turns...)
 			}
 			c := &turns[j]
 			c.Text, c.Thoughts, c.LateText, c.LateThoughts = lt.put(c.Text), lt.put(c.Thoughts), lt.put(c.LateText), lt.put(c.LateThoughts)
@@ -79,7 +77,7 @@ func (lt *longTexts) swap(scenarios []runner.Result) []runner.Result {
 			continue
 		}
 		if out == nil {
-			out = append([]runner.Result(nil), scenarios...)
+			out = append([]Result(nil), scenarios...)
 		}
 		out[i].Turns = turns
 	}

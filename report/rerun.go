@@ -1,7 +1,4 @@
-// --rerun-failed: the scenarios that failed, errored or were interrupted
-// in an earlier results file.
-
-package main
+package report
 
 import (
 	"errors"
@@ -10,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/acprun/acprun/output"
-	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -21,18 +16,18 @@ import (
 // again as a whole.
 type rerunKey struct{ file, name, agent string }
 
-// rerunSet is what did not pass (failed, errored, interrupted) in an
-// earlier results file.
-type rerunSet struct {
+// Rerun is what did not pass (failed, errored, interrupted) in an earlier
+// results file: the scenarios run --rerun-failed runs again.
+type Rerun struct {
 	file   string // the results file, as given
 	failed map[rerunKey]bool
 }
 
-// readRerun reads the results file path and notes every scenario whose
+// ReadRerun reads the results file path and notes every scenario whose
 // verdict (its last try) did not pass: failed, errored, or interrupted (cut
 // short or never started by an interrupt, the run's --timeout or
 // --fail-fast), so that it runs again.
-func readRerun(path string) (*rerunSet, error) {
+func ReadRerun(path string) (*Rerun, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if pe, ok := errors.AsType[*fs.PathError](err); ok {
@@ -41,13 +36,13 @@ func readRerun(path string) (*rerunSet, error) {
 		return nil, err
 	}
 	defer f.Close()
-	res, err := output.ReadResults(f)
+	res, err := Read(f)
 	if err != nil {
 		return nil, err
 	}
-	set := &rerunSet{file: path, failed: map[rerunKey]bool{}}
+	set := &Rerun{file: path, failed: map[rerunKey]bool{}}
 	for _, r := range res.Scenarios {
-		if r.Verdict() && r.Status != runner.StatusPassed {
+		if r.Verdict() && r.Status != StatusPassed {
 			set.failed[rerunKey{samePath(r.File), r.Name, r.Agent.Name}] = true
 		}
 	}
@@ -64,9 +59,9 @@ func samePath(p string) string {
 	return filepath.Clean(p)
 }
 
-// filter returns the scenarios of scs that did not pass in the set's file,
-// in their order.
-func (s *rerunSet) filter(scs []*scenario.Scenario) []*scenario.Scenario {
+// Filter returns the scenarios of scs that did not pass in the file, in
+// their order.
+func (s *Rerun) Filter(scs []*scenario.Scenario) []*scenario.Scenario {
 	var out []*scenario.Scenario
 	for _, sc := range scs {
 		if s.failed[rerunKey{samePath(sc.File), sc.Name, sc.Agent.Name}] {
@@ -76,8 +71,8 @@ func (s *rerunSet) filter(scs []*scenario.Scenario) []*scenario.Scenario {
 	return out
 }
 
-// nothing says why there is nothing to rerun.
-func (s *rerunSet) nothing() string {
+// Nothing says why there is nothing to rerun, when Filter returns none.
+func (s *Rerun) Nothing() string {
 	if len(s.failed) == 0 {
 		return fmt.Sprintf("nothing to rerun: no scenario failed, errored or was interrupted in %s", s.file)
 	}

@@ -1,4 +1,8 @@
-package output
+// Package termtext makes text fit for a terminal: what an agent sent with
+// its control characters escaped, so that it cannot drive the terminal
+// (Escape, Printable), acprun's own colours kept (PrintableSGR) or painted
+// as main decided (Paint), and lines cut to a width in cells (Clip).
+package termtext
 
 import (
 	"fmt"
@@ -7,17 +11,18 @@ import (
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/cellwidth"
+	"github.com/fatih/color"
 )
 
-// printable returns s with its control characters (which an agent could use
+// Printable returns s with its control characters (which an agent could use
 // to move the cursor, clear the screen or retitle the terminal) written as
 // Go escapes, \x1b say, and tabs as spaces (for the live area's widths).
-func printable(s string) string { return escapeControls(s, false) }
+func Printable(s string) string { return Escape(s, false) }
 
-// escapeControls writes the control characters and invalid UTF-8 bytes of
-// s as Go escapes (\x1b, \x9b, \xff; \u2028 for a control above U+00FF);
-// a tab stays a tab when keepTabs, else becomes a space.
-func escapeControls(s string, keepTabs bool) string {
+// Escape writes the control characters and invalid UTF-8 bytes of s as Go
+// escapes (\x1b, \x9b, \xff; \u2028 for a control above U+00FF); a tab
+// stays a tab when keepTabs, else becomes a space.
+func Escape(s string, keepTabs bool) string {
 	if !strings.ContainsFunc(s, unicode.IsControl) && utf8.ValidString(s) {
 		return s
 	}
@@ -41,13 +46,13 @@ func escapeControls(s string, keepTabs bool) string {
 	return b.String()
 }
 
-// printableSGR is printable but keeps line breaks and the colour
+// PrintableSGR is Printable but keeps line breaks and the colour
 // sequences (ESC [ … m) that acprun's own lines hold.
-func printableSGR(s string) string {
+func PrintableSGR(s string) string {
 	if strings.Contains(s, "\n") {
 		lines := strings.Split(s, "\n")
 		for i, l := range lines {
-			lines[i] = printableSGR(l)
+			lines[i] = PrintableSGR(l)
 		}
 		return strings.Join(lines, "\n")
 	}
@@ -62,20 +67,20 @@ func printableSGR(s string) string {
 			j++
 		}
 		if j == len(s) || s[j] != 'm' {
-			b.WriteString(printable(s[:j]))
+			b.WriteString(Printable(s[:j]))
 			s = s[j:]
 			continue
 		}
-		b.WriteString(printable(s[:i]))
+		b.WriteString(Printable(s[:i]))
 		b.WriteString(s[i : j+1])
 		s = s[j+1:]
 	}
-	b.WriteString(printable(s))
+	b.WriteString(Printable(s))
 	return b.String()
 }
 
-// clip cuts s to at most width cells, ending it with "…" when it cut.
-func clip(s string, width int) string {
+// Clip cuts s to at most width cells, ending it with "…" when it cut.
+func Clip(s string, width int) string {
 	if cellwidth.String(s) <= width {
 		return s
 	}
@@ -94,4 +99,16 @@ func clip(s string, width int) string {
 	}
 	b.WriteString("…")
 	return b.String()
+}
+
+// Paint returns the colour of attrs, on or off as color.NoColor says.
+// color.New alone also turns itself off whenever NO_COLOR holds a value,
+// which would make --color always powerless; main has already weighed
+// NO_COLOR when it set color.NoColor.
+func Paint(attrs ...color.Attribute) *color.Color {
+	c := color.New(attrs...)
+	if !color.NoColor {
+		c.EnableColor()
+	}
+	return c
 }

@@ -1,4 +1,4 @@
-package output_test
+package progress_test
 
 import (
 	"bufio"
@@ -15,7 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/output/progress"
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/report/reporttest"
 	"github.com/acprun/acprun/runner"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -46,46 +48,46 @@ func int64p(n int64) *int64 { return &n }
 // Write call as it happens, with the fields of its kind.
 func TestEventsLines(t *testing.T) {
 	ref := sampleRef()
-	perm := runner.Permission{ToolCallID: "c1", Title: "rm -rf /", Kind: "execute", Decision: "deny", Rule: "deny[0]", OptionID: "reject", Outcome: "selected"}
-	res := sampleReport().Scenarios[1]
+	perm := report.Permission{ToolCallID: "c1", Title: "rm -rf /", Kind: "execute", Decision: "deny", Rule: "deny[0]", OptionID: "reject", Outcome: "selected"}
+	res := reporttest.Sample().Scenarios[1]
 	steps := []struct {
-		call func(e *output.Events)
-		want output.Event
+		call func(e *progress.Events)
+		want progress.Event
 	}{
 		{
-			func(e *output.Events) { e.ScenarioStarted(ref) },
-			output.Event{Event: "scenario_started", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude"},
+			func(e *progress.Events) { e.ScenarioStarted(ref) },
+			progress.Event{Event: "scenario_started", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude"},
 		},
 		{
-			func(e *output.Events) { e.TurnStarted(ref, 1) },
-			output.Event{Event: "turn_started", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Turn: 1},
+			func(e *progress.Events) { e.TurnStarted(ref, 1) },
+			progress.Event{Event: "turn_started", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Turn: 1},
 		},
 		{
-			func(e *output.Events) { e.PermissionDecided(attempt(ref, 2), perm) },
-			output.Event{Event: "permission", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Attempt: 2, Permission: &perm},
+			func(e *progress.Events) { e.PermissionDecided(attempt(ref, 2), perm) },
+			progress.Event{Event: "permission", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Attempt: 2, Permission: &perm},
 		},
 		{
-			func(e *output.Events) { e.Warning(ref, "mode \"plan\" not offered") },
-			output.Event{Event: "warning", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Message: "mode \"plan\" not offered"},
+			func(e *progress.Events) { e.Warning(ref, "mode \"plan\" not offered") },
+			progress.Event{Event: "warning", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Message: "mode \"plan\" not offered"},
 		},
 		{
-			func(e *output.Events) { e.TurnFinished(ref, res.Turns[1]) },
-			output.Event{
+			func(e *progress.Events) { e.TurnFinished(ref, res.Turns[1]) },
+			progress.Event{
 				Event: "turn_finished", Scenario: "refuses", File: "examples/basic.yaml", Line: 20, Agent: "claude", Turn: 2,
 				StopReason: "cancelled", CancelCause: "turnTimeout", DurationMs: int64p(60_000),
 				Failures: []string{"stopReason is cancelled, want end_turn"},
 			},
 		},
 		{
-			func(e *output.Events) { e.ScenarioFinished(ref, res) },
-			output.Event{
+			func(e *progress.Events) { e.ScenarioFinished(ref, res) },
+			progress.Event{
 				Event: "scenario_finished", Scenario: "refuses <politely>", File: "examples/basic.yaml", Line: 20, Agent: "claude",
-				Status: runner.StatusFailed, Attempt: 2, DurationMs: int64p(65_432), Failures: res.Failures,
+				Status: report.StatusFailed, Attempt: 2, DurationMs: int64p(65_432), Failures: res.Failures,
 			},
 		},
 	}
 	w := &writes{}
-	e := output.NewEvents(w)
+	e := progress.NewEvents(w)
 	before := time.Now()
 	for i, step := range steps {
 		step.call(e)
@@ -105,11 +107,11 @@ func TestEventsLines(t *testing.T) {
 		if err != nil || at.Before(before.Truncate(time.Second)) {
 			t.Errorf("event %d: time %q is not an RFC 3339 time of this run (err %v)", i+1, ts, err)
 		}
-		var got output.Event
+		var got progress.Event
 		if err := json.Unmarshal(line, &got); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(step.want, got, cmpopts.IgnoreFields(output.Event{}, "Time")); diff != "" {
+		if diff := cmp.Diff(step.want, got, cmpopts.IgnoreFields(progress.Event{}, "Time")); diff != "" {
 			t.Errorf("event %d (-want +got):\n%s", i+1, diff)
 		}
 	}
@@ -122,7 +124,7 @@ func TestEventsLines(t *testing.T) {
 // call returns: nothing waits in a buffer.
 func TestEventsOnDisk(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "events.jsonl")
-	e, err := output.CreateEvents(context.Background(), path)
+	e, err := progress.CreateEvents(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,9 +132,9 @@ func TestEventsOnDisk(t *testing.T) {
 	calls := []func(){
 		func() { e.ScenarioStarted(ref) },
 		func() { e.TurnStarted(ref, 1) },
-		func() { e.TurnFinished(ref, runner.TurnResult{Index: 1, StopReason: "end_turn"}) },
+		func() { e.TurnFinished(ref, report.TurnResult{Index: 1, StopReason: "end_turn"}) },
 		func() {
-			e.ScenarioFinished(ref, runner.Result{Name: ref.Name, Status: runner.StatusPassed})
+			e.ScenarioFinished(ref, report.Result{Name: ref.Name, Status: report.StatusPassed})
 		},
 	}
 	for i, call := range calls {
@@ -161,10 +163,10 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 // nothing more is written.
 func TestEventsWriteError(t *testing.T) {
 	w := &failingWriter{}
-	e := output.NewEvents(w)
+	e := progress.NewEvents(w)
 	ref := sampleRef()
 	e.ScenarioStarted(ref)
-	e.ScenarioFinished(ref, runner.Result{})
+	e.ScenarioFinished(ref, report.Result{})
 	if err := e.Err(); err == nil || err.Error() != "disk full" {
 		t.Errorf("Err = %v; want disk full", err)
 	}
@@ -219,7 +221,7 @@ func TestEventsKilled(t *testing.T) {
 	}
 	var events []string
 	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		var ev output.Event
+		var ev progress.Event
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
 			t.Errorf("line %d %q is not JSON: %v", i+1, line, err)
 		}
@@ -233,14 +235,14 @@ func TestEventsKilled(t *testing.T) {
 // eventsHelper writes some events to path, says ready and waits to be
 // killed.
 func eventsHelper(path string) {
-	e, err := output.CreateEvents(context.Background(), path)
+	e, err := progress.CreateEvents(context.Background(), path)
 	if err != nil {
 		os.Exit(2)
 	}
 	ref := sampleRef()
 	e.ScenarioStarted(ref)
 	e.TurnStarted(ref, 1)
-	e.PermissionDecided(ref, runner.Permission{ToolCallID: "c1", Decision: "allow", Outcome: "selected"})
+	e.PermissionDecided(ref, report.Permission{ToolCallID: "c1", Decision: "allow", Outcome: "selected"})
 	os.Stdout.WriteString("ready\n")
 	io.Copy(io.Discard, os.Stdin) // the test keeps stdin open and kills us
 	os.Exit(3)
@@ -253,16 +255,16 @@ func TestEventsNameAttemptAndAgent(t *testing.T) {
 	ref := sampleRef()
 	j := attempt(ref, 2)
 	w := &writes{}
-	e := output.NewEvents(w)
+	e := progress.NewEvents(w)
 	e.ScenarioStarted(j)
 	e.TurnStarted(j, 1)
-	e.PermissionDecided(j, runner.Permission{ToolCallID: "c1", Decision: "allow"})
+	e.PermissionDecided(j, report.Permission{ToolCallID: "c1", Decision: "allow"})
 	e.Warning(j, "careful")
-	e.TurnFinished(j, runner.TurnResult{Index: 1, StopReason: "end_turn"})
-	e.ScenarioFinished(j, runner.Result{Name: ref.Name, File: ref.File, Line: ref.Line, Attempt: 2, Agent: runner.AgentInfo{Name: "claude"}, Status: runner.StatusPassed})
+	e.TurnFinished(j, report.TurnResult{Index: 1, StopReason: "end_turn"})
+	e.ScenarioFinished(j, report.Result{Name: ref.Name, File: ref.File, Line: ref.Line, Attempt: 2, Agent: report.AgentInfo{Name: "claude"}, Status: report.StatusPassed})
 	kinds := map[string]bool{}
 	for _, line := range w.calls {
-		var ev output.Event
+		var ev progress.Event
 		if err := json.Unmarshal(line, &ev); err != nil {
 			t.Fatal(err)
 		}
@@ -271,7 +273,7 @@ func TestEventsNameAttemptAndAgent(t *testing.T) {
 			t.Errorf("%s: attempt %d, agent %q; want 2, claude", ev.Event, ev.Attempt, ev.Agent)
 		}
 	}
-	for _, k := range []string{output.EventScenarioStarted, output.EventTurnStarted, output.EventPermission, output.EventWarning, output.EventTurnFinished, output.EventScenarioFinished} {
+	for _, k := range []string{progress.EventScenarioStarted, progress.EventTurnStarted, progress.EventPermission, progress.EventWarning, progress.EventTurnFinished, progress.EventScenarioFinished} {
 		if !kinds[k] {
 			t.Errorf("no %s event written", k)
 		}

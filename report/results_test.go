@@ -1,0 +1,165 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/report/reporttest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestByStopReasonNamesAgentAndAttempt checks that byStopReason entries
+// of a matrix and repeated run are told apart, and that the plain
+// scenario's entry leaves agent and attempt out of the JSON.
+func TestByStopReasonNamesAgentAndAttempt(t *testing.T) {
+	res := report.NewResults(reporttest.Matrix())
+	if diff := cmp.Diff(reporttest.MatrixRefs(), res.ByStopReason); diff != "" {
+		t.Errorf("byStopReason (-want +got):\n%s", diff)
+	}
+	var buf bytes.Buffer
+	if err := report.Write(&buf, reporttest.Matrix()); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		ByStopReason map[string][]map[string]any `json:"byStopReason"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]any{
+		{"scenario": "login", "agent": "claude", "attempt": 1.0, "turn": 1.0},
+		{"scenario": "login", "agent": "claude", "attempt": 2.0, "turn": 1.0},
+		{"scenario": "login", "agent": "codex", "attempt": 1.0, "turn": 1.0},
+		{"scenario": "login", "agent": "codex", "attempt": 2.0, "turn": 1.0},
+		{"scenario": "plain", "turn": 1.0},
+	}
+	if diff := cmp.Diff(want, doc.ByStopReason["end_turn"]); diff != "" {
+		t.Errorf("byStopReason.end_turn in the JSON (-want +got):\n%s", diff)
+	}
+}
+
+// TestSummaryCountsWarnings checks summary.warnings, in the JSON too.
+func TestSummaryCountsWarnings(t *testing.T) {
+	for name, tt := range map[string]struct {
+		rep  report.Report
+		want int
+	}{
+		"matrix": {reporttest.Matrix(), 6},
+		"sample": {reporttest.Sample(), 1},
+		"none":   {report.Report{SchemaVersion: report.SchemaVersion}, 0},
+	} {
+		if got := report.Summarize(tt.rep).Warnings; got != tt.want {
+			t.Errorf("%s: Summary.Warnings = %d, want %d", name, got, tt.want)
+		}
+		var buf bytes.Buffer
+		if err := report.Write(&buf, tt.rep); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Summary map[string]any `json:"summary"`
+		}
+		if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := doc.Summary["warnings"]; !ok || got != float64(tt.want) {
+			t.Errorf("%s: summary.warnings in the JSON = %v (present %v), want %d", name, got, ok, tt.want)
+		}
+	}
+}
+
+// TestJSONLongTexts: the long texts of turns, written from the strings
+// themselves, come out byte for byte as marshalling them gives, whatever
+// they hold (escapes, control characters, U+2028, invalid UTF-8, runes
+// across the pieces they are written in, a forged token), and the report
+// is not modified.
+func TestJSONLongTexts(t *testing.T) {
+	long := func(seed string, n int) string {
+		var b strings.Builder
+		for b.Len() < n {
+			b.WriteString(seed)
+		}
+		return b.String()
+	}
+	rep := reporttest.Sample()
+	rep.Scenarios = append(rep.Scenarios, reporttest.Complete(report.Result{
+		Name: "flood", File: "flood.yaml", Line: 1, Status: report.StatusPassed,
+		Turns: []report.TurnResult{
+			{Index: 1, Prompt: "a", StopReason: "end_turn",
+				Text:     long("héllo \"wörld\"\\ <a&b>\n\t\x01\u2028\u2029 日本語 🎉 ", 200<<10),
+				Thoughts: long("x\xff\xfey\xe6\x97", 100<<10) + "\xe6",
+				LateText: "short", LateThoughts: long("é", 64<<10)},
+			{Index: 2, Prompt: "b", StopReason: "end_turn", Text: "\x00acprun-text:00:0 " + long("z", 70<<10)},
+			{Index: 3, Prompt: "c", StopReason: "end_turn", Text: "small"},
+		},
+	}))
+	before := report.NewResults(rep)
+	var want, compact bytes.Buffer
+	enc := json.NewEncoder(&compact)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(before); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Indent(&want, compact.Bytes(), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := report.Write(&got, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		g, w := got.String(), want.String()
+		i := 0
+		for i < min(len(g), len(w)) && g[i] == w[i] {
+			i++
+		}
+		t.Fatalf("output differs from marshalling at byte %d of %d/%d: got %q, want %q", i, len(g), len(w), g[max(0, i-40):min(len(g), i+40)], w[max(0, i-40):min(len(w), i+40)])
+	}
+	if diff := cmp.Diff(before, report.NewResults(rep)); diff != "" {
+		t.Errorf("the report changed:\n%.2000s", diff)
+	}
+}
+
+// TestReadVersion1: results of schemaVersion 1 are read as the
+// current version writes them: a scenario not run, or cut short by a
+// cancel for an interrupt, the run's --timeout or --fail-fast (even one
+// version 1 called passed), is interrupted, and the summary counts it so.
+func TestReadVersion1(t *testing.T) {
+	doc := `{"schemaVersion": 1, "summary": {"scenarios": 4, "passed": 2, "errored": 2, "notRun": 1}, "scenarios": [
+		{"name": "cut", "file": "s.yaml", "line": 1, "status": "passed", "turns": [
+			{"index": 1, "stopReason": "cancelled", "cancelCause": "runTimeout"}, {"index": 2, "stopReason": "skipped"}]},
+		{"name": "timed", "file": "s.yaml", "line": 5, "status": "passed", "turns": [
+			{"index": 1, "stopReason": "cancelled", "cancelCause": "turnTimeout"}]},
+		{"name": "start", "file": "s.yaml", "line": 9, "status": "error", "startFailed": true, "error": "initialize: context canceled", "turns": [
+			{"index": 1, "stopReason": "skipped", "cancelCause": "failFast"}]},
+		{"name": "never", "file": "s.yaml", "line": 13, "status": "error", "notRun": true, "error": "not run: interrupted first", "turns": [
+			{"index": 1, "stopReason": "skipped"}]}]}`
+	res, err := report.Read(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		Status      report.Status
+		Error       string
+		StartFailed bool
+	}
+	var gots []got
+	for _, sc := range res.Scenarios {
+		gots = append(gots, got{sc.Status, sc.Error, sc.StartFailed})
+	}
+	want := []got{
+		{report.StatusInterrupted, "acprun cancelled turn 1 after runTimeout", false},
+		{report.StatusPassed, "", false},
+		{report.StatusInterrupted, "acprun cancelled turn 1 after failFast (initialize: context canceled)", false},
+		{report.StatusInterrupted, "not run: interrupted first", false},
+	}
+	if diff := cmp.Diff(want, gots); diff != "" {
+		t.Errorf("scenarios read (-want +got):\n%s", diff)
+	}
+	s := res.Summary
+	if res.SchemaVersion != report.SchemaVersion || s.Passed != 1 || s.Errored != 0 || s.Interrupted != 3 || s.NotRun != 1 {
+		t.Errorf("schemaVersion %d, summary %+v; want %d, 1 passed, 3 interrupted (1 not run)", res.SchemaVersion, s, report.SchemaVersion)
+	}
+}

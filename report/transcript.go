@@ -1,0 +1,64 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+)
+
+// unsafeName matches what transcript file names replace with "_".
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._@#-]+`)
+
+// TranscriptName is the file name run gives the transcript of a try of a
+// scenario: NAME[@AGENT][#ATTEMPT][-retryN].jsonl, with unsafe characters
+// replaced by "_". In a run whose names would collide (case-insensitively)
+// the later ones get "-2", "-3"… before ".jsonl".
+func TranscriptName(name, agent string, attempt, retry int) string {
+	if agent != "" {
+		name += "@" + agent
+	}
+	if attempt > 0 {
+		name += fmt.Sprintf("#%d", attempt)
+	}
+	if retry > 0 {
+		name += fmt.Sprintf("-retry%d", retry)
+	}
+	return unsafeName.ReplaceAllString(name, "_") + ".jsonl"
+}
+
+// TranscriptFinder returns a function that finds a result's transcript:
+// in dir when it is set (by the file name the result records, else by
+// TranscriptName), else at the path the result records, tried as it is and
+// from each of dirs. It returns "" when there is none to read.
+func TranscriptFinder(dir string, dirs []string) func(Result) string {
+	return func(r Result) string {
+		if dir != "" {
+			name := filepath.Base(r.Transcript)
+			if r.Transcript == "" {
+				name = TranscriptName(r.Name, r.Agent.Name, r.Attempt, r.Retry)
+			}
+			p := filepath.Join(dir, name)
+			if _, err := os.Stat(p); err != nil {
+				return ""
+			}
+			return p
+		}
+		if r.Transcript == "" {
+			return ""
+		}
+		if filepath.IsAbs(r.Transcript) {
+			return r.Transcript
+		}
+		if _, err := os.Stat(r.Transcript); err == nil {
+			return r.Transcript
+		}
+		for _, d := range dirs {
+			p := filepath.Join(d, r.Transcript)
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+		return r.Transcript // the viewer says it cannot be read
+	}
+}
