@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/replay"
 	"github.com/acprun/acprun/runner"
@@ -118,10 +119,9 @@ func (c *explainCmd) check() error {
 func (c *explainCmd) asked(g *globals) (*output.Asked, error) {
 	asked, err := c.find(g)
 	if err != nil {
-		var re *replay.Error
+		var re *srcerr.Error
 		if errors.As(err, &re) {
-			printScriptErrors(g.Stderr, err)
-			return nil, exitError{code: exitUsage}
+			return nil, usageError(g, err)
 		}
 		return nil, exitError{code: exitUsage, err: err}
 	}

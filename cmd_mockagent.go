@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -11,7 +10,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/acprun/acprun/internal/snippet"
+	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/mockagent"
 )
 
@@ -32,10 +31,9 @@ func (c *mockAgentCmd) Help() string {
 func (c *mockAgentCmd) Run(ctx context.Context, g *globals) error {
 	s, err := mockagent.Load(c.Script)
 	if err != nil {
-		var perr *mockagent.Error
+		var perr *srcerr.Error
 		if errors.As(err, &perr) {
-			printScriptErrors(g.Stderr, err) // one positioned error per line, each with its source line
-			return exitError{code: exitUsage}
+			return usageError(g, err) // one positioned error per line, each with its source line
 		}
 		return exitError{code: exitUsage, err: err}
 	}
@@ -54,25 +52,6 @@ func (c *mockAgentCmd) Run(ctx context.Context, g *globals) error {
 		return exitError{code: exitInterrupted}
 	}
 	return exitError{code: exitAgent, err: err}
-}
-
-// printScriptErrors writes the errors of a mock-agent script or a
-// transcript, each followed by its source line with a caret, as scenario
-// errors are.
-func printScriptErrors(w io.Writer, err error) {
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	for _, e := range errs {
-		fmt.Fprintln(w, e)
-		var pe *snippet.Error
-		if errors.As(e, &pe) {
-			if s := pe.Snippet(); s != "" {
-				fmt.Fprint(w, s)
-			}
-		}
-	}
 }
 
 // interruptibleStdin returns stdin in non-blocking mode, so that the Go

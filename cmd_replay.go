@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/replay"
 )
 
@@ -50,10 +51,9 @@ file:line:col before anything is sent, with exit code 2.`
 func (c *replayCmd) Run(ctx context.Context, g *globals) error {
 	rec, err := replay.Load(c.Transcript)
 	if err != nil {
-		var re *replay.Error
+		var re *srcerr.Error
 		if errors.As(err, &re) {
-			printScriptErrors(g.Stderr, err)
-			return exitError{code: exitUsage}
+			return usageError(g, err)
 		}
 		return exitError{code: exitUsage, err: err}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/internal/shellquote"
+	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/mockagent"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/runner"
@@ -106,21 +106,19 @@ func strictErrors(scs []*scenario.Scenario) scenario.Errors {
 		}
 		for _, a := range agents {
 			for _, e := range checkAgent(sc, a, self, scripts) {
-				e.Source = sourceLine(sources, e.Pos)
+				e.Source = sourceLine(sources, e.File, e.Line)
 				errs = append(errs, e)
 			}
 		}
 	}
-	slices.SortStableFunc(errs, func(a, b *scenario.Error) int {
-		return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))
-	})
-	return slices.CompactFunc(errs, func(a, b *scenario.Error) bool { return *a == *b })
+	slices.SortStableFunc(errs, srcerr.Compare)
+	return slices.CompactFunc(errs, func(a, b *srcerr.Error) bool { return *a == *b })
 }
 
 // checkAgent returns the problems of one agent's command, started by
 // self, each at the word of the command it is about (at the agent when
 // that word comes from a named agent).
-func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts map[string]error) []*scenario.Error {
+func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts map[string]error) []*srcerr.Error {
 	argv := a.Command
 	if len(argv) == 0 {
 		return nil // an error of the file already
@@ -132,7 +130,7 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts m
 			if a.Name != "" {
 				what = fmt.Sprintf("agent %s: command", a.Name)
 			}
-			return []*scenario.Error{{Pos: a.WordPos(0), Msg: fmt.Sprintf("%s %s: %v", what, shellquote.Word(argv[0]), err)}}
+			return []*srcerr.Error{problem(a.WordPos(0), fmt.Sprintf("%s %s: %v", what, shellquote.Word(argv[0]), err))}
 		}
 		return nil
 	}
@@ -145,30 +143,35 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts m
 		return nil
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return []*scenario.Error{{Pos: a.WordPos(2), Msg: fmt.Sprintf("mock script %s does not exist (looked for it next to %s and in the agent's cwd %s)", argv[2], sc.File, a.Cwd)}}
+		return []*srcerr.Error{problem(a.WordPos(2), fmt.Sprintf("mock script %s does not exist (looked for it next to %s and in the agent's cwd %s)", argv[2], sc.File, a.Cwd))}
 	}
-	var out []*scenario.Error
+	var out []*srcerr.Error
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap()
 	}
 	for _, e := range errs {
-		out = append(out, &scenario.Error{Pos: a.WordPos(2), Msg: fmt.Sprintf("mock script %s does not parse: %v", argv[2], e)})
+		out = append(out, problem(a.WordPos(2), fmt.Sprintf("mock script %s does not parse: %v", argv[2], e)))
 	}
 	return out
 }
 
-// sourceLine returns line pos.Line of pos.File, for the error's snippet;
-// files are read once, into sources.
-func sourceLine(sources map[string][][]byte, pos scenario.Pos) string {
-	lines, ok := sources[pos.File]
+// problem is the error msg at pos.
+func problem(pos scenario.Pos, msg string) *srcerr.Error {
+	return &srcerr.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Msg: msg}
+}
+
+// sourceLine returns line n of file, for the error's snippet; files are
+// read once, into sources.
+func sourceLine(sources map[string][][]byte, file string, n int) string {
+	lines, ok := sources[file]
 	if !ok {
-		data, _ := os.ReadFile(pos.File)
+		data, _ := os.ReadFile(file)
 		lines = bytes.Split(data, []byte("\n"))
-		sources[pos.File] = lines
+		sources[file] = lines
 	}
-	if pos.Line < 1 || pos.Line > len(lines) {
+	if n < 1 || n > len(lines) {
 		return ""
 	}
-	return strings.TrimSuffix(string(lines[pos.Line-1]), "\r")
+	return strings.TrimSuffix(string(lines[n-1]), "\r")
 }

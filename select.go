@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -110,16 +111,13 @@ func (f configFlag) config() (*scenario.Config, error) {
 	return scenario.LoadConfig(path, scenario.LoadOptions{})
 }
 
-// usageError prints scenario errors and returns exit code 2. Each error
-// of a scenario.Errors is followed by its source line with a caret under
-// the column; Errors wrapped in more context print as one line each, with
-// that context.
+// usageError prints the problems of a file the user wrote (scenario,
+// config, mock agent script, transcript) and returns exit code 2. Each
+// error of err that is positioned is followed by its source line with a
+// caret under the column; errors wrapped in more context print as one
+// line each, with that context (see srcerr.Print).
 func usageError(g *globals, err error) error {
-	if errs, ok := err.(scenario.Errors); ok {
-		fmt.Fprintln(g.Stderr, errs.WithSource())
-	} else {
-		fmt.Fprintln(g.Stderr, err)
-	}
+	srcerr.Print(g.Stderr, err)
 	return exitError{code: exitUsage}
 }
 

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/yamlmap"
 	"github.com/acprun/acprun/internal/yamlsyntax"
 )
@@ -29,7 +30,7 @@ func Load(path string) (*Script, error) {
 }
 
 // Parse parses a script. file names it in errors. The error, if any, joins
-// one *Error per problem found, each with its position and source line.
+// one *srcerr.Error per problem found, each with its position and source line.
 func Parse(file string, data []byte) (*Script, error) {
 	s, err := parse(file, data)
 	if err != nil {
@@ -38,7 +39,7 @@ func Parse(file string, data []byte) (*Script, error) {
 	return s, err
 }
 
-// addSource sets the Source of every *Error in err from data.
+// addSource sets the Source of every *srcerr.Error in err from data.
 func addSource(err error, data []byte) {
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
@@ -46,7 +47,7 @@ func addSource(err error, data []byte) {
 	}
 	starts := yamlsyntax.LineStarts(data)
 	for _, e := range errs {
-		var pe *Error
+		var pe *srcerr.Error
 		if errors.As(e, &pe) {
 			pe.Source = yamlsyntax.Line(data, starts, pe.Line)
 		}
@@ -68,7 +69,7 @@ func parse(file string, data []byte) (*Script, error) {
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
-		return nil, &Error{File: file, Line: extra.Line, Col: extra.Column, Msg: "a script holds one YAML document, found another"}
+		return nil, &srcerr.Error{File: file, Line: extra.Line, Col: extra.Column, Msg: "a script holds one YAML document, found another"}
 	} else if !errors.Is(err, io.EOF) {
 		return nil, syntaxError(file, dec, err, data)
 	}
@@ -93,7 +94,7 @@ func parse(file string, data []byte) (*Script, error) {
 // one helps.
 func syntaxError(file string, dec *yaml.Decoder, err error, data []byte) error {
 	line, col, msg := yamlsyntax.Problem(dec, err, data)
-	return &Error{File: file, Line: line, Col: col, Msg: "YAML syntax: " + msg}
+	return &srcerr.Error{File: file, Line: line, Col: col, Msg: "YAML syntax: " + msg}
 }
 
 func (p *parser) script(n *yaml.Node, s *Script) {

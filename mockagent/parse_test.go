@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/srcerr"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -186,9 +187,9 @@ turns:
 			if diff := cmp.Diff(got, tt.want); diff != "" {
 				t.Errorf("Parse(%q) errors (-got +want):\n%s", tt.src, diff)
 			}
-			var pe *Error
+			var pe *srcerr.Error
 			if !errors.As(err, &pe) {
-				t.Errorf("Parse(%q) error %T is not a *Error", tt.src, err)
+				t.Errorf("Parse(%q) error %T is not a *srcerr.Error", tt.src, err)
 			}
 		})
 	}
@@ -240,9 +241,9 @@ func TestParseSyntaxErrors(t *testing.T) {
 			if err.Error() != tt.want {
 				t.Errorf("Parse(%q) error:\n%v\nwant:\n%s", tt.src, err, tt.want)
 			}
-			var pe *Error
+			var pe *srcerr.Error
 			if !errors.As(err, &pe) {
-				t.Errorf("Parse(%q) error %T is not a *Error", tt.src, err)
+				t.Errorf("Parse(%q) error %T is not a *srcerr.Error", tt.src, err)
 			}
 		})
 	}
@@ -470,9 +471,9 @@ func TestParseStepBomb(t *testing.T) {
 // text of its line, so that it can be shown with a caret.
 func TestParseErrorsKeepTheirSourceLine(t *testing.T) {
 	_, err := Parse("s.mock.yaml", []byte("turns:\n  - steps:\n      - txt: hi\n"))
-	var pe *Error
+	var pe *srcerr.Error
 	if !errors.As(err, &pe) {
-		t.Fatalf("Parse: %v, want a *Error", err)
+		t.Fatalf("Parse: %v, want a *srcerr.Error", err)
 	}
 	if pe.Source != "      - txt: hi" {
 		t.Errorf("Source = %q, want the text of line %d", pe.Source, pe.Line)

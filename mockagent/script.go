@@ -2,17 +2,11 @@ package mockagent
 
 import (
 	"encoding/json"
-	"github.com/acprun/acprun/internal/snippet"
 	"regexp"
 	"time"
 
 	"github.com/acprun/acprun/acp"
 )
-
-// Error is a problem in a script, with the position it was found at.
-// Parse and Load return every Error of a file at once, joined with
-// errors.Join; use errors.As to get at the first.
-type Error = snippet.Error
 
 // Script is a parsed mock-agent script. Its contents are only read by Run;
 // the exported fields are the ones a caller must act on itself.

@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/yamlmap"
 )
 
@@ -47,7 +48,7 @@ const maxRawNodes = 1 << 20
 
 // errorf records an error at n's position.
 func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
-	e := &Error{File: p.file, Msg: fmt.Sprintf(format, args...)}
+	e := &srcerr.Error{File: p.file, Msg: fmt.Sprintf(format, args...)}
 	if n != nil {
 		e.Line, e.Col = n.Line, n.Column
 	}

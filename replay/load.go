@@ -11,12 +11,8 @@ import (
 	"os"
 	"unicode/utf8"
 
-	"github.com/acprun/acprun/internal/snippet"
+	"github.com/acprun/acprun/internal/srcerr"
 )
-
-// Error is a problem in a transcript, with where it was found (Line 0:
-// the whole file).
-type Error = snippet.Error
 
 // Recording is a parsed transcript: what the client asked, in order, and
 // what the agent sent around each request. Run plays it.
@@ -95,7 +91,7 @@ type wire struct {
 }
 
 // Load reads the transcript at path. A file that is not a transcript (not
-// JSONL of acprun's shape, no initialize, several sessions) is an *Error
+// JSONL of acprun's shape, no initialize, several sessions) is an *srcerr.Error
 // saying where.
 func Load(path string) (*Recording, error) {
 	f, err := open(path)
@@ -107,7 +103,7 @@ func Load(path string) (*Recording, error) {
 }
 
 // open opens the transcript at path; what cannot be read as one is an
-// *Error.
+// *srcerr.Error.
 func open(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -115,11 +111,11 @@ func open(path string) (*os.File, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, &Error{File: path, Msg: fmt.Sprintf("%v (a transcript is written by acprun run --transcripts DIR)", err)}
+		return nil, &srcerr.Error{File: path, Msg: fmt.Sprintf("%v (a transcript is written by acprun run --transcripts DIR)", err)}
 	}
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
 		f.Close()
-		return nil, &Error{File: path, Msg: "is a directory, not a transcript (one is written per scenario by acprun run --transcripts DIR)"}
+		return nil, &srcerr.Error{File: path, Msg: "is a directory, not a transcript (one is written per scenario by acprun run --transcripts DIR)"}
 	}
 	return f, nil
 }
@@ -186,9 +182,9 @@ func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 	p.rec.last = n
 	switch {
 	case n == 0:
-		return nil, &Error{File: file, Msg: "the transcript is empty: record one with acprun run --transcripts DIR"}
+		return nil, &srcerr.Error{File: file, Msg: "the transcript is empty: record one with acprun run --transcripts DIR"}
 	case !p.initialized:
-		return nil, &Error{File: file, Msg: "no initialize request from the client: this is not the transcript of an ACP session (record one with acprun run --transcripts DIR)"}
+		return nil, &srcerr.Error{File: file, Msg: "no initialize request from the client: this is not the transcript of an ACP session (record one with acprun run --transcripts DIR)"}
 	}
 	return p.rec, nil
 }
@@ -204,14 +200,14 @@ type parser struct {
 	each        func(Message) // nil: Parse's
 }
 
-// errorAt returns the *Error of line n at byte offset off of text.
-func (p *parser) errorAt(n int, text []byte, off int, format string, args ...any) *Error {
+// errorAt returns the *srcerr.Error of line n at byte offset off of text.
+func (p *parser) errorAt(n int, text []byte, off int, format string, args ...any) *srcerr.Error {
 	off = min(max(off, 0), len(text))
 	src := text
 	if len(src) > 4096 {
 		src = src[:4096]
 	}
-	return &Error{File: p.rec.File, Line: n, Col: utf8.RuneCount(text[:off]) + 1,
+	return &srcerr.Error{File: p.rec.File, Line: n, Col: utf8.RuneCount(text[:off]) + 1,
 		Msg: fmt.Sprintf(format, args...), Source: string(bytes.ToValidUTF8(src, []byte("\uFFFD")))}
 }
 
@@ -269,8 +265,8 @@ func valueOffset(text []byte, key string) int {
 	return j
 }
 
-// jsonError turns a decoding error of line n into an *Error at its place.
-func (p *parser) jsonError(n int, text []byte, err error) *Error {
+// jsonError turns a decoding error of line n into an *srcerr.Error at its place.
+func (p *parser) jsonError(n int, text []byte, err error) *srcerr.Error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {

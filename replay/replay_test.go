@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/acprun/acprun/internal/srcerr"
 )
 
 func TestMain(m *testing.M) {
@@ -284,9 +286,9 @@ func TestParseErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse("t.jsonl", strings.NewReader(tt.text))
-			var e *Error
+			var e *srcerr.Error
 			if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), tt.want) {
-				t.Errorf("Parse = %v, want an *Error starting %q", err, tt.want)
+				t.Errorf("Parse = %v, want an *srcerr.Error starting %q", err, tt.want)
 			}
 		})
 	}

@@ -97,7 +97,7 @@ func LoadConfig(path string, opts LoadOptions) (*Config, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, Errors{{Pos: Pos{File: path}, Msg: err.Error()}}
+		return nil, Errors{{File: path, Msg: err.Error()}}
 	}
 	return LoadConfigBytes(path, data, opts)
 }

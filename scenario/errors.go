@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/acprun/acprun/internal/snippet"
+	"github.com/acprun/acprun/internal/srcerr"
 )
 
 // Pos is a position in a scenario file. Line and Col are 1-based; Line 0
@@ -28,24 +28,9 @@ func (p Pos) compare(q Pos) int {
 	return cmp.Or(strings.Compare(p.File, q.File), cmp.Compare(p.Line, q.Line), cmp.Compare(p.Col, q.Col))
 }
 
-// Error is a problem in a scenario file, at a position.
-type Error struct {
-	Pos Pos
-	Msg string
-	// Source is the text of line Pos.Line, "" when it is not known.
-	Source string
-}
-
-// Error returns "file:line:col: msg".
-func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
-
-// Snippet returns the source line of the error, numbered, with a caret
-// under its column (see package snippet), or "" when the error has no
-// line, column or source.
-func (e *Error) Snippet() string { return snippet.Format(e.Pos.Line, e.Pos.Col, e.Source) }
-
-// Errors is every problem found by Load, sorted by file, line and column.
-type Errors []*Error
+// Errors is every problem found by Load, sorted by file, line and column,
+// each with the text of its line (see srcerr.Print).
+type Errors []*srcerr.Error
 
 // Error returns one error per line.
 func (es Errors) Error() string {
@@ -54,22 +39,6 @@ func (es Errors) Error() string {
 		lines[i] = e.Error()
 	}
 	return strings.Join(lines, "\n")
-}
-
-// WithSource returns the errors for a person to read: one per line as
-// Error returns them, each followed by its Snippet.
-//
-//	s.yaml:4:14: unknown key "stopReasn" (did you mean "stopReason"?)
-//	    4 |     expect: {stopReasn: end_turn}
-//	      |              ^
-func (es Errors) WithSource() string {
-	var b strings.Builder
-	for _, e := range es {
-		b.WriteString(e.Error())
-		b.WriteByte('\n')
-		b.WriteString(e.Snippet())
-	}
-	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // Unwrap returns the errors, for errors.As and errors.Is.
@@ -129,7 +98,7 @@ func UnsetWarnings(scs []*Scenario) []Warning {
 	var ws []Warning
 	for _, s := range scs {
 		for _, e := range s.Unset {
-			ws = append(ws, Warning{Pos: e.Pos, Msg: fmt.Sprintf("%s; scenario %q needs it to run", e.Msg, s.Name)})
+			ws = append(ws, Warning{Pos: Pos{File: e.File, Line: e.Line, Col: e.Col}, Msg: fmt.Sprintf("%s; scenario %q needs it to run", e.Msg, s.Name)})
 		}
 	}
 	return SortWarnings(ws)
@@ -151,7 +120,7 @@ func SortWarnings(ws []Warning) []Warning {
 }
 
 func sortErrors(es Errors) {
-	slices.SortStableFunc(es, func(a, b *Error) int { return a.Pos.compare(b.Pos) })
+	slices.SortStableFunc(es, srcerr.Compare)
 }
 
 func sortWarnings(ws []Warning) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -594,10 +595,10 @@ func TestAliasBombs(t *testing.T) {
 	}
 }
 
-// TestErrorsWithSource checks that each error is followed by its source
-// line and a caret under its column, and that an error without a line
-// (the file as a whole) has none.
-func TestErrorsWithSource(t *testing.T) {
+// TestErrorsPrinted checks that each error, printed, is followed by its
+// source line and a caret under its column, and that an error without a
+// line (the file as a whole) has none.
+func TestErrorsPrinted(t *testing.T) {
 	tests := []struct {
 		name string
 		src  string
@@ -612,7 +613,7 @@ func TestErrorsWithSource(t *testing.T) {
 				"      | " + strings.Repeat(" ", 32) + "^\n" +
 				"bad.yaml:4:16: unknown key \"expekt\" (did you mean \"expect\"?)\n" +
 				"    4 | - {prompt: hï, expekt: {}}\n" +
-				"      |                ^",
+				"      |                ^\n",
 		},
 		{
 			name: "YAML syntax error",
@@ -620,12 +621,12 @@ func TestErrorsWithSource(t *testing.T) {
 			want: "" +
 				"bad.yaml:2:8: YAML syntax: mapping values are not allowed in this context; quote a value that contains \": \", or check this line's indentation\n" +
 				"    2 |   turns: [\n" +
-				"      |        ^",
+				"      |        ^\n",
 		},
 		{
 			name: "no position, no source line",
 			src:  "# nothing\n",
-			want: "bad.yaml: no scenario in file",
+			want: "bad.yaml: no scenario in file\n",
 		},
 	}
 	for _, tt := range tests {
@@ -635,18 +636,20 @@ func TestErrorsWithSource(t *testing.T) {
 			if !errors.As(err, &errs) {
 				t.Fatalf("error is %T, want scenario.Errors: %v", err, err)
 			}
-			if diff := cmp.Diff(tt.want, errs.WithSource()); diff != "" {
-				t.Errorf("WithSource() (-want +got):\n%s", diff)
+			var printed strings.Builder
+			srcerr.Print(&printed, err)
+			if diff := cmp.Diff(tt.want, printed.String()); diff != "" {
+				t.Errorf("printed (-want +got):\n%s", diff)
 			}
 			// The errors' own lines are those of Error.
-			if diff := cmp.Diff(strings.Split(errs.Error(), "\n"), errorLinesOf(errs.WithSource())); diff != "" {
-				t.Errorf("WithSource() without the source lines differs from Error() (-want +got):\n%s", diff)
+			if diff := cmp.Diff(strings.Split(errs.Error(), "\n"), errorLinesOf(strings.TrimSuffix(printed.String(), "\n"))); diff != "" {
+				t.Errorf("printed without the source lines differs from Error() (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
-// errorLinesOf drops the source lines and carets of WithSource's text.
+// errorLinesOf drops the source lines and carets of printed errors.
 func errorLinesOf(s string) []string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {

@@ -57,7 +57,7 @@ func FuzzLoadBytes(f *testing.F) {
 				t.Errorf("%d scenarios returned with errors", len(scens))
 			}
 			for _, e := range errs {
-				check("error", e.Pos, e.Msg)
+				check("error", scenario.Pos{File: e.File, Line: e.Line, Col: e.Col}, e.Msg)
 			}
 		} else if len(scens) == 0 {
 			t.Errorf("no scenarios and no error")
@@ -91,8 +91,8 @@ func FuzzLoadConfigBytes(f *testing.F) {
 				t.Fatalf("error %T is not a non-empty scenario.Errors: %v", err, err)
 			}
 			for _, e := range errs {
-				if e.Pos.File != "fuzz.yaml" || e.Msg == "" {
-					t.Errorf("error %q at %+v", e.Msg, e.Pos)
+				if e.File != "fuzz.yaml" || e.Msg == "" {
+					t.Errorf("error %q at %+v", e.Msg, e)
 				}
 			}
 			return

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/acprun/acprun/internal/srcerr"
 )
 
 // LoadOptions configures Load and LoadBytes.
@@ -177,8 +179,8 @@ func (l *loader) result() ([]*Scenario, []Warning, error) {
 // dedupe drops repeated errors: a node reached through several aliases, or
 // a config file's agent used by several scenarios, is checked each time.
 func dedupe(errs Errors) Errors {
-	seen := map[Error]bool{}
-	return slices.DeleteFunc(errs, func(e *Error) bool {
+	seen := map[srcerr.Error]bool{}
+	return slices.DeleteFunc(errs, func(e *srcerr.Error) bool {
 		dup := seen[*e]
 		seen[*e] = true
 		return dup
@@ -186,7 +188,7 @@ func dedupe(errs Errors) Errors {
 }
 
 func (l *loader) errorf(path, format string, args ...any) {
-	l.errs = append(l.errs, &Error{Pos: Pos{File: path}, Msg: fmt.Sprintf(format, args...)})
+	l.errs = append(l.errs, &srcerr.Error{File: path, Msg: fmt.Sprintf(format, args...)})
 }
 
 // fileError records err about path, without repeating the path.

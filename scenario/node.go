@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/yamlmap"
 	"github.com/acprun/acprun/internal/yamlsyntax"
 	"go.yaml.in/yaml/v3"
@@ -52,8 +53,8 @@ func (p *fileParser) errorAt(pos Pos, format string, args ...any) {
 
 // newError is the error msg at pos, with its source line when pos is in
 // the file.
-func (p *fileParser) newError(pos Pos, msg string) *Error {
-	e := &Error{Pos: pos, Msg: msg}
+func (p *fileParser) newError(pos Pos, msg string) *srcerr.Error {
+	e := &srcerr.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Msg: msg}
 	if pos.File == p.file {
 		e.Source = p.sourceLine(pos.Line)
 	}

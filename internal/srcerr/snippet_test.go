@@ -1,4 +1,4 @@
-package snippet_test
+package srcerr_test
 
 import (
 	"strings"
@@ -6,10 +6,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/internal/snippet"
+	"github.com/acprun/acprun/internal/srcerr"
 )
 
-func TestFormat(t *testing.T) {
+func TestSnippet(t *testing.T) {
 	long := strings.Repeat("abcdefghij", 20) // 200 characters
 	tests := []struct {
 		name string
@@ -123,8 +123,9 @@ func TestFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, snippet.Format(tt.n, tt.col, tt.text)); diff != "" {
-				t.Errorf("Format(%d, %d, %q) (-want +got):\n%s", tt.n, tt.col, tt.text, diff)
+			e := &srcerr.Error{File: "f", Line: tt.n, Col: tt.col, Msg: "m", Source: tt.text}
+			if diff := cmp.Diff(tt.want, e.Snippet()); diff != "" {
+				t.Errorf("Snippet of line %d, column %d, source %q (-want +got):\n%s", tt.n, tt.col, tt.text, diff)
 			}
 		})
 	}

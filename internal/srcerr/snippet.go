@@ -1,16 +1,4 @@
-// Package snippet shows a place in a text file as compilers and linters
-// (actionlint, rustc) do: under a "file:line:col: message" line, the
-// source line with its number, and a caret under the column.
-//
-//	s.yaml:4:14: unknown key "stopReasn" (did you mean "stopReason"?)
-//	    4 |     expect: {stopReasn: end_turn}
-//	      |              ^
-//
-// Tabs are expanded, so that the caret lines up; wide (East Asian)
-// characters count two columns, combining marks none; a line too long
-// for a terminal is clipped around the column, with "…" where text was
-// cut.
-package snippet
+package srcerr
 
 import (
 	"fmt"
@@ -21,19 +9,16 @@ import (
 	"github.com/acprun/acprun/internal/cellwidth"
 )
 
-// Width is the most columns of source text shown.
-const Width = 80
+// maxWidth is the most columns of source text shown.
+const maxWidth = 80
 
 // tabWidth is the distance between tab stops.
 const tabWidth = 8
 
-// Format returns text, the text of line n of a file (without its line
+// format returns text, the text of line n of a file (without its line
 // break), numbered, with a caret under column col (1-based, counted in
-// characters, as yaml.v3 and scenario.Pos count); each line ends in "\n".
-// A column past the end of the text points just after it. Format returns
-// "" when n or col is below 1 or text holds nothing but white space: there
-// is nothing to point at.
-func Format(n, col int, text string) string {
+// characters, as yaml.v3 counts): see Error.Snippet.
+func format(n, col int, text string) string {
 	if n < 1 || col < 1 || strings.TrimSpace(text) == "" {
 		return ""
 	}
@@ -79,7 +64,7 @@ func layout(text string, col int) (cells []cell, caret int) {
 	return cells, caret
 }
 
-// clip returns the cells as text, at most Width columns of them around
+// clip returns the cells as text, at most maxWidth columns of them around
 // the caret's cell, and the column of the caret in that text.
 func clip(cells []cell, caret int) (string, int) {
 	total := 0
@@ -87,17 +72,17 @@ func clip(cells []cell, caret int) (string, int) {
 		total += c.width
 	}
 	from, to := 0, len(cells)
-	if total > Width {
-		// Keep the caret a third of the way in, then fill to Width.
+	if total > maxWidth {
+		// Keep the caret a third of the way in, then fill to maxWidth.
 		from = caret
-		for budget := Width / 3; from > 0 && budget >= cells[from-1].width; from-- {
+		for budget := maxWidth / 3; from > 0 && budget >= cells[from-1].width; from-- {
 			budget -= cells[from-1].width
 		}
 		to = from
-		for budget := Width; to < len(cells) && budget >= cells[to].width; to++ {
+		for budget := maxWidth; to < len(cells) && budget >= cells[to].width; to++ {
 			budget -= cells[to].width
 		}
-		for budget := Width - widthOf(cells[from:to]); from > 0 && budget >= cells[from-1].width; from-- {
+		for budget := maxWidth - widthOf(cells[from:to]); from > 0 && budget >= cells[from-1].width; from-- {
 			budget -= cells[from-1].width // the end of the line came first
 		}
 	}

@@ -1,0 +1,86 @@
+package srcerr_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/internal/srcerr"
+)
+
+func TestError(t *testing.T) {
+	tests := []struct {
+		e    srcerr.Error
+		want string
+	}{
+		{srcerr.Error{File: "s.yaml", Line: 4, Col: 14, Msg: "bad"}, "s.yaml:4:14: bad"},
+		{srcerr.Error{File: "t.jsonl", Line: 3, Msg: "bad"}, "t.jsonl:3: bad"},
+		{srcerr.Error{File: "s.yaml", Msg: "no such file"}, "s.yaml: no such file"},
+	}
+	for _, tt := range tests {
+		if got := tt.e.Error(); got != tt.want {
+			t.Errorf("%+v.Error() = %q, want %q", tt.e, got, tt.want)
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	errs := []*srcerr.Error{
+		{File: "b", Line: 1, Col: 1}, {File: "a", Line: 2, Col: 1}, {File: "a", Line: 1, Col: 9},
+		{File: "a", Line: 1, Col: 2}, {File: "a"},
+	}
+	slices.SortStableFunc(errs, srcerr.Compare)
+	var got []string
+	for _, e := range errs {
+		got = append(got, fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Col))
+	}
+	if want := []string{"a:0:0", "a:1:2", "a:1:9", "a:2:1", "b:1:1"}; !cmp.Equal(got, want) {
+		t.Errorf("sorted = %q, want %q", got, want)
+	}
+}
+
+// TestPrint: each error joined is on its own line, a positioned one
+// followed by its source line and caret; an error that wraps positioned
+// ones in more context is printed as its text alone.
+func TestPrint(t *testing.T) {
+	first := &srcerr.Error{File: "s.yaml", Line: 2, Col: 3, Msg: "bad key", Source: "  promt: hi"}
+	second := &srcerr.Error{File: "s.yaml", Line: 5, Col: 1, Msg: "no source"}
+	whole := &srcerr.Error{File: "s.yaml", Msg: "no scenario in file", Source: "ignored"}
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{
+			name: "one",
+			err:  first,
+			want: "s.yaml:2:3: bad key\n    2 |   promt: hi\n      |   ^\n",
+		},
+		{
+			name: "joined",
+			err:  errors.Join(first, second, whole, errors.New("plain")),
+			want: "s.yaml:2:3: bad key\n    2 |   promt: hi\n      |   ^\n" +
+				"s.yaml:5:1: no source\n" +
+				"s.yaml: no scenario in file\n" +
+				"plain\n",
+		},
+		{
+			name: "wrapped in context",
+			err:  fmt.Errorf("loading: %w", first),
+			want: "loading: s.yaml:2:3: bad key\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			srcerr.Print(&b, tt.err)
+			if diff := cmp.Diff(tt.want, b.String()); diff != "" {
+				t.Errorf("Print (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
