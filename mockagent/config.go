@@ -9,7 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/internal/yamlmap"
+	"github.com/acprun/acprun/internal/yamlnode"
 )
 
 // This file holds the session settings the mock agent offers besides
@@ -51,7 +51,7 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 						"description": func(v *yaml.Node) { sv.Description, _ = p.str(v, "options.description") },
 					})
 					if sv.Value == "" {
-						p.errorf(yamlmap.Deref(ov), "config option value: value is required")
+						p.Errorf(yamlnode.Deref(ov), "config option value: value is required")
 						continue
 					}
 					if sv.Name == "" {
@@ -61,13 +61,13 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 				}
 			},
 		})
-		r := yamlmap.Deref(it)
+		r := yamlnode.Deref(it)
 		if o.ID == "" {
-			p.errorf(r, "config option: id is required")
+			p.Errorf(r, "config option: id is required")
 			continue
 		}
 		if seen[o.ID] {
-			p.errorf(r, "config option: id %q given twice", o.ID)
+			p.Errorf(r, "config option: id %q given twice", o.ID)
 			continue
 		}
 		seen[o.ID] = true
@@ -77,7 +77,7 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 		switch o.Type {
 		case acp.ConfigBoolean:
 			if hasOptions {
-				p.errorf(r, "config option %q: a boolean option has no options", o.ID)
+				p.Errorf(r, "config option %q: a boolean option has no options", o.ID)
 			}
 			o.CurrentValue = false
 			if current != nil {
@@ -85,7 +85,7 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 			}
 		default:
 			if len(values) == 0 {
-				p.errorf(r, "config option %q: a select option needs options: [{value, name}]", o.ID)
+				p.Errorf(r, "config option %q: a select option needs options: [{value, name}]", o.ID)
 				continue
 			}
 			o.Options = &acp.SessionConfigSelectOptions{Options: values}
@@ -93,7 +93,7 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 			if current != nil {
 				if s, ok := p.str(current, "currentValue"); ok {
 					if !slices.ContainsFunc(values, func(v acp.SessionConfigSelectOption) bool { return v.Value == s }) {
-						p.errorf(yamlmap.Deref(current), "config option %q: currentValue %q is not among its options", o.ID, s)
+						p.Errorf(yamlnode.Deref(current), "config option %q: currentValue %q is not among its options", o.ID, s)
 					}
 					o.CurrentValue = s
 				}
@@ -119,7 +119,7 @@ func (p *parser) models(n *yaml.Node) *acp.SessionModelState {
 					"description": func(v *yaml.Node) { m.Description, _ = p.str(v, "model.description") },
 				})
 				if m.ModelID == "" {
-					p.errorf(yamlmap.Deref(it), "model: modelId is required")
+					p.Errorf(yamlnode.Deref(it), "model: modelId is required")
 					continue
 				}
 				if m.Name == "" {
@@ -134,9 +134,9 @@ func (p *parser) models(n *yaml.Node) *acp.SessionModelState {
 	}
 	switch {
 	case len(ms.AvailableModels) == 0:
-		p.errorf(yamlmap.Deref(n), "models: availableModels needs at least one model")
+		p.Errorf(yamlnode.Deref(n), "models: availableModels needs at least one model")
 	case !slices.ContainsFunc(ms.AvailableModels, func(m acp.ModelInfo) bool { return m.ModelID == ms.CurrentModelID }):
-		p.errorf(yamlmap.Deref(n), "models: currentModelId %q is not among availableModels", ms.CurrentModelID)
+		p.Errorf(yamlnode.Deref(n), "models: currentModelId %q is not among availableModels", ms.CurrentModelID)
 	}
 	return ms
 }

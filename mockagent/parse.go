@@ -15,9 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/internal/srcerr"
-	"github.com/acprun/acprun/internal/yamlmap"
-	"github.com/acprun/acprun/internal/yamlsyntax"
+	"github.com/acprun/acprun/internal/yamlnode"
 )
 
 // Load reads and parses the script at path.
@@ -32,69 +30,47 @@ func Load(path string) (*Script, error) {
 // Parse parses a script. file names it in errors. The error, if any, joins
 // one *srcerr.Error per problem found, each with its position and source line.
 func Parse(file string, data []byte) (*Script, error) {
-	s, err := parse(file, data)
-	if err != nil {
-		addSource(err, data)
-	}
-	return s, err
-}
-
-// addSource sets the Source of every *srcerr.Error in err from data.
-func addSource(err error, data []byte) {
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	starts := yamlsyntax.LineStarts(data)
-	for _, e := range errs {
-		var pe *srcerr.Error
-		if errors.As(e, &pe) {
-			pe.Source = yamlsyntax.Line(data, starts, pe.Line)
-		}
-	}
-}
-
-func parse(file string, data []byte) (*Script, error) {
 	s := &Script{File: file, protocolVersion: 1, onCancel: cancelCancelled}
 	s.agentInfo = acp.Implementation{Name: "acprun-mock-agent", Version: "1.0.0"}
 	s.permissionOptions = defaultPermissionOptions()
-
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return s, nil // an empty script: every prompt ends with end_turn
-		}
-		return nil, syntaxError(file, dec, err, data)
+	p := &parser{Reader: yamlnode.Reader{Name: file, Src: data}, budget: maxRawNodes}
+	if root := p.document(); root != nil {
+		p.script(root, s)
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		return nil, &srcerr.Error{File: file, Line: extra.Line, Col: extra.Column, Msg: "a script holds one YAML document, found another"}
-	} else if !errors.Is(err, io.EOF) {
-		return nil, syntaxError(file, dec, err, data)
-	}
-
-	p := &parser{file: file, budget: maxRawNodes}
-	root := &doc
-	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		root = root.Content[0]
-	}
-	if r := yamlmap.Deref(root); r.Kind == yaml.ScalarNode && r.ShortTag() == "!!null" {
-		return s, nil
-	}
-	p.script(root, s)
-	if len(p.errs) > 0 {
-		return nil, errors.Join(p.errs...)
+	if err := p.Err(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-// syntaxError is the YAML syntax error err that dec returned while reading
-// data: at the offending token, with the parser's context and a hint when
-// one helps.
-func syntaxError(file string, dec *yaml.Decoder, err error, data []byte) error {
-	line, col, msg := yamlsyntax.Problem(dec, err, data)
-	return &srcerr.Error{File: file, Line: line, Col: col, Msg: "YAML syntax: " + msg}
+// document returns the root of the script's one document; nil when there
+// is none (an empty script: every prompt ends with end_turn) or the text
+// is not one YAML document.
+func (p *parser) document() *yaml.Node {
+	dec := yaml.NewDecoder(bytes.NewReader(p.Src))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if !errors.Is(err, io.EOF) {
+			p.SyntaxError(dec, err)
+		}
+		return nil
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		p.Errorf(&extra, "a script holds one YAML document, found another")
+		return nil
+	} else if !errors.Is(err, io.EOF) {
+		p.SyntaxError(dec, err)
+		return nil
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if yamlnode.IsNull(root) {
+		return nil
+	}
+	return root
 }
 
 func (p *parser) script(n *yaml.Node, s *Script) {
@@ -136,7 +112,7 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 			if str, ok := p.str(v, "startDelay"); ok {
 				d, err := time.ParseDuration(str)
 				if err != nil || d < 0 {
-					p.errorf(yamlmap.Deref(v), "startDelay: want a duration such as 500ms or 1s, got %q", str)
+					p.Errorf(yamlnode.Deref(v), "startDelay: want a duration such as 500ms or 1s, got %q", str)
 				}
 				s.startDelay = d
 			}
@@ -147,7 +123,7 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 		"load": func(v *yaml.Node) { s.load = p.steps(v, "load", false) },
 		"sessions": func(v *yaml.Node) {
 			if dir, ok := p.nonEmpty(v, "sessions"); ok {
-				s.sessionsDir = scriptRelative(p.file, dir)
+				s.sessionsDir = scriptRelative(p.Name, dir)
 			}
 		},
 		"loadError": func(v *yaml.Node) {
@@ -165,7 +141,7 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 		"default": func(v *yaml.Node) { s.fallback = p.turn(v, "default", false) },
 	})
 	if s.authRequired && !slices.ContainsFunc(s.authMethods, func(m acp.AuthMethod) bool { return m.Type != acp.AuthTypeTerminal }) {
-		p.errorf(n, "script: authRequired needs at least one authMethods entry that authenticate accepts")
+		p.Errorf(n, "script: authRequired needs at least one authMethods entry that authenticate accepts")
 	}
 }
 
@@ -180,7 +156,7 @@ func (p *parser) implementation(n *yaml.Node, im *acp.Implementation) {
 // capability parses a capability given as true/false or as an object ({}).
 func (p *parser) capability(dst **acp.Capability, what string) func(*yaml.Node) {
 	return func(v *yaml.Node) {
-		r := yamlmap.Deref(v)
+		r := yamlnode.Deref(v)
 		if r.Kind == yaml.MappingNode {
 			meta, _ := p.rawJSON(v, what)
 			*dst = &acp.Capability{}
@@ -247,16 +223,16 @@ func (p *parser) authMethods(n *yaml.Node, s *Script) {
 				m.Env = map[string]string{}
 				kvs, _ := p.entries(v, "authMethods.env")
 				for _, kv := range kvs {
-					m.Env[kv.name], _ = p.str(kv.val, "authMethods.env value")
+					m.Env[kv.Key], _ = p.str(kv.V, "authMethods.env value")
 				}
 			},
 		})
 		if m.ID == "" {
-			p.errorf(yamlmap.Deref(it), "authMethods item: id is required")
+			p.Errorf(yamlnode.Deref(it), "authMethods item: id is required")
 			continue
 		}
 		if m.Type != acp.AuthTypeTerminal && (m.Args != nil || m.Env != nil) {
-			p.errorf(yamlmap.Deref(it), "authMethods item: args and env need type: terminal")
+			p.Errorf(yamlnode.Deref(it), "authMethods item: args and env need type: terminal")
 		}
 		s.authMethods = append(s.authMethods, m)
 	}
@@ -276,7 +252,7 @@ func (p *parser) modes(n *yaml.Node) *acp.SessionModeState {
 					"description": func(v *yaml.Node) { m.Description, _ = p.str(v, "mode.description") },
 				})
 				if m.ID == "" {
-					p.errorf(yamlmap.Deref(it), "mode: id is required")
+					p.Errorf(yamlnode.Deref(it), "mode: id is required")
 					continue
 				}
 				ms.AvailableModes = append(ms.AvailableModes, m)
@@ -289,9 +265,9 @@ func (p *parser) modes(n *yaml.Node) *acp.SessionModeState {
 	found := slices.ContainsFunc(ms.AvailableModes, func(m acp.SessionMode) bool { return m.ID == ms.CurrentModeID })
 	switch {
 	case len(ms.AvailableModes) == 0:
-		p.errorf(yamlmap.Deref(n), "modes: availableModes needs at least one mode")
+		p.Errorf(yamlnode.Deref(n), "modes: availableModes needs at least one mode")
 	case !found:
-		p.errorf(yamlmap.Deref(n), "modes: currentModeId %q is not among availableModes", ms.CurrentModeID)
+		p.Errorf(yamlnode.Deref(n), "modes: currentModeId %q is not among availableModes", ms.CurrentModeID)
 	}
 	return ms
 }
@@ -302,7 +278,7 @@ func (p *parser) permissionOptions(n *yaml.Node, what string) []acp.PermissionOp
 		return nil
 	}
 	if len(items) == 0 {
-		p.errorf(yamlmap.Deref(n), "%s: need at least one option", what)
+		p.Errorf(yamlnode.Deref(n), "%s: need at least one option", what)
 		return nil
 	}
 	opts := []acp.PermissionOption{}
@@ -317,7 +293,7 @@ func (p *parser) permissionOptions(n *yaml.Node, what string) []acp.PermissionOp
 			},
 		})
 		if o.OptionID == "" || o.Kind == "" {
-			p.errorf(yamlmap.Deref(it), "permission option: optionId and kind are required")
+			p.Errorf(yamlnode.Deref(it), "permission option: optionId and kind are required")
 			continue
 		}
 		if o.Name == "" {
@@ -335,7 +311,7 @@ func (p *parser) cancelMode(n *yaml.Node) (cancelMode, bool) {
 
 // turn parses an entry of turns: (withMatch) or the default: turn.
 func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
-	t := &turn{pos: pos{yamlmap.Deref(n).Line, yamlmap.Deref(n).Column}}
+	t := &turn{pos: pos{yamlnode.Deref(n).Line, yamlnode.Deref(n).Column}}
 	fs := fields{
 		"steps": func(v *yaml.Node) { t.steps = p.steps(v, "steps", true) },
 		"after": func(v *yaml.Node) { t.after = p.steps(v, "after", false) },
@@ -359,7 +335,7 @@ func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
 			}
 			re, err := regexp.Compile(src)
 			if err != nil {
-				p.errorf(yamlmap.Deref(v), "match: bad regular expression: %v", err)
+				p.Errorf(yamlnode.Deref(v), "match: bad regular expression: %v", err)
 				return
 			}
 			t.match = re
@@ -369,7 +345,7 @@ func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
 		return nil
 	}
 	if t.err != nil && t.stopReason != "" {
-		p.errorf(yamlmap.Deref(n), "%s: stopReason and error exclude each other", what)
+		p.Errorf(yamlnode.Deref(n), "%s: stopReason and error exclude each other", what)
 	}
 	return t
 }
@@ -394,7 +370,7 @@ func (p *parser) usage(n *yaml.Node) *acp.Usage {
 			if i, ok := p.int64(v, what); ok && i >= 0 {
 				*dst = i
 			} else if ok {
-				p.errorf(yamlmap.Deref(v), "%s: must not be negative", what)
+				p.Errorf(yamlnode.Deref(v), "%s: must not be negative", what)
 			}
 		}
 	}
@@ -460,55 +436,55 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 	if !ok {
 		return nil
 	}
-	var action *keyval
-	var mods []keyval
+	var action *yamlnode.Pair
+	var mods []yamlnode.Pair
 	for i, kv := range kvs {
-		if !isAction(kv.name) {
+		if !isAction(kv.Key) {
 			mods = append(mods, kv)
 			continue
 		}
 		if action != nil {
-			p.errorf(kv.key, "step has two actions, %q and %q: write two steps", action.name, kv.name)
+			p.Errorf(kv.K, "step has two actions, %q and %q: write two steps", action.Key, kv.Key)
 			return nil
 		}
 		action = &kvs[i]
 	}
-	r := yamlmap.Deref(n)
+	r := yamlnode.Deref(n)
 	if action == nil {
 		if len(mods) > 0 {
-			p.errorf(mods[0].key, "unknown step %q (want one of: %s)", mods[0].name, strings.Join(actionNames, ", "))
+			p.Errorf(mods[0].K, "unknown step %q (want one of: %s)", mods[0].Key, strings.Join(actionNames, ", "))
 		} else {
-			p.errorf(r, "empty step (want one of: %s)", strings.Join(actionNames, ", "))
+			p.Errorf(r, "empty step (want one of: %s)", strings.Join(actionNames, ", "))
 		}
 		return nil
 	}
 	if !inTurn {
-		if slices.Contains(turnOnlyActions, action.name) {
-			p.errorf(action.key, "%s step: only allowed in a turn's steps, not in %s", action.name, what)
+		if slices.Contains(turnOnlyActions, action.Key) {
+			p.Errorf(action.K, "%s step: only allowed in a turn's steps, not in %s", action.Key, what)
 			return nil
 		}
 	}
-	here := at{pos{action.key.Line, action.key.Column}}
-	what = action.name + " step"
-	v := action.val
+	here := at{pos{action.K.Line, action.K.Column}}
+	what = action.Key + " step"
+	v := action.V
 	// noMods is for actions that take no modifiers.
 	noMods := func() { p.apply(mods, what, fields{}) }
 
-	switch action.name {
+	switch action.Key {
 	case "text", "thought", "user":
-		kind := map[string]string{"text": "agent_message_chunk", "thought": "agent_thought_chunk", "user": "user_message_chunk"}[action.name]
+		kind := map[string]string{"text": "agent_message_chunk", "thought": "agent_thought_chunk", "user": "user_message_chunk"}[action.Key]
 		st := &chunkStep{at: here, kind: kind}
 		split := 0
 		p.apply(mods, what, fields{
 			"chunks":    func(v *yaml.Node) { split, _ = p.int(v, "chunks", 1, math.MaxInt32) },
 			"messageId": func(v *yaml.Node) { st.messageID, _ = p.nonEmpty(v, "messageId") },
 		})
-		if r := yamlmap.Deref(v); r.Kind == yaml.SequenceNode {
-			st.chunks, _ = p.strings(v, action.name)
+		if r := yamlnode.Deref(v); r.Kind == yaml.SequenceNode {
+			st.chunks, _ = p.strings(v, action.Key)
 			if split > 0 {
-				p.errorf(r, "%s: chunks needs a single string, not a list", action.name)
+				p.Errorf(r, "%s: chunks needs a single string, not a list", action.Key)
 			}
-		} else if s, ok := p.str(v, action.name); ok {
+		} else if s, ok := p.str(v, action.Key); ok {
 			st.chunks = splitChunks(s, split)
 		}
 		return st
@@ -536,8 +512,8 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 		return st
 	case "tool_call", "tool_call_update":
 		noMods()
-		st := &toolCallStep{at: here, update: action.name == "tool_call_update"}
-		st.call = p.toolCall(v, action.name, !st.update)
+		st := &toolCallStep{at: here, update: action.Key == "tool_call_update"}
+		st.call = p.toolCall(v, action.Key, !st.update)
 		return st
 	case "permission":
 		st := &permissionStep{at: here}
@@ -569,7 +545,7 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 			},
 		})
 		if st.path == "" {
-			p.errorf(yamlmap.Deref(v), "read: path is required")
+			p.Errorf(yamlnode.Deref(v), "read: path is required")
 		}
 		return st
 	case "write":
@@ -584,7 +560,7 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 			},
 		})
 		if st.path == "" || !hasContent {
-			p.errorf(yamlmap.Deref(v), "write: path and content are required")
+			p.Errorf(yamlnode.Deref(v), "write: path and content are required")
 		}
 		return st
 	case "terminal":
@@ -596,17 +572,17 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 		if s, ok := p.str(v, "sleep"); ok {
 			d, err := time.ParseDuration(s)
 			if err != nil || d < 0 {
-				p.errorf(yamlmap.Deref(v), "sleep: want a duration such as 50ms or 2s, got %q", s)
+				p.Errorf(yamlnode.Deref(v), "sleep: want a duration such as 50ms or 2s, got %q", s)
 			}
 			st.d = d
 		}
 		return st
 	case "waitForCancel", "hang", "spawnGrandchild", "showConfig":
 		noMods()
-		if b, ok := p.bool(v, action.name); ok && !b {
-			p.errorf(yamlmap.Deref(v), "%s: the only useful value is true (remove the step instead)", action.name)
+		if b, ok := p.bool(v, action.Key); ok && !b {
+			p.Errorf(yamlnode.Deref(v), "%s: the only useful value is true (remove the step instead)", action.Key)
 		}
-		switch action.name {
+		switch action.Key {
 		case "waitForCancel":
 			return &waitForCancelStep{here}
 		case "hang":
@@ -624,12 +600,12 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 		}
 		kind := false
 		for _, kv := range kvs {
-			if kv.name == "sessionUpdate" {
-				_, kind = p.nonEmpty(kv.val, "update.sessionUpdate")
+			if kv.Key == "sessionUpdate" {
+				_, kind = p.nonEmpty(kv.V, "update.sessionUpdate")
 			}
 		}
 		if !kind {
-			p.errorf(yamlmap.Deref(v), "update: sessionUpdate is required")
+			p.Errorf(yamlnode.Deref(v), "update: sessionUpdate is required")
 		}
 		st.raw, _ = p.rawJSON(v, "update")
 		return st
@@ -651,13 +627,13 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 			},
 		})
 		if !hasUsed || !hasSize {
-			p.errorf(yamlmap.Deref(v), "usage_update: used and size are required")
+			p.Errorf(yamlnode.Deref(v), "usage_update: used and size are required")
 		}
 		return st
 	case "history":
 		noMods()
 		if b, ok := p.bool(v, "history"); ok && !b {
-			p.errorf(yamlmap.Deref(v), "history: the only useful value is true (remove the step instead)")
+			p.Errorf(yamlnode.Deref(v), "history: the only useful value is true (remove the step instead)")
 		}
 		return &historyStep{here}
 	case "waitFor":
@@ -691,7 +667,7 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 			"text":  func(v *yaml.Node) { st.text, _ = p.str(v, "flood.text") },
 		})
 		if st.count == 0 {
-			p.errorf(yamlmap.Deref(v), "flood: count is required")
+			p.Errorf(yamlnode.Deref(v), "flood: count is required")
 		}
 		return st
 	case "stderr":
@@ -700,7 +676,7 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 		st.text, _ = p.str(v, "stderr")
 		return st
 	}
-	p.errorf(action.key, "unhandled step %q", action.name) // unreachable: actionNames and the switch agree
+	p.Errorf(action.K, "unhandled step %q", action.Key) // unreachable: actionNames and the switch agree
 	return nil
 }
 
@@ -770,7 +746,7 @@ func (p *parser) toolCall(n *yaml.Node, what string, needTitle bool) acp.ToolCal
 					},
 				})
 				if l.Path == "" {
-					p.errorf(yamlmap.Deref(it), "location: path is required")
+					p.Errorf(yamlnode.Deref(it), "location: path is required")
 				}
 				tc.Locations = append(tc.Locations, l)
 			}
@@ -784,10 +760,10 @@ func (p *parser) toolCall(n *yaml.Node, what string, needTitle bool) acp.ToolCal
 		},
 	})
 	if tc.ToolCallID == "" {
-		p.errorf(yamlmap.Deref(n), "%s: toolCallId is required", what)
+		p.Errorf(yamlnode.Deref(n), "%s: toolCallId is required", what)
 	}
 	if needTitle && tc.Title == nil {
-		p.errorf(yamlmap.Deref(n), "%s: title is required", what)
+		p.Errorf(yamlnode.Deref(n), "%s: title is required", what)
 	}
 	return tc
 }
@@ -814,7 +790,7 @@ func (p *parser) toolContent(n *yaml.Node) acp.ToolCallContent {
 			p.object(v, "diff", fields{
 				"path": func(v *yaml.Node) { path, _ = p.nonEmpty(v, "diff.path") },
 				"oldText": func(v *yaml.Node) {
-					if r := yamlmap.Deref(v); r.Kind == yaml.ScalarNode && r.ShortTag() == "!!null" {
+					if yamlnode.IsNull(v) {
 						return
 					}
 					if s, ok := p.str(v, "diff.oldText"); ok {
@@ -827,13 +803,13 @@ func (p *parser) toolContent(n *yaml.Node) acp.ToolCallContent {
 				},
 			})
 			if path == "" || !hasNew {
-				p.errorf(yamlmap.Deref(v), "diff: path and newText are required")
+				p.Errorf(yamlnode.Deref(v), "diff: path and newText are required")
 			}
 			c = acp.DiffToolContent(path, oldText, newText)
 		},
 	})
 	if set != 1 {
-		p.errorf(yamlmap.Deref(n), "tool call content: want exactly one of text, diff, terminal")
+		p.Errorf(yamlnode.Deref(n), "tool call content: want exactly one of text, diff, terminal")
 	}
 	return c
 }
@@ -850,15 +826,15 @@ func (p *parser) terminal(n *yaml.Node, here at) *terminalStep {
 			st.env = []acp.EnvVariable{}
 			kvs, _ := p.entries(v, "terminal.env")
 			for _, kv := range kvs {
-				val, _ := p.str(kv.val, "terminal.env value")
-				st.env = append(st.env, acp.EnvVariable{Name: kv.name, Value: val})
+				val, _ := p.str(kv.V, "terminal.env value")
+				st.env = append(st.env, acp.EnvVariable{Name: kv.Key, Value: val})
 			}
 		},
 		"cwd": func(v *yaml.Node) { st.cwd, _ = p.nonEmpty(v, "terminal.cwd") },
 		"outputByteLimit": func(v *yaml.Node) {
 			if i, ok := p.int64(v, "terminal.outputByteLimit"); ok {
 				if i < 0 {
-					p.errorf(yamlmap.Deref(v), "terminal.outputByteLimit: must not be negative")
+					p.Errorf(yamlnode.Deref(v), "terminal.outputByteLimit: must not be negative")
 				}
 				st.outputByteLimit = &i
 			}
@@ -870,7 +846,7 @@ func (p *parser) terminal(n *yaml.Node, here at) *terminalStep {
 		"release":     flag(&st.release, "release"),
 	})
 	if st.command == "" {
-		p.errorf(yamlmap.Deref(n), "terminal: command is required")
+		p.Errorf(yamlnode.Deref(n), "terminal: command is required")
 	}
 	return st
 }

@@ -3,7 +3,6 @@ package mockagent
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -11,15 +10,14 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/acprun/acprun/internal/srcerr"
-	"github.com/acprun/acprun/internal/yamlmap"
+	"github.com/acprun/acprun/internal/yamlnode"
 )
 
-// parser walks a yaml.Node tree and collects positioned errors. It never
-// stops at the first error, so a script shows all its problems at once.
+// parser walks a yaml.Node tree and collects positioned errors (in
+// Errs, see yamlnode.Reader). It never stops at the first error, so a
+// script shows all its problems at once.
 type parser struct {
-	file string
-	errs []error
+	yamlnode.Reader
 	// budget bounds the nodes visited while converting values to JSON,
 	// and walked bounds the mapping and list items visited in all, so that
 	// alias bombs give an error instead of eating time and memory.
@@ -39,21 +37,12 @@ func (p *parser) spend(n *yaml.Node) bool {
 	}
 	if !p.tooLarge {
 		p.tooLarge = true
-		p.errorf(n, "script too large (more than %d items after expanding aliases)", maxWalked)
+		p.Errorf(n, "script too large (more than %d items after expanding aliases)", maxWalked)
 	}
 	return false
 }
 
 const maxRawNodes = 1 << 20
-
-// errorf records an error at n's position.
-func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
-	e := &srcerr.Error{File: p.file, Msg: fmt.Sprintf(format, args...)}
-	if n != nil {
-		e.Line, e.Col = n.Line, n.Column
-	}
-	p.errs = append(p.errs, e)
-}
 
 // describe names a node's type for messages: "a string", "a mapping"…
 func describe(n *yaml.Node) string {
@@ -80,39 +69,29 @@ func describe(n *yaml.Node) string {
 	return "nothing"
 }
 
-// keyval is one entry of a mapping.
-type keyval struct {
-	key, val *yaml.Node
-	name     string
-}
-
 // entries returns the entries of a mapping, reporting a node that is not a
 // mapping, keys that are not strings, duplicate keys and merge keys.
-func (p *parser) entries(n *yaml.Node, what string) ([]keyval, bool) {
-	n = yamlmap.Deref(n)
+func (p *parser) entries(n *yaml.Node, what string) ([]yamlnode.Pair, bool) {
+	n = yamlnode.Deref(n)
 	if n.Kind != yaml.MappingNode {
-		p.errorf(n, "%s: want a mapping, got %s", what, describe(n))
+		p.Errorf(n, "%s: want a mapping, got %s", what, describe(n))
 		return nil, false
 	}
 	if !p.spend(n) {
 		return nil, false
 	}
-	pairs, probs, _ := yamlmap.Pairs(n, yamlmap.Options{})
+	pairs, probs, _ := yamlnode.Pairs(n, yamlnode.Options{})
 	for _, pr := range probs {
 		switch pr.Kind {
-		case yamlmap.KeyNotName:
-			p.errorf(pr.Node, "%s: want a string key, got %s", what, describe(pr.Node))
-		case yamlmap.MergeKey:
-			p.errorf(pr.Node, "%s: merge keys (<<) are not supported", what)
-		case yamlmap.DuplicateKey:
-			p.errorf(pr.Node, "%s: duplicate key %q", what, pr.Node.Value)
+		case yamlnode.KeyNotName:
+			p.Errorf(pr.Node, "%s: want a string key, got %s", what, describe(pr.Node))
+		case yamlnode.MergeKey:
+			p.Errorf(pr.Node, "%s: merge keys (<<) are not supported", what)
+		case yamlnode.DuplicateKey:
+			p.Errorf(pr.Node, "%s: duplicate key %q", what, pr.Node.Value)
 		}
 	}
-	kvs := make([]keyval, len(pairs))
-	for i, kv := range pairs {
-		kvs[i] = keyval{key: kv.K, val: kv.V, name: kv.Key}
-	}
-	return kvs, true
+	return pairs, true
 }
 
 // fields maps a key to the function that parses its value.
@@ -129,14 +108,14 @@ func (p *parser) object(n *yaml.Node, what string, fs fields) bool {
 }
 
 // apply calls fs for each entry and reports unknown keys.
-func (p *parser) apply(kvs []keyval, what string, fs fields) {
+func (p *parser) apply(kvs []yamlnode.Pair, what string, fs fields) {
 	for _, kv := range kvs {
-		f, ok := fs[kv.name]
+		f, ok := fs[kv.Key]
 		if !ok {
-			p.errorf(kv.key, "unknown key %q in %s (want one of: %s)", kv.name, what, keyList(fs))
+			p.Errorf(kv.K, "unknown key %q in %s (want one of: %s)", kv.Key, what, keyList(fs))
 			continue
 		}
-		f(kv.val)
+		f(kv.V)
 	}
 }
 
@@ -151,9 +130,9 @@ func keyList(fs fields) string {
 
 // list returns the items of a sequence.
 func (p *parser) list(n *yaml.Node, what string) ([]*yaml.Node, bool) {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	if n.Kind != yaml.SequenceNode {
-		p.errorf(n, "%s: want a list, got %s", what, describe(n))
+		p.Errorf(n, "%s: want a list, got %s", what, describe(n))
 		return nil, false
 	}
 	if !p.spend(n) {
@@ -163,9 +142,9 @@ func (p *parser) list(n *yaml.Node, what string) ([]*yaml.Node, bool) {
 }
 
 func (p *parser) str(n *yaml.Node, what string) (string, bool) {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
-		p.errorf(n, "%s: want a string, got %s", what, describe(n))
+		p.Errorf(n, "%s: want a string, got %s", what, describe(n))
 		return "", false
 	}
 	return n.Value, true
@@ -175,7 +154,7 @@ func (p *parser) str(n *yaml.Node, what string) (string, bool) {
 func (p *parser) nonEmpty(n *yaml.Node, what string) (string, bool) {
 	s, ok := p.str(n, what)
 	if ok && s == "" {
-		p.errorf(yamlmap.Deref(n), "%s: must not be empty", what)
+		p.Errorf(yamlnode.Deref(n), "%s: must not be empty", what)
 		return "", false
 	}
 	return s, ok
@@ -184,21 +163,21 @@ func (p *parser) nonEmpty(n *yaml.Node, what string) (string, bool) {
 func (p *parser) oneOf(n *yaml.Node, what string, allowed ...string) (string, bool) {
 	s, ok := p.str(n, what)
 	if ok && !slices.Contains(allowed, s) {
-		p.errorf(yamlmap.Deref(n), "%s: unknown value %q (want one of: %s)", what, s, strings.Join(allowed, ", "))
+		p.Errorf(yamlnode.Deref(n), "%s: unknown value %q (want one of: %s)", what, s, strings.Join(allowed, ", "))
 		return "", false
 	}
 	return s, ok
 }
 
 func (p *parser) int64(n *yaml.Node, what string) (int64, bool) {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
-		p.errorf(n, "%s: want an integer, got %s", what, describe(n))
+		p.Errorf(n, "%s: want an integer, got %s", what, describe(n))
 		return 0, false
 	}
 	var v int64
 	if err := n.Decode(&v); err != nil {
-		p.errorf(n, "%s: integer out of range: %s", what, n.Value)
+		p.Errorf(n, "%s: integer out of range: %s", what, n.Value)
 		return 0, false
 	}
 	return v, true
@@ -210,35 +189,35 @@ func (p *parser) int(n *yaml.Node, what string, lo, hi int64) (int, bool) {
 		return 0, false
 	}
 	if v < lo || v > hi {
-		p.errorf(yamlmap.Deref(n), "%s: %d out of range [%d, %d]", what, v, lo, hi)
+		p.Errorf(yamlnode.Deref(n), "%s: %d out of range [%d, %d]", what, v, lo, hi)
 		return 0, false
 	}
 	return int(v), true
 }
 
 func (p *parser) float(n *yaml.Node, what string) (float64, bool) {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
-		p.errorf(n, "%s: want a number, got %s", what, describe(n))
+		p.Errorf(n, "%s: want a number, got %s", what, describe(n))
 		return 0, false
 	}
 	var v float64
 	if err := n.Decode(&v); err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-		p.errorf(n, "%s: not a finite number: %s", what, n.Value)
+		p.Errorf(n, "%s: not a finite number: %s", what, n.Value)
 		return 0, false
 	}
 	return v, true
 }
 
 func (p *parser) bool(n *yaml.Node, what string) (bool, bool) {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
-		p.errorf(n, "%s: want true or false, got %s", what, describe(n))
+		p.Errorf(n, "%s: want true or false, got %s", what, describe(n))
 		return false, false
 	}
 	var v bool
 	if err := n.Decode(&v); err != nil {
-		p.errorf(n, "%s: %v", what, err)
+		p.Errorf(n, "%s: %v", what, err)
 		return false, false
 	}
 	return v, true
@@ -264,7 +243,7 @@ func (p *parser) rawJSON(n *yaml.Node, what string) (json.RawMessage, bool) {
 	var buf bytes.Buffer
 	if !p.appendJSON(&buf, n, what, 0) {
 		if p.budget < 0 {
-			p.errorf(n, "%s: value too large (more than %d nodes after expanding aliases)", what, maxRawNodes)
+			p.Errorf(n, "%s: value too large (more than %d nodes after expanding aliases)", what, maxRawNodes)
 			p.budget = maxRawNodes // report each value once, then go on
 		}
 		return nil, false
@@ -274,8 +253,8 @@ func (p *parser) rawJSON(n *yaml.Node, what string) (json.RawMessage, bool) {
 
 // rawObject is rawJSON for values that must be mappings (_meta…).
 func (p *parser) rawObject(n *yaml.Node, what string) (json.RawMessage, bool) {
-	if r := yamlmap.Deref(n); r.Kind != yaml.MappingNode {
-		p.errorf(r, "%s: want a mapping, got %s", what, describe(r))
+	if r := yamlnode.Deref(n); r.Kind != yaml.MappingNode {
+		p.Errorf(r, "%s: want a mapping, got %s", what, describe(r))
 		return nil, false
 	}
 	return p.rawJSON(n, what)
@@ -287,10 +266,10 @@ func (p *parser) appendJSON(buf *bytes.Buffer, n *yaml.Node, what string, depth 
 		return false
 	}
 	if depth > 200 {
-		p.errorf(n, "%s: value nested too deeply", what)
+		p.Errorf(n, "%s: value nested too deeply", what)
 		return false
 	}
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	switch n.Kind {
 	case yaml.MappingNode:
 		kvs, ok := p.entries(n, what)
@@ -302,10 +281,10 @@ func (p *parser) appendJSON(buf *bytes.Buffer, n *yaml.Node, what string, depth 
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			k, _ := json.Marshal(kv.name)
+			k, _ := json.Marshal(kv.Key)
 			buf.Write(k)
 			buf.WriteByte(':')
-			if !p.appendJSON(buf, kv.val, what, depth+1) {
+			if !p.appendJSON(buf, kv.V, what, depth+1) {
 				return false
 			}
 		}
@@ -345,7 +324,7 @@ func (p *parser) appendJSON(buf *bytes.Buffer, n *yaml.Node, what string, depth 
 				buf.WriteString(strconv.FormatUint(u, 10))
 				return true
 			}
-			p.errorf(n, "%s: integer out of range: %s", what, n.Value)
+			p.Errorf(n, "%s: integer out of range: %s", what, n.Value)
 			return false
 		case "!!float":
 			v, ok := p.float(n, what)
@@ -360,6 +339,6 @@ func (p *parser) appendJSON(buf *bytes.Buffer, n *yaml.Node, what string, depth 
 		buf.Write(b)
 		return true
 	}
-	p.errorf(n, "%s: want a value, got %s", what, describe(n))
+	p.Errorf(n, "%s: want a value, got %s", what, describe(n))
 	return false
 }

@@ -12,7 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/acprun/acprun/internal/yamlmap"
+	"github.com/acprun/acprun/internal/yamlnode"
 )
 
 // NamedAgent is an agent that scenarios, `run --agent` and `acprun probe`
@@ -128,9 +128,9 @@ func resolveNamed(name string, opts LoadOptions) (NamedAgent, error) {
 	if !ok {
 		return NamedAgent{}, errors.New(unknownMsg("agent", name, agentNames(opts.Config), "agents"))
 	}
-	if len(p.errs) > 0 {
-		sortErrors(p.errs)
-		return NamedAgent{}, p.errs
+	if len(p.Errs) > 0 {
+		sortErrors(p.Errs)
+		return NamedAgent{}, Errors(p.Errs)
 	}
 	return na, nil
 }
@@ -179,7 +179,7 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 
 // named returns the agent called name: from the config (its node parsed
 // again with p's lookup, so that unset variables matter only for agents in
-// use; problems go to p.errs), else a built-in one. ok is false for an
+// use; problems go to p.Errs), else a built-in one. ok is false for an
 // unknown name; the caller reports it.
 func (p *fileParser) named(name string) (na NamedAgent, ok bool) {
 	if c := p.cfg; c != nil {
@@ -229,13 +229,13 @@ type agentSpec struct {
 // definition of a named agent in a config file, a mapping. In a config
 // file, a relative program path (with a /) resolves against its directory.
 func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	spec := agentSpec{pos: p.pos(n)}
 	scenarioForm := slices.Contains(keys, "name")
-	if n.Kind == yaml.ScalarNode && !isNull(n) && scenarioForm {
+	if n.Kind == yaml.ScalarNode && !yamlnode.IsNull(n) && scenarioForm {
 		spec.name = n.Value
 		if strings.TrimSpace(n.Value) == "" {
-			p.errorf(n, "agent name is empty")
+			p.Errorf(n, "agent name is empty")
 		} else {
 			spec.nameNode = n
 		}
@@ -243,21 +243,21 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 	}
 	if n.Kind != yaml.MappingNode {
 		if scenarioForm {
-			p.errorf(n, "expected an agent name or a mapping with a command, got %s", describe(n))
+			p.Errorf(n, "expected an agent name or a mapping with a command, got %s", describe(n))
 		} else {
-			p.errorf(n, "expected a mapping with a command, got %s", describe(n))
+			p.Errorf(n, "expected a mapping with a command, got %s", describe(n))
 		}
 		return spec
 	}
 	m, _ := p.mapping(n, keys, nil)
 	for _, kv := range m.pairs {
-		v := yamlmap.Deref(kv.v)
-		switch kv.key {
+		v := yamlnode.Deref(kv.V)
+		switch kv.Key {
 		case "name":
 			if name, ok := p.str(v); ok {
 				spec.name = name
 				if strings.TrimSpace(name) == "" {
-					p.errorf(v, "agent name is empty")
+					p.Errorf(v, "agent name is empty")
 				} else {
 					spec.nameNode = v
 				}
@@ -306,7 +306,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 		case "mcpServers":
 			spec.mcp = p.mcpServers(v)
 		case "description":
-			if !isNull(v) {
+			if !yamlnode.IsNull(v) {
 				spec.description, _ = p.str(v)
 			}
 		case "replay":
@@ -330,18 +330,18 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 		if cmd != nil {
 			other = "command"
 		}
-		p.errorf(replay, "use either replay (a recorded transcript) or %s, not both", other)
+		p.Errorf(replay, "use either replay (a recorded transcript) or %s, not both", other)
 	case replay != nil:
 		if args := m.has["args"]; args != nil {
-			p.errorf(args, "args adds arguments to a named agent's command: a replay agent takes none")
+			p.Errorf(args, "args adds arguments to a named agent's command: a replay agent takes none")
 		}
 		spec.command = replayCommand(spec.replay)
 	case name != nil && cmd != nil:
-		p.errorf(cmd, "use either name (a named agent) or command, not both")
+		p.Errorf(cmd, "use either name (a named agent) or command, not both")
 	case name == nil:
 		p.require(m, "command")
 		if args := m.has["args"]; args != nil {
-			p.errorf(args, "args adds arguments to a named agent's command: give name, or write them in command")
+			p.Errorf(args, "args adds arguments to a named agent's command: give name, or write them in command")
 		}
 	}
 	return spec
@@ -350,7 +350,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 // wordPositions is where each of the n words of the command value n was
 // given: each item of a list, the value itself for the words of a string.
 func (p *fileParser) wordPositions(n *yaml.Node, count int) []Pos {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	out := make([]Pos, count)
 	for i := range out {
 		if n.Kind == yaml.SequenceNode && i < len(n.Content) {
@@ -370,10 +370,10 @@ func (p *fileParser) agentFromSpec(spec agentSpec) Agent {
 		if na, ok := p.named(spec.name); ok {
 			base = na.Agent
 			if bareMock(na) && len(spec.args) == 0 && spec.command == nil {
-				p.errorf(spec.nameNode, "%s", errBareMock)
+				p.Errorf(spec.nameNode, "%s", errBareMock)
 			}
 		} else {
-			p.errorf(spec.nameNode, "%s%s", unknownMsg("agent", spec.name, agentNames(p.cfg), "agents"), unloadedConfigHint(p.dir, p.cfg))
+			p.Errorf(spec.nameNode, "%s%s", unknownMsg("agent", spec.name, agentNames(p.cfg), "agents"), unloadedConfigHint(p.dir, p.cfg))
 		}
 	}
 	a := overlay(base, spec)
@@ -463,7 +463,7 @@ var agentNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 // if any.
 func (p *fileParser) namedAgent(name string, n *yaml.Node) NamedAgent {
 	spec := p.agentSpec(n, namedAgentKeys)
-	na := NamedAgent{Name: name, Description: spec.description, Source: p.file}
+	na := NamedAgent{Name: name, Description: spec.description, Source: p.Name}
 	var base Agent
 	if spec.command == nil {
 		if b, ok := builtinAgent(name); ok {
@@ -471,14 +471,14 @@ func (p *fileParser) namedAgent(name string, n *yaml.Node) NamedAgent {
 			if na.Description == "" {
 				na.Description = b.Description
 			}
-		} else if yamlmap.Deref(n).Kind == yaml.MappingNode && !spec.commandSuggested {
-			p.errorf(yamlmap.Deref(n), "missing required key %q (only an agent that changes a built-in one may leave it out: %s)",
+		} else if yamlnode.Deref(n).Kind == yaml.MappingNode && !spec.commandSuggested {
+			p.Errorf(yamlnode.Deref(n), "missing required key %q (only an agent that changes a built-in one may leave it out: %s)",
 				"command", strings.Join(builtinNames(), ", "))
 		}
 	}
 	na.Agent = overlay(base, spec)
 	na.Agent.Name = name
-	na.Agent.Pos = p.pos(yamlmap.Deref(n))
+	na.Agent.Pos = p.pos(yamlnode.Deref(n))
 	return na
 }
 

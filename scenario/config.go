@@ -16,7 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/approve"
-	"github.com/acprun/acprun/internal/yamlmap"
+	"github.com/acprun/acprun/internal/yamlnode"
 )
 
 // ConfigFile is the name of the config file acprun looks for in the
@@ -117,8 +117,8 @@ func LoadConfigBytes(file string, data []byte, opts LoadOptions) (*Config, error
 	}
 	p := c.parser(lookup)
 	p.config(c)
-	if len(p.errs) > 0 {
-		errs := dedupe(p.errs)
+	if len(p.Errs) > 0 {
+		errs := dedupe(p.Errs)
 		sortErrors(errs)
 		return nil, errs
 	}
@@ -126,28 +126,28 @@ func LoadConfigBytes(file string, data []byte, opts LoadOptions) (*Config, error
 }
 
 func (c *Config) parser(lookup func(string) (string, bool)) *fileParser {
-	return &fileParser{file: c.File, dir: c.dir, src: c.src, lookup: lookup, cfg: c, inConfig: true}
+	return &fileParser{Reader: yamlnode.Reader{Name: c.File, Src: c.src}, dir: c.dir, lookup: lookup, cfg: c, inConfig: true}
 }
 
 // config reads the one document of a config file into c.
 func (p *fileParser) config(c *Config) {
-	dec := yaml.NewDecoder(bytes.NewReader(p.src))
+	dec := yaml.NewDecoder(bytes.NewReader(p.Src))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err == io.EOF {
 		return // an empty file
 	} else if err != nil {
-		p.syntaxError(dec, err)
+		p.SyntaxError(dec, err)
 		return
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
 	case err == io.EOF:
 	case err != nil:
-		p.syntaxError(dec, err)
-	case len(next.Content) > 0 && !isNull(next.Content[0]):
-		p.errorf(next.Content[0], "a config file holds one YAML document")
+		p.SyntaxError(dec, err)
+	case len(next.Content) > 0 && !yamlnode.IsNull(next.Content[0]):
+		p.Errorf(next.Content[0], "a config file holds one YAML document")
 	}
-	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
+	if len(doc.Content) == 0 || yamlnode.IsNull(doc.Content[0]) {
 		return
 	}
 	m, ok := p.mapping(doc.Content[0], configKeys, func(k string) string {
@@ -173,28 +173,28 @@ func (p *fileParser) config(c *Config) {
 
 // configAgents reads the agents mapping: names to agent definitions.
 func (p *fileParser) configAgents(n *yaml.Node, c *Config) {
-	n = yamlmap.Deref(n)
-	if isNull(n) {
+	n = yamlnode.Deref(n)
+	if yamlnode.IsNull(n) {
 		return
 	}
 	if n.Kind != yaml.MappingNode {
-		p.errorf(n, "expected a mapping of agent names to agents, got %s", describe(n))
+		p.Errorf(n, "expected a mapping of agent names to agents, got %s", describe(n))
 		return
 	}
 	m, _ := p.mapping(n, nil, nil)
 	for _, kv := range m.pairs {
-		if !agentNameRE.MatchString(kv.key) {
-			p.errorf(kv.k, "bad agent name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", kv.key)
+		if !agentNameRE.MatchString(kv.Key) {
+			p.Errorf(kv.K, "bad agent name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", kv.Key)
 			continue
 		}
-		c.agentNodes[kv.key] = kv.v
-		p.leniently(func() { c.Agents[kv.key] = p.namedAgent(kv.key, kv.v) })
+		c.agentNodes[kv.Key] = kv.V
+		p.leniently(func() { c.Agents[kv.Key] = p.namedAgent(kv.Key, kv.V) })
 	}
 }
 
 // defaults reads the defaults mapping.
 func (p *fileParser) defaults(n *yaml.Node, c *Config) {
-	if isNull(n) {
+	if yamlnode.IsNull(n) {
 		return
 	}
 	m, ok := p.mapping(n, defaultsKeys, func(k string) string {
@@ -208,8 +208,8 @@ func (p *fileParser) defaults(n *yaml.Node, c *Config) {
 	}
 	d := &c.Defaults
 	for _, kv := range m.pairs {
-		v := kv.v
-		switch kv.key {
+		v := kv.V
+		switch kv.Key {
 		case "agent":
 			c.defaultAgent = v
 			p.leniently(func() {

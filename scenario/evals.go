@@ -10,36 +10,36 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/acprun/acprun/internal/yamlmap"
+	"github.com/acprun/acprun/internal/yamlnode"
 )
 
 // toolCallsExpect reads expect.toolCalls.
 func (p *fileParser) toolCallsExpect(n *yaml.Node) *ToolCallsExpect {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	e := &ToolCallsExpect{Pos: p.pos(n)}
 	m, ok := p.mapping(n, toolCallsKeys, nil)
 	if !ok {
 		return e
 	}
 	for _, kv := range m.pairs {
-		switch kv.key {
+		switch kv.Key {
 		case "used":
-			e.Used = p.toolPatterns(kv.v)
+			e.Used = p.toolPatterns(kv.V)
 		case "notUsed":
-			e.NotUsed = p.toolPatterns(kv.v)
+			e.NotUsed = p.toolPatterns(kv.V)
 		case "count":
-			e.Count = p.toolCounts(kv.v)
+			e.Count = p.toolCounts(kv.V)
 		case "status":
-			if s, ok := p.str(kv.v); ok {
-				v := yamlmap.Deref(kv.v)
+			if s, ok := p.str(kv.V); ok {
+				v := yamlnode.Deref(kv.V)
 				if !slices.Contains(toolCallStatuses, s) {
-					p.errorf(v, "%s", unknownMsg("tool call status", s, toolCallStatuses, "statuses"))
+					p.Errorf(v, "%s", unknownMsg("tool call status", s, toolCallStatuses, "statuses"))
 					continue
 				}
 				e.Status = Located{Pos: p.pos(v), Value: s}
 			}
 		case "sequence":
-			e.Sequence = p.toolPatterns(kv.v)
+			e.Sequence = p.toolPatterns(kv.V)
 		}
 	}
 	p.contradicts(e.Used, e.NotUsed, "used", "notUsed")
@@ -66,7 +66,7 @@ func (p *fileParser) toolPatterns(n *yaml.Node) []Located {
 func (p *fileParser) toolPattern(n *yaml.Node, value string) (Located, bool) {
 	l := Located{Pos: p.pos(n), Value: value}
 	if strings.TrimSpace(value) == "" {
-		p.errorf(n, "empty pattern: give a tool kind (%s) or a glob on the tool call's title", strings.Join(ToolKinds, ", "))
+		p.Errorf(n, "empty pattern: give a tool kind (%s) or a glob on the tool call's title", strings.Join(ToolKinds, ", "))
 		return l, false
 	}
 	if !slices.Contains(ToolKinds, value) && !strings.ContainsAny(value, "*?[ ") {
@@ -98,22 +98,22 @@ func (p *fileParser) toolCounts(n *yaml.Node) []CountExpect {
 		return nil
 	}
 	if len(m.pairs) == 0 {
-		p.errorf(m.n, "count is empty: map tool kinds or title globs to counts, such as {execute: \"<=2\", edit: 1}")
+		p.Errorf(m.n, "count is empty: map tool kinds or title globs to counts, such as {execute: \"<=2\", edit: 1}")
 		return nil
 	}
 	var out []CountExpect
 	for _, kv := range m.pairs {
-		if _, ok := p.toolPattern(kv.k, kv.key); !ok {
+		if _, ok := p.toolPattern(kv.K, kv.Key); !ok {
 			continue
 		}
-		v := yamlmap.Deref(kv.v)
-		c := CountExpect{Pos: p.pos(v), Pattern: kv.key, Op: "=="}
+		v := yamlnode.Deref(kv.V)
+		c := CountExpect{Pos: p.pos(v), Pattern: kv.Key, Op: "=="}
 		bad := func() {
-			p.errorf(v, "bad count %q for %q: use a whole number N (exactly N calls), \"<=N\" (at most) or \">=N\" (at least)", v.Value, kv.key)
+			p.Errorf(v, "bad count %q for %q: use a whole number N (exactly N calls), \"<=N\" (at most) or \">=N\" (at least)", v.Value, kv.Key)
 		}
 		switch {
-		case v.Kind != yaml.ScalarNode || isNull(v) || v.ShortTag() == "!!bool":
-			p.errorf(v, "expected a count (N, \"<=N\" or \">=N\"), got %s", describe(v))
+		case v.Kind != yaml.ScalarNode || yamlnode.IsNull(v) || v.ShortTag() == "!!bool":
+			p.Errorf(v, "expected a count (N, \"<=N\" or \">=N\"), got %s", describe(v))
 			continue
 		case v.ShortTag() == "!!int":
 			var i int64
@@ -145,46 +145,46 @@ func (p *fileParser) toolCounts(n *yaml.Node) []CountExpect {
 
 // filesExpect reads expect.files.
 func (p *fileParser) filesExpect(n *yaml.Node) *FilesExpect {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	e := &FilesExpect{Pos: p.pos(n)}
 	m, ok := p.mapping(n, filesKeys, nil)
 	if !ok {
 		return e
 	}
 	for _, kv := range m.pairs {
-		switch kv.key {
+		switch kv.Key {
 		case "exists":
-			e.Exists = p.relPaths(kv.v, false)
+			e.Exists = p.relPaths(kv.V, false)
 		case "absent":
-			e.Absent = p.relPaths(kv.v, false)
+			e.Absent = p.relPaths(kv.V, false)
 		case "contains":
-			p.pathMap(kv.v, "contains", "the text each must contain", func(k, v *yaml.Node, path string) {
+			p.pathMap(kv.V, "contains", "the text each must contain", func(k, v *yaml.Node, path string) {
 				nodes, _ := p.strNodes(v, true, true)
 				for _, t := range nodes {
 					if t.Value == "" {
-						p.errorf(t, "empty text: give the text %s must contain", path)
+						p.Errorf(t, "empty text: give the text %s must contain", path)
 						continue
 					}
 					e.Contains = append(e.Contains, FileText{Pos: p.pos(t), Path: path, Text: t.Value})
 				}
 			})
 		case "matches":
-			p.pathMap(kv.v, "matches", "a regular expression each must match", func(k, v *yaml.Node, path string) {
+			p.pathMap(kv.V, "matches", "a regular expression each must match", func(k, v *yaml.Node, path string) {
 				if re, ok := p.regexp(v); ok {
-					e.Matches = append(e.Matches, FileRegexp{Pos: p.pos(yamlmap.Deref(v)), Path: path, Re: re})
+					e.Matches = append(e.Matches, FileRegexp{Pos: p.pos(yamlnode.Deref(v)), Path: path, Re: re})
 				}
 			})
 		case "unchanged":
-			p.unchanged = append(p.unchanged, kv.k)
-			e.Unchanged = p.relPaths(kv.v, true)
+			p.unchanged = append(p.unchanged, kv.K)
+			e.Unchanged = p.relPaths(kv.V, true)
 		case "golden":
-			p.pathMap(kv.v, "golden", "golden files (relative to this file)", func(k, v *yaml.Node, path string) {
+			p.pathMap(kv.V, "golden", "golden files (relative to this file)", func(k, v *yaml.Node, path string) {
 				s, ok := p.interp(v)
 				if !ok {
 					return
 				}
-				if golden, ok := p.existingFile(yamlmap.Deref(v), "golden file", s); ok {
-					e.Golden = append(e.Golden, FileGolden{Pos: p.pos(yamlmap.Deref(v)), Path: path, Golden: golden})
+				if golden, ok := p.existingFile(yamlnode.Deref(v), "golden file", s); ok {
+					e.Golden = append(e.Golden, FileGolden{Pos: p.pos(yamlnode.Deref(v)), Path: path, Golden: golden})
 				}
 			})
 		}
@@ -217,22 +217,22 @@ func (p *fileParser) relPath(n *yaml.Node, s string, glob bool) (string, bool) {
 	}
 	switch {
 	case s == "":
-		p.errorf(n, "%s is empty", what)
+		p.Errorf(n, "%s is empty", what)
 		return "", false
 	case strings.HasPrefix(s, "/"):
-		p.errorf(n, "%s %q is absolute: paths here are relative to the workspace (or the session cwd)", what, s)
+		p.Errorf(n, "%s %q is absolute: paths here are relative to the workspace (or the session cwd)", what, s)
 		return "", false
 	case slices.Contains(strings.Split(s, "/"), ".."):
-		p.errorf(n, "%s %q uses ..: write it relative to the workspace (or the session cwd), without ..", what, s)
+		p.Errorf(n, "%s %q uses ..: write it relative to the workspace (or the session cwd), without ..", what, s)
 		return "", false
 	}
 	dir := glob && strings.HasSuffix(s, "/")
 	rel := path.Clean(s)
 	if rel == "." {
 		if glob {
-			p.errorf(n, "pattern %q names the workspace itself: write ** for every path in it", s)
+			p.Errorf(n, "pattern %q names the workspace itself: write ** for every path in it", s)
 		} else {
-			p.errorf(n, "path %q names the workspace itself: name a file or directory in it", s)
+			p.Errorf(n, "path %q names the workspace itself: name a file or directory in it", s)
 		}
 		return "", false
 	}
@@ -242,7 +242,7 @@ func (p *fileParser) relPath(n *yaml.Node, s string, glob bool) (string, bool) {
 	if glob {
 		for _, seg := range strings.Split(rel, "/") {
 			if _, err := path.Match(seg, ""); err != nil {
-				p.errorf(n, "bad pattern %q: %v", s, err)
+				p.Errorf(n, "bad pattern %q: %v", s, err)
 				return "", false
 			}
 		}
@@ -258,30 +258,30 @@ func (p *fileParser) pathMap(n *yaml.Node, key, what string, f func(k, v *yaml.N
 		return
 	}
 	if len(m.pairs) == 0 {
-		p.errorf(m.n, "%s is empty: map file paths to %s", key, what)
+		p.Errorf(m.n, "%s is empty: map file paths to %s", key, what)
 		return
 	}
 	for _, kv := range m.pairs {
-		if rel, ok := p.relPath(kv.k, kv.key, false); ok {
-			f(kv.k, kv.v, rel)
+		if rel, ok := p.relPath(kv.K, kv.Key, false); ok {
+			f(kv.K, kv.V, rel)
 		}
 	}
 }
 
 // permissionsExpect reads expect.permissions.
 func (p *fileParser) permissionsExpect(n *yaml.Node) *PermissionsExpect {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	e := &PermissionsExpect{Pos: p.pos(n)}
 	m, ok := p.mapping(n, permissionsExpectKeys, nil)
 	if !ok {
 		return e
 	}
 	for _, kv := range m.pairs {
-		switch kv.key {
+		switch kv.Key {
 		case "requested":
-			e.Requested = p.toolPatterns(kv.v)
+			e.Requested = p.toolPatterns(kv.V)
 		case "notRequested":
-			e.NotRequested = p.toolPatterns(kv.v)
+			e.NotRequested = p.toolPatterns(kv.V)
 		}
 	}
 	p.contradicts(e.Requested, e.NotRequested, "requested", "notRequested")
@@ -291,15 +291,15 @@ func (p *fileParser) permissionsExpect(n *yaml.Node) *PermissionsExpect {
 
 // usageExpect reads expect.usage.
 func (p *fileParser) usageExpect(n *yaml.Node) *UsageExpect {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	e := &UsageExpect{Pos: p.pos(n)}
 	m, ok := p.mapping(n, usageKeys, nil)
 	if !ok {
 		return e
 	}
 	for _, kv := range m.pairs {
-		v := yamlmap.Deref(kv.v)
-		switch kv.key {
+		v := yamlnode.Deref(kv.V)
+		switch kv.Key {
 		case "maxTotalTokens":
 			if i, ok := p.nonNegative(v); ok {
 				e.MaxTotalTokens, e.MaxTokensPos = &i, p.pos(v)
@@ -316,15 +316,15 @@ func (p *fileParser) usageExpect(n *yaml.Node) *UsageExpect {
 
 // judge reads expect.judge. Its agent is given like the scenario's.
 func (p *fileParser) judge(n *yaml.Node) *Judge {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	j := &Judge{Pos: p.pos(n), Pass: regexp.MustCompile(DefaultJudgePass)}
 	m, ok := p.mapping(n, judgeKeys, nil)
 	if !ok {
 		return j
 	}
 	for _, kv := range m.pairs {
-		v := yamlmap.Deref(kv.v)
-		switch kv.key {
+		v := yamlnode.Deref(kv.V)
+		switch kv.Key {
 		case "agent":
 			j.Agent = p.agentFromSpec(p.agentSpec(v, agentKeys))
 			if j.Agent.Cwd != "" {
@@ -333,14 +333,14 @@ func (p *fileParser) judge(n *yaml.Node) *Judge {
 		case "rubric":
 			if s, ok := p.str(v); ok {
 				if strings.TrimSpace(s) == "" {
-					p.errorf(v, "rubric is empty: say what the judge should check")
+					p.Errorf(v, "rubric is empty: say what the judge should check")
 				}
 				j.Rubric = s
 			}
 		case "pass":
 			if re, ok := p.regexp(v); ok {
 				if re.String() == "" {
-					p.errorf(v, "pass is empty, so every reply would pass: give a regular expression such as ^PASS")
+					p.Errorf(v, "pass is empty, so every reply would pass: give a regular expression such as ^PASS")
 					continue
 				}
 				j.Pass = re

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/yamlnode"
 )
 
 // LoadOptions configures Load and LoadBytes.
@@ -143,7 +144,7 @@ func (l *loader) parse(file string, data []byte) *parsedFile {
 	if err != nil {
 		abs = file
 	}
-	p := &fileParser{file: file, dir: dir, src: data, lookup: l.opts.LookupEnv, cfg: l.opts.Config, deferUnset: l.opts.DeferUnset}
+	p := &fileParser{Reader: yamlnode.Reader{Name: file, Src: data}, dir: dir, lookup: l.opts.LookupEnv, cfg: l.opts.Config, deferUnset: l.opts.DeferUnset}
 	return &parsedFile{file: file, abs: abs, p: p, scens: p.parseFile()}
 }
 
@@ -161,7 +162,7 @@ func (l *loader) add(pf *parsedFile) {
 		}
 		l.scens = append(l.scens, s)
 	}
-	l.errs = append(l.errs, p.errs...)
+	l.errs = append(l.errs, p.Errs...)
 	l.warns = append(l.warns, p.warns...)
 }
 

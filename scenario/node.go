@@ -11,22 +11,19 @@ import (
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/srcerr"
-	"github.com/acprun/acprun/internal/yamlmap"
-	"github.com/acprun/acprun/internal/yamlsyntax"
+	"github.com/acprun/acprun/internal/yamlnode"
 	"go.yaml.in/yaml/v3"
 )
 
 // fileParser walks the yaml.Node trees of one file and records every
-// problem with its position.
+// problem with its position (in Errs, see yamlnode.Reader).
 type fileParser struct {
-	file       string // as the user named it
-	dir        string // absolute directory of the file
-	src        []byte
-	lineStarts []int // byte offset of each line, computed when needed
-	lookup     func(string) (string, bool)
-	cfg        *Config // named agents and defaults; nil for none
-	lenient    bool    // unset variables are not errors (see leniently)
-	inConfig   bool    // the file is a config file
+	yamlnode.Reader
+	dir      string // absolute directory of the file
+	lookup   func(string) (string, bool)
+	cfg      *Config // named agents and defaults; nil for none
+	lenient  bool    // unset variables are not errors (see leniently)
+	inConfig bool    // the file is a config file
 	// unchanged holds the files.unchanged keys of the scenario being read:
 	// they need a workspace, which may be given after them.
 	unchanged []*yaml.Node
@@ -35,30 +32,28 @@ type fileParser struct {
 	// once; promptBytes is their total size.
 	prompts     map[string]string
 	promptBytes int
-	errs        Errors
 	warns       []Warning
 	// deferUnset sends the problems of unset variables to unset instead
-	// of errs (LoadOptions.DeferUnset); the scenario being read takes them.
+	// of Errs (LoadOptions.DeferUnset); the scenario being read takes them.
 	deferUnset bool
 	unset      Errors
 }
 
 func (p *fileParser) pos(n *yaml.Node) Pos {
-	return Pos{File: p.file, Line: n.Line, Col: n.Column}
+	return Pos{File: p.Name, Line: n.Line, Col: n.Column}
 }
 
 func (p *fileParser) errorAt(pos Pos, format string, args ...any) {
-	p.errs = append(p.errs, p.newError(pos, fmt.Sprintf(format, args...)))
+	p.Errs = append(p.Errs, p.newError(pos, fmt.Sprintf(format, args...)))
 }
 
 // newError is the error msg at pos, with its source line when pos is in
 // the file.
 func (p *fileParser) newError(pos Pos, msg string) *srcerr.Error {
-	e := &srcerr.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Msg: msg}
-	if pos.File == p.file {
-		e.Source = p.sourceLine(pos.Line)
+	if pos.File != p.Name {
+		return &srcerr.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Msg: msg}
 	}
-	return e
+	return p.At(pos.Line, pos.Col, msg)
 }
 
 // sub returns a parser of the config c's text (a named or default agent
@@ -72,12 +67,8 @@ func (p *fileParser) sub(c *Config) *fileParser {
 
 // absorb takes the problems of cp, a parser made by sub.
 func (p *fileParser) absorb(cp *fileParser) {
-	p.errs = append(p.errs, cp.errs...)
+	p.Errs = append(p.Errs, cp.Errs...)
 	p.unset = append(p.unset, cp.unset...)
-}
-
-func (p *fileParser) errorf(n *yaml.Node, format string, args ...any) {
-	p.errorAt(p.pos(n), format, args...)
 }
 
 func (p *fileParser) warnf(pos Pos, format string, args ...any) {
@@ -86,7 +77,7 @@ func (p *fileParser) warnf(pos Pos, format string, args ...any) {
 
 // describe names the kind of n for "expected X, got Y" messages.
 func describe(n *yaml.Node) string {
-	switch n = yamlmap.Deref(n); n.Kind {
+	switch n = yamlnode.Deref(n); n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"
 	case yaml.SequenceNode:
@@ -105,21 +96,10 @@ func describe(n *yaml.Node) string {
 	return "an alias"
 }
 
-func isNull(n *yaml.Node) bool {
-	n = yamlmap.Deref(n)
-	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
-}
-
-// pair is one key and its value in a mapping.
-type pair struct {
-	key  string
-	k, v *yaml.Node
-}
-
 // mapping is a checked mapping: its known keys, in order.
 type mapping struct {
 	n     *yaml.Node
-	pairs []pair
+	pairs []yamlnode.Pair
 	has   map[string]*yaml.Node // key -> key node
 
 	// suggested holds the keys offered for unknown keys; require does not
@@ -133,27 +113,27 @@ type mapping struct {
 // may add a sentence to the message about an unknown key. ok is false when
 // n is not a mapping at all.
 func (p *fileParser) mapping(n *yaml.Node, valid []string, hint func(key string) string) (m mapping, ok bool) {
-	pairs, probs, ok := yamlmap.Pairs(n, yamlmap.Options{Merge: true})
+	pairs, probs, ok := yamlnode.Pairs(n, yamlnode.Options{Merge: true})
 	for _, pr := range probs {
 		switch pr.Kind {
-		case yamlmap.NotMapping:
-			p.errorf(pr.Node, "expected a mapping, got %s", describe(pr.Node))
-		case yamlmap.KeyNotName:
-			p.errorf(pr.Node, "expected a key name, got %s", describe(pr.Node))
-		case yamlmap.DuplicateKey:
-			p.errorf(pr.Node, "duplicate key %q (first at line %d)", pr.Node.Value, pr.First.Line)
-		case yamlmap.BadMerge:
-			p.errorf(pr.Node, "a merge (<<) takes a mapping or a list of mappings, got %s", describe(pr.Node))
-		case yamlmap.MergeTooMuch:
-			p.errorf(pr.Node, "merge keys (<<) nested too deeply or too many")
+		case yamlnode.NotMapping:
+			p.Errorf(pr.Node, "expected a mapping, got %s", describe(pr.Node))
+		case yamlnode.KeyNotName:
+			p.Errorf(pr.Node, "expected a key name, got %s", describe(pr.Node))
+		case yamlnode.DuplicateKey:
+			p.Errorf(pr.Node, "duplicate key %q (first at line %d)", pr.Node.Value, pr.First.Line)
+		case yamlnode.BadMerge:
+			p.Errorf(pr.Node, "a merge (<<) takes a mapping or a list of mappings, got %s", describe(pr.Node))
+		case yamlnode.MergeTooMuch:
+			p.Errorf(pr.Node, "merge keys (<<) nested too deeply or too many")
 		}
 	}
 	if !ok {
 		return m, false
 	}
-	m = mapping{n: yamlmap.Deref(n), has: map[string]*yaml.Node{}, suggested: map[string]bool{}}
+	m = mapping{n: yamlnode.Deref(n), has: map[string]*yaml.Node{}, suggested: map[string]bool{}}
 	for _, kv := range pairs {
-		m.add(p, pair{kv.Key, kv.K, kv.V}, valid, hint)
+		m.add(p, kv, valid, hint)
 	}
 	return m, true
 }
@@ -161,36 +141,36 @@ func (p *fileParser) mapping(n *yaml.Node, valid []string, hint func(key string)
 // value returns the value of key, or nil.
 func (m *mapping) value(key string) *yaml.Node {
 	for _, kv := range m.pairs {
-		if kv.key == key {
-			return kv.v
+		if kv.Key == key {
+			return kv.V
 		}
 	}
 	return nil
 }
 
-func (m *mapping) add(p *fileParser, kv pair, valid []string, hint func(string) string) {
-	if valid == nil || slices.Contains(valid, kv.key) {
+func (m *mapping) add(p *fileParser, kv yamlnode.Pair, valid []string, hint func(string) string) {
+	if valid == nil || slices.Contains(valid, kv.Key) {
 		m.pairs = append(m.pairs, kv)
-		m.has[kv.key] = kv.k
+		m.has[kv.Key] = kv.K
 		return
 	}
-	msg := unknownMsg("key", kv.key, valid, "keys")
-	if s, ok := suggest(kv.key, valid); ok {
+	msg := unknownMsg("key", kv.Key, valid, "keys")
+	if s, ok := suggest(kv.Key, valid); ok {
 		m.suggested[s] = true
 	}
 	if hint != nil {
-		if h := hint(kv.key); h != "" {
+		if h := hint(kv.Key); h != "" {
 			msg += "; " + h
 		}
 	}
-	p.errorAt(p.pos(kv.k), "%s", msg)
+	p.errorAt(p.pos(kv.K), "%s", msg)
 }
 
 // require reports each key of keys that m lacks, at the mapping.
 func (p *fileParser) require(m mapping, keys ...string) {
 	for _, k := range keys {
 		if _, ok := m.has[k]; !ok && !m.suggested[k] {
-			p.errorf(m.n, "missing required key %q", k)
+			p.Errorf(m.n, "missing required key %q", k)
 		}
 	}
 }
@@ -198,9 +178,9 @@ func (p *fileParser) require(m mapping, keys ...string) {
 // str returns the text of a scalar. Any scalar but null is accepted, so
 // `mode: 1` is the string "1".
 func (p *fileParser) str(n *yaml.Node) (string, bool) {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
-		p.errorf(n, "expected a string, got %s", describe(n))
+		p.Errorf(n, "expected a string, got %s", describe(n))
 		return "", false
 	}
 	return n.Value, true
@@ -210,20 +190,20 @@ func (p *fileParser) str(n *yaml.Node) (string, bool) {
 // single string is accepted when single is true. An empty list is
 // reported when nonEmpty is true.
 func (p *fileParser) strNodes(n *yaml.Node, single, nonEmpty bool) ([]*yaml.Node, bool) {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	switch {
 	case n.Kind == yaml.ScalarNode && single && n.ShortTag() != "!!null":
 		return []*yaml.Node{n}, true
 	case n.Kind == yaml.SequenceNode:
 		if nonEmpty && len(n.Content) == 0 {
-			p.errorf(n, "expected at least one value, got an empty list")
+			p.Errorf(n, "expected at least one value, got an empty list")
 			return nil, false
 		}
 		out := make([]*yaml.Node, 0, len(n.Content))
 		ok := true
 		for _, item := range n.Content {
 			if _, good := p.str(item); good {
-				out = append(out, yamlmap.Deref(item))
+				out = append(out, yamlnode.Deref(item))
 			} else {
 				ok = false
 			}
@@ -231,9 +211,9 @@ func (p *fileParser) strNodes(n *yaml.Node, single, nonEmpty bool) ([]*yaml.Node
 		return out, ok
 	}
 	if single {
-		p.errorf(n, "expected a string or a list of strings, got %s", describe(n))
+		p.Errorf(n, "expected a string or a list of strings, got %s", describe(n))
 	} else {
-		p.errorf(n, "expected a list of strings, got %s", describe(n))
+		p.Errorf(n, "expected a list of strings, got %s", describe(n))
 	}
 	return nil, false
 }
@@ -249,14 +229,14 @@ func (p *fileParser) strs(n *yaml.Node, single, nonEmpty bool) ([]string, bool) 
 }
 
 func (p *fileParser) boolean(n *yaml.Node) (bool, bool) {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
-		p.errorf(n, "expected true or false, got %s", describe(n))
+		p.Errorf(n, "expected true or false, got %s", describe(n))
 		return false, false
 	}
 	var b bool
 	if err := n.Decode(&b); err != nil {
-		p.errorf(n, "expected true or false, got %q", n.Value)
+		p.Errorf(n, "expected true or false, got %q", n.Value)
 		return false, false
 	}
 	return b, true
@@ -264,14 +244,14 @@ func (p *fileParser) boolean(n *yaml.Node) (bool, bool) {
 
 // count reads a number of permission requests: an integer >= 0.
 func (p *fileParser) count(n *yaml.Node) (*int, bool) {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
-		p.errorf(n, "expected a whole number, got %s", describe(n))
+		p.Errorf(n, "expected a whole number, got %s", describe(n))
 		return nil, false
 	}
 	var i int64
 	if err := n.Decode(&i); err != nil || i < 0 || i > math.MaxInt32 {
-		p.errorf(n, "expected a whole number from 0 up, got %s", n.Value)
+		p.Errorf(n, "expected a whole number from 0 up, got %s", n.Value)
 		return nil, false
 	}
 	v := int(i)
@@ -283,14 +263,14 @@ const MaxRetries = 10
 
 // retries reads a scenario's retries: a whole number from 0 to MaxRetries.
 func (p *fileParser) retries(n *yaml.Node) (int, bool) {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	var i int64
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&i) != nil || i < 0 || i > MaxRetries {
 		got := describe(n)
 		if n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") {
 			got = n.Value
 		}
-		p.errorf(n, "expected a whole number from 0 to %d (how many times a failed attempt is run again), got %s", MaxRetries, got)
+		p.Errorf(n, "expected a whole number from 0 to %d (how many times a failed attempt is run again), got %s", MaxRetries, got)
 		return 0, false
 	}
 	return int(i), true
@@ -311,9 +291,9 @@ func (p *fileParser) delay(n *yaml.Node) (time.Duration, bool) {
 // when zero is true, zero or more. A bare number is refused even where
 // time.ParseDuration takes it ("0"), as the schema refuses it.
 func (p *fileParser) parseDuration(n *yaml.Node, zero bool) (time.Duration, bool) {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" || n.ShortTag() == "!!bool" {
-		p.errorf(n, "expected a duration like 90s or 5m, got %s", describe(n))
+		p.Errorf(n, "expected a duration like 90s or 5m, got %s", describe(n))
 		return 0, false
 	}
 	d, err := time.ParseDuration(n.Value)
@@ -321,15 +301,15 @@ func (p *fileParser) parseDuration(n *yaml.Node, zero bool) (time.Duration, bool
 	bare := nerr == nil
 	switch {
 	case d <= 0 && err == nil && !zero:
-		p.errorf(n, "bad duration %q: must be greater than zero", n.Value)
+		p.Errorf(n, "bad duration %q: must be greater than zero", n.Value)
 	case d < 0 && err == nil:
-		p.errorf(n, "bad duration %q: must not be negative", n.Value)
+		p.Errorf(n, "bad duration %q: must not be negative", n.Value)
 	case err != nil || bare:
 		hint := ""
 		if bare {
 			hint = " (a unit is required)"
 		}
-		p.errorf(n, "bad duration %q%s: use a Go duration like 90s, 5m or 1h30m", n.Value, hint)
+		p.Errorf(n, "bad duration %q%s: use a Go duration like 90s, 5m or 1h30m", n.Value, hint)
 	default:
 		return d, true
 	}
@@ -344,7 +324,7 @@ func (p *fileParser) regexp(n *yaml.Node) (*regexp.Regexp, bool) {
 	}
 	re, err := regexp.Compile(s)
 	if err != nil {
-		p.errorf(n, "bad regular expression: %v", err)
+		p.Errorf(n, "bad regular expression: %v", err)
 		return nil, false
 	}
 	return re, true
@@ -358,7 +338,7 @@ func (p *fileParser) interp(n *yaml.Node) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return p.interpAt(yamlmap.Deref(n), s, nil)
+	return p.interpAt(yamlnode.Deref(n), s, nil)
 }
 
 // interpAt expands s, which comes from scalar n; offs maps each byte of s
@@ -388,7 +368,7 @@ func (p *fileParser) posIn(n *yaml.Node, off int) Pos {
 	if off < 0 || off > len(n.Value) || n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 		return base
 	}
-	line := p.sourceLine(n.Line)
+	line := p.Line(n.Line)
 	start := 0
 	for col := 1; col < n.Column; col++ {
 		_, size := utf8.DecodeRuneInString(line[start:])
@@ -407,12 +387,4 @@ func (p *fileParser) posIn(n *yaml.Node, off int) Pos {
 	}
 	base.Col += quote + utf8.RuneCountInString(n.Value[:off])
 	return base
-}
-
-// sourceLine returns line n (1-based) of the file, without its line break.
-func (p *fileParser) sourceLine(n int) string {
-	if p.lineStarts == nil {
-		p.lineStarts = yamlsyntax.LineStarts(p.src)
-	}
-	return yamlsyntax.Line(p.src, p.lineStarts, n)
 }

@@ -16,7 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/acprun/acprun/internal/yamlmap"
+	"github.com/acprun/acprun/internal/yamlnode"
 )
 
 // The keys of each mapping in the format, in the order the docs give them.
@@ -78,11 +78,11 @@ func tooLarge(size int64) string {
 
 func (p *fileParser) parseFile() []*Scenario {
 	var out []*Scenario
-	if len(p.src) > MaxFileBytes {
-		p.errorAt(Pos{File: p.file}, "%s", tooLarge(int64(len(p.src))))
+	if len(p.Src) > MaxFileBytes {
+		p.errorAt(Pos{File: p.Name}, "%s", tooLarge(int64(len(p.Src))))
 		return nil
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(p.src))
+	dec := yaml.NewDecoder(bytes.NewReader(p.Src))
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
@@ -90,23 +90,23 @@ func (p *fileParser) parseFile() []*Scenario {
 			break
 		}
 		if err != nil {
-			p.syntaxError(dec, err)
+			p.SyntaxError(dec, err)
 			return out
 		}
-		if len(doc.Content) == 0 || isNull(doc.Content[0]) {
+		if len(doc.Content) == 0 || yamlnode.IsNull(doc.Content[0]) {
 			continue
 		}
 		out = append(out, p.scenario(doc.Content[0], len(out)))
 	}
-	if len(out) == 0 && len(p.errs) == 0 {
-		p.errorAt(Pos{File: p.file}, "no scenario in file")
+	if len(out) == 0 && len(p.Errs) == 0 {
+		p.errorAt(Pos{File: p.Name}, "no scenario in file")
 	}
 	return out
 }
 
 // scenario checks one document.
 func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
-	s := &Scenario{File: p.file, Index: index, Pos: p.pos(yamlmap.Deref(root))}
+	s := &Scenario{File: p.Name, Index: index, Pos: p.pos(yamlnode.Deref(root))}
 	first := len(p.warns)
 	defer func() { s.Warnings = slices.Clone(p.warns[first:]) }()
 	s.Agent.Cwd = p.dir
@@ -129,17 +129,17 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	var turnTimeouts []*yaml.Node // to compare with timeout at the end
 	var rootsNode *yaml.Node
 	for _, kv := range m.pairs {
-		v := kv.v
-		switch kv.key {
+		v := kv.V
+		switch kv.Key {
 		case "name":
 			if name, ok := p.str(v); ok {
 				if strings.TrimSpace(name) == "" {
-					p.errorf(v, "name is empty")
+					p.Errorf(v, "name is empty")
 				}
 				s.Name = name
 			}
 		case "description":
-			if !isNull(v) {
+			if !yamlnode.IsNull(v) {
 				s.Description, _ = p.str(v)
 			}
 		case "tags":
@@ -181,16 +181,16 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		case "expect":
 			s.Expect = p.expect(v, false)
 		case "turns":
-			n := yamlmap.Deref(v)
+			n := yamlnode.Deref(v)
 			if n.Kind != yaml.SequenceNode {
-				p.errorf(n, "expected a list of turns, got %s", describe(n))
+				p.Errorf(n, "expected a list of turns, got %s", describe(n))
 				continue
 			}
 			if len(n.Content) == 0 {
-				p.errorf(n, "turns is empty: a scenario needs at least one turn")
+				p.Errorf(n, "turns is empty: a scenario needs at least one turn")
 			}
 			if len(n.Content) > MaxTurns {
-				p.errorf(n, "%d turns; a scenario may have at most %d (split it into several scenarios)", len(n.Content), MaxTurns)
+				p.Errorf(n, "%d turns; a scenario may have at most %d (split it into several scenarios)", len(n.Content), MaxTurns)
 				continue
 			}
 			for _, tn := range n.Content {
@@ -219,7 +219,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	}
 	if s.Workspace == nil {
 		for _, k := range p.unchanged {
-			p.errorf(k, "files.unchanged compares with the workspace's starting copy, and the scenario has no workspace: "+
+			p.Errorf(k, "files.unchanged compares with the workspace's starting copy, and the scenario has no workspace: "+
 				"add workspace: DIR (or workspace: {git: REPO}) to the scenario or to the config's defaults")
 		}
 	}
@@ -236,8 +236,8 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	}
 	if s.Timeout > 0 {
 		for _, n := range turnTimeouts {
-			if d, err := time.ParseDuration(yamlmap.Deref(n).Value); err == nil && d > s.Timeout {
-				p.warnf(p.pos(yamlmap.Deref(n)), "turn timeout %s is longer than the scenario timeout %s", d, s.Timeout)
+			if d, err := time.ParseDuration(yamlnode.Deref(n).Value); err == nil && d > s.Timeout {
+				p.warnf(p.pos(yamlnode.Deref(n)), "turn timeout %s is longer than the scenario timeout %s", d, s.Timeout)
 			}
 		}
 	}
@@ -291,7 +291,7 @@ func (p *fileParser) command(n *yaml.Node) []string {
 	var argv []string
 	first := true // the program name expanded without a problem
 	switch {
-	case n.Kind == yaml.ScalarNode && !isNull(n):
+	case n.Kind == yaml.ScalarNode && !yamlnode.IsNull(n):
 		words, offs, prob := splitCommand(n.Value)
 		if prob != nil {
 			p.errorAt(p.posIn(n, prob.off), "%s", prob.msg)
@@ -309,13 +309,13 @@ func (p *fileParser) command(n *yaml.Node) []string {
 			argv = append(argv, w)
 		}
 	default:
-		p.errorf(n, "expected a command (a list of strings, or a string), got %s", describe(n))
+		p.Errorf(n, "expected a command (a list of strings, or a string), got %s", describe(n))
 		return nil
 	}
 	if len(argv) == 0 {
-		p.errorf(n, "agent command is empty")
+		p.Errorf(n, "agent command is empty")
 	} else if argv[0] == "" && first && !p.lenient {
-		p.errorf(n, "agent command has an empty program name")
+		p.Errorf(n, "agent command has an empty program name")
 	}
 	return argv
 }
@@ -324,27 +324,27 @@ func (p *fileParser) command(n *yaml.Node) []string {
 func (p *fileParser) env(n *yaml.Node) map[string]string {
 	env := map[string]string{}
 	if n.Kind != yaml.MappingNode {
-		p.errorf(n, "expected a mapping of variable names to values, got %s", describe(n))
+		p.Errorf(n, "expected a mapping of variable names to values, got %s", describe(n))
 		return env
 	}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := yamlmap.Deref(n.Content[i]), n.Content[i+1]
+		k, v := yamlnode.Deref(n.Content[i]), n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			p.errorf(k, "expected a variable name, got %s", describe(k))
+			p.Errorf(k, "expected a variable name, got %s", describe(k))
 			continue
 		}
 		if k.ShortTag() == "!!merge" {
-			p.errorf(k, "merge keys (<<) are not supported in env")
+			p.Errorf(k, "merge keys (<<) are not supported in env")
 			continue
 		}
 		if line, dup := seen[k.Value]; dup {
-			p.errorf(k, "duplicate key %q (first at line %d)", k.Value, line)
+			p.Errorf(k, "duplicate key %q (first at line %d)", k.Value, line)
 			continue
 		}
 		seen[k.Value] = k.Line
 		if k.Value == "" || strings.ContainsAny(k.Value, "=\x00") {
-			p.errorf(k, "bad environment variable name %q", k.Value)
+			p.Errorf(k, "bad environment variable name %q", k.Value)
 		}
 		if val, ok := p.interp(v); ok {
 			env[k.Value] = val
@@ -357,12 +357,12 @@ func (p *fileParser) env(n *yaml.Node) map[string]string {
 // string values.
 func (p *fileParser) mcpServers(n *yaml.Node) json.RawMessage {
 	if n.Kind != yaml.SequenceNode {
-		p.errorf(n, "expected a list of MCP servers, got %s", describe(n))
+		p.Errorf(n, "expected a list of MCP servers, got %s", describe(n))
 		return json.RawMessage("[]")
 	}
 	for _, item := range n.Content {
-		if yamlmap.Deref(item).Kind != yaml.MappingNode {
-			p.errorf(item, "expected an MCP server (a mapping), got %s", describe(item))
+		if yamlnode.Deref(item).Kind != yaml.MappingNode {
+			p.Errorf(item, "expected an MCP server (a mapping), got %s", describe(item))
 		}
 	}
 	var buf bytes.Buffer
@@ -375,11 +375,11 @@ func (p *fileParser) mcpServers(n *yaml.Node) json.RawMessage {
 
 func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *int) bool {
 	const exhausted = math.MinInt / 2
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	*budget--
 	if depth > 64 || *budget < 0 {
 		if *budget > exhausted {
-			p.errorf(n, "mcpServers is nested too deeply or repeats too many aliases")
+			p.Errorf(n, "mcpServers is nested too deeply or repeats too many aliases")
 			*budget = exhausted // report once, convert no more
 		}
 		return false
@@ -390,14 +390,14 @@ func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *
 		buf.WriteByte('{')
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := yamlmap.Deref(n.Content[i])
+			k := yamlnode.Deref(n.Content[i])
 			if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" {
-				p.errorf(k, "expected a key name, got %s", describe(k))
+				p.Errorf(k, "expected a key name, got %s", describe(k))
 				ok = false
 				continue
 			}
 			if seen[k.Value] {
-				p.errorf(k, "duplicate key %q", k.Value)
+				p.Errorf(k, "duplicate key %q", k.Value)
 				ok = false
 				continue
 			}
@@ -426,11 +426,11 @@ func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *
 		case "!!null":
 		case "!!bool", "!!int", "!!float":
 			if err := n.Decode(&v); err != nil {
-				p.errorf(n, "bad value %q: %v", n.Value, err)
+				p.Errorf(n, "bad value %q: %v", n.Value, err)
 				return false
 			}
 			if f, isFloat := v.(float64); isFloat && (math.IsInf(f, 0) || math.IsNaN(f)) {
-				p.errorf(n, "%s cannot be written in JSON", n.Value)
+				p.Errorf(n, "%s cannot be written in JSON", n.Value)
 				return false
 			}
 		default:
@@ -442,12 +442,12 @@ func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *
 		}
 		b, err := json.Marshal(v)
 		if err != nil {
-			p.errorf(n, "bad value %q: %v", n.Value, err)
+			p.Errorf(n, "bad value %q: %v", n.Value, err)
 			return false
 		}
 		buf.Write(b)
 	default:
-		p.errorf(n, "unexpected %s", describe(n))
+		p.Errorf(n, "unexpected %s", describe(n))
 		return false
 	}
 	return ok
@@ -460,28 +460,28 @@ func (p *fileParser) client(n *yaml.Node, c *Client) (roots *yaml.Node) {
 		return nil
 	}
 	for _, kv := range m.pairs {
-		switch kv.key {
+		switch kv.Key {
 		case "fs":
-			c.FS, _ = p.boolean(kv.v)
+			c.FS, _ = p.boolean(kv.V)
 		case "terminal":
-			c.Terminal, _ = p.boolean(kv.v)
+			c.Terminal, _ = p.boolean(kv.V)
 		case "readOnly":
-			c.ReadOnly, _ = p.boolean(kv.v)
+			c.ReadOnly, _ = p.boolean(kv.V)
 		case "roots":
 			c.Roots = nil // replaces the config's
-			roots = yamlmap.Deref(kv.v)
+			roots = yamlnode.Deref(kv.V)
 			nodes, ok := p.strNodes(roots, false, false)
 			if !ok {
 				continue
 			}
 			if len(nodes) == 0 {
-				p.errorf(roots, "roots is empty: list at least one directory, or leave roots out to use the session cwd")
+				p.Errorf(roots, "roots is empty: list at least one directory, or leave roots out to use the session cwd")
 				continue
 			}
 			for _, r := range nodes {
 				if dir, ok := p.interp(r); ok {
 					if dir == "" {
-						p.errorf(r, "root is empty")
+						p.Errorf(r, "root is empty")
 						continue
 					}
 					c.Roots = append(c.Roots, p.abs(dir))
@@ -502,7 +502,7 @@ func (p *fileParser) abs(path string) string {
 
 // turn reads one turn; it also returns its timeout node, if any.
 func (p *fileParser) turn(n *yaml.Node) (Turn, *yaml.Node) {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	t := Turn{Pos: p.pos(n)}
 	var timeout *yaml.Node
 	m, ok := p.mapping(n, turnKeys, nil)
@@ -510,15 +510,15 @@ func (p *fileParser) turn(n *yaml.Node) (Turn, *yaml.Node) {
 		return t, nil
 	}
 	for _, kv := range m.pairs {
-		switch kv.key {
+		switch kv.Key {
 		case "prompt":
-			t.Prompt = p.prompt(yamlmap.Deref(kv.v))
+			t.Prompt = p.prompt(yamlnode.Deref(kv.V))
 		case "timeout":
-			if d, ok := p.duration(kv.v); ok {
-				t.Timeout, timeout = d, kv.v
+			if d, ok := p.duration(kv.V); ok {
+				t.Timeout, timeout = d, kv.V
 			}
 		case "expect":
-			t.Expect = p.expect(kv.v, true)
+			t.Expect = p.expect(kv.V, true)
 		}
 	}
 	p.require(m, "prompt")
@@ -538,24 +538,24 @@ func (p *fileParser) prompt(n *yaml.Node) []Part {
 	switch {
 	case n.Kind == yaml.MappingNode:
 		return p.promptFile(n)
-	case n.Kind == yaml.ScalarNode && !isNull(n):
+	case n.Kind == yaml.ScalarNode && !yamlnode.IsNull(n):
 		if n.Value == "" {
-			p.errorf(n, "prompt is empty")
+			p.Errorf(n, "prompt is empty")
 		}
 		return []Part{{Pos: p.pos(n), Text: n.Value}}
 	case n.Kind == yaml.SequenceNode:
 		if len(n.Content) == 0 {
-			p.errorf(n, "prompt is empty: give a string or a list of text, file and image parts")
+			p.Errorf(n, "prompt is empty: give a string or a list of text, file and image parts")
 		}
 		var parts []Part
 		for _, item := range n.Content {
-			if part, ok := p.part(yamlmap.Deref(item)); ok {
+			if part, ok := p.part(yamlnode.Deref(item)); ok {
 				parts = append(parts, part)
 			}
 		}
 		return parts
 	}
-	p.errorf(n, "expected a prompt (a string, {file: PATH}, or a list of text, file and image parts), got %s", describe(n))
+	p.Errorf(n, "expected a prompt (a string, {file: PATH}, or a list of text, file and image parts), got %s", describe(n))
 	return nil
 }
 
@@ -567,24 +567,24 @@ func (p *fileParser) part(n *yaml.Node) (Part, bool) {
 	}
 	if len(m.pairs) == 0 {
 		if len(n.Content) == 0 {
-			p.errorf(n, "a prompt part needs one of text, file or image")
+			p.Errorf(n, "a prompt part needs one of text, file or image")
 		}
 		return part, false
 	}
 	for _, kv := range m.pairs[1:] {
-		p.errorf(kv.k, "a prompt part has only one of text, file or image: put %s in a part of its own", kv.key)
+		p.Errorf(kv.K, "a prompt part has only one of text, file or image: put %s in a part of its own", kv.Key)
 	}
 	kv := m.pairs[0]
-	s, ok := p.str(kv.v)
+	s, ok := p.str(kv.V)
 	if !ok {
 		return part, false
 	}
-	v := yamlmap.Deref(kv.v)
+	v := yamlnode.Deref(kv.V)
 	part.Pos = p.pos(v)
-	switch kv.key {
+	switch kv.Key {
 	case "text":
 		if s == "" {
-			p.errorf(v, "text is empty")
+			p.Errorf(v, "text is empty")
 		}
 		part.Text = s
 	case "file":
@@ -593,7 +593,7 @@ func (p *fileParser) part(n *yaml.Node) (Part, bool) {
 		ext := strings.ToLower(filepath.Ext(s))
 		part.MimeType = imageTypes[ext]
 		if part.MimeType == "" {
-			p.errorf(v, "image %q: unsupported type %q (use .png, .jpg, .jpeg, .gif or .webp)", s, ext)
+			p.Errorf(v, "image %q: unsupported type %q (use .png, .jpg, .jpeg, .gif or .webp)", s, ext)
 			ok = false
 		}
 		var exists bool
@@ -607,22 +607,22 @@ func (p *fileParser) part(n *yaml.Node) (Part, bool) {
 // it is a file that exists.
 func (p *fileParser) existingFile(n *yaml.Node, what, path string) (string, bool) {
 	if path == "" {
-		p.errorf(n, "%s path is empty", what)
+		p.Errorf(n, "%s path is empty", what)
 		return "", false
 	}
 	abs := p.abs(path)
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		p.errorf(n, "%s %q does not exist", what, path)
+		p.Errorf(n, "%s %q does not exist", what, path)
 	case err != nil:
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		p.errorf(n, "%s %q: %v", what, path, err)
+		p.Errorf(n, "%s %q: %v", what, path, err)
 	case fi.IsDir():
-		p.errorf(n, "%s %q is a directory", what, path)
+		p.Errorf(n, "%s %q is a directory", what, path)
 	default:
 		return abs, true
 	}
@@ -631,7 +631,7 @@ func (p *fileParser) existingFile(n *yaml.Node, what, path string) (string, bool
 
 // expect reads a turn's expect (turn true) or the scenario's.
 func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	e := Expect{Pos: p.pos(n)}
 	keys, hint := turnExpectKeys, func(string) string { return "" }
 	if !turn {
@@ -648,54 +648,54 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 		return e
 	}
 	for _, kv := range m.pairs {
-		switch kv.key {
+		switch kv.Key {
 		case "stopReason":
 			e.StopReasonSet = true
-			nodes, _ := p.strNodes(kv.v, true, true)
+			nodes, _ := p.strNodes(kv.V, true, true)
 			for _, r := range nodes {
 				if !slices.Contains(stopReasons, r.Value) {
-					p.errorf(r, "%s", unknownMsg("stop reason", r.Value, stopReasons, "stop reasons"))
+					p.Errorf(r, "%s", unknownMsg("stop reason", r.Value, stopReasons, "stop reasons"))
 					continue
 				}
 				e.StopReasons = append(e.StopReasons, r.Value)
 			}
 		case "cancelCause":
-			e.CancelCausePos = p.pos(yamlmap.Deref(kv.v))
-			nodes, _ := p.strNodes(kv.v, true, true)
+			e.CancelCausePos = p.pos(yamlnode.Deref(kv.V))
+			nodes, _ := p.strNodes(kv.V, true, true)
 			for _, c := range nodes {
 				switch {
 				case slices.Contains(CancelCauses, c.Value):
 					e.CancelCauses = append(e.CancelCauses, c.Value)
 				case slices.Contains(runCancelCauses, c.Value):
-					p.errorf(c, "cancelCause %s is not the scenario's: a cancel for an interrupt, the run's --timeout or --fail-fast meets no expectation (name one of %s)",
+					p.Errorf(c, "cancelCause %s is not the scenario's: a cancel for an interrupt, the run's --timeout or --fail-fast meets no expectation (name one of %s)",
 						c.Value, strings.Join(CancelCauses, ", "))
 				default:
-					p.errorf(c, "%s", unknownMsg("cancel cause", c.Value, CancelCauses, "cancel causes"))
+					p.Errorf(c, "%s", unknownMsg("cancel cause", c.Value, CancelCauses, "cancel causes"))
 				}
 			}
 		case "text":
-			p.textExpect(kv.v, &e)
+			p.textExpect(kv.V, &e)
 		case "denied":
-			e.Denied, _ = p.count(kv.v)
+			e.Denied, _ = p.count(kv.V)
 		case "maxDenied":
-			e.MaxDenied, _ = p.count(kv.v)
+			e.MaxDenied, _ = p.count(kv.V)
 		case "toolCalls":
-			e.ToolCalls = p.toolCallsExpect(kv.v)
+			e.ToolCalls = p.toolCallsExpect(kv.V)
 		case "files":
-			e.Files = p.filesExpect(kv.v)
+			e.Files = p.filesExpect(kv.V)
 		case "permissions":
-			e.Permissions = p.permissionsExpect(kv.v)
+			e.Permissions = p.permissionsExpect(kv.V)
 		case "usage":
-			e.Usage = p.usageExpect(kv.v)
+			e.Usage = p.usageExpect(kv.V)
 		case "judge":
-			e.Judge = p.judge(kv.v)
+			e.Judge = p.judge(kv.V)
 		}
 	}
 	if k, ok := m.has["maxDenied"]; ok && m.has["denied"] != nil {
-		p.errorf(k, "use either denied (exact) or maxDenied (at most), not both")
+		p.Errorf(k, "use either denied (exact) or maxDenied (at most), not both")
 	}
 	if k, ok := m.has["cancelCause"]; ok && m.has["stopReason"] == nil {
-		p.errorf(k, "cancelCause needs stopReason: list the stop reasons the cancelled turn may end with (stopReason: cancelled)")
+		p.Errorf(k, "cancelCause needs stopReason: list the stop reasons the cancelled turn may end with (stopReason: cancelled)")
 	}
 	return e
 }
@@ -706,14 +706,14 @@ func (p *fileParser) textExpect(n *yaml.Node, e *Expect) {
 		return
 	}
 	for _, kv := range m.pairs {
-		switch kv.key {
+		switch kv.Key {
 		case "contains":
-			e.TextContains, _ = p.strs(kv.v, true, false)
+			e.TextContains, _ = p.strs(kv.V, true, false)
 		case "matches":
-			e.TextMatches, _ = p.regexp(kv.v)
+			e.TextMatches, _ = p.regexp(kv.V)
 		}
 	}
 	if len(m.pairs) == 0 {
-		p.errorf(m.n, "text needs contains or matches")
+		p.Errorf(m.n, "text needs contains or matches")
 	}
 }

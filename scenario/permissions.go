@@ -8,7 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/approve"
-	"github.com/acprun/acprun/internal/yamlmap"
+	"github.com/acprun/acprun/internal/yamlnode"
 )
 
 // permissions reads the permissions key into a Policy.
@@ -19,9 +19,9 @@ func (p *fileParser) permissions(n *yaml.Node, s *Scenario) *approve.Policy {
 		return pol
 	}
 	for _, kv := range m.pairs {
-		switch kv.key {
+		switch kv.Key {
 		case "default":
-			s, ok := p.str(kv.v)
+			s, ok := p.str(kv.V)
 			if !ok {
 				continue
 			}
@@ -29,28 +29,28 @@ func (p *fileParser) permissions(n *yaml.Node, s *Scenario) *approve.Policy {
 			case approve.Allow, approve.Deny:
 				pol.Default = v
 			default:
-				p.errorf(kv.v, "%s", unknownMsg("default", s, []string{"allow", "deny"}, "values"))
+				p.Errorf(kv.V, "%s", unknownMsg("default", s, []string{"allow", "deny"}, "values"))
 			}
 		case "allow":
-			pol.Allow = p.rules(kv.v, approve.Allow)
+			pol.Allow = p.rules(kv.V, approve.Allow)
 		case "deny":
-			pol.Deny = p.rules(kv.v, approve.Deny)
+			pol.Deny = p.rules(kv.V, approve.Deny)
 		case "answerDelay":
-			s.AnswerDelay, _ = p.delay(kv.v)
+			s.AnswerDelay, _ = p.delay(kv.V)
 		}
 	}
 	return pol
 }
 
 func (p *fileParser) rules(n *yaml.Node, list approve.Verdict) []approve.Rule {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	if n.Kind != yaml.SequenceNode {
-		p.errorf(n, "expected a list of rules, got %s", describe(n))
+		p.Errorf(n, "expected a list of rules, got %s", describe(n))
 		return nil
 	}
 	var rules []approve.Rule
 	for _, item := range n.Content {
-		if r, ok := p.rule(yamlmap.Deref(item), list); ok {
+		if r, ok := p.rule(yamlnode.Deref(item), list); ok {
 			rules = append(rules, r)
 		}
 	}
@@ -60,75 +60,75 @@ func (p *fileParser) rules(n *yaml.Node, list approve.Verdict) []approve.Rule {
 // rule reads one allow or deny rule, checks it with approve's Validate,
 // then checks its examples with approve.CheckExamples.
 func (p *fileParser) rule(n *yaml.Node, list approve.Verdict) (approve.Rule, bool) {
-	before := len(p.errs)
-	r := approve.Rule{Pos: fmt.Sprintf("%s:%d", p.file, n.Line)}
+	before := len(p.Errs)
+	r := approve.Rule{Pos: fmt.Sprintf("%s:%d", p.Name, n.Line)}
 	m, ok := p.mapping(n, ruleKeys, nil)
 	if !ok {
 		return r, false
 	}
 	var examples *yaml.Node
 	for _, kv := range m.pairs {
-		switch kv.key {
+		switch kv.Key {
 		case "kind":
-			nodes, _ := p.strNodes(kv.v, true, true)
+			nodes, _ := p.strNodes(kv.V, true, true)
 			toolKinds := approve.Kinds()
 			for _, k := range nodes {
 				if !slices.Contains(toolKinds, k.Value) {
-					p.errorf(k, "%s", unknownMsg("permission kind", k.Value, toolKinds, "kinds"))
+					p.Errorf(k, "%s", unknownMsg("permission kind", k.Value, toolKinds, "kinds"))
 					continue
 				}
 				r.Kind = append(r.Kind, k.Value)
 			}
 		case "title":
-			r.Title = p.patterns(kv.v)
+			r.Title = p.patterns(kv.V)
 		case "command":
-			r.Command = p.patterns(kv.v)
+			r.Command = p.patterns(kv.V)
 		case "path":
-			r.Path = p.patterns(kv.v)
+			r.Path = p.patterns(kv.V)
 		case "input":
-			r.Input = p.inputMatchers(kv.v)
+			r.Input = p.inputMatchers(kv.V)
 		case "always":
-			r.Always, _ = p.boolean(kv.v)
+			r.Always, _ = p.boolean(kv.V)
 		case "examples":
-			examples = kv.v
+			examples = kv.V
 		}
 	}
 	if !slices.ContainsFunc(matcherKeys, func(k string) bool { return m.has[k] != nil }) {
-		p.errorf(n, "rule has no matcher: give at least one of kind, title, command, path or input")
+		p.Errorf(n, "rule has no matcher: give at least one of kind, title, command, path or input")
 	}
 	var match, noMatch []*yaml.Node
 	if examples != nil {
 		match, noMatch = p.examples(examples)
 	}
 
-	if len(p.errs) > before {
+	if len(p.Errs) > before {
 		return r, false
 	}
 	for _, msg := range r.Validate() {
-		p.errorf(n, "%s", msg)
+		p.Errorf(n, "%s", msg)
 	}
-	if len(p.errs) > before {
+	if len(p.Errs) > before {
 		return r, false
 	}
 	if len(r.Command) == 0 && len(match)+len(noMatch) > 0 {
 		// Examples are command lines; CheckExamples says why they can't be
 		// checked, once.
 		for _, msg := range approve.CheckExamples(r, list, values(match), values(noMatch)) {
-			p.errorf(m.has["examples"], "%s", msg)
+			p.Errorf(m.has["examples"], "%s", msg)
 		}
-		return r, len(p.errs) == before
+		return r, len(p.Errs) == before
 	}
 	for _, ex := range match {
 		for _, msg := range approve.CheckExamples(r, list, []string{ex.Value}, nil) {
-			p.errorf(ex, "%s", msg)
+			p.Errorf(ex, "%s", msg)
 		}
 	}
 	for _, ex := range noMatch {
 		for _, msg := range approve.CheckExamples(r, list, nil, []string{ex.Value}) {
-			p.errorf(ex, "%s", msg)
+			p.Errorf(ex, "%s", msg)
 		}
 	}
-	return r, len(p.errs) == before
+	return r, len(p.Errs) == before
 }
 
 // patterns reads a string or a list of non-empty strings.
@@ -137,7 +137,7 @@ func (p *fileParser) patterns(n *yaml.Node) []string {
 	var out []string
 	for _, s := range nodes {
 		if s.Value == "" {
-			p.errorf(s, "empty pattern")
+			p.Errorf(s, "empty pattern")
 			continue
 		}
 		out = append(out, s.Value)
@@ -147,24 +147,24 @@ func (p *fileParser) patterns(n *yaml.Node) []string {
 
 // inputMatchers reads a mapping of rawInput field paths to RE2 regexps.
 func (p *fileParser) inputMatchers(n *yaml.Node) map[string]string {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	if n.Kind != yaml.MappingNode {
-		p.errorf(n, "expected a mapping of input fields to regular expressions, got %s", describe(n))
+		p.Errorf(n, "expected a mapping of input fields to regular expressions, got %s", describe(n))
 		return nil
 	}
 	if len(n.Content) == 0 {
-		p.errorf(n, "input is empty: map at least one input field to a regular expression")
+		p.Errorf(n, "input is empty: map at least one input field to a regular expression")
 		return nil
 	}
 	out := map[string]string{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := yamlmap.Deref(n.Content[i]), yamlmap.Deref(n.Content[i+1])
+		k, v := yamlnode.Deref(n.Content[i]), yamlnode.Deref(n.Content[i+1])
 		if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" || k.Value == "" {
-			p.errorf(k, "expected an input field name such as command or url, got %s", describe(k))
+			p.Errorf(k, "expected an input field name such as command or url, got %s", describe(k))
 			continue
 		}
 		if _, dup := out[k.Value]; dup {
-			p.errorf(k, "duplicate key %q", k.Value)
+			p.Errorf(k, "duplicate key %q", k.Value)
 			continue
 		}
 		s, ok := p.str(v)
@@ -172,7 +172,7 @@ func (p *fileParser) inputMatchers(n *yaml.Node) map[string]string {
 			continue
 		}
 		if _, err := regexp.Compile(s); err != nil {
-			p.errorf(v, "bad regular expression for input %q: %v", k.Value, err)
+			p.Errorf(v, "bad regular expression for input %q: %v", k.Value, err)
 			continue
 		}
 		out[k.Value] = s
@@ -187,8 +187,8 @@ func (p *fileParser) examples(n *yaml.Node) (match, noMatch []*yaml.Node) {
 		return nil, nil
 	}
 	for _, kv := range m.pairs {
-		nodes, _ := p.strNodes(kv.v, true, false)
-		if kv.key == "match" {
+		nodes, _ := p.strNodes(kv.V, true, false)
+		if kv.Key == "match" {
 			match = nodes
 		} else {
 			noMatch = nodes

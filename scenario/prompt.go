@@ -11,7 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/acprun/acprun/internal/yamlmap"
+	"github.com/acprun/acprun/internal/yamlnode"
 )
 
 // MaxPromptBytes bounds a prompt read from a file (prompt: {file: PATH},
@@ -98,7 +98,7 @@ func (p *fileParser) promptFile(n *yaml.Node) []Part {
 	v := m.value("file")
 	if v == nil {
 		if len(m.n.Content) == 0 { // else its keys were reported
-			p.errorf(n, "prompt is empty: give a string, {file: PATH} or a list of text, file and image parts")
+			p.Errorf(n, "prompt is empty: give a string, {file: PATH} or a list of text, file and image parts")
 		}
 		return nil
 	}
@@ -106,9 +106,9 @@ func (p *fileParser) promptFile(n *yaml.Node) []Part {
 	if !ok {
 		return nil
 	}
-	v = yamlmap.Deref(v)
+	v = yamlnode.Deref(v)
 	if path == "" {
-		p.errorf(v, "prompt file path is empty")
+		p.Errorf(v, "prompt file path is empty")
 		return nil
 	}
 	abs := p.abs(path)
@@ -116,14 +116,14 @@ func (p *fileParser) promptFile(n *yaml.Node) []Part {
 	if !seen {
 		var err error
 		if text, err = ReadPromptFile(abs); err != nil {
-			p.errorf(v, "prompt file %q %v", path, err)
+			p.Errorf(v, "prompt file %q %v", path, err)
 			return nil
 		}
 		if p.prompts == nil {
 			p.prompts = map[string]string{}
 		}
 		if p.promptBytes+len(text) > MaxPromptFileBytes {
-			p.errorf(v, "prompt file %q: the prompt files of this file hold more than %d MiB in all; split the scenarios over several files", path, MaxPromptFileBytes>>20)
+			p.Errorf(v, "prompt file %q: the prompt files of this file hold more than %d MiB in all; split the scenarios over several files", path, MaxPromptFileBytes>>20)
 			p.prompts[abs] = "" // reported once; the file does not load anyway
 			return nil
 		}

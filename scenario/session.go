@@ -6,7 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/acprun/acprun/internal/yamlmap"
+	"github.com/acprun/acprun/internal/yamlnode"
 )
 
 // DefaultStateFile is the state file of a scenario whose session key names
@@ -49,31 +49,31 @@ func (sc *Scenario) StateFile() string {
 // against the file's directory; it is created when missing, so only a
 // directory in its place is an error.
 func (p *fileParser) session(n *yaml.Node, s *Session) {
-	if isNull(n) {
+	if yamlnode.IsNull(n) {
 		return
 	}
 	m, ok := p.mapping(n, sessionKeys, nil)
 	if !ok {
 		return
 	}
-	s.Pos = p.pos(yamlmap.Deref(n))
+	s.Pos = p.pos(yamlnode.Deref(n))
 	for _, kv := range m.pairs {
-		switch kv.key {
+		switch kv.Key {
 		case "resume":
-			s.Resume, _ = p.boolean(kv.v)
+			s.Resume, _ = p.boolean(kv.V)
 		case "stateFile":
-			path, ok := p.interp(kv.v)
+			path, ok := p.interp(kv.V)
 			if !ok {
 				continue
 			}
-			v := yamlmap.Deref(kv.v)
+			v := yamlnode.Deref(kv.V)
 			if path == "" {
-				p.errorf(v, "stateFile is empty: name the JSON file that records the session between runs (default %s, relative to the scenario file)", DefaultStateFile)
+				p.Errorf(v, "stateFile is empty: name the JSON file that records the session between runs (default %s, relative to the scenario file)", DefaultStateFile)
 				continue
 			}
 			abs := p.abs(path)
 			if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
-				p.errorf(v, "stateFile %s is a directory: name a file in it, such as %s/state.json", abs, path)
+				p.Errorf(v, "stateFile %s is a directory: name a file in it, such as %s/state.json", abs, path)
 				continue
 			}
 			s.StateFile = abs

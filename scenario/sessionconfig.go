@@ -6,7 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/acprun/acprun/internal/yamlmap"
+	"github.com/acprun/acprun/internal/yamlnode"
 )
 
 // ConfigSetting is one session config option to set (a key of
@@ -32,20 +32,20 @@ func (p *fileParser) sessionConfig(n *yaml.Node) []ConfigSetting {
 		return out
 	}
 	for _, kv := range m.pairs {
-		if strings.TrimSpace(kv.key) == "" {
-			p.errorf(kv.k, "config option id is empty")
+		if strings.TrimSpace(kv.Key) == "" {
+			p.Errorf(kv.K, "config option id is empty")
 			continue
 		}
-		v := yamlmap.Deref(kv.v)
-		if v.Kind != yaml.ScalarNode || isNull(v) {
-			p.errorf(v, "config option %q: expected a value (a string, number or true/false), got %s", kv.key, describe(v))
+		v := yamlnode.Deref(kv.V)
+		if v.Kind != yaml.ScalarNode || yamlnode.IsNull(v) {
+			p.Errorf(v, "config option %q: expected a value (a string, number or true/false), got %s", kv.Key, describe(v))
 			continue
 		}
 		s, ok := p.interp(v)
 		if !ok {
 			continue
 		}
-		out = append(out, ConfigSetting{ID: kv.key, Value: s, Pos: p.pos(v)})
+		out = append(out, ConfigSetting{ID: kv.Key, Value: s, Pos: p.pos(v)})
 	}
 	return out
 }

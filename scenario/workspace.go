@@ -9,7 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/acprun/acprun/internal/yamlmap"
+	"github.com/acprun/acprun/internal/yamlnode"
 )
 
 // workspace reads the workspace key: a directory to copy (a string, or
@@ -19,27 +19,27 @@ import (
 // must exist. On a problem it still returns a Workspace, so that what
 // needs one is not reported too.
 func (p *fileParser) workspace(n *yaml.Node) *Workspace {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	w := &Workspace{Pos: p.pos(n)}
 	switch {
-	case isNull(n):
+	case yamlnode.IsNull(n):
 		return nil
 	case n.Kind == yaml.ScalarNode:
 		w.From, _ = p.workspaceDir(n, "workspace", false)
 		return w
 	case n.Kind != yaml.MappingNode:
-		p.errorf(n, "expected a workspace: a directory to copy (a string, or {from: DIR}) or {git: REPO, ref: REF}, got %s", describe(n))
+		p.Errorf(n, "expected a workspace: a directory to copy (a string, or {from: DIR}) or {git: REPO, ref: REF}, got %s", describe(n))
 		return w
 	}
 	m, _ := p.mapping(n, workspaceKeys, nil)
 	for _, kv := range m.pairs {
-		switch kv.key {
+		switch kv.Key {
 		case "from":
-			w.From, _ = p.workspaceDir(kv.v, "from", false)
+			w.From, _ = p.workspaceDir(kv.V, "from", false)
 		case "git":
-			w.Git, _ = p.workspaceDir(kv.v, "git", true)
+			w.Git, _ = p.workspaceDir(kv.V, "git", true)
 		case "ref":
-			w.Ref, _ = p.gitRef(kv.v)
+			w.Ref, _ = p.gitRef(kv.V)
 		}
 	}
 	from, git := m.has["from"], m.has["git"]
@@ -49,12 +49,12 @@ func (p *fileParser) workspace(n *yaml.Node) *Workspace {
 		if git.Line < from.Line || git.Line == from.Line && git.Column < from.Column {
 			second = from
 		}
-		p.errorf(second, "use either from (a directory to copy) or git (a repository to check out), not both")
+		p.Errorf(second, "use either from (a directory to copy) or git (a repository to check out), not both")
 	case from == nil && git == nil && !m.suggested["from"] && !m.suggested["git"]:
-		p.errorf(n, "workspace needs from (a directory to copy) or git (a repository to check out)")
+		p.Errorf(n, "workspace needs from (a directory to copy) or git (a repository to check out)")
 	}
 	if ref := m.has["ref"]; ref != nil && git == nil && from != nil {
-		p.errorf(ref, "ref goes with git: a directory copied with from has no ref (use git: to check out a commit)")
+		p.Errorf(ref, "ref goes with git: a directory copied with from has no ref (use git: to check out a commit)")
 	}
 	return w
 }
@@ -66,28 +66,28 @@ func (p *fileParser) workspaceDir(n *yaml.Node, key string, repo bool) (string, 
 	if !ok {
 		return "", false
 	}
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	what := "the directory to copy for each attempt"
 	if repo {
 		what = "the directory of a git repository to check out for each attempt"
 	}
 	if s == "" {
-		p.errorf(n, "workspace path is empty: %s names %s", key, what)
+		p.Errorf(n, "workspace path is empty: %s names %s", key, what)
 		return "", false
 	}
 	abs := p.abs(s)
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		p.errorf(n, "workspace %s does not exist: create it, or change %s (a relative path is relative to %s)", abs, key, p.dir)
+		p.Errorf(n, "workspace %s does not exist: create it, or change %s (a relative path is relative to %s)", abs, key, p.dir)
 	case err != nil:
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		p.errorf(n, "workspace %s: %v", abs, err)
+		p.Errorf(n, "workspace %s: %v", abs, err)
 	case !fi.IsDir():
-		p.errorf(n, "workspace %s is not a directory: %s names %s", abs, key, what)
+		p.Errorf(n, "workspace %s is not a directory: %s names %s", abs, key, what)
 	default:
 		return abs, true
 	}
@@ -100,12 +100,12 @@ func (p *fileParser) gitRef(n *yaml.Node) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	switch {
 	case strings.HasPrefix(ref, "-"):
-		p.errorf(n, "bad ref %q: a ref cannot start with -", ref)
+		p.Errorf(n, "bad ref %q: a ref cannot start with -", ref)
 	case strings.ContainsFunc(ref, func(r rune) bool { return r <= ' ' || r == 0x7f }):
-		p.errorf(n, "bad ref %q: a ref has no spaces or control characters", ref)
+		p.Errorf(n, "bad ref %q: a ref has no spaces or control characters", ref)
 	default:
 		return ref, true
 	}
@@ -115,9 +115,9 @@ func (p *fileParser) gitRef(n *yaml.Node) (string, bool) {
 // commands reads the list of setup, verify or teardown commands (which
 // says which). An empty list is none, which replaces the config's.
 func (p *fileParser) commands(n *yaml.Node, which string) []Command {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	if n.Kind != yaml.SequenceNode {
-		p.errorf(n, "expected a list of %s commands (each a shell line, or a mapping with run), got %s", which, describe(n))
+		p.Errorf(n, "expected a list of %s commands (each a shell line, or a mapping with run), got %s", which, describe(n))
 		return nil
 	}
 	out := []Command{}
@@ -133,18 +133,18 @@ func (p *fileParser) commands(n *yaml.Node, which string) []Command {
 // timeout and, for verify commands, expect. The line is not interpolated:
 // the shell expands variables itself.
 func (p *fileParser) shellCommand(n *yaml.Node, which string) (Command, bool) {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	c := Command{Pos: p.pos(n), Expect: CommandExpect{Pos: p.pos(n)}}
 	switch {
-	case n.Kind == yaml.ScalarNode && !isNull(n):
+	case n.Kind == yaml.ScalarNode && !yamlnode.IsNull(n):
 		c.Run = n.Value
 		if strings.TrimSpace(c.Run) == "" {
-			p.errorf(n, "%s command is empty", which)
+			p.Errorf(n, "%s command is empty", which)
 			return c, false
 		}
 		return c, true
 	case n.Kind != yaml.MappingNode:
-		p.errorf(n, "expected a %s command (a shell line, or a mapping with run), got %s", which, describe(n))
+		p.Errorf(n, "expected a %s command (a shell line, or a mapping with run), got %s", which, describe(n))
 		return c, false
 	}
 	keys, hint := verifyKeys, func(string) string { return "" }
@@ -160,21 +160,21 @@ func (p *fileParser) shellCommand(n *yaml.Node, which string) (Command, bool) {
 	m, _ := p.mapping(n, keys, hint)
 	ok := true
 	for _, kv := range m.pairs {
-		switch kv.key {
+		switch kv.Key {
 		case "run":
 			var good bool
-			c.Run, good = p.str(kv.v)
+			c.Run, good = p.str(kv.V)
 			if good && strings.TrimSpace(c.Run) == "" {
-				p.errorf(yamlmap.Deref(kv.v), "run is empty: give the shell line to run")
+				p.Errorf(yamlnode.Deref(kv.V), "run is empty: give the shell line to run")
 				good = false
 			}
 			ok = ok && good
 		case "timeout":
 			var good bool
-			c.Timeout, good = p.duration(kv.v)
+			c.Timeout, good = p.duration(kv.V)
 			ok = ok && good
 		case "expect":
-			c.Expect = p.commandExpect(kv.v)
+			c.Expect = p.commandExpect(kv.V)
 		}
 	}
 	if _, has := m.has["run"]; !has {
@@ -186,27 +186,27 @@ func (p *fileParser) shellCommand(n *yaml.Node, which string) (Command, bool) {
 
 // commandExpect reads what a verify command must do.
 func (p *fileParser) commandExpect(n *yaml.Node) CommandExpect {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	e := CommandExpect{Pos: p.pos(n)}
 	m, ok := p.mapping(n, commandExpectKeys, nil)
 	if !ok {
 		return e
 	}
 	for _, kv := range m.pairs {
-		switch kv.key {
+		switch kv.Key {
 		case "exitCode":
-			e.ExitCode, _ = p.exitCode(kv.v)
+			e.ExitCode, _ = p.exitCode(kv.V)
 		case "stdout":
-			sm, ok := p.mapping(kv.v, textKeys, nil)
+			sm, ok := p.mapping(kv.V, textKeys, nil)
 			if !ok {
 				continue
 			}
 			for _, skv := range sm.pairs {
-				switch skv.key {
+				switch skv.Key {
 				case "contains":
-					e.StdoutContains, _ = p.strs(skv.v, true, false)
+					e.StdoutContains, _ = p.strs(skv.V, true, false)
 				case "matches":
-					e.StdoutMatches, _ = p.regexp(skv.v)
+					e.StdoutMatches, _ = p.regexp(skv.V)
 				}
 			}
 			p.needsOne(sm, "stdout", textKeys)
@@ -218,14 +218,14 @@ func (p *fileParser) commandExpect(n *yaml.Node) CommandExpect {
 
 // exitCode reads a process exit status: 0 to 255.
 func (p *fileParser) exitCode(n *yaml.Node) (int, bool) {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
-		p.errorf(n, "expected an exit code (a whole number from 0 to 255), got %s", describe(n))
+		p.Errorf(n, "expected an exit code (a whole number from 0 to 255), got %s", describe(n))
 		return 0, false
 	}
 	var i int64
 	if err := n.Decode(&i); err != nil || i < 0 || i > 255 {
-		p.errorf(n, "expected an exit code from 0 to 255, got %s", n.Value)
+		p.Errorf(n, "expected an exit code from 0 to 255, got %s", n.Value)
 		return 0, false
 	}
 	return int(i), true
@@ -235,7 +235,7 @@ func (p *fileParser) exitCode(n *yaml.Node) (int, bool) {
 // mapping whose keys were all reported as unknown is not reported again.
 func (p *fileParser) needsOne(m mapping, what string, keys []string) {
 	if len(m.pairs) == 0 && len(m.n.Content) == 0 {
-		p.errorf(m.n, "%s needs %s", what, orList(keys))
+		p.Errorf(m.n, "%s needs %s", what, orList(keys))
 	}
 }
 
@@ -249,14 +249,14 @@ func orList(words []string) string {
 
 // nonNegative reads a whole number from 0 up, as an int64.
 func (p *fileParser) nonNegative(n *yaml.Node) (int64, bool) {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
-		p.errorf(n, "expected a whole number, got %s", describe(n))
+		p.Errorf(n, "expected a whole number, got %s", describe(n))
 		return 0, false
 	}
 	var i int64
 	if err := n.Decode(&i); err != nil || i < 0 {
-		p.errorf(n, "expected a whole number from 0 up, got %s", n.Value)
+		p.Errorf(n, "expected a whole number from 0 up, got %s", n.Value)
 		return 0, false
 	}
 	return i, true
@@ -264,14 +264,14 @@ func (p *fileParser) nonNegative(n *yaml.Node) (int64, bool) {
 
 // nonNegativeNumber reads a number from 0 up, whole or not.
 func (p *fileParser) nonNegativeNumber(n *yaml.Node) (float64, bool) {
-	n = yamlmap.Deref(n)
+	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" && n.ShortTag() != "!!float" {
-		p.errorf(n, "expected a number, got %s", describe(n))
+		p.Errorf(n, "expected a number, got %s", describe(n))
 		return 0, false
 	}
 	var f float64
 	if err := n.Decode(&f); err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
-		p.errorf(n, "expected a number from 0 up, got %s", n.Value)
+		p.Errorf(n, "expected a number from 0 up, got %s", n.Value)
 		return 0, false
 	}
 	return f, true

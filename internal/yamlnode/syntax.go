@@ -1,23 +1,4 @@
-// Package yamlsyntax says where a syntax error of go.yaml.in/yaml/v3 is in
-// the source, and what to do about it.
-//
-// yaml.v3 puts only one line in its error text, "yaml: line N: problem",
-// and N is the line of the *context* (the mapping or list being parsed,
-// often many lines before the offending token, and one line early for
-// parser errors), or nothing at all for the first line. Problem finds the
-// offending token's line and column instead, counted from the start of the
-// whole stream (so across "---" documents), names the parser's context
-// with its position, and adds a hint for the commonest mistakes:
-//
-//	line, col, msg := yamlsyntax.Problem(dec, err, src)
-//	// 9, 6, "did not find expected key (while parsing a block mapping that
-//	// starts at line 4, column 5); check this line's indentation (...)"
-//
-// It is shared by the readers of acprun's YAML files (scenarios, config,
-// mock agent scripts), which print it as "file:line:col: YAML syntax: msg".
-// LineStarts and Line give them the text of any line of the stream, to
-// show under a message with package snippet.
-package yamlsyntax
+package yamlnode
 
 import (
 	"bytes"
@@ -32,39 +13,52 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Problem returns where the error err, which dec.Decode returned, is in
-// src and what to say about it. src must be the whole stream dec reads.
-// line and col are 1-based (col counts characters) and always inside src;
-// msg is the problem, with the parser's context and a hint when one helps,
-// without a "yaml: " prefix or a position.
+// SyntaxError records the error err that dec.Decode returned while
+// reading the Reader's text (the whole stream dec reads), as "YAML syntax:
+// problem" at the offending token, with the parser's context and a hint
+// when one helps:
 //
-// The position is the offending token's, read from the parser's state
+//	s.yaml:9:6: YAML syntax: did not find expected key (while parsing a
+//	block mapping that starts at line 4, column 5); check this line's
+//	indentation (...)
+//
+// yaml.v3 puts only one line in its error text, "yaml: line N: problem",
+// and N is the line of the context (the mapping or list being parsed,
+// often many lines before the offending token, and one line early for
+// parser errors), or nothing at all for the first line. The position here
+// is the offending token's, counted from the start of the whole stream
+// (so across "---" documents), read from the parser's state
 // that dec keeps after the error; a problem at the end of the stream (an
 // unclosed quoted string, [ or {) is put where the unclosed thing starts.
 // Where that state says nothing (errors found after parsing, such as an
 // unknown anchor, or a yaml.v3 that lays out its parser otherwise), it is
 // the line in err's text, or the first alias of an unknown anchor, or else
-// line 1, column 1.
-func Problem(dec *yaml.Decoder, err error, src []byte) (line, col int, msg string) {
-	s := &source{src: src}
-	msg = strings.TrimPrefix(err.Error(), "yaml: ")
+// line 1, column 1; always inside the text.
+func (r *Reader) SyntaxError(dec *yaml.Decoder, err error) {
+	at, msg := r.syntaxProblem(dec, err)
+	r.Errs = append(r.Errs, r.At(at.line, at.col, "YAML syntax: "+msg))
+}
+
+// syntaxProblem returns where the error err of dec is and what to say
+// about it (see SyntaxError).
+func (r *Reader) syntaxProblem(dec *yaml.Decoder, err error) (pos, string) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	if pr, ok := lastProblem(dec); ok && strings.HasSuffix(msg, pr.problem) {
-		at, text := s.problemAt(pr)
-		return at.line, at.col, text
+		return r.problemAt(pr)
 	}
 	// Errors of the composer (unknown anchors, excessive aliasing) carry no
 	// position at all; the text's line, if any, is the best there is.
 	at := pos{line: 1, col: 1}
 	if m := errLine().FindStringSubmatch(err.Error()); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		at.line = s.clampLine(n)
+		at.line = r.clampLine(n)
 		msg = m[2]
 	} else if m := unknownAnchor().FindStringSubmatch(msg); m != nil {
-		if i := bytes.Index(src, []byte("*"+m[1])); i >= 0 {
-			at = s.offsetPos(i)
+		if i := bytes.Index(r.Src, []byte("*"+m[1])); i >= 0 {
+			at = r.offsetPos(i)
 		}
 	}
-	return at.line, at.col, msg
+	return at, msg
 }
 
 // Compiled on first use, not at every start of acprun.
@@ -79,7 +73,7 @@ var (
 // The parser keeps the libyaml marks of the problem and of its context in
 // its (unexported) state, which stays in the Decoder after Decode fails;
 // lastProblem reads them with reflect, read-only. Should a future yaml.v3
-// lay out its parser otherwise, lastProblem reports false and Problem falls
+// lay out its parser otherwise, lastProblem reports false and SyntaxError falls
 // back on the error text (TestYAMLProblemMarks fails first).
 type libyamlError struct {
 	kind        int // libyaml's yaml_error_type_t: scannerError, parserError, …
@@ -99,7 +93,7 @@ type mark struct {
 	index        int // characters from the start of the stream
 }
 
-// The values of libyaml's yaml_error_type_t that Problem uses.
+// The values of libyaml's yaml_error_type_t that SyntaxError uses.
 const (
 	readerError  = 2
 	scannerError = 3
@@ -169,12 +163,12 @@ func lastProblem(dec *yaml.Decoder) (libyamlError, bool) {
 // quoted string, [ or {), which is put where the unclosed thing starts.
 // The message names the parser's context (the collection being parsed)
 // with its position, and a hint for the commonest mistakes.
-func (s *source) problemAt(pr libyamlError) (pos, string) {
-	end := utf8.RuneCount(s.src)
+func (r *Reader) problemAt(pr libyamlError) (pos, string) {
+	end := utf8.RuneCount(r.Src)
 	at, atContext := pr.problemMark, false
 	switch {
 	case pr.kind == readerError:
-		return s.offsetPos(pr.offset), pr.problem
+		return r.offsetPos(pr.offset), pr.problem
 	case pr.context == "while scanning a simple key":
 		at, atContext = pr.contextMark, true
 	case pr.problemMark.index >= end:
@@ -185,7 +179,7 @@ func (s *source) problemAt(pr libyamlError) (pos, string) {
 			at = pr.open
 		}
 	}
-	p := s.markPos(at)
+	p := r.markPos(at)
 	text := pr.problem
 	switch {
 	case pr.context == "":
@@ -194,7 +188,7 @@ func (s *source) problemAt(pr libyamlError) (pos, string) {
 	case pr.kind == parserError && pr.contextMark != pr.problemMark:
 		text += fmt.Sprintf(" (%s that starts at line %d, column %d)", pr.context, pr.contextMark.line+1, pr.contextMark.column+1)
 	}
-	if hint := s.hint(pr, p, at.index >= end || pr.problemMark.index >= end); hint != "" {
+	if hint := r.hint(pr, p, at.index >= end || pr.problemMark.index >= end); hint != "" {
 		text += "; " + hint
 	}
 	return p, text
@@ -202,9 +196,9 @@ func (s *source) problemAt(pr libyamlError) (pos, string) {
 
 // hint says what to do about the commonest syntax errors. atEnd reports
 // that the parser ran into the end of the file.
-func (s *source) hint(pr libyamlError, p pos, atEnd bool) string {
+func (r *Reader) hint(pr libyamlError, p pos, atEnd bool) string {
 	var here rune
-	if line := s.line(p.line); p.col >= 1 {
+	if line := r.Line(p.line); p.col >= 1 {
 		if i := runeOffset(line, p.col-1); i >= 0 && i < len(line) {
 			here, _ = utf8.DecodeRuneInString(line[i:])
 		}

@@ -1,4 +1,4 @@
-package yamlsyntax_test
+package yamlnode_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/acprun/acprun/internal/yamlsyntax"
+	"github.com/acprun/acprun/internal/yamlnode"
 )
 
 // decodeAll decodes every document of src until the decoder fails, and
@@ -28,15 +28,32 @@ func decodeAll(t *testing.T, src string) (*yaml.Decoder, error) {
 	return nil, nil
 }
 
+// problem is where Reader.SyntaxError puts the error err of dec, reading
+// src, and what it says after "YAML syntax: ", as "line:col: msg".
+func problem(t *testing.T, dec *yaml.Decoder, err error, src []byte) string {
+	t.Helper()
+	r := &yamlnode.Reader{Name: "f.yaml", Src: src}
+	r.SyntaxError(dec, err)
+	if len(r.Errs) != 1 {
+		t.Fatalf("SyntaxError recorded %d errors, want 1", len(r.Errs))
+	}
+	e := r.Errs[0]
+	msg, ok := strings.CutPrefix(e.Msg, "YAML syntax: ")
+	if !ok || e.File != "f.yaml" || e.Source != r.Line(e.Line) {
+		t.Errorf("SyntaxError recorded %+v, want it in f.yaml, with its line, saying \"YAML syntax: \"", e)
+	}
+	return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, msg)
+}
+
 const (
 	indentHint = "check this line's indentation (it must line up with the keys or list items of its level)"
 	colonHint  = `quote a value that contains ": ", or check this line's indentation`
 )
 
-// TestProblem: a syntax error is at the offending token, line and column
+// TestSyntaxError: a syntax error is at the offending token, line and column
 // counted in characters from the start of the whole stream, with the
 // parser's context and a hint.
-func TestProblem(t *testing.T) {
+func TestSyntaxError(t *testing.T) {
 	tests := []struct {
 		name string
 		src  string
@@ -72,18 +89,17 @@ func TestProblem(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dec, err := decodeAll(t, tt.src)
-			line, col, msg := yamlsyntax.Problem(dec, err, []byte(tt.src))
-			if got := fmt.Sprintf("%d:%d: %s", line, col, msg); got != tt.want {
-				t.Errorf("Problem(%q) =\n%s\nwant:\n%s", tt.src, got, tt.want)
+			if got := problem(t, dec, err, []byte(tt.src)); got != tt.want {
+				t.Errorf("SyntaxError(%q) =\n%s\nwant:\n%s", tt.src, got, tt.want)
 			}
 		})
 	}
 }
 
-// TestProblemFallback: where the parser's state says nothing (here: no
+// TestSyntaxErrorFallback: where the parser's state says nothing (here: no
 // decoder), the position is the error text's line, kept inside the source,
 // or line 1, column 1.
-func TestProblemFallback(t *testing.T) {
+func TestSyntaxErrorFallback(t *testing.T) {
 	src := []byte("a: 1\nb: 2\n") // three lines: the last one is empty
 	tests := []struct{ err, want string }{
 		{"yaml: line 2: did not find expected key", "2:1: did not find expected key"},
@@ -92,16 +108,15 @@ func TestProblemFallback(t *testing.T) {
 		{"yaml: unknown anchor 'x' referenced", "1:1: unknown anchor 'x' referenced"},
 	}
 	for _, tt := range tests {
-		line, col, msg := yamlsyntax.Problem(nil, errors.New(tt.err), src)
-		if got := fmt.Sprintf("%d:%d: %s", line, col, msg); got != tt.want {
-			t.Errorf("Problem(nil, %q) = %s, want %s", tt.err, got, tt.want)
+		if got := problem(t, nil, errors.New(tt.err), src); got != tt.want {
+			t.Errorf("SyntaxError(nil, %q) = %s, want %s", tt.err, got, tt.want)
 		}
 	}
 }
 
-// FuzzProblem checks that Problem never panics and always points into the
+// FuzzSyntaxError checks that SyntaxError never panics and always points into the
 // source with a message.
-func FuzzProblem(f *testing.F) {
+func FuzzSyntaxError(f *testing.F) {
 	for _, s := range []string{"a:\n  b: 1\n c: 2\n", "a: 'x", "a: [1,", "a:\n\t- b\n", "a: \xff", "a: *y", "\r\n---\r\na: b: c", "a: x\u2028b: c: d"} {
 		f.Add([]byte(s))
 	}
@@ -120,9 +135,10 @@ func FuzzProblem(f *testing.F) {
 		// An upper bound: \r\n counts twice.
 		lines := 1 + bytes.Count(src, []byte("\n")) + bytes.Count(src, []byte("\r")) + bytes.Count(src, []byte("\u0085")) +
 			bytes.Count(src, []byte("\u2028")) + bytes.Count(src, []byte("\u2029"))
-		line, col, msg := yamlsyntax.Problem(dec, err, src)
-		if line < 1 || line > lines || col < 1 || msg == "" {
-			t.Errorf("Problem(%q) = %d:%d: %q; want a line in [1, %d], a column and a message", src, line, col, msg, lines)
+		r := &yamlnode.Reader{Name: "f.yaml", Src: src}
+		r.SyntaxError(dec, err)
+		if e := r.Errs[0]; e.Line < 1 || e.Line > lines || e.Col < 1 || e.Msg == "YAML syntax: " {
+			t.Errorf("SyntaxError(%q) = %d:%d: %q; want a line in [1, %d], a column and a message", src, e.Line, e.Col, e.Msg, lines)
 		}
 	})
 }

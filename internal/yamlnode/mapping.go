@@ -1,23 +1,10 @@
-// Package yamlmap reads the mappings of a go.yaml.in/yaml/v3 node tree the
-// way acprun's files are checked: the keys in order, aliases followed,
-// merge keys (<<) expanded or refused, and every problem (a key that is not
-// a name, a key written twice, a bad merge) returned with its node, for the
-// caller to word and place. Scenario files and mock agent scripts share it.
-package yamlmap
+package yamlnode
 
 import (
 	"math"
 
 	"go.yaml.in/yaml/v3"
 )
-
-// Deref follows aliases to the node they stand for.
-func Deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
-		n = n.Alias
-	}
-	return n
-}
 
 // Pair is one key and its value in a mapping.
 type Pair struct {
@@ -66,7 +53,7 @@ func Pairs(n *yaml.Node, opts Options) (pairs []Pair, probs []Problem, ok bool) 
 	if n.Kind != yaml.MappingNode {
 		return nil, []Problem{{Kind: NotMapping, Node: n}}, false
 	}
-	r := reader{budget: maxMerged}
+	r := merger{budget: maxMerged}
 	seen := map[string]*yaml.Node{}
 	var merged []Pair
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -100,18 +87,18 @@ func Pairs(n *yaml.Node, opts Options) (pairs []Pair, probs []Problem, ok bool) 
 	return pairs, r.probs, true
 }
 
-// reader collects the problems of one mapping.
-type reader struct {
+// merger collects the problems of one mapping.
+type merger struct {
 	probs  []Problem
 	budget int // left for expanding merges
 }
 
-func (r *reader) report(k Kind, n *yaml.Node) {
+func (r *merger) report(k Kind, n *yaml.Node) {
 	r.probs = append(r.probs, Problem{Kind: k, Node: n})
 }
 
 // mergePairs returns the pairs that a merge key's value brings in.
-func (r *reader) mergePairs(v *yaml.Node, depth int) []Pair {
+func (r *merger) mergePairs(v *yaml.Node, depth int) []Pair {
 	v = Deref(v)
 	const exhausted = math.MinInt / 2
 	r.budget -= max(len(v.Content), 1)

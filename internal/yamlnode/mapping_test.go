@@ -1,4 +1,4 @@
-package yamlmap_test
+package yamlnode_test
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/acprun/acprun/internal/yamlmap"
+	"github.com/acprun/acprun/internal/yamlnode"
 )
 
 // parse returns the first node of src's document.
@@ -23,14 +23,14 @@ func parse(t *testing.T, src string) *yaml.Node {
 
 // show renders what Pairs returned: "key=value@line:col" for pairs and
 // "kind@line:col" for problems.
-func show(pairs []yamlmap.Pair, probs []yamlmap.Problem, ok bool) []string {
+func show(pairs []yamlnode.Pair, probs []yamlnode.Problem, ok bool) []string {
 	out := []string{fmt.Sprint("ok=", ok)}
 	for _, kv := range pairs {
-		out = append(out, fmt.Sprintf("%s=%s@%d:%d", kv.Key, yamlmap.Deref(kv.V).Value, kv.K.Line, kv.K.Column))
+		out = append(out, fmt.Sprintf("%s=%s@%d:%d", kv.Key, yamlnode.Deref(kv.V).Value, kv.K.Line, kv.K.Column))
 	}
-	names := map[yamlmap.Kind]string{
-		yamlmap.NotMapping: "not a mapping", yamlmap.KeyNotName: "key not a name", yamlmap.DuplicateKey: "duplicate",
-		yamlmap.MergeKey: "merge key", yamlmap.BadMerge: "bad merge", yamlmap.MergeTooMuch: "too much merging",
+	names := map[yamlnode.Kind]string{
+		yamlnode.NotMapping: "not a mapping", yamlnode.KeyNotName: "key not a name", yamlnode.DuplicateKey: "duplicate",
+		yamlnode.MergeKey: "merge key", yamlnode.BadMerge: "bad merge", yamlnode.MergeTooMuch: "too much merging",
 	}
 	for _, pr := range probs {
 		s := fmt.Sprintf("%s@%d:%d", names[pr.Kind], pr.Node.Line, pr.Node.Column)
@@ -71,7 +71,7 @@ func TestPairs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := show(yamlmap.Pairs(parse(t, tt.src), yamlmap.Options{}))
+			got := show(yamlnode.Pairs(parse(t, tt.src), yamlnode.Options{}))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Pairs (-want +got):\n%s", diff)
 			}
@@ -126,7 +126,7 @@ func TestMerge(t *testing.T) {
 					m = root.Content[i+1]
 				}
 			}
-			got := show(yamlmap.Pairs(m, yamlmap.Options{Merge: tt.merge}))
+			got := show(yamlnode.Pairs(m, yamlnode.Options{Merge: tt.merge}))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Pairs (-want +got):\n%s", diff)
 			}
@@ -144,8 +144,8 @@ func TestMergeBomb(t *testing.T) {
 	}
 	src.WriteString("m: {<<: *a30}\n")
 	root := parse(t, src.String())
-	_, probs, ok := yamlmap.Pairs(root.Content[len(root.Content)-1], yamlmap.Options{Merge: true})
-	if !ok || len(probs) != 1 || probs[0].Kind != yamlmap.MergeTooMuch {
+	_, probs, ok := yamlnode.Pairs(root.Content[len(root.Content)-1], yamlnode.Options{Merge: true})
+	if !ok || len(probs) != 1 || probs[0].Kind != yamlnode.MergeTooMuch {
 		t.Errorf("Pairs = %v, %v; want one MergeTooMuch problem", probs, ok)
 	}
 }

@@ -1,4 +1,4 @@
-package yamlsyntax
+package yamlnode
 
 import (
 	"strings"

@@ -1,0 +1,157 @@
+// Package yamlnode reads the go.yaml.in/yaml/v3 node trees of acprun's
+// YAML files (scenarios, config files, mock agent scripts) the way they
+// are checked: every problem recorded with its place and the text of its
+// line, as a *srcerr.Error, and reading goes on, so that a file shows all
+// its problems at once.
+//
+// A Reader is one file being read. Mappings are read with Pairs: the keys
+// in order, aliases followed, merge keys (<<) expanded or refused, each
+// problem returned for the caller to word. A syntax error of the decoder
+// is put at the offending token (see Reader.SyntaxError), not where
+// yaml.v3's error text says.
+package yamlnode
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/internal/srcerr"
+)
+
+// Reader is one YAML file being read: its name and text, and the problems
+// found in it so far.
+type Reader struct {
+	Name string // the file as the user named it, for messages
+	Src  []byte
+	Errs []*srcerr.Error
+
+	starts []int // byte offset of each line of Src; nil until needed
+}
+
+// Errorf records a problem at node n (nil: the whole file).
+func (r *Reader) Errorf(n *yaml.Node, format string, args ...any) {
+	line, col := 0, 0
+	if n != nil {
+		line, col = n.Line, n.Column
+	}
+	r.Errs = append(r.Errs, r.At(line, col, fmt.Sprintf(format, args...)))
+}
+
+// At returns the problem msg at line and column col of the file (1-based,
+// col counted in characters; line 0: the whole file), with the text of
+// its line.
+func (r *Reader) At(line, col int, msg string) *srcerr.Error {
+	return &srcerr.Error{File: r.Name, Line: line, Col: col, Msg: msg, Source: r.Line(line)}
+}
+
+// Err returns the problems found, joined with errors.Join; nil when there
+// are none.
+func (r *Reader) Err() error {
+	errs := make([]error, len(r.Errs))
+	for i, e := range r.Errs {
+		errs[i] = e
+	}
+	return errors.Join(errs...)
+}
+
+// Deref follows aliases to the node they stand for.
+func Deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// IsNull reports whether n (aliases followed) is null.
+func IsNull(n *yaml.Node) bool {
+	n = Deref(n)
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// pos is a 1-based line and column (in characters) of the source.
+type pos struct{ line, col int }
+
+// markPos turns a libyaml mark into a position, kept inside the source.
+func (r *Reader) markPos(m mark) pos {
+	return pos{line: r.clampLine(m.line + 1), col: max(m.column+1, 1)}
+}
+
+// offsetPos returns the position of byte offset off of the source.
+func (r *Reader) offsetPos(off int) pos {
+	off = min(max(off, 0), len(r.Src))
+	starts := lineStarts(r.Src[:off])
+	return pos{line: len(starts), col: utf8.RuneCount(r.Src[starts[len(starts)-1]:off]) + 1}
+}
+
+// clampLine keeps a line number inside the source.
+func (r *Reader) clampLine(n int) int {
+	return min(max(n, 1), len(r.lineStarts()))
+}
+
+func (r *Reader) lineStarts() []int {
+	if r.starts == nil {
+		r.starts = lineStarts(r.Src)
+	}
+	return r.starts
+}
+
+// lineStarts returns the byte offset of each line of src. Lines end where
+// YAML says they do: at \r\n, \n, \r, NEL, LS or PS.
+func lineStarts(src []byte) []int {
+	starts := []int{0}
+	for i := 0; i < len(src); i++ {
+		switch {
+		case src[i] == '\r' && i+1 < len(src) && src[i+1] == '\n':
+			i++
+		case src[i] == '\n', src[i] == '\r':
+		case bytes.HasPrefix(src[i:], []byte("\u0085")):
+			i++
+		case bytes.HasPrefix(src[i:], []byte("\u2028")), bytes.HasPrefix(src[i:], []byte("\u2029")):
+			i += 2
+		default:
+			continue
+		}
+		starts = append(starts, i+1)
+	}
+	return starts
+}
+
+// Line returns line n (1-based) of the source, without its line break; ""
+// when it has no line n.
+func (r *Reader) Line(n int) string {
+	starts := r.lineStarts()
+	if n < 1 || n > len(starts) {
+		return ""
+	}
+	end := len(r.Src)
+	if n < len(starts) {
+		end = starts[n]
+	}
+	line := string(r.Src[starts[n-1]:end])
+	for _, br := range []string{"\r\n", "\n", "\r", "\u0085", "\u2028", "\u2029"} {
+		if strings.HasSuffix(line, br) {
+			return strings.TrimSuffix(line, br)
+		}
+	}
+	return line
+}
+
+// runeOffset returns the byte offset of the n-th rune (0-based) of s, or
+// -1 when s is shorter.
+func runeOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	if n == 0 {
+		return len(s)
+	}
+	return -1
+}

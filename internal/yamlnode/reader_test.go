@@ -1,0 +1,44 @@
+package yamlnode_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/yamlnode"
+)
+
+func TestLine(t *testing.T) {
+	r := &yamlnode.Reader{Src: []byte("a: 1\r\nb: 2\nc: 3\rd: \u00854\u2028e\u2029f")}
+	want := []string{"", "a: 1", "b: 2", "c: 3", "d: ", "4", "e", "f", ""}
+	for n, w := range want {
+		if got := r.Line(n); got != w {
+			t.Errorf("Line(%d) = %q, want %q", n, got, w)
+		}
+	}
+	if got := (&yamlnode.Reader{Src: []byte("x\n")}).Line(2); got != "" {
+		t.Errorf("Line after the last line break = %q, want \"\"", got)
+	}
+}
+
+// TestErrorf: a problem is at its node, with the text of the node's line;
+// one without a node is about the whole file.
+func TestErrorf(t *testing.T) {
+	r := &yamlnode.Reader{Name: "s.yaml", Src: []byte("a: 1\nb:\n  - x\n")}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(r.Src, &doc); err != nil {
+		t.Fatal(err)
+	}
+	item := doc.Content[0].Content[3].Content[0]
+	r.Errorf(item, "bad %s", "item")
+	r.Errorf(nil, "no scenario in file")
+	want := []*srcerr.Error{
+		{File: "s.yaml", Line: 3, Col: 5, Msg: "bad item", Source: "  - x"},
+		{File: "s.yaml", Msg: "no scenario in file"},
+	}
+	if diff := cmp.Diff(want, r.Errs); diff != "" {
+		t.Errorf("Errs (-want +got):\n%s", diff)
+	}
+}
