@@ -18,7 +18,11 @@ import (
 
 // showConfigStep says the session's current settings in an
 // agent_message_chunk (see sessionSettings).
-type showConfigStep struct{ at }
+type showConfigStep struct{ onlyTrue }
+
+func (st *showConfigStep) play(pl *player) *ending {
+	return check(pl.say("%s", pl.a.sessionSettings(pl.sess)))
+}
 
 // configOptions parses the script's configOptions: select options with
 // their values, and boolean options.

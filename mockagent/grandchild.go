@@ -13,6 +13,14 @@ import (
 // set and stdout is back in place.
 const grandchildScript = "trap '' TERM; exec sleep 3600 3>&-"
 
+// grandchildStep is a spawnGrandchild step (see spawnGrandchild).
+type grandchildStep struct{ onlyTrue }
+
+func (st *grandchildStep) play(pl *player) *ending {
+	pl.a.spawnGrandchild()
+	return nil
+}
+
 // spawnGrandchild plays a spawnGrandchild step: it starts a process that
 // inherits stdout and stderr and ignores SIGTERM, waits until it does, and
 // reports its pid on stderr. When stdout and stderr are files (the

@@ -237,6 +237,13 @@ func (a *agent) sessionCheck(req *acp.Request, cwd string) error {
 	return nil
 }
 
+// historyStep says the session's earlier prompts and replies.
+type historyStep struct{ onlyTrue }
+
+func (st *historyStep) play(pl *player) *ending {
+	return check(pl.say("%s", pl.a.historyText(pl.sess)))
+}
+
 // historyText is what a history step says: the session's earlier
 // messages, one "user: …" or "agent: …" line each, or "(no history)".
 func (a *agent) historyText(sess *session) string {
@@ -255,16 +262,23 @@ func (a *agent) historyText(sess *session) string {
 	return b.String()
 }
 
-// waitFor plays a waitFor step: it reads the file at path to its end. A
-// FIFO blocks until a writer has opened it and closed it again, which lets
-// a test hold the agent at this point. $NAME and ${NAME} in path are
-// expanded from the agent's environment, and a path that expands to ""
-// skips the step, so that one script holds one run and not the next. A
-// cancel (as the turn's onCancel says) or the end of Run stops the wait; a
-// file that cannot be read is reported as an "error: waitFor: …" text
-// chunk.
-func (pl *player) waitFor(path string) *ending {
-	if path = os.ExpandEnv(path); path == "" {
+// waitForStep reads the file at path to its end. A FIFO blocks until a
+// writer has opened it and closed it again, which lets a test hold the
+// agent at this point. $NAME and ${NAME} in path are expanded from the
+// agent's environment, and a path that expands to "" skips the step, so
+// that one script holds one run and not the next. A cancel (as the turn's
+// onCancel says) or the end of Run stops the wait; a file that cannot be
+// read is reported as an "error: waitFor: …" text chunk.
+type waitForStep struct {
+	at
+	path string
+}
+
+func (st *waitForStep) parse(p *parser, a action) { st.path, _ = p.nonEmpty(a.V, "waitFor") }
+
+func (st *waitForStep) play(pl *player) *ending {
+	path := os.ExpandEnv(st.path)
+	if path == "" {
 		return nil
 	}
 	path = abs(pl.sess.cwd, path)
@@ -287,7 +301,7 @@ func (pl *player) waitFor(path string) *ending {
 	case err := <-done:
 		if err != nil {
 			if pl.say("error: waitFor: %v", err) != nil {
-				return &ending{dead: true}
+				return died()
 			}
 		}
 		return nil
@@ -296,7 +310,7 @@ func (pl *player) waitFor(path string) *ending {
 		return pl.cancelEnding()
 	case <-pl.a.ctx.Done():
 		unblock()
-		return &ending{dead: true}
+		return died()
 	}
 }
 

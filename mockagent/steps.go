@@ -1,0 +1,659 @@
+package mockagent
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/yamlnode"
+)
+
+// step is one thing a turn does. Each kind of step reads itself from the
+// script and plays itself; stepKinds lists them.
+type step interface {
+	// parse reads the step from its action (its errors go to p).
+	parse(p *parser, a action)
+	// play plays the step; a non-nil ending stops the list it is in.
+	play(pl *player) *ending
+	stepPos() pos
+}
+
+// at is where a step is in the script: at its action's key.
+type at struct{ pos pos }
+
+func (a at) stepPos() pos { return a.pos }
+
+// action is the key that makes a step what it is, with its value, and the
+// step's other keys: its modifiers.
+type action struct {
+	yamlnode.Pair
+	mods []yamlnode.Pair
+	what string // the step in messages: "text step"
+}
+
+// stepKind is a kind of step: the key that makes it, and how to make one.
+type stepKind struct {
+	name     string
+	new      func(at) step
+	turnOnly bool // needs a running prompt turn
+	mods     bool // takes modifiers (the step's parse reads them)
+}
+
+// stepKinds are the kinds of step, in the order the reference gives them.
+var stepKinds = []stepKind{
+	{name: "text", new: func(a at) step { return &chunkStep{at: a, kind: acp.UpdateAgentMessageChunk} }, mods: true},
+	{name: "thought", new: func(a at) step { return &chunkStep{at: a, kind: acp.UpdateAgentThoughtChunk} }, mods: true},
+	{name: "user", new: func(a at) step { return &chunkStep{at: a, kind: acp.UpdateUserMessageChunk} }, mods: true},
+	{name: "plan", new: func(a at) step { return &planStep{at: a} }},
+	{name: "tool_call", new: func(a at) step { return &toolCallStep{at: a} }},
+	{name: "tool_call_update", new: func(a at) step { return &toolCallStep{at: a, update: true} }},
+	{name: "permission", new: func(a at) step { return &permissionStep{at: a} }, turnOnly: true, mods: true},
+	{name: "read", new: func(a at) step { return &readStep{at: a} }, turnOnly: true},
+	{name: "write", new: func(a at) step { return &writeStep{at: a} }, turnOnly: true},
+	{name: "terminal", new: func(a at) step { return &terminalStep{at: a} }, turnOnly: true},
+	{name: "sleep", new: func(a at) step { return &sleepStep{at: a} }},
+	{name: "waitForCancel", new: func(a at) step { return &waitForCancelStep{onlyTrue{a}} }, turnOnly: true},
+	{name: "update", new: func(a at) step { return &rawUpdateStep{at: a} }},
+	{name: "usage_update", new: func(a at) step { return &usageUpdateStep{at: a} }},
+	{name: "stop", new: func(a at) step { return &stopStep{at: a} }, turnOnly: true},
+	{name: "error", new: func(a at) step { return &errorStep{at: a} }, turnOnly: true},
+	{name: "exit", new: func(a at) step { return &exitStep{at: a} }},
+	{name: "hang", new: func(a at) step { return &hangStep{onlyTrue{a}} }},
+	{name: "garbage", new: func(a at) step { return &garbageStep{at: a} }},
+	{name: "flood", new: func(a at) step { return &floodStep{at: a} }},
+	{name: "stderr", new: func(a at) step { return &stderrStep{at: a} }},
+	{name: "spawnGrandchild", new: func(a at) step { return &grandchildStep{onlyTrue{a}} }},
+	{name: "showConfig", new: func(a at) step { return &showConfigStep{onlyTrue{a}} }},
+	{name: "history", new: func(a at) step { return &historyStep{onlyTrue{a}} }},
+	{name: "waitFor", new: func(a at) step { return &waitForStep{at: a} }},
+}
+
+// stepNames lists the keys of stepKinds, for messages.
+func stepNames() string {
+	names := make([]string, len(stepKinds))
+	for i, k := range stepKinds {
+		names[i] = k.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// steps parses a list of steps. inTurn is false for steps played outside a
+// prompt turn (before session/new, on session/load, after a response).
+func (p *parser) steps(n *yaml.Node, what string, inTurn bool) []step {
+	items, ok := p.list(n, what)
+	if !ok {
+		return nil
+	}
+	out := []step{}
+	for _, it := range items {
+		if s := p.step(it, what, inTurn); s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// step parses one step: a mapping with exactly one key of stepKinds.
+func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
+	kvs, ok := p.entries(n, what+" step")
+	if !ok {
+		return nil
+	}
+	var a action
+	var kind *stepKind
+	for _, kv := range kvs {
+		i := slices.IndexFunc(stepKinds, func(k stepKind) bool { return k.name == kv.Key })
+		switch {
+		case i < 0:
+			a.mods = append(a.mods, kv)
+		case kind != nil:
+			p.Errorf(kv.K, "step has two actions, %q and %q: write two steps", a.Key, kv.Key)
+			return nil
+		default:
+			kind, a.Pair = &stepKinds[i], kv
+		}
+	}
+	switch {
+	case kind == nil && len(a.mods) > 0:
+		p.Errorf(a.mods[0].K, "unknown step %q (want one of: %s)", a.mods[0].Key, stepNames())
+		return nil
+	case kind == nil:
+		p.Errorf(yamlnode.Deref(n), "empty step (want one of: %s)", stepNames())
+		return nil
+	case kind.turnOnly && !inTurn:
+		p.Errorf(a.K, "%s step: only allowed in a turn's steps, not in %s", a.Key, what)
+		return nil
+	}
+	a.what = a.Key + " step"
+	if !kind.mods {
+		p.apply(a.mods, a.what, fields{})
+	}
+	s := kind.new(at{pos{a.K.Line, a.K.Column}})
+	s.parse(p, a)
+	return s
+}
+
+// died is how steps end when the connection is gone, or the agent exits
+// or hangs: the turn answers nothing.
+func died() *ending { return &ending{dead: true} }
+
+// check turns a failed notification into the end of the turn.
+func check(err error) *ending {
+	if err != nil {
+		return died()
+	}
+	return nil
+}
+
+// onlyTrue is the base of the steps whose value can only be true.
+type onlyTrue struct{ at }
+
+func (onlyTrue) parse(p *parser, a action) {
+	if b, ok := p.bool(a.V, a.Key); ok && !b {
+		p.Errorf(yamlnode.Deref(a.V), "%s: the only useful value is true (remove the step instead)", a.Key)
+	}
+}
+
+// chunkStep sends message, thought or user chunks.
+type chunkStep struct {
+	at
+	kind      string // agent_message_chunk, agent_thought_chunk, user_message_chunk
+	chunks    []string
+	messageID string
+}
+
+func (st *chunkStep) parse(p *parser, a action) {
+	split := 0
+	p.apply(a.mods, a.what, fields{
+		"chunks":    func(v *yaml.Node) { split, _ = p.int(v, "chunks", 1, math.MaxInt32) },
+		"messageId": func(v *yaml.Node) { st.messageID, _ = p.nonEmpty(v, "messageId") },
+	})
+	if r := yamlnode.Deref(a.V); r.Kind == yaml.SequenceNode {
+		st.chunks, _ = p.strings(a.V, a.Key)
+		if split > 0 {
+			p.Errorf(r, "%s: chunks needs a single string, not a list", a.Key)
+		}
+	} else if s, ok := p.str(a.V, a.Key); ok {
+		st.chunks = splitChunks(s, split)
+	}
+}
+
+func (st *chunkStep) play(pl *player) *ending {
+	for i, c := range st.chunks {
+		if i > 0 && pl.cancelRequested() {
+			return pl.cancelEnding()
+		}
+		chunk := &acp.ContentChunk{Content: acp.TextBlock(c), MessageID: st.messageID}
+		u := acp.SessionUpdate{Kind: st.kind}
+		switch st.kind {
+		case acp.UpdateAgentMessageChunk:
+			u.AgentMessageChunk = chunk
+		case acp.UpdateAgentThoughtChunk:
+			u.AgentThoughtChunk = chunk
+		default:
+			u.UserMessageChunk = chunk
+		}
+		if err := pl.notify(u); err != nil {
+			return died()
+		}
+	}
+	return nil
+}
+
+// splitChunks splits s into n pieces of about the same number of runes
+// (n <= 1: one piece).
+func splitChunks(s string, n int) []string {
+	runes := []rune(s)
+	if n <= 1 || len(runes) <= 1 {
+		return []string{s}
+	}
+	n = min(n, len(runes))
+	out := make([]string, 0, n)
+	for i := range n {
+		out = append(out, string(runes[i*len(runes)/n:(i+1)*len(runes)/n]))
+	}
+	return out
+}
+
+type planStep struct {
+	at
+	entries []acp.PlanEntry
+}
+
+func (st *planStep) parse(p *parser, a action) {
+	st.entries = []acp.PlanEntry{}
+	items, _ := p.list(a.V, "plan")
+	for _, it := range items {
+		e := acp.PlanEntry{Priority: acp.PriorityMedium, Status: acp.PlanPending}
+		p.object(it, "plan entry", fields{
+			"content": func(v *yaml.Node) { e.Content, _ = p.str(v, "plan entry content") },
+			"priority": func(v *yaml.Node) {
+				if s, ok := p.oneOf(v, "priority", "high", "medium", "low"); ok {
+					e.Priority = acp.PlanEntryPriority(s)
+				}
+			},
+			"status": func(v *yaml.Node) {
+				if s, ok := p.oneOf(v, "status", "pending", "in_progress", "completed"); ok {
+					e.Status = acp.PlanEntryStatus(s)
+				}
+			},
+		})
+		st.entries = append(st.entries, e)
+	}
+}
+
+func (st *planStep) play(pl *player) *ending {
+	return check(pl.notify(acp.SessionUpdate{Kind: acp.UpdatePlan, Plan: &acp.Plan{Entries: st.entries}}))
+}
+
+type toolCallStep struct {
+	at
+	update bool               // tool_call_update instead of tool_call
+	call   acp.ToolCallUpdate // relative paths are resolved against the session cwd when sent
+}
+
+func (st *toolCallStep) parse(p *parser, a action) {
+	st.call = p.toolCall(a.V, a.Key, !st.update)
+}
+
+func (st *toolCallStep) play(pl *player) *ending {
+	u := pl.resolve(st.call)
+	pl.track(u.ToolCallID, u.Status, !st.update)
+	if st.update {
+		return check(pl.notify(acp.SessionUpdate{Kind: acp.UpdateToolCallUpdate, ToolCallUpdate: &u}))
+	}
+	tc := u.ToolCall()
+	return check(pl.notify(acp.SessionUpdate{Kind: acp.UpdateToolCall, ToolCall: &tc}))
+}
+
+var (
+	toolKinds    = []string{"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"}
+	toolStatuses = []string{"pending", "in_progress", "completed", "failed"}
+)
+
+// toolCall parses a tool call (needTitle) or a tool call update.
+func (p *parser) toolCall(n *yaml.Node, what string, needTitle bool) acp.ToolCallUpdate {
+	var tc acp.ToolCallUpdate
+	optStr := func(key string, allowed []string, set func(string)) func(*yaml.Node) {
+		return func(v *yaml.Node) {
+			var s string
+			var ok bool
+			if allowed != nil {
+				s, ok = p.oneOf(v, what+"."+key, allowed...)
+			} else {
+				s, ok = p.str(v, what+"."+key)
+			}
+			if ok {
+				set(s)
+			}
+		}
+	}
+	p.object(n, what, fields{
+		"toolCallId": func(v *yaml.Node) { tc.ToolCallID, _ = p.nonEmpty(v, what+".toolCallId") },
+		"title":      optStr("title", nil, func(s string) { tc.Title = &s }),
+		"name":       optStr("name", nil, func(s string) { tc.Name = &s }),
+		"kind": optStr("kind", toolKinds, func(s string) {
+			k := acp.ToolKind(s)
+			tc.Kind = &k
+		}),
+		"status": optStr("status", toolStatuses, func(s string) {
+			st := acp.ToolCallStatus(s)
+			tc.Status = &st
+		}),
+		"rawInput":  func(v *yaml.Node) { tc.RawInput, _ = p.rawJSON(v, what+".rawInput") },
+		"rawOutput": func(v *yaml.Node) { tc.RawOutput, _ = p.rawJSON(v, what+".rawOutput") },
+		"_meta":     func(v *yaml.Node) { tc.Meta, _ = p.rawObject(v, what+"._meta") },
+		"locations": func(v *yaml.Node) {
+			tc.Locations = []acp.ToolCallLocation{}
+			items, _ := p.list(v, what+".locations")
+			for _, it := range items {
+				var l acp.ToolCallLocation
+				p.object(it, "location", fields{
+					"path": func(v *yaml.Node) { l.Path, _ = p.nonEmpty(v, "location.path") },
+					"line": func(v *yaml.Node) {
+						if i, ok := p.int(v, "location.line", 1, math.MaxUint32); ok {
+							l.Line = &i
+						}
+					},
+				})
+				if l.Path == "" {
+					p.Errorf(yamlnode.Deref(it), "location: path is required")
+				}
+				tc.Locations = append(tc.Locations, l)
+			}
+		},
+		"content": func(v *yaml.Node) {
+			tc.Content = []acp.ToolCallContent{}
+			items, _ := p.list(v, what+".content")
+			for _, it := range items {
+				tc.Content = append(tc.Content, p.toolContent(it))
+			}
+		},
+	})
+	if tc.ToolCallID == "" {
+		p.Errorf(yamlnode.Deref(n), "%s: toolCallId is required", what)
+	}
+	if needTitle && tc.Title == nil {
+		p.Errorf(yamlnode.Deref(n), "%s: title is required", what)
+	}
+	return tc
+}
+
+func (p *parser) toolContent(n *yaml.Node) acp.ToolCallContent {
+	var c acp.ToolCallContent
+	set := 0
+	p.object(n, "tool call content", fields{
+		"text": func(v *yaml.Node) {
+			set++
+			s, _ := p.str(v, "content text")
+			c = acp.BlockToolContent(acp.TextBlock(s))
+		},
+		"terminal": func(v *yaml.Node) {
+			set++
+			s, _ := p.nonEmpty(v, "content terminal")
+			c = acp.TerminalToolContent(s)
+		},
+		"diff": func(v *yaml.Node) {
+			set++
+			var path, newText string
+			var oldText *string
+			hasNew := false
+			p.object(v, "diff", fields{
+				"path": func(v *yaml.Node) { path, _ = p.nonEmpty(v, "diff.path") },
+				"oldText": func(v *yaml.Node) {
+					if yamlnode.IsNull(v) {
+						return
+					}
+					if s, ok := p.str(v, "diff.oldText"); ok {
+						oldText = &s
+					}
+				},
+				"newText": func(v *yaml.Node) {
+					hasNew = true
+					newText, _ = p.str(v, "diff.newText")
+				},
+			})
+			if path == "" || !hasNew {
+				p.Errorf(yamlnode.Deref(v), "diff: path and newText are required")
+			}
+			c = acp.DiffToolContent(path, oldText, newText)
+		},
+	})
+	if set != 1 {
+		p.Errorf(yamlnode.Deref(n), "tool call content: want exactly one of text, diff, terminal")
+	}
+	return c
+}
+
+type readStep struct {
+	at
+	path  string
+	line  *int
+	limit *int
+}
+
+func (st *readStep) parse(p *parser, a action) {
+	p.object(a.V, "read", fields{
+		"path": func(v *yaml.Node) { st.path, _ = p.nonEmpty(v, "read.path") },
+		"line": func(v *yaml.Node) {
+			if i, ok := p.int(v, "read.line", 1, math.MaxUint32); ok {
+				st.line = &i
+			}
+		},
+		"limit": func(v *yaml.Node) {
+			if i, ok := p.int(v, "read.limit", 0, math.MaxUint32); ok {
+				st.limit = &i
+			}
+		},
+	})
+	if st.path == "" {
+		p.Errorf(yamlnode.Deref(a.V), "read: path is required")
+	}
+}
+
+func (st *readStep) play(pl *player) *ending {
+	var res acp.ReadTextFileResponse
+	err := pl.call(pl.a.ctx, acp.MethodFSReadTextFile, acp.ReadTextFileRequest{
+		SessionID: pl.sess.id, Path: abs(pl.sess.cwd, st.path), Line: st.line, Limit: st.limit,
+	}, &res)
+	switch {
+	case pl.gone(err):
+		return died()
+	case err != nil:
+		return check(pl.sayErr(acp.MethodFSReadTextFile, err))
+	}
+	return check(pl.say("read: %s", res.Content))
+}
+
+type writeStep struct {
+	at
+	path    string
+	content string
+}
+
+func (st *writeStep) parse(p *parser, a action) {
+	hasContent := false
+	p.object(a.V, "write", fields{
+		"path": func(v *yaml.Node) { st.path, _ = p.nonEmpty(v, "write.path") },
+		"content": func(v *yaml.Node) {
+			hasContent = true
+			st.content, _ = p.str(v, "write.content")
+		},
+	})
+	if st.path == "" || !hasContent {
+		p.Errorf(yamlnode.Deref(a.V), "write: path and content are required")
+	}
+}
+
+func (st *writeStep) play(pl *player) *ending {
+	err := pl.call(pl.a.ctx, acp.MethodFSWriteTextFile, acp.WriteTextFileRequest{
+		SessionID: pl.sess.id, Path: abs(pl.sess.cwd, st.path), Content: st.content,
+	}, nil)
+	switch {
+	case pl.gone(err):
+		return died()
+	case err != nil:
+		return check(pl.sayErr(acp.MethodFSWriteTextFile, err))
+	}
+	return check(pl.say("write: ok"))
+}
+
+type sleepStep struct {
+	at
+	d time.Duration
+}
+
+func (st *sleepStep) parse(p *parser, a action) {
+	if s, ok := p.str(a.V, "sleep"); ok {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			p.Errorf(yamlnode.Deref(a.V), "sleep: want a duration such as 50ms or 2s, got %q", s)
+		}
+		st.d = d
+	}
+}
+
+func (st *sleepStep) play(pl *player) *ending {
+	t := time.NewTimer(st.d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-pl.cancelled():
+		return pl.cancelEnding()
+	case <-pl.a.ctx.Done():
+		return died()
+	}
+}
+
+type waitForCancelStep struct{ onlyTrue }
+
+func (st *waitForCancelStep) play(pl *player) *ending {
+	if pl.run == nil {
+		return nil
+	}
+	select {
+	case <-pl.run.cancelled:
+		return nil // play notices the cancel, unless the mode ignores it
+	case <-pl.a.eof:
+		pl.run.cancel() // no cancel can come any more: take the end of stdin as one
+		return nil
+	case <-pl.a.ctx.Done():
+		return died()
+	}
+}
+
+// rawUpdateStep sends a session/update with the update as written.
+type rawUpdateStep struct {
+	at
+	raw json.RawMessage
+}
+
+func (st *rawUpdateStep) parse(p *parser, a action) {
+	kvs, ok := p.entries(a.V, "update")
+	if !ok {
+		return
+	}
+	kind := false
+	for _, kv := range kvs {
+		if kv.Key == "sessionUpdate" {
+			_, kind = p.nonEmpty(kv.V, "update.sessionUpdate")
+		}
+	}
+	if !kind {
+		p.Errorf(yamlnode.Deref(a.V), "update: sessionUpdate is required")
+	}
+	st.raw, _ = p.rawJSON(a.V, "update")
+}
+
+func (st *rawUpdateStep) play(pl *player) *ending {
+	return check(pl.a.conn.Notify(pl.a.ctx, acp.MethodSessionUpdate, rawNotification{SessionID: pl.sess.id, Update: st.raw}))
+}
+
+type usageUpdateStep struct {
+	at
+	update acp.UsageUpdate
+}
+
+func (st *usageUpdateStep) parse(p *parser, a action) {
+	u := &st.update
+	var hasUsed, hasSize bool
+	p.object(a.V, "usage_update", fields{
+		"used": func(v *yaml.Node) { u.Used, hasUsed = p.int64(v, "used") },
+		"size": func(v *yaml.Node) { u.Size, hasSize = p.int64(v, "size") },
+		"cost": func(v *yaml.Node) {
+			c := &acp.Cost{}
+			p.object(v, "cost", fields{
+				"amount":   func(v *yaml.Node) { c.Amount, _ = p.float(v, "cost.amount") },
+				"currency": func(v *yaml.Node) { c.Currency, _ = p.nonEmpty(v, "cost.currency") },
+			})
+			u.Cost = c
+		},
+	})
+	if !hasUsed || !hasSize {
+		p.Errorf(yamlnode.Deref(a.V), "usage_update: used and size are required")
+	}
+}
+
+func (st *usageUpdateStep) play(pl *player) *ending {
+	u := st.update
+	return check(pl.notify(acp.SessionUpdate{Kind: acp.UpdateUsageUpdate, UsageUpdate: &u}))
+}
+
+type stopStep struct {
+	at
+	reason string
+}
+
+func (st *stopStep) parse(p *parser, a action) { st.reason, _ = p.nonEmpty(a.V, "stop") }
+
+func (st *stopStep) play(*player) *ending { return &ending{stop: acp.StopReason(st.reason)} }
+
+type errorStep struct {
+	at
+	err rpcError
+}
+
+func (st *errorStep) parse(p *parser, a action) { st.err = p.rpcError(a.V) }
+
+func (st *errorStep) play(*player) *ending {
+	e := st.err
+	return &ending{err: &e}
+}
+
+type exitStep struct {
+	at
+	code int
+}
+
+func (st *exitStep) parse(p *parser, a action) { st.code, _ = p.int(a.V, "exit", 0, 255) }
+
+func (st *exitStep) play(pl *player) *ending {
+	pl.a.exit(st.code)
+	return died()
+}
+
+type hangStep struct{ onlyTrue }
+
+func (st *hangStep) play(pl *player) *ending {
+	pl.a.hang()
+	_, _ = fmt.Fprintln(pl.a.stderr, "mock-agent: hanging (hang step)") // a log line; its failure changes nothing
+	return died()
+}
+
+type garbageStep struct {
+	at
+	text string
+}
+
+func (st *garbageStep) parse(p *parser, a action) { st.text, _ = p.str(a.V, "garbage") }
+
+func (st *garbageStep) play(pl *player) *ending { return check(pl.a.out.writeLine(st.text)) }
+
+type floodStep struct {
+	at
+	count int
+	text  string
+}
+
+func (st *floodStep) parse(p *parser, a action) {
+	st.text = "x"
+	p.object(a.V, "flood", fields{
+		"count": func(v *yaml.Node) { st.count, _ = p.int(v, "flood.count", 1, 10_000_000) },
+		"text":  func(v *yaml.Node) { st.text, _ = p.str(v, "flood.text") },
+	})
+	if st.count == 0 {
+		p.Errorf(yamlnode.Deref(a.V), "flood: count is required")
+	}
+}
+
+func (st *floodStep) play(pl *player) *ending {
+	for range st.count {
+		if err := pl.notify(acp.SessionUpdate{Kind: acp.UpdateAgentMessageChunk, AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(st.text)}}); err != nil {
+			return died()
+		}
+	}
+	return nil
+}
+
+type stderrStep struct {
+	at
+	text string
+}
+
+func (st *stderrStep) parse(p *parser, a action) { st.text, _ = p.str(a.V, "stderr") }
+
+func (st *stderrStep) play(pl *player) *ending {
+	text := st.text
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	_, _ = pl.a.stderr.Write([]byte(text)) // stderr is a log; a failed write changes nothing
+	return nil
+}

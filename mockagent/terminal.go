@@ -1,0 +1,193 @@
+package mockagent
+
+import (
+	"context"
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/yamlnode"
+)
+
+// terminalStep runs a command in a terminal of the client.
+type terminalStep struct {
+	at
+	command         string
+	args            []string
+	env             []acp.EnvVariable
+	cwd             string
+	outputByteLimit *int64
+	toolCallID      string
+	waitForExit     bool
+	output          bool
+	kill            bool
+	release         bool
+}
+
+func (st *terminalStep) parse(p *parser, a action) {
+	flag := func(dst *bool, key string) func(*yaml.Node) {
+		return func(v *yaml.Node) { *dst, _ = p.bool(v, "terminal."+key) }
+	}
+	p.object(a.V, "terminal", fields{
+		"command": func(v *yaml.Node) { st.command, _ = p.nonEmpty(v, "terminal.command") },
+		"args":    func(v *yaml.Node) { st.args, _ = p.strings(v, "terminal.args") },
+		"env": func(v *yaml.Node) {
+			st.env = []acp.EnvVariable{}
+			kvs, _ := p.entries(v, "terminal.env")
+			for _, kv := range kvs {
+				val, _ := p.str(kv.V, "terminal.env value")
+				st.env = append(st.env, acp.EnvVariable{Name: kv.Key, Value: val})
+			}
+		},
+		"cwd": func(v *yaml.Node) { st.cwd, _ = p.nonEmpty(v, "terminal.cwd") },
+		"outputByteLimit": func(v *yaml.Node) {
+			if i, ok := p.int64(v, "terminal.outputByteLimit"); ok {
+				if i < 0 {
+					p.Errorf(yamlnode.Deref(v), "terminal.outputByteLimit: must not be negative")
+				}
+				st.outputByteLimit = &i
+			}
+		},
+		"toolCallId":  func(v *yaml.Node) { st.toolCallID, _ = p.nonEmpty(v, "terminal.toolCallId") },
+		"waitForExit": flag(&st.waitForExit, "waitForExit"),
+		"output":      flag(&st.output, "output"),
+		"kill":        flag(&st.kill, "kill"),
+		"release":     flag(&st.release, "release"),
+	})
+	if st.command == "" {
+		p.Errorf(yamlnode.Deref(a.V), "terminal: command is required")
+	}
+}
+
+// play plays a terminal step: create, then wait_for_exit, output, kill
+// and release as asked. A cancel while waiting for the exit kills and
+// releases the terminal.
+func (st *terminalStep) play(pl *player) *ending {
+	var created acp.CreateTerminalResponse
+	cwd := ""
+	if st.cwd != "" {
+		cwd = abs(pl.sess.cwd, st.cwd)
+	}
+	err := pl.call(pl.a.ctx, acp.MethodTerminalCreate, acp.CreateTerminalRequest{
+		SessionID: pl.sess.id, Command: st.command, Args: st.args, Env: st.env, Cwd: cwd, OutputByteLimit: st.outputByteLimit,
+	}, &created)
+	if pl.gone(err) {
+		return died()
+	}
+	if err != nil {
+		if pl.sayErr(acp.MethodTerminalCreate, err) != nil {
+			return died()
+		}
+		return nil
+	}
+	id := created.TerminalID
+	if pl.say("terminal: %s", id) != nil {
+		return died()
+	}
+	if st.toolCallID != "" {
+		running := acp.StatusInProgress
+		pl.track(st.toolCallID, &running, false)
+		if pl.notify(acp.SessionUpdate{Kind: acp.UpdateToolCallUpdate, ToolCallUpdate: &acp.ToolCallUpdate{
+			ToolCallID: st.toolCallID, Status: &running, Content: []acp.ToolCallContent{acp.TerminalToolContent(id)},
+		}}) != nil {
+			return died()
+		}
+	}
+	ref := acp.TerminalOutputRequest{SessionID: pl.sess.id, TerminalID: id}
+	// simple makes a call whose result is only reported as ok or an error.
+	simple := func(method, label string) *ending {
+		err := pl.call(pl.a.ctx, method, ref, nil) // kill and release take the same params as output
+		switch {
+		case pl.gone(err):
+			return died()
+		case err != nil:
+			if pl.sayErr(method, err) != nil {
+				return died()
+			}
+		default:
+			if pl.say("%s: ok", label) != nil {
+				return died()
+			}
+		}
+		return nil
+	}
+	if st.waitForExit {
+		ctx, stop := context.WithCancel(pl.a.ctx)
+		defer stop()
+		if ch := pl.cancelled(); ch != nil {
+			go func() {
+				select {
+				case <-ch:
+					stop()
+				case <-ctx.Done():
+				}
+			}()
+		}
+		var res acp.WaitForTerminalExitResponse
+		err := pl.call(ctx, acp.MethodTerminalWaitForExit, ref, &res)
+		switch {
+		case pl.gone(err):
+			return died()
+		case err == nil:
+			if pl.say("exit: %s", exitText(res.ExitCode, res.Signal)) != nil {
+				return died()
+			}
+		case ctx.Err() != nil:
+			// Cancelled while the command runs: stop it, as a real agent would.
+			if pl.say("error: %s: cancelled", acp.MethodTerminalWaitForExit) != nil {
+				return died()
+			}
+			if end := simple(acp.MethodTerminalKill, "kill"); end != nil {
+				return end
+			}
+			return simple(acp.MethodTerminalRelease, "release")
+		default:
+			if pl.sayErr(acp.MethodTerminalWaitForExit, err) != nil {
+				return died()
+			}
+		}
+	}
+	if st.output {
+		var res acp.TerminalOutputResponse
+		err := pl.call(pl.a.ctx, acp.MethodTerminalOutput, ref, &res)
+		switch {
+		case pl.gone(err):
+			return died()
+		case err != nil:
+			if pl.sayErr(acp.MethodTerminalOutput, err) != nil {
+				return died()
+			}
+		default:
+			label := "output"
+			if res.Truncated {
+				label = "output (truncated)"
+			}
+			if res.ExitStatus != nil {
+				label += ", exit " + exitText(res.ExitStatus.ExitCode, res.ExitStatus.Signal)
+			}
+			if pl.say("%s: %s", label, res.Output) != nil {
+				return died()
+			}
+		}
+	}
+	if st.kill {
+		if end := simple(acp.MethodTerminalKill, "kill"); end != nil {
+			return end
+		}
+	}
+	if st.release {
+		return simple(acp.MethodTerminalRelease, "release")
+	}
+	return nil
+}
+
+func exitText(code *int, signal *string) string {
+	switch {
+	case code != nil:
+		return fmt.Sprint(*code)
+	case signal != nil:
+		return "signal " + *signal
+	}
+	return "unknown"
+}
