@@ -310,7 +310,7 @@ func (p *parser) cancelMode(n *yaml.Node) (cancelMode, bool) {
 
 // turn parses an entry of turns: (withMatch) or the default: turn.
 func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
-	t := &turn{pos: pos{yamlnode.Deref(n).Line, yamlnode.Deref(n).Column}}
+	t := &turn{}
 	fs := fields{
 		"steps": func(v *yaml.Node) { t.steps = p.steps(v, "steps", true) },
 		"after": func(v *yaml.Node) { t.after = p.steps(v, "after", false) },

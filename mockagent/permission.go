@@ -10,24 +10,20 @@ import (
 // its answer.
 type permissionStep struct {
 	at
-	call         acp.ToolCallUpdate
-	options      []acp.PermissionOption // nil: the script's
-	allowed      []step
-	rejected     []step
-	cancelled    []step
-	hasCancelled bool
+	call      acp.ToolCallUpdate
+	options   []acp.PermissionOption // nil: the script's
+	allowed   []step
+	rejected  []step
+	cancelled []step
 }
 
 func (st *permissionStep) parse(p *parser, a action) {
 	st.call = p.toolCall(a.V, "permission", false)
 	p.apply(a.mods, a.what, fields{
-		"options":  func(v *yaml.Node) { st.options = p.permissionOptions(v, "options") },
-		"allowed":  func(v *yaml.Node) { st.allowed = p.steps(v, "allowed", true) },
-		"rejected": func(v *yaml.Node) { st.rejected = p.steps(v, "rejected", true) },
-		"cancelled": func(v *yaml.Node) {
-			st.hasCancelled = true
-			st.cancelled = p.steps(v, "cancelled", true)
-		},
+		"options":   func(v *yaml.Node) { st.options = p.permissionOptions(v, "options") },
+		"allowed":   func(v *yaml.Node) { st.allowed = p.steps(v, "allowed", true) },
+		"rejected":  func(v *yaml.Node) { st.rejected = p.steps(v, "rejected", true) },
+		"cancelled": func(v *yaml.Node) { st.cancelled = p.steps(v, "cancelled", true) },
 	})
 }
 

@@ -55,9 +55,6 @@ const (
 	cancelIgnore    cancelMode = "ignore"    // keep playing as if nothing happened
 )
 
-// pos is a position in the script.
-type pos struct{ line, col int }
-
 // defaultPermissionOptions are Claude's options, in Claude's order.
 func defaultPermissionOptions() []acp.PermissionOption {
 	return []acp.PermissionOption{
@@ -69,7 +66,6 @@ func defaultPermissionOptions() []acp.PermissionOption {
 
 // turn is one entry of turns: (or default:).
 type turn struct {
-	pos        pos
 	match      *regexp.Regexp
 	steps      []step
 	after      []step

@@ -24,6 +24,9 @@ type step interface {
 	stepPos() pos
 }
 
+// pos is a position in the script.
+type pos struct{ line, col int }
+
 // at is where a step is in the script: at its action's key.
 type at struct{ pos pos }
 

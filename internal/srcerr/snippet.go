@@ -67,12 +67,8 @@ func layout(text string, col int) (cells []cell, caret int) {
 // clip returns the cells as text, at most maxWidth columns of them around
 // the caret's cell, and the column of the caret in that text.
 func clip(cells []cell, caret int) (string, int) {
-	total := 0
-	for _, c := range cells {
-		total += c.width
-	}
 	from, to := 0, len(cells)
-	if total > maxWidth {
+	if widthOf(cells) > maxWidth {
 		// Keep the caret a third of the way in, then fill to maxWidth.
 		from = caret
 		for budget := maxWidth / 3; from > 0 && budget >= cells[from-1].width; from-- {
