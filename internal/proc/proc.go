@@ -52,8 +52,9 @@ type Config struct {
 	// has failed to start. Stdout and Stderr may be one file.
 	Stdin, Stdout, Stderr *os.File
 	// Readers read the other ends of the pipes the process writes to:
-	// once its leader has exited, they get DrainDelay to read their ends,
-	// then they are stopped.
+	// once its leader has exited (and its mark was swept), they get
+	// DrainDelay to read their ends, then they are stopped; Done is closed
+	// once they all have stopped.
 	Readers []Reader
 	// Reap gives the process a mark of its own, inside the one Env holds:
 	// once the leader has exited, the processes that carry it are killed.
@@ -176,7 +177,8 @@ func exitStatus(ps *os.ProcessState) (*int, string) {
 // Pid is the leader's process id, which is also its process group id.
 func (p *Process) Pid() int { return p.pid }
 
-// Exited is closed once the leader has exited (and its group was killed).
+// Exited is closed once the leader has exited, its group was killed and
+// the leader reaped; ExitStatus is known from then on.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 
 // Done is closed once the leader has exited, the processes of its mark
