@@ -5,26 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/acprun/acprun/acp"
-	"golang.org/x/sys/unix"
+	process "github.com/acprun/acprun/internal/proc"
 )
 
 // stderrTailBytes is how much of an agent's stderr is kept for the results.
 const stderrTailBytes = 32 << 10
-
-// drainDelay is how long acprun waits, after the agent exited, for the end
-// of its stdout and stderr before it stops reading them itself: a grandchild
-// that inherited the pipes must not keep acprun waiting. It bounds only that
-// wait: everything read by then is still handled.
-const drainDelay = 200 * time.Millisecond
 
 // agentConfig says how to start an agent process.
 type agentConfig struct {
@@ -35,26 +27,18 @@ type agentConfig struct {
 	Conn    *acp.Options
 }
 
-// Agent is one agent subprocess, in its own process group, and the ACP
-// connection over its stdin and stdout.
+// Agent is one agent subprocess, in its own process group (see package
+// proc: when it exits, its group is killed, and its output read for at
+// most proc.DrainDelay more), and the ACP connection over its stdin and
+// stdout. What it writes to stderr is kept for the scenario it serves.
+// The processes that left its group are its scenario's to sweep (by the
+// mark in its Env).
 type Agent struct {
+	*process.Process
 	Conn *acp.Conn
 
-	cmd    *exec.Cmd
-	pgid   int
-	stdin  *os.File
-	stdout *os.File
-	stderr *os.File
-	// tail keeps what the agent writes to stderr, for the scenario it
-	// serves; tailMu guards the pointer and is held from each read of the
-	// pipe to its write into the tail (see TakeStderr).
-	tailMu sync.Mutex
-	tail   *tailBuffer
-
-	exited    chan struct{} // closed once the leader has been waited for
-	drained   chan struct{} // closed once the output was read to its end (or given up on)
-	state     *os.ProcessState
-	stderrEOF chan struct{}
+	stdin     *os.File
+	stderr    *process.Output
 	closeOnce sync.Once
 }
 
@@ -72,36 +56,19 @@ func startAgent(cfg agentConfig) (*Agent, error) {
 		closeAll(inR, inW)
 		return nil, fmt.Errorf("stdout pipe: %w", err)
 	}
-	errR, errW, err := os.Pipe()
+	stderr, err := process.NewOutput(stderrTailBytes)
 	if err != nil {
 		closeAll(inR, inW, outR, outW)
-		return nil, fmt.Errorf("stderr pipe: %w", err)
+		return nil, err
 	}
-	cmd := exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
-	cmd.Env = cfg.Env
-	cmd.Dir = cfg.Dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		closeAll(inR, inW, outR, outW, errR, errW)
+	a := &Agent{stdin: inW, stderr: stderr}
+	a.Conn = acp.NewConn(outR, inW, cfg.Handler, cfg.Conn)
+	a.Process, err = process.Start(process.Config{Args: cfg.Argv, Env: cfg.Env, Dir: cfg.Dir,
+		Stdin: inR, Stdout: outW, Stderr: stderr.File(), Readers: []process.Reader{a.Conn, stderr}})
+	if err != nil {
+		a.Conn.Close()
 		return nil, fmt.Errorf("start %s: %w", cfg.Argv[0], err)
 	}
-	closeAll(inR, outW, errW) // the child holds its own copies
-
-	a := &Agent{
-		cmd:       cmd,
-		pgid:      cmd.Process.Pid,
-		stdin:     inW,
-		stdout:    outR,
-		stderr:    errR,
-		tail:      newTailBuffer(stderrTailBytes),
-		exited:    make(chan struct{}),
-		drained:   make(chan struct{}),
-		stderrEOF: make(chan struct{}),
-	}
-	a.Conn = acp.NewConn(outR, inW, cfg.Handler, cfg.Conn)
-	go a.drainStderr()
-	go a.wait()
 	return a, nil
 }
 
@@ -135,119 +102,24 @@ func closeAll(files ...*os.File) {
 	}
 }
 
-// drainStderr reads the agent's stderr into its tail until its end. Each
-// read and its write into the tail happen under tailMu, so that TakeStderr
-// finds every byte either still in the pipe or in the tail.
-func (a *Agent) drainStderr() {
-	defer close(a.stderrEOF)
-	defer a.stderr.Close()
-	buf := make([]byte, 32<<10)
-	rc, err := a.stderr.SyscallConn()
-	if err != nil { // not a pollable pipe: plain reads
-		for {
-			n, err := a.stderr.Read(buf)
-			a.tailMu.Lock()
-			a.tail.Write(buf[:n])
-			a.tailMu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}
-	for ended := false; !ended; {
-		err := rc.Read(func(fd uintptr) bool {
-			a.tailMu.Lock()
-			defer a.tailMu.Unlock()
-			n, err := unix.Read(int(fd), buf)
-			switch {
-			case n > 0:
-				a.tail.Write(buf[:n])
-			case err == unix.EAGAIN:
-				return false // wait until there is more
-			case err != unix.EINTR:
-				ended = true // the end of the pipe, or an error
-			}
-			return true
-		})
-		if err != nil {
-			return // closed (see wait)
-		}
-	}
-}
-
 // TakeStderr returns what the agent wrote to stderr since the last
 // TakeStderr (or its start), including what is in the pipe but not read
 // yet: everything the agent wrote before the call. What it writes from
 // then on goes to a new tail.
-func (a *Agent) TakeStderr() string {
-	a.tailMu.Lock()
-	defer a.tailMu.Unlock()
-	if rc, err := a.stderr.SyscallConn(); err == nil {
-		buf := make([]byte, 32<<10)
-		_ = rc.Control(func(fd uintptr) { // an error: closed, everything was read
-			for {
-				n, err := unix.Read(int(fd), buf)
-				if n > 0 {
-					a.tail.Write(buf[:n])
-					continue
-				}
-				if err != unix.EINTR {
-					return // empty for now (EAGAIN), ended, or failed
-				}
-			}
-		})
+func (a *Agent) TakeStderr() string { return stderrText(a.stderr.Take()) }
+
+// StderrTail returns the last bytes the agent wrote to stderr (since the
+// last TakeStderr).
+func (a *Agent) StderrTail() string { return stderrText(a.stderr.Tail()) }
+
+// stderrText is a tail of stderr as valid UTF-8 (invalid bytes become
+// U+FFFD), marked when its beginning was cut off.
+func stderrText(t *process.Tail) string {
+	s := strings.ToValidUTF8(string(t.Bytes()), "\uFFFD")
+	if t.Truncated() {
+		return "[…]" + s
 	}
-	s := a.tail.String()
-	a.tail = newTailBuffer(stderrTailBytes)
 	return s
-}
-
-// wait reaps the leader, then waits up to drainDelay for the end of its
-// pipes (grandchildren may hold them) and stops reading them if it does not
-// come; then it waits until everything read has been dispatched.
-func (a *Agent) wait() {
-	defer close(a.drained)
-	_ = a.cmd.Wait() // the exit status is read from ProcessState
-	a.state = a.cmd.ProcessState
-	close(a.exited)
-	t := time.NewTimer(drainDelay)
-	defer t.Stop()
-	stdoutEOF, stderrEOF := a.Conn.ReadDone(), a.stderrEOF
-	for stdoutEOF != nil || stderrEOF != nil {
-		select {
-		case <-stdoutEOF:
-			stdoutEOF = nil
-		case <-stderrEOF:
-			stderrEOF = nil
-		case <-t.C:
-			if stdoutEOF != nil {
-				a.Conn.StopReading() // what was read is still dispatched
-			}
-			if stderrEOF != nil {
-				a.stderr.Close()
-			}
-			stdoutEOF, stderrEOF = nil, nil
-		}
-	}
-	<-a.Conn.Done()
-}
-
-// Exited is closed once the agent process has exited.
-func (a *Agent) Exited() <-chan struct{} { return a.exited }
-
-// ExitStatus reports how the process ended: its exit code, or the signal
-// that killed it. It is only meaningful after Exited is closed.
-func (a *Agent) ExitStatus() (code *int, signal string) {
-	select {
-	case <-a.exited:
-	default:
-		return nil, ""
-	}
-	if ws, ok := a.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return nil, unix.SignalName(ws.Signal())
-	}
-	c := a.state.ExitCode()
-	return &c, ""
 }
 
 // exitReason says how the agent ended, once Exited is closed: "the agent
@@ -262,17 +134,6 @@ func (a *Agent) exitReason() string {
 	}
 	return "the agent exited"
 }
-
-// StderrTail returns the last bytes the agent wrote to stderr (since the
-// last TakeStderr).
-func (a *Agent) StderrTail() string {
-	a.tailMu.Lock()
-	defer a.tailMu.Unlock()
-	return a.tail.String()
-}
-
-// Pgid is the agent's process group id.
-func (a *Agent) Pgid() int { return a.pgid }
 
 // Close stops the agent: it closes its stdin, waits up to grace for it to
 // exit, sends SIGTERM to its process group, waits up to grace again, then
@@ -308,7 +169,7 @@ func (a *Agent) CloseAfter(ctx context.Context, eofWait, grace time.Duration, de
 	a.closeOnce.Do(func() {
 		wait := func(grace time.Duration) bool {
 			select {
-			case <-a.exited:
+			case <-a.Exited():
 				return true // already gone: no wait, no signal needed
 			default:
 			}
@@ -327,7 +188,7 @@ func (a *Agent) CloseAfter(ctx context.Context, eofWait, grace time.Duration, de
 		}
 		a.stdin.Close()
 		if !wait(eofWait) {
-			a.signalGroup(syscall.SIGTERM)
+			a.Signal(syscall.SIGTERM)
 			killed = !wait(grace)
 		}
 		a.finish(ctx)
@@ -344,68 +205,33 @@ func (a *Agent) Kill() {
 	})
 }
 
+// finish kills the agent's group, waits until everything it wrote was
+// handled, or until ctx ends (then the rest is dropped), and closes the
+// connection.
 func (a *Agent) finish(ctx context.Context) {
-	a.signalGroup(syscall.SIGKILL)
-	<-a.exited
+	a.Process.Kill()
+	<-a.Exited()
 	select {
-	case <-a.drained:
+	case <-a.Done(): // its output read to its ends, or given up on
+	case <-ctx.Done():
+	}
+	select {
+	case <-a.Conn.Done(): // and dispatched
 	case <-ctx.Done(): // stop now: what is not dispatched yet is dropped
 	}
 	a.Conn.Close()
-	<-a.stderrEOF
-	<-a.drained
+	<-a.Done()
 }
 
 func (a *Agent) waitExit(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
-	case <-a.exited:
+	case <-a.Exited():
 		return true
 	case <-t.C:
 		return false
 	case <-ctx.Done():
 		return false
 	}
-}
-
-func (a *Agent) signalGroup(sig syscall.Signal) {
-	_ = syscall.Kill(-a.pgid, sig) // ESRCH: the group is already gone
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-	cut bool
-}
-
-func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-		t.cut = true
-	}
-	return len(p), nil
-}
-
-// String returns the tail as valid UTF-8 (invalid bytes become U+FFFD), marked
-// when its beginning was cut off.
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	b := t.buf
-	if !t.cut {
-		return strings.ToValidUTF8(string(b), "\uFFFD")
-	}
-	// The cut may have split a character: drop its continuation bytes.
-	for i := 0; i < utf8.UTFMax && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
-		b = b[1:]
-	}
-	return "[…]" + strings.ToValidUTF8(string(b), "\uFFFD")
 }

@@ -143,7 +143,7 @@ func BenchmarkGraceExpiryToGroupGone(b *testing.B) {
 		}
 		a.Conn.Call(ctx, acp.MethodSessionPrompt, acp.PromptRequest{SessionID: ns.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock("go")}})
 		waitHanging(b, a)
-		pgid := a.Pgid()
+		pgid := a.Pid()
 		start := time.Now() // the grace has just expired: kill
 		a.Kill()
 		for groupAlive(pgid) {

@@ -153,7 +153,7 @@ func (r *scenarioRun) unfit(scCtx context.Context) string {
 	if n := r.sess.client.terms.Running(); n > 0 {
 		return fmt.Sprintf("the agent left %d terminal(s) running", n)
 	}
-	if left := r.proc.mark.KillOutside(r.agent.Pgid()); len(left) > 0 {
+	if left := r.proc.mark.KillOutside(r.agent.Pid()); len(left) > 0 {
 		r.warnLeftovers(left)
 		return "processes it started left its process group"
 	}

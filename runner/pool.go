@@ -122,7 +122,7 @@ func (pl *pool) take(key string, abort <-chan struct{}) (p *proc, why []string) 
 		if problem == "" {
 			return p, why
 		}
-		why = append(why, fmt.Sprintf("agent process %s (pid %d) was not reused: %s", p.id, p.agent.cmd.Process.Pid, problem))
+		why = append(why, fmt.Sprintf("agent process %s (pid %d) was not reused: %s", p.id, p.agent.Pid(), problem))
 		p.stopIdle(abort)
 		pl.release()
 	}
@@ -343,7 +343,7 @@ func (r *scenarioRun) serveWith(p *proc) {
 		p.agent.TakeStderr() // what it wrote while idle is no scenario's
 		p.bind.bind(r.link())
 	}
-	r.res.Agent.Pool = &report.PoolInfo{ID: p.id, Pid: p.agent.cmd.Process.Pid, Sessions: p.sessions}
+	r.res.Agent.Pool = &report.PoolInfo{ID: p.id, Pid: p.agent.Pid(), Sessions: p.sessions}
 	r.noteInit()
 }
 

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/acp"
+	process "github.com/acprun/acprun/internal/proc"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -95,15 +96,15 @@ func openFDs(t *testing.T) int {
 // TestStderrTailIsValidUTF8: invalid bytes and a character split by the
 // cut never reach the results.
 func TestStderrTailIsValidUTF8(t *testing.T) {
-	tb := newTailBuffer(8)
+	tb := process.NewTail(8)
 	tb.Write([]byte("héllo wörld \xff\xfe ok"))
-	got := tb.String()
+	got := stderrText(tb)
 	if !utf8.ValidString(got) || !strings.HasPrefix(got, "[…]") || !strings.HasSuffix(got, " ok") {
 		t.Errorf("tail = %q, want valid UTF-8 marked as cut", got)
 	}
-	tb = newTailBuffer(100)
+	tb = process.NewTail(100)
 	tb.Write([]byte("bad \xff\xfe bytes"))
-	if got := tb.String(); got != "bad \uFFFD bytes" {
+	if got := stderrText(tb); got != "bad \uFFFD bytes" {
 		t.Errorf("tail = %q, want the invalid bytes replaced", got)
 	}
 }

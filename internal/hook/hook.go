@@ -1,7 +1,7 @@
 // Package hook runs the commands a scenario gives around its agent
-// session (setup, verify, teardown): one shell line at a time, each in its
-// own process group, with a deadline, and the last bytes of its stdout and
-// stderr kept apart.
+// session (setup, verify, teardown): one shell line at a time, each a
+// process of package proc in its own process group, with a deadline, and
+// the last bytes of its stdout and stderr kept apart.
 //
 // Run never leaves anything behind and never hangs:
 //   - when the command's leader process exits, its whole process group is
@@ -14,10 +14,11 @@
 //     processes that left the group (setsid, daemons) and carry the mark
 //     are killed too;
 //   - stdout and stderr are read by Run itself and drained for at most
-//     DrainDelay after the leader exits, so a process that left the group
-//     and still holds the pipes cannot keep Run waiting.
+//     proc.DrainDelay after the leader exits, so a process that left the
+//     group and still holds the pipes cannot keep Run waiting.
 //
-// So Run returns at most Timeout + KillGrace + DrainDelay after it started.
+// So Run returns at most Timeout + KillGrace + proc.DrainDelay after it
+// started.
 package hook
 
 import (
@@ -25,16 +26,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
-	"unicode/utf8"
 
-	"github.com/acprun/acprun/internal/reap"
-	"github.com/acprun/acprun/internal/terminal"
 	"golang.org/x/sys/unix"
+
+	"github.com/acprun/acprun/internal/proc"
+	"github.com/acprun/acprun/internal/terminal"
 )
 
 // DefaultLimit is how many bytes of each of stdout and stderr are kept
@@ -45,11 +43,6 @@ const DefaultLimit = 64 << 10
 // is stopped (timeout, or ctx's end): time to remove a lock file or a
 // container.
 const KillGrace = time.Second
-
-// DrainDelay is how long Run keeps reading stdout and stderr after the
-// leader exited and its group was killed, waiting for the ends of the
-// pipes: only a process that left the group can hold them open longer.
-const DrainDelay = 200 * time.Millisecond
 
 // Command is what to run.
 type Command struct {
@@ -128,205 +121,68 @@ func run(ctx context.Context, c Command) Result {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
-	stdout, err := newStream(limit)
+	stdout, err := proc.NewOutput(limit)
 	if err != nil {
 		return Result{Err: err}
 	}
-	stderr, err := newStream(limit)
+	stderr, err := proc.NewOutput(limit)
 	if err != nil {
-		stdout.abort()
+		stdout.File().Close()
 		return Result{Err: err}
 	}
-	mark := reap.Of(c.Env).Sub()
-	cmd := &exec.Cmd{
-		Path:        terminal.Shell,
-		Args:        []string{terminal.Shell, "-c", c.Run},
-		Dir:         c.Dir,
-		Env:         mark.Set(c.Env),
-		Stdout:      stdout.w, // *os.File: handed to the child, no copying goroutine
-		Stderr:      stderr.w,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
-	}
-	err = cmd.Start()
-	stdout.w.Close()
-	stderr.w.Close()
+	p, err := proc.Start(proc.Config{Args: []string{terminal.Shell, "-c", c.Run}, Dir: c.Dir, Env: c.Env,
+		Stdout: stdout.File(), Stderr: stderr.File(), Readers: []proc.Reader{stdout, stderr}, Reap: true})
 	if err != nil {
-		stdout.r.Close()
-		stderr.r.Close()
 		return Result{Err: fmt.Errorf("start: %w", err)}
 	}
-	g := &group{pgid: cmd.Process.Pid}
 	if started != nil {
-		started(g.pgid)
+		started(p.Pid())
 	}
-	go stdout.read()
-	go stderr.read()
-	exited := make(chan struct{})
-	go func() {
-		waitLeader(cmd, g.leaderExited)
-		close(exited)
-	}()
 
 	var res Result
 	timer := time.NewTimer(c.Timeout)
 	defer timer.Stop()
 	select {
-	case <-exited:
+	case <-p.Exited():
 	case <-timer.C:
-		res.TimedOut = stop(g, exited, ctx.Done())
+		res.TimedOut = stop(p, ctx.Done())
 	case <-ctx.Done():
-		if stop(g, exited, nil) {
+		if stop(p, nil) {
 			res.Err = fmt.Errorf("interrupted: %w", ctx.Err())
 		}
 	}
-	mark.Kill() // what left the group; its pipes close with it
+	<-p.Done() // what left the group was killed, the output drained
 
-	drained := make(chan struct{}) // closed after DrainDelay, for both streams
-	drain := time.AfterFunc(DrainDelay, func() { close(drained) })
-	defer drain.Stop()
-	stdout.finish(drained)
-	stderr.finish(drained)
-
-	res.ExitCode, res.Signal = exitStatus(cmd.ProcessState)
-	res.Stdout, res.StdoutBytes = stdout.tail()
-	res.Stderr, res.StderrBytes = stderr.tail()
-	res.Truncated = int64(len(res.Stdout)) < res.StdoutBytes || int64(len(res.Stderr)) < res.StderrBytes
+	res.ExitCode, res.Signal = p.ExitStatus()
+	out, errs := stdout.Tail(), stderr.Tail()
+	res.Stdout, res.StdoutBytes = string(out.Bytes()), out.Total()
+	res.Stderr, res.StderrBytes = string(errs.Bytes()), errs.Total()
+	res.Truncated = out.Truncated() || errs.Truncated()
 	return res
-}
-
-// exitStatus is how the leader ended: its exit code, or the name of the
-// signal that killed it.
-func exitStatus(ps *os.ProcessState) (*int, string) {
-	if ps == nil { // Wait failed: the leader is gone, how is not known
-		return nil, "unknown"
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return nil, unix.SignalName(ws.Signal())
-	}
-	code := ps.ExitCode()
-	return &code, ""
 }
 
 // stop ends a command that is still running: SIGTERM to its group, then
 // SIGKILL after KillGrace, or as soon as hurry is closed. It returns
 // false when the leader had exited anyway (an exit that came at the same
 // time as the deadline is an exit, not a stop), and waits until it has.
-func stop(g *group, exited <-chan struct{}, hurry <-chan struct{}) bool {
+func stop(p *proc.Process, hurry <-chan struct{}) bool {
 	select {
-	case <-exited:
+	case <-p.Exited():
 		return false
 	default:
 	}
-	g.signal(unix.SIGTERM)
+	p.Signal(unix.SIGTERM)
 	grace := time.NewTimer(KillGrace)
 	defer grace.Stop()
 	select {
-	case <-exited:
+	case <-p.Exited():
 		return true
 	case <-grace.C:
 	case <-hurry:
 	}
-	g.signal(unix.SIGKILL)
-	<-exited
+	p.Kill()
+	<-p.Exited()
 	return true
-}
-
-// group is a command's process group, which may be signalled only until
-// its leader is reaped: after that its id may belong to someone else.
-type group struct {
-	mu   sync.Mutex
-	pgid int
-	gone bool
-}
-
-func (g *group) signal(sig unix.Signal) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if !g.gone {
-		_ = unix.Kill(-g.pgid, sig)
-	}
-}
-
-// leaderExited kills the group of the leader, which has exited but is not
-// reaped yet, so nothing else can have its id.
-func (g *group) leaderExited() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	_ = unix.Kill(-g.pgid, unix.SIGKILL)
-	g.gone = true
-}
-
-// stream is the pipe of stdout or stderr and the tail of what came
-// through it.
-type stream struct {
-	r, w  *os.File
-	limit int
-	done  chan struct{} // read returned
-
-	// Written by read only, read after done is closed.
-	buf   []byte // the last bytes; at most 2*limit
-	total int64
-}
-
-func newStream(limit int) (*stream, error) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("pipe: %w", err)
-	}
-	return &stream{r: r, w: w, limit: limit, done: make(chan struct{})}, nil
-}
-
-// abort closes a stream that was never used.
-func (s *stream) abort() {
-	s.r.Close()
-	s.w.Close()
-}
-
-// read keeps the last bytes of the pipe until its end, or until finish
-// stops it.
-func (s *stream) read() {
-	defer close(s.done)
-	b := make([]byte, 32<<10)
-	for {
-		n, err := s.r.Read(b)
-		if n > 0 {
-			s.total += int64(n)
-			s.buf = append(s.buf, b[:n]...)
-			if len(s.buf) > 2*s.limit {
-				s.buf = s.buf[:copy(s.buf, s.buf[len(s.buf)-s.limit:])]
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// finish waits for the end of the pipe until drained is closed, then stops
-// reading: whoever still holds the pipe left the process group.
-func (s *stream) finish(drained <-chan struct{}) {
-	select {
-	case <-s.done:
-	case <-drained:
-		_ = s.r.SetReadDeadline(time.Now())
-		<-s.done
-	}
-	s.r.Close()
-}
-
-// tail returns the last limit bytes read, less the rest of a character
-// the cut went through, and how many bytes were read in all.
-func (s *stream) tail() (string, int64) {
-	b := s.buf
-	if len(b) > s.limit {
-		b = b[len(b)-s.limit:]
-	}
-	if int64(len(b)) < s.total {
-		for i := 0; i < utf8.UTFMax-1 && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
-			b = b[1:]
-		}
-	}
-	return string(b), s.total
 }
 
 // Tail returns the last n lines of the output, stderr after stdout (the

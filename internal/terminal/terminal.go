@@ -1,17 +1,17 @@
 // Package terminal runs the commands an agent asks the client to run
-// (ACP's terminal/* methods): each in its own process group, with its
-// stdout and stderr interleaved into one bounded output buffer.
+// (ACP's terminal/* methods): each a process of package proc, in its own
+// process group, with its stdout and stderr interleaved into one bounded
+// output buffer.
 //
 // A Terminal's output keeps at most its limit of bytes; older bytes are
 // dropped from the beginning, at a UTF-8 character boundary. When the
 // command's leader process exits, the whole process group is killed, so
-// the background children it left behind are gone too; the output pipe
-// is read by the Terminal itself, so a process that escaped the group and
-// still holds the pipe cannot keep Wait or Close waiting (the output is
-// drained for at most drainDelay after the exit). Every process of a
-// terminal carries a mark of its own (see package reap), inside the mark
-// of its Config's Env: when the leader exits, the processes that left the
-// group (setsid) and carry the mark are killed too.
+// the background children it left behind are gone too, and so are the
+// processes that left the group (setsid) and carry the terminal's mark
+// (see package reap), which is inside the mark of its Config's Env. A
+// process that escaped both and still holds the output pipe cannot keep
+// Wait or Close waiting: the output is drained for at most
+// proc.DrainDelay after the exit.
 //
 // A Manager hands out terminals by id and kills them all on request.
 package terminal
@@ -25,23 +25,14 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
 	"unicode/utf8"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/proc"
 	"github.com/acprun/acprun/internal/shellquote"
 )
 
 // DefaultOutputLimit is the output kept when a Config sets no limit.
 const DefaultOutputLimit = 4 << 20
-
-// drainDelay is how long a Terminal keeps reading its output after the
-// process group was killed, waiting for the end of the pipe: only a
-// process that left the group can hold it open longer.
-const drainDelay = 200 * time.Millisecond
 
 // Shell runs a command line given without arguments.
 const Shell = "/bin/sh"
@@ -71,21 +62,11 @@ type ExitStatus struct {
 	Signal string // e.g. "SIGKILL"; "" when it exited
 }
 
-// Terminal is one running (or finished) command.
+// Terminal is one running (or finished) command: its process (Pid,
+// Kill, Done, …) and its output.
 type Terminal struct {
-	cmd  *exec.Cmd
-	pid  int // also the process group id
-	mark reap.Mark
-	out  *os.File
-
-	mu         sync.Mutex
-	buf        outputBuffer
-	leaderGone bool // the leader exited; its group was killed
-	status     ExitStatus
-	exited     bool
-
-	readerDone chan struct{} // the output reader stopped
-	done       chan struct{} // exited and output drained
+	*proc.Process
+	out *proc.Output
 }
 
 // Argv returns the argv Start runs for cfg: the command and its arguments,
@@ -121,40 +102,17 @@ func Start(cfg Config) (*Terminal, error) {
 	if limit <= 0 {
 		limit = DefaultOutputLimit
 	}
-	pr, pw, err := os.Pipe()
+	out, err := proc.NewOutput(limit)
 	if err != nil {
-		return nil, fmt.Errorf("output pipe: %w", err)
+		return nil, err
 	}
-	// Both streams go to the same *os.File: exec hands the descriptor to
-	// the child and starts no copying goroutine of its own.
-	mark := reap.Of(cfg.Env).Sub()
-	cmd := &exec.Cmd{
-		Path:        path,
-		Args:        argv,
-		Env:         mark.Set(cfg.Env),
-		Dir:         cfg.Dir,
-		Stdout:      pw,
-		Stderr:      pw,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
-	}
-	err = cmd.Start()
-	pw.Close()
+	// Both streams go to the same pipe, interleaved.
+	p, err := proc.Start(proc.Config{Path: path, Args: argv, Env: cfg.Env, Dir: cfg.Dir,
+		Stdout: out.File(), Stderr: out.File(), Readers: []proc.Reader{out}, Reap: true})
 	if err != nil {
-		pr.Close()
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	t := &Terminal{
-		cmd:        cmd,
-		pid:        cmd.Process.Pid,
-		mark:       mark,
-		out:        pr,
-		buf:        outputBuffer{limit: limit},
-		readerDone: make(chan struct{}),
-		done:       make(chan struct{}),
-	}
-	go t.read()
-	go t.wait()
-	return t, nil
+	return &Terminal{Process: p, out: out}, nil
 }
 
 // lookPath finds a program without a slash in the PATH of env (the
@@ -188,157 +146,45 @@ func lookPath(name string, env []string, dir string) (string, error) {
 	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
 }
 
-// read copies the pipe into the buffer until its end, or until wait closes
-// it.
-func (t *Terminal) read() {
-	defer close(t.readerDone)
-	b := make([]byte, 32<<10)
-	for {
-		n, err := t.out.Read(b)
-		if n > 0 {
-			t.mu.Lock()
-			t.buf.write(b[:n])
-			t.mu.Unlock()
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// wait waits for the leader and kills its group (waitLeader) and the
-// processes that left it, then drains the output.
-func (t *Terminal) wait() {
-	t.waitLeader()
-	t.mark.Kill()
-	st := exitStatus(t.cmd.ProcessState)
-
-	timer := time.NewTimer(drainDelay)
-	select {
-	case <-t.readerDone:
-	case <-timer.C:
-		// Someone outside the group holds the pipe: stop reading.
-		_ = t.out.SetReadDeadline(time.Now())
-		<-t.readerDone
-	}
-	timer.Stop()
-	t.out.Close()
-
-	t.mu.Lock()
-	t.status, t.exited = st, true
-	t.mu.Unlock()
-	close(t.done)
-}
-
-// leaderExited kills the process group of the leader, which has exited.
-func (t *Terminal) leaderExited() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	_ = unix.Kill(-t.pid, unix.SIGKILL)
-	t.leaderGone = true
-}
-
-func exitStatus(ps *os.ProcessState) ExitStatus {
-	if ps == nil {
-		return ExitStatus{Signal: "unknown"}
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return ExitStatus{Signal: unix.SignalName(ws.Signal())}
-	}
-	code := ps.ExitCode()
-	return ExitStatus{Code: &code}
-}
-
-// Pid returns the leader's process id, which is also the process group id.
-func (t *Terminal) Pid() int { return t.pid }
-
 // Output returns the output kept so far, whether older output was dropped,
 // and the exit status once the command has exited and its output was
 // drained (nil before).
 func (t *Terminal) Output() (output string, truncated bool, status *ExitStatus) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	b := t.buf.bytes()
-	if !t.exited {
+	done := isClosed(t.Done()) // before the tail: once done, it is whole
+	tail := t.out.Tail()
+	b := tail.Bytes()
+	if done {
+		st := t.status()
+		status = &st
+	} else {
 		// A character may be half read: keep its start for the next call.
 		b = trimPartialRune(b)
-	} else {
-		st := t.status
-		status = &st
 	}
-	return string(b), t.buf.truncated, status
+	return string(b), tail.Truncated(), status
 }
-
-// Done is closed once the command has exited and its output was drained.
-func (t *Terminal) Done() <-chan struct{} { return t.done }
 
 // Wait waits until the command has exited and its output was drained, or
 // until ctx ends.
 func (t *Terminal) Wait(ctx context.Context) (ExitStatus, error) {
 	select {
-	case <-t.done:
+	case <-t.Done():
+		return t.status(), nil
 	case <-ctx.Done():
 		return ExitStatus{}, ctx.Err()
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.status, nil
 }
 
-// Kill sends SIGKILL to the command's process group. The Terminal stays
-// valid: its output and exit status can still be read.
-func (t *Terminal) Kill() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !t.leaderGone {
-		_ = unix.Kill(-t.pid, unix.SIGKILL)
-	}
+func (t *Terminal) status() ExitStatus {
+	code, sig := t.ExitStatus()
+	return ExitStatus{Code: code, Signal: sig}
 }
 
 // Close kills the command's process group and waits until it is gone and
 // its output drained.
 func (t *Terminal) Close() {
 	t.Kill()
-	<-t.done
+	<-t.Done()
 }
-
-// outputBuffer keeps the last limit bytes written to it, cut at a UTF-8
-// character boundary. data[start:] is the content; the dropped prefix is
-// reclaimed once it outgrows the content, so writes cost O(1) per byte.
-type outputBuffer struct {
-	limit     int
-	data      []byte
-	start     int
-	truncated bool
-	// skip is how many more continuation bytes of a character cut in two
-	// may still be dropped (a cut may end exactly at the end of a write).
-	skip int
-}
-
-func (b *outputBuffer) write(p []byte) {
-	b.data = append(b.data, p...)
-	if len(b.data)-b.start > b.limit {
-		b.start = len(b.data) - b.limit
-		b.truncated = true
-		b.skip = utf8.UTFMax - 1
-	}
-	// Drop the rest of a character cut in two.
-	for b.skip > 0 && b.start < len(b.data) {
-		if utf8.RuneStart(b.data[b.start]) {
-			b.skip = 0
-			break
-		}
-		b.start++
-		b.skip--
-	}
-	if b.start > 0 && b.start >= len(b.data)-b.start {
-		n := copy(b.data, b.data[b.start:])
-		b.data = b.data[:n]
-		b.start = 0
-	}
-}
-
-func (b *outputBuffer) bytes() []byte { return b.data[b.start:] }
 
 // trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
 func trimPartialRune(b []byte) []byte {
@@ -351,6 +197,15 @@ func trimPartialRune(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // ErrUnknown is returned for a terminal id the Manager does not know
@@ -430,11 +285,9 @@ func (m *Manager) Running() int {
 	defer m.mu.Unlock()
 	n := 0
 	for _, t := range m.terms {
-		t.mu.Lock()
-		if !t.leaderGone {
+		if !isClosed(t.Exited()) {
 			n++
 		}
-		t.mu.Unlock()
 	}
 	return n
 }
@@ -451,6 +304,6 @@ func (m *Manager) Close() {
 		t.Kill()
 	}
 	for _, t := range terms {
-		<-t.done
+		<-t.Done()
 	}
 }

@@ -1,10 +1,10 @@
 //go:build !linux
 
-package terminal
+package proc
 
 // waitLeader reaps the leader, then kills its group. Without waitid's
 // WNOWAIT there is a small window in which the group's id could be reused.
-func (t *Terminal) waitLeader() {
-	_ = t.cmd.Wait()
-	t.leaderExited()
+func (p *Process) waitLeader() {
+	_ = p.cmd.Wait() // the exit status is read from ProcessState
+	p.leaderExited()
 }

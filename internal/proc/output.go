@@ -1,0 +1,165 @@
+package proc
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+)
+
+// Output is a pipe a process writes to, read into a Tail until its end,
+// or until it is stopped (see Config.Readers).
+type Output struct {
+	r, w *os.File
+	done chan struct{} // reading stopped
+
+	// mu is held from each read of the pipe to its write into the tail,
+	// so that Take finds every byte either still in the pipe or in the
+	// tail.
+	mu   sync.Mutex
+	tail *Tail
+	buf  []byte
+}
+
+// NewOutput makes a pipe and starts reading it into a tail of limit
+// bytes. Hand File to a process, or close it to end the reading.
+func NewOutput(limit int) (*Output, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("output pipe: %w", err)
+	}
+	o := &Output{r: r, w: w, done: make(chan struct{}), tail: NewTail(limit), buf: make([]byte, 32<<10)}
+	go o.read()
+	return o, nil
+}
+
+// File is the end of the pipe a process writes to.
+func (o *Output) File() *os.File { return o.w }
+
+// ReadDone is closed once reading has stopped.
+func (o *Output) ReadDone() <-chan struct{} { return o.done }
+
+// StopReading stops reading what is not in the pipe yet.
+func (o *Output) StopReading() { _ = o.r.SetReadDeadline(time.Now()) }
+
+// read reads the pipe into the tail until its end, or until StopReading.
+func (o *Output) read() {
+	defer close(o.done)
+	defer o.r.Close()
+	rc, err := o.r.SyscallConn()
+	if err != nil {
+		return
+	}
+	for ended := false; !ended; {
+		err := rc.Read(func(fd uintptr) bool {
+			o.mu.Lock()
+			defer o.mu.Unlock()
+			n, err := unix.Read(int(fd), o.buf)
+			switch {
+			case n > 0:
+				o.tail.Write(o.buf[:n])
+			case err == unix.EAGAIN:
+				return false // wait until there is more
+			case err != unix.EINTR:
+				ended = true // the end of the pipe, or an error
+			}
+			return true
+		})
+		if err != nil {
+			return // stopped
+		}
+	}
+}
+
+// Tail returns a copy of the tail so far.
+func (o *Output) Tail() *Tail {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.tail.clone()
+}
+
+// Take returns the tail of everything written to the pipe before the
+// call, what is in the pipe but not read yet included, since the last Take
+// (or the start); what is written from then on goes to a new tail.
+func (o *Output) Take() *Tail {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if rc, err := o.r.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) { // an error: closed, everything was read
+			for {
+				n, err := unix.Read(int(fd), o.buf)
+				if n > 0 {
+					o.tail.Write(o.buf[:n])
+					continue
+				}
+				if err != unix.EINTR {
+					return // empty for now (EAGAIN), ended, or failed
+				}
+			}
+		})
+	}
+	t := o.tail
+	o.tail = NewTail(t.limit)
+	return t
+}
+
+// Tail keeps the last bytes written to it, at most its limit, starting at
+// a UTF-8 character boundary: the rest of a character the cut went through
+// is dropped. data[start:] is the content; the dropped prefix is reclaimed
+// once it outgrows the content, so writes cost O(1) per byte and the
+// buffer holds at most twice the limit.
+type Tail struct {
+	limit int
+	data  []byte
+	start int
+	total int64
+	// skip is how many more continuation bytes of a character cut in two
+	// may still be dropped (a cut may end exactly at the end of a write).
+	skip int
+}
+
+// NewTail returns an empty Tail that keeps at most limit bytes.
+func NewTail(limit int) *Tail { return &Tail{limit: limit} }
+
+// Write keeps the end of p; it never fails.
+func (t *Tail) Write(p []byte) (int, error) {
+	t.total += int64(len(p))
+	t.data = append(t.data, p...)
+	if len(t.data)-t.start > t.limit {
+		t.start = len(t.data) - t.limit
+		t.skip = utf8.UTFMax - 1
+	}
+	// Drop the rest of a character cut in two.
+	for t.skip > 0 && t.start < len(t.data) {
+		if utf8.RuneStart(t.data[t.start]) {
+			t.skip = 0
+			break
+		}
+		t.start++
+		t.skip--
+	}
+	if t.start > 0 && t.start >= len(t.data)-t.start {
+		n := copy(t.data, t.data[t.start:])
+		t.data = t.data[:n]
+		t.start = 0
+	}
+	return len(p), nil
+}
+
+// Bytes returns the bytes kept, as they were written (not checked for
+// valid UTF-8). They are valid until the next Write.
+func (t *Tail) Bytes() []byte { return t.data[t.start:] }
+
+// Total is how many bytes were written in all.
+func (t *Tail) Total() int64 { return t.total }
+
+// Truncated reports whether bytes were dropped from the beginning.
+func (t *Tail) Truncated() bool { return int64(len(t.Bytes())) < t.total }
+
+func (t *Tail) clone() *Tail {
+	return &Tail{limit: t.limit, data: slices.Clone(t.Bytes()), total: t.total, skip: t.skip}
+}

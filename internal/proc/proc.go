@@ -1,0 +1,211 @@
+// Package proc starts the processes acprun runs for a scenario (its agent,
+// the agent's terminals, setup, verify and teardown commands) and
+// supervises them, one way for all:
+//   - each starts in a process group of its own, with the environment and
+//     working directory it is given;
+//   - when its leader exits, the whole group is killed (SIGKILL) before the
+//     leader is reaped, so that the group's id cannot have been reused;
+//     once the leader is reaped the group is never signalled again;
+//   - with Config.Reap it carries a mark of its own (see package reap),
+//     inside the mark of its environment, and the processes that left the
+//     group (setsid, daemons) and carry the mark are killed once the leader
+//     has exited;
+//   - its output pipes are read to their ends for at most DrainDelay after
+//     that: a process that left the group and still holds them cannot keep
+//     anyone waiting;
+//   - an Output keeps a bounded tail of what it read, cut at a UTF-8
+//     character boundary.
+package proc
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/acprun/acprun/internal/reap"
+)
+
+// DrainDelay is how long the output pipes of a process are still read
+// after its leader exited and its group was killed, waiting for their
+// ends: only a process that left the group can hold them open longer.
+// Everything read by then is kept.
+const DrainDelay = 200 * time.Millisecond
+
+// Config says what to start.
+type Config struct {
+	// Path is the program; "" is Args[0], looked up in acprun's PATH when
+	// it has no slash.
+	Path string
+	// Args is the command line, Args[0] included.
+	Args []string
+	// Env is the complete environment (but for reap.Var, see Reap).
+	Env []string
+	// Dir is the working directory; "" is acprun's.
+	Dir string
+	// Stdin, Stdout and Stderr are handed to the process (nil: the null
+	// device). Start closes them, once the process has its own copies or
+	// has failed to start. Stdout and Stderr may be one file.
+	Stdin, Stdout, Stderr *os.File
+	// Readers read the other ends of the pipes the process writes to:
+	// once its leader has exited (and its mark was swept), they get
+	// DrainDelay to read their ends, then they are stopped; Done is closed
+	// once they all have stopped.
+	Readers []Reader
+	// Reap gives the process a mark of its own, inside the one Env holds:
+	// once the leader has exited, the processes that carry it are killed.
+	// Without it, the marks in Env are the caller's to sweep.
+	Reap bool
+}
+
+// Reader reads a pipe a process writes to (an Output, an acp.Conn).
+type Reader interface {
+	// ReadDone is closed once reading has stopped.
+	ReadDone() <-chan struct{}
+	// StopReading stops reading; what was read is kept.
+	StopReading()
+}
+
+// Process is a process in a process group of its own.
+type Process struct {
+	cmd     *exec.Cmd
+	pid     int // also the process group id
+	mark    reap.Mark
+	readers []Reader
+
+	mu   sync.Mutex
+	gone bool // the leader exited: its group was killed, its id may be reused
+
+	exited chan struct{} // closed once the leader was reaped
+	done   chan struct{} // closed once its marks were swept and its output read
+	code   *int
+	signal string
+}
+
+// Start starts a process as cfg says.
+func Start(cfg Config) (*Process, error) {
+	defer func() {
+		for _, f := range []*os.File{cfg.Stdin, cfg.Stdout, cfg.Stderr} {
+			if f != nil {
+				f.Close() // Stdout and Stderr may be one file: closed twice
+			}
+		}
+	}()
+	if len(cfg.Args) == 0 {
+		return nil, errors.New("empty command")
+	}
+	cmd := &exec.Cmd{Path: cfg.Path, Args: cfg.Args}
+	if cfg.Path == "" {
+		cmd = exec.Command(cfg.Args[0], cfg.Args[1:]...)
+	}
+	p := &Process{cmd: cmd, readers: cfg.Readers, exited: make(chan struct{}), done: make(chan struct{})}
+	cmd.Env, cmd.Dir = cfg.Env, cfg.Dir
+	if cfg.Reap {
+		p.mark = reap.Of(cfg.Env).Sub()
+		cmd.Env = p.mark.Set(cfg.Env)
+	}
+	// Files, not other readers or writers: exec hands them to the child
+	// and starts no copying goroutine of its own.
+	if cfg.Stdin != nil {
+		cmd.Stdin = cfg.Stdin
+	}
+	if cfg.Stdout != nil {
+		cmd.Stdout = cfg.Stdout
+	}
+	if cfg.Stderr != nil {
+		cmd.Stderr = cfg.Stderr
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p.pid = cmd.Process.Pid
+	go p.wait()
+	return p, nil
+}
+
+// wait waits for the leader and kills its group (waitLeader), sweeps its
+// mark, then gives the readers until DrainDelay to read their ends.
+func (p *Process) wait() {
+	defer close(p.done)
+	p.waitLeader()
+	p.code, p.signal = exitStatus(p.cmd.ProcessState)
+	close(p.exited)
+	p.mark.Kill() // what left the group; its pipes close with it
+
+	expired := make(chan struct{})
+	t := time.AfterFunc(DrainDelay, func() { close(expired) })
+	defer t.Stop()
+	for _, r := range p.readers {
+		select {
+		case <-r.ReadDone():
+		case <-expired:
+			r.StopReading() // whoever still holds its pipe left the group
+		}
+	}
+	for _, r := range p.readers {
+		<-r.ReadDone()
+	}
+}
+
+// leaderExited kills the group of the leader, which has exited but is
+// not reaped yet, so that nothing else can have its id.
+func (p *Process) leaderExited() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_ = unix.Kill(-p.pid, unix.SIGKILL)
+	p.gone = true
+}
+
+// exitStatus is how the leader ended: its exit code, or the name of the
+// signal that killed it.
+func exitStatus(ps *os.ProcessState) (*int, string) {
+	if ps == nil { // Wait failed: the leader is gone, how is not known
+		return nil, "unknown"
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return nil, unix.SignalName(ws.Signal())
+	}
+	code := ps.ExitCode()
+	return &code, ""
+}
+
+// Pid is the leader's process id, which is also its process group id.
+func (p *Process) Pid() int { return p.pid }
+
+// Exited is closed once the leader has exited, its group was killed and
+// the leader reaped; ExitStatus is known from then on.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// Done is closed once the leader has exited, the processes of its mark
+// were killed (Config.Reap) and the readers have stopped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// ExitStatus reports how the leader ended: its exit code, or the signal
+// that killed it ("SIGKILL"; "unknown" when it could not be learnt). Both
+// are zero until Exited is closed.
+func (p *Process) ExitStatus() (code *int, signal string) {
+	select {
+	case <-p.exited:
+		return p.code, p.signal
+	default:
+		return nil, ""
+	}
+}
+
+// Signal sends sig to the process group, unless its leader has exited:
+// then the group was killed already.
+func (p *Process) Signal(sig syscall.Signal) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.gone {
+		_ = unix.Kill(-p.pid, sig) // ESRCH: the group is already gone
+	}
+}
+
+// Kill sends SIGKILL to the process group (see Signal).
+func (p *Process) Kill() { p.Signal(unix.SIGKILL) }

@@ -1,0 +1,168 @@
+package proc_test
+
+import (
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/acprun/acprun/internal/proc"
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// failsafe bounds every wait of these tests; reaching it is a failure, not
+// a synchronisation.
+const failsafe = 20 * time.Second
+
+// await fails the test unless c is closed within failsafe.
+func await(t *testing.T, c <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-c:
+	case <-time.After(failsafe):
+		t.Fatalf("%s: not within %v", what, failsafe)
+	}
+}
+
+func start(t *testing.T, cfg proc.Config) *proc.Process {
+	t.Helper()
+	if cfg.Env == nil {
+		cfg.Env = os.Environ()
+	}
+	p, err := proc.Start(cfg)
+	if err != nil {
+		t.Fatalf("Start(%q) = %v", cfg.Args, err)
+	}
+	t.Cleanup(func() { p.Kill(); <-p.Done() })
+	return p
+}
+
+func sh(line string) []string { return []string{"/bin/sh", "-c", line} }
+
+func TestExitStatus(t *testing.T) {
+	code := func(n int) *int { return &n }
+	tests := []struct {
+		line   string
+		code   *int
+		signal string
+	}{
+		{"exit 0", code(0), ""},
+		{"exit 3", code(3), ""},
+		{"kill -TERM $$", nil, "SIGTERM"},
+		{"kill -KILL $$", nil, "SIGKILL"},
+	}
+	for _, tt := range tests {
+		p := start(t, proc.Config{Args: sh(tt.line)})
+		await(t, p.Exited(), tt.line)
+		gotCode, gotSignal := p.ExitStatus()
+		if !cmp.Equal(gotCode, tt.code) || gotSignal != tt.signal {
+			t.Errorf("%s: ExitStatus() = %v, %q; want %v, %q", tt.line, gotCode, gotSignal, tt.code, tt.signal)
+		}
+	}
+}
+
+func TestExitStatusBeforeExit(t *testing.T) {
+	p := start(t, proc.Config{Args: sh("exec sleep 1000")})
+	if code, signal := p.ExitStatus(); code != nil || signal != "" {
+		t.Errorf("ExitStatus() of a running process = %v, %q; want nil, \"\"", code, signal)
+	}
+	p.Kill()
+	await(t, p.Exited(), "exit after Kill")
+	if _, signal := p.ExitStatus(); signal != "SIGKILL" {
+		t.Errorf("ExitStatus() after Kill: signal %q; want SIGKILL", signal)
+	}
+}
+
+func TestStartErrors(t *testing.T) {
+	for _, cfg := range []proc.Config{
+		{},
+		{Args: []string{"no-such-program-acprun"}},
+		{Args: sh("true"), Dir: "/no/such/dir"},
+	} {
+		out, err := proc.NewOutput(100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Stdout = out.File()
+		if p, err := proc.Start(cfg); err == nil {
+			p.Kill()
+			t.Errorf("Start(%+v) started pid %d; want an error", cfg, p.Pid())
+		}
+		// Start closed the file it was given: the reading ends.
+		await(t, out.ReadDone(), "the output's end after a failed Start")
+	}
+}
+
+// TestOutput: what the process writes to stdout and stderr, one pipe,
+// is in the tail once Done is closed.
+func TestOutput(t *testing.T) {
+	out, err := proc.NewOutput(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, proc.Config{Args: sh("echo out; echo err >&2"), Stdout: out.File(), Stderr: out.File(), Readers: []proc.Reader{out}})
+	await(t, p.Done(), "Done")
+	if got := string(out.Tail().Bytes()); got != "out\nerr\n" {
+		t.Errorf("output %q; want %q", got, "out\nerr\n")
+	}
+}
+
+// TestOutputTake: Take returns every byte written before it, whether the
+// reader took it from the pipe already or not, and starts a new tail.
+func TestOutputTake(t *testing.T) {
+	out, err := proc.NewOutput(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		out.File().Close()
+		await(t, out.ReadDone(), "the end of the output")
+	}()
+	for _, s := range []string{"one\n", "two\n", "", "three\n"} {
+		if _, err := out.File().WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(out.Take().Bytes()); got != s {
+			t.Errorf("Take() = %q; want %q, what was written since the last Take", got, s)
+		}
+	}
+}
+
+// stubbornReader is a Reader whose pipe never ends: it stops only when
+// told to.
+type stubbornReader struct {
+	done    chan struct{}
+	stopped atomic.Bool
+}
+
+func (r *stubbornReader) ReadDone() <-chan struct{} { return r.done }
+
+func (r *stubbornReader) StopReading() {
+	if !r.stopped.Swap(true) {
+		close(r.done)
+	}
+}
+
+// TestReadersAreStoppedAfterDrainDelay: a reader whose pipe is held open
+// by someone outside the group is stopped once the leader has exited;
+// one that read its end is not.
+func TestReadersAreStoppedAfterDrainDelay(t *testing.T) {
+	out, err := proc.NewOutput(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := &stubbornReader{done: make(chan struct{})}
+	p := start(t, proc.Config{Args: sh("echo bye"), Stdout: out.File(), Readers: []proc.Reader{held, out}})
+	await(t, p.Done(), "Done with a pipe that never ends")
+	if !held.stopped.Load() {
+		t.Error("the reader of the held pipe was not stopped")
+	}
+	if got := string(out.Tail().Bytes()); got != "bye\n" {
+		t.Errorf("output %q; want %q", got, "bye\n")
+	}
+}
