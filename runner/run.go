@@ -109,9 +109,10 @@ type Options struct {
 	// those that are reused; nil starts processes outside any count
 	// (judges, outside Run).
 	procs *pool
-	// spill is the run's directory for long texts (see textBuf); nil keeps
-	// them in memory (outside Run).
-	spill *spillDir
+	// spill is the run's private directory for the files of long texts
+	// (see textBuf), removed at its end; "" keeps them in memory (outside
+	// Run, or when it could not be made).
+	spill string
 }
 
 // Run runs every scenario and returns their results in the given order. It
@@ -161,8 +162,10 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	}
 	results := make([][]report.Result, len(all))
 	opts.procs = newPool(parallel, opts.WorkspaceDir)
-	opts.spill = &spillDir{}
-	defer opts.spill.remove()
+	if dir, err := os.MkdirTemp("", "acprun-text-"); err == nil {
+		opts.spill = dir
+		defer os.RemoveAll(dir)
+	}
 	// runCtx ends the running jobs when the run stops at MaxFailures; ctx
 	// alone tells an interrupt or the run's timeout.
 	runCtx, cancelRun := context.WithCancelCause(ctx)

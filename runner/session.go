@@ -33,8 +33,8 @@ type session struct {
 	// scenario opened on the same agent process (agent.reuse).
 	earlier func(id string) bool
 	// spill is where the turns' long texts wait for their end (see
-	// textBuf); nil keeps them in memory.
-	spill *spillDir
+	// textBuf); "" keeps them in memory.
+	spill string
 
 	mu         sync.Mutex
 	sessionID  string                    // "" until session/new answered (or session/load is sent)

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"sync"
 )
 
 // spillAt is how many bytes of text a textBuf holds in memory; past that it
@@ -16,16 +15,19 @@ const spillAt = 1 << 20
 
 // textBuf accumulates the text (or thoughts) of a turn, chunk by chunk. It
 // holds up to spillAt bytes in memory; a longer text goes, spillAt bytes at a
-// time, to a file of the run's spill directory, and String reads it back into
-// one string of the text's exact size. A flood of text then costs its length
-// once, not, while a buffer grows, the old and the new copy of it, and not the
-// garbage collector's slack on top (which lets the heap grow to about twice
-// what is live). The zero value is an empty buffer that keeps everything in
-// memory.
+// time, to a file in dir, and String reads it back into one string of the
+// text's exact size. A flood of text then costs its length once, not, while a
+// buffer grows, the old and the new copy of it, and not the garbage
+// collector's slack on top (which lets the heap grow to about twice what is
+// live). The zero value is an empty buffer that keeps everything in memory.
+//
+// dir is the run's private directory (see Options.spill). The file is
+// unlinked as soon as it is made, so that nothing of a text is left behind
+// however acprun stops, and no output can name it.
 type textBuf struct {
-	dir     *spillDir // where the file is made; nil keeps the text in memory
-	joined  string    // the text up to the last call of String
-	file    *os.File  // the text after joined, spilled bytes of it; nil until a spill
+	dir     string   // where the file is made; "" keeps the text in memory
+	joined  string   // the text up to the last call of String
+	file    *os.File // the text after joined, spilled bytes of it; nil until a spill
 	spilled int64
 	buf     []byte // the text after the file's
 	lost    error  // why the text lacks what could not be read back
@@ -34,7 +36,7 @@ type textBuf struct {
 // WriteString appends s.
 func (b *textBuf) WriteString(s string) {
 	b.buf = append(b.buf, s...)
-	if len(b.buf) >= spillAt && b.dir != nil {
+	if len(b.buf) >= spillAt && b.dir != "" {
 		b.spill()
 	}
 }
@@ -44,9 +46,14 @@ func (b *textBuf) WriteString(s string) {
 // rest of the text.
 func (b *textBuf) spill() {
 	if b.file == nil {
-		f, err := b.dir.create()
+		f, err := os.CreateTemp(b.dir, "turn-")
+		if err == nil {
+			if err = os.Remove(f.Name()); err != nil {
+				_ = f.Close()
+			}
+		}
 		if err != nil {
-			b.dir = nil
+			b.dir = ""
 			return
 		}
 		b.file = f
@@ -55,7 +62,7 @@ func (b *textBuf) spill() {
 	b.spilled += int64(n)
 	b.buf = b.buf[:copy(b.buf, b.buf[n:])]
 	if err != nil {
-		b.dir = nil
+		b.dir = ""
 	}
 	if cap(b.buf) > 2*spillAt { // one long chunk: not held for the rest of the turn
 		b.buf = append([]byte(nil), b.buf...)
@@ -77,7 +84,7 @@ func (b *textBuf) String() string {
 			if errors.As(err, &pe) {
 				err = pe.Err // the file is acprun's, not the user's business
 			}
-			b.lost = fmt.Errorf("%d bytes of the turn's text or thoughts could not be read back: %w", int(b.spilled)-(sb.Len()-len(b.joined)), err)
+			b.lost = fmt.Errorf("part of the turn's text or thoughts could not be read back: %w", err)
 		}
 		_ = b.file.Close()
 		b.file, b.spilled = nil, 0
@@ -91,49 +98,4 @@ func (b *textBuf) String() string {
 // texts are the text buffers of the turn.
 func (t *turnState) texts() []*textBuf {
 	return []*textBuf{&t.text, &t.lateText, &t.thoughts, &t.lateThoughts}
-}
-
-// spillDir is a run's private directory for the texts of turns too long to
-// keep in memory while they stream in (see textBuf). It is made on first
-// use and removed at the end of the run; each file in it is unlinked as
-// soon as it is made, so that nothing of a text is left behind however
-// acprun stops. A nil spillDir makes no files.
-type spillDir struct {
-	mu   sync.Mutex
-	path string
-	err  error
-}
-
-// create returns a new file, unlinked, in the directory.
-func (d *spillDir) create() (*os.File, error) {
-	if d == nil {
-		return nil, errors.New("no spill directory")
-	}
-	d.mu.Lock()
-	if d.path == "" && d.err == nil {
-		d.path, d.err = os.MkdirTemp("", "acprun-text-")
-	}
-	path, err := d.path, d.err
-	d.mu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.CreateTemp(path, "turn-")
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Remove(f.Name()); err != nil {
-		_ = f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
-// remove removes the directory, if it was made.
-func (d *spillDir) remove() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.path != "" {
-		_ = os.RemoveAll(d.path)
-	}
 }
