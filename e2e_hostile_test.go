@@ -304,9 +304,10 @@ func hostileCases() []hostileCase {
 					t.Errorf("text %d bytes, %d chunks; want all 1000000 counted", len(tr.Text), tr.Updates["agent_message_chunk"])
 				}
 			}},
-		// A long text costs its length once: it streams in outside the Go
-		// heap and is joined into its result as the blocks are freed (with
-		// the blocks in the heap this peak was about three times the text).
+		// A long text costs its length once: it waits in a temporary file
+		// while it streams in, is read back into one string, and is written
+		// into the results a piece at a time (with the text in growing
+		// blocks in the heap this peak was about three times the text).
 		{name: "a 16 MB text kept whole, memory bounded", // yes and head keep the agent's own memory small
 			sh:       shHandshake + "read -r line\n" + chunk("BEGIN") + "yes '" + chunkMessage(line160+`\n`) + "' | head -n 100000\n" + chunk("END") + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
 			scenario: "{{agent}}\ntimeout: 5m\nturns:\n  - prompt: go\n    expect: {text: {matches: '(?s)^BEGIN" + line160 + "\\n.*" + line160 + "\\nEND$'}}\n", timeouts: 5 * time.Minute, plain: true, maxRSS: (16 + 32) << 20,

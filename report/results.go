@@ -1,12 +1,17 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // TurnRef names one turn of one scenario result in byStopReason. Agent
@@ -133,26 +138,139 @@ func Summarize(rep Report) Summary {
 	return s
 }
 
-// Write writes the results of rep as indented JSON.
+// Write writes the results of rep as JSON indented with two spaces, byte
+// for byte as json.Encoder with SetIndent("", "  ") and SetEscapeHTML(false)
+// writes them, but a field at a time (see jsonWriter): the text of a turn,
+// which may be many megabytes, is never copied on its way out.
 func Write(w io.Writer, rep Report) error {
-	res := NewResults(rep)
-	// Indented on the way out: encoding/json's own indenting would make a
-	// second copy of results that may hold megabytes of agent text. For the
-	// same reason the long texts of turns are written from the strings
-	// themselves, piece by piece, not marshalled with the rest (see
-	// longTexts).
-	in := newIndenter(w)
-	lt, err := newLongTexts()
-	if err != nil {
-		return err
+	bw := bufio.NewWriterSize(w, 64<<10)
+	jw := &jsonWriter{w: bw}
+	jw.str = json.NewEncoder(&jw.scratch)
+	jw.str.SetEscapeHTML(false)
+	jw.value(reflect.ValueOf(NewResults(rep)), "")
+	if jw.err != nil {
+		return jw.err
 	}
-	res.Scenarios = lt.swap(res.Scenarios)
-	enc := json.NewEncoder(&splicer{w: in, lt: lt})
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(res); err != nil {
-		return err
+	_ = bw.WriteByte('\n')
+	return bw.Flush() // the first error of any write
+}
+
+// jsonWriter writes the results document. The fields of the document, of
+// each scenario and of each turn (the walked types) are written one by one,
+// and their strings a piece at a time; any other value is marshalled whole
+// by encoding/json. encoding/json would marshal the whole document into one
+// buffer, which for a turn of a flood is another copy of its text (and,
+// while the buffer grows, two).
+type jsonWriter struct {
+	w       *bufio.Writer // sticky: after an error it writes nothing more
+	str     *json.Encoder // escapes the pieces of strings into scratch
+	scratch bytes.Buffer
+	err     error // why a value could not be marshalled
+}
+
+// walked are the types whose fields jsonWriter writes one by one.
+var walked = map[reflect.Type]bool{reflect.TypeFor[Results](): true, reflect.TypeFor[Result](): true, reflect.TypeFor[TurnResult](): true}
+
+// textPiece is how much of a string is escaped at a time.
+const textPiece = 32 << 10
+
+// value writes v, indent being the indentation of the line it starts on.
+func (jw *jsonWriter) value(v reflect.Value, indent string) {
+	switch {
+	case v.Type() == reflect.TypeFor[string]():
+		jw.string(v.String())
+	case walked[v.Type()]:
+		open := false
+		for i := range v.NumField() {
+			name, opts, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+			f := v.Field(i)
+			if name == "-" || opts == "omitempty" && empty(f) {
+				continue
+			}
+			jw.next(&open, '{', indent)
+			_, _ = jw.w.WriteString(`"` + name + `": `)
+			jw.value(f, indent+"  ")
+		}
+		jw.end(open, '{', indent)
+	case v.Kind() == reflect.Slice && walked[v.Type().Elem()]:
+		if v.IsNil() {
+			_, _ = jw.w.WriteString("null")
+			return
+		}
+		open := false
+		for i := range v.Len() {
+			jw.next(&open, '[', indent)
+			jw.value(v.Index(i), indent+"  ")
+		}
+		jw.end(open, '[', indent)
+	default:
+		jw.scratch.Reset()
+		enc := json.NewEncoder(&jw.scratch)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent(indent, "  ")
+		if err := enc.Encode(v.Interface()); err != nil {
+			jw.err = cmp.Or(jw.err, err)
+			return
+		}
+		_, _ = jw.w.Write(bytes.TrimSuffix(jw.scratch.Bytes(), []byte("\n")))
 	}
-	return in.Flush()
+}
+
+// next starts a member of an object or an element of an array: its
+// opening bracket before the first, a comma before the others, then a new
+// line.
+func (jw *jsonWriter) next(open *bool, bracket byte, indent string) {
+	if *open {
+		_ = jw.w.WriteByte(',')
+	} else {
+		_ = jw.w.WriteByte(bracket)
+		*open = true
+	}
+	_, _ = jw.w.WriteString("\n" + indent + "  ")
+}
+
+// end closes an object or array ('{' + 2 is '}', '[' + 2 is ']'); an
+// empty one stays on its line.
+func (jw *jsonWriter) end(open bool, bracket byte, indent string) {
+	if open {
+		_, _ = jw.w.WriteString("\n" + indent)
+	} else {
+		_ = jw.w.WriteByte(bracket)
+	}
+	_ = jw.w.WriteByte(bracket + 2)
+}
+
+// string writes s as encoding/json writes a string, a piece at a time.
+// Pieces end before a byte that starts a UTF-8 sequence, so that invalid
+// UTF-8 is replaced as it would be in one piece.
+func (jw *jsonWriter) string(s string) {
+	_ = jw.w.WriteByte('"')
+	for len(s) > 0 {
+		k := min(len(s), textPiece)
+		for k < len(s) && !utf8.RuneStart(s[k]) {
+			k++
+		}
+		jw.scratch.Reset()
+		_ = jw.str.Encode(s[:k]) // a string always encodes
+		b := jw.scratch.Bytes()
+		_, _ = jw.w.Write(b[1 : len(b)-2]) // without the quotes and newline
+		s = s[k:]
+	}
+	_ = jw.w.WriteByte('"')
+}
+
+// empty reports whether omitempty leaves v out, as encoding/json decides
+// it.
+func empty(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Float32, reflect.Float64:
+		return v.Float() == 0
+	case reflect.Struct:
+		return false
+	}
+	return v.IsZero()
 }
 
 // Read decodes a results document written by acprun run or acprun

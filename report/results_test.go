@@ -70,11 +70,14 @@ func TestSummaryCountsWarnings(t *testing.T) {
 	}
 }
 
-// TestJSONLongTexts: the long texts of turns, written from the strings
-// themselves, come out byte for byte as marshalling them gives, whatever
-// they hold (escapes, control characters, U+2028, invalid UTF-8, runes
-// across the pieces they are written in, a forged token), and the report
-// is not modified.
+// TestJSONLongTexts: the results, written a field at a time and the long
+// texts of turns a piece at a time, come out byte for byte as marshalling
+// and indenting them gives, whatever the strings hold (escapes, control
+// characters, U+2028, invalid UTF-8, runes across the pieces they are
+// written in, something like a token, brackets, commas and colons), and
+// whatever the values nested in them (empty and nested arrays and
+// objects, raw JSON, a nil list of turns); and the report is not
+// modified.
 func TestJSONLongTexts(t *testing.T) {
 	long := func(seed string, n int) string {
 		var b strings.Builder
@@ -92,9 +95,14 @@ func TestJSONLongTexts(t *testing.T) {
 				Thoughts: long("x\xff\xfey\xe6\x97", 100<<10) + "\xe6",
 				LateText: "short", LateThoughts: long("é", 64<<10)},
 			{Index: 2, Prompt: "b", StopReason: "end_turn", Text: "\x00acprun-text:00:0 " + long("z", 70<<10)},
-			{Index: 3, Prompt: "c", StopReason: "end_turn", Text: "small"},
+			{Index: 3, Prompt: `quote " backslash \ brace { } [ ] , : \" end\\`, StopReason: "end_turn", Text: "small",
+				Updates: map[string]int{"": 1, "{[,:]}": 2, "é\u2028<>&\n\t": 3},
+				UnknownUpdates: []json.RawMessage{
+					json.RawMessage(`{"a": [], "b": {}, "c": [1, "x", null, true, 2.5], "nested": {"k": [{"z": "v"}]}, "": ""}`),
+					json.RawMessage(`[[[]], {"": ""}]`),
+				}},
 		},
-	}))
+	}), report.Result{Name: "no turns", Tags: []string{}, Agent: report.AgentInfo{Command: []string{}}})
 	before := report.NewResults(rep)
 	var want, compact bytes.Buffer
 	enc := json.NewEncoder(&compact)
@@ -120,6 +128,32 @@ func TestJSONLongTexts(t *testing.T) {
 	if diff := cmp.Diff(before, report.NewResults(rep)); diff != "" {
 		t.Errorf("the report changed:\n%.2000s", diff)
 	}
+}
+
+// TestWriteStreamsTexts: the texts of turns reach the writer a piece at a
+// time, not marshalled whole with the rest of the results (which would
+// cost another copy of them in memory, and, while its buffer grows, two).
+func TestWriteStreamsTexts(t *testing.T) {
+	text := strings.Repeat("a line of text, \"quoted\" <b>\n", 1<<17) // 4 MiB
+	rep := reporttest.Sample()
+	rep.Scenarios[0].Turns[0].Text = text
+	rep.Scenarios[0].Turns[0].LateThoughts = text
+	var w writeSizes
+	if err := report.Write(&w, rep); err != nil {
+		t.Fatal(err)
+	}
+	if w.total < 2*len(text) || w.largest > 256<<10 {
+		t.Errorf("%d bytes written, the largest write %d bytes; want %d MiB of text in pieces", w.total, w.largest, 2*len(text)>>20)
+	}
+}
+
+// writeSizes counts the bytes written to it and the largest write.
+type writeSizes struct{ total, largest int }
+
+func (w *writeSizes) Write(p []byte) (int, error) {
+	w.total += len(p)
+	w.largest = max(w.largest, len(p))
+	return len(p), nil
 }
 
 // TestReadVersion1: results of schemaVersion 1 are read as the

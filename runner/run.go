@@ -109,6 +109,10 @@ type Options struct {
 	// those that are reused; nil starts processes outside any count
 	// (judges, outside Run).
 	procs *pool
+	// spill is the run's private directory for the files of long texts
+	// (see textBuf), removed at its end; "" keeps them in memory (outside
+	// Run, or when it could not be made).
+	spill string
 }
 
 // Run runs every scenario and returns their results in the given order. It
@@ -158,6 +162,10 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	}
 	results := make([][]report.Result, len(all))
 	opts.procs = newPool(parallel, opts.WorkspaceDir)
+	if dir, err := os.MkdirTemp("", "acprun-text-"); err == nil {
+		opts.spill = dir
+		defer os.RemoveAll(dir)
+	}
 	// runCtx ends the running jobs when the run stops at MaxFailures; ctx
 	// alone tells an interrupt or the run's timeout.
 	runCtx, cancelRun := context.WithCancelCause(ctx)
@@ -421,7 +429,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 func (r *scenarioRun) play(ctx context.Context) {
 	sc, res, opts := r.sc, r.res, r.opts
 	policy := policyOf(sc, *opts)
-	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay}
+	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: opts.spill}
 	r.sess.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,

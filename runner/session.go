@@ -32,6 +32,9 @@ type session struct {
 	// earlier, when set, reports whether a session id is one an earlier
 	// scenario opened on the same agent process (agent.reuse).
 	earlier func(id string) bool
+	// spill is where the turns' long texts wait for their end (see
+	// textBuf); "" keeps them in memory.
+	spill string
 
 	mu         sync.Mutex
 	sessionID  string                    // "" until session/new answered (or session/load is sent)
@@ -653,6 +656,9 @@ func (s *session) startTurn(index int, prompt string, warnings []string, dropTex
 	t := newTurnState(&report.TurnResult{Index: index, Prompt: prompt, TextOmitted: dropText})
 	t.warnings = warnings
 	t.dropText = dropText
+	for _, b := range t.texts() {
+		b.dir = s.spill
+	}
 	s.mu.Lock()
 	s.turns = append(s.turns, t)
 	s.mu.Unlock()
@@ -790,10 +796,13 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := *t.rec
-	r.Text = t.text.String()
-	r.LateText = t.lateText.String()
-	r.Thoughts = t.thoughts.String()
-	r.LateThoughts = t.lateThoughts.String()
+	r.Text, r.LateText, r.Thoughts, r.LateThoughts = t.text.String(), t.lateText.String(), t.thoughts.String(), t.lateThoughts.String()
+	for _, b := range t.texts() {
+		if b.lost != nil {
+			t.warnings = append(t.warnings, b.lost.Error())
+			b.lost = nil
+		}
+	}
 	r.Plan = slices.Clone(t.rec.Plan)
 	r.LatePlan = nil
 	if t.hasLatePlan {

@@ -1,93 +1,101 @@
 package runner
 
-import "strings"
-
-// Bounds of the blocks of a textBuf: the first holds at least
-// minTextBlock bytes, each next one twice the one before, up to
-// maxTextBlock. Blocks of offHeapBlock bytes or more are taken outside
-// the Go heap where the system allows it (see offHeapMem).
-const (
-	minTextBlock = 512
-	maxTextBlock = 1 << 20
-	offHeapBlock = 64 << 10
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
 )
 
-// textBuf accumulates the text (or thoughts) of a turn, chunk by chunk.
-// Unlike a strings.Builder it never copies what it holds to grow: it keeps
-// blocks of doubling size, so that a flood of chunks costs the text once
-// and not, while the buffer grows, the old and the new copy of it. String
-// joins the blocks into one string of the exact size, once; the blocks are
-// then freed. The zero value is an empty buffer.
+// spillAt is how many bytes of text a textBuf holds in memory; past that it
+// moves them to its file.
+const spillAt = 1 << 20
+
+// textBuf accumulates the text (or thoughts) of a turn, chunk by chunk. It
+// holds up to spillAt bytes in memory; a longer text goes, spillAt bytes at a
+// time, to a file in dir, and String reads it back into one string of the
+// text's exact size. A flood of text then costs its length once, not, while a
+// buffer grows, the old and the new copy of it, and not the garbage
+// collector's slack on top (which lets the heap grow to about twice what is
+// live). The zero value is an empty buffer that keeps everything in memory.
 //
-// The large blocks live outside the Go heap, so that a long text neither
-// counts towards the garbage collector's heap goal while it streams in
-// (the collector lets the heap grow to about twice what is live: the
-// chunks' garbage would grow with the text) nor stays in memory beside its
-// joined copy: each block is returned to the system as soon as String has
-// copied it. A flood of text then costs its length, once, plus a block.
+// dir is the run's private directory (see Options.spill). The file is
+// unlinked as soon as it is made, so that nothing of a text is left behind
+// however acprun stops, and no output can name it.
 type textBuf struct {
-	joined string      // the text up to the blocks, as String returned it
-	blocks []textBlock // the text written since; the last may have room
-	n      int         // bytes in blocks
-}
-
-// textBlock is one block of a textBuf: b, and when b is outside the Go
-// heap the memory to free. b never leaves its textBuf.
-type textBlock struct {
-	b   []byte
-	mem *offHeapMem // nil for a block in the Go heap
-}
-
-// newTextBlock returns an empty block with room for size bytes.
-func newTextBlock(size int) textBlock {
-	if size >= offHeapBlock {
-		if mem := allocOffHeap(size); mem != nil {
-			return textBlock{b: mem.bytes()[:0], mem: mem}
-		}
-	}
-	return textBlock{b: make([]byte, 0, size)}
+	dir     string   // where the file is made; "" keeps the text in memory
+	joined  string   // the text up to the last call of String
+	file    *os.File // the text after joined, spilled bytes of it; nil until a spill
+	spilled int64
+	buf     []byte // the text after the file's
+	lost    error  // why the text lacks what could not be read back
 }
 
 // WriteString appends s.
 func (b *textBuf) WriteString(s string) {
-	for len(s) > 0 {
-		if len(b.blocks) == 0 || len(b.blocks[len(b.blocks)-1].b) == cap(b.blocks[len(b.blocks)-1].b) {
-			size := minTextBlock
-			if len(b.blocks) > 0 {
-				size = min(2*cap(b.blocks[len(b.blocks)-1].b), maxTextBlock)
-			}
-			b.blocks = append(b.blocks, newTextBlock(max(size, min(len(s), maxTextBlock))))
-		}
-		last := &b.blocks[len(b.blocks)-1].b
-		k := min(len(s), cap(*last)-len(*last))
-		*last = append(*last, s[:k]...)
-		s = s[k:]
-		b.n += k
+	b.buf = append(b.buf, s...)
+	if len(b.buf) >= spillAt && b.dir != "" {
+		b.spill()
 	}
 }
 
-// Len returns the length of the text in bytes.
-func (b *textBuf) Len() int { return len(b.joined) + b.n }
+// spill moves what the buffer holds to the file. When the file cannot be
+// made or written, what was not written stays in memory, and so does the
+// rest of the text.
+func (b *textBuf) spill() {
+	if b.file == nil {
+		f, err := os.CreateTemp(b.dir, "turn-")
+		if err == nil {
+			if err = os.Remove(f.Name()); err != nil {
+				_ = f.Close()
+			}
+		}
+		if err != nil {
+			b.dir = ""
+			return
+		}
+		b.file = f
+	}
+	n, err := b.file.Write(b.buf)
+	b.spilled += int64(n)
+	b.buf = b.buf[:copy(b.buf, b.buf[n:])]
+	if err != nil {
+		b.dir = ""
+	}
+	if cap(b.buf) > 2*spillAt { // one long chunk: not held for the rest of the turn
+		b.buf = append([]byte(nil), b.buf...)
+	}
+}
 
-// String returns the text. It joins the blocks written since the last
-// call into one string with what that call returned, freeing each block
-// once it is copied.
+// String returns the text. It joins what was written since the last call
+// with what that call returned, in one string, and closes the file.
 func (b *textBuf) String() string {
-	if b.n == 0 {
+	if b.file == nil && len(b.buf) == 0 {
 		return b.joined
 	}
 	var sb strings.Builder
-	sb.Grow(len(b.joined) + b.n)
+	sb.Grow(len(b.joined) + int(b.spilled) + len(b.buf))
 	sb.WriteString(b.joined)
-	for i := range b.blocks {
-		blk := &b.blocks[i]
-		sb.Write(blk.b)
-		if blk.mem != nil {
-			blk.mem.free()
+	if b.file != nil {
+		if _, err := io.Copy(&sb, io.NewSectionReader(b.file, 0, b.spilled)); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the file is acprun's, not the user's business
+			}
+			b.lost = fmt.Errorf("part of the turn's text or thoughts could not be read back: %w", err)
 		}
-		*blk = textBlock{}
+		_ = b.file.Close()
+		b.file, b.spilled = nil, 0
 	}
-	b.blocks, b.n = nil, 0
+	sb.Write(b.buf)
+	b.buf = nil
 	b.joined = sb.String() // no copy: a Builder's String shares its buffer
 	return b.joined
+}
+
+// texts are the text buffers of the turn.
+func (t *turnState) texts() []*textBuf {
+	return []*textBuf{&t.text, &t.lateText, &t.thoughts, &t.lateThoughts}
 }

@@ -1,83 +1,96 @@
 package runner
 
 import (
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 )
 
 // TestTextBuf: a textBuf gives back exactly what was written, in order,
-// across blocks and across calls of String, and never holds more than one
-// partly filled block beyond the text.
+// across its file and across calls of String, and never holds more than
+// spillAt bytes of it in memory beyond what String returned.
 func TestTextBuf(t *testing.T) {
-	var b textBuf
+	b := textBuf{dir: t.TempDir()}
 	var want strings.Builder
 	if got := b.String(); got != "" {
 		t.Fatalf("empty String() = %q", got)
 	}
-	for i := range 5000 {
+	for i := range 20000 {
 		s := strings.Repeat(string(rune('a'+i%26)), i%300)
 		if i == 2500 {
-			s = strings.Repeat("é", maxTextBlock) // longer than a block
+			s = strings.Repeat("é", spillAt) // longer than what is held
 		}
 		b.WriteString(s)
 		want.WriteString(s)
-		if i%1000 == 999 {
+		if i == 2500 && b.file == nil {
+			t.Fatalf("a text of %d bytes was not spilled", want.Len())
+		}
+		if i%3000 == 2999 {
 			if got := b.String(); got != want.String() {
 				t.Fatalf("after %d writes String() differs: %d bytes, want %d", i+1, len(got), want.Len())
 			}
 		}
-		if b.Len() != want.Len() {
-			t.Fatalf("Len() = %d; want %d", b.Len(), want.Len())
-		}
-		room := 0
-		for _, blk := range b.blocks {
-			room += cap(blk.b) - len(blk.b)
-		}
-		if room > maxTextBlock || (room > 0 && cap(b.blocks[len(b.blocks)-1].b)-len(b.blocks[len(b.blocks)-1].b) != room) {
-			t.Fatalf("after %d writes %d bytes of room, not all in the last block", i+1, room)
+		if len(b.buf) >= spillAt {
+			t.Fatalf("after %d writes %d bytes held in memory", i+1, len(b.buf))
 		}
 	}
 	if got := b.String(); got != want.String() {
 		t.Fatalf("String() differs: %d bytes, want %d", len(got), want.Len())
 	}
+	if b.file != nil || b.lost != nil {
+		t.Errorf("String left the file open (%v) or lost text: %v", b.file != nil, b.lost)
+	}
 }
 
-// TestTextBufOffHeap: a long text streams into blocks outside the Go heap,
-// so the heap does not grow with it, and String frees them as it joins.
-func TestTextBufOffHeap(t *testing.T) {
-	m := allocOffHeap(offHeapBlock)
-	if m == nil {
-		t.Skip("this system maps no memory outside the Go heap")
-	}
-	m.free()
+// TestTextBufSpills: a long text streams into a file, so the heap does
+// not grow with it; String reads it back as one string. The file is
+// never seen in its directory.
+func TestTextBufSpills(t *testing.T) {
+	dir := t.TempDir()
 	chunk := strings.Repeat("x", 64)
 	const total = 16 << 20
-	var b textBuf
+	b := textBuf{dir: dir}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for range total / len(chunk) {
 		b.WriteString(chunk)
 	}
+	runtime.GC()
 	runtime.ReadMemStats(&after)
-	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 2<<20 {
-		t.Errorf("the heap grew by %d bytes for %d bytes of text; want it outside the heap", grown, total)
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 2*spillAt {
+		t.Errorf("the heap grew by %d bytes for %d bytes of text; want it in the file", grown, total)
 	}
-	offHeap := 0
-	for _, blk := range b.blocks {
-		if blk.mem != nil {
-			offHeap += len(blk.b)
-		}
+	if b.spilled < total-spillAt {
+		t.Errorf("%d bytes of %d in the file", b.spilled, total)
 	}
-	if offHeap < total-offHeapBlock {
-		t.Errorf("%d bytes of %d outside the heap", offHeap, total)
+	if files, err := os.ReadDir(dir); err != nil || len(files) != 0 {
+		t.Errorf("the directory holds %v (%v); want the file unlinked", files, err)
 	}
 	got := b.String()
 	if len(got) != total || strings.Trim(got, "x") != "" {
 		t.Fatalf("String() = %d bytes, not %d x's", len(got), total)
 	}
-	if b.blocks != nil || b.String() != got {
-		t.Errorf("the blocks were not freed after String, or String changed")
+	if b.file != nil || b.String() != got {
+		t.Errorf("the file was not closed after String, or String changed")
+	}
+}
+
+// TestTextBufNoSpill: without a directory for its file, or when the file
+// cannot be made there, the text is kept in memory, whole.
+func TestTextBufNoSpill(t *testing.T) {
+	long := strings.Repeat("0123456789abcdef", spillAt/8)
+	for _, dir := range []string{"", filepath.Join(t.TempDir(), "missing")} {
+		b := textBuf{dir: dir}
+		b.WriteString(long)
+		b.WriteString("end")
+		if b.file != nil {
+			t.Errorf("%q: a file was made", dir)
+		}
+		if got := b.String(); got != long+"end" || b.lost != nil {
+			t.Errorf("%q: String() = %d bytes (lost: %v), want %d", dir, len(got), b.lost, len(long)+3)
+		}
 	}
 }
