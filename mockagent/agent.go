@@ -220,6 +220,9 @@ type session struct {
 	turns   int                       // prompt turns started
 	active  *turnRun                  // the running turn, or nil
 	history []message                 // earlier prompts and replies (see sessions.go)
+	// after counts the session's after: steps still playing; session/close
+	// waits for them, so that nothing of the session follows its answer.
+	after sync.WaitGroup
 }
 
 // turnRun is a running prompt turn; cancelled closes on session/cancel.
@@ -287,7 +290,7 @@ func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		if a.s.capabilities.SessionCapabilities.Close == nil {
 			return nil, acp.MethodNotFound(req.Method)
 		}
-		return a.closeSession(req)
+		return a.closeSession(ctx, req)
 	}
 	return nil, acp.MethodNotFound(req.Method)
 }
@@ -439,23 +442,28 @@ func (a *agent) cancel(req *acp.Request) {
 }
 
 // closeSession answers session/close: the session's running turn is
-// cancelled (as session/cancel would, by its onCancel) and the session is
-// forgotten, so that later requests for it are -32002.
-func (a *agent) closeSession(req *acp.Request) (any, error) {
+// cancelled (as session/cancel would, by its onCancel), its after: steps
+// are played out, and the session is forgotten, so that later requests
+// for it are -32002 and nothing of it follows the answer.
+func (a *agent) closeSession(ctx context.Context, req *acp.Request) (any, error) {
 	var p acp.CloseSessionRequest
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	sess, ok := a.sessions[p.SessionID]
+	if ok {
+		if sess.active != nil {
+			sess.active.cancel()
+		}
+		delete(a.sessions, p.SessionID)
+	}
+	a.mu.Unlock()
 	if !ok {
 		return nil, acp.NewError(acp.CodeResourceNotFound, "unknown session %q", p.SessionID)
 	}
-	if sess.active != nil {
-		sess.active.cancel()
-	}
-	delete(a.sessions, p.SessionID)
+	acp.Async(ctx) // the after: steps may wait for later messages
+	sess.after.Wait()
 	return acp.CloseSessionResponse{}, nil
 }
 
@@ -549,7 +557,9 @@ func (a *agent) prompt(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	if len(tr.after) > 0 {
 		written := a.watchResponse(req.ID)
+		sess.after.Add(1)
 		a.bg.Go(func() {
+			defer sess.after.Done()
 			select {
 			case <-written:
 			case <-a.ctx.Done():

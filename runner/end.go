@@ -104,14 +104,17 @@ func deadlinePassed(scCtx context.Context) bool {
 // cleanEnd reports whether the scenario ended cleanly: the session opened,
 // every turn ran and was answered by the agent with a stop reason, none
 // was cancelled by acprun, nothing was interrupted, timed out or failed,
-// and session/close, when sent, was answered. Nothing of the agent's is
-// left to wait for then.
+// and the agent answered session/close. Nothing of the agent's is left to
+// wait for then. Without session/close the agent may still be sending the
+// session's late updates (after the last answer) when its input ends: it
+// gets killGrace to exit by itself, so what is recorded does not depend on
+// how fast it sends them.
 func (r *scenarioRun) cleanEnd(scCtx context.Context) bool {
 	if scCtx.Err() != nil || !r.opened || r.res.Error != "" || len(r.res.Turns) != len(r.sc.Turns) {
 		return false
 	}
-	if c := r.res.SessionClose; c != nil && !c.OK {
-		return false
+	if c := r.res.SessionClose; c == nil || !c.OK {
+		return false // the session is not closed: the agent may still send some of it
 	}
 	for _, t := range r.res.Turns {
 		if t.CancelCause != "" {

@@ -94,9 +94,9 @@ func TestCleanEnd(t *testing.T) {
 		change func(r *scenarioRun)
 		clean  bool
 	}{
-		{"every turn answered", func(*scenarioRun) {}, true},
+		{"every turn answered, session/close answered", func(*scenarioRun) {}, true},
 		{"another stop reason", func(r *scenarioRun) { r.res.Turns[0].StopReason = "refusal" }, true},
-		{"session/close answered", func(r *scenarioRun) { r.res.SessionClose = &report.SessionClose{OK: true} }, true},
+		{"session/close not offered", func(r *scenarioRun) { r.res.SessionClose = nil }, false},
 		{"session/close failed", func(r *scenarioRun) { r.res.SessionClose = &report.SessionClose{Error: "x"} }, false},
 		{"cancelled by acprun", func(r *scenarioRun) { r.res.Turns[0].CancelCause = report.CauseTurnTimeout }, false},
 		{"an error answer", func(r *scenarioRun) { r.res.Turns[0].StopReason = report.OutcomeError }, false},
@@ -113,7 +113,7 @@ func TestCleanEnd(t *testing.T) {
 			if tt.name == "a turn skipped" {
 				sc.Turns = append(sc.Turns, scenario.Turn{})
 			}
-			r := &scenarioRun{sc: sc, res: &report.Result{Turns: []report.TurnResult{answered}}, opened: true}
+			r := &scenarioRun{sc: sc, res: &report.Result{Turns: []report.TurnResult{answered}, SessionClose: &report.SessionClose{OK: true}}, opened: true}
 			tt.change(r)
 			if got := r.cleanEnd(context.Background()); got != tt.clean {
 				t.Errorf("cleanEnd = %v; want %v", got, tt.clean)
@@ -122,7 +122,7 @@ func TestCleanEnd(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r := &scenarioRun{sc: &scenario.Scenario{Turns: []scenario.Turn{{}}}, res: &report.Result{Turns: []report.TurnResult{answered}}, opened: true}
+	r := &scenarioRun{sc: &scenario.Scenario{Turns: []scenario.Turn{{}}}, res: &report.Result{Turns: []report.TurnResult{answered}, SessionClose: &report.SessionClose{OK: true}}, opened: true}
 	if r.cleanEnd(ctx) {
 		t.Error("cleanEnd = true after an interrupt")
 	}
@@ -216,8 +216,8 @@ func TestReuseNeedsSessionClose(t *testing.T) {
 		scenarioDoc("a", "agent.mock.yaml", false, "")+scenarioDoc("b", "agent.mock.yaml", false, ""),
 		map[string]string{"agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n"})
 	for _, r := range rep.Scenarios {
-		if r.Status != report.StatusPassed || r.Agent.Pool != nil || r.Agent.Stop != report.StopClean || r.SessionClose != nil {
-			t.Errorf("%s: status %s, pool %+v, stop %q, sessionClose %+v; want passed, no pool, clean, none", r.Name, r.Status, r.Agent.Pool, r.Agent.Stop, r.SessionClose)
+		if r.Status != report.StatusPassed || r.Agent.Pool != nil || r.Agent.Stop != report.StopGrace || r.SessionClose != nil {
+			t.Errorf("%s: status %s, pool %+v, stop %q, sessionClose %+v; want passed, no pool, grace (no session/close), none", r.Name, r.Status, r.Agent.Pool, r.Agent.Stop, r.SessionClose)
 		}
 		if len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], "--reuse-agents: the agent does not offer session/close") {
 			t.Errorf("%s: warnings %q; want one saying it does not offer session/close", r.Name, r.Warnings)
