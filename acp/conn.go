@@ -419,7 +419,7 @@ func (c *Conn) Send(ctx context.Context, call *Call) {
 	if skip {
 		return
 	}
-	m := message{id: call.ID().raw, method: call.method, params: params}
+	m := message{ID: call.ID().raw, Method: call.method, Params: params}
 	if err := c.send(ctx, &m); err != nil {
 		c.mu.Lock()
 		if c.pending[call.id] == call {
@@ -447,7 +447,7 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return fmt.Errorf("acp: %s params: %w", method, err)
 	}
-	return c.send(ctx, &message{method: method, params: raw})
+	return c.send(ctx, &message{Method: method, Params: raw})
 }
 
 // ReadDone is closed when the reader has stopped (end of stream, read error,
@@ -648,19 +648,25 @@ func (c *Conn) send(ctx context.Context, m *message) error {
 	if c.werr != nil {
 		return c.werr
 	}
-	buf := c.line(m)
+	buf, err := c.line(m)
+	if err != nil {
+		return err
+	}
 	broken, err := c.write(ctx, buf)
 	return c.wrote(buf, broken, err)
 }
 
 // line makes the line of m in the write buffer and shows it to the Tap.
 // The caller owns the writer.
-func (c *Conn) line(m *message) []byte {
-	buf := appendMessage(c.wbuf[:0], m)
-	if c.tap != nil {
-		c.tap(Sent, buf, time.Now())
+func (c *Conn) line(m *message) ([]byte, error) {
+	buf, err := appendLine(c.wbuf[:0], *m)
+	if err != nil {
+		return nil, fmt.Errorf("acp: encode: %w", err)
 	}
-	return append(buf, '\n')
+	if c.tap != nil {
+		c.tap(Sent, buf[:len(buf)-1], time.Now())
+	}
+	return buf, nil
 }
 
 // wrote keeps the write buffer and turns the outcome of writing it into
@@ -704,7 +710,11 @@ func (c *Conn) trySend(m *message) bool {
 		<-c.wsem // send would fail the same way, telling nobody
 		return true
 	}
-	buf := c.line(m)
+	buf, err := c.line(m)
+	if err != nil {
+		<-c.wsem
+		return true
+	}
 	n := writeOnce(c.raw, buf)
 	if n == len(buf) {
 		_ = c.wrote(buf, false, nil)
@@ -727,7 +737,6 @@ func (c *Conn) trySend(m *message) bool {
 type reader struct {
 	c     *Conn
 	lr    *lineReader
-	dec   *decoder
 	batch []inMsg // decoded, not yet handed to the dispatcher
 }
 
@@ -739,9 +748,8 @@ func (c *Conn) read() {
 	defer c.wg.Done()
 	defer close(c.readerDone)
 	rd := &reader{
-		c:   c,
-		lr:  &lineReader{br: bufio.NewReaderSize(c.r, readBufBytes), max: c.maxLine},
-		dec: newDecoder(),
+		c:  c,
+		lr: &lineReader{br: bufio.NewReaderSize(c.r, readBufBytes), max: c.maxLine},
 	}
 	for {
 		whole := rd.lr.buffered()
@@ -811,31 +819,27 @@ func (c *Conn) repairUTF8(line []byte, size int) []byte {
 // receive decodes one line and adds it to the batch.
 func (rd *reader) receive(line []byte) {
 	c := rd.c
-	m, err := rd.dec.decode(line)
+	m, err := decode(line)
 	if errors.Is(err, errInvalidRequest) {
 		c.violate(err.Error(), line, len(line))
-		req := &Request{ID: &ID{raw: m.id}, Method: m.method}
+		req := &Request{ID: &ID{raw: m.ID}, Method: m.Method}
 		rd.batch = append(rd.batch, inMsg{req: req, err: NewError(CodeInvalidRequest, "%v", err)})
 		return
 	}
-	if err == nil && m.method != "" {
-		var req *Request
-		if m.id != nil {
-			r := &requestWithID{req: Request{Method: m.method, Params: m.params}, id: ID{raw: m.id}}
-			r.req.ID = &r.id
-			req = &r.req
-		} else {
-			req = &Request{Method: m.method, Params: m.params}
+	if err == nil && m.Method != "" {
+		req := &Request{Method: m.Method, Params: m.Params}
+		if m.ID != nil {
+			req.ID = &ID{raw: m.ID}
 		}
 		rd.batch = append(rd.batch, inMsg{req: req})
 		return
 	}
-	if m.id == nil { // not even a response we can attribute
+	if m.ID == nil { // not even a response we can attribute
 		c.violate("invalid JSON-RPC message: "+err.Error(), line, len(line))
 		return
 	}
 	var call *Call
-	n, ours := parseOurID(m.id)
+	n, ours := parseOurID(m.ID)
 	c.mu.Lock()
 	if ours {
 		call = c.pending[n]
@@ -846,30 +850,24 @@ func (rd *reader) receive(line []byte) {
 	}
 	c.mu.Unlock()
 	if !known {
-		msg := "response to unknown id " + string(m.id)
+		msg := "response to unknown id " + string(m.ID)
 		if err != nil {
-			msg = "invalid response to unknown id " + string(m.id) + ": " + err.Error()
+			msg = "invalid response to unknown id " + string(m.ID) + ": " + err.Error()
 		}
 		c.violate(msg, line, len(line))
 		return
 	}
-	in := inMsg{call: call, result: m.result}
+	in := inMsg{call: call, result: m.Result}
 	switch {
 	case err != nil:
 		in.err = fmt.Errorf("acp: %s: invalid response: %w", call.method, err)
-	case m.err != nil:
-		in.err = m.err
+	case m.Error != nil:
+		in.err = m.Error
 	}
 	rd.batch = append(rd.batch, in)
 	if err != nil {
 		c.violate("invalid JSON-RPC response: "+err.Error(), line, len(line))
 	}
-}
-
-// requestWithID is a request and its id, allocated as one.
-type requestWithID struct {
-	req Request
-	id  ID
 }
 
 // flush hands the batch to the dispatcher, once it has room for it: the
@@ -1272,11 +1270,13 @@ func (c *Conn) serve(ctx context.Context, req *Request, invalid error, answered 
 // *Error is sent as that error, any other error (or a result that does not
 // marshal) as -32603 with its message.
 func answer(req *Request, result any, err error) message {
-	resp := message{id: req.ID.raw}
+	resp := message{ID: req.ID.raw}
 	if err == nil {
-		resp.result, err = marshalValue(result)
+		resp.Result, err = marshalValue(result)
 		if err != nil {
 			err = fmt.Errorf("marshal result: %w", err)
+		} else if resp.Result == nil {
+			resp.Result = json.RawMessage("null")
 		}
 	}
 	if err != nil {
@@ -1284,7 +1284,10 @@ func answer(req *Request, result any, err error) message {
 		if !errors.As(err, &e) || e == nil {
 			e = &Error{Code: CodeInternalError, Message: err.Error()}
 		}
-		resp.err = e
+		if len(e.Data) > 0 && !json.Valid(e.Data) { // left out, or the line would not encode
+			e = &Error{Code: e.Code, Message: e.Message}
+		}
+		resp.Result, resp.Error = nil, e
 	}
 	return resp
 }
@@ -1395,4 +1398,9 @@ func (lr *lineReader) bufferedLines() int {
 func (lr *lineReader) rest() []byte {
 	b, _ := lr.br.Peek(lr.br.Buffered())
 	return b
+}
+
+// isBlank reports whether a line holds only JSON whitespace.
+func isBlank(line []byte) bool {
+	return len(bytes.TrimLeft(line, " \t\r\n")) == 0
 }

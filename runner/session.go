@@ -175,7 +175,8 @@ func (s *session) Received(req *acp.Request) {
 		a.late = a.turn.late()
 	}
 	if perm {
-		p, err := acp.DecodeRequestPermission(req.Params)
+		var p acp.RequestPermissionRequest
+		err := json.Unmarshal(req.Params, &p)
 		if err != nil {
 			a.bad = err
 		} else {
