@@ -164,26 +164,3 @@ func (jo *jobObserver) redacted(p Permission) Permission {
 	jo.red.Value(&p)
 	return p
 }
-
-// tryHold takes the Observer's lock for permissionHeld without waiting;
-// false when another call holds it. Without an Observer it always
-// succeeds. A true tryHold must be followed by release.
-func (jo *jobObserver) tryHold() bool { return !jo.active() || jo.o.mu.TryLock() }
-
-// release gives back the lock tryHold took.
-func (jo *jobObserver) release() {
-	if jo.active() {
-		jo.o.mu.Unlock()
-	}
-}
-
-// active reports whether there is an Observer to tell.
-func (jo *jobObserver) active() bool { return jo != nil && jo.o.active() }
-
-// permissionHeld is permission for a caller that holds the Observer's lock
-// (see tryHold).
-func (jo *jobObserver) permissionHeld(p Permission) {
-	if jo.active() {
-		jo.o.o.PermissionDecided(jo.job, jo.redacted(p))
-	}
-}
