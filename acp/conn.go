@@ -167,8 +167,35 @@ type inMsg struct {
 // writer is the state of the writing end of a Conn. Whoever holds it (see
 // Conn.writer) writes.
 type writer struct {
-	buf []byte
-	err error // sticky: part of a line went out, the stream is broken
+	buf bytes.Buffer
+	enc *json.Encoder // into buf, without HTML escaping
+	err error         // sticky: part of a line went out, the stream is broken
+}
+
+func newWriter() *writer {
+	w := &writer{}
+	w.enc = json.NewEncoder(&w.buf)
+	w.enc.SetEscapeHTML(false)
+	return w
+}
+
+// line encodes m as one line in the buffer. An answer whose result does
+// not marshal is encoded as the -32603 error that says so.
+func (w *writer) line(m *outgoing) ([]byte, error) {
+	m.JSONRPC = jsonrpc2
+	if w.buf.Cap() > keepBufBytes {
+		w.buf = bytes.Buffer{}
+	}
+	w.buf.Reset()
+	err := w.enc.Encode(m)
+	if err != nil && m.Result != nil {
+		*m = outgoing{JSONRPC: jsonrpc2, ID: m.ID, Error: &Error{Code: CodeInternalError, Message: "marshal result: " + err.Error()}}
+		err = w.enc.Encode(m)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("acp: encode: %w", err)
+	}
+	return w.buf.Bytes(), nil
 }
 
 // NewConn starts a connection reading messages from r and writing them to w.
@@ -194,7 +221,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 		readDone:    make(chan struct{}),
 		done:        make(chan struct{}),
 	}
-	c.writer <- &writer{}
+	c.writer <- newWriter()
 	c.changed.L = &c.mu
 	c.st.pending = map[int64]*Call{}
 	if c.maxLine <= 0 {
@@ -335,7 +362,7 @@ func (c *Conn) Send(ctx context.Context, call *Call) {
 	if skip {
 		return
 	}
-	if err := c.send(ctx, &message{ID: call.ID().raw, Method: call.method, Params: params}); err != nil {
+	if err := c.send(ctx, &outgoing{ID: call.ID().raw, Method: call.method, Params: params}); err != nil {
 		c.update(func(s *state) {
 			if s.pending[call.id] == call {
 				delete(s.pending, call.id)
@@ -362,13 +389,13 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return fmt.Errorf("acp: %s params: %w", method, err)
 	}
-	return c.send(ctx, &message{Method: method, Params: raw})
+	return c.send(ctx, &outgoing{Method: method, Params: raw})
 }
 
 // send writes one message as a line. Writes are serialised; after a write
 // that failed part way every later write fails with its error, since part of
 // a line went out.
-func (c *Conn) send(ctx context.Context, m *message) error {
+func (c *Conn) send(ctx context.Context, m *outgoing) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
@@ -385,12 +412,9 @@ func (c *Conn) send(ctx context.Context, m *message) error {
 	if w.err != nil {
 		return w.err
 	}
-	buf, err := appendLine(w.buf[:0], *m)
+	buf, err := w.line(m)
 	if err != nil {
-		return fmt.Errorf("acp: encode: %w", err)
-	}
-	if cap(buf) <= keepBufBytes {
-		w.buf = buf
+		return err
 	}
 	if c.tap != nil {
 		c.tap(Sent, buf[:len(buf)-1], time.Now())

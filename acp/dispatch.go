@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 )
 
 // Handler handles incoming requests and notifications.
@@ -173,14 +172,9 @@ func (c *Conn) answer(req *Request, result any, err error) {
 // marshal) as -32603 with its message. A failed write leaves nobody to
 // tell; the reader sees the end.
 func (c *Conn) reply(req *Request, result any, err error) {
-	resp := message{ID: req.ID.raw}
-	if err == nil {
-		resp.Result, err = marshalValue(result)
-		if err != nil {
-			err = fmt.Errorf("marshal result: %w", err)
-		} else if resp.Result == nil {
-			resp.Result = json.RawMessage("null")
-		}
+	resp := outgoing{ID: req.ID.raw, Result: result}
+	if err == nil && result == nil {
+		resp.Result = json.RawMessage("null")
 	}
 	if err != nil {
 		var e *Error

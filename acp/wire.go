@@ -104,6 +104,18 @@ type message struct {
 // jsonrpc2 is the "jsonrpc" member of every message.
 var jsonrpc2 = json.RawMessage(`"2.0"`)
 
+// outgoing is a message as Conn writes it: a request's params are JSON
+// already (a call marshals them when it is made), an answer's result is
+// still the handler's value, encoded with the line.
+type outgoing struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  any             `json:"result,omitempty"` // json.RawMessage("null") for a nil result
+	Error   *Error          `json:"error,omitempty"`
+}
+
 // errInvalidRequest is decode's error for a request that is not valid
 // JSON-RPC but has a method and an id: it is answered with -32600.
 var errInvalidRequest = errors.New(`invalid request: missing "jsonrpc":"2.0"`)
@@ -158,17 +170,6 @@ func decode(line []byte) (message, error) {
 		return message{ID: m.ID, Result: m.Result}, nil
 	}
 	return message{ID: m.ID}, errors.New("response has neither result nor error")
-}
-
-// appendLine appends m to buf as one line of compact JSON, with its
-// newline, and without HTML escaping.
-func appendLine(buf []byte, m message) ([]byte, error) {
-	m.JSONRPC = jsonrpc2
-	b := bytes.NewBuffer(buf)
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(&m)
-	return b.Bytes(), err
 }
 
 func isNull(raw []byte) bool { return string(raw) == "null" }
