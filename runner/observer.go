@@ -156,11 +156,13 @@ func (jo *jobObserver) turn(t TurnResult) {
 
 func (jo *jobObserver) warning(msg string) { jo.o.warning(jo.job, jo.red.String(msg)) }
 
-func (jo *jobObserver) permission(p Permission) { jo.o.permission(jo.job, jo.redacted(p)) }
-
-// redacted is a copy of p for the Observer, redacted.
-func (jo *jobObserver) redacted(p Permission) Permission {
+// permission tells the Observer of a decision, redacted; without an
+// Observer there is nothing to redact.
+func (jo *jobObserver) permission(p Permission) {
+	if !jo.o.active() {
+		return
+	}
 	p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
 	jo.red.Value(&p)
-	return p
+	jo.o.permission(jo.job, p)
 }
