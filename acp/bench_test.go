@@ -161,26 +161,3 @@ func BenchmarkConnRoundTrip(b *testing.B) {
 	inW.Close()
 	<-c.Done()
 }
-
-// BenchmarkDecodeRequestPermission decodes the permission request of the
-// flood agent, as the runner does on each one.
-func BenchmarkDecodeRequestPermission(b *testing.B) {
-	data := []byte(`{"sessionId":"flood-1","toolCall":{"toolCallId":"t1","title":"read file","kind":"read","status":"pending"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"},{"optionId":"reject","name":"Reject","kind":"reject_once"}]}`)
-	b.Run("Unmarshal", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			var p acp.RequestPermissionRequest
-			if err := json.Unmarshal(data, &p); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("Decode", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := acp.DecodeRequestPermission(data); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-}

@@ -31,7 +31,7 @@ func (l *orderLog) get() []string {
 	return append([]string(nil), l.events...)
 }
 
-// TestOrderedHandlesInArrivalOrder: with Ordered, requests and notifications
+// TestOrderedHandlesInArrivalOrder: requests and notifications
 // are handled one at a time in the order read, each request is answered
 // before the next message is handled, and Done waits for all of it.
 func TestOrderedHandlesInArrivalOrder(t *testing.T) {
@@ -50,7 +50,7 @@ func TestOrderedHandlesInArrivalOrder(t *testing.T) {
 		log.add("%s %s", req.Method, req.Params)
 		return "ok", nil
 	})
-	c, p := newRawPeer(t, h, &Options{Ordered: true})
+	c, p := newRawPeer(t, h, nil)
 
 	var want, wantIDs []string
 	for i := range n {
@@ -109,7 +109,7 @@ func TestOrderedAsyncRunsConcurrently(t *testing.T) {
 		}
 		return req.Method + " done", nil
 	})
-	c, p := newRawPeer(t, h, &Options{Ordered: true})
+	c, p := newRawPeer(t, h, nil)
 	p.send(
 		`{"jsonrpc":"2.0","id":1,"method":"long"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"quick"}`,
@@ -148,7 +148,7 @@ func TestOrderedHandlerAwaitsItsCall(t *testing.T) {
 		log.add("answered: %s", answer)
 		return answer, nil
 	})
-	c, p := newRawPeer(t, h, &Options{Ordered: true})
+	c, p := newRawPeer(t, h, nil)
 	p.send(`{"jsonrpc":"2.0","id":"r","method":"work"}`)
 	if got := p.recv(); got["method"] != `"ask"` {
 		t.Fatalf("conn wrote %v; want the handler's call", got)
@@ -168,8 +168,7 @@ func TestOrderedHandlerAwaitsItsCall(t *testing.T) {
 }
 
 // TestOrderedAnswerInStreamOrder: when no handler holds the line, an answer
-// to our call completes it only after the messages before it were handled,
-// as on an unordered Conn.
+// to our call completes it only after the messages before it were handled.
 func TestOrderedAnswerInStreamOrder(t *testing.T) {
 	checkLeaks(t)
 	ctx := testCtx(t)
@@ -180,7 +179,7 @@ func TestOrderedAnswerInStreamOrder(t *testing.T) {
 		log.add("%s %s", req.Method, req.Params)
 		return nil, nil
 	})
-	c, p := newRawPeer(t, h, &Options{Ordered: true})
+	c, p := newRawPeer(t, h, nil)
 	call := c.Call(ctx, "prompt", nil)
 	p.recv()
 	var want []string
@@ -220,7 +219,7 @@ func TestOrderedEndOfStream(t *testing.T) {
 		}
 		return nil, nil
 	})
-	c, p := newRawPeer(t, h, &Options{Ordered: true})
+	c, p := newRawPeer(t, h, nil)
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"work"}`)
 	p.recv()
 	p.recv()
@@ -251,7 +250,7 @@ func TestOrderedCloseDropsQueued(t *testing.T) {
 		handled.Add(1)
 		return nil, nil
 	})
-	c, p := newRawPeer(t, h, &Options{Ordered: true})
+	c, p := newRawPeer(t, h, nil)
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"block"}`)
 	for i := range 4 {
 		p.send(notification(i))
@@ -269,28 +268,44 @@ func TestOrderedCloseDropsQueued(t *testing.T) {
 	}
 }
 
-// TestUnorderedAsyncDoesNothing: without Ordered requests run concurrently
-// and Async is harmless.
-func TestUnorderedAsyncDoesNothing(t *testing.T) {
+// TestAnswerWaitsBehindHolder: while a request handler holds the line, an
+// answer to a call it did not send (the client's prompt) does not overtake
+// the messages read before it: it completes its call only after the
+// handler let go and the notification between them was handled.
+func TestAnswerWaitsBehindHolder(t *testing.T) {
 	checkLeaks(t)
+	ctx := testCtx(t)
+	var log orderLog
+	holding := make(chan struct{})
 	release := make(chan struct{})
 	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
-		Async(ctx)
-		if req.Method == "first" {
-			<-release
+		if req.IsNotification() {
+			log.add("note")
+			return nil, nil
 		}
-		return req.Method, nil
+		close(holding)
+		<-release
+		log.add("work answered")
+		return nil, nil
 	})
-	_, p := newRawPeer(t, h, nil)
-	p.send(
-		`{"jsonrpc":"2.0","id":1,"method":"first"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"second"}`,
-	)
-	if got := p.recv(); got["id"] != "2" {
-		t.Fatalf("first answer = %v; want the second request's, as requests run concurrently", got)
+	viol := make(chan Violation, 1)
+	c, p := newRawPeer(t, h, &Options{OnViolation: func(v Violation) { viol <- v }})
+	call := c.Call(ctx, "session/prompt", nil)
+	p.recv()
+	p.send(`{"jsonrpc":"2.0","id":"w","method":"work"}`)
+	recvFrom(t, holding, "the handler to hold the line")
+	p.send(`{"jsonrpc":"2.0","method":"note"}`, `{"jsonrpc":"2.0","id":1,"result":"done"}`, "marker")
+	recvFrom(t, viol, "the marker violation") // the answer has been read
+	select {
+	case <-call.Done():
+		t.Fatal("the call completed while the handler before its answer held the line")
+	default:
 	}
 	close(release)
-	if got := p.recv(); got["id"] != "1" {
-		t.Fatalf("second answer = %v; want the first request's", got)
+	if err := call.Await(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"work answered", "note"}, log.get()); diff != "" {
+		t.Errorf("events when Await returned (-want +got):\n%s", diff)
 	}
 }

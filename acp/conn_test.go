@@ -13,6 +13,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -195,6 +196,7 @@ func TestNotificationsInOrderWhileRequestBlocks(t *testing.T) {
 			notes <- req
 			return nil, nil
 		}
+		Async(ctx) // it waits: the notifications behind it go on
 		close(started)
 		select {
 		case <-release:
@@ -682,6 +684,7 @@ func TestCloseWaitsForEverything(t *testing.T) {
 	var exited atomic.Int32
 	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
 		defer exited.Add(1)
+		Async(ctx) // it waits: the notification behind it goes on
 		started <- req.Method
 		<-ctx.Done()
 		return nil, context.Cause(ctx)
@@ -885,11 +888,11 @@ func compacted(t *testing.T, m message) message {
 		}
 		return b.Bytes()
 	}
-	m.params, m.result = compact(m.params), compact(m.result)
-	if m.err != nil {
-		e := *m.err
+	m.Params, m.Result = compact(m.Params), compact(m.Result)
+	if m.Error != nil {
+		e := *m.Error
 		e.Data = compact(e.Data)
-		m.err = &e
+		m.Error = &e
 	}
 	return m
 }
@@ -909,104 +912,38 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		m, err := newDecoder().decode(line)
+		m, err := decode(line)
 		if err != nil {
 			return
 		}
 		m = compacted(t, m)
-		enc := appendMessage(nil, &m)
-		if bytes.IndexByte(enc, '\n') >= 0 {
-			t.Fatalf("encoding %q contains a newline", enc)
+		encode := func(m message) []byte {
+			w := newWriter()
+			out := outgoing{ID: m.ID, Method: m.Method, Params: m.Params, Error: m.Error}
+			if m.Result != nil {
+				out.Result = m.Result
+			}
+			line, err := w.line(&out)
+			if err != nil {
+				t.Fatalf("encode(decode(%q)) = %v", line, err)
+			}
+			return bytes.Clone(line)
 		}
-		m2, err := newDecoder().decode(enc)
+		enc := encode(m)
+		if i := bytes.IndexByte(enc, '\n'); i != len(enc)-1 {
+			t.Fatalf("encoding %q is not one line", enc)
+		}
+		m2, err := decode(enc)
 		if err != nil {
 			t.Fatalf("decode(encode(decode(%q))) = %v; encoded as %q", line, err, enc)
 		}
 		if diff := cmp.Diff(m, m2, cmp.AllowUnexported(message{})); diff != "" {
 			t.Fatalf("round trip of %q changed the message (-first +second):\n%s", line, diff)
 		}
-		if enc2 := appendMessage(nil, &m2); !bytes.Equal(enc, enc2) {
+		if enc2 := encode(m2); !bytes.Equal(enc, enc2) {
 			t.Fatalf("second encoding %q differs from first %q", enc2, enc)
 		}
 	})
-}
-
-// FuzzScanMatchesEncodingJSON: the reader's one-pass scanner gives exactly
-// what encoding/json gives for every line it accepts, and accepts the
-// common shapes.
-func FuzzScanMatchesEncodingJSON(f *testing.F) {
-	for _, seed := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"hi\n"}]}}`,
-		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"\u00e9\ud83d\ude00 ok"}}}}`,
-		` { "jsonrpc" : "2.0" , "id" : "uuid-1" , "result" : null } `,
-		`{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found","data":{ "method" : "x" }}}`,
-		`{"jsonrpc":"2.0","id":2,"result":{"a": [1, 2.5e3, -0.1E-2, true, false, null, [], {}]},"error":null}`,
-		`{"jsonrpc":"2.0","method":"m","method":"n","id":1,"id":"x"}`,
-		`{"jsonrpc":"2.0","Method":"m"}`,
-		`{"jsonrpc":"2.0","m\u0065thod":"m"}`,
-		`{"jsonrpc":"2.0","method":42}`,
-		`{"jsonrpc":"2.0","method":"a\tb"}`,
-		`{"jsonrpc":"2.0","method":"x","params":[01]}`,
-		`{"jsonrpc":"2.0","method":"x","params":"\x"}`,
-		`{"jsonrpc":"2.0","method":"x","extra":{"deep":[[[[1]]]]}}`,
-		`{"jsonrpc":2,"method":"x"}`,
-		`{}`, `{"a":1,}`, `{"a" 1}`, `{"jsonrpc":"2.0"} x`,
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		d := newDecoder()
-		fast := wireMsg{Method: methodName{seen: d.methods}}
-		if !d.scan(line, &fast) {
-			return
-		}
-		slow := wireMsg{Method: methodName{seen: map[string]string{}}}
-		if err := json.Unmarshal(line, &slow); err != nil {
-			t.Fatalf("scan accepted %q; json.Unmarshal: %v", line, err)
-		}
-		if fast.JSONRPC != slow.JSONRPC || fast.Method.s != slow.Method.s ||
-			!bytes.Equal(fast.ID, slow.ID) || !bytes.Equal(fast.Params, slow.Params) ||
-			!bytes.Equal(fast.Result, slow.Result) || !bytes.Equal(fast.Error, slow.Error) ||
-			(fast.ID == nil) != (slow.ID == nil) || (fast.Params == nil) != (slow.Params == nil) ||
-			(fast.Result == nil) != (slow.Result == nil) || (fast.Error == nil) != (slow.Error == nil) {
-			t.Fatalf("scan of %q = %+v; json.Unmarshal = %+v", line, fast, slow)
-		}
-	})
-}
-
-// TestScanAcceptsCommonShapes: the fast path is taken for what agents send,
-// so the fuzz test above compares something.
-func TestScanAcceptsCommonShapes(t *testing.T) {
-	for _, line := range []string{
-		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"a \"quoted\" \\ \u00e9 é"}}}}`,
-		`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn","usage":{"totalTokens":1.5e3}}}`,
-		`{ "jsonrpc": "2.0", "id": "r-1", "method": "fs/read_text_file", "params": { "path": "/p/a", "line": -1, "x": [true, false, null, {}, []] } }`,
-		`{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"boom","data":null},"result":null}`,
-	} {
-		d := newDecoder()
-		w := wireMsg{Method: methodName{seen: d.methods}}
-		if !d.scan([]byte(line), &w) {
-			t.Errorf("scan rejected %s", line)
-		}
-	}
-	for _, line := range []string{
-		`{"jsonrpc":"2.0","method":"x","params":[1,]}`,
-		`{"jsonrpc":"2.0","method":"x","params":"a` + "\t" + `b"}`,
-		`{"jsonrpc":"2.0","method":"x","params":-}`,
-		`{"jsonrpc":"2.0","method":"x","params":1.}`,
-		`{"jsonrpc":"2.0","method":"x","params":"\u12"}`,
-		`{"jsonrpc":"2.0","method":"x"}}`,
-		`{"jsonrpc":"2.0","method":"x","params":tru}`,
-		`{"jsonrpc":"2.0","METHOD":"x"}`,
-		`{"jsonrpc":"2.0","method":null}`,
-		`{"jsonrpc":"2.0","method":"x","params":` + strings.Repeat("[", scanMaxDepth+1) + "1" + strings.Repeat("]", scanMaxDepth+1) + `}`,
-	} {
-		d := newDecoder()
-		w := wireMsg{Method: methodName{seen: d.methods}}
-		if d.scan([]byte(line), &w) {
-			t.Errorf("scan accepted %s", line)
-		}
-	}
 }
 
 // gatedCounter is a handler that counts notifications and holds the first
@@ -1400,43 +1337,26 @@ func TestAnswerWhileSendWrites(t *testing.T) {
 	recvFrom(t, sent, "Send to return")
 }
 
-// receiverHandler records the requests Received and Handle see.
-type receiverHandler struct {
-	mu       sync.Mutex
-	received []*Request
-	handled  chan *Request
-}
-
-func (h *receiverHandler) Received(req *Request) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.received = append(h.received, req)
-}
-
-func (h *receiverHandler) receivedMethods() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var ms []string
-	for _, r := range h.received {
-		ms = append(ms, r.Method)
-	}
-	return ms
-}
-
-func (h *receiverHandler) Handle(_ context.Context, req *Request) (any, error) {
-	if !req.IsNotification() {
-		h.handled <- req
-	}
-	return nil, nil
-}
-
-// TestReceivedBeforeAnswer: a Handler that is a Receiver sees each request
-// in stream order, before the answer read after it completes our call, and
-// Handle then gets the same *Request.
-func TestReceivedBeforeAnswer(t *testing.T) {
+// TestRequestsHandledBeforeLaterAnswer: each request is handled (up to
+// its Async) in stream order, before the answer read after it completes
+// our call; an invalid request is answered without reaching the handler.
+func TestRequestsHandledBeforeLaterAnswer(t *testing.T) {
 	checkLeaks(t)
 	ctx := testCtx(t)
-	h := &receiverHandler{handled: make(chan *Request, 2)}
+	var log []string // appended in order, on the dispatching goroutines
+	var mu sync.Mutex
+	release := make(chan struct{})
+	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		if req.IsNotification() {
+			return nil, nil
+		}
+		mu.Lock()
+		log = append(log, req.Method)
+		mu.Unlock()
+		Async(ctx)
+		<-release
+		return nil, nil
+	})
 	c, p := newRawPeer(t, h, nil)
 	call := c.Call(ctx, "session/prompt", nil)
 	p.recv()
@@ -1444,28 +1364,24 @@ func TestReceivedBeforeAnswer(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"session/update","params":{}}`,
 		`{"id":"bad","method":"fs/read_text_file"}`, // invalid: answered -32600, not handled
 		`{"jsonrpc":"2.0","id":"r1","method":"session/request_permission","params":{}}`,
+		`{"jsonrpc":"2.0","id":"r2","method":"fs/read_text_file","params":{}}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`,
 	)
 	if err := call.Await(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"session/request_permission"}, h.receivedMethods()); diff != "" {
-		t.Errorf("Received when Await returned (-want +got):\n%s", diff)
+	mu.Lock()
+	got := slices.Clone(log)
+	mu.Unlock()
+	if diff := cmp.Diff([]string{"session/request_permission", "fs/read_text_file"}, got); diff != "" {
+		t.Errorf("requests handled when Await returned (-want +got):\n%s", diff)
 	}
-	p.send(`{"jsonrpc":"2.0","id":"r2","method":"fs/read_text_file","params":{}}`)
-	handled := map[*Request]bool{}
+	if got := p.recv(); got["id"] != `"bad"` || !strings.Contains(got["error"], "-32600") {
+		t.Errorf("first answer %v; want -32600 for the invalid request", got)
+	}
+	close(release)
 	for range 2 {
-		handled[recvFrom(t, h.handled, "a request handler")] = true
-	}
-	if diff := cmp.Diff([]string{"session/request_permission", "fs/read_text_file"}, h.receivedMethods()); diff != "" {
-		t.Errorf("Received (-want +got):\n%s", diff)
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, req := range h.received {
-		if !handled[req] {
-			t.Errorf("Handle did not get the *Request Received got for %s", req.Method)
-		}
+		p.recv()
 	}
 }
 
@@ -1509,60 +1425,5 @@ func TestInvalidUTF8Replaced(t *testing.T) {
 	v := violations[0]
 	if !strings.Contains(v.Msg, "invalid UTF-8 replaced with U+FFFD: 3 bytes, the first at byte 62") || !utf8.Valid(v.Line) || !utf8.ValidString(v.Msg) {
 		t.Errorf("violation %q (line %q); want the 3 bytes counted, all valid UTF-8", v.Msg, v.Line)
-	}
-}
-
-// blockingReceiver is a Receiver whose "block" notifications wait for release: it
-// logs the requests it receives and the notifications it handled.
-type blockingReceiver struct {
-	mu      sync.Mutex
-	log     []string
-	started chan struct{}
-	release chan struct{}
-}
-
-func (h *blockingReceiver) add(s string) {
-	h.mu.Lock()
-	h.log = append(h.log, s)
-	h.mu.Unlock()
-}
-
-func (h *blockingReceiver) Received(req *Request) { h.add("received " + req.ID.String()) }
-
-func (h *blockingReceiver) Handle(_ context.Context, req *Request) (any, error) {
-	if req.IsNotification() && req.Method == "block" {
-		h.started <- struct{}{}
-		<-h.release
-		h.add("handled " + string(req.Params))
-	}
-	return nil, nil
-}
-
-// TestReceivedWaitsForNotificationHandler: a request read while a
-// notification before it is still being handled is received only after
-// that handler returned, whether the dispatcher was busy or idle when the
-// request came.
-func TestReceivedWaitsForNotificationHandler(t *testing.T) {
-	checkLeaks(t)
-	h := &blockingReceiver{started: make(chan struct{}), release: make(chan struct{})}
-	_, p := newRawPeer(t, h, nil)
-	p.send(`{"jsonrpc":"2.0","method":"block","params":1}`)
-	recvFrom(t, h.started, "the first notification handler")
-	p.send(`{"jsonrpc":"2.0","id":"r1","method":"m"}`)
-	h.release <- struct{}{}
-	p.recv()
-	p.send(`{"jsonrpc":"2.0","id":"r2","method":"m"}`) // the dispatcher is idle
-	p.recv()
-	p.send(`{"jsonrpc":"2.0","method":"block","params":2}`)
-	recvFrom(t, h.started, "the second notification handler")
-	// net.Pipe: once the next line was read, r3 was handed over.
-	p.send(`{"jsonrpc":"2.0","id":"r3","method":"m"}`, `{"jsonrpc":"2.0","method":"mark"}`)
-	h.release <- struct{}{}
-	p.recv()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	want := []string{"handled 1", `received "r1"`, `received "r2"`, "handled 2", `received "r3"`}
-	if diff := cmp.Diff(want, h.log); diff != "" {
-		t.Errorf("order (-want +got):\n%s", diff)
 	}
 }

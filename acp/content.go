@@ -174,7 +174,7 @@ func (b ContentBlock) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes any content block. Unknown fields are ignored; a block of an
-// unknown type keeps its JSON in Raw. A missing "type" is an error.
+// unknown type keeps its JSON in Raw.
 func (b *ContentBlock) UnmarshalJSON(data []byte) error {
 	var w contentBlockWire
 	if err := json.Unmarshal(data, &w); err != nil {
@@ -183,7 +183,16 @@ func (b *ContentBlock) UnmarshalJSON(data []byte) error {
 	if w.Type == nil {
 		return fmt.Errorf("content block: missing type")
 	}
-	*b = ContentBlock{
+	*b = w.block()
+	if !b.known() {
+		b.Raw = append(json.RawMessage(nil), data...)
+	}
+	return nil
+}
+
+// block is the content block w decoded, without Raw. w.Type is set.
+func (w *contentBlockWire) block() ContentBlock {
+	return ContentBlock{
 		Type:        *w.Type,
 		Text:        w.Text,
 		Data:        w.Data,
@@ -197,12 +206,15 @@ func (b *ContentBlock) UnmarshalJSON(data []byte) error {
 		Annotations: w.Annotations,
 		Meta:        w.Meta,
 	}
+}
+
+// known reports whether the block's Type is one of the Content* constants.
+func (b *ContentBlock) known() bool {
 	switch b.Type {
 	case ContentText, ContentImage, ContentAudio, ContentResourceLink, ContentResource:
-	default:
-		b.Raw = append(json.RawMessage(nil), data...)
+		return true
 	}
-	return nil
+	return false
 }
 
 // EmbeddedResourceResource is the resource inside a "resource" content block: either

@@ -72,16 +72,15 @@ func (h *fuzzHandler) Handle(_ context.Context, req *acp.Request) (any, error) {
 // valid UTF-8, our pending call must end, and the valid notification must
 // be read and handled last, whatever garbage came before it.
 //
-// The other arguments vary how the bytes arrive: ordered selects
-// Options.Ordered; maxLine, when not 0, makes MaxLineBytes small (at least
+// The other arguments vary how the bytes arrive: maxLine, when not 0, makes MaxLineBytes small (at least
 // the sentinel's length) so that lines over it are cheap to make; big puts a
 // valid notification of about that many bytes first (over the reader's
 // 64 KiB buffer when large); chunk, when not 0, splits the stream into
 // writes of that size.
 func FuzzConnRead(f *testing.F) {
-	f.Add([]byte("not json\n{\"jsonrpc\":\"2.0\""), false, uint16(0), uint32(0), uint8(0))
-	f.Fuzz(func(t *testing.T, data []byte, ordered bool, maxLine uint16, big uint32, chunk uint8) {
-		opts := &acp.Options{Ordered: ordered, Peer: "agent"}
+	f.Add([]byte("not json\n{\"jsonrpc\":\"2.0\""), uint16(0), uint32(0), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, maxLine uint16, big uint32, chunk uint8) {
+		opts := &acp.Options{Peer: "agent"}
 		if maxLine != 0 {
 			opts.MaxLineBytes = len(sentinel) + int(maxLine)
 		}

@@ -637,27 +637,6 @@ func (r *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// DecodeRequestPermission decodes the params of a session/request_permission,
-// with the result and the error json.Unmarshal gives. A request of the usual
-// shape is decoded in one pass without reflection (see fastPermission);
-// another well-formed one is validated and decoded once, where
-// json.Unmarshal validates it twice (once for itself, once for
-// UnmarshalJSON's strict pass).
-func DecodeRequestPermission(data []byte) (RequestPermissionRequest, error) {
-	var fast RequestPermissionRequest
-	if fastPermission(data, &fast) {
-		return fast, nil
-	}
-	type plain RequestPermissionRequest
-	var p plain
-	if json.Unmarshal(data, &p) == nil {
-		return RequestPermissionRequest(p), nil
-	}
-	var r RequestPermissionRequest
-	err := json.Unmarshal(data, &r)
-	return r, err
-}
-
 // PermissionOption is one choice offered in a permission request.
 type PermissionOption struct {
 	OptionID string               `json:"optionId"`
@@ -710,21 +689,6 @@ func (o *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	}
 	*o = RequestPermissionOutcome{Outcome: w.Outcome, OptionID: deref(w.OptionID), Meta: w.Meta}
 	return nil
-}
-
-// appendJSON implements jsonAppender for the answers acprun gives: an
-// outcome without _meta.
-func (r RequestPermissionResponse) appendJSON(buf []byte) ([]byte, bool) {
-	if len(r.Meta) > 0 || len(r.Outcome.Meta) > 0 {
-		return buf, false
-	}
-	buf = append(buf, `{"outcome":{"outcome":`...)
-	buf = appendString(buf, r.Outcome.Outcome)
-	if r.Outcome.Outcome == OutcomeSelected {
-		buf = append(buf, `,"optionId":`...)
-		buf = appendString(buf, r.Outcome.OptionID)
-	}
-	return append(buf, "}}"...), true
 }
 
 // Selected returns a permission response selecting optionID.

@@ -107,6 +107,18 @@ func (u *SessionUpdate) payload() (any, bool) {
 	return nil, false
 }
 
+// updateHead is what an update is decoded into first: its kind, and the
+// members of a message, thought or user chunk, the updates that come by the
+// thousand in a turn. A well-formed chunk of a known content type is then
+// decoded in that one pass; any other update is decoded again, into the
+// payload of its kind.
+type updateHead struct {
+	SessionUpdate *string           `json:"sessionUpdate"`
+	Content       *contentBlockWire `json:"content"`
+	MessageID     string            `json:"messageId"`
+	Meta          json.RawMessage   `json:"_meta"`
+}
+
 // UnmarshalJSON reads "sessionUpdate" first and then decodes the object into exactly
 // the matching payload field. Unknown kinds are kept in Raw only; unknown fields are
 // ignored. A malformed optional field takes its default value and an invalid list item
@@ -114,16 +126,24 @@ func (u *SessionUpdate) payload() (any, bool) {
 // discriminator or a malformed required field of a known kind is an error naming the
 // kind and the field.
 func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
-	var head struct {
-		SessionUpdate *string `json:"sessionUpdate"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return fmt.Errorf("session update: %w", err)
+	var head updateHead
+	if json.Unmarshal(data, &head) != nil {
+		// Not a well-formed chunk: the kind alone.
+		var kind struct {
+			SessionUpdate *string `json:"sessionUpdate"`
+		}
+		if err := json.Unmarshal(data, &kind); err != nil {
+			return fmt.Errorf("session update: %w", err)
+		}
+		head = updateHead{SessionUpdate: kind.SessionUpdate}
 	}
 	if head.SessionUpdate == nil {
 		return fmt.Errorf("session update: missing sessionUpdate")
 	}
 	*u = SessionUpdate{Kind: *head.SessionUpdate, Raw: append(json.RawMessage(nil), data...)}
+	if u.chunk(&head) {
+		return nil
+	}
 	target, ok := u.payload()
 	if !ok {
 		return nil
@@ -139,6 +159,30 @@ func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
 	}
 	u.Malformed = malformed
 	return nil
+}
+
+// chunk sets the payload of a chunk update from its head, and reports
+// whether it did: the kind is a chunk's, and the head holds a content
+// block of a known type, which is what decoding into ContentChunk gives.
+func (u *SessionUpdate) chunk(head *updateHead) bool {
+	if head.Content == nil || head.Content.Type == nil {
+		return false
+	}
+	c := &ContentChunk{Content: head.Content.block(), MessageID: head.MessageID, Meta: head.Meta}
+	if !c.Content.known() {
+		return false // its Raw is needed
+	}
+	switch u.Kind {
+	case UpdateAgentMessageChunk:
+		u.AgentMessageChunk = c
+	case UpdateAgentThoughtChunk:
+		u.AgentThoughtChunk = c
+	case UpdateUserMessageChunk:
+		u.UserMessageChunk = c
+	default:
+		return false
+	}
+	return true
 }
 
 // MarshalJSON encodes the update with its discriminator first.

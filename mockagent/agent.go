@@ -86,7 +86,7 @@ func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writ
 		eof:             make(chan struct{}),
 	}
 	a.out.written = a.wrote
-	a.conn = acp.NewConn(stdin, a.out, a, &acp.Options{Peer: "client", Ordered: true})
+	a.conn = acp.NewConn(stdin, a.out, a, &acp.Options{Peer: "client"})
 	close(a.ready)
 
 	var err error
@@ -235,12 +235,14 @@ func (r *turnRun) cancel() { r.once.Do(func() { close(r.cancelled) }) }
 
 // Handle answers the client's requests and notifications.
 //
-// The Conn is ordered (acp.Options.Ordered), so that the agent behaves the
-// same when a client sends requests without waiting for answers: messages
-// are handled one at a time in arrival order, and a request holds the ones
-// behind it until it is answered. A prompt holds them only until its turn
-// is registered, then plays on with acp.Async: a session/cancel read after
-// the prompt therefore always finds the turn it cancels.
+// The Conn handles messages one at a time in arrival order, so that the
+// agent behaves the same when a client sends requests without waiting for
+// answers: a request holds the ones behind it until it is answered. A
+// prompt holds them only until its turn is registered, then plays on with
+// acp.Async: a session/cancel read after the prompt therefore always finds
+// the turn it cancels. Steps played while a request holds the line (before
+// session/new answers, on session/load) send their client calls with the
+// request's ctx, so that their answers reach them ahead of the queue.
 func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	<-a.ready
 	if req.ID == nil {
@@ -384,7 +386,7 @@ func (a *agent) newSession(ctx context.Context, req *acp.Request) (any, error) {
 	a.initSettings(sess)
 	a.mu.Unlock()
 
-	pl := a.player(sess, nil, cancelIgnore)
+	pl := a.player(ctx, sess, nil, cancelIgnore)
 	if end := pl.play(a.s.beforeSessionNew); end != nil && end.dead {
 		return a.neverAnswer(ctx, req)
 	}
@@ -539,7 +541,7 @@ func (a *agent) prompt(ctx context.Context, req *acp.Request) (any, error) {
 	if mode == cancelUnset {
 		mode = a.s.onCancel
 	}
-	pl := a.player(sess, run, mode)
+	pl := a.player(ctx, sess, run, mode)
 	pl.reply = &strings.Builder{}
 	end := pl.play(tr.steps)
 	a.remember(sess, promptText(p.Prompt), pl.reply.String())
@@ -565,7 +567,7 @@ func (a *agent) prompt(ctx context.Context, req *acp.Request) (any, error) {
 			case <-a.ctx.Done():
 				return
 			}
-			a.player(sess, nil, cancelIgnore).play(tr.after)
+			a.player(a.ctx, sess, nil, cancelIgnore).play(tr.after)
 		})
 	}
 	if end.err != nil {

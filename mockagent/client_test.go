@@ -44,6 +44,7 @@ func newClient(t *testing.T, r io.Reader, w io.Writer, serve serveFunc) *client 
 		if req.ID == nil || serve == nil {
 			return nil, acp.MethodNotFound(req.Method)
 		}
+		acp.Async(ctx) // served concurrently, as acprun does: serve may block
 		return serve(ctx, req)
 	})
 	c.conn = acp.NewConn(r, w, h, &acp.Options{

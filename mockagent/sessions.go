@@ -153,7 +153,7 @@ func (a *agent) loadSession(ctx context.Context, req *acp.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	pl := a.player(sess, nil, cancelIgnore)
+	pl := a.player(ctx, sess, nil, cancelIgnore)
 	for _, m := range sess.history {
 		u := acp.SessionUpdate{Kind: acp.UpdateAgentMessageChunk, AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(m.Text)}}
 		if m.Role == "user" {

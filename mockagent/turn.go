@@ -19,7 +19,10 @@ type ending struct {
 
 // player plays steps for one session, inside a turn (run != nil) or outside.
 type player struct {
-	a    *agent
+	a *agent
+	// ctx is the context the client calls are sent with: the request
+	// handler's that plays the steps, or the agent's.
+	ctx  context.Context
 	sess *session
 	run  *turnRun
 	mode cancelMode
@@ -34,8 +37,8 @@ type player struct {
 	reply *strings.Builder
 }
 
-func (a *agent) player(sess *session, run *turnRun, mode cancelMode) *player {
-	return &player{a: a, sess: sess, run: run, mode: mode, status: map[string]acp.ToolCallStatus{}}
+func (a *agent) player(ctx context.Context, sess *session, run *turnRun, mode cancelMode) *player {
+	return &player{a: a, ctx: ctx, sess: sess, run: run, mode: mode, status: map[string]acp.ToolCallStatus{}}
 }
 
 // cancelled returns the turn's cancel channel when a cancel should stop
@@ -138,7 +141,7 @@ func (pl *player) sayErr(method string, err error) error {
 
 // call makes a request to the client and waits for its answer.
 func (pl *player) call(ctx context.Context, method string, params, result any) error {
-	return pl.a.conn.Call(pl.a.ctx, method, params).Await(ctx, result)
+	return pl.a.conn.Call(pl.ctx, method, params).Await(ctx, result)
 }
 
 // resolve makes the paths of a tool call absolute against the session cwd.

@@ -159,34 +159,13 @@ func (jo *jobObserver) turn(t report.TurnResult) {
 
 func (jo *jobObserver) warning(msg string) { jo.o.warning(jo.job, jo.red.String(msg)) }
 
-func (jo *jobObserver) permission(p report.Permission) { jo.o.permission(jo.job, jo.redacted(p)) }
-
-// redacted is a copy of p for the Observer, redacted.
-func (jo *jobObserver) redacted(p report.Permission) report.Permission {
+// permission tells the Observer of a decision, redacted; without an
+// Observer there is nothing to redact.
+func (jo *jobObserver) permission(p report.Permission) {
+	if !jo.o.active() {
+		return
+	}
 	p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
 	jo.red.Value(&p)
-	return p
-}
-
-// tryHold takes the Observer's lock for permissionHeld without waiting;
-// false when another call holds it. Without an Observer it always
-// succeeds. A true tryHold must be followed by release.
-func (jo *jobObserver) tryHold() bool { return !jo.active() || jo.o.mu.TryLock() }
-
-// release gives back the lock tryHold took.
-func (jo *jobObserver) release() {
-	if jo.active() {
-		jo.o.mu.Unlock()
-	}
-}
-
-// active reports whether there is an Observer to tell.
-func (jo *jobObserver) active() bool { return jo != nil && jo.o.active() }
-
-// permissionHeld is permission for a caller that holds the Observer's lock
-// (see tryHold).
-func (jo *jobObserver) permissionHeld(p report.Permission) {
-	if jo.active() {
-		jo.o.o.PermissionDecided(jo.job, jo.redacted(p))
-	}
+	jo.o.permission(jo.job, p)
 }

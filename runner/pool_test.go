@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -225,24 +227,32 @@ func TestReuseNeedsSessionClose(t *testing.T) {
 	}
 }
 
-// TestBindingRoutesBySession: a request stays with the session that
-// received it, though another scenario is bound when it is handled; one
-// that comes while none is bound is refused and unfits the process.
+// TestBindingRoutesBySession: a request goes to the session bound when it
+// is handled; one that comes while none is bound is refused and unfits the
+// process.
 func TestBindingRoutesBySession(t *testing.T) {
 	b := newBinding()
 	b.endPrelude()
-	first := &session{policy: nil}
+	newSession := func() *session {
+		return &session{sessionID: "s1", policy: &approve.Policy{Default: approve.Allow}, obs: (&observer{}).forJob(Ref{Name: "bound"}, redact.New())}
+	}
+	first, second := newSession(), newSession()
 	b.bind(&link{sess: first, tap: func(acp.Direction, []byte, time.Time) {}})
-	id := acp.ID{}
-	_ = json.Unmarshal([]byte("7"), &id)
-	req := &acp.Request{ID: &id, Method: "x/unknown"}
-	b.Received(req)
-	second := &session{}
+	ask := func() *acp.Request {
+		id := acp.ID{}
+		_ = json.Unmarshal([]byte("7"), &id)
+		return &acp.Request{ID: &id, Method: acp.MethodSessionRequestPermission,
+			Params: []byte(`{"sessionId":"s1","toolCall":{"toolCallId":"t1"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}`)}
+	}
+	if _, err := b.Handle(context.Background(), ask()); err != nil {
+		t.Fatal(err)
+	}
 	b.bind(&link{sess: second, tap: func(acp.Direction, []byte, time.Time) {}})
-	if got := b.sessionOf(req, true); got != first {
-		t.Errorf("the request went to %p; want the session that received it, %p", got, first)
+	if len(first.setup.permissions) != 1 || len(second.setup.permissions) != 0 {
+		t.Errorf("permissions recorded by the first and second session: %d, %d; want 1, 0", len(first.setup.permissions), len(second.setup.permissions))
 	}
 	b.unbind()
+	id := acp.ID{}
 	if _, err := b.Handle(context.Background(), &acp.Request{ID: &id, Method: acp.MethodFSReadTextFile}); err == nil {
 		t.Error("a request while no session is bound was answered")
 	}

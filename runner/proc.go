@@ -91,9 +91,9 @@ func (r *scenarioRun) link() *link {
 }
 
 // binding routes what an agent process sends to the scenario bound to it:
-// the agent's requests and notifications to the scenario's session (a
-// request stays with the session that received it, whenever it is
-// handled), every line to its tap, and protocol violations to its record.
+// the agent's requests and notifications to the scenario's session bound
+// when they are handled (in stream order), every line to its tap, and
+// protocol violations to its record.
 // While no scenario is bound, notifications are dropped, requests are
 // refused and violations are kept: they make the process unfit for reuse.
 // It is the acp.Handler of the process's connection.
@@ -102,10 +102,9 @@ type binding struct {
 
 	recording atomic.Bool // initialize is being recorded (prelude)
 
-	mu       sync.Mutex
-	arrivals map[*acp.Request]*session // requests received, not yet handled
-	prelude  []tappedLine              // the lines of initialize and authenticate
-	idle     []string                  // what the agent did wrong while no scenario was bound
+	mu      sync.Mutex
+	prelude []tappedLine // the lines of initialize and authenticate
+	idle    []string     // what the agent did wrong while no scenario was bound
 }
 
 // tappedLine is one line of the connection, as its tap saw it.
@@ -115,16 +114,12 @@ type tappedLine struct {
 	at   time.Time
 }
 
-var (
-	_ acp.Handler      = (*binding)(nil)
-	_ acp.Receiver     = (*binding)(nil)
-	_ acp.QuickHandler = (*binding)(nil)
-)
+var _ acp.Handler = (*binding)(nil)
 
 // newBinding returns a binding that records the lines of the connection as
 // its prelude until endPrelude.
 func newBinding() *binding {
-	b := &binding{arrivals: map[*acp.Request]*session{}}
+	b := &binding{}
 	b.recording.Store(true)
 	return b
 }
@@ -203,56 +198,10 @@ func (b *binding) idleProblem() string {
 	return b.idle[0]
 }
 
-// Received implements acp.Receiver: the request belongs to the scenario
-// bound now.
-func (b *binding) Received(req *acp.Request) {
-	l := b.cur.Load()
-	if l == nil {
-		return
-	}
-	b.mu.Lock()
-	b.arrivals[req] = l.sess
-	b.mu.Unlock()
-	l.sess.Received(req)
-}
-
-// sessionOf returns the session that received req (forgetting it when
-// take), else the bound scenario's for a notification; nil for none.
-func (b *binding) sessionOf(req *acp.Request, take bool) *session {
-	if req.IsNotification() {
-		if l := b.cur.Load(); l != nil {
-			return l.sess
-		}
-		return nil
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	s := b.arrivals[req]
-	if take {
-		delete(b.arrivals, req)
-	}
-	return s
-}
-
-// HandleQuick implements acp.QuickHandler for the session that received
-// req.
-func (b *binding) HandleQuick(req *acp.Request) (any, bool, error) {
-	s := b.sessionOf(req, false)
-	if s == nil {
-		return nil, false, nil
-	}
-	res, ok, err := s.HandleQuick(req)
-	if ok {
-		b.sessionOf(req, true)
-	}
-	return res, ok, err
-}
-
-// Handle implements acp.Handler for the session that received req.
+// Handle implements acp.Handler for the session bound now.
 func (b *binding) Handle(ctx context.Context, req *acp.Request) (any, error) {
-	s := b.sessionOf(req, true)
-	if s != nil {
-		return s.Handle(ctx, req)
+	if l := b.cur.Load(); l != nil {
+		return l.sess.Handle(ctx, req)
 	}
 	if req.IsNotification() {
 		return nil, nil

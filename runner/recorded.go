@@ -246,7 +246,7 @@ func (r *RecordedSession) permission(line int, rawID, params json.RawMessage) {
 	if json.Unmarshal(rawID, &id) != nil {
 		return
 	}
-	a := r.s.arrived(&acp.Request{ID: &id, Method: acp.MethodSessionRequestPermission, Params: params})
+	a := r.s.arrive(&acp.Request{ID: &id, Method: acp.MethodSessionRequestPermission, Params: params})
 	a.answered()
 	if a.params == nil {
 		return

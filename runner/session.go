@@ -15,13 +15,11 @@ import (
 )
 
 // session records what one agent session does and answers the agent's
-// requests. It is the acp.Handler of the scenario's connection:
-// notifications arrive on one goroutine in order, requests each on their
-// own. It is also an acp.Receiver: every request is attributed to a turn
-// (or to the setup) when it arrives, in stream order, so that where it is
-// recorded never depends on how goroutines are scheduled. And it is an
-// acp.QuickHandler: a permission request the policy answers with nothing to
-// wait for is answered in its place in the stream (see HandleQuick).
+// requests. It is the acp.Handler of the scenario's connection, which
+// hands it the agent's messages one at a time in stream order: every
+// request is attributed to a turn (or to the setup) in its place in the
+// stream, so that where it is recorded never depends on how goroutines are
+// scheduled (see Handle).
 type session struct {
 	policy *approve.Policy
 	cwd    string
@@ -42,7 +40,6 @@ type session struct {
 	early      []acp.SessionNotification // updates that came before session/new answered
 	turns      []*turnState              // every turn so far; the last is the running one
 	setup      setupState                // what came before the first turn
-	arrivals   map[*acp.Request]*arrival // requests received, not yet handled
 	violations []string
 	// lost counts what was received but not recorded: updates beyond the
 	// early buffer, violations beyond the kept list.
@@ -147,40 +144,23 @@ func newTurnState(rec *report.TurnResult) *turnState {
 // on the workspace after the turn are done.
 func (t *turnState) release() { t.checkOnce.Do(func() { close(t.checked) }) }
 
-var (
-	_ acp.Handler      = (*session)(nil)
-	_ acp.Receiver     = (*session)(nil)
-	_ acp.QuickHandler = (*session)(nil)
-)
+var _ acp.Handler = (*session)(nil)
 
-// Received implements acp.Receiver: it attributes a permission or client
-// request to the running turn (or the setup) in arrival order, reserves its
-// record and, for a request of the running turn, makes the turn's end wait
-// for its answer. terminal/wait_for_exit is not waited for: it may last as
-// long as the command.
-func (s *session) Received(req *acp.Request) {
-	if req.IsNotification() {
-		return
-	}
-	perm := req.Method == acp.MethodSessionRequestPermission
-	if !perm && (s.client == nil || !s.client.serves(req.Method)) {
-		return
-	}
+// arrive attributes a permission or client request to the running turn
+// (or the setup) in arrival order, reserves its record and, for a request
+// of the running turn, makes the turn's end wait for its answer.
+// terminal/wait_for_exit is not waited for: it may last as long as the
+// command.
+func (s *session) arrive(req *acp.Request) *arrival {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.arrivals == nil {
-		s.arrivals = map[*acp.Request]*arrival{}
-	}
-	if _, ok := s.arrivals[req]; ok {
-		return
-	}
 	a := &arrival{turn: s.current()}
 	if a.turn != nil {
 		a.late = a.turn.late()
 	}
-	if perm {
-		p, err := acp.DecodeRequestPermission(req.Params)
-		if err != nil {
+	if req.Method == acp.MethodSessionRequestPermission {
+		var p acp.RequestPermissionRequest
+		if err := json.Unmarshal(req.Params, &p); err != nil {
 			a.bad = err
 		} else {
 			for _, m := range p.Malformed {
@@ -207,7 +187,7 @@ func (s *session) Received(req *acp.Request) {
 		a.turn.inflight.Add(1)
 		a.waits = &a.turn.inflight
 	}
-	s.arrivals[req] = a
+	return a
 }
 
 // answered ends the turn's wait for the request, if it waits for it.
@@ -217,52 +197,29 @@ func (a *arrival) answered() {
 	}
 }
 
-// arrived returns (and forgets) the arrival of req, receiving it first if
-// the connection did not.
-func (s *session) arrived(req *acp.Request) *arrival {
-	s.Received(req)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.arrivals[req]
-	delete(s.arrivals, req)
-	return a
-}
-
-// Handle implements acp.Handler.
+// Handle implements acp.Handler. A notification is recorded in its place
+// in the stream. A request is attributed there too, and a permission
+// request the policy answers at once is decided, told to the Observer and
+// answered there; a request that must wait goes on with acp.Async.
 func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
-	if !req.IsNotification() && s.act != nil {
+	if req.IsNotification() {
+		return s.notification(req)
+	}
+	if s.act != nil {
 		defer s.act.serving()()
 	}
-	switch req.Method {
-	case acp.MethodSessionUpdate:
-		n, err := acp.DecodeSessionNotification(req.Params)
-		if err != nil {
-			s.violation(fmt.Sprintf("session/update: %v", err))
-			return nil, nil
-		}
-		for _, m := range n.Update.Malformed {
-			s.violation(fmt.Sprintf("session/update %s: %s; the field took its default", n.Update.Kind, m))
-		}
-		s.update(n)
-		s.obs.update(&n.Update, s) // -v: streamed as it arrives; nothing otherwise
-		return nil, nil
-	case acp.MethodSessionRequestPermission:
-		if req.IsNotification() {
-			return nil, nil
-		}
-		a := s.arrived(req)
+	if req.Method == acp.MethodSessionRequestPermission {
+		a := s.arrive(req)
 		defer a.answered()
 		if a.params == nil {
 			return nil, acp.NewError(acp.CodeInvalidParams, "session/request_permission: %v", a.bad)
 		}
 		return s.permission(ctx, a), nil
 	}
-	if req.IsNotification() {
-		return nil, nil // unknown notifications are ignored
-	}
 	if s.client != nil && s.client.serves(req.Method) {
-		a := s.arrived(req)
+		a := s.arrive(req)
 		defer a.answered()
+		acp.Async(ctx) // served concurrently: a command may run for long
 		if a.late && a.turn != nil {
 			select { // served after the turn's checks, whenever it came
 			case <-a.turn.checked:
@@ -283,6 +240,26 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		return result, err
 	}
 	return nil, acp.MethodNotFound(req.Method)
+}
+
+// notification handles a notification from the agent: a session/update is
+// recorded, and streamed to the Observer that wants it; others are
+// ignored.
+func (s *session) notification(req *acp.Request) (any, error) {
+	if req.Method != acp.MethodSessionUpdate {
+		return nil, nil
+	}
+	n, err := acp.DecodeSessionNotification(req.Params)
+	if err != nil {
+		s.violation(fmt.Sprintf("session/update: %v", err))
+		return nil, nil
+	}
+	for _, m := range n.Update.Malformed {
+		s.violation(fmt.Sprintf("session/update %s: %s; the field took its default", n.Update.Kind, m))
+	}
+	s.update(n)
+	s.obs.update(&n.Update, s) // -v: streamed as it arrives; nothing otherwise
+	return nil, nil
 }
 
 // violated reports whether the agent broke the protocol.
@@ -454,45 +431,6 @@ func (t *turnState) call(id string) *toolCallState {
 	return c
 }
 
-// HandleQuick implements acp.QuickHandler: it answers a permission request
-// at once, on the connection's reading goroutine, when the answer is the
-// policy's and nothing has to be waited for. It declines (and Handle
-// answers the request in its own goroutine, as for every other request)
-// with an answer delay; once the request's turn is being cancelled, since
-// the cancelled answer must wait for session/cancel to be written; and
-// while another call holds the Observer (another job's progress being
-// written), so that a busy Observer never holds up the reading. The
-// answer, the record and the Observer's call are those Handle gives, in
-// the same order: the Observer hears of the decision before the answer is
-// written.
-func (s *session) HandleQuick(req *acp.Request) (any, bool, error) {
-	if req.Method != acp.MethodSessionRequestPermission || req.IsNotification() || s.delay > 0 {
-		return nil, false, nil
-	}
-	if !s.obs.tryHold() {
-		return nil, false, nil
-	}
-	defer s.obs.release()
-	s.mu.Lock()
-	a := s.arrivals[req]
-	if a == nil || a.turn != nil && isClosed(a.turn.cancelled) {
-		s.mu.Unlock()
-		return nil, false, nil
-	}
-	delete(s.arrivals, req)
-	s.mu.Unlock()
-	if s.act != nil {
-		defer s.act.serving()()
-	}
-	defer a.answered()
-	if a.params == nil {
-		return nil, true, acp.NewError(acp.CodeInvalidParams, "session/request_permission: %v", a.bad)
-	}
-	resp, rec := s.answerPermission(a, s.decide(a), false)
-	s.obs.permissionHeld(rec)
-	return resp, true, nil
-}
-
 // isClosed reports whether ch is closed.
 func isClosed(ch <-chan struct{}) bool {
 	select {
@@ -505,7 +443,9 @@ func isClosed(ch <-chan struct{}) bool {
 
 // permission answers one session/request_permission by the policy: before
 // the first turn and in a running turn alike. Only a cancelled turn (or the
-// end of the connection) answers it cancelled.
+// end of the connection) answers it cancelled. It decides in the request's
+// place in the stream, and goes on with acp.Async only when the answer
+// waits: for the answer delay, or for session/cancel to be written.
 func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermissionResponse {
 	d := s.decide(a)
 	cancelled := !s.wait(ctx, a.turn)
@@ -514,6 +454,7 @@ func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermiss
 		// first, then the pending requests' cancelled answers (an agent
 		// that reads the answer first may take it for a user's refusal
 		// and end its turn end_turn).
+		acp.Async(ctx)
 		select {
 		case <-a.turn.cancelSent:
 		case <-ctx.Done():
@@ -612,6 +553,7 @@ func (s *session) wait(ctx context.Context, t *turnState) bool {
 	if s.delay <= 0 {
 		return true
 	}
+	acp.Async(ctx)
 	timer := time.NewTimer(s.delay)
 	defer timer.Stop()
 	select {
@@ -754,8 +696,8 @@ func (s *session) sentCancel(t *turnState) {
 // apart.
 func (s *session) finish(t *turnState, out turnOutcome) report.TurnResult {
 	t.endOnce.Do(func() { close(t.ended) })
-	// From now on a request is late, and Received adds nothing to the
-	// turn's wait: every Add happened before this, so Wait is safe.
+	// From now on a request is late, and arrive adds nothing to the turn's
+	// wait: every Add happened before this, so Wait is safe.
 	s.mu.Lock()
 	t.answered = true
 	s.mu.Unlock()

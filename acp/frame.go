@@ -1,0 +1,146 @@
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"time"
+)
+
+// This file is the framing: one JSON message per line, with no embedded
+// newline. It moves lines and knows nothing of what they hold.
+
+const (
+	readBufBytes = 64 << 10 // lines up to this size are returned in place
+	keepBufBytes = 1 << 20  // larger line buffers are dropped after use
+)
+
+// lineReader splits a stream into lines of any length up to max.
+type lineReader struct {
+	br  *bufio.Reader
+	max int
+	acc []byte // a line longer than the bufio buffer, or an excerpt
+	err error  // sticky end of stream
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, readBufBytes), max: max}
+}
+
+// next returns the next line without its '\n'; it is valid until the next
+// call. A line longer than max comes back as its first bytes with over set;
+// the rest is discarded. size is always the whole line's length. err
+// (io.EOF or a read error) comes only when no line is left: a last line
+// without '\n' is returned first, with last set.
+func (lr *lineReader) next() (line []byte, size int, last, over bool, err error) {
+	if lr.err != nil {
+		return nil, 0, false, false, lr.err
+	}
+	if cap(lr.acc) > keepBufBytes {
+		lr.acc = nil
+	}
+	lr.acc = lr.acc[:0]
+	for {
+		frag, rerr := lr.br.ReadSlice('\n')
+		complete := rerr == nil
+		if complete {
+			frag = frag[:len(frag)-1]
+		}
+		size += len(frag)
+		switch {
+		case over:
+		case size > lr.max:
+			over = true
+			keep := min(len(lr.acc), excerptBytes)
+			lr.acc = append(lr.acc[:keep], frag[:min(len(frag), excerptBytes-keep)]...)
+		case complete && len(lr.acc) == 0:
+			return frag, size, false, false, nil // the common case: in the read buffer
+		default:
+			lr.acc = append(lr.acc, frag...)
+		}
+		if complete {
+			return lr.acc, size, false, over, nil
+		}
+		if rerr != bufio.ErrBufferFull {
+			lr.err = rerr
+			if size == 0 {
+				return nil, 0, false, false, rerr
+			}
+			return lr.acc, size, true, over, nil
+		}
+	}
+}
+
+// buffered reports whether next can return without reading: a whole line
+// (or the end of the stream) is already buffered.
+func (lr *lineReader) buffered() bool {
+	if lr.err != nil {
+		return true
+	}
+	return bytes.IndexByte(lr.rest(), '\n') >= 0
+}
+
+// bufferedLines returns how many whole lines are buffered, blank ones
+// excepted.
+func (lr *lineReader) bufferedLines() int {
+	n := 0
+	for line := range bytes.Lines(lr.rest()) {
+		if line[len(line)-1] == '\n' && !isBlank(line) {
+			n++
+		}
+	}
+	return n
+}
+
+// rest returns the bytes read from the stream but not yet returned by next.
+func (lr *lineReader) rest() []byte {
+	b, _ := lr.br.Peek(lr.br.Buffered())
+	return b
+}
+
+// isBlank reports whether a line holds only JSON whitespace.
+func isBlank(line []byte) bool {
+	return len(bytes.TrimLeft(line, " \t\r\n")) == 0
+}
+
+// deadliner is a writer whose blocked writes can be cut short (os.File
+// pipes, net.Conn).
+type deadliner interface {
+	SetWriteDeadline(t time.Time) error
+}
+
+// writeLine writes buf, a whole line, to w. When ctx ends while the peer
+// does not read (a full pipe), a writer with deadlines is cut short, so
+// that no deadline and no interrupt is ever stuck behind a write. broken
+// reports that part of buf may be out, so the stream can no longer be
+// trusted.
+func writeLine(ctx context.Context, w io.Writer, buf []byte) (broken bool, err error) {
+	d, ok := w.(deadliner)
+	if !ok || ctx.Done() == nil {
+		_, err = w.Write(buf)
+		return err != nil, err
+	}
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(fired)
+		_ = d.SetWriteDeadline(time.Unix(1, 0))
+	})
+	n, err := w.Write(buf)
+	if stop() {
+		return err != nil, err // the deadline was never set
+	}
+	// The deadline is set, or about to be: wait for it, so that it cannot
+	// land after this write and cut the next one short.
+	<-fired
+	if err == nil || n == 0 {
+		// The line went out whole, or not at all, before the deadline bit:
+		// the stream is sound and later writes may block again.
+		_ = d.SetWriteDeadline(time.Time{})
+	}
+	if err != nil {
+		return n > 0, fmt.Errorf("%w (%w)", err, context.Cause(ctx))
+	}
+	return false, nil
+}

@@ -1,0 +1,133 @@
+package runner
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/report"
+)
+
+// permissionLog is an Observer that keeps the permission decisions it is
+// told of.
+type permissionLog struct {
+	updateRecorder
+	decided []report.Permission
+}
+
+func (l *permissionLog) PermissionDecided(_ Ref, p report.Permission) {
+	l.decided = append(l.decided, p)
+}
+
+// permissionAsk is the permission request of tool call t<i>: rm -rf for
+// an even i, a read for an odd one.
+func permissionAsk(i int) *acp.Request {
+	title, kind := fmt.Sprintf("cat f%d", i), "read"
+	if i%2 == 0 {
+		title, kind = fmt.Sprintf("rm -rf b%d", i), "execute"
+	}
+	params := fmt.Appendf(nil, `{"sessionId":"s1","toolCall":{"toolCallId":"t%d","title":%q,"kind":%q,"rawInput":{"command":%q}},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"},{"optionId":"reject","name":"Reject","kind":"reject_once"}]}`, i, title, kind, title)
+	id := acp.ID{}
+	_ = json.Unmarshal(fmt.Appendf(nil, "%d", i), &id)
+	return &acp.Request{ID: &id, Method: acp.MethodSessionRequestPermission, Params: params}
+}
+
+// TestPermissionsToldInOrder: permission requests the agent sends without
+// waiting for the answers are recorded in the order they came, whatever
+// the answer delay (which answers them concurrently), and each gets the
+// answer of its decision. Without a delay they are also told to the
+// Observer in that order.
+func TestPermissionsToldInOrder(t *testing.T) {
+	const n = 40
+	for _, delay := range []time.Duration{0, time.Millisecond} {
+		t.Run(fmt.Sprint(delay), func(t *testing.T) {
+			log := &permissionLog{}
+			s := &session{sessionID: "s1", act: newActivity(), delay: delay,
+				policy: &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "s.yaml:4", Command: []string{"rm -rf *"}}}},
+				obs:    (&observer{o: log}).forJob(Ref{Name: "order"}, redact.New())}
+			tr := s.startTurn(1, "go", nil, false)
+			ours, theirs := net.Pipe()
+			conn := acp.NewConn(ours, ours, s, nil)
+			defer conn.Close()
+			defer theirs.Close()
+			go func() {
+				for i := range n {
+					req := permissionAsk(i)
+					fmt.Fprintf(theirs, `{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`+"\n", req.ID, req.Method, req.Params)
+				}
+			}()
+			answers := map[string]string{}
+			sc := bufio.NewScanner(theirs)
+			for range n {
+				if !sc.Scan() {
+					t.Fatal(sc.Err())
+				}
+				var m struct {
+					ID     json.RawMessage
+					Result acp.RequestPermissionResponse
+				}
+				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+					t.Fatal(err)
+				}
+				answers[string(m.ID)] = m.Result.Outcome.OptionID
+			}
+			got := s.snapshot(tr).Permissions
+			if len(got) != n || len(log.decided) != n {
+				t.Fatalf("recorded %d, told %d; want %d each", len(got), len(log.decided), n)
+			}
+			for i := range n {
+				want := "allow"
+				if i%2 == 0 {
+					want = "reject"
+				}
+				id := fmt.Sprintf("t%d", i)
+				if got[i].ToolCallID != id || got[i].OptionID != want || answers[fmt.Sprint(i)] != want {
+					t.Fatalf("request %d: recorded %+v, answered %q; want %s in order, answered %s", i, got[i], answers[fmt.Sprint(i)], id, want)
+				}
+				if delay == 0 && log.decided[i].ToolCallID != id {
+					t.Fatalf("Observer told of %+v as decision %d; want %s", log.decided[i], i, id)
+				}
+			}
+		})
+	}
+}
+
+// TestDecisionIsOnTheCallAsAsked: the policy decides on the tool call as
+// the stream told it up to the permission request, whenever the answer is
+// made: an update that comes after the request (while the answer waits
+// its delay, off the line) does not change it.
+func TestDecisionIsOnTheCallAsAsked(t *testing.T) {
+	s := &session{sessionID: "s1", act: newActivity(), delay: time.Millisecond, cwd: "/w",
+		policy: &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "s.yaml:4", Kind: []string{"edit"}, Path: []string{"src/**"}}}},
+		obs:    (&observer{o: &permissionLog{}}).forJob(Ref{Name: "asked"}, redact.New())}
+	tr := s.startTurn(1, "go", nil, false)
+	ours, theirs := net.Pipe()
+	conn := acp.NewConn(ours, ours, s, nil)
+	defer conn.Close()
+	defer theirs.Close()
+	go io.WriteString(theirs, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"e1","title":"Edit","kind":"edit","locations":[{"path":"/w/src/a.go"}]}}}`+"\n"+
+		`{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"e1"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"},{"optionId":"reject","name":"Reject","kind":"reject_once"}]}}`+"\n"+
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"e1","locations":[{"path":"/etc/passwd"}]}}}`+"\n")
+	line, err := bufio.NewReader(theirs).ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ Result acp.RequestPermissionResponse }
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Result.Outcome.OptionID; got != "allow" {
+		t.Errorf("answered %q; want allow: the call touched src/a.go when it was asked about", got)
+	}
+	if got := s.snapshot(tr).Permissions; len(got) != 1 || !slices.Equal(got[0].Paths, []string{"/w/src/a.go"}) {
+		t.Errorf("recorded %+v; want the paths as asked", got)
+	}
+}
