@@ -2,14 +2,12 @@ package e2e_test
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
 )
 
@@ -29,12 +27,8 @@ func runCancelScenario(t *testing.T, script, scenario string, args ...string) (i
 // directory: the agent and everything it started must be gone.
 func assertNoProcessesIn(t *testing.T, dir string) {
 	t.Helper()
-	for _, pid := range processesIn(t, dir) {
-		if state, _, err := procStat(pid); state == "Z" || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
-			continue // a zombie waiting for its reaper, or gone
-		}
-		t.Errorf("process %d (%s) left running in %s", pid, procCmdline(pid), dir)
-		syscall.Kill(pid, syscall.SIGKILL)
+	for _, p := range testkit.Leftovers(t, testkit.InDir(dir)) {
+		t.Errorf("process %s left running in %s", p, dir)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
 	"github.com/google/go-cmp/cmp"
 )
@@ -183,7 +184,7 @@ func TestClientRequestsEndToEnd(t *testing.T) {
 		// released), and of a terminal never released.
 		for _, name := range []string{"bg.pid", "orphan.pid"} {
 			pid := readPid(t, filepath.Join(scratch, name))
-			if pid != 0 && clientProcessAlive(pid) {
+			if pid != 0 && !testkit.Dying(pid) {
 				t.Errorf("the background child of %s (pid %d) outlived the scenario", name, pid)
 			}
 		}
@@ -261,13 +262,6 @@ func readPid(t *testing.T, path string) int {
 		return 0
 	}
 	return pid
-}
-
-// clientProcessAlive reports whether pid is a process that is neither a
-// zombie nor already exiting (flag PF_EXITING).
-func clientProcessAlive(pid int) bool {
-	state, flags, err := procStat(pid)
-	return err == nil && state != "" && state != "Z" && state != "X" && flags&pfExiting == 0
 }
 
 // killStraySleeps kills what a failed run may have left behind: the

@@ -10,9 +10,7 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
 )
 
@@ -582,28 +581,10 @@ func runHostile(t *testing.T, c hostileCase) {
 
 // assertNoProcessWithMarker fails when a live process carries
 // HOSTILE_MARKER=marker in its environment (zombies and processes on
-// their way out count as gone), and kills it.
+// their way out count as gone), and kills it when the test ends.
 func assertNoProcessWithMarker(t *testing.T, marker string) {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Skipf("no /proc: %v", err)
-	}
-	want := []byte("HOSTILE_MARKER=" + marker + "\x00")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !strings.Contains(string(env), string(want)) {
-			continue
-		}
-		state, flags, err := procStat(pid)
-		if state == "Z" || flags&pfExiting != 0 || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
-			continue
-		}
-		t.Errorf("process %d (%s) still running with the agent's marker", pid, procCmdline(pid))
-		syscall.Kill(pid, syscall.SIGKILL)
+	for _, p := range testkit.Leftovers(t, testkit.WithEnv("HOSTILE_MARKER="+marker)) {
+		t.Errorf("process %s still running with the agent's marker", p)
 	}
 }

@@ -15,11 +15,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
 )
 
@@ -42,38 +42,18 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "acprun-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	acprunBin = filepath.Join(dir, "acprun")
-	build := exec.Command("go", "build", "-race", "-o", acprunBin, "github.com/acprun/acprun")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build acprun:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	// Every temporary file of the tests and of what they start (the
-	// workspaces acprun keeps, t.TempDir) goes under dir, removed at the end.
-	tmp := filepath.Join(dir, "tmp")
-	if err := os.Mkdir(tmp, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	os.Setenv("TMPDIR", tmp)
-	// The suite may itself run as one shard of a CI job (a Kubernetes
-	// Indexed Job, GitLab's parallel:): the binaries it starts must not
-	// shard their selections by the job's index. Tests that want sharding
-	// set these themselves.
-	for _, v := range []string{"JOB_COMPLETION_INDEX", "CI_NODE_INDEX", "CI_NODE_TOTAL"} {
-		os.Unsetenv(v)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testkit.Main(m, func() error {
+		var err error
+		acprunBin, err = testkit.Build("github.com/acprun/acprun", "-race")
+		// The suite may itself run as one shard of a CI job (a Kubernetes
+		// Indexed Job, GitLab's parallel:): the binaries it starts must not
+		// shard their selections by the job's index. Tests that want
+		// sharding set these themselves.
+		for _, v := range []string{"JOB_COMPLETION_INDEX", "CI_NODE_INDEX", "CI_NODE_TOTAL"} {
+			os.Unsetenv(v)
+		}
+		return err
+	})
 }
 
 // result is what one acprun invocation produced.
@@ -130,14 +110,7 @@ func runCommand(t *testing.T, cmd *exec.Cmd) (result, *os.ProcessState) {
 // maxRSSLauncher is testdata/maxrss, built on first use: it runs a
 // command and reports its peak resident memory, measured without the test
 // binary's own (see its doc).
-var maxRSSLauncher = sync.OnceValues(func() (string, error) {
-	bin := filepath.Join(filepath.Dir(acprunBin), "maxrss")
-	out, err := exec.Command("go", "build", "-o", bin, "./testdata/maxrss").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("build testdata/maxrss: %v\n%s", err, out)
-	}
-	return bin, nil
-})
+func maxRSSLauncher() (string, error) { return testkit.Build("./testdata/maxrss") }
 
 // runMeasured is runBinary through maxRSSLauncher: it also returns the
 // command's peak resident memory in bytes.
@@ -162,14 +135,7 @@ func runMeasured(t *testing.T, bin, dir string, args ...string) (result, int64) 
 
 // plainBinary is acprun built without the race detector, for the runs whose
 // volume the race detector would slow past CI's budget; built on first use.
-var plainBinary = sync.OnceValues(func() (string, error) {
-	bin := filepath.Join(filepath.Dir(acprunBin), "acprun-plain")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/acprun/acprun").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("build acprun without -race: %v\n%s", err, out)
-	}
-	return bin, nil
-})
+func plainBinary() (string, error) { return testkit.Build("github.com/acprun/acprun") }
 
 // realTempDir is a new test directory with its symlinks resolved, as
 // the paths acprun records (workspaces, client requests) are.
@@ -401,58 +367,6 @@ func (r *followedRun) waitInterrupted() report.Results {
 		r.t.Fatalf("acprun: %v, want exit 130\n%s", err, r.stderr.String())
 	}
 	return readResults(r.t, filepath.Join(r.cmd.Dir, "out.json"))
-}
-
-// processesIn lists the processes whose working directory is dir or
-// inside it, whatever their state; it skips the test without /proc.
-func processesIn(t *testing.T, dir string) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Skipf("no /proc: %v", err)
-	}
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
-		if err != nil || (cwd != dir && !strings.HasPrefix(cwd, dir+"/")) {
-			continue
-		}
-		pids = append(pids, pid)
-	}
-	return pids
-}
-
-// pfExiting is the flag of /proc/PID/stat set on a process on its way out.
-const pfExiting = 0x4
-
-// procStat reads the state (R, S, Z…) and flags of process pid from
-// /proc/PID/stat: an error when it cannot be read (the process is gone),
-// state "" when it cannot be parsed.
-func procStat(pid int) (state string, flags uint64, err error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return "", 0, err
-	}
-	i := bytes.LastIndexByte(data, ')') // the command name may hold anything
-	if i < 0 {
-		return "", 0, nil
-	}
-	fields := strings.Fields(string(data[i+1:]))
-	if len(fields) < 7 {
-		return "", 0, nil
-	}
-	flags, _ = strconv.ParseUint(fields[6], 10, 64)
-	return fields[0], flags, nil
-}
-
-// procCmdline is process pid's command line, its arguments joined by spaces.
-func procCmdline(pid int) string {
-	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	return strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))
 }
 
 // shHandshake answers initialize (id 1) and session/new (id 2) as acprun

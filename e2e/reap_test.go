@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/acprun/acprun/internal/testkit"
 )
 
 // TestReapDaemonsAndEscapedTerminals: an agent that double-forks and
@@ -66,7 +68,7 @@ turns:
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
-	if live := markedProcesses(t, marker); len(live) > 0 {
+	if live := testkit.Leftovers(t, testkit.WithEnv(marker)); len(live) > 0 {
 		t.Errorf("left running after acprun exited: %v", live)
 	}
 	for _, f := range []string{"daemon.pid", "terminal.pid"} {
@@ -78,8 +80,8 @@ turns:
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		if !dying(pid) {
-			t.Errorf("%s: process %d (%s) still runs", f, pid, procCmdline(pid))
+		if !testkit.Dying(pid) {
+			t.Errorf("%s: process %d (%s) still runs", f, pid, testkit.Cmdline(pid))
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
@@ -88,28 +90,4 @@ turns:
 	if !strings.Contains(strings.Join(sc.Warnings, "\n"), want) {
 		t.Errorf("warnings = %q, want one saying %q", sc.Warnings, want)
 	}
-}
-
-// markedProcesses lists the processes, not dying, whose environment holds
-// the variable kv (NAME=value), and kills them when the test ends.
-func markedProcesses(t *testing.T, kv string) []string {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Skipf("no /proc: %v", err)
-	}
-	var live []string
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !strings.Contains("\x00"+string(env), "\x00"+kv+"\x00") || dying(pid) {
-			continue
-		}
-		live = append(live, fmt.Sprintf("%d (%s)", pid, procCmdline(pid)))
-		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
-	}
-	return live
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
 )
 
@@ -19,7 +20,7 @@ import (
 const closingAgent = "agentCapabilities: {sessionCapabilities: {close: true}}\nignoreEOF: true\n"
 
 // e2eMarker is an agent.env entry that tells the processes of one test
-// apart (see markedProcesses).
+// apart (see testkit.Leftovers).
 func e2eMarker(t *testing.T) (env, kv string) {
 	v := strings.ReplaceAll(t.Name(), "/", "-") + "-" + strconv.Itoa(os.Getpid())
 	return "E2E_REUSE: " + v, "E2E_REUSE=" + v
@@ -55,7 +56,7 @@ func TestEndAgentIgnoringEOF(t *testing.T) {
 			if err != nil {
 				t.Fatalf("run: %v\n%s", err, cmdOut)
 			}
-			if live := markedProcesses(t, marker); len(live) > 0 {
+			if live := testkit.Leftovers(t, testkit.WithEnv(marker)); len(live) > 0 {
 				t.Errorf("left running after acprun exited: %v", live)
 			}
 			r := readResults(t, filepath.Join(dir, "out.json")).Scenarios[0]
@@ -145,7 +146,7 @@ func TestReuseSharesOneProcess(t *testing.T) {
 	if res.code != 1 {
 		t.Fatalf("exit %d, want 1 (a and b fail)\n%s", res.code, res.stderr)
 	}
-	if live := markedProcesses(t, marker); len(live) > 0 {
+	if live := testkit.Leftovers(t, testkit.WithEnv(marker)); len(live) > 0 {
 		t.Errorf("left running after acprun exited: %v", live)
 	}
 	wantStderr := map[string]string{"a": "alpha line\n", "b": "beta line\n", "c": ""}
@@ -195,7 +196,7 @@ func TestReuseAfterACrash(t *testing.T) {
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
-	if live := markedProcesses(t, marker); len(live) > 0 {
+	if live := testkit.Leftovers(t, testkit.WithEnv(marker)); len(live) > 0 {
 		t.Errorf("left running after acprun exited: %v", live)
 	}
 	a, b, c := out.Scenarios[0], out.Scenarios[1], out.Scenarios[2]
@@ -301,7 +302,7 @@ while read -r line; do :; done
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	if live := markedProcesses(t, marker); len(live) > 0 {
+	if live := testkit.Leftovers(t, testkit.WithEnv(marker)); len(live) > 0 {
 		t.Errorf("left running after acprun exited: %v", live)
 	}
 	a, b := out.Scenarios[0], out.Scenarios[1]
@@ -319,7 +320,7 @@ while read -r line; do :; done
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-	if !dying(pid) {
+	if !testkit.Dying(pid) {
 		t.Errorf("the daemon %d still runs", pid)
 	}
 }

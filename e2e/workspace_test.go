@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
 )
 
@@ -179,59 +180,6 @@ func makeRepo(t *testing.T, dir string) (first, second string) {
 	gitIn(t, dir, "commit", "-q", "-a", "-m", "second")
 	second = gitIn(t, dir, "rev-parse", "HEAD")
 	return first, second
-}
-
-// liveProcessesIn lists the processes whose working directory is dir or
-// inside it, leaving out those already on their way out (zombies,
-// exiting, or with a fatal signal pending): a killed process is dead
-// however long the kernel takes to tear it down, so the check does not
-// depend on the machine's speed.
-func liveProcessesIn(t *testing.T, dir string) []string {
-	t.Helper()
-	var live []string
-	for _, pid := range processesIn(t, dir) {
-		if dying(pid) {
-			continue
-		}
-		live = append(live, fmt.Sprintf("%d (%s)", pid, procCmdline(pid)))
-		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
-	}
-	return live
-}
-
-// dying reports whether process pid is gone or on its way out: a zombie,
-// exiting (PF_EXITING), or with SIGKILL pending, or SIGTERM pending that
-// it neither blocks, ignores nor catches.
-func dying(pid int) bool {
-	state, flags, err := procStat(pid)
-	if err != nil {
-		return true
-	}
-	if state == "" {
-		return false
-	}
-	if state == "Z" || state == "X" || flags&pfExiting != 0 {
-		return true
-	}
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return true
-	}
-	masks := map[string]uint64{}
-	for _, line := range strings.Split(string(status), "\n") {
-		name, value, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		if m, err := strconv.ParseUint(strings.TrimSpace(value), 16, 64); err == nil {
-			masks[name] = m
-		}
-	}
-	bit := func(sig syscall.Signal) uint64 { return 1 << (uint(sig) - 1) }
-	pending := masks["SigPnd"] | masks["ShdPnd"]
-	handled := masks["SigBlk"] | masks["SigIgn"] | masks["SigCgt"]
-	return pending&bit(syscall.SIGKILL) != 0 ||
-		pending&bit(syscall.SIGTERM) != 0 && handled&bit(syscall.SIGTERM) == 0
 }
 
 // TestWorkspaceParallelAttemptsSeePristineCopies: two attempts running at
@@ -756,10 +704,10 @@ turns:
 	if err != nil {
 		t.Fatalf("the background sleep never started: %v", err)
 	}
-	if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err != nil || !dying(pid) {
+	if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err != nil || !testkit.Dying(pid) {
 		t.Errorf("the background sleep %s survived its command's timeout", data)
 	}
-	if live := liveProcessesIn(t, ws.Path); len(live) > 0 {
+	if live := testkit.Leftovers(t, testkit.InDir(ws.Path)); len(live) > 0 {
 		t.Errorf("left running in the workspace: %v", live)
 	}
 }
@@ -930,7 +878,7 @@ turns:
 	if list := gitIn(t, filepath.Join(dir, "repo"), "worktree", "list", "--porcelain"); !strings.Contains(list, "worktree "+sw.Path+"\n") {
 		t.Errorf("git worktree list does not show the kept worktree %s:\n%s", sw.Path, list)
 	}
-	if live := liveProcessesIn(t, dir); len(live) > 0 {
+	if live := testkit.Leftovers(t, testkit.InDir(dir)); len(live) > 0 {
 		t.Errorf("left running: %v", live)
 	}
 }
