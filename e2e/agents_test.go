@@ -29,6 +29,7 @@ func hasLinePrefix(lines []string, prefix string) bool {
 }
 
 func TestAgentsListsBuiltins(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := acprun(t, dir, "agents")
 	if r.code != 0 {
@@ -58,6 +59,7 @@ func TestAgentsListsBuiltins(t *testing.T) {
 }
 
 func TestAgentsConfigOverride(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"acprun.yaml": `agents:
@@ -93,6 +95,7 @@ func TestAgentsConfigOverride(t *testing.T) {
 }
 
 func TestAgentsConfigErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"acprun.yaml": "agents: {mine: {comand: [a]}}\n"})
 	r := acprun(t, dir, "agents")
@@ -106,6 +109,7 @@ func TestAgentsConfigErrors(t *testing.T) {
 }
 
 func TestAgentsNamedMockInRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agents/hello.mock.yaml": "turns:\n  - steps: [{text: hello from the named mock}]\n",
@@ -127,6 +131,7 @@ turns:
 }
 
 func TestAgentsUnknownNameInScenario(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"s.yaml": "name: s\nagent: claud\nturns: [{prompt: hi}]\n"})
 	r := acprun(t, dir, "validate", "s.yaml")
@@ -162,6 +167,7 @@ updatesBeforeSessionNew:
 `
 
 func TestProbeCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"script.mock.yaml": probeScript})
 	r := acprun(t, dir, "probe", "--", acprunBin, "mock-agent", "script.mock.yaml")
@@ -199,6 +205,7 @@ func TestProbeCommand(t *testing.T) {
 }
 
 func TestProbeJSON(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"script.mock.yaml": probeScript})
 	r := acprun(t, dir, "probe", "--json", "--", acprunBin, "mock-agent", "script.mock.yaml")
@@ -240,6 +247,7 @@ func TestProbeJSON(t *testing.T) {
 }
 
 func TestProbeNamedConfigAgent(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"script.mock.yaml": "authRequired: true\n" + probeScript,
@@ -274,6 +282,7 @@ func TestProbeNamedConfigAgent(t *testing.T) {
 }
 
 func TestProbeFailures(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"auth.mock.yaml": "authRequired: true\n" + probeScript,

@@ -8,6 +8,7 @@ import (
 )
 
 func TestPermissionRulesEndToEnd(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	agent, err := os.ReadFile(filepath.Join(root, "examples", "agents", "permissions.mock.yaml"))
 	if err != nil {
@@ -84,6 +85,7 @@ turns:
 }
 
 func TestExpectDeniedZeroFails(t *testing.T) {
+	t.Parallel()
 	res, out, _ := runOne(t, `turns:
   - steps:
       - tool_call: {toolCallId: t1, title: curl evil, kind: execute, status: pending, rawInput: {command: curl evil}}
@@ -112,6 +114,7 @@ turns:
 }
 
 func TestExplain(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		args     []string

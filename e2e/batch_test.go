@@ -63,6 +63,7 @@ func scenarioNames(out report.Results) []string {
 }
 
 func TestParallelRunIsDeterministic(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	batchFiles(t, dir, 50)
 	res, out := runResults(t, dir, "suite", "-j", "8")
@@ -90,6 +91,7 @@ func TestParallelRunIsDeterministic(t *testing.T) {
 }
 
 func TestShardsMergeToTheWholeRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	batchFiles(t, dir, 12)
 	whole := acprun(t, dir, "run", "suite", "-o", "whole.json")
@@ -126,6 +128,7 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 }
 
 func TestRepeatRecordsAttempts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	batchFiles(t, dir, 2)
 	res, out := runResults(t, dir, "suite", "--repeat", "3")
@@ -143,6 +146,7 @@ func TestRepeatRecordsAttempts(t *testing.T) {
 }
 
 func TestAgentMatrixLabelsResults(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"a.mock.yaml": "agentInfo: {name: agent-a, version: '1'}\nturns:\n  - steps: [{text: from a}]\n",
@@ -176,6 +180,7 @@ turns:
 }
 
 func TestShardFromJobCompletionIndex(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	batchFiles(t, dir, 6)
 	flag := acprun(t, dir, "list", "suite", "--shard", "2/3")
@@ -193,6 +198,7 @@ func TestShardFromJobCompletionIndex(t *testing.T) {
 }
 
 func TestDryRunStartsNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"s.yaml": `name: plan

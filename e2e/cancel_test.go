@@ -42,6 +42,7 @@ turns:
 `
 
 func TestTurnTimeoutAnsweredCancelled(t *testing.T) {
+	t.Parallel()
 	code, sc, turns := runCancelScenario(t, waitingAgent, `
 name: slow
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
@@ -73,6 +74,7 @@ turns:
 }
 
 func TestContinueAfterCancel(t *testing.T) {
+	t.Parallel()
 	_, _, turns := runCancelScenario(t, waitingAgent, `
 name: slow
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
@@ -90,6 +92,7 @@ turns:
 }
 
 func TestTimeoutWhilePermissionPending(t *testing.T) {
+	t.Parallel()
 	code, _, turns := runCancelScenario(t, `
 turns:
   - steps:
@@ -121,6 +124,7 @@ turns:
 }
 
 func TestCancelAnsweredEndTurnIsFlagged(t *testing.T) {
+	t.Parallel()
 	_, _, turns := runCancelScenario(t, `
 onCancel: end_turn
 turns:
@@ -140,6 +144,7 @@ turns:
 }
 
 func TestAgentIgnoringCancelIsUnresponsive(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	code, sc, turns := runCancelScenario(t, `
 ignoreSigterm: true
@@ -170,6 +175,7 @@ turns:
 }
 
 func TestGrandchildHoldingStdoutDoesNotBlock(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": "turns:\n  - steps: [{spawnGrandchild: true}, {text: done}]\n",
@@ -190,6 +196,7 @@ turns:
 }
 
 func TestIdleTimeout(t *testing.T) {
+	t.Parallel()
 	t.Run("fires when the agent is silent", func(t *testing.T) {
 		_, _, turns := runCancelScenario(t, waitingAgent, `
 name: silent
@@ -239,6 +246,7 @@ turns:
 }
 
 func TestAgentExitingMidTurn(t *testing.T) {
+	t.Parallel()
 	code, sc, turns := runCancelScenario(t, `
 turns:
   - steps: [{stderr: "fatal: out of memory"}, {exit: 7}]
@@ -262,6 +270,7 @@ turns:
 }
 
 func TestInterruptWritesPartialResults(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n  - steps: [{text: working}, {waitForCancel: true}]\n",
@@ -304,6 +313,7 @@ turns:
 }
 
 func TestSecondInterruptKillsAtOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": "ignoreSigterm: true\nturns:\n  - steps: [{spawnGrandchild: true}, {hang: true}]\n",
@@ -331,6 +341,7 @@ turns:
 }
 
 func TestAgentThatStopsReadingCannotHoldTheTurn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		// Answers initialize and session/new, then never reads again.
@@ -366,6 +377,7 @@ turns:
 // cancelled, every run: read the other way round, the exit looks like the
 // command's own end and the agent may finish its turn end_turn.
 func TestCancelGoesOutBeforeTheTerminalsDie(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": "turns:\n  - steps:\n      - terminal: {command: sleep, args: [\"3600\"], waitForExit: true}\n      - text: after the command\n",

@@ -55,6 +55,7 @@ func ghPos(t *testing.T, pos string) string {
 // warning as a ::warning (at its position when it has one), and the step
 // summary counts "1 error".
 func TestCIGitHubAnnotationsAtTheExpectation(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hello}, {garbage: 'npm WARN deprecated'}]\n",
@@ -107,6 +108,7 @@ func TestCIGitHubAnnotationsAtTheExpectation(t *testing.T) {
 // TestCIGitHubAnnotationCap: past the 10 error annotations GitHub shows for
 // a step, acprun writes one ::notice with the count left out.
 func TestCIGitHubAnnotationCap(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var words []string
 	for _, w := range strings.Fields("a1 b2 c3 d4 e5 f6 g7 h8 i9 j10 k11 l12") {
@@ -195,6 +197,7 @@ var anySGR = regexp.MustCompile("\x1b\\[[0-9;]*m")
 // (no-color.org). --color always colours through a pipe, and never wins
 // over a terminal.
 func TestCINoColor(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ciColourResults(t, dir)
 	merge := []string{"merge", "results.json", "-o", "merged.json"}
@@ -242,6 +245,7 @@ var versionLine = regexp.MustCompile(`^acprun (\S+)(?: \(([0-9a-f]{7})(\+dirty)?
 // the documented form, never the old "dev", with the commit that `go
 // version -m` reads from it.
 func TestCIVersionOfTheTestBinary(t *testing.T) {
+	t.Parallel()
 	res := acprun(t, t.TempDir(), "--version")
 	m := versionLine.FindStringSubmatch(res.stdout)
 	if res.code != 0 || m == nil || m[1] == "dev" {
@@ -268,6 +272,7 @@ func TestCIVersionOfTheTestBinary(t *testing.T) {
 // +dirty once the tree has a change; initialize sends the same string as
 // clientInfo.version.
 func TestCIVersionFromGit(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds acprun twice")
 	}
@@ -351,6 +356,7 @@ func TestCIVersionFromGit(t *testing.T) {
 // TestCIOutputFlag: -o/--output names the file every command that writes
 // one writes; run still takes --json FILE, and probe --json stays a switch.
 func TestCIOutputFlag(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	outputScenarios(t, dir)
 	for _, flag := range []string{"-o", "--output", "--output=", "--json"} {
@@ -421,6 +427,7 @@ func TestCIOutputFlag(t *testing.T) {
 // acprun names annotated files relative to $GITHUB_WORKSPACE, where GitHub
 // looks for them.
 func TestCIGitHubWorkspaceRelative(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	dir := filepath.Join(ws, "tests")
 	outputScenarios(t, dir)

@@ -88,6 +88,7 @@ func lastLine(s string) string {
 // it (/dev/null): it stays a device, and one device may take several
 // outputs.
 func TestCLIOutputToDevice(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cliScenarios(t, dir)
 	null := charDevice(t, dir, "null", 3)
@@ -108,6 +109,7 @@ func TestCLIOutputToDevice(t *testing.T) {
 // dangling symlink (its target is created, 0644 less the umask); the
 // links stay links. A new results file is 0644 too, not 0600.
 func TestCLIOutputThroughSymlinks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cliScenarios(t, dir)
 	writeFiles(t, dir, map[string]string{"real/results.json": "old"})
@@ -175,6 +177,7 @@ func openFIFO(t *testing.T, path string) *os.File {
 // TestCLIOutputToFIFO writes the results and the events into FIFOs: their
 // reader gets the JSON, and the FIFOs stay FIFOs.
 func TestCLIOutputToFIFO(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cliScenarios(t, dir)
 	resultsFIFO := openFIFO(t, filepath.Join(dir, "results.fifo"))
@@ -228,6 +231,7 @@ func TestCLIOutputToFIFO(t *testing.T) {
 // written: acprun exits 2 naming the flag and the path, and no agent
 // starts.
 func TestCLIOutputPathsCheckedFirst(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cliScenarios(t, dir)
 	writeFiles(t, dir, map[string]string{"file": "x"})
@@ -342,6 +346,7 @@ func TestCLIStdoutOutputs(t *testing.T) {
 // TestCLIEmptySelection selects nothing: exit 5 with the filter that
 // emptied the selection named, unless --allow-empty.
 func TestCLIEmptySelection(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cliScenarios(t, dir)
 	tests := []struct {
@@ -411,6 +416,7 @@ func TestCLIEmptySelection(t *testing.T) {
 // TestInterruptWritesPartialResults) through the binary, and that an
 // output acprun could not write beats a failed scenario.
 func TestCLIExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	outputScenarios(t, dir) // a.yaml passes, b.yaml fails
 	full := charDevice(t, dir, "full", 7)
@@ -500,6 +506,7 @@ turns:
 // its output or failed internally": never 1, which says a scenario failed
 // or a request was denied, nor 2 or 0 for help and the version.
 func TestCLIUnwritableStdoutExits4(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cliScenarios(t, dir)
 	full := charDevice(t, dir, "full", 7)
@@ -547,6 +554,7 @@ func TestCLIUnwritableStdoutExits4(t *testing.T) {
 // warning each time: every event and every byStopReason entry names its
 // attempt, and the summaries count both warnings.
 func TestCLIRepeatedRunTellsAttemptsApart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": "turns:\n  - steps: [{permission: {toolCallId: c1, title: Read x, kind: read}}, {text: done}]\n",
@@ -608,6 +616,7 @@ turns:
 // directory, so that a regression cannot replace the system's
 // /dev/stdout.)
 func TestCLIOutputToProcFD(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self/fd/1"); err != nil {
 		t.Skip("no /proc/self/fd")
 	}
@@ -644,6 +653,7 @@ func TestCLIOutputToProcFD(t *testing.T) {
 // named agents twice each, in two shards, and merges them: every
 // byStopReason entry names its agent and attempt, so none is a duplicate.
 func TestCLIMatrixByStopReasonSurvivesMerge(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
@@ -697,6 +707,7 @@ func errorLines(stderr string) []string {
 // under the column, in every command that loads scenarios, while the
 // error's own line stays "file:line:col: message".
 func TestCLIErrorsShowTheSourceLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		// A multi-byte character and a tab before the column.
@@ -741,6 +752,7 @@ func TestCLIErrorsShowTheSourceLine(t *testing.T) {
 // --version alone prints the version line, and so does --version after a
 // command.
 func TestVersionAloneMatchesAfterACommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	alone := acprun(t, dir, "--version")
 	after := acprun(t, dir, "list", "--version")

@@ -48,6 +48,7 @@ turns:
 `
 
 func TestClientRequestsEndToEnd(t *testing.T) {
+	t.Parallel()
 	mock, err := filepath.Abs("testdata/fs-terminal.mock.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // the module's files that has nothing beside it, as a user's clone has: what
 // they read must be in the module, not in a parent folder.
 func TestSchemaTestsNeedNothingBesideTheModule(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the schema tests of a copy of the module")
 	}

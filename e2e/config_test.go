@@ -64,6 +64,7 @@ func configSent(t *testing.T, path, method string) []json.RawMessage {
 // the agent says it has them, the results record them, and every message
 // acprun sent fits the ACP schema.
 func TestConfigSetAndSeenByAgent(t *testing.T) {
+	t.Parallel()
 	res, out, dir := runOne(t, configAgent, configScenario("  model: big\n  config: {effort: high, thinking: true}\n"), "--transcripts", "tr")
 	if res.code != exitOK {
 		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
@@ -95,6 +96,7 @@ func TestConfigSetAndSeenByAgent(t *testing.T) {
 // TestConfigModelViaSetModel: an agent with the legacy models and no model
 // option gets agent.model through session/set_model.
 func TestConfigModelViaSetModel(t *testing.T) {
+	t.Parallel()
 	script := "models: {currentModelId: m1, availableModels: [{modelId: m1}, {modelId: m2}]}\nturns:\n  - steps: [{showConfig: true}]\n"
 	res, out, dir := runOne(t, script, strings.Replace(configScenario("  model: m2\n"), `contains: "config:"`, `contains: "model: m2"`, 1), "--transcripts", "tr")
 	if res.code != exitOK {
@@ -116,6 +118,7 @@ func TestConfigModelViaSetModel(t *testing.T) {
 // (no session/prompt on the wire), pointing at the value in the file that
 // gave it and listing what the agent offers.
 func TestConfigNotOffered(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		script string
@@ -183,6 +186,7 @@ func TestConfigNotOffered(t *testing.T) {
 // out gives a warning that names it and the missing capability. Stdio
 // servers always go.
 func TestConfigMcpServersFiltered(t *testing.T) {
+	t.Parallel()
 	servers := `  mcpServers:
     - {name: files, command: /bin/files, args: [], env: []}
     - {type: http, name: docs, url: "http://127.0.0.1:1/mcp", headers: []}
@@ -249,6 +253,7 @@ func TestConfigMcpServersFiltered(t *testing.T) {
 // TestConfigDryRun: --dry-run shows the model, the config options and the
 // MCP servers a scenario asks for, without starting the agent.
 func TestConfigDryRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"s.yaml": strings.Replace(configScenario("  model: big\n  config: {effort: high}\n  mcpServers: [{type: http, name: docs, url: \"http://x\", headers: []}]\n"),
 		"acprun, mock-agent, agent.mock.yaml", "/nonexistent/agent", 1)})
@@ -271,6 +276,7 @@ func TestConfigDryRun(t *testing.T) {
 // the spec asks of clients that know config options, and never
 // session/set_mode; a mode the option does not offer is a warning.
 func TestConfigModeThroughItsOption(t *testing.T) {
+	t.Parallel()
 	script := `modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, name: Code}]}
 configOptions:
   - {id: session_mode, name: Mode, category: mode, options: [{value: ask}, {value: code}]}

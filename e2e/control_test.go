@@ -58,6 +58,7 @@ func verdicts(out report.Results) []string {
 }
 
 func TestFailFastStopsStartingScenarios(t *testing.T) {
+	t.Parallel()
 	const ff = "not run: the run stopped at its first failed scenario (--fail-fast)"
 	const mf = "not run: the run stopped after 2 failed scenarios (--max-failures 2)"
 	for _, tc := range []struct {
@@ -144,6 +145,7 @@ turns:
 }
 
 func TestFailFastCancelCancelsRunningScenarios(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	failFastFiles(t, dir, false)
 	res, out := runResults(t, dir, "s.yaml", "-j", "2", "--fail-fast=cancel", "--timeout", "2m")
@@ -173,6 +175,7 @@ func TestFailFastCancelCancelsRunningScenarios(t *testing.T) {
 }
 
 func TestFailFastLetsRunningScenariosFinish(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	failFastFiles(t, dir, true)
 	res, out := runResults(t, dir, "s.yaml", "-j", "2", "--fail-fast", "--timeout", "2m")
@@ -222,6 +225,7 @@ func tries(out report.Results) []string {
 }
 
 func TestRetriesPassOnARetry(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": flakyScenario(dir, "")})
 	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr", "--junit", "junit.xml", "--events", "ev.jsonl", "--html", "report.html")
@@ -274,6 +278,7 @@ func TestRetriesPassOnARetry(t *testing.T) {
 }
 
 func TestRetriesAllFail(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": `name: broken
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
@@ -303,6 +308,7 @@ turns:
 }
 
 func TestRetriesGetFreshWorkspaces(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	// The agent writes dirty into the workspace; setup fails when it is
 	// there already, so a retry in a used workspace would error.
@@ -338,6 +344,7 @@ func TestRetriesGetFreshWorkspaces(t *testing.T) {
 }
 
 func TestRetriesAreNotSamplesOfRepeat(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": flakyScenario(dir, "")})
 	res, out := runResults(t, dir, "s.yaml", "--repeat", "2", "-j", "1")
@@ -354,6 +361,7 @@ func TestRetriesAreNotSamplesOfRepeat(t *testing.T) {
 }
 
 func TestRerunFailed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": controlScenarios("pass", "fail", "error", "pass", "fail")})
 	if res, out := runResults(t, dir, "./s.yaml", "-j", "1", "--max-failures", "2"); res.code != 1 || len(out.Scenarios) != 5 {
@@ -379,6 +387,7 @@ func TestRerunFailed(t *testing.T) {
 }
 
 func TestRerunFailedNothingToRerun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// A flaky scenario that passed on its retry did not fail.
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": flakyScenario(dir, "") + "---\n" + controlScenarios("pass")})
@@ -407,6 +416,7 @@ func TestRerunFailedNothingToRerun(t *testing.T) {
 }
 
 func TestRerunFailedBadFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": controlScenarios("pass"), "bad.json": "{\"scenarios\": []}"})
 	for file, want := range map[string]string{
@@ -428,6 +438,7 @@ func TestRerunFailedBadFile(t *testing.T) {
 // starting when --fail-fast=cancel stops the run is interrupted, not
 // counted as an agent that could not start (exit 1, not 3).
 func TestFailFastCancelDuringStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	started, never := filepath.Join(dir, "started"), filepath.Join(dir, "never")
 	for _, p := range []string{started, never} {
@@ -467,6 +478,7 @@ turns:
 }
 
 func TestControlDryRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": controlScenarios("pass", "fail") + "retries: 3\n"})
 	if res, _ := runResults(t, dir, "s.yaml", "-j", "1", "--max-failures", "5"); res.code != 1 {

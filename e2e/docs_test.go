@@ -36,6 +36,7 @@ type yamlBlock struct {
 // its first line is "# acprun.yaml". The files the examples name are made
 // first, and the variables they use are set.
 func TestDocsYAMLValidates(t *testing.T) {
+	t.Parallel()
 	docs, _ := fs.Glob(os.DirFS(root), "docs/*.md")
 	var blocks []yamlBlock
 	for _, f := range append([]string{"README.md"}, docs...) {

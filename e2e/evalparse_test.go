@@ -61,6 +61,7 @@ turns: [{prompt: hi}]
 // key (a named judge from the config included), and reports bad ones as
 // file:line:col with exit code 2.
 func TestEvalParseValidate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"acprun.yaml":             "agents:\n  judge: {command: [judge-agent, --strict]}\n",

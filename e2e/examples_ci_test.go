@@ -35,6 +35,7 @@ type recipeCommand struct {
 // every shard, uploads each shard's results, and a merge job downloads
 // and merges them; every acprun line is valid.
 func TestRecipeGitHubActions(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(ciDir, ".github", "workflows", "acprun.yml")
 	type step struct {
 		Uses string `yaml:"uses"`
@@ -107,6 +108,7 @@ func TestRecipeGitHubActions(t *testing.T) {
 // CI_NODE_INDEX and CI_NODE_TOTAL pick the shard), and the merge job needs
 // it; every acprun line is valid in every shard's environment.
 func TestRecipeGitLab(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(ciDir, ".gitlab-ci.yml")
 	var pipeline struct {
 		Default struct {
@@ -157,6 +159,7 @@ func TestRecipeGitLab(t *testing.T) {
 // --shards, writing to a shared volume, and a merge Job reading it; every
 // acprun line is valid for every JOB_COMPLETION_INDEX.
 func TestRecipeKubernetes(t *testing.T) {
+	t.Parallel()
 	type container struct {
 		Command []string `yaml:"command"`
 		Args    []string `yaml:"args"`
@@ -225,6 +228,7 @@ func TestRecipeKubernetes(t *testing.T) {
 // --lock fail, the timer starts it; the crontab lines have a schedule and
 // no unescaped % (cron's newline); their acprun lines are valid.
 func TestRecipeSystemdAndCron(t *testing.T) {
+	t.Parallel()
 	service := filepath.Join(ciDir, "systemd", "acprun-nightly.service")
 	units := map[string]map[string][]string{}
 	for _, f := range []string{service, filepath.Join(ciDir, "systemd", "acprun-nightly.timer")} {
@@ -276,6 +280,7 @@ func TestRecipeSystemdAndCron(t *testing.T) {
 // checkout (go build, nothing downloaded) and validates the examples; the
 // shell snippets of the README are valid.
 func TestRecipeDockerfileAndREADME(t *testing.T) {
+	t.Parallel()
 	dockerfile := filepath.Join(ciDir, "Dockerfile")
 	var cmds []recipeCommand
 	built := false
@@ -616,6 +621,7 @@ func recipeShellCommands(line string, lookup func(string) (string, bool)) ([][]s
 // TestRecipeShellReader: the test's shell reader finds the commands of the
 // lines the recipes use.
 func TestRecipeShellReader(t *testing.T) {
+	t.Parallel()
 	lookup := func(name string) (string, bool) {
 		if name == "I" {
 			return "2", true

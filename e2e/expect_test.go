@@ -365,6 +365,7 @@ turns:
 // failure starts with the position of the failing value and names what the
 // agent did.
 func TestExpectEveryKind(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{
 		"agent.mock.yaml":    expectAgent,
@@ -508,6 +509,7 @@ const leakedSecret = "e2e-leaked-4f9c1d"
 // TestJudgeVerdicts runs the judge table in one invocation, with
 // transcripts and kept workspaces.
 func TestJudgeVerdicts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{
 		"judge.mock.yaml":   judgeScript,
@@ -628,6 +630,7 @@ func TestJudgeVerdicts(t *testing.T) {
 // agent has stopped, always does: a request the agent sent before it
 // exited is served before its connection closes.
 func TestExpectFilesIgnoreLateWrites(t *testing.T) {
+	t.Parallel()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -678,6 +681,7 @@ expect:
 // failing one. The JSON summary gives pass@k and pass^k for every k, the
 // text summary pass@4 and pass^4 side by side, JUnit both as properties.
 func TestPassKSummaries(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tickets := filepath.Join(dir, "tickets")
 	writeFiles(t, dir, map[string]string{

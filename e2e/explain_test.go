@@ -122,6 +122,7 @@ func checkExplainAgrees(t *testing.T, dir string, results []report.Result) (chec
 // opposite decision for the edit of examples/permissions.yaml, whose paths
 // only its earlier tool_call announced.
 func TestExplainAgreesWithRunOnTheExamples(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	res := acprun(t, root, "run", "examples/", "--transcripts", filepath.Join(dir, "tr"), "-o", filepath.Join(dir, "results.json"))
 	if res.code != 0 {
@@ -172,6 +173,7 @@ turns:
 // that do not go together are usage errors that say what to do; a request
 // with redacted values says that run saw the secret.
 func TestExplainTranscript(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": askTwiceAgent, "s.yaml": askTwiceScenario})
 	env := []string{"E2E_SECRET=" + scenarioSecret}

@@ -75,6 +75,7 @@ turns:
 // lines, each once, then a blank line, the totals and the results file:
 // 103 lines, where every scenario used to be printed twice.
 func TestLinesHundredPassingScenarios(t *testing.T) {
+	t.Parallel()
 	bin, err := plainBinary() // 100 agents: the race detector would make it slow
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +147,7 @@ var linesSummary = []string{
 // erroring scenario one after the other: each has its line as it ends,
 // then the summary lists only the two that did not pass, with excerpts.
 func TestLinesSummaryExplainsFailures(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": linesScript, "s.yaml": linesScenarios})
 	res := acprun(t, dir, "run", "s.yaml", "-j", "1", "-o", "out.json")
@@ -170,6 +172,7 @@ func TestLinesSummaryExplainsFailures(t *testing.T) {
 // --format quiet and -q nothing as scenarios end (nor the results line);
 // the summary is the same whatever the format.
 func TestLinesFormats(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": linesScript, "s.yaml": linesScenarios})
 	summary := append([]string{}, linesSummary...)
@@ -203,6 +206,7 @@ func TestLinesFormats(t *testing.T) {
 // bodies and the GitHub annotations carry the same excerpts as the
 // summary, the agent's secret redacted.
 func TestLinesExcerptsInJUnitAndGitHub(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": linesScript, "s.yaml": linesScenarios})
 	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY="}, "run", "s.yaml", "-j", "1", "-o", "out.json", "--junit", "junit.xml")
@@ -240,6 +244,7 @@ func TestLinesExcerptsInJUnitAndGitHub(t *testing.T) {
 // named agent and a command side by side, each has a column: the name,
 // and the command's program ("acprun").
 func TestLinesPassRateTable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"ok.mock.yaml":  "default: {steps: [{text: ok}]}\n",
@@ -297,6 +302,7 @@ func TestLinesPassRateTable(t *testing.T) {
 // INTERRUPTED (not a failed expectation), the last two are listed as not
 // run, in the summary and in the results (notRun, status interrupted).
 func TestLinesInterruptListsNotRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	scenario := func(name, script string) string {
 		return fmt.Sprintf("name: %s\nagent: {command: [acprun, mock-agent, %s]}\npermissions: {default: deny}\nturns: [{prompt: hi, expect: {stopReason: end_turn}}]\n", name, script)
@@ -348,6 +354,7 @@ func TestLinesInterruptListsNotRun(t *testing.T) {
 // TestLinesMerge: acprun merge, whose scenarios ended elsewhere, prints
 // the line of each before the summary.
 func TestLinesMerge(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": linesScript, "s.yaml": linesScenarios})
 	if res := acprun(t, dir, "run", "s.yaml", "-j", "1", "-o", "a.json", "--shard", "1/2"); res.code > 1 {
@@ -390,6 +397,7 @@ func TestLinesMerge(t *testing.T) {
 // too, and the run exits 1 (not 130: nobody interrupted it; not 0: they
 // did not pass).
 func TestLinesRunTimeoutListsNotRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"wait.mock.yaml": "default: {steps: [{waitForCancel: true}]}\n",

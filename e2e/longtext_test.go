@@ -26,6 +26,7 @@ var longTextWant = "BEGIN\n" + strings.Repeat(longLine, 1000) + "token [REDACTED
 // report byte for byte, redacted, and the temporary files it waited in are
 // gone when acprun exits.
 func TestLongTextSpilled(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{

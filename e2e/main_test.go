@@ -9,10 +9,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,7 +43,17 @@ const (
 	exitInterrupted = 130
 )
 
+// TestMain builds acprun with -race once for every test. The tests wait on
+// acprun, its agents and their timeouts far more than they compute, so
+// unless -test.parallel says otherwise, twice as many run at once as
+// there are CPUs (Go's default is as many).
 func TestMain(m *testing.M) {
+	flag.Parse()
+	parallel := false
+	flag.Visit(func(f *flag.Flag) { parallel = parallel || f.Name == "test.parallel" })
+	if !parallel {
+		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
+	}
 	testkit.Main(m, func() error {
 		var err error
 		acprunBin, err = testkit.Build("github.com/acprun/acprun", "-race")

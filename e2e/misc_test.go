@@ -29,6 +29,7 @@ type miscListEntry struct {
 // and per --agent) as one JSON array with every key, and [] for an empty
 // selection accepted by --allow-empty.
 func TestListJSONSelection(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"acprun.yaml": "agents:\n  other: {command: [acprun, mock-agent, agent.mock.yaml]}\n  another: {command: [acprun, mock-agent, agent.mock.yaml]}\n",
@@ -96,6 +97,7 @@ const miscNoPermissions = "warning: no permissions: every permission request and
 // checked, and not under --allow-all or --deny-all; validate warns about
 // every one.
 func TestMiscNoPermissionsWarning(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	one := "agent: {command: [acprun, mock-agent, agent.mock.yaml]}\nturns: [{prompt: hi}]\n"
 	writeFiles(t, dir, map[string]string{
@@ -150,6 +152,7 @@ func TestMiscNoPermissionsWarning(t *testing.T) {
 // with a suggestion that works: the suggested command, run, probes the
 // mock agent.
 func TestProbeNamedAgentWithArgs(t *testing.T) {
+	t.Parallel()
 	res := acprun(t, filepath.Join(root, "examples"), "probe", "mock", "agents/basic.mock.yaml")
 	const prefix = "acprun probe -- "
 	_, suggested, ok := strings.Cut(res.stderr, prefix)
@@ -170,6 +173,7 @@ func TestProbeNamedAgentWithArgs(t *testing.T) {
 // its comments say (none of prompts 1 to 4 hits a match: entry of the
 // mock), and the JSON-RPC error's data is kept in the turn's errorData.
 func TestExamplesStops(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "out.json")
 	res := acprun(t, filepath.Join(root, "examples"), "run", "stops.yaml", "-o", out)
 	if res.code != 0 {
@@ -202,6 +206,7 @@ func TestExamplesStops(t *testing.T) {
 // TestMiscErrorDataRedacted: the data of a JSON-RPC error is redacted
 // like the rest of the results: an agent.env value never appears in it.
 func TestMiscErrorDataRedacted(t *testing.T) {
+	t.Parallel()
 	script := `turns:
   - error: {code: -32000, message: "backend said no", data: {token: "s3cr3t-t0ken-value", nested: ["s3cr3t-t0ken-value"]}}
 `
@@ -239,6 +244,7 @@ turns:
 // are generous: the scenario timeout plus margin, far below the graces;
 // the timeout leaves a slow machine ample time for the turn itself.
 func TestMiscScenarioTimeoutBoundsShutdown(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, script, agent, scenario string
 		code                          int
@@ -293,6 +299,7 @@ func TestMiscScenarioTimeoutBoundsShutdown(t *testing.T) {
 // --config it suggests works; one scenario file named relatively and
 // absolutely runs once.
 func TestMiscRunDirConfigNotLoaded(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
 		"tests/acprun.yaml":     "agents:\n  mine: {command: [acprun, mock-agent, agent.mock.yaml]}\n",
@@ -332,6 +339,7 @@ func TestMiscRunDirConfigNotLoaded(t *testing.T) {
 // script that is missing or does not parse, and exits 2; without --strict
 // the same files are valid; a file whose agents all resolve passes both.
 func TestValidateStrict(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	rules := "permissions: {default: deny}\nturns: [{prompt: hi}]\n"
 	writeFiles(t, dir, map[string]string{
@@ -385,6 +393,7 @@ func TestValidateStrict(t *testing.T) {
 // shared one alike (a run looked for it in the cwd only, and its agent
 // could not start).
 func TestMockScriptBesideTheScenarioFile(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hello}]\n",
@@ -404,6 +413,7 @@ func TestMockScriptBesideTheScenarioFile(t *testing.T) {
 // TestMiscErrorDataCapped: error data over 16 KiB is not kept; the turn's
 // error says how big it was.
 func TestMiscErrorDataCapped(t *testing.T) {
+	t.Parallel()
 	script := "turns:\n  - error: {code: -32000, message: big, data: {blob: \"" + strings.Repeat("x", 20<<10) + "\"}}\n"
 	sc := "name: e\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: go\n    expect: {stopReason: error}\n"
 	res, out, _ := runOne(t, script, sc)

@@ -11,6 +11,7 @@ import (
 // and plays nothing. Under the error, its source line with a caret under
 // the column.
 func TestMockAgentYAMLSyntaxError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"bad.mock.yaml": "agentInfo: {name: fake}\nturns:\n  - steps:\n      - text: hi\n    stopReason: end_turn\n" +

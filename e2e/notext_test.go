@@ -8,6 +8,7 @@ import (
 // counted, not kept; a turn whose expectations read its text keeps it, so
 // the verdict is the same with the flag and without.
 func TestNoTextKeepsOnlyTextThatIsChecked(t *testing.T) {
+	t.Parallel()
 	script := `turns:
   - steps: [{thought: thinking}, {text: [hello, " there", " again"]}]
   - steps: [{text: world}]

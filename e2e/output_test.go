@@ -66,6 +66,7 @@ func shardJSON(t *testing.T, startedAt string, durationMs int, interrupted bool,
 }
 
 func TestMergeExitCodes(t *testing.T) {
+	t.Parallel()
 	pass := shardScenario{name: "alpha", file: "a.yaml", line: 1, status: "passed"}
 	pass2 := shardScenario{name: "beta", file: "b.yaml", line: 1, status: "passed"}
 	fail := shardScenario{name: "beta", file: "b.yaml", line: 1, status: "failed"}
@@ -114,6 +115,7 @@ func TestMergeExitCodes(t *testing.T) {
 }
 
 func TestMergeBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := shardJSON(t, "2026-03-14T09:26:53.589Z", 10, false, shardScenario{name: "alpha", file: "a.yaml", line: 1, status: "passed"})
 	writeFiles(t, dir, map[string]string{
@@ -148,6 +150,7 @@ func TestMergeBadInput(t *testing.T) {
 }
 
 func TestMergeToStdout(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"a.json": shardJSON(t, "2026-03-14T09:26:53.589Z", 10, false, shardScenario{name: "alpha", file: "a.yaml", line: 1, status: "passed"}),
@@ -191,6 +194,7 @@ turns:
 }
 
 func TestJUnitFromRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	outputScenarios(t, dir)
 	res := acprun(t, dir, "run", "a.yaml", "b.yaml", "--junit", "reports/junit.xml", "--json", "out.json")
@@ -242,6 +246,7 @@ func TestJUnitFromRun(t *testing.T) {
 // TestEventsSurviveKill kills acprun with SIGKILL while its agent hangs:
 // the events file keeps every line written, each of them JSON.
 func TestEventsSurviveKill(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "started.fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -326,6 +331,7 @@ turns:
 // TestOutputProgressTerminal runs acprun with stderr on a pseudo-terminal:
 // the progress bar is drawn there.
 func TestOutputProgressTerminal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	outputScenarios(t, dir)
 	ptmx, tty, err := pty.Open()
@@ -366,6 +372,7 @@ func TestOutputProgressTerminal(t *testing.T) {
 // TestOutputProgressPipe runs acprun with stderr on a pipe: one plain line
 // per finished scenario, no bar; -q leaves only the summary.
 func TestOutputProgressPipe(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	outputScenarios(t, dir)
 	res := acprun(t, dir, "run", "a.yaml", "b.yaml", "-j", "1", "--json", "out.json")

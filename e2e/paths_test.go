@@ -25,6 +25,7 @@ const ranScenario = "name: s\nagent: {command: [sh, -c, 'touch ran']}\npermissio
 // usage error before anything runs: no agent starts and nothing is
 // written, whatever the command and however the value is given.
 func TestEmptyPathFlagsAreUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		flag string // as the error names it
 		args []string
@@ -74,6 +75,7 @@ func TestEmptyPathFlagsAreUsageErrors(t *testing.T) {
 // write (a new file in /proc, which takes none, whoever runs the test) is
 // named as the user gave it, never as the temporary file acprun tried.
 func TestOutputErrorsNameNoTemporaryFile(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self"); err != nil {
 		t.Skipf("no /proc: %v", err)
 	}
@@ -124,6 +126,7 @@ func dirNames(t *testing.T, dir string) []string {
 // the file and the other run's pid, and leaves the first run's events
 // whole: every line one JSON object, all of them the first run's.
 func TestSecondRunRefusesAnEventsFileInUse(t *testing.T) {
+	t.Parallel()
 	first, second := t.TempDir(), t.TempDir()
 	events := filepath.Join(first, "ev.jsonl")
 	// The first run's agent says it has started (the events file is open

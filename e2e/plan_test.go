@@ -12,6 +12,7 @@ import (
 // own beats the scenario's, the config's defaults fill in what a scenario
 // leaves out, and the built-in defaults the rest.
 func TestDryRunShowsResolvedLimits(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"acprun.yaml": "defaults:\n  cancelGrace: 4s\n  idleTimeout: 8s\n",

@@ -11,6 +11,7 @@ import (
 // acprun prints them: a failure message, a warning of the results, the
 // summary, and the HTML report's counts and chart.
 func TestCountsOfOneAreSingular(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		// Four lines that are not JSON-RPC: three warnings name one each,

@@ -62,6 +62,7 @@ func promptTurnSummary(out report.Results) []string {
 // relative to the scenario file whatever the working directory; validate
 // and --dry-run show it, since it is read when the file is loaded.
 func TestPromptFromFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"cron/agent.mock.yaml":       promptAgent,
@@ -87,6 +88,7 @@ func TestPromptFromFile(t *testing.T) {
 // prompt fails validate and run alike, at file:line:col with the source
 // line, before any agent starts.
 func TestPromptFileErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": promptAgent,
@@ -123,6 +125,7 @@ turns:
 // one selected scenario (against every --agent) with one turn of that
 // text; its scenario-level settings stay.
 func TestPromptFlag(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": promptAgent,
@@ -177,6 +180,7 @@ turns: [{prompt: b}]
 // stdin or a file that is not there is a usage error (exit 2) that says
 // what to do, and nothing runs.
 func TestPromptFlagErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": promptAgent,

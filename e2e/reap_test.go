@@ -19,6 +19,7 @@ import (
 // carries the agent.env marker of the test, and the two escapees are
 // gone; the agent's daemon is named in a warning.
 func TestReapDaemonsAndEscapedTerminals(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
 		t.Skipf("no /proc: %v", err)
 	}

@@ -171,6 +171,7 @@ func replayRead(t *testing.T, path string) []byte {
 // transcript in another directory, and gets the same results, with the
 // file written through the client again.
 func TestReplayGivesTheRecordedResults(t *testing.T) {
+	t.Parallel()
 	recDir, rec := replayRecord(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
 	if rec.Scenarios[0].Status != "passed" {
 		t.Fatalf("recording: %+v", rec.Scenarios[0])
@@ -200,6 +201,7 @@ func TestReplayGivesTheRecordedResults(t *testing.T) {
 // changed rules now deny: the turn fails with the divergence, named on
 // stderr and in the results, and nothing recorded after it is played.
 func TestReplayReportsADivergence(t *testing.T) {
+	t.Parallel()
 	recDir, _ := replayRecord(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
 	transcript := replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl"))
 	denyEdits := strings.Replace(replayScenario, "    - kind: edit\n      path: hello.txt\n", "", 1)
@@ -228,6 +230,7 @@ func TestReplayReportsADivergence(t *testing.T) {
 // TestReplayPromptDivergence: a prompt changed since the recording is a
 // divergence of that turn.
 func TestReplayPromptDivergence(t *testing.T) {
+	t.Parallel()
 	recDir, _ := replayRecord(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
 	transcript := replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl"))
 	dir := replayDir(t, transcript, strings.Replace(replayScenario, `"Check it."`, `"Check it twice."`, 1), map[string]string{"hello.txt": "helo\n"})
@@ -247,6 +250,7 @@ func TestReplayPromptDivergence(t *testing.T) {
 // timeout; the replay waits for the cancel where the recording has it, so
 // the turn times out again, with what the agent sent after the cancel.
 func TestReplayOfATimedOutTurn(t *testing.T) {
+	t.Parallel()
 	scenario := `name: fix
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
@@ -275,6 +279,7 @@ turns:
 // waits for its answer to a permission request (held by answerDelay); the
 // replay stops and answers cancelled, as a well-behaved agent does.
 func TestReplayCancelledByTheClient(t *testing.T) {
+	t.Parallel()
 	recDir, _ := replayRecord(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
 	transcript := replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl"))
 	slow := strings.Replace(replayScenario, "turnTimeout: 30s\npermissions:\n", "turnTimeout: 300ms\npermissions:\n  answerDelay: 1h\n", 1)
@@ -306,6 +311,7 @@ func TestReplayCancelledByTheClient(t *testing.T) {
 // line half written) plays turn 1, and turn 2 fails saying the recording
 // ends there.
 func TestReplayTruncatedTranscript(t *testing.T) {
+	t.Parallel()
 	recDir, _ := replayRecord(t, replayAgent, replayScenario, map[string]string{"hello.txt": "helo\n"})
 	transcript := replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl"))
 	lines := strings.SplitAfter(string(transcript), "\n")
@@ -342,6 +348,7 @@ func TestReplayTruncatedTranscript(t *testing.T) {
 // replay agent before it speaks, with the place of the problem; acprun
 // reports an agent that could not start.
 func TestReplayGarbageTranscript(t *testing.T) {
+	t.Parallel()
 	dir := replayDir(t, []byte("{\"t\":0,\"dir\":\"c2a\",\"msg\":{}}\nthis is not json\n"), replayScenario, nil)
 	res, got := runResults(t, dir, "s.yaml")
 	if res.code != 3 {
@@ -373,6 +380,7 @@ func TestReplayGarbageTranscript(t *testing.T) {
 // TestReplayValidate: validate checks that the transcript exists, and that
 // replay does not go with command or name.
 func TestReplayValidate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	missing := "name: a\nagent: {replay: rec/missing.jsonl}\nturns: [{prompt: hi}]\n"
 	both := "name: b\nagent: {replay: rec/b.jsonl, command: [x]}\nturns: [{prompt: hi}]\n"
@@ -397,6 +405,7 @@ func TestReplayValidate(t *testing.T) {
 // the paths of the recorded workspace copy are moved to the new copy, and
 // the results are the same.
 func TestReplayWorkspaceAndJudge(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{}
 	for _, name := range []string{
 		"evals/fix-greeting.yaml", "evals/fixture/README.md", "evals/fixture/greeting.txt",
@@ -450,6 +459,7 @@ func TestReplayWorkspaceAndJudge(t *testing.T) {
 // cancelled prompt; the replay stays as silent, so acprun finds it
 // unresponsive again, with the same results.
 func TestReplayOfAnAgentIgnoringCancel(t *testing.T) {
+	t.Parallel()
 	scenario := `name: fix
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}

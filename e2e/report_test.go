@@ -145,6 +145,7 @@ func checkReportPage(t *testing.T, path string, out report.Results, withTranscri
 }
 
 func TestReportFromRunAndFromResults(t *testing.T) {
+	t.Parallel()
 	dir, out := reportRun(t)
 	page := checkReportPage(t, filepath.Join(dir, "run.html"), out, true)
 	for _, want := range []string{"session/prompt", "fs/read_text_file", "<code>allow</code>", "<code>b-fail.yaml:7</code>", "Permission log"} {
@@ -186,6 +187,7 @@ func TestReportFromRunAndFromResults(t *testing.T) {
 }
 
 func TestReportWithoutTranscripts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": reportAgent, "a-pass.yaml": reportPass, "b-fail.yaml": reportFail, "notes.txt": "one\ntwo\n",
@@ -198,6 +200,7 @@ func TestReportWithoutTranscripts(t *testing.T) {
 }
 
 func TestReportMergesShards(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": reportAgent, "a-pass.yaml": reportPass, "b-fail.yaml": reportFail, "notes.txt": "one\ntwo\n",
@@ -220,6 +223,7 @@ func TestReportMergesShards(t *testing.T) {
 }
 
 func TestReportBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"syntax.json": "{\n  \"schemaVersion\": 1,\n  \"scenarios\": [\n    {\"name\": \"x\",}\n  ]\n}\n",
@@ -254,6 +258,7 @@ func TestReportBadInput(t *testing.T) {
 }
 
 func TestReportRunHTMLCheckedFirst(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "started")
 	writeFiles(t, dir, map[string]string{
@@ -290,6 +295,7 @@ const envChromiumRequired = "ACPRUN_CHROMIUM_REQUIRED"
 // its status filter works. The screenshot goes to the test's artifact
 // directory (go test -artifacts -outputdir DIR keeps it).
 func TestReportInChromium(t *testing.T) {
+	t.Parallel()
 	browser, driver := findChromium()
 	if browser == "" || driver == "" {
 		const missing = "chromium or chromedriver not found (apt-get install chromium chromium-driver)"
@@ -598,6 +604,7 @@ func firstLine(s string) string {
 }
 
 func TestReportRepeatPassRates(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": reportAgent, "a-pass.yaml": reportPass, "b-fail.yaml": reportFail, "notes.txt": "one\ntwo\n",
@@ -625,6 +632,7 @@ func TestReportRepeatPassRates(t *testing.T) {
 }
 
 func TestReportRedactsTheEnvironment(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const secret = "ghp_reportsecret12345678"
 	writeFiles(t, dir, map[string]string{"r.json": `{"schemaVersion": 1, "scenarios": [{"name": "s", "file": "s.yaml", "line": 1,
@@ -644,6 +652,7 @@ func TestReportRedactsTheEnvironment(t *testing.T) {
 }
 
 func TestReportHTMLNotWritten(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": reportAgent,
@@ -672,6 +681,7 @@ turns:
 }
 
 func TestReportAgentMatrix(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"a.mock.yaml": "agentInfo: {name: agent-a, version: '1'}\nturns:\n  - steps: [{text: from a}]\n",

@@ -75,6 +75,7 @@ func resumeState(t *testing.T, path string) map[string]map[string]any {
 }
 
 func TestResumeContinuesTheSession(t *testing.T) {
+	t.Parallel()
 	dir := resumeDir(t, resumeScript, resumeScenario)
 	res, first := resumeRun(t, dir, "one.json")
 	if res.code != 0 {
@@ -129,6 +130,7 @@ func TestResumeContinuesTheSession(t *testing.T) {
 // in the default state file, with session/resume when that is what the
 // agent offers: no replay, but the agent has the history.
 func TestResumeFlag(t *testing.T) {
+	t.Parallel()
 	script := strings.Replace(resumeScript, "{loadSession: true}", "{sessionCapabilities: {resume: {}}}", 1)
 	scenario := strings.Replace(resumeScenario, "session: {resume: true}\n", "", 1)
 	dir := resumeDir(t, script, scenario)
@@ -160,6 +162,7 @@ func TestResumeFlag(t *testing.T) {
 }
 
 func TestResumeFallsBack(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		// between changes dir after the first run.
@@ -346,6 +349,7 @@ func (g *resumeGate) open() {
 }
 
 func TestResumeLockWait(t *testing.T) {
+	t.Parallel()
 	dir := resumeDir(t, resumeScript, resumeScenario)
 	gate := newResumeGate(t, dir)
 	first := resumeStart(t, dir, []string{"GATE=" + gate.path}, "one.json")
@@ -375,6 +379,7 @@ func TestResumeLockWait(t *testing.T) {
 }
 
 func TestResumeLockFail(t *testing.T) {
+	t.Parallel()
 	dir := resumeDir(t, resumeScript, resumeScenario)
 	gate := newResumeGate(t, dir)
 	first := resumeStart(t, dir, []string{"GATE=" + gate.path}, "one.json")
@@ -400,6 +405,7 @@ func TestResumeLockFail(t *testing.T) {
 }
 
 func TestResumeCorruptStateFile(t *testing.T) {
+	t.Parallel()
 	dir := resumeDir(t, resumeScript, resumeScenario)
 	writeFiles(t, dir, map[string]string{".acprun/state.json": "{\n  \"version\": 1,\n  \"sessions\": {\"x\": \n"})
 	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
@@ -420,6 +426,7 @@ func TestResumeCorruptStateFile(t *testing.T) {
 // TestResumeInterrupted interrupts a run in its turn: the session it
 // opened is recorded, the file stays whole, and the next run continues it.
 func TestResumeInterrupted(t *testing.T) {
+	t.Parallel()
 	dir := resumeDir(t, resumeScript, resumeScenario)
 	gate := newResumeGate(t, dir)
 	first := resumeStart(t, dir, []string{"GATE=" + gate.path}, "one.json")
@@ -449,6 +456,7 @@ func TestResumeInterrupted(t *testing.T) {
 // TestResumeDryRun shows the session in the plan, and locks and writes
 // nothing.
 func TestResumeDryRun(t *testing.T) {
+	t.Parallel()
 	dir := resumeDir(t, resumeScript, strings.Replace(resumeScenario, "session: {resume: true}\n", "session: {stateFile: state/nightly.json}\n", 1))
 	res := acprun(t, dir, "run", "s.yaml", "--dry-run", "--resume")
 	want := fmt.Sprintf("  session:  continues the session recorded in %s under %q (session/load or session/resume, else a new one)\n",
@@ -465,6 +473,7 @@ func TestResumeDryRun(t *testing.T) {
 // each twice, in parallel, on one state file: each has its own entry, and
 // each scenario's second attempt continues its first.
 func TestResumeAttemptsAndScenariosShareAFile(t *testing.T) {
+	t.Parallel()
 	two := resumeScenario + "---\n" + strings.Replace(resumeScenario, "name: nightly", "name: weekly", 1)
 	dir := resumeDir(t, resumeScript, two)
 	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json", "--repeat", "2", "-j", "4")
@@ -505,6 +514,7 @@ func TestResumeAttemptsAndScenariosShareAFile(t *testing.T) {
 // TestResumeLockWaitEnds: a run waiting for the lock gives up at --timeout
 // (exit 6) or at an interrupt (exit 130), and runs nothing.
 func TestResumeLockWaitEnds(t *testing.T) {
+	t.Parallel()
 	dir := resumeDir(t, resumeScript, resumeScenario)
 	gate := newResumeGate(t, dir)
 	first := resumeStart(t, dir, []string{"GATE=" + gate.path}, "one.json")
@@ -536,6 +546,7 @@ func TestResumeLockWaitEnds(t *testing.T) {
 // TestResumeStateFileHasNoSecrets: a secret in the agent's command line is
 // redacted from the state file's key, as from every output.
 func TestResumeStateFileHasNoSecrets(t *testing.T) {
+	t.Parallel()
 	scenario := strings.Replace(resumeScenario, "agent: {command: [acprun, mock-agent, agent.mock.yaml]}",
 		`agent: {command: [sh, -c, 'exec "$ACPRUN" mock-agent agent.mock.yaml', "${API_TOKEN}"]}`, 1)
 	dir := resumeDir(t, resumeScript, scenario)

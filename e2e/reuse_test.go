@@ -35,6 +35,7 @@ func e2eMarker(t *testing.T) (env, kv string) {
 // SIGTERM. Either way nothing of the agent is left running and nothing is
 // warned about.
 func TestEndAgentIgnoringEOF(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, caps, killGrace string
 		close                 bool
@@ -126,6 +127,7 @@ func reuseScenario(name, prompt, env, expect string) string {
 // transcript is a whole session that acprun replay plays back and acprun
 // explain reads; the process is gone at the end.
 func TestReuseSharesOneProcess(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	env, marker := e2eMarker(t)
 	fail := ", expect: {text: {contains: nope}}"
@@ -186,6 +188,7 @@ func TestReuseSharesOneProcess(t *testing.T) {
 // three scenarios. That one errors and names the process it crashed on,
 // retired; the third passes on a new process. Nothing is left running.
 func TestReuseAfterACrash(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	env, marker := e2eMarker(t)
 	writeFiles(t, dir, map[string]string{
@@ -219,6 +222,7 @@ func TestReuseAfterACrash(t *testing.T) {
 // process's first session), with a warning that says where reuse was asked
 // for and why it was not done.
 func TestReuseWithoutSessionClose(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	env, _ := e2eMarker(t)
 	src := reuseScenario("a", "hello", env, "") + reuseScenario("b", "hello", env, "")
@@ -248,6 +252,7 @@ func TestReuseWithoutSessionClose(t *testing.T) {
 // TestReuseAgentsFlag: run --reuse-agents reuses the agent processes of
 // scenarios that do not ask for it themselves.
 func TestReuseAgentsFlag(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	doc := "---\nname: %s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"
 	writeFiles(t, dir, map[string]string{
@@ -269,6 +274,7 @@ func TestReuseAgentsFlag(t *testing.T) {
 // scenario's end and named in its warnings, and the process is not reused:
 // the second scenario gets a new one. Nothing is left running.
 func TestReuseRetiresAfterLeftovers(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
 		t.Skipf("no /proc: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 // error at the offending token, line and column, also in a later document
 // of a file and in the config file.
 func TestRulesValidateSyntaxErrors(t *testing.T) {
+	t.Parallel()
 	const head = "name: x\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\n"
 	tests := []struct {
 		name   string
@@ -84,6 +85,7 @@ func TestRulesValidateSyntaxErrors(t *testing.T) {
 // validate and run (not a fork/exec failure at run time), at the cwd value
 // that gave it: the scenario's, or a config agent's.
 func TestRulesValidateCwd(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
 		"a.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
@@ -117,6 +119,7 @@ func TestRulesValidateCwd(t *testing.T) {
 // TestRulesExplainConfig: explain applies the config file's permissions,
 // as run does: acprun.yaml in the working directory, or --config.
 func TestRulesExplainConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\nturns: [{prompt: hi}]\n",
@@ -152,6 +155,7 @@ func TestRulesExplainConfig(t *testing.T) {
 // line: shell wrappers unwrapped and leading assignments skipped for both,
 // assignments denied by name, redirection targets as paths.
 func TestRulesExplainCommandForms(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"s.yaml": `name: s
 agent: {command: [acprun, mock-agent, a.mock.yaml]}
@@ -211,6 +215,7 @@ turns: [{prompt: hi}]
 // replaces the policy for terminals too, and an env entry that would
 // smuggle in another variable is refused.
 func TestRulesTerminalPolicy(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	pwned := filepath.Join(dir, "PWNED")
 	script := `turns:

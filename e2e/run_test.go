@@ -187,6 +187,7 @@ func validateTranscript(t *testing.T, path string) {
 }
 
 func TestRunFailedExpectationExitsOne(t *testing.T) {
+	t.Parallel()
 	res, out, _ := runOne(t, "turns:\n  - steps: [{text: hello}]\n    stopReason: max_tokens\n", `name: wants-end-turn
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
@@ -206,6 +207,7 @@ turns:
 }
 
 func TestValidateReportsEveryMistake(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"bad.yaml": `name: bad
@@ -241,6 +243,7 @@ turns:
 // TestExamplesRunOnTheMockAgent runs README's first command; the eval
 // example passes every check, its judge's included.
 func TestExamplesRunOnTheMockAgent(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "out.json")
 	res := acprun(t, root, "run", "examples/", "-o", out)
 	if res.code != 0 {
@@ -266,6 +269,7 @@ func TestExamplesRunOnTheMockAgent(t *testing.T) {
 }
 
 func TestLateUpdatesStayWithTheirTurn(t *testing.T) {
+	t.Parallel()
 	res, out, _ := runOne(t, `turns:
   - steps: [{text: "hi"}]
     after:
@@ -291,6 +295,7 @@ turns:
 }
 
 func TestGarbageOnStdoutIsAViolationNotAnEnd(t *testing.T) {
+	t.Parallel()
 	res, out, _ := runOne(t, "turns:\n  - steps: [{garbage: 'npm WARN deprecated something'}, {text: fine}]\n", "name: noisy\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: hi\n")
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0: a garbage line does not end the session\n%s", res.code, res.stderr)
@@ -304,6 +309,7 @@ func TestGarbageOnStdoutIsAViolationNotAnEnd(t *testing.T) {
 }
 
 func TestSchemaCommand(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"schema"}, {"schema", "--config"}} {
 		res := acprun(t, root, args...)
 		var doc map[string]any
@@ -314,6 +320,7 @@ func TestSchemaCommand(t *testing.T) {
 }
 
 func TestLateUpdatesBetweenTurns(t *testing.T) {
+	t.Parallel()
 	res, out, _ := runOne(t, `turns:
   - steps: [{text: "one"}]
     after:

@@ -14,6 +14,7 @@ import (
 // scenarios: each line is one shard, so the merge must hold every
 // scenario exactly once, and the report must be written.
 func TestReadmeScaleOutBlock(t *testing.T) {
+	t.Parallel()
 	lines := readmeBlock(t, "## Scale out", "```sh")
 	if len(lines) < 4 {
 		t.Fatalf("the Scale out block has %d lines: %q", len(lines), lines)

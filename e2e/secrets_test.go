@@ -72,6 +72,7 @@ turns:
 // TestSecretsNeverLeave: neither secret appears, in any form, in anything
 // acprun writes; every JSON output stays valid JSON.
 func TestSecretsNeverLeave(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": leakyAgent, "s.yaml": leakyScenario})
 	stepSummary := filepath.Join(dir, "step-summary.md")

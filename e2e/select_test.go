@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 // scenarios that need only that one. validate warns about it, and
 // validate --strict, which checks what a run needs, fails on it.
 func TestUnsetVariableStopsOnlyTheScenariosThatUseIt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const b = "name: b\ntags: [b]\n" +
 		"agent: {command: [acprun, mock-agent, ../agent.mock.yaml], env: {KEY: \"${ACPRUN_E2E_UNSET_KEY}\"}}\n" +
@@ -74,15 +76,19 @@ func TestUnsetVariableStopsOnlyTheScenariosThatUseIt(t *testing.T) {
 // environment.
 func acprunUnset(t *testing.T, dir, name string, args ...string) result {
 	t.Helper()
-	t.Setenv(name, "")
-	os.Unsetenv(name) // t.Setenv restores the old state at the end
-	return acprun(t, dir, args...)
+	cmd := exec.Command(acprunBin, args...)
+	cmd.Dir = dir
+	cmd.Env = slices.DeleteFunc(append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"),
+		func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
+	res, _ := runCommand(t, cmd)
+	return res
 }
 
 // TestSelectionUsageErrors checks that a glob that matches nothing is a
 // usage error naming it, as a missing path is, and so is -j below 1: both
 // before any agent starts.
 func TestSelectionUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args   []string
 		stderr string
@@ -122,6 +128,7 @@ func TestSelectionUsageErrors(t *testing.T) {
 // that it runs the whole selection, and one with --shards (or --shard)
 // shards and says nothing of it.
 func TestJobCompletionIndexWithoutShardsWarns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"a.yaml": "name: a\nagent: {command: [a]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",

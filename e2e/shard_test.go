@@ -21,6 +21,7 @@ func shardEnv(env ...string) []string { return append(slices.Clone(noShardEnv), 
 // CI_NODE_TOTAL pick the same shard as --shard I/N; --shard, and
 // JOB_COMPLETION_INDEX with --shards, beat them.
 func TestShardFromGitLabNodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	batchFiles(t, dir, 7)
 	list := func(env []string, args ...string) string {
@@ -61,6 +62,7 @@ func TestShardFromGitLabNodes(t *testing.T) {
 // usage error that names the variable, for run as for list, and nothing
 // runs.
 func TestShardBadGitLabNodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	batchFiles(t, dir, 3)
 	tests := []struct {

@@ -19,6 +19,7 @@ const chunkLine = `{"jsonrpc":"2.0","method":"session/update","params":{"session
 // seconds under -race, far past the 200 ms acprun waits for the end of the
 // agent's output, which is all it used to wait before dropping the rest.
 func TestBacklogIsNotLost(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const n = 100_000
 	backlog := bytes.Repeat([]byte(chunkLine), n)
@@ -53,6 +54,7 @@ turns:
 // strings, in its raw input and on its stderr never reach acprun's files or
 // stderr; they are replaced and counted as a protocol warning.
 func TestInvalidUTF8IsReplaced(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	agent := shHandshake + `read -r line
 printf '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"bad \377\376 text"}}}}\n'
@@ -104,6 +106,7 @@ turns:
 // TestMalformedOptionalFieldKeepsUpdate: one bad optional field does not
 // drop the update; it is a protocol warning.
 func TestMalformedOptionalFieldKeepsUpdate(t *testing.T) {
+	t.Parallel()
 	res, out, _ := runOne(t, `turns:
   - steps:
       - update: {sessionUpdate: tool_call, toolCallId: c1, title: read it, kind: read, status: completed, locations: [{path: /tmp/a.txt, line: "3"}]}
@@ -131,6 +134,7 @@ turns: [{prompt: go}]
 // it), which the session lock held across the write used to block, then
 // interrupts the run; nothing in it depends on the machine's speed.
 func TestUpdatesRecordedWhileThePromptIsStuck(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// It takes embedded files, so the prompt carries the whole large file.
 	agent := shHandshakeEmbedded + `head -c 1000 >/dev/null

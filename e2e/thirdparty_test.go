@@ -188,6 +188,7 @@ func installedTS(prefix string) bool {
 }
 
 func TestThirdPartyGoSDKAgent(t *testing.T) {
+	t.Parallel()
 	agent := goSDKAgent(t)
 	runThirdParty(t, []string{agent}, thirdPartyAgent{
 		// The SDK races the cancel against the permission's cancelled
@@ -198,6 +199,7 @@ func TestThirdPartyGoSDKAgent(t *testing.T) {
 }
 
 func TestThirdPartyTSSDKAgent(t *testing.T) {
+	t.Parallel()
 	node, script := tsSDKAgent(t)
 	runThirdParty(t, []string{node, script}, thirdPartyAgent{
 		// A cancelled permission answer ends its turn end_turn, always.
@@ -554,6 +556,7 @@ func (tr transcript) permissionAnswers(t *testing.T) []string {
 // requests, every time (an agent such as the Go SDK's example that reads
 // the answer first takes it for a refusal and ends its turn end_turn).
 func TestCancelSentBeforePermissionAnswers(t *testing.T) {
+	t.Parallel()
 	res, out, dir := runOne(t, `
 turns:
   - steps:

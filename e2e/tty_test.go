@@ -154,6 +154,7 @@ func openGate(t *testing.T, path string) {
 // lines printed above the live area as the scenarios end; and at the end
 // a screen with those lines and the summary only, the live area gone.
 func TestTTYLiveArea(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{
 		"s.yaml": `name: alpha
@@ -263,6 +264,7 @@ const verboseMock = `turns:
 // two chunks, control characters escaped; the late text after the turn's
 // answer is labelled late.
 func TestVerboseStream(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": verboseMock,
@@ -312,6 +314,7 @@ turns:
 // above the live area as they come, and stay there, in order, once the
 // area is gone.
 func TestTTYVerbose(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": strings.Replace(gatedMock, "%s", "gate", 1),

@@ -16,6 +16,7 @@ import (
 // never the turn's text, so every copy gets the same verdict, and each
 // failure agrees with the recorded text.
 func TestVerdictIgnoresLateContent(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{"agent.mock.yaml": `turns:
   - steps: [{text: "hi"}]
@@ -69,6 +70,7 @@ turns:
 // and completed by a late update keeps its in-turn status, with the late
 // one beside it.
 func TestLateUpdateKeepsInTurnStatus(t *testing.T) {
+	t.Parallel()
 	res, out, _ := runOne(t, `turns:
   - steps: [{tool_call: {toolCallId: c1, title: build, kind: execute, status: in_progress}}]
     after: [{tool_call_update: {toolCallId: c1, status: completed}}]
@@ -90,6 +92,7 @@ turns: [{prompt: go}]
 // reason; unexpected, it is an error. A turn after it did not run, so it
 // fails.
 func TestExpectedOutcomesPass(t *testing.T) {
+	t.Parallel()
 	script := "turns:\n  - steps: [{text: bye}, {exit: 3}]\n"
 	for _, tc := range []struct {
 		expect     string
@@ -124,6 +127,7 @@ turns:
 // TestToolCallAfterCancelIsCancelled: a tool call the agent announces
 // after session/cancel, and never finishes, is cancelled with the rest.
 func TestToolCallAfterCancelIsCancelled(t *testing.T) {
+	t.Parallel()
 	_, out, _ := runOne(t, `turns:
   - onCancel: ignore
     steps:
@@ -153,6 +157,7 @@ turns:
 // TestCancelIgnoredIsAWarning: an agent that answers session/cancel with
 // end_turn is flagged, and the summary says so.
 func TestCancelIgnoredIsAWarning(t *testing.T) {
+	t.Parallel()
 	res, out, _ := runOne(t, "onCancel: end_turn\nturns:\n  - steps: [{waitForCancel: true}]\n", `name: rude
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 turnTimeout: 300ms
@@ -169,6 +174,7 @@ turns:
 // TestPermissionBeforeFirstTurn: a permission request that comes before
 // the first prompt is answered by the rules and recorded with the setup.
 func TestPermissionBeforeFirstTurn(t *testing.T) {
+	t.Parallel()
 	req := `{"jsonrpc":"2.0","id":"early-1","method":"session/request_permission","params":{"sessionId":"mock-session-1","toolCall":{"toolCallId":"warmup","title":"cat README.md","kind":"read"},"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"},{"optionId":"no","name":"Reject","kind":"reject_once"}]}}`
 	res, out, dir := runOne(t, fmt.Sprintf("updatesBeforeSessionNew:\n  - garbage: '%s'\nturns:\n  - steps: [{text: hi}]\n", req), `name: s
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
@@ -191,6 +197,7 @@ turns: [{prompt: go}]
 // TestForeignSessionBeforeSessionNew: an update for another session that
 // comes before session/new answers is a violation, not ours.
 func TestForeignSessionBeforeSessionNew(t *testing.T) {
+	t.Parallel()
 	foreign := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"someone-else","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"FOREIGN"}}}}`
 	_, out, _ := runOne(t, fmt.Sprintf(`updatesBeforeSessionNew:
   - garbage: '%s'
@@ -213,6 +220,7 @@ turns: [{prompt: go}]
 // TestTerminalAuthMethodRefused: a type: terminal auth method is never sent
 // in authenticate.
 func TestTerminalAuthMethodRefused(t *testing.T) {
+	t.Parallel()
 	res, out, dir := runOne(t, `authMethods: [{id: tui-login, name: Log in, type: terminal}, {id: key, name: API key}]
 turns: [{steps: [{text: hi}]}]
 `, `name: s
@@ -231,6 +239,7 @@ turns: [{prompt: go}]
 // TestTranscriptNamesUnique: scenarios whose names map to the same file
 // name get their own transcripts.
 func TestTranscriptNamesUnique(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": "default: {steps: [{text: hi}]}\n",
@@ -263,6 +272,7 @@ turns: [{prompt: second}]
 // TestBinaryPromptFileIsABlob: a binary file is embedded as a base64 blob
 // with its mime type, under an escaped file:// URI.
 func TestBinaryPromptFileIsABlob(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": "agentCapabilities: {promptCapabilities: {embeddedContext: true}}\ndefault: {steps: [{text: hi}]}\n",
@@ -316,6 +326,7 @@ turns:
 // TestCancelledTurnFailsUnlessAllowed: a turn acprun cancelled fails even
 // when the agent answered end_turn, unless expect.stopReason says so.
 func TestCancelledTurnFailsUnlessAllowed(t *testing.T) {
+	t.Parallel()
 	script := "onCancel: end_turn\nturns:\n  - steps: [{waitForCancel: true}]\n"
 	for _, tc := range []struct {
 		expect string
@@ -347,6 +358,7 @@ turns:
 // is an empty selection (exit 5, or 0 with --allow-empty); a missing path
 // is a usage error.
 func TestEmptyDirectoryIsAnEmptySelection(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 // workspace meets files.unchanged, at the turn and at the scenario: no
 // changes is a known answer, not an unknown one.
 func TestUnchangedWhenNothingChanged(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"fixture/a.txt":   "a\n",
@@ -46,6 +47,7 @@ expect: {files: {unchanged: [a.txt]}}
 // unanswered, not by the broken pipe or the closed stream acprun met, and
 // its line says no turn ran rather than "skipped".
 func TestAgentDiesBeforeAnswering(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, sh, want string }{
 		{"initialize", "echo bye >&2; exit 7", "the agent exited with code 7 before answering initialize"},
 		{"session/new", "read -r line; printf '%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":1,\"agentCapabilities\":{}}}'; exit 5",
@@ -78,6 +80,7 @@ turns: [{prompt: one}, {prompt: two}]
 // summary, as explain describes it (a deny like a permission request's);
 // one it allowed counts in allowed.
 func TestDeniedCountsTerminalCommands(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": `turns:
@@ -131,6 +134,7 @@ var bareStatusRule = regexp.MustCompile(`(^|[\s>+~,(])\.(passed|failed|error|int
 // card or its badge, and in a browser the card's text, title and badge
 // have the failed card's colour and spacing.
 func TestReportErroredCardLikeFailed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hello}]\n",
@@ -212,6 +216,7 @@ turns: [{prompt: hi}]
 // the same file they are not about carries none, and --allow-all leaves
 // out "no permissions".
 func TestLoadWarningsInResults(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const file = `name: warned
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
@@ -266,6 +271,7 @@ turns: [{prompt: hi}]
 // why, and --rerun-failed picks it up; with continueAfterCancel: true they
 // are played and it passes.
 func TestTurnsAfterAnExpectedCancelFail(t *testing.T) {
+	t.Parallel()
 	const scenario = `name: cancels
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
@@ -382,6 +388,7 @@ func TestInterruptedScenarioIsNotPassed(t *testing.T) {
 // interrupted, though its cancelled turn accepts cancelled, and the run
 // exits 1, not 0 (nor 130: nobody interrupted it).
 func TestRunTimeoutIsNotPassed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": cutAgent, "s.yaml": cutScenario})
 	res, out := runResults(t, dir, "s.yaml", "--timeout", "1s")
@@ -399,6 +406,7 @@ func TestRunTimeoutIsNotPassed(t *testing.T) {
 // version-1 run called passed though the run's --timeout cut it short is
 // interrupted (exit 1), and --rerun-failed picks it up.
 func TestMergeReadsVersion1(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": cutAgent, "s.yaml": cutScenario,
 		"v1.json": `{"schemaVersion": 1, "startedAt": "2026-03-14T09:26:53.589Z", "durationMs": 1000, "byStopReason": {},
@@ -425,6 +433,7 @@ func TestMergeReadsVersion1(t *testing.T) {
 // from outside the scenario, an unknown one and one without stopReason,
 // each at its position, and the JSON Schema knows the key.
 func TestCancelCauseExpectation(t *testing.T) {
+	t.Parallel()
 	const scenario = `name: %s
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}

@@ -187,6 +187,7 @@ func makeRepo(t *testing.T, dir string) (first, second string) {
 // the original content, edits only its own copy, records only its own
 // changes, and the fixture itself is left as it was, byte for byte.
 func TestWorkspaceParallelAttemptsSeePristineCopies(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	rendezvous := filepath.Join(dir, "rendezvous")
 	if err := os.Mkdir(rendezvous, 0o755); err != nil {
@@ -274,6 +275,7 @@ turns:
 // summary; --keep-workspaces keeps passing ones too; --workspace-dir puts
 // them in a directory it creates.
 func TestWorkspaceKeptOnlyWhenNotPassed(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
 		"fixture/a.txt": "original\n",
@@ -353,6 +355,7 @@ turns:
 // after the last turn, and each is an expectation: its exit code and
 // stdout decide, and a failure says where, how and what it printed last.
 func TestVerifyChecksTheWorkspace(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	scenarios := `name: makes-done
 agent: {command: [acprun, mock-agent, writes.mock.yaml]}
@@ -444,6 +447,7 @@ turns:
 // the later setup commands, the agent and the turns never run, but
 // teardown does, in the workspace, with the agent's environment.
 func TestSetupFailureIsAnError(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	marks := filepath.Join(dir, "marks")
 	if err := os.Mkdir(marks, 0o755); err != nil {
@@ -512,6 +516,7 @@ turns:
 // says so, where, without starting its agent; the other scenarios of the
 // run still run, and nothing is left in the workspaces' directory.
 func TestWorkspaceThatCannotBeMadeIsAnError(t *testing.T) {
+	t.Parallel()
 	needGit(t)
 	dir := realTempDir(t)
 	marks := filepath.Join(dir, "marks")
@@ -587,6 +592,7 @@ turns:
 // attempts' worktrees are removed. Two attempts add and remove their
 // worktrees at the same time.
 func TestWorkspaceGitWorktree(t *testing.T) {
+	t.Parallel()
 	needGit(t)
 	dir := realTempDir(t)
 	repo := filepath.Join(dir, "repo")
@@ -667,6 +673,7 @@ turns:
 // its timeout is killed with everything it started in the background, and
 // the attempt fails saying so.
 func TestVerifyTimeoutKillsItsProcessGroup(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	scenario := `name: slow-verify
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
@@ -717,6 +724,7 @@ turns:
 // or a secret-looking variable of acprun's environment in any output, and
 // every output stays valid.
 func TestHookSecretsNeverLeave(t *testing.T) {
+	t.Parallel()
 	const (
 		fileSecret    = "hks_E2Ehookfile1234567890abcdef"
 		environSecret = "tok_E2Ehookenviron9876543210zyx"
@@ -814,6 +822,7 @@ turns:
 // workspace removed; the interrupted one keeps its workspace, with the
 // agent's edit and its diff recorded, and its teardown runs.
 func TestWorkspaceInterrupt(t *testing.T) {
+	t.Parallel()
 	needGit(t)
 	dir := realTempDir(t)
 	marks := filepath.Join(dir, "marks")
@@ -887,6 +896,7 @@ turns:
 // workspace and its setup, verify and teardown commands with their
 // timeouts, and runs none of them.
 func TestWorkspaceDryRunShowsCommands(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
 		"fixture/a.txt":   "a\n",
