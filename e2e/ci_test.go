@@ -147,8 +147,8 @@ func ciColourResults(t *testing.T, dir string) {
 
 // onTerminal runs the acprun binary with stderr on a pseudo-terminal and
 // env (NAME=value) replacing what the test's environment says of colour,
-// and returns what the terminal showed.
-func onTerminal(t *testing.T, dir string, env []string, args ...string) string {
+// and returns what the terminal showed and acprun's exit code.
+func onTerminal(t *testing.T, dir string, env []string, args ...string) (string, int) {
 	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
@@ -182,7 +182,7 @@ func onTerminal(t *testing.T, dir string, env []string, args ...string) string {
 	if waitErr != nil && !errors.As(waitErr, &ee) {
 		t.Fatal(waitErr)
 	}
-	return out.String()
+	return out.String(), cmd.ProcessState.ExitCode()
 }
 
 // colourSGR matches an ANSI colour sequence (a foreground colour, as the
@@ -222,7 +222,7 @@ func TestCINoColor(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got string
 			if tt.tty {
-				got = onTerminal(t, dir, tt.env, tt.args...)
+				got, _ = onTerminal(t, dir, tt.env, tt.args...)
 			} else {
 				got = acprunEnv(t, dir, tt.env, tt.args...).stderr
 			}

@@ -7,7 +7,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/output/progress"
@@ -334,33 +332,10 @@ func TestOutputProgressTerminal(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	outputScenarios(t, dir)
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
+	got, code := onTerminal(t, dir, nil, "run", "a.yaml", "b.yaml", "-j", "1", "--json", "out.json", "--color", "never")
+	if code != exitFailed {
+		t.Fatalf("exit %d; want %d\n%s", code, exitFailed, got)
 	}
-	defer ptmx.Close()
-	cmd := exec.Command(acprunBin, "run", "a.yaml", "b.yaml", "-j", "1", "--json", "out.json", "--color", "never")
-	cmd.Dir = dir
-	cmd.Stderr = tty
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	tty.Close() // the child has its own copy; reads end when it exits
-	var out bytes.Buffer
-	readErr := make(chan error, 1)
-	go func() {
-		_, err := io.Copy(&out, ptmx)
-		readErr <- err
-	}()
-	err = cmd.Wait()
-	if err := <-readErr; err != nil && !errors.Is(err, syscall.EIO) {
-		t.Fatal(err)
-	}
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitFailed {
-		t.Fatalf("exit: %v; want %d\n%s", err, exitFailed, out.String())
-	}
-	got := out.String()
 	if !regexp.MustCompile(`\] \d/2  \d running`).MatchString(got) {
 		t.Errorf("no progress bar (done/total, running) on the terminal:\n%q", got)
 	}
