@@ -1,13 +1,14 @@
 package e2e_test
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/acprun/acprun/internal/testkit"
 )
 
 // The goldens of what a person reads on stderr when it is not a terminal:
@@ -16,8 +17,6 @@ import (
 // parts normalised (goldenShape), must equal testdata/stderr/NAME.txt byte
 // for byte; `go test ./e2e/ -run TestGoldenStderr -update` rewrites them,
 // for a change to be reviewed in the diff.
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/stderr")
 
 // goldenPid matches a process id where acprun prints one.
 var goldenPid = regexp.MustCompile(`\bpid [0-9]+\b`)
@@ -189,29 +188,7 @@ turns:
 				run.waitInterrupted() // exit 130
 				stderr = run.stderr.String()
 			}
-			golden(t, filepath.Join("testdata", "stderr", tt.name+".txt"), goldenShape(stderr, dir))
+			testkit.Golden(t, filepath.Join("testdata", "stderr", tt.name+".txt"), []byte(goldenShape(stderr, dir)))
 		})
-	}
-}
-
-// golden compares got with the file path byte for byte, or rewrites the
-// file with -update.
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./e2e/ -run %s -update writes it)", err, t.Name())
-	}
-	if got != string(want) {
-		t.Errorf("stderr differs from %s (-update rewrites it if the change is intended)\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
 }

@@ -1,8 +1,8 @@
 // Package testkit is what the tests of several packages share: acprun
 // built once per test binary, the temporary files of a test binary kept
-// under one directory, processes looked up in /proc and waited for, and
-// named pipes through which a test and the commands it starts exchange
-// lines. Only tests import it.
+// under one directory, processes looked up in /proc and waited for, named
+// pipes through which a test and the commands it starts exchange lines,
+// and golden files (-update). Only tests import it.
 package testkit
 
 import (

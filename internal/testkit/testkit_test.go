@@ -1,6 +1,7 @@
 package testkit_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,5 +93,33 @@ func TestLeftoversAndDying(t *testing.T) {
 	}
 	if got := testkit.Leftovers(t, testkit.InDir(dir)); len(got) != 0 {
 		t.Errorf("Leftovers after the kill = %q; want none", got)
+	}
+}
+
+// errorRecorder is a testing.TB that records what Errorf says.
+type errorRecorder struct {
+	testing.TB
+	errors []string
+}
+
+func (r *errorRecorder) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+// TestGolden: the same bytes pass; other bytes fail with their difference.
+func TestGolden(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.golden")
+	if err := os.WriteFile(path, []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	same := &errorRecorder{TB: t}
+	testkit.Golden(same, path, []byte("one\ntwo\n"))
+	if len(same.errors) != 0 {
+		t.Errorf("Golden with the same bytes: %q; want no error", same.errors)
+	}
+	other := &errorRecorder{TB: t}
+	testkit.Golden(other, path, []byte("one\nthree\n"))
+	if len(other.errors) != 1 || !strings.Contains(other.errors[0], "two") || !strings.Contains(other.errors[0], "three") {
+		t.Errorf("Golden with other bytes: %q; want one error showing the difference", other.errors)
 	}
 }
