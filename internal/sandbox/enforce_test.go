@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/acprun/acprun/internal/sandbox"
 )
 
@@ -259,4 +261,57 @@ func TestBwrapDeathKillsTheSandbox(t *testing.T) {
 		t.Errorf("after ok: %q", rest)
 	}
 	cmd.Wait()
+}
+
+// TestSocketFilter: where Landlock restricts TCP connections, no other
+// socket goes round it: not Multipath TCP (which Landlock does not see),
+// not UDP with the network off, not raw sockets.
+func TestSocketFilter(t *testing.T) {
+	h := landlockOnly(t, 4)
+	socket := func(family, typ, proto int) string {
+		return "socket:" + strconv.Itoa(family) + "," + strconv.Itoa(typ) + "," + strconv.Itoa(proto)
+	}
+	tcp := socket(unix.AF_INET6, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	mptcp := socket(unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP)
+	udp := socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK, 0)
+	local := socket(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
+	raw := socket(unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_TCP)
+	vsock := socket(unix.AF_VSOCK, unix.SOCK_STREAM, 0)
+	for _, tc := range []struct {
+		name string
+		spec sandbox.Spec
+		want map[string]string
+	}{
+		{"off", sandbox.Spec{}, map[string]string{tcp: "ok", local: "ok", mptcp: "EACCES", udp: "EACCES", raw: "EACCES", vsock: "EACCES"}},
+		{"ports", sandbox.Spec{Network: true, Ports: []int{443}}, map[string]string{tcp: "ok", local: "ok", mptcp: "EACCES", udp: "ok", raw: "EACCES"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			work, tmp, _ := dirs(t)
+			tc.spec.Write, tc.spec.TempDir = []string{work}, tmp
+			a := plan(t, tc.spec, h)
+			for do, want := range tc.want {
+				for _, do := range []string{do, "spawn:" + do} {
+					if got := run(t, a, do); got != want {
+						t.Errorf("%s: %s, want %s", do, got, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestNoCapabilities: a sandboxed process has no capabilities, even when
+// acprun runs as root.
+func TestNoCapabilities(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			work, tmp, _ := dirs(t)
+			a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, b.host(t))
+			for _, do := range []string{"caps", "spawn:caps"} {
+				if got := run(t, a, do); got != "ok" {
+					t.Errorf("%s: %s", do, got)
+				}
+			}
+		})
+	}
 }

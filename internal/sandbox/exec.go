@@ -20,9 +20,11 @@ type rules struct {
 	// FS restricts writes to Write (and to the terminal and null devices).
 	FS    bool     `json:"fs,omitempty"`
 	Write []string `json:"write,omitempty"`
-	// Net restricts TCP connections to the ports in Connect.
+	// Net restricts TCP connections to the ports in Connect, and sockets
+	// to UNIX, netlink, TCP and (with UDP) UDP ones.
 	Net     bool  `json:"net,omitempty"`
 	Connect []int `json:"connect,omitempty"`
+	UDP     bool  `json:"udp,omitempty"`
 }
 
 // Exit codes of Exec when it cannot run the command, as a shell's.

@@ -46,7 +46,8 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/
 // restrictExec restricts the calling thread by r and execs path from it:
 // the program inherits the restriction (Landlock applies to the thread
 // that asked, and exec keeps only that thread), and everything it starts
-// inherits it in turn.
+// inherits it in turn. The thread also loses its capabilities, and, with
+// network rules, gets the socket filter (see filterSockets).
 func restrictExec(r rules, path string, argv, env []string) error {
 	cfg := landlock.Config{}
 	var rs []landlock.Rule
@@ -91,6 +92,14 @@ func restrictExec(r rules, path string, argv, env []string) error {
 	runtime.LockOSThread()
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	if r.Net {
+		if err := filterSockets(r.UDP); err != nil {
+			return err
+		}
 	}
 	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("landlock_restrict_self: %w", err)

@@ -41,6 +41,8 @@ func TestMain(m *testing.M) {
 //   - write:PATH writes a file; tmp:NAME writes NAME in os.TempDir();
 //   - read:PATH reads a file;
 //   - connect:ADDR opens a TCP connection;
+//   - socket:FAMILY,TYPE,PROTOCOL creates a socket (numbers);
+//   - caps fails when the process has effective capabilities;
 //   - spawn:DO starts the test binary to do DO (a grandchild of the
 //     test, when act runs in a child) and fails as it does;
 //   - hold starts a grandchild that blocks reading its stdin, with this
@@ -61,6 +63,28 @@ func act(do string) error {
 			c.Close()
 		}
 		return err
+	case "socket":
+		// socket:FAMILY,TYPE,PROTOCOL in numbers
+		var f, ty, proto int
+		if _, err := fmt.Sscanf(arg, "%d,%d,%d", &f, &ty, &proto); err != nil {
+			return err
+		}
+		fd, err := unix.Socket(f, ty, proto)
+		if err == nil {
+			unix.Close(fd)
+		}
+		return err
+	case "caps":
+		status, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			return err
+		}
+		for line := range strings.Lines(string(status)) {
+			if v, ok := strings.CutPrefix(line, "CapEff:"); ok && strings.Trim(strings.TrimSpace(v), "0") != "" {
+				return errors.New("effective capabilities " + strings.TrimSpace(v))
+			}
+		}
+		return nil
 	case "spawn":
 		out, err := child(arg).Output()
 		if err != nil {

@@ -14,7 +14,10 @@
 //     (ExecArg) that restricts itself and then execs the command, so that
 //     the command and everything it starts inherit the restriction: writes
 //     only in the write paths (ABI 3, Linux 6.2), TCP connections only to
-//     the allowed ports (ABI 4, Linux 6.7).
+//     the allowed ports (ABI 4, Linux 6.7). The helper also drops every
+//     capability, and where Landlock restricts the network, a seccomp
+//     filter keeps sockets to those Landlock's rules see (TCP; UDP only
+//     with the network on; no Multipath TCP, raw or other families).
 //
 // Hiding needs bubblewrap: Landlock only grants, so it cannot deny reads
 // under a hidden path while reads are allowed in the hierarchy above it.
@@ -219,7 +222,7 @@ func Plan(spec Spec, host Host) (Applied, error) {
 			useLandlock = true
 			slices.Sort(connect)
 			connect = slices.Compact(connect)
-			a.rules.Net, a.rules.Connect, a.Ports = true, connect, connect
+			a.rules.Net, a.rules.Connect, a.rules.UDP, a.Ports = true, connect, spec.Network, connect
 			if !spec.Network {
 				a.Network = "off"
 			}
