@@ -231,7 +231,7 @@ func Plan(spec Spec, host Host) (Applied, error) {
 			if spec.Network {
 				what = "allowed ports"
 			}
-			if len(spec.Loopback) > 0 {
+			if !spec.Network && len(spec.Loopback) > 0 {
 				what += " with loopback ports reachable"
 			}
 			why := host.landlockWhy(abiTCP)
