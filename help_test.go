@@ -2,14 +2,12 @@ package main
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the help snapshots in testdata/help")
+	"github.com/acprun/acprun/internal/testkit"
+)
 
 // TestHelpSnapshots keeps every command's --help in testdata/help, so that
 // a change to the CLI shows up in review. Run with -update to accept one.
@@ -27,23 +25,7 @@ func TestHelpSnapshots(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d\n%s", code, stderr.String())
 			}
-			golden := filepath.Join("testdata", "help", name+".txt")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, stdout.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -run TestHelpSnapshots -update)", err)
-			}
-			if got := stdout.String(); got != string(want) {
-				t.Errorf("%s --help changed; run go test -run TestHelpSnapshots -update if intended\ngot:\n%s", name, got)
-			}
+			testkit.Golden(t, filepath.Join("testdata", "help", name+".txt"), stdout.Bytes())
 		})
 	}
 }

@@ -62,7 +62,7 @@ func BenchmarkConnNotifications(b *testing.B) {
 		n := 0
 		h := acp.HandlerFunc(func(_ context.Context, req *acp.Request) (any, error) {
 			var p benchChunk
-			if err := json.Unmarshal(req.Params, &p); err != nil {
+			if err := req.DecodeParams(&p); err != nil {
 				return nil, err
 			}
 			if p.Update.SessionUpdate == "agent_message_chunk" {
@@ -137,7 +137,7 @@ func BenchmarkConnRoundTrip(b *testing.B) {
 	}
 	h := acp.HandlerFunc(func(_ context.Context, req *acp.Request) (any, error) {
 		var p acp.RequestPermissionRequest
-		if err := json.Unmarshal(req.Params, &p); err != nil {
+		if err := req.DecodeParams(&p); err != nil {
 			return nil, err
 		}
 		return acp.Selected(p.Options[0].OptionID), nil

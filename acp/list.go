@@ -2,7 +2,8 @@ package acp
 
 import (
 	"bytes"
-	"encoding/json"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // List is a slice that ACP requires to be a JSON array: a nil List marshals
@@ -19,7 +20,7 @@ func (l List[T]) MarshalJSON() ([]byte, error) {
 		return []byte("[]"), nil
 	}
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+	enc := jsonv1.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode([]T(l)); err != nil {
 		return nil, err

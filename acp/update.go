@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // Session update kinds: every variant of the schema's SessionUpdate (the
@@ -127,12 +129,12 @@ type updateHead struct {
 // kind and the field.
 func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
 	var head updateHead
-	if json.Unmarshal(data, &head) != nil {
+	if jsonv1.Unmarshal(data, &head) != nil {
 		// Not a well-formed chunk: the kind alone.
 		var kind struct {
 			SessionUpdate *string `json:"sessionUpdate"`
 		}
-		if err := json.Unmarshal(data, &kind); err != nil {
+		if err := jsonv1.Unmarshal(data, &kind); err != nil {
 			return fmt.Errorf("session update: %w", err)
 		}
 		head = updateHead{SessionUpdate: kind.SessionUpdate}
@@ -148,7 +150,7 @@ func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
 	if !ok {
 		return nil
 	}
-	if json.Unmarshal(data, target) == nil {
+	if jsonv1.Unmarshal(data, target) == nil {
 		return nil
 	}
 	// Something is malformed: decode again, leniently, to keep what can be kept.
@@ -194,14 +196,14 @@ func (u SessionUpdate) MarshalJSON() ([]byte, error) {
 		}
 		return u.Raw, nil
 	}
-	body, err := json.Marshal(target)
+	body, err := jsonv1.Marshal(target)
 	if err != nil {
 		return nil, fmt.Errorf("session update %q: %w", u.Kind, err)
 	}
 	if bytes.Equal(body, []byte("null")) {
 		return nil, fmt.Errorf("session update %q: no payload", u.Kind)
 	}
-	kind, err := json.Marshal(u.Kind)
+	kind, err := jsonv1.Marshal(u.Kind)
 	if err != nil {
 		return nil, fmt.Errorf("session update %q: %w", u.Kind, err)
 	}
@@ -303,7 +305,7 @@ func (t ToolCall) MarshalJSON() ([]byte, error) {
 	if t.Locations != nil {
 		w.Locations = &t.Locations
 	}
-	return json.Marshal(w)
+	return jsonv1.Marshal(w)
 }
 
 // Apply merges an update into the record: scalar fields present in u replace the
@@ -372,7 +374,7 @@ func (u ToolCallUpdate) MarshalJSON() ([]byte, error) {
 	if u.Locations != nil {
 		w.Locations = &u.Locations
 	}
-	return json.Marshal(w)
+	return jsonv1.Marshal(w)
 }
 
 // ToolCall returns a record built from the update alone, for an update about a tool
@@ -458,11 +460,11 @@ func (c ToolCallContent) MarshalJSON() ([]byte, error) {
 		if c.Content == nil {
 			return nil, fmt.Errorf("tool call content: %q item without content block", c.Type)
 		}
-		return json.Marshal(toolBlockWire{c.Type, c.Content, c.Meta})
+		return jsonv1.Marshal(toolBlockWire{c.Type, c.Content, c.Meta})
 	case ToolContentDiff:
-		return json.Marshal(toolDiffWire{c.Type, c.Path, c.OldText, c.NewText, c.Meta})
+		return jsonv1.Marshal(toolDiffWire{c.Type, c.Path, c.OldText, c.NewText, c.Meta})
 	case ToolContentTerminal:
-		return json.Marshal(toolTerminalWire{c.Type, c.TerminalID, c.Meta})
+		return jsonv1.Marshal(toolTerminalWire{c.Type, c.TerminalID, c.Meta})
 	}
 	if len(c.Raw) == 0 {
 		return nil, fmt.Errorf("tool call content: unknown type %q without raw JSON", c.Type)
@@ -477,7 +479,7 @@ func (c *ToolCallContent) UnmarshalJSON(data []byte) error {
 	var probe struct {
 		Type *string `json:"type"`
 	}
-	if err := json.Unmarshal(data, &probe); err != nil {
+	if err := jsonv1.Unmarshal(data, &probe); err != nil {
 		return fmt.Errorf("tool call content: %w", err)
 	}
 	if probe.Type == nil {
@@ -491,7 +493,7 @@ func (c *ToolCallContent) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var w toolContentWire
-	if err := json.Unmarshal(data, &w); err != nil {
+	if err := jsonv1.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("tool call content %q: %w", c.Type, err)
 	}
 	c.Content, c.Path, c.OldText, c.NewText, c.TerminalID, c.Meta = w.Content, w.Path, w.OldText, w.NewText, w.TerminalID, w.Meta
@@ -592,7 +594,7 @@ func (s *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 		UpdatedAt json.RawMessage `json:"updatedAt"`
 		Meta      json.RawMessage `json:"_meta"`
 	}
-	if err := json.Unmarshal(data, &w); err != nil {
+	if err := jsonv1.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("session info update: %w", err)
 	}
 	*s = SessionInfoUpdate{Meta: w.Meta}
@@ -612,7 +614,7 @@ func nullableString(raw json.RawMessage) (*string, error) {
 		return nil, nil
 	}
 	var s *string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	if err := jsonv1.Unmarshal(raw, &s); err != nil {
 		return nil, err
 	}
 	if s == nil {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // This file holds the JSON shapes of JSON-RPC 2.0: what one line decodes to
@@ -38,7 +40,7 @@ func (id ID) MarshalJSON() ([]byte, error) {
 // JSON values.
 func (id *ID) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
-	if !validID(data) || !json.Valid(data) {
+	if !validID(data) || !jsonv1.Valid(data) {
 		return fmt.Errorf("acp: invalid id %.40q: want a number, a string or null", data)
 	}
 	id.raw = bytes.Clone(data)
@@ -87,6 +89,10 @@ type Request struct {
 // IsNotification reports whether the request expects no answer.
 func (r *Request) IsNotification() bool { return r.ID == nil }
 
+// DecodeParams decodes the params into v as json.Unmarshal does, with the
+// JSON decoding of every message (see the package doc).
+func (r *Request) DecodeParams(v any) error { return jsonv1.Unmarshal(r.Params, v) }
+
 // message is one JSON-RPC message: a request (Method and ID), a
 // notification (Method, no ID) or a response (ID, and Result or Error). A
 // line decodes into it in one pass, its members left raw for the handler
@@ -133,8 +139,8 @@ func decode(line []byte) (message, error) {
 		return message{}, errors.New("not a JSON object")
 	}
 	var m message
-	if err := json.Unmarshal(line, &m); err != nil {
-		var te *json.UnmarshalTypeError
+	if err := jsonv1.Unmarshal(line, &m); err != nil {
+		var te *jsonv1.UnmarshalTypeError
 		switch {
 		case !errors.As(err, &te):
 			return message{}, fmt.Errorf("invalid JSON: %w", err)
@@ -181,7 +187,7 @@ func marshalValue(v any) (json.RawMessage, error) {
 		return nil, nil
 	}
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+	enc := jsonv1.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err

@@ -302,7 +302,7 @@ func decode(req *acp.Request, v any) error {
 	if len(req.Params) == 0 {
 		return acp.NewError(acp.CodeInvalidParams, "%s: missing params", req.Method)
 	}
-	if err := json.Unmarshal(req.Params, v); err != nil {
+	if err := req.DecodeParams(v); err != nil {
 		return acp.NewError(acp.CodeInvalidParams, "%s: %v", req.Method, err)
 	}
 	return nil
@@ -352,7 +352,7 @@ func (a *agent) sessionParams(req *acp.Request, cwd string) error {
 	var raw struct {
 		McpServers *json.RawMessage `json:"mcpServers"`
 	}
-	if err := json.Unmarshal(req.Params, &raw); err != nil || raw.McpServers == nil {
+	if err := req.DecodeParams(&raw); err != nil || raw.McpServers == nil {
 		return acp.NewError(acp.CodeInvalidParams, "%s: mcpServers must be an array", req.Method)
 	}
 	if !filepath.IsAbs(cwd) {
@@ -431,7 +431,7 @@ func (a *agent) setMode(req *acp.Request) (any, error) {
 
 func (a *agent) cancel(req *acp.Request) {
 	var p acp.CancelNotification
-	if json.Unmarshal(req.Params, &p) != nil {
+	if req.DecodeParams(&p) != nil {
 		return
 	}
 	a.mu.Lock()

@@ -20,47 +20,20 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/testkit"
 )
 
-// binDir holds the acprun binary, built once by acprun() and removed by
-// TestMain.
-var (
-	binDir    string
-	buildOnce sync.Once
-	acprunBin string
-	buildErr  error
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testkit.Main(m, nil) }
 
 // acprun returns the path of the acprun binary, building it on first use
 // (so parser tests and fuzz workers do not pay for the build).
 func acprun(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mockagent-test-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binDir = dir
-		acprunBin = filepath.Join(dir, "acprun")
-		cmd := exec.Command("go", "build", "-o", acprunBin, "github.com/acprun/acprun")
-		cmd.Dir = ".."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build acprun: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	bin, err := testkit.Build("github.com/acprun/acprun")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return acprunBin
+	return bin
 }
 
 // proc is `acprun mock-agent` running in its own process group.

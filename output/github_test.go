@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/report/reporttest"
@@ -201,7 +202,7 @@ func TestGitHubStepSummary(t *testing.T) {
 			if !ok {
 				t.Fatalf("step summary lost what was there before:\n%s", data)
 			}
-			golden(t, "github-summary-"+name+".golden", []byte(got))
+			testkit.Golden(t, filepath.Join("testdata", "github-summary-"+name+".golden"), []byte(got))
 		})
 	}
 }

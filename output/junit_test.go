@@ -3,9 +3,11 @@ package output_test
 import (
 	"bytes"
 	"encoding/xml"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report/reporttest"
 	"github.com/google/go-cmp/cmp"
@@ -19,7 +21,7 @@ func TestJUnitGolden(t *testing.T) {
 			if err := output.JUnit(&buf, rep); err != nil {
 				t.Fatalf("JUnit: %v", err)
 			}
-			golden(t, "junit-"+name+".golden", buf.Bytes())
+			testkit.Golden(t, filepath.Join("testdata", "junit-"+name+".golden"), buf.Bytes())
 		})
 	}
 }

@@ -2,10 +2,12 @@ package output_test
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/report/reporttest"
@@ -64,7 +66,7 @@ func TestTextGolden(t *testing.T) {
 			if err := output.Text(&buf, rep); err != nil {
 				t.Fatalf("Text: %v", err)
 			}
-			golden(t, "summary-"+name+".golden", buf.Bytes())
+			testkit.Golden(t, filepath.Join("testdata", "summary-"+name+".golden"), buf.Bytes())
 		})
 	}
 }

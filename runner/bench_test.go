@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,50 +13,24 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/scenario"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
+// TestMain runs the tests under testkit.Main, which removes the binary
+// acprunBinary builds once every test and benchmark is done.
+func TestMain(m *testing.M) { testkit.Main(m, nil) }
 
-// acprunBinary builds the acprun binary once for the benchmarks and the tests
-// that run the mock agent.
-// TestMain removes the binary acprunBinary built, once every test and
-// benchmark is done.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
+// acprunBinary is acprun, built once for the benchmarks and the tests that
+// run the mock agent.
+func acprunBinary(t testing.TB) string {
+	t.Helper()
+	bin, err := testkit.Build("github.com/acprun/acprun")
+	if err != nil {
+		t.Fatal(err)
 	}
-	os.Exit(code)
+	return bin
 }
-
-func acprunBinary(b testing.TB) string {
-	b.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "acprun-bench-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "acprun")
-		out, err := exec.Command("go", "build", "-o", binPath, "..").CombinedOutput()
-		if err != nil {
-			buildErr = &buildError{string(out)}
-		}
-	})
-	if buildErr != nil {
-		b.Fatalf("build acprun: %v", buildErr)
-	}
-	return binPath
-}
-
-type buildError struct{ out string }
-
-func (e *buildError) Error() string { return e.out }
 
 // BenchmarkDeadlineToCancel measures the time from a turn's deadline to the
 // session/cancel notification written to the agent (target: ≤ 10 ms).

@@ -96,19 +96,19 @@ func (c *clientServer) handle(ctx context.Context, req *acp.Request) (any, repor
 	}
 	switch req.Method {
 	case acp.MethodFSReadTextFile:
-		result, err = c.readTextFile(req.Params, &rec)
+		result, err = c.readTextFile(req, &rec)
 	case acp.MethodFSWriteTextFile:
-		result, err = c.writeTextFile(req.Params, &rec)
+		result, err = c.writeTextFile(req, &rec)
 	case acp.MethodTerminalCreate:
-		result, err = c.createTerminal(req.Params, &rec)
+		result, err = c.createTerminal(req, &rec)
 	case acp.MethodTerminalOutput:
-		result, err = c.terminalOutput(req.Params, &rec)
+		result, err = c.terminalOutput(req, &rec)
 	case acp.MethodTerminalWaitForExit:
-		result, err = c.waitForExit(ctx, req.Params, &rec)
+		result, err = c.waitForExit(ctx, req, &rec)
 	case acp.MethodTerminalKill:
-		result, err = c.killTerminal(req.Params, &rec)
+		result, err = c.killTerminal(req, &rec)
 	case acp.MethodTerminalRelease:
-		result, err = c.releaseTerminal(req.Params, &rec)
+		result, err = c.releaseTerminal(req, &rec)
 	default:
 		err = acp.MethodNotFound(req.Method)
 	}
@@ -132,12 +132,12 @@ func fail(rec *report.ClientRequest, code int, format string, args ...any) error
 	return e
 }
 
-// decode reads params into v.
-func decode(params json.RawMessage, v any, rec *report.ClientRequest) error {
-	if len(params) == 0 {
+// decode reads the request's params into v.
+func decode(req *acp.Request, v any, rec *report.ClientRequest) error {
+	if len(req.Params) == 0 {
 		return fail(rec, acp.CodeInvalidParams, "invalid params: none given")
 	}
-	if err := json.Unmarshal(params, v); err != nil {
+	if err := req.DecodeParams(v); err != nil {
 		return fail(rec, acp.CodeInvalidParams, "invalid params: %v", err)
 	}
 	return nil
@@ -170,9 +170,9 @@ func (c *clientServer) jailError(rec *report.ClientRequest, path string, err err
 	return fail(rec, acp.CodeInternalError, "%v", err)
 }
 
-func (c *clientServer) readTextFile(params json.RawMessage, rec *report.ClientRequest) (any, error) {
+func (c *clientServer) readTextFile(req *acp.Request, rec *report.ClientRequest) (any, error) {
 	var p acp.ReadTextFileRequest
-	if err := decode(params, &p, rec); err != nil {
+	if err := decode(req, &p, rec); err != nil {
 		return nil, err
 	}
 	rec.Path = p.Path
@@ -232,9 +232,9 @@ func selectLines(s string, line, limit *int) string {
 	return strings.Join(lines, "")
 }
 
-func (c *clientServer) writeTextFile(params json.RawMessage, rec *report.ClientRequest) (any, error) {
+func (c *clientServer) writeTextFile(req *acp.Request, rec *report.ClientRequest) (any, error) {
 	var p acp.WriteTextFileRequest
-	if err := decode(params, &p, rec); err != nil {
+	if err := decode(req, &p, rec); err != nil {
 		return nil, err
 	}
 	rec.Path = p.Path
@@ -257,9 +257,9 @@ func (c *clientServer) writeTextFile(params json.RawMessage, rec *report.ClientR
 	return acp.WriteTextFileResponse{}, nil
 }
 
-func (c *clientServer) createTerminal(params json.RawMessage, rec *report.ClientRequest) (any, error) {
+func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientRequest) (any, error) {
 	var p acp.CreateTerminalRequest
-	if err := decode(params, &p, rec); err != nil {
+	if err := decode(req, &p, rec); err != nil {
 		return nil, err
 	}
 	line := commandLine(p.Command, p.Args)
@@ -379,9 +379,9 @@ func commandLine(command string, args []string) string {
 
 // terminalRef decodes the params shared by terminal/output, wait_for_exit,
 // kill and release, and finds the terminal.
-func (c *clientServer) terminalRef(params json.RawMessage, rec *report.ClientRequest) (*terminal.Terminal, error) {
+func (c *clientServer) terminalRef(req *acp.Request, rec *report.ClientRequest) (*terminal.Terminal, error) {
 	var p acp.TerminalOutputRequest
-	if err := decode(params, &p, rec); err != nil {
+	if err := decode(req, &p, rec); err != nil {
 		return nil, err
 	}
 	rec.TerminalID = p.TerminalID
@@ -407,8 +407,8 @@ func recordExit(rec *report.ClientRequest, st terminal.ExitStatus) (*int, *strin
 	return rec.ExitCode, sig
 }
 
-func (c *clientServer) terminalOutput(params json.RawMessage, rec *report.ClientRequest) (any, error) {
-	t, err := c.terminalRef(params, rec)
+func (c *clientServer) terminalOutput(req *acp.Request, rec *report.ClientRequest) (any, error) {
+	t, err := c.terminalRef(req, rec)
 	if err != nil {
 		return nil, err
 	}
@@ -422,8 +422,8 @@ func (c *clientServer) terminalOutput(params json.RawMessage, rec *report.Client
 	return resp, nil
 }
 
-func (c *clientServer) waitForExit(ctx context.Context, params json.RawMessage, rec *report.ClientRequest) (any, error) {
-	t, err := c.terminalRef(params, rec)
+func (c *clientServer) waitForExit(ctx context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
+	t, err := c.terminalRef(req, rec)
 	if err != nil {
 		return nil, err
 	}
@@ -435,8 +435,8 @@ func (c *clientServer) waitForExit(ctx context.Context, params json.RawMessage, 
 	return acp.WaitForTerminalExitResponse{ExitCode: code, Signal: sig}, nil
 }
 
-func (c *clientServer) killTerminal(params json.RawMessage, rec *report.ClientRequest) (any, error) {
-	t, err := c.terminalRef(params, rec)
+func (c *clientServer) killTerminal(req *acp.Request, rec *report.ClientRequest) (any, error) {
+	t, err := c.terminalRef(req, rec)
 	if err != nil {
 		return nil, err
 	}
@@ -444,9 +444,9 @@ func (c *clientServer) killTerminal(params json.RawMessage, rec *report.ClientRe
 	return acp.KillTerminalResponse{}, nil
 }
 
-func (c *clientServer) releaseTerminal(params json.RawMessage, rec *report.ClientRequest) (any, error) {
+func (c *clientServer) releaseTerminal(req *acp.Request, rec *report.ClientRequest) (any, error) {
 	var p acp.ReleaseTerminalRequest
-	if err := decode(params, &p, rec); err != nil {
+	if err := decode(req, &p, rec); err != nil {
 		return nil, err
 	}
 	rec.TerminalID = p.TerminalID

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -222,7 +221,7 @@ func (h *probeHandler) Handle(_ context.Context, req *acp.Request) (any, error) 
 	switch req.Method {
 	case acp.MethodSessionUpdate:
 		var n acp.SessionNotification
-		if err := json.Unmarshal(req.Params, &n); err != nil {
+		if err := req.DecodeParams(&n); err != nil {
 			return nil, nil // a notification: nothing to answer
 		}
 		h.mu.Lock()

@@ -160,7 +160,7 @@ func (s *session) arrive(req *acp.Request) *arrival {
 	}
 	if req.Method == acp.MethodSessionRequestPermission {
 		var p acp.RequestPermissionRequest
-		if err := json.Unmarshal(req.Params, &p); err != nil {
+		if err := req.DecodeParams(&p); err != nil {
 			a.bad = err
 		} else {
 			for _, m := range p.Malformed {

@@ -1,7 +1,6 @@
 package hook_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/acprun/acprun/internal/hook"
 	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
@@ -25,11 +25,7 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// failsafe bounds every wait of these tests; reaching it is a failure, not
-// a synchronisation.
-const failsafe = 20 * time.Second
-
-// run runs c and fails the test if Run does not return within failsafe.
+// run runs c and fails the test if Run does not return within testkit.Failsafe.
 func run(t *testing.T, ctx context.Context, c hook.Command) hook.Result {
 	t.Helper()
 	if c.Env == nil {
@@ -43,8 +39,8 @@ func run(t *testing.T, ctx context.Context, c hook.Command) hook.Result {
 	select {
 	case res := <-done:
 		return res
-	case <-time.After(failsafe):
-		t.Fatalf("Run(%q) has not returned after %v", c.Run, failsafe)
+	case <-time.After(testkit.Failsafe):
+		t.Fatalf("Run(%q) has not returned after %v", c.Run, testkit.Failsafe)
 		return hook.Result{}
 	}
 }
@@ -209,7 +205,7 @@ func TestRunEscapedGrandchild(t *testing.T) {
 	if diff := cmp.Diff(ran(0, "hi\n", ""), outcomeOf(res)); diff != "" {
 		t.Errorf("outcome (-want +got):\n%s", diff)
 	}
-	if !alive(escaped) {
+	if testkit.Dying(escaped) {
 		t.Errorf("the escaped grandchild %d is gone; the test did not test an escape", escaped)
 	}
 }
@@ -226,7 +222,7 @@ func TestRunInterrupted(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var pgid int
 			hook.OnStart(t, func(id int) { pgid = id })
-			ready, readLine := fifo(t)
+			ready, readLine, _ := testkit.FIFO(t)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			done := make(chan hook.Result, 1)
@@ -240,8 +236,8 @@ func TestRunInterrupted(t *testing.T) {
 			var res hook.Result
 			select {
 			case res = <-done:
-			case <-time.After(failsafe):
-				t.Fatalf("Run has not returned %v after ctx ended", failsafe)
+			case <-time.After(testkit.Failsafe):
+				t.Fatalf("Run has not returned %v after ctx ended", testkit.Failsafe)
 			}
 			if !errors.Is(res.Err, context.Canceled) {
 				t.Errorf("Err = %v; want %v", res.Err, context.Canceled)
@@ -313,113 +309,21 @@ func TestResultTail(t *testing.T) {
 	}
 }
 
-// fifo makes a named pipe a command writes a line to, and returns its path
-// and a function that reads the line.
-func fifo(t *testing.T) (string, func() string) {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// O_RDWR does not block and never sees the end of the pipe: reads
-	// wait for the command's line.
-	f, err := os.OpenFile(p, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	r := bufio.NewReader(f)
-	return p, func() string {
-		t.Helper()
-		if err := f.SetReadDeadline(time.Now().Add(failsafe)); err != nil {
-			t.Fatal(err)
-		}
-		line, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("read line: %v", err)
-		}
-		return strings.TrimSpace(line)
-	}
-}
-
-// PF_EXITING is set on a task once it is in the kernel's exit path.
-const pfExiting = 0x4
-
 // waitGroupGone fails the test unless every process of group pgid is dead
 // or dying: neither zombie nor exiting ones are counted (zombies of
 // orphans stay in the group until init reaps them, which init in a
 // container may never do, so kill(-pgid, 0) is no test). A process that
 // was sent SIGKILL just before Run returned may not have run yet to see
-// it: such a process is waited for, up to failsafe, by its pidfd, which
-// a process killed by nobody would not pass (they all sleep 100 s).
+// it: such a process is waited for, up to testkit.Failsafe, by its pidfd,
+// which a process killed by nobody would not pass (they all sleep 100 s).
 func waitGroupGone(t *testing.T, pgid int) {
 	t.Helper()
 	if pgid == 0 {
 		t.Fatal("no process group id reported")
 	}
-	for _, pid := range groupMembers(t, pgid) {
-		fd, err := unix.PidfdOpen(pid, 0)
-		if err != nil {
-			continue // gone meanwhile
-		}
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		var n int
-		for {
-			n, err = unix.Poll(fds, int(failsafe.Milliseconds()))
-			if err != unix.EINTR {
-				break
-			}
-		}
-		unix.Close(fd)
-		if n == 0 || err != nil {
-			t.Errorf("process %d of group %d still alive %v after Run returned (poll: %v)", pid, pgid, failsafe, err)
+	for _, pid := range testkit.Processes(t, testkit.InGroup(pgid)) {
+		if !testkit.Exited(t, pid) {
+			t.Errorf("process %d of group %d still alive %v after Run returned", pid, pgid, testkit.Failsafe)
 		}
 	}
-}
-
-// groupMembers returns the processes of group pgid that are neither
-// zombies nor exiting.
-func groupMembers(t *testing.T, pgid int) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		state, pgrp, flags, ok := procStat(pid)
-		if ok && pgrp == pgid && state != "Z" && state != "X" && flags&pfExiting == 0 {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// alive reports whether pid is a process that is neither a zombie nor
-// exiting.
-func alive(pid int) bool {
-	state, _, flags, ok := procStat(pid)
-	return ok && state != "Z" && state != "X" && flags&pfExiting == 0
-}
-
-// procStat reads a process's state, process group and flags from
-// /proc/PID/stat.
-func procStat(pid int) (state string, pgrp int, flags uint64, ok bool) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return "", 0, 0, false
-	}
-	// pid (comm) state ppid pgrp session tty_nr tpgid flags ...
-	s := string(data)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 7 {
-		return "", 0, 0, false
-	}
-	pgrp, _ = strconv.Atoi(fields[2])
-	flags, _ = strconv.ParseUint(fields[6], 10, 64)
-	return fields[0], pgrp, flags, true
 }

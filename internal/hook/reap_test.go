@@ -12,6 +12,7 @@ import (
 
 	"github.com/acprun/acprun/internal/hook"
 	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/testkit"
 	"golang.org/x/sys/unix"
 )
 
@@ -24,16 +25,8 @@ func TestRunKillsEscapedGrandchild(t *testing.T) {
 	if err := syscall.Mkfifo(ready, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	pidFifo, readLine := fifo(t)
-	goOn := filepath.Join(dir, "go")
-	if err := syscall.Mkfifo(goOn, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	say, err := os.OpenFile(goOn, os.O_RDWR, 0) // never blocks
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer say.Close()
+	pidFifo, readLine, _ := testkit.FIFO(t)
+	goOn, _, sayGo := testkit.FIFO(t)
 	parent := reap.New()
 	done := make(chan hook.Result, 1)
 	go func() {
@@ -50,34 +43,20 @@ func TestRunKillsEscapedGrandchild(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = unix.Kill(escaped, unix.SIGKILL) })
-	fd, err := unix.PidfdOpen(escaped, 0)
-	if err != nil {
-		t.Skipf("no pidfd: %v", err)
-	}
-	defer unix.Close(fd)
-	env, err := os.ReadFile("/proc/" + strconv.Itoa(escaped) + "/environ")
+	exited := testkit.Watch(t, escaped)
+	env, err := testkit.Environ(escaped)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mark := reap.Of(strings.Split(string(env), "\x00")); !strings.HasPrefix(string(mark), string(parent)+".") {
+	if mark := reap.Of(env); !strings.HasPrefix(string(mark), string(parent)+".") {
 		t.Errorf("the grandchild's mark is %q, want one inside %q", mark, parent)
 	}
-	if _, err := say.WriteString("go\n"); err != nil {
-		t.Fatal(err)
-	}
+	sayGo("go")
 	res := <-done
 	if res.Stdout != "hi\n" || res.Err != nil {
 		t.Errorf("Run = %+v, want stdout %q", res, "hi\n")
 	}
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, int(failsafe.Milliseconds()))
-		if err == unix.EINTR {
-			continue
-		}
-		if n == 0 || err != nil {
-			t.Errorf("grandchild %d still runs %v after Run returned (poll: %v)", escaped, failsafe, err)
-		}
-		break
+	if !exited() {
+		t.Errorf("grandchild %d still runs %v after Run returned", escaped, testkit.Failsafe)
 	}
 }

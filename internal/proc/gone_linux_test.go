@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/internal/proc"
-	"golang.org/x/sys/unix"
+	"github.com/acprun/acprun/internal/testkit"
 )
 
 // TestGroupIsKilledWhenTheLeaderExits: a background child in the group
@@ -24,31 +24,8 @@ func TestGroupIsKilledWhenTheLeaderExits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		waitGone(t, child)
-	}
-}
-
-// waitGone fails the test unless process pid exits (a zombie counts)
-// within failsafe.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err == unix.ESRCH {
-		return // gone and reaped already
-	}
-	if err != nil {
-		t.Skipf("no pidfd: %v", err)
-	}
-	defer unix.Close(fd)
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, int(failsafe.Milliseconds()))
-		if err == unix.EINTR {
-			continue
+		if !testkit.Exited(t, child) {
+			t.Errorf("process %d still runs %v after its leader exited", child, testkit.Failsafe)
 		}
-		if n == 0 || err != nil {
-			t.Errorf("process %d still runs %v after its leader exited (poll: %v)", pid, failsafe, err)
-		}
-		return
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/internal/proc"
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 )
@@ -15,17 +16,13 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// failsafe bounds every wait of these tests; reaching it is a failure, not
-// a synchronisation.
-const failsafe = 20 * time.Second
-
-// await fails the test unless c is closed within failsafe.
+// await fails the test unless c is closed within testkit.Failsafe.
 func await(t *testing.T, c <-chan struct{}, what string) {
 	t.Helper()
 	select {
 	case <-c:
-	case <-time.After(failsafe):
-		t.Fatalf("%s: not within %v", what, failsafe)
+	case <-time.After(testkit.Failsafe):
+		t.Fatalf("%s: not within %v", what, testkit.Failsafe)
 	}
 }
 

@@ -1,7 +1,6 @@
 package terminal_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -12,10 +11,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/terminal"
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 )
@@ -23,10 +22,6 @@ import (
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
-
-// failsafe bounds every wait of these tests; reaching it is a failure, not
-// a synchronisation.
-const failsafe = 20 * time.Second
 
 func start(t *testing.T, cfg terminal.Config) *terminal.Terminal {
 	t.Helper()
@@ -43,7 +38,7 @@ func start(t *testing.T, cfg terminal.Config) *terminal.Terminal {
 
 func wait(t *testing.T, term *terminal.Terminal) terminal.ExitStatus {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), failsafe)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Failsafe)
 	defer cancel()
 	st, err := term.Wait(ctx)
 	if err != nil {
@@ -94,7 +89,7 @@ func TestTerminalRuns(t *testing.T) {
 			if final == nil || !cmp.Equal(*final, st) {
 				t.Errorf("Output() status = %v; want %v", final, st)
 			}
-			if alive := groupAlive(t, term.Pid()); len(alive) > 0 {
+			if alive := testkit.Processes(t, testkit.InGroup(term.Pid())); len(alive) > 0 {
 				t.Errorf("processes of the group still alive: %v", alive)
 			}
 		})
@@ -198,55 +193,14 @@ func TestTerminalTruncation(t *testing.T) {
 	}
 }
 
-// fifo makes a named pipe through which the test and a command exchange
-// lines, and returns its path and a function that reads one line.
-func fifo(t *testing.T) (string, func() string) {
-	p, r, _ := fifo2(t)
-	return p, r
-}
-
-// fifo2 is fifo plus a function that writes a line.
-func fifo2(t *testing.T) (string, func() string, func(string)) {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "ready")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// O_RDWR does not block and never sees the end of the pipe: reads
-	// wait for the command's line.
-	f, err := os.OpenFile(p, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	r := bufio.NewReader(f)
-	write := func(line string) {
-		t.Helper()
-		if _, err := f.WriteString(line + "\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return p, func() string {
-		t.Helper()
-		if err := f.SetReadDeadline(time.Now().Add(failsafe)); err != nil {
-			t.Fatal(err)
-		}
-		line, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("read ready line: %v", err)
-		}
-		return strings.TrimSpace(line)
-	}, write
-}
-
 func TestTerminalKillKillsTheGroup(t *testing.T) {
-	ready, readLine := fifo(t)
+	ready, readLine, _ := testkit.FIFO(t)
 	term := start(t, terminal.Config{Command: "sleep 1000 & echo $! > " + ready + "; wait"})
 	child, err := strconv.Atoi(readLine())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := groupAlive(t, term.Pid()); !cmp.Equal(got, sortedPids(term.Pid(), child)) {
+	if got := testkit.Processes(t, testkit.InGroup(term.Pid())); !cmp.Equal(got, sortedPids(term.Pid(), child)) {
 		t.Fatalf("group before kill = %v; want leader %d and child %d", got, term.Pid(), child)
 	}
 	term.Kill()
@@ -254,7 +208,7 @@ func TestTerminalKillKillsTheGroup(t *testing.T) {
 	if diff := cmp.Diff(terminal.ExitStatus{Signal: "SIGKILL"}, st); diff != "" {
 		t.Errorf("status (-want +got):\n%s", diff)
 	}
-	if alive := groupAlive(t, term.Pid()); len(alive) > 0 {
+	if alive := testkit.Processes(t, testkit.InGroup(term.Pid())); len(alive) > 0 {
 		t.Errorf("processes of the group still alive after Kill: %v", alive)
 	}
 	// The terminal stays readable after a kill.
@@ -266,7 +220,7 @@ func TestTerminalKillKillsTheGroup(t *testing.T) {
 // TestTerminalReleaseLeavesNothing releases a command that started a background
 // child: no process of its group may be left.
 func TestTerminalReleaseLeavesNothing(t *testing.T) {
-	ready, readLine := fifo(t)
+	ready, readLine, _ := testkit.FIFO(t)
 	m := terminal.NewManager()
 	t.Cleanup(m.Close)
 	id, term, err := m.Create(terminal.Config{Command: "sleep 1000 & echo started > " + ready + "; echo out; wait", Env: os.Environ()})
@@ -276,13 +230,13 @@ func TestTerminalReleaseLeavesNothing(t *testing.T) {
 	if got := readLine(); got != "started" {
 		t.Fatalf("ready line = %q", got)
 	}
-	if n := len(groupAlive(t, term.Pid())); n != 2 {
+	if n := len(testkit.Processes(t, testkit.InGroup(term.Pid()))); n != 2 {
 		t.Fatalf("%d processes in the group before release; want 2", n)
 	}
 	if _, err := m.Release(id); err != nil {
 		t.Fatalf("Release(%s) = %v", id, err)
 	}
-	if alive := groupAlive(t, term.Pid()); len(alive) > 0 {
+	if alive := testkit.Processes(t, testkit.InGroup(term.Pid())); len(alive) > 0 {
 		t.Errorf("processes of the group still alive after Release: %v", alive)
 	}
 	if _, err := m.Get(id); !errors.Is(err, terminal.ErrUnknown) {
@@ -297,8 +251,8 @@ func TestTerminalReleaseLeavesNothing(t *testing.T) {
 // holds the output pipe must not keep Wait or Release waiting. It drops
 // its mark (see package reap) too, or it would be killed.
 func TestTerminalEscapedChildDoesNotBlock(t *testing.T) {
-	ready, readLine := fifo(t)
-	goOn, _, sayGo := fifo2(t)
+	ready, readLine, _ := testkit.FIFO(t)
+	goOn, _, sayGo := testkit.FIFO(t)
 	m := terminal.NewManager()
 	t.Cleanup(m.Close)
 	// setsid (without forking: the background child is no group leader)
@@ -326,7 +280,7 @@ func TestTerminalEscapedChildDoesNotBlock(t *testing.T) {
 	if _, err := m.Release(id); err != nil {
 		t.Errorf("Release = %v", err)
 	}
-	if !processAlive(t, escaped) {
+	if testkit.Dying(escaped) {
 		t.Errorf("the escaped child %d is gone; the test did not test an escape", escaped)
 	}
 }
@@ -390,54 +344,6 @@ func sortedPids(a, b int) []int {
 		a, b = b, a
 	}
 	return []int{a, b}
-}
-
-// PF_EXITING is set on a task once it is in the kernel's exit path.
-const pfExiting = 0x4
-
-// groupAlive returns the processes of process group pgid that are neither
-// zombies nor already exiting, in pid order.
-func groupAlive(t *testing.T, pgid int) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var alive []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue // gone meanwhile
-		}
-		// pid (comm) state ppid pgrp session tty_nr tpgid flags ...
-		s := string(data)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) < 7 {
-			continue
-		}
-		state := fields[0]
-		pgrp, _ := strconv.Atoi(fields[2])
-		flags, _ := strconv.ParseUint(fields[6], 10, 64)
-		if pgrp == pgid && state != "Z" && state != "X" && flags&pfExiting == 0 {
-			alive = append(alive, pid)
-		}
-	}
-	return alive
-}
-
-func processAlive(t *testing.T, pid int) bool {
-	t.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(data)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
 }
 
 // TestManagerRunning counts the commands still running: not one that

@@ -1,0 +1,328 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/runner"
+)
+
+// squashLines returns the lines of s with runs of blanks made one space
+// and the ends trimmed, so that table layouts compare by content.
+func squashLines(s string) []string {
+	var out []string
+	for line := range strings.SplitSeq(strings.TrimRight(s, "\n"), "\n") {
+		out = append(out, strings.Join(strings.Fields(line), " "))
+	}
+	return out
+}
+
+// hasLinePrefix reports whether one of lines starts with prefix.
+func hasLinePrefix(lines []string, prefix string) bool {
+	return slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, prefix) })
+}
+
+func TestAgentsListsBuiltins(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := acprun(t, dir, "agents")
+	if r.code != 0 {
+		t.Fatalf("acprun agents: exit %d\n%s", r.code, r.stderr)
+	}
+	lines := squashLines(r.stdout)
+	if got, want := lines[0], "NAME COMMAND AUTH SOURCE DESCRIPTION"; got != want {
+		t.Errorf("header = %q, want %q", got, want)
+	}
+	want := []string{
+		"claude npx -y @zed-industries/claude-agent-acp - built-in ",
+		"codex npx -y @zed-industries/codex-acp openai-api-key built-in ",
+		"gemini npx -y @google/gemini-cli --acp - built-in ",
+		"goose goose acp - built-in ",
+		"mock acprun mock-agent - built-in ",
+		"opencode opencode acp - built-in ",
+		"qwen npx -y @qwen-code/qwen-code --acp - built-in ",
+	}
+	if len(lines) != len(want)+1 {
+		t.Errorf("got %d agents, want %d:\n%s", len(lines)-1, len(want), r.stdout)
+	}
+	for i, w := range want {
+		if i+1 < len(lines) && !strings.HasPrefix(lines[i+1], w) {
+			t.Errorf("line %d = %q, want it to start with %q", i+1, lines[i+1], w)
+		}
+	}
+}
+
+func TestAgentsConfigOverride(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml": `agents:
+  claude: {command: [my-claude, --acp], description: Our Claude}
+  mine: {command: [./bin/agent, "two words"], auth: key}
+`,
+		"other.yaml": "agents:\n  other: {command: other-agent}\n",
+	})
+	r := acprun(t, dir, "agents")
+	if r.code != 0 {
+		t.Fatalf("acprun agents: exit %d\n%s", r.code, r.stderr)
+	}
+	lines := squashLines(r.stdout)
+	for _, want := range []string{
+		"claude my-claude --acp - acprun.yaml (replaces built-in) Our Claude",
+		"mine " + filepath.Join(dir, "bin/agent") + " 'two words' key acprun.yaml",
+		"codex npx -y @zed-industries/codex-acp openai-api-key built-in ",
+	} {
+		if !hasLinePrefix(lines, want) {
+			t.Errorf("no line starting with %q in:\n%s", want, r.stdout)
+		}
+	}
+
+	r = acprun(t, dir, "agents", "--config", "other.yaml")
+	if r.code != 0 {
+		t.Fatalf("acprun agents --config: exit %d\n%s", r.code, r.stderr)
+	}
+	lines = squashLines(r.stdout)
+	if !hasLinePrefix(lines, "other other-agent - other.yaml") || hasLinePrefix(lines, "mine ") ||
+		!hasLinePrefix(lines, "claude npx -y @zed-industries/claude-agent-acp - built-in") {
+		t.Errorf("--config other.yaml: want other and the built-in claude, not acprun.yaml's agents:\n%s", r.stdout)
+	}
+}
+
+func TestAgentsConfigErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"acprun.yaml": "agents: {mine: {comand: [a]}}\n"})
+	r := acprun(t, dir, "agents")
+	if want := `acprun.yaml:1:17: unknown key "comand" (did you mean "command"?)`; r.code != 2 || !strings.Contains(r.stderr, want) {
+		t.Errorf("bad config: exit %d, stderr %q; want 2 and %q", r.code, r.stderr, want)
+	}
+	r = acprun(t, dir, "agents", "--config", "nope.yaml")
+	if want := "nope.yaml: no such file or directory"; r.code != 2 || !strings.Contains(r.stderr, want) {
+		t.Errorf("missing config: exit %d, stderr %q; want 2 and %q", r.code, r.stderr, want)
+	}
+}
+
+func TestAgentsNamedMockInRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agents/hello.mock.yaml": "turns:\n  - steps: [{text: hello from the named mock}]\n",
+		"named.yaml": `name: named-mock
+agent: {name: mock, args: [agents/hello.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: hi
+    expect: {text: {contains: named mock}}
+`,
+	})
+	r, out := runResults(t, dir, "named.yaml")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	if len(out.Scenarios) != 1 || out.Scenarios[0].Status != "passed" {
+		t.Errorf("scenarios = %+v, want named-mock passed", out.Scenarios)
+	}
+}
+
+func TestAgentsUnknownNameInScenario(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": "name: s\nagent: claud\nturns: [{prompt: hi}]\n"})
+	r := acprun(t, dir, "validate", "s.yaml")
+	if want := `s.yaml:2:8: unknown agent "claud" (did you mean "claude"?)`; r.code != 2 || !strings.Contains(r.stderr, want) {
+		t.Errorf("validate: exit %d, stderr %q; want 2 and %q", r.code, r.stderr, want)
+	}
+}
+
+// probeScript is a mock agent with something of everything probe shows.
+const probeScript = `
+agentInfo: {name: probe-mock, title: Probe mock, version: "0.3.1"}
+agentCapabilities:
+  loadSession: true
+  promptCapabilities: {image: true}
+  mcpCapabilities: {http: true}
+  sessionCapabilities: {list: true, close: true}
+authMethods:
+  - {id: api-key, name: API key, description: Uses MOCK_KEY}
+  - {id: login, name: Log in, type: terminal, args: [--login]}
+sessionId: probe-session
+modes:
+  currentModeId: ask
+  availableModes:
+    - {id: ask, name: Ask, description: Asks before acting}
+    - {id: code, name: Code}
+updatesBeforeSessionNew:
+  - update:
+      sessionUpdate: available_commands_update
+      availableCommands:
+        - {name: review, description: Review the change, input: {hint: files}}
+        - {name: init, description: Write AGENTS.md}
+  - thought: warming up
+`
+
+func TestProbeCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"script.mock.yaml": probeScript})
+	r := acprun(t, dir, "probe", "--", acprunBin, "mock-agent", "script.mock.yaml")
+	if r.code != 0 {
+		t.Fatalf("probe: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	got := squashLines(r.stdout)
+	want := []string{
+		"command: " + acprunBin + " mock-agent script.mock.yaml",
+		"cwd: " + dir,
+		"protocol version: 1",
+		"agent info: probe-mock 0.3.1 (Probe mock)",
+		"capabilities:",
+		"loadSession yes",
+		"prompt text, resource_link, image",
+		"mcp stdio, http",
+		"session list, close",
+		"auth none",
+		"auth methods:",
+		"api-key API key [agent] — Uses MOCK_KEY",
+		"login Log in [terminal]",
+		"session: probe-session",
+		"modes: current ask",
+		"ask Ask — Asks before acting",
+		"code Code",
+		"config options: none",
+		"commands:",
+		"/review <files> Review the change",
+		"/init Write AGENTS.md",
+		"other updates: agent_thought_chunk ×1",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("probe output (-want +got):\n%s", diff)
+	}
+}
+
+func TestProbeJSON(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"script.mock.yaml": probeScript})
+	r := acprun(t, dir, "probe", "--json", "--", acprunBin, "mock-agent", "script.mock.yaml")
+	if r.code != 0 {
+		t.Fatalf("probe --json: exit %d\n%s", r.code, r.stderr)
+	}
+	var got runner.ProbeReport
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("probe --json output is not a report: %v\n%s", err, r.stdout)
+	}
+	want := runner.ProbeReport{
+		Command:         []string{acprunBin, "mock-agent", "script.mock.yaml"},
+		Cwd:             dir,
+		ProtocolVersion: 1,
+		AgentInfo:       &acp.Implementation{Name: "probe-mock", Title: "Probe mock", Version: "0.3.1"},
+		AuthMethods: []acp.AuthMethod{
+			{ID: "api-key", Name: "API key", Description: "Uses MOCK_KEY"},
+			{ID: "login", Name: "Log in", Type: "terminal", Args: []string{"--login"}},
+		},
+		SessionID: "probe-session",
+		Modes: &acp.SessionModeState{CurrentModeID: "ask", AvailableModes: []acp.SessionMode{
+			{ID: "ask", Name: "Ask", Description: "Asks before acting"}, {ID: "code", Name: "Code"}}},
+		ConfigOptions: []acp.SessionConfigOption{},
+		Commands: []acp.AvailableCommand{
+			{Name: "review", Description: "Review the change", Input: &acp.AvailableCommandInput{Hint: "files"}},
+			{Name: "init", Description: "Write AGENTS.md"},
+		},
+		Updates: map[string]int{"agent_thought_chunk": 1},
+	}
+	caps := got.Capabilities
+	got.Capabilities = nil
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("probe --json (-want +got):\n%s", diff)
+	}
+	if caps == nil || !caps.LoadSession || !caps.PromptCapabilities.Image || !caps.McpCapabilities.HTTP ||
+		caps.SessionCapabilities.List == nil || caps.SessionCapabilities.Delete != nil {
+		t.Errorf("agentCapabilities = %+v, want loadSession, image, http and list", caps)
+	}
+}
+
+func TestProbeNamedConfigAgent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"script.mock.yaml": "authRequired: true\n" + probeScript,
+		"c.yaml": `agents:
+  mine:
+    command: [acprun, mock-agent, script.mock.yaml]
+    auth: api-key
+`,
+	})
+	r := acprun(t, dir, "probe", "mine", "--config", "c.yaml")
+	if r.code != 0 {
+		t.Fatalf("probe mine: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	lines := squashLines(r.stdout)
+	for _, want := range []string{
+		"named agent: mine",
+		"agent info: probe-mock 0.3.1 (Probe mock)",
+		"api-key API key [agent] — Uses MOCK_KEY",
+		"authenticated: api-key",
+		"session: probe-session",
+		"modes: current ask",
+		"/review <files> Review the change",
+	} {
+		if !slices.Contains(lines, want) {
+			t.Errorf("no line %q in:\n%s", want, r.stdout)
+		}
+	}
+	// The command of a named agent starting with acprun runs this binary.
+	if want := "command: " + acprunBin + " mock-agent script.mock.yaml"; !slices.Contains(lines, want) {
+		t.Errorf("no line %q in:\n%s", want, r.stdout)
+	}
+}
+
+func TestProbeFailures(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"auth.mock.yaml": "authRequired: true\n" + probeScript,
+		"v2.mock.yaml":   "protocolVersion: 2\nagentInfo: {name: future, version: '9'}\n",
+		"hang.mock.yaml": "updatesBeforeSessionNew: [{hang: true}]\n",
+	})
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string // must contain
+		stdout string // a line it must have, if set
+	}{
+		{"unknown name", []string{"probe", "claud"}, 2, `unknown agent "claud" (did you mean "claude"?)`, ""},
+		{"mock without a script", []string{"probe", "mock"}, 2, "the mock agent needs its script", ""},
+		{"two words without --", []string{"probe", "goose", "acp"}, 2, "give one agent name, or -- and a command", ""},
+		{"program not found", []string{"probe", "--", "/nonexistent/agent"}, 3, "start /nonexistent/agent", ""},
+		{"agent exits at once", []string{"probe", "--", acprunBin, "mock-agent", "missing.mock.yaml"}, 3,
+			"the agent exited with code 2: initialize: acp: connection closed: agent closed its output (EOF)", ""},
+		{"protocol version", []string{"probe", "--", acprunBin, "mock-agent", "v2.mock.yaml"}, 3,
+			"the agent speaks ACP protocol version 2", "agent info: future 9"},
+		{"authentication required", []string{"probe", "--", acprunBin, "mock-agent", "auth.mock.yaml"}, 3,
+			"the agent requires authentication (try --auth with one of: api-key, login)", "api-key API key [agent] — Uses MOCK_KEY"},
+		{"timeout", []string{"probe", "--timeout", "1s", "--", acprunBin, "mock-agent", "hang.mock.yaml"}, 3,
+			"probe timed out after 1s", "auth methods: none"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := acprun(t, dir, tt.args...)
+			if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr) {
+				t.Errorf("acprun %v: exit %d, stderr %q; want %d and %q", tt.args, r.code, r.stderr, tt.code, tt.stderr)
+			}
+			if tt.stdout != "" && !slices.Contains(squashLines(r.stdout), tt.stdout) {
+				t.Errorf("acprun %v: no line %q in:\n%s", tt.args, tt.stdout, r.stdout)
+			}
+		})
+	}
+	// With --auth the same agent opens its session.
+	r := acprun(t, dir, "probe", "--auth", "api-key", "--", acprunBin, "mock-agent", "auth.mock.yaml")
+	if r.code != 0 || !slices.Contains(squashLines(r.stdout), "authenticated: api-key") {
+		t.Errorf("probe --auth api-key: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -1,0 +1,284 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/acprun/acprun/internal/testkit"
+	"github.com/acprun/acprun/report"
+	"github.com/google/go-cmp/cmp"
+)
+
+// clientScenarios run the mock agent of testdata/fs-terminal.mock.yaml
+// with the client fully on (two roots), read-only, and off.
+const clientScenarios = `
+name: fs-terminal
+agent:
+  command: [acprun, mock-agent, %[1]q]
+  cwd: ./repo
+client: {fs: true, terminal: true, readOnly: false, roots: [./repo, ./scratch]}
+permissions:
+  default: deny
+  allow:
+    - kind: execute
+  deny:
+    - command: "rm *"
+turns:
+  - prompt: fs and terminal
+---
+name: fs-read-only
+agent: {command: [acprun, mock-agent, %[1]q], cwd: ./repo}
+client: {readOnly: true}
+permissions: {default: deny}
+turns:
+  - prompt: read-only
+---
+name: no-client
+agent: {command: [acprun, mock-agent, %[1]q], cwd: ./repo}
+client: {fs: false, terminal: false}
+permissions: {default: deny}
+turns:
+  - prompt: no client
+`
+
+func TestClientRequestsEndToEnd(t *testing.T) {
+	t.Parallel()
+	mock, err := filepath.Abs("testdata/fs-terminal.mock.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := realTempDir(t)
+	repo, scratch := filepath.Join(dir, "repo"), filepath.Join(dir, "scratch")
+	const hello = "line one\nline two\nline three\n"
+	writeFiles(t, dir, map[string]string{
+		"scenarios.yaml": fmt.Sprintf(clientScenarios, mock),
+		"repo/hello.txt": hello,
+		"outside.txt":    "outside\n",
+		"scratch/.keep":  "",
+	})
+	if err := os.Symlink("..", filepath.Join(repo, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(scratch, "ready.fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { killStraySleeps(t, scratch) })
+
+	res, out := runResults(t, dir, "scenarios.yaml", "--transcripts", "tr")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	if len(out.Scenarios) != 3 {
+		t.Fatalf("%d scenarios; want 3", len(out.Scenarios))
+	}
+	turns := make([]report.TurnResult, 3)
+	for i, sc := range out.Scenarios {
+		if sc.Status != "passed" || len(sc.Turns) != 1 {
+			t.Fatalf("scenario %s: status %s, %d turns, failures %v; want passed, 1 turn", sc.Name, sc.Status, len(sc.Turns), sc.Failures)
+		}
+		turns[i] = sc.Turns[0]
+	}
+
+	t.Run("fs-terminal", func(t *testing.T) {
+		got := turns[0].ClientRequests
+		roots := repo + ", " + scratch
+		outside := func(path string) string {
+			return path + " is outside the allowed roots (" + roots + ")"
+		}
+		const (
+			read, write                = "fs/read_text_file", "fs/write_text_file"
+			create, output, wait, kill = "terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill"
+			release                    = "terminal/release"
+		)
+		code := func(n int) *int { return &n }
+		denyRule := ""
+		if n := len(got); n > 0 {
+			denyRule = got[n-1].Rule
+		}
+		if !strings.HasPrefix(denyRule, "scenarios.yaml:") && !strings.Contains(denyRule, "/scenarios.yaml:") {
+			t.Errorf("deny rule = %q; want the rule's position in scenarios.yaml", denyRule)
+		}
+		allowRule := strings.TrimSuffix(denyRule, ":12") + ":10"
+		// allowed is the record of a terminal/create the policy allowed.
+		allowed := func(r report.ClientRequest) report.ClientRequest {
+			r.Decision, r.Rule, r.Reason = "allow", allowRule, "allow rule "+allowRule+" matched"
+			return r
+		}
+		want := []report.ClientRequest{
+			{Method: read, Path: repo + "/hello.txt", Bytes: len("line two\n")},
+			{Method: read, Path: repo + "/missing.txt", Error: "Resource not found: " + repo + "/missing.txt: file not found"},
+			{Method: read, Path: dir + "/outside.txt", Refused: outside(dir + "/outside.txt")},
+			{Method: read, Path: repo + "/link/outside.txt", Refused: outside(repo + "/link/outside.txt")},
+			{Method: write, Path: repo + "/new/dir/created.txt", Bytes: len("créé\n")},
+			{Method: write, Path: scratch + "/s.txt", Bytes: len("scratch\n")},
+			{Method: write, Path: dir + "/outside.txt", Bytes: len("pwned\n"), Refused: outside(dir + "/outside.txt")},
+			{Method: write, Path: repo + "/link/outside.txt", Bytes: len("pwned\n"), Refused: outside(repo + "/link/outside.txt")},
+
+			allowed(report.ClientRequest{Method: create, Command: "echo done >&2; printf 'ééé'; exit 3", TerminalID: "term-1"}),
+			{Method: wait, TerminalID: "term-1", ExitCode: code(3)},
+			{Method: output, TerminalID: "term-1", Bytes: len("éé"), Truncated: true, ExitCode: code(3)},
+			{Method: release, TerminalID: "term-1", ExitCode: code(3)},
+
+			allowed(report.ClientRequest{Method: create, Command: `echo "$GREETING from $(pwd)"`, TerminalID: "term-2"}),
+			{Method: wait, TerminalID: "term-2", ExitCode: code(0)},
+			{Method: output, TerminalID: "term-2", Bytes: len("hi from " + scratch + "\n"), ExitCode: code(0)},
+			{Method: release, TerminalID: "term-2", ExitCode: code(0)},
+
+			allowed(report.ClientRequest{Method: create, Command: "sleep 1000 & echo $! > ../scratch/bg.pid", TerminalID: "term-3"}),
+			{Method: wait, TerminalID: "term-3", ExitCode: code(0)},
+			{Method: release, TerminalID: "term-3", ExitCode: code(0)},
+
+			allowed(report.ClientRequest{Method: create, Command: "sleep 1000", TerminalID: "term-4"}),
+			{Method: kill, TerminalID: "term-4"},
+			{Method: release, TerminalID: "term-4", Signal: "SIGKILL"},
+
+			allowed(report.ClientRequest{Method: create, Command: "sleep 1000 & echo $! > ../scratch/orphan.pid; echo ready > ../scratch/ready.fifo; wait", TerminalID: "term-5"}),
+			allowed(report.ClientRequest{Method: create, Command: "cat ../scratch/ready.fifo", TerminalID: "term-6"}),
+			{Method: wait, TerminalID: "term-6", ExitCode: code(0)},
+			{Method: output, TerminalID: "term-6", Bytes: len("ready\n"), ExitCode: code(0)},
+			{Method: release, TerminalID: "term-6", ExitCode: code(0)},
+
+			{Method: create, Command: "rm -rf ../scratch", Decision: "deny", Rule: denyRule, Reason: "deny rule " + denyRule + " matched",
+				Refused: "command denied by rule " + denyRule + ": rm -rf ../scratch"},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("clientRequests (-want +got):\n%s", diff)
+		}
+
+		// What the agent was told, in order.
+		text := turns[0].Text
+		for _, s := range []string{
+			"read: line two\n",
+			"error: fs/read_text_file: Resource not found: " + repo + "/missing.txt: file not found (-32002)",
+			"error: fs/write_text_file: " + outside(dir+"/outside.txt") + " (-32602)",
+			"output (truncated), exit 3: éé",
+			"output, exit 0: hi from " + scratch + "\n",
+			"kill: ok",
+			"output, exit 0: ready\n",
+			"error: terminal/create: command denied by rule " + denyRule + ": rm -rf ../scratch (-32602)",
+			"all done",
+		} {
+			if !strings.Contains(text, s) {
+				t.Errorf("turn text lacks %q; text:\n%s", s, text)
+			}
+		}
+
+		// The files on disk.
+		for p, want := range map[string]string{
+			filepath.Join(repo, "new", "dir", "created.txt"): "créé\n",
+			filepath.Join(scratch, "s.txt"):                  "scratch\n",
+			filepath.Join(dir, "outside.txt"):                "outside\n",
+			filepath.Join(repo, "hello.txt"):                 hello,
+		} {
+			if got, err := os.ReadFile(p); err != nil || string(got) != want {
+				t.Errorf("%s = %q, %v; want %q", p, got, err, want)
+			}
+		}
+
+		// The background children: of a leader that exited (then
+		// released), and of a terminal never released.
+		for _, name := range []string{"bg.pid", "orphan.pid"} {
+			pid := readPid(t, filepath.Join(scratch, name))
+			if pid != 0 && !testkit.Dying(pid) {
+				t.Errorf("the background child of %s (pid %d) outlived the scenario", name, pid)
+			}
+		}
+	})
+
+	t.Run("read-only", func(t *testing.T) {
+		want := []report.ClientRequest{
+			{Method: "fs/read_text_file", Path: repo + "/hello.txt", Bytes: len(hello)},
+			{Method: "fs/write_text_file", Path: repo + "/hello.txt", Bytes: len("changed\n"), Refused: repo + "/hello.txt: the client is read-only"},
+		}
+		if diff := cmp.Diff(want, turns[1].ClientRequests); diff != "" {
+			t.Errorf("clientRequests (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("no client", func(t *testing.T) {
+		want := []report.ClientRequest{
+			{Method: "fs/read_text_file", Refused: "Method not found: fs/read_text_file (the client does not offer fs)"},
+			{Method: "fs/write_text_file", Refused: "Method not found: fs/write_text_file (the client does not offer fs)"},
+			{Method: "terminal/create", Refused: "Method not found: terminal/create (the client does not offer terminals)"},
+		}
+		if diff := cmp.Diff(want, turns[2].ClientRequests); diff != "" {
+			t.Errorf("clientRequests (-want +got):\n%s", diff)
+		}
+		if _, err := os.Stat(filepath.Join(repo, "x.txt")); err == nil {
+			t.Errorf("x.txt was written with fs off")
+		}
+	})
+
+	t.Run("capabilities", func(t *testing.T) {
+		session := map[string]any{"configOptions": map[string]any{"boolean": map[string]any{}}}
+		want := []map[string]any{
+			{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}, "terminal": true, "session": session},
+			{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}, "terminal": true, "session": session},
+			{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}, "terminal": false, "session": session},
+		}
+		for i, sc := range out.Scenarios {
+			got := initializeCapabilities(t, filepath.Join(dir, sc.Transcript))
+			if diff := cmp.Diff(want[i], got); diff != "" {
+				t.Errorf("%s: clientCapabilities (-want +got):\n%s", sc.Name, diff)
+			}
+		}
+	})
+}
+
+// initializeCapabilities returns the clientCapabilities acprun sent in
+// initialize, from a transcript.
+func initializeCapabilities(t *testing.T, path string) map[string]any {
+	t.Helper()
+	var line struct {
+		Msg struct {
+			Params struct {
+				ClientCapabilities map[string]any `json:"clientCapabilities"`
+			} `json:"params"`
+		} `json:"msg"`
+	}
+	raw := findTranscriptLine(t, path, `"method":"initialize"`, "c2a")
+	if err := json.Unmarshal([]byte(raw), &line); err != nil {
+		t.Fatalf("%s: no initialize request (%v)", path, err)
+	}
+	return line.Msg.Params.ClientCapabilities
+}
+
+// readPid reads a pid file written by a terminal command; 0 when missing.
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Errorf("%s: %v", filepath.Base(path), err)
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Errorf("%s: %v", filepath.Base(path), err)
+		return 0
+	}
+	return pid
+}
+
+// killStraySleeps kills what a failed run may have left behind: the
+// "sleep 1000" processes whose pids the terminals wrote.
+func killStraySleeps(t *testing.T, dir string) {
+	for _, name := range []string{"bg.pid", "orphan.pid"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && string(cmdline) == "sleep\x001000\x00" {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}

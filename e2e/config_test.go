@@ -1,0 +1,317 @@
+package e2e_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/report"
+)
+
+// configAgent is a mock agent that offers config options (a model option,
+// a select and a boolean) and says what is set when prompted.
+const configAgent = `configOptions:
+  - {id: model, name: Model, category: model, options: [{value: small}, {value: big}]}
+  - {id: effort, name: Effort, category: thought_level, options: [{value: low}, {value: high}]}
+  - {id: thinking, name: Thinking, type: boolean}
+turns:
+  - steps: [{showConfig: true}]
+`
+
+// configScenario is a scenario on agent.mock.yaml whose agent has the
+// extra keys agentKeys (indented under agent:).
+func configScenario(agentKeys string) string {
+	return "name: cfg\nagent:\n  command: [acprun, mock-agent, agent.mock.yaml]\n" + agentKeys +
+		"permissions: {default: deny}\nturns:\n  - prompt: hi\n    expect: {text: {contains: \"config:\"}}\n"
+}
+
+// configSent returns the params of every message acprun sent with method,
+// from a transcript, in order.
+func configSent(t *testing.T, path, method string) []json.RawMessage {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("transcript: %v", err)
+	}
+	defer f.Close()
+	var out []json.RawMessage
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var line struct {
+			Dir string `json:"dir"`
+			Msg struct {
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
+			} `json:"msg"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Dir == "c2a" && line.Msg.Method == method {
+			out = append(out, line.Msg.Params)
+		}
+	}
+	return out
+}
+
+// TestConfigSetAndSeenByAgent: agent.model and agent.config reach the
+// agent through session/set_config_option (the model through its option
+// of category model, a boolean as a boolean), before the first prompt;
+// the agent says it has them, the results record them, and every message
+// acprun sent fits the ACP schema.
+func TestConfigSetAndSeenByAgent(t *testing.T) {
+	t.Parallel()
+	res, out, dir := runOne(t, configAgent, configScenario("  model: big\n  config: {effort: high, thinking: true}\n"), "--transcripts", "tr")
+	if res.code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	sc := out.Scenarios[0]
+	if got, want := sc.Turns[0].Text, "config: model=big, effort=high, thinking=true"; got != want {
+		t.Errorf("the agent said %q, want %q", got, want)
+	}
+	want := []report.SessionSetting{
+		{Key: "model", ConfigID: "model", Value: "big", Method: "session/set_config_option"},
+		{Key: "config.effort", ConfigID: "effort", Value: "high", Method: "session/set_config_option"},
+		{Key: "config.thinking", ConfigID: "thinking", Value: true, Method: "session/set_config_option"},
+	}
+	if diff := cmp.Diff(want, sc.SessionConfig); diff != "" {
+		t.Errorf("sessionConfig (-want +got):\n%s", diff)
+	}
+	tr := filepath.Join(dir, sc.Transcript)
+	sent := configSent(t, tr, "session/set_config_option")
+	if len(sent) != 3 || !strings.Contains(string(sent[2]), `"type":"boolean","value":true`) {
+		t.Errorf("set_config_option params = %s, want three, the last a boolean", sent)
+	}
+	caps := initializeCapabilities(t, tr)
+	if diff := cmp.Diff(map[string]any{"configOptions": map[string]any{"boolean": map[string]any{}}}, caps["session"]); diff != "" {
+		t.Errorf("clientCapabilities.session (-want +got):\n%s", diff)
+	}
+	validateTranscript(t, tr)
+}
+
+// TestConfigModelViaSetModel: an agent with the legacy models and no model
+// option gets agent.model through session/set_model.
+func TestConfigModelViaSetModel(t *testing.T) {
+	t.Parallel()
+	script := "models: {currentModelId: m1, availableModels: [{modelId: m1}, {modelId: m2}]}\nturns:\n  - steps: [{showConfig: true}]\n"
+	res, out, dir := runOne(t, script, strings.Replace(configScenario("  model: m2\n"), `contains: "config:"`, `contains: "model: m2"`, 1), "--transcripts", "tr")
+	if res.code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	sc := out.Scenarios[0]
+	want := []report.SessionSetting{{Key: "model", Value: "m2", Method: "session/set_model"}}
+	if diff := cmp.Diff(want, sc.SessionConfig); diff != "" {
+		t.Errorf("sessionConfig (-want +got):\n%s", diff)
+	}
+	sent := configSent(t, filepath.Join(dir, sc.Transcript), "session/set_model")
+	if len(sent) != 1 || !strings.Contains(string(sent[0]), `"modelId":"m2"`) {
+		t.Errorf("set_model params = %s, want one with modelId m2", sent)
+	}
+}
+
+// TestConfigNotOffered: a value, an option id or a model the agent does
+// not offer ends the scenario with status error before the first prompt
+// (no session/prompt on the wire), pointing at the value in the file that
+// gave it and listing what the agent offers.
+func TestConfigNotOffered(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		script string
+		keys   string // under agent:
+		config string // acprun.yaml, when the agent is a named one
+		pos    string // the value's position: FILE:TEXT, TEXT the value's text in FILE
+		msg    string
+	}{
+		{name: "value", script: configAgent, keys: "  config:\n    effort: max\n", pos: "s.yaml:max",
+			msg: `agent.config.effort: the agent does not offer "max" for config option "effort" (it offers: low, high)`},
+		{name: "option id", script: configAgent, keys: "  config: {temperature: \"0.2\"}\n", pos: `s.yaml:"0.2"`,
+			msg: `agent.config.temperature: the agent has no config option "temperature" (it has: model (select), effort (select), thinking (boolean))`},
+		{name: "model", script: configAgent, keys: "  model: huge\n", pos: "s.yaml:huge",
+			msg: `agent.model: the agent does not offer model "huge" (its model option "model" offers: small, big)`},
+		{name: "boolean", script: configAgent, keys: "  config: {thinking: maybe}\n", pos: "s.yaml:maybe",
+			msg: `agent.config.thinking: config option "thinking" is boolean: give true or false, not "maybe"`},
+		{name: "no configOptions nor models", script: "turns: [{steps: [{showConfig: true}]}]\n", keys: "  model: big\n", pos: "s.yaml:big",
+			msg: `agent.model: the agent offers no model choice (no config option of category model, no models): remove model, or set the agent's own option in agent.config (it has: none)`},
+		{name: "no configOptions", script: "turns: [{steps: [{showConfig: true}]}]\n", keys: "  config: {effort: high}\n", pos: "s.yaml:high",
+			msg: `agent.config.effort: the agent offers no config options (see acprun probe)`},
+		{name: "in a named agent", script: configAgent,
+			config: "agents:\n  mine:\n    command: [acprun, mock-agent, agent.mock.yaml]\n    config: {effort: extreme}\n",
+			pos:    "acprun.yaml:extreme",
+			msg:    `agent.config.effort: the agent does not offer "extreme" for config option "effort" (it offers: low, high)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			scen := configScenario(tt.keys)
+			files := map[string]string{"agent.mock.yaml": tt.script, "s.yaml": scen}
+			if tt.config != "" {
+				scen = "name: cfg\nagent: mine\npermissions: {default: deny}\nturns:\n  - prompt: hi\n"
+				files["s.yaml"], files["acprun.yaml"] = scen, tt.config
+			}
+			writeFiles(t, dir, files)
+			res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr")
+			file, text, _ := strings.Cut(tt.pos, ":")
+			content := files[file]
+			wantErr := lineCol(file, content, strings.Index(content, text)) + ": " + tt.msg
+			if res.code != exitAgent {
+				t.Errorf("exit %d, want %d\n%s", res.code, exitAgent, res.stderr)
+			}
+			sc := out.Scenarios[0]
+			if sc.Status != report.StatusError || sc.Error != wantErr {
+				t.Errorf("status %s, error %q\nwant error, %q", sc.Status, sc.Error, wantErr)
+			}
+			if !strings.Contains(res.stderr, wantErr) {
+				t.Errorf("stderr does not say %q:\n%s", wantErr, res.stderr)
+			}
+			if len(sc.Turns) != 1 || sc.Turns[0].StopReason != report.OutcomeSkipped {
+				t.Errorf("turns = %+v, want the one turn skipped", sc.Turns)
+			}
+			if p := configSent(t, filepath.Join(dir, sc.Transcript), "session/prompt"); len(p) != 0 {
+				t.Errorf("session/prompt was sent %d times, want never", len(p))
+			}
+			if p := configSent(t, filepath.Join(dir, sc.Transcript), "session/set_config_option"); len(p) != 0 {
+				t.Errorf("session/set_config_option was sent: %s", p)
+			}
+		})
+	}
+}
+
+// TestConfigMcpServersFiltered: http and sse MCP servers reach session/new
+// only when the agent's mcpCapabilities has their transport; each one left
+// out gives a warning that names it and the missing capability. Stdio
+// servers always go.
+func TestConfigMcpServersFiltered(t *testing.T) {
+	t.Parallel()
+	servers := `  mcpServers:
+    - {name: files, command: /bin/files, args: [], env: []}
+    - {type: http, name: docs, url: "http://127.0.0.1:1/mcp", headers: []}
+    - {type: sse, name: events, url: "http://127.0.0.1:1/sse", headers: []}
+`
+	warnHTTP := `MCP server "docs" left out: the agent does not support http MCP servers (its mcpCapabilities.http is not true)`
+	warnSSE := `MCP server "events" left out: the agent does not support sse MCP servers (its mcpCapabilities.sse is not true)`
+	tests := []struct {
+		name     string
+		caps     string
+		kept     []string
+		warnings []string
+	}{
+		{"no capabilities", "", []string{"files"}, []string{warnHTTP, warnSSE}},
+		{"http", "agentCapabilities: {mcpCapabilities: {http: true}}\n", []string{"files", "docs"}, []string{warnSSE}},
+		{"http and sse", "agentCapabilities: {mcpCapabilities: {http: true, sse: true}}\n", []string{"files", "docs", "events"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, out, dir := runOne(t, tt.caps+"turns: [{steps: [{text: \"config: ok\"}]}]\n", configScenario(servers), "--transcripts", "tr")
+			if res.code != exitOK {
+				t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+			}
+			sc := out.Scenarios[0]
+			var warnings []string
+			for _, w := range sc.Warnings {
+				if strings.HasPrefix(w, "MCP server") {
+					warnings = append(warnings, w)
+				}
+			}
+			if diff := cmp.Diff(tt.warnings, warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			for _, w := range tt.warnings {
+				if !strings.Contains(res.stderr, w) {
+					t.Errorf("stderr does not warn %q:\n%s", w, res.stderr)
+				}
+			}
+			tr := filepath.Join(dir, sc.Transcript)
+			params := configSent(t, tr, "session/new")
+			if len(params) != 1 {
+				t.Fatalf("session/new sent %d times, want once", len(params))
+			}
+			var p struct {
+				McpServers []struct {
+					Name string `json:"name"`
+				} `json:"mcpServers"`
+			}
+			if err := json.Unmarshal(params[0], &p); err != nil {
+				t.Fatal(err)
+			}
+			var kept []string
+			for _, s := range p.McpServers {
+				kept = append(kept, s.Name)
+			}
+			if diff := cmp.Diff(tt.kept, kept); diff != "" {
+				t.Errorf("session/new mcpServers (-want +got):\n%s", diff)
+			}
+			validateTranscript(t, tr)
+		})
+	}
+}
+
+// TestConfigDryRun: --dry-run shows the model, the config options and the
+// MCP servers a scenario asks for, without starting the agent.
+func TestConfigDryRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": strings.Replace(configScenario("  model: big\n  config: {effort: high}\n  mcpServers: [{type: http, name: docs, url: \"http://x\", headers: []}]\n"),
+		"acprun, mock-agent, agent.mock.yaml", "/nonexistent/agent", 1)})
+	res := acprun(t, dir, "run", "s.yaml", "--dry-run")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	for _, want := range []string{
+		"  session:  model big, effort=high (checked against what the agent offers when the session opens)\n",
+		"  mcp:      docs (http)\n",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("the plan lacks %q:\n%s", want, res.stdout)
+		}
+	}
+}
+
+// TestConfigModeThroughItsOption: an agent that has both modes and a
+// config option of category mode gets agent.mode through the option, as
+// the spec asks of clients that know config options, and never
+// session/set_mode; a mode the option does not offer is a warning.
+func TestConfigModeThroughItsOption(t *testing.T) {
+	t.Parallel()
+	script := `modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, name: Code}]}
+configOptions:
+  - {id: session_mode, name: Mode, category: mode, options: [{value: ask}, {value: code}]}
+turns:
+  - steps: [{showConfig: true}]
+`
+	tests := []struct {
+		mode, said string
+		settings   []report.SessionSetting
+		warning    string
+	}{
+		{mode: "code", said: "config: session_mode=code; mode: ask",
+			settings: []report.SessionSetting{{Key: "mode", ConfigID: "session_mode", Value: "code", Method: "session/set_config_option"}}},
+		{mode: "plan", said: "config: session_mode=ask; mode: ask",
+			warning: `mode "plan" not offered by the agent (its mode option "session_mode" offers: ask, code); not set`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			res, out, dir := runOne(t, script, configScenario("  mode: "+tt.mode+"\n"), "--transcripts", "tr")
+			if res.code != exitOK {
+				t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+			}
+			sc := out.Scenarios[0]
+			if sc.Turns[0].Text != tt.said {
+				t.Errorf("the agent said %q, want %q", sc.Turns[0].Text, tt.said)
+			}
+			if diff := cmp.Diff(tt.settings, sc.SessionConfig); diff != "" {
+				t.Errorf("sessionConfig (-want +got):\n%s", diff)
+			}
+			if tt.warning != "" && !slices.Contains(sc.Warnings, tt.warning) {
+				t.Errorf("warnings = %q, want %q among them", sc.Warnings, tt.warning)
+			}
+			if p := configSent(t, filepath.Join(dir, sc.Transcript), "session/set_mode"); len(p) != 0 {
+				t.Errorf("session/set_mode was sent: %s", p)
+			}
+		})
+	}
+}

@@ -1,0 +1,271 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/acprun/acprun/report"
+)
+
+// explained is the decision acprun explain printed.
+type explained struct {
+	verdict, rule, reason string
+	line                  int // the request's line in the transcript ("asked:"); 0 without one
+}
+
+var (
+	decisionLine = regexp.MustCompile(`(?m)^decision: (ALLOW|DENY)(?: by (?:the default|\w+ rule (\S+)))?$`)
+	whyLine      = regexp.MustCompile(`(?m)^why:      (.*)$`)
+	askedLine    = regexp.MustCompile(`(?m)^asked:    .*:(\d+), `)
+)
+
+// explainDecision reads the decision out of explain's output.
+func explainDecision(t *testing.T, res result) explained {
+	t.Helper()
+	m := decisionLine.FindStringSubmatch(res.stdout)
+	if m == nil {
+		t.Fatalf("explain printed no decision (exit %d):\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	e := explained{verdict: strings.ToLower(m[1]), rule: m[2]}
+	if w := whyLine.FindStringSubmatch(res.stdout); w != nil {
+		e.reason = w[1]
+	}
+	if a := askedLine.FindStringSubmatch(res.stdout); a != nil {
+		e.line, _ = strconv.Atoi(a[1])
+	}
+	if want := map[string]int{"allow": 0, "deny": 1}[e.verdict]; res.code != want {
+		t.Errorf("explain: %s with exit %d, want %d", e.verdict, res.code, want)
+	}
+	return e
+}
+
+// messageOnLine returns the message on line n of a transcript.
+func messageOnLine(t *testing.T, path string, n int) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	if n < 1 || n > len(lines) {
+		t.Fatalf("%s has no line %d", path, n)
+	}
+	var l struct {
+		Msg json.RawMessage `json:"msg"`
+	}
+	if err := json.Unmarshal([]byte(lines[n-1]), &l); err != nil || l.Msg == nil {
+		t.Fatalf("%s:%d: not a message (%v): %s", path, n, err, lines[n-1])
+	}
+	return string(l.Msg)
+}
+
+// permissionsOf lists a result's permission requests in the order they
+// came: before the first turn, then turn by turn.
+func permissionsOf(r report.Result) []report.Permission {
+	ps := append([]report.Permission(nil), r.SetupPermissions...)
+	for _, turn := range r.Turns {
+		ps = append(ps, turn.Permissions...)
+	}
+	return ps
+}
+
+// checkExplainAgrees runs explain --transcript --tool-call for every
+// permission request of the results and checks that it gives the decision,
+// rule and reason run recorded. It returns the requests for which explain
+// --request, given the request alone, decides otherwise.
+func checkExplainAgrees(t *testing.T, dir string, results []report.Result) (checked int, alone []string) {
+	t.Helper()
+	for _, r := range results {
+		if r.Transcript == "" {
+			t.Errorf("%s: no transcript", r.Name)
+			continue
+		}
+		nth := map[string]int{}
+		for _, p := range permissionsOf(r) {
+			nth[p.ToolCallID]++
+			if p.Decision == "cancelled" {
+				continue // the turn's cancel answered, not the policy
+			}
+			what := fmt.Sprintf("%s: tool call %s (request %d)", r.Name, p.ToolCallID, nth[p.ToolCallID])
+			res := acprun(t, dir, "explain", r.File, "--scenario", r.Name, "--transcript", r.Transcript,
+				"--tool-call", p.ToolCallID, "--index", strconv.Itoa(nth[p.ToolCallID]))
+			got := explainDecision(t, res)
+			if got.verdict != p.Decision || got.rule != p.Rule || got.reason != p.Reason {
+				t.Errorf("%s: explain --transcript says %s by %q (%s); run decided %s by %q (%s)\n%s",
+					what, got.verdict, got.rule, got.reason, p.Decision, p.Rule, p.Reason, res.stdout)
+			}
+			checked++
+
+			// The old way: the request alone, as found in the transcript.
+			req := filepath.Join(t.TempDir(), "req.json")
+			if err := os.WriteFile(req, []byte(messageOnLine(t, r.Transcript, got.line)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			old := explainDecision(t, acprun(t, dir, "explain", r.File, "--scenario", r.Name, "--request", req))
+			if old.verdict != p.Decision || old.rule != p.Rule {
+				alone = append(alone, what)
+			}
+		}
+	}
+	return checked, alone
+}
+
+// TestExplainAgreesWithRunOnTheExamples: for every permission request of
+// the examples, explain --transcript --tool-call gives the decision, rule
+// and reason run recorded. The request alone (explain --request) gives the
+// opposite decision for the edit of examples/permissions.yaml, whose paths
+// only its earlier tool_call announced.
+func TestExplainAgreesWithRunOnTheExamples(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	res := acprun(t, root, "run", "examples/", "--transcripts", filepath.Join(dir, "tr"), "-o", filepath.Join(dir, "results.json"))
+	if res.code != 0 {
+		t.Fatalf("examples: exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	rep := readResults(t, filepath.Join(dir, "results.json"))
+	checked, alone := checkExplainAgrees(t, root, rep.Scenarios)
+	if checked < 7 {
+		t.Errorf("%d permission requests checked; the examples have at least 7", checked)
+	}
+	if !strings.Contains(strings.Join(alone, "\n"), "permissions: tool call toolu_01_edit (request 1)") {
+		t.Errorf("explain --request disagrees with run on %q; want it to on the edit of permissions.yaml (the case the test is for)", alone)
+	}
+}
+
+// askTwiceAgent asks permission twice for one tool call, the second time
+// after a tool_call_update moved it out of src/, then for a command that
+// holds the scenario's secret.
+const askTwiceAgent = `
+turns:
+  - steps:
+      - tool_call: {toolCallId: w1, title: Write, kind: edit, locations: [{path: src/a.go}]}
+      - permission: {toolCallId: w1}
+      - tool_call_update: {toolCallId: w1, locations: [{path: /etc/hosts}]}
+      - permission: {toolCallId: w1}
+      - tool_call: {toolCallId: d1, title: deploy, kind: execute, rawInput: {command: "deploy --token ghp_E2Escenario1234567890abcdef"}}
+      - permission: {toolCallId: d1}
+      - text: done
+`
+
+const askTwiceScenario = `name: twice
+agent:
+  command: [acprun, mock-agent, agent.mock.yaml]
+  env: {GH_TOKEN: "${E2E_SECRET}"}
+permissions:
+  default: deny
+  allow:
+    - {kind: edit, path: "src/**"}
+    - {kind: execute, command: "deploy --token ghp_*"}
+turns:
+  - prompt: go
+`
+
+// TestExplainTranscript: a tool call that asked twice is explained once
+// per request (the first unless --index says), each as run decided it, the
+// second with the paths of the tool_call_update before it; an id that did
+// not ask, a request past the last, a transcript that is not one and flags
+// that do not go together are usage errors that say what to do; a request
+// with redacted values says that run saw the secret.
+func TestExplainTranscript(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": askTwiceAgent, "s.yaml": askTwiceScenario})
+	env := []string{"E2E_SECRET=" + scenarioSecret}
+	res := acprunEnv(t, dir, env, "run", "s.yaml", "--transcripts", "tr", "-o", "out.json")
+	if res.code != 0 {
+		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
+	}
+	r := readResults(t, filepath.Join(dir, "out.json")).Scenarios[0]
+	ps := permissionsOf(r)
+	if len(ps) != 3 || ps[0].Decision != "allow" || ps[1].Decision != "deny" || ps[2].Decision != "allow" {
+		t.Fatalf("run recorded %+v; want w1 allowed, w1 denied, d1 allowed", ps)
+	}
+	tr := filepath.Join("tr", "twice.jsonl")
+	explain := func(args ...string) result {
+		t.Helper()
+		res := acprunEnv(t, dir, env, append([]string{"explain", "s.yaml", "--transcript", tr}, args...)...)
+		if strings.Contains(res.stdout+res.stderr, scenarioSecret) {
+			t.Errorf("explain %q shows the secret:\n%s%s", args, res.stdout, res.stderr)
+		}
+		return res
+	}
+
+	// The first request, by default, and a note that there are two.
+	res = explain("--tool-call", "w1")
+	first := explainDecision(t, res)
+	if first.verdict != "allow" || first.rule != ps[0].Rule || first.reason != ps[0].Reason ||
+		!strings.Contains(res.stdout, "permission request 1 of 2 for tool call w1") {
+		t.Errorf("first request: %+v\n%s", first, res.stdout)
+	}
+	if !regexp.MustCompile(`tool call "w1" asked permission 2 times \(tr/twice\.jsonl:\d+, tr/twice\.jsonl:\d+\); explaining the first \(choose another with --index N\)`).MatchString(res.stderr) {
+		t.Errorf("stderr does not say which request was explained:\n%s", res.stderr)
+	}
+
+	// The second: its path is the tool_call_update's.
+	res = explain("--tool-call", "w1", "--index", "2")
+	second := explainDecision(t, res)
+	if second.verdict != "deny" || second.rule != ps[1].Rule || second.reason != ps[1].Reason {
+		t.Errorf("second request: %+v, run recorded %+v\n%s", second, ps[1], res.stdout)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^asked:    tr/twice\.jsonl:\d+, turn 1: permission request 2 of 2 for tool call w1$`),
+		regexp.MustCompile(`(?m)^from:     title, kind: tool_call, line \d+\n          locations: tool_call_update, line \d+$`),
+		regexp.MustCompile(`(?m)^paths:    /etc/hosts\n            from locations of the tool_call_update \(line \d+\)$`),
+	} {
+		if !want.MatchString(res.stdout) {
+			t.Errorf("second request: stdout does not match %s:\n%s", want, res.stdout)
+		}
+	}
+
+	// Redacted: explain sees [REDACTED] where run saw the secret, and says so.
+	res = explain("--tool-call", "d1")
+	if d := explainDecision(t, res); d.verdict != "deny" || !strings.Contains(res.stdout, "note:     rawInput holds redacted values ([REDACTED]): run saw the secrets themselves, so its decision may differ") {
+		t.Errorf("redacted request: %+v\n%s", d, res.stdout)
+	}
+
+	transcript, err := os.ReadFile(filepath.Join(dir, tr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(transcript), "\n")
+	lines[2] = strings.Replace(lines[2], `"dir":"c2a"`, `"dir":"up"`, 1)
+	bad := strings.Join(lines, "")
+	writeFiles(t, dir, map[string]string{"bad.jsonl": bad})
+	badAt := lineCol("bad.jsonl", bad, strings.Index(bad, `"up"`))
+
+	for _, tt := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"unknown id", []string{"--tool-call", "nope"}, []string{`tool call "nope" asked no permission; the tool calls that did: "w1", "d1"`}},
+		{"no id", nil, []string{`give --tool-call ID, one of the tool calls that asked permission: "w1", "d1"`}},
+		{"past the last", []string{"--tool-call", "d1", "--index", "2"}, []string{`tool call "d1" asked permission once (tr/twice.jsonl:`, "--index 2 is beyond it"}},
+		{"not a transcript", []string{"--tool-call", "w1", "--transcript", "bad.jsonl"}, []string{badAt + `: "dir" is "up"`, "    3 | "}},
+		{"missing", []string{"--tool-call", "w1", "--transcript", "missing.jsonl"}, []string{"missing.jsonl: no such file or directory (a transcript is written by acprun run --transcripts DIR)"}},
+		{"with a made-up request", []string{"--tool-call", "w1", "--kind", "edit"}, []string{"give either --transcript or --request or --kind/--title/--command/--path, not several"}},
+		{"index alone", []string{"--index", "1"}, []string{"--index needs --transcript and --tool-call"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := explain(tt.args...)
+			if res.code != 2 || res.stdout != "" {
+				t.Errorf("exit %d, want 2 and no explanation\nstdout:\n%s", res.code, res.stdout)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(res.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, res.stderr)
+				}
+			}
+		})
+	}
+	// --tool-call without --transcript.
+	if res := acprun(t, dir, "explain", "s.yaml", "--tool-call", "w1"); res.code != 2 || !strings.Contains(res.stderr, "--tool-call needs --transcript") {
+		t.Errorf("--tool-call alone: exit %d\n%s", res.code, res.stderr)
+	}
+}

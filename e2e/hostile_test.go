@@ -1,0 +1,590 @@
+package e2e_test
+
+// The catalogue of hostile agents (issue 13): one table of agents that
+// crash, hang, send garbage or floods, abuse the client's terminals and
+// files, and of hostile input to acprun itself, each row with the exact
+// outcome acprun must record, a bound on its wall time derived from the
+// scenario's timeouts, and a check that nothing the agent started is left
+// running.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acprun/acprun/internal/testkit"
+	"github.com/acprun/acprun/report"
+)
+
+// hostileSlack is added to each row's timeouts for its wall-time bound:
+// the bound only catches a run that waits for something it should not
+// (a 1h sleep, a 10m grace), never a slow machine.
+const hostileSlack = 30 * time.Second
+
+// hostileCase is one row of the catalogue.
+type hostileCase struct {
+	name string
+	// The agent: a mock-agent script, or an sh script (sh agent.sh).
+	mock, sh string
+	// scenario is s.yaml; {{agent}} is replaced by the agent's mapping,
+	// which carries the row's orphan marker in its env.
+	scenario string
+	// files are written next to s.yaml before the run; a value starting
+	// with "symlink:" makes a symlink to the rest.
+	files map[string]string
+	// input replaces the scenario: s.yaml is written by it (acprun's own
+	// hostile input); the run must exit 2 with no results.
+	input func(dir string) error
+	// signals, when set, are sent to acprun mid-turn, each after the
+	// transcript shows the line holding its substring (see interruptAt).
+	signals []interruptAt
+
+	// The outcome.
+	exit   int
+	status string   // the scenario's status ("" for input rows)
+	stops  []string // each turn's stop reason, in order
+	says   string   // a substring of what acprun reports (see report)
+	check  func(t *testing.T, out report.Results, res result)
+	// timeouts is the sum of the scenario's timeouts and graces that the
+	// run may have to wait out; the bound is timeouts + hostileSlack.
+	timeouts time.Duration
+	// plain runs acprun built without the race detector (volume rows),
+	// and maxRSS, when set, bounds its peak resident memory.
+	plain  bool
+	maxRSS int64 // bytes
+}
+
+// exitedWith finds the agent's exit code in a row's says; the results
+// must record it too.
+var exitedWith = regexp.MustCompile(`the agent exited with code (\d+)`)
+
+// interruptAt is a signal sent once the transcript holds a line with after.
+type interruptAt struct {
+	after string
+	sig   syscall.Signal
+}
+
+// report is everything acprun says about a scenario, where a row's says
+// is looked for: the scenario's error, warnings and violations, the turns'
+// errors, warnings and text (the mock agent says its failed client calls
+// as text), and acprun's stderr.
+func reported(out report.Results, res result) string {
+	var b strings.Builder
+	for _, sc := range out.Scenarios {
+		fmt.Fprintln(&b, sc.Error)
+		fmt.Fprintln(&b, strings.Join(sc.Warnings, "\n"))
+		fmt.Fprintln(&b, strings.Join(sc.Violations, "\n"))
+		for _, tr := range sc.Turns {
+			fmt.Fprintln(&b, tr.Error)
+			fmt.Fprintln(&b, strings.Join(tr.Warnings, "\n"))
+			fmt.Fprintln(&b, tr.Text)
+		}
+	}
+	b.WriteString(res.stderr)
+	return b.String()
+}
+
+// shAgentTail answers every session/prompt end_turn, numbering from 3
+// as acprun numbers its calls after shHandshake.
+const shAgentTail = `id=3
+while read -r line; do
+  printf '{"jsonrpc":"2.0","id":%d,"result":{"stopReason":"end_turn"}}\n' $id
+  id=$((id+1))
+done
+`
+
+// chunk is an sh printf of one agent_message_chunk of text for session s1.
+func chunk(text string) string {
+	return `printf '%s\n' '` + chunkMessage(text) + `'` + "\n"
+}
+
+// chunkMessage is the message of one agent_message_chunk of text (JSON
+// string content) for session s1.
+func chunkMessage(text string) string {
+	return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + text + `"}}}}`
+}
+
+const oneTurn = "turns:\n  - prompt: one\n"
+const twoTurns = "turns:\n  - prompt: one\n  - prompt: two\n"
+
+func hostileCases() []hostileCase {
+	longPath := strings.Repeat("d/", 3000) + "f.txt"
+	line160 := strings.Repeat("0123456789abcdef", 10)
+	return []hostileCase{
+		// --- crash at each phase ---
+		{name: "crash before initialize exit 0", sh: "exit 0\n",
+			scenario: "{{agent}}\ntimeout: 30s\n" + oneTurn,
+			exit:     3, status: "error", stops: []string{"skipped"}, says: "the agent exited with code 0", timeouts: 30 * time.Second},
+		{name: "crash before initialize exit 5", sh: "exit 5\n",
+			scenario: "{{agent}}\ntimeout: 30s\n" + oneTurn,
+			exit:     3, status: "error", stops: []string{"skipped"}, says: "the agent exited with code 5", timeouts: 30 * time.Second},
+		{name: "crash after initialize exit 0", sh: "read -r line\n" + `printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'` + "\nexit 0\n",
+			scenario: "{{agent}}\ntimeout: 30s\n" + oneTurn,
+			exit:     3, status: "error", stops: []string{"skipped"}, says: "the agent exited with code 0", timeouts: 30 * time.Second},
+		{name: "crash after initialize exit 6", sh: "read -r line\n" + `printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'` + "\nexit 6\n",
+			scenario: "{{agent}}\ntimeout: 30s\n" + oneTurn,
+			exit:     3, status: "error", stops: []string{"skipped"}, says: "the agent exited with code 6", timeouts: 30 * time.Second},
+		{name: "crash during session/new exit 0", mock: "updatesBeforeSessionNew: [{text: starting}, {exit: 0}]\n",
+			scenario: "{{agent}}\ntimeout: 30s\n" + oneTurn,
+			exit:     3, status: "error", stops: []string{"skipped"}, says: "the agent exited with code 0", timeouts: 30 * time.Second},
+		{name: "crash during session/new exit 7", mock: "updatesBeforeSessionNew: [{text: starting}, {exit: 7}]\n",
+			scenario: "{{agent}}\ntimeout: 30s\n" + oneTurn,
+			exit:     3, status: "error", stops: []string{"skipped"}, says: "the agent exited with code 7", timeouts: 30 * time.Second},
+		{name: "crash mid-turn after chunks exit 0", mock: "turns:\n  - steps: [{text: [a, b, c]}, {exit: 0}]\n",
+			scenario: "{{agent}}\ntimeout: 30s\n" + twoTurns,
+			exit:     1, status: "error", stops: []string{"agent_exited", "skipped"}, says: "code 0",
+			check: func(t *testing.T, out report.Results, _ result) {
+				if got := out.Scenarios[0].Turns[0].Text; got != "abc" {
+					t.Errorf("turn 1 text = %q, want the chunks before the crash", got)
+				}
+			}, timeouts: 30 * time.Second},
+		{name: "crash mid-turn after chunks exit 9", mock: "turns:\n  - steps: [{text: [a, b, c]}, {stderr: 'panic: boom'}, {exit: 9}]\n",
+			scenario: "{{agent}}\ntimeout: 30s\n" + twoTurns,
+			exit:     1, status: "error", stops: []string{"agent_exited", "skipped"}, says: "code 9",
+			check: func(t *testing.T, out report.Results, _ result) {
+				sc := out.Scenarios[0]
+				if sc.Turns[0].Text != "abc" || !strings.Contains(sc.StderrTail, "panic: boom") {
+					t.Errorf("turn 1 text %q, stderr tail %q: want the chunks and the agent's last words", sc.Turns[0].Text, sc.StderrTail)
+				}
+			}, timeouts: 30 * time.Second},
+		{name: "crash after the answer exit 0", mock: "turns:\n  - steps: [{text: done}]\n    after: [{exit: 0}]\n",
+			scenario: "{{agent}}\ntimeout: 30s\n" + twoTurns,
+			exit:     1, status: "error", stops: []string{"end_turn", "agent_exited"}, says: "code 0", timeouts: 30 * time.Second},
+		{name: "crash after the answer exit 4", mock: "turns:\n  - steps: [{text: done}]\n    after: [{exit: 4}]\n",
+			scenario: "{{agent}}\ntimeout: 30s\n" + twoTurns,
+			exit:     1, status: "error", stops: []string{"end_turn", "agent_exited"}, says: "code 4", timeouts: 30 * time.Second},
+
+		// --- hang at each phase ---
+		{name: "never answers initialize", sh: "exec sleep 3600\n",
+			scenario: "{{agent}}\ntimeout: 1s\nkillGrace: 500ms\n" + oneTurn,
+			exit:     3, status: "error", stops: []string{"skipped"}, says: "initialize: scenario timeout", timeouts: 2 * time.Second},
+		{name: "never answers session/new", sh: "read -r line\n" + `printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'` + "\nexec sleep 3600\n",
+			scenario: "{{agent}}\ntimeout: 1s\nkillGrace: 500ms\n" + oneTurn,
+			exit:     3, status: "error", stops: []string{"skipped"}, says: "session/new: scenario timeout", timeouts: 2 * time.Second},
+		{name: "never answers the prompt", mock: "turns:\n  - steps: [{text: thinking}, {hang: true}]\n",
+			scenario: "{{agent}}\nturnTimeout: 500ms\ncancelGrace: 500ms\nkillGrace: 500ms\n" + twoTurns,
+			exit:     1, status: "error", stops: []string{"unresponsive", "skipped"}, says: "no answer to session/cancel within 500ms; the agent was stopped", timeouts: 2 * time.Second},
+		{name: "ignores cancel and keeps streaming", sh: shHandshake + "read -r line\nwhile :; do " + strings.TrimSuffix(chunk("more"), "\n") + "; sleep 0.05; done\n",
+			scenario: "{{agent}}\nturnTimeout: 500ms\ncancelGrace: 1s\nkillGrace: 500ms\n" + twoTurns,
+			exit:     1, status: "error", stops: []string{"unresponsive", "skipped"}, says: "no answer to session/cancel within 1s; the agent was stopped", timeouts: 3 * time.Second},
+		{name: "ignores cancel and goes silent", mock: "onCancel: ignore\nturns:\n  - steps: [{text: working}, {waitForCancel: true}, {hang: true}]\n",
+			scenario: "{{agent}}\nturnTimeout: 500ms\ncancelGrace: 500ms\nkillGrace: 500ms\n" + twoTurns,
+			exit:     1, status: "error", stops: []string{"unresponsive", "skipped"}, says: "no answer to session/cancel within 500ms; the agent was stopped", timeouts: 2 * time.Second},
+		{name: "ignores the end of stdin and SIGTERM", mock: "ignoreSigterm: true\nturns:\n  - steps: [{text: done}]\n    after: [{hang: true}]\n",
+			scenario: "{{agent}}\nkillGrace: 1s\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "the agent did not exit within killGrace (1s) of the end of its input, nor of SIGTERM; it was killed (SIGKILL)", timeouts: 2 * time.Second},
+		{name: "ignores the end of stdin and SIGTERM after a clean end", mock: "agentCapabilities: {sessionCapabilities: {close: true}}\nignoreSigterm: true\nignoreEOF: true\nturns:\n  - steps: [{text: done}]\n",
+			scenario: "{{agent}}\nkillGrace: 1s\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "the agent did not exit within 50ms of the end of its input (the scenario had ended cleanly), nor within killGrace (1s) of SIGTERM; it was killed (SIGKILL)", timeouts: 1050 * time.Millisecond},
+		{name: "ignores cancel and SIGTERM", mock: "ignoreSigterm: true\nturns:\n  - steps: [{text: working}, {hang: true}]\n",
+			scenario: "{{agent}}\nturnTimeout: 500ms\ncancelGrace: 500ms\nkillGrace: 1m\n" + twoTurns,
+			exit:     1, status: "error", stops: []string{"unresponsive", "skipped"}, says: "no answer to session/cancel within 500ms; the agent was stopped", timeouts: 2 * time.Second},
+
+		// --- garbage ---
+		{name: "non-JSON lines between messages", mock: "turns:\n  - steps: [{text: a}, {garbage: 'npm WARN deprecated'}, {text: b}, {garbage: '{not json'}]\n",
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "npm WARN deprecated",
+			check: func(t *testing.T, out report.Results, _ result) {
+				if sc := out.Scenarios[0]; len(sc.Violations) != 2 || sc.Turns[0].Text != "ab" {
+					t.Errorf("violations %q, text %q: want both lines flagged and the text around them kept", sc.Violations, sc.Turns[0].Text)
+				}
+			}},
+		{name: "a 50 MiB line", sh: shHandshake + "read -r line\nhead -c 52428800 /dev/zero | tr '\\0' x; echo\n" + chunk("after") + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
+			scenario: "{{agent}}\ntimeout: 2m\n" + oneTurn, timeouts: 2 * time.Minute,
+			exit: 0, status: "passed", stops: []string{"end_turn"}, says: "protocol violation: invalid JSON-RPC message: not a JSON object",
+			check: func(t *testing.T, out report.Results, _ result) {
+				if sc := out.Scenarios[0]; len(sc.Violations) != 1 || sc.Turns[0].Text != "after" || !strings.HasSuffix(sc.Violations[0], "(52428800 bytes)") || len(sc.Violations[0]) > 4096 {
+					t.Errorf("violations %d (first %d bytes), text %q: want the line flagged (shortened) and the next message read", len(sc.Violations), len(strings.Join(sc.Violations, "")), sc.Turns[0].Text)
+				}
+			}},
+		{name: "invalid UTF-8", sh: shHandshake + "read -r line\n" + `printf '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"bad \377\376 bytes"}}}}\n'` + "\n" + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "invalid UTF-8 replaced with U+FFFD",
+			check: func(t *testing.T, out report.Results, _ result) {
+				if got := out.Scenarios[0].Turns[0].Text; got != "bad \uFFFD bytes" {
+					t.Errorf("text = %q, want the bad bytes replaced", got)
+				}
+			}},
+		{name: "a batch array", mock: "turns:\n  - steps: [{garbage: '[{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{}}]'}, {text: ok}]\n",
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "JSON-RPC batches are not supported",
+		},
+		{name: "a response with an unknown id", mock: "turns:\n  - steps: [{garbage: '{\"jsonrpc\":\"2.0\",\"id\":999,\"result\":{}}'}, {text: ok}]\n",
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "protocol violation: response to unknown id 999"},
+		{name: "a duplicate response", sh: shHandshake + "read -r line\n" + chunk("once") +
+			`printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"refusal"}}'` + "\nid=4\n" + shAgentTail[len("id=3\n"):],
+			scenario: "{{agent}}\n" + twoTurns,
+			exit:     0, status: "passed", stops: []string{"end_turn", "end_turn"}, says: "protocol violation: response to unknown id 3"},
+		{name: "a reused request id while another is pending", sh: shHandshake + "read -r line\n" +
+			`printf '%s\n' '{"jsonrpc":"2.0","id":7,"method":"fs/read_text_file","params":{"sessionId":"s1","path":"'"$PWD"'/a.txt"}}' '{"jsonrpc":"2.0","id":7,"method":"fs/read_text_file","params":{"sessionId":"s1","path":"'"$PWD"'/b.txt"}}'` + "\nread -r a; read -r b\n" +
+			`printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
+			files:    map[string]string{"a.txt": "A\n", "b.txt": "B\n"},
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "",
+			check: func(t *testing.T, out report.Results, _ result) {
+				crs := out.Scenarios[0].Turns[0].ClientRequests
+				if len(crs) != 2 || crs[0].Refused != "" || crs[1].Refused != "" || crs[0].Error != "" || crs[1].Error != "" {
+					t.Errorf("client requests = %+v, want both served, each once", crs)
+				}
+			}},
+		{name: "an update for an unknown session", mock: "turns:\n  - steps: [{garbage: '{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"sessionId\":\"nope\",\"update\":{\"sessionUpdate\":\"agent_message_chunk\",\"content\":{\"type\":\"text\",\"text\":\"stray\"}}}}'}, {text: ok}]\n",
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: `protocol violation: session/update for unknown session "nope"`,
+			check: func(t *testing.T, out report.Results, _ result) {
+				if got := out.Scenarios[0].Turns[0].Text; got != "ok" {
+					t.Errorf("text = %q, want the stray update not recorded as the session's", got)
+				}
+			}},
+		{name: "an unknown update kind", mock: "turns:\n  - steps: [{update: {sessionUpdate: brand_new_kind, payload: 1}}, {text: ok}]\n",
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "",
+			check: func(t *testing.T, out report.Results, _ result) {
+				if got := out.Scenarios[0].Turns[0].Updates["brand_new_kind"]; got != 1 {
+					t.Errorf("updates = %v, want brand_new_kind counted", out.Scenarios[0].Turns[0].Updates)
+				}
+				raw := out.Scenarios[0].Turns[0].UnknownUpdates
+				var u map[string]any
+				if len(raw) != 1 || json.Unmarshal(raw[0], &u) != nil || u["sessionUpdate"] != "brand_new_kind" || u["payload"] != 1.0 {
+					t.Errorf("unknownUpdates = %s, want the update kept raw", raw)
+				}
+			}},
+		{name: "updates for unannounced tool calls", mock: "turns:\n  - steps: [{tool_call_update: {toolCallId: ghost, status: completed, title: ghost call}}, {text: ok}]\n",
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "",
+			check: func(t *testing.T, out report.Results, _ result) {
+				if tc := out.Scenarios[0].Turns[0].ToolCalls; len(tc) != 1 || tc[0].ID != "ghost" {
+					t.Errorf("tool calls = %+v, want the unannounced call recorded", tc)
+				}
+			}},
+		{name: "a permission request after cancel", mock: "onCancel: ignore\nturns:\n  - steps:\n      - waitForCancel: true\n      - permission: {toolCallId: late, title: rm -rf /, kind: execute}\n        allowed: [{text: allowed}]\n        rejected: [{text: rejected}]\n        cancelled: [{text: cancelled}]\n      - stop: cancelled\n",
+			scenario: "{{agent}}\npermissions: {default: allow}\nturnTimeout: 500ms\ncancelGrace: 10s\n" + oneTurn,
+			exit:     1, status: "failed", stops: []string{"cancelled"}, says: "cancelled",
+			check: func(t *testing.T, out report.Results, _ result) {
+				if p := out.Scenarios[0].Turns[0].Permissions; len(p) != 1 || p[0].Outcome != "cancelled" {
+					t.Errorf("permissions = %+v, want the late request answered cancelled", p)
+				}
+			}, timeouts: 11 * time.Second},
+		{name: "a permission request with no options", sh: shHandshake + "read -r line\n" +
+			`printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t1","title":"ls","kind":"read"},"options":[]}}'` +
+			"\nread -r answer\necho \"$answer\" >&2\n" + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
+			scenario: "{{agent}}\npermissions: {default: allow}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "",
+			check: func(t *testing.T, out report.Results, _ result) {
+				if p := out.Scenarios[0].Turns[0].Permissions; len(p) != 1 || p[0].Outcome != "cancelled" {
+					t.Errorf("permissions = %+v, want the request with nothing to select answered cancelled", p)
+				}
+			}},
+		{name: "a permission request with no reject option", mock: "turns:\n  - steps:\n      - permission: {toolCallId: t1, title: rm -rf build, kind: delete}\n        options: [{optionId: yes, name: Yes, kind: allow_once}]\n        allowed: [{text: allowed}]\n        rejected: [{text: rejected}]\n        cancelled: [{text: cancelled}]\n",
+			scenario: "{{agent}}\npermissions: {default: deny}\n" + oneTurn,
+			exit:     1, status: "failed", stops: []string{"cancelled"}, says: "stopReason cancelled, want end_turn",
+			check: func(t *testing.T, out report.Results, _ result) {
+				tr := out.Scenarios[0].Turns[0]
+				if tr.Text != "cancelled" || len(tr.Permissions) != 1 || tr.Permissions[0].Outcome != "cancelled" ||
+					!strings.Contains(tr.Permissions[0].Reason, "no reject option offered; answered cancelled") {
+					t.Errorf("text %q, permissions %+v: a denied request with no reject option is answered cancelled", tr.Text, tr.Permissions)
+				}
+			}},
+
+		// --- volume ---
+		// Through the race-enabled binary 1M chunks take about 90 s on an
+		// idle 2-core machine: this row runs acprun built without it.
+		{name: "1M small chunks, memory bounded", mock: "turns:\n  - steps: [{flood: {count: 1000000, text: x}}]\n",
+			scenario: "{{agent}}\ntimeout: 5m\n" + oneTurn, timeouts: 5 * time.Minute, plain: true, maxRSS: 256 << 20,
+			exit: 0, status: "passed", stops: []string{"end_turn"}, says: "",
+			check: func(t *testing.T, out report.Results, _ result) {
+				tr := out.Scenarios[0].Turns[0]
+				if len(tr.Text) != 1000000 || tr.Updates["agent_message_chunk"] != 1000000 {
+					t.Errorf("text %d bytes, %d chunks; want all 1000000 counted", len(tr.Text), tr.Updates["agent_message_chunk"])
+				}
+			}},
+		// A long text costs its length once: it waits in a temporary file
+		// while it streams in, is read back into one string, and is written
+		// into the results a piece at a time (with the text in growing
+		// blocks in the heap this peak was about three times the text).
+		{name: "a 16 MB text kept whole, memory bounded", // yes and head keep the agent's own memory small
+			sh:       shHandshake + "read -r line\n" + chunk("BEGIN") + "yes '" + chunkMessage(line160+`\n`) + "' | head -n 100000\n" + chunk("END") + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\n" + shAgentTail,
+			scenario: "{{agent}}\ntimeout: 5m\nturns:\n  - prompt: go\n    expect: {text: {matches: '(?s)^BEGIN" + line160 + "\\n.*" + line160 + "\\nEND$'}}\n", timeouts: 5 * time.Minute, plain: true, maxRSS: (16 + 32) << 20,
+			exit: 0, status: "passed", stops: []string{"end_turn"}, says: "",
+			check: func(t *testing.T, out report.Results, _ result) {
+				want := "BEGIN" + strings.Repeat(line160+"\n", 100000) + "END"
+				if tr := out.Scenarios[0].Turns[0]; tr.Text != want {
+					t.Errorf("text %d bytes, want the %d bytes sent, in order", len(tr.Text), len(want))
+				}
+			}},
+		{name: "100 MB of stderr", sh: shHandshake + "read -r line\nhead -c 100000000 /dev/zero | tr '\\0' e >&2\necho 'LAST WORDS' >&2\nexit 3\n",
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     1, status: "error", stops: []string{"agent_exited"}, says: "the agent exited with code 3",
+			check: func(t *testing.T, out report.Results, _ result) {
+				if tail := out.Scenarios[0].StderrTail; !strings.Contains(tail, "LAST WORDS") || len(tail) > 1<<20 {
+					t.Errorf("stderr tail %d bytes (ends %q), want a bounded tail with the last words", len(tail), tail[max(0, len(tail)-40):])
+				}
+			}},
+		{name: "stdout closed while the process lives", sh: shHandshake + "read -r line\nexec 1>&-\nexec sleep 3600\n",
+			scenario: "{{agent}}\nturnTimeout: 30s\nkillGrace: 500ms\n" + twoTurns,
+			exit:     1, status: "error", stops: []string{"agent_exited", "skipped"}, says: "turn 1: the agent closed its output", timeouts: 31 * time.Second},
+		{name: "a grandchild holding the pipe", mock: "turns:\n  - steps: [{spawnGrandchild: true}, {text: done}]\n",
+			scenario: "{{agent}}\nkillGrace: 2s\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "", timeouts: 4 * time.Second},
+
+		// --- terminal abuse ---
+		{name: "100 MB of terminal output against outputByteLimit", mock: "turns:\n  - steps:\n      - terminal: {command: sh, args: [-c, \"head -c 100000000 /dev/zero | tr '\\\\0' y\"], outputByteLimit: 1000, waitForExit: true, output: true, release: true}\n",
+			scenario: "{{agent}}\npermissions: {default: allow}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "exit: 0",
+			check: func(t *testing.T, out report.Results, _ result) {
+				text := out.Scenarios[0].Turns[0].Text
+				i := strings.Index(text, "output (truncated), exit 0: ")
+				if i < 0 || strings.Count(text[i:], "y") > 1000 || strings.Count(text[i:], "y") < 1 {
+					t.Errorf("text = %.200q, want at most outputByteLimit bytes of output", text)
+				}
+			}},
+		{name: "a terminal cwd outside the roots", mock: "turns:\n  - steps: [{terminal: {command: pwd, cwd: /etc, waitForExit: true}}]\n",
+			scenario: "{{agent}}\npermissions: {default: allow}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "error: terminal/create: ",
+			check: func(t *testing.T, out report.Results, _ result) {
+				if text := out.Scenarios[0].Turns[0].Text; !strings.Contains(text, "outside the allowed roots") {
+					t.Errorf("text = %q, want the cwd refused", text)
+				}
+			}},
+
+		// --- fs abuse ---
+		fsRefused("fs ..", "read: {path: ../outside.txt}"),
+		{name: "a terminal cwd with a NUL byte", mock: "turns:\n  - steps: [{terminal: {command: pwd, cwd: \"/etc\\0x\", waitForExit: true}}]\n",
+			scenario: "{{agent}}\npermissions: {default: allow}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: `error: terminal/create: cwd contains a NUL byte: `},
+		fsRefused("fs absolute path outside", "read: {path: /etc/passwd}"),
+		fsRefused("fs write outside", "write: {path: ../../escaped.txt, content: pwned}"),
+		fsRefusedWith("fs symlinked file pointing out", "read: {path: link.txt}", "outside the allowed roots", map[string]string{"link.txt": "symlink:/etc/passwd"}),
+		fsRefusedWith("fs symlinked dir pointing out", "read: {path: linkdir/passwd}", "outside the allowed roots", map[string]string{"linkdir": "symlink:/etc"}),
+		fsRefusedWith("fs write through a symlinked dir", "write: {path: linkdir/new.txt, content: pwned}", "outside the allowed roots", map[string]string{"linkdir": "symlink:/tmp"}),
+		fsRefused("fs NUL byte climbing out", `read: {path: "a.txt\0/../../etc/passwd"}`),
+		fsRefusedWith("fs NUL byte", `read: {path: "a.txt\0.png"}`, "error: fs/read_text_file: path contains a NUL byte: ", map[string]string{"a.txt": "inside\n"}),
+		fsRefusedWith("fs write with a NUL byte", `write: {path: "new.txt\0.png", content: x}`, "error: fs/write_text_file: path contains a NUL byte: ", nil),
+		fsRefusedAny("fs very long path", "read: {path: "+longPath+"}", "error: fs/read_text_file: "),
+		fsRefused("fs very long path climbing out", "read: {path: "+strings.Repeat("d/../", 2000)+"../etc/passwd}"),
+		fsRefused("fs /proc/self/environ", "read: {path: /proc/self/environ}"),
+
+		// --- acprun's own input ---
+		inputRow("a 10 MB scenario file", "s.yaml: the file is 10.0 MiB; a scenario file may hold at most 4 MiB", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "s.yaml"), []byte("name: big\nagent: {command: [acprun, mock-agent, x.yaml]}\n"+oneTurn+"#"+strings.Repeat("x", 10<<20)+"\n"), 0o644)
+		}),
+		inputRow("a YAML alias bomb", "mcpServers is nested too deeply or repeats too many aliases", func(dir string) error {
+			// mcpServers is passed on as written: the one place where
+			// acprun expands what it reads.
+			var b strings.Builder
+			b.WriteString("name: bomb\nagent:\n  command: [acprun, mock-agent, x.yaml]\n  mcpServers:\n    - &a0 {name: lol, command: lol, args: [lol, lol, lol, lol, lol, lol, lol, lol, lol], env: []}\n")
+			for i := 1; i < 10; i++ {
+				fmt.Fprintf(&b, "    - &a%d {name: lol, command: lol, args: [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d], env: []}\n", i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+			}
+			b.WriteString(oneTurn)
+			return os.WriteFile(filepath.Join(dir, "s.yaml"), []byte(b.String()), 0o644)
+		}),
+		inputRow("deep nesting", "YAML syntax: exceeded max depth", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "s.yaml"), []byte("name: deep\nagent: {command: [acprun, mock-agent, x.yaml]}\n"+oneTurn+"description: "+strings.Repeat("[", 100000)+strings.Repeat("]", 100000)+"\n"), 0o644)
+		}),
+		inputRow("10,000 turns", "s.yaml:4:3: 10000 turns; a scenario may have at most 1000", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "s.yaml"), []byte("name: many\nagent: {command: [acprun, mock-agent, x.yaml]}\nturns:\n"+strings.Repeat("  - prompt: again\n", 10000)), 0o644)
+		}),
+		inputRow("a binary file named .yaml", "s.yaml:1:1: YAML syntax: control characters are not allowed", func(dir string) error {
+			data := make([]byte, 4096)
+			for i := range data {
+				data[i] = byte(i*7 + i/3)
+			}
+			return os.WriteFile(filepath.Join(dir, "s.yaml"), data, 0o644)
+		}),
+
+		// --- interruption ---
+		{name: "SIGINT mid-turn", mock: waitingAgent,
+			scenario: "{{agent}}\ncancelGrace: 10s\nkillGrace: 10s\n" + twoTurns,
+			signals:  []interruptAt{{`"text":"working"`, syscall.SIGINT}},
+			exit:     130, stops: []string{"cancelled", "skipped"}, status: "interrupted", timeouts: 20 * time.Second},
+		{name: "SIGTERM mid-turn", mock: waitingAgent,
+			scenario: "{{agent}}\ncancelGrace: 10s\nkillGrace: 10s\n" + twoTurns,
+			signals:  []interruptAt{{`"text":"working"`, syscall.SIGTERM}},
+			exit:     130, stops: []string{"cancelled", "skipped"}, status: "interrupted", timeouts: 20 * time.Second},
+		{name: "a second SIGINT", mock: "onCancel: ignore\nignoreSigterm: true\nturns:\n  - steps: [{text: working}, {waitForCancel: true}, {hang: true}]\n",
+			scenario: "{{agent}}\ncancelGrace: 10m\nkillGrace: 10m\n" + twoTurns,
+			signals:  []interruptAt{{`"text":"working"`, syscall.SIGINT}, {`"method":"session/cancel"`, syscall.SIGINT}},
+			exit:     130, stops: []string{"unresponsive", "skipped"}, status: "interrupted", says: "no answer to session/cancel before a second interrupt; the agent was stopped", timeouts: 0},
+	}
+}
+
+// fsRefused is a row whose agent asks for a file outside the roots in
+// one step and says what it got; acprun refuses and the turn goes on.
+func fsRefused(name, step string) hostileCase {
+	return fsRefusedAny(name, step, "outside the allowed roots")
+}
+
+func fsRefusedWith(name, step, says string, files map[string]string) hostileCase {
+	c := fsRefusedAny(name, step, says)
+	c.files = files
+	return c
+}
+
+func fsRefusedAny(name, step, says string) hostileCase {
+	return hostileCase{name: name, mock: "turns:\n  - steps: [{" + step + "}, {text: ' then on'}]\n",
+		scenario: "{{agent}}\nclient: {roots: [.]}\n" + oneTurn,
+		exit:     0, status: "passed", stops: []string{"end_turn"}, says: says,
+		check: func(t *testing.T, out report.Results, _ result) {
+			tr := out.Scenarios[0].Turns[0]
+			if !strings.HasPrefix(tr.Text, "error: ") || !strings.HasSuffix(tr.Text, " then on") || strings.Contains(tr.Text, "root:") || strings.Contains(tr.Text, "HOSTILE_MARKER") {
+				t.Errorf("text = %.300q, want the request refused and nothing from outside", tr.Text)
+			}
+			for _, cr := range tr.ClientRequests {
+				if cr.Refused == "" && cr.Error == "" {
+					t.Errorf("client request %s %.80s… recorded as served (error %q)", cr.Method, cr.Path, cr.Error)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(out.Scenarios[0].File)), "escaped.txt")); err == nil {
+				t.Errorf("a file was written outside the roots")
+			}
+		}}
+}
+
+// inputRow is a row of hostile input to acprun itself: a quick exit 2
+// with a message holding says, and no results.
+func inputRow(name, says string, write func(dir string) error) hostileCase {
+	return hostileCase{name: name, input: write, exit: 2, says: says}
+}
+
+func TestHostileAgents(t *testing.T) {
+	for _, c := range hostileCases() {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			runHostile(t, c)
+		})
+	}
+}
+
+func runHostile(t *testing.T, c hostileCase) {
+	dir := realTempDir(t)
+	marker := fmt.Sprintf("hostile-%d-%s", os.Getpid(), strings.NewReplacer(" ", "-", "/", "-", ",", "").Replace(c.name))
+	if c.input != nil {
+		if err := c.input(dir); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		agent := fmt.Sprintf("name: hostile\nagent: {command: [acprun, mock-agent, agent.mock.yaml], env: {HOSTILE_MARKER: %s}}", marker)
+		files := map[string]string{"agent.mock.yaml": c.mock}
+		if c.sh != "" {
+			agent = fmt.Sprintf("name: hostile\nagent: {command: [sh, agent.sh], env: {HOSTILE_MARKER: %s}}", marker)
+			files = map[string]string{"agent.sh": c.sh}
+		}
+		if !strings.Contains(c.scenario, "permissions:") {
+			agent += "\npermissions: {default: deny}"
+		}
+		files["s.yaml"] = strings.Replace(c.scenario, "{{agent}}", agent, 1)
+		for name, content := range c.files {
+			if target, ok := strings.CutPrefix(content, "symlink:"); ok {
+				if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			files[name] = content
+		}
+		writeFiles(t, dir, files)
+	}
+
+	bound := c.timeouts + hostileSlack
+	start := time.Now()
+	var res result
+	var out report.Results
+	if c.signals != nil {
+		ctx, cancel := context.WithTimeout(t.Context(), bound+30*time.Second)
+		defer cancel()
+		run := runFollowingTranscript(t, ctx, dir, "hostile")
+		for _, s := range c.signals {
+			run.waitFor(s.after, s.after)
+			if err := run.cmd.Process.Signal(s.sig); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out = run.waitInterrupted() // fails the test unless acprun exited 130
+		res = result{code: 130, stderr: run.stderr.String()}
+		if !out.Interrupted {
+			t.Errorf("results not marked interrupted")
+		}
+	} else {
+		bin := acprunBin
+		if c.plain {
+			var err error
+			if bin, err = plainBinary(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c.maxRSS > 0 {
+			var peak int64
+			res, peak = runMeasured(t, bin, dir, "run", "s.yaml", "-o", "out.json")
+			if peak > c.maxRSS {
+				t.Errorf("acprun's peak resident memory %d MiB, want at most %d MiB", peak>>20, c.maxRSS>>20)
+			}
+		} else {
+			res, _ = runBinary(t, bin, dir, nil, "run", "s.yaml", "-o", "out.json")
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
+			out = readResults(t, filepath.Join(dir, "out.json"))
+		} else if c.input == nil {
+			t.Fatalf("exit %d and no results\nstderr:\n%s", res.code, res.stderr)
+		}
+	}
+	elapsed := time.Since(start)
+
+	if c.input != nil {
+		if len(out.Scenarios) != 0 {
+			t.Errorf("results written for bad input: %+v", out.Scenarios)
+		}
+		if !strings.Contains(res.stderr, "s.yaml") || strings.Contains(res.stderr, "panic") {
+			t.Errorf("stderr does not say which file:\n%.2000s", res.stderr)
+		}
+	}
+	if res.code != c.exit {
+		t.Errorf("exit %d, want %d\nstderr:\n%.3000s", res.code, c.exit, res.stderr)
+	}
+	if c.input == nil {
+		if len(out.Scenarios) != 1 {
+			t.Fatalf("scenarios = %d, want 1\nstderr:\n%.3000s", len(out.Scenarios), res.stderr)
+		}
+		sc := out.Scenarios[0]
+		var stops []string
+		for _, tr := range sc.Turns {
+			stops = append(stops, tr.StopReason)
+		}
+		if string(sc.Status) != c.status || strings.Join(stops, ",") != strings.Join(c.stops, ",") {
+			t.Errorf("status %s, turns %q; want %s, %q\nerror: %s\nfailures: %q\nturns: %+v", sc.Status, stops, c.status, c.stops, sc.Error, sc.Failures, sc.Turns)
+		}
+	}
+	if c.says != "" && !strings.Contains(reported(out, res), c.says) {
+		t.Errorf("nothing reported says %q:\n%.3000s", c.says, reported(out, res))
+	}
+	if m := exitedWith.FindStringSubmatch(c.says); m != nil && len(out.Scenarios) == 1 {
+		if got := out.Scenarios[0].ExitCode; got == nil || strconv.Itoa(*got) != m[1] {
+			t.Errorf("exitCode recorded %v, want %s", got, m[1])
+		}
+	}
+	if c.check != nil && len(out.Scenarios) == 1 {
+		c.check(t, out, res)
+	}
+	if elapsed > bound {
+		t.Errorf("took %s, over the bound %s (timeouts %s + slack)", elapsed, bound, c.timeouts)
+	}
+	assertNoProcessWithMarker(t, marker)
+}
+
+// assertNoProcessWithMarker fails when a live process carries
+// HOSTILE_MARKER=marker in its environment (zombies and processes on
+// their way out count as gone), and kills it when the test ends.
+func assertNoProcessWithMarker(t *testing.T, marker string) {
+	t.Helper()
+	for _, p := range testkit.Leftovers(t, testkit.WithEnv("HOSTILE_MARKER="+marker)) {
+		t.Errorf("process %s still running with the agent's marker", p)
+	}
+}

@@ -1,0 +1,215 @@
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// ranScenario is a scenario whose agent leaves the file "ran" in the
+// directory it was started from: a test that finds no such file knows that
+// no agent started.
+const ranScenario = "name: s\nagent: {command: [sh, -c, 'touch ran']}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"
+
+// TestEmptyPathFlagsAreUsageErrors checks that every flag naming a file or
+// a directory, given an empty value (an unset CI variable: -o "$OUT"), is a
+// usage error before anything runs: no agent starts and nothing is
+// written, whatever the command and however the value is given.
+func TestEmptyPathFlagsAreUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		flag string // as the error names it
+		args []string
+	}{
+		{"-o/--output", []string{"run", "s.yaml", "-o", ""}},
+		{"-o/--output", []string{"run", "s.yaml", "--output="}},
+		{"-o/--output", []string{"run", "s.yaml", "--json", ""}},
+		{"-o/--output", []string{"run", "s.yaml", "-o", "", "--dry-run"}},
+		{"--junit", []string{"run", "s.yaml", "--junit", ""}},
+		{"--events", []string{"run", "s.yaml", "--events="}},
+		{"--html", []string{"run", "s.yaml", "--html", ""}},
+		{"--transcripts", []string{"run", "s.yaml", "--transcripts", ""}},
+		{"--prompt", []string{"run", "s.yaml", "--prompt", ""}},
+		{"--rerun-failed", []string{"run", "s.yaml", "--rerun-failed", ""}},
+		{"--config", []string{"run", "s.yaml", "--config", ""}},
+		{"--workspace-dir", []string{"run", "s.yaml", "--workspace-dir", ""}},
+		{"--config", []string{"list", "s.yaml", "--config", ""}},
+		{"--config", []string{"validate", "s.yaml", "--config", ""}},
+		{"--config", []string{"explain", "s.yaml", "--config", "", "--kind", "execute"}},
+		{"--config", []string{"agents", "--config", ""}},
+		{"-o/--output", []string{"merge", "r.json", "-o", ""}},
+		{"-o/--output", []string{"report", "r.json", "-o", ""}},
+		{"--transcripts", []string{"report", "r.json", "--transcripts", ""}},
+		{"-o/--output", []string{"schema", "-o", ""}},
+		{"-o/--output", []string{"probe", "-o", "", "--", "sh", "-c", "touch ran"}},
+		{"--config", []string{"probe", "--config", "", "--", "sh", "-c", "touch ran"}},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"s.yaml": ranScenario, "r.json": "{}"})
+			res := acprun(t, dir, tt.args...)
+			if res.code != 2 {
+				t.Errorf("exit %d, want 2 (usage)\nstderr:\n%s", res.code, res.stderr)
+			}
+			want := "acprun: " + tt.flag + ` "": the path is empty`
+			if !strings.Contains(res.stderr, want) {
+				t.Errorf("stderr does not say %q:\n%s", want, res.stderr)
+			}
+			if got := dirNames(t, dir); !slices.Equal(got, []string{"r.json", "s.yaml"}) {
+				t.Errorf("the directory holds %q after the command; want nothing run or written", got)
+			}
+		})
+	}
+}
+
+// TestOutputErrorsNameNoTemporaryFile checks that an output acprun cannot
+// write (a new file in /proc, which takes none, whoever runs the test) is
+// named as the user gave it, never as the temporary file acprun tried.
+func TestOutputErrorsNameNoTemporaryFile(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/proc/self"); err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	const out = "/proc/acprun-e2e-results.json"
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"run", "s.yaml", "-o", out}, 2},      // checked before any agent starts
+		{[]string{"run", "s.yaml", "--junit", out}, 2}, // likewise
+		{[]string{"run", "s.yaml", "--transcripts", "/proc"}, 2},
+		{[]string{"schema", "-o", out}, 4}, // written at once
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"s.yaml": ranScenario})
+			res := acprun(t, dir, tt.args...)
+			if res.code != tt.code {
+				t.Errorf("exit %d, want %d\nstderr:\n%s", res.code, tt.code, res.stderr)
+			}
+			path := tt.args[len(tt.args)-1]
+			if strings.Contains(res.stderr, ".tmp") || !strings.Contains(res.stderr, path) {
+				t.Errorf("stderr names a temporary file, or not %s:\n%s", path, res.stderr)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+				t.Errorf("an agent started")
+			}
+		})
+	}
+}
+
+// dirNames lists the names in dir, sorted.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestSecondRunRefusesAnEventsFileInUse checks that a run given the events
+// file another run is streaming to exits 2 before its agents start, naming
+// the file and the other run's pid, and leaves the first run's events
+// whole: every line one JSON object, all of them the first run's.
+func TestSecondRunRefusesAnEventsFileInUse(t *testing.T) {
+	t.Parallel()
+	first, second := t.TempDir(), t.TempDir()
+	events := filepath.Join(first, "ev.jsonl")
+	// The first run's agent says it has started (the events file is open
+	// by then), then waits for the test to let it end.
+	writeFiles(t, first, map[string]string{"s.yaml": "name: first\n" +
+		"agent: {command: [sh, -c, 'echo started > ready.fifo; cat hold.fifo']}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"})
+	writeFiles(t, second, map[string]string{"s.yaml": strings.Replace(ranScenario, "name: s", "name: second", 1)})
+	for _, fifo := range []string{"ready.fifo", "hold.fifo"} {
+		if err := syscall.Mkfifo(filepath.Join(first, fifo), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	run1 := exec.CommandContext(ctx, acprunBin, "run", "s.yaml", "-o", "out.json", "--events", events)
+	run1.Dir = first
+	var stderr1 strings.Builder
+	run1.Stderr = &stderr1
+	if err := run1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- run1.Wait() }()
+	opened := make(chan error, 1)
+	go func() {
+		f, err := os.Open(filepath.Join(first, "ready.fifo")) // until the agent opens it
+		if err == nil {
+			_, err = io.Copy(io.Discard, f)
+			f.Close()
+		}
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case err := <-exited:
+		// Unblock the reader of ready.fifo, which has no writer now.
+		if w, werr := os.OpenFile(filepath.Join(first, "ready.fifo"), os.O_WRONLY|syscall.O_NONBLOCK, 0); werr == nil {
+			w.Close()
+		}
+		t.Fatalf("the first run ended (%v) before its agent started:\n%s", err, stderr1.String())
+	}
+
+	res := acprun(t, second, "run", "s.yaml", "-o", "out.json", "--events", events)
+
+	// Let the first run end: its agent's cat reads hold.fifo until EOF.
+	go func() {
+		if hold, err := os.OpenFile(filepath.Join(first, "hold.fifo"), os.O_WRONLY, 0); err == nil {
+			hold.Close()
+		}
+	}()
+	if err := <-exited; ctx.Err() != nil {
+		t.Fatalf("the first run did not end (%v):\n%s", err, stderr1.String())
+	}
+
+	if res.code != 2 {
+		t.Errorf("second run: exit %d, want 2\nstderr:\n%s", res.code, res.stderr)
+	}
+	want := fmt.Sprintf("acprun: --events %s: another acprun run (pid %d) is writing to it", events, run1.Process.Pid)
+	if !strings.Contains(res.stderr, want) {
+		t.Errorf("second run's stderr does not say %q:\n%s", want, res.stderr)
+	}
+	if got := dirNames(t, second); !slices.Equal(got, []string{"s.yaml"}) {
+		t.Errorf("the second run's directory holds %q; want no agent started and nothing written", got)
+	}
+	data, err := os.ReadFile(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		var ev struct{ Event, Scenario string }
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("events line %d is not JSON (%v):\n%s", i+1, err, data)
+		}
+		if ev.Scenario != "" && ev.Scenario != "first" {
+			t.Errorf("events line %d is of scenario %q; want the first run's only", i+1, ev.Scenario)
+		}
+		names = append(names, ev.Event)
+	}
+	if !slices.Contains(names, "scenario_started") || !slices.Contains(names, "scenario_finished") {
+		t.Errorf("the first run's events are %q; want its scenario started and finished", names)
+	}
+}

@@ -1,0 +1,78 @@
+package e2e_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDryRunShowsResolvedLimits: --dry-run prints each limit as the run
+// applies it: the flags beat every turn's and scenario's timeout, a turn's
+// own beats the scenario's, the config's defaults fill in what a scenario
+// leaves out, and the built-in defaults the rest.
+func TestDryRunShowsResolvedLimits(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml": "defaults:\n  cancelGrace: 4s\n  idleTimeout: 8s\n",
+		"s.yaml": `name: limits
+agent: {command: [/nonexistent/agent]}
+timeout: 1m
+turnTimeout: 30s
+killGrace: 2s
+permissions: {default: deny}
+turns:
+  - prompt: own
+    timeout: 9s
+  - prompt: inherited
+---
+name: defaults
+agent: {command: [/nonexistent/agent]}
+idleTimeout: 3s
+permissions: {default: deny}
+turns:
+  - prompt: only
+`,
+	})
+	limits := func(stdout string) []string {
+		var out []string
+		for _, l := range strings.Split(stdout, "\n") {
+			if strings.HasPrefix(l, "  timeouts:") || strings.HasPrefix(l, "  turn ") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"as written", nil, []string{
+			"  timeouts: scenario 1m0s, turn 30s, idle 8s, cancelGrace 4s, killGrace 2s",
+			`  turn 1:   "own" (timeout 9s, expect end_turn)`,
+			`  turn 2:   "inherited" (timeout 30s, expect end_turn)`,
+			"  timeouts: scenario none, turn 10m0s, idle 3s, cancelGrace 4s, killGrace 5s",
+			`  turn 1:   "only" (timeout 10m0s, expect end_turn)`,
+		}},
+		{"overridden", []string{"--turn-timeout", "2h", "--idle-timeout", "20s"}, []string{
+			"  timeouts: scenario 1m0s, turn 2h0m0s, idle 20s, cancelGrace 4s, killGrace 2s",
+			`  turn 1:   "own" (timeout 2h0m0s, expect end_turn)`,
+			`  turn 2:   "inherited" (timeout 2h0m0s, expect end_turn)`,
+			"  timeouts: scenario none, turn 2h0m0s, idle 20s, cancelGrace 4s, killGrace 5s",
+			`  turn 1:   "only" (timeout 2h0m0s, expect end_turn)`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := acprun(t, dir, append([]string{"run", "s.yaml", "--dry-run"}, tt.args...)...)
+			if res.code != exitOK {
+				t.Fatalf("exit %d\n%s", res.code, res.stderr)
+			}
+			if diff := cmp.Diff(tt.want, limits(res.stdout)); diff != "" {
+				t.Errorf("limits in the plan (-want +got):\n%s\n%s", diff, res.stdout)
+			}
+		})
+	}
+}

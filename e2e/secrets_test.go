@@ -1,0 +1,171 @@
+package e2e_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// The secrets an agent tries to leak: one from the scenario's agent.env,
+// one from acprun's own environment (a secret-looking name).
+const (
+	scenarioSecret = "ghp_E2Escenario1234567890abcdef"
+	environSecret  = "tok_E2Eenviron9876543210zyxwvu"
+)
+
+// leakyAgent plants both secrets in every field an agent controls: text,
+// identifiers, map keys (update kinds, a stop reason), option ids, paths,
+// commands, errors, stderr, garbage lines, and a \u-escaped form.
+const leakyAgent = `
+agentInfo: {name: "agent-ghp_E2Escenario1234567890abcdef", version: "tok_E2Eenviron9876543210zyxwvu"}
+permissionOptions:
+  - {optionId: "allow-ghp_E2Escenario1234567890abcdef", name: "Allow tok_E2Eenviron9876543210zyxwvu", kind: allow_once}
+  - {optionId: "reject-tok_E2Eenviron9876543210zyxwvu", name: Reject, kind: reject_once}
+updatesBeforeSessionNew:
+  - update: {sessionUpdate: "kind-ghp_E2Escenario1234567890abcdef"}
+turns:
+  - steps:
+      - text: "text ghp_E2Escenario1234567890abcdef"
+      - thought: "thought tok_E2Eenviron9876543210zyxwvu"
+      - plan: [{content: "plan ghp_E2Escenario1234567890abcdef", priority: high, status: pending}]
+      - tool_call:
+          toolCallId: "call-ghp_E2Escenario1234567890abcdef"
+          title: "title tok_E2Eenviron9876543210zyxwvu"
+          kind: execute
+          status: pending
+          rawInput: {command: "echo ghp_E2Escenario1234567890abcdef", "key-tok_E2Eenviron9876543210zyxwvu": true}
+          rawOutput: {out: "tok_E2Eenviron9876543210zyxwvu"}
+          locations: [{path: "/tmp/ghp_E2Escenario1234567890abcdef"}]
+          content: [{text: "content tok_E2Eenviron9876543210zyxwvu"}]
+      - permission: {toolCallId: "call-ghp_E2Escenario1234567890abcdef", title: "perm tok_E2Eenviron9876543210zyxwvu"}
+      - update: {sessionUpdate: "kind2-tok_E2Eenviron9876543210zyxwvu", note: "ghp_E2Escenario1234567890abcdef"}
+      - usage_update: {used: 1, size: 2, cost: {amount: 1, currency: "ghp_E2Escenario1234567890abcdef"}}
+      - garbage: "garbage ghp_E2Escenario1234567890abcdef"
+      - garbage: '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"mock-session-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":" escaped \u0067hp_E2Escenario1234567890abcdef \u0074ok_E2Eenviron9876543210zyxwvu"}}}}'
+      - stderr: "stderr ghp_E2Escenario1234567890abcdef tok_E2Eenviron9876543210zyxwvu"
+      - read: {path: "ghp_E2Escenario1234567890abcdef.txt"}
+      - terminal: {command: "echo tok_E2Eenviron9876543210zyxwvu", waitForExit: true, output: true, release: true}
+      - tool_call_update: {toolCallId: "ghost-tok_E2Eenviron9876543210zyxwvu", status: completed, kind: execute, title: "rm ghp_E2Escenario1234567890abcdef"}
+    stopReason: "stop-ghp_E2Escenario1234567890abcdef"
+  - error: {code: -32000, message: "error tok_E2Eenviron9876543210zyxwvu", data: "ghp_E2Escenario1234567890abcdef"}
+`
+
+const leakyScenario = `
+name: leaky
+agent:
+  command: [acprun, mock-agent, agent.mock.yaml]
+  env: {GH_TOKEN: "${E2E_SECRET}", CI: "true", LEVEL: "3", DEBUG: "false"}
+client: {fs: true, terminal: true}
+permissions:
+  default: deny
+  allow: [{kind: execute, command: "echo *"}]
+turns:
+  - prompt: one
+  - prompt: two
+`
+
+// TestSecretsNeverLeave: neither secret appears, in any form, in anything
+// acprun writes; every JSON output stays valid JSON.
+func TestSecretsNeverLeave(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": leakyAgent, "s.yaml": leakyScenario})
+	stepSummary := filepath.Join(dir, "step-summary.md")
+	res := acprunEnv(t, dir, []string{"E2E_SECRET=" + scenarioSecret, "MY_API_TOKEN=" + environSecret,
+		"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + stepSummary},
+		"run", "s.yaml", "-v", "-o", "out.json", "--junit", "junit.xml", "--events", "events.jsonl", "--transcripts", "tr")
+	if res.code != 1 {
+		t.Errorf("exit %d, want 1 (the turns fail)\n%s", res.code, res.stderr)
+	}
+
+	outputs := readFiles(t, dir, "out.json", "junit.xml", "events.jsonl", "step-summary.md", "tr/leaky.jsonl")
+	outputs["stdout (annotations)"], outputs["stderr"] = []byte(res.stdout), []byte(res.stderr)
+	for name, data := range outputs {
+		for _, leak := range []string{"E2Escenario", "E2Eenviron"} {
+			if i := bytes.Index(data, []byte(leak)); i >= 0 {
+				t.Errorf("%s leaks a secret: …%s…", name, excerpt(data, i))
+			}
+		}
+		if !utf8.Valid(data) {
+			t.Errorf("%s is not valid UTF-8", name)
+		}
+		if !bytes.Contains(data, []byte("[REDACTED]")) && name != "junit.xml" {
+			t.Errorf("%s shows no [REDACTED]: the test no longer plants what it should", name)
+		}
+	}
+
+	// The results: every string and every key, walked.
+	var doc any
+	if err := json.Unmarshal(outputs["out.json"], &doc); err != nil {
+		t.Fatalf("results are not JSON: %v", err)
+	}
+	walkJSON(doc, "", func(path, s string) {
+		if strings.Contains(s, "E2E") {
+			t.Errorf("results %s = %q leaks a secret", path, s)
+		}
+	})
+	for _, key := range []string{"stop-[REDACTED]"} {
+		if !bytes.Contains(outputs["out.json"], []byte(`"`+key+`"`)) {
+			t.Errorf("results lack the redacted byStopReason key %q", key)
+		}
+	}
+
+	// Transcripts and events: each line is a JSON object; a transcript's
+	// msg is the message itself, and literals survive (CI: "true" is no
+	// secret).
+	for _, name := range []string{"events.jsonl", "tr/leaky.jsonl"} {
+		sc := bufio.NewScanner(bytes.NewReader(outputs[name]))
+		sc.Buffer(nil, 1<<24)
+		for n := 1; sc.Scan(); n++ {
+			var line map[string]json.RawMessage
+			if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+				t.Errorf("%s:%d is not a JSON object: %v\n%s", name, n, err, sc.Text())
+				continue
+			}
+			if name == "events.jsonl" {
+				continue
+			}
+			msg, isMsg := line["msg"]
+			raw, isRaw := line["raw"]
+			switch {
+			case isMsg && (len(msg) == 0 || msg[0] != '{'):
+				t.Errorf("%s:%d: msg is not the message object: %s", name, n, msg)
+			case isRaw && (len(raw) == 0 || raw[0] != '"'):
+				t.Errorf("%s:%d: raw is not the line as a string: %s", name, n, raw)
+			case isMsg == isRaw:
+				t.Errorf("%s:%d: want exactly one of msg and raw: %s", name, n, sc.Text())
+			}
+		}
+	}
+	if !bytes.Contains(outputs["tr/leaky.jsonl"], []byte(`"terminal":true`)) {
+		t.Errorf("transcript lost a true literal (CI: \"true\" was taken for a secret)")
+	}
+}
+
+// walkJSON calls f with every string and every object key of v.
+func walkJSON(v any, path string, f func(path, s string)) {
+	switch x := v.(type) {
+	case string:
+		f(path, x)
+	case []any:
+		for i, e := range x {
+			walkJSON(e, path+"["+strconv.Itoa(i)+"]", f)
+		}
+	case map[string]any:
+		for k, e := range x {
+			f(path+" key", k)
+			walkJSON(e, path+"."+k, f)
+		}
+	}
+}
+
+// excerpt returns the bytes around i, for a failure message.
+func excerpt(data []byte, i int) string {
+	lo, hi := max(0, i-60), min(len(data), i+60)
+	return string(data[lo:hi])
+}

@@ -1,0 +1,172 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestUnsetVariableStopsOnlyTheScenariosThatUseIt checks that a ${VAR}
+// that is unset stops list, run and --dry-run only when they select a
+// scenario that uses it: a CI job with one provider's key runs the
+// scenarios that need only that one. validate warns about it, and
+// validate --strict, which checks what a run needs, fails on it.
+func TestUnsetVariableStopsOnlyTheScenariosThatUseIt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const b = "name: b\ntags: [b]\n" +
+		"agent: {command: [acprun, mock-agent, ../agent.mock.yaml], env: {KEY: \"${ACPRUN_E2E_UNSET_KEY}\"}}\n" +
+		"permissions: {default: deny}\nturns: [{prompt: hi}]\n"
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{text: hello}]\n",
+		"suite/a.yaml": "name: a\ntags: [a]\nagent: {command: [acprun, mock-agent, ../agent.mock.yaml]}\n" +
+			"permissions: {default: deny}\nturns: [{prompt: hi}]\n",
+		"suite/b.yaml": b,
+	})
+	pos := lineCol(filepath.Join("suite", "b.yaml"), b, strings.Index(b, "${"))
+	problem := pos + ": environment variable ACPRUN_E2E_UNSET_KEY is not set (write ${ACPRUN_E2E_UNSET_KEY:-default} to give a default)"
+	for _, tt := range []struct {
+		args    []string
+		code    int
+		stderr  string // a line stderr must hold; "" for none about the variable
+		results int    // scenarios in out.json; -1 when none may be written
+	}{
+		{[]string{"list", "suite", "--tag", "a"}, 0, "", -1},
+		{[]string{"run", "suite", "--tag", "a", "--dry-run"}, 0, "", -1},
+		{[]string{"run", "suite", "--tag", "a", "-o", "out.json"}, 0, "", 1},
+		{[]string{"run", "suite", "--shard", "1/2", "-o", "out.json"}, 0, "", 1},
+		{[]string{"run", "suite/a.yaml", "suite/b.yaml", "--run", "^a$", "-o", "out.json"}, 0, "", 1},
+		{[]string{"validate", "suite"}, 0, strings.Replace(problem, ": ", ": warning: ", 1) + `; scenario "b" needs it to run`, -1},
+
+		{[]string{"validate", "--strict", "suite"}, 2, problem, -1},
+		{[]string{"list", "suite"}, 2, problem, -1},
+		{[]string{"run", "suite", "--tag", "b", "--dry-run"}, 2, problem, -1},
+		{[]string{"run", "suite", "-o", "out.json"}, 2, problem, -1},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			os.Remove(filepath.Join(dir, "out.json"))
+			res := acprunUnset(t, dir, "ACPRUN_E2E_UNSET_KEY", tt.args...)
+			if res.code != tt.code {
+				t.Errorf("exit %d, want %d\nstderr:\n%s", res.code, tt.code, res.stderr)
+			}
+			if tt.stderr == "" && strings.Contains(res.stderr, "ACPRUN_E2E_UNSET_KEY") {
+				t.Errorf("stderr speaks of the variable of a scenario not selected:\n%s", res.stderr)
+			}
+			if tt.stderr != "" && !strings.Contains(res.stderr+"\n", tt.stderr+"\n") {
+				t.Errorf("stderr does not hold the line %q:\n%s", tt.stderr, res.stderr)
+			}
+			_, err := os.Stat(filepath.Join(dir, "out.json"))
+			switch {
+			case tt.results < 0 && err == nil:
+				t.Errorf("results were written")
+			case tt.results >= 0:
+				if got := len(readResults(t, filepath.Join(dir, "out.json")).Scenarios); got != tt.results {
+					t.Errorf("%d scenarios in the results, want %d", got, tt.results)
+				}
+			}
+		})
+	}
+}
+
+// acprunUnset is acprun with the variable name removed from the
+// environment.
+func acprunUnset(t *testing.T, dir, name string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(acprunBin, args...)
+	cmd.Dir = dir
+	cmd.Env = slices.DeleteFunc(append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"),
+		func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
+	res, _ := runCommand(t, cmd)
+	return res
+}
+
+// TestSelectionUsageErrors checks that a glob that matches nothing is a
+// usage error naming it, as a missing path is, and so is -j below 1: both
+// before any agent starts.
+func TestSelectionUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"run", "sutie/*.yaml"}, "sutie/*.yaml: no file or directory matches the pattern"},
+		{[]string{"run", "s.yaml", "nope/**/*.yaml"}, "nope/**/*.yaml: no file or directory matches the pattern"},
+		{[]string{"list", "*.yml"}, "*.yml: no file or directory matches the pattern"},
+		{[]string{"validate", "*.yml"}, "*.yml: no file or directory matches the pattern"},
+		{[]string{"run", "nope.yaml"}, "nope.yaml: no such file or directory"},
+		{[]string{"run", "s.yaml", "-j", "0"}, `acprun: --jobs: "0": want how many scenarios run at once, 1 or more`},
+		{[]string{"run", "s.yaml", "--jobs=-2"}, `acprun: --jobs: "-2": want how many scenarios run at once, 1 or more`},
+		{[]string{"run", "s.yaml", "-j", "0", "--dry-run"}, `acprun: --jobs: "0"`},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"s.yaml": ranScenario, "notes.txt": ""})
+			res := acprun(t, dir, tt.args...)
+			if res.code != 2 || !strings.Contains(res.stderr, tt.stderr) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and %q", res.code, res.stderr, tt.stderr)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+				t.Errorf("an agent started")
+			}
+		})
+	}
+	// A glob that matches only files that are no scenarios is an empty
+	// selection, as a directory without any is: exit 5.
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"notes.txt": ""})
+	if res := acprun(t, dir, "run", "*.txt"); res.code != 5 {
+		t.Errorf("run of a glob matching no scenario file: exit %d, want 5\n%s", res.code, res.stderr)
+	}
+}
+
+// TestJobCompletionIndexWithoutShardsWarns checks that a run in a
+// Kubernetes Indexed Job (JOB_COMPLETION_INDEX set) without --shards says
+// that it runs the whole selection, and one with --shards (or --shard)
+// shards and says nothing of it.
+func TestJobCompletionIndexWithoutShardsWarns(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.yaml": "name: a\nagent: {command: [a]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+		"b.yaml": "name: b\nagent: {command: [a]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	const warning = "acprun: warning: JOB_COMPLETION_INDEX=1 is set but --shards is not, so the index does not shard this run"
+	for _, tt := range []struct {
+		args  []string
+		warns bool
+		names []string // listed, for list --json
+	}{
+		{[]string{"list", "--json", "."}, true, []string{"a", "b"}},
+		{[]string{"run", ".", "--dry-run"}, true, nil},
+		{[]string{"list", "--json", ".", "--shards", "2"}, false, []string{"b"}},
+		{[]string{"list", "--json", ".", "--shard", "1/2"}, false, []string{"a"}},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			res := acprunEnv(t, dir, []string{"JOB_COMPLETION_INDEX=1"}, tt.args...)
+			if res.code != 0 {
+				t.Fatalf("exit %d\n%s", res.code, res.stderr)
+			}
+			if got := strings.Contains(res.stderr, warning); got != tt.warns {
+				t.Errorf("warns: %v, want %v\nstderr:\n%s", got, tt.warns, res.stderr)
+			}
+			if tt.names == nil {
+				return
+			}
+			var listed []struct{ Name string }
+			if err := json.Unmarshal([]byte(res.stdout), &listed); err != nil {
+				t.Fatalf("list --json: %v\n%s", err, res.stdout)
+			}
+			var names []string
+			for _, l := range listed {
+				names = append(names, l.Name)
+			}
+			if !slices.Equal(names, tt.names) {
+				t.Errorf("listed %q, want %q", names, tt.names)
+			}
+		})
+	}
+}

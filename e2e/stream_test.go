@@ -1,0 +1,189 @@
+package e2e_test
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+const chunkLine = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}` + "\n"
+
+// TestBacklogIsNotLost: an agent that writes a backlog of 100,001 updates
+// and exits has every one recorded, as the turn's own (they came before the
+// end of its output), with nothing reported dropped. Dispatching them takes
+// seconds under -race, far past the 200 ms acprun waits for the end of the
+// agent's output, which is all it used to wait before dropping the rest.
+func TestBacklogIsNotLost(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const n = 100_000
+	backlog := bytes.Repeat([]byte(chunkLine), n)
+	backlog = append(backlog, strings.Replace(chunkLine, `"text":"x"`, `"text":"END"`, 1)...)
+	writeFiles(t, dir, map[string]string{
+		"backlog.jsonl": string(backlog),
+		"agent.sh":      shHandshake + "read -r line; cat backlog.jsonl; exit 0\n",
+		"s.yaml": `name: backlog
+agent: {command: [sh, agent.sh]}
+turns:
+  - prompt: go
+    expect: {stopReason: agent_exited}
+`,
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != 0 {
+		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	tr := out.Scenarios[0].Turns[0]
+	if got := tr.Updates["agent_message_chunk"]; got != n+1 || tr.LateUpdates != 0 {
+		t.Errorf("recorded %d updates (%d late), want all %d, none late", got, tr.LateUpdates, n+1)
+	}
+	if len(tr.Text) != n+3 || !strings.HasSuffix(tr.Text, "END") || tr.LateText != "" {
+		t.Errorf("text of %d bytes (late %d), want the whole backlog as the turn's text", len(tr.Text), len(tr.LateText))
+	}
+	if w := strings.Join(out.Scenarios[0].Warnings, "\n"); strings.Contains(w, "dropped") || strings.Contains(w, "not processed") {
+		t.Errorf("warnings = %q, want nothing dropped", w)
+	}
+}
+
+// TestInvalidUTF8IsReplaced: raw invalid bytes inside the agent's JSON
+// strings, in its raw input and on its stderr never reach acprun's files or
+// stderr; they are replaced and counted as a protocol warning.
+func TestInvalidUTF8IsReplaced(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	agent := shHandshake + `read -r line
+printf '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"bad \377\376 text"}}}}\n'
+printf '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"t","rawInput":{"cmd":"\377\376"}}}}\n'
+printf 'stderr \377\376 bytes\n' >&2
+printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'
+read -r line
+`
+	writeFiles(t, dir, map[string]string{
+		"agent.sh": agent,
+		"s.yaml": `name: bytes
+agent: {command: [sh, agent.sh]}
+turns:
+  - prompt: go
+    expect: {text: {contains: never}}
+`,
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json", "--transcripts", "tr", "--events", "ev.jsonl", "--junit", "j.xml", "-v")
+	if res.code != 1 {
+		t.Errorf("exit %d, want 1 (the expectation fails)\n%s", res.code, res.stderr)
+	}
+	if !utf8.ValidString(res.stderr) {
+		t.Errorf("stderr is not valid UTF-8:\n%q", res.stderr)
+	}
+	if !strings.Contains(res.stderr, "| bad \uFFFD text") {
+		t.Errorf("stderr summary lacks the excerpt of the agent's text with U+FFFD:\n%s", res.stderr)
+	}
+	if junit, _ := os.ReadFile(filepath.Join(dir, "j.xml")); !strings.Contains(string(junit), "stderr \uFFFD bytes") {
+		t.Errorf("JUnit lacks the agent's stderr with U+FFFD:\n%s", junit)
+	}
+	for _, name := range []string{"out.json", "tr/bytes.jsonl", "ev.jsonl", "j.xml"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !utf8.Valid(data) {
+			t.Errorf("%s is not valid UTF-8", name)
+		}
+	}
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	if tr := out.Scenarios[0].Turns[0]; tr.Text != "bad \uFFFD text" {
+		t.Errorf("text = %q, want the bytes replaced", tr.Text)
+	}
+	if w := strings.Join(out.Scenarios[0].Warnings, "\n"); !strings.Contains(w, "UTF-8") {
+		t.Errorf("warnings = %q, want the invalid UTF-8 counted", w)
+	}
+}
+
+// TestMalformedOptionalFieldKeepsUpdate: one bad optional field does not
+// drop the update; it is a protocol warning.
+func TestMalformedOptionalFieldKeepsUpdate(t *testing.T) {
+	t.Parallel()
+	res, out, _ := runOne(t, `turns:
+  - steps:
+      - update: {sessionUpdate: tool_call, toolCallId: c1, title: read it, kind: read, status: completed, locations: [{path: /tmp/a.txt, line: "3"}]}
+      - text: done
+`, `name: s
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+turns: [{prompt: go}]
+`)
+	if res.code != 0 {
+		t.Errorf("exit %d\n%s", res.code, res.stderr)
+	}
+	tr := out.Scenarios[0].Turns[0]
+	if len(tr.ToolCalls) != 1 || tr.ToolCalls[0].ID != "c1" || tr.ToolCalls[0].Status != "completed" {
+		t.Errorf("tool calls = %+v, want c1 kept", tr.ToolCalls)
+	}
+	if w := strings.Join(out.Scenarios[0].Warnings, "\n"); !strings.Contains(w, "line") {
+		t.Errorf("warnings = %q, want the malformed line reported", w)
+	}
+}
+
+// TestUpdatesRecordedWhileThePromptIsStuck: an agent that stops reading
+// while acprun writes a large prompt still has what it sends handled at
+// once, as the turn's own: the stuck write holds up no handler. The test
+// waits until acprun has decided the agent's permission request (-v prints
+// it), which the session lock held across the write used to block, then
+// interrupts the run; nothing in it depends on the machine's speed.
+func TestUpdatesRecordedWhileThePromptIsStuck(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// It takes embedded files, so the prompt carries the whole large file.
+	agent := shHandshakeEmbedded + `head -c 1000 >/dev/null
+printf '%s\n' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"during"}}}}'
+printf '%s\n' '{"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","title":"rm -rf build","kind":"delete"},"options":[{"optionId":"no","name":"Reject","kind":"reject_once"}]}}'
+exec sleep 120
+`
+	writeFiles(t, dir, map[string]string{
+		"agent.sh": agent,
+		"big.txt":  strings.Repeat("a line of a large prompt file\n", 300_000),
+		"s.yaml": `name: stuck
+agent: {command: [sh, agent.sh]}
+permissions: {default: deny}
+turnTimeout: 30s
+cancelGrace: 1s
+killGrace: 1s
+turns:
+  - prompt: [{text: read this}, {file: big.txt}]
+`,
+	})
+	cmd := exec.CommandContext(t.Context(), acprunBin, "run", "s.yaml", "-v", "-o", "out.json")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var seen strings.Builder
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() {
+		seen.WriteString(lines.Text() + "\n")
+		if strings.Contains(lines.Text(), "permission deny") {
+			break
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	for lines.Scan() {
+		seen.WriteString(lines.Text() + "\n")
+	}
+	_ = cmd.Wait()
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	tr := out.Scenarios[0].Turns[0]
+	if tr.Text != "during" || tr.LateText != "" || len(tr.Permissions) != 1 || tr.Permissions[0].Decision != "deny" || tr.Permissions[0].Late {
+		t.Errorf("turn = text %q, late %q, permissions %+v; want the update and the denied request as the turn's own\n%s", tr.Text, tr.LateText, tr.Permissions, seen.String())
+	}
+	assertNoProcessesIn(t, dir)
+}

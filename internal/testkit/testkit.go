@@ -1,0 +1,89 @@
+// Package testkit is what the tests of several packages share: acprun
+// built once per test binary, the temporary files of a test binary kept
+// under one directory, processes looked up in /proc and waited for, named
+// pipes through which a test and the commands it starts exchange lines,
+// and golden files (-update). Only tests import it.
+package testkit
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Failsafe bounds every wait of the tests that use this package: reaching
+// it is a failure, never a synchronisation.
+const Failsafe = 20 * time.Second
+
+// dir is the directory Main made for the test binary, "" outside Main.
+var dir string
+
+// builds maps what Build was asked for to its sync.OnceValues.
+var builds sync.Map
+
+// Main runs the tests of m with everything temporary under one new
+// directory, removed when they end: TMPDIR points inside it (so
+// t.TempDir, and every process the tests start, write there), and Build
+// puts its binaries there. setup, unless nil, runs before the tests; its
+// error ends the test binary with code 1. Main exits with m's code.
+func Main(m *testing.M, setup func() error) {
+	os.Exit(runMain(m, setup))
+}
+
+func runMain(m *testing.M, setup func() error) int {
+	d, err := os.MkdirTemp("", "acprun-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(d)
+	tmp := filepath.Join(d, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	os.Setenv("TMPDIR", tmp)
+	dir = d
+	if setup != nil {
+		if err := setup(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+// Build builds the main package pkg (an import path, or a directory
+// relative to the test's) with flags added to go build, and returns the
+// binary's path, named after the package's last element. The first call
+// for pkg and flags builds; the others share its result. Main must run the
+// tests.
+func Build(pkg string, flags ...string) (string, error) {
+	key := strings.Join(append([]string{pkg}, flags...), "\x00")
+	build, _ := builds.LoadOrStore(key, sync.OnceValues(func() (string, error) {
+		if dir == "" {
+			return "", errors.New("testkit.Build: the tests do not run under testkit.Main")
+		}
+		out, err := os.MkdirTemp(dir, "build-")
+		if err != nil {
+			return "", err
+		}
+		abs, err := filepath.Abs(pkg) // an import path too ends in the package's name
+		if err != nil {
+			return "", err
+		}
+		bin := filepath.Join(out, filepath.Base(abs))
+		cmd := exec.Command("go", append(append([]string{"build", "-o", bin}, flags...), pkg)...)
+		if log, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go build %s: %v\n%s", strings.Join(append(flags, pkg), " "), err, log)
+		}
+		return bin, nil
+	}))
+	return build.(func() (string, error))()
+}
