@@ -28,8 +28,9 @@ type Host struct {
 	// simply what the kernel offers ("not enabled in this kernel", "lowered
 	// from 7 by ACPRUN_TEST_LANDLOCK_ABI=3").
 	LandlockNote string
-	// Self is acprun's own executable, which applies Landlock when
-	// re-executed with ExecArg; "" when it is unknown (no Landlock then).
+	// Self is acprun's own executable, the helper that applies Landlock
+	// and starts bubblewrap (re-executed with ExecArg); "" when it is
+	// unknown: then neither mechanism is used.
 	Self string
 	// Bwrap is the path of a bubblewrap that works here, "" when there is
 	// none.
@@ -40,18 +41,19 @@ type Host struct {
 
 // Detect finds what this host can enforce: the Landlock ABI of the kernel,
 // and whether bubblewrap (bwrap in the PATH) is there and can create the
-// sandbox Wrap asks for (it runs it once). It honours the test seams
+// sandbox Wrap asks for (it runs it once). Self is os.Executable (a caller
+// whose acprun is another executable sets it). It honours the test seams
 // EnvTestLandlockABI and EnvTestNoBwrap.
 func Detect() Host {
 	var h Host
 	h.LandlockABI, h.LandlockNote = landlockABI()
-	if h.LandlockABI > 0 {
-		self, err := os.Executable()
-		if err != nil {
-			h.LandlockABI, h.LandlockNote = 0, fmt.Sprintf("acprun's own executable is unknown (%v)", err)
-		}
-		h.Self = self
+	self, err := os.Executable()
+	if err != nil {
+		h.LandlockABI, h.LandlockNote = 0, fmt.Sprintf("acprun's own executable is unknown (%v)", err)
+		h.NoBwrap = h.LandlockNote
+		return h
 	}
+	h.Self = self
 	if v, ok := os.LookupEnv(EnvTestLandlockABI); ok {
 		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n < h.LandlockABI {
 			h.LandlockNote = fmt.Sprintf("lowered from %d by %s=%s", h.LandlockABI, EnvTestLandlockABI, v)
@@ -89,10 +91,13 @@ func findBwrap() (path, why string) {
 
 // bwrapWhy says what is missing without bubblewrap.
 func (h Host) bwrapWhy() string {
-	if h.Bwrap != "" {
-		return "bubblewrap"
+	switch {
+	case h.Bwrap == "":
+		return "bubblewrap (" + h.NoBwrap + ")"
+	case h.Self == "":
+		return "bubblewrap (acprun's own executable is unknown: it starts bwrap)"
 	}
-	return "bubblewrap (" + h.NoBwrap + ")"
+	return "bubblewrap"
 }
 
 // landlockWhy says what is missing without Landlock ABI abi.

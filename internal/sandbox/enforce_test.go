@@ -1,13 +1,16 @@
 package sandbox_test
 
 import (
+	"bufio"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -311,6 +314,62 @@ func TestNoCapabilities(t *testing.T) {
 				if got := run(t, a, do); got != "ok" {
 					t.Errorf("%s: %s", do, got)
 				}
+			}
+		})
+	}
+}
+
+// TestSigtermReachesTheCommand: a SIGTERM to the process group of a
+// sandboxed command (what acprun sends an agent it stops) reaches the
+// command, which then has all the time it needs to exit by itself, as
+// unsandboxed: bubblewrap does not die of it and take the sandbox with it.
+// The command's TERM trap answers "term" and waits for a line from the
+// test before it writes it down and exits 7; a sandbox killed at SIGTERM
+// never gets the line.
+func TestSigtermReachesTheCommand(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			work, tmp, _ := dirs(t)
+			a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, b.host(t))
+			got := filepath.Join(work, "got")
+			script := `trap 'echo term; read line; echo "$line" > "$GOT"; exit 7' TERM; echo ready; while :; do sleep 1; done`
+			argv, env := a.Wrap([]string{"/bin/sh", "-c", script}, append(os.Environ(), "GOT="+got))
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Env = env
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as acprun starts agents
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			lines := bufio.NewScanner(stdout)
+			if !lines.Scan() || lines.Text() != "ready" {
+				t.Fatalf("before SIGTERM: %q, %v", lines.Text(), lines.Err())
+			}
+			if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			if !lines.Scan() || lines.Text() != "term" {
+				t.Fatalf("after SIGTERM: %q, %v", lines.Text(), lines.Err())
+			}
+			if _, err := io.WriteString(stdin, "graceful\n"); err != nil {
+				t.Fatal(err)
+			}
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 7 {
+				t.Errorf("exit: %v, want code 7 (the trap's)", err)
+			}
+			if data, err := os.ReadFile(got); string(data) != "graceful\n" {
+				t.Errorf("the trap wrote %q, %v", data, err)
 			}
 		})
 	}

@@ -46,8 +46,10 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/
 // restrictExec restricts the calling thread by r and execs path from it:
 // the program inherits the restriction (Landlock applies to the thread
 // that asked, and exec keeps only that thread), and everything it starts
-// inherits it in turn. The thread also loses its capabilities, and, with
-// network rules, gets the socket filter (see filterSockets).
+// inherits it in turn. The thread also loses its capabilities (for good:
+// no_new_privs), and, with network rules, gets the socket filter (see
+// filterSockets). Rules without FS and Net (inside bubblewrap, which
+// enforces the rest) only do that.
 func restrictExec(r rules, path string, argv, env []string) error {
 	cfg := landlock.Config{}
 	var rs []landlock.Rule
@@ -80,12 +82,15 @@ func restrictExec(r rules, path string, argv, env []string) error {
 			rs = append(rs, landlock.ConnectTCP(uint16(p)))
 		}
 	}
-	fd, flags, err := cfg.NewRulesetFD(rs...)
-	if err != nil {
-		return err
-	}
-	if fd < 0 {
-		return errors.New("landlock: nothing to restrict") // Plan never asks for that
+	fd, flags := -1, uint32(0)
+	if r.FS || r.Net {
+		var err error
+		if fd, flags, err = cfg.NewRulesetFD(rs...); err != nil {
+			return err
+		}
+		if fd < 0 {
+			return errors.New("landlock: nothing to restrict") // Plan never asks for that
+		}
 	}
 	// From here on this goroutine keeps its thread: the restriction is the
 	// thread's, and exec must run on it.
@@ -101,9 +106,11 @@ func restrictExec(r rules, path string, argv, env []string) error {
 			return err
 		}
 	}
-	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
-		return fmt.Errorf("landlock_restrict_self: %w", err)
+	if fd >= 0 {
+		if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+			return fmt.Errorf("landlock_restrict_self: %w", err)
+		}
+		unix.Close(fd)
 	}
-	unix.Close(fd)
 	return fmt.Errorf("exec %s: %w", path, syscall.Exec(path, argv, env))
 }

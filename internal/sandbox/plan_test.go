@@ -20,7 +20,7 @@ import (
 // Hosts made up for Plan, which only reads them (and the paths).
 var (
 	fullHost  = sandbox.Host{LandlockABI: 7, Self: "/opt/acprun", Bwrap: "/usr/bin/bwrap"}
-	bwrapHost = sandbox.Host{Bwrap: "/usr/bin/bwrap", LandlockNote: "not enabled in this kernel"}
+	bwrapHost = sandbox.Host{Bwrap: "/usr/bin/bwrap", Self: "/opt/acprun", LandlockNote: "not enabled in this kernel"}
 	abi3Host  = sandbox.Host{LandlockABI: 3, Self: "/opt/acprun", NoBwrap: "bwrap not found in PATH"}
 	abi7Host  = sandbox.Host{LandlockABI: 7, Self: "/opt/acprun", NoBwrap: "bwrap not found in PATH"}
 	bareHost  = sandbox.Host{NoBwrap: "bwrap not found in PATH", LandlockNote: "not enabled in this kernel"}
@@ -49,13 +49,13 @@ func TestWrapBwrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	argv, env := a.Wrap([]string{"agent", "--acp"}, []string{"TMPDIR=/tmp", "HOME=/home/u"})
-	want := []string{"/usr/bin/bwrap",
+	want := []string{"/opt/acprun", sandbox.ExecArg, `{"ignoreTerm":true}`, "--", "/usr/bin/bwrap",
 		"--die-with-parent", "--unshare-pid", "--cap-drop", "ALL",
 		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net",
 		"--bind", tmp, tmp, "--bind", work, work,
 		"--ro-bind", "/dev/null", file,
 		"--tmpfs", hid, "--remount-ro", hid,
-		"--", "agent", "--acp"}
+		"--", "/opt/acprun", sandbox.ExecArg, "{}", "--", "agent", "--acp"}
 	if d := cmp.Diff(want, argv); d != "" {
 		t.Errorf("argv (-want +got):\n%s", d)
 	}
@@ -107,6 +107,8 @@ func TestPlanRequiredRefuses(t *testing.T) {
 			"network off with loopback ports reachable needs Landlock ABI 4 (Linux 6.7; this host has no Landlock: not enabled in this kernel)"},
 		{"landlock without acprun's executable", sandbox.Host{LandlockABI: 7, NoBwrap: "bwrap not found in PATH"}, sandbox.Spec{Network: true},
 			"restricting writes needs bubblewrap"},
+		{"bwrap without acprun's executable", sandbox.Host{Bwrap: "/usr/bin/bwrap"}, sandbox.Spec{Network: true},
+			"restricting writes needs bubblewrap (acprun's own executable is unknown: it starts bwrap)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, level := range []sandbox.Level{"", sandbox.Required} {

@@ -9,7 +9,11 @@
 //     it, an empty read-only tmpfs (a directory) or the null device (a
 //     file) over each hidden path, a network namespace of its own for
 //     network off, a PID namespace of its own, no capabilities, and the
-//     whole sandbox killed when bwrap dies;
+//     whole sandbox killed when bwrap dies. bwrap is started with SIGTERM
+//     ignored, and the command inside with SIGTERM as it should be (both
+//     through the helper below), so that a SIGTERM to the process group
+//     reaches the command and not bwrap: the command gets its grace before
+//     the SIGKILL that ends the sandbox;
 //   - Landlock (Linux 5.13 and later), through a re-executed acprun
 //     (ExecArg) that restricts itself and then execs the command, so that
 //     the command and everything it starts inherit the restriction: writes
@@ -108,11 +112,11 @@ type Applied struct {
 	// not exist; the runner reports them with the scenario's warnings.
 	Warnings []string `json:"-"`
 
+	self       string   // acprun, re-executed with ExecArg; "": backend none
 	bwrap      string   // bubblewrap's path; "": not used
 	unshareNet bool     // bwrap --unshare-net
 	hides      []hidden // what bwrap hides
-	self       string   // acprun, re-executed with ExecArg; "": no Landlock
-	rules      rules    // what the Landlock helper enforces
+	rules      rules    // what the helper inside enforces (Landlock)
 	tempDir    string
 }
 
@@ -172,7 +176,7 @@ func Plan(spec Spec, host Host) (Applied, error) {
 
 	var missing []string
 	lack := func(what, why string) { missing = append(missing, what+" needs "+why) }
-	bwrap := host.Bwrap != ""
+	bwrap := host.Bwrap != "" && host.Self != ""
 	landlock := func(abi int) bool { return host.Self != "" && host.LandlockABI >= abi }
 	useBwrap, useLandlock := false, false
 
@@ -261,7 +265,7 @@ func Plan(spec Spec, host Host) (Applied, error) {
 	if useBwrap {
 		a.bwrap = host.Bwrap
 	}
-	if useLandlock {
+	if useBwrap || useLandlock {
 		a.self = host.Self
 	}
 	return a, nil

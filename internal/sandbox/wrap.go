@@ -11,27 +11,27 @@ import (
 // it first to look it up elsewhere), and starts in the working directory
 // it is started in. env gets TMPDIR set to the Spec's TempDir.
 //
-// Everything the command starts stays inside. Under bubblewrap the
-// command is not the process started: bwrap is, and when it dies (a
-// signal to the process group reaches it too) the whole sandbox is
-// killed with SIGKILL; a command killed by a signal is reported by bwrap
-// as exit code 128+n.
+// Everything the command starts stays inside. Under Landlock alone the
+// process started becomes the command (the helper execs it). Under
+// bubblewrap it becomes bwrap, with SIGTERM ignored, and the command runs
+// inside as bwrap's grandchild, in the same process group: a SIGTERM to
+// the group reaches the command, which exits as it would unsandboxed
+// (bwrap then exits with its status: 128+n for a command killed by signal
+// n); a SIGKILL to the group kills bwrap, and with it the whole sandbox.
 func (a Applied) Wrap(argv, env []string) (argv2, env2 []string) {
 	env2 = env
 	if a.tempDir != "" {
 		env2 = setEnv(env, "TMPDIR", a.tempDir)
 	}
-	if a.self != "" {
-		r, err := json.Marshal(a.rules)
-		if err != nil {
-			panic(err) // strings, bools and ints
-		}
-		argv = append([]string{a.self, ExecArg, string(r), "--"}, argv...)
+	if a.self == "" {
+		return argv, env2
 	}
+	argv = append(a.helper(a.rules), argv...)
 	if a.bwrap == "" {
 		return argv, env2
 	}
-	out := append([]string{a.bwrap}, bwrapBase(a.unshareNet)...)
+	out := append(a.helper(rules{IgnoreTerm: true}), a.bwrap)
+	out = append(out, bwrapBase(a.unshareNet)...)
 	for _, w := range a.Write {
 		out = append(out, "--bind", w, w)
 	}
@@ -44,6 +44,15 @@ func (a Applied) Wrap(argv, env []string) (argv2, env2 []string) {
 	}
 	out = append(out, "--")
 	return append(out, argv...), env2
+}
+
+// helper is the command line of the helper with r, before the command's.
+func (a Applied) helper(r rules) []string {
+	b, err := json.Marshal(r)
+	if err != nil {
+		panic(err) // strings, bools and ints
+	}
+	return []string{a.self, ExecArg, string(b), "--"}
 }
 
 // bwrapBase are the arguments of bwrap before the write and hidden paths:
