@@ -178,7 +178,8 @@ type Result struct {
 	// hung), or says what cut a StatusInterrupted short.
 	Error string `json:"error,omitempty"`
 	// StartFailed is set when the agent could not be started, initialized
-	// or authenticated (exit code 3).
+	// or authenticated, or when this host cannot enforce the scenario's
+	// required sandbox (exit code 3).
 	StartFailed bool `json:"startFailed,omitempty"`
 	// NotRun is set when the scenario never started: the run was
 	// interrupted, out of time or stopped (--fail-fast) first. Its Status
