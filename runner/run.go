@@ -15,6 +15,7 @@ import (
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/internal/sessionstate"
 	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/report"
@@ -113,6 +114,10 @@ type Options struct {
 	// (see textBuf), removed at its end; "" keeps them in memory (outside
 	// Run, or when it could not be made).
 	spill string
+	// sandboxHost is what this host can enforce for the scenarios'
+	// sandboxes, detected once per run when first asked; nil: detect
+	// each time (outside Run).
+	sandboxHost func() sandbox.Host
 }
 
 // Run runs every scenario and returns their results in the given order. It
@@ -162,6 +167,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	}
 	results := make([][]report.Result, len(all))
 	opts.procs = newPool(parallel, opts.WorkspaceDir)
+	opts.sandboxHost = detectHost(opts.Self)
 	if dir, err := os.MkdirTemp("", "acprun-text-"); err == nil {
 		opts.spill = dir
 		defer os.RemoveAll(dir)
@@ -370,6 +376,12 @@ type scenarioRun struct {
 	// stderr is what the agent wrote to stderr while it served the
 	// scenario, once its use has ended (stopAgent).
 	stderr string
+	// sbox is the scenario's sandbox, without its temporary directory;
+	// nil without one. sboxTemp is the temporary directory of the sandbox
+	// of the agent process the scenario started for itself, removed at its
+	// end ("" for none).
+	sbox     *sandbox.Spec
+	sboxTemp string
 }
 
 // runScenario runs one job: one attempt of one scenario. transcript is the
@@ -416,6 +428,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 	r.releaseSession()
 	r.teardown()
 	r.killLeftovers()
+	r.removeSandboxTemp()
 	r.evaluate()
 	r.removeWorkspace()
 	for _, w := range res.Warnings {
@@ -461,6 +474,13 @@ func (r *scenarioRun) play(ctx context.Context) {
 		}
 	}
 
+	if err := r.checkSandbox(); err != nil {
+		res.Status = report.StatusError
+		res.StartFailed = true // the agent cannot start here (exit 3)
+		res.Error = err.Error()
+		r.skipFrom(0, "")
+		return
+	}
 	if err := r.setup(scCtx); err != nil {
 		res.Status = report.StatusError
 		res.Error = err.Error()

@@ -69,6 +69,9 @@ type Defaults struct {
 	// Workspace is nil for none; its paths are absolute (relative ones are
 	// resolved against the config file's directory).
 	Workspace *Workspace
+	// Sandbox is nil for none; its paths are absolute (relative ones are
+	// resolved against the config file's directory).
+	Sandbox *Sandbox
 	// Setup, Verify and Teardown are nil for none.
 	Setup, Verify, Teardown []Command
 
@@ -82,7 +85,7 @@ type Defaults struct {
 var (
 	configKeys   = []string{"defaults", "agents"}
 	defaultsKeys = []string{"agent", "timeout", "turnTimeout", "idleTimeout", "cancelGrace", "killGrace",
-		"continueAfterCancel", "retries", "client", "permissions", "workspace", "setup", "verify", "teardown", "session"}
+		"continueAfterCancel", "retries", "client", "permissions", "workspace", "sandbox", "setup", "verify", "teardown", "session"}
 	namedAgentKeys = []string{"description", "command", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 )
 
@@ -239,6 +242,8 @@ func (p *fileParser) defaults(n *yaml.Node, c *Config) {
 			d.AnswerDelay = s.AnswerDelay
 		case "workspace":
 			d.Workspace = p.workspace(v)
+		case "sandbox":
+			d.Sandbox = p.sandbox(v)
 		case "setup":
 			d.Setup = p.commands(v, "setup")
 		case "verify":
@@ -287,6 +292,7 @@ func (p *fileParser) applyDefaults(s *Scenario) {
 		w := *d.Workspace
 		s.Workspace = &w
 	}
+	s.Sandbox = d.Sandbox // never changed: the scenario's own replaces it
 	s.Setup, s.Verify, s.Teardown = slices.Clone(d.Setup), slices.Clone(d.Verify), slices.Clone(d.Teardown)
 	s.Session = d.Session
 }

@@ -164,7 +164,7 @@ func TestLoadConfigErrors(t *testing.T) {
 			src:  "defaults:\n  turn_timeout: 1m\n  turns: []\n",
 			want: []string{
 				`c.yaml:2:3: unknown key "turn_timeout" (did you mean "turnTimeout"?)`,
-				`c.yaml:3:3: unknown key "turns" (valid keys: agent, timeout, turnTimeout, idleTimeout, cancelGrace, killGrace, continueAfterCancel, retries, client, permissions, workspace, setup, verify, teardown, session); turns belongs in a scenario`,
+				`c.yaml:3:3: unknown key "turns" (valid keys: agent, timeout, turnTimeout, idleTimeout, cancelGrace, killGrace, continueAfterCancel, retries, client, permissions, workspace, sandbox, setup, verify, teardown, session); turns belongs in a scenario`,
 			},
 		},
 		{

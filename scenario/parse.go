@@ -22,8 +22,8 @@ import (
 // The keys of each mapping in the format, in the order the docs give them.
 var (
 	scenarioKeys = []string{"name", "description", "tags", "agent", "timeout", "turnTimeout", "idleTimeout",
-		"cancelGrace", "killGrace", "continueAfterCancel", "retries", "client", "permissions", "workspace", "setup",
-		"expect", "turns", "verify", "teardown", "session"}
+		"cancelGrace", "killGrace", "continueAfterCancel", "retries", "client", "permissions", "workspace", "sandbox",
+		"setup", "expect", "turns", "verify", "teardown", "session"}
 	agentKeys          = []string{"command", "name", "replay", "args", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 	clientKeys         = []string{"fs", "terminal", "readOnly", "roots"}
 	permissionKeys     = []string{"default", "allow", "deny", "answerDelay"}
@@ -169,6 +169,8 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			s.Policy = p.permissions(v, s)
 		case "workspace":
 			s.Workspace = p.workspace(v)
+		case "sandbox":
+			s.Sandbox = p.sandbox(v)
 		case "setup":
 			s.Setup = p.commands(v, "setup")
 		case "verify":

@@ -45,6 +45,9 @@ type Scenario struct {
 
 	// Workspace, when set, gives each attempt a fresh copy to work in.
 	Workspace *Workspace
+	// Sandbox, when set, is the OS sandbox around the agent side (see
+	// Sandbox); nil for none.
+	Sandbox *Sandbox
 	// Setup runs before the agent starts (each must exit 0), Verify after
 	// the last turn (each is an expectation), Teardown always, last.
 	Setup, Verify, Teardown []Command
