@@ -92,6 +92,7 @@ func TestLoadFull(t *testing.T) {
 				{Pos: f + ":37", Input: map[string]string{"url": "^https?://"}},
 			},
 		},
+		Enforce: scenario.EnforceOff,
 		Expect: scenario.Expect{Pos: at(38, 9), Denied: intp(0)},
 		Turns: []scenario.Turn{
 			{
