@@ -30,9 +30,9 @@ func TestEnforceNamedAgents(t *testing.T) {
 	t.Parallel()
 	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
-		"wrap.sh":         enforceWrapper,
-		"agent.mock.yaml": "turns:\n  - steps:\n      - text: ok\n",
-		"ws/main.go":      "package main\n",
+		"wrap.sh":                  enforceWrapper,
+		"agent.mock.yaml":          "turns:\n  - steps:\n      - text: ok\n",
+		"ws/main.go":               "package main\n",
 		"ws/.claude/settings.json": `{"permissions": {"allow": ["Read"], "ask": ["Bash"]}, "model": "x"}` + "\n",
 	})
 	agents := ""

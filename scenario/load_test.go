@@ -93,7 +93,7 @@ func TestLoadFull(t *testing.T) {
 			},
 		},
 		Enforce: scenario.EnforceOff,
-		Expect: scenario.Expect{Pos: at(38, 9), Denied: intp(0)},
+		Expect:  scenario.Expect{Pos: at(38, 9), Denied: intp(0)},
 		Turns: []scenario.Turn{
 			{
 				Pos:     at(40, 5),
