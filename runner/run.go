@@ -423,6 +423,13 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 			return res
 		}
 	}
+	if err := r.enforce(); err != nil {
+		res.Status = report.StatusError
+		res.Error = err.Error()
+		r.skipFrom(0, "")
+		r.markCut()
+		return res
+	}
 	r.play(ctx)
 	r.saveSession()
 	r.releaseSession()
@@ -442,7 +449,8 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 func (r *scenarioRun) play(ctx context.Context) {
 	sc, res, opts := r.sc, r.res, r.opts
 	policy := policyOf(sc, *opts)
-	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: opts.spill}
+	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: opts.spill,
+		strict: sc.Enforce == scenario.EnforceStrict}
 	r.sess.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -96,7 +97,7 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	failures = append(failures, r.checkTurnWork(ctx, turn.Expect, &rec)...)
 	r.sess.setFailures(t, failures)
 	r.sess.setJudge(t, rec.Judge)
-	rec.Failures = failures
+	rec.Failures = append(slices.Clip(failures), rec.Failures...) // as snapshot has them: the tool calls that ran unasked last
 	return rec
 }
 

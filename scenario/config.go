@@ -65,6 +65,9 @@ type Defaults struct {
 	// Policy is nil when the config has no permissions.
 	Policy      *approve.Policy
 	AnswerDelay time.Duration
+	// Enforce and EnforcePos are permissions.enforce, "" when not given.
+	Enforce    Enforce
+	EnforcePos Pos
 
 	// Workspace is nil for none; its paths are absolute (relative ones are
 	// resolved against the config file's directory).
@@ -240,6 +243,7 @@ func (p *fileParser) defaults(n *yaml.Node, c *Config) {
 			var s Scenario
 			d.Policy = p.permissions(v, &s)
 			d.AnswerDelay = s.AnswerDelay
+			d.Enforce, d.EnforcePos = s.Enforce, s.EnforcePos
 		case "workspace":
 			d.Workspace = p.workspace(v)
 		case "sandbox":
@@ -288,6 +292,7 @@ func (p *fileParser) applyDefaults(s *Scenario) {
 		s.Client.Roots = slices.Clone(d.Client.Roots)
 	}
 	s.Policy, s.AnswerDelay = d.Policy, d.AnswerDelay
+	s.Enforce, s.EnforcePos = d.Enforce, d.EnforcePos
 	if d.Workspace != nil {
 		w := *d.Workspace
 		s.Workspace = &w
