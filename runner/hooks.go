@@ -132,7 +132,7 @@ func (r *scenarioRun) teardown() {
 	if len(r.sc.Teardown) == 0 {
 		return
 	}
-	ctx, cancel := r.untilAbort(context.Background())
+	ctx, cancel := untilAbort(context.Background(), r.opts.Abort)
 	defer cancel()
 	for _, c := range r.sc.Teardown {
 		cr, hr := r.runCommand(ctx, c)

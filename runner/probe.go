@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -84,14 +83,7 @@ type ProbeReport struct {
 // says why the probe failed (the agent could not be started, initialized,
 // authenticated or open a session, or Timeout passed); Error is its text.
 func Probe(ctx context.Context, opts ProbeOptions) (ProbeReport, error) {
-	if opts.Self == "" {
-		if exe, err := os.Executable(); err == nil {
-			opts.Self = exe
-		}
-	}
-	if opts.Environ == nil {
-		opts.Environ = os.Environ()
-	}
+	opts.Self, opts.Environ = processDefaults(opts.Self, opts.Environ)
 	rep := ProbeReport{
 		Agent:         opts.Agent.Name,
 		Command:       ResolveCommand(opts.Agent.Command, "", opts.Agent.Cwd, opts.Self).Argv,

@@ -215,7 +215,7 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 	grace := r.limits().CancelGrace
 	timeoutCtx, cancelTimeout := context.WithTimeout(context.Background(), grace)
 	defer cancelTimeout()
-	graceCtx, cancelGrace := r.untilAbort(timeoutCtx)
+	graceCtx, cancelGrace := untilAbort(timeoutCtx, r.opts.Abort)
 	defer cancelGrace()
 	err = call.Await(graceCtx, resp)
 	if err != nil && graceCtx.Err() != nil && isContextErr(err) {
