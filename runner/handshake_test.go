@@ -64,7 +64,7 @@ modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, na
 				}
 			}
 			a, err := startAgent(agentConfig{Argv: []string{bin, "mock-agent", script}, Env: os.Environ(), Dir: dir,
-				Handler: &probeHandler{arrived: make(chan struct{}, 1)}, Conn: &acp.Options{Tap: tap}})
+				Handler: &probeHandler{}, Conn: &acp.Options{Tap: tap}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +73,7 @@ modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, na
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			got, err := hs.run(ctx, a.Conn)
-			a.Close(context.Background(), time.Second)
+			a.CloseAfter(context.Background(), time.Second, time.Second, time.Time{})
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Fatalf("handshake: %v", err)
@@ -115,11 +115,11 @@ func TestHandshakeUnanswered(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, err := startAgent(agentConfig{Argv: []string{bin, "mock-agent", script}, Env: os.Environ(), Dir: dir,
-				Handler: &probeHandler{arrived: make(chan struct{}, 1)}})
+				Handler: &probeHandler{}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer a.Close(context.Background(), time.Second)
+			defer a.CloseAfter(context.Background(), time.Second, time.Second, time.Time{})
 			hs := tc.hs
 			hs.cwd = dir
 			got, err := hs.run(t.Context(), a.Conn)

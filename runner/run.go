@@ -253,7 +253,7 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 		if try < len(names) {
 			transcript = names[try]
 		}
-		obs.started(j.ref)
+		obs.call(func(o Observer) { o.ScenarioStarted(j.ref) })
 		r := runScenario(ctx, opts, obs, j, transcript)
 		again := r.Status != report.StatusPassed && r.Status != report.StatusInterrupted && try < j.sc.Retries && ctx.Err() == nil && !stopped()
 		r.Retry = try
@@ -516,7 +516,7 @@ func (r *scenarioRun) failStart(err error, where string) {
 func (r *scenarioRun) playTurns(ctx, scCtx context.Context) {
 	for i := range r.sc.Turns {
 		if i > 0 {
-			r.settle(scCtx)
+			r.sess.act.waitQuiet(scCtx, settleQuiet, settleMax, nil)
 		}
 		r.jo.turnStarted(i + 1)
 		tr := r.runTurn(scCtx, i)

@@ -130,7 +130,7 @@ models: {availableModels: [{modelId: legacy}]}
 				}
 			}
 			a, err := startAgent(agentConfig{Argv: []string{bin, "mock-agent", filepath.Join(dir, tt.script+".mock.yaml")}, Env: os.Environ(), Dir: dir,
-				Handler: &probeHandler{arrived: make(chan struct{}, 1)}, Conn: &acp.Options{Tap: tap}})
+				Handler: &probeHandler{}, Conn: &acp.Options{Tap: tap}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +139,7 @@ models: {availableModels: [{modelId: legacy}]}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			got, err := hs.run(ctx, a.Conn)
-			a.Close(context.Background(), time.Second)
+			a.CloseAfter(context.Background(), time.Second, time.Second, time.Time{})
 			gotErr := ""
 			if err != nil {
 				gotErr = err.Error()
