@@ -143,6 +143,18 @@ func decode(req *acp.Request, v any, rec *report.ClientRequest) error {
 	return nil
 }
 
+// checkPath refuses a path (what names it: "path", "cwd") that has a NUL
+// byte or is not absolute.
+func checkPath(rec *report.ClientRequest, what, path string) error {
+	if strings.ContainsRune(path, 0) {
+		return refuse(rec, acp.CodeInvalidParams, "%s contains a NUL byte: %q", what, path)
+	}
+	if !filepath.IsAbs(path) {
+		return refuse(rec, acp.CodeInvalidParams, "%s must be absolute: %q", what, path)
+	}
+	return nil
+}
+
 // jailed checks that the roots could be opened.
 func (c *clientServer) jailed(rec *report.ClientRequest) error {
 	if c.jailErr != nil {
@@ -176,11 +188,8 @@ func (c *clientServer) readTextFile(req *acp.Request, rec *report.ClientRequest)
 		return nil, err
 	}
 	rec.Path = p.Path
-	if strings.ContainsRune(p.Path, 0) {
-		return nil, refuse(rec, acp.CodeInvalidParams, "path contains a NUL byte: %q", p.Path)
-	}
-	if !filepath.IsAbs(p.Path) {
-		return nil, refuse(rec, acp.CodeInvalidParams, "path must be absolute: %q", p.Path)
+	if err := checkPath(rec, "path", p.Path); err != nil {
+		return nil, err
 	}
 	if p.Line != nil && *p.Line < 0 {
 		return nil, fail(rec, acp.CodeInvalidParams, "line must not be negative")
@@ -239,11 +248,8 @@ func (c *clientServer) writeTextFile(req *acp.Request, rec *report.ClientRequest
 	}
 	rec.Path = p.Path
 	rec.Bytes = len(p.Content)
-	if strings.ContainsRune(p.Path, 0) {
-		return nil, refuse(rec, acp.CodeInvalidParams, "path contains a NUL byte: %q", p.Path)
-	}
-	if !filepath.IsAbs(p.Path) {
-		return nil, refuse(rec, acp.CodeInvalidParams, "path must be absolute: %q", p.Path)
+	if err := checkPath(rec, "path", p.Path); err != nil {
+		return nil, err
 	}
 	if c.cfg.ReadOnly {
 		return nil, refuse(rec, acp.CodeInvalidParams, "%s: the client is read-only", p.Path)
@@ -279,11 +285,8 @@ func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientReques
 	if cwd == "" {
 		cwd = c.cfg.Cwd
 	}
-	if strings.ContainsRune(cwd, 0) {
-		return nil, refuse(rec, acp.CodeInvalidParams, "cwd contains a NUL byte: %q", cwd)
-	}
-	if !filepath.IsAbs(cwd) {
-		return nil, refuse(rec, acp.CodeInvalidParams, "cwd must be absolute: %q", cwd)
+	if err := checkPath(rec, "cwd", cwd); err != nil {
+		return nil, err
 	}
 	if d := c.decide(line, cwd, rec); d.Verdict != approve.Allow {
 		if d.RuleList == approve.ListDeny {

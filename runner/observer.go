@@ -78,22 +78,6 @@ func (o *observer) call(f func(Observer)) {
 	f(o.o)
 }
 
-func (o *observer) started(j Ref) { o.call(func(ob Observer) { ob.ScenarioStarted(j) }) }
-
-func (o *observer) turnStarted(j Ref, index int) {
-	o.call(func(ob Observer) { ob.TurnStarted(j, index) })
-}
-
-func (o *observer) warning(j Ref, msg string) { o.call(func(ob Observer) { ob.Warning(j, msg) }) }
-
-func (o *observer) turn(j Ref, t report.TurnResult) {
-	o.call(func(ob Observer) { ob.TurnFinished(j, t) })
-}
-
-func (o *observer) permission(j Ref, p report.Permission) {
-	o.call(func(ob Observer) { ob.PermissionDecided(j, p) })
-}
-
 // finished reports a finished job, after what is left of its streamed text.
 func (o *observer) finished(j Ref, r report.Result) {
 	if o != nil {
@@ -145,7 +129,9 @@ func (jo *jobObserver) update(u *acp.SessionUpdate, sess *session) {
 	jo.s.update(u, sess.position())
 }
 
-func (jo *jobObserver) turnStarted(index int) { jo.o.turnStarted(jo.job, index) }
+func (jo *jobObserver) turnStarted(index int) {
+	jo.o.call(func(ob Observer) { ob.TurnStarted(jo.job, index) })
+}
 
 // turn reports a finished turn, after what is left of the text it
 // streamed before its answer; t is a snapshot the caller does not share.
@@ -154,10 +140,12 @@ func (jo *jobObserver) turn(t report.TurnResult) {
 		jo.s.answered(t.Index)
 	}
 	jo.red.Value(&t)
-	jo.o.turn(jo.job, t)
+	jo.o.call(func(ob Observer) { ob.TurnFinished(jo.job, t) })
 }
 
-func (jo *jobObserver) warning(msg string) { jo.o.warning(jo.job, jo.red.String(msg)) }
+func (jo *jobObserver) warning(msg string) {
+	jo.o.call(func(ob Observer) { ob.Warning(jo.job, jo.red.String(msg)) })
+}
 
 // permission tells the Observer of a decision, redacted; without an
 // Observer there is nothing to redact.
@@ -167,5 +155,5 @@ func (jo *jobObserver) permission(p report.Permission) {
 	}
 	p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
 	jo.red.Value(&p)
-	jo.o.permission(jo.job, p)
+	jo.o.call(func(ob Observer) { ob.PermissionDecided(jo.job, p) })
 }

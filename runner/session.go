@@ -53,7 +53,13 @@ type session struct {
 
 // setupState records what the agent did before the first turn.
 type setupState struct {
-	updates     map[string]int // session/update notifications by kind
+	updates map[string]int // session/update notifications by kind
+	requestLog
+}
+
+// requestLog holds the records of the agent's requests, in arrival order:
+// a turn's, or those before the first turn.
+type requestLog struct {
 	permissions []*permissionSlot
 	requests    []*requestSlot
 }
@@ -99,8 +105,6 @@ type turnState struct {
 	lateThoughts textBuf
 	latePlan     []report.PlanEntry
 	hasLatePlan  bool
-	permissions  []*permissionSlot
-	requests     []*requestSlot
 	dropText     bool          // --no-text: the text and thoughts are counted, not kept
 	answered     bool          // the prompt's answer arrived: later updates are late
 	prompt       *acp.Call     // the session/prompt call; done = answered
@@ -120,6 +124,7 @@ type turnState struct {
 	promptUsage *report.Usage     // from the prompt's answer
 	warnings    []string          // about the prompt, set when the turn starts
 	unknown     []json.RawMessage // updates of unknown kinds, as received
+	requestLog                    // the turn's requests
 }
 
 // maxUnknown is how many updates of unknown kinds a turn keeps raw.
@@ -155,8 +160,10 @@ func (s *session) arrive(req *acp.Request) *arrival {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := &arrival{turn: s.current()}
+	log := &s.setup.requestLog
 	if a.turn != nil {
 		a.late = a.turn.late()
+		log = &a.turn.requestLog
 	}
 	if req.Method == acp.MethodSessionRequestPermission {
 		var p acp.RequestPermissionRequest
@@ -169,19 +176,11 @@ func (s *session) arrive(req *acp.Request) *arrival {
 			a.params = &p
 			a.perm = &permissionSlot{}
 			a.call = askedCall(a.turn, &p)
-			if a.turn != nil {
-				a.turn.permissions = append(a.turn.permissions, a.perm)
-			} else {
-				s.setup.permissions = append(s.setup.permissions, a.perm)
-			}
+			log.permissions = append(log.permissions, a.perm)
 		}
 	} else {
 		a.request = &requestSlot{}
-		if a.turn != nil {
-			a.turn.requests = append(a.turn.requests, a.request)
-		} else {
-			s.setup.requests = append(s.setup.requests, a.request)
-		}
+		log.requests = append(log.requests, a.request)
 	}
 	if a.turn != nil && !a.late && req.Method != acp.MethodTerminalWaitForExit {
 		a.turn.inflight.Add(1)
