@@ -59,10 +59,6 @@ type Observer interface {
 type observer struct {
 	mu sync.Mutex
 	o  Observer
-	// streams are the streamers of the running jobs, when the Observer
-	// wants Updates; guarded by smu.
-	smu     sync.Mutex
-	streams map[Ref]*streamer
 }
 
 // active reports whether there is an Observer to call.
@@ -76,20 +72,6 @@ func (o *observer) call(f func(Observer)) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	f(o.o)
-}
-
-// finished reports a finished job, after what is left of its streamed text.
-func (o *observer) finished(j Ref, r report.Result) {
-	if o != nil {
-		o.smu.Lock()
-		s := o.streams[j]
-		delete(o.streams, j)
-		o.smu.Unlock()
-		if s != nil {
-			s.flush()
-		}
-	}
-	o.call(func(ob Observer) { ob.ScenarioFinished(j, r) })
 }
 
 // jobObserver tells the Observer about one job, redacting everything it
@@ -106,18 +88,16 @@ func (o *observer) forJob(j Ref, red *redact.Redactor) *jobObserver {
 	jo := &jobObserver{o: o, job: j, red: red}
 	if u, ok := o.o.(UpdateObserver); ok && u.WantsUpdates() {
 		jo.s = &streamer{o: o, u: u, job: j, red: red, text: pendingLine{kind: UpdateText}, thought: pendingLine{kind: UpdateThought}}
-		o.smu.Lock()
-		if o.streams == nil {
-			o.streams = map[Ref]*streamer{}
-		}
-		old := o.streams[j]
-		o.streams[j] = jo.s
-		o.smu.Unlock()
-		if old != nil {
-			old.flush() // an earlier run of the same job
-		}
 	}
 	return jo
+}
+
+// flush passes on what is left of the job's streamed text, once its agent
+// has stopped.
+func (jo *jobObserver) flush() {
+	if jo.s != nil {
+		jo.s.flush()
+	}
 }
 
 // update passes on a session/update of sess as it arrives, when an

@@ -259,7 +259,7 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 		r.Retry = try
 		r.Retried = again
 		r.Flaky = r.Status == report.StatusPassed && try > 0
-		obs.finished(j.ref, r)
+		obs.call(func(o Observer) { o.ScenarioFinished(j.ref, r) })
 		out = append(out, r)
 		if !again {
 			return out
@@ -405,6 +405,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 	for _, w := range res.Warnings {
 		r.jo.warning(w)
 	}
+	r.jo.flush()
 	return res
 }
 
