@@ -305,37 +305,38 @@ func (s *session) setSessionID(id string) {
 
 // update records a session/update: as history during a session/load, as
 // the setup's before the first turn, else as the running turn's (or, after
-// its answer, the last turn's late one). Updates before the session's id
-// is known wait for it; those of another session are violations.
-func (s *session) update(n acp.SessionNotification) {
+// its answer, the last turn's late one), which it returns (nil for none).
+// Updates before the session's id is known wait for it; those of another
+// session are violations.
+func (s *session) update(n acp.SessionNotification) *turnState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case s.sessionID == "" && len(s.early) < maxEarly:
 		s.early = append(s.early, n)
-		return
+		return nil
 	case s.sessionID == "":
 		s.lostEarly++
-		return
+		return nil
 	case n.SessionID != s.sessionID && s.earlier != nil && s.earlier(n.SessionID):
 		s.violationLocked(fmt.Sprintf("session/update for session %q, which an earlier scenario closed on this agent process", n.SessionID))
-		return
+		return nil
 	case n.SessionID != s.sessionID:
 		s.violationLocked(fmt.Sprintf("session/update for unknown session %q", n.SessionID))
-		return
+		return nil
 	}
 	t := s.current()
-	if t == nil && s.recordHistoryLocked(n) {
-		return // replayed by session/load: history, not setup or a turn
-	}
-	if t == nil {
+	switch {
+	case t != nil:
+		t.record(&n.Update)
+	case s.recordHistoryLocked(n): // replayed by session/load: history, not setup or a turn
+	default:
 		if s.setup.updates == nil {
 			s.setup.updates = map[string]int{}
 		}
 		s.setup.updates[n.Update.Kind]++
-		return
 	}
-	t.record(&n.Update)
+	return t
 }
 
 // record records update u in the turn; the caller holds the session's
