@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -281,10 +282,7 @@ func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientReques
 				"invalid params: env[%d]: bad environment variable %q: a name must be non-empty without '=' or NUL, a value without NUL", i, e.Name)
 		}
 	}
-	cwd := p.Cwd
-	if cwd == "" {
-		cwd = c.cfg.Cwd
-	}
+	cwd := cmp.Or(p.Cwd, c.cfg.Cwd)
 	if err := checkPath(rec, "cwd", cwd); err != nil {
 		return nil, err
 	}
@@ -341,11 +339,7 @@ func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientReques
 // records the decision.
 func (c *clientServer) decide(line, cwd string, rec *report.ClientRequest) approve.Decision {
 	raw, _ := json.Marshal(map[string]string{"command": line})
-	sessionCwd := c.cfg.Cwd
-	if sessionCwd == "" {
-		sessionCwd = cwd
-	}
-	req := PermissionRequest(acp.ToolCall{Title: line, Kind: acp.KindExecute, RawInput: raw}, nil, sessionCwd)
+	req := PermissionRequest(acp.ToolCall{Title: line, Kind: acp.KindExecute, RawInput: raw}, nil, cmp.Or(c.cfg.Cwd, cwd))
 	req.Dir = cwd
 	d := c.cfg.Policy.Evaluate(req)
 	rec.Decision, rec.Rule, rec.Reason = string(d.Verdict), d.Rule, decisionReason(c.cfg.Policy, d)

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -67,13 +68,10 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 		}
 	}
 	res := runScenario(ctx, &opts, &observer{}, newJob(jsc, 0), "")
-	jr := &report.JudgeResult{Agent: agent.Name, DurationMs: res.DurationMs}
+	jr := &report.JudgeResult{Agent: cmp.Or(agent.Name, strings.Join(j.Agent.Command, " ")), DurationMs: res.DurationMs}
 	if tr != nil {
 		tr.close()
 		jr.Transcript = tr.path
-	}
-	if jr.Agent == "" {
-		jr.Agent = strings.Join(j.Agent.Command, " ")
 	}
 	cancelCause := ""
 	if len(res.Turns) > 0 {
