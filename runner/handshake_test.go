@@ -20,7 +20,7 @@ import (
 // (those a probe shares are in TestProbe): which requests are sent, what
 // is a warning and what ends the handshake.
 func TestHandshake(t *testing.T) {
-	bin := acprunBinary(t)
+	bin := agentBin(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "agent.mock.yaml")
 	if err := os.WriteFile(script, []byte(`authMethods: [{id: key, name: Key}]
@@ -99,7 +99,7 @@ modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, na
 // one an agent that went away left unanswered), and no call when a check
 // of its own ended it.
 func TestHandshakeUnanswered(t *testing.T) {
-	bin := acprunBinary(t)
+	bin := agentBin(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "agent.mock.yaml")
 	if err := os.WriteFile(script, []byte("authMethods: [{id: key, name: Key}]\nauthRequired: true\n"), 0o644); err != nil {

@@ -36,7 +36,7 @@ func runScenarios(t *testing.T, opts Options, src string, scripts map[string]str
 	if err != nil {
 		t.Fatalf("load:\n%v", err)
 	}
-	opts.Self = acprunBinary(t)
+	opts.Self = agentBin(t)
 	if opts.WorkspaceDir == "" {
 		opts.WorkspaceDir = t.TempDir()
 	}

@@ -91,7 +91,7 @@ func TestHistoryBounded(t *testing.T) {
 // the load's (or resume's) modes serve set_mode as session/new's would,
 // and a refusal falls back to session/new.
 func TestHandshakeResumes(t *testing.T) {
-	bin := acprunBinary(t)
+	bin := agentBin(t)
 	const modes = "modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, name: Code}]}\n"
 	tests := []struct {
 		name, script string

@@ -56,7 +56,7 @@ func runFiles(t *testing.T, ctx context.Context, files map[string]string, opts O
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.Self = acprunBinary(t)
+	opts.Self = agentBin(t)
 	rep, err := Run(ctx, opts, scs)
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 // which requests go out, what is recorded, what is a warning and what is
 // an error (and then that nothing after it is sent).
 func TestSessionConfig(t *testing.T) {
-	bin := acprunBinary(t)
+	bin := agentBin(t)
 	dir := t.TempDir()
 	scripts := map[string]string{
 		"options": `modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, name: Code}]}
