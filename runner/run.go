@@ -565,7 +565,6 @@ func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 // start gets the scenario its agent process (acquire) and opens the
 // session.
 func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
-	sc := r.sc
 	setupCtx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
 	if err := r.acquire(setupCtx); err != nil {
@@ -574,6 +573,13 @@ func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
 		}
 		return err
 	}
+	return r.openSession(setupCtx, resume)
+}
+
+// openSession opens the scenario's session on its agent process (or
+// continues the recorded one) and sets it up.
+func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error {
+	sc := r.sc
 	hs := handshake{
 		cwd:        sc.Agent.Cwd,
 		mcpServers: sc.Agent.McpServers,
@@ -591,7 +597,7 @@ func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
 		},
 		resume: resume,
 	}
-	got, err := hs.open(setupCtx, r.agent.Conn, r.proc.init)
+	got, err := hs.open(ctx, r.agent.Conn, r.proc.init)
 	err = r.gone(err, got.unanswered)
 	r.noteOpened(got)
 	r.res.Warnings = append(r.res.Warnings, got.warnings...)
