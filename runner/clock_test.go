@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -365,6 +366,54 @@ turns: [{prompt: go}]
 		}
 		if !strings.Contains(strings.Join(res.Warnings, "\n"), `unknown session "someone-else"`) {
 			t.Errorf("warnings = %q, want the foreign update reported", res.Warnings)
+		}
+	})
+}
+
+// TestWaitQuiet: the wait between turns (and a probe's listening) ends
+// once the agent has been quiet for the quiet period, at most after the
+// bound, or when the agent is gone; acprun serving a request is not
+// quiet.
+func TestWaitQuiet(t *testing.T) {
+	const quiet, most = 100 * time.Millisecond, time.Second
+	waited := func(a *activity, gone <-chan struct{}) time.Duration {
+		start := time.Now()
+		a.waitQuiet(context.Background(), quiet, most, gone)
+		return time.Since(start)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		a := newActivity()
+		go func() {
+			for range 3 {
+				time.Sleep(80 * time.Millisecond)
+				a.touch(time.Now())
+			}
+		}()
+		if d := waited(a, nil); d != 340*time.Millisecond {
+			t.Errorf("quiet after messages until 240ms: waited %s, want 340ms", d)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		a := newActivity()
+		done := a.serving()
+		go func() {
+			time.Sleep(500 * time.Millisecond)
+			done()
+		}()
+		if d := waited(a, nil); d != 600*time.Millisecond {
+			t.Errorf("serving a request until 500ms: waited %s, want 600ms", d)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		a := newActivity()
+		defer a.serving()() // busy throughout
+		if d := waited(a, nil); d != most {
+			t.Errorf("never quiet: waited %s, want the bound %s", d, most)
+		}
+		gone := make(chan struct{})
+		time.AfterFunc(30*time.Millisecond, func() { close(gone) })
+		if d := waited(a, gone); d != 30*time.Millisecond {
+			t.Errorf("agent gone at 30ms: waited %s", d)
 		}
 	})
 }
