@@ -113,10 +113,7 @@ func (c *clientServer) handle(ctx context.Context, req *acp.Request) (any, repor
 	default:
 		err = acp.MethodNotFound(req.Method)
 	}
-	if err != nil {
-		return nil, rec, err
-	}
-	return result, rec, nil
+	return result, rec, err // no result with an error
 }
 
 // refuse records and returns a refusal.

@@ -717,10 +717,8 @@ func (r *scenarioRun) collect() {
 	lostEarly, lostViolations := s.lostEarly, s.lostViolations
 	s.mu.Unlock()
 	r.res.StderrTail = r.stderr
-	for i, v := range r.res.Violations {
-		if i < 3 {
-			r.res.Warnings = append(r.res.Warnings, "protocol violation: "+v)
-		}
+	for _, v := range r.res.Violations[:min(3, len(r.res.Violations))] {
+		r.res.Warnings = append(r.res.Warnings, "protocol violation: "+v)
 	}
 	if n := len(r.res.Violations); n > 3 {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s (see violations)", plural(n-3, "more protocol violation", "more protocol violations")))

@@ -228,13 +228,11 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 	return err
 }
 
+// isContextErr reports whether err is not an answer (an *acp.Error) nor
+// the end of the connection: a context's end.
 func isContextErr(err error) bool {
-	return !errors.Is(err, acp.ErrClosed) && !isRPCError(err)
-}
-
-func isRPCError(err error) bool {
 	var ae *acp.Error
-	return errors.As(err, &ae)
+	return !errors.Is(err, acp.ErrClosed) && !errors.As(err, &ae)
 }
 
 func cancelCause(cause error) string {
