@@ -99,6 +99,16 @@ func playInBubble(t *testing.T, script, src string) report.Result {
 // acprun is busy. Run in a bubble, the result cannot depend on how fast
 // the agent answers around the wait.
 func TestIdleTimeout(t *testing.T) {
+	// An idle timeout shorter than the answer delay.
+	const patient = `
+name: patient
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: allow, answerDelay: 1500ms}
+turnTimeout: 1m
+idleTimeout: 500ms
+turns:
+  - prompt: one
+`
 	t.Run("fires when the agent is silent", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			res := playInBubble(t, waitingAgent, `
@@ -122,15 +132,7 @@ turns:
   - steps:
       - permission: {toolCallId: t1, title: ls, kind: read}
         allowed: [{text: "allowed"}]
-`, `
-name: patient
-agent: {command: [acprun, mock-agent, agent.mock.yaml]}
-permissions: {default: allow, answerDelay: 1500ms}
-turnTimeout: 1m
-idleTimeout: 500ms
-turns:
-  - prompt: one
-`)
+`, patient)
 			if tr := res.Turns[0]; tr.StopReason != "end_turn" || tr.CancelCause != "" || tr.Text != "allowed" {
 				t.Errorf("turn = %+v, want end_turn with no cancel", tr)
 			}
@@ -144,16 +146,7 @@ turns:
   - steps:
       - permission: {toolCallId: t1, title: ls, kind: read}
         allowed: [{waitForCancel: true}]
-`, `
-name: patient
-agent: {command: [acprun, mock-agent, agent.mock.yaml]}
-permissions: {default: allow, answerDelay: 1500ms}
-turnTimeout: 1m
-idleTimeout: 500ms
-turns:
-  - prompt: one
-    expect: {stopReason: cancelled}
-`)
+`, patient+"    expect: {stopReason: cancelled}\n")
 			tr := res.Turns[0]
 			if tr.StopReason != "cancelled" || tr.CancelCause != "idleTimeout" {
 				t.Errorf("turn = %+v, want cancelled by idleTimeout", tr)
