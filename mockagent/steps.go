@@ -75,6 +75,10 @@ var stepKinds = []stepKind{
 	{name: "showConfig", new: func(a at) step { return &showConfigStep{onlyTrue{a}} }},
 	{name: "history", new: func(a at) step { return &historyStep{onlyTrue{a}} }},
 	{name: "waitFor", new: func(a at) step { return &waitForStep{at: a} }},
+	{name: "writeFile", new: func(a at) step { return &writeFileStep{at: a} }},
+	{name: "readFile", new: func(a at) step { return &readFileStep{at: a} }},
+	{name: "spawn", new: func(a at) step { return &spawnStep{at: a} }},
+	{name: "connect", new: func(a at) step { return &connectStep{at: a} }},
 }
 
 // stepNames lists the keys of stepKinds, for messages.

@@ -26,6 +26,9 @@ type agentConfig struct {
 	Dir     string   // working directory of the process
 	Handler acp.Handler
 	Conn    *acp.Options
+	// NewSession starts the process in a session of its own (a sandboxed
+	// agent: see proc.Config.NewSession).
+	NewSession bool
 }
 
 // Agent is one agent subprocess, in its own process group (see package
@@ -65,7 +68,7 @@ func startAgent(cfg agentConfig) (*Agent, error) {
 	a := &Agent{stdin: inW, stderr: stderr}
 	a.Conn = acp.NewConn(outR, inW, cfg.Handler, cfg.Conn)
 	a.Process, err = process.Start(process.Config{Args: cfg.Argv, Env: cfg.Env, Dir: cfg.Dir,
-		Stdin: inR, Stdout: outW, Stderr: stderr.File(), Readers: []process.Reader{a.Conn, stderr}})
+		Stdin: inR, Stdout: outW, Stderr: stderr.File(), Readers: []process.Reader{a.Conn, stderr}, NewSession: cfg.NewSession})
 	if err != nil {
 		a.Conn.Close()
 		return nil, fmt.Errorf("start %s: %w", cfg.Argv[0], err)

@@ -8,12 +8,14 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/internal/terminal"
 	"github.com/acprun/acprun/report"
 )
@@ -41,7 +43,13 @@ type clientServer struct {
 	jail    *jail.Jail // nil when jailErr is set or nothing is served
 	jailErr error
 	terms   *terminal.Manager
+	// sandbox is the agent's sandbox, which its terminals run in too; nil
+	// for none.
+	sandbox atomic.Pointer[sandbox.Applied]
 }
+
+// useSandbox has the terminals created from now on run in a.
+func (c *clientServer) useSandbox(a *sandbox.Applied) { c.sandbox.Store(a) }
 
 func newClientServer(cfg ClientConfig) *clientServer {
 	c := &clientServer{cfg: cfg, terms: terminal.NewManager()}
@@ -315,13 +323,17 @@ func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientReques
 		}
 		env = reap.Of(c.cfg.Env).Set(mergeEnv(env, m)) // the agent cannot unmark its terminals
 	}
-	id, _, err := c.terms.Create(terminal.Config{
+	cfg := terminal.Config{
 		Command:     p.Command,
 		Args:        p.Args,
 		Env:         env,
 		Dir:         dir,
 		OutputLimit: limit,
-	})
+	}
+	if a := c.sandbox.Load(); a != nil {
+		cfg.Sandbox = a.Wrap
+	}
+	id, _, err := c.terms.Create(cfg)
 	if err != nil {
 		return nil, fail(rec, acp.CodeInternalError, "%v", err)
 	}

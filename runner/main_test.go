@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/mockagent"
 )
@@ -23,9 +24,17 @@ import (
 // this build without building acprun.
 const agentEnv = "ACPRUN_RUNNER_TEST_AGENT"
 
-// TestMain plays the mock agent when agentEnv says so; else it runs the
-// tests under testkit.Main, with agentEnv set for what they start.
+// TestMain is, as acprun is, the sandbox's helper when started as
+// `runner.test __sandbox-exec …` (a sandboxed scenario's agent and
+// terminals go through it), and plays the mock agent when agentEnv says
+// so; else it runs the tests under testkit.Main, with agentEnv set for what
+// they start.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
+		code, err := sandbox.Exec(os.Args[2:])
+		fmt.Fprintf(os.Stderr, "acprun: %v\n", err)
+		os.Exit(code)
+	}
 	if os.Getenv(agentEnv) == "1" {
 		os.Exit(playMockAgent(os.Args[1:]))
 	}

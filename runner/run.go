@@ -16,6 +16,7 @@ import (
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/internal/sessionstate"
 	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/report"
@@ -114,6 +115,10 @@ type Options struct {
 	// (see textBuf), removed at its end; "" keeps them in memory (outside
 	// Run, or when it could not be made).
 	spill string
+	// sandboxHost is what this host can enforce for the scenarios'
+	// sandboxes, detected once per run when first asked; nil: detect
+	// each time (outside Run).
+	sandboxHost func() sandbox.Host
 }
 
 // Run runs every scenario and returns their results in the given order. It
@@ -133,6 +138,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 		rep.PolicyOverride = opts.Policy.Source
 	}
 	opts.procs = newPool(opts.Parallel, opts.WorkspaceDir)
+	opts.sandboxHost = detectHost(opts.Self)
 	if dir, err := os.MkdirTemp("", "acprun-text-"); err == nil {
 		opts.spill = dir
 		defer os.RemoveAll(dir)
@@ -368,6 +374,12 @@ type scenarioRun struct {
 	// stderr is what the agent wrote to stderr while it served the
 	// scenario, once its use has ended (stopAgent).
 	stderr string
+	// sbox is the scenario's sandbox, without its temporary directory;
+	// nil without one. sboxTemp is the temporary directory of the sandbox
+	// of the agent process the scenario started for itself, removed at its
+	// end ("" for none).
+	sbox     *sandbox.Spec
+	sboxTemp string
 }
 
 // runScenario runs one job: one attempt of one scenario. transcript is the
@@ -395,11 +407,17 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 			return res
 		}
 	}
+	if err := r.enforce(); err != nil {
+		r.failStart(err, "")
+		r.markCut()
+		return res
+	}
 	r.play(ctx)
 	r.saveSession()
 	r.releaseSession()
 	r.teardown()
 	r.killLeftovers()
+	r.removeSandboxTemp()
 	r.evaluate()
 	r.removeWorkspace()
 	for _, w := range res.Warnings {
@@ -450,7 +468,8 @@ func (r *scenarioRun) play(ctx context.Context) {
 func (r *scenarioRun) newSession() *session {
 	sc := r.sc
 	policy := policyOf(sc, *r.opts)
-	s := &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: r.opts.spill}
+	s := &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: r.opts.spill,
+		strict: sc.Enforce == scenario.EnforceStrict}
 	s.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,
@@ -466,11 +485,16 @@ func (r *scenarioRun) newSession() *session {
 	return s
 }
 
-// open readies the session for the first turn: setup, the baseline of the
-// workspace, the recorded session looked up, the agent started and the
-// session opened. When one fails it records the error and the turns as
-// skipped, and returns false.
+// open readies the session for the first turn: the sandbox checked, setup,
+// the baseline of the workspace, the recorded session looked up, the agent
+// started and the session opened. When one fails it records the error and
+// the turns as skipped, and returns false.
 func (r *scenarioRun) open(ctx context.Context) bool {
+	if err := r.checkSandbox(); err != nil {
+		r.res.StartFailed = true // the agent cannot start here (exit 3)
+		r.failStart(err, "")
+		return false
+	}
 	if err := r.setup(ctx); err != nil {
 		r.failStart(err, "during setup")
 		return false

@@ -30,6 +30,9 @@ type session struct {
 	// earlier, when set, reports whether a session id is one an earlier
 	// scenario opened on the same agent process (agent.reuse).
 	earlier func(id string) bool
+	// strict makes a tool call that ran unasked, which the policy would
+	// have denied, a failure of its turn (permissions.enforce: strict).
+	strict bool
 	// spill is where the turns' long texts wait for their end (see
 	// textBuf); "" keeps them in memory.
 	spill string
@@ -770,8 +773,11 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 		c := t.calls[id]
 		r.ToolCalls = append(r.ToolCalls, c.record(id))
 		if ran(c.call.Status) && !asked[id] {
-			if w := s.unasked(c.call); w != "" {
-				r.Warnings = append(r.Warnings, w)
+			if msg := s.unasked(c.call); msg == "" {
+			} else if s.strict {
+				r.Failures = append(r.Failures, msg)
+			} else {
+				r.Warnings = append(r.Warnings, msg)
 			}
 		}
 	}
@@ -895,8 +901,10 @@ func ran(st acp.ToolCallStatus) bool {
 	return st == acp.StatusInProgress || st == acp.StatusCompleted || st == acp.StatusFailed
 }
 
-// unasked returns a warning when the policy would have denied a tool call
-// that the agent ran without asking: the policy had no effect on it.
+// unasked returns a message when the policy would have denied a tool call
+// that the agent ran (or tried to run) without asking: the policy had no
+// effect on it. A warning, or with permissions.enforce: strict a failure
+// of the turn.
 func (s *session) unasked(call acp.ToolCall) string {
 	d := s.policy.Evaluate(PermissionRequest(call, nil, s.cwd))
 	if d.Verdict != approve.Deny {
@@ -906,5 +914,9 @@ func (s *session) unasked(call acp.ToolCall) string {
 	if d.Rule != "" {
 		by = d.RuleList + " rule " + d.Rule
 	}
-	return fmt.Sprintf("tool call %s (%q) ran without a permission request; the policy would have denied it (%s): the policy had no effect on it", call.ToolCallID, call.Title, by)
+	what := "ran without a permission request"
+	if call.Status == acp.StatusFailed { // it may have failed before it did anything
+		what = "was tried without a permission request (it failed, so it may not have run)"
+	}
+	return fmt.Sprintf("tool call %s (%q) %s; the policy would have denied it (%s): the policy had no effect on it", call.ToolCallID, call.Title, what, by)
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -59,7 +60,7 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	}
 	failures = append(failures, r.checkTurnWork(ctx, turn.Expect, &rec)...)
 	r.sess.checked(t, failures, rec.Judge)
-	rec.Failures = failures
+	rec.Failures = append(slices.Clip(failures), rec.Failures...) // as snapshot has them: the tool calls that ran unasked last
 	return rec
 }
 

@@ -37,6 +37,10 @@ func (p *fileParser) permissions(n *yaml.Node, s *Scenario) *approve.Policy {
 			pol.Deny = p.rules(kv.V, approve.Deny)
 		case "answerDelay":
 			s.AnswerDelay, _ = p.delay(kv.V)
+		case "enforce":
+			if e, ok := p.enforceValue(kv.V); ok {
+				s.Enforce, s.EnforcePos = e, p.pos(yamlnode.Deref(kv.V))
+			}
 		}
 	}
 	return pol
