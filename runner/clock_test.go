@@ -78,7 +78,6 @@ func playInBubble(t *testing.T, script, src string) report.Result {
 	if err != nil {
 		t.Fatalf("handshake: %v", err)
 	}
-	r.opened = true
 	r.playTurns(ctx, ctx)
 	// The end of the agent's input: it plays what is left (after: steps)
 	// and ends, and what it wrote is handled.
