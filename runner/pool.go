@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -52,10 +53,7 @@ func (pl *pool) workDir() (string, error) {
 	if pl.dir != "" {
 		return pl.dir, nil
 	}
-	base := pl.baseDir
-	if base == "" {
-		base = os.TempDir()
-	}
+	base := cmp.Or(pl.baseDir, os.TempDir())
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return "", fmt.Errorf("agent processes' directory: %w", err)
 	}

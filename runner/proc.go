@@ -83,7 +83,7 @@ func (r *scenarioRun) link() *link {
 	act, tr, extra := r.sess.act, r.tr, r.opts.tap
 	return &link{sess: r.sess, tr: tr, tap: func(dir acp.Direction, line []byte, at time.Time) {
 		if dir == acp.Received {
-			act.touch(at) // the idle clock always runs: idle timeouts and settle use it
+			act.touch(at) // the idle clock always runs: idle timeouts and waitQuiet use it
 		}
 		if tr != nil {
 			tr.tap(dir, line, at)
