@@ -220,8 +220,11 @@ func finishReason(reply ModelReply) string {
 // arguments is c's arguments as the JSON text the API carries
 // (NewModelServer checked that they marshal).
 func arguments(c ModelToolCall) string {
-	data, _ := json.Marshal(c.Arguments)
-	return string(data)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a shell command's > as it is, in the log too
+	enc.Encode(c.Arguments)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func apiError(msg string) map[string]any {

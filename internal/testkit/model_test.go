@@ -119,7 +119,7 @@ func TestModelServerPlaysScript(t *testing.T) {
 	user := map[string]any{"role": "user", "content": "write the file"}
 
 	got := readStream(t, chat(t, s, true, true, user))
-	if len(got.calls) != 1 || got.calls[0] != [3]string{"call_1", "bash", `{"command":"echo hi \u003e /x/y"}`} ||
+	if len(got.calls) != 1 || got.calls[0] != [3]string{"call_1", "bash", `{"command":"echo hi > /x/y"}`} ||
 		got.finish != "tool_calls" || got.text != "" || !got.usage || !got.done {
 		t.Errorf("first reply = %+v; want the bash call, finish_reason tool_calls, a usage and [DONE]", got)
 	}
@@ -143,7 +143,7 @@ func TestModelServerPlaysScript(t *testing.T) {
 
 	log := s.Log()
 	for _, want := range []string{
-		"POST /v1/chat/completions model \"m\", streamed, tools bash\n  user \"write the file\"\n  → reply 1 of 2: tool calls bash (call_1) {\"command\":\"echo hi \\u003e /x/y\"}",
+		"POST /v1/chat/completions model \"m\", streamed, tools bash\n  user \"write the file\"\n  → reply 1 of 2: tool calls bash (call_1) {\"command\":\"echo hi > /x/y\"}",
 		"  assistant calls bash (call_1)\n  tool (call_1) \"(no output)\"\n  → reply 2 of 2: text \"Done.\"",
 		"→ side text: text \"Scripted session\"",
 		"→ 400: the script has 2 replies, and this conversation already has 2 assistant messages",
@@ -186,7 +186,7 @@ func TestModelServerUnstreamed(t *testing.T) {
 	c := out.Choices[0]
 	if c.FinishReason != "tool_calls" || c.Message.Role != "assistant" || c.Message.Content != nil || len(c.Message.ToolCalls) != 1 ||
 		c.Message.ToolCalls[0].ID != "call_1" || c.Message.ToolCalls[0].Type != "function" ||
-		c.Message.ToolCalls[0].Function.Name != "bash" || c.Message.ToolCalls[0].Function.Arguments != `{"command":"echo hi \u003e /x/y"}` {
+		c.Message.ToolCalls[0].Function.Name != "bash" || c.Message.ToolCalls[0].Function.Arguments != `{"command":"echo hi > /x/y"}` {
 		t.Errorf("choice = %+v; want the bash call and finish_reason tool_calls", c)
 	}
 	if !strings.Contains(s.Log(), "user \"go\"") {
