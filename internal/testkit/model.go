@@ -1,0 +1,312 @@
+package testkit
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+)
+
+// ModelReply is one scripted answer of a ModelServer: a text, or the tool
+// calls the model asks the agent to make.
+type ModelReply struct {
+	Text      string
+	ToolCalls []ModelToolCall
+}
+
+// ModelToolCall is one function call of a ModelReply. Arguments is
+// marshalled to the JSON text the API carries.
+type ModelToolCall struct {
+	ID        string
+	Name      string
+	Arguments any
+}
+
+// SideText is what a ModelServer answers a request that offers no tools:
+// what an agent asks on the side of its loop (a title for the session, a
+// summary).
+const SideText = "Scripted session"
+
+// ModelServer is a fake OpenAI-compatible model server (the chat
+// completions API, streamed or not, and the model list), for tests that
+// run a real agent against a scripted model. It answers a request that
+// offers tools with Replies[n], n the number of assistant messages in the
+// request's conversation: the agent's loop gets the script in order
+// whatever else it asks, in every session, even on a retry. A request past
+// the script's end is answered 400, which agents do not retry. Every
+// request is logged (Log), so that a failing test can show what the agent
+// asked.
+type ModelServer struct {
+	// URL is the API's base URL, ending in /v1, as an agent's provider
+	// configuration takes it (baseURL).
+	URL string
+	// Model is the id of the one model it serves.
+	Model   string
+	replies []ModelReply
+
+	mu  sync.Mutex
+	log []string
+}
+
+// NewModelServer starts a ModelServer for model playing replies, closed
+// when the test ends.
+func NewModelServer(t testing.TB, model string, replies ...ModelReply) *ModelServer {
+	t.Helper()
+	for _, r := range replies {
+		for _, c := range r.ToolCalls {
+			if _, err := json.Marshal(c.Arguments); err != nil {
+				t.Fatalf("testkit.NewModelServer: tool call %s: arguments: %v", c.ID, err)
+			}
+		}
+	}
+	s := &ModelServer{Model: model, replies: replies}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/models", s.models)
+	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.logf("%s %s: not served (404)", r.Method, r.URL.Path)
+		http.NotFound(w, r)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL + "/v1"
+	return s
+}
+
+// Log is the requests received so far, one line each: what was asked and
+// what was answered.
+func (s *ModelServer) Log() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.log, "\n")
+}
+
+func (s *ModelServer) logf(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.log = append(s.log, fmt.Sprintf(format, args...))
+}
+
+func (s *ModelServer) models(w http.ResponseWriter, r *http.Request) {
+	s.logf("GET /v1/models")
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list",
+		"data": []any{map[string]any{"id": s.Model, "object": "model", "created": 0, "owned_by": "acprun-test"}}})
+}
+
+// chatRequest is what ModelServer reads of a chat completions request.
+type chatRequest struct {
+	Model    string        `json:"model"`
+	Stream   bool          `json:"stream"`
+	Messages []chatMessage `json:"messages"`
+	Tools    []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+}
+
+type chatMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCallID string          `json:"tool_call_id"`
+	ToolCalls  []struct {
+		ID       string `json:"id"`
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tool_calls"`
+}
+
+func (s *ModelServer) chat(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	var req chatRequest
+	if err == nil {
+		err = json.Unmarshal(body, &req)
+	}
+	if err != nil {
+		s.logf("POST /v1/chat/completions: unreadable (400): %v: %.200s", err, body)
+		writeJSON(w, http.StatusBadRequest, apiError(err.Error()))
+		return
+	}
+	asked := describeRequest(req)
+	reply := ModelReply{Text: SideText}
+	if len(req.Tools) > 0 {
+		n := 0
+		for _, m := range req.Messages {
+			if m.Role == "assistant" {
+				n++
+			}
+		}
+		if n >= len(s.replies) {
+			msg := fmt.Sprintf("the script has %d replies, and this conversation already has %d assistant messages", len(s.replies), n)
+			s.logf("%s\n  → 400: %s", asked, msg)
+			writeJSON(w, http.StatusBadRequest, apiError(msg))
+			return
+		}
+		reply = s.replies[n]
+		asked += fmt.Sprintf("\n  → reply %d of %d", n+1, len(s.replies))
+	} else {
+		asked += "\n  → side text"
+	}
+	s.logf("%s: %s", asked, describeReply(reply))
+	if req.Stream {
+		s.stream(w, reply)
+		return
+	}
+	msg := map[string]any{"role": "assistant", "content": nil}
+	if reply.Text != "" {
+		msg["content"] = reply.Text
+	}
+	if len(reply.ToolCalls) > 0 {
+		var calls []any
+		for _, c := range reply.ToolCalls {
+			calls = append(calls, map[string]any{"id": c.ID, "type": "function",
+				"function": map[string]any{"name": c.Name, "arguments": arguments(c)}})
+		}
+		msg["tool_calls"] = calls
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": s.Model,
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finishReason(reply)}}, "usage": usage})
+}
+
+// usage is the token count of every answer.
+var usage = map[string]int{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+
+// stream writes reply as server-sent events: the text or each tool call
+// (its id and name, then its arguments) in delta chunks, a chunk with the
+// finish reason, one with the usage, and [DONE].
+func (s *ModelServer) stream(w http.ResponseWriter, reply ModelReply) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 0, "model": s.Model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+	}
+	var events []any
+	if reply.Text != "" {
+		events = append(events, chunk(map[string]any{"role": "assistant", "content": reply.Text}, nil))
+	}
+	for i, c := range reply.ToolCalls {
+		events = append(events,
+			chunk(map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": i, "id": c.ID, "type": "function",
+				"function": map[string]any{"name": c.Name, "arguments": ""}}}}, nil),
+			chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i,
+				"function": map[string]any{"arguments": arguments(c)}}}}, nil))
+	}
+	events = append(events, chunk(map[string]any{}, finishReason(reply)),
+		map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 0, "model": s.Model,
+			"choices": []any{}, "usage": usage})
+	for _, e := range events {
+		data, _ := json.Marshal(e)
+		fmt.Fprintf(w, "data: %s\n\n", data)
+	}
+	io.WriteString(w, "data: [DONE]\n\n")
+}
+
+func finishReason(reply ModelReply) string {
+	if len(reply.ToolCalls) > 0 {
+		return "tool_calls"
+	}
+	return "stop"
+}
+
+// arguments is c's arguments as the JSON text the API carries
+// (NewModelServer checked that they marshal).
+func arguments(c ModelToolCall) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a shell command's > as it is, in the log too
+	enc.Encode(c.Arguments)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func apiError(msg string) map[string]any {
+	return map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error"}}
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	data, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+	w.WriteHeader(code)
+	w.Write(data)
+}
+
+// describeRequest is one log line for req: how it was asked, the tools it
+// offers and its messages, long contents cut.
+func describeRequest(req chatRequest) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "POST /v1/chat/completions model %q", req.Model)
+	if req.Stream {
+		b.WriteString(", streamed")
+	}
+	if len(req.Tools) > 0 {
+		names := make([]string, len(req.Tools))
+		for i, tool := range req.Tools {
+			names[i] = tool.Function.Name
+		}
+		fmt.Fprintf(&b, ", tools %s", strings.Join(names, " "))
+	}
+	for _, m := range req.Messages {
+		fmt.Fprintf(&b, "\n  %s", m.Role)
+		if m.ToolCallID != "" {
+			fmt.Fprintf(&b, " (%s)", m.ToolCallID)
+		}
+		if text := content(m.Content); text != "" {
+			fmt.Fprintf(&b, " %q", cut(text, 120))
+		}
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(&b, " calls %s (%s)", c.Function.Name, c.ID)
+		}
+	}
+	return b.String()
+}
+
+// content is a message's content as text: a string, or the text of its
+// parts.
+func content(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil {
+		var texts []string
+		for _, p := range parts {
+			texts = append(texts, p.Text)
+		}
+		return strings.Join(texts, " ")
+	}
+	return string(raw)
+}
+
+// cut is s cut to about n bytes, on a character's boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func describeReply(reply ModelReply) string {
+	if len(reply.ToolCalls) == 0 {
+		return fmt.Sprintf("text %q", reply.Text)
+	}
+	var calls []string
+	for _, c := range reply.ToolCalls {
+		calls = append(calls, fmt.Sprintf("%s (%s) %s", c.Name, c.ID, arguments(c)))
+	}
+	return "tool calls " + strings.Join(calls, ", ")
+}
