@@ -57,6 +57,8 @@ type Defaults struct {
 
 	ContinueAfterCancel bool
 	Retries             int
+	// Budget is every scenario's budget; nil for none.
+	Budget *UsageExpect
 
 	// Client applies when Client.Set; roots are absolute (relative ones
 	// are resolved against the config file's directory).
@@ -88,7 +90,7 @@ type Defaults struct {
 var (
 	configKeys   = []string{"defaults", "agents"}
 	defaultsKeys = []string{"agent", "timeout", "turnTimeout", "idleTimeout", "cancelGrace", "killGrace",
-		"continueAfterCancel", "retries", "client", "permissions", "workspace", "sandbox", "setup", "verify", "teardown", "session"}
+		"continueAfterCancel", "retries", "budget", "client", "permissions", "workspace", "sandbox", "setup", "verify", "teardown", "session"}
 	namedAgentKeys = []string{"description", "command", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 )
 
@@ -236,6 +238,8 @@ func (p *fileParser) defaults(n *yaml.Node, c *Config) {
 			d.ContinueAfterCancel, _ = p.boolean(v)
 		case "retries":
 			d.Retries, _ = p.retries(v)
+		case "budget":
+			d.Budget = p.usageExpect(v, "budget")
 		case "client":
 			d.Client.Set = true
 			p.client(v, &d.Client)
@@ -287,6 +291,7 @@ func (p *fileParser) applyDefaults(s *Scenario) {
 	s.CancelGrace, s.KillGrace = d.CancelGrace, d.KillGrace
 	s.ContinueAfterCancel = d.ContinueAfterCancel
 	s.Retries = d.Retries
+	s.Budget = d.Budget // never changed: the scenario's own replaces it
 	if d.Client.Set {
 		s.Client = d.Client
 		s.Client.Roots = slices.Clone(d.Client.Roots)

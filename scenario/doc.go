@@ -55,6 +55,9 @@
 //	killGrace: 5s                 # after closing stdin, before SIGTERM (50ms after a clean end; then SIGKILL); never past timeout
 //	continueAfterCancel: false
 //	retries: 2                    # run a failed or errored attempt again, up to 2 times (0-10; default 0)
+//	budget: {maxCost: 2.5, maxTotalTokens: 200000}  # what the agent may spend, as it reports it, enforced live:
+//	                              # the turn that passes it is cancelled (cancelCause budget), the rest skipped, and
+//	                              # the scenario fails; maxCost at each usage_update, maxTotalTokens at each answer
 //	client: {fs: true, terminal: true, readOnly: false, roots: [./repo]}  # roots default to the session cwd
 //	permissions:                  # also for terminal commands; without it all are denied (a warning says so)
 //	  default: deny               # allow | deny
@@ -83,6 +86,7 @@
 //	turns:                        # required, at least one, at most 1000
 //	  - prompt: "Run go vet and fix what it reports."
 //	    timeout: 5m
+//	    budget: {maxCost: 0.5}    # what this turn may spend (its cost: the session's, less the cost before it)
 //	    expect: {stopReason: end_turn}   # the default
 //	  - prompt: "Refactor everything."
 //	    timeout: 1m

@@ -289,8 +289,9 @@ func (p *fileParser) permissionsExpect(n *yaml.Node) *PermissionsExpect {
 	return e
 }
 
-// usageExpect reads expect.usage.
-func (p *fileParser) usageExpect(n *yaml.Node) *UsageExpect {
+// usageExpect reads expect.usage, or a budget (what is "budget"): the
+// same bounds, which the runner enforces while the agent runs.
+func (p *fileParser) usageExpect(n *yaml.Node, what string) *UsageExpect {
 	n = yamlnode.Deref(n)
 	e := &UsageExpect{Pos: p.pos(n)}
 	m, ok := p.mapping(n, usageKeys, nil)
@@ -310,7 +311,7 @@ func (p *fileParser) usageExpect(n *yaml.Node) *UsageExpect {
 			}
 		}
 	}
-	p.needsOne(m, "usage", usageKeys)
+	p.needsOne(m, what, usageKeys)
 	return e
 }
 

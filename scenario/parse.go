@@ -22,7 +22,7 @@ import (
 // The keys of each mapping in the format, in the order the docs give them.
 var (
 	scenarioKeys = []string{"name", "description", "tags", "agent", "timeout", "turnTimeout", "idleTimeout",
-		"cancelGrace", "killGrace", "continueAfterCancel", "retries", "client", "permissions", "workspace", "sandbox",
+		"cancelGrace", "killGrace", "continueAfterCancel", "retries", "budget", "client", "permissions", "workspace", "sandbox",
 		"setup", "expect", "turns", "verify", "teardown", "session"}
 	agentKeys          = []string{"command", "name", "replay", "args", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 	clientKeys         = []string{"fs", "terminal", "readOnly", "roots"}
@@ -30,7 +30,7 @@ var (
 	ruleKeys           = []string{"kind", "title", "command", "path", "input", "always", "examples"}
 	matcherKeys        = []string{"kind", "title", "command", "path", "input"}
 	exampleKeys        = []string{"match", "noMatch"}
-	turnKeys           = []string{"prompt", "timeout", "expect"}
+	turnKeys           = []string{"prompt", "timeout", "budget", "expect"}
 	partKeys           = []string{"text", "file", "image"}
 	turnExpectKeys     = []string{"stopReason", "cancelCause", "text", "denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
 	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
@@ -161,6 +161,8 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			s.ContinueAfterCancel, _ = p.boolean(v)
 		case "retries":
 			s.Retries, _ = p.retries(v)
+		case "budget":
+			s.Budget = p.usageExpect(v, "budget")
 		case "client":
 			s.Client.Set = true
 			rootsNode = p.client(v, &s.Client)
@@ -474,6 +476,7 @@ func (p *fileParser) client(n *yaml.Node, c *Client) (roots *yaml.Node) {
 		case "roots":
 			c.Roots = nil // replaces the config's
 			roots = yamlnode.Deref(kv.V)
+			c.RootsPos = p.pos(roots)
 			nodes, ok := p.strNodes(roots, false, false)
 			if !ok {
 				continue
@@ -521,6 +524,8 @@ func (p *fileParser) turn(n *yaml.Node) (Turn, *yaml.Node) {
 			if d, ok := p.duration(kv.V); ok {
 				t.Timeout, timeout = d, kv.V
 			}
+		case "budget":
+			t.Budget = p.usageExpect(kv.V, "budget")
 		case "expect":
 			t.Expect = p.expect(kv.V, true)
 		}
@@ -690,7 +695,7 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 		case "permissions":
 			e.Permissions = p.permissionsExpect(kv.V)
 		case "usage":
-			e.Usage = p.usageExpect(kv.V)
+			e.Usage = p.usageExpect(kv.V, "usage")
 		case "judge":
 			e.Judge = p.judge(kv.V)
 		}

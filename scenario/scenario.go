@@ -37,6 +37,11 @@ type Scenario struct {
 	// again (retries: N, for known-flaky agents); 0 for none.
 	Retries int
 
+	// Budget bounds what the agent may spend in the whole scenario, as it
+	// reports it (budget: the keys of expect.usage): the runner cancels
+	// the turn that passes it and the scenario fails; nil for none.
+	Budget *UsageExpect
+
 	Client Client
 
 	// Session says whether the session is continued from one run to the
@@ -93,7 +98,12 @@ type Agent struct {
 	Env     map[string]string // extra environment, interpolated values
 	Cwd     string            // absolute session cwd; default: the scenario file's directory
 	Auth    string            // authenticate method id, "" for none
-	Mode    string            // session mode to set after session/new, "" for none
+	// AuthEnv names the environment variables a named agent's registry
+	// entry expects for its credentials (ANTHROPIC_API_KEY), for the
+	// message when the agent asks for authentication; nil when none are
+	// known.
+	AuthEnv []string
+	Mode    string // session mode to set after session/new, "" for none
 
 	// Model is the model to select after session/new (agent.model), "" for
 	// the agent's own; ModelPos is where it was given.
@@ -145,6 +155,7 @@ type Client struct {
 	Terminal bool     // serve terminal/*; default true
 	ReadOnly bool     // refuse writes; default false
 	Roots    []string // absolute directories the agent may touch; default [Agent.Cwd]
+	RootsPos Pos      // where roots was given; zero for the default
 	Set      bool     // the scenario or the config's defaults have a client key
 }
 
@@ -153,7 +164,10 @@ type Turn struct {
 	Pos     Pos
 	Prompt  []Part
 	Timeout time.Duration // 0: the scenario's TurnTimeout
-	Expect  Expect
+	// Budget bounds what the agent may spend in this turn (see
+	// Scenario.Budget); nil for none.
+	Budget *UsageExpect
+	Expect Expect
 }
 
 // PromptText returns the turn's text parts joined with "\n".
