@@ -82,6 +82,7 @@ func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writ
 		ready:           make(chan struct{}),
 		responseWatch:   map[string]chan struct{}{},
 		inflight:        map[string]int{},
+		delayed:         map[string]chan struct{}{},
 		inflightChanged: make(chan struct{}, 1),
 		eof:             make(chan struct{}),
 	}
@@ -206,6 +207,7 @@ type agent struct {
 	children      []*exec.Cmd
 	responseWatch map[string]chan struct{} // request id → closed when its response is written
 	inflight      map[string]int           // request id → requests handled and not yet answered
+	delayed       map[string]chan struct{} // request id → closed by its $/cancel_request (see delay)
 
 	inflightChanged chan struct{} // 1-buffered: inflight shrank
 	eof             chan struct{} // closed when stdin has ended
@@ -213,6 +215,7 @@ type agent struct {
 
 type session struct {
 	id, cwd string
+	dirs    []string // its additionalDirectories
 	// Guarded by agent.mu:
 	mode    string
 	config  []acp.SessionConfigOption // current values of the script's configOptions
@@ -246,14 +249,23 @@ func (r *turnRun) cancel() { r.once.Do(func() { close(r.cancelled) }) }
 func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	<-a.ready
 	if req.ID == nil {
-		if req.Method == acp.MethodSessionCancel && !a.hung.Load() {
+		switch {
+		case a.hung.Load():
+		case req.Method == acp.MethodSessionCancel:
 			a.cancel(req)
+		case req.Method == acp.MethodCancelRequest:
+			a.cancelRequest(req)
 		}
-		return nil, nil // other notifications, $/cancel_request included, are ignored
+		return nil, nil // other notifications are ignored
 	}
 	a.arrived(req.ID)
 	if a.hung.Load() {
 		return a.neverAnswer(ctx, req)
+	}
+	if d, ok := a.s.delays[req.Method]; ok {
+		if err := a.delay(ctx, req, d); err != nil {
+			return nil, err
+		}
 	}
 	switch req.Method {
 	case acp.MethodInitialize:
@@ -343,11 +355,11 @@ func (a *agent) authenticate(req *acp.Request) (any, error) {
 
 // sessionParams checks what session/new and session/load have in common.
 func (a *agent) sessionParams(req *acp.Request, cwd string) error {
-	a.mu.Lock()
-	ok := a.authenticated || !a.s.authRequired
-	a.mu.Unlock()
-	if !ok {
+	if a.needsAuth() {
 		return acp.NewError(acp.CodeAuthRequired, "Authentication required")
+	}
+	if err := a.checkDirs(req); err != nil {
+		return err
 	}
 	var raw struct {
 		McpServers *json.RawMessage `json:"mcpServers"`
@@ -379,7 +391,7 @@ func (a *agent) newSession(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	a.mu.Lock()
 	id := a.newSessionIDLocked(p.Cwd)
-	sess := &session{id: id, cwd: p.Cwd}
+	sess := &session{id: id, cwd: p.Cwd, dirs: p.AdditionalDirectories}
 	if a.s.modes != nil {
 		sess.mode = a.s.modes.CurrentModeID
 	}

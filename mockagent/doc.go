@@ -38,11 +38,14 @@ Top level
     sessionCapabilities: {list, delete, additionalDirectories, resume, close}
                               each true or {} (advertised only; resume also
                               enables session/resume and close session/close,
-                              else -32601)
+                              else -32601; without additionalDirectories a
+                              session request that carries some is -32602)
     auth: {logout: true}
   authMethods: [{id, name, description, type: agent|terminal, args, env}]
-  authRequired: false         session/new and session/load answer -32000 until
-                              authenticate succeeds with a listed non-terminal id
+  authRequired: false         session/new, session/load and session/resume
+                              answer -32000 (auth_required) until authenticate
+                              succeeds with a listed non-terminal id; always:
+                              even after it
   sessionId: mock-session-1   id of the first session/new; later ones get "-2", "-3"…
   modes: {currentModeId, availableModes: [{id, name, description}]}
                               session/set_mode rejects other ids with -32602
@@ -90,6 +93,16 @@ Top level
                               an empty history.
   loadError: {code, message, data}  session/load and session/resume answer
                               this error (refuse to continue a session)
+  delay: {session/new: 5s}    answer these requests late: initialize,
+                              authenticate, session/new, session/load,
+                              session/resume, session/set_mode,
+                              session/set_config_option, session/set_model;
+                              a duration, or never. The messages behind a
+                              delayed request are handled meanwhile
+  onCancelRequest: cancelled  what $/cancel_request does to a delayed request:
+                              cancelled (answer it -32800 at once) or ignore
+                              (it keeps its delay); other requests are
+                              answered as they would be
   turns: [turn]
   default: turn               played when no entry of turns fits (without it:
                               end_turn and no output)
@@ -157,6 +170,8 @@ Steps (a mapping with exactly one of these keys)
                               "config: effort=high, thinking=true; model: big;
                               mode: code" (the parts the script offers;
                               "config: none" when it offers none)
+  showRoots: true             says the session's roots: its cwd, then its
+                              additionalDirectories ("roots: /work, /data")
   update: {sessionUpdate: agent_error, ...}   any update, sent verbatim
   usage_update: {used, size, cost: {amount, currency}}
   history: true               agent_message_chunk with the session's earlier

@@ -198,7 +198,7 @@ func (a *agent) reopen(req *acp.Request, id, cwd string) (*session, error) {
 	if e := a.s.loadError; e != nil {
 		return nil, &acp.Error{Code: e.Code, Message: e.Message, Data: e.Data}
 	}
-	sess := &session{id: id, cwd: cwd}
+	sess := &session{id: id, cwd: cwd, dirs: requestDirs(req)}
 	if a.s.sessionsDir != "" {
 		saved, err := a.s.readSession(req.Method, id)
 		if err != nil {
@@ -225,11 +225,11 @@ func (a *agent) sessionCheck(req *acp.Request, cwd string) error {
 	if req.Method == acp.MethodSessionLoad {
 		return a.sessionParams(req, cwd)
 	}
-	a.mu.Lock()
-	ok := a.authenticated || !a.s.authRequired
-	a.mu.Unlock()
-	if !ok {
+	if a.needsAuth() {
 		return acp.NewError(acp.CodeAuthRequired, "Authentication required")
+	}
+	if err := a.checkDirs(req); err != nil {
+		return err
 	}
 	if !filepath.IsAbs(cwd) {
 		return acp.NewError(acp.CodeInvalidParams, "%s: cwd must be an absolute path, got %q", req.Method, cwd)

@@ -73,6 +73,7 @@ var stepKinds = []stepKind{
 	{name: "stderr", new: func(a at) step { return &stderrStep{at: a} }},
 	{name: "spawnGrandchild", new: func(a at) step { return &grandchildStep{onlyTrue{a}} }},
 	{name: "showConfig", new: func(a at) step { return &showConfigStep{onlyTrue{a}} }},
+	{name: "showRoots", new: func(a at) step { return &showRootsStep{onlyTrue{a}} }},
 	{name: "history", new: func(a at) step { return &historyStep{onlyTrue{a}} }},
 	{name: "waitFor", new: func(a at) step { return &waitForStep{at: a} }},
 	{name: "writeFile", new: func(a at) step { return &writeFileStep{at: a} }},
