@@ -181,6 +181,14 @@ type Result struct {
 	// or authenticated, or when this host cannot enforce the scenario's
 	// required sandbox (exit code 3).
 	StartFailed bool `json:"startFailed,omitempty"`
+	// ErrorCause names, for a program, why the scenario could not run
+	// (ErrorAuth, ErrorProtocolVersion, ErrorSetupTimeout); "" when Error
+	// has no such cause.
+	ErrorCause string `json:"errorCause,omitempty"`
+	// SetupCancel is the $/cancel_request acprun sent for a setup request
+	// that was not answered in time, and how the agent took it; nil when
+	// none was sent.
+	SetupCancel *SetupCancel `json:"setupCancel,omitempty"`
 	// NotRun is set when the scenario never started: the run was
 	// interrupted, out of time or stopped (--fail-fast) first. Its Status
 	// is interrupted, Error says why, and every turn is skipped.

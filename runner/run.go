@@ -28,7 +28,9 @@ const (
 	DefaultTurnTimeout = 10 * time.Minute
 	DefaultCancelGrace = 10 * time.Second
 	DefaultKillGrace   = 5 * time.Second
-	// setupTimeout bounds initialize, authenticate, session/new and set_mode.
+	// setupTimeout bounds initialize, authenticate, session/new (or load,
+	// resume) and the session's settings together; a request it cuts short
+	// gets $/cancel_request (see setupWait).
 	setupTimeout = 2 * time.Minute
 )
 
@@ -514,7 +516,7 @@ func (r *scenarioRun) open(ctx context.Context) bool {
 	}
 	if err := r.start(ctx, resume); err != nil {
 		r.res.StartFailed = true // unless cut short: not the agent's failure then (see markCut)
-		r.failStart(err, "before the session opened")
+		r.failStart(r.noteSetupError(err), "before the session opened")
 		r.stopAgent(ctx)
 		r.collect()
 		return false
@@ -589,7 +591,7 @@ func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 // start gets the scenario its agent process (acquire) and opens the
 // session.
 func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
-	setupCtx, cancel := context.WithTimeout(ctx, setupTimeout)
+	setupCtx, cancel := context.WithTimeoutCause(ctx, setupTimeout, errSetupTimeout)
 	defer cancel()
 	if err := r.acquire(setupCtx); err != nil {
 		if r.proc != nil {
@@ -612,6 +614,10 @@ func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error
 		modelPos:   sc.Agent.ModelPos,
 		config:     sc.Agent.Config,
 		authHint:   "set agent.auth to",
+		authEnv:    authEnv(sc.Agent, r.opts.Environ),
+		wait:       r.setupWait(),
+		roots:      extraRoots(sc.Client.Roots, sc.Agent.Cwd),
+		rootsPos:   sc.Client.RootsPos,
 		opened: func(ns acp.NewSessionResponse) error {
 			if ns.SessionID == "" {
 				return errors.New("session/new: the agent answered without a sessionId")

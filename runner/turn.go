@@ -248,6 +248,8 @@ func cancelCause(cause error) string {
 		return report.CauseRunTimeout
 	case errors.Is(cause, errFailFast):
 		return report.CauseFailFast
+	case errors.Is(cause, errSetupTimeout):
+		return report.CauseSetupTimeout
 	}
 	return report.CauseInterrupt
 }
