@@ -55,6 +55,9 @@ const (
 	CauseInterrupt       = "interrupt"
 	// CauseFailFast: another scenario made the run stop (--fail-fast=cancel).
 	CauseFailFast = "failFast"
+	// CauseBudget: the agent's reported usage passed the scenario's or the
+	// turn's budget.
+	CauseBudget = "budget"
 )
 
 // ExternalCause reports whether acprun cancelled a turn for a cause

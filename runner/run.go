@@ -373,6 +373,9 @@ type scenarioRun struct {
 	proc *proc
 	// opened is set once the session was opened and set up: the turns run.
 	opened bool
+	// overBudget says which turn passed a budget; the turns after it do
+	// not run.
+	overBudget string
 	// stderr is what the agent wrote to stderr while it served the
 	// scenario, once its use has ended (stopAgent).
 	stderr string
@@ -652,8 +655,8 @@ func (r *scenarioRun) gone(err error, unanswered string) error {
 
 // stopAfter reports whether the turns after tr are not played, and why
 // (for their failures): the agent is gone (agent_exited, unresponsive), or
-// acprun cancelled tr and continueAfterCancel is not set, or it is but the
-// scenario's timeout passed. why is "" when the scenario's error says it
+// a turn passed a budget, or acprun cancelled tr and continueAfterCancel
+// is not set, or it is but the scenario's timeout passed. why is "" when the scenario's error says it
 // (an outcome not expected). Stopped because the run ended (ctx), the
 // scenario is cut short.
 func (r *scenarioRun) stopAfter(ctx, scCtx context.Context, tr report.TurnResult) (why string, stop bool) {
@@ -667,6 +670,8 @@ func (r *scenarioRun) stopAfter(ctx, scCtx context.Context, tr report.TurnResult
 			why = fmt.Sprintf("the agent exited during turn %d", tr.Index)
 		}
 		return why, true
+	case r.overBudget != "":
+		return r.overBudget, true
 	case tr.CancelCause == "":
 		return "", false
 	case !r.sc.ContinueAfterCancel:

@@ -125,6 +125,7 @@ type turnState struct {
 	checkOnce   sync.Once
 	usage       *report.Usage     // from usage_update
 	promptUsage *report.Usage     // from the prompt's answer
+	budget      *budgetWatch      // nil without a budget
 	warnings    []string          // about the prompt, set when the turn starts
 	unknown     []json.RawMessage // updates of unknown kinds, as received
 	requestLog                    // the turn's requests
@@ -390,6 +391,9 @@ func (t *turnState) record(u *acp.SessionUpdate) {
 		if u.UsageUpdate.Cost != nil {
 			t.usage.Cost = u.UsageUpdate.Cost.Amount
 			t.usage.Currency = u.UsageUpdate.Cost.Currency
+		}
+		if !late {
+			t.spend(u.UsageUpdate)
 		}
 	}
 }
