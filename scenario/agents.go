@@ -470,7 +470,8 @@ var agentNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // namedAgent reads the definition of the agent name in a config file. A
 // definition without command changes the built-in agent of the same name,
-// if any.
+// if any; one with a command keeps its authEnv (the same agent, started
+// another way, takes the same credentials).
 func (p *fileParser) namedAgent(name string, n *yaml.Node) NamedAgent {
 	spec := p.agentSpec(n, namedAgentKeys)
 	na := NamedAgent{Name: name, Description: spec.description, Source: p.Name}
@@ -489,6 +490,9 @@ func (p *fileParser) namedAgent(name string, n *yaml.Node) NamedAgent {
 	na.Agent = overlay(base, spec)
 	na.Agent.Name = name
 	na.Agent.Pos = p.pos(yamlnode.Deref(n))
+	if b, ok := builtinAgent(name); ok { // the same agent, started another way
+		na.Agent.AuthEnv = b.Agent.AuthEnv
+	}
 	return na
 }
 

@@ -127,7 +127,7 @@ agents:
 				Pos: at(25, 5), Name: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"},
 				Env: map[string]string{"ANTHROPIC_API_KEY": "/home/user"}, AuthEnv: []string{"ANTHROPIC_API_KEY"}}},
 		"codex": {Name: "codex", Source: "/cfg/acprun.yaml", Agent: scenario.Agent{
-			Pos: at(26, 10), Name: "codex", Command: []string{"my-codex"}}},
+			Pos: at(26, 10), Name: "codex", Command: []string{"my-codex"}, AuthEnv: []string{"OPENAI_API_KEY"}}},
 	}
 	if diff := cmp.Diff(wantAgents, cfg.Agents, cmpOpts); diff != "" {
 		t.Errorf("Agents (-want +got):\n%s", diff)
@@ -295,7 +295,7 @@ turns: [{prompt: hi}]
 	want := []summary{
 		{
 			Agent: scenario.Agent{Pos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 10}, Name: "claude",
-				Command: []string{"my-claude"}, Auth: "login", Cwd: "/s", McpServers: mcp, Enforcement: claudeEnforcement},
+				Command: []string{"my-claude"}, Auth: "login", AuthEnv: []string{"ANTHROPIC_API_KEY"}, Cwd: "/s", McpServers: mcp, Enforcement: claudeEnforcement},
 			Timeout: 10 * time.Minute, TurnTimeout: 2 * time.Minute, ContinueAfterCancel: true,
 			Client:  scenario.Client{FS: true, Terminal: true, ReadOnly: true, Roots: []string{"/cfg/shared"}, Set: true},
 			Default: approve.Allow, AnswerDelay: time.Second,
