@@ -17,7 +17,7 @@ const maxUnwrap = 4
 // shell wrapper (sh, bash, zsh, dash or ksh with -c SCRIPT, or eval …),
 // the commands of the script, unwrapped in turn. Arguments after the
 // script, which it sees as $0, $1, …, are a command of their own, as in
-// CommandsOf. A command with nothing to take off is its own only unit; so
+// commandsOf. A command with nothing to take off is its own only unit; so
 // is one that unwraps into more than maxForms units.
 func allowUnits(cmd string) []string {
 	var out []string

@@ -9,7 +9,6 @@ import (
 // permissionStep asks the client for permission and plays the branch of
 // its answer.
 type permissionStep struct {
-	at
 	call      acp.ToolCallUpdate
 	options   []acp.PermissionOption // nil: the script's
 	allowed   []step

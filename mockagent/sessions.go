@@ -270,7 +270,6 @@ func (a *agent) historyText(sess *session) string {
 // onCancel says) or the end of Run stops the wait; a file that cannot be
 // read is reported as an "error: waitFor: …" text chunk.
 type waitForStep struct {
-	at
 	path string
 }
 

@@ -12,7 +12,6 @@ import (
 
 // terminalStep runs a command in a terminal of the client.
 type terminalStep struct {
-	at
 	command         string
 	args            []string
 	env             []acp.EnvVariable

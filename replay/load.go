@@ -93,14 +93,7 @@ type wire struct {
 // Load reads the transcript at path. A file that is not a transcript (not
 // JSONL of acprun's shape, no initialize, several sessions) is an *srcerr.Error
 // saying where.
-func Load(path string) (*Recording, error) {
-	f, err := open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return parse(path, f, nil)
-}
+func Load(path string) (*Recording, error) { return Walk(path, nil) }
 
 // open opens the transcript at path; what cannot be read as one is an
 // *srcerr.Error.
@@ -128,7 +121,7 @@ type Message struct {
 }
 
 // Walk reads the transcript at path as Load does, with the same errors,
-// and calls each with every message of it (not the raw lines), in the
+// and calls each (when not nil) with every message of it (not the raw lines), in the
 // order recorded, as it reads them: a message before an error of a later
 // line has been passed.
 func Walk(path string, each func(Message)) (*Recording, error) {
@@ -140,12 +133,8 @@ func Walk(path string, each func(Message)) (*Recording, error) {
 	return parse(path, f, each)
 }
 
-// Parse reads a transcript from r; file names it in errors.
-func Parse(file string, r io.Reader) (*Recording, error) {
-	return parse(file, r, nil)
-}
-
-// parse is Parse, telling each (when not nil) of every message.
+// parse reads a transcript from r, telling each (when not nil) of every
+// message; file names it in errors.
 func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 	p := &parser{
 		rec:        &Recording{File: file, calls: map[string][]*exchange{}},

@@ -128,11 +128,9 @@ func insideAny(path string, dirs []string) bool {
 // against filepath.Dir(file).
 func LoadBytes(file string, data []byte, opts LoadOptions) ([]*Scenario, []Warning, error) {
 	l := newLoader(opts)
-	l.load(file, data)
+	l.add(l.parse(file, data))
 	return l.result()
 }
-
-func (l *loader) load(file string, data []byte) { l.add(l.parse(file, data)) }
 
 // parse parses one file.
 func (l *loader) parse(file string, data []byte) *parsedFile {
