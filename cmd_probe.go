@@ -150,13 +150,7 @@ func (c *probeCmd) writeFile(g *globals, rep runner.ProbeReport) error {
 	if c.Output == "" {
 		return nil
 	}
-	data, err := encode(func(w io.Writer) error { return output.ProbeJSON(w, rep) })
-	if err == nil {
-		wctx, stop := abortContext(g.Abort)
-		defer stop()
-		err = writeOutput(wctx, g, c.Output, data)
-	}
-	if err != nil {
+	if err := g.writeFile(c.Output, true, func(w io.Writer) error { return output.ProbeJSON(w, rep) }); err != nil {
 		return fmt.Errorf("-o %s: %w; the probe's JSON was not written", c.Output, err)
 	}
 	return nil

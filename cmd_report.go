@@ -71,13 +71,7 @@ func (c *reportCmd) Run(g *globals) error {
 	opts := htmlOptions(report.TranscriptFinder(c.Transcripts, dirs))
 	opts.Sources = c.Files
 	opts.TranscriptBytes = c.TranscriptBytes
-	data, err := encode(func(w io.Writer) error { return htmlreport.Write(w, rep, opts) })
-	if err != nil {
-		return exitError{code: exitOutput, err: fmt.Errorf("report: %w", err)}
-	}
-	wctx, stop := abortContext(g.Abort)
-	defer stop()
-	if err := writeOutput(wctx, g, c.Output, data); err != nil {
+	if err := g.writeFile(c.Output, true, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
 		return exitError{code: exitOutput, err: fmt.Errorf("report: -o %s: %w; the report was not written", c.Output, err)}
 	}
 	if c.Output != outfile.Stdout {

@@ -263,32 +263,23 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 // the summary; it says what was lost after the summary, so that it is the
 // last thing on the screen.
 func (c *runCmd) writeOutputs(g *globals, rep report.Report, events *progress.Events) error {
-	wctx, stop := abortContext(g.Abort)
-	defer stop()
 	var lost []string
 	written := false
 	// Streamed: the results may hold megabytes of agent text.
-	if err := writeOutputFrom(wctx, g, c.JSON, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
+	if err := g.writeFile(c.JSON, false, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
 		lost = append(lost, fmt.Sprintf("-o %s: %v; the results were not written", c.JSON, err))
 	} else {
 		written = true
 	}
 	if c.JUnit != "" {
-		data, err := encode(func(w io.Writer) error { return output.JUnit(w, rep) })
-		if err == nil {
-			err = writeOutput(wctx, g, c.JUnit, data)
-		}
-		if err != nil {
+		if err := g.writeFile(c.JUnit, true, func(w io.Writer) error { return output.JUnit(w, rep) }); err != nil {
 			lost = append(lost, fmt.Sprintf("--junit %s: %v; the JUnit report was not written", c.JUnit, err))
 		}
 	}
 	if c.HTML != "" {
-		data, err := encode(func(w io.Writer) error {
+		err := g.writeFile(c.HTML, true, func(w io.Writer) error {
 			return htmlreport.Write(w, rep, htmlOptions(report.TranscriptFinder("", nil))) // where the run wrote them
 		})
-		if err == nil {
-			err = writeOutput(wctx, g, c.HTML, data)
-		}
 		if err != nil {
 			lost = append(lost, fmt.Sprintf("--html %s: %v; the HTML report was not written", c.HTML, err))
 		}
