@@ -299,9 +299,7 @@ func (st *waitForStep) play(pl *player) *ending {
 	select {
 	case err := <-done:
 		if err != nil {
-			if pl.say("error: waitFor: %v", err) != nil {
-				return died()
-			}
+			return check(pl.say("error: waitFor: %v", err))
 		}
 		return nil
 	case <-pl.cancelled():

@@ -412,13 +412,7 @@ func (st *readStep) play(pl *player) *ending {
 	err := pl.call(pl.a.ctx, acp.MethodFSReadTextFile, acp.ReadTextFileRequest{
 		SessionID: pl.sess.id, Path: abs(pl.sess.cwd, st.path), Line: st.line, Limit: st.limit,
 	}, &res)
-	switch {
-	case pl.gone(err):
-		return died()
-	case err != nil:
-		return check(pl.sayErr(acp.MethodFSReadTextFile, err))
-	}
-	return check(pl.say("read: %s", res.Content))
+	return pl.outcome(acp.MethodFSReadTextFile, err, func() error { return pl.say("read: %s", res.Content) })
 }
 
 type writeStep struct {
@@ -444,13 +438,7 @@ func (st *writeStep) play(pl *player) *ending {
 	err := pl.call(pl.a.ctx, acp.MethodFSWriteTextFile, acp.WriteTextFileRequest{
 		SessionID: pl.sess.id, Path: abs(pl.sess.cwd, st.path), Content: st.content,
 	}, nil)
-	switch {
-	case pl.gone(err):
-		return died()
-	case err != nil:
-		return check(pl.sayErr(acp.MethodFSWriteTextFile, err))
-	}
-	return check(pl.say("write: ok"))
+	return pl.outcome(acp.MethodFSWriteTextFile, err, func() error { return pl.say("write: ok") })
 }
 
 type sleepStep struct {
