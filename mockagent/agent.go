@@ -299,7 +299,8 @@ func (a *agent) authenticate(req *acp.Request) (any, error) {
 	return nil, acp.NewError(acp.CodeInvalidParams, "unknown auth method %q", p.MethodID)
 }
 
-// sessionParams checks what session/new and session/load have in common.
+// sessionParams checks what session/new, session/load and session/resume
+// have in common (mcpServers is optional for session/resume).
 func (a *agent) sessionParams(req *acp.Request, cwd string) error {
 	a.mu.Lock()
 	ok := a.authenticated || !a.s.authRequired
@@ -310,7 +311,7 @@ func (a *agent) sessionParams(req *acp.Request, cwd string) error {
 	var raw struct {
 		McpServers *json.RawMessage `json:"mcpServers"`
 	}
-	if err := req.DecodeParams(&raw); err != nil || raw.McpServers == nil {
+	if err := req.DecodeParams(&raw); req.Method != acp.MethodSessionResume && (err != nil || raw.McpServers == nil) {
 		return acp.NewError(acp.CodeInvalidParams, "%s: mcpServers must be an array", req.Method)
 	}
 	if !filepath.IsAbs(cwd) {

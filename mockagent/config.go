@@ -1,6 +1,7 @@
 package mockagent
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -108,39 +109,13 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 	return out
 }
 
-// models parses the script's legacy models.
+// models parses the script's legacy models; a model's name defaults to
+// its id.
 func (p *parser) models(n *yaml.Node) *acp.SessionModelState {
-	ms := &acp.SessionModelState{}
-	p.object(n, "models", fields{
-		"currentModelId": func(v *yaml.Node) { ms.CurrentModelID, _ = p.str(v, "models.currentModelId") },
-		"availableModels": func(v *yaml.Node) {
-			items, _ := p.list(v, "models.availableModels")
-			for _, it := range items {
-				var m acp.ModelInfo
-				p.object(it, "model", fields{
-					"modelId":     func(v *yaml.Node) { m.ModelID, _ = p.nonEmpty(v, "model.modelId") },
-					"name":        func(v *yaml.Node) { m.Name, _ = p.str(v, "model.name") },
-					"description": func(v *yaml.Node) { m.Description, _ = p.str(v, "model.description") },
-				})
-				if m.ModelID == "" {
-					p.Errorf(yamlnode.Deref(it), "model: modelId is required")
-					continue
-				}
-				if m.Name == "" {
-					m.Name = m.ModelID
-				}
-				ms.AvailableModels = append(ms.AvailableModels, m)
-			}
-		},
-	})
-	if ms.CurrentModelID == "" && len(ms.AvailableModels) > 0 {
-		ms.CurrentModelID = ms.AvailableModels[0].ModelID
-	}
-	switch {
-	case len(ms.AvailableModels) == 0:
-		p.Errorf(yamlnode.Deref(n), "models: availableModels needs at least one model")
-	case !slices.ContainsFunc(ms.AvailableModels, func(m acp.ModelInfo) bool { return m.ModelID == ms.CurrentModelID }):
-		p.Errorf(yamlnode.Deref(n), "models: currentModelId %q is not among availableModels", ms.CurrentModelID)
+	cur, items := p.choices(n, "models", "model", "modelId")
+	ms := &acp.SessionModelState{CurrentModelID: cur}
+	for _, c := range items {
+		ms.AvailableModels = append(ms.AvailableModels, acp.ModelInfo{ModelID: c.id, Name: cmp.Or(c.name, c.id), Description: c.description})
 	}
 	return ms
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -238,37 +239,55 @@ func (p *parser) authMethods(n *yaml.Node, s *Script) {
 }
 
 func (p *parser) modes(n *yaml.Node) *acp.SessionModeState {
-	ms := &acp.SessionModeState{}
-	p.object(n, "modes", fields{
-		"currentModeId": func(v *yaml.Node) { ms.CurrentModeID, _ = p.str(v, "modes.currentModeId") },
-		"availableModes": func(v *yaml.Node) {
-			items, _ := p.list(v, "modes.availableModes")
-			for _, it := range items {
-				var m acp.SessionMode
-				p.object(it, "mode", fields{
-					"id":          func(v *yaml.Node) { m.ID, _ = p.nonEmpty(v, "mode.id") },
-					"name":        func(v *yaml.Node) { m.Name, _ = p.str(v, "mode.name") },
-					"description": func(v *yaml.Node) { m.Description, _ = p.str(v, "mode.description") },
+	cur, items := p.choices(n, "modes", "mode", "id")
+	ms := &acp.SessionModeState{CurrentModeID: cur}
+	for _, c := range items {
+		ms.AvailableModes = append(ms.AvailableModes, acp.SessionMode{ID: c.id, Name: c.name, Description: c.description})
+	}
+	return ms
+}
+
+// choice is one of the modes or models a script offers.
+type choice struct{ id, name, description string }
+
+// choices parses the script's modes or models (what): a mapping of the
+// current id (currentModeId) and the list of what is available
+// (availableModes), each a mapping of idKey, name and description; the
+// current id defaults to the first one's.
+func (p *parser) choices(n *yaml.Node, what, item, idKey string) (string, []choice) {
+	title := strings.ToUpper(item[:1]) + item[1:]
+	currentKey, availableKey := "current"+title+"Id", "available"+title+"s"
+	var current string
+	var items []choice
+	p.object(n, what, fields{
+		currentKey: func(v *yaml.Node) { current, _ = p.str(v, what+"."+currentKey) },
+		availableKey: func(v *yaml.Node) {
+			list, _ := p.list(v, what+"."+availableKey)
+			for _, it := range list {
+				var c choice
+				p.object(it, item, fields{
+					idKey:         func(v *yaml.Node) { c.id, _ = p.nonEmpty(v, item+"."+idKey) },
+					"name":        func(v *yaml.Node) { c.name, _ = p.str(v, item+".name") },
+					"description": func(v *yaml.Node) { c.description, _ = p.str(v, item+".description") },
 				})
-				if m.ID == "" {
-					p.Errorf(yamlnode.Deref(it), "mode: id is required")
+				if c.id == "" {
+					p.Errorf(yamlnode.Deref(it), "%s: %s is required", item, idKey)
 					continue
 				}
-				ms.AvailableModes = append(ms.AvailableModes, m)
+				items = append(items, c)
 			}
 		},
 	})
-	if ms.CurrentModeID == "" && len(ms.AvailableModes) > 0 {
-		ms.CurrentModeID = ms.AvailableModes[0].ID
+	if current == "" && len(items) > 0 {
+		current = items[0].id
 	}
-	found := slices.ContainsFunc(ms.AvailableModes, func(m acp.SessionMode) bool { return m.ID == ms.CurrentModeID })
 	switch {
-	case len(ms.AvailableModes) == 0:
-		p.Errorf(yamlnode.Deref(n), "modes: availableModes needs at least one mode")
-	case !found:
-		p.Errorf(yamlnode.Deref(n), "modes: currentModeId %q is not among availableModes", ms.CurrentModeID)
+	case len(items) == 0:
+		p.Errorf(yamlnode.Deref(n), "%s: %s needs at least one %s", what, availableKey, item)
+	case !slices.ContainsFunc(items, func(c choice) bool { return c.id == current }):
+		p.Errorf(yamlnode.Deref(n), "%s: %s %q is not among %s", what, currentKey, current, availableKey)
 	}
-	return ms
+	return current, items
 }
 
 func (p *parser) permissionOptions(n *yaml.Node, what string) []acp.PermissionOption {
