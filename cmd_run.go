@@ -116,11 +116,6 @@ func (c *runCmd) files() []outfile.Target {
 	return out
 }
 
-// toStdout reports whether some machine output goes to stdout.
-func (c *runCmd) toStdout(g *globals) bool {
-	return slices.ContainsFunc(c.files(), func(f outfile.Target) bool { return outfile.IsStdout(g.Stdout, f.Path) })
-}
-
 // checkOutputFlags rejects combinations of output flags that cannot work:
 // two outputs on stdout, a directory on stdout, one file for two outputs.
 func (c *runCmd) checkOutputFlags(g *globals) error {
@@ -291,7 +286,7 @@ func (c *runCmd) writeOutputs(g *globals, rep report.Report, events *progress.Ev
 	}
 	if os.Getenv("GITHUB_ACTIONS") == "true" {
 		annotations := g.Stdout
-		if c.toStdout(g) {
+		if slices.ContainsFunc(c.files(), func(f outfile.Target) bool { return outfile.IsStdout(g.Stdout, f.Path) }) {
 			annotations = g.Stderr // stdout carries the machine output alone
 		}
 		if err := output.GitHub(annotations, os.Getenv("GITHUB_STEP_SUMMARY"), rep); err != nil {

@@ -39,14 +39,13 @@ const (
 	exitAgent  = 3 // an agent could not be started, initialized or authenticated
 	// exitOutput: acprun could not write its output (results, JUnit,
 	// events, transcripts) or failed internally.
-	exitOutput      = 4
-	exitEmpty       = 5 // no scenario selected (pytest's "no tests collected")
+	exitOutput = 4
+	exitEmpty  = 5 // no scenario selected (pytest's "no tests collected")
+	// exitLocked: another run holds the lock of a state file and --lock
+	// fail was given (session.resume); nothing ran.
+	exitLocked      = 6
 	exitInterrupted = 130
 )
-
-// exitLocked: another run holds the lock of a state file and --lock fail
-// was given (session.resume); nothing ran.
-const exitLocked = 6
 
 // globals holds what every subcommand may need: the process's streams and
 // the channel closed by a second interrupt.
