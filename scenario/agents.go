@@ -129,8 +129,7 @@ func resolveNamed(name string, opts LoadOptions) (NamedAgent, error) {
 		return NamedAgent{}, errors.New(unknownMsg("agent", name, agentNames(opts.Config), "agents"))
 	}
 	if len(p.Errs) > 0 {
-		sortErrors(p.Errs)
-		return NamedAgent{}, Errors(p.Errs)
+		return NamedAgent{}, sorted(p.Errs)
 	}
 	return na, nil
 }

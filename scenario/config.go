@@ -118,9 +118,7 @@ func LoadConfigBytes(file string, data []byte, opts LoadOptions) (*Config, error
 	p := c.parser(lookup)
 	p.config(c)
 	if len(p.Errs) > 0 {
-		errs := dedupe(p.Errs)
-		sortErrors(errs)
-		return nil, errs
+		return nil, sorted(p.Errs)
 	}
 	return c, nil
 }

@@ -165,25 +165,28 @@ func (l *loader) add(pf *parsedFile) {
 }
 
 func (l *loader) result() ([]*Scenario, []Warning, error) {
-	sortWarnings(l.warns)
-	l.warns = slices.Compact(l.warns)
+	l.warns = SortWarnings(l.warns)
 	if len(l.errs) > 0 {
-		l.errs = dedupe(l.errs)
-		sortErrors(l.errs)
-		return nil, l.warns, l.errs
+		return nil, l.warns, sorted(l.errs)
 	}
 	return l.scens, l.warns, nil
 }
 
-// dedupe drops repeated errors: a node reached through several aliases, or
-// a config file's agent used by several scenarios, is checked each time.
-func dedupe(errs Errors) Errors {
+// sorted returns errs sorted by file, line and column, without repeats (a
+// node reached through several aliases, or a config file's agent used by
+// several scenarios, is checked each time); nil when there are none.
+func sorted(errs Errors) Errors {
+	if len(errs) == 0 {
+		return nil
+	}
 	seen := map[srcerr.Error]bool{}
-	return slices.DeleteFunc(errs, func(e *srcerr.Error) bool {
+	errs = slices.DeleteFunc(errs, func(e *srcerr.Error) bool {
 		dup := seen[*e]
 		seen[*e] = true
 		return dup
 	})
+	slices.SortStableFunc(errs, srcerr.Compare)
+	return errs
 }
 
 func (l *loader) errorf(path, format string, args ...any) {

@@ -281,12 +281,6 @@ func (p *fileParser) duration(n *yaml.Node) (time.Duration, bool) {
 	return p.parseDuration(n, false)
 }
 
-// delay reads a Go duration of zero or more, such as 0s or 2s: a wait
-// that may be none.
-func (p *fileParser) delay(n *yaml.Node) (time.Duration, bool) {
-	return p.parseDuration(n, true)
-}
-
 // parseDuration reads a Go duration with its unit, greater than zero or,
 // when zero is true, zero or more. A bare number is refused even where
 // time.ParseDuration takes it ("0"), as the schema refuses it.

@@ -116,10 +116,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	p.unchanged = nil
 	p.unset = nil
 	defer func() {
-		if len(p.unset) > 0 {
-			s.Unset = dedupe(p.unset)
-			sortErrors(s.Unset)
-		}
+		s.Unset = sorted(p.unset)
 		p.unset = nil
 	}()
 	m, ok := p.mapping(root, scenarioKeys, nil)
@@ -211,7 +208,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	if s.Agent.Cwd == "" {
 		s.Agent.Cwd, s.Agent.CwdPos = p.dir, Pos{}
 	} else {
-		p.checkCwd(s)
+		p.checkCwd(&s.Agent)
 	}
 	if w := s.Workspace; w != nil && s.Agent.CwdPos == (Pos{}) && s.Agent.Cwd == p.dir && w.Source() != "" {
 		// The runner maps the source to the attempt's copy.
@@ -244,15 +241,10 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	return s
 }
 
-// checkCwd reports a session cwd that is not a directory, at the cwd
-// value that gave it (in the scenario or the config file): the agent could
-// not even be started there.
-func (p *fileParser) checkCwd(s *Scenario) {
-	p.checkAgentCwd(&s.Agent)
-}
-
-// checkAgentCwd is checkCwd for any agent: the scenario's or a judge's.
-func (p *fileParser) checkAgentCwd(a *Agent) {
+// checkCwd reports an agent's (the scenario's or a judge's) session cwd
+// that is not a directory, at the cwd value that gave it (in the scenario
+// or the config file): the agent could not even be started there.
+func (p *fileParser) checkCwd(a *Agent) {
 	pos := a.CwdPos
 	if pos == (Pos{}) {
 		if a.Cwd == p.dir {

@@ -36,7 +36,7 @@ func (p *fileParser) permissions(n *yaml.Node, s *Scenario) *approve.Policy {
 		case "deny":
 			pol.Deny = p.rules(kv.V, approve.Deny)
 		case "answerDelay":
-			s.AnswerDelay, _ = p.delay(kv.V)
+			s.AnswerDelay, _ = p.parseDuration(kv.V, true) // a wait that may be none
 		}
 	}
 	return pol
