@@ -66,8 +66,10 @@ func newCall(req Request) *call {
 		title:    req.Title,
 		cwd:      req.Cwd,
 		commands: commandsOf(req, raw),
-		paths:    pathsOf(req, raw, nil),
 		input:    raw,
+	}
+	for _, ps := range pathsOf(req, raw) {
+		c.paths = append(c.paths, ps.Path)
 	}
 	c.units = make([][]string, len(c.commands))
 	for j, cmd := range c.commands {
@@ -218,7 +220,7 @@ func evalRule(list string, r Rule, c *call) result {
 	if len(r.Title) > 0 {
 		ok := false
 		for _, pat := range r.Title {
-			if titleMatch(pat, c.title) {
+			if MatchTitle(pat, c.title) {
 				ok = true
 				res.add(true, fmt.Sprintf("title %s matches %s", quote(c.title), quote(pat)), "title "+quote(c.title))
 				break

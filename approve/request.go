@@ -169,10 +169,31 @@ type PathSource struct {
 
 // PathSources is Decision.Paths, in the same order, with where in the
 // call each path was found.
-func PathSources(req Request) []PathSource {
+func PathSources(req Request) []PathSource { return pathsOf(req, decodeRaw(req.RawInput)) }
+
+// pathsOf returns the paths a tool call touches, raw being its decoded
+// rawInput, each once, with the fields it was found in:
+// toolCall.locations, the paths of diff content, and these top-level
+// rawInput fields, each a string or an array of strings: path, paths,
+// file_path, filePath, file_paths, filePaths, filepath, filename,
+// notebook_path, absolute_path, dir_path, directory, source, destination,
+// source_path, destination_path, old_path, new_path, target_file. They
+// cover the file tools of Claude Code, gemini-cli, codex and the ACP SDK
+// examples; rawInput.cwd, where a command runs, is not a touched path.
+// Then the files that the call's commands (commandsOf, and the scripts of
+// shell wrappers in them) redirect to or from: the targets of >, >>, >|,
+// <, <>, &>, &>> and >& (2>err.log too), but not 2>&1, here-documents or
+// /dev/null. Each path is cleaned and made absolute against req.Dir, else
+// req.Cwd (when set); a redirection target that needs an expansion
+// ($HOME/x, ~/x, `…`) is kept as written and matches no path pattern.
+func pathsOf(req Request, raw any) []PathSource {
 	var out []PathSource
 	at := map[string]int{}
-	pathsOf(req, decodeRaw(req.RawInput), func(p, from string) {
+	base := req.Cwd
+	if req.Dir != "" {
+		base = req.Dir
+	}
+	keep := func(p, from string) {
 		i, ok := at[p]
 		if !ok {
 			i = len(out)
@@ -181,41 +202,6 @@ func PathSources(req Request) []PathSource {
 		}
 		if !slices.Contains(out[i].From, from) {
 			out[i].From = append(out[i].From, from)
-		}
-	})
-	return out
-}
-
-// pathsOf returns the paths a tool call touches, raw being its decoded
-// rawInput: toolCall.locations, the paths of diff content, and these
-// top-level rawInput fields, each a string or an array of strings: path, paths, file_path, filePath, file_paths,
-// filePaths, filepath, filename, notebook_path, absolute_path, dir_path,
-// directory, source, destination, source_path, destination_path, old_path,
-// new_path, target_file. They cover the file tools of Claude Code,
-// gemini-cli, codex and the ACP SDK examples; rawInput.cwd, where a
-// command runs, is not a touched path. Then the files that the call's
-// commands (commandsOf, and the scripts of shell wrappers in them)
-// redirect to or from: the targets of >, >>, >|, <, <>, &>, &>> and >&
-// (2>err.log too), but not 2>&1, here-documents or /dev/null. Each path
-// is cleaned and made absolute against req.Dir, else req.Cwd (when set);
-// a redirection target that needs an expansion ($HOME/x, ~/x, `…`) is kept
-// as written and matches no path pattern. Duplicates are dropped. note,
-// when not nil, is told of every path found and the field it was found
-// in, as PathSource.From names it.
-func pathsOf(req Request, raw any, note func(path, from string)) []string {
-	var out []string
-	seen := map[string]bool{}
-	base := req.Cwd
-	if req.Dir != "" {
-		base = req.Dir
-	}
-	keep := func(p, from string) {
-		if note != nil {
-			note(p, from)
-		}
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
 		}
 	}
 	add := func(p, from string) {
@@ -232,29 +218,20 @@ func pathsOf(req Request, raw any, note func(path, from string)) []string {
 	}
 	m, _ := raw.(map[string]any)
 	for _, f := range pathFields {
-		from := "" // named only for note: Decide's path allocates nothing for it
 		switch v := m[f].(type) {
 		case string:
-			if note != nil {
-				from = "rawInput." + f
-			}
-			add(v, from)
+			add(v, "rawInput."+f)
 		case []any:
-			if note != nil {
-				from = "rawInput." + f
-			}
 			for _, e := range v {
 				if s, ok := e.(string); ok {
-					add(s, from)
+					add(s, "rawInput."+f)
 				}
 			}
 		}
 	}
 	commandFrom := "title" // where commandsOf read the commands
-	if note != nil {
-		if _, ok := commandLine(raw); ok {
-			commandFrom = "rawInput.command"
-		}
+	if _, ok := commandLine(raw); ok {
+		commandFrom = "rawInput.command"
 	}
 	for _, cmd := range commandsOf(req, raw) {
 		for _, text := range append([]string{cmd}, allowUnits(cmd)...) {
