@@ -281,34 +281,35 @@ func Observers(obs ...runner.Observer) runner.Observer {
 // multiObserver fans calls out to several observers.
 type multiObserver []runner.Observer
 
-func (m multiObserver) ScenarioStarted(j runner.Ref) {
+// each calls f with every observer, in turn.
+func (m multiObserver) each(f func(runner.Observer)) {
 	for _, o := range m {
-		o.ScenarioStarted(j)
+		f(o)
 	}
+}
+
+func (m multiObserver) ScenarioStarted(j runner.Ref) {
+	m.each(func(o runner.Observer) { o.ScenarioStarted(j) })
 }
 
 func (m multiObserver) TurnStarted(j runner.Ref, turn int) {
-	for _, o := range m {
-		o.TurnStarted(j, turn)
-	}
+	m.each(func(o runner.Observer) { o.TurnStarted(j, turn) })
 }
 
 func (m multiObserver) TurnFinished(j runner.Ref, t report.TurnResult) {
-	for _, o := range m {
-		o.TurnFinished(j, t)
-	}
+	m.each(func(o runner.Observer) { o.TurnFinished(j, t) })
 }
 
 func (m multiObserver) PermissionDecided(j runner.Ref, p report.Permission) {
-	for _, o := range m {
-		o.PermissionDecided(j, p)
-	}
+	m.each(func(o runner.Observer) { o.PermissionDecided(j, p) })
 }
 
 func (m multiObserver) Warning(j runner.Ref, msg string) {
-	for _, o := range m {
-		o.Warning(j, msg)
-	}
+	m.each(func(o runner.Observer) { o.Warning(j, msg) })
+}
+
+func (m multiObserver) ScenarioFinished(j runner.Ref, r report.Result) {
+	m.each(func(o runner.Observer) { o.ScenarioFinished(j, r) })
 }
 
 // WantsUpdates reports whether one of the observers wants Updates.
@@ -323,17 +324,11 @@ func (m multiObserver) WantsUpdates() bool {
 
 // Update passes u to the observers that want Updates.
 func (m multiObserver) Update(j runner.Ref, u runner.Update) {
-	for _, o := range m {
+	m.each(func(o runner.Observer) {
 		if uo, ok := o.(runner.UpdateObserver); ok && uo.WantsUpdates() {
 			uo.Update(j, u)
 		}
-	}
-}
-
-func (m multiObserver) ScenarioFinished(j runner.Ref, r report.Result) {
-	for _, o := range m {
-		o.ScenarioFinished(j, r)
-	}
+	})
 }
 
 var (
