@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/acprun/acprun/internal/proc"
 )
 
 const (
@@ -83,7 +85,7 @@ func (g gitCmd) run(ctx context.Context, args ...string) (string, error) {
 	} else {
 		cmd.Stdout = &stdout
 	}
-	stderr := &tail{max: stderrKeep}
+	stderr := proc.NewTail(stderrKeep)
 	cmd.Stderr = stderr
 	// Its own process group, so that a cancel also reaches filters and
 	// other children git started.
@@ -96,7 +98,7 @@ func (g gitCmd) run(ctx context.Context, args ...string) (string, error) {
 		return "", fmt.Errorf("git %s: %w", sub, context.Cause(ctx))
 	}
 	if err != nil {
-		msg := stderr.message()
+		msg := gitMessage(stderr.Bytes())
 		if msg == "" {
 			msg = err.Error()
 		}
@@ -125,25 +127,11 @@ type gitError struct {
 
 func (e *gitError) Error() string { return "git " + e.sub + ": " + e.msg }
 
-// tail keeps the last max bytes written to it.
-type tail struct {
-	max int
-	buf []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-// message is the line of git's stderr that says what went wrong: the first
-// "fatal:" or "error:" line, else the last line, cut to 300 bytes.
-func (t *tail) message() string {
+// gitMessage is the line of git's stderr that says what went wrong: the
+// first "fatal:" or "error:" line, else the last line, cut to 300 bytes.
+func gitMessage(stderr []byte) string {
 	var last string
-	for line := range strings.Lines(string(t.buf)) {
+	for line := range strings.Lines(string(stderr)) {
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
