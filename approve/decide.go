@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // AllowAll returns the policy of --allow-all: no rules, default allow.
@@ -431,15 +432,13 @@ func quote(s string) string {
 	const maxQuote = 200
 	if len(s) > maxQuote {
 		cut := maxQuote
-		for cut > 0 && !isRuneStart(s[cut]) {
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
 		s = s[:cut] + "…"
 	}
 	return strconv.Quote(s)
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 func quoteList(ss []string) string {
 	q := make([]string, len(ss))

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -216,8 +217,8 @@ func build(res report.Results, opts Options) view {
 			budget -= sv.Transcript.ShownBytes
 		}
 	}
-	v.Tags = sortedSet(tags)
-	v.Agents = sortedSet(agents)
+	v.Tags = slices.Sorted(maps.Keys(tags))
+	v.Agents = slices.Sorted(maps.Keys(agents))
 	return v
 }
 
@@ -239,15 +240,6 @@ func agentLabel(a report.AgentInfo) string {
 		return a.Name
 	}
 	return a.InfoName
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // bars lays out the stop-reason chart, most frequent first.
@@ -406,10 +398,7 @@ func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	i := n
-	for i > 0 && !utf8RuneStart(s[i]) {
-		i--
-	}
+	i := len(cutBytes(s, n))
 	return s[:i] + fmt.Sprintf("\n… (%d more %s not shown)", len(s)-i, plural(len(s)-i, "byte", "bytes"))
 }
 
@@ -420,5 +409,3 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
