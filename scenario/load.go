@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
@@ -381,13 +382,12 @@ func glob(pattern string) ([]string, error) {
 		if rel == "." {
 			return nil
 		}
-		parts := strings.Split(filepath.ToSlash(rel), "/")
 		// A pattern that names a skipped directory, such as
 		// "**/testdata/*.yaml", may enter it.
 		if d.IsDir() && skipDir(d.Name()) && !slices.Contains(rest, d.Name()) {
 			return fs.SkipDir
 		}
-		if matchSegs(rest, parts) {
+		if approve.MatchPath(strings.Join(rest, "/"), rel) {
 			out = append(out, filepath.Join(root, rel))
 		}
 		return nil
@@ -396,33 +396,4 @@ func glob(pattern string) ([]string, error) {
 		return nil, nil
 	}
 	return out, err
-}
-
-// matchSegs matches path elements against pattern elements, where "**"
-// matches any number of elements.
-func matchSegs(pat, path []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for len(pat) > 0 && pat[0] == "**" {
-				pat = pat[1:]
-			}
-			if len(pat) == 0 {
-				return true
-			}
-			for i := range len(path) + 1 {
-				if matchSegs(pat, path[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(path) == 0 {
-			return false
-		}
-		if ok, _ := filepath.Match(pat[0], path[0]); !ok {
-			return false
-		}
-		pat, path = pat[1:], path[1:]
-	}
-	return len(path) == 0
 }
