@@ -82,17 +82,9 @@ func nestedCommands(ws []string) []string {
 		unq[j] = dequote(w)
 	}
 	var inner []string
-	switch path.Base(unq[0]) {
-	case "sh", "bash", "zsh", "dash", "ksh":
-		script, extra, ok := shellScript(unq[1:])
-		if !ok {
-			return nil
-		}
-		if len(extra) > 0 {
-			script += "\n" + QuoteArgv(extra)
-		}
+	if script, ok := wrapperScript(unq); ok {
 		inner = SplitCommands(script)
-	case "eval":
+	} else if path.Base(unq[0]) == "eval" {
 		inner = SplitCommands(strings.Join(unq[1:], " "))
 	}
 	if len(redirs) > 0 {
