@@ -2,10 +2,8 @@ package scenario
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -93,11 +91,7 @@ var (
 func LoadConfig(path string, opts LoadOptions) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, Errors{{File: path, Msg: err.Error()}}
+		return nil, Errors{{File: path, Msg: bareError(err).Error()}}
 	}
 	return LoadConfigBytes(path, data, opts)
 }

@@ -202,11 +202,7 @@ func (l *loader) warnf(path, format string, args ...any) {
 }
 
 func (l *loader) fileError(path string, err error) {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	l.errorf(path, "%v", err)
+	l.errorf(path, "%v", bareError(err))
 }
 
 // files expands paths into the sorted list of scenario files to load.

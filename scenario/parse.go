@@ -266,11 +266,7 @@ func (p *fileParser) checkCwd(a *Agent) {
 	case errors.Is(err, fs.ErrNotExist):
 		p.errorAt(pos, "agent cwd %s does not exist: create that directory, or change cwd (a relative cwd is relative to %s)", a.Cwd, rel)
 	case err != nil:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		p.errorAt(pos, "agent cwd %s: %v", a.Cwd, err)
+		p.errorAt(pos, "agent cwd %s: %v", a.Cwd, bareError(err))
 	default:
 		p.errorAt(pos, "agent cwd %s is not a directory: cwd must name the directory the agent works in (a relative cwd is relative to %s)", a.Cwd, rel)
 	}
@@ -608,11 +604,7 @@ func (p *fileParser) existingFile(n *yaml.Node, what, path string) (string, bool
 	case errors.Is(err, fs.ErrNotExist):
 		p.Errorf(n, "%s %q does not exist", what, path)
 	case err != nil:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		p.Errorf(n, "%s %q: %v", what, path, err)
+		p.Errorf(n, "%s %q: %v", what, path, bareError(err))
 	case fi.IsDir():
 		p.Errorf(n, "%s %q is a directory", what, path)
 	default:
