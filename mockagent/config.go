@@ -47,22 +47,8 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 			"currentValue": func(v *yaml.Node) { current = v },
 			"options": func(v *yaml.Node) {
 				hasOptions = true
-				opts, _ := p.list(v, "configOptions.options")
-				for _, ov := range opts {
-					var sv acp.SessionConfigSelectOption
-					p.object(ov, "config option value", fields{
-						"value":       func(v *yaml.Node) { sv.Value, _ = p.nonEmpty(v, "options.value") },
-						"name":        func(v *yaml.Node) { sv.Name, _ = p.str(v, "options.name") },
-						"description": func(v *yaml.Node) { sv.Description, _ = p.str(v, "options.description") },
-					})
-					if sv.Value == "" {
-						p.Errorf(yamlnode.Deref(ov), "config option value: value is required")
-						continue
-					}
-					if sv.Name == "" {
-						sv.Name = sv.Value
-					}
-					values = append(values, sv)
+				for _, c := range p.choiceList(v, "configOptions.options", "config option value", "options", "value") {
+					values = append(values, acp.SessionConfigSelectOption{Value: c.id, Name: cmp.Or(c.name, c.id), Description: c.description})
 				}
 			},
 		})

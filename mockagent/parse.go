@@ -261,22 +261,7 @@ func (p *parser) choices(n *yaml.Node, what, item, idKey string) (string, []choi
 	var items []choice
 	p.object(n, what, fields{
 		currentKey: func(v *yaml.Node) { current, _ = p.str(v, what+"."+currentKey) },
-		availableKey: func(v *yaml.Node) {
-			list, _ := p.list(v, what+"."+availableKey)
-			for _, it := range list {
-				var c choice
-				p.object(it, item, fields{
-					idKey:         func(v *yaml.Node) { c.id, _ = p.nonEmpty(v, item+"."+idKey) },
-					"name":        func(v *yaml.Node) { c.name, _ = p.str(v, item+".name") },
-					"description": func(v *yaml.Node) { c.description, _ = p.str(v, item+".description") },
-				})
-				if c.id == "" {
-					p.Errorf(yamlnode.Deref(it), "%s: %s is required", item, idKey)
-					continue
-				}
-				items = append(items, c)
-			}
-		},
+		availableKey: func(v *yaml.Node) { items = p.choiceList(v, what+"."+availableKey, item, item, idKey) },
 	})
 	if current == "" && len(items) > 0 {
 		current = items[0].id
@@ -288,6 +273,28 @@ func (p *parser) choices(n *yaml.Node, what, item, idKey string) (string, []choi
 		p.Errorf(yamlnode.Deref(n), "%s: %s %q is not among %s", what, currentKey, current, availableKey)
 	}
 	return current, items
+}
+
+// choiceList parses a list (what) of mappings of idKey, name and
+// description, each an item whose keys messages name prefix.KEY; an item
+// without an id is reported and left out.
+func (p *parser) choiceList(n *yaml.Node, what, item, prefix, idKey string) []choice {
+	list, _ := p.list(n, what)
+	var items []choice
+	for _, it := range list {
+		var c choice
+		p.object(it, item, fields{
+			idKey:         func(v *yaml.Node) { c.id, _ = p.nonEmpty(v, prefix+"."+idKey) },
+			"name":        func(v *yaml.Node) { c.name, _ = p.str(v, prefix+".name") },
+			"description": func(v *yaml.Node) { c.description, _ = p.str(v, prefix+".description") },
+		})
+		if c.id == "" {
+			p.Errorf(yamlnode.Deref(it), "%s: %s is required", item, idKey)
+			continue
+		}
+		items = append(items, c)
+	}
+	return items
 }
 
 func (p *parser) permissionOptions(n *yaml.Node, what string) []acp.PermissionOption {
