@@ -315,27 +315,23 @@ func (p *fileParser) env(n *yaml.Node) map[string]string {
 		p.Errorf(n, "expected a mapping of variable names to values, got %s", describe(n))
 		return env
 	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := yamlnode.Deref(n.Content[i]), n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			p.Errorf(k, "expected a variable name, got %s", describe(k))
-			continue
+	pairs, probs, _ := yamlnode.Pairs(n, yamlnode.Options{})
+	for _, pr := range probs {
+		switch pr.Kind {
+		case yamlnode.KeyNotName:
+			p.Errorf(pr.Node, "expected a variable name, got %s", describe(pr.Node))
+		case yamlnode.MergeKey:
+			p.Errorf(pr.Node, "merge keys (<<) are not supported in env")
+		case yamlnode.DuplicateKey:
+			p.Errorf(pr.Node, "duplicate key %q (first at line %d)", pr.Node.Value, pr.First.Line)
 		}
-		if k.ShortTag() == "!!merge" {
-			p.Errorf(k, "merge keys (<<) are not supported in env")
-			continue
+	}
+	for _, kv := range pairs {
+		if kv.Key == "" || strings.ContainsAny(kv.Key, "=\x00") {
+			p.Errorf(kv.K, "bad environment variable name %q", kv.Key)
 		}
-		if line, dup := seen[k.Value]; dup {
-			p.Errorf(k, "duplicate key %q (first at line %d)", k.Value, line)
-			continue
-		}
-		seen[k.Value] = k.Line
-		if k.Value == "" || strings.ContainsAny(k.Value, "=\x00") {
-			p.Errorf(k, "bad environment variable name %q", k.Value)
-		}
-		if val, ok := p.interp(v); ok {
-			env[k.Value] = val
+		if val, ok := p.interp(kv.V); ok {
+			env[kv.Key] = val
 		}
 	}
 	return env
@@ -375,28 +371,24 @@ func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *
 	ok := true
 	switch n.Kind {
 	case yaml.MappingNode:
+		pairs, probs, _ := yamlnode.Pairs(n, yamlnode.Options{})
+		for _, pr := range probs {
+			if pr.Kind == yamlnode.DuplicateKey {
+				p.Errorf(pr.Node, "duplicate key %q", pr.Node.Value)
+			} else {
+				p.Errorf(pr.Node, "expected a key name, got %s", describe(pr.Node))
+			}
+			ok = false
+		}
 		buf.WriteByte('{')
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := yamlnode.Deref(n.Content[i])
-			if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" {
-				p.Errorf(k, "expected a key name, got %s", describe(k))
-				ok = false
-				continue
-			}
-			if seen[k.Value] {
-				p.Errorf(k, "duplicate key %q", k.Value)
-				ok = false
-				continue
-			}
-			seen[k.Value] = true
+		for i, kv := range pairs {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			key, _ := json.Marshal(k.Value)
+			key, _ := json.Marshal(kv.Key)
 			buf.Write(key)
 			buf.WriteByte(':')
-			ok = p.toJSON(buf, n.Content[i+1], depth+1, budget) && ok
+			ok = p.toJSON(buf, kv.V, depth+1, budget) && ok
 		}
 		buf.WriteByte('}')
 	case yaml.SequenceNode:

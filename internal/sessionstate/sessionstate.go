@@ -226,15 +226,11 @@ func holderPID(lf *os.File) int {
 func (f *File) read() error {
 	data, err := os.ReadFile(f.path)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist), err == nil && len(bytes.TrimSpace(data)) == 0:
 		f.doc = document{Version: Version, Sessions: map[string]Entry{}}
 		return nil
 	case err != nil:
 		return fmt.Errorf("state file %s: %w", f.path, err)
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		f.doc = document{Version: Version, Sessions: map[string]Entry{}}
-		return nil
 	}
 	var doc document
 	if err := json.Unmarshal(data, &doc); err != nil {
