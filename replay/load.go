@@ -186,7 +186,7 @@ type parser struct {
 	openAgent   map[string]*item     // the agent's requests not yet answered, by id
 	initialized bool
 	sessions    int
-	each        func(Message) // nil: Parse's
+	each        func(Message) // nil: Load's
 }
 
 // errorAt returns the *srcerr.Error of line n at byte offset off of text.
