@@ -199,11 +199,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		defer cancel()
 	}
 	states, err := runner.OpenStates(ctx, opts, scs, sessionstate.Mode(c.Lock), func(path string, pid int) {
-		holder := "another acprun run"
-		if pid > 0 {
-			holder = fmt.Sprintf("another acprun run (pid %d)", pid)
-		}
-		fmt.Fprintf(g.Stderr, "acprun: waiting for state file %s: %s holds its lock (--lock fail would exit instead)\n", path, holder)
+		fmt.Fprintf(g.Stderr, "acprun: waiting for state file %s: %s holds its lock (--lock fail would exit instead)\n", path, outfile.Holder(pid))
 	})
 	if err != nil {
 		return stateError(ctx, err)

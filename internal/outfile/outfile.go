@@ -280,11 +280,16 @@ type BusyError struct {
 }
 
 func (e *BusyError) Error() string {
-	holder := "another acprun run"
-	if e.PID > 0 {
-		holder = fmt.Sprintf("another acprun run (pid %d)", e.PID)
+	return Holder(e.PID) + " is writing to it; give each run its own file"
+}
+
+// Holder names the run that holds a lock, by its pid (0: unknown), for
+// messages: "another acprun run (pid 42)".
+func Holder(pid int) string {
+	if pid > 0 {
+		return fmt.Sprintf("another acprun run (pid %d)", pid)
 	}
-	return holder + " is writing to it; give each run its own file"
+	return "another acprun run"
 }
 
 // openLocked opens the regular file real for writing (flag may add

@@ -105,11 +105,7 @@ type BusyError struct {
 }
 
 func (e *BusyError) Error() string {
-	holder := "another acprun run"
-	if e.PID > 0 {
-		holder = fmt.Sprintf("another acprun run (pid %d)", e.PID)
-	}
-	return fmt.Sprintf("state file %s is locked by %s: try again once it has finished, or use --lock wait to wait for it", e.Path, holder)
+	return fmt.Sprintf("state file %s is locked by %s: try again once it has finished, or use --lock wait to wait for it", e.Path, outfile.Holder(e.PID))
 }
 
 // CorruptError is Open's error when the state file cannot be read as one.
