@@ -109,7 +109,7 @@ func (p *parser) models(n *yaml.Node) *acp.SessionModelState {
 // initSettings gives a new or loaded session the script's config options
 // and model, as they start.
 func (a *agent) initSettings(sess *session) {
-	sess.config = cloneOptions(a.s.configOptions)
+	sess.config = slices.Clone(a.s.configOptions) // CurrentValue is replaced, never changed in place
 	if a.s.models != nil {
 		sess.model = a.s.models.CurrentModelID
 	}
@@ -123,7 +123,7 @@ func (a *agent) sessionConfigOptions(sess *session) []acp.SessionConfigOption {
 	if a.s.configOptions == nil {
 		return nil
 	}
-	return cloneOptions(sess.config)
+	return slices.Clone(sess.config)
 }
 
 // sessionModels is the session's model state for a session answer (nil
@@ -138,13 +138,6 @@ func (a *agent) sessionModels(sess *session) *acp.SessionModelState {
 	m.AvailableModels = slices.Clone(m.AvailableModels)
 	m.CurrentModelID = sess.model
 	return &m
-}
-
-func cloneOptions(opts []acp.SessionConfigOption) []acp.SessionConfigOption {
-	if opts == nil {
-		return nil
-	}
-	return slices.Clone(opts) // CurrentValue is replaced, never changed in place
 }
 
 // setConfigOption answers session/set_config_option: the option must be
@@ -190,7 +183,7 @@ func (a *agent) setConfigOption(req *acp.Request) (any, error) {
 	}
 	sess.config = slices.Clone(sess.config)
 	sess.config[i] = o
-	return acp.SetSessionConfigOptionResponse{ConfigOptions: cloneOptions(sess.config)}, nil
+	return acp.SetSessionConfigOptionResponse{ConfigOptions: slices.Clone(sess.config)}, nil
 }
 
 // setModel answers the legacy session/set_model, when the script has
