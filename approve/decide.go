@@ -3,6 +3,7 @@ package approve
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -324,12 +325,7 @@ func denyMatch(patterns []string, cmd string) (form, pattern string, ok bool) {
 
 // evalInput: every entry's regex must match the value at its dotted path.
 func evalInput(res *result, input map[string]string, raw any) {
-	keys := make([]string, 0, len(input))
-	for k := range input {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(input)) {
 		re, err := regexp.Compile(input[k])
 		if err != nil {
 			res.add(false, fmt.Sprintf("input %s: bad regex: %v", k, err))
