@@ -436,22 +436,21 @@ func quote(s string) string {
 	return strconv.Quote(s)
 }
 
-func quoteList(ss []string) string {
+// quoteAll quotes each of ss, as quote does.
+func quoteAll(ss []string) []string {
 	q := make([]string, len(ss))
 	for i, s := range ss {
 		q[i] = quote(s)
 	}
-	return "[" + strings.Join(q, " ") + "]"
+	return q
 }
+
+func quoteList(ss []string) string { return "[" + strings.Join(quoteAll(ss), " ") + "]" }
 
 // plural renders `noun "a"` or `nouns "a", "b"`.
 func plural(noun string, ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = quote(s)
-	}
 	if len(ss) != 1 {
 		noun += "s"
 	}
-	return noun + " " + strings.Join(q, ", ")
+	return noun + " " + strings.Join(quoteAll(ss), ", ")
 }

@@ -221,11 +221,7 @@ func (p *fileParser) strNodes(n *yaml.Node, single, nonEmpty bool) ([]*yaml.Node
 // strs is strNodes returning the values.
 func (p *fileParser) strs(n *yaml.Node, single, nonEmpty bool) ([]string, bool) {
 	nodes, ok := p.strNodes(n, single, nonEmpty)
-	out := make([]string, len(nodes))
-	for i, s := range nodes {
-		out[i] = s.Value
-	}
-	return out, ok
+	return values(nodes), ok
 }
 
 func (p *fileParser) boolean(n *yaml.Node) (bool, bool) {

@@ -197,6 +197,7 @@ func (p *fileParser) examples(n *yaml.Node) (match, noMatch []*yaml.Node) {
 	return match, noMatch
 }
 
+// values are the texts of scalar nodes.
 func values(nodes []*yaml.Node) []string {
 	out := make([]string, len(nodes))
 	for i, n := range nodes {
