@@ -62,9 +62,7 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 			continue
 		}
 		seen[o.ID] = true
-		if o.Name == "" {
-			o.Name = o.ID
-		}
+		o.Name = cmp.Or(o.Name, o.ID)
 		switch o.Type {
 		case acp.ConfigBoolean:
 			if hasOptions {

@@ -2,6 +2,7 @@ package mockagent
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -260,7 +261,7 @@ func (p *parser) choices(n *yaml.Node, what, item, idKey string) (string, []choi
 	var current string
 	var items []choice
 	p.object(n, what, fields{
-		currentKey: func(v *yaml.Node) { current, _ = p.str(v, what+"."+currentKey) },
+		currentKey:   func(v *yaml.Node) { current, _ = p.str(v, what+"."+currentKey) },
 		availableKey: func(v *yaml.Node) { items = p.choiceList(v, what+"."+availableKey, item, item, idKey) },
 	})
 	if current == "" && len(items) > 0 {
@@ -321,9 +322,7 @@ func (p *parser) permissionOptions(n *yaml.Node, what string) []acp.PermissionOp
 			p.Errorf(yamlnode.Deref(it), "permission option: optionId and kind are required")
 			continue
 		}
-		if o.Name == "" {
-			o.Name = o.OptionID
-		}
+		o.Name = cmp.Or(o.Name, o.OptionID)
 		opts = append(opts, o)
 	}
 	return opts

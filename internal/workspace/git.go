@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -98,10 +99,7 @@ func (g gitCmd) run(ctx context.Context, args ...string) (string, error) {
 		return "", fmt.Errorf("git %s: %w", sub, context.Cause(ctx))
 	}
 	if err != nil {
-		msg := gitMessage(stderr.Bytes())
-		if msg == "" {
-			msg = err.Error()
-		}
+		msg := cmp.Or(gitMessage(stderr.Bytes()), err.Error())
 		return "", &gitError{sub: sub, msg: msg}
 	}
 	return strings.TrimRight(stdout.String(), "\n"), nil
@@ -224,10 +222,7 @@ func repository(ctx context.Context, given, src string) (repo string, bare bool,
 
 // resolve returns the full hash of the commit ref ("" for HEAD) names in repo.
 func resolve(ctx context.Context, repo, ref string) (string, error) {
-	name := ref
-	if name == "" {
-		name = "HEAD"
-	}
+	name := cmp.Or(ref, "HEAD")
 	unknown := fmt.Errorf("workspace: ref %s: unknown revision in %s", name, repo)
 	if ref == "" {
 		unknown = fmt.Errorf("workspace: ref HEAD: unknown revision in %s (has it any commits?)", repo)

@@ -6,6 +6,7 @@
 package progress
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -148,14 +149,8 @@ func (p *Printer) Update(j runner.Ref, u runner.Update) {
 		}
 		p.verbose(j, "%s: %s", kind, u.Text)
 	case runner.UpdateToolCall:
-		what := u.Title
-		if what == "" {
-			what = u.ToolCallID
-		}
-		kind := u.ToolKind
-		if kind == "" {
-			kind = "other"
-		}
+		what := cmp.Or(u.Title, u.ToolCallID)
+		kind := cmp.Or(u.ToolKind, "other")
 		late := ""
 		if u.Late {
 			late = "late "
@@ -167,10 +162,7 @@ func (p *Printer) Update(j runner.Ref, u runner.Update) {
 // PermissionDecided notes, when verbose, how a permission request was
 // answered.
 func (p *Printer) PermissionDecided(j runner.Ref, perm report.Permission) {
-	what := perm.Title
-	if what == "" {
-		what = perm.ToolCallID
-	}
+	what := cmp.Or(perm.Title, perm.ToolCallID)
 	detail := perm.Kind
 	if perm.Rule != "" {
 		if detail != "" {
