@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -135,9 +136,6 @@ func offsetLineCol(data []byte, off int64) string {
 	off = min(max(off, 0), int64(len(data)))
 	head := data[:off]
 	line := bytes.Count(head, []byte("\n")) + 1
-	col := len(head) - (bytes.LastIndexByte(head, '\n') + 1)
-	if col == 0 {
-		col = 1
-	}
+	col := cmp.Or(len(head)-(bytes.LastIndexByte(head, '\n')+1), 1)
 	return fmt.Sprintf("%d:%d", line, col)
 }

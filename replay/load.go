@@ -3,6 +3,7 @@ package replay
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -262,11 +263,7 @@ func (p *parser) jsonError(n int, text []byte, err error) *srcerr.Error {
 	case errors.As(err, &se):
 		return p.errorAt(n, text, int(se.Offset)-1, "not a JSON object: %v (a transcript has one JSON object per line)", se)
 	case errors.As(err, &te):
-		off := valueOffset(text, te.Field)
-		if off == 0 {
-			off = int(te.Offset) - 1
-		}
-		return p.errorAt(n, text, off, "%q is a JSON %s", te.Field, te.Value)
+		return p.errorAt(n, text, cmp.Or(valueOffset(text, te.Field), int(te.Offset)-1), "%q is a JSON %s", te.Field, te.Value)
 	}
 	return p.errorAt(n, text, 0, "%v", err)
 }

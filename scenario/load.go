@@ -117,12 +117,10 @@ func workspaceSources(parsed []*parsedFile) []string {
 
 // insideAny reports whether path lies inside one of dirs.
 func insideAny(path string, dirs []string) bool {
-	for _, d := range dirs {
-		if rel, err := filepath.Rel(d, path); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(dirs, func(d string) bool {
+		rel, err := filepath.Rel(d, path)
+		return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	})
 }
 
 // LoadBytes is Load for one file's contents; relative paths in it resolve

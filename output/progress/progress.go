@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -306,12 +307,10 @@ func (m multiObserver) ScenarioFinished(j runner.Ref, r report.Result) {
 
 // WantsUpdates reports whether one of the observers wants Updates.
 func (m multiObserver) WantsUpdates() bool {
-	for _, o := range m {
-		if u, ok := o.(runner.UpdateObserver); ok && u.WantsUpdates() {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(m, func(o runner.Observer) bool {
+		u, ok := o.(runner.UpdateObserver)
+		return ok && u.WantsUpdates()
+	})
 }
 
 // Update passes u to the observers that want Updates.
