@@ -84,7 +84,8 @@ Exit codes:
   1    some scenario failed an expectation, ended in an error outcome, or was
        interrupted by --timeout or --fail-fast
   2    usage, scenario-file or output-path errors (nothing ran)
-  3    an agent could not be started, initialized or authenticated
+  3    an agent could not be started, initialized or authenticated, or this
+       host cannot enforce its required sandbox
   4    acprun could not write its results, JUnit, HTML report, events or
        transcripts, or failed internally; the summary still goes to stderr
   5    no scenario selected, or nothing to rerun (see --allow-empty)

@@ -26,6 +26,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/report"
 )
 
@@ -153,6 +154,14 @@ func exitCode(ctx context.Context, rep report.Report) int {
 }
 
 func main() {
+	// The sandbox's Landlock helper (internal: never typed by people) is
+	// handled before anything else, kong included: it restricts this
+	// process and execs the agent or terminal command it wraps.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
+		code, err := sandbox.Exec(os.Args[2:])
+		fmt.Fprintf(os.Stderr, "acprun: %v\n", err)
+		os.Exit(code)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -198,11 +198,11 @@ func (w *contentBlockWire) block() ContentBlock {
 		Type:        *w.Type,
 		Text:        w.Text,
 		Data:        w.Data,
-		MimeType:    deref(w.MimeType),
-		URI:         deref(w.URI),
+		MimeType:    val(w.MimeType),
+		URI:         val(w.URI),
 		Name:        w.Name,
-		Title:       deref(w.Title),
-		Description: deref(w.Description),
+		Title:       val(w.Title),
+		Description: val(w.Description),
 		Size:        w.Size,
 		Resource:    w.Resource,
 		Annotations: w.Annotations,
@@ -266,7 +266,7 @@ func (r *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 	if err := jsonv1.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("embedded resource: %w", err)
 	}
-	*r = EmbeddedResourceResource{URI: w.URI, MimeType: deref(w.MimeType), Text: w.Text, Blob: w.Blob, Meta: w.Meta}
+	*r = EmbeddedResourceResource{URI: w.URI, MimeType: val(w.MimeType), Text: w.Text, Blob: w.Blob, Meta: w.Meta}
 	return nil
 }
 
@@ -277,6 +277,3 @@ type Annotations struct {
 	Priority     *float64        `json:"priority,omitempty"`
 	Meta         json.RawMessage `json:"_meta,omitempty"`
 }
-
-// deref returns *p, or "" for nil (used for nullable optional strings).
-func deref(p *string) string { return val(p) }

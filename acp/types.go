@@ -689,7 +689,7 @@ func (o *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	if err := jsonv1.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("permission outcome: %w", err)
 	}
-	*o = RequestPermissionOutcome{Outcome: w.Outcome, OptionID: deref(w.OptionID), Meta: w.Meta}
+	*o = RequestPermissionOutcome{Outcome: w.Outcome, OptionID: val(w.OptionID), Meta: w.Meta}
 	return nil
 }
 

@@ -277,35 +277,18 @@ func (s ToolCallStatus) Known() bool {
 // ToolCall is the payload of a tool_call update, and the merged record of a tool call.
 // Empty optional scalars are omitted when marshalled (Kind and Status then default to
 // "other" and "pending" on the wire); Content and Locations are emitted when non-nil,
-// even when empty, and decoding keeps an empty array as a non-nil empty slice.
+// even when empty (omitzero), and decoding keeps an empty array as a non-nil empty slice.
 type ToolCall struct {
 	ToolCallID string             `json:"toolCallId"`
 	Title      string             `json:"title"`
 	Name       string             `json:"name,omitempty"`
 	Kind       ToolKind           `json:"kind,omitempty"`
 	Status     ToolCallStatus     `json:"status,omitempty"`
-	Content    []ToolCallContent  `json:"content"`
-	Locations  []ToolCallLocation `json:"locations"`
+	Content    []ToolCallContent  `json:"content,omitzero"`
+	Locations  []ToolCallLocation `json:"locations,omitzero"`
 	RawInput   json.RawMessage    `json:"rawInput,omitempty"`
 	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
 	Meta       json.RawMessage    `json:"_meta,omitempty"`
-}
-
-// MarshalJSON encodes the tool call, emitting Content and Locations only when non-nil.
-func (t ToolCall) MarshalJSON() ([]byte, error) {
-	type plain ToolCall
-	w := struct {
-		plain
-		Content   *[]ToolCallContent  `json:"content,omitempty"`
-		Locations *[]ToolCallLocation `json:"locations,omitempty"`
-	}{plain: plain(t)}
-	if t.Content != nil {
-		w.Content = &t.Content
-	}
-	if t.Locations != nil {
-		w.Locations = &t.Locations
-	}
-	return jsonv1.Marshal(w)
 }
 
 // Apply merges an update into the record: scalar fields present in u replace the
@@ -345,36 +328,19 @@ func (t *ToolCall) Apply(u *ToolCallUpdate) {
 // ToolCallUpdate is the payload of a tool_call_update and the toolCall of a permission
 // request. Only ToolCallID is required; a nil pointer or nil slice means "absent,
 // unchanged". Decoding keeps the difference between an absent (or null) collection
-// (nil) and an empty one (non-nil, length 0: replace with none), and MarshalJSON emits
-// every non-nil collection, even an empty one.
+// (nil) and an empty one (non-nil, length 0: replace with none), and marshalling emits
+// every non-nil collection, even an empty one (omitzero).
 type ToolCallUpdate struct {
 	ToolCallID string             `json:"toolCallId"`
 	Title      *string            `json:"title,omitempty"`
 	Name       *string            `json:"name,omitempty"`
 	Kind       *ToolKind          `json:"kind,omitempty"`
 	Status     *ToolCallStatus    `json:"status,omitempty"`
-	Content    []ToolCallContent  `json:"content"`
-	Locations  []ToolCallLocation `json:"locations"`
+	Content    []ToolCallContent  `json:"content,omitzero"`
+	Locations  []ToolCallLocation `json:"locations,omitzero"`
 	RawInput   json.RawMessage    `json:"rawInput,omitempty"`
 	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
 	Meta       json.RawMessage    `json:"_meta,omitempty"`
-}
-
-// MarshalJSON encodes the update, emitting Content and Locations only when non-nil.
-func (u ToolCallUpdate) MarshalJSON() ([]byte, error) {
-	type plain ToolCallUpdate
-	w := struct {
-		plain
-		Content   *[]ToolCallContent  `json:"content,omitempty"`
-		Locations *[]ToolCallLocation `json:"locations,omitempty"`
-	}{plain: plain(u)}
-	if u.Content != nil {
-		w.Content = &u.Content
-	}
-	if u.Locations != nil {
-		w.Locations = &u.Locations
-	}
-	return jsonv1.Marshal(w)
 }
 
 // ToolCall returns a record built from the update alone, for an update about a tool

@@ -5,7 +5,7 @@
 #   QUICK=1 bench/run.sh    a smoke run with small sizes
 #   REPS=9 bench/run.sh     more repetitions of each timed comparison
 #   ONLY=permissions bench/run.sh   only the measurements matching a regexp
-#                           (flood100k flood1M permissions onechunk version
+#                           (flood100k flood1M permissions startup
 #                           batch deadline grace suite)
 #
 # It builds acprun (without -race, static with CGO_ENABLED=0 as the README

@@ -1,88 +1,10 @@
 package e2e_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-func TestPermissionRulesEndToEnd(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	agent, err := os.ReadFile(filepath.Join(root, "examples", "agents", "permissions.mock.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": string(agent),
-		"noreject.mock.yaml": `permissionOptions:
-  - {optionId: yes, name: "Yes", kind: allow_once}
-  - {optionId: always, name: "Always", kind: allow_always}
-turns:
-  - steps:
-      - permission: {toolCallId: t1, title: rm -rf /, kind: execute, rawInput: {command: rm -rf /}}
-        allowed: [{text: "ran"}]
-        rejected: [{text: "skipped"}]
-        cancelled: [{text: "cancelled"}]
-`,
-		"rules.yaml": `name: rules
-agent: {command: [acprun, mock-agent, agent.mock.yaml]}
-permissions:
-  default: deny
-  allow:
-    - kind: edit
-      path: "src/**"
-    - command: "go test *"
-  deny:
-    - command: "rm -rf *"
-turns:
-  - prompt: go
-    expect: {text: {contains: ["edit: applied", "rm: skipped", "test+upload: skipped"]}}
----
-name: no-reject-option
-agent: {command: [acprun, mock-agent, noreject.mock.yaml]}
-permissions: {default: deny}
-turns:
-  - prompt: go
-    expect: {stopReason: cancelled}
-`,
-	})
-	res, out := runResults(t, dir, "rules.yaml")
-	if res.code != 0 {
-		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
-	}
-	turn := out.Scenarios[0].Turns[0]
-	if len(turn.Permissions) != 3 {
-		t.Fatalf("permissions = %+v, want 3", turn.Permissions)
-	}
-	edit, rm, chain := turn.Permissions[0], turn.Permissions[1], turn.Permissions[2]
-	if edit.Decision != "allow" || edit.OptionID != "allow" || edit.Rule != "rules.yaml:6" ||
-		len(edit.Paths) != 1 || edit.Paths[0] != filepath.Join(dir, "src/greet.go") {
-		t.Errorf("edit = %+v, want allowed by rules.yaml:6 with option allow", edit)
-	}
-	if rm.Decision != "deny" || rm.OptionID != "reject" || rm.Rule != "rules.yaml:10" {
-		t.Errorf("rm = %+v, want denied by rules.yaml:10 with option reject", rm)
-	}
-	if chain.Decision != "deny" || chain.OptionID != "reject" || chain.Rule != "" ||
-		strings.Join(chain.Commands, "|") != "go test ./...|curl -X POST https://example.com/report -d @report.json" {
-		t.Errorf("chain = %+v, want denied by the default, the curl part not allowed", chain)
-	}
-	if out.Scenarios[0].Allowed != 1 || out.Scenarios[0].Denied != 2 {
-		t.Errorf("allowed/denied = %d/%d, want 1/2", out.Scenarios[0].Allowed, out.Scenarios[0].Denied)
-	}
-
-	noReject := out.Scenarios[1].Turns[0]
-	if len(noReject.Permissions) != 1 {
-		t.Fatalf("no-reject permissions = %+v, want 1", noReject.Permissions)
-	}
-	if p := noReject.Permissions[0]; p.Decision != "deny" || p.Outcome != "cancelled" || p.OptionID != "" || !strings.Contains(p.Reason, "cancelled") {
-		t.Errorf("no-reject permission = %+v, want deny answered cancelled with the reason", p)
-	}
-	if !strings.Contains(noReject.Text, "cancelled") {
-		t.Errorf("no-reject text = %q, want the agent's cancelled branch", noReject.Text)
-	}
-}
 
 func TestExpectDeniedZeroFails(t *testing.T) {
 	t.Parallel()

@@ -184,39 +184,6 @@ func TestReuseSharesOneProcess(t *testing.T) {
 	}
 }
 
-// TestReuseAfterACrash: the shared process crashes during the second of
-// three scenarios. That one errors and names the process it crashed on,
-// retired; the third passes on a new process. Nothing is left running.
-func TestReuseAfterACrash(t *testing.T) {
-	t.Parallel()
-	dir := realTempDir(t)
-	env, marker := e2eMarker(t)
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": closingAgent + "turns:\n  - {match: crash, steps: [{text: bye}, {exit: 3}]}\ndefault: {steps: [{text: fine}]}\n",
-		"s.yaml":          reuseScenario("a", "hello", env, "") + reuseScenario("b", "crash", env, "") + reuseScenario("c", "hello", env, ""),
-	})
-	res, out := runResults(t, dir, "s.yaml", "-j", "1")
-	if res.code != 1 {
-		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
-	}
-	if live := testkit.Leftovers(t, testkit.WithEnv(marker)); len(live) > 0 {
-		t.Errorf("left running after acprun exited: %v", live)
-	}
-	a, b, c := out.Scenarios[0], out.Scenarios[1], out.Scenarios[2]
-	if a.Status != report.StatusPassed || c.Status != report.StatusPassed || b.Status != report.StatusError || b.Turns[0].StopReason != report.OutcomeAgentExited {
-		t.Fatalf("a %s, b %s (%q), c %s; want passed, error (agent_exited), passed", a.Status, b.Status, b.Error, c.Status)
-	}
-	if p := b.Agent.Pool; p == nil || p.ID != "acprun#1" || p.Sessions != 2 || !strings.Contains(p.Retired, "agent_exited") {
-		t.Errorf("b: pool %+v; want acprun#1, its second session, retired after agent_exited", p)
-	}
-	if p := c.Agent.Pool; p == nil || p.ID != "acprun#2" || p.Sessions != 1 || p.Pid == a.Agent.Pool.Pid {
-		t.Errorf("c: pool %+v; want a new process, acprun#2", p)
-	}
-	if b.ExitCode == nil || *b.ExitCode != 3 {
-		t.Errorf("b: exitCode %v; want 3", b.ExitCode)
-	}
-}
-
 // TestReuseWithoutSessionClose: an agent that does not offer session/close
 // is not reused: every scenario starts its own process (each opens the
 // process's first session), with a warning that says where reuse was asked

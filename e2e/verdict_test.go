@@ -66,94 +66,6 @@ turns:
 	}
 }
 
-// TestLateUpdateKeepsInTurnStatus: a tool call in progress at the answer
-// and completed by a late update keeps its in-turn status, with the late
-// one beside it.
-func TestLateUpdateKeepsInTurnStatus(t *testing.T) {
-	t.Parallel()
-	res, out, _ := runOne(t, `turns:
-  - steps: [{tool_call: {toolCallId: c1, title: build, kind: execute, status: in_progress}}]
-    after: [{tool_call_update: {toolCallId: c1, status: completed}}]
-`, `name: s
-agent: {command: [acprun, mock-agent, agent.mock.yaml]}
-permissions: {default: allow}
-turns: [{prompt: go}]
-`)
-	if res.code != 0 {
-		t.Fatalf("exit %d\n%s", res.code, res.stderr)
-	}
-	tr := out.Scenarios[0].Turns[0]
-	if len(tr.ToolCalls) != 1 || tr.ToolCalls[0].Status != "in_progress" || tr.ToolCalls[0].LateStatus != "completed" || tr.ToolCalls[0].Late {
-		t.Errorf("tool calls = %+v, want c1 in_progress at the answer, completed late", tr.ToolCalls)
-	}
-}
-
-// TestExpectedOutcomesPass: agent_exited can be expected like any stop
-// reason; unexpected, it is an error. A turn after it did not run, so it
-// fails.
-func TestExpectedOutcomesPass(t *testing.T) {
-	t.Parallel()
-	script := "turns:\n  - steps: [{text: bye}, {exit: 3}]\n"
-	for _, tc := range []struct {
-		expect     string
-		more       string // later turns
-		code       int
-		status     report.Status
-		stopReason string
-	}{
-		{"{stopReason: agent_exited}", "", 0, "passed", "agent_exited"},
-		{"{stopReason: [end_turn, agent_exited]}", "", 0, "passed", "agent_exited"},
-		{"{stopReason: agent_exited}", "  - prompt: two\n", 1, "failed", "agent_exited"},
-		{"{stopReason: end_turn}", "  - prompt: two\n", 1, "error", "agent_exited"},
-	} {
-		t.Run(tc.expect+strings.TrimSpace(tc.more), func(t *testing.T) {
-			res, out, _ := runOne(t, script, fmt.Sprintf(`name: s
-agent: {command: [acprun, mock-agent, agent.mock.yaml]}
-turns:
-  - prompt: one
-    expect: %s
-%s`, tc.expect, tc.more))
-			sc := out.Scenarios[0]
-			if res.code != tc.code || sc.Status != tc.status {
-				t.Errorf("exit %d, status %s; want %d, %s\n%s", res.code, sc.Status, tc.code, tc.status, res.stderr)
-			}
-			if tr := sc.Turns[0]; tr.StopReason != tc.stopReason {
-				t.Errorf("stopReason %s, want %s", tr.StopReason, tc.stopReason)
-			}
-		})
-	}
-}
-
-// TestToolCallAfterCancelIsCancelled: a tool call the agent announces
-// after session/cancel, and never finishes, is cancelled with the rest.
-func TestToolCallAfterCancelIsCancelled(t *testing.T) {
-	t.Parallel()
-	_, out, _ := runOne(t, `turns:
-  - onCancel: ignore
-    steps:
-      - tool_call: {toolCallId: before, title: before, kind: read, status: in_progress}
-      - waitForCancel: true
-      - tool_call: {toolCallId: after, title: after, kind: read, status: in_progress}
-      - tool_call: {toolCallId: done, title: done, kind: read, status: completed}
-      - stop: cancelled
-`, `name: s
-agent: {command: [acprun, mock-agent, agent.mock.yaml]}
-turnTimeout: 300ms
-turns:
-  - prompt: one
-    expect: {stopReason: cancelled}
-`)
-	tr := out.Scenarios[0].Turns[0]
-	got := map[string]string{}
-	for _, c := range tr.ToolCalls {
-		got[c.ID] = c.Status
-	}
-	want := map[string]string{"before": "cancelled", "after": "cancelled", "done": "completed"}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("tool call statuses = %v, want %v", got, want)
-	}
-}
-
 // TestCancelIgnoredIsAWarning: an agent that answers session/cancel with
 // end_turn is flagged, and the summary says so.
 func TestCancelIgnoredIsAWarning(t *testing.T) {
@@ -191,29 +103,6 @@ turns: [{prompt: go}]
 	answer := findTranscriptLine(t, filepath.Join(dir, "tr", "s.jsonl"), `"id":"early-1"`, "c2a")
 	if !strings.Contains(answer, `"optionId":"ok"`) {
 		t.Errorf("answer sent = %s, want option ok selected", answer)
-	}
-}
-
-// TestForeignSessionBeforeSessionNew: an update for another session that
-// comes before session/new answers is a violation, not ours.
-func TestForeignSessionBeforeSessionNew(t *testing.T) {
-	t.Parallel()
-	foreign := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"someone-else","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"FOREIGN"}}}}`
-	_, out, _ := runOne(t, fmt.Sprintf(`updatesBeforeSessionNew:
-  - garbage: '%s'
-  - update: {sessionUpdate: available_commands_update, availableCommands: []}
-turns:
-  - steps: [{text: hi}]
-`, foreign), `name: s
-agent: {command: [acprun, mock-agent, agent.mock.yaml]}
-turns: [{prompt: go}]
-`)
-	sc := out.Scenarios[0]
-	if sc.SetupUpdates["agent_message_chunk"] != 0 || sc.SetupUpdates["available_commands_update"] != 1 {
-		t.Errorf("setupUpdates = %v, want only the update of our session", sc.SetupUpdates)
-	}
-	if !strings.Contains(strings.Join(sc.Warnings, "\n"), `unknown session "someone-else"`) {
-		t.Errorf("warnings = %q, want the foreign update reported", sc.Warnings)
 	}
 }
 

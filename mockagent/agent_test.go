@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -976,5 +978,53 @@ func TestEndOfStdin(t *testing.T) {
 	}
 	if len(answers) != 3 || answers["2"] != `{"sessionId":"mock-session-1"}` || answers["3"] != `{"stopReason":"cancelled"}` {
 		t.Errorf("answers = %q; want initialize, session/new and a cancelled prompt", answers)
+	}
+}
+
+// TestOwnSystemCalls: writeFile, readFile, spawn and connect act with the
+// agent's own system calls, in the session cwd, and say how it went.
+func TestOwnSystemCalls(t *testing.T) {
+	dir := t.TempDir()
+	open, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Close()
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed.Close()
+	t.Setenv("MOCK_OPEN", open.Addr().String())
+	script := `turns:
+  - steps:
+      - writeFile: {path: out.txt, content: hi}
+      - readFile: ${MOCK_DIR}/out.txt
+      - writeFile: {path: missing/x.txt, content: hi}
+      - readFile: nope.txt
+      - spawn: "cat out.txt; echo; echo err >&2; exit 3"
+      - spawn: "kill -KILL $$"
+      - connect: $MOCK_OPEN
+      - connect: ` + closed.Addr().String() + `
+`
+	t.Setenv("MOCK_DIR", dir)
+	c, _ := runMock(t, script, nil)
+	c.initialize()
+	sid := c.newSession(dir)
+	if _, err := c.prompt(sid, "x"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"text:writeFile: ok",
+		"text:readFile: hi",
+		"text:writeFile: error: open " + filepath.Join(dir, "missing/x.txt") + ": no such file or directory",
+		"text:readFile: error: open " + filepath.Join(dir, "nope.txt") + ": no such file or directory",
+		"text:spawn: exit 3: hi\nerr",
+		"text:spawn: signal: killed: ",
+		"text:connect: ok",
+		"text:connect: error: dial tcp " + closed.Addr().String() + ": connect: connection refused",
+	}
+	if diff := cmp.Diff(describeAll(c.drain()), want); diff != "" {
+		t.Errorf("updates (-got +want):\n%s", diff)
 	}
 }

@@ -170,6 +170,18 @@ Steps (a mapping with exactly one of these keys)
                               path that expands to "" skips the step
   stop: max_tokens            end the turn now with this stop reason
   error: {code, message, data}  end the turn now with a JSON-RPC error
+Own system calls (not through the client: no permission is asked, what an
+OS sandbox around the agent holds; $NAME and ${NAME} are expanded from the
+environment, relative paths are relative to the session cwd)
+  writeFile: {path, content}  write the file itself; says "writeFile: ok", or
+                              "writeFile: error: <the system's error>"
+  readFile: PATH              read the file itself; says "readFile: <content>"
+                              (or "readFile: error: ...")
+  spawn: "touch x"            run the shell line (/bin/sh -c, in the session
+                              cwd) as its own child and wait for it; says
+                              "spawn: exit <code>: <output>"
+  connect: HOST:PORT          open a TCP connection and close it; says
+                              "connect: ok" (or "connect: error: ...")
 Misbehaviour
   exit: 3                     exit the process at once with this code
   hang: true                  never write or answer anything again; ignore

@@ -46,7 +46,17 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown step",
 			src:  "turns:\n  - steps:\n      - txt: hi\n",
-			want: []string{`s.yaml:3:9: unknown step "txt" (want one of: text, thought, user, plan, tool_call, tool_call_update, permission, read, write, terminal, sleep, waitForCancel, update, usage_update, stop, error, exit, hang, garbage, flood, stderr, spawnGrandchild, showConfig, history, waitFor)`},
+			want: []string{`s.yaml:3:9: unknown step "txt" (want one of: text, thought, user, plan, tool_call, tool_call_update, permission, read, write, terminal, sleep, waitForCancel, update, usage_update, stop, error, exit, hang, garbage, flood, stderr, spawnGrandchild, showConfig, history, waitFor, writeFile, readFile, spawn, connect)`},
+		},
+		{
+			name: "own system calls",
+			src:  "turns:\n  - steps:\n      - writeFile: {path: x}\n      - connect: localhost\n      - spawn: \"\"\n      - readFile: [a]\n",
+			want: []string{
+				`s.yaml:3:20: writeFile: path and content are required`,
+				`s.yaml:4:18: connect: want HOST:PORT, got "localhost"`,
+				`s.yaml:5:16: spawn: must not be empty`,
+				`s.yaml:6:19: readFile: want a string, got a list`,
+			},
 		},
 		{
 			name: "two actions in one step",

@@ -66,6 +66,10 @@ var stepKinds = []stepKind{
 	{name: "showConfig", new: func() step { return &showConfigStep{} }},
 	{name: "history", new: func() step { return &historyStep{} }},
 	{name: "waitFor", new: func() step { return &waitForStep{} }},
+	{name: "writeFile", new: func() step { return &writeFileStep{} }},
+	{name: "readFile", new: func() step { return &readFileStep{} }},
+	{name: "spawn", new: func() step { return &spawnStep{} }},
+	{name: "connect", new: func() step { return &connectStep{} }},
 }
 
 // stepNames lists the keys of stepKinds, for messages.

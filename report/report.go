@@ -121,6 +121,27 @@ type PoolInfo struct {
 	Retired string `json:"retired,omitempty"`
 }
 
+// SandboxInfo is what the OS sandbox around a scenario's agent enforced
+// (the scenario's sandbox key, as the host could apply it).
+type SandboxInfo struct {
+	// Backend is bubblewrap, landlock, bubblewrap+landlock, or none (a
+	// best-effort sandbox on a host that can enforce nothing).
+	Backend string `json:"backend"`
+	// Write lists the only paths the agent could write in (absolute, with
+	// no symbolic link); absent under backend none.
+	Write []string `json:"write,omitempty"`
+	// Hide lists the paths the agent could not read.
+	Hide []string `json:"hide,omitempty"`
+	// Network is off when connections were restricted to Ports (or to
+	// none), on otherwise.
+	Network string `json:"network"`
+	// Ports lists the only TCP ports the agent could connect to, when
+	// they were restricted by port.
+	Ports []int `json:"ports,omitempty"`
+	// Level is required or best-effort.
+	Level string `json:"level"`
+}
+
 // SessionClose is how the agent answered session/close at the end of the
 // scenario.
 type SessionClose struct {
@@ -157,7 +178,8 @@ type Result struct {
 	// hung), or says what cut a StatusInterrupted short.
 	Error string `json:"error,omitempty"`
 	// StartFailed is set when the agent could not be started, initialized
-	// or authenticated (exit code 3).
+	// or authenticated, or when this host cannot enforce the scenario's
+	// required sandbox (exit code 3).
 	StartFailed bool `json:"startFailed,omitempty"`
 	// NotRun is set when the scenario never started: the run was
 	// interrupted, out of time or stopped (--fail-fast) first. Its Status
@@ -192,6 +214,9 @@ type Result struct {
 	Transcript string   `json:"transcript,omitempty"`
 	// Workspace is the attempt's own copy, when the scenario has one.
 	Workspace *WorkspaceResult `json:"workspace,omitempty"`
+	// Sandbox is what the OS sandbox around the agent enforced, when the
+	// scenario asked for one and its agent started.
+	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
 	// Setup, Verify and Teardown are the scenario's commands, as they ran.
 	Setup    []CommandResult `json:"setup,omitempty"`
 	Verify   []CommandResult `json:"verify,omitempty"`

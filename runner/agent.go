@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,6 +26,9 @@ type agentConfig struct {
 	Dir     string   // working directory of the process
 	Handler acp.Handler
 	Conn    *acp.Options
+	// NewSession starts the process in a session of its own (a sandboxed
+	// agent: see proc.Config.NewSession).
+	NewSession bool
 }
 
 // Agent is one agent subprocess, in its own process group (see package
@@ -64,7 +68,7 @@ func startAgent(cfg agentConfig) (*Agent, error) {
 	a := &Agent{stdin: inW, stderr: stderr}
 	a.Conn = acp.NewConn(outR, inW, cfg.Handler, cfg.Conn)
 	a.Process, err = process.Start(process.Config{Args: cfg.Argv, Env: cfg.Env, Dir: cfg.Dir,
-		Stdin: inR, Stdout: outW, Stderr: stderr.File(), Readers: []process.Reader{a.Conn, stderr}})
+		Stdin: inR, Stdout: outW, Stderr: stderr.File(), Readers: []process.Reader{a.Conn, stderr}, NewSession: cfg.NewSession})
 	if err != nil {
 		a.Conn.Close()
 		return nil, fmt.Errorf("start %s: %w", cfg.Argv[0], err)
@@ -85,12 +89,7 @@ func mergeEnv(base []string, env map[string]string) []string {
 			out = append(out, kv)
 		}
 	}
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		out = append(out, k+"="+env[k])
 	}
 	return out
@@ -135,36 +134,25 @@ func (a *Agent) exitReason() string {
 	return "the agent exited"
 }
 
-// Close stops the agent: it closes its stdin, waits up to grace for it to
-// exit, sends SIGTERM to its process group, waits up to grace again, then
-// kills the group. Leftover members of the group are always killed. When ctx
-// ends, the waits are cut short. Close waits for the connection's goroutines.
-// Everything the agent wrote before it stopped is handled before the
-// connection closes; only when ctx ends first is the rest dropped (counted
-// by Conn.Dropped). Processes that left the group (daemons, setsid) are
-// not killed here: the scenario's end kills them by their mark (package
-// reap).
+// CloseAfter stops the agent: it closes its stdin, waits up to eofWait for
+// it to exit, sends SIGTERM to its process group, waits up to grace, then
+// kills the group. Leftover members of the group are always killed. When
+// ctx ends, the waits are cut short. CloseAfter waits for the connection's
+// goroutines. Everything the agent wrote before it stopped is handled
+// before the connection closes; only when ctx ends first is the rest
+// dropped (counted by Conn.Dropped). Processes that left the group
+// (daemons, setsid) are not killed here: the scenario's end kills them by
+// their mark (package reap).
 //
-// It reports whether the agent had to be killed: it did not exit within
-// grace of SIGTERM (and of the end of its input before that).
-func (a *Agent) Close(ctx context.Context, grace time.Duration) (killed bool) {
-	killed, _ = a.CloseBy(ctx, grace, time.Time{})
-	return killed
-}
-
-// CloseBy is Close with a deadline that the waits do not outlast: each
-// grace is clipped to what is left until deadline, and at the deadline the
-// group is killed. A zero deadline is none. late reports that the deadline
-// cut a wait short (or had passed already) while the agent still ran.
-// The deadline does not cut the handling of what the agent wrote: only
-// ctx does.
-func (a *Agent) CloseBy(ctx context.Context, grace time.Duration, deadline time.Time) (killed, late bool) {
-	return a.CloseAfter(ctx, grace, grace, deadline)
-}
-
-// CloseAfter is CloseBy with its own wait between the end of the agent's
-// input and SIGTERM: eofWait instead of grace (after a clean end, see
-// cleanEndWait). grace is still the wait after SIGTERM.
+// The waits do not outlast deadline: each is clipped to what is left
+// until it, and at the deadline the group is killed. A zero deadline is
+// none. The deadline does not cut the handling of what the agent wrote:
+// only ctx does.
+//
+// killed reports that the agent had to be killed: it did not exit within
+// grace of SIGTERM (and of the end of its input before that). late
+// reports that the deadline cut a wait short (or had passed already)
+// while the agent still ran.
 func (a *Agent) CloseAfter(ctx context.Context, eofWait, grace time.Duration, deadline time.Time) (killed, late bool) {
 	a.closeOnce.Do(func() {
 		wait := func(grace time.Duration) bool {

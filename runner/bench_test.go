@@ -13,29 +13,13 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/scenario"
 )
-
-// TestMain runs the tests under testkit.Main, which removes the binary
-// acprunBinary builds once every test and benchmark is done.
-func TestMain(m *testing.M) { testkit.Main(m, nil) }
-
-// acprunBinary is acprun, built once for the benchmarks and the tests that
-// run the mock agent.
-func acprunBinary(t testing.TB) string {
-	t.Helper()
-	bin, err := testkit.Build("github.com/acprun/acprun")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
 
 // BenchmarkDeadlineToCancel measures the time from a turn's deadline to the
 // session/cancel notification written to the agent (target: ≤ 10 ms).
 func BenchmarkDeadlineToCancel(b *testing.B) {
-	bin := acprunBinary(b)
+	bin := agentBin(b)
 	dir := b.TempDir()
 	script := filepath.Join(dir, "agent.mock.yaml")
 	if err := os.WriteFile(script, []byte("turns:\n  - steps: [{waitForCancel: true}]\n"), 0o644); err != nil {
@@ -93,7 +77,7 @@ func (c *cancelTap) record(dir acp.Direction, line []byte, at time.Time) {
 // cancel grace (the agent is unresponsive) to its whole process group gone,
 // grandchild included (target: ≤ 100 ms).
 func BenchmarkGraceExpiryToGroupGone(b *testing.B) {
-	bin := acprunBinary(b)
+	bin := agentBin(b)
 	dir := b.TempDir()
 	script := filepath.Join(dir, "agent.mock.yaml")
 	if err := os.WriteFile(script, []byte("ignoreSigterm: true\nturns:\n  - steps: [{spawnGrandchild: true}, {hang: true}]\n"), 0o644); err != nil {

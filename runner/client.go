@@ -1,18 +1,21 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/internal/terminal"
 	"github.com/acprun/acprun/report"
 )
@@ -40,7 +43,13 @@ type clientServer struct {
 	jail    *jail.Jail // nil when jailErr is set or nothing is served
 	jailErr error
 	terms   *terminal.Manager
+	// sandbox is the agent's sandbox, which its terminals run in too; nil
+	// for none.
+	sandbox atomic.Pointer[sandbox.Applied]
 }
+
+// useSandbox has the terminals created from now on run in a.
+func (c *clientServer) useSandbox(a *sandbox.Applied) { c.sandbox.Store(a) }
 
 func newClientServer(cfg ClientConfig) *clientServer {
 	c := &clientServer{cfg: cfg, terms: terminal.NewManager()}
@@ -112,10 +121,7 @@ func (c *clientServer) handle(ctx context.Context, req *acp.Request) (any, repor
 	default:
 		err = acp.MethodNotFound(req.Method)
 	}
-	if err != nil {
-		return nil, rec, err
-	}
-	return result, rec, nil
+	return result, rec, err // no result with an error
 }
 
 // refuse records and returns a refusal.
@@ -139,6 +145,18 @@ func decode(req *acp.Request, v any, rec *report.ClientRequest) error {
 	}
 	if err := req.DecodeParams(v); err != nil {
 		return fail(rec, acp.CodeInvalidParams, "invalid params: %v", err)
+	}
+	return nil
+}
+
+// checkPath refuses a path (what names it: "path", "cwd") that has a NUL
+// byte or is not absolute.
+func checkPath(rec *report.ClientRequest, what, path string) error {
+	if strings.ContainsRune(path, 0) {
+		return refuse(rec, acp.CodeInvalidParams, "%s contains a NUL byte: %q", what, path)
+	}
+	if !filepath.IsAbs(path) {
+		return refuse(rec, acp.CodeInvalidParams, "%s must be absolute: %q", what, path)
 	}
 	return nil
 }
@@ -176,11 +194,8 @@ func (c *clientServer) readTextFile(req *acp.Request, rec *report.ClientRequest)
 		return nil, err
 	}
 	rec.Path = p.Path
-	if strings.ContainsRune(p.Path, 0) {
-		return nil, refuse(rec, acp.CodeInvalidParams, "path contains a NUL byte: %q", p.Path)
-	}
-	if !filepath.IsAbs(p.Path) {
-		return nil, refuse(rec, acp.CodeInvalidParams, "path must be absolute: %q", p.Path)
+	if err := checkPath(rec, "path", p.Path); err != nil {
+		return nil, err
 	}
 	if p.Line != nil && *p.Line < 0 {
 		return nil, fail(rec, acp.CodeInvalidParams, "line must not be negative")
@@ -239,11 +254,8 @@ func (c *clientServer) writeTextFile(req *acp.Request, rec *report.ClientRequest
 	}
 	rec.Path = p.Path
 	rec.Bytes = len(p.Content)
-	if strings.ContainsRune(p.Path, 0) {
-		return nil, refuse(rec, acp.CodeInvalidParams, "path contains a NUL byte: %q", p.Path)
-	}
-	if !filepath.IsAbs(p.Path) {
-		return nil, refuse(rec, acp.CodeInvalidParams, "path must be absolute: %q", p.Path)
+	if err := checkPath(rec, "path", p.Path); err != nil {
+		return nil, err
 	}
 	if c.cfg.ReadOnly {
 		return nil, refuse(rec, acp.CodeInvalidParams, "%s: the client is read-only", p.Path)
@@ -275,15 +287,9 @@ func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientReques
 				"invalid params: env[%d]: bad environment variable %q: a name must be non-empty without '=' or NUL, a value without NUL", i, e.Name)
 		}
 	}
-	cwd := p.Cwd
-	if cwd == "" {
-		cwd = c.cfg.Cwd
-	}
-	if strings.ContainsRune(cwd, 0) {
-		return nil, refuse(rec, acp.CodeInvalidParams, "cwd contains a NUL byte: %q", cwd)
-	}
-	if !filepath.IsAbs(cwd) {
-		return nil, refuse(rec, acp.CodeInvalidParams, "cwd must be absolute: %q", cwd)
+	cwd := cmp.Or(p.Cwd, c.cfg.Cwd)
+	if err := checkPath(rec, "cwd", cwd); err != nil {
+		return nil, err
 	}
 	if d := c.decide(line, cwd, rec); d.Verdict != approve.Allow {
 		if d.RuleList == approve.ListDeny {
@@ -317,13 +323,17 @@ func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientReques
 		}
 		env = reap.Of(c.cfg.Env).Set(mergeEnv(env, m)) // the agent cannot unmark its terminals
 	}
-	id, _, err := c.terms.Create(terminal.Config{
+	cfg := terminal.Config{
 		Command:     p.Command,
 		Args:        p.Args,
 		Env:         env,
 		Dir:         dir,
 		OutputLimit: limit,
-	})
+	}
+	if a := c.sandbox.Load(); a != nil {
+		cfg.Sandbox = a.Wrap
+	}
+	id, _, err := c.terms.Create(cfg)
 	if err != nil {
 		return nil, fail(rec, acp.CodeInternalError, "%v", err)
 	}
@@ -338,11 +348,7 @@ func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientReques
 // records the decision.
 func (c *clientServer) decide(line, cwd string, rec *report.ClientRequest) approve.Decision {
 	raw, _ := json.Marshal(map[string]string{"command": line})
-	sessionCwd := c.cfg.Cwd
-	if sessionCwd == "" {
-		sessionCwd = cwd
-	}
-	req := PermissionRequest(acp.ToolCall{Title: line, Kind: acp.KindExecute, RawInput: raw}, nil, sessionCwd)
+	req := PermissionRequest(acp.ToolCall{Title: line, Kind: acp.KindExecute, RawInput: raw}, nil, cmp.Or(c.cfg.Cwd, cwd))
 	req.Dir = cwd
 	d := c.cfg.Policy.Evaluate(req)
 	rec.Decision, rec.Rule, rec.Reason = string(d.Verdict), d.Rule, decisionReason(c.cfg.Policy, d)

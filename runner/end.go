@@ -71,7 +71,7 @@ func (r *scenarioRun) closeSession(scCtx context.Context) {
 		defer cancel()
 		limit = "before the deadline of the scenario"
 	}
-	ctx, cancelAbort := r.untilAbort(ctx)
+	ctx, cancelAbort := untilAbort(ctx, r.opts.Abort)
 	defer cancelAbort()
 	start := time.Now()
 	err := r.agent.Conn.Call(ctx, acp.MethodSessionClose, acp.CloseSessionRequest{SessionID: id}).Await(ctx, nil)
@@ -179,7 +179,7 @@ func (r *scenarioRun) keep() {
 // clean end. What it left running outside its process group is killed,
 // when it carries a mark of its own (the scenario's is swept at the end).
 func (r *scenarioRun) stop(scCtx context.Context, clean bool) {
-	abortCtx, cancel := r.untilAbort(context.Background())
+	abortCtx, cancel := untilAbort(context.Background(), r.opts.Abort)
 	defer cancel()
 	grace := r.limits().KillGrace
 	eofWait := grace

@@ -29,35 +29,7 @@ import (
 // the session's cost before the turn), checkFiles (it needs the workspace
 // as the turn left it) and the judge.
 func checkTurn(e scenario.Expect, t *report.TurnResult) []string {
-	var fails []string
-	switch {
-	case report.ExternalCause(t.CancelCause):
-		// Cut short from outside the scenario: whatever the agent answered,
-		// the turn did not end as the scenario would have it.
-		fails = append(fails, fmt.Sprintf("%s: the turn did not finish: acprun cancelled it after %s, which no expectation accepts (the agent answered %s)",
-			e.Pos, t.CancelCause, t.StopReason))
-	case len(e.StopReasons) > 0 && !slices.Contains(e.StopReasons, t.StopReason):
-		msg := fmt.Sprintf("%s: stopReason %s, want %s", e.Pos, t.StopReason, strings.Join(e.StopReasons, " or "))
-		if t.CancelCause != "" {
-			msg += " (cancelled by acprun after " + t.CancelCause + ")"
-		}
-		if t.Error != "" {
-			msg += " (" + t.Error + ")"
-		}
-		fails = append(fails, msg)
-	case t.CancelCause != "" && !e.StopReasonSet:
-		// A turn acprun had to cancel did not finish by itself, whatever
-		// the agent answered; only an explicit expect.stopReason allows it.
-		fails = append(fails, fmt.Sprintf("%s: the turn did not finish by itself: acprun cancelled it after %s and the agent answered %s (list %s in expect.stopReason to allow that)",
-			e.Pos, t.CancelCause, t.StopReason, t.StopReason))
-	}
-	if len(e.CancelCauses) > 0 && !report.ExternalCause(t.CancelCause) && !slices.Contains(e.CancelCauses, t.CancelCause) {
-		got := "the turn was not cancelled"
-		if t.CancelCause != "" {
-			got = "acprun cancelled the turn after " + t.CancelCause
-		}
-		fails = append(fails, fmt.Sprintf("%s: cancelCause: %s, want %s", e.CancelCausePos, got, strings.Join(e.CancelCauses, " or ")))
-	}
+	fails := checkStop(e, t)
 	for _, s := range e.TextContains {
 		if !strings.Contains(t.Text, s) {
 			fails = append(fails, fmt.Sprintf("%s: text does not contain %q", e.Pos, s))
@@ -94,6 +66,41 @@ func checkTurn(e scenario.Expect, t *report.TurnResult) []string {
 	}
 	if e.Permissions != nil {
 		fails = append(fails, checkPermissions(e.Permissions, perms, "the turn")...)
+	}
+	return fails
+}
+
+// checkStop checks how the turn ended: its stop reason and, when acprun
+// cancelled it, why.
+func checkStop(e scenario.Expect, t *report.TurnResult) []string {
+	var fails []string
+	switch {
+	case report.ExternalCause(t.CancelCause):
+		// Cut short from outside the scenario: whatever the agent answered,
+		// the turn did not end as the scenario would have it.
+		fails = append(fails, fmt.Sprintf("%s: the turn did not finish: acprun cancelled it after %s, which no expectation accepts (the agent answered %s)",
+			e.Pos, t.CancelCause, t.StopReason))
+	case len(e.StopReasons) > 0 && !slices.Contains(e.StopReasons, t.StopReason):
+		msg := fmt.Sprintf("%s: stopReason %s, want %s", e.Pos, t.StopReason, strings.Join(e.StopReasons, " or "))
+		if t.CancelCause != "" {
+			msg += " (cancelled by acprun after " + t.CancelCause + ")"
+		}
+		if t.Error != "" {
+			msg += " (" + t.Error + ")"
+		}
+		fails = append(fails, msg)
+	case t.CancelCause != "" && !e.StopReasonSet:
+		// A turn acprun had to cancel did not finish by itself, whatever
+		// the agent answered; only an explicit expect.stopReason allows it.
+		fails = append(fails, fmt.Sprintf("%s: the turn did not finish by itself: acprun cancelled it after %s and the agent answered %s (list %s in expect.stopReason to allow that)",
+			e.Pos, t.CancelCause, t.StopReason, t.StopReason))
+	}
+	if len(e.CancelCauses) > 0 && !report.ExternalCause(t.CancelCause) && !slices.Contains(e.CancelCauses, t.CancelCause) {
+		got := "the turn was not cancelled"
+		if t.CancelCause != "" {
+			got = "acprun cancelled the turn after " + t.CancelCause
+		}
+		fails = append(fails, fmt.Sprintf("%s: cancelCause: %s, want %s", e.CancelCausePos, got, strings.Join(e.CancelCauses, " or ")))
 	}
 	return fails
 }
@@ -193,6 +200,14 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
+// match is "1 tool call matches" or "2 tool calls match".
+func match(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one + " matches"
+	}
+	return plural(n, one, many) + " match"
+}
+
 // wasWere is the verb for n things: "was" for 1, else "were".
 func wasWere(n int) string {
 	if n == 1 {
@@ -238,11 +253,7 @@ func describeCalls(calls []observedCall, scope string) string {
 	if len(calls) == 0 {
 		return scope + " made no tool calls"
 	}
-	items := make([]string, len(calls))
-	for i, c := range calls {
-		items[i] = c.String()
-	}
-	return scope + "'s tool calls: " + listed(items)
+	return scope + "'s tool calls: " + listCalls(calls)
 }
 
 func matchingCalls(pattern string, calls []observedCall) []observedCall {
@@ -266,11 +277,7 @@ func checkToolCalls(e *scenario.ToolCallsExpect, calls []observedCall, scope str
 	}
 	for _, p := range e.NotUsed {
 		if m := matchingCalls(p.Value, calls); len(m) > 0 {
-			verb := "match"
-			if len(m) == 1 {
-				verb = "matches"
-			}
-			fails = append(fails, fmt.Sprintf("%s: toolCalls.notUsed: %s %s %q: %s", p.Pos, plural(len(m), "tool call", "tool calls"), verb, p.Value, listCalls(m)))
+			fails = append(fails, fmt.Sprintf("%s: toolCalls.notUsed: %s %q: %s", p.Pos, match(len(m), "tool call", "tool calls"), p.Value, listCalls(m)))
 		}
 	}
 	for _, c := range e.Count {
@@ -318,11 +325,7 @@ func checkCount(c scenario.CountExpect, calls []observedCall, scope string) []st
 	if ok {
 		return nil
 	}
-	verb := "match"
-	if n == 1 {
-		verb = "matches"
-	}
-	msg := fmt.Sprintf("%s: toolCalls.count: %s %s %q, want %s", c.Pos, plural(n, "tool call", "tool calls"), verb, c.Pattern, want)
+	msg := fmt.Sprintf("%s: toolCalls.count: %s %q, want %s", c.Pos, match(n, "tool call", "tool calls"), c.Pattern, want)
 	if n > c.N {
 		msg += " (" + listCalls(m) + ")"
 	} else {
@@ -391,12 +394,8 @@ func checkPermissions(e *scenario.PermissionsExpect, perms []report.Permission, 
 	}
 	for _, p := range e.NotRequested {
 		if m := matching(p.Value); len(m) > 0 {
-			verb := "match"
-			if len(m) == 1 {
-				verb = "matches"
-			}
-			fails = append(fails, fmt.Sprintf("%s: permissions.notRequested: %s %s %q: %s",
-				p.Pos, plural(len(m), "permission request", "permission requests"), verb, p.Value, listed(m)))
+			fails = append(fails, fmt.Sprintf("%s: permissions.notRequested: %s %q: %s",
+				p.Pos, match(len(m), "permission request", "permission requests"), p.Value, listed(m)))
 		}
 	}
 	return fails
@@ -566,61 +565,15 @@ func checkFiles(e *scenario.FilesExpect, root string, changed []string, known bo
 		return nil
 	}
 	var fails []string
-	fail := func(pos scenario.Pos, format string, args ...any) {
-		fails = append(fails, pos.String()+": "+fmt.Sprintf(format, args...))
-	}
-	ws, err := openWorkspace(root)
-	if err != nil {
-		fail(e.Pos, "files: cannot check the files: %v", err)
+	if ws, err := openWorkspace(root); err != nil {
+		fails = append(fails, fmt.Sprintf("%s: files: cannot check the files: %v", e.Pos, err))
 	} else {
-		defer ws.close()
-		for _, p := range e.Exists {
-			if problem := ws.exists(p.Value); problem != "" {
-				fail(p.Pos, "files.exists: %q %s", p.Value, problem)
-			}
-		}
-		for _, p := range e.Absent {
-			if found := ws.found(p.Value); found != "" {
-				fail(p.Pos, "files.absent: %q %s", p.Value, found)
-			}
-		}
-		for _, c := range e.Contains {
-			data, problem := ws.read(c.Path)
-			switch {
-			case problem != "":
-				fail(c.Pos, "files.contains: %q %s", c.Path, problem)
-			case !bytes.Contains(data, []byte(c.Text)):
-				fail(c.Pos, "files.contains: %q does not contain %s (%s)", c.Path, quoted(c.Text), summary(data))
-			}
-		}
-		for _, m := range e.Matches {
-			data, problem := ws.read(m.Path)
-			switch {
-			case problem != "":
-				fail(m.Pos, "files.matches: %q %s", m.Path, problem)
-			case !m.Re.Match(data):
-				fail(m.Pos, "files.matches: %q does not match /%s/ (%s)", m.Path, m.Re, summary(data))
-			}
-		}
-		for _, g := range e.Golden {
-			data, problem := ws.read(g.Path)
-			if problem != "" {
-				fail(g.Pos, "files.golden: %q %s", g.Path, problem)
-				continue
-			}
-			want, err := readGolden(g.Golden)
-			if err != nil {
-				fail(g.Pos, "files.golden: cannot read the golden file: %v", err)
-				continue
-			}
-			if diff := goldenDiff(data, want); diff != "" {
-				fail(g.Pos, "files.golden: %q differs from %s: %s", g.Path, g.Golden, diff)
-			}
-		}
+		fails = ws.check(e)
+		ws.close()
 	}
 	for _, u := range e.Unchanged {
 		if !known {
-			fail(u.Pos, "files.unchanged: the changes to the files are unknown (unchanged needs a workspace whose changes could be listed)")
+			fails = append(fails, fmt.Sprintf("%s: files.unchanged: the changes to the files are unknown (unchanged needs a workspace whose changes could be listed)", u.Pos))
 			continue
 		}
 		var hit []string
@@ -630,11 +583,58 @@ func checkFiles(e *scenario.FilesExpect, root string, changed []string, known bo
 			}
 		}
 		if len(hit) > 0 {
-			verb := "was"
-			if len(hit) > 1 {
-				verb = "were"
-			}
-			fail(u.Pos, "files.unchanged: %s matching %q %s changed: %s", plural(len(hit), "path", "paths"), u.Value, verb, listed(hit))
+			fails = append(fails, fmt.Sprintf("%s: files.unchanged: %s matching %q %s changed: %s", u.Pos, plural(len(hit), "path", "paths"), u.Value, wasWere(len(hit)), listed(hit)))
+		}
+	}
+	return fails
+}
+
+// check checks the expectations of e on the files as they are now, all
+// but unchanged.
+func (w *workspaceFiles) check(e *scenario.FilesExpect) []string {
+	var fails []string
+	fail := func(pos scenario.Pos, format string, args ...any) {
+		fails = append(fails, pos.String()+": "+fmt.Sprintf(format, args...))
+	}
+	for _, p := range e.Exists {
+		if problem := w.exists(p.Value); problem != "" {
+			fail(p.Pos, "files.exists: %q %s", p.Value, problem)
+		}
+	}
+	for _, p := range e.Absent {
+		if found := w.found(p.Value); found != "" {
+			fail(p.Pos, "files.absent: %q %s", p.Value, found)
+		}
+	}
+	for _, c := range e.Contains {
+		data, problem := w.read(c.Path)
+		switch {
+		case problem != "":
+			fail(c.Pos, "files.contains: %q %s", c.Path, problem)
+		case !bytes.Contains(data, []byte(c.Text)):
+			fail(c.Pos, "files.contains: %q does not contain %s (%s)", c.Path, quoted(c.Text), summary(data))
+		}
+	}
+	for _, m := range e.Matches {
+		data, problem := w.read(m.Path)
+		switch {
+		case problem != "":
+			fail(m.Pos, "files.matches: %q %s", m.Path, problem)
+		case !m.Re.Match(data):
+			fail(m.Pos, "files.matches: %q does not match /%s/ (%s)", m.Path, m.Re, summary(data))
+		}
+	}
+	for _, g := range e.Golden {
+		data, problem := w.read(g.Path)
+		if problem != "" {
+			fail(g.Pos, "files.golden: %q %s", g.Path, problem)
+			continue
+		}
+		want, err := readGolden(g.Golden)
+		if err != nil {
+			fail(g.Pos, "files.golden: cannot read the golden file: %v", err)
+		} else if diff := goldenDiff(data, want); diff != "" {
+			fail(g.Pos, "files.golden: %q differs from %s: %s", g.Path, g.Golden, diff)
 		}
 	}
 	return fails

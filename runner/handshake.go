@@ -16,7 +16,7 @@ import (
 // handshake is how acprun opens a session with an agent it started, the
 // same for a scenario's run and for a probe: initialize, check the protocol
 // version, authenticate, session/new (with the MCP servers the agent can
-// take) and the session's settings (applySessionConfig).
+// take) and the session's settings (configure).
 type handshake struct {
 	caps    acp.ClientCapabilities // what acprun offers as a client
 	version string                 // acprun's version, in clientInfo
@@ -32,7 +32,7 @@ type handshake struct {
 	mcpServers json.RawMessage // a JSON array; nil for none
 	mode       string          // the session mode to set; "" for none
 	// model and config are the rest of what to set in the session once
-	// opened (see applySessionConfig).
+	// opened (see configure).
 	model    string
 	modelPos scenario.Pos
 	config   []scenario.ConfigSetting
@@ -76,17 +76,23 @@ func (h *handshake) run(ctx context.Context, conn *acp.Conn) (res handshakeResul
 	return res, err
 }
 
-// initialize is the part of the handshake that is the process's own:
-// initialize, the protocol version, authenticate. An agent process that
-// serves several scenarios in turn (agent.reuse) does it once.
-func (h *handshake) initialize(ctx context.Context, conn *acp.Conn) (res handshakeResult, err error) {
-	call := func(method string, params, result any) error {
+// caller returns a function that calls method on conn and waits for its
+// answer, recording the method in res when the call fails.
+func (res *handshakeResult) caller(ctx context.Context, conn *acp.Conn) func(method string, params, result any) error {
+	return func(method string, params, result any) error {
 		err := conn.Call(ctx, method, params).Await(ctx, result)
 		if err != nil {
 			res.unanswered = method
 		}
 		return err
 	}
+}
+
+// initialize is the part of the handshake that is the process's own:
+// initialize, the protocol version, authenticate. An agent process that
+// serves several scenarios in turn (agent.reuse) does it once.
+func (h *handshake) initialize(ctx context.Context, conn *acp.Conn) (res handshakeResult, err error) {
+	call := res.caller(ctx, conn)
 	initReq := acp.InitializeRequest{
 		ProtocolVersion:    acp.ProtocolVersion,
 		ClientCapabilities: withSessionCaps(h.caps),
@@ -113,13 +119,7 @@ func (h *handshake) initialize(ctx context.Context, conn *acp.Conn) (res handsha
 func (h *handshake) open(ctx context.Context, conn *acp.Conn, init handshakeResult) (res handshakeResult, err error) {
 	res = init
 	res.warnings = nil
-	call := func(method string, params, result any) error {
-		err := conn.Call(ctx, method, params).Await(ctx, result)
-		if err != nil {
-			res.unanswered = method
-		}
-		return err
-	}
+	call := res.caller(ctx, conn)
 	var servers []acp.McpServer
 	if len(h.mcpServers) > 0 {
 		if err := json.Unmarshal(h.mcpServers, &servers); err != nil {
@@ -146,8 +146,7 @@ func (h *handshake) open(ctx context.Context, conn *acp.Conn, init handshakeResu
 			return res, err
 		}
 	}
-	want := sessionWant{mode: h.mode, model: h.model, modelPos: h.modelPos, config: h.config}
-	set, warnings, err := applySessionConfig(ctx, conn, res.session.SessionID, offerOfNew(res.session), want)
+	set, warnings, err := h.configure(ctx, conn, res.session)
 	res.settings = set
 	res.warnings = append(res.warnings, warnings...)
 	return res, err
@@ -196,13 +195,4 @@ func authMethodIDs(ms []acp.AuthMethod) string {
 		ids[i] = m.ID
 	}
 	return strings.Join(ids, ", ")
-}
-
-func hasMode(s *acp.SessionModeState, id string) bool {
-	for _, m := range s.AvailableModes {
-		if m.ID == id {
-			return true
-		}
-	}
-	return false
 }

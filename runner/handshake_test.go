@@ -20,7 +20,7 @@ import (
 // (those a probe shares are in TestProbe): which requests are sent, what
 // is a warning and what ends the handshake.
 func TestHandshake(t *testing.T) {
-	bin := acprunBinary(t)
+	bin := agentBin(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "agent.mock.yaml")
 	if err := os.WriteFile(script, []byte(`authMethods: [{id: key, name: Key}]
@@ -64,7 +64,7 @@ modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, na
 				}
 			}
 			a, err := startAgent(agentConfig{Argv: []string{bin, "mock-agent", script}, Env: os.Environ(), Dir: dir,
-				Handler: &probeHandler{arrived: make(chan struct{}, 1)}, Conn: &acp.Options{Tap: tap}})
+				Handler: &probeHandler{}, Conn: &acp.Options{Tap: tap}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +73,7 @@ modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, na
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			got, err := hs.run(ctx, a.Conn)
-			a.Close(context.Background(), time.Second)
+			a.CloseAfter(context.Background(), time.Second, time.Second, time.Time{})
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Fatalf("handshake: %v", err)
@@ -99,7 +99,7 @@ modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, na
 // one an agent that went away left unanswered), and no call when a check
 // of its own ended it.
 func TestHandshakeUnanswered(t *testing.T) {
-	bin := acprunBinary(t)
+	bin := agentBin(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "agent.mock.yaml")
 	if err := os.WriteFile(script, []byte("authMethods: [{id: key, name: Key}]\nauthRequired: true\n"), 0o644); err != nil {
@@ -115,11 +115,11 @@ func TestHandshakeUnanswered(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, err := startAgent(agentConfig{Argv: []string{bin, "mock-agent", script}, Env: os.Environ(), Dir: dir,
-				Handler: &probeHandler{arrived: make(chan struct{}, 1)}})
+				Handler: &probeHandler{}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer a.Close(context.Background(), time.Second)
+			defer a.CloseAfter(context.Background(), time.Second, time.Second, time.Time{})
 			hs := tc.hs
 			hs.cwd = dir
 			got, err := hs.run(t.Context(), a.Conn)

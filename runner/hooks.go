@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -99,10 +100,7 @@ func (r *scenarioRun) verify(ctx context.Context) {
 		cr, hr := r.runCommand(ctx, c)
 		var fails []string
 		e := c.Expect
-		pos := e.Pos
-		if pos == (scenario.Pos{}) {
-			pos = c.Pos
-		}
+		pos := cmp.Or(e.Pos, c.Pos)
 		if msg := ended(cr, c.Limit(), e.ExitCode); msg != "" {
 			if strings.HasPrefix(cr.Error, stoppedPrefix) {
 				r.cutShort("during verify") // if the run's end stopped it
@@ -132,7 +130,7 @@ func (r *scenarioRun) teardown() {
 	if len(r.sc.Teardown) == 0 {
 		return
 	}
-	ctx, cancel := r.untilAbort(context.Background())
+	ctx, cancel := untilAbort(context.Background(), r.opts.Abort)
 	defer cancel()
 	for _, c := range r.sc.Teardown {
 		cr, hr := r.runCommand(ctx, c)

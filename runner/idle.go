@@ -78,25 +78,27 @@ const (
 	settleMax   = 2 * time.Second
 )
 
-// settle waits until the agent has been quiet for settleQuiet, at most
-// settleMax, or until ctx ends.
-func (r *scenarioRun) settle(ctx context.Context) {
-	deadline := time.NewTimer(settleMax)
+// waitQuiet waits until the agent has been quiet for quiet, at most
+// most, or until ctx ends or gone is closed (nil: never).
+func (a *activity) waitQuiet(ctx context.Context, quiet, most time.Duration, gone <-chan struct{}) {
+	deadline := time.NewTimer(most)
 	defer deadline.Stop()
-	wait := time.NewTimer(settleQuiet)
+	wait := time.NewTimer(quiet)
 	defer wait.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-gone:
+			return
 		case <-deadline.C:
 			return
 		case now := <-wait.C:
-			idle := r.sess.act.idleFor(now)
-			if idle >= settleQuiet {
+			idle := a.idleFor(now)
+			if idle >= quiet {
 				return
 			}
-			wait.Reset(settleQuiet - idle)
+			wait.Reset(quiet - idle)
 		}
 	}
 }

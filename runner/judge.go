@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -24,7 +25,6 @@ const judgeText = 64 << 10
 // file name ("judge" or "judge-turn2").
 func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what string) (*report.JudgeResult, string) {
 	dir := r.workDir()
-	timeout := j.Limit()
 	agent := j.Agent
 	agent.Cwd = dir
 	jsc := &scenario.Scenario{
@@ -37,7 +37,7 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 		Turns: []scenario.Turn{{
 			Pos:     j.Pos,
 			Prompt:  []scenario.Part{{Pos: j.Pos, Text: judgePrompt(j.Rubric, r.red.String(text), r.red.String(r.changeSummary(ctx)))}},
-			Timeout: timeout,
+			Timeout: j.Limit(),
 			Expect:  scenario.Expect{Pos: j.Pos, StopReasons: []string{"end_turn"}},
 		}},
 	}
@@ -51,50 +51,57 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	// judge's own: the judge reads the workspace, where the agent may
 	// have left them.
 	opts.Transcripts = ""
-	var tr *transcript
-	if r.opts.Transcripts != "" && r.transcriptName != "" {
-		name := strings.TrimSuffix(r.transcriptName, ".jsonl") + "." + what + ".jsonl"
-		red := redact.New(append(redact.Secrets(r.sc.Agent.Env, r.opts.Environ), redact.Secrets(agent.Env, r.opts.Environ)...)...)
-		if f, err := newTranscript(r.opts.Transcripts, name, red); err == nil {
-			tr = f
-			extra := opts.tap
-			opts.tap = func(dir acp.Direction, line []byte, at time.Time) {
-				tr.tap(dir, line, at)
-				if extra != nil {
-					extra(dir, line, at)
-				}
-			}
-		}
-	}
+	tr := r.judgeTranscript(&opts, agent, what)
 	res := runScenario(ctx, &opts, &observer{}, newJob(jsc, 0), "")
-	jr := &report.JudgeResult{Agent: agent.Name, DurationMs: res.DurationMs}
+	jr := &report.JudgeResult{Agent: cmp.Or(agent.Name, strings.Join(j.Agent.Command, " ")), DurationMs: res.DurationMs}
 	if tr != nil {
 		tr.close()
 		jr.Transcript = tr.path
 	}
-	if jr.Agent == "" {
-		jr.Agent = strings.Join(j.Agent.Command, " ")
+	return jr, judgeVerdict(j, jr, res)
+}
+
+// judgeTranscript opens the transcript of a judge named what, and taps
+// opts' connections into it; nil when the run keeps no transcripts or it
+// cannot be made.
+func (r *scenarioRun) judgeTranscript(opts *Options, agent scenario.Agent, what string) *transcript {
+	if r.opts.Transcripts == "" || r.transcriptName == "" {
+		return nil
 	}
+	name := strings.TrimSuffix(r.transcriptName, ".jsonl") + "." + what + ".jsonl"
+	red := redact.New(append(redact.Secrets(r.sc.Agent.Env, r.opts.Environ), redact.Secrets(agent.Env, r.opts.Environ)...)...)
+	tr, err := newTranscript(r.opts.Transcripts, name, red)
+	if err != nil {
+		return nil
+	}
+	extra := opts.tap
+	opts.tap = func(dir acp.Direction, line []byte, at time.Time) {
+		tr.tap(dir, line, at)
+		if extra != nil {
+			extra(dir, line, at)
+		}
+	}
+	return tr
+}
+
+// judgeVerdict fills jr from res, the judge's run, and returns the
+// failure of the work it judged: "" when the judge's reply matches
+// j.Pass, else why not, or why the judge gave no verdict.
+func judgeVerdict(j *scenario.Judge, jr *report.JudgeResult, res report.Result) string {
 	cancelCause := ""
 	if len(res.Turns) > 0 {
 		t := res.Turns[0]
-		jr.StopReason, jr.Text = t.StopReason, t.Text
+		jr.StopReason, jr.Text, jr.Error = t.StopReason, t.Text, t.Error
 		cancelCause = t.CancelCause
-		if t.Error != "" {
-			jr.Error = t.Error
-		}
 	}
-	if res.Error != "" {
-		jr.Error = res.Error
-	}
-	pass := j.Pass
+	jr.Error = cmp.Or(res.Error, jr.Error)
 	switch {
 	case jr.Error != "" || jr.StopReason != "end_turn" || cancelCause != "":
 		var why []string
 		switch cancelCause {
 		case "":
 		case report.CauseTurnTimeout:
-			why = append(why, fmt.Sprintf("it did not answer within its timeout (%s), so acprun cancelled it", timeout))
+			why = append(why, fmt.Sprintf("it did not answer within its timeout (%s), so acprun cancelled it", j.Limit()))
 		default:
 			why = append(why, "acprun cancelled it after "+cancelCause)
 		}
@@ -103,12 +110,12 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 		} else {
 			why = append(why, "it ended with stopReason "+jr.StopReason)
 		}
-		return jr, fmt.Sprintf("%s: judge %s gave no verdict: %s", j.Pos, jr.Agent, strings.Join(why, "; "))
-	case pass != nil && pass.MatchString(jr.Text):
+		return fmt.Sprintf("%s: judge %s gave no verdict: %s", j.Pos, jr.Agent, strings.Join(why, "; "))
+	case j.Pass != nil && j.Pass.MatchString(jr.Text):
 		jr.Passed = true
-		return jr, ""
+		return ""
 	}
-	return jr, fmt.Sprintf("%s: judge %s: the reply does not match /%s/: %s", j.Pos, jr.Agent, pass, strconv.Quote(shorten(strings.Join(strings.Fields(jr.Text), " "), 300)))
+	return fmt.Sprintf("%s: judge %s: the reply does not match /%s/: %s", j.Pos, jr.Agent, j.Pass, strconv.Quote(shorten(strings.Join(strings.Fields(jr.Text), " "), 300)))
 }
 
 // judgePrompt is what a judge is asked.

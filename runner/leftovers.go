@@ -36,13 +36,9 @@ func (r *scenarioRun) warnLeftovers(killed []reap.Process) {
 	}
 	slices.Sort(commands)
 	commands = slices.Compact(commands)
-	noun := "processes"
-	if len(killed) == 1 {
-		noun = "process"
-	}
 	r.res.Warnings = append(r.res.Warnings, fmt.Sprintf(
-		"the agent left %d %s running outside its process group (daemonized, setsid); acprun killed them: %s",
-		len(killed), noun, strings.Join(commands, "; ")))
+		"the agent left %s running outside its process group (daemonized, setsid); acprun killed them: %s",
+		plural(len(killed), "process", "processes"), strings.Join(commands, "; ")))
 }
 
 // shortCommand is a command line for a message: at most 80 bytes, cut at

@@ -59,10 +59,6 @@ type Observer interface {
 type observer struct {
 	mu sync.Mutex
 	o  Observer
-	// streams are the streamers of the running jobs, when the Observer
-	// wants Updates; guarded by smu.
-	smu     sync.Mutex
-	streams map[Ref]*streamer
 }
 
 // active reports whether there is an Observer to call.
@@ -76,36 +72,6 @@ func (o *observer) call(f func(Observer)) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	f(o.o)
-}
-
-func (o *observer) started(j Ref) { o.call(func(ob Observer) { ob.ScenarioStarted(j) }) }
-
-func (o *observer) turnStarted(j Ref, index int) {
-	o.call(func(ob Observer) { ob.TurnStarted(j, index) })
-}
-
-func (o *observer) warning(j Ref, msg string) { o.call(func(ob Observer) { ob.Warning(j, msg) }) }
-
-func (o *observer) turn(j Ref, t report.TurnResult) {
-	o.call(func(ob Observer) { ob.TurnFinished(j, t) })
-}
-
-func (o *observer) permission(j Ref, p report.Permission) {
-	o.call(func(ob Observer) { ob.PermissionDecided(j, p) })
-}
-
-// finished reports a finished job, after what is left of its streamed text.
-func (o *observer) finished(j Ref, r report.Result) {
-	if o != nil {
-		o.smu.Lock()
-		s := o.streams[j]
-		delete(o.streams, j)
-		o.smu.Unlock()
-		if s != nil {
-			s.flush()
-		}
-	}
-	o.call(func(ob Observer) { ob.ScenarioFinished(j, r) })
 }
 
 // jobObserver tells the Observer about one job, redacting everything it
@@ -122,18 +88,16 @@ func (o *observer) forJob(j Ref, red *redact.Redactor) *jobObserver {
 	jo := &jobObserver{o: o, job: j, red: red}
 	if u, ok := o.o.(UpdateObserver); ok && u.WantsUpdates() {
 		jo.s = &streamer{o: o, u: u, job: j, red: red, text: pendingLine{kind: UpdateText}, thought: pendingLine{kind: UpdateThought}}
-		o.smu.Lock()
-		if o.streams == nil {
-			o.streams = map[Ref]*streamer{}
-		}
-		old := o.streams[j]
-		o.streams[j] = jo.s
-		o.smu.Unlock()
-		if old != nil {
-			old.flush() // an earlier run of the same job
-		}
 	}
 	return jo
+}
+
+// flush passes on what is left of the job's streamed text, once its agent
+// has stopped.
+func (jo *jobObserver) flush() {
+	if jo.s != nil {
+		jo.s.flush()
+	}
 }
 
 // update passes on a session/update of sess as it arrives, when an
@@ -145,7 +109,9 @@ func (jo *jobObserver) update(u *acp.SessionUpdate, sess *session) {
 	jo.s.update(u, sess.position())
 }
 
-func (jo *jobObserver) turnStarted(index int) { jo.o.turnStarted(jo.job, index) }
+func (jo *jobObserver) turnStarted(index int) {
+	jo.o.call(func(ob Observer) { ob.TurnStarted(jo.job, index) })
+}
 
 // turn reports a finished turn, after what is left of the text it
 // streamed before its answer; t is a snapshot the caller does not share.
@@ -154,10 +120,12 @@ func (jo *jobObserver) turn(t report.TurnResult) {
 		jo.s.answered(t.Index)
 	}
 	jo.red.Value(&t)
-	jo.o.turn(jo.job, t)
+	jo.o.call(func(ob Observer) { ob.TurnFinished(jo.job, t) })
 }
 
-func (jo *jobObserver) warning(msg string) { jo.o.warning(jo.job, jo.red.String(msg)) }
+func (jo *jobObserver) warning(msg string) {
+	jo.o.call(func(ob Observer) { ob.Warning(jo.job, jo.red.String(msg)) })
+}
 
 // permission tells the Observer of a decision, redacted; without an
 // Observer there is nothing to redact.
@@ -167,5 +135,5 @@ func (jo *jobObserver) permission(p report.Permission) {
 	}
 	p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
 	jo.red.Value(&p)
-	jo.o.permission(jo.job, p)
+	jo.o.call(func(ob Observer) { ob.PermissionDecided(jo.job, p) })
 }

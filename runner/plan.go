@@ -3,7 +3,6 @@ package runner
 import (
 	"encoding/json"
 	"maps"
-	"os"
 	"slices"
 	"time"
 
@@ -95,6 +94,7 @@ type TurnPlan struct {
 // it under opts: the limits come from Resolve with opts.Overrides and the
 // policy from opts.Policy, as Run's do. It starts nothing.
 func DryRun(opts Options, scenarios []*scenario.Scenario) []ScenarioPlan {
+	opts.setDefaults()
 	plans := make([]ScenarioPlan, 0, len(scenarios))
 	for _, sc := range scenarios {
 		plans = append(plans, planOf(sc, opts))
@@ -125,11 +125,7 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 	}
 	p.McpServers = mcpServerPlans(sc.Agent.McpServers)
 	if resumes(&opts, sc) {
-		environ := opts.Environ
-		if environ == nil {
-			environ = os.Environ()
-		}
-		key, _ := sessionKey(sc, redact.New(redact.Secrets(sc.Agent.Env, environ)...))
+		key, _ := sessionKey(sc, redact.New(redact.Secrets(sc.Agent.Env, opts.Environ)...))
 		p.Session = &SessionPlan{StateFile: sc.StateFile(), Key: key}
 	}
 	if ws := sc.Workspace; ws != nil {

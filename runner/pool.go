@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/report"
 )
 
@@ -51,10 +53,7 @@ func (pl *pool) workDir() (string, error) {
 	if pl.dir != "" {
 		return pl.dir, nil
 	}
-	base := pl.baseDir
-	if base == "" {
-		base = os.TempDir()
-	}
+	base := cmp.Or(pl.baseDir, os.TempDir())
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return "", fmt.Errorf("agent processes' directory: %w", err)
 	}
@@ -211,9 +210,10 @@ func (r *scenarioRun) poolArgv() []string {
 }
 
 // poolKey says which scenarios may share a process: those whose agents
-// are started with the same command and environment, are offered the
-// same client capabilities and authenticate the same way. The session's
-// cwd is not part of it: each scenario opens its own session.
+// are started with the same command and environment, in the same sandbox
+// (its write paths hold the session cwd), are offered the same client
+// capabilities and authenticate the same way. The session's cwd is not
+// part of it otherwise: each scenario opens its own session.
 func (r *scenarioRun) poolKey(argv []string) string {
 	env := make([]string, 0, len(r.sc.Agent.Env))
 	for k, v := range r.sc.Agent.Env {
@@ -224,7 +224,8 @@ func (r *scenarioRun) poolKey(argv []string) string {
 		Argv, Env []string
 		Caps      any
 		Auth      string
-	}{argv, env, r.sess.client.capabilities(), r.sc.Agent.Auth})
+		Sandbox   *sandbox.Spec
+	}{argv, env, r.sess.client.capabilities(), r.sc.Agent.Auth, r.sbox})
 	return string(key)
 }
 
@@ -300,21 +301,36 @@ func (r *scenarioRun) acquire(ctx context.Context) error {
 // session's cwd with the scenario's mark.
 func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) (*proc, error) {
 	p := &proc{bind: newBinding(), mark: r.mark}
-	dir := r.sc.Agent.Cwd
+	dir, tmpDir := r.sc.Agent.Cwd, r.opts.WorkspaceDir
 	if key != "" {
 		d, err := r.opts.procs.workDir()
 		if err != nil {
 			return nil, err
 		}
-		dir, p.mark = d, reap.New()
+		dir, tmpDir, p.mark = d, d, reap.New()
 	}
-	p.bind.bind(r.link()) // the scenario sees the process from its start
+	env := p.mark.Set(mergeEnv(r.opts.Environ, r.sc.Agent.Env))
+	if r.sbox != nil {
+		tmp, err := sandboxTemp(tmpDir)
+		if err != nil {
+			return nil, err
+		}
+		if key == "" {
+			r.sboxTemp = tmp // the pool's go with its directory
+		}
+		if argv, env, p.sandbox, err = r.sandboxed(argv, env, dir, tmp); err != nil {
+			return nil, err
+		}
+	}
+	r.noteSandbox(p.sandbox) // before the process can ask for a terminal
+	p.bind.bind(r.link())    // the scenario sees the process from its start
 	agent, err := startAgent(agentConfig{
-		Argv:    argv,
-		Env:     p.mark.Set(mergeEnv(r.opts.Environ, r.sc.Agent.Env)),
-		Dir:     dir,
-		Handler: p.bind,
-		Conn:    &acp.Options{Peer: "agent", OnViolation: p.bind.violation, Tap: p.bind.tap},
+		Argv:       argv,
+		Env:        env,
+		Dir:        dir,
+		NewSession: p.sandbox != nil,
+		Handler:    p.bind,
+		Conn:       &acp.Options{Peer: "agent", OnViolation: p.bind.violation, Tap: p.bind.tap},
 	})
 	if err != nil {
 		return nil, err
@@ -341,6 +357,7 @@ func (r *scenarioRun) serveWith(p *proc) {
 	r.sess.earlier = p.earlier
 	if p.sessions > 1 { // a new process is bound from its start
 		p.agent.TakeStderr() // what it wrote while idle is no scenario's
+		r.noteSandbox(p.sandbox)
 		p.bind.bind(r.link())
 	}
 	r.res.Agent.Pool = &report.PoolInfo{ID: p.id, Pid: p.agent.Pid(), Sessions: p.sessions}

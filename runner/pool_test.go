@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -36,7 +38,7 @@ func runScenarios(t *testing.T, opts Options, src string, scripts map[string]str
 	if err != nil {
 		t.Fatalf("load:\n%v", err)
 	}
-	opts.Self = acprunBinary(t)
+	opts.Self = agentBin(t)
 	if opts.WorkspaceDir == "" {
 		opts.WorkspaceDir = t.TempDir()
 	}
@@ -190,24 +192,35 @@ default: {steps: [{stderr: other}, {text: done}]}
 }
 
 // TestReuseAfterCrash: the process crashes during the second of three
-// scenarios; that one errors and its process is not reused, the third
-// passes on a new process.
+// scenarios; that one errors and names the process it crashed on,
+// retired after agent_exited; the third passes on a new process. Nothing
+// is left running.
 func TestReuseAfterCrash(t *testing.T) {
 	script := closingAgent + "turns:\n  - {match: crash, steps: [{text: bye}, {exit: 3}]}\ndefault: {steps: [{text: done}]}\n"
+	marker := "REUSE_TEST=" + t.Name() + "-" + strconv.Itoa(os.Getpid())
 	doc := func(name, prompt string) string {
-		return "---\nname: " + name + "\nagent: {command: [acprun, mock-agent, agent.mock.yaml], reuse: true}\n" +
-			"killGrace: 1h\npermissions: {default: allow}\nturns: [{prompt: " + prompt + "}]\n"
+		return "---\nname: " + name + "\nagent: {command: [acprun, mock-agent, agent.mock.yaml], reuse: true, env: {" +
+			strings.Replace(marker, "=", ": ", 1) + "}}\nkillGrace: 1h\npermissions: {default: allow}\nturns: [{prompt: " + prompt + "}]\n"
 	}
 	rep := runScenarios(t, Options{Parallel: 1}, doc("a", "hi")+doc("b", "crash")+doc("c", "hi"), map[string]string{"agent.mock.yaml": script})
-	a, b, c := rep.Scenarios[0], rep.Scenarios[1], rep.Scenarios[2]
-	if a.Status != report.StatusPassed || b.Status != report.StatusError || c.Status != report.StatusPassed {
-		t.Fatalf("statuses %s, %s, %s; want passed, error, passed (b: %s)", a.Status, b.Status, c.Status, b.Error)
+	if code := exitOf(rep); code != 1 {
+		t.Errorf("exit %d, want 1", code)
 	}
-	if b.Agent.Pool == nil || b.Agent.Pool.ID != "acprun#1" || b.Agent.Pool.Sessions != 2 || b.Agent.Pool.Retired == "" {
-		t.Errorf("b: pool %+v; want acprun#1, its second session, retired", b.Agent.Pool)
+	if live := testkit.Leftovers(t, testkit.WithEnv(marker)); len(live) > 0 {
+		t.Errorf("left running after the run: %v", live)
+	}
+	a, b, c := rep.Scenarios[0], rep.Scenarios[1], rep.Scenarios[2]
+	if a.Status != report.StatusPassed || b.Status != report.StatusError || c.Status != report.StatusPassed || b.Turns[0].StopReason != report.OutcomeAgentExited {
+		t.Fatalf("statuses %s, %s, %s; want passed, error (agent_exited), passed (b: %s)", a.Status, b.Status, c.Status, b.Error)
+	}
+	if b.Agent.Pool == nil || b.Agent.Pool.ID != "acprun#1" || b.Agent.Pool.Sessions != 2 || !strings.Contains(b.Agent.Pool.Retired, "agent_exited") {
+		t.Errorf("b: pool %+v; want acprun#1, its second session, retired after agent_exited", b.Agent.Pool)
 	}
 	if c.Agent.Pool == nil || c.Agent.Pool.ID != "acprun#2" || c.Agent.Pool.Sessions != 1 || c.Agent.Pool.Pid == b.Agent.Pool.Pid {
 		t.Errorf("c: pool %+v; want a new process, acprun#2", c.Agent.Pool)
+	}
+	if b.ExitCode == nil || *b.ExitCode != 3 {
+		t.Errorf("b: exitCode %v; want 3", b.ExitCode)
 	}
 }
 

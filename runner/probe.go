@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -13,7 +12,7 @@ import (
 )
 
 // How long Probe listens for session updates after session/new: until the
-// agent has been quiet for probeQuiet, at most probeSettle.
+// agent has been quiet for probeQuiet, at most probeSettle (waitQuiet).
 const (
 	probeQuiet  = 500 * time.Millisecond
 	probeSettle = 3 * time.Second
@@ -84,14 +83,7 @@ type ProbeReport struct {
 // says why the probe failed (the agent could not be started, initialized,
 // authenticated or open a session, or Timeout passed); Error is its text.
 func Probe(ctx context.Context, opts ProbeOptions) (ProbeReport, error) {
-	if opts.Self == "" {
-		if exe, err := os.Executable(); err == nil {
-			opts.Self = exe
-		}
-	}
-	if opts.Environ == nil {
-		opts.Environ = os.Environ()
-	}
+	opts.Self, opts.Environ = processDefaults(opts.Self, opts.Environ)
 	rep := ProbeReport{
 		Agent:         opts.Agent.Name,
 		Command:       ResolveCommand(opts.Agent.Command, "", opts.Agent.Cwd, opts.Self).Argv,
@@ -120,13 +112,18 @@ func Probe(ctx context.Context, opts ProbeOptions) (ProbeReport, error) {
 
 // probe does the work of Probe, filling rep as it goes.
 func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport) (err error) {
-	h := &probeHandler{arrived: make(chan struct{}, 1)}
+	h := &probeHandler{}
+	act := newActivity()
 	a, err := startAgent(agentConfig{
 		Argv:    rep.Command,
 		Env:     mergeEnv(opts.Environ, opts.Agent.Env),
 		Dir:     rep.Cwd,
 		Handler: h,
-		Conn:    &acp.Options{Peer: "agent"},
+		Conn: &acp.Options{Peer: "agent", Tap: func(dir acp.Direction, _ []byte, at time.Time) {
+			if dir == acp.Received {
+				act.touch(at)
+			}
+		}},
 	})
 	if err != nil {
 		return err
@@ -137,7 +134,7 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport) (err error
 		if errors.Is(context.Cause(ctx), errProbeTimeout) {
 			cancel() // out of time: no grace
 		}
-		a.Close(closeCtx, probeGrace)
+		a.CloseAfter(closeCtx, probeGrace, probeGrace, time.Time{})
 		rep.StderrTail = a.StderrTail()
 		if errors.Is(err, acp.ErrClosed) { // the agent went away: say how, unless it exited with 0
 			if code, sig := a.ExitStatus(); sig != "" || code != nil && *code != 0 {
@@ -178,40 +175,15 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport) (err error
 	if ns.ConfigOptions != nil {
 		rep.ConfigOptions = ns.ConfigOptions
 	}
-	awaitQuiet(ctx, h.arrived, a.Exited())
+	act.waitQuiet(ctx, probeQuiet, probeSettle, a.Exited())
 	h.apply(rep, before)
 	return nil
-}
-
-// awaitQuiet returns once no signal has come on arrived for probeQuiet,
-// after at most probeSettle, or when ctx ends or exited is closed.
-func awaitQuiet(ctx context.Context, arrived <-chan struct{}, exited <-chan struct{}) {
-	quiet := time.NewTimer(probeQuiet)
-	defer quiet.Stop()
-	bound := time.NewTimer(probeSettle)
-	defer bound.Stop()
-	for {
-		select {
-		case <-arrived:
-			quiet.Reset(probeQuiet)
-		case <-quiet.C:
-			return
-		case <-bound.C:
-			return
-		case <-ctx.Done():
-			return
-		case <-exited:
-			return
-		}
-	}
 }
 
 // probeHandler answers the agent's requests during a probe: permission
 // requests are cancelled, every other request is -32601. It records session
 // updates.
 type probeHandler struct {
-	arrived chan struct{} // 1-buffered: an update arrived
-
 	mu      sync.Mutex
 	updates []acp.SessionUpdate
 }
@@ -227,10 +199,6 @@ func (h *probeHandler) Handle(_ context.Context, req *acp.Request) (any, error) 
 		h.mu.Lock()
 		h.updates = append(h.updates, n.Update)
 		h.mu.Unlock()
-		select {
-		case h.arrived <- struct{}{}:
-		default:
-		}
 		return nil, nil
 	case acp.MethodSessionRequestPermission:
 		return acp.Cancelled(), nil

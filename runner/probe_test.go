@@ -34,7 +34,7 @@ updatesBeforeSessionNew:
 `
 
 func TestProbe(t *testing.T) {
-	bin := acprunBinary(t)
+	bin := agentBin(t)
 	dir := t.TempDir()
 	for name, script := range map[string]string{
 		"offers.mock.yaml": probeScript,

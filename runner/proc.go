@@ -10,6 +10,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/sandbox"
 )
 
 // This file connects a scenario to the agent process that serves it. A
@@ -28,6 +29,9 @@ type proc struct {
 	// slot is set when the process holds one of the run's slots (see
 	// pool.reserve), given back when it stops.
 	slot bool
+	// sandbox is what the process's sandbox applies, nil without one:
+	// the terminals of the scenarios it serves run in it too.
+	sandbox *sandbox.Applied
 
 	// For a pooled process (pool set): its key and name in the pool, the
 	// scenarios it served, and the killGrace of the last one, for its
@@ -79,7 +83,7 @@ func (r *scenarioRun) link() *link {
 	act, tr, extra := r.sess.act, r.tr, r.opts.tap
 	return &link{sess: r.sess, tr: tr, tap: func(dir acp.Direction, line []byte, at time.Time) {
 		if dir == acp.Received {
-			act.touch(at) // the idle clock always runs: idle timeouts and settle use it
+			act.touch(at) // the idle clock always runs: idle timeouts and waitQuiet use it
 		}
 		if tr != nil {
 			tr.tap(dir, line, at)

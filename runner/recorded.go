@@ -171,48 +171,14 @@ func (r *RecordedSession) update(line int, params json.RawMessage) {
 		r.s.update(n)
 		return
 	}
-	before := r.updatesOf(u.Kind)
-	r.s.update(n)
-	if r.updatesOf(u.Kind) == before {
+	t := r.s.update(n)
+	if t == nil {
 		return // not a turn's (before the first, or another session's)
 	}
-	if call, ok := r.recordedCall(id); ok {
-		r.note(id, call, line, u.Kind, carried)
-	}
-}
-
-// turnCount is a turn and how many updates of a kind it had recorded.
-type turnCount struct {
-	t *turnState
-	n int
-}
-
-// updatesOf returns the running turn and how many updates of kind it has
-// recorded: a count that grows when the turn takes an update.
-func (r *RecordedSession) updatesOf(kind string) turnCount {
 	r.s.mu.Lock()
-	defer r.s.mu.Unlock()
-	t := r.s.current()
-	if t == nil {
-		return turnCount{}
-	}
-	return turnCount{t, t.rec.Updates[kind]}
-}
-
-// recordedCall returns the running turn's record of tool call id, if it
-// has one.
-func (r *RecordedSession) recordedCall(id string) (acp.ToolCall, bool) {
-	r.s.mu.Lock()
-	defer r.s.mu.Unlock()
-	t := r.s.current()
-	if t == nil {
-		return acp.ToolCall{}, false
-	}
-	c, ok := t.calls[id]
-	if !ok {
-		return acp.ToolCall{}, false
-	}
-	return c.call, true
+	call := t.calls[id].call // the update made it
+	r.s.mu.Unlock()
+	r.note(id, call, line, u.Kind, carried)
 }
 
 // note records that the message on line line (of kind message), carrying

@@ -151,9 +151,7 @@ func (h *handshake) continueSession(call func(method string, params, result any)
 		}
 	case caps.SessionCapabilities.Resume != nil:
 		res.method = acp.MethodSessionResume
-		var rr acp.ResumeSessionResponse
-		err = call(acp.MethodSessionResume, acp.ResumeSessionRequest{SessionID: r.sessionID, Cwd: h.cwd, McpServers: servers}, &rr)
-		got = acp.LoadSessionResponse{Modes: rr.Modes, ConfigOptions: rr.ConfigOptions, Models: rr.Models, Meta: rr.Meta}
+		err = call(acp.MethodSessionResume, acp.ResumeSessionRequest{SessionID: r.sessionID, Cwd: h.cwd, McpServers: servers}, &got) // its answer has load's shape
 	default:
 		return fallback("the agent advertises neither loadSession nor sessionCapabilities.resume")
 	}

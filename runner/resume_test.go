@@ -91,7 +91,7 @@ func TestHistoryBounded(t *testing.T) {
 // the load's (or resume's) modes serve set_mode as session/new's would,
 // and a refusal falls back to session/new.
 func TestHandshakeResumes(t *testing.T) {
-	bin := acprunBinary(t)
+	bin := agentBin(t)
 	const modes = "modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, name: Code}]}\n"
 	tests := []struct {
 		name, script string
@@ -133,7 +133,7 @@ func TestHandshakeResumes(t *testing.T) {
 				}
 			}
 			a, err := startAgent(agentConfig{Argv: []string{bin, "mock-agent", script}, Env: os.Environ(), Dir: dir,
-				Handler: &probeHandler{arrived: make(chan struct{}, 1)}, Conn: &acp.Options{Tap: tap}})
+				Handler: &probeHandler{}, Conn: &acp.Options{Tap: tap}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +143,7 @@ func TestHandshakeResumes(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			got, err := hs.run(ctx, a.Conn)
-			a.Close(context.Background(), time.Second)
+			a.CloseAfter(context.Background(), time.Second, time.Second, time.Time{})
 			if err != nil {
 				t.Fatalf("handshake: %v", err)
 			}

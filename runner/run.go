@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/internal/sessionstate"
 	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/report"
@@ -113,121 +115,134 @@ type Options struct {
 	// (see textBuf), removed at its end; "" keeps them in memory (outside
 	// Run, or when it could not be made).
 	spill string
+	// sandboxHost is what this host can enforce for the scenarios'
+	// sandboxes, detected once per run when first asked; nil: detect
+	// each time (outside Run).
+	sandboxHost func() sandbox.Host
 }
 
 // Run runs every scenario and returns their results in the given order. It
 // returns an error only when it could not run at all (the transcripts
-// directory could not be made); failures of scenarios are in the Report. When ctx ends, running turns are cancelled as the
-// protocol asks and the Report holds everything produced so far.
+// directory could not be made); failures of scenarios are in the Report.
+// When ctx ends, running turns are cancelled as the protocol asks and the
+// Report holds everything produced so far.
 func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (report.Report, error) {
-	if opts.Self == "" {
-		if exe, err := os.Executable(); err == nil {
-			opts.Self = exe
-		}
-	}
-	if opts.Environ == nil {
-		opts.Environ = os.Environ()
-	}
+	opts.setDefaults()
 	if opts.Transcripts != "" {
 		if err := os.MkdirAll(opts.Transcripts, 0o755); err != nil {
 			return report.Report{}, fmt.Errorf("transcripts: %w", err)
 		}
 	}
-	if opts.Abort == nil {
-		opts.Abort = make(chan struct{})
-	}
 	rep := report.Report{SchemaVersion: report.SchemaVersion, StartedAt: time.Now()}
 	if opts.Policy != nil {
 		rep.PolicyOverride = opts.Policy.Source
 	}
-	obs := &observer{o: opts.Observer}
-	parallel := opts.Parallel
-	if parallel <= 0 {
-		parallel = 1
-	}
-	repeat := max(opts.Repeat, 1)
-	var all []job
-	for _, sc := range scenarios {
-		for a := 1; a <= repeat; a++ {
-			attempt := 0
-			if repeat > 1 {
-				attempt = a
-			}
-			all = append(all, newJob(sc, attempt))
-		}
-	}
-	names := make([][]string, len(all))
-	if opts.Transcripts != "" {
-		names = transcriptNames(all)
-	}
-	results := make([][]report.Result, len(all))
-	opts.procs = newPool(parallel, opts.WorkspaceDir)
+	opts.procs = newPool(opts.Parallel, opts.WorkspaceDir)
+	opts.sandboxHost = detectHost(opts.Self)
 	if dir, err := os.MkdirTemp("", "acprun-text-"); err == nil {
 		opts.spill = dir
 		defer os.RemoveAll(dir)
 	}
+	jobs := jobsOf(scenarios, opts.Repeat)
+	stop := &failureStop{max: opts.MaxFailures}
+	results := runJobs(ctx, &opts, jobs, stop)
+	opts.procs.close(opts.Abort) // the processes kept for more scenarios
+	runTimedOut := errors.Is(context.Cause(ctx), ErrRunTimeout)
+	why := ""
+	switch {
+	case stop.stopped():
+		// Not started once the run stopped at --max-failures: listed, as
+		// not run, like those --timeout or an interrupt leaves.
+		why = "not run: " + stop.reason()
+	case runTimedOut:
+		why = "not run: the run's --timeout passed first"
+	case ctx.Err() != nil:
+		why = "not run: interrupted first"
+	}
+	for i, rs := range results {
+		if rs == nil && why != "" {
+			rs = []report.Result{notRun(jobs[i], why, opts.Policy)}
+		}
+		rep.Scenarios = append(rep.Scenarios, rs...)
+	}
+	rep.Interrupted = ctx.Err() != nil && !runTimedOut
+	rep.Duration = time.Since(rep.StartedAt)
+	return rep, nil
+}
+
+// setDefaults fills in the defaults of the options left zero.
+func (o *Options) setDefaults() {
+	o.Self, o.Environ = processDefaults(o.Self, o.Environ)
+	if o.Abort == nil {
+		o.Abort = make(chan struct{})
+	}
+	o.Parallel = max(o.Parallel, 1)
+	o.Repeat = max(o.Repeat, 1)
+}
+
+// processDefaults returns self and environ, or their defaults when unset:
+// this executable and this process's environment.
+func processDefaults(self string, environ []string) (string, []string) {
+	if self == "" {
+		if exe, err := os.Executable(); err == nil {
+			self = exe
+		}
+	}
+	if environ == nil {
+		environ = os.Environ()
+	}
+	return self, environ
+}
+
+// jobsOf lists the jobs of a run: every scenario, repeat times in a row.
+func jobsOf(scenarios []*scenario.Scenario, repeat int) []job {
+	var jobs []job
+	for _, sc := range scenarios {
+		if repeat == 1 {
+			jobs = append(jobs, newJob(sc, 0))
+			continue
+		}
+		for a := 1; a <= repeat; a++ {
+			jobs = append(jobs, newJob(sc, a))
+		}
+	}
+	return jobs
+}
+
+// runJobs runs the jobs, opts.Parallel at a time, in order, and returns
+// the results of each job's tries (nil for a job that did not start). No
+// job starts once ctx has ended or the run has stopped at
+// Options.MaxFailures; with Options.CancelOnFailure the stop also ends
+// the running ones.
+func runJobs(ctx context.Context, opts *Options, jobs []job, stop *failureStop) [][]report.Result {
+	names := make([][]string, len(jobs))
+	if opts.Transcripts != "" {
+		names = transcriptNames(jobs)
+	}
+	obs := &observer{o: opts.Observer}
 	// runCtx ends the running jobs when the run stops at MaxFailures; ctx
 	// alone tells an interrupt or the run's timeout.
 	runCtx, cancelRun := context.WithCancelCause(ctx)
 	defer cancelRun(nil)
-	stop := &failureStop{max: opts.MaxFailures, halted: make(chan struct{})}
-	jobs := make(chan int)
+	results := make([][]report.Result, len(jobs))
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(parallel, len(all)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				if runCtx.Err() != nil || stop.stopped() {
-					continue // interrupted, out of time or stopped: start nothing new
+	for range min(opts.Parallel, len(jobs)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) || runCtx.Err() != nil || stop.stopped() {
+					return // interrupted, out of time or stopped: start nothing new
 				}
-				results[i] = runTries(runCtx, &opts, obs, all[i], names[i], stop.stopped)
+				results[i] = runTries(runCtx, opts, obs, jobs[i], names[i], stop.stopped)
 				if stop.count(results[i][len(results[i])-1]) && opts.CancelOnFailure {
 					cancelRun(errFailFast)
 				}
 			}
-		}()
+		})
 	}
-feed:
-	for i := range all {
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			break feed
-		case <-stop.halted:
-			break feed
-		}
-	}
-	close(jobs)
 	wg.Wait()
-	opts.procs.close(opts.Abort) // the processes kept for more scenarios
-	runTimedOut := errors.Is(context.Cause(ctx), ErrRunTimeout)
-	for i, rs := range results {
-		var why string
-		switch {
-		case rs != nil:
-			rep.Scenarios = append(rep.Scenarios, rs...)
-			continue
-		case stop.stopped():
-			// Not started once the run stopped at --max-failures: listed,
-			// as not run, like those --timeout or an interrupt leaves.
-			why = "not run: " + stop.reason()
-		case runTimedOut:
-			why = "not run: the run's --timeout passed first"
-		case ctx.Err() != nil:
-			why = "not run: interrupted first"
-		default:
-			continue
-		}
-		nr := notRun(all[i].sc, why, opts.Policy)
-		nr.Attempt = all[i].ref.Attempt
-		rep.Scenarios = append(rep.Scenarios, nr)
-	}
-	if ctx.Err() != nil && !runTimedOut {
-		rep.Interrupted = true
-	}
-	rep.Duration = time.Since(rep.StartedAt)
-	return rep, nil
+	return results
 }
 
 // runTries runs job j, and runs it again while it fails or errors, up to
@@ -244,13 +259,13 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 		if try < len(names) {
 			transcript = names[try]
 		}
-		obs.started(j.ref)
+		obs.call(func(o Observer) { o.ScenarioStarted(j.ref) })
 		r := runScenario(ctx, opts, obs, j, transcript)
 		again := r.Status != report.StatusPassed && r.Status != report.StatusInterrupted && try < j.sc.Retries && ctx.Err() == nil && !stopped()
 		r.Retry = try
 		r.Retried = again
 		r.Flaky = r.Status == report.StatusPassed && try > 0
-		obs.finished(j.ref, r)
+		obs.call(func(o Observer) { o.ScenarioFinished(j.ref, r) })
 		out = append(out, r)
 		if !again {
 			return out
@@ -262,10 +277,7 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 // its max (Options.MaxFailures; 0 for no max).
 type failureStop struct {
 	max    int
-	mu     sync.Mutex
-	failed int
-	// halted is closed when the max is reached.
-	halted chan struct{}
+	failed atomic.Int64
 }
 
 // count counts the verdict r of a finished job; it reports whether that
@@ -275,25 +287,11 @@ func (s *failureStop) count(r report.Result) bool {
 	if s.max <= 0 || r.Status == report.StatusPassed || r.Status == report.StatusInterrupted {
 		return false
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failed++
-	if s.failed != s.max {
-		return false
-	}
-	close(s.halted)
-	return true
+	return s.failed.Add(1) == int64(s.max)
 }
 
 // stopped reports whether the max was reached.
-func (s *failureStop) stopped() bool {
-	select {
-	case <-s.halted:
-		return true
-	default:
-		return false
-	}
-}
+func (s *failureStop) stopped() bool { return s.max > 0 && s.failed.Load() >= int64(s.max) }
 
 // reason says why the run stopped, for the jobs it did not start.
 func (s *failureStop) reason() string {
@@ -318,12 +316,19 @@ func loadWarnings(sc *scenario.Scenario, policy *approve.Policy) []string {
 	return out
 }
 
-// notRun is the result of a scenario that never started; policy is
+// newResult is the result of job j before it runs; policy is
 // Options.Policy.
-func notRun(sc *scenario.Scenario, why string, policy *approve.Policy) report.Result {
-	r := report.Result{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Tags: sc.Tags, Status: report.StatusInterrupted, Error: why, NotRun: true,
+func newResult(j job, policy *approve.Policy) report.Result {
+	sc := j.sc
+	return report.Result{Attempt: j.ref.Attempt, Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Tags: sc.Tags,
 		Agent: report.AgentInfo{Name: sc.Agent.Name, Command: sc.Agent.Command}, Warnings: loadWarnings(sc, policy)}
-	for i, t := range sc.Turns {
+}
+
+// notRun is the result of a job that never started, and why.
+func notRun(j job, why string, policy *approve.Policy) report.Result {
+	r := newResult(j, policy)
+	r.Status, r.Error, r.NotRun = report.StatusInterrupted, why, true
+	for i, t := range j.sc.Turns {
 		r.Turns = append(r.Turns, report.TurnResult{Index: i + 1, Prompt: t.PromptText(), StopReason: report.OutcomeSkipped})
 	}
 	return r
@@ -332,7 +337,6 @@ func notRun(sc *scenario.Scenario, why string, policy *approve.Policy) report.Re
 // scenarioRun is the state of one scenario while it runs.
 type scenarioRun struct {
 	opts *Options
-	obs  *observer
 	jo   *jobObserver // redacts what it passes on
 	red  *redact.Redactor
 	// runCtx is the context the scenario runs in: it ends when something
@@ -370,26 +374,21 @@ type scenarioRun struct {
 	// stderr is what the agent wrote to stderr while it served the
 	// scenario, once its use has ended (stopAgent).
 	stderr string
+	// sbox is the scenario's sandbox, without its temporary directory;
+	// nil without one. sboxTemp is the temporary directory of the sandbox
+	// of the agent process the scenario started for itself, removed at its
+	// end ("" for none).
+	sbox     *sandbox.Spec
+	sboxTemp string
 }
 
 // runScenario runs one job: one attempt of one scenario. transcript is the
 // name of its transcript file in opts.Transcripts.
 func runScenario(ctx context.Context, opts *Options, obs *observer, j job, transcript string) (res report.Result) {
-	sc, attempt := j.sc, j.ref.Attempt
+	sc := j.sc
 	start := time.Now()
-	res = report.Result{
-		Attempt: attempt,
-		Name:    sc.Name,
-		File:    sc.File,
-		Line:    sc.Pos.Line,
-		Tags:    sc.Tags,
-		Agent: report.AgentInfo{
-			Name:    sc.Agent.Name,
-			Command: sc.Agent.Command,
-		},
-		Warnings: loadWarnings(sc, opts.Policy),
-	}
-	r := &scenarioRun{opts: opts, obs: obs, runCtx: ctx, sc: sc, res: &res, transcriptName: transcript, mark: reap.New()}
+	res = newResult(j, opts.Policy)
+	r := &scenarioRun{opts: opts, runCtx: ctx, sc: sc, res: &res, transcriptName: transcript, mark: reap.New()}
 	// Every value of agent.env and secret-looking variables of acprun's
 	// environment are redacted from the result (once, at the end) and from
 	// what observers and the transcript see.
@@ -403,34 +402,75 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 	}()
 	if sc.Workspace != nil {
 		if err := r.makeWorkspace(ctx, j.ref); err != nil {
-			res.Status = report.StatusError
-			res.Error = err.Error()
-			r.cutShort("while its workspace was made")
-			r.skipFrom(0, "")
+			r.failStart(err, "while its workspace was made")
 			r.markCut()
 			return res
 		}
+	}
+	if err := r.enforce(); err != nil {
+		r.failStart(err, "")
+		r.markCut()
+		return res
 	}
 	r.play(ctx)
 	r.saveSession()
 	r.releaseSession()
 	r.teardown()
 	r.killLeftovers()
+	r.removeSandboxTemp()
 	r.evaluate()
 	r.removeWorkspace()
 	for _, w := range res.Warnings {
 		r.jo.warning(w)
 	}
+	r.jo.flush()
 	return res
 }
 
 // play runs the scenario in its workspace: setup, the agent's session,
 // verify and the scenario-level checks.
 func (r *scenarioRun) play(ctx context.Context) {
-	sc, res, opts := r.sc, r.res, r.opts
-	policy := policyOf(sc, *opts)
-	r.sess = &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: opts.spill}
-	r.sess.client = newClientServer(ClientConfig{
+	r.sess = r.newSession()
+	defer r.sess.client.close()
+	scCtx := ctx
+	if r.sc.Timeout > 0 {
+		var cancel context.CancelFunc
+		scCtx, cancel = context.WithTimeoutCause(ctx, r.sc.Timeout, errScenarioTimeout)
+		defer cancel()
+	}
+	if r.opts.Transcripts != "" {
+		tr, err := newTranscript(r.opts.Transcripts, r.transcriptName, r.red)
+		if err != nil {
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("transcript: %v", err))
+		} else {
+			r.tr = tr
+			r.res.Transcript = tr.path
+			defer tr.close()
+		}
+	}
+	if !r.open(scCtx) {
+		return
+	}
+	r.playTurns(ctx, scCtx)
+	r.stopAgent(scCtx)
+	r.collect()
+	r.recordChanges()
+	if ctx.Err() == nil {
+		r.verify(scCtx)
+	} else if len(r.sc.Verify) > 0 {
+		r.cutShort("before verify")
+	}
+	r.checkScenarioWork(scCtx)
+}
+
+// newSession is the scenario's session, with the client it serves the
+// agent.
+func (r *scenarioRun) newSession() *session {
+	sc := r.sc
+	policy := policyOf(sc, *r.opts)
+	s := &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: r.opts.spill,
+		strict: sc.Enforce == scenario.EnforceStrict}
+	s.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,
 		ReadOnly: sc.Client.ReadOnly,
@@ -439,72 +479,73 @@ func (r *scenarioRun) play(ctx context.Context) {
 		Policy:   policy,
 		Env:      r.env(),
 	})
-	defer r.sess.client.close()
-	if err := r.sess.client.jailErr; err != nil {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("client roots: %v; the agent's file and terminal requests will fail", err))
+	if err := s.client.jailErr; err != nil {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("client roots: %v; the agent's file and terminal requests will fail", err))
 	}
-	scCtx := ctx
-	if sc.Timeout > 0 {
-		var cancel context.CancelFunc
-		scCtx, cancel = context.WithTimeoutCause(ctx, sc.Timeout, errScenarioTimeout)
-		defer cancel()
-	}
+	return s
+}
 
-	if opts.Transcripts != "" {
-		tr, err := newTranscript(opts.Transcripts, r.transcriptName, r.red)
-		if err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("transcript: %v", err))
-		} else {
-			r.tr = tr
-			res.Transcript = tr.path
-			defer tr.close()
-		}
+// open readies the session for the first turn: the sandbox checked, setup,
+// the baseline of the workspace, the recorded session looked up, the agent
+// started and the session opened. When one fails it records the error and
+// the turns as skipped, and returns false.
+func (r *scenarioRun) open(ctx context.Context) bool {
+	if err := r.checkSandbox(); err != nil {
+		r.res.StartFailed = true // the agent cannot start here (exit 3)
+		r.failStart(err, "")
+		return false
 	}
-
-	if err := r.setup(scCtx); err != nil {
-		res.Status = report.StatusError
-		res.Error = err.Error()
-		r.cutShort("during setup")
-		r.skipFrom(0, "")
-		return
+	if err := r.setup(ctx); err != nil {
+		r.failStart(err, "during setup")
+		return false
 	}
 	// The baseline of the agent's changes is the workspace after setup;
 	// without setup it is the one Create took.
-	if r.ws != nil && len(sc.Setup) > 0 {
+	if r.ws != nil && len(r.sc.Setup) > 0 {
 		if err := r.ws.Snapshot(); err != nil {
-			res.Status = report.StatusError
-			res.Error = fmt.Sprintf("workspace: %v", err)
-			r.skipFrom(0, "")
-			return
+			r.failStart(fmt.Errorf("workspace: %w", err), "")
+			return false
 		}
 	}
-
-	resume, err := r.prepareResume(scCtx)
+	resume, err := r.prepareResume(ctx)
 	if err != nil {
-		res.Status = report.StatusError
-		res.Error = err.Error()
-		r.cutShort("before the session opened")
-		r.skipFrom(0, "")
-		return
+		r.failStart(err, "before the session opened")
+		return false
 	}
-	if err := r.start(scCtx, resume); err != nil {
-		res.Status = report.StatusError
-		res.StartFailed = true // unless cut short: not the agent's failure then (see markCut)
-		res.Error = err.Error()
-		r.cutShort("before the session opened")
-		r.stopAgent(scCtx)
+	if err := r.start(ctx, resume); err != nil {
+		r.res.StartFailed = true // unless cut short: not the agent's failure then (see markCut)
+		r.failStart(err, "before the session opened")
+		r.stopAgent(ctx)
 		r.collect()
-		r.skipFrom(0, "")
-		return
+		return false
 	}
+	return true
+}
 
-	for i := range sc.Turns {
+// failStart records err, which kept the scenario's turns from running, as
+// its error, and the turns as skipped. where says what part of the
+// scenario the end of the run cut short, if it has ended (see cutShort);
+// "" when err cannot be the end's doing.
+func (r *scenarioRun) failStart(err error, where string) {
+	r.res.Status = report.StatusError
+	r.res.Error = err.Error()
+	if where != "" {
+		r.cutShort(where)
+	}
+	r.skipFrom(0, "")
+}
+
+// playTurns plays the turns in order, until one ends in a way that keeps
+// the rest from running (see stopAfter). ctx is the run's, scCtx the
+// scenario's.
+func (r *scenarioRun) playTurns(ctx, scCtx context.Context) {
+	for i := range r.sc.Turns {
 		if i > 0 {
-			r.settle(scCtx)
+			r.sess.act.waitQuiet(scCtx, settleQuiet, settleMax, nil)
 		}
 		r.jo.turnStarted(i + 1)
 		tr := r.runTurn(scCtx, i)
-		res.Turns = append(res.Turns, tr)
+		r.res.Turns = append(r.res.Turns, tr)
 		r.jo.turn(r.sess.snapshot(r.sess.turnState(tr.Index)))
 		if report.ExternalCause(tr.CancelCause) {
 			r.cutShort(fmt.Sprintf("during turn %d", tr.Index))
@@ -514,18 +555,9 @@ func (r *scenarioRun) play(ctx context.Context) {
 				why = "" // the cut says it
 			}
 			r.skipFrom(i+1, why)
-			break
+			return
 		}
 	}
-	r.stopAgent(scCtx)
-	r.collect()
-	r.recordChanges()
-	if ctx.Err() == nil {
-		r.verify(scCtx)
-	} else if len(sc.Verify) > 0 {
-		r.cutShort("before verify")
-	}
-	r.checkScenarioWork(scCtx)
 }
 
 // checkScenarioWork checks the scenario-level expectations on the
@@ -557,7 +589,6 @@ func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 // start gets the scenario its agent process (acquire) and opens the
 // session.
 func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
-	sc := r.sc
 	setupCtx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
 	if err := r.acquire(setupCtx); err != nil {
@@ -566,6 +597,13 @@ func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
 		}
 		return err
 	}
+	return r.openSession(setupCtx, resume)
+}
+
+// openSession opens the scenario's session on its agent process (or
+// continues the recorded one) and sets it up.
+func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error {
+	sc := r.sc
 	hs := handshake{
 		cwd:        sc.Agent.Cwd,
 		mcpServers: sc.Agent.McpServers,
@@ -583,7 +621,7 @@ func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
 		},
 		resume: resume,
 	}
-	got, err := hs.open(setupCtx, r.agent.Conn, r.proc.init)
+	got, err := hs.open(ctx, r.agent.Conn, r.proc.init)
 	err = r.gone(err, got.unanswered)
 	r.noteOpened(got)
 	r.res.Warnings = append(r.res.Warnings, got.warnings...)
@@ -659,15 +697,9 @@ func (r *scenarioRun) skipFrom(i int, why string) {
 	}
 }
 
-// untilAbort returns a context derived from parent that also ends when the
-// run is aborted (a second interrupt): the waits that outlast an interrupt
-// (grace periods, teardown) end at the abort.
-func (r *scenarioRun) untilAbort(parent context.Context) (context.Context, context.CancelFunc) {
-	return untilAbort(parent, r.opts.Abort)
-}
-
 // untilAbort returns a context derived from parent that also ends when
-// abort is closed.
+// abort is closed (a second interrupt): the waits that outlast an
+// interrupt (grace periods, teardown) end at the abort.
 func untilAbort(parent context.Context, abort <-chan struct{}) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(parent)
 	go func() {
@@ -709,10 +741,8 @@ func (r *scenarioRun) collect() {
 	lostEarly, lostViolations := s.lostEarly, s.lostViolations
 	s.mu.Unlock()
 	r.res.StderrTail = r.stderr
-	for i, v := range r.res.Violations {
-		if i < 3 {
-			r.res.Warnings = append(r.res.Warnings, "protocol violation: "+v)
-		}
+	for _, v := range r.res.Violations[:min(3, len(r.res.Violations))] {
+		r.res.Warnings = append(r.res.Warnings, "protocol violation: "+v)
 	}
 	if n := len(r.res.Violations); n > 3 {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s (see violations)", plural(n-3, "more protocol violation", "more protocol violations")))

@@ -30,6 +30,9 @@ type session struct {
 	// earlier, when set, reports whether a session id is one an earlier
 	// scenario opened on the same agent process (agent.reuse).
 	earlier func(id string) bool
+	// strict makes a tool call that ran unasked, which the policy would
+	// have denied, a failure of its turn (permissions.enforce: strict).
+	strict bool
 	// spill is where the turns' long texts wait for their end (see
 	// textBuf); "" keeps them in memory.
 	spill string
@@ -53,7 +56,13 @@ type session struct {
 
 // setupState records what the agent did before the first turn.
 type setupState struct {
-	updates     map[string]int // session/update notifications by kind
+	updates map[string]int // session/update notifications by kind
+	requestLog
+}
+
+// requestLog holds the records of the agent's requests, in arrival order:
+// a turn's, or those before the first turn.
+type requestLog struct {
 	permissions []*permissionSlot
 	requests    []*requestSlot
 }
@@ -99,8 +108,6 @@ type turnState struct {
 	lateThoughts textBuf
 	latePlan     []report.PlanEntry
 	hasLatePlan  bool
-	permissions  []*permissionSlot
-	requests     []*requestSlot
 	dropText     bool          // --no-text: the text and thoughts are counted, not kept
 	answered     bool          // the prompt's answer arrived: later updates are late
 	prompt       *acp.Call     // the session/prompt call; done = answered
@@ -120,6 +127,7 @@ type turnState struct {
 	promptUsage *report.Usage     // from the prompt's answer
 	warnings    []string          // about the prompt, set when the turn starts
 	unknown     []json.RawMessage // updates of unknown kinds, as received
+	requestLog                    // the turn's requests
 }
 
 // maxUnknown is how many updates of unknown kinds a turn keeps raw.
@@ -155,8 +163,10 @@ func (s *session) arrive(req *acp.Request) *arrival {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := &arrival{turn: s.current()}
+	log := &s.setup.requestLog
 	if a.turn != nil {
 		a.late = a.turn.late()
+		log = &a.turn.requestLog
 	}
 	if req.Method == acp.MethodSessionRequestPermission {
 		var p acp.RequestPermissionRequest
@@ -169,19 +179,11 @@ func (s *session) arrive(req *acp.Request) *arrival {
 			a.params = &p
 			a.perm = &permissionSlot{}
 			a.call = askedCall(a.turn, &p)
-			if a.turn != nil {
-				a.turn.permissions = append(a.turn.permissions, a.perm)
-			} else {
-				s.setup.permissions = append(s.setup.permissions, a.perm)
-			}
+			log.permissions = append(log.permissions, a.perm)
 		}
 	} else {
 		a.request = &requestSlot{}
-		if a.turn != nil {
-			a.turn.requests = append(a.turn.requests, a.request)
-		} else {
-			s.setup.requests = append(s.setup.requests, a.request)
-		}
+		log.requests = append(log.requests, a.request)
 	}
 	if a.turn != nil && !a.late && req.Method != acp.MethodTerminalWaitForExit {
 		a.turn.inflight.Add(1)
@@ -304,36 +306,45 @@ func (s *session) setSessionID(id string) {
 	}
 }
 
-func (s *session) update(n acp.SessionNotification) {
+// update records a session/update: as history during a session/load, as
+// the setup's before the first turn, else as the running turn's (or, after
+// its answer, the last turn's late one), which it returns (nil for none).
+// Updates before the session's id is known wait for it; those of another
+// session are violations.
+func (s *session) update(n acp.SessionNotification) *turnState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.sessionID == "" {
-		if len(s.early) < maxEarly {
-			s.early = append(s.early, n)
-		} else {
-			s.lostEarly++
-		}
-		return
-	}
-	if n.SessionID != s.sessionID {
-		if s.earlier != nil && s.earlier(n.SessionID) {
-			s.violationLocked(fmt.Sprintf("session/update for session %q, which an earlier scenario closed on this agent process", n.SessionID))
-			return
-		}
+	switch {
+	case s.sessionID == "" && len(s.early) < maxEarly:
+		s.early = append(s.early, n)
+		return nil
+	case s.sessionID == "":
+		s.lostEarly++
+		return nil
+	case n.SessionID != s.sessionID && s.earlier != nil && s.earlier(n.SessionID):
+		s.violationLocked(fmt.Sprintf("session/update for session %q, which an earlier scenario closed on this agent process", n.SessionID))
+		return nil
+	case n.SessionID != s.sessionID:
 		s.violationLocked(fmt.Sprintf("session/update for unknown session %q", n.SessionID))
-		return
+		return nil
 	}
 	t := s.current()
-	if t == nil && s.recordHistoryLocked(n) {
-		return // replayed by session/load: history, not setup or a turn
-	}
-	if t == nil {
+	switch {
+	case t != nil:
+		t.record(&n.Update)
+	case s.recordHistoryLocked(n): // replayed by session/load: history, not setup or a turn
+	default:
 		if s.setup.updates == nil {
 			s.setup.updates = map[string]int{}
 		}
 		s.setup.updates[n.Update.Kind]++
-		return
 	}
+	return t
+}
+
+// record records update u in the turn; the caller holds the session's
+// lock.
+func (t *turnState) record(u *acp.SessionUpdate) {
 	late := t.late()
 	if late {
 		t.rec.LateUpdates++
@@ -341,8 +352,7 @@ func (s *session) update(n acp.SessionNotification) {
 	if t.rec.Updates == nil {
 		t.rec.Updates = map[string]int{}
 	}
-	t.rec.Updates[n.Update.Kind]++
-	u := n.Update
+	t.rec.Updates[u.Kind]++
 	if !u.Known() && len(t.unknown) < maxUnknown {
 		t.unknown = append(t.unknown, slices.Clone(u.Raw))
 	}
@@ -350,21 +360,9 @@ func (s *session) update(n acp.SessionNotification) {
 	case t.dropText && (u.AgentMessageChunk != nil || u.AgentThoughtChunk != nil):
 		// Counted in Updates only.
 	case u.AgentMessageChunk != nil:
-		if u.AgentMessageChunk.Content.Type == acp.ContentText {
-			if late {
-				t.lateText.WriteString(u.AgentMessageChunk.Content.Text)
-			} else {
-				t.text.WriteString(u.AgentMessageChunk.Content.Text)
-			}
-		}
+		writeText(u.AgentMessageChunk, &t.text, &t.lateText, late)
 	case u.AgentThoughtChunk != nil:
-		if u.AgentThoughtChunk.Content.Type == acp.ContentText {
-			if late {
-				t.lateThoughts.WriteString(u.AgentThoughtChunk.Content.Text)
-			} else {
-				t.thoughts.WriteString(u.AgentThoughtChunk.Content.Text)
-			}
-		}
+		writeText(u.AgentThoughtChunk, &t.thoughts, &t.lateThoughts, late)
 	case u.Plan != nil:
 		entries := make([]report.PlanEntry, 0, len(u.Plan.Entries))
 		for _, e := range u.Plan.Entries {
@@ -378,18 +376,11 @@ func (s *session) update(n acp.SessionNotification) {
 	case u.ToolCall != nil:
 		// A tool_call is a full announcement: it replaces what updates of
 		// a not yet announced id said.
-		c := t.call(u.ToolCall.ToolCallID)
-		if late {
-			c.keepEndStatus()
-		}
+		c := t.updatedCall(u.ToolCall.ToolCallID, late)
 		c.call = *u.ToolCall
 		c.announced = true
 	case u.ToolCallUpdate != nil:
-		c := t.call(u.ToolCallUpdate.ToolCallID)
-		if late {
-			c.keepEndStatus()
-		}
-		c.call.Apply(u.ToolCallUpdate)
+		t.updatedCall(u.ToolCallUpdate.ToolCallID, late).call.Apply(u.ToolCallUpdate)
 	case u.UsageUpdate != nil:
 		if t.usage == nil {
 			t.usage = &report.Usage{}
@@ -401,6 +392,28 @@ func (s *session) update(n acp.SessionNotification) {
 			t.usage.Currency = u.UsageUpdate.Cost.Currency
 		}
 	}
+}
+
+// writeText appends the text of chunk c to b, or to lateB after the
+// prompt's answer; other content is not kept.
+func writeText(c *acp.ContentChunk, b, lateB *textBuf, late bool) {
+	switch {
+	case c.Content.Type != acp.ContentText:
+	case late:
+		lateB.WriteString(c.Content.Text)
+	default:
+		b.WriteString(c.Content.Text)
+	}
+}
+
+// updatedCall is call for an update about tool call id, which keeps the
+// status the call had at the prompt's answer when the update is late.
+func (t *turnState) updatedCall(id string, late bool) *toolCallState {
+	c := t.call(id)
+	if late {
+		c.keepEndStatus()
+	}
+	return c
 }
 
 // keepEndStatus remembers the status the call had when the prompt was
@@ -447,7 +460,7 @@ func isClosed(ch <-chan struct{}) bool {
 // place in the stream, and goes on with acp.Async only when the answer
 // waits: for the answer delay, or for session/cancel to be written.
 func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermissionResponse {
-	d := s.decide(a)
+	d := s.policy.Decide(s.policyRequest(a))
 	cancelled := !s.wait(ctx, a.turn)
 	if cancelled && a.turn != nil {
 		// The protocol's order, every time: session/cancel goes out
@@ -463,18 +476,6 @@ func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermiss
 	resp, rec := s.answerPermission(a, d, cancelled)
 	s.obs.permission(rec)
 	return resp
-}
-
-// permissionDecision is the policy's decision on a permission request and
-// the tool call it was asked about.
-type permissionDecision struct {
-	call acp.ToolCall
-	d    approve.Decision
-}
-
-// decide puts a permission request to the policy (see policyRequest).
-func (s *session) decide(a *arrival) permissionDecision {
-	return permissionDecision{call: a.call, d: s.policy.Decide(s.policyRequest(a))}
 }
 
 // policyRequest is what the policy is asked about a permission request:
@@ -499,10 +500,10 @@ func askedCall(t *turnState, p *acp.RequestPermissionRequest) acp.ToolCall {
 }
 
 // answerPermission records the answer to a permission request and returns
-// it with its record, for the observer: the policy's decision pd, or
-// cancelled.
-func (s *session) answerPermission(a *arrival, pd permissionDecision, cancelled bool) (acp.RequestPermissionResponse, report.Permission) {
-	t, call, d := a.turn, pd.call, pd.d
+// it with its record, for the observer: the policy's decision d on the
+// request's tool call (a.call), or cancelled.
+func (s *session) answerPermission(a *arrival, d approve.Decision, cancelled bool) (acp.RequestPermissionResponse, report.Permission) {
+	t, call := a.turn, a.call
 	rec := report.Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind), Late: a.late}
 	var resp acp.RequestPermissionResponse
 	rec.Commands, rec.Paths, rec.Rule, rec.Reason = d.Commands, d.Paths, d.Rule, d.Reason
@@ -718,17 +719,11 @@ func (s *session) finish(t *turnState, out turnOutcome) report.TurnResult {
 	return s.snapshot(t)
 }
 
-// setFailures records the expectations the turn did not meet.
-func (s *session) setFailures(t *turnState, failures []string) {
+// checked records what the checks of the turn found: the expectations it
+// did not meet and the verdict of its judge (nil for none).
+func (s *session) checked(t *turnState, failures []string, j *report.JudgeResult) {
 	s.mu.Lock()
-	t.rec.Failures = failures
-	s.mu.Unlock()
-}
-
-// setJudge records the verdict of the turn's judge.
-func (s *session) setJudge(t *turnState, j *report.JudgeResult) {
-	s.mu.Lock()
-	t.rec.Judge = j
+	t.rec.Failures, t.rec.Judge = failures, j
 	s.mu.Unlock()
 }
 
@@ -765,67 +760,78 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 	}
 	r.ClientRequests = filledRequests(t.requests)
 	r.Permissions = filledPermissions(t.permissions)
-	var asked map[string]bool // the calls a permission was asked for; made when a call ran
 	r.Warnings = slices.Clone(t.warnings)
 	r.ToolCalls = nil
 	if len(t.order) > 0 {
 		r.ToolCalls = make([]report.ToolCall, 0, len(t.order))
 	}
+	asked := map[string]bool{} // the calls a permission was asked for
+	for _, p := range r.Permissions {
+		asked[p.ToolCallID] = true
+	}
 	for _, id := range t.order {
 		c := t.calls[id]
-		end := c.call.Status
-		if c.endStatus != nil {
-			end = *c.endStatus
-		}
-		tc := report.ToolCall{
-			ID:        id,
-			Title:     c.call.Title,
-			Kind:      string(c.call.Kind),
-			Status:    shownStatus(end, c.cancelled),
-			RawInput:  slices.Clone(c.call.RawInput),
-			RawOutput: slices.Clone(c.call.RawOutput),
-			Announced: c.announced,
-			Late:      c.late,
-		}
-		if c.endStatus != nil {
-			if final := shownStatus(c.call.Status, c.cancelled); final != tc.Status {
-				tc.LateStatus = final
-			}
-		}
-		for _, l := range c.call.Locations {
-			tc.Locations = append(tc.Locations, l.Path)
-		}
-		if len(c.call.Content) > 0 {
-			if b, err := json.Marshal(c.call.Content); err == nil {
-				tc.Content = b
-			}
-		}
-		r.ToolCalls = append(r.ToolCalls, tc)
-		if asked == nil && ran(c.call.Status) {
-			asked = make(map[string]bool, len(r.Permissions))
-			for _, p := range r.Permissions {
-				asked[p.ToolCallID] = true
-			}
-		}
+		r.ToolCalls = append(r.ToolCalls, c.record(id))
 		if ran(c.call.Status) && !asked[id] {
-			if w := s.unasked(c.call); w != "" {
-				r.Warnings = append(r.Warnings, w)
+			if msg := s.unasked(c.call); msg == "" {
+			} else if s.strict {
+				r.Failures = append(r.Failures, msg)
+			} else {
+				r.Warnings = append(r.Warnings, msg)
 			}
 		}
 	}
-	r.Usage = nil
-	if t.promptUsage != nil || t.usage != nil {
-		u := report.Usage{}
-		if t.promptUsage != nil {
-			u = *t.promptUsage
-		}
-		if t.usage != nil {
-			u.ContextUsed, u.ContextSize = t.usage.ContextUsed, t.usage.ContextSize
-			u.Cost, u.Currency = t.usage.Cost, t.usage.Currency
-		}
-		r.Usage = &u
-	}
+	r.Usage = t.usageRecord()
 	return r
+}
+
+// record is the tool call's record, id its id.
+func (c *toolCallState) record(id string) report.ToolCall {
+	end := c.call.Status
+	if c.endStatus != nil {
+		end = *c.endStatus
+	}
+	tc := report.ToolCall{
+		ID:        id,
+		Title:     c.call.Title,
+		Kind:      string(c.call.Kind),
+		Status:    shownStatus(end, c.cancelled),
+		RawInput:  slices.Clone(c.call.RawInput),
+		RawOutput: slices.Clone(c.call.RawOutput),
+		Announced: c.announced,
+		Late:      c.late,
+	}
+	if c.endStatus != nil {
+		if final := shownStatus(c.call.Status, c.cancelled); final != tc.Status {
+			tc.LateStatus = final
+		}
+	}
+	for _, l := range c.call.Locations {
+		tc.Locations = append(tc.Locations, l.Path)
+	}
+	if len(c.call.Content) > 0 {
+		if b, err := json.Marshal(c.call.Content); err == nil {
+			tc.Content = b
+		}
+	}
+	return tc
+}
+
+// usageRecord is the turn's usage: the prompt's answer's tokens with the
+// last usage_update's context and cost; nil when neither came.
+func (t *turnState) usageRecord() *report.Usage {
+	if t.promptUsage == nil && t.usage == nil {
+		return nil
+	}
+	u := report.Usage{}
+	if t.promptUsage != nil {
+		u = *t.promptUsage
+	}
+	if t.usage != nil {
+		u.ContextUsed, u.ContextSize = t.usage.ContextUsed, t.usage.ContextSize
+		u.Cost, u.Currency = t.usage.Cost, t.usage.Currency
+	}
+	return &u
 }
 
 // shownStatus is how a tool call's status is recorded: pending when the
@@ -895,8 +901,10 @@ func ran(st acp.ToolCallStatus) bool {
 	return st == acp.StatusInProgress || st == acp.StatusCompleted || st == acp.StatusFailed
 }
 
-// unasked returns a warning when the policy would have denied a tool call
-// that the agent ran without asking: the policy had no effect on it.
+// unasked returns a message when the policy would have denied a tool call
+// that the agent ran (or tried to run) without asking: the policy had no
+// effect on it. A warning, or with permissions.enforce: strict a failure
+// of the turn.
 func (s *session) unasked(call acp.ToolCall) string {
 	d := s.policy.Evaluate(PermissionRequest(call, nil, s.cwd))
 	if d.Verdict != approve.Deny {
@@ -906,5 +914,9 @@ func (s *session) unasked(call acp.ToolCall) string {
 	if d.Rule != "" {
 		by = d.RuleList + " rule " + d.Rule
 	}
-	return fmt.Sprintf("tool call %s (%q) ran without a permission request; the policy would have denied it (%s): the policy had no effect on it", call.ToolCallID, call.Title, by)
+	what := "ran without a permission request"
+	if call.Status == acp.StatusFailed { // it may have failed before it did anything
+		what = "was tried without a permission request (it failed, so it may not have run)"
+	}
+	return fmt.Sprintf("tool call %s (%q) %s; the policy would have denied it (%s): the policy had no effect on it", call.ToolCallID, call.Title, what, by)
 }

@@ -17,27 +17,6 @@ const (
 	categoryModel = "model"
 )
 
-// sessionOffer is what the agent offers to set in a session, from its
-// answer to session/new (or session/load, session/resume).
-type sessionOffer struct {
-	modes   *acp.SessionModeState
-	options []acp.SessionConfigOption
-	models  *acp.SessionModelState // legacy
-}
-
-// offerOfNew is what a session/new answer offers.
-func offerOfNew(ns acp.NewSessionResponse) sessionOffer {
-	return sessionOffer{modes: ns.Modes, options: ns.ConfigOptions, models: ns.Models}
-}
-
-// sessionWant is what a scenario asks to set in its session.
-type sessionWant struct {
-	mode     string
-	model    string
-	modelPos scenario.Pos
-	config   []scenario.ConfigSetting
-}
-
 // withSessionCaps adds to caps what acprun supports of session config:
 // boolean config options, which agent.config can set.
 func withSessionCaps(caps acp.ClientCapabilities) acp.ClientCapabilities {
@@ -50,10 +29,9 @@ func withSessionCaps(caps acp.ClientCapabilities) acp.ClientCapabilities {
 	return caps
 }
 
-// applySessionConfig sets up session sessionID as want asks, with what
-// offer says the agent has, before the first prompt. It is called after
-// session/new, and serves as well after session/load or session/resume
-// (build offer from that answer: sessionOffer{modes, options, models}):
+// configure sets up the session the agent opened (its session/new
+// answer, or one made of session/load's or session/resume's) as h asks,
+// before the first prompt:
 //
 //   - the mode through the config option of category mode when there is
 //     one (the spec: a client that knows config options SHOULD use them
@@ -68,101 +46,139 @@ func withSessionCaps(caps acp.ClientCapabilities) acp.ClientCapabilities {
 // model or config option the agent does not offer is an error that says
 // where the value was written and what the agent offers; nothing after it
 // is set. It returns the settings made, in order.
-func applySessionConfig(ctx context.Context, conn *acp.Conn, sessionID string, offer sessionOffer, want sessionWant) (set []report.SessionSetting, warnings []string, err error) {
-	options := offer.options
-	setOption := func(key string, pos scenario.Pos, o acp.SessionConfigOption, value any) error {
-		req := acp.SetSessionConfigOptionRequest{SessionID: sessionID, ConfigID: o.ID, Value: value}
-		if o.Type == acp.ConfigBoolean {
-			req.Type = acp.ConfigBoolean
+func (h *handshake) configure(ctx context.Context, conn *acp.Conn, ns acp.NewSessionResponse) ([]report.SessionSetting, []string, error) {
+	s := &sessionSetter{ctx: ctx, conn: conn, id: ns.SessionID, options: ns.ConfigOptions}
+	err := s.setMode(h.mode, ns.Modes)
+	if err == nil {
+		err = s.setModel(h.model, h.modelPos, ns.Models)
+	}
+	for _, c := range h.config {
+		if err == nil {
+			err = s.setConfig(c)
 		}
-		var resp acp.SetSessionConfigOptionResponse
-		if err := conn.Call(ctx, acp.MethodSessionSetConfigOption, req).Await(ctx, &resp); err != nil {
-			return atPos(pos, fmt.Errorf("agent.%s: session/set_config_option %s=%v: %w", key, o.ID, value, err))
-		}
-		set = append(set, report.SessionSetting{Key: key, ConfigID: o.ID, Value: value, Method: acp.MethodSessionSetConfigOption})
-		if len(resp.ConfigOptions) > 0 {
-			options = resp.ConfigOptions // the complete state
-		} else if i := optionIndex(options, o.ID); i >= 0 { // an agent that answered {}
-			options = slices.Clone(options)
-			options[i].CurrentValue = value
-		}
+	}
+	return s.set, s.warnings, err
+}
+
+// sessionSetter sets what a scenario asks in its session (configure).
+type sessionSetter struct {
+	ctx      context.Context
+	conn     *acp.Conn
+	id       string                    // the session's
+	options  []acp.SessionConfigOption // as the agent last answered them
+	set      []report.SessionSetting   // what was set, in order
+	warnings []string
+}
+
+// call sends method and records the setting made when it is answered.
+func (s *sessionSetter) call(method string, params, result any, setting report.SessionSetting) error {
+	if err := s.conn.Call(s.ctx, method, params).Await(s.ctx, result); err != nil {
+		return err
+	}
+	setting.Method = method
+	s.set = append(s.set, setting)
+	return nil
+}
+
+// setOption sets config option o to value; key names it in the record
+// ("mode", "config.effort") and pos says where the value was written.
+func (s *sessionSetter) setOption(key string, pos scenario.Pos, o acp.SessionConfigOption, value any) error {
+	req := acp.SetSessionConfigOptionRequest{SessionID: s.id, ConfigID: o.ID, Value: value}
+	if o.Type == acp.ConfigBoolean {
+		req.Type = acp.ConfigBoolean
+	}
+	var resp acp.SetSessionConfigOptionResponse
+	if err := s.call(acp.MethodSessionSetConfigOption, req, &resp, report.SessionSetting{Key: key, ConfigID: o.ID, Value: value}); err != nil {
+		return atPos(pos, fmt.Errorf("agent.%s: session/set_config_option %s=%v: %w", key, o.ID, value, err))
+	}
+	if len(resp.ConfigOptions) > 0 {
+		s.options = resp.ConfigOptions // the complete state
+	} else if i := optionIndex(s.options, o.ID); i >= 0 { // an agent that answered {}
+		s.options = slices.Clone(s.options)
+		s.options[i].CurrentValue = value
+	}
+	return nil
+}
+
+// setMode sets the session's mode; modes are the legacy ones the agent
+// offered.
+func (s *sessionSetter) setMode(mode string, modes *acp.SessionModeState) error {
+	if mode == "" {
 		return nil
 	}
-
-	if want.mode != "" {
-		if o, ok := optionOfCategory(options, categoryMode); ok {
-			if !slices.Contains(selectValues(o), want.mode) {
-				warnings = append(warnings, fmt.Sprintf("mode %q not offered by the agent (its mode option %q offers: %s); not set", want.mode, o.ID, listOrNone(selectValues(o))))
-			} else if err := setOption("mode", scenario.Pos{}, o, want.mode); err != nil {
-				return set, warnings, err
-			}
-		} else if offer.modes == nil || !hasMode(offer.modes, want.mode) {
-			warnings = append(warnings, fmt.Sprintf("mode %q not offered by the agent; not set", want.mode))
-		} else {
-			if err := conn.Call(ctx, acp.MethodSessionSetMode, acp.SetSessionModeRequest{SessionID: sessionID, ModeID: want.mode}).Await(ctx, nil); err != nil {
-				return set, warnings, fmt.Errorf("session/set_mode %q: %w", want.mode, err)
-			}
-			set = append(set, report.SessionSetting{Key: "mode", Value: want.mode, Method: acp.MethodSessionSetMode})
+	if o, ok := optionOfCategory(s.options, categoryMode); ok {
+		if !slices.Contains(selectValues(o), mode) {
+			s.warnings = append(s.warnings, fmt.Sprintf("mode %q not offered by the agent (its mode option %q offers: %s); not set", mode, o.ID, listOrNone(selectValues(o))))
+			return nil
 		}
+		return s.setOption("mode", scenario.Pos{}, o, mode)
 	}
-
-	if want.model != "" {
-		if o, ok := optionOfCategory(options, categoryModel); ok {
-			if offered := selectValues(o); !slices.Contains(offered, want.model) {
-				return set, warnings, atPos(want.modelPos, fmt.Errorf("agent.model: the agent does not offer model %q (its model option %q offers: %s)", want.model, o.ID, listOrNone(offered)))
-			}
-			if err := setOption("model", want.modelPos, o, want.model); err != nil {
-				return set, warnings, err
-			}
-		} else if m := offer.models; m != nil {
-			offered := modelIDs(m)
-			if !slices.Contains(offered, want.model) {
-				return set, warnings, atPos(want.modelPos, fmt.Errorf("agent.model: the agent does not offer model %q (it offers: %s)", want.model, listOrNone(offered)))
-			}
-			req := acp.SetSessionModelRequest{SessionID: sessionID, ModelID: want.model}
-			if err := conn.Call(ctx, acp.MethodSessionSetModel, req).Await(ctx, nil); err != nil {
-				return set, warnings, atPos(want.modelPos, fmt.Errorf("agent.model: session/set_model %q: %w", want.model, err))
-			}
-			set = append(set, report.SessionSetting{Key: "model", Value: want.model, Method: acp.MethodSessionSetModel})
-		} else {
-			return set, warnings, atPos(want.modelPos, fmt.Errorf("agent.model: the agent offers no model choice (no config option of category model, no models): remove model, or set the agent's own option in agent.config (it has: %s)", optionIDs(options)))
-		}
+	if modes == nil || !slices.ContainsFunc(modes.AvailableModes, func(m acp.SessionMode) bool { return m.ID == mode }) {
+		s.warnings = append(s.warnings, fmt.Sprintf("mode %q not offered by the agent; not set", mode))
+		return nil
 	}
-
-	for _, c := range want.config {
-		key := "config." + c.ID
-		i := optionIndex(options, c.ID)
-		switch {
-		case len(options) == 0:
-			return set, warnings, atPos(c.Pos, fmt.Errorf("agent.%s: the agent offers no config options (see acprun probe)", key))
-		case i < 0:
-			return set, warnings, atPos(c.Pos, fmt.Errorf("agent.%s: the agent has no config option %q (it has: %s)", key, c.ID, optionIDs(options)))
-		}
-		o := options[i]
-		var value any
-		switch o.Type {
-		case acp.ConfigSelect:
-			if offered := selectValues(o); !slices.Contains(offered, c.Value) {
-				return set, warnings, atPos(c.Pos, fmt.Errorf("agent.%s: the agent does not offer %q for config option %q (it offers: %s)", key, c.Value, c.ID, listOrNone(offered)))
-			}
-			value = c.Value
-		case acp.ConfigBoolean:
-			switch c.Value {
-			case "true":
-				value = true
-			case "false":
-				value = false
-			default:
-				return set, warnings, atPos(c.Pos, fmt.Errorf("agent.%s: config option %q is boolean: give true or false, not %q", key, c.ID, c.Value))
-			}
-		default:
-			return set, warnings, atPos(c.Pos, fmt.Errorf("agent.%s: config option %q has type %q, which acprun cannot set", key, c.ID, o.Type))
-		}
-		if err := setOption(key, c.Pos, o, value); err != nil {
-			return set, warnings, err
-		}
+	if err := s.call(acp.MethodSessionSetMode, acp.SetSessionModeRequest{SessionID: s.id, ModeID: mode}, nil, report.SessionSetting{Key: "mode", Value: mode}); err != nil {
+		return fmt.Errorf("session/set_mode %q: %w", mode, err)
 	}
-	return set, warnings, nil
+	return nil
+}
+
+// setModel selects the session's model, written at pos; models are the
+// legacy ones the agent offered.
+func (s *sessionSetter) setModel(model string, pos scenario.Pos, models *acp.SessionModelState) error {
+	if model == "" {
+		return nil
+	}
+	if o, ok := optionOfCategory(s.options, categoryModel); ok {
+		if offered := selectValues(o); !slices.Contains(offered, model) {
+			return atPos(pos, fmt.Errorf("agent.model: the agent does not offer model %q (its model option %q offers: %s)", model, o.ID, listOrNone(offered)))
+		}
+		return s.setOption("model", pos, o, model)
+	}
+	if models == nil {
+		return atPos(pos, fmt.Errorf("agent.model: the agent offers no model choice (no config option of category model, no models): remove model, or set the agent's own option in agent.config (it has: %s)", optionIDs(s.options)))
+	}
+	var offered []string
+	for _, m := range models.AvailableModels {
+		offered = append(offered, m.ModelID)
+	}
+	if !slices.Contains(offered, model) {
+		return atPos(pos, fmt.Errorf("agent.model: the agent does not offer model %q (it offers: %s)", model, listOrNone(offered)))
+	}
+	req := acp.SetSessionModelRequest{SessionID: s.id, ModelID: model}
+	if err := s.call(acp.MethodSessionSetModel, req, nil, report.SessionSetting{Key: "model", Value: model}); err != nil {
+		return atPos(pos, fmt.Errorf("agent.model: session/set_model %q: %w", model, err))
+	}
+	return nil
+}
+
+// setConfig sets one config option of agent.config.
+func (s *sessionSetter) setConfig(c scenario.ConfigSetting) error {
+	key := "config." + c.ID
+	i := optionIndex(s.options, c.ID)
+	switch {
+	case len(s.options) == 0:
+		return atPos(c.Pos, fmt.Errorf("agent.%s: the agent offers no config options (see acprun probe)", key))
+	case i < 0:
+		return atPos(c.Pos, fmt.Errorf("agent.%s: the agent has no config option %q (it has: %s)", key, c.ID, optionIDs(s.options)))
+	}
+	o := s.options[i]
+	var value any
+	switch o.Type {
+	case acp.ConfigSelect:
+		if offered := selectValues(o); !slices.Contains(offered, c.Value) {
+			return atPos(c.Pos, fmt.Errorf("agent.%s: the agent does not offer %q for config option %q (it offers: %s)", key, c.Value, c.ID, listOrNone(offered)))
+		}
+		value = c.Value
+	case acp.ConfigBoolean:
+		if c.Value != "true" && c.Value != "false" {
+			return atPos(c.Pos, fmt.Errorf("agent.%s: config option %q is boolean: give true or false, not %q", key, c.ID, c.Value))
+		}
+		value = c.Value == "true"
+	default:
+		return atPos(c.Pos, fmt.Errorf("agent.%s: config option %q has type %q, which acprun cannot set", key, c.ID, o.Type))
+	}
+	return s.setOption(key, c.Pos, o, value)
 }
 
 // atPos puts pos (file:line:col) before err's message, when pos is known.
@@ -205,15 +221,6 @@ func optionIDs(options []acp.SessionConfigOption) string {
 		out = append(out, fmt.Sprintf("%s (%s)", o.ID, o.Type))
 	}
 	return listOrNone(out)
-}
-
-// modelIDs lists the legacy models' ids.
-func modelIDs(m *acp.SessionModelState) []string {
-	var out []string
-	for _, md := range m.AvailableModels {
-		out = append(out, md.ModelID)
-	}
-	return out
 }
 
 // listOrNone joins ss with commas; "none" when empty.

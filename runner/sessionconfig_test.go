@@ -20,7 +20,7 @@ import (
 // which requests go out, what is recorded, what is a warning and what is
 // an error (and then that nothing after it is sent).
 func TestSessionConfig(t *testing.T) {
-	bin := acprunBinary(t)
+	bin := agentBin(t)
 	dir := t.TempDir()
 	scripts := map[string]string{
 		"options": `modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, name: Code}]}
@@ -130,7 +130,7 @@ models: {availableModels: [{modelId: legacy}]}
 				}
 			}
 			a, err := startAgent(agentConfig{Argv: []string{bin, "mock-agent", filepath.Join(dir, tt.script+".mock.yaml")}, Env: os.Environ(), Dir: dir,
-				Handler: &probeHandler{arrived: make(chan struct{}, 1)}, Conn: &acp.Options{Tap: tap}})
+				Handler: &probeHandler{}, Conn: &acp.Options{Tap: tap}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +139,7 @@ models: {availableModels: [{modelId: legacy}]}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			got, err := hs.run(ctx, a.Conn)
-			a.Close(context.Background(), time.Second)
+			a.CloseAfter(context.Background(), time.Second, time.Second, time.Time{})
 			gotErr := ""
 			if err != nil {
 				gotErr = err.Error()

@@ -128,7 +128,7 @@ func (s *streamer) update(u *acp.SessionUpdate, pos position) {
 		s.part(&s.text)
 		s.part(&s.thought)
 		c := s.tool(u.ToolCall.ToolCallID)
-		c.title, c.kind, c.status = u.ToolCall.Title, string(u.ToolCall.Kind), statusOf(u.ToolCall.Status)
+		c.title, c.kind, c.status = u.ToolCall.Title, string(u.ToolCall.Kind), shownStatus(u.ToolCall.Status, false)
 		s.sendTool(u.ToolCall.ToolCallID, c)
 	case u.ToolCallUpdate != nil:
 		tu := u.ToolCallUpdate
@@ -139,12 +139,12 @@ func (s *streamer) update(u *acp.SessionUpdate, pos position) {
 		if tu.Kind != nil {
 			c.kind = string(*tu.Kind)
 		}
-		if tu.Status == nil || statusOf(*tu.Status) == c.status {
+		if tu.Status == nil || shownStatus(*tu.Status, false) == c.status {
 			return // no change of status: nothing to say
 		}
 		s.part(&s.text)
 		s.part(&s.thought)
-		c.status = statusOf(*tu.Status)
+		c.status = shownStatus(*tu.Status, false)
 		s.sendTool(tu.ToolCallID, c)
 	}
 }

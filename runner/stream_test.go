@@ -81,7 +81,8 @@ func TestStreamLines(t *testing.T) {
 	update(textChunk("no line break"))
 	sess.startTurn(2, "two", nil, false)
 	update(textChunk("second turn"))
-	o.finished(ref, report.Result{})
+	jo.flush() // the job's end
+	o.call(func(ob Observer) { ob.ScenarioFinished(ref, report.Result{}) })
 
 	want := []string{
 		`s 0 text: "before the first turn"`,

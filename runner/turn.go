@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -37,29 +38,43 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		go r.sess.act.watchIdle(turnCtx, cancelIdle, idle)
 	}
 
-	// The turn's outcome; what the agent sent is recorded by the session.
-	var out turnOutcome
 	// turnCtx also bounds the write: an agent that stops reading its stdin
 	// cannot hold the turn past its deadline.
 	req := acp.PromptRequest{SessionID: r.sess.sessionID, Prompt: prompt}
 	call := r.sess.sendPrompt(turnCtx, t, r.agent.Conn, req)
 	var resp acp.PromptResponse
+	var out turnOutcome
 	expired, err := awaitAnswer(turnCtx, call, &resp)
 	if expired {
 		out.cancelCause = cancelCause(context.Cause(turnCtx))
 		err = r.cancel(t, call, &resp)
-		if err == nil && resp.StopReason != acp.StopCancelled {
-			out.cancelIgnored = true
-		}
+		out.cancelIgnored = err == nil && resp.StopReason != acp.StopCancelled
 	}
+	r.answered(&out, resp, err)
+	out.duration = time.Since(start)
+	rec := r.sess.finish(t, out)
+	defer t.release() // the agent's late file and terminal requests wait for the checks
+	failures := checkTurn(turn.Expect, &rec)
+	if e := turn.Expect.Usage; e != nil {
+		failures = append(failures, checkTurnUsage(e, &rec, r.costBefore(i))...)
+	}
+	failures = append(failures, r.checkTurnWork(ctx, turn.Expect, &rec)...)
+	r.sess.checked(t, failures, rec.Judge)
+	rec.Failures = append(slices.Clip(failures), rec.Failures...) // as snapshot has them: the tool calls that ran unasked last
+	return rec
+}
+
+// answered records in out how the prompt was answered: resp, or the
+// error err that came instead.
+func (r *scenarioRun) answered(out *turnOutcome, resp acp.PromptResponse, err error) {
+	var ae *acp.Error
 	switch {
 	case err == nil:
-		out.stopReason = string(resp.StopReason)
+		out.stopReason, out.usage = string(resp.StopReason), promptUsage(resp.Usage)
 		if out.stopReason == "" {
 			out.stopReason = report.OutcomeError
 			out.err = "the agent answered session/prompt without a stopReason"
 		}
-		out.usage = promptUsage(resp.Usage)
 	case errors.Is(err, errNotSent):
 		out.stopReason = report.OutcomeSkipped
 		out.err = err.Error()
@@ -70,34 +85,20 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		// EPIPE: the prompt was written to an agent that had exited.
 		out.stopReason = report.OutcomeAgentExited
 		out.err = r.exitDescription()
-	default:
-		var ae *acp.Error
+	case errors.As(err, &ae):
 		out.stopReason = report.OutcomeError
-		if errors.As(err, &ae) {
-			out.err = fmt.Sprintf("session/prompt: %s (code %d)", ae.Message, ae.Code)
-			switch {
-			case len(ae.Data) == 0 || string(ae.Data) == "null":
-			case len(ae.Data) > maxErrorData:
-				out.err += fmt.Sprintf("; its data (%d bytes) was not kept: over %d bytes", len(ae.Data), maxErrorData)
-			default:
-				out.errData = ae.Data
-			}
-		} else {
-			out.err = fmt.Sprintf("session/prompt: %v", err)
+		out.err = fmt.Sprintf("session/prompt: %s (code %d)", ae.Message, ae.Code)
+		switch {
+		case len(ae.Data) == 0 || string(ae.Data) == "null":
+		case len(ae.Data) > maxErrorData:
+			out.err += fmt.Sprintf("; its data (%d bytes) was not kept: over %d bytes", len(ae.Data), maxErrorData)
+		default:
+			out.errData = ae.Data
 		}
+	default:
+		out.stopReason = report.OutcomeError
+		out.err = fmt.Sprintf("session/prompt: %v", err)
 	}
-	out.duration = time.Since(start)
-	rec := r.sess.finish(t, out)
-	defer t.release() // the agent's late file and terminal requests wait for the checks
-	failures := checkTurn(turn.Expect, &rec)
-	if e := turn.Expect.Usage; e != nil {
-		failures = append(failures, checkTurnUsage(e, &rec, r.costBefore(i))...)
-	}
-	failures = append(failures, r.checkTurnWork(ctx, turn.Expect, &rec)...)
-	r.sess.setFailures(t, failures)
-	r.sess.setJudge(t, rec.Judge)
-	rec.Failures = failures
-	return rec
 }
 
 // dropText reports whether a turn with expectations e keeps no text: with
@@ -215,7 +216,7 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 	grace := r.limits().CancelGrace
 	timeoutCtx, cancelTimeout := context.WithTimeout(context.Background(), grace)
 	defer cancelTimeout()
-	graceCtx, cancelGrace := r.untilAbort(timeoutCtx)
+	graceCtx, cancelGrace := untilAbort(timeoutCtx, r.opts.Abort)
 	defer cancelGrace()
 	err = call.Await(graceCtx, resp)
 	if err != nil && graceCtx.Err() != nil && isContextErr(err) {
@@ -228,13 +229,11 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 	return err
 }
 
+// isContextErr reports whether err is not an answer (an *acp.Error) nor
+// the end of the connection: a context's end.
 func isContextErr(err error) bool {
-	return !errors.Is(err, acp.ErrClosed) && !isRPCError(err)
-}
-
-func isRPCError(err error) bool {
 	var ae *acp.Error
-	return errors.As(err, &ae)
+	return !errors.Is(err, acp.ErrClosed) && !errors.As(err, &ae)
 }
 
 func cancelCause(cause error) string {

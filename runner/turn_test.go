@@ -77,7 +77,7 @@ func TestAgentClosesItsPipes(t *testing.T) {
 			t.Fatal(err)
 		}
 		<-a.Exited()
-		a.Close(context.Background(), time.Second)
+		a.CloseAfter(context.Background(), time.Second, time.Second, time.Time{})
 	}
 	if after := openFDs(t); after != before {
 		t.Errorf("open file descriptors: %d before, %d after three agents; want none left", before, after)

@@ -131,7 +131,7 @@ func (r *scenarioRun) recordChanges() {
 	if r.ws == nil {
 		return
 	}
-	ctx, cancel := r.untilAbort(context.Background())
+	ctx, cancel := untilAbort(context.Background(), r.opts.Abort)
 	defer cancel()
 	if err := r.changes(ctx, r.res.Workspace); err != nil {
 		r.res.Workspace.Error = err.Error()

@@ -174,6 +174,13 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 		a.Reuse, a.ReusePos = true, sc.Agent.ReusePos
 	}
 	c.Agent = a
+	if c.EnforcePos == (Pos{}) { // the default follows the agent
+		c.Enforce = EnforceOff
+		if name != "" {
+			c.Enforce = EnforceOn
+		}
+	}
+	c.Agent.applyEnforcement(c.Enforce)
 	return &c, nil
 }
 

@@ -63,10 +63,16 @@ type Defaults struct {
 	// Policy is nil when the config has no permissions.
 	Policy      *approve.Policy
 	AnswerDelay time.Duration
+	// Enforce and EnforcePos are permissions.enforce, "" when not given.
+	Enforce    Enforce
+	EnforcePos Pos
 
 	// Workspace is nil for none; its paths are absolute (relative ones are
 	// resolved against the config file's directory).
 	Workspace *Workspace
+	// Sandbox is nil for none; its paths are absolute (relative ones are
+	// resolved against the config file's directory).
+	Sandbox *Sandbox
 	// Setup, Verify and Teardown are nil for none.
 	Setup, Verify, Teardown []Command
 
@@ -80,7 +86,7 @@ type Defaults struct {
 var (
 	configKeys   = []string{"defaults", "agents"}
 	defaultsKeys = []string{"agent", "timeout", "turnTimeout", "idleTimeout", "cancelGrace", "killGrace",
-		"continueAfterCancel", "retries", "client", "permissions", "workspace", "setup", "verify", "teardown", "session"}
+		"continueAfterCancel", "retries", "client", "permissions", "workspace", "sandbox", "setup", "verify", "teardown", "session"}
 	namedAgentKeys = []string{"description", "command", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 )
 
@@ -229,8 +235,11 @@ func (p *fileParser) defaults(n *yaml.Node, c *Config) {
 			var s Scenario
 			d.Policy = p.permissions(v, &s)
 			d.AnswerDelay = s.AnswerDelay
+			d.Enforce, d.EnforcePos = s.Enforce, s.EnforcePos
 		case "workspace":
 			d.Workspace = p.workspace(v)
+		case "sandbox":
+			d.Sandbox = p.sandbox(v)
 		case "setup":
 			d.Setup = p.commands(v, "setup")
 		case "verify":
@@ -275,10 +284,12 @@ func (p *fileParser) applyDefaults(s *Scenario) {
 		s.Client.Roots = slices.Clone(d.Client.Roots)
 	}
 	s.Policy, s.AnswerDelay = d.Policy, d.AnswerDelay
+	s.Enforce, s.EnforcePos = d.Enforce, d.EnforcePos
 	if d.Workspace != nil {
 		w := *d.Workspace
 		s.Workspace = &w
 	}
+	s.Sandbox = d.Sandbox // never changed: the scenario's own replaces it
 	s.Setup, s.Verify, s.Teardown = slices.Clone(d.Setup), slices.Clone(d.Verify), slices.Clone(d.Teardown)
 	s.Session = d.Session
 }

@@ -164,7 +164,7 @@ func TestLoadConfigErrors(t *testing.T) {
 			src:  "defaults:\n  turn_timeout: 1m\n  turns: []\n",
 			want: []string{
 				`c.yaml:2:3: unknown key "turn_timeout" (did you mean "turnTimeout"?)`,
-				`c.yaml:3:3: unknown key "turns" (valid keys: agent, timeout, turnTimeout, idleTimeout, cancelGrace, killGrace, continueAfterCancel, retries, client, permissions, workspace, setup, verify, teardown, session); turns belongs in a scenario`,
+				`c.yaml:3:3: unknown key "turns" (valid keys: agent, timeout, turnTimeout, idleTimeout, cancelGrace, killGrace, continueAfterCancel, retries, client, permissions, workspace, sandbox, setup, verify, teardown, session); turns belongs in a scenario`,
 			},
 		},
 		{
@@ -295,7 +295,7 @@ turns: [{prompt: hi}]
 	want := []summary{
 		{
 			Agent: scenario.Agent{Pos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 10}, Name: "claude",
-				Command: []string{"my-claude"}, Auth: "login", Cwd: "/s", McpServers: mcp},
+				Command: []string{"my-claude"}, Auth: "login", Cwd: "/s", McpServers: mcp, Enforcement: claudeEnforcement},
 			Timeout: 10 * time.Minute, TurnTimeout: 2 * time.Minute, ContinueAfterCancel: true,
 			Client:  scenario.Client{FS: true, Terminal: true, ReadOnly: true, Roots: []string{"/cfg/shared"}, Set: true},
 			Default: approve.Allow, AnswerDelay: time.Second,
@@ -309,7 +309,8 @@ turns: [{prompt: hi}]
 		},
 		{
 			Agent: scenario.Agent{Pos: scenario.Pos{File: "/s/x.yaml", Line: 13, Col: 8}, Name: "codex",
-				Command: []string{"npx", "-y", "@zed-industries/codex-acp"}, Auth: "openai-api-key", Cwd: "/s", McpServers: mcp},
+				Command: []string{"npx", "-y", "@zed-industries/codex-acp", "-c", "approval_policy=untrusted"}, Auth: "openai-api-key", Cwd: "/s", McpServers: mcp,
+				Enforcement: &scenario.Enforcement{Args: []string{"-c", "approval_policy=untrusted"}}},
 			Timeout: 10 * time.Minute, TurnTimeout: 2 * time.Minute, ContinueAfterCancel: true,
 			Client:  scenario.Client{FS: true, Terminal: true, ReadOnly: true, Roots: []string{"/s/mine"}, Set: true},
 			Default: approve.Allow, AnswerDelay: time.Second,
@@ -390,8 +391,9 @@ turns: [{prompt: hi}]
 			McpServers: json.RawMessage("[]")},
 		{Name: "mock", Command: []string{"acprun", "mock-agent", "agents/x.mock.yaml"},
 			Env: map[string]string{"MOCK": "1"}, Cwd: base + "/s", McpServers: json.RawMessage("[]")},
-		{Name: "gemini", Command: []string{"npx", "-y", "@google/gemini-cli", "--acp"}, Cwd: base + "/s",
-			McpServers: json.RawMessage("[]")},
+		{Name: "gemini", Command: []string{"npx", "-y", "@google/gemini-cli", "--acp", "--approval-mode", "default"}, Cwd: base + "/s",
+			McpServers:  json.RawMessage("[]"),
+			Enforcement: &scenario.Enforcement{Args: []string{"--approval-mode", "default"}}},
 	}
 	if diff := cmp.Diff(want, got, cmpOpts); diff != "" {
 		t.Errorf("agents (-want +got):\n%s", diff)
@@ -553,7 +555,8 @@ turns: [{prompt: hi}]
 		t.Fatalf("WithAgent(claude): %v", err)
 	}
 	wantClaude := scenario.Agent{Pos: orig.Agent.Pos, Name: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"},
-		Env: map[string]string{"A": "own", "B": "own"}, Cwd: base + "/s/repo", CwdPos: orig.Agent.CwdPos, McpServers: orig.Agent.McpServers}
+		Env: map[string]string{"A": "own", "B": "own"}, Cwd: base + "/s/repo", CwdPos: orig.Agent.CwdPos, McpServers: orig.Agent.McpServers,
+		Enforcement: claudeEnforcement}
 	if diff := cmp.Diff(wantClaude, claude.Agent, cmpOpts); diff != "" {
 		t.Errorf("WithAgent(claude).Agent (-want +got):\n%s", diff)
 	}
@@ -656,3 +659,7 @@ func TestWalkSkipsConfigFiles(t *testing.T) {
 		}
 	}
 }
+
+// claudeEnforcement is what permissions.enforce gives the claude agent.
+var claudeEnforcement = &scenario.Enforcement{ProjectSettingsFile: ".claude/settings.json",
+	ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`}

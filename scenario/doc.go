@@ -70,6 +70,12 @@
 //	    - title: "*delete*"
 //	    - input: {url: "^https?://"}
 //	workspace: ./fixtures/repo    # a fresh copy for each attempt; or {from: DIR}, or {git: ./repo, ref: HEAD~3}
+//	sandbox:                      # an OS sandbox around the agent side ({} or true: the defaults; false: none)
+//	  write: ["~/.cache/tool"]    # writable besides the cwd, TMPDIR, the agent's state dirs (a string or a list)
+//	  hide: [./secrets]           # unreadable besides ~/.ssh, ~/.aws, ~/.config/gh, ~/.netrc, ~/.docker
+//	  network: on                 # on (default) | off: no connection at all
+//	  ports: [443]                # with network on, the only TCP ports it may connect to
+//	  level: required             # required (default): refuse a host that cannot enforce it | best-effort
 //	setup:                        # shell lines run before the agent starts; each must exit 0
 //	  - npm ci
 //	  - {run: make build, timeout: 5m}   # timeout default 10m
@@ -143,6 +149,17 @@
 // not be made), and one that fails gives a warning. ACPRUN_WORKSPACE names
 // the attempt's copy.
 //
+// sandbox puts the agent, everything it starts and the terminals acprun
+// runs for it (not setup, verify or teardown) in an OS sandbox (see the
+// runner): writes only in the session cwd, a private TMPDIR, the named
+// agent's state directories (SandboxWrite) and write; hide (and
+// SandboxHide) unreadable; network off, or ports only. Its paths take ~
+// (HOME) and ${VAR}, and are relative to the file. With level required a
+// host that cannot enforce it all ends the scenario as an error before
+// the agent starts; best-effort runs with what the host can do and
+// warns. sandbox: null (or false) means none, even when the config's
+// defaults give one; the scenario's sandbox replaces the config's whole.
+//
 // session.resume continues, from one run to the next, the agent's session
 // that the state file (stateFile, default .acprun/state.json beside the
 // scenario file, interpolated) recorded for the scenario's name and agent;
@@ -205,7 +222,8 @@
 // agent.args, agent.env, agent.cwd, agent.auth, agent.mode, agent.model, the
 // values of agent.config, client.roots and the
 // strings inside agent.mcpServers, and in the paths of workspace (and its
-// ref), files.golden and session.stateFile. It happens after YAML parsing, so a
+// ref), sandbox.write and sandbox.hide (which also take a leading ~ for
+// HOME), files.golden and session.stateFile. It happens after YAML parsing, so a
 // value never changes the file's structure; a string command is split into
 // words first, so a variable holding spaces stays one word. A $ followed by
 // anything else is kept as it is. Prompts (inline, or the text and the
@@ -246,7 +264,7 @@
 //	  continueAfterCancel: false    # also retries
 //	  client: {readOnly: true}
 //	  permissions: {default: deny, allow: [{kind: read}]}
-//	  workspace: ./fixtures/repo  # also setup, verify and teardown
+//	  workspace: ./fixtures/repo  # also sandbox, setup, verify and teardown
 //	  session: {resume: true}     # stateFile relative to this file; default: beside each scenario file
 //	agents:                       # named agents
 //	  claude:                     # a built-in's name: replaces it; without command, changes it
@@ -264,7 +282,7 @@
 //
 // A scenario key replaces the config's value of that key as a whole, except
 // that client merges key by key; flags of the command line override both.
-// Relative paths in the config file (cwd, client.roots, workspace, and a
+// Relative paths in the config file (cwd, client.roots, workspace, sandbox, and a
 // program path with a / as the first word of a command) resolve against
 // its directory.
 // Config agents' variables are expanded when a scenario uses the agent, so

@@ -22,11 +22,11 @@ import (
 // The keys of each mapping in the format, in the order the docs give them.
 var (
 	scenarioKeys = []string{"name", "description", "tags", "agent", "timeout", "turnTimeout", "idleTimeout",
-		"cancelGrace", "killGrace", "continueAfterCancel", "retries", "client", "permissions", "workspace", "setup",
-		"expect", "turns", "verify", "teardown", "session"}
+		"cancelGrace", "killGrace", "continueAfterCancel", "retries", "client", "permissions", "workspace", "sandbox",
+		"setup", "expect", "turns", "verify", "teardown", "session"}
 	agentKeys          = []string{"command", "name", "replay", "args", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 	clientKeys         = []string{"fs", "terminal", "readOnly", "roots"}
-	permissionKeys     = []string{"default", "allow", "deny", "answerDelay"}
+	permissionKeys     = []string{"default", "allow", "deny", "answerDelay", "enforce"}
 	ruleKeys           = []string{"kind", "title", "command", "path", "input", "always", "examples"}
 	matcherKeys        = []string{"kind", "title", "command", "path", "input"}
 	exampleKeys        = []string{"match", "noMatch"}
@@ -162,10 +162,13 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			s.Client.Set = true
 			rootsNode = p.client(v, &s.Client)
 		case "permissions":
-			s.AnswerDelay = 0 // the config's goes with the config's rules
+			s.AnswerDelay = 0 // the config's go with the config's rules
+			s.Enforce, s.EnforcePos = "", Pos{}
 			s.Policy = p.permissions(v, s)
 		case "workspace":
 			s.Workspace = p.workspace(v)
+		case "sandbox":
+			s.Sandbox = p.sandbox(v)
 		case "setup":
 			s.Setup = p.commands(v, "setup")
 		case "verify":
@@ -228,6 +231,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		s.Client.Roots = []string{s.Agent.Cwd}
 	}
 	p.checkSession(s)
+	p.enforce(s)
 	if s.Expect.Pos == (Pos{}) {
 		s.Expect.Pos = s.Pos
 	}

@@ -37,6 +37,10 @@ func (p *fileParser) permissions(n *yaml.Node, s *Scenario) *approve.Policy {
 			pol.Deny = p.rules(kv.V, approve.Deny)
 		case "answerDelay":
 			s.AnswerDelay, _ = p.parseDuration(kv.V, true) // a wait that may be none
+		case "enforce":
+			if e, ok := p.enforceValue(kv.V); ok {
+				s.Enforce, s.EnforcePos = e, p.pos(yamlnode.Deref(kv.V))
+			}
 		}
 	}
 	return pol

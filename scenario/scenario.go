@@ -45,6 +45,9 @@ type Scenario struct {
 
 	// Workspace, when set, gives each attempt a fresh copy to work in.
 	Workspace *Workspace
+	// Sandbox, when set, is the OS sandbox around the agent side (see
+	// Sandbox); nil for none.
+	Sandbox *Sandbox
 	// Setup runs before the agent starts (each must exit 0), Verify after
 	// the last turn (each is an expectation), Teardown always, last.
 	Setup, Verify, Teardown []Command
@@ -55,6 +58,11 @@ type Scenario struct {
 	// AnswerDelay is how long to wait before answering each permission
 	// request (permissions.answerDelay); 0 answers at once.
 	AnswerDelay time.Duration
+	// Enforce is permissions.enforce: EnforceOn by default for a named
+	// agent, else EnforceOff. EnforcePos is where it was given (zero for
+	// the default).
+	Enforce    Enforce
+	EnforcePos Pos
 
 	// Expect holds the scenario-level expectations (every kind but stopReason and text).
 	Expect Expect
@@ -115,6 +123,11 @@ type Agent struct {
 	// set.
 	Reuse    bool
 	ReusePos Pos
+
+	// Enforcement is what the runner applies to make the agent ask before
+	// it acts (permissions.enforce), nil for none; its Args and Env are
+	// already in Command and Env.
+	Enforcement *Enforcement
 }
 
 // WordPos is where word i of the agent's command was given, else the

@@ -44,6 +44,7 @@ func TestSchemaMatchesParser(t *testing.T) {
 		{[]string{"$defs", "textExpect"}, textKeys},
 		{[]string{"$defs", "namedAgent"}, namedAgentKeys},
 		{[]string{"$defs", "workspace"}, workspaceKeys},
+		{[]string{"$defs", "sandbox"}, sandboxKeys},
 		{[]string{"$defs", "shellCommandMapping"}, commandKeys},
 		{[]string{"$defs", "verifyCommandMapping"}, verifyKeys},
 		{[]string{"$defs", "commandExpect"}, commandExpectKeys},

@@ -27,7 +27,7 @@ func main() {
 	chunks := flag.Int("chunks", 0, "internal: with -check, the chunks recorded")
 	text := flag.Int("text", 0, "internal: with -check, the bytes of text kept")
 	stop := flag.String("stop", "", "internal: with -check, the stop reason")
-	only := flag.String("only", "", "make only the measurements whose name matches this regexp: flood100k, flood1M, permissions, onechunk, version, batch, deadline, grace, suite")
+	only := flag.String("only", "", "make only the measurements whose name matches this regexp: flood100k, flood1M, permissions, startup, batch, deadline, grace, suite")
 	flag.Parse()
 	if *only != "" {
 		re, err := regexp.Compile(*only)

@@ -60,6 +60,11 @@ type Config struct {
 	// once the leader has exited, the processes that carry it are killed.
 	// Without it, the marks in Env are the caller's to sweep.
 	Reap bool
+	// NewSession starts the process in a session of its own (setsid), not
+	// only a process group: it has no controlling terminal, so that it
+	// cannot reach the terminal acprun runs in (TIOCSTI). Sandboxed
+	// commands get one.
+	NewSession bool
 }
 
 // Reader reads a pipe a process writes to (an Output, an acp.Conn).
@@ -119,7 +124,8 @@ func Start(cfg Config) (*Process, error) {
 	if cfg.Stderr != nil {
 		cmd.Stderr = cfg.Stderr
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A new session is a new process group too (setpgid would fail in it).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !cfg.NewSession, Setsid: cfg.NewSession}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

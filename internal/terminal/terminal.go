@@ -54,6 +54,11 @@ type Config struct {
 	// OutputLimit is the most output bytes kept; 0 means
 	// DefaultOutputLimit.
 	OutputLimit int
+	// Sandbox, when set, returns the command line and environment that run
+	// the command (its program resolved) inside the agent's sandbox
+	// (sandbox.Applied.Wrap); the command then also gets a session of its
+	// own (proc.Config.NewSession).
+	Sandbox func(argv, env []string) ([]string, []string)
 }
 
 // ExitStatus is how a command ended: an exit code, or the signal that
@@ -107,9 +112,13 @@ func Start(cfg Config) (*Terminal, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Both streams go to the same pipe, interleaved.
-	p, err := proc.Start(proc.Config{Path: path, Args: argv, Env: cfg.Env, Dir: cfg.Dir,
-		Stdout: out.File(), Stderr: out.File(), Readers: []proc.Reader{out}, Reap: true})
+	pc := proc.Config{Path: path, Args: argv, Env: cfg.Env, Dir: cfg.Dir,
+		Stdout: out.File(), Stderr: out.File(), Readers: []proc.Reader{out}, Reap: true} // both streams to one pipe, interleaved
+	if cfg.Sandbox != nil {
+		pc.Args, pc.Env = cfg.Sandbox(append([]string{path}, argv[1:]...), cfg.Env)
+		pc.Path, pc.NewSession = pc.Args[0], true
+	}
+	p, err := proc.Start(pc)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}

@@ -104,6 +104,34 @@ func seq(n int) string {
 	return b.String()
 }
 
+// TestTerminalSandbox: a sandboxed terminal runs the command line its
+// Sandbox returns for the resolved program, with its environment, in a
+// session of its own (no controlling terminal).
+func TestTerminalSandbox(t *testing.T) {
+	var got []string
+	cfg := terminal.Config{
+		Command: "sh",
+		Args:    []string{"-c", `echo "$SANDBOXED $(cut -d' ' -f6 /proc/$$/stat) $$"`},
+		Env:     []string{"PATH=/usr/bin:/bin"},
+		Sandbox: func(argv, env []string) ([]string, []string) {
+			got = argv
+			return append([]string{"/usr/bin/env"}, argv...), append(env, "SANDBOXED=yes")
+		},
+	}
+	term := start(t, cfg)
+	if st := wait(t, term); st.Code == nil || *st.Code != 0 {
+		t.Fatalf("status %+v", st)
+	}
+	if len(got) == 0 || !filepath.IsAbs(got[0]) || filepath.Base(got[0]) != "sh" {
+		t.Errorf("Sandbox got %q, want the resolved program first", got)
+	}
+	out, _, _ := term.Output()
+	f := strings.Fields(out)
+	if len(f) != 3 || f[0] != "yes" || f[1] != f[2] {
+		t.Errorf("output %q, want the sandbox's variable, then a session id that is the shell's own pid", out)
+	}
+}
+
 func TestTerminalStartErrors(t *testing.T) {
 	tests := []struct {
 		name string

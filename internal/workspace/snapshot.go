@@ -68,10 +68,11 @@ func (w *Workspace) Changes() (created, modified, deleted []string, err error) {
 		return []string{}, []string{}, []string{}, err
 	}
 	w.mu.Lock()
-	base := w.baseline
+	base, excluded := w.baseline, w.excluded
 	w.mu.Unlock()
 	created, modified, deleted = compare(base, cur)
-	return created, modified, deleted, nil
+	drop := func(p string) bool { return slices.Contains(excluded, p) }
+	return slices.DeleteFunc(created, drop), slices.DeleteFunc(modified, drop), slices.DeleteFunc(deleted, drop), nil
 }
 
 // compare lists the differences between two snapshots.

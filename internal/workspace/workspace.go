@@ -51,6 +51,16 @@ type Workspace struct {
 	mu       sync.Mutex
 	baseline snapshot
 	removed  bool
+	excluded []string // paths relative to Dir, '/'-separated (see Exclude)
+}
+
+// Exclude leaves the file rel (relative to Dir, '/'-separated) out of
+// Changes and Diff: a file acprun itself put in the workspace for the
+// agent, such as the settings that make it ask before it acts.
+func (w *Workspace) Exclude(rel string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.excluded = append(w.excluded, rel)
 }
 
 // Create makes a fresh workspace in a new directory under parent

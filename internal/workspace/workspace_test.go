@@ -960,3 +960,27 @@ func TestGitDiffUnreadable(t *testing.T) {
 		t.Errorf("Changes() (-want +got):\n%s", d)
 	}
 }
+
+// TestExclude: a file acprun put in the workspace (new, or an edited one of
+// the source's) is left out of Changes and Diff; the rest is not.
+func TestExclude(t *testing.T) {
+	repo, _, _ := newRepo(t)
+	w := create(t, workspace.Spec{Git: repo}, tempDir(t))
+	write(t, filepath.Join(w.Dir, ".claude", "settings.json"), "{}\n", 0o644)
+	write(t, filepath.Join(w.Dir, "b.txt"), "acprun's\n", 0o644)
+	write(t, filepath.Join(w.Dir, "c.txt"), "the agent's\n", 0o644)
+	w.Exclude(".claude/settings.json")
+	w.Exclude("b.txt")
+
+	want := changes{Created: []string{}, Modified: []string{"c.txt"}, Deleted: []string{}}
+	if d := cmp.Diff(want, changesOf(t, w)); d != "" {
+		t.Errorf("Changes() (-want +got):\n%s", d)
+	}
+	diff, _, _, err := w.Diff(t.Context(), 0)
+	if err != nil {
+		t.Fatalf("Diff() = %v", err)
+	}
+	if !strings.Contains(diff, "c.txt") || strings.Contains(diff, "b.txt") || strings.Contains(diff, "settings.json") {
+		t.Errorf("Diff() =\n%s\nwant c.txt only", diff)
+	}
+}

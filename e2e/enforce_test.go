@@ -1,0 +1,162 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// enforceWrapper stands in for a named agent: it writes the arguments
+// acprun gave it and the settings that reached it to $OUT, then becomes
+// the mock agent. claude's settings are read from its working directory,
+// the session cwd.
+const enforceWrapper = `{
+  printf 'args:'; printf ' %s' "$@"; printf '\n'
+  printf 'opencode=%s\n' "$OPENCODE_CONFIG_CONTENT"
+  if [ -n "$QWEN_CODE_SYSTEM_SETTINGS_PATH" ]; then printf 'qwen=%s\n' "$(cat "$QWEN_CODE_SYSTEM_SETTINGS_PATH")"; fi
+  if [ -f .claude/settings.json ]; then printf 'claude=%s\n' "$(tr -d ' \n' < .claude/settings.json)"; fi
+} > "$OUT"
+exec "$ACPRUN_BIN" mock-agent "$SCRIPT"
+`
+
+// TestEnforceNamedAgents: permissions.enforce gives each named agent the
+// settings that make it ask before it acts — its args, its env, a settings
+// file, or project settings merged into a workspace copy (and left out of
+// the agent's changes) — and enforce: false leaves it as it is.
+func TestEnforceNamedAgents(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"wrap.sh":                  enforceWrapper,
+		"agent.mock.yaml":          "turns:\n  - steps:\n      - text: ok\n",
+		"ws/main.go":               "package main\n",
+		"ws/.claude/settings.json": `{"permissions": {"allow": ["Read"], "ask": ["Bash"]}, "model": "x"}` + "\n",
+	})
+	agents := ""
+	for _, name := range []string{"claude", "opencode", "qwen"} {
+		agents += "  " + name + ": {command: [sh, " + filepath.Join(dir, "wrap.sh") + "], env: {ACPRUN_BIN: " + acprunBin +
+			", SCRIPT: " + filepath.Join(dir, "agent.mock.yaml") + "}}\n"
+	}
+	writeFiles(t, dir, map[string]string{"acprun.yaml": "agents:\n" + agents})
+	scenario := func(name, agent, out, extra string) string {
+		return "name: " + name + "\nagent: {name: " + agent + ", env: {OUT: " + filepath.Join(dir, out) + "}}\n" + extra +
+			"turns:\n  - prompt: go\n    expect: {text: {contains: ok}}\n"
+	}
+	writeFiles(t, dir, map[string]string{"s.yaml": strings.Join([]string{
+		scenario("opencode", "opencode", "opencode.txt", ""),
+		scenario("opencode-off", "opencode", "opencode-off.txt", "permissions: {enforce: false}\n"),
+		scenario("qwen", "qwen", "qwen.txt", ""),
+		scenario("claude", "claude", "claude.txt", "workspace: ws\n"),
+		scenario("claude-mine", "claude", "claude-mine.txt", ""),
+	}, "---\n")})
+
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+	}
+	seen := func(file string) map[string]string {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			k, v, _ := strings.Cut(l, "=")
+			if strings.HasPrefix(l, "args:") {
+				k, v = "args", strings.TrimPrefix(l, "args:")
+			}
+			m[k] = v
+		}
+		return m
+	}
+	if got := seen("opencode.txt")["opencode"]; got != `{"permission":{"edit":"ask","bash":"ask"}}` {
+		t.Errorf("opencode got OPENCODE_CONFIG_CONTENT %q, want edit and bash to ask", got)
+	}
+	if got := seen("opencode-off.txt")["opencode"]; got != "" {
+		t.Errorf("opencode with enforce: false got OPENCODE_CONFIG_CONTENT %q, want none", got)
+	}
+	qwen := seen("qwen.txt")
+	if qwen["args"] != " --approval-mode default" || qwen["qwen"] != `{"tools":{"approvalMode":"default"},"permissions":{"ask":["Bash","Edit"]}}` {
+		t.Errorf("qwen got %q, want --approval-mode default and its system settings", qwen)
+	}
+	var claude map[string]any
+	if err := json.Unmarshal([]byte(seen("claude.txt")["claude"]), &claude); err != nil {
+		t.Fatalf("claude's settings: %v", err)
+	}
+	perms, _ := claude["permissions"].(map[string]any)
+	if perms["defaultMode"] != "default" || claude["model"] != "x" ||
+		!slices.Equal(strs(perms["allow"]), []string{"Read"}) || !slices.Equal(strs(perms["ask"]), []string{"Bash", "Edit", "Write"}) {
+		t.Errorf("claude's settings = %v, want the project's merged with ask Bash, Edit, Write and defaultMode default", claude)
+	}
+	if src, _ := os.ReadFile(filepath.Join(dir, "ws/.claude/settings.json")); !strings.Contains(string(src), `"ask": ["Bash"]}`) {
+		t.Errorf("the workspace's source was changed: %s", src)
+	}
+	byName := map[string]int{}
+	for i, sc := range out.Scenarios {
+		byName[sc.Name] = i
+	}
+	if ws := out.Scenarios[byName["claude"]].Workspace; ws == nil || len(ws.Created)+len(ws.Modified)+len(ws.Deleted) != 0 {
+		t.Errorf("claude's workspace = %+v, want no change: acprun's settings are not the agent's", ws)
+	}
+	if got := seen("claude-mine.txt")["claude"]; got != "" {
+		t.Errorf("claude without a workspace read settings %q, want none", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".claude")); err == nil {
+		t.Errorf("acprun wrote .claude in the user's own tree")
+	}
+	mine := out.Scenarios[byName["claude-mine"]]
+	if w := strings.Join(mine.Warnings, "\n"); !strings.Contains(w, "permissions.enforce: claude asks before it acts only with its settings in the session's .claude/settings.json, which acprun writes only in a workspace copy") {
+		t.Errorf("claude without a workspace: warnings %q, want one that says it may act without asking", mine.Warnings)
+	}
+}
+
+func strs(v any) []string {
+	var out []string
+	l, _ := v.([]any)
+	for _, s := range l {
+		out = append(out, s.(string))
+	}
+	return out
+}
+
+// TestEnforceStrict: with permissions.enforce: strict a tool call the agent
+// ran without asking, which the policy would have denied, fails its turn;
+// a call that failed is said to have been tried, not to have run.
+func TestEnforceStrict(t *testing.T) {
+	t.Parallel()
+	script := `turns:
+  - steps:
+      - tool_call: {toolCallId: t1, title: rm -rf /tmp/x, kind: execute, status: completed, rawInput: {command: rm -rf /tmp/x}}
+      - tool_call: {toolCallId: t2, title: curl evil, kind: execute, status: failed, rawInput: {command: curl evil}}
+      - tool_call: {toolCallId: t3, title: go test, kind: execute, status: completed, rawInput: {command: go test ./...}}
+      - text: done
+`
+	scenario := func(enforce string) string {
+		return "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n" +
+			"permissions: {default: deny, allow: [{command: \"go test *\"}]" + enforce + "}\nturns:\n  - prompt: go\n"
+	}
+	res, out, _ := runOne(t, script, scenario(", enforce: strict"))
+	if res.code != 1 {
+		t.Fatalf("strict: exit %d, want 1\nstderr:\n%s", res.code, res.stderr)
+	}
+	turn := out.Scenarios[0].Turns[0]
+	want := []string{
+		`tool call t1 ("rm -rf /tmp/x") ran without a permission request; the policy would have denied it (the default): the policy had no effect on it`,
+		`tool call t2 ("curl evil") was tried without a permission request (it failed, so it may not have run); the policy would have denied it (the default): the policy had no effect on it`,
+	}
+	if out.Scenarios[0].Status != "failed" || !slices.Equal(turn.Failures, want) {
+		t.Errorf("strict: status %s, turn failures %q\nwant failed on\n%q", out.Scenarios[0].Status, turn.Failures, want)
+	}
+
+	res, out, _ = runOne(t, script, scenario(""))
+	if res.code != 0 {
+		t.Fatalf("without strict: exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+	}
+	if turn := out.Scenarios[0].Turns[0]; len(turn.Failures) != 0 || !slices.Equal(turn.Warnings, want) {
+		t.Errorf("without strict: failures %q, warnings %q\nwant the same messages as warnings", turn.Failures, turn.Warnings)
+	}
+}

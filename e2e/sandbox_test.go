@@ -1,0 +1,410 @@
+package e2e_test
+
+import (
+	"errors"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/acprun/acprun/internal/sandbox"
+	"github.com/acprun/acprun/report"
+)
+
+// sandboxHost is this host as Detect finds it with the built binary as
+// the Landlock helper; without bubblewrap when noBwrap. The test is
+// skipped when the host lacks Landlock ABI 4 (or bubblewrap), and fails
+// instead under ACPRUN_LANDLOCK_REQUIRED=1 (ACPRUN_BWRAP_REQUIRED=1).
+func sandboxHost(t *testing.T, noBwrap bool) sandbox.Host {
+	t.Helper()
+	h := sandbox.Detect()
+	if h.LandlockABI < 4 {
+		msg := "Landlock ABI " + strconv.Itoa(h.LandlockABI) + " " + h.LandlockNote + ": the test needs 4"
+		if os.Getenv("ACPRUN_LANDLOCK_REQUIRED") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	h.Self = acprunBin
+	if noBwrap {
+		h.Bwrap = ""
+		h.NoBwrap = "left out by the test"
+	} else if h.Bwrap == "" {
+		if os.Getenv("ACPRUN_BWRAP_REQUIRED") == "1" {
+			t.Fatal(h.NoBwrap)
+		}
+		t.Skip(h.NoBwrap)
+	}
+	return h
+}
+
+// TestSandboxHelper: the built binary's hidden __sandbox-exec entry
+// restricts the command it execs and everything that command starts, alone
+// and inside bubblewrap.
+func TestSandboxHelper(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash (for /dev/tcp) not found")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := l.Addr().(*net.TCPAddr).Port
+	for _, tc := range []struct {
+		name    string
+		noBwrap bool
+		backend string
+		denied  string
+	}{
+		{"landlock", true, "landlock", "Permission denied"},
+		{"bubblewrap+landlock", false, "bubblewrap+landlock", "Read-only file system"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := realTempDir(t)
+			work, tmp, outside := filepath.Join(root, "work"), filepath.Join(root, "tmp"), filepath.Join(root, "outside")
+			for _, d := range []string{work, tmp, outside} {
+				if err := os.Mkdir(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Ports 1 and the listener's: a connection to the listener
+			// works; the same without its port in the list is denied.
+			for _, ports := range [][]int{{1, port}, {1}} {
+				a, err := sandbox.Plan(sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true, Ports: ports}, sandboxHost(t, tc.noBwrap))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a.Backend != tc.backend {
+					t.Fatalf("backend %s", a.Backend)
+				}
+				script := `echo in > "$WORK/in"; echo tmp > "$TMPDIR/tmp"; ` +
+					`echo out > "$OUTSIDE/out"; bash -c 'echo out > "$OUTSIDE/grandchild"'; ` +
+					`if exec 3<>/dev/tcp/127.0.0.1/` + strconv.Itoa(port) + `; then echo connected; fi`
+				argv, env := a.Wrap([]string{"bash", "-c", script}, append(os.Environ(), "WORK="+work, "OUTSIDE="+outside))
+				cmd := exec.Command(argv[0], argv[1:]...)
+				cmd.Env = env
+				out, _ := cmd.CombinedOutput()
+				if got := strings.Count(string(out), "/outside/out: "+tc.denied) + strings.Count(string(out), "/outside/grandchild: "+tc.denied); got != 2 {
+					t.Errorf("ports %v: %d writes denied, want 2:\n%s", ports, got, out)
+				}
+				if connected := strings.Contains(string(out), "connected"); connected != (len(ports) == 2) {
+					t.Errorf("ports %v: connected %v:\n%s", ports, connected, out)
+				}
+				for _, f := range []string{filepath.Join(work, "in"), filepath.Join(tmp, "tmp")} {
+					if _, err := os.Stat(f); err != nil {
+						t.Errorf("ports %v: %v\n%s", ports, err, out)
+					}
+				}
+				for _, f := range []string{"out", "grandchild"} {
+					if _, err := os.Stat(filepath.Join(outside, f)); !errors.Is(err, fs.ErrNotExist) {
+						t.Errorf("ports %v: %s written outside (%v)", ports, f, err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// needSandbox skips the test when this host lacks Landlock ABI 4 (or,
+// with bwrap, bubblewrap), and fails it instead under
+// ACPRUN_LANDLOCK_REQUIRED=1 (ACPRUN_BWRAP_REQUIRED=1). It returns the
+// environment that makes acprun see the host as the test wants it:
+// without bubblewrap unless bwrap, HOME in home.
+func needSandbox(t *testing.T, bwrap bool, home string) []string {
+	t.Helper()
+	sandboxHost(t, !bwrap)
+	env := []string{"HOME=" + home}
+	if !bwrap {
+		env = append(env, sandbox.EnvTestNoBwrap+"=1")
+	}
+	return env
+}
+
+// runSandboxed runs `acprun run ARGS -o out.json` in dir with env added,
+// and reads the results.
+func runSandboxed(t *testing.T, dir string, env []string, args ...string) (result, report.Results) {
+	t.Helper()
+	res := acprunEnv(t, dir, env, append(append([]string{"run"}, args...), "-o", "out.json")...)
+	path := filepath.Join(dir, "out.json")
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("acprun run %v: exit %d and no results (%v)\nstderr:\n%s", args, res.code, err, res.stderr)
+	}
+	return res, readResults(t, path)
+}
+
+// absent fails the test when path exists.
+func absent(t *testing.T, path, what string) {
+	t.Helper()
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: %s exists (%v)", what, path, err)
+	}
+}
+
+// TestSandboxContainsTheAgent: with sandbox, the agent's own writes
+// outside its write paths fail and leave nothing, from the agent, from a
+// child it spawns and from a terminal acprun runs for it; writes in the
+// session cwd and TMPDIR work; hidden paths (the scenario's and the
+// default ~/.ssh) cannot be read; the results record what was applied.
+// Under bubblewrap, and under Landlock alone (which cannot hide).
+func TestSandboxContainsTheAgent(t *testing.T) {
+	for _, tc := range []struct {
+		backend string
+		bwrap   bool
+		denied  string // how the system says a write outside failed
+	}{
+		{"bubblewrap", true, "read-only file system"},
+		{"landlock", false, "permission denied"},
+	} {
+		t.Run(tc.backend, func(t *testing.T) {
+			dir, outside, home, secret := realTempDir(t), realTempDir(t), realTempDir(t), realTempDir(t)
+			env := needSandbox(t, tc.bwrap, home)
+			hide, reads := "", ""
+			if tc.bwrap {
+				writeFiles(t, home, map[string]string{".ssh/id_ed25519": "private key"})
+				writeFiles(t, secret, map[string]string{"token": "s3cret"})
+				hide = "hide: [" + secret + "], "
+				reads = "      - readFile: " + secret + "/token\n      - readFile: ~/.ssh/id_ed25519\n"
+				reads = strings.ReplaceAll(reads, "~", home)
+			}
+			writeFiles(t, dir, map[string]string{
+				"agent.mock.yaml": `turns:
+  - steps:
+      - writeFile: {path: in.txt, content: in}
+      - writeFile: {path: ` + outside + `/agent, content: out}
+      - spawn: "echo out > ` + outside + `/child"
+      - spawn: "echo tmp > $TMPDIR/t && cat $TMPDIR/t"
+      - terminal: {command: "echo out > ` + outside + `/terminal", waitForExit: true, output: true}
+` + reads,
+				"s.yaml": "name: contained\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n" +
+					"permissions: {default: allow}\nsandbox: {" + hide + "network: on}\nturns: [{prompt: hi}]\n",
+			})
+			res, out := runSandboxed(t, dir, env, "s.yaml")
+			if res.code != exitOK {
+				t.Fatalf("exit %d\n%s", res.code, res.stderr)
+			}
+			sc := out.Scenarios[0]
+			text := sc.Turns[0].Text
+			for _, want := range []string{
+				"writeFile: ok",
+				"writeFile: error: open " + outside + "/agent: " + tc.denied,
+				outside + "/child: ",
+				"spawn: exit 0: tmp",
+				outside + "/terminal: ",
+			} {
+				if !strings.Contains(text, want) {
+					t.Errorf("the agent said %q, want %q in it", text, want)
+				}
+			}
+			if tc.bwrap && (!strings.Contains(text, "readFile: error: open "+secret+"/token: no such file or directory") ||
+				!strings.Contains(text, "readFile: error: open "+home+"/.ssh/id_ed25519: no such file or directory") ||
+				strings.Contains(text, "s3cret") || strings.Contains(text, "private key")) {
+				t.Errorf("the agent read hidden paths: %q", text)
+			}
+			for _, name := range []string{"agent", "child", "terminal"} {
+				absent(t, filepath.Join(outside, name), "written outside by the "+name)
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, "in.txt")); err != nil || string(b) != "in" {
+				t.Errorf("written in the cwd: %q, %v", b, err)
+			}
+			sb := sc.Sandbox
+			if sb == nil {
+				t.Fatal("no sandbox in the results")
+			}
+			if sb.Backend != tc.backend || sb.Network != "on" || sb.Level != "required" || !slices.Contains(sb.Write, dir) || len(sb.Write) != 2 {
+				t.Errorf("recorded %+v; want %s, network on, required, writing in %s and its TMPDIR", sb, tc.backend, dir)
+			}
+			for _, w := range sb.Write {
+				if w != dir {
+					absent(t, w, "the sandbox's TMPDIR after the run")
+				}
+			}
+			if tc.bwrap && !slices.Equal(sb.Hide, []string{home + "/.ssh", secret}) && !slices.Equal(sb.Hide, []string{secret, home + "/.ssh"}) {
+				t.Errorf("hidden %q, want %s and %s/.ssh", sb.Hide, secret, home)
+			}
+		})
+	}
+}
+
+// TestSandboxNetwork: a TCP connection to a loopback listener fails under
+// network off and works under network on; with ports, only to those.
+func TestSandboxNetwork(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	addr, port := l.Addr().String(), strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	for _, bwrap := range []bool{true, false} {
+		t.Run("bwrap="+strconv.FormatBool(bwrap), func(t *testing.T) {
+			dir := realTempDir(t)
+			env := needSandbox(t, bwrap, realTempDir(t))
+			var src string
+			for _, sb := range []string{"{network: off}", "{network: on}", "{ports: [" + port + "]}", "{ports: [1]}"} {
+				src += "---\nname: '" + sb + "'\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nsandbox: " + sb + "\nturns: [{prompt: hi}]\n"
+			}
+			writeFiles(t, dir, map[string]string{"agent.mock.yaml": "turns: [{steps: [{connect: " + addr + "}]}]\n", "s.yaml": src})
+			res, out := runSandboxed(t, dir, env, "s.yaml")
+			if res.code != exitOK {
+				t.Fatalf("exit %d\n%s", res.code, res.stderr)
+			}
+			for i, want := range []bool{false, true, true, false} {
+				sc := out.Scenarios[i]
+				text := sc.Turns[0].Text
+				if ok := text == "connect: ok"; ok != want || !ok && !strings.HasPrefix(text, "connect: error: ") {
+					t.Errorf("%s: the agent said %q, want success %v", sc.Name, text, want)
+				}
+				if wantNet := map[bool]string{false: "off", true: "on"}[i > 0]; sc.Sandbox == nil || sc.Sandbox.Network != wantNet {
+					t.Errorf("%s: recorded %+v, want network %s", sc.Name, sc.Sandbox, wantNet)
+				}
+			}
+		})
+	}
+}
+
+// TestSandboxLevels: on a host lacking what the sandbox needs (the test
+// seams lower the Landlock ABI and hide bubblewrap), level required ends
+// the scenario with exit 3 before its agent starts, naming what is
+// missing; best-effort runs it with what the host can do, and warns.
+func TestSandboxLevels(t *testing.T) {
+	real := sandboxHost(t, true)
+	dir, hidden := realTempDir(t), realTempDir(t)
+	// The agent is a shell that marks its start, then the mock agent.
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"agent.sh":        "touch \"$STARTED\"\nexec " + acprunBin + " mock-agent agent.mock.yaml\n",
+	})
+	started := filepath.Join(dir, "started")
+	env := []string{"HOME=" + realTempDir(t), "STARTED=" + started, sandbox.EnvTestNoBwrap + "=1", sandbox.EnvTestLandlockABI + "=3"}
+	lowered := "Landlock ABI 4 (Linux 6.7; this host has ABI 3: lowered from " + strconv.Itoa(real.LandlockABI) + " by ACPRUN_TEST_LANDLOCK_ABI=3)"
+	for _, tc := range []struct {
+		name, sandbox string
+		missing       string
+	}{
+		{"network off", "{network: off}", "network off needs bubblewrap (ACPRUN_TEST_NO_BWRAP=1), or " + lowered},
+		{"ports", "{ports: [443]}", "allowed ports needs " + lowered},
+		{"hide", "{hide: [" + hidden + "]}", "hiding paths (" + hidden + ") needs bubblewrap (ACPRUN_TEST_NO_BWRAP=1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writeFiles(t, dir, map[string]string{
+				"s.yaml": "name: required\nagent: {command: [sh, agent.sh]}\nsandbox: " + tc.sandbox + "\nturns: [{prompt: hi}]\n",
+			})
+			res, out := runSandboxed(t, dir, env, "s.yaml")
+			sc := out.Scenarios[0]
+			if res.code != exitAgent || sc.Status != report.StatusError || !sc.StartFailed {
+				t.Errorf("exit %d, status %s, startFailed %v; want 3, error, true\n%s", res.code, sc.Status, sc.StartFailed, res.stderr)
+			}
+			want := "s.yaml:3:10: this host cannot enforce the sandbox: " + tc.missing
+			if !strings.Contains(sc.Error, want) || !strings.Contains(res.stderr, want) {
+				t.Errorf("error %q, want it (and stderr) to say %q\nstderr:\n%s", sc.Error, want, res.stderr)
+			}
+			absent(t, started, "the agent started")
+
+			writeFiles(t, dir, map[string]string{
+				"s.yaml": "name: best-effort\nagent: {command: [sh, agent.sh]}\n" +
+					"sandbox: {level: best-effort, " + strings.Trim(tc.sandbox, "{}") + "}\nturns: [{prompt: hi}]\n",
+			})
+			res, out = runSandboxed(t, dir, env, "s.yaml")
+			sc = out.Scenarios[0]
+			if res.code != exitOK || sc.Status != report.StatusPassed {
+				t.Fatalf("best-effort: exit %d, status %s: %s\n%s", res.code, sc.Status, sc.Error, res.stderr)
+			}
+			warning := "s.yaml:3:10: sandbox (best-effort) not enforced: " + tc.missing
+			if !slices.Contains(sc.Warnings, warning) || !strings.Contains(res.stderr, warning) {
+				t.Errorf("warnings %q, want %q (on stderr too)\nstderr:\n%s", sc.Warnings, warning, res.stderr)
+			}
+			if sb := sc.Sandbox; sb == nil || sb.Backend != "landlock" || sb.Level != "best-effort" || sb.Network != "on" || len(sb.Hide) > 0 {
+				t.Errorf("recorded %+v; want landlock (writes only), best-effort, network on, nothing hidden", sb)
+			}
+			if err := os.Remove(started); err != nil {
+				t.Errorf("the agent did not start: %v", err)
+			}
+		})
+	}
+}
+
+// TestSandboxSigtermGrace: acprun stops a sandboxed agent as any other:
+// SIGTERM, then the agent's own time to exit (killGrace), then SIGKILL.
+// Under bubblewrap the SIGTERM reaches the agent, not only bwrap, whose
+// death would kill the agent at once. The agent here is a shell running
+// the mock agent: on SIGTERM it takes its time, then writes down that it
+// did.
+func TestSandboxSigtermGrace(t *testing.T) {
+	dir := realTempDir(t)
+	env := needSandbox(t, true, realTempDir(t))
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "ignoreEOF: true\nagentCapabilities: {sessionCapabilities: {close: true}}\nturns: [{steps: [{text: hi}]}]\n",
+		"agent.sh": "trap 'sleep 0.5; echo graceful > got; exit 0' TERM\n" +
+			acprunBin + " mock-agent agent.mock.yaml\n",
+		"s.yaml": "name: grace\nagent: {command: [sh, agent.sh]}\nkillGrace: 1m\npermissions: {default: deny}\nsandbox: {}\nturns: [{prompt: hi}]\n",
+	})
+	res, out := runSandboxed(t, dir, env, "s.yaml")
+	sc := out.Scenarios[0]
+	if res.code != exitOK || sc.Sandbox == nil || sc.Sandbox.Backend != "bubblewrap" || sc.Agent.Stop != report.StopClean {
+		t.Fatalf("exit %d, sandbox %+v, stop %q\n%s", res.code, sc.Sandbox, sc.Agent.Stop, res.stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "got")); err != nil || string(b) != "graceful\n" {
+		t.Errorf("the agent's SIGTERM trap wrote %q, %v: it did not get its grace", b, err)
+	}
+	if len(sc.Warnings) > 0 {
+		t.Errorf("warnings %q", sc.Warnings)
+	}
+}
+
+// TestSandboxValidate: validate reports bad sandbox values in scenarios and
+// in the config's defaults at their positions, before anything runs.
+func TestSandboxValidate(t *testing.T) {
+	for _, tc := range []struct {
+		files map[string]string
+		want  []string
+	}{
+		{map[string]string{
+			"s.yaml": "name: bad\nagent: {command: [a]}\nsandbox: {level: strict, ports: [70000], write: [\"~root/x\"]}\nturns: [{prompt: hi}]\n",
+		}, []string{
+			`s.yaml:3:18: unknown sandbox level "strict" (valid levels: required, best-effort)`,
+			`s.yaml:3:34: expected a TCP port from 1 to 65535, got 70000`,
+			`s.yaml:3:50: sandbox write path ~root/x: only ~ and ~/ stand for the home directory`,
+		}},
+		{map[string]string{
+			"acprun.yaml": "defaults:\n  sandbox: {network: maybe}\n",
+			"s.yaml":      "name: good\nagent: {command: [a]}\nturns: [{prompt: hi}]\n",
+		}, []string{
+			`acprun.yaml:2:22: expected network: on (connections allowed, to ports only when it lists some) or off (no connection), got "maybe"`,
+		}},
+	} {
+		dir := t.TempDir()
+		writeFiles(t, dir, tc.files)
+		res := acprun(t, dir, "validate", "s.yaml")
+		if res.code != exitUsage {
+			t.Errorf("exit %d, want %d\n%s", res.code, exitUsage, res.stderr)
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(res.stderr, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+			}
+		}
+	}
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"maps"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// module is the module's import path.
+const module = "github.com/acprun/acprun"
+
+// importRule forbids the packages of the module that from matches to
+// depend, directly or not, on those forbidden matches. Paths are relative
+// to the module ("" for its root).
+type importRule struct {
+	rule      string // as README.md's Development section says it
+	from      func(rel string) bool
+	forbidden func(rel string) bool
+}
+
+// is matches the package rel and those under it.
+func is(pkg string) func(string) bool {
+	return func(rel string) bool { return rel == pkg || strings.HasPrefix(rel, pkg+"/") }
+}
+
+// importRules are the layering of README.md's Development section.
+var importRules = []importRule{
+	{"runner never imports output", is("runner"), is("output")},
+	{"acp imports nothing of acprun", is("acp"), func(rel string) bool { return !is("acp")(rel) }},
+	{"approve imports neither acp nor runner", is("approve"), func(rel string) bool { return is("acp")(rel) || is("runner")(rel) }},
+	{"scenario never imports runner", is("scenario"), is("runner")},
+	{"internal/* never imports a top-level package", is("internal"), func(rel string) bool { return !is("internal")(rel) }},
+}
+
+// importViolations checks the rules on imports, the direct imports of the
+// module's packages by import path (others are left out), and says for
+// each violation which package reaches which forbidden one, and how.
+func importViolations(rules []importRule, imports map[string][]string) []string {
+	var out []string
+	for _, pkg := range slices.Sorted(maps.Keys(imports)) {
+		rel, ok := relPath(pkg)
+		if !ok {
+			continue
+		}
+		for _, r := range rules {
+			if !r.from(rel) {
+				continue
+			}
+			if chain := findImport(pkg, imports, r.forbidden); chain != nil {
+				out = append(out, r.rule+": "+strings.Join(chain, " imports "))
+			}
+		}
+	}
+	return out
+}
+
+// findImport returns the shortest chain of imports from pkg to a package
+// of the module that forbidden matches; nil when there is none.
+func findImport(pkg string, imports map[string][]string, forbidden func(rel string) bool) []string {
+	from := map[string]string{pkg: ""}
+	queue := []string{pkg}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, q := range imports[p] {
+			rel, ok := relPath(q)
+			if _, seen := from[q]; !ok || seen {
+				continue
+			}
+			from[q] = p
+			if forbidden(rel) {
+				chain := []string{q}
+				for c := p; c != ""; c = from[c] {
+					chain = append([]string{c}, chain...)
+				}
+				return chain
+			}
+			queue = append(queue, q)
+		}
+	}
+	return nil
+}
+
+// relPath is pkg relative to the module, and whether it is one of its.
+func relPath(pkg string) (string, bool) {
+	if pkg == module {
+		return "", true
+	}
+	rel, ok := strings.CutPrefix(pkg, module+"/")
+	return rel, ok
+}
+
+// TestImportRules checks the layering of the packages (README.md,
+// Development) on what `go list -deps` says they import.
+func TestImportRules(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports", "./...")
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	imports := map[string][]string{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		imports[p.ImportPath] = p.Imports
+	}
+	for _, pkg := range []string{"runner", "acp", "approve", "scenario", "internal/proc"} {
+		if _, ok := imports[module+"/"+pkg]; !ok {
+			t.Fatalf("go list did not list %s: the rules would check nothing", pkg)
+		}
+	}
+	for _, v := range importViolations(importRules, imports) {
+		t.Error(v)
+	}
+}
+
+// TestImportRulesFail: each rule finds its violation, however deep, and
+// names the chain of imports that leads to it.
+func TestImportRulesFail(t *testing.T) {
+	m := func(rel string) string { return module + "/" + rel }
+	for _, tt := range []struct {
+		imports map[string][]string
+		want    string
+	}{
+		{map[string][]string{m("runner"): {"fmt", m("report")}, m("report"): {m("output/progress")}},
+			"runner never imports output: " + m("runner") + " imports " + m("report") + " imports " + m("output/progress")},
+		{map[string][]string{m("acp"): {"encoding/json", m("internal/redact")}},
+			"acp imports nothing of acprun: " + m("acp") + " imports " + m("internal/redact")},
+		{map[string][]string{m("approve"): {m("internal/shellquote"), m("acp")}},
+			"approve imports neither acp nor runner: " + m("approve") + " imports " + m("acp")},
+		{map[string][]string{m("scenario"): {m("approve"), m("report")}, m("report"): {m("runner")}},
+			"scenario never imports runner: " + m("scenario") + " imports " + m("report") + " imports " + m("runner")},
+		{map[string][]string{m("internal/proc"): {"os", m("internal/reap")}, m("internal/reap"): {m("report")}},
+			"internal/* never imports a top-level package: " + m("internal/proc") + " imports " + m("internal/reap") + " imports " + m("report") + "\n" +
+				"internal/* never imports a top-level package: " + m("internal/reap") + " imports " + m("report")},
+		{map[string][]string{m("internal/reap"): {module}},
+			"internal/* never imports a top-level package: " + m("internal/reap") + " imports " + module},
+		{map[string][]string{m("runner"): {m("report"), m("acp")}, m("scenario"): {m("approve")}, m("approve"): {m("internal/shellquote")}},
+			""},
+	} {
+		if got := strings.Join(importViolations(importRules, tt.imports), "\n"); got != tt.want {
+			t.Errorf("imports %v:\ngot  %q\nwant %q", tt.imports, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,376 @@
+package sandbox_test
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/acprun/acprun/internal/sandbox"
+)
+
+// These tests run real sandboxes: the kernel's Landlock, and bubblewrap.
+// A test that needs what this host lacks is skipped, unless
+// ACPRUN_LANDLOCK_REQUIRED=1 or ACPRUN_BWRAP_REQUIRED=1 says that the host
+// has it (CI): then it fails.
+
+var detected = sync.OnceValue(sandbox.Detect)
+
+// landlockOnly returns this host without bubblewrap: Landlock does it all.
+func landlockOnly(t *testing.T, abi int) sandbox.Host {
+	t.Helper()
+	h := detected()
+	if h.LandlockABI < abi {
+		msg := "this host has Landlock ABI " + strconv.Itoa(h.LandlockABI) + " " + h.LandlockNote + ", the test needs " + strconv.Itoa(abi)
+		if os.Getenv("ACPRUN_LANDLOCK_REQUIRED") == "1" {
+			t.Fatal(msg + " (ACPRUN_LANDLOCK_REQUIRED=1)")
+		}
+		t.Skip(msg)
+	}
+	h.Bwrap, h.NoBwrap = "", "left out by the test"
+	return h
+}
+
+// bwrapOnly returns this host without Landlock: bubblewrap does it all.
+func bwrapOnly(t *testing.T) sandbox.Host {
+	t.Helper()
+	h := withBwrap(t)
+	h.LandlockABI, h.LandlockNote = 0, "left out by the test"
+	return h
+}
+
+// withBwrap returns this host, which must have bubblewrap.
+func withBwrap(t *testing.T) sandbox.Host {
+	t.Helper()
+	h := detected()
+	if h.Bwrap == "" {
+		if os.Getenv("ACPRUN_BWRAP_REQUIRED") == "1" {
+			t.Fatal(h.NoBwrap + " (ACPRUN_BWRAP_REQUIRED=1)")
+		}
+		t.Skip(h.NoBwrap)
+	}
+	return h
+}
+
+// backends are the ways to restrict writes, with the error a write
+// outside the write paths gets.
+var backends = []struct {
+	name   string
+	host   func(*testing.T) sandbox.Host
+	denied string
+}{
+	{"landlock", func(t *testing.T) sandbox.Host { return landlockOnly(t, 3) }, "EACCES"},
+	{"bubblewrap", bwrapOnly, "EROFS"},
+}
+
+// plan plans spec on h, which must enforce it whole.
+func plan(t *testing.T, spec sandbox.Spec, h sandbox.Host) sandbox.Applied {
+	t.Helper()
+	a, err := sandbox.Plan(spec, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Warnings) > 0 {
+		t.Fatalf("warnings: %q", a.Warnings)
+	}
+	return a
+}
+
+// dirs returns a new directory for the write paths, one for the temporary
+// directory, and one outside both.
+func dirs(t *testing.T) (work, tmp, outside string) {
+	root := t.TempDir()
+	for _, d := range []string{"work", "tmp", "outside"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(root, "work"), filepath.Join(root, "tmp"), filepath.Join(root, "outside")
+}
+
+func TestWriteOutsideIsDenied(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			work, tmp, outside := dirs(t)
+			a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, b.host(t))
+			for _, do := range []string{"write:", "spawn:write:"} {
+				file := filepath.Join(outside, "escaped")
+				if got := run(t, a, do+file); got != b.denied {
+					t.Errorf("%s%s: %s, want %s", do, file, got, b.denied)
+				}
+				if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("%s%s: the file is there (%v)", do, file, err)
+				}
+			}
+		})
+	}
+}
+
+func TestWriteInsideWorks(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			work, tmp, _ := dirs(t)
+			if err := os.Mkdir(filepath.Join(work, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, b.host(t))
+			for do, file := range map[string]string{
+				"write:" + filepath.Join(work, "sub", "a"): filepath.Join(work, "sub", "a"),
+				"spawn:write:" + filepath.Join(work, "b"):  filepath.Join(work, "b"),
+				"tmp:c":           filepath.Join(tmp, "c"),
+				"spawn:tmp:d":     filepath.Join(tmp, "d"),
+				"write:/dev/null": "/dev/null",
+				"spawn:write:" + filepath.Join(work, "sub", "e"): filepath.Join(work, "sub", "e"),
+			} {
+				if got := run(t, a, do); got != "ok" {
+					t.Errorf("%s: %s", do, got)
+				}
+				if file == "/dev/null" {
+					continue
+				}
+				if b, err := os.ReadFile(file); err != nil || string(b) != "written" {
+					t.Errorf("%s: %q, %v", do, b, err)
+				}
+			}
+		})
+	}
+}
+
+func TestHiddenPathsAreUnreadable(t *testing.T) {
+	work, tmp, outside := dirs(t)
+	secrets := filepath.Join(outside, "secrets")
+	if err := os.Mkdir(secrets, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{filepath.Join(secrets, "key"), filepath.Join(outside, "netrc"), filepath.Join(outside, "public")} {
+		if err := os.WriteFile(f, []byte("secret"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := plan(t, sandbox.Spec{
+		Write:   []string{work},
+		Hide:    []string{secrets, filepath.Join(outside, "netrc"), filepath.Join(outside, "absent")},
+		TempDir: tmp,
+		Network: true,
+	}, bwrapOnly(t))
+	for do, want := range map[string]string{
+		"read:" + filepath.Join(secrets, "key"):          "ENOENT", // an empty directory
+		"spawn:read:" + filepath.Join(secrets, "key"):    "ENOENT",
+		"read:" + filepath.Join(outside, "netrc"):        "EACCES", // the null device, on a nodev mount
+		"write:" + filepath.Join(secrets, "new"):         "EROFS",
+		"read:" + filepath.Join(outside, "public"):       "ok",
+		"spawn:read:" + filepath.Join(outside, "public"): "ok",
+	} {
+		if got := run(t, a, do); got != want {
+			t.Errorf("%s: %s, want %s", do, got, want)
+		}
+	}
+}
+
+func TestNetwork(t *testing.T) {
+	allowedAddr, allowed := listen(t)
+	otherAddr, _ := listen(t)
+	type connect struct {
+		addr string
+		ok   bool
+	}
+	for _, tc := range []struct {
+		name     string
+		host     func(*testing.T) sandbox.Host
+		spec     sandbox.Spec
+		backend  string
+		connects []connect
+	}{
+		{"off/bubblewrap", bwrapOnly, sandbox.Spec{}, "bubblewrap", []connect{{allowedAddr, false}}},
+		{"off/landlock", func(t *testing.T) sandbox.Host { return landlockOnly(t, 4) }, sandbox.Spec{}, "landlock", []connect{{allowedAddr, false}}},
+		{"off-loopback/landlock", func(t *testing.T) sandbox.Host { return landlockOnly(t, 4) },
+			sandbox.Spec{Loopback: []int{allowed}}, "landlock", []connect{{allowedAddr, true}, {otherAddr, false}}},
+		{"off-loopback/bubblewrap+landlock", withBwrap,
+			sandbox.Spec{Loopback: []int{allowed}}, "bubblewrap+landlock", []connect{{allowedAddr, true}, {otherAddr, false}}},
+		{"on/bubblewrap", bwrapOnly, sandbox.Spec{Network: true}, "bubblewrap", []connect{{allowedAddr, true}, {otherAddr, true}}},
+		{"on/landlock", func(t *testing.T) sandbox.Host { return landlockOnly(t, 3) }, sandbox.Spec{Network: true}, "landlock", []connect{{allowedAddr, true}}},
+		{"ports/landlock", func(t *testing.T) sandbox.Host { return landlockOnly(t, 4) },
+			sandbox.Spec{Network: true, Ports: []int{allowed}}, "landlock", []connect{{allowedAddr, true}, {otherAddr, false}}},
+		{"ports/bubblewrap+landlock", withBwrap,
+			sandbox.Spec{Network: true, Ports: []int{allowed}}, "bubblewrap+landlock", []connect{{allowedAddr, true}, {otherAddr, false}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := tc.host(t)
+			if tc.backend == "bubblewrap+landlock" && h.LandlockABI < 4 {
+				h = landlockOnly(t, 4) // skips or fails
+			}
+			work, tmp, _ := dirs(t)
+			tc.spec.Write, tc.spec.TempDir = []string{work}, tmp
+			a := plan(t, tc.spec, h)
+			if a.Backend != tc.backend {
+				t.Fatalf("backend %s, want %s", a.Backend, tc.backend)
+			}
+			for _, c := range tc.connects {
+				for _, do := range []string{"connect:", "spawn:connect:"} {
+					got := run(t, a, do+c.addr)
+					if c.ok != (got == "ok") {
+						t.Errorf("%s%s: %s, want success %v", do, c.addr, got, c.ok)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestBwrapDeathKillsTheSandbox: once bwrap is killed, no process of the
+// sandbox is left, whatever it started.
+func TestBwrapDeathKillsTheSandbox(t *testing.T) {
+	work, tmp, _ := dirs(t)
+	a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp}, bwrapOnly(t))
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, env := a.Wrap([]string{self}, append(os.Environ(), envDo+"=hold"))
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	stdin, err := cmd.StdinPipe() // never closed before the end: the grandchild would read its end
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 3)
+	if _, err := stdout.Read(buf); err != nil || string(buf) != "ok\n" {
+		t.Fatalf("hold: %q, %v", buf, err)
+	}
+	cmd.Process.Kill()
+	// The grandchild holds stdout: it ends once the grandchild is dead. The
+	// deadline only turns a sandbox that outlives bwrap into a failure
+	// rather than a hang.
+	stdout.(*os.File).SetReadDeadline(time.Now().Add(time.Minute))
+	if rest := readAll(t, stdout); rest != "" {
+		t.Errorf("after ok: %q", rest)
+	}
+	cmd.Wait()
+}
+
+// TestSocketFilter: where Landlock restricts TCP connections, no other
+// socket goes round it: not Multipath TCP (which Landlock does not see),
+// not UDP with the network off, not raw sockets.
+func TestSocketFilter(t *testing.T) {
+	h := landlockOnly(t, 4)
+	socket := func(family, typ, proto int) string {
+		return "socket:" + strconv.Itoa(family) + "," + strconv.Itoa(typ) + "," + strconv.Itoa(proto)
+	}
+	tcp := socket(unix.AF_INET6, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	mptcp := socket(unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP)
+	udp := socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK, 0)
+	local := socket(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
+	raw := socket(unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_TCP)
+	vsock := socket(unix.AF_VSOCK, unix.SOCK_STREAM, 0)
+	for _, tc := range []struct {
+		name string
+		spec sandbox.Spec
+		want map[string]string
+	}{
+		{"off", sandbox.Spec{}, map[string]string{tcp: "ok", local: "ok", mptcp: "EACCES", udp: "EACCES", raw: "EACCES", vsock: "EACCES"}},
+		{"ports", sandbox.Spec{Network: true, Ports: []int{443}}, map[string]string{tcp: "ok", local: "ok", mptcp: "EACCES", udp: "ok", raw: "EACCES"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			work, tmp, _ := dirs(t)
+			tc.spec.Write, tc.spec.TempDir = []string{work}, tmp
+			a := plan(t, tc.spec, h)
+			for do, want := range tc.want {
+				for _, do := range []string{do, "spawn:" + do} {
+					if got := run(t, a, do); got != want {
+						t.Errorf("%s: %s, want %s", do, got, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestNoCapabilities: a sandboxed process has no capabilities, even when
+// acprun runs as root.
+func TestNoCapabilities(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			work, tmp, _ := dirs(t)
+			a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, b.host(t))
+			for _, do := range []string{"caps", "spawn:caps"} {
+				if got := run(t, a, do); got != "ok" {
+					t.Errorf("%s: %s", do, got)
+				}
+			}
+		})
+	}
+}
+
+// TestSigtermReachesTheCommand: a SIGTERM to the process group of a
+// sandboxed command (what acprun sends an agent it stops) reaches the
+// command, which then has all the time it needs to exit by itself, as
+// unsandboxed: bubblewrap does not die of it and take the sandbox with it.
+// The command's TERM trap answers "term" and waits for a line from the
+// test before it writes it down and exits 7; a sandbox killed at SIGTERM
+// never gets the line.
+func TestSigtermReachesTheCommand(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			work, tmp, _ := dirs(t)
+			a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, b.host(t))
+			got := filepath.Join(work, "got")
+			script := `trap 'echo term; read line; echo "$line" > "$GOT"; exit 7' TERM; echo ready; while :; do sleep 1; done`
+			argv, env := a.Wrap([]string{"/bin/sh", "-c", script}, append(os.Environ(), "GOT="+got))
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Env = env
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as acprun starts agents
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			lines := bufio.NewScanner(stdout)
+			if !lines.Scan() || lines.Text() != "ready" {
+				t.Fatalf("before SIGTERM: %q, %v", lines.Text(), lines.Err())
+			}
+			if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			if !lines.Scan() || lines.Text() != "term" {
+				t.Fatalf("after SIGTERM: %q, %v", lines.Text(), lines.Err())
+			}
+			if _, err := io.WriteString(stdin, "graceful\n"); err != nil {
+				t.Fatal(err)
+			}
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 7 {
+				t.Errorf("exit: %v, want code 7 (the trap's)", err)
+			}
+			if data, err := os.ReadFile(got); string(data) != "graceful\n" {
+				t.Errorf("the trap wrote %q, %v", data, err)
+			}
+		})
+	}
+}

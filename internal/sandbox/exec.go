@@ -1,0 +1,73 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+)
+
+// ExecArg is the hidden first argument of acprun's sandbox helper, which
+// Wrap puts in the command lines it returns: acprun ExecArg RULES -- ARGV…
+// restricts itself by RULES (JSON, internal to this package) and execs
+// ARGV. acprun's main hands such a command line to Exec before anything
+// else; it is not a command for people.
+const ExecArg = "__sandbox-exec"
+
+// rules are what the helper does before it execs the command.
+type rules struct {
+	// IgnoreTerm execs the command (bwrap) with SIGTERM ignored, and
+	// nothing else: see Wrap.
+	IgnoreTerm bool `json:"ignoreTerm,omitempty"`
+	// FS restricts writes to Write (and to the terminal and null devices).
+	FS    bool     `json:"fs,omitempty"`
+	Write []string `json:"write,omitempty"`
+	// Net restricts TCP connections to the ports in Connect, and sockets
+	// to UNIX, netlink, TCP and (with UDP) UDP ones.
+	Net     bool  `json:"net,omitempty"`
+	Connect []int `json:"connect,omitempty"`
+	UDP     bool  `json:"udp,omitempty"`
+}
+
+// Exit codes of Exec when it cannot run the command, as a shell's.
+const (
+	exitCannotRun = 126 // the restriction failed, or exec did
+	exitNotFound  = 127
+)
+
+// Exec is the sandbox helper: args are those after ExecArg (RULES --
+// ARGV…). It restricts the process by RULES and execs ARGV (looked up in
+// the PATH when ARGV[0] has no slash) with the process's environment. It
+// returns only if it fails, with a message and an exit code for the
+// process: ARGV never runs unrestricted.
+//
+// Being a Go program, the helper also gives the command SIGTERM's default
+// action back, whatever it inherited: the Go runtime installs its own
+// handler for SIGTERM even over an inherited SIG_IGN, and exec resets
+// handled signals to their default. Only with IgnoreTerm does it leave
+// SIGTERM ignored.
+func Exec(args []string) (code int, err error) {
+	if len(args) < 3 || args[1] != "--" {
+		return exitCannotRun, errors.New("sandbox helper: usage: " + ExecArg + " RULES -- COMMAND [ARG…]")
+	}
+	var r rules
+	if err := json.Unmarshal([]byte(args[0]), &r); err != nil {
+		return exitCannotRun, fmt.Errorf("sandbox helper: rules: %w", err)
+	}
+	argv := args[2:]
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return exitNotFound, err
+	}
+	if r.IgnoreTerm {
+		signal.Ignore(syscall.SIGTERM)
+		return exitCannotRun, fmt.Errorf("sandbox: exec %s: %w", path, syscall.Exec(path, argv, os.Environ()))
+	}
+	if err := restrictExec(r, path, argv, os.Environ()); err != nil {
+		return exitCannotRun, fmt.Errorf("sandbox: %w", err)
+	}
+	panic("unreachable")
+}

@@ -1,0 +1,13 @@
+//go:build !linux
+
+package sandbox
+
+import "errors"
+
+// landlockABI returns 0: Landlock is Linux's.
+func landlockABI() (int, string) { return 0, "Landlock is Linux only" }
+
+// restrictExec fails: Plan never asks for Landlock without it.
+func restrictExec(rules, string, []string, []string) error {
+	return errors.New("no Landlock on this system: it is Linux only")
+}

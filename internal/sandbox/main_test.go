@@ -1,0 +1,182 @@
+package sandbox_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/acprun/acprun/internal/sandbox"
+)
+
+// envDo, set in a child's environment, makes the test binary do one thing
+// (an action, see act) instead of running the tests, and print how it
+// went: "ok", or the name of the error number it failed with.
+const envDo = "SANDBOX_TEST_DO"
+
+// TestMain makes the test binary double as the sandbox's Landlock helper
+// (as acprun's main does) and as the child the tests sandbox.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
+		code, err := sandbox.Exec(os.Args[2:])
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(code)
+	}
+	if do, ok := os.LookupEnv(envDo); ok {
+		fmt.Println(outcome(act(do)))
+		os.Exit(0)
+	}
+	// The children are this binary: under -race, each would otherwise wait
+	// a second before it exits.
+	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	os.Exit(m.Run())
+}
+
+// act does what do says, with its own system calls:
+//   - write:PATH writes a file; tmp:NAME writes NAME in os.TempDir();
+//   - read:PATH reads a file;
+//   - connect:ADDR opens a TCP connection;
+//   - socket:FAMILY,TYPE,PROTOCOL creates a socket (numbers);
+//   - caps fails when the process has effective capabilities;
+//   - spawn:DO starts the test binary to do DO (a grandchild of the
+//     test, when act runs in a child) and fails as it does;
+//   - hold starts a grandchild that blocks reading its stdin, with this
+//     process's stdout, and returns (the test reads "ok" once it runs).
+func act(do string) error {
+	verb, arg, _ := strings.Cut(do, ":")
+	switch verb {
+	case "write":
+		return os.WriteFile(arg, []byte("written"), 0o644)
+	case "tmp":
+		return os.WriteFile(filepath.Join(os.TempDir(), arg), []byte("written"), 0o644)
+	case "read":
+		_, err := os.ReadFile(arg)
+		return err
+	case "connect":
+		c, err := net.Dial("tcp", arg)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	case "socket":
+		// socket:FAMILY,TYPE,PROTOCOL in numbers
+		var f, ty, proto int
+		if _, err := fmt.Sscanf(arg, "%d,%d,%d", &f, &ty, &proto); err != nil {
+			return err
+		}
+		fd, err := unix.Socket(f, ty, proto)
+		if err == nil {
+			unix.Close(fd)
+		}
+		return err
+	case "caps":
+		status, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			return err
+		}
+		for line := range strings.Lines(string(status)) {
+			if v, ok := strings.CutPrefix(line, "CapEff:"); ok && strings.Trim(strings.TrimSpace(v), "0") != "" {
+				return errors.New("effective capabilities " + strings.TrimSpace(v))
+			}
+		}
+		return nil
+	case "spawn":
+		out, err := child(arg).Output()
+		if err != nil {
+			return err
+		}
+		if got := strings.TrimSpace(string(out)); got != "ok" {
+			return errors.New(got)
+		}
+		return nil
+	case "hold":
+		cmd := child("read:/dev/stdin")
+		cmd.Stdin, cmd.Stdout = os.Stdin, os.Stdout
+		return cmd.Start()
+	}
+	return fmt.Errorf("unknown action %q", do)
+}
+
+// child returns the command of the test binary doing do.
+func child(do string) *exec.Cmd {
+	self, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), envDo+"="+do)
+	return cmd
+}
+
+// outcome is what a child prints for err: "ok", the name of its error
+// number ("EACCES"), or its text.
+func outcome(err error) string {
+	var errno syscall.Errno
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.As(err, &errno):
+		return unix.ErrnoName(errno)
+	default:
+		return err.Error()
+	}
+}
+
+// run runs the test binary doing do inside the sandbox a applies, and
+// returns what it printed.
+func run(t *testing.T, a sandbox.Applied, do string) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, env := a.Wrap([]string{self}, append(os.Environ(), envDo+"="+do))
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s in the sandbox (%s): %v\n%s", do, a.Backend, err, stderr.String())
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// listen returns a TCP listener on the loopback interface that accepts
+// and closes connections until the test ends, and its port.
+func listen(t *testing.T) (addr string, port int) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return l.Addr().String(), l.Addr().(*net.TCPAddr).Port
+}
+
+// readAll reads r to its end.
+func readAll(t *testing.T, r io.Reader) string {
+	t.Helper()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,303 @@
+package sandbox_test
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/internal/sandbox"
+)
+
+// Hosts made up for Plan, which only reads them (and the paths).
+var (
+	fullHost  = sandbox.Host{LandlockABI: 7, Self: "/opt/acprun", Bwrap: "/usr/bin/bwrap"}
+	bwrapHost = sandbox.Host{Bwrap: "/usr/bin/bwrap", Self: "/opt/acprun", LandlockNote: "not enabled in this kernel"}
+	abi3Host  = sandbox.Host{LandlockABI: 3, Self: "/opt/acprun", NoBwrap: "bwrap not found in PATH"}
+	abi7Host  = sandbox.Host{LandlockABI: 7, Self: "/opt/acprun", NoBwrap: "bwrap not found in PATH"}
+	bareHost  = sandbox.Host{NoBwrap: "bwrap not found in PATH", LandlockNote: "not enabled in this kernel"}
+)
+
+func TestWrapBwrap(t *testing.T) {
+	work, tmp, outside := dirs(t)
+	hid := filepath.Join(outside, "hid")
+	file := filepath.Join(outside, "file")
+	if err := os.MkdirAll(filepath.Join(hid, "inner"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(outside, "link")
+	if err := os.Symlink(work, link); err != nil {
+		t.Fatal(err)
+	}
+	a, err := sandbox.Plan(sandbox.Spec{
+		Write:   []string{link, work},
+		Hide:    []string{file, filepath.Join(hid, "inner"), hid, filepath.Join(outside, "absent")},
+		TempDir: tmp,
+	}, bwrapHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, env := a.Wrap([]string{"agent", "--acp"}, []string{"TMPDIR=/tmp", "HOME=/home/u"})
+	want := []string{"/opt/acprun", sandbox.ExecArg, `{"ignoreTerm":true}`, "--", "/usr/bin/bwrap",
+		"--die-with-parent", "--unshare-pid", "--cap-drop", "ALL",
+		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net",
+		"--bind", tmp, tmp, "--bind", work, work,
+		"--ro-bind", "/dev/null", file,
+		"--tmpfs", hid, "--remount-ro", hid,
+		"--", "/opt/acprun", sandbox.ExecArg, "{}", "--", "agent", "--acp"}
+	if d := cmp.Diff(want, argv); d != "" {
+		t.Errorf("argv (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"HOME=/home/u", "TMPDIR=" + tmp}, env); d != "" {
+		t.Errorf("env (-want +got):\n%s", d)
+	}
+	rec, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRec := `{"backend":"bubblewrap","write":["` + tmp + `","` + work + `"],"hide":["` + file + `","` + hid + `"],"network":"off","level":"required"}`
+	if string(rec) != wantRec {
+		t.Errorf("record:\n%s\nwant:\n%s", rec, wantRec)
+	}
+}
+
+func TestWrapLandlock(t *testing.T) {
+	work, tmp, _ := dirs(t)
+	a, err := sandbox.Plan(sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true, Ports: []int{443, 80, 443}, Loopback: []int{8080}}, abi7Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, _ := a.Wrap([]string{"agent"}, nil)
+	if len(argv) != 5 || argv[0] != "/opt/acprun" || argv[1] != sandbox.ExecArg || argv[3] != "--" || argv[4] != "agent" {
+		t.Fatalf("argv %q", argv)
+	}
+	if a.Backend != "landlock" || a.Network != "on" || !slices.Equal(a.Ports, []int{80, 443, 8080}) || !slices.Equal(a.Write, []string{tmp, work}) {
+		t.Errorf("applied %+v", a)
+	}
+}
+
+func TestPlanRequiredRefuses(t *testing.T) {
+	work, tmp, outside := dirs(t)
+	for _, tc := range []struct {
+		name string
+		host sandbox.Host
+		spec sandbox.Spec
+		want string
+	}{
+		{"no mechanism", bareHost, sandbox.Spec{Network: true},
+			"restricting writes needs bubblewrap (bwrap not found in PATH), or Landlock ABI 3 (Linux 6.2; this host has no Landlock: not enabled in this kernel)"},
+		{"hide without bwrap", abi7Host, sandbox.Spec{Network: true, Hide: []string{outside}},
+			"hiding paths (" + outside + ") needs bubblewrap (bwrap not found in PATH)"},
+		{"ports on ABI 3", abi3Host, sandbox.Spec{Network: true, Ports: []int{443}},
+			"allowed ports needs Landlock ABI 4 (Linux 6.7; this host has ABI 3)"},
+		{"network off on ABI 3", abi3Host, sandbox.Spec{},
+			"network off needs bubblewrap (bwrap not found in PATH), or Landlock ABI 4 (Linux 6.7; this host has ABI 3)"},
+		{"gateway under bwrap without Landlock", bwrapHost, sandbox.Spec{Loopback: []int{8080}},
+			"network off with loopback ports reachable needs Landlock ABI 4 (Linux 6.7; this host has no Landlock: not enabled in this kernel)"},
+		{"landlock without acprun's executable", sandbox.Host{LandlockABI: 7, NoBwrap: "bwrap not found in PATH"}, sandbox.Spec{Network: true},
+			"restricting writes needs bubblewrap"},
+		{"bwrap without acprun's executable", sandbox.Host{Bwrap: "/usr/bin/bwrap"}, sandbox.Spec{Network: true},
+			"restricting writes needs bubblewrap (acprun's own executable is unknown: it starts bwrap)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, level := range []sandbox.Level{"", sandbox.Required} {
+				tc.spec.Level, tc.spec.Write, tc.spec.TempDir = level, []string{work}, tmp
+				_, err := sandbox.Plan(tc.spec, tc.host)
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("level %q: %v, want it to say %q", level, err, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestPlanBestEffortDegrades(t *testing.T) {
+	work, tmp, outside := dirs(t)
+	for _, tc := range []struct {
+		name     string
+		host     sandbox.Host
+		spec     sandbox.Spec
+		backend  string
+		network  string
+		hide     []string
+		warnings []string
+	}{
+		{"nothing", bareHost, sandbox.Spec{Hide: []string{outside}}, "none", "on", nil, []string{
+			"sandbox (best-effort) not enforced: restricting writes needs bubblewrap (bwrap not found in PATH), or Landlock ABI 3 (Linux 6.2; this host has no Landlock: not enabled in this kernel)",
+			"sandbox (best-effort) not enforced: hiding paths (" + outside + ") needs bubblewrap (bwrap not found in PATH)",
+			"sandbox (best-effort) not enforced: network off needs bubblewrap (bwrap not found in PATH), or Landlock ABI 4 (Linux 6.7; this host has no Landlock: not enabled in this kernel)",
+		}},
+		{"ports on ABI 3", abi3Host, sandbox.Spec{Network: true, Ports: []int{443}}, "landlock", "on", nil, []string{
+			"sandbox (best-effort) not enforced: allowed ports needs Landlock ABI 4 (Linux 6.7; this host has ABI 3)",
+		}},
+		{"all there", fullHost, sandbox.Spec{Hide: []string{outside}}, "bubblewrap", "off", []string{outside}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.spec.Level, tc.spec.Write, tc.spec.TempDir = sandbox.BestEffort, []string{work}, tmp
+			a, err := sandbox.Plan(tc.spec, tc.host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Backend != tc.backend || a.Network != tc.network || !slices.Equal(a.Hide, tc.hide) || a.Level != sandbox.BestEffort {
+				t.Errorf("applied %+v", a)
+			}
+			if d := cmp.Diff(tc.warnings, a.Warnings); d != "" {
+				t.Errorf("warnings (-want +got):\n%s", d)
+			}
+			if tc.backend == "none" {
+				if a.Write != nil {
+					t.Errorf("write %q recorded without a backend", a.Write)
+				}
+				argv, env := a.Wrap([]string{"agent"}, nil)
+				if !slices.Equal(argv, []string{"agent"}) || !slices.Equal(env, []string{"TMPDIR=" + tmp}) {
+					t.Errorf("wrap: %q %q", argv, env)
+				}
+			}
+		})
+	}
+}
+
+func TestPlanPaths(t *testing.T) {
+	work, tmp, outside := dirs(t)
+	absent := filepath.Join(outside, "absent")
+	inHidden := filepath.Join(outside, "state")
+	if err := os.Mkdir(inHidden, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a, err := sandbox.Plan(sandbox.Spec{Write: []string{work, absent, inHidden}, Hide: []string{outside}, TempDir: tmp}, fullHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Write, []string{tmp, work}) {
+		t.Errorf("write %q", a.Write)
+	}
+	want := []string{
+		"sandbox write path " + absent + " does not exist: nothing can be written there (create it before the run)",
+		"sandbox write path " + inHidden + " is hidden: it is neither readable nor writable",
+	}
+	if d := cmp.Diff(want, a.Warnings); d != "" {
+		t.Errorf("warnings (-want +got):\n%s", d)
+	}
+}
+
+func TestPlanBadSpec(t *testing.T) {
+	for _, tc := range []struct {
+		spec sandbox.Spec
+		want string
+	}{
+		{sandbox.Spec{Level: "sometimes"}, `sandbox level "sometimes": want "required" or "best-effort"`},
+		{sandbox.Spec{Network: true, Ports: []int{0}}, "sandbox port 0: a TCP port is 1 to 65535"},
+		{sandbox.Spec{Loopback: []int{65536}}, "sandbox port 65536: a TCP port is 1 to 65535"},
+		{sandbox.Spec{Ports: []int{443}}, "sandbox ports apply to network on"},
+	} {
+		if _, err := sandbox.Plan(tc.spec, fullHost); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.spec, err, tc.want)
+		}
+	}
+}
+
+// TestSeams: the environment variables of the test seams lower what
+// Detect finds, never raise it, and Plan names them.
+func TestSeams(t *testing.T) {
+	real := detected()
+	t.Setenv(sandbox.EnvTestNoBwrap, "1")
+	t.Setenv(sandbox.EnvTestLandlockABI, "99")
+	if h := sandbox.Detect(); h.LandlockABI != real.LandlockABI || h.Bwrap != "" || h.NoBwrap != "ACPRUN_TEST_NO_BWRAP=1" {
+		t.Errorf("detected %+v, real %+v", h, real)
+	}
+	if real.LandlockABI < 4 {
+		t.Skip("the kernel has Landlock ABI " + strconv.Itoa(real.LandlockABI) + ": nothing to lower")
+	}
+	t.Setenv(sandbox.EnvTestLandlockABI, "3")
+	h := sandbox.Detect()
+	if h.LandlockABI != 3 {
+		t.Fatalf("ABI %d, want 3", h.LandlockABI)
+	}
+	work, tmp, _ := dirs(t)
+	_, err := sandbox.Plan(sandbox.Spec{Write: []string{work}, TempDir: tmp}, h)
+	want := "network off needs bubblewrap (ACPRUN_TEST_NO_BWRAP=1), or Landlock ABI 4 (Linux 6.7; this host has ABI 3: lowered from " + strconv.Itoa(real.LandlockABI) + " by ACPRUN_TEST_LANDLOCK_ABI=3)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%v, want it to say %q", err, want)
+	}
+	t.Setenv(sandbox.EnvTestLandlockABI, "0")
+	_, err = sandbox.Plan(sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, sandbox.Detect())
+	want = "restricting writes needs bubblewrap (ACPRUN_TEST_NO_BWRAP=1), or Landlock ABI 3 (Linux 6.2; this host has no Landlock: lowered from " + strconv.Itoa(real.LandlockABI) + " by ACPRUN_TEST_LANDLOCK_ABI=0)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%v, want it to say %q", err, want)
+	}
+}
+
+// TestBestEffortRunsWithWhatThereIs: on a host that lacks the network
+// rules, best-effort still restricts writes, and connects anywhere.
+func TestBestEffortRunsWithWhatThereIs(t *testing.T) {
+	h := landlockOnly(t, 4)
+	h.LandlockABI = 3
+	addr, _ := listen(t)
+	work, tmp, outside := dirs(t)
+	a, err := sandbox.Plan(sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true, Ports: []int{1}, Level: sandbox.BestEffort}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Warnings) != 1 || a.Backend != "landlock" {
+		t.Fatalf("applied %+v", a)
+	}
+	if got := run(t, a, "write:"+filepath.Join(outside, "f")); got != "EACCES" {
+		t.Errorf("write outside: %s", got)
+	}
+	if got := run(t, a, "connect:"+addr); got != "ok" {
+		t.Errorf("connect: %s", got)
+	}
+}
+
+// TestHelperFailsClosed: when the helper cannot restrict (a write path
+// went away since Plan) or exec, the command does not run.
+func TestHelperFailsClosed(t *testing.T) {
+	work, tmp, outside := dirs(t)
+	a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, landlockOnly(t, 3))
+	if err := os.Remove(work); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(outside, "ran")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		argv []string
+		code int
+		say  string
+	}{
+		{[]string{self}, 126, "sandbox: write path: stat " + work},
+		{[]string{filepath.Join(outside, "absent")}, 127, "no such file"},
+	} {
+		argv, env := a.Wrap(tc.argv, append(os.Environ(), envDo+"=write:"+marker))
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != tc.code || !strings.Contains(string(out), tc.say) {
+			t.Errorf("%q: %v, %q; want exit %d saying %q", tc.argv, err, out, tc.code, tc.say)
+		}
+		if _, err := os.Stat(marker); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("the command ran: %v", err)
+		}
+	}
+	// And acprun's usage of the helper is its own: a bad command line
+	// runs nothing.
+	out, err := exec.Command(self, sandbox.ExecArg, "{}", self).CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 126 || !strings.Contains(string(out), "usage") {
+		t.Errorf("no --: %v, %q", err, out)
+	}
+}

@@ -1,0 +1,331 @@
+// Package sandbox contains what an agent does with the operating system,
+// whatever it asks: the agent, everything it starts, and the terminals
+// acprun runs for it can write only in the paths a Spec names, cannot read
+// the paths it hides, and reach the network only as it allows.
+//
+// Two mechanisms, both unprivileged:
+//   - bubblewrap (bwrap from acprun's PATH), when it is there and works:
+//     a read-only view of the root, the write paths bound writable over
+//     it, an empty read-only tmpfs (a directory) or the null device (a
+//     file) over each hidden path, a network namespace of its own for
+//     network off, a PID namespace of its own, no capabilities, and the
+//     whole sandbox killed when bwrap dies. bwrap is started with SIGTERM
+//     ignored, and the command inside with SIGTERM as it should be (both
+//     through the helper below), so that a SIGTERM to the process group
+//     reaches the command and not bwrap: the command gets its grace before
+//     the SIGKILL that ends the sandbox;
+//   - Landlock (Linux 5.13 and later), through a re-executed acprun
+//     (ExecArg) that restricts itself and then execs the command, so that
+//     the command and everything it starts inherit the restriction: writes
+//     only in the write paths (ABI 3, Linux 6.2), TCP connections only to
+//     the allowed ports (ABI 4, Linux 6.7). The helper also drops every
+//     capability, and where Landlock restricts the network, a seccomp
+//     filter keeps sockets to those Landlock's rules see (TCP; UDP only
+//     with the network on; no Multipath TCP, raw or other families).
+//
+// Hiding needs bubblewrap: Landlock only grants, so it cannot deny reads
+// under a hidden path while reads are allowed in the hierarchy above it.
+// Allowed TCP ports need Landlock: bubblewrap has no port filter. Network
+// off is a network namespace of its own when bubblewrap is there and no
+// loopback port must stay reachable, and Landlock's TCP rules otherwise.
+//
+// Use: Detect what the host can do (once per run), Plan each scenario's
+// Spec on it (before anything starts: under Required a host that cannot
+// enforce the Spec is an error naming what is missing), then Wrap each
+// command the scenario's agent side starts.
+//
+// Test seams (for acprun's own tests; they can only weaken what Detect
+// finds, and Plan says so): ACPRUN_TEST_LANDLOCK_ABI=N lowers the
+// Landlock ABI Detect reports to N, ACPRUN_TEST_NO_BWRAP=1 makes it report
+// no bubblewrap.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Level says what to do when the host cannot enforce a whole Spec.
+type Level string
+
+const (
+	// Required refuses to plan a Spec the host cannot enforce whole. It is
+	// the default (the zero Level).
+	Required Level = "required"
+	// BestEffort enforces what the host can and warns about the rest.
+	BestEffort Level = "best-effort"
+)
+
+// Spec is the sandbox a scenario asks for.
+type Spec struct {
+	// Write lists the paths, directories or files, the sandboxed commands
+	// may write in; everything else is read-only. A path that does not
+	// exist is left out (with a warning): nothing can be bound there.
+	Write []string
+	// Hide lists the paths the sandboxed commands cannot read at all. A
+	// path that does not exist has nothing to hide and is left out.
+	Hide []string
+	// Network on allows connections (to Ports only, when it lists some);
+	// off allows none but to the Loopback ports.
+	Network bool
+	// Ports, with Network on, are the only TCP ports connections may go to
+	// (any address). Empty: all.
+	Ports []int
+	// Loopback lists the ports acprun itself listens on for the agent on
+	// the loopback interface (a model gateway): reachable whatever Network
+	// says. With Landlock a port is allowed on every address, not only on
+	// the loopback one.
+	Loopback []int
+	// Level is Required ("" too) or BestEffort.
+	Level Level
+	// TempDir is the private temporary directory of the scenario: writable,
+	// and TMPDIR in the environment Wrap returns. "": none.
+	TempDir string
+}
+
+// Applied is what a Plan enforces: what a scenario's results record. Its
+// Wrap method wraps the commands to run inside.
+type Applied struct {
+	// Backend is "bubblewrap", "landlock", "bubblewrap+landlock", or
+	// "none" when nothing is enforced.
+	Backend string `json:"backend"`
+	// Write lists the paths writable inside (canonical: absolute, with no
+	// symbolic link), nil when writes are not restricted (backend none).
+	Write []string `json:"write"`
+	// Hide lists the paths hidden inside (canonical).
+	Hide []string `json:"hide"`
+	// Network is "off" when connections are restricted to Ports (or to
+	// none), "on" otherwise.
+	Network string `json:"network"`
+	// Ports lists the only TCP ports connections may go to, when Landlock
+	// restricts them (on any address); nil when they are not restricted by
+	// port.
+	Ports []int `json:"ports,omitempty"`
+	// Level is the Spec's level.
+	Level Level `json:"level"`
+	// Warnings says what BestEffort left out, and which write paths did
+	// not exist; the runner reports them with the scenario's warnings.
+	Warnings []string `json:"-"`
+
+	self       string   // acprun, re-executed with ExecArg; "": backend none
+	bwrap      string   // bubblewrap's path; "": not used
+	unshareNet bool     // bwrap --unshare-net
+	hides      []hidden // what bwrap hides
+	rules      rules    // what the helper inside enforces (Landlock)
+	tempDir    string
+}
+
+// hidden is a path bwrap hides.
+type hidden struct {
+	path string
+	dir  bool
+}
+
+// Landlock ABI versions the rules need.
+const (
+	// abiWrite restricts writes, truncation (truncate(2), O_TRUNC) and
+	// linking or renaming across directories included.
+	abiWrite = 3
+	// abiTCP restricts TCP connect(2) by port.
+	abiTCP = 4
+)
+
+// Plan decides how spec is enforced on host: the mechanisms, and what they
+// enforce. Under Required, a spec the host cannot enforce whole is an
+// error that names what is missing; under BestEffort, Plan leaves out what
+// the host cannot enforce and says so in the warnings. Bad values in spec
+// (an unknown level, a port out of range) are errors under either level.
+//
+// Plan looks at the paths (whether they exist, which are directories,
+// where symbolic links lead): call it right before the commands start,
+// once the write paths and the temporary directory exist.
+func Plan(spec Spec, host Host) (Applied, error) {
+	level := spec.Level
+	if level == "" {
+		level = Required
+	}
+	if level != Required && level != BestEffort {
+		return Applied{}, fmt.Errorf("sandbox level %q: want %q or %q", level, Required, BestEffort)
+	}
+	if len(spec.Ports) > 0 && !spec.Network {
+		return Applied{}, errors.New("sandbox ports apply to network on: with network off no port but the loopback ones is reachable")
+	}
+	for _, p := range slices.Concat(spec.Ports, spec.Loopback) {
+		if p < 1 || p > 65535 {
+			return Applied{}, fmt.Errorf("sandbox port %d: a TCP port is 1 to 65535", p)
+		}
+	}
+	a := Applied{Level: level, Network: "on", tempDir: spec.TempDir}
+
+	write, err := canonical(append(slices.Clone(spec.Write), spec.TempDir))
+	if err != nil {
+		return Applied{}, err
+	}
+	for _, p := range write.missing {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("sandbox write path %s does not exist: nothing can be written there (create it before the run)", p))
+	}
+	hide, err := canonical(spec.Hide)
+	if err != nil {
+		return Applied{}, err
+	}
+
+	var missing []string
+	lack := func(what, why string) { missing = append(missing, what+" needs "+why) }
+	bwrap := host.Bwrap != "" && host.Self != ""
+	landlock := func(abi int) bool { return host.Self != "" && host.LandlockABI >= abi }
+	useBwrap, useLandlock := false, false
+
+	// Writes.
+	switch {
+	case bwrap:
+		useBwrap = true
+	case landlock(abiWrite):
+		useLandlock = true
+		a.rules.FS = true
+		a.rules.Write = write.paths
+	default:
+		lack("restricting writes", host.bwrapWhy()+", or "+host.landlockWhy(abiWrite))
+	}
+	if useBwrap || useLandlock {
+		a.Write = write.paths
+	}
+
+	// Hidden paths.
+	if len(hide.paths) > 0 {
+		if bwrap {
+			useBwrap = true
+			a.hides, a.Hide, a.Write = hides(hide.paths, a.Write)
+			for _, w := range write.paths {
+				if !slices.Contains(a.Write, w) {
+					a.Warnings = append(a.Warnings, fmt.Sprintf("sandbox write path %s is hidden: it is neither readable nor writable", w))
+				}
+			}
+		} else {
+			lack("hiding paths ("+strings.Join(hide.paths, ", ")+")", host.bwrapWhy())
+		}
+	}
+
+	// Network.
+	var connect []int // the TCP ports Landlock allows, when it must
+	tcp := false
+	switch {
+	case spec.Network && len(spec.Ports) > 0:
+		tcp, connect = true, slices.Concat(spec.Ports, spec.Loopback)
+	case !spec.Network && bwrap && len(spec.Loopback) == 0:
+		useBwrap, a.unshareNet, a.Network = true, true, "off"
+	case !spec.Network:
+		tcp, connect = true, slices.Clone(spec.Loopback)
+	}
+	if tcp {
+		if landlock(abiTCP) {
+			useLandlock = true
+			slices.Sort(connect)
+			connect = slices.Compact(connect)
+			a.rules.Net, a.rules.Connect, a.rules.UDP, a.Ports = true, connect, spec.Network, connect
+			if !spec.Network {
+				a.Network = "off"
+			}
+		} else {
+			what := "network off"
+			if spec.Network {
+				what = "allowed ports"
+			}
+			if !spec.Network && len(spec.Loopback) > 0 {
+				what += " with loopback ports reachable"
+			}
+			why := host.landlockWhy(abiTCP)
+			if !spec.Network && len(spec.Loopback) == 0 {
+				why = host.bwrapWhy() + ", or " + why
+			}
+			lack(what, why)
+		}
+	}
+
+	if len(missing) > 0 && level == Required {
+		return Applied{}, fmt.Errorf("this host cannot enforce the sandbox: %s (level %s; best-effort runs with what the host can do)", strings.Join(missing, "; "), Required)
+	}
+	for _, m := range missing {
+		a.Warnings = append(a.Warnings, "sandbox (best-effort) not enforced: "+m)
+	}
+	switch {
+	case useBwrap && useLandlock:
+		a.Backend = "bubblewrap+landlock"
+	case useBwrap:
+		a.Backend = "bubblewrap"
+	case useLandlock:
+		a.Backend = "landlock"
+	default:
+		a.Backend = "none"
+	}
+	if useBwrap {
+		a.bwrap = host.Bwrap
+	}
+	if useBwrap || useLandlock {
+		a.self = host.Self
+	}
+	return a, nil
+}
+
+// paths are canonical paths, sorted, and those that do not exist.
+type paths struct {
+	paths   []string
+	missing []string
+}
+
+// canonical makes ps absolute and resolves their symbolic links, so that
+// both mechanisms see the file itself; "" entries are skipped, and
+// duplicates removed. A path that does not exist goes to missing.
+func canonical(ps []string) (paths, error) {
+	var out paths
+	for _, p := range ps {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return paths{}, fmt.Errorf("sandbox path %s: %w", p, err)
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if errors.Is(err, fs.ErrNotExist) {
+			out.missing = append(out.missing, abs)
+			continue
+		}
+		if err != nil {
+			return paths{}, fmt.Errorf("sandbox path %s: %w", p, err)
+		}
+		out.paths = append(out.paths, real)
+	}
+	slices.Sort(out.paths)
+	out.paths = slices.Compact(out.paths)
+	return out, nil
+}
+
+// hides returns what bwrap hides for the canonical paths hide: those
+// inside another hidden path are hidden with it; and the write paths that
+// stay writable, those not inside a hidden path (hiding wins).
+func hides(hide, write []string) (hs []hidden, applied, writable []string) {
+	for _, p := range hide {
+		if slices.ContainsFunc(applied, func(h string) bool { return within(p, h) }) {
+			continue
+		}
+		fi, err := os.Stat(p)
+		hs = append(hs, hidden{path: p, dir: err == nil && fi.IsDir()})
+		applied = append(applied, p)
+	}
+	for _, w := range write {
+		if !slices.ContainsFunc(applied, func(h string) bool { return within(w, h) }) {
+			writable = append(writable, w)
+		}
+	}
+	return hs, applied, writable
+}
+
+// within reports whether the canonical path p is dir or inside it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}

@@ -1,0 +1,87 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Wrap returns the command line and the environment that run argv with
+// env inside the sandbox a applies: argv itself under backend none. The
+// command is looked up in env's PATH when argv[0] has no slash (resolve
+// it first to look it up elsewhere), and starts in the working directory
+// it is started in. env gets TMPDIR set to the Spec's TempDir.
+//
+// Everything the command starts stays inside. Under Landlock alone the
+// process started becomes the command (the helper execs it). Under
+// bubblewrap it becomes bwrap, with SIGTERM ignored, and the command runs
+// inside as bwrap's grandchild, in the same process group: a SIGTERM to
+// the group reaches the command, which exits as it would unsandboxed
+// (bwrap then exits with its status: 128+n for a command killed by signal
+// n); a SIGKILL to the group kills bwrap, and with it the whole sandbox.
+func (a Applied) Wrap(argv, env []string) (argv2, env2 []string) {
+	env2 = env
+	if a.tempDir != "" {
+		env2 = setEnv(env, "TMPDIR", a.tempDir)
+	}
+	if a.self == "" {
+		return argv, env2
+	}
+	argv = append(a.helper(a.rules), argv...)
+	if a.bwrap == "" {
+		return argv, env2
+	}
+	out := append(a.helper(rules{IgnoreTerm: true}), a.bwrap)
+	out = append(out, bwrapBase(a.unshareNet)...)
+	for _, w := range a.Write {
+		out = append(out, "--bind", w, w)
+	}
+	for _, h := range a.hides {
+		if h.dir {
+			out = append(out, "--tmpfs", h.path, "--remount-ro", h.path)
+		} else {
+			out = append(out, "--ro-bind", "/dev/null", h.path)
+		}
+	}
+	out = append(out, "--")
+	return append(out, argv...), env2
+}
+
+// helper is the command line of the helper with r, before the command's.
+func (a Applied) helper(r rules) []string {
+	b, err := json.Marshal(r)
+	if err != nil {
+		panic(err) // strings, bools and ints
+	}
+	return []string{a.self, ExecArg, string(b), "--"}
+}
+
+// bwrapBase are the arguments of bwrap before the write and hidden paths:
+// a read-only root with a /dev and a /proc of its own, its own PID
+// namespace (and network namespace), no capabilities (acprun may run as
+// root), and no process left behind once bwrap has died.
+func bwrapBase(unshareNet bool) []string {
+	args := []string{
+		"--die-with-parent",
+		"--unshare-pid",
+		"--cap-drop", "ALL",
+		"--ro-bind", "/", "/",
+		"--dev", "/dev",
+		"--proc", "/proc",
+	}
+	if unshareNet {
+		args = append(args, "--unshare-net")
+	}
+	return args
+}
+
+// setEnv returns a copy of env with name set to value, last (exec keeps
+// the last definition), and its other definitions removed.
+func setEnv(env []string, name, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, name+"="+value)
+}

@@ -1,0 +1,122 @@
+package mockagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/internal/yamlnode"
+)
+
+// The steps of this file act with the agent's own system calls, not
+// through the client's fs/* and terminal/* methods, as agents that run
+// their tools themselves do: what an OS sandbox around the agent holds and
+// no permission rule sees. Each says how it went in an agent_message_chunk:
+// "<step>: ok" (or what it read, or how the command exited), or
+// "<step>: error: <the system's error>". $NAME and ${NAME} in their paths
+// and addresses are expanded from the agent's environment; relative paths
+// are relative to the session cwd.
+
+// connectTimeout bounds a connect step, for networks that drop packets
+// instead of refusing them.
+const connectTimeout = 10 * time.Second
+
+// writeFileStep writes a file itself.
+type writeFileStep struct {
+	path    string
+	content string
+}
+
+func (st *writeFileStep) parse(p *parser, a action) {
+	hasContent := false
+	p.object(a.V, "writeFile", fields{
+		"path": func(v *yaml.Node) { st.path, _ = p.nonEmpty(v, "writeFile.path") },
+		"content": func(v *yaml.Node) {
+			hasContent = true
+			st.content, _ = p.str(v, "writeFile.content")
+		},
+	})
+	if st.path == "" || !hasContent {
+		p.Errorf(yamlnode.Deref(a.V), "writeFile: path and content are required")
+	}
+}
+
+func (st *writeFileStep) play(pl *player) *ending {
+	err := os.WriteFile(abs(pl.sess.cwd, os.ExpandEnv(st.path)), []byte(st.content), 0o644)
+	return check(pl.sayOutcome("writeFile", "ok", err))
+}
+
+// readFileStep reads a file itself.
+type readFileStep struct {
+	path string
+}
+
+func (st *readFileStep) parse(p *parser, a action) { st.path, _ = p.nonEmpty(a.V, "readFile") }
+
+func (st *readFileStep) play(pl *player) *ending {
+	b, err := os.ReadFile(abs(pl.sess.cwd, os.ExpandEnv(st.path)))
+	return check(pl.sayOutcome("readFile", string(b), err))
+}
+
+// spawnStep runs a shell line as a child of the agent (a grandchild of
+// the client) in the session cwd, and waits for it.
+type spawnStep struct {
+	line string
+}
+
+func (st *spawnStep) parse(p *parser, a action) { st.line, _ = p.nonEmpty(a.V, "spawn") }
+
+func (st *spawnStep) play(pl *player) *ending {
+	cmd := exec.CommandContext(pl.a.ctx, "/bin/sh", "-c", st.line)
+	cmd.Dir = pl.sess.cwd
+	out, err := cmd.CombinedOutput()
+	status := "exit 0"
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee) && ee.ExitCode() >= 0:
+		status = fmt.Sprintf("exit %d", ee.ExitCode())
+	case errors.As(err, &ee):
+		status = ee.ProcessState.String() // signal: killed
+	case err != nil:
+		return check(pl.say("spawn: error: %v", err))
+	}
+	return check(pl.say("spawn: %s: %s", status, strings.TrimSpace(string(out))))
+}
+
+// connectStep opens a TCP connection itself, and closes it.
+type connectStep struct {
+	addr string
+}
+
+func (st *connectStep) parse(p *parser, a action) {
+	st.addr, _ = p.nonEmpty(a.V, "connect")
+	if _, _, err := net.SplitHostPort(st.addr); st.addr != "" && err != nil && !strings.Contains(st.addr, "$") {
+		p.Errorf(yamlnode.Deref(a.V), "connect: want HOST:PORT, got %q", st.addr)
+	}
+}
+
+func (st *connectStep) play(pl *player) *ending {
+	ctx, cancel := context.WithTimeout(pl.a.ctx, connectTimeout)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", os.ExpandEnv(st.addr))
+	if err == nil {
+		c.Close()
+	}
+	return check(pl.sayOutcome("connect", "ok", err))
+}
+
+// sayOutcome says "step: ok" (what ok holds), or "step: error: …".
+func (pl *player) sayOutcome(step, ok string, err error) error {
+	if err != nil {
+		return pl.say("%s: error: %v", step, err)
+	}
+	return pl.say("%s: %s", step, ok)
+}

@@ -1,0 +1,411 @@
+package runner
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/mockagent"
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
+)
+
+// The tests of this file run the scenario's session and turns against the
+// mock agent in this process, over pipes, inside a synctest bubble: every
+// deadline (turn, idle, cancel grace, answer delay) runs on the bubble's
+// clock, which moves only when every goroutine waits. How fast the machine
+// runs the agent is then no part of the result: the agent answers at once,
+// in the bubble's time, and a deadline passes exactly when it is due.
+// Starting and stopping an agent process is the business of the tests
+// that run a real one (Run's).
+
+// playInBubble plays the scenario src (s.yaml) against the mock agent's
+// script as runScenario does between starting the agent and stopping it
+// (the handshake, the turns, the record and the verdict), and returns the
+// result. It must run in a synctest bubble.
+func playInBubble(t *testing.T, script, src string) report.Result {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	for name, data := range map[string]string{"s.yaml": src, "agent.mock.yaml": script} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scs, _, err := scenario.LoadBytes(file, []byte(src), scenario.LoadOptions{})
+	if err != nil {
+		t.Fatalf("load:\n%v", err)
+	}
+	s, err := mockagent.Parse(filepath.Join(dir, "agent.mock.yaml"), []byte(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	j := newJob(scs[0], 0)
+	res := newResult(j, nil)
+	r := &scenarioRun{opts: &Options{Environ: []string{}, Abort: make(chan struct{})}, runCtx: ctx, sc: j.sc, res: &res, mark: reap.New(), red: redact.New()}
+	r.jo = (&observer{}).forJob(j.ref, r.red)
+	r.sess = r.newSession()
+	defer r.sess.client.close()
+
+	// The agent's stdin and stdout, and the connection over them.
+	agentIn, clientOut := io.Pipe()
+	clientIn, agentOut := io.Pipe()
+	played := make(chan error, 1)
+	go func() {
+		played <- mockagent.Run(ctx, s, agentIn, agentOut, io.Discard)
+		agentOut.Close()
+	}()
+	p := &proc{bind: newBinding(), mark: r.mark}
+	p.bind.bind(r.link())
+	conn := acp.NewConn(clientIn, clientOut, p.bind, &acp.Options{Peer: "agent", OnViolation: p.bind.violation, Tap: p.bind.tap})
+	r.proc, r.agent, r.sess.earlier = p, &Agent{Conn: conn}, p.earlier
+	hs := handshake{caps: r.sess.client.capabilities(), version: "test"}
+	p.init, err = hs.initialize(ctx, conn)
+	p.bind.endPrelude()
+	r.noteInit()
+	if err == nil {
+		err = r.openSession(ctx, nil)
+	}
+	if err != nil {
+		t.Fatalf("handshake: %v", err)
+	}
+	r.playTurns(ctx, ctx)
+	// The end of the agent's input: it plays what is left (after: steps)
+	// and ends, and what it wrote is handled.
+	clientOut.Close()
+	if err := <-played; err != nil {
+		t.Errorf("the mock agent: %v", err)
+	}
+	<-conn.Done()
+	conn.Close()
+	r.collect()
+	r.evaluate()
+	return res
+}
+
+// TestIdleTimeout: the idle timeout cancels a turn whose agent says
+// nothing, and does not while acprun holds a permission request of the
+// agent's longer than it (the answer delay): the agent is not idle then,
+// acprun is busy. Run in a bubble, the result cannot depend on how fast
+// the agent answers around the wait.
+func TestIdleTimeout(t *testing.T) {
+	// An idle timeout shorter than the answer delay.
+	const patient = `
+name: patient
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: allow, answerDelay: 1500ms}
+turnTimeout: 1m
+idleTimeout: 500ms
+turns:
+  - prompt: one
+`
+	t.Run("fires when the agent is silent", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			res := playInBubble(t, waitingAgent, `
+name: silent
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turnTimeout: 1m
+idleTimeout: 300ms
+turns:
+  - prompt: one
+`)
+			if tr := res.Turns[0]; tr.StopReason != "cancelled" || tr.CancelCause != "idleTimeout" {
+				t.Errorf("turn = %+v, want cancelled by idleTimeout", tr)
+			}
+		})
+	})
+	t.Run("does not fire during a long permission wait", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			res := playInBubble(t, `
+turns:
+  - steps:
+      - permission: {toolCallId: t1, title: ls, kind: read}
+        allowed: [{text: "allowed"}]
+`, patient)
+			if tr := res.Turns[0]; tr.StopReason != "end_turn" || tr.CancelCause != "" || tr.Text != "allowed" {
+				t.Errorf("turn = %+v, want end_turn with no cancel", tr)
+			}
+		})
+	})
+	t.Run("fires after the permission answer when the agent falls silent", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			res := playInBubble(t, `
+turns:
+  - steps:
+      - permission: {toolCallId: t1, title: ls, kind: read}
+        allowed: [{waitForCancel: true}]
+`, patient+"    expect: {stopReason: cancelled}\n")
+			tr := res.Turns[0]
+			if tr.StopReason != "cancelled" || tr.CancelCause != "idleTimeout" {
+				t.Errorf("turn = %+v, want cancelled by idleTimeout", tr)
+			}
+			// The idle clock restarts at the answer: 1.5s of delay, then
+			// 0.5s of silence, in the bubble's time.
+			if took := time.Since(start); took != 2*time.Second {
+				t.Errorf("the turn was cancelled after %s, want 2s: the answer delay, then the idle timeout", took)
+			}
+		})
+	})
+}
+
+// waitingAgent works on its first turn until it is cancelled, and answers
+// its second.
+const waitingAgent = `
+turns:
+  - steps:
+      - text: "working"
+      - tool_call: {toolCallId: t1, title: long job, kind: execute, status: in_progress}
+      - waitForCancel: true
+  - steps: [{text: second}]
+`
+
+// TestTurnTimeoutAnsweredCancelled: at the turn's timeout acprun sends
+// session/cancel; the agent answers cancelled. What came before the cancel
+// is kept, the unfinished tool call is no longer in progress, and the next
+// turn is skipped: it did not run, so it fails.
+func TestTurnTimeoutAnsweredCancelled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res := playInBubble(t, waitingAgent, `name: slow
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turnTimeout: 200ms
+turns:
+  - prompt: one
+    expect: {stopReason: cancelled}
+  - prompt: two
+`)
+		turns := res.Turns
+		if turns[0].StopReason != "cancelled" || turns[0].CancelCause != "turnTimeout" || turns[0].CancelIgnored {
+			t.Errorf("turn 1 = %+v, want cancelled by turnTimeout", turns[0])
+		}
+		if turns[0].Text != "working" {
+			t.Errorf("turn 1 text = %q, want what came before the cancel", turns[0].Text)
+		}
+		if len(turns[0].ToolCalls) != 1 || turns[0].ToolCalls[0].Status == "in_progress" {
+			t.Errorf("turn 1 tool calls = %+v, want the unfinished call no longer in progress", turns[0].ToolCalls)
+		}
+		if turns[1].StopReason != "skipped" {
+			t.Errorf("turn 2 = %+v, want skipped (no continueAfterCancel)", turns[1])
+		}
+		// Failed, not interrupted nor errored: acprun run exits 1.
+		if res.Status != "failed" || len(res.Failures) != 1 || !strings.HasPrefix(res.Failures[0], "turn 2: "+res.File+":8:5: not run: turn 1 was cancelled after turnTimeout") {
+			t.Errorf("status %s (%q), want failed for turn 2 alone", res.Status, res.Failures)
+		}
+	})
+}
+
+// TestContinueAfterCancel: with continueAfterCancel the turn after a
+// cancelled one is played.
+func TestContinueAfterCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res := playInBubble(t, waitingAgent, `name: slow
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turnTimeout: 200ms
+continueAfterCancel: true
+turns:
+  - prompt: one
+    expect: {stopReason: cancelled}
+  - prompt: two
+`)
+		if tr := res.Turns[1]; tr.StopReason != "end_turn" || tr.Text != "second" {
+			t.Errorf("turn 2 = %+v, want it played after the cancel", tr)
+		}
+	})
+}
+
+// TestTimeoutWhilePermissionPending: a permission request still in its
+// answer delay when the turn times out is answered cancelled, after
+// session/cancel, and the agent plays its cancelled branch.
+func TestTimeoutWhilePermissionPending(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res := playInBubble(t, `
+turns:
+  - steps:
+      - permission: {toolCallId: t1, title: rm -rf build, kind: execute}
+        allowed: [{text: "allowed"}]
+        rejected: [{text: "rejected"}]
+        cancelled: [{text: "permission cancelled"}]
+`, `name: pending
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: allow, answerDelay: 1h}
+turnTimeout: 200ms
+turns:
+  - prompt: one
+`)
+		// The turn did not finish by itself: acprun run exits 1.
+		if res.Status != "failed" {
+			t.Errorf("status %s, want failed (%q)", res.Status, res.Failures)
+		}
+		tr := res.Turns[0]
+		if tr.StopReason != "cancelled" || tr.CancelCause != "turnTimeout" {
+			t.Errorf("turn = %+v, want cancelled by turnTimeout", tr)
+		}
+		if len(tr.Permissions) != 1 || tr.Permissions[0].Outcome != "cancelled" || tr.Permissions[0].Decision != "cancelled" {
+			t.Errorf("permissions = %+v, want the pending request answered cancelled", tr.Permissions)
+		}
+		if tr.Text != "permission cancelled" {
+			t.Errorf("text = %q, want the agent's cancelled branch", tr.Text)
+		}
+	})
+}
+
+// TestCancelAnsweredEndTurnIsFlagged: an agent that answers session/cancel
+// with end_turn has its turn flagged cancelIgnored, with a warning.
+func TestCancelAnsweredEndTurnIsFlagged(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res := playInBubble(t, `
+onCancel: end_turn
+turns:
+  - steps: [{waitForCancel: true}]
+`, `name: rude
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turnTimeout: 200ms
+turns:
+  - prompt: one
+    expect: {stopReason: end_turn}
+`)
+		if tr := res.Turns[0]; tr.StopReason != "end_turn" || !tr.CancelIgnored || tr.CancelCause != "turnTimeout" {
+			t.Errorf("turn = %+v, want end_turn flagged cancelIgnored", tr)
+		}
+		if !strings.Contains(strings.Join(res.Warnings, "\n"), "cancelIgnored") {
+			t.Errorf("warnings %q do not flag the ignored cancel", res.Warnings)
+		}
+	})
+}
+
+// TestToolCallAfterCancelIsCancelled: a tool call the agent announces
+// after session/cancel, and never finishes, is cancelled with the rest.
+func TestToolCallAfterCancelIsCancelled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res := playInBubble(t, `turns:
+  - onCancel: ignore
+    steps:
+      - tool_call: {toolCallId: before, title: before, kind: read, status: in_progress}
+      - waitForCancel: true
+      - tool_call: {toolCallId: after, title: after, kind: read, status: in_progress}
+      - tool_call: {toolCallId: done, title: done, kind: read, status: completed}
+      - stop: cancelled
+`, `name: s
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+turnTimeout: 300ms
+turns:
+  - prompt: one
+    expect: {stopReason: cancelled}
+`)
+		got := map[string]string{}
+		for _, c := range res.Turns[0].ToolCalls {
+			got[c.ID] = c.Status
+		}
+		want := map[string]string{"before": "cancelled", "after": "cancelled", "done": "completed"}
+		if len(got) != len(want) || got["before"] != want["before"] || got["after"] != want["after"] || got["done"] != want["done"] {
+			t.Errorf("tool call statuses = %v, want %v", got, want)
+		}
+	})
+}
+
+// TestLateUpdateKeepsInTurnStatus: a tool call in progress at the answer
+// and completed by a late update keeps its in-turn status, with the late
+// one beside it.
+func TestLateUpdateKeepsInTurnStatus(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res := playInBubble(t, `turns:
+  - steps: [{tool_call: {toolCallId: c1, title: build, kind: execute, status: in_progress}}]
+    after: [{tool_call_update: {toolCallId: c1, status: completed}}]
+`, `name: s
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: allow}
+turns: [{prompt: go}]
+`)
+		if res.Status != report.StatusPassed {
+			t.Fatalf("status %s (%q, %q)", res.Status, res.Error, res.Failures)
+		}
+		tr := res.Turns[0]
+		if len(tr.ToolCalls) != 1 || tr.ToolCalls[0].Status != "in_progress" || tr.ToolCalls[0].LateStatus != "completed" || tr.ToolCalls[0].Late {
+			t.Errorf("tool calls = %+v, want c1 in_progress at the answer, completed late", tr.ToolCalls)
+		}
+	})
+}
+
+// TestForeignSessionBeforeSessionNew: an update for another session that
+// comes before session/new answers is a violation, not ours.
+func TestForeignSessionBeforeSessionNew(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		foreign := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"someone-else","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"FOREIGN"}}}}`
+		res := playInBubble(t, `updatesBeforeSessionNew:
+  - garbage: '`+foreign+`'
+  - update: {sessionUpdate: available_commands_update, availableCommands: []}
+turns:
+  - steps: [{text: hi}]
+`, `name: s
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+turns: [{prompt: go}]
+`)
+		if res.SetupUpdates["agent_message_chunk"] != 0 || res.SetupUpdates["available_commands_update"] != 1 {
+			t.Errorf("setupUpdates = %v, want only the update of our session", res.SetupUpdates)
+		}
+		if !strings.Contains(strings.Join(res.Warnings, "\n"), `unknown session "someone-else"`) {
+			t.Errorf("warnings = %q, want the foreign update reported", res.Warnings)
+		}
+	})
+}
+
+// TestWaitQuiet: the wait between turns (and a probe's listening) ends
+// once the agent has been quiet for the quiet period, at most after the
+// bound, or when the agent is gone; acprun serving a request is not
+// quiet.
+func TestWaitQuiet(t *testing.T) {
+	const quiet, most = 100 * time.Millisecond, time.Second
+	waited := func(a *activity, gone <-chan struct{}) time.Duration {
+		start := time.Now()
+		a.waitQuiet(context.Background(), quiet, most, gone)
+		return time.Since(start)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		a := newActivity()
+		go func() {
+			for range 3 {
+				time.Sleep(80 * time.Millisecond)
+				a.touch(time.Now())
+			}
+		}()
+		if d := waited(a, nil); d != 340*time.Millisecond {
+			t.Errorf("quiet after messages until 240ms: waited %s, want 340ms", d)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		a := newActivity()
+		done := a.serving()
+		go func() {
+			time.Sleep(500 * time.Millisecond)
+			done()
+		}()
+		if d := waited(a, nil); d != 600*time.Millisecond {
+			t.Errorf("serving a request until 500ms: waited %s, want 600ms", d)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		a := newActivity()
+		defer a.serving()() // busy throughout
+		if d := waited(a, nil); d != most {
+			t.Errorf("never quiet: waited %s, want the bound %s", d, most)
+		}
+		gone := make(chan struct{})
+		time.AfterFunc(30*time.Millisecond, func() { close(gone) })
+		if d := waited(a, gone); d != 30*time.Millisecond {
+			t.Errorf("agent gone at 30ms: waited %s", d)
+		}
+	})
+}

@@ -1,0 +1,145 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/acprun/acprun/internal/sandbox"
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
+)
+
+// This file puts a scenario's agent side in its OS sandbox (the sandbox
+// key): the agent process, everything it starts, and the terminals acprun
+// runs for it; never setup, verify or teardown. The sandbox is the agent
+// process's: planned when the process starts, with a temporary directory
+// of its own (TMPDIR): the scenario's, removed at its end, or, for a
+// pooled process, one in the pool's directory. Scenarios whose sandboxes
+// differ never share a process (the spec is part of the pool key).
+
+// checkSandbox builds the scenario's sandbox spec (r.sbox) and checks,
+// before anything of the scenario runs, that this host can enforce it: a
+// host that cannot enforce a required sandbox ends the scenario before
+// setup, as an error naming what it lacks. Planning again when the agent
+// starts (startSandboxed) applies it.
+func (r *scenarioRun) checkSandbox() error {
+	sb := r.sc.Sandbox
+	if sb == nil {
+		return nil
+	}
+	env := mergeEnv(r.opts.Environ, r.sc.Agent.Env)
+	getenv := func(name string) string {
+		v := ""
+		for _, kv := range env {
+			if val, ok := strings.CutPrefix(kv, name+"="); ok {
+				v = val // the last one wins, as in exec
+			}
+		}
+		return v
+	}
+	write := []string{r.sc.Agent.Cwd}
+	if r.ws != nil {
+		write = append(write, r.ws.Dir)
+	}
+	write = append(write, scenario.SandboxWrite(r.sc.Agent, getenv)...)
+	spec := sandbox.Spec{
+		Write:   append(write, sb.Write...),
+		Hide:    append(scenario.SandboxHide(getenv), sb.Hide...),
+		Network: sb.Network,
+		Ports:   slices.Clone(sb.Ports),
+		Level:   sandbox.Level(sb.Level),
+	}
+	r.sbox = &spec
+	_, err := sandbox.Plan(spec, r.opts.host())
+	if err != nil {
+		return fmt.Errorf("%s: %w", sb.Pos, err)
+	}
+	return nil
+}
+
+// host is what this host can enforce, detected once per run (with
+// Options.Self as acprun's own executable).
+func (o *Options) host() sandbox.Host {
+	if o.sandboxHost == nil {
+		return sandbox.Detect()
+	}
+	return o.sandboxHost()
+}
+
+// detectHost returns Options.sandboxHost for a run: Detect, once, with
+// self as acprun's own executable.
+func detectHost(self string) func() sandbox.Host {
+	return sync.OnceValue(func() sandbox.Host {
+		h := sandbox.Detect()
+		if self != "" {
+			h.Self = self
+		}
+		return h
+	})
+}
+
+// sandboxed returns the command line and environment that start the
+// scenario's agent process in its sandbox, and what the sandbox applies;
+// argv and env as they are (and nil) without one. dir is the process's
+// working directory (argv[0] is resolved against it and the PATH first: the
+// sandbox's helper would look it up elsewhere); tmp is the sandbox's
+// temporary directory.
+func (r *scenarioRun) sandboxed(argv, env []string, dir, tmp string) ([]string, []string, *sandbox.Applied, error) {
+	if r.sbox == nil {
+		return argv, env, nil, nil
+	}
+	spec := *r.sbox
+	spec.TempDir = tmp
+	a, err := sandbox.Plan(spec, r.opts.host())
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", r.sc.Sandbox.Pos, err)
+	}
+	prog, err := LookPath(argv[0], dir)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("start %s: %v", argv[0], err)
+	}
+	argv, env = a.Wrap(append([]string{prog}, argv[1:]...), env)
+	return argv, env, &a, nil
+}
+
+// sandboxTemp makes the private temporary directory of a sandboxed agent
+// process in dir ("": the system's).
+func sandboxTemp(dir string) (string, error) {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("sandbox temporary directory: %w", err)
+		}
+	}
+	tmp, err := os.MkdirTemp(dir, "acprun-tmp-")
+	if err != nil {
+		return "", fmt.Errorf("sandbox temporary directory: %w", err)
+	}
+	return tmp, nil
+}
+
+// noteSandbox records in the scenario's results what the sandbox of the
+// process that serves it applies, with its warnings, and has the
+// scenario's terminals run in it.
+func (r *scenarioRun) noteSandbox(a *sandbox.Applied) {
+	if a == nil {
+		return
+	}
+	r.sess.client.useSandbox(a)
+	r.res.Sandbox = &report.SandboxInfo{Backend: a.Backend, Write: a.Write, Hide: a.Hide, Network: a.Network, Ports: a.Ports, Level: string(a.Level)}
+	for _, w := range a.Warnings {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s: %s", r.sc.Sandbox.Pos, w))
+	}
+}
+
+// removeSandboxTemp removes the scenario's own sandbox temporary
+// directory, once everything of its agent has stopped.
+func (r *scenarioRun) removeSandboxTemp() {
+	if r.sboxTemp != "" {
+		if err := os.RemoveAll(r.sboxTemp); err != nil {
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("sandbox temporary directory: %v", err))
+		}
+	}
+}

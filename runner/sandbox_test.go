@@ -1,0 +1,160 @@
+package runner
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/acprun/acprun/internal/sandbox"
+	"github.com/acprun/acprun/report"
+)
+
+// landlockOnly makes the runs of the test see this host without
+// bubblewrap (the test seam), and skips the test when the host lacks
+// Landlock ABI abi, unless ACPRUN_LANDLOCK_REQUIRED=1 says it has it: then
+// it fails.
+func landlockOnly(t *testing.T, abi int) {
+	t.Helper()
+	if h := sandbox.Detect(); h.LandlockABI < abi {
+		msg := "Landlock ABI " + strconv.Itoa(h.LandlockABI) + " " + h.LandlockNote + ": the test needs " + strconv.Itoa(abi)
+		if os.Getenv("ACPRUN_LANDLOCK_REQUIRED") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	t.Setenv(sandbox.EnvTestNoBwrap, "1")
+}
+
+// sandboxEnviron is acprun's environment with HOME in a directory of the
+// test's own, so that the default hidden paths and state directories are
+// the test's (none).
+func sandboxEnviron(t *testing.T) []string {
+	return append(os.Environ(), "HOME="+t.TempDir())
+}
+
+// TestSandboxRefusedBeforeSetup: on a host that cannot enforce a required
+// sandbox the scenario ends as an error of the agent's start (exit 3),
+// naming what the host lacks, before its setup runs and its agent starts.
+func TestSandboxRefusedBeforeSetup(t *testing.T) {
+	t.Setenv(sandbox.EnvTestNoBwrap, "1")
+	t.Setenv(sandbox.EnvTestLandlockABI, "0")
+	rep := runScenarios(t, Options{Environ: sandboxEnviron(t)},
+		"name: refused\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nsetup: [touch setup-ran]\n"+
+			"sandbox: {network: off}\nturns: [{prompt: hi}]\n",
+		map[string]string{"agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n"})
+	r := rep.Scenarios[0]
+	if r.Status != report.StatusError || !r.StartFailed || r.Sandbox != nil || r.Agent.InfoName != "" || len(r.Setup) > 0 {
+		t.Errorf("status %s, startFailed %v, sandbox %+v, agent %q, setup %+v; want an error of the start before setup and agent",
+			r.Status, r.StartFailed, r.Sandbox, r.Agent.InfoName, r.Setup)
+	}
+	for _, want := range []string{"s.yaml:4:10: this host cannot enforce the sandbox: ",
+		"restricting writes needs bubblewrap (ACPRUN_TEST_NO_BWRAP=1), or Landlock ABI 3",
+		"network off needs bubblewrap (ACPRUN_TEST_NO_BWRAP=1), or Landlock ABI 4"} {
+		if !strings.Contains(r.Error, want) {
+			t.Errorf("error %q, want it to say %q", r.Error, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(r.File), "setup-ran")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("setup ran: %v", err)
+	}
+}
+
+// TestSandboxContainsAgentAndTerminals: the agent, what it spawns and the
+// terminals acprun runs for it write only in the session cwd and the
+// sandbox's TMPDIR, which is removed at the end; the results record the
+// sandbox; setup and verify run outside it.
+func TestSandboxContainsAgentAndTerminals(t *testing.T) {
+	landlockOnly(t, 3)
+	outside := t.TempDir()
+	script := `turns:
+  - steps:
+      - writeFile: {path: in.txt, content: in}
+      - writeFile: {path: ` + outside + `/agent, content: out}
+      - spawn: "echo out > ` + outside + `/child"
+      - spawn: "echo tmp > $TMPDIR/t && echo $TMPDIR"
+      - terminal: {command: "echo out > ` + outside + `/terminal", waitForExit: true, output: true}
+`
+	rep := runScenarios(t, Options{Environ: sandboxEnviron(t)},
+		"name: contained\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\n"+
+			"setup: [\"touch "+outside+"/setup\"]\nverify: [\"touch "+outside+"/verify\"]\n"+
+			"sandbox: {network: on}\nturns: [{prompt: hi}]\n",
+		map[string]string{"agent.mock.yaml": script})
+	r := rep.Scenarios[0]
+	if r.Status != report.StatusPassed {
+		t.Fatalf("status %s: %s %q", r.Status, r.Error, r.Failures)
+	}
+	dir := filepath.Dir(r.File)
+	text := r.Turns[0].Text
+	for _, want := range []string{
+		"writeFile: ok",
+		"writeFile: error: open " + outside + "/agent: permission denied",
+		outside + "/child: Permission denied", // as the shell says it
+		outside + "/terminal: Permission denied",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the agent said %q, want %q in it", text, want)
+		}
+	}
+	for _, name := range []string{"agent", "child", "terminal"} {
+		if _, err := os.Stat(filepath.Join(outside, name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s wrote outside: %v", name, err)
+		}
+	}
+	for _, name := range []string{"setup", "verify"} {
+		if _, err := os.Stat(filepath.Join(outside, name)); err != nil {
+			t.Errorf("%s ran in the sandbox: %v", name, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "in.txt")); err != nil || string(b) != "in" {
+		t.Errorf("in the cwd: %q, %v", b, err)
+	}
+	_, tmp, ok := strings.Cut(text, "spawn: exit 0: ")
+	tmp, _, _ = strings.Cut(tmp, "terminal")
+	if !ok || !strings.HasPrefix(tmp, "/") {
+		t.Fatalf("no TMPDIR in %q", text)
+	}
+	if _, err := os.Stat(tmp); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the sandbox's TMPDIR %s is still there: %v", tmp, err)
+	}
+	sb := r.Sandbox
+	if sb == nil || sb.Backend != "landlock" || sb.Network != "on" || sb.Level != "required" || len(sb.Hide) > 0 ||
+		!slices.Contains(sb.Write, dir) || !slices.Contains(sb.Write, tmp) {
+		t.Errorf("recorded sandbox %+v, want landlock writing in %s and %s", sb, dir, tmp)
+	}
+}
+
+// TestSandboxPoolKey: scenarios reuse an agent process only when their
+// sandboxes are the same.
+func TestSandboxPoolKey(t *testing.T) {
+	landlockOnly(t, 3)
+	extra := t.TempDir()
+	rep := runScenarios(t, Options{Parallel: 1, Environ: sandboxEnviron(t)},
+		scenarioDoc("a", "agent.mock.yaml", true, "sandbox: {}\n")+
+			scenarioDoc("b", "agent.mock.yaml", true, "sandbox: {}\n")+
+			scenarioDoc("c", "agent.mock.yaml", true, "sandbox: {write: ["+extra+"]}\n")+
+			scenarioDoc("d", "agent.mock.yaml", true, ""),
+		map[string]string{"agent.mock.yaml": closingAgent + "turns: [{steps: [{text: hi}]}]\n"})
+	var ids []string
+	for _, r := range rep.Scenarios {
+		if r.Status != report.StatusPassed || r.Agent.Pool == nil {
+			t.Fatalf("%s: status %s, pool %+v: %s", r.Name, r.Status, r.Agent.Pool, r.Error)
+		}
+		ids = append(ids, r.Agent.Pool.ID)
+	}
+	if want := []string{"acprun#1", "acprun#1", "acprun#2", "acprun#3"}; !slices.Equal(ids, want) {
+		t.Errorf("pool ids %q, want %q", ids, want)
+	}
+	for i, r := range rep.Scenarios {
+		if (r.Sandbox != nil) != (i < 3) {
+			t.Errorf("%s: sandbox %+v", r.Name, r.Sandbox)
+		}
+	}
+	if c := rep.Scenarios[2].Sandbox; c == nil || !slices.Contains(c.Write, extra) {
+		t.Errorf("c's sandbox %+v, want %s writable", c, extra)
+	}
+}

@@ -1,0 +1,140 @@
+package scenario
+
+import (
+	"maps"
+	"slices"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/internal/yamlnode"
+)
+
+// Enforce says what permissions.enforce asks of the agent.
+type Enforce string
+
+// The values of permissions.enforce.
+const (
+	// EnforceOff leaves the agent as it is configured (enforce: false).
+	EnforceOff Enforce = "off"
+	// EnforceOn applies the named agent's Enforcement (enforce: true; the
+	// default for a named agent).
+	EnforceOn Enforce = "on"
+	// EnforceStrict is EnforceOn, and a tool call that ran without a
+	// permission request, which the policy would have denied, fails its
+	// turn instead of being warned about (enforce: strict).
+	EnforceStrict Enforce = "strict"
+)
+
+// Enforcement is what makes a named agent ask permission before every edit
+// and shell command. Load has already appended Args to Agent.Command and
+// added Env to Agent.Env; the runner writes the files.
+type Enforcement struct {
+	Args []string          // appended to the agent's command
+	Env  map[string]string // added to the agent's environment
+	// SettingsEnv, when set, is the environment variable that gets the
+	// path of a file holding Settings (JSON), which the runner writes.
+	SettingsEnv string
+	Settings    string
+	// ProjectSettings, when set, is a JSON object merged into the file
+	// ProjectSettingsFile (relative to the session cwd). The runner writes
+	// it only in a workspace copy, never in the user's own tree.
+	ProjectSettingsFile string
+	ProjectSettings     string
+}
+
+// enforcements are the settings of the built-in agents that make them ask
+// before every edit and shell command (checked by hand on each agent).
+// goose, and agents given by their command, have none.
+var enforcements = map[string]Enforcement{
+	"claude": {ProjectSettingsFile: ".claude/settings.json",
+		ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`},
+	"codex":    {Args: []string{"-c", "approval_policy=untrusted"}},
+	"gemini":   {Args: []string{"--approval-mode", "default"}},
+	"opencode": {Env: map[string]string{"OPENCODE_CONFIG_CONTENT": `{"permission":{"edit":"ask","bash":"ask"}}`}},
+	"qwen": {Args: []string{"--approval-mode", "default"}, SettingsEnv: "QWEN_CODE_SYSTEM_SETTINGS_PATH",
+		Settings: `{"tools":{"approvalMode":"default"},"permissions":{"ask":["Bash","Edit"]}}`},
+}
+
+// enforceValue reads permissions.enforce: true, false or strict.
+func (p *fileParser) enforceValue(n *yaml.Node) (Enforce, bool) {
+	n = yamlnode.Deref(n)
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" && n.Value == string(EnforceStrict) {
+		return EnforceStrict, true
+	}
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" {
+		if b, _ := p.boolean(n); b {
+			return EnforceOn, true
+		}
+		return EnforceOff, true
+	}
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
+		p.Errorf(n, "%s", unknownMsg("enforce", n.Value, []string{"true", "false", "strict"}, "values"))
+	} else {
+		p.Errorf(n, "expected true, false or strict, got %s", describe(n))
+	}
+	return "", false
+}
+
+// enforce settles s.Enforce once the agent is known, and applies the named
+// agent's Enforcement to s.Agent. An explicit enforce: true on an agent
+// that has no such settings is warned about.
+func (p *fileParser) enforce(s *Scenario) {
+	if s.Enforce == "" {
+		s.Enforce = EnforceOff
+		if s.Agent.Name != "" {
+			s.Enforce = EnforceOn
+		}
+	}
+	if s.Enforce == EnforceOn && s.EnforcePos.Line > 0 {
+		if _, ok := enforcements[s.Agent.Name]; !ok {
+			what := "this agent"
+			if s.Agent.Name != "" {
+				what = "agent " + s.Agent.Name
+			}
+			p.warnf(s.EnforcePos, "permissions.enforce: acprun knows no settings that make %s ask before it acts (only %s); "+
+				"enforce: strict fails a turn whose tool calls ran without asking", what, joinNames(slices.Sorted(maps.Keys(enforcements))))
+		}
+	}
+	if e, ok := enforcements[s.Agent.Name]; ok && s.Enforce != EnforceOff {
+		for _, k := range slices.Sorted(maps.Keys(e.Env)) {
+			if _, set := s.Agent.Env[k]; set {
+				p.warnf(s.Agent.Pos, "agent.env sets %s, which permissions.enforce sets to make %s ask before it acts; yours is kept, "+
+					"so %s may act without asking: leave %s out, or set permissions.enforce: false", k, s.Agent.Name, s.Agent.Name, k)
+			}
+		}
+	}
+	s.Agent.applyEnforcement(s.Enforce)
+}
+
+// applyEnforcement applies the named agent's Enforcement when enforce asks
+// for it: its args after the command, its env under the agent's own
+// (a variable the scenario sets is left as set), and Agent.Enforcement.
+func (a *Agent) applyEnforcement(enforce Enforce) {
+	a.Enforcement = nil
+	e, ok := enforcements[a.Name]
+	if !ok || enforce == EnforceOff || enforce == "" {
+		return
+	}
+	a.Command = append(slices.Clip(a.Command), e.Args...)
+	if len(e.Env) > 0 {
+		env := maps.Clone(e.Env)
+		maps.Copy(env, a.Env)
+		a.Env = env
+	}
+	a.Enforcement = &e
+}
+
+// joinNames joins names as "a, b and c".
+func joinNames(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	out := names[0]
+	for _, n := range names[1 : len(names)-1] {
+		out += ", " + n
+	}
+	return out + " and " + names[len(names)-1]
+}

@@ -1,0 +1,262 @@
+package scenario
+
+import (
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/internal/yamlnode"
+)
+
+// Sandbox is the OS sandbox a scenario asks for around its agent, the
+// processes the agent starts and the terminals acprun runs for it (the
+// sandbox key): not around setup, verify and teardown. Its paths are what
+// the file lists; the runner adds the defaults (SandboxWrite, SandboxHide).
+type Sandbox struct {
+	Pos Pos // the sandbox value
+
+	// Write lists the paths the agent may write in besides the defaults
+	// (absolute; ~ and ${VAR} expanded, relative ones resolved against the
+	// file's directory).
+	Write []string
+	// Hide lists the paths the agent may not read besides the defaults
+	// (absolute, as Write).
+	Hide []string
+	// Network is true for network: on (the default), false for off.
+	Network bool
+	// Ports, with Network, are the only TCP ports the agent may connect to;
+	// empty: any.
+	Ports []int
+	// Level is SandboxRequired (the default) or SandboxBestEffort.
+	Level string
+}
+
+// Sandbox levels: what a host that cannot enforce the whole sandbox does.
+const (
+	// SandboxRequired: the scenario ends as an error before the agent
+	// starts, naming what the host lacks.
+	SandboxRequired = "required"
+	// SandboxBestEffort: the agent runs with what the host can enforce, and
+	// a warning says what is not.
+	SandboxBestEffort = "best-effort"
+)
+
+var (
+	sandboxKeys   = []string{"write", "hide", "network", "ports", "level"}
+	sandboxLevels = []string{SandboxRequired, SandboxBestEffort}
+)
+
+// sandbox reads the sandbox key: a mapping (every key optional; {} is the
+// default sandbox), true for the default sandbox, or null or false for
+// none, even when the config's defaults give one.
+func (p *fileParser) sandbox(n *yaml.Node) *Sandbox {
+	n = yamlnode.Deref(n)
+	sb := &Sandbox{Pos: p.pos(n), Network: true, Level: SandboxRequired}
+	switch {
+	case yamlnode.IsNull(n):
+		return nil
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool":
+		if on, _ := p.boolean(n); !on {
+			return nil
+		}
+		return sb
+	case n.Kind != yaml.MappingNode:
+		p.Errorf(n, "expected a sandbox: a mapping of write, hide, network, ports and level ({} for the defaults), or true, or false for none, got %s", describe(n))
+		return nil
+	}
+	m, _ := p.mapping(n, sandboxKeys, nil)
+	for _, kv := range m.pairs {
+		switch kv.Key {
+		case "write":
+			sb.Write = p.sandboxPaths(kv.V, "write")
+		case "hide":
+			sb.Hide = p.sandboxPaths(kv.V, "hide")
+		case "network":
+			sb.Network, _ = p.network(kv.V)
+		case "ports":
+			sb.Ports = p.ports(kv.V)
+		case "level":
+			v := yamlnode.Deref(kv.V)
+			if s, ok := p.str(v); ok {
+				if !slices.Contains(sandboxLevels, s) {
+					p.Errorf(v, "%s: required ends the scenario before its agent starts when this host cannot enforce the sandbox, best-effort runs it with what the host can do", unknownMsg("sandbox level", s, sandboxLevels, "levels"))
+					continue
+				}
+				sb.Level = s
+			}
+		}
+	}
+	if k := m.has["ports"]; k != nil && !sb.Network {
+		p.Errorf(k, "sandbox ports allow outbound TCP to those ports only, with network on; network off allows no connection at all: remove ports, or set network: on")
+	}
+	return sb
+}
+
+// sandboxPaths reads the write or hide paths of a sandbox: a string or a
+// list of strings, each interpolated, with a leading ~ for the home
+// directory ($HOME), relative to the file's directory.
+func (p *fileParser) sandboxPaths(n *yaml.Node, key string) []string {
+	nodes, _ := p.strNodes(n, true, false)
+	out := []string{}
+	for _, v := range nodes {
+		s, ok := p.interp(v)
+		if !ok {
+			continue
+		}
+		switch {
+		case s == "":
+			p.Errorf(v, "sandbox %s path is empty", key)
+			continue
+		case s == "~" || strings.HasPrefix(s, "~/"):
+			home, _ := p.lookup("HOME")
+			if home == "" {
+				p.Errorf(v, "sandbox %s path %s starts with ~, and HOME is not set: set HOME, or write the path in full", key, s)
+				continue
+			}
+			s = filepath.Join(home, s[1:])
+		case strings.HasPrefix(s, "~"):
+			p.Errorf(v, "sandbox %s path %s: only ~ and ~/ stand for the home directory (~user does not): write the path in full", key, s)
+			continue
+		}
+		out = append(out, p.abs(s))
+	}
+	return out
+}
+
+// network reads a sandbox's network: on or off (true or false).
+func (p *fileParser) network(n *yaml.Node) (bool, bool) {
+	n = yamlnode.Deref(n)
+	if n.Kind == yaml.ScalarNode {
+		switch {
+		case n.ShortTag() == "!!bool":
+			return p.boolean(n)
+		case n.Value == "on":
+			return true, true
+		case n.Value == "off":
+			return false, true
+		}
+	}
+	got := describe(n)
+	if n.Kind == yaml.ScalarNode && n.ShortTag() != "!!null" {
+		got = strconv.Quote(n.Value)
+	}
+	p.Errorf(n, "expected network: on (connections allowed, to ports only when it lists some) or off (no connection), got %s", got)
+	return true, false
+}
+
+// ports reads a sandbox's ports: a TCP port (1 to 65535) or a list of
+// them.
+func (p *fileParser) ports(n *yaml.Node) []int {
+	n = yamlnode.Deref(n)
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+		if len(items) == 0 {
+			p.Errorf(n, "ports is empty: list the TCP ports the agent may connect to, or leave ports out to allow any")
+		}
+	}
+	var out []int
+	for _, it := range items {
+		it = yamlnode.Deref(it)
+		port, err := strconv.Atoi(it.Value)
+		if it.Kind != yaml.ScalarNode || it.ShortTag() != "!!int" || err != nil || port < 1 || port > 65535 {
+			got := describe(it)
+			if it.Kind == yaml.ScalarNode && it.ShortTag() != "!!null" {
+				got = it.Value
+			}
+			p.Errorf(it, "expected a TCP port from 1 to 65535, got %s", got)
+			continue
+		}
+		out = append(out, port)
+	}
+	return out
+}
+
+// agentStateDirs are the directories and files where a named agent keeps
+// its state (logins, settings, sessions, caches), which it must be able to
+// write inside a sandbox. A value is an environment variable naming the
+// directory ($CODEX_HOME), then what to use when it is unset or empty
+// (~/.codex); ~ is $HOME. A "|" separates alternatives.
+var agentStateDirs = map[string][]string{
+	"claude":   {"$CLAUDE_CONFIG_DIR|~/.claude", "~/.claude.json"},
+	"codex":    {"$CODEX_HOME|~/.codex"},
+	"gemini":   {"~/.gemini"},
+	"goose":    {"$XDG_CONFIG_HOME/goose|~/.config/goose", "$XDG_DATA_HOME/goose|~/.local/share/goose", "$XDG_STATE_HOME/goose|~/.local/state/goose"},
+	"opencode": {"$XDG_DATA_HOME/opencode|~/.local/share/opencode", "$XDG_CONFIG_HOME/opencode|~/.config/opencode", "$XDG_STATE_HOME/opencode|~/.local/state/opencode", "$XDG_CACHE_HOME/opencode|~/.cache/opencode"},
+	"qwen":     {"~/.qwen"},
+}
+
+// npmCache is where npx keeps the packages it runs: writable for the
+// agents started through npx or npm.
+var npmCache = []string{"$npm_config_cache|~/.npm"}
+
+// defaultHide are the paths a sandbox hides whatever the scenario says:
+// credentials an agent has no business reading.
+var defaultHide = []string{"~/.ssh", "~/.aws", "~/.config/gh", "~/.netrc", "~/.docker"}
+
+// SandboxWrite returns the paths the agent of a may write in besides the
+// session cwd, the scenario's temporary directory and what its sandbox
+// lists: the state directories of the named agent a.Name (claude:
+// ~/.claude and ~/.claude.json; codex: $CODEX_HOME or ~/.codex; gemini:
+// ~/.gemini; goose and opencode: their XDG directories; qwen: ~/.qwen),
+// and npm's cache when the agent's command is npx or npm. getenv looks
+// variables up in the agent's environment; paths whose variables are
+// unset (HOME included) are left out.
+func SandboxWrite(a Agent, getenv func(string) string) []string {
+	specs := slices.Clone(agentStateDirs[a.Name])
+	if len(a.Command) > 0 {
+		if prog := filepath.Base(a.Command[0]); prog == "npx" || prog == "npm" {
+			specs = append(specs, npmCache...)
+		}
+	}
+	return expandState(specs, getenv)
+}
+
+// SandboxHide returns the paths every sandbox hides: ~/.ssh, ~/.aws,
+// ~/.config/gh, ~/.netrc and ~/.docker, with getenv's HOME (none when it
+// is unset).
+func SandboxHide(getenv func(string) string) []string {
+	return expandState(defaultHide, getenv)
+}
+
+// expandState expands specs (see agentStateDirs): the first alternative
+// whose variables are all set.
+func expandState(specs []string, getenv func(string) string) []string {
+	var out []string
+	for _, spec := range specs {
+		for alt := range strings.SplitSeq(spec, "|") {
+			if p, ok := expandStatePath(alt, getenv); ok {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// expandStatePath expands a leading ~ or $NAME of one alternative; ok is
+// false when the variable is unset or empty, or the result not absolute.
+func expandStatePath(s string, getenv func(string) string) (string, bool) {
+	switch {
+	case strings.HasPrefix(s, "~"):
+		home := getenv("HOME")
+		if home == "" {
+			return "", false
+		}
+		s = home + s[1:]
+	case strings.HasPrefix(s, "$"):
+		name, rest, _ := strings.Cut(s[1:], "/")
+		v := getenv(name)
+		if v == "" {
+			return "", false
+		}
+		s = filepath.Join(v, rest)
+	}
+	if !filepath.IsAbs(s) {
+		return "", false
+	}
+	return filepath.Clean(s), true
+}
