@@ -419,22 +419,25 @@ func (st *readStep) play(pl *player) *ending {
 	return pl.outcome(acp.MethodFSReadTextFile, err, func() error { return pl.say("read: %s", res.Content) })
 }
 
-type writeStep struct {
+type writeStep struct{ fileContent }
+
+// fileContent is the path and the content of a write or writeFile step.
+type fileContent struct {
 	path    string
 	content string
 }
 
-func (st *writeStep) parse(p *parser, a action) {
+func (st *fileContent) parse(p *parser, a action) {
 	hasContent := false
-	p.object(a.V, "write", fields{
-		"path": func(v *yaml.Node) { st.path, _ = p.nonEmpty(v, "write.path") },
+	p.object(a.V, a.Key, fields{
+		"path": func(v *yaml.Node) { st.path, _ = p.nonEmpty(v, a.Key+".path") },
 		"content": func(v *yaml.Node) {
 			hasContent = true
-			st.content, _ = p.str(v, "write.content")
+			st.content, _ = p.str(v, a.Key+".content")
 		},
 	})
 	if st.path == "" || !hasContent {
-		p.Errorf(yamlnode.Deref(a.V), "write: path and content are required")
+		p.Errorf(yamlnode.Deref(a.V), "%s: path and content are required", a.Key)
 	}
 }
 

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -29,24 +27,7 @@ import (
 const connectTimeout = 10 * time.Second
 
 // writeFileStep writes a file itself.
-type writeFileStep struct {
-	path    string
-	content string
-}
-
-func (st *writeFileStep) parse(p *parser, a action) {
-	hasContent := false
-	p.object(a.V, "writeFile", fields{
-		"path": func(v *yaml.Node) { st.path, _ = p.nonEmpty(v, "writeFile.path") },
-		"content": func(v *yaml.Node) {
-			hasContent = true
-			st.content, _ = p.str(v, "writeFile.content")
-		},
-	})
-	if st.path == "" || !hasContent {
-		p.Errorf(yamlnode.Deref(a.V), "writeFile: path and content are required")
-	}
-}
+type writeFileStep struct{ fileContent }
 
 func (st *writeFileStep) play(pl *player) *ending {
 	err := os.WriteFile(abs(pl.sess.cwd, os.ExpandEnv(st.path)), []byte(st.content), 0o644)
