@@ -143,41 +143,11 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			s.Tags, _ = p.strs(v, true, false)
 		case "agent":
 			s.Agent = p.agentFromSpec(p.agentSpec(v, agentKeys))
-		case "timeout":
-			s.Timeout, _ = p.duration(v)
 		case "turnTimeout":
-			s.TurnTimeout, _ = p.duration(v)
 			turnTimeouts = append(turnTimeouts, v)
-		case "idleTimeout":
-			s.IdleTimeout, _ = p.duration(v)
-		case "cancelGrace":
-			s.CancelGrace, _ = p.duration(v)
-		case "killGrace":
-			s.KillGrace, _ = p.duration(v)
-		case "continueAfterCancel":
-			s.ContinueAfterCancel, _ = p.boolean(v)
-		case "retries":
-			s.Retries, _ = p.retries(v)
+			p.setting(kv.Key, v, s)
 		case "client":
-			s.Client.Set = true
-			rootsNode = p.client(v, &s.Client)
-		case "permissions":
-			s.AnswerDelay = 0 // the config's go with the config's rules
-			s.Enforce, s.EnforcePos = "", Pos{}
-			s.Policy = p.permissions(v, s)
-		case "workspace":
-			s.Workspace = p.workspace(v)
-		case "sandbox":
-			s.Sandbox = p.sandbox(v)
-		case "setup":
-			s.Setup = p.commands(v, "setup")
-		case "verify":
-			s.Verify = p.commands(v, "verify")
-		case "teardown":
-			s.Teardown = p.commands(v, "teardown")
-		case "session":
-			s.Session = Session{} // replaces the config's as a whole
-			p.session(v, &s.Session)
+			rootsNode = p.setting(kv.Key, v, s)
 		case "expect":
 			s.Expect = p.expect(v, false)
 		case "turns":
@@ -200,6 +170,8 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 					turnTimeouts = append(turnTimeouts, timeout)
 				}
 			}
+		default:
+			p.setting(kv.Key, v, s)
 		}
 	}
 	if _, ok := m.has["agent"]; !ok && p.hasDefaultAgent() {
@@ -243,6 +215,49 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		}
 	}
 	return s
+}
+
+// setting reads the value v of key, one of the keys that a scenario and
+// the config's defaults share, into s; for client it returns the roots
+// node, if any.
+func (p *fileParser) setting(key string, v *yaml.Node, s *Scenario) (roots *yaml.Node) {
+	switch key {
+	case "timeout":
+		s.Timeout, _ = p.duration(v)
+	case "turnTimeout":
+		s.TurnTimeout, _ = p.duration(v)
+	case "idleTimeout":
+		s.IdleTimeout, _ = p.duration(v)
+	case "cancelGrace":
+		s.CancelGrace, _ = p.duration(v)
+	case "killGrace":
+		s.KillGrace, _ = p.duration(v)
+	case "continueAfterCancel":
+		s.ContinueAfterCancel, _ = p.boolean(v)
+	case "retries":
+		s.Retries, _ = p.retries(v)
+	case "client":
+		s.Client.Set = true
+		return p.client(v, &s.Client)
+	case "permissions":
+		// Replace the config's as a whole: its delay and enforce go with its rules.
+		s.AnswerDelay, s.Enforce, s.EnforcePos = 0, "", Pos{}
+		s.Policy = p.permissions(v, s)
+	case "workspace":
+		s.Workspace = p.workspace(v)
+	case "sandbox":
+		s.Sandbox = p.sandbox(v)
+	case "setup":
+		s.Setup = p.commands(v, "setup")
+	case "verify":
+		s.Verify = p.commands(v, "verify")
+	case "teardown":
+		s.Teardown = p.commands(v, "teardown")
+	case "session":
+		s.Session = Session{} // replaces the config's as a whole
+		p.session(v, &s.Session)
+	}
+	return nil
 }
 
 // checkCwd reports an agent's (the scenario's or a judge's) session cwd
