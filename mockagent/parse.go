@@ -81,7 +81,13 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 				s.protocolVersion = i
 			}
 		},
-		"agentInfo":         func(v *yaml.Node) { p.implementation(v, &s.agentInfo) },
+		"agentInfo": func(v *yaml.Node) {
+			p.object(v, "agentInfo", fields{
+				"name":    func(v *yaml.Node) { s.agentInfo.Name, _ = p.str(v, "agentInfo.name") },
+				"version": func(v *yaml.Node) { s.agentInfo.Version, _ = p.str(v, "agentInfo.version") },
+				"title":   func(v *yaml.Node) { s.agentInfo.Title, _ = p.str(v, "agentInfo.title") },
+			})
+		},
 		"agentCapabilities": func(v *yaml.Node) { p.capabilities(v, &s.capabilities) },
 		"authMethods":       func(v *yaml.Node) { p.authMethods(v, s) },
 		"authRequired": func(v *yaml.Node) {
@@ -144,14 +150,6 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 	if s.authRequired && !slices.ContainsFunc(s.authMethods, func(m acp.AuthMethod) bool { return m.Type != acp.AuthTypeTerminal }) {
 		p.Errorf(n, "script: authRequired needs at least one authMethods entry that authenticate accepts")
 	}
-}
-
-func (p *parser) implementation(n *yaml.Node, im *acp.Implementation) {
-	p.object(n, "agentInfo", fields{
-		"name":    func(v *yaml.Node) { im.Name, _ = p.str(v, "agentInfo.name") },
-		"version": func(v *yaml.Node) { im.Version, _ = p.str(v, "agentInfo.version") },
-		"title":   func(v *yaml.Node) { im.Title, _ = p.str(v, "agentInfo.title") },
-	})
 }
 
 // capability parses a capability given as true/false or as an object ({}).
