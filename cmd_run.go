@@ -212,7 +212,11 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}()
 	opts.States = states
 	if c.WorkspaceDir != "" {
-		dir, err := workspaceDir(c.WorkspaceDir)
+		// Absolute, so that the paths in the results can be used from anywhere.
+		dir, err := filepath.Abs(c.WorkspaceDir)
+		if err == nil {
+			err = outfile.CheckDir(dir) // made when missing
+		}
 		if err != nil {
 			return exitError{code: exitUsage, err: fmt.Errorf("--workspace-dir %s: %w", c.WorkspaceDir, err)}
 		}
@@ -367,17 +371,6 @@ func (c *runCmd) policy() *approve.Policy {
 		return approve.DenyAll()
 	}
 	return nil
-}
-
-// workspaceDir makes the --workspace-dir directory if it is missing and
-// returns its absolute path, so that the paths in the results can be used
-// from anywhere.
-func workspaceDir(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	return abs, outfile.CheckDir(abs)
 }
 
 // stateError maps a failure to open the state files to an exit code:

@@ -228,29 +228,23 @@ func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		return a.authenticate(req)
 	case acp.MethodSessionNew:
 		return a.newSession(ctx, req)
-	case acp.MethodSessionLoad:
-		if !a.s.capabilities.LoadSession {
-			return nil, acp.MethodNotFound(req.Method)
-		}
-		return a.loadSession(ctx, req)
-	case acp.MethodSessionResume:
-		if a.s.capabilities.SessionCapabilities.Resume == nil {
-			return nil, acp.MethodNotFound(req.Method)
-		}
-		return a.resumeSession(req)
 	case acp.MethodSessionSetMode:
 		return a.setMode(req)
 	case acp.MethodSessionSetConfigOption:
 		return a.setConfigOption(req)
-	case acp.MethodSessionSetModel:
-		return a.setModel(req)
 	case acp.MethodSessionPrompt:
 		return a.prompt(ctx, req)
-	case acp.MethodSessionClose:
-		if a.s.capabilities.SessionCapabilities.Close == nil {
-			return nil, acp.MethodNotFound(req.Method)
-		}
+	}
+	// The methods of what a script may leave out: unknown unless offered.
+	switch caps := a.s.capabilities; {
+	case req.Method == acp.MethodSessionLoad && caps.LoadSession:
+		return a.loadSession(ctx, req)
+	case req.Method == acp.MethodSessionResume && caps.SessionCapabilities.Resume != nil:
+		return a.resumeSession(req)
+	case req.Method == acp.MethodSessionClose && caps.SessionCapabilities.Close != nil:
 		return a.closeSession(ctx, req)
+	case req.Method == acp.MethodSessionSetModel && a.s.models != nil:
+		return a.setModel(req)
 	}
 	return nil, acp.MethodNotFound(req.Method)
 }

@@ -187,9 +187,6 @@ func (a *agent) setConfigOption(req *acp.Request) (any, error) {
 // setModel answers the legacy session/set_model, when the script has
 // models: the model must be one of them.
 func (a *agent) setModel(req *acp.Request) (any, error) {
-	if a.s.models == nil {
-		return nil, acp.MethodNotFound(req.Method)
-	}
 	var p acp.SetSessionModelRequest
 	if err := decode(req, &p); err != nil {
 		return nil, err
