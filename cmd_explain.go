@@ -3,13 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/acprun/acprun/approve"
-	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/replay"
 	"github.com/acprun/acprun/runner"
@@ -78,9 +78,8 @@ func (c *explainCmd) Run(g *globals) error {
 	var req approve.Request
 	var asked *output.Asked
 	if c.Transcript != "" {
-		asked, err = c.asked(g)
-		if err != nil {
-			return err
+		if asked, err = c.find(g); err != nil {
+			return usageError(g, err) // an invalid transcript with its place, as replay prints it
 		}
 		req = asked.Request
 	} else if req, err = c.request(g, sc.Agent.Cwd); err != nil {
@@ -113,22 +112,8 @@ func (c *explainCmd) check() error {
 	return nil
 }
 
-// asked rebuilds the permission request of --tool-call from --transcript,
-// as run put it to the policy. Its errors are usage errors (exit 2); an
-// invalid transcript is printed with its place, as replay prints it.
-func (c *explainCmd) asked(g *globals) (*output.Asked, error) {
-	asked, err := c.find(g)
-	if err != nil {
-		var re *srcerr.Error
-		if errors.As(err, &re) {
-			return nil, usageError(g, err)
-		}
-		return nil, exitError{code: exitUsage, err: err}
-	}
-	return asked, nil
-}
-
-// find reads the transcript and finds the request of --tool-call in it.
+// find rebuilds the permission request of --tool-call from --transcript,
+// as run put it to the policy.
 func (c *explainCmd) find(g *globals) (*output.Asked, error) {
 	rs := runner.NewRecordedSession()
 	rec, err := replay.Walk(c.Transcript, func(m replay.Message) { rs.Message(m.Line, m.FromAgent, m.Msg) })
@@ -209,7 +194,7 @@ func (c *explainCmd) request(g *globals, cwd string) (approve.Request, error) {
 	var data []byte
 	var err error
 	if c.Request == "-" {
-		data, err = readAll(g.Stdin)
+		data, err = io.ReadAll(io.LimitReader(g.Stdin, 64<<20))
 	} else {
 		data, err = os.ReadFile(c.Request)
 	}

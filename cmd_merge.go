@@ -49,13 +49,7 @@ func (c *mergeCmd) Run(g *globals) error {
 	if err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("merge: %w", err)}
 	}
-	data, err := encode(func(w io.Writer) error { return report.Write(w, rep) })
-	if err != nil {
-		return exitError{code: exitOutput, err: fmt.Errorf("merge: %w", err)}
-	}
-	wctx, stop := abortContext(g.Abort)
-	defer stop()
-	writeErr := writeOutput(wctx, g, c.Output, data)
+	writeErr := g.writeFile(c.Output, true, func(w io.Writer) error { return report.Write(w, rep) })
 	if err := output.Lines(g.Stderr, rep); err != nil {
 		return exitError{code: exitOutput, err: fmt.Errorf("summary: %w", err)}
 	}

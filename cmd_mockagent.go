@@ -10,7 +10,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/mockagent"
 )
 
@@ -31,20 +30,12 @@ func (c *mockAgentCmd) Help() string {
 func (c *mockAgentCmd) Run(ctx context.Context, g *globals) error {
 	s, err := mockagent.Load(c.Script)
 	if err != nil {
-		var perr *srcerr.Error
-		if errors.As(err, &perr) {
-			return usageError(g, err) // one positioned error per line, each with its source line
-		}
-		return exitError{code: exitUsage, err: err}
+		return usageError(g, err)
 	}
 	if s.IgnoreSigterm {
 		signal.Ignore(syscall.SIGTERM)
 	}
-	stdin := g.Stdin
-	if f, ok := stdin.(*os.File); ok && f == os.Stdin {
-		stdin = interruptibleStdin(f)
-	}
-	err = mockagent.Run(ctx, s, stdin, g.Stdout, g.Stderr)
+	err = mockagent.Run(ctx, s, interruptibleStdin(g.Stdin), g.Stdout, g.Stderr)
 	switch {
 	case err == nil:
 		return nil
@@ -54,13 +45,15 @@ func (c *mockAgentCmd) Run(ctx context.Context, g *globals) error {
 	return exitError{code: exitAgent, err: err}
 }
 
-// interruptibleStdin returns stdin in non-blocking mode, so that the Go
-// runtime polls it and closing it ends a pending Read: otherwise a SIGTERM
-// could not stop the agent while the client keeps its stdin open. A
-// terminal is left as it is (the mode would outlive the process).
-func interruptibleStdin(f *os.File) io.Reader {
-	if term.IsTerminal(int(f.Fd())) {
-		return f
+// interruptibleStdin returns the process's stdin in non-blocking mode, so
+// that the Go runtime polls it and closing it ends a pending Read:
+// otherwise a SIGTERM could not stop the agent while the client keeps its
+// stdin open. Another reader, and a terminal, are left as they are (the
+// mode would outlive the process).
+func interruptibleStdin(r io.Reader) io.Reader {
+	f, ok := r.(*os.File)
+	if !ok || f != os.Stdin || term.IsTerminal(int(f.Fd())) {
+		return r
 	}
 	if err := syscall.SetNonblock(syscall.Stdin, true); err != nil {
 		return f

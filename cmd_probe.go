@@ -78,12 +78,8 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	case slices.Contains(kctx.Args, "--"):
 		agent.Command = c.Target
 	case len(c.Target) == 1:
-		agent, err = scenario.ResolveAgent(c.Target[0], scenario.LoadOptions{Config: cfg})
-		var errs scenario.Errors
-		if errors.As(err, &errs) {
-			return usageError(g, err) // one positioned problem per line
-		} else if err != nil {
-			return exitError{code: exitUsage, err: err}
+		if agent, err = scenario.ResolveAgent(c.Target[0], scenario.LoadOptions{Config: cfg}); err != nil {
+			return usageError(g, err) // a config agent's problems, one positioned problem per line
 		}
 		if slices.Equal(agent.Command, []string{"acprun", "mock-agent"}) {
 			return exitError{code: exitUsage, err: errors.New("the mock agent needs its script: acprun probe -- acprun mock-agent SCRIPT")}
@@ -150,13 +146,7 @@ func (c *probeCmd) writeFile(g *globals, rep runner.ProbeReport) error {
 	if c.Output == "" {
 		return nil
 	}
-	data, err := encode(func(w io.Writer) error { return output.ProbeJSON(w, rep) })
-	if err == nil {
-		wctx, stop := abortContext(g.Abort)
-		defer stop()
-		err = writeOutput(wctx, g, c.Output, data)
-	}
-	if err != nil {
+	if err := g.writeFile(c.Output, true, func(w io.Writer) error { return output.ProbeJSON(w, rep) }); err != nil {
 		return fmt.Errorf("-o %s: %w; the probe's JSON was not written", c.Output, err)
 	}
 	return nil

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 
-	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/replay"
 )
 
@@ -51,20 +48,12 @@ file:line:col before anything is sent, with exit code 2.`
 func (c *replayCmd) Run(ctx context.Context, g *globals) error {
 	rec, err := replay.Load(c.Transcript)
 	if err != nil {
-		var re *srcerr.Error
-		if errors.As(err, &re) {
-			return usageError(g, err)
-		}
-		return exitError{code: exitUsage, err: err}
+		return usageError(g, err)
 	}
 	for _, n := range rec.Notes {
 		fmt.Fprintf(g.Stderr, "acprun replay: %s\n", n)
 	}
-	stdin := g.Stdin
-	if f, ok := stdin.(*os.File); ok && f == os.Stdin {
-		stdin = interruptibleStdin(f)
-	}
-	err = replay.Run(ctx, rec, stdin, g.Stdout, g.Stderr, replay.Options{Timing: c.Timing})
+	err = replay.Run(ctx, rec, interruptibleStdin(g.Stdin), g.Stdout, g.Stderr, replay.Options{Timing: c.Timing})
 	switch {
 	case err == nil:
 		return nil

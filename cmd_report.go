@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,13 +72,7 @@ func (c *reportCmd) Run(g *globals) error {
 	opts := htmlOptions(report.TranscriptFinder(c.Transcripts, dirs))
 	opts.Sources = c.Files
 	opts.TranscriptBytes = c.TranscriptBytes
-	data, err := encode(func(w io.Writer) error { return htmlreport.Write(w, rep, opts) })
-	if err != nil {
-		return exitError{code: exitOutput, err: fmt.Errorf("report: %w", err)}
-	}
-	wctx, stop := abortContext(g.Abort)
-	defer stop()
-	if err := writeOutput(wctx, g, c.Output, data); err != nil {
+	if err := g.writeFile(c.Output, true, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
 		return exitError{code: exitOutput, err: fmt.Errorf("report: -o %s: %w; the report was not written", c.Output, err)}
 	}
 	if c.Output != outfile.Stdout {
@@ -141,9 +136,6 @@ func offsetLineCol(data []byte, off int64) string {
 	off = min(max(off, 0), int64(len(data)))
 	head := data[:off]
 	line := bytes.Count(head, []byte("\n")) + 1
-	col := len(head) - (bytes.LastIndexByte(head, '\n') + 1)
-	if col == 0 {
-		col = 1
-	}
+	col := cmp.Or(len(head)-(bytes.LastIndexByte(head, '\n')+1), 1)
 	return fmt.Sprintf("%d:%d", line, col)
 }

@@ -117,11 +117,6 @@ func (c *runCmd) files() []outfile.Target {
 	return out
 }
 
-// toStdout reports whether some machine output goes to stdout.
-func (c *runCmd) toStdout(g *globals) bool {
-	return slices.ContainsFunc(c.files(), func(f outfile.Target) bool { return outfile.IsStdout(g.Stdout, f.Path) })
-}
-
 // checkOutputFlags rejects combinations of output flags that cannot work:
 // two outputs on stdout, a directory on stdout, one file for two outputs.
 func (c *runCmd) checkOutputFlags(g *globals) error {
@@ -205,11 +200,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		defer cancel()
 	}
 	states, err := runner.OpenStates(ctx, opts, scs, sessionstate.Mode(c.Lock), func(path string, pid int) {
-		holder := "another acprun run"
-		if pid > 0 {
-			holder = fmt.Sprintf("another acprun run (pid %d)", pid)
-		}
-		fmt.Fprintf(g.Stderr, "acprun: waiting for state file %s: %s holds its lock (--lock fail would exit instead)\n", path, holder)
+		fmt.Fprintf(g.Stderr, "acprun: waiting for state file %s: %s holds its lock (--lock fail would exit instead)\n", path, outfile.Holder(pid))
 	})
 	if err != nil {
 		return stateError(ctx, err)
@@ -221,7 +212,11 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}()
 	opts.States = states
 	if c.WorkspaceDir != "" {
-		dir, err := workspaceDir(c.WorkspaceDir)
+		// Absolute, so that the paths in the results can be used from anywhere.
+		dir, err := filepath.Abs(c.WorkspaceDir)
+		if err == nil {
+			err = outfile.CheckDir(dir) // made when missing
+		}
 		if err != nil {
 			return exitError{code: exitUsage, err: fmt.Errorf("--workspace-dir %s: %w", c.WorkspaceDir, err)}
 		}
@@ -264,32 +259,23 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 // the summary; it says what was lost after the summary, so that it is the
 // last thing on the screen.
 func (c *runCmd) writeOutputs(g *globals, rep report.Report, events *progress.Events) error {
-	wctx, stop := abortContext(g.Abort)
-	defer stop()
 	var lost []string
 	written := false
 	// Streamed: the results may hold megabytes of agent text.
-	if err := writeOutputFrom(wctx, g, c.JSON, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
+	if err := g.writeFile(c.JSON, false, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
 		lost = append(lost, fmt.Sprintf("-o %s: %v; the results were not written", c.JSON, err))
 	} else {
 		written = true
 	}
 	if c.JUnit != "" {
-		data, err := encode(func(w io.Writer) error { return output.JUnit(w, rep) })
-		if err == nil {
-			err = writeOutput(wctx, g, c.JUnit, data)
-		}
-		if err != nil {
+		if err := g.writeFile(c.JUnit, true, func(w io.Writer) error { return output.JUnit(w, rep) }); err != nil {
 			lost = append(lost, fmt.Sprintf("--junit %s: %v; the JUnit report was not written", c.JUnit, err))
 		}
 	}
 	if c.HTML != "" {
-		data, err := encode(func(w io.Writer) error {
+		err := g.writeFile(c.HTML, true, func(w io.Writer) error {
 			return htmlreport.Write(w, rep, htmlOptions(report.TranscriptFinder("", nil))) // where the run wrote them
 		})
-		if err == nil {
-			err = writeOutput(wctx, g, c.HTML, data)
-		}
 		if err != nil {
 			lost = append(lost, fmt.Sprintf("--html %s: %v; the HTML report was not written", c.HTML, err))
 		}
@@ -301,7 +287,7 @@ func (c *runCmd) writeOutputs(g *globals, rep report.Report, events *progress.Ev
 	}
 	if os.Getenv("GITHUB_ACTIONS") == "true" {
 		annotations := g.Stdout
-		if c.toStdout(g) {
+		if slices.ContainsFunc(c.files(), func(f outfile.Target) bool { return outfile.IsStdout(g.Stdout, f.Path) }) {
 			annotations = g.Stderr // stdout carries the machine output alone
 		}
 		if err := output.GitHub(annotations, os.Getenv("GITHUB_STEP_SUMMARY"), rep); err != nil {
@@ -385,17 +371,6 @@ func (c *runCmd) policy() *approve.Policy {
 		return approve.DenyAll()
 	}
 	return nil
-}
-
-// workspaceDir makes the --workspace-dir directory if it is missing and
-// returns its absolute path, so that the paths in the results can be used
-// from anywhere.
-func workspaceDir(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	return abs, outfile.CheckDir(abs)
 }
 
 // stateError maps a failure to open the state files to an exit code:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/scenario"
@@ -32,14 +33,9 @@ func (c *schemaCmd) Run(g *globals) error {
 	if c.Config {
 		schema = scenario.ConfigJSONSchema()
 	}
-	if c.Output == outfile.Stdout {
-		_, err := g.Stdout.Write(schema)
-		return err
-	}
-	wctx, stop := abortContext(g.Abort)
-	defer stop()
-	if err := writeOutput(wctx, g, c.Output, schema); err != nil {
+	err := g.writeFile(c.Output, true, func(w io.Writer) error { _, err := w.Write(schema); return err })
+	if err != nil && c.Output != outfile.Stdout {
 		return exitError{code: exitOutput, err: fmt.Errorf("-o %s: %w; the schema was not written", c.Output, err)}
 	}
-	return nil
+	return err
 }

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/acprun/acprun/internal/shellquote"
 	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/yamlnode"
 	"github.com/acprun/acprun/mockagent"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/runner"
@@ -87,9 +86,9 @@ func (c *validateCmd) Run(g *globals) error {
 // not checked, their values being incomplete.
 func strictErrors(scs []*scenario.Scenario) scenario.Errors {
 	errs := slices.Clone(scenario.UnsetErrors(scs))
-	self, _ := os.Executable()    // as runner.Run takes it
-	scripts := map[string]error{} // parsed once, by path
-	sources := map[string][][]byte{}
+	self, _ := os.Executable()               // as runner.Run takes it
+	scripts := map[string]error{}            // parsed once, by path
+	sources := map[string]*yamlnode.Reader{} // the files of the errors, read once
 	for _, sc := range scs {
 		if len(sc.Unset) > 0 {
 			continue
@@ -106,7 +105,11 @@ func strictErrors(scs []*scenario.Scenario) scenario.Errors {
 		}
 		for _, a := range agents {
 			for _, e := range checkAgent(sc, a, self, scripts) {
-				e.Source = sourceLine(sources, e.File, e.Line)
+				if sources[e.File] == nil {
+					data, _ := os.ReadFile(e.File)
+					sources[e.File] = &yamlnode.Reader{Src: data}
+				}
+				e.Source = sources[e.File].Line(e.Line)
 				errs = append(errs, e)
 			}
 		}
@@ -159,19 +162,4 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts m
 // problem is the error msg at pos.
 func problem(pos scenario.Pos, msg string) *srcerr.Error {
 	return &srcerr.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Msg: msg}
-}
-
-// sourceLine returns line n of file, for the error's snippet; files are
-// read once, into sources.
-func sourceLine(sources map[string][][]byte, file string, n int) string {
-	lines, ok := sources[file]
-	if !ok {
-		data, _ := os.ReadFile(file)
-		lines = bytes.Split(data, []byte("\n"))
-		sources[file] = lines
-	}
-	if n < 1 || n > len(lines) {
-		return ""
-	}
-	return strings.TrimSuffix(string(lines[n-1]), "\r")
 }

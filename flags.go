@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 
@@ -75,8 +74,3 @@ func (f *failFast) Decode(ctx *kong.DecodeContext) error {
 
 // IsBool makes --fail-fast a flag without a value (kong.BoolMapper).
 func (f *failFast) IsBool() bool { return true }
-
-// readAll reads r to the end, up to 64 MiB.
-func readAll(r io.Reader) ([]byte, error) {
-	return io.ReadAll(io.LimitReader(r, 64<<20))
-}

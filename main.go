@@ -11,7 +11,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -41,14 +40,13 @@ const (
 	exitAgent  = 3 // an agent could not be started, initialized or authenticated
 	// exitOutput: acprun could not write its output (results, JUnit,
 	// events, transcripts) or failed internally.
-	exitOutput      = 4
-	exitEmpty       = 5 // no scenario selected (pytest's "no tests collected")
+	exitOutput = 4
+	exitEmpty  = 5 // no scenario selected (pytest's "no tests collected")
+	// exitLocked: another run holds the lock of a state file and --lock
+	// fail was given (session.resume); nothing ran.
+	exitLocked      = 6
 	exitInterrupted = 130
 )
-
-// exitLocked: another run holds the lock of a state file and --lock fail
-// was given (session.resume); nothing ran.
-const exitLocked = 6
 
 // globals holds what every subcommand may need: the process's streams and
 // the channel closed by a second interrupt.
@@ -61,36 +59,25 @@ type globals struct {
 	Abort <-chan struct{} `kong:"-"`
 }
 
-// encode renders an output format into memory, so that a file is written
-// whole or not at all.
-func encode(format func(io.Writer) error) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := format(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// writeOutput writes data to path: stdout for "-", else as outfile.Write
-// does (atomically for regular files, in place for devices and FIFOs).
-func writeOutput(ctx context.Context, g *globals, path string, data []byte) error {
-	if path == outfile.Stdout {
-		_, err := g.Stdout.Write(data)
-		return err
-	}
-	return outfile.Write(ctx, path, data)
-}
-
-// writeOutputFrom writes what format writes to path, as writeOutput does,
-// as it is made: the output is never held in memory whole.
-func writeOutputFrom(ctx context.Context, g *globals, path string, format func(io.Writer) error) error {
-	if path == outfile.Stdout {
-		bw := bufio.NewWriterSize(g.Stdout, 64<<10)
-		if err := format(bw); err != nil {
+// writeFile writes what format writes to path: stdout for "-", else as
+// outfile.WriteFrom does (a regular file replaced atomically once format
+// has succeeded, a device or FIFO written in place). With whole, the
+// output is made in memory first, so that nothing is written when format
+// fails; without it, it streams (the results may hold megabytes of agent
+// text). A second interrupt gives up waiting for a FIFO's reader.
+func (g *globals) writeFile(path string, whole bool, format func(io.Writer) error) error {
+	if whole {
+		var buf bytes.Buffer
+		if err := format(&buf); err != nil {
 			return err
 		}
-		return bw.Flush()
+		format = func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }
 	}
+	if path == outfile.Stdout {
+		return format(g.Stdout)
+	}
+	ctx, stop := abortContext(g.Abort)
+	defer stop()
 	return outfile.WriteFrom(ctx, path, format)
 }
 

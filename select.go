@@ -111,12 +111,15 @@ func (f configFlag) config() (*scenario.Config, error) {
 	return scenario.LoadConfig(path, scenario.LoadOptions{})
 }
 
-// usageError prints the problems of a file the user wrote (scenario,
-// config, mock agent script, transcript) and returns exit code 2. Each
-// error of err that is positioned is followed by its source line with a
-// caret under the column; errors wrapped in more context print as one
-// line each, with that context (see srcerr.Print).
+// usageError is exit code 2 for err. When err is (or joins) the problems
+// of a file the user wrote (scenario, config, mock agent script,
+// transcript), they are printed here: each that is positioned followed by
+// its source line with a caret under the column, errors wrapped in more
+// context as one line each, with that context (see srcerr.Print).
 func usageError(g *globals, err error) error {
+	if _, ok := errors.AsType[*srcerr.Error](err); !ok {
+		return exitError{code: exitUsage, err: err}
+	}
 	srcerr.Print(g.Stderr, err)
 	return exitError{code: exitUsage}
 }

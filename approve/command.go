@@ -14,19 +14,28 @@ import (
 // them too. Any other argv is joined with shell quoting, so that splitting
 // the line gives back one command.
 func argvLine(argv []string) string {
+	if script, ok := wrapperScript(argv); ok {
+		return script
+	}
+	return QuoteArgv(argv)
+}
+
+// wrapperScript returns the script of a shell wrapper argv (sh, bash, zsh,
+// dash or ksh, also given as a path, with -c among its options), with the
+// arguments after it, which it sees as $0, $1, …, as a line of their own.
+func wrapperScript(argv []string) (string, bool) {
 	if len(argv) == 0 {
-		return ""
+		return "", false
 	}
 	switch path.Base(argv[0]) {
 	case "sh", "bash", "zsh", "dash", "ksh":
-		if script, extra, ok := shellScript(argv[1:]); ok {
-			if len(extra) > 0 {
-				return script + "\n" + QuoteArgv(extra)
-			}
-			return script
+		script, extra, ok := shellScript(argv[1:])
+		if ok && len(extra) > 0 {
+			script += "\n" + QuoteArgv(extra)
 		}
+		return script, ok
 	}
-	return QuoteArgv(argv)
+	return "", false
 }
 
 // shellScript finds the script of `sh [options] -c [options] SCRIPT [args]`

@@ -3,10 +3,12 @@ package approve
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // AllowAll returns the policy of --allow-all: no rules, default allow.
@@ -66,8 +68,10 @@ func newCall(req Request) *call {
 		title:    req.Title,
 		cwd:      req.Cwd,
 		commands: commandsOf(req, raw),
-		paths:    pathsOf(req, raw, nil),
 		input:    raw,
+	}
+	for _, ps := range pathsOf(req, raw) {
+		c.paths = append(c.paths, ps.Path)
 	}
 	c.units = make([][]string, len(c.commands))
 	for j, cmd := range c.commands {
@@ -218,7 +222,7 @@ func evalRule(list string, r Rule, c *call) result {
 	if len(r.Title) > 0 {
 		ok := false
 		for _, pat := range r.Title {
-			if titleMatch(pat, c.title) {
+			if MatchTitle(pat, c.title) {
 				ok = true
 				res.add(true, fmt.Sprintf("title %s matches %s", quote(c.title), quote(pat)), "title "+quote(c.title))
 				break
@@ -321,12 +325,7 @@ func denyMatch(patterns []string, cmd string) (form, pattern string, ok bool) {
 
 // evalInput: every entry's regex must match the value at its dotted path.
 func evalInput(res *result, input map[string]string, raw any) {
-	keys := make([]string, 0, len(input))
-	for k := range input {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(input)) {
 		re, err := regexp.Compile(input[k])
 		if err != nil {
 			res.add(false, fmt.Sprintf("input %s: bad regex: %v", k, err))
@@ -429,7 +428,7 @@ func quote(s string) string {
 	const maxQuote = 200
 	if len(s) > maxQuote {
 		cut := maxQuote
-		for cut > 0 && !isRuneStart(s[cut]) {
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
 		s = s[:cut] + "…"
@@ -437,24 +436,21 @@ func quote(s string) string {
 	return strconv.Quote(s)
 }
 
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-func quoteList(ss []string) string {
+// quoteAll quotes each of ss, as quote does.
+func quoteAll(ss []string) []string {
 	q := make([]string, len(ss))
 	for i, s := range ss {
 		q[i] = quote(s)
 	}
-	return "[" + strings.Join(q, " ") + "]"
+	return q
 }
+
+func quoteList(ss []string) string { return "[" + strings.Join(quoteAll(ss), " ") + "]" }
 
 // plural renders `noun "a"` or `nouns "a", "b"`.
 func plural(noun string, ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = quote(s)
-	}
 	if len(ss) != 1 {
 		noun += "s"
 	}
-	return noun + " " + strings.Join(q, ", ")
+	return noun + " " + strings.Join(quoteAll(ss), ", ")
 }

@@ -34,7 +34,7 @@
 //   - title: a case-insensitive glob on the title ('*' any run, '?' one
 //     character).
 //
-//   - command: the call's command line (CommandsOf) is split into simple
+//   - command: the call's command line (Decision.Commands) is split into simple
 //     commands (SplitCommands). A deny rule matches when any of them
 //     matches a pattern. An allow holds only when every one of them is
 //     allowed by some allow rule whose other matchers hold too; different
@@ -67,7 +67,7 @@
 //     deny rules harder to dodge, but they remain a tripwire: an allow list
 //     is the real gate.
 //
-//   - path: the paths the call touches (PathsOf), cleaned and made
+//   - path: the paths the call touches (Decision.Paths), cleaned and made
 //     absolute: its locations, diffs and path fields of rawInput, and the
 //     files its commands redirect to or from (`> out`, `2>> log`, `< in`,
 //     `&> x`; not 2>&1, here-documents or /dev/null), so `go test ./... >

@@ -78,15 +78,12 @@ func commandMatch(pattern, cmd string) bool {
 	return wildcard(normalizeCommand(pattern), cmd, false)
 }
 
-// titleMatch reports whether title matches a case-insensitive title glob.
-func titleMatch(pattern, title string) bool {
-	return wildcard(strings.ToLower(pattern), strings.ToLower(title), true)
-}
-
 // MatchTitle reports whether title matches the title glob pattern the way
 // a rule's title matcher does: case-insensitively, '*' matching any run of
 // characters (also none, also '/') and '?' exactly one character.
-func MatchTitle(pattern, title string) bool { return titleMatch(pattern, title) }
+func MatchTitle(pattern, title string) bool {
+	return wildcard(strings.ToLower(pattern), strings.ToLower(title), true)
+}
 
 // MatchPath reports whether relPath, a relative path with slashes, matches
 // the relative path glob pattern the way a rule's path matcher matches a

@@ -59,8 +59,8 @@ type Decision struct {
 	// verdict needs: the answer is the "cancelled" outcome.
 	Cancelled bool
 	Reason    string   // human explanation
-	Commands  []string // the simple commands the engine saw (CommandsOf)
-	Paths     []string // the paths the engine saw (PathsOf)
+	Commands  []string // the simple commands the engine saw (see Policy.Decide)
+	Paths     []string // the paths the engine saw (see Policy.Decide)
 }
 
 // RuleTrace tells, for one rule, whether it matched a Request and why, one
@@ -87,8 +87,9 @@ func decodeRaw(raw json.RawMessage) any {
 	return v
 }
 
-// CommandsOf returns the simple commands a tool call would run (see
-// SplitCommands). The command line comes from rawInput.command:
+// commandsOf returns the simple commands a tool call would run (see
+// SplitCommands); raw is its decoded rawInput. The command line comes from
+// rawInput.command:
 //   - a string is a shell line; but with a non-empty rawInput.args array
 //     (the terminal/create shape) command and args form an argv;
 //   - an array is an argv: a shell wrapper such as ["/bin/bash", "-lc",
@@ -97,10 +98,6 @@ func decodeRaw(raw json.RawMessage) any {
 // When rawInput has no usable command and the call's kind is execute, the
 // title is the command line (gemini sends shell calls so). Otherwise the
 // call runs no commands.
-func CommandsOf(req Request) []string {
-	return commandsOf(req, decodeRaw(req.RawInput))
-}
-
 func commandsOf(req Request, raw any) []string {
 	if line, ok := commandLine(raw); ok {
 		return SplitCommands(line)
@@ -150,7 +147,7 @@ func argTexts(vs []any) []string {
 	return out
 }
 
-// pathFields are the top-level rawInput fields read as paths (see PathsOf).
+// pathFields are the top-level rawInput fields read as paths (see pathsOf).
 var pathFields = []string{
 	"path", "paths", "file_path", "filePath", "file_paths", "filePaths",
 	"filepath", "filename", "notebook_path", "absolute_path", "dir_path",
@@ -158,42 +155,45 @@ var pathFields = []string{
 	"old_path", "new_path", "target_file",
 }
 
-// PathsOf returns the paths a tool call touches: toolCall.locations, the
-// paths of diff content, and these top-level rawInput fields, each a string
-// or an array of strings: path, paths, file_path, filePath, file_paths,
-// filePaths, filepath, filename, notebook_path, absolute_path, dir_path,
-// directory, source, destination, source_path, destination_path, old_path,
-// new_path, target_file. They cover the file tools of Claude Code,
-// gemini-cli, codex and the ACP SDK examples; rawInput.cwd, where a
-// command runs, is not a touched path. Then the files that the call's
-// commands (CommandsOf, and the scripts of shell wrappers in them)
-// redirect to or from: the targets of >, >>, >|, <, <>, &>, &>> and >&
-// (2>err.log too), but not 2>&1, here-documents or /dev/null. Each path
-// is cleaned and made absolute against req.Dir, else req.Cwd (when set);
-// a redirection target that needs an expansion ($HOME/x, ~/x, `…`) is kept
-// as written and matches no path pattern. Duplicates are dropped.
-func PathsOf(req Request) []string {
-	return pathsOf(req, decodeRaw(req.RawInput), nil)
-}
-
-// PathSource is a path a tool call touches, as PathsOf gives it, and
-// where in the call it was found.
+// PathSource is a path a tool call touches, as Decision.Paths lists it,
+// and where in the call it was found.
 type PathSource struct {
 	Path string
 	// From names the fields that hold the path: "locations", "content"
-	// (the path of a diff), "rawInput.FIELD" (FIELD one of PathsOf's),
+	// (the path of a diff), "rawInput.FIELD" (FIELD one of pathsOf's),
 	// and, for a file that a command redirects to or from,
 	// "rawInput.command" or "title" (the command line of an execute call
 	// whose rawInput has no command).
 	From []string
 }
 
-// PathSources is PathsOf, in the same order, with where in the call each
-// path was found.
-func PathSources(req Request) []PathSource {
+// PathSources is Decision.Paths, in the same order, with where in the
+// call each path was found.
+func PathSources(req Request) []PathSource { return pathsOf(req, decodeRaw(req.RawInput)) }
+
+// pathsOf returns the paths a tool call touches, raw being its decoded
+// rawInput, each once, with the fields it was found in:
+// toolCall.locations, the paths of diff content, and these top-level
+// rawInput fields, each a string or an array of strings: path, paths,
+// file_path, filePath, file_paths, filePaths, filepath, filename,
+// notebook_path, absolute_path, dir_path, directory, source, destination,
+// source_path, destination_path, old_path, new_path, target_file. They
+// cover the file tools of Claude Code, gemini-cli, codex and the ACP SDK
+// examples; rawInput.cwd, where a command runs, is not a touched path.
+// Then the files that the call's commands (commandsOf, and the scripts of
+// shell wrappers in them) redirect to or from: the targets of >, >>, >|,
+// <, <>, &>, &>> and >& (2>err.log too), but not 2>&1, here-documents or
+// /dev/null. Each path is cleaned and made absolute against req.Dir, else
+// req.Cwd (when set); a redirection target that needs an expansion
+// ($HOME/x, ~/x, `…`) is kept as written and matches no path pattern.
+func pathsOf(req Request, raw any) []PathSource {
 	var out []PathSource
 	at := map[string]int{}
-	pathsOf(req, decodeRaw(req.RawInput), func(p, from string) {
+	base := req.Cwd
+	if req.Dir != "" {
+		base = req.Dir
+	}
+	keep := func(p, from string) {
 		i, ok := at[p]
 		if !ok {
 			i = len(out)
@@ -202,28 +202,6 @@ func PathSources(req Request) []PathSource {
 		}
 		if !slices.Contains(out[i].From, from) {
 			out[i].From = append(out[i].From, from)
-		}
-	})
-	return out
-}
-
-// pathsOf is PathsOf of req, whose rawInput decodes to raw. note, when not
-// nil, is told of every path found and the field it was found in, as
-// PathSource.From names it.
-func pathsOf(req Request, raw any, note func(path, from string)) []string {
-	var out []string
-	seen := map[string]bool{}
-	base := req.Cwd
-	if req.Dir != "" {
-		base = req.Dir
-	}
-	keep := func(p, from string) {
-		if note != nil {
-			note(p, from)
-		}
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
 		}
 	}
 	add := func(p, from string) {
@@ -240,29 +218,20 @@ func pathsOf(req Request, raw any, note func(path, from string)) []string {
 	}
 	m, _ := raw.(map[string]any)
 	for _, f := range pathFields {
-		from := "" // named only for note: Decide's path allocates nothing for it
 		switch v := m[f].(type) {
 		case string:
-			if note != nil {
-				from = "rawInput." + f
-			}
-			add(v, from)
+			add(v, "rawInput."+f)
 		case []any:
-			if note != nil {
-				from = "rawInput." + f
-			}
 			for _, e := range v {
 				if s, ok := e.(string); ok {
-					add(s, from)
+					add(s, "rawInput."+f)
 				}
 			}
 		}
 	}
 	commandFrom := "title" // where commandsOf read the commands
-	if note != nil {
-		if _, ok := commandLine(raw); ok {
-			commandFrom = "rawInput.command"
-		}
+	if _, ok := commandLine(raw); ok {
+		commandFrom = "rawInput.command"
 	}
 	for _, cmd := range commandsOf(req, raw) {
 		for _, text := range append([]string{cmd}, allowUnits(cmd)...) {

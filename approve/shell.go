@@ -30,7 +30,7 @@ const maxDepth = 64
 // commands that consist of nothing else are dropped. Leading VAR=value
 // assignments are kept. Redirections stay part of the command (2>&1 does
 // not split), so the allow pattern "cat *" also matches `cat a >
-// ~/.bashrc`; their targets are paths the call touches (PathsOf), which
+// ~/.bashrc`; their targets are paths the call touches (Decision.Paths), which
 // path rules see, and a deny rule such as "*>*" rules redirections out.
 // Here-document bodies are not commands; only substitutions in an
 // unquoted body are returned.

@@ -107,16 +107,7 @@ func TestSplitCommandsDeepNesting(t *testing.T) {
 	}
 }
 
-func rawJSON(t *testing.T, v any) json.RawMessage {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func TestCommandsOf(t *testing.T) {
+func TestDecisionCommands(t *testing.T) {
 	tests := []struct {
 		name string
 		req  approve.Request
@@ -212,15 +203,15 @@ func TestCommandsOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := approve.CommandsOf(tt.req)
+			got := approve.DenyAll().Evaluate(tt.req).Commands
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("CommandsOf() mismatch (-want +got):\n%s", diff)
+				t.Errorf("Decision.Commands mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
-func TestPathsOf(t *testing.T) {
+func TestDecisionPaths(t *testing.T) {
 	tests := []struct {
 		name string
 		req  approve.Request
@@ -277,15 +268,15 @@ func TestPathsOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := approve.PathsOf(tt.req)
+			got := approve.DenyAll().Evaluate(tt.req).Paths
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("PathsOf() mismatch (-want +got):\n%s", diff)
+				t.Errorf("Decision.Paths mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
-// TestPathSources: every path PathsOf gives, in its order, with each field
+// TestPathSources: every path Decision.Paths lists, in its order, with each field
 // that holds it; a redirection is the command's, read from rawInput or,
 // without rawInput.command, from the title.
 func TestPathSources(t *testing.T) {
@@ -334,8 +325,8 @@ func TestPathSources(t *testing.T) {
 			for _, s := range got {
 				paths = append(paths, s.Path)
 			}
-			if diff := cmp.Diff(approve.PathsOf(tt.req), paths); diff != "" {
-				t.Errorf("PathSources() paths are not PathsOf()'s (-PathsOf +PathSources):\n%s", diff)
+			if diff := cmp.Diff(approve.DenyAll().Evaluate(tt.req).Paths, paths); diff != "" {
+				t.Errorf("PathSources() paths are not Decision.Paths (-Paths +PathSources):\n%s", diff)
 			}
 		})
 	}

@@ -17,7 +17,7 @@ const maxUnwrap = 4
 // shell wrapper (sh, bash, zsh, dash or ksh with -c SCRIPT, or eval …),
 // the commands of the script, unwrapped in turn. Arguments after the
 // script, which it sees as $0, $1, …, are a command of their own, as in
-// CommandsOf. A command with nothing to take off is its own only unit; so
+// commandsOf. A command with nothing to take off is its own only unit; so
 // is one that unwraps into more than maxForms units.
 func allowUnits(cmd string) []string {
 	var out []string
@@ -82,17 +82,9 @@ func nestedCommands(ws []string) []string {
 		unq[j] = dequote(w)
 	}
 	var inner []string
-	switch path.Base(unq[0]) {
-	case "sh", "bash", "zsh", "dash", "ksh":
-		script, extra, ok := shellScript(unq[1:])
-		if !ok {
-			return nil
-		}
-		if len(extra) > 0 {
-			script += "\n" + QuoteArgv(extra)
-		}
+	if script, ok := wrapperScript(unq); ok {
 		inner = SplitCommands(script)
-	case "eval":
+	} else if path.Base(unq[0]) == "eval" {
 		inner = SplitCommands(strings.Join(unq[1:], " "))
 	}
 	if len(redirs) > 0 {

@@ -2,6 +2,7 @@ package approve
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -49,12 +50,7 @@ func (r Rule) Validate() []string {
 			msgs = append(msgs, fmt.Sprintf("path: malformed pattern %q", p))
 		}
 	}
-	keys := make([]string, 0, len(r.Input))
-	for k := range r.Input {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(r.Input)) {
 		if k == "" || slices.Contains(strings.Split(k, "."), "") {
 			msgs = append(msgs, fmt.Sprintf("input: bad field path %q", k))
 		}

@@ -18,45 +18,19 @@ import (
 	"github.com/acprun/acprun/acp"
 )
 
-// Option changes how Run plays a script.
-type Option func(*runConfig)
-
-type runConfig struct {
-	exit func(code int)
-}
-
-// WithExit replaces os.Exit for exit steps. If f returns, Run writes nothing
-// more and returns an *ExitError with the code, as if the process had died.
-// In-process tests use it to survive exit steps.
-func WithExit(f func(code int)) Option {
-	return func(c *runConfig) { c.exit = f }
-}
-
-// ExitError is returned by Run after an exit step whose exit function (see
-// WithExit) returned.
-type ExitError struct{ Code int }
-
-// Error says which exit code the script asked for.
-func (e *ExitError) Error() string { return fmt.Sprintf("mock agent exited with code %d", e.Code) }
-
 // Run plays s as an ACP agent: it reads the client's messages from stdin and
 // writes its own to stdout, one JSON object per line; stderr gets the
 // script's stderr steps and notes. Requests are handled in arrival order.
 //
 // Run returns nil once stdin has ended and everything read has been
 // answered (turns play on, but client calls fail and waitForCancel ends as
-// if cancelled), ctx's error when ctx ends, or an *ExitError after an exit
-// step. After a hang step, and with the script's ignoreEOF, it ignores the
+// if cancelled), or ctx's error when ctx ends. An exit step ends the
+// process (os.Exit). After a hang step, and with the script's ignoreEOF, it ignores the
 // end of stdin and returns only when ctx ends. The script's startDelay
 // passes before anything is read.
 //
-// Exit steps call os.Exit unless WithExit says otherwise. Run never changes
-// signal handling: see Script.IgnoreSigterm.
-func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writer, opts ...Option) error {
-	cfg := runConfig{exit: os.Exit}
-	for _, o := range opts {
-		o(&cfg)
-	}
+// Run never changes signal handling: see Script.IgnoreSigterm.
+func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writer) error {
 	if d := s.startDelay; d > 0 { // a real agent's start-up: nothing is read meanwhile
 		t := time.NewTimer(d)
 		select {
@@ -72,13 +46,11 @@ func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writ
 	defer cancel()
 	a := &agent{
 		s:               s,
-		cfg:             cfg,
 		ctx:             runCtx,
 		out:             &output{w: stdout, failed: make(chan struct{})},
 		stdout:          stdout,
 		stderr:          &lockedWriter{w: stderr},
 		sessions:        map[string]*session{},
-		exited:          make(chan struct{}),
 		ready:           make(chan struct{}),
 		responseWatch:   map[string]chan struct{}{},
 		inflight:        map[string]int{},
@@ -96,8 +68,6 @@ func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writ
 		err = a.finish(ctx)
 	case <-ctx.Done():
 		err = ctx.Err()
-	case <-a.exited:
-		err = &ExitError{Code: a.exitCode}
 	}
 	a.out.kill() // a dying agent answers nothing more, not even with an error
 	cancel()
@@ -126,8 +96,6 @@ func (a *agent) finish(ctx context.Context) error {
 			return nil // answers cannot be written any more
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-a.exited:
-			return &ExitError{Code: a.exitCode}
 		}
 	}
 	if !a.hung.Load() { // let after: steps play out
@@ -140,17 +108,11 @@ func (a *agent) finish(ctx context.Context) error {
 		case <-bgDone:
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-a.exited:
-			return &ExitError{Code: a.exitCode}
 		}
 	}
 	if a.hung.Load() || a.s.ignoreEOF {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-a.exited:
-			return &ExitError{Code: a.exitCode}
-		}
+		<-ctx.Done()
+		return ctx.Err()
 	}
 	if err := a.conn.Err(); err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("mock agent: %w", err)
@@ -184,7 +146,6 @@ func (a *agent) answered(id string) {
 // agent is the state of one Run.
 type agent struct {
 	s      *Script
-	cfg    runConfig
 	ctx    context.Context // ends when Run ends
 	conn   *acp.Conn       // set before ready closes
 	ready  chan struct{}   // Handle waits for it, as the Conn may call it before NewConn returns
@@ -192,10 +153,7 @@ type agent struct {
 	stdout io.Writer // the raw stdout, for grandchildren
 	stderr *lockedWriter
 
-	hung     atomic.Bool
-	exitOnce sync.Once
-	exitCode int
-	exited   chan struct{}
+	hung atomic.Bool
 
 	bg sync.WaitGroup // goroutines playing after: steps
 
@@ -282,29 +240,23 @@ func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		return a.authenticate(req)
 	case acp.MethodSessionNew:
 		return a.newSession(ctx, req)
-	case acp.MethodSessionLoad:
-		if !a.s.capabilities.LoadSession {
-			return nil, acp.MethodNotFound(req.Method)
-		}
-		return a.loadSession(ctx, req)
-	case acp.MethodSessionResume:
-		if a.s.capabilities.SessionCapabilities.Resume == nil {
-			return nil, acp.MethodNotFound(req.Method)
-		}
-		return a.resumeSession(req)
 	case acp.MethodSessionSetMode:
 		return a.setMode(req)
 	case acp.MethodSessionSetConfigOption:
 		return a.setConfigOption(req)
-	case acp.MethodSessionSetModel:
-		return a.setModel(req)
 	case acp.MethodSessionPrompt:
 		return a.prompt(ctx, req)
-	case acp.MethodSessionClose:
-		if a.s.capabilities.SessionCapabilities.Close == nil {
-			return nil, acp.MethodNotFound(req.Method)
-		}
+	}
+	// The methods of what a script may leave out: unknown unless offered.
+	switch caps := a.s.capabilities; {
+	case req.Method == acp.MethodSessionLoad && caps.LoadSession:
+		return a.loadSession(ctx, req)
+	case req.Method == acp.MethodSessionResume && caps.SessionCapabilities.Resume != nil:
+		return a.resumeSession(req)
+	case req.Method == acp.MethodSessionClose && caps.SessionCapabilities.Close != nil:
 		return a.closeSession(ctx, req)
+	case req.Method == acp.MethodSessionSetModel && a.s.models != nil:
+		return a.setModel(req)
 	}
 	return nil, acp.MethodNotFound(req.Method)
 }
@@ -353,7 +305,8 @@ func (a *agent) authenticate(req *acp.Request) (any, error) {
 	return nil, acp.NewError(acp.CodeInvalidParams, "unknown auth method %q", p.MethodID)
 }
 
-// sessionParams checks what session/new and session/load have in common.
+// sessionParams checks what session/new, session/load and session/resume
+// have in common (mcpServers is optional for session/resume).
 func (a *agent) sessionParams(req *acp.Request, cwd string) error {
 	if a.needsAuth() {
 		return acp.NewError(acp.CodeAuthRequired, "Authentication required")
@@ -364,7 +317,7 @@ func (a *agent) sessionParams(req *acp.Request, cwd string) error {
 	var raw struct {
 		McpServers *json.RawMessage `json:"mcpServers"`
 	}
-	if err := req.DecodeParams(&raw); err != nil || raw.McpServers == nil {
+	if err := req.DecodeParams(&raw); req.Method != acp.MethodSessionResume && (err != nil || raw.McpServers == nil) {
 		return acp.NewError(acp.CodeInvalidParams, "%s: mcpServers must be an array", req.Method)
 	}
 	if !filepath.IsAbs(cwd) {
@@ -598,14 +551,10 @@ func (a *agent) neverAnswer(ctx context.Context, req *acp.Request) (any, error) 
 	return nil, a.ctx.Err()
 }
 
-// exit plays an exit step.
+// exit plays an exit step: nothing more is written, and the process ends.
 func (a *agent) exit(code int) {
-	a.exitOnce.Do(func() {
-		a.out.kill()
-		a.exitCode = code
-		a.cfg.exit(code)
-		close(a.exited)
-	})
+	a.out.kill()
+	os.Exit(code)
 }
 
 // hang plays a hang step: from now on nothing is written or answered.

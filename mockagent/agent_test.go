@@ -821,27 +821,6 @@ func TestUpdates(t *testing.T) {
 	}
 }
 
-func TestExitStep(t *testing.T) {
-	codes := make(chan int, 1)
-	c, m := runMock(t, "turns: [{steps: [{text: bye}, {exit: 7}, {text: never}]}]\n", nil,
-		mockagent.WithExit(func(code int) { codes <- code }))
-	sid := c.start()
-	_, err := c.prompt(sid, "x")
-	if !errors.Is(err, acp.ErrClosed) {
-		t.Errorf("prompt error = %v; want the connection closed", err)
-	}
-	if got := <-codes; got != 7 {
-		t.Errorf("exit code = %d; want 7", got)
-	}
-	var ee *mockagent.ExitError
-	if err := m.wait(t); !errors.As(err, &ee) || ee.Code != 7 {
-		t.Errorf("Run = %v; want ExitError 7", err)
-	}
-	if got := describeAll(c.drain()); !cmp.Equal(got, []string{"text:bye"}) {
-		t.Errorf("updates = %q; want only text:bye", got)
-	}
-}
-
 func TestHang(t *testing.T) {
 	// In a synctest bubble, synctest.Wait lets the agent react to the end
 	// of its stdin before checking that Run did not return.

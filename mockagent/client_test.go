@@ -278,7 +278,7 @@ func (m *mock) wait(t *testing.T) error {
 // runMock parses script and runs it in-process over net.Pipe, with a client
 // connected. Cleanup closes the client, stops the agent and checks that no
 // goroutine leaked.
-func runMock(t *testing.T, script string, serve serveFunc, opts ...mockagent.Option) (*client, *mock) {
+func runMock(t *testing.T, script string, serve serveFunc) (*client, *mock) {
 	t.Helper()
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
@@ -291,7 +291,7 @@ func runMock(t *testing.T, script string, serve serveFunc, opts ...mockagent.Opt
 	m := &mock{cancel: cancel, done: make(chan struct{}), stderr: newSyncBuffer()}
 	go func() {
 		defer close(m.done)
-		m.err = mockagent.Run(ctx, s, agentSide, agentSide, m.stderr, opts...)
+		m.err = mockagent.Run(ctx, s, agentSide, agentSide, m.stderr)
 	}()
 	c := newClient(t, clientSide, clientSide, serve)
 	t.Cleanup(func() {

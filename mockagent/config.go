@@ -1,6 +1,7 @@
 package mockagent
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -46,22 +47,8 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 			"currentValue": func(v *yaml.Node) { current = v },
 			"options": func(v *yaml.Node) {
 				hasOptions = true
-				opts, _ := p.list(v, "configOptions.options")
-				for _, ov := range opts {
-					var sv acp.SessionConfigSelectOption
-					p.object(ov, "config option value", fields{
-						"value":       func(v *yaml.Node) { sv.Value, _ = p.nonEmpty(v, "options.value") },
-						"name":        func(v *yaml.Node) { sv.Name, _ = p.str(v, "options.name") },
-						"description": func(v *yaml.Node) { sv.Description, _ = p.str(v, "options.description") },
-					})
-					if sv.Value == "" {
-						p.Errorf(yamlnode.Deref(ov), "config option value: value is required")
-						continue
-					}
-					if sv.Name == "" {
-						sv.Name = sv.Value
-					}
-					values = append(values, sv)
+				for _, c := range p.choiceList(v, "configOptions.options", "config option value", "options", "value") {
+					values = append(values, acp.SessionConfigSelectOption{Value: c.id, Name: cmp.Or(c.name, c.id), Description: c.description})
 				}
 			},
 		})
@@ -75,9 +62,7 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 			continue
 		}
 		seen[o.ID] = true
-		if o.Name == "" {
-			o.Name = o.ID
-		}
+		o.Name = cmp.Or(o.Name, o.ID)
 		switch o.Type {
 		case acp.ConfigBoolean:
 			if hasOptions {
@@ -108,39 +93,13 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 	return out
 }
 
-// models parses the script's legacy models.
+// models parses the script's legacy models; a model's name defaults to
+// its id.
 func (p *parser) models(n *yaml.Node) *acp.SessionModelState {
-	ms := &acp.SessionModelState{}
-	p.object(n, "models", fields{
-		"currentModelId": func(v *yaml.Node) { ms.CurrentModelID, _ = p.str(v, "models.currentModelId") },
-		"availableModels": func(v *yaml.Node) {
-			items, _ := p.list(v, "models.availableModels")
-			for _, it := range items {
-				var m acp.ModelInfo
-				p.object(it, "model", fields{
-					"modelId":     func(v *yaml.Node) { m.ModelID, _ = p.nonEmpty(v, "model.modelId") },
-					"name":        func(v *yaml.Node) { m.Name, _ = p.str(v, "model.name") },
-					"description": func(v *yaml.Node) { m.Description, _ = p.str(v, "model.description") },
-				})
-				if m.ModelID == "" {
-					p.Errorf(yamlnode.Deref(it), "model: modelId is required")
-					continue
-				}
-				if m.Name == "" {
-					m.Name = m.ModelID
-				}
-				ms.AvailableModels = append(ms.AvailableModels, m)
-			}
-		},
-	})
-	if ms.CurrentModelID == "" && len(ms.AvailableModels) > 0 {
-		ms.CurrentModelID = ms.AvailableModels[0].ModelID
-	}
-	switch {
-	case len(ms.AvailableModels) == 0:
-		p.Errorf(yamlnode.Deref(n), "models: availableModels needs at least one model")
-	case !slices.ContainsFunc(ms.AvailableModels, func(m acp.ModelInfo) bool { return m.ModelID == ms.CurrentModelID }):
-		p.Errorf(yamlnode.Deref(n), "models: currentModelId %q is not among availableModels", ms.CurrentModelID)
+	cur, items := p.choices(n, "models", "model", "modelId")
+	ms := &acp.SessionModelState{CurrentModelID: cur}
+	for _, c := range items {
+		ms.AvailableModels = append(ms.AvailableModels, acp.ModelInfo{ModelID: c.id, Name: cmp.Or(c.name, c.id), Description: c.description})
 	}
 	return ms
 }
@@ -148,7 +107,7 @@ func (p *parser) models(n *yaml.Node) *acp.SessionModelState {
 // initSettings gives a new or loaded session the script's config options
 // and model, as they start.
 func (a *agent) initSettings(sess *session) {
-	sess.config = cloneOptions(a.s.configOptions)
+	sess.config = slices.Clone(a.s.configOptions) // CurrentValue is replaced, never changed in place
 	if a.s.models != nil {
 		sess.model = a.s.models.CurrentModelID
 	}
@@ -162,7 +121,7 @@ func (a *agent) sessionConfigOptions(sess *session) []acp.SessionConfigOption {
 	if a.s.configOptions == nil {
 		return nil
 	}
-	return cloneOptions(sess.config)
+	return slices.Clone(sess.config)
 }
 
 // sessionModels is the session's model state for a session answer (nil
@@ -177,13 +136,6 @@ func (a *agent) sessionModels(sess *session) *acp.SessionModelState {
 	m.AvailableModels = slices.Clone(m.AvailableModels)
 	m.CurrentModelID = sess.model
 	return &m
-}
-
-func cloneOptions(opts []acp.SessionConfigOption) []acp.SessionConfigOption {
-	if opts == nil {
-		return nil
-	}
-	return slices.Clone(opts) // CurrentValue is replaced, never changed in place
 }
 
 // setConfigOption answers session/set_config_option: the option must be
@@ -229,15 +181,12 @@ func (a *agent) setConfigOption(req *acp.Request) (any, error) {
 	}
 	sess.config = slices.Clone(sess.config)
 	sess.config[i] = o
-	return acp.SetSessionConfigOptionResponse{ConfigOptions: cloneOptions(sess.config)}, nil
+	return acp.SetSessionConfigOptionResponse{ConfigOptions: slices.Clone(sess.config)}, nil
 }
 
 // setModel answers the legacy session/set_model, when the script has
 // models: the model must be one of them.
 func (a *agent) setModel(req *acp.Request) (any, error) {
-	if a.s.models == nil {
-		return nil, acp.MethodNotFound(req.Method)
-	}
 	var p acp.SetSessionModelRequest
 	if err := decode(req, &p); err != nil {
 		return nil, err

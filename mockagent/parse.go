@@ -2,6 +2,7 @@ package mockagent
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -79,7 +81,13 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 				s.protocolVersion = i
 			}
 		},
-		"agentInfo":         func(v *yaml.Node) { p.implementation(v, &s.agentInfo) },
+		"agentInfo": func(v *yaml.Node) {
+			p.object(v, "agentInfo", fields{
+				"name":    func(v *yaml.Node) { s.agentInfo.Name, _ = p.str(v, "agentInfo.name") },
+				"version": func(v *yaml.Node) { s.agentInfo.Version, _ = p.str(v, "agentInfo.version") },
+				"title":   func(v *yaml.Node) { s.agentInfo.Title, _ = p.str(v, "agentInfo.title") },
+			})
+		},
 		"agentCapabilities": func(v *yaml.Node) { p.capabilities(v, &s.capabilities) },
 		"authMethods":       func(v *yaml.Node) { p.authMethods(v, s) },
 		"authRequired":      func(v *yaml.Node) { p.authRequired(v, s) },
@@ -145,14 +153,6 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 	if s.authRequired && !slices.ContainsFunc(s.authMethods, func(m acp.AuthMethod) bool { return m.Type != acp.AuthTypeTerminal }) {
 		p.Errorf(n, "script: authRequired needs at least one authMethods entry that authenticate accepts")
 	}
-}
-
-func (p *parser) implementation(n *yaml.Node, im *acp.Implementation) {
-	p.object(n, "agentInfo", fields{
-		"name":    func(v *yaml.Node) { im.Name, _ = p.str(v, "agentInfo.name") },
-		"version": func(v *yaml.Node) { im.Version, _ = p.str(v, "agentInfo.version") },
-		"title":   func(v *yaml.Node) { im.Title, _ = p.str(v, "agentInfo.title") },
-	})
 }
 
 // capability parses a capability given as true/false or as an object ({}).
@@ -241,37 +241,62 @@ func (p *parser) authMethods(n *yaml.Node, s *Script) {
 }
 
 func (p *parser) modes(n *yaml.Node) *acp.SessionModeState {
-	ms := &acp.SessionModeState{}
-	p.object(n, "modes", fields{
-		"currentModeId": func(v *yaml.Node) { ms.CurrentModeID, _ = p.str(v, "modes.currentModeId") },
-		"availableModes": func(v *yaml.Node) {
-			items, _ := p.list(v, "modes.availableModes")
-			for _, it := range items {
-				var m acp.SessionMode
-				p.object(it, "mode", fields{
-					"id":          func(v *yaml.Node) { m.ID, _ = p.nonEmpty(v, "mode.id") },
-					"name":        func(v *yaml.Node) { m.Name, _ = p.str(v, "mode.name") },
-					"description": func(v *yaml.Node) { m.Description, _ = p.str(v, "mode.description") },
-				})
-				if m.ID == "" {
-					p.Errorf(yamlnode.Deref(it), "mode: id is required")
-					continue
-				}
-				ms.AvailableModes = append(ms.AvailableModes, m)
-			}
-		},
-	})
-	if ms.CurrentModeID == "" && len(ms.AvailableModes) > 0 {
-		ms.CurrentModeID = ms.AvailableModes[0].ID
-	}
-	found := slices.ContainsFunc(ms.AvailableModes, func(m acp.SessionMode) bool { return m.ID == ms.CurrentModeID })
-	switch {
-	case len(ms.AvailableModes) == 0:
-		p.Errorf(yamlnode.Deref(n), "modes: availableModes needs at least one mode")
-	case !found:
-		p.Errorf(yamlnode.Deref(n), "modes: currentModeId %q is not among availableModes", ms.CurrentModeID)
+	cur, items := p.choices(n, "modes", "mode", "id")
+	ms := &acp.SessionModeState{CurrentModeID: cur}
+	for _, c := range items {
+		ms.AvailableModes = append(ms.AvailableModes, acp.SessionMode{ID: c.id, Name: c.name, Description: c.description})
 	}
 	return ms
+}
+
+// choice is one of the modes or models a script offers.
+type choice struct{ id, name, description string }
+
+// choices parses the script's modes or models (what): a mapping of the
+// current id (currentModeId) and the list of what is available
+// (availableModes), each a mapping of idKey, name and description; the
+// current id defaults to the first one's.
+func (p *parser) choices(n *yaml.Node, what, item, idKey string) (string, []choice) {
+	title := strings.ToUpper(item[:1]) + item[1:]
+	currentKey, availableKey := "current"+title+"Id", "available"+title+"s"
+	var current string
+	var items []choice
+	p.object(n, what, fields{
+		currentKey:   func(v *yaml.Node) { current, _ = p.str(v, what+"."+currentKey) },
+		availableKey: func(v *yaml.Node) { items = p.choiceList(v, what+"."+availableKey, item, item, idKey) },
+	})
+	if current == "" && len(items) > 0 {
+		current = items[0].id
+	}
+	switch {
+	case len(items) == 0:
+		p.Errorf(yamlnode.Deref(n), "%s: %s needs at least one %s", what, availableKey, item)
+	case !slices.ContainsFunc(items, func(c choice) bool { return c.id == current }):
+		p.Errorf(yamlnode.Deref(n), "%s: %s %q is not among %s", what, currentKey, current, availableKey)
+	}
+	return current, items
+}
+
+// choiceList parses a list (what) of mappings of idKey, name and
+// description, each an item whose keys messages name prefix.KEY; an item
+// without an id is reported and left out.
+func (p *parser) choiceList(n *yaml.Node, what, item, prefix, idKey string) []choice {
+	list, _ := p.list(n, what)
+	var items []choice
+	for _, it := range list {
+		var c choice
+		p.object(it, item, fields{
+			idKey:         func(v *yaml.Node) { c.id, _ = p.nonEmpty(v, prefix+"."+idKey) },
+			"name":        func(v *yaml.Node) { c.name, _ = p.str(v, prefix+".name") },
+			"description": func(v *yaml.Node) { c.description, _ = p.str(v, prefix+".description") },
+		})
+		if c.id == "" {
+			p.Errorf(yamlnode.Deref(it), "%s: %s is required", item, idKey)
+			continue
+		}
+		items = append(items, c)
+	}
+	return items
 }
 
 func (p *parser) permissionOptions(n *yaml.Node, what string) []acp.PermissionOption {
@@ -298,9 +323,7 @@ func (p *parser) permissionOptions(n *yaml.Node, what string) []acp.PermissionOp
 			p.Errorf(yamlnode.Deref(it), "permission option: optionId and kind are required")
 			continue
 		}
-		if o.Name == "" {
-			o.Name = o.OptionID
-		}
+		o.Name = cmp.Or(o.Name, o.OptionID)
 		opts = append(opts, o)
 	}
 	return opts

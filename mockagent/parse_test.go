@@ -360,9 +360,6 @@ turns:
 	if d := tr.steps[3].(*sleepStep).d; d != 20*time.Millisecond {
 		t.Errorf("sleep = %v; want 20ms", d)
 	}
-	if got := tr.steps[3].stepPos(); got != (pos{30, 9}) {
-		t.Errorf("sleep step at %v; want 30:9", got)
-	}
 }
 
 func TestSplitChunks(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 // permissionStep asks the client for permission and plays the branch of
 // its answer.
 type permissionStep struct {
-	at
 	call      acp.ToolCallUpdate
 	options   []acp.PermissionOption // nil: the script's
 	allowed   []step
@@ -39,15 +38,14 @@ func (st *permissionStep) play(pl *player) *ending {
 	err := pl.call(pl.a.ctx, acp.MethodSessionRequestPermission, acp.RequestPermissionRequest{
 		SessionID: pl.sess.id, ToolCall: u, Options: opts,
 	}, &res)
-	if pl.gone(err) {
+	if pl.gone() {
 		return died()
 	}
 	branch := st.rejected
+	var said error // a report of what went wrong
 	switch {
 	case err != nil:
-		if pl.sayErr(acp.MethodSessionRequestPermission, err) != nil {
-			return died()
-		}
+		said = pl.sayErr(acp.MethodSessionRequestPermission, err)
 	case res.Outcome.Outcome == acp.OutcomeCancelled:
 		return pl.cancelledBranch(st)
 	case res.Outcome.Outcome == acp.OutcomeSelected:
@@ -58,16 +56,15 @@ func (st *permissionStep) play(pl *player) *ending {
 			}
 		}
 		if !ok {
-			if pl.say("error: %s: unknown optionId %q", acp.MethodSessionRequestPermission, res.Outcome.OptionID) != nil {
-				return died()
-			}
+			said = pl.say("error: %s: unknown optionId %q", acp.MethodSessionRequestPermission, res.Outcome.OptionID)
 		} else if kind == acp.AllowOnce || kind == acp.AllowAlways {
 			branch = st.allowed
 		}
 	default:
-		if pl.say("error: %s: unknown outcome %q", acp.MethodSessionRequestPermission, res.Outcome.Outcome) != nil {
-			return died()
-		}
+		said = pl.say("error: %s: unknown outcome %q", acp.MethodSessionRequestPermission, res.Outcome.Outcome)
+	}
+	if said != nil {
+		return died()
 	}
 	return pl.play(branch)
 }

@@ -429,8 +429,8 @@ turns:
 				if code := p.wait(t); code != 3 {
 					t.Errorf("exit code %d; want 3", code)
 				}
-				if got := textsOf(c.drain()); !cmp.Equal(got, []string{"bye"}) {
-					t.Errorf("texts = %q; want bye only", got)
+				if got := describeAll(c.drain()); !cmp.Equal(got, []string{"text:bye"}) {
+					t.Errorf("updates = %q; want only text:bye", got)
 				}
 			},
 		},

@@ -192,7 +192,7 @@ func (a *agent) reopen(req *acp.Request, id, cwd string) (*session, error) {
 	if id == "" {
 		return nil, acp.NewError(acp.CodeInvalidParams, "%s: sessionId is required", req.Method)
 	}
-	if err := a.sessionCheck(req, cwd); err != nil {
+	if err := a.sessionParams(req, cwd); err != nil {
 		return nil, err
 	}
 	if e := a.s.loadError; e != nil {
@@ -217,24 +217,6 @@ func (a *agent) reopen(req *acp.Request, id, cwd string) (*session, error) {
 	a.sessions[id] = sess
 	a.mu.Unlock()
 	return sess, nil
-}
-
-// sessionCheck is sessionParams for session/resume, whose mcpServers is
-// optional.
-func (a *agent) sessionCheck(req *acp.Request, cwd string) error {
-	if req.Method == acp.MethodSessionLoad {
-		return a.sessionParams(req, cwd)
-	}
-	if a.needsAuth() {
-		return acp.NewError(acp.CodeAuthRequired, "Authentication required")
-	}
-	if err := a.checkDirs(req); err != nil {
-		return err
-	}
-	if !filepath.IsAbs(cwd) {
-		return acp.NewError(acp.CodeInvalidParams, "%s: cwd must be an absolute path, got %q", req.Method, cwd)
-	}
-	return nil
 }
 
 // historyStep says the session's earlier prompts and replies.
@@ -270,7 +252,6 @@ func (a *agent) historyText(sess *session) string {
 // onCancel says) or the end of Run stops the wait; a file that cannot be
 // read is reported as an "error: waitFor: …" text chunk.
 type waitForStep struct {
-	at
 	path string
 }
 
@@ -300,9 +281,7 @@ func (st *waitForStep) play(pl *player) *ending {
 	select {
 	case err := <-done:
 		if err != nil {
-			if pl.say("error: waitFor: %v", err) != nil {
-				return died()
-			}
+			return check(pl.say("error: waitFor: %v", err))
 		}
 		return nil
 	case <-pl.cancelled():

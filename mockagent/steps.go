@@ -21,16 +21,7 @@ type step interface {
 	parse(p *parser, a action)
 	// play plays the step; a non-nil ending stops the list it is in.
 	play(pl *player) *ending
-	stepPos() pos
 }
-
-// pos is a position in the script.
-type pos struct{ line, col int }
-
-// at is where a step is in the script: at its action's key.
-type at struct{ pos pos }
-
-func (a at) stepPos() pos { return a.pos }
 
 // action is the key that makes a step what it is, with its value, and the
 // step's other keys: its modifiers.
@@ -43,43 +34,43 @@ type action struct {
 // stepKind is a kind of step: the key that makes it, and how to make one.
 type stepKind struct {
 	name     string
-	new      func(at) step
+	new      func() step
 	turnOnly bool // needs a running prompt turn
 	mods     bool // takes modifiers (the step's parse reads them)
 }
 
 // stepKinds are the kinds of step, in the order the reference gives them.
 var stepKinds = []stepKind{
-	{name: "text", new: func(a at) step { return &chunkStep{at: a, kind: acp.UpdateAgentMessageChunk} }, mods: true},
-	{name: "thought", new: func(a at) step { return &chunkStep{at: a, kind: acp.UpdateAgentThoughtChunk} }, mods: true},
-	{name: "user", new: func(a at) step { return &chunkStep{at: a, kind: acp.UpdateUserMessageChunk} }, mods: true},
-	{name: "plan", new: func(a at) step { return &planStep{at: a} }},
-	{name: "tool_call", new: func(a at) step { return &toolCallStep{at: a} }},
-	{name: "tool_call_update", new: func(a at) step { return &toolCallStep{at: a, update: true} }},
-	{name: "permission", new: func(a at) step { return &permissionStep{at: a} }, turnOnly: true, mods: true},
-	{name: "read", new: func(a at) step { return &readStep{at: a} }, turnOnly: true},
-	{name: "write", new: func(a at) step { return &writeStep{at: a} }, turnOnly: true},
-	{name: "terminal", new: func(a at) step { return &terminalStep{at: a} }, turnOnly: true},
-	{name: "sleep", new: func(a at) step { return &sleepStep{at: a} }},
-	{name: "waitForCancel", new: func(a at) step { return &waitForCancelStep{onlyTrue{a}} }, turnOnly: true},
-	{name: "update", new: func(a at) step { return &rawUpdateStep{at: a} }},
-	{name: "usage_update", new: func(a at) step { return &usageUpdateStep{at: a} }},
-	{name: "stop", new: func(a at) step { return &stopStep{at: a} }, turnOnly: true},
-	{name: "error", new: func(a at) step { return &errorStep{at: a} }, turnOnly: true},
-	{name: "exit", new: func(a at) step { return &exitStep{at: a} }},
-	{name: "hang", new: func(a at) step { return &hangStep{onlyTrue{a}} }},
-	{name: "garbage", new: func(a at) step { return &garbageStep{at: a} }},
-	{name: "flood", new: func(a at) step { return &floodStep{at: a} }},
-	{name: "stderr", new: func(a at) step { return &stderrStep{at: a} }},
-	{name: "spawnGrandchild", new: func(a at) step { return &grandchildStep{onlyTrue{a}} }},
-	{name: "showConfig", new: func(a at) step { return &showConfigStep{onlyTrue{a}} }},
-	{name: "showRoots", new: func(a at) step { return &showRootsStep{onlyTrue{a}} }},
-	{name: "history", new: func(a at) step { return &historyStep{onlyTrue{a}} }},
-	{name: "waitFor", new: func(a at) step { return &waitForStep{at: a} }},
-	{name: "writeFile", new: func(a at) step { return &writeFileStep{at: a} }},
-	{name: "readFile", new: func(a at) step { return &readFileStep{at: a} }},
-	{name: "spawn", new: func(a at) step { return &spawnStep{at: a} }},
-	{name: "connect", new: func(a at) step { return &connectStep{at: a} }},
+	{name: "text", new: func() step { return &chunkStep{kind: acp.UpdateAgentMessageChunk} }, mods: true},
+	{name: "thought", new: func() step { return &chunkStep{kind: acp.UpdateAgentThoughtChunk} }, mods: true},
+	{name: "user", new: func() step { return &chunkStep{kind: acp.UpdateUserMessageChunk} }, mods: true},
+	{name: "plan", new: func() step { return &planStep{} }},
+	{name: "tool_call", new: func() step { return &toolCallStep{} }},
+	{name: "tool_call_update", new: func() step { return &toolCallStep{update: true} }},
+	{name: "permission", new: func() step { return &permissionStep{} }, turnOnly: true, mods: true},
+	{name: "read", new: func() step { return &readStep{} }, turnOnly: true},
+	{name: "write", new: func() step { return &writeStep{} }, turnOnly: true},
+	{name: "terminal", new: func() step { return &terminalStep{} }, turnOnly: true},
+	{name: "sleep", new: func() step { return &sleepStep{} }},
+	{name: "waitForCancel", new: func() step { return &waitForCancelStep{} }, turnOnly: true},
+	{name: "update", new: func() step { return &rawUpdateStep{} }},
+	{name: "usage_update", new: func() step { return &usageUpdateStep{} }},
+	{name: "stop", new: func() step { return &stopStep{} }, turnOnly: true},
+	{name: "error", new: func() step { return &errorStep{} }, turnOnly: true},
+	{name: "exit", new: func() step { return &exitStep{} }},
+	{name: "hang", new: func() step { return &hangStep{} }},
+	{name: "garbage", new: func() step { return &garbageStep{} }},
+	{name: "flood", new: func() step { return &floodStep{} }},
+	{name: "stderr", new: func() step { return &stderrStep{} }},
+	{name: "spawnGrandchild", new: func() step { return &grandchildStep{} }},
+	{name: "showConfig", new: func() step { return &showConfigStep{} }},
+	{name: "showRoots", new: func() step { return &showRootsStep{} }},
+	{name: "history", new: func() step { return &historyStep{} }},
+	{name: "waitFor", new: func() step { return &waitForStep{} }},
+	{name: "writeFile", new: func() step { return &writeFileStep{} }},
+	{name: "readFile", new: func() step { return &readFileStep{} }},
+	{name: "spawn", new: func() step { return &spawnStep{} }},
+	{name: "connect", new: func() step { return &connectStep{} }},
 }
 
 // stepNames lists the keys of stepKinds, for messages.
@@ -142,7 +133,7 @@ func (p *parser) step(n *yaml.Node, what string, inTurn bool) step {
 	if !kind.mods {
 		p.apply(a.mods, a.what, fields{})
 	}
-	s := kind.new(at{pos{a.K.Line, a.K.Column}})
+	s := kind.new()
 	s.parse(p, a)
 	return s
 }
@@ -160,7 +151,7 @@ func check(err error) *ending {
 }
 
 // onlyTrue is the base of the steps whose value can only be true.
-type onlyTrue struct{ at }
+type onlyTrue struct{}
 
 func (onlyTrue) parse(p *parser, a action) {
 	if b, ok := p.bool(a.V, a.Key); ok && !b {
@@ -170,7 +161,6 @@ func (onlyTrue) parse(p *parser, a action) {
 
 // chunkStep sends message, thought or user chunks.
 type chunkStep struct {
-	at
 	kind      string // agent_message_chunk, agent_thought_chunk, user_message_chunk
 	chunks    []string
 	messageID string
@@ -230,7 +220,6 @@ func splitChunks(s string, n int) []string {
 }
 
 type planStep struct {
-	at
 	entries []acp.PlanEntry
 }
 
@@ -261,7 +250,6 @@ func (st *planStep) play(pl *player) *ending {
 }
 
 type toolCallStep struct {
-	at
 	update bool               // tool_call_update instead of tool_call
 	call   acp.ToolCallUpdate // relative paths are resolved against the session cwd when sent
 }
@@ -400,7 +388,6 @@ func (p *parser) toolContent(n *yaml.Node) acp.ToolCallContent {
 }
 
 type readStep struct {
-	at
 	path  string
 	line  *int
 	limit *int
@@ -430,32 +417,28 @@ func (st *readStep) play(pl *player) *ending {
 	err := pl.call(pl.a.ctx, acp.MethodFSReadTextFile, acp.ReadTextFileRequest{
 		SessionID: pl.sess.id, Path: abs(pl.sess.cwd, st.path), Line: st.line, Limit: st.limit,
 	}, &res)
-	switch {
-	case pl.gone(err):
-		return died()
-	case err != nil:
-		return check(pl.sayErr(acp.MethodFSReadTextFile, err))
-	}
-	return check(pl.say("read: %s", res.Content))
+	return pl.outcome(acp.MethodFSReadTextFile, err, func() error { return pl.say("read: %s", res.Content) })
 }
 
-type writeStep struct {
-	at
+type writeStep struct{ fileContent }
+
+// fileContent is the path and the content of a write or writeFile step.
+type fileContent struct {
 	path    string
 	content string
 }
 
-func (st *writeStep) parse(p *parser, a action) {
+func (st *fileContent) parse(p *parser, a action) {
 	hasContent := false
-	p.object(a.V, "write", fields{
-		"path": func(v *yaml.Node) { st.path, _ = p.nonEmpty(v, "write.path") },
+	p.object(a.V, a.Key, fields{
+		"path": func(v *yaml.Node) { st.path, _ = p.nonEmpty(v, a.Key+".path") },
 		"content": func(v *yaml.Node) {
 			hasContent = true
-			st.content, _ = p.str(v, "write.content")
+			st.content, _ = p.str(v, a.Key+".content")
 		},
 	})
 	if st.path == "" || !hasContent {
-		p.Errorf(yamlnode.Deref(a.V), "write: path and content are required")
+		p.Errorf(yamlnode.Deref(a.V), "%s: path and content are required", a.Key)
 	}
 }
 
@@ -463,17 +446,10 @@ func (st *writeStep) play(pl *player) *ending {
 	err := pl.call(pl.a.ctx, acp.MethodFSWriteTextFile, acp.WriteTextFileRequest{
 		SessionID: pl.sess.id, Path: abs(pl.sess.cwd, st.path), Content: st.content,
 	}, nil)
-	switch {
-	case pl.gone(err):
-		return died()
-	case err != nil:
-		return check(pl.sayErr(acp.MethodFSWriteTextFile, err))
-	}
-	return check(pl.say("write: ok"))
+	return pl.outcome(acp.MethodFSWriteTextFile, err, func() error { return pl.say("write: ok") })
 }
 
 type sleepStep struct {
-	at
 	d time.Duration
 }
 
@@ -519,7 +495,6 @@ func (st *waitForCancelStep) play(pl *player) *ending {
 
 // rawUpdateStep sends a session/update with the update as written.
 type rawUpdateStep struct {
-	at
 	raw json.RawMessage
 }
 
@@ -545,7 +520,6 @@ func (st *rawUpdateStep) play(pl *player) *ending {
 }
 
 type usageUpdateStep struct {
-	at
 	update acp.UsageUpdate
 }
 
@@ -575,7 +549,6 @@ func (st *usageUpdateStep) play(pl *player) *ending {
 }
 
 type stopStep struct {
-	at
 	reason string
 }
 
@@ -584,7 +557,6 @@ func (st *stopStep) parse(p *parser, a action) { st.reason, _ = p.nonEmpty(a.V, 
 func (st *stopStep) play(*player) *ending { return &ending{stop: acp.StopReason(st.reason)} }
 
 type errorStep struct {
-	at
 	err rpcError
 }
 
@@ -596,7 +568,6 @@ func (st *errorStep) play(*player) *ending {
 }
 
 type exitStep struct {
-	at
 	code int
 }
 
@@ -616,7 +587,6 @@ func (st *hangStep) play(pl *player) *ending {
 }
 
 type garbageStep struct {
-	at
 	text string
 }
 
@@ -625,7 +595,6 @@ func (st *garbageStep) parse(p *parser, a action) { st.text, _ = p.str(a.V, "gar
 func (st *garbageStep) play(pl *player) *ending { return check(pl.a.out.writeLine(st.text)) }
 
 type floodStep struct {
-	at
 	count int
 	text  string
 }
@@ -651,7 +620,6 @@ func (st *floodStep) play(pl *player) *ending {
 }
 
 type stderrStep struct {
-	at
 	text string
 }
 

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -29,25 +27,7 @@ import (
 const connectTimeout = 10 * time.Second
 
 // writeFileStep writes a file itself.
-type writeFileStep struct {
-	at
-	path    string
-	content string
-}
-
-func (st *writeFileStep) parse(p *parser, a action) {
-	hasContent := false
-	p.object(a.V, "writeFile", fields{
-		"path": func(v *yaml.Node) { st.path, _ = p.nonEmpty(v, "writeFile.path") },
-		"content": func(v *yaml.Node) {
-			hasContent = true
-			st.content, _ = p.str(v, "writeFile.content")
-		},
-	})
-	if st.path == "" || !hasContent {
-		p.Errorf(yamlnode.Deref(a.V), "writeFile: path and content are required")
-	}
-}
+type writeFileStep struct{ fileContent }
 
 func (st *writeFileStep) play(pl *player) *ending {
 	err := os.WriteFile(abs(pl.sess.cwd, os.ExpandEnv(st.path)), []byte(st.content), 0o644)
@@ -56,7 +36,6 @@ func (st *writeFileStep) play(pl *player) *ending {
 
 // readFileStep reads a file itself.
 type readFileStep struct {
-	at
 	path string
 }
 
@@ -70,7 +49,6 @@ func (st *readFileStep) play(pl *player) *ending {
 // spawnStep runs a shell line as a child of the agent (a grandchild of
 // the client) in the session cwd, and waits for it.
 type spawnStep struct {
-	at
 	line string
 }
 
@@ -95,7 +73,6 @@ func (st *spawnStep) play(pl *player) *ending {
 
 // connectStep opens a TCP connection itself, and closes it.
 type connectStep struct {
-	at
 	addr string
 }
 

@@ -12,7 +12,6 @@ import (
 
 // terminalStep runs a command in a terminal of the client.
 type terminalStep struct {
-	at
 	command         string
 	args            []string
 	env             []acp.EnvVariable
@@ -72,18 +71,9 @@ func (st *terminalStep) play(pl *player) *ending {
 	err := pl.call(pl.a.ctx, acp.MethodTerminalCreate, acp.CreateTerminalRequest{
 		SessionID: pl.sess.id, Command: st.command, Args: st.args, Env: st.env, Cwd: cwd, OutputByteLimit: st.outputByteLimit,
 	}, &created)
-	if pl.gone(err) {
-		return died()
-	}
-	if err != nil {
-		if pl.sayErr(acp.MethodTerminalCreate, err) != nil {
-			return died()
-		}
-		return nil
-	}
 	id := created.TerminalID
-	if pl.say("terminal: %s", id) != nil {
-		return died()
+	if end := pl.outcome(acp.MethodTerminalCreate, err, func() error { return pl.say("terminal: %s", id) }); end != nil || err != nil {
+		return end
 	}
 	if st.toolCallID != "" {
 		running := acp.StatusInProgress
@@ -98,19 +88,7 @@ func (st *terminalStep) play(pl *player) *ending {
 	// simple makes a call whose result is only reported as ok or an error.
 	simple := func(method, label string) *ending {
 		err := pl.call(pl.a.ctx, method, ref, nil) // kill and release take the same params as output
-		switch {
-		case pl.gone(err):
-			return died()
-		case err != nil:
-			if pl.sayErr(method, err) != nil {
-				return died()
-			}
-		default:
-			if pl.say("%s: ok", label) != nil {
-				return died()
-			}
-		}
-		return nil
+		return pl.outcome(method, err, func() error { return pl.say("%s: ok", label) })
 	}
 	if st.waitForExit {
 		ctx, stop := context.WithCancel(pl.a.ctx)
@@ -126,14 +104,7 @@ func (st *terminalStep) play(pl *player) *ending {
 		}
 		var res acp.WaitForTerminalExitResponse
 		err := pl.call(ctx, acp.MethodTerminalWaitForExit, ref, &res)
-		switch {
-		case pl.gone(err):
-			return died()
-		case err == nil:
-			if pl.say("exit: %s", exitText(res.ExitCode, res.Signal)) != nil {
-				return died()
-			}
-		case ctx.Err() != nil:
+		if err != nil && !pl.gone() && ctx.Err() != nil {
 			// Cancelled while the command runs: stop it, as a real agent would.
 			if pl.say("error: %s: cancelled", acp.MethodTerminalWaitForExit) != nil {
 				return died()
@@ -142,23 +113,17 @@ func (st *terminalStep) play(pl *player) *ending {
 				return end
 			}
 			return simple(acp.MethodTerminalRelease, "release")
-		default:
-			if pl.sayErr(acp.MethodTerminalWaitForExit, err) != nil {
-				return died()
-			}
+		}
+		if end := pl.outcome(acp.MethodTerminalWaitForExit, err, func() error {
+			return pl.say("exit: %s", exitText(res.ExitCode, res.Signal))
+		}); end != nil {
+			return end
 		}
 	}
 	if st.output {
 		var res acp.TerminalOutputResponse
 		err := pl.call(pl.a.ctx, acp.MethodTerminalOutput, ref, &res)
-		switch {
-		case pl.gone(err):
-			return died()
-		case err != nil:
-			if pl.sayErr(acp.MethodTerminalOutput, err) != nil {
-				return died()
-			}
-		default:
+		if end := pl.outcome(acp.MethodTerminalOutput, err, func() error {
 			label := "output"
 			if res.Truncated {
 				label = "output (truncated)"
@@ -166,9 +131,9 @@ func (st *terminalStep) play(pl *player) *ending {
 			if res.ExitStatus != nil {
 				label += ", exit " + exitText(res.ExitStatus.ExitCode, res.ExitStatus.Signal)
 			}
-			if pl.say("%s: %s", label, res.Output) != nil {
-				return died()
-			}
+			return pl.say("%s: %s", label, res.Output)
+		}); end != nil {
+			return end
 		}
 	}
 	if st.kill {

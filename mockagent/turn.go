@@ -166,6 +166,19 @@ func (pl *player) resolve(u acp.ToolCallUpdate) acp.ToolCallUpdate {
 // gone says whether Run has ended, so a call's error needs no report.
 // After the end of stdin calls fail with acp.ErrClosed, which is reported
 // like any other error.
-func (pl *player) gone(error) bool {
+func (pl *player) gone() bool {
 	return pl.a.ctx.Err() != nil
+}
+
+// outcome reports how a client call went: the steps die when Run has
+// ended; else the call's error is said ("error: method: message"), or on
+// success what ok says. A failed report ends the steps too.
+func (pl *player) outcome(method string, err error, ok func() error) *ending {
+	switch {
+	case pl.gone():
+		return died()
+	case err != nil:
+		return check(pl.sayErr(method, err))
+	}
+	return check(ok())
 }

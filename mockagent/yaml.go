@@ -3,6 +3,7 @@ package mockagent
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -120,12 +121,7 @@ func (p *parser) apply(kvs []yamlnode.Pair, what string, fs fields) {
 }
 
 func keyList(fs fields) string {
-	keys := make([]string, 0, len(fs))
-	for k := range fs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return strings.Join(keys, ", ")
+	return strings.Join(slices.Sorted(maps.Keys(fs)), ", ")
 }
 
 // list returns the items of a sequence.

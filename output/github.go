@@ -54,14 +54,13 @@ func GitHub(stdout io.Writer, summaryFile string, rep report.Report) error {
 		return nil
 	}
 	f, err := os.OpenFile(summaryFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err == nil {
+		_, err = io.WriteString(f, Markdown(rep))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
 	if err != nil {
-		return fmt.Errorf("step summary: %w", err)
-	}
-	if _, err := io.WriteString(f, Markdown(rep)); err != nil {
-		f.Close()
-		return fmt.Errorf("step summary: %w", err)
-	}
-	if err := f.Close(); err != nil {
 		return fmt.Errorf("step summary: %w", err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -192,10 +193,7 @@ func junitCase(r report.Result) junitTestCase {
 		if r.StartFailed {
 			typ = "startFailed"
 		}
-		msg := r.Error
-		if msg == "" {
-			msg = "stop reasons: " + stopReasons(r)
-		}
+		msg := cmp.Or(r.Error, "stop reasons: "+stopReasons(r))
 		tc.Error = &junitProblem{Message: msg, Type: typ, Body: xmlText(problemBody(r))}
 	}
 	return tc

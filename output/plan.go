@@ -1,6 +1,7 @@
 package output
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -114,10 +115,7 @@ func writeRules(w *errWriter, pol *approve.Policy) {
 		}
 		w.printf("  rules:    %s (every request %s)\n", pol.Source, every)
 	default:
-		def := pol.Default
-		if def == "" {
-			def = approve.Deny
-		}
+		def := cmp.Or(pol.Default, approve.Deny)
 		w.printf("  rules:    default %s, %d allow, %d deny\n", def, len(pol.Allow), len(pol.Deny))
 		for _, r := range pol.Deny {
 			w.printf("    deny  %s %s\n", r.Pos, describeRule(r))

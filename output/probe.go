@@ -2,6 +2,7 @@ package output
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -87,10 +88,7 @@ func writeProbe(w io.Writer, rep *runner.ProbeReport) error {
 	} else {
 		line("auth methods:\t")
 		for _, m := range rep.AuthMethods {
-			kind := m.Type
-			if kind == "" {
-				kind = acp.AuthTypeAgent
-			}
+			kind := cmp.Or(m.Type, acp.AuthTypeAgent)
 			line("  %s\t%s [%s]%s", m.ID, m.Name, kind, descSuffix(m.Description))
 		}
 	}

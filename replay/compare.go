@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -330,9 +331,7 @@ func describeRequest(method string, params json.RawMessage, titles map[string]st
 		TerminalID string `json:"terminalId"`
 	}
 	_ = json.Unmarshal(params, &p)
-	if p.ToolCall.Title == "" {
-		p.ToolCall.Title = titles[p.ToolCall.ToolCallID]
-	}
+	p.ToolCall.Title = cmp.Or(p.ToolCall.Title, titles[p.ToolCall.ToolCallID])
 	switch {
 	case method == "session/request_permission" && p.ToolCall.Title != "":
 		return fmt.Sprintf("%s for %q (tool call %s)", method, excerpt(p.ToolCall.Title, 80), p.ToolCall.ToolCallID)

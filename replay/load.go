@@ -3,6 +3,7 @@ package replay
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -93,14 +94,7 @@ type wire struct {
 // Load reads the transcript at path. A file that is not a transcript (not
 // JSONL of acprun's shape, no initialize, several sessions) is an *srcerr.Error
 // saying where.
-func Load(path string) (*Recording, error) {
-	f, err := open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return parse(path, f, nil)
-}
+func Load(path string) (*Recording, error) { return Walk(path, nil) }
 
 // open opens the transcript at path; what cannot be read as one is an
 // *srcerr.Error.
@@ -128,7 +122,7 @@ type Message struct {
 }
 
 // Walk reads the transcript at path as Load does, with the same errors,
-// and calls each with every message of it (not the raw lines), in the
+// and calls each (when not nil) with every message of it (not the raw lines), in the
 // order recorded, as it reads them: a message before an error of a later
 // line has been passed.
 func Walk(path string, each func(Message)) (*Recording, error) {
@@ -140,12 +134,8 @@ func Walk(path string, each func(Message)) (*Recording, error) {
 	return parse(path, f, each)
 }
 
-// Parse reads a transcript from r; file names it in errors.
-func Parse(file string, r io.Reader) (*Recording, error) {
-	return parse(file, r, nil)
-}
-
-// parse is Parse, telling each (when not nil) of every message.
+// parse reads a transcript from r, telling each (when not nil) of every
+// message; file names it in errors.
 func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 	p := &parser{
 		rec:        &Recording{File: file, calls: map[string][]*exchange{}},
@@ -197,7 +187,7 @@ type parser struct {
 	openAgent   map[string]*item     // the agent's requests not yet answered, by id
 	initialized bool
 	sessions    int
-	each        func(Message) // nil: Parse's
+	each        func(Message) // nil: Load's
 }
 
 // errorAt returns the *srcerr.Error of line n at byte offset off of text.
@@ -273,11 +263,7 @@ func (p *parser) jsonError(n int, text []byte, err error) *srcerr.Error {
 	case errors.As(err, &se):
 		return p.errorAt(n, text, int(se.Offset)-1, "not a JSON object: %v (a transcript has one JSON object per line)", se)
 	case errors.As(err, &te):
-		off := valueOffset(text, te.Field)
-		if off == 0 {
-			off = int(te.Offset) - 1
-		}
-		return p.errorAt(n, text, off, "%q is a JSON %s", te.Field, te.Value)
+		return p.errorAt(n, text, cmp.Or(valueOffset(text, te.Field), int(te.Offset)-1), "%q is a JSON %s", te.Field, te.Value)
 	}
 	return p.errorAt(n, text, 0, "%v", err)
 }

@@ -536,24 +536,18 @@ func compareAnswer(it *item, result, errObj json.RawMessage, titles map[string]s
 
 // answer writes the response to a request of the client.
 func (p *player) answer(id, result, errObj json.RawMessage) error {
-	var msg []byte
-	var err error
-	if errObj != nil {
-		msg, err = json.Marshal(struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Error   json.RawMessage `json:"error"`
-		}{"2.0", id, errObj})
-	} else {
-		if len(result) == 0 {
-			result = json.RawMessage("null")
-		}
-		msg, err = json.Marshal(struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Result  json.RawMessage `json:"result"`
-		}{"2.0", id, result})
+	switch {
+	case errObj != nil:
+		result = nil
+	case len(result) == 0:
+		result = json.RawMessage("null")
 	}
+	msg, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result,omitempty"`
+		Error   json.RawMessage `json:"error,omitempty"`
+	}{"2.0", id, result, errObj})
 	if err != nil {
 		return fmt.Errorf("replay: answer: %w", err)
 	}

@@ -64,7 +64,7 @@ func start(t *testing.T, transcript string) *client {
 
 func startWith(t *testing.T, transcript string, opts Options) *client {
 	t.Helper()
-	rec, err := Parse("rec.jsonl", strings.NewReader(transcript))
+	rec, err := parse("rec.jsonl", strings.NewReader(transcript), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("t.jsonl", strings.NewReader(tt.text))
+			_, err := parse("t.jsonl", strings.NewReader(tt.text), nil)
 			var e *srcerr.Error
 			if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("Parse = %v, want an *srcerr.Error starting %q", err, tt.want)
@@ -297,7 +297,7 @@ func TestParseErrors(t *testing.T) {
 func TestParseCutLastLine(t *testing.T) {
 	lines := strings.SplitAfter(recorded, "\n")
 	text := strings.Join(lines[:5], "") + lines[5][:20]
-	rec, err := Parse("t.jsonl", strings.NewReader(text))
+	rec, err := parse("t.jsonl", strings.NewReader(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,13 +308,13 @@ func TestParseCutLastLine(t *testing.T) {
 		t.Errorf("recording = %+v, want the handshake and no prompt", rec)
 	}
 	// A bad line that is not the last one is an error.
-	if _, err := Parse("t.jsonl", strings.NewReader(lines[5][:20]+"\n"+lines[1])); err == nil {
+	if _, err := parse("t.jsonl", strings.NewReader(lines[5][:20]+"\n"+lines[1]), nil); err == nil {
 		t.Error("a cut line in the middle was accepted")
 	}
 }
 
 func TestParseShape(t *testing.T) {
-	rec, err := Parse("t.jsonl", strings.NewReader(recorded))
+	rec, err := parse("t.jsonl", strings.NewReader(recorded), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +430,7 @@ func TestRunTiming(t *testing.T) {
 // TestRunStopsWithItsContext: when ctx ends, Run returns its cause at once,
 // even while it waits for the client, and writes nothing more.
 func TestRunStopsWithItsContext(t *testing.T) {
-	rec, err := Parse("rec.jsonl", strings.NewReader(recorded))
+	rec, err := parse("rec.jsonl", strings.NewReader(recorded), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

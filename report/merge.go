@@ -9,30 +9,17 @@ import (
 	"strings"
 )
 
-// MergeFiles reads the results files at paths and merges them (see
-// Merge). Every error names the file it is about.
-func MergeFiles(paths []string) (Report, error) {
-	if len(paths) == 0 {
-		return Report{}, errors.New("no results files to merge")
-	}
-	shards := make([]Report, len(paths))
-	for i, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			return Report{}, err // *PathError names the file
-		}
-		res, err := Read(f)
-		f.Close()
-		if err != nil {
-			return Report{}, fmt.Errorf("%s: %w", p, err)
-		}
-		shards[i] = res.Report()
-	}
-	return merge(paths, shards)
+// resultKey identifies one result across shards.
+type resultKey struct {
+	file    string
+	line    int
+	agent   string
+	attempt int
+	retry   int
 }
 
-// Merge combines the reports of shards of one run into the report of the
-// whole run:
+// MergeFiles reads the results files at paths, the shards of one run,
+// and combines them into the report of the whole run:
 //   - scenarios are concatenated and sorted by file, line, agent name and
 //     attempt (a stable sort, so it is the order of an unsharded run
 //     whenever that run's named agents sort by name);
@@ -43,29 +30,26 @@ func MergeFiles(paths []string) (Report, error) {
 //
 // Its results (NewResults) count byStopReason and summary again from the
 // scenarios. The same result (file, line, agent and attempt) in two
-// shards is an error: those shards overlap.
-func Merge(shards ...Report) (Report, error) {
-	names := make([]string, len(shards))
-	for i := range shards {
-		names[i] = fmt.Sprintf("shard %d", i+1)
+// shards is an error: those shards overlap. Every error names the file it
+// is about.
+func MergeFiles(paths []string) (Report, error) {
+	if len(paths) == 0 {
+		return Report{}, errors.New("no results files to merge")
 	}
-	return merge(names, shards)
-}
-
-// resultKey identifies one result across shards.
-type resultKey struct {
-	file    string
-	line    int
-	agent   string
-	attempt int
-	retry   int
-}
-
-func merge(names []string, shards []Report) (Report, error) {
 	rep := Report{SchemaVersion: SchemaVersion}
 	var overrides []string
 	seen := map[resultKey]string{}
-	for i, r := range shards {
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return Report{}, err // *PathError names the file
+		}
+		res, err := Read(f)
+		f.Close()
+		if err != nil {
+			return Report{}, fmt.Errorf("%s: %w", p, err)
+		}
+		r := res.Report()
 		if !r.StartedAt.IsZero() && (rep.StartedAt.IsZero() || r.StartedAt.Before(rep.StartedAt)) {
 			rep.StartedAt = r.StartedAt
 		}
@@ -77,9 +61,9 @@ func merge(names []string, shards []Report) (Report, error) {
 		for _, sc := range r.Scenarios {
 			k := resultKey{sc.File, sc.Line, sc.Agent.Name, sc.Attempt, sc.Retry}
 			if prev, ok := seen[k]; ok {
-				return Report{}, fmt.Errorf("%s: scenario %q (%s:%d) is also in %s: the shards overlap", names[i], sc.Label(), sc.File, sc.Line, prev)
+				return Report{}, fmt.Errorf("%s: scenario %q (%s:%d) is also in %s: the shards overlap", p, sc.Label(), sc.File, sc.Line, prev)
 			}
-			seen[k] = names[i]
+			seen[k] = p
 			rep.Scenarios = append(rep.Scenarios, sc)
 		}
 	}

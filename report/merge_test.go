@@ -98,9 +98,10 @@ func TestMergeFlags(t *testing.T) {
 	b.PolicyOverride = "--deny-all"
 	c := shard(full, full.StartedAt, time.Second, 2)
 	c.PolicyOverride = "--deny-all"
-	rep, err := report.Merge(a, b, c)
+	dir := t.TempDir()
+	rep, err := report.MergeFiles([]string{writeJSON(t, dir, "a.json", a), writeJSON(t, dir, "b.json", b), writeJSON(t, dir, "c.json", c)})
 	if err != nil {
-		t.Fatalf("Merge: %v", err)
+		t.Fatalf("MergeFiles: %v", err)
 	}
 	got := report.NewResults(rep)
 	if !got.Interrupted || got.PolicyOverride != "--deny-all" {
@@ -175,7 +176,8 @@ func TestMergeKeepsEveryTry(t *testing.T) {
 	rep := reporttest.Retried()
 	a, b := rep, rep
 	a.Scenarios, b.Scenarios = rep.Scenarios[:3], rep.Scenarios[3:]
-	res, err := report.Merge(b, a)
+	dir := t.TempDir()
+	res, err := report.MergeFiles([]string{writeJSON(t, dir, "b.json", b), writeJSON(t, dir, "a.json", a)})
 	if err != nil {
 		t.Fatal(err)
 	}

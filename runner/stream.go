@@ -149,15 +149,6 @@ func (s *streamer) update(u *acp.SessionUpdate, pos position) {
 	}
 }
 
-// statusOf is a tool call's status as shown: pending when the agent gave
-// none.
-func statusOf(st acp.ToolCallStatus) string {
-	if st == "" {
-		return string(acp.StatusPending)
-	}
-	return string(st)
-}
-
 // tool returns what was said of tool call id, "" status for a new one.
 func (s *streamer) tool(id string) *toolSeen {
 	if s.tools == nil {

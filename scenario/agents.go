@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -132,8 +133,7 @@ func resolveNamed(name string, opts LoadOptions) (NamedAgent, error) {
 		return NamedAgent{}, errors.New(unknownMsg("agent", name, agentNames(opts.Config), "agents"))
 	}
 	if len(p.Errs) > 0 {
-		sortErrors(p.Errs)
-		return NamedAgent{}, Errors(p.Errs)
+		return NamedAgent{}, sorted(p.Errs)
 	}
 	return na, nil
 }
@@ -479,9 +479,7 @@ func (p *fileParser) namedAgent(name string, n *yaml.Node) NamedAgent {
 	if spec.command == nil {
 		if b, ok := builtinAgent(name); ok {
 			base = b.Agent
-			if na.Description == "" {
-				na.Description = b.Description
-			}
+			na.Description = cmp.Or(na.Description, b.Description)
 		} else if yamlnode.Deref(n).Kind == yaml.MappingNode && !spec.commandSuggested {
 			p.Errorf(yamlnode.Deref(n), "missing required key %q (only an agent that changes a built-in one may leave it out: %s)",
 				"command", strings.Join(builtinNames(), ", "))

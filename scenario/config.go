@@ -2,16 +2,13 @@ package scenario
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -51,39 +48,12 @@ type Defaults struct {
 	// Agent is the agent of scenarios without an agent key; nil for none.
 	// Like Agents, it is read again when used. Cwd is "" unless set.
 	Agent *Agent
-
-	// Limits; 0 means not set.
-	Timeout, TurnTimeout, IdleTimeout, CancelGrace, KillGrace time.Duration
-
-	ContinueAfterCancel bool
-	Retries             int
-	// Budget is every scenario's budget; nil for none.
-	Budget *UsageExpect
-
-	// Client applies when Client.Set; roots are absolute (relative ones
-	// are resolved against the config file's directory).
-	Client Client
-
-	// Policy is nil when the config has no permissions.
-	Policy      *approve.Policy
-	AnswerDelay time.Duration
-	// Enforce and EnforcePos are permissions.enforce, "" when not given.
-	Enforce    Enforce
-	EnforcePos Pos
-
-	// Workspace is nil for none; its paths are absolute (relative ones are
-	// resolved against the config file's directory).
-	Workspace *Workspace
-	// Sandbox is nil for none; its paths are absolute (relative ones are
-	// resolved against the config file's directory).
-	Sandbox *Sandbox
-	// Setup, Verify and Teardown are nil for none.
-	Setup, Verify, Teardown []Command
-
-	// Session is every scenario's session key; its StateFile is absolute
-	// (a relative one is resolved against the config file's directory),
-	// "" for each scenario's default.
-	Session Session
+	// Scenario holds the other keys of defaults as a scenario holds its
+	// own (see applyDefaults for those it gives); what is not given is
+	// zero. Client applies when Client.Set; paths are absolute (relative
+	// ones are resolved against the config file's directory); a
+	// Session.StateFile of "" is each scenario's default.
+	Scenario Scenario
 }
 
 // The keys of the config file's mappings.
@@ -101,11 +71,7 @@ var (
 func LoadConfig(path string, opts LoadOptions) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, Errors{{File: path, Msg: err.Error()}}
+		return nil, Errors{{File: path, Msg: bareError(err).Error()}}
 	}
 	return LoadConfigBytes(path, data, opts)
 }
@@ -118,7 +84,7 @@ func LoadConfigBytes(file string, data []byte, opts LoadOptions) (*Config, error
 		dir = filepath.Dir(file)
 	}
 	c := &Config{File: file, dir: dir, src: data, Agents: map[string]NamedAgent{}, agentNodes: map[string]*yaml.Node{}}
-	c.Defaults.Client = Client{FS: true, Terminal: true}
+	c.Defaults.Scenario.Client = Client{FS: true, Terminal: true}
 	lookup := opts.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -126,9 +92,7 @@ func LoadConfigBytes(file string, data []byte, opts LoadOptions) (*Config, error
 	p := c.parser(lookup)
 	p.config(c)
 	if len(p.Errs) > 0 {
-		errs := dedupe(p.Errs)
-		sortErrors(errs)
-		return nil, errs
+		return nil, sorted(p.Errs)
 	}
 	return c, nil
 }
@@ -214,53 +178,16 @@ func (p *fileParser) defaults(n *yaml.Node, c *Config) {
 	if !ok {
 		return
 	}
-	d := &c.Defaults
 	for _, kv := range m.pairs {
-		v := kv.V
-		switch kv.Key {
-		case "agent":
-			c.defaultAgent = v
-			p.leniently(func() {
-				a := p.agentFromSpec(p.agentSpec(v, agentKeys))
-				d.Agent = &a
-			})
-		case "timeout":
-			d.Timeout, _ = p.duration(v)
-		case "turnTimeout":
-			d.TurnTimeout, _ = p.duration(v)
-		case "idleTimeout":
-			d.IdleTimeout, _ = p.duration(v)
-		case "cancelGrace":
-			d.CancelGrace, _ = p.duration(v)
-		case "killGrace":
-			d.KillGrace, _ = p.duration(v)
-		case "continueAfterCancel":
-			d.ContinueAfterCancel, _ = p.boolean(v)
-		case "retries":
-			d.Retries, _ = p.retries(v)
-		case "budget":
-			d.Budget = p.usageExpect(v, "budget")
-		case "client":
-			d.Client.Set = true
-			p.client(v, &d.Client)
-		case "permissions":
-			var s Scenario
-			d.Policy = p.permissions(v, &s)
-			d.AnswerDelay = s.AnswerDelay
-			d.Enforce, d.EnforcePos = s.Enforce, s.EnforcePos
-		case "workspace":
-			d.Workspace = p.workspace(v)
-		case "sandbox":
-			d.Sandbox = p.sandbox(v)
-		case "setup":
-			d.Setup = p.commands(v, "setup")
-		case "verify":
-			d.Verify = p.commands(v, "verify")
-		case "teardown":
-			d.Teardown = p.commands(v, "teardown")
-		case "session":
-			p.session(v, &d.Session)
+		if kv.Key != "agent" {
+			p.setting(kv.Key, kv.V, &c.Defaults.Scenario)
+			continue
 		}
+		c.defaultAgent = kv.V
+		p.leniently(func() {
+			a := p.agentFromSpec(p.agentSpec(kv.V, agentKeys))
+			c.Defaults.Agent = &a
+		})
 	}
 }
 
@@ -286,7 +213,7 @@ func (p *fileParser) applyDefaults(s *Scenario) {
 	if p.cfg == nil {
 		return
 	}
-	d := &p.cfg.Defaults
+	d := &p.cfg.Defaults.Scenario
 	s.Timeout, s.TurnTimeout, s.IdleTimeout = d.Timeout, d.TurnTimeout, d.IdleTimeout
 	s.CancelGrace, s.KillGrace = d.CancelGrace, d.KillGrace
 	s.ContinueAfterCancel = d.ContinueAfterCancel

@@ -107,12 +107,14 @@ agents:
 	wantDefaults := scenario.Defaults{
 		Agent: &scenario.Agent{Pos: at(3, 10), Name: "mock", Command: []string{"acprun", "mock-agent", "m.mock.yaml"},
 			McpServers: json.RawMessage("[]")},
-		Timeout: 10 * time.Minute, TurnTimeout: 2 * time.Minute, IdleTimeout: time.Minute,
-		CancelGrace: 3 * time.Second, KillGrace: 4 * time.Second, ContinueAfterCancel: true,
-		Client: scenario.Client{FS: true, Terminal: false, Roots: []string{"/cfg/repo", "/abs"}, Set: true},
-		Policy: &approve.Policy{Default: approve.Allow,
-			Deny: []approve.Rule{{Pos: "/cfg/acprun.yaml:14", Kind: []string{"delete"}}}},
-		AnswerDelay: time.Second,
+		Scenario: scenario.Scenario{
+			Timeout: 10 * time.Minute, TurnTimeout: 2 * time.Minute, IdleTimeout: time.Minute,
+			CancelGrace: 3 * time.Second, KillGrace: 4 * time.Second, ContinueAfterCancel: true,
+			Client: scenario.Client{FS: true, Terminal: false, Roots: []string{"/cfg/repo", "/abs"}, Set: true},
+			Policy: &approve.Policy{Default: approve.Allow,
+				Deny: []approve.Rule{{Pos: "/cfg/acprun.yaml:14", Kind: []string{"delete"}}}},
+			AnswerDelay: time.Second,
+		},
 	}
 	if diff := cmp.Diff(wantDefaults, cfg.Defaults, cmpOpts); diff != "" {
 		t.Errorf("Defaults (-want +got):\n%s", diff)
@@ -137,7 +139,7 @@ agents:
 func TestLoadConfigEmpty(t *testing.T) {
 	for _, src := range []string{"", "# nothing\n", "---\n", "defaults:\nagents:\n"} {
 		cfg := loadConfig(t, src)
-		if len(cfg.Agents) != 0 || cfg.Defaults.Agent != nil || cfg.Defaults.Client.Set {
+		if len(cfg.Agents) != 0 || cfg.Defaults.Agent != nil || cfg.Defaults.Scenario.Client.Set {
 			t.Errorf("LoadConfigBytes(%q) = %+v, want an empty config", src, cfg)
 		}
 	}
@@ -320,7 +322,7 @@ turns: [{prompt: hi}]
 		t.Errorf("scenarios (-want +got):\n%s", diff)
 	}
 	// The config's policy is shared, not copied per scenario.
-	if scens[0].Policy != cfg.Defaults.Policy {
+	if scens[0].Policy != cfg.Defaults.Scenario.Policy {
 		t.Errorf("scenario policy is not the config's")
 	}
 }
@@ -620,8 +622,8 @@ func TestHandMadeConfig(t *testing.T) {
 	cfg := &scenario.Config{
 		Agents: map[string]scenario.NamedAgent{"x": {Name: "x", Agent: scenario.Agent{Name: "x", Command: []string{"x"}}}},
 		Defaults: scenario.Defaults{
-			Agent:   &scenario.Agent{Name: "x", Command: []string{"x"}},
-			Timeout: time.Minute,
+			Agent:    &scenario.Agent{Name: "x", Command: []string{"x"}},
+			Scenario: scenario.Scenario{Timeout: time.Minute},
 		},
 	}
 	scens := loadWith(t, cfg, "name: a\nturns: [{prompt: hi}]\n---\nname: b\nagent: {name: x, args: [y]}\nturns: [{prompt: hi}]\n")

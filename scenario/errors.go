@@ -84,12 +84,7 @@ func UnsetErrors(scs []*Scenario) Errors {
 	for _, s := range scs {
 		errs = append(errs, s.Unset...)
 	}
-	if len(errs) == 0 {
-		return nil
-	}
-	errs = dedupe(errs)
-	sortErrors(errs)
-	return errs
+	return sorted(errs)
 }
 
 // UnsetWarnings is UnsetErrors as warnings that name the scenario that
@@ -115,14 +110,6 @@ func (s *Scenario) NoPermissionsWarning() (Warning, bool) {
 
 // SortWarnings sorts ws by position, drops repeats and returns it.
 func SortWarnings(ws []Warning) []Warning {
-	sortWarnings(ws)
-	return slices.Compact(ws)
-}
-
-func sortErrors(es Errors) {
-	slices.SortStableFunc(es, srcerr.Compare)
-}
-
-func sortWarnings(ws []Warning) {
 	slices.SortStableFunc(ws, func(a, b Warning) int { return a.Pos.compare(b.Pos) })
+	return slices.Compact(ws)
 }

@@ -329,7 +329,7 @@ func (p *fileParser) judge(n *yaml.Node) *Judge {
 		case "agent":
 			j.Agent = p.agentFromSpec(p.agentSpec(v, agentKeys))
 			if j.Agent.Cwd != "" {
-				p.checkAgentCwd(&j.Agent)
+				p.checkCwd(&j.Agent)
 			}
 		case "rubric":
 			if s, ok := p.str(v); ok {

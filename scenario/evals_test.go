@@ -536,13 +536,13 @@ func TestConfigEvalDefaults(t *testing.T) {
 `)
 	cat := func(line, col int) scenario.Pos { return scenario.Pos{File: cfgFile, Line: line, Col: col} }
 	fixture := base + "/cfg/fixture"
-	wantDefaults := scenario.Defaults{
+	wantDefaults := scenario.Defaults{Scenario: scenario.Scenario{
 		Client:    scenario.Client{FS: true, Terminal: true},
 		Workspace: &scenario.Workspace{Pos: cat(2, 14), From: fixture},
 		Setup:     []scenario.Command{{Pos: cat(3, 11), Run: "make deps", Expect: scenario.CommandExpect{Pos: cat(3, 11)}}},
 		Verify:    []scenario.Command{{Pos: cat(5, 7), Run: "make check", Expect: scenario.CommandExpect{Pos: cat(5, 33)}}},
 		Teardown:  []scenario.Command{{Pos: cat(6, 14), Run: "make clean", Expect: scenario.CommandExpect{Pos: cat(6, 14)}}},
-	}
+	}}
 	if diff := cmp.Diff(wantDefaults, cfg.Defaults, cmpOpts); diff != "" {
 		t.Errorf("Defaults (-want +got):\n%s", diff)
 	}
@@ -592,7 +592,7 @@ turns: [{prompt: hi}]
 		t.Errorf("scenarios (-want +got):\n%s", diff)
 	}
 	// Each scenario has its own copy of the config's.
-	if scens[0].Workspace == cfg.Defaults.Workspace {
+	if scens[0].Workspace == cfg.Defaults.Scenario.Workspace {
 		t.Errorf("scenario workspace is the config's, want a copy")
 	}
 

@@ -3,6 +3,7 @@ package scenario
 import (
 	"testing"
 
+	"github.com/acprun/acprun/approve"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -72,7 +73,9 @@ func TestSuggest(t *testing.T) {
 	}
 }
 
-func TestMatchSegs(t *testing.T) {
+// TestGlobSegments: the segments after a glob's plain start match as a
+// rule's path matcher matches them, ** crossing directories.
+func TestGlobSegments(t *testing.T) {
 	tests := []struct {
 		pat, path string
 		want      bool
@@ -86,20 +89,8 @@ func TestMatchSegs(t *testing.T) {
 		{"*.yaml", "x/a.yaml", false},
 	}
 	for _, tt := range tests {
-		if got := matchSegs(splitSlash(tt.pat), splitSlash(tt.path)); got != tt.want {
-			t.Errorf("matchSegs(%q, %q) = %v, want %v", tt.pat, tt.path, got, tt.want)
+		if got := approve.MatchPath(tt.pat, tt.path); got != tt.want {
+			t.Errorf("MatchPath(%q, %q) = %v, want %v", tt.pat, tt.path, got, tt.want)
 		}
 	}
-}
-
-func splitSlash(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == '/' {
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return out
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
@@ -116,23 +117,19 @@ func workspaceSources(parsed []*parsedFile) []string {
 
 // insideAny reports whether path lies inside one of dirs.
 func insideAny(path string, dirs []string) bool {
-	for _, d := range dirs {
-		if rel, err := filepath.Rel(d, path); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(dirs, func(d string) bool {
+		rel, err := filepath.Rel(d, path)
+		return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	})
 }
 
 // LoadBytes is Load for one file's contents; relative paths in it resolve
 // against filepath.Dir(file).
 func LoadBytes(file string, data []byte, opts LoadOptions) ([]*Scenario, []Warning, error) {
 	l := newLoader(opts)
-	l.load(file, data)
+	l.add(l.parse(file, data))
 	return l.result()
 }
-
-func (l *loader) load(file string, data []byte) { l.add(l.parse(file, data)) }
 
 // parse parses one file.
 func (l *loader) parse(file string, data []byte) *parsedFile {
@@ -167,25 +164,28 @@ func (l *loader) add(pf *parsedFile) {
 }
 
 func (l *loader) result() ([]*Scenario, []Warning, error) {
-	sortWarnings(l.warns)
-	l.warns = slices.Compact(l.warns)
+	l.warns = SortWarnings(l.warns)
 	if len(l.errs) > 0 {
-		l.errs = dedupe(l.errs)
-		sortErrors(l.errs)
-		return nil, l.warns, l.errs
+		return nil, l.warns, sorted(l.errs)
 	}
 	return l.scens, l.warns, nil
 }
 
-// dedupe drops repeated errors: a node reached through several aliases, or
-// a config file's agent used by several scenarios, is checked each time.
-func dedupe(errs Errors) Errors {
+// sorted returns errs sorted by file, line and column, without repeats (a
+// node reached through several aliases, or a config file's agent used by
+// several scenarios, is checked each time); nil when there are none.
+func sorted(errs Errors) Errors {
+	if len(errs) == 0 {
+		return nil
+	}
 	seen := map[srcerr.Error]bool{}
-	return slices.DeleteFunc(errs, func(e *srcerr.Error) bool {
+	errs = slices.DeleteFunc(errs, func(e *srcerr.Error) bool {
 		dup := seen[*e]
 		seen[*e] = true
 		return dup
 	})
+	slices.SortStableFunc(errs, srcerr.Compare)
+	return errs
 }
 
 func (l *loader) errorf(path, format string, args ...any) {
@@ -200,11 +200,7 @@ func (l *loader) warnf(path, format string, args ...any) {
 }
 
 func (l *loader) fileError(path string, err error) {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	l.errorf(path, "%v", err)
+	l.errorf(path, "%v", bareError(err))
 }
 
 // files expands paths into the sorted list of scenario files to load.
@@ -380,13 +376,12 @@ func glob(pattern string) ([]string, error) {
 		if rel == "." {
 			return nil
 		}
-		parts := strings.Split(filepath.ToSlash(rel), "/")
 		// A pattern that names a skipped directory, such as
 		// "**/testdata/*.yaml", may enter it.
 		if d.IsDir() && skipDir(d.Name()) && !slices.Contains(rest, d.Name()) {
 			return fs.SkipDir
 		}
-		if matchSegs(rest, parts) {
+		if approve.MatchPath(strings.Join(rest, "/"), rel) {
 			out = append(out, filepath.Join(root, rel))
 		}
 		return nil
@@ -395,33 +390,4 @@ func glob(pattern string) ([]string, error) {
 		return nil, nil
 	}
 	return out, err
-}
-
-// matchSegs matches path elements against pattern elements, where "**"
-// matches any number of elements.
-func matchSegs(pat, path []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for len(pat) > 0 && pat[0] == "**" {
-				pat = pat[1:]
-			}
-			if len(pat) == 0 {
-				return true
-			}
-			for i := range len(path) + 1 {
-				if matchSegs(pat, path[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(path) == 0 {
-			return false
-		}
-		if ok, _ := filepath.Match(pat[0], path[0]); !ok {
-			return false
-		}
-		pat, path = pat[1:], path[1:]
-	}
-	return len(path) == 0
 }

@@ -221,11 +221,7 @@ func (p *fileParser) strNodes(n *yaml.Node, single, nonEmpty bool) ([]*yaml.Node
 // strs is strNodes returning the values.
 func (p *fileParser) strs(n *yaml.Node, single, nonEmpty bool) ([]string, bool) {
 	nodes, ok := p.strNodes(n, single, nonEmpty)
-	out := make([]string, len(nodes))
-	for i, s := range nodes {
-		out[i] = s.Value
-	}
-	return out, ok
+	return values(nodes), ok
 }
 
 func (p *fileParser) boolean(n *yaml.Node) (bool, bool) {
@@ -279,12 +275,6 @@ func (p *fileParser) retries(n *yaml.Node) (int, bool) {
 // duration reads a positive Go duration such as 90s or 5m.
 func (p *fileParser) duration(n *yaml.Node) (time.Duration, bool) {
 	return p.parseDuration(n, false)
-}
-
-// delay reads a Go duration of zero or more, such as 0s or 2s: a wait
-// that may be none.
-func (p *fileParser) delay(n *yaml.Node) (time.Duration, bool) {
-	return p.parseDuration(n, true)
 }
 
 // parseDuration reads a Go duration with its unit, greater than zero or,

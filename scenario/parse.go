@@ -116,10 +116,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	p.unchanged = nil
 	p.unset = nil
 	defer func() {
-		if len(p.unset) > 0 {
-			s.Unset = dedupe(p.unset)
-			sortErrors(s.Unset)
-		}
+		s.Unset = sorted(p.unset)
 		p.unset = nil
 	}()
 	m, ok := p.mapping(root, scenarioKeys, nil)
@@ -146,43 +143,11 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			s.Tags, _ = p.strs(v, true, false)
 		case "agent":
 			s.Agent = p.agentFromSpec(p.agentSpec(v, agentKeys))
-		case "timeout":
-			s.Timeout, _ = p.duration(v)
 		case "turnTimeout":
-			s.TurnTimeout, _ = p.duration(v)
 			turnTimeouts = append(turnTimeouts, v)
-		case "idleTimeout":
-			s.IdleTimeout, _ = p.duration(v)
-		case "cancelGrace":
-			s.CancelGrace, _ = p.duration(v)
-		case "killGrace":
-			s.KillGrace, _ = p.duration(v)
-		case "continueAfterCancel":
-			s.ContinueAfterCancel, _ = p.boolean(v)
-		case "retries":
-			s.Retries, _ = p.retries(v)
-		case "budget":
-			s.Budget = p.usageExpect(v, "budget")
+			p.setting(kv.Key, v, s)
 		case "client":
-			s.Client.Set = true
-			rootsNode = p.client(v, &s.Client)
-		case "permissions":
-			s.AnswerDelay = 0 // the config's go with the config's rules
-			s.Enforce, s.EnforcePos = "", Pos{}
-			s.Policy = p.permissions(v, s)
-		case "workspace":
-			s.Workspace = p.workspace(v)
-		case "sandbox":
-			s.Sandbox = p.sandbox(v)
-		case "setup":
-			s.Setup = p.commands(v, "setup")
-		case "verify":
-			s.Verify = p.commands(v, "verify")
-		case "teardown":
-			s.Teardown = p.commands(v, "teardown")
-		case "session":
-			s.Session = Session{} // replaces the config's as a whole
-			p.session(v, &s.Session)
+			rootsNode = p.setting(kv.Key, v, s)
 		case "expect":
 			s.Expect = p.expect(v, false)
 		case "turns":
@@ -205,6 +170,8 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 					turnTimeouts = append(turnTimeouts, timeout)
 				}
 			}
+		default:
+			p.setting(kv.Key, v, s)
 		}
 	}
 	if _, ok := m.has["agent"]; !ok && p.hasDefaultAgent() {
@@ -216,7 +183,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	if s.Agent.Cwd == "" {
 		s.Agent.Cwd, s.Agent.CwdPos = p.dir, Pos{}
 	} else {
-		p.checkCwd(s)
+		p.checkCwd(&s.Agent)
 	}
 	if w := s.Workspace; w != nil && s.Agent.CwdPos == (Pos{}) && s.Agent.Cwd == p.dir && w.Source() != "" {
 		// The runner maps the source to the attempt's copy.
@@ -250,15 +217,55 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	return s
 }
 
-// checkCwd reports a session cwd that is not a directory, at the cwd
-// value that gave it (in the scenario or the config file): the agent could
-// not even be started there.
-func (p *fileParser) checkCwd(s *Scenario) {
-	p.checkAgentCwd(&s.Agent)
+// setting reads the value v of key, one of the keys that a scenario and
+// the config's defaults share, into s; for client it returns the roots
+// node, if any.
+func (p *fileParser) setting(key string, v *yaml.Node, s *Scenario) (roots *yaml.Node) {
+	switch key {
+	case "timeout":
+		s.Timeout, _ = p.duration(v)
+	case "turnTimeout":
+		s.TurnTimeout, _ = p.duration(v)
+	case "idleTimeout":
+		s.IdleTimeout, _ = p.duration(v)
+	case "cancelGrace":
+		s.CancelGrace, _ = p.duration(v)
+	case "killGrace":
+		s.KillGrace, _ = p.duration(v)
+	case "continueAfterCancel":
+		s.ContinueAfterCancel, _ = p.boolean(v)
+	case "retries":
+		s.Retries, _ = p.retries(v)
+	case "budget":
+		s.Budget = p.usageExpect(v, "budget")
+	case "client":
+		s.Client.Set = true
+		return p.client(v, &s.Client)
+	case "permissions":
+		// Replace the config's as a whole: its delay and enforce go with its rules.
+		s.AnswerDelay, s.Enforce, s.EnforcePos = 0, "", Pos{}
+		s.Policy = p.permissions(v, s)
+	case "workspace":
+		s.Workspace = p.workspace(v)
+	case "sandbox":
+		s.Sandbox = p.sandbox(v)
+	case "setup":
+		s.Setup = p.commands(v, "setup")
+	case "verify":
+		s.Verify = p.commands(v, "verify")
+	case "teardown":
+		s.Teardown = p.commands(v, "teardown")
+	case "session":
+		s.Session = Session{} // replaces the config's as a whole
+		p.session(v, &s.Session)
+	}
+	return nil
 }
 
-// checkAgentCwd is checkCwd for any agent: the scenario's or a judge's.
-func (p *fileParser) checkAgentCwd(a *Agent) {
+// checkCwd reports an agent's (the scenario's or a judge's) session cwd
+// that is not a directory, at the cwd value that gave it (in the scenario
+// or the config file): the agent could not even be started there.
+func (p *fileParser) checkCwd(a *Agent) {
 	pos := a.CwdPos
 	if pos == (Pos{}) {
 		if a.Cwd == p.dir {
@@ -280,11 +287,7 @@ func (p *fileParser) checkAgentCwd(a *Agent) {
 	case errors.Is(err, fs.ErrNotExist):
 		p.errorAt(pos, "agent cwd %s does not exist: create that directory, or change cwd (a relative cwd is relative to %s)", a.Cwd, rel)
 	case err != nil:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		p.errorAt(pos, "agent cwd %s: %v", a.Cwd, err)
+		p.errorAt(pos, "agent cwd %s: %v", a.Cwd, bareError(err))
 	default:
 		p.errorAt(pos, "agent cwd %s is not a directory: cwd must name the directory the agent works in (a relative cwd is relative to %s)", a.Cwd, rel)
 	}
@@ -333,27 +336,23 @@ func (p *fileParser) env(n *yaml.Node) map[string]string {
 		p.Errorf(n, "expected a mapping of variable names to values, got %s", describe(n))
 		return env
 	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := yamlnode.Deref(n.Content[i]), n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			p.Errorf(k, "expected a variable name, got %s", describe(k))
-			continue
+	pairs, probs, _ := yamlnode.Pairs(n, yamlnode.Options{})
+	for _, pr := range probs {
+		switch pr.Kind {
+		case yamlnode.KeyNotName:
+			p.Errorf(pr.Node, "expected a variable name, got %s", describe(pr.Node))
+		case yamlnode.MergeKey:
+			p.Errorf(pr.Node, "merge keys (<<) are not supported in env")
+		case yamlnode.DuplicateKey:
+			p.Errorf(pr.Node, "duplicate key %q (first at line %d)", pr.Node.Value, pr.First.Line)
 		}
-		if k.ShortTag() == "!!merge" {
-			p.Errorf(k, "merge keys (<<) are not supported in env")
-			continue
+	}
+	for _, kv := range pairs {
+		if kv.Key == "" || strings.ContainsAny(kv.Key, "=\x00") {
+			p.Errorf(kv.K, "bad environment variable name %q", kv.Key)
 		}
-		if line, dup := seen[k.Value]; dup {
-			p.Errorf(k, "duplicate key %q (first at line %d)", k.Value, line)
-			continue
-		}
-		seen[k.Value] = k.Line
-		if k.Value == "" || strings.ContainsAny(k.Value, "=\x00") {
-			p.Errorf(k, "bad environment variable name %q", k.Value)
-		}
-		if val, ok := p.interp(v); ok {
-			env[k.Value] = val
+		if val, ok := p.interp(kv.V); ok {
+			env[kv.Key] = val
 		}
 	}
 	return env
@@ -393,28 +392,24 @@ func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *
 	ok := true
 	switch n.Kind {
 	case yaml.MappingNode:
+		pairs, probs, _ := yamlnode.Pairs(n, yamlnode.Options{})
+		for _, pr := range probs {
+			if pr.Kind == yamlnode.DuplicateKey {
+				p.Errorf(pr.Node, "duplicate key %q", pr.Node.Value)
+			} else {
+				p.Errorf(pr.Node, "expected a key name, got %s", describe(pr.Node))
+			}
+			ok = false
+		}
 		buf.WriteByte('{')
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := yamlnode.Deref(n.Content[i])
-			if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" {
-				p.Errorf(k, "expected a key name, got %s", describe(k))
-				ok = false
-				continue
-			}
-			if seen[k.Value] {
-				p.Errorf(k, "duplicate key %q", k.Value)
-				ok = false
-				continue
-			}
-			seen[k.Value] = true
+		for i, kv := range pairs {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			key, _ := json.Marshal(k.Value)
+			key, _ := json.Marshal(kv.Key)
 			buf.Write(key)
 			buf.WriteByte(':')
-			ok = p.toJSON(buf, n.Content[i+1], depth+1, budget) && ok
+			ok = p.toJSON(buf, kv.V, depth+1, budget) && ok
 		}
 		buf.WriteByte('}')
 	case yaml.SequenceNode:
@@ -625,11 +620,7 @@ func (p *fileParser) existingFile(n *yaml.Node, what, path string) (string, bool
 	case errors.Is(err, fs.ErrNotExist):
 		p.Errorf(n, "%s %q does not exist", what, path)
 	case err != nil:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		p.Errorf(n, "%s %q: %v", what, path, err)
+		p.Errorf(n, "%s %q: %v", what, path, bareError(err))
 	case fi.IsDir():
 		p.Errorf(n, "%s %q is a directory", what, path)
 	default:

@@ -36,7 +36,7 @@ func (p *fileParser) permissions(n *yaml.Node, s *Scenario) *approve.Policy {
 		case "deny":
 			pol.Deny = p.rules(kv.V, approve.Deny)
 		case "answerDelay":
-			s.AnswerDelay, _ = p.delay(kv.V)
+			s.AnswerDelay, _ = p.parseDuration(kv.V, true) // a wait that may be none
 		case "enforce":
 			if e, ok := p.enforceValue(kv.V); ok {
 				s.Enforce, s.EnforcePos = e, p.pos(yamlnode.Deref(kv.V))
@@ -201,6 +201,7 @@ func (p *fileParser) examples(n *yaml.Node) (match, noMatch []*yaml.Node) {
 	return match, noMatch
 }
 
+// values are the texts of scalar nodes.
 func values(nodes []*yaml.Node) []string {
 	out := make([]string, len(nodes))
 	for i, n := range nodes {

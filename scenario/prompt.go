@@ -130,7 +130,7 @@ func (p *fileParser) promptFile(n *yaml.Node) []Part {
 		p.prompts[abs] = text
 		p.promptBytes += len(text)
 	}
-	return []Part{{Pos: p.pos(v), Text: text, TextFile: abs}}
+	return []Part{{Pos: p.pos(v), Text: text}}
 }
 
 // WithPrompt returns a copy of the scenario whose turns are one turn

@@ -27,9 +27,8 @@ func TestPromptFromFile(t *testing.T) {
 	}
 	turns := scs[0].Turns
 	want := []scenario.Part{{
-		Pos:      scenario.Pos{File: "testdata/prompt-file.yaml", Line: 6, Col: 20},
-		Text:     "Run the nightly maintenance: update ${DEPS} and fix what breaks.\n\nKeep $$ as is.\n",
-		TextFile: filepath.Join(dir, "prompts", "nightly.md"),
+		Pos:  scenario.Pos{File: "testdata/prompt-file.yaml", Line: 6, Col: 20},
+		Text: "Run the nightly maintenance: update ${DEPS} and fix what breaks.\n\nKeep $$ as is.\n",
 	}}
 	if diff := cmp.Diff(want, turns[0].Prompt); diff != "" {
 		t.Errorf("prompt: {file: ...} (-want +got):\n%s", diff)

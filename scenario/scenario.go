@@ -186,7 +186,6 @@ func (t Turn) PromptText() string {
 type Part struct {
 	Pos      Pos
 	Text     string
-	TextFile string // absolute path of the file Text was read from (prompt: {file: PATH}); "" for inline text
 	File     string // absolute path of a file to attach
 	Image    string // absolute path of an image
 	MimeType string // set for images: image/png, image/jpeg, image/gif or image/webp

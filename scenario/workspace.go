@@ -81,11 +81,7 @@ func (p *fileParser) workspaceDir(n *yaml.Node, key string, repo bool) (string, 
 	case errors.Is(err, fs.ErrNotExist):
 		p.Errorf(n, "workspace %s does not exist: create it, or change %s (a relative path is relative to %s)", abs, key, p.dir)
 	case err != nil:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		p.Errorf(n, "workspace %s: %v", abs, err)
+		p.Errorf(n, "workspace %s: %v", abs, bareError(err))
 	case !fi.IsDir():
 		p.Errorf(n, "workspace %s is not a directory: %s names %s", abs, key, what)
 	default:

@@ -90,14 +90,9 @@ type Result struct {
 var started func(pgid int)
 
 // Run runs c and waits for it (see the package doc for how it ends).
-func Run(ctx context.Context, c Command) Result {
+func Run(ctx context.Context, c Command) (res Result) {
 	begin := time.Now()
-	res := run(ctx, c)
-	res.Duration = time.Since(begin)
-	return res
-}
-
-func run(ctx context.Context, c Command) Result {
+	defer func() { res.Duration = time.Since(begin) }()
 	switch {
 	case strings.TrimSpace(c.Run) == "":
 		return Result{Err: errors.New("empty command")}
@@ -139,7 +134,6 @@ func run(ctx context.Context, c Command) Result {
 		started(p.Pid())
 	}
 
-	var res Result
 	timer := time.NewTimer(c.Timeout)
 	defer timer.Stop()
 	select {

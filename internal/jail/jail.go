@@ -83,16 +83,14 @@ func New(roots []string, opts ...Option) (*Jail, error) {
 		o(j)
 	}
 	for _, r := range roots {
-		if !filepath.IsAbs(r) {
-			j.Close()
-			return nil, fmt.Errorf("root %s: %w", r, ErrNotAbsolute)
+		err := ErrNotAbsolute
+		var p string
+		var dir *os.Root
+		if filepath.IsAbs(r) {
+			if p, err = resolve(r); err == nil {
+				dir, err = os.OpenRoot(p)
+			}
 		}
-		p, err := resolve(r)
-		if err != nil {
-			j.Close()
-			return nil, fmt.Errorf("root %s: %w", r, err)
-		}
-		dir, err := os.OpenRoot(p)
 		if err != nil {
 			j.Close()
 			return nil, fmt.Errorf("root %s: %w", r, err)
@@ -275,19 +273,17 @@ func (j *Jail) WriteFile(path string, data []byte) error {
 		}
 		return j.openError(path, err)
 	}
-	if err := regular(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	err = regular(f)
+	if err == nil {
+		err = f.Truncate(0)
 	}
-	if err := f.Truncate(0); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	if err == nil {
+		_, err = f.Write(data)
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -116,35 +116,45 @@ func onProc(dir string) bool {
 // removes a temporary file beside the target, which is what Write needs.
 // It never opens a device or FIFO: it checks that the process may write it.
 func Check(path string) error {
-	if path == "" {
-		return ErrEmptyPath
-	}
-	real, inPlace, err := resolve(path)
-	if err != nil {
-		return err
-	}
-	fi, err := os.Stat(real)
+	real, inPlace, fi, err := lookup(path, "write")
 	switch {
-	case inPlace && err == nil && !fi.IsDir():
-		return access(real)
-	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
-			return err
-		}
 	case err != nil:
 		return err
-	case fi.IsDir():
-		return &fs.PathError{Op: "write", Path: real, Err: syscall.EISDIR}
-	case fi.Mode()&fs.ModeSocket != 0:
-		return &fs.PathError{Op: "write", Path: real, Err: errors.New("is a socket")}
-	case !fi.Mode().IsRegular():
+	case fi != nil && inPlace:
 		return access(real)
-	default:
+	case fi != nil && fi.Mode()&fs.ModeSocket != 0:
+		return &fs.PathError{Op: "write", Path: real, Err: errors.New("is a socket")}
+	case fi != nil && !fi.Mode().IsRegular():
+		return access(real)
+	case fi != nil:
 		if err := access(real); err != nil {
 			return err
 		}
 	}
 	return probe(filepath.Dir(real), filepath.Base(real), path)
+}
+
+// lookup resolves path (see resolve) and stats the file it names: fi is
+// nil when there is none yet, and then the missing parent directories are
+// made. An empty path and a directory are errors (op names what the
+// caller was about to do).
+func lookup(path, op string) (real string, inPlace bool, fi fs.FileInfo, err error) {
+	if path == "" {
+		return "", false, nil, ErrEmptyPath
+	}
+	if real, inPlace, err = resolve(path); err != nil {
+		return "", false, nil, err
+	}
+	fi, err = os.Stat(real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return real, inPlace, nil, os.MkdirAll(filepath.Dir(real), 0o755)
+	case err != nil:
+		return "", false, nil, err
+	case fi.IsDir():
+		return "", false, nil, &fs.PathError{Op: op, Path: real, Err: syscall.EISDIR}
+	}
+	return real, inPlace, fi, nil
 }
 
 // CheckDir reports whether files can be created in the directory dir,
@@ -192,16 +202,13 @@ func Write(ctx context.Context, path string, data []byte) error {
 // that it is never held in memory whole. A regular file is still replaced
 // only once write has succeeded.
 func WriteFrom(ctx context.Context, path string, write func(io.Writer) error) error {
-	if path == "" {
-		return ErrEmptyPath
-	}
-	real, inPlace, err := resolve(path)
-	if err != nil {
-		return err
-	}
-	fi, err := os.Stat(real)
+	real, inPlace, fi, err := lookup(path, "write")
 	switch {
-	case inPlace && err == nil && fi.Mode().IsRegular():
+	case err != nil:
+		return err
+	case fi == nil:
+		return replace(real, write, nil)
+	case inPlace && fi.Mode().IsRegular():
 		// The file behind /dev/stdout: truncated and written, as a shell's
 		// "> /dev/stdout" does; replacing it would leave the process's
 		// stdout on the old file.
@@ -210,15 +217,6 @@ func WriteFrom(ctx context.Context, path string, write func(io.Writer) error) er
 			return err
 		}
 		return writeClose(f, write)
-	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
-			return err
-		}
-		return replace(real, write, nil)
-	case err != nil:
-		return err
-	case fi.IsDir():
-		return &fs.PathError{Op: "write", Path: real, Err: syscall.EISDIR}
 	case fi.Mode().IsRegular():
 		if err := access(real); err != nil {
 			return err // a read-only file is not replaced behind its owner's back
@@ -262,27 +260,13 @@ func writeBuffered(f *os.File, write func(io.Writer) error) error {
 // *BusyError and leaves the file as it is, so that two writers never
 // interleave their lines in one file.
 func Create(ctx context.Context, path string) (*os.File, error) {
-	if path == "" {
-		return nil, ErrEmptyPath
-	}
-	real, inPlace, err := resolve(path)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := os.Stat(real)
+	real, _, fi, err := lookup(path, "open")
 	switch {
-	case inPlace && err == nil && fi.Mode().IsRegular():
-		return openLocked(path, real, 0)
-	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
-			return nil, err
-		}
-		return openLocked(path, real, os.O_CREATE)
 	case err != nil:
 		return nil, err
-	case fi.IsDir():
-		return nil, &fs.PathError{Op: "open", Path: real, Err: syscall.EISDIR}
-	case fi.Mode().IsRegular():
+	case fi == nil:
+		return openLocked(path, real, os.O_CREATE)
+	case fi.Mode().IsRegular(): // the file behind /dev/stdout too
 		return openLocked(path, real, 0)
 	}
 	return openInPlace(ctx, real, fi)
@@ -296,11 +280,16 @@ type BusyError struct {
 }
 
 func (e *BusyError) Error() string {
-	holder := "another acprun run"
-	if e.PID > 0 {
-		holder = fmt.Sprintf("another acprun run (pid %d)", e.PID)
+	return Holder(e.PID) + " is writing to it; give each run its own file"
+}
+
+// Holder names the run that holds a lock, by its pid (0: unknown), for
+// messages: "another acprun run (pid 42)".
+func Holder(pid int) string {
+	if pid > 0 {
+		return fmt.Sprintf("another acprun run (pid %d)", pid)
 	}
-	return holder + " is writing to it; give each run its own file"
+	return "another acprun run"
 }
 
 // openLocked opens the regular file real for writing (flag may add

@@ -23,10 +23,7 @@ import (
 // the first free one), so that both values are kept.
 //
 // Text that is not valid JSON is redacted as plain text (see String).
-// When raw holds no secret, JSON returns raw itself, not a copy, and
-// most lines are known to hold none without parsing: a line that has no
-// backslash (or, when no secret has a character JSON escapes, no \u or
-// \/ escape) is passed through after a plain search for the secrets.
+// When raw holds no secret, JSON returns raw itself, not a copy.
 func (r *Redactor) JSON(raw []byte) []byte {
 	out, _ := r.json(raw)
 	return out
@@ -37,9 +34,6 @@ func (r *Redactor) json(raw []byte) ([]byte, bool) {
 	if r.empty() {
 		return raw, false
 	}
-	if r.quick(raw) && !r.containsPlain(raw) {
-		return raw, false
-	}
 	if !json.Valid(raw) {
 		s := string(raw)
 		if red := r.String(s); red != s {
@@ -47,56 +41,12 @@ func (r *Redactor) json(raw []byte) ([]byte, bool) {
 		}
 		return raw, false
 	}
-	if !r.jsonHasSecret(raw) {
-		return raw, false
-	}
 	w := rewriter{r: r, in: raw, out: make([]byte, 0, len(raw))}
 	w.value()
+	if !w.changed {
+		return raw, false
+	}
 	return w.out, true
-}
-
-// quick reports whether a secret can be in raw, decoded or not, only if
-// it is there as it is. That holds when raw has no backslash, for strings
-// are then their own decoded form. It also holds for simple secrets when
-// raw has no \u or \/ escape: the other escapes (and String's escaped
-// forms) stand for characters that no simple secret has.
-func (r *Redactor) quick(raw []byte) bool {
-	return bytes.IndexByte(raw, '\\') < 0 ||
-		r.simple && !bytes.Contains(raw, []byte(`\u`)) && !bytes.Contains(raw, []byte(`\/`))
-}
-
-func (r *Redactor) containsPlain(b []byte) bool {
-	for _, f := range r.plain {
-		if bytes.Contains(b, f) {
-			return true
-		}
-	}
-	return false
-}
-
-// jsonHasSecret reports whether a string or key of valid JSON raw holds a
-// secret once decoded.
-func (r *Redactor) jsonHasSecret(raw []byte) bool {
-	var buf []byte
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '"' {
-			continue
-		}
-		end, escaped := stringEnd(raw, i)
-		lit := raw[i+1 : end]
-		i = end
-		if !escaped {
-			if r.containsPlain(lit) {
-				return true
-			}
-			continue
-		}
-		buf = unquote(slices.Grow(buf[:0], len(lit)), lit)
-		if s := string(buf); r.String(s) != s {
-			return true
-		}
-	}
-	return false
 }
 
 // stringEnd returns the index of the quote that closes the string of
@@ -121,6 +71,8 @@ type rewriter struct {
 	pos int
 	out []byte
 	buf []byte // scratch space for decoding
+	// changed is set once a string or key was redacted.
+	changed bool
 }
 
 func (w *rewriter) skipSpace() {
@@ -304,10 +256,6 @@ func (w *rewriter) str() (string, bool) {
 	end, escaped := stringEnd(w.in, i)
 	lit := w.in[i+1 : end]
 	w.pos = end + 1
-	if !escaped && !w.r.containsPlain(lit) {
-		w.out = append(w.out, w.in[i:end+1]...)
-		return "", false
-	}
 	var s string
 	if escaped {
 		w.buf = unquote(slices.Grow(w.buf[:0], len(lit)), lit)
@@ -321,6 +269,7 @@ func (w *rewriter) str() (string, bool) {
 		return "", false
 	}
 	w.out = appendQuoted(w.out, red)
+	w.changed = true
 	return red, true
 }
 

@@ -10,9 +10,6 @@ import (
 // the result stays valid. (TestNewDrops checks the other layer.)
 func TestJSONLeavesLiterals(t *testing.T) {
 	r := &Redactor{forms: []string{"true", "null", "1e400", "12345"}}
-	for _, f := range r.forms {
-		r.plain = append(r.plain, []byte(f))
-	}
 	in := `{"a":true,"b":[null,false,1e400,-12345.0],"true":"true","s":"x null y"}`
 	want := `{"a":true,"b":[null,false,1e400,-12345.0],"[REDACTED]":"[REDACTED]","s":"x [REDACTED] y"}`
 	got := r.JSON([]byte(in))
@@ -38,26 +35,4 @@ func TestUnquote(t *testing.T) {
 			t.Errorf("unquote(%q) = %q; want %q", lit, got, want)
 		}
 	}
-}
-
-// FuzzQuick checks the fast path of JSON: when quick lets a line through
-// unparsed, parsing it would have found nothing either.
-func FuzzQuick(f *testing.F) {
-	f.Add([]byte(`{"a":"x\n\"y\""}`), "ghp_abcdefgh")
-	f.Add([]byte(`{"a":"\u0067hp_abcdefgh"}`), "ghp_abcdefgh")
-	f.Add([]byte(`{"a":"tok\/abcdefg"}`), "tok/abcdefg")
-	f.Add([]byte(`"sk-\"live\""`), `sk-"live"`)
-	f.Add([]byte(`not "json \\u0067hp_abcdefgh"`), "ghp_abcdefgh")
-	f.Fuzz(func(t *testing.T, in []byte, secret string) {
-		r := New(secret)
-		if r.empty() || !r.quick(in) || r.containsPlain(in) {
-			return
-		}
-		if s := string(in); r.String(s) != s {
-			t.Fatalf("quick passes %q, but String(%q) = %q", in, s, r.String(s))
-		}
-		if json.Valid(in) && r.jsonHasSecret(in) {
-			t.Fatalf("quick passes %q, but a string of it holds %q", in, secret)
-		}
-	})
 }

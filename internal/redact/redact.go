@@ -36,12 +36,6 @@ type Redactor struct {
 	// forms holds every form of every secret that is looked for in text:
 	// the secret itself and its escaped forms, longest first.
 	forms []string
-	// plain holds the forms without a backslash: the only ones that can
-	// occur in JSON text that has no backslash.
-	plain [][]byte
-	// simple is set when no secret has a character that any of its
-	// forms escapes: then only \u and \/ escapes can hide one.
-	simple bool
 }
 
 // New returns a Redactor for secrets. Values unfit to be secrets are
@@ -82,14 +76,6 @@ func New(secrets ...string) *Redactor {
 		}
 	}
 	sortLongestFirst(r.forms)
-	r.simple = true
-	for _, f := range r.forms {
-		if strings.Contains(f, `\`) {
-			r.simple = false
-		} else {
-			r.plain = append(r.plain, []byte(f))
-		}
-	}
 	return r
 }
 

@@ -116,15 +116,9 @@ func (w *walker) walk(v reflect.Value, depth int) {
 		}
 		// What an interface holds cannot be changed in place: walk a copy
 		// and put it back.
-		cp := reflect.New(e.Type()).Elem()
-		cp.Set(e)
-		prev := w.dirty
-		w.dirty = false
-		w.walk(cp, depth+1)
-		if w.dirty && v.CanSet() {
+		if cp, changed := w.walkCopy(e, depth+1); changed && v.CanSet() {
 			v.Set(cp)
 		}
-		w.dirty = w.dirty || prev
 	case reflect.Struct:
 		t := v.Type()
 		for i := range t.NumField() {
@@ -179,16 +173,10 @@ func (w *walker) walkMap(m reflect.Value, depth int) {
 		val := m.MapIndex(k)
 		if !valsScalar {
 			// Map values cannot be changed in place either.
-			cp := reflect.New(t.Elem()).Elem()
-			cp.Set(val)
-			prev := w.dirty
-			w.dirty = false
-			w.walk(cp, depth+1)
-			if w.dirty {
+			if cp, changed := w.walkCopy(val, depth+1); changed {
 				val = cp
 				m.SetMapIndex(k, val)
 			}
-			w.dirty = w.dirty || prev
 		}
 		if keysScalar {
 			continue
@@ -231,13 +219,19 @@ func (w *walker) key(k reflect.Value, depth int) (reflect.Value, bool) {
 		}
 		return reflect.ValueOf(red).Convert(k.Type()), true
 	}
-	cp := reflect.New(k.Type()).Elem()
-	cp.Set(k)
+	return w.walkCopy(k, depth+1)
+}
+
+// walkCopy walks a copy of v, a value that cannot be changed in place,
+// and returns it, and whether the walk changed it.
+func (w *walker) walkCopy(v reflect.Value, depth int) (reflect.Value, bool) {
+	cp := reflect.New(v.Type()).Elem()
+	cp.Set(v)
 	prev := w.dirty
 	w.dirty = false
-	w.walk(cp, depth+1)
+	w.walk(cp, depth)
 	changed := w.dirty
-	w.dirty = prev
+	w.dirty = prev || changed
 	return cp, changed
 }
 

@@ -105,11 +105,7 @@ type BusyError struct {
 }
 
 func (e *BusyError) Error() string {
-	holder := "another acprun run"
-	if e.PID > 0 {
-		holder = fmt.Sprintf("another acprun run (pid %d)", e.PID)
-	}
-	return fmt.Sprintf("state file %s is locked by %s: try again once it has finished, or use --lock wait to wait for it", e.Path, holder)
+	return fmt.Sprintf("state file %s is locked by %s: try again once it has finished, or use --lock wait to wait for it", e.Path, outfile.Holder(e.PID))
 }
 
 // CorruptError is Open's error when the state file cannot be read as one.
@@ -226,15 +222,11 @@ func holderPID(lf *os.File) int {
 func (f *File) read() error {
 	data, err := os.ReadFile(f.path)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist), err == nil && len(bytes.TrimSpace(data)) == 0:
 		f.doc = document{Version: Version, Sessions: map[string]Entry{}}
 		return nil
 	case err != nil:
 		return fmt.Errorf("state file %s: %w", f.path, err)
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		f.doc = document{Version: Version, Sessions: map[string]Entry{}}
-		return nil
 	}
 	var doc document
 	if err := json.Unmarshal(data, &doc); err != nil {

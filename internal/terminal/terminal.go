@@ -17,6 +17,7 @@
 package terminal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -141,9 +142,7 @@ func lookPath(name string, env []string, dir string) (string, error) {
 		pathEnv = os.Getenv("PATH")
 	}
 	for _, d := range filepath.SplitList(pathEnv) {
-		if d == "" {
-			d = "."
-		}
+		d = cmp.Or(d, ".")
 		p := filepath.Join(d, name)
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)

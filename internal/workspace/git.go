@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/acprun/acprun/internal/proc"
 )
 
 const (
@@ -83,7 +86,7 @@ func (g gitCmd) run(ctx context.Context, args ...string) (string, error) {
 	} else {
 		cmd.Stdout = &stdout
 	}
-	stderr := &tail{max: stderrKeep}
+	stderr := proc.NewTail(stderrKeep)
 	cmd.Stderr = stderr
 	// Its own process group, so that a cancel also reaches filters and
 	// other children git started.
@@ -96,10 +99,7 @@ func (g gitCmd) run(ctx context.Context, args ...string) (string, error) {
 		return "", fmt.Errorf("git %s: %w", sub, context.Cause(ctx))
 	}
 	if err != nil {
-		msg := stderr.message()
-		if msg == "" {
-			msg = err.Error()
-		}
+		msg := cmp.Or(gitMessage(stderr.Bytes()), err.Error())
 		return "", &gitError{sub: sub, msg: msg}
 	}
 	return strings.TrimRight(stdout.String(), "\n"), nil
@@ -125,25 +125,11 @@ type gitError struct {
 
 func (e *gitError) Error() string { return "git " + e.sub + ": " + e.msg }
 
-// tail keeps the last max bytes written to it.
-type tail struct {
-	max int
-	buf []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-// message is the line of git's stderr that says what went wrong: the first
-// "fatal:" or "error:" line, else the last line, cut to 300 bytes.
-func (t *tail) message() string {
+// gitMessage is the line of git's stderr that says what went wrong: the
+// first "fatal:" or "error:" line, else the last line, cut to 300 bytes.
+func gitMessage(stderr []byte) string {
 	var last string
-	for line := range strings.Lines(string(t.buf)) {
+	for line := range strings.Lines(string(stderr)) {
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
@@ -236,10 +222,7 @@ func repository(ctx context.Context, given, src string) (repo string, bare bool,
 
 // resolve returns the full hash of the commit ref ("" for HEAD) names in repo.
 func resolve(ctx context.Context, repo, ref string) (string, error) {
-	name := ref
-	if name == "" {
-		name = "HEAD"
-	}
+	name := cmp.Or(ref, "HEAD")
 	unknown := fmt.Errorf("workspace: ref %s: unknown revision in %s", name, repo)
 	if ref == "" {
 		unknown = fmt.Errorf("workspace: ref HEAD: unknown revision in %s (has it any commits?)", repo)

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -115,9 +116,7 @@ func source(what, dir string) (string, error) {
 // it when missing, and makes the workspace's own new directory in it. It
 // returns that directory with symlinks resolved.
 func makeDir(what, given, src, parent, prefix string) (string, error) {
-	if parent == "" {
-		parent = os.TempDir()
-	}
+	parent = cmp.Or(parent, os.TempDir())
 	parent, err := filepath.Abs(parent)
 	if err != nil {
 		return "", fmt.Errorf("workspace: directory %s: %w", parent, err)
@@ -176,9 +175,7 @@ func sanitise(prefix string) string {
 	if len(s) > maxPrefix {
 		s = s[:maxPrefix]
 	}
-	if s == "" {
-		s = "workspace"
-	}
+	s = cmp.Or(s, "workspace")
 	return s
 }
 

@@ -54,36 +54,7 @@ func Pairs(n *yaml.Node, opts Options) (pairs []Pair, probs []Problem, ok bool) 
 		return nil, []Problem{{Kind: NotMapping, Node: n}}, false
 	}
 	r := merger{budget: maxMerged}
-	seen := map[string]*yaml.Node{}
-	var merged []Pair
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := Deref(n.Content[i]), n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			r.report(KeyNotName, k)
-			continue
-		}
-		if k.ShortTag() == "!!merge" {
-			if !opts.Merge {
-				r.report(MergeKey, k)
-				continue
-			}
-			merged = append(merged, r.mergePairs(v, 0)...)
-			continue
-		}
-		if first, dup := seen[k.Value]; dup {
-			r.probs = append(r.probs, Problem{Kind: DuplicateKey, Node: k, First: first})
-			continue
-		}
-		seen[k.Value] = k
-		pairs = append(pairs, Pair{k.Value, k, v})
-	}
-	for _, kv := range merged {
-		if _, dup := seen[kv.Key]; dup {
-			continue
-		}
-		seen[kv.Key] = kv.K
-		pairs = append(pairs, kv)
-	}
+	pairs = r.pairs(n, 0, opts.Merge, true)
 	return pairs, r.probs, true
 }
 
@@ -95,6 +66,39 @@ type merger struct {
 
 func (r *merger) report(k Kind, n *yaml.Node) {
 	r.probs = append(r.probs, Problem{Kind: k, Node: n})
+}
+
+// pairs returns the pairs of mapping n: its own keys first, then the
+// merged ones (at depth) it does not have, a key written twice once, as
+// written first (a Problem when top, n being the mapping Pairs reads).
+func (r *merger) pairs(n *yaml.Node, depth int, merge, top bool) []Pair {
+	seen := map[string]*yaml.Node{}
+	var out, merged []Pair
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := Deref(n.Content[i]), n.Content[i+1]
+		switch {
+		case k.Kind != yaml.ScalarNode:
+			r.report(KeyNotName, k)
+		case k.ShortTag() == "!!merge" && !merge:
+			r.report(MergeKey, k)
+		case k.ShortTag() == "!!merge":
+			merged = append(merged, r.mergePairs(v, depth)...)
+		case seen[k.Value] != nil:
+			if top {
+				r.probs = append(r.probs, Problem{Kind: DuplicateKey, Node: k, First: seen[k.Value]})
+			}
+		default:
+			seen[k.Value] = k
+			out = append(out, Pair{k.Value, k, v})
+		}
+	}
+	for _, kv := range merged {
+		if seen[kv.Key] == nil {
+			seen[kv.Key] = kv.K
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // mergePairs returns the pairs that a merge key's value brings in.
@@ -109,31 +113,11 @@ func (r *merger) mergePairs(v *yaml.Node, depth int) []Pair {
 		}
 		return nil
 	}
-	var out []Pair
 	switch v.Kind {
 	case yaml.MappingNode:
-		seen := map[string]bool{}
-		var merged []Pair
-		for i := 0; i+1 < len(v.Content); i += 2 {
-			k := Deref(v.Content[i])
-			if k.Kind != yaml.ScalarNode {
-				r.report(KeyNotName, k)
-				continue
-			}
-			if k.ShortTag() == "!!merge" {
-				merged = append(merged, r.mergePairs(v.Content[i+1], depth+1)...)
-				continue
-			}
-			seen[k.Value] = true
-			out = append(out, Pair{k.Value, k, v.Content[i+1]})
-		}
-		for _, kv := range merged {
-			if !seen[kv.Key] {
-				seen[kv.Key] = true
-				out = append(out, kv)
-			}
-		}
+		return r.pairs(v, depth+1, true, false)
 	case yaml.SequenceNode:
+		var out []Pair
 		seen := map[string]bool{}
 		for _, item := range v.Content {
 			if Deref(item).Kind != yaml.MappingNode {
@@ -147,8 +131,8 @@ func (r *merger) mergePairs(v *yaml.Node, depth int) []Pair {
 				}
 			}
 		}
-	default:
-		r.report(BadMerge, v)
+		return out
 	}
-	return out
+	r.report(BadMerge, v)
+	return nil
 }

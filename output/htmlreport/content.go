@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 )
 
 // contentItem is one item of a tool call's content, ready to show.
@@ -173,11 +174,12 @@ func splitLines(s string) []string {
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
+// cutBytes is s cut to at most n bytes, on a rune boundary.
 func cutBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8RuneStart(s[n]) {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n]

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -169,7 +170,10 @@ func build(res report.Results, opts Options) view {
 		Statuses:       []string{string(report.StatusFailed), string(report.StatusError), string(report.StatusInterrupted), string(report.StatusPassed)},
 		Style:          template.CSS(styleSource),
 		Script:         template.JS(scriptSource),
-		CSP:            csp(),
+		// Nothing is loaded, and only the page's own script and style (by
+		// their hashes) run.
+		CSP: fmt.Sprintf("default-src 'none'; script-src '%s'; style-src '%s'; img-src data:; base-uri 'none'; form-action 'none'",
+			hash(scriptSource), hash(styleSource)),
 	}
 	if !opts.Now.IsZero() {
 		v.Generated = opts.Now.UTC().Format(time.RFC3339)
@@ -216,8 +220,8 @@ func build(res report.Results, opts Options) view {
 			budget -= sv.Transcript.ShownBytes
 		}
 	}
-	v.Tags = sortedSet(tags)
-	v.Agents = sortedSet(agents)
+	v.Tags = slices.Sorted(maps.Keys(tags))
+	v.Agents = slices.Sorted(maps.Keys(agents))
 	return v
 }
 
@@ -239,15 +243,6 @@ func agentLabel(a report.AgentInfo) string {
 		return a.Name
 	}
 	return a.InfoName
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // bars lays out the stop-reason chart, most frequent first.
@@ -341,13 +336,7 @@ func passMatrix(rates []report.PassRate) *matrix {
 	return m
 }
 
-// csp is the page's Content-Security-Policy: nothing is loaded, and only
-// the page's own script and style (by their hashes) run.
-func csp() string {
-	return fmt.Sprintf("default-src 'none'; script-src '%s'; style-src '%s'; img-src data:; base-uri 'none'; form-action 'none'",
-		hash(scriptSource), hash(styleSource))
-}
-
+// hash names s in a Content-Security-Policy: its SHA-256, in base64.
 func hash(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
@@ -406,10 +395,7 @@ func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	i := n
-	for i > 0 && !utf8RuneStart(s[i]) {
-		i--
-	}
+	i := len(cutBytes(s, n))
 	return s[:i] + fmt.Sprintf("\n… (%d more %s not shown)", len(s)-i, plural(len(s)-i, "byte", "bytes"))
 }
 
@@ -420,5 +406,3 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 
@@ -136,10 +137,7 @@ func readTranscript(path string, limit int64, red *redact.Redactor) *transcriptV
 	tv.Shown = len(head) + len(tail)
 	tv.ShownBytes = headBytes + tailBytes
 	delete(methods, "")
-	for m := range methods {
-		tv.Methods = append(tv.Methods, m)
-	}
-	slices.Sort(tv.Methods)
+	tv.Methods = slices.Sorted(maps.Keys(methods))
 	return tv
 }
 

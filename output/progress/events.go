@@ -64,7 +64,7 @@ type Event struct {
 // written with a single Write call and nothing is buffered, so when w is an
 // *os.File a killed run leaves every finished line on disk. It implements
 // runner.Observer, plus TurnStarted and Warning. After the first write
-// error it writes nothing more; Err returns that error.
+// error it writes nothing more; Close returns that error.
 type Events struct {
 	mu  sync.Mutex
 	w   io.Writer
@@ -94,7 +94,7 @@ func CreateEvents(ctx context.Context, path string) (*Events, error) {
 
 // Close closes the file opened by CreateEvents and returns the first error
 // met while writing or closing. For an Events made by NewEvents it only
-// returns Err.
+// returns the first write error.
 func (e *Events) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -104,13 +104,6 @@ func (e *Events) Close() error {
 		}
 		e.c = nil
 	}
-	return e.err
-}
-
-// Err returns the first write error, or nil.
-func (e *Events) Err() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	return e.err
 }
 

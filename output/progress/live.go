@@ -40,9 +40,8 @@ type liveArea struct {
 	w    io.Writer
 	size func() (cols, rows int)
 
-	mu      sync.Mutex
-	state   liveState
-	pending []string // lines to print above the area, in order
+	mu    sync.Mutex
+	state liveState
 
 	drawn    []int // the cell widths of the area's lines on the screen
 	wake     chan struct{}
@@ -56,6 +55,7 @@ type liveState struct {
 	total, done, failed int
 	started             time.Time
 	running             []*runningJob // in the order they started
+	pending             []string      // lines to print above the area, in order
 }
 
 // runningJob is a scenario that is running.
@@ -119,37 +119,31 @@ func (l *liveArea) loop() {
 	}
 }
 
-// changed wakes the drawing goroutine; the caller holds l.mu or not.
-func (l *liveArea) changed() {
+// update changes the state and wakes the drawing goroutine.
+func (l *liveArea) update(f func(*liveState)) {
+	l.mu.Lock()
+	f(&l.state)
+	l.mu.Unlock()
 	select {
 	case l.wake <- struct{}{}:
 	default: // a frame is due already
 	}
 }
 
-// update changes the state and wakes the drawing goroutine.
-func (l *liveArea) update(f func(*liveState)) {
-	l.mu.Lock()
-	f(&l.state)
-	l.mu.Unlock()
-	l.changed()
-}
-
 // finished shows j as finished, its line above the area; counted says
 // whether it counts as done (a retried try does not: the same attempt runs
 // again).
 func (l *liveArea) finished(j runner.Ref, line string, counted, failed bool) {
-	l.mu.Lock()
-	l.state.remove(j)
-	if counted {
-		l.state.done++
-	}
-	if failed {
-		l.state.failed++
-	}
-	l.pending = append(l.pending, line)
-	l.mu.Unlock()
-	l.changed()
+	l.update(func(st *liveState) {
+		st.remove(j)
+		if counted {
+			st.done++
+		}
+		if failed {
+			st.failed++
+		}
+		st.pending = append(st.pending, line)
+	})
 }
 
 // find returns the running job j; nil if it is not running.
@@ -174,10 +168,7 @@ func (st *liveState) remove(j runner.Ref) {
 
 // print puts line above the area, as a permanent line.
 func (l *liveArea) print(line string) {
-	l.mu.Lock()
-	l.pending = append(l.pending, line)
-	l.mu.Unlock()
-	l.changed()
+	l.update(func(st *liveState) { st.pending = append(st.pending, line) })
 }
 
 // finish stops drawing: what is left to print is printed and the area is
@@ -193,8 +184,8 @@ func (l *liveArea) finish() {
 func (l *liveArea) draw(last bool) {
 	cols, rows := l.size()
 	l.mu.Lock()
-	pending := l.pending
-	l.pending = nil
+	pending := l.state.pending
+	l.state.pending = nil
 	var lines []string
 	if !last {
 		lines = liveLines(&l.state, time.Now(), cols, rows)

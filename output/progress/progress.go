@@ -6,8 +6,10 @@
 package progress
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -148,14 +150,8 @@ func (p *Printer) Update(j runner.Ref, u runner.Update) {
 		}
 		p.verbose(j, "%s: %s", kind, u.Text)
 	case runner.UpdateToolCall:
-		what := u.Title
-		if what == "" {
-			what = u.ToolCallID
-		}
-		kind := u.ToolKind
-		if kind == "" {
-			kind = "other"
-		}
+		what := cmp.Or(u.Title, u.ToolCallID)
+		kind := cmp.Or(u.ToolKind, "other")
 		late := ""
 		if u.Late {
 			late = "late "
@@ -167,10 +163,7 @@ func (p *Printer) Update(j runner.Ref, u runner.Update) {
 // PermissionDecided notes, when verbose, how a permission request was
 // answered.
 func (p *Printer) PermissionDecided(j runner.Ref, perm report.Permission) {
-	what := perm.Title
-	if what == "" {
-		what = perm.ToolCallID
-	}
+	what := cmp.Or(perm.Title, perm.ToolCallID)
 	detail := perm.Kind
 	if perm.Rule != "" {
 		if detail != "" {
@@ -281,59 +274,52 @@ func Observers(obs ...runner.Observer) runner.Observer {
 // multiObserver fans calls out to several observers.
 type multiObserver []runner.Observer
 
-func (m multiObserver) ScenarioStarted(j runner.Ref) {
+// each calls f with every observer, in turn.
+func (m multiObserver) each(f func(runner.Observer)) {
 	for _, o := range m {
-		o.ScenarioStarted(j)
+		f(o)
 	}
+}
+
+func (m multiObserver) ScenarioStarted(j runner.Ref) {
+	m.each(func(o runner.Observer) { o.ScenarioStarted(j) })
 }
 
 func (m multiObserver) TurnStarted(j runner.Ref, turn int) {
-	for _, o := range m {
-		o.TurnStarted(j, turn)
-	}
+	m.each(func(o runner.Observer) { o.TurnStarted(j, turn) })
 }
 
 func (m multiObserver) TurnFinished(j runner.Ref, t report.TurnResult) {
-	for _, o := range m {
-		o.TurnFinished(j, t)
-	}
+	m.each(func(o runner.Observer) { o.TurnFinished(j, t) })
 }
 
 func (m multiObserver) PermissionDecided(j runner.Ref, p report.Permission) {
-	for _, o := range m {
-		o.PermissionDecided(j, p)
-	}
+	m.each(func(o runner.Observer) { o.PermissionDecided(j, p) })
 }
 
 func (m multiObserver) Warning(j runner.Ref, msg string) {
-	for _, o := range m {
-		o.Warning(j, msg)
-	}
+	m.each(func(o runner.Observer) { o.Warning(j, msg) })
+}
+
+func (m multiObserver) ScenarioFinished(j runner.Ref, r report.Result) {
+	m.each(func(o runner.Observer) { o.ScenarioFinished(j, r) })
 }
 
 // WantsUpdates reports whether one of the observers wants Updates.
 func (m multiObserver) WantsUpdates() bool {
-	for _, o := range m {
-		if u, ok := o.(runner.UpdateObserver); ok && u.WantsUpdates() {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(m, func(o runner.Observer) bool {
+		u, ok := o.(runner.UpdateObserver)
+		return ok && u.WantsUpdates()
+	})
 }
 
 // Update passes u to the observers that want Updates.
 func (m multiObserver) Update(j runner.Ref, u runner.Update) {
-	for _, o := range m {
+	m.each(func(o runner.Observer) {
 		if uo, ok := o.(runner.UpdateObserver); ok && uo.WantsUpdates() {
 			uo.Update(j, u)
 		}
-	}
-}
-
-func (m multiObserver) ScenarioFinished(j runner.Ref, r report.Result) {
-	for _, o := range m {
-		o.ScenarioFinished(j, r)
-	}
+	})
 }
 
 var (
