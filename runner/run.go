@@ -656,9 +656,9 @@ func (r *scenarioRun) gone(err error, unanswered string) error {
 // stopAfter reports whether the turns after tr are not played, and why
 // (for their failures): the agent is gone (agent_exited, unresponsive), or
 // a turn passed a budget, or acprun cancelled tr and continueAfterCancel
-// is not set, or it is but the scenario's timeout passed. why is "" when the scenario's error says it
-// (an outcome not expected). Stopped because the run ended (ctx), the
-// scenario is cut short.
+// is not set, or it is but the scenario's timeout passed. why is "" when
+// the scenario's error says it (an outcome not expected). Stopped because
+// the run ended (ctx), the scenario is cut short.
 func (r *scenarioRun) stopAfter(ctx, scCtx context.Context, tr report.TurnResult) (why string, stop bool) {
 	switch {
 	case tr.StopReason == report.OutcomeAgentExited || tr.StopReason == report.OutcomeUnresponsive:
