@@ -396,7 +396,7 @@ func TestRerunFailedNothingToRerun(t *testing.T) {
 	}
 	before := readFiles(t, dir, "out.json")["out.json"]
 	res := acprun(t, dir, "run", "s.yaml", "--rerun-failed", "out.json", "-o", "out.json")
-	if res.code != 5 || !strings.Contains(res.stderr, "nothing to rerun: no scenario failed, errored or was interrupted in out.json (--allow-empty accepts that, with exit 0)") {
+	if res.code != 5 || !strings.Contains(res.stderr, "nothing to rerun: no scenario failed, errored, was invalid or was interrupted in out.json (--allow-empty accepts that, with exit 0)") {
 		t.Errorf("exit %d, want 5 and nothing to rerun\n%s", res.code, res.stderr)
 	}
 	res = acprun(t, dir, "run", "s.yaml", "--rerun-failed", "out.json", "-o", "out.json", "--allow-empty")
@@ -410,7 +410,7 @@ func TestRerunFailedNothingToRerun(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"f.yaml": controlScenarios("fail")})
 	acprun(t, dir, "run", "f.yaml", "-o", "f.json")
 	res = acprun(t, dir, "run", "s.yaml", "--rerun-failed", "f.json")
-	if res.code != 5 || !strings.Contains(res.stderr, "nothing to rerun: the scenario that failed, errored or was interrupted in f.json is not selected") {
+	if res.code != 5 || !strings.Contains(res.stderr, "nothing to rerun: the scenario that failed, errored, was invalid or was interrupted in f.json is not selected") {
 		t.Errorf("exit %d, want 5\n%s", res.code, res.stderr)
 	}
 }
