@@ -91,8 +91,11 @@ Exit codes:
   5    no scenario selected, or nothing to rerun (see --allow-empty)
   6    another run holds the lock of a state file (--lock fail, or --timeout
        passed while waiting for it); nothing ran
+  7    some scenario measured nothing (invalid: the agent changed a file of
+       workspace.protect, is not the agent expect.agent names, or its
+       provider refused the work: rate limit, quota, overload)
   130  interrupted (SIGINT/SIGTERM); the results written are partial
-When several apply, the exit code is the first of 4, 130, 3, 1.`
+When several apply, the exit code is the first of 4, 130, 3, 7, 1.`
 }
 
 // warnNoPermissions warns about the scenarios that will run without
