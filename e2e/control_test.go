@@ -491,7 +491,7 @@ func TestControlDryRun(t *testing.T) {
 	if strings.Contains(res.stdout, "s1-pass") || !strings.Contains(res.stdout, "s2-fail") {
 		t.Errorf("the plan is not of the failed scenario alone:\n%s", res.stdout)
 	}
-	if !strings.Contains(res.stdout, "  retries:  3 (an attempt that fails or errors runs again, in a fresh workspace)\n") {
+	if !strings.Contains(res.stdout, "  retries:  3 (an attempt that errors or is invalid runs again, in a fresh workspace)\n") {
 		t.Errorf("the plan does not show the retries:\n%s", res.stdout)
 	}
 }

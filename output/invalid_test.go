@@ -8,6 +8,7 @@ import (
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/report/reporttest"
+	"github.com/acprun/acprun/runner"
 )
 
 // invalidReport is a run with every reason to be invalid: an agent that
@@ -107,5 +108,21 @@ func TestGitHubAnnotatesInvalid(t *testing.T) {
 		if !strings.Contains(md, part) {
 			t.Errorf("the step summary lacks %q:\n%s", part, md)
 		}
+	}
+}
+
+// TestPlanShowsProtect: --dry-run names the files the agent must leave
+// alone.
+func TestPlanShowsProtect(t *testing.T) {
+	p := minimal()
+	p.Workspace = &runner.WorkspacePlan{From: "/fixture", Protect: []string{"tests/**", "verify.sh"}}
+	var buf bytes.Buffer
+	if err := output.Plan(&buf, []runner.ScenarioPlan{p}); err != nil {
+		t.Fatal(err)
+	}
+	want := "  workspace: copy of /fixture per attempt (cwd and roots are mapped into it)\n" +
+		"  protect:  tests/**, verify.sh (an agent that changes them makes the attempt invalid)\n"
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("plan lacks\n%s\ngot:\n%s", want, buf.String())
 	}
 }
