@@ -310,31 +310,23 @@ turns:
 func TestRetriesGetFreshWorkspaces(t *testing.T) {
 	t.Parallel()
 	dir := realTempDir(t)
-	marker := filepath.Join(dir, "marker")
 	// The agent writes dirty into the workspace, then its provider is
-	// busy the first time (setup picks its script: busy.yaml, then ok.yaml);
-	// setup fails when dirty is there already, so a retry in a used
-	// workspace would error.
-	writeFiles(t, dir, map[string]string{
-		"fixture/busy.yaml": `turns:
-  - steps: [{write: {path: dirty, content: x}}, {error: {code: -32603, message: rate limit reached}}]
-`,
-		"fixture/ok.yaml": `turns:
-  - steps: [{write: {path: dirty, content: x}}, {text: pass}]
-`,
-		"s.yaml": `name: flaky
+	// busy the first time; setup fails when dirty is there already, so a
+	// retry in a used workspace would error.
+	files, setup := busyOnce(dir,
+		"turns:\n  - steps: [{write: {path: dirty, content: x}}, {error: {code: -32603, message: rate limit reached}}]\n",
+		"turns:\n  - steps: [{write: {path: dirty, content: x}}, {text: pass}]\n")
+	writeFiles(t, dir, files)
+	writeFiles(t, dir, map[string]string{"s.yaml": `name: flaky
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
 retries: 2
 workspace: ./fixture
 client: {fs: true}
-setup:
-  - test ! -e dirty
-  - "if [ -e '` + marker + `' ]; then cp ok.yaml agent.mock.yaml; else touch '` + marker + `'; cp busy.yaml agent.mock.yaml; fi"
+setup: ["test ! -e dirty", ` + setup + `]
 turns:
   - prompt: pass
-`,
-	})
+`})
 	res, out := runResults(t, dir, "s.yaml")
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)

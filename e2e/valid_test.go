@@ -263,17 +263,16 @@ func TestUpstreamOnlyWhenItSaysSo(t *testing.T) {
 func TestRetriesInvalidNotFailed(t *testing.T) {
 	t.Parallel()
 	dir := realTempDir(t)
-	marker := filepath.Join(dir, "marker")
+	files, setup := busyOnce(dir, "turns: [{error: {code: 429, message: Too Many Requests}}]\n", "turns: [{steps: [{text: pass}]}]\n")
+	writeFiles(t, dir, files)
 	writeFiles(t, dir, map[string]string{
-		"fixture/busy.yaml": "turns: [{error: {code: 429, message: Too Many Requests}}]\n",
-		"fixture/ok.yaml":   "turns: [{steps: [{text: pass}]}]\n",
-		"fail.mock.yaml":    "turns: [{steps: [{text: nope}]}]\n",
+		"fail.mock.yaml": "turns: [{steps: [{text: nope}]}]\n",
 		"s.yaml": `name: limited
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
 retries: 1
 workspace: fixture
-setup: ["if [ -e '` + marker + `' ]; then cp ok.yaml agent.mock.yaml; else touch '` + marker + `'; cp busy.yaml agent.mock.yaml; fi"]
+setup: [` + setup + `]
 turns:
   - prompt: go
 ---
@@ -307,15 +306,14 @@ turns:
 func TestPassRateLeavesInvalidOut(t *testing.T) {
 	t.Parallel()
 	dir := realTempDir(t)
-	marker := filepath.Join(dir, "marker")
+	files, setup := busyOnce(dir, "turns: [{error: {code: -32000, message: You exceeded your current quota}}]\n", "turns: [{steps: [{text: pass}]}]\n")
+	writeFiles(t, dir, files)
 	writeFiles(t, dir, map[string]string{
-		"fixture/busy.yaml": "turns: [{error: {code: -32000, message: You exceeded your current quota}}]\n",
-		"fixture/ok.yaml":   "turns: [{steps: [{text: pass}]}]\n",
 		"s.yaml": `name: sampled
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
 workspace: fixture
-setup: ["if [ -e '` + marker + `' ]; then cp ok.yaml agent.mock.yaml; else touch '` + marker + `'; cp busy.yaml agent.mock.yaml; fi"]
+setup: [` + setup + `]
 turns:
   - prompt: go
 `,
@@ -331,6 +329,17 @@ turns:
 	if !strings.Contains(res.stderr, "sampled   1/1 (100%), 1 invalid\n") {
 		t.Errorf("the pass-rate table:\n%s", res.stderr)
 	}
+}
+
+// busyOnce is a workspace fixture (fixture/) holding two mock agent
+// scripts, busy and ok, and a setup command that copies busy to
+// agent.mock.yaml in the attempt's workspace the first time it runs in dir
+// (it leaves the file marker there), ok after that: an agent whose
+// provider is busy once.
+func busyOnce(dir, busy, ok string) (files map[string]string, setup string) {
+	marker := filepath.Join(dir, "marker")
+	return map[string]string{"fixture/busy.yaml": busy, "fixture/ok.yaml": ok},
+		`"if [ -e '` + marker + `' ]; then cp ok.yaml agent.mock.yaml; else touch '` + marker + `'; cp busy.yaml agent.mock.yaml; fi"`
 }
 
 // finishedEvents are the scenario_finished events of an events file.
