@@ -53,7 +53,8 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	r.answered(&out, resp, err)
 	out.duration = time.Since(start)
 	rec := r.sess.finish(t, out)
-	if out.upstream {
+	if out.upstream && !slices.Contains(turn.Expect.StopReasons, report.OutcomeError) {
+		// Unless the turn expects an error: then the error is what it measures.
 		r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: %s", rec.Index, rec.Error), nil)
 	}
 	defer t.release() // the agent's late file and terminal requests wait for the checks

@@ -78,7 +78,8 @@ var upstreamRE = regexp.MustCompile(`(?i)rate[ _-]?limit|quota|overloaded|\b(429
 
 // upstream reports whether e, the error that answered session/prompt,
 // says that the agent's provider refused the work: its code is 429 or 529,
-// or its message or data matches upstreamRE.
+// or its message or data matches upstreamRE. (A turn whose expect lists
+// stopReason error measures the error: runTurn leaves it valid.)
 func upstream(e *acp.Error) bool {
 	return e.Code == 429 || e.Code == 529 || upstreamRE.MatchString(e.Message) || upstreamRE.Match(e.Data)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -218,19 +219,22 @@ func TestUpstream(t *testing.T) {
 
 // TestUpstreamIsInvalid: a prompt answered with an error that says the
 // provider is overloaded makes the attempt invalid (upstream), and the
-// turns after it are not played; another error is the agent's failure.
+// turns after it are not played; another error is the agent's failure,
+// and an error the turn expects is what it measures.
 func TestUpstreamIsInvalid(t *testing.T) {
-	const src = "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: one\n  - prompt: two\n"
+	const src = "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: one\n%s  - prompt: two\n"
+	const overloaded = `{code: -32603, message: Internal error, data: {type: overloaded_error}}`
 	for _, tt := range []struct {
-		name, err string
-		status    report.Status
-		stops     []string
+		name, err, expect string
+		status            report.Status
+		stops             []string
 	}{
-		{"overloaded", `{code: -32603, message: Internal error, data: {type: overloaded_error}}`, report.StatusInvalid, []string{"error", "skipped"}},
-		{"crashed tool", `{code: -32603, message: Internal error, data: {tool: Bash}}`, report.StatusFailed, []string{"error", "end_turn"}},
+		{"overloaded", overloaded, "", report.StatusInvalid, []string{"error", "skipped"}},
+		{"crashed tool", `{code: -32603, message: Internal error, data: {tool: Bash}}`, "", report.StatusFailed, []string{"error", "end_turn"}},
+		{"expected", overloaded, "    expect: {stopReason: error}\n", report.StatusPassed, []string{"error", "end_turn"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, _ := runTree(t, map[string]string{"s.yaml": src,
+			rep, _ := runTree(t, map[string]string{"s.yaml": fmt.Sprintf(src, tt.expect),
 				"a.mock.yaml": "turns:\n  - error: " + tt.err + "\n  - steps: [{text: two}]\n"}, Options{})
 			r := rep.Scenarios[0]
 			if r.Status != tt.status || !cmp.Equal(tt.stops, stops(r)) {
