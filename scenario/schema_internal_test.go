@@ -54,6 +54,7 @@ func TestSchemaMatchesParser(t *testing.T) {
 		{[]string{"$defs", "permissionsExpect"}, permissionsExpectKeys},
 		{[]string{"$defs", "usageExpect"}, usageKeys},
 		{[]string{"$defs", "judge"}, judgeKeys},
+		{[]string{"$defs", "agentExpect"}, agentExpectKeys},
 	}
 	for _, tt := range tests {
 		obj := object(tt.path...)
