@@ -59,12 +59,15 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 		} else {
 			w.printf("  workspace: copy of %s per attempt (cwd and roots are mapped into it)\n", ws.From)
 		}
+		if len(ws.Protect) > 0 {
+			w.printf("  protect:  %s (an agent that changes them makes the attempt invalid)\n", strings.Join(ws.Protect, ", "))
+		}
 	}
 	for _, c := range p.Commands {
 		w.printf("  %-9s %s (timeout %s)\n", c.Stage+":", c.Run, c.Timeout)
 	}
 	if p.Retries > 0 {
-		w.printf("  retries:  %d (an attempt that fails or errors runs again, in a fresh workspace)\n", p.Retries)
+		w.printf("  retries:  %d (an attempt that errors or is invalid runs again, in a fresh workspace)\n", p.Retries)
 	}
 	if p.Auth != "" || p.Mode != "" {
 		w.printf("  auth:     %s  mode: %s\n", orDash(p.Auth), orDash(p.Mode))

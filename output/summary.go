@@ -81,9 +81,9 @@ func Text(w io.Writer, rep report.Report) error {
 }
 
 // counts is the start of the totals line: "3 passed, 1 failed, 1 error,
-// 1 interrupted, 2 not run, 1 warning". Failures are always counted;
-// errors, scenarios cut short (interrupted, but started), scenarios not
-// run and warnings when there are some.
+// 1 invalid, 1 interrupted, 2 not run, 1 warning". Failures are always
+// counted; errors, invalid scenarios, scenarios cut short (interrupted, but
+// started), scenarios not run and warnings when there are some.
 func counts(s report.Summary, fail, warn func(...any) string) string {
 	cut := s.Interrupted - s.NotRun
 	parts := []string{fmt.Sprintf("%d passed", s.Passed)}
@@ -94,6 +94,9 @@ func counts(s report.Summary, fail, warn func(...any) string) string {
 	parts = append(parts, failed)
 	if s.Errored > 0 {
 		parts = append(parts, fail(fmt.Sprintf("%d %s", s.Errored, plural(s.Errored, "error", "errors"))))
+	}
+	if s.Invalid > 0 {
+		parts = append(parts, termtext.Paint(color.FgMagenta).Sprint(fmt.Sprintf("%d invalid", s.Invalid)))
 	}
 	if cut > 0 {
 		parts = append(parts, warn(fmt.Sprintf("%d interrupted", cut)))
@@ -140,11 +143,13 @@ func scenarioLine(sc report.Result, bold bool) string {
 	status := "PASS"
 	switch {
 	case sc.Retried:
-		attrs, status = []color.Attribute{color.FgYellow}, "RERUN" // failed or errored, and ran again
+		attrs, status = []color.Attribute{color.FgYellow}, "RERUN" // errored or invalid, and ran again
 	case sc.NotRun:
 		attrs, status = []color.Attribute{color.FgYellow}, "NOT RUN"
 	case sc.Status == report.StatusInterrupted:
 		attrs, status = []color.Attribute{color.FgYellow}, "INTERRUPTED"
+	case sc.Status == report.StatusInvalid:
+		attrs, status = []color.Attribute{color.FgMagenta}, "INVALID" // measured nothing: neither a pass nor a failure
 	case sc.Status == report.StatusFailed:
 		attrs, status = []color.Attribute{color.FgRed}, "FAIL"
 	case sc.Status != report.StatusPassed:

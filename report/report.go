@@ -20,8 +20,11 @@ import (
 // SchemaVersion is the version of the results format written by acprun.
 // Version 2 added the status interrupted: a scenario that something
 // outside it cut short, or kept from starting (notRun, which version 1
-// gave status error), is interrupted, never passed.
-const SchemaVersion = 2
+// gave status error), is interrupted, never passed. Version 3 added the
+// status invalid (see Invalid): an attempt that measured nothing, which
+// pass rates leave out as they do interrupted ones, and retries: N runs
+// again an attempt that errored or was invalid, no longer one that failed.
+const SchemaVersion = 3
 
 // Status is the outcome of one scenario.
 type Status string
@@ -36,7 +39,41 @@ const (
 	// (NotRun). It has no verdict: it neither passed nor failed, and Error
 	// says what cut it; failures it met before are kept.
 	StatusInterrupted Status = "interrupted"
+	// StatusInvalid: the attempt measured nothing (Result.Invalid says
+	// why): the agent changed the files it must not touch, it is not the
+	// agent the scenario expects, or its provider refused the work (rate
+	// limit, quota, overload). It has no verdict, like an interrupted one:
+	// it is not the agent's failure, and not a pass.
+	StatusInvalid Status = "invalid"
 )
+
+// Why an attempt is invalid (Invalid.Reason).
+const (
+	// InvalidTampered: the agent created, modified or deleted a file the
+	// scenario protects (workspace.protect).
+	InvalidTampered = "tampered"
+	// InvalidAgent: initialize's agentInfo is not what expect.agent asks for.
+	InvalidAgent = "agent"
+	// InvalidUpstream: the agent answered a prompt with an error that says
+	// its provider refused the work: a rate limit, a quota, an overload.
+	InvalidUpstream = "upstream"
+)
+
+// Invalid says why an attempt measured nothing (status invalid).
+type Invalid struct {
+	// Reason is InvalidTampered, InvalidAgent or InvalidUpstream.
+	Reason string `json:"reason"`
+	// Message says what happened; it starts with "file:line:col: " when a
+	// place in the scenario file is what was not met (workspace.protect,
+	// expect.agent).
+	Message string `json:"message"`
+	// Files are the protected paths the agent created, modified or
+	// deleted (tampered), relative to the workspace, with slashes, sorted.
+	Files []string `json:"files,omitempty"`
+}
+
+// String is how the outputs say it: "invalid (tampered): MESSAGE".
+func (i Invalid) String() string { return "invalid (" + i.Reason + "): " + i.Message }
 
 // Outcomes recorded in place of a stop reason when the agent gave none.
 const (
@@ -163,13 +200,14 @@ type Result struct {
 	// Attempt is the attempt number when the scenario was repeated
 	// (--repeat; from 1; 0 when it ran once).
 	Attempt int `json:"attempt,omitempty"`
-	// Retry numbers the tries of one attempt when it failed or errored and
-	// its scenario has retries: 0 for the first try, n for the n-th retry.
+	// Retry numbers the tries of one attempt when it errored or was
+	// invalid and its scenario has retries: 0 for the first try, n for the
+	// n-th retry.
 	Retry int `json:"retry,omitempty"`
-	// Retried is set on a try that failed or errored and was run again: the
-	// next try's verdict replaces its own (see Verdict).
+	// Retried is set on a try that errored or was invalid and was run
+	// again: the next try's verdict replaces its own (see Verdict).
 	Retried bool `json:"retried,omitempty"`
-	// Flaky is set on a try that passed after failed ones.
+	// Flaky is set on a try that passed after others that did not.
 	Flaky      bool          `json:"flaky,omitempty"`
 	Agent      AgentInfo     `json:"agent"`
 	Status     Status        `json:"status"`
@@ -180,6 +218,9 @@ type Result struct {
 	// Error explains a StatusError (the agent could not start, crashed or
 	// hung), or says what cut a StatusInterrupted short.
 	Error string `json:"error,omitempty"`
+	// Invalid says why a StatusInvalid attempt measured nothing; nil for
+	// any other status.
+	Invalid *Invalid `json:"invalid,omitempty"`
 	// StartFailed is set when the agent could not be started, initialized
 	// or authenticated, or when this host cannot enforce the scenario's
 	// required sandbox (exit code 3).

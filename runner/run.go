@@ -98,7 +98,7 @@ type Options struct {
 	// closes them after it.
 	States map[string]*sessionstate.File
 	// MaxFailures, when > 0, stops the run once that many jobs (scenario
-	// attempts, after their retries) have failed or errored: no job starts
+	// attempts, after their retries) have failed, errored or been invalid: no job starts
 	// after that, and the jobs not started are listed as not run (errors).
 	// With Parallel 1 which jobs run follows from the run order alone.
 	MaxFailures int
@@ -247,10 +247,10 @@ func runJobs(ctx context.Context, opts *Options, jobs []job, stop *failureStop) 
 	return results
 }
 
-// runTries runs job j, and runs it again while it fails or errors, up to
-// its scenario's retries, unless ctx has ended: one result per try, in
-// order. Each try but the last is marked Retried; a passing last try after
-// others is Flaky. No retry starts once stopped reports true (the run
+// runTries runs job j, and runs it again while it errors or is invalid,
+// up to its scenario's retries, unless ctx has ended: one result per try,
+// in order. Each try but the last is marked Retried; a passing last try
+// after others is Flaky. No retry starts once stopped reports true (the run
 // stopped at Options.MaxFailures). names are the transcript names of the
 // tries (nil for none).
 func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []string, stopped func() bool) []report.Result {
@@ -263,7 +263,9 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 		}
 		obs.call(func(o Observer) { o.ScenarioStarted(j.ref) })
 		r := runScenario(ctx, opts, obs, j, transcript)
-		again := r.Status != report.StatusPassed && r.Status != report.StatusInterrupted && try < j.sc.Retries && ctx.Err() == nil && !stopped()
+		// An attempt that failed is the agent's verdict: only one that
+		// errored or measured nothing (invalid) runs again.
+		again := (r.Status == report.StatusError || r.Status == report.StatusInvalid) && try < j.sc.Retries && ctx.Err() == nil && !stopped()
 		r.Retry = try
 		r.Retried = again
 		r.Flaky = r.Status == report.StatusPassed && try > 0
@@ -275,8 +277,8 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 	}
 }
 
-// failureStop counts the jobs that failed or errored and stops the run at
-// its max (Options.MaxFailures; 0 for no max).
+// failureStop counts the jobs that failed, errored or were invalid and
+// stops the run at its max (Options.MaxFailures; 0 for no max).
 type failureStop struct {
 	max    int
 	failed atomic.Int64
@@ -363,6 +365,9 @@ type scenarioRun struct {
 	// workFails are the failures of verify and of the scenario-level
 	// checks on the workspace, listed after the turns'.
 	workFails []string
+	// invalid says why the attempt measured nothing (see invalidate); nil
+	// while it may still be valid.
+	invalid *report.Invalid
 	// state is the state file the session id is saved to; nil when the
 	// scenario does not resume.
 	state *sessionstate.File
@@ -460,12 +465,20 @@ func (r *scenarioRun) play(ctx context.Context) {
 	r.stopAgent(scCtx)
 	r.collect()
 	r.recordChanges()
-	if ctx.Err() == nil {
+	r.checkProtected()
+	switch {
+	case r.invalid != nil:
+		// It measured nothing: verify and the judge would judge a
+		// workspace the agent tampered with, or nothing.
+	case ctx.Err() == nil:
 		r.verify(scCtx)
-	} else if len(r.sc.Verify) > 0 {
-		r.cutShort("before verify")
+		r.checkScenarioWork(scCtx)
+	default:
+		if len(r.sc.Verify) > 0 {
+			r.cutShort("before verify")
+		}
+		r.checkScenarioWork(scCtx)
 	}
-	r.checkScenarioWork(scCtx)
 }
 
 // newSession is the scenario's session, with the client it serves the
@@ -518,8 +531,14 @@ func (r *scenarioRun) open(ctx context.Context) bool {
 		return false
 	}
 	if err := r.start(ctx, resume); err != nil {
-		r.res.StartFailed = true // unless cut short: not the agent's failure then (see markCut)
-		r.failStart(r.noteSetupError(err), "before the session opened")
+		if wrong, ok := errors.AsType[wrongAgent](err); ok {
+			// It started, and is not the agent to measure: no turn is played.
+			r.invalidate(report.InvalidAgent, wrong.Error(), nil)
+			r.skipFrom(0, "")
+		} else {
+			r.res.StartFailed = true // unless cut short: not the agent's failure then (see markCut)
+			r.failStart(r.noteSetupError(err), "before the session opened")
+		}
 		r.stopAgent(ctx)
 		r.collect()
 		return false
@@ -602,6 +621,9 @@ func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
 		}
 		return err
 	}
+	if err := checkAgent(r.sc.Expect.Agent, r.res.Agent); err != nil {
+		return err // before a session, which could cost
+	}
 	return r.openSession(setupCtx, resume)
 }
 
@@ -661,6 +683,8 @@ func (r *scenarioRun) gone(err error, unanswered string) error {
 // the run ended (ctx), the scenario is cut short.
 func (r *scenarioRun) stopAfter(ctx, scCtx context.Context, tr report.TurnResult) (why string, stop bool) {
 	switch {
+	case r.invalid != nil:
+		return "", true // the attempt measured nothing: its invalid says why
 	case tr.StopReason == report.OutcomeAgentExited || tr.StopReason == report.OutcomeUnresponsive:
 		switch {
 		case !r.expected(tr):
@@ -800,6 +824,15 @@ func (r *scenarioRun) evaluate() {
 		} else {
 			res.Status = report.StatusPassed
 		}
+	}
+	switch {
+	case r.invalid == nil:
+	case r.cut != "":
+		// Interrupted: no verdict either way, and the cut says so first.
+		res.Warnings = append(res.Warnings, r.invalid.String())
+	default:
+		// Whatever it met (an error, failures, kept), it measured nothing.
+		res.Status, res.Invalid = report.StatusInvalid, r.invalid
 	}
 	r.markCut()
 	if res.Status != report.StatusPassed {

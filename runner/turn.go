@@ -58,6 +58,10 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	r.answered(&out, resp, err)
 	out.duration = time.Since(start)
 	rec := r.sess.finish(t, out)
+	if out.upstream && !slices.Contains(turn.Expect.StopReasons, report.OutcomeError) {
+		// Unless the turn expects an error: then the error is what it measures.
+		r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: %s", rec.Index, rec.Error), nil)
+	}
 	defer t.release() // the agent's late file and terminal requests wait for the checks
 	failures := checkTurn(turn.Expect, &rec)
 	if e := turn.Expect.Usage; e != nil {
@@ -97,6 +101,7 @@ func (r *scenarioRun) answered(out *turnOutcome, resp acp.PromptResponse, err er
 	case errors.As(err, &ae):
 		out.stopReason = report.OutcomeError
 		out.err = fmt.Sprintf("session/prompt: %s (code %d)", ae.Message, ae.Code)
+		out.upstream = upstream(ae)
 		switch {
 		case len(ae.Data) == 0 || string(ae.Data) == "null":
 		case len(ae.Data) > maxErrorData:
@@ -186,8 +191,11 @@ type turnOutcome struct {
 	cancelIgnored bool
 	err           string
 	errData       json.RawMessage // the data of session/prompt's JSON-RPC error
-	usage         *report.Usage
-	duration      time.Duration
+	// upstream: that error says the agent's provider refused the work (a
+	// rate limit, a quota, an overload): the attempt is invalid.
+	upstream bool
+	usage    *report.Usage
+	duration time.Duration
 }
 
 var (

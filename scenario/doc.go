@@ -54,7 +54,7 @@
 //	cancelGrace: 10s              # after session/cancel, how long to wait for the answer
 //	killGrace: 5s                 # after closing stdin, before SIGTERM (50ms after a clean end; then SIGKILL); never past timeout
 //	continueAfterCancel: false
-//	retries: 2                    # run a failed or errored attempt again, up to 2 times (0-10; default 0)
+//	retries: 2                    # run an attempt that errored or was invalid again, up to 2 times (0-10; default 0)
 //	budget: {maxCost: 2.5, maxTotalTokens: 200000}  # what the agent may spend, as it reports it, enforced live:
 //	                              # the turn that passes it is cancelled (cancelCause budget), the rest skipped, and
 //	                              # the scenario fails; maxCost at each usage_update, maxTotalTokens at each answer
@@ -73,6 +73,7 @@
 //	    - title: "*delete*"
 //	    - input: {url: "^https?://"}
 //	workspace: ./fixtures/repo    # a fresh copy for each attempt; or {from: DIR}, or {git: ./repo, ref: HEAD~3}
+//	                              # with protect: [tests/**, verify.sh]: globs the agent must not change (see below)
 //	sandbox:                      # an OS sandbox around the agent side ({} or true: the defaults; false: none)
 //	  write: ["~/.cache/tool"]    # writable besides the cwd, TMPDIR, the agent's state dirs (a string or a list)
 //	  hide: [./secrets]           # unreadable besides ~/.ssh, ~/.aws, ~/.config/gh, ~/.netrc, ~/.docker
@@ -82,7 +83,8 @@
 //	setup:                        # shell lines run before the agent starts; each must exit 0
 //	  - npm ci
 //	  - {run: make build, timeout: 5m}   # timeout default 10m
-//	expect: {denied: 0}           # scenario level: denied (exact) or maxDenied, and the keys below
+//	expect: {denied: 0}           # scenario level: denied (exact) or maxDenied, and the keys below, and
+//	                              # agent: {name: claude-code-acp, version: {matches: '^0\.5\.'}} (initialize's agentInfo)
 //	turns:                        # required, at least one, at most 1000
 //	  - prompt: "Run go vet and fix what it reports."
 //	    timeout: 5m
@@ -142,6 +144,17 @@
 // default to the workspace, meaning the attempt's copy; the paths of rules
 // and files expectations then refer to the copy too. workspace: null
 // means none, even when the config's defaults give one.
+//
+// workspace.protect lists globs (relative to the workspace, like
+// files.unchanged) of files the agent must leave alone: tests, the verify
+// script. They are compared before the first turn (after setup) and after
+// the last; when the agent created, modified or deleted one, the attempt
+// is invalid (tampered), naming the files, and its verify does not run.
+// expect.agent (scenario level only) names the agent the scenario must run
+// against, as initialize's agentInfo gives its name and version: each a
+// string it must equal, or {matches: RE}; another agent makes the attempt
+// invalid (agent) before any turn. An invalid attempt measured nothing: it
+// neither passed nor failed.
 //
 // setup, verify and teardown commands are shell lines, run by /bin/sh -c
 // in the workspace (or the session cwd), each in its own process group,
@@ -208,11 +221,13 @@
 // scenario with one turn of that text.
 //
 // retries: N (0 to MaxRetries; the config's defaults may set it) runs an
-// attempt that failed or errored again, up to N times, for known-flaky
-// agents; each try has a fresh workspace. The runner keeps every try in the
-// results: the attempt passes if any try passes (it is then flaky), and
-// fails or errors as its last try did when none does. With run --repeat, a
-// retry is another try of the same attempt, not another sample.
+// attempt that errored or was invalid again, up to N times, for flaky
+// infrastructure (an agent that crashed, a provider's rate limit); an
+// attempt that failed is the agent's verdict and is not run again. Each try
+// has a fresh workspace. The runner keeps every try in the results: the
+// attempt passes if any try passes (it is then flaky), and ends as its
+// last try did when none does. With run --repeat, a retry is another try
+// of the same attempt, not another sample.
 //
 // A permission rule needs at least one matcher (kind, title, command, path,
 // input); its examples are checked with approve.CheckExamples when the file

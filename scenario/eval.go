@@ -28,6 +28,12 @@ type Workspace struct {
 	Git string
 	// Ref is the commit, branch or tag to check out; "" for HEAD.
 	Ref string
+	// Protect are globs of paths relative to the workspace (cleaned, with
+	// slashes; dir/ stands for dir/**) that the agent must not create,
+	// modify or delete: an attempt whose agent did is invalid (tampered),
+	// and its verify does not run. ProtectPos is where they were given.
+	Protect    []Located
+	ProtectPos Pos
 }
 
 // Source is the directory the workspace is made from.

@@ -33,10 +33,10 @@ var (
 	turnKeys           = []string{"prompt", "timeout", "budget", "expect"}
 	partKeys           = []string{"text", "file", "image"}
 	turnExpectKeys     = []string{"stopReason", "cancelCause", "text", "denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
-	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
+	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge", "agent"}
 	textKeys           = []string{"contains", "matches"}
 
-	workspaceKeys         = []string{"from", "git", "ref"}
+	workspaceKeys         = []string{"from", "git", "ref", "protect"}
 	commandKeys           = []string{"run", "timeout"} // setup and teardown
 	verifyKeys            = []string{"run", "timeout", "expect"}
 	commandExpectKeys     = []string{"exitCode", "stdout"}
@@ -633,7 +633,12 @@ func (p *fileParser) existingFile(n *yaml.Node, what, path string) (string, bool
 func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 	n = yamlnode.Deref(n)
 	e := Expect{Pos: p.pos(n)}
-	keys, hint := turnExpectKeys, func(string) string { return "" }
+	keys, hint := turnExpectKeys, func(k string) string {
+		if k == "agent" {
+			return "agent belongs in the scenario's expect: it is about the agent the whole scenario runs against"
+		}
+		return ""
+	}
 	if !turn {
 		keys = scenarioExpectKeys
 		hint = func(k string) string {
@@ -689,6 +694,8 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 			e.Usage = p.usageExpect(kv.V, "usage")
 		case "judge":
 			e.Judge = p.judge(kv.V)
+		case "agent":
+			e.Agent = p.agentExpect(kv.V)
 		}
 	}
 	if k, ok := m.has["maxDenied"]; ok && m.has["denied"] != nil {

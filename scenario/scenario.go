@@ -33,8 +33,9 @@ type Scenario struct {
 	// cancelled (timed out) instead of stopping the scenario.
 	ContinueAfterCancel bool
 
-	// Retries is how many times an attempt that failed or errored is run
-	// again (retries: N, for known-flaky agents); 0 for none.
+	// Retries is how many times an attempt that errored or was invalid is
+	// run again (retries: N, for flaky infrastructure: a crash, a rate
+	// limit); an attempt that failed is not. 0 for none.
 	Retries int
 
 	// Budget bounds what the agent may spend in the whole scenario, as it
@@ -232,4 +233,7 @@ type Expect struct {
 	Permissions *PermissionsExpect
 	Usage       *UsageExpect
 	Judge       *Judge
+	// Agent is which agent the scenario must run against (scenario level
+	// only); nil when unset.
+	Agent *AgentExpect
 }

@@ -55,6 +55,7 @@ func TestSchemaMatchesParser(t *testing.T) {
 		{[]string{"$defs", "usageExpect"}, usageKeys},
 		{[]string{"$defs", "budget"}, usageKeys},
 		{[]string{"$defs", "judge"}, judgeKeys},
+		{[]string{"$defs", "agentExpect"}, agentExpectKeys},
 	}
 	for _, tt := range tests {
 		obj := object(tt.path...)
