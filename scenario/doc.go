@@ -60,6 +60,7 @@
 //	  default: deny               # allow | deny
 //	  allow:
 //	    - kind: [read, search]    # read edit delete move search execute think fetch switch_mode other
+//	    - tool: Read              # a glob on the tool's name (ToolCall.name), any case
 //	    - kind: execute
 //	      command: "go test *"
 //	      always: true
@@ -98,7 +99,7 @@
 //	      stopReason: [end_turn, max_tokens]
 //	      text: {contains: "vet", matches: "(?i)fixed \\d+"}  # contains: all must appear; matches: RE2
 //	      maxDenied: 1
-//	      toolCalls:              # a pattern is a tool kind (as in rules) or a glob on the title
+//	      toolCalls:              # a pattern is a tool kind (as in rules), else a glob on the title or the tool's name
 //	        used: [edit, "Write *"]      # each matches at least one tool call
 //	        notUsed: [delete]            # none matches any
 //	        count: {execute: "<=2", edit: 1, "Read *": ">=1"}  # N, "<=N" or ">=N" calls
@@ -111,7 +112,7 @@
 //	        matches: {main.go: "func main"}  # RE2
 //	        unchanged: ["vendor/**", go.mod]  # globs (dir/ = dir/**): not created, modified or deleted; needs a workspace
 //	        golden: {out.txt: ./golden/out.txt}  # equal byte for byte; the golden file is relative to this file and must exist
-//	      permissions: {requested: [edit], notRequested: [execute]}  # kinds or title globs, as in toolCalls
+//	      permissions: {requested: [edit], notRequested: [execute, "mcp__*"]}  # as in toolCalls
 //	      usage: {maxTotalTokens: 50000, maxCost: 0.5}  # what the agent reported
 //	      judge:                  # a second agent reads the finished work in a read-only session
 //	        agent: claude         # required; a name or a mapping, like the scenario's agent

@@ -246,7 +246,7 @@ permissions:
     - always: true
 turns: [{prompt: hi}]
 `,
-			want: []string{`bad.yaml:5:7: rule has no matcher: give at least one of kind, title, command, path or input`},
+			want: []string{`bad.yaml:5:7: rule has no matcher: give at least one of kind, tool, title, command, path or input`},
 		},
 		{
 			name: "examples without a command matcher",

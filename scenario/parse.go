@@ -27,8 +27,8 @@ var (
 	agentKeys          = []string{"command", "name", "replay", "args", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 	clientKeys         = []string{"fs", "terminal", "readOnly", "roots"}
 	permissionKeys     = []string{"default", "allow", "deny", "answerDelay", "enforce"}
-	ruleKeys           = []string{"kind", "title", "command", "path", "input", "always", "examples"}
-	matcherKeys        = []string{"kind", "title", "command", "path", "input"}
+	ruleKeys           = []string{"kind", "tool", "title", "command", "path", "input", "always", "examples"}
+	matcherKeys        = []string{"kind", "tool", "title", "command", "path", "input"}
 	exampleKeys        = []string{"match", "noMatch"}
 	turnKeys           = []string{"prompt", "timeout", "expect"}
 	partKeys           = []string{"text", "file", "image"}
