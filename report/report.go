@@ -392,6 +392,7 @@ type PlanEntry struct {
 type ToolCall struct {
 	ID    string `json:"toolCallId"`
 	Title string `json:"title"`
+	Name  string `json:"name,omitempty"` // the tool's name (ToolCall.name, e.g. "Bash"), when the agent gave one
 	Kind  string `json:"kind,omitempty"`
 	// Status is the call's status when the prompt was answered (pending,
 	// in_progress, completed, failed, or cancelled when acprun cancelled the
@@ -414,6 +415,7 @@ type Permission struct {
 	ToolCallID string   `json:"toolCallId"`
 	Title      string   `json:"title,omitempty"`
 	Kind       string   `json:"kind,omitempty"`
+	Name       string   `json:"name,omitempty"` // the tool's name the policy saw: the request's, else the announced call's
 	Commands   []string `json:"commands,omitempty"`
 	Paths      []string `json:"paths,omitempty"`
 	Decision   string   `json:"decision"` // allow | deny | cancelled

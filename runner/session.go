@@ -504,7 +504,7 @@ func askedCall(t *turnState, p *acp.RequestPermissionRequest) acp.ToolCall {
 // request's tool call (a.call), or cancelled.
 func (s *session) answerPermission(a *arrival, d approve.Decision, cancelled bool) (acp.RequestPermissionResponse, report.Permission) {
 	t, call := a.turn, a.call
-	rec := report.Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind), Late: a.late}
+	rec := report.Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind), Name: call.Name, Late: a.late}
 	var resp acp.RequestPermissionResponse
 	rec.Commands, rec.Paths, rec.Rule, rec.Reason = d.Commands, d.Paths, d.Rule, d.Reason
 	switch {
@@ -576,6 +576,7 @@ func PermissionRequest(call acp.ToolCall, options []acp.PermissionOption, cwd st
 		ToolCallID: call.ToolCallID,
 		Title:      call.Title,
 		Kind:       string(call.Kind),
+		Tool:       call.Name,
 		RawInput:   call.RawInput,
 		Cwd:        cwd,
 	}
@@ -794,6 +795,7 @@ func (c *toolCallState) record(id string) report.ToolCall {
 	tc := report.ToolCall{
 		ID:        id,
 		Title:     c.call.Title,
+		Name:      c.call.Name,
 		Kind:      string(c.call.Kind),
 		Status:    shownStatus(end, c.cancelled),
 		RawInput:  slices.Clone(c.call.RawInput),
