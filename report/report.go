@@ -202,6 +202,10 @@ type Result struct {
 	// made before the first turn, answered by the same rules.
 	SetupPermissions    []Permission    `json:"setupPermissions,omitempty"`
 	SetupClientRequests []ClientRequest `json:"setupClientRequests,omitempty"`
+	// SetupNotices and SetupElicitations are the notices and questions of
+	// the agent before the first turn.
+	SetupNotices      []Notice      `json:"setupNotices,omitempty"`
+	SetupElicitations []Elicitation `json:"setupElicitations,omitempty"`
 	// Session says how the session was opened when the scenario resumes
 	// one (session.resume, run --resume); nil otherwise.
 	Session *SessionResult `json:"session,omitempty"`
@@ -342,6 +346,13 @@ type TurnResult struct {
 	// not know (an unstable or vendor variant): the first 20 of the turn;
 	// Updates counts them all.
 	UnknownUpdates []json.RawMessage `json:"unknownUpdates,omitempty"`
+	// Notices are the agent's notices (the first 100), Compactions the
+	// compactions of its context it reported, in the order they came.
+	Notices     []Notice     `json:"notices,omitempty"`
+	Compactions []Compaction `json:"compactions,omitempty"`
+	// Elicitations are the questions the agent asked (elicitation/create)
+	// and acprun's answers.
+	Elicitations []Elicitation `json:"elicitations,omitempty"`
 	// Warnings about this turn, e.g. a prompt part the agent cannot take.
 	Warnings []string `json:"warnings,omitempty"`
 	// ClientRequests lists the agent's fs/* and terminal/* requests.

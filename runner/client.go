@@ -64,13 +64,15 @@ func newClientServer(cfg ClientConfig) *clientServer {
 }
 
 // capabilities returns what initialize advertises: fs and terminal as
-// configured. A read-only client still advertises writeTextFile, so that
-// agents route their writes through acprun, which refuses them, instead
-// of writing on their own.
+// configured, notices and compaction updates (which the results record).
+// A read-only client still advertises writeTextFile, so that agents route
+// their writes through acprun, which refuses them, instead of writing on
+// their own.
 func (c *clientServer) capabilities() acp.ClientCapabilities {
 	return acp.ClientCapabilities{
 		FS:       acp.FileSystemCapabilities{ReadTextFile: c.cfg.FS, WriteTextFile: c.cfg.FS},
 		Terminal: c.cfg.Terminal,
+		Session:  &acp.ClientSessionCapabilities{Notices: &acp.Capability{}, Compaction: &acp.Capability{}},
 	}
 }
 

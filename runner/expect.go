@@ -67,6 +67,15 @@ func checkTurn(e scenario.Expect, t *report.TurnResult) []string {
 	if e.Permissions != nil {
 		fails = append(fails, checkPermissions(e.Permissions, perms, "the turn")...)
 	}
+	if e.Notices != nil {
+		var notices []report.Notice
+		for _, n := range t.Notices {
+			if !n.Late {
+				notices = append(notices, n)
+			}
+		}
+		fails = append(fails, checkNotices(e.Notices, notices, "the turn")...)
+	}
 	return fails
 }
 
@@ -132,6 +141,13 @@ func checkScenario(e scenario.Expect, r *report.Result) []string {
 	}
 	if e.Usage != nil {
 		fails = append(fails, checkScenarioUsage(e.Usage, r.Turns)...)
+	}
+	if e.Notices != nil {
+		notices := slices.Clone(r.SetupNotices)
+		for _, t := range r.Turns {
+			notices = append(notices, t.Notices...)
+		}
+		fails = append(fails, checkNotices(e.Notices, notices, "the scenario")...)
 	}
 	return fails
 }

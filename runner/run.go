@@ -738,6 +738,7 @@ func (r *scenarioRun) collect() {
 	r.res.SetupUpdates = s.setup.updates
 	r.res.SetupPermissions = filledPermissions(s.setup.permissions)
 	r.res.SetupClientRequests = filledRequests(s.setup.requests)
+	r.res.SetupNotices = slices.Clone(s.setup.notices)
 	lostEarly, lostViolations := s.lostEarly, s.lostViolations
 	s.mu.Unlock()
 	r.res.StderrTail = r.stderr

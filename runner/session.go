@@ -57,6 +57,7 @@ type session struct {
 // setupState records what the agent did before the first turn.
 type setupState struct {
 	updates map[string]int // session/update notifications by kind
+	notices []report.Notice
 	requestLog
 }
 
@@ -128,6 +129,10 @@ type turnState struct {
 	warnings    []string          // about the prompt, set when the turn starts
 	unknown     []json.RawMessage // updates of unknown kinds, as received
 	requestLog                    // the turn's requests
+	// notices and compactions are the agent's, in arrival order (see
+	// notices.go).
+	notices     []report.Notice
+	compactions []*report.Compaction
 }
 
 // maxUnknown is how many updates of unknown kinds a turn keeps raw.
@@ -338,6 +343,9 @@ func (s *session) update(n acp.SessionNotification) *turnState {
 			s.setup.updates = map[string]int{}
 		}
 		s.setup.updates[n.Update.Kind]++
+		if u := n.Update.Notice; u != nil && len(s.setup.notices) < maxNotices {
+			s.setup.notices = append(s.setup.notices, noticeRecord(u, false))
+		}
 	}
 	return t
 }
@@ -381,6 +389,12 @@ func (t *turnState) record(u *acp.SessionUpdate) {
 		c.announced = true
 	case u.ToolCallUpdate != nil:
 		t.updatedCall(u.ToolCallUpdate.ToolCallID, late).call.Apply(u.ToolCallUpdate)
+	case u.Notice != nil:
+		t.recordNotice(u.Notice, late)
+	case u.CompactionUpdate != nil:
+		t.recordCompaction(u.CompactionUpdate, late)
+	case u.CompactionSummaryChunk != nil:
+		t.recordCompactionChunk(u.CompactionSummaryChunk, late)
 	case u.UsageUpdate != nil:
 		if t.usage == nil {
 			t.usage = &report.Usage{}
@@ -754,6 +768,8 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 	for _, raw := range t.unknown {
 		r.UnknownUpdates = append(r.UnknownUpdates, slices.Clone(raw))
 	}
+	r.Notices = slices.Clone(t.notices)
+	r.Compactions = t.compactionRecords()
 	r.Failures = slices.Clone(t.rec.Failures)
 	if t.rec.Judge != nil {
 		j := *t.rec.Judge

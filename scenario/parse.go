@@ -32,8 +32,8 @@ var (
 	exampleKeys        = []string{"match", "noMatch"}
 	turnKeys           = []string{"prompt", "timeout", "expect"}
 	partKeys           = []string{"text", "file", "image"}
-	turnExpectKeys     = []string{"stopReason", "cancelCause", "text", "denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
-	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
+	turnExpectKeys     = []string{"stopReason", "cancelCause", "text", "denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge", "notices"}
+	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge", "notices"}
 	textKeys           = []string{"contains", "matches"}
 
 	workspaceKeys         = []string{"from", "git", "ref"}
@@ -693,6 +693,8 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 			e.Usage = p.usageExpect(kv.V)
 		case "judge":
 			e.Judge = p.judge(kv.V)
+		case "notices":
+			e.Notices = p.noticesExpect(kv.V)
 		}
 	}
 	if k, ok := m.has["maxDenied"]; ok && m.has["denied"] != nil {

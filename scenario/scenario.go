@@ -219,4 +219,5 @@ type Expect struct {
 	Permissions *PermissionsExpect
 	Usage       *UsageExpect
 	Judge       *Judge
+	Notices     *NoticesExpect
 }

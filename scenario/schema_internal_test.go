@@ -53,6 +53,7 @@ func TestSchemaMatchesParser(t *testing.T) {
 		{[]string{"$defs", "filesExpect"}, filesKeys},
 		{[]string{"$defs", "permissionsExpect"}, permissionsExpectKeys},
 		{[]string{"$defs", "usageExpect"}, usageKeys},
+		{[]string{"$defs", "noticesExpect"}, noticesKeys},
 		{[]string{"$defs", "judge"}, judgeKeys},
 	}
 	for _, tt := range tests {
