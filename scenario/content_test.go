@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -96,6 +97,80 @@ turns:
 		`bad.yaml:8:23: expected a mapping, got a string`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
+
+// TestAnswers: answers are a mapping of fields to values (for any
+// question) or a list of {match, values}, in the scenario and in turns;
+// values are scalars or lists of them, their variables expanded.
+func TestAnswers(t *testing.T) {
+	s := loadOne(t, `name: x
+agent: {command: [a]}
+answers: {branch: main, count: 3, force: true}
+turns:
+  - prompt: hi
+    answers:
+      - match: "(?i)deploy"
+        values: {env: prod, labels: [bug, ci], token: "${ANTHROPIC_API_KEY}"}
+      - values: {env: dev}
+  - prompt: again
+`)
+	at := func(line, col int) scenario.Pos { return scenario.Pos{File: "s.yaml", Line: line, Col: col} }
+	want := []scenario.AnswerSet{{Pos: at(3, 10), Values: []scenario.AnswerValue{
+		{Pos: at(3, 19), Field: "branch", Text: "main"},
+		{Pos: at(3, 32), Field: "count", Text: "3"},
+		{Pos: at(3, 42), Field: "force", Text: "true"},
+	}}}
+	if diff := cmp.Diff(want, s.Answers, cmpOpts); diff != "" {
+		t.Errorf("scenario answers (-want +got):\n%s", diff)
+	}
+	want = []scenario.AnswerSet{
+		{Pos: at(7, 9), Match: regexp.MustCompile("(?i)deploy"), Values: []scenario.AnswerValue{
+			{Pos: at(8, 23), Field: "env", Text: "prod"},
+			{Pos: at(8, 37), Field: "labels", List: []string{"bug", "ci"}, IsList: true},
+			{Pos: at(8, 55), Field: "token", Text: "sk-test"},
+		}},
+		{Pos: at(9, 9), Values: []scenario.AnswerValue{{Pos: at(9, 23), Field: "env", Text: "dev"}}},
+	}
+	if diff := cmp.Diff(want, s.Turns[0].Answers, cmpOpts); diff != "" {
+		t.Errorf("turn answers (-want +got):\n%s", diff)
+	}
+	if !s.HasAnswers() || s.Turns[1].Answers != nil {
+		t.Errorf("HasAnswers() = %v, turn 2 answers %v; want true and none", s.HasAnswers(), s.Turns[1].Answers)
+	}
+	if loadOne(t, "name: x\nagent: {command: [a]}\nturns: [{prompt: hi}]\n").HasAnswers() {
+		t.Error("HasAnswers() = true for a scenario without answers")
+	}
+
+	got := loadErrors(t, `name: x
+agent: {command: [a]}
+answers: {match: branch, values: {branch: main}}
+turns:
+  - prompt: hi
+    answers:
+      - {match: "(", values: {a: x}}
+      - {mach: x, values: {}}
+      - {values: {a: {b: c}, c: ~, d: [[x]]}}
+      - {match: only}
+  - prompt: hi
+    answers: []
+  - prompt: hi
+    answers: main
+`)
+	wantErrs := []string{
+		`bad.yaml:3:34: the answer for field "values" is a mapping: give a value or a list of values (to answer only some questions, write answers as a list: [{match: REGEX, values: {FIELD: VALUE}}])`,
+		"bad.yaml:7:17: bad regular expression: error parsing regexp: missing closing ): `(`",
+		`bad.yaml:8:10: unknown key "mach" (did you mean "match"?)`,
+		`bad.yaml:8:27: values is empty: map form fields to their values, such as {branch: main}`,
+		`bad.yaml:9:22: the answer for field "a": expected a value (a string, number or boolean), got a mapping`,
+		`bad.yaml:9:33: the answer for field "c": expected a value (a string, number or boolean), got null`,
+		`bad.yaml:9:40: the answer for field "d": expected a value (a string, number or boolean), got a list`,
+		`bad.yaml:10:9: missing required key "values"`,
+		`bad.yaml:12:14: answers is empty: list {match: REGEX, values: {FIELD: VALUE}} entries, or map fields to values`,
+		`bad.yaml:14:14: expected answers (a mapping of form fields to values, or a list of {match, values} entries), got a string`,
+	}
+	if diff := cmp.Diff(wantErrs, got); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }

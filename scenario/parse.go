@@ -22,7 +22,7 @@ import (
 // The keys of each mapping in the format, in the order the docs give them.
 var (
 	scenarioKeys = []string{"name", "description", "tags", "agent", "timeout", "turnTimeout", "idleTimeout",
-		"cancelGrace", "killGrace", "continueAfterCancel", "retries", "client", "permissions", "workspace", "sandbox",
+		"cancelGrace", "killGrace", "continueAfterCancel", "retries", "client", "permissions", "answers", "workspace", "sandbox",
 		"setup", "expect", "turns", "verify", "teardown", "session"}
 	agentKeys          = []string{"command", "name", "replay", "args", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 	clientKeys         = []string{"fs", "terminal", "readOnly", "roots"}
@@ -30,7 +30,7 @@ var (
 	ruleKeys           = []string{"kind", "tool", "title", "command", "path", "input", "always", "examples"}
 	matcherKeys        = []string{"kind", "tool", "title", "command", "path", "input"}
 	exampleKeys        = []string{"match", "noMatch"}
-	turnKeys           = []string{"prompt", "timeout", "expect"}
+	turnKeys           = []string{"prompt", "timeout", "answers", "expect"}
 	partKeys           = []string{"text", "file", "image"}
 	turnExpectKeys     = []string{"stopReason", "cancelCause", "text", "denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge", "notices"}
 	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge", "notices"}
@@ -168,6 +168,8 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			s.AnswerDelay = 0 // the config's go with the config's rules
 			s.Enforce, s.EnforcePos = "", Pos{}
 			s.Policy = p.permissions(v, s)
+		case "answers":
+			s.Answers = p.answers(v)
 		case "workspace":
 			s.Workspace = p.workspace(v)
 		case "sandbox":
@@ -521,6 +523,8 @@ func (p *fileParser) turn(n *yaml.Node) (Turn, *yaml.Node) {
 			if d, ok := p.duration(kv.V); ok {
 				t.Timeout, timeout = d, kv.V
 			}
+		case "answers":
+			t.Answers = p.answers(kv.V)
 		case "expect":
 			t.Expect = p.expect(kv.V, true)
 		}

@@ -64,6 +64,11 @@ type Scenario struct {
 	Enforce    Enforce
 	EnforcePos Pos
 
+	// Answers answer the agent's questions (elicitation/create in form
+	// mode) in every turn, after the turn's own; nil for none. With answers
+	// in the scenario or a turn, acprun advertises form elicitation.
+	Answers []AnswerSet
+
 	// Expect holds the scenario-level expectations (every kind but stopReason and text).
 	Expect Expect
 
@@ -154,6 +159,23 @@ type Turn struct {
 	Prompt  []Part
 	Timeout time.Duration // 0: the scenario's TurnTimeout
 	Expect  Expect
+	// Answers answer the agent's questions in this turn, before the
+	// scenario's; nil for none.
+	Answers []AnswerSet
+}
+
+// HasAnswers reports whether the scenario or one of its turns scripts
+// answers to the agent's questions.
+func (s *Scenario) HasAnswers() bool {
+	if len(s.Answers) > 0 {
+		return true
+	}
+	for _, t := range s.Turns {
+		if len(t.Answers) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // PromptText returns the turn's text parts joined with "\n".

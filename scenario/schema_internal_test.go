@@ -38,6 +38,7 @@ func TestSchemaMatchesParser(t *testing.T) {
 		{[]string{"$defs", "rule", "properties", "examples"}, exampleKeys},
 		{[]string{"$defs", "turn"}, turnKeys},
 		{[]string{"$defs", "part"}, partKeys},
+		{[]string{"$defs", "answerSet"}, answerSetKeys},
 		{[]string{"$defs", "promptFile"}, promptFileKeys},
 		{[]string{"$defs", "turnExpect"}, turnExpectKeys},
 		{[]string{"$defs", "scenarioExpect"}, scenarioExpectKeys},
