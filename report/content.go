@@ -49,9 +49,9 @@ type Elicitation struct {
 	// cancel (the turn was being cancelled).
 	Action  string          `json:"action"`
 	Content json.RawMessage `json:"content,omitempty"`
-	// Answers names where each field's answer was written (field name to
-	// file:line:col).
-	Answers map[string]string `json:"answers,omitempty"`
+	// AnsweredFrom says where each field's answer was written in the
+	// scenario (field name to file:line:col).
+	AnsweredFrom map[string]string `json:"answeredFrom,omitempty"`
 	// Reason says why acprun declined or cancelled.
 	Reason string `json:"reason,omitempty"`
 	// Completed is set when the agent said, with elicitation/complete,

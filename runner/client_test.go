@@ -101,6 +101,8 @@ func TestClientCapabilities(t *testing.T) {
 		{"read-only still offers writes", ClientConfig{FS: true, ReadOnly: true}, acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Session: sess}},
 		{"terminal only", ClientConfig{Terminal: true}, acp.ClientCapabilities{Terminal: true, Session: sess}},
 		{"none", ClientConfig{}, acp.ClientCapabilities{Session: sess}},
+		{"answers: form elicitation", ClientConfig{Elicitation: true}, acp.ClientCapabilities{Session: sess,
+			Elicitation: &acp.ElicitationCapabilities{Form: &acp.Capability{}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

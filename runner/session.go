@@ -36,6 +36,8 @@ type session struct {
 	// spill is where the turns' long texts wait for their end (see
 	// textBuf); "" keeps them in memory.
 	spill string
+	// answers answer the agent's questions (see elicit); nil for none.
+	answers *answerBook
 
 	mu         sync.Mutex
 	sessionID  string                    // "" until session/new answered (or session/load is sent)
@@ -58,6 +60,9 @@ type session struct {
 type setupState struct {
 	updates map[string]int // session/update notifications by kind
 	notices []report.Notice
+	// elicitations are the agent's questions, warnings about them.
+	elicitations []report.Elicitation
+	warnings     []string
 	requestLog
 }
 
@@ -131,8 +136,9 @@ type turnState struct {
 	requestLog                    // the turn's requests
 	// notices and compactions are the agent's, in arrival order (see
 	// notices.go).
-	notices     []report.Notice
-	compactions []*report.Compaction
+	notices      []report.Notice
+	compactions  []*report.Compaction
+	elicitations []report.Elicitation // the agent's questions and their answers (see elicit)
 }
 
 // maxUnknown is how many updates of unknown kinds a turn keeps raw.
@@ -215,6 +221,9 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	if s.act != nil {
 		defer s.act.serving()()
 	}
+	if req.Method == acp.MethodElicitationCreate {
+		return s.elicit(ctx, req)
+	}
 	if req.Method == acp.MethodSessionRequestPermission {
 		a := s.arrive(req)
 		defer a.answered()
@@ -250,9 +259,13 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 }
 
 // notification handles a notification from the agent: a session/update is
-// recorded, and streamed to the Observer that wants it; others are
-// ignored.
+// recorded, and streamed to the Observer that wants it; elicitation/complete
+// marks its elicitation completed; others are ignored.
 func (s *session) notification(req *acp.Request) (any, error) {
+	if req.Method == acp.MethodElicitationComplete {
+		s.elicitationComplete(req.Params)
+		return nil, nil
+	}
 	if req.Method != acp.MethodSessionUpdate {
 		return nil, nil
 	}
@@ -770,6 +783,7 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 	}
 	r.Notices = slices.Clone(t.notices)
 	r.Compactions = t.compactionRecords()
+	r.Elicitations = cloneElicitations(t.elicitations)
 	r.Failures = slices.Clone(t.rec.Failures)
 	if t.rec.Judge != nil {
 		j := *t.rec.Judge
