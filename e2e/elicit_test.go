@@ -130,3 +130,34 @@ func compactJSON(t *testing.T, data []byte) string {
 	}
 	return b.String()
 }
+
+// TestElicitationAnswerRedacted: a secret given as an answer reaches the
+// agent, and appears in no output.
+func TestElicitationAnswerRedacted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{elicit: {message: \"Token?\", fields: {token: string}}}]\n",
+		"s.yaml": `name: token
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+answers: {token: "${E2E_SECRET}"}
+turns:
+  - prompt: go
+    expect: {text: {contains: 'elicit: accept {"token":"ghp_'}}
+`,
+	})
+	res := acprunEnv(t, dir, []string{"E2E_SECRET=" + scenarioSecret}, "run", "s.yaml", "--transcripts", "tr", "-o", "out.json")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0 (the agent got the token)\n%s", res.code, res.stderr)
+	}
+	out := readFiles(t, dir, "out.json", "tr/token.jsonl")
+	for name, data := range out {
+		if strings.Contains(string(data), scenarioSecret) {
+			t.Errorf("%s holds the secret answer", name)
+		}
+	}
+	if !strings.Contains(string(out["out.json"]), `[REDACTED]`) {
+		t.Errorf("results do not show the answer redacted:\n%s", out["out.json"])
+	}
+}
