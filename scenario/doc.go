@@ -70,6 +70,7 @@
 //	    - path: ["**/.env", "/etc/**"]
 //	    - title: "*delete*"
 //	    - input: {url: "^https?://"}
+//	answers: {branch: main}       # fill the agent's forms (elicitation/create); see Answers below
 //	workspace: ./fixtures/repo    # a fresh copy for each attempt; or {from: DIR}, or {git: ./repo, ref: HEAD~3}
 //	sandbox:                      # an OS sandbox around the agent side ({} or true: the defaults; false: none)
 //	  write: ["~/.cache/tool"]    # writable besides the cwd, TMPDIR, the agent's state dirs (a string or a list)
@@ -85,6 +86,10 @@
 //	  - prompt: "Run go vet and fix what it reports."
 //	    timeout: 5m
 //	    expect: {stopReason: end_turn}   # the default
+//	  - prompt: "Deploy it."
+//	    answers:                  # tried before the scenario's
+//	      - {match: "(?i)deploy", values: {env: staging, confirm: true}}
+//	    expect: {notices: {max: warning}}  # no notice above warning (info < warning < error)
 //	  - prompt: "Refactor everything."
 //	    timeout: 1m
 //	    expect: {stopReason: cancelled, cancelCause: turnTimeout}  # cancelled for its timeout: turnTimeout,
@@ -127,10 +132,26 @@
 //	teardown: ["rm -rf /tmp/x"]   # shell lines run last, always; their outcome is only recorded
 //	session: {resume: true, stateFile: .acprun/state.json}  # continue the agent's session across runs
 //
-// toolCalls, files, permissions, usage and judge may be given in a turn's
-// expect (about that turn) or in the scenario's (about all of it). A
-// toolCalls or permissions value that is not a tool kind but close to one
-// (exec) gets a warning, since it is taken as a title.
+// toolCalls, files, permissions, usage, judge and notices may be given in a
+// turn's expect (about that turn) or in the scenario's (about all of it,
+// the notices before the first turn included). A toolCalls or permissions
+// value that is not a tool kind but close to one (exec) gets a warning,
+// since it is taken as a title or tool name. notices.max fails the turn
+// (or scenario) whose agent sent a notice more severe than it; a severity
+// ACP does not define counts as error.
+//
+// # Answers
+//
+// answers, in the scenario or a turn, script the answers to the agent's
+// questions (elicitation/create in form mode): a mapping of form fields to
+// values, for every question, or a list of {match: REGEX, values: {FIELD:
+// VALUE}} entries, match an RE2 regexp on the question's message (none:
+// every question). A value is a scalar, or a list for a multi-select;
+// ${VAR} is expanded. With answers anywhere in the scenario the runner
+// advertises form elicitation, and fills each form field by field, from
+// the first entry (the turn's, then the scenario's) that matches and has
+// the field; a question it cannot answer is declined with a warning, and a
+// URL question always is.
 //
 // A workspace gives each attempt (scenario × agent × attempt) a fresh
 // copy of a directory, or a git checkout of ref (default HEAD); the copy
