@@ -24,6 +24,16 @@ func (c *client) initializeWith(caps acp.ClientCapabilities) string {
 	return c.newSession("/work")
 }
 
+// turnTexts plays one prompt and returns its updates, described.
+func (c *client) turnTexts(sid string) []string {
+	c.t.Helper()
+	var out []string
+	for _, u := range c.turnUpdates(sid) {
+		out = append(out, describe(u))
+	}
+	return out
+}
+
 // turnUpdates plays one prompt and returns its updates.
 func (c *client) turnUpdates(sid string) []acp.SessionUpdate {
 	c.t.Helper()
@@ -62,11 +72,7 @@ func TestNoticeAndCompaction(t *testing.T) {
 	}
 
 	c, _ = runMock(t, noticeScript, nil)
-	sid = c.initializeWith(acp.ClientCapabilities{})
-	var texts []string
-	for _, u := range c.turnUpdates(sid) {
-		texts = append(texts, describe(u))
-	}
+	texts := c.turnTexts(c.initializeWith(acp.ClientCapabilities{}))
 	wantTexts := []string{
 		"text:notice (not sent: the client takes no notices): error: MCP server unavailable",
 		"text:compaction (not sent: the client takes no compaction updates)",
@@ -104,11 +110,7 @@ func TestElicit(t *testing.T) {
 		return nil, acp.NewError(acp.CodeInvalidParams, "mode %s not advertised", p.Mode)
 	}
 	c, _ := runMock(t, script, serve)
-	sid := c.initializeWith(acp.ClientCapabilities{Elicitation: &acp.ElicitationCapabilities{Form: &acp.Capability{}, URL: &acp.Capability{}}})
-	var texts []string
-	for _, u := range c.turnUpdates(sid) {
-		texts = append(texts, describe(u))
-	}
+	texts := c.turnTexts(c.initializeWith(acp.ClientCapabilities{Elicitation: &acp.ElicitationCapabilities{Form: &acp.Capability{}, URL: &acp.Capability{}}}))
 	want := []string{
 		`text:elicit: accept {"branch":"main","force":true}`,
 		"text:elicit: decline",
@@ -134,11 +136,7 @@ func TestElicit(t *testing.T) {
 	// A client that offers no elicitation is not asked, but with force.
 	asked = nil
 	c, _ = runMock(t, script, serve)
-	sid = c.initializeWith(acp.ClientCapabilities{})
-	texts = nil
-	for _, u := range c.turnUpdates(sid) {
-		texts = append(texts, describe(u))
-	}
+	texts = c.turnTexts(c.initializeWith(acp.ClientCapabilities{}))
 	want = []string{
 		"text:elicit: not asked (the client offers no form elicitation)",
 		"text:elicit: not asked (the client offers no url elicitation)",
