@@ -159,6 +159,7 @@ type agent struct {
 
 	mu            sync.Mutex
 	initialized   bool
+	client        acp.ClientCapabilities // what initialize said the client offers
 	authenticated bool
 	sessions      map[string]*session
 	created       int // sessions created by session/new
@@ -279,6 +280,7 @@ func (a *agent) initialize(req *acp.Request) (any, error) {
 	}
 	a.mu.Lock()
 	a.initialized = true
+	a.client = p.ClientCapabilities
 	a.mu.Unlock()
 	info := a.s.agentInfo
 	return acp.InitializeResponse{
@@ -287,6 +289,13 @@ func (a *agent) initialize(req *acp.Request) (any, error) {
 		AuthMethods:       a.s.authMethods,
 		AgentInfo:         &info,
 	}, nil
+}
+
+// clientCaps returns what the client advertised in initialize.
+func (a *agent) clientCaps() acp.ClientCapabilities {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.client
 }
 
 func (a *agent) authenticate(req *acp.Request) (any, error) {

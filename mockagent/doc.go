@@ -135,7 +135,8 @@ Steps (a mapping with exactly one of these keys)
   plan: [{content, priority: high|medium|low, status: pending|in_progress|completed}]
   tool_call: {toolCallId, title, kind, status, name, rawInput, rawOutput,
               locations: [{path, line}], content: [item], _meta}
-                              toolCallId and title are required; rawInput and
+                              toolCallId and title are required; name is the
+                              tool's (ToolCall.name: Bash, mcp__x__y); rawInput and
                               rawOutput take any YAML; an item is one of
                               {text: "..."}, {diff: {path, oldText, newText}}
                               (no oldText = new file), {terminal: terminalId}
@@ -151,6 +152,30 @@ Steps (a mapping with exactly one of these keys)
     cancelled: [steps]          played if the outcome was "cancelled"; then the
                                 turn ends per onCancel (ignore: goes on)
                               After allowed/rejected steps the turn goes on.
+  elicit:                     elicitation/create, only in a mode the client
+                              offers (else says "elicit: not asked (...)")
+    message: "Which branch?"    (required)
+    mode: form                  form (default), url, or any string verbatim
+    fields: {branch: string, env: [dev, prod]}  the form's fields, all
+                                required: string, number, integer, boolean,
+                                or a list of choices (a string field)
+    schema: {...}               instead of fields: the requestedSchema as written
+    toolCallId: t1
+    url: https://...            mode url; elicitationId: ID (default
+                                elicitation-1)
+    force: true                 ask even in a mode the client does not offer
+                              Says "elicit: accept {"branch":"main"}" (the
+                              content as JSON), "elicit: decline" or
+                              "elicit: cancel", or "error: ..." for an error.
+  notice: {severity: error, title: MCP server unavailable, description: ...}
+                              a notice update (severity info, warning, error
+                              or any string); to a client without
+                              session.notices a text chunk says so instead
+  compaction: {compactionId: c1, status: in_progress, summary: "...", error: "..."}
+                              a compaction_update; {compactionId: c1, chunk:
+                              "..."} a compaction_summary_chunk; to a client
+                              without session.compaction a text chunk says
+                              so instead
   read: {path, line, limit}   fs/read_text_file; says "read: <content>"
   write: {path, content}      fs/write_text_file; says "write: ok"
   terminal:                   terminal/create, then in this order as asked:
@@ -206,8 +231,8 @@ Misbehaviour
   stderr: "text"              write a line to stderr
   spawnGrandchild: true       start "sleep 3600" (via /bin/sh, ignoring SIGTERM)
                               holding stdout and stderr; its pid goes to stderr
-Outside a turn (updatesBeforeSessionNew, load, after) permission, read, write,
-terminal, waitForCancel, stop and error are not allowed.
+Outside a turn (updatesBeforeSessionNew, load, after) permission, elicit, read,
+write, terminal, waitForCancel, stop and error are not allowed.
 
 Sessions
   One agent process serves any number of sessions, one after another or side

@@ -254,6 +254,10 @@ type Result struct {
 	// made before the first turn, answered by the same rules.
 	SetupPermissions    []Permission    `json:"setupPermissions,omitempty"`
 	SetupClientRequests []ClientRequest `json:"setupClientRequests,omitempty"`
+	// SetupNotices and SetupElicitations are the notices and questions of
+	// the agent before the first turn.
+	SetupNotices      []Notice      `json:"setupNotices,omitempty"`
+	SetupElicitations []Elicitation `json:"setupElicitations,omitempty"`
 	// Session says how the session was opened when the scenario resumes
 	// one (session.resume, run --resume); nil otherwise.
 	Session *SessionResult `json:"session,omitempty"`
@@ -394,6 +398,13 @@ type TurnResult struct {
 	// not know (an unstable or vendor variant): the first 20 of the turn;
 	// Updates counts them all.
 	UnknownUpdates []json.RawMessage `json:"unknownUpdates,omitempty"`
+	// Notices are the agent's notices (the first 100), Compactions the
+	// compactions of its context it reported, in the order they came.
+	Notices     []Notice     `json:"notices,omitempty"`
+	Compactions []Compaction `json:"compactions,omitempty"`
+	// Elicitations are the questions the agent asked (elicitation/create)
+	// and acprun's answers.
+	Elicitations []Elicitation `json:"elicitations,omitempty"`
 	// Warnings about this turn, e.g. a prompt part the agent cannot take.
 	Warnings []string `json:"warnings,omitempty"`
 	// ClientRequests lists the agent's fs/* and terminal/* requests.
@@ -444,6 +455,7 @@ type PlanEntry struct {
 type ToolCall struct {
 	ID    string `json:"toolCallId"`
 	Title string `json:"title"`
+	Name  string `json:"name,omitempty"` // the tool's name (ToolCall.name, e.g. "Bash"), when the agent gave one
 	Kind  string `json:"kind,omitempty"`
 	// Status is the call's status when the prompt was answered (pending,
 	// in_progress, completed, failed, or cancelled when acprun cancelled the
@@ -466,6 +478,7 @@ type Permission struct {
 	ToolCallID string   `json:"toolCallId"`
 	Title      string   `json:"title,omitempty"`
 	Kind       string   `json:"kind,omitempty"`
+	Name       string   `json:"name,omitempty"` // the tool's name the policy saw: the request's, else the announced call's
 	Commands   []string `json:"commands,omitempty"`
 	Paths      []string `json:"paths,omitempty"`
 	Decision   string   `json:"decision"` // allow | deny | cancelled

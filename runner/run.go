@@ -487,7 +487,7 @@ func (r *scenarioRun) newSession() *session {
 	sc := r.sc
 	policy := policyOf(sc, *r.opts)
 	s := &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: r.opts.spill,
-		strict: sc.Enforce == scenario.EnforceStrict}
+		strict: sc.Enforce == scenario.EnforceStrict, answers: newAnswerBook(sc)}
 	s.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,
@@ -496,6 +496,8 @@ func (r *scenarioRun) newSession() *session {
 		Cwd:      sc.Agent.Cwd,
 		Policy:   policy,
 		Env:      r.env(),
+		// Form elicitation is advertised only when there are answers to give.
+		Elicitation: sc.HasAnswers(),
 	})
 	if err := s.client.jailErr; err != nil {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("client roots: %v; the agent's file and terminal requests will fail", err))
@@ -773,6 +775,11 @@ func (r *scenarioRun) collect() {
 	r.res.SetupUpdates = s.setup.updates
 	r.res.SetupPermissions = filledPermissions(s.setup.permissions)
 	r.res.SetupClientRequests = filledRequests(s.setup.requests)
+	r.res.SetupNotices = slices.Clone(s.setup.notices)
+	r.res.SetupElicitations = cloneElicitations(s.setup.elicitations)
+	for _, w := range s.setup.warnings {
+		r.res.Warnings = append(r.res.Warnings, "before the first turn: "+w)
+	}
 	lostEarly, lostViolations := s.lostEarly, s.lostViolations
 	s.mu.Unlock()
 	r.res.StderrTail = r.stderr

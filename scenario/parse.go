@@ -22,18 +22,18 @@ import (
 // The keys of each mapping in the format, in the order the docs give them.
 var (
 	scenarioKeys = []string{"name", "description", "tags", "agent", "timeout", "turnTimeout", "idleTimeout",
-		"cancelGrace", "killGrace", "continueAfterCancel", "retries", "budget", "client", "permissions", "workspace", "sandbox",
+		"cancelGrace", "killGrace", "continueAfterCancel", "retries", "budget", "client", "permissions", "answers", "workspace", "sandbox",
 		"setup", "expect", "turns", "verify", "teardown", "session"}
 	agentKeys          = []string{"command", "name", "replay", "args", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 	clientKeys         = []string{"fs", "terminal", "readOnly", "roots"}
 	permissionKeys     = []string{"default", "allow", "deny", "answerDelay", "enforce"}
-	ruleKeys           = []string{"kind", "title", "command", "path", "input", "always", "examples"}
-	matcherKeys        = []string{"kind", "title", "command", "path", "input"}
+	ruleKeys           = []string{"kind", "tool", "title", "command", "path", "input", "always", "examples"}
+	matcherKeys        = []string{"kind", "tool", "title", "command", "path", "input"}
 	exampleKeys        = []string{"match", "noMatch"}
-	turnKeys           = []string{"prompt", "timeout", "budget", "expect"}
+	turnKeys           = []string{"prompt", "timeout", "budget", "answers", "expect"}
 	partKeys           = []string{"text", "file", "image"}
-	turnExpectKeys     = []string{"stopReason", "cancelCause", "text", "denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
-	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge", "agent"}
+	turnExpectKeys     = []string{"stopReason", "cancelCause", "text", "denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge", "notices"}
+	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge", "agent", "notices"}
 	textKeys           = []string{"contains", "matches"}
 
 	workspaceKeys         = []string{"from", "git", "ref", "protect"}
@@ -148,6 +148,8 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			p.setting(kv.Key, v, s)
 		case "client":
 			rootsNode = p.setting(kv.Key, v, s)
+		case "answers":
+			s.Answers = p.answers(v)
 		case "expect":
 			s.Expect = p.expect(v, false)
 		case "turns":
@@ -521,6 +523,8 @@ func (p *fileParser) turn(n *yaml.Node) (Turn, *yaml.Node) {
 			}
 		case "budget":
 			t.Budget = p.usageExpect(kv.V, "budget")
+		case "answers":
+			t.Answers = p.answers(kv.V)
 		case "expect":
 			t.Expect = p.expect(kv.V, true)
 		}
@@ -696,6 +700,8 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 			e.Judge = p.judge(kv.V)
 		case "agent":
 			e.Agent = p.agentExpect(kv.V)
+		case "notices":
+			e.Notices = p.noticesExpect(kv.V)
 		}
 	}
 	if k, ok := m.has["maxDenied"]; ok && m.has["denied"] != nil {

@@ -70,6 +70,11 @@ type Scenario struct {
 	Enforce    Enforce
 	EnforcePos Pos
 
+	// Answers answer the agent's questions (elicitation/create in form
+	// mode) in every turn, after the turn's own; nil for none. With answers
+	// in the scenario or a turn, acprun advertises form elicitation.
+	Answers []AnswerSet
+
 	// Expect holds the scenario-level expectations (every kind but stopReason and text).
 	Expect Expect
 
@@ -168,7 +173,24 @@ type Turn struct {
 	// Budget bounds what the agent may spend in this turn (see
 	// Scenario.Budget); nil for none.
 	Budget *UsageExpect
-	Expect Expect
+	Expect  Expect
+	// Answers answer the agent's questions in this turn, before the
+	// scenario's; nil for none.
+	Answers []AnswerSet
+}
+
+// HasAnswers reports whether the scenario or one of its turns scripts
+// answers to the agent's questions.
+func (s *Scenario) HasAnswers() bool {
+	if len(s.Answers) > 0 {
+		return true
+	}
+	for _, t := range s.Turns {
+		if len(t.Answers) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // PromptText returns the turn's text parts joined with "\n".
@@ -236,4 +258,5 @@ type Expect struct {
 	// Agent is which agent the scenario must run against (scenario level
 	// only); nil when unset.
 	Agent *AgentExpect
+	Notices     *NoticesExpect
 }
