@@ -61,6 +61,8 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	if out.upstream && !slices.Contains(turn.Expect.StopReasons, report.OutcomeError) {
 		// Unless the turn expects an error: then the error is what it measures.
 		r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: %s", rec.Index, rec.Error), nil)
+	} else if n := upstreamNotice(rec.Notices); n != nil {
+		r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: the agent's error notice %q: %s", rec.Index, n.Title, n.Description), nil)
 	}
 	defer t.release() // the agent's late file and terminal requests wait for the checks
 	failures := checkTurn(turn.Expect, &rec)
