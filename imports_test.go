@@ -19,7 +19,7 @@ const module = "github.com/acprun/acprun"
 // depend, directly or not, on those forbidden matches. Paths are relative
 // to the module ("" for its root).
 type importRule struct {
-	rule      string // as README.md's Development section says it
+	rule      string // as docs/development.md says it
 	from      func(rel string) bool
 	forbidden func(rel string) bool
 }
@@ -29,7 +29,7 @@ func is(pkg string) func(string) bool {
 	return func(rel string) bool { return rel == pkg || strings.HasPrefix(rel, pkg+"/") }
 }
 
-// importRules are the layering of README.md's Development section.
+// importRules are the layering docs/development.md gives.
 var importRules = []importRule{
 	{"runner never imports output", is("runner"), is("output")},
 	{"acp imports nothing of acprun", is("acp"), func(rel string) bool { return !is("acp")(rel) }},
@@ -96,8 +96,8 @@ func relPath(pkg string) (string, bool) {
 	return rel, ok
 }
 
-// TestImportRules checks the layering of the packages (README.md,
-// Development) on what `go list -deps` says they import.
+// TestImportRules checks the layering of the packages (docs/development.md)
+// on what `go list -deps` says they import.
 func TestImportRules(t *testing.T) {
 	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports", "./...")
 	out, err := cmd.Output()

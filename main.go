@@ -30,7 +30,7 @@ import (
 	"github.com/acprun/acprun/report"
 )
 
-// Exit codes, documented in the help of run and merge and in README.md.
+// Exit codes, documented in the help of run and merge and in docs/results.md.
 // When several apply, the first of exitOutput, exitInterrupted, exitAgent,
 // exitInvalid and exitFailed wins.
 const (

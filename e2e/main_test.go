@@ -32,7 +32,7 @@ var acprunBin string
 // are; the tests run in e2e/.
 const root = ".."
 
-// acprun's exit codes, as its help and README.md document them.
+// acprun's exit codes, as its help and docs/results.md document them.
 const (
 	exitOK          = 0
 	exitFailed      = 1

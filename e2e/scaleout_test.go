@@ -9,13 +9,13 @@ import (
 	"testing"
 )
 
-// TestReadmeScaleOutBlock runs the README's "Scale out" block line by
+// TestDocsScaleOutBlock runs the "Scale out" block of docs/ci.md line by
 // line, with sh and the built acprun first in PATH, on a suite of five
 // scenarios: each line is one shard, so the merge must hold every
 // scenario exactly once, and the report must be written.
-func TestReadmeScaleOutBlock(t *testing.T) {
+func TestDocsScaleOutBlock(t *testing.T) {
 	t.Parallel()
-	lines := readmeBlock(t, "## Scale out", "```sh")
+	lines := docsBlock(t, "docs/ci.md", "## Scale out", "```sh")
 	if len(lines) < 4 {
 		t.Fatalf("the Scale out block has %d lines: %q", len(lines), lines)
 	}
@@ -48,11 +48,12 @@ func TestReadmeScaleOutBlock(t *testing.T) {
 	}
 }
 
-// readmeBlock returns the lines of the first code block opened by fence
-// after the line heading of README.md, skipping blank ones.
-func readmeBlock(t *testing.T, heading, fence string) []string {
+// docsBlock returns the lines of the first code block opened by fence
+// after the line heading of the Markdown file path (relative to the
+// module's root), skipping blank ones.
+func docsBlock(t *testing.T, path, heading, fence string) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(root, "README.md"))
+	f, err := os.Open(filepath.Join(root, path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +74,6 @@ func readmeBlock(t *testing.T, heading, fence string) []string {
 			lines = append(lines, line)
 		}
 	}
-	t.Fatalf("README.md has no %s block after %q", fence, heading)
+	t.Fatalf("%s has no %s block after %q", path, fence, heading)
 	return nil
 }
