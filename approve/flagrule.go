@@ -52,8 +52,8 @@ func ParseFlagRule(flag, value string) (Rule, error) {
 	case head == "":
 		return r, fmt.Errorf("no kind or matcher: write KIND, KIND:PATTERN or MATCHER:PATTERN, e.g. %s", FlagRuleExamples)
 	case !isKind && !isMatcher:
-		return r, fmt.Errorf("%q is neither a tool kind (%s) nor a matcher (%s): write KIND, KIND:PATTERN or MATCHER:PATTERN, e.g. %s%s",
-			head, strings.Join(Kinds(), ", "), strings.Join(flagMatchers, ", "), FlagRuleExamples, flagRuleHint(head, value))
+		return r, fmt.Errorf("%q is neither a tool kind (%s) nor a matcher (%s)%s: write KIND, KIND:PATTERN or MATCHER:PATTERN, e.g. %s",
+			head, strings.Join(Kinds(), ", "), strings.Join(flagMatchers, ", "), flagRuleHint(head, value), FlagRuleExamples)
 	case !hasPattern && isKind:
 		r.Kind = []string{head}
 		return r, nil
@@ -110,4 +110,17 @@ func flagRuleHint(head, value string) string {
 		return " (a command is written execute:COMMAND: " + shellquote.Word("execute:"+strings.TrimSpace(value)) + ")"
 	}
 	return ""
+}
+
+// WithRules returns a copy of p with allow and deny added after its own
+// rules (a deny rule still beats every allow rule); a nil p is a policy
+// without rules, which denies what they do not allow. p is unchanged.
+func (p *Policy) WithRules(allow, deny []Rule) *Policy {
+	c := Policy{}
+	if p != nil {
+		c = *p
+	}
+	c.Allow = slices.Concat(c.Allow, allow)
+	c.Deny = slices.Concat(c.Deny, deny)
+	return &c
 }

@@ -109,3 +109,26 @@ func TestFlagRulesDecide(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyWithRules: the rules come after the policy's own, its default
+// and source stay, the policy itself is unchanged, and nil is a policy
+// without rules (default deny).
+func TestPolicyWithRules(t *testing.T) {
+	own := approve.Rule{Pos: "s.yaml:4", Kind: []string{"read"}}
+	added := approve.Rule{Pos: "--allow edit", Kind: []string{"edit"}}
+	denied := approve.Rule{Pos: "--deny delete", Kind: []string{"delete"}}
+	p := &approve.Policy{Default: approve.Allow, Allow: []approve.Rule{own}, Source: "--allow-all"}
+	got := p.WithRules([]approve.Rule{added}, []approve.Rule{denied})
+	want := &approve.Policy{Default: approve.Allow, Allow: []approve.Rule{own, added}, Deny: []approve.Rule{denied}, Source: "--allow-all"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("WithRules (-want +got):\n%s", diff)
+	}
+	if len(p.Allow) != 1 || len(p.Deny) != 0 {
+		t.Errorf("the policy changed: %+v", p)
+	}
+	var none *approve.Policy
+	got = none.WithRules([]approve.Rule{added}, nil)
+	if got.Default != "" || len(got.Allow) != 1 || got.Evaluate(approve.Request{Kind: "read"}).Verdict != approve.Deny {
+		t.Errorf("nil.WithRules = %+v, want the rule alone, denying the rest", got)
+	}
+}

@@ -3,7 +3,6 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -89,13 +88,7 @@ type FlagSettings struct {
 func (sc *Scenario) WithFlags(fs FlagSettings) *Scenario {
 	c := *sc
 	if len(fs.Allow)+len(fs.Deny) > 0 {
-		pol := approve.Policy{}
-		if sc.Policy != nil {
-			pol = *sc.Policy
-		}
-		pol.Allow = slices.Concat(pol.Allow, fs.Allow)
-		pol.Deny = slices.Concat(pol.Deny, fs.Deny)
-		c.Policy = &pol
+		c.Policy = sc.Policy.WithRules(fs.Allow, fs.Deny)
 	}
 	if fs.Model != "" {
 		c.Agent.Model, c.Agent.ModelPos = fs.Model, fs.ModelPos
