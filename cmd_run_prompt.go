@@ -88,12 +88,18 @@ func (c *runCmd) withPrompt(g *globals, scs []*scenario.Scenario) ([]*scenario.S
 	return out, nil
 }
 
-// checkPrompts rejects --prompt values that cannot all be read: stdin
-// twice.
+// checkPrompts rejects --prompt values that cannot be read, before
+// anything else: an empty one (an unset variable: --prompt "$PROMPT"), as
+// for the flags that name files, and stdin twice.
 func (c *runCmd) checkPrompts() error {
 	stdin := 0
 	for _, v := range c.Prompt {
-		if v == stdinPrompt {
+		switch {
+		case v == "" && c.oneShot():
+			return errors.New(`--prompt "": the prompt is empty (is the variable that gives it unset?): give its text, or - to read it from stdin`)
+		case v == "":
+			return errors.New(`--prompt "": the path is empty (is the variable that gives it unset?): give a file (or - for stdin), or leave the flag out`)
+		case v == stdinPrompt:
 			stdin++
 		}
 	}
