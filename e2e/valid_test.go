@@ -357,3 +357,27 @@ func finishedEvents(t *testing.T, data []byte) []progress.Event {
 	}
 	return out
 }
+
+// TestUpstreamNotice: an error notice that says the provider refused the
+// work (a rate limit) makes the attempt invalid, whatever the turn's stop
+// reason; a warning that the agent is retrying leaves it valid.
+func TestUpstreamNotice(t *testing.T) {
+	t.Parallel()
+	script := `turns:
+  - steps:
+      - notice: {severity: warning, title: Rate limited, description: retrying in 2s}
+      - text: first
+  - steps:
+      - notice: {severity: error, title: Rate limit exceeded, description: "429 from the provider"}
+      - text: gave up
+`
+	res, out, _ := runOne(t, script, "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: one\n  - prompt: two\n")
+	sc := out.Scenarios[0]
+	want := &report.Invalid{Reason: report.InvalidUpstream, Message: `turn 2: the agent's error notice "Rate limit exceeded": 429 from the provider`}
+	if res.code != exitInvalid || !cmp.Equal(want, sc.Invalid) {
+		t.Errorf("exit %d, invalid %+v; want %d and %+v\n%s", res.code, sc.Invalid, exitInvalid, want, res.stderr)
+	}
+	if sc.Turns[0].Failures != nil || len(sc.Turns[0].Notices) != 1 {
+		t.Errorf("turn 1: failures %q, notices %+v; want its warning recorded and nothing failed", sc.Turns[0].Failures, sc.Turns[0].Notices)
+	}
+}

@@ -129,9 +129,9 @@ func writeRules(w *errWriter, pol *approve.Policy) {
 	}
 }
 
-// describeRule writes a rule's matchers on one line: kind=…, title=…,
-// command=…, path=… (values joined by |), input.FIELD=~REGEX in field
-// order, and "always".
+// describeRule writes a rule's matchers on one line: kind=…, tool=…,
+// title=…, command=…, path=… (values joined by |), input.FIELD=~REGEX in
+// field order, and "always".
 func describeRule(r approve.Rule) string {
 	var parts []string
 	add := func(k string, v []string) {
@@ -140,6 +140,7 @@ func describeRule(r approve.Rule) string {
 		}
 	}
 	add("kind", r.Kind)
+	add("tool", r.Tool)
 	add("title", r.Title)
 	add("command", r.Command)
 	add("path", r.Path)

@@ -92,6 +92,9 @@ const (
 	CauseInterrupt       = "interrupt"
 	// CauseFailFast: another scenario made the run stop (--fail-fast=cancel).
 	CauseFailFast = "failFast"
+	// CauseBudget: the agent's reported usage passed the scenario's or the
+	// turn's budget.
+	CauseBudget = "budget"
 )
 
 // ExternalCause reports whether acprun cancelled a turn for a cause
@@ -223,6 +226,14 @@ type Result struct {
 	// or authenticated, or when this host cannot enforce the scenario's
 	// required sandbox (exit code 3).
 	StartFailed bool `json:"startFailed,omitempty"`
+	// ErrorCause names, for a program, why the scenario could not run
+	// (ErrorAuth, ErrorProtocolVersion, ErrorSetupTimeout); "" when Error
+	// has no such cause.
+	ErrorCause string `json:"errorCause,omitempty"`
+	// SetupCancel is the $/cancel_request acprun sent for a setup request
+	// that was not answered in time, and how the agent took it; nil when
+	// none was sent.
+	SetupCancel *SetupCancel `json:"setupCancel,omitempty"`
 	// NotRun is set when the scenario never started: the run was
 	// interrupted, out of time or stopped (--fail-fast) first. Its Status
 	// is interrupted, Error says why, and every turn is skipped.
@@ -244,6 +255,10 @@ type Result struct {
 	// made before the first turn, answered by the same rules.
 	SetupPermissions    []Permission    `json:"setupPermissions,omitempty"`
 	SetupClientRequests []ClientRequest `json:"setupClientRequests,omitempty"`
+	// SetupNotices and SetupElicitations are the notices and questions of
+	// the agent before the first turn.
+	SetupNotices      []Notice      `json:"setupNotices,omitempty"`
+	SetupElicitations []Elicitation `json:"setupElicitations,omitempty"`
 	// Session says how the session was opened when the scenario resumes
 	// one (session.resume, run --resume); nil otherwise.
 	Session *SessionResult `json:"session,omitempty"`
@@ -384,6 +399,13 @@ type TurnResult struct {
 	// not know (an unstable or vendor variant): the first 20 of the turn;
 	// Updates counts them all.
 	UnknownUpdates []json.RawMessage `json:"unknownUpdates,omitempty"`
+	// Notices are the agent's notices (the first 100), Compactions the
+	// compactions of its context it reported, in the order they came.
+	Notices     []Notice     `json:"notices,omitempty"`
+	Compactions []Compaction `json:"compactions,omitempty"`
+	// Elicitations are the questions the agent asked (elicitation/create)
+	// and acprun's answers.
+	Elicitations []Elicitation `json:"elicitations,omitempty"`
 	// Warnings about this turn, e.g. a prompt part the agent cannot take.
 	Warnings []string `json:"warnings,omitempty"`
 	// ClientRequests lists the agent's fs/* and terminal/* requests.
@@ -434,6 +456,7 @@ type PlanEntry struct {
 type ToolCall struct {
 	ID    string `json:"toolCallId"`
 	Title string `json:"title"`
+	Name  string `json:"name,omitempty"` // the tool's name (ToolCall.name, e.g. "Bash"), when the agent gave one
 	Kind  string `json:"kind,omitempty"`
 	// Status is the call's status when the prompt was answered (pending,
 	// in_progress, completed, failed, or cancelled when acprun cancelled the
@@ -456,6 +479,7 @@ type Permission struct {
 	ToolCallID string   `json:"toolCallId"`
 	Title      string   `json:"title,omitempty"`
 	Kind       string   `json:"kind,omitempty"`
+	Name       string   `json:"name,omitempty"` // the tool's name the policy saw: the request's, else the announced call's
 	Commands   []string `json:"commands,omitempty"`
 	Paths      []string `json:"paths,omitempty"`
 	Decision   string   `json:"decision"` // allow | deny | cancelled

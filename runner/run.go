@@ -28,7 +28,9 @@ const (
 	DefaultTurnTimeout = 10 * time.Minute
 	DefaultCancelGrace = 10 * time.Second
 	DefaultKillGrace   = 5 * time.Second
-	// setupTimeout bounds initialize, authenticate, session/new and set_mode.
+	// setupTimeout bounds initialize, authenticate, session/new (or load,
+	// resume) and the session's settings together; a request it cuts short
+	// gets $/cancel_request (see setupWait).
 	setupTimeout = 2 * time.Minute
 )
 
@@ -376,6 +378,9 @@ type scenarioRun struct {
 	proc *proc
 	// opened is set once the session was opened and set up: the turns run.
 	opened bool
+	// overBudget says which turn passed a budget; the turns after it do
+	// not run.
+	overBudget string
 	// stderr is what the agent wrote to stderr while it served the
 	// scenario, once its use has ended (stopAgent).
 	stderr string
@@ -482,7 +487,7 @@ func (r *scenarioRun) newSession() *session {
 	sc := r.sc
 	policy := policyOf(sc, *r.opts)
 	s := &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: r.opts.spill,
-		strict: sc.Enforce == scenario.EnforceStrict}
+		strict: sc.Enforce == scenario.EnforceStrict, answers: newAnswerBook(sc)}
 	s.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,
@@ -491,6 +496,8 @@ func (r *scenarioRun) newSession() *session {
 		Cwd:      sc.Agent.Cwd,
 		Policy:   policy,
 		Env:      r.env(),
+		// Form elicitation is advertised only when there are answers to give.
+		Elicitation: sc.HasAnswers(),
 	})
 	if err := s.client.jailErr; err != nil {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("client roots: %v; the agent's file and terminal requests will fail", err))
@@ -532,7 +539,7 @@ func (r *scenarioRun) open(ctx context.Context) bool {
 			r.skipFrom(0, "")
 		} else {
 			r.res.StartFailed = true // unless cut short: not the agent's failure then (see markCut)
-			r.failStart(err, "before the session opened")
+			r.failStart(r.noteSetupError(err), "before the session opened")
 		}
 		r.stopAgent(ctx)
 		r.collect()
@@ -608,7 +615,7 @@ func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 // start gets the scenario its agent process (acquire) and opens the
 // session.
 func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
-	setupCtx, cancel := context.WithTimeout(ctx, setupTimeout)
+	setupCtx, cancel := context.WithTimeoutCause(ctx, setupTimeout, errSetupTimeout)
 	defer cancel()
 	if err := r.acquire(setupCtx); err != nil {
 		if r.proc != nil {
@@ -634,6 +641,10 @@ func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error
 		modelPos:   sc.Agent.ModelPos,
 		config:     sc.Agent.Config,
 		authHint:   "set agent.auth to",
+		authEnv:    authEnv(sc.Agent, r.opts.Environ),
+		wait:       r.setupWait(),
+		roots:      extraRoots(sc.Client.Roots, sc.Agent.Cwd),
+		rootsPos:   sc.Client.RootsPos,
 		opened: func(ns acp.NewSessionResponse) error {
 			if ns.SessionID == "" {
 				return errors.New("session/new: the agent answered without a sessionId")
@@ -668,10 +679,10 @@ func (r *scenarioRun) gone(err error, unanswered string) error {
 
 // stopAfter reports whether the turns after tr are not played, and why
 // (for their failures): the agent is gone (agent_exited, unresponsive), or
-// acprun cancelled tr and continueAfterCancel is not set, or it is but the
-// scenario's timeout passed. why is "" when the scenario's error says it
-// (an outcome not expected). Stopped because the run ended (ctx), the
-// scenario is cut short.
+// a turn passed a budget, or acprun cancelled tr and continueAfterCancel
+// is not set, or it is but the scenario's timeout passed. why is "" when
+// the scenario's error says it (an outcome not expected). Stopped because
+// the run ended (ctx), the scenario is cut short.
 func (r *scenarioRun) stopAfter(ctx, scCtx context.Context, tr report.TurnResult) (why string, stop bool) {
 	switch {
 	case r.invalid != nil:
@@ -685,6 +696,8 @@ func (r *scenarioRun) stopAfter(ctx, scCtx context.Context, tr report.TurnResult
 			why = fmt.Sprintf("the agent exited during turn %d", tr.Index)
 		}
 		return why, true
+	case r.overBudget != "":
+		return r.overBudget, true
 	case tr.CancelCause == "":
 		return "", false
 	case !r.sc.ContinueAfterCancel:
@@ -762,6 +775,11 @@ func (r *scenarioRun) collect() {
 	r.res.SetupUpdates = s.setup.updates
 	r.res.SetupPermissions = filledPermissions(s.setup.permissions)
 	r.res.SetupClientRequests = filledRequests(s.setup.requests)
+	r.res.SetupNotices = slices.Clone(s.setup.notices)
+	r.res.SetupElicitations = cloneElicitations(s.setup.elicitations)
+	for _, w := range s.setup.warnings {
+		r.res.Warnings = append(r.res.Warnings, "before the first turn: "+w)
+	}
 	lostEarly, lostViolations := s.lostEarly, s.lostViolations
 	s.mu.Unlock()
 	r.res.StderrTail = r.stderr

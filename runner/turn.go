@@ -37,6 +37,11 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		defer cancelIdle(nil)
 		go r.sess.act.watchIdle(turnCtx, cancelIdle, idle)
 	}
+	if b := r.watchBudget(i); b != nil {
+		turnCtx, b.cancel = context.WithCancelCause(turnCtx)
+		defer b.cancel(nil)
+		r.sess.watch(t, b)
+	}
 
 	// turnCtx also bounds the write: an agent that stops reading its stdin
 	// cannot hold the turn past its deadline.
@@ -56,11 +61,17 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	if out.upstream && !slices.Contains(turn.Expect.StopReasons, report.OutcomeError) {
 		// Unless the turn expects an error: then the error is what it measures.
 		r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: %s", rec.Index, rec.Error), nil)
+	} else if n := upstreamNotice(rec.Notices); n != nil {
+		r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: the agent's error notice %q: %s", rec.Index, n.Title, n.Description), nil)
 	}
 	defer t.release() // the agent's late file and terminal requests wait for the checks
 	failures := checkTurn(turn.Expect, &rec)
 	if e := turn.Expect.Usage; e != nil {
 		failures = append(failures, checkTurnUsage(e, &rec, r.costBefore(i))...)
+	}
+	if over := r.sess.budgetFailure(t, &rec); over != "" {
+		failures = append(failures, over)
+		r.overBudget = fmt.Sprintf("turn %d passed a budget", rec.Index)
 	}
 	failures = append(failures, r.checkTurnWork(ctx, turn.Expect, &rec)...)
 	r.sess.checked(t, failures, rec.Judge)
@@ -256,6 +267,10 @@ func cancelCause(cause error) string {
 		return report.CauseRunTimeout
 	case errors.Is(cause, errFailFast):
 		return report.CauseFailFast
+	case errors.Is(cause, errSetupTimeout):
+		return report.CauseSetupTimeout
+	case errors.Is(cause, errBudget):
+		return report.CauseBudget
 	}
 	return report.CauseInterrupt
 }

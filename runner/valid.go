@@ -84,6 +84,19 @@ func upstream(e *acp.Error) bool {
 	return e.Code == 429 || e.Code == 529 || upstreamRE.MatchString(e.Message) || upstreamRE.Match(e.Data)
 }
 
+// upstreamNotice returns the first of a turn's notices, sent before its
+// answer, that says the agent's provider refused the work: severity
+// error, and a title or description that matches upstreamRE. An info or
+// warning notice ("rate limited, retrying") leaves the measurement valid.
+func upstreamNotice(ns []report.Notice) *report.Notice {
+	for i, n := range ns {
+		if !n.Late && n.Severity == "error" && (upstreamRE.MatchString(n.Title) || upstreamRE.MatchString(n.Description)) {
+			return &ns[i]
+		}
+	}
+	return nil
+}
+
 // checkProtected makes the attempt invalid (tampered) when the agent
 // created, modified or deleted a file of workspace.protect, comparing the
 // workspace as recordChanges found it after the last turn with the one

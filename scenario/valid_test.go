@@ -102,7 +102,7 @@ func TestValidityErrors(t *testing.T) {
 		{
 			name: "agent in a turn",
 			src:  head + "turns:\n  - prompt: hi\n    expect: {agent: {name: x}}\n",
-			want: []string{`bad.yaml:6:14: unknown key "agent" (valid keys: stopReason, cancelCause, text, denied, maxDenied, toolCalls, files, permissions, usage, judge); agent belongs in the scenario's expect: it is about the agent the whole scenario runs against`},
+			want: []string{`bad.yaml:6:14: unknown key "agent" (valid keys: stopReason, cancelCause, text, denied, maxDenied, toolCalls, files, permissions, usage, judge, notices); agent belongs in the scenario's expect: it is about the agent the whole scenario runs against`},
 		},
 		{
 			name: "misspelt agent key, empty version",
