@@ -76,7 +76,8 @@ scenario's own (and to --allow-all or --deny-all); a deny still beats every
 allow. RULE is KIND (every call of that kind: read, edit, delete, move,
 search, execute, think, fetch, switch_mode, other), execute:COMMAND (a
 command pattern), read|edit|delete|move|search:PATH (a path glob), or
-command:, path: or title: and a pattern, for calls of any kind:
+command:, path:, title: or tool: (the tool's name) and a pattern, for calls of
+any kind:
   --allow read --allow 'execute:go test *' --allow 'edit:src/**'
   --deny 'path:**/.env' --deny 'command:git push *' --deny 'title:*delete*'
 Decisions and acprun explain name such a rule by its flag. --model and

@@ -15,7 +15,7 @@ import (
 // approve.ParseFlagRule) that run adds to every scenario's rules, and
 // explain to those of the scenario it explains.
 type ruleFlags struct {
-	Allow []string `placeholder:"RULE" sep:"none" help:"Also allow what RULE matches (repeatable), after the scenario's own rules: KIND (read, search, ...: every call of that kind), execute:COMMAND, read|edit|delete|move|search:PATH, or command:, path: or title: and a pattern alone; e.g. --allow read --allow 'execute:go test *' --allow 'edit:src/**'."`
+	Allow []string `placeholder:"RULE" sep:"none" help:"Also allow what RULE matches (repeatable), after the scenario's own rules: KIND (read, search, ...: every call of that kind), execute:COMMAND, read|edit|delete|move|search:PATH, or command:, path:, title: or tool: and a pattern alone; e.g. --allow read --allow 'execute:go test *' --allow 'edit:src/**'."`
 	Deny  []string `placeholder:"RULE" sep:"none" help:"Also deny what RULE matches (repeatable; a deny beats every allow); RULE as for --allow, e.g. --deny 'path:**/.env' --deny 'command:git push *'."`
 }
 

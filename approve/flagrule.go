@@ -17,6 +17,7 @@ import (
 //	command:COMMAND      any kind: a command matcher alone
 //	path:PATH            any kind: a path matcher alone
 //	title:TITLE          any kind: a title matcher alone
+//	tool:NAME            any kind: a tool name matcher alone
 //
 // It is split at the first ':', so a pattern may hold ':' itself
 // ("command:docker run -p 80:80"); blanks around the prefix and the
@@ -26,10 +27,11 @@ const (
 	matcherCommand = "command"
 	matcherPath    = "path"
 	matcherTitle   = "title"
+	matcherTool    = "tool"
 )
 
 // flagMatchers are the matchers a flag rule may name alone, before ':'.
-var flagMatchers = []string{matcherCommand, matcherPath, matcherTitle}
+var flagMatchers = []string{matcherCommand, matcherPath, matcherTitle, matcherTool}
 
 // pathKinds are the kinds whose short form KIND:PATTERN matches paths;
 // execute's matches commands, and the other kinds take no pattern.
@@ -78,6 +80,8 @@ func ParseFlagRule(flag, value string) (Rule, error) {
 		r.Path = []string{pattern}
 	case head == matcherTitle:
 		r.Title = []string{pattern}
+	case head == matcherTool:
+		r.Tool = []string{pattern}
 	}
 	if msgs := r.Validate(); len(msgs) > 0 {
 		return r, fmt.Errorf("%s", strings.Join(msgs, "; "))
@@ -92,6 +96,8 @@ func matcherExample(matcher string) string {
 		return "'command:git push *'"
 	case matcherPath:
 		return "'path:**/.env'"
+	case matcherTool:
+		return "'tool:mcp__github__*'"
 	}
 	return "'title:*delete*'"
 }
@@ -102,7 +108,7 @@ func matcherExample(matcher string) string {
 func flagRuleHint(head, value string) string {
 	lower := strings.ToLower(head)
 	for _, w := range append(Kinds(), flagMatchers...) {
-		if lower == w || len(lower) >= 3 && strings.HasPrefix(w, lower) {
+		if lower == w || len(lower) >= 3 && strings.HasPrefix(w, lower) || len(w) >= 4 && strings.HasPrefix(lower, w) {
 			return fmt.Sprintf(" (did you mean %s?)", w)
 		}
 	}

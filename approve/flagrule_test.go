@@ -27,6 +27,7 @@ func TestParseFlagRule(t *testing.T) {
 		{"--deny", "command:docker run -p 80:80 *", approve.Rule{Pos: "--deny 'command:docker run -p 80:80 *'", Command: []string{"docker run -p 80:80 *"}}},
 		{"--deny", "title:*delete*", approve.Rule{Pos: "--deny 'title:*delete*'", Title: []string{"*delete*"}}},
 		{"--deny", "delete", approve.Rule{Pos: "--deny delete", Kind: []string{"delete"}}},
+		{"--allow", "tool:mcp__github__*", approve.Rule{Pos: "--allow 'tool:mcp__github__*'", Tool: []string{"mcp__github__*"}}},
 	}
 	for _, tt := range tests {
 		got, err := approve.ParseFlagRule(tt.flag, tt.value)
@@ -48,11 +49,12 @@ func TestParseFlagRuleErrors(t *testing.T) {
 	tests := []struct{ value, want string }{
 		{"", "no kind or matcher: write KIND, KIND:PATTERN or MATCHER:PATTERN, e.g. --allow read"},
 		{":x", "no kind or matcher"},
-		{"go test *", `"go test *" is neither a tool kind (read, edit, delete, move, search, execute, think, fetch, switch_mode, other) nor a matcher (command, path, title)`},
+		{"go test *", `"go test *" is neither a tool kind (read, edit, delete, move, search, execute, think, fetch, switch_mode, other) nor a matcher (command, path, title, tool)`},
 		{"go test *", "(a command is written execute:COMMAND: 'execute:go test *')"},
 		{"exec:go test *", `(did you mean execute?)`},
 		{"Edit:src/**", `(did you mean edit?)`},
-		{"tool:Bash", `"tool" is neither a tool kind`},
+		{"tools:Bash", `(did you mean tool?)`},
+		{"tool", "tool needs a pattern after ':', e.g. 'tool:mcp__github__*'"},
 		{"execute:", `the pattern after "execute:" is empty: write execute alone for every execute call`},
 		{"path:", `the pattern after "path:" is empty, e.g. 'path:**/.env'`},
 		{"command", "command needs a pattern after ':', e.g. 'command:git push *'"},

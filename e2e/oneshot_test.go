@@ -13,7 +13,8 @@ import (
 )
 
 // oneShotAgent answers as the tests of one-shot runs need: a prompt about
-// the tests asks to run them (and says whether it could), "refuse" is
+// the tests asks to run them and one about an issue to file it through
+// an MCP tool (and each says whether it could), "refuse" is
 // refused, "settings" shows the session's model and mode, "crash" makes
 // the agent exit mid-turn; any other
 // prompt gets its reply, two lines.
@@ -35,6 +36,11 @@ turns:
     stopReason: refusal
   - match: 'settings'
     steps: [{showConfig: true}]
+  - match: 'issue'
+    steps:
+      - permission: {toolCallId: i1, title: Create an issue, kind: other, name: mcp__github__create_issue}
+        allowed: [{text: "Issue filed."}]
+        rejected: [{text: "I may not file it."}]
   - match: 'crash'
     steps: [{text: "Going down."}, {exit: 3}]
 default:
@@ -179,7 +185,7 @@ func TestOneShotUsageErrors(t *testing.T) {
 		{[]string{"run", "--agent", "mock1", "--agent", "claude", "--prompt", "hi", "--print"}, "--print prints the reply of one run of one scenario, and this run has 2 scenarios (scenario × agent)"},
 		{[]string{"run", "--agent", "mock1", "--prompt", "hi", "--print", "--junit", "-"}, "--print writes the agent's reply to stdout, and --junit - would write there too"},
 		{[]string{"run", "--agent", "mock1", "--prompt", "hi", "--allow", "go test *"},
-			`acprun: --allow 'go test *': "go test *" is neither a tool kind (read, edit, delete, move, search, execute, think, fetch, switch_mode, other) nor a matcher (command, path, title) (a command is written execute:COMMAND: 'execute:go test *')`},
+			`acprun: --allow 'go test *': "go test *" is neither a tool kind (read, edit, delete, move, search, execute, think, fetch, switch_mode, other) nor a matcher (command, path, title, tool) (a command is written execute:COMMAND: 'execute:go test *')`},
 		{[]string{"run", "--agent", "mock1", "--prompt", "hi", "--deny", "path:"}, `acprun: --deny path:: the pattern after "path:" is empty, e.g. 'path:**/.env'`},
 	}
 	for _, tt := range tests {
@@ -205,7 +211,7 @@ func TestFlagRules(t *testing.T) {
 	tests := []struct {
 		name     string
 		args     []string
-		decision string // of the request to run go test
+		decision string // of the one permission request
 		rule     string
 		text     string
 	}{
@@ -218,6 +224,8 @@ func TestFlagRules(t *testing.T) {
 		{"the file's allow, a --deny", []string{"s.yaml", "--deny", "execute:go test *"}, "deny", "--deny 'execute:go test *'", "I may not run the tests."},
 		{"--allow-all, a --deny", []string{"s.yaml", "--allow-all", "--deny", "execute:go *"}, "deny", "--deny 'execute:go *'", "I may not run the tests."},
 		{"--deny-all, an --allow", []string{"s.yaml", "--deny-all", "--allow", "execute"}, "allow", "--allow execute", "The tests pass."},
+		{"one-shot, --allow tool:", []string{"--agent", "mock1", "--prompt", "File an issue.", "--allow", "tool:mcp__github__*"},
+			"allow", "--allow 'tool:mcp__github__*'", "Issue filed."},
 	}
 	for _, tt := range tests {
 		res, out := runResults(t, dir, tt.args...)
