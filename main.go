@@ -209,9 +209,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // pathPlaceholders are the placeholders of the flags whose value names a
 // file or a directory, with what to give instead of an empty value.
 var pathPlaceholders = map[string]string{
-	"FILE":   "a file",
-	"FILE|-": "a file (or - for stdin)",
-	"DIR":    "a directory",
+	"FILE": "a file",
+	"DIR":  "a directory",
 }
 
 // emptyPathFlag refuses a flag that names a file or a directory (its

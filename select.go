@@ -37,6 +37,12 @@ func (s *selection) pick(g *globals, paths []string) ([]*scenario.Scenario, erro
 	if err != nil {
 		return nil, err
 	}
+	return s.choose(g, scs, paths, lopts)
+}
+
+// choose returns the scenarios of scs, loaded from paths with lopts, that
+// the flags select, as pick does.
+func (s *selection) choose(g *globals, scs []*scenario.Scenario, paths []string, lopts scenario.LoadOptions) ([]*scenario.Scenario, error) {
 	sel := scenario.Selection{
 		Paths:       paths,
 		Run:         s.Run,
@@ -52,7 +58,7 @@ func (s *selection) pick(g *globals, paths []string) ([]*scenario.Scenario, erro
 	if msg := sel.Unsharded(); msg != "" {
 		fmt.Fprintf(g.Stderr, "acprun: warning: %s\n", msg)
 	}
-	scs, err = scenario.Select(scs, sel, lopts)
+	scs, err := scenario.Select(scs, sel, lopts)
 	var none *scenario.NoneSelectedError
 	switch {
 	case errors.As(err, &none):

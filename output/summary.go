@@ -58,7 +58,7 @@ func Text(w io.Writer, rep report.Report) error {
 	for _, sc := range rep.Scenarios {
 		if sc.NotRun {
 			section()
-			fmt.Fprintf(&b, "%s %s (%s:%d)\n", warn("NOT RUN"), sc.Label(), sc.File, sc.Line)
+			fmt.Fprintf(&b, "%s %s (%s)\n", warn("NOT RUN"), sc.Label(), place(sc.File, sc.Line))
 		}
 	}
 	s := report.Summarize(rep)
@@ -238,4 +238,14 @@ func totals(s report.Summary) string {
 		fmt.Fprintf(&b, "; permissions: %d allowed, %d denied", s.Allowed, s.Denied)
 	}
 	return b.String()
+}
+
+// place says where a scenario is written: file:line, or for the scenario
+// of a run without a scenario file (run --agent NAME --prompt TEXT), which
+// has no file, that it came from --prompt.
+func place(file string, line int) string {
+	if file == "" {
+		return "--prompt, no scenario file"
+	}
+	return fmt.Sprintf("%s:%d", file, line)
 }

@@ -113,7 +113,8 @@ type Report struct {
 	// Interrupted is set when an interrupt (SIGINT, SIGTERM) stopped the
 	// run; the run's --timeout does not set it.
 	Interrupted bool `json:"interrupted,omitempty"`
-	// PolicyOverride names --allow-all or --deny-all when one was used.
+	// PolicyOverride names --allow-all or --deny-all when one was used,
+	// followed by the --allow and --deny rules added to it, as typed.
 	PolicyOverride string   `json:"policyOverride,omitempty"`
 	Scenarios      []Result `json:"scenarios"`
 }
