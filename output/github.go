@@ -312,7 +312,7 @@ func Markdown(rep report.Report) string {
 			status = "⚠️ flaky"
 		}
 		fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s | %s |\n",
-			status, mdCell(r.Label()), mdCode(r.File+":"+strconv.Itoa(r.Line)),
+			status, mdCell(r.Label()), mdCode(place(r.File, r.Line)),
 			mdCell(stopReasons(r)), Duration(r.Duration), mdCell(details))
 	}
 	b.WriteString("\n")

@@ -112,7 +112,7 @@ func JUnit(w io.Writer, rep report.Report) error {
 		if !ok {
 			i = len(root.Suites)
 			index[r.File] = i
-			suite := junitTestSuite{Name: r.File}
+			suite := junitTestSuite{Name: suiteName(r.File)}
 			if !rep.StartedAt.IsZero() {
 				suite.Timestamp = rep.StartedAt.UTC().Format("2006-01-02T15:04:05")
 			}
@@ -165,11 +165,20 @@ func JUnit(w io.Writer, rep report.Report) error {
 	return err
 }
 
+// suiteName names the suite of a scenario file; the scenario of a run
+// without one (run --agent NAME --prompt TEXT) is in the suite "--prompt".
+func suiteName(file string) string {
+	if file == "" {
+		return "--prompt"
+	}
+	return file
+}
+
 // junitCase builds the testcase of one result.
 func junitCase(r report.Result) junitTestCase {
 	tc := junitTestCase{
 		Name:      r.Label(),
-		Classname: r.File,
+		Classname: suiteName(r.File),
 		File:      r.File,
 		Line:      r.Line,
 		Time:      seconds(r.Duration),

@@ -2,6 +2,8 @@ package output_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,5 +37,34 @@ func TestNoScenarioFile(t *testing.T) {
 	}
 	if want := "NOT RUN prompt [claude] (--prompt, no scenario file)\n"; !strings.Contains(text.String(), want) {
 		t.Errorf("summary:\n%s\nwant %q", text.String(), want)
+	}
+}
+
+// TestNoScenarioFileCI: JUnit puts the scenario of a run without a
+// scenario file in the suite "--prompt", and the GitHub step summary says
+// where it came from, instead of empty names and ":0".
+func TestNoScenarioFileCI(t *testing.T) {
+	noColor(t)
+	rep := report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{{
+		Name: "prompt", Agent: report.AgentInfo{Name: "claude"}, Status: report.StatusPassed,
+		Turns: []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn"}},
+	}}}
+	var junit bytes.Buffer
+	if err := output.JUnit(&junit, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(junit.String(), `<testsuite name="--prompt"`) || !strings.Contains(junit.String(), `classname="--prompt"`) {
+		t.Errorf("JUnit:\n%s\nwant the suite and class --prompt", junit.String())
+	}
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	if err := output.GitHub(&bytes.Buffer{}, summary, rep); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "`--prompt, no scenario file`") || strings.Contains(string(data), ":0`") {
+		t.Errorf("step summary:\n%s\nwant the scenario placed at --prompt", data)
 	}
 }
