@@ -509,7 +509,32 @@ turns:
   - prompt: hi
     expect: {text: {}}
 `,
-			want: []string{`bad.yaml:5:20: text needs contains or matches`},
+			want: []string{`bad.yaml:5:20: text needs contains, matches, notContains or notMatches`},
+		},
+		{
+			name: "forbidden texts that could never hold",
+			src: `name: x
+agent: {command: [a]}
+turns:
+  - prompt: hi
+    expect:
+      text:
+        contains: ["the fix is done"]
+        matches: "fix(ed)?"
+        notContains: ["", fix, {a: b}]
+        notMatches: [".*", "(", "fix(ed)?", "(?i)sorry", "^$"]
+  - prompt: again
+    expect: {text: {notContains: [], notMatches: 3}}
+`,
+			want: []string{
+				`bad.yaml:9:23: empty text: every reply contains it, so notContains could never hold; give the text that must not appear`,
+				`bad.yaml:9:27: contains requires "the fix is done" (line 7), which holds "fix": no reply can meet both`,
+				`bad.yaml:9:32: expected a string, got a mapping`,
+				`bad.yaml:10:22: notMatches /.*/ matches every reply (even an empty one), so it could never hold; give what must not appear`,
+				"bad.yaml:10:28: bad regular expression: error parsing regexp: missing closing ): `(`",
+				`bad.yaml:10:33: /fix(ed)?/ is both matches (line 8) and notMatches: no reply can meet both`,
+				`bad.yaml:12:34: expected at least one value, got an empty list`,
+			},
 		},
 		{
 			name: "three mistakes, three errors",

@@ -34,7 +34,7 @@ var (
 	partKeys           = []string{"text", "file", "image"}
 	turnExpectKeys     = []string{"stopReason", "cancelCause", "text", "denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
 	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
-	textKeys           = []string{"contains", "matches"}
+	textKeys           = []string{"contains", "matches", "notContains", "notMatches"}
 
 	workspaceKeys         = []string{"from", "git", "ref"}
 	commandKeys           = []string{"run", "timeout"} // setup and teardown
@@ -708,7 +708,8 @@ func (p *fileParser) textExpect(n *yaml.Node, e *Expect) {
 			e.TextMatches, _ = p.regexp(kv.V)
 		}
 	}
+	e.TextNotContains, e.TextNotMatches = p.forbidden(m, "reply")
 	if len(m.pairs) == 0 {
-		p.Errorf(m.n, "text needs contains or matches")
+		p.Errorf(m.n, "text needs %s", orList(textKeys))
 	}
 }

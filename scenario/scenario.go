@@ -208,6 +208,11 @@ type Expect struct {
 
 	TextContains []string       // each must appear in the agent's reply
 	TextMatches  *regexp.Regexp // nil when unset
+	// TextNotContains and TextNotMatches must not appear in the agent's
+	// reply (text.notContains, text.notMatches), each where the file
+	// gives it.
+	TextNotContains []Located
+	TextNotMatches  []Pattern
 
 	Denied    *int // exact number of denied permission requests
 	MaxDenied *int // at most this many denied permission requests
