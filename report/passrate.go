@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -30,6 +31,11 @@ type PassRate struct {
 	// Interrupted counts the attempts cut short or not run (status
 	// interrupted), which have no verdict.
 	Interrupted int `json:"interrupted,omitempty"`
+	// MinPassRate is the rate the attempts had to reach (the results'
+	// minPassRate), and Met says whether Rate reached it; 0 and nil when
+	// none was asked.
+	MinPassRate float64 `json:"minPassRate,omitempty"`
+	Met         *bool   `json:"minPassRateMet,omitempty"`
 }
 
 // ByK holds one estimate per k: ByK[0] is for k = 1. In JSON it is an
@@ -179,12 +185,13 @@ func PassRates(rep Report) []PassRate {
 		default:
 			out[i].Attempts++
 		}
+		out[i].MinPassRate = cmp.Or(out[i].MinPassRate, r.MinPassRate)
 		sk := passRateKey{file: r.File, name: r.Name}
 		if agents[sk] == nil {
 			agents[sk] = map[string]bool{}
 		}
 		agents[sk][r.Agent.Name] = true
-		if r.Attempt > 1 || out[i].Attempts+out[i].Interrupted > 1 || len(agents[sk]) > 1 {
+		if r.Attempt > 1 || out[i].Attempts+out[i].Interrupted > 1 || len(agents[sk]) > 1 || r.MinPassRate > 0 {
 			interesting = true
 		}
 	}
@@ -200,6 +207,10 @@ func PassRates(rep Report) []PassRate {
 		for k := 1; k <= n; k++ {
 			p.PassAtK[k-1] = PassAtK(n, c, k)
 			p.PassHatK[k-1] = PassHatK(n, c, k)
+		}
+		if p.MinPassRate > 0 {
+			met := p.Rate >= p.MinPassRate
+			p.Met = &met
 		}
 	}
 	return out

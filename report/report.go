@@ -166,6 +166,10 @@ type Result struct {
 	// Retried is set on a try that failed or errored and was run again: the
 	// next try's verdict replaces its own (see Verdict).
 	Retried bool `json:"retried,omitempty"`
+	// MinPassRate is the share of its attempts the scenario must pass
+	// (its expect.passRate, else run --min-pass-rate); 0 for none: then
+	// every attempt must pass. See PassRate.Met.
+	MinPassRate float64 `json:"minPassRate,omitempty"`
 	// Flaky is set on a try that passed after failed ones.
 	Flaky      bool          `json:"flaky,omitempty"`
 	Agent      AgentInfo     `json:"agent"`

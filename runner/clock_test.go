@@ -50,8 +50,9 @@ func playInBubble(t *testing.T, script, src string) report.Result {
 	}
 	ctx := t.Context()
 	j := newJob(scs[0], 0)
-	res := newResult(j, nil)
-	r := &scenarioRun{opts: &Options{Environ: []string{}, Abort: make(chan struct{})}, runCtx: ctx, sc: j.sc, res: &res, mark: reap.New(), red: redact.New()}
+	opts := &Options{Environ: []string{}, Abort: make(chan struct{})}
+	res := newResult(j, opts)
+	r := &scenarioRun{opts: opts, runCtx: ctx, sc: j.sc, res: &res, mark: reap.New(), red: redact.New()}
 	r.jo = (&observer{}).forJob(j.ref, r.red)
 	r.sess = r.newSession()
 	defer r.sess.client.close()

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -79,6 +80,10 @@ type Options struct {
 	// Repeat runs every scenario this many times (attempts 1…Repeat);
 	// default 1.
 	Repeat int
+	// MinPassRate is the share of its attempts a scenario without
+	// expect.passRate must pass (run --min-pass-rate); 0: all of them.
+	// It is recorded in each result (report.Result.MinPassRate).
+	MinPassRate float64
 	// WorkspaceDir is where workspaces are made; default os.TempDir().
 	WorkspaceDir string
 	// KeepWorkspaces keeps the workspaces of passing attempts too (those of
@@ -161,7 +166,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	}
 	for i, rs := range results {
 		if rs == nil && why != "" {
-			rs = []report.Result{notRun(jobs[i], why, opts.Policy)}
+			rs = []report.Result{notRun(jobs[i], why, &opts)}
 		}
 		rep.Scenarios = append(rep.Scenarios, rs...)
 	}
@@ -316,17 +321,17 @@ func loadWarnings(sc *scenario.Scenario, policy *approve.Policy) []string {
 	return out
 }
 
-// newResult is the result of job j before it runs; policy is
-// Options.Policy.
-func newResult(j job, policy *approve.Policy) report.Result {
+// newResult is the result of job j of a run with opts, before it runs.
+func newResult(j job, opts *Options) report.Result {
 	sc := j.sc
 	return report.Result{Attempt: j.ref.Attempt, Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Tags: sc.Tags,
-		Agent: report.AgentInfo{Name: sc.Agent.Name, Command: sc.Agent.Command}, Warnings: loadWarnings(sc, policy)}
+		MinPassRate: cmp.Or(sc.Expect.PassRate, opts.MinPassRate),
+		Agent:       report.AgentInfo{Name: sc.Agent.Name, Command: sc.Agent.Command}, Warnings: loadWarnings(sc, opts.Policy)}
 }
 
 // notRun is the result of a job that never started, and why.
-func notRun(j job, why string, policy *approve.Policy) report.Result {
-	r := newResult(j, policy)
+func notRun(j job, why string, opts *Options) report.Result {
+	r := newResult(j, opts)
 	r.Status, r.Error, r.NotRun = report.StatusInterrupted, why, true
 	for i, t := range j.sc.Turns {
 		r.Turns = append(r.Turns, report.TurnResult{Index: i + 1, Prompt: t.PromptText(), StopReason: report.OutcomeSkipped})
@@ -387,7 +392,7 @@ type scenarioRun struct {
 func runScenario(ctx context.Context, opts *Options, obs *observer, j job, transcript string) (res report.Result) {
 	sc := j.sc
 	start := time.Now()
-	res = newResult(j, opts.Policy)
+	res = newResult(j, opts)
 	r := &scenarioRun{opts: opts, runCtx: ctx, sc: sc, res: &res, transcriptName: transcript, mark: reap.New()}
 	// Every value of agent.env and secret-looking variables of acprun's
 	// environment are redacted from the result (once, at the end) and from

@@ -81,7 +81,7 @@ agent: {command: [a]}
 expect: {stopReason: end_turn}
 turns: [{prompt: hi}]
 `,
-			want: []string{`bad.yaml:3:10: unknown key "stopReason" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge); stopReason belongs in a turn's expect`},
+			want: []string{`bad.yaml:3:10: unknown key "stopReason" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge, passRate); stopReason belongs in a turn's expect`},
 		},
 		{
 			name: "duplicate key",
@@ -379,7 +379,7 @@ turns:
     expect: {cancelCause: idleTimeout}
 `,
 			want: []string{
-				`bad.yaml:3:10: unknown key "cancelCause" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge); cancelCause belongs in a turn's expect`,
+				`bad.yaml:3:10: unknown key "cancelCause" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge, passRate); cancelCause belongs in a turn's expect`,
 				`bad.yaml:6:51: unknown cancel cause "turnTimout" (did you mean "turnTimeout"?)`,
 				`bad.yaml:6:63: cancelCause interrupt is not the scenario's: a cancel for an interrupt, the run's --timeout or --fail-fast meets no expectation (name one of turnTimeout, idleTimeout, scenarioTimeout)`,
 				`bad.yaml:8:14: cancelCause needs stopReason: list the stop reasons the cancelled turn may end with (stopReason: cancelled)`,

@@ -33,7 +33,7 @@ var (
 	turnKeys           = []string{"prompt", "timeout", "expect"}
 	partKeys           = []string{"text", "file", "image"}
 	turnExpectKeys     = []string{"stopReason", "cancelCause", "text", "denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
-	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
+	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge", "passRate"}
 	textKeys           = []string{"contains", "matches", "notContains", "notMatches"}
 
 	workspaceKeys         = []string{"from", "git", "ref"}
@@ -628,7 +628,12 @@ func (p *fileParser) existingFile(n *yaml.Node, what, path string) (string, bool
 func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 	n = yamlnode.Deref(n)
 	e := Expect{Pos: p.pos(n)}
-	keys, hint := turnExpectKeys, func(string) string { return "" }
+	keys, hint := turnExpectKeys, func(k string) string {
+		if k == "passRate" {
+			return "passRate belongs in the scenario's expect (the share of its attempts that must pass)"
+		}
+		return ""
+	}
 	if !turn {
 		keys = scenarioExpectKeys
 		hint = func(k string) string {
@@ -684,6 +689,8 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 			e.Usage = p.usageExpect(kv.V)
 		case "judge":
 			e.Judge = p.judge(kv.V)
+		case "passRate":
+			e.PassRate, e.PassRatePos = p.passRate(kv.V)
 		}
 	}
 	if k, ok := m.has["maxDenied"]; ok && m.has["denied"] != nil {

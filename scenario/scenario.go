@@ -214,6 +214,12 @@ type Expect struct {
 	TextNotContains []Located
 	TextNotMatches  []Pattern
 
+	// PassRate is the scenario's expect.passRate (at PassRatePos): the
+	// share of its attempts (run --repeat) that must pass for it to pass,
+	// above 0 and at most 1; 0 when unset. Turns have none.
+	PassRate    float64
+	PassRatePos Pos
+
 	Denied    *int // exact number of denied permission requests
 	MaxDenied *int // at most this many denied permission requests
 
