@@ -325,8 +325,8 @@ func loadWarnings(sc *scenario.Scenario, policy *approve.Policy) []string {
 func newResult(j job, opts *Options) report.Result {
 	sc := j.sc
 	return report.Result{Attempt: j.ref.Attempt, Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Tags: sc.Tags,
-		MinPassRate: cmp.Or(sc.Expect.PassRate, opts.MinPassRate),
-		Agent:       report.AgentInfo{Name: sc.Agent.Name, Command: sc.Agent.Command}, Warnings: loadWarnings(sc, opts.Policy)}
+		MinPassRate: cmp.Or(sc.Expect.PassRate, opts.MinPassRate), Vars: sc.VarValues(), VarSet: sc.VarSet,
+		Agent: report.AgentInfo{Name: sc.Agent.Name, Command: sc.Agent.Command}, Warnings: loadWarnings(sc, opts.Policy)}
 }
 
 // notRun is the result of a job that never started, and why.

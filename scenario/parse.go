@@ -23,7 +23,7 @@ import (
 var (
 	scenarioKeys = []string{"name", "description", "tags", "agent", "timeout", "turnTimeout", "idleTimeout",
 		"cancelGrace", "killGrace", "continueAfterCancel", "retries", "client", "permissions", "workspace", "sandbox",
-		"setup", "expect", "turns", "verify", "teardown", "session"}
+		"setup", "expect", "turns", "verify", "teardown", "session", "vars"}
 	agentKeys          = []string{"command", "name", "replay", "args", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 	clientKeys         = []string{"fs", "terminal", "readOnly", "roots"}
 	permissionKeys     = []string{"default", "allow", "deny", "answerDelay", "enforce"}
@@ -96,7 +96,17 @@ func (p *fileParser) parseFile() []*Scenario {
 		if len(doc.Content) == 0 || yamlnode.IsNull(doc.Content[0]) {
 			continue
 		}
-		out = append(out, p.scenario(doc.Content[0], len(out)))
+		exps := p.expand(doc.Content[0])
+		if exps == nil {
+			out = append(out, p.scenario(doc.Content[0], len(out)))
+			continue
+		}
+		for i, e := range exps {
+			s := p.scenario(e.root, len(out))
+			s.Name += "[" + e.set.key() + "]"
+			s.Vars, s.VarSet = e.set.vars, i+1
+			out = append(out, s)
+		}
 	}
 	if len(out) == 0 && len(p.Errs) == 0 {
 		p.errorAt(Pos{File: p.Name}, "no scenario in file")
@@ -143,6 +153,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			s.Tags, _ = p.strs(v, true, false)
 		case "agent":
 			s.Agent = p.agentFromSpec(p.agentSpec(v, agentKeys))
+		case "vars": // read by expand
 		case "turnTimeout":
 			turnTimeouts = append(turnTimeouts, v)
 			p.setting(kv.Key, v, s)

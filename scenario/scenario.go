@@ -20,6 +20,13 @@ type Scenario struct {
 	File  string // the file as the user named it
 	Index int    // 0-based position of the scenario in its file
 
+	// Vars are the values of this expansion of a document with vars, in
+	// the order vars names them (its Name ends with them:
+	// "name[lang=go,level=1]"), and VarSet is the 1-based position of
+	// this value set among the document's; nil and 0 without vars.
+	Vars   []Var
+	VarSet int
+
 	Agent Agent
 
 	// Limits; 0 means not set and the runner applies its defaults.
