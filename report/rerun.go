@@ -1,10 +1,7 @@
 package report
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/acprun/acprun/scenario"
@@ -28,15 +25,7 @@ type Rerun struct {
 // short or never started by an interrupt, the run's --timeout or
 // --fail-fast), so that it runs again.
 func ReadRerun(path string) (*Rerun, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if pe, ok := errors.AsType[*fs.PathError](err); ok {
-			return nil, pe.Err // the caller names the file
-		}
-		return nil, err
-	}
-	defer f.Close()
-	res, err := Read(f)
+	res, err := readFile(path) // the caller names the file
 	if err != nil {
 		return nil, err
 	}
