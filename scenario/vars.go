@@ -467,3 +467,15 @@ func retag(n *yaml.Node) {
 		n.Tag, n.Style = plain.ShortTag(), 0
 	}
 }
+
+// bracesHint is the hint for a mapping found where a string or a key was
+// expected that is the outer or inner braces of an unquoted {{…}}: YAML
+// reads {{.lang}} as a mapping in a mapping.
+func (p *fileParser) bracesHint(n *yaml.Node) string {
+	line := []rune(p.Line(n.Line))
+	at := func(col int) bool { return col >= 1 && col+1 <= len(line) && line[col-1] == '{' && line[col] == '{' }
+	if n.Kind != yaml.MappingNode || !at(n.Column) && !at(n.Column-1) {
+		return ""
+	}
+	return ` (YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}")`
+}

@@ -227,6 +227,23 @@ turns: [{prompt: hi}]
 			},
 		},
 		{
+			name: "an unquoted template",
+			src: `name: x
+vars: {lang: [go]}
+agent: {command: [a]}
+turns: [{prompt: hi}]
+verify: [{run: {{.lang}}}]
+tags: {{.lang}}
+teardown: [{run: x}, {{.lang}}]
+`,
+			want: []string{
+				`bad.yaml:5:16: expected a string, got a mapping (YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}")`,
+				`bad.yaml:6:7: expected a string or a list of strings, got a mapping (YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}")`,
+				`bad.yaml:7:22: missing required key "run"`,
+				`bad.yaml:7:23: expected a key name, got a mapping (YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}")`,
+			},
+		},
+		{
 			name: "an error of the rest, once",
 			src: `name: x
 vars: {lang: [go, rust, zig]}
