@@ -141,3 +141,21 @@ func TestMinPassRateBadValues(t *testing.T) {
 		t.Error("a scenario ran")
 	}
 }
+
+// TestMinPassRateFailFast: --fail-fast stops at a failed attempt only
+// once its scenario can no longer reach its minimum: with 0.6 the two
+// failed attempts of five leave it in reach, and every attempt runs.
+func TestMinPassRateFailFast(t *testing.T) {
+	t.Parallel()
+	dir := thresholdFiles(t, "")
+	res, out := runResults(t, dir, "s.yaml", "--repeat", "5", "-j", "1", "--min-pass-rate", "0.6", "--fail-fast")
+	if res.code != exitOK || len(out.Scenarios) != 5 || out.Summary.NotRun != 0 {
+		t.Errorf("exit %d, %d results, %d not run; want 0 and all 5 run\n%s", res.code, len(out.Scenarios), out.Summary.NotRun, res.stderr)
+	}
+	// Without the minimum, the first failed attempt (the 4th) stops it.
+	dir = thresholdFiles(t, "")
+	res, out = runResults(t, dir, "s.yaml", "--repeat", "5", "-j", "1", "--fail-fast")
+	if res.code != exitFailed || out.Summary.NotRun != 1 {
+		t.Errorf("without a minimum: exit %d, %d not run; want 1 and the 5th not run\n%s", res.code, out.Summary.NotRun, res.stderr)
+	}
+}

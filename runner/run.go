@@ -149,7 +149,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 		defer os.RemoveAll(dir)
 	}
 	jobs := jobsOf(scenarios, opts.Repeat)
-	stop := &failureStop{max: opts.MaxFailures}
+	stop := &failureStop{max: opts.MaxFailures, repeat: opts.Repeat}
 	results := runJobs(ctx, &opts, jobs, stop)
 	opts.procs.close(opts.Abort) // the processes kept for more scenarios
 	runTimedOut := errors.Is(context.Cause(ctx), ErrRunTimeout)
@@ -283,16 +283,41 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 type failureStop struct {
 	max    int
 	failed atomic.Int64
+	// repeat is Options.Repeat, and below counts the failed attempts of
+	// each scenario with a minimum pass rate (see belowRate).
+	repeat int
+	mu     sync.Mutex
+	below  map[[3]string]int
 }
 
 // count counts the verdict r of a finished job; it reports whether that
 // job made the run stop. An interrupted job is not a failure: the run's
-// end cut it short.
+// end cut it short. The failed attempt of a scenario with a minimum pass
+// rate is one when it leaves that rate out of reach, and not otherwise.
 func (s *failureStop) count(r report.Result) bool {
 	if s.max <= 0 || r.Status == report.StatusPassed || r.Status == report.StatusInterrupted {
 		return false
 	}
+	if r.MinPassRate > 0 && !s.belowRate(r) {
+		return false
+	}
 	return s.failed.Add(1) == int64(s.max)
+}
+
+// belowRate counts the failed attempt r of a scenario with a minimum pass
+// rate, and reports whether it is the one that left that rate out of
+// reach against r's agent: the attempts left, all passing, could no
+// longer make it.
+func (s *failureStop) belowRate(r report.Result) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.below == nil {
+		s.below = map[[3]string]int{}
+	}
+	k := [3]string{r.File, r.Name, r.Agent.Name}
+	s.below[k]++
+	best := func(failed int) float64 { return float64(s.repeat-failed) / float64(s.repeat) }
+	return best(s.below[k]) < r.MinPassRate && best(s.below[k]-1) >= r.MinPassRate
 }
 
 // stopped reports whether the max was reached.
