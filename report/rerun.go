@@ -23,15 +23,17 @@ type Rerun struct {
 // ReadRerun reads the results file path and notes every scenario whose
 // verdict (its last try) did not pass: failed, errored, or interrupted (cut
 // short or never started by an interrupt, the run's --timeout or
-// --fail-fast), so that it runs again.
+// --fail-fast), so that it runs again. The failed attempts of a scenario
+// that met its minimum pass rate passed as the scenario did (Forgiven).
 func ReadRerun(path string) (*Rerun, error) {
 	res, err := readFile(path) // the caller names the file
 	if err != nil {
 		return nil, err
 	}
 	set := &Rerun{file: path, failed: map[rerunKey]bool{}}
+	forgiven := Forgiven(res.Report())
 	for _, r := range res.Scenarios {
-		if r.Verdict() && r.Status != StatusPassed {
+		if r.Verdict() && r.Status != StatusPassed && !forgiven(r) {
 			set.failed[rerunKey{samePath(r.File), r.Name, r.Agent.Name}] = true
 		}
 	}

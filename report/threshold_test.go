@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
 )
 
 // thresholdRun is scenario a repeated 5 times (3 passed, 1 failed, 1
@@ -99,4 +100,23 @@ func fmtPtr(b *bool) any {
 		return "none"
 	}
 	return *b
+}
+
+// TestRerunMinPassRate: --rerun-failed leaves out the failed attempts of
+// a scenario that met its minimum pass rate, and picks one below it.
+func TestRerunMinPassRate(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	rep := thresholdRun(0.6, 0.6) // a: 3 of 5 met; b: 1 of 2 below
+	set, err := report.ReadRerun(writeJSON(t, dir, "prev.json", rep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, sc := range set.Filter([]*scenario.Scenario{{Name: "a", File: "s.yaml"}, {Name: "b", File: "s.yaml"}}) {
+		got = append(got, sc.Name)
+	}
+	if want := []string{"b"}; !slices.Equal(got, want) {
+		t.Errorf("rerun %v, want %v", got, want)
+	}
 }
