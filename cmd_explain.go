@@ -22,6 +22,7 @@ type explainCmd struct {
 	Scenario string   `placeholder:"NAME" help:"Which scenario of the file (default: the only one)."`
 	Request  string   `placeholder:"REQ.json" help:"A recorded session/request_permission params object (or the whole JSON-RPC message); - reads stdin. Only what the request itself says: see --transcript."`
 	Kind     string   `help:"Tool kind of a made-up request (read, edit, execute, ...)."`
+	Tool     string   `placeholder:"NAME" help:"Tool name of a made-up request (ToolCall.name: Bash, mcp__github__create_issue, ...)."`
 	Title    string   `help:"Title of a made-up request."`
 	Command  string   `help:"Shell command of a made-up request (sent as rawInput.command)."`
 	Path     []string `help:"Path the made-up request touches (repeatable)."`
@@ -50,9 +51,9 @@ the secret itself.
 
 Or give one request alone with --request (the params of a
 session/request_permission: only what the request itself says, which may
-lack the paths run saw), or make one up with --kind, --title, --command and
---path. A made-up request is offered the four standard options (allow_once,
-allow_always, reject_once, reject_always).
+lack the paths run saw), or make one up with --kind, --tool, --title,
+--command and --path. A made-up request is offered the four standard options
+(allow_once, allow_always, reject_once, reject_always).
 
 The scenario is loaded as run loads it, with the config file's defaults
 (permissions, named agents): acprun.yaml in the working directory, or
@@ -98,10 +99,10 @@ func (c *explainCmd) Run(g *globals) error {
 
 // check reports flags that do not go together.
 func (c *explainCmd) check() error {
-	sketched := !(runner.ToolCallSketch{Kind: c.Kind, Title: c.Title, Command: c.Command, Paths: c.Path}).Empty()
+	sketched := !(runner.ToolCallSketch{Kind: c.Kind, Tool: c.Tool, Title: c.Title, Command: c.Command, Paths: c.Path}).Empty()
 	switch {
 	case c.Transcript != "" && (c.Request != "" || sketched):
-		return errors.New("give either --transcript or --request or --kind/--title/--command/--path, not several")
+		return errors.New("give either --transcript or --request or --kind/--tool/--title/--command/--path, not several")
 	case c.Transcript == "" && c.ToolCall != "":
 		return errors.New("--tool-call needs --transcript, the transcript of the run it asked in")
 	case c.Index != 0 && c.ToolCall == "":
@@ -181,15 +182,15 @@ func quoteAll(ss []string) string {
 // request builds the approve.Request to explain: the recorded one of
 // --request, or the one --kind, --title, --command and --path describe.
 func (c *explainCmd) request(g *globals, cwd string) (approve.Request, error) {
-	sketch := runner.ToolCallSketch{Kind: c.Kind, Title: c.Title, Command: c.Command, Paths: c.Path}
+	sketch := runner.ToolCallSketch{Kind: c.Kind, Tool: c.Tool, Title: c.Title, Command: c.Command, Paths: c.Path}
 	if c.Request == "" {
 		if sketch.Empty() {
-			return approve.Request{}, errors.New("give --request FILE, or describe a request with --kind, --title, --command and --path")
+			return approve.Request{}, errors.New("give --request FILE, or describe a request with --kind, --tool, --title, --command and --path")
 		}
 		return runner.SketchedPermissionRequest(sketch, cwd), nil
 	}
 	if !sketch.Empty() {
-		return approve.Request{}, errors.New("give either --request or --kind/--title/--command/--path, not both")
+		return approve.Request{}, errors.New("give either --request or --kind/--tool/--title/--command/--path, not both")
 	}
 	var data []byte
 	var err error

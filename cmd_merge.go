@@ -35,8 +35,9 @@ Exit codes, as the combined run would have exited:
   3    an agent could not be started, initialized or authenticated
   4    the merged results could not be written; the summary still goes to
        stderr
+  7    some scenario measured nothing (invalid)
   130  some shard was interrupted; the results are partial
-When several apply, the exit code is the first of 4, 130, 3, 1.`
+When several apply, the exit code is the first of 4, 130, 3, 7, 1.`
 }
 
 // Run merges the files.

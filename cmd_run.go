@@ -36,10 +36,10 @@ type runCmd struct {
 	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled and their scenarios are interrupted, scenarios not started are listed as not run (interrupted); the exit code is then 1."`
 	Jobs           jobs     `short:"j" placeholder:"N" help:"Scenarios to run in parallel, 1 or more (default: number of CPUs)."`
 	Repeat         int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate, pass@k and pass^k."`
-	MinPassRate    *float64 `placeholder:"RATE" help:"A scenario passes when at least this share of its attempts (--repeat) against an agent pass, e.g. 0.8; a scenario's expect.passRate wins over it. Interrupted attempts are not counted; --fail-fast counts the scenario as failed once the share is out of reach."`
-	FailFast       failFast `help:"Stop starting scenarios once one has failed or errored (after its retries): those not started are listed as not run (interrupted), and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast) and interrupted. With -j > 1 which scenarios had started depends on timing."`
-	MaxFailures    int      `placeholder:"N" help:"Stop starting scenarios once N have failed or errored, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then)."`
-	RerunFailed    string   `placeholder:"FILE" help:"Run only the scenarios that did not pass (failed, errored, or interrupted: cut short or not run) in the results FILE of an earlier run, matched by file, name and agent; the selection flags apply too."`
+	MinPassRate    *float64 `placeholder:"RATE" help:"A scenario passes when at least this share of its attempts (--repeat) against an agent pass, e.g. 0.8; a scenario's expect.passRate wins over it. Interrupted and invalid attempts are not counted; --fail-fast counts the scenario as failed once the share is out of reach."`
+	FailFast       failFast `help:"Stop starting scenarios once one has failed, errored or been invalid (after its retries): those not started are listed as not run (interrupted), and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast) and interrupted. With -j > 1 which scenarios had started depends on timing."`
+	MaxFailures    int      `placeholder:"N" help:"Stop starting scenarios once N have failed, errored or been invalid, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then)."`
+	RerunFailed    string   `placeholder:"FILE" help:"Run only the scenarios that did not pass (failed, errored, invalid, or interrupted: cut short or not run) in the results FILE of an earlier run, matched by file, name and agent; the selection flags apply too."`
 	DryRun         bool     `help:"Print the resolved plan (agent command, cwd, timeouts, rules) and run nothing."`
 	KeepWorkspaces bool     `help:"Keep the workspaces of passing attempts too (those of failing ones are always kept; their paths are in the results)."`
 	WorkspaceDir   string   `placeholder:"DIR" help:"Make workspaces in DIR (created if missing) instead of the system's temp directory."`
@@ -95,8 +95,11 @@ Exit codes:
   5    no scenario selected, or nothing to rerun (see --allow-empty)
   6    another run holds the lock of a state file (--lock fail, or --timeout
        passed while waiting for it); nothing ran
+  7    some scenario measured nothing (invalid: the agent changed a file of
+       workspace.protect, is not the agent expect.agent names, or its
+       provider refused the work: rate limit, quota, overload)
   130  interrupted (SIGINT/SIGTERM); the results written are partial
-When several apply, the exit code is the first of 4, 130, 3, 1.`
+When several apply, the exit code is the first of 4, 130, 3, 7, 1.`
 }
 
 // warnNoPermissions warns about the scenarios that will run without

@@ -31,8 +31,8 @@ import (
 )
 
 // Exit codes, documented in the help of run and merge and in README.md.
-// When several apply, the first of exitOutput, exitInterrupted, exitAgent
-// and exitFailed wins.
+// When several apply, the first of exitOutput, exitInterrupted, exitAgent,
+// exitInvalid and exitFailed wins.
 const (
 	exitOK     = 0
 	exitFailed = 1 // some scenario failed, errored or was cut short (interrupted) by --timeout or --fail-fast
@@ -44,7 +44,12 @@ const (
 	exitEmpty  = 5 // no scenario selected (pytest's "no tests collected")
 	// exitLocked: another run holds the lock of a state file and --lock
 	// fail was given (session.resume); nothing ran.
-	exitLocked      = 6
+	exitLocked = 6
+	// exitInvalid: some scenario measured nothing (status invalid: the agent
+	// changed a protected file, it is not the agent expected, or its
+	// provider refused the work): not a passing run, nor the agent's
+	// failure.
+	exitInvalid     = 7
 	exitInterrupted = 130
 )
 
@@ -146,10 +151,12 @@ func exitCode(ctx context.Context, rep report.Report) int {
 		if !r.Verdict() || forgiven(r) {
 			continue // retried: the later try's verdict counts; forgiven: the scenario's rate does
 		}
-		if r.StartFailed {
+		switch {
+		case r.StartFailed:
 			return exitAgent
-		}
-		if r.Status != report.StatusPassed {
+		case r.Status == report.StatusInvalid:
+			code = exitInvalid
+		case r.Status != report.StatusPassed && code == exitOK:
 			code = exitFailed
 		}
 	}

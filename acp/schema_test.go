@@ -52,6 +52,10 @@ func clientSends() []schemaCase {
 		ClientInfo: &acp.Implementation{Name: "acprun", Title: "acprun", Version: "0.1.0"},
 		Meta:       json.RawMessage(`{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}`),
 	})
+	add("initialize with elicitation", "InitializeRequest", acp.InitializeRequest{
+		ProtocolVersion:    acp.ProtocolVersion,
+		ClientCapabilities: acp.ClientCapabilities{Elicitation: &acp.ElicitationCapabilities{Form: &acp.Capability{}}},
+	})
 	add("authenticate", "AuthenticateRequest", acp.AuthenticateRequest{MethodID: "openai-api-key"})
 	add("session/new no servers", "NewSessionRequest", acp.NewSessionRequest{Cwd: "/home/user/project"})
 	add("session/new empty servers", "NewSessionRequest", acp.NewSessionRequest{Cwd: "/p", McpServers: []acp.McpServer{}})
@@ -74,6 +78,10 @@ func clientSends() []schemaCase {
 	add("session/cancel", "CancelNotification", acp.CancelNotification{SessionID: "s1"})
 	add("permission selected", "RequestPermissionResponse", acp.Selected("allow"))
 	add("permission cancelled", "RequestPermissionResponse", acp.Cancelled())
+	add("elicitation accepted", "CreateElicitationResponse", acp.CreateElicitationResponse{Action: acp.ElicitationAccept,
+		Content: map[string]any{"branch": "main", "count": int64(3), "ratio": 0.5, "force": true, "labels": []string{"bug", "ci"}}})
+	add("elicitation declined", "CreateElicitationResponse", acp.CreateElicitationResponse{Action: acp.ElicitationDecline})
+	add("elicitation cancelled", "CreateElicitationResponse", acp.CreateElicitationResponse{Action: acp.ElicitationCancel})
 	add("fs/read_text_file", "ReadTextFileResponse", acp.ReadTextFileResponse{Content: "line one\n"})
 	add("fs/read_text_file empty", "ReadTextFileResponse", acp.ReadTextFileResponse{})
 	add("fs/write_text_file", "WriteTextFileResponse", acp.WriteTextFileResponse{})
@@ -110,6 +118,22 @@ func agentSends() []schemaCase {
 		AgentInfo: &acp.Implementation{Name: "acprun-mock", Version: "0.1.0"},
 	})
 	add("authenticate", "AuthenticateResponse", acp.AuthenticateResponse{})
+	add("elicitation form", "CreateElicitationRequest", acp.CreateElicitationRequest{Message: "Which branch?", Mode: acp.ElicitationForm, SessionID: "s1", ToolCallID: "t1",
+		RequestedSchema: &acp.ElicitationSchema{Type: "object", Required: []string{"branch"}, Properties: map[string]acp.ElicitationProperty{
+			"branch": {Type: acp.PropertyString, Title: "Branch"},
+			"env":    {Type: acp.PropertyString, Enum: []string{"dev", "prod"}},
+			"tier":   {Type: acp.PropertyString, OneOf: []acp.EnumOption{{Const: "a", Title: "A"}}},
+			"count":  {Type: acp.PropertyInteger},
+			"ratio":  {Type: acp.PropertyNumber},
+			"force":  {Type: acp.PropertyBoolean, Default: json.RawMessage(`false`)},
+			"labels": {Type: acp.PropertyArray, Items: &acp.ElicitationItems{Type: acp.PropertyString, Enum: []string{"bug", "ci"}}},
+			"owners": {Type: acp.PropertyArray, Items: &acp.ElicitationItems{AnyOf: []acp.EnumOption{{Const: "me", Title: "Me"}}}},
+		}}})
+	add("elicitation form, request scope", "CreateElicitationRequest", acp.CreateElicitationRequest{Message: "Token?", Mode: acp.ElicitationForm, RequestID: &acp.ID{},
+		RequestedSchema: &acp.ElicitationSchema{Properties: map[string]acp.ElicitationProperty{"token": {Type: acp.PropertyString}}}})
+	add("elicitation url", "CreateElicitationRequest", acp.CreateElicitationRequest{Message: "Log in", Mode: acp.ElicitationURL, SessionID: "s1",
+		ElicitationID: "e1", URL: "https://example.com/login"})
+	add("elicitation complete", "CompleteElicitationNotification", acp.CompleteElicitationNotification{ElicitationID: "e1"})
 	add("session/new minimal", "NewSessionResponse", acp.NewSessionResponse{SessionID: "s1"})
 	add("session/new full", "NewSessionResponse", acp.NewSessionResponse{
 		SessionID: "s1",

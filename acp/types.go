@@ -97,9 +97,9 @@ type ClientCapabilities struct {
 	Auth *AuthCapabilities `json:"auth,omitempty"`
 	// Session is optional; nil advertises none of the session capabilities.
 	Session *ClientSessionCapabilities `json:"session,omitempty"`
-	// Elicitation is sent verbatim when set; a headless client should leave it empty.
-	Elicitation json.RawMessage `json:"elicitation,omitempty"`
-	Meta        json.RawMessage `json:"_meta,omitempty"`
+	// Elicitation is optional; nil advertises no elicitation mode.
+	Elicitation *ElicitationCapabilities `json:"elicitation,omitempty"`
+	Meta        json.RawMessage          `json:"_meta,omitempty"`
 }
 
 // FileSystemCapabilities says which fs/* methods the client serves.

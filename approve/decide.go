@@ -53,6 +53,7 @@ func (p *Policy) Explain(req Request) (Decision, []RuleTrace) {
 // call is a Request digested once for all rules.
 type call struct {
 	kind     string
+	tool     string
 	title    string
 	cwd      string
 	commands []string
@@ -65,6 +66,7 @@ func newCall(req Request) *call {
 	raw := decodeRaw(req.RawInput)
 	c := &call{
 		kind:     kindOf(req),
+		tool:     req.Tool,
 		title:    req.Title,
 		cwd:      req.Cwd,
 		commands: commandsOf(req, raw),
@@ -202,9 +204,9 @@ func (p *Policy) evaluate(req Request, trace bool) (Decision, bool, []RuleTrace)
 	return d, false, traces
 }
 
-// evalRule evaluates a rule's matchers in the order kind, title, path,
-// input, command; the command matcher only for deny rules (allow rules
-// share their commands out in evaluate).
+// evalRule evaluates a rule's matchers in the order kind, tool, title,
+// path, input, command; the command matcher only for deny rules (allow
+// rules share their commands out in evaluate).
 func evalRule(list string, r Rule, c *call) result {
 	res := result{ok: true}
 	if !hasMatcher(r) {
@@ -218,6 +220,9 @@ func evalRule(list string, r Rule, c *call) result {
 			verb = "is one of"
 		}
 		res.add(ok, fmt.Sprintf("kind %s %s %s", quote(c.kind), verb, quoteList(r.Kind)), "kind "+quote(c.kind))
+	}
+	if len(r.Tool) > 0 {
+		evalTool(&res, r.Tool, c.tool)
 	}
 	if len(r.Title) > 0 {
 		ok := false
@@ -245,7 +250,23 @@ func evalRule(list string, r Rule, c *call) result {
 }
 
 func hasMatcher(r Rule) bool {
-	return len(r.Kind)+len(r.Title)+len(r.Command)+len(r.Path)+len(r.Input) > 0
+	return len(r.Kind)+len(r.Tool)+len(r.Title)+len(r.Command)+len(r.Path)+len(r.Input) > 0
+}
+
+// evalTool: the tool's name matches one of the globs. A call without a
+// name never matches.
+func evalTool(res *result, patterns []string, tool string) {
+	if tool == "" {
+		res.add(false, "tool: the call has no tool name")
+		return
+	}
+	for _, pat := range patterns {
+		if MatchTitle(pat, tool) {
+			res.add(true, fmt.Sprintf("tool %s matches %s", quote(tool), quote(pat)), "tool "+quote(tool))
+			return
+		}
+	}
+	res.add(false, fmt.Sprintf("tool %s matches none of %s", quote(tool), quoteList(patterns)))
 }
 
 // evalPath: for an allow rule every path must match a pattern; for a deny

@@ -81,6 +81,45 @@ func TestTitleMatcher(t *testing.T) {
 	})
 }
 
+// TestToolMatcher: tool globs the tool's name as title globs the title;
+// a call without a name never matches, and tool ANDs with the other
+// matchers.
+func TestToolMatcher(t *testing.T) {
+	p := &approve.Policy{Default: approve.Allow,
+		Deny: []approve.Rule{
+			{Pos: "d:1", Tool: []string{"Bash", "mcp__github__*"}},
+			{Pos: "d:2", Tool: []string{"Write"}, Path: []string{"/etc/**"}},
+		},
+		Allow: []approve.Rule{{Pos: "a:1", Tool: []string{"Read"}}},
+	}
+	runDecide(t, []decideCase{
+		{"exact name", p, approve.Request{Tool: "Bash", Kind: "execute"}, denyBy("d:1")},
+		{"any case", p, approve.Request{Tool: "bash"}, denyBy("d:1")},
+		{"glob", p, approve.Request{Tool: "mcp__github__create_issue"}, denyBy("d:1")},
+		{"glob does not reach another server", p, approve.Request{Tool: "mcp__gitlab__create_issue"}, byDef(approve.Allow)},
+		{"not a prefix", p, approve.Request{Tool: "BashOutput"}, byDef(approve.Allow)},
+		{"no name", p, approve.Request{Kind: "execute", Title: "Bash"}, byDef(approve.Allow)},
+		{"allow by name", p, approve.Request{Tool: "Read"}, allowBy("a:1")},
+		{"anded: path misses", p, approve.Request{Tool: "Write", Locations: []string{"/p/x"}, Cwd: cwd}, byDef(approve.Allow)},
+		{"anded: path matches", p, approve.Request{Tool: "Write", Locations: []string{"/etc/passwd"}, Cwd: cwd}, denyBy("d:2")},
+	})
+	_, traces := p.Explain(approve.Request{Tool: "Write", Locations: []string{"/etc/passwd"}})
+	want := []approve.RuleTrace{
+		{List: "deny", Rule: "d:1", Why: []string{`tool "Write" matches none of ["Bash" "mcp__github__*"]`}},
+		{List: "deny", Rule: "d:2", Matched: true, Why: []string{`tool "Write" matches "Write"`, `path "/etc/passwd" matches "/etc/**"`}},
+		{List: "allow", Rule: "a:1", Why: []string{`tool "Write" matches none of ["Read"]`}},
+	}
+	if diff := cmp.Diff(want, traces); diff != "" {
+		t.Errorf("Explain() traces mismatch (-want +got):\n%s", diff)
+	}
+	if _, traces := p.Explain(approve.Request{}); traces[0].Why[0] != "tool: the call has no tool name" {
+		t.Errorf("trace of a call without a name = %q", traces[0].Why)
+	}
+	if d := p.Decide(approve.Request{Tool: "Bash"}); d.Reason != `deny rule d:1 matched tool "Bash"; no reject option offered; answered cancelled` {
+		t.Errorf("reason = %q, want the tool named", d.Reason)
+	}
+}
+
 func TestInputMatcher(t *testing.T) {
 	rule := func(pos string, in map[string]string) approve.Rule { return approve.Rule{Pos: pos, Input: in} }
 	req := approve.Request{RawInput: json.RawMessage(`{

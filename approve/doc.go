@@ -17,6 +17,7 @@
 //	      always: true           # prefer the agent's allow_always option
 //	  deny:
 //	    - command: ["git push *", "curl *"]
+//	    - tool: "mcp__github__*" # the tool's name (ToolCall.name)
 //	    - path: ["**/.env", "/etc/**"]
 //	    - title: "*delete*"
 //	    - input: {url: "^https?://"}
@@ -30,6 +31,11 @@
 //
 //   - kind: the tool call's kind equals one of the values; a call without a
 //     kind is "other", the schema's default.
+//
+//   - tool: a case-insensitive glob on the tool's name (ToolCall.name, the
+//     permission request's own or, when it gives none, the one its tool
+//     call was announced with), as the title's: "Bash", "mcp__github__*".
+//     A call without a name never matches.
 //
 //   - title: a case-insensitive glob on the title ('*' any run, '?' one
 //     character).

@@ -28,6 +28,7 @@ type Policy struct {
 type Rule struct {
 	Pos     string            // where the rule was written, "file:line"
 	Kind    []string          // ToolKind values (read, edit, execute, ...)
+	Tool    []string          // case-insensitive globs on the tool call's name
 	Title   []string          // case-insensitive globs on the tool call's title
 	Command []string          // command patterns; '*' matches any run of characters
 	Path    []string          // path globs; '**' crosses directories; relative to the session cwd

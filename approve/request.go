@@ -12,6 +12,7 @@ type Request struct {
 	ToolCallID string
 	Title      string
 	Kind       string          // ToolKind; "" is taken as "other", the schema's default
+	Tool       string          // the tool's name (ToolCall.name: "Bash", "mcp__github__create_issue"); "" for none
 	RawInput   json.RawMessage // the tool call's rawInput; may be nil or invalid JSON
 	Locations  []string        // toolCall.locations[].path
 	DiffPaths  []string        // toolCall.content[] of type "diff": path

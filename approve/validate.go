@@ -22,7 +22,7 @@ func Kinds() []string {
 func (r Rule) Validate() []string {
 	var msgs []string
 	if !hasMatcher(r) {
-		msgs = append(msgs, "rule has no matcher: give at least one of kind, title, command, path, input")
+		msgs = append(msgs, "rule has no matcher: give at least one of kind, tool, title, command, path, input")
 	}
 	for _, k := range r.Kind {
 		switch {
@@ -30,6 +30,11 @@ func (r Rule) Validate() []string {
 			msgs = append(msgs, "kind: empty value")
 		case !slices.Contains(Kinds(), k):
 			msgs = append(msgs, fmt.Sprintf("kind: unknown tool kind %q (want one of %s)", k, strings.Join(Kinds(), ", ")))
+		}
+	}
+	for _, t := range r.Tool {
+		if t == "" {
+			msgs = append(msgs, "tool: empty pattern")
 		}
 	}
 	for _, t := range r.Title {

@@ -13,14 +13,14 @@ func TestValidate(t *testing.T) {
 		rule approve.Rule
 		want []string
 	}{
-		{"valid", approve.Rule{Kind: []string{"execute"}, Command: []string{"go test *"}, Path: []string{"src/**"}, Title: []string{"*"}, Input: map[string]string{"a.b": "^x$"}}, nil},
-		{"no matcher", approve.Rule{Pos: "f:1", Always: true}, []string{"rule has no matcher: give at least one of kind, title, command, path, input"}},
+		{"valid", approve.Rule{Kind: []string{"execute"}, Tool: []string{"Bash"}, Command: []string{"go test *"}, Path: []string{"src/**"}, Title: []string{"*"}, Input: map[string]string{"a.b": "^x$"}}, nil},
+		{"no matcher", approve.Rule{Pos: "f:1", Always: true}, []string{"rule has no matcher: give at least one of kind, tool, title, command, path, input"}},
 		{"kinds", approve.Rule{Kind: []string{"exec", "", "switch_mode"}}, []string{
 			`kind: unknown tool kind "exec" (want one of read, edit, delete, move, search, execute, think, fetch, switch_mode, other)`,
 			"kind: empty value",
 		}},
-		{"empty patterns", approve.Rule{Title: []string{""}, Command: []string{" "}, Path: []string{""}}, []string{
-			"title: empty pattern", "command: empty pattern", "path: empty pattern",
+		{"empty patterns", approve.Rule{Tool: []string{""}, Title: []string{""}, Command: []string{" "}, Path: []string{""}}, []string{
+			"tool: empty pattern", "title: empty pattern", "command: empty pattern", "path: empty pattern",
 		}},
 		{"malformed path", approve.Rule{Path: []string{"src/[a"}}, []string{`path: malformed pattern "src/[a"`}},
 		{"input", approve.Rule{Input: map[string]string{"": "x", "a..b": "y", "c": "("}}, []string{

@@ -216,7 +216,7 @@ func TestClientRequestsEndToEnd(t *testing.T) {
 	})
 
 	t.Run("capabilities", func(t *testing.T) {
-		session := map[string]any{"configOptions": map[string]any{"boolean": map[string]any{}}}
+		session := map[string]any{"configOptions": map[string]any{"boolean": map[string]any{}}, "notices": map[string]any{}, "compaction": map[string]any{}}
 		want := []map[string]any{
 			{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}, "terminal": true, "session": session},
 			{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}, "terminal": true, "session": session},

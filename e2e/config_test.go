@@ -87,7 +87,8 @@ func TestConfigSetAndSeenByAgent(t *testing.T) {
 		t.Errorf("set_config_option params = %s, want three, the last a boolean", sent)
 	}
 	caps := initializeCapabilities(t, tr)
-	if diff := cmp.Diff(map[string]any{"configOptions": map[string]any{"boolean": map[string]any{}}}, caps["session"]); diff != "" {
+	wantSession := map[string]any{"configOptions": map[string]any{"boolean": map[string]any{}}, "notices": map[string]any{}, "compaction": map[string]any{}}
+	if diff := cmp.Diff(wantSession, caps["session"]); diff != "" {
 		t.Errorf("clientCapabilities.session (-want +got):\n%s", diff)
 	}
 	validateTranscript(t, tr)

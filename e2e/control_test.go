@@ -194,15 +194,16 @@ func TestFailFastLetsRunningScenariosFinish(t *testing.T) {
 	}
 }
 
-// flakyScenario is a scenario on controlMock whose verify fails the first
-// time it runs in dir (it leaves the file marker) and passes after that.
+// flakyScenario is a scenario on controlMock whose setup fails the first
+// time it runs in dir (it leaves the file marker), so that its first try
+// errors, and passes after that.
 func flakyScenario(dir, extra string) string {
 	marker := filepath.Join(dir, "marker")
 	return fmt.Sprintf(`name: flaky
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
 retries: 2
-%sverify: ["test -e '%s' || { touch '%s'; exit 1; }"]
+%ssetup: ["test -e '%s' || { touch '%s'; exit 1; }"]
 turns:
   - prompt: pass
 `, extra, marker, marker)
@@ -232,7 +233,7 @@ func TestRetriesPassOnARetry(t *testing.T) {
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0: the scenario passed on its retry\n%s", res.code, res.stderr)
 	}
-	if diff := cmp.Diff([]string{"flaky#0:r0:failed retried", "flaky#0:r1:passed flaky"}, tries(out)); diff != "" {
+	if diff := cmp.Diff([]string{"flaky#0:r0:error retried", "flaky#0:r1:passed flaky"}, tries(out)); diff != "" {
 		t.Errorf("results (-want +got):\n%s", diff)
 	}
 	s := out.Summary
@@ -243,7 +244,7 @@ func TestRetriesPassOnARetry(t *testing.T) {
 		t.Errorf("summary line: want 1 passed, 0 failed, 1 flaky, 1 rerun\n%s", res.stderr)
 	}
 	if !strings.Contains(res.stderr, "RERUN flaky") {
-		t.Errorf("the failed try is not shown as a rerun:\n%s", res.stderr)
+		t.Errorf("the errored try is not shown as a rerun:\n%s", res.stderr)
 	}
 	var paths []string
 	for _, sc := range out.Scenarios {
@@ -262,7 +263,7 @@ func TestRetriesPassOnARetry(t *testing.T) {
 			finished = append(finished, fmt.Sprintf("retry %d %s retried=%v", ev.Retry, ev.Status, ev.Retried))
 		}
 	}
-	if diff := cmp.Diff([]string{"retry 0 failed retried=true", "retry 1 passed retried=false"}, finished); diff != "" {
+	if diff := cmp.Diff([]string{"retry 0 error retried=true", "retry 1 passed retried=false"}, finished); diff != "" {
 		t.Errorf("scenario_finished events (-want +got):\n%s", diff)
 	}
 	html := string(readFiles(t, dir, "report.html")["report.html"])
@@ -285,8 +286,7 @@ agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
 retries: 2
 turns:
-  - prompt: fail
-    expect: {text: {contains: pass}}
+  - prompt: error
 ---
 name: after
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
@@ -298,11 +298,11 @@ turns:
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
-	want := []string{"broken#0:r0:failed retried", "broken#0:r1:failed retried", "broken#0:r2:failed", "after#0:r0:interrupted"}
+	want := []string{"broken#0:r0:error retried", "broken#0:r1:error retried", "broken#0:r2:error", "after#0:r0:interrupted"}
 	if diff := cmp.Diff(want, tries(out)); diff != "" {
 		t.Errorf("results: the retries come first, then --fail-fast stops the run (-want +got):\n%s", diff)
 	}
-	if s := out.Summary; s.Scenarios != 2 || s.Failed != 1 || s.Interrupted != 1 || s.NotRun != 1 || s.Retried != 2 || s.Flaky != 0 {
+	if s := out.Summary; s.Scenarios != 2 || s.Errored != 1 || s.Interrupted != 1 || s.NotRun != 1 || s.Retried != 2 || s.Flaky != 0 {
 		t.Errorf("summary: %+v", s)
 	}
 }
@@ -310,20 +310,28 @@ turns:
 func TestRetriesGetFreshWorkspaces(t *testing.T) {
 	t.Parallel()
 	dir := realTempDir(t)
-	// The agent writes dirty into the workspace; setup fails when it is
-	// there already, so a retry in a used workspace would error.
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": `turns:
-  - steps: [{write: {path: dirty, content: x}}, {text: pass}]
-`,
-		"fixture/keep.txt": "x",
-		"s.yaml":           flakyScenario(dir, "workspace: ./fixture\nclient: {fs: true}\nsetup: [\"test ! -e dirty\"]\n"),
-	})
+	// The agent writes dirty into the workspace, then its provider is
+	// busy the first time; setup fails when dirty is there already, so a
+	// retry in a used workspace would error.
+	files, setup := busyOnce(dir,
+		"turns:\n  - steps: [{write: {path: dirty, content: x}}, {error: {code: -32603, message: rate limit reached}}]\n",
+		"turns:\n  - steps: [{write: {path: dirty, content: x}}, {text: pass}]\n")
+	writeFiles(t, dir, files)
+	writeFiles(t, dir, map[string]string{"s.yaml": `name: flaky
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+retries: 2
+workspace: ./fixture
+client: {fs: true}
+setup: ["test ! -e dirty", ` + setup + `]
+turns:
+  - prompt: pass
+`})
 	res, out := runResults(t, dir, "s.yaml")
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	if diff := cmp.Diff([]string{"flaky#0:r0:failed retried", "flaky#0:r1:passed flaky"}, tries(out)); diff != "" {
+	if diff := cmp.Diff([]string{"flaky#0:r0:invalid retried", "flaky#0:r1:passed flaky"}, tries(out)); diff != "" {
 		t.Fatalf("results (-want +got):\n%s", diff)
 	}
 	first, second := out.Scenarios[0].Workspace, out.Scenarios[1].Workspace
@@ -331,7 +339,7 @@ func TestRetriesGetFreshWorkspaces(t *testing.T) {
 		t.Fatalf("workspaces %+v and %+v: want one each", first, second)
 	}
 	if !first.Kept || !strings.Contains(filepath.Base(first.Path), "flaky") {
-		t.Errorf("the failed try's workspace %s: kept %v, want kept", first.Path, first.Kept)
+		t.Errorf("the invalid try's workspace %s: kept %v, want kept", first.Path, first.Kept)
 	}
 	if !strings.Contains(filepath.Base(second.Path), "retry1") {
 		t.Errorf("the retry's workspace %s is not named after it", second.Path)
@@ -351,7 +359,7 @@ func TestRetriesAreNotSamplesOfRepeat(t *testing.T) {
 	if res.code != 0 {
 		t.Errorf("exit %d\n%s", res.code, res.stderr)
 	}
-	want := []string{"flaky#1:r0:failed retried", "flaky#1:r1:passed flaky", "flaky#2:r0:passed"}
+	want := []string{"flaky#1:r0:error retried", "flaky#1:r1:passed flaky", "flaky#2:r0:passed"}
 	if diff := cmp.Diff(want, tries(out)); diff != "" {
 		t.Errorf("results (-want +got):\n%s", diff)
 	}
@@ -396,7 +404,7 @@ func TestRerunFailedNothingToRerun(t *testing.T) {
 	}
 	before := readFiles(t, dir, "out.json")["out.json"]
 	res := acprun(t, dir, "run", "s.yaml", "--rerun-failed", "out.json", "-o", "out.json")
-	if res.code != 5 || !strings.Contains(res.stderr, "nothing to rerun: no scenario failed, errored or was interrupted in out.json (--allow-empty accepts that, with exit 0)") {
+	if res.code != 5 || !strings.Contains(res.stderr, "nothing to rerun: no scenario failed, errored, was invalid or was interrupted in out.json (--allow-empty accepts that, with exit 0)") {
 		t.Errorf("exit %d, want 5 and nothing to rerun\n%s", res.code, res.stderr)
 	}
 	res = acprun(t, dir, "run", "s.yaml", "--rerun-failed", "out.json", "-o", "out.json", "--allow-empty")
@@ -410,7 +418,7 @@ func TestRerunFailedNothingToRerun(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"f.yaml": controlScenarios("fail")})
 	acprun(t, dir, "run", "f.yaml", "-o", "f.json")
 	res = acprun(t, dir, "run", "s.yaml", "--rerun-failed", "f.json")
-	if res.code != 5 || !strings.Contains(res.stderr, "nothing to rerun: the scenario that failed, errored or was interrupted in f.json is not selected") {
+	if res.code != 5 || !strings.Contains(res.stderr, "nothing to rerun: the scenario that failed, errored, was invalid or was interrupted in f.json is not selected") {
 		t.Errorf("exit %d, want 5\n%s", res.code, res.stderr)
 	}
 }
@@ -491,7 +499,7 @@ func TestControlDryRun(t *testing.T) {
 	if strings.Contains(res.stdout, "s1-pass") || !strings.Contains(res.stdout, "s2-fail") {
 		t.Errorf("the plan is not of the failed scenario alone:\n%s", res.stdout)
 	}
-	if !strings.Contains(res.stdout, "  retries:  3 (an attempt that fails or errors runs again, in a fresh workspace)\n") {
+	if !strings.Contains(res.stdout, "  retries:  3 (an attempt that errors or is invalid runs again, in a fresh workspace)\n") {
 		t.Errorf("the plan does not show the retries:\n%s", res.stdout)
 	}
 }

@@ -164,11 +164,13 @@ func hostileCases() []hostileCase {
 
 		// --- hang at each phase ---
 		{name: "never answers initialize", sh: "exec sleep 3600\n",
-			scenario: "{{agent}}\ntimeout: 1s\nkillGrace: 500ms\n" + oneTurn,
-			exit:     3, status: "error", stops: []string{"skipped"}, says: "initialize: scenario timeout", timeouts: 2 * time.Second},
+			scenario: "{{agent}}\ntimeout: 1s\ncancelGrace: 500ms\nkillGrace: 500ms\n" + oneTurn,
+			exit:     3, status: "error", stops: []string{"skipped"}, timeouts: 2500 * time.Millisecond,
+			says: "initialize: not answered before the scenario's timeout passed; acprun sent $/cancel_request and the agent did not answer within cancelGrace (500ms): it is hung or dead"},
 		{name: "never answers session/new", sh: "read -r line\n" + `printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'` + "\nexec sleep 3600\n",
-			scenario: "{{agent}}\ntimeout: 1s\nkillGrace: 500ms\n" + oneTurn,
-			exit:     3, status: "error", stops: []string{"skipped"}, says: "session/new: scenario timeout", timeouts: 2 * time.Second},
+			scenario: "{{agent}}\ntimeout: 1s\ncancelGrace: 500ms\nkillGrace: 500ms\n" + oneTurn,
+			exit:     3, status: "error", stops: []string{"skipped"}, timeouts: 2500 * time.Millisecond,
+			says: "session/new: not answered before the scenario's timeout passed; acprun sent $/cancel_request and the agent did not answer within cancelGrace (500ms): it is hung or dead"},
 		{name: "never answers the prompt", mock: "turns:\n  - steps: [{text: thinking}, {hang: true}]\n",
 			scenario: "{{agent}}\nturnTimeout: 500ms\ncancelGrace: 500ms\nkillGrace: 500ms\n" + twoTurns,
 			exit:     1, status: "error", stops: []string{"unresponsive", "skipped"}, says: "no answer to session/cancel within 500ms; the agent was stopped", timeouts: 2 * time.Second},

@@ -40,6 +40,7 @@ const (
 	exitAgent       = 3
 	exitOutput      = 4
 	exitEmpty       = 5
+	exitInvalid     = 7
 	exitInterrupted = 130
 )
 

@@ -237,8 +237,9 @@ turns:
 }
 
 // TestMiscScenarioTimeoutBoundsShutdown: a scenario's timeout bounds the
-// agent's shutdown too. An agent that never initializes is killed at the
-// timeout (no killGrace after it); one that answers its turn but then
+// agent's shutdown too. An agent that never initializes is sent
+// $/cancel_request at the timeout and killed when cancelGrace has passed
+// (no killGrace after it); one that answers its turn but then
 // ignores the end of its input and SIGTERM is killed at the timeout even
 // though killGrace is a minute, with a warning that says so. The bounds
 // are generous: the scenario timeout plus margin, far below the graces;
@@ -253,8 +254,8 @@ func TestMiscScenarioTimeoutBoundsShutdown(t *testing.T) {
 		{
 			name:     "never initializes",
 			agent:    `[sh, -c, "trap '' TERM; exec sleep 3600"]`,
-			scenario: "killGrace: 1m\n",
-			code:     3, error: "initialize: scenario timeout",
+			scenario: "killGrace: 1m\ncancelGrace: 1s\n",
+			code:     3, error: "initialize: not answered before the scenario's timeout passed; acprun sent $/cancel_request and the agent did not answer within cancelGrace (1s): it is hung or dead",
 		},
 		{
 			name:     "ignores the end of its input",

@@ -54,6 +54,7 @@ func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writ
 		ready:           make(chan struct{}),
 		responseWatch:   map[string]chan struct{}{},
 		inflight:        map[string]int{},
+		delayed:         map[string]chan struct{}{},
 		inflightChanged: make(chan struct{}, 1),
 		eof:             make(chan struct{}),
 	}
@@ -158,12 +159,14 @@ type agent struct {
 
 	mu            sync.Mutex
 	initialized   bool
+	client        acp.ClientCapabilities // what initialize said the client offers
 	authenticated bool
 	sessions      map[string]*session
 	created       int // sessions created by session/new
 	children      []*exec.Cmd
 	responseWatch map[string]chan struct{} // request id → closed when its response is written
 	inflight      map[string]int           // request id → requests handled and not yet answered
+	delayed       map[string]chan struct{} // request id → closed by its $/cancel_request (see delay)
 
 	inflightChanged chan struct{} // 1-buffered: inflight shrank
 	eof             chan struct{} // closed when stdin has ended
@@ -171,6 +174,7 @@ type agent struct {
 
 type session struct {
 	id, cwd string
+	dirs    []string // its additionalDirectories
 	// Guarded by agent.mu:
 	mode    string
 	config  []acp.SessionConfigOption // current values of the script's configOptions
@@ -204,14 +208,23 @@ func (r *turnRun) cancel() { r.once.Do(func() { close(r.cancelled) }) }
 func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	<-a.ready
 	if req.ID == nil {
-		if req.Method == acp.MethodSessionCancel && !a.hung.Load() {
+		switch {
+		case a.hung.Load():
+		case req.Method == acp.MethodSessionCancel:
 			a.cancel(req)
+		case req.Method == acp.MethodCancelRequest:
+			a.cancelRequest(req)
 		}
-		return nil, nil // other notifications, $/cancel_request included, are ignored
+		return nil, nil // other notifications are ignored
 	}
 	a.arrived(req.ID)
 	if a.hung.Load() {
 		return a.neverAnswer(ctx, req)
+	}
+	if d, ok := a.s.delays[req.Method]; ok {
+		if err := a.delay(ctx, req, d); err != nil {
+			return nil, err
+		}
 	}
 	switch req.Method {
 	case acp.MethodInitialize:
@@ -267,6 +280,7 @@ func (a *agent) initialize(req *acp.Request) (any, error) {
 	}
 	a.mu.Lock()
 	a.initialized = true
+	a.client = p.ClientCapabilities
 	a.mu.Unlock()
 	info := a.s.agentInfo
 	return acp.InitializeResponse{
@@ -275,6 +289,13 @@ func (a *agent) initialize(req *acp.Request) (any, error) {
 		AuthMethods:       a.s.authMethods,
 		AgentInfo:         &info,
 	}, nil
+}
+
+// clientCaps returns what the client advertised in initialize.
+func (a *agent) clientCaps() acp.ClientCapabilities {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.client
 }
 
 func (a *agent) authenticate(req *acp.Request) (any, error) {
@@ -296,11 +317,11 @@ func (a *agent) authenticate(req *acp.Request) (any, error) {
 // sessionParams checks what session/new, session/load and session/resume
 // have in common (mcpServers is optional for session/resume).
 func (a *agent) sessionParams(req *acp.Request, cwd string) error {
-	a.mu.Lock()
-	ok := a.authenticated || !a.s.authRequired
-	a.mu.Unlock()
-	if !ok {
+	if a.needsAuth() {
 		return acp.NewError(acp.CodeAuthRequired, "Authentication required")
+	}
+	if err := a.checkDirs(req); err != nil {
+		return err
 	}
 	var raw struct {
 		McpServers *json.RawMessage `json:"mcpServers"`
@@ -332,7 +353,7 @@ func (a *agent) newSession(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	a.mu.Lock()
 	id := a.newSessionIDLocked(p.Cwd)
-	sess := &session{id: id, cwd: p.Cwd}
+	sess := &session{id: id, cwd: p.Cwd, dirs: p.AdditionalDirectories}
 	if a.s.modes != nil {
 		sess.mode = a.s.modes.CurrentModeID
 	}

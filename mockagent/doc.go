@@ -38,11 +38,14 @@ Top level
     sessionCapabilities: {list, delete, additionalDirectories, resume, close}
                               each true or {} (advertised only; resume also
                               enables session/resume and close session/close,
-                              else -32601)
+                              else -32601; without additionalDirectories a
+                              session request that carries some is -32602)
     auth: {logout: true}
   authMethods: [{id, name, description, type: agent|terminal, args, env}]
-  authRequired: false         session/new and session/load answer -32000 until
-                              authenticate succeeds with a listed non-terminal id
+  authRequired: false         session/new, session/load and session/resume
+                              answer -32000 (auth_required) until authenticate
+                              succeeds with a listed non-terminal id; always:
+                              even after it
   sessionId: mock-session-1   id of the first session/new; later ones get "-2", "-3"…
   modes: {currentModeId, availableModes: [{id, name, description}]}
                               session/set_mode rejects other ids with -32602
@@ -90,6 +93,16 @@ Top level
                               an empty history.
   loadError: {code, message, data}  session/load and session/resume answer
                               this error (refuse to continue a session)
+  delay: {session/new: 5s}    answer these requests late: initialize,
+                              authenticate, session/new, session/load,
+                              session/resume, session/set_mode,
+                              session/set_config_option, session/set_model;
+                              a duration, or never. The messages behind a
+                              delayed request are handled meanwhile
+  onCancelRequest: cancelled  what $/cancel_request does to a delayed request:
+                              cancelled (answer it -32800 at once) or ignore
+                              (it keeps its delay); other requests are
+                              answered as they would be
   turns: [turn]
   default: turn               played when no entry of turns fits (without it:
                               end_turn and no output)
@@ -122,7 +135,8 @@ Steps (a mapping with exactly one of these keys)
   plan: [{content, priority: high|medium|low, status: pending|in_progress|completed}]
   tool_call: {toolCallId, title, kind, status, name, rawInput, rawOutput,
               locations: [{path, line}], content: [item], _meta}
-                              toolCallId and title are required; rawInput and
+                              toolCallId and title are required; name is the
+                              tool's (ToolCall.name: Bash, mcp__x__y); rawInput and
                               rawOutput take any YAML; an item is one of
                               {text: "..."}, {diff: {path, oldText, newText}}
                               (no oldText = new file), {terminal: terminalId}
@@ -138,6 +152,30 @@ Steps (a mapping with exactly one of these keys)
     cancelled: [steps]          played if the outcome was "cancelled"; then the
                                 turn ends per onCancel (ignore: goes on)
                               After allowed/rejected steps the turn goes on.
+  elicit:                     elicitation/create, only in a mode the client
+                              offers (else says "elicit: not asked (...)")
+    message: "Which branch?"    (required)
+    mode: form                  form (default), url, or any string verbatim
+    fields: {branch: string, env: [dev, prod]}  the form's fields, all
+                                required: string, number, integer, boolean,
+                                or a list of choices (a string field)
+    schema: {...}               instead of fields: the requestedSchema as written
+    toolCallId: t1
+    url: https://...            mode url; elicitationId: ID (default
+                                elicitation-1)
+    force: true                 ask even in a mode the client does not offer
+                              Says "elicit: accept {"branch":"main"}" (the
+                              content as JSON), "elicit: decline" or
+                              "elicit: cancel", or "error: ..." for an error.
+  notice: {severity: error, title: MCP server unavailable, description: ...}
+                              a notice update (severity info, warning, error
+                              or any string); to a client without
+                              session.notices a text chunk says so instead
+  compaction: {compactionId: c1, status: in_progress, summary: "...", error: "..."}
+                              a compaction_update; {compactionId: c1, chunk:
+                              "..."} a compaction_summary_chunk; to a client
+                              without session.compaction a text chunk says
+                              so instead
   read: {path, line, limit}   fs/read_text_file; says "read: <content>"
   write: {path, content}      fs/write_text_file; says "write: ok"
   terminal:                   terminal/create, then in this order as asked:
@@ -157,6 +195,8 @@ Steps (a mapping with exactly one of these keys)
                               "config: effort=high, thinking=true; model: big;
                               mode: code" (the parts the script offers;
                               "config: none" when it offers none)
+  showRoots: true             says the session's roots: its cwd, then its
+                              additionalDirectories ("roots: /work, /data")
   update: {sessionUpdate: agent_error, ...}   any update, sent verbatim
   usage_update: {used, size, cost: {amount, currency}}
   history: true               agent_message_chunk with the session's earlier
@@ -191,8 +231,8 @@ Misbehaviour
   stderr: "text"              write a line to stderr
   spawnGrandchild: true       start "sleep 3600" (via /bin/sh, ignoring SIGTERM)
                               holding stdout and stderr; its pid goes to stderr
-Outside a turn (updatesBeforeSessionNew, load, after) permission, read, write,
-terminal, waitForCancel, stop and error are not allowed.
+Outside a turn (updatesBeforeSessionNew, load, after) permission, elicit, read,
+write, terminal, waitForCancel, stop and error are not allowed.
 
 Sessions
   One agent process serves any number of sessions, one after another or side

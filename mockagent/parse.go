@@ -90,9 +90,7 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 		},
 		"agentCapabilities": func(v *yaml.Node) { p.capabilities(v, &s.capabilities) },
 		"authMethods":       func(v *yaml.Node) { p.authMethods(v, s) },
-		"authRequired": func(v *yaml.Node) {
-			s.authRequired, _ = p.bool(v, "authRequired")
-		},
+		"authRequired":      func(v *yaml.Node) { p.authRequired(v, s) },
 		"sessionId": func(v *yaml.Node) {
 			s.sessionID, _ = p.nonEmpty(v, "sessionId")
 		},
@@ -136,6 +134,11 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 		"loadError": func(v *yaml.Node) {
 			e := p.rpcError(v)
 			s.loadError = &e
+		},
+		"delay": func(v *yaml.Node) { s.delays = p.delays(v) },
+		"onCancelRequest": func(v *yaml.Node) {
+			m, _ := p.oneOf(v, "onCancelRequest", string(cancelCancelled), string(cancelIgnore))
+			s.ignoreCancelRequest = m == string(cancelIgnore)
 		},
 		"turns": func(v *yaml.Node) {
 			items, _ := p.list(v, "turns")

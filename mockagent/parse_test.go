@@ -27,7 +27,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			src:  "protocolVersion: 1\nturnz: []\n",
-			want: []string{`s.yaml:2:1: unknown key "turnz" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`},
+			want: []string{`s.yaml:2:1: unknown key "turnz" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`},
 		},
 		{
 			name: "bad types",
@@ -46,7 +46,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown step",
 			src:  "turns:\n  - steps:\n      - txt: hi\n",
-			want: []string{`s.yaml:3:9: unknown step "txt" (want one of: text, thought, user, plan, tool_call, tool_call_update, permission, read, write, terminal, sleep, waitForCancel, update, usage_update, stop, error, exit, hang, garbage, flood, stderr, spawnGrandchild, showConfig, history, waitFor, writeFile, readFile, spawn, connect)`},
+			want: []string{`s.yaml:3:9: unknown step "txt" (want one of: text, thought, user, plan, tool_call, tool_call_update, permission, elicit, notice, compaction, read, write, terminal, sleep, waitForCancel, update, usage_update, stop, error, exit, hang, garbage, flood, stderr, spawnGrandchild, showConfig, showRoots, history, waitFor, writeFile, readFile, spawn, connect)`},
 		},
 		{
 			name: "own system calls",
@@ -176,13 +176,13 @@ turns:
       - tool_call: {toolCallId: t, title: t, rawInput: *g}
 `,
 			want: []string{
-				`s.yaml:1:1: unknown key "a" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
-				`s.yaml:2:1: unknown key "b" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
-				`s.yaml:3:1: unknown key "c" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
-				`s.yaml:4:1: unknown key "d" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
-				`s.yaml:5:1: unknown key "e" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
-				`s.yaml:6:1: unknown key "f" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
-				`s.yaml:7:1: unknown key "g" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:1:1: unknown key "a" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:2:1: unknown key "b" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:3:1: unknown key "c" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:4:1: unknown key "d" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:5:1: unknown key "e" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:6:1: unknown key "f" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
+				`s.yaml:7:1: unknown key "g" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`,
 				`s.yaml:10:56: tool_call.rawInput: value too large (more than 1048576 nodes after expanding aliases)`,
 			},
 		},

@@ -23,6 +23,7 @@ type Script struct {
 	capabilities      acp.AgentCapabilities
 	authMethods       []acp.AuthMethod
 	authRequired      bool
+	authAlways        bool // authRequired: always, even after authenticate
 	sessionID         string
 	modes             *acp.SessionModeState
 	configOptions     []acp.SessionConfigOption // nil: none offered
@@ -43,6 +44,12 @@ type Script struct {
 	loadError *rpcError
 	turns     []*turn
 	fallback  *turn
+
+	// delays holds back the answers of setup requests by method (never:
+	// no answer); ignoreCancelRequest keeps $/cancel_request from ending
+	// a delay.
+	delays              map[string]time.Duration
+	ignoreCancelRequest bool
 }
 
 // cancelMode says what a turn does when session/cancel arrives.

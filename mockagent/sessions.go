@@ -198,7 +198,7 @@ func (a *agent) reopen(req *acp.Request, id, cwd string) (*session, error) {
 	if e := a.s.loadError; e != nil {
 		return nil, &acp.Error{Code: e.Code, Message: e.Message, Data: e.Data}
 	}
-	sess := &session{id: id, cwd: cwd}
+	sess := &session{id: id, cwd: cwd, dirs: requestDirs(req)}
 	if a.s.sessionsDir != "" {
 		saved, err := a.s.readSession(req.Method, id)
 		if err != nil {

@@ -31,15 +31,18 @@ type reason struct {
 }
 
 // reasons lists why r did not pass, for the text summary, JUnit and GitHub
-// alike: its error, its failed expectations (those of a turn followed,
-// after the turn's last one, by an excerpt of the turn's text), and for an
-// error, or a turn the agent ended badly, the tail of the agent's stderr.
-// A result that passed has none.
+// alike: why it was invalid, its error, its failed expectations (those of
+// a turn followed, after the turn's last one, by an excerpt of the turn's
+// text), and for an error, or a turn the agent ended badly, the tail of
+// the agent's stderr. A result that passed has none.
 func reasons(r report.Result) []reason {
 	if r.Status == report.StatusPassed {
 		return nil
 	}
 	var out []reason
+	if r.Invalid != nil {
+		out = append(out, reason{Msg: r.Invalid.String()})
+	}
 	if r.Error != "" {
 		out = append(out, reason{Msg: r.Error})
 	}

@@ -48,7 +48,11 @@ func Explain(w io.Writer, e Explanation) error {
 	if a := e.Asked; a != nil {
 		ew.printf("asked:    %s:%d, %s: permission request %d of %d for tool call %s\n", a.Transcript, a.Line, turnName(a.Turn), a.Nth, a.Of, a.ToolCallID)
 	}
-	ew.printf("request:  kind=%s title=%q\n", orDash(e.Request.Kind), e.Request.Title)
+	ew.printf("request:  kind=%s", orDash(e.Request.Kind))
+	if e.Request.Tool != "" {
+		ew.printf(" tool=%q", e.Request.Tool)
+	}
+	ew.printf(" title=%q\n", e.Request.Title)
 	if a := e.Asked; a != nil {
 		explainFields(ew, a)
 	}

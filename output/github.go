@@ -29,9 +29,12 @@ const maxAnnotations = 10
 // file:line:col (the scenario's file:line when the failure has no
 // position), one per errored scenario at the scenario, a ::warning per
 // interrupted scenario (cut short: no verdict, so its failures are not
-// errors) at the scenario, and one per warning of a scenario or turn (the
-// failures and errors of an attempt whose scenario met its minimum pass
-// rate are warnings too); at most maxAnnotations of each, then a
+// errors) at the scenario, an ::error per invalid scenario (it measured
+// nothing; its failures are not annotated either) where its reason points
+// (the protect list, expect.agent) or at the scenario, and one per
+// warning of a scenario or turn (the failures and errors of an attempt
+// whose scenario met its minimum pass rate are warnings too); at
+// most maxAnnotations of each, then a
 // ::notice with the count left out. Files under $GITHUB_WORKSPACE are
 // named relative to it, as GitHub needs to place an annotation in the
 // repository. When summaryFile is not empty (the $GITHUB_STEP_SUMMARY
@@ -124,6 +127,15 @@ func annotations(rep report.Report) (errs, warns []annotation) {
 		case report.StatusInterrupted:
 			p := problem{kind: problemError, text: r.Error, pos: at}
 			warns = append(warns, annotation{pos: at, title: fmt.Sprintf("acprun: %s interrupted", r.Label()), message: annotationMessage(r, p)})
+		case report.StatusInvalid:
+			// An error, so that it is not taken for green; its failures
+			// are no verdict, and not annotated.
+			p := problem{kind: problemError, pos: at}
+			if inv := r.Invalid; inv != nil {
+				p = locate(problemError, inv.Message, at) // at the protect list or expect.agent
+				p.text = "invalid (" + inv.Reason + "): " + p.text
+			}
+			errs = append(errs, annotation{pos: p.pos, title: fmt.Sprintf("acprun: %s invalid", r.Label()), message: annotationMessage(r, p)})
 		default:
 			if r.Error != "" || len(r.Failures) == 0 {
 				p := problem{kind: problemError, text: r.Error, pos: at}
@@ -260,8 +272,11 @@ func Markdown(rep report.Report) string {
 		warned = ", " + warnings(s.Warnings)
 	}
 	interrupted := ""
+	if s.Invalid > 0 {
+		interrupted = fmt.Sprintf(", %d invalid", s.Invalid)
+	}
 	if s.Interrupted > 0 {
-		interrupted = fmt.Sprintf(", %d interrupted", s.Interrupted)
+		interrupted += fmt.Sprintf(", %d interrupted", s.Interrupted)
 	}
 	fmt.Fprintf(&b, "**%d passed, %d failed, %d %s%s** of %d%s in %s%s\n\n",
 		s.Passed, s.Failed, s.Errored, plural(s.Errored, "error", "errors"), interrupted, s.Scenarios, warned, Duration(rep.Duration), totals(s))
@@ -288,13 +303,18 @@ func Markdown(rep report.Report) string {
 		case report.StatusInterrupted:
 			status = "⏹️ interrupted"
 			details = strings.Join(append([]string{r.Error}, r.Failures...), "\n")
+		case report.StatusInvalid:
+			status = "🚫 invalid"
+			if r.Invalid != nil {
+				details = strings.Join(append([]string{r.Invalid.String()}, r.Failures...), "\n")
+			}
 		default:
 			status = "💥 error"
 			details = strings.Join(append([]string{r.Error}, r.Failures...), "\n")
 		}
 		switch {
 		case r.Retried:
-			status = "🔁 rerun" // failed or errored, then ran again
+			status = "🔁 rerun" // errored or invalid, then ran again
 		case r.Flaky:
 			status = "⚠️ flaky"
 		}

@@ -84,7 +84,9 @@ type junitText struct {
 // the order the files first appear), one testcase per scenario result
 // (scenario × agent × attempt). A failed scenario gets a <failure> whose
 // message lists its stop reasons and failed expectations; a scenario that
-// could not run to its end gets an <error>, and one that was interrupted
+// could not run to its end gets an <error>, one that measured nothing
+// (invalid) an <error> of type invalid whose message says why ("invalid
+// (upstream): …"), and one that was interrupted
 // (cut short or never started by an interrupt, the run's --timeout or
 // --fail-fast: no verdict) a <skipped> saying why. <system-out> holds the
 // transcript path, skipped turns, warnings and the agent's stderr tail.
@@ -110,7 +112,7 @@ func JUnit(w io.Writer, rep report.Report) error {
 	}
 	for _, r := range rep.Scenarios {
 		k := passRateKey{r.File, r.Name, r.Agent.Name}
-		if rs, ok := judged[k]; ok && r.Verdict() && r.Status != report.StatusInterrupted {
+		if rs, ok := judged[k]; ok && r.Verdict() && isSample(r) {
 			judged[k] = append(rs, r)
 		}
 	}
@@ -122,7 +124,7 @@ func JUnit(w io.Writer, rep report.Report) error {
 		}
 		k := passRateKey{r.File, r.Name, r.Agent.Name}
 		rs, byRate := judged[k]
-		byRate = byRate && r.Status != report.StatusInterrupted
+		byRate = byRate && isSample(r)
 		if byRate && r.Attempt != rs[0].Attempt {
 			i := index[r.File]
 			suiteTime[i] += r.Duration
@@ -206,6 +208,10 @@ func junitCase(r report.Result) junitTestCase {
 	case r.Status == report.StatusInterrupted:
 		tc.Skipped = &junitSkipped{Message: "interrupted: " + r.Error}
 	case r.Status == report.StatusPassed:
+	case r.Status == report.StatusInvalid && r.Invalid != nil:
+		// An <error>, not a <skipped>: the test could not be carried out
+		// as written, which a CI report must not show as green or grey.
+		tc.Error = &junitProblem{Message: r.Invalid.String(), Type: "invalid", Body: xmlText(problemBody(r))}
 	case r.Status == report.StatusFailed:
 		msg := "stop reasons: " + stopReasons(r)
 		if len(r.Failures) > 0 {
@@ -240,15 +246,22 @@ func passRateProperties(p report.PassRate) []junitProperty {
 	if p.Interrupted > 0 {
 		props = append(props, junitProperty{Name: "interrupted", Value: strconv.Itoa(p.Interrupted)})
 	}
+	if p.Invalid > 0 {
+		props = append(props, junitProperty{Name: "invalid", Value: strconv.Itoa(p.Invalid)})
+	}
 	return props
 }
 
-// problemBody is the text of a <failure> or <error>: the error, every turn's
+// problemBody is the text of a <failure> or <error>: why the result is
+// invalid, the error, every turn's
 // outcome, the failed expectations, each turn's followed by an excerpt of
 // its text, the tail of the agent's stderr for an error, and protocol
 // violations.
 func problemBody(r report.Result) string {
 	var b strings.Builder
+	if r.Invalid != nil {
+		fmt.Fprintf(&b, "%s\n", r.Invalid)
+	}
 	if r.Error != "" && !slices.ContainsFunc(r.Turns, func(t report.TurnResult) bool {
 		return t.Error != "" && strings.HasSuffix(r.Error, t.Error)
 	}) {
@@ -265,7 +278,7 @@ func problemBody(r report.Result) string {
 		b.WriteString("\n")
 	}
 	for _, rs := range reasons(r) {
-		if rs.Msg == r.Error && rs.Excerpt == nil {
+		if (rs.Msg == r.Error || r.Invalid != nil && rs.Msg == r.Invalid.String()) && rs.Excerpt == nil {
 			continue // said above
 		}
 		pad := ""

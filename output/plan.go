@@ -59,12 +59,15 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 		} else {
 			w.printf("  workspace: copy of %s per attempt (cwd and roots are mapped into it)\n", ws.From)
 		}
+		if len(ws.Protect) > 0 {
+			w.printf("  protect:  %s (an agent that changes them makes the attempt invalid)\n", strings.Join(ws.Protect, ", "))
+		}
 	}
 	for _, c := range p.Commands {
 		w.printf("  %-9s %s (timeout %s)\n", c.Stage+":", c.Run, c.Timeout)
 	}
 	if p.Retries > 0 {
-		w.printf("  retries:  %d (an attempt that fails or errors runs again, in a fresh workspace)\n", p.Retries)
+		w.printf("  retries:  %d (an attempt that errors or is invalid runs again, in a fresh workspace)\n", p.Retries)
 	}
 	if p.Auth != "" || p.Mode != "" {
 		w.printf("  auth:     %s  mode: %s\n", orDash(p.Auth), orDash(p.Mode))
@@ -126,9 +129,9 @@ func writeRules(w *errWriter, pol *approve.Policy) {
 	}
 }
 
-// describeRule writes a rule's matchers on one line: kind=…, title=…,
-// command=…, path=… (values joined by |), input.FIELD=~REGEX in field
-// order, and "always".
+// describeRule writes a rule's matchers on one line: kind=…, tool=…,
+// title=…, command=…, path=… (values joined by |), input.FIELD=~REGEX in
+// field order, and "always".
 func describeRule(r approve.Rule) string {
 	var parts []string
 	add := func(k string, v []string) {
@@ -137,6 +140,7 @@ func describeRule(r approve.Rule) string {
 		}
 	}
 	add("kind", r.Kind)
+	add("tool", r.Tool)
 	add("title", r.Title)
 	add("command", r.Command)
 	add("path", r.Path)

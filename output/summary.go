@@ -81,10 +81,10 @@ func Text(w io.Writer, rep report.Report) error {
 }
 
 // counts is the start of the totals line: "3 passed, 1 failed, 1 error,
-// 1 of 2 pass rates met, 1 interrupted, 2 not run, 1 warning". Failures
-// are always counted; errors, the pass rates that had a minimum, scenarios
-// cut short (interrupted, but started), scenarios not run and warnings
-// when there are some.
+// 1 of 2 pass rates met, 1 invalid, 1 interrupted, 2 not run, 1 warning".
+// Failures are always counted; errors, the pass rates that had a minimum,
+// invalid scenarios, scenarios cut short (interrupted, but started),
+// scenarios not run and warnings when there are some.
 func counts(s report.Summary, fail, warn func(...any) string) string {
 	cut := s.Interrupted - s.NotRun
 	parts := []string{fmt.Sprintf("%d passed", s.Passed)}
@@ -102,6 +102,9 @@ func counts(s report.Summary, fail, warn func(...any) string) string {
 			rates = fail(rates)
 		}
 		parts = append(parts, rates)
+	}
+	if s.Invalid > 0 {
+		parts = append(parts, termtext.Paint(color.FgMagenta).Sprint(fmt.Sprintf("%d invalid", s.Invalid)))
 	}
 	if cut > 0 {
 		parts = append(parts, warn(fmt.Sprintf("%d interrupted", cut)))
@@ -148,11 +151,13 @@ func scenarioLine(sc report.Result, bold bool) string {
 	status := "PASS"
 	switch {
 	case sc.Retried:
-		attrs, status = []color.Attribute{color.FgYellow}, "RERUN" // failed or errored, and ran again
+		attrs, status = []color.Attribute{color.FgYellow}, "RERUN" // errored or invalid, and ran again
 	case sc.NotRun:
 		attrs, status = []color.Attribute{color.FgYellow}, "NOT RUN"
 	case sc.Status == report.StatusInterrupted:
 		attrs, status = []color.Attribute{color.FgYellow}, "INTERRUPTED"
+	case sc.Status == report.StatusInvalid:
+		attrs, status = []color.Attribute{color.FgMagenta}, "INVALID" // measured nothing: neither a pass nor a failure
 	case sc.Status == report.StatusFailed:
 		attrs, status = []color.Attribute{color.FgRed}, "FAIL"
 	case sc.Status != report.StatusPassed:

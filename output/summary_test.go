@@ -23,6 +23,7 @@ func reports() map[string]report.Report {
 		"full":        reporttest.Sample(),
 		"interrupted": interrupted,
 		"notrun":      notRunReport(),
+		"invalid":     invalidReport(),
 		"repeat":      reporttest.Repeat(),
 		"empty": {
 			SchemaVersion: report.SchemaVersion,

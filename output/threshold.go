@@ -39,13 +39,19 @@ func ratesMet(rates []report.PassRate) (met, of int) {
 	return met, of
 }
 
+// isSample reports whether the verdict r is a sample of its scenario's
+// pass rate: not interrupted, nor invalid (report.PassRates).
+func isSample(r report.Result) bool {
+	return r.Status != report.StatusInterrupted && r.Status != report.StatusInvalid
+}
+
 // junitRateCase is the one testcase of a scenario judged by its pass rate
 // against an agent (p, whose minimum is set): it stands for rs, the
-// verdicts of its attempts that gave one (interrupted attempts keep their
-// own testcases). It fails when the rate is below its minimum, its
-// <failure> listing why each attempt that did not pass did not; when the
-// rate is met, <system-out> lists them. Its properties are the pass rate's
-// and the minimum's.
+// verdicts of its attempts that are samples of it (interrupted and invalid
+// attempts keep their own testcases). It fails when the rate is below its
+// minimum, its <failure> listing why each attempt that did not pass did
+// not; when the rate is met, <system-out> lists them. Its properties are
+// the pass rate's and the minimum's.
 func junitRateCase(p report.PassRate, rs []report.Result) junitTestCase {
 	first := rs[0]
 	first.Attempt = 0 // the scenario's label, not its first attempt's

@@ -11,8 +11,9 @@ import (
 )
 
 // PassRate is how often one scenario passed against one agent over its
-// attempts (--repeat). An interrupted attempt is not a sample: it is
-// counted in Interrupted and left out of Attempts, Passed and the rates.
+// attempts (--repeat). An interrupted or invalid attempt is not a sample:
+// it is counted in Interrupted or Invalid and left out of Attempts, Passed
+// and the rates.
 type PassRate struct {
 	Scenario string `json:"scenario"`
 	// File is the scenario's file: two scenarios of one name in different
@@ -31,6 +32,9 @@ type PassRate struct {
 	// Interrupted counts the attempts cut short or not run (status
 	// interrupted), which have no verdict.
 	Interrupted int `json:"interrupted,omitempty"`
+	// Invalid counts the attempts that measured nothing (status invalid),
+	// which have no verdict either.
+	Invalid int `json:"invalid,omitempty"`
 	// MinPassRate is the rate the attempts had to reach (the results'
 	// minPassRate), and Met says whether Rate reached it; 0 and nil when
 	// none was asked.
@@ -158,8 +162,9 @@ type passRateKey struct{ file, name, agent string }
 // agent, in the report's order. It returns nil unless there is something
 // to compare: some scenario ran more than once (--repeat) or against more
 // than one agent (an --agent matrix). A scenario that names its one agent
-// is not a comparison. Interrupted attempts are not samples: a scenario
-// and agent none of whose attempts ran to its end has no rate, and no row.
+// is not a comparison. Interrupted and invalid attempts are not samples: a
+// scenario and agent none of whose attempts gave a verdict has no rate, and
+// no row.
 func PassRates(rep Report) []PassRate {
 	idx := map[passRateKey]int{}
 	var out []PassRate
@@ -179,6 +184,8 @@ func PassRates(rep Report) []PassRate {
 		switch r.Status {
 		case StatusInterrupted:
 			out[i].Interrupted++
+		case StatusInvalid:
+			out[i].Invalid++
 		case StatusPassed:
 			out[i].Passed++
 			out[i].Attempts++
@@ -191,8 +198,11 @@ func PassRates(rep Report) []PassRate {
 			agents[sk] = map[string]bool{}
 		}
 		agents[sk][r.Agent.Name] = true
-		if r.Attempt > 1 || out[i].Attempts+out[i].Interrupted > 1 || len(agents[sk]) > 1 || r.MinPassRate > 0 {
+		if r.Attempt > 1 || out[i].Attempts+out[i].Interrupted+out[i].Invalid > 1 || len(agents[sk]) > 1 {
 			interesting = true
+		}
+		if r.MinPassRate > 0 {
+			interesting = true // a rate to compare with its minimum
 		}
 	}
 	if !interesting {

@@ -20,8 +20,11 @@ import (
 // SchemaVersion is the version of the results format written by acprun.
 // Version 2 added the status interrupted: a scenario that something
 // outside it cut short, or kept from starting (notRun, which version 1
-// gave status error), is interrupted, never passed.
-const SchemaVersion = 2
+// gave status error), is interrupted, never passed. Version 3 added the
+// status invalid (see Invalid): an attempt that measured nothing, which
+// pass rates leave out as they do interrupted ones, and retries: N runs
+// again an attempt that errored or was invalid, no longer one that failed.
+const SchemaVersion = 3
 
 // Status is the outcome of one scenario.
 type Status string
@@ -36,7 +39,41 @@ const (
 	// (NotRun). It has no verdict: it neither passed nor failed, and Error
 	// says what cut it; failures it met before are kept.
 	StatusInterrupted Status = "interrupted"
+	// StatusInvalid: the attempt measured nothing (Result.Invalid says
+	// why): the agent changed the files it must not touch, it is not the
+	// agent the scenario expects, or its provider refused the work (rate
+	// limit, quota, overload). It has no verdict, like an interrupted one:
+	// it is not the agent's failure, and not a pass.
+	StatusInvalid Status = "invalid"
 )
+
+// Why an attempt is invalid (Invalid.Reason).
+const (
+	// InvalidTampered: the agent created, modified or deleted a file the
+	// scenario protects (workspace.protect).
+	InvalidTampered = "tampered"
+	// InvalidAgent: initialize's agentInfo is not what expect.agent asks for.
+	InvalidAgent = "agent"
+	// InvalidUpstream: the agent answered a prompt with an error that says
+	// its provider refused the work: a rate limit, a quota, an overload.
+	InvalidUpstream = "upstream"
+)
+
+// Invalid says why an attempt measured nothing (status invalid).
+type Invalid struct {
+	// Reason is InvalidTampered, InvalidAgent or InvalidUpstream.
+	Reason string `json:"reason"`
+	// Message says what happened; it starts with "file:line:col: " when a
+	// place in the scenario file is what was not met (workspace.protect,
+	// expect.agent).
+	Message string `json:"message"`
+	// Files are the protected paths the agent created, modified or
+	// deleted (tampered), relative to the workspace, with slashes, sorted.
+	Files []string `json:"files,omitempty"`
+}
+
+// String is how the outputs say it: "invalid (tampered): MESSAGE".
+func (i Invalid) String() string { return "invalid (" + i.Reason + "): " + i.Message }
 
 // Outcomes recorded in place of a stop reason when the agent gave none.
 const (
@@ -55,6 +92,9 @@ const (
 	CauseInterrupt       = "interrupt"
 	// CauseFailFast: another scenario made the run stop (--fail-fast=cancel).
 	CauseFailFast = "failFast"
+	// CauseBudget: the agent's reported usage passed the scenario's or the
+	// turn's budget.
+	CauseBudget = "budget"
 )
 
 // ExternalCause reports whether acprun cancelled a turn for a cause
@@ -160,11 +200,12 @@ type Result struct {
 	// Attempt is the attempt number when the scenario was repeated
 	// (--repeat; from 1; 0 when it ran once).
 	Attempt int `json:"attempt,omitempty"`
-	// Retry numbers the tries of one attempt when it failed or errored and
-	// its scenario has retries: 0 for the first try, n for the n-th retry.
+	// Retry numbers the tries of one attempt when it errored or was
+	// invalid and its scenario has retries: 0 for the first try, n for the
+	// n-th retry.
 	Retry int `json:"retry,omitempty"`
-	// Retried is set on a try that failed or errored and was run again: the
-	// next try's verdict replaces its own (see Verdict).
+	// Retried is set on a try that errored or was invalid and was run
+	// again: the next try's verdict replaces its own (see Verdict).
 	Retried bool `json:"retried,omitempty"`
 	// Vars are the values of a parametrised scenario (vars) that this one
 	// ran with, and VarSet the 1-based position of that value set among
@@ -175,7 +216,7 @@ type Result struct {
 	// (its expect.passRate, else run --min-pass-rate); 0 for none: then
 	// every attempt must pass. See PassRate.Met.
 	MinPassRate float64 `json:"minPassRate,omitempty"`
-	// Flaky is set on a try that passed after failed ones.
+	// Flaky is set on a try that passed after others that did not.
 	Flaky      bool          `json:"flaky,omitempty"`
 	Agent      AgentInfo     `json:"agent"`
 	Status     Status        `json:"status"`
@@ -186,10 +227,21 @@ type Result struct {
 	// Error explains a StatusError (the agent could not start, crashed or
 	// hung), or says what cut a StatusInterrupted short.
 	Error string `json:"error,omitempty"`
+	// Invalid says why a StatusInvalid attempt measured nothing; nil for
+	// any other status.
+	Invalid *Invalid `json:"invalid,omitempty"`
 	// StartFailed is set when the agent could not be started, initialized
 	// or authenticated, or when this host cannot enforce the scenario's
 	// required sandbox (exit code 3).
 	StartFailed bool `json:"startFailed,omitempty"`
+	// ErrorCause names, for a program, why the scenario could not run
+	// (ErrorAuth, ErrorProtocolVersion, ErrorSetupTimeout); "" when Error
+	// has no such cause.
+	ErrorCause string `json:"errorCause,omitempty"`
+	// SetupCancel is the $/cancel_request acprun sent for a setup request
+	// that was not answered in time, and how the agent took it; nil when
+	// none was sent.
+	SetupCancel *SetupCancel `json:"setupCancel,omitempty"`
 	// NotRun is set when the scenario never started: the run was
 	// interrupted, out of time or stopped (--fail-fast) first. Its Status
 	// is interrupted, Error says why, and every turn is skipped.
@@ -211,6 +263,10 @@ type Result struct {
 	// made before the first turn, answered by the same rules.
 	SetupPermissions    []Permission    `json:"setupPermissions,omitempty"`
 	SetupClientRequests []ClientRequest `json:"setupClientRequests,omitempty"`
+	// SetupNotices and SetupElicitations are the notices and questions of
+	// the agent before the first turn.
+	SetupNotices      []Notice      `json:"setupNotices,omitempty"`
+	SetupElicitations []Elicitation `json:"setupElicitations,omitempty"`
 	// Session says how the session was opened when the scenario resumes
 	// one (session.resume, run --resume); nil otherwise.
 	Session *SessionResult `json:"session,omitempty"`
@@ -351,6 +407,13 @@ type TurnResult struct {
 	// not know (an unstable or vendor variant): the first 20 of the turn;
 	// Updates counts them all.
 	UnknownUpdates []json.RawMessage `json:"unknownUpdates,omitempty"`
+	// Notices are the agent's notices (the first 100), Compactions the
+	// compactions of its context it reported, in the order they came.
+	Notices     []Notice     `json:"notices,omitempty"`
+	Compactions []Compaction `json:"compactions,omitempty"`
+	// Elicitations are the questions the agent asked (elicitation/create)
+	// and acprun's answers.
+	Elicitations []Elicitation `json:"elicitations,omitempty"`
 	// Warnings about this turn, e.g. a prompt part the agent cannot take.
 	Warnings []string `json:"warnings,omitempty"`
 	// ClientRequests lists the agent's fs/* and terminal/* requests.
@@ -401,6 +464,7 @@ type PlanEntry struct {
 type ToolCall struct {
 	ID    string `json:"toolCallId"`
 	Title string `json:"title"`
+	Name  string `json:"name,omitempty"` // the tool's name (ToolCall.name, e.g. "Bash"), when the agent gave one
 	Kind  string `json:"kind,omitempty"`
 	// Status is the call's status when the prompt was answered (pending,
 	// in_progress, completed, failed, or cancelled when acprun cancelled the
@@ -423,6 +487,7 @@ type Permission struct {
 	ToolCallID string   `json:"toolCallId"`
 	Title      string   `json:"title,omitempty"`
 	Kind       string   `json:"kind,omitempty"`
+	Name       string   `json:"name,omitempty"` // the tool's name the policy saw: the request's, else the announced call's
 	Commands   []string `json:"commands,omitempty"`
 	Paths      []string `json:"paths,omitempty"`
 	Decision   string   `json:"decision"` // allow | deny | cancelled

@@ -13,18 +13,19 @@ import (
 // again as a whole.
 type rerunKey struct{ file, name, agent string }
 
-// Rerun is what did not pass (failed, errored, interrupted) in an earlier
-// results file: the scenarios run --rerun-failed runs again.
+// Rerun is what did not pass (failed, errored, invalid, interrupted) in an
+// earlier results file: the scenarios run --rerun-failed runs again.
 type Rerun struct {
 	file   string // the results file, as given
 	failed map[rerunKey]bool
 }
 
 // ReadRerun reads the results file path and notes every scenario whose
-// verdict (its last try) did not pass: failed, errored, or interrupted (cut
-// short or never started by an interrupt, the run's --timeout or
-// --fail-fast), so that it runs again. The failed attempts of a scenario
-// that met its minimum pass rate passed as the scenario did (Forgiven).
+// verdict (its last try) did not pass: failed, errored, invalid (it
+// measured nothing), or interrupted (cut short or never started by an
+// interrupt, the run's --timeout or --fail-fast), so that it runs again.
+// The failed attempts of a scenario that met its minimum pass rate
+// passed as the scenario did (Forgiven).
 func ReadRerun(path string) (*Rerun, error) {
 	res, err := readFile(path) // the caller names the file
 	if err != nil {
@@ -65,10 +66,10 @@ func (s *Rerun) Filter(scs []*scenario.Scenario) []*scenario.Scenario {
 // Nothing says why there is nothing to rerun, when Filter returns none.
 func (s *Rerun) Nothing() string {
 	if len(s.failed) == 0 {
-		return fmt.Sprintf("nothing to rerun: no scenario failed, errored or was interrupted in %s", s.file)
+		return fmt.Sprintf("nothing to rerun: no scenario failed, errored, was invalid or was interrupted in %s", s.file)
 	}
 	if len(s.failed) == 1 {
-		return fmt.Sprintf("nothing to rerun: the scenario that failed, errored or was interrupted in %s is not selected", s.file)
+		return fmt.Sprintf("nothing to rerun: the scenario that failed, errored, was invalid or was interrupted in %s is not selected", s.file)
 	}
-	return fmt.Sprintf("nothing to rerun: none of the %d scenarios that failed, errored or were interrupted in %s is selected", len(s.failed), s.file)
+	return fmt.Sprintf("nothing to rerun: none of the %d scenarios that failed, errored, were invalid or were interrupted in %s is selected", len(s.failed), s.file)
 }

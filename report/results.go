@@ -44,9 +44,13 @@ type Summary struct {
 	// interrupted, out of time or stopped at --max-failures first), of
 	// those counted in Interrupted.
 	NotRun int `json:"notRun,omitempty"`
+	// Invalid counts the results with status invalid: attempts that
+	// measured nothing (see report.Invalid).
+	Invalid int `json:"invalid"`
 	// Flaky counts the scenarios that passed on a retry (retries: N);
-	// Retried counts the tries that failed or errored and were run again,
-	// which Scenarios, Passed, Failed and Errored leave out.
+	// Retried counts the tries that errored or were invalid and were run
+	// again, which Scenarios, Passed, Failed, Errored and Invalid leave
+	// out.
 	Flaky   int `json:"flaky,omitempty"`
 	Retried int `json:"retried,omitempty"`
 	// Turns counts turns by stop reason (skipped turns under "skipped").
@@ -130,6 +134,8 @@ func Summarize(rep Report) Summary {
 			if sc.NotRun {
 				s.NotRun++
 			}
+		case StatusInvalid:
+			s.Invalid++
 		default:
 			s.Errored++
 		}
@@ -274,8 +280,9 @@ func empty(v reflect.Value) bool {
 }
 
 // Read decodes a results document written by acprun run or acprun
-// merge. Its schemaVersion must be SchemaVersion or 1, which is
-// read as the current version says it (see upgradeV1). The Duration
+// merge. Its schemaVersion must be 1 to SchemaVersion; an older one is
+// read as the current version says it (see upgradeV1; version 2 has no
+// status invalid, and says everything else as version 3 does). The Duration
 // fields, which JSON leaves out, are set from the durationMs fields, so the
 // results print as the run's did.
 func Read(r io.Reader) (Results, error) {
@@ -291,7 +298,7 @@ func Read(r io.Reader) (Results, error) {
 		return Results{}, fmt.Errorf("not acprun results: %w", err)
 	}
 	switch res.SchemaVersion {
-	case SchemaVersion, 1:
+	case SchemaVersion, 2, 1:
 	case 0:
 		return Results{}, errors.New("not acprun results: no schemaVersion")
 	default:
@@ -313,6 +320,7 @@ func Read(r io.Reader) (Results, error) {
 	if res.SchemaVersion == 1 {
 		upgradeV1(&res)
 	}
+	res.SchemaVersion = SchemaVersion
 	return res, nil
 }
 

@@ -120,3 +120,26 @@ func TestRerunMinPassRate(t *testing.T) {
 		t.Errorf("rerun %v, want %v", got, want)
 	}
 }
+
+// TestMinPassRateInvalid: an invalid attempt is no sample of the rate,
+// and is never forgiven: it measured nothing.
+func TestMinPassRateInvalid(t *testing.T) {
+	rep := report.Report{SchemaVersion: report.SchemaVersion}
+	for i, st := range []report.Status{report.StatusPassed, report.StatusInvalid, report.StatusFailed, report.StatusPassed} {
+		rep.Scenarios = append(rep.Scenarios, report.Result{Name: "a", File: "s.yaml", Attempt: i + 1, Status: st, MinPassRate: 0.6})
+	}
+	rates := report.PassRates(rep)
+	if len(rates) != 1 || rates[0].Attempts != 3 || rates[0].Invalid != 1 || rates[0].Met == nil || !*rates[0].Met {
+		t.Fatalf("pass rates %+v; want 2 of 3 samples, 1 invalid, min 0.6 met", rates)
+	}
+	forgiven := report.Forgiven(rep)
+	var got []string
+	for _, r := range rep.Scenarios {
+		if forgiven(r) {
+			got = append(got, r.Label())
+		}
+	}
+	if want := []string{"a #3"}; !slices.Equal(got, want) {
+		t.Errorf("forgiven %v, want %v (the failed attempt, not the invalid one)", got, want)
+	}
+}

@@ -27,6 +27,9 @@ type ClientConfig struct {
 	Cwd                    string   // session cwd, absolute
 	Policy                 *approve.Policy
 	Env                    []string // base environment of terminals
+	// Elicitation advertises form elicitation: the scenario scripts
+	// answers to the agent's questions.
+	Elicitation bool
 }
 
 // maxReadBytes bounds the file fs/read_text_file reads.
@@ -64,14 +67,21 @@ func newClientServer(cfg ClientConfig) *clientServer {
 }
 
 // capabilities returns what initialize advertises: fs and terminal as
-// configured. A read-only client still advertises writeTextFile, so that
-// agents route their writes through acprun, which refuses them, instead
-// of writing on their own.
+// configured, form elicitation when there are answers to give, notices and
+// compaction updates (which the results record).
+// A read-only client still advertises writeTextFile, so that agents route
+// their writes through acprun, which refuses them, instead of writing on
+// their own.
 func (c *clientServer) capabilities() acp.ClientCapabilities {
-	return acp.ClientCapabilities{
+	caps := acp.ClientCapabilities{
 		FS:       acp.FileSystemCapabilities{ReadTextFile: c.cfg.FS, WriteTextFile: c.cfg.FS},
 		Terminal: c.cfg.Terminal,
+		Session:  &acp.ClientSessionCapabilities{Notices: &acp.Capability{}, Compaction: &acp.Capability{}},
 	}
+	if c.cfg.Elicitation {
+		caps.Elicitation = &acp.ElicitationCapabilities{Form: &acp.Capability{}}
+	}
+	return caps
 }
 
 // serves reports whether method is one this server answers: every fs/* and

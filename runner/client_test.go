@@ -90,15 +90,19 @@ func clientInt(n int) *int { return &n }
 
 func TestClientCapabilities(t *testing.T) {
 	root, _ := clientTree(t)
+	// Notices and compaction updates are always recorded.
+	sess := &acp.ClientSessionCapabilities{Notices: &acp.Capability{}, Compaction: &acp.Capability{}}
 	tests := []struct {
 		name string
 		cfg  ClientConfig
 		want acp.ClientCapabilities
 	}{
-		{"all", ClientConfig{FS: true, Terminal: true}, acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true}},
-		{"read-only still offers writes", ClientConfig{FS: true, ReadOnly: true}, acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}},
-		{"terminal only", ClientConfig{Terminal: true}, acp.ClientCapabilities{Terminal: true}},
-		{"none", ClientConfig{}, acp.ClientCapabilities{}},
+		{"all", ClientConfig{FS: true, Terminal: true}, acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true, Session: sess}},
+		{"read-only still offers writes", ClientConfig{FS: true, ReadOnly: true}, acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Session: sess}},
+		{"terminal only", ClientConfig{Terminal: true}, acp.ClientCapabilities{Terminal: true, Session: sess}},
+		{"none", ClientConfig{}, acp.ClientCapabilities{Session: sess}},
+		{"answers: form elicitation", ClientConfig{Elicitation: true}, acp.ClientCapabilities{Session: sess,
+			Elicitation: &acp.ElicitationCapabilities{Form: &acp.Capability{}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

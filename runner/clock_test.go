@@ -2,10 +2,13 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -33,6 +36,39 @@ import (
 // result. It must run in a synctest bubble.
 func playInBubble(t *testing.T, script, src string) report.Result {
 	t.Helper()
+	b := startInBubble(t, script, src)
+	if err := b.handshake(t.Context()); err != nil {
+		t.Fatalf("handshake: %v", err)
+	}
+	b.r.playTurns(t.Context(), t.Context())
+	return b.finish(t, false)
+}
+
+// bubbleRun is a scenario's run against the mock agent played in this
+// process, over pipes (see playInBubble).
+type bubbleRun struct {
+	r         *scenarioRun
+	res       *report.Result
+	conn      *acp.Conn
+	clientOut io.Closer  // the agent's stdin
+	played    chan error // the mock agent's end
+	stop      func()     // ends the mock agent as a kill would
+
+	mu   sync.Mutex
+	sent [][]byte // every line acprun wrote to the agent
+}
+
+// sentLines returns every line acprun wrote to the agent so far.
+func (b *bubbleRun) sentLines() [][]byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.sent)
+}
+
+// startInBubble readies the scenario src and starts the mock agent's
+// script, connected to the scenario's binding; nothing is sent yet.
+func startInBubble(t *testing.T, script, src string) *bubbleRun {
+	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "s.yaml")
 	for name, data := range map[string]string{"s.yaml": src, "agent.mock.yaml": script} {
@@ -50,47 +86,73 @@ func playInBubble(t *testing.T, script, src string) report.Result {
 	}
 	ctx := t.Context()
 	j := newJob(scs[0], 0)
-	opts := &Options{Environ: []string{}, Abort: make(chan struct{})}
+	b := &bubbleRun{played: make(chan error, 1)}
+	opts := &Options{Environ: []string{}, Abort: make(chan struct{}), tap: func(dir acp.Direction, line []byte, _ time.Time) {
+		if dir == acp.Sent {
+			b.mu.Lock()
+			b.sent = append(b.sent, slices.Clone(line))
+			b.mu.Unlock()
+		}
+	}}
 	res := newResult(j, opts)
+	b.res = &res
 	r := &scenarioRun{opts: opts, runCtx: ctx, sc: j.sc, res: &res, mark: reap.New(), red: redact.New()}
 	r.jo = (&observer{}).forJob(j.ref, r.red)
 	r.sess = r.newSession()
-	defer r.sess.client.close()
+	t.Cleanup(r.sess.client.close)
+	b.r = r
 
 	// The agent's stdin and stdout, and the connection over them.
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
-	played := make(chan error, 1)
+	b.clientOut = clientOut
+	agentCtx, stop := context.WithCancel(ctx)
+	b.stop = stop
 	go func() {
-		played <- mockagent.Run(ctx, s, agentIn, agentOut, io.Discard)
+		b.played <- mockagent.Run(agentCtx, s, agentIn, agentOut, io.Discard)
 		agentOut.Close()
 	}()
 	p := &proc{bind: newBinding(), mark: r.mark}
 	p.bind.bind(r.link())
-	conn := acp.NewConn(clientIn, clientOut, p.bind, &acp.Options{Peer: "agent", OnViolation: p.bind.violation, Tap: p.bind.tap})
-	r.proc, r.agent, r.sess.earlier = p, &Agent{Conn: conn}, p.earlier
-	hs := handshake{caps: r.sess.client.capabilities(), version: "test"}
-	p.init, err = hs.initialize(ctx, conn)
-	p.bind.endPrelude()
+	b.conn = acp.NewConn(clientIn, clientOut, p.bind, &acp.Options{Peer: "agent", OnViolation: p.bind.violation, Tap: p.bind.tap})
+	r.proc, r.agent, r.sess.earlier = p, &Agent{Conn: b.conn}, p.earlier
+	return b
+}
+
+// handshake initializes the agent and opens the scenario's session, as
+// startProc and openSession do, within ctx.
+func (b *bubbleRun) handshake(ctx context.Context) error {
+	r := b.r
+	hs := handshake{caps: r.sess.client.capabilities(), version: "test", auth: r.sc.Agent.Auth, authHint: "set agent.auth to", wait: r.setupWait()}
+	var err error
+	r.proc.init, err = hs.initialize(ctx, b.conn)
+	r.proc.bind.endPrelude()
 	r.noteInit()
 	if err == nil {
 		err = r.openSession(ctx, nil)
 	}
-	if err != nil {
-		t.Fatalf("handshake: %v", err)
+	return err
+}
+
+// finish ends the agent's input, lets the agent play what is left (after:
+// steps) and end, handles what it wrote, and returns the result with its
+// verdict. With kill, an agent that does not end by itself is ended (as
+// the kill ladder would); without, it must end.
+func (b *bubbleRun) finish(t *testing.T, kill bool) report.Result {
+	t.Helper()
+	b.clientOut.Close()
+	if kill {
+		synctest.Wait()
+		b.stop()
 	}
-	r.playTurns(ctx, ctx)
-	// The end of the agent's input: it plays what is left (after: steps)
-	// and ends, and what it wrote is handled.
-	clientOut.Close()
-	if err := <-played; err != nil {
+	if err := <-b.played; err != nil && !(kill && errors.Is(err, context.Canceled)) {
 		t.Errorf("the mock agent: %v", err)
 	}
-	<-conn.Done()
-	conn.Close()
-	r.collect()
-	r.evaluate()
-	return res
+	<-b.conn.Done()
+	b.conn.Close()
+	b.r.collect()
+	b.r.evaluate()
+	return *b.res
 }
 
 // TestIdleTimeout: the idle timeout cancels a turn whose agent says

@@ -2,8 +2,9 @@
 // a report.Report. For each scenario it starts the agent in its own process group
 // (Agent), initializes it, opens one session and plays each turn's
 // session/prompt; it answers session/request_permission by the scenario's
-// policy, serves fs/* and terminal/* inside the scenario's roots, and
-// records everything the agent sends. Probe starts an agent and opens a
+// policy and elicitation/create from its answers, serves fs/* and
+// terminal/* inside the scenario's roots, and records everything the agent
+// sends. Probe starts an agent and opens a
 // session the same way (one handshake for both), and reports what the agent
 // offers. DryRun tells what Run would do, with the limits (Resolve) and the
 // policy Run would use, and starts nothing. PermissionRequest,

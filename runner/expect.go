@@ -60,13 +60,22 @@ func checkTurn(e scenario.Expect, t *report.TurnResult) []string {
 		var calls []observedCall
 		for _, c := range t.ToolCalls {
 			if !c.Late {
-				calls = append(calls, observedCall{c.Kind, c.Title, c.Status})
+				calls = append(calls, observedCall{c.Kind, c.Title, c.Name, c.Status})
 			}
 		}
 		fails = append(fails, checkToolCalls(e.ToolCalls, calls, "the turn")...)
 	}
 	if e.Permissions != nil {
 		fails = append(fails, checkPermissions(e.Permissions, perms, "the turn")...)
+	}
+	if e.Notices != nil {
+		var notices []report.Notice
+		for _, n := range t.Notices {
+			if !n.Late {
+				notices = append(notices, n)
+			}
+		}
+		fails = append(fails, checkNotices(e.Notices, notices, "the turn")...)
 	}
 	return fails
 }
@@ -81,6 +90,8 @@ func checkStop(e scenario.Expect, t *report.TurnResult) []string {
 		// the turn did not end as the scenario would have it.
 		fails = append(fails, fmt.Sprintf("%s: the turn did not finish: acprun cancelled it after %s, which no expectation accepts (the agent answered %s)",
 			e.Pos, t.CancelCause, t.StopReason))
+	case t.CancelCause == report.CauseBudget:
+		// The budget's failure says why the turn did not finish.
 	case len(e.StopReasons) > 0 && !slices.Contains(e.StopReasons, t.StopReason):
 		msg := fmt.Sprintf("%s: stopReason %s, want %s", e.Pos, t.StopReason, strings.Join(e.StopReasons, " or "))
 		if t.CancelCause != "" {
@@ -119,7 +130,7 @@ func checkScenario(e scenario.Expect, r *report.Result) []string {
 		var calls []observedCall
 		for _, t := range r.Turns {
 			for _, c := range t.ToolCalls {
-				calls = append(calls, observedCall{c.Kind, c.Title, cmp.Or(c.LateStatus, c.Status)})
+				calls = append(calls, observedCall{c.Kind, c.Title, c.Name, cmp.Or(c.LateStatus, c.Status)})
 			}
 		}
 		fails = append(fails, checkToolCalls(e.ToolCalls, calls, "the scenario")...)
@@ -133,6 +144,13 @@ func checkScenario(e scenario.Expect, r *report.Result) []string {
 	}
 	if e.Usage != nil {
 		fails = append(fails, checkScenarioUsage(e.Usage, r.Turns)...)
+	}
+	if e.Notices != nil {
+		notices := slices.Clone(r.SetupNotices)
+		for _, t := range r.Turns {
+			notices = append(notices, t.Notices...)
+		}
+		fails = append(fails, checkNotices(e.Notices, notices, "the scenario")...)
 	}
 	return fails
 }
@@ -218,36 +236,43 @@ func wasWere(n int) string {
 }
 
 // matchesPattern reports whether a tool call (or permission request) of
-// kind and title matches a toolCalls or permissions pattern: a pattern
-// that is one of scenario.ToolKinds matches the kind (a call without one
-// is "other", ACP's default), any other pattern is a title glob with the
-// semantics of permission rules (approve.MatchTitle).
-func matchesPattern(pattern, kind, title string) bool {
+// kind, title and tool name matches a toolCalls or permissions pattern: a
+// pattern that is one of scenario.ToolKinds matches the kind (a call
+// without one is "other", ACP's default), any other pattern is a glob on
+// the title or on the name, with the semantics of a rule's title and tool
+// matchers (approve.MatchTitle).
+func matchesPattern(pattern, kind, title, name string) bool {
 	if slices.Contains(scenario.ToolKinds, pattern) {
 		return cmp.Or(kind, "other") == pattern
 	}
-	return approve.MatchTitle(pattern, title)
+	return approve.MatchTitle(pattern, title) || name != "" && approve.MatchTitle(pattern, name)
 }
 
 // describe names a tool call or permission request in a failure message:
-// its kind and quoted title.
-func describe(kind, title string) string {
+// its kind, quoted title and tool name.
+func describe(kind, title, name string) string {
+	var s string
 	switch {
 	case kind == "":
-		return quoted(title)
+		s = quoted(title)
 	case title == "":
-		return kind
+		s = kind
+	default:
+		s = kind + " " + quoted(title)
 	}
-	return kind + " " + quoted(title)
+	if name != "" {
+		s += " (tool " + name + ")"
+	}
+	return s
 }
 
 // observedCall is a tool call as the expectations see it: Status is the
 // status it ended with in the scope checked.
 type observedCall struct {
-	Kind, Title, Status string
+	Kind, Title, Name, Status string
 }
 
-func (c observedCall) String() string { return describe(c.Kind, c.Title) }
+func (c observedCall) String() string { return describe(c.Kind, c.Title, c.Name) }
 
 // describeCalls lists calls for a failure message, or says there are none.
 func describeCalls(calls []observedCall, scope string) string {
@@ -260,7 +285,7 @@ func describeCalls(calls []observedCall, scope string) string {
 func matchingCalls(pattern string, calls []observedCall) []observedCall {
 	var out []observedCall
 	for _, c := range calls {
-		if matchesPattern(pattern, c.Kind, c.Title) {
+		if matchesPattern(pattern, c.Kind, c.Title, c.Name) {
 			out = append(out, c)
 		}
 	}
@@ -345,7 +370,7 @@ func checkSequence(seq []scenario.Located, calls []observedCall, scope string) [
 		for next < len(calls) {
 			c := calls[next]
 			next++
-			if matchesPattern(p.Value, c.Kind, c.Title) {
+			if matchesPattern(p.Value, c.Kind, c.Title, c.Name) {
 				found = true
 				break
 			}
@@ -373,8 +398,8 @@ func checkPermissions(e *scenario.PermissionsExpect, perms []report.Permission, 
 	matching := func(pattern string) []string {
 		var out []string
 		for _, p := range perms {
-			if matchesPattern(pattern, p.Kind, p.Title) {
-				out = append(out, fmt.Sprintf("%s (%s)", describe(p.Kind, p.Title), p.Decision))
+			if matchesPattern(pattern, p.Kind, p.Title, p.Name) {
+				out = append(out, fmt.Sprintf("%s (%s)", describe(p.Kind, p.Title, p.Name), p.Decision))
 			}
 		}
 		return out
@@ -387,7 +412,7 @@ func checkPermissions(e *scenario.PermissionsExpect, perms []report.Permission, 
 		if len(perms) > 0 {
 			items := make([]string, len(perms))
 			for i, q := range perms {
-				items[i] = describe(q.Kind, q.Title)
+				items[i] = describe(q.Kind, q.Title, q.Name)
 			}
 			actual = scope + "'s permission requests: " + listed(items)
 		}

@@ -90,6 +90,16 @@ func TestCheckTurnToolCalls(t *testing.T) {
 			want: []string{`s.yaml:11:7: toolCalls.sequence: matched read, edit, Read *; no later tool call matches "edit" (` + turnCallList + `)`}},
 		{name: "sequence not started", e: scenario.ToolCallsExpect{Sequence: []scenario.Located{loc(8, 7, "fetch"), loc(9, 7, "read")}},
 			want: []string{`s.yaml:8:7: toolCalls.sequence: no tool call matches "fetch" (` + turnCallList + `)`}},
+		{name: "names: a glob on the name, any case; a kind word is a kind", e: scenario.ToolCallsExpect{
+			Used: []scenario.Located{loc(3, 9, "bash"), loc(3, 15, "mcp__*")}, NotUsed: []scenario.Located{loc(4, 9, "fetch")},
+			Count: []scenario.CountExpect{{Pos: at(5, 9), Pattern: "mcp__github__*", N: 1, Op: "=="}}},
+			calls: []report.ToolCall{{Kind: "execute", Title: "ls", Name: "Bash"}, {Kind: "other", Title: "Create issue", Name: "mcp__github__create_issue"}, {Kind: "other", Title: "x", Name: "fetch"}}},
+		{name: "names in messages", e: scenario.ToolCallsExpect{NotUsed: []scenario.Located{loc(4, 9, "Bash")}, Used: []scenario.Located{loc(3, 9, "Write")}},
+			calls: []report.ToolCall{{Kind: "execute", Title: "ls", Name: "Bash"}, {Title: "Read"}},
+			want: []string{
+				`s.yaml:3:9: toolCalls.used: no tool call matches "Write" (the turn's tool calls: execute "ls" (tool Bash), "Read")`,
+				`s.yaml:4:9: toolCalls.notUsed: 1 tool call matches "Bash": execute "ls" (tool Bash)`,
+			}},
 		{name: "sequence ends with the late call", e: scenario.ToolCallsExpect{Sequence: []scenario.Located{loc(8, 7, "execute"), loc(9, 7, "delete")}},
 			want: []string{`s.yaml:9:7: toolCalls.sequence: matched execute; no later tool call matches "delete" (` + turnCallList + `)`}},
 	}
@@ -130,6 +140,9 @@ func TestCheckTurnPermissions(t *testing.T) {
 		{name: "requested without requests", e: scenario.PermissionsExpect{Requested: []scenario.Located{loc(9, 7, "execute")}}, perms: []report.Permission{},
 			want: []string{`s.yaml:9:7: permissions.requested: no permission request matches "execute" (the turn made no permission requests)`}},
 		{name: "notRequested, late request excluded", e: scenario.PermissionsExpect{NotRequested: []scenario.Located{loc(10, 7, "fetch"), loc(10, 15, "delete")}}},
+		{name: "by name", e: scenario.PermissionsExpect{Requested: []scenario.Located{loc(9, 7, "Bash")}, NotRequested: []scenario.Located{loc(10, 7, "Edit")}},
+			perms: []report.Permission{{Kind: "execute", Title: "rm -rf build", Name: "Bash", Decision: "deny"}, {Kind: "edit", Title: "Edit a.txt", Name: "Edit", Decision: "allow"}},
+			want:  []string{`s.yaml:10:7: permissions.notRequested: 1 permission request matches "Edit": edit "Edit a.txt" (tool Edit) (allow)`}},
 		{name: "notRequested matched", e: scenario.PermissionsExpect{NotRequested: []scenario.Located{loc(10, 7, "rm *")}},
 			want: []string{`s.yaml:10:7: permissions.notRequested: 1 permission request matches "rm *": execute "rm -rf build" (deny)`}},
 	}

@@ -27,8 +27,18 @@ type handshake struct {
 	authOptional bool
 	// authHint says how to choose a method, in the error when session/new
 	// asks for authentication: "set agent.auth to".
-	authHint   string
-	cwd        string
+	authHint string
+	// authEnv lists the variables the agent's registry entry expects for
+	// its credentials, each said set or not (see authEnv), for that error.
+	authEnv []string
+	// wait is how a request not answered by the deadline is cancelled.
+	wait setupWait
+	cwd  string
+	// roots are the session's roots beyond cwd, sent as
+	// additionalDirectories when the agent offers them; rootsPos is where
+	// they were given (client.roots).
+	roots      []string
+	rootsPos   scenario.Pos
 	mcpServers json.RawMessage // a JSON array; nil for none
 	mode       string          // the session mode to set; "" for none
 	// model and config are the rest of what to set in the session once
@@ -77,10 +87,11 @@ func (h *handshake) run(ctx context.Context, conn *acp.Conn) (res handshakeResul
 }
 
 // caller returns a function that calls method on conn and waits for its
-// answer, recording the method in res when the call fails.
-func (res *handshakeResult) caller(ctx context.Context, conn *acp.Conn) func(method string, params, result any) error {
+// answer (see setupWait.call), recording the method in res when the call
+// fails.
+func (res *handshakeResult) caller(ctx context.Context, conn *acp.Conn, wait setupWait) func(method string, params, result any) error {
 	return func(method string, params, result any) error {
-		err := conn.Call(ctx, method, params).Await(ctx, result)
+		err := wait.call(ctx, conn, method, params, result)
 		if err != nil {
 			res.unanswered = method
 		}
@@ -92,7 +103,7 @@ func (res *handshakeResult) caller(ctx context.Context, conn *acp.Conn) func(met
 // initialize, the protocol version, authenticate. An agent process that
 // serves several scenarios in turn (agent.reuse) does it once.
 func (h *handshake) initialize(ctx context.Context, conn *acp.Conn) (res handshakeResult, err error) {
-	call := res.caller(ctx, conn)
+	call := res.caller(ctx, conn, h.wait)
 	initReq := acp.InitializeRequest{
 		ProtocolVersion:    acp.ProtocolVersion,
 		ClientCapabilities: withSessionCaps(h.caps),
@@ -103,7 +114,7 @@ func (h *handshake) initialize(ctx context.Context, conn *acp.Conn) (res handsha
 	}
 	res.initialized = true
 	if v := res.init.ProtocolVersion; v != acp.ProtocolVersion {
-		return res, fmt.Errorf("initialize: the agent speaks ACP protocol version %d; acprun speaks version %d", v, acp.ProtocolVersion)
+		return res, versionError(v)
 	}
 	if h.auth != "" {
 		if err := h.authenticate(call, &res); err != nil {
@@ -119,7 +130,7 @@ func (h *handshake) initialize(ctx context.Context, conn *acp.Conn) (res handsha
 func (h *handshake) open(ctx context.Context, conn *acp.Conn, init handshakeResult) (res handshakeResult, err error) {
 	res = init
 	res.warnings = nil
-	call := res.caller(ctx, conn)
+	call := res.caller(ctx, conn, h.wait)
 	var servers []acp.McpServer
 	if len(h.mcpServers) > 0 {
 		if err := json.Unmarshal(h.mcpServers, &servers); err != nil {
@@ -128,15 +139,15 @@ func (h *handshake) open(ctx context.Context, conn *acp.Conn, init handshakeResu
 	}
 	servers, dropped := filterMcpServers(servers, res.init.AgentCapabilities.McpCapabilities)
 	res.warnings = append(res.warnings, dropped...)
-	resumed, err := h.continueSession(call, &res, servers)
+	dirs := h.additionalDirectories(&res)
+	resumed, err := h.continueSession(call, &res, servers, dirs)
 	if err != nil {
 		return res, err
 	}
 	if !resumed {
-		if err := call(acp.MethodSessionNew, acp.NewSessionRequest{Cwd: h.cwd, McpServers: servers}, &res.session); err != nil {
-			var ae *acp.Error
-			if errors.As(err, &ae) && ae.Code == acp.CodeAuthRequired {
-				return res, fmt.Errorf("session/new: the agent requires authentication (%s one of: %s): %w", h.authHint, authMethodIDs(res.init.AuthMethods), err)
+		if err := call(acp.MethodSessionNew, acp.NewSessionRequest{Cwd: h.cwd, AdditionalDirectories: dirs, McpServers: servers}, &res.session); err != nil {
+			if isAuthError(err) {
+				return res, h.authError(&res, acp.MethodSessionNew, err)
 			}
 			return res, fmt.Errorf("session/new: %w", err)
 		}
@@ -160,9 +171,13 @@ func (h *handshake) authenticate(call func(method string, params, result any) er
 			res.warnings = append(res.warnings, fmt.Sprintf("the agent offers no auth method %q; not authenticated", h.auth))
 			return nil
 		}
-		return fmt.Errorf("authenticate: %w", err)
+		return &causeError{report.ErrorAuth, fmt.Errorf("authenticate: %w", err)}
 	}
 	if err := call(acp.MethodAuthenticate, acp.AuthenticateRequest{MethodID: h.auth}, nil); err != nil {
+		var ae *acp.Error
+		if errors.As(err, &ae) { // the agent refused it: timeouts and crashes are not about authentication
+			return &causeError{report.ErrorAuth, fmt.Errorf("authenticate %q: %w", h.auth, err)}
+		}
 		return fmt.Errorf("authenticate %q: %w", h.auth, err)
 	}
 	res.authenticated = h.auth

@@ -54,6 +54,10 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	tr := r.judgeTranscript(&opts, agent, what)
 	res := runScenario(ctx, &opts, &observer{}, newJob(jsc, 0), "")
 	jr := &report.JudgeResult{Agent: cmp.Or(agent.Name, strings.Join(j.Agent.Command, " ")), DurationMs: res.DurationMs}
+	if inv := res.Invalid; inv != nil && inv.Reason == report.InvalidUpstream {
+		// The judge's provider refused the work: no verdict was measured.
+		r.invalidate(report.InvalidUpstream, fmt.Sprintf("%s: judge %s: %s", j.Pos, jr.Agent, inv.Message), nil)
+	}
 	if tr != nil {
 		tr.close()
 		jr.Transcript = tr.path

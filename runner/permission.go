@@ -34,6 +34,7 @@ func RecordedPermissionRequest(data []byte, cwd string) (approve.Request, error)
 // ToolCallSketch describes a made-up tool call by what rules match on.
 type ToolCallSketch struct {
 	Kind    string   // the tool kind (read, edit, execute, ...); "" for none
+	Tool    string   // the tool's name (ToolCall.name); "" for none
 	Title   string   // the title; "" takes Command
 	Command string   // a shell line, sent as rawInput.command
 	Paths   []string // the paths the call touches, sent as its locations
@@ -41,7 +42,7 @@ type ToolCallSketch struct {
 
 // Empty reports whether the sketch describes nothing.
 func (s ToolCallSketch) Empty() bool {
-	return s.Kind == "" && s.Title == "" && s.Command == "" && len(s.Paths) == 0
+	return s.Kind == "" && s.Tool == "" && s.Title == "" && s.Command == "" && len(s.Paths) == 0
 }
 
 // SketchedPermissionRequest is the permission request of a made-up tool
@@ -49,7 +50,7 @@ func (s ToolCallSketch) Empty() bool {
 // reject_once, reject_always), as the policy would see it. cwd is the
 // session's cwd.
 func SketchedPermissionRequest(s ToolCallSketch, cwd string) approve.Request {
-	call := acp.ToolCall{ToolCallID: "explain", Title: s.Title, Kind: acp.ToolKind(s.Kind)}
+	call := acp.ToolCall{ToolCallID: "explain", Title: s.Title, Kind: acp.ToolKind(s.Kind), Name: s.Tool}
 	if s.Command != "" {
 		raw, _ := json.Marshal(map[string]string{"command": s.Command}) // a map of strings always marshals
 		call.RawInput = raw

@@ -37,7 +37,8 @@ type ScenarioPlan struct {
 	McpServers []McpServerPlan
 	EnvNames   []string // the names of the agent's env, sorted
 	Limits     Limits
-	// Retries is how many times a failed or errored attempt runs again.
+	// Retries is how many times an attempt that errored or was invalid
+	// runs again.
 	Retries  int
 	FS       bool     // fs/* is served
 	Terminal bool     // terminal/* is served
@@ -73,6 +74,8 @@ type WorkspacePlan struct {
 	From string // "" when Git is set
 	Git  string
 	Ref  string // "HEAD" when the scenario names none
+	// Protect are the globs of the files the agent must leave alone.
+	Protect []string
 }
 
 // CommandPlan is one setup, verify or teardown command.
@@ -130,6 +133,9 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 	}
 	if ws := sc.Workspace; ws != nil {
 		p.Workspace = &WorkspacePlan{From: ws.From, Git: ws.Git, Ref: ws.Ref}
+		for _, g := range ws.Protect {
+			p.Workspace.Protect = append(p.Workspace.Protect, g.Value)
+		}
 		if ws.Git != "" && ws.Ref == "" {
 			p.Workspace.Ref = "HEAD"
 		}

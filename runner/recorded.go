@@ -40,7 +40,7 @@ type knownCall struct {
 
 // callFields are the fields of a tool call that the policy reads (see
 // PermissionRequest), as FieldSource names them.
-var callFields = [...]string{"title", "kind", "rawInput", "locations", "content"}
+var callFields = [...]string{"title", "kind", "rawInput", "locations", "content", "name"}
 
 // AskedPermission is a session/request_permission of a transcript and
 // what the policy was asked for it.
@@ -61,7 +61,7 @@ type AskedPermission struct {
 // FieldSource names the message of a transcript that gave a field of a
 // tool call the value the policy saw.
 type FieldSource struct {
-	Field   string // title, kind, rawInput, locations or content
+	Field   string // title, kind, rawInput, locations, content or name
 	Line    int    // the message's line in the transcript
 	Message string // tool_call, tool_call_update or session/request_permission
 }
@@ -163,7 +163,7 @@ func (r *RecordedSession) update(line int, params json.RawMessage) {
 	switch {
 	case u.ToolCall != nil:
 		id = u.ToolCall.ToolCallID
-		carried = [...]bool{true, true, true, true, true} // a full announcement replaces the call
+		carried = [...]bool{true, true, true, true, true, true} // a full announcement replaces the call
 	case u.ToolCallUpdate != nil:
 		id = u.ToolCallUpdate.ToolCallID
 		carried = carriedFields(u.ToolCallUpdate)
@@ -202,7 +202,7 @@ func (r *RecordedSession) note(id string, call acp.ToolCall, line int, message s
 // carriedFields reports which callFields u carries (and so sets, see
 // acp.ToolCall.Apply).
 func carriedFields(u *acp.ToolCallUpdate) [len(callFields)]bool {
-	return [...]bool{u.Title != nil, u.Kind != nil, len(u.RawInput) > 0, u.Locations != nil, u.Content != nil}
+	return [...]bool{u.Title != nil, u.Kind != nil, len(u.RawInput) > 0, u.Locations != nil, u.Content != nil, u.Name != nil}
 }
 
 // permission reads a session/request_permission as the session receives
@@ -237,7 +237,7 @@ func (r *RecordedSession) permission(line int, rawID, params json.RawMessage) {
 // fieldValues returns the callFields of c as comparable text, "" for a
 // field without a value.
 func fieldValues(c acp.ToolCall) [len(callFields)]string {
-	v := [len(callFields)]string{c.Title, string(c.Kind), string(c.RawInput)}
+	v := [len(callFields)]string{c.Title, string(c.Kind), string(c.RawInput), 5: c.Name}
 	if len(c.Locations) > 0 {
 		b, _ := json.Marshal(c.Locations) // marshals: it was decoded from JSON
 		v[3] = string(b)

@@ -125,8 +125,9 @@ type resumeSpec struct {
 // resume), and sets res.session as session/new would. It reports false
 // when the agent offers neither or refuses (a JSON-RPC error): the
 // handshake then opens a new session, and a warning says why. Any other
-// failure is an error.
-func (h *handshake) continueSession(call func(method string, params, result any) error, res *handshakeResult, servers []acp.McpServer) (bool, error) {
+// failure is an error. dirs are the session's additionalDirectories: the
+// whole list, as load and resume take it.
+func (h *handshake) continueSession(call func(method string, params, result any) error, res *handshakeResult, servers []acp.McpServer, dirs []string) (bool, error) {
 	r := h.resume
 	if r == nil || r.sessionID == "" {
 		return false, nil
@@ -145,13 +146,13 @@ func (h *handshake) continueSession(call func(method string, params, result any)
 		if r.loading != nil {
 			r.loading(r.sessionID)
 		}
-		err = call(acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: r.sessionID, Cwd: h.cwd, McpServers: servers}, &got)
+		err = call(acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: r.sessionID, Cwd: h.cwd, AdditionalDirectories: dirs, McpServers: servers}, &got)
 		if r.loaded != nil {
 			r.loaded(err == nil)
 		}
 	case caps.SessionCapabilities.Resume != nil:
 		res.method = acp.MethodSessionResume
-		err = call(acp.MethodSessionResume, acp.ResumeSessionRequest{SessionID: r.sessionID, Cwd: h.cwd, McpServers: servers}, &got) // its answer has load's shape
+		err = call(acp.MethodSessionResume, acp.ResumeSessionRequest{SessionID: r.sessionID, Cwd: h.cwd, AdditionalDirectories: dirs, McpServers: servers}, &got) // its answer has load's shape
 	default:
 		return fallback("the agent advertises neither loadSession nor sessionCapabilities.resume")
 	}

@@ -29,7 +29,9 @@ const (
 	DefaultTurnTimeout = 10 * time.Minute
 	DefaultCancelGrace = 10 * time.Second
 	DefaultKillGrace   = 5 * time.Second
-	// setupTimeout bounds initialize, authenticate, session/new and set_mode.
+	// setupTimeout bounds initialize, authenticate, session/new (or load,
+	// resume) and the session's settings together; a request it cuts short
+	// gets $/cancel_request (see setupWait).
 	setupTimeout = 2 * time.Minute
 )
 
@@ -101,7 +103,7 @@ type Options struct {
 	// closes them after it.
 	States map[string]*sessionstate.File
 	// MaxFailures, when > 0, stops the run once that many jobs (scenario
-	// attempts, after their retries) have failed or errored: no job starts
+	// attempts, after their retries) have failed, errored or been invalid: no job starts
 	// after that, and the jobs not started are listed as not run (errors).
 	// With Parallel 1 which jobs run follows from the run order alone.
 	MaxFailures int
@@ -250,10 +252,10 @@ func runJobs(ctx context.Context, opts *Options, jobs []job, stop *failureStop) 
 	return results
 }
 
-// runTries runs job j, and runs it again while it fails or errors, up to
-// its scenario's retries, unless ctx has ended: one result per try, in
-// order. Each try but the last is marked Retried; a passing last try after
-// others is Flaky. No retry starts once stopped reports true (the run
+// runTries runs job j, and runs it again while it errors or is invalid,
+// up to its scenario's retries, unless ctx has ended: one result per try,
+// in order. Each try but the last is marked Retried; a passing last try
+// after others is Flaky. No retry starts once stopped reports true (the run
 // stopped at Options.MaxFailures). names are the transcript names of the
 // tries (nil for none).
 func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []string, stopped func() bool) []report.Result {
@@ -266,7 +268,9 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 		}
 		obs.call(func(o Observer) { o.ScenarioStarted(j.ref) })
 		r := runScenario(ctx, opts, obs, j, transcript)
-		again := r.Status != report.StatusPassed && r.Status != report.StatusInterrupted && try < j.sc.Retries && ctx.Err() == nil && !stopped()
+		// An attempt that failed is the agent's verdict: only one that
+		// errored or measured nothing (invalid) runs again.
+		again := (r.Status == report.StatusError || r.Status == report.StatusInvalid) && try < j.sc.Retries && ctx.Err() == nil && !stopped()
 		r.Retry = try
 		r.Retried = again
 		r.Flaky = r.Status == report.StatusPassed && try > 0
@@ -278,8 +282,8 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 	}
 }
 
-// failureStop counts the jobs that failed or errored and stops the run at
-// its max (Options.MaxFailures; 0 for no max).
+// failureStop counts the jobs that failed, errored or were invalid and
+// stops the run at its max (Options.MaxFailures; 0 for no max).
 type failureStop struct {
 	max    int
 	failed atomic.Int64
@@ -292,13 +296,14 @@ type failureStop struct {
 
 // count counts the verdict r of a finished job; it reports whether that
 // job made the run stop. An interrupted job is not a failure: the run's
-// end cut it short. The failed attempt of a scenario with a minimum pass
-// rate is one when it leaves that rate out of reach, and not otherwise.
+// end cut it short. The failed or errored attempt of a scenario with a
+// minimum pass rate is one when it leaves that rate out of reach, and not
+// otherwise; an invalid one always is (it is no sample of the rate).
 func (s *failureStop) count(r report.Result) bool {
 	if s.max <= 0 || r.Status == report.StatusPassed || r.Status == report.StatusInterrupted {
 		return false
 	}
-	if r.MinPassRate > 0 && !s.belowRate(r) {
+	if r.MinPassRate > 0 && r.Status != report.StatusInvalid && !s.belowRate(r) {
 		return false
 	}
 	return s.failed.Add(1) == int64(s.max)
@@ -391,6 +396,9 @@ type scenarioRun struct {
 	// workFails are the failures of verify and of the scenario-level
 	// checks on the workspace, listed after the turns'.
 	workFails []string
+	// invalid says why the attempt measured nothing (see invalidate); nil
+	// while it may still be valid.
+	invalid *report.Invalid
 	// state is the state file the session id is saved to; nil when the
 	// scenario does not resume.
 	state *sessionstate.File
@@ -401,6 +409,9 @@ type scenarioRun struct {
 	proc *proc
 	// opened is set once the session was opened and set up: the turns run.
 	opened bool
+	// overBudget says which turn passed a budget; the turns after it do
+	// not run.
+	overBudget string
 	// stderr is what the agent wrote to stderr while it served the
 	// scenario, once its use has ended (stopAgent).
 	stderr string
@@ -485,12 +496,20 @@ func (r *scenarioRun) play(ctx context.Context) {
 	r.stopAgent(scCtx)
 	r.collect()
 	r.recordChanges()
-	if ctx.Err() == nil {
+	r.checkProtected()
+	switch {
+	case r.invalid != nil:
+		// It measured nothing: verify and the judge would judge a
+		// workspace the agent tampered with, or nothing.
+	case ctx.Err() == nil:
 		r.verify(scCtx)
-	} else if len(r.sc.Verify) > 0 {
-		r.cutShort("before verify")
+		r.checkScenarioWork(scCtx)
+	default:
+		if len(r.sc.Verify) > 0 {
+			r.cutShort("before verify")
+		}
+		r.checkScenarioWork(scCtx)
 	}
-	r.checkScenarioWork(scCtx)
 }
 
 // newSession is the scenario's session, with the client it serves the
@@ -499,7 +518,7 @@ func (r *scenarioRun) newSession() *session {
 	sc := r.sc
 	policy := policyOf(sc, *r.opts)
 	s := &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: r.opts.spill,
-		strict: sc.Enforce == scenario.EnforceStrict}
+		strict: sc.Enforce == scenario.EnforceStrict, answers: newAnswerBook(sc)}
 	s.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,
@@ -508,6 +527,8 @@ func (r *scenarioRun) newSession() *session {
 		Cwd:      sc.Agent.Cwd,
 		Policy:   policy,
 		Env:      r.env(),
+		// Form elicitation is advertised only when there are answers to give.
+		Elicitation: sc.HasAnswers(),
 	})
 	if err := s.client.jailErr; err != nil {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("client roots: %v; the agent's file and terminal requests will fail", err))
@@ -543,8 +564,14 @@ func (r *scenarioRun) open(ctx context.Context) bool {
 		return false
 	}
 	if err := r.start(ctx, resume); err != nil {
-		r.res.StartFailed = true // unless cut short: not the agent's failure then (see markCut)
-		r.failStart(err, "before the session opened")
+		if wrong, ok := errors.AsType[wrongAgent](err); ok {
+			// It started, and is not the agent to measure: no turn is played.
+			r.invalidate(report.InvalidAgent, wrong.Error(), nil)
+			r.skipFrom(0, "")
+		} else {
+			r.res.StartFailed = true // unless cut short: not the agent's failure then (see markCut)
+			r.failStart(r.noteSetupError(err), "before the session opened")
+		}
 		r.stopAgent(ctx)
 		r.collect()
 		return false
@@ -619,13 +646,16 @@ func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 // start gets the scenario its agent process (acquire) and opens the
 // session.
 func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
-	setupCtx, cancel := context.WithTimeout(ctx, setupTimeout)
+	setupCtx, cancel := context.WithTimeoutCause(ctx, setupTimeout, errSetupTimeout)
 	defer cancel()
 	if err := r.acquire(setupCtx); err != nil {
 		if r.proc != nil {
 			err = r.gone(err, r.proc.init.unanswered)
 		}
 		return err
+	}
+	if err := checkAgent(r.sc.Expect.Agent, r.res.Agent); err != nil {
+		return err // before a session, which could cost
 	}
 	return r.openSession(setupCtx, resume)
 }
@@ -642,6 +672,10 @@ func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error
 		modelPos:   sc.Agent.ModelPos,
 		config:     sc.Agent.Config,
 		authHint:   "set agent.auth to",
+		authEnv:    authEnv(sc.Agent, r.opts.Environ),
+		wait:       r.setupWait(),
+		roots:      extraRoots(sc.Client.Roots, sc.Agent.Cwd),
+		rootsPos:   sc.Client.RootsPos,
 		opened: func(ns acp.NewSessionResponse) error {
 			if ns.SessionID == "" {
 				return errors.New("session/new: the agent answered without a sessionId")
@@ -676,12 +710,14 @@ func (r *scenarioRun) gone(err error, unanswered string) error {
 
 // stopAfter reports whether the turns after tr are not played, and why
 // (for their failures): the agent is gone (agent_exited, unresponsive), or
-// acprun cancelled tr and continueAfterCancel is not set, or it is but the
-// scenario's timeout passed. why is "" when the scenario's error says it
-// (an outcome not expected). Stopped because the run ended (ctx), the
-// scenario is cut short.
+// a turn passed a budget, or acprun cancelled tr and continueAfterCancel
+// is not set, or it is but the scenario's timeout passed. why is "" when
+// the scenario's error says it (an outcome not expected). Stopped because
+// the run ended (ctx), the scenario is cut short.
 func (r *scenarioRun) stopAfter(ctx, scCtx context.Context, tr report.TurnResult) (why string, stop bool) {
 	switch {
+	case r.invalid != nil:
+		return "", true // the attempt measured nothing: its invalid says why
 	case tr.StopReason == report.OutcomeAgentExited || tr.StopReason == report.OutcomeUnresponsive:
 		switch {
 		case !r.expected(tr):
@@ -691,6 +727,8 @@ func (r *scenarioRun) stopAfter(ctx, scCtx context.Context, tr report.TurnResult
 			why = fmt.Sprintf("the agent exited during turn %d", tr.Index)
 		}
 		return why, true
+	case r.overBudget != "":
+		return r.overBudget, true
 	case tr.CancelCause == "":
 		return "", false
 	case !r.sc.ContinueAfterCancel:
@@ -768,6 +806,11 @@ func (r *scenarioRun) collect() {
 	r.res.SetupUpdates = s.setup.updates
 	r.res.SetupPermissions = filledPermissions(s.setup.permissions)
 	r.res.SetupClientRequests = filledRequests(s.setup.requests)
+	r.res.SetupNotices = slices.Clone(s.setup.notices)
+	r.res.SetupElicitations = cloneElicitations(s.setup.elicitations)
+	for _, w := range s.setup.warnings {
+		r.res.Warnings = append(r.res.Warnings, "before the first turn: "+w)
+	}
 	lostEarly, lostViolations := s.lostEarly, s.lostViolations
 	s.mu.Unlock()
 	r.res.StderrTail = r.stderr
@@ -819,6 +862,15 @@ func (r *scenarioRun) evaluate() {
 		} else {
 			res.Status = report.StatusPassed
 		}
+	}
+	switch {
+	case r.invalid == nil:
+	case r.cut != "":
+		// Interrupted: no verdict either way, and the cut says so first.
+		res.Warnings = append(res.Warnings, r.invalid.String())
+	default:
+		// Whatever it met (an error, failures, kept), it measured nothing.
+		res.Status, res.Invalid = report.StatusInvalid, r.invalid
 	}
 	r.markCut()
 	if res.Status != report.StatusPassed {

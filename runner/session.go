@@ -36,6 +36,8 @@ type session struct {
 	// spill is where the turns' long texts wait for their end (see
 	// textBuf); "" keeps them in memory.
 	spill string
+	// answers answer the agent's questions (see elicit); nil for none.
+	answers *answerBook
 
 	mu         sync.Mutex
 	sessionID  string                    // "" until session/new answered (or session/load is sent)
@@ -57,6 +59,10 @@ type session struct {
 // setupState records what the agent did before the first turn.
 type setupState struct {
 	updates map[string]int // session/update notifications by kind
+	notices []report.Notice
+	// elicitations are the agent's questions, warnings about them.
+	elicitations []report.Elicitation
+	warnings     []string
 	requestLog
 }
 
@@ -125,9 +131,15 @@ type turnState struct {
 	checkOnce   sync.Once
 	usage       *report.Usage     // from usage_update
 	promptUsage *report.Usage     // from the prompt's answer
+	budget      *budgetWatch      // nil without a budget
 	warnings    []string          // about the prompt, set when the turn starts
 	unknown     []json.RawMessage // updates of unknown kinds, as received
 	requestLog                    // the turn's requests
+	// notices and compactions are the agent's, in arrival order (see
+	// notices.go).
+	notices      []report.Notice
+	compactions  []*report.Compaction
+	elicitations []report.Elicitation // the agent's questions and their answers (see elicit)
 }
 
 // maxUnknown is how many updates of unknown kinds a turn keeps raw.
@@ -210,6 +222,9 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	if s.act != nil {
 		defer s.act.serving()()
 	}
+	if req.Method == acp.MethodElicitationCreate {
+		return s.elicit(ctx, req)
+	}
 	if req.Method == acp.MethodSessionRequestPermission {
 		a := s.arrive(req)
 		defer a.answered()
@@ -245,9 +260,13 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 }
 
 // notification handles a notification from the agent: a session/update is
-// recorded, and streamed to the Observer that wants it; others are
-// ignored.
+// recorded, and streamed to the Observer that wants it; elicitation/complete
+// marks its elicitation completed; others are ignored.
 func (s *session) notification(req *acp.Request) (any, error) {
+	if req.Method == acp.MethodElicitationComplete {
+		s.elicitationComplete(req.Params)
+		return nil, nil
+	}
 	if req.Method != acp.MethodSessionUpdate {
 		return nil, nil
 	}
@@ -338,6 +357,9 @@ func (s *session) update(n acp.SessionNotification) *turnState {
 			s.setup.updates = map[string]int{}
 		}
 		s.setup.updates[n.Update.Kind]++
+		if u := n.Update.Notice; u != nil && len(s.setup.notices) < maxNotices {
+			s.setup.notices = append(s.setup.notices, noticeRecord(u, false))
+		}
 	}
 	return t
 }
@@ -381,6 +403,12 @@ func (t *turnState) record(u *acp.SessionUpdate) {
 		c.announced = true
 	case u.ToolCallUpdate != nil:
 		t.updatedCall(u.ToolCallUpdate.ToolCallID, late).call.Apply(u.ToolCallUpdate)
+	case u.Notice != nil:
+		t.recordNotice(u.Notice, late)
+	case u.CompactionUpdate != nil:
+		t.recordCompaction(u.CompactionUpdate, late)
+	case u.CompactionSummaryChunk != nil:
+		t.recordCompactionChunk(u.CompactionSummaryChunk, late)
 	case u.UsageUpdate != nil:
 		if t.usage == nil {
 			t.usage = &report.Usage{}
@@ -390,6 +418,9 @@ func (t *turnState) record(u *acp.SessionUpdate) {
 		if u.UsageUpdate.Cost != nil {
 			t.usage.Cost = u.UsageUpdate.Cost.Amount
 			t.usage.Currency = u.UsageUpdate.Cost.Currency
+		}
+		if !late {
+			t.spend(u.UsageUpdate)
 		}
 	}
 }
@@ -504,7 +535,7 @@ func askedCall(t *turnState, p *acp.RequestPermissionRequest) acp.ToolCall {
 // request's tool call (a.call), or cancelled.
 func (s *session) answerPermission(a *arrival, d approve.Decision, cancelled bool) (acp.RequestPermissionResponse, report.Permission) {
 	t, call := a.turn, a.call
-	rec := report.Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind), Late: a.late}
+	rec := report.Permission{ToolCallID: call.ToolCallID, Title: call.Title, Kind: string(call.Kind), Name: call.Name, Late: a.late}
 	var resp acp.RequestPermissionResponse
 	rec.Commands, rec.Paths, rec.Rule, rec.Reason = d.Commands, d.Paths, d.Rule, d.Reason
 	switch {
@@ -576,6 +607,7 @@ func PermissionRequest(call acp.ToolCall, options []acp.PermissionOption, cwd st
 		ToolCallID: call.ToolCallID,
 		Title:      call.Title,
 		Kind:       string(call.Kind),
+		Tool:       call.Name,
 		RawInput:   call.RawInput,
 		Cwd:        cwd,
 	}
@@ -753,6 +785,9 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 	for _, raw := range t.unknown {
 		r.UnknownUpdates = append(r.UnknownUpdates, slices.Clone(raw))
 	}
+	r.Notices = slices.Clone(t.notices)
+	r.Compactions = t.compactionRecords()
+	r.Elicitations = cloneElicitations(t.elicitations)
 	r.Failures = slices.Clone(t.rec.Failures)
 	if t.rec.Judge != nil {
 		j := *t.rec.Judge
@@ -794,6 +829,7 @@ func (c *toolCallState) record(id string) report.ToolCall {
 	tc := report.ToolCall{
 		ID:        id,
 		Title:     c.call.Title,
+		Name:      c.call.Name,
 		Kind:      string(c.call.Kind),
 		Status:    shownStatus(end, c.cancelled),
 		RawInput:  slices.Clone(c.call.RawInput),

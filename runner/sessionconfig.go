@@ -47,7 +47,7 @@ func withSessionCaps(caps acp.ClientCapabilities) acp.ClientCapabilities {
 // where the value was written and what the agent offers; nothing after it
 // is set. It returns the settings made, in order.
 func (h *handshake) configure(ctx context.Context, conn *acp.Conn, ns acp.NewSessionResponse) ([]report.SessionSetting, []string, error) {
-	s := &sessionSetter{ctx: ctx, conn: conn, id: ns.SessionID, options: ns.ConfigOptions}
+	s := &sessionSetter{ctx: ctx, conn: conn, wait: h.wait, id: ns.SessionID, options: ns.ConfigOptions}
 	err := s.setMode(h.mode, ns.Modes)
 	if err == nil {
 		err = s.setModel(h.model, h.modelPos, ns.Models)
@@ -64,6 +64,7 @@ func (h *handshake) configure(ctx context.Context, conn *acp.Conn, ns acp.NewSes
 type sessionSetter struct {
 	ctx      context.Context
 	conn     *acp.Conn
+	wait     setupWait
 	id       string                    // the session's
 	options  []acp.SessionConfigOption // as the agent last answered them
 	set      []report.SessionSetting   // what was set, in order
@@ -72,7 +73,7 @@ type sessionSetter struct {
 
 // call sends method and records the setting made when it is answered.
 func (s *sessionSetter) call(method string, params, result any, setting report.SessionSetting) error {
-	if err := s.conn.Call(s.ctx, method, params).Await(s.ctx, result); err != nil {
+	if err := s.wait.call(s.ctx, s.conn, method, params, result); err != nil {
 		return err
 	}
 	setting.Method = method

@@ -37,6 +37,11 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		defer cancelIdle(nil)
 		go r.sess.act.watchIdle(turnCtx, cancelIdle, idle)
 	}
+	if b := r.watchBudget(i); b != nil {
+		turnCtx, b.cancel = context.WithCancelCause(turnCtx)
+		defer b.cancel(nil)
+		r.sess.watch(t, b)
+	}
 
 	// turnCtx also bounds the write: an agent that stops reading its stdin
 	// cannot hold the turn past its deadline.
@@ -53,10 +58,20 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	r.answered(&out, resp, err)
 	out.duration = time.Since(start)
 	rec := r.sess.finish(t, out)
+	if out.upstream && !slices.Contains(turn.Expect.StopReasons, report.OutcomeError) {
+		// Unless the turn expects an error: then the error is what it measures.
+		r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: %s", rec.Index, rec.Error), nil)
+	} else if n := upstreamNotice(rec.Notices); n != nil {
+		r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: the agent's error notice %q: %s", rec.Index, n.Title, n.Description), nil)
+	}
 	defer t.release() // the agent's late file and terminal requests wait for the checks
 	failures := checkTurn(turn.Expect, &rec)
 	if e := turn.Expect.Usage; e != nil {
 		failures = append(failures, checkTurnUsage(e, &rec, r.costBefore(i))...)
+	}
+	if over := r.sess.budgetFailure(t, &rec); over != "" {
+		failures = append(failures, over)
+		r.overBudget = fmt.Sprintf("turn %d passed a budget", rec.Index)
 	}
 	failures = append(failures, r.checkTurnWork(ctx, turn.Expect, &rec)...)
 	r.sess.checked(t, failures, rec.Judge)
@@ -88,6 +103,7 @@ func (r *scenarioRun) answered(out *turnOutcome, resp acp.PromptResponse, err er
 	case errors.As(err, &ae):
 		out.stopReason = report.OutcomeError
 		out.err = fmt.Sprintf("session/prompt: %s (code %d)", ae.Message, ae.Code)
+		out.upstream = upstream(ae)
 		switch {
 		case len(ae.Data) == 0 || string(ae.Data) == "null":
 		case len(ae.Data) > maxErrorData:
@@ -178,8 +194,11 @@ type turnOutcome struct {
 	cancelIgnored bool
 	err           string
 	errData       json.RawMessage // the data of session/prompt's JSON-RPC error
-	usage         *report.Usage
-	duration      time.Duration
+	// upstream: that error says the agent's provider refused the work (a
+	// rate limit, a quota, an overload): the attempt is invalid.
+	upstream bool
+	usage    *report.Usage
+	duration time.Duration
 }
 
 var (
@@ -249,6 +268,10 @@ func cancelCause(cause error) string {
 		return report.CauseRunTimeout
 	case errors.Is(cause, errFailFast):
 		return report.CauseFailFast
+	case errors.Is(cause, errSetupTimeout):
+		return report.CauseSetupTimeout
+	case errors.Is(cause, errBudget):
+		return report.CauseBudget
 	}
 	return report.CauseInterrupt
 }

@@ -34,24 +34,27 @@ type NamedAgent struct {
 const SourceBuiltin = "built-in"
 
 // builtinAgents are the well-known ACP agents acprun knows by name.
+// authEnv is the environment variables each expects for its credentials
+// (none known for goose and opencode, which take theirs from their own
+// configuration).
 var builtinAgents = []struct {
 	name, description, auth string
-	command                 []string
+	command, authEnv        []string
 }{
 	{"claude", "Claude Code through Zed's ACP adapter (needs Node.js; ANTHROPIC_API_KEY or a Claude login)", "",
-		[]string{"npx", "-y", "@zed-industries/claude-agent-acp"}},
+		[]string{"npx", "-y", "@zed-industries/claude-agent-acp"}, []string{"ANTHROPIC_API_KEY"}},
 	{"codex", "OpenAI Codex through Zed's ACP adapter (needs Node.js and OPENAI_API_KEY)", "openai-api-key",
-		[]string{"npx", "-y", "@zed-industries/codex-acp"}},
+		[]string{"npx", "-y", "@zed-industries/codex-acp"}, []string{"OPENAI_API_KEY"}},
 	{"gemini", "Google Gemini CLI in ACP mode (needs Node.js; GEMINI_API_KEY or a Google login)", "",
-		[]string{"npx", "-y", "@google/gemini-cli", "--acp"}},
+		[]string{"npx", "-y", "@google/gemini-cli", "--acp"}, []string{"GEMINI_API_KEY"}},
 	{"goose", "Block's goose in ACP mode (goose installed and configured)", "",
-		[]string{"goose", "acp"}},
+		[]string{"goose", "acp"}, nil},
 	{"mock", "acprun's scripted mock agent; give the script: agent: {name: mock, args: [x.mock.yaml]}", "",
-		[]string{"acprun", "mock-agent"}},
+		[]string{"acprun", "mock-agent"}, nil},
 	{"opencode", "opencode in ACP mode (opencode installed and configured)", "",
-		[]string{"opencode", "acp"}},
+		[]string{"opencode", "acp"}, nil},
 	{"qwen", "Qwen Code in ACP mode (needs Node.js and a Qwen login or API key)", "",
-		[]string{"npx", "-y", "@qwen-code/qwen-code", "--acp"}},
+		[]string{"npx", "-y", "@qwen-code/qwen-code", "--acp"}, []string{"OPENAI_API_KEY"}},
 }
 
 // BuiltinAgents returns the agents acprun knows by name, sorted by name:
@@ -62,7 +65,7 @@ func BuiltinAgents() []NamedAgent {
 	out := make([]NamedAgent, len(builtinAgents))
 	for i, b := range builtinAgents {
 		out[i] = NamedAgent{Name: b.name, Description: b.description, Source: SourceBuiltin,
-			Agent: Agent{Name: b.name, Command: slices.Clone(b.command), Auth: b.auth}}
+			Agent: Agent{Name: b.name, Command: slices.Clone(b.command), Auth: b.auth, AuthEnv: slices.Clone(b.authEnv)}}
 	}
 	return out
 }
@@ -467,7 +470,8 @@ var agentNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // namedAgent reads the definition of the agent name in a config file. A
 // definition without command changes the built-in agent of the same name,
-// if any.
+// if any; one with a command keeps its authEnv (the same agent, started
+// another way, takes the same credentials).
 func (p *fileParser) namedAgent(name string, n *yaml.Node) NamedAgent {
 	spec := p.agentSpec(n, namedAgentKeys)
 	na := NamedAgent{Name: name, Description: spec.description, Source: p.Name}
@@ -484,6 +488,9 @@ func (p *fileParser) namedAgent(name string, n *yaml.Node) NamedAgent {
 	na.Agent = overlay(base, spec)
 	na.Agent.Name = name
 	na.Agent.Pos = p.pos(yamlnode.Deref(n))
+	if b, ok := builtinAgent(name); ok { // the same agent, started another way
+		na.Agent.AuthEnv = b.Agent.AuthEnv
+	}
 	return na
 }
 

@@ -60,7 +60,7 @@ type Defaults struct {
 var (
 	configKeys   = []string{"defaults", "agents"}
 	defaultsKeys = []string{"agent", "timeout", "turnTimeout", "idleTimeout", "cancelGrace", "killGrace",
-		"continueAfterCancel", "retries", "client", "permissions", "workspace", "sandbox", "setup", "verify", "teardown", "session"}
+		"continueAfterCancel", "retries", "budget", "client", "permissions", "workspace", "sandbox", "setup", "verify", "teardown", "session"}
 	namedAgentKeys = []string{"description", "command", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 )
 
@@ -218,6 +218,7 @@ func (p *fileParser) applyDefaults(s *Scenario) {
 	s.CancelGrace, s.KillGrace = d.CancelGrace, d.KillGrace
 	s.ContinueAfterCancel = d.ContinueAfterCancel
 	s.Retries = d.Retries
+	s.Budget = d.Budget // never changed: the scenario's own replaces it
 	if d.Client.Set {
 		s.Client = d.Client
 		s.Client.Roots = slices.Clone(d.Client.Roots)

@@ -127,9 +127,9 @@ agents:
 		"claude": {Name: "claude", Source: "/cfg/acprun.yaml",
 			Description: scenario.BuiltinAgents()[0].Description, Agent: scenario.Agent{
 				Pos: at(25, 5), Name: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"},
-				Env: map[string]string{"ANTHROPIC_API_KEY": "/home/user"}}},
+				Env: map[string]string{"ANTHROPIC_API_KEY": "/home/user"}, AuthEnv: []string{"ANTHROPIC_API_KEY"}}},
 		"codex": {Name: "codex", Source: "/cfg/acprun.yaml", Agent: scenario.Agent{
-			Pos: at(26, 10), Name: "codex", Command: []string{"my-codex"}}},
+			Pos: at(26, 10), Name: "codex", Command: []string{"my-codex"}, AuthEnv: []string{"OPENAI_API_KEY"}}},
 	}
 	if diff := cmp.Diff(wantAgents, cfg.Agents, cmpOpts); diff != "" {
 		t.Errorf("Agents (-want +got):\n%s", diff)
@@ -166,7 +166,7 @@ func TestLoadConfigErrors(t *testing.T) {
 			src:  "defaults:\n  turn_timeout: 1m\n  turns: []\n",
 			want: []string{
 				`c.yaml:2:3: unknown key "turn_timeout" (did you mean "turnTimeout"?)`,
-				`c.yaml:3:3: unknown key "turns" (valid keys: agent, timeout, turnTimeout, idleTimeout, cancelGrace, killGrace, continueAfterCancel, retries, client, permissions, workspace, sandbox, setup, verify, teardown, session); turns belongs in a scenario`,
+				`c.yaml:3:3: unknown key "turns" (valid keys: agent, timeout, turnTimeout, idleTimeout, cancelGrace, killGrace, continueAfterCancel, retries, budget, client, permissions, workspace, sandbox, setup, verify, teardown, session); turns belongs in a scenario`,
 			},
 		},
 		{
@@ -297,7 +297,7 @@ turns: [{prompt: hi}]
 	want := []summary{
 		{
 			Agent: scenario.Agent{Pos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 10}, Name: "claude",
-				Command: []string{"my-claude"}, Auth: "login", Cwd: "/s", McpServers: mcp, Enforcement: claudeEnforcement},
+				Command: []string{"my-claude"}, Auth: "login", AuthEnv: []string{"ANTHROPIC_API_KEY"}, Cwd: "/s", McpServers: mcp, Enforcement: claudeEnforcement},
 			Timeout: 10 * time.Minute, TurnTimeout: 2 * time.Minute, ContinueAfterCancel: true,
 			Client:  scenario.Client{FS: true, Terminal: true, ReadOnly: true, Roots: []string{"/cfg/shared"}, Set: true},
 			Default: approve.Allow, AnswerDelay: time.Second,
@@ -311,7 +311,7 @@ turns: [{prompt: hi}]
 		},
 		{
 			Agent: scenario.Agent{Pos: scenario.Pos{File: "/s/x.yaml", Line: 13, Col: 8}, Name: "codex",
-				Command: []string{"npx", "-y", "@zed-industries/codex-acp", "-c", "approval_policy=untrusted"}, Auth: "openai-api-key", Cwd: "/s", McpServers: mcp,
+				Command: []string{"npx", "-y", "@zed-industries/codex-acp", "-c", "approval_policy=untrusted"}, Auth: "openai-api-key", AuthEnv: []string{"OPENAI_API_KEY"}, Cwd: "/s", McpServers: mcp,
 				Enforcement: &scenario.Enforcement{Args: []string{"-c", "approval_policy=untrusted"}}},
 			Timeout: 10 * time.Minute, TurnTimeout: 2 * time.Minute, ContinueAfterCancel: true,
 			Client:  scenario.Client{FS: true, Terminal: true, ReadOnly: true, Roots: []string{"/s/mine"}, Set: true},
@@ -393,7 +393,7 @@ turns: [{prompt: hi}]
 			McpServers: json.RawMessage("[]")},
 		{Name: "mock", Command: []string{"acprun", "mock-agent", "agents/x.mock.yaml"},
 			Env: map[string]string{"MOCK": "1"}, Cwd: base + "/s", McpServers: json.RawMessage("[]")},
-		{Name: "gemini", Command: []string{"npx", "-y", "@google/gemini-cli", "--acp", "--approval-mode", "default"}, Cwd: base + "/s",
+		{Name: "gemini", Command: []string{"npx", "-y", "@google/gemini-cli", "--acp", "--approval-mode", "default"}, AuthEnv: []string{"GEMINI_API_KEY"}, Cwd: base + "/s",
 			McpServers:  json.RawMessage("[]"),
 			Enforcement: &scenario.Enforcement{Args: []string{"--approval-mode", "default"}}},
 	}
@@ -502,7 +502,7 @@ func TestResolveAgent(t *testing.T) {
 		wantErr string
 	}{
 		{name: "codex", opts: opts, want: scenario.Agent{Name: "codex", Command: []string{"npx", "-y", "@zed-industries/codex-acp"},
-			Auth: "openai-api-key", McpServers: json.RawMessage("[]")}},
+			Auth: "openai-api-key", AuthEnv: []string{"OPENAI_API_KEY"}, McpServers: json.RawMessage("[]")}},
 		{name: "mine", opts: o, want: scenario.Agent{Pos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 9},
 			Name: "mine", Command: []string{"a", "/home/user"}, Cwd: "/cfg/w", CwdPos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 40},
 			McpServers: json.RawMessage("[]")}},
@@ -558,7 +558,7 @@ turns: [{prompt: hi}]
 	}
 	wantClaude := scenario.Agent{Pos: orig.Agent.Pos, Name: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"},
 		Env: map[string]string{"A": "own", "B": "own"}, Cwd: base + "/s/repo", CwdPos: orig.Agent.CwdPos, McpServers: orig.Agent.McpServers,
-		Enforcement: claudeEnforcement}
+		Enforcement: claudeEnforcement, AuthEnv: []string{"ANTHROPIC_API_KEY"}}
 	if diff := cmp.Diff(wantClaude, claude.Agent, cmpOpts); diff != "" {
 		t.Errorf("WithAgent(claude).Agent (-want +got):\n%s", diff)
 	}

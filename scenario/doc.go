@@ -54,12 +54,16 @@
 //	cancelGrace: 10s              # after session/cancel, how long to wait for the answer
 //	killGrace: 5s                 # after closing stdin, before SIGTERM (50ms after a clean end; then SIGKILL); never past timeout
 //	continueAfterCancel: false
-//	retries: 2                    # run a failed or errored attempt again, up to 2 times (0-10; default 0)
+//	retries: 2                    # run an attempt that errored or was invalid again, up to 2 times (0-10; default 0)
+//	budget: {maxCost: 2.5, maxTotalTokens: 200000}  # what the agent may spend, as it reports it, enforced live:
+//	                              # the turn that passes it is cancelled (cancelCause budget), the rest skipped, and
+//	                              # the scenario fails; maxCost at each usage_update, maxTotalTokens at each answer
 //	client: {fs: true, terminal: true, readOnly: false, roots: [./repo]}  # roots default to the session cwd
 //	permissions:                  # also for terminal commands; without it all are denied (a warning says so)
 //	  default: deny               # allow | deny
 //	  allow:
 //	    - kind: [read, search]    # read edit delete move search execute think fetch switch_mode other
+//	    - tool: Read              # a glob on the tool's name (ToolCall.name), any case
 //	    - kind: execute
 //	      command: "go test *"
 //	      always: true
@@ -69,7 +73,9 @@
 //	    - path: ["**/.env", "/etc/**"]
 //	    - title: "*delete*"
 //	    - input: {url: "^https?://"}
+//	answers: {branch: main}       # fill the agent's forms (elicitation/create); see Answers below
 //	workspace: ./fixtures/repo    # a fresh copy for each attempt; or {from: DIR}, or {git: ./repo, ref: HEAD~3}
+//	                              # with protect: [tests/**, verify.sh]: globs the agent must not change (see below)
 //	sandbox:                      # an OS sandbox around the agent side ({} or true: the defaults; false: none)
 //	  write: ["~/.cache/tool"]    # writable besides the cwd, TMPDIR, the agent's state dirs (a string or a list)
 //	  hide: [./secrets]           # unreadable besides ~/.ssh, ~/.aws, ~/.config/gh, ~/.netrc, ~/.docker
@@ -79,11 +85,17 @@
 //	setup:                        # shell lines run before the agent starts; each must exit 0
 //	  - npm ci
 //	  - {run: make build, timeout: 5m}   # timeout default 10m
-//	expect: {denied: 0}           # scenario level: denied (exact) or maxDenied, and the keys below
+//	expect: {denied: 0}           # scenario level: denied (exact) or maxDenied, and the keys below, and
+//	                              # agent: {name: claude-code-acp, version: {matches: '^0\.5\.'}} (initialize's agentInfo)
 //	turns:                        # required, at least one, at most 1000
 //	  - prompt: "Run go vet and fix what it reports."
 //	    timeout: 5m
+//	    budget: {maxCost: 0.5}    # what this turn may spend (its cost: the session's, less the cost before it)
 //	    expect: {stopReason: end_turn}   # the default
+//	  - prompt: "Deploy it."
+//	    answers:                  # tried before the scenario's
+//	      - {match: "(?i)deploy", values: {env: staging, confirm: true}}
+//	    expect: {notices: {max: warning}}  # no notice above warning (info < warning < error)
 //	  - prompt: "Refactor everything."
 //	    timeout: 1m
 //	    expect: {stopReason: cancelled, cancelCause: turnTimeout}  # cancelled for its timeout: turnTimeout,
@@ -98,7 +110,7 @@
 //	      stopReason: [end_turn, max_tokens]
 //	      text: {contains: "vet", matches: "(?i)fixed \\d+"}  # contains: all must appear; matches: RE2
 //	      maxDenied: 1
-//	      toolCalls:              # a pattern is a tool kind (as in rules) or a glob on the title
+//	      toolCalls:              # a pattern is a tool kind (as in rules), else a glob on the title or the tool's name
 //	        used: [edit, "Write *"]      # each matches at least one tool call
 //	        notUsed: [delete]            # none matches any
 //	        count: {execute: "<=2", edit: 1, "Read *": ">=1"}  # N, "<=N" or ">=N" calls
@@ -111,7 +123,7 @@
 //	        matches: {main.go: "func main"}  # RE2
 //	        unchanged: ["vendor/**", go.mod]  # globs (dir/ = dir/**): not created, modified or deleted; needs a workspace
 //	        golden: {out.txt: ./golden/out.txt}  # equal byte for byte; the golden file is relative to this file and must exist
-//	      permissions: {requested: [edit], notRequested: [execute]}  # kinds or title globs, as in toolCalls
+//	      permissions: {requested: [edit], notRequested: [execute, "mcp__*"]}  # as in toolCalls
 //	      usage: {maxTotalTokens: 50000, maxCost: 0.5}  # what the agent reported
 //	      judge:                  # a second agent reads the finished work in a read-only session
 //	        agent: claude         # required; a name or a mapping, like the scenario's agent
@@ -126,10 +138,26 @@
 //	teardown: ["rm -rf /tmp/x"]   # shell lines run last, always; their outcome is only recorded
 //	session: {resume: true, stateFile: .acprun/state.json}  # continue the agent's session across runs
 //
-// toolCalls, files, permissions, usage and judge may be given in a turn's
-// expect (about that turn) or in the scenario's (about all of it). A
-// toolCalls or permissions value that is not a tool kind but close to one
-// (exec) gets a warning, since it is taken as a title.
+// toolCalls, files, permissions, usage, judge and notices may be given in a
+// turn's expect (about that turn) or in the scenario's (about all of it,
+// the notices before the first turn included). A toolCalls or permissions
+// value that is not a tool kind but close to one (exec) gets a warning,
+// since it is taken as a title or tool name. notices.max fails the turn
+// (or scenario) whose agent sent a notice more severe than it; a severity
+// ACP does not define counts as error.
+//
+// # Answers
+//
+// answers, in the scenario or a turn, script the answers to the agent's
+// questions (elicitation/create in form mode): a mapping of form fields to
+// values, for every question, or a list of {match: REGEX, values: {FIELD:
+// VALUE}} entries, match an RE2 regexp on the question's message (none:
+// every question). A value is a scalar, or a list for a multi-select;
+// ${VAR} is expanded. With answers anywhere in the scenario the runner
+// advertises form elicitation, and fills each form field by field, from
+// the first entry (the turn's, then the scenario's) that matches and has
+// the field; a question it cannot answer is declined with a warning, and a
+// URL question always is.
 //
 // A workspace gives each attempt (scenario × agent × attempt) a fresh
 // copy of a directory, or a git checkout of ref (default HEAD); the copy
@@ -138,6 +166,17 @@
 // default to the workspace, meaning the attempt's copy; the paths of rules
 // and files expectations then refer to the copy too. workspace: null
 // means none, even when the config's defaults give one.
+//
+// workspace.protect lists globs (relative to the workspace, like
+// files.unchanged) of files the agent must leave alone: tests, the verify
+// script. They are compared before the first turn (after setup) and after
+// the last; when the agent created, modified or deleted one, the attempt
+// is invalid (tampered), naming the files, and its verify does not run.
+// expect.agent (scenario level only) names the agent the scenario must run
+// against, as initialize's agentInfo gives its name and version: each a
+// string it must equal, or {matches: RE}; another agent makes the attempt
+// invalid (agent) before any turn. An invalid attempt measured nothing: it
+// neither passed nor failed.
 //
 // setup, verify and teardown commands are shell lines, run by /bin/sh -c
 // in the workspace (or the session cwd), each in its own process group,
@@ -204,11 +243,13 @@
 // scenario with one turn of that text.
 //
 // retries: N (0 to MaxRetries; the config's defaults may set it) runs an
-// attempt that failed or errored again, up to N times, for known-flaky
-// agents; each try has a fresh workspace. The runner keeps every try in the
-// results: the attempt passes if any try passes (it is then flaky), and
-// fails or errors as its last try did when none does. With run --repeat, a
-// retry is another try of the same attempt, not another sample.
+// attempt that errored or was invalid again, up to N times, for flaky
+// infrastructure (an agent that crashed, a provider's rate limit); an
+// attempt that failed is the agent's verdict and is not run again. Each try
+// has a fresh workspace. The runner keeps every try in the results: the
+// attempt passes if any try passes (it is then flaky), and ends as its
+// last try did when none does. With run --repeat, a retry is another try
+// of the same attempt, not another sample.
 //
 // A permission rule needs at least one matcher (kind, title, command, path,
 // input); its examples are checked with approve.CheckExamples when the file

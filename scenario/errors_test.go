@@ -81,7 +81,7 @@ agent: {command: [a]}
 expect: {stopReason: end_turn}
 turns: [{prompt: hi}]
 `,
-			want: []string{`bad.yaml:3:10: unknown key "stopReason" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge, passRate); stopReason belongs in a turn's expect`},
+			want: []string{`bad.yaml:3:10: unknown key "stopReason" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge, agent, notices, passRate); stopReason belongs in a turn's expect`},
 		},
 		{
 			name: "duplicate key",
@@ -246,7 +246,7 @@ permissions:
     - always: true
 turns: [{prompt: hi}]
 `,
-			want: []string{`bad.yaml:5:7: rule has no matcher: give at least one of kind, title, command, path or input`},
+			want: []string{`bad.yaml:5:7: rule has no matcher: give at least one of kind, tool, title, command, path or input`},
 		},
 		{
 			name: "examples without a command matcher",
@@ -379,7 +379,7 @@ turns:
     expect: {cancelCause: idleTimeout}
 `,
 			want: []string{
-				`bad.yaml:3:10: unknown key "cancelCause" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge, passRate); cancelCause belongs in a turn's expect`,
+				`bad.yaml:3:10: unknown key "cancelCause" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge, agent, notices, passRate); cancelCause belongs in a turn's expect`,
 				`bad.yaml:6:51: unknown cancel cause "turnTimout" (did you mean "turnTimeout"?)`,
 				`bad.yaml:6:63: cancelCause interrupt is not the scenario's: a cancel for an interrupt, the run's --timeout or --fail-fast meets no expectation (name one of turnTimeout, idleTimeout, scenarioTimeout)`,
 				`bad.yaml:8:14: cancelCause needs stopReason: list the stop reasons the cancelled turn may end with (stopReason: cancelled)`,

@@ -11,7 +11,7 @@ const DefaultCommandTimeout = 10 * time.Minute
 
 // ToolKinds are ACP's tool call kinds. In toolCalls expectations a value
 // that is one of them matches a tool call's kind; any other value is a glob
-// on its title.
+// on its title or its tool name.
 var ToolKinds = []string{"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"}
 
 // Workspace says where each attempt of a scenario works: a fresh copy of a
@@ -28,6 +28,12 @@ type Workspace struct {
 	Git string
 	// Ref is the commit, branch or tag to check out; "" for HEAD.
 	Ref string
+	// Protect are globs of paths relative to the workspace (cleaned, with
+	// slashes; dir/ stands for dir/**) that the agent must not create,
+	// modify or delete: an attempt whose agent did is invalid (tampered),
+	// and its verify does not run. ProtectPos is where they were given.
+	Protect    []Located
+	ProtectPos Pos
 }
 
 // Source is the directory the workspace is made from.
@@ -86,7 +92,8 @@ type Located struct {
 }
 
 // ToolCallsExpect is what the agent's tool calls must show. A pattern is
-// a tool kind (one of ToolKinds) or a glob on the tool call's title.
+// a tool kind (one of ToolKinds), else a case-insensitive glob on the tool
+// call's title or its tool name (ToolCall.name).
 type ToolCallsExpect struct {
 	Pos     Pos
 	Used    []Located // each matches at least one tool call
@@ -148,7 +155,7 @@ type FileGolden struct {
 }
 
 // PermissionsExpect is which permission requests the agent made, by tool
-// kind (one of ToolKinds) or title glob.
+// kind (one of ToolKinds), title glob or tool name glob.
 type PermissionsExpect struct {
 	Pos          Pos
 	Requested    []Located

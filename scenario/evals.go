@@ -48,8 +48,8 @@ func (p *fileParser) toolCallsExpect(n *yaml.Node) *ToolCallsExpect {
 }
 
 // toolPatterns reads a string or a list of tool call patterns: a tool kind
-// (one of ToolKinds) or a glob on the title. A word that is no kind but
-// close to one is taken as a title, with a warning.
+// (one of ToolKinds) or a glob on the title or the tool name. A word that
+// is no kind but close to one is taken as a title or name, with a warning.
 func (p *fileParser) toolPatterns(n *yaml.Node) []Located {
 	nodes, _ := p.strNodes(n, true, true)
 	var out []Located
@@ -66,12 +66,12 @@ func (p *fileParser) toolPatterns(n *yaml.Node) []Located {
 func (p *fileParser) toolPattern(n *yaml.Node, value string) (Located, bool) {
 	l := Located{Pos: p.pos(n), Value: value}
 	if strings.TrimSpace(value) == "" {
-		p.Errorf(n, "empty pattern: give a tool kind (%s) or a glob on the tool call's title", strings.Join(ToolKinds, ", "))
+		p.Errorf(n, "empty pattern: give a tool kind (%s) or a glob on the tool call's title or tool name", strings.Join(ToolKinds, ", "))
 		return l, false
 	}
 	if !slices.Contains(ToolKinds, value) && !strings.ContainsAny(value, "*?[ ") {
 		if kind, ok := suggest(value, ToolKinds); ok {
-			p.warnf(l.Pos, "%q is not a tool kind (did you mean %q?), so it matches only a tool call titled %q", value, kind, value)
+			p.warnf(l.Pos, "%q is not a tool kind (did you mean %q?), so it matches only a tool call titled or named %q", value, kind, value)
 		}
 	}
 	return l, true
@@ -289,8 +289,9 @@ func (p *fileParser) permissionsExpect(n *yaml.Node) *PermissionsExpect {
 	return e
 }
 
-// usageExpect reads expect.usage.
-func (p *fileParser) usageExpect(n *yaml.Node) *UsageExpect {
+// usageExpect reads expect.usage, or a budget (what is "budget"): the
+// same bounds, which the runner enforces while the agent runs.
+func (p *fileParser) usageExpect(n *yaml.Node, what string) *UsageExpect {
 	n = yamlnode.Deref(n)
 	e := &UsageExpect{Pos: p.pos(n)}
 	m, ok := p.mapping(n, usageKeys, nil)
@@ -310,7 +311,7 @@ func (p *fileParser) usageExpect(n *yaml.Node) *UsageExpect {
 			}
 		}
 	}
-	p.needsOne(m, "usage", usageKeys)
+	p.needsOne(m, what, usageKeys)
 	return e
 }
 

@@ -107,7 +107,7 @@ func TestLoadEvals(t *testing.T) {
 				Judge: &scenario.Judge{
 					Pos: at(29, 9),
 					Agent: scenario.Agent{Pos: at(29, 16), Name: "claude",
-						Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"}, McpServers: mcp},
+						Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"}, AuthEnv: []string{"ANTHROPIC_API_KEY"}, McpServers: mcp},
 					Rubric:  "Say PASS when the fix is right.",
 					Pass:    regexp.MustCompile("^PASS"),
 					Timeout: 2 * time.Minute,
@@ -280,7 +280,7 @@ turns: [{prompt: hi}]
         status: complete
 `),
 			want: []string{
-				"bad.yaml:8:22: empty pattern: give a tool kind (read, edit, delete, move, search, execute, think, fetch, switch_mode, other) or a glob on the tool call's title",
+				"bad.yaml:8:22: empty pattern: give a tool kind (read, edit, delete, move, search, execute, think, fetch, switch_mode, other) or a glob on the tool call's title or tool name",
 				`bad.yaml:9:27: "edit" is in both used (line 8) and notUsed: no run can meet both`,
 				"bad.yaml:10:19: expected at least one value, got an empty list",
 				`bad.yaml:11:17: unknown tool call status "complete" (did you mean "completed"?)`,
@@ -300,7 +300,7 @@ turns: [{prompt: hi}]
 				`bad.yaml:8:63: expected a count (N, "<=N" or ">=N"), got a boolean`,
 				`bad.yaml:8:76: bad count "1.5" for "fetch": use a whole number N (exactly N calls), "<=N" (at most) or ">=N" (at least)`,
 				`bad.yaml:8:88: expected a count (N, "<=N" or ">=N"), got a list`,
-				"bad.yaml:8:93: empty pattern: give a tool kind (read, edit, delete, move, search, execute, think, fetch, switch_mode, other) or a glob on the tool call's title",
+				"bad.yaml:8:93: empty pattern: give a tool kind (read, edit, delete, move, search, execute, think, fetch, switch_mode, other) or a glob on the tool call's title or tool name",
 				`bad.yaml:8:107: bad count "<= 99999999999" for "other": use a whole number N (exactly N calls), "<=N" (at most) or ">=N" (at least)`,
 				`bad.yaml:10:33: count is empty: map tool kinds or title globs to counts, such as {execute: "<=2", edit: 1}`,
 			},
@@ -653,10 +653,10 @@ turns:
 		got = append(got, w.Pos.String()+": "+w.Msg)
 	}
 	want := []string{
-		`w.yaml:7:26: "exec" is not a tool kind (did you mean "execute"?), so it matches only a tool call titled "exec"`,
-		`w.yaml:7:42: "Edit" is not a tool kind (did you mean "edit"?), so it matches only a tool call titled "Edit"`,
-		`w.yaml:7:57: "serach" is not a tool kind (did you mean "search"?), so it matches only a tool call titled "serach"`,
-		`w.yaml:8:45: "delet" is not a tool kind (did you mean "delete"?), so it matches only a tool call titled "delet"`,
+		`w.yaml:7:26: "exec" is not a tool kind (did you mean "execute"?), so it matches only a tool call titled or named "exec"`,
+		`w.yaml:7:42: "Edit" is not a tool kind (did you mean "edit"?), so it matches only a tool call titled or named "Edit"`,
+		`w.yaml:7:57: "serach" is not a tool kind (did you mean "search"?), so it matches only a tool call titled or named "serach"`,
+		`w.yaml:8:45: "delet" is not a tool kind (did you mean "delete"?), so it matches only a tool call titled or named "delet"`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)

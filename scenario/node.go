@@ -266,7 +266,7 @@ func (p *fileParser) retries(n *yaml.Node) (int, bool) {
 		if n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") {
 			got = n.Value
 		}
-		p.Errorf(n, "expected a whole number from 0 to %d (how many times a failed attempt is run again), got %s", MaxRetries, got)
+		p.Errorf(n, "expected a whole number from 0 to %d (how many times an attempt that errored or was invalid is run again), got %s", MaxRetries, got)
 		return 0, false
 	}
 	return int(i), true

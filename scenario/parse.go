@@ -22,21 +22,21 @@ import (
 // The keys of each mapping in the format, in the order the docs give them.
 var (
 	scenarioKeys = []string{"name", "description", "tags", "agent", "timeout", "turnTimeout", "idleTimeout",
-		"cancelGrace", "killGrace", "continueAfterCancel", "retries", "client", "permissions", "workspace", "sandbox",
+		"cancelGrace", "killGrace", "continueAfterCancel", "retries", "budget", "client", "permissions", "answers", "workspace", "sandbox",
 		"setup", "expect", "turns", "verify", "teardown", "session", "vars"}
 	agentKeys          = []string{"command", "name", "replay", "args", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 	clientKeys         = []string{"fs", "terminal", "readOnly", "roots"}
 	permissionKeys     = []string{"default", "allow", "deny", "answerDelay", "enforce"}
-	ruleKeys           = []string{"kind", "title", "command", "path", "input", "always", "examples"}
-	matcherKeys        = []string{"kind", "title", "command", "path", "input"}
+	ruleKeys           = []string{"kind", "tool", "title", "command", "path", "input", "always", "examples"}
+	matcherKeys        = []string{"kind", "tool", "title", "command", "path", "input"}
 	exampleKeys        = []string{"match", "noMatch"}
-	turnKeys           = []string{"prompt", "timeout", "expect"}
+	turnKeys           = []string{"prompt", "timeout", "budget", "answers", "expect"}
 	partKeys           = []string{"text", "file", "image"}
-	turnExpectKeys     = []string{"stopReason", "cancelCause", "text", "denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge"}
-	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge", "passRate"}
+	turnExpectKeys     = []string{"stopReason", "cancelCause", "text", "denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge", "notices"}
+	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge", "agent", "notices", "passRate"}
 	textKeys           = []string{"contains", "matches", "notContains", "notMatches"}
 
-	workspaceKeys         = []string{"from", "git", "ref"}
+	workspaceKeys         = []string{"from", "git", "ref", "protect"}
 	commandKeys           = []string{"run", "timeout"} // setup and teardown
 	verifyKeys            = []string{"run", "timeout", "expect"}
 	commandExpectKeys     = []string{"exitCode", "stdout"}
@@ -159,6 +159,8 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			p.setting(kv.Key, v, s)
 		case "client":
 			rootsNode = p.setting(kv.Key, v, s)
+		case "answers":
+			s.Answers = p.answers(v)
 		case "expect":
 			s.Expect = p.expect(v, false)
 		case "turns":
@@ -247,6 +249,8 @@ func (p *fileParser) setting(key string, v *yaml.Node, s *Scenario) (roots *yaml
 		s.ContinueAfterCancel, _ = p.boolean(v)
 	case "retries":
 		s.Retries, _ = p.retries(v)
+	case "budget":
+		s.Budget = p.usageExpect(v, "budget")
 	case "client":
 		s.Client.Set = true
 		return p.client(v, &s.Client)
@@ -480,6 +484,7 @@ func (p *fileParser) client(n *yaml.Node, c *Client) (roots *yaml.Node) {
 		case "roots":
 			c.Roots = nil // replaces the config's
 			roots = yamlnode.Deref(kv.V)
+			c.RootsPos = p.pos(roots)
 			nodes, ok := p.strNodes(roots, false, false)
 			if !ok {
 				continue
@@ -527,6 +532,10 @@ func (p *fileParser) turn(n *yaml.Node) (Turn, *yaml.Node) {
 			if d, ok := p.duration(kv.V); ok {
 				t.Timeout, timeout = d, kv.V
 			}
+		case "budget":
+			t.Budget = p.usageExpect(kv.V, "budget")
+		case "answers":
+			t.Answers = p.answers(kv.V)
 		case "expect":
 			t.Expect = p.expect(kv.V, true)
 		}
@@ -640,7 +649,10 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 	n = yamlnode.Deref(n)
 	e := Expect{Pos: p.pos(n)}
 	keys, hint := turnExpectKeys, func(k string) string {
-		if k == "passRate" {
+		switch k {
+		case "agent":
+			return "agent belongs in the scenario's expect: it is about the agent the whole scenario runs against"
+		case "passRate":
 			return "passRate belongs in the scenario's expect (the share of its attempts that must pass)"
 		}
 		return ""
@@ -697,9 +709,13 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 		case "permissions":
 			e.Permissions = p.permissionsExpect(kv.V)
 		case "usage":
-			e.Usage = p.usageExpect(kv.V)
+			e.Usage = p.usageExpect(kv.V, "usage")
 		case "judge":
 			e.Judge = p.judge(kv.V)
+		case "agent":
+			e.Agent = p.agentExpect(kv.V)
+		case "notices":
+			e.Notices = p.noticesExpect(kv.V)
 		case "passRate":
 			e.PassRate, e.PassRatePos = p.passRate(kv.V)
 		}

@@ -40,7 +40,7 @@ turns: [{prompt: hi}]
 	_, _, err = scenario.LoadBytes("bad.yaml", []byte(bad), opts)
 	want := []string{
 		`bad.yaml:3:20: expected a pass rate above 0 and at most 1, got 80 (write 0.8 for 80% of the attempts)`,
-		`bad.yaml:6:14: unknown key "passRate" (valid keys: stopReason, cancelCause, text, denied, maxDenied, toolCalls, files, permissions, usage, judge); passRate belongs in the scenario's expect (the share of its attempts that must pass)`,
+		`bad.yaml:6:14: unknown key "passRate" (valid keys: stopReason, cancelCause, text, denied, maxDenied, toolCalls, files, permissions, usage, judge, notices); passRate belongs in the scenario's expect (the share of its attempts that must pass)`,
 		`bad.yaml:10:20: expected a pass rate above 0 and at most 1 (0.8 for 80% of the attempts), got 0`,
 		`bad.yaml:15:20: expected a pass rate, a number above 0 and at most 1 (0.8 for 80% of the attempts), got a string`,
 	}

@@ -83,6 +83,8 @@ func (p *fileParser) rule(n *yaml.Node, list approve.Verdict) (approve.Rule, boo
 				}
 				r.Kind = append(r.Kind, k.Value)
 			}
+		case "tool":
+			r.Tool = p.patterns(kv.V)
 		case "title":
 			r.Title = p.patterns(kv.V)
 		case "command":
@@ -98,7 +100,7 @@ func (p *fileParser) rule(n *yaml.Node, list approve.Verdict) (approve.Rule, boo
 		}
 	}
 	if !slices.ContainsFunc(matcherKeys, func(k string) bool { return m.has[k] != nil }) {
-		p.Errorf(n, "rule has no matcher: give at least one of kind, title, command, path or input")
+		p.Errorf(n, "rule has no matcher: give at least one of kind, tool, title, command, path or input")
 	}
 	var match, noMatch []*yaml.Node
 	if examples != nil {

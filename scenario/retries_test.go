@@ -37,10 +37,10 @@ turns: [{prompt: hi}]
 
 func TestRetriesErrors(t *testing.T) {
 	for _, tc := range []struct{ value, want string }{
-		{"-1", `s.yaml:3:10: expected a whole number from 0 to 10 (how many times a failed attempt is run again), got -1`},
-		{"11", `s.yaml:3:10: expected a whole number from 0 to 10 (how many times a failed attempt is run again), got 11`},
-		{"1.5", `s.yaml:3:10: expected a whole number from 0 to 10 (how many times a failed attempt is run again), got 1.5`},
-		{"two", `s.yaml:3:10: expected a whole number from 0 to 10 (how many times a failed attempt is run again), got a string`},
+		{"-1", `s.yaml:3:10: expected a whole number from 0 to 10 (how many times an attempt that errored or was invalid is run again), got -1`},
+		{"11", `s.yaml:3:10: expected a whole number from 0 to 10 (how many times an attempt that errored or was invalid is run again), got 11`},
+		{"1.5", `s.yaml:3:10: expected a whole number from 0 to 10 (how many times an attempt that errored or was invalid is run again), got 1.5`},
+		{"two", `s.yaml:3:10: expected a whole number from 0 to 10 (how many times an attempt that errored or was invalid is run again), got a string`},
 	} {
 		src := "name: x\nagent: {command: [a]}\nretries: " + tc.value + "\nturns: [{prompt: hi}]\n"
 		_, _, err := scenario.LoadBytes("s.yaml", []byte(src), opts)
@@ -49,7 +49,7 @@ func TestRetriesErrors(t *testing.T) {
 		}
 	}
 	_, err := scenario.LoadConfigBytes("c.yaml", []byte("defaults:\n  retries: 50\n"), opts)
-	if diff := cmp.Diff([]string{`c.yaml:2:12: expected a whole number from 0 to 10 (how many times a failed attempt is run again), got 50`}, errorLines(t, err)); diff != "" {
+	if diff := cmp.Diff([]string{`c.yaml:2:12: expected a whole number from 0 to 10 (how many times an attempt that errored or was invalid is run again), got 50`}, errorLines(t, err)); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
 }

@@ -40,9 +40,15 @@ type Scenario struct {
 	// cancelled (timed out) instead of stopping the scenario.
 	ContinueAfterCancel bool
 
-	// Retries is how many times an attempt that failed or errored is run
-	// again (retries: N, for known-flaky agents); 0 for none.
+	// Retries is how many times an attempt that errored or was invalid is
+	// run again (retries: N, for flaky infrastructure: a crash, a rate
+	// limit); an attempt that failed is not. 0 for none.
 	Retries int
+
+	// Budget bounds what the agent may spend in the whole scenario, as it
+	// reports it (budget: the keys of expect.usage): the runner cancels
+	// the turn that passes it and the scenario fails; nil for none.
+	Budget *UsageExpect
 
 	Client Client
 
@@ -70,6 +76,11 @@ type Scenario struct {
 	// the default).
 	Enforce    Enforce
 	EnforcePos Pos
+
+	// Answers answer the agent's questions (elicitation/create in form
+	// mode) in every turn, after the turn's own; nil for none. With answers
+	// in the scenario or a turn, acprun advertises form elicitation.
+	Answers []AnswerSet
 
 	// Expect holds the scenario-level expectations (every kind but stopReason and text).
 	Expect Expect
@@ -100,7 +111,12 @@ type Agent struct {
 	Env     map[string]string // extra environment, interpolated values
 	Cwd     string            // absolute session cwd; default: the scenario file's directory
 	Auth    string            // authenticate method id, "" for none
-	Mode    string            // session mode to set after session/new, "" for none
+	// AuthEnv names the environment variables a named agent's registry
+	// entry expects for its credentials (ANTHROPIC_API_KEY), for the
+	// message when the agent asks for authentication; nil when none are
+	// known.
+	AuthEnv []string
+	Mode    string // session mode to set after session/new, "" for none
 
 	// Model is the model to select after session/new (agent.model), "" for
 	// the agent's own; ModelPos is where it was given.
@@ -152,6 +168,7 @@ type Client struct {
 	Terminal bool     // serve terminal/*; default true
 	ReadOnly bool     // refuse writes; default false
 	Roots    []string // absolute directories the agent may touch; default [Agent.Cwd]
+	RootsPos Pos      // where roots was given; zero for the default
 	Set      bool     // the scenario or the config's defaults have a client key
 }
 
@@ -160,7 +177,27 @@ type Turn struct {
 	Pos     Pos
 	Prompt  []Part
 	Timeout time.Duration // 0: the scenario's TurnTimeout
+	// Budget bounds what the agent may spend in this turn (see
+	// Scenario.Budget); nil for none.
+	Budget *UsageExpect
 	Expect  Expect
+	// Answers answer the agent's questions in this turn, before the
+	// scenario's; nil for none.
+	Answers []AnswerSet
+}
+
+// HasAnswers reports whether the scenario or one of its turns scripts
+// answers to the agent's questions.
+func (s *Scenario) HasAnswers() bool {
+	if len(s.Answers) > 0 {
+		return true
+	}
+	for _, t := range s.Turns {
+		if len(t.Answers) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // PromptText returns the turn's text parts joined with "\n".
@@ -236,4 +273,8 @@ type Expect struct {
 	Permissions *PermissionsExpect
 	Usage       *UsageExpect
 	Judge       *Judge
+	// Agent is which agent the scenario must run against (scenario level
+	// only); nil when unset.
+	Agent *AgentExpect
+	Notices     *NoticesExpect
 }

@@ -38,6 +38,7 @@ func TestSchemaMatchesParser(t *testing.T) {
 		{[]string{"$defs", "rule", "properties", "examples"}, exampleKeys},
 		{[]string{"$defs", "turn"}, turnKeys},
 		{[]string{"$defs", "part"}, partKeys},
+		{[]string{"$defs", "answerSet"}, answerSetKeys},
 		{[]string{"$defs", "promptFile"}, promptFileKeys},
 		{[]string{"$defs", "turnExpect"}, turnExpectKeys},
 		{[]string{"$defs", "scenarioExpect"}, scenarioExpectKeys},
@@ -53,7 +54,10 @@ func TestSchemaMatchesParser(t *testing.T) {
 		{[]string{"$defs", "filesExpect"}, filesKeys},
 		{[]string{"$defs", "permissionsExpect"}, permissionsExpectKeys},
 		{[]string{"$defs", "usageExpect"}, usageKeys},
+		{[]string{"$defs", "budget"}, usageKeys},
+		{[]string{"$defs", "noticesExpect"}, noticesKeys},
 		{[]string{"$defs", "judge"}, judgeKeys},
+		{[]string{"$defs", "agentExpect"}, agentExpectKeys},
 	}
 	for _, tt := range tests {
 		obj := object(tt.path...)

@@ -13,7 +13,8 @@ import (
 )
 
 // workspace reads the workspace key: a directory to copy (a string, or
-// {from: DIR}) or a git repository to check out ({git: REPO, ref: REF}).
+// {from: DIR}) or a git repository to check out ({git: REPO, ref: REF}),
+// with the files the agent must leave alone (protect: globs).
 // null means none, even when the config's defaults give one. Paths are
 // interpolated and resolved against the file's directory; the directory
 // must exist. On a problem it still returns a Workspace, so that what
@@ -40,6 +41,8 @@ func (p *fileParser) workspace(n *yaml.Node) *Workspace {
 			w.Git, _ = p.workspaceDir(kv.V, "git", true)
 		case "ref":
 			w.Ref, _ = p.gitRef(kv.V)
+		case "protect":
+			w.Protect, w.ProtectPos = p.relPaths(kv.V, true), p.pos(yamlnode.Deref(kv.V))
 		}
 	}
 	from, git := m.has["from"], m.has["git"]

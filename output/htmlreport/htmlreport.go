@@ -167,7 +167,7 @@ func build(res report.Results, opts Options) view {
 		Interrupted:    res.Interrupted,
 		PolicyOverride: res.PolicyOverride,
 		Summary:        res.Summary,
-		Statuses:       []string{string(report.StatusFailed), string(report.StatusError), string(report.StatusInterrupted), string(report.StatusPassed)},
+		Statuses:       []string{string(report.StatusFailed), string(report.StatusError), string(report.StatusInvalid), string(report.StatusInterrupted), string(report.StatusPassed)},
 		Style:          template.CSS(styleSource),
 		Script:         template.JS(scriptSource),
 		// Nothing is loaded, and only the page's own script and style (by
@@ -202,7 +202,7 @@ func build(res report.Results, opts Options) view {
 		}
 		v.Scenarios = append(v.Scenarios, sv)
 	}
-	// Failures first: failed and errored results before passed ones, each
+	// Failures first: failed, errored and invalid results before passed ones, each
 	// group in the run's order (the page can switch back to run order).
 	slices.SortStableFunc(v.Scenarios, func(a, b scenarioView) int {
 		return cmp.Compare(rank(a.R.Status), rank(b.R.Status))
@@ -225,7 +225,8 @@ func build(res report.Results, opts Options) view {
 	return v
 }
 
-// rank orders statuses failures first, then those cut short, then passes.
+// rank orders statuses failures first (invalid ones with them: what they
+// did not measure needs a look), then those cut short, then passes.
 func rank(s report.Status) int {
 	switch s {
 	case report.StatusPassed:
@@ -315,6 +316,9 @@ func passMatrix(rates []report.PassRate) *matrix {
 				}
 				if p.Interrupted > 0 {
 					c.Detail = strings.TrimPrefix(c.Detail+fmt.Sprintf(" · %d interrupted", p.Interrupted), " · ")
+				}
+				if p.Invalid > 0 {
+					c.Detail = strings.TrimPrefix(c.Detail+fmt.Sprintf(" · %d invalid", p.Invalid), " · ")
 				}
 				switch {
 				case p.Met != nil: // judged by its minimum pass rate

@@ -53,11 +53,14 @@ type Event struct {
 	Attempt int `json:"attempt,omitempty"`
 	// Retry numbers the retries of an attempt (retries: N), from 1.
 	Retry int `json:"retry,omitempty"`
-	// Retried (scenario_finished): this try failed or errored and runs again.
+	// Retried (scenario_finished): this try errored or was invalid and
+	// runs again.
 	Retried bool `json:"retried,omitempty"`
 
 	// scenario_finished
 	Status report.Status `json:"status,omitempty"`
+	// Invalid says why the scenario measured nothing (status invalid).
+	Invalid *report.Invalid `json:"invalid,omitempty"`
 }
 
 // Events writes one JSON line per event (JSONL) as it happens. Each line is
@@ -158,6 +161,7 @@ func (e *Events) ScenarioFinished(j runner.Ref, r report.Result) {
 	ev.DurationMs = &ms
 	ev.Failures = r.Failures
 	ev.Error = r.Error
+	ev.Invalid = r.Invalid
 	e.write(ev)
 }
 

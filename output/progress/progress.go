@@ -30,8 +30,9 @@ type Options struct {
 	// Quiet writes nothing at all.
 	Quiet bool
 	// Dots writes, when not on a terminal, one character per finished
-	// scenario instead of a line: "." passed, "F" failed, "E" error, "r"
-	// a try that failed and runs again.
+	// scenario instead of a line: "." passed, "F" failed, "E" error, "?"
+	// invalid, "I" interrupted, "r" a try that errored or was invalid and
+	// runs again.
 	Dots bool
 	// Verbose also writes turns, permission decisions and warnings, and
 	// streams the agents' text, thoughts and tool calls as they arrive,
@@ -192,7 +193,7 @@ func (p *Printer) ScenarioFinished(j runner.Ref, r report.Result) {
 		// Control characters the agent sent (in a failure's excerpt, say)
 		// must not drive the terminal; the line's colours stay.
 		// A retried try is not counted: the bar counts attempts.
-		p.live.finished(j, termtext.PrintableSGR(output.Line(r)), !r.Retried, r.Verdict() && r.Status != report.StatusPassed && r.Status != report.StatusInterrupted)
+		p.live.finished(j, termtext.PrintableSGR(output.Line(r)), !r.Retried, r.Verdict() && (r.Status == report.StatusFailed || r.Status == report.StatusError))
 		return
 	}
 	if p.opts.Terminal {
@@ -216,12 +217,14 @@ func (p *Printer) writeDot(r report.Result) {
 	dot := termtext.Paint(color.FgGreen).Sprint(".")
 	switch {
 	case r.Retried:
-		dot = termtext.Paint(color.FgYellow).Sprint("r") // failed, and runs again
+		dot = termtext.Paint(color.FgYellow).Sprint("r") // errored or invalid, and runs again
 	case r.Status == report.StatusPassed:
 	case r.Status == report.StatusFailed:
 		dot = termtext.Paint(color.FgRed).Sprint("F")
 	case r.Status == report.StatusInterrupted:
 		dot = termtext.Paint(color.FgYellow).Sprint("I") // cut short: no verdict
+	case r.Status == report.StatusInvalid:
+		dot = termtext.Paint(color.FgMagenta).Sprint("?") // measured nothing: no verdict
 	default:
 		dot = termtext.Paint(color.FgRed).Sprint("E")
 	}

@@ -1,0 +1,113 @@
+package runner
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
+)
+
+// This file enforces budgets (budget: {maxCost, maxTotalTokens}, per
+// scenario and per turn) while the agent runs: the cost is checked at each
+// usage_update of the running turn, and a turn that passes a budget is
+// cancelled the way a timeout cancels it (cancelCause budget); the tokens
+// are checked when a turn's answer reports them, the only time ACP does.
+// Either way the turn fails naming the budget, and the turns after it do
+// not run. Whether the cancel or the agent's own answer ended the turn
+// first, the verdict is the same: it follows from what the agent reported
+// before its answer.
+
+// errBudget is the cause of a turn's context when the agent's reported
+// spending passes a budget.
+var errBudget = errors.New("budget")
+
+// budgetWatch watches one turn's spending against the scenario's and the
+// turn's budgets. cost runs in the session's handler, under the session's
+// lock, which also guards passed.
+type budgetWatch struct {
+	scenario, turn *scenario.UsageExpect // nil: none
+	costBefore     float64               // the session's cumulative cost before the turn (costBefore)
+	tokensBefore   int64                 // the tokens of the earlier turns
+	cancel         context.CancelCauseFunc
+	passed         string // the failure, once a budget was passed
+}
+
+// watchBudget is the watch of turn i (from 0), nil when neither the
+// scenario nor the turn has a budget.
+func (r *scenarioRun) watchBudget(i int) *budgetWatch {
+	sb, tb := r.sc.Budget, r.sc.Turns[i].Budget
+	if sb == nil && tb == nil {
+		return nil
+	}
+	b := &budgetWatch{scenario: sb, turn: tb, costBefore: r.costBefore(i)}
+	for _, t := range r.res.Turns {
+		if t.Usage != nil {
+			b.tokensBefore += t.Usage.TotalTokens
+		}
+	}
+	return b
+}
+
+// spend checks a usage_update of the turn that came before its answer.
+// The caller holds the session's lock.
+func (t *turnState) spend(u *acp.UsageUpdate) {
+	b := t.budget
+	if b == nil || u.Cost == nil || b.passed != "" {
+		return
+	}
+	total := u.Cost.Amount
+	turnCost := total
+	if total >= b.costBefore { // cumulative, as ACP has it; else the agent reports each turn's own
+		turnCost = total - b.costBefore
+	}
+	switch {
+	case b.scenario != nil && b.scenario.MaxCost != nil && roundCost(total) > *b.scenario.MaxCost:
+		b.passed = fmt.Sprintf("%s: budget.maxCost: the agent reported a session cost of %s, over the scenario's budget of %s; acprun stopped the scenario there",
+			cmp.Or(b.scenario.MaxCostPos, b.scenario.Pos), formatCost(total, u.Cost.Currency), formatCost(*b.scenario.MaxCost, ""))
+	case b.turn != nil && b.turn.MaxCost != nil && roundCost(turnCost) > *b.turn.MaxCost:
+		b.passed = fmt.Sprintf("%s: budget.maxCost: the turn cost %s, over its budget of %s; acprun stopped the scenario there",
+			cmp.Or(b.turn.MaxCostPos, b.turn.Pos), formatCost(turnCost, u.Cost.Currency), formatCost(*b.turn.MaxCost, ""))
+	default:
+		return
+	}
+	b.cancel(errBudget)
+}
+
+// watch makes b the budget watch of the running turn t.
+func (s *session) watch(t *turnState, b *budgetWatch) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t.budget = b
+}
+
+// budgetFailure says how the turn whose record is rec passed a budget: its
+// cost during the turn, or its tokens once answered; "" when it did not.
+func (s *session) budgetFailure(t *turnState, rec *report.TurnResult) string {
+	s.mu.Lock()
+	b := t.budget
+	passed := ""
+	if b != nil {
+		passed = b.passed
+	}
+	s.mu.Unlock()
+	if b == nil || passed != "" {
+		return passed
+	}
+	var tokens int64
+	if rec.Usage != nil {
+		tokens = rec.Usage.TotalTokens
+	}
+	switch {
+	case b.turn != nil && b.turn.MaxTotalTokens != nil && tokens > *b.turn.MaxTotalTokens:
+		return fmt.Sprintf("%s: budget.maxTotalTokens: the turn used %d tokens, over its budget of %d; acprun stopped the scenario there",
+			cmp.Or(b.turn.MaxTokensPos, b.turn.Pos), tokens, *b.turn.MaxTotalTokens)
+	case b.scenario != nil && b.scenario.MaxTotalTokens != nil && b.tokensBefore+tokens > *b.scenario.MaxTotalTokens:
+		return fmt.Sprintf("%s: budget.maxTotalTokens: the turns so far used %d tokens, over the scenario's budget of %d; acprun stopped the scenario there",
+			cmp.Or(b.scenario.MaxTokensPos, b.scenario.Pos), b.tokensBefore+tokens, *b.scenario.MaxTotalTokens)
+	}
+	return ""
+}

@@ -1,0 +1,91 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
+)
+
+// TestNoticesAndCompactionsRecorded: notices are recorded in the turn they
+// came in (those before the first turn with the setup, late ones marked),
+// compactions merged by id from their updates and summary chunks; a turn's
+// notices.max judges its own notices, the scenario's all of them.
+func TestNoticesAndCompactionsRecorded(t *testing.T) {
+	t.Parallel()
+	rep := runOne(t, `
+updatesBeforeSessionNew:
+  - notice: {severity: error, title: MCP server unavailable, description: "github: connection refused"}
+turns:
+  - steps:
+      - notice: {severity: info, title: Indexed}
+      - compaction: {compactionId: c1, status: in_progress}
+      - compaction: {compactionId: c1, chunk: "We fixed "}
+      - compaction: {compactionId: c1, chunk: "the build."}
+      - compaction: {compactionId: c1, status: completed}
+      - compaction: {compactionId: c2, status: failed, summary: partial, error: too long}
+      - text: done
+    after:
+      - notice: {severity: warning, title: Rate limited}
+  - steps:
+      - notice: {severity: _debug, title: custom}
+      - text: done
+`, `name: notices
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+expect: {notices: {max: warning}}
+turns:
+  - prompt: one
+    expect: {notices: {max: info}}
+  - prompt: two
+    expect: {notices: {max: error}}
+`)
+	sc := rep.Scenarios[0]
+	if diff := cmp.Diff([]report.Notice{{Severity: "error", Title: "MCP server unavailable", Description: "github: connection refused"}}, sc.SetupNotices); diff != "" {
+		t.Errorf("setup notices (-want +got):\n%s", diff)
+	}
+	t1, t2 := sc.Turns[0], sc.Turns[1]
+	wantNotices := []report.Notice{{Severity: "info", Title: "Indexed"}, {Severity: "warning", Title: "Rate limited", Late: true}}
+	if diff := cmp.Diff(wantNotices, t1.Notices); diff != "" {
+		t.Errorf("turn 1 notices (-want +got):\n%s", diff)
+	}
+	wantCompactions := []report.Compaction{
+		{ID: "c1", Status: "completed", Summary: "We fixed the build."},
+		{ID: "c2", Status: "failed", Summary: "partial", Error: "too long"},
+	}
+	if diff := cmp.Diff(wantCompactions, t1.Compactions); diff != "" {
+		t.Errorf("turn 1 compactions (-want +got):\n%s", diff)
+	}
+	if len(t1.Failures) != 0 {
+		t.Errorf("turn 1 failures = %q, want none: its own notices are info, the late warning is not its own", t1.Failures)
+	}
+	if len(t2.Failures) != 0 {
+		t.Errorf("turn 2 failures = %q, want none: an unknown severity is taken as error, which max error allows", t2.Failures)
+	}
+	if sc.Status != report.StatusFailed || len(sc.Failures) != 1 {
+		t.Fatalf("status %s, failures %q; want failed on the scenario's notices", sc.Status, sc.Failures)
+	}
+	want := `notices.max warning: the agent reported 2 notices above warning in the scenario: error "MCP server unavailable" (github: connection refused), "_debug" (taken as error) "custom"`
+	if !strings.Contains(sc.Failures[0], want) || !strings.HasPrefix(sc.Failures[0], sc.File+":3:") {
+		t.Errorf("failure = %q, want at %s:3 %q", sc.Failures[0], sc.File, want)
+	}
+}
+
+func TestCheckNotices(t *testing.T) {
+	notices := []report.Notice{
+		{Severity: "info", Title: "a"},
+		{Severity: "warning", Title: "b", Description: strings.Repeat("x", 130)},
+		{Severity: "error", Title: "c"},
+	}
+	e := &scenario.NoticesExpect{Max: "info", MaxPos: at(4, 22)}
+	got := checkNotices(e, notices, "the turn")
+	want := []string{`s.yaml:4:22: notices.max info: the agent reported 2 notices above info in the turn: warning "b" (` + strings.Repeat("x", 120) + `…), error "c"`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("checkNotices (-want +got):\n%s", diff)
+	}
+	if got := checkNotices(&scenario.NoticesExpect{Max: "error", MaxPos: at(4, 22)}, notices, "the turn"); got != nil {
+		t.Errorf("max error: %q, want nothing", got)
+	}
+}

@@ -1,0 +1,147 @@
+package runner
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
+)
+
+// This file tells a measurement from one that measured nothing: an agent
+// that changed the files it was told to leave alone (workspace.protect),
+// the wrong agent (expect.agent), a provider that refused the work (a
+// rate limit, a quota, an overload). Such an attempt is invalid: it
+// neither passed nor failed (see report.StatusInvalid).
+
+// invalidate records that the attempt measured nothing, and why; the first
+// reason found is the one kept.
+func (r *scenarioRun) invalidate(reason, msg string, files []string) {
+	if r.invalid == nil {
+		r.invalid = &report.Invalid{Reason: reason, Message: msg, Files: files}
+	}
+}
+
+// wrongAgent is the error of a scenario whose agent is not the one its
+// expect.agent names: the message says what came and what was wanted.
+type wrongAgent string
+
+func (w wrongAgent) Error() string { return string(w) }
+
+// checkAgent compares what initialize's agentInfo said (a) with e; it
+// returns a wrongAgent error when they differ, at the first part of e
+// that was not met. A nil e accepts any agent.
+func checkAgent(e *scenario.AgentExpect, a report.AgentInfo) error {
+	if e == nil {
+		return nil
+	}
+	var want []string
+	pos := e.Pos
+	for _, part := range []struct {
+		what string
+		m    *scenario.TextMatch
+		got  string
+	}{{"name", e.Name, a.InfoName}, {"version", e.Version, a.InfoVersion}} {
+		if part.m == nil || part.m.Match(part.got) {
+			continue
+		}
+		if want == nil {
+			pos = part.m.Pos
+		}
+		want = append(want, part.what+" "+part.m.String())
+	}
+	if want == nil {
+		return nil
+	}
+	got := "the agent gave no agentInfo"
+	if a.InfoName != "" || a.InfoVersion != "" {
+		got = "the agent is " + strconv.Quote(a.InfoName)
+		if a.InfoVersion != "" {
+			got += " " + a.InfoVersion
+		}
+	}
+	return wrongAgent(fmt.Sprintf("%s: expect.agent: %s, want %s", pos, got, strings.Join(want, " and ")))
+}
+
+// upstreamRE finds, in the message or data of an error that answered
+// session/prompt, that the agent's model provider refused the work
+// rather than the agent failing it: a rate limit ("rate limit",
+// "rate_limit_error", HTTP 429), a quota ("insufficient_quota"), an
+// overload ("overloaded_error", HTTP 529). It is kept this small on
+// purpose: what it finds is not counted against the agent.
+var upstreamRE = regexp.MustCompile(`(?i)rate[ _-]?limit|quota|overloaded|\b(429|529)\b`)
+
+// upstream reports whether e, the error that answered session/prompt,
+// says that the agent's provider refused the work: its code is 429 or 529,
+// or its message or data matches upstreamRE. (A turn whose expect lists
+// stopReason error measures the error: runTurn leaves it valid.)
+func upstream(e *acp.Error) bool {
+	return e.Code == 429 || e.Code == 529 || upstreamRE.MatchString(e.Message) || upstreamRE.Match(e.Data)
+}
+
+// upstreamNotice returns the first of a turn's notices, sent before its
+// answer, that says the agent's provider refused the work: severity
+// error, and a title or description that matches upstreamRE. An info or
+// warning notice ("rate limited, retrying") leaves the measurement valid.
+func upstreamNotice(ns []report.Notice) *report.Notice {
+	for i, n := range ns {
+		if !n.Late && n.Severity == "error" && (upstreamRE.MatchString(n.Title) || upstreamRE.MatchString(n.Description)) {
+			return &ns[i]
+		}
+	}
+	return nil
+}
+
+// checkProtected makes the attempt invalid (tampered) when the agent
+// created, modified or deleted a file of workspace.protect, comparing the
+// workspace as recordChanges found it after the last turn with the one
+// the agent started in (after setup).
+func (r *scenarioRun) checkProtected() {
+	w := r.sc.Workspace
+	if r.ws == nil || w == nil || len(w.Protect) == 0 || r.res.Workspace == nil {
+		return
+	}
+	prefix := w.ProtectPos.String() + ": workspace.protect: "
+	if err := r.res.Workspace.Error; err != "" {
+		r.invalidate(report.InvalidTampered, prefix+"the protected files could not be compared ("+err+"); verify was not run", nil)
+		return
+	}
+	var files, parts []string
+	for _, kind := range []struct {
+		what  string
+		paths []string
+	}{{"created", r.res.Workspace.Created}, {"modified", r.res.Workspace.Modified}, {"deleted", r.res.Workspace.Deleted}} {
+		var hit []string
+		for _, p := range kind.paths {
+			if protected(w.Protect, p) {
+				hit = append(hit, p)
+			}
+		}
+		if hit != nil {
+			parts = append(parts, kind.what+" "+listed(hit))
+			files = append(files, hit...)
+		}
+	}
+	if files == nil {
+		return
+	}
+	slices.Sort(files)
+	r.invalidate(report.InvalidTampered, fmt.Sprintf("%sthe agent changed %s: %s; verify was not run",
+		prefix, plural(len(files), "protected file", "protected files"), strings.Join(parts, "; ")), files)
+}
+
+// protected reports whether the workspace path p matches a glob of
+// protect.
+func protected(protect []scenario.Located, p string) bool {
+	for _, g := range protect {
+		if approve.MatchPath(g.Value, p) {
+			return true
+		}
+	}
+	return false
+}

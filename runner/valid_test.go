@@ -1,0 +1,338 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
+)
+
+// runTree writes files (paths with slashes, their directories made) to a
+// new directory, loads its s.yaml and runs it with opts on the mock agent
+// of this build; it returns the report and the directory.
+func runTree(t *testing.T, files map[string]string, opts Options) (report.Report, string) {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scs, _, err := scenario.Load([]string{filepath.Join(dir, "s.yaml")}, scenario.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Self = agentBin(t)
+	opts.WorkspaceDir = t.TempDir()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, opts, scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, dir
+}
+
+// stops lists the stop reasons of r's turns.
+func stops(r report.Result) []string {
+	var out []string
+	for _, t := range r.Turns {
+		out = append(out, t.StopReason)
+	}
+	return out
+}
+
+// protectFixture is a workspace with tests, a verify script and code.
+var protectFixture = map[string]string{
+	"fixture/tests/a_test.go": "package a // fails\n",
+	"fixture/verify.sh":       "exit 1\n",
+	"fixture/src/main.go":     "package main // broken\n",
+}
+
+// protectScenario protects the tests and the verify script of
+// protectFixture; verify fails unless verify.sh is made to pass.
+const protectScenario = `name: fix
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny}
+workspace: {from: fixture, protect: [tests/, verify.sh]}
+verify: ["sh verify.sh"]
+turns:
+  - prompt: fix the code
+`
+
+// TestTamperedIsInvalid: an agent that changes, creates or deletes a
+// protected file makes the attempt invalid (tampered), naming the files,
+// and verify does not run; its other changes are its work.
+func TestTamperedIsInvalid(t *testing.T) {
+	files := map[string]string{"s.yaml": protectScenario, "a.mock.yaml": `turns:
+  - steps:
+      - writeFile: {path: tests/a_test.go, content: "package a // passes\n"}
+      - writeFile: {path: tests/b_test.go, content: "package a\n"}
+      - spawn: "rm verify.sh"
+      - writeFile: {path: src/main.go, content: "package main // fixed\n"}
+      - text: all green
+`}
+	for k, v := range protectFixture {
+		files[k] = v
+	}
+	rep, dir := runTree(t, files, Options{})
+	r := rep.Scenarios[0]
+	want := &report.Invalid{Reason: report.InvalidTampered,
+		Message: filepath.Join(dir, "s.yaml") + ":4:37: workspace.protect: the agent changed 3 protected files: created tests/b_test.go; modified tests/a_test.go; deleted verify.sh; verify was not run",
+		Files:   []string{"tests/a_test.go", "tests/b_test.go", "verify.sh"}}
+	if r.Status != report.StatusInvalid || !cmp.Equal(want, r.Invalid) {
+		t.Errorf("status %s, invalid %+v (error %q, failures %q); want invalid: %+v", r.Status, r.Invalid, r.Error, r.Failures, want)
+	}
+	if len(r.Verify) != 0 || len(r.Failures) != 0 {
+		t.Errorf("verify %+v, failures %q: want verify not run", r.Verify, r.Failures)
+	}
+	if r.Workspace == nil || !r.Workspace.Kept {
+		t.Errorf("workspace %+v: want it kept, to look at", r.Workspace)
+	}
+}
+
+// TestUntouchedProtectIsValid: an agent that changes only what is not
+// protected is measured: verify runs and judges its work. A protected
+// file setup made, which the agent leaves alone, is no tampering.
+func TestUntouchedProtectIsValid(t *testing.T) {
+	files := map[string]string{
+		"s.yaml": strings.Replace(protectScenario, "verify:", "setup: [\"echo 'exit 0' > verify.sh\"]\nverify:", 1),
+		"a.mock.yaml": `turns:
+  - steps:
+      - writeFile: {path: src/main.go, content: "package main // fixed\n"}
+      - writeFile: {path: notes.txt, content: done}
+      - text: fixed
+`}
+	for k, v := range protectFixture {
+		files[k] = v
+	}
+	rep, _ := runTree(t, files, Options{})
+	r := rep.Scenarios[0]
+	if r.Status != report.StatusPassed || r.Invalid != nil || len(r.Verify) != 1 {
+		t.Errorf("status %s, invalid %+v, verify %+v (error %q, failures %q); want passed, verify run", r.Status, r.Invalid, r.Verify, r.Error, r.Failures)
+	}
+	if diff := cmp.Diff([]string{"src/main.go"}, r.Workspace.Modified); diff != "" {
+		t.Errorf("modified (-want +got):\n%s", diff)
+	}
+}
+
+// TestWrongAgentIsInvalid: an agent whose agentInfo is not what
+// expect.agent names makes the attempt invalid (agent) before any session
+// is opened: no turn is played, and no failure is counted.
+func TestWrongAgentIsInvalid(t *testing.T) {
+	tests := []struct {
+		name, expect string
+		status       report.Status
+		message      string
+	}{
+		{"right", `{name: mock-agent, version: {matches: '^1\.'}}`, report.StatusPassed, ""},
+		{"wrong name", "{name: claude-code-acp}", report.StatusInvalid,
+			`:5:17: expect.agent: the agent is "mock-agent" 1.2.0, want name "claude-code-acp"`},
+		{"wrong version", `{name: mock-agent, version: {matches: '^2\.'}}`, report.StatusInvalid,
+			`:5:38: expect.agent: the agent is "mock-agent" 1.2.0, want version /^2\./`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var sent []string
+			opts := Options{tap: func(d acp.Direction, line []byte, _ time.Time) {
+				if d == acp.Sent {
+					var m struct{ Method string }
+					_ = json.Unmarshal(line, &m)
+					mu.Lock()
+					sent = append(sent, m.Method)
+					mu.Unlock()
+				}
+			}}
+			rep, dir := runTree(t, map[string]string{
+				"a.mock.yaml": "agentInfo: {name: mock-agent, version: 1.2.0}\nturns: [{steps: [{text: hi}]}]\n",
+				"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\n" +
+					"expect:\n  agent: " + tt.expect + "\nturns:\n  - prompt: one\n  - prompt: two\n",
+			}, opts)
+			r := rep.Scenarios[0]
+			if r.Status != tt.status || r.StartFailed || len(r.Failures) != 0 {
+				t.Errorf("status %s (startFailed %v, failures %q, error %q), want %s", r.Status, r.StartFailed, r.Failures, r.Error, tt.status)
+			}
+			if tt.message == "" {
+				return
+			}
+			if want := filepath.Join(dir, "s.yaml") + tt.message; r.Invalid == nil || r.Invalid.Reason != report.InvalidAgent || r.Invalid.Message != want {
+				t.Errorf("invalid %+v, want agent: %s", r.Invalid, want)
+			}
+			if diff := cmp.Diff([]string{"skipped", "skipped"}, stops(r)); diff != "" {
+				t.Errorf("turns (-want +got):\n%s", diff)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, m := range sent {
+				if m == acp.MethodSessionNew || m == acp.MethodSessionPrompt {
+					t.Errorf("acprun sent %s to the wrong agent (sent %q)", m, sent)
+				}
+			}
+		})
+	}
+}
+
+// TestUpstream: which errors answering session/prompt say that the agent's
+// provider refused the work.
+func TestUpstream(t *testing.T) {
+	for _, tt := range []struct {
+		e    acp.Error
+		want bool
+	}{
+		{acp.Error{Code: -32603, Message: "Rate limit exceeded"}, true},
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"type":"error","error":{"type":"rate_limit_error"}}`)}, true},
+		{acp.Error{Code: -32603, Message: "API Error: 529 {\"type\":\"overloaded_error\"}"}, true},
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"status":429}`)}, true},
+		{acp.Error{Code: -32000, Message: "You exceeded your current quota"}, true},
+		{acp.Error{Code: 429, Message: "Too Many Requests"}, true},
+		{acp.Error{Code: -32603, Message: "Server overloaded, try later"}, true},
+		{acp.Error{Code: -32603, Message: "Internal error: tool crashed"}, false},
+		{acp.Error{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"line":4290}`)}, false},
+		{acp.Error{Code: -32602, Message: "Invalid params"}, false},
+	} {
+		if got := upstream(&tt.e); got != tt.want {
+			t.Errorf("upstream(%d %q %s) = %v, want %v", tt.e.Code, tt.e.Message, tt.e.Data, got, tt.want)
+		}
+	}
+}
+
+// TestUpstreamIsInvalid: a prompt answered with an error that says the
+// provider is overloaded makes the attempt invalid (upstream), and the
+// turns after it are not played; another error is the agent's failure,
+// and an error the turn expects is what it measures.
+func TestUpstreamIsInvalid(t *testing.T) {
+	const src = "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: one\n%s  - prompt: two\n"
+	const overloaded = `{code: -32603, message: Internal error, data: {type: overloaded_error}}`
+	for _, tt := range []struct {
+		name, err, expect string
+		status            report.Status
+		stops             []string
+	}{
+		{"overloaded", overloaded, "", report.StatusInvalid, []string{"error", "skipped"}},
+		{"crashed tool", `{code: -32603, message: Internal error, data: {tool: Bash}}`, "", report.StatusFailed, []string{"error", "end_turn"}},
+		{"expected", overloaded, "    expect: {stopReason: error}\n", report.StatusPassed, []string{"error", "end_turn"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, _ := runTree(t, map[string]string{"s.yaml": fmt.Sprintf(src, tt.expect),
+				"a.mock.yaml": "turns:\n  - error: " + tt.err + "\n  - steps: [{text: two}]\n"}, Options{})
+			r := rep.Scenarios[0]
+			if r.Status != tt.status || !cmp.Equal(tt.stops, stops(r)) {
+				t.Errorf("status %s, turns %q (invalid %+v, failures %q); want %s, %q", r.Status, stops(r), r.Invalid, r.Failures, tt.status, tt.stops)
+			}
+			if tt.status != report.StatusInvalid {
+				return
+			}
+			want := &report.Invalid{Reason: report.InvalidUpstream, Message: "turn 1: session/prompt: Internal error (code -32603)"}
+			if !cmp.Equal(want, r.Invalid) {
+				t.Errorf("invalid %+v, want %+v", r.Invalid, want)
+			}
+			if len(r.Turns[1].Failures) != 0 {
+				t.Errorf("the turn not played fails: %q; the attempt's invalid says why", r.Turns[1].Failures)
+			}
+		})
+	}
+}
+
+// TestRetriesOnlyErrorsAndInvalid: retries run again an attempt that
+// measured nothing (here rate-limited once, then served), never one that
+// failed, which is the agent's verdict.
+func TestRetriesOnlyErrorsAndInvalid(t *testing.T) {
+	root := t.TempDir()
+	marker := filepath.Join(root, "limited")
+	// setup picks the agent's script in the workspace: the first try is
+	// rate-limited, the next one answers.
+	scenarios := `name: limited
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+retries: 2
+workspace: fixture
+setup: ["if [ -e '` + marker + `' ]; then cp ok.yaml agent.mock.yaml; else touch '` + marker + `'; cp busy.yaml agent.mock.yaml; fi"]
+turns:
+  - prompt: go
+---
+name: failing
+agent: {command: [acprun, mock-agent, fail.mock.yaml]}
+permissions: {default: deny}
+retries: 2
+turns:
+  - prompt: go
+    expect: {text: {contains: pass}}
+`
+	rep, _ := runTree(t, map[string]string{"s.yaml": scenarios,
+		"fixture/busy.yaml": "turns: [{error: {code: -32603, message: Rate limit reached for requests}}]\n",
+		"fixture/ok.yaml":   "turns: [{steps: [{text: pass}]}]\n",
+		"fail.mock.yaml":    "turns: [{steps: [{text: nope}]}]\n",
+	}, Options{})
+	var got []string
+	for _, r := range rep.Scenarios {
+		got = append(got, tryLine(r))
+	}
+	want := []string{"limited r0 invalid retried", "limited r1 passed flaky", "failing r0 failed"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tries (-want +got):\n%s", diff)
+	}
+}
+
+// tryLine says one try: its name, retry, status and marks.
+func tryLine(r report.Result) string {
+	var b bytes.Buffer
+	b.WriteString(r.Name + " r" + string(rune('0'+r.Retry)) + " " + string(r.Status))
+	if r.Retried {
+		b.WriteString(" retried")
+	}
+	if r.Flaky {
+		b.WriteString(" flaky")
+	}
+	return b.String()
+}
+
+// TestCheckAgent: what expect.agent says of an agent that is not the one
+// it names, at the part not met.
+func TestCheckAgent(t *testing.T) {
+	pos := func(col int) scenario.Pos { return scenario.Pos{File: "s.yaml", Line: 6, Col: col} }
+	e := &scenario.AgentExpect{Pos: pos(10),
+		Name:    &scenario.TextMatch{Pos: pos(17), Exact: "claude-code-acp"},
+		Version: &scenario.TextMatch{Pos: pos(43), Re: regexp.MustCompile(`^0\.5\.`)}}
+	for _, tt := range []struct {
+		name, version, want string
+	}{
+		{"claude-code-acp", "0.5.1", ""},
+		{"claude-code-acp", "0.6.0", `s.yaml:6:43: expect.agent: the agent is "claude-code-acp" 0.6.0, want version /^0\.5\./`},
+		{"codex-acp", "0.5.0", `s.yaml:6:17: expect.agent: the agent is "codex-acp" 0.5.0, want name "claude-code-acp"`},
+		{"codex-acp", "", `s.yaml:6:17: expect.agent: the agent is "codex-acp", want name "claude-code-acp" and version /^0\.5\./`},
+		{"", "", `s.yaml:6:17: expect.agent: the agent gave no agentInfo, want name "claude-code-acp" and version /^0\.5\./`},
+	} {
+		err := checkAgent(e, report.AgentInfo{InfoName: tt.name, InfoVersion: tt.version})
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("agent %q %q: %q, want %q", tt.name, tt.version, got, tt.want)
+		}
+	}
+	if err := checkAgent(nil, report.AgentInfo{}); err != nil {
+		t.Errorf("no expect.agent: %v", err)
+	}
+}
