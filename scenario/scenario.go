@@ -180,7 +180,7 @@ type Turn struct {
 	// Budget bounds what the agent may spend in this turn (see
 	// Scenario.Budget); nil for none.
 	Budget *UsageExpect
-	Expect  Expect
+	Expect Expect
 	// Answers answer the agent's questions in this turn, before the
 	// scenario's; nil for none.
 	Answers []AnswerSet
@@ -275,6 +275,6 @@ type Expect struct {
 	Judge       *Judge
 	// Agent is which agent the scenario must run against (scenario level
 	// only); nil when unset.
-	Agent *AgentExpect
-	Notices     *NoticesExpect
+	Agent   *AgentExpect
+	Notices *NoticesExpect
 }
