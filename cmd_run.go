@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -38,6 +39,7 @@ type runCmd struct {
 	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled and their scenarios are interrupted, scenarios not started are listed as not run (interrupted); the exit code is then 1."`
 	Jobs           jobs     `short:"j" placeholder:"N" help:"Scenarios to run in parallel, 1 or more (default: number of CPUs)."`
 	Repeat         int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate, pass@k and pass^k."`
+	MinPassRate    *float64 `placeholder:"RATE" help:"A scenario passes when at least this share of its attempts (--repeat) against an agent pass, e.g. 0.8; a scenario's expect.passRate wins over it. Interrupted and invalid attempts are not counted; --fail-fast counts the scenario as failed once the share is out of reach."`
 	FailFast       failFast `help:"Stop starting scenarios once one has failed, errored or been invalid (after its retries): those not started are listed as not run (interrupted), and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast) and interrupted. With -j > 1 which scenarios had started depends on timing."`
 	MaxFailures    int      `placeholder:"N" help:"Stop starting scenarios once N have failed, errored or been invalid, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then)."`
 	RerunFailed    string   `placeholder:"FILE" help:"Run only the scenarios that did not pass (failed, errored, invalid, or interrupted: cut short or not run) in the results FILE of an earlier run, matched by file, name and agent; the selection flags apply too."`
@@ -106,7 +108,9 @@ the colour through a pipe (a CI log), --color never drops it.
 Exit codes:
   0    every scenario passed
   1    some scenario failed an expectation, ended in an error outcome, or was
-       interrupted by --timeout or --fail-fast
+       interrupted by --timeout or --fail-fast; with --min-pass-rate (or
+       expect.passRate), the failed and errored attempts of a scenario that
+       met its rate do not count
   2    usage, scenario-file or output-path errors (nothing ran)
   3    an agent could not be started, initialized or authenticated, or this
        host cannot enforce its required sandbox
@@ -187,6 +191,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	if c.Repeat < 1 {
 		return exitError{code: exitUsage, err: fmt.Errorf("--repeat %d: want at least 1", c.Repeat)}
+	}
+	if r := c.MinPassRate; r != nil && (*r <= 0 || *r > 1 || math.IsNaN(*r)) {
+		return exitError{code: exitUsage, err: fmt.Errorf("--min-pass-rate %g: want a share of the attempts above 0 and at most 1, e.g. 0.8", *r)}
 	}
 	if c.MaxFailures < 0 {
 		return exitError{code: exitUsage, err: fmt.Errorf("--max-failures %d: want at least 1", c.MaxFailures)}
@@ -395,6 +402,9 @@ func (c *runCmd) options(g *globals) runner.Options {
 	}
 	if opts.Parallel <= 0 {
 		opts.Parallel = runtime.NumCPU()
+	}
+	if c.MinPassRate != nil {
+		opts.MinPassRate = *c.MinPassRate
 	}
 	if opts.MaxFailures == 0 && c.FailFast.mode != "" {
 		opts.MaxFailures = 1

@@ -81,9 +81,10 @@ func Text(w io.Writer, rep report.Report) error {
 }
 
 // counts is the start of the totals line: "3 passed, 1 failed, 1 error,
-// 1 invalid, 1 interrupted, 2 not run, 1 warning". Failures are always
-// counted; errors, invalid scenarios, scenarios cut short (interrupted, but
-// started), scenarios not run and warnings when there are some.
+// 1 of 2 pass rates met, 1 invalid, 1 interrupted, 2 not run, 1 warning".
+// Failures are always counted; errors, the pass rates that had a minimum,
+// invalid scenarios, scenarios cut short (interrupted, but started),
+// scenarios not run and warnings when there are some.
 func counts(s report.Summary, fail, warn func(...any) string) string {
 	cut := s.Interrupted - s.NotRun
 	parts := []string{fmt.Sprintf("%d passed", s.Passed)}
@@ -94,6 +95,13 @@ func counts(s report.Summary, fail, warn func(...any) string) string {
 	parts = append(parts, failed)
 	if s.Errored > 0 {
 		parts = append(parts, fail(fmt.Sprintf("%d %s", s.Errored, plural(s.Errored, "error", "errors"))))
+	}
+	if met, of := ratesMet(s.PassRates); of > 0 {
+		rates := fmt.Sprintf("%d of %d %s met", met, of, plural(of, "pass rate", "pass rates"))
+		if met < of {
+			rates = fail(rates)
+		}
+		parts = append(parts, rates)
 	}
 	if s.Invalid > 0 {
 		parts = append(parts, termtext.Paint(color.FgMagenta).Sprint(fmt.Sprintf("%d invalid", s.Invalid)))
