@@ -60,15 +60,17 @@ func (s *selection) choose(g *globals, scs []*scenario.Scenario, paths []string,
 		Agents:      s.Agent,
 		AllowEmpty:  s.AllowEmpty,
 	}
-	if sel.Durations, err = s.durations(g); err != nil {
+	durations, err := s.durations(g)
+	if err != nil {
 		return nil, err
 	}
+	sel.Durations = durations
 	for _, msg := range []string{sel.Unsharded(), sel.Unbalanced()} {
 		if msg != "" {
 			fmt.Fprintf(g.Stderr, "acprun: warning: %s\n", msg)
 		}
 	}
-	scs, err := scenario.Select(scs, sel, lopts)
+	scs, err = scenario.Select(scs, sel, lopts)
 	var none *scenario.NoneSelectedError
 	switch {
 	case errors.As(err, &none):
