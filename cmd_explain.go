@@ -18,7 +18,7 @@ import (
 
 // explainCmd is `acprun explain SCENARIO`.
 type explainCmd struct {
-	File     string   `arg:"" name:"scenario-file" help:"Scenario file whose permission rules to apply."`
+	File     string   `arg:"" optional:"" name:"scenario-file" help:"Scenario file whose permission rules to apply. Without it, the rules a run without a scenario file applies (run --agent NAME --prompt TEXT): the config's default permissions and --allow and --deny."`
 	Scenario string   `placeholder:"NAME" help:"Which scenario of the file (default: the only one)."`
 	Request  string   `placeholder:"REQ.json" help:"A recorded session/request_permission params object (or the whole JSON-RPC message); - reads stdin. Only what the request itself says: see --transcript."`
 	Kind     string   `help:"Tool kind of a made-up request (read, edit, execute, ...)."`
@@ -27,6 +27,7 @@ type explainCmd struct {
 	Command  string   `help:"Shell command of a made-up request (sent as rawInput.command)."`
 	Path     []string `help:"Path the made-up request touches (repeatable)."`
 	configFlag
+	ruleFlags
 	// Transcript is the path as given, so that errors name the file as
 	// the user wrote it.
 	Transcript string `placeholder:"T.jsonl" help:"Transcript of a run (run --transcripts DIR): explain the permission request of --tool-call as run saw it, merged onto what the turn said of the tool call before it."`
@@ -57,7 +58,11 @@ lack the paths run saw), or make one up with --kind, --tool, --title,
 
 The scenario is loaded as run loads it, with the config file's defaults
 (permissions, named agents): acprun.yaml in the working directory, or
---config.
+--config. --allow and --deny add rules as they do to run, and are named by
+their flag (--allow 'execute:go test *'). Without a scenario file, explain
+applies the rules of a run without one (run --agent NAME --prompt TEXT): the
+config's default permissions, if any, and --allow and --deny:
+  acprun explain --allow 'execute:go test *' --kind execute --command 'go test ./...'
 
 Exit 0 when the request is allowed, 1 when it is denied, 2 on bad input.`
 }
@@ -67,15 +72,15 @@ func (c *explainCmd) Run(g *globals) error {
 	if err := c.check(); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
-	// Load as run does, so the policy explained is the one run applies.
-	scs, _, err := (&selection{configFlag: c.configFlag}).load(g, []string{c.File})
+	fs, err := c.ruleFlags.settings()
 	if err != nil {
 		return err
 	}
-	sc, err := scenario.Pick(scs, c.Scenario)
+	sc, err := c.scenario(g)
 	if err != nil {
-		return exitError{code: exitUsage, err: err}
+		return err
 	}
+	sc = sc.WithFlags(fs)
 	var req approve.Request
 	var asked *output.Asked
 	if c.Transcript != "" {
@@ -97,12 +102,37 @@ func (c *explainCmd) Run(g *globals) error {
 	return nil
 }
 
+// scenario loads the scenario whose rules to explain as run does, so that
+// the policy explained is the one run applies: the --scenario of the
+// file, or without a file the one-shot scenario of run --prompt.
+func (c *explainCmd) scenario(g *globals) (*scenario.Scenario, error) {
+	sel := &selection{configFlag: c.configFlag}
+	if c.File == "" {
+		cfg, err := sel.config()
+		if err != nil {
+			return nil, usageError(g, err)
+		}
+		return oneShotRules(cfg)
+	}
+	scs, _, err := sel.load(g, []string{c.File})
+	if err != nil {
+		return nil, err
+	}
+	sc, err := scenario.Pick(scs, c.Scenario)
+	if err != nil {
+		return nil, exitError{code: exitUsage, err: err}
+	}
+	return sc, nil
+}
+
 // check reports flags that do not go together.
 func (c *explainCmd) check() error {
 	sketched := !(runner.ToolCallSketch{Kind: c.Kind, Tool: c.Tool, Title: c.Title, Command: c.Command, Paths: c.Path}).Empty()
 	switch {
 	case c.Transcript != "" && (c.Request != "" || sketched):
 		return errors.New("give either --transcript or --request or --kind/--tool/--title/--command/--path, not several")
+	case c.File == "" && c.Scenario != "":
+		return errors.New("--scenario picks a scenario of the scenario file: give the file")
 	case c.Transcript == "" && c.ToolCall != "":
 		return errors.New("--tool-call needs --transcript, the transcript of the run it asked in")
 	case c.Index != 0 && c.ToolCall == "":
@@ -208,4 +238,25 @@ func (c *explainCmd) request(g *globals, cwd string) (approve.Request, error) {
 	}
 	fmt.Fprintln(g.Stderr, "acprun explain: --request explains the request alone; run also used what the turn's earlier updates said of its tool call (its paths among them): --transcript T --tool-call ID explains what run saw")
 	return req, nil
+}
+
+// oneShotRules is the scenario explain explains without a scenario file:
+// that of a run without one (run --agent NAME --prompt TEXT) as far as its
+// rules go: the config's default permissions, none without them, in the
+// working directory (or the config's default workspace, whose copy the run
+// would work in).
+func oneShotRules(cfg *scenario.Config) (*scenario.Scenario, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, exitError{code: exitUsage, err: fmt.Errorf("working directory: %w", err)}
+	}
+	sc := &scenario.Scenario{Name: scenario.OneShotName, Pos: scenario.OneShotPos, Agent: scenario.Agent{Cwd: wd}}
+	if cfg != nil {
+		d := cfg.Defaults.Scenario
+		sc.Policy = d.Policy
+		if w := d.Workspace; w != nil && w.Source() != "" {
+			sc.Agent.Cwd = w.Source()
+		}
+	}
+	return sc, nil
 }

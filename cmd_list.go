@@ -23,6 +23,7 @@ With --json, stdout is one JSON array, one object per scenario (and per
   agent        the named agent it runs against ("" when it gives its command)
   tags         its tags ([] when none)
   turns        how many turns it has
+  vars         the values of a parametrised scenario by name ({} when none)
 For example: acprun list --json tests/ | jq -r '.[].name'
 
 Exit codes:
@@ -44,7 +45,7 @@ func (c *listCmd) Run(g *globals) error {
 	for _, sc := range scs {
 		entries = append(entries, output.ListEntry{
 			Name: sc.Name, Description: sc.Description, File: sc.File, Line: sc.Pos.Line, Column: sc.Pos.Col,
-			Agent: sc.Agent.Name, Tags: sc.Tags, Turns: len(sc.Turns),
+			Agent: sc.Agent.Name, Tags: sc.Tags, Turns: len(sc.Turns), Vars: sc.VarValues(),
 		})
 	}
 	if c.JSON {

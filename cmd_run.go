@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -23,8 +24,11 @@ import (
 
 // runCmd is `acprun run PATHS…`.
 type runCmd struct {
-	Paths          []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
-	Prompt         string   `placeholder:"FILE|-" help:"Replace the turns of the one selected scenario with one turn whose prompt is the text of FILE, or of stdin for - (e.g. from cron: make-prompt | acprun run nightly.yaml --prompt -)."`
+	Paths          []string `arg:"" optional:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs. None with --prompt: a one-shot run of the prompt on --agent."`
+	Prompt         []string `placeholder:"TEXT|FILE|-" sep:"none" help:"A turn's prompt (repeatable: one turn each, in order), - for stdin. Without scenario files it is the prompt's TEXT, sent to --agent (acprun run --agent claude --prompt 'Fix the tests' --print); with them, the text of FILE, replacing the turns of the one selected scenario (make-prompt | acprun run nightly.yaml --prompt -)."`
+	Print          bool     `help:"Print the agent's reply, the text of the last turn, on stdout and nothing else there (as claude -p does); the progress and summary stay on stderr. For a run of one scenario on one agent."`
+	Model          string   `placeholder:"MODEL" help:"Select this model in every scenario's session, in place of agent.model (checked against what the agent offers)."`
+	Mode           string   `placeholder:"MODE" help:"Set this session mode in every scenario's session, in place of agent.mode."`
 	JSON           string   `name:"output" short:"o" aliases:"json" default:"acprun-results.json" placeholder:"FILE" help:"Write the JSON results to FILE (- for stdout, which then carries nothing else). --json FILE is an older name for it."`
 	Transcripts    string   `placeholder:"DIR" help:"Write every message both ways, per scenario, as JSONL files in DIR (agent env values redacted)."`
 	NoText         bool     `help:"Keep no message or thought text in the results, only its chunk counts, except for turns whose expectations or judge read it: memory stays flat however much the agents say."`
@@ -35,6 +39,7 @@ type runCmd struct {
 	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled and their scenarios are interrupted, scenarios not started are listed as not run (interrupted); the exit code is then 1."`
 	Jobs           jobs     `short:"j" placeholder:"N" help:"Scenarios to run in parallel, 1 or more (default: number of CPUs)."`
 	Repeat         int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate, pass@k and pass^k."`
+	MinPassRate    *float64 `placeholder:"RATE" help:"A scenario passes when at least this share of its attempts (--repeat) against an agent pass, e.g. 0.8; a scenario's expect.passRate wins over it. Interrupted and invalid attempts are not counted; --fail-fast counts the scenario as failed once the share is out of reach."`
 	FailFast       failFast `help:"Stop starting scenarios once one has failed, errored or been invalid (after its retries): those not started are listed as not run (interrupted), and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast) and interrupted. With -j > 1 which scenarios had started depends on timing."`
 	MaxFailures    int      `placeholder:"N" help:"Stop starting scenarios once N have failed, errored or been invalid, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then)."`
 	RerunFailed    string   `placeholder:"FILE" help:"Run only the scenarios that did not pass (failed, errored, invalid, or interrupted: cut short or not run) in the results FILE of an earlier run, matched by file, name and agent; the selection flags apply too."`
@@ -50,6 +55,7 @@ type runCmd struct {
 	Resume         bool     `help:"Continue every scenario's recorded session, as session.resume does (state file: its session.stateFile, default .acprun/state.json beside it)."`
 	Lock           string   `enum:"wait,fail" default:"wait" placeholder:"MODE" help:"When another run holds a state file's lock: wait for it to finish, or fail at once (exit 6). One of: wait, fail."`
 	ReuseAgents    bool     `help:"Let scenarios share agent processes, as agent.reuse does: those started the same way take turns on at most -j processes, each with its own session. Only agents that offer session/close are reused."`
+	ruleFlags
 	selection
 }
 
@@ -58,6 +64,26 @@ func (c *runCmd) Help() string {
 	return `Runs every scenario: starts its agent, opens one session, sends each turn's prompt,
 answers permission requests by the scenario's rules, and checks the expectations.
 The JSON results (keyed by stop reason) go to -o/--output; a summary goes to stderr.
+
+One-shot runs: without scenario files, acprun run --agent NAME --prompt TEXT
+runs one scenario named prompt, in the working directory, with one turn per
+--prompt (its text; - reads stdin) expecting end_turn, and the config file's
+defaults. Without rules it denies every permission request and terminal
+command, as a scenario without permissions does. --print writes the agent's
+last reply, and nothing else, to stdout:
+  acprun run --agent claude --prompt 'Summarise README.md' --allow read --print
+
+Rules from flags: --allow RULE and --deny RULE add rules after every
+scenario's own (and to --allow-all or --deny-all); a deny still beats every
+allow. RULE is KIND (every call of that kind: read, edit, delete, move,
+search, execute, think, fetch, switch_mode, other), execute:COMMAND (a
+command pattern), read|edit|delete|move|search:PATH (a path glob), or
+command:, path:, title: or tool: (the tool's name) and a pattern, for calls of
+any kind:
+  --allow read --allow 'execute:go test *' --allow 'edit:src/**'
+  --deny 'path:**/.env' --deny 'command:git push *' --deny 'title:*delete*'
+Decisions and acprun explain name such a rule by its flag. --model and
+--mode replace every scenario's agent.model and agent.mode.
 
 Output files (-o, --junit, --html, --events; --transcripts is a directory) are
 checked before any agent starts. Missing parent directories are created; a
@@ -82,7 +108,9 @@ the colour through a pipe (a CI log), --color never drops it.
 Exit codes:
   0    every scenario passed
   1    some scenario failed an expectation, ended in an error outcome, or was
-       interrupted by --timeout or --fail-fast
+       interrupted by --timeout or --fail-fast; with --min-pass-rate (or
+       expect.passRate), the failed and errored attempts of a scenario that
+       met its rate do not count
   2    usage, scenario-file or output-path errors (nothing ran)
   3    an agent could not be started, initialized or authenticated, or this
        host cannot enforce its required sandbox
@@ -154,8 +182,18 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err := c.checkOutputFlags(g); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
+	if err := errors.Join(c.checkPrintFlags(g), c.checkPrompts()); err != nil {
+		return exitError{code: exitUsage, err: err}
+	}
+	flags, err := c.flagSettings()
+	if err != nil {
+		return err
+	}
 	if c.Repeat < 1 {
 		return exitError{code: exitUsage, err: fmt.Errorf("--repeat %d: want at least 1", c.Repeat)}
+	}
+	if r := c.MinPassRate; r != nil && (*r <= 0 || *r > 1 || math.IsNaN(*r)) {
+		return exitError{code: exitUsage, err: fmt.Errorf("--min-pass-rate %g: want a share of the attempts above 0 and at most 1, e.g. 0.8", *r)}
 	}
 	if c.MaxFailures < 0 {
 		return exitError{code: exitUsage, err: fmt.Errorf("--max-failures %d: want at least 1", c.MaxFailures)}
@@ -167,7 +205,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 			return exitError{code: exitUsage, err: fmt.Errorf("--rerun-failed %s: %w", c.RerunFailed, err)}
 		}
 	}
-	scs, err := c.pick(g, c.Paths)
+	scs, err := c.scenarios(g)
 	if err != nil {
 		return err
 	}
@@ -184,12 +222,19 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err := checkUnset(g, scs); err != nil {
 		return err
 	}
-	if c.Prompt != "" {
+	if err := c.checkPrintSelection(scs); err != nil {
+		return exitError{code: exitUsage, err: err}
+	}
+	if len(c.Prompt) > 0 {
 		if scs, err = c.withPrompt(g, scs); err != nil {
 			return err
 		}
 	}
+	for i, sc := range scs {
+		scs[i] = sc.WithFlags(flags)
+	}
 	opts := c.options(g)
+	opts.Policy = overrideWithRules(opts.Policy, flags)
 	if c.DryRun {
 		c.warnNoPermissions(g, scs)
 		return output.Plan(g.Stdout, runner.DryRun(opts, scs))
@@ -252,7 +297,13 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		return exitError{code: exitOutput, err: err}
 	}
-	if err := c.writeOutputs(g, rep, events); err != nil {
+	err = c.writeOutputs(g, rep, events)
+	if c.Print {
+		if perr := printReply(g.Stdout, rep); perr != nil && err == nil {
+			err = exitError{code: exitOutput, err: fmt.Errorf("--print: %w", perr)}
+		}
+	}
+	if err != nil {
 		return err
 	}
 	return exitError{code: exitCode(ctx, rep)}
@@ -290,7 +341,7 @@ func (c *runCmd) writeOutputs(g *globals, rep report.Report, events *progress.Ev
 	}
 	if os.Getenv("GITHUB_ACTIONS") == "true" {
 		annotations := g.Stdout
-		if slices.ContainsFunc(c.files(), func(f outfile.Target) bool { return outfile.IsStdout(g.Stdout, f.Path) }) {
+		if c.Print || slices.ContainsFunc(c.files(), func(f outfile.Target) bool { return outfile.IsStdout(g.Stdout, f.Path) }) {
 			annotations = g.Stderr // stdout carries the machine output alone
 		}
 		if err := output.GitHub(annotations, os.Getenv("GITHUB_STEP_SUMMARY"), rep); err != nil {
@@ -351,6 +402,9 @@ func (c *runCmd) options(g *globals) runner.Options {
 	}
 	if opts.Parallel <= 0 {
 		opts.Parallel = runtime.NumCPU()
+	}
+	if c.MinPassRate != nil {
+		opts.MinPassRate = *c.MinPassRate
 	}
 	if opts.MaxFailures == 0 && c.FailFast.mode != "" {
 		opts.MaxFailures = 1

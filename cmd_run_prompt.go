@@ -1,5 +1,5 @@
-// run --prompt: the turns of one scenario replaced by a prompt from a file
-// or stdin.
+// run --prompt: one-shot runs of a prompt without a scenario file, and the
+// turns of one scenario replaced by prompts from files or stdin.
 
 package main
 
@@ -16,10 +16,48 @@ import (
 	"github.com/acprun/acprun/scenario"
 )
 
+// stdinPrompt is the value of --prompt that reads the prompt from stdin.
+const stdinPrompt = "-"
+
+// oneShot reports whether the run has no scenario file: --prompt's values
+// are then the prompts' texts, sent to --agent.
+func (c *runCmd) oneShot() bool { return len(c.Paths) == 0 }
+
+// scenarios loads and selects the scenarios to run: those of the paths,
+// or without paths the one-shot scenario of --prompt (scenario.OneShot),
+// against each --agent. Without paths or --prompt there is nothing to run.
+func (c *runCmd) scenarios(g *globals) ([]*scenario.Scenario, error) {
+	if !c.oneShot() {
+		return c.pick(g, c.Paths)
+	}
+	if len(c.Prompt) == 0 {
+		return nil, exitError{code: exitUsage, err: errors.New(
+			"nothing to run: give scenario files or directories (acprun run suite/), or a prompt for an agent (acprun run --agent claude --prompt TEXT)")}
+	}
+	cfg, err := c.config()
+	if err != nil {
+		return nil, usageError(g, err)
+	}
+	lopts := scenario.LoadOptions{Config: cfg, DeferUnset: true}
+	agent := ""
+	if len(c.Agent) > 0 {
+		agent = c.Agent[0] // the others are the matrix's, as with a file
+	}
+	sc, warnings, err := scenario.OneShot(agent, lopts)
+	printWarnings(g, warnings)
+	if err != nil {
+		if agent != "" {
+			err = fmt.Errorf("--agent %s: %w", approve.QuoteArgv([]string{agent}), err)
+		}
+		return nil, usageError(g, err)
+	}
+	return c.choose(g, []*scenario.Scenario{sc}, nil, lopts)
+}
+
 // withPrompt replaces the turns of the one selected scenario (against
-// each --agent, every copy alike) with one turn sending the text of
-// --prompt. More than one scenario selected is a usage error, found
-// before stdin is read; none (--allow-empty) reads nothing.
+// each --agent, every copy alike) with one turn per --prompt, in order.
+// More than one scenario selected is a usage error, found before stdin is
+// read; none (--allow-empty) reads nothing.
 func (c *runCmd) withPrompt(g *globals, scs []*scenario.Scenario) ([]*scenario.Scenario, error) {
 	var names []string
 	for _, sc := range scs {
@@ -35,40 +73,77 @@ func (c *runCmd) withPrompt(g *globals, scs []*scenario.Scenario) ([]*scenario.S
 			"--prompt replaces the turns of one scenario, and %d are selected (%s): choose one with --run, --tag or by naming its file",
 			len(names), listNames(names, 5))}
 	}
-	text, err := c.readPrompt(g)
-	if err != nil {
-		return nil, exitError{code: exitUsage, err: err}
+	prompts := make([]scenario.Prompt, len(c.Prompt))
+	for i, v := range c.Prompt {
+		p, err := c.readPrompt(g, v)
+		if err != nil {
+			return nil, exitError{code: exitUsage, err: err}
+		}
+		prompts[i] = p
 	}
-	pos := scenario.Pos{File: "--prompt " + approve.QuoteArgv([]string{c.Prompt})}
 	out := make([]*scenario.Scenario, len(scs))
 	for i, sc := range scs {
-		out[i] = sc.WithPrompt(text, pos)
+		out[i] = sc.WithPrompts(prompts)
 	}
 	return out, nil
 }
 
-// readPrompt reads the text of --prompt: stdin for -, else the file
-// (relative to the working directory).
-func (c *runCmd) readPrompt(g *globals) (string, error) {
-	if c.Prompt == "-" {
+// checkPrompts rejects --prompt values that cannot be read, before
+// anything else: an empty one (an unset variable: --prompt "$PROMPT"), as
+// for the flags that name files, and stdin twice.
+func (c *runCmd) checkPrompts() error {
+	stdin := 0
+	for _, v := range c.Prompt {
+		switch {
+		case v == "" && c.oneShot():
+			return errors.New(`--prompt "": the prompt is empty (is the variable that gives it unset?): give its text, or - to read it from stdin`)
+		case v == "":
+			return errors.New(`--prompt "": the path is empty (is the variable that gives it unset?): give a file (or - for stdin), or leave the flag out`)
+		case v == stdinPrompt:
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return errors.New("--prompt - reads stdin, which holds one prompt: give - to one --prompt only")
+	}
+	return nil
+}
+
+// readPrompt reads one --prompt value: stdin for -, else its text in a
+// one-shot run, else the file it names (relative to the working
+// directory).
+func (c *runCmd) readPrompt(g *globals, value string) (scenario.Prompt, error) {
+	switch {
+	case value == stdinPrompt:
 		if f, ok := g.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 			fmt.Fprintln(g.Stderr, "acprun: reading the prompt from stdin (end it with Ctrl-D)")
 		}
 		text, err := scenario.ReadPrompt(g.Stdin)
 		if err != nil {
-			return "", fmt.Errorf("--prompt -: stdin %w", err)
+			return scenario.Prompt{}, fmt.Errorf("--prompt -: stdin %w", err)
 		}
-		return text, nil
+		return scenario.Prompt{Text: text, Pos: scenario.Pos{File: "--prompt -"}}, nil
+	case c.oneShot():
+		text, err := scenario.ReadPrompt(strings.NewReader(value))
+		if err != nil {
+			return scenario.Prompt{}, fmt.Errorf("--prompt %s: the text %w", approve.QuoteArgv([]string{value}), err)
+		}
+		if fi, err := os.Stat(value); err == nil && fi.Mode().IsRegular() && !strings.Contains(value, "\n") {
+			fmt.Fprintf(g.Stderr, "acprun: warning: --prompt %s is sent as the prompt's text, though a file has that name: to send the file, give --prompt - < %[1]s\n",
+				approve.QuoteArgv([]string{value}))
+		}
+		return scenario.Prompt{Text: text, Pos: scenario.OneShotPos}, nil
 	}
-	text, err := scenario.ReadPromptFile(c.Prompt)
+	text, err := scenario.ReadPromptFile(value)
 	if err != nil {
 		hint := ""
-		if _, statErr := os.Stat(c.Prompt); errors.Is(statErr, os.ErrNotExist) {
-			hint = " (--prompt takes a file holding the prompt, or - to read it from stdin)"
+		if _, statErr := os.Stat(value); errors.Is(statErr, os.ErrNotExist) {
+			hint = " (with a scenario file, --prompt takes a file holding the prompt, or - to read it from stdin; " +
+				"the text itself only without one: acprun run --agent NAME --prompt TEXT)"
 		}
-		return "", fmt.Errorf("--prompt %s: the file %w%s", approve.QuoteArgv([]string{c.Prompt}), err, hint)
+		return scenario.Prompt{}, fmt.Errorf("--prompt %s: the file %w%s", approve.QuoteArgv([]string{value}), err, hint)
 	}
-	return text, nil
+	return scenario.Prompt{Text: text, Pos: scenario.Pos{File: "--prompt " + approve.QuoteArgv([]string{value})}}, nil
 }
 
 // listNames is names joined with ", ", the first n of them and how many

@@ -55,7 +55,7 @@ func TestEveryPathFlagRefusesAnEmptyValue(t *testing.T) {
 			}
 		}
 	}
-	if checked < 19 {
-		t.Errorf("checked %d path flags; want every one (at least 19)", checked)
+	if checked < 18 { // run --prompt takes a text too: see TestRunUsageErrors
+		t.Errorf("checked %d path flags; want every one (at least 18)", checked)
 	}
 }

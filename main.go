@@ -138,15 +138,18 @@ func (e exitError) ExitCode() int { return e.code }
 
 func (e exitError) Unwrap() error { return e.err }
 
-// exitCode maps a report to the process's exit code.
+// exitCode maps a report to the process's exit code. An attempt that
+// failed or errored does not fail the run when its scenario met its pass
+// rate (report.Forgiven).
 func exitCode(ctx context.Context, rep report.Report) int {
 	if rep.Interrupted || errors.Is(context.Cause(ctx), errInterrupted) {
 		return exitInterrupted
 	}
 	code := exitOK
+	forgiven := report.Forgiven(rep)
 	for _, r := range rep.Scenarios {
-		if !r.Verdict() {
-			continue // retried: the later try's verdict counts
+		if !r.Verdict() || forgiven(r) {
+			continue // retried: the later try's verdict counts; forgiven: the scenario's rate does
 		}
 		switch {
 		case r.StartFailed:
@@ -209,9 +212,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // pathPlaceholders are the placeholders of the flags whose value names a
 // file or a directory, with what to give instead of an empty value.
 var pathPlaceholders = map[string]string{
-	"FILE":   "a file",
-	"FILE|-": "a file (or - for stdin)",
-	"DIR":    "a directory",
+	"FILE": "a file",
+	"DIR":  "a directory",
 }
 
 // emptyPathFlag refuses a flag that names a file or a directory (its

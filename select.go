@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -25,6 +27,9 @@ type selection struct {
 	Shard      string   `placeholder:"I/N" help:"Run the I-th of N deterministic shards of the selection (1-based). Without it, JOB_COMPLETION_INDEX (0-based, Kubernetes Indexed Jobs) and --shards pick the shard, or else CI_NODE_INDEX and CI_NODE_TOTAL (1-based, GitLab's parallel:)."`
 	Shards     int      `placeholder:"N" help:"Number of shards when the index comes from JOB_COMPLETION_INDEX."`
 	AllowEmpty bool     `help:"Accept a selection that matches no scenario (exit 0) instead of exiting 5."`
+
+	// BalanceFrom balances the shards by an earlier run's durations.
+	BalanceFrom string `placeholder:"FILE" help:"Balance the shards by how long each scenario took in the results FILE of an earlier run (longest first, each to the shard with the least time so far; a scenario not in FILE counts as the median), so that they finish together. Every shard must read the same FILE. A FILE that does not exist leaves the shards round robin, with a warning."`
 }
 
 // pick loads the config and the scenarios of paths and returns the
@@ -37,6 +42,12 @@ func (s *selection) pick(g *globals, paths []string) ([]*scenario.Scenario, erro
 	if err != nil {
 		return nil, err
 	}
+	return s.choose(g, scs, paths, lopts)
+}
+
+// choose returns the scenarios of scs, loaded from paths with lopts, that
+// the flags select, as pick does.
+func (s *selection) choose(g *globals, scs []*scenario.Scenario, paths []string, lopts scenario.LoadOptions) ([]*scenario.Scenario, error) {
 	sel := scenario.Selection{
 		Paths:       paths,
 		Run:         s.Run,
@@ -49,8 +60,15 @@ func (s *selection) pick(g *globals, paths []string) ([]*scenario.Scenario, erro
 		Agents:      s.Agent,
 		AllowEmpty:  s.AllowEmpty,
 	}
-	if msg := sel.Unsharded(); msg != "" {
-		fmt.Fprintf(g.Stderr, "acprun: warning: %s\n", msg)
+	durations, err := s.durations(g)
+	if err != nil {
+		return nil, err
+	}
+	sel.Durations = durations
+	for _, msg := range []string{sel.Unsharded(), sel.Unbalanced()} {
+		if msg != "" {
+			fmt.Fprintf(g.Stderr, "acprun: warning: %s\n", msg)
+		}
 	}
 	scs, err = scenario.Select(scs, sel, lopts)
 	var none *scenario.NoneSelectedError
@@ -61,6 +79,24 @@ func (s *selection) pick(g *globals, paths []string) ([]*scenario.Scenario, erro
 		return nil, exitError{code: exitUsage, err: err}
 	}
 	return scs, nil
+}
+
+// durations reads --balance-from: nil without it, and when its file does
+// not exist (a first run has no earlier results), with a warning; a file
+// that is not results is a usage error.
+func (s *selection) durations(g *globals) (map[string]time.Duration, error) {
+	if s.BalanceFrom == "" {
+		return nil, nil
+	}
+	ds, err := report.ReadDurations(s.BalanceFrom)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(g.Stderr, "acprun: warning: --balance-from %s: %v: the shards are round robin\n", s.BalanceFrom, err)
+		return nil, nil
+	case err != nil:
+		return nil, exitError{code: exitUsage, err: fmt.Errorf("--balance-from %s: %w", s.BalanceFrom, err)}
+	}
+	return ds, nil
 }
 
 // load loads the config and the scenarios of paths.

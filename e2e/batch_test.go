@@ -90,40 +90,52 @@ func TestParallelRunIsDeterministic(t *testing.T) {
 	}
 }
 
+// TestShardsMergeToTheWholeRun: the shards of a run, round robin or
+// balanced by the whole run's durations (--balance-from), merge into the
+// whole run's results; the suite has a parametrised scenario, whose
+// expansions share their file and line.
 func TestShardsMergeToTheWholeRun(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	batchFiles(t, dir, 12)
+	writeFiles(t, dir, map[string]string{"suite/v.yaml": `name: v
+vars: {n: [1, 2, 3, 4]}
+agent: {command: [acprun, mock-agent, ../agent.mock.yaml]}
+permissions: {default: deny}
+turns: [{prompt: "fast {{.n}}"}]
+`})
 	whole := acprun(t, dir, "run", "suite", "-o", "whole.json")
 	if whole.code != 0 {
 		t.Fatalf("whole run: exit %d\n%s", whole.code, whole.stderr)
 	}
-	var shardFiles []string
-	for i := 1; i <= 3; i++ {
-		f := fmt.Sprintf("shard%d.json", i)
-		res := acprun(t, dir, "run", "suite", "--shard", fmt.Sprintf("%d/3", i), "-o", f)
-		if res.code != 0 {
-			t.Fatalf("shard %d: exit %d\n%s", i, res.code, res.stderr)
-		}
-		shardFiles = append(shardFiles, f)
-	}
-	merged := acprun(t, dir, append([]string{"merge", "-o", "merged.json"}, shardFiles...)...)
-	if merged.code != 0 {
-		t.Fatalf("merge: exit %d\n%s", merged.code, merged.stderr)
-	}
 	a := readResults(t, filepath.Join(dir, "whole.json"))
-	b := readResults(t, filepath.Join(dir, "merged.json"))
-	if diff := cmp.Diff(scenarioNames(a), scenarioNames(b)); diff != "" {
-		t.Errorf("scenarios (-whole +merged):\n%s", diff)
-	}
-	if diff := cmp.Diff(a.ByStopReason, b.ByStopReason); diff != "" {
-		t.Errorf("byStopReason (-whole +merged):\n%s", diff)
-	}
-	// The counts of scenarios and turns; not durationMs, nor what the
-	// batch does not exercise.
-	counts := cmpopts.IgnoreFields(report.Summary{}, "Allowed", "Denied", "Warnings", "DurationMs", "PassRates")
-	if diff := cmp.Diff(a.Summary, b.Summary, counts); diff != "" {
-		t.Errorf("summary (-whole +merged):\n%s", diff)
+	for _, balance := range [][]string{nil, {"--balance-from", "whole.json"}} {
+		var shardFiles []string
+		for i := 1; i <= 3; i++ {
+			f := fmt.Sprintf("shard%d.json", i)
+			res := acprun(t, dir, append([]string{"run", "suite", "--shard", fmt.Sprintf("%d/3", i), "-o", f}, balance...)...)
+			if res.code != 0 || strings.Contains(res.stderr, "warning") {
+				t.Fatalf("shard %d %v: exit %d\n%s", i, balance, res.code, res.stderr)
+			}
+			shardFiles = append(shardFiles, f)
+		}
+		merged := acprun(t, dir, append([]string{"merge", "-o", "merged.json"}, shardFiles...)...)
+		if merged.code != 0 {
+			t.Fatalf("merge %v: exit %d\n%s", balance, merged.code, merged.stderr)
+		}
+		b := readResults(t, filepath.Join(dir, "merged.json"))
+		if diff := cmp.Diff(scenarioNames(a), scenarioNames(b)); diff != "" {
+			t.Errorf("%v: scenarios (-whole +merged):\n%s", balance, diff)
+		}
+		if diff := cmp.Diff(a.ByStopReason, b.ByStopReason); diff != "" {
+			t.Errorf("%v: byStopReason (-whole +merged):\n%s", balance, diff)
+		}
+		// The counts of scenarios and turns; not durationMs, nor what the
+		// batch does not exercise.
+		counts := cmpopts.IgnoreFields(report.Summary{}, "Allowed", "Denied", "Warnings", "DurationMs", "PassRates")
+		if diff := cmp.Diff(a.Summary, b.Summary, counts); diff != "" {
+			t.Errorf("%v: summary (-whole +merged):\n%s", balance, diff)
+		}
 	}
 }
 

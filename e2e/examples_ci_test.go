@@ -32,14 +32,19 @@ type recipeCommand struct {
 }
 
 // TestRecipeGitHubActions: the workflow is a matrix of --shard i/N over
-// every shard, uploads each shard's results, and a merge job downloads
-// and merges them; every acprun line is valid.
+// every shard, balanced by the durations of the last run on main (kept in
+// the cache by the merge job on main, restored once by a durations job
+// and handed to every shard as an artifact), uploads each shard's
+// results, and a merge job downloads and merges them; every acprun line
+// is valid.
 func TestRecipeGitHubActions(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(ciDir, ".github", "workflows", "acprun.yml")
 	type step struct {
-		Uses string `yaml:"uses"`
-		Run  string `yaml:"run"`
+		Uses string            `yaml:"uses"`
+		Run  string            `yaml:"run"`
+		If   string            `yaml:"if"`
+		With map[string]string `yaml:"with"`
 	}
 	var wf struct {
 		Env  map[string]string `yaml:"env"`
@@ -75,6 +80,22 @@ func TestRecipeGitHubActions(t *testing.T) {
 	if !uses(shard.Steps, "actions/upload-artifact") || !uses(merge.Steps, "actions/download-artifact") {
 		t.Errorf("%s: the shards must upload their results and the merge job download them", file)
 	}
+	durations := wf.Jobs["durations"]
+	if shard.Needs != "durations" || !uses(durations.Steps, "actions/cache/restore") || !uses(durations.Steps, "actions/upload-artifact") {
+		t.Errorf("%s: a durations job must restore the last results from the cache and hand them to the shards, which need it", file)
+	}
+	balanceFrom := ""
+	for _, st := range shard.Steps {
+		if strings.HasPrefix(st.Uses, "actions/download-artifact@") {
+			balanceFrom = st.With["path"] + "/" + "acprun-results.json"
+		}
+	}
+	saved := slices.ContainsFunc(merge.Steps, func(st step) bool {
+		return strings.HasPrefix(st.Uses, "actions/cache/save@") && strings.Contains(st.If, "refs/heads/main") && st.With["path"] == "acprun-results.json"
+	})
+	if !saved {
+		t.Errorf("%s: the merge job must keep the merged results of main in the cache", file)
+	}
 
 	var cmds []recipeCommand
 	for _, job := range []string{"shard", "merge"} {
@@ -101,12 +122,16 @@ func TestRecipeGitHubActions(t *testing.T) {
 		if c.argv[1] == "run" && !slices.Contains(c.argv, "--shard") {
 			t.Errorf("%s: %s: acprun run without --shard", c.where, strings.Join(c.argv, " "))
 		}
+		if c.argv[1] == "run" && (balanceFrom == "" || recipeFlag(c.argv, "--balance-from") != balanceFrom) {
+			t.Errorf("%s: %s: acprun run must balance from the downloaded durations (%s)", c.where, strings.Join(c.argv, " "), balanceFrom)
+		}
 	}
 }
 
 // TestRecipeGitLab: the job runs parallel: N with no --shard (GitLab's
-// CI_NODE_INDEX and CI_NODE_TOTAL pick the shard), and the merge job needs
-// it; every acprun line is valid in every shard's environment.
+// CI_NODE_INDEX and CI_NODE_TOTAL pick the shard), balanced by the
+// durations a job before it fetched once, and the merge job needs it;
+// every acprun line is valid in every shard's environment.
 func TestRecipeGitLab(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(ciDir, ".gitlab-ci.yml")
@@ -116,8 +141,14 @@ func TestRecipeGitLab(t *testing.T) {
 		} `yaml:"default"`
 		Shards struct {
 			Parallel int      `yaml:"parallel"`
+			Needs    []string `yaml:"needs"`
 			Script   []string `yaml:"script"`
 		} `yaml:"acprun"`
+		Durations struct {
+			Artifacts struct {
+				Paths []string `yaml:"paths"`
+			} `yaml:"artifacts"`
+		} `yaml:"acprun-durations"`
 		Merge struct {
 			Needs       []string `yaml:"needs"`
 			Script      []string `yaml:"script"`
@@ -147,10 +178,16 @@ func TestRecipeGitLab(t *testing.T) {
 			cmds = append(cmds, recipeShellAcprun(t, fmt.Sprintf("%s: %s[%d]", file, part.name, j), line, nil, nil)...)
 		}
 	}
+	if !slices.Equal(pipeline.Shards.Needs, []string{"acprun-durations"}) || len(pipeline.Durations.Artifacts.Paths) != 1 {
+		t.Errorf("%s: acprun.needs = %v, want [acprun-durations], which keeps its file as an artifact", file, pipeline.Shards.Needs)
+	}
 	recipeCheckCommands(t, file, cmds, []string{"run", "merge", "report"})
 	for _, c := range cmds {
 		if c.argv[1] == "run" && slices.ContainsFunc(c.argv, func(a string) bool { return strings.HasPrefix(a, "--shard") }) {
 			t.Errorf("%s: %s: GitLab's variables pick the shard; --shard would override them", c.where, strings.Join(c.argv, " "))
+		}
+		if c.argv[1] == "run" && (len(pipeline.Durations.Artifacts.Paths) == 0 || recipeFlag(c.argv, "--balance-from") != pipeline.Durations.Artifacts.Paths[0]) {
+			t.Errorf("%s: %s: acprun run must balance from the file acprun-durations keeps", c.where, strings.Join(c.argv, " "))
 		}
 	}
 }

@@ -197,7 +197,8 @@ func TestPromptFlagErrors(t *testing.T) {
 		{"", []string{"a.yaml", "--prompt", "-"}, "--prompt -: stdin is empty"},
 		{"caf\xe9", []string{"a.yaml", "--prompt", "-"}, "--prompt -: stdin is not UTF-8 text"},
 		{"", []string{"a.yaml", "--prompt", "fix the tests"},
-			"--prompt 'fix the tests': the file does not exist (--prompt takes a file holding the prompt, or - to read it from stdin)"},
+			"--prompt 'fix the tests': the file does not exist (with a scenario file, --prompt takes a file holding the prompt, or - to read it from stdin; " +
+				"the text itself only without one: acprun run --agent NAME --prompt TEXT)"},
 		{"", []string{"a.yaml", "--prompt", "."}, "--prompt .: the file is a directory"},
 	}
 	for _, tt := range tests {

@@ -32,7 +32,8 @@ const maxAnnotations = 10
 // errors) at the scenario, an ::error per invalid scenario (it measured
 // nothing; its failures are not annotated either) where its reason points
 // (the protect list, expect.agent) or at the scenario, and one per
-// warning of a scenario or turn; at
+// warning of a scenario or turn (the failures and errors of an attempt
+// whose scenario met its minimum pass rate are warnings too); at
 // most maxAnnotations of each, then a
 // ::notice with the count left out. Files under $GITHUB_WORKSPACE are
 // named relative to it, as GitHub needs to place an annotation in the
@@ -105,6 +106,7 @@ type annotation struct {
 // annotations lists the ::error and ::warning commands of a run, in the
 // order of the results.
 func annotations(rep report.Report) (errs, warns []annotation) {
+	forgiven := report.Forgiven(rep)
 	for _, r := range rep.Scenarios {
 		if r.NotRun || !r.Verdict() {
 			continue // nothing of it ran, or a retried try: not a verdict
@@ -115,6 +117,11 @@ func annotations(rep report.Report) (errs, warns []annotation) {
 			verb = "errored"
 		}
 		title := fmt.Sprintf("acprun: %s %s", r.Label(), verb)
+		problems := &errs
+		if forgiven(r) { // a warning: the scenario met its pass rate
+			title += " (its scenario met its minimum pass rate)"
+			problems = &warns
+		}
 		switch r.Status {
 		case report.StatusPassed:
 		case report.StatusInterrupted:
@@ -133,11 +140,11 @@ func annotations(rep report.Report) (errs, warns []annotation) {
 			if r.Error != "" || len(r.Failures) == 0 {
 				p := problem{kind: problemError, text: r.Error, pos: at}
 				p.turn, _ = splitTurn(r.Error)
-				errs = append(errs, annotation{pos: at, title: title, message: annotationMessage(r, p)})
+				*problems = append(*problems, annotation{pos: at, title: title, message: annotationMessage(r, p)})
 			}
 			for _, f := range r.Failures {
 				p := locate(problemFailure, f, at)
-				errs = append(errs, annotation{pos: p.pos, title: title, message: annotationMessage(r, p)})
+				*problems = append(*problems, annotation{pos: p.pos, title: title, message: annotationMessage(r, p)})
 			}
 		}
 		for _, w := range r.Warnings {
@@ -312,7 +319,7 @@ func Markdown(rep report.Report) string {
 			status = "⚠️ flaky"
 		}
 		fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s | %s |\n",
-			status, mdCell(r.Label()), mdCode(r.File+":"+strconv.Itoa(r.Line)),
+			status, mdCell(r.Label()), mdCode(place(r.File, r.Line)),
 			mdCell(stopReasons(r)), Duration(r.Duration), mdCell(details))
 	}
 	b.WriteString("\n")

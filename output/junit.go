@@ -92,14 +92,28 @@ type junitText struct {
 // transcript path, skipped turns, warnings and the agent's stderr tail.
 // The testcases of a scenario that ran several times (--repeat) carry
 // the pass rate of its attempts against that agent as <properties>:
-// attempts, passed, passRate, pass@1…pass@n and pass^1…pass^n.
+// attempts, passed, passRate, pass@1…pass@n and pass^1…pass^n. A
+// scenario with a minimum pass rate (expect.passRate, run
+// --min-pass-rate) is judged by it: its attempts against an agent are one
+// testcase, failed when the rate is below the minimum (see junitRateCase).
 // Times come from the report.
 func JUnit(w io.Writer, rep report.Report) error {
 	root := junitTestSuites{Name: "acprun", Time: seconds(rep.Duration)}
 	rates := map[passRateKey]report.PassRate{}
+	judged := map[passRateKey][]report.Result{} // by their pass rate: one testcase each
 	for _, p := range report.PassRates(rep) {
-		if p.Attempts > 1 {
-			rates[passRateKey{p.File, p.Scenario, p.Agent}] = p
+		k := passRateKey{p.File, p.Scenario, p.Agent}
+		if p.Attempts > 1 || p.Met != nil {
+			rates[k] = p
+		}
+		if p.Met != nil {
+			judged[k] = []report.Result{}
+		}
+	}
+	for _, r := range rep.Scenarios {
+		k := passRateKey{r.File, r.Name, r.Agent.Name}
+		if rs, ok := judged[k]; ok && r.Verdict() && isSample(r) {
+			judged[k] = append(rs, r)
 		}
 	}
 	index := map[string]int{}
@@ -108,11 +122,19 @@ func JUnit(w io.Writer, rep report.Report) error {
 		if !r.Verdict() {
 			continue // retried: the later try is the test case
 		}
+		k := passRateKey{r.File, r.Name, r.Agent.Name}
+		rs, byRate := judged[k]
+		byRate = byRate && isSample(r)
+		if byRate && r.Attempt != rs[0].Attempt {
+			i := index[r.File]
+			suiteTime[i] += r.Duration
+			continue // its scenario's testcase is made at its first attempt
+		}
 		i, ok := index[r.File]
 		if !ok {
 			i = len(root.Suites)
 			index[r.File] = i
-			suite := junitTestSuite{Name: r.File}
+			suite := junitTestSuite{Name: suiteName(r.File)}
 			if !rep.StartedAt.IsZero() {
 				suite.Timestamp = rep.StartedAt.UTC().Format("2006-01-02T15:04:05")
 			}
@@ -131,7 +153,9 @@ func JUnit(w io.Writer, rep report.Report) error {
 		}
 		s := &root.Suites[i]
 		tc := junitCase(r)
-		if p, ok := rates[passRateKey{r.File, r.Name, r.Agent.Name}]; ok {
+		if byRate {
+			tc = junitRateCase(rates[k], rs)
+		} else if p, ok := rates[k]; ok {
 			tc.Properties = &junitProperties{passRateProperties(p)}
 		}
 		s.Tests++
@@ -165,11 +189,20 @@ func JUnit(w io.Writer, rep report.Report) error {
 	return err
 }
 
+// suiteName names the suite of a scenario file; the scenario of a run
+// without one (run --agent NAME --prompt TEXT) is in the suite "--prompt".
+func suiteName(file string) string {
+	if file == "" {
+		return "--prompt"
+	}
+	return file
+}
+
 // junitCase builds the testcase of one result.
 func junitCase(r report.Result) junitTestCase {
 	tc := junitTestCase{
 		Name:      r.Label(),
-		Classname: r.File,
+		Classname: suiteName(r.File),
 		File:      r.File,
 		Line:      r.Line,
 		Time:      seconds(r.Duration),

@@ -8,8 +8,9 @@ import (
 )
 
 // ListEntry is one scenario a run would run, as acprun list shows it. Its
-// JSON form (acprun list --json) always has every key: tags is [] when the
-// scenario has none and agent is "" when it runs its own command.
+// JSON form (acprun list --json) always has every key: tags is [] and vars
+// {} when the scenario has none, and agent is "" when it runs its own
+// command.
 type ListEntry struct {
 	Name        string   `json:"name"`
 	Description string   `json:"description"`
@@ -19,6 +20,9 @@ type ListEntry struct {
 	Agent       string   `json:"agent"` // the named agent it runs against; "" for its own
 	Tags        []string `json:"tags"`
 	Turns       int      `json:"turns"` // how many turns it has
+	// Vars are the values of a parametrised scenario by name ({} when it
+	// has none).
+	Vars map[string]string `json:"vars"`
 }
 
 // ListJSON writes the entries as one indented JSON array: [] when there
@@ -28,6 +32,9 @@ func ListJSON(w io.Writer, entries []ListEntry) error {
 	for i, e := range entries {
 		if e.Tags == nil {
 			e.Tags = []string{}
+		}
+		if e.Vars == nil {
+			e.Vars = map[string]string{}
 		}
 		out[i] = e
 	}

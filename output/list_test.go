@@ -52,13 +52,14 @@ func TestValidated(t *testing.T) {
 	}
 }
 
-// TestListJSON: one array, every key present in every entry, tags [] and
-// agent "" when the scenario has none; an empty selection is [].
+// TestListJSON: one array, every key present in every entry, tags [],
+// vars {} and agent "" when the scenario has none; an empty selection is
+// [].
 func TestListJSON(t *testing.T) {
 	var buf bytes.Buffer
 	err := output.ListJSON(&buf, []output.ListEntry{
 		{Name: "a", File: "s.yaml", Line: 1, Column: 1, Turns: 2},
-		{Name: "b", Description: "d", File: "dir/s.yaml", Line: 12, Column: 3, Agent: "claude", Tags: []string{"fast"}, Turns: 1},
+		{Name: "b", Description: "d", File: "dir/s.yaml", Line: 12, Column: 3, Agent: "claude", Tags: []string{"fast"}, Turns: 1, Vars: map[string]string{"lang": "go"}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -68,8 +69,8 @@ func TestListJSON(t *testing.T) {
 		t.Fatalf("not JSON: %v\n%s", err, buf.Bytes())
 	}
 	want := []map[string]any{
-		{"name": "a", "description": "", "file": "s.yaml", "line": 1.0, "column": 1.0, "agent": "", "tags": []any{}, "turns": 2.0},
-		{"name": "b", "description": "d", "file": "dir/s.yaml", "line": 12.0, "column": 3.0, "agent": "claude", "tags": []any{"fast"}, "turns": 1.0},
+		{"name": "a", "description": "", "file": "s.yaml", "line": 1.0, "column": 1.0, "agent": "", "tags": []any{}, "turns": 2.0, "vars": map[string]any{}},
+		{"name": "b", "description": "d", "file": "dir/s.yaml", "line": 12.0, "column": 3.0, "agent": "claude", "tags": []any{"fast"}, "turns": 1.0, "vars": map[string]any{"lang": "go"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ListJSON (-want +got):\n%s", diff)

@@ -106,8 +106,9 @@ func commandBase(command []string) string {
 }
 
 // passRateCell is one cell of the pass-rate table: "3/5 (60%)", for
-// several attempts pass@k and pass^k at k = attempts, and the attempts
-// interrupted or invalid, which are not samples.
+// several attempts pass@k and pass^k at k = attempts, the attempts
+// interrupted or invalid, which are not samples, and the rate against its
+// minimum when there is one ("min 80%: met").
 func passRateCell(p report.PassRate) string {
 	s := fmt.Sprintf("%d/%d (%.0f%%)", p.Passed, p.Attempts, 100*p.Rate)
 	if n := p.Attempts; n > 1 {
@@ -118,6 +119,9 @@ func passRateCell(p report.PassRate) string {
 	}
 	if p.Invalid > 0 {
 		s += fmt.Sprintf(", %d invalid", p.Invalid)
+	}
+	if p.Met != nil {
+		s += ", " + minPassRate(p)
 	}
 	return s
 }

@@ -43,7 +43,7 @@ func (e *errWriter) printf(format string, args ...any) {
 
 // writePlan writes the plan of one scenario.
 func writePlan(w *errWriter, p *runner.ScenarioPlan) {
-	w.printf("%s  (%s:%d)\n", p.Ref.Name, p.Ref.File, p.Ref.Line)
+	w.printf("%s  (%s)\n", p.Ref.Name, place(p.Ref.File, p.Ref.Line))
 	name := ""
 	if p.Ref.Agent != "" {
 		name = " [" + p.Ref.Agent + "]"

@@ -58,7 +58,7 @@ func Text(w io.Writer, rep report.Report) error {
 	for _, sc := range rep.Scenarios {
 		if sc.NotRun {
 			section()
-			fmt.Fprintf(&b, "%s %s (%s:%d)\n", warn("NOT RUN"), sc.Label(), sc.File, sc.Line)
+			fmt.Fprintf(&b, "%s %s (%s)\n", warn("NOT RUN"), sc.Label(), place(sc.File, sc.Line))
 		}
 	}
 	s := report.Summarize(rep)
@@ -81,9 +81,10 @@ func Text(w io.Writer, rep report.Report) error {
 }
 
 // counts is the start of the totals line: "3 passed, 1 failed, 1 error,
-// 1 invalid, 1 interrupted, 2 not run, 1 warning". Failures are always
-// counted; errors, invalid scenarios, scenarios cut short (interrupted, but
-// started), scenarios not run and warnings when there are some.
+// 1 of 2 pass rates met, 1 invalid, 1 interrupted, 2 not run, 1 warning".
+// Failures are always counted; errors, the pass rates that had a minimum,
+// invalid scenarios, scenarios cut short (interrupted, but started),
+// scenarios not run and warnings when there are some.
 func counts(s report.Summary, fail, warn func(...any) string) string {
 	cut := s.Interrupted - s.NotRun
 	parts := []string{fmt.Sprintf("%d passed", s.Passed)}
@@ -94,6 +95,13 @@ func counts(s report.Summary, fail, warn func(...any) string) string {
 	parts = append(parts, failed)
 	if s.Errored > 0 {
 		parts = append(parts, fail(fmt.Sprintf("%d %s", s.Errored, plural(s.Errored, "error", "errors"))))
+	}
+	if met, of := ratesMet(s.PassRates); of > 0 {
+		rates := fmt.Sprintf("%d of %d %s met", met, of, plural(of, "pass rate", "pass rates"))
+		if met < of {
+			rates = fail(rates)
+		}
+		parts = append(parts, rates)
 	}
 	if s.Invalid > 0 {
 		parts = append(parts, termtext.Paint(color.FgMagenta).Sprint(fmt.Sprintf("%d invalid", s.Invalid)))
@@ -238,4 +246,14 @@ func totals(s report.Summary) string {
 		fmt.Fprintf(&b, "; permissions: %d allowed, %d denied", s.Allowed, s.Denied)
 	}
 	return b.String()
+}
+
+// place says where a scenario is written: file:line, or for the scenario
+// of a run without a scenario file (run --agent NAME --prompt TEXT), which
+// has no file, that it came from --prompt.
+func place(file string, line int) string {
+	if file == "" {
+		return "--prompt, no scenario file"
+	}
+	return fmt.Sprintf("%s:%d", file, line)
 }

@@ -13,6 +13,7 @@ import (
 type resultKey struct {
 	file    string
 	line    int
+	varSet  int
 	agent   string
 	attempt int
 	retry   int
@@ -20,16 +21,16 @@ type resultKey struct {
 
 // MergeFiles reads the results files at paths, the shards of one run,
 // and combines them into the report of the whole run:
-//   - scenarios are concatenated and sorted by file, line, agent name and
-//     attempt (a stable sort, so it is the order of an unsharded run
-//     whenever that run's named agents sort by name);
+//   - scenarios are concatenated and sorted by file, line, value set
+//     (vars), agent name and attempt (a stable sort, so it is the order
+//     of an unsharded run whenever that run's named agents sort by name);
 //   - startedAt is the earliest, the duration the longest (shards run side
 //     by side, so the longest is the wall time of the whole), interrupted
 //     is set when any shard was interrupted, and policyOverride lists the
 //     shards' overrides.
 //
 // Its results (NewResults) count byStopReason and summary again from the
-// scenarios. The same result (file, line, agent and attempt) in two
+// scenarios. The same result (file, line, value set, agent and attempt) in two
 // shards is an error: those shards overlap. Every error names the file it
 // is about.
 func MergeFiles(paths []string) (Report, error) {
@@ -59,7 +60,7 @@ func MergeFiles(paths []string) (Report, error) {
 			overrides = append(overrides, r.PolicyOverride)
 		}
 		for _, sc := range r.Scenarios {
-			k := resultKey{sc.File, sc.Line, sc.Agent.Name, sc.Attempt, sc.Retry}
+			k := resultKey{sc.File, sc.Line, sc.VarSet, sc.Agent.Name, sc.Attempt, sc.Retry}
 			if prev, ok := seen[k]; ok {
 				return Report{}, fmt.Errorf("%s: scenario %q (%s:%d) is also in %s: the shards overlap", p, sc.Label(), sc.File, sc.Line, prev)
 			}
@@ -72,6 +73,7 @@ func MergeFiles(paths []string) (Report, error) {
 		return cmp.Or(
 			cmp.Compare(a.File, b.File),
 			cmp.Compare(a.Line, b.Line),
+			cmp.Compare(a.VarSet, b.VarSet),
 			cmp.Compare(a.Agent.Name, b.Agent.Name),
 			cmp.Compare(a.Attempt, b.Attempt),
 			cmp.Compare(a.Retry, b.Retry),

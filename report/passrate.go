@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -34,6 +35,11 @@ type PassRate struct {
 	// Invalid counts the attempts that measured nothing (status invalid),
 	// which have no verdict either.
 	Invalid int `json:"invalid,omitempty"`
+	// MinPassRate is the rate the attempts had to reach (the results'
+	// minPassRate), and Met says whether Rate reached it; 0 and nil when
+	// none was asked.
+	MinPassRate float64 `json:"minPassRate,omitempty"`
+	Met         *bool   `json:"minPassRateMet,omitempty"`
 }
 
 // ByK holds one estimate per k: ByK[0] is for k = 1. In JSON it is an
@@ -186,6 +192,7 @@ func PassRates(rep Report) []PassRate {
 		default:
 			out[i].Attempts++
 		}
+		out[i].MinPassRate = cmp.Or(out[i].MinPassRate, r.MinPassRate)
 		sk := passRateKey{file: r.File, name: r.Name}
 		if agents[sk] == nil {
 			agents[sk] = map[string]bool{}
@@ -193,6 +200,9 @@ func PassRates(rep Report) []PassRate {
 		agents[sk][r.Agent.Name] = true
 		if r.Attempt > 1 || out[i].Attempts+out[i].Interrupted+out[i].Invalid > 1 || len(agents[sk]) > 1 {
 			interesting = true
+		}
+		if r.MinPassRate > 0 {
+			interesting = true // a rate to compare with its minimum
 		}
 	}
 	if !interesting {
@@ -207,6 +217,10 @@ func PassRates(rep Report) []PassRate {
 		for k := 1; k <= n; k++ {
 			p.PassAtK[k-1] = PassAtK(n, c, k)
 			p.PassHatK[k-1] = PassHatK(n, c, k)
+		}
+		if p.MinPassRate > 0 {
+			met := p.Rate >= p.MinPassRate
+			p.Met = &met
 		}
 	}
 	return out

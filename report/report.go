@@ -113,7 +113,8 @@ type Report struct {
 	// Interrupted is set when an interrupt (SIGINT, SIGTERM) stopped the
 	// run; the run's --timeout does not set it.
 	Interrupted bool `json:"interrupted,omitempty"`
-	// PolicyOverride names --allow-all or --deny-all when one was used.
+	// PolicyOverride names --allow-all or --deny-all when one was used,
+	// followed by the --allow and --deny rules added to it, as typed.
 	PolicyOverride string   `json:"policyOverride,omitempty"`
 	Scenarios      []Result `json:"scenarios"`
 }
@@ -207,6 +208,15 @@ type Result struct {
 	// Retried is set on a try that errored or was invalid and was run
 	// again: the next try's verdict replaces its own (see Verdict).
 	Retried bool `json:"retried,omitempty"`
+	// Vars are the values of a parametrised scenario (vars) that this one
+	// ran with, and VarSet the 1-based position of that value set among
+	// its document's; nil and 0 for a scenario without vars.
+	Vars   map[string]string `json:"vars,omitempty"`
+	VarSet int               `json:"varSet,omitempty"`
+	// MinPassRate is the share of its attempts the scenario must pass
+	// (its expect.passRate, else run --min-pass-rate); 0 for none: then
+	// every attempt must pass. See PassRate.Met.
+	MinPassRate float64 `json:"minPassRate,omitempty"`
 	// Flaky is set on a try that passed after others that did not.
 	Flaky      bool          `json:"flaky,omitempty"`
 	Agent      AgentInfo     `json:"agent"`

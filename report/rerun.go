@@ -1,10 +1,7 @@
 package report
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/acprun/acprun/scenario"
@@ -27,22 +24,17 @@ type Rerun struct {
 // verdict (its last try) did not pass: failed, errored, invalid (it
 // measured nothing), or interrupted (cut short or never started by an
 // interrupt, the run's --timeout or --fail-fast), so that it runs again.
+// The failed attempts of a scenario that met its minimum pass rate
+// passed as the scenario did (Forgiven).
 func ReadRerun(path string) (*Rerun, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if pe, ok := errors.AsType[*fs.PathError](err); ok {
-			return nil, pe.Err // the caller names the file
-		}
-		return nil, err
-	}
-	defer f.Close()
-	res, err := Read(f)
+	res, err := readFile(path) // the caller names the file
 	if err != nil {
 		return nil, err
 	}
 	set := &Rerun{file: path, failed: map[rerunKey]bool{}}
+	forgiven := Forgiven(res.Report())
 	for _, r := range res.Scenarios {
-		if r.Verdict() && r.Status != StatusPassed {
+		if r.Verdict() && r.Status != StatusPassed && !forgiven(r) {
 			set.failed[rerunKey{samePath(r.File), r.Name, r.Agent.Name}] = true
 		}
 	}

@@ -86,8 +86,7 @@ func startInBubble(t *testing.T, script, src string) *bubbleRun {
 	}
 	ctx := t.Context()
 	j := newJob(scs[0], 0)
-	res := newResult(j, nil)
-	b := &bubbleRun{res: &res, played: make(chan error, 1)}
+	b := &bubbleRun{played: make(chan error, 1)}
 	opts := &Options{Environ: []string{}, Abort: make(chan struct{}), tap: func(dir acp.Direction, line []byte, _ time.Time) {
 		if dir == acp.Sent {
 			b.mu.Lock()
@@ -95,6 +94,8 @@ func startInBubble(t *testing.T, script, src string) *bubbleRun {
 			b.mu.Unlock()
 		}
 	}}
+	res := newResult(j, opts)
+	b.res = &res
 	r := &scenarioRun{opts: opts, runCtx: ctx, sc: j.sc, res: &res, mark: reap.New(), red: redact.New()}
 	r.jo = (&observer{}).forJob(j.ref, r.red)
 	r.sess = r.newSession()

@@ -38,6 +38,7 @@ func checkTurn(e scenario.Expect, t *report.TurnResult) []string {
 	if e.TextMatches != nil && !e.TextMatches.MatchString(t.Text) {
 		fails = append(fails, fmt.Sprintf("%s: text does not match /%s/", e.Pos, e.TextMatches))
 	}
+	fails = append(fails, checkForbidden("text", t.Text, 0, e.TextNotContains, e.TextNotMatches)...)
 	deniedPerms, deniedCommands := 0, 0
 	var perms []report.Permission
 	for _, p := range t.Permissions {

@@ -115,6 +115,10 @@ func (r *scenarioRun) verify(ctx context.Context) {
 			if e.StdoutMatches != nil && !e.StdoutMatches.MatchString(cr.Stdout) {
 				fails = append(fails, withTail(fmt.Sprintf("%s: verify `%s`: stdout does not match /%s/", pos, c.Run, e.StdoutMatches), hr))
 			}
+			lost := cr.StdoutBytes - int64(len(cr.Stdout))
+			for _, f := range checkForbidden(fmt.Sprintf("verify `%s`: stdout", c.Run), cr.Stdout, lost, e.StdoutNotContains, e.StdoutNotMatches) {
+				fails = append(fails, withTail(f, hr))
+			}
 		}
 		passed := len(fails) == 0
 		cr.Passed = &passed

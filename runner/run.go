@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -81,6 +82,10 @@ type Options struct {
 	// Repeat runs every scenario this many times (attempts 1…Repeat);
 	// default 1.
 	Repeat int
+	// MinPassRate is the share of its attempts a scenario without
+	// expect.passRate must pass (run --min-pass-rate); 0: all of them.
+	// It is recorded in each result (report.Result.MinPassRate).
+	MinPassRate float64
 	// WorkspaceDir is where workspaces are made; default os.TempDir().
 	WorkspaceDir string
 	// KeepWorkspaces keeps the workspaces of passing attempts too (those of
@@ -146,7 +151,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 		defer os.RemoveAll(dir)
 	}
 	jobs := jobsOf(scenarios, opts.Repeat)
-	stop := &failureStop{max: opts.MaxFailures}
+	stop := &failureStop{max: opts.MaxFailures, repeat: opts.Repeat}
 	results := runJobs(ctx, &opts, jobs, stop)
 	opts.procs.close(opts.Abort) // the processes kept for more scenarios
 	runTimedOut := errors.Is(context.Cause(ctx), ErrRunTimeout)
@@ -163,7 +168,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	}
 	for i, rs := range results {
 		if rs == nil && why != "" {
-			rs = []report.Result{notRun(jobs[i], why, opts.Policy)}
+			rs = []report.Result{notRun(jobs[i], why, &opts)}
 		}
 		rep.Scenarios = append(rep.Scenarios, rs...)
 	}
@@ -282,16 +287,42 @@ func runTries(ctx context.Context, opts *Options, obs *observer, j job, names []
 type failureStop struct {
 	max    int
 	failed atomic.Int64
+	// repeat is Options.Repeat, and below counts the failed attempts of
+	// each scenario with a minimum pass rate (see belowRate).
+	repeat int
+	mu     sync.Mutex
+	below  map[[3]string]int
 }
 
 // count counts the verdict r of a finished job; it reports whether that
 // job made the run stop. An interrupted job is not a failure: the run's
-// end cut it short.
+// end cut it short. The failed or errored attempt of a scenario with a
+// minimum pass rate is one when it leaves that rate out of reach, and not
+// otherwise; an invalid one always is (it is no sample of the rate).
 func (s *failureStop) count(r report.Result) bool {
 	if s.max <= 0 || r.Status == report.StatusPassed || r.Status == report.StatusInterrupted {
 		return false
 	}
+	if r.MinPassRate > 0 && r.Status != report.StatusInvalid && !s.belowRate(r) {
+		return false
+	}
 	return s.failed.Add(1) == int64(s.max)
+}
+
+// belowRate counts the failed attempt r of a scenario with a minimum pass
+// rate, and reports whether it is the one that left that rate out of
+// reach against r's agent: the attempts left, all passing, could no
+// longer make it.
+func (s *failureStop) belowRate(r report.Result) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.below == nil {
+		s.below = map[[3]string]int{}
+	}
+	k := [3]string{r.File, r.Name, r.Agent.Name}
+	s.below[k]++
+	best := func(failed int) float64 { return float64(s.repeat-failed) / float64(s.repeat) }
+	return best(s.below[k]) < r.MinPassRate && best(s.below[k]-1) >= r.MinPassRate
 }
 
 // stopped reports whether the max was reached.
@@ -320,17 +351,17 @@ func loadWarnings(sc *scenario.Scenario, policy *approve.Policy) []string {
 	return out
 }
 
-// newResult is the result of job j before it runs; policy is
-// Options.Policy.
-func newResult(j job, policy *approve.Policy) report.Result {
+// newResult is the result of job j of a run with opts, before it runs.
+func newResult(j job, opts *Options) report.Result {
 	sc := j.sc
 	return report.Result{Attempt: j.ref.Attempt, Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Tags: sc.Tags,
-		Agent: report.AgentInfo{Name: sc.Agent.Name, Command: sc.Agent.Command}, Warnings: loadWarnings(sc, policy)}
+		MinPassRate: cmp.Or(sc.Expect.PassRate, opts.MinPassRate), Vars: sc.VarValues(), VarSet: sc.VarSet,
+		Agent: report.AgentInfo{Name: sc.Agent.Name, Command: sc.Agent.Command}, Warnings: loadWarnings(sc, opts.Policy)}
 }
 
 // notRun is the result of a job that never started, and why.
-func notRun(j job, why string, policy *approve.Policy) report.Result {
-	r := newResult(j, policy)
+func notRun(j job, why string, opts *Options) report.Result {
+	r := newResult(j, opts)
 	r.Status, r.Error, r.NotRun = report.StatusInterrupted, why, true
 	for i, t := range j.sc.Turns {
 		r.Turns = append(r.Turns, report.TurnResult{Index: i + 1, Prompt: t.PromptText(), StopReason: report.OutcomeSkipped})
@@ -397,7 +428,7 @@ type scenarioRun struct {
 func runScenario(ctx context.Context, opts *Options, obs *observer, j job, transcript string) (res report.Result) {
 	sc := j.sc
 	start := time.Now()
-	res = newResult(j, opts.Policy)
+	res = newResult(j, opts)
 	r := &scenarioRun{opts: opts, runCtx: ctx, sc: sc, res: &res, transcriptName: transcript, mark: reap.New()}
 	// Every value of agent.env and secret-looking variables of acprun's
 	// environment are redacted from the result (once, at the end) and from

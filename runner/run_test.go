@@ -36,7 +36,7 @@ func TestLoadWarnings(t *testing.T) {
 	if diff := cmp.Diff(want[1:], loadWarnings(sc, nil)); diff != "" {
 		t.Errorf("with permissions (-want +got):\n%s", diff)
 	}
-	if got := notRun(newJob(sc, 0), "not run: interrupted first", nil).Warnings; !cmp.Equal(want[1:], got) {
+	if got := notRun(newJob(sc, 0), "not run: interrupted first", &Options{}).Warnings; !cmp.Equal(want[1:], got) {
 		t.Errorf("not run: warnings %q, want %q", got, want[1:])
 	}
 }

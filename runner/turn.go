@@ -120,7 +120,8 @@ func (r *scenarioRun) answered(out *turnOutcome, resp acp.PromptResponse, err er
 // dropText reports whether a turn with expectations e keeps no text: with
 // Options.NoText, unless its expectations or a judge read the text.
 func (r *scenarioRun) dropText(e scenario.Expect) bool {
-	return r.opts.NoText && len(e.TextContains) == 0 && e.TextMatches == nil && e.Judge == nil && r.sc.Expect.Judge == nil
+	return r.opts.NoText && len(e.TextContains) == 0 && e.TextMatches == nil && len(e.TextNotContains) == 0 && len(e.TextNotMatches) == 0 &&
+		e.Judge == nil && r.sc.Expect.Judge == nil
 }
 
 // costBefore is the session's cumulative cost before turn i (from 0): the

@@ -100,12 +100,17 @@ func UnsetWarnings(scs []*Scenario) []Warning {
 }
 
 // NoPermissionsWarning is the warning of a scenario that has no
-// permissions, and whether it has none.
+// permissions, and whether it has none. The scenario of a run without a
+// scenario file (OneShot) is told to allow some with run's flags.
 func (s *Scenario) NoPermissionsWarning() (Warning, bool) {
 	if s.Policy != nil {
 		return Warning{}, false
 	}
-	return Warning{Pos: s.Pos, Msg: "no permissions: every permission request and terminal command will be denied (add permissions to allow some)"}, true
+	how := "add permissions to allow some"
+	if s.Pos == OneShotPos {
+		how = "allow some with --allow, e.g. --allow read --allow 'execute:go test *'"
+	}
+	return Warning{Pos: s.Pos, Msg: "no permissions: every permission request and terminal command will be denied (" + how + ")"}, true
 }
 
 // SortWarnings sorts ws by position, drops repeats and returns it.

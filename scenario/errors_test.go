@@ -81,7 +81,7 @@ agent: {command: [a]}
 expect: {stopReason: end_turn}
 turns: [{prompt: hi}]
 `,
-			want: []string{`bad.yaml:3:10: unknown key "stopReason" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge, agent, notices); stopReason belongs in a turn's expect`},
+			want: []string{`bad.yaml:3:10: unknown key "stopReason" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge, agent, notices, passRate); stopReason belongs in a turn's expect`},
 		},
 		{
 			name: "duplicate key",
@@ -379,7 +379,7 @@ turns:
     expect: {cancelCause: idleTimeout}
 `,
 			want: []string{
-				`bad.yaml:3:10: unknown key "cancelCause" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge, agent, notices); cancelCause belongs in a turn's expect`,
+				`bad.yaml:3:10: unknown key "cancelCause" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge, agent, notices, passRate); cancelCause belongs in a turn's expect`,
 				`bad.yaml:6:51: unknown cancel cause "turnTimout" (did you mean "turnTimeout"?)`,
 				`bad.yaml:6:63: cancelCause interrupt is not the scenario's: a cancel for an interrupt, the run's --timeout or --fail-fast meets no expectation (name one of turnTimeout, idleTimeout, scenarioTimeout)`,
 				`bad.yaml:8:14: cancelCause needs stopReason: list the stop reasons the cancelled turn may end with (stopReason: cancelled)`,
@@ -509,7 +509,32 @@ turns:
   - prompt: hi
     expect: {text: {}}
 `,
-			want: []string{`bad.yaml:5:20: text needs contains or matches`},
+			want: []string{`bad.yaml:5:20: text needs contains, matches, notContains or notMatches`},
+		},
+		{
+			name: "forbidden texts that could never hold",
+			src: `name: x
+agent: {command: [a]}
+turns:
+  - prompt: hi
+    expect:
+      text:
+        contains: ["the fix is done"]
+        matches: "fix(ed)?"
+        notContains: ["", fix, {a: b}]
+        notMatches: [".*", "(", "fix(ed)?", "(?i)sorry", "^$"]
+  - prompt: again
+    expect: {text: {notContains: [], notMatches: 3}}
+`,
+			want: []string{
+				`bad.yaml:9:23: empty text: every reply contains it, so notContains could never hold; give the text that must not appear`,
+				`bad.yaml:9:27: contains requires "the fix is done" (line 7), which holds "fix": no reply can meet both`,
+				`bad.yaml:9:32: expected a string, got a mapping`,
+				`bad.yaml:10:22: notMatches /.*/ matches every reply (even an empty one), so it could never hold; give what must not appear`,
+				"bad.yaml:10:28: bad regular expression: error parsing regexp: missing closing ): `(`",
+				`bad.yaml:10:33: /fix(ed)?/ is both matches (line 8) and notMatches: no reply can meet both`,
+				`bad.yaml:12:34: expected at least one value, got an empty list`,
+			},
 		},
 		{
 			name: "three mistakes, three errors",

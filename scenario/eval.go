@@ -79,6 +79,10 @@ type CommandExpect struct {
 	ExitCode       int // default 0
 	StdoutContains []string
 	StdoutMatches  *regexp.Regexp // nil when unset
+	// StdoutNotContains and StdoutNotMatches must not appear in stdout
+	// (stdout.notContains, stdout.notMatches).
+	StdoutNotContains []Located
+	StdoutNotMatches  []Pattern
 }
 
 // Located is a string value of the file with its position.

@@ -247,16 +247,20 @@ func TestEvalErrors(t *testing.T) {
   - {run: b, expect: {exitCode: zero, stdout: {}}}
   - {run: c, expect: {}}
   - {run: d, expect: {stdout: {matches: "(", contain: x}}}
+  - {run: e, expect: {stdout: {contains: ["FAIL: 0"], notContains: FAIL, notMatches: [x*, "("]}}}
 turns: [{prompt: hi}]
 `,
 			want: []string{
 				`bad.yaml:5:23: bad duration "0s": must be greater than zero`,
 				"bad.yaml:5:46: expected an exit code from 0 to 255, got 256",
 				"bad.yaml:6:33: expected an exit code (a whole number from 0 to 255), got a string",
-				"bad.yaml:6:47: stdout needs contains or matches",
+				"bad.yaml:6:47: stdout needs contains, matches, notContains or notMatches",
 				"bad.yaml:7:22: expect needs exitCode or stdout",
 				"bad.yaml:8:41: bad regular expression: error parsing regexp: missing closing ): `(`",
 				`bad.yaml:8:46: unknown key "contain" (did you mean "contains"?)`,
+				`bad.yaml:9:68: contains requires "FAIL: 0" (line 9), which holds "FAIL": no output can meet both`,
+				`bad.yaml:9:87: notMatches /x*/ matches every output (even an empty one), so it could never hold; give what must not appear`,
+				"bad.yaml:9:91: bad regular expression: error parsing regexp: missing closing ): `(`",
 			},
 		},
 		{

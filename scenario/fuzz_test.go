@@ -29,6 +29,7 @@ func FuzzLoadBytes(f *testing.F) {
 		"name: x\nagent: {command: [a], mcpServers: [&m {a: [*m]}]}\n",
 		"<<: {name: x}\nagent: claude\nturns: [{prompt: [{file: testdata/NOTES.md}]}]\n",
 		"name: a: b\n",
+		"name: x\nvars: [{a: [1, 2], b: &v y}, {a: 3, b: *v}]\nagent: {command: [a]}\nturns: [{prompt: \"{{.a}} {{ .b }} {{\\\"{{\\\"}}\"}]\n",
 		"\t",
 	} {
 		f.Add([]byte(s))

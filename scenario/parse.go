@@ -23,7 +23,7 @@ import (
 var (
 	scenarioKeys = []string{"name", "description", "tags", "agent", "timeout", "turnTimeout", "idleTimeout",
 		"cancelGrace", "killGrace", "continueAfterCancel", "retries", "budget", "client", "permissions", "answers", "workspace", "sandbox",
-		"setup", "expect", "turns", "verify", "teardown", "session"}
+		"setup", "expect", "turns", "verify", "teardown", "session", "vars"}
 	agentKeys          = []string{"command", "name", "replay", "args", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 	clientKeys         = []string{"fs", "terminal", "readOnly", "roots"}
 	permissionKeys     = []string{"default", "allow", "deny", "answerDelay", "enforce"}
@@ -33,8 +33,8 @@ var (
 	turnKeys           = []string{"prompt", "timeout", "budget", "answers", "expect"}
 	partKeys           = []string{"text", "file", "image"}
 	turnExpectKeys     = []string{"stopReason", "cancelCause", "text", "denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge", "notices"}
-	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge", "agent", "notices"}
-	textKeys           = []string{"contains", "matches"}
+	scenarioExpectKeys = []string{"denied", "maxDenied", "toolCalls", "files", "permissions", "usage", "judge", "agent", "notices", "passRate"}
+	textKeys           = []string{"contains", "matches", "notContains", "notMatches"}
 
 	workspaceKeys         = []string{"from", "git", "ref", "protect"}
 	commandKeys           = []string{"run", "timeout"} // setup and teardown
@@ -96,7 +96,17 @@ func (p *fileParser) parseFile() []*Scenario {
 		if len(doc.Content) == 0 || yamlnode.IsNull(doc.Content[0]) {
 			continue
 		}
-		out = append(out, p.scenario(doc.Content[0], len(out)))
+		exps := p.expand(doc.Content[0])
+		if exps == nil {
+			out = append(out, p.scenario(doc.Content[0], len(out)))
+			continue
+		}
+		for i, e := range exps {
+			s := p.scenario(e.root, len(out))
+			s.Name += "[" + e.set.key() + "]"
+			s.Vars, s.VarSet = e.set.vars, i+1
+			out = append(out, s)
+		}
 	}
 	if len(out) == 0 && len(p.Errs) == 0 {
 		p.errorAt(Pos{File: p.Name}, "no scenario in file")
@@ -143,6 +153,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			s.Tags, _ = p.strs(v, true, false)
 		case "agent":
 			s.Agent = p.agentFromSpec(p.agentSpec(v, agentKeys))
+		case "vars": // read by expand
 		case "turnTimeout":
 			turnTimeouts = append(turnTimeouts, v)
 			p.setting(kv.Key, v, s)
@@ -638,8 +649,11 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 	n = yamlnode.Deref(n)
 	e := Expect{Pos: p.pos(n)}
 	keys, hint := turnExpectKeys, func(k string) string {
-		if k == "agent" {
+		switch k {
+		case "agent":
 			return "agent belongs in the scenario's expect: it is about the agent the whole scenario runs against"
+		case "passRate":
+			return "passRate belongs in the scenario's expect (the share of its attempts that must pass)"
 		}
 		return ""
 	}
@@ -702,6 +716,8 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 			e.Agent = p.agentExpect(kv.V)
 		case "notices":
 			e.Notices = p.noticesExpect(kv.V)
+		case "passRate":
+			e.PassRate, e.PassRatePos = p.passRate(kv.V)
 		}
 	}
 	if k, ok := m.has["maxDenied"]; ok && m.has["denied"] != nil {
@@ -726,7 +742,8 @@ func (p *fileParser) textExpect(n *yaml.Node, e *Expect) {
 			e.TextMatches, _ = p.regexp(kv.V)
 		}
 	}
+	e.TextNotContains, e.TextNotMatches = p.forbidden(m, "reply")
 	if len(m.pairs) == 0 {
-		p.Errorf(m.n, "text needs contains or matches")
+		p.Errorf(m.n, "text needs %s", orList(textKeys))
 	}
 }

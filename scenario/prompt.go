@@ -133,17 +133,27 @@ func (p *fileParser) promptFile(n *yaml.Node) []Part {
 	return []Part{{Pos: p.pos(v), Text: text}}
 }
 
-// WithPrompt returns a copy of the scenario whose turns are one turn
-// that sends text, as run --prompt does: it has the default expectation
-// (stopReason end_turn) and the scenario's turn timeout, and pos, where
-// the text came from, for its messages. The scenario's own expectations,
-// setup, verify and teardown stay.
-func (sc *Scenario) WithPrompt(text string, pos Pos) *Scenario {
+// Prompt is the text of a turn given on the command line (run --prompt),
+// and where it came from, for the turn's messages.
+type Prompt struct {
+	Text string
+	Pos  Pos
+}
+
+// WithPrompts returns a copy of the scenario whose turns are one turn per
+// prompt, in order, as run --prompt makes them: each sends its text, has
+// the default expectation (stopReason end_turn) and the scenario's turn
+// timeout. The scenario's own expectations, setup, verify and teardown
+// stay.
+func (sc *Scenario) WithPrompts(prompts []Prompt) *Scenario {
 	c := *sc
-	c.Turns = []Turn{{
-		Pos:    pos,
-		Prompt: []Part{{Pos: pos, Text: text}},
-		Expect: Expect{Pos: pos, StopReasons: []string{"end_turn"}},
-	}}
+	c.Turns = make([]Turn, len(prompts))
+	for i, p := range prompts {
+		c.Turns[i] = Turn{
+			Pos:    p.Pos,
+			Prompt: []Part{{Pos: p.Pos, Text: p.Text}},
+			Expect: Expect{Pos: p.Pos, StopReasons: []string{"end_turn"}},
+		}
+	}
 	return &c
 }

@@ -122,21 +122,27 @@ func TestReadPrompt(t *testing.T) {
 	}
 }
 
-// TestWithPrompt: the copy has one turn with the text and the default
-// expectation; the scenario itself is unchanged.
-func TestWithPrompt(t *testing.T) {
+// TestWithPrompts: the copy has one turn per prompt, each with its text
+// and the default expectation; the scenario itself is unchanged.
+func TestWithPrompts(t *testing.T) {
 	scs, _, err := scenario.Load([]string{"testdata/prompt-file.yaml"}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc := scs[0]
 	pos := scenario.Pos{File: "-"}
-	c := sc.WithPrompt("from stdin\n", pos)
+	c := sc.WithPrompts([]scenario.Prompt{{Text: "from stdin\n", Pos: pos}})
 	if len(c.Turns) != 1 || c.Turns[0].PromptText() != "from stdin\n" || c.Turns[0].Pos != pos {
 		t.Fatalf("turns = %+v, want one turn sending the text", c.Turns)
 	}
 	if diff := cmp.Diff([]string{"end_turn"}, c.Turns[0].Expect.StopReasons); diff != "" || c.Turns[0].Expect.StopReasonSet {
 		t.Errorf("expect = %+v, want the default end_turn", c.Turns[0].Expect)
+	}
+	second := scenario.Pos{File: "--prompt"}
+	c2 := sc.WithPrompts([]scenario.Prompt{{Text: "one", Pos: pos}, {Text: "two", Pos: second}})
+	if len(c2.Turns) != 2 || c2.Turns[0].PromptText() != "one" || c2.Turns[1].PromptText() != "two" ||
+		c2.Turns[1].Pos != second || c2.Turns[1].Expect.Pos != second || len(c2.Turns[1].Expect.StopReasons) != 1 {
+		t.Errorf("two prompts: turns = %+v, want the two texts in order, each at its position, expecting end_turn", c2.Turns)
 	}
 	if len(sc.Turns) != 2 || c.Name != sc.Name || c.Policy != sc.Policy {
 		t.Errorf("the original changed or the copy lost its settings: %d turns, copy %q", len(sc.Turns), c.Name)

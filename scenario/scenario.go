@@ -20,6 +20,13 @@ type Scenario struct {
 	File  string // the file as the user named it
 	Index int    // 0-based position of the scenario in its file
 
+	// Vars are the values of this expansion of a document with vars, in
+	// the order vars names them (its Name ends with them:
+	// "name[lang=go,level=1]"), and VarSet is the 1-based position of
+	// this value set among the document's; nil and 0 without vars.
+	Vars   []Var
+	VarSet int
+
 	Agent Agent
 
 	// Limits; 0 means not set and the runner applies its defaults.
@@ -173,7 +180,7 @@ type Turn struct {
 	// Budget bounds what the agent may spend in this turn (see
 	// Scenario.Budget); nil for none.
 	Budget *UsageExpect
-	Expect  Expect
+	Expect Expect
 	// Answers answer the agent's questions in this turn, before the
 	// scenario's; nil for none.
 	Answers []AnswerSet
@@ -245,6 +252,17 @@ type Expect struct {
 
 	TextContains []string       // each must appear in the agent's reply
 	TextMatches  *regexp.Regexp // nil when unset
+	// TextNotContains and TextNotMatches must not appear in the agent's
+	// reply (text.notContains, text.notMatches), each where the file
+	// gives it.
+	TextNotContains []Located
+	TextNotMatches  []Pattern
+
+	// PassRate is the scenario's expect.passRate (at PassRatePos): the
+	// share of its attempts (run --repeat) that must pass for it to pass,
+	// above 0 and at most 1; 0 when unset. Turns have none.
+	PassRate    float64
+	PassRatePos Pos
 
 	Denied    *int // exact number of denied permission requests
 	MaxDenied *int // at most this many denied permission requests
@@ -257,6 +275,6 @@ type Expect struct {
 	Judge       *Judge
 	// Agent is which agent the scenario must run against (scenario level
 	// only); nil when unset.
-	Agent *AgentExpect
-	Notices     *NoticesExpect
+	Agent   *AgentExpect
+	Notices *NoticesExpect
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/acprun/acprun/approve"
 )
@@ -46,6 +47,24 @@ type Selection struct {
 	Agents []string
 	// AllowEmpty accepts a selection that matches no scenario.
 	AllowEmpty bool
+	// Durations, when not nil, balance the shards: how long each
+	// scenario (by name) took in an earlier run, all its agents,
+	// attempts and retries together (report.ReadDurations). See balanced.
+	// Nil shards round robin.
+	Durations map[string]time.Duration
+}
+
+// Unbalanced says why durations to balance shards by have no use: the
+// selection does not shard. It is "" when it does, or when there are no
+// durations.
+func (sel Selection) Unbalanced() string {
+	if sel.Durations == nil {
+		return ""
+	}
+	if sh, err := parseShard(sel); err != nil || sh.count > 1 {
+		return "" // an error is reported by Select
+	}
+	return "--balance-from has no effect: the run is not sharded (give --shard I/N, or run in a sharded CI job)"
 }
 
 // Unsharded says why a selection does not shard although it runs in a
@@ -70,8 +89,9 @@ func (e *NoneSelectedError) Error() string {
 
 // Select returns the scenarios of scs that sel selects, in their order:
 // those whose name matches sel.Run, then of those the ones with any of
-// sel.Tags, then of those the shard's (round robin, so the shards together
-// are exactly the selection), each against every one of sel.Agents (its
+// sel.Tags, then of those the shard's (round robin, or balanced by
+// sel.Durations; either way the shards together are exactly the
+// selection), each against every one of sel.Agents (its
 // copy made with WithAgent and opts). It reads nothing but its arguments.
 //
 // A selection that matches nothing is a *NoneSelectedError unless
@@ -141,11 +161,9 @@ func (sel Selection) filter(scs []*Scenario) ([]*Scenario, error) {
 		}
 	}
 	if sh.count > 1 {
-		var mine []*Scenario
-		for i, sc := range out {
-			if i%sh.count == sh.index {
-				mine = append(mine, sc)
-			}
+		mine := roundRobin(out, sh.index, sh.count)
+		if sel.Durations != nil {
+			mine = balanced(out, sel.Durations, sh.index, sh.count)
 		}
 		if len(mine) == 0 {
 			return nil, &NoneSelectedError{fmt.Sprintf("shard %s is empty: the selection has %s for %d shards", sh.name, countScenarios(len(out)), sh.count)}

@@ -208,6 +208,7 @@ func (p *fileParser) commandExpect(n *yaml.Node) CommandExpect {
 					e.StdoutMatches, _ = p.regexp(skv.V)
 				}
 			}
+			e.StdoutNotContains, e.StdoutNotMatches = p.forbidden(sm, "output")
 			p.needsOne(sm, "stdout", textKeys)
 		}
 	}

@@ -321,6 +321,13 @@ func passMatrix(rates []report.PassRate) *matrix {
 					c.Detail = strings.TrimPrefix(c.Detail+fmt.Sprintf(" · %d invalid", p.Invalid), " · ")
 				}
 				switch {
+				case p.Met != nil: // judged by its minimum pass rate
+					verdict, class := "below", "bad"
+					if *p.Met {
+						verdict, class = "met", "ok"
+					}
+					c.Detail = strings.TrimPrefix(c.Detail+fmt.Sprintf(" · min %s%%: %s", report.FormatRate(100*p.MinPassRate), verdict), " · ")
+					c.Class = class
 				case p.Passed == p.Attempts:
 					c.Class = "ok"
 				case p.Passed == 0:

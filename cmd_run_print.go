@@ -1,0 +1,76 @@
+// run --print: the agent's reply on stdout, as `claude -p` prints it.
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
+)
+
+// checkPrintFlags rejects the flags --print cannot go with: it needs
+// stdout to itself, the reply's text, and a run.
+func (c *runCmd) checkPrintFlags(g *globals) error {
+	if !c.Print {
+		return nil
+	}
+	for _, f := range c.files() {
+		if outfile.IsStdout(g.Stdout, f.Path) {
+			return fmt.Errorf("--print writes the agent's reply to stdout, and %s %s would write there too: give %[1]s a file", f.Flag, f.Path)
+		}
+	}
+	switch {
+	case c.DryRun:
+		return errors.New("--dry-run prints the plan on stdout and runs nothing, so there is no reply for --print: leave one of them out")
+	case c.NoText:
+		return errors.New("--print prints the reply's text, which --no-text does not keep: leave one of them out")
+	}
+	return nil
+}
+
+// checkPrintSelection rejects --print for a run of more than one attempt:
+// it prints one reply.
+func (c *runCmd) checkPrintSelection(scs []*scenario.Scenario) error {
+	if !c.Print || len(scs)*c.Repeat <= 1 {
+		return nil
+	}
+	var what []string
+	if len(scs) > 1 {
+		what = append(what, fmt.Sprintf("%d scenarios (scenario × agent)", len(scs)))
+	}
+	if c.Repeat > 1 {
+		what = append(what, fmt.Sprintf("--repeat %d", c.Repeat))
+	}
+	return fmt.Errorf("--print prints the reply of one run of one scenario, and this run has %s: select one scenario and one agent, without --repeat",
+		strings.Join(what, " and "))
+}
+
+// printReply writes the reply of the run's one attempt to w: the text
+// the agent sent in its last turn, ended by a newline. It writes nothing
+// when that turn did not run (an earlier turn failed, or the attempt never
+// started) or the agent said nothing in it; the exit code says whether the
+// attempt passed. A retried try's reply is not the attempt's: the last try's
+// is.
+func printReply(w io.Writer, rep report.Report) error {
+	for _, r := range rep.Scenarios {
+		if !r.Verdict() || len(r.Turns) == 0 {
+			continue
+		}
+		last := r.Turns[len(r.Turns)-1]
+		if last.StopReason == report.OutcomeSkipped || last.Text == "" {
+			return nil
+		}
+		text := last.Text
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		_, err := io.WriteString(w, text)
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,161 @@
+package e2e_test
+
+import (
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// End-to-end tests of the pass threshold of repeated runs: run
+// --min-pass-rate and expect.passRate.
+
+// thresholdFiles writes a scenario whose verify command passes its first
+// three attempts and fails the others (it counts them in a file, so the
+// run takes -j 1), with expect given at the scenario level.
+func thresholdFiles(t *testing.T, expect string) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{text: done}]\n",
+		"s.yaml": `name: flaky
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+verify:
+  - 'n=$(cat count 2>/dev/null || echo 0); echo $((n+1)) > count; [ "$n" -lt 3 ]'
+` + expect + `turns: [{prompt: go}]
+`,
+	})
+	return dir
+}
+
+// TestMinPassRateMet: 3 of 5 attempts pass, which meets --min-pass-rate
+// 0.6: the run exits 0, its results and the table show the rate against
+// the minimum, JUnit has one passing testcase for the scenario, and merge
+// of the results exits 0 too.
+func TestMinPassRateMet(t *testing.T) {
+	t.Parallel()
+	dir := thresholdFiles(t, "")
+	res, out := runResults(t, dir, "s.yaml", "--repeat", "5", "-j", "1", "--min-pass-rate", "0.6", "--junit", "junit.xml")
+	if res.code != exitOK {
+		t.Fatalf("exit %d, want 0: 3 of 5 meets 0.6\n%s", res.code, res.stderr)
+	}
+	if n := len(out.Summary.PassRates); n != 1 {
+		t.Fatalf("%d pass rates, want 1", n)
+	}
+	p := out.Summary.PassRates[0]
+	if p.Passed != 3 || p.Attempts != 5 || p.MinPassRate != 0.6 || p.Met == nil || !*p.Met || out.Summary.Failed != 2 {
+		t.Errorf("pass rate %+v, %d failed; want 3/5, min 0.6 met, and the 2 failed attempts counted", p, out.Summary.Failed)
+	}
+	for _, r := range out.Scenarios {
+		if r.MinPassRate != 0.6 {
+			t.Errorf("%s: minPassRate %g, want 0.6", r.Label(), r.MinPassRate)
+		}
+	}
+	for _, want := range []string{"3/5 (60%) pass@5=1.00 pass^5=0.00, min 60%: met", "3 passed, 2 failed, 1 of 1 pass rate met"} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("summary lacks %q:\n%s", want, res.stderr)
+		}
+	}
+	var junit struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.Unmarshal(data, &junit); err != nil || junit.Tests != 1 || junit.Failures != 0 || !strings.Contains(string(data), `name="minPassRateMet" value="true"`) {
+		t.Errorf("JUnit (%v): %d tests, %d failures; want 1 passing testcase with minPassRateMet\n%s", err, junit.Tests, junit.Failures, data)
+	}
+	if merged := acprun(t, dir, "merge", "out.json", "-o", "merged.json"); merged.code != exitOK {
+		t.Errorf("merge: exit %d, want 0 as the run\n%s", merged.code, merged.stderr)
+	}
+}
+
+// TestMinPassRateBelow: 3 of 5 is below 0.8: exit 1, and JUnit's one
+// testcase fails naming the rate and the minimum.
+func TestMinPassRateBelow(t *testing.T) {
+	t.Parallel()
+	dir := thresholdFiles(t, "")
+	res, out := runResults(t, dir, "s.yaml", "--repeat", "5", "-j", "1", "--min-pass-rate", "0.8", "--junit", "junit.xml")
+	if res.code != exitFailed {
+		t.Fatalf("exit %d, want 1: 3 of 5 is below 0.8\n%s", res.code, res.stderr)
+	}
+	if p := out.Summary.PassRates[0]; p.Met == nil || *p.Met {
+		t.Errorf("pass rate %+v, want min 0.8 not met", p)
+	}
+	for _, want := range []string{"min 80%: below", "0 of 1 pass rate met"} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("summary lacks %q:\n%s", want, res.stderr)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `<failure message="pass rate 3/5 (60%) is below the minimum 80%" type="passRate">`; !strings.Contains(string(data), want) {
+		t.Errorf("JUnit lacks %s:\n%s", want, data)
+	}
+}
+
+// TestMinPassRateScenarioWins: the scenario's expect.passRate wins over
+// the flag, either way.
+func TestMinPassRateScenarioWins(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		expect, flag string
+		want         int
+	}{
+		{"expect: {passRate: 0.6}\n", "0.9", exitOK},
+		{"expect: {passRate: 0.8}\n", "0.5", exitFailed},
+		{"expect: {passRate: 0.8}\n", "", exitFailed},
+	} {
+		dir := thresholdFiles(t, tt.expect)
+		args := []string{"s.yaml", "--repeat", "5", "-j", "1"}
+		if tt.flag != "" {
+			args = append(args, "--min-pass-rate", tt.flag)
+		}
+		res, _ := runResults(t, dir, args...)
+		if res.code != tt.want {
+			t.Errorf("%s with --min-pass-rate %q: exit %d, want %d\n%s", strings.TrimSpace(tt.expect), tt.flag, res.code, tt.want, res.stderr)
+		}
+	}
+}
+
+// TestMinPassRateBadValues: a rate outside (0, 1] is a usage error of
+// the flag and a positioned error of the file; nothing runs.
+func TestMinPassRateBadValues(t *testing.T) {
+	t.Parallel()
+	dir := thresholdFiles(t, "expect: {passRate: 80}\n")
+	res := acprun(t, dir, "run", "s.yaml", "--min-pass-rate", "1.5", "-o", "out.json")
+	if res.code != exitUsage || !strings.Contains(res.stderr, "--min-pass-rate 1.5: want a share of the attempts above 0 and at most 1") {
+		t.Errorf("--min-pass-rate 1.5: exit %d, want 2 and why\n%s", res.code, res.stderr)
+	}
+	res = acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+	if res.code != exitUsage || !strings.Contains(res.stderr, "s.yaml:6:20: expected a pass rate above 0 and at most 1, got 80 (write 0.8 for 80% of the attempts)") {
+		t.Errorf("passRate: 80: exit %d, want 2 and a positioned error\n%s", res.code, res.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "count")); err == nil {
+		t.Error("a scenario ran")
+	}
+}
+
+// TestMinPassRateFailFast: --fail-fast stops at a failed attempt only
+// once its scenario can no longer reach its minimum: with 0.6 the two
+// failed attempts of five leave it in reach, and every attempt runs.
+func TestMinPassRateFailFast(t *testing.T) {
+	t.Parallel()
+	dir := thresholdFiles(t, "")
+	res, out := runResults(t, dir, "s.yaml", "--repeat", "5", "-j", "1", "--min-pass-rate", "0.6", "--fail-fast")
+	if res.code != exitOK || len(out.Scenarios) != 5 || out.Summary.NotRun != 0 {
+		t.Errorf("exit %d, %d results, %d not run; want 0 and all 5 run\n%s", res.code, len(out.Scenarios), out.Summary.NotRun, res.stderr)
+	}
+	// Without the minimum, the first failed attempt (the 4th) stops it.
+	dir = thresholdFiles(t, "")
+	res, out = runResults(t, dir, "s.yaml", "--repeat", "5", "-j", "1", "--fail-fast")
+	if res.code != exitFailed || out.Summary.NotRun != 1 {
+		t.Errorf("without a minimum: exit %d, %d not run; want 1 and the 5th not run\n%s", res.code, out.Summary.NotRun, res.stderr)
+	}
+}

@@ -1,0 +1,143 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// End-to-end tests of parametrised scenarios (vars): the expansion, its
+// names in list, --run and --rerun-failed, and the values in prompts,
+// verify commands and expectations.
+
+// varsFiles writes a scenario over lang × level on a mock agent that
+// answers "done LANG" to a prompt naming LANG, and "no" otherwise.
+// brokenRust makes it answer something else for rust.
+func varsFiles(t *testing.T, brokenRust bool) string {
+	t.Helper()
+	rust := "done rust"
+	if brokenRust {
+		rust = "I only know Go"
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": fmt.Sprintf(`turns:
+  - match: 'in go'
+    steps: [{text: "done go"}]
+  - match: 'in rust'
+    steps: [{text: %q}]
+default:
+  steps: [{text: "no"}]
+`, rust),
+		"s.yaml": `name: port
+vars: {lang: [go, rust], level: [1, 2]}
+tags: ["{{.lang}}"]
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+verify:
+  - run: echo "built {{.lang}} at level {{.level}}"
+    expect: {stdout: {contains: "built {{.lang}} at level {{.level}}"}}
+turns:
+  - prompt: "Port the tool, in {{.lang}}, level {{.level}}."
+    expect: {text: {contains: "done {{.lang}}"}}
+`,
+	})
+	return dir
+}
+
+// TestVarsExpandAndPass: list shows the expansion (as text and JSON, with
+// the values), --tag and --run select by the values, and a run passes
+// every expansion, each result recording its values.
+func TestVarsExpandAndPass(t *testing.T) {
+	t.Parallel()
+	dir := varsFiles(t, false)
+	list := acprun(t, dir, "list", "s.yaml")
+	want := "s.yaml:1\tport[lang=go,level=1]\t[go]\n" +
+		"s.yaml:1\tport[lang=go,level=2]\t[go]\n" +
+		"s.yaml:1\tport[lang=rust,level=1]\t[rust]\n" +
+		"s.yaml:1\tport[lang=rust,level=2]\t[rust]\n"
+	if list.code != exitOK || list.stdout != want {
+		t.Errorf("list: exit %d\n%s\nwant\n%s%s", list.code, list.stdout, want, list.stderr)
+	}
+	jsonList := acprun(t, dir, "list", "--json", "s.yaml", "--tag", "rust", "--run", "level=2")
+	var entries []struct {
+		Name string            `json:"name"`
+		Vars map[string]string `json:"vars"`
+	}
+	if err := json.Unmarshal([]byte(jsonList.stdout), &entries); err != nil {
+		t.Fatalf("list --json: %v\n%s", err, jsonList.stdout)
+	}
+	if len(entries) != 1 || entries[0].Name != "port[lang=rust,level=2]" || !cmp.Equal(entries[0].Vars, map[string]string{"lang": "rust", "level": "2"}) {
+		t.Errorf("list --json --tag rust --run level=2: %+v, want port[lang=rust,level=2] with its vars", entries)
+	}
+
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	var got []string
+	for _, r := range out.Scenarios {
+		got = append(got, fmt.Sprintf("%s %s varSet=%d vars=%v prompt=%q", r.Name, r.Status, r.VarSet, r.Vars, r.Turns[0].Prompt))
+	}
+	wantResults := []string{
+		`port[lang=go,level=1] passed varSet=1 vars=map[lang:go level:1] prompt="Port the tool, in go, level 1."`,
+		`port[lang=go,level=2] passed varSet=2 vars=map[lang:go level:2] prompt="Port the tool, in go, level 2."`,
+		`port[lang=rust,level=1] passed varSet=3 vars=map[lang:rust level:1] prompt="Port the tool, in rust, level 1."`,
+		`port[lang=rust,level=2] passed varSet=4 vars=map[lang:rust level:2] prompt="Port the tool, in rust, level 2."`,
+	}
+	if diff := cmp.Diff(wantResults, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	if v := out.Scenarios[3].Verify; len(v) != 1 || v[0].Run != `echo "built rust at level 2"` {
+		t.Errorf("verify of the last: %+v, want the command with its values", v)
+	}
+}
+
+// TestVarsFailAndRerun: the expansions whose values make them fail fail
+// alone, named by their values, and --rerun-failed runs just those.
+func TestVarsFailAndRerun(t *testing.T) {
+	t.Parallel()
+	dir := varsFiles(t, true)
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != exitFailed {
+		t.Fatalf("exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	var failed []string
+	for _, r := range out.Scenarios {
+		if r.Status != "passed" {
+			failed = append(failed, r.Name)
+		}
+	}
+	if want := []string{"port[lang=rust,level=1]", "port[lang=rust,level=2]"}; !cmp.Equal(want, failed) {
+		t.Errorf("failed %v, want %v", failed, want)
+	}
+	if !strings.Contains(res.stderr, `FAIL port[lang=rust,level=1]`) || !strings.Contains(res.stderr, `text does not contain "done rust"`) {
+		t.Errorf("the summary does not name the failed expansion and its expectation with its value:\n%s", res.stderr)
+	}
+	dry := acprun(t, dir, "run", "s.yaml", "--rerun-failed", "out.json", "--dry-run")
+	if dry.code != exitOK || strings.Count(dry.stdout, "port[lang=rust") != 2 || strings.Contains(dry.stdout, "port[lang=go") {
+		t.Errorf("--rerun-failed --dry-run: exit %d, want the two rust expansions alone:\n%s%s", dry.code, dry.stdout, dry.stderr)
+	}
+}
+
+// TestVarsBadTemplate: a template that names no variable is an error at
+// its place, before anything runs, with a suggestion.
+func TestVarsBadTemplate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml": `name: port
+vars: {lang: [go, rust]}
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+turns:
+  - prompt: "Port it to {{.lnag}}."
+`,
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+	if res.code != exitUsage || !strings.Contains(res.stderr, "s.yaml:5:25: {{.lnag}}: vars has no lnag (did you mean lang?)") {
+		t.Errorf("exit %d, want 2 and the template's position:\n%s", res.code, res.stderr)
+	}
+}

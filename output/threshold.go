@@ -1,0 +1,88 @@
+package output
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/acprun/acprun/report"
+)
+
+// percent formats a share as a percentage with at most 2 decimals: 0.8
+// is "80%", 2/3 "66.67%".
+func percent(f float64) string {
+	return strconv.FormatFloat(math.Round(f*1e4)/100, 'f', -1, 64) + "%"
+}
+
+// minPassRate says how a pass rate fares against its minimum: "min 80%:
+// met" or "min 80%: below".
+func minPassRate(p report.PassRate) string {
+	verdict := "below"
+	if *p.Met {
+		verdict = "met"
+	}
+	return fmt.Sprintf("min %s: %s", percent(p.MinPassRate), verdict)
+}
+
+// ratesMet counts the pass rates that had a minimum (of) and those that
+// met it.
+func ratesMet(rates []report.PassRate) (met, of int) {
+	for _, p := range rates {
+		if p.Met != nil {
+			of++
+			if *p.Met {
+				met++
+			}
+		}
+	}
+	return met, of
+}
+
+// isSample reports whether the verdict r is a sample of its scenario's
+// pass rate: not interrupted, nor invalid (report.PassRates).
+func isSample(r report.Result) bool {
+	return r.Status != report.StatusInterrupted && r.Status != report.StatusInvalid
+}
+
+// junitRateCase is the one testcase of a scenario judged by its pass rate
+// against an agent (p, whose minimum is set): it stands for rs, the
+// verdicts of its attempts that are samples of it (interrupted and invalid
+// attempts keep their own testcases). It fails when the rate is below its
+// minimum, its <failure> listing why each attempt that did not pass did
+// not; when the rate is met, <system-out> lists them. Its properties are
+// the pass rate's and the minimum's.
+func junitRateCase(p report.PassRate, rs []report.Result) junitTestCase {
+	first := rs[0]
+	first.Attempt = 0 // the scenario's label, not its first attempt's
+	tc := junitTestCase{Name: first.Label(), Classname: first.File, File: first.File, Line: first.Line}
+	var total float64
+	var b strings.Builder
+	for _, r := range rs {
+		total += r.Duration.Seconds()
+		if r.Status == report.StatusPassed {
+			continue
+		}
+		which := "the attempt" // the only one: not repeated
+		if r.Attempt > 0 {
+			which = "attempt " + strconv.Itoa(r.Attempt)
+		}
+		fmt.Fprintf(&b, "%s %s:\n%s", which, r.Status, problemBody(r))
+		if out := systemOut(r); out != "" {
+			b.WriteString(out)
+		}
+	}
+	tc.Time = strconv.FormatFloat(total, 'f', 3, 64)
+	props := append(passRateProperties(p),
+		junitProperty{Name: "minPassRate", Value: report.FormatRate(p.MinPassRate)},
+		junitProperty{Name: "minPassRateMet", Value: strconv.FormatBool(*p.Met)})
+	tc.Properties = &junitProperties{props}
+	rate := fmt.Sprintf("pass rate %d/%d (%s)", p.Passed, p.Attempts, percent(p.Rate))
+	switch {
+	case !*p.Met:
+		tc.Failure = &junitProblem{Message: fmt.Sprintf("%s is below the minimum %s", rate, percent(p.MinPassRate)), Type: "passRate", Body: xmlText(b.String())}
+	case b.Len() > 0:
+		tc.SystemOut = &junitText{xmlText(fmt.Sprintf("%s meets the minimum %s; the attempts that did not pass:\n%s", rate, percent(p.MinPassRate), b.String()))}
+	}
+	return tc
+}

@@ -1,0 +1,148 @@
+package output_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/report/reporttest"
+)
+
+// minimumRun is "flaky" run 5 times (3 passed, 1 failed, 1 interrupted)
+// and "steady" 2 times (both failed), each with the minimum given.
+func minimumRun(flaky, steady float64) report.Report {
+	rep := report.Report{SchemaVersion: report.SchemaVersion, Duration: 9 * time.Second}
+	add := func(name string, line int, min float64, sts ...report.Status) {
+		for i, st := range sts {
+			r := report.Result{Name: name, File: "s.yaml", Line: line, Attempt: i + 1, Status: st, MinPassRate: min, Duration: time.Second,
+				Turns: []report.TurnResult{{Index: 1, StopReason: "end_turn", Text: "reply"}}}
+			switch st {
+			case report.StatusFailed:
+				r.Failures = []string{"turn 1: s.yaml:9:7: text does not contain \"done\""}
+				r.Turns[0].Failures = r.Failures
+			case report.StatusInterrupted:
+				r.Error = "acprun was interrupted during turn 1"
+			}
+			rep.Scenarios = append(rep.Scenarios, reporttest.Complete(r))
+		}
+	}
+	p, f, in := report.StatusPassed, report.StatusFailed, report.StatusInterrupted
+	add("flaky", 1, flaky, p, f, in, p, p)
+	add("steady", 12, steady, f, f)
+	return rep
+}
+
+// TestMinPassRateText: the table shows each rate against its minimum,
+// and the totals how many met theirs.
+func TestMinPassRateText(t *testing.T) {
+	noColor(t)
+	var buf bytes.Buffer
+	if err := output.Text(&buf, minimumRun(0.75, 0.5)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"flaky     3/4 (75%) pass@4=1.00 pass^4=0.00, 1 interrupted, min 75%: met\n",
+		"steady    0/2 (0%) pass@2=0.00 pass^2=0.00, min 50%: below\n",
+		"3 passed, 3 failed, 1 of 2 pass rates met, 1 interrupted in 9s",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+// TestMinPassRateJUnit: a scenario with a minimum is one testcase per
+// agent: failed when below it, with every attempt that did not pass in
+// the body; passed when met, with them in system-out; an interrupted
+// attempt keeps its own (skipped) testcase.
+func TestMinPassRateJUnit(t *testing.T) {
+	var buf bytes.Buffer
+	if err := output.JUnit(&buf, minimumRun(0.75, 0.5)); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Skipped  int `xml:"skipped,attr"`
+		Suites   []struct {
+			Time  string `xml:"time,attr"`
+			Cases []struct {
+				Name       string    `xml:"name,attr"`
+				Time       string    `xml:"time,attr"`
+				Failure    *xProblem `xml:"failure"`
+				Skipped    *struct{} `xml:"skipped"`
+				SystemOut  string    `xml:"system-out"`
+				Properties []struct {
+					Name  string `xml:"name,attr"`
+					Value string `xml:"value,attr"`
+				} `xml:"properties>property"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("parse: %v\n%s", err, buf.Bytes())
+	}
+	if got.Tests != 3 || got.Failures != 1 || got.Skipped != 1 || len(got.Suites) != 1 || got.Suites[0].Time != "7.000" {
+		t.Fatalf("tests %d, failures %d, skipped %d, %d suites; want 3, 1, 1 and one suite of 7s\n%s", got.Tests, got.Failures, got.Skipped, len(got.Suites), buf.Bytes())
+	}
+	cases := got.Suites[0].Cases
+	var names []string
+	for _, c := range cases {
+		names = append(names, c.Name+" "+c.Time)
+	}
+	if diff := cmp.Diff([]string{"flaky 4.000", "flaky #3 1.000", "steady 2.000"}, names); diff != "" {
+		t.Errorf("testcases (-want +got):\n%s", diff)
+	}
+	flaky, interrupted, steady := cases[0], cases[1], cases[2]
+	if flaky.Failure != nil || !strings.Contains(flaky.SystemOut, "pass rate 3/4 (75%) meets the minimum 75%") ||
+		!strings.Contains(flaky.SystemOut, "attempt 2 failed:\nturn 1: end_turn\nfailed: turn 1: s.yaml:9:7: text does not contain \"done\"") {
+		t.Errorf("flaky: failure %v, system-out:\n%s\nwant no failure and attempt 2's reasons", flaky.Failure, flaky.SystemOut)
+	}
+	props := map[string]string{}
+	for _, p := range flaky.Properties {
+		props[p.Name] = p.Value
+	}
+	for k, v := range map[string]string{"attempts": "4", "passed": "3", "passRate": "0.75", "minPassRate": "0.75", "minPassRateMet": "true", "interrupted": "1"} {
+		if props[k] != v {
+			t.Errorf("flaky: property %s = %q, want %q", k, props[k], v)
+		}
+	}
+	if interrupted.Skipped == nil {
+		t.Errorf("the interrupted attempt is not skipped: %+v", interrupted)
+	}
+	if steady.Failure == nil || steady.Failure.Message != "pass rate 0/2 (0%) is below the minimum 50%" || steady.Failure.Type != "passRate" ||
+		strings.Count(steady.Failure.Body, "text does not contain") != 2 {
+		t.Errorf("steady: failure %+v; want the rate below its minimum, and both attempts' reasons", steady.Failure)
+	}
+}
+
+// TestMinPassRateAnnotations: the failures of an attempt whose scenario
+// met its minimum are warnings, those of a scenario below it errors.
+func TestMinPassRateAnnotations(t *testing.T) {
+	t.Setenv("GITHUB_WORKSPACE", "")
+	var buf bytes.Buffer
+	if err := output.GitHub(&buf, "", minimumRun(0.75, 0.5)); err != nil {
+		t.Fatal(err)
+	}
+	var levels []string
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		level, rest, _ := strings.Cut(l, " ")
+		title, _, _ := strings.Cut(strings.TrimPrefix(rest, "file=s.yaml,line=9,col=7,title="), "::")
+		levels = append(levels, level+" "+title)
+	}
+	want := []string{
+		"::error acprun%3A steady failed",
+		"::error acprun%3A steady #2 failed",
+		"::warning acprun%3A flaky #2 failed (its scenario met its minimum pass rate)",
+		"::warning file=s.yaml,line=1,title=acprun%3A flaky #3 interrupted",
+	}
+	if diff := cmp.Diff(want, levels); diff != "" {
+		t.Errorf("annotations (-want +got):\n%s\n%s", diff, buf.String())
+	}
+}

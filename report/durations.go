@@ -1,0 +1,43 @@
+package report
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"time"
+)
+
+// ReadDurations reads the results file path of an earlier run and returns
+// how long each scenario took in it, by name: the durations of every
+// result of that name added up (its agents, attempts and retries, as a
+// run with the same flags would spend them again). Scenarios that never
+// started (notRun) took nothing and are left out. A file that does not
+// exist is an error that errors.Is fs.ErrNotExist; its PathError is
+// unwrapped, for the caller to name the file.
+func ReadDurations(path string) (map[string]time.Duration, error) {
+	res, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]time.Duration{}
+	for _, r := range res.Scenarios {
+		if !r.NotRun {
+			out[r.Name] += r.Duration
+		}
+	}
+	return out, nil
+}
+
+// readFile reads the results file path (see Read). Its errors do not name
+// the file: an error opening it is its PathError's own.
+func readFile(path string) (Results, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			return Results{}, pe.Err
+		}
+		return Results{}, err
+	}
+	defer f.Close()
+	return Read(f)
+}

@@ -1,0 +1,98 @@
+package runner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/acprun/acprun/scenario"
+)
+
+// Caps of what a failure of notContains or notMatches quotes.
+const (
+	// foundContext is how many characters around what was found the
+	// message shows, on each side, within its line.
+	foundContext = 30
+	// foundWidth caps what was found itself, in characters.
+	foundWidth = 60
+	// maxCounted is how many occurrences a message counts before it says
+	// "or more".
+	maxCounted = 100
+)
+
+// checkForbidden returns one message per text of notContains and pattern
+// of notMatches found in text, each at the position the file gives it:
+// what was found, how often, and where the first one is with a little of
+// the text around it. what names the text ("text", "verify `make`:
+// stdout"). lost is how many bytes of the text's start were not kept (a
+// command's output is kept from its end): a forbidden text not found in
+// the rest is then not known to be absent, which fails too.
+func checkForbidden(what, text string, lost int64, notContains []scenario.Located, notMatches []scenario.Pattern) []string {
+	var fails []string
+	unknown := func(pos scenario.Pos, check string) {
+		fails = append(fails, fmt.Sprintf("%s: %s: cannot check %s: the first %d bytes were not kept (acprun keeps the last %d)",
+			pos, what, check, lost, len(text)))
+	}
+	for _, l := range notContains {
+		i := strings.Index(text, l.Value)
+		switch {
+		case i >= 0:
+			n := strings.Count(text, l.Value)
+			fails = append(fails, fmt.Sprintf("%s: %s contains %q%s%s", l.Pos, what, l.Value, times(n, false), foundAt(text, i, i+len(l.Value), n > 1)))
+		case lost > 0:
+			unknown(l.Pos, fmt.Sprintf("notContains %q", l.Value))
+		}
+	}
+	for _, p := range notMatches {
+		locs := p.Re.FindAllStringIndex(text, maxCounted+1)
+		switch {
+		case len(locs) > 0:
+			start, end := locs[0][0], locs[0][1]
+			found := text[start:end]
+			fails = append(fails, fmt.Sprintf("%s: %s matches /%s/%s: %s%s", p.Pos, what, p.Re, times(len(locs), len(locs) > maxCounted),
+				strconv.Quote(shorten(found, foundWidth)), foundAt(text, start, end, len(locs) > 1)))
+		case lost > 0:
+			unknown(p.Pos, fmt.Sprintf("notMatches /%s/", p.Re))
+		}
+	}
+	return fails
+}
+
+// times is "" for one occurrence, else " N times" (" N or more times"
+// when more is set).
+func times(n int, more bool) string {
+	switch {
+	case n <= 1:
+		return ""
+	case more:
+		return fmt.Sprintf(" %d or more times", n-1)
+	}
+	return fmt.Sprintf(" %d times", n)
+}
+
+// foundAt says where text[start:end] is: " at line L, column C: " and the
+// quoted text around it, within its line, cut to foundContext characters
+// on each side ("…" marks a cut); first says it is the first of several.
+func foundAt(text string, start, end int, first bool) string {
+	line := 1 + strings.Count(text[:start], "\n")
+	lineStart := strings.LastIndexByte(text[:start], '\n') + 1
+	col := 1 + utf8.RuneCountInString(text[lineStart:start])
+	lineEnd := len(text)
+	if i := strings.IndexByte(text[end:], '\n'); i >= 0 {
+		lineEnd = end + i
+	}
+	if end > lineEnd { // what was found spans lines: show its first
+		lineEnd = end
+	}
+	before := text[lineStart:start]
+	if n := utf8.RuneCountInString(before); n > foundContext {
+		before = "…" + string([]rune(before)[n-foundContext:])
+	}
+	after := shorten(text[end:lineEnd], foundContext)
+	where := "at"
+	if first {
+		where = "first at"
+	}
+	return fmt.Sprintf(", %s line %d, column %d: %s", where, line, col, strconv.Quote(before+shorten(text[start:end], foundWidth)+after))
+}

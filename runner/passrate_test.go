@@ -1,0 +1,48 @@
+package runner
+
+import (
+	"testing"
+
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
+)
+
+// TestResultMinPassRate: each result records the minimum pass rate of
+// its scenario, its expect.passRate winning over the run's.
+func TestResultMinPassRate(t *testing.T) {
+	for _, tt := range []struct{ scenario, run, want float64 }{
+		{0, 0, 0}, {0, 0.8, 0.8}, {0.5, 0.8, 0.5}, {0.9, 0, 0.9},
+	} {
+		sc := &scenario.Scenario{Name: "s", Expect: scenario.Expect{PassRate: tt.scenario}}
+		if got := newResult(newJob(sc, 1), &Options{MinPassRate: tt.run}).MinPassRate; got != tt.want {
+			t.Errorf("passRate %g, --min-pass-rate %g: minPassRate %g, want %g", tt.scenario, tt.run, got, tt.want)
+		}
+	}
+}
+
+// TestFailFastMinPassRate: a failed attempt of a scenario with a minimum
+// pass rate stops the run (--fail-fast) only when it leaves the rate out
+// of reach; one of a scenario without a minimum stops it at once.
+func TestFailFastMinPassRate(t *testing.T) {
+	failed := func(name string, min float64) report.Result {
+		return report.Result{Name: name, File: "s.yaml", Status: report.StatusFailed, MinPassRate: min}
+	}
+	stop := &failureStop{max: 1, repeat: 5}
+	// 0.6 of 5: 2 attempts may fail; the third leaves it out of reach.
+	for i, want := range []bool{false, false, true} {
+		if got := stop.count(failed("a", 0.6)); got != want {
+			t.Errorf("failed attempt %d of a (min 0.6 of 5): stops %v, want %v", i+1, got, want)
+		}
+	}
+	stop = &failureStop{max: 2, repeat: 5}
+	stop.count(failed("a", 1)) // min 1: the first failure leaves it out of reach
+	if stop.failed.Load() != 1 {
+		t.Errorf("min 1: %d failures counted after one failed attempt, want 1", stop.failed.Load())
+	}
+	if !stop.count(failed("b", 0)) {
+		t.Error("a failed scenario without a minimum did not count as the second failure")
+	}
+	if stop.count(report.Result{Name: "c", Status: report.StatusError, MinPassRate: 0.2}) {
+		t.Error("an errored attempt of c (min 0.2 of 5, 4 may fail) stopped the run")
+	}
+}

@@ -1,0 +1,90 @@
+package scenario
+
+import (
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/internal/yamlnode"
+)
+
+// Pattern is a regular expression of the file with its position.
+type Pattern struct {
+	Pos Pos
+	Re  *regexp.Regexp
+}
+
+// matchesAny are texts a regular expression that matches every text
+// matches: one that matches them all is no check at all.
+var matchesAny = []string{"", " ", "\n", "acprun"}
+
+// forbidden reads the notContains and notMatches of m, a text or stdout
+// mapping: each a string or a list of them, none of which may appear in
+// the text (what names it in messages: reply, output). A forbidden text
+// that one the mapping's contains requires holds, or a notMatches equal to
+// its matches, could never be met and is an error; so is an empty text
+// or a regular expression that matches every text.
+func (p *fileParser) forbidden(m mapping, what string) ([]Located, []Pattern) {
+	var contains []*yaml.Node
+	if v := m.value("contains"); v != nil {
+		contains, _ = p.strNodes(v, true, false) // its problems, reported again, are reported once
+	}
+	var notContains []Located
+	if v := m.value("notContains"); v != nil {
+		nodes, _ := p.strNodes(v, true, true)
+		for _, s := range nodes {
+			if s.Value == "" {
+				p.Errorf(s, "empty text: every %s contains it, so notContains could never hold; give the text that must not appear", what)
+				continue
+			}
+			if c := firstContaining(contains, s.Value); c != nil {
+				p.Errorf(s, "contains requires %q (line %d), which holds %q: no %s can meet both", c.Value, c.Line, s.Value, what)
+				continue
+			}
+			notContains = append(notContains, Located{Pos: p.pos(s), Value: s.Value})
+		}
+	}
+	var notMatches []Pattern
+	if v := m.value("notMatches"); v != nil {
+		matches := m.value("matches")
+		nodes, _ := p.strNodes(v, true, true)
+		for _, s := range nodes {
+			re, ok := p.regexp(s)
+			if !ok {
+				continue
+			}
+			if matchesEvery(re) {
+				p.Errorf(s, "notMatches /%s/ matches every %s (even an empty one), so it could never hold; give what must not appear", re, what)
+				continue
+			}
+			if matches != nil && yamlnode.Deref(matches).Kind == yaml.ScalarNode && yamlnode.Deref(matches).Value == s.Value {
+				p.Errorf(s, "/%s/ is both matches (line %d) and notMatches: no %s can meet both", re, yamlnode.Deref(matches).Line, what)
+				continue
+			}
+			notMatches = append(notMatches, Pattern{Pos: p.pos(s), Re: re})
+		}
+	}
+	return notContains, notMatches
+}
+
+// firstContaining returns the first of nodes whose value holds s, or nil.
+func firstContaining(nodes []*yaml.Node, s string) *yaml.Node {
+	for _, n := range nodes {
+		if strings.Contains(n.Value, s) {
+			return n
+		}
+	}
+	return nil
+}
+
+// matchesEvery reports whether re matches every text: it matches each of
+// matchesAny.
+func matchesEvery(re *regexp.Regexp) bool {
+	for _, s := range matchesAny {
+		if !re.MatchString(s) {
+			return false
+		}
+	}
+	return true
+}
