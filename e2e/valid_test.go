@@ -112,6 +112,23 @@ func TestProtectUntouched(t *testing.T) {
 	}
 }
 
+// TestProtectGlobMatchingNothing: a protect glob that matches no file of
+// the workspace (a typo) protects nothing, and the results say so at its
+// position; the globs that match are not warned about.
+func TestProtectGlobMatchingNothing(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	files := protectFiles("      - text: fine\n")
+	files["fixture/verify.sh"] = "exit 0\n"
+	files["s.yaml"] = strings.Replace(files["s.yaml"], "protect: [tests/**, verify.sh]", "protect: [tset/**, verify.sh]", 1)
+	writeFiles(t, dir, files)
+	res, out := runResults(t, dir, "s.yaml")
+	want := []string{`s.yaml:6:13: workspace.protect: "tset/**" matches no file of the workspace: it protects nothing (a glob is relative to the workspace's root)`}
+	if r := out.Scenarios[0]; res.code != exitOK || !cmp.Equal(want, r.Warnings) {
+		t.Errorf("exit %d, warnings %q; want 0 and\n%q", res.code, r.Warnings, want)
+	}
+}
+
 // TestProtectNeedsGoodGlobs: protect's globs are checked before anything
 // runs, each at its position.
 func TestProtectNeedsGoodGlobs(t *testing.T) {

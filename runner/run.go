@@ -558,6 +558,7 @@ func (r *scenarioRun) open(ctx context.Context) bool {
 			return false
 		}
 	}
+	r.warnUnprotected()
 	resume, err := r.prepareResume(ctx)
 	if err != nil {
 		r.failStart(err, "before the session opened")

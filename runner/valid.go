@@ -135,6 +135,23 @@ func (r *scenarioRun) checkProtected() {
 		prefix, plural(len(files), "protected file", "protected files"), strings.Join(parts, "; ")), files)
 }
 
+// warnUnprotected warns about each glob of workspace.protect that matches
+// no file of the workspace the agent starts in: a typo there would
+// protect nothing, silently.
+func (r *scenarioRun) warnUnprotected() {
+	w := r.sc.Workspace
+	if r.ws == nil || w == nil || len(w.Protect) == 0 {
+		return
+	}
+	files := r.ws.Files()
+	for _, g := range w.Protect {
+		if !slices.ContainsFunc(files, func(p string) bool { return protected([]scenario.Located{g}, p) }) {
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s: workspace.protect: %q matches no file of the workspace: it protects nothing "+
+				"(a glob is relative to the workspace's root)", g.Pos, g.Value))
+		}
+	}
+}
+
 // protected reports whether the workspace path p matches a glob of
 // protect.
 func protected(protect []scenario.Located, p string) bool {

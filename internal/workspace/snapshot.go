@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"maps"
 	"slices"
 	"syscall"
 )
@@ -50,6 +51,14 @@ func (w *Workspace) Snapshot() error {
 	w.baseline = s
 	w.mu.Unlock()
 	return nil
+}
+
+// Files lists the files of the baseline (see Changes for what counts),
+// relative to Dir with '/' separators, sorted.
+func (w *Workspace) Files() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Sorted(maps.Keys(w.baseline))
 }
 
 // Changes lists what differs from the baseline: created, modified and
