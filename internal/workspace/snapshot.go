@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"maps"
 	"slices"
 	"syscall"
 )
