@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -74,5 +75,49 @@ turns:
 				t.Errorf("limits in the plan (-want +got):\n%s\n%s", diff, res.stdout)
 			}
 		})
+	}
+}
+
+// TestDryRunShowsBudgetAndSandbox: --dry-run prints the scenario's budget,
+// each turn's, and the sandbox with its defaults as the run would plan it,
+// starting nothing and asking nothing of this host's sandboxing (a plan of
+// a required sandbox succeeds where the host could not enforce it).
+func TestDryRunShowsBudgetAndSandbox(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml": `name: contained
+agent: {command: [/nonexistent/agent]}
+budget: {maxCost: 2.5, maxTotalTokens: 200000}
+sandbox: {write: [~/cache], hide: [secrets], network: off}
+permissions: {default: deny}
+turns:
+  - prompt: free
+  - prompt: bounded
+    budget: {maxCost: 0.5}
+`,
+	})
+	res := acprunEnv(t, dir, []string{"HOME=/e2e-home"}, "run", "s.yaml", "--dry-run")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	var got []string
+	for _, l := range strings.Split(res.stdout, "\n") {
+		for _, p := range []string{"  budget:", "  sandbox:", "    write ", "    hide ", "  turn "} {
+			if strings.HasPrefix(l, p) {
+				got = append(got, l)
+			}
+		}
+	}
+	want := []string{
+		"  budget:   maxCost 2.5, maxTotalTokens 200000 (for the whole scenario; the turn that passes it is cancelled)",
+		"  sandbox:  level required, network off (whether this host can enforce it is checked when the scenario starts)",
+		"    write " + dir + ", /e2e-home/cache",
+		"    hide  /e2e-home/.ssh, /e2e-home/.aws, /e2e-home/.config/gh, /e2e-home/.netrc, /e2e-home/.docker, " + filepath.Join(dir, "secrets"),
+		`  turn 1:   "free" (timeout 10m0s, expect end_turn)`,
+		`  turn 2:   "bounded" (timeout 10m0s, expect end_turn, budget maxCost 0.5)`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("budget and sandbox in the plan (-want +got):\n%s\n%s", diff, res.stdout)
 	}
 }

@@ -6,16 +6,19 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/runner"
+	"github.com/acprun/acprun/scenario"
 )
 
 // Plan writes what a run would do (runner.DryRun) for people: per
-// scenario its agent, cwd, workspace, commands, limits, client, rules and
-// turns, with a blank line between scenarios. Env values are never shown.
+// scenario its agent, cwd, workspace, commands, limits, budget, client,
+// sandbox, rules and turns (with their budgets), with a blank line between
+// scenarios. Env values are never shown.
 func Plan(w io.Writer, plans []runner.ScenarioPlan) error {
 	ew := &errWriter{w: w}
 	for i, p := range plans {
@@ -95,13 +98,32 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 	lim := p.Limits
 	w.printf("  timeouts: scenario %s, turn %s, idle %s, cancelGrace %s, killGrace %s\n",
 		orNone(lim.Scenario), lim.Turn, orNone(lim.Idle), lim.CancelGrace, lim.KillGrace)
+	if b := budget(p.Budget); b != "" {
+		w.printf("  budget:   %s (for the whole scenario; the turn that passes it is cancelled)\n", b)
+	}
 	w.printf("  client:   fs=%t terminal=%t readOnly=%t roots=%s\n", p.FS, p.Terminal, p.ReadOnly, strings.Join(p.Roots, ","))
+	if sb := p.Sandbox; sb != nil {
+		network := "network off"
+		if sb.Network {
+			network = "network on"
+			if len(sb.Ports) > 0 {
+				network += ", ports " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(sb.Ports)), ","), "[]")
+			}
+		}
+		w.printf("  sandbox:  level %s, %s (whether this host can enforce it is checked when the scenario starts)\n", sb.Level, network)
+		w.printf("    write %s\n", strings.Join(sb.Write, ", "))
+		w.printf("    hide  %s\n", cmp.Or(strings.Join(sb.Hide, ", "), "none"))
+	}
 	writeRules(w, p.Policy)
 	if s := p.Session; s != nil {
 		w.printf("  session:  continues the session recorded in %s under %q (session/load or session/resume, else a new one)\n", s.StateFile, s.Key)
 	}
 	for j, t := range p.Turns {
-		w.printf("  turn %d:   %q (timeout %s, expect %s)\n", j+1, truncate(t.Prompt, 60), t.Timeout, strings.Join(t.StopReasons, "|"))
+		b := budget(t.Budget)
+		if b != "" {
+			b = ", budget " + b
+		}
+		w.printf("  turn %d:   %q (timeout %s, expect %s%s)\n", j+1, truncate(t.Prompt, 60), t.Timeout, strings.Join(t.StopReasons, "|"), b)
 	}
 }
 
@@ -151,6 +173,22 @@ func describeRule(r approve.Rule) string {
 		parts = append(parts, "always")
 	}
 	return strings.Join(parts, " ")
+}
+
+// budget writes a budget as "maxCost 2.5, maxTotalTokens 200000"; "" for
+// none.
+func budget(b *scenario.UsageExpect) string {
+	if b == nil {
+		return ""
+	}
+	var parts []string
+	if b.MaxCost != nil {
+		parts = append(parts, "maxCost "+strconv.FormatFloat(*b.MaxCost, 'f', -1, 64))
+	}
+	if b.MaxTotalTokens != nil {
+		parts = append(parts, "maxTotalTokens "+strconv.FormatInt(*b.MaxTotalTokens, 10))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // orNone writes a zero duration as "none".

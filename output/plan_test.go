@@ -29,7 +29,7 @@ func minimal() runner.ScenarioPlan {
 }
 
 // TestPlan checks the --dry-run text of plans: each line appears only when
-// the scenario has what it shows, the rules line tells the three kinds of
+// the scenario has what it shows (budgets and sandboxes included), the rules line tells the three kinds of
 // policy apart, and long prompts are cut.
 func TestPlan(t *testing.T) {
 	with := func(f func(p *runner.ScenarioPlan)) runner.ScenarioPlan {
@@ -82,8 +82,12 @@ func TestPlan(t *testing.T) {
 						{Pos: "s.yaml:10", Command: []string{"go test *", "make"}, Input: map[string]string{"b": "x", "a": "^y"}, Always: true}},
 					Deny: []approve.Rule{{Pos: "s.yaml:12", Title: []string{"*del*"}, Path: []string{"**/.env"}}},
 				}
+				cost, tokens, turnCost := 2.5, int64(200000), 0.5
+				p.Budget = &scenario.UsageExpect{MaxCost: &cost, MaxTotalTokens: &tokens}
+				p.Sandbox = &runner.SandboxPlan{Write: []string{"/w", "/h/.claude"}, Hide: []string{"/h/.ssh", "/h/.aws"},
+					Network: true, Ports: []int{443, 8080}, Level: "required"}
 				p.Turns = append(p.Turns, runner.TurnPlan{Prompt: strings.Repeat("é", 61), Timeout: time.Second,
-					StopReasons: []string{"end_turn", "cancelled"}})
+					StopReasons: []string{"end_turn", "cancelled"}, Budget: &scenario.UsageExpect{MaxCost: &turnCost}})
 			})},
 			want: `basic  (s.yaml:1)
   agent:    agent --acp [claude]
@@ -98,13 +102,17 @@ func TestPlan(t *testing.T) {
   mcp:      files (stdio), docs (http)
   env:      A, TOKEN (values hidden)
   timeouts: scenario 1h0m0s, turn 10m0s, idle 30s, cancelGrace 10s, killGrace 5s
+  budget:   maxCost 2.5, maxTotalTokens 200000 (for the whole scenario; the turn that passes it is cancelled)
   client:   fs=false terminal=true readOnly=true roots=/w,/tmp/x
+  sandbox:  level required, network on, ports 443,8080 (whether this host can enforce it is checked when the scenario starts)
+    write /w, /h/.claude
+    hide  /h/.ssh, /h/.aws
   rules:    default allow, 2 allow, 1 deny
     deny  s.yaml:12 title=*del* path=**/.env
     allow s.yaml:9 kind=read|search
     allow s.yaml:10 command=go test *|make input.a=~^y input.b=~x always
   turn 1:   "hi" (timeout 10m0s, expect end_turn)
-  turn 2:   "` + strings.Repeat("é", 60) + `…" (timeout 1s, expect end_turn|cancelled)
+  turn 2:   "` + strings.Repeat("é", 60) + `…" (timeout 1s, expect end_turn|cancelled, budget maxCost 0.5)
 `,
 		},
 		{
@@ -114,6 +122,7 @@ func TestPlan(t *testing.T) {
 					p.Workspace = &runner.WorkspacePlan{From: "/src"}
 					p.Mode = "code"
 					p.Policy = &approve.Policy{}
+					p.Sandbox = &runner.SandboxPlan{Write: []string{"/w"}, Level: "best-effort"}
 				}),
 				with(func(p *runner.ScenarioPlan) { p.Ref.Name, p.Ref.Line = "second", 7 }),
 			},
@@ -124,6 +133,9 @@ func TestPlan(t *testing.T) {
   auth:     -  mode: code
   timeouts: scenario none, turn 10m0s, idle none, cancelGrace 10s, killGrace 5s
   client:   fs=true terminal=true readOnly=false roots=/w
+  sandbox:  level best-effort, network off (whether this host can enforce it is checked when the scenario starts)
+    write /w
+    hide  none
   rules:    default deny, 0 allow, 0 deny
   turn 1:   "hi" (timeout 10m0s, expect end_turn)
 

@@ -24,6 +24,13 @@ type ScenarioPlan struct {
 	Reuse bool
 	// Workspace is nil when every attempt works in Cwd itself.
 	Workspace *WorkspacePlan
+	// Sandbox is the OS sandbox around the agent side as planned, nil for
+	// none; whether this host can enforce it is checked only when the
+	// scenario starts.
+	Sandbox *SandboxPlan
+	// Budget bounds what the agent may spend in the whole scenario; nil
+	// for none. Each turn's is in its TurnPlan.
+	Budget *scenario.UsageExpect
 	// Commands are the setup, verify and teardown commands, in that order.
 	Commands []CommandPlan
 	Auth     string // the auth method to use; "" for none
@@ -78,6 +85,17 @@ type WorkspacePlan struct {
 	Protect []string
 }
 
+// SandboxPlan is a scenario's sandbox with its defaults added: the paths
+// the agent may write in (the session cwd first, as written: a workspace
+// maps it into each attempt's copy) and may not read, its network, the
+// only ports it may connect to (empty: any) and its level.
+type SandboxPlan struct {
+	Write, Hide []string
+	Network     bool
+	Ports       []int
+	Level       string
+}
+
 // CommandPlan is one setup, verify or teardown command.
 type CommandPlan struct {
 	Stage   string // "setup", "verify" or "teardown"
@@ -85,12 +103,13 @@ type CommandPlan struct {
 	Timeout time.Duration
 }
 
-// TurnPlan is one turn: its prompt as text, its timeout and the stop
-// reasons it expects.
+// TurnPlan is one turn: its prompt as text, its timeout, the stop
+// reasons it expects and its budget (nil for none).
 type TurnPlan struct {
 	Prompt      string
 	Timeout     time.Duration
 	StopReasons []string
+	Budget      *scenario.UsageExpect
 }
 
 // DryRun returns the plan of each scenario, in order, as Run would play
@@ -125,6 +144,10 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		ReadOnly: sc.Client.ReadOnly,
 		Roots:    sc.Client.Roots,
 		Policy:   policyOf(sc, opts),
+		Budget:   sc.Budget,
+	}
+	if spec := sandboxSpec(sc, opts.Environ, ""); spec != nil {
+		p.Sandbox = &SandboxPlan{Write: spec.Write, Hide: spec.Hide, Network: spec.Network, Ports: spec.Ports, Level: string(spec.Level)}
 	}
 	p.McpServers = mcpServerPlans(sc.Agent.McpServers)
 	if resumes(&opts, sc) {
@@ -149,7 +172,7 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		}
 	}
 	for i, t := range sc.Turns {
-		p.Turns = append(p.Turns, TurnPlan{Prompt: t.PromptText(), Timeout: lim.Turns[i], StopReasons: t.Expect.StopReasons})
+		p.Turns = append(p.Turns, TurnPlan{Prompt: t.PromptText(), Timeout: lim.Turns[i], StopReasons: t.Expect.StopReasons, Budget: t.Budget})
 	}
 	return p
 }

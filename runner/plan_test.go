@@ -87,3 +87,39 @@ func TestDryRun(t *testing.T) {
 		})
 	}
 }
+
+// TestDryRunBudgetAndSandbox: a plan carries the scenario's and each
+// turn's budget, and the sandbox as the run would plan it: the session cwd
+// and the named agent's state writable, the credentials hidden (with HOME
+// from agent.env over the environment), the scenario's own paths after
+// them, without asking this host what it can enforce.
+func TestDryRunBudgetAndSandbox(t *testing.T) {
+	cost, turnTokens := 1.5, int64(1000)
+	sc := &scenario.Scenario{
+		Name: "s", File: "s.yaml",
+		Agent:   scenario.Agent{Name: "claude", Command: []string{"claude-acp"}, Cwd: "/w", Env: map[string]string{"HOME": "/agent-home"}},
+		Budget:  &scenario.UsageExpect{MaxCost: &cost},
+		Sandbox: &scenario.Sandbox{Write: []string{"/cache"}, Hide: []string{"/w/secrets"}, Network: true, Ports: []int{443}, Level: scenario.SandboxBestEffort},
+		Turns: []scenario.Turn{
+			{Prompt: []scenario.Part{{Text: "one"}}},
+			{Prompt: []scenario.Part{{Text: "two"}}, Budget: &scenario.UsageExpect{MaxTotalTokens: &turnTokens}},
+		},
+	}
+	plans := DryRun(Options{Environ: []string{"HOME=/home/u"}}, []*scenario.Scenario{sc})
+	p := plans[0]
+	if p.Budget != sc.Budget || p.Turns[0].Budget != nil || p.Turns[1].Budget != sc.Turns[1].Budget {
+		t.Errorf("budgets: scenario %v, turns %v and %v; want the scenario's and turn 2's", p.Budget, p.Turns[0].Budget, p.Turns[1].Budget)
+	}
+	want := &SandboxPlan{
+		Write:   []string{"/w", "/agent-home/.claude", "/agent-home/.claude.json", "/cache"},
+		Hide:    []string{"/agent-home/.ssh", "/agent-home/.aws", "/agent-home/.config/gh", "/agent-home/.netrc", "/agent-home/.docker", "/w/secrets"},
+		Network: true, Ports: []int{443}, Level: "best-effort",
+	}
+	if diff := cmp.Diff(want, p.Sandbox); diff != "" {
+		t.Errorf("sandbox (-want +got):\n%s", diff)
+	}
+	sc.Sandbox = nil
+	if p := DryRun(Options{}, []*scenario.Scenario{sc})[0]; p.Sandbox != nil {
+		t.Errorf("a scenario without a sandbox plans %+v", p.Sandbox)
+	}
+}

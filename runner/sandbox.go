@@ -26,11 +26,30 @@ import (
 // setup, as an error naming what it lacks. Planning again when the agent
 // starts (startSandboxed) applies it.
 func (r *scenarioRun) checkSandbox() error {
-	sb := r.sc.Sandbox
+	wsDir := ""
+	if r.ws != nil {
+		wsDir = r.ws.Dir
+	}
+	r.sbox = sandboxSpec(r.sc, r.opts.Environ, wsDir)
+	if r.sbox == nil {
+		return nil
+	}
+	if _, err := sandbox.Plan(*r.sbox, r.opts.host()); err != nil {
+		return fmt.Errorf("%s: %w", r.sc.Sandbox.Pos, err)
+	}
+	return nil
+}
+
+// sandboxSpec is the spec of sc's sandbox, nil for none: what it lists,
+// with the defaults added (the session cwd, the workspace wsDir unless "",
+// the named agent's state; the hidden credentials), under environ with
+// agent.env on top. Run and DryRun's plan alike use it.
+func sandboxSpec(sc *scenario.Scenario, environ []string, wsDir string) *sandbox.Spec {
+	sb := sc.Sandbox
 	if sb == nil {
 		return nil
 	}
-	env := mergeEnv(r.opts.Environ, r.sc.Agent.Env)
+	env := mergeEnv(environ, sc.Agent.Env)
 	getenv := func(name string) string {
 		v := ""
 		for _, kv := range env {
@@ -40,24 +59,18 @@ func (r *scenarioRun) checkSandbox() error {
 		}
 		return v
 	}
-	write := []string{r.sc.Agent.Cwd}
-	if r.ws != nil {
-		write = append(write, r.ws.Dir)
+	write := []string{sc.Agent.Cwd}
+	if wsDir != "" {
+		write = append(write, wsDir)
 	}
-	write = append(write, scenario.SandboxWrite(r.sc.Agent, getenv)...)
-	spec := sandbox.Spec{
+	write = append(write, scenario.SandboxWrite(sc.Agent, getenv)...)
+	return &sandbox.Spec{
 		Write:   append(write, sb.Write...),
 		Hide:    append(scenario.SandboxHide(getenv), sb.Hide...),
 		Network: sb.Network,
 		Ports:   slices.Clone(sb.Ports),
 		Level:   sandbox.Level(sb.Level),
 	}
-	r.sbox = &spec
-	_, err := sandbox.Plan(spec, r.opts.host())
-	if err != nil {
-		return fmt.Errorf("%s: %w", sb.Pos, err)
-	}
-	return nil
 }
 
 // host is what this host can enforce, detected once per run (with
