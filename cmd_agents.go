@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
+
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -16,7 +19,8 @@ func (c *agentsCmd) Help() string {
 	return `Lists the named agents: acprun's built-in ones and those of the config file,
 which may replace built-in ones. A scenario uses one with "agent: NAME" or
 "agent: {name: NAME, args: [...]}"; "run --agent NAME" runs scenarios against it;
-"probe NAME" shows what it offers.`
+"probe NAME" shows what it offers. AUTH ENV names the variables an agent
+expects its credentials in, and whether each is set here (never its value).`
 }
 
 // Run prints the table.
@@ -35,7 +39,8 @@ func (c *agentsCmd) Run(g *globals) error {
 		if source != scenario.SourceBuiltin && builtin[na.Name] {
 			source += " (replaces built-in)"
 		}
-		rows = append(rows, output.AgentRow{Name: na.Name, Command: na.Agent.Command, Auth: na.Agent.Auth, Source: source, Description: na.Description})
+		rows = append(rows, output.AgentRow{Name: na.Name, Command: na.Agent.Command, Auth: na.Agent.Auth,
+			AuthEnv: runner.AuthEnv(na.Agent, os.Environ()), Source: source, Description: na.Description})
 	}
 	return output.Agents(g.Stdout, rows)
 }

@@ -28,25 +28,32 @@ func hasLinePrefix(lines []string, prefix string) bool {
 	return slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, prefix) })
 }
 
+// TestAgentsListsBuiltins: acprun agents lists the built-in agents, with
+// the variables each expects its credentials in said set or not set in
+// acprun's environment, never with their values.
 func TestAgentsListsBuiltins(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	r := acprun(t, dir, "agents")
+	const secret = "sk-ant-e2e-agents-secret"
+	r := acprunEnv(t, dir, []string{"ANTHROPIC_API_KEY=" + secret, "OPENAI_API_KEY=", "GEMINI_API_KEY="}, "agents")
 	if r.code != 0 {
 		t.Fatalf("acprun agents: exit %d\n%s", r.code, r.stderr)
 	}
+	if strings.Contains(r.stdout+r.stderr, secret) {
+		t.Errorf("acprun agents shows the key's value:\n%s", r.stdout)
+	}
 	lines := squashLines(r.stdout)
-	if got, want := lines[0], "NAME COMMAND AUTH SOURCE DESCRIPTION"; got != want {
+	if got, want := lines[0], "NAME COMMAND AUTH AUTH ENV SOURCE DESCRIPTION"; got != want {
 		t.Errorf("header = %q, want %q", got, want)
 	}
 	want := []string{
-		"claude npx -y @zed-industries/claude-agent-acp - built-in ",
-		"codex npx -y @zed-industries/codex-acp openai-api-key built-in ",
-		"gemini npx -y @google/gemini-cli --acp - built-in ",
-		"goose goose acp - built-in ",
-		"mock acprun mock-agent - built-in ",
-		"opencode opencode acp - built-in ",
-		"qwen npx -y @qwen-code/qwen-code --acp - built-in ",
+		"claude npx -y @zed-industries/claude-agent-acp - ANTHROPIC_API_KEY (set) built-in ",
+		"codex npx -y @zed-industries/codex-acp openai-api-key OPENAI_API_KEY (not set) built-in ",
+		"gemini npx -y @google/gemini-cli --acp - GEMINI_API_KEY (not set) built-in ",
+		"goose goose acp - - built-in ",
+		"mock acprun mock-agent - - built-in ",
+		"opencode opencode acp - - built-in ",
+		"qwen npx -y @qwen-code/qwen-code --acp - OPENAI_API_KEY (not set) built-in ",
 	}
 	if len(lines) != len(want)+1 {
 		t.Errorf("got %d agents, want %d:\n%s", len(lines)-1, len(want), r.stdout)
@@ -58,38 +65,42 @@ func TestAgentsListsBuiltins(t *testing.T) {
 	}
 }
 
+// TestAgentsConfigOverride: the config's agents are listed beside the
+// built-in ones, replacing those of the same name (which keep the auth env
+// of the built-in agent, set by the config's env too).
 func TestAgentsConfigOverride(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"acprun.yaml": `agents:
-  claude: {command: [my-claude, --acp], description: Our Claude}
+  claude: {command: [my-claude, --acp], description: Our Claude, env: {ANTHROPIC_API_KEY: from-config}}
   mine: {command: [./bin/agent, "two words"], auth: key}
 `,
 		"other.yaml": "agents:\n  other: {command: other-agent}\n",
 	})
-	r := acprun(t, dir, "agents")
+	noKeys := []string{"ANTHROPIC_API_KEY=", "OPENAI_API_KEY="}
+	r := acprunEnv(t, dir, noKeys, "agents")
 	if r.code != 0 {
 		t.Fatalf("acprun agents: exit %d\n%s", r.code, r.stderr)
 	}
 	lines := squashLines(r.stdout)
 	for _, want := range []string{
-		"claude my-claude --acp - acprun.yaml (replaces built-in) Our Claude",
-		"mine " + filepath.Join(dir, "bin/agent") + " 'two words' key acprun.yaml",
-		"codex npx -y @zed-industries/codex-acp openai-api-key built-in ",
+		"claude my-claude --acp - ANTHROPIC_API_KEY (set) acprun.yaml (replaces built-in) Our Claude",
+		"mine " + filepath.Join(dir, "bin/agent") + " 'two words' key - acprun.yaml",
+		"codex npx -y @zed-industries/codex-acp openai-api-key OPENAI_API_KEY (not set) built-in ",
 	} {
 		if !hasLinePrefix(lines, want) {
 			t.Errorf("no line starting with %q in:\n%s", want, r.stdout)
 		}
 	}
 
-	r = acprun(t, dir, "agents", "--config", "other.yaml")
+	r = acprunEnv(t, dir, noKeys, "agents", "--config", "other.yaml")
 	if r.code != 0 {
 		t.Fatalf("acprun agents --config: exit %d\n%s", r.code, r.stderr)
 	}
 	lines = squashLines(r.stdout)
-	if !hasLinePrefix(lines, "other other-agent - other.yaml") || hasLinePrefix(lines, "mine ") ||
-		!hasLinePrefix(lines, "claude npx -y @zed-industries/claude-agent-acp - built-in") {
+	if !hasLinePrefix(lines, "other other-agent - - other.yaml") || hasLinePrefix(lines, "mine ") ||
+		!hasLinePrefix(lines, "claude npx -y @zed-industries/claude-agent-acp - ANTHROPIC_API_KEY (not set) built-in") {
 		t.Errorf("--config other.yaml: want other and the built-in claude, not acprun.yaml's agents:\n%s", r.stdout)
 	}
 }

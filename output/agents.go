@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/acprun/acprun/internal/shellquote"
@@ -13,6 +14,9 @@ type AgentRow struct {
 	Name    string
 	Command []string // the agent's argv
 	Auth    string   // its auth method; "" for none
+	// AuthEnv are the variables it expects its credentials in, each with
+	// whether it is set: "ANTHROPIC_API_KEY (set)"; nil for none known.
+	AuthEnv []string
 	// Source says where the agent is defined: built-in, or the config
 	// file, and whether it replaces a built-in agent.
 	Source      string
@@ -20,13 +24,14 @@ type AgentRow struct {
 }
 
 // Agents writes the named agents as an aligned table with a heading: the
-// command shell-quoted, a missing auth method as "-" and each description
-// on one line.
+// command shell-quoted, a missing auth method or auth env as "-", the
+// auth env joined with ", " and each description on one line.
 func Agents(w io.Writer, rows []AgentRow) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tCOMMAND\tAUTH\tSOURCE\tDESCRIPTION")
+	fmt.Fprintln(tw, "NAME\tCOMMAND\tAUTH\tAUTH ENV\tSOURCE\tDESCRIPTION")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, shellquote.Join(r.Command), orDash(r.Auth), r.Source, collapseSpace(r.Description))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, shellquote.Join(r.Command), orDash(r.Auth), orDash(strings.Join(r.AuthEnv, ", ")),
+			r.Source, collapseSpace(r.Description))
 	}
 	return tw.Flush()
 }

@@ -149,7 +149,7 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport) (err error
 		auth:         opts.Agent.Auth,
 		authOptional: true,
 		authHint:     "try --auth with",
-		authEnv:      authEnv(opts.Agent, opts.Environ),
+		authEnv:      AuthEnv(opts.Agent, opts.Environ),
 		cwd:          rep.Cwd,
 		opened: func(acp.NewSessionResponse) error {
 			before = h.count()

@@ -673,7 +673,7 @@ func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error
 		modelPos:   sc.Agent.ModelPos,
 		config:     sc.Agent.Config,
 		authHint:   "set agent.auth to",
-		authEnv:    authEnv(sc.Agent, r.opts.Environ),
+		authEnv:    AuthEnv(sc.Agent, r.opts.Environ),
 		wait:       r.setupWait(),
 		roots:      extraRoots(sc.Client.Roots, sc.Agent.Cwd),
 		rootsPos:   sc.Client.RootsPos,

@@ -223,10 +223,11 @@ func (h *handshake) authError(res *handshakeResult, method string, err error) er
 	return &causeError{report.ErrorAuth, fmt.Errorf("%s: %w", b.String(), err)}
 }
 
-// authEnv lists the variables a's registry entry expects for its
-// credentials, each said set or not set in its environment (environ, with
-// agent.env on top); never their values.
-func authEnv(a scenario.Agent, environ []string) []string {
+// AuthEnv lists the variables a's registry entry expects for its
+// credentials (a.AuthEnv), each said set or not set in its environment
+// (environ, with agent.env on top): "ANTHROPIC_API_KEY (set)"; never their
+// values. The auth error and acprun agents say them.
+func AuthEnv(a scenario.Agent, environ []string) []string {
 	var out []string
 	env := mergeEnv(environ, a.Env)
 	for _, name := range a.AuthEnv {
