@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,7 +91,8 @@ turns:
 // during the setup is the setup's deadline: the request in flight
 // (initialize, which this agent never answers by itself) gets
 // $/cancel_request, and the scenario is an infrastructure error (exit 3)
-// with the cause setupTimeout.
+// with the cause setupTimeout, which the JUnit <error>'s type and the HTML
+// report's card say, with the setup request cancelled.
 func TestSetupTimeoutSendsCancelRequest(t *testing.T) {
 	t.Parallel()
 	res, out, dir := runOne(t, "delay: {initialize: never}\n", `name: late
@@ -100,9 +102,28 @@ timeout: 2s
 cancelGrace: 5s
 turns:
   - prompt: one
-`, "--transcripts", "tr")
+`, "--transcripts", "tr", "--junit", "junit.xml", "--html", "report.html")
 	if res.code != exitAgent {
 		t.Errorf("exit %d, want %d\n%s", res.code, exitAgent, res.stderr)
+	}
+	const cancelled = "setup: initialize cancelled at scenarioTimeout: the agent confirmed the cancel in " // then the wait
+	var junit struct {
+		Cases []struct {
+			Error struct {
+				Type string `xml:"type,attr"`
+				Body string `xml:",chardata"`
+			} `xml:"error"`
+		} `xml:"testsuite>testcase"`
+	}
+	files := readFiles(t, dir, "junit.xml", "report.html")
+	if err := xml.Unmarshal(files["junit.xml"], &junit); err != nil || len(junit.Cases) != 1 {
+		t.Fatalf("junit.xml: %v, %d cases", err, len(junit.Cases))
+	}
+	if e := junit.Cases[0].Error; e.Type != "setupTimeout" || !strings.Contains(e.Body, cancelled) {
+		t.Errorf("JUnit <error> of type %q, text:\n%s\nwant type setupTimeout and %q", e.Type, e.Body, cancelled)
+	}
+	if page := string(files["report.html"]); !strings.Contains(page, `<p class="meta cause">cause <code>setupTimeout</code> · `+cancelled) {
+		t.Errorf("the HTML report's card does not say the cause and the cancelled request")
 	}
 	r := out.Scenarios[0]
 	want := "initialize: not answered before the scenario's timeout passed; acprun sent $/cancel_request and the agent answered it cancelled (code -32800): it is alive, and slow"

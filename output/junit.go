@@ -84,12 +84,16 @@ type junitText struct {
 // the order the files first appear), one testcase per scenario result
 // (scenario × agent × attempt). A failed scenario gets a <failure> whose
 // message lists its stop reasons and failed expectations; a scenario that
-// could not run to its end gets an <error>, one that measured nothing
+// could not run to its end gets an <error> (of the type of its
+// errorCause: auth, setupTimeout, protocolVersion; else startFailed or
+// error), one that measured nothing
 // (invalid) an <error> of type invalid whose message says why ("invalid
 // (upstream): …"), and one that was interrupted
 // (cut short or never started by an interrupt, the run's --timeout or
 // --fail-fast: no verdict) a <skipped> saying why. <system-out> holds the
-// transcript path, skipped turns, warnings and the agent's stderr tail.
+// transcript path, skipped turns, warnings and the agent's stderr tail; the
+// setup request acprun cancelled (setupCancel) is in the <error>'s text, or
+// in <system-out> of an interrupted scenario.
 // The testcases of a scenario that ran several times (--repeat) carry
 // the pass rate of its attempts against that agent as <properties>:
 // attempts, passed, passRate, pass@1…pass@n and pass^1…pass^n. A
@@ -232,6 +236,7 @@ func junitCase(r report.Result) junitTestCase {
 		if r.StartFailed {
 			typ = "startFailed"
 		}
+		typ = cmp.Or(r.ErrorCause, typ) // auth, setupTimeout, protocolVersion
 		msg := cmp.Or(r.Error, "stop reasons: "+stopReasons(r))
 		tc.Error = &junitProblem{Message: msg, Type: typ, Body: xmlText(problemBody(r))}
 	}
@@ -262,7 +267,7 @@ func passRateProperties(p report.PassRate) []junitProperty {
 }
 
 // problemBody is the text of a <failure> or <error>: why the result is
-// invalid, the error, every turn's
+// invalid, the error, the setup request cancelled, every turn's
 // outcome, the failed expectations, each turn's followed by an excerpt of
 // its text, the tail of the agent's stderr for an error, and protocol
 // violations.
@@ -275,6 +280,9 @@ func problemBody(r report.Result) string {
 		return t.Error != "" && strings.HasSuffix(r.Error, t.Error)
 	}) {
 		fmt.Fprintf(&b, "%s\n", r.Error) // not already said by a turn below
+	}
+	if r.SetupCancel != nil {
+		fmt.Fprintf(&b, "setup: %s\n", r.SetupCancel)
 	}
 	for _, t := range r.Turns {
 		fmt.Fprintf(&b, "turn %d: %s", t.Index, t.StopReason)
@@ -319,6 +327,9 @@ func systemOut(r report.Result) string {
 	}
 	if len(skipped) > 0 {
 		fmt.Fprintf(&b, "skipped turns: %s\n", strings.Join(skipped, ", "))
+	}
+	if r.SetupCancel != nil && r.Status == report.StatusInterrupted { // no problem body says it
+		fmt.Fprintf(&b, "setup: %s\n", r.SetupCancel)
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)

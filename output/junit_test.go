@@ -9,6 +9,7 @@ import (
 
 	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/report/reporttest"
 	"github.com/google/go-cmp/cmp"
 )
@@ -170,5 +171,50 @@ func TestJUnitText(t *testing.T) {
 	out := got.Suites[0].Cases[0].SystemOut
 	if want := "agent stderr (last lines):\na ]]> b\uFFFDc\uFFFDd\n"; !strings.HasSuffix(out, want) {
 		t.Errorf("system-out = %q; want it to end with %q", out, want)
+	}
+}
+
+// TestJUnitErrorCause: an error with an errorCause is an <error> of that
+// type (a start failure without one stays startFailed), and the setup
+// request acprun cancelled is said in the <error>'s text, or in the
+// <system-out> of an interrupted scenario, which has no <error>.
+func TestJUnitErrorCause(t *testing.T) {
+	agent := report.AgentInfo{Command: []string{"agent"}}
+	slow := &report.SetupCancel{Method: "session/new", Cause: "setupTimeout", Answer: report.AnswerNone, WaitedMs: 1000}
+	rep := report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{
+		{Name: "auth", File: "s.yaml", Agent: agent, Status: report.StatusError, StartFailed: true, ErrorCause: report.ErrorAuth,
+			Error: "the agent asks for authentication"},
+		{Name: "slow", File: "s.yaml", Agent: agent, Status: report.StatusError, ErrorCause: report.ErrorSetupTimeout,
+			Error: "session/new was not answered in 2m0s", SetupCancel: slow},
+		{Name: "start", File: "s.yaml", Agent: agent, Status: report.StatusError, StartFailed: true, Error: "exec: not found"},
+		{Name: "stopped", File: "s.yaml", Agent: agent, Status: report.StatusInterrupted, Error: "acprun was interrupted",
+			SetupCancel: &report.SetupCancel{Method: "initialize", Cause: "interrupt", Answer: report.AnswerCancelled, WaitedMs: 4}},
+	}}
+	var buf bytes.Buffer
+	if err := output.JUnit(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	var got xTestSuites
+	if err := xml.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("parse JUnit: %v\n%s", err, buf.Bytes())
+	}
+	type view struct{ Type, Message, Body, SystemOut string }
+	var views []view
+	for _, c := range got.Suites[0].Cases {
+		v := view{SystemOut: c.SystemOut}
+		if c.Error != nil {
+			v.Type, v.Message, v.Body = c.Error.Type, c.Error.Message, c.Error.Body
+		}
+		views = append(views, v)
+	}
+	want := []view{
+		{Type: "auth", Message: "the agent asks for authentication", Body: "the agent asks for authentication\n"},
+		{Type: "setupTimeout", Message: "session/new was not answered in 2m0s",
+			Body: "session/new was not answered in 2m0s\nsetup: session/new cancelled at setupTimeout: no answer in 1s (the agent is hung or dead)\n"},
+		{Type: "startFailed", Message: "exec: not found", Body: "exec: not found\n"},
+		{SystemOut: "setup: initialize cancelled at interrupt: the agent confirmed the cancel in 4ms (alive, and slow)\n"},
+	}
+	if diff := cmp.Diff(want, views); diff != "" {
+		t.Errorf("errors (-want +got):\n%s\n%s", diff, buf.Bytes())
 	}
 }

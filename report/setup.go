@@ -1,5 +1,10 @@
 package report
 
+import (
+	"fmt"
+	"time"
+)
+
 // Error causes (Result.ErrorCause): why a scenario could not run, for
 // programs that act on it (retry later, ask for a key, upgrade acprun).
 const (
@@ -54,3 +59,26 @@ const (
 	// AnswerExited: the agent's output ended (it exited) first.
 	AnswerExited = "exited"
 )
+
+// String says in one line which setup request was cancelled, at which
+// deadline, and how the agent took the $/cancel_request: "session/new
+// cancelled at setupTimeout: no answer in 5s (the agent is hung or dead)".
+func (c SetupCancel) String() string {
+	waited := (time.Duration(c.WaitedMs) * time.Millisecond).String()
+	var how string
+	switch c.Answer {
+	case AnswerCancelled:
+		how = "the agent confirmed the cancel in " + waited + " (alive, and slow)"
+	case AnswerLate:
+		how = "the agent answered after all in " + waited + " (alive, and too slow)"
+	case AnswerError:
+		how = "the agent answered with an error in " + waited + ": " + c.Error
+	case AnswerNone:
+		how = "no answer in " + waited + " (the agent is hung or dead)"
+	case AnswerExited:
+		how = "the agent exited after " + waited
+	default:
+		how = "answer " + c.Answer + " in " + waited
+	}
+	return fmt.Sprintf("%s cancelled at %s: %s", c.Method, c.Cause, how)
+}
