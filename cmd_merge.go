@@ -30,7 +30,8 @@ Exit codes, as the combined run would have exited:
   0    every scenario passed
   1    some scenario failed an expectation or ended in an error outcome (not
        counting the attempts of a scenario that met its minimum pass rate)
-  2    a file is missing, unreadable or not acprun results, or -o cannot be
+  2    a file is missing, unreadable or not acprun results, shards were
+       balanced from different --balance-from files, or -o cannot be
        written (nothing written)
   3    an agent could not be started, initialized or authenticated
   4    the merged results could not be written; the summary still goes to

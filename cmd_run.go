@@ -297,6 +297,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		return exitError{code: exitOutput, err: err}
 	}
+	rep.BalancedBy = c.balancedBy
 	err = c.writeOutputs(g, rep, events)
 	if c.Print {
 		if perr := printReply(g.Stdout, rep); perr != nil && err == nil {

@@ -30,6 +30,10 @@ type selection struct {
 
 	// BalanceFrom balances the shards by an earlier run's durations.
 	BalanceFrom string `placeholder:"FILE" help:"Balance the shards by how long each scenario took in the results FILE of an earlier run (longest first, each to the shard with the least time so far; a scenario not in FILE counts as the median), so that they finish together. Every shard must read the same FILE. A FILE that does not exist leaves the shards round robin, with a warning."`
+	// balancedBy is the report.BalanceFingerprint of the durations choose
+	// balanced the shard by; "" when it had none (round robin) or did not
+	// shard.
+	balancedBy string `kong:"-"`
 }
 
 // pick loads the config and the scenarios of paths and returns the
@@ -69,6 +73,9 @@ func (s *selection) choose(g *globals, scs []*scenario.Scenario, paths []string,
 		if msg != "" {
 			fmt.Fprintf(g.Stderr, "acprun: warning: %s\n", msg)
 		}
+	}
+	if len(durations) > 0 && sel.Unbalanced() == "" { // none leave the shards round robin
+		s.balancedBy = report.BalanceFingerprint(durations)
 	}
 	scs, err = scenario.Select(scs, sel, lopts)
 	var none *scenario.NoneSelectedError

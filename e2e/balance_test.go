@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +84,34 @@ func TestBalanceFrom(t *testing.T) {
 		if res.code != exitOK || !cmp.Equal(want, ran) {
 			t.Errorf("run %v: exit %d, ran %v, want %v\n%s", shard, res.code, ran, want, res.stderr)
 		}
+		if len(out.BalancedBy) != 12 {
+			t.Errorf("run %v: balancedBy %q, want the fingerprint of prev.json's durations", shard, out.BalancedBy)
+		}
+		if err := os.Rename(filepath.Join(dir, "out.json"), filepath.Join(dir, fmt.Sprintf("shard%d.json", i+1))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Shards balanced from the same file merge, and keep its fingerprint.
+	if res := acprun(t, dir, "merge", "shard1.json", "shard2.json", "-o", "merged.json"); res.code != exitOK ||
+		readResults(t, filepath.Join(dir, "merged.json")).BalancedBy != readResults(t, filepath.Join(dir, "shard1.json")).BalancedBy {
+		t.Errorf("merge of shards balanced alike: exit %d, want 0 and their balancedBy\n%s", res.code, res.stderr)
+	}
+	// A shard balanced from other durations, or round robin, is refused.
+	earlierResults(t, dir, map[string]int{"s00": 1000, "s01": 9000})
+	if res, _ := runResults(t, dir, "suite", "--balance-from", "prev.json", "--shard", "2/2"); res.code != exitOK {
+		t.Fatalf("run from other durations: exit %d\n%s", res.code, res.stderr)
+	}
+	other := acprun(t, dir, "merge", "shard1.json", "out.json", "-o", "merged.json")
+	if other.code != exitUsage || !strings.Contains(other.stderr, "merge: shard1.json was balanced from durations ") ||
+		!strings.Contains(other.stderr, "but out.json from durations ") || !strings.Contains(other.stderr, "run every shard with the same --balance-from FILE") {
+		t.Errorf("merge of shards balanced from different files: exit %d, want %d naming both\n%s", other.code, exitUsage, other.stderr)
+	}
+	if res, _ := runResults(t, dir, "suite", "--shard", "2/2"); res.code != exitOK {
+		t.Fatalf("round robin run: exit %d\n%s", res.code, res.stderr)
+	}
+	if rr := acprun(t, dir, "merge", "shard1.json", "out.json", "-o", "merged.json"); rr.code != exitUsage ||
+		!strings.Contains(rr.stderr, "but out.json round robin (no --balance-from durations)") {
+		t.Errorf("merge of a balanced and a round robin shard: exit %d, want %d\n%s", rr.code, exitUsage, rr.stderr)
 	}
 }
 

@@ -121,6 +121,41 @@ turns:
 	}
 }
 
+// TestElicitationConfigAnswers: the config file's defaults.answers fill
+// the forms of scenarios without answers of their own, and a scenario's
+// own answers replace them whole.
+func TestElicitationConfigAnswers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": elicitAgent,
+		"acprun.yaml":     "defaults:\n  answers: {branch: main, env: staging, confirm: false}\n",
+		"s.yaml": `name: inherits
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns: [{prompt: one}, {prompt: two}]
+---
+name: own
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+answers: {branch: dev}
+turns: [{prompt: one}]
+`,
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	inherits, own := out.Scenarios[0], out.Scenarios[1]
+	if got := inherits.Turns[1].Elicitations; len(got) != 1 || got[0].Action != "accept" ||
+		compactJSON(t, got[0].Content) != `{"confirm":false,"env":"staging"}` || got[0].AnsweredFrom["env"] != "acprun.yaml:2:32" {
+		t.Errorf("inherits: turn 2 elicitations = %+v, want the config's answers", got)
+	}
+	if got := own.Turns[0].Elicitations; len(got) != 1 || compactJSON(t, got[0].Content) != `{"branch":"dev"}` || got[0].AnsweredFrom["branch"] != "s.yaml:9:19" {
+		t.Errorf("own: elicitations = %+v, want the scenario's answers", got)
+	}
+}
+
 // compactJSON is data without its insignificant blanks.
 func compactJSON(t *testing.T, data []byte) string {
 	t.Helper()

@@ -1,11 +1,29 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"time"
 )
+
+// BalanceFingerprint is a short fingerprint of the durations a sharded
+// run balanced its shards by (ReadDurations): the first 12 hex digits of
+// the SHA-256 of each name and duration, sorted by name. Shards balanced
+// from the same durations have the same fingerprint, and only those
+// together are exactly the selection.
+func BalanceFingerprint(ds map[string]time.Duration) string {
+	h := sha256.New()
+	for _, name := range slices.Sorted(maps.Keys(ds)) {
+		fmt.Fprintf(h, "%q %d\n", name, ds[name])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
 
 // ReadDurations reads the results file path of an earlier run and returns
 // how long each scenario took in it, by name: the durations of every

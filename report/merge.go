@@ -9,6 +9,14 @@ import (
 	"strings"
 )
 
+// balancedBy says how a shard of fingerprint fp was balanced.
+func balancedBy(fp string) string {
+	if fp == "" {
+		return "round robin (no --balance-from durations)"
+	}
+	return "from durations " + fp
+}
+
 // resultKey identifies one result across shards.
 type resultKey struct {
 	file    string
@@ -27,7 +35,10 @@ type resultKey struct {
 //   - startedAt is the earliest, the duration the longest (shards run side
 //     by side, so the longest is the wall time of the whole), interrupted
 //     is set when any shard was interrupted, and policyOverride lists the
-//     shards' overrides.
+//     shards' overrides;
+//   - balancedBy is the shards' own: shards balanced from different
+//     durations (--balance-from), or some balanced and some not, are an
+//     error, since their shards need not add up to the selection.
 //
 // Its results (NewResults) count byStopReason and summary again from the
 // scenarios. The same result (file, line, value set, agent and attempt) in two
@@ -40,7 +51,7 @@ func MergeFiles(paths []string) (Report, error) {
 	rep := Report{SchemaVersion: SchemaVersion}
 	var overrides []string
 	seen := map[resultKey]string{}
-	for _, p := range paths {
+	for i, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
 			return Report{}, err // *PathError names the file
@@ -51,6 +62,11 @@ func MergeFiles(paths []string) (Report, error) {
 			return Report{}, fmt.Errorf("%s: %w", p, err)
 		}
 		r := res.Report()
+		if i > 0 && r.BalancedBy != rep.BalancedBy {
+			return Report{}, fmt.Errorf("%s was balanced %s, but %s %s: shards balanced from different results may overlap or miss scenarios; "+
+				"run every shard with the same --balance-from FILE", paths[0], balancedBy(rep.BalancedBy), p, balancedBy(r.BalancedBy))
+		}
+		rep.BalancedBy = r.BalancedBy
 		if !r.StartedAt.IsZero() && (rep.StartedAt.IsZero() || r.StartedAt.Before(rep.StartedAt)) {
 			rep.StartedAt = r.StartedAt
 		}

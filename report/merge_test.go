@@ -112,6 +112,48 @@ func TestMergeFlags(t *testing.T) {
 	}
 }
 
+// TestMergeBalancedBy: shards balanced from the same durations merge and
+// keep their fingerprint; shards balanced from different durations, or
+// some balanced and some round robin, are refused, naming the files.
+func TestMergeBalancedBy(t *testing.T) {
+	full := reporttest.Sample()
+	fp := report.BalanceFingerprint(map[string]time.Duration{"basic": time.Second, "slow": time.Minute})
+	other := report.BalanceFingerprint(map[string]time.Duration{"basic": time.Second, "slow": time.Minute + time.Millisecond})
+	if len(fp) != 12 || fp == other {
+		t.Fatalf("fingerprints %q and %q: want 12 hex digits, different for different durations", fp, other)
+	}
+	if again := report.BalanceFingerprint(map[string]time.Duration{"slow": time.Minute, "basic": time.Second}); again != fp {
+		t.Errorf("fingerprint of the same durations = %q, want %q", again, fp)
+	}
+	dir := t.TempDir()
+	shardBy := func(name, balancedBy string, i int) string {
+		s := shard(full, full.StartedAt, time.Second, i)
+		s.BalancedBy = balancedBy
+		return writeJSON(t, dir, name, s)
+	}
+	same, err := report.MergeFiles([]string{shardBy("a.json", fp, 0), shardBy("b.json", fp, 1)})
+	if err != nil || same.BalancedBy != fp || report.NewResults(same).BalancedBy != fp {
+		t.Errorf("MergeFiles(same durations) = balancedBy %q, %v; want %q", same.BalancedBy, err, fp)
+	}
+	for _, tt := range []struct {
+		name   string
+		a, b   string
+		errMsg string
+	}{
+		{"different", fp, other, "a.json was balanced from durations " + fp + ", but b.json from durations " + other + ":"},
+		{"some round robin", fp, "", "a.json was balanced from durations " + fp + ", but b.json round robin"},
+		{"round robin first", "", fp, "a.json was balanced round robin (no --balance-from durations), but b.json from durations " + fp},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := report.MergeFiles([]string{shardBy("a.json", tt.a, 0), shardBy("b.json", tt.b, 1)})
+			if err == nil || !strings.Contains(strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), ""), tt.errMsg) ||
+				!strings.Contains(err.Error(), "same --balance-from FILE") {
+				t.Errorf("MergeFiles = %v; want an error containing %q", err, tt.errMsg)
+			}
+		})
+	}
+}
+
 // TestMergeErrors checks that bad input files are refused, naming the file.
 func TestMergeErrors(t *testing.T) {
 	dir := t.TempDir()

@@ -115,8 +115,12 @@ type Report struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 	// PolicyOverride names --allow-all or --deny-all when one was used,
 	// followed by the --allow and --deny rules added to it, as typed.
-	PolicyOverride string   `json:"policyOverride,omitempty"`
-	Scenarios      []Result `json:"scenarios"`
+	PolicyOverride string `json:"policyOverride,omitempty"`
+	// BalancedBy is the BalanceFingerprint of the durations a shard was
+	// balanced by (run --shard with --balance-from); "" when its shards
+	// were round robin. Merge refuses shards that differ in it.
+	BalancedBy string   `json:"balancedBy,omitempty"`
+	Scenarios  []Result `json:"scenarios"`
 }
 
 // AgentInfo describes the agent a scenario ran against.

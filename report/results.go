@@ -73,6 +73,7 @@ type Results struct {
 	DurationMs     int64                `json:"durationMs"`
 	Interrupted    bool                 `json:"interrupted,omitempty"`
 	PolicyOverride string               `json:"policyOverride,omitempty"`
+	BalancedBy     string               `json:"balancedBy,omitempty"`
 	ByStopReason   map[string][]TurnRef `json:"byStopReason"`
 	Summary        Summary              `json:"summary"`
 	Scenarios      []Result             `json:"scenarios"`
@@ -86,6 +87,7 @@ func NewResults(rep Report) Results {
 		DurationMs:     rep.Duration.Milliseconds(),
 		Interrupted:    rep.Interrupted,
 		PolicyOverride: rep.PolicyOverride,
+		BalancedBy:     rep.BalancedBy,
 		ByStopReason:   map[string][]TurnRef{},
 		Summary:        Summarize(rep),
 		Scenarios:      rep.Scenarios,
@@ -363,6 +365,7 @@ func (r Results) Report() Report {
 		Duration:       time.Duration(r.DurationMs) * time.Millisecond,
 		Interrupted:    r.Interrupted,
 		PolicyOverride: r.PolicyOverride,
+		BalancedBy:     r.BalancedBy,
 		Scenarios:      r.Scenarios,
 	}
 }

@@ -46,10 +46,11 @@ type Update struct {
 	// Text is the line (or part of a line) of text or thought, without its
 	// line break.
 	Text string
-	// ToolCallID, Title, ToolKind and Status describe a tool call: Title
-	// and ToolKind as last announced, Status the new one ("pending" when
-	// the agent gave none).
-	ToolCallID, Title, ToolKind, Status string
+	// ToolCallID, Title, ToolName, ToolKind and Status describe a tool
+	// call: Title, ToolName (ToolCall.name, "" when not given) and ToolKind
+	// as last announced, Status the new one ("pending" when the agent gave
+	// none).
+	ToolCallID, Title, ToolName, ToolKind, Status string
 }
 
 // MaxUpdateLine is the size in bytes past which a line of streamed text is
@@ -81,7 +82,7 @@ type position struct {
 
 // toolSeen is what was last said of a tool call.
 type toolSeen struct {
-	title, kind, status string
+	title, name, kind, status string
 }
 
 // pendingLine is the part of a line received and not yet passed on.
@@ -128,13 +129,16 @@ func (s *streamer) update(u *acp.SessionUpdate, pos position) {
 		s.part(&s.text)
 		s.part(&s.thought)
 		c := s.tool(u.ToolCall.ToolCallID)
-		c.title, c.kind, c.status = u.ToolCall.Title, string(u.ToolCall.Kind), shownStatus(u.ToolCall.Status, false)
+		c.title, c.name, c.kind, c.status = u.ToolCall.Title, u.ToolCall.Name, string(u.ToolCall.Kind), shownStatus(u.ToolCall.Status, false)
 		s.sendTool(u.ToolCall.ToolCallID, c)
 	case u.ToolCallUpdate != nil:
 		tu := u.ToolCallUpdate
 		c := s.tool(tu.ToolCallID)
 		if tu.Title != nil {
 			c.title = *tu.Title
+		}
+		if tu.Name != nil {
+			c.name = *tu.Name
 		}
 		if tu.Kind != nil {
 			c.kind = string(*tu.Kind)
@@ -164,7 +168,7 @@ func (s *streamer) tool(id string) *toolSeen {
 
 func (s *streamer) sendTool(id string, c *toolSeen) {
 	u := Update{Turn: s.at.turn, Late: s.at.late, Kind: UpdateToolCall, ToolCallID: s.red.String(id), Title: s.red.String(c.title),
-		ToolKind: s.red.String(c.kind), Status: s.red.String(c.status)}
+		ToolName: s.red.String(c.name), ToolKind: s.red.String(c.kind), Status: s.red.String(c.status)}
 	s.send(u)
 }
 

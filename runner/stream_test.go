@@ -34,7 +34,7 @@ func (r *updateRecorder) Update(j Ref, u Update) {
 	}
 	s := fmt.Sprintf("%s %d %s: %q", j.Name, u.Turn, kind, u.Text)
 	if u.Kind == UpdateToolCall {
-		s = fmt.Sprintf("%s %d tool %s %q %s %s", j.Name, u.Turn, u.ToolCallID, u.Title, u.ToolKind, u.Status)
+		s = fmt.Sprintf("%s %d tool %s %q [%s] %s %s", j.Name, u.Turn, u.ToolCallID, u.Title, u.ToolName, u.ToolKind, u.Status)
 	}
 	r.updates = append(r.updates, s)
 }
@@ -70,9 +70,10 @@ func TestStreamLines(t *testing.T) {
 	update(textChunk("world.\r\nThe token is ghp_s3c"))
 	update(textChunk("retvalue, and "))
 	update(textChunk("ghp_s3")) // may begin the secret: held back at the tool call
-	update(&acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: "c1", Title: "cat " + secret, Kind: acp.ToolKind("read")}})
+	update(&acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: "c1", Title: "cat " + secret, Name: "Read", Kind: acp.ToolKind("read")}})
 	update(&acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Status: status(acp.StatusInProgress)}})
-	update(&acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Content: []acp.ToolCallContent{}}}) // no new status
+	name := "Bash " + secret
+	update(&acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Name: &name, Content: []acp.ToolCallContent{}}}) // no new status
 	update(&acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Status: status(acp.StatusCompleted)}})
 	update(textChunk("cretvalue again"))
 	t1.answered = true
@@ -89,9 +90,9 @@ func TestStreamLines(t *testing.T) {
 		`s 1 thought: "I should look."`,
 		`s 1 text: "Hello, world."`,
 		`s 1 text: "The token is [REDACTED], and "`,
-		`s 1 tool c1 "cat [REDACTED]" read pending`,
-		`s 1 tool c1 "cat [REDACTED]" read in_progress`,
-		`s 1 tool c1 "cat [REDACTED]" read completed`,
+		`s 1 tool c1 "cat [REDACTED]" [Read] read pending`,
+		`s 1 tool c1 "cat [REDACTED]" [Read] read in_progress`,
+		`s 1 tool c1 "cat [REDACTED]" [Bash [REDACTED]] read completed`,
 		`s 1 text: "[REDACTED] again"`,
 		`s 1 late text: "late, no line break"`,
 		`s 2 text: "second turn"`,

@@ -60,7 +60,7 @@ type Defaults struct {
 var (
 	configKeys   = []string{"defaults", "agents"}
 	defaultsKeys = []string{"agent", "timeout", "turnTimeout", "idleTimeout", "cancelGrace", "killGrace",
-		"continueAfterCancel", "retries", "budget", "client", "permissions", "workspace", "sandbox", "setup", "verify", "teardown", "session"}
+		"continueAfterCancel", "retries", "budget", "client", "permissions", "answers", "workspace", "sandbox", "setup", "verify", "teardown", "session"}
 	namedAgentKeys = []string{"description", "command", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 )
 
@@ -225,6 +225,7 @@ func (p *fileParser) applyDefaults(s *Scenario) {
 	}
 	s.Policy, s.AnswerDelay = d.Policy, d.AnswerDelay
 	s.Enforce, s.EnforcePos = d.Enforce, d.EnforcePos
+	s.Answers = d.Answers // never changed: the scenario's own replaces it
 	if d.Workspace != nil {
 		w := *d.Workspace
 		s.Workspace = &w

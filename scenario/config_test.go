@@ -166,7 +166,7 @@ func TestLoadConfigErrors(t *testing.T) {
 			src:  "defaults:\n  turn_timeout: 1m\n  turns: []\n",
 			want: []string{
 				`c.yaml:2:3: unknown key "turn_timeout" (did you mean "turnTimeout"?)`,
-				`c.yaml:3:3: unknown key "turns" (valid keys: agent, timeout, turnTimeout, idleTimeout, cancelGrace, killGrace, continueAfterCancel, retries, budget, client, permissions, workspace, sandbox, setup, verify, teardown, session); turns belongs in a scenario`,
+				`c.yaml:3:3: unknown key "turns" (valid keys: agent, timeout, turnTimeout, idleTimeout, cancelGrace, killGrace, continueAfterCancel, retries, budget, client, permissions, answers, workspace, sandbox, setup, verify, teardown, session); turns belongs in a scenario`,
 			},
 		},
 		{
@@ -665,3 +665,44 @@ func TestWalkSkipsConfigFiles(t *testing.T) {
 // claudeEnforcement is what permissions.enforce gives the claude agent.
 var claudeEnforcement = &scenario.Enforcement{ProjectSettingsFile: ".claude/settings.json",
 	ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`}
+
+func TestConfigAnswers(t *testing.T) {
+	cfg := loadConfig(t, "defaults:\n  answers: {branch: main}\n")
+	scens := loadWith(t, cfg, `name: inherits
+agent: claude
+turns: [{prompt: hi}]
+---
+name: replaces
+agent: claude
+answers: [{match: deploy, values: {env: staging}}]
+turns: [{prompt: hi}]
+`)
+	type answer struct {
+		Pos   scenario.Pos
+		Match string
+		Field string
+		Text  string
+	}
+	summarize := func(s *scenario.Scenario) []answer {
+		var got []answer
+		for _, a := range s.Answers {
+			m := ""
+			if a.Match != nil {
+				m = a.Match.String()
+			}
+			for _, v := range a.Values {
+				got = append(got, answer{v.Pos, m, v.Field, v.Text})
+			}
+		}
+		return got
+	}
+	if diff := cmp.Diff([]answer{{scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 21}, "", "branch", "main"}}, summarize(scens[0])); diff != "" {
+		t.Errorf("inherited answers (-want +got):\n%s", diff)
+	}
+	if !scens[0].HasAnswers() {
+		t.Errorf("HasAnswers() = false with the config's answers")
+	}
+	if diff := cmp.Diff([]answer{{scenario.Pos{File: "/s/x.yaml", Line: 7, Col: 41}, "deploy", "env", "staging"}}, summarize(scens[1])); diff != "" {
+		t.Errorf("replaced answers (-want +got):\n%s", diff)
+	}
+}

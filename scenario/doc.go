@@ -305,6 +305,7 @@
 //	  continueAfterCancel: false    # also retries
 //	  client: {readOnly: true}
 //	  permissions: {default: deny, allow: [{kind: read}]}
+//	  answers: {branch: main}     # a scenario's own answers replace these
 //	  workspace: ./fixtures/repo  # also sandbox, setup, verify and teardown
 //	  session: {resume: true}     # stateFile relative to this file; default: beside each scenario file
 //	agents:                       # named agents

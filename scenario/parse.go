@@ -159,8 +159,6 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			p.setting(kv.Key, v, s)
 		case "client":
 			rootsNode = p.setting(kv.Key, v, s)
-		case "answers":
-			s.Answers = p.answers(v)
 		case "expect":
 			s.Expect = p.expect(v, false)
 		case "turns":
@@ -258,6 +256,8 @@ func (p *fileParser) setting(key string, v *yaml.Node, s *Scenario) (roots *yaml
 		// Replace the config's as a whole: its delay and enforce go with its rules.
 		s.AnswerDelay, s.Enforce, s.EnforcePos = 0, "", Pos{}
 		s.Policy = p.permissions(v, s)
+	case "answers":
+		s.Answers = p.answers(v)
 	case "workspace":
 		s.Workspace = p.workspace(v)
 	case "sandbox":

@@ -357,6 +357,13 @@ func hash(s string) string {
 var funcs = template.FuncMap{
 	"ms":     formatMs,
 	"pretty": prettyJSON,
+	"compact": func(raw json.RawMessage) string {
+		var b bytes.Buffer
+		if json.Compact(&b, raw) != nil {
+			return string(raw)
+		}
+		return b.String()
+	},
 	"join":   strings.Join,
 	"deref":  func(p *int) int { return *p },
 	"float":  func(f float64) string { return fmt.Sprintf("%g", f) },

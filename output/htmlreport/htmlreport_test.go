@@ -46,18 +46,23 @@ func sample() report.Report {
 					Text: "text " + hostile, Thoughts: "thought " + hostile,
 					Plan: []report.PlanEntry{{Content: "plan " + hostile, Priority: "high", Status: "pending"}},
 					ToolCalls: []report.ToolCall{{
-						ID: "c1", Title: "title " + hostile, Kind: "edit", Status: "completed", Announced: true,
+						ID: "c1", Title: "title " + hostile, Name: "Write" + hostile, Kind: "edit", Status: "completed", Announced: true,
 						RawInput: json.RawMessage(`{"cmd":` + quote(hostile) + `}`),
 						Content: json.RawMessage(`[{"type":"diff","path":` + quote("p"+hostile) + `,"oldText":"a\nb\nc\n","newText":"a\n` +
 							strings.Trim(quote(hostile), `"`) + `\nc\n"},{"type":"content","content":{"type":"text","text":` + quote("out "+hostile) + `}}]`),
 					}},
 					Permissions: []report.Permission{{
-						ToolCallID: "c1", Title: "perm " + hostile, Kind: "edit", Decision: "deny",
+						ToolCallID: "c1", Title: "perm " + hostile, Kind: "edit", Name: "Write", Decision: "deny",
 						Rule: "b.yaml:12", OptionID: "reject", Outcome: "selected", Reason: "deny rule b.yaml:12 matched",
 					}},
 					ClientRequests: []report.ClientRequest{{Method: "fs/write_text_file", Path: "/w/" + hostile, Refused: "outside the roots"}},
-					Usage:          &report.Usage{InputTokens: 1200, OutputTokens: 34},
-					Failures:       []string{"b.yaml:9:5: text does not contain \"done\""},
+					Notices:        []report.Notice{{Severity: "warning" + hostile, Title: "MCP server unavailable", Description: "desc " + hostile, Late: true}},
+					Elicitations: []report.Elicitation{
+						{Mode: "form", Message: "Which branch? " + hostile, Fields: []string{"branch"}, Action: "accept", Content: json.RawMessage(`{ "branch": "main" }`)},
+						{Mode: "form", Message: "Deploy?", Fields: []string{"env"}, Action: "decline", Reason: "no answer for the required field env"},
+					},
+					Usage:    &report.Usage{InputTokens: 1200, OutputTokens: 34},
+					Failures: []string{"b.yaml:9:5: text does not contain \"done\""},
 				}},
 			},
 			{
@@ -218,6 +223,11 @@ func TestScenarioDetails(t *testing.T) {
 		"input 1200", "output 34",
 		`<span class="del">-b`, `<span class="add">&#43;&lt;/script&gt;`, // the diff, as a diff
 		"agent exited 3",
+		`<strong>title &lt;/script&gt;`, `<code class="tool">Write&lt;/script&gt;`, // the tool's name beside its call
+		`<code class="tool">Write</code>`, // … and beside its permission
+		"<h4>Questions</h4>", `<td class="decision">accept <code>{&#34;branch&#34;:&#34;main&#34;}</code></td>`,
+		`<td class="decision">decline</td><td>no answer for the required field env</td>`,
+		"<h4>Notices</h4>", "<strong>MCP server unavailable</strong> desc &lt;/script&gt;", "<em>(late)</em></li>",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)

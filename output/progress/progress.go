@@ -6,7 +6,9 @@
 package progress
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -131,6 +133,25 @@ func (p *Printer) TurnFinished(j runner.Ref, t report.TurnResult) {
 	for _, f := range t.Failures {
 		p.verbose(j, "turn %d: %s", t.Index, firstLine(f))
 	}
+	for _, n := range t.Notices {
+		p.verbose(j, "turn %d: %snotice %s: %s", t.Index, late(n.Late), n.Severity, firstLine(cmp.Or(n.Title, n.Description)))
+	}
+	for _, e := range t.Elicitations {
+		answer := e.Action
+		var b bytes.Buffer
+		if json.Compact(&b, e.Content) == nil && b.Len() > 0 {
+			answer += " " + b.String()
+		}
+		p.verbose(j, "turn %d: %squestion %q (%s): %s", t.Index, late(e.Late), firstLine(cmp.Or(e.Message, e.URL)), e.Mode, answer)
+	}
+}
+
+// late is "late " for what came after the turn's answer, else "".
+func late(l bool) string {
+	if l {
+		return "late "
+	}
+	return ""
 }
 
 // WantsUpdates reports whether the Printer streams what the agents say and
@@ -153,11 +174,10 @@ func (p *Printer) Update(j runner.Ref, u runner.Update) {
 	case runner.UpdateToolCall:
 		what := cmp.Or(u.Title, u.ToolCallID)
 		kind := cmp.Or(u.ToolKind, "other")
-		late := ""
-		if u.Late {
-			late = "late "
+		if u.ToolName != "" {
+			kind += ", " + firstLine(u.ToolName)
 		}
-		p.verbose(j, "%stool call %q (%s): %s", late, firstLine(what), kind, u.Status)
+		p.verbose(j, "%stool call %q (%s): %s", late(u.Late), firstLine(what), kind, u.Status)
 	}
 }
 
@@ -166,6 +186,9 @@ func (p *Printer) Update(j runner.Ref, u runner.Update) {
 func (p *Printer) PermissionDecided(j runner.Ref, perm report.Permission) {
 	what := cmp.Or(perm.Title, perm.ToolCallID)
 	detail := perm.Kind
+	if perm.Name != "" {
+		detail = strings.TrimPrefix(detail+", "+firstLine(perm.Name), ", ")
+	}
 	if perm.Rule != "" {
 		if detail != "" {
 			detail += "; "

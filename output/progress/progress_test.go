@@ -2,6 +2,7 @@ package progress_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -296,5 +297,42 @@ func TestObserversUpdates(t *testing.T) {
 	obs.Update(runner.Ref{Name: "s"}, runner.Update{Kind: runner.UpdateText, Text: "hi"})
 	if len(off.calls) != 0 || !slices.Equal(on.calls, []string{"update hi"}) {
 		t.Errorf("calls: off %q, on %q; want none, [update hi]", off.calls, on.calls)
+	}
+}
+
+// TestProgressVerboseTurnDetails checks the verbose lines of a turn's
+// tool calls and permissions with the tool's name, and of its notices and
+// questions with their answers, when the turn ends.
+func TestProgressVerboseTurnDetails(t *testing.T) {
+	noColor(t)
+	var buf bytes.Buffer
+	p := progress.NewPrinter(&buf, 1, progress.Options{Verbose: true})
+	j := runner.Ref{Name: "s"}
+	p.Update(j, runner.Update{Turn: 1, Kind: runner.UpdateToolCall, ToolCallID: "c1", Title: "Run tests", ToolName: "Bash", ToolKind: "execute", Status: "in_progress"})
+	p.Update(j, runner.Update{Turn: 1, Kind: runner.UpdateToolCall, ToolCallID: "c2", Title: "Think", Status: "pending"})
+	p.PermissionDecided(j, report.Permission{Title: "Run tests", Kind: "execute", Name: "Bash", Decision: "allow", Rule: "s.yaml:5:9"})
+	p.PermissionDecided(j, report.Permission{Title: "Fetch", Name: "WebFetch", Decision: "deny"})
+	p.TurnFinished(j, report.TurnResult{
+		Index: 1, StopReason: "end_turn", DurationMs: 1500,
+		Notices: []report.Notice{{Severity: "warning", Title: "MCP server unavailable\nretrying"}, {Severity: "info", Title: "done", Late: true}},
+		Elicitations: []report.Elicitation{
+			{Mode: "form", Message: "Which branch?", Action: "accept", Content: json.RawMessage(`{ "branch": "main" }`)},
+			{Mode: "form", Message: "Deploy now?", Action: "decline", Reason: "no answer for the required field env"},
+			{Mode: "url", URL: "https://example.com/login", Action: "decline", Late: true},
+		},
+	})
+	want := `[s] tool call "Run tests" (execute, Bash): in_progress
+[s] tool call "Think" (other): pending
+[s] permission allow: "Run tests" (execute, Bash; rule s.yaml:5:9)
+[s] permission deny: "Fetch" (WebFetch)
+[s] turn 1: end_turn (1.5s)
+[s] turn 1: notice warning: MCP server unavailable …
+[s] turn 1: late notice info: done
+[s] turn 1: question "Which branch?" (form): accept {"branch":"main"}
+[s] turn 1: question "Deploy now?" (form): decline
+[s] turn 1: late question "https://example.com/login" (url): decline
+`
+	if diff := cmp.Diff(want, buf.String()); diff != "" {
+		t.Errorf("verbose lines (-want +got):\n%s", diff)
 	}
 }
