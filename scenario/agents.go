@@ -33,28 +33,67 @@ type NamedAgent struct {
 // SourceBuiltin is the Source of the built-in agents.
 const SourceBuiltin = "built-in"
 
-// builtinAgents are the well-known ACP agents acprun knows by name.
-// authEnv is the environment variables each expects for its credentials
-// (none known for goose and opencode, which take theirs from their own
-// configuration).
-var builtinAgents = []struct {
+// builtinEntry is one of the well-known ACP agents acprun knows by name.
+type builtinEntry struct {
 	name, description, auth string
-	command, authEnv        []string
-}{
-	{"claude", "Claude Code through Zed's ACP adapter (needs Node.js; ANTHROPIC_API_KEY or a Claude login)", "",
-		[]string{"npx", "-y", "@zed-industries/claude-agent-acp"}, []string{"ANTHROPIC_API_KEY"}},
-	{"codex", "OpenAI Codex through Zed's ACP adapter (needs Node.js and OPENAI_API_KEY)", "openai-api-key",
-		[]string{"npx", "-y", "@zed-industries/codex-acp"}, []string{"OPENAI_API_KEY"}},
-	{"gemini", "Google Gemini CLI in ACP mode (needs Node.js; GEMINI_API_KEY or a Google login)", "",
-		[]string{"npx", "-y", "@google/gemini-cli", "--acp"}, []string{"GEMINI_API_KEY"}},
-	{"goose", "Block's goose in ACP mode (goose installed and configured)", "",
-		[]string{"goose", "acp"}, nil},
-	{"mock", "acprun's scripted mock agent; give the script: agent: {name: mock, args: [x.mock.yaml]}", "",
-		[]string{"acprun", "mock-agent"}, nil},
-	{"opencode", "opencode in ACP mode (opencode installed and configured)", "",
-		[]string{"opencode", "acp"}, nil},
-	{"qwen", "Qwen Code in ACP mode (needs Node.js and a Qwen login or API key)", "",
-		[]string{"npx", "-y", "@qwen-code/qwen-code", "--acp"}, []string{"OPENAI_API_KEY"}},
+	command                 []string
+	// authEnv is the environment variables it expects its credentials in
+	// (none known for goose and opencode, which take theirs from their own
+	// configuration).
+	authEnv []string
+	// state is where it keeps its state (logins, settings, sessions,
+	// caches), which it must be able to write inside a sandbox: an
+	// environment variable naming a directory ($CODEX_HOME), then what to
+	// use when it is unset or empty (~/.codex); ~ is $HOME, "|" separates
+	// the alternatives.
+	state []string
+	// enforce is what makes it ask before every edit and shell command
+	// (checked by hand on each agent); nil for none.
+	enforce *Enforcement
+}
+
+// builtinAgents are the well-known ACP agents acprun knows by name.
+var builtinAgents = []builtinEntry{
+	{name: "claude", description: "Claude Code through Zed's ACP adapter (needs Node.js; ANTHROPIC_API_KEY or a Claude login)",
+		command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"}, authEnv: []string{"ANTHROPIC_API_KEY"},
+		state: []string{"$CLAUDE_CONFIG_DIR|~/.claude", "~/.claude.json"},
+		enforce: &Enforcement{ProjectSettingsFile: ".claude/settings.json",
+			ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`}},
+	{name: "codex", description: "OpenAI Codex through Zed's ACP adapter (needs Node.js and OPENAI_API_KEY)", auth: "openai-api-key",
+		command: []string{"npx", "-y", "@zed-industries/codex-acp"}, authEnv: []string{"OPENAI_API_KEY"},
+		state:   []string{"$CODEX_HOME|~/.codex"},
+		enforce: &Enforcement{Args: []string{"-c", "approval_policy=untrusted"}}},
+	{name: "gemini", description: "Google Gemini CLI in ACP mode (needs Node.js; GEMINI_API_KEY or a Google login)",
+		command: []string{"npx", "-y", "@google/gemini-cli", "--acp"}, authEnv: []string{"GEMINI_API_KEY"},
+		state:   []string{"~/.gemini"},
+		enforce: &Enforcement{Args: []string{"--approval-mode", "default"}}},
+	{name: "goose", description: "Block's goose in ACP mode (goose installed and configured)",
+		command: []string{"goose", "acp"},
+		state:   []string{"$XDG_CONFIG_HOME/goose|~/.config/goose", "$XDG_DATA_HOME/goose|~/.local/share/goose", "$XDG_STATE_HOME/goose|~/.local/state/goose"}},
+	{name: "mock", description: "acprun's scripted mock agent; give the script: agent: {name: mock, args: [x.mock.yaml]}",
+		command: []string{"acprun", "mock-agent"}},
+	{name: "opencode", description: "opencode in ACP mode (opencode installed and configured)",
+		command: []string{"opencode", "acp"},
+		state: []string{"$XDG_DATA_HOME/opencode|~/.local/share/opencode", "$XDG_CONFIG_HOME/opencode|~/.config/opencode",
+			"$XDG_STATE_HOME/opencode|~/.local/state/opencode", "$XDG_CACHE_HOME/opencode|~/.cache/opencode"},
+		enforce: &Enforcement{Env: map[string]string{"OPENCODE_CONFIG_CONTENT": `{"permission":{"edit":"ask","bash":"ask"}}`}}},
+	{name: "qwen", description: "Qwen Code in ACP mode (needs Node.js and a Qwen login or API key)",
+		command: []string{"npx", "-y", "@qwen-code/qwen-code", "--acp"}, authEnv: []string{"OPENAI_API_KEY"},
+		state: []string{"~/.qwen"},
+		enforce: &Enforcement{Args: []string{"--approval-mode", "default"}, SettingsEnv: "QWEN_CODE_SYSTEM_SETTINGS_PATH",
+			Settings: `{"tools":{"approvalMode":"default"},"permissions":{"ask":["Bash","Edit"]}}`}},
+}
+
+// builtinDef returns the built-in agent called name, nil for none. Its
+// state and enforcement follow the name: a config agent that takes a
+// built-in's name is that agent, started its own way.
+func builtinDef(name string) *builtinEntry {
+	for i := range builtinAgents {
+		if builtinAgents[i].name == name {
+			return &builtinAgents[i]
+		}
+	}
+	return nil
 }
 
 // BuiltinAgents returns the agents acprun knows by name, sorted by name:
@@ -178,10 +217,7 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 	}
 	c.Agent = a
 	if c.EnforcePos == (Pos{}) { // the default follows the agent
-		c.Enforce = EnforceOff
-		if name != "" {
-			c.Enforce = EnforceOn
-		}
+		c.Enforce = defaultEnforce(name)
 	}
 	c.Agent.applyEnforcement(c.Enforce)
 	return &c, nil

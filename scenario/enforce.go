@@ -42,17 +42,32 @@ type Enforcement struct {
 	ProjectSettings     string
 }
 
-// enforcements are the settings of the built-in agents that make them ask
-// before every edit and shell command (checked by hand on each agent).
-// goose, and agents given by their command, have none.
-var enforcements = map[string]Enforcement{
-	"claude": {ProjectSettingsFile: ".claude/settings.json",
-		ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`},
-	"codex":    {Args: []string{"-c", "approval_policy=untrusted"}},
-	"gemini":   {Args: []string{"--approval-mode", "default"}},
-	"opencode": {Env: map[string]string{"OPENCODE_CONFIG_CONTENT": `{"permission":{"edit":"ask","bash":"ask"}}`}},
-	"qwen": {Args: []string{"--approval-mode", "default"}, SettingsEnv: "QWEN_CODE_SYSTEM_SETTINGS_PATH",
-		Settings: `{"tools":{"approvalMode":"default"},"permissions":{"ask":["Bash","Edit"]}}`},
+// enforcementOf is the Enforcement of the named agent name, if it has one.
+func enforcementOf(name string) (Enforcement, bool) {
+	if b := builtinDef(name); b != nil && b.enforce != nil {
+		return *b.enforce, true
+	}
+	return Enforcement{}, false
+}
+
+// enforcedNames are the names of the agents that have an Enforcement.
+func enforcedNames() []string {
+	var names []string
+	for _, b := range builtinAgents {
+		if b.enforce != nil {
+			names = append(names, b.name)
+		}
+	}
+	return names
+}
+
+// defaultEnforce is permissions.enforce when the file does not give it:
+// on for a named agent, off for one given by its command.
+func defaultEnforce(agentName string) Enforce {
+	if agentName != "" {
+		return EnforceOn
+	}
+	return EnforceOff
 }
 
 // enforceValue reads permissions.enforce: true, false or strict.
@@ -80,22 +95,19 @@ func (p *fileParser) enforceValue(n *yaml.Node) (Enforce, bool) {
 // that has no such settings is warned about.
 func (p *fileParser) enforce(s *Scenario) {
 	if s.Enforce == "" {
-		s.Enforce = EnforceOff
-		if s.Agent.Name != "" {
-			s.Enforce = EnforceOn
-		}
+		s.Enforce = defaultEnforce(s.Agent.Name)
 	}
 	if s.Enforce == EnforceOn && s.EnforcePos.Line > 0 {
-		if _, ok := enforcements[s.Agent.Name]; !ok {
+		if _, ok := enforcementOf(s.Agent.Name); !ok {
 			what := "this agent"
 			if s.Agent.Name != "" {
 				what = "agent " + s.Agent.Name
 			}
 			p.warnf(s.EnforcePos, "permissions.enforce: acprun knows no settings that make %s ask before it acts (only %s); "+
-				"enforce: strict fails a turn whose tool calls ran without asking", what, joinNames(slices.Sorted(maps.Keys(enforcements))))
+				"enforce: strict fails a turn whose tool calls ran without asking", what, joinNames(enforcedNames()))
 		}
 	}
-	if e, ok := enforcements[s.Agent.Name]; ok && s.Enforce != EnforceOff {
+	if e, ok := enforcementOf(s.Agent.Name); ok && s.Enforce != EnforceOff {
 		for _, k := range slices.Sorted(maps.Keys(e.Env)) {
 			if _, set := s.Agent.Env[k]; set {
 				p.warnf(s.Agent.Pos, "agent.env sets %s, which permissions.enforce sets to make %s ask before it acts; yours is kept, "+
@@ -111,7 +123,7 @@ func (p *fileParser) enforce(s *Scenario) {
 // (a variable the scenario sets is left as set), and Agent.Enforcement.
 func (a *Agent) applyEnforcement(enforce Enforce) {
 	a.Enforcement = nil
-	e, ok := enforcements[a.Name]
+	e, ok := enforcementOf(a.Name)
 	if !ok || enforce == EnforceOff || enforce == "" {
 		return
 	}

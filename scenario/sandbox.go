@@ -175,20 +175,6 @@ func (p *fileParser) ports(n *yaml.Node) []int {
 	return out
 }
 
-// agentStateDirs are the directories and files where a named agent keeps
-// its state (logins, settings, sessions, caches), which it must be able to
-// write inside a sandbox. A value is an environment variable naming the
-// directory ($CODEX_HOME), then what to use when it is unset or empty
-// (~/.codex); ~ is $HOME. A "|" separates alternatives.
-var agentStateDirs = map[string][]string{
-	"claude":   {"$CLAUDE_CONFIG_DIR|~/.claude", "~/.claude.json"},
-	"codex":    {"$CODEX_HOME|~/.codex"},
-	"gemini":   {"~/.gemini"},
-	"goose":    {"$XDG_CONFIG_HOME/goose|~/.config/goose", "$XDG_DATA_HOME/goose|~/.local/share/goose", "$XDG_STATE_HOME/goose|~/.local/state/goose"},
-	"opencode": {"$XDG_DATA_HOME/opencode|~/.local/share/opencode", "$XDG_CONFIG_HOME/opencode|~/.config/opencode", "$XDG_STATE_HOME/opencode|~/.local/state/opencode", "$XDG_CACHE_HOME/opencode|~/.cache/opencode"},
-	"qwen":     {"~/.qwen"},
-}
-
 // npmCache is where npx keeps the packages it runs: writable for the
 // agents started through npx or npm.
 var npmCache = []string{"$npm_config_cache|~/.npm"}
@@ -206,7 +192,10 @@ var defaultHide = []string{"~/.ssh", "~/.aws", "~/.config/gh", "~/.netrc", "~/.d
 // variables up in the agent's environment; paths whose variables are
 // unset (HOME included) are left out.
 func SandboxWrite(a Agent, getenv func(string) string) []string {
-	specs := slices.Clone(agentStateDirs[a.Name])
+	var specs []string
+	if b := builtinDef(a.Name); b != nil {
+		specs = slices.Clone(b.state)
+	}
 	if len(a.Command) > 0 {
 		if prog := filepath.Base(a.Command[0]); prog == "npx" || prog == "npm" {
 			specs = append(specs, npmCache...)
@@ -222,7 +211,7 @@ func SandboxHide(getenv func(string) string) []string {
 	return expandState(defaultHide, getenv)
 }
 
-// expandState expands specs (see agentStateDirs): the first alternative
+// expandState expands specs (see builtinEntry.state): the first alternative
 // whose variables are all set.
 func expandState(specs []string, getenv func(string) string) []string {
 	var out []string
