@@ -1,0 +1,184 @@
+// Package gateway is acprun's model gateway: an HTTP server on the loopback
+// interface that sits between agents and their model providers. acprun
+// points an agent's base-URL variable at a [Route] of the run's [Server];
+// each request the agent makes to its model then goes through the
+// [Attempt] the route is bound to, which, by its [Mode]:
+//
+//   - record: forwards it to the route's upstream, streams the answer back
+//     as it arrives, and keeps the exchange (a normalised, redacted request
+//     summary and the response's events with their relative times) for the
+//     attempt's cassette, written by [Attempt.Close];
+//   - replay: answers from the cassette, with no network, matching each
+//     request to the recorded ones in order; a request that does not match
+//     is a divergence, answered with an error the agent does not retry;
+//   - meter: forwards it, keeping nothing.
+//
+// In every mode the usage the provider reports in its answer (input,
+// output and cache tokens) is added to the attempt's [Spent], priced by the
+// attempt's price table, and before a request starts the attempt's Admit
+// function may refuse it (a budget), answered with the provider's own
+// rate-limit error.
+//
+// The provider formats (Anthropic Messages, OpenAI Chat Completions and
+// Responses, Gemini generateContent, streaming or not) are told by the
+// request's path; see package provider.
+package gateway
+
+import (
+	"errors"
+	"time"
+
+	"github.com/acprun/acprun/internal/redact"
+)
+
+// Mode is what an Attempt does with the requests it gets.
+type Mode string
+
+// The modes.
+const (
+	Record Mode = "record"
+	Replay Mode = "replay"
+	Meter  Mode = "meter"
+)
+
+// CassetteVersion is the version of the cassette format Attempt writes and
+// reads; a cassette of another version is refused.
+const CassetteVersion = 1
+
+// DummyKey is the API key an agent gets in replay, where no key is needed.
+const DummyKey = "acprun-replay-no-key"
+
+// Server is the run's gateway: one loopback listener shared by every
+// route. Its methods may be called from many goroutines.
+type Server struct{}
+
+// Start starts a Server listening on 127.0.0.1 on a port of its own.
+func Start() (*Server, error) { return nil, errors.New("gateway: not implemented") }
+
+// Port is the TCP port the server listens on (for the sandbox).
+func (s *Server) Port() int { return 0 }
+
+// Close stops the server: the listener closes and requests in flight end.
+func (s *Server) Close() error { return nil }
+
+// Route is one way into the server, for one agent process and one
+// upstream: requests under its URL are forwarded to Upstream + the rest of
+// their path, and handled by the Attempt it is bound to.
+type Route struct{}
+
+// NewRoute makes a route to upstream (a base URL such as
+// "https://api.anthropic.com" or "https://api.openai.com/v1"; unused in
+// replay, may be ""). The route is unbound: its requests are answered 503
+// until Bind.
+func (s *Server) NewRoute(upstream string) *Route { return nil }
+
+// URL is the base URL the agent is given in place of its upstream:
+// "http://127.0.0.1:PORT/r/ID".
+func (r *Route) URL() string { return "" }
+
+// Bind makes a the attempt the route's requests go to; nil unbinds it
+// (between the scenarios of a reused agent process).
+func (r *Route) Bind(a *Attempt) {}
+
+// Close removes the route from the server.
+func (r *Route) Close() {}
+
+// Price is what a model costs, in Currency per million tokens of each kind.
+type Price struct {
+	Input, Output, CacheRead, CacheWrite float64
+}
+
+// Usage is token counts, as providers report them (Input excludes cached
+// tokens read or written).
+type Usage struct {
+	Input, Output, CacheRead, CacheWrite, Thought int64
+}
+
+// Total is every token counted.
+func (u Usage) Total() int64 {
+	return u.Input + u.Output + u.CacheRead + u.CacheWrite + u.Thought
+}
+
+// Spent is what an attempt's requests have cost so far.
+type Spent struct {
+	// Requests is the number of model requests started (refused ones are
+	// not counted).
+	Requests int
+	Usage    Usage
+	// Cost is priced by the attempt's Prices, for the models that have a
+	// price; Priced is false when some request's model had none.
+	Cost   float64
+	Priced bool
+	// Models lists the models asked for, in first-use order.
+	Models []string
+}
+
+// EventKind says what an Event is about.
+type EventKind int
+
+// The event kinds.
+const (
+	// Refused: Admit refused a request; Message is what it said.
+	Refused EventKind = iota + 1
+	// Diverged: in replay, a request matched no recorded one; Message
+	// names the request and the first field that differs.
+	Diverged
+)
+
+// Event is something the runner must act on at once (cancel the turn).
+type Event struct {
+	Kind    EventKind
+	Message string
+}
+
+// Config is how an Attempt works.
+type Config struct {
+	Mode Mode
+	// Cassette is the cassette's path: written by Close in record (its
+	// directory is created), read by Open in replay; unused in meter.
+	Cassette string
+	// Timing, in replay, answers at the recorded pace; else at once.
+	Timing bool
+	// Redact removes every secret acprun knows from what the cassette
+	// keeps; API keys are never kept whatever it holds.
+	Redact *redact.Redactor
+	// Paths are replaced by their names in what is matched and kept, so
+	// that a cassette recorded in one workspace replays in another:
+	// "<workspace>" → the session's cwd, "<home>", "<tmp>"…
+	Paths map[string]string
+	// Prices maps a model to its price; Currency is what prices are in.
+	Prices   map[string]Price
+	Currency string
+	// Admit, if set, is asked before a request starts, with what was
+	// spent before it; a non-empty answer refuses the request.
+	Admit func(Spent) string
+	// OnEvent, if set, is told of refusals and divergences as they
+	// happen, from the request's goroutine.
+	OnEvent func(Event)
+	// Now is the clock (tests); nil for time.Now.
+	Now func() time.Time
+}
+
+// Attempt is one scenario attempt's share of the gateway: what its agent
+// asked of its models. Its methods may be called from many goroutines.
+type Attempt struct{}
+
+// Open makes the attempt. In replay it reads the cassette: a missing,
+// unreadable or other-version cassette is an error that names it and says
+// how to record one.
+func Open(cfg Config) (*Attempt, error) { return nil, errors.New("gateway: not implemented") }
+
+// Spent is what the attempt's requests have cost so far: the usage of a
+// request counts once its answer has reported it.
+func (a *Attempt) Spent() Spent { return Spent{} }
+
+// Divergence is the first divergence of a replay; "" for none.
+func (a *Attempt) Divergence() string { return "" }
+
+// Unplayed is the number of recorded exchanges a replay has not served.
+func (a *Attempt) Unplayed() int { return 0 }
+
+// Close ends the attempt: requests still going to it fail; in record it
+// writes the cassette (atomically). Close waits for requests in flight to
+// end or be cut off.
+func (a *Attempt) Close() error { return nil }
