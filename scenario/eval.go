@@ -173,6 +173,8 @@ type UsageExpect struct {
 	// cumulative cost); nil when unset.
 	MaxCost    *float64
 	MaxCostPos Pos
+	MaxRequests    *int64
+	MaxRequestsPos Pos
 }
 
 // Judge asks a second ACP agent, in a read-only session on the finished

@@ -49,6 +49,8 @@ type Scenario struct {
 	// reports it (budget: the keys of expect.usage): the runner cancels
 	// the turn that passes it and the scenario fails; nil for none.
 	Budget *UsageExpect
+	// Gateway (stub).
+	Gateway *Gateway
 
 	Client Client
 
