@@ -95,6 +95,9 @@ const (
 	// CauseBudget: the agent's reported usage passed the scenario's or the
 	// turn's budget.
 	CauseBudget = "budget"
+	// CauseDivergence: a model request the agent made in a gateway replay
+	// matched none of the cassette's.
+	CauseDivergence = "divergence"
 )
 
 // ExternalCause reports whether acprun cancelled a turn for a cause
@@ -287,6 +290,9 @@ type Result struct {
 	// Sandbox is what the OS sandbox around the agent enforced, when the
 	// scenario asked for one and its agent started.
 	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
+	// Gateway is what went through the model gateway, when the scenario
+	// had one.
+	Gateway *GatewayInfo `json:"gateway,omitempty"`
 	// Setup, Verify and Teardown are the scenario's commands, as they ran.
 	Setup    []CommandResult `json:"setup,omitempty"`
 	Verify   []CommandResult `json:"verify,omitempty"`
@@ -578,4 +584,19 @@ type History struct {
 type HistoryMessage struct {
 	Role string `json:"role"` // user | agent
 	Text string `json:"text"`
+}
+
+// GatewayInfo is what an attempt's agent asked of its models through the
+// model gateway.
+type GatewayInfo struct {
+	// Mode is record, replay or meter.
+	Mode string `json:"mode"`
+	// Cassette is the cassette written (record) or played (replay).
+	Cassette string `json:"cassette,omitempty"`
+	// Requests is the number of model requests that went through (refused
+	// ones are not counted); Models the models they asked for.
+	Requests int      `json:"requests"`
+	Models   []string `json:"models,omitempty"`
+	// Unplayed is the number of recorded requests a replay did not serve.
+	Unplayed int `json:"unplayed,omitempty"`
 }

@@ -169,6 +169,7 @@ func (r *scenarioRun) keep() {
 	p := r.proc
 	r.res.Agent.Stop = report.StopKept
 	p.bind.unbind()
+	p.bindRoutes(nil)
 	r.stderr = r.agent.TakeStderr()
 	p.served(r.sess.currentSessionID())
 	p.killGrace = r.limits().KillGrace

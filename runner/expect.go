@@ -90,8 +90,9 @@ func checkStop(e scenario.Expect, t *report.TurnResult) []string {
 		// the turn did not end as the scenario would have it.
 		fails = append(fails, fmt.Sprintf("%s: the turn did not finish: acprun cancelled it after %s, which no expectation accepts (the agent answered %s)",
 			e.Pos, t.CancelCause, t.StopReason))
-	case t.CancelCause == report.CauseBudget:
-		// The budget's failure says why the turn did not finish.
+	case t.CancelCause == report.CauseBudget || t.CancelCause == report.CauseDivergence:
+		// The budget's or the divergence's failure says why the turn did
+		// not finish.
 	case len(e.StopReasons) > 0 && !slices.Contains(e.StopReasons, t.StopReason):
 		msg := fmt.Sprintf("%s: stopReason %s, want %s", e.Pos, t.StopReason, strings.Join(e.StopReasons, " or "))
 		if t.CancelCause != "" {

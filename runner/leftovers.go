@@ -3,10 +3,11 @@ package runner
 import (
 	"fmt"
 
-	"github.com/acprun/acprun/internal/reap"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/acprun/acprun/internal/reap"
 )
 
 // env is the environment of everything the scenario starts (its agent,

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/report"
@@ -225,7 +226,8 @@ func (r *scenarioRun) poolKey(argv []string) string {
 		Caps      any
 		Auth      string
 		Sandbox   *sandbox.Spec
-	}{argv, env, r.sess.client.capabilities(), r.sc.Agent.Auth, r.sbox})
+		Gateway   []any
+	}{argv, env, r.sess.client.capabilities(), r.sc.Agent.Auth, r.sbox, gatewayKey(r.sc.Gateway)})
 	return string(key)
 }
 
@@ -309,7 +311,15 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 		}
 		dir, tmpDir, p.mark = d, d, reap.New()
 	}
-	env := p.mark.Set(mergeEnv(r.opts.Environ, r.sc.Agent.Env))
+	agentEnv := r.sc.Agent.Env
+	if r.gw != nil {
+		p.routes = r.gatewayRoutes()
+		var err error
+		if agentEnv, err = gatewayEnv(agentEnv, r.sc.Gateway.Targets, p.routes, r.sc.Gateway.Mode == string(gateway.Replay)); err != nil {
+			return nil, err
+		}
+	}
+	env := p.mark.Set(mergeEnv(r.opts.Environ, agentEnv))
 	if r.sbox != nil {
 		tmp, err := sandboxTemp(tmpDir)
 		if err != nil {
@@ -360,6 +370,7 @@ func (r *scenarioRun) serveWith(p *proc) {
 		p.agent.TakeStderr() // what it wrote while idle is no scenario's
 		r.noteSandbox(p.sandbox)
 		p.bind.bind(r.link())
+		p.bindRoutes(r.gw)
 	}
 	r.res.Agent.Pool = &report.PoolInfo{ID: p.id, Pid: p.agent.Pid(), Sessions: p.sessions}
 	r.noteInit()

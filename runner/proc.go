@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/sandbox"
 )
@@ -32,6 +33,10 @@ type proc struct {
 	// sandbox is what the process's sandbox applies, nil without one:
 	// the terminals of the scenarios it serves run in it too.
 	sandbox *sandbox.Applied
+	// routes are its ways to the model gateway, one per gateway target,
+	// bound to the attempt of the scenario it serves; nil without a
+	// gateway.
+	routes []*gateway.Route
 
 	// For a pooled process (pool set): its key and name in the pool, the
 	// scenarios it served, and the killGrace of the last one, for its

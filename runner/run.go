@@ -15,6 +15,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/sandbox"
@@ -122,6 +123,8 @@ type Options struct {
 	// (see textBuf), removed at its end; "" keeps them in memory (outside
 	// Run, or when it could not be made).
 	spill string
+	// gateway is the run's model gateway; nil when no scenario has one.
+	gateway *gateway.Server
 	// sandboxHost is what this host can enforce for the scenarios'
 	// sandboxes, detected once per run when first asked; nil: detect
 	// each time (outside Run).
@@ -146,6 +149,14 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	}
 	opts.procs = newPool(opts.Parallel, opts.WorkspaceDir)
 	opts.sandboxHost = detectHost(opts.Self)
+	gw, err := startGateway(scenarios)
+	if err != nil {
+		return report.Report{}, err
+	}
+	if gw != nil {
+		opts.gateway = gw
+		defer gw.Close()
+	}
 	if dir, err := os.MkdirTemp("", "acprun-text-"); err == nil {
 		opts.spill = dir
 		defer os.RemoveAll(dir)
@@ -222,10 +233,7 @@ func jobsOf(scenarios []*scenario.Scenario, repeat int) []job {
 // Options.MaxFailures; with Options.CancelOnFailure the stop also ends
 // the running ones.
 func runJobs(ctx context.Context, opts *Options, jobs []job, stop *failureStop) [][]report.Result {
-	names := make([][]string, len(jobs))
-	if opts.Transcripts != "" {
-		names = transcriptNames(jobs)
-	}
+	names := transcriptNames(jobs) // cassettes are named like transcripts too
 	obs := &observer{o: opts.Observer}
 	// runCtx ends the running jobs when the run stops at MaxFailures; ctx
 	// alone tells an interrupt or the run's timeout.
@@ -421,6 +429,10 @@ type scenarioRun struct {
 	// end ("" for none).
 	sbox     *sandbox.Spec
 	sboxTemp string
+	// gw is the attempt's share of the model gateway; nil without one.
+	// divergenceTold is set once a replay's divergence failed a turn.
+	gw             *gateway.Attempt
+	divergenceTold bool
 }
 
 // runScenario runs one job: one attempt of one scenario. transcript is the
@@ -453,7 +465,13 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 		r.markCut()
 		return res
 	}
+	if err := r.openGateway(); err != nil {
+		r.res.StartFailed = true // exit 3: nothing to replay here
+		r.failStart(err, "")
+		return res
+	}
 	r.play(ctx)
+	r.closeGateway()
 	r.saveSession()
 	r.releaseSession()
 	r.teardown()

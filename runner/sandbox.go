@@ -34,6 +34,9 @@ func (r *scenarioRun) checkSandbox() error {
 	if r.sbox == nil {
 		return nil
 	}
+	if r.gw != nil { // the gateway's port stays reachable with the network off
+		r.sbox.Loopback = []int{r.opts.gateway.Port()}
+	}
 	if _, err := sandbox.Plan(*r.sbox, r.opts.host()); err != nil {
 		return fmt.Errorf("%s: %w", r.sc.Sandbox.Pos, err)
 	}

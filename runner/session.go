@@ -11,6 +11,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/report"
 )
 
@@ -129,12 +130,18 @@ type turnState struct {
 	// it, so they never change what those checks see.
 	checked     chan struct{}
 	checkOnce   sync.Once
-	usage       *report.Usage     // from usage_update
-	promptUsage *report.Usage     // from the prompt's answer
-	budget      *budgetWatch      // nil without a budget
-	warnings    []string          // about the prompt, set when the turn starts
-	unknown     []json.RawMessage // updates of unknown kinds, as received
-	requestLog                    // the turn's requests
+	usage       *report.Usage // from usage_update
+	promptUsage *report.Usage // from the prompt's answer
+	budget      *budgetWatch  // nil without a budget
+	// stop cancels the turn for the gateway (a budget, a divergence); nil
+	// without a gateway. gwStart is what the gateway had seen when the turn
+	// started; gwFailure is the gateway's failure of the turn ("" for none).
+	stop       context.CancelCauseFunc
+	gwStart    gateway.Spent
+	gwFailure  string
+	warnings   []string          // about the prompt, set when the turn starts
+	unknown    []json.RawMessage // updates of unknown kinds, as received
+	requestLog                   // the turn's requests
 	// notices and compactions are the agent's, in arrival order (see
 	// notices.go).
 	notices      []report.Notice
@@ -853,8 +860,9 @@ func (c *toolCallState) record(id string) report.ToolCall {
 	return tc
 }
 
-// usageRecord is the turn's usage: the prompt's answer's tokens with the
-// last usage_update's context and cost; nil when neither came.
+// usageRecord is the turn's usage: the prompt's answer's tokens (or the
+// gateway's, see gatewayUsage) with the last usage_update's context, and
+// its cost unless the gateway priced the turn; nil when none came.
 func (t *turnState) usageRecord() *report.Usage {
 	if t.promptUsage == nil && t.usage == nil {
 		return nil
@@ -865,7 +873,9 @@ func (t *turnState) usageRecord() *report.Usage {
 	}
 	if t.usage != nil {
 		u.ContextUsed, u.ContextSize = t.usage.ContextUsed, t.usage.ContextSize
-		u.Cost, u.Currency = t.usage.Cost, t.usage.Currency
+		if u.Cost == 0 && u.Currency == "" {
+			u.Cost, u.Currency = t.usage.Cost, t.usage.Currency
+		}
 	}
 	return &u
 }

@@ -42,6 +42,12 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		defer b.cancel(nil)
 		r.sess.watch(t, b)
 	}
+	if r.gw != nil {
+		var stop context.CancelCauseFunc
+		turnCtx, stop = context.WithCancelCause(turnCtx)
+		defer stop(nil)
+		r.sess.watchGateway(t, stop, r.gw.Spent())
+	}
 
 	// turnCtx also bounds the write: an agent that stops reading its stdin
 	// cannot hold the turn past its deadline.
@@ -57,15 +63,28 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	}
 	r.answered(&out, resp, err)
 	out.duration = time.Since(start)
+	if u := r.gatewayUsage(t); u != nil {
+		out.usage = u // what the model reported, not what the agent says it did
+	}
+	gwFailure := r.sess.gatewayFailure(t)
 	rec := r.sess.finish(t, out)
-	if out.upstream && !slices.Contains(turn.Expect.StopReasons, report.OutcomeError) {
+	switch {
+	case gwFailure != "" || r.sess.budgetPassed(t):
+		// The gateway refused the agent's requests: whatever error the
+		// agent answered with is the gateway's doing, not its provider's.
+	case out.upstream && !slices.Contains(turn.Expect.StopReasons, report.OutcomeError):
 		// Unless the turn expects an error: then the error is what it measures.
 		r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: %s", rec.Index, rec.Error), nil)
-	} else if n := upstreamNotice(rec.Notices); n != nil {
-		r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: the agent's error notice %q: %s", rec.Index, n.Title, n.Description), nil)
+	default:
+		if n := upstreamNotice(rec.Notices); n != nil {
+			r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: the agent's error notice %q: %s", rec.Index, n.Title, n.Description), nil)
+		}
 	}
 	defer t.release() // the agent's late file and terminal requests wait for the checks
 	failures := checkTurn(turn.Expect, &rec)
+	if gwFailure != "" {
+		failures = append(failures, gwFailure)
+	}
 	if e := turn.Expect.Usage; e != nil {
 		failures = append(failures, checkTurnUsage(e, &rec, r.costBefore(i))...)
 	}
@@ -272,6 +291,8 @@ func cancelCause(cause error) string {
 		return report.CauseSetupTimeout
 	case errors.Is(cause, errBudget):
 		return report.CauseBudget
+	case errors.Is(cause, errDivergence):
+		return report.CauseDivergence
 	}
 	return report.CauseInterrupt
 }

@@ -1,0 +1,316 @@
+package runner
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/acprun/acprun/internal/gateway"
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
+)
+
+// This file puts the run's model gateway (internal/gateway) between a
+// scenario's agent and its model: the agent process's base-URL variables
+// point at routes of the run's server, bound to the attempt's
+// gateway.Attempt while the scenario holds the process. The gateway
+// records, replays or meters the model requests; the usage it reads is the
+// turns' usage, its refusals are budgets passed, and a replay's
+// divergence fails the turn it happens in.
+
+// errDivergence is the cause of a turn's context when a replayed model
+// request matched none of the cassette's.
+var errDivergence = errors.New("divergence")
+
+// startGateway starts the run's gateway server when a scenario has a
+// gateway; nil when none has.
+func startGateway(scenarios []*scenario.Scenario) (*gateway.Server, error) {
+	for _, sc := range scenarios {
+		if sc.Gateway != nil {
+			s, err := gateway.Start()
+			if err != nil {
+				return nil, fmt.Errorf("model gateway: %w", err)
+			}
+			return s, nil
+		}
+	}
+	return nil, nil
+}
+
+// cassetteName is the file name of an attempt's cassette: its
+// transcript's, with .cassette.json for .jsonl.
+func cassetteName(transcript string) string {
+	return strings.TrimSuffix(transcript, ".jsonl") + ".cassette.json"
+}
+
+// openGateway opens the attempt's share of the gateway (r.gw) when the
+// scenario has one. In replay a missing or unreadable cassette is an
+// error that keeps the scenario from starting.
+func (r *scenarioRun) openGateway() error {
+	g := r.sc.Gateway
+	if g == nil {
+		return nil
+	}
+	home, _ := os.UserHomeDir()
+	paths := map[string]string{"<workspace>": r.sc.Agent.Cwd}
+	if home != "" {
+		paths["<home>"] = home
+	}
+	if tmp := os.TempDir(); tmp != "" {
+		paths["<tmp>"] = tmp
+	}
+	cassette := filepath.Join(g.Dir, cassetteName(r.transcriptName))
+	att, err := gateway.Open(gateway.Config{
+		Mode:     gateway.Mode(g.Mode),
+		Cassette: cassette,
+		Timing:   g.Timing,
+		Redact:   r.red,
+		Paths:    paths,
+		Prices:   g.Prices,
+		Currency: g.Currency,
+		Admit:    r.admitModelRequest,
+		OnEvent:  r.gatewayEvent,
+	})
+	if err != nil {
+		return fmt.Errorf("%s: gateway: %w", g.Pos, err)
+	}
+	r.gw = att
+	r.res.Gateway = &report.GatewayInfo{Mode: g.Mode}
+	if g.Mode != string(gateway.Meter) {
+		r.res.Gateway.Cassette = cassette
+	}
+	return nil
+}
+
+// closeGateway ends the attempt's share of the gateway once its agent has
+// stopped or gone back to its pool, and records what went through it. A
+// recording that could not be written fails the attempt.
+func (r *scenarioRun) closeGateway() {
+	if r.gw == nil {
+		return
+	}
+	err := r.gw.Close()
+	sp := r.gw.Spent()
+	info := r.res.Gateway
+	info.Requests, info.Models = sp.Requests, sp.Models
+	if n := r.gw.Unplayed(); n > 0 {
+		info.Unplayed = n
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("gateway: %d recorded model request(s) were not asked for in this replay", n))
+	}
+	if err != nil {
+		r.workFails = append(r.workFails, fmt.Sprintf("%s: gateway: %v", r.sc.Gateway.Pos, err))
+	}
+	if d := r.gw.Divergence(); d != "" && !r.divergenceTold {
+		r.workFails = append(r.workFails, fmt.Sprintf("%s: gateway: %s", r.sc.Gateway.Pos, d))
+	}
+}
+
+// gatewayEnv returns env with the agent pointed at the routes: each
+// target's variable holds its route's URL (or, for a JSON variable, the
+// URL at the target's path in it), and in replay each API-key variable a
+// dummy key.
+func gatewayEnv(env map[string]string, targets []scenario.GatewayTarget, routes []*gateway.Route, replay bool) (map[string]string, error) {
+	out := maps.Clone(env)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for i, t := range targets {
+		if t.JSONPath == nil {
+			out[t.Env] = routes[i].URL()
+		} else {
+			doc, err := setJSONPath(out[t.Env], t.JSONPath, routes[i].URL())
+			if err != nil {
+				return nil, fmt.Errorf("gateway: %s: %w", t.Env, err)
+			}
+			out[t.Env] = doc
+		}
+		if replay && t.KeyEnv != "" {
+			out[t.KeyEnv] = gateway.DummyKey
+		}
+	}
+	return out, nil
+}
+
+// setJSONPath returns the JSON object doc ("" for an empty one) with the
+// string value at path, objects made on the way.
+func setJSONPath(doc string, path []string, value string) (string, error) {
+	root := map[string]any{}
+	if strings.TrimSpace(doc) != "" {
+		if err := json.Unmarshal([]byte(doc), &root); err != nil {
+			return "", fmt.Errorf("not a JSON object: %w", err)
+		}
+	}
+	m := root
+	for _, k := range path[:len(path)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	m[path[len(path)-1]] = value
+	b, err := json.Marshal(root)
+	return string(b), err
+}
+
+// gatewayRoutes makes the routes of a new agent process of the scenario,
+// one per target, bound to the attempt.
+func (r *scenarioRun) gatewayRoutes() []*gateway.Route {
+	g := r.sc.Gateway
+	routes := make([]*gateway.Route, len(g.Targets))
+	for i, t := range g.Targets {
+		upstream := t.Upstream
+		if g.Mode == string(gateway.Replay) {
+			upstream = ""
+		}
+		routes[i] = r.opts.gateway.NewRoute(upstream)
+		routes[i].Bind(r.gw)
+	}
+	return routes
+}
+
+// bindRoutes binds the routes of the scenario's agent process to a, nil
+// to unbind them.
+func (p *proc) bindRoutes(a *gateway.Attempt) {
+	for _, rt := range p.routes {
+		rt.Bind(a)
+	}
+}
+
+// admitModelRequest is the gateway's Admit: it refuses a model request
+// that would start past the scenario's or the running turn's budget.
+func (r *scenarioRun) admitModelRequest(sp gateway.Spent) string {
+	s := r.sess
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var t *turnState
+	if t = s.current(); t != nil && t.answered {
+		t = nil // between turns: only the scenario's budget applies
+	}
+	if msg := overBudget(r.sc.Budget, "the scenario's", sp, gateway.Spent{}); msg != "" {
+		return msg
+	}
+	if t != nil {
+		return overBudget(r.sc.Turns[t.rec.Index-1].Budget, "the turn's", sp, t.gwStart)
+	}
+	return ""
+}
+
+// overBudget says how spending sp, of which before was spent before the
+// budget's span began, leaves no room for another request in budget b;
+// "" when it does.
+func overBudget(b *scenario.UsageExpect, whose string, sp, before gateway.Spent) string {
+	if b == nil {
+		return ""
+	}
+	reqs := sp.Requests - before.Requests
+	tokens := sp.Usage.Total() - before.Usage.Total()
+	cost := sp.Cost - before.Cost
+	switch {
+	case b.MaxRequests != nil && int64(reqs) >= *b.MaxRequests:
+		return fmt.Sprintf("%s: budget.maxRequests: the agent's model requests reached %s budget of %d; acprun refused the next one at the gateway and stopped the scenario there",
+			cmp.Or(b.MaxRequestsPos, b.Pos), whose, *b.MaxRequests)
+	case b.MaxTotalTokens != nil && tokens >= *b.MaxTotalTokens:
+		return fmt.Sprintf("%s: budget.maxTotalTokens: the agent's model requests used %d tokens, %s budget is %d; acprun refused the next one at the gateway and stopped the scenario there",
+			cmp.Or(b.MaxTokensPos, b.Pos), tokens, whose, *b.MaxTotalTokens)
+	case b.MaxCost != nil && sp.Priced && roundCost(cost) >= *b.MaxCost:
+		return fmt.Sprintf("%s: budget.maxCost: the agent's model requests cost %s, %s budget is %s; acprun refused the next one at the gateway and stopped the scenario there",
+			cmp.Or(b.MaxCostPos, b.Pos), formatCost(cost, ""), whose, formatCost(*b.MaxCost, ""))
+	}
+	return ""
+}
+
+// gatewayEvent is the gateway's OnEvent: a refused request passes the
+// running turn's budget, a divergence fails it; either cancels it.
+func (r *scenarioRun) gatewayEvent(ev gateway.Event) {
+	s := r.sess
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.current()
+	if t == nil || t.answered || t.stop == nil {
+		return // between turns: told at the end (closeGateway), or the next turn's request is refused too
+	}
+	switch ev.Kind {
+	case gateway.Refused:
+		if b := t.budget; b != nil && b.passed == "" {
+			b.passed = ev.Message
+		} else if t.gwFailure == "" {
+			t.gwFailure = ev.Message
+		}
+		t.stop(errBudget)
+	case gateway.Diverged:
+		if t.gwFailure == "" {
+			t.gwFailure = "gateway: " + ev.Message
+		}
+		r.divergenceTold = true
+		t.stop(errDivergence)
+	}
+}
+
+// gatewayUsage is the usage of the turn's model requests, as the gateway
+// read it from their answers; nil when it made none (or without a
+// gateway).
+func (r *scenarioRun) gatewayUsage(t *turnState) *report.Usage {
+	if r.gw == nil {
+		return nil
+	}
+	sp := r.gw.Spent()
+	r.sess.mu.Lock()
+	before := t.gwStart
+	r.sess.mu.Unlock()
+	if sp.Requests == before.Requests {
+		return nil
+	}
+	u := sp.Usage
+	b := before.Usage
+	out := &report.Usage{
+		InputTokens:       u.Input - b.Input,
+		OutputTokens:      u.Output - b.Output,
+		CachedReadTokens:  u.CacheRead - b.CacheRead,
+		CachedWriteTokens: u.CacheWrite - b.CacheWrite,
+		ThoughtTokens:     u.Thought - b.Thought,
+		TotalTokens:       u.Total() - b.Total(),
+	}
+	if sp.Priced {
+		out.Cost, out.Currency = sp.Cost-before.Cost, cmp.Or(r.sc.Gateway.Currency, "USD")
+	}
+	return out
+}
+
+// gatewayKey is what of a scenario's gateway its agent process's pool key
+// holds: the mode and the targets (the routes are the process's own).
+func gatewayKey(g *scenario.Gateway) []any {
+	if g == nil {
+		return nil
+	}
+	return []any{g.Mode, g.Targets}
+}
+
+// watchGateway readies the running turn t for the gateway: stop cancels
+// it, start is what the gateway had seen before it.
+func (s *session) watchGateway(t *turnState, stop context.CancelCauseFunc, start gateway.Spent) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t.stop, t.gwStart = stop, start
+}
+
+// gatewayFailure is the gateway's failure of turn t, "" for none.
+func (s *session) gatewayFailure(t *turnState) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return t.gwFailure
+}
+
+// budgetPassed reports whether turn t passed a budget while it ran.
+func (s *session) budgetPassed(t *turnState) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return t.budget != nil && t.budget.passed != ""
+}
