@@ -1,0 +1,169 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/report"
+)
+
+// anthropicUpstream is a fake Anthropic Messages API that streams "echo:
+// PROMPT" for each request, reporting 100 input and 20 output tokens (and
+// 10 cache reads); it counts the requests it served.
+func anthropicUpstream(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/messages" {
+			http.NotFound(w, r)
+			return
+		}
+		n.Add(1)
+		var req struct {
+			Model    string `json:"model"`
+			Messages []struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) == 0 {
+			http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad body"}}`, http.StatusBadRequest)
+			return
+		}
+		var prompt string
+		if json.Unmarshal(req.Messages[len(req.Messages)-1].Content, &prompt) != nil {
+			prompt = string(req.Messages[len(req.Messages)-1].Content)
+		}
+		text, _ := json.Marshal("echo: " + prompt)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, ev := range []string{
+			`event: message_start` + "\n" + `data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"` + req.Model + `","content":[],"stop_reason":null,"usage":{"input_tokens":100,"cache_read_input_tokens":10,"cache_creation_input_tokens":0,"output_tokens":1}}}`,
+			`event: content_block_start` + "\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+			`event: content_block_delta` + "\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":` + string(text) + `}}`,
+			`event: content_block_stop` + "\n" + `data: {"type":"content_block_stop","index":0}`,
+			`event: message_delta` + "\n" + `data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":20}}`,
+			`event: message_stop` + "\n" + `data: {"type":"message_stop"}`,
+		} {
+			fmt.Fprint(w, ev+"\n\n")
+			w.(http.Flusher).Flush()
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+// modelAgent is a mock agent script whose turns each ask the model once,
+// with the turn's prompt, and show its answer.
+const modelAgent = `turns:
+  - steps: [{model: {api: anthropic, model: claude-test, prompt: "{{prompt}}"}}]
+  - steps: [{model: {api: anthropic, model: claude-test, prompt: "{{prompt}}"}}]
+`
+
+// gatewayScenario is a two-turn scenario on modelAgent through the gateway
+// in mode, with its cassettes in dir, forwarding to upstream; extra is
+// added at the top level.
+func gatewayScenario(mode, dir, upstream, second, extra string) string {
+	return fmt.Sprintf(`name: g
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+gateway: {mode: %s, dir: %q, env: ANTHROPIC_BASE_URL, upstream: %q, key: ANTHROPIC_API_KEY}
+%s
+turns:
+  - prompt: first
+    expect: {contains: "echo: first"}
+  - prompt: %s
+    expect: {contains: "echo: %s"}
+`, mode, dir, upstream, extra, second, second)
+}
+
+// TestGatewayRecordReplay: a recorded run and its replay, with the
+// upstream gone, give the agent the same answers and the turns the same
+// usage, read from the model's stream; the cassette holds no key.
+func TestGatewayRecordReplay(t *testing.T) {
+	up, served := anthropicUpstream(t)
+	dir := t.TempDir()
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-secret-key-1234567890")
+	rec := runOne(t, modelAgent, gatewayScenario("record", dir, up.URL, "second", ""))
+	r := rec.Scenarios[0]
+	if r.Status != report.StatusPassed {
+		t.Fatalf("record: %s %q %q", r.Status, r.Failures, r.Error)
+	}
+	if served.Load() != 2 {
+		t.Fatalf("upstream served %d requests, want 2", served.Load())
+	}
+	wantUsage := &report.Usage{TotalTokens: 130, InputTokens: 100, OutputTokens: 20, CachedReadTokens: 10}
+	for _, tr := range r.Turns {
+		if diff := gocmp.Diff(wantUsage, tr.Usage); diff != "" {
+			t.Errorf("record: turn %d usage (-want +got):\n%s", tr.Index, diff)
+		}
+	}
+	if r.Gateway == nil || r.Gateway.Requests != 2 || r.Gateway.Mode != "record" {
+		t.Fatalf("record: gateway %+v", r.Gateway)
+	}
+	data, err := os.ReadFile(r.Gateway.Cassette)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(r.Gateway.Cassette) != dir || strings.Contains(string(data), "sk-ant-secret") || !json.Valid(data) {
+		t.Fatalf("cassette %s: in the wrong place, invalid or holding the key:\n%s", r.Gateway.Cassette, data)
+	}
+
+	up.Close()
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	rep := runOne(t, modelAgent, gatewayScenario("replay", dir, "http://127.0.0.1:1", "second", ""))
+	p := rep.Scenarios[0]
+	if p.Status != report.StatusPassed {
+		t.Fatalf("replay: %s %q %q", p.Status, p.Failures, p.Error)
+	}
+	for i, tr := range p.Turns {
+		if tr.Text != r.Turns[i].Text || tr.StopReason != r.Turns[i].StopReason {
+			t.Errorf("replay: turn %d: %q %s, recorded %q %s", tr.Index, tr.Text, tr.StopReason, r.Turns[i].Text, r.Turns[i].StopReason)
+		}
+		if diff := gocmp.Diff(wantUsage, tr.Usage); diff != "" {
+			t.Errorf("replay: turn %d usage (-want +got):\n%s", tr.Index, diff)
+		}
+	}
+
+	// A changed prompt is a divergence: its turn fails naming it.
+	div := runOne(t, modelAgent, gatewayScenario("replay", dir, "http://127.0.0.1:1", "changed", "")).Scenarios[0]
+	if div.Status != report.StatusFailed || div.Turns[1].CancelCause != report.CauseDivergence {
+		t.Fatalf("divergence: %s, turn 2 cancelCause %q, failures %q", div.Status, div.Turns[1].CancelCause, div.Failures)
+	}
+	if len(div.Turns[1].Failures) == 0 || !strings.Contains(strings.Join(div.Turns[1].Failures, "\n"), `recorded "second", received "changed"`) {
+		t.Errorf("divergence: turn 2 failures %q, want one naming the prompt that changed", div.Turns[1].Failures)
+	}
+	if div.Turns[0].Failures != nil {
+		t.Errorf("divergence: turn 1 failures %q, want none", div.Turns[0].Failures)
+	}
+}
+
+// TestGatewayBudget: with a budget of one model request, the gateway
+// refuses the second: its turn is cancelled (cancelCause budget) and fails
+// naming the budget; the agent reports no usage of its own.
+func TestGatewayBudget(t *testing.T) {
+	up, served := anthropicUpstream(t)
+	src := gatewayScenario("meter", t.TempDir(), up.URL, "second", "budget: {maxRequests: 1}")
+	r := runOne(t, modelAgent, src).Scenarios[0]
+	if served.Load() != 1 {
+		t.Errorf("upstream served %d requests, want 1", served.Load())
+	}
+	if r.Status != report.StatusFailed || r.Turns[1].CancelCause != report.CauseBudget {
+		t.Fatalf("%s, turn 2 cancelCause %q, failures %q", r.Status, r.Turns[1].CancelCause, r.Failures)
+	}
+	got := strings.Join(r.Turns[1].Failures, "\n")
+	if !strings.Contains(got, "budget.maxRequests: the agent's model requests reached the scenario's budget of 1") {
+		t.Errorf("turn 2 failures %q, want the budget named", r.Turns[1].Failures)
+	}
+	if r.Gateway.Requests != 1 || r.Gateway.Cassette != "" {
+		t.Errorf("gateway %+v, want 1 request and no cassette in meter", r.Gateway)
+	}
+}
