@@ -66,20 +66,6 @@ func (m *Meter) Model() string { return "" }
 // the git status…), request metadata and ids, cache keys.
 func Volatile(api API) []string { return nil }
 
-// Splitter cuts a server-sent event stream into events as bytes arrive.
-type Splitter struct{}
-
-// Feed adds p and returns the events it completes, each whole with its
-// terminating blank line, in order.
-func (s *Splitter) Feed(p []byte) [][]byte { return nil }
-
-// Rest returns what remains after the last complete event ("" at a clean
-// end).
-func (s *Splitter) Rest() []byte { return nil }
-
-// Parse reads one event as Feed returns it: its name and data.
-func Parse(event []byte) (name string, data []byte) { return "", nil }
-
 // RateLimited is the answer api gives to a request over its rate limit,
 // with message as its error message: status 429 and the API's error body.
 func RateLimited(api API, message string) (status int, header http.Header, body []byte) {
