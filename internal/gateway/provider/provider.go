@@ -34,33 +34,6 @@ func Detect(method, path string) API { return Unknown }
 // the path's models/NAME; "" when it names none.
 func Model(api API, path string, body []byte) string { return "" }
 
-// Usage is token counts as a provider reports them. Input excludes the
-// cached tokens read (CacheRead) and written (CacheWrite); Thought is the
-// reasoning tokens, when reported apart from Output.
-type Usage struct {
-	Input, Output, CacheRead, CacheWrite, Thought int64
-}
-
-// Meter collects the usage an answer reports, fed as it streams.
-type Meter struct{}
-
-// NewMeter returns a meter for an answer of api.
-func NewMeter(api API) *Meter { return &Meter{} }
-
-// Event feeds one server-sent event of the answer: its event name ("" for
-// none) and its data (the data lines joined by "\n").
-func (m *Meter) Event(name string, data []byte) {}
-
-// Body feeds a whole JSON answer (not streamed).
-func (m *Meter) Body(body []byte) {}
-
-// Usage is the usage reported so far (streams report it in parts: the
-// latest count of each kind wins); ok is false when none was reported.
-func (m *Meter) Usage() (u Usage, ok bool) { return Usage{}, false }
-
-// Model is the model the answer names, "" when none.
-func (m *Meter) Model() string { return "" }
-
 // Volatile lists the top-level keys of a request body of api left out when
 // matching a replay: the system prompt (it holds the date, the OS version,
 // the git status…), request metadata and ids, cache keys.
