@@ -374,16 +374,20 @@ func noModelRequests(a Agent) bool {
 	return len(a.Command) >= 2 && filepath.Base(a.Command[0]) == "acprun" && (a.Command[1] == "mock-agent" || a.Command[1] == "replay")
 }
 
-// targetNames names targets for messages: their variables, with the JSON
-// path for a document.
+// Name names the target for people: its variable, with the JSON path for
+// a document ("OPENCODE_CONFIG_CONTENT provider.openai.options.baseURL").
+func (t GatewayTarget) Name() string {
+	if t.JSONPath == nil {
+		return t.Env
+	}
+	return t.Env + " " + strings.Join(t.JSONPath, ".")
+}
+
+// targetNames names targets for messages.
 func targetNames(ts []GatewayTarget) []string {
 	var out []string
 	for _, t := range ts {
-		name := t.Env
-		if t.JSONPath != nil {
-			name += " " + strings.Join(t.JSONPath, ".")
-		}
-		out = append(out, name)
+		out = append(out, t.Name())
 	}
 	return out
 }
