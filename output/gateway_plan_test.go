@@ -15,8 +15,8 @@ import (
 
 // TestPlanGateway: the plan shows each scenario's gateway after its
 // sandbox (its mode, where the cassettes are, each variable pointed at it
-// with its upstream and key) and its budgets' maxRequests; a scenario
-// without a gateway shows none.
+// with its upstream, a password in it hidden, and key) and its budgets'
+// maxRequests; a scenario without a gateway shows none.
 func TestPlanGateway(t *testing.T) {
 	requests, turnRequests := int64(20), int64(3)
 	p := minimal()
@@ -28,7 +28,7 @@ func TestPlanGateway(t *testing.T) {
 			{Env: "OPENCODE_CONFIG_CONTENT", JSONPath: []string{"provider", "openai", "options", "baseURL"}, Upstream: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY"},
 			{Env: "MY_URL"},
 		}}
-	record := &scenario.Gateway{Mode: "record", Dir: "/s/tapes", Targets: []scenario.GatewayTarget{{Env: "ANTHROPIC_BASE_URL", Upstream: "https://api.anthropic.com", KeyEnv: "ANTHROPIC_API_KEY"}}}
+	record := &scenario.Gateway{Mode: "record", Dir: "/s/tapes", Targets: []scenario.GatewayTarget{{Env: "ANTHROPIC_BASE_URL", Upstream: "https://me:s3cret@proxy.example/anthropic", KeyEnv: "ANTHROPIC_API_KEY"}}}
 	meter := &scenario.Gateway{Mode: "meter", Dir: "/s/cassettes"}
 	var buf bytes.Buffer
 	if err := output.Plan(&buf, []runner.ScenarioPlan{p, minimal(), minimal(), minimal()}, replay, nil, record, meter); err != nil {
@@ -48,7 +48,7 @@ func TestPlanGateway(t *testing.T) {
 		`  turn 1:   "hi" (timeout 10m0s, expect end_turn, budget maxRequests 3)`,
 		`  turn 1:   "hi" (timeout 10m0s, expect end_turn)`,
 		"  gateway:  record: forwards each model request to its upstream and keeps the exchange, redacted, in a cassette under /s/tapes",
-		"    ANTHROPIC_BASE_URL → https://api.anthropic.com (key ANTHROPIC_API_KEY)",
+		"    ANTHROPIC_BASE_URL → https://me:xxxxx@proxy.example/anthropic (key ANTHROPIC_API_KEY)",
 		`  turn 1:   "hi" (timeout 10m0s, expect end_turn)`,
 		"  gateway:  meter, not needed: the agent makes no model requests",
 		`  turn 1:   "hi" (timeout 10m0s, expect end_turn)`,

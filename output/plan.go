@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -218,8 +219,20 @@ func writeGateway(w *errWriter, g *scenario.Gateway) {
 		if t.KeyEnv != "" {
 			key = " (key " + t.KeyEnv + ")"
 		}
-		w.printf("    %s → %s%s\n", t.Name(), cmp.Or(t.Upstream, "no upstream (replay only)"), key)
+		w.printf("    %s → %s%s\n", t.Name(), shownURL(t.Upstream), key)
 	}
+}
+
+// shownURL is an upstream as a plan shows it: a password in it replaced
+// by "xxxxx" (a proxy's credentials in the agent's environment).
+func shownURL(upstream string) string {
+	if upstream == "" {
+		return "no upstream (replay only)"
+	}
+	if u, err := url.Parse(upstream); err == nil {
+		return u.Redacted()
+	}
+	return upstream
 }
 
 // budget writes a budget as "maxCost 2.5, maxTotalTokens 200000,
