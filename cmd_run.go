@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/sessionstate"
 	"github.com/acprun/acprun/output"
@@ -56,6 +57,7 @@ type runCmd struct {
 	Lock           string   `enum:"wait,fail" default:"wait" placeholder:"MODE" help:"When another run holds a state file's lock: wait for it to finish, or fail at once (exit 6). One of: wait, fail."`
 	ReuseAgents    bool     `help:"Let scenarios share agent processes, as agent.reuse does: those started the same way take turns on at most -j processes, each with its own session. Only agents that offer session/close are reused."`
 	ruleFlags
+	gatewayFlags
 	selection
 }
 
@@ -100,6 +102,13 @@ when the agent offers neither, refuses, or the session is gone, a new session
 starts with a warning. The session id is saved after the run. A run locks the
 state files before any agent starts and holds them to the end, so two cron runs
 never race: --lock wait (the default) waits for the other run, --lock fail exits 6.
+
+Model gateway: --gateway MODE (or a scenario's gateway:) puts acprun between
+each agent and its model provider: record calls the provider and keeps every
+exchange, redacted, in a cassette per attempt; replay answers from the cassettes
+with no network and no key (a request that matches none fails the turn); meter
+calls the provider and counts what the agent spends, even when it reports no
+usage. A budget's maxRequests caps the model requests. See docs/gateway.md.
 
 Colour: PASS, FAIL and ERROR and the summary on stderr are coloured when stderr
 is a terminal (--color auto) and NO_COLOR is empty or unset; --color always keeps
@@ -195,6 +204,10 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if r := c.MinPassRate; r != nil && (*r <= 0 || *r > 1 || math.IsNaN(*r)) {
 		return exitError{code: exitUsage, err: fmt.Errorf("--min-pass-rate %g: want a share of the attempts above 0 and at most 1, e.g. 0.8", *r)}
 	}
+	if c.GatewayTiming && c.Gateway.mode != "" && c.Gateway.mode != string(gateway.Replay) {
+		return exitError{code: exitUsage, err: fmt.Errorf("--gateway-timing paces replays, and --gateway %s does not replay: leave one of them out", c.Gateway.mode)}
+	}
+	c.selection.gateway, c.selection.gatewayTiming = c.Gateway.mode, c.GatewayTiming
 	if c.MaxFailures < 0 {
 		return exitError{code: exitUsage, err: fmt.Errorf("--max-failures %d: want at least 1", c.MaxFailures)}
 	}
@@ -237,7 +250,11 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	opts.Policy = overrideWithRules(opts.Policy, flags)
 	if c.DryRun {
 		c.warnNoPermissions(g, scs)
-		return output.Plan(g.Stdout, runner.DryRun(opts, scs))
+		gateways := make([]*scenario.Gateway, len(scs))
+		for i, sc := range scs {
+			gateways[i] = sc.Gateway
+		}
+		return output.Plan(g.Stdout, runner.DryRun(opts, scs), gateways...)
 	}
 	if err := c.checkOutputPaths(); err != nil {
 		return exitError{code: exitUsage, err: err}

@@ -38,7 +38,7 @@ func (c *runCmd) scenarios(g *globals) ([]*scenario.Scenario, error) {
 	if err != nil {
 		return nil, usageError(g, err)
 	}
-	lopts := scenario.LoadOptions{Config: cfg, DeferUnset: true}
+	lopts := c.loadOptions(cfg)
 	agent := ""
 	if len(c.Agent) > 0 {
 		agent = c.Agent[0] // the others are the matrix's, as with a file

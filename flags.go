@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/acprun/acprun/scenario"
 )
 
 // duration is a flag value in Go duration syntax (90s, 5m, 1h30m).
@@ -70,6 +73,30 @@ func (f *failFast) Decode(ctx *kong.DecodeContext) error {
 		return nil
 	}
 	return fmt.Errorf("%q: want --fail-fast (running scenarios finish), --fail-fast=finish or --fail-fast=cancel", s)
+}
+
+// gatewayFlags are run's --gateway and --gateway-timing, which the
+// scenarios are loaded with (scenario.LoadOptions).
+type gatewayFlags struct {
+	Gateway       gatewayMode `placeholder:"MODE" help:"Put acprun's model gateway between every scenario's agent and its model provider: record (call the provider and keep its answers in cassettes), replay (answer from the cassettes: no network, no key) or meter (call the provider and count what the agent spends). Scenarios without gateway: get one with the defaults (cassettes/ beside the scenario file); those with one take this mode."`
+	GatewayTiming bool        `help:"Replay model answers at the pace they were recorded at, instead of at once (with --gateway replay, or scenarios whose gateway replays)."`
+}
+
+// gatewayMode is --gateway: record, replay or meter; "" when the flag is
+// not given.
+type gatewayMode struct{ mode string }
+
+// Decode implements kong.MapperValue.
+func (m *gatewayMode) Decode(ctx *kong.DecodeContext) error {
+	var s string
+	if err := ctx.Scan.PopValueInto("mode", &s); err != nil {
+		return err
+	}
+	if !slices.Contains(scenario.GatewayModes, s) {
+		return fmt.Errorf("%q: want record (call the providers and keep their answers in cassettes), replay (answer from the cassettes, no network, no key) or meter (call the providers and count what the agents spend)", s)
+	}
+	m.mode = s
+	return nil
 }
 
 // IsBool makes --fail-fast a flag without a value (kong.BoolMapper).

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -57,5 +59,50 @@ func TestEveryPathFlagRefusesAnEmptyValue(t *testing.T) {
 	}
 	if checked < 18 { // run --prompt takes a text too: see TestRunUsageErrors
 		t.Errorf("checked %d path flags; want every one (at least 18)", checked)
+	}
+}
+
+// TestGatewayFlags: --gateway takes record, replay or meter and gives
+// every scenario a gateway, one-shot runs included; --gateway-timing goes
+// with replay only; an agent acprun cannot point is a usage error (exit 2)
+// saying what to write, before anything runs.
+func TestGatewayFlags(t *testing.T) {
+	t.Setenv("ANTHROPIC_BASE_URL", "")
+	dir := t.TempDir()
+	config := filepath.Join(dir, "acprun.yaml") // none of the working directory's
+	scenarioFile := filepath.Join(dir, "s.yaml")
+	for file, content := range map[string]string{
+		config:       "",
+		scenarioFile: "name: s\nagent: {command: [my-agent]}\nturns: [{prompt: x}]\n",
+	} {
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	usage := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", scenarioFile, "--gateway", "replauy"}, `--gateway: "replauy": want record (call the providers and keep their answers in cassettes), replay (answer from the cassettes, no network, no key) or meter`},
+		{[]string{"run", scenarioFile, "--gateway", "meter", "--gateway-timing"}, "--gateway-timing paces replays, and --gateway meter does not replay: leave one of them out"},
+		{[]string{"run", scenarioFile, "--gateway", "record"}, scenarioFile + ":2:8: acprun does not know how to point this agent at its gateway"},
+	}
+	for _, tt := range usage {
+		var stdout, stderr bytes.Buffer
+		code := run(append(tt.args, "--config", config), strings.NewReader(""), &stdout, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant exit 2 and %q", tt.args, code, stderr.String(), tt.want)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "--agent", "claude", "--prompt", "hi", "--gateway", "replay", "--gateway-timing", "--dry-run", "--config", config}, strings.NewReader(""), &stdout, &stderr)
+	cwd, _ := os.Getwd()
+	for _, want := range []string{
+		"  gateway:  replay: answers from the cassettes under " + filepath.Join(cwd, "cassettes") + " with no network and a dummy key, at the recorded pace\n",
+		"    ANTHROPIC_BASE_URL → https://api.anthropic.com (key ANTHROPIC_API_KEY)\n",
+	} {
+		if code != exitOK || !strings.Contains(stdout.String(), want) {
+			t.Errorf("one-shot --gateway replay --dry-run: exit %d, stdout:\n%s\nstderr:\n%s\nwant %q", code, stdout.String(), stderr.String(), want)
+		}
 	}
 }

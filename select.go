@@ -34,6 +34,10 @@ type selection struct {
 	// balanced the shard by; "" when it had none (round robin) or did not
 	// shard.
 	balancedBy string `kong:"-"`
+	// gateway and gatewayTiming are run's --gateway and --gateway-timing,
+	// set before it loads: the scenarios are loaded with them.
+	gateway       string `kong:"-"`
+	gatewayTiming bool   `kong:"-"`
 }
 
 // pick loads the config and the scenarios of paths and returns the
@@ -112,13 +116,19 @@ func (s *selection) load(g *globals, paths []string) ([]*scenario.Scenario, scen
 	if err != nil {
 		return nil, scenario.LoadOptions{}, usageError(g, err)
 	}
-	opts := scenario.LoadOptions{Config: cfg, DeferUnset: true}
+	opts := s.loadOptions(cfg)
 	scs, warnings, err := scenario.Load(paths, opts)
 	printWarnings(g, warnings)
 	if err != nil {
 		return nil, opts, usageError(g, err)
 	}
 	return scs, opts, nil
+}
+
+// loadOptions are the options scenarios are loaded with: the config cfg,
+// unset variables deferred, and run's gateway flags.
+func (s *selection) loadOptions(cfg *scenario.Config) scenario.LoadOptions {
+	return scenario.LoadOptions{Config: cfg, DeferUnset: true, Gateway: s.gateway, GatewayTiming: s.gatewayTiming}
 }
 
 // checkUnset fails with exit 2, printing each problem with its source

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,15 +18,21 @@ import (
 
 // Plan writes what a run would do (runner.DryRun) for people: per
 // scenario its agent, cwd, workspace, commands, limits, budget, client,
-// sandbox, rules and turns (with their budgets), with a blank line between
-// scenarios. Env values are never shown.
-func Plan(w io.Writer, plans []runner.ScenarioPlan) error {
+// sandbox, gateway, rules and turns (with their budgets), with a blank
+// line between scenarios. Env values are never shown. gateways, when
+// given, are the gateways of the plans' scenarios, in the same order (nil
+// for none).
+func Plan(w io.Writer, plans []runner.ScenarioPlan, gateways ...*scenario.Gateway) error {
 	ew := &errWriter{w: w}
 	for i, p := range plans {
 		if i > 0 {
 			ew.printf("\n")
 		}
-		writePlan(ew, &p)
+		var g *scenario.Gateway
+		if i < len(gateways) {
+			g = gateways[i]
+		}
+		writePlan(ew, &p, g)
 	}
 	return ew.err
 }
@@ -44,8 +51,9 @@ func (e *errWriter) printf(format string, args ...any) {
 	}
 }
 
-// writePlan writes the plan of one scenario.
-func writePlan(w *errWriter, p *runner.ScenarioPlan) {
+// writePlan writes the plan of one scenario, whose gateway is g (nil for
+// none).
+func writePlan(w *errWriter, p *runner.ScenarioPlan, g *scenario.Gateway) {
 	w.printf("%s  (%s)\n", p.Ref.Name, place(p.Ref.File, p.Ref.Line))
 	name := ""
 	if p.Ref.Agent != "" {
@@ -114,6 +122,7 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 		w.printf("    write %s\n", strings.Join(sb.Write, ", "))
 		w.printf("    hide  %s\n", cmp.Or(strings.Join(sb.Hide, ", "), "none"))
 	}
+	writeGateway(w, g)
 	writeRules(w, p.Policy)
 	if s := p.Session; s != nil {
 		w.printf("  session:  continues the session recorded in %s under %q (session/load or session/resume, else a new one)\n", s.StateFile, s.Key)
@@ -175,8 +184,59 @@ func describeRule(r approve.Rule) string {
 	return strings.Join(parts, " ")
 }
 
-// budget writes a budget as "maxCost 2.5, maxTotalTokens 200000"; "" for
-// none.
+// writeGateway writes the gateway line of a plan, and one line per
+// target: the variable pointed at the gateway, the upstream it forwards
+// to and the API-key variable; nothing for no gateway.
+func writeGateway(w *errWriter, g *scenario.Gateway) {
+	if g == nil {
+		return
+	}
+	if len(g.Targets) == 0 {
+		w.printf("  gateway:  %s, not needed: the agent makes no model requests\n", g.Mode)
+		return
+	}
+	var what string
+	switch g.Mode {
+	case "record":
+		what = "forwards each model request to its upstream and keeps the exchange, redacted, in a cassette under " + g.Dir
+	case "replay":
+		pace := "at once"
+		if g.Timing {
+			pace = "at the recorded pace"
+		}
+		what = "answers from the cassettes under " + g.Dir + " with no network and a dummy key, " + pace
+	default:
+		what = "forwards each model request to its upstream and counts what the agent spends"
+	}
+	if n := len(g.Prices); n == 1 {
+		what += "; prices for 1 model, in " + g.Currency
+	} else if n > 1 {
+		what += fmt.Sprintf("; prices for %d models, in %s", n, g.Currency)
+	}
+	w.printf("  gateway:  %s: %s\n", g.Mode, what)
+	for _, t := range g.Targets {
+		key := ""
+		if t.KeyEnv != "" {
+			key = " (key " + t.KeyEnv + ")"
+		}
+		w.printf("    %s → %s%s\n", t.Name(), shownURL(t.Upstream), key)
+	}
+}
+
+// shownURL is an upstream as a plan shows it: a password in it replaced
+// by "xxxxx" (a proxy's credentials in the agent's environment).
+func shownURL(upstream string) string {
+	if upstream == "" {
+		return "no upstream (replay only)"
+	}
+	if u, err := url.Parse(upstream); err == nil {
+		return u.Redacted()
+	}
+	return upstream
+}
+
+// budget writes a budget as "maxCost 2.5, maxTotalTokens 200000,
+// maxRequests 3"; "" for none.
 func budget(b *scenario.UsageExpect) string {
 	if b == nil {
 		return ""
@@ -187,6 +247,9 @@ func budget(b *scenario.UsageExpect) string {
 	}
 	if b.MaxTotalTokens != nil {
 		parts = append(parts, "maxTotalTokens "+strconv.FormatInt(*b.MaxTotalTokens, 10))
+	}
+	if b.MaxRequests != nil {
+		parts = append(parts, "maxRequests "+strconv.FormatInt(*b.MaxRequests, 10))
 	}
 	return strings.Join(parts, ", ")
 }

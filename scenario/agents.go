@@ -50,7 +50,19 @@ type builtinEntry struct {
 	// enforce is what makes it ask before every edit and shell command
 	// (checked by hand on each agent); nil for none.
 	enforce *Enforcement
+	// gateway is how acprun points it at its model gateway: the variables
+	// it reads its providers' base URLs from, each with the provider's
+	// default base URL as Upstream and its API-key variable (checked in
+	// each agent's source); nil when unknown.
+	gateway []GatewayTarget
 }
+
+// The providers' public base URLs and API-key variables, as the agents'
+// SDKs have them.
+var (
+	anthropicTarget = GatewayTarget{Env: "ANTHROPIC_BASE_URL", Upstream: "https://api.anthropic.com", KeyEnv: "ANTHROPIC_API_KEY"}
+	openAITarget    = GatewayTarget{Env: "OPENAI_BASE_URL", Upstream: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY"}
+)
 
 // builtinAgents are the well-known ACP agents acprun knows by name.
 var builtinAgents = []builtinEntry{
@@ -58,30 +70,40 @@ var builtinAgents = []builtinEntry{
 		command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"}, authEnv: []string{"ANTHROPIC_API_KEY"},
 		state: []string{"$CLAUDE_CONFIG_DIR|~/.claude", "~/.claude.json"},
 		enforce: &Enforcement{ProjectSettingsFile: ".claude/settings.json",
-			ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`}},
+			ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`},
+		gateway: []GatewayTarget{anthropicTarget}},
 	{name: "codex", description: "OpenAI Codex through Zed's ACP adapter (needs Node.js and OPENAI_API_KEY)", auth: "openai-api-key",
 		command: []string{"npx", "-y", "@zed-industries/codex-acp"}, authEnv: []string{"OPENAI_API_KEY"},
 		state:   []string{"$CODEX_HOME|~/.codex"},
-		enforce: &Enforcement{Args: []string{"-c", "approval_policy=untrusted"}}},
+		enforce: &Enforcement{Args: []string{"-c", "approval_policy=untrusted"}},
+		gateway: []GatewayTarget{openAITarget}}, // its built-in openai provider reads OPENAI_BASE_URL
 	{name: "gemini", description: "Google Gemini CLI in ACP mode (needs Node.js; GEMINI_API_KEY or a Google login)",
 		command: []string{"npx", "-y", "@google/gemini-cli", "--acp"}, authEnv: []string{"GEMINI_API_KEY"},
 		state:   []string{"~/.gemini"},
-		enforce: &Enforcement{Args: []string{"--approval-mode", "default"}}},
+		enforce: &Enforcement{Args: []string{"--approval-mode", "default"}},
+		gateway: []GatewayTarget{{Env: "GOOGLE_GEMINI_BASE_URL", Upstream: "https://generativelanguage.googleapis.com", KeyEnv: "GEMINI_API_KEY"}}},
 	{name: "goose", description: "Block's goose in ACP mode (goose installed and configured)",
 		command: []string{"goose", "acp"},
-		state:   []string{"$XDG_CONFIG_HOME/goose|~/.config/goose", "$XDG_DATA_HOME/goose|~/.local/share/goose", "$XDG_STATE_HOME/goose|~/.local/state/goose"}},
+		state:   []string{"$XDG_CONFIG_HOME/goose|~/.config/goose", "$XDG_DATA_HOME/goose|~/.local/share/goose", "$XDG_STATE_HOME/goose|~/.local/state/goose"},
+		gateway: []GatewayTarget{ // its anthropic and openai providers (the latter appends OPENAI_BASE_PATH, v1/chat/completions)
+			{Env: "ANTHROPIC_HOST", Upstream: "https://api.anthropic.com", KeyEnv: "ANTHROPIC_API_KEY"},
+			{Env: "OPENAI_HOST", Upstream: "https://api.openai.com", KeyEnv: "OPENAI_API_KEY"}}},
 	{name: "mock", description: "acprun's scripted mock agent; give the script: agent: {name: mock, args: [x.mock.yaml]}",
 		command: []string{"acprun", "mock-agent"}},
 	{name: "opencode", description: "opencode in ACP mode (opencode installed and configured)",
 		command: []string{"opencode", "acp"},
 		state: []string{"$XDG_DATA_HOME/opencode|~/.local/share/opencode", "$XDG_CONFIG_HOME/opencode|~/.config/opencode",
 			"$XDG_STATE_HOME/opencode|~/.local/state/opencode", "$XDG_CACHE_HOME/opencode|~/.cache/opencode"},
-		enforce: &Enforcement{Env: map[string]string{"OPENCODE_CONFIG_CONTENT": `{"permission":{"edit":"ask","bash":"ask"}}`}}},
+		enforce: &Enforcement{Env: map[string]string{"OPENCODE_CONFIG_CONTENT": `{"permission":{"edit":"ask","bash":"ask"}}`}},
+		gateway: []GatewayTarget{ // its providers' options in the config document
+			{Env: "OPENCODE_CONFIG_CONTENT", JSONPath: []string{"provider", "anthropic", "options", "baseURL"}, Upstream: "https://api.anthropic.com/v1", KeyEnv: "ANTHROPIC_API_KEY"},
+			{Env: "OPENCODE_CONFIG_CONTENT", JSONPath: []string{"provider", "openai", "options", "baseURL"}, Upstream: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY"}}},
 	{name: "qwen", description: "Qwen Code in ACP mode (needs Node.js and a Qwen login or API key)",
 		command: []string{"npx", "-y", "@qwen-code/qwen-code", "--acp"}, authEnv: []string{"OPENAI_API_KEY"},
 		state: []string{"~/.qwen"},
 		enforce: &Enforcement{Args: []string{"--approval-mode", "default"}, SettingsEnv: "QWEN_CODE_SYSTEM_SETTINGS_PATH",
-			Settings: `{"tools":{"approvalMode":"default"},"permissions":{"ask":["Bash","Edit"]}}`}},
+			Settings: `{"tools":{"approvalMode":"default"},"permissions":{"ask":["Bash","Edit"]}}`},
+		gateway: []GatewayTarget{openAITarget}}, // its OpenAI-compatible auth reads OPENAI_BASE_URL
 }
 
 // builtinDef returns the built-in agent called name, nil for none. Its
@@ -184,8 +206,9 @@ func resolveNamed(name string, opts LoadOptions) (NamedAgent, error) {
 // scenario agent's with the named agent's on top; its mcpServers are the
 // named agent's when it has some, else the scenario's; it reuses its agent
 // process when either agent says reuse. The session cwd (and so the client
-// roots) stays the scenario's. Agent.Name is name. The copy shares the
-// turns, policy and other values with sc.
+// roots) stays the scenario's. Agent.Name is name. The scenario's gateway
+// is pointed at the named agent: an agent acprun cannot point is an error.
+// The copy shares the turns, policy and other values with sc.
 func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) {
 	na, err := resolveNamed(name, opts)
 	if err != nil {
@@ -220,6 +243,16 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 		c.Enforce = defaultEnforce(name)
 	}
 	c.Agent.applyEnforcement(c.Enforce)
+	if g := sc.Gateway; g != nil {
+		lookup := opts.LookupEnv
+		if lookup == nil {
+			lookup = os.LookupEnv
+		}
+		var problem string
+		if c.Gateway, problem = g.pointed(c.Agent, lookup); problem != "" {
+			return nil, errors.New(problem)
+		}
+	}
 	return &c, nil
 }
 

@@ -53,10 +53,10 @@ func TestBudgetErrors(t *testing.T) {
 		budget string
 		want   string
 	}{
-		{"{}", "x.yaml:3:9: budget needs maxTotalTokens or maxCost"},
+		{"{}", "x.yaml:3:9: budget needs maxTotalTokens, maxCost or maxRequests"},
 		{"{maxCost: -1}", "x.yaml:3:19: expected a number from 0 up, got -1"},
 		{"{maxTotalTokens: lots}", "x.yaml:3:26: expected a whole number, got a string"},
-		{"{maxTokens: 5}", `x.yaml:3:10: unknown key "maxTokens" (valid keys: maxTotalTokens, maxCost)`},
+		{"{maxTokens: 5}", `x.yaml:3:10: unknown key "maxTokens" (valid keys: maxTotalTokens, maxCost, maxRequests)`},
 	} {
 		src := "name: x\nagent: {command: [a]}\nbudget: " + tc.budget + "\nturns: [{prompt: hi}]\n"
 		_, _, err := scenario.LoadBytes("x.yaml", []byte(src), opts)

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -34,6 +35,13 @@ type Config struct {
 	// scenarios that use that agent. An agent added to the map by hand is
 	// used as it is.
 	Agents map[string]NamedAgent
+
+	// Prices map a model, as requests name it, to its price per million
+	// tokens of each kind, for the gateway's costs (prices:); nil for
+	// none: acprun has no prices of its own. Currency is what they are in
+	// (currency:), "" when not given (DefaultCurrency).
+	Prices   map[string]gateway.Price
+	Currency string
 
 	dir          string                // absolute directory of the file
 	src          []byte                // the file's contents, for positions
@@ -58,9 +66,9 @@ type Defaults struct {
 
 // The keys of the config file's mappings.
 var (
-	configKeys   = []string{"defaults", "agents"}
+	configKeys   = []string{"defaults", "agents", "prices", "currency"}
 	defaultsKeys = []string{"agent", "timeout", "turnTimeout", "idleTimeout", "cancelGrace", "killGrace",
-		"continueAfterCancel", "retries", "budget", "client", "permissions", "answers", "workspace", "sandbox", "setup", "verify", "teardown", "session"}
+		"continueAfterCancel", "retries", "budget", "client", "permissions", "answers", "workspace", "sandbox", "gateway", "setup", "verify", "teardown", "session"}
 	namedAgentKeys = []string{"description", "command", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 )
 
@@ -140,6 +148,17 @@ func (p *fileParser) config(c *Config) {
 	}
 	if v := m.value("defaults"); v != nil {
 		p.defaults(v, c)
+	}
+	if v := m.value("prices"); v != nil {
+		c.Prices = p.prices(v)
+	}
+	if v := m.value("currency"); v != nil {
+		if s, ok := p.str(v); ok {
+			if strings.TrimSpace(s) == "" {
+				p.Errorf(v, "currency is empty: name the currency of the prices (USD, EUR…), or leave it out for %s", DefaultCurrency)
+			}
+			c.Currency = s
+		}
 	}
 }
 
@@ -231,6 +250,7 @@ func (p *fileParser) applyDefaults(s *Scenario) {
 		s.Workspace = &w
 	}
 	s.Sandbox = d.Sandbox // never changed: the scenario's own replaces it
+	s.Gateway = d.Gateway // never changed: finishGateway makes copies
 	s.Setup, s.Verify, s.Teardown = slices.Clone(d.Setup), slices.Clone(d.Verify), slices.Clone(d.Teardown)
 	s.Session = d.Session
 }

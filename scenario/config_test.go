@@ -154,7 +154,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{
 			name: "scenario key at the top level",
 			src:  "timeout: 1m\n",
-			want: []string{`c.yaml:1:1: unknown key "timeout" (valid keys: defaults, agents); timeout belongs under defaults`},
+			want: []string{`c.yaml:1:1: unknown key "timeout" (valid keys: defaults, agents, prices, currency); timeout belongs under defaults`},
 		},
 		{
 			name: "misspelt top-level key",
@@ -166,7 +166,7 @@ func TestLoadConfigErrors(t *testing.T) {
 			src:  "defaults:\n  turn_timeout: 1m\n  turns: []\n",
 			want: []string{
 				`c.yaml:2:3: unknown key "turn_timeout" (did you mean "turnTimeout"?)`,
-				`c.yaml:3:3: unknown key "turns" (valid keys: agent, timeout, turnTimeout, idleTimeout, cancelGrace, killGrace, continueAfterCancel, retries, budget, client, permissions, answers, workspace, sandbox, setup, verify, teardown, session); turns belongs in a scenario`,
+				`c.yaml:3:3: unknown key "turns" (valid keys: agent, timeout, turnTimeout, idleTimeout, cancelGrace, killGrace, continueAfterCancel, retries, budget, client, permissions, answers, workspace, sandbox, gateway, setup, verify, teardown, session); turns belongs in a scenario`,
 			},
 		},
 		{

@@ -57,7 +57,8 @@
 //	retries: 2                    # run an attempt that errored or was invalid again, up to 2 times (0-10; default 0)
 //	budget: {maxCost: 2.5, maxTotalTokens: 200000}  # what the agent may spend, as it reports it, enforced live:
 //	                              # the turn that passes it is cancelled (cancelCause budget), the rest skipped, and
-//	                              # the scenario fails; maxCost at each usage_update, maxTotalTokens at each answer
+//	                              # the scenario fails; maxCost at each usage_update, maxTotalTokens at each answer;
+//	                              # maxRequests: N, model requests through the gateway (needs gateway)
 //	client: {fs: true, terminal: true, readOnly: false, roots: [./repo]}  # roots default to the session cwd
 //	permissions:                  # also for terminal commands; without it all are denied (a warning says so)
 //	  default: deny               # allow | deny
@@ -82,6 +83,12 @@
 //	  network: on                 # on (default) | off: no connection at all
 //	  ports: [443]                # with network on, the only TCP ports it may connect to
 //	  level: required             # required (default): refuse a host that cannot enforce it | best-effort
+//	gateway:                      # acprun's model gateway between the agent and its model (or a mode alone: gateway: meter)
+//	  mode: replay                # record | replay | meter (required; run --gateway MODE overrides it)
+//	  dir: cassettes              # where the cassettes are, relative to the file (the default)
+//	  env: MY_BASE_URL            # the agent's base-URL variable: needed for an agent given by its command
+//	  upstream: https://api.example.com/v1  # where record and meter forward; default: the agent's own value of env
+//	  key: MY_API_KEY             # its API-key variable, a dummy key in replay
 //	setup:                        # shell lines run before the agent starts; each must exit 0
 //	  - npm ci
 //	  - {run: make build, timeout: 5m}   # timeout default 10m
@@ -199,6 +206,22 @@
 // warns. sandbox: null (or false) means none, even when the config's
 // defaults give one; the scenario's sandbox replaces the config's whole.
 //
+// gateway puts acprun's model gateway (internal/gateway) between the agent
+// and its model provider: the runner serves it on loopback and sets the
+// agent's base-URL variables (Gateway.Targets) to it. A named agent's
+// registry entry says which variables it reads (claude ANTHROPIC_BASE_URL;
+// codex and qwen OPENAI_BASE_URL; gemini GOOGLE_GEMINI_BASE_URL; goose
+// ANTHROPIC_HOST and OPENAI_HOST; opencode its providers' baseURL options
+// in OPENCODE_CONFIG_CONTENT); an agent given by its command, or a config
+// agent of another name, needs env. The upstream is gateway.upstream, else
+// the agent's own value of the variable (its env, then acprun's
+// environment), else the provider's default. acprun's mock and replay
+// agents make no model requests: their gateway has no target (a warning
+// when the file asks for one). LoadOptions.Gateway (run --gateway) gives
+// every scenario a gateway in its mode. budget.maxRequests needs a
+// gateway. gateway: null (or false) means none, even when the config's
+// defaults give one; the scenario's gateway replaces the config's whole.
+//
 // session.resume continues, from one run to the next, the agent's session
 // that the state file (stateFile, default .acprun/state.json beside the
 // scenario file, interpolated) recorded for the scenario's name and agent;
@@ -296,8 +319,8 @@
 // # Config file
 //
 // LoadConfig reads a config file, by convention acprun.yaml in the working
-// directory (ConfigFile), and LoadOptions.Config hands it to Load. It has
-// two keys, each optional:
+// directory (ConfigFile), and LoadOptions.Config hands it to Load. Its keys
+// are each optional:
 //
 //	defaults:                     # any of these scenario keys, for every scenario
 //	  agent: claude               # the agent of scenarios without one (a name or a mapping)
@@ -306,7 +329,7 @@
 //	  client: {readOnly: true}
 //	  permissions: {default: deny, allow: [{kind: read}]}
 //	  answers: {branch: main}     # a scenario's own answers replace these
-//	  workspace: ./fixtures/repo  # also sandbox, setup, verify and teardown
+//	  workspace: ./fixtures/repo  # also sandbox, gateway, setup, verify and teardown
 //	  session: {resume: true}     # stateFile relative to this file; default: beside each scenario file
 //	agents:                       # named agents
 //	  claude:                     # a built-in's name: replaces it; without command, changes it
@@ -321,10 +344,13 @@
 //	    model: small
 //	    config: {effort: low}
 //	    mcpServers: []
+//	prices:                       # the gateway's costs: per million tokens, by model as requests name it
+//	  claude-sonnet-4-5: {input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75}  # input and output required
+//	currency: USD                 # what the prices are in (the default)
 //
 // A scenario key replaces the config's value of that key as a whole, except
 // that client merges key by key; flags of the command line override both.
-// Relative paths in the config file (cwd, client.roots, workspace, sandbox, and a
+// Relative paths in the config file (cwd, client.roots, workspace, sandbox, gateway.dir, and a
 // program path with a / as the first word of a command) resolve against
 // its directory.
 // Config agents' variables are expanded when a scenario uses the agent, so

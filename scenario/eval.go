@@ -173,6 +173,10 @@ type UsageExpect struct {
 	// cumulative cost); nil when unset.
 	MaxCost    *float64
 	MaxCostPos Pos
+	// MaxRequests bounds the model requests the agent makes through
+	// acprun's gateway in the turn (the scenario: in all turns), a budget
+	// only (budget: {maxRequests: N}; the scenario must have a gateway);
+	// nil when unset.
 	MaxRequests    *int64
 	MaxRequestsPos Pos
 }

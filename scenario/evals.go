@@ -294,7 +294,16 @@ func (p *fileParser) permissionsExpect(n *yaml.Node) *PermissionsExpect {
 func (p *fileParser) usageExpect(n *yaml.Node, what string) *UsageExpect {
 	n = yamlnode.Deref(n)
 	e := &UsageExpect{Pos: p.pos(n)}
-	m, ok := p.mapping(n, usageKeys, nil)
+	keys, hint := budgetKeys, (func(string) string)(nil)
+	if what != "budget" {
+		keys, hint = usageKeys, func(k string) string {
+			if k == "maxRequests" {
+				return "maxRequests is a budget's (budget: {maxRequests: N}): the gateway counts the model requests and stops the turn that would pass it"
+			}
+			return ""
+		}
+	}
+	m, ok := p.mapping(n, keys, hint)
 	if !ok {
 		return e
 	}
@@ -309,9 +318,13 @@ func (p *fileParser) usageExpect(n *yaml.Node, what string) *UsageExpect {
 			if f, ok := p.nonNegativeNumber(v); ok {
 				e.MaxCost, e.MaxCostPos = &f, p.pos(v)
 			}
+		case "maxRequests":
+			if i, ok := p.nonNegative(v); ok {
+				e.MaxRequests, e.MaxRequestsPos = &i, p.pos(v)
+			}
 		}
 	}
-	p.needsOne(m, what, usageKeys)
+	p.needsOne(m, what, keys)
 	return e
 }
 

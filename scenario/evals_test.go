@@ -627,7 +627,7 @@ expect: {files: {exists: a}}
 		cfgFile + `:3:23: unknown key "expect" (valid keys: run, timeout); only verify commands have an expect ` +
 			"(a setup command must exit 0; a teardown command's outcome is only recorded)",
 		cfgFile + ":4:11: expected a list of verify commands (each a shell line, or a mapping with run), got a string",
-		cfgFile + `:5:1: unknown key "expect" (valid keys: defaults, agents); scenarios go in files of their own, not in the config file`,
+		cfgFile + `:5:1: unknown key "expect" (valid keys: defaults, agents, prices, currency); scenarios go in files of their own, not in the config file`,
 	}
 	if diff := cmp.Diff(want, errorLines(t, err)); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)

@@ -1,23 +1,405 @@
 package scenario
 
-import "github.com/acprun/acprun/internal/gateway"
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
 
-// Gateway (stub: replaced by the scenario branch).
+	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/internal/gateway"
+	"github.com/acprun/acprun/internal/yamlnode"
+)
+
+// Gateway is a scenario's `gateway:` (or the config defaults', or
+// --gateway's): how acprun's model gateway stands between the agent and
+// its model.
 type Gateway struct {
-	Pos      Pos
-	Mode     string
-	ModePos  Pos
-	Dir      string
-	Timing   bool
-	Targets  []GatewayTarget
+	Pos Pos // the gateway value; the flag for --gateway's
+	// Mode is "record", "replay" or "meter" (GatewayModes); ModePos is
+	// where it was given (the flag for --gateway's).
+	Mode    string
+	ModePos Pos
+	// Dir is where the cassettes are, absolute: gateway.dir (relative to
+	// the file that gives it), by default "cassettes" beside the scenario
+	// file.
+	Dir string
+	// Timing replays at the recorded pace (run --gateway-timing); else at
+	// once.
+	Timing bool
+	// Targets are how the agent is pointed at the gateway: at least one,
+	// except for an agent that makes no model requests (acprun's mock and
+	// replay agents), which has none and needs no gateway.
+	Targets []GatewayTarget
+	// Prices map a model to its price per million tokens: the config's
+	// prices (shared by every scenario: do not change them); nil for none.
+	// Currency is what they are in (the config's currency, default USD).
 	Prices   map[string]gateway.Price
 	Currency string
+	// Given is what gateway.env, upstream and key say (each "" when not
+	// given): Targets come from them, else from the named agent's
+	// registry entry (WithAgent points the gateway at another agent so).
+	Given GatewayTarget
 }
 
-// GatewayTarget (stub).
+// GatewayTarget is one base URL the agent reads.
 type GatewayTarget struct {
-	Env      string
+	// Env is the environment variable the agent reads the base URL from.
+	Env string
+	// JSONPath, when not nil, says that Env holds a JSON document
+	// (opencode's OPENCODE_CONFIG_CONTENT) and that the base URL goes at
+	// this path inside it, merged into the document the agent's env
+	// already holds (enforcement may have set one).
 	JSONPath []string
+	// Upstream is where record and meter forward: gateway.upstream, else
+	// the agent's own value of Env (its agent.env, then acprun's
+	// environment), else the provider's default base URL. It may be "" in
+	// replay, which forwards nothing.
 	Upstream string
-	KeyEnv   string
+	// KeyEnv is the API-key variable, set to gateway.DummyKey in replay;
+	// "" for none.
+	KeyEnv string
+}
+
+// GatewayModes are the modes of a gateway.
+var GatewayModes = []string{string(gateway.Record), string(gateway.Replay), string(gateway.Meter)}
+
+// DefaultCassetteDir is where cassettes go when gateway.dir is not given,
+// beside the scenario file.
+const DefaultCassetteDir = "cassettes"
+
+// DefaultCurrency is the currency of the config's prices when it names
+// none.
+const DefaultCurrency = "USD"
+
+var (
+	gatewayKeys = []string{"mode", "dir", "env", "upstream", "key"}
+	priceKeys   = []string{"input", "output", "cacheRead", "cacheWrite"}
+)
+
+// gatewayModesHelp says what each mode does, after a bad mode.
+const gatewayModesHelp = "record calls the real provider and keeps its answers in a cassette, " +
+	"replay answers from the cassette with no network and no key, meter calls the provider and counts what the agent spends"
+
+// gateway reads the gateway key: a mode (gateway: meter), a mapping with
+// a mode, or null or false for none, even when the config's defaults give
+// one.
+func (p *fileParser) gateway(n *yaml.Node) *Gateway {
+	n = yamlnode.Deref(n)
+	g := &Gateway{Pos: p.pos(n)}
+	switch {
+	case yamlnode.IsNull(n):
+		return nil
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool":
+		if on, ok := p.boolean(n); ok && on {
+			p.Errorf(n, "gateway: true does not say what the gateway does: write gateway: record, replay or meter, or a mapping with a mode ({mode: meter})")
+		}
+		return nil
+	case n.Kind == yaml.ScalarNode:
+		g.Mode, g.ModePos = p.gatewayMode(n), p.pos(n)
+		return g
+	case n.Kind != yaml.MappingNode:
+		p.Errorf(n, "expected a gateway: record, replay or meter, or a mapping of %s (null or false for none), got %s", orList(gatewayKeys), describe(n))
+		return nil
+	}
+	m, _ := p.mapping(n, gatewayKeys, nil)
+	for _, kv := range m.pairs {
+		v := yamlnode.Deref(kv.V)
+		switch kv.Key {
+		case "mode":
+			g.Mode, g.ModePos = p.gatewayMode(v), p.pos(v)
+		case "dir":
+			if dir, ok := p.interp(v); ok {
+				if dir == "" {
+					p.Errorf(v, "gateway dir is empty: name the directory of the cassettes, or leave dir out for %s/ beside the scenario file", DefaultCassetteDir)
+					continue
+				}
+				g.Dir = p.abs(dir)
+			}
+		case "env", "key":
+			name, ok := p.str(v)
+			if !ok {
+				continue
+			}
+			if name == "" || strings.ContainsAny(name, "=\x00$ ") {
+				p.Errorf(v, "bad environment variable name %q: gateway.%s names a variable (such as %s), not its value", name, kv.Key, map[string]string{"env": "MY_BASE_URL", "key": "MY_API_KEY"}[kv.Key])
+				continue
+			}
+			if kv.Key == "env" {
+				g.Given.Env = name
+			} else {
+				g.Given.KeyEnv = name
+			}
+		case "upstream":
+			if u, ok := p.interp(v); ok {
+				if msg := badUpstream(u); msg != "" {
+					p.Errorf(v, "gateway upstream %s", msg)
+					continue
+				}
+				g.Given.Upstream = u
+			}
+		}
+	}
+	p.require(m, "mode")
+	return g
+}
+
+// gatewayMode reads a gateway's mode; "" when it is not one.
+func (p *fileParser) gatewayMode(n *yaml.Node) string {
+	s, ok := p.str(n)
+	if !ok {
+		return ""
+	}
+	if !slices.Contains(GatewayModes, s) {
+		p.Errorf(n, "%s: %s", unknownMsg("gateway mode", s, GatewayModes, "modes"), gatewayModesHelp)
+		return ""
+	}
+	return s
+}
+
+// badUpstream says what is wrong with u as an upstream base URL; "" when
+// nothing is. The value is not repeated: it may come from a variable.
+func badUpstream(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" || parsed.RawQuery != "" || parsed.Fragment != "" {
+		return "is not an http(s) base URL: give the provider's base URL, such as https://api.openai.com/v1"
+	}
+	return ""
+}
+
+// prices reads the config's prices: model names to their price per
+// million tokens of each kind (input and output required).
+func (p *fileParser) prices(n *yaml.Node) map[string]gateway.Price {
+	n = yamlnode.Deref(n)
+	if yamlnode.IsNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		p.Errorf(n, "expected a mapping of model names to prices ({claude-sonnet-4-5: {input: 3, output: 15}}), got %s", describe(n))
+		return nil
+	}
+	out := map[string]gateway.Price{}
+	models, _ := p.mapping(n, nil, nil)
+	for _, model := range models.pairs {
+		m, ok := p.mapping(model.V, priceKeys, nil)
+		if !ok {
+			continue
+		}
+		var pr gateway.Price
+		for _, kv := range m.pairs {
+			f, ok := p.nonNegativeNumber(kv.V)
+			if !ok {
+				continue
+			}
+			switch kv.Key {
+			case "input":
+				pr.Input = f
+			case "output":
+				pr.Output = f
+			case "cacheRead":
+				pr.CacheRead = f
+			case "cacheWrite":
+				pr.CacheWrite = f
+			}
+		}
+		p.require(m, "input", "output")
+		out[model.Key] = pr
+	}
+	return out
+}
+
+// flagPos is where --gateway MODE gives a scenario its gateway.
+func flagPos(mode string) Pos { return Pos{File: "--gateway " + mode} }
+
+// finishGateway gives s its gateway once its agent is known: --gateway's
+// mode (on every scenario), the cassette directory's default, the
+// config's prices and the targets that point the agent at the gateway.
+// It checks the budgets' maxRequests, which need a gateway.
+func (p *fileParser) finishGateway(s *Scenario) {
+	fromFlag := false
+	if mode := p.gatewayFlag; mode != "" {
+		g := Gateway{Pos: flagPos(mode)}
+		if s.Gateway != nil {
+			g = *s.Gateway
+		} else {
+			fromFlag = true
+		}
+		g.Mode, g.ModePos = mode, flagPos(mode)
+		s.Gateway = &g
+	}
+	if s.Gateway == nil {
+		p.maxRequestsNeedGateway(s)
+		return
+	}
+	a := *s.Gateway // the config's defaults' is shared
+	s.Gateway = &a
+	a.Dir = cmp.Or(a.Dir, filepath.Join(p.dir, DefaultCassetteDir))
+	a.Timing = p.gatewayTiming
+	if c := p.cfg; c != nil {
+		a.Prices, a.Currency = c.Prices, c.Currency
+	}
+	a.Currency = cmp.Or(a.Currency, DefaultCurrency)
+	if a.Mode == "" || len(s.Agent.Command) == 0 {
+		return // reported already
+	}
+	g, problem := a.pointed(s.Agent, p.lookup)
+	switch {
+	case problem != "":
+		pos := a.Pos
+		switch {
+		case fromFlag:
+			pos = cmp.Or(s.Agent.Pos, s.Pos)
+			problem += fmt.Sprintf(" (%s gives every scenario a gateway)", a.Pos.File)
+		case a.Pos.File != p.Name:
+			pos = cmp.Or(s.Agent.Pos, s.Pos)
+			problem += fmt.Sprintf(" (the gateway is the config's, at %s)", a.Pos)
+		}
+		p.errorAt(pos, "%s", problem)
+		return
+	case len(g.Targets) == 0 && !fromFlag:
+		p.warnf(a.Pos, "the agent makes no model requests (it is acprun's mock or replay agent): the gateway has nothing to do")
+	}
+	s.Gateway = g
+}
+
+// maxRequestsNeedGateway reports each budget of s that has maxRequests,
+// which only a gateway can count, when s has none.
+func (p *fileParser) maxRequestsNeedGateway(s *Scenario) {
+	budgets := []*UsageExpect{s.Budget}
+	for _, t := range s.Turns {
+		budgets = append(budgets, t.Budget)
+	}
+	for _, b := range budgets {
+		if b != nil && b.MaxRequests != nil {
+			p.errorAt(b.MaxRequestsPos, "budget maxRequests counts the agent's model requests through acprun's gateway, and this scenario has none: "+
+				"add gateway: {mode: meter} to it (or to the config's defaults), or run it with --gateway meter")
+		}
+	}
+}
+
+// pointed returns a copy of g with the targets that point agent a at the
+// gateway: those g.Given gives, else the named agent's (a config agent
+// named like a built-in one is that agent); none when a makes no model
+// requests (acprun's mock and replay agents) and g.Given names no
+// variable. problem, when not "", says why a cannot be pointed and what
+// to write.
+func (g *Gateway) pointed(a Agent, lookup func(string) (string, bool)) (_ *Gateway, problem string) {
+	c := *g
+	c.Targets = nil
+	var known []GatewayTarget
+	if b := builtinDef(a.Name); b != nil {
+		known = b.gateway
+	}
+	given := g.Given
+	switch {
+	case given.Env != "":
+		t := given
+		if i := slices.IndexFunc(known, func(k GatewayTarget) bool { return k.Env == given.Env && k.JSONPath == nil }); i >= 0 {
+			t.Upstream = cmp.Or(t.Upstream, known[i].Upstream)
+			t.KeyEnv = cmp.Or(t.KeyEnv, known[i].KeyEnv)
+		}
+		c.Targets = []GatewayTarget{t}
+	case len(known) > 0:
+		c.Targets = make([]GatewayTarget, len(known))
+		for i, k := range known {
+			k.JSONPath = slices.Clone(k.JSONPath)
+			c.Targets[i] = k
+		}
+		if (given.Upstream != "" || given.KeyEnv != "") && len(known) > 1 {
+			return nil, fmt.Sprintf("agent %s reads several base URLs (%s): give gateway.env with gateway.upstream to say which one to point at the gateway",
+				a.Name, strings.Join(targetNames(known), ", "))
+		}
+		c.Targets[0].Upstream = cmp.Or(given.Upstream, c.Targets[0].Upstream)
+		c.Targets[0].KeyEnv = cmp.Or(given.KeyEnv, c.Targets[0].KeyEnv)
+	case noModelRequests(a):
+		return &c, ""
+	default:
+		return nil, "acprun does not know how to point this agent at its gateway (it knows the built-in agents' variables: " +
+			strings.Join(gatewayAgents(), ", ") + "): set gateway.env to the variable your agent reads its model base URL from, " +
+			"and gateway.upstream to that URL (gateway: {mode: " + cmp.Or(g.Mode, "meter") + ", env: MY_BASE_URL, upstream: https://api.example.com/v1})"
+	}
+	for i := range c.Targets {
+		t := &c.Targets[i]
+		if given.Upstream == "" {
+			if own, where := ownValue(*t, a.Env, lookup); own != "" {
+				if msg := badUpstream(own); msg != "" {
+					return nil, fmt.Sprintf("%s, where the gateway's upstream comes from, %s (or set gateway.upstream)", where, msg)
+				}
+				t.Upstream = own
+			}
+		}
+		if t.Upstream == "" && g.Mode != string(gateway.Replay) {
+			return nil, fmt.Sprintf("acprun does not know where the agent's %s points: set gateway.upstream to the provider's base URL (such as https://api.openai.com/v1), "+
+				"or set %[1]s in agent.env", t.Env)
+		}
+	}
+	return &c, ""
+}
+
+// ownValue is the agent's own value of t's variable, the base URL it would
+// use without the gateway: its agent.env value, else acprun's environment
+// (for a JSON document, the string at t.JSONPath in it); "" when it has
+// none. where names it for messages.
+func ownValue(t GatewayTarget, env map[string]string, lookup func(string) (string, bool)) (value, where string) {
+	v, where := env[t.Env], t.Env+" in agent.env"
+	if v == "" {
+		v, _ = lookup(t.Env)
+		where = t.Env + " in acprun's environment"
+	}
+	if t.JSONPath == nil || v == "" {
+		return v, where
+	}
+	var doc any
+	if json.Unmarshal([]byte(v), &doc) != nil {
+		return "", where
+	}
+	for _, k := range t.JSONPath {
+		m, ok := doc.(map[string]any)
+		if !ok {
+			return "", where
+		}
+		doc = m[k]
+	}
+	s, _ := doc.(string)
+	return s, where + " at " + strings.Join(t.JSONPath, ".")
+}
+
+// noModelRequests reports whether a is acprun's own mock or replay agent,
+// which answer from a script or a transcript and ask no model.
+func noModelRequests(a Agent) bool {
+	return len(a.Command) >= 2 && filepath.Base(a.Command[0]) == "acprun" && (a.Command[1] == "mock-agent" || a.Command[1] == "replay")
+}
+
+// Name names the target for people: its variable, with the JSON path for
+// a document ("OPENCODE_CONFIG_CONTENT provider.openai.options.baseURL").
+func (t GatewayTarget) Name() string {
+	if t.JSONPath == nil {
+		return t.Env
+	}
+	return t.Env + " " + strings.Join(t.JSONPath, ".")
+}
+
+// targetNames names targets for messages.
+func targetNames(ts []GatewayTarget) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Name())
+	}
+	return out
+}
+
+// gatewayAgents are the built-in agents acprun knows how to point at its
+// gateway.
+func gatewayAgents() []string {
+	var names []string
+	for _, b := range builtinAgents {
+		if len(b.gateway) > 0 {
+			names = append(names, b.name)
+		}
+	}
+	return names
 }

@@ -31,6 +31,13 @@ type LoadOptions struct {
 	// for the others (UnsetWarnings). A CI job that has one provider's
 	// key can then run the scenarios that need only that one.
 	DeferUnset bool
+
+	// Gateway, when set (run --gateway MODE: record, replay or meter),
+	// gives every scenario a gateway in that mode: those without one get
+	// the defaults, those with one get this mode. GatewayTiming (run
+	// --gateway-timing) replays at the recorded pace.
+	Gateway       string
+	GatewayTiming bool
 }
 
 // loader collects the scenarios, errors and warnings of every file.
@@ -141,7 +148,8 @@ func (l *loader) parse(file string, data []byte) *parsedFile {
 	if err != nil {
 		abs = file
 	}
-	p := &fileParser{Reader: yamlnode.Reader{Name: file, Src: data}, dir: dir, lookup: l.opts.LookupEnv, cfg: l.opts.Config, deferUnset: l.opts.DeferUnset}
+	p := &fileParser{Reader: yamlnode.Reader{Name: file, Src: data}, dir: dir, lookup: l.opts.LookupEnv, cfg: l.opts.Config, deferUnset: l.opts.DeferUnset,
+		gatewayFlag: l.opts.Gateway, gatewayTiming: l.opts.GatewayTiming}
 	return &parsedFile{file: file, abs: abs, p: p, scens: p.parseFile()}
 }
 

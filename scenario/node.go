@@ -37,6 +37,10 @@ type fileParser struct {
 	// of Errs (LoadOptions.DeferUnset); the scenario being read takes them.
 	deferUnset bool
 	unset      Errors
+	// gatewayFlag and gatewayTiming are LoadOptions.Gateway and
+	// GatewayTiming (see finishGateway).
+	gatewayFlag   string
+	gatewayTiming bool
 }
 
 func (p *fileParser) pos(n *yaml.Node) Pos {

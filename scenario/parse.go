@@ -23,7 +23,7 @@ import (
 var (
 	scenarioKeys = []string{"name", "description", "tags", "agent", "timeout", "turnTimeout", "idleTimeout",
 		"cancelGrace", "killGrace", "continueAfterCancel", "retries", "budget", "client", "permissions", "answers", "workspace", "sandbox",
-		"setup", "expect", "turns", "verify", "teardown", "session", "vars"}
+		"gateway", "setup", "expect", "turns", "verify", "teardown", "session", "vars"}
 	agentKeys          = []string{"command", "name", "replay", "args", "env", "cwd", "auth", "mode", "model", "config", "mcpServers", "reuse"}
 	clientKeys         = []string{"fs", "terminal", "readOnly", "roots"}
 	permissionKeys     = []string{"default", "allow", "deny", "answerDelay", "enforce"}
@@ -44,6 +44,7 @@ var (
 	filesKeys             = []string{"exists", "absent", "contains", "matches", "unchanged", "golden"}
 	permissionsExpectKeys = []string{"requested", "notRequested"}
 	usageKeys             = []string{"maxTotalTokens", "maxCost"}
+	budgetKeys            = []string{"maxTotalTokens", "maxCost", "maxRequests"}
 	judgeKeys             = []string{"agent", "rubric", "pass", "timeout"}
 	toolCallStatuses      = []string{"completed", "failed"}
 
@@ -215,6 +216,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	}
 	p.checkSession(s)
 	p.enforce(s)
+	p.finishGateway(s)
 	if s.Expect.Pos == (Pos{}) {
 		s.Expect.Pos = s.Pos
 	}
@@ -262,6 +264,8 @@ func (p *fileParser) setting(key string, v *yaml.Node, s *Scenario) (roots *yaml
 		s.Workspace = p.workspace(v)
 	case "sandbox":
 		s.Sandbox = p.sandbox(v)
+	case "gateway":
+		s.Gateway = p.gateway(v)
 	case "setup":
 		s.Setup = p.commands(v, "setup")
 	case "verify":

@@ -49,8 +49,6 @@ type Scenario struct {
 	// reports it (budget: the keys of expect.usage): the runner cancels
 	// the turn that passes it and the scenario fails; nil for none.
 	Budget *UsageExpect
-	// Gateway (stub).
-	Gateway *Gateway
 
 	Client Client
 
@@ -63,6 +61,10 @@ type Scenario struct {
 	// Sandbox, when set, is the OS sandbox around the agent side (see
 	// Sandbox); nil for none.
 	Sandbox *Sandbox
+	// Gateway, when set, is acprun's model gateway between the agent and
+	// its model (gateway:, the config's defaults, run --gateway); nil for
+	// none.
+	Gateway *Gateway
 	// Setup runs before the agent starts (each must exit 0), Verify after
 	// the last turn (each is an expectation), Teardown always, last.
 	Setup, Verify, Teardown []Command

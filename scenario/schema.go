@@ -64,6 +64,17 @@ var configSchema = sync.OnceValue(func() []byte {
 					"$ref": "#/$defs/namedAgent",
 				},
 			},
+			"prices": map[string]any{
+				"type": "object",
+				"description": "What models cost, for the gateway's costs: a model's name, as requests name it, to its price per million tokens. " +
+					"acprun has no prices of its own; a model without one is counted but not priced.",
+				"additionalProperties": map[string]any{"$ref": "#/$defs/price"},
+			},
+			"currency": map[string]any{
+				"type":        "string",
+				"minLength":   1,
+				"description": "The currency of prices; default " + DefaultCurrency + ".",
+			},
 		},
 		"$defs": s.Defs,
 	}

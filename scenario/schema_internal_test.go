@@ -54,7 +54,9 @@ func TestSchemaMatchesParser(t *testing.T) {
 		{[]string{"$defs", "filesExpect"}, filesKeys},
 		{[]string{"$defs", "permissionsExpect"}, permissionsExpectKeys},
 		{[]string{"$defs", "usageExpect"}, usageKeys},
-		{[]string{"$defs", "budget"}, usageKeys},
+		{[]string{"$defs", "budget"}, budgetKeys},
+		{[]string{"$defs", "gateway"}, gatewayKeys},
+		{[]string{"$defs", "price"}, priceKeys},
 		{[]string{"$defs", "noticesExpect"}, noticesKeys},
 		{[]string{"$defs", "judge"}, judgeKeys},
 		{[]string{"$defs", "agentExpect"}, agentExpectKeys},
@@ -111,7 +113,21 @@ func TestSchemaEnumsMatchParser(t *testing.T) {
 					} `json:"cancelCause"`
 				} `json:"properties"`
 			} `json:"turnExpect"`
+			Gateway struct {
+				Properties struct {
+					Mode struct {
+						Enum []string `json:"enum"`
+					} `json:"mode"`
+				} `json:"properties"`
+			} `json:"gateway"`
 		} `json:"$defs"`
+		Properties struct {
+			Gateway struct {
+				AnyOf []struct {
+					Enum []string `json:"enum"`
+				} `json:"anyOf"`
+			} `json:"gateway"`
+		} `json:"properties"`
 	}
 	if err := json.Unmarshal(JSONSchema(), &schema); err != nil {
 		t.Fatal(err)
@@ -128,6 +144,14 @@ func TestSchemaEnumsMatchParser(t *testing.T) {
 		t.Errorf("cancelCause has no enum")
 	} else if diff := cmp.Diff(CancelCauses, anyOf[0].Enum); diff != "" {
 		t.Errorf("cancelCause (-parser +schema):\n%s", diff)
+	}
+	if anyOf := schema.Properties.Gateway.AnyOf; len(anyOf) == 0 {
+		t.Errorf("gateway has no enum")
+	} else if diff := cmp.Diff(GatewayModes, anyOf[0].Enum); diff != "" {
+		t.Errorf("gateway (-parser +schema):\n%s", diff)
+	}
+	if diff := cmp.Diff(GatewayModes, schema.Defs.Gateway.Properties.Mode.Enum); diff != "" {
+		t.Errorf("gateway.mode (-parser +schema):\n%s", diff)
 	}
 }
 

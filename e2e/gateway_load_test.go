@@ -1,0 +1,99 @@
+package e2e_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGatewayScenarioDryRun: the plan shows each scenario's gateway as the file,
+// the config and --gateway give it: the mode, where the cassettes are,
+// each variable pointed at the gateway with the upstream it forwards to
+// (the agent's own value from acprun's environment here) and the key
+// variable; budgets with maxRequests; and an agent given by its command
+// pointed by gateway.env.
+func TestGatewayScenarioDryRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml": "defaults:\n  gateway: {mode: replay, dir: tapes}\nprices:\n  claude-sonnet-4-5: {input: 3, output: 15}\n",
+		"suite/s.yaml": `name: named
+agent: claude
+budget: {maxRequests: 5}
+permissions: {default: deny}
+turns: [{prompt: hi, budget: {maxRequests: 2}}]
+---
+name: command
+agent: {command: [my-agent], env: {MY_URL: "https://mine.example/v1"}}
+gateway: {mode: record, env: MY_URL, key: MY_KEY}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`,
+	})
+	env := []string{"ANTHROPIC_BASE_URL=https://corp.example/anthropic"}
+	res := acprunEnv(t, dir, env, "run", "suite", "--dry-run", "--gateway-timing")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	for _, want := range []string{
+		"  budget:   maxRequests 5 (for the whole scenario; the turn that passes it is cancelled)\n",
+		"  gateway:  replay: answers from the cassettes under " + filepath.Join(dir, "tapes") + " with no network and a dummy key, at the recorded pace; prices for 1 model, in USD\n" +
+			"    ANTHROPIC_BASE_URL → https://corp.example/anthropic (key ANTHROPIC_API_KEY)\n",
+		`  turn 1:   "hi" (timeout 10m0s, expect end_turn, budget maxRequests 2)` + "\n",
+		"  gateway:  record: forwards each model request to its upstream and keeps the exchange, redacted, in a cassette under " + filepath.Join(dir, "suite", "cassettes") + "; prices for 1 model, in USD\n" +
+			"    MY_URL → https://mine.example/v1 (key MY_KEY)\n",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("the plan lacks %q:\n%s", want, res.stdout)
+		}
+	}
+
+	res = acprunEnv(t, dir, env, "run", "suite", "--dry-run", "--gateway", "meter")
+	if res.code != exitOK || strings.Count(res.stdout, "  gateway:  meter: forwards each model request to its upstream and counts what the agent spends") != 2 {
+		t.Errorf("--gateway meter: exit %d, want both scenarios metered:\n%s%s", res.code, res.stdout, res.stderr)
+	}
+}
+
+// TestGatewayScenarioErrors: a gateway acprun cannot set up is a usage error
+// (exit 2) before anything runs, at its file:line:col with what to write.
+func TestGatewayScenarioErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml": "",
+		"s.yaml": `name: s
+agent: {command: [my-agent]}
+gateway: {mode: replai}
+budget: {maxRequests: 1}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+---
+name: t
+agent: {command: [my-agent]}
+gateway: meter
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`,
+		"u.yaml": "name: u\nagent: claude\nbudget: {maxRequests: 1}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	res := acprun(t, dir, "run", "s.yaml", "u.yaml")
+	if res.code != exitUsage {
+		t.Fatalf("exit %d, want 2\n%s", res.code, res.stderr)
+	}
+	for _, want := range []string{
+		`s.yaml:3:17: unknown gateway mode "replai" (did you mean "replay"?)`,
+		"s.yaml:10:10: acprun does not know how to point this agent at its gateway",
+		"set gateway.env to the variable your agent reads its model base URL from, and gateway.upstream to that URL",
+		"u.yaml:3:23: budget maxRequests counts the agent's model requests through acprun's gateway, and this scenario has none: add gateway: {mode: meter}",
+	} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+		}
+	}
+	if res.stdout != "" {
+		t.Errorf("stdout: %q", res.stdout)
+	}
+	if res := acprun(t, dir, "run", "u.yaml", "--gateway", "meter", "--dry-run"); res.code != exitOK {
+		t.Errorf("--gateway meter allows maxRequests: exit %d\n%s", res.code, res.stderr)
+	}
+}
