@@ -32,7 +32,7 @@ var errDivergence = errors.New("divergence")
 // gateway; nil when none has.
 func startGateway(scenarios []*scenario.Scenario) (*gateway.Server, error) {
 	for _, sc := range scenarios {
-		if sc.Gateway != nil {
+		if sc.Gateway != nil && len(sc.Gateway.Targets) > 0 {
 			s, err := gateway.Start()
 			if err != nil {
 				return nil, fmt.Errorf("model gateway: %w", err)
@@ -50,11 +50,12 @@ func cassetteName(transcript string) string {
 }
 
 // openGateway opens the attempt's share of the gateway (r.gw) when the
-// scenario has one. In replay a missing or unreadable cassette is an
-// error that keeps the scenario from starting.
+// scenario has one and its agent makes model requests (it has targets).
+// In replay a missing or unreadable cassette is an error that keeps the
+// scenario from starting.
 func (r *scenarioRun) openGateway() error {
 	g := r.sc.Gateway
-	if g == nil {
+	if g == nil || len(g.Targets) == 0 {
 		return nil
 	}
 	home, _ := os.UserHomeDir()
