@@ -53,9 +53,9 @@ type AnthropicServer struct {
 	URL     string
 	srv     *httptest.Server
 	replies []ModelReply
+	requestLog
 
 	mu       sync.Mutex
-	log      []string
 	requests []AnthropicRequest
 	messages int // message ids handed out
 }
@@ -66,11 +66,12 @@ type AnthropicServer struct {
 // input, which must marshal to a JSON object.
 func NewAnthropicServer(t testing.TB, replies ...ModelReply) *AnthropicServer {
 	t.Helper()
+	checkReplies(t, "NewAnthropicServer", replies)
 	for _, r := range replies {
 		for _, c := range r.ToolCalls {
 			var obj map[string]any
-			if err := json.Unmarshal([]byte(arguments(c)), &obj); err != nil {
-				t.Fatalf("testkit.NewAnthropicServer: tool call %s: input %#v is not a JSON object", c.ID, c.Arguments)
+			if json.Unmarshal([]byte(arguments(c)), &obj) != nil {
+				t.Fatalf("testkit.NewAnthropicServer: tool call %s: input %s is not a JSON object", c.ID, arguments(c))
 			}
 		}
 	}
@@ -93,25 +94,11 @@ func NewAnthropicServer(t testing.TB, replies ...ModelReply) *AnthropicServer {
 // the requests in flight to end.
 func (s *AnthropicServer) Close() { s.srv.Close() }
 
-// Log is the requests received so far, one line each: what was asked and
-// what was answered.
-func (s *AnthropicServer) Log() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.Join(s.log, "\n")
-}
-
 // Requests is the requests received so far, in the order they arrived.
 func (s *AnthropicServer) Requests() []AnthropicRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]AnthropicRequest(nil), s.requests...)
-}
-
-func (s *AnthropicServer) logf(format string, args ...any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.log = append(s.log, fmt.Sprintf(format, args...))
 }
 
 // keep records r, whose body was read as body, and returns its number
@@ -167,26 +154,19 @@ func (s *AnthropicServer) messagesHandler(w http.ResponseWriter, r *http.Request
 		return
 	}
 	asked := describeAnthropic(r, req)
-	reply := ModelReply{Text: SideText}
-	if len(req.Tools) > 0 {
-		n := 0
-		for _, m := range req.Messages {
-			if m.Role == "assistant" {
-				n++
-			}
+	n := 0
+	for _, m := range req.Messages {
+		if m.Role == "assistant" {
+			n++
 		}
-		if n >= len(s.replies) {
-			msg := fmt.Sprintf("the script has %d replies, and this conversation already has %d assistant messages", len(s.replies), n)
-			s.logf("%s → 400: %s", asked, msg)
-			writeJSON(w, http.StatusBadRequest, anthropicError("invalid_request_error", msg))
-			return
-		}
-		reply = s.replies[n]
-		asked += fmt.Sprintf(" → reply %d of %d: ", n+1, len(s.replies))
-	} else {
-		asked += " → side text: "
 	}
-	s.logf("%s%s", asked, describeReply(reply))
+	reply, which, ended := scripted(s.replies, len(req.Tools) > 0, n)
+	if ended != "" {
+		s.logf("%s → 400: %s", asked, ended)
+		writeJSON(w, http.StatusBadRequest, anthropicError("invalid_request_error", ended))
+		return
+	}
+	s.logf("%s → %s: %s", asked, which, describeReply(reply))
 	s.mu.Lock()
 	s.messages++
 	id := fmt.Sprintf("msg_test_%d", s.messages)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acprun/acprun/internal/gateway/provider"
 	"github.com/acprun/acprun/internal/testkit"
 )
 
@@ -220,7 +221,7 @@ func TestAnthropicServerStreams(t *testing.T) {
 	want := []string{
 		`POST /v1/messages?beta=true model "claude-test", streamed, 1 tools, 1 messages, last user "write the file" → reply 1 of 2: tool calls Bash (toolu_01) {"command":"echo hello > out.txt"}`,
 		`POST /v1/messages model "claude-test", streamed, 1 tools, 3 messages, last user [tool_result (toolu_01) "ok"] → reply 2 of 2: text "Déjà vu."`,
-		`POST /v1/messages model "claude-test", streamed, 1 tools, 5 messages, last user "write the file" → 400: the script has 2 replies, and this conversation already has 2 assistant messages`,
+		`POST /v1/messages model "claude-test", streamed, 1 tools, 5 messages, last user "write the file" → 400: the script has 2 replies, and this conversation already has 2 model turns`,
 	}
 	if !slices.Equal(log, want) {
 		t.Errorf("log:\n%s\nwant:\n%s", strings.Join(log, "\n"), strings.Join(want, "\n"))
@@ -321,5 +322,39 @@ func TestAnthropicServerClose(t *testing.T) {
 	if res, err := http.Post(s.URL+"/v1/messages", "application/json", strings.NewReader("{}")); err == nil {
 		res.Body.Close()
 		t.Errorf("after Close: %d; want no connection", res.StatusCode)
+	}
+}
+
+// TestAnthropicServerMetered: the gateway's meter reads the fixed usage
+// from the fake's answers, streamed (message_start's input and cache
+// counts, message_delta's final output count) or whole, as the constants
+// document it, so that tests of metering can assert them.
+func TestAnthropicServerMetered(t *testing.T) {
+	s := testkit.NewAnthropicServer(t, anthropicScript...)
+	user := map[string]any{"role": "user", "content": "write the file"}
+	want := provider.Usage{Input: testkit.AnthropicInputTokens, Output: testkit.AnthropicOutputTokens,
+		CacheRead: testkit.AnthropicCacheReadTokens, CacheWrite: testkit.AnthropicCacheWriteTokens}
+
+	body, err := io.ReadAll(postMessages(t, s, "/v1/messages", true, anthropicBash, user).Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := provider.NewMeter(provider.Anthropic)
+	var split provider.Splitter
+	for _, ev := range split.Feed(body) {
+		m.Event(provider.Parse(ev))
+	}
+	if u, ok := m.Usage(); !ok || u != want || m.Model() != "claude-test" || len(split.Rest()) != 0 {
+		t.Errorf("streamed: usage %+v (%v), model %q, rest %q; want %+v, claude-test, nothing left", u, ok, m.Model(), split.Rest(), want)
+	}
+
+	body, err = io.ReadAll(postMessages(t, s, "/v1/messages", false, anthropicBash, user).Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = provider.NewMeter(provider.Anthropic)
+	m.Body(body)
+	if u, ok := m.Usage(); !ok || u != want {
+		t.Errorf("whole: usage %+v (%v); want %+v", u, ok, want)
 	}
 }
