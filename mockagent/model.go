@@ -1,7 +1,6 @@
 package mockagent
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -18,6 +17,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/acprun/acprun/internal/gateway/provider"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -237,32 +237,29 @@ func (st *modelStep) fail(format string, args ...any) *ending {
 }
 
 // readEvents reads a server-sent event stream and calls each with the data
-// of each event (its data lines joined by "\n"); "[DONE]" is skipped.
+// of each event (its data lines joined by "\n"); events without data and
+// "[DONE]" are skipped.
 func readEvents(r io.Reader, each func(data []byte) error) error {
-	br := bufio.NewReader(r)
-	var data [][]byte
+	var sp provider.Splitter
+	buf := make([]byte, 32<<10)
 	for {
-		line, err := br.ReadBytes('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("reading the answer: %w", err)
+		n, err := r.Read(buf)
+		events := sp.Feed(buf[:n])
+		if errors.Is(err, io.EOF) {
+			events = append(events, sp.Rest()) // an event cut short at the end
 		}
-		line = bytes.TrimRight(line, "\r\n")
-		if len(line) == 0 && len(data) > 0 { // the end of an event (or of the stream)
-			if d := bytes.Join(data, []byte("\n")); string(d) != "[DONE]" {
-				if err := each(d); err != nil {
+		for _, e := range events {
+			if _, data := provider.Parse(e); data != nil && string(data) != "[DONE]" {
+				if err := each(data); err != nil {
 					return err
 				}
 			}
-			data = nil
 		}
-		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			data = append(data, bytes.TrimPrefix(v, []byte(" ")))
-		}
-		if errors.Is(err, io.EOF) {
-			if len(data) > 0 {
-				return each(bytes.Join(data, []byte("\n")))
-			}
+		switch {
+		case errors.Is(err, io.EOF):
 			return nil
+		case err != nil:
+			return fmt.Errorf("reading the answer: %w", err)
 		}
 	}
 }
