@@ -28,28 +28,36 @@ const (
 )
 
 // opencodeBin is the pinned opencode's binary. The test is skipped when it
-// is not installed (failed instead under envThirdPartyRequired, unless npm
-// itself is missing, as a missing node skips the TypeScript SDK's agent).
+// is not installed (see npmAgentBin).
 func opencodeBin(t *testing.T) string {
 	t.Helper()
-	prefix := filepath.Join(thirdPartyCache(t), "opencode-"+opencodeVersion)
-	install := fmt.Sprintf("npm install --prefix %s --no-audit --no-fund --save-exact %s@%s", prefix, opencodePackage, opencodeVersion)
-	var pkg struct {
+	return npmAgentBin(t, "opencode", opencodePackage, opencodeVersion, "opencode")
+}
+
+// npmAgentBin is the bin called bin of the agent that npm installed,
+// pinned to version, under name-version in the third-party cache (as
+// .ci/run does). The test is skipped when the package is not installed
+// there: failed instead under envThirdPartyRequired, unless npm itself is
+// missing, as a missing node skips the TypeScript SDK's agent.
+func npmAgentBin(t *testing.T, name, pkg, version, bin string) string {
+	t.Helper()
+	prefix := filepath.Join(thirdPartyCache(t), name+"-"+version)
+	install := fmt.Sprintf("npm install --prefix %s --no-audit --no-fund --save-exact %s@%s", prefix, pkg, version)
+	var meta struct {
 		Version string `json:"version"`
 	}
-	data, err := os.ReadFile(filepath.Join(prefix, "node_modules", opencodePackage, "package.json"))
-	if err != nil || json.Unmarshal(data, &pkg) != nil || pkg.Version != opencodeVersion {
+	data, err := os.ReadFile(filepath.Join(prefix, "node_modules", pkg, "package.json"))
+	if err != nil || json.Unmarshal(data, &meta) != nil || meta.Version != version {
 		if _, err := exec.LookPath("npm"); err != nil {
-			t.Skipf("npm is not installed, and %s@%s is not installed under %s", opencodePackage, opencodeVersion, prefix)
+			t.Skipf("npm is not installed, and %s@%s is not installed under %s", pkg, version, prefix)
 		}
-		skipUnavailable(t, "%s@%s is not installed under %s; .ci/run installs it with:\n%s", opencodePackage, opencodeVersion, prefix, install)
+		skipUnavailable(t, "%s@%s is not installed under %s; .ci/run installs it with:\n%s", pkg, version, prefix, install)
 	}
-	bin := filepath.Join(prefix, "node_modules", ".bin", "opencode")
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("%s@%s is installed under %s without its binary (%v): its postinstall script links it; install it again with:\n%s",
-			opencodePackage, opencodeVersion, prefix, err, install)
+	path := filepath.Join(prefix, "node_modules", ".bin", bin)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("%s@%s is installed under %s without its bin %s (%v); install it again with:\n%s", pkg, version, prefix, bin, err, install)
 	}
-	return bin
+	return path
 }
 
 // opencodeHome is opencode's environment for a test: its home and XDG

@@ -506,9 +506,10 @@ func (a *agent) prompt(ctx context.Context, req *acp.Request) (any, error) {
 		a.mu.Unlock()
 	}()
 
-	tr := a.s.pick(n, promptText(p.Prompt))
+	text := promptText(p.Prompt)
+	tr := a.s.pick(n, text)
 	if tr == nil {
-		a.remember(sess, promptText(p.Prompt), "")
+		a.remember(sess, text, "")
 		return acp.PromptResponse{StopReason: acp.StopEndTurn}, nil
 	}
 	mode := tr.onCancel
@@ -516,9 +517,9 @@ func (a *agent) prompt(ctx context.Context, req *acp.Request) (any, error) {
 		mode = a.s.onCancel
 	}
 	pl := a.player(ctx, sess, run, mode)
-	pl.reply = &strings.Builder{}
+	pl.prompt, pl.reply = text, &strings.Builder{}
 	end := pl.play(tr.steps)
-	a.remember(sess, promptText(p.Prompt), pl.reply.String())
+	a.remember(sess, text, pl.reply.String())
 	if end == nil {
 		end = &ending{stop: acp.StopEndTurn}
 		if tr.stopReason != "" {

@@ -18,7 +18,8 @@
 // (any number of sessions per process, each with its own cwd), keeps its
 // sessions' histories in a directory when the script names one (so that a
 // later agent process can load them), plays one entry of
-// the script's turns per prompt, honours session/cancel, and can misbehave
+// the script's turns per prompt, honours session/cancel, can ask a model
+// over HTTP as real agents do (through acprun's gateway), and can misbehave
 // on purpose (exit mid-turn, hang, print garbage, flood, keep pipes open
 // through a grandchild). Reference documents the whole script format.
 package mockagent
@@ -222,6 +223,29 @@ environment, relative paths are relative to the session cwd)
                               "spawn: exit <code>: <output>"
   connect: HOST:PORT          open a TCP connection and close it; says
                               "connect: ok" (or "connect: error: ...")
+A model over HTTP (the request an agent's SDK sends, e.g. to acprun's gateway)
+  model: {api: anthropic, model: claude-sonnet-4-5, prompt: "Say hi"}
+                              api: anthropic (POST BASE/v1/messages),
+                              openai-chat (BASE/chat/completions),
+                              openai-responses (BASE/responses) or gemini
+                              (BASE/v1beta/models/MODEL:streamGenerateContent
+                              ?alt=sse, :generateContent unstreamed); api,
+                              model and prompt are required. {{prompt}} in
+                              the prompt is the turn's prompt text. Says the
+                              answer's text in one agent_message_chunk. A
+                              non-2xx answer or an error in the stream ends
+                              the turn with -32603 "model step: API: STATUS:
+                              the answer's error message"; so does an unset
+                              base URL variable. A cancel aborts the request
+    env: ANTHROPIC_BASE_URL     the variable holding BASE (default per api:
+                                ANTHROPIC_BASE_URL, OPENAI_BASE_URL,
+                                OPENAI_BASE_URL, GOOGLE_GEMINI_BASE_URL)
+    key: ANTHROPIC_API_KEY      the variable holding the API key, sent as the
+                                API's header when set (default per api:
+                                ANTHROPIC_API_KEY, OPENAI_API_KEY,
+                                OPENAI_API_KEY, GEMINI_API_KEY)
+    stream: true                ask for server-sent events (false: one JSON)
+    show: text                  text (say the answer) or none
 Misbehaviour
   exit: 3                     exit the process at once with this code
   hang: true                  never write or answer anything again; ignore
@@ -232,7 +256,7 @@ Misbehaviour
   spawnGrandchild: true       start "sleep 3600" (via /bin/sh, ignoring SIGTERM)
                               holding stdout and stderr; its pid goes to stderr
 Outside a turn (updatesBeforeSessionNew, load, after) permission, elicit, read,
-write, terminal, waitForCancel, stop and error are not allowed.
+write, terminal, waitForCancel, stop, error and model are not allowed.
 
 Sessions
   One agent process serves any number of sessions, one after another or side

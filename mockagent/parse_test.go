@@ -46,7 +46,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown step",
 			src:  "turns:\n  - steps:\n      - txt: hi\n",
-			want: []string{`s.yaml:3:9: unknown step "txt" (want one of: text, thought, user, plan, tool_call, tool_call_update, permission, elicit, notice, compaction, read, write, terminal, sleep, waitForCancel, update, usage_update, stop, error, exit, hang, garbage, flood, stderr, spawnGrandchild, showConfig, showRoots, history, waitFor, writeFile, readFile, spawn, connect)`},
+			want: []string{`s.yaml:3:9: unknown step "txt" (want one of: text, thought, user, plan, tool_call, tool_call_update, permission, elicit, notice, compaction, read, write, terminal, sleep, waitForCancel, update, usage_update, stop, error, exit, hang, garbage, flood, stderr, spawnGrandchild, showConfig, showRoots, history, waitFor, writeFile, readFile, spawn, connect, model)`},
 		},
 		{
 			name: "own system calls",
@@ -56,6 +56,28 @@ func TestParseErrors(t *testing.T) {
 				`s.yaml:4:18: connect: want HOST:PORT, got "localhost"`,
 				`s.yaml:5:16: spawn: must not be empty`,
 				`s.yaml:6:19: readFile: want a string, got a list`,
+			},
+		},
+		{
+			name: "model step",
+			src: `turns:
+  - steps:
+      - model: {api: claude, prompt: hi, model: m}
+      - model: {api: gemini, model: m, stream: 1, show: all}
+      - model: {api: openai-chat, prompt: hi, model: "", base: x}
+      - model: anthropic
+  - after:
+      - model: {api: gemini, prompt: hi, model: m}
+`,
+			want: []string{
+				`s.yaml:3:22: model.api: unknown value "claude" (want one of: anthropic, openai-chat, openai-responses, gemini)`,
+				`s.yaml:4:48: model.stream: want true or false, got an integer`,
+				`s.yaml:4:57: model.show: unknown value "all" (want one of: text, none)`,
+				`s.yaml:4:16: model: api, model and prompt are required`,
+				`s.yaml:5:54: model.model: must not be empty`,
+				`s.yaml:5:58: unknown key "base" in model (want one of: api, env, key, model, prompt, show, stream)`,
+				`s.yaml:6:16: model: want a mapping, got a string`,
+				`s.yaml:8:9: model step: only allowed in a turn's steps, not in after`,
 			},
 		},
 		{

@@ -74,6 +74,7 @@ var stepKinds = []stepKind{
 	{name: "readFile", new: func() step { return &readFileStep{} }},
 	{name: "spawn", new: func() step { return &spawnStep{} }},
 	{name: "connect", new: func() step { return &connectStep{} }},
+	{name: "model", new: func() step { return &modelStep{} }, turnOnly: true},
 }
 
 // stepNames lists the keys of stepKinds, for messages.

@@ -32,6 +32,9 @@ type player struct {
 	// open lists this turn's tool calls and their last status, in order.
 	openIDs []string
 	status  map[string]acp.ToolCallStatus
+	// prompt is the text of the turn's prompt ("" outside a turn), for
+	// the model step's {{prompt}}.
+	prompt string
 	// reply, when set, collects the text of the agent_message_chunks sent:
 	// the turn's reply, for the session's history.
 	reply *strings.Builder
