@@ -50,7 +50,7 @@ func TestPlanGateway(t *testing.T) {
 		"  gateway:  record: forwards each model request to its upstream and keeps the exchange, redacted, in a cassette under /s/tapes",
 		"    ANTHROPIC_BASE_URL → https://me:xxxxx@proxy.example/anthropic (key ANTHROPIC_API_KEY)",
 		`  turn 1:   "hi" (timeout 10m0s, expect end_turn)`,
-		"  gateway:  meter, not needed: the agent makes no model requests",
+		"  gateway:  meter, not needed: the agent has no base-URL variable (give gateway.env)",
 		`  turn 1:   "hi" (timeout 10m0s, expect end_turn)`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -192,7 +192,7 @@ func writeGateway(w *errWriter, g *scenario.Gateway) {
 		return
 	}
 	if len(g.Targets) == 0 {
-		w.printf("  gateway:  %s, not needed: the agent makes no model requests\n", g.Mode)
+		w.printf("  gateway:  %s, not needed: the agent has no base-URL variable (give gateway.env)\n", g.Mode)
 		return
 	}
 	var what string

@@ -216,8 +216,8 @@
 // agent of another name, needs env. The upstream is gateway.upstream, else
 // the agent's own value of the variable (its env, then acprun's
 // environment), else the provider's default. acprun's mock and replay
-// agents make no model requests: their gateway has no target (a warning
-// when the file asks for one). LoadOptions.Gateway (run --gateway) gives
+// agents have no variable of their own: without env their gateway has no
+// target (a warning when the file asks for one). LoadOptions.Gateway (run --gateway) gives
 // every scenario a gateway in its mode. budget.maxRequests needs a
 // gateway. gateway: null (or false) means none, even when the config's
 // defaults give one; the scenario's gateway replaces the config's whole.

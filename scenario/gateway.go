@@ -32,8 +32,9 @@ type Gateway struct {
 	// once.
 	Timing bool
 	// Targets are how the agent is pointed at the gateway: at least one,
-	// except for an agent that makes no model requests (acprun's mock and
-	// replay agents), which has none and needs no gateway.
+	// except for acprun's mock and replay agents without gateway.env
+	// (the mock agent asks a model only in its model steps, whose variable
+	// gateway.env names), which have none and need no gateway.
 	Targets []GatewayTarget
 	// Prices map a model to its price per million tokens: the config's
 	// prices (shared by every scenario: do not change them); nil for none.
@@ -261,7 +262,7 @@ func (p *fileParser) finishGateway(s *Scenario) {
 		p.errorAt(pos, "%s", problem)
 		return
 	case len(g.Targets) == 0 && !fromFlag:
-		p.warnf(a.Pos, "the agent makes no model requests (it is acprun's mock or replay agent): the gateway has nothing to do")
+		p.warnf(a.Pos, "acprun's mock and replay agents have no base-URL variable of their own: the gateway has nothing to do (for the mock agent's model steps, set gateway.env to the variable they read, such as ANTHROPIC_BASE_URL)")
 	}
 	s.Gateway = g
 }
@@ -283,8 +284,8 @@ func (p *fileParser) maxRequestsNeedGateway(s *Scenario) {
 
 // pointed returns a copy of g with the targets that point agent a at the
 // gateway: those g.Given gives, else the named agent's (a config agent
-// named like a built-in one is that agent); none when a makes no model
-// requests (acprun's mock and replay agents) and g.Given names no
+// named like a built-in one is that agent); none for acprun's mock and
+// replay agents (acprun's mock and replay agents) and g.Given names no
 // variable. problem, when not "", says why a cannot be pointed and what
 // to write.
 func (g *Gateway) pointed(a Agent, lookup func(string) (string, bool)) (_ *Gateway, problem string) {

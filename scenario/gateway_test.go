@@ -252,7 +252,7 @@ turns: [{prompt: hi, budget: {maxRequests: 0, maxCost: 1}}]
 	}
 }
 
-// TestGatewayMockAgent: acprun's mock agent makes no model requests: its
+// TestGatewayMockAgent: acprun's mock agent has no variable of its own: its
 // gateway has no target, with a warning when the file asks for one (not
 // for --gateway); pointed at a real agent with WithAgent it gets that
 // agent's targets.
@@ -265,8 +265,8 @@ func TestGatewayMockAgent(t *testing.T) {
 	if g := scens[0].Gateway; g == nil || len(g.Targets) != 0 || g.Mode != "replay" {
 		t.Errorf("mock agent's gateway = %+v; want replay with no target", g)
 	}
-	if len(warns) != 1 || warns[0].Pos.String() != "/s/x.yaml:3:10" || !strings.Contains(warns[0].Msg, "makes no model requests") {
-		t.Errorf("warnings = %v; want one at the gateway saying the agent makes no model requests", warns)
+	if len(warns) != 1 || warns[0].Pos.String() != "/s/x.yaml:3:10" || !strings.Contains(warns[0].Msg, "set gateway.env") {
+		t.Errorf("warnings = %v; want one at the gateway saying to set gateway.env", warns)
 	}
 	o := opts
 	o.Gateway = "meter"
