@@ -1,0 +1,184 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/internal/testkit"
+	"github.com/acprun/acprun/report"
+)
+
+// gatewayAPI is one provider API as the mock agent's model step and a
+// fake upstream speak it.
+type gatewayAPI struct {
+	api, env, model string
+	upstream        func(t *testing.T) (url string, close func())
+	usage           *report.Usage // what the fake reports per request; nil: not checked
+}
+
+var gatewayAPIs = []gatewayAPI{
+	{api: "anthropic", env: "ANTHROPIC_BASE_URL", model: "claude-test",
+		upstream: func(t *testing.T) (string, func()) { s := testkit.NewAnthropicServer(t); return s.URL, s.Close },
+		usage: &report.Usage{TotalTokens: 20, InputTokens: testkit.AnthropicInputTokens, OutputTokens: testkit.AnthropicOutputTokens,
+			CachedReadTokens: testkit.AnthropicCacheReadTokens, CachedWriteTokens: testkit.AnthropicCacheWriteTokens}},
+	{api: "openai-chat", env: "OPENAI_BASE_URL", model: "gpt-test",
+		upstream: func(t *testing.T) (string, func()) { s := testkit.NewModelServer(t, "gpt-test"); return s.URL, func() {} }},
+	{api: "openai-responses", env: "OPENAI_BASE_URL", model: "gpt-test",
+		upstream: func(t *testing.T) (string, func()) { s := testkit.NewResponsesServer(t, "gpt-test"); return s.URL, func() {} },
+		usage:    &report.Usage{TotalTokens: 15, InputTokens: 10, OutputTokens: 5}},
+	{api: "gemini", env: "GOOGLE_GEMINI_BASE_URL", model: "gemini-test",
+		upstream: func(t *testing.T) (string, func()) { s := testkit.NewGeminiServer(t, "gemini-test"); return s.URL, func() {} },
+		usage:    &report.Usage{TotalTokens: 15, InputTokens: 10, OutputTokens: 5}},
+}
+
+// gatewayFiles is a scenario whose mock agent asks the model of api once
+// per turn with the turn's prompt, through the gateway to upstream.
+func gatewayFiles(a gatewayAPI, upstream, second string) map[string]string {
+	step := fmt.Sprintf(`{model: {api: %s, model: %s, prompt: "{{prompt}}"}}`, a.api, a.model)
+	return map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [" + step + "]\n  - steps: [" + step + "]\n",
+		"s.yaml": fmt.Sprintf(`name: g
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+gateway: {mode: meter, env: %s, upstream: %q}
+turns:
+  - prompt: first
+    expect: {contains: %q}
+  - prompt: %s
+`, a.env, upstream, testkit.SideText, second),
+	}
+}
+
+// TestGatewayRecordReplay: for each provider API, a run recorded through
+// the gateway (run --gateway record) and its replay with the upstream
+// gone (--gateway replay) give the agent the same answers and the turns
+// the same usage, read from the provider's stream; a changed prompt is a
+// divergence that fails its turn, naming the request and the field.
+func TestGatewayRecordReplay(t *testing.T) {
+	for _, a := range gatewayAPIs {
+		t.Run(a.api, func(t *testing.T) {
+			url, closeUp := a.upstream(t)
+			dir := t.TempDir()
+			writeFiles(t, dir, gatewayFiles(a, url, "second"))
+			res, rec := runResults(t, dir, "s.yaml", "--gateway", "record")
+			if res.code != exitOK {
+				t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
+			}
+			r := rec.Scenarios[0]
+			cassette := filepath.Join(dir, "cassettes", "g.cassette.json")
+			if r.Gateway == nil || r.Gateway.Mode != "record" || r.Gateway.Requests != 2 || r.Gateway.Cassette != cassette {
+				t.Fatalf("record: gateway %+v, want 2 requests recorded in %s", r.Gateway, cassette)
+			}
+			var doc struct {
+				Version   int               `json:"version"`
+				Exchanges []json.RawMessage `json:"exchanges"`
+			}
+			readJSON(t, cassette, &doc)
+			if doc.Version != 1 || len(doc.Exchanges) != 2 {
+				t.Fatalf("cassette: version %d, %d exchanges; want 1, 2", doc.Version, len(doc.Exchanges))
+			}
+			closeUp()
+
+			res, rep := runResults(t, dir, "s.yaml", "--gateway", "replay")
+			if res.code != exitOK {
+				t.Fatalf("replay: exit %d\n%s", res.code, res.stderr)
+			}
+			p := rep.Scenarios[0]
+			for i, tr := range p.Turns {
+				was := r.Turns[i]
+				if tr.Text != was.Text || tr.StopReason != was.StopReason || !gocmp.Equal(tr.Usage, was.Usage) {
+					t.Errorf("turn %d: replayed %q %s %+v, recorded %q %s %+v", tr.Index, tr.Text, tr.StopReason, tr.Usage, was.Text, was.StopReason, was.Usage)
+				}
+				if a.usage != nil {
+					if diff := gocmp.Diff(a.usage, tr.Usage); diff != "" {
+						t.Errorf("turn %d usage (-want +got):\n%s", tr.Index, diff)
+					}
+				}
+			}
+
+			writeFiles(t, dir, gatewayFiles(a, url, "changed"))
+			res, div := runResults(t, dir, "s.yaml", "--gateway", "replay")
+			d := div.Scenarios[0]
+			if res.code != exitFailed || d.Turns[1].CancelCause != report.CauseDivergence {
+				t.Fatalf("divergence: exit %d, turn 2 cancelCause %q\n%s", res.code, d.Turns[1].CancelCause, res.stderr)
+			}
+			if got := strings.Join(d.Turns[1].Failures, "\n"); !strings.Contains(got, "request 2 (POST ") || !strings.Contains(got, `recorded "second", received "changed"`) {
+				t.Errorf("divergence: turn 2 failures %q, want request 2 and the prompt named", d.Turns[1].Failures)
+			}
+			if !strings.Contains(res.stderr, `recorded "second", received "changed"`) {
+				t.Errorf("divergence not shown:\n%s", res.stderr)
+			}
+		})
+	}
+}
+
+// TestGatewayMissingCassette: a replay without its cassette is an error
+// before the agent starts (exit 3), naming the file and how to record it.
+func TestGatewayMissingCassette(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, gatewayFiles(gatewayAPIs[0], "https://api.anthropic.com", "second"))
+	res, out := runResults(t, dir, "s.yaml", "--gateway", "replay")
+	if res.code != exitAgent || out.Scenarios[0].Status != report.StatusError {
+		t.Fatalf("exit %d, status %s\n%s", res.code, out.Scenarios[0].Status, res.stderr)
+	}
+	if e := out.Scenarios[0].Error; !strings.Contains(e, filepath.Join("cassettes", "g.cassette.json")) || !strings.Contains(e, "--gateway record") {
+		t.Errorf("error %q, want the cassette named and how to record it", e)
+	}
+}
+
+// TestGatewayBudget: with budget.maxRequests 1 the gateway refuses the
+// second model request with the provider's rate-limit error; acprun
+// cancels that turn (cancelCause budget), the scenario fails naming the
+// budget, and the upstream never sees the request.
+func TestGatewayBudget(t *testing.T) {
+	up := testkit.NewAnthropicServer(t)
+	dir := t.TempDir()
+	files := gatewayFiles(gatewayAPIs[0], up.URL, "second")
+	files["s.yaml"] = strings.Replace(files["s.yaml"], "turns:", "budget: {maxRequests: 1}\nturns:", 1)
+	writeFiles(t, dir, files)
+	res, out := runResults(t, dir, "s.yaml")
+	r := out.Scenarios[0]
+	if res.code != exitFailed || r.Turns[1].CancelCause != report.CauseBudget {
+		t.Fatalf("exit %d, turn 2 cancelCause %q\n%s", res.code, r.Turns[1].CancelCause, res.stderr)
+	}
+	if got := strings.Join(r.Turns[1].Failures, "\n"); !strings.Contains(got, "budget.maxRequests") {
+		t.Errorf("turn 2 failures %q, want the budget named", r.Turns[1].Failures)
+	}
+	if n := len(up.Requests()); n != 1 {
+		t.Errorf("the upstream got %d requests, want 1", n)
+	}
+	if r.Gateway.Requests != 1 || r.Turns[0].Usage == nil || r.Turns[0].Usage.TotalTokens != 20 {
+		t.Errorf("gateway %+v, turn 1 usage %+v; want 1 request metered", r.Gateway, r.Turns[0].Usage)
+	}
+}
+
+// TestGatewayNoSecrets: the key the agent sends is forwarded in record but
+// stored nowhere: not in the cassette, the results or the transcript.
+func TestGatewayNoSecrets(t *testing.T) {
+	up := testkit.NewAnthropicServer(t)
+	dir := t.TempDir()
+	const key = "sk-ant-api03-very-secret-key-value"
+	writeFiles(t, dir, gatewayFiles(gatewayAPIs[0], up.URL, "second"))
+	res := acprunEnv(t, dir, []string{"ANTHROPIC_API_KEY=" + key}, "run", "s.yaml", "--gateway", "record", "-o", "out.json", "--transcripts", "tr")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	if got := up.Requests()[0].Header.Get("X-Api-Key"); got != key {
+		t.Errorf("the upstream got key %q, want the agent's", got)
+	}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err == nil && strings.Contains(string(data), key) && !strings.HasSuffix(path, ".yaml") {
+			t.Errorf("%s holds the key", path)
+		}
+		return nil
+	})
+}
