@@ -19,10 +19,12 @@ const maxBody = 256 << 20
 // Attempt is one scenario attempt's share of the gateway: what its agent
 // asked of its models. Its methods may be called from many goroutines.
 type Attempt struct {
-	cfg  Config
-	rec  *cassette // replay: the cassette read by Open
-	ctx  context.Context
-	stop context.CancelFunc // cuts off the requests in flight (Close)
+	cfg    Config
+	client *http.Client // sends requests upstream (record, meter)
+	rec    *cassette    // replay: the cassette read by Open
+	paths  *pathNames
+	ctx    context.Context
+	stop   context.CancelFunc // cuts off the requests in flight (Close)
 
 	// admitting serialises Admit and the counting of the request it
 	// admits, so that two requests cannot both pass a budget of one.
@@ -46,7 +48,7 @@ type Attempt struct {
 // unreadable or other-version cassette is an error that names it and says
 // how to record one.
 func Open(cfg Config) (*Attempt, error) {
-	a := &Attempt{cfg: cfg, kept: make(map[int]*exchange)}
+	a := &Attempt{cfg: cfg, client: upstreamClient, paths: newPathNames(cfg.Paths), kept: make(map[int]*exchange)}
 	switch cfg.Mode {
 	case Record:
 		if cfg.Cassette == "" {

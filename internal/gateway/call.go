@@ -113,7 +113,7 @@ func (c *call) summary(a *Attempt) request {
 		API:    c.api,
 		Model:  c.text(a, c.model),
 	}
-	if body := normaliseBody(c.api, c.body, a.cfg.Paths); body != nil {
+	if body := normaliseBody(c.api, c.body, a.paths); body != nil {
 		r.Body = c.json(a, body)
 	}
 	return r

@@ -186,7 +186,7 @@ func excerptPair(rec, got string) (string, string) {
 	}
 	from := 0
 	if same > excerptLen/2 {
-		from = same - excerptLen/4
+		from = same - excerptLen*3/8
 	}
 	return excerpt(r, from), excerpt(g, from)
 }

@@ -79,7 +79,7 @@ func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header htt
 	}
 	copyHeader(out.Header, header)
 	t := tape{now: a.cfg.Now, last: a.cfg.Now()}
-	resp, err := upstreamClient.Do(out)
+	resp, err := a.client.Do(out)
 	if err != nil {
 		switch {
 		case a.closing():
@@ -140,7 +140,7 @@ func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header htt
 		}
 	}
 	if a.cfg.Mode == Record {
-		a.keep(c, response{Status: resp.StatusCode, ContentType: contentType, Events: c.redactEvents(a, t.events, sse), Truncated: broken})
+		a.keep(c, response{Status: resp.StatusCode, ContentType: contentType, Events: a.keptEvents(c, t.events, sse), Truncated: broken})
 	}
 	if broken && (a.closing() || ctx.Err() == nil) {
 		// Cut off by Close, or by the upstream: the agent must not take
@@ -157,10 +157,11 @@ func (a *Attempt) keep(c *call, resp response) {
 	a.mu.Unlock()
 }
 
-// redactEvents returns the events of an answer redacted: an event stream
-// as text (a secret inside a JSON string stays inside it), a JSON body as
-// JSON.
-func (c *call) redactEvents(a *Attempt, events []event, sse bool) []event {
+// keptEvents returns the events of c's answer as the cassette keeps
+// them: redacted (an event stream as text, where a secret inside a JSON
+// string stays inside it; a JSON body as JSON), the paths replaced by
+// their names.
+func (a *Attempt) keptEvents(c *call, events []event, sse bool) []event {
 	for i, e := range events {
 		b := e.bytes()
 		if !sse && json.Valid(b) {
@@ -169,6 +170,9 @@ func (c *call) redactEvents(a *Attempt, events []event, sse bool) []event {
 			b = []byte(c.text(a, string(b)))
 		}
 		events[i] = newEvent(e.MS, b)
+		if events[i].Data != "" {
+			events[i].Data = a.paths.name(events[i].Data)
+		}
 	}
 	return events
 }

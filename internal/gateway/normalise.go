@@ -19,7 +19,7 @@ import (
 // replaced by their names and UUIDs, dates and times by placeholders in
 // every string and key, keys sorted; for anything else, "sha256:HEX" of
 // the bytes. An empty body is nil.
-func normaliseBody(api provider.API, body []byte, paths map[string]string) json.RawMessage {
+func normaliseBody(api provider.API, body []byte, paths *pathNames) json.RawMessage {
 	if len(body) == 0 {
 		return nil
 	}
@@ -43,8 +43,7 @@ func normaliseBody(api provider.API, body []byte, paths map[string]string) json.
 			obj["input"] = withoutSystem(obj["input"])
 		}
 	}
-	n := newNormaliser(paths)
-	return encode(n.value(v))
+	return encode(normalise(v, paths))
 }
 
 // withoutSystem returns a list of OpenAI messages without those of role
@@ -82,53 +81,81 @@ var (
 	timeRE = regexp.MustCompile(`(^|[^0-9])[0-2][0-9]:[0-5][0-9]:[0-6][0-9](?:[.,][0-9]+)?(?:Z|[+-][0-2][0-9]:?[0-5][0-9])?`)
 )
 
-// normaliser replaces what changes from run to run in strings.
-type normaliser struct {
-	paths [][2]string // {path, name}, longest path first
-}
-
-// newNormaliser returns a normaliser replacing each path of paths (name →
-// path) by its name.
-func newNormaliser(paths map[string]string) *normaliser {
-	n := &normaliser{}
-	for name, p := range paths {
-		if p = strings.TrimRight(p, "/"); p != "" {
-			n.paths = append(n.paths, [2]string{p, name})
-		}
-	}
-	slices.SortFunc(n.paths, func(a, b [2]string) int {
-		return cmp.Or(cmp.Compare(len(b[0]), len(a[0])), strings.Compare(a[1], b[1]))
-	})
-	return n
-}
-
-// value returns v with every string and key normalised.
-func (n *normaliser) value(v any) any {
+// normalise returns v with every string and key normalised (see str).
+func normalise(v any, paths *pathNames) any {
 	switch v := v.(type) {
 	case string:
-		return n.str(v)
+		return normaliseString(v, paths)
 	case []any:
 		for i := range v {
-			v[i] = n.value(v[i])
+			v[i] = normalise(v[i], paths)
 		}
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
-			out[n.str(k)] = n.value(x)
+			out[normaliseString(k, paths)] = normalise(x, paths)
 		}
 		return out
 	}
 	return v
 }
 
-// str normalises one string.
-func (n *normaliser) str(s string) string {
-	for _, p := range n.paths {
-		s = replacePath(s, p[0], p[1])
-	}
+// normaliseString replaces in s the paths by their names, and UUIDs,
+// dates and times by placeholders.
+func normaliseString(s string, paths *pathNames) string {
+	s = paths.name(s)
 	s = uuidRE.ReplaceAllLiteralString(s, "<uuid>")
 	s = dateRE.ReplaceAllString(s, "${1}<date>")
 	return timeRE.ReplaceAllString(s, "${1}<time>")
+}
+
+// pathNames swaps an attempt's paths (Config.Paths) for their names in
+// what is kept, and back in what is replayed.
+type pathNames struct {
+	byPath [][2]string // {path, name}, longest path first
+	byName [][2]string // the same, longest name first
+}
+
+// newPathNames returns the pathNames of paths (name → path); paths that
+// are "" or "/" are left out.
+func newPathNames(paths map[string]string) *pathNames {
+	p := &pathNames{}
+	for name, path := range paths {
+		if path = strings.TrimRight(path, "/"); path != "" && name != "" {
+			p.byPath = append(p.byPath, [2]string{path, name})
+		}
+	}
+	slices.SortFunc(p.byPath, func(a, b [2]string) int {
+		return cmp.Or(cmp.Compare(len(b[0]), len(a[0])), strings.Compare(a[1], b[1]))
+	})
+	p.byName = slices.Clone(p.byPath)
+	slices.SortStableFunc(p.byName, func(a, b [2]string) int { return cmp.Compare(len(b[1]), len(a[1])) })
+	return p
+}
+
+// name replaces in s each path that stands as a path of its own by its
+// name.
+func (p *pathNames) name(s string) string {
+	for _, pn := range p.byPath {
+		s = replacePath(s, pn[0], pn[1])
+	}
+	return s
+}
+
+// expand replaces in s each name by its path, as it would be written in a
+// JSON string (the answers replayed are JSON, or text where paths are
+// written as they are).
+func (p *pathNames) expand(s string) string {
+	for _, pn := range p.byName {
+		s = strings.ReplaceAll(s, pn[1], jsonInner(pn[0]))
+	}
+	return s
+}
+
+// jsonInner is s as it appears inside a JSON string (without the quotes).
+func jsonInner(s string) string {
+	b := encode(s)
+	return string(b[1 : len(b)-1])
 }
 
 // replacePath replaces, in s, each occurrence of the directory path that

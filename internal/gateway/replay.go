@@ -49,7 +49,7 @@ func (a *Attempt) match(c *call) (ex *exchange, divergence string, first bool) {
 			closest = rec
 		}
 	}
-	what := fmt.Sprintf("not in the cassette (it has %d requests)", len(a.rec.Exchanges))
+	what := fmt.Sprintf("not in the cassette (it has %s)", requests(len(a.rec.Exchanges)))
 	if closest != nil {
 		what = diffRequest(&closest.Request, &got)
 	}
@@ -77,6 +77,9 @@ func (a *Attempt) play(ctx context.Context, w http.ResponseWriter, c *call, ex *
 			return // the agent went away
 		}
 		b := e.bytes()
+		if e.Data != "" {
+			b = []byte(a.paths.expand(e.Data))
+		}
 		w.Write(b)
 		rc.Flush()
 		if sse {
@@ -104,4 +107,12 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// requests is "1 request", "2 requests"…
+func requests(n int) string {
+	if n == 1 {
+		return "1 request"
+	}
+	return fmt.Sprintf("%d requests", n)
 }
