@@ -33,8 +33,9 @@ import (
 // upstream), and its bytes are "data" when they are UTF-8, else "base64".
 // "truncated" marks an answer that broke off (the upstream, or the
 // attempt's end, cut it): replay breaks it off too. No header is kept but
-// the content type, and everything kept went through the attempt's
-// redactor and the request's own credentials.
+// the content type; everything kept went through the attempt's redactor
+// and the request's own credentials, and has the attempt's paths replaced
+// by their names.
 type cassette struct {
 	Version   int        `json:"version"`
 	Exchanges []exchange `json:"exchanges"`

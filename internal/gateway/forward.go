@@ -91,6 +91,7 @@ func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header htt
 		return
 	}
 	defer resp.Body.Close()
+	w.Header()["Content-Type"] = nil // the upstream's, never one sniffed
 	copyHeader(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
 	rc := http.NewResponseController(w)

@@ -66,7 +66,8 @@ func (u Usage) Total() int64 {
 // Spent is what an attempt's requests have cost so far.
 type Spent struct {
 	// Requests is the number of model requests started (refused ones are
-	// not counted).
+	// not counted). Every request the agent sends through the gateway
+	// counts, whatever its path; in replay, one that diverged counts too.
 	Requests int
 	Usage    Usage
 	// Cost is priced by the attempt's Prices, for the models that have a
@@ -108,13 +109,18 @@ type Config struct {
 	Redact *redact.Redactor
 	// Paths are replaced by their names in what is matched and kept, so
 	// that a cassette recorded in one workspace replays in another:
-	// "<workspace>" → the session's cwd, "<home>", "<tmp>"…
+	// "<workspace>" → the session's cwd, "<home>", "<tmp>"… A path is
+	// replaced where it stands as a path of its own (not inside a longer
+	// name), the longest first; in the answers replayed, the names are
+	// replaced by this attempt's paths.
 	Paths map[string]string
 	// Prices maps a model to its price; Currency is what prices are in.
 	Prices   map[string]Price
 	Currency string
 	// Admit, if set, is asked before a request starts, with what was
-	// spent before it; a non-empty answer refuses the request.
+	// spent before it; a non-empty answer refuses the request. It is asked
+	// about one request at a time (a budget of one request admits one
+	// even when two come at once), and may call the attempt's Spent.
 	Admit func(Spent) string
 	// OnEvent, if set, is told of refusals and divergences as they
 	// happen, from the request's goroutine.

@@ -513,12 +513,26 @@ func TestSpent(t *testing.T) {
 	if sp.Requests != 2 || sp.Usage != wantUsage || !near(sp.Cost, wantCost) || !sp.Priced || !reflect.DeepEqual(sp.Models, []string{"claude-sonnet-4-5-20250929"}) {
 		t.Errorf("spent %+v, want 2 requests, usage %+v, cost %g, priced, one model", sp, wantUsage, wantCost)
 	}
+	// A whole JSON answer, not streamed.
+	whole := newUpstream(t)
+	whole.answers["/v1/messages"] = answerSpec{200, "application/json",
+		`{"id":"msg_02","type":"message","model":"claude-sonnet-4-5-20250929","content":[{"type":"text","text":"Hi"}],"usage":{"input_tokens":7,"output_tokens":2}}`}
+	wr := s.NewRoute(whole.URL)
+	wr.Bind(a)
+	send(t, "POST", wr.URL(), "/v1/messages", strings.Replace(anthropicRequest, `"stream":true`, `"stream":false`, 1), nil)
+	sp = a.Spent()
+	wantUsage.Input, wantUsage.Output = 27, 12
+	wantCost += (7*3 + 2*15) / 1e6
+	if sp.Requests != 3 || sp.Usage != wantUsage || !near(sp.Cost, wantCost) || !sp.Priced {
+		t.Errorf("after a whole answer: spent %+v, want usage %+v, cost %g", sp, wantUsage, wantCost)
+	}
+
 	gem := s.NewRoute(up.URL)
 	gem.Bind(a)
 	send(t, "POST", gem.URL(), shapes[3].path, geminiRequest, nil)
 	sp = a.Spent()
-	if sp.Requests != 3 || sp.Priced || !near(sp.Cost, wantCost) || !reflect.DeepEqual(sp.Models, []string{"claude-sonnet-4-5-20250929", "gemini-2.5-pro"}) {
-		t.Errorf("spent %+v, want 3 requests, not priced, the first cost, two models", sp)
+	if sp.Requests != 4 || sp.Priced || !near(sp.Cost, wantCost) || !reflect.DeepEqual(sp.Models, []string{"claude-sonnet-4-5-20250929", "gemini-2.5-pro"}) {
+		t.Errorf("spent %+v, want 4 requests, not priced, the cost so far, two models", sp)
 	}
 }
 

@@ -61,6 +61,7 @@ func (a *Attempt) match(c *call) (ex *exchange, divergence string, first bool) {
 // Timing, at the recorded pace.
 func (a *Attempt) play(ctx context.Context, w http.ResponseWriter, c *call, ex *exchange) {
 	resp := &ex.Response
+	w.Header()["Content-Type"] = nil // none recorded: none sniffed either
 	if resp.ContentType != "" {
 		w.Header().Set("Content-Type", resp.ContentType)
 	}
