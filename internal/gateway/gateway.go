@@ -25,7 +25,6 @@
 package gateway
 
 import (
-	"errors"
 	"time"
 
 	"github.com/acprun/acprun/internal/redact"
@@ -48,41 +47,6 @@ const CassetteVersion = 1
 // DummyKey is the API key an agent gets in replay, where no key is needed.
 const DummyKey = "acprun-replay-no-key"
 
-// Server is the run's gateway: one loopback listener shared by every
-// route. Its methods may be called from many goroutines.
-type Server struct{}
-
-// Start starts a Server listening on 127.0.0.1 on a port of its own.
-func Start() (*Server, error) { return nil, errors.New("gateway: not implemented") }
-
-// Port is the TCP port the server listens on (for the sandbox).
-func (s *Server) Port() int { return 0 }
-
-// Close stops the server: the listener closes and requests in flight end.
-func (s *Server) Close() error { return nil }
-
-// Route is one way into the server, for one agent process and one
-// upstream: requests under its URL are forwarded to Upstream + the rest of
-// their path, and handled by the Attempt it is bound to.
-type Route struct{}
-
-// NewRoute makes a route to upstream (a base URL such as
-// "https://api.anthropic.com" or "https://api.openai.com/v1"; unused in
-// replay, may be ""). The route is unbound: its requests are answered 503
-// until Bind.
-func (s *Server) NewRoute(upstream string) *Route { return nil }
-
-// URL is the base URL the agent is given in place of its upstream:
-// "http://127.0.0.1:PORT/r/ID".
-func (r *Route) URL() string { return "" }
-
-// Bind makes a the attempt the route's requests go to; nil unbinds it
-// (between the scenarios of a reused agent process).
-func (r *Route) Bind(a *Attempt) {}
-
-// Close removes the route from the server.
-func (r *Route) Close() {}
-
 // Price is what a model costs, in Currency per million tokens of each kind.
 type Price struct {
 	Input, Output, CacheRead, CacheWrite float64
@@ -102,7 +66,8 @@ func (u Usage) Total() int64 {
 // Spent is what an attempt's requests have cost so far.
 type Spent struct {
 	// Requests is the number of model requests started (refused ones are
-	// not counted).
+	// not counted). Every request the agent sends through the gateway
+	// counts, whatever its path; in replay, one that diverged counts too.
 	Requests int
 	Usage    Usage
 	// Cost is priced by the attempt's Prices, for the models that have a
@@ -144,13 +109,18 @@ type Config struct {
 	Redact *redact.Redactor
 	// Paths are replaced by their names in what is matched and kept, so
 	// that a cassette recorded in one workspace replays in another:
-	// "<workspace>" → the session's cwd, "<home>", "<tmp>"…
+	// "<workspace>" → the session's cwd, "<home>", "<tmp>"… A path is
+	// replaced where it stands as a path of its own (not inside a longer
+	// name), the longest first; in the answers replayed, the names are
+	// replaced by this attempt's paths.
 	Paths map[string]string
 	// Prices maps a model to its price; Currency is what prices are in.
 	Prices   map[string]Price
 	Currency string
 	// Admit, if set, is asked before a request starts, with what was
-	// spent before it; a non-empty answer refuses the request.
+	// spent before it; a non-empty answer refuses the request. It is asked
+	// about one request at a time (a budget of one request admits one
+	// even when two come at once), and may call the attempt's Spent.
 	Admit func(Spent) string
 	// OnEvent, if set, is told of refusals and divergences as they
 	// happen, from the request's goroutine.
@@ -158,27 +128,3 @@ type Config struct {
 	// Now is the clock (tests); nil for time.Now.
 	Now func() time.Time
 }
-
-// Attempt is one scenario attempt's share of the gateway: what its agent
-// asked of its models. Its methods may be called from many goroutines.
-type Attempt struct{}
-
-// Open makes the attempt. In replay it reads the cassette: a missing,
-// unreadable or other-version cassette is an error that names it and says
-// how to record one.
-func Open(cfg Config) (*Attempt, error) { return nil, errors.New("gateway: not implemented") }
-
-// Spent is what the attempt's requests have cost so far: the usage of a
-// request counts once its answer has reported it.
-func (a *Attempt) Spent() Spent { return Spent{} }
-
-// Divergence is the first divergence of a replay; "" for none.
-func (a *Attempt) Divergence() string { return "" }
-
-// Unplayed is the number of recorded exchanges a replay has not served.
-func (a *Attempt) Unplayed() int { return 0 }
-
-// Close ends the attempt: requests still going to it fail; in record it
-// writes the cassette (atomically). Close waits for requests in flight to
-// end or be cut off.
-func (a *Attempt) Close() error { return nil }

@@ -1,0 +1,316 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/acprun/acprun/internal/gateway/provider"
+)
+
+// maxBody bounds a request body the gateway reads: far above what a model
+// accepts, low enough that a runaway agent cannot exhaust acprun's memory.
+const maxBody = 256 << 20
+
+// Attempt is one scenario attempt's share of the gateway: what its agent
+// asked of its models. Its methods may be called from many goroutines.
+type Attempt struct {
+	cfg    Config
+	client *http.Client // sends requests upstream (record, meter)
+	rec    *cassette    // replay: the cassette read by Open
+	paths  *pathNames
+	ctx    context.Context
+	stop   context.CancelFunc // cuts off the requests in flight (Close)
+
+	// admitting serialises Admit and the counting of the request it
+	// admits, so that two requests cannot both pass a budget of one.
+	admitting sync.Mutex
+
+	inflight sync.WaitGroup // requests being served; Add under mu while !closed
+
+	mu         sync.Mutex
+	closed     bool
+	calls      []*call           // every admitted request, in order
+	models     []string          // in first-use order
+	kept       map[int]*exchange // record: by call number; absent when unanswered
+	played     []bool            // replay: by recorded exchange
+	divergence string            // replay: the first divergence
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open makes the attempt. In replay it reads the cassette: a missing,
+// unreadable or other-version cassette is an error that names it and says
+// how to record one.
+func Open(cfg Config) (*Attempt, error) {
+	a := &Attempt{cfg: cfg, client: upstreamClient, paths: newPathNames(cfg.Paths), kept: make(map[int]*exchange)}
+	switch cfg.Mode {
+	case Record:
+		if cfg.Cassette == "" {
+			return nil, fmt.Errorf("gateway: record needs a cassette path")
+		}
+	case Replay:
+		rec, err := readCassette(cfg.Cassette)
+		if err != nil {
+			return nil, err
+		}
+		a.rec = rec
+		a.played = make([]bool, len(rec.Exchanges))
+	case Meter:
+	default:
+		return nil, fmt.Errorf("gateway: unknown mode %q (record, replay or meter)", cfg.Mode)
+	}
+	if a.cfg.Now == nil {
+		a.cfg.Now = time.Now
+	}
+	a.ctx, a.stop = context.WithCancel(context.Background())
+	return a, nil
+}
+
+// Spent is what the attempt's requests have cost so far: the usage of a
+// request counts once its answer has reported it.
+//
+// Thought tokens are priced as output tokens (providers bill them so).
+// Priced is false when a request whose answer reported usage asked for a
+// model that Prices does not list (by the request's model, or else the
+// model the answer names); with no such request it is true.
+func (a *Attempt) Spent() Spent {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := Spent{Requests: len(a.calls), Priced: true, Models: slices.Clone(a.models)}
+	for _, c := range a.calls {
+		if !c.reported {
+			continue
+		}
+		s.Usage = s.Usage.add(c.usage)
+		p, ok := a.cfg.Prices[c.model]
+		if !ok {
+			p, ok = a.cfg.Prices[c.answerModel]
+		}
+		if !ok {
+			s.Priced = false
+			continue
+		}
+		s.Cost += p.cost(c.usage)
+	}
+	return s
+}
+
+// add returns the sum of u and v.
+func (u Usage) add(v Usage) Usage {
+	return Usage{
+		Input:      u.Input + v.Input,
+		Output:     u.Output + v.Output,
+		CacheRead:  u.CacheRead + v.CacheRead,
+		CacheWrite: u.CacheWrite + v.CacheWrite,
+		Thought:    u.Thought + v.Thought,
+	}
+}
+
+// cost is what u costs at p.
+func (p Price) cost(u Usage) float64 {
+	return (float64(u.Input)*p.Input + float64(u.Output+u.Thought)*p.Output +
+		float64(u.CacheRead)*p.CacheRead + float64(u.CacheWrite)*p.CacheWrite) / 1e6
+}
+
+// Divergence is the first divergence of a replay; "" for none.
+func (a *Attempt) Divergence() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.divergence
+}
+
+// Unplayed is the number of recorded exchanges a replay has not served.
+func (a *Attempt) Unplayed() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, p := range a.played {
+		if !p {
+			n++
+		}
+	}
+	return n
+}
+
+// Close ends the attempt: requests still going to it fail; in record it
+// writes the cassette (atomically). Close waits for requests in flight to
+// end or be cut off.
+//
+// A request cut off before its answer started gets a 503; one whose
+// answer was streaming has its connection broken, so that the agent sees
+// an unfinished answer, not a short one. Requests that reach the attempt
+// after Close get a 503. In record, an answer cut off is kept as far as it
+// went, marked truncated (replay breaks it off at the same point). Close
+// may be called more than once; later calls return the first one's error.
+func (a *Attempt) Close() error {
+	a.closeOnce.Do(func() {
+		a.mu.Lock()
+		a.closed = true
+		a.mu.Unlock()
+		a.stop()
+		a.inflight.Wait()
+		if a.cfg.Mode == Record {
+			a.closeErr = writeCassette(a.cfg.Cassette, a.recorded())
+		}
+	})
+	return a.closeErr
+}
+
+// recorded is the cassette of what the attempt kept, in the order the
+// requests came.
+func (a *Attempt) recorded() *cassette {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c := &cassette{Version: CassetteVersion, Exchanges: []exchange{}}
+	for _, call := range a.calls {
+		if ex := a.kept[call.n]; ex != nil {
+			c.Exchanges = append(c.Exchanges, *ex)
+		}
+	}
+	return c
+}
+
+// enter registers a request in flight; false once the attempt is closed.
+func (a *Attempt) enter() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return false
+	}
+	a.inflight.Add(1)
+	return true
+}
+
+// serve handles one request of the attempt's agent: rest is its path
+// after the route's prefix, upstream the route's upstream.
+func (a *Attempt) serve(w http.ResponseWriter, req *http.Request, upstream, rest string) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxBody))
+	if err != nil {
+		plain(w, http.StatusBadRequest, fmt.Sprintf("acprun gateway: reading the request: %v", err))
+		return
+	}
+	if !a.enter() {
+		plain(w, http.StatusServiceUnavailable, endedMessage)
+		return
+	}
+	defer a.inflight.Done()
+	ctx, cancel := context.WithCancel(req.Context())
+	defer cancel()
+	defer context.AfterFunc(a.ctx, cancel)()
+
+	c := newCall(req, rest, body)
+	if a.cfg.Mode == Replay {
+		if d := a.Divergence(); d != "" {
+			answer(w, replyOf(provider.Invalid(c.api, d)))
+			return
+		}
+	}
+	if msg := a.admit(c); msg != "" {
+		answer(w, replyOf(provider.RateLimited(c.api, msg)))
+		a.event(Refused, msg)
+		return
+	}
+	if a.cfg.Mode == Replay {
+		a.replay(ctx, w, c)
+		return
+	}
+	a.forward(ctx, w, req.Header, c, upstream)
+}
+
+// endedMessage answers requests to an attempt that has ended.
+const endedMessage = "acprun gateway: the scenario attempt this agent worked for has ended"
+
+// admit asks Admit about c and counts c when admitted; it returns the
+// refusal, "" for none.
+func (a *Attempt) admit(c *call) string {
+	a.admitting.Lock()
+	defer a.admitting.Unlock()
+	if a.cfg.Admit != nil {
+		if msg := a.cfg.Admit(a.Spent()); msg != "" {
+			return msg
+		}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.calls = append(a.calls, c)
+	c.n = len(a.calls)
+	a.addModel(c.model)
+	return ""
+}
+
+// addModel adds m to the models used; a.mu is held.
+func (a *Attempt) addModel(m string) {
+	if m != "" && !slices.Contains(a.models, m) {
+		a.models = append(a.models, m)
+	}
+}
+
+// report takes the usage and model m has read so far as c's.
+func (a *Attempt) report(c *call, m *provider.Meter) {
+	u, ok := m.Usage()
+	model := m.Model()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if ok {
+		c.usage = Usage(u)
+		c.reported = true
+	}
+	if model != "" && c.answerModel == "" {
+		c.answerModel = model
+		if c.model == "" {
+			a.addModel(model)
+		}
+	}
+}
+
+// event tells OnEvent, if set.
+func (a *Attempt) event(kind EventKind, msg string) {
+	if a.cfg.OnEvent != nil {
+		a.cfg.OnEvent(Event{Kind: kind, Message: msg})
+	}
+}
+
+// closing reports whether the attempt is being closed (its requests are
+// being cut off).
+func (a *Attempt) closing() bool { return a.ctx.Err() != nil }
+
+// cutOff ends a request that Close cut off: a 503 if its answer had not
+// started, else a broken connection.
+func cutOff(w http.ResponseWriter, started bool) {
+	if !started {
+		plain(w, http.StatusServiceUnavailable, endedMessage)
+		return
+	}
+	panic(http.ErrAbortHandler)
+}
+
+// reply is a whole answer of the gateway's own (an error in a provider's
+// shape).
+type reply struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// replyOf makes a reply of what the provider package returns.
+func replyOf(status int, header http.Header, body []byte) reply {
+	return reply{status, header, body}
+}
+
+// answer writes r.
+func answer(w http.ResponseWriter, r reply) {
+	for k, vs := range r.header {
+		w.Header()[k] = vs
+	}
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.WriteHeader(r.status)
+	w.Write(r.body)
+}

@@ -1,0 +1,120 @@
+package gateway
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/acprun/acprun/internal/gateway/provider"
+	"github.com/acprun/acprun/internal/redact"
+)
+
+// call is one request an attempt got.
+type call struct {
+	n        int    // its number among the attempt's admitted requests, from 1
+	method   string //
+	path     string // after the route's prefix, as escaped in the request
+	rawQuery string // as sent, secrets included (forwarded, never kept)
+	query    string // without secret parameters, sorted (kept and matched)
+	api      provider.API
+	model    string // the model the request names, "" for none
+	body     []byte
+	// keys redacts the request's own secrets: the values of its
+	// credential headers and secret query parameters.
+	keys *redact.Redactor
+
+	// Under the attempt's mu:
+	usage       Usage
+	reported    bool   // usage was reported
+	answerModel string // the model the answer names
+}
+
+// newCall reads what the gateway needs of a request.
+func newCall(req *http.Request, path string, body []byte) *call {
+	query, querySecrets := splitQuery(req.URL.RawQuery)
+	api := provider.Detect(req.Method, path)
+	return &call{
+		method:   req.Method,
+		path:     path,
+		rawQuery: req.URL.RawQuery,
+		query:    query,
+		api:      api,
+		model:    provider.Model(api, path, body),
+		body:     body,
+		keys:     redact.New(append(headerSecrets(req.Header), querySecrets...)...),
+	}
+}
+
+// splitQuery returns a raw query without its secret-looking parameters
+// (sorted by name), and the values of those.
+func splitQuery(raw string) (kept string, secrets []string) {
+	if raw == "" {
+		return "", nil
+	}
+	vals, _ := url.ParseQuery(raw)
+	for k, vs := range vals {
+		if secretName(k) {
+			secrets = append(secrets, vs...)
+			delete(vals, k)
+		}
+	}
+	return vals.Encode(), secrets
+}
+
+// headerSecrets returns the values of the credential headers of h
+// (Authorization, x-api-key, x-goog-api-key, api-key, cookies…), and of
+// an "Authorization: Bearer X" its X.
+func headerSecrets(h http.Header) []string {
+	var out []string
+	for k, vs := range h {
+		lk := strings.ToLower(k)
+		if !secretName(lk) && lk != "cookie" && lk != "proxy-authorization" {
+			continue
+		}
+		for _, v := range vs {
+			out = append(out, v)
+			if _, cred, ok := strings.Cut(v, " "); ok {
+				out = append(out, strings.TrimSpace(cred))
+			}
+		}
+	}
+	return out
+}
+
+// secretName reports whether a header or query parameter of this name
+// looks like it holds a secret.
+func secretName(name string) bool {
+	name = strings.ToLower(name)
+	for _, w := range []string{"key", "token", "secret", "passw", "auth", "sig", "credential"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// text redacts s: every secret the attempt knows and the request's own.
+func (c *call) text(a *Attempt, s string) string {
+	return c.keys.String(a.cfg.Redact.String(s))
+}
+
+// json redacts JSON text as text does, keeping it valid JSON.
+func (c *call) json(a *Attempt, raw []byte) []byte {
+	return c.keys.JSON(a.cfg.Redact.JSON(raw))
+}
+
+// summary is the request as a cassette keeps it and replay matches it:
+// normalised and redacted.
+func (c *call) summary(a *Attempt) request {
+	r := request{
+		Method: c.method,
+		Path:   c.text(a, c.path),
+		Query:  c.text(a, c.query),
+		API:    c.api,
+		Model:  c.text(a, c.model),
+	}
+	if body := normaliseBody(c.api, c.body, a.paths); body != nil {
+		r.Body = c.json(a, body)
+	}
+	return r
+}

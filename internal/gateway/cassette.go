@@ -1,0 +1,232 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"unicode/utf8"
+
+	"github.com/acprun/acprun/internal/gateway/provider"
+	"github.com/acprun/acprun/internal/srcerr"
+)
+
+// cassette is what a record attempt keeps, one JSON file per scenario
+// attempt:
+//
+//	{"version": 1, "exchanges": [{
+//	  "request": {"method": "POST", "path": "/v1/messages", "query": "beta=true",
+//	              "api": "anthropic-messages", "model": "claude-…", "body": {…}},
+//	  "response": {"status": 200, "contentType": "text/event-stream",
+//	               "events": [{"ms": 412, "data": "event: message_start\ndata: {…}\n\n"}, …]}}]}
+//
+// The exchanges are in the order the requests came. A request's path is
+// the part after the route's prefix; its query leaves out secret-looking
+// parameters (key=…); its body is normalised (see normaliseBody). An
+// answer streamed as server-sent events has one entry per event, any
+// other answer one entry with its whole body; an entry's ms is the time
+// since the previous entry (the first: since the request was sent
+// upstream), and its bytes are "data" when they are UTF-8, else "base64".
+// "truncated" marks an answer that broke off (the upstream, or the
+// attempt's end, cut it): replay breaks it off too. No header is kept but
+// the content type; everything kept went through the attempt's redactor
+// and the request's own credentials, and has the attempt's paths replaced
+// by their names.
+type cassette struct {
+	Version   int        `json:"version"`
+	Exchanges []exchange `json:"exchanges"`
+}
+
+// exchange is one request and its answer.
+type exchange struct {
+	Request  request  `json:"request"`
+	Response response `json:"response"`
+}
+
+// request is a request as kept and matched.
+type request struct {
+	Method string          `json:"method"`
+	Path   string          `json:"path"`
+	Query  string          `json:"query,omitempty"`
+	API    provider.API    `json:"api,omitempty"`
+	Model  string          `json:"model,omitempty"`
+	Body   json.RawMessage `json:"body,omitempty"`
+}
+
+// response is an answer as kept and replayed.
+type response struct {
+	Status      int     `json:"status"`
+	ContentType string  `json:"contentType,omitempty"`
+	Events      []event `json:"events"`
+	Truncated   bool    `json:"truncated,omitempty"`
+}
+
+// event is one piece of an answer.
+type event struct {
+	MS     int64  `json:"ms"`
+	Data   string `json:"data,omitempty"`
+	Base64 string `json:"base64,omitempty"`
+}
+
+// newEvent is an event of the bytes p, ms after the previous one.
+func newEvent(ms int64, p []byte) event {
+	if utf8.Valid(p) {
+		return event{MS: ms, Data: string(p)}
+	}
+	return event{MS: ms, Base64: base64.StdEncoding.EncodeToString(p)}
+}
+
+// bytes is the event's bytes.
+func (e event) bytes() []byte {
+	if e.Base64 != "" {
+		b, _ := base64.StdEncoding.DecodeString(e.Base64) // checked by readCassette
+		return b
+	}
+	return []byte(e.Data)
+}
+
+// recordAgain is what to do about a cassette that cannot be replayed.
+const recordAgain = "record it again with --gateway record"
+
+// readCassette reads the cassette at path; every error names path.
+func readCassette(path string) (*cassette, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("cassette %s does not exist: record it with --gateway record", path)
+		case isDir(path):
+			return nil, fmt.Errorf("cassette %s is a directory, not a cassette", path)
+		}
+		return nil, fmt.Errorf("cassette %s: %w", path, innerErr(err))
+	}
+	var head struct {
+		Version *int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, jsonError(path, data, err)
+	}
+	if head.Version == nil {
+		return nil, fmt.Errorf("cassette %s has no version: it is not an acprun cassette; %s", path, recordAgain)
+	}
+	if *head.Version != CassetteVersion {
+		return nil, fmt.Errorf("cassette %s is version %d; this acprun reads version %d: %s", path, *head.Version, CassetteVersion, recordAgain)
+	}
+	var c cassette
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, jsonError(path, data, err)
+	}
+	for i, ex := range c.Exchanges {
+		if msg := ex.check(); msg != "" {
+			return nil, fmt.Errorf("cassette %s: exchange %d: %s; %s", path, i+1, msg, recordAgain)
+		}
+	}
+	return &c, nil
+}
+
+// check returns what is wrong with a recorded exchange, "" for nothing.
+func (ex *exchange) check() string {
+	switch {
+	case ex.Request.Method == "":
+		return "the request has no method"
+	case len(ex.Request.Path) == 0 || ex.Request.Path[0] != '/':
+		return fmt.Sprintf("the request's path %q does not start with /", ex.Request.Path)
+	case ex.Response.Status < 100 || ex.Response.Status > 599:
+		return fmt.Sprintf("the response's status %d is not an HTTP status", ex.Response.Status)
+	}
+	for j, e := range ex.Response.Events {
+		if e.Data != "" && e.Base64 != "" {
+			return fmt.Sprintf("event %d has both data and base64", j+1)
+		}
+		if _, err := base64.StdEncoding.DecodeString(e.Base64); err != nil {
+			return fmt.Sprintf("event %d: base64: %v", j+1, err)
+		}
+		if e.MS < 0 {
+			return fmt.Sprintf("event %d: ms %d is negative", j+1, e.MS)
+		}
+	}
+	return ""
+}
+
+// jsonError is err, from decoding the cassette data at path, saying where.
+func jsonError(path string, data []byte, err error) error {
+	var off int64 = -1
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &syn):
+		off = syn.Offset
+	case errors.As(err, &typ):
+		off = typ.Offset
+		msg = fmt.Sprintf("%s is %s, not %s", typ.Field, typ.Value, typ.Type)
+	}
+	e := &srcerr.Error{File: path, Msg: "not a valid cassette: " + msg + "; " + recordAgain}
+	if off >= 0 && off <= int64(len(data)) {
+		start := bytes.LastIndexByte(data[:off], '\n') + 1
+		end := len(data)
+		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+			end = int(off) + i
+		}
+		e.Line = bytes.Count(data[:off], []byte("\n")) + 1
+		e.Col = max(utf8.RuneCount(data[start:off]), 1)
+		e.Source = string(data[start:end])
+	}
+	return e
+}
+
+// writeCassette writes c to path atomically (a temporary file in the same
+// directory, renamed), creating the directory. Errors name path, never
+// the temporary file.
+func writeCassette(path string, c *cassette) error {
+	var buf bytes.Buffer
+	e := json.NewEncoder(&buf)
+	e.SetEscapeHTML(false)
+	e.SetIndent("", "  ")
+	if err := e.Encode(c); err != nil {
+		return fmt.Errorf("write cassette %s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write cassette %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write cassette %s: %w", path, innerErr(err))
+	}
+	tmp := f.Name()
+	_, err = f.Write(buf.Bytes())
+	err = errors.Join(err, f.Chmod(0o644), f.Close())
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write cassette %s: %w", path, innerErr(err))
+	}
+	return nil
+}
+
+// innerErr is err without the path of an *fs.PathError or *os.LinkError
+// (a temporary file's name, or one the caller names already).
+func innerErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+// isDir reports whether path is a directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}

@@ -1,0 +1,78 @@
+package gateway
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestOpenReplayErrors: a cassette that cannot be replayed is an error
+// that names it (never a temporary file) and says what to do.
+func TestOpenReplayErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	missing := filepath.Join(dir, "missing.cassette.json")
+	cases := []struct {
+		path string
+		want string
+	}{
+		{missing, "cassette " + missing + " does not exist: record it with --gateway record"},
+		{dir, "cassette " + dir + " is a directory, not a cassette"},
+		{write("v2.json", `{"version": 2, "exchanges": []}`), "cassette " + filepath.Join(dir, "v2.json") + " is version 2; this acprun reads version 1: record it again with --gateway record"},
+		{write("nov.json", `{"exchanges": []}`), "cassette " + filepath.Join(dir, "nov.json") + " has no version: it is not an acprun cassette; record it again with --gateway record"},
+		{write("syntax.json", "{\"version\": 1,\n  \"exchanges\": [}\n"), filepath.Join(dir, "syntax.json") + ":2:17: not a valid cassette: invalid character '}' looking for beginning of value; record it again with --gateway record"},
+		{write("type.json", "{\"version\": 1,\n \"exchanges\": [{\"response\": {\"status\": \"200\"}}]}"), filepath.Join(dir, "type.json") + ":2:44: not a valid cassette: exchanges.response.status is string, not int; record it again with --gateway record"},
+		{write("nomethod.json", `{"version": 1, "exchanges": [{"request": {"path": "/v1/x"}, "response": {"status": 200}}]}`), "cassette " + filepath.Join(dir, "nomethod.json") + ": exchange 1: the request has no method; record it again with --gateway record"},
+		{write("status.json", `{"version": 1, "exchanges": [{"request": {"method": "GET", "path": "/v1/x"}, "response": {"status": 1200}}]}`), "cassette " + filepath.Join(dir, "status.json") + ": exchange 1: the response's status 1200 is not an HTTP status; record it again with --gateway record"},
+	}
+	for _, c := range cases {
+		_, err := Open(Config{Mode: Replay, Cassette: c.path})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s:\n got %v\nwant %s", filepath.Base(c.path), err, c.want)
+		}
+	}
+	if _, err := Open(Config{Mode: "rewind"}); err == nil || !strings.Contains(err.Error(), `unknown mode "rewind"`) {
+		t.Errorf("unknown mode: %v", err)
+	}
+}
+
+// TestWriteCassetteErrors: a cassette that cannot be written is an error
+// naming it, not the temporary file, and leaves nothing behind.
+func TestWriteCassetteErrors(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "file")
+	os.WriteFile(blocker, nil, 0o644)
+	path := filepath.Join(blocker, "c.json")
+	err := writeCassette(path, &cassette{Version: 1})
+	if err == nil || !strings.HasPrefix(err.Error(), "write cassette "+path+": ") || strings.Contains(err.Error(), ".tmp") {
+		t.Errorf("got %v", err)
+	}
+	// A directory in the cassette's place: the rename fails.
+	target := filepath.Join(dir, "taken")
+	os.MkdirAll(filepath.Join(target, "x"), 0o755)
+	err = writeCassette(target, &cassette{Version: 1})
+	if err == nil || !strings.HasPrefix(err.Error(), "write cassette "+target+": ") || strings.Contains(err.Error(), ".tmp") {
+		t.Errorf("got %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("left %v", entries)
+	}
+}
+
+// TestEventBytes: answers that are not UTF-8 are kept in base64 and
+// replayed byte for byte.
+func TestEventBytes(t *testing.T) {
+	for _, p := range [][]byte{[]byte("data: héllo\n\n"), {0x1f, 0x8b, 0xff, 0x00}} {
+		e := newEvent(3, p)
+		if string(e.bytes()) != string(p) || (e.Base64 != "") == (e.Data != "") {
+			t.Errorf("%q: event %+v gives %q", p, e, e.bytes())
+		}
+	}
+}

@@ -1,0 +1,212 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/acprun/acprun/internal/redact"
+)
+
+// excerptLen is how many characters of a value a divergence shows.
+const excerptLen = 80
+
+// diffRequest compares got with rec, a recorded request, both normalised
+// and redacted: "" when they match, else the first field that differs,
+// "FIELD: recorded X, received Y". The fields are the method, the path,
+// the query, then the body's, in key order, named as in
+// "messages[2].content[0].text". A recorded string holding redact.Marker
+// matches any text in the marker's place.
+func diffRequest(rec, got *request) string {
+	switch {
+	case rec.Method != got.Method:
+		return differs("method", quote(rec.Method), quote(got.Method))
+	case rec.Path != got.Path:
+		return differs("path", quote(rec.Path), quote(got.Path))
+	case rec.Query != got.Query:
+		return differs("query", quote(rec.Query), quote(got.Query))
+	}
+	if len(rec.Body) == 0 || len(got.Body) == 0 {
+		if len(rec.Body) == len(got.Body) {
+			return ""
+		}
+		return differs("body", show(decode(rec.Body)), show(decode(got.Body)))
+	}
+	return diffValue("", decode(rec.Body), decode(got.Body))
+}
+
+// differs is the message for a field that differs.
+func differs(field, rec, got string) string {
+	if field == "" {
+		field = "body"
+	}
+	return field + ": recorded " + rec + ", received " + got
+}
+
+// absent stands for a value that is not there.
+type absent struct{}
+
+// decode is raw decoded, numbers as json.Number; absent for nothing.
+func decode(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return absent{}
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return string(raw)
+	}
+	return v
+}
+
+// diffValue compares got with rec at field: "" when they match, else the
+// first difference.
+func diffValue(field string, rec, got any) string {
+	switch r := rec.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := make([]string, 0, len(r)+len(g))
+		for k := range r {
+			keys = append(keys, k)
+		}
+		for k := range g {
+			if _, ok := r[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			rv, rok := r[k]
+			gv, gok := g[k]
+			if !rok {
+				rv = absent{}
+			}
+			if !gok {
+				gv = absent{}
+			}
+			if d := diffValue(member(field, k), rv, gv); d != "" {
+				return d
+			}
+		}
+		return ""
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			break
+		}
+		for i := range max(len(r), len(g)) {
+			var rv, gv any = absent{}, absent{}
+			if i < len(r) {
+				rv = r[i]
+			}
+			if i < len(g) {
+				gv = g[i]
+			}
+			if d := diffValue(field+"["+strconv.Itoa(i)+"]", rv, gv); d != "" {
+				return d
+			}
+		}
+		return ""
+	case string:
+		g, ok := got.(string)
+		if !ok {
+			break
+		}
+		if r == g || strings.Contains(r, redact.Marker) && redactedPattern(r).MatchString(g) {
+			return ""
+		}
+		rs, gs := excerptPair(r, g)
+		return differs(field, rs, gs)
+	case json.Number:
+		if g, ok := got.(json.Number); ok && sameNumber(r, g) {
+			return ""
+		}
+	default:
+		if rec == got {
+			return ""
+		}
+	}
+	return differs(field, show(rec), show(got))
+}
+
+// member names key of the object at field.
+func member(field, key string) string {
+	if field == "" {
+		return key
+	}
+	return field + "." + key
+}
+
+// sameNumber reports whether two JSON numbers are the same number.
+func sameNumber(a, b json.Number) bool {
+	if a == b {
+		return true
+	}
+	af, err1 := a.Float64()
+	bf, err2 := b.Float64()
+	return err1 == nil && err2 == nil && af == bf
+}
+
+// redactedPattern matches a text in which each redact.Marker of s stands
+// for a secret.
+func redactedPattern(s string) *regexp.Regexp {
+	parts := strings.Split(s, redact.Marker)
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return regexp.MustCompile(`(?s)\A` + strings.Join(parts, ".+?") + `\z`)
+}
+
+// show is a value in a message: JSON, cut to excerptLen characters;
+// "nothing" for absent.
+func show(v any) string {
+	if _, ok := v.(absent); ok {
+		return "nothing"
+	}
+	return cut(string(encode(v)))
+}
+
+// quote is s as a JSON string, cut to excerptLen characters.
+func quote(s string) string { return show(s) }
+
+// excerptPair shows two strings that differ around where they first
+// differ: when that is far in, both start a little before it.
+func excerptPair(rec, got string) (string, string) {
+	r, g := []rune(rec), []rune(got)
+	same := 0
+	for same < len(r) && same < len(g) && r[same] == g[same] {
+		same++
+	}
+	from := 0
+	if same > excerptLen/2 {
+		from = same - excerptLen*3/8
+	}
+	return excerpt(r, from), excerpt(g, from)
+}
+
+// excerpt is s[from:] as a JSON string cut to excerptLen characters, with
+// "…" where text was left out.
+func excerpt(s []rune, from int) string {
+	q := string(encode(string(s[from:])))
+	q = q[1 : len(q)-1]
+	if from > 0 {
+		q = "…" + q
+	}
+	return `"` + cut(q) + `"`
+}
+
+// cut is s cut to excerptLen characters, with "…" for the rest.
+func cut(s string) string {
+	r := []rune(s)
+	if len(r) <= excerptLen {
+		return s
+	}
+	return string(r[:excerptLen]) + "…"
+}

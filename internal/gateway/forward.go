@@ -1,0 +1,209 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/acprun/acprun/internal/gateway/provider"
+)
+
+// upstreamClient sends the agents' requests upstream: plain bodies (no
+// compression, so that what is streamed, metered and kept is the text),
+// no redirects followed (the agent sees them), no time limit (answers
+// stream for minutes; the agent's own request, and the attempt, bound
+// them).
+var upstreamClient = &http.Client{
+	Transport: func() http.RoundTripper {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.DisableCompression = true
+		return t
+	}(),
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
+
+// hopByHop are the headers of one connection, never forwarded (RFC 9110
+// 7.6.1), with Accept-Encoding (answers must come plain) and the framing
+// ones the server and client set.
+var hopByHop = []string{
+	"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization",
+	"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Accept-Encoding", "Content-Length", "Host",
+}
+
+// copyHeader copies the end-to-end headers of src into dst.
+func copyHeader(dst, src http.Header) {
+	skip := make(map[string]bool)
+	for _, h := range hopByHop {
+		skip[h] = true
+	}
+	for _, v := range src.Values("Connection") {
+		for _, name := range strings.Split(v, ",") {
+			skip[textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(name))] = true
+		}
+	}
+	for k, vs := range src {
+		if !skip[textproto.CanonicalMIMEHeaderKey(k)] {
+			dst[k] = append([]string(nil), vs...)
+		}
+	}
+}
+
+// forward sends c to upstream (the route's; the API's default when ""),
+// with the agent's header, and streams the answer back to w as it comes,
+// metering it, and in record keeping the exchange.
+func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header http.Header, c *call, upstream string) {
+	if upstream == "" {
+		upstream = strings.TrimRight(provider.DefaultUpstream(c.api), "/")
+	}
+	if upstream == "" {
+		plain(w, http.StatusBadGateway, fmt.Sprintf("acprun gateway: %s %s: no upstream to forward it to (give the agent's gateway an upstream)", c.method, c.path))
+		return
+	}
+	target := upstream + c.path
+	if c.rawQuery != "" {
+		target += "?" + c.rawQuery
+	}
+	out, err := http.NewRequestWithContext(ctx, c.method, target, bytes.NewReader(c.body))
+	if err != nil {
+		plain(w, http.StatusBadGateway, fmt.Sprintf("acprun gateway: upstream %s: %v", upstream, innerURLErr(err)))
+		return
+	}
+	copyHeader(out.Header, header)
+	t := tape{now: a.cfg.Now, last: a.cfg.Now()}
+	resp, err := a.client.Do(out)
+	if err != nil {
+		switch {
+		case a.closing():
+			cutOff(w, false)
+		case ctx.Err() != nil: // the agent went away
+		default:
+			plain(w, http.StatusBadGateway, fmt.Sprintf("acprun gateway: upstream %s: %v", upstream, innerURLErr(err)))
+		}
+		return
+	}
+	defer resp.Body.Close()
+	w.Header()["Content-Type"] = nil // the upstream's, never one sniffed
+	copyHeader(w.Header(), resp.Header)
+	w.WriteHeader(resp.StatusCode)
+	rc := http.NewResponseController(w)
+	rc.Flush()
+
+	contentType := resp.Header.Get("Content-Type")
+	sse := isSSE(contentType)
+	m := provider.NewMeter(c.api)
+	var split provider.Splitter
+	var whole []byte
+	buf := make([]byte, 32<<10)
+	broken := false
+	for {
+		n, err := resp.Body.Read(buf)
+		if p := buf[:n]; sse {
+			for _, ev := range split.Feed(p) {
+				w.Write(ev)
+				rc.Flush()
+				name, data := provider.Parse(ev)
+				m.Event(name, data)
+				a.report(c, m)
+				t.add(ev)
+			}
+		} else if n > 0 {
+			w.Write(p)
+			rc.Flush()
+			whole = append(whole, p...)
+		}
+		if err != nil {
+			broken = !errors.Is(err, io.EOF)
+			break
+		}
+	}
+	if sse {
+		if rest := split.Rest(); len(rest) > 0 {
+			w.Write(rest)
+			rc.Flush()
+			t.add(rest)
+		}
+	} else {
+		if !broken {
+			m.Body(whole)
+			a.report(c, m)
+		}
+		if len(whole) > 0 || !broken {
+			t.add(whole)
+		}
+	}
+	if a.cfg.Mode == Record {
+		a.keep(c, response{Status: resp.StatusCode, ContentType: contentType, Events: a.keptEvents(c, t.events, sse), Truncated: broken})
+	}
+	if broken && (a.closing() || ctx.Err() == nil) {
+		// Cut off by Close, or by the upstream: the agent must not take
+		// what it got for the whole answer.
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// keep keeps c's exchange for the cassette.
+func (a *Attempt) keep(c *call, resp response) {
+	ex := &exchange{Request: c.summary(a), Response: resp}
+	a.mu.Lock()
+	a.kept[c.n] = ex
+	a.mu.Unlock()
+}
+
+// keptEvents returns the events of c's answer as the cassette keeps
+// them: redacted (an event stream as text, where a secret inside a JSON
+// string stays inside it; a JSON body as JSON), the paths replaced by
+// their names.
+func (a *Attempt) keptEvents(c *call, events []event, sse bool) []event {
+	for i, e := range events {
+		b := e.bytes()
+		if !sse && json.Valid(b) {
+			b = c.json(a, b)
+		} else {
+			b = []byte(c.text(a, string(b)))
+		}
+		events[i] = newEvent(e.MS, b)
+		if events[i].Data != "" {
+			events[i].Data = a.paths.name(events[i].Data)
+		}
+	}
+	return events
+}
+
+// tape times the pieces of an answer as they come.
+type tape struct {
+	now    func() time.Time
+	last   time.Time
+	events []event
+}
+
+// add takes p as the next piece, timed since the previous one.
+func (t *tape) add(p []byte) {
+	now := t.now()
+	t.events = append(t.events, newEvent(now.Sub(t.last).Milliseconds(), p))
+	t.last = now
+}
+
+// isSSE reports whether a content type is a server-sent event stream.
+func isSSE(contentType string) bool {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	return mt == "text/event-stream"
+}
+
+// innerURLErr is err without the URL an *url.Error names (its query may
+// hold a key).
+func innerURLErr(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}

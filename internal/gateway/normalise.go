@@ -1,0 +1,200 @@
+package gateway
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/acprun/acprun/internal/gateway/provider"
+)
+
+// normaliseBody is a request body as replay matches it and the cassette
+// keeps it: for JSON, the value without the API's volatile keys (and, for
+// OpenAI, without system and developer messages), with the paths
+// replaced by their names and UUIDs, dates and times by placeholders in
+// every string and key, keys sorted; for anything else, "sha256:HEX" of
+// the bytes. An empty body is nil.
+func normaliseBody(api provider.API, body []byte, paths *pathNames) json.RawMessage {
+	if len(body) == 0 {
+		return nil
+	}
+	if !json.Valid(body) {
+		sum := sha256.Sum256(body)
+		out, _ := json.Marshal("sha256:" + hex.EncodeToString(sum[:]))
+		return out
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	var v any
+	d.Decode(&v) // valid JSON
+	if obj, ok := v.(map[string]any); ok {
+		for _, k := range provider.Volatile(api) {
+			delete(obj, k)
+		}
+		switch api {
+		case provider.OpenAIChat:
+			obj["messages"] = withoutSystem(obj["messages"])
+		case provider.OpenAIResponses:
+			obj["input"] = withoutSystem(obj["input"])
+		}
+	}
+	return encode(normalise(v, paths))
+}
+
+// withoutSystem returns a list of OpenAI messages without those of role
+// system or developer (the system prompt); anything else as it is.
+func withoutSystem(v any) any {
+	list, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	out := make([]any, 0, len(list))
+	for _, m := range list {
+		if obj, ok := m.(map[string]any); ok && (obj["role"] == "system" || obj["role"] == "developer") {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// encode is v as compact JSON, keys sorted, with no HTML escaping.
+func encode(v any) json.RawMessage {
+	var buf bytes.Buffer
+	e := json.NewEncoder(&buf)
+	e.SetEscapeHTML(false)
+	e.Encode(v) // values decoded from JSON always encode
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+var (
+	uuidRE = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+	// dateRE and timeRE match ISO 8601 dates and times (with seconds, so
+	// that "10:30" in a sentence stays) not inside a longer number; the
+	// first group is the character before.
+	dateRE = regexp.MustCompile(`(^|[^0-9])[0-9]{4}-[01][0-9]-[0-3][0-9]`)
+	timeRE = regexp.MustCompile(`(^|[^0-9])[0-2][0-9]:[0-5][0-9]:[0-6][0-9](?:[.,][0-9]+)?(?:Z|[+-][0-2][0-9]:?[0-5][0-9])?`)
+)
+
+// normalise returns v with every string and key normalised (see str).
+func normalise(v any, paths *pathNames) any {
+	switch v := v.(type) {
+	case string:
+		return normaliseString(v, paths)
+	case []any:
+		for i := range v {
+			v[i] = normalise(v[i], paths)
+		}
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[normaliseString(k, paths)] = normalise(x, paths)
+		}
+		return out
+	}
+	return v
+}
+
+// normaliseString replaces in s the paths by their names, and UUIDs,
+// dates and times by placeholders.
+func normaliseString(s string, paths *pathNames) string {
+	s = paths.name(s)
+	s = uuidRE.ReplaceAllLiteralString(s, "<uuid>")
+	s = dateRE.ReplaceAllString(s, "${1}<date>")
+	return timeRE.ReplaceAllString(s, "${1}<time>")
+}
+
+// pathNames swaps an attempt's paths (Config.Paths) for their names in
+// what is kept, and back in what is replayed.
+type pathNames struct {
+	byPath [][2]string // {path, name}, longest path first
+	byName [][2]string // the same, longest name first
+}
+
+// newPathNames returns the pathNames of paths (name → path); paths that
+// are "" or "/" are left out.
+func newPathNames(paths map[string]string) *pathNames {
+	p := &pathNames{}
+	for name, path := range paths {
+		if path = strings.TrimRight(path, "/"); path != "" && name != "" {
+			p.byPath = append(p.byPath, [2]string{path, name})
+		}
+	}
+	slices.SortFunc(p.byPath, func(a, b [2]string) int {
+		return cmp.Or(cmp.Compare(len(b[0]), len(a[0])), strings.Compare(a[1], b[1]))
+	})
+	p.byName = slices.Clone(p.byPath)
+	slices.SortStableFunc(p.byName, func(a, b [2]string) int { return cmp.Compare(len(b[1]), len(a[1])) })
+	return p
+}
+
+// name replaces in s each path that stands as a path of its own by its
+// name.
+func (p *pathNames) name(s string) string {
+	for _, pn := range p.byPath {
+		s = replacePath(s, pn[0], pn[1])
+	}
+	return s
+}
+
+// expand replaces in s each name by its path, as it would be written in a
+// JSON string (the answers replayed are JSON, or text where paths are
+// written as they are).
+func (p *pathNames) expand(s string) string {
+	for _, pn := range p.byName {
+		s = strings.ReplaceAll(s, pn[1], jsonInner(pn[0]))
+	}
+	return s
+}
+
+// jsonInner is s as it appears inside a JSON string (without the quotes).
+func jsonInner(s string) string {
+	b := encode(s)
+	return string(b[1 : len(b)-1])
+}
+
+// replacePath replaces, in s, each occurrence of the directory path that
+// stands as a path of its own (not inside a longer name: /a/bc is not /a/b
+// followed by c) by name.
+func replacePath(s, path, name string) string {
+	if !strings.Contains(s, path) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, path)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(path)
+		whole := (i == 0 || !isNameByte(s[i-1])) && pathEnds(s, end)
+		b.WriteString(s[:i])
+		if whole {
+			b.WriteString(name)
+		} else {
+			b.WriteString(path)
+		}
+		s = s[end:]
+	}
+}
+
+// pathEnds reports whether a path in s ends at i: at the end of s, or
+// before a character that cannot continue a name, or before a full stop
+// that ends a sentence.
+func pathEnds(s string, i int) bool {
+	if i == len(s) || !isNameByte(s[i]) {
+		return true
+	}
+	return s[i] == '.' && (i+1 == len(s) || !isNameByte(s[i+1]))
+}
+
+// isNameByte reports whether c may be part of a file name next to a path.
+func isNameByte(c byte) bool {
+	return c == '.' || c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= 0x80
+}

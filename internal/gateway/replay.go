@@ -1,0 +1,119 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/acprun/acprun/internal/gateway/provider"
+)
+
+// replay answers c from the cassette: the exchange it matches, or, when
+// it matches none, a divergence.
+func (a *Attempt) replay(ctx context.Context, w http.ResponseWriter, c *call) {
+	ex, msg, first := a.match(c)
+	if ex == nil {
+		answer(w, replyOf(provider.Invalid(c.api, msg)))
+		if first {
+			a.event(Diverged, msg)
+		}
+		return
+	}
+	a.play(ctx, w, c, ex)
+}
+
+// match finds the recorded exchange c plays: the next unplayed one if it
+// matches, else any later unplayed one that does (concurrent requests may
+// come in either order). When none does, it returns the divergence, and
+// first is true if it is the attempt's first (later requests all get the
+// first one).
+func (a *Attempt) match(c *call) (ex *exchange, divergence string, first bool) {
+	got := c.summary(a)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.divergence != "" {
+		return nil, a.divergence, false
+	}
+	var closest *exchange // the one to compare with, for the message
+	for i := range a.rec.Exchanges {
+		if a.played[i] {
+			continue
+		}
+		rec := &a.rec.Exchanges[i]
+		if diffRequest(&rec.Request, &got) == "" {
+			a.played[i] = true
+			return rec, "", false
+		}
+		if closest == nil || closest.Request.Method+closest.Request.Path != c.method+c.path && rec.Request.Method+rec.Request.Path == c.method+c.path {
+			closest = rec
+		}
+	}
+	what := fmt.Sprintf("not in the cassette (it has %s)", requests(len(a.rec.Exchanges)))
+	if closest != nil {
+		what = diffRequest(&closest.Request, &got)
+	}
+	a.divergence = fmt.Sprintf("request %d (%s %s): %s", c.n, c.method, c.path, what)
+	return nil, a.divergence, true
+}
+
+// play streams the recorded answer of ex to w, metering it as c's; with
+// Timing, at the recorded pace.
+func (a *Attempt) play(ctx context.Context, w http.ResponseWriter, c *call, ex *exchange) {
+	resp := &ex.Response
+	w.Header()["Content-Type"] = nil // none recorded: none sniffed either
+	if resp.ContentType != "" {
+		w.Header().Set("Content-Type", resp.ContentType)
+	}
+	w.WriteHeader(resp.Status)
+	rc := http.NewResponseController(w)
+	rc.Flush()
+	sse := isSSE(resp.ContentType)
+	m := provider.NewMeter(c.api)
+	for _, e := range resp.Events {
+		if a.cfg.Timing && !sleep(ctx, time.Duration(e.MS)*time.Millisecond) || ctx.Err() != nil {
+			if a.closing() {
+				cutOff(w, true)
+			}
+			return // the agent went away
+		}
+		b := e.bytes()
+		if e.Data != "" {
+			b = []byte(a.paths.expand(e.Data))
+		}
+		w.Write(b)
+		rc.Flush()
+		if sse {
+			m.Event(provider.Parse(b))
+		} else {
+			m.Body(b)
+		}
+		a.report(c, m)
+	}
+	if resp.Truncated {
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// sleep waits d, or until ctx ends: false then.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// requests is "1 request", "2 requests"…
+func requests(n int) string {
+	if n == 1 {
+		return "1 request"
+	}
+	return fmt.Sprintf("%d requests", n)
+}

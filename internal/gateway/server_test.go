@@ -1,0 +1,78 @@
+package gateway
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestRoutes: a route's URL is on the server's port with an ID no one
+// guesses; an unknown or closed route is 404, an unbound one 503, and a
+// route unbound between scenarios binds again.
+func TestRoutes(t *testing.T) {
+	up := newUpstream(t)
+	up.answers["/v1/x"] = answerSpec{200, "application/json", `{"ok":true}`}
+	s := startServer(t)
+	r1, r2 := s.NewRoute(up.URL), s.NewRoute(up.URL)
+	re := regexp.MustCompile(fmt.Sprintf(`^http://127\.0\.0\.1:%d/r/[0-9a-f]{32}$`, s.Port()))
+	if s.Port() == 0 || !re.MatchString(r1.URL()) || r1.URL() == r2.URL() {
+		t.Fatalf("port %d, URLs %s and %s", s.Port(), r1.URL(), r2.URL())
+	}
+	base := strings.TrimSuffix(r1.URL(), "/r/"+after(r1.URL(), "/r/"))
+	for _, path := range []string{"/", "/v1/x", "/r/", "/r/0123/v1/x", "/r/" + after(r1.URL(), "/r/") + "x/v1/x"} {
+		if got := send(t, "GET", base, path, "", nil); got.status != 404 {
+			t.Errorf("%s: %d %s, want 404", path, got.status, got.body)
+		}
+	}
+	got := send(t, "POST", r1.URL(), "/v1/x", `{}`, nil)
+	if got.status != 503 || !strings.Contains(got.body, "no scenario is running") {
+		t.Errorf("unbound: %d %q, want 503 saying so", got.status, got.body)
+	}
+	a := open(t, Config{Mode: Meter})
+	r1.Bind(a)
+	if got := send(t, "POST", r1.URL(), "/v1/x", `{}`, nil); got.status != 200 {
+		t.Errorf("bound: %d %s", got.status, got.body)
+	}
+	r1.Bind(nil)
+	if got := send(t, "POST", r1.URL(), "/v1/x", `{}`, nil); got.status != 503 {
+		t.Errorf("unbound again: %d %s", got.status, got.body)
+	}
+	r1.Bind(a)
+	r1.Close()
+	if got := send(t, "POST", r1.URL(), "/v1/x", `{}`, nil); got.status != 404 {
+		t.Errorf("closed: %d %s, want 404", got.status, got.body)
+	}
+	r2.Bind(a)
+	if got := send(t, "POST", r2.URL(), "/v1/x", `{}`, nil); got.status != 200 {
+		t.Errorf("the other route: %d %s", got.status, got.body)
+	}
+}
+
+// after is what follows sep in s, "" when it has none.
+func after(s, sep string) string {
+	_, a, _ := strings.Cut(s, sep)
+	return a
+}
+
+// TestUpstreamUnreachable: a 502 naming the upstream, never the key in
+// the query; nothing kept.
+func TestUpstreamUnreachable(t *testing.T) {
+	dead := httptest.NewServer(http.NotFoundHandler())
+	dead.Close()
+	s := startServer(t)
+	a := open(t, Config{Mode: Record, Cassette: t.TempDir() + "/c.json"})
+	route := s.NewRoute(dead.URL)
+	route.Bind(a)
+	got := send(t, "POST", route.URL(), "/v1beta/models/g:generateContent?key=AIzaSecretKey0123456789", `{}`, nil)
+	if got.status != 502 || !strings.Contains(got.body, dead.URL) || strings.Contains(got.body, "AIzaSecretKey") {
+		t.Errorf("got %d %q, want 502 naming %s and not the key", got.status, got.body, dead.URL)
+	}
+	a.Close()
+	_, c := readCassetteFile(t, a.cfg.Cassette)
+	if len(c.Exchanges) != 0 {
+		t.Errorf("kept %+v", c.Exchanges)
+	}
+}
