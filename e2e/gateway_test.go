@@ -48,7 +48,7 @@ agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 gateway: {mode: meter, env: %s, upstream: %q}
 turns:
   - prompt: first
-    expect: {contains: %q}
+    expect: {text: {contains: %q}}
   - prompt: %s
 `, a.env, upstream, testkit.SideText, second),
 	}

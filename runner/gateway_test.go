@@ -79,9 +79,9 @@ gateway: {mode: %s, dir: %q, env: ANTHROPIC_BASE_URL, upstream: %q, key: ANTHROP
 %s
 turns:
   - prompt: first
-    expect: {contains: "echo: first"}
+    expect: {text: {contains: "echo: first"}}
   - prompt: %s
-    expect: {contains: "echo: %s"}
+    expect: {text: {contains: "echo: %s"}}
 `, mode, dir, upstream, extra, second, second)
 }
 
