@@ -205,6 +205,7 @@ func (a *Attempt) serve(w http.ResponseWriter, req *http.Request, upstream, rest
 	defer context.AfterFunc(a.ctx, cancel)()
 
 	c := newCall(req, rest, body)
+	defer func() { c.body = nil }() // the attempt keeps c, not its body
 	if a.cfg.Mode == Replay {
 		if d := a.Divergence(); d != "" {
 			answer(w, replyOf(provider.Invalid(c.api, d)))
