@@ -82,8 +82,11 @@ func Open(cfg Config) (*Attempt, error) {
 func (a *Attempt) Spent() Spent {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := Spent{Requests: len(a.calls), Priced: true, Models: slices.Clone(a.models)}
+	s := Spent{Priced: true, Models: slices.Clone(a.models)}
 	for _, c := range a.calls {
+		if c.api != provider.Unknown {
+			s.Requests++
+		}
 		if !c.reported {
 			continue
 		}
@@ -212,9 +215,20 @@ func (a *Attempt) serve(w http.ResponseWriter, req *http.Request, upstream, rest
 			return
 		}
 	}
+	if req.Method == http.MethodHead {
+		// A connectivity check (claude sends one to its base URL per
+		// session): not a model request, and not part of the record.
+		if a.cfg.Mode == Replay {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		c.probe = true
+	}
 	if msg := a.admit(c); msg != "" {
-		answer(w, replyOf(provider.RateLimited(c.api, msg)))
+		// Told before it is answered: the runner has cancelled the turn
+		// before the agent can end it on the refusal.
 		a.event(Refused, msg)
+		answer(w, replyOf(provider.RateLimited(c.api, msg)))
 		return
 	}
 	if a.cfg.Mode == Replay {
@@ -227,12 +241,12 @@ func (a *Attempt) serve(w http.ResponseWriter, req *http.Request, upstream, rest
 // endedMessage answers requests to an attempt that has ended.
 const endedMessage = "acprun gateway: the scenario attempt this agent worked for has ended"
 
-// admit asks Admit about c and counts c when admitted; it returns the
-// refusal, "" for none.
+// admit asks Admit about c, if it is a model request (of a known API),
+// and takes c when admitted; it returns the refusal, "" for none.
 func (a *Attempt) admit(c *call) string {
 	a.admitting.Lock()
 	defer a.admitting.Unlock()
-	if a.cfg.Admit != nil {
+	if a.cfg.Admit != nil && c.api != provider.Unknown {
 		if msg := a.cfg.Admit(a.Spent()); msg != "" {
 			return msg
 		}

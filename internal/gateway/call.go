@@ -23,6 +23,9 @@ type call struct {
 	// credential headers and secret query parameters.
 	keys *redact.Redactor
 
+	// probe: a HEAD request, forwarded and not kept.
+	probe bool
+
 	// Under the attempt's mu:
 	usage       Usage
 	reported    bool   // usage was reported

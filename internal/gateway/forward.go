@@ -140,7 +140,7 @@ func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header htt
 			t.add(whole)
 		}
 	}
-	if a.cfg.Mode == Record {
+	if a.cfg.Mode == Record && !c.probe {
 		a.keep(c, response{Status: resp.StatusCode, ContentType: contentType, Events: a.keptEvents(c, t.events, sse), Truncated: broken})
 	}
 	if broken && (a.closing() || ctx.Err() == nil) {

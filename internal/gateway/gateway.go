@@ -65,9 +65,12 @@ func (u Usage) Total() int64 {
 
 // Spent is what an attempt's requests have cost so far.
 type Spent struct {
-	// Requests is the number of model requests started (refused ones are
-	// not counted). Every request the agent sends through the gateway
-	// counts, whatever its path; in replay, one that diverged counts too.
+	// Requests is the number of model requests started: those to a path
+	// of a provider API (package provider); refused ones are not counted,
+	// and in replay one that diverged is. Requests to other paths go
+	// through (recorded, replayed) uncounted, and Admit is not asked
+	// about them; HEAD requests (connectivity checks) are forwarded in
+	// record and meter, answered 200 in replay, and never kept.
 	Requests int
 	Usage    Usage
 	// Cost is priced by the attempt's Prices, for the models that have a

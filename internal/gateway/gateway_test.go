@@ -305,6 +305,7 @@ func TestSecretsNeverKept(t *testing.T) {
 // limit answer, is reported, is not counted, and never goes upstream.
 func TestAdmitRefuses(t *testing.T) {
 	up := newUpstream(t)
+	up.answers["/v1/messages"] = answerSpec{200, "application/json", `{}`}
 	up.answers["/v1/x"] = answerSpec{200, "application/json", `{}`}
 	s := startServer(t)
 	for _, mode := range []Mode{Meter, Record, Replay} {
@@ -313,7 +314,7 @@ func TestAdmitRefuses(t *testing.T) {
 			var asked []Spent
 			cas := filepath.Join(t.TempDir(), "c.json")
 			writeCassetteFile(t, cas, &cassette{Version: 1, Exchanges: []exchange{
-				{request{Method: "POST", Path: "/v1/x", Body: json.RawMessage(`{}`)}, response{Status: 200, ContentType: "application/json", Events: []event{{Data: `{}`}}}},
+				{request{Method: "POST", Path: "/v1/messages", Body: json.RawMessage(`{}`)}, response{Status: 200, ContentType: "application/json", Events: []event{{Data: `{}`}}}},
 			}})
 			a := open(t, Config{Mode: mode, Cassette: cas, OnEvent: ev.add, Admit: func(s Spent) string {
 				asked = append(asked, s)
@@ -325,10 +326,10 @@ func TestAdmitRefuses(t *testing.T) {
 			route := s.NewRoute(up.URL)
 			route.Bind(a)
 			before := len(up.requests())
-			if got := send(t, "POST", route.URL(), "/v1/x", `{}`, nil); got.status != 200 {
+			if got := send(t, "POST", route.URL(), "/v1/messages", `{}`, nil); got.status != 200 {
 				t.Fatalf("first request: %d %s", got.status, got.body)
 			}
-			if got := send(t, "POST", route.URL(), "/v1/x", `{}`, nil); got.status != 429 {
+			if got := send(t, "POST", route.URL(), "/v1/messages", `{}`, nil); got.status != 429 {
 				t.Errorf("refused request: %d %s, want 429", got.status, got.body)
 			}
 			if evs := ev.list(); len(evs) != 1 || evs[0] != (Event{Refused, "budget: 1 request spent of 1"}) {
@@ -346,6 +347,17 @@ func TestAdmitRefuses(t *testing.T) {
 			}
 			if n := len(up.requests()) - before; n != wantUp {
 				t.Errorf("the upstream got %d requests, want %d", n, wantUp)
+			}
+			// Not model requests: a HEAD (a connectivity check) and a path
+			// of no provider API go by uncounted, Admit not asked.
+			if got := send(t, "HEAD", route.URL(), "", "", nil); got.status != 200 && mode == Replay {
+				t.Errorf("HEAD in replay: %d, want 200", got.status)
+			}
+			if got := send(t, "POST", route.URL(), "/v1/x", `{}`, nil); mode != Replay && got.status != 200 {
+				t.Errorf("unknown path: %d %s, want it passed through", got.status, got.body)
+			}
+			if sp := a.Spent(); sp.Requests != 1 || len(asked) != 2 {
+				t.Errorf("after a HEAD and an unknown path: Spent().Requests = %d, Admit asked %d times; want 1, 2", sp.Requests, len(asked))
 			}
 		})
 	}

@@ -14,10 +14,10 @@ import (
 func (a *Attempt) replay(ctx context.Context, w http.ResponseWriter, c *call) {
 	ex, msg, first := a.match(c)
 	if ex == nil {
-		answer(w, replyOf(provider.Invalid(c.api, msg)))
-		if first {
+		if first { // told before it is answered, as a refusal is
 			a.event(Diverged, msg)
 		}
+		answer(w, replyOf(provider.Invalid(c.api, msg)))
 		return
 	}
 	a.play(ctx, w, c, ex)
