@@ -25,7 +25,7 @@ func TestPlanGateway(t *testing.T) {
 	replay := &scenario.Gateway{Mode: "replay", Dir: "/s/cassettes", Timing: true, Currency: "EUR",
 		Prices: map[string]gateway.Price{"m": {Input: 1, Output: 2}},
 		Targets: []scenario.GatewayTarget{
-			{Env: "OPENCODE_CONFIG_CONTENT", JSONPath: []string{"provider", "openai", "options", "baseURL"}, Upstream: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY"},
+			{Env: "OPENCODE_CONFIG_CONTENT", JSONPath: []string{"provider", "openai", "options", "baseURL"}, KeyEnv: "OPENAI_API_KEY"},
 			{Env: "MY_URL"},
 		}}
 	record := &scenario.Gateway{Mode: "record", Dir: "/s/tapes", Targets: []scenario.GatewayTarget{{Env: "ANTHROPIC_BASE_URL", Upstream: "https://me:s3cret@proxy.example/anthropic", KeyEnv: "ANTHROPIC_API_KEY"}}}
@@ -43,8 +43,8 @@ func TestPlanGateway(t *testing.T) {
 	want := []string{
 		"  budget:   maxRequests 20 (for the whole scenario; the turn that passes it is cancelled)",
 		"  gateway:  replay: answers from the cassettes under /s/cassettes with no network and a dummy key, at the recorded pace; prices for 1 model, in EUR",
-		"    OPENCODE_CONFIG_CONTENT provider.openai.options.baseURL → https://api.openai.com/v1 (key OPENAI_API_KEY)",
-		"    MY_URL → no upstream (replay only)",
+		"    OPENCODE_CONFIG_CONTENT provider.openai.options.baseURL (key OPENAI_API_KEY)",
+		"    MY_URL",
 		`  turn 1:   "hi" (timeout 10m0s, expect end_turn, budget maxRequests 3)`,
 		`  turn 1:   "hi" (timeout 10m0s, expect end_turn)`,
 		"  gateway:  record: forwards each model request to its upstream and keeps the exchange, redacted, in a cassette under /s/tapes",

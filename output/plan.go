@@ -219,6 +219,10 @@ func writeGateway(w *errWriter, g *scenario.Gateway) {
 		if t.KeyEnv != "" {
 			key = " (key " + t.KeyEnv + ")"
 		}
+		if t.Upstream == "" { // replay
+			w.printf("    %s%s\n", t.Name(), key)
+			continue
+		}
 		w.printf("    %s → %s%s\n", t.Name(), shownURL(t.Upstream), key)
 	}
 }
@@ -226,9 +230,6 @@ func writeGateway(w *errWriter, g *scenario.Gateway) {
 // shownURL is an upstream as a plan shows it: a password in it replaced
 // by "xxxxx" (a proxy's credentials in the agent's environment).
 func shownURL(upstream string) string {
-	if upstream == "" {
-		return "no upstream (replay only)"
-	}
 	if u, err := url.Parse(upstream); err == nil {
 		return u.Redacted()
 	}

@@ -298,10 +298,12 @@ func (g *Gateway) pointed(a Agent, lookup func(string) (string, bool)) (_ *Gatew
 	given := g.Given
 	switch {
 	case given.Env != "":
+		// A variable a built-in agent reads (this one's first) brings its
+		// default upstream and key: ANTHROPIC_BASE_URL means Anthropic.
 		t := given
-		if i := slices.IndexFunc(known, func(k GatewayTarget) bool { return k.Env == given.Env && k.JSONPath == nil }); i >= 0 {
-			t.Upstream = cmp.Or(t.Upstream, known[i].Upstream)
-			t.KeyEnv = cmp.Or(t.KeyEnv, known[i].KeyEnv)
+		if k, ok := wellKnownTarget(given.Env, known); ok {
+			t.Upstream = cmp.Or(t.Upstream, k.Upstream)
+			t.KeyEnv = cmp.Or(t.KeyEnv, k.KeyEnv)
 		}
 		c.Targets = []GatewayTarget{t}
 	case len(known) > 0:
@@ -325,7 +327,7 @@ func (g *Gateway) pointed(a Agent, lookup func(string) (string, bool)) (_ *Gatew
 	}
 	for i := range c.Targets {
 		t := &c.Targets[i]
-		if given.Upstream == "" {
+		if given.Upstream == "" && g.Mode != string(gateway.Replay) { // a replay has no upstream
 			if own, where := ownValue(*t, a.Env, lookup); own != "" {
 				if msg := badUpstream(own); msg != "" {
 					return nil, fmt.Sprintf("%s, where the gateway's upstream comes from, %s (or set gateway.upstream)", where, msg)
@@ -333,7 +335,11 @@ func (g *Gateway) pointed(a Agent, lookup func(string) (string, bool)) (_ *Gatew
 				t.Upstream = own
 			}
 		}
-		if t.Upstream == "" && g.Mode != string(gateway.Replay) {
+		if g.Mode == string(gateway.Replay) {
+			t.Upstream = "" // not used: nothing is forwarded
+			continue
+		}
+		if t.Upstream == "" {
 			return nil, fmt.Sprintf("acprun does not know where the agent's %s points: set gateway.upstream to the provider's base URL (such as https://api.openai.com/v1), "+
 				"or set %[1]s in agent.env", t.Env)
 		}
@@ -403,4 +409,19 @@ func gatewayAgents() []string {
 		}
 	}
 	return names
+}
+
+// wellKnownTarget is the target of a built-in agent (of known first, then
+// of any) whose variable is env, not inside a JSON document.
+func wellKnownTarget(env string, known []GatewayTarget) (GatewayTarget, bool) {
+	lists := [][]GatewayTarget{known}
+	for _, b := range builtinAgents {
+		lists = append(lists, b.gateway)
+	}
+	for _, l := range lists {
+		if i := slices.IndexFunc(l, func(k GatewayTarget) bool { return k.Env == env && k.JSONPath == nil }); i >= 0 {
+			return l[i], true
+		}
+	}
+	return GatewayTarget{}, false
 }

@@ -124,7 +124,7 @@ turns: [{prompt: hi}]
 		"short":   {Mode: "meter", Dir: dir, Currency: "USD", Targets: []scenario.GatewayTarget{claudeTarget}},
 		"mapping": {Mode: "record", Dir: "/s/tapes", Currency: "USD", Targets: []scenario.GatewayTarget{{Env: "ANTHROPIC_BASE_URL", Upstream: "https://corp.example/anthropic", KeyEnv: "ANTHROPIC_API_KEY"}}},
 		"upstream-given": {Mode: "replay", Dir: "/abs/tapes", Currency: "USD",
-			Targets: []scenario.GatewayTarget{{Env: "ANTHROPIC_BASE_URL", Upstream: "https://proxy.example/anthropic", KeyEnv: "MY_KEY"}},
+			Targets: []scenario.GatewayTarget{{Env: "ANTHROPIC_BASE_URL", KeyEnv: "MY_KEY"}}, // a replay forwards nothing
 			Given:   scenario.GatewayTarget{Upstream: "https://proxy.example/anthropic", KeyEnv: "MY_KEY"}},
 		"codex-from-environment": {Mode: "meter", Dir: dir, Currency: "USD", Targets: []scenario.GatewayTarget{{Env: "OPENAI_BASE_URL", Upstream: "https://proxy.example/v1", KeyEnv: "OPENAI_API_KEY"}}},
 		"gemini": {Mode: "meter", Dir: dir, Currency: "USD", Targets: []scenario.GatewayTarget{
@@ -189,7 +189,7 @@ gateway: null
 turns: [{prompt: hi}]
 `)
 	want := map[string]*scenario.Gateway{
-		"from-config": {Mode: "replay", Dir: "/cfg/tapes", Prices: prices, Currency: "EUR", Targets: []scenario.GatewayTarget{claudeTarget}},
+		"from-config": {Mode: "replay", Dir: "/cfg/tapes", Prices: prices, Currency: "EUR", Targets: []scenario.GatewayTarget{{Env: "ANTHROPIC_BASE_URL", KeyEnv: "ANTHROPIC_API_KEY"}}},
 		"own":         {Mode: "meter", Dir: "/s/cassettes", Prices: prices, Currency: "EUR", Targets: []scenario.GatewayTarget{claudeTarget}},
 		"off":         nil,
 		"null":        nil,
@@ -215,13 +215,22 @@ turns: [{prompt: hi}]
 `)
 	want := map[string]*scenario.Gateway{
 		"without": {Mode: "replay", Dir: "/s/cassettes", Timing: true, Currency: "USD",
-			Targets: []scenario.GatewayTarget{{Env: "OPENAI_BASE_URL", Upstream: "https://proxy.example/v1", KeyEnv: "OPENAI_API_KEY"}}},
+			Targets: []scenario.GatewayTarget{{Env: "OPENAI_BASE_URL", KeyEnv: "OPENAI_API_KEY"}}},
 		"with": {Mode: "replay", Dir: "/s/tapes", Timing: true, Currency: "USD",
-			Targets: []scenario.GatewayTarget{{Env: "MY_URL", Upstream: "https://mine.example"}},
+			Targets: []scenario.GatewayTarget{{Env: "MY_URL"}},
 			Given:   scenario.GatewayTarget{Env: "MY_URL", Upstream: "https://mine.example"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("gateways (-want +got):\n%s", diff)
+	}
+	// A variable a built-in agent reads brings its provider's upstream
+	// and key: the mock agent's model steps read them.
+	mock, _, err := scenario.LoadBytes("/s/x.yaml", []byte("name: x\nagent: {name: mock, args: [a.mock.yaml]}\ngateway: {mode: meter, env: ANTHROPIC_BASE_URL}\nturns: [{prompt: hi}]\n"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := mock[0].Gateway; !cmp.Equal(g.Targets, []scenario.GatewayTarget{claudeTarget}) {
+		t.Errorf("mock agent with gateway.env ANTHROPIC_BASE_URL: targets %+v, want %+v", g.Targets, claudeTarget)
 	}
 	o := opts
 	o.Gateway = "meter"
@@ -277,7 +286,7 @@ func TestGatewayMockAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := claude.Gateway; g == nil || g.Mode != "replay" || !cmp.Equal(g.Targets, []scenario.GatewayTarget{claudeTarget}) {
+	if g := claude.Gateway; g == nil || g.Mode != "replay" || !cmp.Equal(g.Targets, []scenario.GatewayTarget{{Env: "ANTHROPIC_BASE_URL", KeyEnv: "ANTHROPIC_API_KEY"}}) {
 		t.Errorf("WithAgent(claude) gateway = %+v; want replay pointing ANTHROPIC_BASE_URL", g)
 	}
 	if g := scens[0].Gateway; len(g.Targets) != 0 {
