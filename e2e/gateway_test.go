@@ -182,3 +182,33 @@ func TestGatewayNoSecrets(t *testing.T) {
 		return nil
 	})
 }
+
+// TestGatewaySandbox: with the sandbox's network off, the agent reaches
+// its model through the gateway, and nothing else: a direct connection to
+// the upstream fails.
+func TestGatewaySandbox(t *testing.T) {
+	up := testkit.NewAnthropicServer(t)
+	addr := strings.TrimPrefix(up.URL, "http://")
+	for _, bwrap := range []bool{true, false} {
+		t.Run("bwrap="+fmt.Sprint(bwrap), func(t *testing.T) {
+			dir := realTempDir(t)
+			env := needSandbox(t, bwrap, realTempDir(t))
+			writeFiles(t, dir, map[string]string{
+				"agent.mock.yaml": "turns:\n  - steps: [{model: {api: anthropic, model: claude-test, prompt: hi}}]\n  - steps: [{connect: " + addr + "}]\n",
+				"s.yaml": fmt.Sprintf("name: g\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nsandbox: {network: off}\n"+
+					"gateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: %q}\nturns:\n  - prompt: one\n    expect: {text: {contains: %q}}\n  - prompt: two\n", up.URL, testkit.SideText),
+			})
+			res, out := runSandboxed(t, dir, env, "s.yaml")
+			r := out.Scenarios[0]
+			if res.code != exitOK || r.Gateway == nil || r.Gateway.Requests != 1 {
+				t.Fatalf("exit %d, gateway %+v\n%s", res.code, r.Gateway, res.stderr)
+			}
+			if r.Sandbox == nil || r.Sandbox.Network != "off" {
+				t.Errorf("sandbox %+v, want network off", r.Sandbox)
+			}
+			if text := r.Turns[1].Text; !strings.HasPrefix(text, "connect: error: ") {
+				t.Errorf("a direct connection to the upstream: %q, want it refused", text)
+			}
+		})
+	}
+}
