@@ -250,11 +250,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	opts.Policy = overrideWithRules(opts.Policy, flags)
 	if c.DryRun {
 		c.warnNoPermissions(g, scs)
-		gateways := make([]*scenario.Gateway, len(scs))
-		for i, sc := range scs {
-			gateways[i] = sc.Gateway
-		}
-		return output.Plan(g.Stdout, runner.DryRun(opts, scs), gateways...)
+		return output.Plan(g.Stdout, runner.DryRun(opts, scs))
 	}
 	if err := c.checkOutputPaths(); err != nil {
 		return exitError{code: exitUsage, err: err}

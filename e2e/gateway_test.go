@@ -28,13 +28,22 @@ var gatewayAPIs = []gatewayAPI{
 		usage: &report.Usage{TotalTokens: 20, InputTokens: testkit.AnthropicInputTokens, OutputTokens: testkit.AnthropicOutputTokens,
 			CachedReadTokens: testkit.AnthropicCacheReadTokens, CachedWriteTokens: testkit.AnthropicCacheWriteTokens}},
 	{api: "openai-chat", env: "OPENAI_BASE_URL", model: "gpt-test",
-		upstream: func(t *testing.T) (string, func()) { s := testkit.NewModelServer(t, "gpt-test"); return s.URL, func() {} }},
+		upstream: func(t *testing.T) (string, func()) {
+			s := testkit.NewModelServer(t, "gpt-test")
+			return s.URL, func() {}
+		}},
 	{api: "openai-responses", env: "OPENAI_BASE_URL", model: "gpt-test",
-		upstream: func(t *testing.T) (string, func()) { s := testkit.NewResponsesServer(t, "gpt-test"); return s.URL, func() {} },
-		usage:    &report.Usage{TotalTokens: 15, InputTokens: 10, OutputTokens: 5}},
+		upstream: func(t *testing.T) (string, func()) {
+			s := testkit.NewResponsesServer(t, "gpt-test")
+			return s.URL, func() {}
+		},
+		usage: &report.Usage{TotalTokens: 15, InputTokens: 10, OutputTokens: 5}},
 	{api: "gemini", env: "GOOGLE_GEMINI_BASE_URL", model: "gemini-test",
-		upstream: func(t *testing.T) (string, func()) { s := testkit.NewGeminiServer(t, "gemini-test"); return s.URL, func() {} },
-		usage:    &report.Usage{TotalTokens: 15, InputTokens: 10, OutputTokens: 5}},
+		upstream: func(t *testing.T) (string, func()) {
+			s := testkit.NewGeminiServer(t, "gemini-test")
+			return s.URL, func() {}
+		},
+		usage: &report.Usage{TotalTokens: 15, InputTokens: 10, OutputTokens: 5}},
 }
 
 // gatewayFiles is a scenario whose mock agent asks the model of api once

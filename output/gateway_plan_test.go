@@ -31,7 +31,9 @@ func TestPlanGateway(t *testing.T) {
 	record := &scenario.Gateway{Mode: "record", Dir: "/s/tapes", Targets: []scenario.GatewayTarget{{Env: "ANTHROPIC_BASE_URL", Upstream: "https://me:s3cret@proxy.example/anthropic", KeyEnv: "ANTHROPIC_API_KEY"}}}
 	meter := &scenario.Gateway{Mode: "meter", Dir: "/s/cassettes"}
 	var buf bytes.Buffer
-	if err := output.Plan(&buf, []runner.ScenarioPlan{p, minimal(), minimal(), minimal()}, replay, nil, record, meter); err != nil {
+	withRecord, withMeter := minimal(), minimal()
+	p.Gateway, withRecord.Gateway, withMeter.Gateway = replay, record, meter
+	if err := output.Plan(&buf, []runner.ScenarioPlan{p, minimal(), withRecord, withMeter}); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

@@ -19,20 +19,14 @@ import (
 // Plan writes what a run would do (runner.DryRun) for people: per
 // scenario its agent, cwd, workspace, commands, limits, budget, client,
 // sandbox, gateway, rules and turns (with their budgets), with a blank
-// line between scenarios. Env values are never shown. gateways, when
-// given, are the gateways of the plans' scenarios, in the same order (nil
-// for none).
-func Plan(w io.Writer, plans []runner.ScenarioPlan, gateways ...*scenario.Gateway) error {
+// line between scenarios. Env values are never shown.
+func Plan(w io.Writer, plans []runner.ScenarioPlan) error {
 	ew := &errWriter{w: w}
 	for i, p := range plans {
 		if i > 0 {
 			ew.printf("\n")
 		}
-		var g *scenario.Gateway
-		if i < len(gateways) {
-			g = gateways[i]
-		}
-		writePlan(ew, &p, g)
+		writePlan(ew, &p)
 	}
 	return ew.err
 }
@@ -53,7 +47,7 @@ func (e *errWriter) printf(format string, args ...any) {
 
 // writePlan writes the plan of one scenario, whose gateway is g (nil for
 // none).
-func writePlan(w *errWriter, p *runner.ScenarioPlan, g *scenario.Gateway) {
+func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 	w.printf("%s  (%s)\n", p.Ref.Name, place(p.Ref.File, p.Ref.Line))
 	name := ""
 	if p.Ref.Agent != "" {
@@ -122,7 +116,7 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan, g *scenario.Gateway) {
 		w.printf("    write %s\n", strings.Join(sb.Write, ", "))
 		w.printf("    hide  %s\n", cmp.Or(strings.Join(sb.Hide, ", "), "none"))
 	}
-	writeGateway(w, g)
+	writeGateway(w, p.Gateway)
 	writeRules(w, p.Policy)
 	if s := p.Session; s != nil {
 		w.printf("  session:  continues the session recorded in %s under %q (session/load or session/resume, else a new one)\n", s.StateFile, s.Key)

@@ -28,6 +28,9 @@ type ScenarioPlan struct {
 	// none; whether this host can enforce it is checked only when the
 	// scenario starts.
 	Sandbox *SandboxPlan
+	// Gateway is the model gateway between the agent and its model, nil
+	// for none.
+	Gateway *scenario.Gateway
 	// Budget bounds what the agent may spend in the whole scenario; nil
 	// for none. Each turn's is in its TurnPlan.
 	Budget *scenario.UsageExpect
@@ -145,6 +148,7 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		Roots:    sc.Client.Roots,
 		Policy:   policyOf(sc, opts),
 		Budget:   sc.Budget,
+		Gateway:  sc.Gateway,
 	}
 	if spec := sandboxSpec(sc, opts.Environ, ""); spec != nil {
 		p.Sandbox = &SandboxPlan{Write: spec.Write, Hide: spec.Hide, Network: spec.Network, Ports: spec.Ports, Level: string(spec.Level)}
