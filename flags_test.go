@@ -99,7 +99,7 @@ func TestGatewayFlags(t *testing.T) {
 	cwd, _ := os.Getwd()
 	for _, want := range []string{
 		"  gateway:  replay: answers from the cassettes under " + filepath.Join(cwd, "cassettes") + " with no network and a dummy key, at the recorded pace\n",
-		"    ANTHROPIC_BASE_URL → https://api.anthropic.com (key ANTHROPIC_API_KEY)\n",
+		"    ANTHROPIC_BASE_URL (key ANTHROPIC_API_KEY)\n",
 	} {
 		if code != exitOK || !strings.Contains(stdout.String(), want) {
 			t.Errorf("one-shot --gateway replay --dry-run: exit %d, stdout:\n%s\nstderr:\n%s\nwant %q", code, stdout.String(), stderr.String(), want)
