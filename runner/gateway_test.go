@@ -167,3 +167,32 @@ func TestGatewayBudget(t *testing.T) {
 		t.Errorf("gateway %+v, want 1 request and no cassette in meter", r.Gateway)
 	}
 }
+
+// TestGatewayReusedProcess: scenarios sharing an agent process each get
+// their own cassette, holding their own model requests: the process's
+// route is bound to the scenario it serves.
+func TestGatewayReusedProcess(t *testing.T) {
+	up, _ := anthropicUpstream(t)
+	dir := t.TempDir()
+	doc := func(name string) string {
+		return fmt.Sprintf("---\nname: %s\nagent: {command: [acprun, mock-agent, agent.mock.yaml], reuse: true}\n"+
+			"gateway: {mode: record, dir: %q, env: ANTHROPIC_BASE_URL, upstream: %q}\nturns: [{prompt: %s, expect: {text: {contains: \"echo: %[1]s\"}}}]\n", name, dir, up.URL, name)
+	}
+	script := closingAgent + "turns:\n  - steps: [{model: {api: anthropic, model: m, prompt: \"{{prompt}}\"}}]\n"
+	rep := runScenarios(t, Options{Parallel: 1}, doc("alpha")+doc("beta"), map[string]string{"agent.mock.yaml": script})
+	for _, r := range rep.Scenarios {
+		if r.Status != report.StatusPassed || r.Agent.Pool == nil || r.Gateway == nil || r.Gateway.Requests != 1 {
+			t.Fatalf("%s: %s, pool %+v, gateway %+v, failures %q, error %q", r.Name, r.Status, r.Agent.Pool, r.Gateway, r.Failures, r.Error)
+		}
+		data, err := os.ReadFile(r.Gateway.Cassette)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if other := map[string]string{"alpha": "beta", "beta": "alpha"}[r.Name]; !strings.Contains(string(data), `"content": "`+r.Name+`"`) || strings.Contains(string(data), `"content": "`+other+`"`) {
+			t.Errorf("%s: its cassette does not hold just its own request:\n%s", r.Name, data)
+		}
+	}
+	if a, b := rep.Scenarios[0].Agent.Pool.Pid, rep.Scenarios[1].Agent.Pool.Pid; a != b {
+		t.Errorf("pids %d, %d: want one process", a, b)
+	}
+}
