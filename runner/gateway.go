@@ -238,6 +238,7 @@ func (r *scenarioRun) gatewayEvent(ev gateway.Event) {
 	if t == nil || t.answered || t.stop == nil {
 		return // between turns: told at the end (closeGateway), or the next turn's request is refused too
 	}
+	t.gwStopped = true
 	switch ev.Kind {
 	case gateway.Refused:
 		if b := t.budget; b != nil && b.passed == "" {
@@ -307,6 +308,13 @@ func (s *session) gatewayFailure(t *turnState) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return t.gwFailure
+}
+
+// gatewayStopped reports whether the gateway cancelled turn t.
+func (s *session) gatewayStopped(t *turnState) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return t.gwStopped
 }
 
 // budgetPassed reports whether turn t passed a budget while it ran.
