@@ -5,9 +5,9 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/acprun/acprun/internal/pathtext"
 	"github.com/acprun/acprun/internal/redact"
 )
 
@@ -60,7 +60,7 @@ func (r *rewriter) rewrite(v json.RawMessage, from, to string, terms map[string]
 			}
 		}
 		if from != "" {
-			return movePath(s, from, to)
+			return pathtext.Replace(s, from, to)
 		}
 		return s
 	})
@@ -78,36 +78,6 @@ func jsonInner(s string) string {
 }
 
 // movePath replaces, in s, each occurrence of the directory from that
-// stands as a path of its own (not inside a longer name) by to.
-func movePath(s, from, to string) string {
-	if !strings.Contains(s, from) {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, from)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		end := i + len(from)
-		whole := (i == 0 || !isNameByte(s[i-1])) && (end == len(s) || !isNameByte(s[end]) || s[end] == '/')
-		b.WriteString(s[:i])
-		if whole {
-			b.WriteString(to)
-		} else {
-			b.WriteString(from)
-		}
-		s = s[end:]
-	}
-}
-
-// isNameByte reports whether c may be part of a file name next to a path
-// (so that /a/bc is not taken for /a/b followed by c).
-func isNameByte(c byte) bool {
-	return c == '.' || c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= 0x80
-}
-
 // walk returns x with f applied to every string value (key is the member
 // name the value is under, "" in an array).
 func walk(x any, key string, f func(key, s string) string) any {
@@ -167,7 +137,7 @@ func match(rec, got any) bool {
 			return false
 		}
 		if strings.Contains(r, redact.Marker) {
-			return redactedPattern(r).MatchString(g)
+			return redact.Pattern(r).MatchString(g)
 		}
 		return r == g
 	case json.Number:
@@ -206,16 +176,6 @@ func match(rec, got any) bool {
 		return true
 	}
 	return rec == got
-}
-
-// redactedPattern matches a text in which each redact.Marker of s stands for
-// a secret.
-func redactedPattern(s string) *regexp.Regexp {
-	parts := strings.Split(s, redact.Marker)
-	for i, p := range parts {
-		parts[i] = regexp.QuoteMeta(p)
-	}
-	return regexp.MustCompile(`(?s)\A` + strings.Join(parts, ".+?") + `\z`)
 }
 
 // excerpt shows a JSON value (or text) in a message, cut at max characters.

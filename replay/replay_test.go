@@ -352,24 +352,6 @@ func equalKinds(a, b []itemKind) bool {
 	return true
 }
 
-func TestMovePath(t *testing.T) {
-	tests := []struct{ s, want string }{
-		{"/rec", "/live"},
-		{"/rec/a.txt", "/live/a.txt"},
-		{"file:///rec/a.txt", "file:///live/a.txt"},
-		{"cat /rec/a /rec/b", "cat /live/a /live/b"},
-		{"/recording/a", "/recording/a"},
-		{"/x/rec/a", "/x/rec/a"},
-		{"/rec.bak", "/rec.bak"},
-		{"(/rec)", "(/live)"},
-	}
-	for _, tt := range tests {
-		if got := movePath(tt.s, "/rec", "/live"); got != tt.want {
-			t.Errorf("movePath(%q) = %q, want %q", tt.s, got, tt.want)
-		}
-	}
-}
-
 func TestSameJSON(t *testing.T) {
 	tests := []struct {
 		rec, got string

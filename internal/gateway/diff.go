@@ -3,7 +3,6 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,7 +118,7 @@ func diffValue(field string, rec, got any) string {
 		if !ok {
 			break
 		}
-		if r == g || strings.Contains(r, redact.Marker) && redactedPattern(r).MatchString(g) {
+		if r == g || strings.Contains(r, redact.Marker) && redact.Pattern(r).MatchString(g) {
 			return ""
 		}
 		rs, gs := excerptPair(r, g)
@@ -152,16 +151,6 @@ func sameNumber(a, b json.Number) bool {
 	af, err1 := a.Float64()
 	bf, err2 := b.Float64()
 	return err1 == nil && err2 == nil && af == bf
-}
-
-// redactedPattern matches a text in which each redact.Marker of s stands
-// for a secret.
-func redactedPattern(s string) *regexp.Regexp {
-	parts := strings.Split(s, redact.Marker)
-	for i, p := range parts {
-		parts[i] = regexp.QuoteMeta(p)
-	}
-	return regexp.MustCompile(`(?s)\A` + strings.Join(parts, ".+?") + `\z`)
 }
 
 // show is a value in a message: JSON, cut to excerptLen characters;

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/internal/gateway/provider"
+	"github.com/acprun/acprun/internal/pathtext"
 )
 
 // normaliseBody is a request body as replay matches it and the cassette
@@ -32,35 +33,7 @@ func normaliseBody(api provider.API, body []byte, paths *pathNames) json.RawMess
 	d.UseNumber()
 	var v any
 	d.Decode(&v) // valid JSON
-	if obj, ok := v.(map[string]any); ok {
-		for _, k := range provider.Volatile(api) {
-			delete(obj, k)
-		}
-		switch api {
-		case provider.OpenAIChat:
-			obj["messages"] = withoutSystem(obj["messages"])
-		case provider.OpenAIResponses:
-			obj["input"] = withoutSystem(obj["input"])
-		}
-	}
-	return encode(normalise(v, paths))
-}
-
-// withoutSystem returns a list of OpenAI messages without those of role
-// system or developer (the system prompt); anything else as it is.
-func withoutSystem(v any) any {
-	list, ok := v.([]any)
-	if !ok {
-		return v
-	}
-	out := make([]any, 0, len(list))
-	for _, m := range list {
-		if obj, ok := m.(map[string]any); ok && (obj["role"] == "system" || obj["role"] == "developer") {
-			continue
-		}
-		out = append(out, m)
-	}
-	return out
+	return encode(normalise(provider.Strip(api, v), paths))
 }
 
 // encode is v as compact JSON, keys sorted, with no HTML escaping.
@@ -137,7 +110,7 @@ func newPathNames(paths map[string]string) *pathNames {
 // name.
 func (p *pathNames) name(s string) string {
 	for _, pn := range p.byPath {
-		s = replacePath(s, pn[0], pn[1])
+		s = pathtext.Replace(s, pn[0], pn[1])
 	}
 	return s
 }
@@ -156,45 +129,4 @@ func (p *pathNames) expand(s string) string {
 func jsonInner(s string) string {
 	b := encode(s)
 	return string(b[1 : len(b)-1])
-}
-
-// replacePath replaces, in s, each occurrence of the directory path that
-// stands as a path of its own (not inside a longer name: /a/bc is not /a/b
-// followed by c) by name.
-func replacePath(s, path, name string) string {
-	if !strings.Contains(s, path) {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, path)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		end := i + len(path)
-		whole := (i == 0 || !isNameByte(s[i-1])) && pathEnds(s, end)
-		b.WriteString(s[:i])
-		if whole {
-			b.WriteString(name)
-		} else {
-			b.WriteString(path)
-		}
-		s = s[end:]
-	}
-}
-
-// pathEnds reports whether a path in s ends at i: at the end of s, or
-// before a character that cannot continue a name, or before a full stop
-// that ends a sentence.
-func pathEnds(s string, i int) bool {
-	if i == len(s) || !isNameByte(s[i]) {
-		return true
-	}
-	return s[i] == '.' && (i+1 == len(s) || !isNameByte(s[i+1]))
-}
-
-// isNameByte reports whether c may be part of a file name next to a path.
-func isNameByte(c byte) bool {
-	return c == '.' || c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= 0x80
 }

@@ -325,3 +325,14 @@ func overlap(s, f string) int {
 	}
 	return k
 }
+
+// Pattern matches the texts that s, a redacted text, could have been: each
+// Marker in s stands for one or more characters, the rest for itself. A
+// replay compares what it receives with what it recorded so.
+func Pattern(s string) *regexp.Regexp {
+	parts := strings.Split(s, Marker)
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return regexp.MustCompile(`(?s)\A` + strings.Join(parts, ".+?") + `\z`)
+}

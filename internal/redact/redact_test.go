@@ -181,3 +181,14 @@ func TestNilAndEmpty(t *testing.T) {
 		})
 	}
 }
+
+// TestPattern: a redacted text matches what it could have been, and
+// nothing else.
+func TestPattern(t *testing.T) {
+	p := redact.Pattern("key=" + redact.Marker + " (a.b)")
+	for s, want := range map[string]bool{"key=s3cr3t (a.b)": true, "key=x y (a.b)": true, "key= (a.b)": false, "key=s (aXb)": false, "xkey=s (a.b)": false} {
+		if got := p.MatchString(s); got != want {
+			t.Errorf("Pattern matches %q: %v, want %v", s, got, want)
+		}
+	}
+}

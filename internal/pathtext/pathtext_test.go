@@ -1,0 +1,33 @@
+package pathtext
+
+import "testing"
+
+func TestReplace(t *testing.T) {
+	for _, tt := range []struct{ s, want string }{
+		{"/w/a", "<w>"},
+		{"cd /w/a && ls /w/a/src", "cd <w> && ls <w>/src"},
+		{"in /w/a.", "in <w>."},
+		{"/w/a.txt /w/ab /x/w/a", "/w/a.txt /w/ab /x/w/a"},
+		{"\"/w/a\"", "\"<w>\""},
+		{"nothing here", "nothing here"},
+	} {
+		if got := Replace(tt.s, "/w/a", "<w>"); got != tt.want {
+			t.Errorf("Replace(%q) = %q, want %q", tt.s, got, tt.want)
+		}
+	}
+	// A recording's path moved to a live run's.
+	for _, tt := range []struct{ s, want string }{
+		{"/rec", "/live"},
+		{"/rec/a.txt", "/live/a.txt"},
+		{"file:///rec/a.txt", "file:///live/a.txt"},
+		{"cat /rec/a /rec/b", "cat /live/a /live/b"},
+		{"/recording/a", "/recording/a"},
+		{"/x/rec/a", "/x/rec/a"},
+		{"/rec.bak", "/rec.bak"},
+		{"(/rec)", "(/live)"},
+	} {
+		if got := Replace(tt.s, "/rec", "/live"); got != tt.want {
+			t.Errorf("Replace(%q) = %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}
