@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -74,12 +75,12 @@ func claudeTurns(t *testing.T, sc report.Result) []claudeTurnSummary {
 }
 
 // recordClaude records the two-turn scenario under dir through the
-// gateway against model, checks the run and its cassette, and returns the
-// run.
-func recordClaude(t *testing.T, dir, bin string, model *testkit.AnthropicServer, extra string) claudeRun {
+// gateway against model, with extra added to s.yaml and env to acprun's
+// environment, checks the run and its cassette, and returns the run.
+func recordClaude(t *testing.T, dir, bin string, model *testkit.AnthropicServer, extra string, env []string) claudeRun {
 	t.Helper()
 	writeClaudeScenario(t, dir, bin, claudeEnv(dir, model.URL), "gateway: {mode: record}\n"+extra)
-	rec := runClaudeScenario(t, dir, model, nil)
+	rec := runClaudeScenario(t, dir, model, env)
 	rec.check(t, dir)
 	cassette := claudeCassette(dir)
 	if g := rec.sc.Gateway; g == nil || g.Mode != "record" || g.Requests != 3 || g.Cassette != cassette || g.Unplayed != 0 {
@@ -171,7 +172,7 @@ func TestClaudeGatewayRecordReplay(t *testing.T) {
 	bin := claudeAgentBin(t)
 	dir := realTempDir(t)
 	model := testkit.NewAnthropicServer(t, claudeScript()...)
-	rec := recordClaude(t, dir, bin, model, "")
+	rec := recordClaude(t, dir, bin, model, "", nil)
 	model.Close()
 	asked := len(model.Requests())
 
@@ -347,4 +348,69 @@ func (tr transcript) promptUsage(t *testing.T) []*report.Usage {
 		}
 	}
 	return out
+}
+
+// TestClaudeGatewaySandbox: with sandbox: {network: off}, the gateway's
+// port is the one place Claude Code can connect to, and the record and
+// replay of the two-turn scenario work through it, under bubblewrap and
+// under Landlock alone; a Claude Code pointed past the gateway (the
+// gateway on another variable) cannot reach the fake at all.
+func TestClaudeGatewaySandbox(t *testing.T) {
+	t.Parallel()
+	bin := claudeAgentBin(t)
+	for _, bwrap := range []bool{true, false} {
+		t.Run("bwrap="+strconv.FormatBool(bwrap), func(t *testing.T) {
+			t.Parallel()
+			const sandboxed = "sandbox: {network: off}\n"
+			// sandboxEnv is acprun's environment for a run under dir;
+			// Claude Code's state files must exist to be writable.
+			sandboxEnv := func(dir string) []string {
+				writeFiles(t, dir, map[string]string{"home/.claude/settings.json": "{}\n", "home/.claude.json": "{}\n"})
+				return needSandbox(t, bwrap, filepath.Join(dir, "home"))
+			}
+			backend := map[bool]string{true: "bubblewrap+landlock", false: "landlock"}[bwrap]
+			checkSandbox := func(what string, sc report.Result, model *testkit.AnthropicServer) {
+				t.Helper()
+				modelPort := strings.TrimPrefix(model.URL, "http://127.0.0.1:")
+				if sb := sc.Sandbox; sb == nil || sb.Backend != backend || sb.Network != "off" || len(sb.Ports) != 1 || strconv.Itoa(sb.Ports[0]) == modelPort {
+					t.Errorf("%s: sandbox %+v; want %s, network off, the gateway's port alone", what, sb, backend)
+				}
+			}
+
+			dir := realTempDir(t)
+			model := testkit.NewAnthropicServer(t, claudeScript()...)
+			env := sandboxEnv(dir)
+			rec := recordClaude(t, dir, bin, model, sandboxed, env)
+			checkSandbox("record", rec.sc, model)
+			model.Close()
+			asked := len(model.Requests())
+
+			replay := claudeReplayDir(t, dir, bin, model.URL, sandboxed, "")
+			rep := runClaudeScenario(t, replay, nil, append(sandboxEnv(replay), claudeReplayEnv...), "--gateway", "replay")
+			rep.check(t, replay)
+			checkSandbox("replay", rep.sc, model)
+			if diff := gocmp.Diff(claudeTurns(t, rec.sc), claudeTurns(t, rep.sc)); diff != "" {
+				t.Errorf("replay: turns (-recorded +replayed):\n%s", diff)
+			}
+			if n := len(model.Requests()); n != asked {
+				t.Errorf("the fake got %d requests during the replay; want none", n-asked)
+			}
+
+			// Pointed past the gateway: the same sandbox with the same
+			// gateway port open, and ANTHROPIC_BASE_URL the fake's own.
+			direct := realTempDir(t)
+			model = testkit.NewAnthropicServer(t, claudeScript()...)
+			cenv := claudeEnv(direct, model.URL)
+			cenv["CLAUDE_CODE_MAX_RETRIES"] = "0" // one refused connection ends the turn
+			writeClaudeScenario(t, direct, bin, cenv, sandboxed+"gateway: {mode: meter, env: UNUSED_BASE_URL, upstream: "+strconv.Quote(model.URL)+"}\n")
+			r := runClaudeScenario(t, direct, model, sandboxEnv(direct))
+			checkSandbox("direct", r.sc, model)
+			if t1 := r.sc.Turns[0]; r.res.code != exitFailed || t1.StopReason != report.OutcomeError || !strings.Contains(t1.Error, "Unable to connect to API") {
+				t.Errorf("direct: exit %d, turn 1 %s %q; want exit %d, an error: Claude Code cannot connect", r.res.code, t1.StopReason, t1.Error, exitFailed)
+			}
+			if got := model.Requests(); len(got) != 0 || r.sc.Gateway == nil || r.sc.Gateway.Requests != 0 {
+				t.Errorf("direct: the fake got %d requests, the gateway %+v; want none", len(got), r.sc.Gateway)
+			}
+		})
+	}
 }
