@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -113,10 +114,11 @@ type claudeRun struct {
 	sc  report.Result
 }
 
-// runClaudeScenario runs s.yaml under dir, its transcript in dir/tr, and
-// returns its one scenario's results; when the test fails it logs acprun's
-// stderr and what the fake model was asked (nil: none).
-func runClaudeScenario(t *testing.T, dir string, model *testkit.AnthropicServer) claudeRun {
+// runClaudeScenario runs s.yaml under dir with env added to acprun's
+// environment and args added to its command line, its transcript in
+// dir/tr, and returns its one scenario's results; when the test fails it
+// logs what the fake model was asked (model nil: none).
+func runClaudeScenario(t *testing.T, dir string, model *testkit.AnthropicServer, env []string, args ...string) claudeRun {
 	t.Helper()
 	var r claudeRun
 	t.Cleanup(func() {
@@ -124,8 +126,11 @@ func runClaudeScenario(t *testing.T, dir string, model *testkit.AnthropicServer)
 			t.Logf("the fake model's requests:\n%s", model.Log())
 		}
 	})
-	var out report.Results
-	r.res, out = runResults(t, dir, "s.yaml", "--transcripts", "tr")
+	r.res = acprunEnv(t, dir, env, append([]string{"run", "s.yaml", "--transcripts", "tr", "-o", "out.json"}, args...)...)
+	if _, err := os.Stat(filepath.Join(dir, "out.json")); err != nil {
+		t.Fatalf("exit %d and no results (%v)\nstderr:\n%s", r.res.code, err, r.res.stderr)
+	}
+	out := readResults(t, filepath.Join(dir, "out.json"))
 	if len(out.Scenarios) != 1 {
 		t.Fatalf("results = %+v; want one scenario\nstderr:\n%s", out.Scenarios, r.res.stderr)
 	}
@@ -204,7 +209,7 @@ func TestClaudeTwoTurns(t *testing.T) {
 	dir := realTempDir(t)
 	model := testkit.NewAnthropicServer(t, claudeScript()...)
 	writeClaudeScenario(t, dir, bin, claudeEnv(dir, model.URL), "")
-	r := runClaudeScenario(t, dir, model)
+	r := runClaudeScenario(t, dir, model, nil)
 	r.check(t, dir)
 	var asked []string
 	for _, req := range model.Requests() {

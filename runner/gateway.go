@@ -229,14 +229,30 @@ func overBudget(b *scenario.UsageExpect, whose string, sp, before gateway.Spent)
 }
 
 // gatewayEvent is the gateway's OnEvent: a refused request passes the
-// running turn's budget, a divergence fails it; either cancels it.
+// running turn's budget, a divergence fails it; either cancels it. It
+// returns once session/cancel is out (or the turn has ended), and the
+// gateway answers the request only then: the agent gets the cancel before
+// the error, so a prompt it fails on that error does not race the cancel,
+// and the turn's stop reason and cancelCause never depend on which came
+// first.
 func (r *scenarioRun) gatewayEvent(ev gateway.Event) {
+	if t := r.gatewayStop(ev); t != nil {
+		select {
+		case <-t.cancelSent:
+		case <-t.ended:
+		}
+	}
+}
+
+// gatewayStop records ev as the running turn's failure and cancels the
+// turn; it returns the turn, nil between turns.
+func (r *scenarioRun) gatewayStop(ev gateway.Event) *turnState {
 	s := r.sess
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.current()
 	if t == nil || t.answered || t.stop == nil {
-		return // between turns: told at the end (closeGateway), or the next turn's request is refused too
+		return nil // between turns: told at the end (closeGateway), or the next turn's request is refused too
 	}
 	t.gwStopped = true
 	switch ev.Kind {
@@ -254,6 +270,7 @@ func (r *scenarioRun) gatewayEvent(ev gateway.Event) {
 		r.divergenceTold = true
 		t.stop(errDivergence)
 	}
+	return t
 }
 
 // gatewayUsage is the usage of the turn's model requests, as the gateway

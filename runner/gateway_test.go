@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,9 +13,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
 	gocmp "github.com/google/go-cmp/cmp"
 
+	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/report"
 )
 
@@ -194,5 +198,53 @@ func TestGatewayReusedProcess(t *testing.T) {
 	}
 	if a, b := rep.Scenarios[0].Agent.Pool.Pid, rep.Scenarios[1].Agent.Pool.Pid; a != b {
 		t.Errorf("pids %d, %d: want one process", a, b)
+	}
+}
+
+// TestGatewayEventWaitsForCancel: the gateway's OnEvent (gatewayEvent)
+// cancels the running turn and returns only once session/cancel is out, or
+// the turn has ended, so that the agent gets the cancel before the refusal
+// or divergence it is told of: an agent (claude) that fails its prompt on
+// the error answer would otherwise race acprun's cancel, and the turn's
+// stop reason and cancelCause would hang on which came first.
+func TestGatewayEventWaitsForCancel(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		kind gateway.EventKind
+		end  func(s *session, t *turnState)
+		want error
+	}{
+		{"refused, cancel sent", gateway.Refused, func(s *session, t *turnState) { s.sentCancel(t) }, errBudget},
+		{"diverged, cancel sent", gateway.Diverged, func(s *session, t *turnState) { s.sentCancel(t) }, errDivergence},
+		{"refused, answered first", gateway.Refused, func(s *session, t *turnState) { s.finish(t, turnOutcome{stopReason: "end_turn"}) }, errBudget},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := &session{}
+				r := &scenarioRun{sess: s}
+				turn := s.startTurn(1, "go", nil, false)
+				ctx, stop := context.WithCancelCause(t.Context())
+				s.watchGateway(turn, stop, gateway.Spent{})
+				var told atomic.Bool
+				go func() {
+					r.gatewayEvent(gateway.Event{Kind: tt.kind, Message: "over"})
+					told.Store(true)
+				}()
+				synctest.Wait()
+				if !errors.Is(context.Cause(ctx), tt.want) {
+					t.Fatalf("turn cause %v, want %v", context.Cause(ctx), tt.want)
+				}
+				if told.Load() {
+					t.Fatal("gatewayEvent returned before session/cancel was sent or the turn ended")
+				}
+				tt.end(s, turn)
+				synctest.Wait()
+				if !told.Load() {
+					t.Fatal("gatewayEvent still waits after session/cancel was sent or the turn ended")
+				}
+				// Once the cancel is out or the turn has ended, at once.
+				r.gatewayEvent(gateway.Event{Kind: tt.kind, Message: "again"})
+			})
+		})
 	}
 }

@@ -73,6 +73,7 @@ func sandboxSpec(sc *scenario.Scenario, environ []string, wsDir string) *sandbox
 		Network: sb.Network,
 		Ports:   slices.Clone(sb.Ports),
 		Level:   sandbox.Level(sb.Level),
+		TempEnv: scenario.SandboxTempEnv(sc.Agent),
 	}
 }
 

@@ -47,6 +47,10 @@ type builtinEntry struct {
 	// use when it is unset or empty (~/.codex); ~ is $HOME, "|" separates
 	// the alternatives.
 	state []string
+	// tempEnv lists the variables besides TMPDIR it reads its temporary
+	// directory from, set to the sandbox's private one (claude writes
+	// under /tmp unless CLAUDE_CODE_TMPDIR says otherwise).
+	tempEnv []string
 	// enforce is what makes it ask before every edit and shell command
 	// (checked by hand on each agent); nil for none.
 	enforce *Enforcement
@@ -68,7 +72,7 @@ var (
 var builtinAgents = []builtinEntry{
 	{name: "claude", description: "Claude Code through Zed's ACP adapter (needs Node.js; ANTHROPIC_API_KEY or a Claude login)",
 		command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"}, authEnv: []string{"ANTHROPIC_API_KEY"},
-		state: []string{"$CLAUDE_CONFIG_DIR|~/.claude", "~/.claude.json"},
+		state: []string{"$CLAUDE_CONFIG_DIR|~/.claude", "~/.claude.json"}, tempEnv: []string{"CLAUDE_CODE_TMPDIR"},
 		enforce: &Enforcement{ProjectSettingsFile: ".claude/settings.json",
 			ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`},
 		gateway: []GatewayTarget{anthropicTarget}},

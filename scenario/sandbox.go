@@ -204,6 +204,16 @@ func SandboxWrite(a Agent, getenv func(string) string) []string {
 	return expandState(specs, getenv)
 }
 
+// SandboxTempEnv returns the variables besides TMPDIR that the named agent
+// a.Name reads its temporary directory from (claude: CLAUDE_CODE_TMPDIR),
+// which a sandbox points at its private one as it does TMPDIR.
+func SandboxTempEnv(a Agent) []string {
+	if b := builtinDef(a.Name); b != nil {
+		return slices.Clone(b.tempEnv)
+	}
+	return nil
+}
+
 // SandboxHide returns the paths every sandbox hides: ~/.ssh, ~/.aws,
 // ~/.config/gh, ~/.netrc and ~/.docker, with getenv's HOME (none when it
 // is unset).

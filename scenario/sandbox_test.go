@@ -177,3 +177,16 @@ func TestSandboxDefaultPaths(t *testing.T) {
 		t.Errorf("without HOME: %q", got)
 	}
 }
+
+// TestSandboxTempEnv: claude's temporary directory is CLAUDE_CODE_TMPDIR's
+// (/tmp without it), not TMPDIR's; the other agents read TMPDIR.
+func TestSandboxTempEnv(t *testing.T) {
+	if got := scenario.SandboxTempEnv(scenario.Agent{Name: "claude"}); !cmp.Equal(got, []string{"CLAUDE_CODE_TMPDIR"}) {
+		t.Errorf("claude: %q", got)
+	}
+	for _, name := range []string{"codex", "gemini", "mock", ""} {
+		if got := scenario.SandboxTempEnv(scenario.Agent{Name: name}); got != nil {
+			t.Errorf("%q: %q", name, got)
+		}
+	}
+}

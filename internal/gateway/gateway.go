@@ -126,7 +126,8 @@ type Config struct {
 	// even when two come at once), and may call the attempt's Spent.
 	Admit func(Spent) string
 	// OnEvent, if set, is told of refusals and divergences as they
-	// happen, from the request's goroutine.
+	// happen, from the request's goroutine; the request is answered once
+	// it returns (the runner returns once the turn's cancel is out).
 	OnEvent func(Event)
 	// Now is the clock (tests); nil for time.Now.
 	Now func() time.Time

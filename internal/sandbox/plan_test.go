@@ -87,6 +87,20 @@ func TestWrapLandlock(t *testing.T) {
 	}
 }
 
+// TestWrapTempEnv: the variables of TempEnv name the private temporary
+// directory as TMPDIR does, in place of their values outside.
+func TestWrapTempEnv(t *testing.T) {
+	work, tmp, _ := dirs(t)
+	a, err := sandbox.Plan(sandbox.Spec{Write: []string{work}, TempDir: tmp, TempEnv: []string{"CLAUDE_CODE_TMPDIR"}, Network: true}, abi7Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, env := a.Wrap([]string{"agent"}, []string{"CLAUDE_CODE_TMPDIR=/tmp", "HOME=/home/u", "TMPDIR=/tmp"})
+	if d := cmp.Diff([]string{"HOME=/home/u", "TMPDIR=" + tmp, "CLAUDE_CODE_TMPDIR=" + tmp}, env); d != "" {
+		t.Errorf("env (-want +got):\n%s", d)
+	}
+}
+
 func TestPlanRequiredRefuses(t *testing.T) {
 	work, tmp, outside := dirs(t)
 	for _, tc := range []struct {

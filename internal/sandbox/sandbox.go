@@ -86,6 +86,11 @@ type Spec struct {
 	// TempDir is the private temporary directory of the scenario: writable,
 	// and TMPDIR in the environment Wrap returns. "": none.
 	TempDir string
+	// TempEnv lists the variables besides TMPDIR that Wrap sets to
+	// TempDir, for commands that read their temporary directory from
+	// their own (Claude Code writes under /tmp unless CLAUDE_CODE_TMPDIR
+	// says otherwise).
+	TempEnv []string
 }
 
 // Applied is what a Plan enforces: what a scenario's results record. Its
@@ -118,6 +123,7 @@ type Applied struct {
 	hides      []hidden // what bwrap hides
 	rules      rules    // what the helper inside enforces (Landlock)
 	tempDir    string
+	tempEnv    []string
 }
 
 // hidden is a path bwrap hides.
@@ -160,7 +166,7 @@ func Plan(spec Spec, host Host) (Applied, error) {
 			return Applied{}, fmt.Errorf("sandbox port %d: a TCP port is 1 to 65535", p)
 		}
 	}
-	a := Applied{Level: level, Network: "on", tempDir: spec.TempDir}
+	a := Applied{Level: level, Network: "on", tempDir: spec.TempDir, tempEnv: slices.Clone(spec.TempEnv)}
 
 	write, err := canonical(append(slices.Clone(spec.Write), spec.TempDir))
 	if err != nil {

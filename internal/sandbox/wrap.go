@@ -9,7 +9,8 @@ import (
 // env inside the sandbox a applies: argv itself under backend none. The
 // command is looked up in env's PATH when argv[0] has no slash (resolve
 // it first to look it up elsewhere), and starts in the working directory
-// it is started in. env gets TMPDIR set to the Spec's TempDir.
+// it is started in. env gets TMPDIR, and the Spec's TempEnv, set to the
+// Spec's TempDir.
 //
 // Everything the command starts stays inside. Under Landlock alone the
 // process started becomes the command (the helper execs it). Under
@@ -21,7 +22,9 @@ import (
 func (a Applied) Wrap(argv, env []string) (argv2, env2 []string) {
 	env2 = env
 	if a.tempDir != "" {
-		env2 = setEnv(env, "TMPDIR", a.tempDir)
+		for _, name := range append([]string{"TMPDIR"}, a.tempEnv...) {
+			env2 = setEnv(env2, name, a.tempDir)
+		}
 	}
 	if a.self == "" {
 		return argv, env2
