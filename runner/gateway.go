@@ -100,8 +100,8 @@ func (r *scenarioRun) closeGateway() {
 	sp := r.gw.Spent()
 	info := r.res.Gateway
 	info.Requests, info.Models = sp.Requests, sp.Models
-	if n := r.gw.Unplayed(); n > 0 && r.gw.Divergence() == "" {
-		info.Unplayed = n
+	info.Unplayed = r.gw.Unplayed()
+	if n := info.Unplayed; n > 0 && r.gw.Divergence() == "" { // after a divergence, the failure says it
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("gateway: %d recorded model request(s) were not asked for in this replay", n))
 	}
 	if err != nil {

@@ -148,6 +148,11 @@ func TestGatewayRecordReplay(t *testing.T) {
 	if div.Turns[0].Failures != nil {
 		t.Errorf("divergence: turn 1 failures %q, want none", div.Turns[0].Failures)
 	}
+	// The recorded second request was not served: counted, but the
+	// failure says why, and no warning repeats it.
+	if div.Gateway == nil || div.Gateway.Unplayed != 1 || strings.Contains(strings.Join(div.Warnings, "\n"), "not asked for") {
+		t.Errorf("divergence: gateway %+v, warnings %q; want 1 unplayed, no warning", div.Gateway, div.Warnings)
+	}
 }
 
 // TestGatewayBudget: with a budget of one model request, the gateway
