@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -189,10 +188,7 @@ func ResolveAgent(name string, opts LoadOptions) (Agent, error) {
 }
 
 func resolveNamed(name string, opts LoadOptions) (NamedAgent, error) {
-	p := &fileParser{lookup: opts.LookupEnv, cfg: opts.Config}
-	if p.lookup == nil {
-		p.lookup = os.LookupEnv
-	}
+	p := &fileParser{lookup: opts.lookupEnv(), cfg: opts.Config}
 	na, ok := p.named(name)
 	if !ok {
 		return NamedAgent{}, errors.New(unknownMsg("agent", name, agentNames(opts.Config), "agents"))
@@ -248,12 +244,8 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 	}
 	c.Agent.applyEnforcement(c.Enforce)
 	if g := sc.Gateway; g != nil {
-		lookup := opts.LookupEnv
-		if lookup == nil {
-			lookup = os.LookupEnv
-		}
 		var problem string
-		if c.Gateway, problem = g.pointed(c.Agent, lookup); problem != "" {
+		if c.Gateway, problem = g.pointed(c.Agent, opts.lookupEnv()); problem != "" {
 			return nil, errors.New(problem)
 		}
 	}

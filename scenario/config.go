@@ -93,11 +93,7 @@ func LoadConfigBytes(file string, data []byte, opts LoadOptions) (*Config, error
 	}
 	c := &Config{File: file, dir: dir, src: data, Agents: map[string]NamedAgent{}, agentNodes: map[string]*yaml.Node{}}
 	c.Defaults.Scenario.Client = Client{FS: true, Terminal: true}
-	lookup := opts.LookupEnv
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
-	p := c.parser(lookup)
+	p := c.parser(opts.lookupEnv())
 	p.config(c)
 	if len(p.Errs) > 0 {
 		return nil, sorted(p.Errs)

@@ -40,6 +40,14 @@ type LoadOptions struct {
 	GatewayTiming bool
 }
 
+// lookupEnv is LookupEnv, os.LookupEnv when it is nil.
+func (o LoadOptions) lookupEnv() func(string) (string, bool) {
+	if o.LookupEnv != nil {
+		return o.LookupEnv
+	}
+	return os.LookupEnv
+}
+
 // loader collects the scenarios, errors and warnings of every file.
 type loader struct {
 	opts  LoadOptions
@@ -51,9 +59,7 @@ type loader struct {
 }
 
 func newLoader(opts LoadOptions) *loader {
-	if opts.LookupEnv == nil {
-		opts.LookupEnv = os.LookupEnv
-	}
+	opts.LookupEnv = opts.lookupEnv()
 	return &loader{opts: opts, names: map[string]Pos{}, named: map[string]bool{}}
 }
 
