@@ -547,7 +547,7 @@ func (p *fileParser) namedAgent(name string, n *yaml.Node) NamedAgent {
 			na.Description = cmp.Or(na.Description, b.Description)
 		} else if yamlnode.Deref(n).Kind == yaml.MappingNode && !spec.commandSuggested {
 			p.Errorf(yamlnode.Deref(n), "missing required key %q (only an agent that changes a built-in one may leave it out: %s)",
-				"command", strings.Join(builtinNames(), ", "))
+				"command", strings.Join(builtinNames(nil), ", "))
 		}
 	}
 	na.Agent = overlay(base, spec)
@@ -559,10 +559,14 @@ func (p *fileParser) namedAgent(name string, n *yaml.Node) NamedAgent {
 	return na
 }
 
-func builtinNames() []string {
-	names := make([]string, len(builtinAgents))
-	for i, b := range builtinAgents {
-		names[i] = b.name
+// builtinNames returns the names of the built-in agents, in the
+// registry's order (sorted), of those that keep says when it is not nil.
+func builtinNames(keep func(*builtinEntry) bool) []string {
+	var names []string
+	for i := range builtinAgents {
+		if b := &builtinAgents[i]; keep == nil || keep(b) {
+			names = append(names, b.name)
+		}
 	}
 	return names
 }

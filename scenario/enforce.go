@@ -50,17 +50,6 @@ func enforcementOf(name string) (Enforcement, bool) {
 	return Enforcement{}, false
 }
 
-// enforcedNames are the names of the agents that have an Enforcement.
-func enforcedNames() []string {
-	var names []string
-	for _, b := range builtinAgents {
-		if b.enforce != nil {
-			names = append(names, b.name)
-		}
-	}
-	return names
-}
-
 // defaultEnforce is permissions.enforce when the file does not give it:
 // on for a named agent, off for one given by its command.
 func defaultEnforce(agentName string) Enforce {
@@ -104,7 +93,7 @@ func (p *fileParser) enforce(s *Scenario) {
 				what = "agent " + s.Agent.Name
 			}
 			p.warnf(s.EnforcePos, "permissions.enforce: acprun knows no settings that make %s ask before it acts (only %s); "+
-				"enforce: strict fails a turn whose tool calls ran without asking", what, joinNames(enforcedNames()))
+				"enforce: strict fails a turn whose tool calls ran without asking", what, joinNames(builtinNames(func(b *builtinEntry) bool { return b.enforce != nil })))
 		}
 	}
 	if e, ok := enforcementOf(s.Agent.Name); ok && s.Enforce != EnforceOff {

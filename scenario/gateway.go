@@ -322,7 +322,7 @@ func (g *Gateway) pointed(a Agent, lookup func(string) (string, bool)) (_ *Gatew
 		return &c, ""
 	default:
 		return nil, "acprun does not know how to point this agent at its gateway (it knows the built-in agents' variables: " +
-			strings.Join(gatewayAgents(), ", ") + "): set gateway.env to the variable your agent reads its model base URL from, " +
+			strings.Join(builtinNames(func(b *builtinEntry) bool { return len(b.gateway) > 0 }), ", ") + "): set gateway.env to the variable your agent reads its model base URL from, " +
 			"and gateway.upstream to that URL (gateway: {mode: " + cmp.Or(g.Mode, "meter") + ", env: MY_BASE_URL, upstream: https://api.example.com/v1})"
 	}
 	for i := range c.Targets {
@@ -397,18 +397,6 @@ func targetNames(ts []GatewayTarget) []string {
 		out = append(out, t.Name())
 	}
 	return out
-}
-
-// gatewayAgents are the built-in agents acprun knows how to point at its
-// gateway.
-func gatewayAgents() []string {
-	var names []string
-	for _, b := range builtinAgents {
-		if len(b.gateway) > 0 {
-			names = append(names, b.name)
-		}
-	}
-	return names
 }
 
 // wellKnownTarget is the target of a built-in agent (of known first, then
