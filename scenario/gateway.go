@@ -298,10 +298,10 @@ func (g *Gateway) pointed(a Agent, lookup func(string) (string, bool)) (_ *Gatew
 	given := g.Given
 	switch {
 	case given.Env != "":
-		// A variable a built-in agent reads (this one's first) brings its
-		// default upstream and key: ANTHROPIC_BASE_URL means Anthropic.
+		// A variable a built-in agent reads brings its default upstream
+		// and key: ANTHROPIC_BASE_URL means Anthropic.
 		t := given
-		if k, ok := wellKnownTarget(given.Env, known); ok {
+		if k, ok := wellKnownTarget(given.Env); ok {
 			t.Upstream = cmp.Or(t.Upstream, k.Upstream)
 			t.KeyEnv = cmp.Or(t.KeyEnv, k.KeyEnv)
 		}
@@ -399,16 +399,14 @@ func targetNames(ts []GatewayTarget) []string {
 	return out
 }
 
-// wellKnownTarget is the target of a built-in agent (of known first, then
-// of any) whose variable is env, not inside a JSON document.
-func wellKnownTarget(env string, known []GatewayTarget) (GatewayTarget, bool) {
-	lists := [][]GatewayTarget{known}
+// wellKnownTarget is the target of a built-in agent whose variable is env,
+// not inside a JSON document. A variable is one provider's in the whole
+// registry (TestWellKnownTargetsAgree), so which agent's it is does not
+// matter.
+func wellKnownTarget(env string) (GatewayTarget, bool) {
 	for _, b := range builtinAgents {
-		lists = append(lists, b.gateway)
-	}
-	for _, l := range lists {
-		if i := slices.IndexFunc(l, func(k GatewayTarget) bool { return k.Env == env && k.JSONPath == nil }); i >= 0 {
-			return l[i], true
+		if i := slices.IndexFunc(b.gateway, func(k GatewayTarget) bool { return k.Env == env && k.JSONPath == nil }); i >= 0 {
+			return b.gateway[i], true
 		}
 	}
 	return GatewayTarget{}, false

@@ -94,3 +94,21 @@ func TestGlobSegments(t *testing.T) {
 		}
 	}
 }
+
+// TestWellKnownTargetsAgree: the built-in agents that read the same
+// base-URL variable (codex and qwen OPENAI_BASE_URL) give it the same
+// upstream and key, so that wellKnownTarget may take any agent's.
+func TestWellKnownTargetsAgree(t *testing.T) {
+	seen := map[string]GatewayTarget{}
+	for _, b := range builtinAgents {
+		for _, k := range b.gateway {
+			if k.JSONPath != nil {
+				continue
+			}
+			if first, ok := seen[k.Env]; ok && (first.Upstream != k.Upstream || first.KeyEnv != k.KeyEnv) {
+				t.Errorf("%s: %s is %+v, another agent's is %+v", b.name, k.Env, k, first)
+			}
+			seen[k.Env] = k
+		}
+	}
+}
