@@ -285,9 +285,8 @@ func (p *fileParser) maxRequestsNeedGateway(s *Scenario) {
 // pointed returns a copy of g with the targets that point agent a at the
 // gateway: those g.Given gives, else the named agent's (a config agent
 // named like a built-in one is that agent); none for acprun's mock and
-// replay agents (acprun's mock and replay agents) and g.Given names no
-// variable. problem, when not "", says why a cannot be pointed and what
-// to write.
+// replay agents when g.Given names no variable. problem, when not "", says
+// why a cannot be pointed and what to write.
 func (g *Gateway) pointed(a Agent, lookup func(string) (string, bool)) (_ *Gateway, problem string) {
 	c := *g
 	c.Targets = nil
