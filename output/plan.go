@@ -45,8 +45,7 @@ func (e *errWriter) printf(format string, args ...any) {
 	}
 }
 
-// writePlan writes the plan of one scenario, whose gateway is g (nil for
-// none).
+// writePlan writes the plan of one scenario.
 func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 	w.printf("%s  (%s)\n", p.Ref.Name, place(p.Ref.File, p.Ref.Line))
 	name := ""
