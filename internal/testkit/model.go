@@ -106,7 +106,7 @@ func (s *ModelServer) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.logf("POST /v1/chat/completions: unreadable (400): %v: %.200s", err, body)
-		writeJSON(w, http.StatusBadRequest, apiError(err.Error()))
+		writeJSON(w, http.StatusBadRequest, openAIError(err.Error()))
 		return
 	}
 	asked := describeRequest(req)
@@ -119,7 +119,7 @@ func (s *ModelServer) chat(w http.ResponseWriter, r *http.Request) {
 	reply, which, ended := scripted(s.replies, len(req.Tools) > 0, n)
 	if ended != "" {
 		s.logf("%s\n  → 400: %s", asked, ended)
-		writeJSON(w, http.StatusBadRequest, apiError(ended))
+		writeJSON(w, http.StatusBadRequest, openAIError(ended))
 		return
 	}
 	s.logf("%s\n  → %s: %s", asked, which, describeReply(reply))
@@ -195,8 +195,9 @@ func arguments(c ModelToolCall) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func apiError(msg string) map[string]any {
-	return map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error"}}
+// openAIError is OpenAI's invalid-request error body.
+func openAIError(msg string) map[string]any {
+	return map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": nil, "code": nil}}
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

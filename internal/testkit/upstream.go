@@ -128,11 +128,6 @@ func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
 	s.answer(w, reply, req.Stream, which)
 }
 
-// openAIError is OpenAI's invalid-request error body.
-func openAIError(msg string) map[string]any {
-	return map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": nil, "code": nil}}
-}
-
 // answer writes reply as a response object, or as the stream of events
 // that builds it: response.created, response.in_progress, each output
 // item's added, delta, done events, and response.completed (with usage).
