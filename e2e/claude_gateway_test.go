@@ -28,18 +28,6 @@ func claudeCassette(dir string) string {
 	return filepath.Join(dir, "cassettes", "claude@claude.cassette.json")
 }
 
-// modelPosts is the requests model got other than the HEAD Claude Code
-// sends its base URL at start, as "METHOD PATH".
-func modelPosts(model *testkit.AnthropicServer) []string {
-	var asked []string
-	for _, req := range model.Requests() {
-		if req.Method != "HEAD" {
-			asked = append(asked, req.Method+" "+req.Path)
-		}
-	}
-	return asked
-}
-
 // claudeTurnSummary is what a replay must give as the recording did: a
 // turn's stop reason, text, tool calls, permission decisions and usage.
 type claudeTurnSummary struct {

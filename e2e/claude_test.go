@@ -197,6 +197,18 @@ func (r claudeRun) check(t *testing.T, dir string) {
 	}
 }
 
+// modelPosts is the requests model got other than the HEAD Claude Code
+// sends its base URL at start, as "METHOD PATH".
+func modelPosts(model *testkit.AnthropicServer) []string {
+	var asked []string
+	for _, req := range model.Requests() {
+		if req.Method != "HEAD" || req.Path != "/" {
+			asked = append(asked, req.Method+" "+req.Path)
+		}
+	}
+	return asked
+}
+
 // TestClaudeTwoTurns: the real Claude Code, through claude-agent-acp,
 // against the fake Anthropic API named by ANTHROPIC_BASE_URL: a first turn
 // with a Bash call that acprun's rule allows and that writes out.txt, and a
@@ -211,12 +223,7 @@ func TestClaudeTwoTurns(t *testing.T) {
 	writeClaudeScenario(t, dir, bin, claudeEnv(dir, model.URL), "")
 	r := runClaudeScenario(t, dir, model, nil)
 	r.check(t, dir)
-	var asked []string
-	for _, req := range model.Requests() {
-		if req.Method != "HEAD" || req.Path != "/" {
-			asked = append(asked, req.Method+" "+req.Path)
-		}
-	}
+	asked := modelPosts(model)
 	want := slices.Repeat([]string{"POST /v1/messages?beta=true"}, 3)
 	log := model.Log()
 	if !slices.Equal(asked, want) || strings.Count(log, " → reply ") != 3 ||

@@ -101,13 +101,11 @@ func (s *AnthropicServer) Requests() []AnthropicRequest {
 	return append([]AnthropicRequest(nil), s.requests...)
 }
 
-// keep records r, whose body was read as body, and returns its number
-// (from 1).
-func (s *AnthropicServer) keep(r *http.Request, body []byte) int {
+// keep records r, whose body was read as body.
+func (s *AnthropicServer) keep(r *http.Request, body []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, AnthropicRequest{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body})
-	return len(s.requests)
 }
 
 // anthropicRequest is what AnthropicServer reads of a Messages request.

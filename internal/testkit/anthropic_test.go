@@ -1,8 +1,8 @@
 package testkit_test
 
 import (
-	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -72,17 +72,18 @@ func readAnthropicStream(t *testing.T, res *http.Response) anthropicStream {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(string(data), "\n\n") {
-		t.Fatalf("stream %q does not end with an event's blank line", data)
+	names, datas, _ := events(t, provider.Anthropic, data)
+	var layout strings.Builder
+	for i, name := range names {
+		fmt.Fprintf(&layout, "event: %s\ndata: %s\n\n", name, datas[i])
+	}
+	if layout.String() != string(data) {
+		t.Fatalf("stream %q; want each event as event: NAME, then data:, then a blank line", data)
 	}
 	var out anthropicStream
 	blocks := map[int]*[3]string{}
-	sc := bufio.NewScanner(strings.NewReader(strings.TrimSuffix(string(data), "\n\n")))
-	sc.Split(splitEvents)
-	for sc.Scan() {
-		name, payload, ok := strings.Cut(sc.Text(), "\n")
-		name, ok1 := strings.CutPrefix(name, "event: ")
-		payload, ok2 := strings.CutPrefix(payload, "data: ")
+	for i, name := range names {
+		payload := datas[i]
 		var ev struct {
 			Type    string `json:"type"`
 			Index   int    `json:"index"`
@@ -108,8 +109,8 @@ func readAnthropicStream(t *testing.T, res *http.Response) anthropicStream {
 			} `json:"delta"`
 			Usage anthropicUsage `json:"usage"`
 		}
-		if !ok || !ok1 || !ok2 || json.Unmarshal([]byte(payload), &ev) != nil || ev.Type != name {
-			t.Fatalf("event %q: want event: NAME, then data: a JSON object of that type", sc.Text())
+		if json.Unmarshal(payload, &ev) != nil || ev.Type != name {
+			t.Fatalf("event %s %s: want data: a JSON object of that type", name, payload)
 		}
 		out.events = append(out.events, name)
 		switch name {
@@ -143,17 +144,6 @@ func readAnthropicStream(t *testing.T, res *http.Response) anthropicStream {
 		}
 	}
 	return out
-}
-
-// splitEvents splits a stream into its events (at blank lines).
-func splitEvents(data []byte, atEOF bool) (int, []byte, error) {
-	if i := strings.Index(string(data), "\n\n"); i >= 0 {
-		return i + 2, data[:i], nil
-	}
-	if atEOF && len(data) > 0 {
-		return len(data), data, nil
-	}
-	return 0, nil, nil
 }
 
 // TestAnthropicServerStreams: a main request gets the script's replies in
@@ -339,13 +329,9 @@ func TestAnthropicServerMetered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := provider.NewMeter(provider.Anthropic)
-	var split provider.Splitter
-	for _, ev := range split.Feed(body) {
-		m.Event(provider.Parse(ev))
-	}
-	if u, ok := m.Usage(); !ok || u != want || m.Model() != "claude-test" || len(split.Rest()) != 0 {
-		t.Errorf("streamed: usage %+v (%v), model %q, rest %q; want %+v, claude-test, nothing left", u, ok, m.Model(), split.Rest(), want)
+	_, _, m := events(t, provider.Anthropic, body) // and nothing left after the last event
+	if u, ok := m.Usage(); !ok || u != want || m.Model() != "claude-test" {
+		t.Errorf("streamed: usage %+v (%v), model %q; want %+v, claude-test", u, ok, m.Model(), want)
 	}
 
 	body, err = io.ReadAll(postMessages(t, s, "/v1/messages", false, anthropicBash, user).Body)

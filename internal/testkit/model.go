@@ -49,48 +49,23 @@ type ModelServer struct {
 	// Model is the id of the one model it serves.
 	Model   string
 	replies []ModelReply
-
-	mu  sync.Mutex
-	log []string
+	requestLog
 }
 
 // NewModelServer starts a ModelServer for model playing replies, closed
 // when the test ends.
 func NewModelServer(t testing.TB, model string, replies ...ModelReply) *ModelServer {
 	t.Helper()
-	for _, r := range replies {
-		for _, c := range r.ToolCalls {
-			if _, err := json.Marshal(c.Arguments); err != nil {
-				t.Fatalf("testkit.NewModelServer: tool call %s: arguments: %v", c.ID, err)
-			}
-		}
-	}
+	checkReplies(t, "NewModelServer", replies)
 	s := &ModelServer{Model: model, replies: replies}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/models", s.models)
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.logf("%s %s: not served (404)", r.Method, r.URL.Path)
-		http.NotFound(w, r)
-	})
+	mux.HandleFunc("/", s.notFound)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL + "/v1"
 	return s
-}
-
-// Log is the requests received so far, one line each: what was asked and
-// what was answered.
-func (s *ModelServer) Log() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.Join(s.log, "\n")
-}
-
-func (s *ModelServer) logf(format string, args ...any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.log = append(s.log, fmt.Sprintf(format, args...))
 }
 
 func (s *ModelServer) models(w http.ResponseWriter, r *http.Request) {
@@ -131,30 +106,23 @@ func (s *ModelServer) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.logf("POST /v1/chat/completions: unreadable (400): %v: %.200s", err, body)
-		writeJSON(w, http.StatusBadRequest, apiError(err.Error()))
+		writeJSON(w, http.StatusBadRequest, openAIError(err.Error()))
 		return
 	}
 	asked := describeRequest(req)
-	reply := ModelReply{Text: SideText}
-	if len(req.Tools) > 0 {
-		n := 0
-		for _, m := range req.Messages {
-			if m.Role == "assistant" {
-				n++
-			}
+	n := 0
+	for _, m := range req.Messages {
+		if m.Role == "assistant" {
+			n++
 		}
-		if n >= len(s.replies) {
-			msg := fmt.Sprintf("the script has %d replies, and this conversation already has %d assistant messages", len(s.replies), n)
-			s.logf("%s\n  → 400: %s", asked, msg)
-			writeJSON(w, http.StatusBadRequest, apiError(msg))
-			return
-		}
-		reply = s.replies[n]
-		asked += fmt.Sprintf("\n  → reply %d of %d", n+1, len(s.replies))
-	} else {
-		asked += "\n  → side text"
 	}
-	s.logf("%s: %s", asked, describeReply(reply))
+	reply, which, ended := scripted(s.replies, len(req.Tools) > 0, n)
+	if ended != "" {
+		s.logf("%s\n  → 400: %s", asked, ended)
+		writeJSON(w, http.StatusBadRequest, openAIError(ended))
+		return
+	}
+	s.logf("%s\n  → %s: %s", asked, which, describeReply(reply))
 	if req.Stream {
 		s.stream(w, reply)
 		return
@@ -218,7 +186,7 @@ func finishReason(reply ModelReply) string {
 }
 
 // arguments is c's arguments as the JSON text the API carries
-// (NewModelServer checked that they marshal).
+// (the servers' constructors checked that they marshal).
 func arguments(c ModelToolCall) string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
@@ -227,8 +195,9 @@ func arguments(c ModelToolCall) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func apiError(msg string) map[string]any {
-	return map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error"}}
+// openAIError is OpenAI's invalid-request error body.
+func openAIError(msg string) map[string]any {
+	return map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": nil, "code": nil}}
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -309,4 +278,56 @@ func describeReply(reply ModelReply) string {
 		calls = append(calls, fmt.Sprintf("%s (%s) %s", c.Name, c.ID, arguments(c)))
 	}
 	return "tool calls " + strings.Join(calls, ", ")
+}
+
+// requestLog is a fake model server's log of the requests it got.
+type requestLog struct {
+	mu  sync.Mutex
+	log []string
+}
+
+// Log is the requests received so far, one entry each: what was asked and
+// what was answered.
+func (l *requestLog) Log() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.log, "\n")
+}
+
+func (l *requestLog) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.log = append(l.log, fmt.Sprintf(format, args...))
+}
+
+// notFound logs and answers a request the fake does not serve.
+func (l *requestLog) notFound(w http.ResponseWriter, r *http.Request) {
+	l.logf("%s %s: not served (404)", r.Method, r.URL.Path)
+	http.NotFound(w, r)
+}
+
+// checkReplies fails the test at once when a tool call's arguments do not
+// marshal.
+func checkReplies(t testing.TB, who string, replies []ModelReply) {
+	t.Helper()
+	for _, r := range replies {
+		for _, c := range r.ToolCalls {
+			if _, err := json.Marshal(c.Arguments); err != nil {
+				t.Fatalf("testkit.%s: tool call %s: arguments: %v", who, c.ID, err)
+			}
+		}
+	}
+}
+
+// scripted is the reply to a request with tools (or without: the side
+// text) whose conversation has n model turns, and how the log says it;
+// "" and the reason when the script has ended.
+func scripted(replies []ModelReply, tools bool, n int) (ModelReply, string, string) {
+	if !tools {
+		return ModelReply{Text: SideText}, "side text", ""
+	}
+	if n >= len(replies) {
+		return ModelReply{}, "", fmt.Sprintf("the script has %d replies, and this conversation already has %d model turns", len(replies), n)
+	}
+	return replies[n], fmt.Sprintf("reply %d of %d", n+1, len(replies)), ""
 }

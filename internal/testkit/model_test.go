@@ -146,7 +146,7 @@ func TestModelServerPlaysScript(t *testing.T) {
 		"POST /v1/chat/completions model \"m\", streamed, tools bash\n  user \"write the file\"\n  → reply 1 of 2: tool calls bash (call_1) {\"command\":\"echo hi > /x/y\"}",
 		"  assistant calls bash (call_1)\n  tool (call_1) \"(no output)\"\n  → reply 2 of 2: text \"Done.\"",
 		"→ side text: text \"Scripted session\"",
-		"→ 400: the script has 2 replies, and this conversation already has 2 assistant messages",
+		"→ 400: the script has 2 replies, and this conversation already has 2 model turns",
 	} {
 		if !strings.Contains(log, want) {
 			t.Errorf("log:\n%s\nwant it to hold:\n%s", log, want)

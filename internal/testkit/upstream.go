@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -20,58 +19,6 @@ import (
 // script's end gets 400, which agents do not retry. Every answer reports
 // the same usage: 10 input tokens (none cached) and 5 output tokens (none
 // of them reasoning), 15 in all.
-
-// requestLog is a fake upstream's log of the requests it got.
-type requestLog struct {
-	mu  sync.Mutex
-	log []string
-}
-
-// Log is the requests received so far, one entry each: what was asked and
-// what was answered.
-func (l *requestLog) Log() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.log, "\n")
-}
-
-func (l *requestLog) logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.log = append(l.log, fmt.Sprintf(format, args...))
-}
-
-// notFound logs and answers a request the fake does not serve.
-func (l *requestLog) notFound(w http.ResponseWriter, r *http.Request) {
-	l.logf("%s %s: not served (404)", r.Method, r.URL.Path)
-	http.NotFound(w, r)
-}
-
-// checkReplies fails the test at once when a tool call's arguments do not
-// marshal.
-func checkReplies(t testing.TB, who string, replies []ModelReply) {
-	t.Helper()
-	for _, r := range replies {
-		for _, c := range r.ToolCalls {
-			if _, err := json.Marshal(c.Arguments); err != nil {
-				t.Fatalf("testkit.%s: tool call %s: arguments: %v", who, c.ID, err)
-			}
-		}
-	}
-}
-
-// scripted is the reply to a request with tools (or without: the side
-// text) whose conversation has n model turns, and how the log says it;
-// "" and the reason when the script has ended.
-func scripted(replies []ModelReply, tools bool, n int) (ModelReply, string, string) {
-	if !tools {
-		return ModelReply{Text: SideText}, "side text", ""
-	}
-	if n >= len(replies) {
-		return ModelReply{}, "", fmt.Sprintf("the script has %d replies, and this conversation already has %d model turns", len(replies), n)
-	}
-	return replies[n], fmt.Sprintf("reply %d of %d", n+1, len(replies)), ""
-}
 
 // ResponsesServer is a fake OpenAI Responses API server (POST /v1/responses,
 // streamed as server-sent events or not), for tests that run an agent
@@ -179,11 +126,6 @@ func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
 	}
 	s.logf("%s\n  → %s: %s", b.String(), which, describeReply(reply))
 	s.answer(w, reply, req.Stream, which)
-}
-
-// openAIError is OpenAI's invalid-request error body.
-func openAIError(msg string) map[string]any {
-	return map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": nil, "code": nil}}
 }
 
 // answer writes reply as a response object, or as the stream of events

@@ -10,15 +10,15 @@ import "bytes"
 // ready to use; a Splitter is for one goroutine.
 type Splitter struct {
 	buf []byte // the bytes after the last event returned
-	// Where and how scanning stopped in buf: at pos, whether a line
-	// starts there (a line ending just ended, or nothing came yet), and
-	// whether buf[pos-1] is a "\r" ending a line (blankCR: a blank one),
-	// whose "\n", if the next byte is one, belongs to it.
-	pos       int
-	lineStart bool
-	afterCR   bool
-	blankCR   bool
-	started   bool
+	// Where and how scanning stopped in buf: at pos, whether that is in
+	// the middle of a line (false where a line starts: a line ending just
+	// ended, or nothing came yet), and whether buf[pos-1] is a "\r" ending
+	// a line (blankCR: a blank one), whose "\n", if the next byte is one,
+	// belongs to it.
+	pos     int
+	midLine bool
+	afterCR bool
+	blankCR bool
 }
 
 // Feed adds p and returns the events it completes, each whole with its
@@ -26,9 +26,6 @@ type Splitter struct {
 // the end of what came so far completes its event only with the next byte
 // (it may be a "\n" that belongs to it).
 func (s *Splitter) Feed(p []byte) [][]byte {
-	if !s.started {
-		s.started, s.lineStart = true, true
-	}
 	s.buf = append(s.buf, p...)
 	var events [][]byte
 	start := 0 // where the current event starts in buf
@@ -46,21 +43,20 @@ func (s *Splitter) Feed(p []byte) [][]byte {
 			if s.blankCR { // the lone "\r" ended the blank line
 				events = append(events, s.buf[start:s.pos])
 				start = s.pos
-				s.lineStart = true
 			}
 		}
 		switch b {
 		case '\r':
-			s.afterCR, s.blankCR = true, s.lineStart
-			s.lineStart = true
+			s.afterCR, s.blankCR = true, !s.midLine
+			s.midLine = false
 		case '\n':
-			if s.lineStart {
+			if !s.midLine {
 				events = append(events, s.buf[start:s.pos+1])
 				start = s.pos + 1
 			}
-			s.lineStart = true
+			s.midLine = false
 		default:
-			s.lineStart = false
+			s.midLine = true
 		}
 	}
 	if start > 0 {
