@@ -254,7 +254,6 @@ func (r *scenarioRun) gatewayStop(ev gateway.Event) *turnState {
 	if t == nil || t.answered || t.stop == nil {
 		return nil // between turns: told at the end (closeGateway), or the next turn's request is refused too
 	}
-	t.gwStopped = true
 	switch ev.Kind {
 	case gateway.Refused:
 		if b := t.budget; b != nil && b.passed == "" {
@@ -325,13 +324,6 @@ func (s *session) gatewayFailure(t *turnState) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return t.gwFailure
-}
-
-// gatewayStopped reports whether the gateway cancelled turn t.
-func (s *session) gatewayStopped(t *turnState) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return t.gwStopped
 }
 
 // budgetPassed reports whether turn t passed a budget while it ran.

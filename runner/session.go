@@ -139,7 +139,6 @@ type turnState struct {
 	stop       context.CancelCauseFunc
 	gwStart    gateway.Spent
 	gwFailure  string
-	gwStopped  bool              // the gateway cancelled the turn (stop was called)
 	warnings   []string          // about the prompt, set when the turn starts
 	unknown    []json.RawMessage // updates of unknown kinds, as received
 	requestLog                   // the turn's requests
