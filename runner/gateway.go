@@ -185,6 +185,15 @@ func (p *proc) bindRoutes(a *gateway.Attempt) {
 	}
 }
 
+// closeRoutes removes the routes of an agent process that has stopped (or
+// never started) from the run's gateway, so that the server no longer
+// holds the attempt they were bound to, nor what it kept.
+func (p *proc) closeRoutes() {
+	for _, rt := range p.routes {
+		rt.Close()
+	}
+}
+
 // admitModelRequest is the gateway's Admit: it refuses a model request
 // that would start past the scenario's or the running turn's budget.
 func (r *scenarioRun) admitModelRequest(sp gateway.Spent) string {
