@@ -265,10 +265,10 @@ func (r *scenarioRun) gatewayStop(ev gateway.Event) *turnState {
 	}
 	switch ev.Kind {
 	case gateway.Refused:
+		// A budget passed, as spend finds one: the turn's first is its
+		// failure (two requests at once may both be refused).
 		if b := t.budget; b != nil && b.passed == "" {
 			b.passed = ev.Message
-		} else if t.gwFailure == "" {
-			t.gwFailure = ev.Message
 		}
 		t.stop(errBudget)
 	case gateway.Diverged:

@@ -135,7 +135,8 @@ type turnState struct {
 	budget      *budgetWatch  // nil without a budget
 	// stop cancels the turn for the gateway (a budget, a divergence); nil
 	// without a gateway. gwStart is what the gateway had seen when the turn
-	// started; gwFailure is the gateway's failure of the turn ("" for none).
+	// started; gwFailure is the replay's divergence that failed the turn
+	// ("" for none; a refusal is a budget passed, in budget).
 	stop       context.CancelCauseFunc
 	gwStart    gateway.Spent
 	gwFailure  string
