@@ -208,6 +208,7 @@ func (r *scenarioRun) stop(scCtx context.Context, clean bool) {
 	}
 	p := r.proc
 	p.bind.unbind()
+	p.closeRoutes()
 	r.stderr = r.agent.TakeStderr()
 	if p.mark != r.mark {
 		r.warnLeftovers(p.mark.Kill())

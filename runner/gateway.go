@@ -185,6 +185,15 @@ func (p *proc) bindRoutes(a *gateway.Attempt) {
 	}
 }
 
+// closeRoutes removes the routes of an agent process that has stopped (or
+// never started) from the run's gateway, so that the server no longer
+// holds the attempt they were bound to, nor what it kept.
+func (p *proc) closeRoutes() {
+	for _, rt := range p.routes {
+		rt.Close()
+	}
+}
+
 // admitModelRequest is the gateway's Admit: it refuses a model request
 // that would start past the scenario's or the running turn's budget.
 func (r *scenarioRun) admitModelRequest(sp gateway.Spent) string {
@@ -254,13 +263,12 @@ func (r *scenarioRun) gatewayStop(ev gateway.Event) *turnState {
 	if t == nil || t.answered || t.stop == nil {
 		return nil // between turns: told at the end (closeGateway), or the next turn's request is refused too
 	}
-	t.gwStopped = true
 	switch ev.Kind {
 	case gateway.Refused:
+		// A budget passed, as spend finds one: the turn's first is its
+		// failure (two requests at once may both be refused).
 		if b := t.budget; b != nil && b.passed == "" {
 			b.passed = ev.Message
-		} else if t.gwFailure == "" {
-			t.gwFailure = ev.Message
 		}
 		t.stop(errBudget)
 	case gateway.Diverged:
@@ -325,13 +333,6 @@ func (s *session) gatewayFailure(t *turnState) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return t.gwFailure
-}
-
-// gatewayStopped reports whether the gateway cancelled turn t.
-func (s *session) gatewayStopped(t *turnState) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return t.gwStopped
 }
 
 // budgetPassed reports whether turn t passed a budget while it ran.

@@ -253,3 +253,24 @@ func TestGatewayEventWaitsForCancel(t *testing.T) {
 		})
 	}
 }
+
+// TestGatewayRefusalsFailTurnOnce: two requests refused in one turn (an
+// agent that asks twice at once) pass its budget once: the first refusal
+// is the turn's one budget failure, as the first usage_update over a
+// budget is.
+func TestGatewayRefusalsFailTurnOnce(t *testing.T) {
+	s := &session{}
+	r := &scenarioRun{sess: s}
+	turn := s.startTurn(1, "go", nil, false)
+	ctx, stop := context.WithCancelCause(t.Context())
+	s.watch(turn, &budgetWatch{})
+	s.watchGateway(turn, stop, gateway.Spent{})
+	r.gatewayStop(gateway.Event{Kind: gateway.Refused, Message: "over"})
+	r.gatewayStop(gateway.Event{Kind: gateway.Refused, Message: "over again"})
+	if !errors.Is(context.Cause(ctx), errBudget) {
+		t.Errorf("turn cause %v, want %v", context.Cause(ctx), errBudget)
+	}
+	if got, gw := s.budgetFailure(turn, &report.TurnResult{}), s.gatewayFailure(turn); got != "over" || gw != "" {
+		t.Errorf("budget failure %q, gateway failure %q; want the first refusal once", got, gw)
+	}
+}

@@ -180,6 +180,7 @@ func (p *proc) stopIdle(abort <-chan struct{}) {
 	defer cancel()
 	p.agent.CloseAfter(ctx, cleanEndWait, p.killGrace, time.Time{})
 	p.mark.Kill()
+	p.closeRoutes()
 }
 
 // reuses reports whether the scenario asks to share its agent process.
@@ -314,6 +315,11 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 	agentEnv := r.sc.Agent.Env
 	if r.gw != nil {
 		p.routes = r.gatewayRoutes()
+		defer func() {
+			if p.agent == nil { // it never ran: no stop closes them
+				p.closeRoutes()
+			}
+		}()
 		var err error
 		if agentEnv, err = gatewayEnv(agentEnv, r.sc.Gateway.Targets, p.routes, r.sc.Gateway.Mode == string(gateway.Replay)); err != nil {
 			return nil, err

@@ -135,11 +135,11 @@ type turnState struct {
 	budget      *budgetWatch  // nil without a budget
 	// stop cancels the turn for the gateway (a budget, a divergence); nil
 	// without a gateway. gwStart is what the gateway had seen when the turn
-	// started; gwFailure is the gateway's failure of the turn ("" for none).
+	// started; gwFailure is the replay's divergence that failed the turn
+	// ("" for none; a refusal is a budget passed, in budget).
 	stop       context.CancelCauseFunc
 	gwStart    gateway.Spent
 	gwFailure  string
-	gwStopped  bool              // the gateway cancelled the turn (stop was called)
 	warnings   []string          // about the prompt, set when the turn starts
 	unknown    []json.RawMessage // updates of unknown kinds, as received
 	requestLog                   // the turn's requests

@@ -56,12 +56,6 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	var resp acp.PromptResponse
 	var out turnOutcome
 	expired, err := awaitAnswer(turnCtx, call, &resp)
-	if !expired && r.sess.gatewayStopped(t) {
-		// The gateway refused a request, or a replay diverged, before the
-		// agent could have answered on it: the turn is cancelled whichever
-		// came first here.
-		expired = true
-	}
 	if expired {
 		out.cancelCause = cancelCause(context.Cause(turnCtx))
 		err = r.cancel(t, call, &resp)
