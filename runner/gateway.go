@@ -167,11 +167,7 @@ func (r *scenarioRun) gatewayRoutes() []*gateway.Route {
 	g := r.sc.Gateway
 	routes := make([]*gateway.Route, len(g.Targets))
 	for i, t := range g.Targets {
-		upstream := t.Upstream
-		if g.Mode == string(gateway.Replay) {
-			upstream = ""
-		}
-		routes[i] = r.opts.gateway.NewRoute(upstream)
+		routes[i] = r.opts.gateway.NewRoute(t.Upstream) // "" in replay: nothing is forwarded
 		routes[i].Bind(r.gw)
 	}
 	return routes
@@ -306,7 +302,7 @@ func (r *scenarioRun) gatewayUsage(t *turnState) *report.Usage {
 		TotalTokens:       u.Total() - b.Total(),
 	}
 	if sp.Priced {
-		out.Cost, out.Currency = sp.Cost-before.Cost, cmp.Or(r.sc.Gateway.Currency, "USD")
+		out.Cost, out.Currency = sp.Cost-before.Cost, r.sc.Gateway.Currency
 	}
 	return out
 }
