@@ -169,7 +169,7 @@ func (a *Attempt) Close() error {
 func (a *Attempt) recorded() *cassette {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	c := &cassette{Version: CassetteVersion, Exchanges: []exchange{}}
+	c := &cassette{Version: cassetteVersion, Exchanges: []exchange{}}
 	for _, call := range a.calls {
 		if call.kept != nil {
 			c.Exchanges = append(c.Exchanges, *call.kept)

@@ -42,6 +42,10 @@ type cassette struct {
 	Exchanges []exchange `json:"exchanges"`
 }
 
+// cassetteVersion is the version of the cassette format Attempt writes and
+// reads; a cassette of another version is refused.
+const cassetteVersion = 1
+
 // exchange is one request and its answer.
 type exchange struct {
 	Request  request  `json:"request"`
@@ -114,8 +118,8 @@ func readCassette(path string) (*cassette, error) {
 	if head.Version == nil {
 		return nil, fmt.Errorf("cassette %s has no version: it is not an acprun cassette; %s", path, recordAgain)
 	}
-	if *head.Version != CassetteVersion {
-		return nil, fmt.Errorf("cassette %s is version %d; this acprun reads version %d: %s", path, *head.Version, CassetteVersion, recordAgain)
+	if *head.Version != cassetteVersion {
+		return nil, fmt.Errorf("cassette %s is version %d; this acprun reads version %d: %s", path, *head.Version, cassetteVersion, recordAgain)
 	}
 	var c cassette
 	if err := json.Unmarshal(data, &c); err != nil {
