@@ -77,7 +77,6 @@ func jsonInner(s string) string {
 	return string(b[1 : len(b)-1])
 }
 
-// movePath replaces, in s, each occurrence of the directory from that
 // walk returns x with f applied to every string value (key is the member
 // name the value is under, "" in an array).
 func walk(x any, key string, f func(key, s string) string) any {
