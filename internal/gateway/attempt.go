@@ -34,11 +34,10 @@ type Attempt struct {
 
 	mu         sync.Mutex
 	closed     bool
-	calls      []*call           // every admitted request, in order
-	models     []string          // in first-use order
-	kept       map[int]*exchange // record: by call number; absent when unanswered
-	played     []bool            // replay: by recorded exchange
-	divergence string            // replay: the first divergence
+	calls      []*call  // every admitted request, in order
+	models     []string // in first-use order
+	played     []bool   // replay: by recorded exchange
+	divergence string   // replay: the first divergence
 
 	closeOnce sync.Once
 	closeErr  error
@@ -48,7 +47,7 @@ type Attempt struct {
 // unreadable or other-version cassette is an error that names it and says
 // how to record one.
 func Open(cfg Config) (*Attempt, error) {
-	a := &Attempt{cfg: cfg, client: upstreamClient, paths: newPathNames(cfg.Paths), kept: make(map[int]*exchange)}
+	a := &Attempt{cfg: cfg, client: upstreamClient, paths: newPathNames(cfg.Paths)}
 	switch cfg.Mode {
 	case Record:
 		if cfg.Cassette == "" {
@@ -170,10 +169,10 @@ func (a *Attempt) Close() error {
 func (a *Attempt) recorded() *cassette {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	c := &cassette{Version: CassetteVersion, Exchanges: []exchange{}}
+	c := &cassette{Version: cassetteVersion, Exchanges: []exchange{}}
 	for _, call := range a.calls {
-		if ex := a.kept[call.n]; ex != nil {
-			c.Exchanges = append(c.Exchanges, *ex)
+		if call.kept != nil {
+			c.Exchanges = append(c.Exchanges, *call.kept)
 		}
 	}
 	return c

@@ -28,8 +28,9 @@ type call struct {
 
 	// Under the attempt's mu:
 	usage       Usage
-	reported    bool   // usage was reported
-	answerModel string // the model the answer names
+	reported    bool      // usage was reported
+	answerModel string    // the model the answer names
+	kept        *exchange // record: the exchange kept, nil when unanswered
 }
 
 // newCall reads what the gateway needs of a request.

@@ -2,16 +2,17 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/gateway/provider"
+	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/srcerr"
 )
 
@@ -40,6 +41,10 @@ type cassette struct {
 	Version   int        `json:"version"`
 	Exchanges []exchange `json:"exchanges"`
 }
+
+// cassetteVersion is the version of the cassette format Attempt writes and
+// reads; a cassette of another version is refused.
+const cassetteVersion = 1
 
 // exchange is one request and its answer.
 type exchange struct {
@@ -102,7 +107,7 @@ func readCassette(path string) (*cassette, error) {
 		case isDir(path):
 			return nil, fmt.Errorf("cassette %s is a directory, not a cassette", path)
 		}
-		return nil, fmt.Errorf("cassette %s: %w", path, innerErr(err))
+		return nil, fmt.Errorf("cassette %s: %w", path, innerErr(err, path))
 	}
 	var head struct {
 		Version *int `json:"version"`
@@ -113,8 +118,8 @@ func readCassette(path string) (*cassette, error) {
 	if head.Version == nil {
 		return nil, fmt.Errorf("cassette %s has no version: it is not an acprun cassette; %s", path, recordAgain)
 	}
-	if *head.Version != CassetteVersion {
-		return nil, fmt.Errorf("cassette %s is version %d; this acprun reads version %d: %s", path, *head.Version, CassetteVersion, recordAgain)
+	if *head.Version != cassetteVersion {
+		return nil, fmt.Errorf("cassette %s is version %d; this acprun reads version %d: %s", path, *head.Version, cassetteVersion, recordAgain)
 	}
 	var c cassette
 	if err := json.Unmarshal(data, &c); err != nil {
@@ -179,9 +184,9 @@ func jsonError(path string, data []byte, err error) error {
 	return e
 }
 
-// writeCassette writes c to path atomically (a temporary file in the same
-// directory, renamed), creating the directory. Errors name path, never
-// the temporary file.
+// writeCassette writes c to path atomically (outfile.Write: a temporary
+// file beside it, renamed), creating the directory. Errors name path,
+// never the temporary file.
 func writeCassette(path string, c *cassette) error {
 	var buf bytes.Buffer
 	e := json.NewEncoder(&buf)
@@ -190,37 +195,18 @@ func writeCassette(path string, c *cassette) error {
 	if err := e.Encode(c); err != nil {
 		return fmt.Errorf("write cassette %s: %w", path, err)
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write cassette %s: %w", path, err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write cassette %s: %w", path, innerErr(err))
-	}
-	tmp := f.Name()
-	_, err = f.Write(buf.Bytes())
-	err = errors.Join(err, f.Chmod(0o644), f.Close())
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write cassette %s: %w", path, innerErr(err))
+	if err := outfile.Write(context.Background(), path, buf.Bytes()); err != nil {
+		return fmt.Errorf("write cassette %s: %w", path, innerErr(err, path))
 	}
 	return nil
 }
 
-// innerErr is err without the path of an *fs.PathError or *os.LinkError
-// (a temporary file's name, or one the caller names already).
-func innerErr(err error) error {
+// innerErr is err without the path of an *fs.PathError when that is
+// path, which the caller names already.
+func innerErr(err error, path string) error {
 	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	if errors.As(err, &pe) && pe.Path == path {
 		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
 	}
 	return err
 }

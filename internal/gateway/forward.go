@@ -154,7 +154,7 @@ func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header htt
 func (a *Attempt) keep(c *call, resp response) {
 	ex := &exchange{Request: c.summary(a), Response: resp}
 	a.mu.Lock()
-	a.kept[c.n] = ex
+	c.kept = ex
 	a.mu.Unlock()
 }
 

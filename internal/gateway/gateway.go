@@ -40,10 +40,6 @@ const (
 	Meter  Mode = "meter"
 )
 
-// CassetteVersion is the version of the cassette format Attempt writes and
-// reads; a cassette of another version is refused.
-const CassetteVersion = 1
-
 // DummyKey is the API key an agent gets in replay, where no key is needed.
 const DummyKey = "acprun-replay-no-key"
 
