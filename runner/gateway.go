@@ -74,7 +74,6 @@ func (r *scenarioRun) openGateway() error {
 		Redact:   r.red,
 		Paths:    paths,
 		Prices:   g.Prices,
-		Currency: g.Currency,
 		Admit:    r.admitModelRequest,
 		OnEvent:  r.gatewayEvent,
 	})

@@ -43,7 +43,8 @@ const (
 // DummyKey is the API key an agent gets in replay, where no key is needed.
 const DummyKey = "acprun-replay-no-key"
 
-// Price is what a model costs, in Currency per million tokens of each kind.
+// Price is what a model costs per million tokens of each kind, in the
+// currency of the prices it came with.
 type Price struct {
 	Input, Output, CacheRead, CacheWrite float64
 }
@@ -113,9 +114,8 @@ type Config struct {
 	// name), the longest first; in the answers replayed, the names are
 	// replaced by this attempt's paths.
 	Paths map[string]string
-	// Prices maps a model to its price; Currency is what prices are in.
-	Prices   map[string]Price
-	Currency string
+	// Prices maps a model to its price (the caller knows their currency).
+	Prices map[string]Price
 	// Admit, if set, is asked before a request starts, with what was
 	// spent before it; a non-empty answer refuses the request. It is asked
 	// about one request at a time (a budget of one request admits one

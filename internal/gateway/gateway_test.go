@@ -511,7 +511,7 @@ func TestSpent(t *testing.T) {
 	up := newUpstream(t)
 	s := startServer(t)
 	prices := map[string]Price{"claude-sonnet-4-5-20250929": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}
-	a := open(t, Config{Mode: Meter, Prices: prices, Currency: "USD"})
+	a := open(t, Config{Mode: Meter, Prices: prices})
 	route := s.NewRoute(up.URL)
 	route.Bind(a)
 	if sp := a.Spent(); sp.Requests != 0 || !sp.Priced || sp.Cost != 0 {
