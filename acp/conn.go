@@ -127,6 +127,7 @@ type state struct {
 	// request (see Conn.answer).
 	answering bool
 	stopping  bool  // StopReading was called
+	unheld    bool  // ReadToEnd was called: the reader no longer waits for the dispatcher
 	readErr   error // why reading stopped (or Close); nil while reading
 	readDone  bool  // the reader has queued its last message
 	ended     bool  // the pending calls were ended: no answer can come any more
@@ -482,6 +483,15 @@ func (c *Conn) StopReading() {
 	})
 }
 
+// ReadToEnd lets the reader read on to the end of the stream without
+// waiting for the dispatcher, however many messages wait: the peer has
+// exited, so what is left in the pipe is what it wrote before, and it must
+// be read before whoever bounds the wait for the end calls StopReading. Use
+// it once the peer is gone (internal/proc does, when the process exits).
+func (c *Conn) ReadToEnd() {
+	c.update(func(s *state) { s.unheld = true })
+}
+
 // Dropped returns how many incoming messages were read but never
 // dispatched because Close came first: queued messages and whole lines the
 // reader had read but not yet decoded. It is 0 when Close comes after Done.
@@ -690,7 +700,7 @@ func (rd *reader) receive(line []byte) {
 func (rd *reader) flush() (stopping bool) {
 	c := rd.c
 	c.wait(func(s *state) bool {
-		return len(rd.batch) == 0 || len(s.queue) < maxQueued || c.closing() || s.answering || s.holderWaits()
+		return len(rd.batch) == 0 || len(s.queue) < maxQueued || c.closing() || s.answering || s.holderWaits() || s.unheld
 	}, func(s *state) {
 		if c.closing() {
 			s.dropped += len(rd.batch)

@@ -70,3 +70,53 @@ func TestConnStopsReadingBehindABlockedHandler(t *testing.T) {
 		c.Close()
 	})
 }
+
+// Once ReadToEnd is called (the peer has exited), the reader reads on to
+// the end of the stream behind a handler that blocks, so that nothing the
+// peer wrote is left unread when the wait for the end is cut short; every
+// message is still handled, in order, once the handler goes on.
+func TestConnReadToEndReadsBehindABlockedHandler(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const n = 50000
+		r := &floodReader{n: n}
+		release := make(chan struct{})
+		var handled, outOfOrder atomic.Int64
+		h := HandlerFunc(func(_ context.Context, req *Request) (any, error) {
+			if handled.Load() == 0 {
+				<-release
+			}
+			if want := fmt.Sprintf(`{"i":%d}`, handled.Load()); string(req.Params) != want {
+				outOfOrder.Add(1)
+			}
+			handled.Add(1)
+			return nil, nil
+		})
+		c := NewConn(r, io.Discard, h, nil)
+		synctest.Wait() // the handler waits, and so does the reader
+		if isDone(c.ReadDone()) {
+			t.Fatal("the reader reached the end behind a blocked handler before ReadToEnd")
+		}
+		c.ReadToEnd()
+		synctest.Wait()
+		if !isDone(c.ReadDone()) || r.served64.Load() != n {
+			t.Fatalf("after ReadToEnd the reader read %d lines of %d and is not done; want the whole stream read", r.served64.Load(), n)
+		}
+		c.StopReading() // as internal/proc does past DrainDelay: everything was read already
+		close(release)
+		<-c.Done()
+		if handled.Load() != n || outOfOrder.Load() != 0 {
+			t.Errorf("handled %d (%d out of order); want all %d in order", handled.Load(), outOfOrder.Load(), n)
+		}
+		c.Close()
+	})
+}
+
+// isDone reports whether ch is closed.
+func isDone(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

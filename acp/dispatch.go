@@ -26,7 +26,8 @@ import (
 // reader goes on up to a few thousand messages, then waits: a peer that
 // floods a slow handler fills the pipe, not memory. It goes on without
 // bound only while an answer cannot be written because the peer does not
-// read, or while the handler holding the line has a call pending.
+// read, while the handler holding the line has a call pending, or once
+// ReadToEnd was called (the peer has exited).
 //
 // For a request, the returned result is sent back (nil as null); an *Error
 // is sent as that error and any other error as -32603 with its message. For

@@ -340,6 +340,7 @@ func (r *followedRun) waitFor(what string, substrs ...string) {
 		}
 	}
 	r.cmd.Process.Kill()
+	_ = r.cmd.Wait() // stderr is written until then
 	r.t.Fatalf("the transcript ended before %s\n%s", what, r.stderr.String())
 }
 

@@ -43,6 +43,9 @@ func (o *Output) File() *os.File { return o.w }
 // ReadDone is closed once reading has stopped.
 func (o *Output) ReadDone() <-chan struct{} { return o.done }
 
+// ReadToEnd does nothing: an Output never holds back.
+func (o *Output) ReadToEnd() {}
+
 // StopReading stops reading what is not in the pipe yet.
 func (o *Output) StopReading() { _ = o.r.SetReadDeadline(time.Now()) }
 

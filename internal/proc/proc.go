@@ -71,6 +71,11 @@ type Config struct {
 type Reader interface {
 	// ReadDone is closed once reading has stopped.
 	ReadDone() <-chan struct{}
+	// ReadToEnd is called once the leader has exited: from then on the
+	// reader reads the pipe as fast as it can, without holding back for
+	// whoever consumes what it read, so that what the process wrote
+	// before it exited is read before DrainDelay ends.
+	ReadToEnd()
 	// StopReading stops reading; what was read is kept.
 	StopReading()
 }
@@ -142,6 +147,9 @@ func (p *Process) wait() {
 	p.code, p.signal = exitStatus(p.cmd.ProcessState)
 	close(p.exited)
 	p.mark.Kill() // what left the group; its pipes close with it
+	for _, r := range p.readers {
+		r.ReadToEnd()
+	}
 
 	expired := make(chan struct{})
 	t := time.AfterFunc(DrainDelay, func() { close(expired) })

@@ -133,14 +133,19 @@ func TestOutputTake(t *testing.T) {
 // stubbornReader is a Reader whose pipe never ends: it stops only when
 // told to.
 type stubbornReader struct {
-	done    chan struct{}
-	stopped atomic.Bool
+	done       chan struct{}
+	stopped    atomic.Bool
+	toEnd      atomic.Bool // ReadToEnd was called
+	toEndFirst atomic.Bool // ReadToEnd was called before StopReading
 }
 
 func (r *stubbornReader) ReadDone() <-chan struct{} { return r.done }
 
+func (r *stubbornReader) ReadToEnd() { r.toEnd.Store(true) }
+
 func (r *stubbornReader) StopReading() {
 	if !r.stopped.Swap(true) {
+		r.toEndFirst.Store(r.toEnd.Load())
 		close(r.done)
 	}
 }
@@ -158,6 +163,9 @@ func TestReadersAreStoppedAfterDrainDelay(t *testing.T) {
 	await(t, p.Done(), "Done with a pipe that never ends")
 	if !held.stopped.Load() {
 		t.Error("the reader of the held pipe was not stopped")
+	}
+	if !held.toEndFirst.Load() {
+		t.Error("the reader of the held pipe was stopped without being told to read to the end first")
 	}
 	if got := string(out.Tail().Bytes()); got != "bye\n" {
 		t.Errorf("output %q; want %q", got, "bye\n")
