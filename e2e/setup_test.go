@@ -22,29 +22,36 @@ import (
 // they spend against a budget.
 
 // TestSetupCancelRequestTellsSlowFromDead: a session/new still unanswered
-// when acprun must stop (here an interrupt, sent once the transcript shows
-// the request) gets $/cancel_request, valid by the schema and naming the
-// request; the results say how the agent took it: answered cancelled
-// (alive, slow) or not at all within cancelGrace (hung or dead).
+// when acprun must stop (here an interrupt, sent once the agent has shown
+// it read the request: the transcript showing the request is not enough,
+// as the interrupt could still cut its write short) gets $/cancel_request,
+// valid by the schema and naming the request; the results say how the
+// agent took it: answered cancelled (alive, slow) or not at all within
+// cancelGrace (hung or dead).
 func TestSetupCancelRequestTellsSlowFromDead(t *testing.T) {
 	t.Parallel()
+	// sessionNewRead answers initialize, reads session/new and says so
+	// with an update; it never answers session/new by itself.
+	const sessionNewRead = `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'
+read -r line; printf '%s\n' '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"opening"}}}}'
+`
 	for _, tc := range []struct {
 		name, script string
 		want         report.SetupCancel
 		says         string
 	}{
-		{"slow", "delay: {session/new: never}\n", report.SetupCancel{Method: "session/new", Cause: "interrupt", Answer: "cancelled"},
+		{"slow", sessionNewRead + "read -r line; printf '%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32800,\"message\":\"Request cancelled\"}}'\nread -r line\n", report.SetupCancel{Method: "session/new", Cause: "interrupt", Answer: "cancelled"},
 			"session/new: not answered before acprun was interrupted; acprun sent $/cancel_request and the agent answered it cancelled (code -32800): it is alive, and slow"},
-		{"dead", "delay: {session/new: never}\nonCancelRequest: ignore\n", report.SetupCancel{Method: "session/new", Cause: "interrupt", Answer: "none"},
+		{"dead", sessionNewRead + "while read -r line; do :; done\n", report.SetupCancel{Method: "session/new", Cause: "interrupt", Answer: "none"},
 			"session/new: not answered before acprun was interrupted; acprun sent $/cancel_request and the agent did not answer within cancelGrace (1s): it is hung or dead"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			writeFiles(t, dir, map[string]string{
-				"agent.mock.yaml": tc.script,
+				"agent.sh": tc.script,
 				"s.yaml": `name: opening
-agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+agent: {command: [sh, agent.sh]}
 permissions: {default: deny}
 cancelGrace: 1s
 killGrace: 500ms
@@ -56,6 +63,7 @@ turns:
 			defer cancel()
 			run := runFollowingTranscript(t, ctx, dir, "opening")
 			run.waitFor("session/new", `"dir":"c2a"`, `"method":"session/new"`)
+			run.waitFor("the agent's word that it read session/new", `"dir":"a2c"`, `"text":"opening"`)
 			run.interrupt()
 			run.waitFor("$/cancel_request", `"dir":"c2a"`, `"method":"$/cancel_request"`)
 			var line struct {
