@@ -62,9 +62,17 @@ func TestLeftoversAndDying(t *testing.T) {
 		t.Fatal(err)
 	}
 	path, readLine, _ := testkit.FIFO(t)
-	cmd := exec.Command("sh", "-c", "echo $$ > "+path+"; exec sleep 1000")
+	// The shell waits on its stdin, which stays open: it is the one
+	// process, and it is what it is when it says its pid (after an exec,
+	// its environment and cwd could be read in the middle of the exec).
+	cmd := exec.Command("sh", "-c", "echo $$ > "+path+"; read -r line")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "TESTKIT_MARK="+t.Name())
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close() })
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
