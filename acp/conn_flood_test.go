@@ -31,6 +31,26 @@ func (f *floodReader) Read(p []byte) (int, error) {
 	return k, nil
 }
 
+// blockedCounter handles floodReader's notes: it blocks on the first until
+// release is closed, then counts them, and those out of order.
+type blockedCounter struct {
+	release             chan struct{}
+	handled, outOfOrder atomic.Int64
+}
+
+func newBlockedCounter() *blockedCounter { return &blockedCounter{release: make(chan struct{})} }
+
+func (b *blockedCounter) Handle(_ context.Context, req *Request) (any, error) {
+	if b.handled.Load() == 0 {
+		<-b.release
+	}
+	if want := fmt.Sprintf(`{"i":%d}`, b.handled.Load()); string(req.Params) != want {
+		b.outOfOrder.Add(1)
+	}
+	b.handled.Add(1)
+	return nil, nil
+}
+
 // A peer that floods a notification handler that blocks is read only so
 // far: the messages waiting are bounded; once the handler goes on, every
 // one is handled, in order.
@@ -38,18 +58,7 @@ func TestConnStopsReadingBehindABlockedHandler(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const n = 50000
 		r := &floodReader{n: n}
-		release := make(chan struct{})
-		var handled, outOfOrder atomic.Int64
-		h := HandlerFunc(func(_ context.Context, req *Request) (any, error) {
-			if handled.Load() == 0 {
-				<-release
-			}
-			if want := fmt.Sprintf(`{"i":%d}`, handled.Load()); string(req.Params) != want {
-				outOfOrder.Add(1)
-			}
-			handled.Add(1)
-			return nil, nil
-		})
+		h := newBlockedCounter()
 		c := NewConn(r, io.Discard, h, nil)
 		synctest.Wait() // the handler waits, and so does the reader
 		// What may be read and not handled: the batch the dispatcher took
@@ -59,13 +68,13 @@ func TestConnStopsReadingBehindABlockedHandler(t *testing.T) {
 		if got := r.served64.Load(); got > bound {
 			t.Errorf("read %d lines behind a blocked handler; want at most %d", got, bound)
 		}
-		close(release)
+		close(h.release)
 		<-c.Done()
 		if err := c.Err(); !errors.Is(err, io.EOF) {
 			t.Errorf("Err() = %v; want EOF", err)
 		}
-		if handled.Load() != n || outOfOrder.Load() != 0 {
-			t.Errorf("handled %d (%d out of order); want all %d in order", handled.Load(), outOfOrder.Load(), n)
+		if h.handled.Load() != n || h.outOfOrder.Load() != 0 {
+			t.Errorf("handled %d (%d out of order); want all %d in order", h.handled.Load(), h.outOfOrder.Load(), n)
 		}
 		c.Close()
 	})
@@ -79,18 +88,7 @@ func TestConnReadToEndReadsBehindABlockedHandler(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const n = 50000
 		r := &floodReader{n: n}
-		release := make(chan struct{})
-		var handled, outOfOrder atomic.Int64
-		h := HandlerFunc(func(_ context.Context, req *Request) (any, error) {
-			if handled.Load() == 0 {
-				<-release
-			}
-			if want := fmt.Sprintf(`{"i":%d}`, handled.Load()); string(req.Params) != want {
-				outOfOrder.Add(1)
-			}
-			handled.Add(1)
-			return nil, nil
-		})
+		h := newBlockedCounter()
 		c := NewConn(r, io.Discard, h, nil)
 		synctest.Wait() // the handler waits, and so does the reader
 		if isDone(c.ReadDone()) {
@@ -102,10 +100,10 @@ func TestConnReadToEndReadsBehindABlockedHandler(t *testing.T) {
 			t.Fatalf("after ReadToEnd the reader read %d lines of %d and is not done; want the whole stream read", r.served64.Load(), n)
 		}
 		c.StopReading() // as internal/proc does past DrainDelay: everything was read already
-		close(release)
+		close(h.release)
 		<-c.Done()
-		if handled.Load() != n || outOfOrder.Load() != 0 {
-			t.Errorf("handled %d (%d out of order); want all %d in order", handled.Load(), outOfOrder.Load(), n)
+		if h.handled.Load() != n || h.outOfOrder.Load() != 0 {
+			t.Errorf("handled %d (%d out of order); want all %d in order", h.handled.Load(), h.outOfOrder.Load(), n)
 		}
 		c.Close()
 	})
