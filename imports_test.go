@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"maps"
@@ -10,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // module is the module's import path.
@@ -129,6 +130,44 @@ func TestImportRules(t *testing.T) {
 	}
 	for _, v := range importViolations(importRules, imports) {
 		t.Error(v)
+	}
+	for _, v := range stdJSONImports(imports) {
+		t.Error(v)
+	}
+}
+
+// stdJSON is the JSON implementation the module does not use: every
+// package encodes and decodes with github.com/go-json-experiment/json/v1.
+const stdJSON = "encoding/json"
+
+// stdJSONImports names the module's packages that import encoding/json
+// directly, except the benchmarks' limit client, whose job is to be the
+// standard library's decode loop.
+func stdJSONImports(imports map[string][]string) []string {
+	var out []string
+	for _, pkg := range slices.Sorted(maps.Keys(imports)) {
+		rel, ok := relPath(pkg)
+		if !ok || rel == "bench/limitclient" || !slices.Contains(imports[pkg], stdJSON) {
+			continue
+		}
+		out = append(out, "one JSON implementation: "+pkg+" imports "+stdJSON+"; use github.com/go-json-experiment/json/v1")
+	}
+	return out
+}
+
+// TestStdJSONImportsFail: a package of the module that imports
+// encoding/json is named, the limit client and packages of other modules
+// are not.
+func TestStdJSONImportsFail(t *testing.T) {
+	got := stdJSONImports(map[string][]string{
+		module + "/report":            {"bytes", stdJSON},
+		module + "/bench/limitclient": {stdJSON},
+		"github.com/alecthomas/kong":  {stdJSON},
+		module + "/acp":               {"github.com/go-json-experiment/json/v1"},
+	})
+	want := []string{"one JSON implementation: " + module + "/report imports encoding/json; use github.com/go-json-experiment/json/v1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("stdJSONImports:\ngot  %q\nwant %q", got, want)
 	}
 }
 

@@ -1,6 +1,6 @@
 package acp
 
-import "encoding/json"
+import json "github.com/go-json-experiment/json/v1"
 
 // MethodCancelRequest is "$/cancel_request", the protocol-level
 // notification by which the side that sent a request cancels it. The

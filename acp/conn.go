@@ -3,7 +3,6 @@ package acp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	jsonv1 "github.com/go-json-experiment/json/v1"
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // DefaultMaxLineBytes is the longest line a Conn accepts unless
@@ -171,13 +170,13 @@ type inMsg struct {
 // Conn.writer) writes.
 type writer struct {
 	buf bytes.Buffer
-	enc *jsonv1.Encoder // into buf, without HTML escaping
-	err error           // sticky: part of a line went out, the stream is broken
+	enc *json.Encoder // into buf, without HTML escaping
+	err error         // sticky: part of a line went out, the stream is broken
 }
 
 func newWriter() *writer {
 	w := &writer{}
-	w.enc = jsonv1.NewEncoder(&w.buf)
+	w.enc = json.NewEncoder(&w.buf)
 	w.enc.SetEscapeHTML(false)
 	return w
 }
@@ -282,7 +281,7 @@ func (c *Call) Await(ctx context.Context, result any) error {
 		return c.err
 	}
 	if result != nil {
-		if err := jsonv1.Unmarshal(c.result, result); err != nil {
+		if err := json.Unmarshal(c.result, result); err != nil {
 			return fmt.Errorf("acp: decode %s result: %w", c.method, err)
 		}
 	}

@@ -3,7 +3,6 @@ package acp_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 )

@@ -1,10 +1,9 @@
 package acp
 
 import (
-	"encoding/json"
 	"fmt"
 
-	jsonv1 "github.com/go-json-experiment/json/v1"
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // Content block types (the ContentBlock "type" discriminator).
@@ -155,19 +154,19 @@ type (
 func (b ContentBlock) MarshalJSON() ([]byte, error) {
 	switch b.Type {
 	case ContentText:
-		return jsonv1.Marshal(textContentWire{b.Type, b.Text, b.Annotations, b.Meta})
+		return json.Marshal(textContentWire{b.Type, b.Text, b.Annotations, b.Meta})
 	case ContentImage:
-		return jsonv1.Marshal(imageContentWire{b.Type, b.Data, b.MimeType, b.URI, b.Annotations, b.Meta})
+		return json.Marshal(imageContentWire{b.Type, b.Data, b.MimeType, b.URI, b.Annotations, b.Meta})
 	case ContentAudio:
-		return jsonv1.Marshal(audioContentWire{b.Type, b.Data, b.MimeType, b.Annotations, b.Meta})
+		return json.Marshal(audioContentWire{b.Type, b.Data, b.MimeType, b.Annotations, b.Meta})
 	case ContentResourceLink:
-		return jsonv1.Marshal(resourceLinkWire{b.Type, b.URI, b.Name, b.Title, b.Description, b.MimeType, b.Size, b.Annotations, b.Meta})
+		return json.Marshal(resourceLinkWire{b.Type, b.URI, b.Name, b.Title, b.Description, b.MimeType, b.Size, b.Annotations, b.Meta})
 	case ContentResource:
 		res := b.Resource
 		if res == nil {
 			res = &EmbeddedResourceResource{}
 		}
-		return jsonv1.Marshal(embeddedResourceWire{b.Type, res, b.Annotations, b.Meta})
+		return json.Marshal(embeddedResourceWire{b.Type, res, b.Annotations, b.Meta})
 	}
 	if len(b.Raw) == 0 {
 		return nil, fmt.Errorf("content block: unknown type %q without raw JSON", b.Type)
@@ -179,7 +178,7 @@ func (b ContentBlock) MarshalJSON() ([]byte, error) {
 // unknown type keeps its JSON in Raw.
 func (b *ContentBlock) UnmarshalJSON(data []byte) error {
 	var w contentBlockWire
-	if err := jsonv1.Unmarshal(data, &w); err != nil {
+	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("content block: %w", err)
 	}
 	if w.Type == nil {
@@ -255,15 +254,15 @@ type (
 // MarshalJSON encodes the resource as TextResourceContents or BlobResourceContents.
 func (r EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 	if r.Blob != "" && r.Text == "" {
-		return jsonv1.Marshal(blobResourceWire{r.URI, r.MimeType, r.Blob, r.Meta})
+		return json.Marshal(blobResourceWire{r.URI, r.MimeType, r.Blob, r.Meta})
 	}
-	return jsonv1.Marshal(textResourceWire{r.URI, r.MimeType, r.Text, r.Meta})
+	return json.Marshal(textResourceWire{r.URI, r.MimeType, r.Text, r.Meta})
 }
 
 // UnmarshalJSON decodes text or blob resource contents; unknown fields are ignored.
 func (r *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 	var w resourceWire
-	if err := jsonv1.Unmarshal(data, &w); err != nil {
+	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("embedded resource: %w", err)
 	}
 	*r = EmbeddedResourceResource{URI: w.URI, MimeType: val(w.MimeType), Text: w.Text, Blob: w.Blob, Meta: w.Meta}

@@ -2,10 +2,9 @@ package acp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
-	jsonv1 "github.com/go-json-experiment/json/v1"
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // Handler handles incoming requests and notifications.
@@ -184,7 +183,7 @@ func (c *Conn) reply(req *Request, result any, err error) {
 		if !errors.As(err, &e) || e == nil {
 			e = &Error{Code: CodeInternalError, Message: err.Error()}
 		}
-		if len(e.Data) > 0 && !jsonv1.Valid(e.Data) { // left out, or the line would not encode
+		if len(e.Data) > 0 && !json.Valid(e.Data) { // left out, or the line would not encode
 			e = &Error{Code: e.Code, Message: e.Message}
 		}
 		resp.Result, resp.Error = nil, e

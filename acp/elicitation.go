@@ -1,9 +1,10 @@
 package acp
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // Elicitation methods: the agent asks the client (its user) for input.

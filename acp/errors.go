@@ -1,9 +1,10 @@
 package acp
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // Error codes of JSON-RPC 2.0 and ACP.

@@ -1,13 +1,12 @@
 package acp
 
 import (
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	jsonv1 "github.com/go-json-experiment/json/v1"
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // Lenient decoding of session updates and permission requests.
@@ -121,7 +120,7 @@ func absent(raw json.RawMessage) bool { return len(raw) == 0 || isNull(raw) }
 // object decodes the members of the JSON object raw into w, a struct of
 // json.RawMessage fields. null leaves w empty, as it does for a struct.
 func object(raw json.RawMessage, path string, w any) error {
-	if err := jsonv1.Unmarshal(raw, w); err != nil {
+	if err := json.Unmarshal(raw, w); err != nil {
 		return errors.New(at(path, wrongType("an object", raw)))
 	}
 	return nil
@@ -142,7 +141,7 @@ func scalar[T any](f *fields, raw json.RawMessage, name, want string, r role) *T
 		return nil
 	}
 	var v T
-	if err := jsonv1.Unmarshal(raw, &v); err != nil {
+	if err := json.Unmarshal(raw, &v); err != nil {
 		path := member(f.path, name)
 		switch r {
 		case required:
@@ -205,7 +204,7 @@ func list[T any](f *fields, raw json.RawMessage, name string, dec func(*lax, jso
 	}
 	path := member(f.path, name)
 	var items []json.RawMessage
-	if err := jsonv1.Unmarshal(raw, &items); err != nil {
+	if err := json.Unmarshal(raw, &items); err != nil {
 		f.l.note(path, wrongType("an array", raw))
 		return nil
 	}
@@ -330,7 +329,7 @@ func laxAnnotations(l *lax, raw json.RawMessage, path string) (Annotations, erro
 
 func laxRole(l *lax, raw json.RawMessage, path string) (Role, error) {
 	var s string
-	if err := jsonv1.Unmarshal(raw, &s); err != nil {
+	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", errors.New(at(path, wrongType("a string", raw)))
 	}
 	return Role(s), nil
@@ -604,11 +603,11 @@ func laxConfigOption(l *lax, raw json.RawMessage, path string) (SessionConfigOpt
 		Meta:        w.Meta,
 	}
 	if len(w.CurrentValue) > 0 {
-		_ = jsonv1.Unmarshal(w.CurrentValue, &o.CurrentValue) // any JSON value
+		_ = json.Unmarshal(w.CurrentValue, &o.CurrentValue) // any JSON value
 	}
 	if !absent(w.Options) {
 		var opts SessionConfigSelectOptions
-		if err := jsonv1.Unmarshal(w.Options, &opts); err != nil {
+		if err := json.Unmarshal(w.Options, &opts); err != nil {
 			return SessionConfigOption{}, errors.New(at(member(path, "options"), err.Error()))
 		}
 		o.Options = &opts

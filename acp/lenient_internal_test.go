@@ -1,8 +1,9 @@
 package acp
 
 import (
-	"encoding/json"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 )

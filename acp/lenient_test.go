@@ -1,9 +1,10 @@
 package acp_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/google/go-cmp/cmp"

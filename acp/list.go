@@ -3,7 +3,7 @@ package acp
 import (
 	"bytes"
 
-	jsonv1 "github.com/go-json-experiment/json/v1"
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // List is a slice that ACP requires to be a JSON array: a nil List marshals
@@ -20,7 +20,7 @@ func (l List[T]) MarshalJSON() ([]byte, error) {
 		return []byte("[]"), nil
 	}
 	var b bytes.Buffer
-	enc := jsonv1.NewEncoder(&b)
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode([]T(l)); err != nil {
 		return nil, err

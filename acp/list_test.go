@@ -2,8 +2,9 @@ package acp_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 )

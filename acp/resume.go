@@ -1,6 +1,6 @@
 package acp
 
-import "encoding/json"
+import json "github.com/go-json-experiment/json/v1"
 
 // MethodSessionResume is "session/resume": continue an existing session
 // without a replay of its history. Only call it when the agent advertised

@@ -1,8 +1,9 @@
 package acp_test
 
 import (
-	"encoding/json"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/acpschema"

@@ -1,9 +1,10 @@
 package acp_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/acpschema"

@@ -1,10 +1,9 @@
 package acp
 
 import (
-	"encoding/json"
 	"fmt"
 
-	jsonv1 "github.com/go-json-experiment/json/v1"
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // ProtocolVersion is the ACP major protocol version this package speaks.
@@ -286,9 +285,9 @@ type (
 func (s McpServer) MarshalJSON() ([]byte, error) {
 	switch s.Type {
 	case McpStdio:
-		return jsonv1.Marshal(mcpStdioWire{s.Name, s.Command, s.Args, s.Env, s.Meta})
+		return json.Marshal(mcpStdioWire{s.Name, s.Command, s.Args, s.Env, s.Meta})
 	case McpHTTP, McpSSE:
-		return jsonv1.Marshal(mcpHTTPWire{s.Type, s.Name, s.URL, s.Headers, s.Meta})
+		return json.Marshal(mcpHTTPWire{s.Type, s.Name, s.URL, s.Headers, s.Meta})
 	}
 	if len(s.Raw) == 0 {
 		return nil, fmt.Errorf("mcp server %q: unknown type %q without raw JSON", s.Name, s.Type)
@@ -299,7 +298,7 @@ func (s McpServer) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes any MCP server; unknown fields are ignored.
 func (s *McpServer) UnmarshalJSON(data []byte) error {
 	var w mcpServerWire
-	if err := jsonv1.Unmarshal(data, &w); err != nil {
+	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("mcp server: %w", err)
 	}
 	*s = McpServer{Type: w.Type, Name: w.Name, Command: w.Command, Args: w.Args, Env: w.Env, URL: w.URL, Headers: w.Headers, Meta: w.Meta}
@@ -468,16 +467,16 @@ func (o *SessionConfigSelectOptions) All() []SessionConfigSelectOption {
 // MarshalJSON encodes the options as a flat or grouped array.
 func (o SessionConfigSelectOptions) MarshalJSON() ([]byte, error) {
 	if len(o.Groups) > 0 {
-		return jsonv1.Marshal(o.Groups)
+		return json.Marshal(o.Groups)
 	}
-	return jsonv1.Marshal(List[SessionConfigSelectOption](o.Options))
+	return json.Marshal(List[SessionConfigSelectOption](o.Options))
 }
 
 // UnmarshalJSON decodes a flat or grouped option array; an array whose first element
 // has a "group" key is grouped.
 func (o *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	var items []json.RawMessage
-	if err := jsonv1.Unmarshal(data, &items); err != nil {
+	if err := json.Unmarshal(data, &items); err != nil {
 		return fmt.Errorf("config select options: %w", err)
 	}
 	*o = SessionConfigSelectOptions{}
@@ -488,16 +487,16 @@ func (o *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	var probe struct {
 		Group *string `json:"group"`
 	}
-	if err := jsonv1.Unmarshal(items[0], &probe); err != nil {
+	if err := json.Unmarshal(items[0], &probe); err != nil {
 		return fmt.Errorf("config select options: %w", err)
 	}
 	if probe.Group != nil {
-		if err := jsonv1.Unmarshal(data, &o.Groups); err != nil {
+		if err := json.Unmarshal(data, &o.Groups); err != nil {
 			return fmt.Errorf("config select groups: %w", err)
 		}
 		return nil
 	}
-	if err := jsonv1.Unmarshal(data, &o.Options); err != nil {
+	if err := json.Unmarshal(data, &o.Options); err != nil {
 		return fmt.Errorf("config select options: %w", err)
 	}
 	return nil
@@ -603,7 +602,7 @@ type RequestPermissionRequest struct {
 func (r *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	type plain RequestPermissionRequest
 	var p plain
-	if jsonv1.Unmarshal(data, &p) == nil {
+	if json.Unmarshal(data, &p) == nil {
 		*r = RequestPermissionRequest(p)
 		return nil
 	}
@@ -630,7 +629,7 @@ func (r *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 		}
 	}
 	if len(w.Options) > 0 {
-		if err := jsonv1.Unmarshal(w.Options, &q.Options); err != nil {
+		if err := json.Unmarshal(w.Options, &q.Options); err != nil {
 			return fmt.Errorf("permission request: options: %w", err)
 		}
 	}
@@ -680,13 +679,13 @@ func (o RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
 	if o.Outcome == OutcomeSelected {
 		w.OptionID = &o.OptionID
 	}
-	return jsonv1.Marshal(w)
+	return json.Marshal(w)
 }
 
 // UnmarshalJSON decodes an outcome; unknown fields are ignored.
 func (o *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	var w permissionOutcomeWire
-	if err := jsonv1.Unmarshal(data, &w); err != nil {
+	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("permission outcome: %w", err)
 	}
 	*o = RequestPermissionOutcome{Outcome: w.Outcome, OptionID: val(w.OptionID), Meta: w.Meta}

@@ -3,7 +3,6 @@ package acp_test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"reflect"
@@ -11,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"

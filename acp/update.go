@@ -2,10 +2,9 @@ package acp
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 
-	jsonv1 "github.com/go-json-experiment/json/v1"
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // Session update kinds: every variant of the schema's SessionUpdate (the
@@ -129,12 +128,12 @@ type updateHead struct {
 // kind and the field.
 func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
 	var head updateHead
-	if jsonv1.Unmarshal(data, &head) != nil {
+	if json.Unmarshal(data, &head) != nil {
 		// Not a well-formed chunk: the kind alone.
 		var kind struct {
 			SessionUpdate *string `json:"sessionUpdate"`
 		}
-		if err := jsonv1.Unmarshal(data, &kind); err != nil {
+		if err := json.Unmarshal(data, &kind); err != nil {
 			return fmt.Errorf("session update: %w", err)
 		}
 		head = updateHead{SessionUpdate: kind.SessionUpdate}
@@ -150,7 +149,7 @@ func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
 	if !ok {
 		return nil
 	}
-	if jsonv1.Unmarshal(data, target) == nil {
+	if json.Unmarshal(data, target) == nil {
 		return nil
 	}
 	// Something is malformed: decode again, leniently, to keep what can be kept.
@@ -196,14 +195,14 @@ func (u SessionUpdate) MarshalJSON() ([]byte, error) {
 		}
 		return u.Raw, nil
 	}
-	body, err := jsonv1.Marshal(target)
+	body, err := json.Marshal(target)
 	if err != nil {
 		return nil, fmt.Errorf("session update %q: %w", u.Kind, err)
 	}
 	if bytes.Equal(body, []byte("null")) {
 		return nil, fmt.Errorf("session update %q: no payload", u.Kind)
 	}
-	kind, err := jsonv1.Marshal(u.Kind)
+	kind, err := json.Marshal(u.Kind)
 	if err != nil {
 		return nil, fmt.Errorf("session update %q: %w", u.Kind, err)
 	}
@@ -426,11 +425,11 @@ func (c ToolCallContent) MarshalJSON() ([]byte, error) {
 		if c.Content == nil {
 			return nil, fmt.Errorf("tool call content: %q item without content block", c.Type)
 		}
-		return jsonv1.Marshal(toolBlockWire{c.Type, c.Content, c.Meta})
+		return json.Marshal(toolBlockWire{c.Type, c.Content, c.Meta})
 	case ToolContentDiff:
-		return jsonv1.Marshal(toolDiffWire{c.Type, c.Path, c.OldText, c.NewText, c.Meta})
+		return json.Marshal(toolDiffWire{c.Type, c.Path, c.OldText, c.NewText, c.Meta})
 	case ToolContentTerminal:
-		return jsonv1.Marshal(toolTerminalWire{c.Type, c.TerminalID, c.Meta})
+		return json.Marshal(toolTerminalWire{c.Type, c.TerminalID, c.Meta})
 	}
 	if len(c.Raw) == 0 {
 		return nil, fmt.Errorf("tool call content: unknown type %q without raw JSON", c.Type)
@@ -445,7 +444,7 @@ func (c *ToolCallContent) UnmarshalJSON(data []byte) error {
 	var probe struct {
 		Type *string `json:"type"`
 	}
-	if err := jsonv1.Unmarshal(data, &probe); err != nil {
+	if err := json.Unmarshal(data, &probe); err != nil {
 		return fmt.Errorf("tool call content: %w", err)
 	}
 	if probe.Type == nil {
@@ -459,7 +458,7 @@ func (c *ToolCallContent) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var w toolContentWire
-	if err := jsonv1.Unmarshal(data, &w); err != nil {
+	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("tool call content %q: %w", c.Type, err)
 	}
 	c.Content, c.Path, c.OldText, c.NewText, c.TerminalID, c.Meta = w.Content, w.Path, w.OldText, w.NewText, w.TerminalID, w.Meta
@@ -560,7 +559,7 @@ func (s *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 		UpdatedAt json.RawMessage `json:"updatedAt"`
 		Meta      json.RawMessage `json:"_meta"`
 	}
-	if err := jsonv1.Unmarshal(data, &w); err != nil {
+	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("session info update: %w", err)
 	}
 	*s = SessionInfoUpdate{Meta: w.Meta}
@@ -580,7 +579,7 @@ func nullableString(raw json.RawMessage) (*string, error) {
 		return nil, nil
 	}
 	var s *string
-	if err := jsonv1.Unmarshal(raw, &s); err != nil {
+	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, err
 	}
 	if s == nil {

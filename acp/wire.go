@@ -2,12 +2,11 @@ package acp
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 
-	jsonv1 "github.com/go-json-experiment/json/v1"
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // This file holds the JSON shapes of JSON-RPC 2.0: what one line decodes to
@@ -40,7 +39,7 @@ func (id ID) MarshalJSON() ([]byte, error) {
 // JSON values.
 func (id *ID) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
-	if !validID(data) || !jsonv1.Valid(data) {
+	if !validID(data) || !json.Valid(data) {
 		return fmt.Errorf("acp: invalid id %.40q: want a number, a string or null", data)
 	}
 	id.raw = bytes.Clone(data)
@@ -91,7 +90,7 @@ func (r *Request) IsNotification() bool { return r.ID == nil }
 
 // DecodeParams decodes the params into v as json.Unmarshal does, with the
 // JSON decoding of every message (see the package doc).
-func (r *Request) DecodeParams(v any) error { return jsonv1.Unmarshal(r.Params, v) }
+func (r *Request) DecodeParams(v any) error { return json.Unmarshal(r.Params, v) }
 
 // message is one JSON-RPC message: a request (Method and ID), a
 // notification (Method, no ID) or a response (ID, and Result or Error). A
@@ -139,8 +138,8 @@ func decode(line []byte) (message, error) {
 		return message{}, errors.New("not a JSON object")
 	}
 	var m message
-	if err := jsonv1.Unmarshal(line, &m); err != nil {
-		var te *jsonv1.UnmarshalTypeError
+	if err := json.Unmarshal(line, &m); err != nil {
+		var te *json.UnmarshalTypeError
 		switch {
 		case !errors.As(err, &te):
 			return message{}, fmt.Errorf("invalid JSON: %w", err)
@@ -187,7 +186,7 @@ func marshalValue(v any) (json.RawMessage, error) {
 		return nil, nil
 	}
 	var b bytes.Buffer
-	enc := jsonv1.NewEncoder(&b)
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err

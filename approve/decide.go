@@ -1,7 +1,6 @@
 package approve
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"regexp"
@@ -9,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // AllowAll returns the policy of --allow-all: no rules, default allow.

@@ -1,11 +1,12 @@
 package approve_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/google/go-cmp/cmp"

@@ -2,9 +2,10 @@ package approve
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // Request is what the engine sees of one session/request_permission.

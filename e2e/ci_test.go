@@ -6,7 +6,6 @@ package e2e_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/creack/pty"
 )

@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"bufio"
-	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -16,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 

@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"

@@ -2,10 +2,11 @@ package e2e_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // elicitAgent asks which branch to work on and, in the second turn,

@@ -1,12 +1,13 @@
 package e2e_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // enforceWrapper stands in for a named agent: it writes the arguments

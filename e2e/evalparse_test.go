@@ -1,9 +1,10 @@
 package e2e_test
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 )

@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"bufio"
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -13,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 

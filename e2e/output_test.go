@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -16,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 

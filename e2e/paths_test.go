@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // ranScenario is a scenario whose agent leaves the file "ran" in the

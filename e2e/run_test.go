@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"bufio"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/acpschema"
 	"github.com/acprun/acprun/report"

@@ -3,12 +3,13 @@ package e2e_test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // The secrets an agent tries to leak: one from the scenario's agent.env,

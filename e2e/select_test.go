@@ -1,13 +1,14 @@
 package e2e_test
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // TestUnsetVariableStopsOnlyTheScenariosThatUseIt checks that a ${VAR}

@@ -2,13 +2,14 @@ package e2e_test
 
 import (
 	"context"
-	"encoding/json"
 	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 

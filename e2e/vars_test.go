@@ -1,10 +1,11 @@
 package e2e_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 )

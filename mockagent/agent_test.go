@@ -3,7 +3,6 @@ package mockagent_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"

@@ -3,13 +3,14 @@ package mockagent_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
 	"sync"
 	"testing"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"go.uber.org/goleak"
 

@@ -2,10 +2,11 @@ package mockagent
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"go.yaml.in/yaml/v3"
 

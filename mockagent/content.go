@@ -1,7 +1,7 @@
 package mockagent
 
 import (
-	"encoding/json"
+	json "github.com/go-json-experiment/json/v1"
 
 	"go.yaml.in/yaml/v3"
 

@@ -2,9 +2,10 @@ package mockagent_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"

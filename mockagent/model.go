@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"go.yaml.in/yaml/v3"
 

@@ -1,7 +1,6 @@
 package mockagent
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 

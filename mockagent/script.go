@@ -1,9 +1,10 @@
 package mockagent
 
 import (
-	"encoding/json"
 	"regexp"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 )

@@ -1,12 +1,13 @@
 package mockagent
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"go.yaml.in/yaml/v3"
 

@@ -2,12 +2,13 @@ package mockagent
 
 import (
 	"bytes"
-	"encoding/json"
 	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"go.yaml.in/yaml/v3"
 

@@ -2,9 +2,10 @@ package output_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 

@@ -1,10 +1,11 @@
 package output
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // ListEntry is one scenario a run would run, as acprun list shows it. Its

@@ -3,13 +3,14 @@ package output
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/shellquote"

@@ -3,9 +3,10 @@ package replay
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/pathtext"
 	"github.com/acprun/acprun/internal/redact"

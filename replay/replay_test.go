@@ -3,7 +3,6 @@ package replay
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"go.uber.org/goleak"
 
@@ -489,7 +490,7 @@ func TestWalk(t *testing.T) {
 		if err := json.Unmarshal(m.Msg, &w); err != nil {
 			t.Fatalf("line %d: %v", m.Line, err)
 		}
-		got = append(got, fmt.Sprintf("%d %v %s%s", m.Line, m.FromAgent, w.Method, w.ID))
+		got = append(got, fmt.Sprintf("%d %v %s%s", m.Line, m.FromAgent, w.Method, string(w.ID)))
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 package report
 
-import "encoding/json"
+import json "github.com/go-json-experiment/json/v1"
 
 // Notice is a notice the agent sent (a notice session update): a live
 // hint for its user, such as "MCP server unavailable".

@@ -3,11 +3,12 @@ package report
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // PassRate is how often one scenario passed against one agent over its

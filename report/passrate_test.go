@@ -2,10 +2,11 @@ package report_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/report/reporttest"

@@ -12,9 +12,10 @@
 package report
 
 import (
-	"encoding/json"
 	"strconv"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // SchemaVersion is the version of the results format written by acprun.

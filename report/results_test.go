@@ -2,9 +2,10 @@ package report_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/report/reporttest"

@@ -3,13 +3,14 @@ package runner
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"

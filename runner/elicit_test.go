@@ -1,10 +1,11 @@
 package runner
 
 import (
-	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 

@@ -3,7 +3,6 @@ package runner
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // enforce writes the files of the agent's Enforcement (permissions.enforce;

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	gocmp "github.com/google/go-cmp/cmp"
 

@@ -1,9 +1,10 @@
 package runner
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"

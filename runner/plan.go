@@ -1,10 +1,11 @@
 package runner
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"

@@ -3,7 +3,6 @@ package runner
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/gateway"

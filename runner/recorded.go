@@ -1,7 +1,7 @@
 package runner
 
 import (
-	"encoding/json"
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"

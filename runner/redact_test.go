@@ -1,10 +1,11 @@
 package runner
 
 import (
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"

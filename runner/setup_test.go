@@ -2,13 +2,14 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 

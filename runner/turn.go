@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/report"

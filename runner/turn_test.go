@@ -3,7 +3,6 @@ package runner
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"net"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	process "github.com/acprun/acprun/internal/proc"

@@ -2,13 +2,14 @@ package scenario
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"go.yaml.in/yaml/v3"
 

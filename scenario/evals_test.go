@@ -1,11 +1,12 @@
 package scenario_test
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 

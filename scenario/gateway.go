@@ -2,12 +2,13 @@ package scenario
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"go.yaml.in/yaml/v3"
 

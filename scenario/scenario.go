@@ -1,10 +1,11 @@
 package scenario
 
 import (
-	"encoding/json"
 	"regexp"
 	"strings"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/approve"
 )

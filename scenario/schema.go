@@ -2,8 +2,9 @@ package scenario
 
 import (
 	_ "embed"
-	"encoding/json"
 	"sync"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 //go:embed schema.json

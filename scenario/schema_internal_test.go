@@ -1,11 +1,12 @@
 package scenario
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 )

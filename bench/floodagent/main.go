@@ -16,7 +16,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -26,6 +25,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // message is any incoming JSON-RPC message.

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // config says what to measure with.

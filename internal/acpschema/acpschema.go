@@ -11,13 +11,14 @@ package acpschema
 import (
 	"bytes"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
 	"sync"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )

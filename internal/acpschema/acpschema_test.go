@@ -3,10 +3,11 @@ package acpschema_test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"io/fs"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/acpschema"
 )

@@ -2,10 +2,11 @@ package gateway
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/redact"
 )

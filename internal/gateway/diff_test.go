@@ -1,9 +1,10 @@
 package gateway
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 func TestDiffRequest(t *testing.T) {

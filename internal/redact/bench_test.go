@@ -1,10 +1,11 @@
 package redact_test
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/redact"
 )

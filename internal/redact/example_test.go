@@ -1,8 +1,9 @@
 package redact_test
 
 import (
-	"encoding/json"
 	"fmt"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/redact"
 )

@@ -2,12 +2,13 @@ package redact
 
 import (
 	"bytes"
-	"encoding/json"
 	"reflect"
 	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // JSON returns raw with secrets removed from its strings and object keys.

@@ -1,8 +1,9 @@
 package redact
 
 import (
-	"encoding/json"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // TestJSONLeavesLiterals checks the JSON layer on its own: even with

@@ -2,12 +2,13 @@ package redact_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/redact"
 )

@@ -17,13 +17,14 @@ package redact
 
 import (
 	"cmp"
-	"encoding/json"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // Marker replaces every secret.

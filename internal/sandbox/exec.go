@@ -1,13 +1,14 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
 	"syscall"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // ExecArg is the hidden first argument of acprun's sandbox helper, which

@@ -1,7 +1,6 @@
 package sandbox_test
 
 import (
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
 

@@ -1,8 +1,9 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // Wrap returns the command line and the environment that run argv with

@@ -28,7 +28,6 @@ package sessionstate
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -39,6 +38,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/outfile"
 )

@@ -1,7 +1,6 @@
 package testkit
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // The usage of every answer of an AnthropicServer, fixed so that tests can

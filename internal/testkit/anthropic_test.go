@@ -1,13 +1,14 @@
 package testkit_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/gateway/provider"
 	"github.com/acprun/acprun/internal/testkit"

@@ -1,7 +1,6 @@
 package testkit
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // ModelReply is one scripted answer of a ModelServer: a text, or the tool

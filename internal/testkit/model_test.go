@@ -2,11 +2,12 @@ package testkit_test
 
 import (
 	"bufio"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/testkit"
 )

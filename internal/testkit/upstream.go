@@ -2,13 +2,14 @@ package testkit
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // This file holds fake model upstreams for the APIs other than OpenAI

@@ -1,11 +1,12 @@
 package testkit_test
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/gateway/provider"
 	"github.com/acprun/acprun/internal/testkit"

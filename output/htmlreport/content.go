@@ -1,9 +1,10 @@
 package htmlreport
 
 import (
-	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // contentItem is one item of a tool call's content, ready to show.

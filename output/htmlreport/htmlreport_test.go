@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"html"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/output/htmlreport"

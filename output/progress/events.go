@@ -2,10 +2,11 @@ package progress
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"sync"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/report"

@@ -2,8 +2,9 @@ package progress_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/output/progress"
 	"github.com/acprun/acprun/report"

@@ -8,13 +8,14 @@ package progress
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/output"

@@ -2,8 +2,9 @@ package provider
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // Usage is token counts as a provider reports them. Input excludes the

@@ -11,9 +11,10 @@
 package provider
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // API is a provider API.

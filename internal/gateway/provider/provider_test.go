@@ -1,10 +1,11 @@
 package provider_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"reflect"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/gateway/provider"
 )
