@@ -55,8 +55,8 @@
 // Go 1.26's encoding/json validates it whole first and then decodes it. That
 // makes decoding about three times faster, which an update flood needs.
 // Handlers decode params with Request.DecodeParams and results come through
-// Call.Await, so that no message takes another path. The types keep
-// encoding/json's RawMessage.
+// Call.Await, so that no message takes another path. RawMessage in the
+// types is that package's (jsontext.Value), as everywhere in acprun.
 //
 // # Lenient decoding
 //

@@ -167,7 +167,7 @@ func Write(w io.Writer, rep Report) error {
 // jsonWriter writes the results document. The fields of the document, of
 // each scenario and of each turn (the walked types) are written one by one,
 // and their strings a piece at a time; any other value is marshalled whole
-// by encoding/json. encoding/json would marshal the whole document into one
+// by json.Marshal, which would marshal the whole document into one
 // buffer, which for a turn of a flood is another copy of its text (and,
 // while the buffer grows, two).
 type jsonWriter struct {

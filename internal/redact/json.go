@@ -87,8 +87,8 @@ func (w *rewriter) skipSpace() {
 	}
 }
 
-// value copies one value. Valid JSON nests at most 10000 deep
-// (encoding/json's limit), so recursion is bounded.
+// value copies one value. JSON that json.Valid accepts nests at most
+// 10000 deep, so recursion is bounded.
 func (w *rewriter) value() {
 	w.skipSpace()
 	switch w.in[w.pos] {
