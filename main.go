@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"strings"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -198,7 +199,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitCode // --help, --version
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "acprun: %v\n", err)
+		fmt.Fprintf(stderr, "acprun: %v\n%s\n", err, usageHint(err))
 		return exitUsage
 	}
 	if err := emptyPathFlag(kctx); err != nil {
@@ -207,6 +208,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	setColor(root.Color, stderr)
 	return commandExit(kctx.Run(), stderr)
+}
+
+// usageHint points a command-line error at the help of the command it
+// was given to, as git and docker do: "see 'acprun report --help'".
+func usageHint(err error) string {
+	path := "acprun"
+	var pe *kong.ParseError
+	if errors.As(err, &pe) && pe.Context != nil {
+		var names []string
+		for n := pe.Context.Selected(); n != nil && n.Parent != nil; n = n.Parent {
+			names = append([]string{n.Name}, names...)
+		}
+		path = strings.Join(append([]string{path}, names...), " ")
+	}
+	return "see '" + path + " --help'"
 }
 
 // pathPlaceholders are the placeholders of the flags whose value names a

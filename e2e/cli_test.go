@@ -703,6 +703,27 @@ func errorLines(stderr string) []string {
 	return out
 }
 
+// TestCLIUsageErrorsPointAtHelp checks that a command-line error says
+// which help to read: that of the command it was given to, or acprun's
+// own for an unknown command. Nothing runs (exit 2).
+func TestCLIUsageErrorsPointAtHelp(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report"}, "acprun: expected \"<file> ...\"\nsee 'acprun report --help'\n"},
+		{[]string{"frobnicate"}, "acprun: unexpected argument frobnicate\nsee 'acprun --help'\n"},
+		{[]string{"run", "--bogus", "x.yaml"}, "acprun: unknown flag --bogus\nsee 'acprun run --help'\n"},
+		{[]string{"mock-agent", "a.yaml", "b.yaml"}, "acprun: unexpected argument b.yaml\nsee 'acprun mock-agent --help'\n"},
+	} {
+		res := acprun(t, t.TempDir(), tt.args...)
+		if res.code != exitUsage || res.stderr != tt.want {
+			t.Errorf("acprun %s: exit %d, stderr:\n%s\nwant %d and:\n%s", strings.Join(tt.args, " "), res.code, res.stderr, exitUsage, tt.want)
+		}
+	}
+}
+
 // TestCLIErrorsShowTheSourceLine checks that each positioned error of a
 // scenario or config file is followed by its source line and a caret
 // under the column, in every command that loads scenarios, while the
