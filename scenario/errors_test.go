@@ -420,7 +420,7 @@ turns: [{prompt: hi}]
 		{
 			name: "empty file",
 			src:  "# nothing here\n",
-			want: []string{`bad.yaml: no scenario in file`},
+			want: []string{`bad.yaml: no scenario in file: write one as a mapping with name, agent and turns (acprun schema prints the whole format)`},
 		},
 		{
 			name: "unset variable at the ${",
@@ -651,7 +651,7 @@ func TestErrorsPrinted(t *testing.T) {
 		{
 			name: "no position, no source line",
 			src:  "# nothing\n",
-			want: "bad.yaml: no scenario in file\n",
+			want: "bad.yaml: no scenario in file: write one as a mapping with name, agent and turns (acprun schema prints the whole format)\n",
 		},
 	}
 	for _, tt := range tests {

@@ -111,7 +111,7 @@ func (p *fileParser) parseFile() []*Scenario {
 		}
 	}
 	if len(out) == 0 && len(p.Errs) == 0 {
-		p.errorAt(Pos{File: p.Name}, "no scenario in file")
+		p.errorAt(Pos{File: p.Name}, "no scenario in file: write one as a mapping with name, agent and turns (acprun schema prints the whole format)")
 	}
 	return out
 }
