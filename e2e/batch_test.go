@@ -191,6 +191,36 @@ turns:
 	}
 }
 
+// TestAgentMatrixKeepsEachAgentsEnv checks that --agent runs a scenario
+// against another agent without the env of the agent it names (that
+// agent's credentials), with the variables the scenario gives itself.
+func TestAgentMatrixKeepsEachAgentsEnv(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"env.mock.yaml": "turns:\n  - steps: [{spawn: 'printf \"%s|%s\" \"${ALPHA_KEY-unset}\" \"${MINE-unset}\" > seen-$AGENT_NAME'}, {text: ok}]\n",
+		"acprun.yaml": `agents:
+  alpha: {command: [acprun, mock-agent, env.mock.yaml], env: {ALPHA_KEY: alpha-secret, AGENT_NAME: alpha}}
+  beta: {command: [acprun, mock-agent, env.mock.yaml], env: {AGENT_NAME: beta}}
+`,
+		"s.yaml": `name: env
+agent: {name: alpha, env: {MINE: mine}}
+permissions: {default: deny}
+turns:
+  - prompt: hi
+`,
+	})
+	if res := acprun(t, dir, "run", "s.yaml", "--agent", "alpha", "--agent", "beta"); res.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	for agent, want := range map[string]string{"alpha": "alpha-secret|mine", "beta": "unset|mine"} {
+		got, err := os.ReadFile(filepath.Join(dir, "seen-"+agent))
+		if err != nil || string(got) != want {
+			t.Errorf("%s saw %q (%v), want %q", agent, got, err, want)
+		}
+	}
+}
+
 func TestShardFromJobCompletionIndex(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

@@ -203,9 +203,10 @@ func resolveNamed(name string, opts LoadOptions) (NamedAgent, error) {
 // WithAgent returns a copy of the scenario that runs the agent named name
 // instead of its own, for running scenarios against several agents. The
 // copy takes the named agent's command, auth, mode, model and config (option
-// ids and values are an agent's own); its env is the
-// scenario agent's with the named agent's on top; its mcpServers are the
-// named agent's when it has some, else the scenario's; it reuses its agent
+// ids and values are an agent's own); its env is the variables the
+// scenario's agent gives itself (Agent.OwnEnv, not those of the agent it
+// names, which may be its credentials) with the named agent's on top; its
+// mcpServers are the named agent's when it has some, else the scenario's; it reuses its agent
 // process when either agent says reuse. The session cwd (and so the client
 // roots) stays the scenario's. Agent.Name is name. The scenario's gateway
 // is pointed at the named agent: an agent acprun cannot point is an error.
@@ -222,14 +223,12 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 	a := na.Agent
 	a.Pos, a.ArgvPos = sc.Agent.Pos, nil // the command is the config's
 	a.Cwd, a.CwdPos = sc.Agent.Cwd, sc.Agent.CwdPos
-	if len(sc.Agent.Env) > 0 || len(a.Env) > 0 {
-		env := maps.Clone(sc.Agent.Env)
-		if env == nil {
-			env = map[string]string{}
-		}
+	if len(sc.Agent.OwnEnv) > 0 {
+		env := maps.Clone(sc.Agent.OwnEnv)
 		maps.Copy(env, a.Env)
 		a.Env = env
 	}
+	a.OwnEnv = sc.Agent.OwnEnv
 	if a.McpServers == nil {
 		a.McpServers = sc.Agent.McpServers
 	}
@@ -454,6 +453,7 @@ func (p *fileParser) agentFromSpec(spec agentSpec) Agent {
 	}
 	a := overlay(base, spec)
 	a.Pos = spec.pos
+	a.OwnEnv = maps.Clone(spec.env)
 	if a.McpServers == nil {
 		a.McpServers = json.RawMessage("[]")
 	}

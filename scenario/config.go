@@ -260,15 +260,17 @@ func (p *fileParser) hasDefaultAgent() bool {
 // lookup; problems go to p (see absorb).
 func (p *fileParser) defaultAgent() Agent {
 	c := p.cfg
+	var a Agent
 	if c.defaultAgent != nil {
 		cp := p.sub(c)
-		a := cp.agentFromSpec(cp.agentSpec(c.defaultAgent, agentKeys))
+		a = cp.agentFromSpec(cp.agentSpec(c.defaultAgent, agentKeys))
 		p.absorb(cp)
-		return a
+	} else {
+		a = *c.Defaults.Agent
+		a.Command = slices.Clone(a.Command)
+		a.Env = maps.Clone(a.Env)
 	}
-	a := *c.Defaults.Agent
-	a.Command = slices.Clone(a.Command)
-	a.Env = maps.Clone(a.Env)
+	a.OwnEnv = nil // the default agent's variables are its own: another agent does not get them
 	return a
 }
 

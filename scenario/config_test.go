@@ -389,7 +389,7 @@ turns: [{prompt: hi}]
 		{Name: "mine", Command: []string{base + "/cfg/bin/agent"}, Env: map[string]string{"A": "a", "B": "b"},
 			Cwd: base + "/cfg/work", CwdPos: cfgAt(5, 10), Auth: "key", McpServers: mcpM},
 		{Name: "mine", Command: []string{base + "/cfg/bin/agent", "--fast", "/home/user"},
-			Env: map[string]string{"A": "a", "B": "B", "C": "c"}, Cwd: base + "/s/here",
+			Env: map[string]string{"A": "a", "B": "B", "C": "c"}, OwnEnv: map[string]string{"B": "B", "C": "c"}, Cwd: base + "/s/here",
 			CwdPos: scenario.Pos{File: base + "/s/x.yaml", Line: 10, Col: 8}, Auth: "", Mode: "plan",
 			McpServers: json.RawMessage("[]")},
 		{Name: "mock", Command: []string{"acprun", "mock-agent", "agents/x.mock.yaml"},
@@ -558,7 +558,7 @@ turns: [{prompt: hi}]
 		t.Fatalf("WithAgent(claude): %v", err)
 	}
 	wantClaude := scenario.Agent{Pos: orig.Agent.Pos, Name: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"},
-		Env: map[string]string{"A": "own", "B": "own"}, Cwd: base + "/s/repo", CwdPos: orig.Agent.CwdPos, McpServers: orig.Agent.McpServers,
+		Env: map[string]string{"A": "own", "B": "own"}, OwnEnv: map[string]string{"A": "own", "B": "own"}, Cwd: base + "/s/repo", CwdPos: orig.Agent.CwdPos, McpServers: orig.Agent.McpServers,
 		Enforcement: claudeEnforcement, AuthEnv: []string{"ANTHROPIC_API_KEY"}}
 	if diff := cmp.Diff(wantClaude, claude.Agent, cmpOpts); diff != "" {
 		t.Errorf("WithAgent(claude).Agent (-want +got):\n%s", diff)
@@ -568,7 +568,7 @@ turns: [{prompt: hi}]
 		t.Fatalf("WithAgent(mine): %v", err)
 	}
 	wantMine := scenario.Agent{Pos: orig.Agent.Pos, Name: "mine", Command: []string{"mine"},
-		Env: map[string]string{"A": "own", "B": "mine"}, Cwd: base + "/s/repo", CwdPos: orig.Agent.CwdPos,
+		Env: map[string]string{"A": "own", "B": "mine"}, OwnEnv: map[string]string{"A": "own", "B": "own"}, Cwd: base + "/s/repo", CwdPos: orig.Agent.CwdPos,
 		McpServers: json.RawMessage(`[{"name":"m","command":"/m","args":[],"env":[]}]`)}
 	if diff := cmp.Diff(wantMine, mine.Agent, cmpOpts); diff != "" {
 		t.Errorf("WithAgent(mine).Agent (-want +got):\n%s", diff)
@@ -586,6 +586,50 @@ turns: [{prompt: hi}]
 	}
 	if _, err := orig.WithAgent("mock", o); err == nil || !strings.HasPrefix(err.Error(), "the mock agent needs its script") {
 		t.Errorf("WithAgent(mock) error = %v, want the mock agent needs its script", err)
+	}
+}
+
+// TestWithAgentKeepsTheNamedAgentsEnv checks that running a scenario
+// against another agent carries over only the variables the scenario's
+// agent gives itself: not its named agent's (credentials of that agent),
+// nor those permissions.enforce set for it, nor the config's default
+// agent's.
+func TestWithAgentKeepsTheNamedAgentsEnv(t *testing.T) {
+	base := dirsUnder(t, "s")
+	cfg := loadConfigAt(t, base+"/cfg/acprun.yaml", `agents:
+  one: {command: [one], env: {ONE_KEY: secret-of-one, SHARED: one}}
+  two: {command: [two], env: {TWO_KEY: two}}
+defaults:
+  agent: {name: one, env: {DEFAULT_VAR: d}}
+`)
+	o := opts
+	o.Config = cfg
+	scens := loadAt(t, cfg, base+"/s/x.yaml", `name: named
+agent: {name: one, env: {MINE: m, SHARED: mine}}
+turns: [{prompt: hi}]
+---
+name: enforced
+agent: opencode
+turns: [{prompt: hi}]
+---
+name: defaulted
+turns: [{prompt: hi}]
+`)
+	for _, tt := range []struct {
+		scenario *scenario.Scenario
+		want     map[string]string
+	}{
+		{scens[0], map[string]string{"MINE": "m", "SHARED": "mine", "TWO_KEY": "two"}},
+		{scens[1], map[string]string{"TWO_KEY": "two"}},
+		{scens[2], map[string]string{"TWO_KEY": "two"}},
+	} {
+		got, err := tt.scenario.WithAgent("two", o)
+		if err != nil {
+			t.Fatalf("%s: WithAgent(two): %v", tt.scenario.Name, err)
+		}
+		if diff := cmp.Diff(tt.want, got.Agent.Env); diff != "" {
+			t.Errorf("%s: WithAgent(two).Agent.Env (-want +got):\n%s", tt.scenario.Name, diff)
+		}
 	}
 }
 

@@ -64,6 +64,7 @@ func TestLoadFull(t *testing.T) {
 			Pos:     at(6, 3),
 			Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"},
 			Env:     map[string]string{"ANTHROPIC_API_KEY": "sk-test", "LOG_LEVEL": "info"},
+			OwnEnv:  map[string]string{"ANTHROPIC_API_KEY": "sk-test", "LOG_LEVEL": "info"},
 			Cwd:     filepath.Join(dir, "repo"),
 			CwdPos:  at(8, 8),
 			Auth:    "openai-api-key",

@@ -114,8 +114,13 @@ type Agent struct {
 
 	Command []string          // argv, interpolated; a named agent's plus args
 	Env     map[string]string // extra environment, interpolated values
-	Cwd     string            // absolute session cwd; default: the scenario file's directory
-	Auth    string            // authenticate method id, "" for none
+	// OwnEnv is the part of Env that the scenario's agent: gives itself
+	// (its env key), without its named agent's variables or those of
+	// permissions.enforce: what WithAgent carries over to another agent.
+	// Nil when it gives none.
+	OwnEnv map[string]string
+	Cwd    string // absolute session cwd; default: the scenario file's directory
+	Auth   string // authenticate method id, "" for none
 	// AuthEnv names the environment variables a named agent's registry
 	// entry expects for its credentials (ANTHROPIC_API_KEY), for the
 	// message when the agent asks for authentication; nil when none are
