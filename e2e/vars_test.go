@@ -142,3 +142,32 @@ turns:
 		t.Errorf("exit %d, want 2 and the template's position:\n%s", res.code, res.stderr)
 	}
 }
+
+// TestVarsUnquotedTemplateHint: acprun validate says to quote a value
+// written {{…}} without quotes wherever YAML reads it as a mapping (a
+// typed field such as a duration too), and where more text after it makes
+// the line a YAML syntax error.
+func TestVarsUnquotedTemplateHint(t *testing.T) {
+	t.Parallel()
+	const hint = `YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}"`
+	tests := []struct {
+		name, line, want string
+	}{
+		{"a duration", "turnTimeout: {{.t}}", "s.yaml:5:14: expected a duration like 90s or 5m, got a mapping (" + hint + ")"},
+		{"a number", "retries: {{.t}}", "s.yaml:5:10: expected a whole number from 0 to 10"},
+		{"more text", "description: {{.t}} long", "s.yaml:5:21: YAML syntax: did not find expected key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{
+				"s.yaml": "name: s\nvars: {t: [30s]}\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\nturns: [{prompt: hi}]\n" + tt.line + "\n",
+			})
+			res := acprun(t, dir, "validate", "s.yaml")
+			if res.code != exitUsage || !strings.Contains(res.stderr, tt.want) || !strings.Contains(res.stderr, hint) {
+				t.Errorf("acprun validate: exit %d, want 2, %q and the hint to quote it:\n%s", res.code, tt.want, res.stderr)
+			}
+		})
+	}
+}

@@ -123,7 +123,7 @@ func (p *fileParser) mapping(n *yaml.Node, valid []string, hint func(key string)
 		case yamlnode.NotMapping:
 			p.Errorf(pr.Node, "expected a mapping, got %s", describe(pr.Node))
 		case yamlnode.KeyNotName:
-			p.Errorf(pr.Node, "expected a key name, got %s%s", describe(pr.Node), p.bracesHint(pr.Node))
+			p.Errorf(pr.Node, "expected a key name, got %s", describe(pr.Node))
 		case yamlnode.DuplicateKey:
 			p.Errorf(pr.Node, "duplicate key %q (first at line %d)", pr.Node.Value, pr.First.Line)
 		case yamlnode.BadMerge:
@@ -184,7 +184,7 @@ func (p *fileParser) require(m mapping, keys ...string) {
 func (p *fileParser) str(n *yaml.Node) (string, bool) {
 	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
-		p.Errorf(n, "expected a string, got %s%s", describe(n), p.bracesHint(n))
+		p.Errorf(n, "expected a string, got %s", describe(n))
 		return "", false
 	}
 	return n.Value, true
@@ -215,9 +215,9 @@ func (p *fileParser) strNodes(n *yaml.Node, single, nonEmpty bool) ([]*yaml.Node
 		return out, ok
 	}
 	if single {
-		p.Errorf(n, "expected a string or a list of strings, got %s%s", describe(n), p.bracesHint(n))
+		p.Errorf(n, "expected a string or a list of strings, got %s", describe(n))
 	} else {
-		p.Errorf(n, "expected a list of strings, got %s%s", describe(n), p.bracesHint(n))
+		p.Errorf(n, "expected a list of strings, got %s", describe(n))
 	}
 	return nil, false
 }

@@ -468,14 +468,25 @@ func retag(n *yaml.Node) {
 	}
 }
 
-// bracesHint is the hint for a mapping found where a string or a key was
-// expected that is the outer or inner braces of an unquoted {{…}}: YAML
-// reads {{.lang}} as a mapping in a mapping.
+// bracesHint is the hint for a mapping that is the outer or inner braces
+// of an unquoted {{…}}: YAML reads {{.lang}} as a mapping in a mapping,
+// which no key of a scenario takes. Errorf adds it to every problem
+// reported at such a mapping: a string, a number, a duration, a key name
+// or a command expected there.
 func (p *fileParser) bracesHint(n *yaml.Node) string {
-	line := []rune(p.Line(n.Line))
-	at := func(col int) bool { return col >= 1 && col+1 <= len(line) && line[col-1] == '{' && line[col] == '{' }
-	if n.Kind != yaml.MappingNode || !at(n.Column) && !at(n.Column-1) {
+	if n = yamlnode.Deref(n); n == nil || n.Kind != yaml.MappingNode {
 		return ""
 	}
-	return ` (YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}")`
+	line := []rune(p.Line(n.Line))
+	at := func(col int) bool { return col >= 1 && col+1 <= len(line) && line[col-1] == '{' && line[col] == '{' }
+	if !at(n.Column) && !at(n.Column-1) {
+		return ""
+	}
+	return " (" + yamlnode.UnquotedBraces + ")"
+}
+
+// Errorf records the problem at n, with bracesHint's hint when n is an
+// unquoted {{…}}.
+func (p *fileParser) Errorf(n *yaml.Node, format string, args ...any) {
+	p.Reader.Errorf(n, "%s", fmt.Sprintf(format, args...)+p.bracesHint(n))
 }

@@ -239,8 +239,55 @@ teardown: [{run: x}, {{.lang}}]
 			want: []string{
 				`bad.yaml:5:16: expected a string, got a mapping (YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}")`,
 				`bad.yaml:6:7: expected a string or a list of strings, got a mapping (YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}")`,
-				`bad.yaml:7:22: missing required key "run"`,
+				`bad.yaml:7:22: missing required key "run" (YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}")`,
 				`bad.yaml:7:23: expected a key name, got a mapping (YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}")`,
+			},
+		},
+		{
+			// Every typed field says so too: a duration, a whole number,
+			// an exit code, a boolean, a pass rate.
+			name: "an unquoted template in a typed field",
+			src: `name: x
+vars: {code: [3]}
+agent: {command: [a]}
+turns: [{prompt: hi}]
+turnTimeout: {{.code}}
+retries: {{.code}}
+verify: [{run: x, expect: {exitCode: {{.code}}}}]
+client: {fs: {{.code}}}
+expect: {passRate: {{.code}}}
+`,
+			want: []string{
+				`bad.yaml:5:14: expected a duration like 90s or 5m, got a mapping (YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}")`,
+				`bad.yaml:6:10: expected a whole number from 0 to 10 (how many times an attempt that errored or was invalid is run again), got a mapping (YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}")`,
+				`bad.yaml:7:38: expected an exit code (a whole number from 0 to 255), got a mapping (YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}")`,
+				`bad.yaml:8:14: expected true or false, got a mapping (YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}")`,
+				`bad.yaml:9:20: expected a pass rate, a number above 0 and at most 1 (0.8 for 80% of the attempts), got a mapping (YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}")`,
+			},
+		},
+		{
+			// A template followed by more text is a YAML syntax error.
+			name: "an unquoted template before more text",
+			src: `name: x
+vars: {lang: [go]}
+agent: {command: [a]}
+turns:
+  - prompt: {{.lang}} code
+`,
+			want: []string{
+				`bad.yaml:5:23: YAML syntax: did not find expected key (while parsing a block mapping that starts at line 5, column 5); YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}"`,
+			},
+		},
+		{
+			// A mapping that is not written {{ gets no hint.
+			name: "a mapping where a number goes",
+			src: `name: x
+agent: {command: [a]}
+turns: [{prompt: hi}]
+retries: { n: 1 }
+`,
+			want: []string{
+				`bad.yaml:4:10: expected a whole number from 0 to 10 (how many times an attempt that errored or was invalid is run again), got a mapping`,
 			},
 		},
 		{

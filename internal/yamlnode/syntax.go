@@ -65,7 +65,16 @@ func (r *Reader) syntaxProblem(dec *yaml.Decoder, err error) (pos, string) {
 var (
 	errLine       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 	unknownAnchor = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown anchor '(.*)' referenced$`) })
+	// bracesValue matches a line up to a value that starts with {{: at
+	// the line's start, or after a key's colon, a list's dash, [ or a
+	// comma.
+	bracesValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[:-]\s|[,\[])\s*\{\{`) })
 )
+
+// UnquotedBraces is the hint for a value written {{…}} without quotes,
+// which YAML reads as a mapping in a mapping ({{.lang}}), or as one
+// followed by more text, a syntax error ({{.lang}} code).
+const UnquotedBraces = `YAML reads an unquoted {{ as the start of a mapping: quote a value with a template, as "{{.NAME}}"`
 
 // libyamlError is what the YAML parser recorded about the syntax error it
 // stopped at.
@@ -198,9 +207,12 @@ func (r *Reader) problemAt(pr libyamlError) (pos, string) {
 // that the parser ran into the end of the file.
 func (r *Reader) hint(pr libyamlError, p pos, atEnd bool) string {
 	var here rune
+	before := "" // the line before the problem
 	if line := r.Line(p.line); p.col >= 1 {
+		before = line
 		if i := runeOffset(line, p.col-1); i >= 0 && i < len(line) {
 			here, _ = utf8.DecodeRuneInString(line[i:])
+			before = line[:i]
 		}
 	}
 	switch {
@@ -212,6 +224,8 @@ func (r *Reader) hint(pr libyamlError, p pos, atEnd bool) string {
 		return "the [ here is never closed with ]"
 	case atEnd && here == '{':
 		return "the { here is never closed with }"
+	case bracesValue().MatchString(before):
+		return UnquotedBraces
 	case pr.problem == "could not find expected ':'":
 		return "add a colon after the key, or indent this line more if it continues the one above"
 	case pr.problem == "did not find expected key", pr.problem == "did not find expected '-' indicator":
