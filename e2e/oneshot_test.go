@@ -170,6 +170,27 @@ func TestOneShotFails(t *testing.T) {
 	}
 }
 
+// TestOneShotGitHubAnnotations: under GitHub Actions, the annotations of
+// a one-shot run (no scenario file) name no file nor line, whether or not
+// acprun runs at the root of $GITHUB_WORKSPACE: GitHub shows them as the
+// run's, not at "file=,line=0".
+func TestOneShotGitHubAnnotations(t *testing.T) {
+	t.Parallel()
+	dir := oneShotDir(t, nil)
+	for _, ws := range []string{"", dir} {
+		res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=", "GITHUB_WORKSPACE=" + ws},
+			"run", "--agent", "mock1", "--prompt", "Please refuse.", "-q", "-o", "out.json")
+		if res.code != exitFailed {
+			t.Fatalf("GITHUB_WORKSPACE=%s: exit %d, want 1\n%s", ws, res.code, res.stderr)
+		}
+		want := "::error title=acprun%3A prompt [mock1] failed::turn 1: --prompt: stopReason refusal, want end_turn%0A  turn 1 text (1 line):%0A  | I will not.\n" +
+			"::warning title=acprun%3A prompt [mock1]::--prompt: no permissions: every permission request and terminal command will be denied (allow some with --allow, e.g. --allow read --allow 'execute:go test *')\n"
+		if res.stdout != want {
+			t.Errorf("GITHUB_WORKSPACE=%s: stdout:\n%s\nwant:\n%s", ws, res.stdout, want)
+		}
+	}
+}
+
 // TestOneShotUsageErrors: what cannot run is refused with exit 2 before
 // any agent starts, and no results are written.
 func TestOneShotUsageErrors(t *testing.T) {

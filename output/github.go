@@ -27,7 +27,8 @@ const maxAnnotations = 10
 // GitHub writes what GitHub Actions shows of a run: on stdout, an ::error
 // workflow command per failed expectation, at the expectation's own
 // file:line:col (the scenario's file:line when the failure has no
-// position), one per errored scenario at the scenario, a ::warning per
+// position; no file nor line when there is no scenario file, as for a
+// run of --prompt), one per errored scenario at the scenario, a ::warning per
 // interrupted scenario (cut short: no verdict, so its failures are not
 // errors) at the scenario, an ::error per invalid scenario (it measured
 // nothing; its failures are not annotated either) where its reason points
@@ -94,6 +95,24 @@ type problem struct {
 type sourcePos struct {
 	file      string
 	line, col int
+}
+
+// properties is p as a workflow command's file, line and col properties,
+// each followed by a comma: only those known, and none without a file
+// (a run of --prompt has no scenario file), which GitHub takes as an
+// annotation of the run, not of a file.
+func (p sourcePos) properties() string {
+	if p.file == "" {
+		return ""
+	}
+	s := "file=" + escapeProperty(p.file) + ","
+	if p.line > 0 {
+		s += fmt.Sprintf("line=%d,", p.line)
+		if p.col > 0 {
+			s += fmt.Sprintf("col=%d,", p.col)
+		}
+	}
+	return s
 }
 
 // annotation is one workflow command.
@@ -221,6 +240,9 @@ func cutPos(s string) (sourcePos, string, bool) {
 // is inside it (symlinks resolved, as the runner's checkout may be
 // reached through one), else as it is.
 func inWorkspace(file, ws string) string {
+	if file == "" {
+		return "" // no file (a run of --prompt), not the workspace's root
+	}
 	abs, err1 := filepath.Abs(file)
 	root, err2 := filepath.Abs(ws)
 	if err1 != nil || err2 != nil {
@@ -253,11 +275,7 @@ func writeAnnotations(b *strings.Builder, level string, as []annotation, one, ma
 					n, plural(n, one, many), maxAnnotations, level)))
 			return
 		}
-		fmt.Fprintf(b, "::%s file=%s,line=%d", level, escapeProperty(a.pos.file), a.pos.line)
-		if a.pos.col > 0 {
-			fmt.Fprintf(b, ",col=%d", a.pos.col)
-		}
-		fmt.Fprintf(b, ",title=%s::%s\n", escapeProperty(a.title), escapeData(a.message))
+		fmt.Fprintf(b, "::%s %stitle=%s::%s\n", level, a.pos.properties(), escapeProperty(a.title), escapeData(a.message))
 	}
 }
 

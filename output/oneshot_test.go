@@ -68,3 +68,31 @@ func TestNoScenarioFileCI(t *testing.T) {
 		t.Errorf("step summary:\n%s\nwant the scenario placed at --prompt", data)
 	}
 }
+
+// TestNoScenarioFileAnnotations: the GitHub annotations of a run without a
+// scenario file name no file nor line (not "file=,line=0", nor the
+// workspace's root when acprun runs there), and keep those a failure's
+// own position gives.
+func TestNoScenarioFileAnnotations(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GITHUB_WORKSPACE", wd) // acprun run from the checkout's root
+	rep := report.Report{SchemaVersion: report.SchemaVersion, Scenarios: []report.Result{{
+		Name: "prompt", Agent: report.AgentInfo{Name: "other"}, Status: report.StatusFailed,
+		Failures: []string{"turn 1: --prompt: stopReason max_tokens, want end_turn", "acprun.yaml:4:3: 2 permission requests denied, want 0"},
+		Warnings: []string{"--prompt: no permissions"},
+		Turns:    []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: "max_tokens"}},
+	}}}
+	var buf bytes.Buffer
+	if err := output.GitHub(&buf, "", rep); err != nil {
+		t.Fatal(err)
+	}
+	want := "::error title=acprun%3A prompt [other] failed::turn 1: --prompt: stopReason max_tokens, want end_turn%0A  turn 1 text: none\n" +
+		"::error file=acprun.yaml,line=4,col=3,title=acprun%3A prompt [other] failed::2 permission requests denied, want 0\n" +
+		"::warning title=acprun%3A prompt [other]::--prompt: no permissions\n"
+	if got := buf.String(); got != want {
+		t.Errorf("annotations:\n%s\nwant:\n%s", got, want)
+	}
+}
