@@ -14,6 +14,7 @@ import (
 
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
 	"github.com/acprun/acprun/report"
 )
@@ -77,19 +78,21 @@ func (c *reportCmd) Run(g *globals) error {
 		return exitError{code: exitOutput, err: fmt.Errorf("report: -o %s: %w; the report was not written", c.Output, err)}
 	}
 	if c.Output != outfile.Stdout {
-		s := report.Summarize(rep)
-		scenarios := "scenarios"
-		if s.Scenarios == 1 {
-			scenarios = "scenario"
-		}
-		interrupted := ""
-		if n := s.Interrupted; n > 0 {
-			interrupted = fmt.Sprintf(", %d interrupted", n)
-		}
-		fmt.Fprintf(g.Stderr, "report: %s (%d %s: %d passed, %d failed, %d errored%s)\n",
-			c.Output, s.Scenarios, scenarios, s.Passed, s.Failed, s.Errored, interrupted)
+		fmt.Fprintln(g.Stderr, reportLine(c.Output, rep))
 	}
 	return nil
+}
+
+// reportLine is what report says on stderr once it wrote the report of
+// rep to file: the file, and the scenarios counted as run's summary counts
+// them (every status the results have: invalid, interrupted, not run…).
+func reportLine(file string, rep report.Report) string {
+	s := report.Summarize(rep)
+	scenarios := "scenarios"
+	if s.Scenarios == 1 {
+		scenarios = "scenario"
+	}
+	return fmt.Sprintf("report: %s (%d %s: %s)", file, s.Scenarios, scenarios, output.Counts(s))
 }
 
 // htmlOptions are the options of the HTML report of run --html and of

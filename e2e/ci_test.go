@@ -376,7 +376,7 @@ func TestCIOutputFlag(t *testing.T) {
 		stderr string
 	}{
 		{[]string{"merge", "reso.json", "--output", "merged.json"}, "results: merged.json\n"},
-		{[]string{"report", "reso.json", "--output", "report.html"}, "report: report.html (1 scenario: 1 passed, 0 failed, 0 errored)\n"},
+		{[]string{"report", "reso.json", "--output", "report.html"}, "report: report.html (1 scenario: 1 passed, 0 failed, 1 warning)\n"},
 		{[]string{"schema", "-o", "schema/acprun.schema.json"}, ""},
 		{[]string{"schema", "--config", "--output", "config.schema.json"}, ""},
 	} {

@@ -159,7 +159,7 @@ func TestReportFromRunAndFromResults(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("report: exit %d\n%s", res.code, res.stderr)
 	}
-	if !strings.Contains(res.stderr, "report: rep/report.html (2 scenarios: 1 passed, 1 failed, 0 errored)") {
+	if !strings.Contains(res.stderr, "report: rep/report.html (2 scenarios: 1 passed, 1 failed, 1 warning)") {
 		t.Errorf("stderr:\n%s", res.stderr)
 	}
 	checkReportPage(t, filepath.Join(dir, "rep", "report.html"), out, true)

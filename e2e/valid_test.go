@@ -399,3 +399,31 @@ func TestUpstreamNotice(t *testing.T) {
 		t.Errorf("turn 1: failures %q, notices %+v; want its warning recorded and nothing failed", sc.Turns[0].Failures, sc.Turns[0].Notices)
 	}
 }
+
+// TestReportCountsInvalid: acprun report's line on stderr counts invalid
+// scenarios too, as the run's summary (and merge's) counts them, in the
+// same words and order.
+func TestReportCountsInvalid(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	files := protectFiles(`      - writeFile: {path: verify.sh, content: "exit 0\n"}
+`)
+	files["say.mock.yaml"] = "default: {steps: [{text: hello}]}\n"
+	files["f.yaml"] = "name: f\nagent: {command: [acprun, mock-agent, say.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: x, expect: {text: {contains: bye}}}]\n"
+	files["e.yaml"] = "name: e\nagent: {command: [/nonexistent/agent]}\npermissions: {default: deny}\nturns: [{prompt: x}]\n"
+	writeFiles(t, dir, files)
+	for sc, code := range map[string]int{"f": exitFailed, "e": exitAgent, "s": exitInvalid} {
+		if res := acprun(t, dir, "run", sc+".yaml", "-o", sc+".json"); res.code != code {
+			t.Fatalf("run %s.yaml: exit %d, want %d\n%s", sc, res.code, code, res.stderr)
+		}
+	}
+	const counts = "0 passed, 1 failed, 1 error, 1 invalid"
+	res := acprun(t, dir, "report", "f.json", "e.json", "s.json", "-o", "r.html")
+	if want := "report: r.html (3 scenarios: " + counts + ")\n"; res.code != 0 || res.stderr != want {
+		t.Errorf("report: exit %d, stderr:\n%s\nwant 0 and %q", res.code, res.stderr, want)
+	}
+	merged := acprun(t, dir, "merge", "f.json", "e.json", "s.json", "-o", "m.json")
+	if want := "\n" + counts + " in "; !strings.Contains(merged.stderr, want) {
+		t.Errorf("merge's summary lacks %q:\n%s", want, merged.stderr)
+	}
+}

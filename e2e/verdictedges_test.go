@@ -157,7 +157,7 @@ turns: [{prompt: hi}]
 	writeFiles(t, dir, map[string]string{"cut.json": `{"schemaVersion": 2, "scenarios": [{"name": "cut", "file": "c.yaml", "line": 1,
 		"agent": {"command": ["x"]}, "status": "interrupted", "error": "the run's --timeout passed during turn 1", "durationMs": 5,
 		"allowed": 0, "denied": 0, "turns": [{"index": 1, "prompt": "hi", "stopReason": "cancelled", "cancelCause": "runTimeout", "durationMs": 5, "text": ""}]}]}`})
-	if res := acprun(t, dir, "report", "out.json", "cut.json", "-o", "run.html"); res.code != 0 || !strings.Contains(res.stderr, "1 errored, 1 interrupted)") {
+	if res := acprun(t, dir, "report", "out.json", "cut.json", "-o", "run.html"); res.code != 0 || !strings.Contains(res.stderr, "1 error, 1 interrupted)") {
 		t.Fatalf("report: exit %d, want 0 and the counts\n%s", res.code, res.stderr)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "run.html"))

@@ -80,6 +80,14 @@ func Text(w io.Writer, rep report.Report) error {
 	return err
 }
 
+// Counts is what the totals line of Text says of the scenarios of s,
+// without the duration and the token totals: "3 passed, 1 failed, 1
+// error, 1 invalid, 1 interrupted, 2 not run, 1 warning" (see counts),
+// coloured as Text colours it. acprun report says it of what it rendered.
+func Counts(s report.Summary) string {
+	return counts(s, termtext.Paint(color.FgRed, color.Bold).SprintFunc(), termtext.Paint(color.FgYellow).SprintFunc())
+}
+
 // counts is the start of the totals line: "3 passed, 1 failed, 1 error,
 // 1 of 2 pass rates met, 1 invalid, 1 interrupted, 2 not run, 1 warning".
 // Failures are always counted; errors, the pass rates that had a minimum,

@@ -178,3 +178,29 @@ func TestTextSummaryCountsWarnings(t *testing.T) {
 		t.Errorf("a run without warnings mentions warnings:\n%s", buf.String())
 	}
 }
+
+// TestCounts: Counts says of the scenarios what the totals line of Text
+// says, every status counted, in the same order and words.
+func TestCounts(t *testing.T) {
+	noColor(t)
+	rep := report.Report{Scenarios: []report.Result{
+		{Name: "p", Status: report.StatusPassed},
+		{Name: "f", Status: report.StatusFailed, Failures: []string{"x"}},
+		{Name: "e", Status: report.StatusError, Error: "boom"},
+		{Name: "i", Status: report.StatusInvalid, Invalid: &report.Invalid{Reason: report.InvalidTampered, Message: "m"}},
+		{Name: "c", Status: report.StatusInterrupted, Error: "cut"},
+		{Name: "n", Status: report.StatusInterrupted, NotRun: true},
+		{Name: "w", Status: report.StatusPassed, Warnings: []string{"slow"}},
+	}}
+	want := "2 passed, 1 failed, 1 error, 1 invalid, 1 interrupted, 1 not run, 1 warning"
+	if got := output.Counts(report.Summarize(rep)); got != want {
+		t.Errorf("Counts = %q, want %q", got, want)
+	}
+	var buf bytes.Buffer
+	if err := output.Text(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "\n"+want+" in ") {
+		t.Errorf("summary:\n%s\nwant its totals to say %q", buf.String(), want)
+	}
+}
