@@ -152,16 +152,24 @@ type configFlag struct {
 // config loads the config file --config names, or without it the config
 // file (acprun.yaml) of the working directory when there is one. It
 // returns nil, nil when there is no config: the built-in agents only and
-// no defaults. Problems in the file are a scenario.Errors.
+// no defaults. Problems in the file are a scenario.Errors; a --config
+// file that cannot be read (it does not exist, it is a directory) is an
+// error that names the flag.
 func (f configFlag) config() (*scenario.Config, error) {
-	path := f.Config
-	if path == "" {
+	if f.Config == "" {
 		if _, err := os.Stat(scenario.ConfigFile); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
-		path = scenario.ConfigFile
+		return scenario.LoadConfig(scenario.ConfigFile, scenario.LoadOptions{})
 	}
-	return scenario.LoadConfig(path, scenario.LoadOptions{})
+	data, err := os.ReadFile(f.Config)
+	if err != nil {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			err = pe.Err // the path is the flag's value, said once
+		}
+		return nil, fmt.Errorf("--config %s: %w", f.Config, err)
+	}
+	return scenario.LoadConfigBytes(f.Config, data, scenario.LoadOptions{})
 }
 
 // usageError is exit code 2 for err. When err is (or joins) the problems

@@ -115,7 +115,7 @@ func TestAgentsConfigErrors(t *testing.T) {
 		t.Errorf("bad config: exit %d, stderr %q; want 2 and %q", r.code, r.stderr, want)
 	}
 	r = acprun(t, dir, "agents", "--config", "nope.yaml")
-	if want := "nope.yaml: no such file or directory"; r.code != 2 || !strings.Contains(r.stderr, want) {
+	if want := "acprun: --config nope.yaml: no such file or directory"; r.code != 2 || !strings.Contains(r.stderr, want) {
 		t.Errorf("missing config: exit %d, stderr %q; want 2 and %q", r.code, r.stderr, want)
 	}
 }

@@ -72,6 +72,38 @@ func TestEmptyPathFlagsAreUsageErrors(t *testing.T) {
 	}
 }
 
+// TestMissingConfigFileNamesTheFlag: a --config file that cannot be read
+// is a usage error of every command that takes --config, which says it is
+// the --config file, before anything runs.
+func TestMissingConfigFileNamesTheFlag(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"run", "s.yaml"},
+		{"run", "--agent", "mock", "--prompt", "hi"},
+		{"list", "s.yaml"},
+		{"validate", "s.yaml"},
+		{"explain", "s.yaml", "--kind", "execute"},
+		{"explain", "--kind", "execute"},
+		{"agents"},
+		{"probe", "--", "sh", "-c", "touch ran"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"s.yaml": ranScenario, "d/x": ""})
+			for config, why := range map[string]string{"nope.yaml": "no such file or directory", "d": "is a directory"} {
+				res := acprun(t, dir, append([]string{args[0], "--config", config}, args[1:]...)...)
+				if want := "acprun: --config " + config + ": " + why + "\n"; res.code != exitUsage || res.stderr != want {
+					t.Errorf("--config %s: exit %d, stderr:\n%s\nwant %d and %q", config, res.code, res.stderr, exitUsage, want)
+				}
+			}
+			if got := dirNames(t, dir); !slices.Equal(got, []string{"d", "s.yaml"}) {
+				t.Errorf("the directory holds %q after the command; want nothing run or written", got)
+			}
+		})
+	}
+}
+
 // TestOutputErrorsNameNoTemporaryFile checks that an output acprun cannot
 // write (a new file in /proc, which takes none, whoever runs the test) is
 // named as the user gave it, never as the temporary file acprun tried.

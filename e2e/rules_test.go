@@ -146,7 +146,7 @@ func TestRulesExplainConfig(t *testing.T) {
 		t.Errorf("with --config strict.yaml: exit %d, want 1 and denied by strict.yaml:5\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
 	res = acprun(t, dir, append([]string{"explain", "s.yaml", "--config", "missing.yaml"}, goTest...)...)
-	if res.code != 2 || !strings.Contains(res.stderr, "missing.yaml: no such file or directory") {
+	if res.code != 2 || !strings.Contains(res.stderr, "acprun: --config missing.yaml: no such file or directory") {
 		t.Errorf("with a missing --config: exit %d, want 2 naming the file\nstderr:\n%s", res.code, res.stderr)
 	}
 }
