@@ -404,22 +404,38 @@ func TestResumeLockFail(t *testing.T) {
 	}
 }
 
+// TestResumeCorruptStateFile: a state file that is not one acprun wrote
+// (not JSON, JSON of another shape, empty: acprun writes it whole) stops
+// the run before any agent starts, exit 2, saying where and what is wrong
+// in the file's own terms and what to do; the file is left as it was.
 func TestResumeCorruptStateFile(t *testing.T) {
 	t.Parallel()
-	dir := resumeDir(t, resumeScript, resumeScenario)
-	writeFiles(t, dir, map[string]string{".acprun/state.json": "{\n  \"version\": 1,\n  \"sessions\": {\"x\": \n"})
-	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
-	state := filepath.Join(dir, ".acprun", "state.json")
-	if res.code != 2 {
-		t.Errorf("exit %d, want 2", res.code)
-	}
-	for _, want := range []string{state + ":3:21: not a valid acprun state file: unexpected end of JSON input", "fix it, or", "delete it to start new sessions"} {
-		if !strings.Contains(res.stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "sessions")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("an agent ran despite the corrupt state file (%v)", err)
+	for _, tt := range []struct{ name, content, want string }{
+		{"syntax", "{\n  \"version\": 1,\n  \"sessions\": {\"x\": \n", ":3:21: not a valid acprun state file: unexpected end of JSON input"},
+		{"array", "[1,2]", `:1:1: not a valid acprun state file: the file holds an array, want an object with "version" and "sessions"`},
+		{"empty", "", ":1:1: not a valid acprun state file: it is empty, and acprun never writes an empty one"},
+		{"blank", "\n", ":1:1: not a valid acprun state file: it is empty, and acprun never writes an empty one"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := resumeDir(t, resumeScript, resumeScenario)
+			writeFiles(t, dir, map[string]string{".acprun/state.json": tt.content})
+			res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+			state := filepath.Join(dir, ".acprun", "state.json")
+			if res.code != 2 {
+				t.Errorf("exit %d, want 2", res.code)
+			}
+			want := "acprun: " + state + tt.want + "; fix it, or delete it to start new sessions (it only records which session each scenario had last)\n"
+			if res.stderr != want {
+				t.Errorf("stderr:\n%s\nwant:\n%s", res.stderr, want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "sessions")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("an agent ran despite the corrupt state file (%v)", err)
+			}
+			if data := readFiles(t, dir, ".acprun/state.json")[".acprun/state.json"]; string(data) != tt.content {
+				t.Errorf("the state file holds %q after the run, want it left as it was", data)
+			}
+		})
 	}
 }
 

@@ -33,6 +33,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -223,7 +224,7 @@ func holderPID(lf *os.File) int {
 func (f *File) read() error {
 	data, err := os.ReadFile(f.path)
 	switch {
-	case errors.Is(err, fs.ErrNotExist), err == nil && len(bytes.TrimSpace(data)) == 0:
+	case errors.Is(err, fs.ErrNotExist):
 		f.doc = document{Version: Version, Sessions: map[string]Entry{}}
 		return nil
 	case err != nil:
@@ -234,12 +235,20 @@ func (f *File) read() error {
 		ce := &CorruptError{Path: f.path, Msg: err.Error()}
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
+		var pe *time.ParseError
 		switch {
 		case errors.As(err, &se):
 			ce.Line, ce.Col = lineCol(data, se.Offset)
+			if len(bytes.TrimSpace(data)) == 0 {
+				// Written whole or not at all, it is never empty: someone
+				// else emptied it.
+				ce.Msg = "it is empty, and acprun never writes an empty one"
+			}
 		case errors.As(err, &te):
 			ce.Line, ce.Col = lineCol(data, te.Offset)
-			ce.Msg = fmt.Sprintf("%s is %s, want %s", te.Field, te.Value, te.Type)
+			ce.Msg = typeMessage(te)
+		case errors.As(err, &pe):
+			ce.Msg = fmt.Sprintf(`an "updatedAt" is %q, not a time (RFC 3339, as 2006-01-02T15:04:05Z)`, pe.Value)
 		}
 		return ce
 	}
@@ -255,6 +264,55 @@ func (f *File) read() error {
 	doc.Version = Version
 	f.doc = doc
 	return nil
+}
+
+// typeMessage says in the state file's own terms which value of it has
+// the wrong JSON type and what it should be: "sessions" is an array,
+// want an object of sessions by scenario and agent.
+func typeMessage(te *json.UnmarshalTypeError) string {
+	got := "a " + te.Value // string, number, object, bool, or "number 1.5"
+	switch {
+	case te.Value == "array" || te.Value == "object":
+		got = "an " + te.Value
+	case te.Value == "bool":
+		got = "true or false"
+	case strings.HasPrefix(te.Value, "number "):
+		got = "the " + te.Value
+	}
+	var want string
+	switch te.Type {
+	case reflect.TypeFor[document]():
+		want = `an object with "version" and "sessions"`
+	case reflect.TypeFor[map[string]Entry]():
+		want = "an object of sessions by scenario and agent"
+	case reflect.TypeFor[Entry]():
+		want = `an object with "sessionId", "scenario", "agent", "cwd"…`
+	case reflect.TypeFor[time.Time]():
+		want = "a time (RFC 3339, as 2006-01-02T15:04:05Z)"
+	default:
+		switch te.Type.Kind() {
+		case reflect.Int:
+			want = "a whole number"
+		case reflect.String:
+			want = "a string"
+		default:
+			want = te.Type.Kind().String() // not reached: the document holds no other
+		}
+	}
+	// te.Field is the path to the value, its keys joined with dots; a
+	// session's key (a scenario's name) may hold dots itself.
+	what := "the file holds " + got
+	switch rest, inSessions := strings.CutPrefix(te.Field, "sessions."); {
+	case te.Field == "":
+	case !inSessions:
+		what = fmt.Sprintf("%q is %s", te.Field, got)
+	case te.Type == reflect.TypeFor[Entry]() || !strings.Contains(rest, "."):
+		what = fmt.Sprintf("the session %q is %s", rest, got)
+	default:
+		i := strings.LastIndexByte(rest, '.')
+		what = fmt.Sprintf("%q of the session %q is %s", rest[i+1:], rest[:i], got)
+	}
+	return what + ", want " + want
 }
 
 // lineCol is the 1-based line and column of the byte before offset off (a

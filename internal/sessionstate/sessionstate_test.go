@@ -138,7 +138,14 @@ func TestCorruptFile(t *testing.T) {
 		want          []string
 	}{
 		{"syntax", "{\n  \"version\": 1,\n  \"sessions\": {\"a\": }\n}\n", []string{"state.json:3:", "invalid character"}},
-		{"type", "{\"version\": 1, \"sessions\": []}", []string{"state.json:1:", "sessions"}},
+		{"type", "{\"version\": 1, \"sessions\": []}", []string{`state.json:1:28: not a valid acprun state file: "sessions" is an array, want an object of sessions by scenario and agent; fix it, or delete it`}},
+		{"array", "[1,2]", []string{`state.json:1:1: not a valid acprun state file: the file holds an array, want an object with "version" and "sessions"; fix it, or delete it`}},
+		{"version", "{\"version\": 1.5}", []string{`state.json:1:15: not a valid acprun state file: "version" is the number 1.5, want a whole number;`}},
+		{"session", "{\"version\": 1, \"sessions\": {\"s.1 @ mock\": true}}", []string{`state.json:1:46: not a valid acprun state file: the session "s.1 @ mock" is true or false, want an object with "sessionId"`}},
+		{"entry field", "{\"version\": 1, \"sessions\": {\"s.1 @ mock\": {\"sessionId\": 7}}}", []string{`state.json:1:57: not a valid acprun state file: "sessionId" of the session "s.1 @ mock" is a number, want a string;`}},
+		{"time", "{\"version\": 1, \"sessions\": {\"s @ mock\": {\"updatedAt\": \"noon\"}}}", []string{`state.json: not a valid acprun state file: an "updatedAt" is "noon", not a time (RFC 3339`}},
+		{"empty", "", []string{"state.json:1:1: not a valid acprun state file: it is empty, and acprun never writes an empty one; fix it, or delete it"}},
+		{"blank", "\n  \n", []string{"state.json:2:3: not a valid acprun state file: it is empty, and acprun never writes an empty one;"}},
 		{"not a state file", "{\"foo\": 1}", []string{`no "version"`}},
 		{"newer", "{\"version\": 9, \"sessions\": {}}", []string{"newer acprun"}},
 	}
