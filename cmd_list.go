@@ -7,6 +7,7 @@ type listCmd struct {
 	Paths []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
 	JSON  bool     `name:"json" help:"Print the selection as a JSON array on stdout (see the long help for its fields)."`
 	selection
+	gatewayFlags `set:"gatewayDoes=List the scenarios as run --gateway MODE loads them, with acprun's model gateway between each agent and its model provider"`
 }
 
 // Help is the long help of list.
@@ -34,6 +35,10 @@ Exit codes:
 
 // Run lists the selected scenarios.
 func (c *listCmd) Run(g *globals) error {
+	if err := c.gatewayFlags.check(); err != nil {
+		return err
+	}
+	c.selection.gateway = c.gatewayFlags
 	scs, err := c.pick(g, c.Paths)
 	if err != nil {
 		return err

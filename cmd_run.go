@@ -12,7 +12,6 @@ import (
 	"slices"
 
 	"github.com/acprun/acprun/approve"
-	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/sessionstate"
 	"github.com/acprun/acprun/output"
@@ -204,10 +203,10 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if r := c.MinPassRate; r != nil && (*r <= 0 || *r > 1 || math.IsNaN(*r)) {
 		return exitError{code: exitUsage, err: fmt.Errorf("--min-pass-rate %g: want a share of the attempts above 0 and at most 1, e.g. 0.8", *r)}
 	}
-	if c.GatewayTiming && c.Gateway.mode != "" && c.Gateway.mode != string(gateway.Replay) {
-		return exitError{code: exitUsage, err: fmt.Errorf("--gateway-timing paces replays, and --gateway %s does not replay: leave one of them out", c.Gateway.mode)}
+	if err := c.gatewayFlags.check(); err != nil {
+		return err
 	}
-	c.selection.gateway, c.selection.gatewayTiming = c.Gateway.mode, c.GatewayTiming
+	c.selection.gateway = c.gatewayFlags
 	if c.MaxFailures < 0 {
 		return exitError{code: exitUsage, err: fmt.Errorf("--max-failures %d: want at least 1", c.MaxFailures)}
 	}

@@ -20,7 +20,8 @@ import (
 type validateCmd struct {
 	Paths []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
 	configFlag
-	Strict bool `help:"Also check what a run would need: that every agent command (judges' too) resolves to an executable and that every mock agent script parses."`
+	Strict       bool `help:"Also check what a run would need: that every agent command (judges' too) resolves to an executable and that every mock agent script parses."`
+	gatewayFlags `set:"gatewayDoes=Check the scenarios as run --gateway MODE loads them, with acprun's model gateway between each agent and its model provider"`
 }
 
 // Help is the long help of validate.
@@ -44,11 +45,16 @@ about (its command or args item; the agent value for a named agent's command).`
 
 // Run validates the files.
 func (c *validateCmd) Run(g *globals) error {
+	if err := c.gatewayFlags.check(); err != nil {
+		return err
+	}
 	cfg, err := c.config()
 	if err != nil {
 		return usageError(g, err)
 	}
-	scs, warnings, err := scenario.Load(c.Paths, scenario.LoadOptions{Config: cfg, DeferUnset: true})
+	opts := scenario.LoadOptions{Config: cfg, DeferUnset: true}
+	c.gatewayFlags.setIn(&opts)
+	scs, warnings, err := scenario.Load(c.Paths, opts)
 	// Every scenario may run: those without permissions are warned about,
 	// and so are the variables that are unset here (a run that selects
 	// their scenarios stops on them), unless --strict makes them errors.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -75,11 +76,27 @@ func (f *failFast) Decode(ctx *kong.DecodeContext) error {
 	return fmt.Errorf("%q: want --fail-fast (running scenarios finish), --fail-fast=finish or --fail-fast=cancel", s)
 }
 
-// gatewayFlags are run's --gateway and --gateway-timing, which the
-// scenarios are loaded with (scenario.LoadOptions).
+// gatewayFlags are --gateway and --gateway-timing, which the scenarios
+// are loaded with (scenario.LoadOptions): run runs them so, and validate
+// and list take them as that run would. The help of --gateway starts
+// with what it does for the command (gatewayDoes, set by the command).
 type gatewayFlags struct {
-	Gateway       gatewayMode `placeholder:"MODE" help:"Put acprun's model gateway between every scenario's agent and its model provider: record (call the provider and keep its answers in cassettes), replay (answer from the cassettes: no network, no key) or meter (call the provider and count what the agent spends). Scenarios without gateway: get one with the defaults (cassettes/ beside the scenario file); those with one take this mode."`
+	Gateway       gatewayMode `placeholder:"MODE" help:"${gatewayDoes=Put acprun's model gateway between every scenario's agent and its model provider}: record (call the provider and keep its answers in cassettes), replay (answer from the cassettes: no network, no key) or meter (call the provider and count what the agent spends). Scenarios without gateway: get one with the defaults (cassettes/ beside the scenario file); those with one take this mode."`
 	GatewayTiming bool        `help:"Replay model answers at the pace they were recorded at, instead of at once (with --gateway replay, or scenarios whose gateway replays)."`
+}
+
+// check refuses --gateway-timing with a --gateway that does not replay,
+// with exit 2.
+func (f gatewayFlags) check() error {
+	if f.GatewayTiming && f.Gateway.mode != "" && f.Gateway.mode != string(gateway.Replay) {
+		return exitError{code: exitUsage, err: fmt.Errorf("--gateway-timing paces replays, and --gateway %s does not replay: leave one of them out", f.Gateway.mode)}
+	}
+	return nil
+}
+
+// setIn sets the gateway options of opts as the flags say.
+func (f gatewayFlags) setIn(opts *scenario.LoadOptions) {
+	opts.Gateway, opts.GatewayTiming = f.Gateway.mode, f.GatewayTiming
 }
 
 // gatewayMode is --gateway: record, replay or meter; "" when the flag is

@@ -106,3 +106,47 @@ func TestGatewayFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestGatewayFlagsOfValidateAndList: validate and list take run's
+// --gateway and --gateway-timing and load the scenarios as run does with
+// them: a budget's maxRequests, which needs a gateway, is valid under
+// --gateway meter; --gateway-timing goes with replay only.
+func TestGatewayFlagsOfValidateAndList(t *testing.T) {
+	t.Setenv("ANTHROPIC_BASE_URL", "")
+	dir := t.TempDir()
+	config := filepath.Join(dir, "acprun.yaml") // none of the working directory's
+	scenarioFile := filepath.Join(dir, "s.yaml")
+	for file, content := range map[string]string{
+		config:       "",
+		scenarioFile: "name: s\nagent: claude\npermissions: {default: deny}\nbudget: {maxRequests: 3}\nturns: [{prompt: x}]\n",
+	} {
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	needsGateway := scenarioFile + ":4:23: budget maxRequests counts the agent's model requests through acprun's gateway, and this scenario has none"
+	tests := []struct {
+		args []string
+		code int
+		want string // in stdout when the code is 0, else in stderr
+	}{
+		{[]string{"validate", scenarioFile}, exitUsage, needsGateway},
+		{[]string{"validate", scenarioFile, "--gateway", "meter"}, exitOK, "1 scenario"},
+		{[]string{"validate", scenarioFile, "--gateway", "meter", "--gateway-timing"}, exitUsage, "--gateway-timing paces replays, and --gateway meter does not replay: leave one of them out"},
+		{[]string{"validate", scenarioFile, "--gateway", "metre"}, exitUsage, `--gateway: "metre": want record`},
+		{[]string{"list", scenarioFile}, exitUsage, needsGateway},
+		{[]string{"list", scenarioFile, "--gateway", "meter"}, exitOK, "s.yaml:1"},
+		{[]string{"list", scenarioFile, "--gateway", "record", "--gateway-timing"}, exitUsage, "--gateway-timing paces replays, and --gateway record does not replay"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := run(append(tt.args, "--config", config), strings.NewReader(""), &stdout, &stderr)
+		out := stderr.String()
+		if tt.code == exitOK {
+			out = stdout.String()
+		}
+		if code != tt.code || !strings.Contains(out, tt.want) {
+			t.Errorf("%q: exit %d, stdout:\n%s\nstderr:\n%s\nwant exit %d and %q", tt.args, code, stdout.String(), stderr.String(), tt.code, tt.want)
+		}
+	}
+}

@@ -34,10 +34,9 @@ type selection struct {
 	// balanced the shard by; "" when it had none (round robin) or did not
 	// shard.
 	balancedBy string `kong:"-"`
-	// gateway and gatewayTiming are run's --gateway and --gateway-timing,
-	// set before it loads: the scenarios are loaded with them.
-	gateway       string `kong:"-"`
-	gatewayTiming bool   `kong:"-"`
+	// gateway is the --gateway and --gateway-timing of run or list, set
+	// before it loads: the scenarios are loaded with them.
+	gateway gatewayFlags `kong:"-"`
 }
 
 // pick loads the config and the scenarios of paths and returns the
@@ -126,9 +125,11 @@ func (s *selection) load(g *globals, paths []string) ([]*scenario.Scenario, scen
 }
 
 // loadOptions are the options scenarios are loaded with: the config cfg,
-// unset variables deferred, and run's gateway flags.
+// unset variables deferred, and the gateway flags.
 func (s *selection) loadOptions(cfg *scenario.Config) scenario.LoadOptions {
-	return scenario.LoadOptions{Config: cfg, DeferUnset: true, Gateway: s.gateway, GatewayTiming: s.gatewayTiming}
+	opts := scenario.LoadOptions{Config: cfg, DeferUnset: true}
+	s.gateway.setIn(&opts)
+	return opts
 }
 
 // checkUnset fails with exit 2, printing each problem with its source

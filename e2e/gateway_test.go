@@ -167,6 +167,31 @@ func TestGatewayBudget(t *testing.T) {
 	}
 }
 
+// TestGatewayFlagValidateAndList: a suite meant to run with --gateway
+// meter (a budget's maxRequests, no gateway: of its own) is refused by
+// validate and list without the flag, as by run, and accepted with it,
+// as by run --dry-run.
+func TestGatewayFlagValidateAndList(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml": "",
+		"s.yaml":      "name: s\nagent: claude\npermissions: {default: deny}\nbudget: {maxRequests: 3}\nturns: [{prompt: x}]\n",
+	})
+	env := []string{"ANTHROPIC_BASE_URL="}
+	const needsGateway = "s.yaml:4:23: budget maxRequests counts the agent's model requests through acprun's gateway, and this scenario has none: add gateway: {mode: meter} to it (or to the config's defaults), or run it with --gateway meter"
+	for _, cmd := range [][]string{{"validate"}, {"list"}, {"run", "--dry-run"}} {
+		without := acprunEnv(t, dir, env, append(cmd, "s.yaml")...)
+		if without.code != exitUsage || !strings.Contains(without.stderr, needsGateway) {
+			t.Errorf("%v without --gateway: exit %d, stderr:\n%s\nwant %d and %q", cmd, without.code, without.stderr, exitUsage, needsGateway)
+		}
+		with := acprunEnv(t, dir, env, append(cmd, "s.yaml", "--gateway", "meter")...)
+		if with.code != exitOK {
+			t.Errorf("%v --gateway meter: exit %d, want 0\nstderr:\n%s", cmd, with.code, with.stderr)
+		}
+	}
+}
+
 // TestGatewayNoSecrets: the key the agent sends is forwarded in record but
 // stored nowhere: not in the cassette, the results or the transcript.
 func TestGatewayNoSecrets(t *testing.T) {
