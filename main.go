@@ -173,7 +173,20 @@ func main() {
 		fmt.Fprintf(os.Stderr, "acprun: %v\n", err)
 		os.Exit(code)
 	}
+	catchSIGPIPE()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// catchSIGPIPE makes a write to a pipe whose reader has gone fail with
+// EPIPE, as it does on any other file, instead of killing acprun: Go's
+// default for stdout and stderr (see os/signal). A reader of --events -
+// or -o - that quits early (| head) then costs that output only: the run
+// goes on, the other outputs are written, the temporary files are removed
+// and the exit code says what was lost. The signal is caught, not
+// ignored: an ignored signal would be inherited by the agents and commands
+// acprun starts, a caught one is reset to its default when they are exec'd.
+func catchSIGPIPE() {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 }
 
 // run parses args, runs the chosen command and returns the exit code.

@@ -503,9 +503,10 @@ turns:
 }
 
 // TestCLIUnwritableStdoutExits4: a command whose output to stdout cannot
-// be written (a full device) says so and exits 4, "acprun could not write
-// its output or failed internally": never 1, which says a scenario failed
-// or a request was denied, nor 2 or 0 for help and the version.
+// be written (a full device, or a pipe whose reader has gone: no SIGPIPE
+// death, exit 141) says so and exits 4, "acprun could not write its output
+// or failed internally": never 1, which says a scenario failed or a
+// request was denied, nor 2 or 0 for help and the version.
 func TestCLIUnwritableStdoutExits4(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -524,26 +525,37 @@ func TestCLIUnwritableStdoutExits4(t *testing.T) {
 		{"run", "--help"},
 		{"--version"},
 	} {
-		stdout, err := os.OpenFile(full, os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(acprunBin, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
-		var stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = stdout, &stderr
-		err = cmd.Run()
-		stdout.Close()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if want := ": no space left on device\n"; code != exitOutput || !strings.HasPrefix(stderr.String(), "acprun: write ") || !strings.HasSuffix(stderr.String(), want) {
-			t.Errorf("acprun %s > %s: exit %d, stderr %q; want %d and acprun: write …%s", strings.Join(args, " "), full, code, stderr.String(), exitOutput, want)
+		for _, out := range []struct {
+			name, want string
+			open       func() *os.File
+		}{
+			{full, ": no space left on device\n", func() *os.File {
+				f, err := os.OpenFile(full, os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return f
+			}},
+			{"a closed pipe", ": broken pipe\n", func() *os.File { return closedPipe(t) }},
+		} {
+			stdout := out.open()
+			cmd := exec.Command(acprunBin, args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
+			var stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = stdout, &stderr
+			err := cmd.Run()
+			stdout.Close()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != exitOutput || !strings.HasPrefix(stderr.String(), "acprun: write ") || !strings.HasSuffix(stderr.String(), out.want) {
+				t.Errorf("acprun %s > %s: exit %d, stderr %q; want %d and acprun: write …%s", strings.Join(args, " "), out.name, code, stderr.String(), exitOutput, out.want)
+			}
 		}
 	}
 	if agentStarted(dir) {
