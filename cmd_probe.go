@@ -133,9 +133,9 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 		return exitError{code: code}
 	}
 	if !c.JSON {
-		if err := output.ProbeStderr(g.Stderr, rep); err != nil {
-			return err
-		}
+		// For people: a stderr that cannot be written (its reader quit)
+		// does not change the exit code, as run's summary does not.
+		_ = output.ProbeStderr(g.Stderr, rep)
 	}
 	return exitError{code: code, err: perr}
 }

@@ -361,9 +361,9 @@ func (c *runCmd) writeOutputs(g *globals, rep report.Report, events *progress.Ev
 			fmt.Fprintf(g.Stderr, "acprun: github summary: %v\n", err)
 		}
 	}
-	if err := output.Text(g.Stderr, rep); err != nil {
-		return exitError{code: exitOutput, err: fmt.Errorf("summary: %w", err)}
-	}
+	// stderr is for people: when it cannot be written (its reader quit),
+	// nothing the run produced is lost, and the exit code stays the run's.
+	_ = output.Text(g.Stderr, rep)
 	if written && c.JSON != outfile.Stdout && c.format() != formatQuiet {
 		fmt.Fprintf(g.Stderr, "results: %s\n", c.JSON)
 	}

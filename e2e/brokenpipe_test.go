@@ -226,6 +226,39 @@ func TestBrokenPipeOutputOnStdout(t *testing.T) {
 	}
 }
 
+// TestBrokenPipeStderr: the reader of stderr (the progress and the
+// summary) is gone before the run starts. That loses nothing the run
+// produced: the results are written in full, the temporary directory is
+// removed, and the exit code is the run's own (1: a scenario failed), not
+// 4.
+func TestBrokenPipeStderr(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	outputScenarios(t, dir)
+	for _, tt := range []struct {
+		results string
+		args    []string
+	}{
+		{"out/r.json", nil},
+		{"out/v.json", []string{"-v"}}, // the agents' text streamed too
+	} {
+		args := append([]string{"run", "a.yaml", "b.yaml", "-o", tt.results}, tt.args...)
+		cmd, tmp := pipeRun(t, dir, nil, closedPipe(t), args...)
+		if code := waitCode(t, cmd); code != exitFailed {
+			t.Errorf("acprun %s 2>(closed pipe): exit %d, want %d", strings.Join(args, " "), code, exitFailed)
+		}
+		assertResults(t, filepath.Join(dir, tt.results))
+		assertNoTextDir(t, tmp)
+	}
+	t.Run("merge", func(t *testing.T) {
+		cmd, _ := pipeRun(t, dir, nil, closedPipe(t), "merge", "out/r.json", "-o", "out/merged.json")
+		if code := waitCode(t, cmd); code != exitFailed {
+			t.Errorf("merge 2>(closed pipe): exit %d, want %d", code, exitFailed)
+		}
+		assertResults(t, filepath.Join(dir, "out/merged.json"))
+	})
+}
+
 // TestAgentsStartWithDefaultSIGPIPE: acprun catches SIGPIPE, it does not
 // ignore it, so the agents it starts do not inherit an ignored SIGPIPE
 // (a caught signal is reset to its default on exec). The agent's shell
