@@ -192,6 +192,66 @@ func TestGatewayFlagValidateAndList(t *testing.T) {
 	}
 }
 
+// TestGatewayRefusalCancelsMockTurn: a turn whose model request the
+// gateway refuses, once it has sent the turn's session/cancel (a budget
+// passed, a replay's divergence), ends cancelled with the mock agent every
+// run, whichever of the two the agent reads first. The test takes the
+// order that made it end with an error at times: the agent's command drops
+// session/cancel from its stdin, so that the agent reads the refusal and
+// never the cancel. The gateway's refusal says the turn was cancelled, and
+// the mock agent takes it for the cancel.
+func TestGatewayRefusalCancelsMockTurn(t *testing.T) {
+	t.Parallel()
+	up := testkit.NewAnthropicServer(t)
+	// files is the scenario with its second turn's prompt: its agent is
+	// the mock agent behind a filter that drops session/cancel.
+	files := func(extra, second string) map[string]string {
+		return map[string]string{
+			"agent.mock.yaml": "default: {steps: [{model: {api: anthropic, model: claude-test, prompt: \"{{prompt}}\"}}]}\n",
+			"s.yaml": fmt.Sprintf(`name: g
+agent:
+  command: [sh, -c, 'grep --line-buffered -v "\"session/cancel\"" | exec "$0" mock-agent agent.mock.yaml', %q]
+gateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: %q}
+permissions: {default: deny}
+%sturns:
+  - prompt: first
+  - prompt: %s
+`, acprunBin, up.URL, extra, second),
+		}
+	}
+	for _, tt := range []struct {
+		name  string
+		cause string
+		run   func(t *testing.T, dir string) report.Results
+	}{
+		{"budget", report.CauseBudget, func(t *testing.T, dir string) report.Results {
+			writeFiles(t, dir, files("budget: {maxRequests: 1}\n", "second"))
+			_, out := runResults(t, dir, "s.yaml")
+			return out
+		}},
+		{"divergence", report.CauseDivergence, func(t *testing.T, dir string) report.Results {
+			writeFiles(t, dir, files("", "second"))
+			if res, _ := runResults(t, dir, "s.yaml", "--gateway", "record"); res.code != exitOK {
+				t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
+			}
+			writeFiles(t, dir, files("", "changed"))
+			_, out := runResults(t, dir, "s.yaml", "--gateway", "replay")
+			return out
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := tt.run(t, t.TempDir()).Scenarios[0]
+			if r.Status != report.StatusFailed || len(r.Turns) != 2 {
+				t.Fatalf("status %s, %d turns; want failed with 2 (error %q)", r.Status, len(r.Turns), r.Error)
+			}
+			if tr := r.Turns[1]; tr.StopReason != "cancelled" || tr.CancelCause != tt.cause || tr.CancelIgnored || tr.Error != "" {
+				t.Errorf("turn 2: stopReason %q, cancelCause %q, cancelIgnored %v, error %q; want cancelled (%s)", tr.StopReason, tr.CancelCause, tr.CancelIgnored, tr.Error, tt.cause)
+			}
+		})
+	}
+}
+
 // TestGatewayNoSecrets: the key the agent sends is forwarded in record but
 // stored nowhere: not in the cassette, the results or the transcript.
 func TestGatewayNoSecrets(t *testing.T) {

@@ -236,7 +236,10 @@ A model over HTTP (the request an agent's SDK sends, e.g. to acprun's gateway)
                               non-2xx answer or an error in the stream ends
                               the turn with -32603 "model step: API: STATUS:
                               the answer's error message"; so does an unset
-                              base URL variable. A cancel aborts the request
+                              base URL variable. A cancel aborts the request;
+                              acprun's gateway refusing the request of a turn
+                              it cancelled (a budget, a replay divergence:
+                              header Acprun-Cancelled) counts as that cancel
     env: ANTHROPIC_BASE_URL     the variable holding BASE (default per api:
                                 ANTHROPIC_BASE_URL, OPENAI_BASE_URL,
                                 OPENAI_BASE_URL, GOOGLE_GEMINI_BASE_URL)

@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/gateway/provider"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
@@ -184,7 +185,13 @@ func (st *modelStep) play(pl *player) *ending {
 	for k, v := range st.api.fixed {
 		req.Header.Set(k, v)
 	}
-	text, err := st.ask(req)
+	text, turnCancelled, err := st.ask(req)
+	if turnCancelled && pl.cancelled() != nil {
+		// acprun's gateway refused the request once it had sent the turn's
+		// session/cancel: the refusal is that cancel's, read first or not,
+		// and the turn ends as the script says of a cancel every time.
+		pl.run.cancel()
+	}
 	switch {
 	case pl.a.ctx.Err() != nil:
 		return died()
@@ -199,27 +206,28 @@ func (st *modelStep) play(pl *player) *ending {
 }
 
 // ask sends the request and returns the answer's text, or the error the
-// answer holds.
-func (st *modelStep) ask(req *http.Request) (string, error) {
+// answer holds and whether that error answer says the client cancelled the
+// turn before it (acprun's gateway, gateway.CancelledHeader).
+func (st *modelStep) ask(req *http.Request) (string, bool, error) {
 	// One connection per request, closed after the answer: nothing
 	// outlives the step.
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DisableKeepAlives = true
 	resp, err := (&http.Client{Transport: tr}).Do(req)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // what was read is the message
-		return "", fmt.Errorf("%s: %s", resp.Status, errorMessage(b))
+		return "", resp.Header.Get(gateway.CancelledHeader) != "", fmt.Errorf("%s: %s", resp.Status, errorMessage(b))
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
 		b, err := io.ReadAll(resp.Body)
 		if err != nil {
-			return "", fmt.Errorf("reading the answer: %w", err)
+			return "", false, fmt.Errorf("reading the answer: %w", err)
 		}
-		return st.api.text(b, true), nil
+		return st.api.text(b, true), false, nil
 	}
 	var text strings.Builder
 	err = readEvents(resp.Body, func(data []byte) error {
@@ -229,7 +237,7 @@ func (st *modelStep) ask(req *http.Request) (string, error) {
 		text.WriteString(st.api.text(data, false))
 		return nil
 	})
-	return text.String(), err
+	return text.String(), false, err
 }
 
 // fail ends the turn with a JSON-RPC error saying what went wrong.

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/gateway"
 )
 
 // Canned answers of fake upstreams, each saying "Hi there".
@@ -379,5 +380,45 @@ func TestModelStepPromptPlaceholder(t *testing.T) {
 	}
 	if strings.Count(strings.Join(describeAll(c.drain()), "|"), "text:Hi there") != 2 {
 		t.Error("the answers were not said")
+	}
+}
+
+// TestModelStepGatewayCancelled: an error answer of acprun's gateway that
+// says it cancelled the turn first (gateway.CancelledHeader) ends the turn
+// as onCancel says of a cancel, before session/cancel is read (here it
+// never comes): the same whichever of the two the agent reads first.
+func TestModelStepGatewayCancelled(t *testing.T) {
+	for _, tt := range []struct {
+		onCancel string
+		want     acp.StopReason // "": the model step's error
+	}{
+		{"cancelled", acp.StopCancelled},
+		{"end_turn", acp.StopEndTurn},
+		{"ignore", ""},
+	} {
+		t.Run(tt.onCancel, func(t *testing.T) {
+			c, _ := runMock(t, "onCancel: "+tt.onCancel+"\nturns: [{steps: [{model: {api: anthropic, model: m, prompt: hi}}, {text: unreachable}]}]\n", nil)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				w.Header().Set(gateway.CancelledHeader, "session/cancel")
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusTooManyRequests)
+				_, _ = io.WriteString(w, `{"type":"error","error":{"type":"rate_limit_error","message":"over budget"}}`)
+			}))
+			t.Cleanup(srv.Close)
+			t.Setenv("ANTHROPIC_BASE_URL", srv.URL)
+			sid := c.start()
+			res, err := c.prompt(sid, "go")
+			var e *acp.Error
+			switch {
+			case tt.want != "" && (err != nil || res.StopReason != tt.want):
+				t.Fatalf("prompt = %+v, %v; want %s", res, err, tt.want)
+			case tt.want == "" && (!errors.As(err, &e) || e.Message != "model step: anthropic: 429 Too Many Requests: over budget"):
+				t.Fatalf("prompt = %+v, %v; want the model step's error", res, err)
+			}
+			if got := describeAll(c.drain()); len(got) != 0 {
+				t.Errorf("updates: %q; want none", got)
+			}
+		})
 	}
 }

@@ -238,15 +238,20 @@ func overBudget(b *scenario.UsageExpect, whose string, sp, before gateway.Spent)
 // returns once session/cancel is out (or the turn has ended), and the
 // gateway answers the request only then: the agent gets the cancel before
 // the error, so a prompt it fails on that error does not race the cancel,
-// and the turn's stop reason and cancelCause never depend on which came
-// first.
-func (r *scenarioRun) gatewayEvent(ev gateway.Event) {
-	if t := r.gatewayStop(ev); t != nil {
-		select {
-		case <-t.cancelSent:
-		case <-t.ended:
-		}
+// and the turn's cancelCause never depends on which came first. It
+// reports whether session/cancel is out, which the gateway's answer says
+// (gateway.CancelledHeader), so that an agent that reads the answer first
+// can end its turn on the cancel all the same: the mock agent does.
+func (r *scenarioRun) gatewayEvent(ev gateway.Event) bool {
+	t := r.gatewayStop(ev)
+	if t == nil {
+		return false
 	}
+	select {
+	case <-t.cancelSent:
+	case <-t.ended:
+	}
+	return isClosed(t.cancelSent)
 }
 
 // gatewayStop records ev as the running turn's failure and cancels the

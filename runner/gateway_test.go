@@ -212,17 +212,19 @@ func TestGatewayReusedProcess(t *testing.T) {
 // the turn has ended, so that the agent gets the cancel before the refusal
 // or divergence it is told of: an agent (claude) that fails its prompt on
 // the error answer would otherwise race acprun's cancel, and the turn's
-// stop reason and cancelCause would hang on which came first.
+// stop reason and cancelCause would hang on which came first. It reports
+// whether session/cancel is out, for the gateway's answer to say.
 func TestGatewayEventWaitsForCancel(t *testing.T) {
 	for _, tt := range []struct {
-		name string
-		kind gateway.EventKind
-		end  func(s *session, t *turnState)
-		want error
+		name          string
+		kind          gateway.EventKind
+		end           func(s *session, t *turnState)
+		want          error
+		wantCancelled bool
 	}{
-		{"refused, cancel sent", gateway.Refused, func(s *session, t *turnState) { s.sentCancel(t) }, errBudget},
-		{"diverged, cancel sent", gateway.Diverged, func(s *session, t *turnState) { s.sentCancel(t) }, errDivergence},
-		{"refused, answered first", gateway.Refused, func(s *session, t *turnState) { s.finish(t, turnOutcome{stopReason: "end_turn"}) }, errBudget},
+		{"refused, cancel sent", gateway.Refused, func(s *session, t *turnState) { s.sentCancel(t) }, errBudget, true},
+		{"diverged, cancel sent", gateway.Diverged, func(s *session, t *turnState) { s.sentCancel(t) }, errDivergence, true},
+		{"refused, answered first", gateway.Refused, func(s *session, t *turnState) { s.finish(t, turnOutcome{stopReason: "end_turn"}) }, errBudget, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -231,9 +233,9 @@ func TestGatewayEventWaitsForCancel(t *testing.T) {
 				turn := s.startTurn(1, "go", nil, false)
 				ctx, stop := context.WithCancelCause(t.Context())
 				s.watchGateway(turn, stop, gateway.Spent{})
-				var told atomic.Bool
+				var told, cancelled atomic.Bool
 				go func() {
-					r.gatewayEvent(gateway.Event{Kind: tt.kind, Message: "over"})
+					cancelled.Store(r.gatewayEvent(gateway.Event{Kind: tt.kind, Message: "over"}))
 					told.Store(true)
 				}()
 				synctest.Wait()
@@ -248,10 +250,29 @@ func TestGatewayEventWaitsForCancel(t *testing.T) {
 				if !told.Load() {
 					t.Fatal("gatewayEvent still waits after session/cancel was sent or the turn ended")
 				}
+				if cancelled.Load() != tt.wantCancelled {
+					t.Errorf("gatewayEvent reported cancelled %v, want %v", cancelled.Load(), tt.wantCancelled)
+				}
 				// Once the cancel is out or the turn has ended, at once.
-				r.gatewayEvent(gateway.Event{Kind: tt.kind, Message: "again"})
+				if got := r.gatewayEvent(gateway.Event{Kind: tt.kind, Message: "again"}); got != tt.wantCancelled {
+					t.Errorf("gatewayEvent again reported cancelled %v, want %v", got, tt.wantCancelled)
+				}
 			})
 		})
+	}
+}
+
+// TestGatewayEventBetweenTurns: a refusal between turns cancels nothing,
+// and gatewayEvent says so at once (the answer carries no
+// gateway.CancelledHeader: no session/cancel will come).
+func TestGatewayEventBetweenTurns(t *testing.T) {
+	s := &session{}
+	r := &scenarioRun{sess: s}
+	turn := s.startTurn(1, "go", nil, false)
+	s.watchGateway(turn, func(error) {}, gateway.Spent{})
+	s.finish(turn, turnOutcome{stopReason: "end_turn"})
+	if r.gatewayEvent(gateway.Event{Kind: gateway.Refused, Message: "over"}) {
+		t.Error("gatewayEvent reported a cancel between turns")
 	}
 }
 

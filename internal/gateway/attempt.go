@@ -226,8 +226,8 @@ func (a *Attempt) serve(w http.ResponseWriter, req *http.Request, upstream, rest
 	if msg := a.admit(c); msg != "" {
 		// Told before it is answered: the runner has cancelled the turn
 		// before the agent can end it on the refusal.
-		a.event(Refused, msg)
-		answer(w, replyOf(provider.RateLimited(c.api, msg)))
+		cancelled := a.event(Refused, msg)
+		answer(w, replyOf(provider.RateLimited(c.api, msg)).told(cancelled))
 		return
 	}
 	if a.cfg.Mode == Replay {
@@ -283,11 +283,10 @@ func (a *Attempt) report(c *call, m *provider.Meter) {
 	}
 }
 
-// event tells OnEvent, if set.
-func (a *Attempt) event(kind EventKind, msg string) {
-	if a.cfg.OnEvent != nil {
-		a.cfg.OnEvent(Event{Kind: kind, Message: msg})
-	}
+// event tells OnEvent, if set, and reports whether the agent's turn was
+// cancelled before the answer.
+func (a *Attempt) event(kind EventKind, msg string) bool {
+	return a.cfg.OnEvent != nil && a.cfg.OnEvent(Event{Kind: kind, Message: msg})
 }
 
 // closing reports whether the attempt is being closed (its requests are
@@ -315,6 +314,15 @@ type reply struct {
 // replyOf makes a reply of what the provider package returns.
 func replyOf(status int, header http.Header, body []byte) reply {
 	return reply{status, header, body}
+}
+
+// told returns r saying (CancelledHeader) that the agent's turn was
+// cancelled before it, if cancelled.
+func (r reply) told(cancelled bool) reply {
+	if cancelled {
+		r.header.Set(CancelledHeader, "session/cancel")
+	}
+	return r
 }
 
 // answer writes r.

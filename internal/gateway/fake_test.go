@@ -246,12 +246,16 @@ func open(t *testing.T, cfg Config) *Attempt {
 type events struct {
 	mu  sync.Mutex
 	all []Event
+	// cancelled is what add reports: whether the runner cancelled the
+	// agent's turn before the answer.
+	cancelled bool
 }
 
-func (e *events) add(ev Event) {
+func (e *events) add(ev Event) bool {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.all = append(e.all, ev)
-	e.mu.Unlock()
+	return e.cancelled
 }
 
 func (e *events) list() []Event {

@@ -90,6 +90,14 @@ const (
 	Diverged
 )
 
+// CancelledHeader is the header of the gateway's refusal (a budget passed,
+// a replay's divergence) whose turn the runner cancelled before answering:
+// session/cancel is on its way to the agent, and the refusal is that
+// cancel's doing. The mock agent takes it for the cancel, so its turn ends
+// the same whichever of the two it reads first. Its value is
+// "session/cancel".
+const CancelledHeader = "Acprun-Cancelled"
+
 // Event is something the runner must act on at once (cancel the turn).
 type Event struct {
 	Kind    EventKind
@@ -123,8 +131,10 @@ type Config struct {
 	Admit func(Spent) string
 	// OnEvent, if set, is told of refusals and divergences as they
 	// happen, from the request's goroutine; the request is answered once
-	// it returns (the runner returns once the turn's cancel is out).
-	OnEvent func(Event)
+	// it returns (the runner returns once the turn's cancel is out). It
+	// reports whether the agent's turn was cancelled before that answer
+	// (session/cancel is out), which the answer then says (CancelledHeader).
+	OnEvent func(Event) (cancelled bool)
 	// Now is the clock (tests); nil for time.Now.
 	Now func() time.Time
 }

@@ -550,3 +550,52 @@ func TestSpent(t *testing.T) {
 }
 
 func near(a, b float64) bool { d := a - b; return d < 1e-12 && d > -1e-12 }
+
+// TestRefusalSaysCancelled: a refusal or a divergence whose turn the
+// runner cancelled before the answer (OnEvent reports it) carries
+// CancelledHeader, so that the agent can take it for that session/cancel;
+// one whose turn was not cancelled (between turns), and the answers after
+// a divergence, which are told to no one, do not.
+func TestRefusalSaysCancelled(t *testing.T) {
+	s := startServer(t)
+	for _, tt := range []struct {
+		name      string
+		mode      Mode
+		cancelled bool
+		status    int
+	}{
+		{"refused, turn cancelled", Meter, true, 429},
+		{"refused, between turns", Meter, false, 429},
+		{"diverged, turn cancelled", Replay, true, 400},
+		{"diverged, between turns", Replay, false, 400},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cas := filepath.Join(t.TempDir(), "c.json")
+			writeCassetteFile(t, cas, &cassette{Version: 1})
+			ev := &events{cancelled: tt.cancelled}
+			cfg := Config{Mode: tt.mode, Cassette: cas, OnEvent: ev.add}
+			if tt.mode == Meter {
+				cfg.Admit = func(Spent) string { return "budget: none left" }
+			}
+			route := s.NewRoute("http://127.0.0.1:1") // never reached: every request is refused
+			route.Bind(open(t, cfg))
+			want := ""
+			if tt.cancelled {
+				want = "session/cancel"
+			}
+			got := send(t, "POST", route.URL(), "/v1/messages", `{}`, nil)
+			if got.status != tt.status || got.header.Get(CancelledHeader) != want {
+				t.Errorf("answer %d, %s %q; want %d with %q", got.status, CancelledHeader, got.header.Get(CancelledHeader), tt.status, want)
+			}
+			if tt.mode == Replay {
+				again := send(t, "POST", route.URL(), "/v1/messages", `{}`, nil)
+				if again.status != 400 || again.header.Get(CancelledHeader) != "" {
+					t.Errorf("after the divergence: %d, %s %q; want 400 without it", again.status, CancelledHeader, again.header.Get(CancelledHeader))
+				}
+			}
+			if n := len(ev.list()); n != 1 {
+				t.Errorf("%d events, want 1", n)
+			}
+		})
+	}
+}

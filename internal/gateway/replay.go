@@ -14,10 +14,8 @@ import (
 func (a *Attempt) replay(ctx context.Context, w http.ResponseWriter, c *call) {
 	ex, msg, first := a.match(c)
 	if ex == nil {
-		if first { // told before it is answered, as a refusal is
-			a.event(Diverged, msg)
-		}
-		answer(w, replyOf(provider.Invalid(c.api, msg)))
+		cancelled := first && a.event(Diverged, msg) // told before it is answered, as a refusal is
+		answer(w, replyOf(provider.Invalid(c.api, msg)).told(cancelled))
 		return
 	}
 	a.play(ctx, w, c, ex)
