@@ -32,8 +32,8 @@ type agentConfig struct {
 }
 
 // Agent is one agent subprocess, in its own process group (see package
-// proc: when it exits, its group is killed, and its output read for at
-// most proc.DrainDelay more), and the ACP connection over its stdin and
+// proc: when it exits, its group is killed, and its output read to its
+// end, or until its pipe is empty past proc.DrainDelay), and the ACP connection over its stdin and
 // stdout. What it writes to stderr is kept for the scenario it serves.
 // The processes that left its group are its scenario's to sweep (by the
 // mark in its Env).
@@ -68,13 +68,23 @@ func startAgent(cfg agentConfig) (*Agent, error) {
 	a := &Agent{stdin: inW, stderr: stderr}
 	a.Conn = acp.NewConn(outR, inW, cfg.Handler, cfg.Conn)
 	a.Process, err = process.Start(process.Config{Args: cfg.Argv, Env: cfg.Env, Dir: cfg.Dir,
-		Stdin: inR, Stdout: outW, Stderr: stderr.File(), Readers: []process.Reader{a.Conn, stderr}, NewSession: cfg.NewSession})
+		Stdin: inR, Stdout: outW, Stderr: stderr.File(), Readers: []process.Reader{stdoutReader{a.Conn, outR}, stderr}, NewSession: cfg.NewSession})
 	if err != nil {
 		a.Conn.Close()
 		return nil, fmt.Errorf("start %s: %w", cfg.Argv[0], err)
 	}
 	return a, nil
 }
+
+// stdoutReader is the agent's stdout as its process drains it: the Conn
+// reads it, and its read end tells what the Conn has not read yet.
+type stdoutReader struct {
+	*acp.Conn
+	pipe *os.File
+}
+
+// Unread is how many bytes the pipe holds that the Conn has not read yet.
+func (r stdoutReader) Unread() int { return process.PipeUnread(r.pipe) }
 
 // mergeEnv overlays env on base (KEY=VALUE entries), replacing variables
 // of the same name.

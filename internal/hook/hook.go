@@ -13,12 +13,14 @@
 //     reap), inside the mark of Env: once the leader has exited, the
 //     processes that left the group (setsid, daemons) and carry the mark
 //     are killed too;
-//   - stdout and stderr are read by Run itself and drained for at most
-//     proc.DrainDelay after the leader exits, so a process that left the
-//     group and still holds the pipes cannot keep Run waiting.
+//   - stdout and stderr are read by Run itself: past proc.DrainDelay
+//     after the leader exits, only until their pipes are empty, so a
+//     process that left the group and still holds them cannot keep Run
+//     waiting.
 //
-// So Run returns at most Timeout + KillGrace + proc.DrainDelay after it
-// started.
+// So Run returns about Timeout + KillGrace + proc.DrainDelay after it
+// started at the latest (the time to read what the pipes still hold
+// aside).
 package hook
 
 import (

@@ -49,6 +49,9 @@ func (o *Output) ReadToEnd() {}
 // StopReading stops reading what is not in the pipe yet.
 func (o *Output) StopReading() { _ = o.r.SetReadDeadline(time.Now()) }
 
+// Unread is how many bytes the pipe holds that were not read yet.
+func (o *Output) Unread() int { return PipeUnread(o.r) }
+
 // read reads the pipe into the tail until its end, or until StopReading.
 func (o *Output) read() {
 	defer close(o.done)

@@ -10,9 +10,10 @@
 //     inside the mark of its environment, and the processes that left the
 //     group (setsid, daemons) and carry the mark are killed once the leader
 //     has exited;
-//   - its output pipes are read to their ends for at most DrainDelay after
-//     that: a process that left the group and still holds them cannot keep
-//     anyone waiting;
+//   - its output pipes are read to their ends; past DrainDelay after that,
+//     reading stops as soon as a pipe is empty: everything the group wrote
+//     is read however slow the machine, and a process that left the group
+//     and still holds a pipe cannot keep anyone waiting;
 //   - an Output keeps a bounded tail of what it read, cut at a UTF-8
 //     character boundary.
 package proc
@@ -30,11 +31,19 @@ import (
 	"github.com/acprun/acprun/internal/reap"
 )
 
-// DrainDelay is how long the output pipes of a process are still read
-// after its leader exited and its group was killed, waiting for their
-// ends: only a process that left the group can hold them open longer.
-// Everything read by then is kept.
+// DrainDelay is how long the output pipes of a process are read after its
+// leader exited and its group was killed, waiting for their ends, before
+// a pipe that is empty is taken for held by a process that left the
+// group: reading stops then. Everything read is kept.
 const DrainDelay = 200 * time.Millisecond
+
+// maxDrain bounds the reading of a pipe that is never empty after the
+// leader's exit: a process that left the group writes to it without end.
+const maxDrain = 10 * time.Second
+
+// drainPoll is how often a pipe that still holds bytes past DrainDelay is
+// looked at again.
+const drainPoll = 10 * time.Millisecond
 
 // Config says what to start.
 type Config struct {
@@ -52,9 +61,9 @@ type Config struct {
 	// has failed to start. Stdout and Stderr may be one file.
 	Stdin, Stdout, Stderr *os.File
 	// Readers read the other ends of the pipes the process writes to:
-	// once its leader has exited (and its mark was swept), they get
-	// DrainDelay to read their ends, then they are stopped; Done is closed
-	// once they all have stopped.
+	// once its leader has exited (and its mark was swept), they read to
+	// their ends, and are stopped past DrainDelay once their pipe is empty
+	// (see DrainDelay); Done is closed once they all have stopped.
 	Readers []Reader
 	// Reap gives the process a mark of its own, inside the one Env holds:
 	// once the leader has exited, the processes that carry it are killed.
@@ -78,6 +87,9 @@ type Reader interface {
 	ReadToEnd()
 	// StopReading stops reading; what was read is kept.
 	StopReading()
+	// Unread is how many bytes the pipe holds that were not read yet
+	// (see PipeUnread).
+	Unread() int
 }
 
 // Process is a process in a process group of its own.
@@ -140,7 +152,7 @@ func Start(cfg Config) (*Process, error) {
 }
 
 // wait waits for the leader and kills its group (waitLeader), sweeps its
-// mark, then gives the readers until DrainDelay to read their ends.
+// mark, then waits for the readers to read their ends (see drain).
 func (p *Process) wait() {
 	defer close(p.done)
 	p.waitLeader()
@@ -151,19 +163,57 @@ func (p *Process) wait() {
 		r.ReadToEnd()
 	}
 
-	expired := make(chan struct{})
-	t := time.AfterFunc(DrainDelay, func() { close(expired) })
-	defer t.Stop()
-	for _, r := range p.readers {
-		select {
-		case <-r.ReadDone():
-		case <-expired:
-			r.StopReading() // whoever still holds its pipe left the group
-		}
+	drain(p.readers)
+}
+
+// drain waits for the readers to read their pipes to the end, and returns
+// once they all have stopped. Past DrainDelay, whoever still holds a pipe
+// left the group: its reader is stopped as soon as the pipe is empty, so
+// that what the group wrote is read however long it takes, and only what
+// a process that left the group writes later may be left unread. A pipe
+// still not empty after maxDrain is given up on.
+func drain(readers []Reader) {
+	expired, stop1 := after(DrainDelay)
+	defer stop1()
+	cutOff, stop2 := after(maxDrain)
+	defer stop2()
+	for _, r := range readers {
+		drainOne(r, expired, cutOff)
 	}
-	for _, r := range p.readers {
+	for _, r := range readers {
 		<-r.ReadDone()
 	}
+}
+
+// drainOne waits for r to read its pipe to the end; once expired is
+// closed it stops r as soon as the pipe is empty, once cutOff is at once.
+func drainOne(r Reader, expired, cutOff <-chan struct{}) {
+	select {
+	case <-r.ReadDone():
+		return
+	case <-expired:
+	}
+	poll := time.NewTicker(drainPoll)
+	defer poll.Stop()
+	for r.Unread() > 0 {
+		select {
+		case <-r.ReadDone():
+			return
+		case <-cutOff:
+			r.StopReading()
+			return
+		case <-poll.C:
+		}
+	}
+	r.StopReading() // whoever still holds its pipe left the group
+}
+
+// after returns a channel closed once d has passed, and a function that
+// stops the timer.
+func after(d time.Duration) (<-chan struct{}, func()) {
+	ch := make(chan struct{})
+	t := time.AfterFunc(d, func() { close(ch) })
+	return ch, func() { t.Stop() }
 }
 
 // leaderExited kills the group of the leader, which has exited but is

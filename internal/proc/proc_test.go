@@ -4,6 +4,7 @@ import (
 	"os"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/acprun/acprun/internal/proc"
@@ -137,7 +138,10 @@ type stubbornReader struct {
 	stopped    atomic.Bool
 	toEnd      atomic.Bool // ReadToEnd was called
 	toEndFirst atomic.Bool // ReadToEnd was called before StopReading
+	unread     atomic.Int64
 }
+
+func (r *stubbornReader) Unread() int { return int(r.unread.Load()) }
 
 func (r *stubbornReader) ReadDone() <-chan struct{} { return r.done }
 
@@ -169,5 +173,75 @@ func TestReadersAreStoppedAfterDrainDelay(t *testing.T) {
 	}
 	if got := string(out.Tail().Bytes()); got != "bye\n" {
 		t.Errorf("output %q; want %q", got, "bye\n")
+	}
+}
+
+// TestDrainReadsWhatThePipeHolds: past DrainDelay, a reader is stopped
+// only once its pipe is empty, however long reading what the process wrote
+// takes; a pipe that never empties is given up on after MaxDrain.
+func TestDrainReadsWhatThePipeHolds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		slow := &stubbornReader{done: make(chan struct{})}
+		slow.unread.Store(64 << 10)
+		empty := &stubbornReader{done: make(chan struct{})}
+		flooded := &stubbornReader{done: make(chan struct{})}
+		flooded.unread.Store(1)
+		drained := make(chan struct{})
+		go func() {
+			proc.Drain([]proc.Reader{slow, empty, flooded})
+			close(drained)
+		}()
+
+		time.Sleep(proc.DrainDelay + proc.DrainPoll)
+		synctest.Wait()
+		if slow.stopped.Load() {
+			t.Fatal("a reader was stopped while its pipe held bytes it had not read")
+		}
+		slow.unread.Store(0) // it read them
+		time.Sleep(proc.DrainPoll)
+		synctest.Wait()
+		if !slow.stopped.Load() || !empty.stopped.Load() {
+			t.Fatalf("readers of empty pipes stopped: %v, %v; want both", slow.stopped.Load(), empty.stopped.Load())
+		}
+		if flooded.stopped.Load() {
+			t.Fatal("the reader of a pipe still written to was stopped before MaxDrain")
+		}
+		<-drained
+		if !flooded.stopped.Load() {
+			t.Error("the reader of a pipe that never empties was not stopped")
+		}
+		if elapsed := time.Since(start); elapsed != proc.MaxDrain {
+			t.Errorf("drained after %v, want MaxDrain (%v)", elapsed, proc.MaxDrain)
+		}
+	})
+}
+
+// TestPipeUnread: PipeUnread counts the bytes a pipe holds, down to 0 as
+// they are read, and 0 once its read end is closed.
+func TestPipeUnread(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if n := proc.PipeUnread(r); n != 0 {
+		t.Errorf("an empty pipe: PipeUnread = %d, want 0", n)
+	}
+	if _, err := w.WriteString("0123456789"); err != nil {
+		t.Fatal(err)
+	}
+	if n := proc.PipeUnread(r); n != 10 {
+		t.Errorf("after 10 bytes: PipeUnread = %d, want 10", n)
+	}
+	if _, err := r.Read(make([]byte, 4)); err != nil {
+		t.Fatal(err)
+	}
+	if n := proc.PipeUnread(r); n != 6 {
+		t.Errorf("after reading 4: PipeUnread = %d, want 6", n)
+	}
+	r.Close()
+	if n := proc.PipeUnread(r); n != 0 {
+		t.Errorf("closed: PipeUnread = %d, want 0", n)
 	}
 }

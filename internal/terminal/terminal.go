@@ -10,8 +10,8 @@
 // processes that left the group (setsid) and carry the terminal's mark
 // (see package reap), which is inside the mark of its Config's Env. A
 // process that escaped both and still holds the output pipe cannot keep
-// Wait or Close waiting: the output is drained for at most
-// proc.DrainDelay after the exit.
+// Wait or Close waiting: past proc.DrainDelay after the exit, the output
+// is read only until its pipe is empty.
 //
 // A Manager hands out terminals by id and kills them all on request.
 package terminal
