@@ -283,3 +283,32 @@ func killStraySleeps(t *testing.T, dir string) {
 		}
 	}
 }
+
+// TestRefusedCommandCountsInNeither: a terminal/create the rules allow but
+// acprun refuses, its cwd being outside the roots, counts in neither
+// allowed nor denied, in the results and on the scenario's line, with a
+// read-only client too; its record keeps the rules' decision.
+func TestRefusedCommandCountsInNeither(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	script := "turns:\n  - steps:\n" +
+		"      - terminal: {command: ls, cwd: " + outside + ", waitForExit: true}\n" +
+		"      - terminal: {command: ls, waitForExit: true}\n"
+	for _, client := range []string{"", "client: {readOnly: true}\n"} {
+		res, out, _ := runOne(t, script, "name: rf\nagent: {name: mock, args: [agent.mock.yaml]}\n"+client+
+			"permissions: {allow: [{kind: execute, command: ls}]}\nturns: [{prompt: hi}]\n")
+		if res.code != 0 {
+			t.Fatalf("%sexit %d, want 0\nstderr:\n%s", client, res.code, res.stderr)
+		}
+		sc := out.Scenarios[0]
+		if sc.Allowed != 1 || sc.Denied != 0 {
+			t.Errorf("%sallowed/denied = %d/%d, want 1/0", client, sc.Allowed, sc.Denied)
+		}
+		if !strings.Contains(res.stdout+res.stderr, "1 allowed, 0 denied") {
+			t.Errorf("%soutput lacks 1 allowed, 0 denied:\n%s%s", client, res.stdout, res.stderr)
+		}
+		if r := sc.Turns[0].ClientRequests[0]; !strings.Contains(r.Refused, "is outside the allowed roots") || r.Decision != "allow" {
+			t.Errorf("%sfirst request = %+v, want refused outside the roots, the rules' allow kept", client, r)
+		}
+	}
+}

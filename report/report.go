@@ -452,7 +452,9 @@ type ClientRequest struct {
 	// Decision is how the policy answered a command the agent wanted to
 	// run (terminal/create), as it would a permission request for it:
 	// allow or deny; empty for requests that run no command, or that were
-	// refused before the policy was asked.
+	// refused before the policy was asked. A command the policy allowed
+	// and acprun then refused (Refused: a cwd outside the roots) keeps its
+	// allow but counts in neither allowed nor denied.
 	Decision string `json:"decision,omitempty"`
 	// Rule is the rule that decided Decision ("file:line"); for the
 	// default it is the policy's source (e.g. --deny-all), usually empty.

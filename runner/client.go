@@ -302,12 +302,6 @@ func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientReques
 	if err := checkPath(rec, "cwd", cwd); err != nil {
 		return nil, err
 	}
-	if d := c.decide(line, cwd, rec); d.Verdict != approve.Allow {
-		if d.RuleList == approve.ListDeny {
-			return nil, refuse(rec, acp.CodeInvalidParams, "command denied by rule %s: %s", d.Rule, line)
-		}
-		return nil, refuse(rec, acp.CodeInvalidParams, "command denied (%s): %s", d.Reason, line)
-	}
 	limit := terminal.DefaultOutputLimit
 	if p.OutputByteLimit != nil {
 		switch n := *p.OutputByteLimit; {
@@ -318,6 +312,12 @@ func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientReques
 		default:
 			limit = int(min(n, maxOutputLimit))
 		}
+	}
+	if d := c.decide(line, cwd, rec); d.Verdict != approve.Allow {
+		if d.RuleList == approve.ListDeny {
+			return nil, refuse(rec, acp.CodeInvalidParams, "command denied by rule %s: %s", d.Rule, line)
+		}
+		return nil, refuse(rec, acp.CodeInvalidParams, "command denied (%s): %s", d.Reason, line)
 	}
 	if err := c.jailed(rec); err != nil {
 		return nil, err

@@ -429,6 +429,8 @@ func TestClientTerminalRefusals(t *testing.T) {
 			report.ClientRequest{Command: "ls", Error: "" + filepath.Join(root, "lines.txt") + " is not a directory"}, "allow s.yaml:5"},
 		{"empty command", acp.CreateTerminalRequest{Command: ""}, acp.CodeInvalidParams, "empty",
 			report.ClientRequest{Error: "empty command"}, ""},
+		{"negative outputByteLimit", acp.CreateTerminalRequest{Command: "ls", OutputByteLimit: ptr(int64(-1))}, acp.CodeInvalidParams, "negative",
+			report.ClientRequest{Command: "ls", Error: "outputByteLimit must not be negative"}, ""},
 		{"unknown program", acp.CreateTerminalRequest{Command: "no-such-program-acprun"}, acp.CodeInternalError, "not found",
 			report.ClientRequest{Command: "no-such-program-acprun", Error: `no-such-program-acprun: executable file not found in $PATH`}, "allow s.yaml:5"},
 		{"env name with =", acp.CreateTerminalRequest{Command: "env", Env: []acp.EnvVariable{{Name: "OK", Value: "1"}, {Name: "INJ=EVIL", Value: "x"}}},
@@ -632,6 +634,50 @@ func TestClientCommandLine(t *testing.T) {
 	for _, tt := range tests {
 		if got := commandLine(tt.command, tt.args); got != tt.want {
 			t.Errorf("commandLine(%q, %q) = %q; want %q", tt.command, tt.args, got, tt.want)
+		}
+	}
+}
+
+// TestClientRefusedCommandsCountInNeither: a terminal/create the policy
+// allowed but acprun refused for another reason (its cwd outside the
+// roots, also with a read-only client) counts in neither allowed nor
+// denied, and its record keeps the policy's decision beside the refusal.
+// A served command and a denied one count.
+func TestClientRefusedCommandsCountInNeither(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	for _, client := range []string{"", "client: {readOnly: true}\n"} {
+		rep := runScenarios(t, Options{}, `name: refused
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+`+client+`permissions: {allow: [{kind: execute, command: ls}], deny: [{command: "rm *"}]}
+turns: [{prompt: hi}]
+`, map[string]string{"a.mock.yaml": `turns:
+  - steps:
+      - terminal: {command: ls, cwd: ` + outside + `, waitForExit: true}
+      - terminal: {command: ls, waitForExit: true}
+      - terminal: {command: rm, args: [x], cwd: ` + outside + `, waitForExit: true}
+`})
+		sc := rep.Scenarios[0]
+		if sc.Allowed != 1 || sc.Denied != 1 {
+			t.Errorf("%sallowed/denied = %d/%d, want 1/1", client, sc.Allowed, sc.Denied)
+		}
+		var creates []report.ClientRequest
+		for _, r := range sc.Turns[0].ClientRequests {
+			if r.Method == acp.MethodTerminalCreate {
+				creates = append(creates, r)
+			}
+		}
+		if len(creates) != 3 {
+			t.Fatalf("%sterminal/create records = %+v, want 3", client, creates)
+		}
+		if r := creates[0]; !strings.Contains(r.Refused, "outside the allowed roots") || r.Decision != "allow" {
+			t.Errorf("%scwd outside = %+v, want refused, the policy's allow kept", client, r)
+		}
+		if r := creates[1]; r.Refused != "" || r.Decision != "allow" {
+			t.Errorf("%sls = %+v, want allowed and served", client, r)
+		}
+		if r := creates[2]; r.Decision != "deny" {
+			t.Errorf("%sdenied rm = %+v, want denied", client, r)
 		}
 	}
 }

@@ -256,7 +256,7 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		rec.Late = a.late
 		s.mu.Lock()
 		a.request.rec, a.request.filled = rec, true
-		switch approve.Verdict(rec.Decision) { // a command the policy decided, as a permission request
+		switch counted(&rec) { // a command the policy decided, as a permission request
 		case approve.Allow:
 			s.allowed++
 		case approve.Deny:
@@ -266,6 +266,18 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		return result, err
 	}
 	return nil, acp.MethodNotFound(req.Method)
+}
+
+// counted is what a client request adds to the allowed and denied counts:
+// the policy's decision on its command, but nothing for a command the
+// policy allowed and acprun refused for another reason (a cwd outside the
+// roots), as for a permission request refused so; its record keeps the
+// decision, which says how the policy answered.
+func counted(rec *report.ClientRequest) approve.Verdict {
+	if rec.Refused != "" && rec.Decision == string(approve.Allow) {
+		return ""
+	}
+	return approve.Verdict(rec.Decision)
 }
 
 // notification handles a notification from the agent: a session/update is
