@@ -942,3 +942,52 @@ turns:
 		assertGone(t, "--dry-run made", filepath.Join(dir, path))
 	}
 }
+
+// TestVerifyLongOutputLineCut: a failed verify quotes its output's last
+// lines each cut at 200 characters, as the agent's text and stderr are,
+// in the results' failures, the summary, JUnit and the GitHub annotation;
+// the results keep the output itself whole.
+func TestVerifyLongOutputLineCut(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"fx/.keep":        "",
+		"agent.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		"s.yaml": `name: long
+agent: {name: mock, args: [agent.mock.yaml]}
+permissions: {default: deny}
+workspace: {from: fx}
+verify: [{run: "head -c 5000 /dev/zero | tr '\\0' y; exit 1"}]
+turns: [{prompt: hi}]
+`,
+	})
+	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=", "GITHUB_WORKSPACE="},
+		"run", "s.yaml", "-o", "out.json", "--junit", "junit.xml")
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1\nstderr:\n%.3000s", res.code, res.stderr)
+	}
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	sc := out.Scenarios[0]
+	cut := strings.Repeat("y", 200) + "…"
+	if len(sc.Failures) != 1 || !strings.HasSuffix(sc.Failures[0], "exited with code 1, want 0; output ends:\n"+cut) {
+		t.Fatalf("failures %.400q, want the verify's with its line cut at 200 characters", sc.Failures)
+	}
+	if len(sc.Verify) != 1 || sc.Verify[0].Stdout != strings.Repeat("y", 5000) {
+		t.Errorf("verify = %.300v, want its whole stdout kept", sc.Verify)
+	}
+	junit, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, s := range map[string]string{"stdout": res.stdout, "stderr": res.stderr, "junit": string(junit)} {
+		if strings.Contains(s, strings.Repeat("y", 201)) {
+			t.Errorf("%s quotes more than 200 characters of the line:\n%.1000s", what, s)
+		}
+		if !strings.Contains(s, cut) {
+			t.Errorf("%s lacks the cut line:\n%.1000s", what, s)
+		}
+	}
+	if !strings.Contains(res.stdout, "::error ") {
+		t.Errorf("stdout has no annotation:\n%.1000s", res.stdout)
+	}
+}

@@ -15,6 +15,13 @@ import (
 // tailLines is how much of a failed command's output a failure shows.
 const tailLines = 20
 
+// tailWidth caps each line of that output in a failure, in characters, as
+// the excerpts of the agent's text and stderr are capped (output's
+// excerptWidth): one long line would otherwise go whole into the
+// failures, the summary, JUnit and annotations. The results keep the
+// output itself (the command's stdout and stderr) uncut.
+const tailWidth = 200
+
 // runCommand runs one setup, verify or teardown command in the workspace
 // (or the session cwd) and records it.
 func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command) (report.CommandResult, hook.Result) {
@@ -72,12 +79,18 @@ func ended(cr report.CommandResult, timeout time.Duration, want int) string {
 	return ""
 }
 
-// withTail appends the last lines of a command's output to msg.
+// withTail appends the last lines of a command's output to msg, each cut
+// at tailWidth characters (marked "…").
 func withTail(msg string, hr hook.Result) string {
-	if tail := strings.TrimRight(hr.Tail(tailLines), "\n"); tail != "" {
-		return msg + "; output ends:\n" + tail
+	tail := strings.TrimRight(hr.Tail(tailLines), "\n")
+	if tail == "" {
+		return msg + " (no output)"
 	}
-	return msg + " (no output)"
+	lines := strings.Split(tail, "\n")
+	for i, l := range lines {
+		lines[i] = shorten(l, tailWidth)
+	}
+	return msg + "; output ends:\n" + strings.Join(lines, "\n")
 }
 
 // setup runs the setup commands in order; the first that does not exit 0
