@@ -51,6 +51,9 @@ func (c *runCmd) flagSettings() (scenario.FlagSettings, error) {
 	if c.Model != "" {
 		fs.ModelPos = scenario.Pos{File: shellquote.Join([]string{"--model", c.Model})}
 	}
+	if c.Mode != "" {
+		fs.ModePos = scenario.Pos{File: shellquote.Join([]string{"--mode", c.Mode})}
+	}
 	return fs, nil
 }
 

@@ -185,8 +185,8 @@ func TestConfigNotOffered(t *testing.T) {
 
 // TestConfigMcpServersFiltered: http and sse MCP servers reach session/new
 // only when the agent's mcpCapabilities has their transport; each one left
-// out gives a warning that names it and the missing capability. Stdio
-// servers always go.
+// out gives a warning at its entry in agent.mcpServers that names it and
+// the missing capability, and says what to do. Stdio servers always go.
 func TestConfigMcpServersFiltered(t *testing.T) {
 	t.Parallel()
 	servers := `  mcpServers:
@@ -194,8 +194,9 @@ func TestConfigMcpServersFiltered(t *testing.T) {
     - {type: http, name: docs, url: "http://127.0.0.1:1/mcp", headers: []}
     - {type: sse, name: events, url: "http://127.0.0.1:1/sse", headers: []}
 `
-	warnHTTP := `MCP server "docs" left out: the agent does not support http MCP servers (its mcpCapabilities.http is not true)`
-	warnSSE := `MCP server "events" left out: the agent does not support sse MCP servers (its mcpCapabilities.sse is not true)`
+	const useStdio = "; give it as a stdio server (command, args, env), which every agent takes, or remove it"
+	warnHTTP := `s.yaml:6:7: agent.mcpServers: MCP server "docs" left out: the agent does not support http MCP servers (its mcpCapabilities.http is not true)` + useStdio
+	warnSSE := `s.yaml:7:7: agent.mcpServers: MCP server "events" left out: the agent does not support sse MCP servers (its mcpCapabilities.sse is not true)` + useStdio
 	tests := []struct {
 		name     string
 		caps     string
@@ -215,7 +216,7 @@ func TestConfigMcpServersFiltered(t *testing.T) {
 			sc := out.Scenarios[0]
 			var warnings []string
 			for _, w := range sc.Warnings {
-				if strings.HasPrefix(w, "MCP server") {
+				if strings.Contains(w, "MCP server") {
 					warnings = append(warnings, w)
 				}
 			}
@@ -293,7 +294,7 @@ turns:
 		{mode: "code", said: "config: session_mode=code; mode: ask",
 			settings: []report.SessionSetting{{Key: "mode", ConfigID: "session_mode", Value: "code", Method: "session/set_config_option"}}},
 		{mode: "plan", said: "config: session_mode=ask; mode: ask",
-			warning: `mode "plan" not offered by the agent (its mode option "session_mode" offers: ask, code); not set`},
+			warning: `s.yaml:4:9: agent.mode: the agent does not offer mode "plan" (its mode option "session_mode" offers: ask, code); not set`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
@@ -315,5 +316,30 @@ turns:
 				t.Errorf("session/set_mode was sent: %s", p)
 			}
 		})
+	}
+}
+
+// TestConfigModeNotOffered: a mode the agent does not offer (it has
+// modes, and no config option of category mode) is a warning at the
+// value of agent.mode that lists the modes it offers, and is not set;
+// the scenario runs on.
+func TestConfigModeNotOffered(t *testing.T) {
+	t.Parallel()
+	script := "modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: architect, name: Architect}]}\n" +
+		"turns: [{steps: [{text: \"config: ok\"}]}]\n"
+	res, out, dir := runOne(t, script, configScenario("  mode: code\n"), "--transcripts", "tr")
+	if res.code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	const want = `s.yaml:4:9: agent.mode: the agent does not offer mode "code" (it offers: ask, architect); not set`
+	sc := out.Scenarios[0]
+	if !slices.Contains(sc.Warnings, want) {
+		t.Errorf("warnings = %q, want %q among them", sc.Warnings, want)
+	}
+	if !strings.Contains(res.stderr, want) {
+		t.Errorf("stderr does not warn %q:\n%s", want, res.stderr)
+	}
+	if p := configSent(t, filepath.Join(dir, sc.Transcript), "session/set_mode"); len(p) != 0 {
+		t.Errorf("session/set_mode was sent: %s", p)
 	}
 }

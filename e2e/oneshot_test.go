@@ -301,7 +301,8 @@ func TestFlagRulesExplain(t *testing.T) {
 
 // TestOneShotModelAndMode: --model and --mode replace the scenario's (or
 // the one-shot run's) agent.model and agent.mode; a model the agent does
-// not offer ends the scenario with exit 3, at the flag.
+// not offer ends the scenario with exit 3, at the flag; a mode it does not
+// offer is a warning at the flag, and a mode of the file one at its value.
 func TestOneShotModelAndMode(t *testing.T) {
 	t.Parallel()
 	dir := oneShotDir(t, map[string]string{
@@ -318,5 +319,14 @@ func TestOneShotModelAndMode(t *testing.T) {
 	res = acprun(t, dir, "run", "s.yaml", "--model", "huge", "-o", "out.json")
 	if want := `--model huge: agent.model: the agent does not offer model "huge" (it offers: small, big)`; res.code != exitAgent || !strings.Contains(res.stderr, want) {
 		t.Errorf("--model huge: exit %d, want 3 and %q:\n%s", res.code, want, res.stderr)
+	}
+	res = acprun(t, dir, "run", "s.yaml", "--mode", "plan", "-o", "out.json")
+	if want := `--mode plan: agent.mode: the agent does not offer mode "plan" (it offers: ask, code); not set`; res.code != exitOK || !strings.Contains(res.stderr, want) {
+		t.Errorf("--mode plan: exit %d, want 0 and %q:\n%s", res.code, want, res.stderr)
+	}
+	writeFiles(t, dir, map[string]string{"plan.yaml": "name: s\nagent: {name: mock1, mode: plan}\npermissions: {}\nturns: [{prompt: settings}]\n"})
+	res = acprun(t, dir, "run", "plan.yaml", "-o", "out.json")
+	if want := `plan.yaml:2:28: agent.mode: the agent does not offer mode "plan" (it offers: ask, code); not set`; res.code != exitOK || !strings.Contains(res.stderr, want) {
+		t.Errorf("mode: plan: exit %d, want 0 and %q:\n%s", res.code, want, res.stderr)
 	}
 }

@@ -41,7 +41,9 @@ type handshake struct {
 	roots      []string
 	rootsPos   scenario.Pos
 	mcpServers json.RawMessage // a JSON array; nil for none
+	mcpPos     []scenario.Pos  // where each of mcpServers was given
 	mode       string          // the session mode to set; "" for none
+	modePos    scenario.Pos    // where mode was given
 	// model and config are the rest of what to set in the session once
 	// opened (see configure).
 	model    string
@@ -138,7 +140,7 @@ func (h *handshake) open(ctx context.Context, conn *acp.Conn, init handshakeResu
 			return res, fmt.Errorf("mcpServers: %w", err)
 		}
 	}
-	servers, dropped := filterMcpServers(servers, res.init.AgentCapabilities.McpCapabilities)
+	servers, dropped := filterMcpServers(servers, h.mcpPos, res.init.AgentCapabilities.McpCapabilities)
 	res.warnings = append(res.warnings, dropped...)
 	dirs := h.additionalDirectories(&res)
 	resumed, err := h.continueSession(call, &res, servers, dirs)

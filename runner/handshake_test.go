@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/scenario"
 )
 
 // TestHandshake checks the steps a scenario's run takes after initialize
@@ -40,8 +41,8 @@ modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, na
 	}{
 		{name: "mode set", hs: handshake{auth: "key", mode: "code"},
 			sent: []string{"initialize", "authenticate", "session/new", "session/set_mode"}},
-		{name: "mode not offered", hs: handshake{mode: "plan"},
-			sent: []string{"initialize", "session/new"}, warnings: []string{`mode "plan" not offered by the agent; not set`}},
+		{name: "mode not offered", hs: handshake{mode: "plan", modePos: scenario.Pos{File: "s.yaml", Line: 2, Col: 30}},
+			sent: []string{"initialize", "session/new"}, warnings: []string{`s.yaml:2:30: agent.mode: the agent does not offer mode "plan" (it offers: ask, code); not set`}},
 		{name: "auth not offered", hs: handshake{auth: "sso"}, sent: []string{"initialize"},
 			wantErr: `authenticate: the agent offers no auth method "sso" (it offers: key)`},
 		{name: "bad mcpServers", hs: handshake{mcpServers: json.RawMessage(`{"a": 1}`)}, sent: []string{"initialize"},

@@ -686,7 +686,9 @@ func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error
 	hs := handshake{
 		cwd:        sc.Agent.Cwd,
 		mcpServers: sc.Agent.McpServers,
+		mcpPos:     sc.Agent.McpServerPos,
 		mode:       sc.Agent.Mode,
+		modePos:    sc.Agent.ModePos,
 		model:      sc.Agent.Model,
 		modelPos:   sc.Agent.ModelPos,
 		config:     sc.Agent.Config,

@@ -48,7 +48,7 @@ func withSessionCaps(caps acp.ClientCapabilities) acp.ClientCapabilities {
 // is set. It returns the settings made, in order.
 func (h *handshake) configure(ctx context.Context, conn *acp.Conn, ns acp.NewSessionResponse) ([]report.SessionSetting, []string, error) {
 	s := &sessionSetter{ctx: ctx, conn: conn, wait: h.wait, id: ns.SessionID, options: ns.ConfigOptions}
-	err := s.setMode(h.mode, ns.Modes)
+	err := s.setMode(h.mode, h.modePos, ns.Modes)
 	if err == nil {
 		err = s.setModel(h.model, h.modelPos, ns.Models)
 	}
@@ -101,27 +101,41 @@ func (s *sessionSetter) setOption(key string, pos scenario.Pos, o acp.SessionCon
 	return nil
 }
 
-// setMode sets the session's mode; modes are the legacy ones the agent
-// offered.
-func (s *sessionSetter) setMode(mode string, modes *acp.SessionModeState) error {
+// setMode sets the session's mode, written at pos; modes are the legacy
+// ones the agent offered. A mode the agent does not offer is a warning
+// that says what it offers, as setModel's error does, and is not set.
+func (s *sessionSetter) setMode(mode string, pos scenario.Pos, modes *acp.SessionModeState) error {
 	if mode == "" {
 		return nil
 	}
 	if o, ok := optionOfCategory(s.options, categoryMode); ok {
-		if !slices.Contains(selectValues(o), mode) {
-			s.warnings = append(s.warnings, fmt.Sprintf("mode %q not offered by the agent (its mode option %q offers: %s); not set", mode, o.ID, listOrNone(selectValues(o))))
+		if offered := selectValues(o); !slices.Contains(offered, mode) {
+			s.warn(pos, fmt.Sprintf("agent.mode: the agent does not offer mode %q (its mode option %q offers: %s); not set", mode, o.ID, listOrNone(offered)))
 			return nil
 		}
-		return s.setOption("mode", scenario.Pos{}, o, mode)
+		return s.setOption("mode", pos, o, mode)
 	}
-	if modes == nil || !slices.ContainsFunc(modes.AvailableModes, func(m acp.SessionMode) bool { return m.ID == mode }) {
-		s.warnings = append(s.warnings, fmt.Sprintf("mode %q not offered by the agent; not set", mode))
+	if modes == nil {
+		s.warn(pos, fmt.Sprintf("agent.mode: the agent offers no mode choice (no config option of category mode, no modes): remove mode, or set the agent's own option in agent.config (it has: %s); not set", optionIDs(s.options)))
+		return nil
+	}
+	var offered []string
+	for _, m := range modes.AvailableModes {
+		offered = append(offered, m.ID)
+	}
+	if !slices.Contains(offered, mode) {
+		s.warn(pos, fmt.Sprintf("agent.mode: the agent does not offer mode %q (it offers: %s); not set", mode, listOrNone(offered)))
 		return nil
 	}
 	if err := s.call(acp.MethodSessionSetMode, acp.SetSessionModeRequest{SessionID: s.id, ModeID: mode}, nil, report.SessionSetting{Key: "mode", Value: mode}); err != nil {
-		return fmt.Errorf("session/set_mode %q: %w", mode, err)
+		return atPos(pos, fmt.Errorf("agent.mode: session/set_mode %q: %w", mode, err))
 	}
 	return nil
+}
+
+// warn adds the warning msg about the value written at pos.
+func (s *sessionSetter) warn(pos scenario.Pos, msg string) {
+	s.warnings = append(s.warnings, posMsg(pos, msg))
 }
 
 // setModel selects the session's model, written at pos; models are the
@@ -188,6 +202,15 @@ func atPos(pos scenario.Pos, err error) error {
 		return err
 	}
 	return fmt.Errorf("%s: %w", pos, err)
+}
+
+// posMsg puts pos (file:line:col) before msg, when pos is known, as
+// atPos does for an error.
+func posMsg(pos scenario.Pos, msg string) string {
+	if pos == (scenario.Pos{}) {
+		return msg
+	}
+	return pos.String() + ": " + msg
 }
 
 // optionIndex is the index of the option id in options, or -1.

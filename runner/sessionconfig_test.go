@@ -63,9 +63,20 @@ models: {availableModels: [{modelId: legacy}]}
 			},
 		},
 		{
-			name: "mode not among the mode option's values", script: "options", hs: handshake{mode: "plan"},
+			name: "mode not among the mode option's values", script: "options", hs: handshake{mode: "plan", modePos: at(2)},
 			sent:     []string{"initialize", "session/new"},
-			warnings: []string{`mode "plan" not offered by the agent (its mode option "mode" offers: ask, code); not set`},
+			warnings: []string{`s.yaml:2:10: agent.mode: the agent does not offer mode "plan" (its mode option "mode" offers: ask, code); not set`},
+		},
+		{
+			name: "legacy mode not offered", script: "models", hs: handshake{mode: "plan", modePos: at(2), model: "m2", modelPos: at(3)},
+			sent:     []string{"initialize", "session/new", "session/set_model"},
+			settings: []report.SessionSetting{{Key: "model", Value: "m2", Method: "session/set_model"}},
+			warnings: []string{`s.yaml:2:10: agent.mode: the agent does not offer mode "plan" (it offers: ask, code); not set`},
+		},
+		{
+			name: "no mode choice", script: "none", hs: handshake{mode: "plan", modePos: at(2)},
+			sent:     []string{"initialize", "session/new"},
+			warnings: []string{`s.yaml:2:10: agent.mode: the agent offers no mode choice (no config option of category mode, no modes): remove mode, or set the agent's own option in agent.config (it has: none); not set`},
 		},
 		{
 			name: "value not offered", script: "options",
@@ -163,6 +174,9 @@ models: {availableModels: [{modelId: legacy}]}
 	}
 }
 
+// TestFilterMcpServers: the servers an agent does not support are left
+// out, each with a warning at its entry in agent.mcpServers that says what
+// to do.
 func TestFilterMcpServers(t *testing.T) {
 	servers := []acp.McpServer{
 		{Name: "files", Command: "/bin/files"},
@@ -170,6 +184,8 @@ func TestFilterMcpServers(t *testing.T) {
 		{Type: acp.McpSSE, Name: "events", URL: "http://y"},
 		{Type: "acp", Name: "own", Raw: json.RawMessage(`{"type":"acp","name":"own","serverId":"s"}`)},
 	}
+	pos := []scenario.Pos{{File: "s.yaml", Line: 5, Col: 7}, {File: "s.yaml", Line: 6, Col: 7}, {File: "s.yaml", Line: 7, Col: 7}, {File: "s.yaml", Line: 8, Col: 7}}
+	const useStdio = "; give it as a stdio server (command, args, env), which every agent takes, or remove it"
 	names := func(ss []acp.McpServer) []string {
 		var out []string
 		for _, s := range ss {
@@ -184,17 +200,17 @@ func TestFilterMcpServers(t *testing.T) {
 		warnings []string
 	}{
 		{"no capabilities", acp.McpCapabilities{}, []string{"files", "own"}, []string{
-			`MCP server "docs" left out: the agent does not support http MCP servers (its mcpCapabilities.http is not true)`,
-			`MCP server "events" left out: the agent does not support sse MCP servers (its mcpCapabilities.sse is not true)`,
+			`s.yaml:6:7: agent.mcpServers: MCP server "docs" left out: the agent does not support http MCP servers (its mcpCapabilities.http is not true)` + useStdio,
+			`s.yaml:7:7: agent.mcpServers: MCP server "events" left out: the agent does not support sse MCP servers (its mcpCapabilities.sse is not true)` + useStdio,
 		}},
 		{"http only", acp.McpCapabilities{HTTP: true}, []string{"files", "docs", "own"}, []string{
-			`MCP server "events" left out: the agent does not support sse MCP servers (its mcpCapabilities.sse is not true)`,
+			`s.yaml:7:7: agent.mcpServers: MCP server "events" left out: the agent does not support sse MCP servers (its mcpCapabilities.sse is not true)` + useStdio,
 		}},
 		{"both", acp.McpCapabilities{HTTP: true, SSE: true}, []string{"files", "docs", "events", "own"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			kept, warnings := filterMcpServers(servers, tt.caps)
+			kept, warnings := filterMcpServers(servers, pos, tt.caps)
 			if diff := cmp.Diff(tt.kept, names(kept)); diff != "" {
 				t.Errorf("kept (-want +got):\n%s", diff)
 			}

@@ -230,7 +230,7 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 	}
 	a.OwnEnv = sc.Agent.OwnEnv
 	if a.McpServers == nil {
-		a.McpServers = sc.Agent.McpServers
+		a.McpServers, a.McpServerPos = sc.Agent.McpServers, sc.Agent.McpServerPos
 	}
 	if a.McpServers == nil {
 		a.McpServers = json.RawMessage("[]")
@@ -287,10 +287,12 @@ type agentSpec struct {
 	cwd         *string           // absolute, or "" for the default
 	cwdPos      Pos               // the cwd value
 	auth, mode  *string
+	modePos     Pos // the mode value
 	model       *string
 	modelPos    Pos             // the model value
 	config      []ConfigSetting // nil when not given
 	mcp         json.RawMessage // nil when not given
+	mcpPos      []Pos           // where each server of mcp was given
 	description string
 	replay      string // the absolute path of the transcript of agent: {replay: path}
 	reuse       *bool  // nil when not given
@@ -370,7 +372,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 			}
 		case "mode":
 			if s, ok := p.interp(v); ok {
-				spec.mode = &s
+				spec.mode, spec.modePos = &s, p.pos(v)
 			}
 		case "model":
 			if s, ok := p.interp(v); ok {
@@ -379,7 +381,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 		case "config":
 			spec.config = p.sessionConfig(v)
 		case "mcpServers":
-			spec.mcp = p.mcpServers(v)
+			spec.mcp, spec.mcpPos = p.mcpServers(v)
 		case "description":
 			if !yamlnode.IsNull(v) {
 				spec.description, _ = p.str(v)
@@ -494,7 +496,10 @@ func overlay(base Agent, spec agentSpec) Agent {
 		a.Auth = *spec.auth
 	}
 	if spec.mode != nil {
-		a.Mode = *spec.mode
+		a.Mode, a.ModePos = *spec.mode, spec.modePos
+		if a.Mode == "" {
+			a.ModePos = Pos{}
+		}
 	}
 	if spec.model != nil {
 		a.Model, a.ModelPos = *spec.model, spec.modelPos
@@ -507,7 +512,7 @@ func overlay(base Agent, spec agentSpec) Agent {
 		a.Config = nil
 	}
 	if spec.mcp != nil {
-		a.McpServers = spec.mcp
+		a.McpServers, a.McpServerPos = spec.mcp, spec.mcpPos
 	}
 	if spec.reuse != nil {
 		a.Reuse, a.ReusePos = *spec.reuse, spec.reusePos

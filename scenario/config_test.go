@@ -573,6 +573,13 @@ turns: [{prompt: hi}]
 	if diff := cmp.Diff(wantMine, mine.Agent, cmpOpts); diff != "" {
 		t.Errorf("WithAgent(mine).Agent (-want +got):\n%s", diff)
 	}
+	// The servers' positions go with them: the scenario's, the config's.
+	if got, want := claude.Agent.McpServerPos, []scenario.Pos{{File: base + "/s/x.yaml", Line: 8, Col: 16}}; !cmp.Equal(got, want) {
+		t.Errorf("WithAgent(claude).Agent.McpServerPos = %v, want %v", got, want)
+	}
+	if got, want := mine.Agent.McpServerPos, []scenario.Pos{{File: base + "/cfg/acprun.yaml", Line: 6, Col: 18}}; !cmp.Equal(got, want) {
+		t.Errorf("WithAgent(mine).Agent.McpServerPos = %v, want %v", got, want)
+	}
 	for _, c := range []*scenario.Scenario{claude, mine} {
 		if c.Name != orig.Name || len(c.Turns) != 1 || !cmp.Equal(c.Client, orig.Client) {
 			t.Errorf("WithAgent changed more than the agent: %+v", c)

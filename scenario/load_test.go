@@ -19,8 +19,10 @@ import (
 
 // cmpOpts compare regexps by source and JSON by value.
 var cmpOpts = cmp.Options{
-	// Where each word of a command was given is checked by TestAgentWordPos.
-	cmpopts.IgnoreFields(scenario.Agent{}, "ArgvPos"),
+	// Where each word of a command was given is checked by TestAgentWordPos,
+	// where mode was by TestAgentModelAndConfig, where each MCP server was
+	// by TestMcpServerPos.
+	cmpopts.IgnoreFields(scenario.Agent{}, "ArgvPos", "ModePos", "McpServerPos"),
 	// Where client.roots was given is checked by TestBudgetAndRootsPos.
 	cmpopts.IgnoreFields(scenario.Client{}, "RootsPos"),
 	cmp.Comparer(func(a, b *regexp.Regexp) bool {

@@ -77,10 +77,12 @@ type FlagSettings struct {
 	// policy of just these rules, default deny.
 	Allow, Deny []approve.Rule
 	// Model and Mode, when set, replace agent.model and agent.mode;
-	// ModelPos is where the model was given, for the runner's messages.
+	// ModelPos and ModePos are where they were given, for the runner's
+	// messages.
 	Model    string
 	ModelPos Pos
 	Mode     string
+	ModePos  Pos
 }
 
 // WithFlags returns a copy of the scenario with fs applied; the scenario
@@ -94,7 +96,7 @@ func (sc *Scenario) WithFlags(fs FlagSettings) *Scenario {
 		c.Agent.Model, c.Agent.ModelPos = fs.Model, fs.ModelPos
 	}
 	if fs.Mode != "" {
-		c.Agent.Mode = fs.Mode
+		c.Agent.Mode, c.Agent.ModePos = fs.Mode, fs.ModePos
 	}
 	return &c
 }

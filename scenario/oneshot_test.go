@@ -113,7 +113,7 @@ turns: [{prompt: x}]
 		t.Fatal(err)
 	}
 	fs := scenario.FlagSettings{Allow: []approve.Rule{allow}, Deny: []approve.Rule{deny},
-		Model: "big", ModelPos: scenario.Pos{File: "--model big"}, Mode: "code"}
+		Model: "big", ModelPos: scenario.Pos{File: "--model big"}, Mode: "code", ModePos: scenario.Pos{File: "--mode code"}}
 
 	with := scs[0].WithFlags(fs)
 	rules := func(rs []approve.Rule) []string {
@@ -129,8 +129,8 @@ turns: [{prompt: x}]
 	if diff := cmp.Diff([]string{"/s/x.yaml:3", "--deny 'path:**/.env'"}, rules(with.Policy.Deny)); diff != "" {
 		t.Errorf("deny rules (-want +got):\n%s", diff)
 	}
-	if with.Agent.Model != "big" || with.Agent.ModelPos != fs.ModelPos || with.Agent.Mode != "code" {
-		t.Errorf("model %q at %v, mode %q; want big at --model big, code", with.Agent.Model, with.Agent.ModelPos, with.Agent.Mode)
+	if with.Agent.Model != "big" || with.Agent.ModelPos != fs.ModelPos || with.Agent.Mode != "code" || with.Agent.ModePos != fs.ModePos {
+		t.Errorf("model %q at %v, mode %q at %v; want big at --model big, code at --mode code", with.Agent.Model, with.Agent.ModelPos, with.Agent.Mode, with.Agent.ModePos)
 	}
 	if len(scs[0].Policy.Allow) != 1 || len(scs[0].Policy.Deny) != 1 || scs[0].Agent.Model != "small" || scs[0].Agent.Mode != "ask" {
 		t.Errorf("the scenario itself changed: %+v, model %q", scs[0].Policy, scs[0].Agent.Model)

@@ -377,23 +377,25 @@ func (p *fileParser) env(n *yaml.Node) map[string]string {
 }
 
 // mcpServers converts the YAML list to JSON, expanding variables in
-// string values.
-func (p *fileParser) mcpServers(n *yaml.Node) json.RawMessage {
+// string values, and says where each server's entry was written.
+func (p *fileParser) mcpServers(n *yaml.Node) (json.RawMessage, []Pos) {
 	if n.Kind != yaml.SequenceNode {
 		p.Errorf(n, "expected a list of MCP servers, got %s", describe(n))
-		return json.RawMessage("[]")
+		return json.RawMessage("[]"), nil
 	}
+	var pos []Pos
 	for _, item := range n.Content {
 		if yamlnode.Deref(item).Kind != yaml.MappingNode {
 			p.Errorf(item, "expected an MCP server (a mapping), got %s", describe(item))
 		}
+		pos = append(pos, p.pos(item))
 	}
 	var buf bytes.Buffer
 	budget := 100_000
 	if !p.toJSON(&buf, n, 0, &budget) {
-		return json.RawMessage("[]")
+		return json.RawMessage("[]"), nil
 	}
-	return json.RawMessage(buf.Bytes())
+	return json.RawMessage(buf.Bytes()), pos
 }
 
 func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *int) bool {

@@ -126,7 +126,10 @@ type Agent struct {
 	// message when the agent asks for authentication; nil when none are
 	// known.
 	AuthEnv []string
-	Mode    string // session mode to set after session/new, "" for none
+	// Mode is the session mode to set after session/new (agent.mode), ""
+	// for none; ModePos is where it was given.
+	Mode    string
+	ModePos Pos
 
 	// Model is the model to select after session/new (agent.model), "" for
 	// the agent's own; ModelPos is where it was given.
@@ -143,8 +146,10 @@ type Agent struct {
 	CwdPos Pos
 
 	// McpServers is passed to session/new as written: a JSON array, "[]"
-	// when absent.
-	McpServers json.RawMessage
+	// when absent. McpServerPos is where each of its servers was given
+	// (its entry in agent.mcpServers), for messages about them.
+	McpServers   json.RawMessage
+	McpServerPos []Pos
 
 	// ArgvPos is where each word of Command was given (its command or
 	// args value), for messages about them; a zero Pos (or none) for the

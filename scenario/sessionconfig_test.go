@@ -8,8 +8,8 @@ import (
 	"github.com/acprun/acprun/scenario"
 )
 
-// TestAgentModelAndConfig: agent.model and agent.config are read with the
-// position of each value, interpolated; a named agent's settings are the
+// TestAgentModelAndConfig: agent.model, agent.mode and agent.config are
+// read with the position of each value, interpolated; a named agent's settings are the
 // base that a scenario's change id by id, and an empty value leaves a
 // setting out (a named agent's too).
 func TestAgentModelAndConfig(t *testing.T) {
@@ -18,12 +18,15 @@ func TestAgentModelAndConfig(t *testing.T) {
     command: [mine]
     model: big
     config: {effort: low, thinking: true}
+    mode: code
 `)
 	tests := []struct {
 		name      string
 		src       string
 		model     string
 		modelPos  string
+		mode      string
+		modePos   string
 		config    []scenario.ConfigSetting
 		wantNoPos bool
 	}{
@@ -33,6 +36,7 @@ func TestAgentModelAndConfig(t *testing.T) {
 agent:
   command: [a]
   model: ${MODEL:-fast}
+  mode: plan
   config:
     effort: high
     thinking: false
@@ -41,11 +45,11 @@ agent:
 permissions: {}
 turns: [{prompt: hi}]
 `,
-			model: "fast", modelPos: "/s/x.yaml:4:10",
+			model: "fast", modelPos: "/s/x.yaml:4:10", mode: "plan", modePos: "/s/x.yaml:5:9",
 			config: []scenario.ConfigSetting{
-				{ID: "effort", Value: "high", Pos: scenario.Pos{File: "/s/x.yaml", Line: 6, Col: 13}},
-				{ID: "thinking", Value: "false", Pos: scenario.Pos{File: "/s/x.yaml", Line: 7, Col: 15}},
-				{ID: "level", Value: "3", Pos: scenario.Pos{File: "/s/x.yaml", Line: 8, Col: 12}},
+				{ID: "effort", Value: "high", Pos: scenario.Pos{File: "/s/x.yaml", Line: 7, Col: 13}},
+				{ID: "thinking", Value: "false", Pos: scenario.Pos{File: "/s/x.yaml", Line: 8, Col: 15}},
+				{ID: "level", Value: "3", Pos: scenario.Pos{File: "/s/x.yaml", Line: 9, Col: 12}},
 			},
 		},
 		{
@@ -55,7 +59,7 @@ agent: mine
 permissions: {}
 turns: [{prompt: hi}]
 `,
-			model: "big", modelPos: "/cfg/acprun.yaml:4:12",
+			model: "big", modelPos: "/cfg/acprun.yaml:4:12", mode: "code", modePos: "/cfg/acprun.yaml:6:11",
 			config: []scenario.ConfigSetting{
 				{ID: "effort", Value: "low", Pos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 5, Col: 22}},
 				{ID: "thinking", Value: "true", Pos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 5, Col: 37}},
@@ -64,13 +68,13 @@ turns: [{prompt: hi}]
 		{
 			name: "named agent changed",
 			src: `name: x
-agent: {name: mine, model: "${EMPTY}", config: {effort: max, extra: "on", thinking: "${EMPTY}"}}
+agent: {name: mine, model: "${EMPTY}", mode: "", config: {effort: max, extra: "on", thinking: "${EMPTY}"}}
 permissions: {}
 turns: [{prompt: hi}]
 `,
 			config: []scenario.ConfigSetting{
-				{ID: "effort", Value: "max", Pos: scenario.Pos{File: "/s/x.yaml", Line: 2, Col: 57}},
-				{ID: "extra", Value: "on", Pos: scenario.Pos{File: "/s/x.yaml", Line: 2, Col: 69}},
+				{ID: "effort", Value: "max", Pos: scenario.Pos{File: "/s/x.yaml", Line: 2, Col: 67}},
+				{ID: "extra", Value: "on", Pos: scenario.Pos{File: "/s/x.yaml", Line: 2, Col: 79}},
 			},
 		},
 	}
@@ -82,6 +86,12 @@ turns: [{prompt: hi}]
 			}
 			if got := a.ModelPos; (tt.modelPos == "" && got != scenario.Pos{}) || (tt.modelPos != "" && got.String() != tt.modelPos) {
 				t.Errorf("ModelPos = %v, want %q", got, tt.modelPos)
+			}
+			if a.Mode != tt.mode {
+				t.Errorf("Mode = %q, want %q", a.Mode, tt.mode)
+			}
+			if got := a.ModePos; (tt.modePos == "" && got != scenario.Pos{}) || (tt.modePos != "" && got.String() != tt.modePos) {
+				t.Errorf("ModePos = %v, want %q", got, tt.modePos)
 			}
 			if diff := cmp.Diff(tt.config, a.Config); diff != "" {
 				t.Errorf("Config (-want +got):\n%s", diff)
@@ -119,5 +129,50 @@ func TestAgentConfigErrors(t *testing.T) {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestMcpServerPos: where each server of agent.mcpServers was given is
+// kept beside the servers, a named agent's from its config, for the
+// runner's messages about them.
+func TestMcpServerPos(t *testing.T) {
+	cfg := loadConfig(t, `agents:
+  mine:
+    command: [mine]
+    mcpServers:
+      - {name: cfg, type: http, url: "http://x", headers: []}
+`)
+	scs := loadAt(t, cfg, "/s/x.yaml", `name: own
+agent:
+  command: [a]
+  mcpServers:
+    - {name: one, command: /one, args: [], env: []}
+    - name: two
+      type: http
+      url: http://two
+      headers: []
+permissions: {}
+turns: [{prompt: hi}]
+---
+name: named
+agent: mine
+permissions: {}
+turns: [{prompt: hi}]
+---
+name: none
+agent: {command: [a]}
+permissions: {}
+turns: [{prompt: hi}]
+`)
+	at := func(file string, line, col int) scenario.Pos { return scenario.Pos{File: file, Line: line, Col: col} }
+	want := [][]scenario.Pos{
+		{at("/s/x.yaml", 5, 7), at("/s/x.yaml", 6, 7)},
+		{at("/cfg/acprun.yaml", 5, 9)},
+		nil,
+	}
+	for i, sc := range scs {
+		if diff := cmp.Diff(want[i], sc.Agent.McpServerPos); diff != "" {
+			t.Errorf("%s: McpServerPos (-want +got):\n%s", sc.Name, diff)
+		}
 	}
 }
