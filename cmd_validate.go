@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 
-	"github.com/acprun/acprun/internal/shellquote"
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/yamlnode"
 	"github.com/acprun/acprun/mockagent"
@@ -134,12 +133,8 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts m
 	}
 	cmd := runner.ResolveCommand(argv, sc.File, a.Cwd, self)
 	if cmd.Script == "" {
-		if _, err := runner.LookPath(cmd.Argv[0], a.Cwd); err != nil {
-			what := "agent command"
-			if a.Name != "" {
-				what = fmt.Sprintf("agent %s: command", a.Name)
-			}
-			return []*srcerr.Error{problem(a.WordPos(0), fmt.Sprintf("%s %s: %v", what, shellquote.Word(argv[0]), err))}
+		if e := runner.CheckProgram(a, cmd.Argv[0], a.Cwd); e != nil {
+			return []*srcerr.Error{problem(e.Pos, e.Msg)}
 		}
 		return nil
 	}

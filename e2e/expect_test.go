@@ -488,7 +488,7 @@ var judgeCases = []judgeCase{
 	{name: "judge-default-pass-fail", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: custom-rubric}\n",
 		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /(?m)^\W*PASS\b/: "VERDICT: ok"`}},
 	{name: "judge-no-start", agent: "idle", expect: "judge: {agent: {command: [/nonexistent/judge-agent]}, rubric: anything}\n",
-		fail: &wantFailure{0, "judge: «{", `judge /nonexistent/judge-agent gave no verdict: start /nonexistent/judge-agent: {ANY}no such file or directory`}},
+		fail: &wantFailure{0, "judge: «{", `judge /nonexistent/judge-agent gave no verdict: {ANY}.yaml:{ANY}: agent command /nonexistent/judge-agent: no such file`}},
 	// The judge never answers: its timeout cancels it.
 	{name: "judge-timeout", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: slow-rubric, timeout: 1s}\n",
 		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml gave no verdict: it did not answer within its timeout (1s), so acprun cancelled it; it ended with stopReason cancelled`}},
@@ -588,7 +588,7 @@ func TestJudgeVerdicts(t *testing.T) {
 	if j := got["judge-fail"].Judge; j != nil && (j.Text != "FAIL\nnothing was changed." || j.StopReason != "end_turn") {
 		t.Errorf("judge-fail: verdict %+v, want its FAIL text and end_turn", j)
 	}
-	if j := got["judge-no-start"].Judge; j != nil && !strings.Contains(j.Error, "no such file or directory") {
+	if j := got["judge-no-start"].Judge; j != nil && !strings.Contains(j.Error, "no such file") {
 		t.Errorf("judge-no-start: verdict %+v, want the start error", j)
 	}
 	if j := got["judge-timeout"].Judge; j != nil && j.StopReason != "cancelled" {

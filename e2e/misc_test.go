@@ -336,6 +336,27 @@ func TestMiscRunDirConfigNotLoaded(t *testing.T) {
 	}
 }
 
+// TestRunAgentNotFound: a run whose agent's program is not there is an
+// error (exit 3) that says so as validate --strict does, at the word of
+// the command and with what to do, not in exec's words.
+func TestRunAgentNotFound(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": "name: rf\nagent: {command: [nosuchcmd-xyz]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"})
+	const want = "s.yaml:2:19: agent command nosuchcmd-xyz: not found in PATH: install it, or give its path"
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != 3 || !strings.Contains(res.stderr, want) || strings.Contains(res.stderr, "exec:") {
+		t.Errorf("run: exit %d, want 3 and %q:\n%s", res.code, want, res.stderr)
+	}
+	if sc := out.Scenarios[0]; sc.Status != "error" || sc.Error != want {
+		t.Errorf("status %s, error %q; want error, %q", sc.Status, sc.Error, want)
+	}
+	res = acprun(t, dir, "validate", "--strict", "s.yaml")
+	if res.code != 2 || !strings.HasPrefix(res.stderr, want+"\n") {
+		t.Errorf("validate --strict: exit %d, want 2 and %q first:\n%s", res.code, want, res.stderr)
+	}
+}
+
 // TestValidateStrict: validate --strict reports, at the word of each
 // scenario's agent command it is about, an agent (or judge) command that does not resolve and a mock
 // script that is missing or does not parse, and exits 2; without --strict
@@ -368,11 +389,11 @@ func TestValidateStrict(t *testing.T) {
 		}
 	}
 	want := []string{
-		"s.yaml:2:19: agent command no-such-agent-bin: not found in PATH",
+		"s.yaml:2:19: agent command no-such-agent-bin: not found in PATH: install it, or give its path",
 		`s.yaml:7:28: mock script bad.mock.yaml does not parse: bad.mock.yaml:2:5: unknown key "stps" in turn (want one of: after, error, match, onCancel, steps, stopReason, usage)`,
 		"s.yaml:12:39: mock script nope.mock.yaml does not exist (looked for it next to s.yaml and in the agent's cwd " + dir + ")",
 		"s.yaml:17:19: agent command ./bin/agent: not executable (chmod +x it)",
-		"s.yaml:24:29: agent command no-such-judge: not found in PATH",
+		"s.yaml:24:29: agent command no-such-judge: not found in PATH: install it, or give its path",
 	}
 	if res.code != 2 || res.stdout != "" {
 		t.Errorf("validate --strict: exit %d, stdout %q; want 2 and nothing", res.code, res.stdout)

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/acprun/acprun/internal/shellquote"
+	"github.com/acprun/acprun/scenario"
 )
 
 // Command is an agent's command as runner starts it (ResolveCommand).
@@ -60,6 +63,9 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
+// errNotInPath is LookPath's error for a bare name that is not in PATH.
+var errNotInPath = errors.New("not found in PATH")
+
 // LookPath finds the executable name as an agent's start in dir finds it:
 // a bare name in PATH, a path relative to dir. Its error says why there is
 // none, in a few words.
@@ -67,7 +73,7 @@ func LookPath(name, dir string) (string, error) {
 	if !strings.Contains(name, "/") {
 		path, err := exec.LookPath(name)
 		if err != nil {
-			return "", errors.New("not found in PATH")
+			return "", errNotInPath
 		}
 		return path, nil
 	}
@@ -90,4 +96,38 @@ func LookPath(name, dir string) (string, error) {
 		return "", errors.New("not executable (chmod +x it)")
 	}
 	return path, nil
+}
+
+// ProgramError is an agent whose program a start would not find: Pos is
+// the word of its command that names the program (the agent's own
+// position when a named agent's command gives it), Msg what is wrong and,
+// where it is not plain, what to do.
+type ProgramError struct {
+	Pos scenario.Pos
+	Msg string
+}
+
+func (e *ProgramError) Error() string { return posMsg(e.Pos, e.Msg) }
+
+// CheckProgram looks for prog, the program of agent a's command as
+// ResolveCommand gives it, as the agent's start in dir finds it
+// (LookPath): for a run, before it starts the agent, and validate
+// --strict alike. It returns nil when the program is there.
+func CheckProgram(a *scenario.Agent, prog, dir string) *ProgramError {
+	if len(a.Command) == 0 {
+		return nil // an error of the file already
+	}
+	_, err := LookPath(prog, dir)
+	if err == nil {
+		return nil
+	}
+	what := "agent command"
+	if a.Name != "" {
+		what = fmt.Sprintf("agent %s: command", a.Name)
+	}
+	msg := fmt.Sprintf("%s %s: %v", what, shellquote.Word(a.Command[0]), err)
+	if errors.Is(err, errNotInPath) {
+		msg += ": install it, or give its path"
+	}
+	return &ProgramError{Pos: a.WordPos(0), Msg: msg}
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
 )
 
 // TestResolveCommand checks how an agent command resolves, for a run and
@@ -102,5 +105,57 @@ func TestLookPath(t *testing.T) {
 		if got != tt.want || errText != tt.err {
 			t.Errorf("LookPath(%q) = %q, %q; want %q, %q", tt.name, got, errText, tt.want, tt.err)
 		}
+	}
+}
+
+// TestCheckProgram: an agent whose program is not there is named at the
+// word of its command that gives the program (at the agent for a named
+// agent's), with what to do when the cause does not say it.
+func TestCheckProgram(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PATH", dir)
+	at := func(line, col int) scenario.Pos { return scenario.Pos{File: "s.yaml", Line: line, Col: col} }
+	tests := []struct {
+		name string
+		a    scenario.Agent
+		want string // "" when found
+	}{
+		{"found", scenario.Agent{Command: []string{"/bin/sh"}, ArgvPos: []scenario.Pos{at(2, 19)}}, ""},
+		{"not in PATH", scenario.Agent{Pos: at(2, 8), Command: []string{"nosuchcmd-xyz", "--acp"}, ArgvPos: []scenario.Pos{at(2, 19), at(2, 34)}},
+			"s.yaml:2:19: agent command nosuchcmd-xyz: not found in PATH: install it, or give its path"},
+		{"named agent", scenario.Agent{Pos: at(2, 8), Name: "mine", Command: []string{"nosuchcmd-xyz"}, ArgvPos: make([]scenario.Pos, 1)},
+			"s.yaml:2:8: agent mine: command nosuchcmd-xyz: not found in PATH: install it, or give its path"},
+		{"no such file", scenario.Agent{Command: []string{"./bin/agent"}, ArgvPos: []scenario.Pos{at(3, 12)}},
+			"s.yaml:3:12: agent command ./bin/agent: no such file (relative to the agent's cwd " + dir + ")"},
+		{"no position", scenario.Agent{Command: []string{"nosuchcmd-xyz"}},
+			"agent command nosuchcmd-xyz: not found in PATH: install it, or give its path"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ""
+			if e := CheckProgram(&tt.a, tt.a.Command[0], dir); e != nil {
+				got = e.Error()
+			}
+			if got != tt.want {
+				t.Errorf("CheckProgram = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestAgentNotFound: a run whose agent's program is not there ends the
+// scenario with status error (exit 3) before it starts anything, saying
+// so as validate --strict does: at the word of the command, with what to
+// do, not exec's words.
+func TestAgentNotFound(t *testing.T) {
+	t.Parallel()
+	rep := runScenarios(t, Options{}, "name: gone\nagent: {command: [nosuchcmd-xyz, --acp]}\npermissions: {}\nturns: [{prompt: hi}]\n", nil)
+	r := rep.Scenarios[0]
+	want := r.File + ":2:19: agent command nosuchcmd-xyz: not found in PATH: install it, or give its path"
+	if r.Status != report.StatusError || !r.StartFailed || r.Error != want {
+		t.Errorf("status %s, startFailed %v, error %q; want error, true, %q", r.Status, r.StartFailed, r.Error, want)
+	}
+	if code := exitOf(rep); code != 3 {
+		t.Errorf("exit %d, want 3", code)
 	}
 }

@@ -276,6 +276,9 @@ func (r *scenarioRun) acquire(ctx context.Context) error {
 			}
 		}
 	}
+	if e := CheckProgram(&r.sc.Agent, own[0], r.sc.Agent.Cwd); e != nil {
+		return e // as validate --strict says it, not as exec does
+	}
 	if pl != nil {
 		pl.reserve(r.opts.Abort)
 	}
