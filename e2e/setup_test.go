@@ -211,6 +211,32 @@ turns:
 	}
 }
 
+// TestAuthenticateRefusedNamesTheVariable: an agent that refuses
+// authenticate (codex-acp does so when its key is not set) ends the
+// scenario as an auth error whose message names the variable its registry
+// entry expects and whether it is set.
+func TestAuthenticateRefusedNamesTheVariable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.sh": `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{},"authMethods":[{"id":"openai-api-key","name":"API key"}]}}'
+read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error"}}'
+read -r line
+`,
+		"acprun.yaml": "agents:\n  codex: {command: [sh, agent.sh], auth: openai-api-key}\n",
+		"s.yaml":      "name: auth\nagent: codex\npermissions: {default: deny, enforce: false}\nturns: [{prompt: one}]\n",
+	})
+	res := acprunEnv(t, dir, []string{"OPENAI_API_KEY="}, "run", "s.yaml", "-o", "out.json")
+	if res.code != exitAgent {
+		t.Errorf("exit %d, want %d\n%s", res.code, exitAgent, res.stderr)
+	}
+	r := readResults(t, filepath.Join(dir, "out.json")).Scenarios[0]
+	const want = `s.yaml:2:8: agent: authenticate "openai-api-key": the agent refused it; it expects OPENAI_API_KEY (not set) in its environment: jsonrpc error -32603: Internal error`
+	if r.Error != want || r.ErrorCause != report.ErrorAuth {
+		t.Errorf("error %q (cause %q), want %q (auth)", r.Error, r.ErrorCause, want)
+	}
+}
+
 // TestProtocolVersion2IsNotSpoken: an agent that answers initialize with
 // protocol version 2 is sent nothing more; the scenario is an
 // infrastructure error at its agent saying v2 is not supported yet, and

@@ -179,7 +179,7 @@ func (h *handshake) authenticate(call func(method string, params, result any) er
 	if err := call(acp.MethodAuthenticate, acp.AuthenticateRequest{MethodID: h.auth}, nil); err != nil {
 		var ae *acp.Error
 		if errors.As(err, &ae) { // the agent refused it: timeouts and crashes are not about authentication
-			return &causeError{report.ErrorAuth, fmt.Errorf("authenticate %q: %w", h.auth, err)}
+			return &causeError{report.ErrorAuth, fmt.Errorf("authenticate %q: the agent refused it%s: %w", h.auth, h.envHint(), err)}
 		}
 		return fmt.Errorf("authenticate %q: %w", h.auth, err)
 	}

@@ -363,6 +363,7 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 		version:  r.opts.Version,
 		auth:     r.sc.Agent.Auth,
 		authHint: "set agent.auth to",
+		authEnv:  AuthEnv(r.sc.Agent, r.opts.Environ),
 		wait:     r.setupWait(),
 	}
 	p.init, err = hs.initialize(ctx, agent.Conn)

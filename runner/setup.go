@@ -217,10 +217,18 @@ func (h *handshake) authError(res *handshakeResult, method string, err error) er
 	if len(terminal) > 0 {
 		fmt.Fprintf(&b, "; or log in once, by hand, with its terminal login (%s)", strings.Join(terminal, ", "))
 	}
-	if len(h.authEnv) > 0 {
-		fmt.Fprintf(&b, "; it expects %s in its environment", strings.Join(h.authEnv, ", "))
-	}
+	b.WriteString(h.envHint())
 	return &causeError{report.ErrorAuth, fmt.Errorf("%s: %w", b.String(), err)}
+}
+
+// envHint says which variables the agent's registry entry expects for its
+// credentials and whether they are set ("; it expects ANTHROPIC_API_KEY
+// (not set) in its environment"), or "" when none are known.
+func (h *handshake) envHint() string {
+	if len(h.authEnv) == 0 {
+		return ""
+	}
+	return "; it expects " + strings.Join(h.authEnv, ", ") + " in its environment"
 }
 
 // AuthEnv lists the variables a's registry entry expects for its
