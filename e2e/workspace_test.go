@@ -271,6 +271,28 @@ turns:
 	}
 }
 
+// TestWorkspaceCwdOutsideIsWarned: an agent.cwd outside the workspace's
+// source is not moved into the copy; validate and run say so at the
+// value, and the run's results carry the warning.
+func TestWorkspaceCwdOutsideIsWarned(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"fx/f.txt":    "x\n",
+		"sub/g.txt":   "y\n",
+		"a.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"s.yaml":      "name: c\nagent: {name: mock, args: [a.mock.yaml], cwd: ./sub}\nworkspace: {from: fx}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	want := "s.yaml:2:47: warning: agent.cwd " + filepath.Join(dir, "sub") + " is outside the workspace (" + filepath.Join(dir, "fx") + "): the agent works there"
+	if res := acprun(t, dir, "validate", "s.yaml"); res.code != exitOK || !strings.Contains(res.stderr, want) {
+		t.Errorf("validate: exit %d, stderr:\n%s\nwant 0 and %q", res.code, res.stderr, want)
+	}
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != exitOK || !strings.Contains(strings.Join(out.Scenarios[0].Warnings, "\n"), "is outside the workspace") {
+		t.Errorf("run: exit %d, warnings %q; want 0 and the warning\n%s", res.code, out.Scenarios[0].Warnings, res.stderr)
+	}
+}
+
 // TestWorkspaceKeptOnlyWhenNotPassed: a passing attempt's workspace is
 // removed, a failing one's is kept with the agent's edit and named in the
 // summary; --keep-workspaces keeps passing ones too; --workspace-dir puts

@@ -216,6 +216,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		s.Client.Roots = []string{s.Agent.Cwd}
 	}
 	p.checkSession(s)
+	p.checkWorkspaceCwd(s)
 	p.enforce(s)
 	p.finishGateway(s)
 	if s.Expect.Pos == (Pos{}) {

@@ -117,6 +117,42 @@ func TestSessionWithWorkspaceWarns(t *testing.T) {
 	}
 }
 
+// TestWorkspaceCwdOutsideWarns: an agent.cwd outside the workspace's
+// source is warned about (the agent would work there, not in the copy);
+// one inside it, or none, is not, nor a fixed cwd for a resumed session.
+func TestWorkspaceCwdOutsideWarns(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"repo/sub", "elsewhere"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "s.yaml")
+	for _, tt := range []struct {
+		agent, extra string
+		want         []string
+	}{
+		{"{command: [a], cwd: elsewhere}", "", []string{file + ":2:28: agent.cwd " + dir + "/elsewhere is outside the workspace (" + dir + "/repo): " +
+			"the agent works there, not in its copy, so its edits are real and setup, verify and expect.files see the copy instead; put agent.cwd inside " + dir + "/repo, or leave it out"}},
+		{"{command: [a], cwd: repo/sub}", "", nil},
+		{"{command: [a]}", "", nil},
+		{"{command: [a], cwd: elsewhere}", "session: {resume: true}\n", nil},
+	} {
+		src := "name: x\nagent: " + tt.agent + "\npermissions: {}\nworkspace: repo\nturns: [{prompt: hi}]\n" + tt.extra
+		_, warns, err := scenario.LoadBytes(file, []byte(src), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, w := range warns {
+			got = append(got, w.String())
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("agent: %s %s: warnings (-want +got):\n%s", tt.agent, tt.extra, diff)
+		}
+	}
+}
+
 // TestSessionDefaults: the config's session key is every scenario's, its
 // stateFile relative to the config file; a scenario's replaces it whole.
 func TestSessionDefaults(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -60,6 +61,22 @@ func (p *fileParser) workspace(n *yaml.Node) *Workspace {
 		p.Errorf(ref, "ref goes with git: a directory copied with from has no ref (use git: to check out a commit)")
 	}
 	return w
+}
+
+// checkWorkspaceCwd warns about an agent.cwd outside the workspace's
+// source: only paths inside it are moved into each attempt's copy, so the
+// agent would work in that directory itself, where its edits are real,
+// while setup, verify and expect.files look at the copy. A resumed session
+// is left alone: a fixed cwd is how it continues (see checkSession).
+func (p *fileParser) checkWorkspaceCwd(s *Scenario) {
+	w := s.Workspace
+	if w == nil || w.Source() == "" || s.Agent.CwdPos == (Pos{}) || s.Session.Resume {
+		return
+	}
+	if from := w.Source(); !workspace.Within(s.Agent.Cwd, from) {
+		p.warnf(s.Agent.CwdPos, "agent.cwd %s is outside the workspace (%s): the agent works there, not in its copy, so its edits are real "+
+			"and setup, verify and expect.files see the copy instead; put agent.cwd inside %s, or leave it out", s.Agent.Cwd, from, from)
+	}
 }
 
 // workspaceDir reads the directory of a workspace, given by key (for the

@@ -121,7 +121,7 @@ func makeDir(what, given, src, parent, prefix string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("workspace: directory %s: %w", parent, err)
 	}
-	if within(resolveExisting(parent), src) {
+	if Within(resolveExisting(parent), src) {
 		return "", fmt.Errorf("workspace: %s %s: the workspaces' directory %s lies inside it: put workspaces outside %s", what, given, parent, given)
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -179,9 +179,9 @@ func sanitise(prefix string) string {
 	return s
 }
 
-// within reports whether path is dir or lies inside it; both are clean
+// Within reports whether path is dir or lies inside it; both are clean
 // absolute paths.
-func within(path, dir string) bool {
+func Within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
@@ -196,7 +196,7 @@ func Rebase(path, from, to string) string {
 		return path
 	}
 	clean, from := filepath.Clean(path), filepath.Clean(from)
-	if !within(clean, from) {
+	if !Within(clean, from) {
 		return path
 	}
 	rel, err := filepath.Rel(from, clean)
