@@ -52,7 +52,7 @@ func (c *mergeCmd) Run(g *globals) error {
 	if err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("merge: %w", err)}
 	}
-	writeErr := g.writeFile(c.Output, true, func(w io.Writer) error { return report.Write(w, rep) })
+	writeErr := g.writeFile(c.Output, nil, true, func(w io.Writer) error { return report.Write(w, rep) })
 	// A summary that cannot be written to stderr loses nothing merged: the
 	// exit code stays the merged run's, as run's does.
 	_ = output.Lines(g.Stderr, rep)

@@ -146,7 +146,7 @@ func (c *probeCmd) writeFile(g *globals, rep runner.ProbeReport) error {
 	if c.Output == "" {
 		return nil
 	}
-	if err := g.writeFile(c.Output, true, func(w io.Writer) error { return output.ProbeJSON(w, rep) }); err != nil {
+	if err := g.writeFile(c.Output, nil, true, func(w io.Writer) error { return output.ProbeJSON(w, rep) }); err != nil {
 		return fmt.Errorf("-o %s: %w; the probe's JSON was not written", c.Output, err)
 	}
 	return nil

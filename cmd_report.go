@@ -74,7 +74,7 @@ func (c *reportCmd) Run(g *globals) error {
 	opts := htmlOptions(report.TranscriptFinder(c.Transcripts, dirs))
 	opts.Sources = c.Files
 	opts.TranscriptBytes = c.TranscriptBytes
-	if err := g.writeFile(c.Output, true, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
+	if err := g.writeFile(c.Output, nil, true, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
 		return exitError{code: exitOutput, err: fmt.Errorf("report: -o %s: %w; the report was not written", c.Output, err)}
 	}
 	if c.Output != outfile.Stdout {

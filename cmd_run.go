@@ -58,6 +58,10 @@ type runCmd struct {
 	ruleFlags
 	gatewayFlags
 	selection
+
+	// pins are the output files written after the agents ran, by path,
+	// pinned before they start (see checkOutputPaths).
+	pins map[string]*outfile.Pinned `kong:"-"`
 }
 
 // Help is the long help of run.
@@ -167,15 +171,26 @@ func (c *runCmd) checkOutputFlags(g *globals) error {
 
 // checkOutputPaths checks that every output file and the transcripts
 // directory can be written, before any agent starts: it creates missing
-// parent directories and tries a temporary file where each will go.
+// parent directories and tries a temporary file where each will go. The
+// files written once the agents have run are pinned (c.pins): an agent
+// that can write where one goes cannot point it elsewhere with a symlink.
 func (c *runCmd) checkOutputPaths() error {
+	c.pins = map[string]*outfile.Pinned{}
 	for _, f := range c.files() {
 		if f.Path == outfile.Stdout {
 			continue
 		}
-		if err := outfile.Check(f.Path); err != nil {
+		if f.Path == c.Events { // opened before the agents start
+			if err := outfile.Check(f.Path); err != nil {
+				return fmt.Errorf("%s %s: %w", f.Flag, f.Path, err)
+			}
+			continue
+		}
+		pin, err := outfile.Pin(f.Path)
+		if err != nil {
 			return fmt.Errorf("%s %s: %w", f.Flag, f.Path, err)
 		}
+		c.pins[f.Path] = pin
 	}
 	if c.Transcripts != "" {
 		if err := outfile.CheckDir(c.Transcripts); err != nil {
@@ -251,7 +266,13 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		c.warnNoPermissions(g, scs)
 		return output.Plan(g.Stdout, runner.DryRun(opts, scs))
 	}
-	if err := c.checkOutputPaths(); err != nil {
+	err = c.checkOutputPaths()
+	defer func() {
+		for _, pin := range c.pins {
+			pin.Close()
+		}
+	}()
+	if err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
 	if c.Timeout.d > 0 { // the whole run, the wait for state files' locks included
@@ -329,18 +350,18 @@ func (c *runCmd) writeOutputs(g *globals, rep report.Report, events *progress.Ev
 	var lost []string
 	written := false
 	// Streamed: the results may hold megabytes of agent text.
-	if err := g.writeFile(c.JSON, false, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
+	if err := g.writeFile(c.JSON, c.pins[c.JSON], false, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
 		lost = append(lost, fmt.Sprintf("-o %s: %v; the results were not written", c.JSON, err))
 	} else {
 		written = true
 	}
 	if c.JUnit != "" {
-		if err := g.writeFile(c.JUnit, true, func(w io.Writer) error { return output.JUnit(w, rep) }); err != nil {
+		if err := g.writeFile(c.JUnit, c.pins[c.JUnit], true, func(w io.Writer) error { return output.JUnit(w, rep) }); err != nil {
 			lost = append(lost, fmt.Sprintf("--junit %s: %v; the JUnit report was not written", c.JUnit, err))
 		}
 	}
 	if c.HTML != "" {
-		err := g.writeFile(c.HTML, true, func(w io.Writer) error {
+		err := g.writeFile(c.HTML, c.pins[c.HTML], true, func(w io.Writer) error {
 			return htmlreport.Write(w, rep, htmlOptions(report.TranscriptFinder("", nil))) // where the run wrote them
 		})
 		if err != nil {

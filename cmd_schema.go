@@ -33,7 +33,7 @@ func (c *schemaCmd) Run(g *globals) error {
 	if c.Config {
 		schema = scenario.ConfigJSONSchema()
 	}
-	err := g.writeFile(c.Output, true, func(w io.Writer) error { _, err := w.Write(schema); return err })
+	err := g.writeFile(c.Output, nil, true, func(w io.Writer) error { _, err := w.Write(schema); return err })
 	if err != nil && c.Output != outfile.Stdout {
 		return exitError{code: exitOutput, err: fmt.Errorf("-o %s: %w; the schema was not written", c.Output, err)}
 	}

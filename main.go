@@ -67,11 +67,12 @@ type globals struct {
 
 // writeFile writes what format writes to path: stdout for "-", else as
 // outfile.WriteFrom does (a regular file replaced atomically once format
-// has succeeded, a device or FIFO written in place). With whole, the
-// output is made in memory first, so that nothing is written when format
-// fails; without it, it streams (the results may hold megabytes of agent
-// text). A second interrupt gives up waiting for a FIFO's reader.
-func (g *globals) writeFile(path string, whole bool, format func(io.Writer) error) error {
+// has succeeded, a device or FIFO written in place), or as pin does when
+// path was pinned before the agents ran (pin nil: it was not). With whole,
+// the output is made in memory first, so that nothing is written when
+// format fails; without it, it streams (the results may hold megabytes of
+// agent text). A second interrupt gives up waiting for a FIFO's reader.
+func (g *globals) writeFile(path string, pin *outfile.Pinned, whole bool, format func(io.Writer) error) error {
 	if whole {
 		var buf bytes.Buffer
 		if err := format(&buf); err != nil {
@@ -84,6 +85,9 @@ func (g *globals) writeFile(path string, whole bool, format func(io.Writer) erro
 	}
 	ctx, stop := abortContext(g.Abort)
 	defer stop()
+	if pin != nil {
+		return pin.WriteFrom(ctx, format)
+	}
 	return outfile.WriteFrom(ctx, path, format)
 }
 

@@ -280,6 +280,47 @@ func TestCLIOutputPathsCheckedFirst(t *testing.T) {
 	}
 }
 
+// TestCLIOutputsIgnoreSymlinksAgentsPlant: an agent that can write where
+// the outputs go (its cwd, here the scenario's directory) cannot have
+// acprun write them elsewhere by putting symlinks in their place while it
+// runs: the results, the HTML report and a later scenario's transcript
+// replace the symlinks, and the files they point at are left alone.
+func TestCLIOutputsIgnoreSymlinksAgentsPlant(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	outside := t.TempDir()
+	plant := "ln -sf " + outside + "/results r.json; ln -sf " + outside + "/html report.html; ln -sf " + outside + "/transcript tr/b@mock.jsonl; mkdir -p out; ln -sf " + outside + "/junit out/j.xml"
+	writeFiles(t, dir, map[string]string{
+		"plant.mock.yaml": "turns: [{steps: [{spawn: '" + plant + "'}, {text: planted}]}]\n",
+		"ok.mock.yaml":    "turns: [{steps: [{text: hello}]}]\n",
+		"a.yaml":          "name: a\nagent: {name: mock, args: [plant.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: go}]\n",
+		"b.yaml":          "name: b\nagent: {name: mock, args: [ok.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: go}]\n",
+	})
+	for _, victim := range []string{"results", "html", "transcript", "junit"} {
+		if err := os.WriteFile(filepath.Join(outside, victim), []byte("the user's own\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := acprun(t, dir, "run", "a.yaml", "b.yaml", "-j", "1", "-o", "r.json", "--html", "report.html", "--junit", "out/j.xml", "--transcripts", "tr")
+	if res.code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	for _, victim := range []string{"results", "html", "transcript", "junit"} {
+		if got, err := os.ReadFile(filepath.Join(outside, victim)); err != nil || string(got) != "the user's own\n" {
+			t.Errorf("%s outside the run: %q (%v); acprun wrote through the agent's symlink", victim, got, err)
+		}
+	}
+	for _, out := range []string{"r.json", "report.html", "tr/b@mock.jsonl", "out/j.xml"} {
+		fi, err := os.Lstat(filepath.Join(dir, out))
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+			t.Errorf("%s: %v, %v; want the output, a regular file", out, fi, err)
+		}
+	}
+	if got := readResults(t, filepath.Join(dir, "r.json")); len(got.Scenarios) != 2 {
+		t.Errorf("results of %d scenarios, want 2", len(got.Scenarios))
+	}
+}
+
 // TestCLIStdoutOutputs sends one machine output at a time to stdout ("-"):
 // stdout holds it alone, GitHub annotations go to stderr, and no
 // "results:" line names stdout.

@@ -74,7 +74,7 @@ func (r *scenarioRun) judgeTranscript(opts *Options, agent scenario.Agent, what 
 	}
 	name := strings.TrimSuffix(r.transcriptName, ".jsonl") + "." + what + ".jsonl"
 	red := redact.New(append(redact.Secrets(r.sc.Agent.Env, r.opts.Environ), redact.Secrets(agent.Env, r.opts.Environ)...)...)
-	tr, err := newTranscript(r.opts.Transcripts, name, red)
+	tr, err := newTranscript(r.opts, name, red)
 	if err != nil {
 		return nil
 	}

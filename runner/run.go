@@ -129,6 +129,11 @@ type Options struct {
 	// sandboxes, detected once per run when first asked; nil: detect
 	// each time (outside Run).
 	sandboxHost func() sandbox.Host
+	// transcripts is the Transcripts directory, opened once before any
+	// agent starts: an agent that can write in it (or in its place) cannot
+	// point a transcript elsewhere with a symlink. Nil outside Run, where
+	// Transcripts is opened for each transcript.
+	transcripts *os.Root
 }
 
 // Run runs every scenario and returns their results in the given order. It
@@ -142,6 +147,12 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 		if err := os.MkdirAll(opts.Transcripts, 0o755); err != nil {
 			return report.Report{}, fmt.Errorf("transcripts: %w", err)
 		}
+		dir, err := os.OpenRoot(opts.Transcripts)
+		if err != nil {
+			return report.Report{}, fmt.Errorf("transcripts: %w", err)
+		}
+		defer dir.Close()
+		opts.transcripts = dir
 	}
 	rep := report.Report{SchemaVersion: report.SchemaVersion, StartedAt: time.Now()}
 	if opts.Policy != nil {
@@ -498,7 +509,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 		defer cancel()
 	}
 	if r.opts.Transcripts != "" {
-		tr, err := newTranscript(r.opts.Transcripts, r.transcriptName, r.red)
+		tr, err := newTranscript(r.opts, r.transcriptName, r.red)
 		if err != nil {
 			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("transcript: %v", err))
 		} else {

@@ -54,14 +54,29 @@ func transcriptNames(jobs []job) [][]string {
 	return names
 }
 
-// newTranscript creates the transcript file dir/name.
-func newTranscript(dir, name string, red *redact.Redactor) (*transcript, error) {
-	path := filepath.Join(dir, name)
-	f, err := os.Create(path)
+// newTranscript creates the transcript file name in opts' Transcripts
+// directory. Whatever an agent put at its place that is not a regular file
+// (a symlink to a file of the user's) is removed first, never followed.
+func newTranscript(opts *Options, name string, red *redact.Redactor) (*transcript, error) {
+	dir := opts.transcripts
+	if dir == nil {
+		d, err := os.OpenRoot(opts.Transcripts)
+		if err != nil {
+			return nil, err
+		}
+		defer d.Close()
+		dir = d
+	}
+	if fi, err := dir.Lstat(name); err == nil && !fi.Mode().IsRegular() {
+		if err := dir.Remove(name); err != nil {
+			return nil, err
+		}
+	}
+	f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	return &transcript{path: path, start: time.Now(), red: red, f: f, w: bufio.NewWriter(f)}, nil
+	return &transcript{path: filepath.Join(opts.Transcripts, name), start: time.Now(), red: red, f: f, w: bufio.NewWriter(f)}, nil
 }
 
 // tap is the connection's acp.Options.Tap.

@@ -25,6 +25,10 @@
 // CheckTargets tell whether a command's outputs can all be written: each
 // one where it goes, and no two to one file or to stdout.
 //
+// A path written after agents ran, which may have put symlinks where it
+// goes, is pinned first (Pin): it is then written to the file it named
+// when pinned, whatever was put in its place since.
+//
 // An empty path is ErrEmptyPath. No error names a temporary file: each
 // names the file or directory the caller gave.
 package outfile
@@ -172,12 +176,17 @@ func CheckDir(dir string) error {
 // probe creates and removes a temporary file in dir, for the file base;
 // its errors name name.
 func probe(dir, base, name string) error {
-	f, err := createTemp(dir, base)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	f, tmp, err := createTemp(root, base)
 	if err != nil {
 		return untemp(err, name)
 	}
 	f.Close()
-	return untemp(os.Remove(f.Name()), name)
+	return untemp(root.Remove(tmp), name)
 }
 
 // access reports whether the process may write the file at path.
@@ -228,6 +237,72 @@ func WriteFrom(ctx context.Context, path string, write func(io.Writer) error) er
 		return err
 	}
 	return writeClose(f, write)
+}
+
+// Pinned is an output path resolved before the work whose output it
+// takes, such as the agents' run, while the agents may write where it
+// goes: when it is written, the file is the one the path named when it
+// was pinned. A symlink, FIFO or other file put at its place meanwhile is
+// replaced, not followed nor opened, and a symlink put in the place of its
+// directory changes nothing. A device, FIFO or /proc link it named then is
+// written in place as WriteFrom does.
+type Pinned struct {
+	path string   // as given
+	real string   // what it resolved to when pinned
+	dir  *os.Root // real's directory; nil for a file written in place
+}
+
+// Pin checks path as Check does and resolves it once, for
+// Pinned.WriteFrom. The caller closes the Pinned.
+func Pin(path string) (*Pinned, error) {
+	if err := Check(path); err != nil {
+		return nil, err
+	}
+	real, inPlace, fi, err := lookup(path, "write")
+	if err != nil {
+		return nil, err
+	}
+	p := &Pinned{path: path, real: real}
+	if inPlace || fi != nil && !fi.Mode().IsRegular() {
+		return p, nil
+	}
+	if p.dir, err = os.OpenRoot(filepath.Dir(real)); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// WriteFrom writes what write writes to the file p named when it was
+// pinned, as the package-level WriteFrom does but for what was put at its
+// place since (see Pinned).
+func (p *Pinned) WriteFrom(ctx context.Context, write func(io.Writer) error) error {
+	if p.dir == nil {
+		return WriteFrom(ctx, p.real, write)
+	}
+	fi, err := p.dir.Lstat(filepath.Base(p.real))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		fi = nil
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return &fs.PathError{Op: "write", Path: p.real, Err: syscall.EISDIR}
+	case fi.Mode().IsRegular():
+		if err := access(p.real); err != nil {
+			return err // a read-only file is not replaced behind its owner's back
+		}
+	default:
+		fi = nil // not the file pinned: replaced
+	}
+	return replaceIn(p.dir, p.real, write, fi)
+}
+
+// Close releases the directory p holds open.
+func (p *Pinned) Close() error {
+	if p.dir == nil {
+		return nil
+	}
+	return p.dir.Close()
 }
 
 // writeClose writes to f through a buffer and closes it, returning the
@@ -368,15 +443,29 @@ func openInPlace(ctx context.Context, path string, fi fs.FileInfo) (*os.File, er
 // replace writes to a temporary file beside path and renames it over
 // path. When path exists (old is its FileInfo) the new file takes its
 // permission bits and, where the process may, its owner.
-func replace(path string, write func(io.Writer) error, old fs.FileInfo) (err error) {
-	f, err := createTemp(filepath.Dir(path), filepath.Base(path))
+func replace(path string, write func(io.Writer) error, old fs.FileInfo) error {
+	dir, err := os.OpenRoot(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	return replaceIn(dir, path, write, old)
+}
+
+// replaceIn is replace in the directory dir, already open, of path: the
+// temporary file is made there and renamed over path's name there, so that
+// a symlink at that name is replaced, not followed, and a symlink put in
+// the place of the directory itself changes nothing.
+func replaceIn(dir *os.Root, path string, write func(io.Writer) error, old fs.FileInfo) (err error) {
+	base := filepath.Base(path)
+	f, tmp, err := createTemp(dir, base)
 	if err != nil {
 		return untemp(err, path)
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(f.Name())
+			dir.Remove(tmp)
 			err = untemp(err, path)
 		}
 	}()
@@ -397,7 +486,7 @@ func replace(path string, write func(io.Writer) error, old fs.FileInfo) (err err
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(f.Name(), path)
+	return dir.Rename(tmp, base)
 }
 
 // untemp returns err, from work on a temporary file, naming path instead
@@ -425,15 +514,16 @@ func isTemp(path string) bool {
 }
 
 // createTemp creates a new file ".BASE.tmpNNN" in dir with mode 0644 less
-// the umask (os.CreateTemp would make it 0600).
-func createTemp(dir, base string) (*os.File, error) {
+// the umask (os.CreateTemp would make it 0600), and returns it with its
+// name in dir.
+func createTemp(dir *os.Root, base string) (*os.File, string, error) {
 	for range 100 {
-		name := filepath.Join(dir, "."+base+".tmp"+strconv.FormatUint(uint64(rand.Uint32()), 10))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, fileMode)
+		name := "." + base + ".tmp" + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		f, err := dir.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, fileMode)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
-		return f, err
+		return f, name, err
 	}
-	return nil, &fs.PathError{Op: "createtemp", Path: filepath.Join(dir, "."+base+".tmp*"), Err: fs.ErrExist}
+	return nil, "", &fs.PathError{Op: "createtemp", Path: filepath.Join(dir.Name(), "."+base+".tmp*"), Err: fs.ErrExist}
 }

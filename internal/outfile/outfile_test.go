@@ -667,3 +667,94 @@ func TestWriteProcFD(t *testing.T) {
 func fdPath(f *os.File) string {
 	return "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))
 }
+
+// TestPinnedIgnoresWhatWasPutInItsPlace: a pinned output is written to the
+// file its path named when pinned: a symlink put at its place since is
+// replaced (its target left alone), and so is a FIFO (not opened, which
+// would wait for a reader); a symlink put in the place of its directory
+// changes nothing. A symlink that was there when it was pinned is followed.
+func TestPinnedIgnoresWhatWasPutInItsPlace(t *testing.T) {
+	base := t.TempDir()
+	victim := filepath.Join(base, "victim")
+	write := func(t *testing.T, p *outfile.Pinned) {
+		t.Helper()
+		if err := p.WriteFrom(context.Background(), func(w io.Writer) error { _, err := io.WriteString(w, "results"); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pin := func(t *testing.T, path string) *outfile.Pinned {
+		t.Helper()
+		p, err := outfile.Pin(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		return p
+	}
+	mustWrite := func(t *testing.T, path, s string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(t *testing.T, path, want string) {
+		t.Helper()
+		fi, err := os.Lstat(path)
+		got, _ := os.ReadFile(path)
+		if err != nil || !fi.Mode().IsRegular() || string(got) != want {
+			t.Errorf("%s: %v (err %v), %q; want a regular file holding %q", path, fi, err, got, want)
+		}
+	}
+	t.Run("a symlink at its place", func(t *testing.T) {
+		dir := t.TempDir()
+		mustWrite(t, victim, "the user's")
+		out := filepath.Join(dir, "r.json")
+		p := pin(t, out)
+		if err := os.Symlink(victim, out); err != nil {
+			t.Fatal(err)
+		}
+		write(t, p)
+		check(t, out, "results")
+		check(t, victim, "the user's")
+	})
+	t.Run("a FIFO at its place", func(t *testing.T) {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "r.json")
+		p := pin(t, out)
+		if err := syscall.Mkfifo(out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		write(t, p)
+		check(t, out, "results")
+	})
+	t.Run("a symlink in the place of its directory", func(t *testing.T) {
+		dir := t.TempDir()
+		sub := filepath.Join(dir, "out")
+		elsewhere := t.TempDir()
+		p := pin(t, filepath.Join(sub, "r.json"))
+		if err := os.Rename(sub, filepath.Join(dir, "moved")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(elsewhere, sub); err != nil {
+			t.Fatal(err)
+		}
+		write(t, p)
+		check(t, filepath.Join(dir, "moved", "r.json"), "results")
+		if _, err := os.Lstat(filepath.Join(elsewhere, "r.json")); err == nil {
+			t.Error("written through the symlink in the place of its directory")
+		}
+	})
+	t.Run("a symlink there when pinned", func(t *testing.T) {
+		dir := t.TempDir()
+		target := filepath.Join(dir, "target.json")
+		out := filepath.Join(dir, "r.json")
+		if err := os.Symlink(target, out); err != nil {
+			t.Fatal(err)
+		}
+		write(t, pin(t, out))
+		check(t, target, "results")
+		if fi, err := os.Lstat(out); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("the user's symlink %s was replaced", out)
+		}
+	})
+}
