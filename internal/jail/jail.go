@@ -14,8 +14,19 @@
 // or a root directory renamed and replaced by a symlink after New, cannot
 // lead the open outside.
 //
+// Hidden paths (WithHidden: what a sandbox hides from the agent) are
+// refused inside the roots as paths outside them are, on the resolved path
+// too: a path that lies in a hidden one, or passes through a directory that
+// is one (compared by device and inode, so that a hidden directory renamed
+// with its parent is still known), fails with ErrHidden. With hidden paths,
+// the opened file is checked again once open (before a write truncates it):
+// a symlink swapped in after the check that led the open into a hidden
+// path is refused then. Such a race can still leave an empty file or
+// directory created in a hidden directory, never read or overwrite one.
+//
 // Hard links are not detected: a hard link inside a root is a file of the
-// root. Errors wrap the sentinels ErrOutside, ErrNotFound, ErrReadOnly,
+// root (but a hard link to a hidden file is hidden). Errors wrap the
+// sentinels ErrOutside, ErrHidden, ErrNotFound, ErrReadOnly,
 // ErrNotAbsolute and ErrNotRegular.
 package jail
 
@@ -33,6 +44,8 @@ import (
 var (
 	// ErrOutside: the path does not lie in any of the roots.
 	ErrOutside = errors.New("outside the allowed roots")
+	// ErrHidden: the path lies in a hidden path (WithHidden).
+	ErrHidden = errors.New("in a hidden path")
 	// ErrNotFound: the file does not exist.
 	ErrNotFound = errors.New("not found")
 	// ErrReadOnly: the Jail refuses writes.
@@ -52,6 +65,7 @@ const maxLinks = 40
 // many goroutines at once.
 type Jail struct {
 	roots    []root
+	hidden   []hiddenPath
 	readOnly bool
 	// afterCheck, when set (by tests), runs between the check of a path
 	// and its opening.
@@ -63,12 +77,30 @@ type root struct {
 	dir  *os.Root // opened by New
 }
 
+// hiddenPath is a path given to WithHidden.
+type hiddenPath struct {
+	given    string      // absolute, clean
+	resolved string      // resolved by New
+	id       os.FileInfo // of resolved when New made the Jail; nil: it did not exist
+}
+
 // Option configures New.
 type Option func(*Jail)
 
 // WithReadOnly makes WriteFile fail with ErrReadOnly when readOnly is true.
 func WithReadOnly(readOnly bool) Option {
 	return func(j *Jail) { j.readOnly = readOnly }
+}
+
+// WithHidden has the Jail refuse paths, absolute, and everything under
+// them: paths that are hidden from the agent, inside the roots or not. A
+// hidden path need not exist.
+func WithHidden(paths []string) Option {
+	return func(j *Jail) {
+		for _, p := range paths {
+			j.hidden = append(j.hidden, hiddenPath{given: p})
+		}
+	}
 }
 
 // New returns a Jail over roots, absolute paths of existing directories.
@@ -97,7 +129,30 @@ func New(roots []string, opts ...Option) (*Jail, error) {
 		}
 		j.roots = append(j.roots, root{path: p, dir: dir})
 	}
+	for i := range j.hidden {
+		h := &j.hidden[i]
+		if !filepath.IsAbs(h.given) {
+			j.Close()
+			return nil, fmt.Errorf("hidden path %s: %w", h.given, ErrNotAbsolute)
+		}
+		h.given = filepath.Clean(h.given)
+		h.resolved, h.id = resolveHidden(h.given)
+	}
 	return j, nil
+}
+
+// resolveHidden resolves a hidden path (as written when it cannot be) and
+// returns it with its file info (nil when it does not exist).
+func resolveHidden(p string) (string, os.FileInfo) {
+	r, err := resolve(p)
+	if err != nil {
+		return p, nil
+	}
+	fi, err := os.Lstat(r)
+	if err != nil {
+		return r, nil
+	}
+	return r, fi
 }
 
 // Close releases the roots.
@@ -123,7 +178,7 @@ func (j *Jail) ReadOnly() bool { return j.readOnly }
 
 // Resolve returns path cleaned and resolved through symlinks (the existing
 // part of it: what does not exist yet is kept as written, cleaned), or an
-// error wrapping ErrNotAbsolute or ErrOutside.
+// error wrapping ErrNotAbsolute, ErrOutside or ErrHidden.
 func (j *Jail) Resolve(path string) (string, error) {
 	_, _, p, err := j.locate(path)
 	return p, err
@@ -150,7 +205,78 @@ func (j *Jail) locate(path string) (*root, string, string, error) {
 	if best == nil {
 		return nil, "", p, fmt.Errorf("%s: %w", path, ErrOutside)
 	}
+	if h := j.hiddenIn(p); h != "" {
+		return nil, "", p, fmt.Errorf("%s: %w (%s)", path, ErrHidden, h)
+	}
 	return best, rel, p, nil
+}
+
+// hiddenIn returns the hidden path the resolved path p lies in, "" for
+// none. Each hidden path counts as New resolved it and as it resolves now
+// (it may have been created since), by name and by identity: p lies in a
+// hidden directory also when a directory p passes through is that
+// directory under another name (renamed with its parent), and p is a
+// hidden file also when it is a hard link to it.
+func (j *Jail) hiddenIn(p string) string {
+	if len(j.hidden) == 0 {
+		return ""
+	}
+	type known struct {
+		given string
+		id    os.FileInfo
+	}
+	var ids []known
+	for _, h := range j.hidden {
+		now, id := resolveHidden(h.given)
+		for _, hp := range []string{h.resolved, now} {
+			if _, ok := within(hp, p); ok {
+				return h.given
+			}
+		}
+		for _, fi := range []os.FileInfo{h.id, id} {
+			if fi != nil {
+				ids = append(ids, known{h.given, fi})
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	// Every existing directory from the top down to p, and p itself.
+	for dir := p; ; dir = filepath.Dir(dir) {
+		if fi, err := os.Lstat(dir); err == nil {
+			for _, k := range ids {
+				if os.SameFile(fi, k.id) {
+					return k.given
+				}
+			}
+		}
+		if dir == filepath.Dir(dir) {
+			return ""
+		}
+	}
+}
+
+// verifyOpen checks, when there are hidden paths, that the file f opened
+// for path is the one path resolves to now and that it is not hidden: a
+// symlink swapped in between the check and the open may have led the open
+// into a hidden path, which the roots' os.Root would have followed.
+func (j *Jail) verifyOpen(path string, f *os.File) error {
+	if len(j.hidden) == 0 {
+		return nil
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	_, _, p, err := j.locate(path)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	if now, err := os.Lstat(p); err != nil || !os.SameFile(fi, now) {
+		return fmt.Errorf("open %s: it changed while being opened, and may lead to a hidden path: %w", path, ErrHidden)
+	}
+	return nil
 }
 
 // within reports whether p lies in dir (both clean and absolute) and
@@ -224,8 +350,8 @@ func components(path string) []string {
 }
 
 // OpenRead opens the regular file at path for reading. Errors wrap
-// ErrNotAbsolute, ErrOutside, ErrNotFound or ErrNotRegular, or are the
-// system's.
+// ErrNotAbsolute, ErrOutside, ErrHidden, ErrNotFound or ErrNotRegular, or
+// are the system's.
 func (j *Jail) OpenRead(path string) (*os.File, error) {
 	r, rel, _, err := j.locate(path)
 	if err != nil {
@@ -237,6 +363,10 @@ func (j *Jail) OpenRead(path string) (*os.File, error) {
 	if err != nil {
 		return nil, j.openError(path, err)
 	}
+	if err := j.verifyOpen(path, f); err != nil {
+		f.Close()
+		return nil, err
+	}
 	if err := regular(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -246,8 +376,8 @@ func (j *Jail) OpenRead(path string) (*os.File, error) {
 
 // WriteFile creates or truncates the regular file at path and writes data
 // to it, creating missing parent directories inside the root. Errors wrap
-// ErrReadOnly, ErrNotAbsolute, ErrOutside or ErrNotRegular, or are the
-// system's.
+// ErrReadOnly, ErrNotAbsolute, ErrOutside, ErrHidden or ErrNotRegular, or
+// are the system's.
 func (j *Jail) WriteFile(path string, data []byte) error {
 	if j.readOnly {
 		return fmt.Errorf("write %s: %w", path, ErrReadOnly)
@@ -272,6 +402,10 @@ func (j *Jail) WriteFile(path string, data []byte) error {
 			return fmt.Errorf("write %s: %w", path, ErrNotRegular)
 		}
 		return j.openError(path, err)
+	}
+	if err := j.verifyOpen(path, f); err != nil {
+		f.Close()
+		return err
 	}
 	err = regular(f)
 	if err == nil {
@@ -312,8 +446,11 @@ func (j *Jail) openError(path string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return fmt.Errorf("open %s: %w", path, ErrNotFound)
 	}
-	if _, _, _, lerr := j.locate(path); errors.Is(lerr, ErrOutside) {
-		return fmt.Errorf("open %s: %w", path, ErrOutside)
+	_, _, _, lerr := j.locate(path)
+	for _, sentinel := range []error{ErrOutside, ErrHidden} {
+		if errors.Is(lerr, sentinel) {
+			return fmt.Errorf("open %s: %w", path, sentinel)
+		}
 	}
 	// os.Root refuses a path leading out of the root with an error of its
 	// own, not an errno: report it as what it is.

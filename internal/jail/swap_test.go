@@ -107,3 +107,70 @@ func replace(t *testing.T, p, target string) {
 		t.Fatal(err)
 	}
 }
+
+// TestJailSwapIntoHidden swaps a checked symlink inside the root for one
+// leading into a hidden directory of the root before the file is opened:
+// os.Root follows it (it stays inside the root), so the open must be
+// checked again, and refused before anything is read or truncated.
+func TestJailSwapIntoHidden(t *testing.T) {
+	for _, op := range []string{"read", "write"} {
+		t.Run(op, func(t *testing.T) {
+			base, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			root := filepath.Join(base, "root")
+			for _, d := range []string{"public", "secrets"} {
+				if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(root, d, "key"), []byte(d), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			link := filepath.Join(root, "link")
+			if err := os.Symlink("public", link); err != nil {
+				t.Fatal(err)
+			}
+			j, err := New([]string{root}, WithHidden([]string{filepath.Join(root, "secrets")}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			swapped := false
+			j.afterCheck = func() {
+				if !swapped {
+					swapped = true
+					if err := os.Remove(link); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Symlink("secrets", link); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			path := filepath.Join(link, "key")
+			switch op {
+			case "read":
+				f, err := j.OpenRead(path)
+				if err == nil {
+					f.Close()
+				}
+				if !errors.Is(err, ErrHidden) {
+					t.Errorf("OpenRead(%s) = %v; want %v", path, err, ErrHidden)
+				}
+			case "write":
+				if err := j.WriteFile(path, []byte("pwned")); !errors.Is(err, ErrHidden) {
+					t.Errorf("WriteFile(%s) = %v; want %v", path, err, ErrHidden)
+				}
+			}
+			if !swapped {
+				t.Fatal("the swap never ran")
+			}
+			got, err := os.ReadFile(filepath.Join(root, "secrets", "key"))
+			if err != nil || string(got) != "secrets" {
+				t.Errorf("secrets/key = %q, %v; want %q", got, err, "secrets")
+			}
+		})
+	}
+}
