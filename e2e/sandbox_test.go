@@ -408,3 +408,61 @@ func TestSandboxValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxHiddenFromClient: a path the sandbox hides is hidden from
+// the fs/* requests acprun serves from outside the sandbox as it is from
+// the agent's own processes and its terminals: reading and writing it, also
+// through a symlink the agent planted, is refused and recorded, and a files
+// expectation does not read it through such a symlink.
+func TestSandboxHiddenFromClient(t *testing.T) {
+	dir := realTempDir(t)
+	env := needSandbox(t, true, realTempDir(t))
+	const secret = "HIDDEN-SECRET-VALUE"
+	writeFiles(t, dir, map[string]string{
+		"ws/secrets/key": secret + "\n",
+		"agent.mock.yaml": `turns:
+  - steps:
+      - terminal: {command: cat secrets/key, waitForExit: true, output: true}
+      - spawn: "ln -s secrets/key out.txt"
+      - read: {path: secrets/key}
+      - read: {path: out.txt}
+      - write: {path: secrets/key, content: pwned}
+`,
+		"s.yaml": "name: hidden\nagent: {command: [acprun, mock-agent, ../agent.mock.yaml], cwd: ./ws}\n" +
+			"client: {fs: true, terminal: true}\npermissions: {default: allow}\nsandbox: {hide: [./ws/secrets]}\n" +
+			"turns: [{prompt: hi, expect: {files: {contains: {out.txt: nothing}}}}]\n",
+	})
+	res, out := runSandboxed(t, dir, env, "s.yaml")
+	if res.code != exitFailed {
+		t.Fatalf("exit %d; want 1 (the files expectation)\n%s", res.code, res.stderr)
+	}
+	sc := out.Scenarios[0]
+	text, failures := sc.Turns[0].Text, strings.Join(sc.Turns[0].Failures, "\n")
+	if !strings.Contains(text, "secrets/key: No such file or directory") {
+		t.Errorf("the agent said %q; want its terminal's cat to find nothing", text)
+	}
+	if strings.Contains(text, secret) || strings.Contains(failures, secret) || strings.Contains(res.stdout+res.stderr, secret) {
+		t.Errorf("the hidden file leaked: text %q, failures %q\nstdout:\n%s\nstderr:\n%s", text, failures, res.stdout, res.stderr)
+	}
+	if want := `files.contains: "out.txt" is a symlink to a path the sandbox hides`; !strings.Contains(failures, want) {
+		t.Errorf("failures %q; want %q", failures, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "ws", "secrets", "key")); err != nil || string(b) != secret+"\n" {
+		t.Errorf("ws/secrets/key = %q, %v; want it unchanged", b, err)
+	}
+	var refused []string
+	for _, r := range sc.Turns[0].ClientRequests {
+		if strings.HasPrefix(r.Method, "fs/") {
+			refused = append(refused, r.Method+": "+r.Refused)
+		}
+	}
+	hidden := " is hidden by the sandbox (sandbox.hide, or a path every sandbox hides)"
+	want := []string{
+		"fs/read_text_file: " + filepath.Join(dir, "ws", "secrets", "key") + hidden,
+		"fs/read_text_file: " + filepath.Join(dir, "ws", "out.txt") + hidden,
+		"fs/write_text_file: " + filepath.Join(dir, "ws", "secrets", "key") + hidden,
+	}
+	if !slices.Equal(refused, want) {
+		t.Errorf("fs requests:\n%s\nwant:\n%s", strings.Join(refused, "\n"), strings.Join(want, "\n"))
+	}
+}

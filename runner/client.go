@@ -28,6 +28,9 @@ type ClientConfig struct {
 	Cwd                    string   // session cwd, absolute
 	Policy                 *approve.Policy
 	Env                    []string // base environment of terminals
+	// Hidden lists the paths the sandbox hides (absolute): refused inside
+	// the roots as paths outside them are.
+	Hidden []string
 	// Elicitation advertises form elicitation: the scenario scripts
 	// answers to the agent's questions.
 	Elicitation bool
@@ -62,7 +65,7 @@ func newClientServer(cfg ClientConfig) *clientServer {
 		if len(roots) == 0 && cfg.Cwd != "" {
 			roots = []string{cfg.Cwd}
 		}
-		c.jail, c.jailErr = jail.New(roots, jail.WithReadOnly(cfg.ReadOnly))
+		c.jail, c.jailErr = jail.New(roots, jail.WithReadOnly(cfg.ReadOnly), jail.WithHidden(cfg.Hidden))
 	}
 	return c
 }
@@ -185,6 +188,8 @@ func (c *clientServer) jailError(rec *report.ClientRequest, path string, err err
 	switch {
 	case errors.Is(err, jail.ErrOutside):
 		return refuse(rec, acp.CodeInvalidParams, "%s is outside the allowed roots (%s)", path, strings.Join(c.jail.Roots(), ", "))
+	case errors.Is(err, jail.ErrHidden):
+		return refuse(rec, acp.CodeInvalidParams, "%s is hidden by the sandbox (sandbox.hide, or a path every sandbox hides)", path)
 	case errors.Is(err, jail.ErrReadOnly):
 		return refuse(rec, acp.CodeInvalidParams, "%s: the client is read-only", path)
 	case errors.Is(err, jail.ErrNotAbsolute):

@@ -584,15 +584,16 @@ const maxFileRead = 16 << 20
 //
 // The agent is untrusted and may have planted symlinks: paths are resolved
 // inside root by package jail and files are opened through its os.Root, so
-// a path leading outside root fails and what it leads to is never read.
+// a path leading outside root, or into one of hidden (the paths the
+// sandbox hides from the agent), fails and what it leads to is never read.
 // Only regular files are read (a FIFO is opened without waiting for a
 // writer, then refused), and at most maxFileRead bytes of one.
-func checkFiles(e *scenario.FilesExpect, root string, changed []string, known bool) []string {
+func checkFiles(e *scenario.FilesExpect, root string, hidden []string, changed []string, known bool) []string {
 	if e == nil {
 		return nil
 	}
 	var fails []string
-	if ws, err := openWorkspace(root); err != nil {
+	if ws, err := openWorkspace(root, hidden); err != nil {
 		fails = append(fails, fmt.Sprintf("%s: files: cannot check the files: %v", e.Pos, err))
 	} else {
 		fails = ws.check(e)
@@ -747,7 +748,9 @@ type fileRead struct {
 	problem string
 }
 
-func openWorkspace(dir string) (*workspaceFiles, error) {
+// openWorkspace opens dir for the files expectations, hidden (the paths
+// the sandbox hides) refused in it.
+func openWorkspace(dir string, hidden []string) (*workspaceFiles, error) {
 	if dir == "" {
 		return nil, errors.New("no workspace or session directory")
 	}
@@ -755,7 +758,7 @@ func openWorkspace(dir string) (*workspaceFiles, error) {
 	if err != nil {
 		return nil, err
 	}
-	j, err := jail.New([]string{abs}, jail.WithReadOnly(true))
+	j, err := jail.New([]string{abs}, jail.WithReadOnly(true), jail.WithHidden(hidden))
 	if err != nil {
 		return nil, err
 	}
@@ -778,7 +781,7 @@ var errNotRelative = errors.New("is not a relative path")
 
 // locate resolves rel, a relative slash path, through symlinks inside the
 // workspace, and returns it relative to w.resolved. Errors are
-// errNotRelative, or wrap jail.ErrOutside or the system's.
+// errNotRelative, or wrap jail.ErrOutside, jail.ErrHidden or the system's.
 func (w *workspaceFiles) locate(rel string) (string, error) {
 	if rel == "" || path.IsAbs(rel) || filepath.IsAbs(rel) {
 		return "", errNotRelative
@@ -814,10 +817,33 @@ func (w *workspaceFiles) problem(rel string, err error) string {
 		return err.Error()
 	case errors.Is(err, jail.ErrOutside):
 		return w.outside(rel)
+	case errors.Is(err, jail.ErrHidden):
+		return w.hidden(rel)
 	case notExist(err):
 		return "does not exist"
 	}
 	return "cannot be checked: " + innerError(err)
+}
+
+// hidden says how rel, which resolves into a path the sandbox hides, leads
+// there: the first of its components that does. What is there is never
+// read, nor quoted.
+func (w *workspaceFiles) hidden(rel string) string {
+	parts := strings.Split(path.Clean(rel), "/")
+	for i := range parts {
+		prefix := strings.Join(parts[:i+1], "/")
+		if _, err := w.locate(prefix); !errors.Is(err, jail.ErrHidden) {
+			continue
+		}
+		if fi, err := w.lstat(prefix); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if i == len(parts)-1 {
+				return "is a symlink to a path the sandbox hides"
+			}
+			return fmt.Sprintf("leads to a path the sandbox hides: %s is a symlink into it", prefix)
+		}
+		break
+	}
+	return "is hidden by the sandbox"
 }
 
 // outside says how rel, which resolves outside the workspace, leads there:
@@ -900,6 +926,8 @@ func (w *workspaceFiles) readUncached(rel string) ([]byte, string) {
 		return nil, "does not exist"
 	case errors.Is(err, jail.ErrOutside):
 		return nil, w.outside(rel)
+	case errors.Is(err, jail.ErrHidden):
+		return nil, w.hidden(rel)
 	case errors.Is(err, jail.ErrNotRegular):
 		if r, err := w.locate(rel); err == nil {
 			if fi, err := w.root.Stat(r); err == nil && fi.IsDir() {

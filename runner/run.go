@@ -440,6 +440,10 @@ type scenarioRun struct {
 	// end ("" for none).
 	sbox     *sandbox.Spec
 	sboxTemp string
+	// hidden lists the paths the scenario's sandbox hides (sandboxHide),
+	// set by newSession: the client's jail and the files expectations
+	// refuse them.
+	hidden []string
 	// gw is the attempt's share of the model gateway; nil without one.
 	// divergenceTold is set once a replay's divergence failed a turn.
 	gw             *gateway.Attempt
@@ -546,6 +550,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 func (r *scenarioRun) newSession() *session {
 	sc := r.sc
 	policy := policyOf(sc, *r.opts)
+	r.hidden = sandboxHide(sc, r.opts.Environ)
 	s := &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: r.opts.spill,
 		strict: sc.Enforce == scenario.EnforceStrict, answers: newAnswerBook(sc)}
 	s.client = newClientServer(ClientConfig{
@@ -553,6 +558,7 @@ func (r *scenarioRun) newSession() *session {
 		Terminal: sc.Client.Terminal,
 		ReadOnly: sc.Client.ReadOnly,
 		Roots:    sc.Client.Roots,
+		Hidden:   r.hidden,
 		Cwd:      sc.Agent.Cwd,
 		Policy:   policy,
 		Env:      r.env(),

@@ -52,16 +52,7 @@ func sandboxSpec(sc *scenario.Scenario, environ []string, wsDir string) *sandbox
 	if sb == nil {
 		return nil
 	}
-	env := mergeEnv(environ, sc.Agent.Env)
-	getenv := func(name string) string {
-		v := ""
-		for _, kv := range env {
-			if val, ok := strings.CutPrefix(kv, name+"="); ok {
-				v = val // the last one wins, as in exec
-			}
-		}
-		return v
-	}
+	getenv := agentGetenv(sc, environ)
 	write := []string{sc.Agent.Cwd}
 	if wsDir != "" {
 		write = append(write, wsDir)
@@ -69,12 +60,40 @@ func sandboxSpec(sc *scenario.Scenario, environ []string, wsDir string) *sandbox
 	write = append(write, scenario.SandboxWrite(sc.Agent, getenv)...)
 	return &sandbox.Spec{
 		Write:   append(write, sb.Write...),
-		Hide:    append(scenario.SandboxHide(getenv), sb.Hide...),
+		Hide:    sandboxHide(sc, environ),
 		Network: sb.Network,
 		Ports:   slices.Clone(sb.Ports),
 		Level:   sandbox.Level(sb.Level),
 		TempEnv: scenario.SandboxTempEnv(sc.Agent),
 	}
+}
+
+// agentGetenv looks variables up in environ with sc's agent.env on top,
+// the last one of a name winning, as in exec.
+func agentGetenv(sc *scenario.Scenario, environ []string) func(string) string {
+	env := mergeEnv(environ, sc.Agent.Env)
+	return func(name string) string {
+		v := ""
+		for _, kv := range env {
+			if val, ok := strings.CutPrefix(kv, name+"="); ok {
+				v = val
+			}
+		}
+		return v
+	}
+}
+
+// sandboxHide lists the paths sc's sandbox hides (nil without one): the
+// default hidden paths, then what sandbox.hide lists, under environ with
+// agent.env on top. The sandbox hides them from the agent's processes,
+// and the client's jail refuses them to its fs/* and terminal/* requests
+// and to the files expectations, which acprun serves from outside the
+// sandbox.
+func sandboxHide(sc *scenario.Scenario, environ []string) []string {
+	if sc.Sandbox == nil {
+		return nil
+	}
+	return append(scenario.SandboxHide(agentGetenv(sc, environ)), sc.Sandbox.Hide...)
 }
 
 // host is what this host can enforce, detected once per run (with

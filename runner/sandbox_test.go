@@ -158,3 +158,87 @@ func TestSandboxPoolKey(t *testing.T) {
 		t.Errorf("c's sandbox %+v, want %s writable", c, extra)
 	}
 }
+
+// TestSandboxHiddenFromClient: the paths a sandbox hides, the scenario's
+// and the default ones, are refused to the agent's fs/* requests and as a
+// terminal's cwd as paths outside the roots are, also through symlinks the
+// agent planted, and a files expectation does not read them through such a
+// symlink: acprun serves both from outside the sandbox. The refusals are
+// recorded and count in neither allowed nor denied. The host is made to
+// enforce nothing (best-effort): the client refuses hidden paths whatever
+// the sandbox could hide.
+func TestSandboxHiddenFromClient(t *testing.T) {
+	t.Setenv(sandbox.EnvTestNoBwrap, "1")
+	t.Setenv(sandbox.EnvTestLandlockABI, "0")
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte("PRIVATE-KEY-VALUE\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const secret = "HIDDEN-SECRET-VALUE"
+	rep := runScenarios(t, Options{Environ: append(os.Environ(), "HOME="+home)},
+		"name: hidden\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
+			"client: {fs: true, terminal: true, roots: [., "+home+"]}\npermissions: {default: allow}\n"+
+			"setup: [\"mkdir secrets && echo "+secret+" > secrets/key\"]\n"+
+			"sandbox: {hide: [./secrets], level: best-effort}\n"+
+			"turns: [{prompt: hi, expect: {files: {contains: {out.txt: nothing}}}}]\n",
+		map[string]string{"agent.mock.yaml": `turns:
+  - steps:
+      - spawn: "ln -s secrets/key out.txt && ln -s secrets link"
+      - read: {path: secrets/key}
+      - read: {path: out.txt}
+      - read: {path: link/key}
+      - read: {path: ` + home + `/.ssh/id_ed25519}
+      - write: {path: link/key, content: pwned}
+      - write: {path: secrets/new, content: pwned}
+      - read: {path: agent.mock.yaml, limit: 1}
+      - terminal: {command: ls, cwd: link, waitForExit: true}
+`})
+	r := rep.Scenarios[0]
+	if r.Status != report.StatusFailed {
+		t.Fatalf("status %s: %s %q; want failed (files)", r.Status, r.Error, r.Failures)
+	}
+	dir := filepath.Dir(r.File)
+	text := r.Turns[0].Text
+	if !strings.Contains(text, "read: turns:") {
+		t.Errorf("the agent said %q; want the read of a file not hidden served", text)
+	}
+	for _, leak := range []string{secret, "PRIVATE-KEY-VALUE"} {
+		if strings.Contains(text, leak) || strings.Contains(strings.Join(r.Turns[0].Failures, "\n"), leak) {
+			t.Errorf("%s leaked: text %q, failures %q", leak, text, r.Turns[0].Failures)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "secrets", "key")); err != nil || string(b) != secret+"\n" {
+		t.Errorf("secrets/key = %q, %v; want it unchanged", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "secrets", "new")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("secrets/new was written: %v", err)
+	}
+	var refused []string
+	for _, req := range r.Turns[0].ClientRequests {
+		if req.Refused != "" {
+			refused = append(refused, req.Method+" "+req.Refused)
+		}
+	}
+	want := []string{
+		"fs/read_text_file " + filepath.Join(dir, "secrets/key") + " is hidden by the sandbox (sandbox.hide, or a path every sandbox hides)",
+		"fs/read_text_file " + filepath.Join(dir, "out.txt") + " is hidden by the sandbox (sandbox.hide, or a path every sandbox hides)",
+		"fs/read_text_file " + filepath.Join(dir, "link/key") + " is hidden by the sandbox (sandbox.hide, or a path every sandbox hides)",
+		"fs/read_text_file " + filepath.Join(home, ".ssh/id_ed25519") + " is hidden by the sandbox (sandbox.hide, or a path every sandbox hides)",
+		"fs/write_text_file " + filepath.Join(dir, "link/key") + " is hidden by the sandbox (sandbox.hide, or a path every sandbox hides)",
+		"fs/write_text_file " + filepath.Join(dir, "secrets/new") + " is hidden by the sandbox (sandbox.hide, or a path every sandbox hides)",
+		"terminal/create " + filepath.Join(dir, "link") + " is hidden by the sandbox (sandbox.hide, or a path every sandbox hides)",
+	}
+	if !slices.Equal(refused, want) {
+		t.Errorf("refused:\n%s\nwant:\n%s", strings.Join(refused, "\n"), strings.Join(want, "\n"))
+	}
+	if r.Allowed != 0 || r.Denied != 0 {
+		t.Errorf("allowed/denied = %d/%d; want 0/0: refused requests count in neither", r.Allowed, r.Denied)
+	}
+	wantFail := `files.contains: "out.txt" is a symlink to a path the sandbox hides`
+	if !strings.Contains(strings.Join(r.Turns[0].Failures, "\n"), wantFail) {
+		t.Errorf("failures %q; want %q", r.Turns[0].Failures, wantFail)
+	}
+}
