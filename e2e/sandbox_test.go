@@ -466,3 +466,41 @@ func TestSandboxHiddenFromClient(t *testing.T) {
 		t.Errorf("fs requests:\n%s\nwant:\n%s", strings.Join(refused, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestSandboxHidesInTheWorkspaceCopy: with a workspace, a path the sandbox
+// hides in its source is hidden in each attempt's copy too, where the
+// agent works, from the agent's own processes and from the client alike;
+// a write path in the source is the copy's.
+func TestSandboxHidesInTheWorkspaceCopy(t *testing.T) {
+	dir := realTempDir(t)
+	env := needSandbox(t, true, realTempDir(t))
+	const secret = "HIDDEN-SECRET-VALUE"
+	writeFiles(t, dir, map[string]string{
+		"ws/secrets/key": secret + "\n",
+		"agent.mock.yaml": `turns:
+  - steps:
+      - terminal: {command: cat secrets/key, waitForExit: true, output: true}
+      - read: {path: secrets/key}
+`,
+		"s.yaml": "name: hidden\nagent: {command: [acprun, mock-agent, " + filepath.Join(dir, "agent.mock.yaml") + "]}\nworkspace: {from: ws}\n" +
+			"client: {fs: true, terminal: true}\npermissions: {default: allow}\nsandbox: {hide: [./ws/secrets]}\n" +
+			"turns: [{prompt: hi}]\n",
+	})
+	res, out := runSandboxed(t, dir, env, "s.yaml")
+	if res.code != exitOK {
+		t.Fatalf("exit %d; want 0\n%s", res.code, res.stderr)
+	}
+	sc := out.Scenarios[0]
+	if text := sc.Turns[0].Text; strings.Contains(text, secret) || !strings.Contains(text, "secrets/key: No such file or directory") {
+		t.Errorf("the agent said %q; want its terminal's cat of the copy's secrets/key to find nothing", text)
+	}
+	var refused []string
+	for _, r := range sc.Turns[0].ClientRequests {
+		if r.Method == "fs/read_text_file" {
+			refused = append(refused, r.Refused)
+		}
+	}
+	if len(refused) != 1 || !strings.HasSuffix(refused[0], "is hidden by the sandbox (sandbox.hide, or a path every sandbox hides)") {
+		t.Errorf("fs/read_text_file of the copy's secrets/key: refused %q; want it hidden", refused)
+	}
+}

@@ -40,6 +40,23 @@ func (r *scenarioRun) makeWorkspace(ctx context.Context, job Ref) error {
 	for i, root := range sc.Client.Roots {
 		local.Client.Roots[i] = workspace.Rebase(root, from, ws.Dir)
 	}
+	if sb := sc.Sandbox; sb != nil {
+		// What the sandbox lets the agent write in the source is in the
+		// copy; what it hides there is hidden in the copy and the source
+		// alike, both of which the agent could read.
+		copied := *sb
+		copied.Write = make([]string, len(sb.Write))
+		for i, p := range sb.Write {
+			copied.Write[i] = workspace.Rebase(p, from, ws.Dir)
+		}
+		copied.Hide = slices.Clone(sb.Hide)
+		for _, p := range sb.Hide {
+			if q := workspace.Rebase(p, from, ws.Dir); q != p {
+				copied.Hide = append(copied.Hide, q)
+			}
+		}
+		local.Sandbox = &copied
+	}
 	r.sc = &local
 	return nil
 }
