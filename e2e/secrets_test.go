@@ -170,3 +170,63 @@ func excerpt(data []byte, i int) string {
 	lo, hi := max(0, i-60), min(len(data), i+60)
 	return string(data[lo:hi])
 }
+
+// crossSecret is scenario a's secret, which scenario b's agent tells.
+const crossSecret = "sk-live-ABCDEF123456"
+
+// TestSecretsOfOtherScenarios: the agents of one run can read each
+// other's environment (/proc/PID/environ, same user), so every output of
+// the run is redacted of every scenario's secrets: b's agent telling a's
+// secret leaks it nowhere. b's agent is given the secret in its script
+// rather than reading a's process, so that nothing depends on timing.
+func TestSecretsOfOtherScenarios(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: fine}]}]\n",
+		"b.mock.yaml": `
+sessionId: "sess-` + crossSecret + `"
+turns:
+  - steps: [{text: "found TOKEN_A=` + crossSecret + `"}, {stderr: "TOKEN_A=` + crossSecret + `"}]
+    stopReason: "stop-` + crossSecret + `"
+`,
+		"cross/a.yaml": `
+name: a
+agent: {command: [acprun, mock-agent, ../a.mock.yaml], env: {TOKEN_A: "` + crossSecret + `"}}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`,
+		"cross/b.yaml": `
+name: b
+agent: {command: [acprun, mock-agent, ../b.mock.yaml]}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`,
+	})
+	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true"}, "run", "cross/", "-j", "2", "-v", "-o", "r.json",
+		"--junit", "junit.xml", "--events", "events.jsonl", "--transcripts", "tr")
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1 (b's stop reason is unexpected)\n%s", res.code, res.stderr)
+	}
+	rep := acprun(t, dir, "report", "r.json", "-o", "r.html")
+	if rep.code != 0 {
+		t.Fatalf("report: exit %d\n%s", rep.code, rep.stderr)
+	}
+	outputs := readFiles(t, dir, "r.json", "junit.xml", "events.jsonl", "r.html")
+	transcripts, err := filepath.Glob(filepath.Join(dir, "tr", "*.jsonl"))
+	if err != nil || len(transcripts) != 2 {
+		t.Fatalf("transcripts %v (%v), want a's and b's", transcripts, err)
+	}
+	for _, p := range transcripts {
+		outputs[filepath.Base(p)] = readFiles(t, dir, filepath.Join("tr", filepath.Base(p)))[filepath.Join("tr", filepath.Base(p))]
+	}
+	outputs["stdout"], outputs["stderr"] = []byte(res.stdout), []byte(res.stderr+rep.stdout+rep.stderr)
+	for name, data := range outputs {
+		if i := bytes.Index(data, []byte("ABCDEF")); i >= 0 {
+			t.Errorf("%s leaks a's secret: …%s…", name, excerpt(data, i))
+		}
+	}
+	if !bytes.Contains(outputs["r.json"], []byte("found TOKEN_A=[REDACTED]")) {
+		t.Errorf("results lack b's redacted text:\n%s", outputs["r.json"])
+	}
+}

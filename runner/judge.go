@@ -10,7 +10,6 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
-	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -46,12 +45,13 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	// A judge starts its own agent process, outside the run's count: its
 	// scenario holds one already.
 	opts.procs, opts.ReuseAgents = nil, false
+	// The judge's outputs are redacted as the scenario's: of the run's
+	// secrets, the judge's among them.
+	opts.red = r.red
 	// The judge's transcript is written here rather than by runScenario,
-	// so that it is redacted of the scenario's secrets as well as of the
-	// judge's own: the judge reads the workspace, where the agent may
-	// have left them.
+	// so that it is named after the scenario's.
 	opts.Transcripts = ""
-	tr := r.judgeTranscript(&opts, agent, what)
+	tr := r.judgeTranscript(&opts, what)
 	res := runScenario(ctx, &opts, &observer{}, newJob(jsc, 0), "")
 	jr := &report.JudgeResult{Agent: cmp.Or(agent.Name, strings.Join(j.Agent.Command, " ")), DurationMs: res.DurationMs}
 	if inv := res.Invalid; inv != nil && inv.Reason == report.InvalidUpstream {
@@ -68,13 +68,12 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 // judgeTranscript opens the transcript of a judge named what, and taps
 // opts' connections into it; nil when the run keeps no transcripts or it
 // cannot be made.
-func (r *scenarioRun) judgeTranscript(opts *Options, agent scenario.Agent, what string) *transcript {
+func (r *scenarioRun) judgeTranscript(opts *Options, what string) *transcript {
 	if r.opts.Transcripts == "" || r.transcriptName == "" {
 		return nil
 	}
 	name := strings.TrimSuffix(r.transcriptName, ".jsonl") + "." + what + ".jsonl"
-	red := redact.New(append(redact.Secrets(r.sc.Agent.Env, r.opts.Environ), redact.Secrets(agent.Env, r.opts.Environ)...)...)
-	tr, err := newTranscript(r.opts, name, red)
+	tr, err := newTranscript(r.opts, name, r.red)
 	if err != nil {
 		return nil
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
-	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -121,6 +120,7 @@ type TurnPlan struct {
 // policy from opts.Policy, as Run's do. It starts nothing.
 func DryRun(opts Options, scenarios []*scenario.Scenario) []ScenarioPlan {
 	opts.setDefaults()
+	opts.red = runRedactor(scenarios, opts.Environ)
 	plans := make([]ScenarioPlan, 0, len(scenarios))
 	for _, sc := range scenarios {
 		plans = append(plans, planOf(sc, opts))
@@ -156,7 +156,7 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 	}
 	p.McpServers = mcpServerPlans(sc.Agent.McpServers)
 	if resumes(&opts, sc) {
-		key, _ := sessionKey(sc, redact.New(redact.Secrets(sc.Agent.Env, opts.Environ)...))
+		key, _ := sessionKey(sc, opts.redactor(sc))
 		p.Session = &SessionPlan{StateFile: sc.StateFile(), Key: key}
 	}
 	if ws := sc.Workspace; ws != nil {

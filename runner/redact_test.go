@@ -1,8 +1,11 @@
 package runner
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -76,3 +79,81 @@ func TestResultHasNoUnredactedField(t *testing.T) {
 		t.Errorf("redacted result %s: want markers, and literals kept", b)
 	}
 }
+
+// TestSecretsOfTheWholeRun: a scenario's outputs (its result, transcript
+// and what observers see) are redacted of the secrets of every scenario
+// of the run, not only of its own: here b's agent tells a's secret, as
+// an agent reading a's agent's environment from /proc could.
+func TestSecretsOfTheWholeRun(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-live-ABCDEF123456"
+	tr := t.TempDir()
+	obs := &recordingObserver{}
+	rep := runFiles(t, t.Context(), map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: fine}]}]\n",
+		"b.mock.yaml": "sessionId: sess-" + secret + "\nturns: [{steps: [{text: \"stolen: TOKEN_A=" + secret + "\"}]}]\n",
+		"s.yaml": `
+name: a
+agent: {command: [acprun, mock-agent, a.mock.yaml], env: {TOKEN_A: "` + secret + `"}}
+turns: [{prompt: hi}]
+---
+name: b
+agent: {command: [acprun, mock-agent, b.mock.yaml]}
+turns: [{prompt: hi, expect: {text: {contains: stolen}}}]
+`,
+	}, Options{Transcripts: tr, Observer: obs})
+	if len(rep.Scenarios) != 2 || rep.Scenarios[1].Status != report.StatusPassed {
+		t.Fatalf("scenarios = %+v, want a and b, b passed", rep.Scenarios)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "ABCDEF") || !strings.Contains(string(b), "TOKEN_A="+redact.Marker) {
+		t.Errorf("results: want b's text with a's secret redacted, got %s", b)
+	}
+	entries, err := os.ReadDir(tr)
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("transcripts %v (%v), want 2", entries, err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(tr, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), "ABCDEF") {
+			t.Errorf("transcript %s holds a's secret:\n%s", e.Name(), data)
+		}
+	}
+	if seen := obs.String(); strings.Contains(seen, "ABCDEF") || !strings.Contains(seen, redact.Marker) {
+		t.Errorf("the observer saw %s; want a's secret redacted", seen)
+	}
+}
+
+// recordingObserver records, as JSON, every result and turn it is told
+// about.
+type recordingObserver struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (o *recordingObserver) record(v any) {
+	b, _ := json.Marshal(v)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.buf.Write(b)
+	o.buf.WriteByte('\n')
+}
+
+func (o *recordingObserver) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.String()
+}
+
+func (o *recordingObserver) ScenarioStarted(Ref)                          {}
+func (o *recordingObserver) TurnStarted(Ref, int)                         {}
+func (o *recordingObserver) TurnFinished(_ Ref, t report.TurnResult)      { o.record(t) }
+func (o *recordingObserver) Warning(_ Ref, msg string)                    { o.record(msg) }
+func (o *recordingObserver) ScenarioFinished(_ Ref, r report.Result)      { o.record(r) }
+func (o *recordingObserver) PermissionDecided(_ Ref, p report.Permission) { o.record(p) }

@@ -134,6 +134,10 @@ type Options struct {
 	// point a transcript elsewhere with a symlink. Nil outside Run, where
 	// Transcripts is opened for each transcript.
 	transcripts *os.Root
+	// red is the run's redactor (runRedactor), which every output of
+	// every scenario of the run goes through; nil outside Run, where each
+	// scenario is redacted of its own secrets (see redactor).
+	red *redact.Redactor
 }
 
 // Run runs every scenario and returns their results in the given order. It
@@ -143,6 +147,7 @@ type Options struct {
 // Report holds everything produced so far.
 func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (report.Report, error) {
 	opts.setDefaults()
+	opts.red = runRedactor(scenarios, opts.Environ)
 	if opts.Transcripts != "" {
 		if err := os.MkdirAll(opts.Transcripts, 0o755); err != nil {
 			return report.Report{}, fmt.Errorf("transcripts: %w", err)
@@ -207,6 +212,47 @@ func (o *Options) setDefaults() {
 	}
 	o.Parallel = max(o.Parallel, 1)
 	o.Repeat = max(o.Repeat, 1)
+}
+
+// runRedactor returns the redactor of a run of scenarios with environ:
+// it knows the secrets of every scenario of the run (scenarioSecrets) and
+// the secret-looking variables of environ. Every output of every scenario
+// goes through it, not only through its own scenario's secrets: the
+// agents of one run (without a sandbox) run as the same user and can read
+// each other's environment, so one scenario's agent can tell another's
+// secrets.
+func runRedactor(scenarios []*scenario.Scenario, environ []string) *redact.Redactor {
+	secrets := redact.Secrets(nil, environ)
+	for _, sc := range scenarios {
+		secrets = append(secrets, scenarioSecrets(sc, nil)...)
+	}
+	return redact.New(secrets...)
+}
+
+// scenarioSecrets returns the secrets of sc with environ (redact.Secrets):
+// the values of its agent's env and of its judges' agents' env, and the
+// secret-looking variables of environ.
+func scenarioSecrets(sc *scenario.Scenario, environ []string) []string {
+	secrets := redact.Secrets(sc.Agent.Env, environ)
+	judges := []*scenario.Judge{sc.Expect.Judge}
+	for _, t := range sc.Turns {
+		judges = append(judges, t.Expect.Judge)
+	}
+	for _, j := range judges {
+		if j != nil {
+			secrets = append(secrets, redact.Secrets(j.Agent.Env, nil)...)
+		}
+	}
+	return secrets
+}
+
+// redactor is the redactor of sc's outputs: the run's (Options.red), or
+// outside Run one of sc's own secrets.
+func (o *Options) redactor(sc *scenario.Scenario) *redact.Redactor {
+	if o.red != nil {
+		return o.red
+	}
+	return redact.New(scenarioSecrets(sc, o.Environ)...)
 }
 
 // processDefaults returns self and environ, or their defaults when unset:
@@ -457,10 +503,11 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 	start := time.Now()
 	res = newResult(j, opts)
 	r := &scenarioRun{opts: opts, runCtx: ctx, sc: sc, res: &res, transcriptName: transcript, mark: reap.New()}
-	// Every value of agent.env and secret-looking variables of acprun's
+	// The secrets of every scenario of the run (the values of its agent's
+	// and judges' env) and secret-looking variables of acprun's
 	// environment are redacted from the result (once, at the end) and from
-	// what observers and the transcript see.
-	r.red = redact.New(redact.Secrets(sc.Agent.Env, opts.Environ)...)
+	// what observers, the transcript and the state file see.
+	r.red = opts.redactor(sc)
 	r.jo = obs.forJob(j.ref, r.red)
 	defer r.unredactWorkspace(&res) // after the redaction below
 	defer r.red.Value(&res)         // after every return below: res is the named result
