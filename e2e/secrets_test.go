@@ -230,3 +230,59 @@ turns: [{prompt: hi}]
 		t.Errorf("results lack b's redacted text:\n%s", outputs["r.json"])
 	}
 }
+
+// TestProbeSecretsNeverLeave: acprun probe redacts what the agent offers,
+// its stderr and its error as run redacts its outputs: the values of the
+// agent's env and of acprun's secret-looking environment variables.
+func TestProbeSecretsNeverLeave(t *testing.T) {
+	t.Parallel()
+	const envSecret, environSecret = "sk-live-ABCDEF123456", "ghp_EnvSecretValue99"
+	offers := `
+agentInfo: {name: "agent-` + envSecret + `", version: "` + environSecret + `"}
+authMethods: [{id: api-key, name: "key ` + envSecret + `"}]
+sessionId: "session-` + environSecret + `"
+updatesBeforeSessionNew:
+  - update:
+      sessionUpdate: available_commands_update
+      availableCommands: [{name: "cmd-` + envSecret + `", description: "` + environSecret + `"}]
+`
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"offers.mock.yaml": offers,
+		"dies.mock.yaml": offers + `  - stderr: "TOKEN_A=` + envSecret + ` MY_API_KEY=` + environSecret + `"
+  - exit: 3
+`,
+		"c.yaml": `agents:
+  evil: {command: [acprun, mock-agent, offers.mock.yaml], env: {TOKEN_A: "` + envSecret + `"}}
+  dying: {command: [acprun, mock-agent, dies.mock.yaml], env: {TOKEN_A: "` + envSecret + `"}}
+`,
+	})
+	env := []string{"MY_API_KEY=" + environSecret}
+	for _, tt := range []struct {
+		agent string
+		code  int
+	}{{"evil", 0}, {"dying", 3}} {
+		text := acprunEnv(t, dir, env, "probe", tt.agent, "--config", "c.yaml", "-o", tt.agent+".json")
+		asJSON := acprunEnv(t, dir, env, "probe", tt.agent, "--config", "c.yaml", "--json")
+		if text.code != tt.code || asJSON.code != tt.code {
+			t.Fatalf("probe %s: exit %d and %d (--json), want %d\n%s\n%s", tt.agent, text.code, asJSON.code, tt.code, text.stdout, text.stderr)
+		}
+		outputs := map[string]string{
+			"stdout": text.stdout, "stderr": text.stderr, "--json stdout": asJSON.stdout, "--json stderr": asJSON.stderr,
+			"-o": string(readFiles(t, dir, tt.agent+".json")[tt.agent+".json"]),
+		}
+		for name, out := range outputs {
+			for _, leak := range []string{"ABCDEF", "EnvSecret"} {
+				if i := strings.Index(out, leak); i >= 0 {
+					t.Errorf("probe %s: %s leaks a secret: …%s…", tt.agent, name, excerpt([]byte(out), i))
+				}
+			}
+		}
+		if !strings.Contains(text.stdout, "agent-[REDACTED]") {
+			t.Errorf("probe %s: stdout lacks the redacted agent info:\n%s", tt.agent, text.stdout)
+		}
+		if tt.code != 0 && !strings.Contains(text.stderr, "TOKEN_A=[REDACTED] MY_API_KEY=[REDACTED]") {
+			t.Errorf("probe %s: stderr lacks the agent's redacted stderr:\n%s", tt.agent, text.stderr)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -82,9 +83,12 @@ type ProbeReport struct {
 // The report holds what the agent offered until the probe ended. The error
 // says why the probe failed (the agent could not be started, initialized,
 // authenticated or open a session, or Timeout passed); Error is its text.
-func Probe(ctx context.Context, opts ProbeOptions) (ProbeReport, error) {
+// The report and the error's text are redacted as a run's results are: of
+// the values of the agent's env and of the secret-looking variables of
+// Environ (redact.Secrets).
+func Probe(ctx context.Context, opts ProbeOptions) (rep ProbeReport, err error) {
 	opts.Self, opts.Environ = processDefaults(opts.Self, opts.Environ)
-	rep := ProbeReport{
+	rep = ProbeReport{
 		Agent:         opts.Agent.Name,
 		Command:       ResolveCommand(opts.Agent.Command, "", opts.Agent.Cwd, opts.Self).Argv,
 		Cwd:           opts.Agent.Cwd,
@@ -98,7 +102,12 @@ func Probe(ctx context.Context, opts ProbeOptions) (ProbeReport, error) {
 		pctx, cancel = context.WithTimeoutCause(ctx, opts.Timeout, errProbeTimeout)
 		defer cancel()
 	}
-	err := probe(pctx, &opts, &rep)
+	// What the agent said, its stderr and the error are redacted as a
+	// run's outputs are: of the values of the agent's env and of the
+	// secret-looking variables of the environment it starts with.
+	red := redact.New(redact.Secrets(opts.Agent.Env, opts.Environ)...)
+	defer red.Value(&rep) // after every return below: rep is the named result
+	err = probe(pctx, &opts, &rep)
 	if err == nil {
 		rep.StderrTail = "" // shown only to explain a failure
 		return rep, nil
@@ -106,9 +115,20 @@ func Probe(ctx context.Context, opts ProbeOptions) (ProbeReport, error) {
 	if errors.Is(context.Cause(pctx), errProbeTimeout) {
 		err = fmt.Errorf("probe timed out after %s: %w", opts.Timeout, err)
 	}
+	err = &redactedError{msg: red.String(err.Error()), err: err}
 	rep.Error = err.Error()
 	return rep, err
 }
+
+// redactedError is an error whose text is redacted; it unwraps to the
+// error it redacts, so that errors.Is and errors.As still see through it.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
 
 // probe does the work of Probe, filling rep as it goes.
 func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport) (err error) {

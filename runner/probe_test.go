@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	json "github.com/go-json-experiment/json/v1"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/acp"
@@ -181,5 +182,60 @@ func TestProbeApply(t *testing.T) {
 	h.apply(&rep, 0)
 	if rep.Commands == nil || len(rep.Commands) != 0 {
 		t.Errorf("commands = %#v, want an empty list", rep.Commands)
+	}
+}
+
+// TestProbeRedacts: what the agent offers, its stderr and the error are
+// redacted of the values of the agent's env and of the secret-looking
+// variables of the environment, as a run's results are.
+func TestProbeRedacts(t *testing.T) {
+	const envSecret, environSecret = "sk-live-ABCDEF123456", "ghp_EnvSecretValue99"
+	bin := agentBin(t)
+	dir := t.TempDir()
+	leaky := `
+agentInfo: {name: "agent-` + envSecret + `", version: "` + environSecret + `"}
+authMethods: [{id: "key-` + envSecret + `", name: "API key ` + environSecret + `"}]
+sessionId: "session-` + envSecret + `"
+updatesBeforeSessionNew:
+  - update:
+      sessionUpdate: available_commands_update
+      availableCommands: [{name: "cmd-` + environSecret + `", description: "` + envSecret + `"}]
+`
+	for name, script := range map[string]string{
+		"leaky.mock.yaml": leaky,
+		"dies.mock.yaml":  "updatesBeforeSessionNew: [{stderr: \"TOKEN_A=" + envSecret + " MY_API_KEY=" + environSecret + "\"}, {exit: 3}]\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	environ := append(os.Environ(), "MY_API_KEY="+environSecret)
+	for _, tt := range []struct {
+		name    string
+		command []string
+		failed  bool
+	}{
+		{"offered", []string{"acprun", "mock-agent", "leaky.mock.yaml"}, false},
+		{"stderr", []string{"acprun", "mock-agent", "dies.mock.yaml"}, true},
+		{"error", []string{filepath.Join(dir, "missing-"+envSecret)}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			agent := scenario.Agent{Command: tt.command, Cwd: dir, Env: map[string]string{"TOKEN_A": envSecret}}
+			rep, err := Probe(context.Background(), ProbeOptions{Agent: agent, Self: bin, Environ: environ, Version: "test"})
+			if (err != nil) != tt.failed {
+				t.Fatalf("Probe: error %v, want one: %v", err, tt.failed)
+			}
+			if err != nil && (strings.Contains(err.Error(), "ABCDEF") || strings.Contains(err.Error(), "EnvSecret")) {
+				t.Errorf("the error leaks a secret: %v", err)
+			}
+			b, jerr := json.Marshal(rep)
+			if jerr != nil {
+				t.Fatal(jerr)
+			}
+			if strings.Contains(string(b), "ABCDEF") || strings.Contains(string(b), "EnvSecret") || !strings.Contains(string(b), "[REDACTED]") {
+				t.Errorf("the report leaks a secret, or redacts nothing: %s", b)
+			}
+		})
 	}
 }
