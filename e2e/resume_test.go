@@ -585,3 +585,51 @@ func TestResumeStateFileHasNoSecrets(t *testing.T) {
 		t.Errorf("the redacted key did not find the session: %+v", r.Session)
 	}
 }
+
+// TestResumeSecretSessionID: a session id that holds a secret (a value of
+// its agent's env) is not written to the state file: its scenario
+// starts a new session each run, with a warning, while a scenario sharing
+// the file continues its own as usual.
+func TestResumeSecretSessionID(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-live-ABCDEF123456"
+	scenarios := resumeScenario + `---
+name: leaky
+agent: {command: [acprun, mock-agent, leaky.mock.yaml], env: {TOKEN_A: "` + secret + `"}}
+permissions: {}
+session: {resume: true}
+turns: [{prompt: hi}]
+`
+	dir := resumeDir(t, resumeScript, scenarios)
+	writeFiles(t, dir, map[string]string{"leaky.mock.yaml": "agentCapabilities: {loadSession: true}\nsessionId: \"sess-" + secret + "\"\n"})
+	for i, out := range []string{"one.json", "two.json"} {
+		res := acprun(t, dir, "run", "s.yaml", "-o", out)
+		if res.code != 0 {
+			t.Fatalf("run %d: exit %d\n%s", i+1, res.code, res.stderr)
+		}
+		rs := readResults(t, filepath.Join(dir, out))
+		nightly, leaky := rs.Scenarios[0].Session, rs.Scenarios[1].Session
+		if nightly == nil || nightly.Resumed != (i == 1) || !nightly.Saved {
+			t.Errorf("run %d: nightly's session %+v, want it saved, and continued by the second run", i+1, nightly)
+		}
+		if leaky == nil || leaky.Resumed || leaky.Recorded != "" || leaky.Saved || !strings.Contains(leaky.SaveError, "holds a secret") {
+			t.Errorf("run %d: leaky's session %+v, want a new one, not saved", i+1, leaky)
+		}
+		if !strings.Contains(res.stderr, "session id holds a secret") {
+			t.Errorf("run %d: no warning that the session id holds a secret:\n%s", i+1, res.stderr)
+		}
+		state, err := os.ReadFile(filepath.Join(dir, ".acprun", "state.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		results, err := os.ReadFile(filepath.Join(dir, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, data := range map[string]string{"state file": string(state), "results": string(results), "stderr": res.stderr} {
+			if strings.Contains(data, "ABCDEF") {
+				t.Errorf("run %d: the %s leaks the secret:\n%s", i+1, name, data)
+			}
+		}
+	}
+}

@@ -567,7 +567,8 @@ type SessionResult struct {
 	// session's earlier conversation, not part of any turn.
 	History *History `json:"history,omitempty"`
 	// Saved is set once SessionID was written to the state file;
-	// SaveError says why it could not be.
+	// SaveError says why it could not be (the file could not be written,
+	// or the id holds a secret and is not recorded).
 	Saved     bool   `json:"saved"`
 	SaveError string `json:"saveError,omitempty"`
 }

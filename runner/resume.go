@@ -300,9 +300,17 @@ func (r *scenarioRun) noteOpened(got handshakeResult) {
 	}
 }
 
+// errSecretSessionID says why a session id holding a secret is not saved.
+var errSecretSessionID = errors.New("the agent's session id holds a secret, so it is not recorded in the state file (an output, redacted as the others)")
+
 // saveSession writes the scenario's session id to the state file once the
 // agent has stopped, whenever a session was opened: the next run
 // continues it, whatever became of this one.
+//
+// A session id that holds a secret (the agent chose it) cannot be
+// redacted without making it useless, so it is not written: the entry is
+// written without a session id, which makes the next run start a new
+// session rather than continue an older one, and a warning says so.
 func (r *scenarioRun) saveSession() {
 	s := r.res.Session
 	if s == nil || r.state == nil || r.sess == nil {
@@ -313,11 +321,18 @@ func (r *scenarioRun) saveSession() {
 		return
 	}
 	s.SessionID = id
+	saved := id
+	if r.red.String(id) != id {
+		saved = ""
+	}
 	_, agent := sessionKey(r.sc, r.red)
 	err := r.state.Put(s.Key, sessionstate.Entry{
-		SessionID: id, Scenario: r.sc.Name, Agent: agent, File: r.sc.File,
+		SessionID: saved, Scenario: r.sc.Name, Agent: agent, File: r.sc.File,
 		Cwd: r.sc.Agent.Cwd, Method: s.Method, UpdatedAt: time.Now().UTC(),
 	})
+	if err == nil && saved == "" {
+		err = errSecretSessionID
+	}
 	if err != nil {
 		s.SaveError = err.Error()
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("session: %v; the next run will start a new session", err))

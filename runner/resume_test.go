@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +15,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/sessionstate"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
 )
 
 func chunk(kind, text, id string) acp.SessionNotification {
@@ -181,5 +185,69 @@ func TestRefusedLoadKeepsEarlyUpdates(t *testing.T) {
 	s.setSessionID("new-1")
 	if len(s.violations) > 0 || s.setup.updates["agent_message_chunk"] != 1 {
 		t.Errorf("violations %q, setup updates %v", s.violations, s.setup.updates)
+	}
+}
+
+// TestSecretSessionIDNotSaved: a session id that holds a secret is not
+// written to the state file (an output): the entry is left without one,
+// the result says why, and the next run starts a new session.
+func TestSecretSessionIDNotSaved(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-live-ABCDEF123456"
+	dir := t.TempDir()
+	files := map[string]string{
+		"agent.mock.yaml": "agentCapabilities: {loadSession: true}\nsessionId: \"sess-" + secret + "\"\n",
+		"s.yaml": `name: nightly
+agent: {command: [acprun, mock-agent, agent.mock.yaml], env: {TOKEN_A: "` + secret + `"}}
+permissions: {}
+session: {resume: true}
+turns: [{prompt: hi}]
+`,
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scs, _, err := scenario.Load([]string{filepath.Join(dir, "s.yaml")}, scenario.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() report.Result {
+		t.Helper()
+		opts := Options{Self: agentBin(t)}
+		states, err := OpenStates(t.Context(), opts, scs, sessionstate.Fail, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			for _, f := range states {
+				f.Close()
+			}
+		}()
+		opts.States = states
+		rep, err := Run(t.Context(), opts, scs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Scenarios[0]
+	}
+	for i := range 2 {
+		r := run()
+		s := r.Session
+		if r.Status != report.StatusPassed || s == nil || s.Recorded != "" || s.Method != acp.MethodSessionNew || s.Saved ||
+			!strings.Contains(s.SaveError, "holds a secret") || s.SessionID != "sess-"+redact.Marker {
+			t.Fatalf("run %d: status %s, session %+v; want a new session, not saved because its id holds a secret", i+1, r.Status, s)
+		}
+		if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "holds a secret") }) {
+			t.Errorf("run %d: warnings %q, want one saying the session id holds a secret", i+1, r.Warnings)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, ".acprun", "state.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), "ABCDEF") || !strings.Contains(string(data), `"sessionId": ""`) {
+			t.Errorf("run %d: state file, want the entry without its session id:\n%s", i+1, data)
+		}
 	}
 }
