@@ -692,6 +692,106 @@ turns:
 	}
 }
 
+// TestWorkspaceGitRunsNothingTheAgentConfigured: an agent that writes only
+// in its workspace (as a sandboxed one can) gives git a config whose
+// filter and textconv drivers would run its script as acprun's user: in
+// the git directory of the workspace (a clone's .git, or one of its own
+// that it points .git at) and in a repository of its own in the workspace,
+// in which git would run `git status`. acprun still records the change
+// set and the diff, runs none of them, and removes the passing attempts'
+// workspaces, a clone's git directory beside it included.
+func TestWorkspaceGitRunsNothingTheAgentConfigured(t *testing.T) {
+	t.Parallel()
+	needGit(t)
+	dir := realTempDir(t)
+	repo := filepath.Join(dir, "repo")
+	makeRepo(t, repo)
+	gitIn(t, dir, "clone", "-q", "--bare", repo, "srcbare.git")
+	ran := filepath.Join(dir, "ran")
+	writeFiles(t, dir, map[string]string{
+		// attack.sh SOURCE, run by the agent in its workspace.
+		"attack.sh": `set -e
+g() { git -c user.name=agent -c user.email=agent@example.com -c init.defaultBranch=main "$@"; }
+printf '#!/bin/sh\necho "$1" >> ` + ran + `\ncat\n' > evil.sh
+config="[filter \"x\"]
+	clean = sh $PWD/evil.sh clean
+[diff \"x\"]
+	textconv = sh $PWD/evil.sh textconv"
+if [ -d .git ]; then
+	gitdir=.git
+else # .git names a git directory the agent cannot write: point it at one of its own
+	gitdir=$PWD/agent.git
+	g clone -q --bare --no-hardlinks "$1" "$gitdir"
+	echo "gitdir: $gitdir" > .git
+fi
+printf '%s\n' "$config" >> "$gitdir/config"
+echo '* filter=x diff=x' > .gitattributes
+g init -q nested
+cd nested
+echo same > f.txt
+g add f.txt
+g commit -q -m nested
+printf '%s\n' "$config" >> .git/config
+echo '* filter=x diff=x' > .git/info/attributes
+echo diff > f.txt
+touch -t 200101010000 f.txt
+cd ..
+echo "edited by the agent" > tracked.txt
+echo attacked
+`,
+		"agent.mock.yaml": `turns:
+  - steps:
+      - spawn: sh ` + filepath.Join(dir, "attack.sh") + ` "$SOURCE"
+`,
+		"worktree.yaml": `name: worktree
+agent: {command: [acprun, mock-agent, agent.mock.yaml], env: {SOURCE: ` + repo + `}}
+workspace: {git: ./repo}
+permissions: {default: deny}
+turns:
+  - prompt: Attack.
+    expect: {text: {contains: ["spawn: exit 0: attacked"]}}
+`,
+		"clone.yaml": `name: clone
+agent: {command: [acprun, mock-agent, agent.mock.yaml], env: {SOURCE: ` + filepath.Join(dir, "srcbare.git") + `}}
+workspace: {git: ./srcbare.git}
+permissions: {default: deny}
+turns:
+  - prompt: Attack.
+    expect: {text: {contains: ["spawn: exit 0: attacked"]}}
+`,
+	})
+	res, out := runResults(t, dir, "worktree.yaml", "clone.yaml", "--workspace-dir", "ws")
+	if res.code != 0 {
+		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	if b, err := os.ReadFile(ran); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("acprun's git ran the agent's commands (%v): %q", err, b)
+	}
+	for _, name := range []string{"worktree", "clone"} {
+		sc := scenarioNamed(t, out, name)
+		ws := workspaceOf(t, sc)
+		if sc.Status != "passed" {
+			t.Errorf("%s: %s (%s %q) %q", name, sc.Status, sc.Error, sc.Failures, sc.Warnings)
+		}
+		if ws.Kind != name || ws.Error != "" {
+			t.Errorf("%s: workspace kind %q, error %q", name, ws.Kind, ws.Error)
+		}
+		if !slices.Equal(ws.Modified, []string{"tracked.txt"}) || !slices.Contains(ws.Created, "evil.sh") || !slices.Contains(ws.Created, ".gitattributes") {
+			t.Errorf("%s: modified %q created %q", name, ws.Modified, ws.Created)
+		}
+		for _, want := range []string{"-second version\n+edited by the agent\n", "+++ b/evil.sh\n", "+++ b/nested\n@@ -0,0 +1 @@\n+Subproject commit "} {
+			if !strings.Contains(ws.Diff, want) {
+				t.Errorf("%s: diff lacks %q:\n%s", name, want, ws.Diff)
+			}
+		}
+		assertGone(t, name+" workspace", ws.Path)
+		assertGone(t, name+" workspace's git directory", ws.Path+".git")
+	}
+	if entries, err := os.ReadDir(filepath.Join(dir, "ws")); err != nil || len(entries) != 0 {
+		t.Errorf("the workspaces' directory holds %v (%v), want nothing", entries, err)
+	}
+}
+
 // TestVerifyTimeoutKillsItsProcessGroup: a verify command that outlives
 // its timeout is killed with everything it started in the background, and
 // the attempt fails saying so.

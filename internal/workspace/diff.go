@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -29,6 +30,9 @@ var diffOptions = []string{
 	"--unified=3", "--inter-hunk-context=0",
 	"--diff-algorithm=myers", "--indent-heuristic",
 	"--find-renames", "--submodule=short", "-O/dev/null",
+	// git would run `git status` in an embedded repository to say
+	// whether it is dirty, with that repository's config: the agent's.
+	"--ignore-submodules=dirty",
 }
 
 // Diff returns `git diff` of the working tree against the commit checked
@@ -39,17 +43,20 @@ var diffOptions = []string{
 // truncated says the text is not all of it. limit <= 0 means no limit.
 //
 // Untracked files are those the repository's .gitignore files and
-// .git/info/exclude do not ignore (the user's global excludes file is not
-// read, so the diff is the same on every machine). An embedded repository
-// the agent made shows as a subproject commit, or not at all while it has
-// no commit. A file git cannot read (the agent made it unreadable) fails
-// the diff with git's message; Changes still lists it.
+// the git directory's info/exclude do not ignore (the user's global
+// excludes file is not read, so the diff is the same on every machine). An
+// embedded repository the agent made shows as a subproject commit (never
+// "-dirty": git is not run in it), or not at all while it has no commit. A
+// file git cannot read (the agent made it unreadable) fails the diff with
+// git's message; Changes still lists it.
 //
 // The diff is made in a temporary index of its own, so the workspace's
 // index and the source's index, HEAD and branches stay as they are (git
 // may add the empty blob to the shared object store). git works on the
-// git directory found when the workspace was made, not on whatever Dir/.git
-// says now. A copy has no diff: Diff returns "", 0, false, nil.
+// git directory found or made with the workspace, outside Dir, never on
+// whatever Dir/.git says now, and runs no command the agent could have
+// configured (see the package comment). A copy has no diff: Diff returns
+// "", 0, false, nil.
 func (w *Workspace) Diff(ctx context.Context, limit int) (diff string, total int, truncated bool, err error) {
 	if w.Kind == KindCopy {
 		return "", 0, false, nil
@@ -77,19 +84,13 @@ func (w *Workspace) diff(ctx context.Context, limit int) (*headWriter, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	g := gitCmd{
-		dir:    w.Dir,
-		global: append([]string{"--git-dir=" + w.gitDir, "--work-tree=" + w.Dir}, diffConfig...),
-		env:    []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")},
-	}
+	g := w.git()
+	g.global = append(g.global, diffConfig...)
+	g.env = []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")}
 	if _, err := g.run(ctx, "read-tree", w.Commit); err != nil {
 		return nil, err
 	}
-	// --ignore-errors: a path git cannot add (an embedded repository
-	// with no commit yet) is left out and the rest goes in; the exit
-	// status then only says that something was left out.
-	_, _ = g.run(ctx, "add", "--all", "--intent-to-add", "--ignore-errors")
-	if err := ctx.Err(); err != nil {
+	if err := g.intendToAdd(ctx); err != nil {
 		return nil, err
 	}
 	head := &headWriter{limit: limit}
@@ -104,6 +105,29 @@ func (w *Workspace) diff(ctx context.Context, limit int) (*headWriter, error) {
 		return nil, err
 	}
 	return head, nil
+}
+
+// intendToAdd adds every untracked path to the index as intent-to-add. It
+// names them (`git ls-files --others`) rather than running `git add --all`,
+// which would also look at the tracked paths and run `git status` in an
+// embedded repository the agent put at a submodule's path, with that
+// repository's config.
+func (g gitCmd) intendToAdd(ctx context.Context) error {
+	untracked, err := g.run(ctx, "ls-files", "-z", "--others", "--exclude-standard")
+	if err != nil {
+		return err
+	}
+	if untracked == "" {
+		return nil
+	}
+	add := g
+	add.global = append(slices.Clone(g.global), "--literal-pathspecs")
+	add.in = strings.NewReader(untracked)
+	// --ignore-errors: a path git cannot add (an embedded repository
+	// with no commit yet) is left out and the rest goes in; the exit
+	// status then only says that something was left out.
+	_, _ = add.run(ctx, "add", "--intent-to-add", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
+	return ctx.Err()
 }
 
 // headWriter keeps the first limit bytes written to it (all when limit <=

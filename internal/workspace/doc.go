@@ -19,11 +19,22 @@
 // A git workspace (Spec.Git) is a detached `git worktree` of the repository,
 // sharing its object store and refs; when the worktree cannot be added, and
 // always for a bare repository (often someone's remote), it is a local
-// clone (`git clone --no-hardlinks`) with the commit checked out detached.
+// clone (`git clone --no-hardlinks --separate-git-dir`) with the commit
+// checked out detached, its git directory in a private directory beside
+// Dir (Dir + ".git", mode 0700, removed with it). Either way the git
+// directory lies outside Dir, and Dir/.git is a file that points to it.
 // Submodules are not initialised. acprun's own git commands never change
 // the source's index, HEAD or branches and never run its hooks, but an agent
 // working in a worktree can reach the repository's refs and config through
 // git, as any worktree can.
+//
+// Once the workspace is made, acprun runs git only with that git directory
+// and Dir as the work tree given explicitly (never the one Dir/.git names
+// now) and never in a repository the agent made inside Dir, so that no
+// config the agent wrote (filter, diff or merge drivers, textconv, external
+// diff, fsmonitor, hooks) runs anything outside its sandbox: a sandboxed
+// agent can read the git directory but not write it (git commit fails in
+// a sandbox), unless the sandbox's write paths include it.
 //
 // Changes compares regular files (by type, permission bits, size and SHA-256
 // of the content), symlinks (by target) and other non-directories (by type
@@ -35,9 +46,10 @@
 // git runs with the inherited environment minus the variables that would
 // point it elsewhere (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, …) when acprun
 // itself runs inside a git hook, with GIT_TERMINAL_PROMPT=0 and no pager or
-// editor. The user's config still applies (safe.directory, LFS filters), but
-// Diff overrides the settings that would change its text (prefixes, path
-// quoting, colour, external diff and textconv drivers, context, algorithm,
-// renames, order file, the global excludes file), so the same changes give
-// the same diff on every machine.
+// editor. The user's config (global and system) and the source repository's
+// still apply (safe.directory, LFS filters), but Diff overrides the
+// settings that would change its text (prefixes, path quoting, colour,
+// external diff and textconv drivers, context, algorithm, renames, order
+// file, the global excludes file), so the same changes give the same diff
+// on every machine.
 package workspace

@@ -58,12 +58,13 @@ func gitEnv() []string {
 }
 
 // gitCmd is how to run git: in dir, with extra global options and
-// environment variables, writing stdout to out (nil: captured and
-// returned).
+// environment variables, reading stdin from in (nil: none), writing stdout
+// to out (nil: captured and returned).
 type gitCmd struct {
 	dir    string
 	global []string
 	env    []string
+	in     io.Reader
 	out    io.Writer
 }
 
@@ -80,6 +81,7 @@ func (g gitCmd) run(ctx context.Context, args ...string) (string, error) {
 	argv = append(append(argv, g.global...), args...)
 	cmd := exec.CommandContext(ctx, "git", argv...)
 	cmd.Env = append(gitEnv(), g.env...)
+	cmd.Stdin = g.in
 	var stdout bytes.Buffer
 	if g.out != nil {
 		cmd.Stdout = g.out
@@ -281,7 +283,8 @@ func lockRepo(repo string) func() {
 
 // checkout fills w.Dir (existing, empty) with w.Commit of w.repo: a
 // detached worktree, or, for a bare repository or when the worktree cannot
-// be added, a clone. It sets w.Kind and w.gitDir.
+// be added, a clone. It sets w.Kind and w.gitDir (and w.private for a
+// clone).
 func (w *Workspace) checkout(ctx context.Context, bare bool) error {
 	var worktreeErr error
 	if !bare {
@@ -311,7 +314,6 @@ func (w *Workspace) checkout(ctx context.Context, bare bool) error {
 		}
 	}
 	w.Kind = KindClone
-	w.gitDir = filepath.Join(w.Dir, ".git")
 	err := w.clone(ctx)
 	if err != nil && worktreeErr != nil {
 		return fmt.Errorf("%w; then %w", worktreeErr, err)
@@ -322,13 +324,35 @@ func (w *Workspace) checkout(ctx context.Context, bare bool) error {
 	return err
 }
 
-// clone clones w.repo into w.Dir and checks out w.Commit, detached.
+// clone clones w.repo into w.Dir and checks out w.Commit, detached. The
+// clone's git directory is not w.Dir/.git, which the agent can write (and
+// so give it a config that makes acprun's git run its commands), but
+// privateGitDir inside w.private, a new directory beside w.Dir (its name
+// plus ".git", mode 0700, so that the clone stays as private as w.Dir);
+// w.Dir/.git is a file that points there, for the agent and the user.
 func (w *Workspace) clone(ctx context.Context) error {
-	if _, err := runGit(ctx, w.repo, "clone", "--no-hardlinks", "--quiet", "--no-checkout", "--", w.repo, w.Dir); err != nil {
+	private := w.Dir + ".git"
+	if err := os.Mkdir(private, 0o700); err != nil {
+		return fmt.Errorf("git directory: %w", err)
+	}
+	w.private = private
+	w.gitDir = filepath.Join(private, privateGitDir)
+	if _, err := runGit(ctx, w.repo, "clone", "--no-hardlinks", "--quiet", "--no-checkout", "--separate-git-dir="+w.gitDir, "--", w.repo, w.Dir); err != nil {
 		return err
 	}
-	_, err := runGit(ctx, w.Dir, "-c", "advice.detachedHead=false", "checkout", "--detach", "--quiet", w.Commit, "--")
+	_, err := w.git().run(ctx, "-c", "advice.detachedHead=false", "checkout", "--detach", "--quiet", w.Commit, "--")
 	return err
+}
+
+// privateGitDir is the name of a clone's git directory inside its private
+// directory (Workspace.private).
+const privateGitDir = "git"
+
+// git runs git on the workspace's own git directory and w.Dir as its work
+// tree, both given explicitly: never the git directory w.Dir/.git names
+// now, which the agent may have changed.
+func (w *Workspace) git() gitCmd {
+	return gitCmd{dir: w.Dir, global: []string{"--git-dir=" + w.gitDir, "--work-tree=" + w.Dir}}
 }
 
 // emptyDir removes everything inside dir.

@@ -43,10 +43,16 @@ type Workspace struct {
 	// repo is the source repository (its top directory, or the bare
 	// repository's directory) for git workspaces.
 	repo string
-	// gitDir is the workspace's own git directory, found when it was made:
-	// the worktree's administrative directory inside the source, or the
-	// clone's Dir/.git. Diff uses it rather than trusting Dir/.git.
+	// gitDir is the workspace's own git directory, found or made when the
+	// workspace was made: the worktree's administrative directory inside
+	// the source, or the clone's in private. acprun's git commands always
+	// name it (and Dir as the work tree) rather than trusting Dir/.git,
+	// which the agent can rewrite.
 	gitDir string
+	// private is a clone's directory beside Dir (Dir + ".git", mode
+	// 0700) that holds its git directory out of the agent's roots;
+	// removed with Dir. "" for other kinds.
+	private string
 
 	mu       sync.Mutex
 	baseline snapshot
@@ -209,10 +215,10 @@ func Rebase(path, from, to string) string {
 // Remove deletes the workspace: for a worktree, `git worktree remove
 // --force --force` from the source repository, then os.RemoveAll anyway,
 // then, if git still knows the worktree, `git worktree unlock` and `git
-// worktree prune`; else os.RemoveAll. It
-// succeeds on read-only files and directories (and an unreadable root) the
-// agent left, adding owner permissions as needed, without following
-// symlinks out of Dir. It is idempotent and nil-safe.
+// worktree prune`; else os.RemoveAll, of a clone's git directory beside
+// Dir too. It succeeds on read-only files and directories (and an
+// unreadable root) the agent left, adding owner permissions as needed,
+// without following symlinks out of Dir. It is idempotent and nil-safe.
 func (w *Workspace) Remove() error {
 	if w == nil {
 		return nil
@@ -243,6 +249,11 @@ func (w *Workspace) remove() error {
 	}
 	if err := removeTree(w.Dir); err != nil {
 		return err
+	}
+	if w.private != "" {
+		if err := removeTree(w.private); err != nil {
+			return err
+		}
 	}
 	// gitDir is unknown when Create was cancelled during worktree add.
 	if w.Kind == KindWorktree && (w.gitDir == "" || exists(w.gitDir)) {

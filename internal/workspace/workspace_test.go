@@ -2,6 +2,7 @@ package workspace_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/workspace"
@@ -828,12 +830,24 @@ func TestGitBareClone(t *testing.T) {
 	gitT(t, filepath.Dir(bare), "clone", "--quiet", "--bare", repo, bare)
 	refs := gitT(t, bare, "for-each-ref")
 
-	w := create(t, workspace.Spec{Git: bare, Ref: "HEAD~1"}, tempDir(t))
+	parent := tempDir(t)
+	w := create(t, workspace.Spec{Git: bare, Ref: "HEAD~1"}, parent)
 	if w.Kind != workspace.KindClone || w.Commit != first {
 		t.Errorf("Kind, Commit = %q, %q; want %q, %q", w.Kind, w.Commit, workspace.KindClone, first)
 	}
 	if got := read(t, filepath.Join(w.Dir, "a.txt")); got != "one\n" {
 		t.Errorf("a.txt = %q; want %q", got, "one\n")
+	}
+	// The clone's git directory is out of the agent's reach, beside the
+	// workspace, as private as it; git in the workspace finds it.
+	if info, err := os.Stat(w.Dir + ".git"); err != nil || info.Mode().Perm() != 0o700 {
+		t.Errorf("Stat(%s.git) = %v, %v; want a directory with mode 0700", w.Dir, info, err)
+	}
+	if got, want := gitT(t, w.Dir, "rev-parse", "--absolute-git-dir"), filepath.Join(w.Dir+".git", "git"); got != want {
+		t.Errorf("the workspace's git directory is %s; want %s", got, want)
+	}
+	if got := gitT(t, w.Dir, "rev-parse", "HEAD"); got != first {
+		t.Errorf("clone HEAD = %s; want %s", got, first)
 	}
 	edit(t, w.Dir)
 	diff, _, _, err := w.Diff(t.Context(), 0)
@@ -842,8 +856,8 @@ func TestGitBareClone(t *testing.T) {
 		t.Errorf("Diff() (-want +got):\n%s", d)
 	}
 	must(t, w.Remove())
-	if _, err := os.Lstat(w.Dir); !os.IsNotExist(err) {
-		t.Errorf("Lstat(%s) after Remove = %v; want not exist", w.Dir, err)
+	if got := entries(t, parent); len(got) != 0 {
+		t.Errorf("Remove left %q", got)
 	}
 	if got := gitT(t, bare, "for-each-ref"); got != refs {
 		t.Errorf("bare repository's refs changed:\n%s\nwant:\n%s", got, refs)
@@ -983,4 +997,105 @@ func TestExclude(t *testing.T) {
 	if !strings.Contains(diff, "c.txt") || strings.Contains(diff, "b.txt") || strings.Contains(diff, "settings.json") {
 		t.Errorf("Diff() =\n%s\nwant c.txt only", diff)
 	}
+}
+
+// TestGitRunsNothingTheAgentConfigured: an agent that can write only in its
+// workspace gives git a config that runs its commands (filter, textconv and
+// external diff drivers), in the git directory Dir/.git is or names, or in
+// a repository of its own inside the workspace (one git would run `git
+// status` in); Diff still records the change set, and runs none of them.
+func TestGitRunsNothingTheAgentConfigured(t *testing.T) {
+	repo, _, _ := newRepo(t)
+	// A submodule at mod, whose commit the agent can reproduce.
+	mod := filepath.Join(tempDir(t), "mod")
+	gitT(t, filepath.Dir(mod), "init", "--quiet", mod)
+	write(t, filepath.Join(mod, "f.txt"), "same\n", 0o644)
+	gitT(t, mod, "add", "f.txt")
+	gitT(t, mod, "commit", "--quiet", "-m", "mod")
+	gitT(t, repo, "update-index", "--add", "--cacheinfo", "160000,"+gitT(t, mod, "rev-parse", "HEAD")+",mod")
+	gitT(t, repo, "commit", "--quiet", "-m", "with a submodule")
+	bare := filepath.Join(tempDir(t), "bare.git")
+	gitT(t, filepath.Dir(bare), "clone", "--quiet", "--bare", repo, bare)
+
+	for _, kind := range []struct{ name, src string }{{workspace.KindWorktree, repo}, {workspace.KindClone, bare}} {
+		for _, attack := range []struct {
+			name string
+			do   func(t *testing.T, dir, config string)
+		}{
+			{"git directory", func(t *testing.T, dir, config string) {
+				gitDir := filepath.Join(dir, ".git")
+				if info, err := os.Lstat(gitDir); err != nil || !info.IsDir() {
+					// Dir/.git names a git directory the agent cannot
+					// write: point it at one of its own.
+					gitDir = filepath.Join(dir, "agent.git")
+					gitT(t, dir, "clone", "--quiet", "--bare", "--no-hardlinks", kind.src, gitDir)
+					write(t, filepath.Join(dir, ".git"), "gitdir: "+gitDir+"\n", 0o644)
+				}
+				appendFile(t, filepath.Join(gitDir, "config"), config)
+				write(t, filepath.Join(dir, ".gitattributes"), "* filter=x diff=x\n", 0o644)
+			}},
+			{"embedded repository", func(t *testing.T, dir, config string) {
+				embedded(t, mod, filepath.Join(dir, "nested"), config)
+			}},
+			{"embedded repository at a submodule's path", func(t *testing.T, dir, config string) {
+				must(t, os.Remove(filepath.Join(dir, "mod")))
+				embedded(t, mod, filepath.Join(dir, "mod"), config)
+			}},
+		} {
+			t.Run(kind.name+"/"+attack.name, func(t *testing.T) {
+				w := create(t, workspace.Spec{Git: kind.src, Ref: "HEAD"}, tempDir(t))
+				if w.Kind != kind.name {
+					t.Fatalf("Kind = %q; want %q", w.Kind, kind.name)
+				}
+				marker := filepath.Join(tempDir(t), "ran")
+				script := filepath.Join(w.Dir, "evil.sh")
+				write(t, script, "#!/bin/sh\necho \"$1\" >> "+marker+"\ncat\n", 0o755)
+				run := func(what string) string { return "sh " + script + " " + what }
+				config := "[filter \"x\"]\n\tclean = " + run("clean") + "\n\tsmudge = " + run("smudge") +
+					"\n[diff \"x\"]\n\ttextconv = " + run("textconv") + "\n\tcommand = " + run("command") +
+					"\n[diff]\n\texternal = " + run("external") + "\n"
+				attack.do(t, w.Dir, config)
+				write(t, filepath.Join(w.Dir, "a.txt"), "changed\n", 0o644)
+
+				diff, _, _, err := w.Diff(t.Context(), 0)
+				if err != nil {
+					t.Fatalf("Diff() = %v", err)
+				}
+				for _, want := range []string{"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-two\n+changed\n", "+++ b/evil.sh\n"} {
+					if !strings.Contains(diff, want) {
+						t.Errorf("Diff() =\n%s\nwant it to contain %q", diff, want)
+					}
+				}
+				if got := changesOf(t, w); !slices.Contains(got.Modified, "a.txt") || !slices.Contains(got.Created, "evil.sh") {
+					t.Errorf("Changes() = %+v; want a.txt modified, evil.sh created", got)
+				}
+				if b, err := os.ReadFile(marker); !os.IsNotExist(err) {
+					t.Errorf("git ran the agent's commands (%v): %q", err, b)
+				}
+			})
+		}
+	}
+}
+
+// embedded makes dir a clone of the repository src (as an agent can) whose
+// config is config and whose attributes send every file through the
+// filter and diff driver x, and changes f.txt, keeping its size, so that
+// `git status` in it runs the filter.
+func embedded(t *testing.T, src, dir, config string) {
+	t.Helper()
+	gitT(t, filepath.Dir(dir), "clone", "--quiet", "--no-hardlinks", src, dir)
+	appendFile(t, filepath.Join(dir, ".git", "config"), config)
+	write(t, filepath.Join(dir, ".git", "info", "attributes"), "* filter=x diff=x\n", 0o644)
+	write(t, filepath.Join(dir, "f.txt"), "diff\n", 0o644)
+	old := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	must(t, os.Chtimes(filepath.Join(dir, "f.txt"), old, old))
+}
+
+// appendFile appends text to the file path.
+func appendFile(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	_, err = f.WriteString(text)
+	must(t, errors.Join(err, f.Close()))
 }
