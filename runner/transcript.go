@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,8 +56,9 @@ func transcriptNames(jobs []job) [][]string {
 }
 
 // newTranscript creates the transcript file name in opts' Transcripts
-// directory. Whatever an agent put at its place that is not a regular file
-// (a symlink to a file of the user's) is removed first, never followed.
+// directory. A symlink at its place (an agent's, to a file of the user's)
+// is removed first, never followed; a FIFO there is written to, as a
+// shell redirection would (tests follow a transcript so).
 func newTranscript(opts *Options, name string, red *redact.Redactor) (*transcript, error) {
 	dir := opts.transcripts
 	if dir == nil {
@@ -67,7 +69,7 @@ func newTranscript(opts *Options, name string, red *redact.Redactor) (*transcrip
 		defer d.Close()
 		dir = d
 	}
-	if fi, err := dir.Lstat(name); err == nil && !fi.Mode().IsRegular() {
+	if fi, err := dir.Lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		if err := dir.Remove(name); err != nil {
 			return nil, err
 		}
