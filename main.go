@@ -27,6 +27,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/proc"
 	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/report"
 )
@@ -176,6 +177,13 @@ func main() {
 		code, err := sandbox.Exec(os.Args[2:])
 		fmt.Fprintf(os.Stderr, "acprun: %v\n", err)
 		os.Exit(code)
+	}
+	// Before anything is started: no descriptor acprun inherited besides
+	// stdin, stdout and stderr reaches its agents, their terminals, its
+	// commands, or through them the sandbox (the helper above is given
+	// only those acprun means it to have).
+	if err := proc.CloseInheritedOnExec(); err != nil {
+		fmt.Fprintf(os.Stderr, "acprun: warning: %v: the processes acprun starts inherit them\n", err)
 	}
 	catchSIGPIPE()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

@@ -7,3 +7,7 @@ const (
 	MaxDrain  = maxDrain
 	DrainPoll = drainPoll
 )
+
+// CloexecListed is the fallback of CloseInheritedOnExec, for kernels
+// without close_range's CLOSE_RANGE_CLOEXEC.
+var CloexecListed = cloexecListed
