@@ -312,3 +312,66 @@ func TestRefusedCommandCountsInNeither(t *testing.T) {
 		}
 	}
 }
+
+// TestClientReadTooLarge: an fs/read_text_file whose answer would exceed
+// 8 MiB is refused, saying why and what to do, and counted as a refusal
+// (in neither allowed nor denied); the agent goes on, reads a slice of the
+// same file, and no transcript line holds the file: a 60 MiB file of NUL
+// bytes (one line: it cannot be read this way) and a 9 MiB text file.
+func TestClientReadTooLarge(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	line := strings.Repeat("x", 1023) + "\n"
+	writeFiles(t, dir, map[string]string{
+		"big.txt": strings.Repeat(line, 9<<10),
+		"agent.mock.yaml": `turns:
+  - steps:
+      - read: {path: big.bin}
+      - text: "\n"
+      - read: {path: big.txt}
+      - text: "\n"
+      - read: {path: big.txt, line: 9000, limit: 1}
+      - text: done
+`,
+		"s.yaml": "name: big reads\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: read}]\n",
+	})
+	f, err := os.Create(filepath.Join(dir, "big.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(60 << 20); err != nil { // truncate -s 60M: zero bytes
+		t.Fatal(err)
+	}
+	f.Close()
+	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	sc := out.Scenarios[0]
+	const cap = "the answer would be larger than 8 MiB, the most acprun sends at once (counted as JSON, where a NUL or other control byte takes 6 bytes): "
+	wantText := "error: fs/read_text_file: " + dir + "/big.bin: " + cap +
+		"line 1 alone is larger, fs/read_text_file cannot read it; it holds NUL bytes: is it a text file? (-32602)\n" +
+		"error: fs/read_text_file: " + dir + "/big.txt: " + cap +
+		"read the file in parts with line and limit (lines 1 to 8184 fit) (-32602)\n" +
+		"read: " + line + "done"
+	if diff := cmp.Diff(wantText, sc.Turns[0].Text); diff != "" {
+		t.Errorf("the agent was told (-want +got):\n%s", diff)
+	}
+	reqs := sc.Turns[0].ClientRequests
+	if len(reqs) != 3 || !strings.Contains(reqs[0].Refused, "line 1 alone") || !strings.Contains(reqs[1].Refused, "in parts") ||
+		reqs[2].Refused != "" || reqs[2].Bytes != len(line) {
+		t.Errorf("client requests %+v; want the first two refused, the third served", reqs)
+	}
+	if sc.Allowed != 0 || sc.Denied != 0 {
+		t.Errorf("allowed/denied %d/%d, want 0/0: a refused read is no decision of the policy", sc.Allowed, sc.Denied)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, sc.Transcript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(b), "\n") {
+		if len(l) > 64<<10 {
+			t.Errorf("transcript line %d holds %d bytes, want the files kept out", i+1, len(l))
+		}
+	}
+}

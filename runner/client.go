@@ -1,14 +1,18 @@
 package runner
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
 
@@ -36,8 +40,18 @@ type ClientConfig struct {
 	Elicitation bool
 }
 
-// maxReadBytes bounds the file fs/read_text_file reads.
-const maxReadBytes = 64 << 20
+// maxReadAnswer bounds the answer to fs/read_text_file: its content as
+// sent, escaped in a JSON string (a NUL or other control byte takes six
+// bytes, \u0000). A read whose answer would be larger is refused and told
+// to read the file in parts with line and limit: acprun holds at most this
+// much of a file, whatever its size, and so do the results' messages and
+// transcripts. Whole source files fit (agents' edit tools read the whole
+// file); agents read larger ones in slices.
+const maxReadAnswer = 8 << 20
+
+// readChunk is the buffer fs/read_text_file reads a file through: longer
+// lines are read in parts.
+const readChunk = 64 << 10
 
 // maxOutputLimit bounds a terminal's outputByteLimit.
 const maxOutputLimit = 1 << 30
@@ -119,7 +133,7 @@ func (c *clientServer) handle(ctx context.Context, req *acp.Request) (any, repor
 	}
 	switch req.Method {
 	case acp.MethodFSReadTextFile:
-		result, err = c.readTextFile(req, &rec)
+		result, err = c.readTextFile(ctx, req, &rec)
 	case acp.MethodFSWriteTextFile:
 		result, err = c.writeTextFile(req, &rec)
 	case acp.MethodTerminalCreate:
@@ -204,7 +218,10 @@ func (c *clientServer) jailError(rec *report.ClientRequest, path string, err err
 	return fail(rec, acp.CodeInternalError, "%v", err)
 }
 
-func (c *clientServer) readTextFile(req *acp.Request, rec *report.ClientRequest) (any, error) {
+// readTextFile serves fs/read_text_file: the lines asked for, streamed
+// from the file so that only the answer is held, refused when it would be
+// larger than maxReadAnswer.
+func (c *clientServer) readTextFile(ctx context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
 	var p acp.ReadTextFileRequest
 	if err := decode(req, &p, rec); err != nil {
 		return nil, err
@@ -227,40 +244,128 @@ func (c *clientServer) readTextFile(req *acp.Request, rec *report.ClientRequest)
 		return nil, c.jailError(rec, p.Path, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxReadBytes+1))
-	if err != nil {
+	first, limit := 1, -1
+	if p.Line != nil && *p.Line > 1 {
+		first = *p.Line
+	}
+	if p.Limit != nil {
+		limit = *p.Limit
+	}
+	content, err := readLines(ctx, f, first, limit, maxReadAnswer)
+	var big *answerTooLarge
+	switch {
+	case errors.As(err, &big):
+		return nil, refuse(rec, acp.CodeInvalidParams, "%s: %v", p.Path, big)
+	case ctx.Err() != nil:
+		return nil, fail(rec, acp.CodeRequestCancelled, "%v", context.Cause(ctx))
+	case err != nil:
 		return nil, fail(rec, acp.CodeInternalError, "%v", err)
 	}
-	if len(data) > maxReadBytes {
-		return nil, fail(rec, acp.CodeInvalidParams, "%s is larger than %d MiB", p.Path, maxReadBytes>>20)
-	}
-	content := selectLines(string(data), p.Line, p.Limit)
 	rec.Bytes = len(content)
 	return acp.ReadTextFileResponse{Content: content}, nil
 }
 
-// selectLines returns limit lines of s from line (1-based; 0 is taken as
-// 1), line endings kept; nil means from the first line, all lines.
-func selectLines(s string, line, limit *int) string {
-	start := 1
-	if line != nil && *line > 1 {
-		start = *line
+// answerTooLarge is the error of readLines when the lines asked for take
+// more than its max bytes as JSON.
+type answerTooLarge struct {
+	max   int
+	first int  // the first line asked for
+	line  int  // the first line that did not fit
+	nul   bool // the lines read hold NUL bytes
+}
+
+func (e *answerTooLarge) Error() string {
+	msg := fmt.Sprintf("the answer would be larger than %d MiB, the most acprun sends at once (counted as JSON, where a NUL or other control byte takes 6 bytes): ", e.max>>20)
+	if e.line == e.first {
+		msg += fmt.Sprintf("line %d alone is larger, fs/read_text_file cannot read it", e.line)
+	} else {
+		msg += fmt.Sprintf("read the file in parts with line and limit (lines %d to %d fit)", e.first, e.line-1)
 	}
-	if start == 1 && limit == nil {
-		return s
+	if e.nul {
+		msg += "; it holds NUL bytes: is it a text file?"
 	}
-	lines := strings.SplitAfter(s, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
+	return msg
+}
+
+// readLines reads r to return limit lines from line first (1-based; limit
+// < 0: all), line endings kept: the last line may have none. It holds no
+// more than the answer: lines before first are read and dropped, and the
+// answer may take at most max bytes in a JSON string (jsonSize), else the
+// error is an *answerTooLarge. It stops early with ctx's error when ctx
+// ends.
+func readLines(ctx context.Context, r io.Reader, first, limit, max int) (string, error) {
+	br := bufio.NewReaderSize(r, readChunk)
+	var buf []byte  // the answer
+	size := 0       // of the answer's complete lines, as JSON
+	line := 1       // the line being read
+	lineStart := 0  // its start in buf
+	inLine := false // some of it was read
+	for limit < 0 || line-first < limit {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		frag, err := br.ReadSlice('\n')
+		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
+			return "", err
+		}
+		inLine = inLine || len(frag) > 0
+		if line >= first {
+			buf = append(buf, frag...)
+			if len(buf) > max {
+				return "", &answerTooLarge{max: max, first: first, line: line, nul: bytes.IndexByte(buf, 0) >= 0}
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if inLine && line >= first {
+			if size += jsonSize(buf[lineStart:]); size > max {
+				return "", &answerTooLarge{max: max, first: first, line: line, nul: bytes.IndexByte(buf, 0) >= 0}
+			}
+			lineStart = len(buf)
+		}
+		if inLine {
+			line++
+			inLine = false
+		}
+		if err == io.EOF {
+			break
+		}
 	}
-	if start > len(lines) {
-		return ""
+	return string(buf), nil
+}
+
+// jsonSize is how many bytes b takes inside a JSON string as acp sends it,
+// or a little more: a quote, a backslash, \t, \n and \r take two bytes,
+// another control byte six (\u0000), U+2028 and U+2029 six, a byte that
+// is not UTF-8 three (the U+FFFD it becomes).
+func jsonSize(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		if c := b[0]; c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\t' || c == '\n' || c == '\r':
+				n += 2
+			case c < 0x20:
+				n += 6
+			default:
+				n++
+			}
+			b = b[1:]
+			continue
+		}
+		r, w := utf8.DecodeRune(b)
+		switch {
+		case r == utf8.RuneError && w == 1:
+			n += 3
+		case r == '\u2028' || r == '\u2029':
+			n += 6
+		default:
+			n += w
+		}
+		b = b[w:]
 	}
-	lines = lines[start-1:]
-	if limit != nil && *limit < len(lines) {
-		lines = lines[:*limit]
-	}
-	return strings.Join(lines, "")
+	return n
 }
 
 func (c *clientServer) writeTextFile(req *acp.Request, rec *report.ClientRequest) (any, error) {

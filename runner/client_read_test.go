@@ -1,0 +1,155 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
+
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/report"
+)
+
+// TestReadLines: readLines returns the lines asked for as the whole file
+// cut into lines would give them, lines longer than its buffer included,
+// and refuses an answer that would take more than its max as JSON,
+// saying which lines fit.
+func TestReadLines(t *testing.T) {
+	long := strings.Repeat("l", 3*readChunk+5) + "\n"
+	tests := []struct {
+		name         string
+		src          string
+		first, limit int
+		max          int
+		want         string
+		tooLarge     *answerTooLarge // nil: want
+	}{
+		{"whole", "a\nb\nc\n", 1, -1, 100, "a\nb\nc\n", nil},
+		{"from line 2", "a\nb\nc\n", 2, -1, 100, "b\nc\n", nil},
+		{"line and limit", "a\nb\nc\nd\n", 2, 2, 100, "b\nc\n", nil},
+		{"limit zero", "a\nb\n", 1, 0, 100, "", nil},
+		{"past the end", "a\nb\n", 3, -1, 100, "", nil},
+		{"no newline at the end", "a\nb", 2, 5, 100, "b", nil},
+		{"empty file", "", 1, -1, 100, "", nil},
+		{"empty lines", "\n\n\n", 2, 1, 100, "\n", nil},
+		{"long lines", "a\n" + long + long + "z", 2, -1, 10 * readChunk, long + long + "z", nil},
+		{"after long lines", long + long + "z\n", 3, -1, 10, "z\n", nil},
+		{"exactly the max", "abcd\n", 1, -1, 6, "abcd\n", nil},
+		{"a byte too many", "abcde\n", 1, -1, 6, "", &answerTooLarge{max: 6, first: 1, line: 1}},
+		{"lines that fit", "ab\ncd\nef\ngh\n", 2, -1, 8, "", &answerTooLarge{max: 8, first: 2, line: 4}},
+		{"NUL bytes count six", "\x00\x00\n", 1, -1, 13, "", &answerTooLarge{max: 13, first: 1, line: 1, nul: true}},
+		{"NUL bytes that fit", "\x00\x00\n", 1, -1, 14, "\x00\x00\n", nil},
+		{"quotes count two", `""""` + "\n", 1, -1, 9, "", &answerTooLarge{max: 9, first: 1, line: 1}},
+		{"a long line alone", "a\n" + long, 2, -1, readChunk, "", &answerTooLarge{max: readChunk, first: 2, line: 2}},
+		{"limit stops before the large line", "a\n" + long, 1, 1, 10, "a\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readLines(t.Context(), strings.NewReader(tt.src), tt.first, tt.limit, tt.max)
+			if tt.tooLarge != nil {
+				var big *answerTooLarge
+				if !errors.As(err, &big) || *big != *tt.tooLarge {
+					t.Fatalf("readLines = %q, %v; want %+v", got, err, *tt.tooLarge)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("readLines = %.80q, %v; want %.80q", got, err, tt.want)
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := readLines(ctx, strings.NewReader("a\n"), 1, -1, 100); !errors.Is(err, context.Canceled) {
+		t.Errorf("readLines after its context ended: %v, want context.Canceled", err)
+	}
+}
+
+// TestJSONSize: jsonSize is the size of a string in the JSON acp sends
+// (its encoder, without HTML escaping), or more.
+func TestJSONSize(t *testing.T) {
+	for _, s := range []string{
+		"", "plain text\n", "tab\tquote\"backslash\\cr\r", "\x00\x01\x1f\x7f", "<a & b>",
+		"héllo, 世界, 🙂", "\u2028\u2029", "bad \xff\xfe utf-8 \xe2\x82", "\b\f",
+	} {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		want := buf.Len() - len(`""`+"\n")
+		got := jsonSize([]byte(s))
+		if got < want || got > want+8 {
+			t.Errorf("jsonSize(%q) = %d, encoded %d (%s)", s, got, want, buf.Bytes())
+		}
+	}
+}
+
+// TestClientReadTooLarge: a read whose answer would exceed maxReadAnswer
+// is refused (recorded as a refusal, not a failure), saying what to do: a
+// 60 MiB file of NUL bytes (a single line: it cannot be read this way),
+// a text file larger than the cap (read it in parts: the lines that fit
+// are named); a slice of the same file is served, and so is a small file
+// that holds NUL bytes.
+func TestClientReadTooLarge(t *testing.T) {
+	root, _ := clientTree(t)
+	c := newTestClient(t, ClientConfig{FS: true, Cwd: root, Roots: []string{root}})
+	zeros, text, nul := filepath.Join(root, "big.bin"), filepath.Join(root, "big.txt"), filepath.Join(root, "nul.txt")
+	f, err := os.Create(zeros)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(60 << 20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	line := strings.Repeat("x", 1023) + "\n" // 1025 bytes as JSON
+	if err := os.WriteFile(text, []byte(strings.Repeat(line, 9<<10)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(nul, []byte("a\x00b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const cap = "the answer would be larger than 8 MiB, the most acprun sends at once (counted as JSON, where a NUL or other control byte takes 6 bytes): "
+	fits := maxReadAnswer / len(`x`+strings.Repeat("x", 1022)+`\n`)
+	for _, tt := range []struct {
+		name    string
+		params  acp.ReadTextFileRequest
+		refused string
+		want    string
+	}{
+		{"NUL bytes", acp.ReadTextFileRequest{Path: zeros},
+			zeros + ": " + cap + "line 1 alone is larger, fs/read_text_file cannot read it; it holds NUL bytes: is it a text file?", ""},
+		{"text", acp.ReadTextFileRequest{Path: text},
+			text + ": " + cap + "read the file in parts with line and limit (lines 1 to " + strconv.Itoa(fits) + " fit)", ""},
+		{"text from line 100", acp.ReadTextFileRequest{Path: text, Line: clientInt(100)},
+			text + ": " + cap + "read the file in parts with line and limit (lines 100 to " + strconv.Itoa(99+fits) + " fit)", ""},
+		{"a slice", acp.ReadTextFileRequest{Path: text, Line: clientInt(9000), Limit: clientInt(2)}, "", line + line},
+		{"the lines that fit", acp.ReadTextFileRequest{Path: text, Limit: clientInt(fits)}, "", strings.Repeat(line, fits)},
+		{"past the NUL bytes", acp.ReadTextFileRequest{Path: zeros, Line: clientInt(2)}, "", ""},
+		{"a small file with NUL bytes", acp.ReadTextFileRequest{Path: nul}, "", "a\x00b\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.params.SessionID = "s"
+			res, rec, err := clientCall(t, c, acp.MethodFSReadTextFile, tt.params)
+			if tt.refused != "" {
+				want := report.ClientRequest{Method: acp.MethodFSReadTextFile, Path: tt.params.Path, Refused: tt.refused}
+				if err == nil || err.Code != acp.CodeInvalidParams || err.Message != tt.refused || rec != want {
+					t.Errorf("err = %v, record %+v; want code %d and the record %+v", err, rec, acp.CodeInvalidParams, want)
+				}
+				return
+			}
+			got, _ := res["content"].(string)
+			if err != nil || got != tt.want || rec.Refused != "" || rec.Bytes != len(tt.want) {
+				t.Errorf("err = %v, %d bytes, record %+v; want %d bytes served", err, len(got), rec, len(tt.want))
+			}
+		})
+	}
+}
