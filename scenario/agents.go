@@ -352,7 +352,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 			nodes, _ := p.strNodes(v, false, false)
 			spec.args = []string{}
 			for _, a := range nodes {
-				if w, ok := p.interp(a); ok {
+				if w, ok := p.interpArg(a); ok {
 					spec.args = append(spec.args, w)
 					spec.argsPos = append(spec.argsPos, p.pos(a))
 				}
@@ -360,7 +360,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 		case "env":
 			spec.env = p.env(v)
 		case "cwd":
-			if cwd, ok := p.interp(v); ok {
+			if cwd, ok := p.interpArg(v); ok {
 				if cwd != "" {
 					cwd = p.abs(cwd)
 				}

@@ -219,6 +219,8 @@ func (p *fileParser) relPath(n *yaml.Node, s string, glob bool) (string, bool) {
 	case s == "":
 		p.Errorf(n, "%s is empty", what)
 		return "", false
+	case !p.noNUL(n, s):
+		return "", false
 	case strings.HasPrefix(s, "/"):
 		p.Errorf(n, "%s %q is absolute: paths here are relative to the workspace (or the session cwd)", what, s)
 		return "", false

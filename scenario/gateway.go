@@ -115,7 +115,7 @@ func (p *fileParser) gateway(n *yaml.Node) *Gateway {
 		case "mode":
 			g.Mode, g.ModePos = p.gatewayMode(v), p.pos(v)
 		case "dir":
-			if dir, ok := p.interp(v); ok {
+			if dir, ok := p.interpArg(v); ok {
 				if dir == "" {
 					p.Errorf(v, "gateway dir is empty: name the directory of the cassettes, or leave dir out for %s/ beside the scenario file", DefaultCassetteDir)
 					continue

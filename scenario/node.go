@@ -353,6 +353,30 @@ func (p *fileParser) interpAt(n *yaml.Node, s string, offs []int) (string, bool)
 	return out, len(probs) == 0
 }
 
+// interpArg is interp for a value handed to the operating system: a
+// program's argument or environment, or a path. It also refuses a NUL
+// byte (see noNUL).
+func (p *fileParser) interpArg(n *yaml.Node) (string, bool) {
+	s, ok := p.interp(n)
+	if !ok || !p.noNUL(n, s) {
+		return "", false
+	}
+	return s, true
+}
+
+// noNUL reports s, the value of scalar n (as written or expanded), when it
+// contains a NUL byte: no program argument, environment variable or file
+// name can hold one, so the value would only fail once the run starts.
+// The error is at the NUL when it can be placed, else at n.
+func (p *fileParser) noNUL(n *yaml.Node, s string) bool {
+	if strings.IndexByte(s, 0) < 0 {
+		return true
+	}
+	n = yamlnode.Deref(n)
+	p.errorAt(p.posIn(n, strings.IndexByte(n.Value, 0)), "%q contains a NUL byte, which no program can take: remove it", s)
+	return false
+}
+
 // posIn returns the position of byte off of scalar n's value. It is exact
 // for a one-line plain or quoted scalar whose text before off (and the two
 // bytes from off) appear unchanged in the source; otherwise it is the

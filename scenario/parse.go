@@ -320,6 +320,9 @@ func (p *fileParser) command(n *yaml.Node) []string {
 	first := true // the program name expanded without a problem
 	switch {
 	case n.Kind == yaml.ScalarNode && !yamlnode.IsNull(n):
+		if !p.noNUL(n, n.Value) {
+			return []string{}
+		}
 		words, offs, prob := splitCommand(n.Value)
 		if prob != nil {
 			p.errorAt(p.posIn(n, prob.off), "%s", prob.msg)
@@ -332,7 +335,7 @@ func (p *fileParser) command(n *yaml.Node) []string {
 		}
 	case n.Kind == yaml.SequenceNode:
 		for i, item := range n.Content {
-			w, ok := p.interp(item)
+			w, ok := p.interpArg(item)
 			first = first && (ok || i > 0)
 			argv = append(argv, w)
 		}
@@ -367,10 +370,13 @@ func (p *fileParser) env(n *yaml.Node) map[string]string {
 		}
 	}
 	for _, kv := range pairs {
-		if kv.Key == "" || strings.ContainsAny(kv.Key, "=\x00") {
+		switch {
+		case strings.IndexByte(kv.Key, 0) >= 0:
+			p.noNUL(kv.K, kv.Key)
+		case kv.Key == "" || strings.Contains(kv.Key, "="):
 			p.Errorf(kv.K, "bad environment variable name %q", kv.Key)
 		}
-		if val, ok := p.interp(kv.V); ok {
+		if val, ok := p.interpArg(kv.V); ok {
 			env[kv.Key] = val
 		}
 	}
@@ -457,7 +463,7 @@ func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *
 			}
 		default:
 			s, good := p.interpAt(n, n.Value, nil)
-			if !good {
+			if !good || !p.noNUL(n, s) {
 				return false
 			}
 			v = s
@@ -502,7 +508,7 @@ func (p *fileParser) client(n *yaml.Node, c *Client) (roots *yaml.Node) {
 				continue
 			}
 			for _, r := range nodes {
-				if dir, ok := p.interp(r); ok {
+				if dir, ok := p.interpArg(r); ok {
 					if dir == "" {
 						p.Errorf(r, "root is empty")
 						continue
@@ -635,6 +641,9 @@ func (p *fileParser) part(n *yaml.Node) (Part, bool) {
 func (p *fileParser) existingFile(n *yaml.Node, what, path string) (string, bool) {
 	if path == "" {
 		p.Errorf(n, "%s path is empty", what)
+		return "", false
+	}
+	if !p.noNUL(n, path) {
 		return "", false
 	}
 	abs := p.abs(path)

@@ -111,6 +111,9 @@ func (p *fileParser) promptFile(n *yaml.Node) []Part {
 		p.Errorf(v, "prompt file path is empty")
 		return nil
 	}
+	if !p.noNUL(v, path) {
+		return nil
+	}
 	abs := p.abs(path)
 	text, seen := p.prompts[abs]
 	if !seen {

@@ -102,7 +102,7 @@ func (p *fileParser) sandboxPaths(n *yaml.Node, key string) []string {
 	nodes, _ := p.strNodes(n, true, false)
 	out := []string{}
 	for _, v := range nodes {
-		s, ok := p.interp(v)
+		s, ok := p.interpArg(v)
 		if !ok {
 			continue
 		}

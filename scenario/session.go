@@ -62,7 +62,7 @@ func (p *fileParser) session(n *yaml.Node, s *Session) {
 		case "resume":
 			s.Resume, _ = p.boolean(kv.V)
 		case "stateFile":
-			path, ok := p.interp(kv.V)
+			path, ok := p.interpArg(kv.V)
 			if !ok {
 				continue
 			}

@@ -82,7 +82,7 @@ func (p *fileParser) checkWorkspaceCwd(s *Scenario) {
 // workspaceDir reads the directory of a workspace, given by key (for the
 // messages), and checks that it is a directory.
 func (p *fileParser) workspaceDir(n *yaml.Node, key string, repo bool) (string, bool) {
-	s, ok := p.interp(n)
+	s, ok := p.interpArg(n)
 	if !ok {
 		return "", false
 	}
@@ -158,6 +158,9 @@ func (p *fileParser) shellCommand(n *yaml.Node, which string) (Command, bool) {
 			p.Errorf(n, "%s command is empty", which)
 			return c, false
 		}
+		if !p.noNUL(n, c.Run) {
+			return c, false
+		}
 		return c, true
 	case n.Kind != yaml.MappingNode:
 		p.Errorf(n, "expected a %s command (a shell line, or a mapping with run), got %s", which, describe(n))
@@ -184,6 +187,7 @@ func (p *fileParser) shellCommand(n *yaml.Node, which string) (Command, bool) {
 				p.Errorf(yamlnode.Deref(kv.V), "run is empty: give the shell line to run")
 				good = false
 			}
+			good = good && p.noNUL(kv.V, c.Run)
 			ok = ok && good
 		case "timeout":
 			var good bool
