@@ -22,7 +22,12 @@ func TestExpand(t *testing.T) {
 		{"${A-b}", "", []problem{{0, `bad variable reference "${A-b}": use ${NAME} or ${NAME:-default}`, false}}},
 		{"ab${A", "ab${A", []problem{{2, `unterminated variable reference "${A": missing }`, false}}},
 		{"${:-x}", "", []problem{{0, `bad variable reference "${:-x}": use ${NAME} or ${NAME:-default}`, false}}},
-		{"${A:-${B}}", "a}", nil}, // defaults are literal and end at the first }
+		{"${A:-x$B}", "a", nil},   // defaults are literal: $B is not expanded
+		{"${U:-x$B}", "x$B", nil}, // nor here
+		// a reference inside a default is an error (a shell would expand it),
+		// at its ${, whether or not the default is needed
+		{"${A:-${B}}", "}", []problem{{5, "${ inside the default of ${A:-…}: a default is taken literally, not expanded: write the value itself", false}}},
+		{"x ${U:-${V:-deep}}", "x }", []problem{{7, "${ inside the default of ${U:-…}: a default is taken literally, not expanded: write the value itself", false}}},
 	}
 	for _, tt := range tests {
 		got, probs := expand(tt.in, lookup)

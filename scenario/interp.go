@@ -16,7 +16,8 @@ type problem struct {
 
 // expand replaces ${NAME} and ${NAME:-default} with the value of the
 // variable NAME and $$ with a single $. A default is used when the variable
-// is unset or empty, and is taken literally (no nested references). A $
+// is unset or empty, and is taken literally: a "${" inside it is a problem
+// (a shell would expand it; passing it on as written would surprise). A $
 // followed by anything else is kept as it is. Problems carry the offset of
 // the offending "${" in s.
 func expand(s string, lookup func(string) (string, bool)) (string, []problem) {
@@ -55,6 +56,11 @@ func expand(s string, lookup func(string) (string, bool)) (string, []problem) {
 		name, def, hasDef := strings.Cut(inner, ":-")
 		if !validVarName(name) {
 			probs = append(probs, problem{off: i - len(ref), msg: fmt.Sprintf("bad variable reference %q: use ${NAME} or ${NAME:-default}", ref)})
+			continue
+		}
+		if at := strings.Index(def, "${"); hasDef && at >= 0 {
+			probs = append(probs, problem{off: i - len(ref) + 2 + len(name) + 2 + at,
+				msg: fmt.Sprintf("${ inside the default of ${%s:-…}: a default is taken literally, not expanded: write the value itself", name)})
 			continue
 		}
 		v, ok := lookup(name)
