@@ -60,7 +60,12 @@ func TestParseFlagRuleErrors(t *testing.T) {
 		{"path:", `the pattern after "path:" is empty, e.g. 'path:**/.env'`},
 		{"command", "command needs a pattern after ':', e.g. 'command:git push *'"},
 		{"fetch:https://example.com/*", "a pattern follows only execute (a command) and read, edit, delete, move, search (a path); write fetch alone for every fetch call, or match the title: 'title:*delete*'"},
-		{"edit:src/[", `path: malformed pattern "src/["`},
+		{"edit:src/[", `path: bad pattern "src/[": malformed [...] class`},
+		{"read:**/[z-a]", `path: bad pattern "**/[z-a]": range z-a is empty, so [...] matches nothing: write a-z`},
+		{"edit:{a,b", `path: bad pattern "{a,b": {a,b} is not a glob here: write one pattern for each`},
+		{"path:src/***", `path: bad pattern "src/***": ** matches any number of directories only as a whole segment`},
+		{"tool:[", `tool: bad pattern "[": [...] is not a glob here`},
+		{"title:{a,b}", `title: bad pattern "{a,b}": {a,b} is not a glob here: write one pattern for each`},
 	}
 	for _, tt := range tests {
 		_, err := approve.ParseFlagRule("--allow", tt.value)

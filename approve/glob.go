@@ -1,6 +1,8 @@
 package approve
 
 import (
+	"errors"
+	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
@@ -193,13 +195,91 @@ func matchSegments(pat, segs []string) bool {
 	return prev[len(segs)]
 }
 
-// validPathPattern reports whether every segment of a path pattern is well
-// formed for path.Match.
-func validPathPattern(pattern string) bool {
+// CheckPathGlob reports what is wrong with a path glob (a rule's path, a
+// workspace's protect, a files expectation's pattern), or nil. It refuses
+// what path.Match refuses (an unclosed [), a class range that is empty
+// ([z-a]), ** that is not a whole segment (***, a**), and braces, which
+// are not globs here: a pattern that could never match what it seems to
+// say would deny or protect nothing, silently.
+func CheckPathGlob(pattern string) error {
 	for _, seg := range strings.Split(filepath.ToSlash(pattern), "/") {
-		if _, err := path.Match(seg, ""); err != nil {
-			return false
+		if err := checkSegment(seg); err != nil {
+			return fmt.Errorf("bad pattern %q: %w", pattern, err)
 		}
 	}
-	return true
+	return nil
+}
+
+// CheckNameGlob reports what is wrong with a tool or title glob (a rule's
+// tool or title, a tool call pattern), or nil. Only '*' and '?' are
+// special in such globs, so brackets and braces, which would be taken
+// literally and match no real name or title, are refused.
+func CheckNameGlob(pattern string) error {
+	switch i := strings.IndexAny(pattern, "[]{}"); {
+	case i < 0:
+		return nil
+	case pattern[i] == '{' || pattern[i] == '}':
+		return fmt.Errorf("bad pattern %q: {a,b} is not a glob here: write one pattern for each", pattern)
+	default:
+		return fmt.Errorf("bad pattern %q: [...] is not a glob here (only * and ? are): write one pattern for each, or ? for any one character", pattern)
+	}
+}
+
+// checkSegment checks one segment of a path glob (see CheckPathGlob).
+func checkSegment(seg string) error {
+	if seg != "**" && strings.Contains(seg, "**") {
+		return errors.New("** matches any number of directories only as a whole segment (a/**/b): within a segment write *")
+	}
+	if _, err := path.Match(seg, ""); err != nil {
+		if strings.Contains(seg, "[") {
+			return errors.New("malformed [...] class: close it with ] and put characters or ranges in it ([a-z]), or write [[] for a literal [")
+		}
+		return errors.New("malformed pattern (a \\ must be followed by a character)")
+	}
+	for i := 0; i < len(seg); i++ {
+		switch seg[i] {
+		case '\\':
+			i++
+		case '{':
+			return errors.New("{a,b} is not a glob here: write one pattern for each (or [{] for a literal {)")
+		case '[':
+			end, err := checkClass(seg, i+1)
+			if err != nil {
+				return err
+			}
+			i = end
+		}
+	}
+	return nil
+}
+
+// checkClass checks the character class of seg that starts at i (after
+// its '['), which path.Match has found well formed, for an empty range; it
+// returns the index of the closing ']'.
+func checkClass(seg string, i int) (int, error) {
+	if i < len(seg) && seg[i] == '^' {
+		i++
+	}
+	char := func() rune {
+		if seg[i] == '\\' {
+			i++
+		}
+		r, size := utf8.DecodeRuneInString(seg[i:])
+		i += size
+		return r
+	}
+	for n := 0; i < len(seg); n++ {
+		if seg[i] == ']' && n > 0 {
+			return i, nil
+		}
+		start := i
+		lo := char()
+		if i < len(seg) && seg[i] == '-' {
+			i++
+			if hi := char(); hi < lo {
+				return i, fmt.Errorf("range %s is empty, so [...] matches nothing: write %c-%c", seg[start:i], hi, lo)
+			}
+		}
+	}
+	return i, nil
 }

@@ -54,3 +54,64 @@ func TestMatchPath(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckPathGlob: path globs that are malformed or could never match
+// what they seem to say are refused; every other glob is accepted.
+func TestCheckPathGlob(t *testing.T) {
+	tests := []struct {
+		pattern, want string // want "" for none
+	}{
+		{"src/**", ""},
+		{"**/.env", ""},
+		{"/etc/**", ""},
+		{"src/*.go", ""},
+		{"a/[a-z]?/[^0-9]x", ""},
+		{"[{]x}", ""},   // a class holding {, and a lone }
+		{`a/\[x\]`, ""}, // escaped brackets
+		{"[a-a]", ""},   // a range of one
+		{`[\]-\]]`, ""}, // escaped bounds
+		{"[é-ü]", ""},   // runes, not bytes
+		{"src/{a,b}/**", `bad pattern "src/{a,b}/**": {a,b} is not a glob here: write one pattern for each (or [{] for a literal {)`},
+		{"{a,b", `bad pattern "{a,b": {a,b} is not a glob here: write one pattern for each (or [{] for a literal {)`},
+		{"**/[z-a]", `bad pattern "**/[z-a]": range z-a is empty, so [...] matches nothing: write a-z`},
+		{"x[^b-a]", `bad pattern "x[^b-a]": range b-a is empty, so [...] matches nothing: write a-b`},
+		{"[", `bad pattern "[": malformed [...] class: close it with ] and put characters or ranges in it ([a-z]), or write [[] for a literal [`},
+		{"a/[]", `bad pattern "a/[]": malformed [...] class: close it with ] and put characters or ranges in it ([a-z]), or write [[] for a literal [`},
+		{"***", `bad pattern "***": ** matches any number of directories only as a whole segment (a/**/b): within a segment write *`},
+		{"src/a**", `bad pattern "src/a**": ** matches any number of directories only as a whole segment (a/**/b): within a segment write *`},
+	}
+	for _, tt := range tests {
+		err := approve.CheckPathGlob(tt.pattern)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("CheckPathGlob(%q) = %q, want %q", tt.pattern, got, tt.want)
+		}
+	}
+}
+
+// TestCheckNameGlob: tool and title globs have only * and ?, so brackets
+// and braces, taken literally, are refused.
+func TestCheckNameGlob(t *testing.T) {
+	tests := []struct {
+		pattern, want string
+	}{
+		{"mcp__github__*", ""},
+		{"Read ?.txt", ""},
+		{"[", `bad pattern "[": [...] is not a glob here (only * and ? are): write one pattern for each, or ? for any one character`},
+		{"Run ]", `bad pattern "Run ]": [...] is not a glob here (only * and ? are): write one pattern for each, or ? for any one character`},
+		{"{Edit,Write}", `bad pattern "{Edit,Write}": {a,b} is not a glob here: write one pattern for each`},
+	}
+	for _, tt := range tests {
+		err := approve.CheckNameGlob(tt.pattern)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("CheckNameGlob(%q) = %q, want %q", tt.pattern, got, tt.want)
+		}
+	}
+}

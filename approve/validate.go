@@ -16,7 +16,8 @@ func Kinds() []string {
 
 // Validate reports what is wrong with a rule, one message per problem
 // (without the rule's position): no matcher, an unknown kind, an empty
-// pattern, a malformed path pattern, a bad input field path or regex.
+// pattern, a path, tool or title glob that CheckPathGlob or CheckNameGlob
+// refuses, a bad input field path or regex.
 // A rule that validates still cannot make Decide panic; one that does not
 // is simply partly unable to match.
 func (r Rule) Validate() []string {
@@ -35,11 +36,15 @@ func (r Rule) Validate() []string {
 	for _, t := range r.Tool {
 		if t == "" {
 			msgs = append(msgs, "tool: empty pattern")
+		} else if err := CheckNameGlob(t); err != nil {
+			msgs = append(msgs, "tool: "+err.Error())
 		}
 	}
 	for _, t := range r.Title {
 		if t == "" {
 			msgs = append(msgs, "title: empty pattern")
+		} else if err := CheckNameGlob(t); err != nil {
+			msgs = append(msgs, "title: "+err.Error())
 		}
 	}
 	for _, c := range r.Command {
@@ -51,8 +56,10 @@ func (r Rule) Validate() []string {
 		switch {
 		case strings.TrimSpace(p) == "":
 			msgs = append(msgs, "path: empty pattern")
-		case !validPathPattern(p):
-			msgs = append(msgs, fmt.Sprintf("path: malformed pattern %q", p))
+		default:
+			if err := CheckPathGlob(p); err != nil {
+				msgs = append(msgs, "path: "+err.Error())
+			}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.Input)) {

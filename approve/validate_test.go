@@ -22,7 +22,13 @@ func TestValidate(t *testing.T) {
 		{"empty patterns", approve.Rule{Tool: []string{""}, Title: []string{""}, Command: []string{" "}, Path: []string{""}}, []string{
 			"tool: empty pattern", "title: empty pattern", "command: empty pattern", "path: empty pattern",
 		}},
-		{"malformed path", approve.Rule{Path: []string{"src/[a"}}, []string{`path: malformed pattern "src/[a"`}},
+		{"malformed path", approve.Rule{Path: []string{"src/[a"}}, []string{`path: bad pattern "src/[a": malformed [...] class: close it with ] and put characters or ranges in it ([a-z]), or write [[] for a literal [`}},
+		{"globs that never match", approve.Rule{Path: []string{"src/{a,b}/**"}, Tool: []string{"["}, Title: []string{"[Bb]ash"}}, []string{
+			"tool: bad pattern \"[\": [...] is not a glob here (only * and ? are): write one pattern for each, or ? for any one character",
+			"title: bad pattern \"[Bb]ash\": [...] is not a glob here (only * and ? are): write one pattern for each, or ? for any one character",
+			"path: bad pattern \"src/{a,b}/**\": {a,b} is not a glob here: write one pattern for each (or [{] for a literal {)",
+		}},
+		{"commands are shell lines as written", approve.Rule{Command: []string{"rm [", "[ -f * ]", "mkdir -p {a,b}"}}, nil},
 		{"input", approve.Rule{Input: map[string]string{"": "x", "a..b": "y", "c": "("}}, []string{
 			`input: bad field path ""`,
 			`input: bad field path "a..b"`,

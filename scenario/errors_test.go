@@ -269,7 +269,7 @@ permissions:
     - path: "src/[a"
 turns: [{prompt: hi}]
 `,
-			want: []string{`bad.yaml:5:7: path: malformed pattern "src/[a"`},
+			want: []string{`bad.yaml:5:13: bad pattern "src/[a": malformed [...] class: close it with ] and put characters or ranges in it ([a-z]), or write [[] for a literal [`},
 		},
 		{
 			name: "bad input regexp",

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -69,7 +70,14 @@ func (p *fileParser) toolPattern(n *yaml.Node, value string) (Located, bool) {
 		p.Errorf(n, "empty pattern: give a tool kind (%s) or a glob on the tool call's title or tool name", strings.Join(ToolKinds, ", "))
 		return l, false
 	}
-	if !slices.Contains(ToolKinds, value) && !strings.ContainsAny(value, "*?[ ") {
+	if slices.Contains(ToolKinds, value) {
+		return l, true
+	}
+	if err := approve.CheckNameGlob(value); err != nil {
+		p.Errorf(n, "%v", err)
+		return l, false
+	}
+	if !strings.ContainsAny(value, "*? ") {
 		if kind, ok := suggest(value, ToolKinds); ok {
 			p.warnf(l.Pos, "%q is not a tool kind (did you mean %q?), so it matches only a tool call titled or named %q", value, kind, value)
 		}
@@ -242,11 +250,9 @@ func (p *fileParser) relPath(n *yaml.Node, s string, glob bool) (string, bool) {
 		rel += "/**"
 	}
 	if glob {
-		for _, seg := range strings.Split(rel, "/") {
-			if _, err := path.Match(seg, ""); err != nil {
-				p.Errorf(n, "bad pattern %q: %v", s, err)
-				return "", false
-			}
+		if err := approve.CheckPathGlob(s); err != nil {
+			p.Errorf(n, "%v", err)
+			return "", false
 		}
 	}
 	return rel, true

@@ -358,7 +358,7 @@ turns:
 			name: "bad unchanged globs",
 			src:  head + "workspace: testdata\nexpect: {files: {unchanged: [\"[a\", /abs/**, ./]}}\nturns: [{prompt: hi}]\n",
 			want: []string{
-				`bad.yaml:5:30: bad pattern "[a": syntax error in pattern`,
+				`bad.yaml:5:30: bad pattern "[a": malformed [...] class: close it with ] and put characters or ranges in it ([a-z]), or write [[] for a literal [`,
 				`bad.yaml:5:36: pattern "/abs/**" is absolute: paths here are relative to the workspace (or the session cwd)`,
 				`bad.yaml:5:45: pattern "./" names the workspace itself: write ** for every path in it`,
 			},

@@ -84,13 +84,13 @@ func (p *fileParser) rule(n *yaml.Node, list approve.Verdict) (approve.Rule, boo
 				r.Kind = append(r.Kind, k.Value)
 			}
 		case "tool":
-			r.Tool = p.patterns(kv.V)
+			r.Tool = p.patterns(kv.V, approve.CheckNameGlob)
 		case "title":
-			r.Title = p.patterns(kv.V)
+			r.Title = p.patterns(kv.V, approve.CheckNameGlob)
 		case "command":
-			r.Command = p.patterns(kv.V)
+			r.Command = p.patterns(kv.V, nil) // a shell line as written: [ and { are its own
 		case "path":
-			r.Path = p.patterns(kv.V)
+			r.Path = p.patterns(kv.V, approve.CheckPathGlob)
 		case "input":
 			r.Input = p.inputMatchers(kv.V)
 		case "always":
@@ -137,14 +137,21 @@ func (p *fileParser) rule(n *yaml.Node, list approve.Verdict) (approve.Rule, boo
 	return r, len(p.Errs) == before
 }
 
-// patterns reads a string or a list of non-empty strings.
-func (p *fileParser) patterns(n *yaml.Node) []string {
+// patterns reads a string or a list of non-empty strings, each checked
+// with check (approve.CheckPathGlob or CheckNameGlob) unless it is nil.
+func (p *fileParser) patterns(n *yaml.Node, check func(string) error) []string {
 	nodes, _ := p.strNodes(n, true, true)
 	var out []string
 	for _, s := range nodes {
 		if s.Value == "" {
 			p.Errorf(s, "empty pattern")
 			continue
+		}
+		if check != nil {
+			if err := check(s.Value); err != nil {
+				p.Errorf(s, "%v", err)
+				continue
+			}
 		}
 		out = append(out, s.Value)
 	}
