@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/replay"
 	"github.com/acprun/acprun/runner"
@@ -225,9 +226,9 @@ func (c *explainCmd) request(g *globals, cwd string) (approve.Request, error) {
 	var data []byte
 	var err error
 	if c.Request == "-" {
-		data, err = io.ReadAll(io.LimitReader(g.Stdin, 64<<20))
+		data, err = io.ReadAll(io.LimitReader(g.Stdin, maxRequestBytes))
 	} else {
-		data, err = os.ReadFile(c.Request)
+		data, err = inputfile.Read(c.Request, maxRequestBytes)
 	}
 	if err != nil {
 		return approve.Request{}, fmt.Errorf("read request: %w", err)
@@ -260,3 +261,6 @@ func oneShotRules(cfg *scenario.Config) (*scenario.Scenario, error) {
 	}
 	return sc, nil
 }
+
+// maxRequestBytes bounds the permission request explain --request reads.
+const maxRequestBytes = 64 << 20

@@ -12,6 +12,7 @@ import (
 
 	json "github.com/go-json-experiment/json/v1"
 
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/output"
@@ -115,7 +116,7 @@ func readAllResults(paths []string) (report.Report, error) {
 		return rep, nil
 	}
 	for _, p := range paths {
-		data, rerr := os.ReadFile(p)
+		data, rerr := inputfile.Read(p, report.MaxResultsBytes)
 		if rerr != nil {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/yamlnode"
 	"github.com/acprun/acprun/mockagent"
@@ -111,7 +112,7 @@ func strictErrors(scs []*scenario.Scenario) scenario.Errors {
 		for _, a := range agents {
 			for _, e := range checkAgent(sc, a, self, scripts) {
 				if sources[e.File] == nil {
-					data, _ := os.ReadFile(e.File)
+					data, _ := inputfile.Read(e.File, scenario.MaxFileBytes)
 					sources[e.File] = &yamlnode.Reader{Src: data}
 				}
 				e.Source = sources[e.File].Line(e.Line)

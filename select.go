@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
@@ -163,12 +164,9 @@ func (f configFlag) config() (*scenario.Config, error) {
 		}
 		return scenario.LoadConfig(scenario.ConfigFile, scenario.LoadOptions{})
 	}
-	data, err := os.ReadFile(f.Config)
+	data, err := inputfile.Read(f.Config, scenario.MaxFileBytes)
 	if err != nil {
-		if pe, ok := errors.AsType[*fs.PathError](err); ok {
-			err = pe.Err // the path is the flag's value, said once
-		}
-		return nil, fmt.Errorf("--config %s: %w", f.Config, err)
+		return nil, fmt.Errorf("--config %w", err) // "--config PATH: why"
 	}
 	return scenario.LoadConfigBytes(f.Config, data, scenario.LoadOptions{})
 }

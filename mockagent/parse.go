@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,12 +15,17 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
-// Load reads and parses the script at path.
+// MaxScriptBytes bounds a script file, as a scenario file is bounded.
+const MaxScriptBytes = 4 << 20
+
+// Load reads and parses the script at path: a regular file of at most
+// MaxScriptBytes.
 func Load(path string) (*Script, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, MaxScriptBytes)
 	if err != nil {
 		return nil, fmt.Errorf("load mock script: %w", err)
 	}

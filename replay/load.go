@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
 
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/srcerr"
 )
 
@@ -100,17 +100,9 @@ func Load(path string) (*Recording, error) { return Walk(path, nil) }
 // open opens the transcript at path; what cannot be read as one is an
 // *srcerr.Error.
 func open(path string) (*os.File, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, -1) // read a line at a time, each bounded
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, &srcerr.Error{File: path, Msg: fmt.Sprintf("%v (a transcript is written by acprun run --transcripts DIR)", err)}
-	}
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		f.Close()
-		return nil, &srcerr.Error{File: path, Msg: "is a directory, not a transcript (one is written per scenario by acprun run --transcripts DIR)"}
+		return nil, &srcerr.Error{File: path, Msg: fmt.Sprintf("%v (a transcript is written per scenario by acprun run --transcripts DIR)", inputfile.Bare(err))}
 	}
 	return f, nil
 }

@@ -3,13 +3,12 @@ package report
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
-	"os"
 	"slices"
 	"time"
+
+	"github.com/acprun/acprun/internal/inputfile"
 )
 
 // BalanceFingerprint is a short fingerprint of the durations a sharded
@@ -49,12 +48,9 @@ func ReadDurations(path string) (map[string]time.Duration, error) {
 // readFile reads the results file path (see Read). Its errors do not name
 // the file: an error opening it is its PathError's own.
 func readFile(path string) (Results, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, MaxResultsBytes)
 	if err != nil {
-		if pe, ok := errors.AsType[*fs.PathError](err); ok {
-			return Results{}, pe.Err
-		}
-		return Results{}, err
+		return Results{}, inputfile.Bare(err)
 	}
 	defer f.Close()
 	return Read(f)

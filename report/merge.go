@@ -4,9 +4,10 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
+
+	"github.com/acprun/acprun/internal/inputfile"
 )
 
 // balancedBy says how a shard of fingerprint fp was balanced.
@@ -52,9 +53,9 @@ func MergeFiles(paths []string) (Report, error) {
 	var overrides []string
 	seen := map[resultKey]string{}
 	for i, p := range paths {
-		f, err := os.Open(p)
+		f, err := inputfile.Open(p, MaxResultsBytes)
 		if err != nil {
-			return Report{}, err // *PathError names the file
+			return Report{}, err // *inputfile.Error names the file
 		}
 		res, err := Read(f)
 		f.Close()

@@ -282,6 +282,9 @@ func empty(v reflect.Value) bool {
 	return v.IsZero()
 }
 
+// MaxResultsBytes bounds a results document that Read reads.
+const MaxResultsBytes = 256 << 20
+
 // Read decodes a results document written by acprun run or acprun
 // merge. Its schemaVersion must be 1 to SchemaVersion; an older one is
 // read as the current version says it (see upgradeV1; version 2 has no
@@ -289,9 +292,12 @@ func empty(v reflect.Value) bool {
 // fields, which JSON leaves out, are set from the durationMs fields, so the
 // results print as the run's did.
 func Read(r io.Reader) (Results, error) {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxResultsBytes+1))
 	if err != nil {
 		return Results{}, err
+	}
+	if len(data) > MaxResultsBytes {
+		return Results{}, fmt.Errorf("larger than %d MiB, the most acprun reads of a results file", MaxResultsBytes>>20)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return Results{}, errors.New("empty file, not acprun results")

@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
@@ -677,21 +678,10 @@ func summary(data []byte) string {
 	return fmt.Sprintf("%s, first line %s", plural(len(data), "byte", "bytes"), quoted(string(line)))
 }
 
-// readGolden reads a golden file, at most maxFileRead bytes of it.
+// readGolden reads a golden file, a regular file of at most maxFileRead
+// bytes (never waiting on a FIFO).
 func readGolden(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileRead+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxFileRead {
-		return nil, fmt.Errorf("%s is larger than 16 MiB", name)
-	}
-	return data, nil
+	return inputfile.Read(name, maxFileRead)
 }
 
 // goldenDiff says how got differs from want ("" when they are equal): the

@@ -557,7 +557,7 @@ func TestCheckFiles(t *testing.T) {
 			`s.yaml:80:7: files.golden: "a.txt" differs from ` + other + `: 24 bytes, golden 93 bytes; first difference at line 2: "second line", golden "second LINE, much longer than the line of the file, so long …"`,
 			`s.yaml:81:7: files.golden: "a.txt" differs from ` + noNewline + `: 24 bytes, golden 23 bytes; the file ends with a newline, the golden file does not`,
 			`s.yaml:82:7: files.golden: "a.txt" differs from ` + longer + `: 24 bytes, golden 35 bytes; the file ends after line 2, the golden file goes on with "third line"`,
-			`s.yaml:83:7: files.golden: cannot read the golden file: open ` + missing + `: no such file or directory`,
+			`s.yaml:83:7: files.golden: cannot read the golden file: ` + missing + `: no such file or directory`,
 			`s.yaml:84:7: files.golden: "link-out" is a symlink that leads outside the workspace`,
 		}},
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"mime"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -372,7 +372,7 @@ func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []st
 				blocks = append(blocks, acp.ResourceLinkBlock(uri, filepath.Base(p.File)))
 				continue
 			}
-			data, err := os.ReadFile(p.File)
+			data, err := inputfile.Read(p.File, scenario.MaxAttachmentBytes) // never a FIFO's wait
 			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("%s: %v; sent as a link", p.Pos, err))
 				blocks = append(blocks, acp.ResourceLinkBlock(uri, filepath.Base(p.File)))
@@ -384,7 +384,7 @@ func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []st
 				warnings = append(warnings, fmt.Sprintf("%s: the agent does not accept images (promptCapabilities.image); image %s not sent", p.Pos, filepath.Base(p.Image)))
 				continue
 			}
-			data, err := os.ReadFile(p.Image)
+			data, err := inputfile.Read(p.Image, scenario.MaxAttachmentBytes)
 			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("%s: %v; image not sent", p.Pos, err))
 				continue

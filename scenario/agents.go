@@ -388,7 +388,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 			}
 		case "replay":
 			if path, ok := p.interp(v); ok {
-				spec.replay, _ = p.existingFile(v, "replay transcript", path)
+				spec.replay, _ = p.existingFile(v, "replay transcript", path, -1)
 			}
 		case "reuse":
 			if b, ok := p.boolean(v); ok {

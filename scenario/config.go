@@ -14,6 +14,7 @@ import (
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/gateway"
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -77,7 +78,7 @@ var (
 // scenario files. opts.LookupEnv expands variables; opts.Config is
 // ignored.
 func LoadConfig(path string, opts LoadOptions) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, MaxFileBytes)
 	if err != nil {
 		return nil, Errors{{File: path, Msg: bareError(err).Error()}}
 	}

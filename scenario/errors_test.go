@@ -325,7 +325,7 @@ turns:
 				`bad.yaml:5:15: prompt file "./testdata/NOPE.md" does not exist`,
 				`bad.yaml:6:16: image "testdata/missing.png" does not exist`,
 				`bad.yaml:7:16: image "testdata/NOTES.md": unsupported type ".md" (use .png, .jpg, .jpeg, .gif or .webp)`,
-				`bad.yaml:8:15: prompt file "testdata" is a directory`,
+				`bad.yaml:8:15: prompt file "testdata" is not a regular file (a directory): give a file`,
 			},
 		},
 		{

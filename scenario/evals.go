@@ -191,7 +191,7 @@ func (p *fileParser) filesExpect(n *yaml.Node) *FilesExpect {
 				if !ok {
 					return
 				}
-				if golden, ok := p.existingFile(yamlnode.Deref(v), "golden file", s); ok {
+				if golden, ok := p.existingFile(yamlnode.Deref(v), "golden file", s, -1); ok {
 					e.Golden = append(e.Golden, FileGolden{Pos: p.pos(yamlnode.Deref(v)), Path: path, Golden: golden})
 				}
 			})

@@ -326,7 +326,7 @@ turns: [{prompt: hi}]
 				"bad.yaml:10:47: expected at least one value, got an empty list",
 				"bad.yaml:11:28: bad regular expression: error parsing regexp: missing closing ): `func (`",
 				`bad.yaml:12:27: golden file "./testdata/missing.txt" does not exist`,
-				`bad.yaml:12:60: golden file "testdata" is a directory`,
+				`bad.yaml:12:60: golden file "testdata" is not a regular file (a directory): give a file`,
 			},
 		},
 		{

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
@@ -85,11 +86,15 @@ func Load(paths []string, opts LoadOptions) ([]*Scenario, []Warning, error) {
 	l := newLoader(opts)
 	var parsed []*parsedFile
 	for _, file := range l.files(paths) {
-		if fi, err := os.Stat(file); err == nil && fi.Size() > MaxFileBytes {
-			l.errorf(file, "%s", tooLarge(fi.Size())) // not even read
+		data, err := inputfile.Read(file, MaxFileBytes)
+		if errors.Is(err, inputfile.ErrTooLarge) {
+			size := int64(MaxFileBytes + 1) // it grew while read
+			if fi, err := os.Stat(file); err == nil && fi.Size() > size {
+				size = fi.Size()
+			}
+			l.errorf(file, "%s", tooLarge(size))
 			continue
 		}
-		data, err := os.ReadFile(file)
 		if err != nil {
 			l.fileError(file, err)
 			continue

@@ -17,6 +17,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -621,7 +622,7 @@ func (p *fileParser) part(n *yaml.Node) (Part, bool) {
 		}
 		part.Text = s
 	case "file":
-		part.File, ok = p.existingFile(v, "prompt file", s)
+		part.File, ok = p.existingFile(v, "prompt file", s, MaxAttachmentBytes)
 	case "image":
 		ext := strings.ToLower(filepath.Ext(s))
 		part.MimeType = imageTypes[ext]
@@ -630,15 +631,22 @@ func (p *fileParser) part(n *yaml.Node) (Part, bool) {
 			ok = false
 		}
 		var exists bool
-		part.Image, exists = p.existingFile(v, "image", s)
+		part.Image, exists = p.existingFile(v, "image", s, MaxAttachmentBytes)
 		ok = ok && exists
 	}
 	return part, ok
 }
 
+// MaxAttachmentBytes bounds a file a prompt attaches (prompt: [{file:
+// PATH}], [{image: PATH}]): it travels in one message to the agent,
+// base64-encoded when it is not text, and the agent's messages are at
+// most acp.DefaultMaxLineBytes (64 MiB).
+const MaxAttachmentBytes = 32 << 20
+
 // existingFile resolves path against the file's directory and checks that
-// it is a file that exists.
-func (p *fileParser) existingFile(n *yaml.Node, what, path string) (string, bool) {
+// it is a regular file (after symbolic links) of at most limit bytes
+// (limit < 0: any size). The run reads it then, and checks again.
+func (p *fileParser) existingFile(n *yaml.Node, what, path string, limit int64) (string, bool) {
 	if path == "" {
 		p.Errorf(n, "%s path is empty", what)
 		return "", false
@@ -647,16 +655,16 @@ func (p *fileParser) existingFile(n *yaml.Node, what, path string) (string, bool
 		return "", false
 	}
 	abs := p.abs(path)
-	fi, err := os.Stat(abs)
+	err := inputfile.Check(abs, limit)
 	switch {
+	case err == nil:
+		return abs, true
 	case errors.Is(err, fs.ErrNotExist):
 		p.Errorf(n, "%s %q does not exist", what, path)
-	case err != nil:
-		p.Errorf(n, "%s %q: %v", what, path, bareError(err))
-	case fi.IsDir():
-		p.Errorf(n, "%s %q is a directory", what, path)
+	case errors.Is(err, inputfile.ErrNotRegular), errors.Is(err, inputfile.ErrTooLarge):
+		p.Errorf(n, "%s %q is %v", what, path, bareError(err))
 	default:
-		return abs, true
+		p.Errorf(n, "%s %q: %v", what, path, bareError(err))
 	}
 	return abs, false
 }

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -54,29 +54,25 @@ func ReadPrompt(r io.Reader) (string, error) {
 // that a FIFO or a device can never make loading hang. Its errors are
 // predicates, as ReadPrompt's.
 func ReadPromptFile(path string) (string, error) {
-	fi, err := os.Stat(path)
+	f, err := inputfile.Open(path, MaxPromptBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", errors.New("does not exist")
-	case err != nil:
-		return "", fmt.Errorf("cannot be read: %w", bareError(err))
-	case fi.IsDir():
-		return "", errors.New("is a directory")
-	case !fi.Mode().IsRegular():
-		return "", errors.New("is not a regular file")
-	case fi.Size() > MaxPromptBytes:
+	case errors.Is(err, inputfile.ErrTooLarge):
 		return "", errors.New(tooLongPrompt)
-	}
-	f, err := os.Open(path)
-	if err != nil {
+	case errors.Is(err, inputfile.ErrNotRegular):
+		return "", fmt.Errorf("is %w", bareError(err))
+	case err != nil:
 		return "", fmt.Errorf("cannot be read: %w", bareError(err))
 	}
 	defer f.Close()
 	return ReadPrompt(f)
 }
 
-// bareError is err without the operation and path of an *fs.PathError.
+// bareError is err without the operation and path of an *fs.PathError,
+// or the reason of an *inputfile.Error: the message says the path.
 func bareError(err error) error {
+	err = inputfile.Bare(err)
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

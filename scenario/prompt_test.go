@@ -84,11 +84,11 @@ turns:
 	}
 	want := []string{
 		`bad.yaml:4:20: prompt file "missing.md" does not exist`,
-		`bad.yaml:5:20: prompt file "sub" is a directory`,
+		`bad.yaml:5:20: prompt file "sub" is not a regular file (a directory): give a file`,
 		`bad.yaml:6:20: prompt file "empty.md" is empty`,
 		`bad.yaml:7:20: prompt file "latin1.md" is not UTF-8 text`,
 		`bad.yaml:8:20: prompt file "big.md" is larger than 4 MiB, the most a prompt may hold (attach a long text as a file part instead: prompt: [{file: PATH}])`,
-		`bad.yaml:9:20: prompt file "fifo.md" is not a regular file`,
+		`bad.yaml:9:20: prompt file "fifo.md" is not a regular file (a FIFO): give a file`,
 		`bad.yaml:10:20: prompt file path is empty`,
 		`bad.yaml:11:13: prompt is empty: give a string, {file: PATH} or a list of text, file and image parts`,
 		`bad.yaml:12:14: unknown key "text" (valid keys: file); a prompt mapping reads the prompt from a file (prompt: {file: PATH}); for several parts write a list: prompt: [{text: ...}]`,

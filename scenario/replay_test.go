@@ -70,7 +70,7 @@ func TestReplayAgent(t *testing.T) {
 	_, _, err = scenario.Load([]string{"bad.yaml"}, opts)
 	wantErrs := []string{
 		`bad.yaml:2:17: replay transcript "nope.jsonl" does not exist`,
-		`bad.yaml:6:17: replay transcript "sub" is a directory`,
+		`bad.yaml:6:17: replay transcript "sub" is not a regular file (a directory): give a file`,
 		`bad.yaml:10:23: use either replay (a recorded transcript) or name, not both`,
 		`bad.yaml:14:34: args adds arguments to a named agent's command: a replay agent takes none`,
 		`bad.yaml:18:17: replay transcript path is empty`,

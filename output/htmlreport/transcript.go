@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 
 	json "github.com/go-json-experiment/json/v1"
 
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/redact"
 )
 
@@ -72,7 +72,7 @@ const (
 // An unreadable file is an error on the page, not of the report.
 func readTranscript(path string, limit int64, red *redact.Redactor) *transcriptView {
 	tv := &transcriptView{Path: path}
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, -1) // read within limit
 	if err != nil {
 		tv.Err = err.Error()
 		return tv

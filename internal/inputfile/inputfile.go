@@ -1,0 +1,196 @@
+// Package inputfile reads the files acprun is given as input (scenario,
+// config, results, transcripts, mock agent scripts, prompt files and
+// attachments) the one way: only a regular file, after following symbolic
+// links, and at most a limit of it. A FIFO, a device or a socket is
+// refused before anything is read, so that none can make acprun wait
+// forever (a FIFO with no writer, a terminal) or read without end
+// (/dev/zero); the read itself is bounded, so that a file that grows or
+// lies about its size cannot take all memory.
+package inputfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// Errors an *Error wraps; test for them with errors.Is.
+var (
+	// ErrNotRegular: the path names a directory, FIFO, device or socket.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrTooLarge: the file holds more than the limit.
+	ErrTooLarge = errors.New("too large")
+)
+
+// Error is an input file that cannot be read: its path and why.
+type Error struct {
+	Path  string
+	Err   error  // ErrNotRegular, ErrTooLarge, or the system's error
+	Kind  string // with ErrNotRegular: what the file is ("a FIFO")
+	Limit int64  // with ErrTooLarge: the most that may be read
+}
+
+// Error is "PATH: REASON".
+func (e *Error) Error() string { return e.Path + ": " + e.Reason() }
+
+// Reason is the error without the path, for callers that say which file
+// otherwise: "not a regular file (a FIFO): give a file".
+func (e *Error) Reason() string {
+	switch e.Err {
+	case ErrNotRegular:
+		return fmt.Sprintf("not a regular file (%s): give a file", e.Kind)
+	case ErrTooLarge:
+		return fmt.Sprintf("larger than %s, the most acprun reads of it", Size(e.Limit))
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns the cause: ErrNotRegular, ErrTooLarge or the system's
+// error (fs.ErrNotExist with a missing file).
+func (e *Error) Unwrap() error { return e.Err }
+
+// Bare is the error without the path, for callers that name the file
+// otherwise: its message is Reason, and it wraps what the *Error wraps.
+func (e *Error) Bare() error { return bareError{e} }
+
+// bareError is an *Error said without its path.
+type bareError struct{ e *Error }
+
+func (b bareError) Error() string { return b.e.Reason() }
+func (b bareError) Unwrap() error { return b.e.Err }
+
+// Bare is err without the path when it is an *Error (see Error.Bare),
+// and err otherwise.
+func Bare(err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Bare()
+	}
+	return err
+}
+
+// Size writes a limit for a message: "4 MiB", or "100 bytes" when it is
+// not a whole number of MiB.
+func Size(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// Kind says what a file of mode m is, for a message: "a FIFO", "a
+// directory"; "a regular file" for one.
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a file"
+}
+
+// Check stats path, following symbolic links, and returns an *Error
+// unless it is a regular file of at most limit bytes (limit < 0: any
+// size). It reads nothing; a caller that checks early (validate) must
+// still read with Open or Read, since the file can change.
+func Check(path string, limit int64) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return &Error{Path: path, Err: bare(err)}
+	}
+	return check(path, fi, limit)
+}
+
+// check is Check on fi, path's information.
+func check(path string, fi fs.FileInfo, limit int64) error {
+	if !fi.Mode().IsRegular() {
+		return &Error{Path: path, Err: ErrNotRegular, Kind: Kind(fi.Mode())}
+	}
+	if limit >= 0 && fi.Size() > limit {
+		return &Error{Path: path, Err: ErrTooLarge, Limit: limit}
+	}
+	return nil
+}
+
+// Open opens path for reading when it is a regular file (a symbolic link
+// to one included) of at most limit bytes by its size now (limit < 0: any
+// size), and returns an *Error otherwise. It never blocks on a FIFO: the
+// path is checked by name (a device is not even opened), then opened
+// without waiting for a writer and checked again once open, in case the
+// file was swapped in between. Read from it through io.LimitReader (as
+// Read does): a file may grow.
+func Open(path string, limit int64) (*os.File, error) {
+	if err := Check(path, limit); err != nil {
+		return nil, err
+	}
+	return openChecked(path, limit)
+}
+
+// openChecked is Open after the check by name: it opens path without
+// blocking and checks the open file.
+func openChecked(path string, limit int64) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, &Error{Path: path, Err: bare(err)}
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = check(path, fi, limit)
+	} else {
+		err = &Error{Path: path, Err: bare(err)}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// Read returns the contents of path, a regular file (as Open checks) of
+// at most limit bytes (limit >= 0), and an *Error otherwise. It reads at
+// most limit+1 bytes whatever the file's size says.
+func Read(path string, limit int64) ([]byte, error) {
+	f, err := Open(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadFrom(f, path, limit)
+}
+
+// ReadFrom reads all of r, the opened file path, but refuses more than
+// limit bytes (limit >= 0) with an *Error, having read at most limit+1.
+func ReadFrom(r io.Reader, path string, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, &Error{Path: path, Err: bare(err)}
+	}
+	if int64(len(data)) > limit {
+		return nil, &Error{Path: path, Err: ErrTooLarge, Limit: limit}
+	}
+	return data, nil
+}
+
+// bare is err without the operation and path of an *fs.PathError: the
+// *Error says the path.
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
