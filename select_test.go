@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -15,8 +16,15 @@ func TestConfigFlagUnreadable(t *testing.T) {
 	if _, err := (configFlag{Config: missing}).config(); err == nil || err.Error() != "--config "+missing+": no such file or directory" {
 		t.Errorf("missing --config: error %v, want it to name --config", err)
 	}
-	if _, err := (configFlag{Config: dir}).config(); err == nil || err.Error() != "--config "+dir+": is a directory" {
+	if _, err := (configFlag{Config: dir}).config(); err == nil || err.Error() != "--config "+dir+": not a regular file (a directory): give a file" {
 		t.Errorf("--config DIR: error %v, want it to name --config", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (configFlag{Config: fifo}).config(); err == nil || err.Error() != "--config "+fifo+": not a regular file (a FIFO): give a file" {
+		t.Errorf("--config FIFO: error %v, want it refused at once", err)
 	}
 	file := filepath.Join(dir, "c.yaml")
 	if err := os.WriteFile(file, []byte("agents: {mine: {command: [x]}}\n"), 0o644); err != nil {
