@@ -249,7 +249,7 @@ func TestExplainTranscript(t *testing.T) {
 		{"no id", nil, []string{`give --tool-call ID, one of the tool calls that asked permission: "w1", "d1"`}},
 		{"past the last", []string{"--tool-call", "d1", "--index", "2"}, []string{`tool call "d1" asked permission once (tr/twice.jsonl:`, "--index 2 is beyond it"}},
 		{"not a transcript", []string{"--tool-call", "w1", "--transcript", "bad.jsonl"}, []string{badAt + `: "dir" is "up"`, "    3 | "}},
-		{"missing", []string{"--tool-call", "w1", "--transcript", "missing.jsonl"}, []string{"missing.jsonl: no such file or directory (a transcript is written by acprun run --transcripts DIR)"}},
+		{"missing", []string{"--tool-call", "w1", "--transcript", "missing.jsonl"}, []string{"missing.jsonl: no such file or directory (a transcript is written per scenario by acprun run --transcripts DIR)"}},
 		{"with a made-up request", []string{"--tool-call", "w1", "--kind", "edit"}, []string{"give either --transcript or --request or --kind/--tool/--title/--command/--path, not several"}},
 		{"index alone", []string{"--index", "1"}, []string{"--index needs --transcript and --tool-call"}},
 	} {

@@ -91,7 +91,7 @@ func TestMissingConfigFileNamesTheFlag(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			writeFiles(t, dir, map[string]string{"s.yaml": ranScenario, "d/x": ""})
-			for config, why := range map[string]string{"nope.yaml": "no such file or directory", "d": "is a directory"} {
+			for config, why := range map[string]string{"nope.yaml": "no such file or directory", "d": "not a regular file (a directory): give a file"} {
 				res := acprun(t, dir, append([]string{args[0], "--config", config}, args[1:]...)...)
 				if want := "acprun: --config " + config + ": " + why + "\n"; res.code != exitUsage || res.stderr != want {
 					t.Errorf("--config %s: exit %d, stderr:\n%s\nwant %d and %q", config, res.code, res.stderr, exitUsage, want)

@@ -199,7 +199,7 @@ func TestPromptFlagErrors(t *testing.T) {
 		{"", []string{"a.yaml", "--prompt", "fix the tests"},
 			"--prompt 'fix the tests': the file does not exist (with a scenario file, --prompt takes a file holding the prompt, or - to read it from stdin; " +
 				"the text itself only without one: acprun run --agent NAME --prompt TEXT)"},
-		{"", []string{"a.yaml", "--prompt", "."}, "--prompt .: the file is a directory"},
+		{"", []string{"a.yaml", "--prompt", "."}, "--prompt .: the file is not a regular file (a directory): give a file"},
 	}
 	for _, tt := range tests {
 		for _, extra := range [][]string{{"-o", "out.json"}, {"--dry-run"}} {
