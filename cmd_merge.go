@@ -32,7 +32,7 @@ Exit codes, as the combined run would have exited:
        counting the attempts of a scenario that met its minimum pass rate)
   2    a file is missing, unreadable or not acprun results, shards were
        balanced from different --balance-from files, or -o cannot be
-       written (nothing written)
+       written or is one of the files (nothing written)
   3    an agent could not be started, initialized or authenticated
   4    the merged results could not be written; the summary still goes to
        stderr
@@ -47,6 +47,9 @@ func (c *mergeCmd) Run(g *globals) error {
 		if err := outfile.Check(c.Output); err != nil {
 			return exitError{code: exitUsage, err: fmt.Errorf("merge: -o %s: %w", c.Output, err)}
 		}
+	}
+	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{{Flag: "-o", Path: c.Output, What: "the merged results"}}, resultsInputs(c.Files, "a results file merge reads")); err != nil {
+		return exitError{code: exitUsage, err: fmt.Errorf("merge: %w", err)}
 	}
 	rep, err := report.MergeFiles(c.Files)
 	if err != nil {

@@ -46,7 +46,7 @@ variables of the current environment are redacted too.
 Exit codes:
   0    the report was written (whatever the scenarios' statuses)
   2    a file is missing, unreadable or not acprun results, or -o cannot be
-       written (nothing written)
+       written or is one of the files (nothing written)
   4    the report could not be written`
 }
 
@@ -56,6 +56,9 @@ func (c *reportCmd) Run(g *globals) error {
 		if err := outfile.Check(c.Output); err != nil {
 			return exitError{code: exitUsage, err: fmt.Errorf("report: -o %s: %w", c.Output, err)}
 		}
+	}
+	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{{Flag: "-o", Path: c.Output, What: "the report"}}, resultsInputs(c.Files, "a results file report reads")); err != nil {
+		return exitError{code: exitUsage, err: fmt.Errorf("report: %w", err)}
 	}
 	if c.Transcripts != "" {
 		if fi, err := os.Stat(c.Transcripts); err != nil {
@@ -82,6 +85,16 @@ func (c *reportCmd) Run(g *globals) error {
 		fmt.Fprintln(g.Stderr, reportLine(c.Output, rep))
 	}
 	return nil
+}
+
+// resultsInputs are the results files files that merge or report reads,
+// each being what.
+func resultsInputs(files []string, what string) []outfile.Input {
+	ins := make([]outfile.Input, len(files))
+	for i, f := range files {
+		ins[i] = outfile.Input{Path: f, What: what}
+	}
+	return ins
 }
 
 // reportLine is what report says on stderr once it wrote the report of

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -95,7 +96,11 @@ checked before any agent starts. Missing parent directories are created; a
 symlink is written through to its target; a device or FIFO (/dev/null,
 /dev/stdout, a named pipe) is written in place; a regular file is replaced
 atomically and keeps its mode (a new one gets 0644 less the umask). "-" is stdout, for one flag at most;
-GitHub annotations then go to stderr.
+GitHub annotations then go to stderr. An output that is one of the run's inputs
+(a scenario file, the config file, a mock agent script, a replay transcript, a
+file a prompt attaches, the --prompt or --balance-from file), by path, symlink
+or hard link, is refused (exit 2); -o alone may replace the --rerun-failed file,
+with the rerun's results.
 
 Sessions: a scenario with session: {resume: true} (or every scenario, with
 --resume) continues the session its state file recorded for its name and agent:
@@ -152,7 +157,12 @@ func (c *runCmd) warnNoPermissions(g *globals, scs []*scenario.Scenario) {
 // are written.
 func (c *runCmd) files() []outfile.Target {
 	var out []outfile.Target
-	for _, f := range []outfile.Target{{Flag: "-o", Path: c.JSON}, {Flag: "--junit", Path: c.JUnit}, {Flag: "--html", Path: c.HTML}, {Flag: "--events", Path: c.Events}} {
+	for _, f := range []outfile.Target{
+		{Flag: "-o", Path: c.JSON, What: "the results"},
+		{Flag: "--junit", Path: c.JUnit, What: "the JUnit report"},
+		{Flag: "--html", Path: c.HTML, What: "the HTML report"},
+		{Flag: "--events", Path: c.Events, What: "the events"},
+	} {
 		if f.Path != "" {
 			out = append(out, f)
 		}
@@ -167,6 +177,55 @@ func (c *runCmd) checkOutputFlags(g *globals) error {
 		return errors.New("--transcripts -: transcripts need a directory (one file per scenario), not stdout")
 	}
 	return outfile.CheckTargets(g.Stdout, c.files())
+}
+
+// inputs are the files the run reads, but --rerun-failed's (see
+// checkInputs): the scenario files given and those of scs, the config
+// file, the --prompt files, the --balance-from file, and the mock agent
+// scripts, replay transcripts and prompt attachments of scs.
+func (c *runCmd) inputs(scs []*scenario.Scenario) []outfile.Input {
+	ins := []outfile.Input{
+		{Path: cmp.Or(c.Config, scenario.ConfigFile), What: "the config file of this run"},
+		{Path: c.BalanceFrom, What: "the results file --balance-from reads"},
+	}
+	for _, p := range c.Paths {
+		ins = append(ins, outfile.Input{Path: p, What: "a scenario file of this run"})
+	}
+	if !c.oneShot() {
+		for _, p := range c.Prompt {
+			if p != stdinPrompt {
+				ins = append(ins, outfile.Input{Path: p, What: "a --prompt file of this run"})
+			}
+		}
+	}
+	for _, sc := range scs {
+		ins = append(ins, outfile.Input{Path: sc.File, What: "a scenario file of this run"})
+		if argv := sc.Agent.Command; len(argv) >= 3 && argv[0] == "acprun" && argv[1] == "replay" {
+			ins = append(ins, outfile.Input{Path: argv[2], What: "a replay transcript of this run"})
+		}
+		script := runner.ResolveCommand(sc.Agent.Command, sc.File, sc.Agent.Cwd, "").Script
+		ins = append(ins, outfile.Input{Path: script, What: "a mock agent script of this run"})
+		for _, t := range sc.Turns {
+			for _, p := range t.Prompt {
+				ins = append(ins, outfile.Input{Path: cmp.Or(p.File, p.Image), What: "a file a prompt of this run attaches"})
+			}
+		}
+	}
+	return ins
+}
+
+// checkInputs refuses an output file that is one of the run's inputs
+// (inputs), which it would replace: a scenario file, the config file, a
+// mock agent script… Only -o may be the results --rerun-failed reads: the
+// rerun's results then replace them, as pytest --last-failed replaces its
+// cache, and the next --rerun-failed reruns what still fails.
+func (c *runCmd) checkInputs(g *globals, scs []*scenario.Scenario) error {
+	files := c.files()
+	if err := outfile.CheckInputs(g.Stdout, files, c.inputs(scs)); err != nil {
+		return err
+	}
+	files = slices.DeleteFunc(files, func(f outfile.Target) bool { return f.Flag == "-o" })
+	return outfile.CheckInputs(g.Stdout, files, []outfile.Input{{Path: c.RerunFailed, What: "the results file --rerun-failed reads"}})
 }
 
 // checkOutputPaths checks that every output file and the transcripts
@@ -235,6 +294,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	scs, err := c.scenarios(g)
 	if err != nil {
 		return err
+	}
+	if err := c.checkInputs(g, scs); err != nil {
+		return exitError{code: exitUsage, err: err}
 	}
 	if rerun != nil && len(scs) > 0 {
 		if scs = rerun.Filter(scs); len(scs) == 0 {

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -835,4 +836,75 @@ func TestVersionAloneMatchesAfterACommand(t *testing.T) {
 		t.Errorf("--version: exit %d, %q, stderr %q; list --version: exit %d, %q; want both exit 0 with the same version line",
 			alone.code, alone.stdout, alone.stderr, after.code, after.stdout)
 	}
+}
+
+// TestCLIOutputIsNotAnInput: an output flag naming one of the command's
+// inputs (a scenario file, the config file, a mock agent script, a
+// --prompt file, the results --balance-from or --rerun-failed reads, the
+// results report and merge read), by its path or through a symlink or a
+// hard link, exits 2 before anything runs, and the input is left as it
+// was. Only run -o may replace the results --rerun-failed reads.
+func TestCLIOutputIsNotAnInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml": `name: s
+agent: {name: mock, args: [m.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: hi
+    expect: {text: {contains: bye}}
+`,
+		"m.mock.yaml": "turns:\n  - steps: [{text: hello}]\n",
+		"acprun.yaml": "agents: {}\n",
+		"p.txt":       "hi again\n",
+	})
+	if err := os.Symlink("s.yaml", filepath.Join(dir, "link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(dir, "s.yaml"), filepath.Join(dir, "hard.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if res := acprun(t, dir, "run", "s.yaml", "-o", "r.json", "-q"); res.code != exitFailed {
+		t.Fatalf("first run: exit %d, want %d\n%s", res.code, exitFailed, res.stderr)
+	}
+	before := readFiles(t, dir, "s.yaml", "m.mock.yaml", "acprun.yaml", "p.txt", "r.json")
+	tests := []struct {
+		args []string
+		want string // stderr
+	}{
+		{[]string{"run", "s.yaml", "-o", "s.yaml"}, "acprun: -o s.yaml: it is a scenario file of this run; give the results another file\n"},
+		{[]string{"run", "s.yaml", "--junit", "link.yaml"}, "acprun: --junit link.yaml: it is a scenario file of this run; give the JUnit report another file\n"},
+		{[]string{"run", "s.yaml", "--html", "hard.yaml"}, "acprun: --html hard.yaml: it is a scenario file of this run; give the HTML report another file\n"},
+		{[]string{"run", "s.yaml", "--events", "s.yaml"}, "acprun: --events s.yaml: it is a scenario file of this run; give the events another file\n"},
+		{[]string{"run", "s.yaml", "-o", "acprun.yaml"}, "acprun: -o acprun.yaml: it is the config file of this run; give the results another file\n"},
+		{[]string{"run", "s.yaml", "-o", "m.mock.yaml"}, "acprun: -o m.mock.yaml: it is a mock agent script of this run; give the results another file\n"},
+		{[]string{"run", "s.yaml", "--prompt", "p.txt", "--junit", "p.txt"}, "acprun: --junit p.txt: it is a --prompt file of this run; give the JUnit report another file\n"},
+		{[]string{"run", "s.yaml", "--shard", "1/2", "--balance-from", "r.json", "-o", "r.json"}, "acprun: -o r.json: it is the results file --balance-from reads; give the results another file\n"},
+		{[]string{"run", "s.yaml", "--rerun-failed", "r.json", "--junit", "r.json"}, "acprun: --junit r.json: it is the results file --rerun-failed reads; give the JUnit report another file\n"},
+		{[]string{"report", "r.json", "-o", "r.json"}, "acprun: report: -o r.json: it is a results file report reads; give the report another file\n"},
+		{[]string{"merge", "r.json", "-o", "r.json"}, "acprun: merge: -o r.json: it is a results file merge reads; give the merged results another file\n"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			res := acprun(t, dir, tt.args...)
+			if res.code != exitUsage || res.stderr != tt.want {
+				t.Errorf("exit %d, stderr:\n%s\nwant %d and:\n%s", res.code, res.stderr, exitUsage, tt.want)
+			}
+			for name, data := range readFiles(t, dir, "s.yaml", "m.mock.yaml", "acprun.yaml", "p.txt", "r.json") {
+				if !bytes.Equal(data, before[name]) {
+					t.Errorf("%s was changed:\n%s", name, data)
+				}
+			}
+		})
+	}
+	// The rerun's results replace those it reran.
+	res := acprun(t, dir, "run", "s.yaml", "--rerun-failed", "r.json", "-o", "r.json", "-q")
+	if res.code != exitFailed {
+		t.Fatalf("rerun -o r.json: exit %d, want %d\n%s", res.code, exitFailed, res.stderr)
+	}
+	if after := readFiles(t, dir, "r.json")["r.json"]; bytes.Equal(after, before["r.json"]) {
+		t.Error("rerun -o r.json: r.json was not replaced")
+	}
+	readResults(t, filepath.Join(dir, "r.json"))
 }

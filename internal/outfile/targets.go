@@ -15,6 +15,16 @@ import (
 type Target struct {
 	Flag string // as the user would write it: "-o", "--junit"
 	Path string // Stdout for standard output
+	// What is what the output holds, for messages: "the results", "the
+	// JUnit report"; "" says "the output".
+	What string
+}
+
+// Input is a file a command reads: Path as the user gave it, and What it
+// is to the command, for messages ("a scenario file of this run").
+type Input struct {
+	Path string
+	What string
 }
 
 // IsStdout reports whether path is stdout, the process's standard output:
@@ -63,6 +73,36 @@ func CheckTargets(stdout io.Writer, targets []Target) error {
 	}
 	if len(onStdout) > 1 {
 		return errors.New(strings.Join(onStdout, " and ") + ": only one output can go to stdout; give the others a file")
+	}
+	return nil
+}
+
+// CheckInputs refuses an output of targets that would replace one of the
+// command's inputs: the same file, compared through symlinks and hard
+// links (os.SameFile). Stdout, a device or FIFO, and a file that does not
+// exist yet are no input's. Its error names the flag, the path and what
+// the input is. It writes nothing.
+func CheckInputs(stdout io.Writer, targets []Target, inputs []Input) error {
+	for _, t := range targets {
+		if t.Path == "" || IsStdout(stdout, t.Path) {
+			continue
+		}
+		fi, err := os.Stat(t.Path) // follows symlinks, a dangling one is no input
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		for _, in := range inputs {
+			if in.Path == "" {
+				continue
+			}
+			if ifi, err := os.Stat(in.Path); err == nil && os.SameFile(fi, ifi) {
+				what := t.What
+				if what == "" {
+					what = "the output"
+				}
+				return fmt.Errorf("%s %s: it is %s; give %s another file", t.Flag, t.Path, in.What, what)
+			}
+		}
 	}
 	return nil
 }

@@ -64,13 +64,13 @@ func TestCheckTargets(t *testing.T) {
 		want    string
 	}{
 		{"none", nil, ""},
-		{"distinct files", []outfile.Target{{"-o", "a.json"}, {"--junit", "a.xml"}, {"--events", "-"}}, ""},
-		{"one file twice", []outfile.Target{{"-o", "results.json"}, {"--junit", abs}},
+		{"distinct files", []outfile.Target{{Flag: "-o", Path: "a.json"}, {Flag: "--junit", Path: "a.xml"}, {Flag: "--events", Path: "-"}}, ""},
+		{"one file twice", []outfile.Target{{Flag: "-o", Path: "results.json"}, {Flag: "--junit", Path: abs}},
 			"-o results.json and --junit " + abs + ": both write the same file; give each its own"},
-		{"through a dangling symlink", []outfile.Target{{"-o", "link.json"}, {"--events", "./results.json"}},
+		{"through a dangling symlink", []outfile.Target{{Flag: "-o", Path: "link.json"}, {Flag: "--events", Path: "./results.json"}},
 			"-o link.json and --events ./results.json: both write the same file; give each its own"},
-		{"a device twice", []outfile.Target{{"-o", os.DevNull}, {"--junit", os.DevNull}, {"--events", os.DevNull}}, ""},
-		{"stdout twice", []outfile.Target{{"-o", "-"}, {"--junit", "x.xml"}, {"--events", "-"}},
+		{"a device twice", []outfile.Target{{Flag: "-o", Path: os.DevNull}, {Flag: "--junit", Path: os.DevNull}, {Flag: "--events", Path: os.DevNull}}, ""},
+		{"stdout twice", []outfile.Target{{Flag: "-o", Path: "-"}, {Flag: "--junit", Path: "x.xml"}, {Flag: "--events", Path: "-"}},
 			"-o - and --events -: only one output can go to stdout; give the others a file"},
 	}
 	for _, tt := range tests {
@@ -85,5 +85,54 @@ func TestCheckTargets(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("CheckTargets wrote files: %v", entries)
+	}
+}
+
+// TestCheckInputs: an output that is an input, by its path, a symlink or a
+// hard link, is refused, naming the flag and what the input is; new
+// files, other files, devices and stdout are not.
+func TestCheckInputs(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, name := range []string{"s.yaml", "other.json"} {
+		if err := os.WriteFile(name, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("s.yaml", "link.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link("s.yaml", "hard.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	inputs := []outfile.Input{{Path: "", What: "nothing"}, {Path: os.DevNull, What: "a device"}, {Path: "./s.yaml", What: "a scenario file of this run"}}
+	tests := []struct {
+		name   string
+		target outfile.Target
+		want   string
+	}{
+		{"a new file", outfile.Target{Flag: "-o", Path: "r.json"}, ""},
+		{"another file", outfile.Target{Flag: "-o", Path: "other.json"}, ""},
+		{"stdout", outfile.Target{Flag: "-o", Path: "-"}, ""},
+		{"a device", outfile.Target{Flag: "-o", Path: os.DevNull}, ""},
+		{"the input", outfile.Target{Flag: "-o", Path: "s.yaml", What: "the results"},
+			"-o s.yaml: it is a scenario file of this run; give the results another file"},
+		{"through a symlink", outfile.Target{Flag: "--junit", Path: "link.yaml", What: "the JUnit report"},
+			"--junit link.yaml: it is a scenario file of this run; give the JUnit report another file"},
+		{"a hard link", outfile.Target{Flag: "--events", Path: filepath.Join(dir, "hard.yaml")},
+			"--events " + filepath.Join(dir, "hard.yaml") + ": it is a scenario file of this run; give the output another file"},
+	}
+	for _, tt := range tests {
+		err := outfile.CheckInputs(&bytes.Buffer{}, []outfile.Target{tt.target}, inputs)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s: CheckInputs = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if data, err := os.ReadFile("s.yaml"); err != nil || string(data) != "x" {
+		t.Errorf("s.yaml = %q, %v; want it left alone", data, err)
 	}
 }

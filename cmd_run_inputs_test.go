@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/acprun/acprun/scenario"
+)
+
+// TestRunCheckInputs: run refuses an output that is one of its inputs,
+// those its scenarios name included (a replay transcript, a mock agent
+// script, a prompt's attachment); -o alone may be the --rerun-failed file.
+func TestRunCheckInputs(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, name := range []string{"s.yaml", "t.jsonl", "m.mock.yaml", "att.txt", "r.json", "p.txt", "cfg.yaml"} {
+		if err := os.WriteFile(name, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scs := []*scenario.Scenario{
+		{File: "s.yaml", Agent: scenario.Agent{Command: []string{"acprun", "replay", filepath.Join(dir, "t.jsonl")}, Cwd: dir}},
+		{File: "s.yaml", Agent: scenario.Agent{Command: []string{"acprun", "mock-agent", "m.mock.yaml"}, Cwd: dir},
+			Turns: []scenario.Turn{{Prompt: []scenario.Part{{Text: "hi"}, {File: filepath.Join(dir, "att.txt")}}}}},
+	}
+	tests := []struct {
+		name string
+		cmd  runCmd
+		want string
+	}{
+		{"new files", runCmd{JSON: "out.json", JUnit: "out.xml"}, ""},
+		{"a scenario file", runCmd{JSON: "s.yaml"}, "-o s.yaml: it is a scenario file of this run; give the results another file"},
+		{"a replay transcript", runCmd{JSON: "r2.json", Events: "t.jsonl"}, "--events t.jsonl: it is a replay transcript of this run; give the events another file"},
+		{"a mock agent script", runCmd{JSON: "m.mock.yaml"}, "-o m.mock.yaml: it is a mock agent script of this run; give the results another file"},
+		{"an attachment", runCmd{JSON: "r2.json", HTML: "att.txt"}, "--html att.txt: it is a file a prompt of this run attaches; give the HTML report another file"},
+		{"the config file", runCmd{JSON: "cfg.yaml", selection: selection{configFlag: configFlag{Config: "cfg.yaml"}}},
+			"-o cfg.yaml: it is the config file of this run; give the results another file"},
+		{"a --prompt file", runCmd{Paths: []string{"s.yaml"}, Prompt: []string{"-", "p.txt"}, JSON: "p.txt"},
+			"-o p.txt: it is a --prompt file of this run; give the results another file"},
+		{"a one-shot prompt is text", runCmd{Prompt: []string{"p.txt"}, JSON: "p.txt"}, ""},
+		{"-o replaces the rerun's file", runCmd{RerunFailed: "r.json", JSON: "r.json"}, ""},
+		{"--junit does not", runCmd{RerunFailed: "r.json", JSON: "r2.json", JUnit: "r.json"},
+			"--junit r.json: it is the results file --rerun-failed reads; give the JUnit report another file"},
+		{"--balance-from", runCmd{JSON: "r.json", selection: selection{BalanceFrom: "r.json"}},
+			"-o r.json: it is the results file --balance-from reads; give the results another file"},
+	}
+	g := &globals{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+	for _, tt := range tests {
+		err := tt.cmd.checkInputs(g, scs)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s: checkInputs = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
