@@ -39,7 +39,7 @@ type runCmd struct {
 	IdleTimeout    duration `placeholder:"DUR" help:"Override every scenario's idle timeout: cancel a turn when the agent sends nothing for this long."`
 	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled and their scenarios are interrupted, scenarios not started are listed as not run (interrupted); the exit code is then 1."`
 	Jobs           jobs     `short:"j" placeholder:"N" help:"Scenarios to run in parallel, 1 or more (default: number of CPUs)."`
-	Repeat         int      `placeholder:"N" default:"1" help:"Run every scenario N times; the summary gives the pass rate, pass@k and pass^k."`
+	Repeat         int      `placeholder:"N" default:"1" help:"Run every scenario N times (1 to ${maxRepeat}, and ${maxAttempts} attempts in all); the summary gives the pass rate, pass@k and pass^k."`
 	MinPassRate    *float64 `placeholder:"RATE" help:"A scenario passes when at least this share of its attempts (--repeat) against an agent pass, e.g. 0.8; a scenario's expect.passRate wins over it. Interrupted and invalid attempts are not counted; --fail-fast counts the scenario as failed once the share is out of reach."`
 	FailFast       failFast `help:"Stop starting scenarios once one has failed, errored or been invalid (after its retries): those not started are listed as not run (interrupted), and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast) and interrupted. With -j > 1 which scenarios had started depends on timing."`
 	MaxFailures    int      `placeholder:"N" help:"Stop starting scenarios once N have failed, errored or been invalid, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then)."`
@@ -141,6 +141,39 @@ Exit codes:
        provider refused the work: rate limit, quota, overload)
   130  interrupted (SIGINT/SIGTERM); the results written are partial
 When several apply, the exit code is the first of 4, 130, 3, 7, 1.`
+}
+
+// maxRepeat is the most attempts --repeat runs of each scenario: enough
+// to know a pass rate within about 3 points (the 95% interval at 1000
+// attempts), and few enough that the attempts, and their pass@k and
+// pass^k for every k, can be listed at once.
+const maxRepeat = 1000
+
+// maxAttempts is the most attempts a run with --repeat makes in all
+// (scenarios × agents × --repeat): the run lists them before the first
+// starts, and on an interrupt those not run, which then takes a few
+// seconds at most.
+const maxAttempts = 100_000
+
+// checkAttempts refuses a --repeat that would make more than maxAttempts
+// attempts of the n scenarios selected (each against each agent).
+func (c *runCmd) checkAttempts(n int) error {
+	if c.Repeat > 1 && n*c.Repeat > maxAttempts {
+		return fmt.Errorf("--repeat %d: %d scenarios × %d attempts is %d, want at most %d attempts in a run: select fewer scenarios (--run, --tag, --shard) or repeat them fewer times",
+			c.Repeat, n, c.Repeat, n*c.Repeat, maxAttempts)
+	}
+	return nil
+}
+
+// checkRepeat refuses a --repeat of n outside 1…maxRepeat.
+func checkRepeat(n int) error {
+	switch {
+	case n < 1:
+		return fmt.Errorf("--repeat %d: want at least 1 attempt per scenario", n)
+	case n > maxRepeat:
+		return fmt.Errorf("--repeat %d: want at most %d attempts per scenario (they give its pass rate within about 3 points)", n, maxRepeat)
+	}
+	return nil
 }
 
 // warnNoPermissions warns about the scenarios that will run without
@@ -271,8 +304,8 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		return err
 	}
-	if c.Repeat < 1 {
-		return exitError{code: exitUsage, err: fmt.Errorf("--repeat %d: want at least 1", c.Repeat)}
+	if err := checkRepeat(c.Repeat); err != nil {
+		return exitError{code: exitUsage, err: err}
 	}
 	if r := c.MinPassRate; r != nil && (*r <= 0 || *r > 1 || math.IsNaN(*r)) {
 		return exitError{code: exitUsage, err: fmt.Errorf("--min-pass-rate %g: want a share of the attempts above 0 and at most 1, e.g. 0.8", *r)}
@@ -310,6 +343,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	if err := checkUnset(g, scs); err != nil {
 		return err
+	}
+	if err := c.checkAttempts(len(scs)); err != nil {
+		return exitError{code: exitUsage, err: err}
 	}
 	if err := c.checkPrintSelection(scs); err != nil {
 		return exitError{code: exitUsage, err: err}

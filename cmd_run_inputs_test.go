@@ -58,3 +58,32 @@ func TestRunCheckInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatBounds: --repeat takes 1 to maxRepeat attempts per scenario,
+// and at most maxAttempts in all once the scenarios are selected.
+func TestRepeatBounds(t *testing.T) {
+	for _, tt := range []struct {
+		repeat, scenarios int
+		want              string
+	}{
+		{1, 1_000_000, ""},
+		{maxRepeat, maxAttempts / maxRepeat, ""},
+		{0, 1, "--repeat 0: want at least 1 attempt per scenario"},
+		{maxRepeat + 1, 1, "--repeat 1001: want at most 1000 attempts per scenario (they give its pass rate within about 3 points)"},
+		{100_000_000, 1, "--repeat 100000000: want at most 1000 attempts per scenario (they give its pass rate within about 3 points)"},
+		{2, 50_001, "--repeat 2: 50001 scenarios × 2 attempts is 100002, want at most 100000 attempts in a run: select fewer scenarios (--run, --tag, --shard) or repeat them fewer times"},
+	} {
+		c := runCmd{Repeat: tt.repeat}
+		err := checkRepeat(c.Repeat)
+		if err == nil {
+			err = c.checkAttempts(tt.scenarios)
+		}
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("--repeat %d, %d scenarios: %q, want %q", tt.repeat, tt.scenarios, got, tt.want)
+		}
+	}
+}

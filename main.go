@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -117,7 +118,7 @@ func newParser(ctx context.Context, root *cli, g *globals, stdout io.Writer, exi
 	return kong.New(root,
 		kong.Name("acprun"),
 		kong.Description("Run ACP coding agents headlessly from YAML scenarios."),
-		kong.Vars{"version": "acprun " + acprunVersion()},
+		kong.Vars{"version": "acprun " + acprunVersion(), "maxRepeat": strconv.Itoa(maxRepeat), "maxAttempts": strconv.Itoa(maxAttempts)},
 		kong.Writers(stdout, g.Stderr),
 		kong.Exit(exit),
 		kong.BindTo(ctx, (*context.Context)(nil)),

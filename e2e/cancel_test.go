@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -215,5 +216,51 @@ func TestCancelGoesOutBeforeTheTerminalsDie(t *testing.T) {
 	}
 	if cancelAt < 0 || exitAt < 0 || exitAt < cancelAt {
 		t.Errorf("session/cancel at line %d, the answer to terminal/wait_for_exit at line %d; want both, the cancel first", cancelAt, exitAt)
+	}
+}
+
+// TestRepeatIsBounded: --repeat beyond 1000 attempts per scenario, or
+// beyond 100000 attempts in all, exits 2 before any agent starts.
+func TestRepeatIsBounded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	vals := make([]string, 101)
+	for i := range vals {
+		vals[i] = strconv.Itoa(i)
+	}
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{text: hello}]\n",
+		"s.yaml": `name: first
+agent: {command: [sh, -c, ': > started; exec "$0" mock-agent agent.mock.yaml', ` + strconv.Quote(acprunBin) + `]}
+permissions: {default: deny}
+turns:
+  - prompt: one
+    expect: {text: {contains: bye}}
+`,
+		"many.yaml": `name: many
+vars: {n: [` + strings.Join(vals, ", ") + `]}
+agent: {command: [sh, -c, ': > started; exec "$0" mock-agent agent.mock.yaml', ` + strconv.Quote(acprunBin) + `]}
+permissions: {default: deny}
+turns:
+  - prompt: one
+    expect: {text: {contains: bye}}
+`,
+	})
+	// --fail-fast: without the bounds, a run stops at its first attempt.
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"s.yaml", "--repeat", "1001", "--fail-fast"}, "acprun: --repeat 1001: want at most 1000 attempts per scenario (they give its pass rate within about 3 points)\n"},
+		{[]string{"s.yaml", "--repeat", "100000000", "--dry-run"}, "acprun: --repeat 100000000: want at most 1000 attempts per scenario (they give its pass rate within about 3 points)\n"},
+		{[]string{"many.yaml", "--repeat", "1000", "--fail-fast"}, "acprun: --repeat 1000: 101 scenarios × 1000 attempts is 101000, want at most 100000 attempts in a run: select fewer scenarios (--run, --tag, --shard) or repeat them fewer times\n"},
+	} {
+		res := acprun(t, dir, append([]string{"run"}, tt.args...)...)
+		if res.code != exitUsage || res.stderr != tt.want {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant %d and:\n%s", tt.args, res.code, res.stderr, exitUsage, tt.want)
+		}
+		if agentStarted(dir) {
+			t.Fatalf("%v: an agent started", tt.args)
+		}
 	}
 }
