@@ -39,7 +39,7 @@ type runCmd struct {
 	IdleTimeout    duration `placeholder:"DUR" help:"Override every scenario's idle timeout: cancel a turn when the agent sends nothing for this long."`
 	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled and their scenarios are interrupted, scenarios not started are listed as not run (interrupted); the exit code is then 1."`
 	Jobs           jobs     `short:"j" placeholder:"N" help:"Scenarios to run in parallel, 1 or more (default: number of CPUs)."`
-	Repeat         int      `placeholder:"N" default:"1" help:"Run every scenario N times (1 to ${maxRepeat}, and ${maxAttempts} attempts in all); the summary gives the pass rate, pass@k and pass^k."`
+	Repeat         repeat   `placeholder:"N" default:"1" help:"Run every scenario N times (1 to ${maxRepeat}, and ${maxAttempts} attempts in all); the summary gives the pass rate, pass@k and pass^k."`
 	MinPassRate    *float64 `placeholder:"RATE" help:"A scenario passes when at least this share of its attempts (--repeat) against an agent pass, e.g. 0.8; a scenario's expect.passRate wins over it. Interrupted and invalid attempts are not counted; --fail-fast counts the scenario as failed once the share is out of reach."`
 	FailFast       failFast `help:"Stop starting scenarios once one has failed, errored or been invalid (after its retries): those not started are listed as not run (interrupted), and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast) and interrupted. With -j > 1 which scenarios had started depends on timing."`
 	MaxFailures    int      `placeholder:"N" help:"Stop starting scenarios once N have failed, errored or been invalid, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then)."`
@@ -158,9 +158,9 @@ const maxAttempts = 100_000
 // checkAttempts refuses a --repeat that would make more than maxAttempts
 // attempts of the n scenarios selected (each against each agent).
 func (c *runCmd) checkAttempts(n int) error {
-	if c.Repeat > 1 && n*c.Repeat > maxAttempts {
+	if c.Repeat.n > 1 && n*c.Repeat.n > maxAttempts {
 		return fmt.Errorf("--repeat %d: %d scenarios × %d attempts is %d, want at most %d attempts in a run: select fewer scenarios (--run, --tag, --shard) or repeat them fewer times",
-			c.Repeat, n, c.Repeat, n*c.Repeat, maxAttempts)
+			c.Repeat.n, n, c.Repeat.n, n*c.Repeat.n, maxAttempts)
 	}
 	return nil
 }
@@ -304,7 +304,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		return err
 	}
-	if err := checkRepeat(c.Repeat); err != nil {
+	if err := checkRepeat(c.Repeat.n); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
 	if r := c.MinPassRate; r != nil && (*r <= 0 || *r > 1 || math.IsNaN(*r)) {
@@ -403,7 +403,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	c.warnNoPermissions(g, scs)
 	var observers []runner.Observer
-	printer := progress.NewPrinter(g.Stderr, len(scs)*c.Repeat, progress.Options{
+	printer := progress.NewPrinter(g.Stderr, len(scs)*c.Repeat.n, progress.Options{
 		Terminal: isTerminal(g.Stderr) && c.format() == formatLines, Quiet: c.format() == formatQuiet,
 		Dots: c.format() == formatDots, Verbose: c.Verbose,
 	})
@@ -523,7 +523,7 @@ func (c *runCmd) options(g *globals) runner.Options {
 		Abort:       g.Abort,
 		Version:     acprunVersion(),
 		Parallel:    c.Jobs.n,
-		Repeat:      c.Repeat,
+		Repeat:      c.Repeat.n,
 		Resume:      c.Resume,
 		ReuseAgents: c.ReuseAgents,
 

@@ -73,8 +73,8 @@ func TestRepeatBounds(t *testing.T) {
 		{100_000_000, 1, "--repeat 100000000: want at most 1000 attempts per scenario (they give its pass rate within about 3 points)"},
 		{2, 50_001, "--repeat 2: 50001 scenarios × 2 attempts is 100002, want at most 100000 attempts in a run: select fewer scenarios (--run, --tag, --shard) or repeat them fewer times"},
 	} {
-		c := runCmd{Repeat: tt.repeat}
-		err := checkRepeat(c.Repeat)
+		c := runCmd{Repeat: repeat{tt.repeat}}
+		err := checkRepeat(c.Repeat.n)
 		if err == nil {
 			err = c.checkAttempts(tt.scenarios)
 		}

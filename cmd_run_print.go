@@ -36,15 +36,15 @@ func (c *runCmd) checkPrintFlags(g *globals) error {
 // checkPrintSelection rejects --print for a run of more than one attempt:
 // it prints one reply.
 func (c *runCmd) checkPrintSelection(scs []*scenario.Scenario) error {
-	if !c.Print || len(scs)*c.Repeat <= 1 {
+	if !c.Print || len(scs)*c.Repeat.n <= 1 {
 		return nil
 	}
 	var what []string
 	if len(scs) > 1 {
 		what = append(what, fmt.Sprintf("%d scenarios (scenario × agent)", len(scs)))
 	}
-	if c.Repeat > 1 {
-		what = append(what, fmt.Sprintf("--repeat %d", c.Repeat))
+	if c.Repeat.n > 1 {
+		what = append(what, fmt.Sprintf("--repeat %d", c.Repeat.n))
 	}
 	return fmt.Errorf("--print prints the reply of one run of one scenario, and this run has %s: select one scenario and one agent, without --repeat",
 		strings.Join(what, " and "))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -17,8 +18,8 @@ type duration struct{ d time.Duration }
 
 // Decode implements kong.MapperValue.
 func (d *duration) Decode(ctx *kong.DecodeContext) error {
-	var s string
-	if err := ctx.Scan.PopValueInto("duration", &s); err != nil {
+	s, err := popValue(ctx, "duration")
+	if err != nil {
 		return err
 	}
 	v, err := time.ParseDuration(s)
@@ -29,14 +30,52 @@ func (d *duration) Decode(ctx *kong.DecodeContext) error {
 	return nil
 }
 
+// popValue pops the value of a flag, a negative one too: kong takes -1
+// for a short flag and would suggest --flag="-1", which the flag refuses
+// anyway; its Decode then says what values it wants. -j=-1 is -1 too.
+func popValue(ctx *kong.DecodeContext, what string) (string, error) {
+	t := ctx.Scan.Peek()
+	if v, ok := t.Value.(string); ok && t.Type == kong.UntypedToken && len(v) > 1 && v[0] == '-' && strings.ContainsRune("0123456789.", rune(v[1])) {
+		ctx.Scan.Pop()
+		return v, nil
+	}
+	t, err := ctx.Scan.PopValue(what)
+	if err != nil {
+		return "", err
+	}
+	s := fmt.Sprint(t.Value)
+	if t.Type == kong.ShortFlagTailToken {
+		s = strings.TrimPrefix(s, "=")
+	}
+	return s, nil
+}
+
+// repeat is --repeat: how many attempts of each scenario a run makes (see
+// checkRepeat for the values taken).
+type repeat struct{ n int }
+
+// Decode implements kong.MapperValue.
+func (r *repeat) Decode(ctx *kong.DecodeContext) error {
+	s, err := popValue(ctx, "N")
+	if err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q: want how many times each scenario runs, 1 to %d", s, maxRepeat)
+	}
+	r.n = n
+	return nil
+}
+
 // jobs is -j/--jobs: how many scenarios run at once, 1 or more; 0 when
 // the flag is not given (the runner then takes the number of CPUs).
 type jobs struct{ n int }
 
 // Decode implements kong.MapperValue.
 func (j *jobs) Decode(ctx *kong.DecodeContext) error {
-	var s string
-	if err := ctx.Scan.PopValueInto("N", &s); err != nil {
+	s, err := popValue(ctx, "N")
+	if err != nil {
 		return err
 	}
 	n, err := strconv.Atoi(s)

@@ -150,3 +150,21 @@ func TestGatewayFlagsOfValidateAndList(t *testing.T) {
 		}
 	}
 }
+
+// TestNegativeFlagValues: a negative value of -j, --repeat or a duration
+// is refused with what the flag wants, not with kong's suggestion of
+// --flag="-1", which fails as well.
+func TestNegativeFlagValues(t *testing.T) {
+	for args, want := range map[string]string{
+		"-j -1":              `--jobs: "-1": want how many scenarios run at once, 1 or more`,
+		"-j=-1":              `--jobs: "-1": want how many scenarios run at once, 1 or more`,
+		"--repeat -1":        "--repeat -1: want at least 1 attempt per scenario",
+		"--turn-timeout -1s": `--turn-timeout: "-1s" is not a positive duration`,
+	} {
+		var stderr bytes.Buffer
+		code := run(append([]string{"run", "x.yaml"}, strings.Fields(args)...), strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), want) || strings.Contains(stderr.String(), "perhaps try") {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", args, code, stderr.String(), exitUsage, want)
+		}
+	}
+}

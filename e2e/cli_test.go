@@ -908,3 +908,21 @@ turns:
 	}
 	readResults(t, filepath.Join(dir, "r.json"))
 }
+
+// TestCLINegativeFlagValues: -j -1, --repeat -1 and --turn-timeout -1s
+// exit 2 saying what values the flag takes, before any agent starts.
+func TestCLINegativeFlagValues(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cliScenarios(t, dir)
+	for args, want := range map[string]string{
+		"-j -1":              `acprun: --jobs: "-1": want how many scenarios run at once, 1 or more`,
+		"--repeat -1":        "acprun: --repeat -1: want at least 1 attempt per scenario",
+		"--turn-timeout -1s": `acprun: --turn-timeout: "-1s" is not a positive duration`,
+	} {
+		res := acprun(t, dir, append([]string{"run", "a.yaml"}, strings.Fields(args)...)...)
+		if res.code != exitUsage || !strings.Contains(res.stderr, want) || strings.Contains(res.stderr, "perhaps try") || agentStarted(dir) {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q, no agent started", args, res.code, res.stderr, exitUsage, want)
+		}
+	}
+}
