@@ -143,7 +143,7 @@ func readAllResults(paths []string) (report.Report, error) {
 		case errors.As(perr, &syn):
 			return report.Report{}, fmt.Errorf("%s:%s: not acprun results: %v", p, offsetLineCol(data, syn.Offset), syn)
 		case errors.As(perr, &typ):
-			return report.Report{}, fmt.Errorf("%s:%s: not acprun results: %v", p, offsetLineCol(data, typ.Offset), typ)
+			return report.Report{}, fmt.Errorf("%s:%s: %v", p, offsetLineCol(data, typ.Offset), perr)
 		}
 	}
 	return report.Report{}, err

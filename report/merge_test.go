@@ -175,7 +175,7 @@ func TestMergeErrors(t *testing.T) {
 		{"empty", []string{write("empty.json", " \n")}, "empty.json: empty file"},
 		{"not json", []string{write("garbage.json", "<html>")}, "garbage.json: not acprun results"},
 		{"no schemaVersion", []string{write("other.json", `{"scenarios": []}`)}, "other.json: not acprun results: no schemaVersion"},
-		{"future schema", []string{write("v4.json", `{"schemaVersion": 4, "scenarios": []}`)}, "v4.json: schemaVersion 4 is not supported (want 1 to 3)"},
+		{"future schema", []string{write("v4.json", `{"schemaVersion": 4, "scenarios": []}`)}, "v4.json: schemaVersion 4 is not supported (want 1 to 3): a newer acprun wrote it; read it with that version"},
 		{"bad startedAt", []string{write("time.json", `{"schemaVersion": 1, "startedAt": "yesterday"}`)}, "time.json: startedAt"},
 		{"wrong type", []string{write("type.json", `{"schemaVersion": 1, "scenarios": {}}`)}, "type.json: not acprun results"},
 		{"overlap", []string{good, good}, `good.json: scenario "basic" (examples/basic.yaml:3) is also in`},

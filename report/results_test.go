@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -196,5 +197,24 @@ func TestReadVersion1(t *testing.T) {
 	s := res.Summary
 	if res.SchemaVersion != report.SchemaVersion || s.Passed != 1 || s.Errored != 0 || s.Interrupted != 3 || s.NotRun != 1 {
 		t.Errorf("schemaVersion %d, summary %+v; want %d, 1 passed, 3 interrupted (1 not run)", res.SchemaVersion, s, report.SchemaVersion)
+	}
+}
+
+// TestReadTypeErrorsInTheFilesTerms: a value of the wrong type in a
+// results file is said by its path in the file and the JSON it wants,
+// never by Go type names; the error still carries json's offset.
+func TestReadTypeErrorsInTheFilesTerms(t *testing.T) {
+	for _, tt := range []struct{ data, want string }{
+		{`{"schemaVersion":"3","scenarios":[]}`, "not acprun results: schemaVersion: want a whole number, got string"},
+		{`{"schemaVersion":3,"scenarios":[{"name":"x","status":5}]}`, "not acprun results: scenarios.0.status: want a string, got number"},
+		{`{"schemaVersion":3,"scenarios":{}}`, "not acprun results: scenarios: want a list, got object"},
+		{`[]`, "not acprun results: the file: want an object, got array"},
+		{`{"schemaVersion":3,"scenarios":[{"name":"x","durationMs":9.5}]}`, "not acprun results: scenarios.0.durationMs: want a whole number, got number 9.5"},
+	} {
+		_, err := report.Read(strings.NewReader(tt.data))
+		var typ *json.UnmarshalTypeError
+		if err == nil || err.Error() != tt.want || !errors.As(err, &typ) || typ.Offset == 0 {
+			t.Errorf("Read(%s) = %v; want %q, wrapping json's error with its offset", tt.data, err, tt.want)
+		}
 	}
 }
