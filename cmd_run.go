@@ -233,8 +233,8 @@ func (c *runCmd) inputs(scs []*scenario.Scenario) []outfile.Input {
 	}
 	for _, sc := range scs {
 		ins = append(ins, outfile.Input{Path: sc.File, What: "a scenario file of this run"})
-		if argv := sc.Agent.Command; len(argv) >= 3 && argv[0] == "acprun" && argv[1] == "replay" {
-			ins = append(ins, outfile.Input{Path: argv[2], What: "a replay transcript of this run"})
+		if tr := sc.Agent.ReplayTranscript(); tr != "" {
+			ins = append(ins, outfile.Input{Path: tr, What: "a replay transcript of this run"})
 		}
 		script := runner.ResolveCommand(sc.Agent.Command, sc.File, sc.Agent.Cwd, "").Script
 		ins = append(ins, outfile.Input{Path: script, What: "a mock agent script of this run"})

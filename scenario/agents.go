@@ -526,6 +526,15 @@ func replayCommand(transcript string) []string {
 	return []string{"acprun", "replay", transcript}
 }
 
+// ReplayTranscript is the transcript the agent of agent: {replay: PATH}
+// plays back (see replayCommand); "" for any other agent.
+func (a *Agent) ReplayTranscript() string {
+	if c := a.Command; len(c) >= 3 && c[0] == "acprun" && c[1] == "replay" {
+		return c[2]
+	}
+	return ""
+}
+
 // errBareMock is the problem of the mock agent without a script.
 const errBareMock = "the mock agent needs its script: agent: {name: mock, args: [agents/x.mock.yaml]}, " +
 	"or a config agent with the script in its command"
