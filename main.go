@@ -207,9 +207,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, abort, stop := notifyInterrupts()
 	defer stop()
 
-	g := &globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, Abort: abort}
+	out := &stdoutWriter{w: stdout}
+	g := &globals{Stdin: stdin, Stdout: out, Stderr: stderr, Abort: abort}
 	root := &cli{}
-	help := &stickyWriter{w: stdout}
+	help := &stickyWriter{w: out}
 	exitCode := -1
 	parser, err := newParser(ctx, root, g, help, func(code int) { exitCode = code })
 	if err != nil { // the grammar itself is wrong
@@ -218,6 +219,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	kctx, err := parser.Parse(args)
 	if help.err != nil {
+		if out.readerGone {
+			return exitOK // --help | head
+		}
 		fmt.Fprintf(stderr, "acprun: %v\n", help.err)
 		return exitOutput
 	}
@@ -233,7 +237,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	setColor(root.Color, stderr)
-	return commandExit(kctx.Run(), stderr)
+	err = kctx.Run()
+	var ee exitError
+	if out.readerGone && !errors.As(err, &ee) {
+		return exitOK // agents | head: the reader had what it wanted
+	}
+	return commandExit(err, stderr)
 }
 
 // usageHint points a command-line error at the help of the command it
@@ -290,6 +299,24 @@ func (s *stickyWriter) Write(p []byte) (int, error) {
 	n, err := s.w.Write(p)
 	if s.err == nil {
 		s.err = err
+	}
+	return n, err
+}
+
+// stdoutWriter is acprun's stdout: it notes when the reader has gone
+// (EPIPE: acprun list | head -1). A command whose only output is stdout
+// then ends quietly with exit 0, as ripgrep and gh do, whether or not the
+// reader quit before the last write; a command that still had results to
+// give (run's --print, -o - or --events -) says what was lost and exits 4.
+type stdoutWriter struct {
+	w          io.Writer
+	readerGone bool
+}
+
+func (s *stdoutWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if errors.Is(err, syscall.EPIPE) {
+		s.readerGone = true
 	}
 	return n, err
 }
