@@ -15,10 +15,12 @@
 package srcerr
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // Error is a problem at a place in a file: "file:line:col: msg", with the
@@ -70,5 +72,24 @@ func Print(w io.Writer, err error) {
 		if pe, ok := e.(*Error); ok {
 			fmt.Fprint(w, pe.Snippet())
 		}
+	}
+}
+
+// AtOffset is the error msg at byte offset off of data, the contents of
+// file: its line and column (1-based, the column in characters) and the
+// text of its line. An offset outside data is taken to be its nearest end.
+func AtOffset(file string, data []byte, off int, msg string) *Error {
+	off = min(max(off, 0), len(data))
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	end := len(data)
+	if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+		end = off + i
+	}
+	return &Error{
+		File:   file,
+		Line:   bytes.Count(data[:start], []byte("\n")) + 1,
+		Col:    utf8.RuneCount(data[start:off]) + 1,
+		Msg:    msg,
+		Source: strings.TrimSuffix(string(data[start:end]), "\r"),
 	}
 }

@@ -84,3 +84,25 @@ func TestPrint(t *testing.T) {
 		})
 	}
 }
+
+// TestAtOffset: an offset is said as its line and column (in characters,
+// from 1) with the text of its line; an offset past either end is at
+// that end.
+func TestAtOffset(t *testing.T) {
+	data := []byte("{\r\n  \"é\": x\r\n}")
+	tests := []struct {
+		off  int
+		want srcerr.Error
+	}{
+		{0, srcerr.Error{File: "f", Line: 1, Col: 1, Msg: "m", Source: "{"}},
+		{11, srcerr.Error{File: "f", Line: 2, Col: 8, Msg: "m", Source: `  "é": x`}},
+		{3, srcerr.Error{File: "f", Line: 2, Col: 1, Msg: "m", Source: `  "é": x`}},
+		{-5, srcerr.Error{File: "f", Line: 1, Col: 1, Msg: "m", Source: "{"}},
+		{99, srcerr.Error{File: "f", Line: 3, Col: 2, Msg: "m", Source: "}"}},
+	}
+	for _, tt := range tests {
+		if got := srcerr.AtOffset("f", data, tt.off, "m"); !cmp.Equal(*got, tt.want) {
+			t.Errorf("AtOffset(%d) = %+v, want %+v", tt.off, *got, tt.want)
+		}
+	}
+}
