@@ -1,18 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
 
-	json "github.com/go-json-experiment/json/v1"
-
-	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/output"
@@ -67,7 +61,7 @@ func (c *reportCmd) Run(g *globals) error {
 			return exitError{code: exitUsage, err: fmt.Errorf("report: --transcripts %s: not a directory", c.Transcripts)}
 		}
 	}
-	rep, err := readAllResults(c.Files)
+	rep, err := report.MergeFiles(c.Files)
 	if err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("report: %w", err)}
 	}
@@ -118,42 +112,4 @@ func htmlOptions(transcripts func(report.Result) string) htmlreport.Options {
 		Redactor:    redact.New(redact.Secrets(nil, os.Environ())...),
 		Now:         time.Now(),
 	}
-}
-
-// readAllResults reads and merges results files. On an error it reads the
-// files once more to say where a JSON syntax or type error is
-// (file:line:col).
-func readAllResults(paths []string) (report.Report, error) {
-	rep, err := report.MergeFiles(paths)
-	if err == nil {
-		return rep, nil
-	}
-	for _, p := range paths {
-		data, rerr := inputfile.Read(p, report.MaxResultsBytes)
-		if rerr != nil {
-			continue
-		}
-		_, perr := report.Read(bytes.NewReader(data))
-		if perr == nil {
-			continue
-		}
-		var syn *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.As(perr, &syn):
-			return report.Report{}, fmt.Errorf("%s:%s: not acprun results: %v", p, offsetLineCol(data, syn.Offset), syn)
-		case errors.As(perr, &typ):
-			return report.Report{}, fmt.Errorf("%s:%s: %v", p, offsetLineCol(data, typ.Offset), perr)
-		}
-	}
-	return report.Report{}, err
-}
-
-// offsetLineCol is the line:col of byte offset off in data (both from 1).
-func offsetLineCol(data []byte, off int64) string {
-	off = min(max(off, 0), int64(len(data)))
-	head := data[:off]
-	line := bytes.Count(head, []byte("\n")) + 1
-	col := cmp.Or(len(head)-(bytes.LastIndexByte(head, '\n')+1), 1)
-	return fmt.Sprintf("%d:%d", line, col)
 }

@@ -321,7 +321,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if c.RerunFailed != "" {
 		var err error
 		if rerun, err = report.ReadRerun(c.RerunFailed); err != nil {
-			return exitError{code: exitUsage, err: fmt.Errorf("--rerun-failed %s: %w", c.RerunFailed, err)}
+			return exitError{code: exitUsage, err: fmt.Errorf("--rerun-failed %w", err)} // err names the file
 		}
 	}
 	scs, err := c.scenarios(g)

@@ -102,10 +102,10 @@ func (s *selection) durations(g *globals) (map[string]time.Duration, error) {
 	ds, err := report.ReadDurations(s.BalanceFrom)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintf(g.Stderr, "acprun: warning: --balance-from %s: %v: the shards are round robin\n", s.BalanceFrom, err)
+		fmt.Fprintf(g.Stderr, "acprun: warning: --balance-from %v: the shards are round robin\n", err) // err names the file
 		return nil, nil
 	case err != nil:
-		return nil, exitError{code: exitUsage, err: fmt.Errorf("--balance-from %s: %w", s.BalanceFrom, err)}
+		return nil, exitError{code: exitUsage, err: fmt.Errorf("--balance-from %w", err)}
 	}
 	return ds, nil
 }

@@ -138,7 +138,7 @@ func TestBalanceFromEdges(t *testing.T) {
 		t.Errorf("results without scenarios: exit %d, stdout\n%s\nwant the round robin shard\n%s\nstderr: %s", empty.code, empty.stdout, plain.stdout, empty.stderr)
 	}
 	bad := acprunEnv(t, dir, noShardEnv, "run", "suite", "--shard", "1/2", "--balance-from", "bad.json", "-o", "out.json")
-	if bad.code != exitUsage || !strings.Contains(bad.stderr, "--balance-from bad.json: not acprun results") {
+	if bad.code != exitUsage || !strings.Contains(bad.stderr, "--balance-from bad.json:1:2: not acprun results: invalid character 'n'") {
 		t.Errorf("bad file: exit %d, want 2\n%s", bad.code, bad.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {

@@ -431,7 +431,7 @@ func TestRerunFailedBadFile(t *testing.T) {
 	for file, want := range map[string]string{
 		"missing.json": "acprun: --rerun-failed missing.json: no such file or directory",
 		"bad.json":     "acprun: --rerun-failed bad.json: not acprun results: no schemaVersion",
-		"s.yaml":       "acprun: --rerun-failed s.yaml: not acprun results: ",
+		"s.yaml":       "acprun: --rerun-failed s.yaml:1:2: not acprun results: ",
 	} {
 		res := acprun(t, dir, "run", "s.yaml", "--rerun-failed", file, "-o", "out.json")
 		if res.code != 2 || !strings.Contains(res.stderr, want) {

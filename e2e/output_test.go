@@ -127,8 +127,8 @@ func TestMergeBadInput(t *testing.T) {
 		args []string
 		want string // in stderr
 	}{
-		{"future schema", []string{"good.json", "v9.json"}, "v9.json: schemaVersion 9 is not supported"},
-		{"not results", []string{"garbage.json", "good.json"}, "garbage.json: not acprun results"},
+		{"future schema", []string{"good.json", "v9.json"}, "v9.json:1:19: schemaVersion 9 is not supported"},
+		{"not results", []string{"garbage.json", "good.json"}, "garbage.json:1:2: not acprun results: invalid character 'o' in literal null"},
 		{"missing", []string{"good.json", "missing.json"}, "missing.json"},
 		{"overlapping shards", []string{"good.json", "good.json"}, "the shards overlap"},
 	}

@@ -238,8 +238,8 @@ func TestReportBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"syntax.json"}, "syntax.json:4:18: not acprun results: invalid character '}'"},
-		{[]string{"type.json"}, "type.json:1:38: not acprun results: scenarios: want a list, got string"},
-		{[]string{"ok.json", "v9.json"}, "v9.json: schemaVersion 9 is not supported (want 1 to 3): a newer acprun wrote it; read it with that version"},
+		{[]string{"type.json"}, "type.json:1:35: not acprun results: scenarios: want a list, got string"},
+		{[]string{"ok.json", "v9.json"}, "v9.json:1:19: schemaVersion 9 is not supported (want 1 to 3): a newer acprun wrote it; read it with that version"},
 		{[]string{"empty.json"}, "empty.json: empty file, not acprun results"},
 		{[]string{"missing.json"}, "missing.json: no such file or directory"},
 		{[]string{"ok.json", "--transcripts", "nowhere"}, "--transcripts: stat nowhere: no such file or directory"},

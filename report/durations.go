@@ -7,8 +7,6 @@ import (
 	"maps"
 	"slices"
 	"time"
-
-	"github.com/acprun/acprun/internal/inputfile"
 )
 
 // BalanceFingerprint is a short fingerprint of the durations a sharded
@@ -28,9 +26,9 @@ func BalanceFingerprint(ds map[string]time.Duration) string {
 // how long each scenario took in it, by name: the durations of every
 // result of that name added up (its agents, attempts and retries, as a
 // run with the same flags would spend them again). Scenarios that never
-// started (notRun) took nothing and are left out. A file that does not
-// exist is an error that errors.Is fs.ErrNotExist; its PathError is
-// unwrapped, for the caller to name the file.
+// started (notRun) took nothing and are left out. Its errors name the
+// file, at the value that is wrong (see Read); one that does not exist
+// is an error that errors.Is fs.ErrNotExist.
 func ReadDurations(path string) (map[string]time.Duration, error) {
 	res, err := readFile(path)
 	if err != nil {
@@ -43,15 +41,4 @@ func ReadDurations(path string) (map[string]time.Duration, error) {
 		}
 	}
 	return out, nil
-}
-
-// readFile reads the results file path (see Read). Its errors do not name
-// the file: an error opening it is its PathError's own.
-func readFile(path string) (Results, error) {
-	f, err := inputfile.Open(path, MaxResultsBytes)
-	if err != nil {
-		return Results{}, inputfile.Bare(err)
-	}
-	defer f.Close()
-	return Read(f)
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/acprun/acprun/internal/inputfile"
 )
 
 // balancedBy says how a shard of fingerprint fp was balanced.
@@ -44,7 +42,8 @@ type resultKey struct {
 // Its results (NewResults) count byStopReason and summary again from the
 // scenarios. The same result (file, line, value set, agent and attempt) in two
 // shards is an error: those shards overlap. Every error names the file it
-// is about.
+// is about; one that is not acprun results is refused at the value that
+// is wrong (see Read).
 func MergeFiles(paths []string) (Report, error) {
 	if len(paths) == 0 {
 		return Report{}, errors.New("no results files to merge")
@@ -53,14 +52,9 @@ func MergeFiles(paths []string) (Report, error) {
 	var overrides []string
 	seen := map[resultKey]string{}
 	for i, p := range paths {
-		f, err := inputfile.Open(p, MaxResultsBytes)
+		res, err := readFile(p)
 		if err != nil {
-			return Report{}, err // *inputfile.Error names the file
-		}
-		res, err := Read(f)
-		f.Close()
-		if err != nil {
-			return Report{}, fmt.Errorf("%s: %w", p, err)
+			return Report{}, err // names the file
 		}
 		r := res.Report()
 		if i > 0 && r.BalancedBy != rep.BalancedBy {

@@ -173,11 +173,11 @@ func TestMergeErrors(t *testing.T) {
 	}{
 		{"missing", []string{good, filepath.Join(dir, "nope.json")}, "nope.json: no such file"},
 		{"empty", []string{write("empty.json", " \n")}, "empty.json: empty file"},
-		{"not json", []string{write("garbage.json", "<html>")}, "garbage.json: not acprun results"},
+		{"not json", []string{write("garbage.json", "<html>")}, "garbage.json:1:1: not acprun results: invalid character '<'"},
 		{"no schemaVersion", []string{write("other.json", `{"scenarios": []}`)}, "other.json: not acprun results: no schemaVersion"},
-		{"future schema", []string{write("v4.json", `{"schemaVersion": 4, "scenarios": []}`)}, "v4.json: schemaVersion 4 is not supported (want 1 to 3): a newer acprun wrote it; read it with that version"},
-		{"bad startedAt", []string{write("time.json", `{"schemaVersion": 1, "startedAt": "yesterday"}`)}, "time.json: startedAt"},
-		{"wrong type", []string{write("type.json", `{"schemaVersion": 1, "scenarios": {}}`)}, "type.json: not acprun results"},
+		{"future schema", []string{write("v4.json", `{"schemaVersion": 4, "scenarios": []}`)}, "v4.json:1:19: schemaVersion 4 is not supported (want 1 to 3): a newer acprun wrote it; read it with that version"},
+		{"bad startedAt", []string{write("time.json", `{"schemaVersion": 1, "startedAt": "yesterday"}`)}, `time.json:1:35: not acprun results: startedAt: "yesterday" is not a time`},
+		{"wrong type", []string{write("type.json", `{"schemaVersion": 1, "scenarios": {}}`)}, "type.json:1:35: not acprun results: scenarios: want a list, got object"},
 		{"overlap", []string{good, good}, `good.json: scenario "basic" (examples/basic.yaml:3) is also in`},
 		{"none", nil, "no results files"},
 	}

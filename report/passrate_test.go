@@ -208,8 +208,8 @@ func TestByKJSON(t *testing.T) {
 // scenarios (schemaVersion 1).
 func TestReadTakesTheOldPassAtK(t *testing.T) {
 	doc := `{"schemaVersion": 1, "summary": {"passRates": [{"scenario": "a", "attempts": 2, "passed": 1, "passRate": 0.5, "passAtK": 1}]},
-		"scenarios": [{"name": "a", "file": "a.yaml", "attempt": 1, "status": "passed", "turns": []},
-			{"name": "a", "file": "a.yaml", "attempt": 2, "status": "failed", "turns": []}]}`
+		"scenarios": [{"name": "a", "file": "a.yaml", "line": 1, "attempt": 1, "status": "passed", "turns": []},
+			{"name": "a", "file": "a.yaml", "line": 1, "attempt": 2, "status": "failed", "turns": []}]}`
 	res, err := report.Read(strings.NewReader(doc))
 	if err != nil {
 		t.Fatalf("Read = %v", err)

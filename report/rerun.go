@@ -25,9 +25,10 @@ type Rerun struct {
 // measured nothing), or interrupted (cut short or never started by an
 // interrupt, the run's --timeout or --fail-fast), so that it runs again.
 // The failed attempts of a scenario that met its minimum pass rate
-// passed as the scenario did (Forgiven).
+// passed as the scenario did (Forgiven). Its errors name the file, at
+// the value that is wrong (see Read).
 func ReadRerun(path string) (*Rerun, error) {
-	res, err := readFile(path) // the caller names the file
+	res, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}

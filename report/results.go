@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -280,103 +279,6 @@ func empty(v reflect.Value) bool {
 		return false
 	}
 	return v.IsZero()
-}
-
-// MaxResultsBytes bounds a results document that Read reads.
-const MaxResultsBytes = 256 << 20
-
-// typeError is a value of the wrong JSON type in a results file, said in
-// the file's terms (where, what was wanted, what was found) rather than in
-// Go's; it wraps json's error, whose Offset says where.
-type typeError struct{ err *json.UnmarshalTypeError }
-
-func (e typeError) Error() string {
-	where := e.err.Field
-	if where == "" {
-		where = "the file"
-	}
-	return fmt.Sprintf("%s: want %s, got %s", where, jsonKind(e.err.Type), e.err.Value)
-}
-
-func (e typeError) Unwrap() error { return e.err }
-
-// jsonKind names the JSON value a Go type of the results reads: "a whole
-// number", "a string", "a list".
-func jsonKind(t reflect.Type) string {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == nil {
-		return "a value"
-	}
-	switch t.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "a whole number"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice, reflect.Array:
-		return "a list"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	}
-	return "a value"
-}
-
-// Read decodes a results document written by acprun run or acprun
-// merge. Its schemaVersion must be 1 to SchemaVersion; an older one is
-// read as the current version says it (see upgradeV1; version 2 has no
-// status invalid, and says everything else as version 3 does). The Duration
-// fields, which JSON leaves out, are set from the durationMs fields, so the
-// results print as the run's did.
-func Read(r io.Reader) (Results, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxResultsBytes+1))
-	if err != nil {
-		return Results{}, err
-	}
-	if len(data) > MaxResultsBytes {
-		return Results{}, fmt.Errorf("larger than %d MiB, the most acprun reads of a results file", MaxResultsBytes>>20)
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return Results{}, errors.New("empty file, not acprun results")
-	}
-	var res Results
-	if err := json.Unmarshal(data, &res); err != nil {
-		var typ *json.UnmarshalTypeError
-		if errors.As(err, &typ) {
-			err = typeError{typ}
-		}
-		return Results{}, fmt.Errorf("not acprun results: %w", err)
-	}
-	switch res.SchemaVersion {
-	case SchemaVersion, 2, 1:
-	case 0:
-		return Results{}, errors.New("not acprun results: no schemaVersion")
-	default:
-		return Results{}, fmt.Errorf("schemaVersion %d is not supported (want 1 to %d): a newer acprun wrote it; read it with that version", res.SchemaVersion, SchemaVersion)
-	}
-	if res.StartedAt != "" {
-		if _, err := time.Parse(time.RFC3339Nano, res.StartedAt); err != nil {
-			return Results{}, fmt.Errorf("startedAt: %w", err)
-		}
-	}
-	for i := range res.Scenarios {
-		sc := &res.Scenarios[i]
-		sc.Duration = time.Duration(sc.DurationMs) * time.Millisecond
-		for j := range sc.Turns {
-			t := &sc.Turns[j]
-			t.Duration = time.Duration(t.DurationMs) * time.Millisecond
-		}
-	}
-	if res.SchemaVersion == 1 {
-		upgradeV1(&res)
-	}
-	res.SchemaVersion = SchemaVersion
-	return res, nil
 }
 
 // upgradeV1 reads results of schemaVersion 1 as the current version
