@@ -121,6 +121,8 @@ func TestMergeBadInput(t *testing.T) {
 		"good.json":    good,
 		"v9.json":      `{"schemaVersion": 9, "scenarios": []}`,
 		"garbage.json": "not json at all",
+		"twice.json": shardJSON(t, "2026-03-14T09:26:53.589Z", 10, false, shardScenario{name: "alpha", file: "a.yaml", line: 1, status: "passed"},
+			shardScenario{name: "alpha", file: "a.yaml", line: 1, status: "passed"}),
 	})
 	tests := []struct {
 		name string
@@ -131,6 +133,7 @@ func TestMergeBadInput(t *testing.T) {
 		{"not results", []string{"garbage.json", "good.json"}, "garbage.json:1:2: not acprun results: invalid character 'o' in literal null"},
 		{"missing", []string{"good.json", "missing.json"}, "missing.json"},
 		{"overlapping shards", []string{"good.json", "good.json"}, "the shards overlap"},
+		{"a result twice", []string{"twice.json"}, `acprun: merge: twice.json: scenarios.0 and scenarios.1 are the same result, of scenario "alpha" (a.yaml:1): acprun writes each result once`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

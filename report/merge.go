@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/acprun/acprun/scenario"
 )
 
 // balancedBy says how a shard of fingerprint fp was balanced.
@@ -26,6 +29,23 @@ type resultKey struct {
 	retry   int
 }
 
+// entryAt is where a result is among the files merged: file paths[file],
+// its scenarios[entry].
+type entryAt struct{ file, entry int }
+
+// overlap is the error of sc, at, being the same result as the one at
+// prev: shards that overlap, or a file that has it twice.
+func overlap(paths []string, prev, at entryAt, sc Result) error {
+	where := sc.File + ":" + strconv.Itoa(sc.Line)
+	if sc.File == "" {
+		where = scenario.OneShotPos.File // a run without a scenario file
+	}
+	if prev.file == at.file {
+		return fmt.Errorf("%s: scenarios.%d and scenarios.%d are the same result, of scenario %q (%s): acprun writes each result once", paths[at.file], prev.entry, at.entry, sc.Label(), where)
+	}
+	return fmt.Errorf("%s: scenario %q (%s) is also in %s: the shards overlap", paths[at.file], sc.Label(), where, paths[prev.file])
+}
+
 // MergeFiles reads the results files at paths, the shards of one run,
 // and combines them into the report of the whole run:
 //   - scenarios are concatenated and sorted by file, line, value set
@@ -40,17 +60,17 @@ type resultKey struct {
 //     error, since their shards need not add up to the selection.
 //
 // Its results (NewResults) count byStopReason and summary again from the
-// scenarios. The same result (file, line, value set, agent and attempt) in two
-// shards is an error: those shards overlap. Every error names the file it
-// is about; one that is not acprun results is refused at the value that
-// is wrong (see Read).
+// scenarios. The same result (file, line, value set, agent, attempt and
+// retry) in two shards is an error: those shards overlap; twice in one
+// file, too. Every error names the file it is about; one that is not
+// acprun results is refused at the value that is wrong (see Read).
 func MergeFiles(paths []string) (Report, error) {
 	if len(paths) == 0 {
 		return Report{}, errors.New("no results files to merge")
 	}
 	rep := Report{SchemaVersion: SchemaVersion}
 	var overrides []string
-	seen := map[resultKey]string{}
+	seen := map[resultKey]entryAt{}
 	for i, p := range paths {
 		res, err := readFile(p)
 		if err != nil {
@@ -70,12 +90,12 @@ func MergeFiles(paths []string) (Report, error) {
 		if r.PolicyOverride != "" && !slices.Contains(overrides, r.PolicyOverride) {
 			overrides = append(overrides, r.PolicyOverride)
 		}
-		for _, sc := range r.Scenarios {
+		for j, sc := range r.Scenarios {
 			k := resultKey{sc.File, sc.Line, sc.VarSet, sc.Agent.Name, sc.Attempt, sc.Retry}
 			if prev, ok := seen[k]; ok {
-				return Report{}, fmt.Errorf("%s: scenario %q (%s:%d) is also in %s: the shards overlap", p, sc.Label(), sc.File, sc.Line, prev)
+				return Report{}, overlap(paths, prev, entryAt{i, j}, sc)
 			}
-			seen[k] = p
+			seen[k] = entryAt{i, j}
 			rep.Scenarios = append(rep.Scenarios, sc)
 		}
 	}

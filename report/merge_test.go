@@ -232,3 +232,32 @@ func TestMergeKeepsEveryTry(t *testing.T) {
 		t.Errorf("merged (-want +got):\n%s", diff)
 	}
 }
+
+// TestMergeSaysAResultTwiceInAFile: a file that holds one result twice
+// is not two shards that overlap: merge says where the two are in it. A
+// result of a run without a scenario file is said by its flag.
+func TestMergeSaysAResultTwiceInAFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, results ...string) string {
+		path := filepath.Join(dir, name)
+		doc := `{"schemaVersion": 3, "scenarios": [` + strings.Join(results, ", ") + `]}`
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	twice := write("twice.json", result(""), result(""))
+	oneShot := `{"name": "prompt", "file": "", "line": 0, "status": "passed", "agent": {"name": "claude"}}`
+	shard := write("shard.json", oneShot)
+	for _, tt := range []struct {
+		paths []string
+		want  string
+	}{
+		{[]string{twice}, twice + `: scenarios.0 and scenarios.1 are the same result, of scenario "a" (a.yaml:1): acprun writes each result once`},
+		{[]string{shard, shard}, shard + `: scenario "prompt [claude]" (--prompt) is also in ` + shard + `: the shards overlap`},
+	} {
+		if _, err := report.MergeFiles(tt.paths); err == nil || err.Error() != tt.want {
+			t.Errorf("MergeFiles = %v; want %q", err, tt.want)
+		}
+	}
+}
