@@ -94,8 +94,28 @@ type wire struct {
 
 // Load reads the transcript at path. A file that is not a transcript (not
 // JSONL of acprun's shape, no initialize, several sessions) is an *srcerr.Error
-// saying where.
+// saying where and what to do (Problem says it without the file's name).
 func Load(path string) (*Recording, error) { return Walk(path, nil) }
+
+// recordAgain is what to do about a transcript that cannot be played.
+const recordAgain = "record it again with acprun run --transcripts DIR"
+
+// Problem is what an error of Load says of the transcript, without its
+// name: "line 3, column 14: …" for a line of it, the message alone for the
+// whole file. It is for a caller that names the transcript its own way (a
+// scenario whose agent plays it), so that it says what acprun replay says.
+func Problem(err error) string {
+	var e *srcerr.Error
+	switch {
+	case !errors.As(err, &e):
+		return err.Error()
+	case e.Line == 0:
+		return e.Msg
+	case e.Col == 0:
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	}
+	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Col, e.Msg)
+}
 
 // open opens the transcript at path; what cannot be read as one is an
 // *srcerr.Error.
@@ -159,15 +179,15 @@ func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 			break
 		}
 		if rerr != nil {
-			return nil, fmt.Errorf("transcript: %w", rerr)
+			return nil, &srcerr.Error{File: file, Msg: fmt.Sprintf("cannot be read: %v", rerr)}
 		}
 	}
 	p.rec.last = n
 	switch {
 	case n == 0:
-		return nil, &srcerr.Error{File: file, Msg: "the transcript is empty: record one with acprun run --transcripts DIR"}
+		return nil, &srcerr.Error{File: file, Msg: "the transcript is empty; " + recordAgain}
 	case !p.initialized:
-		return nil, &srcerr.Error{File: file, Msg: "no initialize request from the client: this is not the transcript of an ACP session (record one with acprun run --transcripts DIR)"}
+		return nil, &srcerr.Error{File: file, Msg: "no initialize request from the client: this is not the transcript of an ACP session; record one with acprun run --transcripts DIR"}
 	}
 	return p.rec, nil
 }
@@ -183,7 +203,8 @@ type parser struct {
 	each        func(Message) // nil: Load's
 }
 
-// errorAt returns the *srcerr.Error of line n at byte offset off of text.
+// errorAt returns the *srcerr.Error of line n at byte offset off of text,
+// which says to record the transcript again.
 func (p *parser) errorAt(n int, text []byte, off int, format string, args ...any) *srcerr.Error {
 	off = min(max(off, 0), len(text))
 	src := text
@@ -191,7 +212,7 @@ func (p *parser) errorAt(n int, text []byte, off int, format string, args ...any
 		src = src[:4096]
 	}
 	return &srcerr.Error{File: p.rec.File, Line: n, Col: utf8.RuneCount(text[:off]) + 1,
-		Msg: fmt.Sprintf(format, args...), Source: string(bytes.ToValidUTF8(src, []byte("\uFFFD")))}
+		Msg: fmt.Sprintf(format, args...) + "; " + recordAgain, Source: string(bytes.ToValidUTF8(src, []byte("\uFFFD")))}
 }
 
 // line reads line n of the transcript.
@@ -200,7 +221,7 @@ func (p *parser) line(n int, text []byte) error {
 		return nil
 	}
 	if t := bytes.TrimLeft(text, " \t"); t[0] != '{' {
-		return p.errorAt(n, text, len(text)-len(t), "not a JSON object (a transcript has one JSON object per line, as acprun run --transcripts writes)")
+		return p.errorAt(n, text, len(text)-len(t), "not a JSON object (a transcript has one JSON object per line)")
 	}
 	var rl recordLine
 	if err := json.Unmarshal(text, &rl); err != nil {
@@ -278,7 +299,7 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 			p.sessions++
 			if p.sessions > 1 {
 				return p.errorAt(n, text, valueOffset(text, "method"),
-					"a second session (%s): replay plays one session per transcript, as acprun run --transcripts records them", w.Method)
+					"a second session (%s): replay plays one session per transcript", w.Method)
 			}
 			var params struct {
 				Cwd string `json:"cwd"`

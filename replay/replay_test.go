@@ -291,6 +291,9 @@ func TestParseErrors(t *testing.T) {
 			if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("Parse = %v, want an *srcerr.Error starting %q", err, tt.want)
 			}
+			if !strings.Contains(fmt.Sprint(err), "with acprun run --transcripts DIR") {
+				t.Errorf("Parse = %v, want it to say how to record a transcript", err)
+			}
 		})
 	}
 }
@@ -520,5 +523,37 @@ func TestCountPrompts(t *testing.T) {
 		if got := countPrompts(n); got != want {
 			t.Errorf("countPrompts(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestProblem: Problem says a Load error without the transcript's name,
+// with the line and column of a line's: what a scenario that plays the
+// transcript says after naming it.
+func TestProblem(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"bad.jsonl":   `{"t":1,"dir":"up","raw":"x"}` + "\n",
+		"empty.jsonl": "",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct{ file, want string }{
+		{"bad.jsonl", `line 1, column 14: "dir" is "up": want "c2a" (client to agent) or "a2c" (agent to client); record it again with acprun run --transcripts DIR`},
+		{"empty.jsonl", "the transcript is empty; record it again with acprun run --transcripts DIR"},
+		{"missing.jsonl", "no such file or directory (a transcript is written per scenario by acprun run --transcripts DIR)"},
+	} {
+		path := filepath.Join(dir, tt.file)
+		_, err := Load(path)
+		if got := Problem(err); got != tt.want {
+			t.Errorf("%s: Problem = %q, want %q", tt.file, got, tt.want)
+		}
+		if !strings.HasSuffix(fmt.Sprint(err), ": "+strings.TrimPrefix(tt.want, "line 1, column 14: ")) {
+			t.Errorf("%s: Load = %v, want the same message after the place", tt.file, err)
+		}
+	}
+	if got := Problem(errors.New("plain")); got != "plain" {
+		t.Errorf("Problem of another error = %q", got)
 	}
 }
