@@ -233,7 +233,7 @@ func (c *runCmd) inputs(scs []*scenario.Scenario) []outfile.Input {
 	}
 	for _, sc := range scs {
 		ins = append(ins, outfile.Input{Path: sc.File, What: "a scenario file of this run"})
-		if tr := sc.Agent.ReplayTranscript(); tr != "" {
+		if tr, _ := sc.Agent.ReplayTranscript(); tr != "" {
 			ins = append(ins, outfile.Input{Path: tr, What: "a replay transcript of this run"})
 		}
 		script := runner.ResolveCommand(sc.Agent.Command, sc.File, sc.Agent.Cwd, "").Script

@@ -295,6 +295,7 @@ type agentSpec struct {
 	mcpPos      []Pos           // where each server of mcp was given
 	description string
 	replay      string // the absolute path of the transcript of agent: {replay: path}
+	replayPos   Pos    // the replay value
 	reuse       *bool  // nil when not given
 	reusePos    Pos
 
@@ -389,6 +390,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 		case "replay":
 			if path, ok := p.interp(v); ok {
 				spec.replay, _ = p.existingFile(v, "replay transcript", path, -1)
+				spec.replayPos = p.pos(v)
 			}
 		case "reuse":
 			if b, ok := p.boolean(v); ok {
@@ -413,6 +415,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 			p.Errorf(args, "args adds arguments to a named agent's command: a replay agent takes none")
 		}
 		spec.command = replayCommand(spec.replay)
+		spec.commandPos = []Pos{2: spec.replayPos} // the transcript is the value; the rest is acprun's
 	case name != nil && cmd != nil:
 		p.Errorf(cmd, "use either name (a named agent) or command, not both")
 	case name == nil:
@@ -526,13 +529,29 @@ func replayCommand(transcript string) []string {
 	return []string{"acprun", "replay", transcript}
 }
 
-// ReplayTranscript is the transcript the agent of agent: {replay: PATH}
-// plays back (see replayCommand); "" for any other agent.
-func (a *Agent) ReplayTranscript() string {
-	if c := a.Command; len(c) >= 3 && c[0] == "acprun" && c[1] == "replay" {
-		return c[2]
+// ReplayTranscript is the transcript that the agent of agent: {replay:
+// PATH} (see replayCommand), or of a command [acprun, replay, PATH] (its
+// flags, such as --timing, aside), plays back, and where the file gives
+// it: PATH as the agent opens it, relative to its cwd when that is set.
+// The path is "" for any other agent.
+func (a *Agent) ReplayTranscript() (string, Pos) {
+	c := a.Command
+	if len(c) < 3 || c[0] != "acprun" || c[1] != "replay" {
+		return "", Pos{}
 	}
-	return ""
+	i := 2
+	for i < len(c)-1 && strings.HasPrefix(c[i], "-") && c[i] != "-" {
+		if c[i] == "--" {
+			i++
+			break
+		}
+		i++
+	}
+	path := c[i]
+	if !filepath.IsAbs(path) && a.Cwd != "" {
+		path = filepath.Join(a.Cwd, path)
+	}
+	return path, a.WordPos(i)
 }
 
 // errBareMock is the problem of the mock agent without a script.

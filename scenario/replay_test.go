@@ -1,12 +1,12 @@
 package scenario_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -15,7 +15,7 @@ import (
 // must exist; replay goes with neither command, name nor args.
 func TestReplayAgent(t *testing.T) {
 	dir := t.TempDir()
-	for name, content := range map[string]string{
+	testkit.WriteFiles(t, dir, map[string]string{
 		"sub/rec/t.jsonl": "{}\n",
 		"sub/ok.yaml":     "name: ok\nagent: {replay: rec/t.jsonl, env: {A: b}}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
 		"sub/var.yaml":    "name: var\nagent: {replay: \"${REC_DIR}/t.jsonl\"}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
@@ -26,15 +26,7 @@ func TestReplayAgent(t *testing.T) {
 			"---\nname: both\nagent: {name: claude, replay: sub/rec/t.jsonl}\nturns: [{prompt: hi}]\n" +
 			"---\nname: args\nagent: {replay: sub/rec/t.jsonl, args: [x]}\nturns: [{prompt: hi}]\n" +
 			"---\nname: empty\nagent: {replay: \"\"}\nturns: [{prompt: hi}]\n",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	t.Chdir(dir)
 	transcript := filepath.Join(dir, "sub", "rec", "t.jsonl")
 	lookup := func(name string) (string, bool) {
@@ -77,5 +69,42 @@ func TestReplayAgent(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantErrs, errorLines(t, err)); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
+
+// TestReplayTranscript: the transcript an agent plays and where the file
+// names it: the value of agent: {replay: PATH} (absolute already), the
+// word after acprun replay and its flags in a command (relative to the
+// agent's cwd); none for other agents.
+func TestReplayTranscript(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"rec/t.jsonl": "{}\n",
+		"s.yaml": "name: value\nagent: {replay: rec/t.jsonl}\nturns: [{prompt: hi}]\n" +
+			"---\nname: command\nagent: {command: [acprun, replay, --timing, rec/t.jsonl]}\nturns: [{prompt: hi}]\n" +
+			"---\nname: cwd\nagent: {command: [acprun, replay, t.jsonl], cwd: rec}\nturns: [{prompt: hi}]\n" +
+			"---\nname: mock\nagent: {command: [acprun, mock-agent, rec/t.jsonl]}\nturns: [{prompt: hi}]\n",
+	}
+	testkit.WriteFiles(t, dir, files)
+	file := filepath.Join(dir, "s.yaml")
+	scs, _, err := scenario.Load([]string{file}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	transcript := filepath.Join(dir, "rec", "t.jsonl")
+	want := map[string]struct {
+		path string
+		pos  scenario.Pos
+	}{
+		"value":   {transcript, scenario.Pos{File: file, Line: 2, Col: 17}},
+		"command": {transcript, scenario.Pos{File: file, Line: 6, Col: 45}},
+		"cwd":     {transcript, scenario.Pos{File: file, Line: 10, Col: 35}},
+		"mock":    {"", scenario.Pos{}},
+	}
+	for _, sc := range scs {
+		path, pos := sc.Agent.ReplayTranscript()
+		if w := want[sc.Name]; path != w.path || pos != w.pos {
+			t.Errorf("%s: ReplayTranscript = %q at %v, want %q at %v", sc.Name, path, pos, w.path, w.pos)
+		}
 	}
 }
