@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/acprun/acprun/internal/inputfile"
@@ -12,6 +13,7 @@ import (
 	"github.com/acprun/acprun/internal/yamlnode"
 	"github.com/acprun/acprun/mockagent"
 	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/replay"
 	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
 )
@@ -31,8 +33,12 @@ file:line:col: message (with the source line and a caret under the column), and
 runs nothing. Exit 0 when all are valid, 2 otherwise, and 5 when the paths hold
 no scenario files.
 
-Every agent cwd must exist. A ${VAR} that is unset here is a warning: a run
-stops on it only when it selects a scenario that uses it.
+Every agent cwd must exist. Every replay transcript a scenario plays
+(agent: {replay: PATH}, or acprun replay PATH in a command; judges' too) is
+read as acprun replay reads it, as a run does before anything runs: one it
+would refuse is an error at the word that names it. A ${VAR} that is unset
+here is a warning: a run stops on it only when it selects a scenario that
+uses it.
 
 With --strict, validate also checks what a run needs: every ${VAR} is set, and
 what a run would otherwise find only when it starts the agent (exit 3): each agent's
@@ -69,10 +75,12 @@ func (c *validateCmd) Run(g *globals) error {
 	if len(scs) == 0 {
 		return exitError{code: exitEmpty, err: errors.New("no scenarios: " + scenario.NoScenarioFiles(c.Paths))}
 	}
+	errs := transcriptErrors(scs)
 	if c.Strict {
-		if errs := strictErrors(scs); len(errs) > 0 {
-			return usageError(g, errs)
-		}
+		errs = sortErrors(append(errs, strictErrors(scs)...))
+	}
+	if len(errs) > 0 {
+		return usageError(g, errs)
 	}
 	files := map[string]bool{}
 	turns := 0
@@ -92,34 +100,115 @@ func (c *validateCmd) Run(g *globals) error {
 // not checked, their values being incomplete.
 func strictErrors(scs []*scenario.Scenario) scenario.Errors {
 	errs := slices.Clone(scenario.UnsetErrors(scs))
-	self, _ := os.Executable()               // as runner.Run takes it
-	scripts := map[string]error{}            // parsed once, by path
-	sources := map[string]*yamlnode.Reader{} // the files of the errors, read once
+	self, _ := os.Executable()    // as runner.Run takes it
+	scripts := map[string]error{} // parsed once, by path
+	var found []*srcerr.Error
 	for _, sc := range scs {
 		if len(sc.Unset) > 0 {
 			continue
 		}
-		agents := []*scenario.Agent{&sc.Agent}
-		judges := []*scenario.Judge{sc.Expect.Judge}
-		for i := range sc.Turns {
-			judges = append(judges, sc.Turns[i].Expect.Judge)
+		for _, a := range agentsOf(sc) {
+			found = append(found, checkAgent(sc, a, self, scripts)...)
 		}
-		for _, j := range judges {
-			if j != nil {
-				agents = append(agents, &j.Agent)
-			}
+	}
+	return sortErrors(append(errs, withSources(found)...))
+}
+
+// transcriptErrors are the replay transcripts that the agents of scs
+// (judges' too) play and that acprun replay would refuse when it started:
+// each is read once, with replay.Load, and what it refuses is an error at
+// the word of the agent's command that names the transcript, saying what
+// replay says, so that run and validate stop on it before any agent
+// starts. The agents of a scenario with unset variables are not checked,
+// their values being incomplete.
+func transcriptErrors(scs []*scenario.Scenario) scenario.Errors {
+	loaded := map[string]error{} // by path
+	var found []*srcerr.Error
+	for _, sc := range scs {
+		if len(sc.Unset) > 0 {
+			continue
 		}
-		for _, a := range agents {
-			for _, e := range checkAgent(sc, a, self, scripts) {
-				if sources[e.File] == nil {
-					data, _ := inputfile.Read(e.File, scenario.MaxFileBytes)
-					sources[e.File] = &yamlnode.Reader{Src: data}
-				}
-				e.Source = sources[e.File].Line(e.Line)
-				errs = append(errs, e)
+		for _, a := range agentsOf(sc) {
+			if e := checkTranscript(sc, a, loaded); e != nil {
+				found = append(found, e)
 			}
 		}
 	}
+	return sortErrors(withSources(found))
+}
+
+// checkTranscript is the problem of the transcript that a, an agent of
+// sc, plays (nil when it plays none, or one that replay.Load takes); a
+// judge's agent without a cwd of its own opens it from the scenario's.
+func checkTranscript(sc *scenario.Scenario, a *scenario.Agent, loaded map[string]error) *srcerr.Error {
+	what := "agent"
+	if a != &sc.Agent {
+		what = "judge agent"
+	}
+	if a.Cwd == "" {
+		own := *a
+		own.Cwd = sc.Agent.Cwd
+		a = &own
+	}
+	path, pos := a.ReplayTranscript()
+	if path == "" {
+		return nil
+	}
+	err, seen := loaded[path]
+	if !seen {
+		_, err = replay.Load(path)
+		loaded[path] = err
+	}
+	if err == nil {
+		return nil
+	}
+	return problem(pos, fmt.Sprintf("%s: replay transcript %s: %s", what, shownPath(path, sc.File), replay.Problem(err)))
+}
+
+// shownPath is path, a file a scenario file names, as a message shows it:
+// relative to the scenario file's directory when it is inside it.
+func shownPath(path, file string) string {
+	dir, err := filepath.Abs(filepath.Dir(file))
+	if err != nil || !filepath.IsAbs(path) {
+		return path
+	}
+	if rel, err := filepath.Rel(dir, path); err == nil && filepath.IsLocal(rel) {
+		return rel
+	}
+	return path
+}
+
+// agentsOf is the agents sc starts: its own and its judges'.
+func agentsOf(sc *scenario.Scenario) []*scenario.Agent {
+	agents := []*scenario.Agent{&sc.Agent}
+	judges := []*scenario.Judge{sc.Expect.Judge}
+	for i := range sc.Turns {
+		judges = append(judges, sc.Turns[i].Expect.Judge)
+	}
+	for _, j := range judges {
+		if j != nil {
+			agents = append(agents, &j.Agent)
+		}
+	}
+	return agents
+}
+
+// withSources gives each of errs, errors in scenario files, the line of
+// the file it is at, for its snippet; each file is read once.
+func withSources(errs []*srcerr.Error) []*srcerr.Error {
+	sources := map[string]*yamlnode.Reader{}
+	for _, e := range errs {
+		if sources[e.File] == nil {
+			data, _ := inputfile.Read(e.File, scenario.MaxFileBytes)
+			sources[e.File] = &yamlnode.Reader{Src: data}
+		}
+		e.Source = sources[e.File].Line(e.Line)
+	}
+	return errs
+}
+
+// sortErrors sorts errs by place, without those said twice.
+func sortErrors(errs scenario.Errors) scenario.Errors {
 	slices.SortStableFunc(errs, srcerr.Compare)
 	return slices.CompactFunc(errs, func(a, b *srcerr.Error) bool { return *a == *b })
 }

@@ -60,12 +60,19 @@ func TestInputNotRegularFile(t *testing.T) {
 		// files: the run must not start, let alone hang after the first.
 		"p.yaml": "name: first\n" + agent + "turns: [{prompt: go}]\n---\nname: second\n" + agent +
 			"turns:\n  - prompt:\n      - file: fifo\n      - file: zero.md\n      - image: z.png\n",
+		// Replay transcripts are read before anything runs, too.
+		"r.yaml": "name: r\nagent: {command: [acprun, replay, fifo]}\nturns: [{prompt: go}]\n" +
+			"---\nname: z\nagent: {command: [acprun, replay, zero.md]}\nturns: [{prompt: go}]\n",
 	})
 	fifoMsg := "fifo: not a regular file (a FIFO): give a file"
 	parts := []string{
 		"p.yaml:9:15: prompt file \"fifo\" is not a regular file (a FIFO): give a file",
 		"p.yaml:10:15: prompt file \"zero.md\" is not a regular file (a character device): give a file",
 		"p.yaml:11:16: image \"z.png\" is not a regular file (a character device): give a file",
+	}
+	transcripts := []string{
+		"r.yaml:2:35: agent: replay transcript fifo: not a regular file (a FIFO): give a file",
+		"r.yaml:6:35: agent: replay transcript zero.md: not a regular file (a character device): give a file",
 	}
 	for _, tc := range []struct {
 		args []string
@@ -83,6 +90,8 @@ func TestInputNotRegularFile(t *testing.T) {
 		{[]string{"run", "s.yaml", "--balance-from", "fifo", "--shard", "1/2"}, []string{fifoMsg}},
 		{[]string{"validate", "p.yaml"}, parts},
 		{[]string{"run", "-j", "1", "p.yaml", "-o", "pr.json"}, parts},
+		{[]string{"validate", "r.yaml"}, transcripts},
+		{[]string{"run", "r.yaml", "-o", "pr.json"}, transcripts},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			res := acprunBounded(t, dir, 20*time.Second, tc.args...)

@@ -345,19 +345,45 @@ func TestReplayTruncatedTranscript(t *testing.T) {
 	}
 }
 
-// TestReplayGarbageTranscript: a transcript that is not JSONL stops the
-// replay agent before it speaks, with the place of the problem; acprun
-// reports an agent that could not start.
+// TestReplayGarbageTranscript: a transcript that acprun replay would
+// refuse stops run and validate before any agent starts (exit 2, no
+// results: the scenario before it does not run either), at the word of
+// each scenario's agent that names it, saying what acprun replay says of
+// it after its place.
 func TestReplayGarbageTranscript(t *testing.T) {
 	t.Parallel()
-	dir := replayDir(t, []byte("{\"t\":0,\"dir\":\"c2a\",\"msg\":{}}\nthis is not json\n"), replayScenario, nil)
-	res, got := runResults(t, dir, "s.yaml")
-	if res.code != 3 {
-		t.Errorf("exit %d, want 3 (the agent could not start)\n%s", res.code, res.stderr)
+	dir := t.TempDir()
+	scenarios := "name: first\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nturns: [{prompt: go}]\n" +
+		"---\nname: fix\nagent: {replay: rec/fix.jsonl}\nturns: [{prompt: go}]\n" +
+		"---\nname: command\nagent: {command: [acprun, replay, --timing, rec/fix.jsonl]}\nturns: [{prompt: go}]\n"
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
+		"rec/fix.jsonl":   "{\"t\":0,\"dir\":\"c2a\",\"msg\":{}}\nthis is not json\n",
+		"s.yaml":          scenarios,
+	})
+	problem := "not a JSON object (a transcript has one JSON object per line); record it again with acprun run --transcripts DIR"
+	first := strings.Index(scenarios, "rec/fix.jsonl")
+	want := []string{
+		lineCol("s.yaml", scenarios, first) + ": agent: replay transcript rec/fix.jsonl: line 2, column 1: " + problem,
+		lineCol("s.yaml", scenarios, first+1+strings.Index(scenarios[first+1:], "rec/fix.jsonl")) +
+			": agent: replay transcript rec/fix.jsonl: line 2, column 1: " + problem,
 	}
-	sc := got.Scenarios[0]
-	if !sc.StartFailed || !strings.Contains(sc.StderrTail, "rec/fix.jsonl:2:1: not a JSON object") {
-		t.Errorf("startFailed %v, stderr %q; want the transcript's error at 2:1", sc.StartFailed, sc.StderrTail)
+	for _, args := range [][]string{{"run", "-j", "1", "s.yaml", "-o", "out.json"}, {"validate", "s.yaml"}} {
+		res := acprun(t, dir, args...)
+		if res.code != exitUsage || res.stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q; want 2 and nothing", args[0], res.code, res.stdout)
+		}
+		for _, w := range want {
+			if !strings.Contains(res.stderr, w) {
+				t.Errorf("%s: stderr lacks %q:\n%s", args[0], w, res.stderr)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.json")); !os.IsNotExist(err) {
+		t.Errorf("out.json: %v; want no results from a run that did not start", err)
+	}
+	if r := acprun(t, dir, "replay", "rec/fix.jsonl"); r.code != exitUsage || !strings.Contains(r.stderr, "rec/fix.jsonl:2:1: "+problem) {
+		t.Errorf("replay: exit %d, stderr %q; want 2 and the same problem at rec/fix.jsonl:2:1", r.code, r.stderr)
 	}
 
 	// The command itself says the same and exits 2 before writing a byte.
