@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/gateway/provider"
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/srcerr"
 )
@@ -98,17 +98,21 @@ func (e event) bytes() []byte {
 // recordAgain is what to do about a cassette that cannot be replayed.
 const recordAgain = "record it again with --gateway record"
 
-// readCassette reads the cassette at path; every error names path.
+// maxCassetteBytes is the most of a cassette replay reads: far above
+// what an attempt records, low enough that a cassette cannot take all of
+// acprun's memory.
+const maxCassetteBytes = 1 << 30
+
+// readCassette reads the cassette at path, a regular file of at most
+// maxCassetteBytes (inputfile: never waiting on a FIFO, never reading
+// without end); every error names path.
 func readCassette(path string) (*cassette, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("cassette %s does not exist: record it with --gateway record", path)
-		case isDir(path):
-			return nil, fmt.Errorf("cassette %s is a directory, not a cassette", path)
-		}
-		return nil, fmt.Errorf("cassette %s: %w", path, innerErr(err, path))
+	data, err := inputfile.Read(path, maxCassetteBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("cassette %s does not exist: record it with --gateway record", path)
+	case err != nil:
+		return nil, fmt.Errorf("cassette %s: %w", path, inputfile.Bare(err))
 	}
 	var head struct {
 		Version *int `json:"version"`
@@ -210,10 +214,4 @@ func innerErr(err error, path string) error {
 		return pe.Err
 	}
 	return err
-}
-
-// isDir reports whether path is a directory.
-func isDir(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.IsDir()
 }

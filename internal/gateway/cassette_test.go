@@ -4,11 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
 // TestOpenReplayErrors: a cassette that cannot be replayed is an error
-// that names it (never a temporary file) and says what to do.
+// that names it (never a temporary file) and says what to do; one that is
+// not a regular file (a FIFO, a link to /dev/zero) or is too large is
+// refused before a byte is read.
 func TestOpenReplayErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -19,12 +22,25 @@ func TestOpenReplayErrors(t *testing.T) {
 		return p
 	}
 	missing := filepath.Join(dir, "missing.cassette.json")
+	fifo, zero, huge := filepath.Join(dir, "fifo.json"), filepath.Join(dir, "zero.json"), write("huge.json", "")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, maxCassetteBytes+1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
 	cases := []struct {
 		path string
 		want string
 	}{
 		{missing, "cassette " + missing + " does not exist: record it with --gateway record"},
-		{dir, "cassette " + dir + " is a directory, not a cassette"},
+		{dir, "cassette " + dir + ": not a regular file (a directory): give a file"},
+		{fifo, "cassette " + fifo + ": not a regular file (a FIFO): give a file"},
+		{zero, "cassette " + zero + ": not a regular file (a character device): give a file"},
+		{huge, "cassette " + huge + ": larger than 1024 MiB, the most acprun reads of it"},
 		{write("v2.json", `{"version": 2, "exchanges": []}`), "cassette " + filepath.Join(dir, "v2.json") + " is version 2; this acprun reads version 1: record it again with --gateway record"},
 		{write("nov.json", `{"exchanges": []}`), "cassette " + filepath.Join(dir, "nov.json") + " has no version: it is not an acprun cassette; record it again with --gateway record"},
 		{write("syntax.json", "{\"version\": 1,\n  \"exchanges\": [}\n"), filepath.Join(dir, "syntax.json") + ":2:17: not a valid cassette: invalid character '}' looking for beginning of value; record it again with --gateway record"},
