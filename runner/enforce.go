@@ -12,6 +12,8 @@ import (
 	"slices"
 
 	json "github.com/go-json-experiment/json/v1"
+
+	"github.com/acprun/acprun/internal/inputfile"
 )
 
 // enforce writes the files of the agent's Enforcement (permissions.enforce;
@@ -51,7 +53,8 @@ func (r *scenarioRun) enforce() error {
 	}
 	path := filepath.Join(r.sc.Agent.Cwd, filepath.FromSlash(e.ProjectSettingsFile))
 	if err := mergeSettings(path, e.ProjectSettings); err != nil {
-		return fmt.Errorf("permissions.enforce: %s's settings: %w", r.sc.Agent.Name, err)
+		// Named as in the session cwd: the copy's path is a temporary one.
+		return fmt.Errorf("permissions.enforce: %s's settings %s: %w", r.sc.Agent.Name, e.ProjectSettingsFile, err)
 	}
 	if rel, err := filepath.Rel(r.ws.Dir, path); err == nil {
 		r.ws.Exclude(filepath.ToSlash(rel))
@@ -89,23 +92,30 @@ func settingsFile(dir, content string) (string, error) {
 	return path, nil
 }
 
+// maxSettingsBytes bounds the project settings file that mergeSettings
+// reads: a settings file is a few lines.
+const maxSettingsBytes = 4 << 20
+
 // mergeSettings merges the JSON object add into the settings file at path:
 // objects key by key, arrays as the union of their values (the file's
-// first), other values replaced by add's. A missing file is made.
+// first), other values replaced by add's. A missing file is made. The file
+// is read as an input (inputfile): one that is not a regular file (a FIFO,
+// a symlink to a device) or is larger than maxSettingsBytes is an error,
+// said without the path, which the caller names.
 func mergeSettings(path, add string) error {
 	var extra map[string]any
 	if err := json.Unmarshal([]byte(add), &extra); err != nil {
 		return err
 	}
 	have := map[string]any{}
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, maxSettingsBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return err
+		return inputfile.Bare(err)
 	default:
 		if err := json.Unmarshal(data, &have); err != nil {
-			return fmt.Errorf("%s is not a JSON object, so the settings could not be added to it: %w", path, err)
+			return fmt.Errorf("not a JSON object, so the settings could not be added to it: %w", err)
 		}
 	}
 	out, err := json.MarshalIndent(mergeJSON(have, extra), "", "  ")
