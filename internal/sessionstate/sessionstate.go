@@ -42,6 +42,7 @@ import (
 
 	json "github.com/go-json-experiment/json/v1"
 
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/outfile"
 )
 
@@ -220,15 +221,20 @@ func holderPID(lf *os.File) int {
 	return pid
 }
 
-// read loads the state file.
+// MaxBytes is the most of a state file Open reads: hundreds of thousands
+// of entries.
+const MaxBytes = 64 << 20
+
+// read loads the state file, a regular file of at most MaxBytes
+// (inputfile: never waiting on a FIFO, never reading without end).
 func (f *File) read() error {
-	data, err := os.ReadFile(f.path)
+	data, err := inputfile.Read(f.path, MaxBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		f.doc = document{Version: Version, Sessions: map[string]Entry{}}
 		return nil
 	case err != nil:
-		return fmt.Errorf("state file %s: %w", f.path, err)
+		return fmt.Errorf("state file %s: %w", f.path, inputfile.Bare(err))
 	}
 	var doc document
 	if err := json.Unmarshal(data, &doc); err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -166,6 +167,40 @@ func TestCorruptFile(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNotARegularFile: a state file that is not a regular file (a FIFO,
+// a link to /dev/zero) or is too large is refused at once, before a byte
+// is read, naming the file and what it is; the lock is released.
+func TestNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo, zero, huge := filepath.Join(dir, "fifo.json"), filepath.Join(dir, "zero.json"), filepath.Join(dir, "huge.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(huge, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, sessionstate.MaxBytes+1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		fifo: "state file " + fifo + ": not a regular file (a FIFO): give a file",
+		zero: "state file " + zero + ": not a regular file (a character device): give a file",
+		huge: "state file " + huge + ": larger than 64 MiB, the most acprun reads of it",
+	} {
+		_, err := sessionstate.Open(context.Background(), path, sessionstate.Fail, nil)
+		if err == nil || err.Error() != want {
+			t.Errorf("Open = %v, want %s", err, want)
+		}
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		open(t, path, sessionstate.Fail).Close() // would be busy if the failed Open kept the lock
 	}
 }
 
