@@ -109,3 +109,82 @@ func TestInputNotRegularFile(t *testing.T) {
 		t.Errorf("pr.json: %v; want no results from a run that did not start", err)
 	}
 }
+
+// TestRunReadsNotRegularFile gives a run a FIFO with no writer, or a link
+// to /dev/zero, where it reads a gateway cassette (--gateway replay), the
+// project settings that permissions.enforce merges into a workspace copy
+// (claude's .claude/settings.json) and a session's state file: each is
+// refused at once, naming it and what it is, instead of hanging the run or
+// reading without end. The cassette and the settings are read when the
+// scenario starts, which then errors (exit 3 for a cassette, which is the
+// agent's start, 1 for the settings); the state file before anything runs
+// (exit 2).
+func TestRunReadsNotRegularFile(t *testing.T) {
+	t.Parallel()
+	for _, target := range []struct{ name, kind string }{{"fifo", "a FIFO"}, {"/dev/zero", "a character device"}} {
+		for _, tc := range []struct {
+			name  string
+			files map[string]string
+			link  string // made a link to target
+			args  []string
+			code  int
+			want  string // in the scenario's error, or on stderr when code is exitUsage
+		}{
+			{
+				name: "cassette", files: gatewayFiles(gatewayAPIs[0], "https://api.anthropic.com", "second"),
+				link: "cassettes/g.cassette.json", args: []string{"--gateway", "replay"}, code: exitAgent,
+				want: "cassettes/g.cassette.json: not a regular file (" + target.kind + "): give a file",
+			},
+			{
+				name: "settings", files: map[string]string{
+					"acprun.yaml":     "agents:\n  claude: {command: [acprun, mock-agent, agent.mock.yaml]}\n",
+					"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
+					"s.yaml":          "name: s\nagent: claude\nworkspace: ws\npermissions: {default: deny}\nturns: [{prompt: go}]\n",
+					"ws/main.go":      "package main\n",
+				},
+				link: "ws/.claude/settings.json", code: exitFailed,
+				want: "permissions.enforce: claude's settings .claude/settings.json: not a regular file (" + target.kind + "): give a file",
+			},
+			{
+				name: "state file", files: map[string]string{
+					"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
+					"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n" +
+						"session: {resume: true, stateFile: state.json}\npermissions: {default: deny}\nturns: [{prompt: go}]\n",
+				},
+				link: "state.json", code: exitUsage,
+				want: "state.json: not a regular file (" + target.kind + "): give a file",
+			},
+		} {
+			t.Run(tc.name+" "+target.kind, func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				writeFiles(t, dir, tc.files)
+				link := filepath.Join(dir, tc.link)
+				if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				to := target.name
+				if to == "fifo" {
+					to = filepath.Join(dir, "fifo")
+					if err := syscall.Mkfifo(to, 0o644); err != nil {
+						t.Skipf("mkfifo: %v", err)
+					}
+				}
+				if err := os.Symlink(to, link); err != nil {
+					t.Fatal(err)
+				}
+				res := acprunBounded(t, dir, 20*time.Second, append([]string{"run", "s.yaml", "-o", "out.json"}, tc.args...)...)
+				if res.code != tc.code {
+					t.Errorf("exit %d, want %d\n%s", res.code, tc.code, res.stderr)
+				}
+				got := res.stderr
+				if tc.code != exitUsage {
+					got = readResults(t, filepath.Join(dir, "out.json")).Scenarios[0].Error
+				}
+				if !strings.Contains(got, tc.want) {
+					t.Errorf("the error is %q, want it to say %q", got, tc.want)
+				}
+			})
+		}
+	}
+}

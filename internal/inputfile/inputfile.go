@@ -1,6 +1,7 @@
 // Package inputfile reads the files acprun is given as input (scenario,
 // config, results, transcripts, mock agent scripts, prompt files and
-// attachments) the one way: only a regular file, after following symbolic
+// attachments, gateway cassettes, session state files and the project
+// settings permissions.enforce merges into) the one way: only a regular file, after following symbolic
 // links, and at most a limit of it. A FIFO, a device or a socket is
 // refused before anything is read, so that none can make acprun wait
 // forever (a FIFO with no writer, a terminal) or read without end
