@@ -161,3 +161,54 @@ func TestEnforceStrict(t *testing.T) {
 		t.Errorf("without strict: failures %q, warnings %q\nwant the same messages as warnings", turn.Failures, turn.Warnings)
 	}
 }
+
+// TestEnforceSettingsLinkOutOfCopy: the workspace's source is a tree
+// acprun does not trust. A .claude that links to a directory of the
+// user's, or a settings.json that links to a file of theirs, must not
+// have acprun read, write or make anything there: the scenario errors,
+// naming the link, and the user's files are as they were.
+func TestEnforceSettingsLinkOutOfCopy(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	home := filepath.Join(dir, "home")
+	writeFiles(t, dir, map[string]string{
+		"wrap.sh":              enforceWrapper,
+		"agent.mock.yaml":      "turns:\n  - steps:\n      - text: ok\n",
+		"home/settings.json":   `{"mine": true}` + "\n",
+		"dirlink/main.go":      "package main\n",
+		"filelink/main.go":     "package main\n",
+		"filelink/.claude/a.t": "x\n",
+	})
+	if err := os.Symlink(home, filepath.Join(dir, "dirlink/.claude")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, "settings.json"), filepath.Join(dir, "filelink/.claude/settings.json")); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml": "agents:\n  claude: {command: [sh, " + filepath.Join(dir, "wrap.sh") + "], env: {ACPRUN_BIN: " + acprunBin +
+			", SCRIPT: " + filepath.Join(dir, "agent.mock.yaml") + ", OUT: " + filepath.Join(dir, "out.txt") + "}}\n",
+		"s.yaml": "name: dirlink\nagent: claude\nworkspace: dirlink\nturns:\n  - prompt: go\n" +
+			"---\nname: filelink\nagent: claude\nworkspace: filelink\nturns:\n  - prompt: go\n",
+	})
+
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != exitFailed {
+		t.Errorf("exit %d, want %d\nstderr:\n%s", res.code, exitFailed, res.stderr)
+	}
+	const want = "permissions.enforce: claude's settings .claude/settings.json: a symbolic link leads out of the workspace copy, and acprun does not follow it: remove the link from the workspace's source"
+	for _, sc := range out.Scenarios {
+		if sc.Status != "error" || !strings.Contains(sc.Error, want) {
+			t.Errorf("%s: %s %q, want error %q", sc.Name, sc.Status, sc.Error, want)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(home, "settings.json")); string(data) != `{"mine": true}`+"\n" {
+		t.Errorf("the user's settings were changed: %q", data)
+	}
+	if left, _ := os.ReadDir(home); len(left) != 1 {
+		t.Errorf("acprun made files in the user's directory: %v", left)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.txt")); err == nil {
+		t.Errorf("the agent started")
+	}
+}

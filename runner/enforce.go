@@ -52,13 +52,15 @@ func (r *scenarioRun) enforce() error {
 		return nil
 	}
 	path := filepath.Join(r.sc.Agent.Cwd, filepath.FromSlash(e.ProjectSettingsFile))
-	if err := mergeSettings(path, e.ProjectSettings); err != nil {
+	rel, err := filepath.Rel(r.ws.Dir, path)
+	if err == nil {
+		err = mergeSettings(r.ws.Dir, rel, e.ProjectSettings)
+	}
+	if err != nil {
 		// Named as in the session cwd: the copy's path is a temporary one.
 		return fmt.Errorf("permissions.enforce: %s's settings %s: %w", r.sc.Agent.Name, e.ProjectSettingsFile, err)
 	}
-	if rel, err := filepath.Rel(r.ws.Dir, path); err == nil {
-		r.ws.Exclude(filepath.ToSlash(rel))
-	}
+	r.ws.Exclude(filepath.ToSlash(rel))
 	return nil
 }
 
@@ -96,23 +98,32 @@ func settingsFile(dir, content string) (string, error) {
 // reads: a settings file is a few lines.
 const maxSettingsBytes = 4 << 20
 
-// mergeSettings merges the JSON object add into the settings file at path:
-// objects key by key, arrays as the union of their values (the file's
-// first), other values replaced by add's. A missing file is made. The file
-// is read as an input (inputfile): one that is not a regular file (a FIFO,
-// a symlink to a device) or is larger than maxSettingsBytes is an error,
-// said without the path, which the caller names.
-func mergeSettings(path, add string) error {
+// mergeSettings merges the JSON object add into the settings file name
+// of the workspace copy dir: objects key by key, arrays as the union of
+// their values (the file's first), other values replaced by add's. A
+// missing file is made. The file is read and written inside dir (an
+// os.Root): the copy is of a tree acprun does not trust, and a symbolic
+// link there (.claude/settings.json -> ~/.bashrc, or .claude -> ~) must
+// not have acprun read or write outside it; such a link is an error. The
+// file is read as an input (inputfile): one that is not a regular file (a
+// FIFO, a symlink to a device) or is larger than maxSettingsBytes is an
+// error, said without the path, which the caller names.
+func mergeSettings(dir, name, add string) error {
 	var extra map[string]any
 	if err := json.Unmarshal([]byte(add), &extra); err != nil {
 		return err
 	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	have := map[string]any{}
-	data, err := inputfile.Read(path, maxSettingsBytes)
+	data, err := inputfile.ReadIn(root, name, name, maxSettingsBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return inputfile.Bare(err)
+		return outOfCopy(inputfile.Bare(err))
 	default:
 		if err := json.Unmarshal(data, &have); err != nil {
 			return fmt.Errorf("not a JSON object, so the settings could not be added to it: %w", err)
@@ -122,10 +133,23 @@ func mergeSettings(path, add string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+	if err := root.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return outOfCopy(err)
 	}
-	return os.WriteFile(path, append(out, '\n'), 0o644)
+	return outOfCopy(root.WriteFile(name, append(out, '\n'), 0o644))
+}
+
+// outOfCopy says os.Root's refusal of a path that leads out of it in the
+// user's terms; other errors are returned as they are.
+func outOfCopy(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if err != nil && err.Error() == "path escapes from parent" { // os.Root's error, not exported
+		return errors.New("a symbolic link leads out of the workspace copy, and acprun does not follow it: remove the link from the workspace's source")
+	}
+	return err
 }
 
 // mergeJSON merges b into a (see mergeSettings).

@@ -161,6 +161,31 @@ func openChecked(path string, limit int64) (*os.File, error) {
 	return f, nil
 }
 
+// ReadIn is Read of the file name inside root: a symbolic link or ".."
+// that leads out of root is an error, as with any os.Root. path is how
+// errors name the file.
+func ReadIn(root *os.Root, name, path string, limit int64) ([]byte, error) {
+	fi, err := root.Stat(name)
+	if err != nil {
+		return nil, &Error{Path: path, Err: bare(err)}
+	}
+	if err := check(path, fi, limit); err != nil {
+		return nil, err
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, &Error{Path: path, Err: bare(err)}
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, &Error{Path: path, Err: bare(err)}
+	}
+	if err := check(path, fi, limit); err != nil {
+		return nil, err
+	}
+	return ReadFrom(f, path, limit)
+}
+
 // Read returns the contents of path, a regular file (as Open checks) of
 // at most limit bytes (limit >= 0), and an *Error otherwise. It reads at
 // most limit+1 bytes whatever the file's size says.
