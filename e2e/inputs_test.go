@@ -188,3 +188,29 @@ func TestRunReadsNotRegularFile(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayTranscriptEndlessLine: a transcript that is one line longer
+// than any acprun records (65 MiB of NUL bytes, no newline) is refused
+// by validate and by acprun replay, at its line, saying what to do.
+func TestReplayTranscriptEndlessLine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml": "name: s\nagent: {replay: big.jsonl}\nturns:\n  - prompt: hi\n",
+	})
+	f, err := os.Create(filepath.Join(dir, "big.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(65 << 20); err != nil { // sparse
+		t.Fatal(err)
+	}
+	f.Close()
+	const want = "big.jsonl:1: the line is longer than 64 MiB, more than acprun records of one message: this is not a transcript acprun wrote; record it again with acprun run --transcripts DIR"
+	for _, args := range [][]string{{"validate", "s.yaml"}, {"replay", "big.jsonl"}} {
+		res := acprunBounded(t, dir, time.Minute, args...)
+		if res.code != exitUsage || !strings.Contains(res.stderr, strings.TrimPrefix(want, "big.jsonl:1: ")) {
+			t.Errorf("acprun %s: exit %d, want %d and %q\n%s", strings.Join(args, " "), res.code, exitUsage, want, res.stderr)
+		}
+	}
+}

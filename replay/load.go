@@ -12,6 +12,7 @@ import (
 
 	json "github.com/go-json-experiment/json/v1"
 
+	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/srcerr"
 )
@@ -120,7 +121,7 @@ func Problem(err error) string {
 // open opens the transcript at path; what cannot be read as one is an
 // *srcerr.Error.
 func open(path string) (*os.File, error) {
-	f, err := inputfile.Open(path, -1) // read a line at a time, each bounded
+	f, err := inputfile.Open(path, -1) // read a line at a time, each bounded (readLine)
 	if err != nil {
 		return nil, &srcerr.Error{File: path, Msg: fmt.Sprintf("%v (a transcript is written per scenario by acprun run --transcripts DIR)", inputfile.Bare(err))}
 	}
@@ -159,7 +160,10 @@ func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	n := 0
 	for {
-		line, rerr := br.ReadBytes('\n')
+		line, rerr := readLine(br, maxLineBytes)
+		if errors.Is(rerr, errLineTooLong) {
+			return nil, &srcerr.Error{File: file, Line: n + 1, Msg: fmt.Sprintf("the line is longer than %d MiB, more than acprun records of one message: this is not a transcript acprun wrote; %s", maxLineBytes>>20, recordAgain)}
+		}
 		if len(line) > 0 {
 			n++
 			complete := bytes.HasSuffix(line, []byte("\n"))
@@ -190,6 +194,30 @@ func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 		return nil, &srcerr.Error{File: file, Msg: "no initialize request from the client: this is not the transcript of an ACP session; record one with acprun run --transcripts DIR"}
 	}
 	return p.rec, nil
+}
+
+// maxLineBytes bounds a transcript's line: one message, which acprun
+// takes up to acp.DefaultMaxLineBytes long, in its record.
+const maxLineBytes = acp.DefaultMaxLineBytes + 64<<10
+
+// errLineTooLong is readLine's error for a line longer than its limit.
+var errLineTooLong = errors.New("line too long")
+
+// readLine is br.ReadBytes('\n') that gives up with errLineTooLong once
+// the line is longer than limit bytes, having read at most limit plus a
+// buffer: a transcript of one endless line does not fill the memory.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		part, err := br.ReadSlice('\n')
+		line = append(line, part...)
+		if len(line) > limit {
+			return nil, errLineTooLong
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
 }
 
 // parser holds the state of Parse.

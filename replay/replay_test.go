@@ -557,3 +557,29 @@ func TestProblem(t *testing.T) {
 		t.Errorf("Problem of another error = %q", got)
 	}
 }
+
+// endless is a line that never ends: 'a' forever, counting what was read.
+type endless struct{ n int }
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'a'
+	}
+	e.n += len(p)
+	return len(p), nil
+}
+
+// TestParseEndlessLine: a transcript whose line never ends is refused
+// once it is longer than a line acprun records, having read little more:
+// it does not fill the memory.
+func TestParseEndlessLine(t *testing.T) {
+	init := `{"t":1,"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"method":"initialize"}}` + "\n"
+	e := &endless{}
+	_, err := parse("t.jsonl", io.MultiReader(strings.NewReader(init), e), nil)
+	if want := "t.jsonl:2: the line is longer than 64 MiB"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Parse = %v, want an error starting %q", err, want)
+	}
+	if e.n > maxLineBytes+1<<20 {
+		t.Errorf("read %d bytes of the endless line, want at most %d", e.n, maxLineBytes+1<<20)
+	}
+}
