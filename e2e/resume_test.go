@@ -633,3 +633,31 @@ turns: [{prompt: hi}]
 		}
 	}
 }
+
+// TestResumeStateFilePlantedLink: the agent, whose cwd holds the state
+// file, replaces it with a symlink to a file of the user's during its
+// turn. acprun writes its state file in that place, not through the link:
+// the user's file is as it was.
+func TestResumeStateFilePlantedLink(t *testing.T) {
+	t.Parallel()
+	victim := filepath.Join(t.TempDir(), "bashrc")
+	if err := os.WriteFile(victim, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf(`turns:
+  - steps:
+      - spawn: "ln -s %s .acprun/planted && mv -f .acprun/planted .acprun/state.json"
+      - text: ok
+`, victim)
+	dir := resumeDir(t, script, resumeScenario)
+	res, r := resumeRun(t, dir, "r.json")
+	if res.code != 0 || r.Turns[0].Text != "spawn: exit 0: ok" { // the link was planted
+		t.Fatalf("exit %d, reply %q\n%s", res.code, r.Turns[0].Text, res.stderr)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
+		t.Errorf("acprun wrote its state through the agent's link: the user's file holds %q", data)
+	}
+	if e := resumeState(t, filepath.Join(dir, ".acprun", "state.json")); e["nightly @ acprun mock-agent agent.mock.yaml"]["sessionId"] != "mock-session-1" {
+		t.Errorf("state file: %v", e)
+	}
+}

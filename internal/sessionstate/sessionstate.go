@@ -30,6 +30,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -91,6 +92,7 @@ type document struct {
 type File struct {
 	path string
 	lock *os.File
+	pin  *outfile.Pinned // path as it was when opened, before any agent ran
 
 	mu     sync.Mutex
 	doc    document
@@ -151,7 +153,16 @@ func Open(ctx context.Context, path string, mode Mode, waiting func(pid int)) (*
 	if err := lf.Truncate(0); err == nil {
 		_, _ = lf.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0) // only a hint for others' messages
 	}
-	f := &File{path: path, lock: lf, holds: map[string]chan struct{}{}}
+	// Pinned before any agent starts: an agent whose cwd holds the state
+	// file (beside the scenario by default) may put a symlink in its place
+	// (.acprun/state.json -> ~/.bashrc); the file written is still the one
+	// the path named now.
+	pin, err := outfile.Pin(path)
+	if err != nil {
+		lf.Close()
+		return nil, fmt.Errorf("state file %s: %w", path, err)
+	}
+	f := &File{path: path, lock: lf, pin: pin, holds: map[string]chan struct{}{}}
 	if err := f.read(); err != nil {
 		f.Close()
 		return nil, err
@@ -373,21 +384,26 @@ func (f *File) write() error {
 	if err != nil {
 		return fmt.Errorf("state file %s: %w", f.path, err)
 	}
-	if err := writeAtomic(f.path, append(data, '\n')); err != nil {
+	if err := f.writeAtomic(append(data, '\n')); err != nil {
 		return fmt.Errorf("state file %s: %w", f.path, err)
 	}
 	return nil
 }
 
-// writeAtomic replaces the file at path with data as acprun's output
-// files are replaced (a temporary file beside it, synced and renamed over
-// it, keeping its mode), then syncs the directory so that the rename
-// survives a crash.
-func writeAtomic(path string, data []byte) error {
-	if err := outfile.Write(context.Background(), path, data); err != nil {
+// writeAtomic replaces the state file with data as acprun's output files
+// are replaced (a temporary file beside it, synced and renamed over it,
+// keeping its mode; what was put at its place since Open replaced, not
+// followed: see outfile.Pinned), then syncs the directory so that the
+// rename survives a crash.
+func (f *File) writeAtomic(data []byte) error {
+	err := f.pin.WriteFrom(context.Background(), func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	if err != nil {
 		return err
 	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
+	if d, err := os.Open(filepath.Dir(f.path)); err == nil {
 		_ = d.Sync() // best effort: some file systems cannot sync a directory
 		d.Close()
 	}
@@ -423,5 +439,8 @@ func (f *File) Close() error {
 		return nil
 	}
 	f.closed = true
+	if f.pin != nil {
+		f.pin.Close()
+	}
 	return f.lock.Close() // closing the lock file releases the flock
 }

@@ -246,3 +246,30 @@ func TestHoldTakesTurns(t *testing.T) {
 	release()
 	(<-got)()
 }
+
+// TestPlantedLinkIsReplaced: a symlink put in the state file's place after
+// Open (an agent whose cwd holds it, pointing it at a file of the user's)
+// is replaced by the state file, not followed: the file it points at is
+// as it was.
+func TestPlantedLinkIsReplaced(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".acprun", "state.json")
+	victim := filepath.Join(t.TempDir(), "bashrc")
+	if err := os.WriteFile(victim, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := open(t, path, sessionstate.Fail)
+	defer f.Close()
+	if err := os.Symlink(victim, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Put(sessionstate.Key("s", "mock"), sessionstate.Entry{SessionID: "s-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
+		t.Errorf("the file the planted link points at was written: %q", data)
+	}
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the state file is %v, %v; want a regular file", fi, err)
+	}
+}
