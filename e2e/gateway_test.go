@@ -307,3 +307,38 @@ func TestGatewaySandbox(t *testing.T) {
 		})
 	}
 }
+
+// TestGatewayRecordPlantedLink: while its turn runs, the agent (whose cwd
+// holds cassettes/) puts a symlink to a file of the user's where its
+// cassette goes. Record writes the cassette in that place, not through
+// the link: the user's file is as it was.
+func TestGatewayRecordPlantedLink(t *testing.T) {
+	t.Parallel()
+	a := gatewayAPIs[1] // openai-chat
+	url, closeUp := a.upstream(t)
+	defer closeUp()
+	victim := filepath.Join(t.TempDir(), "bashrc")
+	if err := os.WriteFile(victim, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := gatewayFiles(a, url, "second")
+	files["agent.mock.yaml"] = fmt.Sprintf(`turns:
+  - steps:
+      - spawn: "ln -s %s cassettes/planted && mv -f cassettes/planted cassettes/g.cassette.json"
+      - {model: {api: %s, model: %s, prompt: "{{prompt}}"}}
+  - steps: [{text: two}]
+`, victim, a.api, a.model)
+	writeFiles(t, dir, files)
+	res, rec := runResults(t, dir, "s.yaml", "--gateway", "record")
+	if res.code != exitOK || !strings.HasPrefix(rec.Scenarios[0].Turns[0].Text, "spawn: exit 0: ") {
+		t.Fatalf("exit %d, turn 1 %q (want the link planted)\n%s", res.code, rec.Scenarios[0].Turns[0].Text, res.stderr)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
+		t.Errorf("record wrote the cassette through the agent's link: the user's file holds %.80q", data)
+	}
+	cassette := filepath.Join(dir, "cassettes", "g.cassette.json")
+	if fi, err := os.Lstat(cassette); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the cassette is %v, %v; want a regular file", fi, err)
+	}
+}

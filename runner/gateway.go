@@ -50,6 +50,30 @@ func cassetteName(transcript string) string {
 	return strings.TrimSuffix(transcript, ".jsonl") + ".cassette.json"
 }
 
+// openCassetteDirs opens the directory of every scenario that records
+// cassettes (made when missing), by its gateway.dir: what record writes in
+// is fixed before any agent starts (see Options.cassetteDirs).
+func openCassetteDirs(scenarios []*scenario.Scenario) (map[string]*os.Root, error) {
+	dirs := map[string]*os.Root{}
+	for _, sc := range scenarios {
+		g := sc.Gateway
+		if g == nil || len(g.Targets) == 0 || g.Mode != string(gateway.Record) || dirs[g.Dir] != nil {
+			continue
+		}
+		err := os.MkdirAll(g.Dir, 0o755)
+		if err == nil {
+			dirs[g.Dir], err = os.OpenRoot(g.Dir)
+		}
+		if err != nil {
+			for _, d := range dirs {
+				d.Close()
+			}
+			return nil, fmt.Errorf("%s: gateway: cassettes: %w", g.Pos, err)
+		}
+	}
+	return dirs, nil
+}
+
 // openGateway opens the attempt's share of the gateway (r.gw) when the
 // scenario has one and its agent makes model requests (it has targets).
 // In replay a missing or unreadable cassette is an error that keeps the
@@ -71,6 +95,7 @@ func (r *scenarioRun) openGateway() error {
 	att, err := gateway.Open(gateway.Config{
 		Mode:     gateway.Mode(g.Mode),
 		Cassette: cassette,
+		Dir:      r.opts.cassetteDirs[g.Dir],
 		Timing:   g.Timing,
 		Redact:   r.red,
 		Paths:    paths,

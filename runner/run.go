@@ -134,6 +134,10 @@ type Options struct {
 	// point a transcript elsewhere with a symlink. Nil outside Run, where
 	// Transcripts is opened for each transcript.
 	transcripts *os.Root
+	// cassetteDirs are the directories record writes cassettes in, by
+	// gateway.dir, opened before any agent starts for the same reason;
+	// nil outside Run, where each cassette is written by its path.
+	cassetteDirs map[string]*os.Root
 	// red is the run's redactor (runRedactor), which every output of
 	// every scenario of the run goes through; nil outside Run, where each
 	// scenario is redacted of its own secrets (see redactor).
@@ -159,6 +163,16 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 		defer dir.Close()
 		opts.transcripts = dir
 	}
+	dirs, err := openCassetteDirs(scenarios)
+	if err != nil {
+		return report.Report{}, err
+	}
+	defer func() {
+		for _, d := range dirs {
+			d.Close()
+		}
+	}()
+	opts.cassetteDirs = dirs
 	rep := report.Report{SchemaVersion: report.SchemaVersion, StartedAt: time.Now()}
 	if opts.Policy != nil {
 		rep.PolicyOverride = opts.Policy.Source

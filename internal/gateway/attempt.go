@@ -158,7 +158,7 @@ func (a *Attempt) Close() error {
 		a.stop()
 		a.inflight.Wait()
 		if a.cfg.Mode == Record {
-			a.closeErr = writeCassette(a.cfg.Cassette, a.recorded())
+			a.closeErr = writeCassette(a.cfg.Dir, a.cfg.Cassette, a.recorded())
 		}
 	})
 	return a.closeErr

@@ -6,7 +6,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -190,9 +192,10 @@ func jsonError(path string, data []byte, err error) error {
 }
 
 // writeCassette writes c to path atomically (outfile.Write: a temporary
-// file beside it, renamed), creating the directory. Errors name path,
-// never the temporary file.
-func writeCassette(path string, c *cassette) error {
+// file beside it, renamed), creating the directory; in dir, when set, the
+// directory path is in (outfile.WriteIn). Errors name path, never the
+// temporary file.
+func writeCassette(dir *os.Root, path string, c *cassette) error {
 	var buf bytes.Buffer
 	e := json.NewEncoder(&buf)
 	e.SetEscapeHTML(false)
@@ -200,7 +203,13 @@ func writeCassette(path string, c *cassette) error {
 	if err := e.Encode(c); err != nil {
 		return fmt.Errorf("write cassette %s: %w", path, err)
 	}
-	if err := outfile.Write(context.Background(), path, buf.Bytes()); err != nil {
+	var err error
+	if dir != nil {
+		err = outfile.WriteIn(dir, path, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err })
+	} else {
+		err = outfile.Write(context.Background(), path, buf.Bytes())
+	}
+	if err != nil {
 		return fmt.Errorf("write cassette %s: %w", path, innerErr(err, path))
 	}
 	return nil

@@ -66,19 +66,46 @@ func TestWriteCassetteErrors(t *testing.T) {
 	blocker := filepath.Join(dir, "file")
 	os.WriteFile(blocker, nil, 0o644)
 	path := filepath.Join(blocker, "c.json")
-	err := writeCassette(path, &cassette{Version: 1})
+	err := writeCassette(nil, path, &cassette{Version: 1})
 	if err == nil || !strings.HasPrefix(err.Error(), "write cassette "+path+": ") || strings.Contains(err.Error(), ".tmp") {
 		t.Errorf("got %v", err)
 	}
 	// A directory in the cassette's place: the rename fails.
 	target := filepath.Join(dir, "taken")
 	os.MkdirAll(filepath.Join(target, "x"), 0o755)
-	err = writeCassette(target, &cassette{Version: 1})
+	err = writeCassette(nil, target, &cassette{Version: 1})
 	if err == nil || !strings.HasPrefix(err.Error(), "write cassette "+target+": ") || strings.Contains(err.Error(), ".tmp") {
 		t.Errorf("got %v", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("left %v", entries)
+	}
+}
+
+// TestWriteCassetteInDir: written in its directory opened beforehand, a
+// cassette replaces a symlink put at its place since, rather than write
+// through it.
+func TestWriteCassetteInDir(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	victim := filepath.Join(t.TempDir(), "bashrc")
+	os.WriteFile(victim, []byte("precious\n"), 0o644)
+	path := filepath.Join(dir, "g.cassette.json")
+	if err := os.Symlink(victim, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeCassette(root, path, &cassette{Version: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
+		t.Errorf("written through the link: %q", data)
+	}
+	if c, err := readCassette(path); err != nil || c.Version != 1 {
+		t.Errorf("the cassette: %+v, %v", c, err)
 	}
 }
 

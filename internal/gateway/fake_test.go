@@ -280,7 +280,7 @@ func readCassetteFile(t *testing.T, path string) (raw []byte, c cassette) {
 // writeCassetteFile writes c for a test to replay.
 func writeCassetteFile(t *testing.T, path string, c *cassette) {
 	t.Helper()
-	if err := writeCassette(path, c); err != nil {
+	if err := writeCassette(nil, path, c); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -25,6 +25,7 @@
 package gateway
 
 import (
+	"os"
 	"time"
 
 	"github.com/acprun/acprun/internal/redact"
@@ -110,6 +111,11 @@ type Config struct {
 	// Cassette is the cassette's path: written by Close in record (its
 	// directory is created), read by Open in replay; unused in meter.
 	Cassette string
+	// Dir, when set, is the cassette's directory, opened before any agent
+	// could write in it: record writes the cassette in it (see
+	// outfile.WriteIn), so that a symlink an agent put at the cassette's
+	// place, or at its directory's, is replaced rather than followed.
+	Dir *os.Root
 	// Timing, in replay, answers at the recorded pace; else at once.
 	Timing bool
 	// Redact removes every secret acprun knows from what the cassette

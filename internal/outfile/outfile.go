@@ -279,22 +279,31 @@ func (p *Pinned) WriteFrom(ctx context.Context, write func(io.Writer) error) err
 	if p.dir == nil {
 		return WriteFrom(ctx, p.real, write)
 	}
-	fi, err := p.dir.Lstat(filepath.Base(p.real))
+	return WriteIn(p.dir, p.real, write)
+}
+
+// WriteIn writes what write writes to the file of path's name in dir, a
+// directory opened before others could write in it, as a Pinned path is
+// written: a regular file there is replaced atomically, keeping its mode;
+// a symlink, FIFO or other file is replaced, not followed nor opened. path
+// names the file in errors.
+func WriteIn(dir *os.Root, path string, write func(io.Writer) error) error {
+	fi, err := dir.Lstat(filepath.Base(path))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		fi = nil
 	case err != nil:
 		return err
 	case fi.IsDir():
-		return &fs.PathError{Op: "write", Path: p.real, Err: syscall.EISDIR}
+		return &fs.PathError{Op: "write", Path: path, Err: syscall.EISDIR}
 	case fi.Mode().IsRegular():
-		if err := access(p.real); err != nil {
+		if err := access(path); err != nil {
 			return err // a read-only file is not replaced behind its owner's back
 		}
 	default:
-		fi = nil // not the file pinned: replaced
+		fi = nil // not a file of ours: replaced
 	}
-	return replaceIn(p.dir, p.real, write, fi)
+	return replaceIn(dir, path, write, fi)
 }
 
 // Close releases the directory p holds open.
