@@ -10,6 +10,7 @@ import (
 
 	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/yamlnode"
 	"github.com/acprun/acprun/mockagent"
 	"github.com/acprun/acprun/output"
@@ -250,7 +251,8 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts m
 	return out
 }
 
-// problem is the error msg at pos.
+// problem is the error msg at pos, its control characters escaped (it
+// quotes the scenario's command).
 func problem(pos scenario.Pos, msg string) *srcerr.Error {
-	return &srcerr.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Msg: msg}
+	return &srcerr.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Msg: termtext.Printable(msg)}
 }

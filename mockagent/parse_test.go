@@ -31,6 +31,11 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`s.yaml:2:1: unknown key "turnz" in script (want one of: agentCapabilities, agentInfo, authMethods, authRequired, configOptions, default, delay, ignoreEOF, ignoreSigterm, load, loadError, models, modes, onCancel, onCancelRequest, permissionOptions, protocolVersion, sessionId, sessions, startDelay, turns, updatesBeforeSessionNew)`},
 		},
 		{
+			name: "control characters of a value escaped",
+			src:  "protocolVersion: !!int \"1\\e[2J\"\n",
+			want: []string{`s.yaml:1:18: protocolVersion: integer out of range: 1\x1b[2J`},
+		},
+		{
 			name: "bad types",
 			src:  "protocolVersion: one\nauthRequired: 3\nsessionId: [a]\n",
 			want: []string{

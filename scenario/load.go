@@ -13,6 +13,7 @@ import (
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -208,7 +209,7 @@ func sorted(errs Errors) Errors {
 }
 
 func (l *loader) errorf(path, format string, args ...any) {
-	l.errs = append(l.errs, &srcerr.Error{File: path, Msg: fmt.Sprintf(format, args...)})
+	l.errs = append(l.errs, &srcerr.Error{File: path, Msg: termtext.Printable(fmt.Sprintf(format, args...))})
 }
 
 // fileError records err about path, without repeating the path.

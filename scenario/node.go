@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/yamlnode"
 	"go.yaml.in/yaml/v3"
 )
@@ -55,7 +56,7 @@ func (p *fileParser) errorAt(pos Pos, format string, args ...any) {
 // the file.
 func (p *fileParser) newError(pos Pos, msg string) *srcerr.Error {
 	if pos.File != p.Name {
-		return &srcerr.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Msg: msg}
+		return &srcerr.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Msg: termtext.Printable(msg)}
 	}
 	return p.At(pos.Line, pos.Col, msg)
 }
@@ -75,8 +76,10 @@ func (p *fileParser) absorb(cp *fileParser) {
 	p.unset = append(p.unset, cp.unset...)
 }
 
+// warnf records a warning at pos, its control characters escaped as an
+// error's are (see yamlnode.Reader.At).
 func (p *fileParser) warnf(pos Pos, format string, args ...any) {
-	p.warns = append(p.warns, Warning{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+	p.warns = append(p.warns, Warning{Pos: pos, Msg: termtext.Printable(fmt.Sprintf(format, args...))})
 }
 
 // describe names the kind of n for "expected X, got Y" messages.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/termtext"
 )
 
 // Selection says which loaded scenarios run and against which named
@@ -257,7 +258,7 @@ func (sel Selection) matrix(scs []*Scenario, opts LoadOptions) ([]*Scenario, err
 		for _, name := range sel.Agents {
 			c, err := sc.WithAgent(name, opts)
 			if err != nil {
-				return nil, fmt.Errorf("%s with agent %s: %w", sc.Name, name, err)
+				return nil, fmt.Errorf("%s with agent %s: %w", termtext.Printable(sc.Name), name, err)
 			}
 			out = append(out, c)
 		}
@@ -302,7 +303,7 @@ func Pick(scs []*Scenario, name string) (*Scenario, error) {
 		if name != "" && sc.Name == name {
 			return sc, nil
 		}
-		names = append(names, sc.Name)
+		names = append(names, termtext.Printable(sc.Name))
 	}
 	if name == "" && len(scs) == 1 {
 		return scs[0], nil

@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/termtext"
 )
 
 // Reader is one YAML file being read: its name and text, and the problems
@@ -44,9 +45,11 @@ func (r *Reader) Errorf(n *yaml.Node, format string, args ...any) {
 
 // At returns the problem msg at line and column col of the file (1-based,
 // col counted in characters; line 0: the whole file), with the text of
-// its line.
+// its line. The control characters of msg, which a value of the file
+// quoted in it may hold, are escaped (termtext.Printable): a message
+// cannot drive the terminal it is printed on.
 func (r *Reader) At(line, col int, msg string) *srcerr.Error {
-	return &srcerr.Error{File: r.Name, Line: line, Col: col, Msg: msg, Source: r.Line(line)}
+	return &srcerr.Error{File: r.Name, Line: line, Col: col, Msg: termtext.Printable(msg), Source: r.Line(line)}
 }
 
 // Err returns the problems found, joined with errors.Join; nil when there

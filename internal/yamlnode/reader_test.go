@@ -42,3 +42,17 @@ func TestErrorf(t *testing.T) {
 		t.Errorf("Errs (-want +got):\n%s", diff)
 	}
 }
+
+// TestErrorfEscapesControls: the control characters of a message, which
+// the file's values quoted in it may hold (ESC, CR, BEL, C1 controls),
+// are escaped as Go writes them; the source line is left to Snippet.
+func TestErrorfEscapesControls(t *testing.T) {
+	r := &yamlnode.Reader{Name: "s.yaml", Src: []byte("a: \"\\e[31m\"\n")}
+	r.Errorf(nil, "bad path %s, %s and %s", "x\x1b[31m", "y\r\a", "z\u009b")
+	if got, want := r.Errs[0].Msg, `bad path x\x1b[31m, y\x0d\x07 and z\x9b`; got != want {
+		t.Errorf("Msg = %q, want %q", got, want)
+	}
+	if got := r.At(1, 4, "bad \x1b").Msg; got != `bad \x1b` {
+		t.Errorf("At's Msg = %q, want %q", got, `bad \x1b`)
+	}
+}
