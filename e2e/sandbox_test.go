@@ -504,3 +504,33 @@ func TestSandboxHidesInTheWorkspaceCopy(t *testing.T) {
 		t.Errorf("fs/read_text_file of the copy's secrets/key: refused %q; want it hidden", refused)
 	}
 }
+
+// TestSandboxWriteWarningAtItsEntry: a sandbox write path that does not
+// exist is a warning at its entry of the write list, not at the sandbox
+// or its write key; the host's lacks (none here: the test seams take
+// bubblewrap and Landlock away) stay at the sandbox.
+func TestSandboxWriteWarningAtItsEntry(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"exists/.keep":    "",
+		"s.yaml": "name: w\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\n" +
+			"sandbox:\n  level: best-effort\n  write:\n    - ./exists\n    - ./missing\nturns: [{prompt: hi}]\n",
+	})
+	env := []string{"HOME=" + realTempDir(t), sandbox.EnvTestNoBwrap + "=1", sandbox.EnvTestLandlockABI + "=0"}
+	res, out := runSandboxed(t, dir, env, "s.yaml")
+	sc := out.Scenarios[0]
+	if res.code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", res.code, sc.Error, res.stderr)
+	}
+	want := "s.yaml:8:7: sandbox write path " + filepath.Join(dir, "missing") + " does not exist: nothing can be written there (create it before the run)"
+	if !slices.Contains(sc.Warnings, want) || !strings.Contains(res.stderr, want) {
+		t.Errorf("warnings %q, want %q (on stderr too)\nstderr:\n%s", sc.Warnings, want, res.stderr)
+	}
+	for _, w := range sc.Warnings {
+		if strings.Contains(w, "not enforced") && !strings.HasPrefix(w, "s.yaml:5:3: ") {
+			t.Errorf("warning %q, want it at the sandbox (s.yaml:5:3)", w)
+		}
+	}
+}

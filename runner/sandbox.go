@@ -166,8 +166,22 @@ func (r *scenarioRun) noteSandbox(a *sandbox.Applied) {
 	r.sess.client.useSandbox(a)
 	r.res.Sandbox = &report.SandboxInfo{Backend: a.Backend, Write: a.Write, Hide: a.Hide, Network: a.Network, Ports: a.Ports, Level: string(a.Level)}
 	for _, w := range a.Warnings {
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s: %s", r.sc.Sandbox.Pos, w))
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s: %s", r.sandboxWarningPos(w), w.Msg))
 	}
+}
+
+// sandboxWarningPos is where the sandbox warning w is reported: at the
+// entry of sandbox.write that it is about, else at the sandbox. The
+// scenario's own write paths come last in the spec (see sandboxSpec).
+func (r *scenarioRun) sandboxWarningPos(w sandbox.Warning) scenario.Pos {
+	sb := r.sc.Sandbox
+	if r.sbox == nil || w.Write < 0 {
+		return sb.Pos
+	}
+	if i := w.Write - (len(r.sbox.Write) - len(sb.Write)); i >= 0 && i < len(sb.WritePos) {
+		return sb.WritePos[i]
+	}
+	return sb.Pos
 }
 
 // removeSandboxTemp removes the scenario's own sandbox temporary

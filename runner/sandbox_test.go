@@ -12,6 +12,7 @@ import (
 
 	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
 )
 
 // landlockOnly makes the runs of the test see this host without
@@ -240,5 +241,21 @@ func TestSandboxHiddenFromClient(t *testing.T) {
 	wantFail := `files.contains: "out.txt" is a symlink to a path the sandbox hides`
 	if !strings.Contains(strings.Join(r.Turns[0].Failures, "\n"), wantFail) {
 		t.Errorf("failures %q; want %q", r.Turns[0].Failures, wantFail)
+	}
+}
+
+// TestSandboxWarningPos: a warning about one of the scenario's write
+// paths is reported at that entry of sandbox.write; one about a path
+// acprun adds (the cwd, the agent's state) or about none, at the sandbox.
+func TestSandboxWarningPos(t *testing.T) {
+	sb := &scenario.Sandbox{Pos: at(3, 1), Write: []string{"/a", "/b"}, WritePos: []scenario.Pos{at(5, 7), at(6, 7)}}
+	r := &scenarioRun{sc: &scenario.Scenario{Sandbox: sb}, sbox: &sandbox.Spec{Write: []string{"/cwd", "/state", "/a", "/b"}}}
+	for _, tc := range []struct {
+		write int
+		want  scenario.Pos
+	}{{3, at(6, 7)}, {2, at(5, 7)}, {1, at(3, 1)}, {-1, at(3, 1)}, {4, at(3, 1)}} {
+		if got := r.sandboxWarningPos(sandbox.Warning{Msg: "m", Write: tc.write}); got != tc.want {
+			t.Errorf("warning about spec write %d at %s, want %s", tc.write, got, tc.want)
+		}
 	}
 }

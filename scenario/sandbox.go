@@ -22,6 +22,9 @@ type Sandbox struct {
 	// (absolute; ~ and ${VAR} expanded, relative ones resolved against the
 	// file's directory).
 	Write []string
+	// WritePos says where each of Write is given, for the warnings about
+	// it (a path that does not exist, or is hidden).
+	WritePos []Pos
 	// Hide lists the paths the agent may not read besides the defaults
 	// (absolute, as Write).
 	Hide []string
@@ -71,9 +74,9 @@ func (p *fileParser) sandbox(n *yaml.Node) *Sandbox {
 	for _, kv := range m.pairs {
 		switch kv.Key {
 		case "write":
-			sb.Write = p.sandboxPaths(kv.V, "write")
+			sb.Write, sb.WritePos = p.sandboxPaths(kv.V, "write")
 		case "hide":
-			sb.Hide = p.sandboxPaths(kv.V, "hide")
+			sb.Hide, _ = p.sandboxPaths(kv.V, "hide")
 		case "network":
 			sb.Network, _ = p.network(kv.V)
 		case "ports":
@@ -97,10 +100,11 @@ func (p *fileParser) sandbox(n *yaml.Node) *Sandbox {
 
 // sandboxPaths reads the write or hide paths of a sandbox: a string or a
 // list of strings, each interpolated, with a leading ~ for the home
-// directory ($HOME), relative to the file's directory.
-func (p *fileParser) sandboxPaths(n *yaml.Node, key string) []string {
+// directory ($HOME), relative to the file's directory; and where each is.
+func (p *fileParser) sandboxPaths(n *yaml.Node, key string) ([]string, []Pos) {
 	nodes, _ := p.strNodes(n, true, false)
 	out := []string{}
+	var pos []Pos
 	for _, v := range nodes {
 		s, ok := p.interpArg(v)
 		if !ok {
@@ -122,8 +126,9 @@ func (p *fileParser) sandboxPaths(n *yaml.Node, key string) []string {
 			continue
 		}
 		out = append(out, p.abs(s))
+		pos = append(pos, p.pos(v))
 	}
-	return out
+	return out, pos
 }
 
 // network reads a sandbox's network: on or off (true or false).

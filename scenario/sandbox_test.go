@@ -70,12 +70,15 @@ turns: [{prompt: hi}]
 			got[sc.Name] = nil
 		}
 	}
+	at := func(file string, line, col int) scenario.Pos { return scenario.Pos{File: file, Line: line, Col: col} }
 	want := map[string]*scenario.Sandbox{
 		"full": {Write: []string{"/home/user/.cache/tool", "/var/state/x", "/s/out", "/abs", "/home/user"},
-			Hide: []string{"/home/user/secrets"}, Network: true, Ports: []int{443, 80}, Level: "required"},
-		"defaults":    {Network: true, Level: "required"},
-		"shorthand":   {Network: true, Level: "required"},
-		"from-config": {Write: []string{"/cfg/cache"}, Network: false, Level: "best-effort"},
+			WritePos: []scenario.Pos{at("/s/x.yaml", 4, 11), at("/s/x.yaml", 4, 28), at("/s/x.yaml", 4, 42), at("/s/x.yaml", 4, 49), at("/s/x.yaml", 4, 55)},
+			Hide:     []string{"/home/user/secrets"}, Network: true, Ports: []int{443, 80}, Level: "required"},
+		"defaults":  {Network: true, Level: "required"},
+		"shorthand": {Network: true, Level: "required"},
+		"from-config": {Write: []string{"/cfg/cache"}, WritePos: []scenario.Pos{at("/cfg/acprun.yaml", 2, 21)},
+			Network: false, Level: "best-effort"},
 		"none":        nil,
 		"null":        nil,
 		"single-port": {Network: true, Ports: []int{443}, Level: "required"},

@@ -81,7 +81,7 @@ func plan(t *testing.T, spec sandbox.Spec, h sandbox.Host) sandbox.Applied {
 		t.Fatal(err)
 	}
 	if len(a.Warnings) > 0 {
-		t.Fatalf("warnings: %q", a.Warnings)
+		t.Fatalf("warnings: %+v", a.Warnings)
 	}
 	return a
 }

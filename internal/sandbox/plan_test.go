@@ -146,15 +146,15 @@ func TestPlanBestEffortDegrades(t *testing.T) {
 		backend  string
 		network  string
 		hide     []string
-		warnings []string
+		warnings []sandbox.Warning
 	}{
-		{"nothing", bareHost, sandbox.Spec{Hide: []string{outside}}, "none", "on", nil, []string{
-			"sandbox (best-effort) not enforced: restricting writes needs bubblewrap (bwrap not found in PATH), or Landlock ABI 3 (Linux 6.2; this host has no Landlock: not enabled in this kernel)",
-			"sandbox (best-effort) not enforced: hiding paths (" + outside + ") needs bubblewrap (bwrap not found in PATH)",
-			"sandbox (best-effort) not enforced: network off needs bubblewrap (bwrap not found in PATH), or Landlock ABI 4 (Linux 6.7; this host has no Landlock: not enabled in this kernel)",
+		{"nothing", bareHost, sandbox.Spec{Hide: []string{outside}}, "none", "on", nil, []sandbox.Warning{
+			{"sandbox (best-effort) not enforced: restricting writes needs bubblewrap (bwrap not found in PATH), or Landlock ABI 3 (Linux 6.2; this host has no Landlock: not enabled in this kernel)", -1},
+			{"sandbox (best-effort) not enforced: hiding paths (" + outside + ") needs bubblewrap (bwrap not found in PATH)", -1},
+			{"sandbox (best-effort) not enforced: network off needs bubblewrap (bwrap not found in PATH), or Landlock ABI 4 (Linux 6.7; this host has no Landlock: not enabled in this kernel)", -1},
 		}},
-		{"ports on ABI 3", abi3Host, sandbox.Spec{Network: true, Ports: []int{443}}, "landlock", "on", nil, []string{
-			"sandbox (best-effort) not enforced: allowed ports needs Landlock ABI 4 (Linux 6.7; this host has ABI 3)",
+		{"ports on ABI 3", abi3Host, sandbox.Spec{Network: true, Ports: []int{443}}, "landlock", "on", nil, []sandbox.Warning{
+			{"sandbox (best-effort) not enforced: allowed ports needs Landlock ABI 4 (Linux 6.7; this host has ABI 3)", -1},
 		}},
 		{"all there", fullHost, sandbox.Spec{Hide: []string{outside}}, "bubblewrap", "off", []string{outside}, nil},
 	} {
@@ -183,6 +183,9 @@ func TestPlanBestEffortDegrades(t *testing.T) {
 	}
 }
 
+// TestPlanPaths: a write path that does not exist, or is hidden, is a
+// warning that says which entry of Spec.Write it is about (the first that
+// names it, through a symbolic link too).
 func TestPlanPaths(t *testing.T) {
 	work, tmp, outside := dirs(t)
 	absent := filepath.Join(outside, "absent")
@@ -190,16 +193,20 @@ func TestPlanPaths(t *testing.T) {
 	if err := os.Mkdir(inHidden, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	a, err := sandbox.Plan(sandbox.Spec{Write: []string{work, absent, inHidden}, Hide: []string{outside}, TempDir: tmp}, fullHost)
+	link := filepath.Join(work, "link")
+	if err := os.Symlink(inHidden, link); err != nil {
+		t.Fatal(err)
+	}
+	a, err := sandbox.Plan(sandbox.Spec{Write: []string{work, absent, link, inHidden}, Hide: []string{outside}, TempDir: tmp}, fullHost)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(a.Write, []string{tmp, work}) {
 		t.Errorf("write %q", a.Write)
 	}
-	want := []string{
-		"sandbox write path " + absent + " does not exist: nothing can be written there (create it before the run)",
-		"sandbox write path " + inHidden + " is hidden: it is neither readable nor writable",
+	want := []sandbox.Warning{
+		{"sandbox write path " + absent + " does not exist: nothing can be written there (create it before the run)", 1},
+		{"sandbox write path " + inHidden + " is hidden: it is neither readable nor writable", 2},
 	}
 	if d := cmp.Diff(want, a.Warnings); d != "" {
 		t.Errorf("warnings (-want +got):\n%s", d)

@@ -114,8 +114,9 @@ type Applied struct {
 	// Level is the Spec's level.
 	Level Level `json:"level"`
 	// Warnings says what BestEffort left out, and which write paths did
-	// not exist; the runner reports them with the scenario's warnings.
-	Warnings []string `json:"-"`
+	// not exist or are hidden; the runner reports them with the scenario's
+	// warnings.
+	Warnings []Warning `json:"-"`
 
 	self       string   // acprun, re-executed with ExecArg; "": backend none
 	bwrap      string   // bubblewrap's path; "": not used
@@ -124,6 +125,15 @@ type Applied struct {
 	rules      rules    // what the helper inside enforces (Landlock)
 	tempDir    string
 	tempEnv    []string
+}
+
+// Warning is one of what a Plan says it does not enforce as asked.
+type Warning struct {
+	Msg string
+	// Write is the index in Spec.Write of the write path it is about (the
+	// first that names it), so that it can be reported where that path is
+	// given; -1 when it is about none of them.
+	Write int
 }
 
 // hidden is a path bwrap hides.
@@ -172,8 +182,15 @@ func Plan(spec Spec, host Host) (Applied, error) {
 	if err != nil {
 		return Applied{}, err
 	}
+	// about is the index in spec.Write of the first entry that names p.
+	about := func(p string) int {
+		if i := write.first[p]; i < len(spec.Write) {
+			return i
+		}
+		return -1 // the temporary directory
+	}
 	for _, p := range write.missing {
-		a.Warnings = append(a.Warnings, fmt.Sprintf("sandbox write path %s does not exist: nothing can be written there (create it before the run)", p))
+		a.Warnings = append(a.Warnings, Warning{fmt.Sprintf("sandbox write path %s does not exist: nothing can be written there (create it before the run)", p), about(p)})
 	}
 	hide, err := canonical(spec.Hide)
 	if err != nil {
@@ -208,7 +225,7 @@ func Plan(spec Spec, host Host) (Applied, error) {
 			a.hides, a.Hide, a.Write = hides(hide.paths, a.Write)
 			for _, w := range write.paths {
 				if !slices.Contains(a.Write, w) {
-					a.Warnings = append(a.Warnings, fmt.Sprintf("sandbox write path %s is hidden: it is neither readable nor writable", w))
+					a.Warnings = append(a.Warnings, Warning{fmt.Sprintf("sandbox write path %s is hidden: it is neither readable nor writable", w), about(w)})
 				}
 			}
 		} else {
@@ -256,7 +273,7 @@ func Plan(spec Spec, host Host) (Applied, error) {
 		return Applied{}, fmt.Errorf("this host cannot enforce the sandbox: %s (level %s; best-effort runs with what the host can do)", strings.Join(missing, "; "), Required)
 	}
 	for _, m := range missing {
-		a.Warnings = append(a.Warnings, "sandbox (best-effort) not enforced: "+m)
+		a.Warnings = append(a.Warnings, Warning{"sandbox (best-effort) not enforced: " + m, -1})
 	}
 	switch {
 	case useBwrap && useLandlock:
@@ -281,14 +298,17 @@ func Plan(spec Spec, host Host) (Applied, error) {
 type paths struct {
 	paths   []string
 	missing []string
+	// first maps each path of paths and missing to the index of the first
+	// entry given to canonical that names it.
+	first map[string]int
 }
 
 // canonical makes ps absolute and resolves their symbolic links, so that
 // both mechanisms see the file itself; "" entries are skipped, and
 // duplicates removed. A path that does not exist goes to missing.
 func canonical(ps []string) (paths, error) {
-	var out paths
-	for _, p := range ps {
+	out := paths{first: map[string]int{}}
+	for i, p := range ps {
 		if p == "" {
 			continue
 		}
@@ -297,14 +317,18 @@ func canonical(ps []string) (paths, error) {
 			return paths{}, fmt.Errorf("sandbox path %s: %w", p, err)
 		}
 		real, err := filepath.EvalSymlinks(abs)
-		if errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			real = abs
 			out.missing = append(out.missing, abs)
-			continue
-		}
-		if err != nil {
+		case err != nil:
 			return paths{}, fmt.Errorf("sandbox path %s: %w", p, err)
+		default:
+			out.paths = append(out.paths, real)
 		}
-		out.paths = append(out.paths, real)
+		if _, ok := out.first[real]; !ok {
+			out.first[real] = i
+		}
 	}
 	slices.Sort(out.paths)
 	out.paths = slices.Compact(out.paths)
