@@ -254,5 +254,5 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts m
 // problem is the error msg at pos, its control characters escaped (it
 // quotes the scenario's command).
 func problem(pos scenario.Pos, msg string) *srcerr.Error {
-	return &srcerr.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Msg: termtext.Printable(msg)}
+	return &srcerr.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Msg: termtext.Printable(msg), Origin: pos.Origin}
 }

@@ -67,9 +67,7 @@ func TestValidateEscapesControls(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			writeFiles(t, dir, tt.files)
-			r := acprun(t, dir, append(append([]string{"validate"}, tt.args...), "s.yaml")...)
+			r := validateFiles(t, tt.files, tt.args...)
 			if strings.ContainsFunc(strings.ReplaceAll(r.stderr, "\n", ""), unicode.IsControl) {
 				t.Errorf("validate's stderr holds a raw control character:\n%q", r.stderr)
 			}
@@ -80,4 +78,13 @@ func TestValidateEscapesControls(t *testing.T) {
 			}
 		})
 	}
+}
+
+// validateFiles runs acprun validate ARGS s.yaml in a new directory that
+// holds files.
+func validateFiles(t *testing.T, files map[string]string, args ...string) result {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, files)
+	return acprun(t, dir, append(append([]string{"validate"}, args...), "s.yaml")...)
 }

@@ -68,6 +68,7 @@ func (p *parser) document() *yaml.Node {
 		p.SyntaxError(dec, err)
 		return nil
 	}
+	p.ExpandAliases(&doc)
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]

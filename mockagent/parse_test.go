@@ -36,6 +36,11 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`s.yaml:1:18: protocolVersion: integer out of range: 1\x1b[2J`},
 		},
 		{
+			name: "a value through an alias, at the alias",
+			src:  "agentInfo: {name: &n hello}\nprotocolVersion: *n\nsessionId: *n\n",
+			want: []string{`s.yaml:2:18: protocolVersion: want an integer, got a string (written at line 1, column 19, in the anchor &n)`},
+		},
+		{
 			name: "bad types",
 			src:  "protocolVersion: one\nauthRequired: 3\nsessionId: [a]\n",
 			want: []string{

@@ -45,7 +45,7 @@ type Config struct {
 	Currency string
 
 	dir          string                // absolute directory of the file
-	src          []byte                // the file's contents, for positions
+	read         yamlnode.Reader       // the file as read, for reading its nodes again
 	agentNodes   map[string]*yaml.Node // agent definitions, read again when used
 	defaultAgent *yaml.Node            // defaults.agent, read again when used
 }
@@ -92,7 +92,7 @@ func LoadConfigBytes(file string, data []byte, opts LoadOptions) (*Config, error
 	if err != nil {
 		dir = filepath.Dir(file)
 	}
-	c := &Config{File: file, dir: dir, src: data, Agents: map[string]NamedAgent{}, agentNodes: map[string]*yaml.Node{}}
+	c := &Config{File: file, dir: dir, read: yamlnode.Reader{Name: file, Src: data}, Agents: map[string]NamedAgent{}, agentNodes: map[string]*yaml.Node{}}
 	c.Defaults.Scenario.Client = Client{FS: true, Terminal: true}
 	p := c.parser(opts.lookupEnv())
 	p.config(c)
@@ -103,7 +103,7 @@ func LoadConfigBytes(file string, data []byte, opts LoadOptions) (*Config, error
 }
 
 func (c *Config) parser(lookup func(string) (string, bool)) *fileParser {
-	return &fileParser{Reader: yamlnode.Reader{Name: c.File, Src: c.src}, dir: c.dir, lookup: lookup, cfg: c, inConfig: true}
+	return &fileParser{Reader: c.read.Again(), dir: c.dir, lookup: lookup, cfg: c, inConfig: true}
 }
 
 // config reads the one document of a config file into c.
@@ -127,6 +127,8 @@ func (p *fileParser) config(c *Config) {
 	if len(doc.Content) == 0 || yamlnode.IsNull(doc.Content[0]) {
 		return
 	}
+	p.ExpandAliases(&doc)
+	c.read = p.Again() // its nodes are read again with what it knows of aliases
 	m, ok := p.mapping(doc.Content[0], configKeys, func(k string) string {
 		switch {
 		case slices.Contains(defaultsKeys, k):

@@ -1,7 +1,6 @@
 package scenario_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"unicode"
@@ -72,22 +71,14 @@ func TestMessagesEscapeControls(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := opts
-			if tt.config != "" {
-				o.Config = loadConfigAt(t, cfgFile, tt.config)
-			}
-			_, _, err := scenario.LoadBytes(scFile, []byte(tt.src), o)
-			var errs scenario.Errors
-			if !errors.As(err, &errs) {
-				t.Fatalf("LoadBytes error = %v, want scenario.Errors", err)
-			}
-			for _, e := range errs {
-				if c, ok := rawControl(e.Msg); ok {
-					t.Errorf("message %q holds the raw control character %U", e.Msg, c)
+			lines := loadErrorLines(t, cfgFile, tt.config, scFile, tt.src)
+			for _, l := range lines {
+				if c, ok := rawControl(l); ok {
+					t.Errorf("error %q holds the raw control character %U", l, c)
 				}
 			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("errors = %q, want one holding %q", err, tt.want)
+			if !strings.Contains(strings.Join(lines, "\n"), tt.want) {
+				t.Errorf("errors = %q, want one holding %q", lines, tt.want)
 			}
 		})
 	}

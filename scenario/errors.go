@@ -14,6 +14,9 @@ import (
 type Pos struct {
 	File      string
 	Line, Col int
+	// Origin is where the value is written when Line and Col are those of
+	// a YAML alias that stands for it (see yamlnode.Reader.ExpandAliases).
+	Origin srcerr.Origin
 }
 
 // String returns "file:line:col", or "file" when Line is 0.
@@ -93,7 +96,8 @@ func UnsetWarnings(scs []*Scenario) []Warning {
 	var ws []Warning
 	for _, s := range scs {
 		for _, e := range s.Unset {
-			ws = append(ws, Warning{Pos: Pos{File: e.File, Line: e.Line, Col: e.Col}, Msg: fmt.Sprintf("%s; scenario %q needs it to run", e.Msg, s.Name)})
+			ws = append(ws, Warning{Pos: Pos{File: e.File, Line: e.Line, Col: e.Col, Origin: e.Origin},
+				Msg: fmt.Sprintf("%s%s; scenario %q needs it to run", e.Msg, e.Origin.Note(), s.Name)})
 		}
 	}
 	return SortWarnings(ws)

@@ -40,6 +40,18 @@ func errorLines(t *testing.T, err error) []string {
 	return strings.Split(err.Error(), "\n")
 }
 
+// loadErrorLines is errorLines of loading src as the file scFile, with
+// the config file cfgFile of text config when config is not "".
+func loadErrorLines(t *testing.T, cfgFile, config, scFile, src string) []string {
+	t.Helper()
+	o := opts
+	if config != "" {
+		o.Config = loadConfigAt(t, cfgFile, config)
+	}
+	_, _, err := scenario.LoadBytes(scFile, []byte(src), o)
+	return errorLines(t, err)
+}
+
 // The files of these tests are named bad.yaml in the package directory, so
 // that prompt files can be taken from testdata/.
 func TestLoadBytesErrors(t *testing.T) {

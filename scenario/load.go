@@ -198,12 +198,7 @@ func sorted(errs Errors) Errors {
 	if len(errs) == 0 {
 		return nil
 	}
-	seen := map[srcerr.Error]bool{}
-	errs = slices.DeleteFunc(errs, func(e *srcerr.Error) bool {
-		dup := seen[*e]
-		seen[*e] = true
-		return dup
-	})
+	errs = srcerr.Unique(errs)
 	slices.SortStableFunc(errs, srcerr.Compare)
 	return errs
 }

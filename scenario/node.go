@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -44,8 +45,10 @@ type fileParser struct {
 	gatewayTiming bool
 }
 
+// pos is where n is: at a copy of what an alias stands for, the alias's
+// place, with where it is written.
 func (p *fileParser) pos(n *yaml.Node) Pos {
-	return Pos{File: p.Name, Line: n.Line, Col: n.Column}
+	return Pos{File: p.Name, Line: n.Line, Col: n.Column, Origin: p.Origin(n)}
 }
 
 func (p *fileParser) errorAt(pos Pos, format string, args ...any) {
@@ -56,9 +59,11 @@ func (p *fileParser) errorAt(pos Pos, format string, args ...any) {
 // the file.
 func (p *fileParser) newError(pos Pos, msg string) *srcerr.Error {
 	if pos.File != p.Name {
-		return &srcerr.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Msg: termtext.Printable(msg)}
+		return &srcerr.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Msg: termtext.Printable(msg), Origin: pos.Origin}
 	}
-	return p.At(pos.Line, pos.Col, msg)
+	e := p.At(pos.Line, pos.Col, msg)
+	e.Origin = pos.Origin
+	return e
 }
 
 // sub returns a parser of the config c's text (a named or default agent
@@ -77,9 +82,10 @@ func (p *fileParser) absorb(cp *fileParser) {
 }
 
 // warnf records a warning at pos, its control characters escaped as an
-// error's are (see yamlnode.Reader.At).
+// error's are (see yamlnode.Reader.At), saying where the value is written
+// when pos is an alias's.
 func (p *fileParser) warnf(pos Pos, format string, args ...any) {
-	p.warns = append(p.warns, Warning{Pos: pos, Msg: termtext.Printable(fmt.Sprintf(format, args...))})
+	p.warns = append(p.warns, Warning{Pos: pos, Msg: termtext.Printable(fmt.Sprintf(format, args...)) + pos.Origin.Note()})
 }
 
 // describe names the kind of n for "expected X, got Y" messages.
@@ -128,7 +134,7 @@ func (p *fileParser) mapping(n *yaml.Node, valid []string, hint func(key string)
 		case yamlnode.KeyNotName:
 			p.Errorf(pr.Node, "expected a key name, got %s", describe(pr.Node))
 		case yamlnode.DuplicateKey:
-			p.Errorf(pr.Node, "duplicate key %q (first at line %d)", pr.Node.Value, pr.First.Line)
+			p.Errorf(pr.Node, "duplicate key %q (first at line %d)", pr.Node.Value, cmp.Or(p.Origin(pr.First).Line, pr.First.Line))
 		case yamlnode.BadMerge:
 			p.Errorf(pr.Node, "a merge (<<) takes a mapping or a list of mappings, got %s", describe(pr.Node))
 		case yamlnode.MergeTooMuch:
@@ -383,29 +389,51 @@ func (p *fileParser) noNUL(n *yaml.Node, s string) bool {
 // posIn returns the position of byte off of scalar n's value. It is exact
 // for a one-line plain or quoted scalar whose text before off (and the two
 // bytes from off) appear unchanged in the source; otherwise it is the
-// scalar's position.
+// scalar's position. For a copy of what an alias stands for, it is the
+// alias's position, and the exact one is its Origin's.
 func (p *fileParser) posIn(n *yaml.Node, off int) Pos {
-	base := p.pos(n)
-	if off < 0 || off > len(n.Value) || n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		return base
+	pos := p.pos(n)
+	if pos.Origin != (srcerr.Origin{}) {
+		pos.Origin.Col = p.colIn(n, pos.Origin.Line, pos.Origin.Col, off)
+	} else {
+		pos.Col = p.colIn(n, pos.Line, pos.Col, off)
 	}
-	line := p.Line(n.Line)
+	return pos
+}
+
+// colIn returns the column of byte off of scalar n's value, n being
+// written at line and col (see posIn), after its anchor and tag if it has
+// them (&name !!str "value"); col when it cannot be placed.
+func (p *fileParser) colIn(n *yaml.Node, line, col, off int) int {
+	if off < 0 || off > len(n.Value) || n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return col
+	}
+	text := p.Line(line)
 	start := 0
-	for col := 1; col < n.Column; col++ {
-		_, size := utf8.DecodeRuneInString(line[start:])
+	for c := 1; c < col; c++ {
+		_, size := utf8.DecodeRuneInString(text[start:])
 		if size == 0 {
-			return base
+			return col
 		}
 		start += size
+	}
+	at := col // the column of text[start:]
+	for start < len(text) && (text[start] == '&' || text[start] == '!') {
+		prop := strings.IndexAny(text[start:], " \t")
+		if prop < 0 {
+			return col
+		}
+		blanks := len(text[start+prop:]) - len(strings.TrimLeft(text[start+prop:], " \t"))
+		at += utf8.RuneCountInString(text[start : start+prop+blanks])
+		start += prop + blanks
 	}
 	quote := 0
 	if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
 		quote = 1
 	}
 	want := n.Value[:min(off+2, len(n.Value))]
-	if strings.Contains(want, "\n") || start+quote > len(line) || !strings.HasPrefix(line[start+quote:], want) {
-		return base
+	if strings.Contains(want, "\n") || start+quote > len(text) || !strings.HasPrefix(text[start+quote:], want) {
+		return col
 	}
-	base.Col += quote + utf8.RuneCountInString(n.Value[:off])
-	return base
+	return at + quote + utf8.RuneCountInString(n.Value[:off])
 }

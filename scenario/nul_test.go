@@ -86,12 +86,7 @@ func TestNULRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := opts
-			if tt.config != "" {
-				o.Config = loadConfigAt(t, cfgFile, tt.config)
-			}
-			_, _, err := scenario.LoadBytes(scFile, []byte(tt.src), o)
-			if diff := cmp.Diff(tt.want, errorLines(t, err)); diff != "" {
+			if diff := cmp.Diff(tt.want, loadErrorLines(t, cfgFile, tt.config, scFile, tt.src)); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 		})

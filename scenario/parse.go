@@ -99,6 +99,7 @@ func (p *fileParser) parseFile() []*Scenario {
 		if len(doc.Content) == 0 || yamlnode.IsNull(doc.Content[0]) {
 			continue
 		}
+		p.ExpandAliases(&doc)
 		exps := p.expand(doc.Content[0])
 		if exps == nil {
 			out = append(out, p.scenario(doc.Content[0], len(out)))

@@ -88,7 +88,7 @@ func (p *fileParser) expand(root *yaml.Node) []expansion {
 	}
 	out := make([]expansion, 0, len(sets))
 	for _, s := range sets {
-		out = append(out, expansion{root: substitute(root, s.vars), set: s})
+		out = append(out, expansion{root: p.substitute(root, s.vars), set: s})
 	}
 	return out
 }
@@ -422,8 +422,9 @@ func (p *fileParser) checkTemplates(root *yaml.Node, names []string) {
 // any are shared, and so are aliases (an anchor's copy is the one every
 // alias of it points to). A value that is one template alone, of a value
 // that YAML reads as a number or a boolean, becomes that number or
-// boolean ("{{.retries}}" with retries 2 is the number 2).
-func substitute(root *yaml.Node, vars []Var) *yaml.Node {
+// boolean ("{{.retries}}" with retries 2 is the number 2). A copy of
+// what an alias stands for stays one (see yamlnode.Reader.Copied).
+func (p *fileParser) substitute(root *yaml.Node, vars []Var) *yaml.Node {
 	apply := map[*yaml.Node]bool{}
 	templated(root, func(n *yaml.Node) { apply[n] = strings.Contains(n.Value, "{{") })
 	copies := map[*yaml.Node]*yaml.Node{}
@@ -437,6 +438,7 @@ func substitute(root *yaml.Node, vars []Var) *yaml.Node {
 		}
 		c := *n
 		copies[n] = &c
+		p.Copied(&c, n)
 		switch n.Kind {
 		case yaml.AliasNode:
 			c.Alias = cp(n.Alias)

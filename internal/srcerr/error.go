@@ -8,6 +8,13 @@
 //	    4 |     expect: {stopReasn: end_turn}
 //	      |              ^
 //
+// An error at a YAML alias (*name) that stands for the value it is about
+// says where that value is written (see Origin):
+//
+//	s.yaml:12:14: bad duration "banana": use a Go duration like 90s, 5m or 1h30m (written at line 3, column 14, in the anchor &t)
+//	   12 |     timeout: *t
+//	      |              ^
+//
 // In the source line tabs are expanded, so that the caret lines up; wide
 // (East Asian) characters count two columns, combining marks none; a line
 // too long for a terminal is clipped around the column, with "…" where
@@ -32,18 +39,66 @@ type Error struct {
 	Msg  string
 	// Source is the text of line Line, "" when it is not known.
 	Source string
+	// Origin is where the value is written when Line and Col are those of
+	// an alias that stands for it; zero otherwise.
+	Origin Origin
+}
+
+// Origin is where a value that a YAML alias (*name) stands for is
+// written: the line and column of the node (in the same file), and the
+// anchor (&name) the alias names. Its zero value is no alias.
+type Origin struct {
+	Anchor    string
+	Line, Col int
+}
+
+// Note is what an error at an alias adds to its message about o: " (written
+// at line L, column C, in the anchor &name)"; "" for the zero Origin.
+func (o Origin) Note() string {
+	if o == (Origin{}) {
+		return ""
+	}
+	return fmt.Sprintf(" (written at line %d, column %d, in the anchor &%s)", o.Line, o.Col, o.Anchor)
 }
 
 // Error formats the error as "file:line:col: msg", leaving out what is
-// not known.
+// not known, and says where the value is written when the error is at an
+// alias (see Origin.Note).
 func (e *Error) Error() string {
+	msg := e.Msg + e.Origin.Note()
 	switch {
 	case e.Line == 0:
-		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+		return fmt.Sprintf("%s: %s", e.File, msg)
 	case e.Col == 0:
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
 	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, msg)
+}
+
+// Unique returns errs without the repeats, in their order: an error
+// given twice, and an error at an alias that its value also has where it
+// is written (the same message at its Origin), which is said there once.
+func Unique(errs []*Error) []*Error {
+	type place struct {
+		file, msg string
+		line, col int
+	}
+	written := map[place]bool{}
+	for _, e := range errs {
+		if e.Origin == (Origin{}) {
+			written[place{e.File, e.Msg, e.Line, e.Col}] = true
+		}
+	}
+	seen := map[Error]bool{}
+	var out []*Error
+	for _, e := range errs {
+		if seen[*e] || e.Origin != (Origin{}) && written[place{e.File, e.Msg, e.Origin.Line, e.Origin.Col}] {
+			continue
+		}
+		seen[*e] = true
+		out = append(out, e)
+	}
+	return out
 }
 
 // Snippet is the error's source line, numbered, with a caret under its

@@ -20,6 +20,8 @@ func TestError(t *testing.T) {
 		{srcerr.Error{File: "s.yaml", Line: 4, Col: 14, Msg: "bad"}, "s.yaml:4:14: bad"},
 		{srcerr.Error{File: "t.jsonl", Line: 3, Msg: "bad"}, "t.jsonl:3: bad"},
 		{srcerr.Error{File: "s.yaml", Msg: "no such file"}, "s.yaml: no such file"},
+		{srcerr.Error{File: "s.yaml", Line: 12, Col: 14, Msg: "bad", Origin: srcerr.Origin{Anchor: "t", Line: 3, Col: 9}},
+			"s.yaml:12:14: bad (written at line 3, column 9, in the anchor &t)"},
 	}
 	for _, tt := range tests {
 		if got := tt.e.Error(); got != tt.want {
@@ -104,5 +106,22 @@ func TestAtOffset(t *testing.T) {
 		if got := srcerr.AtOffset("f", data, tt.off, "m"); !cmp.Equal(*got, tt.want) {
 			t.Errorf("AtOffset(%d) = %+v, want %+v", tt.off, *got, tt.want)
 		}
+	}
+}
+
+// TestUnique: an error given twice is kept once, and so is an error at an
+// alias that its value also has where it is written; an error at an alias
+// that the value has only there, or with another message where it is
+// written, is kept.
+func TestUnique(t *testing.T) {
+	from := srcerr.Origin{Anchor: "t", Line: 3, Col: 9}
+	written := &srcerr.Error{File: "s.yaml", Line: 3, Col: 9, Msg: "bad duration"}
+	again := &srcerr.Error{File: "s.yaml", Line: 8, Col: 14, Msg: "bad duration", Origin: from}
+	inContext := &srcerr.Error{File: "s.yaml", Line: 9, Col: 14, Msg: "must be greater than zero", Origin: from}
+	otherFile := &srcerr.Error{File: "t.yaml", Line: 8, Col: 14, Msg: "bad duration", Origin: from}
+	twice := *written
+	got := srcerr.Unique([]*srcerr.Error{again, written, inContext, &twice, otherFile})
+	if want := []*srcerr.Error{written, inContext, otherFile}; !cmp.Equal(got, want) {
+		t.Errorf("Unique = %v, want %v", got, want)
 	}
 }

@@ -4,9 +4,11 @@
 // line, as a *srcerr.Error, and reading goes on, so that a file shows all
 // its problems at once.
 //
-// A Reader is one file being read. Mappings are read with Pairs: the keys
-// in order, aliases followed, merge keys (<<) expanded or refused, each
-// problem returned for the caller to word. A syntax error of the decoder
+// A Reader is one file being read. ExpandAliases puts a copy of what each
+// alias stands for where the alias is, so that a problem is reported
+// where a value is used and says where it is written. Mappings are read
+// with Pairs: the keys in order, aliases followed, merge keys (<<)
+// expanded or refused, each problem returned for the caller to word. A syntax error of the decoder
 // is put at the offending token (see Reader.SyntaxError), not where
 // yaml.v3's error text says.
 package yamlnode
@@ -32,15 +34,30 @@ type Reader struct {
 	Errs []*srcerr.Error
 
 	starts []int // byte offset of each line of Src; nil until needed
+
+	// origins holds where each copy that ExpandAliases made is written;
+	// copied counts the copies.
+	origins map[*yaml.Node]srcerr.Origin
+	copied  int
 }
 
-// Errorf records a problem at node n (nil: the whole file).
+// Again returns a Reader of the same file without its problems, for
+// reading again nodes that r read: it knows where the copies of aliases
+// among them are written (see ExpandAliases).
+func (r *Reader) Again() Reader {
+	return Reader{Name: r.Name, Src: r.Src, starts: r.starts, origins: r.origins, copied: r.copied}
+}
+
+// Errorf records a problem at node n (nil: the whole file); at a copy of
+// what an alias stands for, it says where that is written (see Origin).
 func (r *Reader) Errorf(n *yaml.Node, format string, args ...any) {
 	line, col := 0, 0
 	if n != nil {
 		line, col = n.Line, n.Column
 	}
-	r.Errs = append(r.Errs, r.At(line, col, fmt.Sprintf(format, args...)))
+	e := r.At(line, col, fmt.Sprintf(format, args...))
+	e.Origin = r.Origin(n)
+	r.Errs = append(r.Errs, e)
 }
 
 // At returns the problem msg at line and column col of the file (1-based,
@@ -52,12 +69,12 @@ func (r *Reader) At(line, col int, msg string) *srcerr.Error {
 	return &srcerr.Error{File: r.Name, Line: line, Col: col, Msg: termtext.Printable(msg), Source: r.Line(line)}
 }
 
-// Err returns the problems found, joined with errors.Join; nil when there
-// are none.
+// Err returns the problems found, each once (see srcerr.Unique), joined
+// with errors.Join; nil when there are none.
 func (r *Reader) Err() error {
-	errs := make([]error, len(r.Errs))
-	for i, e := range r.Errs {
-		errs[i] = e
+	var errs []error
+	for _, e := range srcerr.Unique(r.Errs) {
+		errs = append(errs, e)
 	}
 	return errors.Join(errs...)
 }

@@ -1,0 +1,72 @@
+package e2e_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestValidateAliasErrorsAtTheAlias: validate reports a value reached
+// through a YAML alias that is wrong where the alias uses it at the alias,
+// with its source line and caret, saying where the value is written; in a
+// scenario, a config file and a mock script alike. A value wrong where it
+// is written is reported there only.
+func TestValidateAliasErrorsAtTheAlias(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		files map[string]string
+		args  []string
+		want  string // a part of stderr
+		whole bool   // want is the whole of stderr
+	}{
+		{
+			name: "scenario",
+			files: map[string]string{"s.yaml": "name: s\nagent: {command: [a]}\npermissions: {answerDelay: &d 0s}\n" +
+				"turns:\n  - prompt: hi\n    timeout: *d\n  - prompt: again\n    timeout: *d\n"},
+			want: "s.yaml:6:14: bad duration \"0s\": must be greater than zero (written at line 3, column 28, in the anchor &d)\n" +
+				"    6 |     timeout: *d\n" +
+				"      |              ^\n" +
+				"s.yaml:8:14: bad duration \"0s\": must be greater than zero (written at line 3, column 28, in the anchor &d)\n" +
+				"    8 |     timeout: *d\n" +
+				"      |              ^\n",
+		},
+		{
+			name: "said once where it is written",
+			files: map[string]string{"s.yaml": "name: s\nagent: {command: [a]}\n" +
+				"turns:\n  - prompt: hi\n    timeout: &t banana\n  - prompt: again\n    timeout: *t\n"},
+			want: "s.yaml:5:14: bad duration \"banana\": use a Go duration like 90s, 5m or 1h30m\n" +
+				"    5 |     timeout: &t banana\n" +
+				"      |              ^\n",
+			whole: true,
+		},
+		{
+			name: "config",
+			files: map[string]string{
+				"c.yaml": "defaults:\n  permissions: {answerDelay: &d 0s}\n  turnTimeout: *d\n",
+				"s.yaml": "name: s\nagent: {command: [a]}\nturns: [{prompt: hi}]\n",
+			},
+			args: []string{"--config", "c.yaml"},
+			want: "c.yaml:3:16: bad duration \"0s\": must be greater than zero (written at line 2, column 30, in the anchor &d)\n" +
+				"    3 |   turnTimeout: *d\n" +
+				"      |                ^\n",
+		},
+		{
+			name: "mock script",
+			files: map[string]string{
+				"m.mock.yaml": "agentInfo: {name: &n hello}\nprotocolVersion: *n\n",
+				"s.yaml":      "name: s\nagent: {command: [acprun, mock-agent, m.mock.yaml]}\nturns: [{prompt: hi}]\n",
+			},
+			args: []string{"--strict"},
+			want: "protocolVersion: want an integer, got a string (written at line 1, column 19, in the anchor &n)",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := validateFiles(t, tt.files, tt.args...)
+			if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) || tt.whole && r.stderr != tt.want {
+				t.Errorf("validate: exit %d, stderr:\n%s\nwant %d and:\n%s", r.code, r.stderr, exitUsage, tt.want)
+			}
+		})
+	}
+}

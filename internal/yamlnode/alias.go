@@ -1,0 +1,105 @@
+package yamlnode
+
+import (
+	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/internal/srcerr"
+)
+
+// maxCopied bounds the nodes ExpandAliases copies in one file: aliases
+// can make a document's expansion exponential.
+const maxCopied = 100_000
+
+// ExpandAliases replaces each alias under root with a copy of the node it
+// stands for, placed where the alias is: every node of the copy has the
+// alias's line and column, so that a problem found in it is reported
+// where the value is used (an anchor defined once and used in many places
+// may be wrong in one of them only), and Origin says where it is written.
+// The aliases of the value are copied too, placed at the same alias.
+// Past maxCopied nodes in the file (an alias bomb) the aliases left are
+// kept: Deref follows them, and their problems are at the anchor.
+func (r *Reader) ExpandAliases(root *yaml.Node) {
+	if root == nil {
+		return
+	}
+	for i, c := range root.Content {
+		if c.Kind != yaml.AliasNode {
+			r.ExpandAliases(c)
+		} else if cp := r.aliasCopy(c); cp != nil {
+			root.Content[i] = cp
+		}
+	}
+}
+
+// Origin returns where n is written when it is a copy that ExpandAliases
+// made of what an alias stands for; the zero Origin otherwise.
+func (r *Reader) Origin(n *yaml.Node) srcerr.Origin { return r.origins[n] }
+
+// Copied records that c is a copy of n made after ExpandAliases (a
+// document with its templates rendered): it is written where n is.
+func (r *Reader) Copied(c, n *yaml.Node) {
+	if o, ok := r.origins[n]; ok {
+		r.origins[c] = o
+	}
+}
+
+// aliasCopy returns the copy of what alias a stands for, at a; nil once
+// the copies would pass maxCopied.
+func (r *Reader) aliasCopy(a *yaml.Node) *yaml.Node {
+	left := maxCopied - r.copied
+	if a.Alias == nil || left <= 0 {
+		return nil
+	}
+	n := expandedSize(a, left)
+	if n > left {
+		r.copied = maxCopied // copy no more: the rest of the file keeps its aliases
+		return nil
+	}
+	r.copied += n
+	if r.origins == nil {
+		r.origins = map[*yaml.Node]srcerr.Origin{}
+	}
+	return r.copyAt(a, a, "")
+}
+
+// copyAt returns a copy of n and what is under it, aliases followed, each
+// node at the position of alias at; anchor is the name of the alias that
+// led to n ("" when n is that alias). A node that is itself a copy keeps
+// its origin.
+func (r *Reader) copyAt(n, at *yaml.Node, anchor string) *yaml.Node {
+	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
+		n, anchor = n.Alias, n.Value
+	}
+	c := *n
+	c.Line, c.Column, c.Anchor = at.Line, at.Column, ""
+	o, ok := r.origins[n]
+	if !ok {
+		o = srcerr.Origin{Anchor: anchor, Line: n.Line, Col: n.Column}
+	}
+	r.origins[&c] = o
+	if n.Content != nil {
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for i, child := range n.Content {
+			c.Content[i] = r.copyAt(child, at, anchor)
+		}
+	}
+	return &c
+}
+
+// expandedSize counts the nodes of n, aliases followed, up to limit+1.
+func expandedSize(n *yaml.Node, limit int) int {
+	count := 0
+	var walk func(*yaml.Node)
+	walk = func(n *yaml.Node) {
+		n = Deref(n)
+		count++
+		for _, c := range n.Content {
+			if count > limit {
+				return
+			}
+			walk(c)
+		}
+	}
+	walk(n)
+	return count
+}

@@ -1,0 +1,128 @@
+package yamlnode_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/yamlnode"
+)
+
+// read decodes src's first document and expands its aliases.
+func read(t *testing.T, src string) (*yamlnode.Reader, *yaml.Node) {
+	t.Helper()
+	r := &yamlnode.Reader{Name: "s.yaml", Src: []byte(src)}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(r.Src, &doc); err != nil {
+		t.Fatal(err)
+	}
+	r.ExpandAliases(&doc)
+	return r, doc.Content[0]
+}
+
+// placed lists n and what is under it as value@line:col, with where a
+// copy is written: value@line:col<&anchor@line:col.
+func placed(r *yamlnode.Reader, n *yaml.Node) []string {
+	s := fmt.Sprintf("%s@%d:%d", n.Value, n.Line, n.Column)
+	if n.Kind == yaml.AliasNode {
+		s = "*" + s
+	}
+	if o := r.Origin(n); o != (srcerr.Origin{}) {
+		s += fmt.Sprintf("<&%s@%d:%d", o.Anchor, o.Line, o.Col)
+	}
+	out := []string{s}
+	for _, c := range n.Content {
+		out = append(out, placed(r, c)...)
+	}
+	return out
+}
+
+// TestExpandAliases: an alias becomes a copy of what it stands for, every
+// node of it at the alias and written where the anchor's node is; an
+// alias inside the anchor is copied too, at the same outer alias; the
+// anchor's own nodes are left as they are.
+func TestExpandAliases(t *testing.T) {
+	r, root := read(t, "a: &t x\nb: &m {k: *t}\nc: [*m, *t]\n")
+	want := []string{
+		"@1:1", "a@1:1", "x@1:4",
+		"b@2:1", "@2:4", "k@2:8", "x@2:11<&t@1:4", // b's own alias, expanded in place
+		"c@3:1", "@3:4",
+		"@3:5<&m@2:4", "k@3:5<&m@2:8", "x@3:5<&t@1:4", // the copy of m, its alias's copy inside
+		"x@3:9<&t@1:4",
+	}
+	if diff := cmp.Diff(want, placed(r, root)); diff != "" {
+		t.Errorf("nodes (-want +got):\n%s", diff)
+	}
+	// A problem at a copy is at the alias and says where it is written.
+	r.Errorf(root.Content[5].Content[0].Content[0], "bad %s", "k")
+	if got, want := r.Errs[0].Error(), "s.yaml:3:5: bad k (written at line 2, column 8, in the anchor &m)"; got != want {
+		t.Errorf("error = %q, want %q", got, want)
+	}
+	if got, want := r.Errs[0].Source, "c: [*m, *t]"; got != want {
+		t.Errorf("source line = %q, want the alias's %q", got, want)
+	}
+}
+
+// TestExpandAliasesBomb: aliases that multiply are copied up to a bound;
+// past it the aliases are kept (Deref follows them), so that expanding
+// costs neither time nor memory without bound.
+func TestExpandAliasesBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < 9; i++ {
+		fmt.Fprintf(&b, "l%d: &l%d [%s*l%d]\n", i, i, strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 9), i-1)
+	}
+	b.WriteString("small: &s y\nlast: *s\n")
+	_, root := read(t, b.String())
+	aliases := 0
+	var walk func(*yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.AliasNode {
+			aliases++
+			return
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(root)
+	if aliases == 0 {
+		t.Error("every alias of the bomb expanded")
+	}
+	if last := root.Content[len(root.Content)-1]; last.Kind != yaml.AliasNode || yamlnode.Deref(last).Value != "y" {
+		t.Errorf("an alias after the bound: %+v, want it kept, standing for y", last)
+	}
+}
+
+// TestCopied: a copy of a copy made after ExpandAliases is written where
+// the first is; a copy of a node written where it is stays without an
+// origin.
+func TestCopied(t *testing.T) {
+	r, root := read(t, "a: &t x\nb: *t\n")
+	for _, n := range []*yaml.Node{root.Content[1], root.Content[3]} {
+		c := *n
+		r.Copied(&c, n)
+		if got, want := r.Origin(&c), r.Origin(n); got != want {
+			t.Errorf("copy of %s@%d:%d has origin %+v, want %+v", n.Value, n.Line, n.Column, got, want)
+		}
+	}
+}
+
+// TestAgain: a Reader made to read a file's nodes again knows where the
+// copies in them are written, without the problems found before.
+func TestAgain(t *testing.T) {
+	r, root := read(t, "a: &t x\nb: *t\n")
+	r.Errorf(nil, "first")
+	again := r.Again()
+	if len(again.Errs) != 0 {
+		t.Errorf("Again has the problems %v", again.Errs)
+	}
+	again.Errorf(root.Content[3], "bad")
+	if got, want := again.Errs[0].Error(), "s.yaml:2:4: bad (written at line 1, column 4, in the anchor &t)"; got != want {
+		t.Errorf("error = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,136 @@
+package scenario_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/scenario"
+)
+
+// TestAliasErrorsAtTheAlias: a value reached through a YAML alias that is
+// wrong where the alias uses it is reported at the alias, saying where the
+// value is written (in the anchor, with the column inside the value where
+// there is one); a value that is wrong where it is written is reported
+// there, once, however many aliases use it.
+func TestAliasErrorsAtTheAlias(t *testing.T) {
+	base := dirsUnder(t, "cfg", "s")
+	cfgFile, scFile := base+"/cfg/acprun.yaml", base+"/s/x.yaml"
+	tests := []struct {
+		name   string
+		config string // "" for none
+		src    string
+		want   []string
+	}{
+		{
+			name: "wrong in one place only",
+			src: "name: x\nagent: {command: [a]}\npermissions: {answerDelay: &d 0s}\n" +
+				"turns:\n  - prompt: hi\n    timeout: *d\n",
+			want: []string{scFile + `:6:14: bad duration "0s": must be greater than zero (written at line 3, column 28, in the anchor &d)`},
+		},
+		{
+			name: "a key of an aliased mapping",
+			src: "name: x\nagent: {command: [a]}\nturns:\n  - prompt: hi\n    expect: &e {stopReason: end_turn}\n" +
+				"expect: *e\n",
+			want: []string{scFile + `:6:9: unknown key "stopReason" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge, agent, notices, passRate); ` +
+				`stopReason belongs in a turn's expect (written at line 5, column 17, in the anchor &e)`},
+		},
+		{
+			name: "a merge key",
+			src: "name: x\nagent: {command: [a]}\nturns:\n  - prompt: hi\n    expect: &e {stopReason: end_turn}\n" +
+				"expect: {<<: *e, maxDenied: 1}\n",
+			want: []string{scFile + `:6:14: unknown key "stopReason" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge, agent, notices, passRate); ` +
+				`stopReason belongs in a turn's expect (written at line 5, column 17, in the anchor &e)`},
+		},
+		{
+			name: "a template, placed inside the anchor's value",
+			src:  "name: &n \"x{{.nope}}\"\nvars: {v: 1}\nagent: {command: [a]}\nturns:\n  - prompt: *n\n",
+			want: []string{scFile + `:5:13: {{.nope}}: vars has no nope (vars has v) (written at line 1, column 12, in the anchor &n)`},
+		},
+		{
+			name: "a value set's value",
+			src:  "name: &n \"{{.t}}\"\nvars: {t: [banana]}\nagent: {command: [a]}\nturns:\n  - prompt: hi\n    timeout: *n\n",
+			want: []string{scFile + `:6:14: bad duration "banana": use a Go duration like 90s, 5m or 1h30m (written at line 1, column 7, in the anchor &n)`},
+		},
+		{
+			name: "an unset variable",
+			src:  "name: x\ndescription: &v \"a ${NOPE}\"\nagent: {command: [a], env: {X: *v}}\nturns: [{prompt: hi}]\n",
+			want: []string{scFile + `:3:32: environment variable NOPE is not set (write ${NOPE:-default} to give a default) (written at line 2, column 20, in the anchor &v)`},
+		},
+		{
+			name:   "a named agent of the config, read when a scenario uses it",
+			config: "currency: &p nope\nagents:\n  a: {command: [x], cwd: *p}\n",
+			src:    "name: x\nagent: a\nturns: [{prompt: hi}]\n",
+			want: []string{cfgFile + `:3:26: agent cwd ` + base + `/cfg/nope does not exist: create that directory, or change cwd (a relative cwd is relative to ` + base + `/cfg)` +
+				` (written at line 1, column 11, in the anchor &p)`},
+		},
+		{
+			name: "wrong where it is written: said there once",
+			src: "name: x\nagent: {command: [a]}\nturns:\n  - prompt: hi\n    timeout: &t banana\n" +
+				"  - prompt: again\n    timeout: *t\n  - &u {prompt: a,\n       prompt: b}\n  - *u\n",
+			want: []string{
+				scFile + `:5:14: bad duration "banana": use a Go duration like 90s, 5m or 1h30m`,
+				scFile + `:9:8: duplicate key "prompt" (first at line 8)`,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, loadErrorLines(t, cfgFile, tt.config, scFile, tt.src)); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestAliasErrorShowsTheAlias: the source line of an error at an alias is
+// the alias's, with the caret under it.
+func TestAliasErrorShowsTheAlias(t *testing.T) {
+	src := "name: x\nagent: {command: [a]}\npermissions: {answerDelay: &d 0s}\nturns:\n  - prompt: hi\n    timeout: *d\n"
+	_, _, err := scenario.LoadBytes("x.yaml", []byte(src), opts)
+	var errs scenario.Errors
+	if !errors.As(err, &errs) || len(errs) != 1 {
+		t.Fatalf("LoadBytes error = %v, want one", err)
+	}
+	if got, want := errs[0].Snippet(), "    6 |     timeout: *d\n      |              ^\n"; got != want {
+		t.Errorf("snippet:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestAliasWarningSaysWhere: a warning at an alias says where the value
+// is written, as an error does.
+func TestAliasWarningSaysWhere(t *testing.T) {
+	src := "name: x\nagent: {command: [a]}\ntimeout: 1m\ncancelGrace: &l 2m\nturns:\n  - prompt: hi\n    timeout: *l\n"
+	scs, _, err := scenario.LoadBytes("x.yaml", []byte(src), opts)
+	if err != nil {
+		t.Fatalf("LoadBytes: %v", err)
+	}
+	var got []string
+	for _, w := range scs[0].Warnings {
+		got = append(got, w.String())
+	}
+	want := "x.yaml:7:14: turn timeout 2m0s is longer than the scenario timeout 1m0s (written at line 4, column 14, in the anchor &l)"
+	if !strings.Contains(strings.Join(got, "\n"), want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+}
+
+// TestAliasUnsetWarningSaysWhere: an unset variable through an alias,
+// deferred to the command, is a warning at the alias that says where the
+// value is written.
+func TestAliasUnsetWarningSaysWhere(t *testing.T) {
+	src := "name: x\ndescription: &v \"a ${NOPE}\"\nagent: {command: [a], env: {X: *v}}\nturns: [{prompt: hi}]\n"
+	o := opts
+	o.DeferUnset = true
+	scs, _, err := scenario.LoadBytes("x.yaml", []byte(src), o)
+	if err != nil {
+		t.Fatalf("LoadBytes: %v", err)
+	}
+	ws := scenario.UnsetWarnings(scs)
+	want := `x.yaml:3:32: environment variable NOPE is not set (write ${NOPE:-default} to give a default) (written at line 2, column 20, in the anchor &v); scenario "x" needs it to run`
+	if len(ws) != 1 || ws[0].String() != want {
+		t.Errorf("warnings %q, want %q", ws, want)
+	}
+}
