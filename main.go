@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"reflect"
@@ -207,10 +208,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, abort, stop := notifyInterrupts()
 	defer stop()
 
-	out := &stdoutWriter{w: stdout}
-	g := &globals{Stdin: stdin, Stdout: out, Stderr: stderr, Abort: abort}
+	g := &globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, Abort: abort}
 	root := &cli{}
-	help := &stickyWriter{w: out}
+	help := &stickyWriter{w: stdout}
 	exitCode := -1
 	parser, err := newParser(ctx, root, g, help, func(code int) { exitCode = code })
 	if err != nil { // the grammar itself is wrong
@@ -219,7 +219,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	kctx, err := parser.Parse(args)
 	if help.err != nil {
-		if out.readerGone {
+		if stdoutGone(help.err) {
 			return exitOK // --help | head
 		}
 		fmt.Fprintf(stderr, "acprun: %v\n", help.err)
@@ -239,7 +239,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	setColor(root.Color, stderr)
 	err = kctx.Run()
 	var ee exitError
-	if out.readerGone && !errors.As(err, &ee) {
+	if !errors.As(err, &ee) && stdoutGone(err) {
 		return exitOK // agents | head: the reader had what it wanted
 	}
 	return commandExit(err, stderr)
@@ -303,22 +303,17 @@ func (s *stickyWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// stdoutWriter is acprun's stdout: it notes when the reader has gone
-// (EPIPE: acprun list | head -1). A command whose only output is stdout
-// then ends quietly with exit 0, as ripgrep and gh do, whether or not the
-// reader quit before the last write; a command that still had results to
-// give (run's --print, -o - or --events -) says what was lost and exits 4.
-type stdoutWriter struct {
-	w          io.Writer
-	readerGone bool
-}
-
-func (s *stdoutWriter) Write(p []byte) (int, error) {
-	n, err := s.w.Write(p)
-	if errors.Is(err, syscall.EPIPE) {
-		s.readerGone = true
-	}
-	return n, err
+// stdoutGone reports whether err is a write to stdout whose reader has
+// gone (EPIPE: acprun list | head -1). A command whose only output is
+// stdout then ends quietly with exit 0, as ripgrep and gh do, whether or
+// not the reader quit before the last write; a command that still had
+// results to give (run's --print, -o - or --events -, merge and report)
+// returns an exitError that says what was lost, and exits 4. Stdout stays
+// the *os.File it is (the mock agent's grandchildren inherit it, and
+// outputs are compared with it), so the error is known by its file.
+func stdoutGone(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Path == os.Stdout.Name() && errors.Is(pe.Err, syscall.EPIPE)
 }
 
 // commandExit is the exit code of a command that returned err, which it
