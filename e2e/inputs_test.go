@@ -142,8 +142,11 @@ func TestRunReadsNotRegularFile(t *testing.T) {
 					"s.yaml":          "name: s\nagent: claude\nworkspace: ws\npermissions: {default: deny}\nturns: [{prompt: go}]\n",
 					"ws/main.go":      "package main\n",
 				},
+				// The link leads out of the workspace copy, which is refused
+				// before what it leads to is looked at (TestMergeSettings
+				// has a FIFO inside the copy).
 				link: "ws/.claude/settings.json", code: exitFailed,
-				want: "permissions.enforce: claude's settings .claude/settings.json: not a regular file (" + target.kind + "): give a file",
+				want: "permissions.enforce: claude's settings .claude/settings.json: a symbolic link leads out of the workspace copy",
 			},
 			{
 				name: "state file", files: map[string]string{
