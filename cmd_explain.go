@@ -29,6 +29,7 @@ type explainCmd struct {
 	Path     []string `help:"Path the made-up request touches (repeatable)."`
 	configFlag
 	ruleFlags
+	gatewayFlags `set:"gatewayDoes=Load the scenario as run --gateway MODE loads it, with acprun's model gateway between its agent and its model provider"`
 	// Transcript is the path as given, so that errors name the file as
 	// the user wrote it.
 	Transcript string `placeholder:"T.jsonl" help:"Transcript of a run (run --transcripts DIR): explain the permission request of --tool-call as run saw it, merged onto what the turn said of the tool call before it."`
@@ -60,7 +61,9 @@ lack the paths run saw), or make one up with --kind, --tool, --title,
 The scenario is loaded as run loads it, with the config file's defaults
 (permissions, named agents): acprun.yaml in the working directory, or
 --config. --allow and --deny add rules as they do to run, and are named by
-their flag (--allow 'execute:go test *'). Without a scenario file, explain
+their flag (--allow 'execute:go test *'). --gateway MODE loads the scenario
+as run --gateway MODE does: a scenario meant to run with it (a budget's
+maxRequests, which needs a gateway) is explained with it. Without a scenario file, explain
 applies the rules of a run without one (run --agent NAME --prompt TEXT): the
 config's default permissions, if any, and --allow and --deny:
   acprun explain --allow 'execute:go test *' --kind execute --command 'go test ./...'
@@ -72,6 +75,9 @@ Exit 0 when the request is allowed, 1 when it is denied, 2 on bad input.`
 func (c *explainCmd) Run(g *globals) error {
 	if err := c.check(); err != nil {
 		return exitError{code: exitUsage, err: err}
+	}
+	if err := c.gatewayFlags.check(); err != nil {
+		return err
 	}
 	fs, err := c.ruleFlags.settings()
 	if err != nil {
@@ -107,7 +113,7 @@ func (c *explainCmd) Run(g *globals) error {
 // the policy explained is the one run applies: the --scenario of the
 // file, or without a file the one-shot scenario of run --prompt.
 func (c *explainCmd) scenario(g *globals) (*scenario.Scenario, error) {
-	sel := &selection{configFlag: c.configFlag}
+	sel := &selection{configFlag: c.configFlag, gateway: c.gatewayFlags}
 	if c.File == "" {
 		cfg, err := sel.config()
 		if err != nil {

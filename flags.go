@@ -116,8 +116,8 @@ func (f *failFast) Decode(ctx *kong.DecodeContext) error {
 }
 
 // gatewayFlags are --gateway and --gateway-timing, which the scenarios
-// are loaded with (scenario.LoadOptions): run runs them so, and validate
-// and list take them as that run would. The help of --gateway starts
+// are loaded with (scenario.LoadOptions): run runs them so, and validate,
+// list and explain take them as that run would. The help of --gateway starts
 // with what it does for the command (gatewayDoes, set by the command).
 type gatewayFlags struct {
 	Gateway       gatewayMode `placeholder:"MODE" help:"${gatewayDoes=Put acprun's model gateway between every scenario's agent and its model provider}: record (call the provider and keep its answers in cassettes), replay (answer from the cassettes: no network, no key) or meter (call the provider and count what the agent spends). Scenarios without gateway: get one with the defaults (cassettes/ beside the scenario file); those with one take this mode."`

@@ -107,18 +107,18 @@ func TestGatewayFlags(t *testing.T) {
 	}
 }
 
-// TestGatewayFlagsOfValidateAndList: validate and list take run's
-// --gateway and --gateway-timing and load the scenarios as run does with
-// them: a budget's maxRequests, which needs a gateway, is valid under
+// TestGatewayFlagsOfValidateListExplain: validate, list and explain take
+// run's --gateway and --gateway-timing and load the scenarios as run does
+// with them: a budget's maxRequests, which needs a gateway, is valid under
 // --gateway meter; --gateway-timing goes with replay only.
-func TestGatewayFlagsOfValidateAndList(t *testing.T) {
+func TestGatewayFlagsOfValidateListExplain(t *testing.T) {
 	t.Setenv("ANTHROPIC_BASE_URL", "")
 	dir := t.TempDir()
 	config := filepath.Join(dir, "acprun.yaml") // none of the working directory's
 	scenarioFile := filepath.Join(dir, "s.yaml")
 	for file, content := range map[string]string{
 		config:       "",
-		scenarioFile: "name: s\nagent: claude\npermissions: {default: deny}\nbudget: {maxRequests: 3}\nturns: [{prompt: x}]\n",
+		scenarioFile: "name: s\nagent: claude\npermissions: {default: deny, allow: [{kind: read}]}\nbudget: {maxRequests: 3}\nturns: [{prompt: x}]\n",
 	} {
 		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
@@ -137,6 +137,9 @@ func TestGatewayFlagsOfValidateAndList(t *testing.T) {
 		{[]string{"list", scenarioFile}, exitUsage, needsGateway},
 		{[]string{"list", scenarioFile, "--gateway", "meter"}, exitOK, "s.yaml:1"},
 		{[]string{"list", scenarioFile, "--gateway", "record", "--gateway-timing"}, exitUsage, "--gateway-timing paces replays, and --gateway record does not replay"},
+		{[]string{"explain", scenarioFile, "--kind", "read"}, exitUsage, needsGateway},
+		{[]string{"explain", scenarioFile, "--kind", "read", "--gateway", "meter"}, exitOK, "decision: ALLOW by allow rule " + scenarioFile + ":3"},
+		{[]string{"explain", scenarioFile, "--kind", "read", "--gateway", "meter", "--gateway-timing"}, exitUsage, "--gateway-timing paces replays, and --gateway meter does not replay"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

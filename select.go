@@ -35,7 +35,7 @@ type selection struct {
 	// balanced the shard by; "" when it had none (round robin) or did not
 	// shard.
 	balancedBy string `kong:"-"`
-	// gateway is the --gateway and --gateway-timing of run or list, set
+	// gateway is the --gateway and --gateway-timing of run, list or explain, set
 	// before it loads: the scenarios are loaded with them.
 	gateway gatewayFlags `kong:"-"`
 }

@@ -167,20 +167,20 @@ func TestGatewayBudget(t *testing.T) {
 	}
 }
 
-// TestGatewayFlagValidateAndList: a suite meant to run with --gateway
+// TestGatewayFlagValidateListExplain: a suite meant to run with --gateway
 // meter (a budget's maxRequests, no gateway: of its own) is refused by
-// validate and list without the flag, as by run, and accepted with it,
-// as by run --dry-run.
-func TestGatewayFlagValidateAndList(t *testing.T) {
+// validate, list and explain without the flag, as by run, and accepted
+// with it, as by run --dry-run: explain then explains its rules.
+func TestGatewayFlagValidateListExplain(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"acprun.yaml": "",
-		"s.yaml":      "name: s\nagent: claude\npermissions: {default: deny}\nbudget: {maxRequests: 3}\nturns: [{prompt: x}]\n",
+		"s.yaml":      "name: s\nagent: claude\npermissions: {default: deny, allow: [{kind: read}]}\nbudget: {maxRequests: 3}\nturns: [{prompt: x}]\n",
 	})
 	env := []string{"ANTHROPIC_BASE_URL="}
 	const needsGateway = "s.yaml:4:23: budget maxRequests counts the agent's model requests through acprun's gateway, and this scenario has none: add gateway: {mode: meter} to it (or to the config's defaults), or run it with --gateway meter"
-	for _, cmd := range [][]string{{"validate"}, {"list"}, {"run", "--dry-run"}} {
+	for _, cmd := range [][]string{{"validate"}, {"list"}, {"run", "--dry-run"}, {"explain", "--kind", "read"}} {
 		without := acprunEnv(t, dir, env, append(cmd, "s.yaml")...)
 		if without.code != exitUsage || !strings.Contains(without.stderr, needsGateway) {
 			t.Errorf("%v without --gateway: exit %d, stderr:\n%s\nwant %d and %q", cmd, without.code, without.stderr, exitUsage, needsGateway)
@@ -188,6 +188,9 @@ func TestGatewayFlagValidateAndList(t *testing.T) {
 		with := acprunEnv(t, dir, env, append(cmd, "s.yaml", "--gateway", "meter")...)
 		if with.code != exitOK {
 			t.Errorf("%v --gateway meter: exit %d, want 0\nstderr:\n%s", cmd, with.code, with.stderr)
+		}
+		if cmd[0] == "explain" && !strings.Contains(with.stdout, "decision: ALLOW by allow rule s.yaml:3") {
+			t.Errorf("explain --gateway meter: stdout\n%s\nwant the read allowed by s.yaml:3", with.stdout)
 		}
 	}
 }
