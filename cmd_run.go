@@ -215,7 +215,8 @@ func (c *runCmd) checkOutputFlags(g *globals) error {
 // inputs are the files the run reads, but --rerun-failed's (see
 // checkInputs): the scenario files given and those of scs, the config
 // file, the --prompt files, the --balance-from file, and the mock agent
-// scripts, replay transcripts and prompt attachments of scs.
+// scripts and replay transcripts of the agents of scs (their judges'
+// too) and their prompt attachments.
 func (c *runCmd) inputs(scs []*scenario.Scenario) []outfile.Input {
 	ins := []outfile.Input{
 		{Path: cmp.Or(c.Config, scenario.ConfigFile), What: "the config file of this run"},
@@ -233,16 +234,27 @@ func (c *runCmd) inputs(scs []*scenario.Scenario) []outfile.Input {
 	}
 	for _, sc := range scs {
 		ins = append(ins, outfile.Input{Path: sc.File, What: "a scenario file of this run"})
-		if tr, _ := sc.Agent.ReplayTranscript(); tr != "" {
-			ins = append(ins, outfile.Input{Path: tr, What: "a replay transcript of this run"})
+		for _, a := range agentsOf(sc) {
+			ins = append(ins, agentInputs(a, sc.File, "this run")...)
 		}
-		script := runner.ResolveCommand(sc.Agent.Command, sc.File, sc.Agent.Cwd, "").Script
-		ins = append(ins, outfile.Input{Path: script, What: "a mock agent script of this run"})
 		for _, t := range sc.Turns {
 			for _, p := range t.Prompt {
 				ins = append(ins, outfile.Input{Path: cmp.Or(p.File, p.Image), What: "a file a prompt of this run attaches"})
 			}
 		}
+	}
+	return ins
+}
+
+// agentInputs are the files agent a reads as it starts, resolved as the
+// runner resolves them (file is the scenario file, "" for probe's agent):
+// the script of acprun mock-agent SCRIPT and the transcript of acprun
+// replay T (agent: {replay: T}), each said to be "of " of in messages
+// ("a mock agent script of this run").
+func agentInputs(a *scenario.Agent, file, of string) []outfile.Input {
+	ins := []outfile.Input{{Path: runner.ResolveCommand(a.Command, file, a.Cwd, "").Script, What: "a mock agent script of " + of}}
+	if tr, _ := a.ReplayTranscript(); tr != "" {
+		ins = append(ins, outfile.Input{Path: tr, What: "a replay transcript of " + of})
 	}
 	return ins
 }

@@ -11,11 +11,12 @@ import (
 
 // TestRunCheckInputs: run refuses an output that is one of its inputs,
 // those its scenarios name included (a replay transcript, a mock agent
-// script, a prompt's attachment); -o alone may be the --rerun-failed file.
+// script, a judge's, a prompt's attachment); -o alone may be the
+// --rerun-failed file.
 func TestRunCheckInputs(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	for _, name := range []string{"s.yaml", "t.jsonl", "m.mock.yaml", "att.txt", "r.json", "p.txt", "cfg.yaml"} {
+	for _, name := range []string{"s.yaml", "t.jsonl", "m.mock.yaml", "att.txt", "r.json", "p.txt", "cfg.yaml", "j.mock.yaml", "tj.jsonl"} {
 		if err := os.WriteFile(name, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -24,6 +25,9 @@ func TestRunCheckInputs(t *testing.T) {
 		{File: "s.yaml", Agent: scenario.Agent{Command: []string{"acprun", "replay", filepath.Join(dir, "t.jsonl")}, Cwd: dir}},
 		{File: "s.yaml", Agent: scenario.Agent{Command: []string{"acprun", "mock-agent", "m.mock.yaml"}, Cwd: dir},
 			Turns: []scenario.Turn{{Prompt: []scenario.Part{{Text: "hi"}, {File: filepath.Join(dir, "att.txt")}}}}},
+		{File: "s.yaml", Agent: scenario.Agent{Command: []string{"sh"}, Cwd: dir},
+			Expect: scenario.Expect{Judge: &scenario.Judge{Agent: scenario.Agent{Command: []string{"acprun", "mock-agent", "j.mock.yaml"}, Cwd: dir}}},
+			Turns:  []scenario.Turn{{Expect: scenario.Expect{Judge: &scenario.Judge{Agent: scenario.Agent{Command: []string{"acprun", "replay", filepath.Join(dir, "tj.jsonl")}, Cwd: dir}}}}}},
 	}
 	tests := []struct {
 		name string
@@ -34,6 +38,8 @@ func TestRunCheckInputs(t *testing.T) {
 		{"a scenario file", runCmd{JSON: "s.yaml"}, "-o s.yaml: it is a scenario file of this run; give the results another file"},
 		{"a replay transcript", runCmd{JSON: "r2.json", Events: "t.jsonl"}, "--events t.jsonl: it is a replay transcript of this run; give the events another file"},
 		{"a mock agent script", runCmd{JSON: "m.mock.yaml"}, "-o m.mock.yaml: it is a mock agent script of this run; give the results another file"},
+		{"a judge's mock agent script", runCmd{JSON: "j.mock.yaml"}, "-o j.mock.yaml: it is a mock agent script of this run; give the results another file"},
+		{"a turn's judge's replay transcript", runCmd{JSON: "r2.json", JUnit: "tj.jsonl"}, "--junit tj.jsonl: it is a replay transcript of this run; give the JUnit report another file"},
 		{"an attachment", runCmd{JSON: "r2.json", HTML: "att.txt"}, "--html att.txt: it is a file a prompt of this run attaches; give the HTML report another file"},
 		{"the config file", runCmd{JSON: "cfg.yaml", selection: selection{configFlag: configFlag{Config: "cfg.yaml"}}},
 			"-o cfg.yaml: it is the config file of this run; give the results another file"},
