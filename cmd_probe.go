@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,7 +45,8 @@ cancels any permission request.
 Exit codes:
   0    the agent initialized and opened a session
   2    usage or config file errors, an unknown agent name, or -o cannot be
-       written (nothing started)
+       written or is a file the probe reads: the config file, the agent's
+       mock agent script or replay transcript (nothing started)
   3    the agent could not be started, initialized, authenticated or open a session
        (what it offered until then is still printed)
   4    the -o file could not be written
@@ -93,17 +95,13 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	if c.Auth != "" {
 		agent.Auth = c.Auth
 	}
-	if outfile.IsStdout(g.Stdout, c.Output) {
-		c.JSON, c.Output = true, ""
-	} else if c.Output != "" {
-		if err := outfile.Check(c.Output); err != nil {
-			return exitError{code: exitUsage, err: fmt.Errorf("-o %s: %w", c.Output, err)}
-		}
-	}
 	if agent.Cwd == "" {
 		if agent.Cwd, err = os.Getwd(); err != nil {
 			return exitError{code: exitOutput, err: fmt.Errorf("working directory: %w", err)}
 		}
+	}
+	if err := c.checkOutput(g, &agent); err != nil {
+		return exitError{code: exitUsage, err: err}
 	}
 
 	rep, perr := runner.Probe(ctx, runner.ProbeOptions{Agent: agent, Timeout: c.Timeout.d, Abort: g.Abort, Version: acprunVersion()})
@@ -138,6 +136,28 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 		_ = output.ProbeStderr(g.Stderr, rep)
 	}
 	return exitError{code: code, err: perr}
+}
+
+// checkOutput checks -o before the agent starts: that it can be written,
+// and that it is none of the probe's inputs (the config file, the mock
+// agent script or replay transcript the agent reads), which it would
+// replace. -o - is --json.
+func (c *probeCmd) checkOutput(g *globals, agent *scenario.Agent) error {
+	if outfile.IsStdout(g.Stdout, c.Output) {
+		c.JSON, c.Output = true, ""
+	}
+	if c.Output == "" {
+		return nil
+	}
+	ins := append([]outfile.Input{{Path: cmp.Or(c.Config, scenario.ConfigFile), What: "the config file of this probe"}},
+		agentInputs(agent, "", "this probe")...)
+	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{{Flag: "-o", Path: c.Output, What: "the probe's JSON"}}, ins); err != nil {
+		return err
+	}
+	if err := outfile.Check(c.Output); err != nil {
+		return fmt.Errorf("-o %s: %w", c.Output, err)
+	}
+	return nil
 }
 
 // writeFile writes the probe's JSON to -o, if set, as run writes its

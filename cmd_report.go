@@ -40,7 +40,8 @@ variables of the current environment are redacted too.
 Exit codes:
   0    the report was written (whatever the scenarios' statuses)
   2    a file is missing, unreadable or not acprun results, or -o cannot be
-       written or is one of the files (nothing written)
+       written or is one of the files or a transcript the report embeds
+       (nothing written)
   4    the report could not be written`
 }
 
@@ -51,7 +52,8 @@ func (c *reportCmd) Run(g *globals) error {
 			return exitError{code: exitUsage, err: fmt.Errorf("report: -o %s: %w", c.Output, err)}
 		}
 	}
-	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{{Flag: "-o", Path: c.Output, What: "the report"}}, resultsInputs(c.Files, "a results file report reads")); err != nil {
+	out := []outfile.Target{{Flag: "-o", Path: c.Output, What: "the report"}}
+	if err := outfile.CheckInputs(g.Stdout, out, resultsInputs(c.Files, "a results file report reads")); err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("report: %w", err)}
 	}
 	if c.Transcripts != "" {
@@ -70,6 +72,9 @@ func (c *reportCmd) Run(g *globals) error {
 		dirs = append(dirs, filepath.Dir(f))
 	}
 	opts := htmlOptions(report.TranscriptFinder(c.Transcripts, dirs))
+	if err := outfile.CheckInputs(g.Stdout, out, transcriptInputs(rep, opts.Transcripts)); err != nil {
+		return exitError{code: exitUsage, err: fmt.Errorf("report: %w", err)}
+	}
 	opts.Sources = c.Files
 	opts.TranscriptBytes = c.TranscriptBytes
 	if err := g.writeFile(c.Output, nil, true, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
@@ -87,6 +92,16 @@ func resultsInputs(files []string, what string) []outfile.Input {
 	ins := make([]outfile.Input, len(files))
 	for i, f := range files {
 		ins[i] = outfile.Input{Path: f, What: what}
+	}
+	return ins
+}
+
+// transcriptInputs are the transcripts of rep's scenarios that find
+// finds, which the report embeds.
+func transcriptInputs(rep report.Report, find func(report.Result) string) []outfile.Input {
+	var ins []outfile.Input
+	for _, r := range rep.Scenarios {
+		ins = append(ins, outfile.Input{Path: find(r), What: "a transcript the report embeds"})
 	}
 	return ins
 }

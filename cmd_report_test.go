@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fatih/color"
@@ -34,6 +38,42 @@ func TestReportLine(t *testing.T) {
 	for _, tt := range tests {
 		if got := reportLine("r.html", report.Report{Scenarios: tt.rs}); got != tt.want {
 			t.Errorf("reportLine = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+// TestReportRefusesAnEmbeddedTranscript: report -o refuses a transcript
+// it would embed, found where the results say or in --transcripts, and
+// leaves it as it was.
+func TestReportRefusesAnEmbeddedTranscript(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.Mkdir("tr", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("tr", "s.jsonl"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var results bytes.Buffer
+	rep := report.Report{Scenarios: []report.Result{{Name: "s", Status: report.StatusPassed, Transcript: filepath.Join("tr", "s.jsonl")}}}
+	if err := report.Write(&results, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("r.json", results.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"report", "r.json", "-o", "tr/s.jsonl"},
+		{"report", "r.json", "--transcripts", "tr", "-o", "tr/s.jsonl"},
+	} {
+		var stderr bytes.Buffer
+		code := run(args, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		want := "acprun: report: -o tr/s.jsonl: it is a transcript the report embeds; give the report another file\n"
+		if code != exitUsage || stderr.String() != want {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", args, code, stderr.String(), exitUsage, want)
+		}
+		if data, _ := os.ReadFile(filepath.Join("tr", "s.jsonl")); string(data) != "{}\n" {
+			t.Errorf("%q: the transcript became %q", args, data)
 		}
 	}
 }

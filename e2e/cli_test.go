@@ -849,9 +849,11 @@ func TestVersionAloneMatchesAfterACommand(t *testing.T) {
 // TestCLIOutputIsNotAnInput: an output flag naming one of the command's
 // inputs (a scenario file, the config file, a mock agent script, a
 // --prompt file, the results --balance-from or --rerun-failed reads, the
-// results report and merge read), by its path or through a symlink or a
-// hard link, exits 2 before anything runs, and the input is left as it
-// was. Only run -o may replace the results --rerun-failed reads.
+// results report and merge read, a transcript report embeds; probe's
+// config file and its agent's script or transcript), by its path or
+// through a symlink or a hard link, exits 2 before anything runs, and the
+// input is left as it was. Only run -o may replace the results
+// --rerun-failed reads.
 func TestCLIOutputIsNotAnInput(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -873,10 +875,11 @@ turns:
 	if err := os.Link(filepath.Join(dir, "s.yaml"), filepath.Join(dir, "hard.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	if res := acprun(t, dir, "run", "s.yaml", "-o", "r.json", "-q"); res.code != exitFailed {
+	if res := acprun(t, dir, "run", "s.yaml", "-o", "r.json", "-q", "--transcripts", "tr"); res.code != exitFailed {
 		t.Fatalf("first run: exit %d, want %d\n%s", res.code, exitFailed, res.stderr)
 	}
-	before := readFiles(t, dir, "s.yaml", "m.mock.yaml", "acprun.yaml", "p.txt", "r.json")
+	inputs := []string{"s.yaml", "m.mock.yaml", "acprun.yaml", "p.txt", "r.json", "tr/s@mock.jsonl"}
+	before := readFiles(t, dir, inputs...)
 	tests := []struct {
 		args []string
 		want string // stderr
@@ -892,6 +895,11 @@ turns:
 		{[]string{"run", "s.yaml", "--rerun-failed", "r.json", "--junit", "r.json"}, "acprun: --junit r.json: it is the results file --rerun-failed reads; give the JUnit report another file\n"},
 		{[]string{"report", "r.json", "-o", "r.json"}, "acprun: report: -o r.json: it is a results file report reads; give the report another file\n"},
 		{[]string{"merge", "r.json", "-o", "r.json"}, "acprun: merge: -o r.json: it is a results file merge reads; give the merged results another file\n"},
+		{[]string{"report", "r.json", "-o", "tr/s@mock.jsonl"}, "acprun: report: -o tr/s@mock.jsonl: it is a transcript the report embeds; give the report another file\n"},
+		{[]string{"probe", "-o", "acprun.yaml", "--", "acprun", "mock-agent", "m.mock.yaml"}, "acprun: -o acprun.yaml: it is the config file of this probe; give the probe's JSON another file\n"},
+		{[]string{"probe", "--config", "acprun.yaml", "-o", "acprun.yaml", "--", "acprun", "mock-agent", "m.mock.yaml"}, "acprun: -o acprun.yaml: it is the config file of this probe; give the probe's JSON another file\n"},
+		{[]string{"probe", "-o", "m.mock.yaml", "--", "acprun", "mock-agent", "m.mock.yaml"}, "acprun: -o m.mock.yaml: it is a mock agent script of this probe; give the probe's JSON another file\n"},
+		{[]string{"probe", "-o", "tr/s@mock.jsonl", "--", "acprun", "replay", "tr/s@mock.jsonl"}, "acprun: -o tr/s@mock.jsonl: it is a replay transcript of this probe; give the probe's JSON another file\n"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -899,7 +907,7 @@ turns:
 			if res.code != exitUsage || res.stderr != tt.want {
 				t.Errorf("exit %d, stderr:\n%s\nwant %d and:\n%s", res.code, res.stderr, exitUsage, tt.want)
 			}
-			for name, data := range readFiles(t, dir, "s.yaml", "m.mock.yaml", "acprun.yaml", "p.txt", "r.json") {
+			for name, data := range readFiles(t, dir, inputs...) {
 				if !bytes.Equal(data, before[name]) {
 					t.Errorf("%s was changed:\n%s", name, data)
 				}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/acprun/acprun/scenario"
+)
+
+// TestProbeCheckOutput: probe -o refuses a file the probe reads: the
+// config file (acprun.yaml or --config's), and the mock agent script or
+// replay transcript of the agent probed, relative to its cwd; -o - is
+// --json.
+func TestProbeCheckOutput(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, name := range []string{scenario.ConfigFile, "cfg.yaml", "m.mock.yaml", "t.jsonl", "old.json"} {
+		if err := os.WriteFile(name, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mock := scenario.Agent{Command: []string{"acprun", "mock-agent", "m.mock.yaml"}, Cwd: dir}
+	replay := scenario.Agent{Command: []string{"acprun", "replay", "t.jsonl"}, Cwd: dir}
+	tests := []struct {
+		name  string
+		cmd   probeCmd
+		agent scenario.Agent
+		want  string
+	}{
+		{"a new file", probeCmd{Output: "p.json"}, mock, ""},
+		{"an older probe's", probeCmd{Output: "old.json"}, mock, ""},
+		{"the working directory's config", probeCmd{Output: scenario.ConfigFile}, mock,
+			"-o acprun.yaml: it is the config file of this probe; give the probe's JSON another file"},
+		{"--config's", probeCmd{Output: "cfg.yaml", configFlag: configFlag{Config: "cfg.yaml"}}, mock,
+			"-o cfg.yaml: it is the config file of this probe; give the probe's JSON another file"},
+		{"the mock agent's script", probeCmd{Output: "./m.mock.yaml"}, mock,
+			"-o ./m.mock.yaml: it is a mock agent script of this probe; give the probe's JSON another file"},
+		{"the replay agent's transcript", probeCmd{Output: filepath.Join(dir, "t.jsonl")}, replay,
+			"-o " + filepath.Join(dir, "t.jsonl") + ": it is a replay transcript of this probe; give the probe's JSON another file"},
+	}
+	g := &globals{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+	for _, tt := range tests {
+		got := ""
+		if err := tt.cmd.checkOutput(g, &tt.agent); err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s: checkOutput = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	c := probeCmd{Output: "-"}
+	if err := c.checkOutput(g, &mock); err != nil || !c.JSON || c.Output != "" {
+		t.Errorf("-o -: %v, JSON %v, Output %q; want --json", err, c.JSON, c.Output)
+	}
+}
