@@ -37,31 +37,33 @@ Exit codes, as the combined run would have exited:
   4    the merged results could not be written; the summary still goes to
        stderr
   7    some scenario measured nothing (invalid)
-  130  some shard was interrupted; the results are partial
+  130  some shard was interrupted; the results are partial. Or -o is a FIFO
+       that no process read before an interrupt (Ctrl-C): nothing written
 When several apply, the exit code is the first of 4, 130, 3, 7, 1.`
 }
 
 // Run merges the files.
-func (c *mergeCmd) Run(g *globals) error {
+func (c *mergeCmd) Run(ctx context.Context, g *globals) error {
 	if c.Output != outfile.Stdout {
 		if err := outfile.Check(c.Output); err != nil {
 			return exitError{code: exitUsage, err: fmt.Errorf("merge: -o %s: %w", c.Output, err)}
 		}
 	}
-	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{{Flag: "-o", Path: c.Output, What: "the merged results"}}, resultsInputs(c.Files, "a results file merge reads")); err != nil {
+	out := outfile.Target{Flag: "-o", Path: c.Output, What: "the merged results"}
+	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{out}, resultsInputs(c.Files, "a results file merge reads")); err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("merge: %w", err)}
 	}
 	rep, err := report.MergeFiles(c.Files)
 	if err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("merge: %w", err)}
 	}
-	writeErr := g.writeFile(c.Output, nil, true, func(w io.Writer) error { return report.Write(w, rep) })
+	writeErr := g.writeFile(ctx, out, nil, true, func(w io.Writer) error { return report.Write(w, rep) })
 	// A summary that cannot be written to stderr loses nothing merged: the
 	// exit code stays the merged run's, as run's does.
 	_ = output.Lines(g.Stderr, rep)
 	_ = output.Text(g.Stderr, rep)
 	if writeErr != nil {
-		return exitError{code: exitOutput, err: fmt.Errorf("merge: -o %s: %w; the merged results were not written", c.Output, writeErr)}
+		return exitError{code: writeExit(writeErr), err: fmt.Errorf("merge: -o %s: %w; the merged results were not written", c.Output, writeErr)}
 	}
 	if c.Output != outfile.Stdout {
 		fmt.Fprintf(g.Stderr, "results: %s\n", c.Output)

@@ -50,7 +50,8 @@ Exit codes:
   3    the agent could not be started, initialized, authenticated or open a session
        (what it offered until then is still printed)
   4    the -o file could not be written
-  130  interrupted
+  130  interrupted (while the agent ran, or while -o, a FIFO, waited for a
+       reader)
 When several apply, the exit code is the first of 4, 130, 3.`
 }
 
@@ -121,8 +122,8 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	if err != nil {
 		return err
 	}
-	if err := c.writeFile(g, rep); err != nil {
-		return exitError{code: exitOutput, err: err}
+	if err := c.writeFile(ctx, g, rep); err != nil {
+		return exitError{code: writeExit(err), err: err}
 	}
 	switch code {
 	case exitOK:
@@ -151,7 +152,7 @@ func (c *probeCmd) checkOutput(g *globals, agent *scenario.Agent) error {
 	}
 	ins := append([]outfile.Input{{Path: cmp.Or(c.Config, scenario.ConfigFile), What: "the config file of this probe"}},
 		agentInputs(agent, "", "this probe")...)
-	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{{Flag: "-o", Path: c.Output, What: "the probe's JSON"}}, ins); err != nil {
+	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{c.output()}, ins); err != nil {
 		return err
 	}
 	if err := outfile.Check(c.Output); err != nil {
@@ -162,12 +163,17 @@ func (c *probeCmd) checkOutput(g *globals, agent *scenario.Agent) error {
 
 // writeFile writes the probe's JSON to -o, if set, as run writes its
 // results (parents created, regular files replaced atomically).
-func (c *probeCmd) writeFile(g *globals, rep runner.ProbeReport) error {
+func (c *probeCmd) writeFile(ctx context.Context, g *globals, rep runner.ProbeReport) error {
 	if c.Output == "" {
 		return nil
 	}
-	if err := g.writeFile(c.Output, nil, true, func(w io.Writer) error { return output.ProbeJSON(w, rep) }); err != nil {
+	if err := g.writeFile(ctx, c.output(), nil, true, func(w io.Writer) error { return output.ProbeJSON(w, rep) }); err != nil {
 		return fmt.Errorf("-o %s: %w; the probe's JSON was not written", c.Output, err)
 	}
 	return nil
+}
+
+// output is -o, the output file of the probe's JSON.
+func (c *probeCmd) output() outfile.Target {
+	return outfile.Target{Flag: "-o", Path: c.Output, What: "the probe's JSON"}
 }

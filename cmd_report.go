@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -42,18 +43,20 @@ Exit codes:
   2    a file is missing, unreadable or not acprun results, or -o cannot be
        written or is one of the files or a transcript the report embeds
        (nothing written)
-  4    the report could not be written`
+  4    the report could not be written
+  130  -o is a FIFO that no process read before an interrupt (Ctrl-C):
+       nothing written`
 }
 
 // Run renders the report.
-func (c *reportCmd) Run(g *globals) error {
+func (c *reportCmd) Run(ctx context.Context, g *globals) error {
 	if c.Output != outfile.Stdout {
 		if err := outfile.Check(c.Output); err != nil {
 			return exitError{code: exitUsage, err: fmt.Errorf("report: -o %s: %w", c.Output, err)}
 		}
 	}
-	out := []outfile.Target{{Flag: "-o", Path: c.Output, What: "the report"}}
-	if err := outfile.CheckInputs(g.Stdout, out, resultsInputs(c.Files, "a results file report reads")); err != nil {
+	out := outfile.Target{Flag: "-o", Path: c.Output, What: "the report"}
+	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{out}, resultsInputs(c.Files, "a results file report reads")); err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("report: %w", err)}
 	}
 	if c.Transcripts != "" {
@@ -72,13 +75,13 @@ func (c *reportCmd) Run(g *globals) error {
 		dirs = append(dirs, filepath.Dir(f))
 	}
 	opts := htmlOptions(report.TranscriptFinder(c.Transcripts, dirs))
-	if err := outfile.CheckInputs(g.Stdout, out, transcriptInputs(rep, opts.Transcripts)); err != nil {
+	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{out}, transcriptInputs(rep, opts.Transcripts)); err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("report: %w", err)}
 	}
 	opts.Sources = c.Files
 	opts.TranscriptBytes = c.TranscriptBytes
-	if err := g.writeFile(c.Output, nil, true, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
-		return exitError{code: exitOutput, err: fmt.Errorf("report: -o %s: %w; the report was not written", c.Output, err)}
+	if err := g.writeFile(ctx, out, nil, true, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
+		return exitError{code: writeExit(err), err: fmt.Errorf("report: -o %s: %w; the report was not written", c.Output, err)}
 	}
 	if c.Output != outfile.Stdout {
 		fmt.Fprintln(g.Stderr, reportLine(c.Output, rep))

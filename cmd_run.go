@@ -95,7 +95,9 @@ Output files (-o, --junit, --html, --events; --transcripts is a directory) are
 checked before any agent starts. Missing parent directories are created; a
 symlink is written through to its target; a device or FIFO (/dev/null,
 /dev/stdout, a named pipe) is written in place; a regular file is replaced
-atomically and keeps its mode (a new one gets 0644 less the umask). "-" is stdout, for one flag at most;
+atomically and keeps its mode (a new one gets 0644 less the umask). A FIFO that
+no process reads yet is waited for, as stderr says, until an interrupt, which
+gives that output up (exit 130); after an interrupt none is waited for. "-" is stdout, for one flag at most;
 GitHub annotations then go to stderr. An output that is one of the run's inputs
 (a scenario file, the config file, a mock agent script, a replay transcript, a
 file a prompt attaches, the --prompt or --balance-from file), by path, symlink
@@ -139,7 +141,8 @@ Exit codes:
   7    some scenario measured nothing (invalid: the agent changed a file of
        workspace.protect, is not the agent expect.agent names, or its
        provider refused the work: rate limit, quota, overload)
-  130  interrupted (SIGINT/SIGTERM); the results written are partial
+  130  interrupted (SIGINT/SIGTERM); the results written are partial, and an
+       output FIFO that had no reader is not written
 When several apply, the exit code is the first of 4, 130, 3, 7, 1.`
 }
 
@@ -388,6 +391,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
+	// The outputs' FIFOs are waited for until an interrupt, whatever
+	// --timeout says.
+	interrupt := ctx
 	if c.Timeout.d > 0 { // the whole run, the wait for state files' locks included
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, c.Timeout.d, runner.ErrRunTimeout)
@@ -423,28 +429,22 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		Dots: c.format() == formatDots, Verbose: c.Verbose,
 	})
 	observers = append(observers, printer)
-	var events *progress.Events
-	switch c.Events {
-	case "":
-	case outfile.Stdout:
-		events = progress.NewEvents(g.Stdout)
-	default:
-		if events, err = progress.CreateEvents(ctx, c.Events); err != nil {
-			return exitError{code: exitUsage, err: fmt.Errorf("--events %s: %w", c.Events, err)}
-		}
+	events, err := c.openEvents(ctx, g)
+	if err != nil {
+		return err
 	}
 	if events != nil {
 		defer events.Close() // a no-op once writeOutputs has closed it
 		observers = append(observers, events)
 	}
 	opts.Observer = progress.Observers(observers...)
-	rep, err := runner.Run(ctx, opts, scs)
+	rep, err := runner.Run(c.transcriptsNotice(ctx, g), opts, scs)
 	printer.Finish()
 	if err != nil {
 		return exitError{code: exitOutput, err: err}
 	}
 	rep.BalancedBy = c.balancedBy
-	err = c.writeOutputs(g, rep, events)
+	err = c.writeOutputs(interrupt, g, rep, events)
 	if c.Print {
 		if perr := printReply(g.Stdout, rep); perr != nil && err == nil {
 			err = exitError{code: exitOutput, err: fmt.Errorf("--print: %w", perr)}
@@ -456,34 +456,80 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	return exitError{code: exitCode(ctx, rep)}
 }
 
+// transcriptsNotice returns ctx, with which the run's transcripts are
+// opened, saying on stderr when one is a FIFO that has no reader yet: the
+// scenario waits for one until an interrupt.
+func (c *runCmd) transcriptsNotice(ctx context.Context, g *globals) context.Context {
+	return outfile.WithWaitNotice(ctx, func(fifo string) {
+		fmt.Fprintf(g.Stderr, "acprun: --transcripts %s: waiting for a reader of the FIFO %s (Ctrl-C stops the run)\n", c.Transcripts, fifo)
+	})
+}
+
+// openEvents opens the --events output before any agent starts: nil
+// without it. A FIFO that has no reader yet is waited for, saying so,
+// until ctx ends: an interrupt then exits as interrupted, having run
+// nothing.
+func (c *runCmd) openEvents(ctx context.Context, g *globals) (*progress.Events, error) {
+	switch c.Events {
+	case "":
+		return nil, nil
+	case outfile.Stdout:
+		return progress.NewEvents(g.Stdout), nil
+	}
+	ctx = outfile.WithWaitNotice(ctx, func(string) {
+		fmt.Fprintf(g.Stderr, "acprun: --events %s: waiting for a reader of the FIFO before any agent starts (Ctrl-C stops the run)\n", c.Events)
+	})
+	events, err := progress.CreateEvents(ctx, c.Events)
+	if err != nil {
+		code := exitUsage
+		if errors.Is(err, errInterrupted) {
+			code = exitInterrupted
+		}
+		return nil, exitError{code: code, err: fmt.Errorf("--events %s: %w", c.Events, err)}
+	}
+	return events, nil
+}
+
 // writeOutputs writes every output of a finished run, whatever fails, and
 // the summary; it says what was lost after the summary, so that it is the
-// last thing on the screen.
-func (c *runCmd) writeOutputs(g *globals, rep report.Report, events *progress.Events) error {
+// last thing on the screen. An interrupt (ctx) ends the wait for a FIFO's
+// reader: the outputs lost so alone exit as interrupted (writeExit).
+func (c *runCmd) writeOutputs(ctx context.Context, g *globals, rep report.Report, events *progress.Events) error {
 	var lost []string
+	code := exitInterrupted // unless an output is lost otherwise
+	lose := func(err error, msg string, args ...any) {
+		lost = append(lost, fmt.Sprintf(msg, args...))
+		if writeExit(err) != exitInterrupted {
+			code = exitOutput
+		}
+	}
+	out := map[string]outfile.Target{}
+	for _, f := range c.files() {
+		out[f.Flag] = f
+	}
 	written := false
 	// Streamed: the results may hold megabytes of agent text.
-	if err := g.writeFile(c.JSON, c.pins[c.JSON], false, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
-		lost = append(lost, fmt.Sprintf("-o %s: %v; the results were not written", c.JSON, err))
+	if err := g.writeFile(ctx, out["-o"], c.pins[c.JSON], false, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
+		lose(err, "-o %s: %v; the results were not written", c.JSON, err)
 	} else {
 		written = true
 	}
 	if c.JUnit != "" {
-		if err := g.writeFile(c.JUnit, c.pins[c.JUnit], true, func(w io.Writer) error { return output.JUnit(w, rep) }); err != nil {
-			lost = append(lost, fmt.Sprintf("--junit %s: %v; the JUnit report was not written", c.JUnit, err))
+		if err := g.writeFile(ctx, out["--junit"], c.pins[c.JUnit], true, func(w io.Writer) error { return output.JUnit(w, rep) }); err != nil {
+			lose(err, "--junit %s: %v; the JUnit report was not written", c.JUnit, err)
 		}
 	}
 	if c.HTML != "" {
-		err := g.writeFile(c.HTML, c.pins[c.HTML], true, func(w io.Writer) error {
+		err := g.writeFile(ctx, out["--html"], c.pins[c.HTML], true, func(w io.Writer) error {
 			return htmlreport.Write(w, rep, htmlOptions(report.TranscriptFinder("", nil))) // where the run wrote them
 		})
 		if err != nil {
-			lost = append(lost, fmt.Sprintf("--html %s: %v; the HTML report was not written", c.HTML, err))
+			lose(err, "--html %s: %v; the HTML report was not written", c.HTML, err)
 		}
 	}
 	if events != nil {
 		if err := events.Close(); err != nil {
-			lost = append(lost, fmt.Sprintf("--events %s: %v; the events file is incomplete", c.Events, err))
+			lose(err, "--events %s: %v; the events file is incomplete", c.Events, err)
 		}
 	}
 	if os.Getenv("GITHUB_ACTIONS") == "true" {
@@ -505,7 +551,7 @@ func (c *runCmd) writeOutputs(g *globals, rep report.Report, events *progress.Ev
 		for _, msg := range lost {
 			fmt.Fprintf(g.Stderr, "acprun: %s\n", msg)
 		}
-		return exitError{code: exitOutput}
+		return exitError{code: code}
 	}
 	return nil
 }

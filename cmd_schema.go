@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -24,18 +25,20 @@ completion and checks in your editor:
   # yaml-language-server: $schema=./acprun.schema.json
 
 With --config, the schema of the config file (acprun.yaml: named agents and
-defaults). Exit 0, or 4 when -o cannot be written.`
+defaults). Exit 0, or 4 when -o cannot be written, or 130 when -o is a FIFO
+that no process read before an interrupt (Ctrl-C).`
 }
 
 // Run prints the schema.
-func (c *schemaCmd) Run(g *globals) error {
+func (c *schemaCmd) Run(ctx context.Context, g *globals) error {
 	schema := scenario.JSONSchema()
 	if c.Config {
 		schema = scenario.ConfigJSONSchema()
 	}
-	err := g.writeFile(c.Output, nil, true, func(w io.Writer) error { _, err := w.Write(schema); return err })
+	out := outfile.Target{Flag: "-o", Path: c.Output, What: "the schema"}
+	err := g.writeFile(ctx, out, nil, true, func(w io.Writer) error { _, err := w.Write(schema); return err })
 	if err != nil && c.Output != outfile.Stdout {
-		return exitError{code: exitOutput, err: fmt.Errorf("-o %s: %w; the schema was not written", c.Output, err)}
+		return exitError{code: writeExit(err), err: fmt.Errorf("-o %s: %w; the schema was not written", c.Output, err)}
 	}
 	return err
 }

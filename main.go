@@ -12,6 +12,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -68,14 +69,19 @@ type globals struct {
 	Abort <-chan struct{} `kong:"-"`
 }
 
-// writeFile writes what format writes to path: stdout for "-", else as
-// outfile.WriteFrom does (a regular file replaced atomically once format
-// has succeeded, a device or FIFO written in place), or as pin does when
-// path was pinned before the agents ran (pin nil: it was not). With whole,
-// the output is made in memory first, so that nothing is written when
-// format fails; without it, it streams (the results may hold megabytes of
-// agent text). A second interrupt gives up waiting for a FIFO's reader.
-func (g *globals) writeFile(path string, pin *outfile.Pinned, whole bool, format func(io.Writer) error) error {
+// writeFile writes what format writes to the output t: stdout for "-",
+// else as outfile.WriteFrom does (a regular file replaced atomically once
+// format has succeeded, a device or FIFO written in place), or as pin does
+// when t was pinned before the agents ran (pin nil: it was not). With
+// whole, the output is made in memory first, so that nothing is written
+// when format fails; without it, it streams (the results may hold
+// megabytes of agent text).
+//
+// A FIFO that has no reader yet is waited for, saying so on stderr, until
+// the interrupt (ctx, the command's) ends the wait; after the interrupt it
+// is not waited for. Either way that output is lost, with an error that
+// names the FIFO and whose exit code is exitInterrupted (see writeExit).
+func (g *globals) writeFile(ctx context.Context, t outfile.Target, pin *outfile.Pinned, whole bool, format func(io.Writer) error) error {
 	if whole {
 		var buf bytes.Buffer
 		if err := format(&buf); err != nil {
@@ -83,15 +89,26 @@ func (g *globals) writeFile(path string, pin *outfile.Pinned, whole bool, format
 		}
 		format = func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }
 	}
-	if path == outfile.Stdout {
+	if t.Path == outfile.Stdout {
 		return format(g.Stdout)
 	}
-	ctx, stop := abortContext(g.Abort)
-	defer stop()
+	ctx = outfile.WithWaitNotice(ctx, func(string) {
+		fmt.Fprintf(g.Stderr, "acprun: %s %s: waiting for a reader of the FIFO (Ctrl-C gives up %s)\n", t.Flag, t.Path, cmp.Or(t.What, "the output"))
+	})
 	if pin != nil {
 		return pin.WriteFrom(ctx, format)
 	}
-	return outfile.WriteFrom(ctx, path, format)
+	return outfile.WriteFrom(ctx, t.Path, format)
+}
+
+// writeExit is the exit code of an output that could not be written:
+// exitInterrupted when an interrupt gave up its FIFO, which had no
+// reader, exitOutput otherwise.
+func writeExit(err error) int {
+	if errors.Is(err, errInterrupted) {
+		return exitInterrupted
+	}
+	return exitOutput
 }
 
 // cli is the root of the command line.
@@ -368,25 +385,6 @@ func notifyInterrupts() (context.Context, <-chan struct{}, func()) {
 
 // errInterrupted is the cause of the run context after SIGINT or SIGTERM.
 var errInterrupted = errors.New("interrupted")
-
-// errAborted is the cause of the context of the final writes after a
-// second interrupt.
-var errAborted = errors.New("interrupted twice")
-
-// abortContext returns a context that ends when abort is closed (a second
-// interrupt): the outputs are written after the first one, and a FIFO
-// without a reader must not hold acprun forever.
-func abortContext(abort <-chan struct{}) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	go func() {
-		select {
-		case <-abort:
-			cancel(errAborted)
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { cancel(nil) }
-}
 
 // setColor decides once whether human output is coloured: fatih/color looks
 // at stdout, but acprun's human output goes to stderr. --color=always and

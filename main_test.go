@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/acprun/acprun/internal/outfile"
 )
 
 // TestStdoutKeepsItsNames: acprun's stdout, a writer in front of the file
@@ -24,5 +29,54 @@ func TestStdoutKeepsItsNames(t *testing.T) {
 	want := "acprun: -o " + redirected + " and --events -: only one output can go to stdout; give the others a file\n"
 	if code != exitUsage || stderr.String() != want {
 		t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), exitUsage, want)
+	}
+}
+
+// noticeWriter is a stderr that calls at when a line holding substr is
+// written to it.
+type noticeWriter struct {
+	bytes.Buffer
+	substr string
+	at     func()
+}
+
+func (w *noticeWriter) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), w.substr) {
+		w.at()
+	}
+	return w.Buffer.Write(p)
+}
+
+// TestWriteFileGivesUpAFIFOAtTheInterrupt: an output FIFO without a reader
+// is waited for, saying so on stderr, until the interrupt, and not at all
+// once it has come; either way its error names the FIFO and exits as
+// interrupted, where another failure to write exits 4.
+func TestWriteFileGivesUpAFIFOAtTheInterrupt(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "r.fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	target := outfile.Target{Flag: "-o", Path: fifo, What: "the results"}
+	format := func(w io.Writer) error { _, err := io.WriteString(w, "{}"); return err }
+	waiting := "acprun: -o " + fifo + ": waiting for a reader of the FIFO (Ctrl-C gives up the results)\n"
+	lost := "no reader on FIFO " + fifo + ": interrupted"
+
+	ctx, interrupt := context.WithCancelCause(context.Background())
+	stderr := &noticeWriter{substr: "waiting for a reader", at: func() { interrupt(errInterrupted) }}
+	g := &globals{Stdout: &bytes.Buffer{}, Stderr: stderr}
+	err := g.writeFile(ctx, target, nil, true, format)
+	if err == nil || err.Error() != lost || writeExit(err) != exitInterrupted || stderr.String() != waiting {
+		t.Errorf("interrupted while waiting: %v (exit %d), stderr %q; want %q, exit %d, after %q", err, writeExit(err), stderr.String(), lost, exitInterrupted, waiting)
+	}
+
+	stderr.Reset()
+	err = g.writeFile(ctx, target, nil, true, format) // after the interrupt
+	if err == nil || err.Error() != lost || writeExit(err) != exitInterrupted || stderr.Len() != 0 {
+		t.Errorf("after the interrupt: %v (exit %d), stderr %q; want %q, exit %d, without waiting", err, writeExit(err), stderr.String(), lost, exitInterrupted)
+	}
+
+	err = g.writeFile(context.Background(), outfile.Target{Flag: "-o", Path: t.TempDir()}, nil, true, format)
+	if err == nil || writeExit(err) != exitOutput {
+		t.Errorf("a directory: %v (exit %d); want exit %d", err, writeExit(err), exitOutput)
 	}
 }

@@ -51,7 +51,7 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	// The judge's transcript is written here rather than by runScenario,
 	// so that it is named after the scenario's.
 	opts.Transcripts = ""
-	tr := r.judgeTranscript(&opts, what)
+	tr := r.judgeTranscript(ctx, &opts, what)
 	res := runScenario(ctx, &opts, &observer{}, newJob(jsc, 0), "")
 	jr := &report.JudgeResult{Agent: cmp.Or(agent.Name, strings.Join(j.Agent.Command, " ")), DurationMs: res.DurationMs}
 	if inv := res.Invalid; inv != nil && inv.Reason == report.InvalidUpstream {
@@ -68,12 +68,12 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 // judgeTranscript opens the transcript of a judge named what, and taps
 // opts' connections into it; nil when the run keeps no transcripts or it
 // cannot be made.
-func (r *scenarioRun) judgeTranscript(opts *Options, what string) *transcript {
+func (r *scenarioRun) judgeTranscript(ctx context.Context, opts *Options, what string) *transcript {
 	if r.opts.Transcripts == "" || r.transcriptName == "" {
 		return nil
 	}
 	name := strings.TrimSuffix(r.transcriptName, ".jsonl") + "." + what + ".jsonl"
-	tr, err := newTranscript(r.opts, name, r.red)
+	tr, err := newTranscript(ctx, r.opts, name, r.red)
 	if err != nil {
 		return nil
 	}

@@ -574,7 +574,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 		defer cancel()
 	}
 	if r.opts.Transcripts != "" {
-		tr, err := newTranscript(r.opts, r.transcriptName, r.red)
+		tr, err := newTranscript(ctx, r.opts, r.transcriptName, r.red)
 		if err != nil {
 			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("transcript: %v", err))
 		} else {

@@ -3,6 +3,7 @@ package runner
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,6 +15,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 )
@@ -58,8 +60,10 @@ func transcriptNames(jobs []job) [][]string {
 // newTranscript creates the transcript file name in opts' Transcripts
 // directory. A symlink at its place (an agent's, to a file of the user's)
 // is removed first, never followed; a FIFO there is written to, as a
-// shell redirection would (tests follow a transcript so).
-func newTranscript(opts *Options, name string, red *redact.Redactor) (*transcript, error) {
+// shell redirection would (tests follow a transcript so), once it has a
+// reader: one that has none is waited for until ctx ends (an interrupt),
+// and not at all once it has (outfile.OpenIn).
+func newTranscript(ctx context.Context, opts *Options, name string, red *redact.Redactor) (*transcript, error) {
 	dir := opts.transcripts
 	if dir == nil {
 		d, err := os.OpenRoot(opts.Transcripts)
@@ -74,7 +78,7 @@ func newTranscript(opts *Options, name string, red *redact.Redactor) (*transcrip
 			return nil, err
 		}
 	}
-	f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := outfile.OpenIn(ctx, dir, name)
 	if err != nil {
 		return nil, err
 	}

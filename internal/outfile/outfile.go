@@ -199,7 +199,8 @@ func access(path string) error {
 
 // Write writes data to the file path names (see the package doc). A FIFO
 // is opened as a shell redirection would, waiting for its reader; when ctx
-// ends first, Write gives up and returns an error.
+// ends first, or has ended before while the FIFO has no reader, Write
+// gives up with a *NoReaderError.
 func Write(ctx context.Context, path string, data []byte) error {
 	return WriteFrom(ctx, path, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -418,11 +419,47 @@ func fcntlLock(f *os.File, cmd int, lk *syscall.Flock_t) error {
 }
 
 // openInPlace opens a file that is not regular for writing, neither
-// creating nor truncating it. Opening a FIFO waits for a reader, or for
-// ctx to end.
+// creating nor truncating it. A FIFO is opened as waitFIFO says.
 func openInPlace(ctx context.Context, path string, fi fs.FileInfo) (*os.File, error) {
 	if fi.Mode()&fs.ModeNamedPipe == 0 {
 		return os.OpenFile(path, os.O_WRONLY, 0)
+	}
+	// Without a reader, a non-blocking open fails with ENXIO instead of
+	// waiting (fifo(7)); with one, the file is written through Go's
+	// poller, which parks a write the reader does not take yet.
+	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	if !errors.Is(err, syscall.ENXIO) {
+		return f, err
+	}
+	return waitFIFO(ctx, path, func(flag int) (*os.File, error) { return os.OpenFile(path, flag, 0) })
+}
+
+// OpenIn opens the file name of dir for a stream of writes, as a
+// transcript is written: a regular file is created (mode 0644 less the
+// umask) or truncated, a FIFO is opened in place, and a FIFO that has no
+// reader is waited for as WriteFrom waits (see WithWaitNotice), until ctx
+// ends: then, or at once when ctx has ended before, it is a
+// *NoReaderError. dir's rules hold: nothing outside it is opened. The
+// caller closes the file.
+func OpenIn(ctx context.Context, dir *os.Root, name string) (*os.File, error) {
+	f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NONBLOCK, fileMode)
+	if !errors.Is(err, syscall.ENXIO) {
+		return f, err
+	}
+	return waitFIFO(ctx, filepath.Join(dir.Name(), name), func(flag int) (*os.File, error) { return dir.OpenFile(name, flag, 0) })
+}
+
+// waitFIFO opens for writing the FIFO path, which open opens with the
+// flags given to it, when a non-blocking open has found that it has no
+// reader: after the notice of WithWaitNotice, it waits for a reader until
+// ctx ends, and not at all when ctx has ended already; then it is a
+// *NoReaderError.
+func waitFIFO(ctx context.Context, path string, open func(flag int) (*os.File, error)) (*os.File, error) {
+	if ctx.Err() != nil {
+		return nil, &NoReaderError{Path: path, Cause: context.Cause(ctx)}
+	}
+	if notice, ok := ctx.Value(waitNoticeKey{}).(func(string)); ok {
+		notice(path)
 	}
 	type opened struct {
 		f   *os.File
@@ -430,7 +467,7 @@ func openInPlace(ctx context.Context, path string, fi fs.FileInfo) (*os.File, er
 	}
 	done := make(chan opened, 1)
 	go func() {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		f, err := open(os.O_WRONLY)
 		done <- opened{f, err}
 	}()
 	select {
@@ -440,13 +477,39 @@ func openInPlace(ctx context.Context, path string, fi fs.FileInfo) (*os.File, er
 	}
 	// Be the reader for a moment, so that the waiting open returns and its
 	// goroutine ends; whatever it opened is closed unwritten.
-	if r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+	if r, err := open(os.O_RDONLY | syscall.O_NONBLOCK); err == nil {
 		if o := <-done; o.f != nil {
 			o.f.Close()
 		}
 		r.Close()
 	}
-	return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("no reader on the FIFO: %w", context.Cause(ctx))}
+	return nil, &NoReaderError{Path: path, Cause: context.Cause(ctx)}
+}
+
+// NoReaderError is the error of writing to a FIFO that no process reads:
+// the context of the write ended while it waited for a reader, or had
+// ended before (then it did not wait).
+type NoReaderError struct {
+	Path  string // the FIFO
+	Cause error  // why the wait ended: the context's cause
+}
+
+func (e *NoReaderError) Error() string {
+	return fmt.Sprintf("no reader on FIFO %s: %v", e.Path, e.Cause)
+}
+
+// Unwrap returns the cause.
+func (e *NoReaderError) Unwrap() error { return e.Cause }
+
+// waitNoticeKey is the context key of WithWaitNotice's notice.
+type waitNoticeKey struct{}
+
+// WithWaitNotice returns a copy of ctx that makes WriteFrom, Write,
+// Pinned.WriteFrom, Create and OpenIn given it call notice with the FIFO's
+// path when they are about to wait for its reader (none has opened it
+// yet), so that the caller can say why it waits and how to stop it.
+func WithWaitNotice(ctx context.Context, notice func(fifo string)) context.Context {
+	return context.WithValue(ctx, waitNoticeKey{}, notice)
 }
 
 // replace writes to a temporary file beside path and renames it over

@@ -255,16 +255,7 @@ func TestWriteFIFO(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.fifo")
 	mkfifo(t, path)
 	got := make(chan string, 1)
-	go func() {
-		f, err := os.Open(path) // waits for the writer
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		data, _ := io.ReadAll(f)
-		f.Close()
-		got <- string(data)
-	}()
+	go readFIFO(path, got)
 	if err := outfile.Write(context.Background(), path, []byte("results")); err != nil {
 		t.Fatalf("Write: %v", err)
 	}
@@ -276,21 +267,113 @@ func TestWriteFIFO(t *testing.T) {
 	}
 }
 
-// TestWriteFIFOWithoutReader gives up when the context ends, leaving no
-// goroutine behind (goleak) and the FIFO in place.
+// readFIFO opens the FIFO path for reading, which waits for a writer,
+// and sends what it reads to its end (or the error) on got.
+func readFIFO(path string, got chan<- string) {
+	f, err := os.Open(path)
+	if err != nil {
+		got <- err.Error()
+		return
+	}
+	data, _ := io.ReadAll(f)
+	f.Close()
+	got <- string(data)
+}
+
+// TestWriteFIFOWithoutReader does not wait for a reader when the context
+// has ended already: it says at once that the FIFO has none, with the
+// context's cause, and leaves no goroutine behind (goleak) and the FIFO
+// in place.
 func TestWriteFIFOWithoutReader(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.fifo")
 	mkfifo(t, path)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := outfile.Write(ctx, path, []byte("x")); !errors.Is(err, context.Canceled) {
-		t.Errorf("Write with no reader and a cancelled context: %v; want context.Canceled", err)
+	stop := errors.New("interrupted")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(stop)
+	ctx = outfile.WithWaitNotice(ctx, func(string) { t.Error("waited for a reader after the context ended") })
+	err := outfile.Write(ctx, path, []byte("x"))
+	var nr *outfile.NoReaderError
+	if !errors.As(err, &nr) || nr.Path != path || !errors.Is(err, stop) || err.Error() != "no reader on FIFO "+path+": interrupted" {
+		t.Errorf("Write with no reader and an ended context: %v; want a NoReaderError for %s, caused by the interrupt", err, path)
 	}
-	if _, err := outfile.Create(ctx, path); !errors.Is(err, context.Canceled) {
-		t.Errorf("Create with no reader and a cancelled context: %v; want context.Canceled", err)
+	if _, err := outfile.Create(ctx, path); !errors.As(err, &nr) || !errors.Is(err, stop) {
+		t.Errorf("Create with no reader and an ended context: %v; want a NoReaderError caused by the interrupt", err)
 	}
 	if !isFIFO(t, path) {
 		t.Errorf("%s is no longer a FIFO", path)
+	}
+}
+
+// TestWriteFIFOWaitsForItsReader: a FIFO without a reader is waited for,
+// after the notice, until a reader opens it (here in answer to the
+// notice), or until the context ends (here in the notice): then it is a
+// NoReaderError with the context's cause, with no goroutine left behind
+// (goleak).
+func TestWriteFIFOWaitsForItsReader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.fifo")
+	mkfifo(t, path)
+	got := make(chan string, 1)
+	ctx := outfile.WithWaitNotice(context.Background(), func(fifo string) {
+		if fifo != path {
+			t.Errorf("waits for the reader of %s, want %s", fifo, path)
+		}
+		go readFIFO(path, got)
+	})
+	if err := outfile.Write(ctx, path, []byte("results")); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if s := <-got; s != "results" {
+		t.Errorf("the reader got %q, want results", s)
+	}
+
+	stop := errors.New("interrupted")
+	cctx, cancel := context.WithCancelCause(context.Background())
+	noticed := false
+	cctx = outfile.WithWaitNotice(cctx, func(string) { noticed = true; cancel(stop) })
+	err := outfile.Write(cctx, path, []byte("x"))
+	var nr *outfile.NoReaderError
+	if !noticed || !errors.As(err, &nr) || !errors.Is(err, stop) {
+		t.Errorf("Write cancelled while it waits: noticed %t, %v; want the notice and a NoReaderError caused by the interrupt", noticed, err)
+	}
+	if !isFIFO(t, path) {
+		t.Errorf("%s is no longer a FIFO", path)
+	}
+}
+
+// TestWriteFIFOWithAReader: a FIFO that has a reader already is written
+// without waiting, all of it, however much more than the pipe holds at
+// once, though the context has ended (after an interrupt, acprun still
+// writes the outputs that are read).
+func TestWriteFIFOWithAReader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.fifo")
+	mkfifo(t, path)
+	r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a reader, without a writer yet
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// A writer of the test's, so that the reader does not take the time
+	// before Write opens the FIFO for its end; closed once Write is done.
+	held, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte(strings.Repeat("0123456789abcdef", 1<<16)) // 1 MiB, 16 pipes' worth
+	got := make(chan int64, 1)
+	go func() {
+		n, _ := io.Copy(io.Discard, r) // until both writers have closed
+		got <- n
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ctx = outfile.WithWaitNotice(ctx, func(string) { t.Error("waited for a reader that was there") })
+	err = outfile.Write(ctx, path, data)
+	held.Close()
+	if err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if n := <-got; n != int64(len(data)) {
+		t.Errorf("the reader got %d bytes, want %d", n, len(data))
 	}
 }
 
