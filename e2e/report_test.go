@@ -229,6 +229,7 @@ func TestReportBadInput(t *testing.T) {
 	writeFiles(t, dir, map[string]string{
 		"syntax.json": "{\n  \"schemaVersion\": 1,\n  \"scenarios\": [\n    {\"name\": \"x\",}\n  ]\n}\n",
 		"type.json":   "{\"schemaVersion\": 1, \"scenarios\": \"no\"}",
+		"accent.json": "{\"schemaVersion\": 1,\n  \"scenarios\": [ü]}",
 		"v9.json":     `{"schemaVersion": 9, "scenarios": []}`,
 		"empty.json":  "",
 		"ok.json":     `{"schemaVersion": 1, "scenarios": []}`,
@@ -239,6 +240,8 @@ func TestReportBadInput(t *testing.T) {
 	}{
 		{[]string{"syntax.json"}, "syntax.json:4:18: not acprun results: invalid character '}'"},
 		{[]string{"type.json"}, "type.json:1:35: not acprun results: scenarios: want a list, got string"},
+		// At the character json stopped at, not at its second byte.
+		{[]string{"accent.json"}, "accent.json:2:17: not acprun results: invalid character 'ü' looking for beginning of value"},
 		{[]string{"ok.json", "v9.json"}, "v9.json:1:19: schemaVersion 9 is not supported (want 1 to 3): a newer acprun wrote it; read it with that version"},
 		{[]string{"empty.json"}, "empty.json: empty file, not acprun results"},
 		{[]string{"missing.json"}, "missing.json: no such file or directory"},

@@ -92,6 +92,7 @@ func TestReadersSayWhere(t *testing.T) {
 		{"{\"schemaVersion\": 3,\n  \"scenarios\": [\n    {\"name\": \"é\", \"status\": \"passed\",\n     \"file\": \"a.yaml\"}]}", `3:5: not acprun results: scenarios.0: no "line"`},
 		{"{\"schemaVersion\": 3, \"scenarios\": [{\"name\": \"ü\", \"file\": \"a.yaml\", \"line\": 1, \"status\": \"passed\", \"turns\": [null]}]}", "1:109: not acprun results: scenarios.0.turns.0: want an object (a turn), got null"},
 		{"{\n  \"schemaVersion\": 1,\n  \"scenarios\": [\n    {\"name\": \"x\",}\n  ]\n}\n", "4:18: not acprun results: invalid character '}'"},
+		{"{\"schemaVersion\": 1, é}", "1:22: not acprun results: invalid character 'é'"},
 		{`{"schemaVersion": 9, "scenarios": []}`, "1:19: schemaVersion 9 is not supported (want 1 to 3)"},
 		{`{"schemaVersion": 3, "startedAt": "yesterday"}`, `1:35: not acprun results: startedAt: "yesterday" is not a time`},
 		{`[]`, "1:1: not acprun results: the file: want an object, got array"},

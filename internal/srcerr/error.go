@@ -132,9 +132,12 @@ func Print(w io.Writer, err error) {
 
 // AtOffset is the error msg at byte offset off of data, the contents of
 // file: its line and column (1-based, the column in characters) and the
-// text of its line. An offset outside data is taken to be its nearest end.
+// text of its line. An offset outside data is taken to be its nearest end,
+// an offset inside a character to be that character's: the byte before
+// a json error's Offset (just past the byte that is wrong) is the
+// character json stopped at.
 func AtOffset(file string, data []byte, off int, msg string) *Error {
-	off = min(max(off, 0), len(data))
+	off = charStart(data, min(max(off, 0), len(data)))
 	start := bytes.LastIndexByte(data[:off], '\n') + 1
 	end := len(data)
 	if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
@@ -147,4 +150,15 @@ func AtOffset(file string, data []byte, off int, msg string) *Error {
 		Msg:    msg,
 		Source: strings.TrimSuffix(string(data[start:end]), "\r"),
 	}
+}
+
+// charStart is the offset of the character of data that holds byte off:
+// off itself, unless it is inside a character of several bytes.
+func charStart(data []byte, off int) int {
+	for back := 1; back < utf8.UTFMax && back <= off && off < len(data); back++ {
+		if _, n := utf8.DecodeRune(data[off-back:]); n > back {
+			return off - back
+		}
+	}
+	return off
 }

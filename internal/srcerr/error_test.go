@@ -89,9 +89,9 @@ func TestPrint(t *testing.T) {
 
 // TestAtOffset: an offset is said as its line and column (in characters,
 // from 1) with the text of its line; an offset past either end is at
-// that end.
+// that end, an offset inside a character at that character.
 func TestAtOffset(t *testing.T) {
-	data := []byte("{\r\n  \"é\": x\r\n}")
+	data := []byte("{\r\n  \"é\": x\r\n}\n名\xff\xe2\x82")
 	tests := []struct {
 		off  int
 		want srcerr.Error
@@ -100,7 +100,16 @@ func TestAtOffset(t *testing.T) {
 		{11, srcerr.Error{File: "f", Line: 2, Col: 8, Msg: "m", Source: `  "é": x`}},
 		{3, srcerr.Error{File: "f", Line: 2, Col: 1, Msg: "m", Source: `  "é": x`}},
 		{-5, srcerr.Error{File: "f", Line: 1, Col: 1, Msg: "m", Source: "{"}},
-		{99, srcerr.Error{File: "f", Line: 3, Col: 2, Msg: "m", Source: "}"}},
+		{6, srcerr.Error{File: "f", Line: 2, Col: 4, Msg: "m", Source: `  "é": x`}},
+		{7, srcerr.Error{File: "f", Line: 2, Col: 4, Msg: "m", Source: `  "é": x`}},
+		{8, srcerr.Error{File: "f", Line: 2, Col: 5, Msg: "m", Source: `  "é": x`}},
+		{15, srcerr.Error{File: "f", Line: 3, Col: 2, Msg: "m", Source: "}"}},
+		{17, srcerr.Error{File: "f", Line: 4, Col: 1, Msg: "m", Source: "名\xff\xe2\x82"}},
+		{18, srcerr.Error{File: "f", Line: 4, Col: 1, Msg: "m", Source: "名\xff\xe2\x82"}},
+		// Bytes that are no character count one each.
+		{19, srcerr.Error{File: "f", Line: 4, Col: 2, Msg: "m", Source: "名\xff\xe2\x82"}},
+		{21, srcerr.Error{File: "f", Line: 4, Col: 4, Msg: "m", Source: "名\xff\xe2\x82"}},
+		{99, srcerr.Error{File: "f", Line: 4, Col: 5, Msg: "m", Source: "名\xff\xe2\x82"}},
 	}
 	for _, tt := range tests {
 		if got := srcerr.AtOffset("f", data, tt.off, "m"); !cmp.Equal(*got, tt.want) {
