@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/cellwidth"
 )
@@ -36,32 +37,42 @@ type cell struct {
 	width int
 }
 
-// layout turns text into cells and finds the cell of character col (the
-// count of cells when col is past the end).
+// around is how many characters on each side of the column layout lays
+// out: twice what clip shows, so that what is shown is cut short only
+// when more than maxWidth of them take no column (combining marks).
+const around = 2 * maxWidth
+
+// blanks are a tab at its widest.
+var blanks = strings.Repeat(" ", tabWidth)
+
+// layout turns the characters of text within around of character col (or
+// of its end, when col is past it) into cells and finds the cell of col
+// (the count of cells when col is past the end): a line of megabytes
+// takes the memory of what is shown, the tab stops counted from its start.
 func layout(text string, col int) (cells []cell, caret int) {
-	caret = -1
-	screen := 0
-	for i, r := range []rune(text) {
-		if i == col-1 {
-			caret = len(cells)
+	at := min(col-1, utf8.RuneCountInString(text))
+	screen, n := 0, 0
+	for i, r := range text {
+		if n > at+around {
+			break
 		}
 		var c cell
 		switch {
 		case r == '\t':
 			w := tabWidth - screen%tabWidth
-			c = cell{strings.Repeat(" ", w), w}
+			c = cell{blanks[:w], w}
 		case unicode.IsControl(r) || r == unicode.ReplacementChar:
 			c = cell{"\uFFFD", 1}
 		default:
-			c = cell{string(r), cellwidth.Rune(r)}
+			c = cell{text[i : i+utf8.RuneLen(r)], cellwidth.Rune(r)}
+		}
+		if n >= at-around {
+			cells = append(cells, c)
 		}
 		screen += c.width
-		cells = append(cells, c)
+		n++
 	}
-	if caret < 0 {
-		caret = len(cells)
-	}
-	return cells, caret
+	return cells, min(at, around)
 }
 
 // clip returns the cells as text, at most maxWidth columns of them around

@@ -130,3 +130,21 @@ func TestSnippet(t *testing.T) {
 		})
 	}
 }
+
+// TestSnippetLongLine: a line of many kilobytes is shown as a short one is,
+// around its column (the tab stops counted from its start), laying out
+// only the characters near it: its snippet takes a few allocations, not
+// one for each of its characters.
+func TestSnippetLongLine(t *testing.T) {
+	long := "ab\t" + strings.Repeat("abcdefghij", 1<<16) + "xyz\tZ"
+	e := &srcerr.Error{File: "f", Line: 7, Col: 10<<16 + 8, Msg: "m", Source: long}
+	want := "" +
+		"    7 | …j" + strings.Repeat("abcdefghij", 7) + "xyz     Z\n" +
+		"      | " + strings.Repeat(" ", 80) + "^\n"
+	if diff := cmp.Diff(want, e.Snippet()); diff != "" {
+		t.Errorf("Snippet (-want +got):\n%s", diff)
+	}
+	if n := testing.AllocsPerRun(3, func() { e.Snippet() }); n > 1000 {
+		t.Errorf("Snippet of a line of %d KiB: %.0f allocations, want at most 1000", len(long)>>10, n)
+	}
+}
