@@ -141,6 +141,24 @@ func TestGatewayMissingCassette(t *testing.T) {
 	}
 }
 
+// TestGatewayCutCassette: a cassette cut short after a line break is an
+// error at the end of its last line, where a results or state file's is,
+// not on a line it does not have.
+func TestGatewayCutCassette(t *testing.T) {
+	dir := t.TempDir()
+	files := gatewayFiles(gatewayAPIs[0], "https://api.anthropic.com", "second")
+	files["cassettes/g.cassette.json"] = "{\"version\": 1,\n"
+	writeFiles(t, dir, files)
+	res, out := runResults(t, dir, "s.yaml", "--gateway", "replay")
+	if res.code != exitAgent || out.Scenarios[0].Status != report.StatusError {
+		t.Fatalf("exit %d, status %s\n%s", res.code, out.Scenarios[0].Status, res.stderr)
+	}
+	want := filepath.Join("cassettes", "g.cassette.json") + ":1:15: not a valid cassette: unexpected end of JSON input; record it again with --gateway record"
+	if e := out.Scenarios[0].Error; !strings.Contains(e, want) {
+		t.Errorf("error %q, want %q", e, want)
+	}
+}
+
 // TestGatewayBudget: with budget.maxRequests 1 the gateway refuses the
 // second model request with the provider's rate-limit error; acprun
 // cancels that turn (cancelCause budget), the scenario fails naming the

@@ -164,31 +164,21 @@ func (ex *exchange) check() string {
 	return ""
 }
 
-// jsonError is err, from decoding the cassette data at path, saying where.
+// jsonError is err, from decoding the cassette data at path, saying where:
+// at the character json stopped at, the one before its Offset.
 func jsonError(path string, data []byte, err error) error {
-	var off int64 = -1
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
-	msg := err.Error()
+	at := func(off int64, msg string) error {
+		return srcerr.AtOffset(path, data, int(off)-1, "not a valid cassette: "+msg+"; "+recordAgain)
+	}
 	switch {
 	case errors.As(err, &syn):
-		off = syn.Offset
+		return at(syn.Offset, err.Error())
 	case errors.As(err, &typ):
-		off = typ.Offset
-		msg = fmt.Sprintf("%s is %s, not %s", typ.Field, typ.Value, typ.Type)
+		return at(typ.Offset, fmt.Sprintf("%s is %s, not %s", typ.Field, typ.Value, typ.Type))
 	}
-	e := &srcerr.Error{File: path, Msg: "not a valid cassette: " + msg + "; " + recordAgain}
-	if off >= 0 && off <= int64(len(data)) {
-		start := bytes.LastIndexByte(data[:off], '\n') + 1
-		end := len(data)
-		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
-			end = int(off) + i
-		}
-		e.Line = bytes.Count(data[:off], []byte("\n")) + 1
-		e.Col = max(utf8.RuneCount(data[start:off]), 1)
-		e.Source = string(data[start:end])
-	}
-	return e
+	return &srcerr.Error{File: path, Msg: "not a valid cassette: " + err.Error() + "; " + recordAgain}
 }
 
 // writeCassette writes c to path atomically (outfile.Write: a temporary

@@ -44,6 +44,10 @@ func TestOpenReplayErrors(t *testing.T) {
 		{write("v2.json", `{"version": 2, "exchanges": []}`), "cassette " + filepath.Join(dir, "v2.json") + " is version 2; this acprun reads version 1: record it again with --gateway record"},
 		{write("nov.json", `{"exchanges": []}`), "cassette " + filepath.Join(dir, "nov.json") + " has no version: it is not an acprun cassette; record it again with --gateway record"},
 		{write("syntax.json", "{\"version\": 1,\n  \"exchanges\": [}\n"), filepath.Join(dir, "syntax.json") + ":2:17: not a valid cassette: invalid character '}' looking for beginning of value; record it again with --gateway record"},
+		// At the end of the last line, as a results or state file's error
+		// is: the file has no line 2.
+		{write("cut.json", "{\"version\": 1,\n"), filepath.Join(dir, "cut.json") + ":1:15: not a valid cassette: unexpected end of JSON input; record it again with --gateway record"},
+		{write("accent.json", "{\"version\": 1, \"exchanges\": [é]}"), filepath.Join(dir, "accent.json") + ":1:30: not a valid cassette: invalid character 'é' looking for beginning of value; record it again with --gateway record"},
 		{write("type.json", "{\"version\": 1,\n \"exchanges\": [{\"response\": {\"status\": \"200\"}}]}"), filepath.Join(dir, "type.json") + ":2:44: not a valid cassette: exchanges.0.response.status is string, not int; record it again with --gateway record"},
 		{write("nomethod.json", `{"version": 1, "exchanges": [{"request": {"path": "/v1/x"}, "response": {"status": 200}}]}`), "cassette " + filepath.Join(dir, "nomethod.json") + ": exchange 1: the request has no method; record it again with --gateway record"},
 		{write("status.json", `{"version": 1, "exchanges": [{"request": {"method": "GET", "path": "/v1/x"}, "response": {"status": 1200}}]}`), "cassette " + filepath.Join(dir, "status.json") + ": exchange 1: the response's status 1200 is not an HTTP status; record it again with --gateway record"},
