@@ -406,13 +406,15 @@ func TestResumeLockFail(t *testing.T) {
 
 // TestResumeCorruptStateFile: a state file that is not one acprun wrote
 // (not JSON, JSON of another shape, empty: acprun writes it whole) stops
-// the run before any agent starts, exit 2, saying where and what is wrong
-// in the file's own terms and what to do; the file is left as it was.
+// the run before any agent starts, exit 2, saying where (the column in
+// characters) and what is wrong in the file's own terms and what to do;
+// the file is left as it was.
 func TestResumeCorruptStateFile(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct{ name, content, want string }{
 		{"syntax", "{\n  \"version\": 1,\n  \"sessions\": {\"x\": \n", ":3:21: not a valid acprun state file: unexpected end of JSON input"},
 		{"array", "[1,2]", `:1:1: not a valid acprun state file: the file holds an array, want an object with "version" and "sessions"`},
+		{"accent", "{\"version\": 1, \"sessions\": {\"é @ mock\": 7}}", `:1:41: not a valid acprun state file: the session "é @ mock" is a number, want an object with "sessionId", "scenario", "agent", "cwd"…`},
 		{"empty", "", ":1:1: not a valid acprun state file: it is empty, and acprun never writes an empty one"},
 		{"blank", "\n", ":1:1: not a valid acprun state file: it is empty, and acprun never writes an empty one"},
 	} {

@@ -209,9 +209,9 @@ func stateFiles(opts Options, scs []*scenario.Scenario) []string {
 // in a circle; it is the one place where they are opened. mode says what
 // to do about a lock another process holds; waiting, when not nil, is
 // told before each wait. On an error the files opened so far are closed:
-// a *sessionstate.BusyError (mode Fail), a *sessionstate.CorruptError, or
-// ctx's end while waiting. The caller passes the map in Options.States
-// and closes every file once Run returned.
+// a *sessionstate.BusyError (mode Fail), an *srcerr.Error (a state file
+// that is not one), or ctx's end while waiting. The caller passes the map
+// in Options.States and closes every file once Run returned.
 func OpenStates(ctx context.Context, opts Options, scs []*scenario.Scenario, mode sessionstate.Mode, waiting func(path string, pid int)) (map[string]*sessionstate.File, error) {
 	states := map[string]*sessionstate.File{}
 	for _, path := range stateFiles(opts, scs) {

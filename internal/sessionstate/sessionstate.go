@@ -45,6 +45,7 @@ import (
 
 	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/srcerr"
 )
 
 // Version is the version of the state file format this package writes and
@@ -113,21 +114,6 @@ func (e *BusyError) Error() string {
 	return fmt.Sprintf("state file %s is locked by %s: try again once it has finished, or use --lock wait to wait for it", e.Path, outfile.Holder(e.PID))
 }
 
-// CorruptError is Open's error when the state file cannot be read as one.
-type CorruptError struct {
-	Path      string
-	Line, Col int // 0 when unknown
-	Msg       string
-}
-
-func (e *CorruptError) Error() string {
-	where := e.Path
-	if e.Line > 0 {
-		where = fmt.Sprintf("%s:%d:%d", e.Path, e.Line, e.Col)
-	}
-	return fmt.Sprintf("%s: not a valid acprun state file: %s; fix it, or delete it to start new sessions (it only records which session each scenario had last)", where, e.Msg)
-}
-
 // LockPath is the lock file of the state file at path.
 func LockPath(path string) string { return path + ".lock" }
 
@@ -136,8 +122,8 @@ func LockPath(path string) string { return path + ".lock" }
 // another process holds the lock, mode says whether to wait for it or to
 // return a *BusyError; before waiting, waiting (when not nil) is called
 // with the holder's pid (0 if unknown). The wait ends early, with ctx's
-// cause, when ctx ends. A file that is not a state file is a
-// *CorruptError.
+// cause, when ctx ends. A file that is not a state file is an
+// *srcerr.Error (see corrupt).
 func Open(ctx context.Context, path string, mode Mode, waiting func(pid int)) (*File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("state file %s: %w", path, err)
@@ -249,31 +235,13 @@ func (f *File) read() error {
 	}
 	var doc document
 	if err := json.Unmarshal(data, &doc); err != nil {
-		ce := &CorruptError{Path: f.path, Msg: err.Error()}
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		var pe *time.ParseError
-		switch {
-		case errors.As(err, &se):
-			ce.Line, ce.Col = lineCol(data, se.Offset)
-			if len(bytes.TrimSpace(data)) == 0 {
-				// Written whole or not at all, it is never empty: someone
-				// else emptied it.
-				ce.Msg = "it is empty, and acprun never writes an empty one"
-			}
-		case errors.As(err, &te):
-			ce.Line, ce.Col = lineCol(data, te.Offset)
-			ce.Msg = typeMessage(te)
-		case errors.As(err, &pe):
-			ce.Msg = fmt.Sprintf(`an "updatedAt" is %q, not a time (RFC 3339, as 2006-01-02T15:04:05Z)`, pe.Value)
-		}
-		return ce
+		return decodeError(f.path, data, err)
 	}
 	switch {
 	case doc.Version == 0 && doc.Sessions == nil:
-		return &CorruptError{Path: f.path, Msg: `no "version" and no "sessions"`}
+		return corrupt(f.path, nil, -1, `no "version" and no "sessions"`)
 	case doc.Version > Version:
-		return &CorruptError{Path: f.path, Msg: fmt.Sprintf("version %d was written by a newer acprun (this one reads version %d)", doc.Version, Version)}
+		return corrupt(f.path, nil, -1, fmt.Sprintf("version %d was written by a newer acprun (this one reads version %d)", doc.Version, Version))
 	}
 	if doc.Sessions == nil {
 		doc.Sessions = map[string]Entry{}
@@ -281,6 +249,39 @@ func (f *File) read() error {
 	doc.Version = Version
 	f.doc = doc
 	return nil
+}
+
+// corrupt is Open's error when the state file at path cannot be read as
+// one: msg, with what to do, at the character before byte offset off of
+// its data (json's Offset is just past the one it stopped at), or about
+// the whole file when off < 0.
+func corrupt(path string, data []byte, off int64, msg string) *srcerr.Error {
+	msg = "not a valid acprun state file: " + msg + "; fix it, or delete it to start new sessions (it only records which session each scenario had last)"
+	if off < 0 {
+		return &srcerr.Error{File: path, Msg: msg}
+	}
+	return srcerr.AtOffset(path, data, int(off)-1, msg)
+}
+
+// decodeError is corrupt for err, from decoding the state file's data,
+// said in the file's own terms.
+func decodeError(path string, data []byte, err error) *srcerr.Error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	var pe *time.ParseError
+	switch {
+	case errors.As(err, &se) && len(bytes.TrimSpace(data)) == 0:
+		// Written whole or not at all, it is never empty: someone else
+		// emptied it.
+		return corrupt(path, data, se.Offset, "it is empty, and acprun never writes an empty one")
+	case errors.As(err, &se):
+		return corrupt(path, data, se.Offset, err.Error())
+	case errors.As(err, &te):
+		return corrupt(path, data, te.Offset, typeMessage(te))
+	case errors.As(err, &pe):
+		return corrupt(path, nil, -1, fmt.Sprintf(`an "updatedAt" is %q, not a time (RFC 3339, as 2006-01-02T15:04:05Z)`, pe.Value))
+	}
+	return corrupt(path, nil, -1, err.Error())
 }
 
 // typeMessage says in the state file's own terms which value of it has
@@ -330,21 +331,6 @@ func typeMessage(te *json.UnmarshalTypeError) string {
 		what = fmt.Sprintf("%q of the session %q is %s", rest[i+1:], rest[:i], got)
 	}
 	return what + ", want " + want
-}
-
-// lineCol is the 1-based line and column of the byte before offset off (a
-// json error's offset is just past the offending byte).
-func lineCol(data []byte, off int64) (int, int) {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	if off > 0 {
-		off--
-	}
-	before := data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
-	return line, col
 }
 
 // Path is the state file's path, as given to Open.

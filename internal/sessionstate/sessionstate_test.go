@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/internal/sessionstate"
+	"github.com/acprun/acprun/internal/srcerr"
 )
 
 func open(t *testing.T, path string, mode sessionstate.Mode) *sessionstate.File {
@@ -143,6 +144,8 @@ func TestCorruptFile(t *testing.T) {
 		{"array", "[1,2]", []string{`state.json:1:1: not a valid acprun state file: the file holds an array, want an object with "version" and "sessions"; fix it, or delete it`}},
 		{"version", "{\"version\": 1.5}", []string{`state.json:1:15: not a valid acprun state file: "version" is the number 1.5, want a whole number;`}},
 		{"session", "{\"version\": 1, \"sessions\": {\"s.1 @ mock\": true}}", []string{`state.json:1:46: not a valid acprun state file: the session "s.1 @ mock" is true or false, want an object with "sessionId"`}},
+		// In characters, as every file:line:col of acprun, not in bytes.
+		{"accent", "{\"version\": 1, \"sessions\": {\"é @ mock\": 7}}", []string{`state.json:1:41: not a valid acprun state file: the session "é @ mock" is a number, want an object`}},
 		{"entry field", "{\"version\": 1, \"sessions\": {\"s.1 @ mock\": {\"sessionId\": 7}}}", []string{`state.json:1:57: not a valid acprun state file: "sessionId" of the session "s.1 @ mock" is a number, want a string;`}},
 		{"time", "{\"version\": 1, \"sessions\": {\"s @ mock\": {\"updatedAt\": \"noon\"}}}", []string{`state.json: not a valid acprun state file: an "updatedAt" is "noon", not a time (RFC 3339`}},
 		{"empty", "", []string{"state.json:1:1: not a valid acprun state file: it is empty, and acprun never writes an empty one; fix it, or delete it"}},
@@ -157,9 +160,8 @@ func TestCorruptFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := sessionstate.Open(context.Background(), path, sessionstate.Fail, nil)
-			var ce *sessionstate.CorruptError
-			if !errors.As(err, &ce) {
-				t.Fatalf("Open: %v, want a CorruptError", err)
+			if _, ok := errors.AsType[*srcerr.Error](err); !ok {
+				t.Fatalf("Open: %v, want an *srcerr.Error", err)
 			}
 			for _, w := range append(tt.want, "delete it") {
 				if !strings.Contains(err.Error(), w) {
