@@ -192,6 +192,32 @@ func TestRunReadsNotRegularFile(t *testing.T) {
 	}
 }
 
+// TestReplayTranscriptLongLineError: an error at the end of a
+// transcript's line of many megabytes (a long raw line, then a bad
+// "dir") is shown where it is, the end of the line under a caret, and
+// printing it takes memory for what is shown, not for each character of
+// the line.
+func TestReplayTranscriptLongLineError(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	long := strings.Repeat("x", 24<<20)
+	writeFiles(t, dir, map[string]string{"t.jsonl": `{"t":1,"raw":"` + long + `","dir":"up"}` + "\n"})
+	bin, err := plainBinary() // the race detector's own memory aside
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, peak := runMeasured(t, bin, dir, "replay", "t.jsonl")
+	want := fmt.Sprintf("t.jsonl:1:%d: \"dir\" is \"up\": want \"c2a\" (client to agent) or \"a2c\" (agent to client); record it again with acprun run --transcripts DIR\n", len(long)+23) +
+		"    1 | …" + long[:67] + `","dir":"up"}` + "\n" +
+		"      | " + strings.Repeat(" ", 76) + "^\n"
+	if res.code != exitUsage || res.stderr != want {
+		t.Errorf("acprun replay: exit %d, stderr\n%.2000s\nwant %d and\n%s", res.code, res.stderr, exitUsage, want)
+	}
+	if limit := int64(8 * len(long)); peak > limit {
+		t.Errorf("acprun replay's peak resident memory %d MiB, want at most %d MiB", peak>>20, limit>>20)
+	}
+}
+
 // TestReplayTranscriptEndlessLine: a transcript that is one line longer
 // than any acprun records (65 MiB of NUL bytes, no newline) is refused
 // by validate and by acprun replay, at its line, saying what to do.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
 
@@ -234,13 +233,9 @@ type parser struct {
 // errorAt returns the *srcerr.Error of line n at byte offset off of text,
 // which says to record the transcript again.
 func (p *parser) errorAt(n int, text []byte, off int, format string, args ...any) *srcerr.Error {
-	off = min(max(off, 0), len(text))
-	src := text
-	if len(src) > 4096 {
-		src = src[:4096]
-	}
-	return &srcerr.Error{File: p.rec.File, Line: n, Col: utf8.RuneCount(text[:off]) + 1,
-		Msg: fmt.Sprintf(format, args...) + "; " + recordAgain, Source: string(bytes.ToValidUTF8(src, []byte("\uFFFD")))}
+	e := srcerr.AtOffset(p.rec.File, text, off, fmt.Sprintf(format, args...)+"; "+recordAgain)
+	e.Line = n // text is that line, without its line break
+	return e
 }
 
 // line reads line n of the transcript.

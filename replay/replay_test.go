@@ -14,6 +14,7 @@ import (
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
+	"github.com/google/go-cmp/cmp"
 
 	"go.uber.org/goleak"
 
@@ -293,6 +294,36 @@ func TestParseErrors(t *testing.T) {
 			}
 			if !strings.Contains(fmt.Sprint(err), "with acprun run --transcripts DIR") {
 				t.Errorf("Parse = %v, want it to say how to record a transcript", err)
+			}
+		})
+	}
+}
+
+// TestParseErrorSnippet: the snippet of a transcript's error shows its
+// line around the column, however long the line, the caret under the
+// character it is about, every byte that is no character shown as one
+// U+FFFD.
+func TestParseErrorSnippet(t *testing.T) {
+	long := strings.Repeat("x", 10000)
+	tests := []struct {
+		name, text, want string
+	}{
+		{"far in a long line", `{"t":1,"raw":"` + long + `","dir":"up"}`,
+			"    1 | …" + long[:67] + `","dir":"up"}` + "\n" +
+				"      | " + strings.Repeat(" ", 76) + "^\n"},
+		{"after bytes that are no character", "{\"t\":1,\"raw\":\"\xff\xfe\",\"dir\":\"up\"}",
+			"    1 | {\"t\":1,\"raw\":\"\uFFFD\uFFFD\",\"dir\":\"up\"}\n" +
+				"      | " + strings.Repeat(" ", 24) + "^\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse("t.jsonl", strings.NewReader(tt.text+"\n"), nil)
+			e, ok := errors.AsType[*srcerr.Error](err)
+			if !ok || !strings.Contains(e.Msg, `"dir" is "up"`) {
+				t.Fatalf("Parse = %v, want the bad dir", err)
+			}
+			if diff := cmp.Diff(tt.want, e.Snippet()); diff != "" {
+				t.Errorf("Snippet (-want +got):\n%s", diff)
 			}
 		})
 	}
