@@ -1029,3 +1029,38 @@ func TestOwnSystemCalls(t *testing.T) {
 		t.Errorf("updates (-got +want):\n%s", diff)
 	}
 }
+
+// TestTerminalCancelBeforeExitAnswer: a client that writes session/cancel,
+// then the answer to terminal/wait_for_exit (the command killed on the
+// cancel, as acprun does), gets the cancelled branch every time: the
+// agent decides by the order of the stream, not by whether its watch of
+// the cancel stopped the wait before the answer completed it.
+func TestTerminalCancelBeforeExitAnswer(t *testing.T) {
+	for i := range 30 {
+		f := &fakeFS{block: make(chan struct{}), waiting: make(chan struct{})}
+		serve := func(ctx context.Context, req *acp.Request) (any, error) {
+			if req.Method == acp.MethodTerminalKill {
+				return acp.KillTerminalResponse{}, nil // the wait was answered already
+			}
+			return f.serve(ctx, req)
+		}
+		c, _ := runMock(t, "turns: [{steps: [{terminal: {command: sleep 100, waitForExit: true, output: true}}, {text: unreachable}]}]\n", serve)
+		sid := c.start()
+		ctx := testCtx(t)
+		call := c.conn.Call(ctx, acp.MethodSessionPrompt, promptReq(sid, "x"))
+		c.waitText("terminal: term_1")
+		<-f.waiting
+		if err := c.conn.Notify(ctx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: sid}); err != nil {
+			t.Fatal(err)
+		}
+		close(f.block) // the exit's answer goes out after the cancel
+		var res acp.PromptResponse
+		if err := call.Await(ctx, &res); err != nil || res.StopReason != acp.StopCancelled {
+			t.Fatalf("run %d: prompt = %+v, %v; want cancelled", i, res, err)
+		}
+		want := []string{"text:error: terminal/wait_for_exit: cancelled", "text:kill: ok", "text:release: ok"}
+		if diff := cmp.Diff(describeAll(c.drain()), want); diff != "" {
+			t.Fatalf("run %d: updates (-got +want):\n%s", i, diff)
+		}
+	}
+}

@@ -104,7 +104,12 @@ func (st *terminalStep) play(pl *player) *ending {
 		}
 		var res acp.WaitForTerminalExitResponse
 		err := pl.call(ctx, acp.MethodTerminalWaitForExit, ref, &res)
-		if err != nil && !pl.gone() && ctx.Err() != nil {
+		// Whether the cancel came first is what the stream says: the call
+		// returns an answer only once every message before it, a
+		// session/cancel among them, was handled. ctx, stopped by the
+		// goroutine above, may not be stopped yet when the answer (the
+		// command killed by the client on the cancel) completes the call.
+		if !pl.gone() && pl.cancelRequested() {
 			// Cancelled while the command runs: stop it, as a real agent would.
 			if pl.say("error: %s: cancelled", acp.MethodTerminalWaitForExit) != nil {
 				return died()
