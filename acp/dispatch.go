@@ -159,6 +159,17 @@ func (c *Conn) handle(in *inMsg) bool {
 	return true
 }
 
+// Answered reports whether the reader has read the call's answer. The
+// answer may still wait to be dispatched behind the messages read before
+// it (Done closes once it is): checked just before writing a message, it
+// says that the answer came first, whatever the scheduling of the
+// handlers, and so cannot be the peer's response to that message.
+func (c *Call) Answered() bool {
+	c.conn.mu.Lock()
+	defer c.conn.mu.Unlock()
+	return c.answered
+}
+
 // answer writes the answer to req in its place, before the next message
 // is handled. Meanwhile the reader goes on without bound: a peer that
 // writes without reading what it is sent must not wait for us to read

@@ -19,7 +19,10 @@ import (
 // Either way the turn fails naming the budget, and the turns after it do
 // not run. Whether the cancel or the agent's own answer ended the turn
 // first, the verdict is the same: it follows from what the agent reported
-// before its answer.
+// before its answer. The update that passes a maxCost marks the turn
+// cancelled where it stands in the stream, so the requests after it are
+// answered cancelled, and the turn is cancelled (cancelCause budget) even
+// when its answer came before the runner saw the budget passed.
 
 // errBudget is the cause of a turn's context when the agent's reported
 // spending passes a budget.
@@ -74,6 +77,10 @@ func (t *turnState) spend(u *acp.UsageUpdate) {
 	default:
 		return
 	}
+	// Cancelled here, in the update's place in the stream: every request of
+	// the turn after it is answered cancelled, whenever the runner gets to
+	// send session/cancel (see awaitAnswer).
+	t.markCancelled()
 	b.cancel(errBudget)
 }
 

@@ -1,15 +1,24 @@
 package runner
 
 import (
+	"bytes"
 	"cmp"
+	"context"
+	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 
+	json "github.com/go-json-experiment/json/v1"
 	gocmp "github.com/google/go-cmp/cmp"
 
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
 )
 
 // spender spends 0.10 in its first turn and goes on to 0.30 in its
@@ -101,4 +110,129 @@ turns:
 			t.Errorf("status %s, turn %+v; want passed, not cancelled\nfailures: %q", res.Status, res.Turns[0], res.Failures)
 		}
 	})
+}
+
+// costlyUpdate is a usage_update of session s that reports a cost of 3 USD.
+func costlyUpdate(s string) acp.SessionNotification {
+	return acp.SessionNotification{SessionID: s, Update: acp.SessionUpdate{Kind: acp.UpdateUsageUpdate,
+		UsageUpdate: &acp.UsageUpdate{Used: 20, Size: 100, Cost: &acp.Cost{Amount: 3, Currency: "USD"}}}}
+}
+
+// TestBudgetCancelsInStreamOrder: the usage_update that passes the budget
+// cancels the turn in its place in the stream: a permission request that
+// comes after it is answered cancelled (once session/cancel is out), even
+// though the runner has not got round to cancelling the turn, and a tool
+// call announced after it is cancelled too. The test plays the runner
+// here: it never cancels the turn itself.
+func TestBudgetCancelsInStreamOrder(t *testing.T) {
+	s := &session{sessionID: "s", policy: &approve.Policy{Default: approve.Allow}, obs: (&observer{}).forJob(Ref{Name: "b"}, redact.New())}
+	tr := s.startTurn(1, "one", nil, false)
+	maxCost := 1.0
+	stopped := make(chan error, 1)
+	s.watch(tr, &budgetWatch{scenario: &scenario.UsageExpect{MaxCost: &maxCost}, cancel: func(err error) { stopped <- err }})
+	s.update(costlyUpdate("s"))
+	if err := <-stopped; !errors.Is(err, errBudget) {
+		t.Fatalf("the turn's context was cancelled with %v, want errBudget", err)
+	}
+	id := acp.ID{}
+	_ = json.Unmarshal([]byte("7"), &id)
+	req := &acp.Request{ID: &id, Method: acp.MethodSessionRequestPermission,
+		Params: []byte(`{"sessionId":"s","toolCall":{"toolCallId":"e1","title":"Edit f.txt","kind":"edit"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}`)}
+	answer := make(chan any, 1)
+	go func() {
+		res, _ := s.Handle(context.Background(), req)
+		answer <- res
+	}()
+	s.sentCancel(tr) // as the runner does once session/cancel is written
+	got, ok := (<-answer).(acp.RequestPermissionResponse)
+	if !ok || got.Outcome.Outcome != acp.OutcomeCancelled {
+		t.Errorf("the permission request after the budget passed was answered %+v, want cancelled", got)
+	}
+	rec := s.snapshot(tr)
+	if len(rec.Permissions) != 1 || rec.Permissions[0].Decision != "cancelled" || s.allowed != 0 {
+		t.Errorf("permissions %+v, %d allowed; want one cancelled, none allowed", rec.Permissions, s.allowed)
+	}
+	if len(rec.ToolCalls) != 1 || rec.ToolCalls[0].Status != "cancelled" {
+		t.Errorf("tool calls %+v, want e1 cancelled", rec.ToolCalls)
+	}
+}
+
+// TestBudgetPassedBeforeAnswerIsCancelled: a turn that passed its budget
+// in the stream before its answer is cancelled even when the answer was
+// dispatched by the time the runner looked: the stream decides, not which
+// goroutine got there first.
+func TestBudgetPassedBeforeAnswerIsCancelled(t *testing.T) {
+	tr := newTurnState(&report.TurnResult{Index: 1})
+	tr.markCancelled() // by the usage_update before the answer (spend)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errBudget)
+	call := answeredPrompt(t)
+	var resp acp.PromptResponse
+	expired, err := afterAwait(ctx, tr, call, &resp, call.Await(ctx, &resp))
+	if !expired || err != nil {
+		t.Errorf("afterAwait = expired %v, %v; want the turn cancelled", expired, err)
+	}
+}
+
+// TestAnswerReadBeforeCancelIsNotIgnored: the agent's answer, read (and
+// queued behind the updates before it) when acprun was about to write the
+// cancel of a turn that passed its budget, is not a cancel the agent
+// ignored: cancelCause budget, no cancelIgnored, no warning. The test holds
+// the connection's dispatcher (in its observer) so that the runner sends
+// the cancel while the answer waits in the queue, the order that made
+// acprun flag it.
+func TestAnswerReadBeforeCancelIsNotIgnored(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := startInBubble(t, `turns:
+  - steps:
+      - text: "a\n"
+      - usage_update: {used: 20, size: 100, cost: {amount: 3.0, currency: USD}}
+      - text: "b\n"
+`, "name: tight\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nbudget: {maxCost: 1.0}\nturns:\n  - prompt: one\n")
+		answerRead, cancelSent := make(chan struct{}), make(chan struct{})
+		var once1, once2 sync.Once
+		b.onLine = func(dir acp.Direction, line []byte) {
+			switch {
+			case dir == acp.Received && bytes.Contains(line, []byte(`"stopReason"`)):
+				once1.Do(func() { close(answerRead) })
+			case dir == acp.Sent && bytes.Contains(line, []byte(`"session/cancel"`)):
+				once2.Do(func() { close(cancelSent) })
+			}
+		}
+		gate := &gateObserver{gates: map[string]func(){
+			// Before the usage_update is handled: the answer is read.
+			"a": func() { <-answerRead; synctest.Wait() },
+			// After it (the turn's context is cancelled), before the answer
+			// is dispatched: the runner writes the cancel.
+			"b": func() { <-cancelSent },
+		}}
+		b.r.jo = (&observer{o: gate}).forJob(b.r.jo.job, b.r.red)
+		b.r.sess.obs = b.r.jo
+		if err := b.handshake(t.Context()); err != nil {
+			t.Fatalf("handshake: %v", err)
+		}
+		b.r.playTurns(t.Context(), t.Context())
+		res := b.finish(t, false)
+		tr := res.Turns[0]
+		if tr.StopReason != "end_turn" || tr.CancelCause != report.CauseBudget || tr.CancelIgnored {
+			t.Errorf("turn: stopReason %s, cancelCause %q, cancelIgnored %v; want end_turn, budget, not ignored", tr.StopReason, tr.CancelCause, tr.CancelIgnored)
+		}
+		if w := strings.Join(append(tr.Warnings, res.Warnings...), "\n"); strings.Contains(w, "cancelIgnored") {
+			t.Errorf("warnings %q flag an ignored cancel", w)
+		}
+	})
+}
+
+// gateObserver is an UpdateObserver whose Update of a text line waits for
+// the gate named by the line: it holds the connection's dispatcher there.
+type gateObserver struct {
+	updateRecorder
+	gates map[string]func()
+}
+
+func (g *gateObserver) WantsUpdates() bool { return true }
+func (g *gateObserver) Update(_ Ref, u Update) {
+	if f := g.gates[u.Text]; f != nil && u.Kind == UpdateText {
+		f()
+	}
 }

@@ -56,6 +56,10 @@ type bubbleRun struct {
 
 	mu   sync.Mutex
 	sent [][]byte // every line acprun wrote to the agent
+	// onLine, when set (before the handshake), sees every line of the
+	// connection as the tap does, in the reader's or the writer's
+	// goroutine.
+	onLine func(dir acp.Direction, line []byte)
 }
 
 // sentLines returns every line acprun wrote to the agent so far.
@@ -88,10 +92,14 @@ func startInBubble(t *testing.T, script, src string) *bubbleRun {
 	j := newJob(scs[0], 0)
 	b := &bubbleRun{played: make(chan error, 1)}
 	opts := &Options{Environ: []string{}, Abort: make(chan struct{}), tap: func(dir acp.Direction, line []byte, _ time.Time) {
+		b.mu.Lock()
 		if dir == acp.Sent {
-			b.mu.Lock()
 			b.sent = append(b.sent, slices.Clone(line))
-			b.mu.Unlock()
+		}
+		onLine := b.onLine
+		b.mu.Unlock()
+		if onLine != nil {
+			onLine(dir, line)
 		}
 	}}
 	res := newResult(j, opts)

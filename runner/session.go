@@ -718,16 +718,26 @@ func (s *session) turnState(index int) *turnState {
 // answered cancelled, and unfinished tool calls are marked cancelled. The
 // terminals are killed once session/cancel is out (see sentCancel).
 func (s *session) cancelTurn(t *turnState) {
-	t.cancelOnce.Do(func() { close(t.cancelled) })
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, c := range t.calls {
-		switch c.call.Status {
-		case acp.StatusCompleted, acp.StatusFailed:
-		default:
-			c.cancelled = true
+	t.markCancelled()
+}
+
+// markCancelled marks the turn cancelled, once: the requests handled from
+// now on are answered cancelled and its unfinished tool calls are
+// cancelled (those it announces later are too, see call). The caller holds
+// the session's lock.
+func (t *turnState) markCancelled() {
+	t.cancelOnce.Do(func() {
+		close(t.cancelled)
+		for _, c := range t.calls {
+			switch c.call.Status {
+			case acp.StatusCompleted, acp.StatusFailed:
+			default:
+				c.cancelled = true
+			}
 		}
-	}
+	})
 }
 
 // sentCancel records that session/cancel was written (or could not be):

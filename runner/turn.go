@@ -56,11 +56,14 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	call := r.sess.sendPrompt(turnCtx, t, r.agent.Conn, req)
 	var resp acp.PromptResponse
 	var out turnOutcome
-	expired, err := awaitAnswer(turnCtx, call, &resp)
+	expired, err := awaitAnswer(turnCtx, t, call, &resp)
 	if expired {
 		out.cancelCause = cancelCause(context.Cause(turnCtx))
-		err = r.cancel(t, call, &resp)
-		out.cancelIgnored = err == nil && resp.StopReason != acp.StopCancelled
+		var answeredFirst bool
+		answeredFirst, err = r.cancel(t, call, &resp)
+		// Ignored only by an answer read after the cancel was written: one
+		// already on its way could not heed it.
+		out.cancelIgnored = err == nil && resp.StopReason != acp.StopCancelled && !answeredFirst
 	}
 	r.answered(&out, resp, err)
 	out.duration = time.Since(start)
@@ -183,16 +186,26 @@ func (r *scenarioRun) checkTurnWork(ctx context.Context, e scenario.Expect, rec 
 	return fails
 }
 
-// awaitAnswer waits for the prompt's answer until ctx ends. expired reports
-// that ctx ended and no answer had come: the turn must be cancelled.
-func awaitAnswer(ctx context.Context, call *acp.Call, resp *acp.PromptResponse) (expired bool, err error) {
-	return afterAwait(ctx, call, resp, call.Await(ctx, resp))
+// awaitAnswer waits for turn t's answer to call until ctx ends. expired
+// reports that the turn must be cancelled: ctx ended and no answer had
+// come, or the turn was cancelled in the stream before its answer.
+func awaitAnswer(ctx context.Context, t *turnState, call *acp.Call, resp *acp.PromptResponse) (expired bool, err error) {
+	return afterAwait(ctx, t, call, resp, call.Await(ctx, resp))
 }
 
 // afterAwait decides what err, returned by call.Await(ctx, resp), means.
-// An answer dispatched by the time the deadline is handled wins: a turn that
+// A turn marked cancelled in the stream, by an update that came before its
+// answer (a budget passed, see spend), is cancelled whether or not its
+// answer has been dispatched since: the stream decides, not which of the
+// runner and the connection got there first. Otherwise an answer
+// dispatched by the time the deadline is handled wins: a turn that
 // finished by itself is never cancelled nor flagged.
-func afterAwait(ctx context.Context, call *acp.Call, resp *acp.PromptResponse, err error) (expired bool, _ error) {
+func afterAwait(ctx context.Context, t *turnState, call *acp.Call, resp *acp.PromptResponse, err error) (expired bool, _ error) {
+	// Once Await returned the answer, every update before it was handled:
+	// cancelled is closed by then if one of them cancelled the turn.
+	if isClosed(t.cancelled) {
+		return true, err
+	}
 	if err == nil || ctx.Err() == nil || !isContextErr(err) {
 		return false, err
 	}
@@ -233,12 +246,18 @@ var (
 	errNotSent = errors.New("the prompt was not sent: the turn was cancelled before it was written")
 )
 
-// cancel runs the protocol's cancel steps for a turn whose deadline passed:
-// session/cancel, pending permission requests answered cancelled, tool calls
-// marked cancelled, then a grace period for the prompt's answer. When no
-// answer comes the agent is killed and errUnresponsive returned.
-func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptResponse) error {
+// cancel runs the protocol's cancel steps for a turn whose deadline passed
+// (or that passed a budget): session/cancel, pending permission requests
+// answered cancelled, tool calls marked cancelled, then a grace period for
+// the prompt's answer. When no answer comes the agent is killed and
+// errUnresponsive returned. answeredFirst reports that the answer had been
+// read when session/cancel was about to be written: it cannot be the
+// agent's answer to the cancel.
+func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptResponse) (answeredFirst bool, _ error) {
 	r.sess.cancelTurn(t)
+	// Taken before the write: once the cancel is out, the agent's answer to
+	// it may be read before Notify returns.
+	answeredFirst = call.Answered()
 	notifyCtx, cancelNotify := context.WithTimeout(context.Background(), time.Second)
 	err := r.agent.Conn.Notify(notifyCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID})
 	cancelNotify()
@@ -246,7 +265,7 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 	if err != nil && !errors.Is(err, acp.ErrClosed) {
 		// The agent does not read what we write: it cannot be cancelled.
 		r.agent.Kill()
-		return fmt.Errorf("%w: the agent stopped reading its input; it was stopped", errUnresponsive)
+		return answeredFirst, fmt.Errorf("%w: the agent stopped reading its input; it was stopped", errUnresponsive)
 	}
 	select {
 	case <-call.Done():
@@ -254,7 +273,7 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 		// went out): the deadline came before a byte of the prompt was
 		// written, so the agent never got it.
 		if err := call.Await(context.Background(), nil); err != nil && isContextErr(err) {
-			return errNotSent
+			return answeredFirst, errNotSent
 		}
 	default:
 	}
@@ -267,11 +286,11 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 	if err != nil && graceCtx.Err() != nil && isContextErr(err) {
 		r.agent.Kill()
 		if timeoutCtx.Err() == nil {
-			return fmt.Errorf("%w: no answer to session/cancel before a second interrupt; the agent was stopped", errUnresponsive)
+			return answeredFirst, fmt.Errorf("%w: no answer to session/cancel before a second interrupt; the agent was stopped", errUnresponsive)
 		}
-		return fmt.Errorf("%w: no answer to session/cancel within %s; the agent was stopped", errUnresponsive, grace)
+		return answeredFirst, fmt.Errorf("%w: no answer to session/cancel within %s; the agent was stopped", errUnresponsive, grace)
 	}
-	return err
+	return answeredFirst, err
 }
 
 // isContextErr reports whether err is not an answer (an *acp.Error) nor

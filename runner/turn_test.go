@@ -23,13 +23,28 @@ import (
 // Await gave up on the deadline, the turn still finished by itself: no
 // session/cancel, no cancelIgnored.
 func TestAnsweredTurnIsNotCancelled(t *testing.T) {
+	expiredCtx, cancel := context.WithCancel(context.Background())
+	cancel()
+	call := answeredPrompt(t)
+	var resp acp.PromptResponse
+	// What Await returned when the deadline won the race by a hair.
+	expired, err := afterAwait(expiredCtx, newTurnState(&report.TurnResult{Index: 1}), call, &resp, context.Cause(expiredCtx))
+	if expired || err != nil || resp.StopReason != acp.StopEndTurn {
+		t.Errorf("afterAwait = expired %v, %v, stopReason %q; want the answer, not a cancel", expired, err, resp.StopReason)
+	}
+}
+
+// answeredPrompt sends session/prompt to an agent that answers it
+// end_turn at once, and returns the call once its answer is dispatched.
+func answeredPrompt(t *testing.T) *acp.Call {
 	a, b := net.Pipe()
 	conn := acp.NewConn(a, a, nil, nil)
-	defer conn.Close()
-	defer b.Close()
+	t.Cleanup(func() {
+		conn.Close()
+		b.Close()
+	})
 	go func() {
-		r := bufio.NewReader(b)
-		line, err := r.ReadBytes('\n')
+		line, err := bufio.NewReader(b).ReadBytes('\n')
 		if err != nil {
 			return
 		}
@@ -39,16 +54,9 @@ func TestAnsweredTurnIsNotCancelled(t *testing.T) {
 		_ = json.Unmarshal(line, &m)
 		_, _ = b.Write([]byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"stopReason":"end_turn"}}` + "\n"))
 	}()
-	expiredCtx, cancel := context.WithCancel(context.Background())
-	cancel()
 	call := conn.Call(context.Background(), acp.MethodSessionPrompt, map[string]string{"sessionId": "s"})
 	<-call.Done()
-	var resp acp.PromptResponse
-	// What Await returned when the deadline won the race by a hair.
-	expired, err := afterAwait(expiredCtx, call, &resp, context.Cause(expiredCtx))
-	if expired || err != nil || resp.StopReason != acp.StopEndTurn {
-		t.Errorf("afterAwait = expired %v, %v, stopReason %q; want the answer, not a cancel", expired, err, resp.StopReason)
-	}
+	return call
 }
 
 // TestAwaitAnswerExpires: without an answer, an ended context asks for a
@@ -63,7 +71,7 @@ func TestAwaitAnswerExpires(t *testing.T) {
 	call := conn.Call(context.Background(), acp.MethodSessionPrompt, map[string]string{"sessionId": "s"})
 	cancel()
 	var resp acp.PromptResponse
-	if expired, err := awaitAnswer(ctx, call, &resp); !expired || err == nil {
+	if expired, err := awaitAnswer(ctx, newTurnState(&report.TurnResult{Index: 1}), call, &resp); !expired || err == nil {
 		t.Errorf("awaitAnswer = %v, expired %v; want expired", err, expired)
 	}
 }
@@ -141,7 +149,7 @@ func TestPromptNotSentIsSkipped(t *testing.T) {
 		agent: &Agent{Conn: conn},
 	}
 	var resp acp.PromptResponse
-	err := run.cancel(newTurnState(&report.TurnResult{Index: 1}), call, &resp)
+	_, err := run.cancel(newTurnState(&report.TurnResult{Index: 1}), call, &resp)
 	if !errors.Is(err, errNotSent) {
 		t.Errorf("cancel = %v, want errNotSent", err)
 	}
