@@ -17,7 +17,6 @@ import (
 	"syscall"
 
 	"github.com/acprun/acprun/approve"
-	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
@@ -589,7 +588,7 @@ const maxFileRead = 16 << 20
 // sandbox hides from the agent), fails and what it leads to is never read.
 // Only regular files are read (a FIFO is opened without waiting for a
 // writer, then refused), and at most maxFileRead bytes of one.
-func checkFiles(e *scenario.FilesExpect, root string, hidden []string, changed []string, known bool) []string {
+func checkFiles(e *scenario.FilesExpect, root string, hidden []string, changed []string, known bool, in inputs) []string {
 	if e == nil {
 		return nil
 	}
@@ -597,7 +596,7 @@ func checkFiles(e *scenario.FilesExpect, root string, hidden []string, changed [
 	if ws, err := openWorkspace(root, hidden); err != nil {
 		fails = append(fails, fmt.Sprintf("%s: files: cannot check the files: %v", e.Pos, err))
 	} else {
-		fails = ws.check(e)
+		fails = ws.check(e, in)
 		ws.close()
 	}
 	for _, u := range e.Unchanged {
@@ -619,8 +618,8 @@ func checkFiles(e *scenario.FilesExpect, root string, hidden []string, changed [
 }
 
 // check checks the expectations of e on the files as they are now, all
-// but unchanged.
-func (w *workspaceFiles) check(e *scenario.FilesExpect) []string {
+// but unchanged, with the golden files read from in.
+func (w *workspaceFiles) check(e *scenario.FilesExpect, in inputs) []string {
 	var fails []string
 	fail := func(pos scenario.Pos, format string, args ...any) {
 		fails = append(fails, pos.String()+": "+fmt.Sprintf(format, args...))
@@ -659,7 +658,7 @@ func (w *workspaceFiles) check(e *scenario.FilesExpect) []string {
 			fail(g.Pos, "files.golden: %q %s", g.Path, problem)
 			continue
 		}
-		want, err := readGolden(g.Golden)
+		want, err := in.read(g.Golden, maxFileRead)
 		if err != nil {
 			fail(g.Pos, "files.golden: cannot read the golden file: %v", err)
 		} else if diff := goldenDiff(data, want); diff != "" {
@@ -676,12 +675,6 @@ func summary(data []byte) string {
 	}
 	line, _, _ := bytes.Cut(data, []byte("\n"))
 	return fmt.Sprintf("%s, first line %s", plural(len(data), "byte", "bytes"), quoted(string(line)))
-}
-
-// readGolden reads a golden file, a regular file of at most maxFileRead
-// bytes (never waiting on a FIFO).
-func readGolden(name string) ([]byte, error) {
-	return inputfile.Read(name, maxFileRead)
 }
 
 // goldenDiff says how got differs from want ("" when they are equal): the

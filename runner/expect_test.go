@@ -564,7 +564,7 @@ func TestCheckFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := tt.e
-			got := checkFiles(&e, root, nil, tt.changed, !tt.unknown)
+			got := checkFiles(&e, root, nil, tt.changed, !tt.unknown, nil)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
@@ -582,12 +582,12 @@ func TestCheckFiles(t *testing.T) {
 func TestCheckFilesWithoutWorkspace(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "gone")
 	e := &scenario.FilesExpect{Pos: at(29, 3), Exists: []scenario.Located{loc(30, 5, "a.txt")}, Unchanged: []scenario.Located{loc(31, 5, "src/**")}}
-	got := checkFiles(e, dir, nil, []string{"src/a.go"}, true)
+	got := checkFiles(e, dir, nil, []string{"src/a.go"}, true, nil)
 	if len(got) != 2 || !strings.HasPrefix(got[0], "s.yaml:29:3: files: cannot check the files: ") || !strings.Contains(got[0], "gone") ||
 		got[1] != `s.yaml:31:5: files.unchanged: 1 path matching "src/**" was changed: src/a.go` {
 		t.Errorf("failures: %q", got)
 	}
-	if got := checkFiles(nil, dir, nil, nil, false); got != nil {
+	if got := checkFiles(nil, dir, nil, nil, false, nil); got != nil {
 		t.Errorf("nil expectation: %q", got)
 	}
 }
@@ -605,7 +605,7 @@ func TestUnchangedWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Remove()
-	r := &scenarioRun{ws: ws, sc: &scenario.Scenario{}}
+	r := &scenarioRun{opts: &Options{}, ws: ws, sc: &scenario.Scenario{}}
 	e := &scenario.FilesExpect{Pos: at(20, 3), Unchanged: []scenario.Located{loc(21, 5, "**")}}
 	if got := r.checkFiles(e); got != nil {
 		t.Errorf("untouched workspace: %q, want no failures", got)

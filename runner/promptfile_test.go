@@ -26,7 +26,7 @@ func TestPromptBlocksNotRegular(t *testing.T) {
 	if err := os.Symlink("/dev/zero", zero); err != nil {
 		t.Fatal(err)
 	}
-	r := &scenarioRun{}
+	r := &scenarioRun{opts: &Options{}}
 	r.init.AgentCapabilities.PromptCapabilities = acp.PromptCapabilities{EmbeddedContext: true, Image: true}
 	pos := scenario.Pos{File: "s.yaml", Line: 3, Col: 7}
 	done := make(chan struct{})
@@ -52,5 +52,46 @@ func TestPromptBlocksNotRegular(t *testing.T) {
 		if !strings.HasPrefix(warnings[i], "s.yaml:3:7: ") || !strings.Contains(warnings[i], want) {
 			t.Errorf("warning %q, want s.yaml:3:7: ... %q", warnings[i], want)
 		}
+	}
+}
+
+// TestInputsPlantedLink: the files prompts attach and the golden files
+// are pinned when the run starts (pinInputs): a symlink an agent put in
+// the place of one since (to a file of the user's) is not followed, so
+// the file it points at goes neither into the prompt nor into the
+// failures; the turn's attachment is sent as a link, with a warning.
+func TestInputsPlantedLink(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "id_rsa")
+	spec, golden := filepath.Join(dir, "spec.md"), filepath.Join(dir, "golden.txt")
+	for p, data := range map[string]string{victim: "SECRET\n", spec: "spec\n", golden: "want\n", filepath.Join(dir, "out.txt"): "got\n"} {
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pos := scenario.Pos{File: "s.yaml", Line: 3, Col: 7}
+	files := &scenario.FilesExpect{Pos: pos, Golden: []scenario.FileGolden{{Pos: pos, Path: "out.txt", Golden: golden}}}
+	turn := scenario.Turn{Prompt: []scenario.Part{{Pos: pos, File: spec}}, Expect: scenario.Expect{Files: files}}
+	in := pinInputs([]*scenario.Scenario{{Turns: []scenario.Turn{turn}}})
+	defer in.close()
+	for _, p := range []string{spec, golden} {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(victim, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &scenarioRun{opts: &Options{inputs: in}}
+	r.init.AgentCapabilities.PromptCapabilities = acp.PromptCapabilities{EmbeddedContext: true}
+	blocks, warnings := r.promptBlocks(turn)
+	want := "s.yaml:3:7: " + spec + ": replaced by a symbolic link since the run started, which acprun does not follow (an agent may have put it there); sent as a link"
+	if len(blocks) != 1 || blocks[0].Type != "resource_link" || len(warnings) != 1 || warnings[0] != want {
+		t.Errorf("blocks %+v, warnings %q; want a link and %q", blocks, warnings, want)
+	}
+	fails := checkFiles(files, dir, nil, nil, false, in)
+	wantFail := "s.yaml:3:7: files.golden: cannot read the golden file: " + golden + ": replaced by a symbolic link"
+	if len(fails) != 1 || !strings.HasPrefix(fails[0], wantFail) || strings.Contains(fails[0], "SECRET") {
+		t.Errorf("files.golden: %q; want %q…", fails, wantFail)
 	}
 }

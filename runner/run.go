@@ -138,6 +138,10 @@ type Options struct {
 	// gateway.dir, opened before any agent starts for the same reason;
 	// nil outside Run, where each cassette is written by its path.
 	cassetteDirs map[string]*os.Root
+	// inputs are the attachments and golden files of the run's
+	// scenarios, pinned before any agent starts for the same reason; nil
+	// outside Run, where each is read by its path.
+	inputs inputs
 	// red is the run's redactor (runRedactor), which every output of
 	// every scenario of the run goes through; nil outside Run, where each
 	// scenario is redacted of its own secrets (see redactor).
@@ -173,6 +177,8 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 		}
 	}()
 	opts.cassetteDirs = dirs
+	opts.inputs = pinInputs(scenarios)
+	defer opts.inputs.close()
 	rep := report.Report{SchemaVersion: report.SchemaVersion, StartedAt: time.Now()}
 	if opts.Policy != nil {
 		rep.PolicyOverride = opts.Policy.Source

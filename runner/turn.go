@@ -17,7 +17,6 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -391,7 +390,7 @@ func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []st
 				blocks = append(blocks, acp.ResourceLinkBlock(uri, filepath.Base(p.File)))
 				continue
 			}
-			data, err := inputfile.Read(p.File, scenario.MaxAttachmentBytes) // never a FIFO's wait
+			data, err := r.opts.inputs.read(p.File, scenario.MaxAttachmentBytes)
 			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("%s: %v; sent as a link", p.Pos, err))
 				blocks = append(blocks, acp.ResourceLinkBlock(uri, filepath.Base(p.File)))
@@ -403,7 +402,7 @@ func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []st
 				warnings = append(warnings, fmt.Sprintf("%s: the agent does not accept images (promptCapabilities.image); image %s not sent", p.Pos, filepath.Base(p.Image)))
 				continue
 			}
-			data, err := inputfile.Read(p.Image, scenario.MaxAttachmentBytes)
+			data, err := r.opts.inputs.read(p.Image, scenario.MaxAttachmentBytes)
 			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("%s: %v; image not sent", p.Pos, err))
 				continue

@@ -121,7 +121,7 @@ func (r *scenarioRun) checkFiles(e *scenario.FilesExpect) []string {
 			changed, known = slices.Concat(created, modified, deleted), true
 		}
 	}
-	return append(fails, checkFiles(e, r.workDir(), r.hidden, changed, known)...)
+	return append(fails, checkFiles(e, r.workDir(), r.hidden, changed, known, r.opts.inputs)...)
 }
 
 // changes lists what the agent changed in the workspace so far, and for a

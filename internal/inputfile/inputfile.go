@@ -7,6 +7,10 @@
 // forever (a FIFO with no writer, a terminal) or read without end
 // (/dev/zero); the read itself is bounded, so that a file that grows or
 // lies about its size cannot take all memory.
+//
+// A file read after others (agents) could write where it is, named before
+// they could, is pinned (Pin): a symbolic link put in its place since is
+// refused, not followed.
 package inputfile
 
 import (
@@ -15,6 +19,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -24,6 +29,10 @@ var (
 	ErrNotRegular = errors.New("not a regular file")
 	// ErrTooLarge: the file holds more than the limit.
 	ErrTooLarge = errors.New("too large")
+	// ErrLink: a file read by Pinned.Read or ReadNoLink is a symbolic link
+	// (or was swapped while it was opened): one put there since the file
+	// was pinned, which is not followed.
+	ErrLink = errors.New("replaced by a symbolic link")
 )
 
 // Error is an input file that cannot be read: its path and why.
@@ -45,6 +54,8 @@ func (e *Error) Reason() string {
 		return fmt.Sprintf("not a regular file (%s): give a file", e.Kind)
 	case ErrTooLarge:
 		return fmt.Sprintf("larger than %s, the most acprun reads of it", Size(e.Limit))
+	case ErrLink:
+		return "replaced by a symbolic link since the run started, which acprun does not follow (an agent may have put it there)"
 	}
 	return e.Err.Error()
 }
@@ -184,6 +195,90 @@ func ReadIn(root *os.Root, name, path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	return ReadFrom(f, path, limit)
+}
+
+// ReadNoLink is ReadIn, but the file name itself must not be a symbolic
+// link: one there is an *Error wrapping ErrLink, and so is a file swapped
+// for another while it is opened. It reads a file in a directory opened
+// before others (agents) could write in it, where a link at the file's
+// place is theirs, not the user's (see Pin).
+func ReadNoLink(root *os.Root, name, path string, limit int64) ([]byte, error) {
+	fi, err := root.Lstat(name)
+	if err != nil {
+		return nil, &Error{Path: path, Err: bare(err)}
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, &Error{Path: path, Err: ErrLink}
+	}
+	if err := check(path, fi, limit); err != nil {
+		return nil, err
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, &Error{Path: path, Err: bare(err)}
+	}
+	defer f.Close()
+	opened, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, &Error{Path: path, Err: bare(err)}
+	case !os.SameFile(fi, opened):
+		return nil, &Error{Path: path, Err: ErrLink} // swapped since Lstat
+	}
+	if err := check(path, opened, limit); err != nil {
+		return nil, err
+	}
+	return ReadFrom(f, path, limit)
+}
+
+// Pinned is an input file read after others (agents) could write where
+// it is, named before they could: Pin resolves its symbolic links and
+// opens its directory then, and Read reads the file of that name in that
+// directory, whatever was put in the place of the directory since, and
+// refusing a symbolic link put in the file's place (ErrLink). A file
+// replaced by another (rename) is read as it is now.
+type Pinned struct {
+	path string   // as given, which errors name
+	dir  *os.Root // the directory of the file path led to when pinned
+	name string   // the file's name in dir
+	err  error    // why it could not be pinned, which Read returns
+}
+
+// Pin pins path (see Pinned). It never fails: a path whose directory
+// cannot be opened is an error of every Read. The caller closes the
+// Pinned.
+func Pin(path string) *Pinned {
+	p := &Pinned{path: path}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil { // a file that is gone: its name in its directory
+		var derr error
+		if real, derr = filepath.EvalSymlinks(filepath.Dir(path)); derr != nil {
+			p.err = &Error{Path: path, Err: bare(err)}
+			return p
+		}
+		real = filepath.Join(real, filepath.Base(path))
+	}
+	p.name = filepath.Base(real)
+	if p.dir, err = os.OpenRoot(filepath.Dir(real)); err != nil {
+		p.err = &Error{Path: path, Err: bare(err)}
+	}
+	return p
+}
+
+// Read returns the contents of the pinned file as ReadNoLink reads it.
+func (p *Pinned) Read(limit int64) ([]byte, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	return ReadNoLink(p.dir, p.name, p.path, limit)
+}
+
+// Close releases the directory p holds open.
+func (p *Pinned) Close() error {
+	if p.dir == nil {
+		return nil
+	}
+	return p.dir.Close()
 }
 
 // Read returns the contents of path, a regular file (as Open checks) of

@@ -106,3 +106,94 @@ func TestOpenSwapped(t *testing.T) {
 		t.Fatalf("openChecked = %v; want a FIFO refused", err)
 	}
 }
+
+// TestPinned: a pinned file is read in the directory it was in when
+// pinned, by its name there: a symbolic link put in its place since (an
+// agent's, to a file of the user's) is refused, not followed, and so is
+// one put in the place of its directory; a file renamed over it is read;
+// a link that was there when pinned (the user's) was followed then.
+func TestPinned(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "id_rsa")
+	write := func(p, data string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(victim, "SECRET\n")
+	spec := filepath.Join(dir, "spec.md")
+	write(spec, "spec\n")
+	p := Pin(spec)
+	defer p.Close()
+	if data, err := p.Read(100); err != nil || string(data) != "spec\n" {
+		t.Fatalf("Read = %q, %v", data, err)
+	}
+	// Renamed over: read as it is now.
+	write(spec+".new", "edited\n")
+	if err := os.Rename(spec+".new", spec); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := p.Read(100); err != nil || string(data) != "edited\n" {
+		t.Fatalf("after a rename: Read = %q, %v", data, err)
+	}
+	// A link planted in its place: refused.
+	os.Remove(spec)
+	if err := os.Symlink(victim, spec); err != nil {
+		t.Fatal(err)
+	}
+	want := spec + ": replaced by a symbolic link since the run started, which acprun does not follow (an agent may have put it there)"
+	if data, err := p.Read(100); !errors.Is(err, ErrLink) || err.Error() != want {
+		t.Fatalf("a planted link: Read = %q, %v; want %s", data, err, want)
+	}
+
+	// Its directory swapped for a link to one holding a file of the name:
+	// the directory pinned is read.
+	other := t.TempDir()
+	write(filepath.Join(other, "a.txt"), "SECRET\n")
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	write(filepath.Join(sub, "a.txt"), "mine\n")
+	q := Pin(filepath.Join(sub, "a.txt"))
+	defer q.Close()
+	if err := os.Rename(sub, sub+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, sub); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := q.Read(100); err != nil || string(data) != "mine\n" {
+		t.Fatalf("directory swapped: Read = %q, %v; want the pinned directory's file", data, err)
+	}
+
+	// A link that was there when pinned is the user's: followed then.
+	link := filepath.Join(dir, "link.md")
+	if err := os.Symlink(filepath.Join(sub+".moved", "a.txt"), link); err != nil {
+		t.Fatal(err)
+	}
+	l := Pin(link)
+	defer l.Close()
+	if data, err := l.Read(100); err != nil || string(data) != "mine\n" {
+		t.Fatalf("a link when pinned: Read = %q, %v", data, err)
+	}
+
+	// Missing when pinned, a link later: refused.
+	gone := filepath.Join(dir, "gone.md")
+	g := Pin(gone)
+	defer g.Close()
+	if _, err := g.Read(100); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing: Read = %v", err)
+	}
+	if err := os.Symlink(victim, gone); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := g.Read(100); !errors.Is(err, ErrLink) {
+		t.Fatalf("missing, then a link: Read = %q, %v", data, err)
+	}
+	// Its directory missing too: an error of every Read.
+	none := Pin(filepath.Join(dir, "nodir", "x"))
+	if _, err := none.Read(100); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("no directory: Read = %v", err)
+	}
+	none.Close()
+}
