@@ -29,9 +29,9 @@ var (
 	ErrNotRegular = errors.New("not a regular file")
 	// ErrTooLarge: the file holds more than the limit.
 	ErrTooLarge = errors.New("too large")
-	// ErrLink: a file read by Pinned.Read or ReadNoLink is a symbolic link
-	// (or was swapped while it was opened): one put there since the file
-	// was pinned, which is not followed.
+	// ErrLink: a file read by Pinned.Read or OpenNoLink is a
+	// symbolic link (or was swapped while it was opened): one put there
+	// by others since, which is not followed.
 	ErrLink = errors.New("replaced by a symbolic link")
 )
 
@@ -152,10 +152,37 @@ func Open(path string, limit int64) (*os.File, error) {
 	return openChecked(path, limit)
 }
 
+// OpenNoLink is Open, but path itself must not be a symbolic link (the
+// directories on its way may be): one is an *Error wrapping ErrLink. It
+// opens a file acprun wrote itself, never as a link, where agents could
+// write (a transcript): a link there is theirs.
+func OpenNoLink(path string, limit int64) (*os.File, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return nil, &Error{Path: path, Err: bare(err)}
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, &Error{Path: path, Err: ErrLink}
+	}
+	if err := check(path, fi, limit); err != nil {
+		return nil, err
+	}
+	return open(path, syscall.O_NOFOLLOW, limit)
+}
+
 // openChecked is Open after the check by name: it opens path without
 // blocking and checks the open file.
 func openChecked(path string, limit int64) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	return open(path, 0, limit)
+}
+
+// open opens path without blocking, with flag added, and checks the open
+// file. A symbolic link that O_NOFOLLOW refuses is ErrLink.
+func open(path string, flag int, limit int64) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|flag, 0)
+	if errors.Is(err, syscall.ELOOP) && flag&syscall.O_NOFOLLOW != 0 {
+		return nil, &Error{Path: path, Err: ErrLink}
+	}
 	if err != nil {
 		return nil, &Error{Path: path, Err: bare(err)}
 	}
@@ -197,12 +224,12 @@ func ReadIn(root *os.Root, name, path string, limit int64) ([]byte, error) {
 	return ReadFrom(f, path, limit)
 }
 
-// ReadNoLink is ReadIn, but the file name itself must not be a symbolic
+// readNoLink is ReadIn, but the file name itself must not be a symbolic
 // link: one there is an *Error wrapping ErrLink, and so is a file swapped
 // for another while it is opened. It reads a file in a directory opened
 // before others (agents) could write in it, where a link at the file's
 // place is theirs, not the user's (see Pin).
-func ReadNoLink(root *os.Root, name, path string, limit int64) ([]byte, error) {
+func readNoLink(root *os.Root, name, path string, limit int64) ([]byte, error) {
 	fi, err := root.Lstat(name)
 	if err != nil {
 		return nil, &Error{Path: path, Err: bare(err)}
@@ -265,12 +292,12 @@ func Pin(path string) *Pinned {
 	return p
 }
 
-// Read returns the contents of the pinned file as ReadNoLink reads it.
+// Read returns the contents of the pinned file as readNoLink reads it.
 func (p *Pinned) Read(limit int64) ([]byte, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
-	return ReadNoLink(p.dir, p.name, p.path, limit)
+	return readNoLink(p.dir, p.name, p.path, limit)
 }
 
 // Close releases the directory p holds open.

@@ -197,3 +197,36 @@ func TestPinned(t *testing.T) {
 	}
 	none.Close()
 }
+
+// TestOpenNoLink: a file that is itself a symbolic link is refused
+// (ErrLink) without being opened; links among its directories are
+// followed.
+func TestOpenNoLink(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(file, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink(file, link); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := OpenNoLink(link, -1); !errors.Is(err, ErrLink) {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("a link: OpenNoLink = %v, want ErrLink", err)
+	}
+	linkedDir := filepath.Join(t.TempDir(), "d")
+	if err := os.Symlink(dir, linkedDir); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenNoLink(filepath.Join(linkedDir, "t.jsonl"), -1)
+	if err != nil {
+		t.Fatalf("a file in a linked directory: %v", err)
+	}
+	f.Close()
+	if _, err := OpenNoLink(dir, -1); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("a directory: OpenNoLink = %v, want ErrNotRegular", err)
+	}
+}

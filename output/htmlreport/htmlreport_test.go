@@ -335,6 +335,29 @@ func TestTranscriptMissing(t *testing.T) {
 	}
 }
 
+// TestTranscriptLinkNotEmbedded: a transcript that is a symbolic link is
+// not acprun's (it writes each as a file): an agent that could write in
+// the transcripts directory may have put it there, pointing at a file of
+// the user's. The page says so and embeds nothing of what it points at.
+func TestTranscriptLinkNotEmbedded(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "id_rsa")
+	if err := os.WriteFile(victim, []byte("SECRET-KEY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "s.jsonl")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	page := render(t, sample(), htmlreport.Options{Transcripts: func(report.Result) string { return link }})
+	if strings.Contains(page, "SECRET-KEY") {
+		t.Error("the page embeds the file the transcript's link points at")
+	}
+	if want := html.EscapeString(link + ": a symbolic link, not a transcript acprun wrote (it writes each as a file; an agent may have put the link there): not embedded"); !strings.Contains(page, want) {
+		t.Errorf("page lacks %q", want)
+	}
+}
+
 func TestRedactsResults(t *testing.T) {
 	res := sample()
 	res.Scenarios[0].Turns[0].Text = "token sk-live-abcdef123456"

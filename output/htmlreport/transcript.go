@@ -72,8 +72,15 @@ const (
 // An unreadable file is an error on the page, not of the report.
 func readTranscript(path string, limit int64, red *redact.Redactor) *transcriptView {
 	tv := &transcriptView{Path: path}
-	f, err := inputfile.Open(path, -1) // read within limit
-	if err != nil {
+	// Never through a link: acprun writes a transcript as a file, and an
+	// agent that could write beside it may have put a link to a file of
+	// the user's (~/.ssh/id_rsa) in its place for the page to embed.
+	f, err := inputfile.OpenNoLink(path, -1) // read within limit
+	switch {
+	case errors.Is(err, inputfile.ErrLink):
+		tv.Err = path + ": a symbolic link, not a transcript acprun wrote (it writes each as a file; an agent may have put the link there): not embedded"
+		return tv
+	case err != nil:
 		tv.Err = err.Error()
 		return tv
 	}
