@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/acprun/acprun/report"
 )
@@ -660,6 +661,28 @@ func TestResumeStateFilePlantedLink(t *testing.T) {
 		t.Errorf("acprun wrote its state through the agent's link: the user's file holds %q", data)
 	}
 	if e := resumeState(t, filepath.Join(dir, ".acprun", "state.json")); e["nightly @ acprun mock-agent agent.mock.yaml"]["sessionId"] != "mock-session-1" {
+		t.Errorf("state file: %v", e)
+	}
+}
+
+// TestResumeStateDirPlantedFIFO: the agent moves the state file's
+// directory away and puts a symlink to a FIFO in its place. acprun writes
+// the state in the directory it opened, and ends: it never opens the FIFO
+// (to sync the directory), which would wait for a writer forever, past
+// any interrupt.
+func TestResumeStateDirPlantedFIFO(t *testing.T) {
+	t.Parallel()
+	script := `turns:
+  - steps:
+      - spawn: "mv .acprun moved && mkfifo fifo && ln -s fifo .acprun"
+      - text: ok
+`
+	dir := resumeDir(t, script, resumeScenario)
+	out, err := runWithin(t, dir, time.Minute, "acprun hung on the FIFO put in the place of the state file's directory")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if e := resumeState(t, filepath.Join(dir, "moved", "state.json")); e["nightly @ acprun mock-agent agent.mock.yaml"]["sessionId"] != "mock-session-1" {
 		t.Errorf("state file: %v", e)
 	}
 }

@@ -307,6 +307,21 @@ func WriteIn(dir *os.Root, path string, write func(io.Writer) error) error {
 	return replaceIn(dir, path, write, fi)
 }
 
+// SyncDir syncs the directory p's file was pinned in (nothing for a file
+// written in place), so that a rename in it survives a crash: that
+// directory, not what its path leads to now, which may be a FIFO whose
+// open would never return. Best effort: some file systems cannot sync a
+// directory.
+func (p *Pinned) SyncDir() {
+	if p.dir == nil {
+		return
+	}
+	if d, err := p.dir.Open("."); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
 // Close releases the directory p holds open.
 func (p *Pinned) Close() error {
 	if p.dir == nil {

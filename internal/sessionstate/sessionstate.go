@@ -389,10 +389,7 @@ func (f *File) writeAtomic(data []byte) error {
 	if err != nil {
 		return err
 	}
-	if d, err := os.Open(filepath.Dir(f.path)); err == nil {
-		_ = d.Sync() // best effort: some file systems cannot sync a directory
-		d.Close()
-	}
+	f.pin.SyncDir() // the directory pinned, never what its path leads to now
 	return nil
 }
 

@@ -275,3 +275,39 @@ func TestPlantedLinkIsReplaced(t *testing.T) {
 		t.Errorf("the state file is %v, %v; want a regular file", fi, err)
 	}
 }
+
+// TestPlantedDirectoryFIFO: the state file's directory replaced after
+// Open by a symlink to a FIFO (an agent whose cwd holds .acprun) neither
+// hangs Put, which syncs the directory it pinned rather than open the
+// FIFO, nor moves the state: it is written in the directory of Open.
+func TestPlantedDirectoryFIFO(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".acprun", "state.json")
+	f := open(t, path, sessionstate.Fail)
+	defer f.Close()
+	moved := filepath.Join(dir, "moved")
+	if err := os.Rename(filepath.Dir(path), moved); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(fifo, filepath.Dir(path)); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- f.Put(sessionstate.Key("s", "mock"), sessionstate.Entry{SessionID: "s-1"}) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second): // a failsafe: Put returns at once
+		os.OpenFile(fifo, os.O_WRONLY, 0) // let the stuck open return
+		t.Fatal("Put opened the FIFO put in the place of the state file's directory")
+	}
+	if data, err := os.ReadFile(filepath.Join(moved, "state.json")); err != nil || !strings.Contains(string(data), `"s-1"`) {
+		t.Errorf("the state file in the directory of Open: %q, %v", data, err)
+	}
+}
