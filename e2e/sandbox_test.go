@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"net"
 	"os"
@@ -532,5 +533,45 @@ func TestSandboxWriteWarningAtItsEntry(t *testing.T) {
 		if strings.Contains(w, "not enforced") && !strings.HasPrefix(w, "s.yaml:5:3: ") {
 			t.Errorf("warning %q, want it at the sandbox (s.yaml:5:3)", w)
 		}
+	}
+}
+
+// TestSandboxPlantedCwd: a suite's scenario in a subdirectory of another's
+// gets its own cwd by default; the first, sandboxed, may write its own
+// cwd, and so replace the second's with a symlink to your home. The
+// second attempt does not run: its sandbox would have let its agent write
+// where the link leads (it resolves its write paths, the cwd first, when
+// it starts), and its agent, client and verify would have worked there.
+func TestSandboxPlantedCwd(t *testing.T) {
+	for _, tc := range []struct {
+		backend string
+		bwrap   bool
+	}{{"bubblewrap", true}, {"landlock", false}} {
+		t.Run(tc.backend, func(t *testing.T) {
+			dir, home := realTempDir(t), realTempDir(t)
+			env := needSandbox(t, tc.bwrap, home)
+			victim := filepath.Join(home, ".bashrc")
+			writeFiles(t, home, map[string]string{".bashrc": "precious\n"})
+			scenario := "name: %s\nagent: {command: [acprun, mock-agent, %s]}\nsandbox: {}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"
+			writeFiles(t, dir, map[string]string{
+				"suite/a.mock.yaml": "turns:\n  - steps:\n      - spawn: \"mv sub sub.moved && ln -s " + home + " sub\"\n      - text: ok\n",
+				"b.mock.yaml":       "turns:\n  - steps:\n      - writeFile: {path: .bashrc, content: \"pwned\\n\"}\n      - text: ok\n",
+				"suite/a.yaml":      fmt.Sprintf(scenario, "a", "a.mock.yaml"),
+				"suite/sub/b.yaml":  fmt.Sprintf(scenario, "b", filepath.Join(dir, "b.mock.yaml")),
+			})
+			res, out := runSandboxed(t, dir, env, "suite/", "-j", "1")
+			if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
+				t.Errorf("b's sandboxed agent wrote where the planted link leads: %q", data)
+			}
+			if res.code != exitFailed || out.Scenarios[0].Turns[0].Text != "spawn: exit 0: ok" {
+				t.Fatalf("exit %d, a's turn %q (want the link planted and b not run)\n%s", res.code, out.Scenarios[0].Turns[0].Text, res.stderr)
+			}
+			sub := filepath.Join(dir, "suite", "sub")
+			want := "suite/sub/b.yaml:1:1: agent.cwd " + sub + " led to " + sub + " when the run started and leads to " + home + " now: " +
+				"a symbolic link was put in its way since, which acprun does not follow (an agent of this run may have put it there); the attempt does not run"
+			if b := out.Scenarios[1]; b.Status != report.StatusError || b.Error != want {
+				t.Errorf("b: %s, %q; want an error %q", b.Status, b.Error, want)
+			}
+		})
 	}
 }

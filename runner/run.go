@@ -138,6 +138,10 @@ type Options struct {
 	// gateway.dir, opened before any agent starts for the same reason;
 	// nil outside Run, where each cassette is written by its path.
 	cassetteDirs map[string]*os.Root
+	// places are the paths of the run's scenarios that each attempt
+	// resolves again (session cwd, client roots, workspace source, sandbox
+	// paths), resolved before any agent starts; nil outside Run.
+	places places
 	// inputs are the attachments and golden files of the run's
 	// scenarios, pinned before any agent starts for the same reason; nil
 	// outside Run, where each is read by its path.
@@ -178,6 +182,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	}()
 	opts.cassetteDirs = dirs
 	opts.inputs = pinInputs(scenarios)
+	opts.places = pinPlaces(scenarios, opts.Environ)
 	defer opts.inputs.close()
 	rep := report.Report{SchemaVersion: report.SchemaVersion, StartedAt: time.Now()}
 	if opts.Policy != nil {
@@ -535,6 +540,10 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 		res.Duration = time.Since(start)
 		res.DurationMs = res.Duration.Milliseconds()
 	}()
+	if err := r.checkPlaces(); err != nil {
+		r.failStart(err, "")
+		return res
+	}
 	if sc.Workspace != nil {
 		if err := r.makeWorkspace(ctx, j.ref); err != nil {
 			r.failStart(err, "while its workspace was made")

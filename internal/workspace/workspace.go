@@ -127,7 +127,7 @@ func makeDir(what, given, src, parent, prefix string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("workspace: directory %s: %w", parent, err)
 	}
-	if Within(resolveExisting(parent), src) {
+	if Within(ResolveExisting(parent), src) {
 		return "", fmt.Errorf("workspace: %s %s: the workspaces' directory %s lies inside it: put workspaces outside %s", what, given, parent, given)
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -144,9 +144,9 @@ func makeDir(what, given, src, parent, prefix string) (string, error) {
 	return dir, nil
 }
 
-// resolveExisting resolves the symlinks of the clean absolute path p as far
+// ResolveExisting resolves the symlinks of the clean absolute path p as far
 // as it exists, and appends the rest.
-func resolveExisting(p string) string {
+func ResolveExisting(p string) string {
 	var rest []string
 	for {
 		if real, err := filepath.EvalSymlinks(p); err == nil {

@@ -1,0 +1,74 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acprun/acprun/scenario"
+)
+
+// TestCheckPlaces: an attempt does not run when a path of its scenario
+// that acprun resolves then (here its session cwd, in a directory an
+// earlier agent could write, and a sandbox write path missing when the
+// run started) leads elsewhere than when the run started, through a
+// symlink put in its way since; a path left as it was, or made a
+// directory in its place, passes.
+func TestCheckPlaces(t *testing.T) {
+	suite, home := realDir(t), realDir(t)
+	sub := filepath.Join(suite, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pos := scenario.Pos{File: "sub/b.yaml", Line: 1, Col: 1}
+	sc := &scenario.Scenario{Pos: pos, Agent: scenario.Agent{Cwd: sub}, Client: scenario.Client{Roots: []string{sub}}}
+	cache, out := filepath.Join(suite, "cache"), filepath.Join(suite, "out")
+	sbox := &scenario.Scenario{Pos: pos, Agent: scenario.Agent{Cwd: suite},
+		Sandbox: &scenario.Sandbox{Pos: pos, Write: []string{cache, out}, WritePos: []scenario.Pos{{File: "a.yaml", Line: 3, Col: 18}, {File: "a.yaml", Line: 3, Col: 25}}}}
+	opts := &Options{Environ: []string{"HOME=" + home}}
+	opts.places = pinPlaces([]*scenario.Scenario{sc, sbox}, opts.Environ)
+	check := func(sc *scenario.Scenario) error {
+		return (&scenarioRun{opts: opts, sc: sc}).checkPlaces()
+	}
+	if err := check(sc); err != nil {
+		t.Fatalf("nothing changed: %v", err)
+	}
+	if err := os.Mkdir(cache, 0o755); err != nil { // missing, then made
+		t.Fatal(err)
+	}
+	if err := check(sbox); err != nil {
+		t.Fatalf("a write path made a directory: %v", err)
+	}
+	if err := os.Symlink(home, out); err != nil { // missing, then a link
+		t.Fatal(err)
+	}
+	want := "a.yaml:3:25: sandbox write path " + out + " led to " + out + " when the run started and leads to " + home + " now: a symbolic link was put in its way since"
+	if err := check(sbox); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a write path made a link: %v; want %s…", err, want)
+	}
+	if err := os.Rename(sub, sub+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(home, sub); err != nil {
+		t.Fatal(err)
+	}
+	want = "sub/b.yaml:1:1: agent.cwd " + sub + " led to " + sub + " when the run started and leads to " + home + " now: " +
+		"a symbolic link was put in its way since, which acprun does not follow (an agent of this run may have put it there); the attempt does not run"
+	if err := check(sc); err == nil || err.Error() != want {
+		t.Errorf("the cwd replaced by a link: %v; want %s", err, want)
+	}
+	if err := (&scenarioRun{opts: &Options{}, sc: sc}).checkPlaces(); err != nil {
+		t.Errorf("outside Run: %v; want nothing checked", err)
+	}
+}
+
+// realDir is a new test directory with its symlinks resolved.
+func realDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
