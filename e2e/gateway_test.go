@@ -363,3 +363,39 @@ func TestGatewayRecordPlantedLink(t *testing.T) {
 		t.Errorf("the cassette is %v, %v; want a regular file", fi, err)
 	}
 }
+
+// TestGatewayReplayPlantedLink: the first attempt's agent (whose cwd
+// holds cassettes/) replaces the second attempt's cassette with a symlink
+// to a file of the user's. Replay refuses the link rather than read what
+// it points at; and a scenario whose cassettes directory was missing when
+// the run started finds no cassette in the one that agent made since.
+func TestGatewayReplayPlantedLink(t *testing.T) {
+	t.Parallel()
+	victim := plantedVictim(t)
+	dir := t.TempDir()
+	scenario := "name: %s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n" +
+		"gateway: {mode: replay, env: OPENAI_BASE_URL, dir: %s}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"
+	writeFiles(t, dir, map[string]string{
+		"cassettes/g#1.cassette.json": `{"version": 1, "exchanges": []}`,
+		"cassettes/g#2.cassette.json": `{"version": 1, "exchanges": []}`,
+		"agent.mock.yaml": fmt.Sprintf(`turns:
+  - steps:
+      - spawn: "ln -sf %s 'cassettes/g#2.cassette.json' && mkdir -p later && ln -sf %s 'later/h#1.cassette.json'"
+      - text: ok
+`, victim, victim),
+		"a.yaml": fmt.Sprintf(scenario, "g", "cassettes"),
+		"b.yaml": fmt.Sprintf(scenario, "h", "later"),
+	})
+	res, out := runResults(t, dir, "a.yaml", "b.yaml", "--repeat", "2", "-j", "1")
+	if len(out.Scenarios) != 4 || out.Scenarios[0].Turns[0].Text != "spawn: exit 0: ok" {
+		t.Fatalf("exit %d, scenarios %+v (want the links planted)\n%s", res.code, out.Scenarios, res.stderr)
+	}
+	for i, want := range map[int]string{
+		1: "a.yaml:3:10: gateway: cassette " + filepath.Join(dir, "cassettes", "g#2.cassette.json") + ": replaced by a symbolic link since the run started",
+		2: "b.yaml:3:10: gateway: cassette " + filepath.Join(dir, "later", "h#1.cassette.json") + " does not exist: record it with --gateway record",
+	} {
+		if got := out.Scenarios[i].Error; !strings.HasPrefix(got, want) {
+			t.Errorf("%s #%d: error %q, want %q…", out.Scenarios[i].Name, out.Scenarios[i].Attempt, got, want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/gateway"
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -65,13 +66,37 @@ func openCassetteDirs(scenarios []*scenario.Scenario) (map[string]*os.Root, erro
 			dirs[g.Dir], err = os.OpenRoot(g.Dir)
 		}
 		if err != nil {
-			for _, d := range dirs {
-				d.Close()
-			}
+			closeCassetteDirs(dirs)
 			return nil, fmt.Errorf("%s: gateway: cassettes: %w", g.Pos, err)
 		}
 	}
 	return dirs, nil
+}
+
+// pinCassettes pins the cassette of every try of every job that replays
+// one (named after its transcript, names[i] for jobs[i]), before any agent
+// starts: an agent whose cwd holds cassettes/ may put a symlink to a file
+// of the user's in the place of a later attempt's (see inputfile.Pinned).
+func pinCassettes(jobs []job, names [][]string) inputs {
+	pinned := inputs{}
+	for i, j := range jobs {
+		g := j.sc.Gateway
+		if g == nil || len(g.Targets) == 0 || g.Mode != string(gateway.Replay) {
+			continue
+		}
+		for _, name := range names[i] {
+			path := filepath.Join(g.Dir, cassetteName(name))
+			pinned[path] = inputfile.Pin(path)
+		}
+	}
+	return pinned
+}
+
+// closeCassetteDirs closes what openCassetteDirs opened.
+func closeCassetteDirs(dirs map[string]*os.Root) {
+	for _, d := range dirs {
+		d.Close()
+	}
 }
 
 // openGateway opens the attempt's share of the gateway (r.gw) when the
@@ -96,6 +121,7 @@ func (r *scenarioRun) openGateway() error {
 		Mode:     gateway.Mode(g.Mode),
 		Cassette: cassette,
 		Dir:      r.opts.cassetteDirs[g.Dir],
+		Pinned:   r.opts.cassettes[cassette],
 		Timing:   g.Timing,
 		Redact:   r.red,
 		Paths:    paths,

@@ -5,15 +5,16 @@ import (
 	"github.com/acprun/acprun/scenario"
 )
 
-// inputs are the files of a run's scenarios that acprun reads once agents
-// may have written where they are: the files and images prompts attach
-// (read at their turn) and the golden files of files expectations (read
-// after the agent's work), by path, each pinned (inputfile.Pin) before any
-// agent starts. An agent whose cwd holds one (beside the scenario file,
-// by default) may put a symlink to a file of the user's in its place
-// (spec.md -> ~/.ssh/id_rsa) for a later turn, attempt or scenario: the
-// link is refused rather than followed into the prompt, the transcript or
-// the failures. A nil inputs (outside Run) reads each file by its path.
+// inputs are files acprun reads once agents may have written where they
+// are, by path, each pinned (inputfile.Pin) before any agent starts: the
+// files and images prompts attach (read at their turn) and the golden
+// files of files expectations (read after the agent's work), pinInputs;
+// the cassettes replay reads, pinCassettes. An agent whose cwd holds one
+// (beside the scenario file, by default) may put a symlink to a file of
+// the user's in its place (spec.md -> ~/.ssh/id_rsa) for a later turn,
+// attempt or scenario: the link is refused rather than followed into the
+// prompt, the transcript or the failures. A nil inputs (outside Run)
+// reads each file by its path.
 type inputs map[string]*inputfile.Pinned
 
 // pinInputs pins the attachments and golden files of scenarios.

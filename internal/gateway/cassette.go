@@ -107,9 +107,17 @@ const maxCassetteBytes = 1 << 30
 
 // readCassette reads the cassette at path, a regular file of at most
 // maxCassetteBytes (inputfile: never waiting on a FIFO, never reading
-// without end); every error names path.
-func readCassette(path string) (*cassette, error) {
-	data, err := inputfile.Read(path, maxCassetteBytes)
+// without end), through pin when set: path pinned before others could
+// write where it is, so that a symbolic link put at its place since is
+// refused, not followed. Every error names path.
+func readCassette(pin *inputfile.Pinned, path string) (*cassette, error) {
+	var data []byte
+	var err error
+	if pin != nil {
+		data, err = pin.Read(maxCassetteBytes)
+	} else {
+		data, err = inputfile.Read(path, maxCassetteBytes)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("cassette %s does not exist: record it with --gateway record", path)

@@ -1,11 +1,14 @@
 package gateway
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/acprun/acprun/internal/inputfile"
 )
 
 // TestOpenReplayErrors: a cassette that cannot be replayed is an error
@@ -108,8 +111,32 @@ func TestWriteCassetteInDir(t *testing.T) {
 	if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
 		t.Errorf("written through the link: %q", data)
 	}
-	if c, err := readCassette(path); err != nil || c.Version != 1 {
+	if c, err := readCassette(nil, path); err != nil || c.Version != 1 {
 		t.Errorf("the cassette: %+v, %v", c, err)
+	}
+}
+
+// TestReadCassettePinned: replay reads a cassette pinned beforehand, and
+// refuses a symlink put at its place since (to a file of the user's),
+// rather than read what it points at.
+func TestReadCassettePinned(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "g.cassette.json")
+	writeCassetteFile(t, path, &cassette{Version: 1})
+	pin := inputfile.Pin(path)
+	defer pin.Close()
+	if c, err := readCassette(pin, path); err != nil || c.Version != 1 {
+		t.Fatalf("the cassette: %+v, %v", c, err)
+	}
+	victim := filepath.Join(t.TempDir(), "id_rsa")
+	os.WriteFile(victim, []byte("SECRET\n"), 0o600)
+	os.Remove(path)
+	if err := os.Symlink(victim, path); err != nil {
+		t.Fatal(err)
+	}
+	_, err := readCassette(pin, path)
+	if want := "cassette " + path + ": replaced by a symbolic link since the run started"; !errors.Is(err, inputfile.ErrLink) || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a planted link: %v; want %s…", err, want)
 	}
 }
 
