@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -36,33 +37,47 @@ func createCopy(ctx context.Context, from, parent, prefix string) (*Workspace, e
 	return w, nil
 }
 
+// copying, when set, is told each path (relative to the source, with
+// slashes) the copy has looked at and is about to copy (tests: to change
+// the source then).
+var copying func(rel string)
+
 // copyTree copies the tree at src into the existing, empty directory dst.
-// dst itself keeps its mode.
+// dst itself keeps its mode. The source is read through an os.Root and
+// each file checked once open to be the one listed: an agent that can
+// write in the source (a scenario's whose cwd holds it, running beside
+// this one) and swaps a directory or file for a symlink while it is
+// copied (to ~/.ssh) cannot have acprun copy what the link leads to into
+// the workspace: the copy fails instead.
 func copyTree(ctx context.Context, src, dst string) error {
+	root, err := os.OpenRoot(src)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	type dirTimes struct {
 		path  string
 		mode  fs.FileMode
 		mtime time.Time
 	}
 	var dirs []dirTimes // in walk order: parents before their children
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(root.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if path == src {
+		if rel == "." {
 			return nil
 		}
-		rel, err := filepath.Rel(src, path)
+		target := filepath.Join(dst, filepath.FromSlash(rel))
+		info, err := root.Lstat(rel)
 		if err != nil {
 			return err
 		}
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
+		if copying != nil {
+			copying(rel)
 		}
 		switch mode := info.Mode(); {
 		case mode.IsDir():
@@ -72,13 +87,13 @@ func copyTree(ctx context.Context, src, dst string) error {
 			}
 			dirs = append(dirs, dirTimes{target, mode & modeBits, info.ModTime()})
 		case mode&fs.ModeSymlink != 0:
-			link, err := os.Readlink(path)
+			link, err := root.Readlink(rel)
 			if err != nil {
 				return err
 			}
 			return os.Symlink(link, target)
 		case mode.IsRegular():
-			return copyFile(path, target, mode&modeBits, info.ModTime())
+			return copyFile(root, rel, target, info)
 		default:
 			// Sockets, FIFOs and devices: nothing a fixture needs, and
 			// opening a FIFO would block.
@@ -100,28 +115,32 @@ func copyTree(ctx context.Context, src, dst string) error {
 	return nil
 }
 
-// copyFile copies the regular file src to the new file dst, with mode and
-// modification time.
-func copyFile(src, dst string, mode fs.FileMode, mtime time.Time) error {
-	in, err := os.Open(src)
+// copyFile copies the regular file rel of root, whose information is
+// info, to the new file dst, with its mode and modification time. The file
+// opened must be the one info is about: one swapped since is an error.
+func copyFile(root *os.Root, rel, dst string, info fs.FileInfo) error {
+	in, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	if opened, err := in.Stat(); err != nil || !os.SameFile(info, opened) {
+		return fmt.Errorf("copy %s: it changed while it was copied", rel)
+	}
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
 	if _, err := io.Copy(out, in); err != nil {
 		out.Close()
-		return fmt.Errorf("copy %s: %w", src, err)
+		return fmt.Errorf("copy %s: %w", rel, err)
 	}
-	if err := out.Chmod(mode); err != nil {
+	if err := out.Chmod(info.Mode() & modeBits); err != nil {
 		out.Close()
 		return err
 	}
 	if err := out.Close(); err != nil {
 		return err
 	}
-	return os.Chtimes(dst, time.Time{}, mtime)
+	return os.Chtimes(dst, time.Time{}, info.ModTime())
 }

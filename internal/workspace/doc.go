@@ -11,6 +11,9 @@
 // A copy (Spec.From) copies regular files with their content, permission
 // bits and modification times, directories with their permission bits and
 // times, and symlinks as symlinks with the same target text (never followed).
+// The source is read through an os.Root, each file checked once open to be
+// the one listed: a file or directory swapped for a symlink while it is
+// copied (by an agent writing in the source) fails the copy.
 // Sockets, FIFOs and devices are skipped without an error; hard links become
 // separate files. A .git directory or file in the source is copied too. The
 // workspace's root directory keeps the private mode os.MkdirTemp gives it
