@@ -131,6 +131,37 @@ type state struct {
 	readDone  bool  // the reader has queued its last message
 	ended     bool  // the pending calls were ended: no answer can come any more
 	dropped   int   // messages read but not dispatched because of Close
+	lag       lag   // how far handling is behind reading (see Lag)
+}
+
+// lag follows how far the handling of the messages read is behind their
+// reading (see Conn.Lag and Conn.WaitHandled).
+type lag struct {
+	received int64 // messages queued, in all
+	handled  int64 // of them, those handled (see Handler)
+	// holding says that the reader holds lines it read and has not queued
+	// yet; it ends when the reader drains: everything it read is queued.
+	holding bool
+	drains  int64 // how many times the reader drained
+	drained int64 // received as of the last drain
+	waiters int   // callers of WaitHandled waiting
+
+	behind bool          // holding, or handled < received
+	since  time.Time     // when behind last changed
+	total  time.Duration // time spent behind before since, in all
+}
+
+// track updates whether handling is behind reading, and since when.
+func (l *lag) track() {
+	behind := l.holding || l.handled < l.received
+	if behind == l.behind {
+		return
+	}
+	now := time.Now()
+	if l.behind {
+		l.total += now.Sub(l.since)
+	}
+	l.behind, l.since = behind, now
 }
 
 // update runs f on the state under the lock, then wakes whoever waits
@@ -226,6 +257,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts *Options) *Conn {
 	c.writer <- newWriter()
 	c.changed.L = &c.mu
 	c.st.pending = map[int64]*Call{}
+	c.st.lag.since = time.Now()
 	if c.maxLine <= 0 {
 		c.maxLine = DefaultMaxLineBytes
 	}
@@ -491,6 +523,66 @@ func (c *Conn) ReadToEnd() {
 	c.update(func(s *state) { s.unheld = true })
 }
 
+// Lag says how far the handling of incoming messages (see Handler) is
+// behind their reading.
+type Lag struct {
+	// Behind says that messages read wait to be handled: queued, being
+	// handled, or read and not yet queued.
+	Behind bool
+	// Since is when Behind last changed: while not behind, when the last
+	// message read was handled (the Conn's start before any).
+	Since time.Time
+	// Total is how long handling has been behind, in all, up to now.
+	Total time.Duration
+}
+
+// Lag returns how far the handling of incoming messages is behind their
+// reading now. A peer looks quiet while the reader waits for the
+// dispatcher: whoever measures the peer's silence must not count the time
+// the Conn was behind.
+func (c *Conn) Lag() Lag {
+	var l Lag
+	c.update(func(s *state) {
+		l = Lag{Behind: s.lag.behind, Since: s.lag.since, Total: s.lag.total}
+		if l.Behind {
+			l.Total += time.Since(s.lag.since)
+		}
+	})
+	return l
+}
+
+// WaitHandled waits until every message read before the call has been
+// handled (see Handler: a notification's Handle returned, a request's
+// handler returned or called Async, an answer completed its call), or
+// the Conn is closed; it returns context.Cause(ctx) if ctx ends first.
+// Lines the reader had taken from the stream and not yet queued count as
+// read. It must not be called from a Handler, which would wait for itself.
+func (c *Conn) WaitHandled(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() { c.update(func(*state) {}) })
+	defer stop()
+	over := func() bool { return c.closing() || ctx.Err() != nil }
+	c.mu.Lock()
+	l := &c.st.lag
+	l.waiters++
+	target := l.received
+	if l.holding { // what it holds is queued by its next drain
+		for d := l.drains; l.drains == d && !over(); {
+			c.changed.Wait()
+		}
+		target = l.drained
+	}
+	for l.handled < target && !over() {
+		c.changed.Wait()
+	}
+	l.waiters--
+	short := l.handled < target && !c.closing()
+	c.mu.Unlock()
+	if short {
+		return context.Cause(ctx)
+	}
+	return nil
+}
+
 // Dropped returns how many incoming messages were read but never
 // dispatched because Close came first: queued messages and whole lines the
 // reader had read but not yet decoded. It is 0 when Close comes after Done.
@@ -571,10 +663,14 @@ func (c *Conn) read() {
 	defer close(c.readDone)
 	rd := &reader{c: c, lr: newLineReader(c.r, c.maxLine)}
 	for {
-		if !rd.lr.buffered() && rd.flush() {
-			rd.cutShort()
-			rd.end(errStopped)
-			return
+		drained := false
+		if !rd.lr.buffered() {
+			if rd.flush(true) {
+				rd.cutShort()
+				rd.end(errStopped)
+				return
+			}
+			drained = true
 		}
 		line, size, last, over, err := rd.lr.next()
 		if err == nil && c.closing() {
@@ -584,6 +680,12 @@ func (c *Conn) read() {
 		if err != nil {
 			rd.end(err)
 			return
+		}
+		if drained { // it holds what it read until it drains again
+			c.update(func(s *state) {
+				s.lag.holding = true
+				s.lag.track()
+			})
 		}
 		if last && !errors.Is(rd.lr.err, io.EOF) && rd.stopping() {
 			c.violate("reading was stopped in the middle of a line; skipped", line, size)
@@ -604,7 +706,7 @@ func (c *Conn) read() {
 		}
 		rd.receive(line)
 		if len(rd.batch) >= flushEvery {
-			rd.flush()
+			rd.flush(false)
 		}
 	}
 }
@@ -695,8 +797,9 @@ func (rd *reader) receive(line []byte) {
 // of messages while the request handler that holds the line waits for the
 // answer to one of its calls (the answer may be behind them), and while the
 // dispatcher writes an answer (the peer may not read until it has written
-// what it is writing).
-func (rd *reader) flush() (stopping bool) {
+// what it is writing). drain says that the batch is all the reader holds:
+// every line it read is then queued.
+func (rd *reader) flush(drain bool) (stopping bool) {
 	c := rd.c
 	c.wait(func(s *state) bool {
 		return len(rd.batch) == 0 || len(s.queue) < maxQueued || c.closing() || s.answering || s.holderWaits() || s.unheld
@@ -705,7 +808,14 @@ func (rd *reader) flush() (stopping bool) {
 			s.dropped += len(rd.batch)
 		} else {
 			s.queue = append(s.queue, rd.batch...)
+			s.lag.received += int64(len(rd.batch))
 		}
+		if drain {
+			s.lag.holding = false
+			s.lag.drains++
+			s.lag.drained = s.lag.received
+		}
+		s.lag.track()
 		stopping = s.stopping
 	})
 	clear(rd.batch)
@@ -759,7 +869,7 @@ func (rd *reader) cutShort() {
 // holds the line: nothing can answer them any more, and nothing behind
 // the handler is dispatched before it goes on.
 func (rd *reader) end(err error) {
-	rd.flush()
+	rd.flush(true)
 	c := rd.c
 	c.update(func(s *state) {
 		if s.readErr == nil {

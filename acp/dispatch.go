@@ -73,6 +73,8 @@ func (c *Conn) release(t *turn) {
 	c.update(func(s *state) {
 		if s.holder == t {
 			s.holder, t.async, released = nil, true, true
+			s.lag.handled++
+			s.lag.track()
 		}
 	})
 	if released {
@@ -87,23 +89,28 @@ func (c *Conn) release(t *turn) {
 // ends the pending calls and closes Done.
 func (c *Conn) dispatch() {
 	defer c.wg.Done()
+	handled := false
 	for {
-		in, ok := c.next()
+		in, ok := c.next(handled)
 		if !ok {
 			close(c.done)
 			return
 		}
-		if !c.handle(&in) {
+		if handled = c.handle(&in); !handled {
 			return
 		}
 	}
 }
 
-// next takes the next message to dispatch, waiting for one. ok is false
-// once there is none and none will come: reading stopped and every message
-// read was dispatched, and the pending calls were ended; or Close began,
-// and the messages not dispatched were dropped.
-func (c *Conn) next() (in inMsg, ok bool) {
+// next counts the message dispatched last as handled, if handled says
+// so, then takes the next message to dispatch, waiting for one. ok is
+// false once there is none and none will come: reading stopped and every
+// message read was dispatched, and the pending calls were ended; or Close
+// began, and the messages not dispatched were dropped.
+func (c *Conn) next(handled bool) (in inMsg, ok bool) {
+	if handled {
+		c.countHandled()
+	}
 	c.wait(func(s *state) bool {
 		return len(s.queue) > 0 || s.readDone || c.closing()
 	}, func(s *state) {
@@ -120,6 +127,20 @@ func (c *Conn) next() (in inMsg, ok bool) {
 		}
 	})
 	return in, ok
+}
+
+// countHandled counts one more message as handled; it wakes the callers
+// of WaitHandled, if any wait.
+func (c *Conn) countHandled() {
+	c.mu.Lock()
+	l := &c.st.lag
+	l.handled++
+	l.track()
+	wake := l.waiters > 0
+	c.mu.Unlock()
+	if wake {
+		c.changed.Broadcast()
+	}
 }
 
 // handle dispatches one message. It reports false when a request handler
