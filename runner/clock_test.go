@@ -73,20 +73,40 @@ func (b *bubbleRun) sentLines() [][]byte {
 // script, connected to the scenario's binding; nothing is sent yet.
 func startInBubble(t *testing.T, script, src string) *bubbleRun {
 	t.Helper()
+	return startScriptInBubble(t, script, src, nil)
+}
+
+// startScriptInBubble is startInBubble with gate, when set, called with
+// each message of the agent's before acprun handles it.
+func startScriptInBubble(t *testing.T, script, src string, gate func(*acp.Request)) *bubbleRun {
+	t.Helper()
 	dir := t.TempDir()
+	file := filepath.Join(dir, "agent.mock.yaml")
+	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := mockagent.Parse(file, []byte(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startAgentInBubble(t, dir, func(ctx context.Context, in io.Reader, out io.Writer) error {
+		return mockagent.Run(ctx, s, in, out, io.Discard)
+	}, src, gate)
+}
+
+// startAgentInBubble readies the scenario src and starts agent on the
+// agent's stdin and stdout, connected to the scenario's binding; nothing
+// is sent yet. The scenario's file is in dir; gate, when set, is called
+// with each message of the agent's before acprun handles it.
+func startAgentInBubble(t *testing.T, dir string, agent func(ctx context.Context, in io.Reader, out io.Writer) error, src string, gate func(*acp.Request)) *bubbleRun {
+	t.Helper()
 	file := filepath.Join(dir, "s.yaml")
-	for name, data := range map[string]string{"s.yaml": src, "agent.mock.yaml": script} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	scs, _, err := scenario.LoadBytes(file, []byte(src), scenario.LoadOptions{})
 	if err != nil {
 		t.Fatalf("load:\n%v", err)
-	}
-	s, err := mockagent.Parse(filepath.Join(dir, "agent.mock.yaml"), []byte(script))
-	if err != nil {
-		t.Fatal(err)
 	}
 	ctx := t.Context()
 	j := newJob(scs[0], 0)
@@ -117,12 +137,19 @@ func startInBubble(t *testing.T, script, src string) *bubbleRun {
 	agentCtx, stop := context.WithCancel(ctx)
 	b.stop = stop
 	go func() {
-		b.played <- mockagent.Run(agentCtx, s, agentIn, agentOut, io.Discard)
+		b.played <- agent(agentCtx, agentIn, agentOut)
 		agentOut.Close()
 	}()
 	p := &proc{bind: newBinding(), mark: r.mark}
 	p.bind.bind(r.link())
-	b.conn = acp.NewConn(clientIn, clientOut, p.bind, &acp.Options{Peer: "agent", OnViolation: p.bind.violation, Tap: p.bind.tap})
+	var h acp.Handler = p.bind
+	if gate != nil {
+		h = acp.HandlerFunc(func(ctx context.Context, req *acp.Request) (any, error) {
+			gate(req)
+			return p.bind.Handle(ctx, req)
+		})
+	}
+	b.conn = acp.NewConn(clientIn, clientOut, h, &acp.Options{Peer: "agent", OnViolation: p.bind.violation, Tap: p.bind.tap})
 	r.proc, r.agent, r.sess.earlier = p, &Agent{Conn: b.conn}, p.earlier
 	return b
 }
@@ -221,10 +248,11 @@ turns:
 			if tr.StopReason != "cancelled" || tr.CancelCause != "idleTimeout" {
 				t.Errorf("turn = %+v, want cancelled by idleTimeout", tr)
 			}
-			// The idle clock restarts at the answer: 1.5s of delay, then
-			// 0.5s of silence, in the bubble's time.
-			if took := time.Since(start); took != 2*time.Second {
-				t.Errorf("the turn was cancelled after %s, want 2s: the answer delay, then the idle timeout", took)
+			// The idle clock restarts at the answer: the quiet before the
+			// turn, 1.5s of delay, then 0.5s of silence, in the bubble's
+			// time.
+			if took := time.Since(start); took != settleQuiet+2*time.Second {
+				t.Errorf("the turn was cancelled after %s, want 2.1s: the quiet before it, the answer delay, then the idle timeout", took)
 			}
 		})
 	})
@@ -433,50 +461,158 @@ turns: [{prompt: go}]
 	})
 }
 
-// TestWaitQuiet: the wait between turns (and a probe's listening) ends
+// lagConn is a connection whose peer the test writes to with note: each
+// call writes one notification, and h handles them (nil: at once). A note
+// after the test's end does nothing.
+func lagConn(t *testing.T, h acp.Handler) (*acp.Conn, func()) {
+	t.Helper()
+	if h == nil {
+		h = acp.HandlerFunc(func(context.Context, *acp.Request) (any, error) { return nil, nil })
+	}
+	r, w := io.Pipe()
+	c := acp.NewConn(r, io.Discard, h, nil)
+	t.Cleanup(func() {
+		w.Close()
+		c.Close()
+	})
+	return c, func() {
+		_, err := io.WriteString(w, `{"jsonrpc":"2.0","method":"note"}`+"\n")
+		if err != nil && !errors.Is(err, io.ErrClosedPipe) { // a flood at the test's end
+			t.Errorf("note: %v", err)
+		}
+	}
+}
+
+// TestWaitQuiet: the wait before a turn (and a probe's listening) ends
 // once the agent has been quiet for the quiet period, at most after the
 // bound, or when the agent is gone; acprun serving a request is not
 // quiet.
 func TestWaitQuiet(t *testing.T) {
 	const quiet, most = 100 * time.Millisecond, time.Second
-	waited := func(a *activity, gone <-chan struct{}) time.Duration {
+	waited := func(a *activity, c *acp.Conn, gone <-chan struct{}) time.Duration {
 		start := time.Now()
-		a.waitQuiet(context.Background(), quiet, most, gone)
+		a.waitQuiet(context.Background(), c, quiet, most, gone)
 		return time.Since(start)
 	}
 	synctest.Test(t, func(t *testing.T) {
 		a := newActivity()
+		c, note := lagConn(t, nil)
 		go func() {
 			for range 3 {
 				time.Sleep(80 * time.Millisecond)
-				a.touch(time.Now())
+				note()
 			}
 		}()
-		if d := waited(a, nil); d != 340*time.Millisecond {
+		if d := waited(a, c, nil); d != 340*time.Millisecond {
 			t.Errorf("quiet after messages until 240ms: waited %s, want 340ms", d)
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
 		a := newActivity()
+		c, _ := lagConn(t, nil)
 		done := a.serving()
 		go func() {
 			time.Sleep(500 * time.Millisecond)
 			done()
 		}()
-		if d := waited(a, nil); d != 600*time.Millisecond {
+		if d := waited(a, c, nil); d != 600*time.Millisecond {
 			t.Errorf("serving a request until 500ms: waited %s, want 600ms", d)
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
 		a := newActivity()
+		c, _ := lagConn(t, nil)
 		defer a.serving()() // busy throughout
-		if d := waited(a, nil); d != most {
+		if d := waited(a, c, nil); d != most {
 			t.Errorf("never quiet: waited %s, want the bound %s", d, most)
 		}
 		gone := make(chan struct{})
 		time.AfterFunc(30*time.Millisecond, func() { close(gone) })
-		if d := waited(a, gone); d != 30*time.Millisecond {
+		if d := waited(a, c, gone); d != 30*time.Millisecond {
 			t.Errorf("agent gone at 30ms: waited %s", d)
+		}
+	})
+}
+
+// TestWaitQuietWhileBehind: the wait never ends while acprun has messages
+// read and not handled, and its bound counts only the time it was not
+// behind: a handler that holds acprun up for 3s while the agent keeps
+// talking (a note every 50ms, never quiet) makes the 1s bound end at 4s.
+func TestWaitQuietWhileBehind(t *testing.T) {
+	const quiet, most = 100 * time.Millisecond, time.Second
+	synctest.Test(t, func(t *testing.T) {
+		n := 0
+		c, note := lagConn(t, acp.HandlerFunc(func(context.Context, *acp.Request) (any, error) {
+			if n++; n == 5 {
+				time.Sleep(3 * time.Second)
+			}
+			return nil, nil
+		}))
+		stop := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(50 * time.Millisecond):
+					note()
+				}
+			}
+		}()
+		start := time.Now()
+		newActivity().waitQuiet(context.Background(), c, quiet, most, nil)
+		d := time.Since(start)
+		close(stop)
+		if d < 4*time.Second || d > 4*time.Second+quiet {
+			t.Errorf("waited %s; want 4s: the bound, and the 3s acprun was behind", d)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		// Quiet from the start, but acprun is still handling what it read:
+		// the wait ends quiet after the last message handled.
+		release := make(chan struct{})
+		c, note := lagConn(t, acp.HandlerFunc(func(context.Context, *acp.Request) (any, error) {
+			<-release
+			return nil, nil
+		}))
+		note()
+		note()
+		time.AfterFunc(5*time.Second, func() { close(release) })
+		start := time.Now()
+		newActivity().waitQuiet(context.Background(), c, quiet, most, nil)
+		if d := time.Since(start); d != 5*time.Second+quiet {
+			t.Errorf("waited %s; want 5.1s: quiet after acprun handled what it had read at 5s", d)
+		}
+	})
+}
+
+// TestWaitQuietBound: an agent that floods faster than acprun handles
+// keeps acprun behind: the wait ends after settleBound, then what was read
+// by then is handled.
+func TestWaitQuietBound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, note := lagConn(t, acp.HandlerFunc(func(context.Context, *acp.Request) (any, error) {
+			time.Sleep(time.Millisecond)
+			return nil, nil
+		}))
+		stop := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(500 * time.Microsecond):
+					note()
+				}
+			}
+		}()
+		start := time.Now()
+		newActivity().waitQuiet(context.Background(), c, settleQuiet, settleMax, nil)
+		d := time.Since(start)
+		close(stop)
+		// The flood fills the queue, a few thousand: at 1ms each.
+		if d < settleBound || d > settleBound+10*time.Second {
+			t.Errorf("waited %s; want %s and the handling of what was read", d, settleBound)
 		}
 	})
 }

@@ -22,8 +22,14 @@ import (
 // agent may still be flushing.
 const cleanEndWait = 50 * time.Millisecond
 
-// closeTimeout bounds the wait for the answer to session/close.
-const closeTimeout = 2 * time.Second
+// closeTimeout bounds the agent's silence while acprun waits for the
+// answer to session/close: the clock restarts with each message of the
+// agent's that acprun handles, and stops while acprun is behind (see
+// activity). closeBound bounds the whole wait.
+const (
+	closeTimeout = 2 * time.Second
+	closeBound   = 30 * time.Second
+)
 
 // stopAgent ends the scenario's use of its agent process, if one was
 // started. It first closes the session (closeSession). A pooled process
@@ -55,24 +61,33 @@ func (r *scenarioRun) stopAgent(scCtx context.Context) {
 
 // closeSession sends session/close for the scenario's session when the
 // agent offers it, once the session was open and while the agent runs, and
-// records the answer. It waits closeTimeout at most, and not past the
-// scenario's deadline (once that has passed it sends nothing) or a second
-// interrupt.
+// records the answer. It waits until the agent has been silent for
+// closeTimeout, closeBound at most, and not past the scenario's deadline
+// (once that has passed it sends nothing) or a second interrupt.
 func (r *scenarioRun) closeSession(scCtx context.Context) {
 	id := r.sess.currentSessionID()
 	if !r.opened || id == "" || !r.proc.offersClose() || isClosed(r.agent.Exited()) || isClosed(r.agent.Conn.ReadDone()) || deadlinePassed(scCtx) {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	r.sendClose(scCtx, id)
+}
+
+// sendClose sends session/close for session id and records the answer, as
+// closeSession says.
+func (r *scenarioRun) sendClose(scCtx context.Context, id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), closeBound)
 	defer cancel()
-	limit := fmt.Sprintf("within %s", closeTimeout)
-	if d, ok := scCtx.Deadline(); ok && time.Until(d) < closeTimeout {
+	limit := fmt.Sprintf("within %s", closeBound)
+	if d, ok := scCtx.Deadline(); ok && time.Until(d) < closeBound {
 		ctx, cancel = context.WithDeadline(ctx, d)
 		defer cancel()
 		limit = "before the deadline of the scenario"
 	}
 	ctx, cancelAbort := untilAbort(ctx, r.opts.Abort)
 	defer cancelAbort()
+	ctx, silent := context.WithCancelCause(ctx)
+	defer silent(nil)
+	go r.sess.act.watchIdle(ctx, silent, closeTimeout, r.agent.Conn)
 	start := time.Now()
 	err := r.agent.Conn.Call(ctx, acp.MethodSessionClose, acp.CloseSessionRequest{SessionID: id}).Await(ctx, nil)
 	c := &report.SessionClose{OK: err == nil, DurationMs: time.Since(start).Milliseconds()}
@@ -85,6 +100,8 @@ func (r *scenarioRun) closeSession(scCtx context.Context) {
 		c.Error = "the agent closed its output before answering"
 	case isClosed(r.opts.Abort):
 		c.Error = "not answered before a second interrupt"
+	case errors.Is(err, errIdleTimeout):
+		c.Error = fmt.Sprintf("not answered: the agent was silent for %s", closeTimeout)
 	default:
 		c.Error = "not answered " + limit
 	}

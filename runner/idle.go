@@ -4,10 +4,16 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/acprun/acprun/acp"
 )
 
-// activity tracks when the agent last sent a message, and whether acprun is
-// busy serving one of its requests: the idle clock stops while it is.
+// activity tracks when the agent was last heard from, and whether acprun is
+// busy serving one of its requests: the idle clock stops while it is. A
+// message counts when acprun has handled it, not when it was read: while
+// acprun is behind (it has messages read and not yet handled, see
+// acp.Conn.Lag) the agent is never idle, so that how fast acprun handles
+// what the agent sends never decides what is recorded where.
 type activity struct {
 	mu   sync.Mutex
 	last time.Time
@@ -16,7 +22,7 @@ type activity struct {
 
 func newActivity() *activity { return &activity{last: time.Now()} }
 
-// touch records a message from the agent.
+// touch records activity at at: a wait that starts, a request served.
 func (a *activity) touch(at time.Time) {
 	a.mu.Lock()
 	if at.After(a.last) {
@@ -39,20 +45,22 @@ func (a *activity) serving() func() {
 	}
 }
 
-// idleFor returns how long the agent has been idle; 0 while acprun is busy.
-func (a *activity) idleFor(now time.Time) time.Duration {
+// idleFor returns how long the agent has been idle at now, with the
+// connection's lag l: since the later of the last touch and the last
+// message handled; 0 while acprun is behind or busy.
+func (a *activity) idleFor(now time.Time, l acp.Lag) time.Duration {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.busy > 0 {
+	if a.busy > 0 || l.Behind {
 		return 0
 	}
-	return now.Sub(a.last)
+	return now.Sub(later(a.last, l.Since))
 }
 
-// watchIdle cancels ctx with errIdleTimeout once the agent has been idle for
-// limit. It returns when ctx ends.
-func (a *activity) watchIdle(ctx context.Context, cancel context.CancelCauseFunc, limit time.Duration) {
-	a.touch(time.Now()) // the turn's start counts as activity
+// watchIdle cancels ctx with errIdleTimeout once the agent on conn has been
+// idle for limit. It returns when ctx ends.
+func (a *activity) watchIdle(ctx context.Context, cancel context.CancelCauseFunc, limit time.Duration, conn *acp.Conn) {
+	a.touch(time.Now()) // the start of the wait counts as activity
 	t := time.NewTimer(limit)
 	defer t.Stop()
 	for {
@@ -60,7 +68,7 @@ func (a *activity) watchIdle(ctx context.Context, cancel context.CancelCauseFunc
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			idle := a.idleFor(now)
+			idle := a.idleFor(now, conn.Lag())
 			if idle >= limit {
 				cancel(errIdleTimeout)
 				return
@@ -70,35 +78,59 @@ func (a *activity) watchIdle(ctx context.Context, cancel context.CancelCauseFunc
 	}
 }
 
-// Between turns acprun waits until the agent has been quiet for
-// settleQuiet (at most settleMax), so that updates it sends right after a
-// prompt's answer are recorded, late, with that turn rather than the next.
+// Before each turn acprun waits until the agent has been quiet for
+// settleQuiet, so that updates it sends right after a prompt's answer are
+// recorded, late, with that turn rather than the next, and those it sends
+// right after session/new with the setup. The quiet is counted from the
+// last message handled, and the wait never ends while acprun is behind;
+// settleMax bounds only the time acprun is not behind (an agent that keeps
+// talking), settleBound the whole wait (an agent that floods faster than
+// acprun handles).
 const (
 	settleQuiet = 100 * time.Millisecond
 	settleMax   = 2 * time.Second
+	settleBound = 30 * time.Second
 )
 
-// waitQuiet waits until the agent has been quiet for quiet, at most
-// most, or until ctx ends or gone is closed (nil: never).
-func (a *activity) waitQuiet(ctx context.Context, quiet, most time.Duration, gone <-chan struct{}) {
-	deadline := time.NewTimer(most)
-	defer deadline.Stop()
-	wait := time.NewTimer(quiet)
-	defer wait.Stop()
+// waitQuiet waits until the agent on conn has been quiet for quiet and
+// acprun is not behind, or until acprun has waited most while not behind,
+// or settleBound in all, or until ctx ends or gone is closed (nil: never).
+// Then, unless ctx ended, it waits until every message read so far has been
+// handled: what comes next (a prompt) comes after all of them.
+func (a *activity) waitQuiet(ctx context.Context, conn *acp.Conn, quiet, most time.Duration, gone <-chan struct{}) {
+	bounded, cancel := context.WithTimeout(ctx, settleBound)
+	defer cancel()
+	a.settle(bounded, conn, quiet, most, gone)
+	_ = conn.WaitHandled(ctx) // ctx's end is the caller's to handle
+}
+
+// settle is waitQuiet's wait for quiet, until ctx ends.
+func (a *activity) settle(ctx context.Context, conn *acp.Conn, quiet, most time.Duration, gone <-chan struct{}) {
+	start, lag0 := time.Now(), conn.Lag()
+	t := time.NewTimer(quiet)
+	t.Stop()
+	defer t.Stop()
 	for {
+		l := conn.Lag()
+		if l.Behind {
+			if conn.WaitHandled(ctx) != nil {
+				return
+			}
+			continue
+		}
+		now := time.Now()
+		idle := a.idleFor(now, l)
+		spent := now.Sub(start) - (l.Total - lag0.Total) // not behind
+		if idle >= quiet || spent >= most {
+			return
+		}
+		t.Reset(min(quiet-idle, most-spent))
 		select {
 		case <-ctx.Done():
 			return
 		case <-gone:
 			return
-		case <-deadline.C:
-			return
-		case now := <-wait.C:
-			idle := a.idleFor(now)
-			if idle >= quiet {
-				return
-			}
-			wait.Reset(quiet - idle)
+		case <-t.C:
 		}
 	}
 }

@@ -139,11 +139,7 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport) (err error
 		Env:     mergeEnv(opts.Environ, opts.Agent.Env),
 		Dir:     rep.Cwd,
 		Handler: h,
-		Conn: &acp.Options{Peer: "agent", Tap: func(dir acp.Direction, _ []byte, at time.Time) {
-			if dir == acp.Received {
-				act.touch(at)
-			}
-		}},
+		Conn:    &acp.Options{Peer: "agent"},
 	})
 	if err != nil {
 		return err
@@ -196,7 +192,7 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport) (err error
 	if ns.ConfigOptions != nil {
 		rep.ConfigOptions = ns.ConfigOptions
 	}
-	act.waitQuiet(ctx, probeQuiet, probeSettle, a.Exited())
+	act.waitQuiet(ctx, a.Conn, probeQuiet, probeSettle, a.Exited())
 	h.apply(rep, before)
 	return nil
 }

@@ -85,11 +85,8 @@ type link struct {
 // link returns what a binding routes the agent's messages to while it
 // serves r.
 func (r *scenarioRun) link() *link {
-	act, tr, extra := r.sess.act, r.tr, r.opts.tap
+	tr, extra := r.tr, r.opts.tap
 	return &link{sess: r.sess, tr: tr, tap: func(dir acp.Direction, line []byte, at time.Time) {
-		if dir == acp.Received {
-			act.touch(at) // the idle clock always runs: idle timeouts and waitQuiet use it
-		}
 		if tr != nil {
 			tr.tap(dir, line, at)
 		}

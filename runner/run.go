@@ -712,9 +712,9 @@ func (r *scenarioRun) failStart(err error, where string) {
 // scenario's.
 func (r *scenarioRun) playTurns(ctx, scCtx context.Context) {
 	for i := range r.sc.Turns {
-		if i > 0 {
-			r.sess.act.waitQuiet(scCtx, settleQuiet, settleMax, nil)
-		}
+		// What the agent sent before the prompt is the setup's, or the
+		// last turn's late updates, however fast acprun handles it.
+		r.sess.act.waitQuiet(scCtx, r.agent.Conn, settleQuiet, settleMax, nil)
 		r.jo.turnStarted(i + 1)
 		tr := r.runTurn(scCtx, i)
 		r.res.Turns = append(r.res.Turns, tr)

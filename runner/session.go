@@ -337,12 +337,12 @@ const (
 // before its id; updates for another session are violations.
 func (s *session) setSessionID(id string) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.sessionID = id
 	early := s.early
 	s.early = nil
-	s.mu.Unlock()
-	for _, n := range early {
-		s.update(n)
+	for _, n := range early { // before any that comes after, in stream order
+		s.updateLocked(n)
 	}
 }
 
@@ -354,6 +354,11 @@ func (s *session) setSessionID(id string) {
 func (s *session) update(n acp.SessionNotification) *turnState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.updateLocked(n)
+}
+
+// updateLocked is update; the caller holds s.mu.
+func (s *session) updateLocked(n acp.SessionNotification) *turnState {
 	switch {
 	case s.sessionID == "" && len(s.early) < maxEarly:
 		s.early = append(s.early, n)

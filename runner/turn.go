@@ -35,7 +35,7 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		var cancelIdle context.CancelCauseFunc
 		turnCtx, cancelIdle = context.WithCancelCause(turnCtx)
 		defer cancelIdle(nil)
-		go r.sess.act.watchIdle(turnCtx, cancelIdle, idle)
+		go r.sess.act.watchIdle(turnCtx, cancelIdle, idle, r.agent.Conn)
 	}
 	if b := r.watchBudget(i); b != nil {
 		turnCtx, b.cancel = context.WithCancelCause(turnCtx)
