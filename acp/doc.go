@@ -32,6 +32,10 @@
 //     handled, so Await never reports the end of the stream ahead of
 //     messages the peer sent before it. A call that fails to be written
 //     ends at once with the write error.
+//   - WaitHandled waits until every message read so far has been handled,
+//     and Lag says whether handling is behind reading, and for how long it
+//     has been: while the reader waits for the dispatcher the peer only
+//     looks quiet, so a wait for the peer's silence must not count it.
 //
 // # Draining
 //
