@@ -84,11 +84,12 @@ func (a *activity) watchIdle(ctx context.Context, cancel context.CancelCauseFunc
 // right after session/new with the setup. The quiet is counted from the
 // last message handled, and the wait never ends while acprun is behind;
 // settleMax bounds only the time acprun is not behind (an agent that keeps
-// talking), settleBound the whole wait (an agent that floods faster than
-// acprun handles).
+// talking; long enough for one that floods slowly, as a -race build on a
+// loaded machine does), settleBound the whole wait (an agent that floods
+// faster than acprun handles).
 const (
 	settleQuiet = 100 * time.Millisecond
-	settleMax   = 2 * time.Second
+	settleMax   = 5 * time.Second
 	settleBound = 30 * time.Second
 )
 
