@@ -95,14 +95,16 @@ const (
 
 // waitQuiet waits until the agent on conn has been quiet for quiet and
 // acprun is not behind, or until acprun has waited most while not behind,
-// or settleBound in all, or until ctx ends or gone is closed (nil: never).
-// Then, unless ctx ended, it waits until every message read so far has been
-// handled: what comes next (a prompt) comes after all of them.
+// or until ctx ends or gone is closed (nil: never). Then it waits until
+// every message read so far has been handled: what comes next (a prompt)
+// comes after all of them. It waits settleBound at most in all: an agent
+// that floods without end, or that does not read an answer acprun writes,
+// holds it no longer.
 func (a *activity) waitQuiet(ctx context.Context, conn *acp.Conn, quiet, most time.Duration, gone <-chan struct{}) {
-	bounded, cancel := context.WithTimeout(ctx, settleBound)
+	ctx, cancel := context.WithTimeout(ctx, settleBound)
 	defer cancel()
-	a.settle(bounded, conn, quiet, most, gone)
-	_ = conn.WaitHandled(ctx) // ctx's end is the caller's to handle
+	a.settle(ctx, conn, quiet, most, gone)
+	_ = conn.WaitHandled(ctx) // the end of ctx is the caller's to handle
 }
 
 // settle is waitQuiet's wait for quiet, until ctx ends.
