@@ -691,7 +691,10 @@ func (b *bench) suite() ([]row, error) {
 	label := fmt.Sprintf("%d one-turn scenarios, %s start, ignoring EOF", n, start)
 	reuseLabel := fmt.Sprintf("%d one-turn scenarios, %s start, reuse: true", n, start)
 	fmt.Fprintf(b.log, "%s…\n", label)
-	fail := []row{{name: label, target: "≤ 1.10×"}, {name: reuseLabel, target: "≤ 0.50× without"}}
+	// acprun's cost over the limit client: the 100 ms settle before the
+	// prompt (what the agent sends after session/new is setup every run)
+	// and the 50 ms wait after a clean end, 0.15 s a scenario.
+	fail := []row{{name: label, target: "≤ 1.20×"}, {name: reuseLabel, target: "≤ 0.50× without"}}
 	script := b.write("suite.mock.yaml", fmt.Sprintf("agentCapabilities: {sessionCapabilities: {close: true}}\nignoreEOF: true\nstartDelay: %s\ndefault: {steps: [{text: hello}]}\n", start))
 	doc := func(reuse bool) string {
 		var sb strings.Builder
@@ -730,7 +733,7 @@ func (b *bench) suite() ([]row, error) {
 			}
 		}
 	}
-	eof := ratioRow(label, without, limit, 1.1)
+	eof := ratioRow(label, without, limit, 1.2)
 	mw, mo := median(walls(with)), median(walls(without))
 	ratio := float64(mw) / float64(mo)
 	return []row{eof, {name: reuseLabel, acprun: secs(mw) + " vs " + secs(mo) + " without", value: fmt.Sprintf("%.2f×", ratio),
