@@ -203,38 +203,24 @@ func open(path string, flag int, limit int64) (*os.File, error) {
 // that leads out of root is an error, as with any os.Root. path is how
 // errors name the file.
 func ReadIn(root *os.Root, name, path string, limit int64) ([]byte, error) {
-	fi, err := root.Stat(name)
-	if err != nil {
-		return nil, &Error{Path: path, Err: bare(err)}
-	}
-	if err := check(path, fi, limit); err != nil {
-		return nil, err
-	}
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, &Error{Path: path, Err: bare(err)}
-	}
-	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return nil, &Error{Path: path, Err: bare(err)}
-	}
-	if err := check(path, fi, limit); err != nil {
-		return nil, err
-	}
-	return ReadFrom(f, path, limit)
+	return readIn(root, name, path, limit, false)
 }
 
-// readNoLink is ReadIn, but the file name itself must not be a symbolic
-// link: one there is an *Error wrapping ErrLink, and so is a file swapped
-// for another while it is opened. It reads a file in a directory opened
-// before others (agents) could write in it, where a link at the file's
-// place is theirs, not the user's (see Pin).
-func readNoLink(root *os.Root, name, path string, limit int64) ([]byte, error) {
-	fi, err := root.Lstat(name)
+// readIn is ReadIn; with noLink the file name itself must not be a
+// symbolic link: one there is an *Error wrapping ErrLink, and so is a file
+// swapped for another while it is opened. noLink reads a file in a
+// directory opened before others (agents) could write in it, where a link
+// at the file's place is theirs, not the user's (see Pin).
+func readIn(root *os.Root, name, path string, limit int64, noLink bool) ([]byte, error) {
+	stat := root.Stat
+	if noLink {
+		stat = root.Lstat
+	}
+	fi, err := stat(name)
 	if err != nil {
 		return nil, &Error{Path: path, Err: bare(err)}
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
+	if fi.Mode()&fs.ModeSymlink != 0 { // only Lstat says so
 		return nil, &Error{Path: path, Err: ErrLink}
 	}
 	if err := check(path, fi, limit); err != nil {
@@ -249,7 +235,7 @@ func readNoLink(root *os.Root, name, path string, limit int64) ([]byte, error) {
 	switch {
 	case err != nil:
 		return nil, &Error{Path: path, Err: bare(err)}
-	case !os.SameFile(fi, opened):
+	case noLink && !os.SameFile(fi, opened):
 		return nil, &Error{Path: path, Err: ErrLink} // swapped since Lstat
 	}
 	if err := check(path, opened, limit); err != nil {
@@ -292,12 +278,13 @@ func Pin(path string) *Pinned {
 	return p
 }
 
-// Read returns the contents of the pinned file as readNoLink reads it.
+// Read returns the contents of the pinned file, a symbolic link at its
+// place refused (see readIn).
 func (p *Pinned) Read(limit int64) ([]byte, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
-	return readNoLink(p.dir, p.name, p.path, limit)
+	return readIn(p.dir, p.name, p.path, limit, true)
 }
 
 // Close releases the directory p holds open.
