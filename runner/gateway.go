@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/gateway"
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -52,48 +52,50 @@ func cassetteName(transcript string) string {
 }
 
 // openCassetteDirs opens the directory of every scenario that records
-// cassettes (made when missing) or replays them, by its gateway.dir: what
-// record writes in and replay reads in is fixed before any agent starts
-// (see Options.cassetteDirs). A replay's directory that is missing is
-// kept as nil: it holds no cassette, whatever an agent makes there since.
+// cassettes (made when missing), by its gateway.dir: what record writes in
+// is fixed before any agent starts (see Options.cassetteDirs).
 func openCassetteDirs(scenarios []*scenario.Scenario) (map[string]*os.Root, error) {
 	dirs := map[string]*os.Root{}
 	for _, sc := range scenarios {
 		g := sc.Gateway
-		if g == nil || len(g.Targets) == 0 || g.Mode == string(gateway.Meter) || dirs[g.Dir] != nil {
+		if g == nil || len(g.Targets) == 0 || g.Mode != string(gateway.Record) || dirs[g.Dir] != nil {
 			continue
 		}
-		root, err := openCassetteDir(g.Dir, g.Mode == string(gateway.Record))
+		err := os.MkdirAll(g.Dir, 0o755)
+		if err == nil {
+			dirs[g.Dir], err = os.OpenRoot(g.Dir)
+		}
 		if err != nil {
 			closeCassetteDirs(dirs)
 			return nil, fmt.Errorf("%s: gateway: cassettes: %w", g.Pos, err)
 		}
-		dirs[g.Dir] = root
 	}
 	return dirs, nil
 }
 
-// openCassetteDir opens dir, made first when make is set; nil, with no
-// error, for a dir that does not exist.
-func openCassetteDir(dir string, make bool) (*os.Root, error) {
-	if make {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
+// pinCassettes pins the cassette of every try of every job that replays
+// one (named after its transcript, names[i] for jobs[i]), before any agent
+// starts: an agent whose cwd holds cassettes/ may put a symlink to a file
+// of the user's in the place of a later attempt's (see inputfile.Pinned).
+func pinCassettes(jobs []job, names [][]string) inputs {
+	pinned := inputs{}
+	for i, j := range jobs {
+		g := j.sc.Gateway
+		if g == nil || len(g.Targets) == 0 || g.Mode != string(gateway.Replay) {
+			continue
+		}
+		for _, name := range names[i] {
+			path := filepath.Join(g.Dir, cassetteName(name))
+			pinned[path] = inputfile.Pin(path)
 		}
 	}
-	root, err := os.OpenRoot(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return root, err
+	return pinned
 }
 
 // closeCassetteDirs closes what openCassetteDirs opened.
 func closeCassetteDirs(dirs map[string]*os.Root) {
 	for _, d := range dirs {
-		if d != nil {
-			d.Close()
-		}
+		d.Close()
 	}
 }
 
@@ -115,14 +117,11 @@ func (r *scenarioRun) openGateway() error {
 		paths["<tmp>"] = tmp
 	}
 	cassette := filepath.Join(g.Dir, cassetteName(r.transcriptName))
-	dir, opened := r.opts.cassetteDirs[g.Dir]
-	if opened && dir == nil && g.Mode == string(gateway.Replay) {
-		return fmt.Errorf("%s: gateway: %w", g.Pos, gateway.MissingCassette(cassette)) // missing when the run started
-	}
 	att, err := gateway.Open(gateway.Config{
 		Mode:     gateway.Mode(g.Mode),
 		Cassette: cassette,
-		Dir:      dir,
+		Dir:      r.opts.cassetteDirs[g.Dir],
+		Pinned:   r.opts.cassettes[cassette],
 		Timing:   g.Timing,
 		Redact:   r.red,
 		Paths:    paths,

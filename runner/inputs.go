@@ -8,9 +8,8 @@ import (
 // inputs are files acprun reads once agents may have written where they
 // are, by path, each pinned (inputfile.Pin) before any agent starts: the
 // files and images prompts attach (read at their turn) and the golden
-// files of files expectations (read after the agent's work). (The
-// cassettes replay reads are read in their directory, opened before any
-// agent starts: see openCassetteDirs.) An agent whose cwd holds one
+// files of files expectations (read after the agent's work), pinInputs;
+// the cassettes replay reads, pinCassettes. An agent whose cwd holds one
 // (beside the scenario file, by default) may put a symlink to a file of
 // the user's in its place (spec.md -> ~/.ssh/id_rsa) for a later turn,
 // attempt or scenario: the link is refused rather than followed into the

@@ -134,11 +134,14 @@ type Options struct {
 	// point a transcript elsewhere with a symlink. Nil outside Run, where
 	// Transcripts is opened for each transcript.
 	transcripts *os.Root
-	// cassetteDirs are the directories record writes cassettes in and
-	// replay reads them in, by gateway.dir, opened before any agent starts
-	// for the same reason (nil: a replay's, missing then); nil outside Run,
-	// where each cassette is read or written by its path.
+	// cassetteDirs are the directories record writes cassettes in, by
+	// gateway.dir, opened before any agent starts for the same reason;
+	// nil outside Run, where each cassette is written by its path.
 	cassetteDirs map[string]*os.Root
+	// cassettes are the cassettes replay reads, by path, pinned before
+	// any agent starts for the same reason (pinCassettes); nil outside
+	// Run, where each is read by its path.
+	cassettes inputs
 	// places are the paths of the run's scenarios that each attempt
 	// resolves again (session cwd, client roots, workspace source, sandbox
 	// paths), resolved before any agent starts; nil outside Run.
@@ -200,8 +203,11 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 		defer os.RemoveAll(dir)
 	}
 	jobs := jobsOf(scenarios, opts.Repeat)
+	names := transcriptNames(jobs) // cassettes are named like transcripts too
+	opts.cassettes = pinCassettes(jobs, names)
+	defer opts.cassettes.close()
 	stop := &failureStop{max: opts.MaxFailures, repeat: opts.Repeat}
-	results := runJobs(ctx, &opts, jobs, stop)
+	results := runJobs(ctx, &opts, jobs, names, stop)
 	opts.procs.close(opts.Abort) // the processes kept for more scenarios
 	runTimedOut := errors.Is(context.Cause(ctx), ErrRunTimeout)
 	why := ""
@@ -310,9 +316,9 @@ func jobsOf(scenarios []*scenario.Scenario, repeat int) []job {
 // the results of each job's tries (nil for a job that did not start). No
 // job starts once ctx has ended or the run has stopped at
 // Options.MaxFailures; with Options.CancelOnFailure the stop also ends
-// the running ones.
-func runJobs(ctx context.Context, opts *Options, jobs []job, stop *failureStop) [][]report.Result {
-	names := transcriptNames(jobs) // cassettes are named like transcripts too
+// the running ones. names[i] are the transcript names of jobs[i]'s tries
+// (transcriptNames).
+func runJobs(ctx context.Context, opts *Options, jobs []job, names [][]string, stop *failureStop) [][]report.Result {
 	obs := &observer{o: opts.Observer}
 	// runCtx ends the running jobs when the run stops at MaxFailures; ctx
 	// alone tells an interrupt or the run's timeout.

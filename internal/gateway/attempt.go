@@ -54,7 +54,7 @@ func Open(cfg Config) (*Attempt, error) {
 			return nil, fmt.Errorf("gateway: record needs a cassette path")
 		}
 	case Replay:
-		rec, err := readCassette(cfg.Dir, cfg.Cassette)
+		rec, err := readCassette(cfg.Pinned, cfg.Cassette)
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -108,20 +107,20 @@ const maxCassetteBytes = 1 << 30
 
 // readCassette reads the cassette at path, a regular file of at most
 // maxCassetteBytes (inputfile: never waiting on a FIFO, never reading
-// without end), in dir, path's directory, when set: opened before others
-// could write in it, so that a symbolic link put at the cassette's place
-// since is refused, not followed. Every error names path.
-func readCassette(dir *os.Root, path string) (*cassette, error) {
+// without end), through pin when set: path pinned before others could
+// write where it is, so that a symbolic link put at its place since is
+// refused, not followed. Every error names path.
+func readCassette(pin *inputfile.Pinned, path string) (*cassette, error) {
 	var data []byte
 	var err error
-	if dir != nil {
-		data, err = inputfile.ReadNoLinkIn(dir, filepath.Base(path), path, maxCassetteBytes)
+	if pin != nil {
+		data, err = pin.Read(maxCassetteBytes)
 	} else {
 		data, err = inputfile.Read(path, maxCassetteBytes)
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, MissingCassette(path)
+		return nil, fmt.Errorf("cassette %s does not exist: record it with --gateway record", path)
 	case err != nil:
 		return nil, fmt.Errorf("cassette %s: %w", path, inputfile.Bare(err))
 	}
@@ -188,12 +187,6 @@ func jsonError(path string, data []byte, err error) error {
 		return at(typ.Offset, fmt.Sprintf("%s is %s, not %s", typ.Field, typ.Value, typ.Type))
 	}
 	return &srcerr.Error{File: path, Msg: "not a valid cassette: " + err.Error() + "; " + recordAgain}
-}
-
-// MissingCassette is the error of a replay whose cassette at path does
-// not exist.
-func MissingCassette(path string) error {
-	return fmt.Errorf("cassette %s does not exist: record it with --gateway record", path)
 }
 
 // writeCassette writes c to path atomically (outfile.Write: a temporary

@@ -123,12 +123,9 @@ func TestReadCassettePinned(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "g.cassette.json")
 	writeCassetteFile(t, path, &cassette{Version: 1})
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	if c, err := readCassette(root, path); err != nil || c.Version != 1 {
+	pin := inputfile.Pin(path)
+	defer pin.Close()
+	if c, err := readCassette(pin, path); err != nil || c.Version != 1 {
 		t.Fatalf("the cassette: %+v, %v", c, err)
 	}
 	victim := filepath.Join(t.TempDir(), "id_rsa")
@@ -137,7 +134,7 @@ func TestReadCassettePinned(t *testing.T) {
 	if err := os.Symlink(victim, path); err != nil {
 		t.Fatal(err)
 	}
-	_, err = readCassette(root, path)
+	_, err := readCassette(pin, path)
 	if want := "cassette " + path + ": replaced by a symbolic link since the run started"; !errors.Is(err, inputfile.ErrLink) || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("a planted link: %v; want %s…", err, want)
 	}

@@ -28,6 +28,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/redact"
 )
 
@@ -114,9 +115,12 @@ type Config struct {
 	// Dir, when set, is the cassette's directory, opened before any agent
 	// could write in it: record writes the cassette in it (see
 	// outfile.WriteIn), so that a symlink an agent put at the cassette's
-	// place, or at its directory's, is replaced rather than followed; replay
-	// reads it in it, a symlink at its place refused rather than followed.
+	// place, or at its directory's, is replaced rather than followed.
 	Dir *os.Root
+	// Pinned, when set, is the cassette pinned before any agent could
+	// write where it is: replay reads it through it, so that a symlink an
+	// agent put at its place since is refused rather than followed.
+	Pinned *inputfile.Pinned
 	// Timing, in replay, answers at the recorded pace; else at once.
 	Timing bool
 	// Redact removes every secret acprun knows from what the cassette

@@ -206,14 +206,6 @@ func ReadIn(root *os.Root, name, path string, limit int64) ([]byte, error) {
 	return readIn(root, name, path, limit, false)
 }
 
-// ReadNoLinkIn is ReadIn, but a symbolic link at the file's place (or a
-// file swapped for another while it is opened) is an *Error wrapping
-// ErrLink: for a file in a directory opened before others (agents) could
-// write in it, where a link at the file's place is theirs.
-func ReadNoLinkIn(root *os.Root, name, path string, limit int64) ([]byte, error) {
-	return readIn(root, name, path, limit, true)
-}
-
 // readIn is ReadIn; with noLink the file name itself must not be a
 // symbolic link: one there is an *Error wrapping ErrLink, and so is a file
 // swapped for another while it is opened. noLink reads a file in a
