@@ -216,7 +216,10 @@ turns: [{prompt: hi}]
 	run := func() report.Result {
 		t.Helper()
 		opts := Options{Self: agentBin(t)}
-		states, err := OpenStates(t.Context(), opts, scs, sessionstate.Fail, nil)
+		// Wait, not Fail: the previous run's lock is released when its file
+		// is closed, but a process that a parallel test forks at that moment
+		// holds a copy of the descriptor, and so the lock, until it execs.
+		states, err := OpenStates(t.Context(), opts, scs, sessionstate.Wait, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
