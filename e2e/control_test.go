@@ -461,6 +461,7 @@ func TestFailFastCancelDuringStart(t *testing.T) {
 agent: {command: [sh, -c, "echo go > '%s'; cat '%s'"]}
 permissions: {default: deny}
 killGrace: 100ms
+cancelGrace: 100ms
 turns:
   - prompt: pass
 ---

@@ -15,6 +15,7 @@ import (
 // Landlock alone. acprun itself still writes its events to another one,
 // given as /dev/fd/4.
 func TestInheritedFDsStayOut(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		sandbox bool

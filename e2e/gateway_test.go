@@ -70,6 +70,7 @@ turns:
 // the same usage, read from the provider's stream; a changed prompt is a
 // divergence that fails its turn, naming the request and the field.
 func TestGatewayRecordReplay(t *testing.T) {
+	t.Parallel()
 	for _, a := range gatewayAPIs {
 		t.Run(a.api, func(t *testing.T) {
 			url, closeUp := a.upstream(t)
@@ -130,6 +131,7 @@ func TestGatewayRecordReplay(t *testing.T) {
 // TestGatewayMissingCassette: a replay without its cassette is an error
 // before the agent starts (exit 3), naming the file and how to record it.
 func TestGatewayMissingCassette(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, gatewayFiles(gatewayAPIs[0], "https://api.anthropic.com", "second"))
 	res, out := runResults(t, dir, "s.yaml", "--gateway", "replay")
@@ -145,6 +147,7 @@ func TestGatewayMissingCassette(t *testing.T) {
 // error at the end of its last line, where a results or state file's is,
 // not on a line it does not have.
 func TestGatewayCutCassette(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := gatewayFiles(gatewayAPIs[0], "https://api.anthropic.com", "second")
 	files["cassettes/g.cassette.json"] = "{\"version\": 1,\n"
@@ -164,6 +167,7 @@ func TestGatewayCutCassette(t *testing.T) {
 // cancels that turn (cancelCause budget), the scenario fails naming the
 // budget, and the upstream never sees the request.
 func TestGatewayBudget(t *testing.T) {
+	t.Parallel()
 	up := testkit.NewAnthropicServer(t)
 	dir := t.TempDir()
 	files := gatewayFiles(gatewayAPIs[0], up.URL, "second")
@@ -276,6 +280,7 @@ permissions: {default: deny}
 // TestGatewayNoSecrets: the key the agent sends is forwarded in record but
 // stored nowhere: not in the cassette, the results or the transcript.
 func TestGatewayNoSecrets(t *testing.T) {
+	t.Parallel()
 	up := testkit.NewAnthropicServer(t)
 	dir := t.TempDir()
 	const key = "sk-ant-api03-very-secret-key-value"
@@ -303,6 +308,7 @@ func TestGatewayNoSecrets(t *testing.T) {
 // its model through the gateway, and nothing else: a direct connection to
 // the upstream fails.
 func TestGatewaySandbox(t *testing.T) {
+	t.Parallel()
 	up := testkit.NewAnthropicServer(t)
 	addr := strings.TrimPrefix(up.URL, "http://")
 	for _, bwrap := range []bool{true, false} {

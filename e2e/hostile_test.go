@@ -459,6 +459,7 @@ func inputRow(name, says string, write func(dir string) error) hostileCase {
 }
 
 func TestHostileAgents(t *testing.T) {
+	t.Parallel()
 	for _, c := range hostileCases() {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -48,6 +48,7 @@ func sandboxHost(t *testing.T, noBwrap bool) sandbox.Host {
 // restricts the command it execs and everything that command starts, alone
 // and inside bubblewrap.
 func TestSandboxHelper(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash (for /dev/tcp) not found")
 	}
@@ -163,6 +164,7 @@ func absent(t *testing.T, path, what string) {
 // default ~/.ssh) cannot be read; the results record what was applied.
 // Under bubblewrap, and under Landlock alone (which cannot hide).
 func TestSandboxContainsTheAgent(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		backend string
 		bwrap   bool
@@ -244,6 +246,7 @@ func TestSandboxContainsTheAgent(t *testing.T) {
 // TestSandboxNetwork: a TCP connection to a loopback listener fails under
 // network off and works under network on; with ports, only to those.
 func TestSandboxNetwork(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -291,6 +294,7 @@ func TestSandboxNetwork(t *testing.T) {
 // the scenario with exit 3 before its agent starts, naming what is
 // missing; best-effort runs it with what the host can do, and warns.
 func TestSandboxLevels(t *testing.T) {
+	t.Parallel()
 	real := sandboxHost(t, true)
 	dir, hidden := realTempDir(t), realTempDir(t)
 	// The agent is a shell that marks its start, then the mock agent.
@@ -354,6 +358,7 @@ func TestSandboxLevels(t *testing.T) {
 // the mock agent: on SIGTERM it takes its time, then writes down that it
 // did.
 func TestSandboxSigtermGrace(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	env := needSandbox(t, true, realTempDir(t))
 	writeFiles(t, dir, map[string]string{
@@ -378,6 +383,7 @@ func TestSandboxSigtermGrace(t *testing.T) {
 // TestSandboxValidate: validate reports bad sandbox values in scenarios and
 // in the config's defaults at their positions, before anything runs.
 func TestSandboxValidate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		files map[string]string
 		want  []string
@@ -416,6 +422,7 @@ func TestSandboxValidate(t *testing.T) {
 // through a symlink the agent planted, is refused and recorded, and a files
 // expectation does not read it through such a symlink.
 func TestSandboxHiddenFromClient(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	env := needSandbox(t, true, realTempDir(t))
 	const secret = "HIDDEN-SECRET-VALUE"
@@ -473,6 +480,7 @@ func TestSandboxHiddenFromClient(t *testing.T) {
 // agent works, from the agent's own processes and from the client alike;
 // a write path in the source is the copy's.
 func TestSandboxHidesInTheWorkspaceCopy(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	env := needSandbox(t, true, realTempDir(t))
 	const secret = "HIDDEN-SECRET-VALUE"
@@ -543,6 +551,7 @@ func TestSandboxWriteWarningAtItsEntry(t *testing.T) {
 // where the link leads (it resolves its write paths, the cwd first, when
 // it starts), and its agent, client and verify would have worked there.
 func TestSandboxPlantedCwd(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		backend string
 		bwrap   bool

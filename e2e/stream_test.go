@@ -13,15 +13,17 @@ import (
 
 const chunkLine = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}` + "\n"
 
-// TestBacklogIsNotLost: an agent that writes a backlog of 100,001 updates
+// TestBacklogIsNotLost: an agent that writes a backlog of 300,001 updates
 // and exits has every one recorded, as the turn's own (they came before the
 // end of its output), with nothing reported dropped. Dispatching them takes
-// seconds under -race, far past the 200 ms acprun waits for the end of the
-// agent's output, which is all it used to wait before dropping the rest.
+// seconds, far past the 200 ms acprun waits for the end of the agent's
+// output, which is all it used to wait before dropping the rest. It runs
+// acprun built without the race detector, which would take ten times as
+// long (the acp package's own test runs its backlog under it).
 func TestBacklogIsNotLost(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	const n = 100_000
+	const n = 300_000
 	backlog := bytes.Repeat([]byte(chunkLine), n)
 	backlog = append(backlog, strings.Replace(chunkLine, `"text":"x"`, `"text":"END"`, 1)...)
 	writeFiles(t, dir, map[string]string{
@@ -34,10 +36,15 @@ turns:
     expect: {stopReason: agent_exited}
 `,
 	})
-	res, out := runResults(t, dir, "s.yaml")
+	bin, err := plainBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := runBinary(t, bin, dir, nil, "run", "s.yaml", "-o", "out.json")
 	if res.code != 0 {
 		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
+	out := readResults(t, filepath.Join(dir, "out.json"))
 	tr := out.Scenarios[0].Turns[0]
 	if got := tr.Updates["agent_message_chunk"]; got != n+1 || tr.LateUpdates != 0 {
 		t.Errorf("recorded %d updates (%d late), want all %d, none late", got, tr.LateUpdates, n+1)
