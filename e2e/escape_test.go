@@ -88,3 +88,39 @@ func validateFiles(t *testing.T, files map[string]string, args ...string) result
 	writeFiles(t, dir, files)
 	return acprun(t, dir, append(append([]string{"validate"}, args...), "s.yaml")...)
 }
+
+// TestFileNamesEscaped: a scenario file whose name holds control
+// characters (one an agent left among the scenarios, whose directory is
+// its cwd by default) is named escaped, as \x1b, wherever acprun names
+// it: list's lines, run's failures and warnings, validate's errors.
+func TestFileNamesEscaped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"m.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"ok/evil\x1b[31m.yaml": "name: evil\nagent: {command: [acprun, mock-agent, ../m.mock.yaml]}\n" +
+			"turns: [{prompt: hi, expect: {text: {contains: zzz}}}]\n",
+		"bad/bad\x1b]0;T\x07.yaml": "name: bad\nagent: {command: [a]}\nturns: [{prompt: hi, bogus: 1}]\n",
+	})
+	raw := func(s string) bool {
+		return strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && unicode.IsControl(r) })
+	}
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string // in stdout and stderr
+	}{
+		{[]string{"list", "ok"}, exitOK, `ok/evil\x1b[31m.yaml:1` + "\tevil"},
+		{[]string{"run", "ok", "-o", "out.json"}, exitFailed, `ok/evil\x1b[31m.yaml:3:30: text does not contain "zzz"`},
+		{[]string{"validate", "bad"}, exitUsage, `bad/bad\x1b]0;T\x07.yaml:3:22: unknown key "bogus"`},
+	} {
+		res := acprun(t, dir, tt.args...)
+		out := res.stdout + res.stderr
+		if res.code != tt.code || !strings.Contains(out, tt.want) {
+			t.Errorf("acprun %v: exit %d, output:\n%s\nwant exit %d and %q", tt.args, res.code, out, tt.code, tt.want)
+		}
+		if raw(out) {
+			t.Errorf("acprun %v: a raw control character reached the output:\n%q", tt.args, out)
+		}
+	}
+}

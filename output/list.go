@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
+
+	"github.com/acprun/acprun/internal/termtext"
 )
 
 // ListEntry is one scenario a run would run, as acprun list shows it. Its
@@ -55,7 +57,7 @@ func List(w io.Writer, entries []ListEntry) error {
 		if len(e.Tags) > 0 {
 			line += "\t[" + strings.Join(e.Tags, " ") + "]"
 		}
-		if _, err := fmt.Fprintln(w, line); err != nil {
+		if _, err := fmt.Fprintln(w, termtext.Escape(line, true)); err != nil { // a file's name an agent chose
 			return err
 		}
 	}

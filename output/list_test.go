@@ -20,6 +20,7 @@ func TestList(t *testing.T) {
 		{Name: "b", File: "dir/s.yaml", Line: 12, Agent: "claude"},
 		{Name: "c", File: "s.yaml", Line: 30, Tags: []string{"fast", "net"}},
 		{Name: "d", File: "s.yaml", Line: 40, Agent: "mock", Tags: []string{"x"}},
+		{Name: "e", File: "\x1b[2J.yaml", Line: 1}, // a name an agent chose
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +28,8 @@ func TestList(t *testing.T) {
 	want := "s.yaml:1\ta\n" +
 		"dir/s.yaml:12\tb\t@claude\n" +
 		"s.yaml:30\tc\t[fast net]\n" +
-		"s.yaml:40\td\t@mock\t[x]\n"
+		"s.yaml:40\td\t@mock\t[x]\n" +
+		`\x1b[2J.yaml:1` + "\te\n"
 	if got := buf.String(); got != want {
 		t.Errorf("List wrote\n%q, want\n%q", got, want)
 	}

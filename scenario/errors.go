@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/termtext"
 )
 
 // Pos is a position in a scenario file. Line and Col are 1-based; Line 0
@@ -19,12 +20,16 @@ type Pos struct {
 	Origin srcerr.Origin
 }
 
-// String returns "file:line:col", or "file" when Line is 0.
+// String returns "file:line:col", or "file" when Line is 0, with the
+// control characters of the file's name escaped (termtext.Printable): the
+// name of a file an agent left among the scenarios cannot drive the
+// terminal of the run that reads it.
 func (p Pos) String() string {
+	file := termtext.Printable(p.File)
 	if p.Line == 0 {
-		return p.File
+		return file
 	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	return fmt.Sprintf("%s:%d:%d", file, p.Line, p.Col)
 }
 
 func (p Pos) compare(q Pos) int {

@@ -696,3 +696,20 @@ func errorLinesOf(s string) []string {
 	}
 	return out
 }
+
+// TestPosString: a position names its file with the name's control
+// characters escaped.
+func TestPosString(t *testing.T) {
+	for _, tt := range []struct {
+		pos  scenario.Pos
+		want string
+	}{
+		{scenario.Pos{File: "s.yaml", Line: 3, Col: 7}, "s.yaml:3:7"},
+		{scenario.Pos{File: "s.yaml"}, "s.yaml"},
+		{scenario.Pos{File: "d/\x1b[31m\u009b.yaml", Line: 1, Col: 1}, `d/\x1b[31m\x9b.yaml:1:1`},
+	} {
+		if got := tt.pos.String(); got != tt.want {
+			t.Errorf("%#v.String() = %q, want %q", tt.pos, got, tt.want)
+		}
+	}
+}

@@ -28,6 +28,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/acprun/acprun/internal/termtext"
 )
 
 // Error is a problem at a place in a file: "file:line:col: msg", with the
@@ -66,13 +68,14 @@ func (o Origin) Note() string {
 // alias (see Origin.Note).
 func (e *Error) Error() string {
 	msg := e.Msg + e.Origin.Note()
+	file := termtext.Printable(e.File) // a name an agent gave a file it left
 	switch {
 	case e.Line == 0:
-		return fmt.Sprintf("%s: %s", e.File, msg)
+		return fmt.Sprintf("%s: %s", file, msg)
 	case e.Col == 0:
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
+		return fmt.Sprintf("%s:%d: %s", file, e.Line, msg)
 	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, msg)
+	return fmt.Sprintf("%s:%d:%d: %s", file, e.Line, e.Col, msg)
 }
 
 // Unique returns errs without the repeats, in their order: an error

@@ -22,6 +22,7 @@ func TestError(t *testing.T) {
 		{srcerr.Error{File: "s.yaml", Msg: "no such file"}, "s.yaml: no such file"},
 		{srcerr.Error{File: "s.yaml", Line: 12, Col: 14, Msg: "bad", Origin: srcerr.Origin{Anchor: "t", Line: 3, Col: 9}},
 			"s.yaml:12:14: bad (written at line 3, column 9, in the anchor &t)"},
+		{srcerr.Error{File: "s/\x1b]0;t\a.yaml", Line: 2, Col: 1, Msg: "bad"}, `s/\x1b]0;t\x07.yaml:2:1: bad`},
 	}
 	for _, tt := range tests {
 		if got := tt.e.Error(); got != tt.want {
