@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"maps"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -20,7 +21,7 @@ const module = "github.com/acprun/acprun"
 // depend, directly or not, on those forbidden matches. Paths are relative
 // to the module ("" for its root).
 type importRule struct {
-	rule      string // as docs/development.md says it
+	rule      string // as README.md's Development section says it
 	from      func(rel string) bool
 	forbidden func(rel string) bool
 }
@@ -30,7 +31,7 @@ func is(pkg string) func(string) bool {
 	return func(rel string) bool { return rel == pkg || strings.HasPrefix(rel, pkg+"/") }
 }
 
-// importRules are the layering docs/development.md gives.
+// importRules are the layering README.md's Development section gives.
 var importRules = []importRule{
 	{"runner never imports output", is("runner"), is("output")},
 	{"acp imports nothing of acprun", is("acp"), func(rel string) bool { return !is("acp")(rel) }},
@@ -97,8 +98,8 @@ func relPath(pkg string) (string, bool) {
 	return rel, ok
 }
 
-// TestImportRules checks the layering of the packages (docs/development.md)
-// on what `go list -deps` says they import.
+// TestImportRules checks the layering of the packages (README.md's
+// Development section) on what `go list -deps` says they import.
 func TestImportRules(t *testing.T) {
 	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports", "./...")
 	out, err := cmd.Output()
@@ -197,6 +198,26 @@ func TestImportRulesFail(t *testing.T) {
 	} {
 		if got := strings.Join(importViolations(importRules, tt.imports), "\n"); got != tt.want {
 			t.Errorf("imports %v:\ngot  %q\nwant %q", tt.imports, got, tt.want)
+		}
+	}
+}
+
+// TestImportRulesDocumented: README.md's Development section states each
+// rule the test checks (code spans aside), so that the two cannot drift.
+func TestImportRulesDocumented(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), "\n## Development\n")
+	if !ok {
+		t.Fatal("README.md has no Development section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	text := strings.Join(strings.Fields(strings.ReplaceAll(section, "`", "")), " ")
+	for _, r := range importRules {
+		if !strings.Contains(text, r.rule) {
+			t.Errorf("README.md's Development section does not say %q", r.rule)
 		}
 	}
 }
