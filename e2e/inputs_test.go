@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acprun/acprun/report"
 )
 
 // acprunBounded is acprun for a command that must end at once: it is
@@ -241,5 +243,33 @@ func TestReplayTranscriptEndlessLine(t *testing.T) {
 		if res.code != exitUsage || !strings.Contains(res.stderr, strings.TrimPrefix(want, "big.jsonl:1: ")) {
 			t.Errorf("acprun %s: exit %d, want %d and %q\n%s", strings.Join(args, " "), res.code, exitUsage, want, res.stderr)
 		}
+	}
+}
+
+// TestPinnedFilesShareTheirDirectory: the files acprun pins before any
+// agent starts (golden files here, replay's cassettes too) hold one
+// descriptor per directory, not one each: a scenario with 200 golden files
+// in one directory passes under a limit of 100 open files, where it used to
+// fail with "too many open files".
+func TestPinnedFilesShareTheirDirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{"m.mock.yaml": "turns: [{steps: [{text: hi}]}]\n"}
+	var golden strings.Builder
+	for i := range 200 {
+		files[fmt.Sprintf("out/f%d.txt", i)] = fmt.Sprintf("x%d\n", i)
+		files[fmt.Sprintf("golden/f%d.txt", i)] = fmt.Sprintf("x%d\n", i)
+		fmt.Fprintf(&golden, "          out/f%d.txt: golden/f%d.txt\n", i, i)
+	}
+	files["s.yaml"] = "name: many-golden\nagent: {command: [acprun, mock-agent, m.mock.yaml]}\npermissions: {default: deny}\n" +
+		"turns:\n  - prompt: hi\n    expect:\n      files:\n        golden:\n" + golden.String()
+	writeFiles(t, dir, files)
+	// The limit is set hard as well as soft: Go raises the soft one.
+	res, _ := runBinary(t, "sh", dir, nil, "-c", `ulimit -n 100 && exec "$0" run s.yaml -o out.json`, acprunBin)
+	if res.code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	if sc := readResults(t, filepath.Join(dir, "out.json")).Scenarios[0]; sc.Status != report.StatusPassed {
+		t.Errorf("status %s, want passed\nerror %q, failures %q", sc.Status, sc.Error, sc.Failures)
 	}
 }

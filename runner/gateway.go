@@ -77,7 +77,8 @@ func openCassetteDirs(scenarios []*scenario.Scenario) (map[string]*os.Root, erro
 // one (named after its transcript, names[i] for jobs[i]), before any agent
 // starts: an agent whose cwd holds cassettes/ may put a symlink to a file
 // of the user's in the place of a later attempt's (see inputfile.Pinned).
-func pinCassettes(jobs []job, names [][]string) inputs {
+// The cassettes of one gateway.dir share one open directory (pins).
+func pinCassettes(pins *inputfile.Pins, jobs []job, names [][]string) inputs {
 	pinned := inputs{}
 	for i, j := range jobs {
 		g := j.sc.Gateway
@@ -86,7 +87,7 @@ func pinCassettes(jobs []job, names [][]string) inputs {
 		}
 		for _, name := range names[i] {
 			path := filepath.Join(g.Dir, cassetteName(name))
-			pinned[path] = inputfile.Pin(path)
+			pinned[path] = pins.Pin(path)
 		}
 	}
 	return pinned

@@ -6,7 +6,7 @@ import (
 )
 
 // inputs are files acprun reads once agents may have written where they
-// are, by path, each pinned (inputfile.Pin) before any agent starts: the
+// are, by path, each pinned (inputfile.Pins) before any agent starts: the
 // files and images prompts attach (read at their turn) and the golden
 // files of files expectations (read after the agent's work), pinInputs;
 // the cassettes replay reads, pinCassettes. An agent whose cwd holds one
@@ -17,12 +17,12 @@ import (
 // reads each file by its path.
 type inputs map[string]*inputfile.Pinned
 
-// pinInputs pins the attachments and golden files of scenarios.
-func pinInputs(scenarios []*scenario.Scenario) inputs {
+// pinInputs pins the attachments and golden files of scenarios in pins.
+func pinInputs(pins *inputfile.Pins, scenarios []*scenario.Scenario) inputs {
 	in := inputs{}
 	pin := func(path string) {
 		if path != "" && in[path] == nil {
-			in[path] = inputfile.Pin(path)
+			in[path] = pins.Pin(path)
 		}
 	}
 	golden := func(e *scenario.FilesExpect) {
@@ -52,11 +52,4 @@ func (in inputs) read(path string, limit int64) ([]byte, error) {
 		return p.Read(limit)
 	}
 	return inputfile.Read(path, limit) // never a FIFO's wait
-}
-
-// close releases the directories the pinned files hold open.
-func (in inputs) close() {
-	for _, p := range in {
-		p.Close()
-	}
 }

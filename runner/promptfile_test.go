@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -72,8 +73,9 @@ func TestInputsPlantedLink(t *testing.T) {
 	pos := scenario.Pos{File: "s.yaml", Line: 3, Col: 7}
 	files := &scenario.FilesExpect{Pos: pos, Golden: []scenario.FileGolden{{Pos: pos, Path: "out.txt", Golden: golden}}}
 	turn := scenario.Turn{Prompt: []scenario.Part{{Pos: pos, File: spec}}, Expect: scenario.Expect{Files: files}}
-	in := pinInputs([]*scenario.Scenario{{Turns: []scenario.Turn{turn}}})
-	defer in.close()
+	var pins inputfile.Pins
+	defer pins.Close()
+	in := pinInputs(&pins, []*scenario.Scenario{{Turns: []scenario.Turn{turn}}})
 	for _, p := range []string{spec, golden} {
 		if err := os.Remove(p); err != nil {
 			t.Fatal(err)

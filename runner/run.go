@@ -16,6 +16,7 @@ import (
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/gateway"
+	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/internal/sandbox"
@@ -181,9 +182,10 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	}
 	defer closeCassetteDirs(dirs)
 	opts.cassetteDirs = dirs
-	opts.inputs = pinInputs(scenarios)
+	pins := &inputfile.Pins{}
+	defer pins.Close()
+	opts.inputs = pinInputs(pins, scenarios)
 	opts.places = pinPlaces(scenarios, opts.Environ)
-	defer opts.inputs.close()
 	rep := report.Report{SchemaVersion: report.SchemaVersion, StartedAt: time.Now()}
 	if opts.Policy != nil {
 		rep.PolicyOverride = opts.Policy.Source
@@ -204,8 +206,7 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	}
 	jobs := jobsOf(scenarios, opts.Repeat)
 	names := transcriptNames(jobs) // cassettes are named like transcripts too
-	opts.cassettes = pinCassettes(jobs, names)
-	defer opts.cassettes.close()
+	opts.cassettes = pinCassettes(pins, jobs, names)
 	stop := &failureStop{max: opts.MaxFailures, repeat: opts.Repeat}
 	results := runJobs(ctx, &opts, jobs, names, stop)
 	opts.procs.close(opts.Abort) // the processes kept for more scenarios

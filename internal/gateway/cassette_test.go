@@ -123,8 +123,9 @@ func TestReadCassettePinned(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "g.cassette.json")
 	writeCassetteFile(t, path, &cassette{Version: 1})
-	pin := inputfile.Pin(path)
-	defer pin.Close()
+	var pins inputfile.Pins
+	defer pins.Close()
+	pin := pins.Pin(path)
 	if c, err := readCassette(pin, path); err != nil || c.Version != 1 {
 		t.Fatalf("the cassette: %+v, %v", c, err)
 	}

@@ -245,7 +245,7 @@ func readIn(root *os.Root, name, path string, limit int64, noLink bool) ([]byte,
 }
 
 // Pinned is an input file read after others (agents) could write where
-// it is, named before they could: Pin resolves its symbolic links and
+// it is, named before they could: Pins.Pin resolves its symbolic links and
 // opens its directory then, and Read reads the file of that name in that
 // directory, whatever was put in the place of the directory since, and
 // refusing a symbolic link put in the file's place (ErrLink). A file
@@ -257,10 +257,17 @@ type Pinned struct {
 	err  error    // why it could not be pinned, which Read returns
 }
 
+// Pins pins files, each directory opened once for all the files pinned in
+// it: a run's cassettes (one per attempt) or golden files hold a
+// descriptor per directory, not per file. The zero Pins is ready to use;
+// its methods are not safe for concurrent use, its Pinned files' Read is.
+type Pins struct {
+	dirs map[string]*os.Root // by the directory's real path
+}
+
 // Pin pins path (see Pinned). It never fails: a path whose directory
-// cannot be opened is an error of every Read. The caller closes the
-// Pinned.
-func Pin(path string) *Pinned {
+// cannot be opened is an error of every Read.
+func (ps *Pins) Pin(path string) *Pinned {
 	p := &Pinned{path: path}
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil { // a file that is gone: its name in its directory
@@ -272,10 +279,30 @@ func Pin(path string) *Pinned {
 		real = filepath.Join(real, filepath.Base(path))
 	}
 	p.name = filepath.Base(real)
-	if p.dir, err = os.OpenRoot(filepath.Dir(real)); err != nil {
-		p.err = &Error{Path: path, Err: bare(err)}
+	dir := filepath.Dir(real)
+	if p.dir = ps.dirs[dir]; p.dir != nil {
+		return p
 	}
+	if p.dir, err = os.OpenRoot(dir); err != nil {
+		p.err = &Error{Path: path, Err: bare(err)}
+		return p
+	}
+	if ps.dirs == nil {
+		ps.dirs = map[string]*os.Root{}
+	}
+	ps.dirs[dir] = p.dir
 	return p
+}
+
+// Close closes the directories ps opened: the files it pinned can no
+// longer be read.
+func (ps *Pins) Close() error {
+	var errs []error
+	for _, d := range ps.dirs {
+		errs = append(errs, d.Close())
+	}
+	ps.dirs = nil
+	return errors.Join(errs...)
 }
 
 // Read returns the contents of the pinned file, a symbolic link at its
@@ -285,14 +312,6 @@ func (p *Pinned) Read(limit int64) ([]byte, error) {
 		return nil, p.err
 	}
 	return readIn(p.dir, p.name, p.path, limit, true)
-}
-
-// Close releases the directory p holds open.
-func (p *Pinned) Close() error {
-	if p.dir == nil {
-		return nil
-	}
-	return p.dir.Close()
 }
 
 // Read returns the contents of path, a regular file (as Open checks) of

@@ -2,9 +2,11 @@ package inputfile
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -124,8 +126,9 @@ func TestPinned(t *testing.T) {
 	write(victim, "SECRET\n")
 	spec := filepath.Join(dir, "spec.md")
 	write(spec, "spec\n")
-	p := Pin(spec)
-	defer p.Close()
+	var pins Pins
+	defer pins.Close()
+	p := pins.Pin(spec)
 	if data, err := p.Read(100); err != nil || string(data) != "spec\n" {
 		t.Fatalf("Read = %q, %v", data, err)
 	}
@@ -154,8 +157,7 @@ func TestPinned(t *testing.T) {
 	sub := filepath.Join(dir, "sub")
 	os.Mkdir(sub, 0o755)
 	write(filepath.Join(sub, "a.txt"), "mine\n")
-	q := Pin(filepath.Join(sub, "a.txt"))
-	defer q.Close()
+	q := pins.Pin(filepath.Join(sub, "a.txt"))
 	if err := os.Rename(sub, sub+".moved"); err != nil {
 		t.Fatal(err)
 	}
@@ -171,16 +173,14 @@ func TestPinned(t *testing.T) {
 	if err := os.Symlink(filepath.Join(sub+".moved", "a.txt"), link); err != nil {
 		t.Fatal(err)
 	}
-	l := Pin(link)
-	defer l.Close()
+	l := pins.Pin(link)
 	if data, err := l.Read(100); err != nil || string(data) != "mine\n" {
 		t.Fatalf("a link when pinned: Read = %q, %v", data, err)
 	}
 
 	// Missing when pinned, a link later: refused.
 	gone := filepath.Join(dir, "gone.md")
-	g := Pin(gone)
-	defer g.Close()
+	g := pins.Pin(gone)
 	if _, err := g.Read(100); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("missing: Read = %v", err)
 	}
@@ -191,11 +191,43 @@ func TestPinned(t *testing.T) {
 		t.Fatalf("missing, then a link: Read = %q, %v", data, err)
 	}
 	// Its directory missing too: an error of every Read.
-	none := Pin(filepath.Join(dir, "nodir", "x"))
+	none := pins.Pin(filepath.Join(dir, "nodir", "x"))
 	if _, err := none.Read(100); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("no directory: Read = %v", err)
 	}
-	none.Close()
+}
+
+// TestPinsShareDirectories: the files pinned in one directory share its
+// descriptor, each still read by its own name; after Close none is read.
+func TestPinsShareDirectories(t *testing.T) {
+	dir := t.TempDir()
+	var pins Pins
+	var pinned []*Pinned
+	for i := range 50 {
+		name := filepath.Join(dir, fmt.Sprintf("c%d.json", i))
+		if err := os.WriteFile(name, []byte(strconv.Itoa(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pinned = append(pinned, pins.Pin(name))
+	}
+	other := pins.Pin(filepath.Join(t.TempDir(), "gone.json"))
+	if len(pins.dirs) != 2 {
+		t.Errorf("%d directories open for 50 files in one and one in another; want 2", len(pins.dirs))
+	}
+	for i, p := range pinned {
+		if data, err := p.Read(100); err != nil || string(data) != strconv.Itoa(i) {
+			t.Errorf("file %d: Read = %q, %v", i, data, err)
+		}
+	}
+	if _, err := other.Read(100); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: Read = %v", err)
+	}
+	if err := pins.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pinned[0].Read(100); err == nil {
+		t.Error("Read after Close succeeded")
+	}
 }
 
 // TestOpenNoLink: a file that is itself a symbolic link is refused
