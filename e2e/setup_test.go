@@ -379,3 +379,39 @@ turns:
 		}
 	}
 }
+
+// TestSessionNewErrorSaysWhatItKnows: an agent that fails session/new
+// with an error that is not about authentication (claude-agent-acp
+// without its key answers "Internal error", its details in the error's
+// data) gets a message that shows the data and, when a variable its
+// registry entry expects is not set, says so.
+func TestSessionNewErrorSaysWhatItKnows(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.sh": `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'
+read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error","data":{"details":"Query closed before response received"}}}'
+read -r line
+`,
+		"acprun.yaml": "agents:\n  claude: {command: [sh, agent.sh]}\n",
+		"s.yaml":      "name: s\nagent: claude\npermissions: {default: deny, enforce: false}\nturns: [{prompt: one}]\n",
+	})
+	for _, tc := range []struct {
+		key  bool
+		want string
+	}{
+		{false, `session/new: jsonrpc error -32603: Internal error (its data: {"details":"Query closed before response received"}); it expects ANTHROPIC_API_KEY (not set) in its environment, which may be why`},
+		{true, `session/new: jsonrpc error -32603: Internal error (its data: {"details":"Query closed before response received"})`},
+	} {
+		var res result
+		if tc.key {
+			res = acprunEnv(t, dir, []string{"ANTHROPIC_API_KEY=sk-e2e-not-to-be-seen"}, "run", "s.yaml", "-o", "out.json")
+		} else {
+			res = acprunUnset(t, dir, "ANTHROPIC_API_KEY", "run", "s.yaml", "-o", "out.json")
+		}
+		r := readResults(t, filepath.Join(dir, "out.json")).Scenarios[0]
+		if res.code != exitAgent || r.Error != tc.want || !strings.Contains(res.stderr, tc.want) {
+			t.Errorf("key set %v: exit %d, error %q; want exit %d and\n%q\nin the results and on stderr:\n%s", tc.key, res.code, r.Error, exitAgent, tc.want, res.stderr)
+		}
+	}
+}

@@ -152,7 +152,7 @@ func (h *handshake) open(ctx context.Context, conn *acp.Conn, init handshakeResu
 			if isAuthError(err) {
 				return res, h.authError(&res, acp.MethodSessionNew, err)
 			}
-			return res, fmt.Errorf("session/new: %w", err)
+			return res, fmt.Errorf("session/new: %w%s", withData(err), h.unsetEnvHint())
 		}
 	}
 	if h.opened != nil {

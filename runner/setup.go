@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/report"
@@ -229,6 +232,38 @@ func (h *handshake) envHint() string {
 		return ""
 	}
 	return "; it expects " + strings.Join(h.authEnv, ", ") + " in its environment"
+}
+
+// unsetEnvHint is envHint when one of the variables is not set, for an
+// error that need not be about authentication but may come of it (an
+// agent that fails session/new with "Internal error" for want of its key),
+// or "".
+func (h *handshake) unsetEnvHint() string {
+	for _, e := range h.authEnv {
+		if strings.HasSuffix(e, " (not set)") {
+			return h.envHint() + ", which may be why"
+		}
+	}
+	return ""
+}
+
+// maxShownData caps the data of the agent's error shown in a message.
+const maxShownData = 300
+
+// withData adds to err, when it is the agent's JSON-RPC error answer, the
+// error's data, compact and cut at maxShownData characters: an agent
+// often says what went wrong there alone ({"details": "Query closed before
+// response received"} under "Internal error").
+func withData(err error) error {
+	var ae *acp.Error
+	if !errors.As(err, &ae) || len(ae.Data) == 0 || string(ae.Data) == "null" {
+		return err
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, ae.Data) != nil {
+		return err
+	}
+	return fmt.Errorf("%w (its data: %s)", err, shorten(b.String(), maxShownData))
 }
 
 // AuthEnv lists the variables a's registry entry expects for its

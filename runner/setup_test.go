@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -289,5 +290,34 @@ func TestExtraRootsOf(t *testing.T) {
 	got := extraRoots([]string{"/w", "/w/sub", "/data", "/", "/data", "/wx"}, "/w")
 	if diff := cmp.Diff([]string{"/data", "/", "/wx"}, got); diff != "" {
 		t.Errorf("extraRoots (-want +got):\n%s", diff)
+	}
+}
+
+// TestWithData: the agent's error shows its data, compact and cut; an
+// error without data, or with data that is not JSON, is left as it is.
+func TestWithData(t *testing.T) {
+	long := `"` + strings.Repeat("x", 400) + `"`
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&acp.Error{Code: -32603, Message: "Internal error", Data: []byte(`{ "details" : "closed" }`)}, `jsonrpc error -32603: Internal error (its data: {"details":"closed"})`},
+		{&acp.Error{Code: -32603, Message: "Internal error", Data: []byte(long)}, `jsonrpc error -32603: Internal error (its data: "` + strings.Repeat("x", maxShownData-1) + `…)`},
+		{&acp.Error{Code: -32603, Message: "Internal error", Data: []byte(`null`)}, `jsonrpc error -32603: Internal error`},
+		{&acp.Error{Code: -32603, Message: "Internal error"}, `jsonrpc error -32603: Internal error`},
+		{errors.New("timed out"), "timed out"},
+	} {
+		got := withData(tc.err)
+		if got.Error() != tc.want || !errors.Is(got, tc.err) {
+			t.Errorf("withData(%v) = %q, want %q wrapping it", tc.err, got, tc.want)
+		}
+	}
+	h := &handshake{authEnv: []string{"A_KEY (set)"}}
+	if got := h.unsetEnvHint(); got != "" {
+		t.Errorf("every variable set: unsetEnvHint() = %q, want none", got)
+	}
+	h.authEnv = append(h.authEnv, "B_KEY (not set)")
+	if got, want := h.unsetEnvHint(), "; it expects A_KEY (set), B_KEY (not set) in its environment, which may be why"; got != want {
+		t.Errorf("unsetEnvHint() = %q, want %q", got, want)
 	}
 }
