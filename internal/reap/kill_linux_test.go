@@ -190,3 +190,26 @@ func TestKillOutsideLeavesTheGroup(t *testing.T) {
 		t.Errorf("KillOutside killed %d, a member of the group", member.Process.Pid)
 	}
 }
+
+// TestKillLeavesProcessesWithoutEnvironment: a process with no
+// environment at all (its arguments read, its environment empty, as at the
+// end of an exec) is looked at again for a moment, then taken for what it
+// is: not marked, left alone, while the marked daemon beside it is killed.
+func TestKillLeavesProcessesWithoutEnvironment(t *testing.T) {
+	m := New()
+	pid := daemon(t, m, "sleep 1000")
+	bare := exec.Command("/bin/sleep", "1000")
+	bare.Env = []string{}
+	if err := bare.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bare.Process.Kill(); bare.Wait() })
+	execDone(t, bare.Process.Pid, "/bin/sleep")
+	m.Kill()
+	if !dying(pid) {
+		t.Errorf("the marked daemon %d still runs after Kill", pid)
+	}
+	if dying(bare.Process.Pid) {
+		t.Errorf("Kill killed %d, which has no environment", bare.Process.Pid)
+	}
+}

@@ -20,7 +20,9 @@
 //     Such a process is still killed when it stayed in its process group.
 //     A process caught in the middle of an exec, whose environment cannot
 //     be read for that moment, is looked at again until its exec is done
-//     (for at most 2s).
+//     (for at most 2s; at most 100ms when its arguments read already,
+//     since a few processes have no environment at all). Init is never
+//     killed.
 //   - Other systems: marks are set, Kill does nothing; only the process
 //     groups are killed.
 package reap

@@ -51,7 +51,8 @@ func (m Mark) kill(keep int) []Process {
 	}
 	var killed []Process
 	seen := map[int]bool{}
-	var unsure time.Time // when a scan first found a process in an exec
+	var unsure time.Time          // when a scan first found a process in an exec
+	noEnv := map[int]time.Time{} // when a scan first read a process's environment empty, its arguments not
 	// Only the rounds that killed count against maxRounds: a scan that
 	// found a process in the middle of an exec waits for it, bounded by
 	// maxExecWait, however slowly the machine runs the exec.
@@ -62,6 +63,15 @@ func (m Mark) kill(keep int) []Process {
 			switch f.verdict {
 			case unread:
 				unknown++
+			case noEnviron:
+				first, ok := noEnv[list[i]]
+				if !ok {
+					first = time.Now()
+					noEnv[list[i]] = first
+				}
+				if time.Since(first) < maxNoEnvWait {
+					unknown++ // perhaps an exec between its arguments and its environment
+				}
 			case hit:
 				alive++
 				if pid := list[i]; !seen[pid] {
@@ -132,13 +142,17 @@ const (
 // line to read, from when its old memory is gone until the new program's
 // is set up (its interpreter loaded): Kill scans again every execPoll,
 // for at most maxExecWait, until the exec is done and its environment
-// tells.
+// tells. The exec sets the arguments a moment before the environment: a
+// process whose arguments read but whose environment reads empty is looked
+// at again too, for at most maxNoEnvWait, after which it is taken for a
+// process without an environment (a few daemons; init is never scanned).
 const (
-	execPoll    = time.Millisecond
-	maxExecWait = 2 * time.Second
+	execPoll     = time.Millisecond
+	maxExecWait  = 2 * time.Second
+	maxNoEnvWait = 100 * time.Millisecond
 )
 
-// pids lists the processes in /proc, acprun itself left out.
+// pids lists the processes in /proc, acprun itself and init left out.
 func pids() []int {
 	d, err := os.Open("/proc")
 	if err != nil {
@@ -149,7 +163,7 @@ func pids() []int {
 	self := os.Getpid()
 	var out []int
 	for _, name := range names {
-		if pid, err := strconv.Atoi(name); err == nil && pid != self {
+		if pid, err := strconv.Atoi(name); err == nil && pid != self && pid != 1 {
 			out = append(out, pid)
 		}
 	}
@@ -160,9 +174,10 @@ func pids() []int {
 type verdict int
 
 const (
-	miss   verdict = iota // not marked, or dying already
-	hit                   // marked, and killed
-	unread                // alive, but its environment read empty
+	miss      verdict = iota // not marked, or dying already
+	hit                      // marked, and killed
+	unread                   // alive, but its environment and arguments read empty
+	noEnviron                // alive, its arguments read but its environment empty
 )
 
 // scan is one Kill's reading of /proc.
@@ -214,8 +229,9 @@ func (s *scan) kill(pid int) (Process, verdict) {
 // marked says whether process pid's environment holds the mark (or a Sub
 // of it): hit, or miss; unread when it read empty although the process
 // lives, is no kernel thread and has no command line either: it is in
-// the middle of an exec. An environment that cannot be read
-// (another user's process) holds nothing.
+// the middle of an exec; noEnviron when its command line reads: it is at
+// the end of an exec, or has no environment. An environment that cannot
+// be read (another user's process) holds nothing.
 func (s *scan) marked(pid int) verdict {
 	for range 3 { // an empty read may be an exec's moment: read again
 		env, err := s.environ(pid)
@@ -229,8 +245,10 @@ func (s *scan) marked(pid int) verdict {
 				}
 			}
 			return miss
-		case dying(pid) || kernelThread(pid) || len(cmdline(pid)) > 0:
-			return miss // an empty environment
+		case dying(pid) || kernelThread(pid):
+			return miss
+		case len(cmdline(pid)) > 0:
+			return noEnviron
 		}
 	}
 	return unread // in the middle of an exec
