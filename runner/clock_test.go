@@ -548,21 +548,11 @@ func TestWaitQuietWhileBehind(t *testing.T) {
 			}
 			return nil, nil
 		}))
-		stop := make(chan struct{})
-		go func() {
-			for {
-				select {
-				case <-stop:
-					return
-				case <-time.After(50 * time.Millisecond):
-					note()
-				}
-			}
-		}()
+		stop := every(50 * time.Millisecond, note)
 		start := time.Now()
 		newActivity().waitQuiet(context.Background(), c, quiet, most, nil)
 		d := time.Since(start)
-		close(stop)
+		stop()
 		if d < 4*time.Second || d > 4*time.Second+quiet {
 			t.Errorf("waited %s; want 4s: the bound, and the 3s acprun was behind", d)
 		}
@@ -586,6 +576,22 @@ func TestWaitQuietWhileBehind(t *testing.T) {
 	})
 }
 
+// every calls f every d until the returned stop is called.
+func every(d time.Duration, f func()) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(d):
+				f()
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
 // TestWaitQuietBound: an agent that floods faster than acprun handles, or
 // a handler that never ends (an answer the agent does not read), keeps
 // acprun behind: the wait ends after settleBound all the same.
@@ -595,21 +601,11 @@ func TestWaitQuietBound(t *testing.T) {
 			time.Sleep(time.Millisecond)
 			return nil, nil
 		}))
-		stop := make(chan struct{})
-		go func() {
-			for {
-				select {
-				case <-stop:
-					return
-				case <-time.After(500 * time.Microsecond):
-					note()
-				}
-			}
-		}()
+		stop := every(500 * time.Microsecond, note)
 		start := time.Now()
 		newActivity().waitQuiet(context.Background(), c, settleQuiet, settleMax, nil)
 		d := time.Since(start)
-		close(stop)
+		stop()
 		if d != settleBound {
 			t.Errorf("flooded: waited %s; want %s", d, settleBound)
 		}

@@ -51,7 +51,7 @@ func (m Mark) kill(keep int) []Process {
 	}
 	var killed []Process
 	seen := map[int]bool{}
-	var unsure time.Time          // when a scan first found a process in an exec
+	var unsure time.Time         // when a scan first found a process in an exec
 	noEnv := map[int]time.Time{} // when a scan first read a process's environment empty, its arguments not
 	// Only the rounds that killed count against maxRounds: a scan that
 	// found a process in the middle of an exec waits for it, bounded by
