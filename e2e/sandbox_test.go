@@ -584,3 +584,63 @@ func TestSandboxPlantedCwd(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxHoldsTheJudge: a judge of a sandboxed scenario runs in its
+// sandbox, the workspace read-only: a script the agent planted in the copy,
+// run by the judge (as a judge agent runs the hooks of project settings it
+// finds in its cwd), writes neither outside nor in the copy, and the
+// hidden paths stay hidden from it. The results record the judge's
+// sandbox.
+func TestSandboxHoldsTheJudge(t *testing.T) {
+	t.Parallel()
+	dir, outside, home := realTempDir(t), realTempDir(t), realTempDir(t)
+	env := needSandbox(t, true, home)
+	writeFiles(t, home, map[string]string{".ssh/id_ed25519": "PRIVATE-KEY-VALUE"})
+	writeFiles(t, dir, map[string]string{
+		"ws/README": "fixture\n",
+		"agent.mock.yaml": `turns:
+  - steps:
+      - writeFile: {path: check.sh, content: "echo pwned > ` + outside + `/planted; echo pwned > README; cat ~/.ssh/id_ed25519\n"}
+`,
+		"judge.mock.yaml": `turns:
+  - steps:
+      - spawn: "sh check.sh"
+      - spawn: "echo tmp > $TMPDIR/t && cat $TMPDIR/t"
+      - text: "\nPASS"
+`,
+		"s.yaml": "name: judged\nagent: {command: [acprun, mock-agent, " + filepath.Join(dir, "agent.mock.yaml") + "]}\n" +
+			"workspace: {from: ws}\nsandbox: {write: [" + outside + "]}\nturns: [{prompt: hi}]\n" +
+			"expect: {judge: {agent: {command: [acprun, mock-agent, " + filepath.Join(dir, "judge.mock.yaml") + "]}, rubric: r}}\n",
+	})
+	res, out := runSandboxed(t, dir, env, "s.yaml", "--keep-workspaces")
+	if res.code != exitOK {
+		t.Fatalf("exit %d; want 0\n%s", res.code, res.stderr)
+	}
+	sc := out.Scenarios[0]
+	j := sc.Judge
+	if j == nil || !j.Passed {
+		t.Fatalf("judge %+v; want one that passed", j)
+	}
+	for _, want := range []string{
+		outside + "/planted: Read-only file system",
+		"README: Read-only file system",
+		"id_ed25519: No such file or directory",
+		"spawn: exit 0: tmp",
+	} {
+		if !strings.Contains(j.Text, want) {
+			t.Errorf("the judge said %q, want %q in it", j.Text, want)
+		}
+	}
+	if strings.Contains(j.Text, "PRIVATE-KEY-VALUE") {
+		t.Errorf("the judge read ~/.ssh: %q", j.Text)
+	}
+	absent(t, filepath.Join(outside, "planted"), "written outside by the planted script")
+	if b, err := os.ReadFile(filepath.Join(sc.Workspace.Path, "README")); err != nil || string(b) != "fixture\n" {
+		t.Errorf("README in the copy = %q, %v; want it as the fixture has it", b, err)
+	}
+	sb := j.Sandbox
+	if sb == nil || sb.Backend != "bubblewrap" || len(sb.Write) != 1 || slices.Contains(sb.Write, sc.Workspace.Path) ||
+		!slices.Contains(sb.Hide, home+"/.ssh") {
+		t.Errorf("the judge's sandbox %+v; want bubblewrap writing only in its TMPDIR and hiding %s/.ssh", sb, home)
+	}
+}

@@ -376,7 +376,11 @@ type JudgeResult struct {
 	Text       string `json:"text"`
 	Error      string `json:"error,omitempty"`
 	Transcript string `json:"transcript,omitempty"`
-	DurationMs int64  `json:"durationMs"`
+	// Sandbox is what the judge's sandbox applied, nil without one: a
+	// judge of a sandboxed scenario runs in its sandbox, with the
+	// workspace read-only.
+	Sandbox    *SandboxInfo `json:"sandbox,omitempty"`
+	DurationMs int64        `json:"durationMs"`
 }
 
 // TurnResult is the record of one session/prompt.

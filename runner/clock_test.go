@@ -548,7 +548,7 @@ func TestWaitQuietWhileBehind(t *testing.T) {
 			}
 			return nil, nil
 		}))
-		stop := every(50 * time.Millisecond, note)
+		stop := every(50*time.Millisecond, note)
 		start := time.Now()
 		newActivity().waitQuiet(context.Background(), c, quiet, most, nil)
 		d := time.Since(start)
@@ -601,7 +601,7 @@ func TestWaitQuietBound(t *testing.T) {
 			time.Sleep(time.Millisecond)
 			return nil, nil
 		}))
-		stop := every(500 * time.Microsecond, note)
+		stop := every(500*time.Microsecond, note)
 		start := time.Now()
 		newActivity().waitQuiet(context.Background(), c, settleQuiet, settleMax, nil)
 		d := time.Since(start)

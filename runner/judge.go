@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +20,8 @@ const judgeText = 64 << 10
 
 // judge asks a judge agent whether the work meets the rubric: a session of
 // its own, one turn, in a read-only client on the workspace (no terminal,
-// every permission denied), with its own timeout and transcript. text is
+// every permission denied), in the scenario's sandbox with the workspace
+// read-only (judgeSandbox), with its own timeout and transcript. text is
 // the agent's reply being judged; what names the judge in its transcript's
 // file name ("judge" or "judge-turn2").
 func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what string) (*report.JudgeResult, string) {
@@ -27,12 +29,13 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	agent := j.Agent
 	agent.Cwd = dir
 	jsc := &scenario.Scenario{
-		Name:   r.sc.Name + " (" + what + ")",
-		File:   r.sc.File,
-		Pos:    j.Pos,
-		Agent:  agent,
-		Client: scenario.Client{FS: true, ReadOnly: true, Roots: []string{dir}, Set: true},
-		Policy: approve.DenyAll(),
+		Name:    r.sc.Name + " (" + what + ")",
+		File:    r.sc.File,
+		Pos:     j.Pos,
+		Agent:   agent,
+		Client:  scenario.Client{FS: true, ReadOnly: true, Roots: []string{dir}, Set: true},
+		Policy:  approve.DenyAll(),
+		Sandbox: judgeSandbox(r.sc.Sandbox),
 		Turns: []scenario.Turn{{
 			Pos:     j.Pos,
 			Prompt:  []scenario.Part{{Pos: j.Pos, Text: judgePrompt(j.Rubric, r.red.String(text), r.red.String(r.changeSummary(ctx)))}},
@@ -45,6 +48,7 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	// A judge starts its own agent process, outside the run's count: its
 	// scenario holds one already.
 	opts.procs, opts.ReuseAgents = nil, false
+	opts.judging = true
 	// The judge's outputs are redacted as the scenario's: of the run's
 	// secrets, the judge's among them.
 	opts.red = r.red
@@ -62,7 +66,24 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 		tr.close()
 		jr.Transcript = tr.path
 	}
+	jr.Sandbox = res.Sandbox
 	return jr, judgeVerdict(j, jr, res)
+}
+
+// judgeSandbox is the sandbox of a judge for a scenario whose sandbox is
+// sb (nil: none). A judge reads what the agent left in its cwd, project
+// settings whose hooks run commands included, so it is held as the agent
+// was: the same hidden paths, network, ports and level. It may write only
+// its own state and its private temporary directory: neither the
+// scenario's write paths nor, as Options.judging has it, its cwd.
+func judgeSandbox(sb *scenario.Sandbox) *scenario.Sandbox {
+	if sb == nil {
+		return nil
+	}
+	j := *sb
+	j.Write, j.WritePos = nil, nil
+	j.Hide, j.Ports = slices.Clone(sb.Hide), slices.Clone(sb.Ports)
+	return &j
 }
 
 // judgeTranscript opens the transcript of a judge named what, and taps

@@ -27,6 +27,9 @@ func runScenarios(t *testing.T, opts Options, src string, scripts map[string]str
 	t.Helper()
 	dir := t.TempDir()
 	for name, s := range scripts {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -120,6 +120,9 @@ type Options struct {
 	// those that are reused; nil starts processes outside any count
 	// (judges, outside Run).
 	procs *pool
+	// judging is set for a judge's run: its sandbox leaves the session
+	// cwd, the workspace it judges, read-only (see judgeSandbox).
+	judging bool
 	// spill is the run's private directory for the files of long texts
 	// (see textBuf), removed at its end; "" keeps them in memory (outside
 	// Run, or when it could not be made).

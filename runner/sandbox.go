@@ -14,7 +14,8 @@ import (
 
 // This file puts a scenario's agent side in its OS sandbox (the sandbox
 // key): the agent process, everything it starts, and the terminals acprun
-// runs for it; never setup, verify or teardown. The sandbox is the agent
+// runs for it; the judges too (judgeSandbox); never setup, verify or
+// teardown. The sandbox is the agent
 // process's: planned when the process starts, with a temporary directory
 // of its own (TMPDIR): the scenario's, removed at its end, or, for a
 // pooled process, one in the pool's directory. Scenarios whose sandboxes
@@ -33,6 +34,9 @@ func (r *scenarioRun) checkSandbox() error {
 	r.sbox = sandboxSpec(r.sc, r.opts.Environ, wsDir)
 	if r.sbox == nil {
 		return nil
+	}
+	if r.opts.judging { // a judge reads its cwd, and writes nothing there
+		r.sbox.Write = slices.DeleteFunc(r.sbox.Write, func(p string) bool { return p == r.sc.Agent.Cwd })
 	}
 	if r.gw != nil { // the gateway's port stays reachable with the network off
 		r.sbox.Loopback = []int{r.opts.gateway.Port()}

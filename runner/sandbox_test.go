@@ -259,3 +259,70 @@ func TestSandboxWarningPos(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxHoldsTheJudge: a judge of a sandboxed scenario runs in the
+// scenario's sandbox with the workspace it judges read-only: it writes
+// only in its own TMPDIR, neither in the copy nor in the scenario's write
+// paths, and its client refuses what the sandbox hides. The results record
+// its sandbox.
+func TestSandboxHoldsTheJudge(t *testing.T) {
+	landlockOnly(t, 3)
+	outside := t.TempDir()
+	judge := `turns:
+  - steps:
+      - writeFile: {path: judged.txt, content: x}
+      - writeFile: {path: ` + outside + `/judge, content: x}
+      - spawn: "echo x > fixture.txt"
+      - spawn: "echo tmp > $TMPDIR/t && cat $TMPDIR/t"
+      - read: {path: secret.txt}
+      - text: "\nPASS"
+`
+	rep := runScenarios(t, Options{Environ: sandboxEnviron(t), KeepWorkspaces: true},
+		"name: judged\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
+			"workspace: {from: fixture}\n"+
+			"sandbox: {write: ["+outside+"], hide: [fixture/secret.txt], level: best-effort}\n"+
+			"turns: [{prompt: hi}]\n"+
+			"expect: {judge: {agent: {command: [acprun, mock-agent, judge.mock.yaml]}, rubric: r}}\n",
+		map[string]string{
+			"agent.mock.yaml":     "turns: [{steps: [{writeFile: {path: agent.txt, content: x}}]}]\n",
+			"judge.mock.yaml":     judge,
+			"fixture/fixture.txt": "fixture\n",
+			"fixture/secret.txt":  "HIDDEN\n",
+		})
+	r := rep.Scenarios[0]
+	if r.Judge == nil {
+		t.Fatalf("status %s: %s %q; no judge", r.Status, r.Error, r.Failures)
+	}
+	j := r.Judge
+	if want := "writeFile: ok"; !strings.Contains(r.Turns[0].Text, want) { // the agent's, in the copy
+		t.Errorf("the agent said %q, want %q in it", r.Turns[0].Text, want)
+	}
+	copyDir := r.Workspace.Path
+	for _, want := range []string{
+		"writeFile: error: open " + filepath.Join(copyDir, "judged.txt") + ": permission denied",
+		"writeFile: error: open " + outside + "/judge: permission denied",
+		"fixture.txt: Permission denied", // as the shell says it
+		"spawn: exit 0: tmp",
+		"error: fs/read_text_file: " + filepath.Join(copyDir, "secret.txt") + " is hidden by the sandbox",
+	} {
+		if !strings.Contains(j.Text, want) {
+			t.Errorf("the judge said %q, want %q in it", j.Text, want)
+		}
+	}
+	if !j.Passed || r.Status != report.StatusPassed {
+		t.Errorf("judge passed %v, status %s (%q); want both passed", j.Passed, r.Status, r.Failures)
+	}
+	for _, p := range []string{filepath.Join(copyDir, "judged.txt"), filepath.Join(outside, "judge")} {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("the judge wrote %s: %v", p, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(copyDir, "fixture.txt")); err != nil || string(b) != "fixture\n" {
+		t.Errorf("fixture.txt in the copy = %q, %v; want it as the fixture has it", b, err)
+	}
+	sb := j.Sandbox
+	if sb == nil || sb.Backend != "landlock" || sb.Network != "on" || sb.Level != "best-effort" ||
+		slices.Contains(sb.Write, copyDir) || slices.Contains(sb.Write, outside) || len(sb.Write) != 1 {
+		t.Errorf("the judge's sandbox %+v; want landlock, best-effort, writing only in its TMPDIR", sb)
+	}
+}

@@ -195,8 +195,8 @@
 // not be made), and one that fails gives a warning. ACPRUN_WORKSPACE names
 // the attempt's copy.
 //
-// sandbox puts the agent, everything it starts and the terminals acprun
-// runs for it (not setup, verify or teardown) in an OS sandbox (see the
+// sandbox puts the agent, everything it starts, the terminals acprun runs
+// for it and the judges (not setup, verify or teardown) in an OS sandbox (see the
 // runner): writes only in the session cwd, a private TMPDIR, the named
 // agent's state directories (SandboxWrite) and write; hide (and
 // SandboxHide) unreadable; network off, or ports only. Its paths take ~

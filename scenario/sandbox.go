@@ -12,8 +12,8 @@ import (
 )
 
 // Sandbox is the OS sandbox a scenario asks for around its agent, the
-// processes the agent starts and the terminals acprun runs for it (the
-// sandbox key): not around setup, verify and teardown. Its paths are what
+// processes the agent starts, the terminals acprun runs for it and its
+// judges (the sandbox key): not around setup, verify and teardown. Its paths are what
 // the file lists; the runner adds the defaults (SandboxWrite, SandboxHide).
 type Sandbox struct {
 	Pos Pos // the sandbox value
