@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/acprun/acprun/internal/sandbox"
@@ -552,37 +553,88 @@ func TestSandboxWriteWarningAtItsEntry(t *testing.T) {
 // it starts), and its agent, client and verify would have worked there.
 func TestSandboxPlantedCwd(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		backend string
-		bwrap   bool
-	}{{"bubblewrap", true}, {"landlock", false}} {
-		t.Run(tc.backend, func(t *testing.T) {
-			dir, home := realTempDir(t), realTempDir(t)
-			env := needSandbox(t, tc.bwrap, home)
-			victim := filepath.Join(home, ".bashrc")
-			writeFiles(t, home, map[string]string{".bashrc": "precious\n"})
-			scenario := "name: %s\nagent: {command: [acprun, mock-agent, %s]}\nsandbox: {}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"
-			writeFiles(t, dir, map[string]string{
-				"suite/a.mock.yaml": "turns:\n  - steps:\n      - spawn: \"mv sub sub.moved && ln -s " + home + " sub\"\n      - text: ok\n",
-				"b.mock.yaml":       "turns:\n  - steps:\n      - writeFile: {path: .bashrc, content: \"pwned\\n\"}\n      - text: ok\n",
-				"suite/a.yaml":      fmt.Sprintf(scenario, "a", "a.mock.yaml"),
-				"suite/sub/b.yaml":  fmt.Sprintf(scenario, "b", filepath.Join(dir, "b.mock.yaml")),
-			})
-			res, out := runSandboxed(t, dir, env, "suite/", "-j", "1")
-			if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
-				t.Errorf("b's sandboxed agent wrote where the planted link leads: %q", data)
-			}
-			if res.code != exitFailed || out.Scenarios[0].Turns[0].Text != "spawn: exit 0: ok" {
-				t.Fatalf("exit %d, a's turn %q (want the link planted and b not run)\n%s", res.code, out.Scenarios[0].Turns[0].Text, res.stderr)
-			}
-			sub := filepath.Join(dir, "suite", "sub")
-			want := "suite/sub/b.yaml:1:1: agent.cwd " + sub + " led to " + sub + " when the run started and leads to " + home + " now: " +
-				"a symbolic link was put in its way since, which acprun does not follow (an agent of this run may have put it there); the attempt does not run"
-			if b := out.Scenarios[1]; b.Status != report.StatusError || b.Error != want {
-				t.Errorf("b: %s, %q; want an error %q", b.Status, b.Error, want)
-			}
+	eachBackend(t, func(t *testing.T, bwrap bool) {
+		dir, home := realTempDir(t), realTempDir(t)
+		env := needSandbox(t, bwrap, home)
+		victim := plantVictim(t, home)
+		scenario := "name: %s\nagent: {command: [acprun, mock-agent, %s]}\nsandbox: {}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"
+		writeFiles(t, dir, map[string]string{
+			"suite/a.mock.yaml": "turns:\n  - steps:\n      - spawn: \"mv sub sub.moved && ln -s " + home + " sub\"\n      - text: ok\n",
+			"b.mock.yaml":       "turns:\n  - steps:\n      - writeFile: {path: .bashrc, content: \"pwned\\n\"}\n      - text: ok\n",
+			"suite/a.yaml":      fmt.Sprintf(scenario, "a", "a.mock.yaml"),
+			"suite/sub/b.yaml":  fmt.Sprintf(scenario, "b", filepath.Join(dir, "b.mock.yaml")),
 		})
+		res, out := runSandboxed(t, dir, env, "suite/", "-j", "1")
+		if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
+			t.Errorf("b's sandboxed agent wrote where the planted link leads: %q", data)
+		}
+		if res.code != exitFailed || out.Scenarios[0].Turns[0].Text != "spawn: exit 0: ok" {
+			t.Fatalf("exit %d, a's turn %q (want the link planted and b not run)\n%s", res.code, out.Scenarios[0].Turns[0].Text, res.stderr)
+		}
+		sub := filepath.Join(dir, "suite", "sub")
+		want := "suite/sub/b.yaml:1:1: agent.cwd " + sub + " led to " + sub + " when the run started and leads to " + home + " now: " +
+			"a symbolic link was put in its way since, which acprun does not follow (an agent of this run may have put it there); the attempt does not run"
+		if b := out.Scenarios[1]; b.Status != report.StatusError || b.Error != want {
+			t.Errorf("b: %s, %q; want an error %q", b.Status, b.Error, want)
+		}
+	})
+}
+
+// TestSandboxPlantedDuringSetup: as TestSandboxPlantedCwd, but a's agent
+// plants the link while b's setup runs, after b's attempt has started
+// (-j 2; fifos order the two). b's places are checked again right before
+// its agent starts: b's agent does not start.
+func TestSandboxPlantedDuringSetup(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, bwrap bool) {
+		dir, home := realTempDir(t), realTempDir(t)
+		env := needSandbox(t, bwrap, home)
+		victim := plantVictim(t, home)
+		suite := filepath.Join(dir, "suite")
+		started, planted := filepath.Join(suite, "started.fifo"), filepath.Join(suite, "planted.fifo")
+		scenario := "name: %s\nagent: {command: [acprun, mock-agent, %s]}\nsandbox: {}\npermissions: {default: deny}\n%sturns: [{prompt: hi}]\n"
+		setup := "setup: [\"echo started > " + started + " && timeout 60 cat " + planted + "\"]\n"
+		writeFiles(t, dir, map[string]string{
+			"suite/a.mock.yaml": "turns:\n  - steps:\n      - spawn: \"timeout 60 cat started.fifo && mv sub sub.moved && ln -s " + home + " sub && echo planted > planted.fifo\"\n",
+			"b.mock.yaml":       "turns:\n  - steps:\n      - writeFile: {path: .bashrc, content: \"pwned\\n\"}\n",
+			"suite/a.yaml":      fmt.Sprintf(scenario, "a", "a.mock.yaml", ""),
+			"suite/sub/b.yaml":  fmt.Sprintf(scenario, "b", filepath.Join(dir, "b.mock.yaml"), setup),
+		})
+		for _, f := range []string{started, planted} {
+			if err := syscall.Mkfifo(f, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, out := runSandboxed(t, dir, env, "suite/", "-j", "2")
+		if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
+			t.Errorf("b's sandboxed agent wrote where the planted link leads: %q", data)
+		}
+		if res.code != exitFailed || out.Scenarios[0].Turns[0].Text != "spawn: exit 0: started" {
+			t.Fatalf("exit %d, a's turn %q (want the link planted and b's agent not started)\n%s", res.code, out.Scenarios[0].Turns[0].Text, res.stderr)
+		}
+		sub := filepath.Join(suite, "sub")
+		want := "suite/sub/b.yaml:1:1: agent.cwd " + sub + " led to " + sub + " when the run started and leads to " + home + " now: " +
+			"a symbolic link was put in its way since, which acprun does not follow (an agent of this run may have put it there); its agent does not start"
+		if b := out.Scenarios[1]; b.Status != report.StatusError || b.Error != want || len(b.Setup) != 1 || b.Agent.InfoName != "" {
+			t.Errorf("b: %s, %q, setup %d, agent %q; want an error %q after its setup, before its agent", b.Status, b.Error, len(b.Setup), b.Agent.InfoName, want)
+		}
+	})
+}
+
+// eachBackend runs f as a subtest under bubblewrap and under Landlock
+// alone.
+func eachBackend(t *testing.T, f func(t *testing.T, bwrap bool)) {
+	for _, bwrap := range []bool{true, false} {
+		t.Run(map[bool]string{true: "bubblewrap", false: "landlock"}[bwrap], func(t *testing.T) { f(t, bwrap) })
 	}
+}
+
+// plantVictim writes home/.bashrc, which a planted link would let an
+// agent overwrite, and returns its path.
+func plantVictim(t *testing.T, home string) string {
+	t.Helper()
+	writeFiles(t, home, map[string]string{".bashrc": "precious\n"})
+	return filepath.Join(home, ".bashrc")
 }
 
 // TestSandboxHoldsTheJudge: a judge of a sandboxed scenario runs in its

@@ -74,9 +74,11 @@ func pinPlaces(scenarios []*scenario.Scenario, environ []string) places {
 }
 
 // checkPlaces returns an error naming the first place of the attempt's
-// scenario that does not lead where it led when the run started: the
-// attempt then does not run.
-func (r *scenarioRun) checkPlaces() error {
+// scenario that does not lead where it led when the run started, saying
+// what then does not happen (outcome: "the attempt does not run"). It is
+// checked when the attempt starts, and again right before its agent does:
+// a setup may run long, and another agent of the run may write meanwhile.
+func (r *scenarioRun) checkPlaces(outcome string) error {
 	pinned := r.opts.places
 	if pinned == nil {
 		return nil
@@ -89,7 +91,7 @@ func (r *scenarioRun) checkPlaces() error {
 		if now := workspace.ResolveExisting(filepath.Clean(p.path)); now != then {
 			return fmt.Errorf("%s: %s %s led to %s when the run started and leads to %s now: "+
 				"a symbolic link was put in its way since, which acprun does not follow (an agent of this run may have put it there); "+
-				"the attempt does not run", p.pos, p.what, p.path, then, now)
+				"%s", p.pos, p.what, p.path, then, now, outcome)
 		}
 	}
 	return nil

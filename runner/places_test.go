@@ -1,11 +1,14 @@
 package runner
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -29,7 +32,7 @@ func TestCheckPlaces(t *testing.T) {
 	opts := &Options{Environ: []string{"HOME=" + home}}
 	opts.places = pinPlaces([]*scenario.Scenario{sc, sbox}, opts.Environ)
 	check := func(sc *scenario.Scenario) error {
-		return (&scenarioRun{opts: opts, sc: sc}).checkPlaces()
+		return (&scenarioRun{opts: opts, sc: sc}).checkPlaces("the attempt does not run")
 	}
 	if err := check(sc); err != nil {
 		t.Fatalf("nothing changed: %v", err)
@@ -58,7 +61,7 @@ func TestCheckPlaces(t *testing.T) {
 	if err := check(sc); err == nil || err.Error() != want {
 		t.Errorf("the cwd replaced by a link: %v; want %s", err, want)
 	}
-	if err := (&scenarioRun{opts: &Options{}, sc: sc}).checkPlaces(); err != nil {
+	if err := (&scenarioRun{opts: &Options{}, sc: sc}).checkPlaces("the attempt does not run"); err != nil {
 		t.Errorf("outside Run: %v; want nothing checked", err)
 	}
 }
@@ -71,4 +74,33 @@ func realDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// TestPlacesCheckedAfterSetup: a place checked when the attempt started is
+// checked again right before its agent starts, after a setup that may run
+// long while another agent of the run writes: a sandbox write path that
+// became a link to elsewhere meanwhile (here by the setup itself, in the
+// test's stead) keeps the agent from starting, and it writes nothing there.
+func TestPlacesCheckedAfterSetup(t *testing.T) {
+	landlockOnly(t, 3)
+	outside := realDir(t)
+	rep := runScenarios(t, Options{Environ: sandboxEnviron(t)},
+		"name: swapped\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
+			"setup: [\"rm -r cache && ln -s "+outside+" cache\"]\n"+
+			"sandbox: {write: [./cache]}\nturns: [{prompt: hi}]\n",
+		map[string]string{
+			"agent.mock.yaml": "turns: [{steps: [{writeFile: {path: cache/planted, content: x}}]}]\n",
+			"cache/.keep":     "",
+		})
+	r := rep.Scenarios[0]
+	dir := filepath.Dir(r.File)
+	cache := filepath.Join(dir, "cache")
+	want := r.File + ":4:19: sandbox write path " + cache + " led to " + cache + " when the run started and leads to " + outside + " now: " +
+		"a symbolic link was put in its way since, which acprun does not follow (an agent of this run may have put it there); its agent does not start"
+	if r.Status != report.StatusError || r.Error != want || r.Agent.InfoName != "" || len(r.Setup) != 1 {
+		t.Errorf("status %s, error %q, agent %q, setup %d; want an error before the agent started:\n%s", r.Status, r.Error, r.Agent.InfoName, len(r.Setup), want)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "planted")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the agent wrote through the link: %v", err)
+	}
 }

@@ -547,7 +547,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 		res.Duration = time.Since(start)
 		res.DurationMs = res.Duration.Milliseconds()
 	}()
-	if err := r.checkPlaces(); err != nil {
+	if err := r.checkPlaces("the attempt does not run"); err != nil {
 		r.failStart(err, "")
 		return res
 	}
@@ -677,6 +677,10 @@ func (r *scenarioRun) open(ctx context.Context) bool {
 		}
 	}
 	r.warnUnprotected()
+	if err := r.checkPlaces("its agent does not start"); err != nil {
+		r.failStart(err, "")
+		return false
+	}
 	resume, err := r.prepareResume(ctx)
 	if err != nil {
 		r.failStart(err, "before the session opened")
