@@ -1,4 +1,4 @@
-// --allow and --deny, shared by run and explain, and run's --model and --mode.
+// --allow and --deny, shared by run and explain, and run's --model, --mode and --auth.
 
 package main
 
@@ -41,7 +41,7 @@ func (f ruleFlags) settings() (scenario.FlagSettings, error) {
 }
 
 // flagSettings are what run's flags set in every selected scenario: the
-// rules of --allow and --deny, --model and --mode.
+// rules of --allow and --deny, --model, --mode and --auth.
 func (c *runCmd) flagSettings() (scenario.FlagSettings, error) {
 	fs, err := c.ruleFlags.settings()
 	if err != nil {
@@ -53,6 +53,9 @@ func (c *runCmd) flagSettings() (scenario.FlagSettings, error) {
 	}
 	if c.Mode != "" {
 		fs.ModePos = scenario.Pos{File: shellquote.Join([]string{"--mode", c.Mode})}
+	}
+	if fs.Auth = c.Auth; c.Auth != "" {
+		fs.AuthPos = scenario.Pos{File: shellquote.Join([]string{"--auth", c.Auth})}
 	}
 	return fs, nil
 }

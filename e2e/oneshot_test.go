@@ -330,3 +330,35 @@ func TestOneShotModelAndMode(t *testing.T) {
 		t.Errorf("mode: plan: exit %d, want 0 and %q:\n%s", res.code, want, res.stderr)
 	}
 }
+
+// TestOneShotAuth: --auth replaces agent.auth, in one-shot runs (which
+// have no file to set it in) and file runs alike; the error of an agent
+// that asks for authentication names the flag, and one the agent does not
+// offer is an error at the flag (exit 3).
+func TestOneShotAuth(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "authMethods: [{id: api-key, name: API key}, {id: oauth, name: OAuth}]\nauthRequired: true\n" +
+			"turns: [{steps: [{text: signed in}]}]\n",
+		"acprun.yaml": "agents:\n  locked: {command: [acprun, mock-agent, agent.mock.yaml], auth: oauth-typo}\n",
+		"s.yaml":      "name: s\nagent: {name: locked}\npermissions: {}\nturns: [{prompt: hi}]\n",
+	})
+	res := acprun(t, dir, "run", "--agent", "locked", "--prompt", "hi", "--auth", "api-key", "--print", "-o", "out.json")
+	if res.code != exitOK || res.stdout != "signed in\n" {
+		t.Errorf("one-shot --auth api-key: exit %d, stdout %q; want 0 and the reply\n%s", res.code, res.stdout, res.stderr)
+	}
+	res = acprun(t, dir, "run", "s.yaml", "--auth", "oauth", "--print", "-o", "out.json")
+	if res.code != exitOK || res.stdout != "signed in\n" {
+		t.Errorf("s.yaml --auth oauth: exit %d, stdout %q; want 0 and the reply\n%s", res.code, res.stdout, res.stderr)
+	}
+	res = acprun(t, dir, "run", "--agent", "locked", "--prompt", "hi", "--auth", "nope", "-o", "out.json")
+	if want := `--auth nope: authenticate: the agent offers no auth method "nope" (it offers: api-key, oauth)`; res.code != exitAgent || !strings.Contains(res.stderr, want) {
+		t.Errorf("--auth nope: exit %d, want 3 and %q:\n%s", res.code, want, res.stderr)
+	}
+	writeFiles(t, dir, map[string]string{"acprun.yaml": "agents:\n  locked: {command: [acprun, mock-agent, agent.mock.yaml]}\n"})
+	res = acprun(t, dir, "run", "--agent", "locked", "--prompt", "hi", "-o", "out.json")
+	if want := "session/new: the agent requires authentication (set agent.auth, or run with --auth, to one of: api-key, oauth)"; res.code != exitAgent || !strings.Contains(res.stderr, want) {
+		t.Errorf("no auth: exit %d, want 3 and %q:\n%s", res.code, want, res.stderr)
+	}
+}

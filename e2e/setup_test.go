@@ -167,7 +167,7 @@ turns: [{steps: [{text: hello}]}]
 		code        int
 		error       string
 	}{
-		{"without agent.auth", "codex", exitAgent, "s.yaml:2:8: agent: session/new: the agent requires authentication (set agent.auth to one of: openai-api-key); " +
+		{"without agent.auth", "codex", exitAgent, "s.yaml:2:8: agent: session/new: the agent requires authentication (set agent.auth, or run with --auth, to one of: openai-api-key); " +
 			"or log in once, by hand, with its terminal login (chatgpt); it expects OPENAI_API_KEY (set) in its environment: jsonrpc error -32000: Authentication required"},
 		{"with agent.auth", "{name: codex, auth: openai-api-key}", exitOK, ""},
 	} {

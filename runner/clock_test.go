@@ -158,7 +158,7 @@ func startAgentInBubble(t *testing.T, dir string, agent func(ctx context.Context
 // startProc and openSession do, within ctx.
 func (b *bubbleRun) handshake(ctx context.Context) error {
 	r := b.r
-	hs := handshake{caps: r.sess.client.capabilities(), version: "test", auth: r.sc.Agent.Auth, authHint: "set agent.auth to", wait: r.setupWait()}
+	hs := handshake{caps: r.sess.client.capabilities(), version: "test", auth: r.sc.Agent.Auth, authHint: authHint, wait: r.setupWait()}
 	var err error
 	r.proc.init, err = hs.initialize(ctx, b.conn)
 	r.proc.bind.endPrelude()

@@ -26,8 +26,11 @@ type handshake struct {
 	// authOptional makes an auth method the agent does not offer a
 	// warning (and no authenticate) instead of an error.
 	authOptional bool
+	// authPos is where auth was given when a flag gave it (--auth), for
+	// the errors about it; zero otherwise.
+	authPos scenario.Pos
 	// authHint says how to choose a method, in the error when session/new
-	// asks for authentication: "set agent.auth to".
+	// asks for authentication: authHint for a run's scenarios.
 	authHint string
 	// authEnv lists the variables the agent's registry entry expects for
 	// its credentials, each said set or not (see authEnv), for that error.
@@ -166,6 +169,9 @@ func (h *handshake) open(ctx context.Context, conn *acp.Conn, init handshakeResu
 	return res, err
 }
 
+// authHint is how a run's scenarios choose an auth method.
+const authHint = "set agent.auth, or run with --auth, to"
+
 // authenticate sends authenticate with h.auth, if the agent offers it.
 func (h *handshake) authenticate(call func(method string, params, result any) error, res *handshakeResult) error {
 	if err := checkAuthMethod(res.init.AuthMethods, h.auth); err != nil {
@@ -174,12 +180,12 @@ func (h *handshake) authenticate(call func(method string, params, result any) er
 			res.warnings = append(res.warnings, fmt.Sprintf("the agent offers no auth method %q; not authenticated", h.auth))
 			return nil
 		}
-		return &causeError{report.ErrorAuth, fmt.Errorf("authenticate: %w", err)}
+		return &causeError{report.ErrorAuth, atPos(h.authPos, fmt.Errorf("authenticate: %w", err))}
 	}
 	if err := call(acp.MethodAuthenticate, acp.AuthenticateRequest{MethodID: h.auth}, nil); err != nil {
 		var ae *acp.Error
 		if errors.As(err, &ae) { // the agent refused it: timeouts and crashes are not about authentication
-			return &causeError{report.ErrorAuth, fmt.Errorf("authenticate %q: the agent refused it%s: %w", h.auth, h.envHint(), err)}
+			return &causeError{report.ErrorAuth, atPos(h.authPos, fmt.Errorf("authenticate %q: the agent refused it%s: %w", h.auth, h.envHint(), err))}
 		}
 		return fmt.Errorf("authenticate %q: %w", h.auth, err)
 	}

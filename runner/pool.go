@@ -362,7 +362,8 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 		caps:     r.sess.client.capabilities(),
 		version:  r.opts.Version,
 		auth:     r.sc.Agent.Auth,
-		authHint: "set agent.auth to",
+		authPos:  r.sc.Agent.AuthPos,
+		authHint: authHint,
 		authEnv:  AuthEnv(r.sc.Agent, r.opts.Environ),
 		wait:     r.setupWait(),
 	}

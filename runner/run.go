@@ -796,7 +796,7 @@ func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error
 		model:      sc.Agent.Model,
 		modelPos:   sc.Agent.ModelPos,
 		config:     sc.Agent.Config,
-		authHint:   "set agent.auth to",
+		authHint:   authHint,
 		authEnv:    AuthEnv(sc.Agent, r.opts.Environ),
 		wait:       r.setupWait(),
 		roots:      extraRoots(sc.Client.Roots, sc.Agent.Cwd),

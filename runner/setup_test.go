@@ -180,7 +180,7 @@ func TestAuthRequired(t *testing.T) {
 		error              string // "" for none
 	}{
 		{name: "no agent.auth", script: methods + "authRequired: true\n", sent: []string{"initialize", "session/new"},
-			error: `s.yaml:2:8: agent: session/new: the agent requires authentication (set agent.auth to one of: api-key); or log in once, by hand, with its terminal login (login); it expects MOCK_KEY (not set) in its environment: jsonrpc error -32000: Authentication required`},
+			error: `s.yaml:2:8: agent: session/new: the agent requires authentication (set agent.auth, or run with --auth, to one of: api-key); or log in once, by hand, with its terminal login (login); it expects MOCK_KEY (not set) in its environment: jsonrpc error -32000: Authentication required`},
 		{name: "key set", script: methods + "authRequired: true\n", env: []string{"MOCK_KEY=k"}, sent: []string{"initialize", "session/new"},
 			error: `it expects MOCK_KEY (set) in its environment`},
 		{name: "agent.auth", script: methods + "authRequired: true\n", auth: "api-key",

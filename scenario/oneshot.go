@@ -76,13 +76,15 @@ type FlagSettings struct {
 	// still beat allow rules). A scenario without permissions gets a
 	// policy of just these rules, default deny.
 	Allow, Deny []approve.Rule
-	// Model and Mode, when set, replace agent.model and agent.mode;
-	// ModelPos and ModePos are where they were given, for the runner's
-	// messages.
+	// Model, Mode and Auth, when set, replace agent.model, agent.mode and
+	// agent.auth; ModelPos, ModePos and AuthPos are where they were given,
+	// for the runner's messages.
 	Model    string
 	ModelPos Pos
 	Mode     string
 	ModePos  Pos
+	Auth     string
+	AuthPos  Pos
 }
 
 // WithFlags returns a copy of the scenario with fs applied; the scenario
@@ -97,6 +99,9 @@ func (sc *Scenario) WithFlags(fs FlagSettings) *Scenario {
 	}
 	if fs.Mode != "" {
 		c.Agent.Mode, c.Agent.ModePos = fs.Mode, fs.ModePos
+	}
+	if fs.Auth != "" {
+		c.Agent.Auth, c.Agent.AuthPos = fs.Auth, fs.AuthPos
 	}
 	return &c
 }

@@ -121,6 +121,9 @@ type Agent struct {
 	OwnEnv map[string]string
 	Cwd    string // absolute session cwd; default: the scenario file's directory
 	Auth   string // authenticate method id, "" for none
+	// AuthPos is where Auth was given when run's --auth gave it, for the
+	// runner's messages; zero otherwise (they are at the agent's Pos).
+	AuthPos Pos
 	// AuthEnv names the environment variables a named agent's registry
 	// entry expects for its credentials (ANTHROPIC_API_KEY), for the
 	// message when the agent asks for authentication; nil when none are
