@@ -98,10 +98,16 @@ func TestSandboxHelper(t *testing.T) {
 				script := `echo in > "$WORK/in"; echo tmp > "$TMPDIR/tmp"; ` +
 					`echo out > "$OUTSIDE/out"; bash -c 'echo out > "$OUTSIDE/grandchild"'; ` +
 					`if exec 3<>/dev/tcp/127.0.0.1/` + strconv.Itoa(port) + `; then echo connected; fi`
-				argv, env := a.Wrap([]string{"bash", "-c", script}, append(os.Environ(), "WORK="+work, "OUTSIDE="+outside))
+				argv, env, files, err := a.Wrap([]string{"bash", "-c", script}, append(os.Environ(), "WORK="+work, "OUTSIDE="+outside))
+				if err != nil {
+					t.Fatal(err)
+				}
 				cmd := exec.Command(argv[0], argv[1:]...)
-				cmd.Env = env
+				cmd.Env, cmd.ExtraFiles = env, files
 				out, _ := cmd.CombinedOutput()
+				for _, f := range files {
+					f.Close()
+				}
 				if got := strings.Count(string(out), "/outside/out: "+tc.denied) + strings.Count(string(out), "/outside/grandchild: "+tc.denied); got != 2 {
 					t.Errorf("ports %v: %d writes denied, want 2:\n%s", ports, got, out)
 				}

@@ -104,3 +104,40 @@ func TestPlacesCheckedAfterSetup(t *testing.T) {
 		t.Errorf("the agent wrote through the link: %v", err)
 	}
 }
+
+// TestSandboxPlanChecksPlaces: the sandbox planned as the agent starts
+// checks its write paths against where they led when the run started, as
+// checkPlaces does before: a link put in the way in between (by an agent
+// running at the same time) keeps the agent from starting.
+func TestSandboxPlanChecksPlaces(t *testing.T) {
+	landlockOnly(t, 3)
+	dir, home, tmp := realDir(t), realDir(t), realDir(t)
+	cache := filepath.Join(dir, "cache")
+	if err := os.Mkdir(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pos := scenario.Pos{File: "s.yaml", Line: 4, Col: 10}
+	sc := &scenario.Scenario{Pos: pos, Agent: scenario.Agent{Cwd: dir},
+		Sandbox: &scenario.Sandbox{Pos: pos, Write: []string{cache}, Network: true, Level: scenario.SandboxRequired}}
+	opts := &Options{Environ: []string{"HOME=" + home}}
+	opts.places = pinPlaces([]*scenario.Scenario{sc}, opts.Environ)
+	r := &scenarioRun{opts: opts, sc: sc}
+	if err := r.checkSandbox(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, files, _, err := r.sandboxed([]string{"/bin/true"}, nil, dir, tmp); err != nil {
+		t.Fatalf("nothing changed: %v", err)
+	} else {
+		closeAll(files...)
+	}
+	if err := os.Rename(cache, cache+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(home, cache); err != nil {
+		t.Fatal(err)
+	}
+	want := "s.yaml:4:10: sandbox write path " + cache + " led to " + cache + " when the run started and leads to " + home + " now"
+	if _, _, _, _, err := r.sandboxed([]string{"/bin/true"}, nil, dir, tmp); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("after the swap: %v; want %s…", err, want)
+	}
+}

@@ -330,6 +330,7 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 		}
 	}
 	env := p.mark.Set(mergeEnv(r.opts.Environ, agentEnv))
+	var files []*os.File // the sandbox's: see sandbox.Applied.Wrap
 	if r.sbox != nil {
 		tmp, err := sandboxTemp(tmpDir)
 		if err != nil {
@@ -338,7 +339,7 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 		if key == "" {
 			r.sboxTemp = tmp // the pool's go with its directory
 		}
-		if argv, env, p.sandbox, err = r.sandboxed(argv, env, dir, tmp); err != nil {
+		if argv, env, files, p.sandbox, err = r.sandboxed(argv, env, dir, tmp); err != nil {
 			return nil, err
 		}
 	}
@@ -349,6 +350,7 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 		Env:        env,
 		Dir:        dir,
 		NewSession: p.sandbox != nil,
+		ExtraFiles: files,
 		Handler:    p.bind,
 		Conn:       &acp.Options{Peer: "agent", OnViolation: p.bind.violation, Tap: p.bind.tap},
 	})

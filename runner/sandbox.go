@@ -41,6 +41,7 @@ func (r *scenarioRun) checkSandbox() error {
 	if r.gw != nil { // the gateway's port stays reachable with the network off
 		r.sbox.Loopback = []int{r.opts.gateway.Port()}
 	}
+	r.sbox.Pinned = r.opts.places // what an agent of the run may have changed since
 	if _, err := sandbox.Plan(*r.sbox, r.opts.host()); err != nil {
 		return fmt.Errorf("%s: %w", r.sc.Sandbox.Pos, err)
 	}
@@ -121,28 +122,32 @@ func detectHost(self string) func() sandbox.Host {
 	})
 }
 
-// sandboxed returns the command line and environment that start the
-// scenario's agent process in its sandbox, and what the sandbox applies;
-// argv and env as they are (and nil) without one. dir is the process's
+// sandboxed returns the command line, environment and extra files (see
+// sandbox.Applied.Wrap) that start the scenario's agent process in its
+// sandbox, and what the sandbox applies; argv and env as they are (and
+// nil) without one. dir is the process's
 // working directory (argv[0] is resolved against it and the PATH first: the
 // sandbox's helper would look it up elsewhere); tmp is the sandbox's
 // temporary directory.
-func (r *scenarioRun) sandboxed(argv, env []string, dir, tmp string) ([]string, []string, *sandbox.Applied, error) {
+func (r *scenarioRun) sandboxed(argv, env []string, dir, tmp string) ([]string, []string, []*os.File, *sandbox.Applied, error) {
 	if r.sbox == nil {
-		return argv, env, nil, nil
+		return argv, env, nil, nil, nil
 	}
 	spec := *r.sbox
 	spec.TempDir = tmp
 	a, err := sandbox.Plan(spec, r.opts.host())
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", r.sc.Sandbox.Pos, err)
+		return nil, nil, nil, nil, fmt.Errorf("%s: %w", r.sc.Sandbox.Pos, err)
 	}
 	prog, err := LookPath(argv[0], dir)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("start %s: %v", argv[0], err)
+		return nil, nil, nil, nil, fmt.Errorf("start %s: %v", argv[0], err)
 	}
-	argv, env = a.Wrap(append([]string{prog}, argv[1:]...), env)
-	return argv, env, &a, nil
+	argv, env, files, err := a.Wrap(append([]string{prog}, argv[1:]...), env)
+	if err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("%s: %w", r.sc.Sandbox.Pos, err)
+	}
+	return argv, env, files, &a, nil
 }
 
 // sandboxTemp makes the private temporary directory of a sandboxed agent

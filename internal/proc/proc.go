@@ -60,6 +60,9 @@ type Config struct {
 	// device). Start closes them, once the process has its own copies or
 	// has failed to start. Stdout and Stderr may be one file.
 	Stdin, Stdout, Stderr *os.File
+	// ExtraFiles are handed to the process as its descriptors 3, 4, …
+	// (exec.Cmd.ExtraFiles); Start closes them as it does Stdin.
+	ExtraFiles []*os.File
 	// Readers read the other ends of the pipes the process writes to:
 	// once its leader has exited (and its mark was swept), they read to
 	// their ends, and are stopped past DrainDelay once their pipe is empty
@@ -111,7 +114,7 @@ type Process struct {
 // Start starts a process as cfg says.
 func Start(cfg Config) (*Process, error) {
 	defer func() {
-		for _, f := range []*os.File{cfg.Stdin, cfg.Stdout, cfg.Stderr} {
+		for _, f := range append([]*os.File{cfg.Stdin, cfg.Stdout, cfg.Stderr}, cfg.ExtraFiles...) {
 			if f != nil {
 				f.Close() // Stdout and Stderr may be one file: closed twice
 			}
@@ -141,6 +144,7 @@ func Start(cfg Config) (*Process, error) {
 	if cfg.Stderr != nil {
 		cmd.Stderr = cfg.Stderr
 	}
+	cmd.ExtraFiles = cfg.ExtraFiles
 	// A new session is a new process group too (setpgid would fail in it).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !cfg.NewSession, Setsid: cfg.NewSession}
 	if err := cmd.Start(); err != nil {

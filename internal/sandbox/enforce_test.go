@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -84,6 +85,24 @@ func plan(t *testing.T, spec sandbox.Spec, h sandbox.Host) sandbox.Applied {
 		t.Fatalf("warnings: %+v", a.Warnings)
 	}
 	return a
+}
+
+// command is the command that runs argv with env in the sandbox a
+// applies, its files (see Wrap) given; they are closed at the test's end.
+func command(t *testing.T, a sandbox.Applied, argv, env []string) *exec.Cmd {
+	t.Helper()
+	argv, env, files, err := a.Wrap(argv, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, f := range files {
+			f.Close()
+		}
+	})
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env, cmd.ExtraFiles = env, files
+	return cmd
 }
 
 // dirs returns a new directory for the write paths, one for the temporary
@@ -236,9 +255,7 @@ func TestBwrapDeathKillsTheSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv, env := a.Wrap([]string{self}, append(os.Environ(), envDo+"=hold"))
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = env
+	cmd := command(t, a, []string{self}, append(os.Environ(), envDo+"=hold"))
 	stdin, err := cmd.StdinPipe() // never closed before the end: the grandchild would read its end
 	if err != nil {
 		t.Fatal(err)
@@ -333,9 +350,7 @@ func TestSigtermReachesTheCommand(t *testing.T) {
 			a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, b.host(t))
 			got := filepath.Join(work, "got")
 			script := `trap 'echo term; read line; echo "$line" > "$GOT"; exit 7' TERM; echo ready; while :; do sleep 1; done`
-			argv, env := a.Wrap([]string{"/bin/sh", "-c", script}, append(os.Environ(), "GOT="+got))
-			cmd := exec.Command(argv[0], argv[1:]...)
-			cmd.Env = env
+			cmd := command(t, a, []string{"/bin/sh", "-c", script}, append(os.Environ(), "GOT="+got))
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as acprun starts agents
 			stdin, err := cmd.StdinPipe()
 			if err != nil {
@@ -372,5 +387,72 @@ func TestSigtermReachesTheCommand(t *testing.T) {
 				t.Errorf("the trap wrote %q, %v", data, err)
 			}
 		})
+	}
+}
+
+// swap moves dir aside (to dir.moved) and puts a symbolic link to target
+// in its place, as an agent that can write dir's parent could.
+func swap(t *testing.T, dir, target string) {
+	t.Helper()
+	if err := os.Rename(dir, dir+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPinnedPathsChecked: a write or hidden path that Spec.Pinned maps and
+// that leads elsewhere when Plan looks is an error.
+func TestPinnedPathsChecked(t *testing.T) {
+	for _, what := range []string{"write", "hide"} {
+		t.Run(what, func(t *testing.T) {
+			work, tmp, outside := dirs(t)
+			spec := sandbox.Spec{TempDir: tmp, Network: true, Level: sandbox.BestEffort, Pinned: map[string]string{work: work}}
+			if what == "write" {
+				spec.Write = []string{work}
+			} else {
+				spec.Hide = []string{work}
+			}
+			if _, err := sandbox.Plan(spec, landlockOnly(t, 3)); err != nil {
+				t.Fatalf("nothing changed: %v", err)
+			}
+			swap(t, work, outside)
+			want := "sandbox " + what + " path " + work + " led to " + work + " when the run started and leads to " + outside + " now"
+			if _, err := sandbox.Plan(spec, landlockOnly(t, 3)); err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("after the swap: %v; want %s…", err, want)
+			}
+		})
+	}
+}
+
+// TestLandlockHoldsWhatWrapOpened: under Landlock, a write path swapped
+// for a link after Plan is refused by Wrap, and one swapped after Wrap by
+// the helper: the command does not run, and nothing is written where the
+// link leads.
+func TestLandlockHoldsWhatWrapOpened(t *testing.T) {
+	h := landlockOnly(t, 3)
+	work, tmp, outside := dirs(t)
+	a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, h)
+	swap(t, work, outside)
+	if _, _, _, err := a.Wrap([]string{"true"}, nil); err == nil || !strings.Contains(err.Error(), "sandbox write path "+work+" leads to "+outside+" now") {
+		t.Errorf("Wrap after the swap: %v; want it refused", err)
+	}
+
+	work, tmp, outside = dirs(t)
+	a = plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, h)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := command(t, a, []string{self}, append(os.Environ(), envDo+"=write:"+filepath.Join(work, "f")))
+	swap(t, work, outside) // after Wrap, before the helper runs
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if want := "sandbox: write path " + work + ": descriptor 4 is not it, but \"" + work + ".moved\""; !errors.As(err, &ee) || ee.ExitCode() != 126 || !strings.Contains(string(out), want) {
+		t.Errorf("the helper after the swap: %v, %q; want exit 126 saying %q", err, out, want)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "f")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("written through the link: %v", err)
 	}
 }

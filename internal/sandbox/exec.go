@@ -23,9 +23,14 @@ type rules struct {
 	// IgnoreTerm execs the command (bwrap) with SIGTERM ignored, and
 	// nothing else: see Wrap.
 	IgnoreTerm bool `json:"ignoreTerm,omitempty"`
-	// FS restricts writes to Write (and to the terminal and null devices).
-	FS    bool     `json:"fs,omitempty"`
-	Write []string `json:"write,omitempty"`
+	// FS restricts writes to the write paths (and to the terminal and
+	// null devices). Write lists them (Plan's); the helper gets them
+	// opened, as WriteFDs: the descriptors it inherits for them, in
+	// Write's order, so that what it allows is what Wrap checked, whatever
+	// their paths lead to by the time it runs.
+	FS       bool     `json:"fs,omitempty"`
+	Write    []string `json:"write,omitempty"`
+	WriteFDs []int    `json:"writeFDs,omitempty"`
 	// Net restricts TCP connections to the ports in Connect, and sockets
 	// to UNIX, netlink, TCP and (with UDP) UDP ones.
 	Net     bool  `json:"net,omitempty"`

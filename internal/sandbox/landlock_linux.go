@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -43,6 +44,35 @@ const (
 // redirections, terminals): writable in every sandbox, when they exist.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"}
 
+// addWriteFDs adds to the ruleset rs a rule that allows writing beneath
+// each of the write paths, opened as fds (in paths' order), and closes
+// them: the command does not inherit them. A descriptor that is not its
+// path's file is an error: the helper was not given what Wrap opened, or
+// the path was moved since (and a link may stand in its place).
+func addWriteFDs(rs int, paths []string, fds []int) error {
+	if len(fds) != len(paths) {
+		return fmt.Errorf("%d write paths, %d descriptors", len(paths), len(fds))
+	}
+	for i, fd := range fds {
+		if now, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd)); err != nil || now != paths[i] {
+			return fmt.Errorf("write path %s: descriptor %d is not it, but %q (%v): was it moved?", paths[i], fd, now, err)
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			return fmt.Errorf("write path (descriptor %d): %w", fd, err)
+		}
+		access := fileWrite
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			access = dirWrite
+		}
+		if err := ll.LandlockAddPathBeneathRule(rs, &ll.PathBeneathAttr{ParentFd: fd, AllowedAccess: uint64(access)}, 0); err != nil {
+			return fmt.Errorf("landlock_add_rule (write path descriptor %d): %w", fd, err)
+		}
+		unix.Close(fd)
+	}
+	return nil
+}
+
 // restrictExec restricts the calling thread by r and execs path from it:
 // the program inherits the restriction (Landlock applies to the thread
 // that asked, and exec keeps only that thread), and everything it starts
@@ -56,17 +86,6 @@ func restrictExec(r rules, path string, argv, env []string) error {
 	if r.FS {
 		cfg.HandledAccessFS = dirWrite
 		var dirs, files []string
-		for _, p := range r.Write {
-			fi, err := os.Stat(p)
-			if err != nil {
-				return fmt.Errorf("write path: %w", err)
-			}
-			if fi.IsDir() {
-				dirs = append(dirs, p)
-			} else {
-				files = append(files, p)
-			}
-		}
 		for _, d := range devices {
 			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 				rs = append(rs, landlock.PathAccess(fileWrite, d))
@@ -91,6 +110,10 @@ func restrictExec(r rules, path string, argv, env []string) error {
 		if fd < 0 {
 			return errors.New("landlock: nothing to restrict") // Plan never asks for that
 		}
+		if err := addWriteFDs(fd, r.Write, r.WriteFDs); err != nil {
+			unix.Close(fd)
+			return err
+		}
 	}
 	// From here on this goroutine keeps its thread: the restriction is the
 	// thread's, and exec must run on it.
@@ -113,4 +136,32 @@ func restrictExec(r rules, path string, argv, env []string) error {
 		unix.Close(fd)
 	}
 	return fmt.Errorf("exec %s: %w", path, syscall.Exec(path, argv, env))
+}
+
+// openWrite opens the canonical write paths (O_PATH), each checked to be
+// the file its path names: a path that leads elsewhere through a link put
+// in its way since Plan resolved it is an error.
+func openWrite(paths []string) ([]*os.File, error) {
+	files := make([]*os.File, 0, len(paths))
+	fail := func(err error) ([]*os.File, error) {
+		for _, f := range files {
+			f.Close()
+		}
+		return nil, err
+	}
+	for _, p := range paths {
+		f, err := os.OpenFile(p, unix.O_PATH, 0)
+		if err != nil {
+			return fail(fmt.Errorf("sandbox write path: %w", err))
+		}
+		files = append(files, f)
+		now, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
+		if err != nil {
+			return fail(fmt.Errorf("sandbox write path %s: %w", p, err))
+		}
+		if now != p {
+			return fail(fmt.Errorf("sandbox write path %s leads to %s now: a symbolic link was put in its way since the sandbox was planned, which acprun does not follow", p, now))
+		}
+	}
+	return files, nil
 }

@@ -2,7 +2,10 @@
 
 package sandbox
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 // landlockABI returns 0: Landlock is Linux's.
 func landlockABI() (int, string) { return 0, "Landlock is Linux only" }
@@ -10,4 +13,9 @@ func landlockABI() (int, string) { return 0, "Landlock is Linux only" }
 // restrictExec fails: Plan never asks for Landlock without it.
 func restrictExec(rules, string, []string, []string) error {
 	return errors.New("no Landlock on this system: it is Linux only")
+}
+
+// openWrite fails: Plan never asks for Landlock without it.
+func openWrite([]string) ([]*os.File, error) {
+	return nil, errors.New("no Landlock on this system: it is Linux only")
 }

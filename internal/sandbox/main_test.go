@@ -138,9 +138,7 @@ func run(t *testing.T, a sandbox.Applied, do string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv, env := a.Wrap([]string{self}, append(os.Environ(), envDo+"="+do))
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = env
+	cmd := command(t, a, []string{self}, append(os.Environ(), envDo+"="+do))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

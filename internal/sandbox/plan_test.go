@@ -49,7 +49,10 @@ func TestWrapBwrap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv, env := a.Wrap([]string{"agent", "--acp"}, []string{"TMPDIR=/tmp", "HOME=/home/u"})
+	argv, env, files, err := a.Wrap([]string{"agent", "--acp"}, []string{"TMPDIR=/tmp", "HOME=/home/u"})
+	if err != nil || files != nil {
+		t.Fatalf("wrap: %v, files %v; want none: bubblewrap binds the paths", err, files)
+	}
 	want := []string{"/opt/acprun", sandbox.ExecArg, `{"ignoreTerm":true}`, "--", "/usr/bin/bwrap",
 		"--die-with-parent", "--unshare-pid", "--cap-drop", "ALL",
 		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net",
@@ -79,9 +82,21 @@ func TestWrapLandlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv, _ := a.Wrap([]string{"agent"}, nil)
+	argv, _, files, err := a.Wrap([]string{"agent"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(argv) != 5 || argv[0] != "/opt/acprun" || argv[1] != sandbox.ExecArg || argv[3] != "--" || argv[4] != "agent" {
 		t.Fatalf("argv %q", argv)
+	}
+	if !strings.Contains(argv[2], `"writeFDs":[3,4]`) || !strings.Contains(argv[2], `"write":["`+tmp+`","`+work+`"]`) || len(files) != 2 {
+		t.Errorf("rules %s, %d files; want the two write paths as descriptors 3 and 4", argv[2], len(files))
+	}
+	for i, f := range files {
+		if p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd()))); err != nil || p != a.Write[i] {
+			t.Errorf("file %d is %s (%v), want %s", i, p, err, a.Write[i])
+		}
+		f.Close()
 	}
 	if a.Backend != "landlock" || a.Network != "on" || !slices.Equal(a.Ports, []int{80, 443, 8080}) || !slices.Equal(a.Write, []string{tmp, work}) {
 		t.Errorf("applied %+v", a)
@@ -96,7 +111,13 @@ func TestWrapTempEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, env := a.Wrap([]string{"agent"}, []string{"CLAUDE_CODE_TMPDIR=/tmp", "HOME=/home/u", "TMPDIR=/tmp"})
+	_, env, files, err := a.Wrap([]string{"agent"}, []string{"CLAUDE_CODE_TMPDIR=/tmp", "HOME=/home/u", "TMPDIR=/tmp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		f.Close()
+	}
 	if d := cmp.Diff([]string{"HOME=/home/u", "TMPDIR=" + tmp, "CLAUDE_CODE_TMPDIR=" + tmp}, env); d != "" {
 		t.Errorf("env (-want +got):\n%s", d)
 	}
@@ -174,9 +195,9 @@ func TestPlanBestEffortDegrades(t *testing.T) {
 				if a.Write != nil {
 					t.Errorf("write %q recorded without a backend", a.Write)
 				}
-				argv, env := a.Wrap([]string{"agent"}, nil)
-				if !slices.Equal(argv, []string{"agent"}) || !slices.Equal(env, []string{"TMPDIR=" + tmp}) {
-					t.Errorf("wrap: %q %q", argv, env)
+				argv, env, files, err := a.Wrap([]string{"agent"}, nil)
+				if err != nil || files != nil || !slices.Equal(argv, []string{"agent"}) || !slices.Equal(env, []string{"TMPDIR=" + tmp}) {
+					t.Errorf("wrap: %q %q %v %v", argv, env, files, err)
 				}
 			}
 		})
@@ -282,30 +303,29 @@ func TestBestEffortRunsWithWhatThereIs(t *testing.T) {
 	}
 }
 
-// TestHelperFailsClosed: when the helper cannot restrict (a write path
-// went away since Plan) or exec, the command does not run.
+// TestHelperFailsClosed: when the helper cannot restrict (it was not
+// given the write paths' descriptors) or exec, the command does not run.
 func TestHelperFailsClosed(t *testing.T) {
 	work, tmp, outside := dirs(t)
 	a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, landlockOnly(t, 3))
-	if err := os.Remove(work); err != nil {
-		t.Fatal(err)
-	}
 	marker := filepath.Join(outside, "ran")
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		argv []string
-		code int
-		say  string
+		argv  []string
+		files bool
+		code  int
+		say   string
 	}{
-		{[]string{self}, 126, "sandbox: write path: stat " + work},
-		{[]string{filepath.Join(outside, "absent")}, 127, "no such file"},
+		{[]string{self}, false, 126, ": descriptor 3 is not it"},
+		{[]string{filepath.Join(outside, "absent")}, true, 127, "no such file"},
 	} {
-		argv, env := a.Wrap(tc.argv, append(os.Environ(), envDo+"=write:"+marker))
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = env
+		cmd := command(t, a, tc.argv, append(os.Environ(), envDo+"=write:"+marker))
+		if !tc.files {
+			cmd.ExtraFiles = nil
+		}
 		out, err := cmd.CombinedOutput()
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != tc.code || !strings.Contains(string(out), tc.say) {

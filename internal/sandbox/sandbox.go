@@ -91,6 +91,11 @@ type Spec struct {
 	// their own (Claude Code writes under /tmp unless CLAUDE_CODE_TMPDIR
 	// says otherwise).
 	TempEnv []string
+	// Pinned, when set, maps absolute paths to where they led, symbolic
+	// links resolved, at an earlier time (when the run started, before any
+	// agent ran): a write or hidden path it maps that exists and leads
+	// elsewhere now is an error (a link was put in its way since).
+	Pinned map[string]string
 }
 
 // Applied is what a Plan enforces: what a scenario's results record. Its
@@ -178,7 +183,7 @@ func Plan(spec Spec, host Host) (Applied, error) {
 	}
 	a := Applied{Level: level, Network: "on", tempDir: spec.TempDir, tempEnv: slices.Clone(spec.TempEnv)}
 
-	write, err := canonical(append(slices.Clone(spec.Write), spec.TempDir))
+	write, err := canonical(append(slices.Clone(spec.Write), spec.TempDir), "write", spec.Pinned)
 	if err != nil {
 		return Applied{}, err
 	}
@@ -192,7 +197,7 @@ func Plan(spec Spec, host Host) (Applied, error) {
 	for _, p := range write.missing {
 		a.Warnings = append(a.Warnings, Warning{fmt.Sprintf("sandbox write path %s does not exist: nothing can be written there (create it before the run)", p), about(p)})
 	}
-	hide, err := canonical(spec.Hide)
+	hide, err := canonical(spec.Hide, "hide", spec.Pinned)
 	if err != nil {
 		return Applied{}, err
 	}
@@ -305,8 +310,10 @@ type paths struct {
 
 // canonical makes ps absolute and resolves their symbolic links, so that
 // both mechanisms see the file itself; "" entries are skipped, and
-// duplicates removed. A path that does not exist goes to missing.
-func canonical(ps []string) (paths, error) {
+// duplicates removed. A path that does not exist goes to missing. A path
+// that leads elsewhere than pinned says is an error; what names the list
+// in it ("write").
+func canonical(ps []string, what string, pinned map[string]string) (paths, error) {
 	out := paths{first: map[string]int{}}
 	for i, p := range ps {
 		if p == "" {
@@ -324,6 +331,10 @@ func canonical(ps []string) (paths, error) {
 		case err != nil:
 			return paths{}, fmt.Errorf("sandbox path %s: %w", p, err)
 		default:
+			if then, ok := pinned[abs]; ok && then != real {
+				return paths{}, fmt.Errorf("sandbox %s path %s led to %s when the run started and leads to %s now: "+
+					"a symbolic link was put in its way since, which acprun does not follow", what, abs, then, real)
+			}
 			out.paths = append(out.paths, real)
 		}
 		if _, ok := out.first[real]; !ok {

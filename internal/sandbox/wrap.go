@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os"
 	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -11,7 +12,12 @@ import (
 // command is looked up in env's PATH when argv[0] has no slash (resolve
 // it first to look it up elsewhere), and starts in the working directory
 // it is started in. env gets TMPDIR, and the Spec's TempEnv, set to the
-// Spec's TempDir.
+// Spec's TempDir. Under Landlock the command must also be given files, as
+// its descriptors 3, 4, … (exec.Cmd.ExtraFiles), to close once it has
+// started: the write paths, opened now, each checked to be the file Plan
+// found (a write path that leads elsewhere now is an error). The helper
+// allows writes beneath what they are, whatever their paths lead to by
+// the time it runs.
 //
 // Everything the command starts stays inside. Under Landlock alone the
 // process started becomes the command (the helper execs it). Under
@@ -20,7 +26,7 @@ import (
 // the group reaches the command, which exits as it would unsandboxed
 // (bwrap then exits with its status: 128+n for a command killed by signal
 // n); a SIGKILL to the group kills bwrap, and with it the whole sandbox.
-func (a Applied) Wrap(argv, env []string) (argv2, env2 []string) {
+func (a Applied) Wrap(argv, env []string) (argv2, env2 []string, files []*os.File, err error) {
 	env2 = env
 	if a.tempDir != "" {
 		for _, name := range append([]string{"TMPDIR"}, a.tempEnv...) {
@@ -28,11 +34,21 @@ func (a Applied) Wrap(argv, env []string) (argv2, env2 []string) {
 		}
 	}
 	if a.self == "" {
-		return argv, env2
+		return argv, env2, nil, nil
 	}
-	argv = append(a.helper(a.rules), argv...)
+	r := a.rules
+	if r.FS {
+		if files, err = openWrite(r.Write); err != nil {
+			return nil, nil, nil, err
+		}
+		r.WriteFDs = make([]int, len(files))
+		for i := range files {
+			r.WriteFDs[i] = 3 + i
+		}
+	}
+	argv = append(a.helper(r), argv...)
 	if a.bwrap == "" {
-		return argv, env2
+		return argv, env2, files, nil
 	}
 	out := append(a.helper(rules{IgnoreTerm: true}), a.bwrap)
 	out = append(out, bwrapBase(a.unshareNet)...)
@@ -47,7 +63,7 @@ func (a Applied) Wrap(argv, env []string) (argv2, env2 []string) {
 		}
 	}
 	out = append(out, "--")
-	return append(out, argv...), env2
+	return append(out, argv...), env2, files, nil
 }
 
 // helper is the command line of the helper with r, before the command's.

@@ -54,11 +54,11 @@ type Config struct {
 	// OutputLimit is the most output bytes kept; 0 means
 	// DefaultOutputLimit.
 	OutputLimit int
-	// Sandbox, when set, returns the command line and environment that run
-	// the command (its program resolved) inside the agent's sandbox
-	// (sandbox.Applied.Wrap); the command then also gets a session of its
-	// own (proc.Config.NewSession).
-	Sandbox func(argv, env []string) ([]string, []string)
+	// Sandbox, when set, returns the command line, environment and extra
+	// files that run the command (its program resolved) inside the agent's
+	// sandbox (sandbox.Applied.Wrap); the command then also gets a session
+	// of its own (proc.Config.NewSession).
+	Sandbox func(argv, env []string) ([]string, []string, []*os.File, error)
 }
 
 // ExitStatus is how a command ended: an exit code, or the signal that
@@ -115,7 +115,11 @@ func Start(cfg Config) (*Terminal, error) {
 	pc := proc.Config{Path: path, Args: argv, Env: cfg.Env, Dir: cfg.Dir,
 		Stdout: out.File(), Stderr: out.File(), Readers: []proc.Reader{out}, Reap: true} // both streams to one pipe, interleaved
 	if cfg.Sandbox != nil {
-		pc.Args, pc.Env = cfg.Sandbox(append([]string{path}, argv[1:]...), cfg.Env)
+		pc.Args, pc.Env, pc.ExtraFiles, err = cfg.Sandbox(append([]string{path}, argv[1:]...), cfg.Env)
+		if err != nil {
+			out.File().Close() // its reader ends
+			return nil, fmt.Errorf("start %s: %w", argv[0], err)
+		}
 		pc.Path, pc.NewSession = pc.Args[0], true
 	}
 	p, err := proc.Start(pc)

@@ -105,17 +105,20 @@ func seq(n int) string {
 }
 
 // TestTerminalSandbox: a sandboxed terminal runs the command line its
-// Sandbox returns for the resolved program, with its environment, in a
-// session of its own (no controlling terminal).
+// Sandbox returns for the resolved program, with its environment and its
+// files as descriptors 3, …, in a session of its own (no controlling
+// terminal); a Sandbox that fails starts nothing.
 func TestTerminalSandbox(t *testing.T) {
 	var got []string
+	dir := t.TempDir()
 	cfg := terminal.Config{
 		Command: "sh",
-		Args:    []string{"-c", `echo "$SANDBOXED $(cut -d' ' -f6 /proc/$$/stat) $$"`},
+		Args:    []string{"-c", `echo "$SANDBOXED $(cut -d' ' -f6 /proc/$$/stat) $$ $(readlink /proc/$$/fd/3)"`},
 		Env:     []string{"PATH=/usr/bin:/bin"},
-		Sandbox: func(argv, env []string) ([]string, []string) {
+		Sandbox: func(argv, env []string) ([]string, []string, []*os.File, error) {
 			got = argv
-			return append([]string{"/usr/bin/env"}, argv...), append(env, "SANDBOXED=yes")
+			f, err := os.Open(dir)
+			return append([]string{"/usr/bin/env"}, argv...), append(env, "SANDBOXED=yes"), []*os.File{f}, err
 		},
 	}
 	term := start(t, cfg)
@@ -127,8 +130,17 @@ func TestTerminalSandbox(t *testing.T) {
 	}
 	out, _, _ := term.Output()
 	f := strings.Fields(out)
-	if len(f) != 3 || f[0] != "yes" || f[1] != f[2] {
-		t.Errorf("output %q, want the sandbox's variable, then a session id that is the shell's own pid", out)
+	if len(f) != 4 || f[0] != "yes" || f[1] != f[2] || f[3] != dir {
+		t.Errorf("output %q, want the sandbox's variable, then a session id that is the shell's own pid, then %s", out, dir)
+	}
+	cfg.Sandbox = func(argv, env []string) ([]string, []string, []*os.File, error) {
+		return nil, nil, nil, errors.New("planted")
+	}
+	if term, err := terminal.Start(cfg); err == nil || !strings.Contains(err.Error(), "start sh: planted") {
+		if term != nil {
+			term.Close()
+		}
+		t.Errorf("Start with a failing Sandbox: %v; want its error", err)
 	}
 }
 
