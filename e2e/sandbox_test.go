@@ -177,7 +177,7 @@ func TestSandboxContainsTheAgent(t *testing.T) {
 		bwrap   bool
 		denied  string // how the system says a write outside failed
 	}{
-		{"bubblewrap", true, "read-only file system"},
+		{"bubblewrap+landlock", true, "read-only file system"},
 		{"landlock", false, "permission denied"},
 	} {
 		t.Run(tc.backend, func(t *testing.T) {
@@ -376,7 +376,7 @@ func TestSandboxSigtermGrace(t *testing.T) {
 	})
 	res, out := runSandboxed(t, dir, env, "s.yaml")
 	sc := out.Scenarios[0]
-	if res.code != exitOK || sc.Sandbox == nil || sc.Sandbox.Backend != "bubblewrap" || sc.Agent.Stop != report.StopClean {
+	if res.code != exitOK || sc.Sandbox == nil || sc.Sandbox.Backend != "bubblewrap+landlock" || sc.Agent.Stop != report.StopClean {
 		t.Fatalf("exit %d, sandbox %+v, stop %q\n%s", res.code, sc.Sandbox, sc.Agent.Stop, res.stderr)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "got")); err != nil || string(b) != "graceful\n" {
@@ -697,8 +697,8 @@ func TestSandboxHoldsTheJudge(t *testing.T) {
 		t.Errorf("README in the copy = %q, %v; want it as the fixture has it", b, err)
 	}
 	sb := j.Sandbox
-	if sb == nil || sb.Backend != "bubblewrap" || len(sb.Write) != 1 || slices.Contains(sb.Write, sc.Workspace.Path) ||
+	if sb == nil || sb.Backend != "bubblewrap+landlock" || len(sb.Write) != 1 || slices.Contains(sb.Write, sc.Workspace.Path) ||
 		!slices.Contains(sb.Hide, home+"/.ssh") {
-		t.Errorf("the judge's sandbox %+v; want bubblewrap writing only in its TMPDIR and hiding %s/.ssh", sb, home)
+		t.Errorf("the judge's sandbox %+v; want bubblewrap+landlock writing only in its TMPDIR and hiding %s/.ssh", sb, home)
 	}
 }

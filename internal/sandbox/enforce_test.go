@@ -50,6 +50,14 @@ func bwrapOnly(t *testing.T) sandbox.Host {
 	return h
 }
 
+// bwrapAndLandlock returns this host, which must have bubblewrap, and
+// Landlock ABI 3 (or the test is skipped as landlockOnly skips it).
+func bwrapAndLandlock(t *testing.T) sandbox.Host {
+	t.Helper()
+	landlockOnly(t, 3)
+	return withBwrap(t)
+}
+
 // withBwrap returns this host, which must have bubblewrap.
 func withBwrap(t *testing.T) sandbox.Host {
 	t.Helper()
@@ -391,13 +399,19 @@ func TestSigtermReachesTheCommand(t *testing.T) {
 }
 
 // swap moves dir aside (to dir.moved) and puts a symbolic link to target
-// in its place, as an agent that can write dir's parent could.
+// in its place, as an agent that can write dir's parent could: relative,
+// as bubblewrap follows one (an absolute one leads nowhere in its new
+// root while it sets up, and its start fails).
 func swap(t *testing.T, dir, target string) {
 	t.Helper()
 	if err := os.Rename(dir, dir+".moved"); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(target, dir); err != nil {
+	rel, err := filepath.Rel(filepath.Dir(dir), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(rel, dir); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -426,33 +440,57 @@ func TestPinnedPathsChecked(t *testing.T) {
 	}
 }
 
-// TestLandlockHoldsWhatWrapOpened: under Landlock, a write path swapped
-// for a link after Plan is refused by Wrap, and one swapped after Wrap by
-// the helper: the command does not run, and nothing is written where the
-// link leads.
+// TestLandlockHoldsWhatWrapOpened: under Landlock (alone, or under
+// bubblewrap), a write path swapped for a link after Plan is refused by
+// Wrap; after Wrap, nothing is written where the link leads (bubblewrap
+// binds it, Landlock refuses it); the write path where it is now stays
+// writable under Landlock alone, and read-only under bubblewrap, which
+// bound the link's target in its place.
 func TestLandlockHoldsWhatWrapOpened(t *testing.T) {
-	h := landlockOnly(t, 3)
-	work, tmp, outside := dirs(t)
-	a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, h)
-	swap(t, work, outside)
-	if _, _, _, err := a.Wrap([]string{"true"}, nil); err == nil || !strings.Contains(err.Error(), "sandbox write path "+work+" leads to "+outside+" now") {
-		t.Errorf("Wrap after the swap: %v; want it refused", err)
-	}
+	for _, b := range []struct {
+		name  string
+		host  func(*testing.T) sandbox.Host
+		moved string
+	}{
+		{"landlock", func(t *testing.T) sandbox.Host { return landlockOnly(t, 3) }, "ok"},
+		{"bubblewrap+landlock", bwrapAndLandlock, "EROFS"},
+	} {
+		t.Run(b.name, func(t *testing.T) {
+			h := b.host(t)
+			work, tmp, outside := dirs(t)
+			a := plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, h)
+			if a.Backend != b.name {
+				t.Fatalf("backend %s, want %s", a.Backend, b.name)
+			}
+			swap(t, work, outside)
+			if _, _, _, err := a.Wrap([]string{"true"}, nil); err == nil || !strings.Contains(err.Error(), "sandbox write path "+work+" leads to "+outside+" now") {
+				t.Errorf("Wrap after the swap: %v; want it refused", err)
+			}
 
-	work, tmp, outside = dirs(t)
-	a = plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, h)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := command(t, a, []string{self}, append(os.Environ(), envDo+"=write:"+filepath.Join(work, "f")))
-	swap(t, work, outside) // after Wrap, before the helper runs
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if want := "sandbox: write path " + work + ": descriptor 4 is not it, but \"" + work + ".moved\""; !errors.As(err, &ee) || ee.ExitCode() != 126 || !strings.Contains(string(out), want) {
-		t.Errorf("the helper after the swap: %v, %q; want exit 126 saying %q", err, out, want)
-	}
-	if _, err := os.Stat(filepath.Join(outside, "f")); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("written through the link: %v", err)
+			work, tmp, outside = dirs(t)
+			a = plan(t, sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true}, h)
+			self, err := os.Executable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			through := command(t, a, []string{self}, append(os.Environ(), envDo+"=write:"+filepath.Join(work, "f")))
+			moved := command(t, a, []string{self}, append(os.Environ(), envDo+"=write:"+filepath.Join(work+".moved", "f")))
+			swap(t, work, outside) // after Wrap, before the helper runs
+			for _, tc := range []struct {
+				what string
+				cmd  *exec.Cmd
+				want string
+			}{{"through the link", through, "EACCES"}, {"where the write path is now", moved, b.moved}} {
+				var stderr strings.Builder
+				tc.cmd.Stderr = &stderr
+				out, err := tc.cmd.Output()
+				if got := strings.TrimSpace(string(out)); err != nil || got != tc.want {
+					t.Errorf("write %s: %q, %v; want %s\n%s", tc.what, got, err, tc.want, stderr.String())
+				}
+			}
+			if _, err := os.Stat(filepath.Join(outside, "f")); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("written through the link: %v", err)
+			}
+		})
 	}
 }

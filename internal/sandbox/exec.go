@@ -25,17 +25,28 @@ type rules struct {
 	IgnoreTerm bool `json:"ignoreTerm,omitempty"`
 	// FS restricts writes to the write paths (and to the terminal and
 	// null devices). Write lists them (Plan's); the helper gets them
-	// opened, as WriteFDs: the descriptors it inherits for them, in
-	// Write's order, so that what it allows is what Wrap checked, whatever
-	// their paths lead to by the time it runs.
-	FS       bool     `json:"fs,omitempty"`
-	Write    []string `json:"write,omitempty"`
-	WriteFDs []int    `json:"writeFDs,omitempty"`
+	// opened by Wrap, as Opened, so that what it allows is what Wrap
+	// checked, whatever their paths lead to by the time it runs.
+	FS     bool       `json:"fs,omitempty"`
+	Write  []string   `json:"-"`
+	Opened []openPath `json:"opened,omitempty"`
+	// PrivateShm, with FS, also lets the command write in /dev/shm: the
+	// private one bubblewrap's /dev has.
+	PrivateShm bool `json:"privateShm,omitempty"`
 	// Net restricts TCP connections to the ports in Connect, and sockets
 	// to UNIX, netlink, TCP and (with UDP) UDP ones.
 	Net     bool  `json:"net,omitempty"`
 	Connect []int `json:"connect,omitempty"`
 	UDP     bool  `json:"udp,omitempty"`
+}
+
+// openPath is a write path as the helper gets it: the descriptor it
+// inherits for it, and the file (device and inode) that must be.
+type openPath struct {
+	Path string `json:"path"`
+	FD   int    `json:"fd"`
+	Dev  uint64 `json:"dev"`
+	Ino  uint64 `json:"ino"`
 }
 
 // Exit codes of Exec when it cannot run the command, as a shell's.

@@ -44,31 +44,24 @@ const (
 // redirections, terminals): writable in every sandbox, when they exist.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"}
 
-// addWriteFDs adds to the ruleset rs a rule that allows writing beneath
-// each of the write paths, opened as fds (in paths' order), and closes
-// them: the command does not inherit them. A descriptor that is not its
-// path's file is an error: the helper was not given what Wrap opened, or
-// the path was moved since (and a link may stand in its place).
-func addWriteFDs(rs int, paths []string, fds []int) error {
-	if len(fds) != len(paths) {
-		return fmt.Errorf("%d write paths, %d descriptors", len(paths), len(fds))
-	}
-	for i, fd := range fds {
-		if now, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd)); err != nil || now != paths[i] {
-			return fmt.Errorf("write path %s: descriptor %d is not it, but %q (%v): was it moved?", paths[i], fd, now, err)
-		}
+// addOpened adds to the ruleset rs a rule that allows writing beneath
+// each write path Wrap opened, and closes their descriptors: the command
+// does not inherit them. A descriptor that is not the file Wrap opened is
+// an error: the helper was not given what Wrap opened.
+func addOpened(rs int, opened []openPath) error {
+	for _, o := range opened {
 		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
-			return fmt.Errorf("write path (descriptor %d): %w", fd, err)
+		if err := unix.Fstat(o.FD, &st); err != nil || uint64(st.Dev) != o.Dev || uint64(st.Ino) != o.Ino {
+			return fmt.Errorf("write path %s: descriptor %d is not it (%v)", o.Path, o.FD, err)
 		}
 		access := fileWrite
 		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 			access = dirWrite
 		}
-		if err := ll.LandlockAddPathBeneathRule(rs, &ll.PathBeneathAttr{ParentFd: fd, AllowedAccess: uint64(access)}, 0); err != nil {
-			return fmt.Errorf("landlock_add_rule (write path descriptor %d): %w", fd, err)
+		if err := ll.LandlockAddPathBeneathRule(rs, &ll.PathBeneathAttr{ParentFd: o.FD, AllowedAccess: uint64(access)}, 0); err != nil {
+			return fmt.Errorf("landlock_add_rule (write path %s): %w", o.Path, err)
 		}
-		unix.Close(fd)
+		unix.Close(o.FD)
 	}
 	return nil
 }
@@ -86,6 +79,9 @@ func restrictExec(r rules, path string, argv, env []string) error {
 	if r.FS {
 		cfg.HandledAccessFS = dirWrite
 		var dirs, files []string
+		if _, err := os.Stat("/dev/shm"); err == nil && r.PrivateShm {
+			dirs = append(dirs, "/dev/shm")
+		}
 		for _, d := range devices {
 			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 				rs = append(rs, landlock.PathAccess(fileWrite, d))
@@ -110,7 +106,7 @@ func restrictExec(r rules, path string, argv, env []string) error {
 		if fd < 0 {
 			return errors.New("landlock: nothing to restrict") // Plan never asks for that
 		}
-		if err := addWriteFDs(fd, r.Write, r.WriteFDs); err != nil {
+		if err := addOpened(fd, r.Opened); err != nil {
 			unix.Close(fd)
 			return err
 		}
@@ -139,15 +135,17 @@ func restrictExec(r rules, path string, argv, env []string) error {
 }
 
 // openWrite opens the canonical write paths (O_PATH), each checked to be
-// the file its path names: a path that leads elsewhere through a link put
-// in its way since Plan resolved it is an error.
-func openWrite(paths []string) ([]*os.File, error) {
+// the file its path names, for a command that gets them as descriptors
+// 3, 4, …: a path that leads elsewhere through a link put in its way
+// since Plan resolved it is an error.
+func openWrite(paths []string) ([]*os.File, []openPath, error) {
 	files := make([]*os.File, 0, len(paths))
-	fail := func(err error) ([]*os.File, error) {
+	opened := make([]openPath, 0, len(paths))
+	fail := func(err error) ([]*os.File, []openPath, error) {
 		for _, f := range files {
 			f.Close()
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	for _, p := range paths {
 		f, err := os.OpenFile(p, unix.O_PATH, 0)
@@ -162,6 +160,11 @@ func openWrite(paths []string) ([]*os.File, error) {
 		if now != p {
 			return fail(fmt.Errorf("sandbox write path %s leads to %s now: a symbolic link was put in its way since the sandbox was planned, which acprun does not follow", p, now))
 		}
+		var st unix.Stat_t
+		if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+			return fail(fmt.Errorf("sandbox write path %s: %w", p, err))
+		}
+		opened = append(opened, openPath{Path: p, FD: 3 + len(opened), Dev: uint64(st.Dev), Ino: uint64(st.Ino)})
 	}
-	return files, nil
+	return files, opened, nil
 }

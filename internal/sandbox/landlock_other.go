@@ -16,6 +16,6 @@ func restrictExec(rules, string, []string, []string) error {
 }
 
 // openWrite fails: Plan never asks for Landlock without it.
-func openWrite([]string) ([]*os.File, error) {
-	return nil, errors.New("no Landlock on this system: it is Linux only")
+func openWrite([]string) ([]*os.File, []openPath, error) {
+	return nil, nil, errors.New("no Landlock on this system: it is Linux only")
 }

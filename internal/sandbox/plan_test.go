@@ -89,7 +89,7 @@ func TestWrapLandlock(t *testing.T) {
 	if len(argv) != 5 || argv[0] != "/opt/acprun" || argv[1] != sandbox.ExecArg || argv[3] != "--" || argv[4] != "agent" {
 		t.Fatalf("argv %q", argv)
 	}
-	if !strings.Contains(argv[2], `"writeFDs":[3,4]`) || !strings.Contains(argv[2], `"write":["`+tmp+`","`+work+`"]`) || len(files) != 2 {
+	if !strings.Contains(argv[2], `"opened":[{"path":"`+tmp+`","fd":3,`) || !strings.Contains(argv[2], `{"path":"`+work+`","fd":4,`) || len(files) != 2 {
 		t.Errorf("rules %s, %d files; want the two write paths as descriptors 3 and 4", argv[2], len(files))
 	}
 	for i, f := range files {
@@ -177,7 +177,7 @@ func TestPlanBestEffortDegrades(t *testing.T) {
 		{"ports on ABI 3", abi3Host, sandbox.Spec{Network: true, Ports: []int{443}}, "landlock", "on", nil, []sandbox.Warning{
 			{"sandbox (best-effort) not enforced: allowed ports needs Landlock ABI 4 (Linux 6.7; this host has ABI 3)", -1},
 		}},
-		{"all there", fullHost, sandbox.Spec{Hide: []string{outside}}, "bubblewrap", "off", []string{outside}, nil},
+		{"all there", fullHost, sandbox.Spec{Hide: []string{outside}}, "bubblewrap+landlock", "off", []string{outside}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.spec.Level, tc.spec.Write, tc.spec.TempDir = sandbox.BestEffort, []string{work}, tmp

@@ -208,14 +208,18 @@ func Plan(spec Spec, host Host) (Applied, error) {
 	landlock := func(abi int) bool { return host.Self != "" && host.LandlockABI >= abi }
 	useBwrap, useLandlock := false, false
 
-	// Writes.
+	// Writes: bubblewrap binds the write paths by path; Landlock, when
+	// the host has it, also holds them by descriptor (see Wrap), under
+	// bubblewrap too, so that a link put in a write path's way between
+	// acprun's check and bubblewrap's bind makes nothing else writable.
 	switch {
 	case bwrap:
 		useBwrap = true
+		if landlock(abiWrite) {
+			useLandlock, a.rules.FS, a.rules.PrivateShm = true, true, true
+		}
 	case landlock(abiWrite):
-		useLandlock = true
-		a.rules.FS = true
-		a.rules.Write = write.paths
+		useLandlock, a.rules.FS = true, true
 	default:
 		lack("restricting writes", host.bwrapWhy()+", or "+host.landlockWhy(abiWrite))
 	}
@@ -237,6 +241,8 @@ func Plan(spec Spec, host Host) (Applied, error) {
 			lack("hiding paths ("+strings.Join(hide.paths, ", ")+")", host.bwrapWhy())
 		}
 	}
+
+	a.rules.Write = a.Write
 
 	// Network.
 	var connect []int // the TCP ports Landlock allows, when it must

@@ -38,12 +38,8 @@ func (a Applied) Wrap(argv, env []string) (argv2, env2 []string, files []*os.Fil
 	}
 	r := a.rules
 	if r.FS {
-		if files, err = openWrite(r.Write); err != nil {
+		if files, r.Opened, err = openWrite(r.Write); err != nil {
 			return nil, nil, nil, err
-		}
-		r.WriteFDs = make([]int, len(files))
-		for i := range files {
-			r.WriteFDs[i] = 3 + i
 		}
 	}
 	argv = append(a.helper(r), argv...)
