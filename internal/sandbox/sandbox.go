@@ -23,6 +23,11 @@
 //     filter keeps sockets to those Landlock's rules see (TCP; UDP only
 //     with the network on; no Multipath TCP, raw or other families).
 //
+// Where the host has both, Landlock also restricts writes inside
+// bubblewrap: bubblewrap binds the write paths by path, and Landlock holds
+// the files acprun opened and checked (see Wrap), so that a path swapped
+// for a link in between makes nothing else writable.
+//
 // Hiding needs bubblewrap: Landlock only grants, so it cannot deny reads
 // under a hidden path while reads are allowed in the hierarchy above it.
 // Allowed TCP ports need Landlock: bubblewrap has no port filter. Network
