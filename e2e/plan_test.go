@@ -79,7 +79,8 @@ turns:
 }
 
 // TestDryRunShowsBudgetAndSandbox: --dry-run prints the scenario's budget,
-// each turn's, and the sandbox with its defaults as the run would plan it,
+// each turn's, the judges (in the sandbox), and the sandbox with its
+// defaults as the run would plan it,
 // starting nothing and asking nothing of this host's sandboxing (a plan of
 // a required sandbox succeeds where the host could not enforce it).
 func TestDryRunShowsBudgetAndSandbox(t *testing.T) {
@@ -93,8 +94,10 @@ sandbox: {write: [~/cache], hide: [secrets], network: off}
 permissions: {default: deny}
 turns:
   - prompt: free
+    expect: {judge: {agent: {command: [/nonexistent/turn-judge]}, rubric: r, timeout: 1m}}
   - prompt: bounded
     budget: {maxCost: 0.5}
+expect: {judge: {agent: {command: [/nonexistent/judge, --acp]}, rubric: r}}
 `,
 	})
 	res := acprunEnv(t, dir, []string{"HOME=/e2e-home"}, "run", "s.yaml", "--dry-run")
@@ -103,7 +106,7 @@ turns:
 	}
 	var got []string
 	for _, l := range strings.Split(res.stdout, "\n") {
-		for _, p := range []string{"  budget:", "  sandbox:", "    write ", "    hide ", "  turn "} {
+		for _, p := range []string{"  budget:", "  sandbox:", "    write ", "    hide ", "  turn ", "  judge:"} {
 			if strings.HasPrefix(l, p) {
 				got = append(got, l)
 			}
@@ -116,6 +119,8 @@ turns:
 		"    hide  /e2e-home/.ssh, /e2e-home/.aws, /e2e-home/.config/gh, /e2e-home/.netrc, /e2e-home/.docker, " + filepath.Join(dir, "secrets"),
 		`  turn 1:   "free" (timeout 10m0s, expect end_turn)`,
 		`  turn 2:   "bounded" (timeout 10m0s, expect end_turn, budget maxCost 0.5)`,
+		"  judge:    /nonexistent/turn-judge (after turn 1, timeout 1m0s; in the sandbox, the workspace read-only)",
+		"  judge:    /nonexistent/judge --acp (after the last turn, timeout 5m0s; in the sandbox, the workspace read-only)",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("budget and sandbox in the plan (-want +got):\n%s\n%s", diff, res.stdout)

@@ -127,6 +127,17 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 		}
 		w.printf("  turn %d:   %q (timeout %s, expect %s%s)\n", j+1, truncate(t.Prompt, 60), t.Timeout, strings.Join(t.StopReasons, "|"), b)
 	}
+	for _, j := range p.Judges {
+		when := "after the last turn"
+		if j.Turn > 0 {
+			when = fmt.Sprintf("after turn %d", j.Turn)
+		}
+		where := ""
+		if j.Sandboxed {
+			where = "; in the sandbox, the workspace read-only"
+		}
+		w.printf("  judge:    %s (%s, timeout %s%s)\n", strings.Join(j.Command, " "), when, j.Timeout, where)
+	}
 }
 
 // writeRules writes the rules line of a plan, and one line per rule: deny

@@ -88,6 +88,8 @@ func TestPlan(t *testing.T) {
 					Network: true, Ports: []int{443, 8080}, Level: "required"}
 				p.Turns = append(p.Turns, runner.TurnPlan{Prompt: strings.Repeat("é", 61), Timeout: time.Second,
 					StopReasons: []string{"end_turn", "cancelled"}, Budget: &scenario.UsageExpect{MaxCost: &turnCost}})
+				p.Judges = []runner.JudgePlan{{Command: []string{"judge", "--acp"}, Turn: 2, Timeout: time.Minute, Sandboxed: true},
+					{Command: []string{"claude-agent-acp"}, Timeout: 5 * time.Minute}}
 			})},
 			want: `basic  (s.yaml:1)
   agent:    agent --acp [claude]
@@ -113,6 +115,8 @@ func TestPlan(t *testing.T) {
     allow s.yaml:10 command=go test *|make input.a=~^y input.b=~x always
   turn 1:   "hi" (timeout 10m0s, expect end_turn)
   turn 2:   "` + strings.Repeat("é", 60) + `…" (timeout 1s, expect end_turn|cancelled, budget maxCost 0.5)
+  judge:    judge --acp (after turn 2, timeout 1m0s; in the sandbox, the workspace read-only)
+  judge:    claude-agent-acp (after the last turn, timeout 5m0s)
 `,
 		},
 		{

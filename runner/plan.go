@@ -62,6 +62,19 @@ type ScenarioPlan struct {
 	// (session.resume, --resume).
 	Session *SessionPlan
 	Turns   []TurnPlan
+	// Judges are the judge agents asked about the work: a turn's, then
+	// the scenario's.
+	Judges []JudgePlan
+}
+
+// JudgePlan is one judge: its agent's argv, when it is asked (Turn is the
+// turn's number, 0 for the scenario's, after its last turn), its timeout,
+// and whether it runs in the scenario's sandbox (see judgeSandbox).
+type JudgePlan struct {
+	Command   []string
+	Turn      int
+	Timeout   time.Duration
+	Sandboxed bool
 }
 
 // SessionPlan is where a resumed session is recorded: the state file and
@@ -178,6 +191,12 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 	}
 	for i, t := range sc.Turns {
 		p.Turns = append(p.Turns, TurnPlan{Prompt: t.PromptText(), Timeout: lim.Turns[i], StopReasons: t.Expect.StopReasons, Budget: t.Budget})
+		if j := t.Expect.Judge; j != nil {
+			p.Judges = append(p.Judges, JudgePlan{Command: j.Agent.Command, Turn: i + 1, Timeout: j.Limit(), Sandboxed: sc.Sandbox != nil})
+		}
+	}
+	if j := sc.Expect.Judge; j != nil {
+		p.Judges = append(p.Judges, JudgePlan{Command: j.Agent.Command, Timeout: j.Limit(), Sandboxed: sc.Sandbox != nil})
 	}
 	return p
 }
