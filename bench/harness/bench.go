@@ -86,7 +86,7 @@ func execute(dir string, argv []string, okCodes ...int) (measure, error) {
 	if ps := cmd.ProcessState; ps != nil {
 		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 			m.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-			m.maxRSS = ru.Maxrss * 1024
+			m.maxRSS = int64(ru.Maxrss) * 1024 // int32 on 32-bit Linux
 		}
 		if slices.Contains(okCodes, ps.ExitCode()) {
 			err = nil
