@@ -702,3 +702,52 @@ func TestSandboxHoldsTheJudge(t *testing.T) {
 		t.Errorf("the judge's sandbox %+v; want bubblewrap+landlock writing only in its TMPDIR and hiding %s/.ssh", sb, home)
 	}
 }
+
+// TestSandboxVerify: with sandbox.verify the verify commands run in the
+// agent's sandbox: a script the agent planted in the copy, run by verify,
+// writes neither outside nor in your home, and cannot read what is hidden;
+// --dry-run and the results say so.
+func TestSandboxVerify(t *testing.T) {
+	t.Parallel()
+	dir, outside, home := realTempDir(t), realTempDir(t), realTempDir(t)
+	env := needSandbox(t, true, home)
+	victim := plantVictim(t, home)
+	writeFiles(t, home, map[string]string{".ssh/id_ed25519": "PRIVATE-KEY-VALUE"})
+	writeFiles(t, dir, map[string]string{
+		"ws/README": "fixture\n",
+		"agent.mock.yaml": `turns:
+  - steps:
+      - writeFile: {path: check.sh, content: "echo pwned > ` + outside + `/planted; echo pwned > ` + victim + `; cat ` + home + `/.ssh/id_ed25519; echo in > in.txt\n"}
+`,
+		"s.yaml": "name: verified\nagent: {command: [acprun, mock-agent, " + filepath.Join(dir, "agent.mock.yaml") + "]}\n" +
+			"workspace: {from: ws}\nsandbox: {verify: true}\nturns: [{prompt: hi}]\nverify: [sh check.sh]\n",
+	})
+	plan := acprunEnv(t, dir, env, "run", "s.yaml", "--dry-run")
+	if want := "  verify:   sh check.sh (timeout 10m0s, in the sandbox)\n"; plan.code != exitOK || !strings.Contains(plan.stdout, want) {
+		t.Errorf("--dry-run: exit %d, want %q in:\n%s", plan.code, want, plan.stdout)
+	}
+	res, out := runSandboxed(t, dir, env, "s.yaml", "--keep-workspaces")
+	if res.code != exitOK { // the script's last line, a write in the copy, works
+		t.Fatalf("exit %d; want 0\n%s", res.code, res.stderr)
+	}
+	sc := out.Scenarios[0]
+	if len(sc.Verify) != 1 || !sc.Verify[0].Sandboxed {
+		t.Fatalf("verify %+v; want one command, run in the sandbox", sc.Verify)
+	}
+	v := sc.Verify[0]
+	for _, want := range []string{outside + "/planted: Read-only file system", victim + ": Read-only file system", "id_ed25519: No such file or directory"} {
+		if !strings.Contains(v.Stderr, want) {
+			t.Errorf("verify's stderr %q; want %q in it", v.Stderr, want)
+		}
+	}
+	if strings.Contains(v.Stdout+v.Stderr, "PRIVATE-KEY-VALUE") {
+		t.Errorf("verify read ~/.ssh: %q", v.Stdout)
+	}
+	absent(t, filepath.Join(outside, "planted"), "written outside by the planted script")
+	if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
+		t.Errorf("the planted script wrote %s: %q", victim, data)
+	}
+	if b, err := os.ReadFile(filepath.Join(sc.Workspace.Path, "in.txt")); err != nil || string(b) != "in\n" {
+		t.Errorf("in.txt in the copy = %q, %v; want verify's write there to work", b, err)
+	}
+}

@@ -68,7 +68,11 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 		}
 	}
 	for _, c := range p.Commands {
-		w.printf("  %-9s %s (timeout %s)\n", c.Stage+":", c.Run, c.Timeout)
+		where := ""
+		if c.Sandboxed {
+			where = ", in the sandbox"
+		}
+		w.printf("  %-9s %s (timeout %s%s)\n", c.Stage+":", c.Run, c.Timeout, where)
 	}
 	if p.Retries > 0 {
 		w.printf("  retries:  %d (an attempt that errors or is invalid runs again, in a fresh workspace)\n", p.Retries)

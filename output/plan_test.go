@@ -66,7 +66,7 @@ func TestPlan(t *testing.T) {
 				p.Workspace = &runner.WorkspacePlan{Git: "/repo", Ref: "HEAD"}
 				p.Commands = []runner.CommandPlan{
 					{Stage: "setup", Run: "make", Timeout: time.Minute},
-					{Stage: "verify", Run: "go test ./...", Timeout: 2 * time.Minute},
+					{Stage: "verify", Run: "go test ./...", Timeout: 2 * time.Minute, Sandboxed: true},
 					{Stage: "teardown", Run: "rm -rf x", Timeout: time.Second},
 				}
 				p.Auth, p.Mode = "api-key", ""
@@ -97,7 +97,7 @@ func TestPlan(t *testing.T) {
   reuse:    the agent process may serve other scenarios started the same way (if it offers session/close)
   workspace: git /repo at HEAD (a fresh checkout per attempt; cwd and roots are mapped into it)
   setup:    make (timeout 1m0s)
-  verify:   go test ./... (timeout 2m0s)
+  verify:   go test ./... (timeout 2m0s, in the sandbox)
   teardown: rm -rf x (timeout 1s)
   auth:     api-key  mode: -
   session:  model big, effort=high, thinking=true (checked against what the agent offers when the session opens)

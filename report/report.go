@@ -365,6 +365,9 @@ type CommandResult struct {
 	Error string `json:"error,omitempty"`
 	// Passed is set for verify commands: their expectations held.
 	Passed *bool `json:"passed,omitempty"`
+	// Sandboxed is set for a command run in the scenario's sandbox (verify
+	// with sandbox.verify).
+	Sandboxed bool `json:"sandboxed,omitempty"`
 }
 
 // JudgeResult is a judge agent's verdict.

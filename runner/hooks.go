@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/internal/hook"
+	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -23,15 +24,20 @@ const tailLines = 20
 const tailWidth = 200
 
 // runCommand runs one setup, verify or teardown command in the workspace
-// (or the session cwd) and records it.
-func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command) (report.CommandResult, hook.Result) {
-	hr := hook.Run(ctx, hook.Command{Run: cmd.Run, Dir: r.workDir(), Env: r.commandEnv(), Timeout: cmd.Limit()})
+// (or the session cwd) and records it; in a sandbox when sb is not nil
+// (sandbox.Applied.Wrap).
+func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command, sb *sandbox.Applied) (report.CommandResult, hook.Result) {
+	hc := hook.Command{Run: cmd.Run, Dir: r.workDir(), Env: r.commandEnv(), Timeout: cmd.Limit()}
+	if sb != nil {
+		hc.Sandbox = sb.Wrap
+	}
+	hr := hook.Run(ctx, hc)
 	cr := report.CommandResult{
 		Run: cmd.Run, Line: cmd.Pos.Line,
 		ExitCode: hr.ExitCode, Signal: hr.Signal, TimedOut: hr.TimedOut,
 		DurationMs: hr.Duration.Milliseconds(),
 		Stdout:     hr.Stdout, Stderr: hr.Stderr, StdoutBytes: hr.StdoutBytes, StderrBytes: hr.StderrBytes,
-		Truncated: hr.Truncated,
+		Truncated: hr.Truncated, Sandboxed: sb != nil,
 	}
 	switch {
 	case hr.Err != nil && ctx.Err() != nil:
@@ -97,7 +103,7 @@ func withTail(msg string, hr hook.Result) string {
 // ends the scenario as an error.
 func (r *scenarioRun) setup(ctx context.Context) error {
 	for _, c := range r.sc.Setup {
-		cr, hr := r.runCommand(ctx, c)
+		cr, hr := r.runCommand(ctx, c, nil)
 		r.res.Setup = append(r.res.Setup, cr)
 		if msg := ended(cr, c.Limit(), 0); msg != "" {
 			return fmt.Errorf("%s", withTail(fmt.Sprintf("%s: setup `%s` %s", c.Pos, c.Run, msg), hr))
@@ -106,11 +112,21 @@ func (r *scenarioRun) setup(ctx context.Context) error {
 	return nil
 }
 
-// verify runs every verify command after the last turn; each is an
-// expectation of the scenario.
+// verify runs every verify command after the last turn, in the sandbox
+// with sandbox.verify (verifySandbox); each is an expectation of the
+// scenario.
 func (r *scenarioRun) verify(ctx context.Context) {
+	if len(r.sc.Verify) == 0 {
+		return
+	}
+	sb, done, err := r.verifySandbox()
+	if err != nil {
+		r.workFails = append(r.workFails, fmt.Sprintf("%s: verify: %v; no verify command ran", r.sc.Sandbox.Pos, err))
+		return
+	}
+	defer done()
 	for _, c := range r.sc.Verify {
-		cr, hr := r.runCommand(ctx, c)
+		cr, hr := r.runCommand(ctx, c, sb)
 		var fails []string
 		e := c.Expect
 		pos := cmp.Or(e.Pos, c.Pos)
@@ -150,7 +166,7 @@ func (r *scenarioRun) teardown() {
 	ctx, cancel := untilAbort(context.Background(), r.opts.Abort)
 	defer cancel()
 	for _, c := range r.sc.Teardown {
-		cr, hr := r.runCommand(ctx, c)
+		cr, hr := r.runCommand(ctx, c, nil)
 		r.res.Teardown = append(r.res.Teardown, cr)
 		if msg := ended(cr, c.Limit(), 0); msg != "" {
 			r.res.Warnings = append(r.res.Warnings, withTail(fmt.Sprintf("%s: teardown `%s` %s", c.Pos, c.Run, msg), hr))

@@ -117,6 +117,9 @@ type CommandPlan struct {
 	Stage   string // "setup", "verify" or "teardown"
 	Run     string // the shell line
 	Timeout time.Duration
+	// Sandboxed is set for a verify command that runs in the scenario's
+	// sandbox (sandbox.verify).
+	Sandboxed bool
 }
 
 // TurnPlan is one turn: its prompt as text, its timeout, the stop
@@ -186,7 +189,8 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		cmds []scenario.Command
 	}{{"setup", sc.Setup}, {"verify", sc.Verify}, {"teardown", sc.Teardown}} {
 		for _, c := range stage.cmds {
-			p.Commands = append(p.Commands, CommandPlan{Stage: stage.name, Run: c.Run, Timeout: c.Limit()})
+			p.Commands = append(p.Commands, CommandPlan{Stage: stage.name, Run: c.Run, Timeout: c.Limit(),
+				Sandboxed: stage.name == "verify" && sc.Sandbox != nil && sc.Sandbox.Verify})
 		}
 	}
 	for i, t := range sc.Turns {

@@ -14,8 +14,8 @@ import (
 
 // This file puts a scenario's agent side in its OS sandbox (the sandbox
 // key): the agent process, everything it starts, and the terminals acprun
-// runs for it; the judges too (judgeSandbox); never setup, verify or
-// teardown. The sandbox is the agent
+// runs for it; the judges too (judgeSandbox), and the verify commands with
+// sandbox.verify (verifySandbox); never setup or teardown. The sandbox is the agent
 // process's: planned when the process starts, with a temporary directory
 // of its own (TMPDIR): the scenario's, removed at its end, or, for a
 // pooled process, one in the pool's directory. Scenarios whose sandboxes
@@ -201,4 +201,27 @@ func (r *scenarioRun) removeSandboxTemp() {
 			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("sandbox temporary directory: %v", err))
 		}
 	}
+}
+
+// verifySandbox is the sandbox the verify commands run in with
+// sandbox.verify: the agent's (r.sbox: its write and hidden paths, its
+// network), with a temporary directory of its own, which done removes.
+// Nil (and a done that does nothing) without sandbox.verify.
+func (r *scenarioRun) verifySandbox() (sb *sandbox.Applied, done func(), err error) {
+	if r.sbox == nil || !r.sc.Sandbox.Verify {
+		return nil, func() {}, nil
+	}
+	tmp, err := sandboxTemp(r.opts.WorkspaceDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	done = func() { os.RemoveAll(tmp) }
+	spec := *r.sbox
+	spec.TempDir = tmp
+	a, err := sandbox.Plan(spec, r.opts.host())
+	if err != nil || a.Backend == "none" { // best-effort on a host that can do nothing
+		done()
+		return nil, func() {}, err
+	}
+	return &a, done, nil
 }

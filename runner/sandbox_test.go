@@ -326,3 +326,37 @@ func TestSandboxHoldsTheJudge(t *testing.T) {
 		t.Errorf("the judge's sandbox %+v; want landlock, best-effort, writing only in its TMPDIR", sb)
 	}
 }
+
+// TestSandboxVerify: with sandbox.verify the verify commands run in the
+// agent's sandbox: a script the agent left writes in the cwd, not outside;
+// without it they run outside, as before. The results say which ran in it.
+func TestSandboxVerify(t *testing.T) {
+	landlockOnly(t, 3)
+	for _, inside := range []bool{true, false} {
+		t.Run(map[bool]string{true: "verify: true", false: "verify: false"}[inside], func(t *testing.T) {
+			outside := realDir(t)
+			rep := runScenarios(t, Options{Environ: sandboxEnviron(t)},
+				"name: verified\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
+					"sandbox: {verify: "+strconv.FormatBool(inside)+"}\nturns: [{prompt: hi}]\nverify: [sh check.sh]\n",
+				map[string]string{"agent.mock.yaml": `turns:
+  - steps:
+      - writeFile: {path: check.sh, content: "echo in > in.txt; echo out > ` + outside + `/out\n"}
+`})
+			r := rep.Scenarios[0]
+			if len(r.Verify) != 1 || r.Verify[0].Sandboxed != inside {
+				t.Fatalf("verify %+v; want one command, sandboxed %v (%s %s)", r.Verify, inside, r.Status, r.Error)
+			}
+			v := r.Verify[0]
+			if b, err := os.ReadFile(filepath.Join(filepath.Dir(r.File), "in.txt")); err != nil || string(b) != "in\n" {
+				t.Errorf("in.txt: %q, %v; want the write in the cwd to work", b, err)
+			}
+			_, err := os.Stat(filepath.Join(outside, "out"))
+			switch {
+			case inside && (!errors.Is(err, fs.ErrNotExist) || !strings.Contains(v.Stderr, "Permission denied") || r.Status != report.StatusFailed):
+				t.Errorf("inside: out %v, stderr %q, status %s; want the write outside denied and verify failed", err, v.Stderr, r.Status)
+			case !inside && (err != nil || r.Status != report.StatusPassed):
+				t.Errorf("outside: out %v, status %s; want the write outside done and verify passed", err, r.Status)
+			}
+		})
+	}
+}

@@ -196,7 +196,8 @@
 // the attempt's copy.
 //
 // sandbox puts the agent, everything it starts, the terminals acprun runs
-// for it and the judges (not setup, verify or teardown) in an OS sandbox (see the
+// for it, the judges and with verify: true the verify commands (never
+// setup or teardown) in an OS sandbox (see the
 // runner): writes only in the session cwd, a private TMPDIR, the named
 // agent's state directories (SandboxWrite) and write; hide (and
 // SandboxHide) unreadable; network off, or ports only. Its paths take ~

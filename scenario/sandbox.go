@@ -13,7 +13,8 @@ import (
 
 // Sandbox is the OS sandbox a scenario asks for around its agent, the
 // processes the agent starts, the terminals acprun runs for it and its
-// judges (the sandbox key): not around setup, verify and teardown. Its paths are what
+// judges (the sandbox key), and with Verify its verify commands: never
+// around setup and teardown. Its paths are what
 // the file lists; the runner adds the defaults (SandboxWrite, SandboxHide).
 type Sandbox struct {
 	Pos Pos // the sandbox value
@@ -35,6 +36,9 @@ type Sandbox struct {
 	Ports []int
 	// Level is SandboxRequired (the default) or SandboxBestEffort.
 	Level string
+	// Verify runs the verify commands in the sandbox too (sandbox.verify:
+	// true), as the agent ran: they may run what it wrote. Off by default.
+	Verify bool
 }
 
 // Sandbox levels: what a host that cannot enforce the whole sandbox does.
@@ -48,7 +52,7 @@ const (
 )
 
 var (
-	sandboxKeys   = []string{"write", "hide", "network", "ports", "level"}
+	sandboxKeys   = []string{"write", "hide", "network", "ports", "level", "verify"}
 	sandboxLevels = []string{SandboxRequired, SandboxBestEffort}
 )
 
@@ -67,7 +71,7 @@ func (p *fileParser) sandbox(n *yaml.Node) *Sandbox {
 		}
 		return sb
 	case n.Kind != yaml.MappingNode:
-		p.Errorf(n, "expected a sandbox: a mapping of write, hide, network, ports and level ({} for the defaults), or true, or false for none, got %s", describe(n))
+		p.Errorf(n, "expected a sandbox: a mapping of write, hide, network, ports, level and verify ({} for the defaults), or true, or false for none, got %s", describe(n))
 		return nil
 	}
 	m, _ := p.mapping(n, sandboxKeys, nil)
@@ -81,6 +85,8 @@ func (p *fileParser) sandbox(n *yaml.Node) *Sandbox {
 			sb.Network, _ = p.network(kv.V)
 		case "ports":
 			sb.Ports = p.ports(kv.V)
+		case "verify":
+			sb.Verify, _ = p.boolean(kv.V)
 		case "level":
 			v := yamlnode.Deref(kv.V)
 			if s, ok := p.str(v); ok {

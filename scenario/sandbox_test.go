@@ -26,6 +26,7 @@ sandbox:
   network: on
   ports: [443, 80]
   level: required
+  verify: true
 turns: [{prompt: hi}]
 ---
 name: defaults
@@ -74,7 +75,7 @@ turns: [{prompt: hi}]
 	want := map[string]*scenario.Sandbox{
 		"full": {Write: []string{"/home/user/.cache/tool", "/var/state/x", "/s/out", "/abs", "/home/user"},
 			WritePos: []scenario.Pos{at("/s/x.yaml", 4, 11), at("/s/x.yaml", 4, 28), at("/s/x.yaml", 4, 42), at("/s/x.yaml", 4, 49), at("/s/x.yaml", 4, 55)},
-			Hide:     []string{"/home/user/secrets"}, Network: true, Ports: []int{443, 80}, Level: "required"},
+			Hide:     []string{"/home/user/secrets"}, Network: true, Ports: []int{443, 80}, Level: "required", Verify: true},
 		"defaults":  {Network: true, Level: "required"},
 		"shorthand": {Network: true, Level: "required"},
 		"from-config": {Write: []string{"/cfg/cache"}, WritePos: []scenario.Pos{at("/cfg/acprun.yaml", 2, 21)},
@@ -97,7 +98,7 @@ func TestSandboxErrors(t *testing.T) {
 		want          []string
 	}{
 		{"not a mapping", `sandbox: [a]`,
-			[]string{`bad.yaml:3:10: expected a sandbox: a mapping of write, hide, network, ports and level ({} for the defaults), or true, or false for none, got a list`}},
+			[]string{`bad.yaml:3:10: expected a sandbox: a mapping of write, hide, network, ports, level and verify ({} for the defaults), or true, or false for none, got a list`}},
 		{"unknown key", `sandbox: {writes: [a]}`,
 			[]string{`bad.yaml:3:11: unknown key "writes" (did you mean "write"?)`}},
 		{"bad level", `sandbox: {level: strict}`,
@@ -119,6 +120,8 @@ func TestSandboxErrors(t *testing.T) {
 			[]string{`bad.yaml:3:18: sandbox hide path ~root/x: only ~ and ~/ stand for the home directory (~user does not): write the path in full`}},
 		{"unset variable", `sandbox: {write: ["${NOPE}/x"]}`,
 			[]string{`bad.yaml:3:20: environment variable NOPE is not set (write ${NOPE:-default} to give a default)`}},
+		{"verify not a boolean", `sandbox: {verify: yes please}`,
+			[]string{`bad.yaml:3:19: expected true or false, got a string`}},
 		{"path not a string", `sandbox: {write: [{a: b}]}`,
 			[]string{`bad.yaml:3:19: expected a string, got a mapping`}},
 	} {

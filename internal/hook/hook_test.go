@@ -327,3 +327,40 @@ func waitGroupGone(t *testing.T, pgid int) {
 		}
 	}
 }
+
+// TestRunSandbox: a command with a Sandbox runs the command line it
+// returns, with its environment and its files as descriptors 3, …, in a
+// session of its own; a Sandbox that fails runs nothing.
+func TestRunSandbox(t *testing.T) {
+	dir := t.TempDir()
+	var got []string
+	c := hook.Command{
+		Run: `echo "$SANDBOXED $(cut -d' ' -f6 /proc/$$/stat) $$ $(readlink /proc/$$/fd/3)"`,
+		Sandbox: func(argv, env []string) ([]string, []string, []*os.File, error) {
+			got = argv
+			f, err := os.Open(dir)
+			return append([]string{"/usr/bin/env"}, argv...), append(env, "SANDBOXED=yes"), []*os.File{f}, err
+		},
+	}
+	res := run(t, context.Background(), c)
+	if res.Err != nil || res.ExitCode == nil || *res.ExitCode != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	if len(got) != 3 || got[0] != "/bin/sh" || got[1] != "-c" {
+		t.Errorf("Sandbox got %q, want the shell's command line", got)
+	}
+	f := strings.Fields(res.Stdout)
+	if len(f) != 4 || f[0] != "yes" || f[1] != f[2] || f[3] != dir {
+		t.Errorf("stdout %q, want the sandbox's variable, a session id that is the shell's own pid, then %s", res.Stdout, dir)
+	}
+	marker := filepath.Join(dir, "ran")
+	c = hook.Command{Run: "touch " + marker, Sandbox: func(argv, env []string) ([]string, []string, []*os.File, error) {
+		return nil, nil, nil, errors.New("planted")
+	}}
+	if res := run(t, context.Background(), c); res.Err == nil || res.Err.Error() != "sandbox: planted" {
+		t.Errorf("a failing Sandbox: %+v; want its error", res)
+	}
+	if _, err := os.Stat(marker); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the command ran: %v", err)
+	}
+}
