@@ -134,7 +134,11 @@ func (r *scenarioRun) verify(ctx context.Context) {
 			if strings.HasPrefix(cr.Error, stoppedPrefix) {
 				r.cutShort("during verify") // if the run's end stopped it
 			}
-			fails = append(fails, withTail(fmt.Sprintf("%s: verify `%s` %s", pos, c.Run, msg), hr))
+			where := ""
+			if sb != nil { // what it could not write says why
+				where = " (in the sandbox)"
+			}
+			fails = append(fails, withTail(fmt.Sprintf("%s: verify `%s`%s %s", pos, c.Run, where, msg), hr))
 		} else {
 			for _, s := range e.StdoutContains {
 				if !strings.Contains(cr.Stdout, s) {

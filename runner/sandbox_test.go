@@ -352,8 +352,10 @@ func TestSandboxVerify(t *testing.T) {
 			}
 			_, err := os.Stat(filepath.Join(outside, "out"))
 			switch {
-			case inside && (!errors.Is(err, fs.ErrNotExist) || !strings.Contains(v.Stderr, "Permission denied") || r.Status != report.StatusFailed):
-				t.Errorf("inside: out %v, stderr %q, status %s; want the write outside denied and verify failed", err, v.Stderr, r.Status)
+			case inside && (!errors.Is(err, fs.ErrNotExist) || !strings.Contains(v.Stderr, "Permission denied") || r.Status != report.StatusFailed ||
+				!strings.Contains(strings.Join(r.Failures, "\n"), "verify `sh check.sh` (in the sandbox) exited with code")):
+				t.Errorf("inside: out %v, stderr %q, status %s, failures %q; want the write outside denied and verify failed, in the sandbox",
+					err, v.Stderr, r.Status, r.Failures)
 			case !inside && (err != nil || r.Status != report.StatusPassed):
 				t.Errorf("outside: out %v, status %s; want the write outside done and verify passed", err, r.Status)
 			}
