@@ -599,9 +599,11 @@ func TestSandboxPlantedDuringSetup(t *testing.T) {
 		suite := filepath.Join(dir, "suite")
 		started, planted := filepath.Join(suite, "started.fifo"), filepath.Join(suite, "planted.fifo")
 		scenario := "name: %s\nagent: {command: [acprun, mock-agent, %s]}\nsandbox: {}\npermissions: {default: deny}\n%sturns: [{prompt: hi}]\n"
-		setup := "setup: [\"echo started > " + started + " && timeout 60 cat " + planted + "\"]\n"
+		// Each end of a FIFO waits for the other at most a minute: a
+		// scenario that fails early leaves the other to fail, not hang.
+		setup := "setup: [\"timeout 60 sh -c 'echo started > " + started + "' && timeout 60 cat " + planted + "\"]\n"
 		writeFiles(t, dir, map[string]string{
-			"suite/a.mock.yaml": "turns:\n  - steps:\n      - spawn: \"timeout 60 cat started.fifo && mv sub sub.moved && ln -s " + home + " sub && echo planted > planted.fifo\"\n",
+			"suite/a.mock.yaml": "turns:\n  - steps:\n      - spawn: \"timeout 60 cat started.fifo && mv sub sub.moved && ln -s " + home + " sub && timeout 60 sh -c 'echo planted > planted.fifo'\"\n",
 			"b.mock.yaml":       "turns:\n  - steps:\n      - writeFile: {path: .bashrc, content: \"pwned\\n\"}\n",
 			"suite/a.yaml":      fmt.Sprintf(scenario, "a", "a.mock.yaml", ""),
 			"suite/sub/b.yaml":  fmt.Sprintf(scenario, "b", filepath.Join(dir, "b.mock.yaml"), setup),
