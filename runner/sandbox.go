@@ -15,8 +15,8 @@ import (
 // This file puts a scenario's agent side in its OS sandbox (the sandbox
 // key): the agent process, everything it starts, and the terminals acprun
 // runs for it; the judges too (judgeSandbox), and the verify commands with
-// sandbox.verify (verifySandbox); never setup or teardown. The sandbox is the agent
-// process's: planned when the process starts, with a temporary directory
+// sandbox.verify (verifySandbox); never setup or teardown. The sandbox is
+// the agent process's: planned when the process starts, with a temporary directory
 // of its own (TMPDIR): the scenario's, removed at its end, or, for a
 // pooled process, one in the pool's directory. Scenarios whose sandboxes
 // differ never share a process (the spec is part of the pool key).
@@ -125,10 +125,9 @@ func detectHost(self string) func() sandbox.Host {
 // sandboxed returns the command line, environment and extra files (see
 // sandbox.Applied.Wrap) that start the scenario's agent process in its
 // sandbox, and what the sandbox applies; argv and env as they are (and
-// nil) without one. dir is the process's
-// working directory (argv[0] is resolved against it and the PATH first: the
-// sandbox's helper would look it up elsewhere); tmp is the sandbox's
-// temporary directory.
+// nil) without one. dir is the process's working directory (argv[0] is
+// resolved against it and the PATH first: the sandbox's helper would look
+// it up elsewhere); tmp is the sandbox's temporary directory.
 func (r *scenarioRun) sandboxed(argv, env []string, dir, tmp string) ([]string, []string, []*os.File, *sandbox.Applied, error) {
 	if r.sbox == nil {
 		return argv, env, nil, nil, nil
