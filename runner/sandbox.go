@@ -16,10 +16,11 @@ import (
 // key): the agent process, everything it starts, and the terminals acprun
 // runs for it; the judges too (judgeSandbox), and the verify commands with
 // sandbox.verify (verifySandbox); never setup or teardown. The sandbox is
-// the agent process's: planned when the process starts, with a temporary directory
-// of its own (TMPDIR): the scenario's, removed at its end, or, for a
-// pooled process, one in the pool's directory. Scenarios whose sandboxes
-// differ never share a process (the spec is part of the pool key).
+// the agent process's: planned when the process starts, with a temporary
+// directory of its own (TMPDIR): the scenario's, removed at its end, or,
+// for a pooled process, one in the pool's directory. Scenarios whose
+// sandboxes differ never share a process (the spec is part of the pool
+// key).
 
 // checkSandbox builds the scenario's sandbox spec (r.sbox) and checks,
 // before anything of the scenario runs, that this host can enforce it: a
