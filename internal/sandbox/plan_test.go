@@ -343,3 +343,15 @@ func TestHelperFailsClosed(t *testing.T) {
 		t.Errorf("no --: %v, %q", err, out)
 	}
 }
+
+// TestSpecJSONLeavesPinnedOut: a Spec's JSON (the runner keys its pool of
+// agent processes by it) is the sandbox, not the run's pinned paths.
+func TestSpecJSONLeavesPinnedOut(t *testing.T) {
+	b, err := json.Marshal(sandbox.Spec{Write: []string{"/w"}, Pinned: map[string]string{"/pinned": "/pinned"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "pinned") || !strings.Contains(string(b), "/w") {
+		t.Errorf("JSON %s; want the write path, not the pinned one", b)
+	}
+}

@@ -99,8 +99,10 @@ type Spec struct {
 	// Pinned, when set, maps absolute paths to where they led, symbolic
 	// links resolved, at an earlier time (when the run started, before any
 	// agent ran): a write or hidden path it maps that exists and leads
-	// elsewhere now is an error (a link was put in its way since).
-	Pinned map[string]string
+	// elsewhere now is an error (a link was put in its way since). It is
+	// a check, not part of the sandbox: left out of the Spec's JSON (the
+	// runner's pool key), where it would hold every path of the run.
+	Pinned map[string]string `json:"-"`
 }
 
 // Applied is what a Plan enforces: what a scenario's results record. Its
