@@ -26,12 +26,9 @@ type agentConfig struct {
 	Dir     string   // working directory of the process
 	Handler acp.Handler
 	Conn    *acp.Options
-	// NewSession starts the process in a session of its own (a sandboxed
-	// agent: see proc.Config.NewSession).
-	NewSession bool
-	// ExtraFiles are the process's descriptors 3, 4, … (its sandbox's);
-	// startAgent closes them.
-	ExtraFiles []*os.File
+	// Sandbox, when set, starts the process in its sandbox (see
+	// proc.Config.Sandbox).
+	Sandbox process.Wrap
 }
 
 // Agent is one agent subprocess, in its own process group (see package
@@ -52,29 +49,27 @@ type Agent struct {
 // startAgent starts the agent process and its connection.
 func startAgent(cfg agentConfig) (*Agent, error) {
 	if len(cfg.Argv) == 0 {
-		closeAll(cfg.ExtraFiles...)
 		return nil, errors.New("empty agent command")
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
-		closeAll(cfg.ExtraFiles...)
 		return nil, fmt.Errorf("stdin pipe: %w", err)
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		closeAll(append(cfg.ExtraFiles, inR, inW)...)
+		closeAll(inR, inW)
 		return nil, fmt.Errorf("stdout pipe: %w", err)
 	}
 	stderr, err := process.NewOutput(stderrTailBytes)
 	if err != nil {
-		closeAll(append(cfg.ExtraFiles, inR, inW, outR, outW)...)
+		closeAll(inR, inW, outR, outW)
 		return nil, err
 	}
 	a := &Agent{stdin: inW, stderr: stderr}
 	a.Conn = acp.NewConn(outR, inW, cfg.Handler, cfg.Conn)
 	a.Process, err = process.Start(process.Config{Args: cfg.Argv, Env: cfg.Env, Dir: cfg.Dir,
-		Stdin: inR, Stdout: outW, Stderr: stderr.File(), ExtraFiles: cfg.ExtraFiles,
-		Readers: []process.Reader{stdoutReader{a.Conn, outR}, stderr}, NewSession: cfg.NewSession})
+		Stdin: inR, Stdout: outW, Stderr: stderr.File(), Sandbox: cfg.Sandbox,
+		Readers: []process.Reader{stdoutReader{a.Conn, outR}, stderr}})
 	if err != nil {
 		a.Conn.Close()
 		return nil, fmt.Errorf("start %s: %w", cfg.Argv[0], err)

@@ -121,7 +121,7 @@ func (r *scenarioRun) verify(ctx context.Context) {
 	}
 	sb, done, err := r.verifySandbox()
 	if err != nil {
-		r.workFails = append(r.workFails, fmt.Sprintf("%s: verify: %v; no verify command ran", r.sc.Sandbox.Pos, err))
+		r.workFails = append(r.workFails, fmt.Sprintf("%v; no verify command ran", err))
 		return
 	}
 	defer done()

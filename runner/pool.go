@@ -17,6 +17,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/gateway"
+	process "github.com/acprun/acprun/internal/proc"
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/report"
@@ -330,7 +331,7 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 		}
 	}
 	env := p.mark.Set(mergeEnv(r.opts.Environ, agentEnv))
-	var files []*os.File // the sandbox's: see sandbox.Applied.Wrap
+	var wrap process.Wrap
 	if r.sbox != nil {
 		tmp, err := sandboxTemp(tmpDir)
 		if err != nil {
@@ -339,20 +340,20 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 		if key == "" {
 			r.sboxTemp = tmp // the pool's go with its directory
 		}
-		if argv, env, files, p.sandbox, err = r.sandboxed(argv, env, dir, tmp); err != nil {
+		if argv, p.sandbox, err = r.sandboxed(argv, dir, tmp); err != nil {
 			return nil, err
 		}
+		wrap = p.sandbox.Wrap
 	}
 	r.noteSandbox(p.sandbox) // before the process can ask for a terminal
 	p.bind.bind(r.link())    // the scenario sees the process from its start
 	agent, err := startAgent(agentConfig{
-		Argv:       argv,
-		Env:        env,
-		Dir:        dir,
-		NewSession: p.sandbox != nil,
-		ExtraFiles: files,
-		Handler:    p.bind,
-		Conn:       &acp.Options{Peer: "agent", OnViolation: p.bind.violation, Tap: p.bind.tap},
+		Argv:    argv,
+		Env:     env,
+		Dir:     dir,
+		Sandbox: wrap,
+		Handler: p.bind,
+		Conn:    &acp.Options{Peer: "agent", OnViolation: p.bind.violation, Tap: p.bind.tap},
 	})
 	if err != nil {
 		return nil, err

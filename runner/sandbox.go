@@ -43,10 +43,8 @@ func (r *scenarioRun) checkSandbox() error {
 		r.sbox.Loopback = []int{r.opts.gateway.Port()}
 	}
 	r.sbox.Pinned = r.opts.places // what an agent of the run may have changed since
-	if _, err := sandbox.Plan(*r.sbox, r.opts.host()); err != nil {
-		return fmt.Errorf("%s: %w", r.sc.Sandbox.Pos, err)
-	}
-	return nil
+	_, err := r.planSandbox("")
+	return err
 }
 
 // sandboxSpec is the spec of sc's sandbox, nil for none: what it lists,
@@ -123,31 +121,34 @@ func detectHost(self string) func() sandbox.Host {
 	})
 }
 
-// sandboxed returns the command line, environment and extra files (see
-// sandbox.Applied.Wrap) that start the scenario's agent process in its
-// sandbox, and what the sandbox applies; argv and env as they are (and
-// nil) without one. dir is the process's working directory (argv[0] is
-// resolved against it and the PATH first: the sandbox's helper would look
-// it up elsewhere); tmp is the sandbox's temporary directory.
-func (r *scenarioRun) sandboxed(argv, env []string, dir, tmp string) ([]string, []string, []*os.File, *sandbox.Applied, error) {
-	if r.sbox == nil {
-		return argv, env, nil, nil, nil
+// sandboxed plans the sandbox of the scenario's agent process, whose
+// temporary directory is tmp, and returns argv with its program resolved
+// against dir, the process's working directory, and the PATH first (the
+// sandbox's helper would look it up elsewhere), to start with the
+// sandbox's Wrap.
+func (r *scenarioRun) sandboxed(argv []string, dir, tmp string) ([]string, *sandbox.Applied, error) {
+	a, err := r.planSandbox(tmp)
+	if err != nil {
+		return nil, nil, err
 	}
+	prog, err := LookPath(argv[0], dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("start %s: %v", argv[0], err)
+	}
+	return append([]string{prog}, argv[1:]...), &a, nil
+}
+
+// planSandbox plans the scenario's sandbox (r.sbox) with tmp as its
+// temporary directory ("": none), on this host; an error is at the
+// scenario's sandbox key.
+func (r *scenarioRun) planSandbox(tmp string) (sandbox.Applied, error) {
 	spec := *r.sbox
 	spec.TempDir = tmp
 	a, err := sandbox.Plan(spec, r.opts.host())
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("%s: %w", r.sc.Sandbox.Pos, err)
+		return a, fmt.Errorf("%s: %w", r.sc.Sandbox.Pos, err)
 	}
-	prog, err := LookPath(argv[0], dir)
-	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("start %s: %v", argv[0], err)
-	}
-	argv, env, files, err := a.Wrap(append([]string{prog}, argv[1:]...), env)
-	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("%s: %w", r.sc.Sandbox.Pos, err)
-	}
-	return argv, env, files, &a, nil
+	return a, nil
 }
 
 // sandboxTemp makes the private temporary directory of a sandboxed agent
@@ -216,9 +217,7 @@ func (r *scenarioRun) verifySandbox() (sb *sandbox.Applied, done func(), err err
 		return nil, nil, err
 	}
 	done = func() { os.RemoveAll(tmp) }
-	spec := *r.sbox
-	spec.TempDir = tmp
-	a, err := sandbox.Plan(spec, r.opts.host())
+	a, err := r.planSandbox(tmp)
 	if err != nil || a.Backend == "none" { // best-effort on a host that can do nothing
 		done()
 		return nil, func() {}, err

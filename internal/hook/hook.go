@@ -61,10 +61,9 @@ type Command struct {
 	// Limit is how many bytes of each of stdout and stderr are kept: the
 	// last ones, cut at a UTF-8 character boundary. 0 means DefaultLimit.
 	Limit int
-	// Sandbox, when set, returns the command line, environment and extra
-	// files that run the shell inside a sandbox (sandbox.Applied.Wrap);
-	// the command then also gets a session of its own.
-	Sandbox func(argv, env []string) ([]string, []string, []*os.File, error)
+	// Sandbox, when set, runs the shell inside a sandbox (see
+	// proc.Config.Sandbox).
+	Sandbox proc.Wrap
 }
 
 // Result is how it went.
@@ -131,17 +130,8 @@ func Run(ctx context.Context, c Command) (res Result) {
 		stdout.File().Close()
 		return Result{Err: err}
 	}
-	pc := proc.Config{Args: []string{terminal.Shell, "-c", c.Run}, Dir: c.Dir, Env: c.Env,
-		Stdout: stdout.File(), Stderr: stderr.File(), Readers: []proc.Reader{stdout, stderr}, Reap: true}
-	if c.Sandbox != nil {
-		if pc.Args, pc.Env, pc.ExtraFiles, err = c.Sandbox(pc.Args, pc.Env); err != nil {
-			stdout.File().Close()
-			stderr.File().Close()
-			return Result{Err: fmt.Errorf("sandbox: %w", err)}
-		}
-		pc.NewSession = true
-	}
-	p, err := proc.Start(pc)
+	p, err := proc.Start(proc.Config{Args: []string{terminal.Shell, "-c", c.Run}, Dir: c.Dir, Env: c.Env, Sandbox: c.Sandbox,
+		Stdout: stdout.File(), Stderr: stderr.File(), Readers: []proc.Reader{stdout, stderr}, Reap: true})
 	if err != nil {
 		return Result{Err: fmt.Errorf("start: %w", err)}
 	}

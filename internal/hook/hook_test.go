@@ -357,7 +357,7 @@ func TestRunSandbox(t *testing.T) {
 	c = hook.Command{Run: "touch " + marker, Sandbox: func(argv, env []string) ([]string, []string, []*os.File, error) {
 		return nil, nil, nil, errors.New("planted")
 	}}
-	if res := run(t, context.Background(), c); res.Err == nil || res.Err.Error() != "sandbox: planted" {
+	if res := run(t, context.Background(), c); res.Err == nil || res.Err.Error() != "start: planted" {
 		t.Errorf("a failing Sandbox: %+v; want its error", res)
 	}
 	if _, err := os.Stat(marker); !errors.Is(err, fs.ErrNotExist) {

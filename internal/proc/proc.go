@@ -22,6 +22,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -60,9 +61,6 @@ type Config struct {
 	// device). Start closes them, once the process has its own copies or
 	// has failed to start. Stdout and Stderr may be one file.
 	Stdin, Stdout, Stderr *os.File
-	// ExtraFiles are handed to the process as its descriptors 3, 4, …
-	// (exec.Cmd.ExtraFiles); Start closes them as it does Stdin.
-	ExtraFiles []*os.File
 	// Readers read the other ends of the pipes the process writes to:
 	// once its leader has exited (and its mark was swept), they read to
 	// their ends, and are stopped past DrainDelay once their pipe is empty
@@ -72,12 +70,19 @@ type Config struct {
 	// once the leader has exited, the processes that carry it are killed.
 	// Without it, the marks in Env are the caller's to sweep.
 	Reap bool
-	// NewSession starts the process in a session of its own (setsid), not
-	// only a process group: it has no controlling terminal, so that it
-	// cannot reach the terminal acprun runs in (TIOCSTI). Sandboxed
-	// commands get one.
-	NewSession bool
+	// Sandbox, when set, puts the command in a sandbox: Start runs the
+	// command line, environment and files it returns for Args (Path first,
+	// when set) and Env. The process then also gets a session of its own
+	// (setsid), not only a process group: it has no controlling terminal,
+	// so that it cannot reach the terminal acprun runs in (TIOCSTI).
+	Sandbox Wrap
 }
+
+// Wrap returns the command line and environment that run argv with env
+// inside a sandbox, and the files to hand the process as its descriptors
+// 3, 4, … (sandbox.Applied.Wrap); Start closes them once the process has
+// its own copies. An error starts nothing.
+type Wrap func(argv, env []string) (argv2, env2 []string, files []*os.File, err error)
 
 // Reader reads a pipe a process writes to (an Output, an acp.Conn).
 type Reader interface {
@@ -113,8 +118,9 @@ type Process struct {
 
 // Start starts a process as cfg says.
 func Start(cfg Config) (*Process, error) {
+	var extra []*os.File // the sandbox's
 	defer func() {
-		for _, f := range append([]*os.File{cfg.Stdin, cfg.Stdout, cfg.Stderr}, cfg.ExtraFiles...) {
+		for _, f := range append([]*os.File{cfg.Stdin, cfg.Stdout, cfg.Stderr}, extra...) {
 			if f != nil {
 				f.Close() // Stdout and Stderr may be one file: closed twice
 			}
@@ -122,6 +128,17 @@ func Start(cfg Config) (*Process, error) {
 	}()
 	if len(cfg.Args) == 0 {
 		return nil, errors.New("empty command")
+	}
+	if cfg.Sandbox != nil {
+		argv := slices.Clone(cfg.Args)
+		if cfg.Path != "" {
+			argv[0] = cfg.Path
+		}
+		var err error
+		if cfg.Args, cfg.Env, extra, err = cfg.Sandbox(argv, cfg.Env); err != nil {
+			return nil, err // Wrap's errors name the sandbox
+		}
+		cfg.Path = cfg.Args[0]
 	}
 	cmd := &exec.Cmd{Path: cfg.Path, Args: cfg.Args}
 	if cfg.Path == "" {
@@ -144,9 +161,10 @@ func Start(cfg Config) (*Process, error) {
 	if cfg.Stderr != nil {
 		cmd.Stderr = cfg.Stderr
 	}
-	cmd.ExtraFiles = cfg.ExtraFiles
+	cmd.ExtraFiles = extra
 	// A new session is a new process group too (setpgid would fail in it).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !cfg.NewSession, Setsid: cfg.NewSession}
+	newSession := cfg.Sandbox != nil
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !newSession, Setsid: newSession}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

@@ -79,7 +79,7 @@ func restrictExec(r rules, path string, argv, env []string) error {
 	if r.FS {
 		cfg.HandledAccessFS = dirWrite
 		var dirs, files []string
-		if _, err := os.Stat("/dev/shm"); err == nil && r.PrivateShm {
+		if _, err := os.Stat("/dev/shm"); r.PrivateShm && err == nil {
 			dirs = append(dirs, "/dev/shm")
 		}
 		for _, d := range devices {

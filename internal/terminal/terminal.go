@@ -54,11 +54,9 @@ type Config struct {
 	// OutputLimit is the most output bytes kept; 0 means
 	// DefaultOutputLimit.
 	OutputLimit int
-	// Sandbox, when set, returns the command line, environment and extra
-	// files that run the command (its program resolved) inside the agent's
-	// sandbox (sandbox.Applied.Wrap); the command then also gets a session
-	// of its own (proc.Config.NewSession).
-	Sandbox func(argv, env []string) ([]string, []string, []*os.File, error)
+	// Sandbox, when set, runs the command (its program resolved) inside
+	// the agent's sandbox (see proc.Config.Sandbox).
+	Sandbox proc.Wrap
 }
 
 // ExitStatus is how a command ended: an exit code, or the signal that
@@ -112,17 +110,8 @@ func Start(cfg Config) (*Terminal, error) {
 	if err != nil {
 		return nil, err
 	}
-	pc := proc.Config{Path: path, Args: argv, Env: cfg.Env, Dir: cfg.Dir,
-		Stdout: out.File(), Stderr: out.File(), Readers: []proc.Reader{out}, Reap: true} // both streams to one pipe, interleaved
-	if cfg.Sandbox != nil {
-		pc.Args, pc.Env, pc.ExtraFiles, err = cfg.Sandbox(append([]string{path}, argv[1:]...), cfg.Env)
-		if err != nil {
-			out.File().Close() // its reader ends
-			return nil, fmt.Errorf("start %s: %w", argv[0], err)
-		}
-		pc.Path, pc.NewSession = pc.Args[0], true
-	}
-	p, err := proc.Start(pc)
+	p, err := proc.Start(proc.Config{Path: path, Args: argv, Env: cfg.Env, Dir: cfg.Dir, Sandbox: cfg.Sandbox,
+		Stdout: out.File(), Stderr: out.File(), Readers: []proc.Reader{out}, Reap: true}) // both streams to one pipe, interleaved
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
