@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/outfile"
@@ -381,7 +382,14 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	opts.Policy = overrideWithRules(opts.Policy, flags)
 	if c.DryRun {
 		c.warnNoPermissions(g, scs)
-		return output.Plan(g.Stdout, runner.DryRun(opts, scs))
+		// The plan is redacted as text, as printed: no field of it can
+		// show a secret that ${VAR} put in a command or a prompt.
+		var plan strings.Builder
+		if err := output.Plan(&plan, runner.DryRun(opts, scs)); err != nil {
+			return err
+		}
+		_, err := io.WriteString(g.Stdout, runner.Redactor(opts, scs).String(plan.String()))
+		return err
 	}
 	err = c.checkOutputPaths()
 	defer func() {

@@ -41,7 +41,8 @@ turns: [{prompt: hi}]
 			"    ANTHROPIC_BASE_URL (key ANTHROPIC_API_KEY)\n",
 		`  turn 1:   "hi" (timeout 10m0s, expect end_turn, budget maxRequests 2)` + "\n",
 		"  gateway:  record: forwards each model request to its upstream and keeps the exchange, redacted, in a cassette under " + filepath.Join(dir, "suite", "cassettes") + "; prices for 1 model, in USD\n" +
-			"    MY_URL → https://mine.example/v1 (key MY_KEY)\n",
+			// A value of the agent's env is redacted wherever it shows.
+			"    MY_URL → [REDACTED] (key MY_KEY)\n",
 	} {
 		if !strings.Contains(res.stdout, want) {
 			t.Errorf("the plan lacks %q:\n%s", want, res.stdout)

@@ -3,7 +3,9 @@ package e2e_test
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -284,5 +286,109 @@ updatesBeforeSessionNew:
 		if tt.code != 0 && !strings.Contains(text.stderr, "TOKEN_A=[REDACTED] MY_API_KEY=[REDACTED]") {
 			t.Errorf("probe %s: stderr lacks the agent's redacted stderr:\n%s", tt.agent, text.stderr)
 		}
+	}
+}
+
+// cutSecret is the secret of TestSecretsCutOrSplitNeverLeave.
+const cutSecret = "ghp_CutSplit1234567890abcdef"
+
+// termSecret is the secret that TestSecretsCutOrSplitNeverLeave's
+// terminal prints: what acprun says of its output is cut through it, what
+// the agent says of it is the agent's.
+const termSecret = "ghp_TermOnlyQwertyZxcvbnmPoi"
+
+// TestSecretsCutOrSplitNeverLeave: a secret that no one message holds
+// whole, because an agent streamed it in chunks, a tail of an output was
+// cut through it or a line that is not JSON escapes it, is redacted all
+// the same, and so is one that ${VAR} put in the agent command --dry-run
+// prints: no 8 bytes of it are left anywhere.
+func TestSecretsCutOrSplitNeverLeave(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// Each tail is cut 18 bytes into the secret: the agent's stderr keeps
+	// 32 KiB ("start ", the secret, the filler, a newline), a verify
+	// command's stdout 64 KiB.
+	stderrFiller := strings.Repeat("F", 32<<10+18-len("start ")-len(cutSecret)-1)
+	stdoutFiller := 64<<10 + 18 - len(cutSecret)
+	escaped := `\u0067hp` + cutSecret[3:]
+	scenario := `
+name: cut
+agent: {command: [acprun, mock-agent, agent.mock.yaml%s], env: {TERM_SECRET: "` + termSecret + `"}}
+client: {terminal: true}
+permissions: {default: allow}
+verify: ["printf ` + cutSecret + `; head -c ` + strconv.Itoa(stdoutFiller) + ` /dev/zero | tr '\\0' F; exit 1"]
+turns: [{prompt: hi}]
+`
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": `
+turns:
+  - steps:
+      - text: "the token is ` + cutSecret + `, done"
+        chunks: 9
+      - thought: "thinking of ` + cutSecret + `"
+        chunks: 5
+      - garbage: '{"jsonrpc":"2.0","method":"session/update","params":{"text":"cut short ` + escaped + `'
+      - terminal: {command: "printf ` + termSecret + `; head -c 278 /dev/zero | tr '\\0' F", waitForExit: true, output: true, release: true, outputByteLimit: 290}
+      - stderr: "start ` + cutSecret + stderrFiller + `"
+`,
+		"s.yaml":   fmt.Sprintf(scenario, ""),
+		"dry.yaml": fmt.Sprintf(scenario, `, "--x=${CUT_SECRET}"`),
+	})
+	env := []string{"CUT_SECRET=" + cutSecret}
+	res := acprunEnv(t, dir, env, "run", "s.yaml", "-v", "-o", "r.json", "--junit", "junit.xml", "--events", "events.jsonl", "--transcripts", "tr", "--html", "r.html")
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1 (verify fails)\n%s", res.code, res.stderr)
+	}
+	outputs := readFiles(t, dir, "r.json", "junit.xml", "events.jsonl", "r.html", "tr/cut.jsonl")
+	outputs["stderr"] = []byte(res.stdout + res.stderr)
+
+	// The chunks of the transcript, joined as the agent meant them.
+	var streamed strings.Builder
+	for line := range strings.SplitSeq(string(outputs["tr/cut.jsonl"]), "\n") {
+		var l struct {
+			Msg struct {
+				Params struct {
+					Update struct {
+						Content struct {
+							Text string `json:"text"`
+						} `json:"content"`
+					} `json:"update"`
+				} `json:"params"`
+			} `json:"msg"`
+		}
+		if line != "" && json.Unmarshal([]byte(line), &l) == nil {
+			streamed.WriteString(l.Msg.Params.Update.Content.Text)
+		}
+	}
+	outputs["the transcript's chunks, joined"] = []byte(streamed.String())
+
+	dry := acprunEnv(t, dir, env, "run", "dry.yaml", "--dry-run")
+	if dry.code != 0 || !strings.Contains(dry.stdout, "--x=[REDACTED]") {
+		t.Errorf("--dry-run: exit %d, want the agent command with --x=[REDACTED]\n%s%s", dry.code, dry.stdout, dry.stderr)
+	}
+	outputs["--dry-run"] = []byte(dry.stdout + dry.stderr)
+
+	for name, data := range outputs {
+		for i := 0; i+8 <= len(cutSecret); i++ {
+			if j := bytes.Index(data, []byte(cutSecret[i:i+8])); j >= 0 {
+				t.Errorf("%s leaks 8 bytes of the secret, %q: …%s…", name, cutSecret[i:i+8], excerpt(data, j))
+				break
+			}
+		}
+	}
+	if !strings.Contains(streamed.String(), "the token is [REDACTED], done") {
+		t.Errorf("the transcript's chunks say %q, want the token redacted in place", streamed.String())
+	}
+	for _, want := range []string{`"stderrTail":\s*"\[…\]\[REDACTED\]FFF`, `"stdout":\s*"\[REDACTED\]FFF`, `"output":"\[REDACTED\]FFF`} {
+		where := "r.json"
+		if strings.Contains(want, "output") {
+			where = "tr/cut.jsonl" // acprun's answer to terminal/output
+		}
+		if !regexp.MustCompile(want).Match(outputs[where]) {
+			t.Errorf("%s lacks /%s/: the test no longer cuts through the secret", where, want)
+		}
+	}
+	if bytes.Contains(outputs["tr/cut.jsonl"], []byte(`"output":"`+termSecret[18:])) {
+		t.Errorf("the transcript's answer to terminal/output keeps the rest of the secret")
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	process "github.com/acprun/acprun/internal/proc"
+	"github.com/acprun/acprun/internal/redact"
 )
 
 // stderrTailBytes is how much of an agent's stderr is kept for the results.
@@ -114,22 +115,28 @@ func closeAll(files ...*os.File) {
 
 // TakeStderr returns what the agent wrote to stderr since the last
 // TakeStderr (or its start), including what is in the pipe but not read
-// yet: everything the agent wrote before the call. What it writes from
-// then on goes to a new tail.
-func (a *Agent) TakeStderr() string { return stderrText(a.stderr.Take()) }
+// yet: everything the agent wrote before the call, redacted with red (nil:
+// not). What it writes from then on goes to a new tail.
+func (a *Agent) TakeStderr(red *redact.Redactor) string {
+	return stderrText(a.stderr.Take(), red)
+}
 
 // StderrTail returns the last bytes the agent wrote to stderr (since the
-// last TakeStderr).
-func (a *Agent) StderrTail() string { return stderrText(a.stderr.Tail()) }
+// last TakeStderr), redacted with red (nil: not).
+func (a *Agent) StderrTail(red *redact.Redactor) string {
+	return stderrText(a.stderr.Tail(), red)
+}
 
 // stderrText is a tail of stderr as valid UTF-8 (invalid bytes become
-// U+FFFD), marked when its beginning was cut off.
-func stderrText(t *process.Tail) string {
+// U+FFFD), redacted, and marked when its beginning was cut off: then the
+// rest of a secret that the cut went through is redacted too
+// (redact.Redactor.Cut).
+func stderrText(t *process.Tail, red *redact.Redactor) string {
 	s := strings.ToValidUTF8(string(t.Bytes()), "\uFFFD")
 	if t.Truncated() {
-		return "[…]" + s
+		return "[…]" + red.Cut(s)
 	}
-	return s
+	return red.String(s)
 }
 
 // exitReason says how the agent ended, once Exited is closed: "the agent

@@ -116,9 +116,9 @@ func BenchmarkGraceExpiryToGroupGone(b *testing.B) {
 func waitHanging(b *testing.B, a *Agent) {
 	b.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(a.StderrTail(), "hanging") {
+	for !strings.Contains(a.StderrTail(nil), "hanging") {
 		if time.Now().After(deadline) {
-			b.Fatalf("the mock agent never hung; stderr: %s", a.StderrTail())
+			b.Fatalf("the mock agent never hung; stderr: %s", a.StderrTail(nil))
 		}
 		time.Sleep(time.Millisecond)
 	}

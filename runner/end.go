@@ -187,7 +187,7 @@ func (r *scenarioRun) keep() {
 	r.res.Agent.Stop = report.StopKept
 	p.bind.unbind()
 	p.bindRoutes(nil)
-	r.stderr = r.agent.TakeStderr()
+	r.stderr = r.agent.TakeStderr(r.red)
 	p.served(r.sess.currentSessionID())
 	p.killGrace = r.limits().KillGrace
 	p.pool.put(p)
@@ -226,7 +226,7 @@ func (r *scenarioRun) stop(scCtx context.Context, clean bool) {
 	p := r.proc
 	p.bind.unbind()
 	p.closeRoutes()
-	r.stderr = r.agent.TakeStderr()
+	r.stderr = r.agent.TakeStderr(r.red)
 	if p.mark != r.mark {
 		r.warnLeftovers(p.mark.Kill())
 	}

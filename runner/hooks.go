@@ -23,6 +23,28 @@ const tailLines = 20
 // output itself (the command's stdout and stderr) uncut.
 const tailWidth = 200
 
+// shown is what the results and messages show of a command's output: hr's
+// output redacted, and where its beginning was cut off, the rest of a
+// secret that the cut went through too (redact.Redactor.Cut). What the
+// command's expectations check is its output itself.
+func (r *scenarioRun) shown(hr hook.Result) hook.Result {
+	tail := func(s string, total int64) string {
+		if int64(len(s)) < total {
+			return r.red.Cut(s)
+		}
+		return r.red.String(s)
+	}
+	hr.Stdout, hr.Stderr = tail(hr.Stdout, hr.StdoutBytes), tail(hr.Stderr, hr.StderrBytes)
+	return hr
+}
+
+// recorded is cr as the results keep it: its output as shown (see shown).
+func (r *scenarioRun) recorded(cr report.CommandResult, hr hook.Result) report.CommandResult {
+	hr = r.shown(hr)
+	cr.Stdout, cr.Stderr = hr.Stdout, hr.Stderr
+	return cr
+}
+
 // runCommand runs one setup, verify or teardown command in the workspace
 // (or the session cwd) and records it; in a sandbox when sb is not nil
 // (sandbox.Applied.Wrap).
@@ -85,10 +107,10 @@ func ended(cr report.CommandResult, timeout time.Duration, want int) string {
 	return ""
 }
 
-// withTail appends the last lines of a command's output to msg, each cut
-// at tailWidth characters (marked "…").
-func withTail(msg string, hr hook.Result) string {
-	tail := strings.TrimRight(hr.Tail(tailLines), "\n")
+// withTail appends the last lines of a command's output, as shown, to msg,
+// each cut at tailWidth characters (marked "…").
+func (r *scenarioRun) withTail(msg string, hr hook.Result) string {
+	tail := strings.TrimRight(r.shown(hr).Tail(tailLines), "\n")
 	if tail == "" {
 		return msg + " (no output)"
 	}
@@ -104,9 +126,9 @@ func withTail(msg string, hr hook.Result) string {
 func (r *scenarioRun) setup(ctx context.Context) error {
 	for _, c := range r.sc.Setup {
 		cr, hr := r.runCommand(ctx, c, nil)
-		r.res.Setup = append(r.res.Setup, cr)
+		r.res.Setup = append(r.res.Setup, r.recorded(cr, hr))
 		if msg := ended(cr, c.Limit(), 0); msg != "" {
-			return fmt.Errorf("%s", withTail(fmt.Sprintf("%s: setup `%s` %s", c.Pos, c.Run, msg), hr))
+			return fmt.Errorf("%s", r.withTail(fmt.Sprintf("%s: setup `%s` %s", c.Pos, c.Run, msg), hr))
 		}
 	}
 	return nil
@@ -138,24 +160,24 @@ func (r *scenarioRun) verify(ctx context.Context) {
 			if sb != nil { // what it could not write says why
 				where = " (in the sandbox)"
 			}
-			fails = append(fails, withTail(fmt.Sprintf("%s: verify `%s`%s %s", pos, c.Run, where, msg), hr))
+			fails = append(fails, r.withTail(fmt.Sprintf("%s: verify `%s`%s %s", pos, c.Run, where, msg), hr))
 		} else {
 			for _, s := range e.StdoutContains {
 				if !strings.Contains(cr.Stdout, s) {
-					fails = append(fails, withTail(fmt.Sprintf("%s: verify `%s`: stdout does not contain %q", pos, c.Run, s), hr))
+					fails = append(fails, r.withTail(fmt.Sprintf("%s: verify `%s`: stdout does not contain %q", pos, c.Run, s), hr))
 				}
 			}
 			if e.StdoutMatches != nil && !e.StdoutMatches.MatchString(cr.Stdout) {
-				fails = append(fails, withTail(fmt.Sprintf("%s: verify `%s`: stdout does not match /%s/", pos, c.Run, e.StdoutMatches), hr))
+				fails = append(fails, r.withTail(fmt.Sprintf("%s: verify `%s`: stdout does not match /%s/", pos, c.Run, e.StdoutMatches), hr))
 			}
 			lost := cr.StdoutBytes - int64(len(cr.Stdout))
 			for _, f := range checkForbidden(fmt.Sprintf("verify `%s`: stdout", c.Run), cr.Stdout, lost, e.StdoutNotContains, e.StdoutNotMatches) {
-				fails = append(fails, withTail(f, hr))
+				fails = append(fails, r.withTail(f, hr))
 			}
 		}
 		passed := len(fails) == 0
 		cr.Passed = &passed
-		r.res.Verify = append(r.res.Verify, cr)
+		r.res.Verify = append(r.res.Verify, r.recorded(cr, hr))
 		r.workFails = append(r.workFails, fails...)
 	}
 }
@@ -171,9 +193,9 @@ func (r *scenarioRun) teardown() {
 	defer cancel()
 	for _, c := range r.sc.Teardown {
 		cr, hr := r.runCommand(ctx, c, nil)
-		r.res.Teardown = append(r.res.Teardown, cr)
+		r.res.Teardown = append(r.res.Teardown, r.recorded(cr, hr))
 		if msg := ended(cr, c.Limit(), 0); msg != "" {
-			r.res.Warnings = append(r.res.Warnings, withTail(fmt.Sprintf("%s: teardown `%s` %s", c.Pos, c.Run, msg), hr))
+			r.res.Warnings = append(r.res.Warnings, r.withTail(fmt.Sprintf("%s: teardown `%s` %s", c.Pos, c.Run, msg), hr))
 		}
 	}
 }

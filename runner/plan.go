@@ -9,12 +9,15 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/scenario"
 )
 
 // ScenarioPlan is what Run would do with one scenario under the same
 // Options, with every default and override resolved: what --dry-run
-// shows. It holds no secrets: of the agent's env only the names.
+// shows. Of the agent's env it holds only the names, but a secret that a
+// scenario put elsewhere (a ${VAR} in a command) is in it: what shows a
+// plan redacts it with Redactor.
 type ScenarioPlan struct {
 	Ref     Ref      // Attempt is 0
 	Command []string // the agent's argv, as the scenario gives it
@@ -136,12 +139,20 @@ type TurnPlan struct {
 // policy from opts.Policy, as Run's do. It starts nothing.
 func DryRun(opts Options, scenarios []*scenario.Scenario) []ScenarioPlan {
 	opts.setDefaults()
-	opts.red = runRedactor(scenarios, opts.Environ)
+	opts.red = Redactor(opts, scenarios)
 	plans := make([]ScenarioPlan, 0, len(scenarios))
 	for _, sc := range scenarios {
 		plans = append(plans, planOf(sc, opts))
 	}
 	return plans
+}
+
+// Redactor returns what a run of scenarios under opts redacts: the
+// values of their agents' env and the secret-looking variables of
+// opts.Environ (this process's environment when unset).
+func Redactor(opts Options, scenarios []*scenario.Scenario) *redact.Redactor {
+	opts.setDefaults()
+	return runRedactor(scenarios, opts.Environ)
 }
 
 // planOf is the plan of one scenario.

@@ -382,7 +382,7 @@ func (r *scenarioRun) serveWith(p *proc) {
 	r.proc, r.agent = p, p.agent
 	r.sess.earlier = p.earlier
 	if p.sessions > 1 { // a new process is bound from its start
-		p.agent.TakeStderr() // what it wrote while idle is no scenario's
+		p.agent.TakeStderr(nil) // what it wrote while idle is no scenario's
 		r.noteSandbox(p.sandbox)
 		p.bind.bind(r.link())
 		p.bindRoutes(r.gw)

@@ -107,7 +107,7 @@ func Probe(ctx context.Context, opts ProbeOptions) (rep ProbeReport, err error) 
 	// secret-looking variables of the environment it starts with.
 	red := redact.New(redact.Secrets(opts.Agent.Env, opts.Environ)...)
 	defer red.Value(&rep) // after every return below: rep is the named result
-	err = probe(pctx, &opts, &rep)
+	err = probe(pctx, &opts, &rep, red)
 	if err == nil {
 		rep.StderrTail = "" // shown only to explain a failure
 		return rep, nil
@@ -130,8 +130,9 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
-// probe does the work of Probe, filling rep as it goes.
-func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport) (err error) {
+// probe does the work of Probe, filling rep as it goes; the agent's
+// stderr is redacted with red, as it is cut.
+func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redact.Redactor) (err error) {
 	h := &probeHandler{}
 	act := newActivity()
 	a, err := startAgent(agentConfig{
@@ -151,7 +152,7 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport) (err error
 			cancel() // out of time: no grace
 		}
 		a.CloseAfter(closeCtx, probeGrace, probeGrace, time.Time{})
-		rep.StderrTail = a.StderrTail()
+		rep.StderrTail = a.StderrTail(red)
 		if errors.Is(err, acp.ErrClosed) { // the agent went away: say how, unless it exited with 0
 			if code, sig := a.ExitStatus(); sig != "" || code != nil && *code != 0 {
 				err = fmt.Errorf("%s: %w", a.exitReason(), err)

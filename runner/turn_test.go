@@ -15,6 +15,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	process "github.com/acprun/acprun/internal/proc"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -107,14 +108,25 @@ func openFDs(t *testing.T) int {
 func TestStderrTailIsValidUTF8(t *testing.T) {
 	tb := process.NewTail(8)
 	tb.Write([]byte("héllo wörld \xff\xfe ok"))
-	got := stderrText(tb)
+	got := stderrText(tb, nil)
 	if !utf8.ValidString(got) || !strings.HasPrefix(got, "[…]") || !strings.HasSuffix(got, " ok") {
 		t.Errorf("tail = %q, want valid UTF-8 marked as cut", got)
 	}
 	tb = process.NewTail(100)
 	tb.Write([]byte("bad \xff\xfe bytes"))
-	if got := stderrText(tb); got != "bad \uFFFD bytes" {
+	if got := stderrText(tb, nil); got != "bad \uFFFD bytes" {
 		t.Errorf("tail = %q, want the invalid bytes replaced", got)
+	}
+}
+
+// TestStderrTailCutThroughASecret: where the cut went through a secret,
+// what is left of it is redacted too.
+func TestStderrTailCutThroughASecret(t *testing.T) {
+	tb := process.NewTail(24)
+	tb.Write([]byte("token ghp_abcdefghijklmnop1234 FFFF"))
+	got := stderrText(tb, redact.New("ghp_abcdefghijklmnop1234"))
+	if want := "[…][REDACTED] FFFF"; got != want {
+		t.Errorf("tail = %q, want %q", got, want)
 	}
 }
 

@@ -340,37 +340,6 @@ func hex4[T string | []byte](h T) rune {
 	return r
 }
 
-// scanLiteral reads the JSON string literal of text s starting at the
-// quote s[i]. It returns the index of its closing quote, whether it has
-// escapes, and whether it is a valid literal at all.
-func scanLiteral(s string, i int) (end int, escaped, ok bool) {
-	for j := i + 1; j < len(s); j++ {
-		switch c := s[j]; {
-		case c == '"':
-			return j, escaped, true
-		case c < 0x20:
-			return 0, false, false
-		case c == '\\':
-			if j+1 >= len(s) {
-				return 0, false, false
-			}
-			escaped = true
-			switch s[j+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				j++
-			case 'u':
-				if j+6 > len(s) || hex4(s[j+2:j+6]) < 0 {
-					return 0, false, false
-				}
-				j += 5
-			default:
-				return 0, false, false
-			}
-		}
-	}
-	return 0, false, false
-}
-
 const hexDigits = "0123456789abcdef"
 
 // appendQuoted appends s to dst as a JSON string.

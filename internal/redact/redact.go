@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -189,37 +190,14 @@ func (r *Redactor) String(s string) string {
 	return Marker
 }
 
-// span is a part of a text to replace, [start, end), by repl.
+// span is a part of a text to replace, [start, end), by Marker.
 type span struct {
 	start, end int
-	repl       string
 }
 
 // once makes one pass of String.
 func (r *Redactor) once(s string) (string, bool) {
-	var spans []span
-	for _, f := range r.forms {
-		last := -1 // spans[last] is the last span of f
-		for i := 0; ; {
-			j := strings.Index(s[i:], f)
-			if j < 0 {
-				break
-			}
-			start, end := i+j, i+j+len(f)
-			if last >= 0 && start < spans[last].end {
-				spans[last].end = end // overlaps the last: one span
-			} else {
-				last = len(spans)
-				spans = append(spans, span{start, end, Marker})
-			}
-			// Step by one byte, so that overlapping occurrences are all
-			// covered.
-			i = start + 1
-		}
-	}
-	if strings.IndexByte(s, '\\') >= 0 && strings.IndexByte(s, '"') >= 0 {
-		spans = r.literalSpans(s, spans)
-	}
+	spans := r.spansIn(s, maxUnescapes)
 	if len(spans) == 0 {
 		return s, false
 	}
@@ -232,14 +210,13 @@ func (r *Redactor) once(s string) (string, bool) {
 	prev := 0
 	flush := func() {
 		b.WriteString(s[prev:cur.start])
-		b.WriteString(cur.repl)
+		b.WriteString(Marker)
 		prev = cur.end
 	}
 	for _, sp := range spans[1:] {
 		if sp.start < cur.end {
 			// Overlapping parts merge into one Marker.
 			cur.end = max(cur.end, sp.end)
-			cur.repl = Marker
 			continue
 		}
 		flush()
@@ -250,32 +227,243 @@ func (r *Redactor) once(s string) (string, bool) {
 	return b.String(), true
 }
 
-// literalSpans appends to spans the content of every JSON string literal
-// of s that has escapes and holds a secret once decoded, to be replaced by
-// its redacted form.
-//
-// A literal is tried from every quote not preceded by a backslash, so one
-// stray quote cannot hide the literals after it. A literal ends at the
-// first such quote at the latest, so the text is read about once.
-func (r *Redactor) literalSpans(s string, spans []span) []span {
-	var buf []byte
-	for i := strings.IndexByte(s, '"'); i >= 0 && i < len(s); {
-		if i == 0 || s[i-1] != '\\' {
-			if end, escaped, ok := scanLiteral(s, i); ok && escaped {
-				buf = unquote(buf[:0], s[i+1:end])
-				dec := string(buf)
-				if red := r.String(dec); red != dec {
-					spans = append(spans, span{i + 1, end, string(appendEscaped(nil, red, false))})
+// formSpans appends to spans every occurrence in s of a secret, in one of
+// its forms; occurrences of one form that overlap make one span.
+func (r *Redactor) formSpans(s string, spans []span) []span {
+	for _, f := range r.forms {
+		last := -1 // spans[last] is the last span of f
+		for i := 0; ; {
+			j := strings.Index(s[i:], f)
+			if j < 0 {
+				break
+			}
+			start, end := i+j, i+j+len(f)
+			if last >= 0 && start < spans[last].end {
+				spans[last].end = end // overlaps the last: one span
+			} else {
+				last = len(spans)
+				spans = append(spans, span{start, end})
+			}
+			// Step by one byte, so that overlapping occurrences are all
+			// covered.
+			i = start + 1
+		}
+	}
+	return spans
+}
+
+// escapedSpans appends to spans the parts of s that hold a secret once
+// their escapes are decoded (see unescape): JSON's escapes, wherever they
+// are, so that neither a log line that is not JSON or was cut short, nor
+// an odd mix of escaped and plain characters, hides a secret. Text escaped
+// again (JSON in a JSON string) is decoded again, up to depth times. Each
+// span covers whole escapes.
+func (r *Redactor) escapedSpans(s string, spans []span, depth int) []span {
+	dec, _ := unescape(s, false)
+	if dec == s {
+		return spans
+	}
+	found := r.spansIn(dec, depth-1)
+	if len(found) == 0 {
+		return spans
+	}
+	_, from := unescape(s, true) // the same text, with where each byte comes from
+	for _, f := range found {
+		end := len(s)
+		for j := f.end; j < len(from); j++ {
+			if from[j] > from[f.end-1] {
+				end = from[j]
+				break
+			}
+		}
+		spans = append(spans, span{from[f.start], end})
+	}
+	return spans
+}
+
+// maxUnescapes bounds how many times escapedSpans decodes a text.
+const maxUnescapes = 4
+
+// spansIn returns the spans of s that hold a secret: in one of its forms,
+// or (depth > 0) once s's escapes are decoded.
+func (r *Redactor) spansIn(s string, depth int) []span {
+	spans := r.formSpans(s, nil)
+	if depth > 0 && strings.IndexByte(s, '\\') >= 0 {
+		spans = r.escapedSpans(s, spans, depth)
+	}
+	return spans
+}
+
+// unescape decodes the JSON escapes of s (\" \\ \/ \b \f \n \r \t and
+// \uXXXX, surrogate pairs too); a backslash that begins none stands for
+// itself. With offsets it also returns, for each byte of the result, the
+// index in s of the escape or byte it comes from.
+func unescape(s string, offsets bool) (string, []int) {
+	var b []byte
+	var from []int
+	for i := 0; i < len(s); {
+		start := i
+		c := s[i]
+		n := 1
+		if c == '\\' && i+1 < len(s) {
+			switch e := s[i+1]; e {
+			case '"', '\\', '/':
+				c, n = e, 2
+			case 'b':
+				c, n = '\b', 2
+			case 'f':
+				c, n = '\f', 2
+			case 'n':
+				c, n = '\n', 2
+			case 'r':
+				c, n = '\r', 2
+			case 't':
+				c, n = '\t', 2
+			case 'u':
+				if rn, size := unescapeU(s[i:]); size > 0 {
+					k := len(b)
+					b = utf8.AppendRune(b, rn)
+					for range len(b) - k {
+						from = appendIf(from, offsets, start)
+					}
+					i += size
+					continue
 				}
 			}
 		}
-		j := strings.IndexByte(s[i+1:], '"')
-		if j < 0 {
+		b = append(b, c)
+		from = appendIf(from, offsets, start)
+		i += n
+	}
+	return string(b), from
+}
+
+// unescapeU decodes the \uXXXX escape (or surrogate pair of them) at the
+// start of s, returning its size; 0 when s starts with none.
+func unescapeU(s string) (rune, int) {
+	if len(s) < 6 || hex4(s[2:6]) < 0 {
+		return 0, 0
+	}
+	rn := hex4(s[2:6])
+	if !utf16.IsSurrogate(rn) {
+		return rn, 6
+	}
+	if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' && hex4(s[8:12]) >= 0 {
+		if d := utf16.DecodeRune(rn, hex4(s[8:12])); d != utf8.RuneError {
+			return d, 12
+		}
+	}
+	return utf8.RuneError, 6
+}
+
+func appendIf(s []int, ok bool, v int) []int {
+	if ok {
+		return append(s, v)
+	}
+	return s
+}
+
+// Pieces redacts a text that comes in pieces, each kept on its own (the
+// chunks of a message an agent streams). It returns one piece for each,
+// whose concatenation has no secret: a secret within one piece is
+// replaced by Marker there; one split between pieces is replaced by
+// Marker in the piece where it starts and dropped from the others.
+//
+// held is how many of the last pieces must wait for the pieces still to
+// come, to be redacted again with them: those from where the text's end
+// may begin a secret that is not finished yet. The others are final:
+// no secret goes on from them into the held ones.
+func (r *Redactor) Pieces(pieces []string) (out []string, held int) {
+	out = make([]string, len(pieces))
+	if r.empty() {
+		copy(out, pieces)
+		return out, 0
+	}
+	text := strings.Join(pieces, "")
+	spans := r.spansIn(text, maxUnescapes)
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	starts := make([]int, len(pieces)+1) // starts[i]: where piece i starts
+	for i, p := range pieces {
+		starts[i+1] = starts[i] + len(p)
+	}
+	for i := range pieces {
+		out[i] = r.String(cutSpans(text, starts[i], starts[i+1], spans))
+	}
+	// The first piece held is the one where the unfinished end begins,
+	// or a secret that goes on into it does.
+	first := len(pieces)
+	for b := len(text) - r.Unfinished(text); ; {
+		nb := b
+		for _, sp := range spans {
+			if sp.start < nb && nb < sp.end {
+				nb = sp.start
+			}
+		}
+		first = len(pieces)
+		for i := range pieces {
+			if starts[i+1] > nb {
+				first, nb = i, min(nb, starts[i])
+				break
+			}
+		}
+		if nb == b {
 			break
 		}
-		i += 1 + j
+		b = nb
 	}
-	return spans
+	return out, len(pieces) - first
+}
+
+// cutSpans is text[start:end] with the parts of spans in it replaced: a
+// span that starts there by Marker, the rest of one that started before
+// by nothing.
+func cutSpans(text string, start, end int, spans []span) string {
+	var b strings.Builder
+	at := start
+	for _, sp := range spans {
+		if sp.end <= at || sp.start >= end {
+			continue
+		}
+		if sp.start >= at {
+			b.WriteString(text[at:sp.start])
+			b.WriteString(Marker)
+		}
+		at = min(max(at, sp.end), end)
+	}
+	b.WriteString(text[at:end])
+	return b.String()
+}
+
+// cutMin is the fewest bytes of a secret's end that Cut replaces: fewer
+// tell less than a value too short to be a secret (see New).
+const cutMin = 4
+
+// Cut returns s redacted (see String), where s is the end of a longer text
+// whose beginning was cut off (the tail of a command's output): a start of
+// s that is the rest of a secret, in one of its forms, that the cut went
+// through is replaced by Marker too, when it is at least 4 bytes long.
+func (r *Redactor) Cut(s string) string {
+	if r.empty() {
+		return s
+	}
+	n := 0
+	for _, f := range r.forms {
+		n = max(n, rest(s, f))
+	}
+	if n >= cutMin {
+		s = Marker + s[n:]
+	}
+	return r.String(s)
+}
+
+// rest is the length of the longest start of s that is a proper end of f.
+func rest(s, f string) int {
+	for k := min(len(f)-1, len(s)); k > 0; k-- {
+		if strings.HasSuffix(f, s[:k]) {
+			return k
+		}
+	}
+	return 0
 }
 
 // Unfinished returns the length of the longest end of s that begins a

@@ -2,6 +2,7 @@ package redact_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,6 +122,10 @@ func TestString(t *testing.T) {
 		{"the rest of the literal is kept", []string{"ghp_abcdefgh"}, `"say \u0067hp_abcdefgh\n now"`, `"say [REDACTED]\n now"`},
 		{"a stray quote before the literal", []string{"ghp_abcdefgh"}, `5" long, "\u0067hp_abcdefgh"`, `5" long, "[REDACTED]"`},
 		{"literal inside a JSON string", []string{"ghp_abcdefgh"}, `{"s":"{\"t\":\"\\u0067hp_abcdefgh\"}"}`, `{"s":"{\"t\":\"[REDACTED]\"}"}`},
+		{"a literal cut short", []string{"ghp_abcdefgh"}, `{"t":"key \u0067hp_abcdefgh and`, `{"t":"key [REDACTED] and`},
+		{"escapes outside any literal", []string{"ghp_abcdefgh"}, `token=\u0067hp_abcdefgh;`, `token=[REDACTED];`},
+		{"escaped forms mixed", []string{`pa"ss\wo<rd>&é漢`}, `x pa\"ss\\wo\u003crd>&\u00e9\u6f22 y`, `x [REDACTED] y`},
+		{"a backslash that escapes nothing", []string{"ghp_abcdefgh"}, `C:\q \u00 \u0067hp_abcdefgh`, `C:\q \u00 [REDACTED]`},
 		{"escaped slash", []string{"tok/abcdefg"}, `{"a":"tok\/abcdefg"}`, `{"a":"[REDACTED]"}`},
 		{"a literal without the secret is kept", []string{"ghp_abcdefgh"}, `"\u0041bc" ghp_abcdefgh`, `"\u0041bc" [REDACTED]`},
 		{"overlapping secrets are one", []string{"abcdefgh1", "fgh1xyz9"}, "<abcdefgh1xyz9>", "<[REDACTED]>"},
@@ -189,6 +194,76 @@ func TestPattern(t *testing.T) {
 	for s, want := range map[string]bool{"key=s3cr3t (a.b)": true, "key=x y (a.b)": true, "key= (a.b)": false, "key=s (aXb)": false, "xkey=s (a.b)": false} {
 		if got := p.MatchString(s); got != want {
 			t.Errorf("Pattern matches %q: %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestCut(t *testing.T) {
+	r := redact.New("ghp_abcdefghijklmnop1234", "pa ss")
+	tests := []struct{ in, want string }{
+		{"abcdefghijklmnop1234 FFF", "[REDACTED] FFF"},               // the cut went through the secret
+		{"1234 FFF", "[REDACTED] FFF"},                               // four bytes of its end
+		{"234 FFF", "234 FFF"},                                       // fewer tell nothing
+		{"FFF ghp_abcdefghijklmnop1234", "FFF [REDACTED]"},           // whole secrets as String
+		{"mnop1234ghp_abcdefghijklmnop1234", "[REDACTED][REDACTED]"}, // both
+		{"nothing", "nothing"},
+	}
+	for _, tt := range tests {
+		if got := r.Cut(tt.in); got != tt.want {
+			t.Errorf("Cut(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := (*redact.Redactor)(nil).Cut("1234"); got != "1234" {
+		t.Errorf("nil Redactor: Cut = %q", got)
+	}
+}
+
+func TestPieces(t *testing.T) {
+	r := redact.New("ghp_abcdefghijklmnop1234")
+	tests := []struct {
+		name   string
+		pieces []string
+		want   []string
+		held   int
+	}{
+		{"split over pieces", []string{"the token is ghp", "_abcd", "efghijklmnop", "1234, done"},
+			[]string{"the token is [REDACTED]", "", "", ", done"}, 0},
+		{"within one piece", []string{"a ghp_abcdefghijklmnop1234 b", "c"}, []string{"a [REDACTED] b", "c"}, 0},
+		{"an end that may begin one is held", []string{"hello ", "world g", "hp_ab"}, []string{"hello ", "world g", "hp_ab"}, 2},
+		{"nothing to hold", []string{"hello ", "world"}, []string{"hello ", "world"}, 0},
+		{"escaped over pieces", []string{`say \u0067`, `hp_abcdefghijklmnop1234!`}, []string{"say [REDACTED]", "!"}, 0},
+		{"empty", nil, []string{}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, held := r.Pieces(tt.pieces)
+			if !slices.Equal(got, tt.want) || held != tt.held {
+				t.Errorf("Pieces(%q) = %q, %d; want %q, %d", tt.pieces, got, held, tt.want, tt.held)
+			}
+		})
+	}
+}
+
+// TestPiecesStreamed feeds a text to Pieces a few bytes at a time, as a
+// transcript does, releasing what is not held: the released pieces never
+// hold any part of a secret of 5 bytes or more.
+func TestPiecesStreamed(t *testing.T) {
+	secret := "ghp_abcdefghijklmnop1234"
+	r := redact.New(secret, "ghp_zzzz9999")
+	text := "a ghp_ghp_abcdefghijklmnop1234ghp_zzzz9999 b ghp_abcdefghijklmnop123 c" + secret
+	for size := 1; size <= 7; size++ {
+		var held, out []string
+		for i := 0; i < len(text); i += size {
+			held = append(held, text[i:min(i+size, len(text))])
+			red, n := r.Pieces(held)
+			out = append(out, red[:len(red)-n]...)
+			held = held[len(held)-n:]
+		}
+		red, _ := r.Pieces(held)
+		got := strings.Join(append(out, red...), "")
+		want := "a ghp_[REDACTED][REDACTED] b ghp_abcdefghijklmnop123 c[REDACTED]"
+		if got != want {
+			t.Errorf("%d bytes a piece: %q; want %q", size, got, want)
 		}
 	}
 }
