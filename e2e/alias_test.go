@@ -40,6 +40,14 @@ func TestValidateAliasErrorsAtTheAlias(t *testing.T) {
 			whole: true,
 		},
 		{
+			name:  "an alias inside its own value",
+			files: map[string]string{"s.yaml": "name: s\nagent: {command: [a]}\nturns:\n  - &t\n    prompt: hi\n    expect: *t\n"},
+			want: "s.yaml:6:13: the alias *t is inside the value it stands for (&t, at line 4, column 5); an alias can only repeat a value that does not contain it\n" +
+				"    6 |     expect: *t\n" +
+				"      |             ^\n",
+			whole: true,
+		},
+		{
 			name: "config",
 			files: map[string]string{
 				"c.yaml": "defaults:\n  permissions: {answerDelay: &d 0s}\n  turnTimeout: *d\n",

@@ -1,6 +1,8 @@
 package yamlnode
 
 import (
+	"slices"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/internal/srcerr"
@@ -18,15 +20,29 @@ const maxCopied = 100_000
 // The aliases of the value are copied too, placed at the same alias.
 // Past maxCopied nodes in the file (an alias bomb) the aliases left are
 // kept: Deref follows them, and their problems are at the anchor.
-func (r *Reader) ExpandAliases(root *yaml.Node) {
-	if root == nil {
+//
+// An alias inside the value it stands for (&t {expect: *t}) is an error
+// at the alias, and stands for an empty value of that kind.
+func (r *Reader) ExpandAliases(root *yaml.Node) { r.expand(root, nil) }
+
+// expand is ExpandAliases under n, inside the values outer.
+func (r *Reader) expand(n *yaml.Node, outer []*yaml.Node) {
+	if n == nil {
 		return
 	}
-	for i, c := range root.Content {
-		if c.Kind != yaml.AliasNode {
-			r.ExpandAliases(c)
-		} else if cp := r.aliasCopy(c); cp != nil {
-			root.Content[i] = cp
+	outer = append(outer, n)
+	for i, c := range n.Content {
+		switch {
+		case c.Kind != yaml.AliasNode:
+			r.expand(c, outer)
+		case c.Alias != nil && slices.Contains(outer, c.Alias):
+			r.Errorf(c, "the alias *%s is inside the value it stands for (&%s, at line %d, column %d); an alias can only repeat a value that does not contain it",
+				c.Value, c.Value, c.Alias.Line, c.Alias.Column)
+			n.Content[i] = &yaml.Node{Kind: c.Alias.Kind, Tag: c.Alias.Tag, Line: c.Line, Column: c.Column}
+		default:
+			if cp := r.aliasCopy(c); cp != nil {
+				n.Content[i] = cp
+			}
 		}
 	}
 }

@@ -67,6 +67,19 @@ func TestExpandAliases(t *testing.T) {
 	}
 }
 
+// TestExpandAliasesInsideTheirValue: an alias inside the value it stands
+// for is an error at the alias, which then stands for an empty value.
+func TestExpandAliasesInsideTheirValue(t *testing.T) {
+	r, root := read(t, "a: &t {b: [1, {c: *t}]}\n")
+	if len(r.Errs) != 1 || !strings.HasPrefix(r.Errs[0].Error(), "s.yaml:1:19: the alias *t is inside the value it stands for (&t, at line 1, column 4)") {
+		t.Fatalf("errors = %v, want one at the alias", r.Errs)
+	}
+	c := root.Content[1].Content[1].Content[1].Content[1]
+	if c.Kind != yaml.MappingNode || len(c.Content) != 0 || c.Line != 1 || c.Column != 19 {
+		t.Errorf("the alias became %v (%d items) at %d:%d, want an empty mapping at 1:19", c.Kind, len(c.Content), c.Line, c.Column)
+	}
+}
+
 // TestExpandAliasesBomb: aliases that multiply are copied up to a bound;
 // past it the aliases are kept (Deref follows them), so that expanding
 // costs neither time nor memory without bound.
