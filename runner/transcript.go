@@ -30,7 +30,9 @@ import (
 // streams are redacted as the text they make: a secret split between
 // chunks is redacted too (redact.Redactor.Pieces). While the text so far
 // ends with what may begin a secret, its last chunks, and every line
-// after them, wait to be written until what follows tells.
+// after them, wait to be written until what follows tells: the next
+// chunk, or the end of the stream, which is the agent's next line that is
+// not one of its chunks.
 type transcript struct {
 	path  string
 	start time.Time
@@ -41,6 +43,7 @@ type transcript struct {
 	w    *bufio.Writer
 	err  error
 	held []transcriptLine // lines not written yet, in order
+	open string           // the stream of the agent's last line, if a chunk
 }
 
 // transcriptLine is one line of a transcript before it is written.
@@ -120,6 +123,9 @@ func (t *transcript) tap(dir acp.Direction, line []byte, at time.Time) {
 	if t.err != nil {
 		return
 	}
+	if l.dir == "a2c" {
+		t.open = l.stream // what another stream held is all there is
+	}
 	t.held = append(t.held, l)
 	t.release(false)
 	if n := len(t.held); n > 0 { // then this line is held too, at the end
@@ -143,6 +149,9 @@ func (t *transcript) release(all bool) {
 			pieces[k] = t.held[i].text
 		}
 		final, wait := t.red.Pieces(pieces)
+		if all || t.held[idx[0]].stream != t.open {
+			wait = 0 // the stream has ended
+		}
 		for k, i := range idx {
 			t.held[i].final, t.held[i].wait = final[k], k >= len(idx)-wait
 		}

@@ -1,47 +1,65 @@
 package runner
 
 import (
-	"context"
-	"errors"
+	"bufio"
 	"os"
 	"path/filepath"
-	"syscall"
+	"strings"
 	"testing"
+	"time"
 
-	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/redact"
 )
 
-// TestTranscriptFIFOWithoutReader: a FIFO at a transcript's place that no
-// process reads is waited for until the run's context ends, and not at
-// all once it has: an interrupt never leaves a scenario stuck opening it.
-// A regular file there is created as before.
-func TestTranscriptFIFOWithoutReader(t *testing.T) {
-	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "s.jsonl"), 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	opts := &Options{Transcripts: dir}
-	interrupted := errors.New("interrupted")
-	var nr *outfile.NoReaderError
+// chunkLine is an agent_message_chunk of session s with text.
+func chunkLine(s, text string) string {
+	return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + s +
+		`","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + text + `"}}}}`
+}
 
-	ctx, cancel := context.WithCancelCause(context.Background())
-	waited := false
-	wctx := outfile.WithWaitNotice(ctx, func(string) { waited = true; cancel(interrupted) })
-	if _, err := newTranscript(wctx, opts, "s.jsonl", redact.New()); !waited || !errors.As(err, &nr) || !errors.Is(err, interrupted) {
-		t.Errorf("interrupted while waiting: waited %t, %v; want a NoReaderError caused by the interrupt", waited, err)
-	}
-	waited = false
-	if _, err := newTranscript(wctx, opts, "s.jsonl", redact.New()); waited || !errors.As(err, &nr) || nr.Path != filepath.Join(dir, "s.jsonl") {
-		t.Errorf("after the interrupt: waited %t, %v; want a NoReaderError for s.jsonl at once", waited, err)
-	}
-
-	tr, err := newTranscript(context.Background(), opts, "r.jsonl", redact.New())
+// TestTranscriptHoldsChunksThatMayBeginASecret: a secret split between
+// chunks is redacted where it starts; a chunk whose end may begin a
+// secret, and the lines after it, wait for the next chunk, or for the
+// agent's next line that is not a chunk, and no longer.
+func TestTranscriptHoldsChunksThatMayBeginASecret(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	f, err := os.Create(path)
 	if err != nil {
-		t.Fatalf("a new transcript: %v", err)
+		t.Fatal(err)
+	}
+	tr := &transcript{path: path, start: time.Now(), red: redact.New("ghp_abcdefghijklmnop1234"), f: f, w: bufio.NewWriter(f)}
+	written := func() string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	tap := func(dir acp.Direction, line string) { tr.tap(dir, []byte(line), time.Now()) }
+
+	tap(acp.Received, chunkLine("s1", "the token is ghp_"))
+	tap(acp.Sent, `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`)
+	if got := written(); got != "" {
+		t.Fatalf("written before the next chunk: %s", got)
+	}
+	tap(acp.Received, chunkLine("s1", "abcdefghijklmnop1234, done. g"))
+	if got := written(); got != "" {
+		t.Fatalf("written while the text ends with what may begin a secret: %s", got)
+	}
+	tap(acp.Received, chunkLine("s1", "ood. g"))
+	got := written()
+	if !strings.Contains(got, `"text":"the token is [REDACTED]"`) || !strings.Contains(got, `"text":", done. g"`) ||
+		strings.Contains(got, "abcdefghijklmnop") {
+		t.Errorf("the split secret is not redacted where it starts:\n%s", got)
+	}
+	if !strings.Contains(got, "session/cancel") || strings.Contains(got, "ood. g") {
+		t.Errorf("want every line but the last chunk written (its end may begin a secret):\n%s", got)
+	}
+	// The agent's next line that is not a chunk ends the stream.
+	tap(acp.Received, `{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`)
+	if got := written(); !strings.Contains(got, `"text":"ood. g"`) || !strings.Contains(got, "end_turn") {
+		t.Errorf("the stream ended, yet lines are held:\n%s", got)
 	}
 	tr.close()
-	if fi, err := os.Lstat(filepath.Join(dir, "r.jsonl")); err != nil || !fi.Mode().IsRegular() {
-		t.Errorf("r.jsonl: %v, %v; want a regular file", fi, err)
-	}
 }
