@@ -1,6 +1,8 @@
 package e2e_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
@@ -122,5 +124,123 @@ func TestFileNamesEscaped(t *testing.T) {
 		if raw(out) {
 			t.Errorf("acprun %v: a raw control character reached the output:\n%q", tt.args, out)
 		}
+	}
+}
+
+// forgedLine returns the first line of s that starts, after spaces (GitHub
+// Actions runs a workflow command even indented), with text an agent sent
+// ("::" or "FAKE"), or "".
+func forgedLine(s string) string {
+	for l := range strings.Lines(s) {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "::") || strings.HasPrefix(t, "FAKE") {
+			return l
+		}
+	}
+	return ""
+}
+
+// rawControl reports whether s holds a control character other than the
+// line breaks that end lines.
+func rawControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && unicode.IsControl(r) })
+}
+
+// TestAgentTextEscapedInRunOutput: a stop reason and a JSON-RPC error
+// message an agent sent with control characters and line breaks (an
+// escape sequence that retitles the terminal and clears it, a carriage
+// return and FAKE PASS, a "::error" workflow command after a line break)
+// reach run's stderr (the result lines, the failures, the totals) and,
+// under GitHub Actions, the step summary escaped as \xNN: no raw control
+// character, no line that starts with what the agent sent, and on stdout
+// only acprun's own workflow commands.
+func TestAgentTextEscapedInRunOutput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	scenario := func(name string) string {
+		return "name: " + name + "\nagent: {command: [acprun, mock-agent, " + name + ".mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"
+	}
+	writeFiles(t, dir, map[string]string{
+		"sr.mock.yaml": `turns: [{stopReason: "evil\e]0;pwned\a\e[2J\r\nFAKE PASS"}]` + "\n",
+		"gh.mock.yaml": `turns: [{stopReason: "bad\n::error title=INJ::x"}]` + "\n",
+		"er.mock.yaml": `turns: [{error: {code: -32000, message: "bad\x01\b\nFAKE PASS\n::error title=INJ::x"}}]` + "\n",
+		"s.yaml":       scenario("sr") + "---\n" + scenario("gh") + "---\n" + scenario("er"),
+	})
+	summary := filepath.Join(dir, "summary.md")
+	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + summary, "GITHUB_WORKSPACE="},
+		"run", "s.yaml", "-j", "1", "-o", "out.json")
+	if res.code != exitFailed {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", res.code, exitFailed, res.stderr)
+	}
+	md, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"stderr": res.stderr, "stdout": res.stdout, "step summary": string(md)} {
+		if rawControl(out) {
+			t.Errorf("%s holds a raw control character:\n%q", name, out)
+		}
+		if l := forgedLine(out); l != "" && name != "stdout" {
+			t.Errorf("%s: a line starts with what the agent sent: %q\nin:\n%s", name, l, out)
+		}
+	}
+	for l := range strings.Lines(res.stdout) {
+		if !strings.HasPrefix(l, "::error file=s.yaml,") && !strings.HasPrefix(l, "::warning file=s.yaml,") {
+			t.Errorf("stdout line is not one of acprun's workflow commands: %q", l)
+		}
+	}
+	for _, want := range []string{
+		`FAIL sr (evil\x1b]0;pwned\x07\x1b[2J\x0d\x0aFAKE PASS, `, // the result line
+		`FAIL gh (bad\x0a::error title=INJ::x, `,
+		"turn 1: s.yaml:14:9: stopReason error, want end_turn (session/prompt: bad\\x01\\x08\n      | FAKE PASS\n      | ::error title=INJ::x (code -32000))\n",
+		"turns: bad\\x0a::error title=INJ::x 1, error 1, evil\\x1b]0;pwned\\x07\\x1b[2J\\x0d\\x0aFAKE PASS 1\n", // the totals
+	} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+		}
+	}
+	if want := "; turns: bad\\x0a::error title=INJ::x 1, error 1, evil\\x1b]0;pwned\\x07\\x1b[2J\\x0d\\x0aFAKE PASS 1\n"; !strings.Contains(string(md), want) {
+		t.Errorf("the step summary's heading lacks %q:\n%s", want, md)
+	}
+}
+
+// TestScenarioNameControlCharacters: a scenario's name that holds a
+// control character is an error at the name (exit 2), for validate and
+// run alike, the character named escaped; a name that gets one from vars
+// runs, and is printed escaped in run's lines and summary.
+func TestScenarioNameControlCharacters(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const rest = "agent: {command: [acprun, mock-agent, m.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi, expect: {text: {contains: zzz}}}]\n"
+	writeFiles(t, dir, map[string]string{
+		"m.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"nl.yaml":     `name: "ok\n::error file=README.md,line=1::injected"` + "\n" + rest,
+		"esc.yaml":    "name: \"red\\e[31m\"\n" + rest,
+		"vars.yaml":   "name: v\nvars: {x: \"a\\e[2J\\nFAKE PASS\"}\n" + rest,
+	})
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"validate", "nl.yaml"}, `nl.yaml:1:7: name holds the control character \x0a: a name is one line of printable text`},
+		{[]string{"run", "nl.yaml", "-o", "out.json"}, `nl.yaml:1:7: name holds the control character \x0a: a name is one line of printable text`},
+		{[]string{"run", "esc.yaml", "-o", "out.json"}, `esc.yaml:1:7: name holds the control character \x1b: a name is one line of printable text`},
+	} {
+		res := acprun(t, dir, tt.args...)
+		if res.code != exitUsage || !strings.Contains(res.stderr, tt.want) {
+			t.Errorf("acprun %v: exit %d, stderr:\n%s\nwant exit %d and %q", tt.args, res.code, res.stderr, exitUsage, tt.want)
+		}
+		if rawControl(res.stderr) || forgedLine(res.stderr) != "" {
+			t.Errorf("acprun %v: stderr holds a raw control character or a forged line:\n%q", tt.args, res.stderr)
+		}
+	}
+	res := acprun(t, dir, "run", "vars.yaml", "-o", "out.json")
+	if res.code != exitFailed {
+		t.Fatalf("run vars.yaml: exit %d, want %d; stderr:\n%s", res.code, exitFailed, res.stderr)
+	}
+	if rawControl(res.stderr) || forgedLine(res.stderr) != "" {
+		t.Errorf("run vars.yaml: stderr holds a raw control character or a forged line:\n%q", res.stderr)
+	}
+	if want := `FAIL v[x=a\x1b[2J\x0aFAKE PASS] (end_turn, `; strings.Count(res.stderr, want) != 2 {
+		t.Errorf("run vars.yaml: stderr holds %q %d times, want twice (its line, the summary):\n%s", want, strings.Count(res.stderr, want), res.stderr)
 	}
 }

@@ -529,8 +529,8 @@ turns:
 	assertFile(t, filepath.Join(marks, "teardown"), "")
 	assertFile(t, filepath.Join(marks, "teardown-workspace"), ws.Path+"\n")
 	assertFile(t, filepath.Join(marks, "teardown-pwd"), ws.Path+"\n")
-	if !strings.Contains(res.stderr, "exited with code 3, want 0; output ends:\n      installing deps\n") {
-		t.Errorf("the summary does not show the setup's output under the scenario\n%s", res.stderr)
+	if !strings.Contains(res.stderr, "exited with code 3, want 0; output ends:\n      | installing deps\n") {
+		t.Errorf("the summary does not show the setup's output quoted under the scenario\n%s", res.stderr)
 	}
 }
 

@@ -178,19 +178,37 @@ func excerptLine(line string) string {
 	return termtext.Escape(line, true)
 }
 
-// reasonLines renders reasons as lines: each message, then its excerpt
-// indented by two spaces under it.
+// printable is s, a value an agent or a file chose (a scenario's name, a
+// stop reason, a path), made safe to print as part of one line: its
+// control characters (line breaks among them) and invalid UTF-8 written
+// as \xNN, tabs kept, as excerpts are (termtext.Escape). Every such value
+// of the human output goes through it, or through messageLines.
+func printable(s string) string { return termtext.Escape(s, true) }
+
+// messageLines is msg, a reason or a warning as the results give it, as
+// lines safe to print: its first line made printable, and the lines that
+// follow it (the end of a command's output, or a line break an agent put
+// in a stop reason or an error message) quoted as excerpts are, so that
+// no line of acprun's output starts with text the message carries (a
+// "::error" workflow command, which GitHub Actions runs even indented).
+func messageLines(msg string) []string {
+	lines := textLines(msg)
+	return append([]string{printable(lines[0])}, quote(lines[1:])...)
+}
+
+// reasonLines renders reasons as lines: each message (messageLines),
+// then its excerpt, indented by two spaces under it.
 func reasonLines(rs []reason) []string {
 	var out []string
 	for _, r := range rs {
-		if r.Msg != "" {
-			out = append(out, r.Msg)
+		if r.Msg == "" {
+			out = append(out, r.Excerpt...)
+			continue
 		}
-		for _, l := range r.Excerpt {
-			if r.Msg != "" {
-				l = "  " + l
-			}
-			out = append(out, l)
+		msg := messageLines(r.Msg)
+		out = append(out, msg[0])
+		for _, l := range append(msg[1:], r.Excerpt...) {
+			out = append(out, "  "+l)
 		}
 	}
 	return out

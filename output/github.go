@@ -105,7 +105,7 @@ func (p sourcePos) properties() string {
 	if p.file == "" {
 		return ""
 	}
-	s := "file=" + escapeProperty(p.file) + ","
+	s := "file=" + escapeProperty(printable(p.file)) + ","
 	if p.line > 0 {
 		s += fmt.Sprintf("line=%d,", p.line)
 		if p.col > 0 {
@@ -176,13 +176,14 @@ func annotations(rep report.Report) (errs, warns []annotation) {
 
 // annotationMessage is the message of the annotation of p, a problem of
 // the result r: what went wrong, without the position the annotation
-// already points at. An error says the turns' stop reasons too.
+// already points at, its lines made safe as the text summary's are
+// (messageLines). An error says the turns' stop reasons too.
 func annotationMessage(r report.Result, p problem) string {
 	var lines []string
 	switch p.kind {
 	case problemError:
 		if p.text != "" {
-			lines = append(lines, p.text)
+			lines = append(lines, messageLines(p.text)...)
 		}
 		lines = append(lines, "stop reasons: "+stopReasons(r))
 		lines = append(lines, stderrExcerpt(r)...)
@@ -193,7 +194,7 @@ func annotationMessage(r report.Result, p problem) string {
 		}
 		lines = append(lines, reasonLines([]reason{rs})...)
 	default:
-		return p.text
+		lines = messageLines(p.text)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -264,7 +265,9 @@ func inWorkspace(file, ws string) string {
 
 // writeAnnotations writes the first maxAnnotations of as as workflow
 // commands of level, then a ::notice saying how many were left out (one
-// and many name what they are).
+// and many name what they are). The title (which names the scenario) is
+// made printable, as the message already is, before the workflow
+// command's own escaping.
 func writeAnnotations(b *strings.Builder, level string, as []annotation, one, many string) {
 	for i, a := range as {
 		if i == maxAnnotations {
@@ -275,7 +278,7 @@ func writeAnnotations(b *strings.Builder, level string, as []annotation, one, ma
 					n, plural(n, one, many), maxAnnotations, level)))
 			return
 		}
-		fmt.Fprintf(b, "::%s %stitle=%s::%s\n", level, a.pos.properties(), escapeProperty(a.title), escapeData(a.message))
+		fmt.Fprintf(b, "::%s %stitle=%s::%s\n", level, a.pos.properties(), escapeProperty(printable(a.title)), escapeData(a.message))
 	}
 }
 
@@ -297,12 +300,12 @@ func Markdown(rep report.Report) string {
 		interrupted += fmt.Sprintf(", %d interrupted", s.Interrupted)
 	}
 	fmt.Fprintf(&b, "**%d passed, %d failed, %d %s%s** of %d%s in %s%s\n\n",
-		s.Passed, s.Failed, s.Errored, plural(s.Errored, "error", "errors"), interrupted, s.Scenarios, warned, Duration(rep.Duration), totals(s))
+		s.Passed, s.Failed, s.Errored, plural(s.Errored, "error", "errors"), interrupted, s.Scenarios, warned, Duration(rep.Duration), mdCell(totals(s)))
 	if rep.Interrupted {
 		b.WriteString("> [!WARNING]\n> The run was interrupted: results are partial.\n\n")
 	}
 	if rep.PolicyOverride != "" {
-		fmt.Fprintf(&b, "> [!NOTE]\n> Every permission request was answered by %s.\n\n", mdCell(rep.PolicyOverride))
+		fmt.Fprintf(&b, "> [!NOTE]\n> Every permission request was answered by %s.\n\n", mdCell(printable(rep.PolicyOverride)))
 	}
 	if len(rep.Scenarios) == 0 {
 		b.WriteString("No scenario ran.\n\n")
@@ -337,23 +340,27 @@ func Markdown(rep report.Report) string {
 			status = "⚠️ flaky"
 		}
 		fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s | %s |\n",
-			status, mdCell(r.Label()), mdCode(place(r.File, r.Line)),
+			status, mdCell(printable(r.Label())), mdCode(place(r.File, r.Line)),
 			mdCell(stopReasons(r)), Duration(r.Duration), mdCell(details))
 	}
 	b.WriteString("\n")
 	return b.String()
 }
 
-// mdCell makes s safe inside a Markdown table cell: HTML and pipes
-// escaped, newlines as <br>, at most maxCell characters.
+// mdCell makes s safe inside a Markdown table cell, or the heading's
+// totals: each line printable (as the text summary's are), HTML and pipes
+// escaped, line breaks as <br>, at most maxCell characters.
 func mdCell(s string) string {
-	s = strings.TrimSpace(s)
+	lines := textLines(strings.TrimSpace(s))
+	for i, l := range lines {
+		lines[i] = printable(l)
+	}
+	s = strings.Join(lines, "\n")
 	if r := []rune(s); len(r) > maxCell {
 		s = string(r[:maxCell]) + "…"
 	}
 	s = strings.NewReplacer(
-		"&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "\\|",
-		"\r\n", "<br>", "\n", "<br>", "\r", "<br>",
+		"&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "\\|", "\n", "<br>",
 	).Replace(s)
 	return s
 }

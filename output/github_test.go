@@ -73,7 +73,7 @@ func TestGitHubAnnotations(t *testing.T) {
 				Turns:    []report.TurnResult{{Index: 1, StopReason: "end_turn"}},
 			})}},
 			want: []string{
-				"::error file=dir%2Cx/y%3Az.yaml,line=7,title=acprun%3A a%2Cb%3Ac%25d failed::50%25 done%0D%0Anext: line",
+				"::error file=dir%2Cx/y%3Az.yaml,line=7,title=acprun%3A a%2Cb%3Ac%25d failed::50%25 done%0A  | next: line",
 				"::error file=dir%2Cx/y%3Az.yaml,line=7,title=acprun%3A a%2Cb%3Ac%25d failed::::warning::injected",
 				"::error file=dir%2Cx/y%3Az.yaml,line=8,col=2,title=acprun%3A a%2Cb%3Ac%25d failed::100%25 wrong",
 			},

@@ -128,7 +128,8 @@ func passRateCell(p report.PassRate) string {
 
 // passRateTable writes the pass rates side by side: one row per scenario,
 // one column per agent, each column as wide as its widest cell. A scenario
-// whose name another file uses too is shown with its file.
+// whose name another file uses too is shown with its file. Names, files and
+// commands are printable.
 func passRateTable(w io.Writer, rates []report.PassRate, rep report.Report) {
 	type row struct{ file, name string }
 	commands := map[passRateKey][]string{}
@@ -175,6 +176,8 @@ func passRateTable(w io.Writer, rates []report.PassRate, rep report.Report) {
 	widths := make([]int, len(grid[0]))
 	for _, line := range grid {
 		for i, c := range line {
+			c = printable(c) // names and commands a file chose
+			line[i] = c
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}

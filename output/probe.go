@@ -14,6 +14,7 @@ import (
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/shellquote"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/runner"
 )
 
@@ -25,12 +26,13 @@ func ProbeJSON(w io.Writer, rep runner.ProbeReport) error {
 }
 
 // ProbeStderr writes the last 20 lines of the agent's stderr kept in rep,
-// if any, under a heading: what explains a failed probe.
+// if any, under a heading: what explains a failed probe. Each line is
+// quoted and escaped as run's excerpts of it are.
 func ProbeStderr(w io.Writer, rep runner.ProbeReport) error {
 	if rep.StderrTail == "" {
 		return nil
 	}
-	_, err := fmt.Fprintf(w, "agent stderr (last lines):\n%s\n", strings.Join(lastLines(rep.StderrTail, 20), "\n"))
+	_, err := fmt.Fprintf(w, "agent stderr (last lines):\n%s\n", strings.Join(quote(lastLines(rep.StderrTail, 20)), "\n"))
 	return err
 }
 
@@ -50,10 +52,19 @@ func Probe(w io.Writer, rep runner.ProbeReport) error {
 	return nil
 }
 
-// writeProbe writes the report as aligned lines.
+// writeProbe writes the report as aligned lines. Every string the agent
+// sent (or a file gave) is printed with its control characters escaped
+// (termtext.Printable: tabs as spaces, for the columns).
 func writeProbe(w io.Writer, rep *runner.ProbeReport) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	line := func(format string, args ...any) { fmt.Fprintf(tw, format+"\n", args...) }
+	line := func(format string, args ...any) {
+		for i, a := range args {
+			if s, ok := a.(string); ok {
+				args[i] = termtext.Printable(s)
+			}
+		}
+		fmt.Fprintf(tw, format+"\n", args...)
+	}
 	if rep.Agent != "" {
 		line("named agent:\t%s", rep.Agent)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode"
 
 	json "github.com/go-json-experiment/json/v1"
 
@@ -217,12 +218,38 @@ func TestProbeStderr(t *testing.T) {
 	if err := output.ProbeStderr(&buf, runner.ProbeReport{StderrTail: strings.Join(lines, "\n") + "\n"}); err != nil {
 		t.Fatalf("ProbeStderr: %v", err)
 	}
-	want := "agent stderr (last lines):\n" + strings.Join(lines[5:], "\n") + "\n"
+	want := "agent stderr (last lines):\n| " + strings.Join(lines[5:], "\n| ") + "\n"
 	if diff := cmp.Diff(want, buf.String()); diff != "" {
 		t.Errorf("ProbeStderr (-want +got):\n%s", diff)
 	}
 	buf.Reset()
 	if err := output.ProbeStderr(&buf, runner.ProbeReport{}); err != nil || buf.Len() != 0 {
 		t.Errorf("ProbeStderr without stderr: wrote %q, %v; want nothing", buf.String(), err)
+	}
+}
+
+// TestProbeEscapesAgentText: what the agent said of itself, and its
+// stderr, are printed with their control characters escaped as \xNN.
+func TestProbeEscapesAgentText(t *testing.T) {
+	rep := runner.ProbeReport{
+		Command: []string{"a"}, Cwd: "/w", Capabilities: &acp.AgentCapabilities{},
+		AgentInfo:  &acp.Implementation{Name: "evil\x1b]0;pwned\x07", Version: "1\n::error::x"},
+		StderrTail: "boom\x1b[2J\r\n",
+	}
+	var buf bytes.Buffer
+	if err := output.Probe(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := output.ProbeStderr(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	for _, want := range []string{`evil\x1b]0;pwned\x07 1\x0a::error::x`, "| boom\\x1b[2J\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("probe output lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.ContainsFunc(got, func(r rune) bool { return r != '\n' && unicode.IsControl(r) }) {
+		t.Errorf("probe output holds a raw control character:\n%q", got)
 	}
 }

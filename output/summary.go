@@ -36,13 +36,13 @@ func Text(w io.Writer, rep report.Report) error {
 		section()
 		fmt.Fprintf(&b, "%s\n", scenarioLine(sc, true))
 		for _, l := range reasonLines(reasons(sc)) {
-			fmt.Fprintf(&b, "    %s\n", indent(l))
+			fmt.Fprintf(&b, "    %s\n", l)
 		}
 		for _, wmsg := range sc.Warnings {
-			fmt.Fprintf(&b, "    %s %s\n", warn("warning:"), indent(wmsg))
+			writeWarning(&b, warn, wmsg)
 		}
 		if ws := sc.Workspace; ws != nil && ws.Kept {
-			fmt.Fprintf(&b, "    workspace kept: %s\n", ws.Path)
+			fmt.Fprintf(&b, "    workspace kept: %s\n", printable(ws.Path))
 		}
 	}
 	for _, sc := range rep.Scenarios {
@@ -50,15 +50,15 @@ func Text(w io.Writer, rep report.Report) error {
 			continue
 		}
 		section()
-		fmt.Fprintf(&b, "%s %s\n", warn("WARN"), sc.Label())
+		fmt.Fprintf(&b, "%s %s\n", warn("WARN"), printable(sc.Label()))
 		for _, wmsg := range sc.Warnings {
-			fmt.Fprintf(&b, "    %s %s\n", warn("warning:"), indent(wmsg))
+			writeWarning(&b, warn, wmsg)
 		}
 	}
 	for _, sc := range rep.Scenarios {
 		if sc.NotRun {
 			section()
-			fmt.Fprintf(&b, "%s %s (%s)\n", warn("NOT RUN"), sc.Label(), place(sc.File, sc.Line))
+			fmt.Fprintf(&b, "%s %s (%s)\n", warn("NOT RUN"), printable(sc.Label()), place(sc.File, sc.Line))
 		}
 	}
 	s := report.Summarize(rep)
@@ -67,7 +67,7 @@ func Text(w io.Writer, rep report.Report) error {
 	}
 	fmt.Fprintf(&b, "\n%s in %s%s\n", counts(s, fail, warn), Duration(rep.Duration), totals(s))
 	if rep.PolicyOverride != "" {
-		fmt.Fprintf(&b, "%s every permission request was answered by %s\n", warn("note:"), rep.PolicyOverride)
+		fmt.Fprintf(&b, "%s every permission request was answered by %s\n", warn("note:"), printable(rep.PolicyOverride))
 	}
 	if rep.Interrupted {
 		msg := "interrupted: results are partial"
@@ -185,12 +185,13 @@ func scenarioLine(sc report.Result, bold bool) string {
 		detail += fmt.Sprintf(", %d allowed, %d denied", sc.Allowed, sc.Denied)
 	}
 	dim := termtext.Paint(color.Faint).SprintFunc()
-	return fmt.Sprintf("%s %s %s", termtext.Paint(attrs...).Sprint(status), sc.Label(), dim("("+detail+")"))
+	return fmt.Sprintf("%s %s %s", termtext.Paint(attrs...).Sprint(status), printable(sc.Label()), dim("("+detail+")"))
 }
 
 // stopReasons lists a scenario's turn outcomes, e.g. "end_turn, max_tokens",
 // or says "no turn ran" when none was even tried (the agent did not start,
-// setup failed, the scenario was not run).
+// setup failed, the scenario was not run). A stop reason is any string the
+// agent sent: each is printable.
 func stopReasons(sc report.Result) string {
 	if len(sc.Turns) == 0 {
 		return "no turns"
@@ -200,9 +201,9 @@ func stopReasons(sc report.Result) string {
 	}
 	rs := make([]string, len(sc.Turns))
 	for i, t := range sc.Turns {
-		rs[i] = t.StopReason
+		rs[i] = printable(t.StopReason)
 		if t.CancelCause != "" {
-			rs[i] += " after " + t.CancelCause
+			rs[i] += " after " + printable(t.CancelCause)
 		}
 	}
 	return strings.Join(rs, ", ")
@@ -218,16 +219,19 @@ func Duration(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-// indent puts the continuation lines of a message (the output a failed
-// command ends with) under its first, so that none starts at the margin
-// where scenario lines do.
-func indent(msg string) string {
-	return strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", "\n      ")
+// writeWarning writes a warning of a scenario (messageLines), its
+// continuation lines under its first.
+func writeWarning(b *strings.Builder, warn func(...any) string, msg string) {
+	lines := messageLines(msg)
+	fmt.Fprintf(b, "    %s %s\n", warn("warning:"), lines[0])
+	for _, l := range lines[1:] {
+		fmt.Fprintf(b, "      %s\n", l)
+	}
 }
 
-// lastLines returns the last n lines of s, without its final line break.
+// lastLines returns the last n lines of s (textLines).
 func lastLines(s string, n int) []string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	lines := textLines(s)
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
@@ -239,14 +243,15 @@ func warnings(n int) string {
 	return fmt.Sprintf("%d %s", n, plural(n, "warning", "warnings"))
 }
 
-// totals is the tail of the summary line: turns by stop reason and the
-// permission counts, e.g. "; turns: end_turn 2; permissions: 1 allowed, 0 denied".
+// totals is the tail of the summary line: turns by stop reason (each
+// printable: the agent chose it) and the permission counts, e.g.
+// "; turns: end_turn 2; permissions: 1 allowed, 0 denied".
 func totals(s report.Summary) string {
 	var b strings.Builder
 	if len(s.Turns) > 0 {
 		var turns []string
 		for _, k := range slices.Sorted(maps.Keys(s.Turns)) {
-			turns = append(turns, fmt.Sprintf("%s %d", k, s.Turns[k]))
+			turns = append(turns, fmt.Sprintf("%s %d", printable(k), s.Turns[k]))
 		}
 		fmt.Fprintf(&b, "; turns: %s", strings.Join(turns, ", "))
 	}
@@ -256,12 +261,13 @@ func totals(s report.Summary) string {
 	return b.String()
 }
 
-// place says where a scenario is written: file:line, or for the scenario
+// place says where a scenario is written: file:line (its name printable:
+// an agent may have chosen it), or for the scenario
 // of a run without a scenario file (run --agent NAME --prompt TEXT), which
 // has no file, that it came from --prompt.
 func place(file string, line int) string {
 	if file == "" {
 		return "--prompt, no scenario file"
 	}
-	return fmt.Sprintf("%s:%d", file, line)
+	return fmt.Sprintf("%s:%d", printable(file), line)
 }

@@ -73,9 +73,10 @@ func TestTextGolden(t *testing.T) {
 }
 
 // TestTextIndentsMultiLineMessages: the output a failed command ends with
-// stays under its scenario, each line indented, and a kept workspace is
-// named only for a scenario that did not pass (those that passed are not
-// listed at all).
+// stays under its scenario, each line indented and quoted as excerpts are
+// (so that none starts a line with what the command printed), and a kept
+// workspace is named only for a scenario that did not pass (those that
+// passed are not listed at all).
 func TestTextIndentsMultiLineMessages(t *testing.T) {
 	noColor(t)
 	rep := report.Report{
@@ -106,15 +107,15 @@ func TestTextIndentsMultiLineMessages(t *testing.T) {
 	for _, want := range []string{
 		"ERROR setup-fails (no turns, 0s)\n" +
 			"    s.yaml:5:5: setup `make` exited with code 2, want 0; output ends:\n" +
-			"      make: *** no rule\n" +
-			"      stop.\n" +
+			"      | make: *** no rule\n" +
+			"      | stop.\n" +
 			"    warning: s.yaml:9:5: teardown `down` exited with code 1, want 0; output ends:\n" +
-			"      gone\n" +
+			"      | gone\n" +
 			"    workspace kept: /ws/acprun-setup-fails-1\n",
 		"FAIL verify-fails (no turns, 0s)\n" +
 			"    s.yaml:12:5: verify `go test` exited with code 1, want 0; output ends:\n" +
-			"      FAIL x\n" +
-			"      FAIL\n" +
+			"      | FAIL x\n" +
+			"      | FAIL\n" +
 			"    workspace kept: /ws/acprun-verify-fails-2\n",
 	} {
 		if !strings.Contains(got, want) {

@@ -174,3 +174,33 @@ turns:
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }
+
+// TestNameControlCharacters: a scenario's name that holds a control
+// character (C0, tab and line breaks among them, DEL or C1) is an error at
+// the name, which names the character escaped; other characters, wide
+// ones and a backslash among them, are names.
+func TestNameControlCharacters(t *testing.T) {
+	const rest = "\nagent: {command: [a]}\nturns: [{prompt: hi}]\n"
+	for _, tt := range []struct {
+		name string // as written in YAML
+		want string // the error, "" for none
+	}{
+		{`"ok\n::error file=README.md,line=1::injected"`, `bad.yaml:1:7: name holds the control character \x0a: a name is one line of printable text`},
+		{`"red\e[31m"`, `bad.yaml:1:7: name holds the control character \x1b: a name is one line of printable text`},
+		{`"a\tb"`, `bad.yaml:1:7: name holds the control character \x09: a name is one line of printable text`},
+		{`"del\x7f"`, `bad.yaml:1:7: name holds the control character \x7f: a name is one line of printable text`},
+		{`"csi\u009b2J"`, `bad.yaml:1:7: name holds the control character \x9b: a name is one line of printable text`},
+		{`"back\\slash 日本 ü"`, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := loadErrors(t, "name: "+tt.name+rest)
+			var want []string
+			if tt.want != "" {
+				want = []string{tt.want}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("load name: %s: errors (-want +got):\n%s", tt.name, diff)
+			}
+		})
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
 
@@ -146,6 +148,12 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			if name, ok := p.str(v); ok {
 				if strings.TrimSpace(name) == "" {
 					p.Errorf(v, "name is empty")
+				} else if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 {
+					// A name is printed on lines of its own and in CI
+					// annotations: a line break or an escape sequence in it
+					// would forge or hide output.
+					r, _ := utf8.DecodeRuneInString(name[i:]) // C0, DEL or C1: below U+0100
+					p.Errorf(v, `name holds the control character \x%02x: a name is one line of printable text`, r)
 				}
 				s.Name = name
 			}

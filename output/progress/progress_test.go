@@ -117,6 +117,26 @@ func TestProgressErrorLine(t *testing.T) {
 	}
 }
 
+// TestProgressPlainEscapes: the plain line of a finished scenario (not on
+// a terminal) escapes the control characters of its name, its agent's
+// name and its stop reasons as \xNN, line breaks among them, so that an
+// agent cannot start a line of its own ("::error", a FAKE PASS).
+func TestProgressPlainEscapes(t *testing.T) {
+	noColor(t)
+	var buf bytes.Buffer
+	p := progress.NewPrinter(&buf, 1, progress.Options{})
+	r := report.Result{
+		Name: "ok\n::error file=README.md,line=1::injected\x1b[31m", Status: report.StatusFailed,
+		Agent: report.AgentInfo{Name: "a\x07"},
+		Turns: []report.TurnResult{{Index: 1, StopReason: "evil\x1b]0;pwned\x07\r\nFAKE PASS"}},
+	}
+	p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
+	want := `FAIL ok\x0a::error file=README.md,line=1::injected\x1b[31m [a\x07] (evil\x1b]0;pwned\x07\x0d\x0aFAKE PASS, 0s)` + "\n"
+	if got := buf.String(); got != want {
+		t.Errorf("line = %q; want %q", got, want)
+	}
+}
+
 // TestProgressTerminal draws on a pseudo-terminal and checks what a person
 // sees: the running scenarios with their turn above the bar, PASS/FAIL and
 // verbose lines printed above the live area as they come, an agent's
