@@ -404,7 +404,9 @@ func TestLinesRunTimeoutListsNotRun(t *testing.T) {
 		"s.yaml": "name: waits\nagent: {command: [acprun, mock-agent, wait.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n" +
 			"---\nname: later\nagent: {command: [acprun, mock-agent, wait.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
 	})
-	res, out := runResults(t, dir, "s.yaml", "-j", "1", "--timeout", "1s")
+	// Long enough for the agent to reach turn 1 on a loaded machine: the
+	// run's --timeout counts from the start, agent start-up included.
+	res, out := runResults(t, dir, "s.yaml", "-j", "1", "--timeout", "5s")
 	if res.code != exitFailed {
 		t.Fatalf("exit %d, want 1\n%s", res.code, res.stderr)
 	}

@@ -391,7 +391,9 @@ func TestRunTimeoutIsNotPassed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": cutAgent, "s.yaml": cutScenario})
-	res, out := runResults(t, dir, "s.yaml", "--timeout", "1s")
+	// Long enough for the agent to reach turn 1 on a loaded machine: the
+	// run's --timeout counts from the start, agent start-up included.
+	res, out := runResults(t, dir, "s.yaml", "--timeout", "5s")
 	sc := out.Scenarios[0]
 	if res.code != exitFailed || sc.Status != report.StatusInterrupted || sc.Error != "the run's --timeout passed during turn 1" || out.Interrupted {
 		t.Errorf("exit %d, status %s, error %q, interrupted %v; want %d, interrupted by the run's --timeout\n%s", res.code, sc.Status, sc.Error, out.Interrupted, exitFailed, res.stderr)
