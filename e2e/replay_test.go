@@ -513,3 +513,82 @@ turns:
 		t.Errorf("stderr = %q, want the replay saying why it is silent", gs.StderrTail)
 	}
 }
+
+// TestReplayRefusesLinesThatDoNotPairUp: a transcript holding an answer to
+// a request it does not record (the request's line removed), or an id that
+// is no string or number, stops validate and run with exit 2 before
+// anything runs, at its line, and acprun replay with it. Played, the
+// recorded answer would race the replay's own to the client, and the
+// verdict would change from run to run.
+func TestReplayRefusesLinesThatDoNotPairUp(t *testing.T) {
+	t.Parallel()
+	scenario := `name: fix
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: allow}
+turns: [{prompt: hi, expect: {text: {contains: "package main"}}}]
+`
+	files := map[string]string{"main.go": "package main\n"}
+	recDir, _ := replayRecord(t, "turns: [{steps: [{read: {path: main.go}}]}]\n", scenario, files)
+	recorded := strings.SplitAfter(string(replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl"))), "\n")
+
+	tests := []struct {
+		name   string
+		drop   string // the line holding it is removed
+		edit   [2]string
+		bad    string // the line refused holds it
+		at     string // the column is that of the value after it
+		reason string
+	}{
+		{name: "the client's request removed", drop: `"method":"session/new"`,
+			bad: `"id":2,"result"`, at: `"id":`,
+			reason: "the agent answers id 2, but the transcript holds no unanswered request of the client with that id"},
+		{name: "the agent's request removed", drop: `"method":"fs/read_text_file"`,
+			bad: `"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"result"`, at: `"id":`,
+			reason: "the client answers id 1, but the transcript holds no unanswered request of the agent with that id"},
+		{name: "an object id", edit: [2]string{`"id":1,"method":"initialize"`, `"id":{"x":1},"method":"initialize"`},
+			bad: `"method":"initialize"`, at: `"id":`,
+			reason: `"id" is a JSON object: a JSON-RPC id is a string or a number`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var lines []string
+			for _, l := range recorded {
+				if tt.drop != "" && strings.Contains(l, tt.drop) {
+					continue
+				}
+				if tt.edit[0] != "" {
+					l = strings.Replace(l, tt.edit[0], tt.edit[1], 1)
+				}
+				lines = append(lines, l)
+			}
+			transcript := strings.Join(lines, "")
+			off := strings.Index(transcript, tt.bad)
+			if off < 0 {
+				t.Fatalf("no %s in the transcript:\n%s", tt.bad, transcript)
+			}
+			off = strings.LastIndexByte(transcript[:off], '\n') + 1
+			off += strings.Index(transcript[off:], tt.at) + len(tt.at)
+			place := lineCol("rec/fix.jsonl", transcript, off)
+			line, col, _ := strings.Cut(strings.TrimPrefix(place, "rec/fix.jsonl:"), ":")
+			problem := tt.reason + "; record it again with acprun run --transcripts DIR"
+
+			dir := replayDir(t, []byte(transcript), scenario, files)
+			sc := string(replayRead(t, filepath.Join(dir, "s.yaml")))
+			want := lineCol("s.yaml", sc, strings.Index(sc, "rec/fix.jsonl")) +
+				": agent: replay transcript rec/fix.jsonl: line " + line + ", column " + col + ": " + problem
+			for _, args := range [][]string{{"validate", "s.yaml"}, {"run", "s.yaml", "-o", "out.json"}} {
+				res := acprun(t, dir, args...)
+				if res.code != exitUsage || !strings.Contains(res.stderr, want) {
+					t.Errorf("%s: exit %d, stderr:\n%s\nwant 2 and %q", args[0], res.code, res.stderr, want)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "out.json")); !os.IsNotExist(err) {
+				t.Errorf("out.json: %v; want no results from a run that did not start", err)
+			}
+			if r := acprun(t, dir, "replay", "rec/fix.jsonl"); r.code != exitUsage || r.stdout != "" || !strings.Contains(r.stderr, place+": "+problem) {
+				t.Errorf("replay: exit %d, stdout %q, stderr %q; want 2, nothing, %q", r.code, r.stdout, r.stderr, place+": "+problem)
+			}
+		})
+	}
+}

@@ -40,6 +40,9 @@
 // the prompt (or the diverging request) with a JSON-RPC error whose message
 // starts with "replay diverged: " and whose data holds the details (see
 // Divergence). Later prompts are still played, each checked on its own.
+// A divergence in what the agent sent outside a turn (before the client's
+// first request, or after an answer) has no request to answer: it is only
+// reported on stderr, and the rest of those lines is not played.
 //
 // # Cancel and the end of the recording
 //
@@ -65,8 +68,26 @@
 // redact.Marker (a secret redacted at record time) matches any text in
 // its place.
 //
+// # What Load refuses
+//
 // A transcript holds one agent session: a second session/new or
 // session/load is an error of Load, as is a transcript without
 // initialize. A judge's transcript (NAME.judge.jsonl) is one session of
-// its own and replays like any other.
+// its own and replays like any other. Its lines must pair up: an answer
+// (the agent's or the client's) to an id with no unanswered request of the
+// other side before it, a request reusing the id of an unanswered one of
+// its side, an id that is not a string or a number (null only in an error
+// answer, which is played as recorded), and a raw line that is a JSON
+// object or holds a line break are errors of Load, at their line and
+// column. Played, any of them could reach the client as the answer to
+// whatever it has pending at that moment, a race the verdict would hang on.
+//
+// # Order
+//
+// One goroutine writes, in the recorded order; another reads the client's
+// messages and numbers them in the order read. Where the client's answer
+// to a recorded request and its session/cancel (or the end of its input)
+// have both come when the replay looks for the answer, the one sent first
+// is taken, so the same messages of the client give the same ending
+// however fast the replay went.
 package replay

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
@@ -168,9 +170,10 @@ func parse(file string, r io.Reader, each func(Message)) (*Recording, error) {
 			complete := bytes.HasSuffix(line, []byte("\n"))
 			line = bytes.TrimRight(line, "\r\n")
 			if err := p.line(n, line); err != nil {
-				if !complete && rerr == io.EOF {
+				if !complete && rerr == io.EOF && !json.Valid(line) {
 					// A recorder killed mid-write leaves its last line
-					// short: what came before it still plays.
+					// short (never valid JSON): what came before it still
+					// plays.
 					p.rec.Notes = append(p.rec.Notes,
 						fmt.Sprintf("%s:%d: the last line is cut short (the recording was interrupted); it is ignored", file, n))
 					break
@@ -274,8 +277,7 @@ func (p *parser) line(n int, text []byte) error {
 		}
 		return nil // acprun never sends raw lines; nothing to play
 	}
-	p.agent(n, rl, hasMsg)
-	return nil
+	return p.agent(n, text, rl, hasMsg)
 }
 
 // valueOffset is the offset of the value of member key in the JSON object
@@ -311,9 +313,16 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 	if json.Unmarshal(rl.Msg, &w) != nil {
 		return nil // not JSON-RPC: nothing the replay waits for
 	}
-	hasID := len(w.ID) > 0
+	id, err := p.checkID(n, text, w)
+	if err != nil {
+		return err
+	}
 	switch {
-	case w.Method != "" && hasID:
+	case w.Method != "" && id != "":
+		if open := p.openClient[id]; open != nil {
+			return p.errorAt(n, text, msgMemberOffset(text, "id"),
+				"the client's request reuses id %s, that of its request at line %d, not answered yet", w.ID, open.line)
+		}
 		ex := &exchange{line: n, t: rl.T, method: w.Method, params: w.Params}
 		switch w.Method {
 		case "initialize":
@@ -336,47 +345,168 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 			p.rec.calls[w.Method] = append(p.rec.calls[w.Method], ex)
 		}
 		p.cur = ex
-		p.openClient[string(w.ID)] = ex
+		p.openClient[id] = ex
 	case w.Method == "session/cancel":
 		if p.cur != nil && p.cur.method == "session/prompt" && p.cur.answer == nil {
 			p.cur.during = append(p.cur.during, &item{line: n, t: rl.T, kind: itemCancel})
 		}
-	case w.Method == "" && hasID:
-		if it, ok := p.openAgent[string(w.ID)]; ok {
-			it.answer = &answer{line: n, result: w.Result, err: w.Error}
-			delete(p.openAgent, string(w.ID))
-			// The replay waits for the client's answer where the recording
-			// has it, so that requests the agent made at once go out at once.
-			p.add(&item{line: n, t: rl.T, kind: itemAwait, req: it})
+	case w.Method == "" && id != "":
+		it := p.openAgent[id]
+		if it == nil {
+			// Played, it would be compared with nothing, or with the
+			// answer to another request.
+			return p.errorAt(n, text, msgMemberOffset(text, "id"),
+				"the client answers id %s, but the transcript holds no unanswered request of the agent with that id", w.ID)
 		}
+		it.answer = &answer{line: n, result: w.Result, err: w.Error}
+		delete(p.openAgent, id)
+		// The replay waits for the client's answer where the recording
+		// has it, so that requests the agent made at once go out at once.
+		p.add(&item{line: n, t: rl.T, kind: itemAwait, req: it})
 	}
 	return nil
 }
 
 // agent reads a line of the agent.
-func (p *parser) agent(n int, rl recordLine, hasMsg bool) {
+func (p *parser) agent(n int, text []byte, rl recordLine, hasMsg bool) error {
 	it := &item{line: n, t: rl.T}
 	switch {
 	case !hasMsg:
+		if err := p.checkRaw(n, text, *rl.Raw); err != nil {
+			return err
+		}
 		it.kind, it.raw = itemRaw, *rl.Raw
 	default:
 		var w wire
-		_ = json.Unmarshal(rl.Msg, &w) // an object that is not JSON-RPC is sent verbatim
-		hasID := len(w.ID) > 0
+		if json.Unmarshal(rl.Msg, &w) != nil {
+			// An object that is not JSON-RPC is sent verbatim.
+			it.kind, it.msg = itemMessage, rl.Msg
+			break
+		}
+		id, err := p.checkID(n, text, w)
+		if err != nil {
+			return err
+		}
 		switch {
-		case w.Method != "" && hasID:
+		case w.Method != "" && id != "":
+			if open := p.openAgent[id]; open != nil {
+				return p.errorAt(n, text, msgMemberOffset(text, "id"),
+					"the agent's request reuses id %s, that of its request at line %d, not answered yet", w.ID, open.line)
+			}
 			it.kind, it.method, it.params = itemRequest, w.Method, w.Params
-			p.openAgent[string(w.ID)] = it
-		case w.Method == "" && hasID && p.openClient[string(w.ID)] != nil:
-			ex := p.openClient[string(w.ID)]
-			delete(p.openClient, string(w.ID))
+			p.openAgent[id] = it
+		case w.Method == "" && id != "":
+			ex := p.openClient[id]
+			if ex == nil {
+				// Sent as recorded, it would answer whichever request of
+				// the client has that id when it arrives, or none.
+				return p.errorAt(n, text, msgMemberOffset(text, "id"),
+					"the agent answers id %s, but the transcript holds no unanswered request of the client with that id", w.ID)
+			}
+			delete(p.openClient, id)
 			ex.answer = &answer{line: n, result: w.Result, err: w.Error}
-			return
+			return nil
 		default:
 			it.kind, it.method, it.msg = itemMessage, w.Method, rl.Msg
 		}
 	}
 	p.add(it)
+	return nil
+}
+
+// checkID checks the id of message w on line n and returns the key it is
+// matched by ("" when it has none, or it is null): a JSON-RPC id is a
+// string or a number, or null in an error response whose request could
+// not be read (played as recorded: it answers nothing).
+func (p *parser) checkID(n int, text []byte, w wire) (string, error) {
+	if len(w.ID) == 0 {
+		return "", nil
+	}
+	id := bytes.TrimSpace(w.ID)
+	switch id[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(id, &s) == nil {
+			return "s" + s, nil
+		}
+	case 'n':
+		if w.Method == "" && len(w.Error) > 0 && !isNullJSON(w.Error) {
+			return "", nil
+		}
+		return "", p.errorAt(n, text, msgMemberOffset(text, "id"),
+			`"id" is null: a JSON-RPC id is a string or a number (null only in an error response)`)
+	case 't', 'f', '{', '[':
+	default:
+		return "n" + string(id), nil
+	}
+	return "", p.errorAt(n, text, msgMemberOffset(text, "id"),
+		`"id" is a JSON %s: a JSON-RPC id is a string or a number`, jsonKind(id))
+}
+
+// checkRaw checks a recorded raw line of the agent: acprun records as raw
+// only a line that is not a JSON object, and one line. Sent as recorded,
+// a raw line that is a JSON object (or holds a line break) would reach the
+// client as a message, even an answer to whichever request has its id.
+func (p *parser) checkRaw(n int, text []byte, raw string) error {
+	if strings.Contains(raw, "\n") {
+		return p.errorAt(n, text, valueOffset(text, "raw"), `"raw" holds a line break: a raw line is one line the agent printed`)
+	}
+	if t := strings.TrimLeft(raw, " \t\r"); strings.HasPrefix(t, "{") && json.Valid([]byte(raw)) {
+		return p.errorAt(n, text, valueOffset(text, "raw"), `"raw" is a JSON object: acprun records a message under "msg"`)
+	}
+	return nil
+}
+
+// isNullJSON reports whether v is the JSON null.
+func isNullJSON(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
+
+// jsonKind names the kind of the JSON value v for a message.
+func jsonKind(v []byte) string {
+	switch v[0] {
+	case 't', 'f':
+		return "boolean"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return "value"
+}
+
+// msgMemberOffset is the offset in text, a transcript line, of the value of
+// member name of its "msg" (matched as Unmarshal matches names, case
+// aside), or that of "msg" when it has none.
+func msgMemberOffset(text []byte, name string) int {
+	dec := jsontext.NewDecoder(bytes.NewReader(text), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if !enterMember(dec, "msg") || dec.PeekKind() != '{' || !enterMember(dec, name) {
+		return valueOffset(text, "msg")
+	}
+	off := int(dec.InputOffset())
+	for off < len(text) && strings.IndexByte(" \t\r:", text[off]) >= 0 {
+		off++
+	}
+	return off
+}
+
+// enterMember reads an object of dec up to the value of its member name,
+// the next token; false when it has none.
+func enterMember(dec *jsontext.Decoder, name string) bool {
+	if _, err := dec.ReadToken(); err != nil {
+		return false
+	}
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return false
+		}
+		if strings.EqualFold(tok.String(), name) {
+			return true
+		}
+		if dec.SkipValue() != nil {
+			return false
+		}
+	}
+	return false
 }
 
 // add puts an item where it was recorded: before the first request of the

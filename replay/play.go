@@ -98,30 +98,54 @@ type player struct {
 	nextID int64
 
 	mu      sync.Mutex
+	nread   int64 // the client's messages read so far (see signal)
 	queue   []*incoming
 	waiting map[string]chan reply // our requests' ids → where the answer goes
-	cancel  chan struct{}         // of the latest session/prompt
+	cancel  *signal               // of the latest session/prompt
 	queued  chan struct{}         // signalled when queue grows
 	eof     chan struct{}         // closed when stdin has ended
 }
+
+// signal is a message of the client that a turn waits for (its
+// session/cancel): done is closed when it has been read, and at is then its
+// place among the client's messages (from 1, in the order read). When the
+// replay finds that several things it waits for have come (an answer and a
+// cancel), it takes them in that order: what the client sent decides what
+// happens, not how far the replay had got when they came.
+type signal struct {
+	done chan struct{}
+	at   int64
+}
+
+// C is the channel closed when s comes; nil (never ready) for a nil s.
+func (s *signal) C() chan struct{} {
+	if s == nil {
+		return nil
+	}
+	return s.done
+}
+
+// came reports whether s has come; a nil s never does.
+func (s *signal) came() bool { return s != nil && closed(s.done) }
 
 // incoming is a request of the client.
 type incoming struct {
 	id     json.RawMessage
 	method string
 	params json.RawMessage
-	// cancel, for a session/prompt, is closed by a later session/cancel.
-	cancel chan struct{}
+	// cancel, for a session/prompt, comes with a later session/cancel.
+	cancel *signal
 }
 
 // reply is the client's answer to one of our requests.
 type reply struct {
 	result, err json.RawMessage
+	at          int64 // its place among the client's messages (see signal)
 }
 
 // read reads the client's messages until stdin ends. Requests are queued
 // for serve; answers go to the requests waiting for them; session/cancel
-// closes the latest prompt's cancel channel.
+// signals the latest prompt's cancel.
 func (p *player) read(stdin io.Reader) {
 	defer close(p.eof)
 	br := bufio.NewReaderSize(stdin, 64<<10)
@@ -144,11 +168,12 @@ func (p *player) received(line []byte) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.nread++
 	switch {
 	case w.Method != "" && len(w.ID) > 0:
 		in := &incoming{id: w.ID, method: w.Method, params: w.Params}
 		if w.Method == "session/prompt" {
-			in.cancel = make(chan struct{})
+			in.cancel = &signal{done: make(chan struct{})}
 			p.cancel = in.cancel
 		}
 		p.queue = append(p.queue, in)
@@ -157,15 +182,15 @@ func (p *player) received(line []byte) {
 		default:
 		}
 	case w.Method == "session/cancel":
-		if p.cancel != nil {
-			c := p.cancel
+		if c := p.cancel; c != nil {
 			p.cancel = nil
-			close(c)
+			c.at = p.nread
+			close(c.done)
 		}
 	case w.Method == "" && len(w.ID) > 0:
 		if ch, ok := p.waiting[string(w.ID)]; ok {
 			delete(p.waiting, string(w.ID))
-			ch <- reply{result: w.Result, err: w.Error}
+			ch <- reply{result: w.Result, err: w.Error, at: p.nread}
 		}
 	}
 }
@@ -199,7 +224,7 @@ func (p *player) next() *incoming {
 
 // serve plays the prelude, then serves the client's requests in order.
 func (p *player) serve() error {
-	if _, err := p.play(p.rec.prelude, playState{base: p.start}); err != nil {
+	if err := p.playAside(p.rec.prelude, playState{base: p.start}); err != nil {
 		return err
 	}
 	for {
@@ -304,8 +329,20 @@ func (p *player) handle(in *incoming) error {
 	// What the recorded agent sent after its answer comes before the
 	// client's next request is read, as it did.
 	st.cancel = nil
-	_, err = p.play(ex.after, st)
-	return err
+	return p.playAside(ex.after, st)
+}
+
+// playAside plays items outside a request's turn: before the first request
+// or after an answer. A divergence there (the client answered a request of
+// the agent otherwise) has no request to answer: it is reported on stderr,
+// and the rest of those items is not played.
+func (p *player) playAside(items []*item, st playState) error {
+	end, err := p.play(items, st)
+	if err != nil || end.div == nil {
+		return err
+	}
+	p.reportDiverged(end.div)
+	return nil
 }
 
 // checkPrompt compares a prompt with the recorded one.
@@ -330,14 +367,18 @@ func (p *player) checkPrompt(turn int, ex *exchange, in *incoming) *Divergence {
 // answerDiverged reports a divergence on stderr and answers the request
 // with its error.
 func (p *player) answerDiverged(in *incoming, d *Divergence) error {
-	msg := d.message()
+	p.reportDiverged(d)
+	data, _ := json.Marshal(d)
+	return p.answer(in.id, nil, errorJSON(acp.CodeInternalError, DivergedPrefix+d.message(), data))
+}
+
+// reportDiverged writes the line of a divergence to stderr.
+func (p *player) reportDiverged(d *Divergence) {
 	where := p.rec.File
 	if d.Line > 0 {
 		where = fmt.Sprintf("%s:%d", p.rec.File, d.Line)
 	}
-	fmt.Fprintf(p.stderr, "acprun replay: %s: %s%s\n", where, DivergedPrefix, msg)
-	data, _ := json.Marshal(d)
-	return p.answer(in.id, nil, errorJSON(acp.CodeInternalError, DivergedPrefix+msg, data))
+	fmt.Fprintf(p.stderr, "acprun replay: %s: %s%s\n", where, DivergedPrefix, d.message())
 }
 
 // message says what diverged: "turn 2: session/request_permission for
@@ -354,9 +395,9 @@ func (d *Divergence) message() string {
 // playState is what play needs to know about the request being served.
 type playState struct {
 	turn   int
-	base   time.Time     // when the request was received
-	t0     int64         // the recorded time of the request
-	cancel chan struct{} // closed by the client's session/cancel; nil outside a prompt
+	base   time.Time // when the request was received
+	t0     int64     // the recorded time of the request
+	cancel *signal   // the client's session/cancel; nil outside a prompt
 }
 
 // ending says why play stopped before the end of its items, or that it
@@ -378,7 +419,7 @@ func (p *player) play(items []*item, st playState) (ending, error) {
 	for _, it := range items {
 		if it.kind == itemCancel {
 			select {
-			case <-cancel:
+			case <-cancel.C():
 			case <-p.eof: // the end of input counts as a cancel
 			case <-p.ctx.Done():
 				return ending{eof: true}, nil
@@ -387,7 +428,9 @@ func (p *player) play(items []*item, st playState) (ending, error) {
 			passed = true
 			continue
 		}
-		if closed(cancel) {
+		if it.kind != itemAwait && cancel.came() {
+			// (An answer the client sent before its cancel is still
+			// taken: await looks at which came first.)
 			return ending{cancelled: true}, nil
 		}
 		if p.opts.Timing && it.kind != itemAwait {
@@ -422,7 +465,7 @@ func (p *player) play(items []*item, st playState) (ending, error) {
 
 // wait sleeps until the item's recorded time after the request; stop is
 // set when a cancel or the end of input came first.
-func (p *player) wait(it *item, st playState, cancel chan struct{}) (ending, bool) {
+func (p *player) wait(it *item, st playState, cancel *signal) (ending, bool) {
 	d := time.Until(st.base.Add(time.Duration(it.t-st.t0) * time.Millisecond))
 	if d <= 0 {
 		return ending{}, false
@@ -432,7 +475,7 @@ func (p *player) wait(it *item, st playState, cancel chan struct{}) (ending, boo
 	select {
 	case <-t.C:
 		return ending{}, false
-	case <-cancel:
+	case <-cancel.C():
 		return ending{cancelled: true}, true
 	case <-p.ctx.Done():
 		return ending{eof: true}, true
@@ -468,8 +511,10 @@ type sentRequest struct {
 }
 
 // await waits for the client's answer to the recorded request it, and
-// compares it with the recorded answer.
-func (p *player) await(it *item, turn int, cancel chan struct{}) ending {
+// compares it with the recorded answer. When the client has also cancelled
+// (or its input has ended), what it sent first is taken: the same messages
+// of the client give the same ending, however fast the replay went.
+func (p *player) await(it *item, turn int, cancel *signal) ending {
 	s, ok := p.sent[it]
 	if !ok {
 		return ending{} // not sent: nothing to wait for
@@ -481,19 +526,32 @@ func (p *player) await(it *item, turn int, cancel chan struct{}) ending {
 		p.mu.Unlock()
 	}()
 	var r reply
+	got := false
 	select {
 	case r = <-s.ch:
-	case <-cancel:
+		got = true
+	case <-cancel.C():
+	case <-p.eof:
+	case <-p.ctx.Done():
+		return ending{eof: true}
+	}
+	if !got {
+		// The answer may have come too, before what woke us: the reading
+		// goroutine passes on the client's messages in order.
+		select {
+		case r = <-s.ch:
+			got = true
+		default:
+		}
+	}
+	switch {
+	case got && (!cancel.came() || r.at < cancel.at):
+		// Answered before any cancel: compared below.
+	case cancel.came():
 		// The client answers its permission requests "cancelled" itself;
 		// a well-behaved agent stops at once.
 		return ending{cancelled: true}
-	case <-p.eof:
-		select {
-		case r = <-s.ch: // it came just before the end
-		default:
-			return ending{eof: true}
-		}
-	case <-p.ctx.Done():
+	default:
 		return ending{eof: true}
 	}
 	if it.method == "terminal/create" {

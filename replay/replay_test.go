@@ -283,7 +283,39 @@ func TestParseErrors(t *testing.T) {
 		{"neither", `{"t":1,"dir":"a2c"}` + "\n", `t.jsonl:1:1: neither "msg" nor "raw"`},
 		{"msg not an object", `{"t":1,"dir":"a2c","msg":[1]}` + "\n", `t.jsonl:1:26: "msg" is not a JSON object`},
 		{"no initialize", newSession, "t.jsonl: no initialize request from the client"},
-		{"two sessions", init + newSession + newSession, "t.jsonl:3:59: a second session (session/new)"},
+		{"two sessions", init + newSession + strings.Replace(newSession, `"id":2`, `"id":3`, 1), "t.jsonl:3:59: a second session (session/new)"},
+		// The lines of a transcript pair up: played, an answer to a request
+		// it lacks would answer whatever the client has pending then.
+		{"agent answers a request not recorded", init + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"result":{}}}` + "\n",
+			"t.jsonl:2:48: the agent answers id 2, but the transcript holds no unanswered request of the client with that id"},
+		{"agent answers twice", init + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":1,"result":{}}}` + "\n" + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":1,"result":{}}}` + "\n",
+			"t.jsonl:3:48: the agent answers id 1, but"},
+		{"agent answers a string id as a number", `{"t":1,"dir":"c2a","msg":{"jsonrpc":"2.0","id":"1","method":"initialize"}}` + "\n" + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":1,"result":{}}}` + "\n",
+			"t.jsonl:2:48: the agent answers id 1, but"},
+		{"client answers a request not recorded", init + `{"t":1,"dir":"c2a","msg":{"jsonrpc":"2.0","id":7,"result":{}}}` + "\n",
+			"t.jsonl:2:48: the client answers id 7, but the transcript holds no unanswered request of the agent with that id"},
+		{"client reuses a pending id", init + strings.Replace(newSession, `"id":2`, `"id":1`, 1),
+			"t.jsonl:2:48: the client's request reuses id 1, that of its request at line 1, not answered yet"},
+		{"agent reuses a pending id", init + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":5,"method":"fs/read_text_file"}}` + "\n" + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":5,"method":"fs/read_text_file"}}` + "\n",
+			"t.jsonl:3:48: the agent's request reuses id 5, that of its request at line 2, not answered yet"},
+		{"object id", `{"t":1,"dir":"c2a","msg":{"jsonrpc":"2.0","id":{"x":1},"method":"initialize"}}` + "\n",
+			`t.jsonl:1:48: "id" is a JSON object: a JSON-RPC id is a string or a number`},
+		{"boolean id of an answer", init + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":true,"result":{}}}` + "\n",
+			`t.jsonl:2:48: "id" is a JSON boolean`},
+		{"array id of the agent's request", init + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","method":"fs/read_text_file","id":[1]}}` + "\n",
+			`t.jsonl:2:77: "id" is a JSON array`},
+		{"null id of a request", `{"t":1,"dir":"c2a","msg":{"jsonrpc":"2.0","id":null,"method":"initialize"}}` + "\n",
+			`t.jsonl:1:48: "id" is null: a JSON-RPC id is a string or a number (null only in an error response)`},
+		{"null id of a result", init + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":null,"result":{}}}` + "\n",
+			`t.jsonl:2:48: "id" is null`},
+		{"the id found among the members of msg", init + `{"t":1,"dir":"a2c","msg":{"params":{"id":1},"jsonrpc":"2.0","id":9,"result":{}}}` + "\n",
+			"t.jsonl:2:66: the agent answers id 9"},
+		{"raw JSON-RPC answer", init + `{"t":1,"dir":"a2c","raw":"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}"}` + "\n",
+			`t.jsonl:2:26: "raw" is a JSON object: acprun records a message under "msg"`},
+		{"raw with a line break", init + `{"t":1,"dir":"a2c","raw":"banner\n{}"}` + "\n",
+			`t.jsonl:2:26: "raw" holds a line break`},
+		{"a whole last line without its line break", init + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"result":{}}}`,
+			"t.jsonl:2:48: the agent answers id 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -294,6 +326,30 @@ func TestParseErrors(t *testing.T) {
 			}
 			if !strings.Contains(fmt.Sprint(err), "with acprun run --transcripts DIR") {
 				t.Errorf("Parse = %v, want it to say how to record a transcript", err)
+			}
+		})
+	}
+}
+
+// TestParseAcceptsWhatAnAgentMaySend: what a real agent may send that
+// answers nothing is played as recorded, not refused.
+func TestParseAcceptsWhatAnAgentMaySend(t *testing.T) {
+	init := `{"t":1,"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"method":"initialize"}}` + "\n"
+	tests := []struct{ name, line string }{
+		{"an error to a request it could not read", `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}}`},
+		{"an object that is not JSON-RPC", `{"t":1,"dir":"a2c","msg":{"level":"info","msg":"started"}}`},
+		{"a method that is not a string", `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":3,"method":7}}`},
+		{"garbage", `{"t":1,"dir":"a2c","raw":"{not json"}`},
+		{"the client's error to a line it could not read", `{"t":1,"dir":"c2a","msg":{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec, err := parse("t.jsonl", strings.NewReader(init+tt.line+"\n"), nil)
+			if err != nil {
+				t.Fatalf("Parse = %v, want no error", err)
+			}
+			if got := rec.calls["initialize"][0].during; !strings.HasPrefix(tt.name, "the client's") && len(got) != 1 {
+				t.Errorf("played during initialize: %d items, want the line", len(got))
 			}
 		})
 	}
@@ -495,6 +551,137 @@ func TestRunRequestsInFlightTogether(t *testing.T) {
 	c.send(`{"jsonrpc":"2.0","id":2,"result":{"content":"B"}}`)
 	c.expect(`"id":10,`, `"stopReason":"end_turn"`)
 	c.end()
+}
+
+// TestRunAnswerAndCancelInTheirOrder: when the client's answer to a
+// recorded request and its session/cancel have both come before the replay
+// looks for the answer, the one the client sent first decides, every time:
+// an answer sent first is compared (and diverges), a cancel sent first ends
+// the turn cancelled. The replay is held in the write of the line before
+// the answer while both are read.
+func TestRunAnswerAndCancelInTheirOrder(t *testing.T) {
+	lines := strings.SplitAfter(recorded, "\n")
+	transcript := strings.Join(lines[:5], "") +
+		`{"t":5,"dir":"c2a","msg":{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}}
+{"t":6,"dir":"a2c","msg":{"jsonrpc":"2.0","id":7,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t1","title":"Edit"},"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"},{"optionId":"no","name":"Reject","kind":"reject_once"}]}}}
+{"t":7,"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"asked"}}}}}
+{"t":8,"dir":"c2a","msg":{"jsonrpc":"2.0","id":7,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}}
+{"t":9,"dir":"a2c","msg":{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}}
+`
+	rec, err := parse("rec.jsonl", strings.NewReader(transcript), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		reject = `{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"no"}}}`
+		cancel = `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`
+		// A notification the replay ignores: once its write returns, the
+		// lines before it have been handled (an io.Pipe write returns when
+		// it is read, and the replay reads a line only after handling the
+		// one before).
+		noop = `{"jsonrpc":"2.0","method":"x/noop"}`
+	)
+	tests := []struct {
+		name  string
+		sends []string
+		want  string
+	}{
+		{"answer first", []string{reject, cancel}, `replay diverged: turn 1: session/request_permission for \"Edit\" (tool call t1): recorded selected \"ok\" (allow_once), got selected \"no\" (reject_once)`},
+		{"cancel first", []string{cancel, reject}, `"result":{"stopReason":"cancelled"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for range 20 { // a random choice would fail one of these
+				inR, inW := io.Pipe()
+				outR, outW := io.Pipe()
+				hold := &holdWriter{w: outW, at: `"asked"`, held: make(chan struct{}), release: make(chan struct{})}
+				done := make(chan error, 1)
+				go func() { done <- Run(context.Background(), rec, inR, hold, io.Discard, Options{}); outW.Close() }()
+				out := bufio.NewScanner(outR)
+				send := func(line string) {
+					if _, err := io.WriteString(inW, line+"\n"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				next := func() string {
+					if !out.Scan() {
+						t.Fatal("the replay's output ended")
+					}
+					return out.Text()
+				}
+				next() // the banner
+				send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+				next()
+				send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/rec","mcpServers":[]}}`)
+				next()
+				send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}`)
+				if l := next(); !strings.Contains(l, "session/request_permission") {
+					t.Fatalf("got %s, want the permission request", l)
+				}
+				<-hold.held // writing the update, before it looks for the answer
+				for _, l := range tt.sends {
+					send(l)
+				}
+				send(noop)
+				close(hold.release)
+				if l := next(); !strings.Contains(l, `"asked"`) {
+					t.Fatalf("got %s, want the update", l)
+				}
+				if l := next(); !strings.Contains(l, `"id":3,`) || !strings.Contains(l, tt.want) {
+					t.Fatalf("the prompt's answer is %s, want it to hold %s", l, tt.want)
+				}
+				inW.Close()
+				for out.Scan() {
+				}
+				if err := <-done; err != nil {
+					t.Fatalf("Run = %v", err)
+				}
+			}
+		})
+	}
+}
+
+// TestRunDivergedAfterTheAnswer: a divergence in what the agent sent
+// after answering (the client's answer to its request came after the
+// prompt's) has no request to answer: it is reported on stderr.
+func TestRunDivergedAfterTheAnswer(t *testing.T) {
+	lines := strings.SplitAfter(recorded, "\n")
+	c := start(t, strings.Join(lines[:5], "")+
+		`{"t":5,"dir":"c2a","msg":{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}}
+{"t":6,"dir":"a2c","msg":{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s1","path":"/rec/a"}}}
+{"t":7,"dir":"a2c","msg":{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}}
+{"t":8,"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"result":{"content":"A"}}}
+`)
+	c.handshake("/rec")
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}`)
+	c.expect(`"method":"fs/read_text_file"`)
+	c.expect(`"id":10,`, `"stopReason":"end_turn"`)
+	c.send(`{"jsonrpc":"2.0","id":1,"result":{"content":"B"}}`)
+	if err := c.end(); err != nil {
+		t.Errorf("Run = %v", err)
+	}
+	want := `acprun replay: rec.jsonl:7: replay diverged: turn 1: fs/read_text_file /rec/a: recorded result {"content":"A"}, got result {"content":"B"}`
+	if !strings.Contains(c.stderr.String(), want) {
+		t.Errorf("stderr = %q, want %q", c.stderr.String(), want)
+	}
+}
+
+// holdWriter writes to w; the write of a line holding at waits, once, for
+// release, after closing held.
+type holdWriter struct {
+	w             io.Writer
+	at            string
+	held, release chan struct{}
+	once          bool
+}
+
+func (h *holdWriter) Write(b []byte) (int, error) {
+	if !h.once && strings.Contains(string(b), h.at) {
+		h.once = true
+		close(h.held)
+		<-h.release
+	}
+	return h.w.Write(b)
 }
 
 func TestWithoutURIs(t *testing.T) {
