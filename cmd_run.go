@@ -370,7 +370,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return exitError{code: exitUsage, err: err}
 	}
 	if len(c.Prompt) > 0 {
-		if scs, err = c.withPrompt(g, scs); err != nil {
+		if scs, err = c.withPrompt(ctx, g, scs); err != nil {
 			return err
 		}
 	}

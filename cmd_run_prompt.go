@@ -4,13 +4,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
-
-	"golang.org/x/term"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/scenario"
@@ -57,8 +56,9 @@ func (c *runCmd) scenarios(g *globals) ([]*scenario.Scenario, error) {
 // withPrompt replaces the turns of the one selected scenario (against
 // each --agent, every copy alike) with one turn per --prompt, in order.
 // More than one scenario selected is a usage error, found before stdin is
-// read; none (--allow-empty) reads nothing.
-func (c *runCmd) withPrompt(g *globals, scs []*scenario.Scenario) ([]*scenario.Scenario, error) {
+// read; none (--allow-empty) reads nothing. An interrupt (ctx) while stdin
+// is read exits 130, having run nothing.
+func (c *runCmd) withPrompt(ctx context.Context, g *globals, scs []*scenario.Scenario) ([]*scenario.Scenario, error) {
 	var names []string
 	for _, sc := range scs {
 		if !slices.Contains(names, sc.Name) {
@@ -75,8 +75,11 @@ func (c *runCmd) withPrompt(g *globals, scs []*scenario.Scenario) ([]*scenario.S
 	}
 	prompts := make([]scenario.Prompt, len(c.Prompt))
 	for i, v := range c.Prompt {
-		p, err := c.readPrompt(g, v)
-		if err != nil {
+		p, err := c.readPrompt(ctx, g, v)
+		switch {
+		case errors.Is(err, errInterrupted):
+			return nil, exitError{code: exitInterrupted, err: errors.New("--prompt -: interrupted while reading stdin; nothing ran")}
+		case err != nil:
 			return nil, exitError{code: exitUsage, err: err}
 		}
 		prompts[i] = p
@@ -109,16 +112,16 @@ func (c *runCmd) checkPrompts() error {
 	return nil
 }
 
-// readPrompt reads one --prompt value: stdin for -, else its text in a
-// one-shot run, else the file it names (relative to the working
-// directory).
-func (c *runCmd) readPrompt(g *globals, value string) (scenario.Prompt, error) {
+// readPrompt reads one --prompt value: stdin for - (until ctx ends),
+// else its text in a one-shot run, else the file it names (relative to
+// the working directory).
+func (c *runCmd) readPrompt(ctx context.Context, g *globals, value string) (scenario.Prompt, error) {
 	switch {
 	case value == stdinPrompt:
-		if f, ok := g.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			fmt.Fprintln(g.Stderr, "acprun: reading the prompt from stdin (end it with Ctrl-D)")
-		}
-		text, err := scenario.ReadPrompt(g.Stdin)
+		g.noteStdin("acprun", "the prompt")
+		stdin := g.stdin(ctx)
+		defer stdin.Close()
+		text, err := scenario.ReadPrompt(stdin)
 		if err != nil {
 			return scenario.Prompt{}, fmt.Errorf("--prompt -: stdin %w", err)
 		}

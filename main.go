@@ -386,6 +386,48 @@ func notifyInterrupts() (context.Context, <-chan struct{}, func()) {
 // errInterrupted is the cause of the run context after SIGINT or SIGTERM.
 var errInterrupted = errors.New("interrupted")
 
+// stdin returns the command's stdin as every command reads it (run
+// --prompt -, explain --request -, mock-agent, replay): a pending Read
+// ends when ctx does, with its cause (errInterrupted after SIGINT or
+// SIGTERM), or when the reader is closed. A read(2) of a terminal or a
+// pipe cannot be interrupted, and a stdin made non-blocking for the Go
+// runtime to poll would stay so for every process that shares it (the
+// shell of a terminal), so a goroutine reads stdin and hands each chunk
+// over. Once the reader has ended early, that goroutine stays blocked in
+// read(2) until more input comes or acprun exits, which it then does.
+func (g *globals) stdin(ctx context.Context) io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := io.Copy(pw, g.Stdin)
+		pw.CloseWithError(err) // nil: EOF
+	}()
+	// The writer's end is closed, for the reads to end with the cause.
+	stop := context.AfterFunc(ctx, func() { pw.CloseWithError(context.Cause(ctx)) })
+	return &stdinReader{pr: pr, stop: stop}
+}
+
+// stdinReader is the reader globals.stdin returns.
+type stdinReader struct {
+	pr   *io.PipeReader
+	stop func() bool // stops ending the reads with ctx
+}
+
+func (r *stdinReader) Read(p []byte) (int, error) { return r.pr.Read(p) }
+
+// Close ends the reads, a pending one too.
+func (r *stdinReader) Close() error {
+	r.stop()
+	return r.pr.Close()
+}
+
+// noteStdin says on stderr that acprun waits for what to be typed, when
+// stdin is a terminal: a person may not know it waits for them.
+func (g *globals) noteStdin(prefix, what string) {
+	if isTerminal(g.Stdin) {
+		fmt.Fprintf(g.Stderr, "%s: reading %s from stdin (end it with Ctrl-D)\n", prefix, what)
+	}
+}
+
 // setColor decides once whether human output is coloured: fatih/color looks
 // at stdout, but acprun's human output goes to stderr. --color=always and
 // never win over the environment; under auto, NO_COLOR turns colour off
@@ -401,8 +443,9 @@ func setColor(mode string, stderr io.Writer) {
 	}
 }
 
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// isTerminal reports whether the stream s (stdin, stdout or stderr) is a
+// terminal.
+func isTerminal(s any) bool {
+	f, ok := s.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
