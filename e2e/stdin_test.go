@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"bufio"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,5 +113,64 @@ func TestStdinReadInterrupted(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestAgentOnTerminalInterrupted: mock-agent and replay with stdin on
+// their controlling terminal, as a person tries them, answer a request
+// typed there, and Ctrl-C then ends them with exit 130.
+func TestAgentOnTerminalInterrupted(t *testing.T) {
+	t.Parallel()
+	examples, err := filepath.Abs(filepath.Join(root, "examples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n"
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"mock-agent", []string{"mock-agent", filepath.Join(examples, "agents", "basic.mock.yaml")}},
+		{"replay", []string{"replay", filepath.Join(examples, "replay", "recorded", "permissions.jsonl")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ptmx, tty, err := pty.Open()
+			if err != nil {
+				t.Skipf("no pseudo-terminal: %v", err)
+			}
+			defer ptmx.Close()
+			go io.Copy(io.Discard, ptmx) // the echo of what is typed
+			cmd := exec.Command(acprunBin, tt.args...)
+			cmd.Dir = t.TempDir()
+			cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+			var stderr strings.Builder
+			cmd.Stdin, cmd.Stderr = tty, &stderr
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			tty.Close() // the child holds it
+			if _, err := io.WriteString(ptmx, initialize); err != nil {
+				t.Fatal(err)
+			}
+			answer, err := bufio.NewReader(stdout).ReadString('\n')
+			if !strings.Contains(answer, `"id":1,"result"`) {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("answer to initialize: %q, %v\nstderr:\n%s", answer, err, stderr.String())
+			}
+			if _, err := io.WriteString(ptmx, "\x03"); err != nil { // Ctrl-C
+				t.Fatal(err)
+			}
+			if code := exitWithin(t, cmd, 30*time.Second, stderr.String); code != exitInterrupted {
+				t.Errorf("exit %d, want %d\nstderr:\n%s", code, exitInterrupted, stderr.String())
+			}
+		})
 	}
 }
