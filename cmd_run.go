@@ -426,7 +426,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	c.warnNoPermissions(g, scs)
 	var observers []runner.Observer
 	printer := progress.NewPrinter(g.Stderr, len(scs)*c.Repeat.n, progress.Options{
-		Terminal: isTerminal(g.Stderr) && c.format() == formatLines, Quiet: c.format() == formatQuiet,
+		Terminal: capableTerminal(g.Stderr) && c.format() == formatLines, Quiet: c.format() == formatQuiet,
 		Dots: c.format() == formatDots, Verbose: c.Verbose,
 	})
 	observers = append(observers, printer)

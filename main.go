@@ -430,8 +430,9 @@ func (g *globals) noteStdin(prefix, what string) {
 
 // setColor decides once whether human output is coloured: fatih/color looks
 // at stdout, but acprun's human output goes to stderr. --color=always and
-// never win over the environment; under auto, NO_COLOR turns colour off
-// only when it is set and not empty (no-color.org), as TERM=dumb does.
+// never win over the environment; under auto, stderr must be a capable
+// terminal, and NO_COLOR turns colour off only when it is set and not
+// empty (no-color.org).
 func setColor(mode string, stderr io.Writer) {
 	switch mode {
 	case "always":
@@ -439,8 +440,16 @@ func setColor(mode string, stderr io.Writer) {
 	case "never":
 		color.NoColor = true
 	default:
-		color.NoColor = os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" || !isTerminal(stderr)
+		color.NoColor = os.Getenv("NO_COLOR") != "" || !capableTerminal(stderr)
 	}
+}
+
+// capableTerminal reports whether w is a terminal that takes escape
+// sequences: colour, and the cursor movements of run's live progress
+// area. TERM=dumb (Emacs's shell, some CI consoles) says it takes plain
+// lines only, as a pipe does.
+func capableTerminal(w io.Writer) bool {
+	return isTerminal(w) && os.Getenv("TERM") != "dumb"
 }
 
 // isTerminal reports whether the stream s (stdin, stdout or stderr) is a
