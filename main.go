@@ -249,7 +249,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acprun: %v\n%s\n", err, usageHint(err))
 		return exitUsage
 	}
-	if err := emptyPathFlag(kctx); err != nil {
+	if err := emptyFlag(kctx); err != nil {
 		fmt.Fprintf(stderr, "acprun: %v\n", err)
 		return exitUsage
 	}
@@ -277,30 +277,48 @@ func usageHint(err error) string {
 	return "see '" + path + " --help'"
 }
 
-// pathPlaceholders are the placeholders of the flags whose value names a
-// file or a directory, with what to give instead of an empty value.
-var pathPlaceholders = map[string]string{
-	"FILE": "a file",
-	"DIR":  "a directory",
+// emptyPlaceholders are the placeholders of the flags whose value may not
+// be empty, with what the value is and what to give instead: those that
+// name a file or a directory, and those that select scenarios, which
+// empty would select them all.
+var emptyPlaceholders = map[string]struct{ what, give string }{
+	"FILE": {"path", "a file"},
+	"DIR":  {"path", "a directory"},
+	"I/N":  {"shard", "one such as 2/4"},
+	"TAG":  {"tag", "a tag"},
+	"NAME": {"name", "a name"},
 }
 
-// emptyPathFlag refuses a flag that names a file or a directory (its
-// placeholder is one of pathPlaceholders) given an empty value, as
-// -o "$RESULTS" gives it when the variable is unset: nothing has run yet
-// (exit 2), and nothing would be written where the user looks for it.
-// kong marks as set the flags given on the command line and those with a
-// default; no default is empty, so an empty value was given.
-func emptyPathFlag(kctx *kong.Context) error {
+// emptyFlag refuses a flag of emptyPlaceholders given an empty value, as
+// -o "$RESULTS" or --shard "$SHARD" gives it when the variable is unset:
+// nothing has run yet (exit 2), and nothing would be written where the
+// user looks for it, or every shard would run the whole suite. kong marks
+// as set the flags given on the command line and those with a default;
+// no default is empty, so an empty value was given. kong drops the empty
+// values of a repeatable flag, so one is refused only when it gives the
+// flag no value at all.
+func emptyFlag(kctx *kong.Context) error {
 	for _, f := range kctx.Flags() {
-		want, ok := pathPlaceholders[f.PlaceHolder]
-		if !ok || !f.Set || f.Target.Kind() != reflect.String || f.Target.String() != "" {
+		want, ok := emptyPlaceholders[f.PlaceHolder]
+		if !ok || !f.Set {
+			continue
+		}
+		switch f.Target.Kind() {
+		case reflect.String:
+			ok = f.Target.String() == ""
+		case reflect.Slice:
+			ok = f.Target.Len() == 0
+		default:
+			ok = false
+		}
+		if !ok {
 			continue
 		}
 		name := "--" + f.Name
 		if f.Short != 0 {
 			name = fmt.Sprintf("-%c/--%s", f.Short, f.Name)
 		}
-		return fmt.Errorf("%s \"\": the path is empty (is the variable that gives it unset?): give %s, or leave the flag out", name, want)
+		return fmt.Errorf("%s \"\": the %s is empty (is the variable that gives it unset?): give %s, or leave the flag out", name, want.what, want.give)
 	}
 	return nil
 }

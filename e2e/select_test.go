@@ -85,6 +85,39 @@ func acprunUnset(t *testing.T, dir, name string, args ...string) result {
 	return res
 }
 
+// TestEmptySelectionFlagsAreUsageErrors: a selection flag given an empty
+// value (--shard "$SHARD" with the variable unset) is a usage error before
+// anything runs, as an empty path is, instead of selecting every scenario:
+// each shard of a CI job would run the whole suite.
+func TestEmptySelectionFlagsAreUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"run", "s.yaml", "--shard", ""}, `acprun: --shard "": the shard is empty (is the variable that gives it unset?): give one such as 2/4, or leave the flag out`},
+		{[]string{"run", "s.yaml", "--shard=", "--dry-run"}, `acprun: --shard "": the shard is empty`},
+		{[]string{"run", "s.yaml", "--tag", ""}, `acprun: --tag "": the tag is empty (is the variable that gives it unset?): give a tag, or leave the flag out`},
+		{[]string{"run", "s.yaml", "--agent", ""}, `acprun: --agent "": the name is empty (is the variable that gives it unset?): give a name, or leave the flag out`},
+		{[]string{"run", "--agent", "", "--prompt", "hi"}, `acprun: --agent "": the name is empty`},
+		{[]string{"list", "s.yaml", "--shard", ""}, `acprun: --shard "": the shard is empty`},
+		{[]string{"list", "s.yaml", "--tag="}, `acprun: --tag "": the tag is empty`},
+		{[]string{"list", "s.yaml", "--agent", ""}, `acprun: --agent "": the name is empty`},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"s.yaml": ranScenario})
+			res := acprun(t, dir, tt.args...)
+			if res.code != exitUsage || !strings.Contains(res.stderr, tt.stderr) || res.stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 2, nothing on stdout and %q", res.code, res.stdout, res.stderr, tt.stderr)
+			}
+			if got := dirNames(t, dir); !slices.Equal(got, []string{"s.yaml"}) {
+				t.Errorf("the directory holds %q after the command; want nothing run or written", got)
+			}
+		})
+	}
+}
+
 // TestSelectionUsageErrors checks that a glob that matches nothing is a
 // usage error naming it, as a missing path is, and so is -j below 1: both
 // before any agent starts.
