@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -28,6 +29,11 @@ func (c *runCmd) oneShot() bool { return len(c.Paths) == 0 }
 func (c *runCmd) scenarios(g *globals) ([]*scenario.Scenario, error) {
 	if !c.oneShot() {
 		return c.pick(g, c.Paths)
+	}
+	if len(c.Prompt) == 0 && c.resultsLookLikeScenarios() {
+		path := approve.QuoteArgv([]string{c.JSON})
+		return nil, exitError{code: exitUsage, err: fmt.Errorf(
+			"nothing to run: --json takes the results file on run, as -o does, and %s looks like scenarios: did you mean acprun run %[1]s (and -o FILE for the results)?", path)}
 	}
 	if len(c.Prompt) == 0 {
 		return nil, exitError{code: exitUsage, err: errors.New(
@@ -51,6 +57,17 @@ func (c *runCmd) scenarios(g *globals) ([]*scenario.Scenario, error) {
 		return nil, usageError(g, err)
 	}
 	return c.choose(g, []*scenario.Scenario{sc}, nil, lopts)
+}
+
+// resultsLookLikeScenarios reports whether the results file of -o (or of
+// --json, which takes it on run, while list and probe take --json alone)
+// names scenarios instead: a directory, or a file ending in .yaml or .yml.
+func (c *runCmd) resultsLookLikeScenarios() bool {
+	if ext := filepath.Ext(c.JSON); ext == ".yaml" || ext == ".yml" {
+		return true
+	}
+	fi, err := os.Stat(c.JSON)
+	return err == nil && fi.IsDir()
 }
 
 // withPrompt replaces the turns of the one selected scenario (against
