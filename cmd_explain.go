@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -71,8 +72,9 @@ config's default permissions, if any, and --allow and --deny:
 Exit 0 when the request is allowed, 1 when it is denied, 2 on bad input.`
 }
 
-// Run explains the decision.
-func (c *explainCmd) Run(g *globals) error {
+// Run explains the decision. An interrupt (ctx) while --request - reads
+// stdin exits 130.
+func (c *explainCmd) Run(ctx context.Context, g *globals) error {
 	if err := c.check(); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
@@ -95,7 +97,9 @@ func (c *explainCmd) Run(g *globals) error {
 			return usageError(g, err) // an invalid transcript with its place, as replay prints it
 		}
 		req = asked.Request
-	} else if req, err = c.request(g, sc.Agent.Cwd); err != nil {
+	} else if req, err = c.request(ctx, g, sc.Agent.Cwd); errors.Is(err, errInterrupted) {
+		return exitError{code: exitInterrupted, err: errors.New("--request -: interrupted while reading stdin")}
+	} else if err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
 	d, traces := sc.Policy.Explain(req)
@@ -217,8 +221,9 @@ func quoteAll(ss []string) string {
 }
 
 // request builds the approve.Request to explain: the recorded one of
-// --request, or the one --kind, --title, --command and --path describe.
-func (c *explainCmd) request(g *globals, cwd string) (approve.Request, error) {
+// --request (stdin until ctx ends, for -), or the one --kind, --title,
+// --command and --path describe.
+func (c *explainCmd) request(ctx context.Context, g *globals, cwd string) (approve.Request, error) {
 	sketch := runner.ToolCallSketch{Kind: c.Kind, Tool: c.Tool, Title: c.Title, Command: c.Command, Paths: c.Path}
 	if c.Request == "" {
 		if sketch.Empty() {
@@ -232,7 +237,10 @@ func (c *explainCmd) request(g *globals, cwd string) (approve.Request, error) {
 	var data []byte
 	var err error
 	if c.Request == "-" {
-		data, err = io.ReadAll(io.LimitReader(g.Stdin, maxRequestBytes))
+		g.noteStdin("acprun explain", "the request")
+		stdin := g.stdin(ctx)
+		defer stdin.Close()
+		data, err = io.ReadAll(io.LimitReader(stdin, maxRequestBytes))
 	} else {
 		data, err = inputfile.Read(c.Request, maxRequestBytes)
 	}

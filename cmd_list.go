@@ -1,6 +1,9 @@
 package main
 
-import "github.com/acprun/acprun/output"
+import (
+	"github.com/acprun/acprun/output"
+	"github.com/acprun/acprun/scenario"
+)
 
 // listCmd is `acprun list PATHS…`.
 type listCmd struct {
@@ -14,6 +17,8 @@ type listCmd struct {
 func (c *listCmd) Help() string {
 	return `Prints the scenarios that "acprun run" would run with the same paths and
 selection flags, one per line: file:line, name, @agent, [tags]. Runs nothing.
+A ${VAR} that is unset here is a warning, as in validate: a run that selects
+its scenario (--dry-run too) stops on it.
 
 With --json, stdout is one JSON array, one object per scenario (and per
 --agent), in the order a run would start them, every key always present:
@@ -43,9 +48,8 @@ func (c *listCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
-	if err := checkUnset(g, scs); err != nil {
-		return err
-	}
+	// A variable unset here stops a run of its scenario, not the listing.
+	printWarnings(g, scenario.UnsetWarnings(scs))
 	entries := make([]output.ListEntry, 0, len(scs))
 	for _, sc := range scs {
 		entries = append(entries, output.ListEntry{

@@ -13,7 +13,7 @@ import (
 // mergeCmd is `acprun merge FILES… -o FILE`.
 type mergeCmd struct {
 	Files  []string `arg:"" name:"file" help:"Results files written by acprun run (or merge), e.g. one per shard."`
-	Output string   `name:"output" short:"o" default:"acprun-results.json" placeholder:"FILE" help:"Write the merged results to FILE (- for stdout)."`
+	Output string   `name:"output" short:"o" default:"acprun-results.json" placeholder:"FILE" help:"Write the merged results to FILE (default: ${default}; - for stdout)."`
 }
 
 // Help is the long help of merge.

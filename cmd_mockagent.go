@@ -3,12 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
-	"os"
 	"os/signal"
 	"syscall"
-
-	"golang.org/x/term"
 
 	"github.com/acprun/acprun/mockagent"
 )
@@ -35,7 +31,7 @@ func (c *mockAgentCmd) Run(ctx context.Context, g *globals) error {
 	if s.IgnoreSigterm {
 		signal.Ignore(syscall.SIGTERM)
 	}
-	err = mockagent.Run(ctx, s, interruptibleStdin(g.Stdin), g.Stdout, g.Stderr)
+	err = mockagent.Run(ctx, s, g.stdin(ctx), g.Stdout, g.Stderr)
 	switch {
 	case err == nil:
 		return nil
@@ -43,20 +39,4 @@ func (c *mockAgentCmd) Run(ctx context.Context, g *globals) error {
 		return exitError{code: exitInterrupted}
 	}
 	return exitError{code: exitAgent, err: err}
-}
-
-// interruptibleStdin returns the process's stdin in non-blocking mode, so
-// that the Go runtime polls it and closing it ends a pending Read:
-// otherwise a SIGTERM could not stop the agent while the client keeps its
-// stdin open. Another reader, and a terminal, are left as they are (the
-// mode would outlive the process).
-func interruptibleStdin(r io.Reader) io.Reader {
-	f, ok := r.(*os.File)
-	if !ok || f != os.Stdin || term.IsTerminal(int(f.Fd())) {
-		return r
-	}
-	if err := syscall.SetNonblock(syscall.Stdin, true); err != nil {
-		return f
-	}
-	return os.NewFile(uintptr(syscall.Stdin), "/dev/stdin")
 }

@@ -53,7 +53,7 @@ func (c *replayCmd) Run(ctx context.Context, g *globals) error {
 	for _, n := range rec.Notes {
 		fmt.Fprintf(g.Stderr, "acprun replay: %s\n", n)
 	}
-	err = replay.Run(ctx, rec, interruptibleStdin(g.Stdin), g.Stdout, g.Stderr, replay.Options{Timing: c.Timing})
+	err = replay.Run(ctx, rec, g.stdin(ctx), g.Stdout, g.Stderr, replay.Options{Timing: c.Timing})
 	switch {
 	case err == nil:
 		return nil

@@ -18,7 +18,7 @@ import (
 // reportCmd is `acprun report FILES… -o FILE`.
 type reportCmd struct {
 	Files           []string `arg:"" name:"file" help:"Results files written by acprun run (or merge); several are merged, as by acprun merge."`
-	Output          string   `name:"output" short:"o" default:"acprun-report.html" placeholder:"FILE" help:"Write the HTML report to FILE (- for stdout)."`
+	Output          string   `name:"output" short:"o" default:"acprun-report.html" placeholder:"FILE" help:"Write the HTML report to FILE (default: ${default}; - for stdout)."`
 	Transcripts     string   `placeholder:"DIR" help:"Read the scenarios' transcripts from DIR (as written by run --transcripts) instead of the paths the results record."`
 	TranscriptBytes int64    `placeholder:"N" default:"2097152" help:"Embed at most N bytes of each transcript (default 2 MiB), its first and last messages; the page says what was cut."`
 }

@@ -32,7 +32,7 @@ type runCmd struct {
 	Model          string   `placeholder:"MODEL" help:"Select this model in every scenario's session, in place of agent.model (checked against what the agent offers)."`
 	Mode           string   `placeholder:"MODE" help:"Set this session mode in every scenario's session, in place of agent.mode."`
 	Auth           string   `placeholder:"METHOD" help:"Authenticate with this method (an id of the agent's authMethods) before every scenario's session/new, in place of agent.auth."`
-	JSON           string   `name:"output" short:"o" aliases:"json" default:"acprun-results.json" placeholder:"FILE" help:"Write the JSON results to FILE (- for stdout, which then carries nothing else). --json FILE is an older name for it."`
+	JSON           string   `name:"output" short:"o" aliases:"json" default:"acprun-results.json" placeholder:"FILE" help:"Write the JSON results to FILE (default: ${default}; - for stdout, which then carries nothing else). --json FILE is an older name for it."`
 	Transcripts    string   `placeholder:"DIR" help:"Write every message both ways, per scenario, as JSONL files in DIR (agent env values redacted)."`
 	NoText         bool     `help:"Keep no message or thought text in the results, only its chunk counts, except for turns whose expectations or judge read it: memory stays flat however much the agents say."`
 	AllowAll       bool     `help:"Answer every permission request with allow (for quick experiments; named in the results)." xor:"policy"`
@@ -371,7 +371,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return exitError{code: exitUsage, err: err}
 	}
 	if len(c.Prompt) > 0 {
-		if scs, err = c.withPrompt(g, scs); err != nil {
+		if scs, err = c.withPrompt(ctx, g, scs); err != nil {
 			return err
 		}
 	}
@@ -434,7 +434,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	c.warnNoPermissions(g, scs)
 	var observers []runner.Observer
 	printer := progress.NewPrinter(g.Stderr, len(scs)*c.Repeat.n, progress.Options{
-		Terminal: isTerminal(g.Stderr) && c.format() == formatLines, Quiet: c.format() == formatQuiet,
+		Terminal: capableTerminal(g.Stderr) && c.format() == formatLines, Quiet: c.format() == formatQuiet,
 		Dots: c.format() == formatDots, Verbose: c.Verbose,
 	})
 	observers = append(observers, printer)

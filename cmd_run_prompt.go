@@ -4,13 +4,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
-
-	"golang.org/x/term"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/scenario"
@@ -29,6 +29,11 @@ func (c *runCmd) oneShot() bool { return len(c.Paths) == 0 }
 func (c *runCmd) scenarios(g *globals) ([]*scenario.Scenario, error) {
 	if !c.oneShot() {
 		return c.pick(g, c.Paths)
+	}
+	if len(c.Prompt) == 0 && c.resultsLookLikeScenarios() {
+		path := approve.QuoteArgv([]string{c.JSON})
+		return nil, exitError{code: exitUsage, err: fmt.Errorf(
+			"nothing to run: --json takes the results file on run, as -o does, and %s looks like scenarios: did you mean acprun run %[1]s (and -o FILE for the results)?", path)}
 	}
 	if len(c.Prompt) == 0 {
 		return nil, exitError{code: exitUsage, err: errors.New(
@@ -54,11 +59,23 @@ func (c *runCmd) scenarios(g *globals) ([]*scenario.Scenario, error) {
 	return c.choose(g, []*scenario.Scenario{sc}, nil, lopts)
 }
 
+// resultsLookLikeScenarios reports whether the results file of -o (or of
+// --json, which takes it on run, while list and probe take --json alone)
+// names scenarios instead: a directory, or a file ending in .yaml or .yml.
+func (c *runCmd) resultsLookLikeScenarios() bool {
+	if ext := filepath.Ext(c.JSON); ext == ".yaml" || ext == ".yml" {
+		return true
+	}
+	fi, err := os.Stat(c.JSON)
+	return err == nil && fi.IsDir()
+}
+
 // withPrompt replaces the turns of the one selected scenario (against
 // each --agent, every copy alike) with one turn per --prompt, in order.
 // More than one scenario selected is a usage error, found before stdin is
-// read; none (--allow-empty) reads nothing.
-func (c *runCmd) withPrompt(g *globals, scs []*scenario.Scenario) ([]*scenario.Scenario, error) {
+// read; none (--allow-empty) reads nothing. An interrupt (ctx) while stdin
+// is read exits 130, having run nothing.
+func (c *runCmd) withPrompt(ctx context.Context, g *globals, scs []*scenario.Scenario) ([]*scenario.Scenario, error) {
 	var names []string
 	for _, sc := range scs {
 		if !slices.Contains(names, sc.Name) {
@@ -75,8 +92,11 @@ func (c *runCmd) withPrompt(g *globals, scs []*scenario.Scenario) ([]*scenario.S
 	}
 	prompts := make([]scenario.Prompt, len(c.Prompt))
 	for i, v := range c.Prompt {
-		p, err := c.readPrompt(g, v)
-		if err != nil {
+		p, err := c.readPrompt(ctx, g, v)
+		switch {
+		case errors.Is(err, errInterrupted):
+			return nil, exitError{code: exitInterrupted, err: errors.New("--prompt -: interrupted while reading stdin; nothing ran")}
+		case err != nil:
 			return nil, exitError{code: exitUsage, err: err}
 		}
 		prompts[i] = p
@@ -109,16 +129,16 @@ func (c *runCmd) checkPrompts() error {
 	return nil
 }
 
-// readPrompt reads one --prompt value: stdin for -, else its text in a
-// one-shot run, else the file it names (relative to the working
-// directory).
-func (c *runCmd) readPrompt(g *globals, value string) (scenario.Prompt, error) {
+// readPrompt reads one --prompt value: stdin for - (until ctx ends),
+// else its text in a one-shot run, else the file it names (relative to
+// the working directory).
+func (c *runCmd) readPrompt(ctx context.Context, g *globals, value string) (scenario.Prompt, error) {
 	switch {
 	case value == stdinPrompt:
-		if f, ok := g.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			fmt.Fprintln(g.Stderr, "acprun: reading the prompt from stdin (end it with Ctrl-D)")
-		}
-		text, err := scenario.ReadPrompt(g.Stdin)
+		g.noteStdin("acprun", "the prompt")
+		stdin := g.stdin(ctx)
+		defer stdin.Close()
+		text, err := scenario.ReadPrompt(stdin)
 		if err != nil {
 			return scenario.Prompt{}, fmt.Errorf("--prompt -: stdin %w", err)
 		}

@@ -115,7 +115,7 @@ func TestReadPrompt(t *testing.T) {
 		{oneShot, "-", scenario.Prompt{Text: "from stdin\n", Pos: scenario.Pos{File: "--prompt -"}}},
 	}
 	for _, tt := range tests {
-		got, err := tt.c.readPrompt(g, tt.value)
+		got, err := tt.c.readPrompt(t.Context(), g, tt.value)
 		if err != nil || got != tt.want {
 			t.Errorf("paths %v, --prompt %q: %+v, %v; want %+v", tt.c.Paths, tt.value, got, err, tt.want)
 		}

@@ -10,9 +10,9 @@ import (
 )
 
 // TestEveryPathFlagRefusesAnEmptyValue parses, for every command, each
-// flag whose placeholder says it names a file or a directory with an empty
-// value, and checks that emptyPathFlag refuses it: a flag added later is
-// covered as soon as it has such a placeholder.
+// flag whose placeholder says it names a file or a directory (or selects
+// scenarios) with an empty value, and checks that emptyFlag refuses it: a
+// flag added later is covered as soon as it has such a placeholder.
 func TestEveryPathFlagRefusesAnEmptyValue(t *testing.T) {
 	var out bytes.Buffer
 	g := &globals{Stdout: &out, Stderr: &out}
@@ -30,7 +30,7 @@ func TestEveryPathFlagRefusesAnEmptyValue(t *testing.T) {
 		}
 		for _, flags := range cmd.AllFlags(false) {
 			for _, f := range flags {
-				if _, ok := pathPlaceholders[f.PlaceHolder]; !ok {
+				if _, ok := emptyPlaceholders[f.PlaceHolder]; !ok {
 					continue
 				}
 				checked++
@@ -45,13 +45,13 @@ func TestEveryPathFlagRefusesAnEmptyValue(t *testing.T) {
 					t.Errorf("%q: %v", args, err)
 					continue
 				}
-				if err := emptyPathFlag(kctx); err == nil || !strings.Contains(err.Error(), "--"+f.Name+` ""`) {
-					t.Errorf("%q: emptyPathFlag = %v; want the flag refused", args, err)
+				if err := emptyFlag(kctx); err == nil || !strings.Contains(err.Error(), "--"+f.Name+` ""`) {
+					t.Errorf("%q: emptyFlag = %v; want the flag refused", args, err)
 				}
 				args[len(args)-1] = "--" + f.Name + "=x"
 				if kctx, err := p.Parse(args); err == nil {
-					if err := emptyPathFlag(kctx); err != nil {
-						t.Errorf("%q: emptyPathFlag = %v; want nil", args, err)
+					if err := emptyFlag(kctx); err != nil {
+						t.Errorf("%q: emptyFlag = %v; want nil", args, err)
 					}
 				}
 			}

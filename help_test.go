@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,5 +28,33 @@ func TestHelpSnapshots(t *testing.T) {
 			}
 			testkit.Golden(t, filepath.Join("testdata", "help", name+".txt"), stdout.Bytes())
 		})
+	}
+}
+
+// TestHelpShowsFileDefaults: a flag that names a file and has a default
+// (run -o, merge -o, report -o) says the default in its help, as the file
+// is written there without the flag.
+func TestHelpShowsFileDefaults(t *testing.T) {
+	g := &globals{Stdout: io.Discard, Stderr: io.Discard}
+	parser, err := newParser(t.Context(), &cli{}, g, io.Discard, func(int) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, cmd := range parser.Model.Leaves(false) {
+		for _, flags := range cmd.AllFlags(false) {
+			for _, f := range flags {
+				if _, ok := emptyPlaceholders[f.PlaceHolder]; !ok || f.Default == "" || f.Default == "-" {
+					continue // "-", stdout, is said as such
+				}
+				checked++
+				if !strings.Contains(f.Help, f.Default) {
+					t.Errorf("acprun %s --%s: help %q does not say the default, %s", cmd.Path(), f.Name, f.Help, f.Default)
+				}
+			}
+		}
+	}
+	if checked < 3 {
+		t.Errorf("checked %d flags; want at least run -o, merge -o and report -o", checked)
 	}
 }

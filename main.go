@@ -249,7 +249,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acprun: %v\n%s\n", err, usageHint(err))
 		return exitUsage
 	}
-	if err := emptyPathFlag(kctx); err != nil {
+	if err := emptyFlag(kctx); err != nil {
 		fmt.Fprintf(stderr, "acprun: %v\n", err)
 		return exitUsage
 	}
@@ -277,30 +277,48 @@ func usageHint(err error) string {
 	return "see '" + path + " --help'"
 }
 
-// pathPlaceholders are the placeholders of the flags whose value names a
-// file or a directory, with what to give instead of an empty value.
-var pathPlaceholders = map[string]string{
-	"FILE": "a file",
-	"DIR":  "a directory",
+// emptyPlaceholders are the placeholders of the flags whose value may not
+// be empty, with what the value is and what to give instead: those that
+// name a file or a directory, and those that select scenarios, which
+// empty would select them all.
+var emptyPlaceholders = map[string]struct{ what, give string }{
+	"FILE": {"path", "a file"},
+	"DIR":  {"path", "a directory"},
+	"I/N":  {"shard", "one such as 2/4"},
+	"TAG":  {"tag", "a tag"},
+	"NAME": {"name", "a name"},
 }
 
-// emptyPathFlag refuses a flag that names a file or a directory (its
-// placeholder is one of pathPlaceholders) given an empty value, as
-// -o "$RESULTS" gives it when the variable is unset: nothing has run yet
-// (exit 2), and nothing would be written where the user looks for it.
-// kong marks as set the flags given on the command line and those with a
-// default; no default is empty, so an empty value was given.
-func emptyPathFlag(kctx *kong.Context) error {
+// emptyFlag refuses a flag of emptyPlaceholders given an empty value, as
+// -o "$RESULTS" or --shard "$SHARD" gives it when the variable is unset:
+// nothing has run yet (exit 2), and nothing would be written where the
+// user looks for it, or every shard would run the whole suite. kong marks
+// as set the flags given on the command line and those with a default;
+// no default is empty, so an empty value was given. kong drops the empty
+// values of a repeatable flag, so one is refused only when it gives the
+// flag no value at all.
+func emptyFlag(kctx *kong.Context) error {
 	for _, f := range kctx.Flags() {
-		want, ok := pathPlaceholders[f.PlaceHolder]
-		if !ok || !f.Set || f.Target.Kind() != reflect.String || f.Target.String() != "" {
+		want, ok := emptyPlaceholders[f.PlaceHolder]
+		if !ok || !f.Set {
+			continue
+		}
+		switch f.Target.Kind() {
+		case reflect.String:
+			ok = f.Target.String() == ""
+		case reflect.Slice:
+			ok = f.Target.Len() == 0
+		default:
+			ok = false
+		}
+		if !ok {
 			continue
 		}
 		name := "--" + f.Name
 		if f.Short != 0 {
 			name = fmt.Sprintf("-%c/--%s", f.Short, f.Name)
 		}
-		return fmt.Errorf("%s \"\": the path is empty (is the variable that gives it unset?): give %s, or leave the flag out", name, want)
+		return fmt.Errorf("%s \"\": the %s is empty (is the variable that gives it unset?): give %s, or leave the flag out", name, want.what, want.give)
 	}
 	return nil
 }
@@ -386,10 +404,53 @@ func notifyInterrupts() (context.Context, <-chan struct{}, func()) {
 // errInterrupted is the cause of the run context after SIGINT or SIGTERM.
 var errInterrupted = errors.New("interrupted")
 
+// stdin returns the command's stdin as every command reads it (run
+// --prompt -, explain --request -, mock-agent, replay): a pending Read
+// ends when ctx does, with its cause (errInterrupted after SIGINT or
+// SIGTERM), or when the reader is closed. A read(2) of a terminal or a
+// pipe cannot be interrupted, and a stdin made non-blocking for the Go
+// runtime to poll would stay so for every process that shares it (the
+// shell of a terminal), so a goroutine reads stdin and hands each chunk
+// over. Once the reader has ended early, that goroutine stays blocked in
+// read(2) until more input comes or acprun exits, which it then does.
+func (g *globals) stdin(ctx context.Context) io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := io.Copy(pw, g.Stdin)
+		pw.CloseWithError(err) // nil: EOF
+	}()
+	// The writer's end is closed, for the reads to end with the cause.
+	stop := context.AfterFunc(ctx, func() { pw.CloseWithError(context.Cause(ctx)) })
+	return &stdinReader{pr: pr, stop: stop}
+}
+
+// stdinReader is the reader globals.stdin returns.
+type stdinReader struct {
+	pr   *io.PipeReader
+	stop func() bool // stops ending the reads with ctx
+}
+
+func (r *stdinReader) Read(p []byte) (int, error) { return r.pr.Read(p) }
+
+// Close ends the reads, a pending one too.
+func (r *stdinReader) Close() error {
+	r.stop()
+	return r.pr.Close()
+}
+
+// noteStdin says on stderr that acprun waits for what to be typed, when
+// stdin is a terminal: a person may not know it waits for them.
+func (g *globals) noteStdin(prefix, what string) {
+	if isTerminal(g.Stdin) {
+		fmt.Fprintf(g.Stderr, "%s: reading %s from stdin (end it with Ctrl-D)\n", prefix, what)
+	}
+}
+
 // setColor decides once whether human output is coloured: fatih/color looks
 // at stdout, but acprun's human output goes to stderr. --color=always and
-// never win over the environment; under auto, NO_COLOR turns colour off
-// only when it is set and not empty (no-color.org), as TERM=dumb does.
+// never win over the environment; under auto, stderr must be a capable
+// terminal, and NO_COLOR turns colour off only when it is set and not
+// empty (no-color.org).
 func setColor(mode string, stderr io.Writer) {
 	switch mode {
 	case "always":
@@ -397,12 +458,21 @@ func setColor(mode string, stderr io.Writer) {
 	case "never":
 		color.NoColor = true
 	default:
-		color.NoColor = os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" || !isTerminal(stderr)
+		color.NoColor = os.Getenv("NO_COLOR") != "" || !capableTerminal(stderr)
 	}
 }
 
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// capableTerminal reports whether w is a terminal that takes escape
+// sequences: colour, and the cursor movements of run's live progress
+// area. TERM=dumb (Emacs's shell, some CI consoles) says it takes plain
+// lines only, as a pipe does.
+func capableTerminal(w io.Writer) bool {
+	return isTerminal(w) && os.Getenv("TERM") != "dumb"
+}
+
+// isTerminal reports whether the stream s (stdin, stdout or stderr) is a
+// terminal.
+func isTerminal(s any) bool {
+	f, ok := s.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -44,7 +44,7 @@ type selection struct {
 // selected ones, against each --agent. Its errors carry their exit codes:
 // 2 for bad files and flags, 5 for an empty selection unless --allow-empty.
 // Unset variables are not checked yet: the caller checks them (checkUnset)
-// for the scenarios it will run or list.
+// for the scenarios it will run, or warns about them.
 func (s *selection) pick(g *globals, paths []string) ([]*scenario.Scenario, error) {
 	scs, lopts, err := s.load(g, paths)
 	if err != nil {
@@ -134,8 +134,8 @@ func (s *selection) loadOptions(cfg *scenario.Config) scenario.LoadOptions {
 }
 
 // checkUnset fails with exit 2, printing each problem with its source
-// line, when a scenario of scs (those a command will run or list) uses a
-// variable that is unset. The other scenarios loaded may: a CI job with
+// line, when a scenario of scs (those a command will run) uses a variable
+// that is unset. The other scenarios loaded may: a CI job with
 // one provider's key runs the scenarios that need only that one.
 func checkUnset(g *globals, scs []*scenario.Scenario) error {
 	if errs := scenario.UnsetErrors(scs); errs != nil {

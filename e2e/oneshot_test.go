@@ -1,9 +1,11 @@
 package e2e_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,6 +219,38 @@ func TestOneShotUsageErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
 		t.Error("a refused run wrote results")
+	}
+}
+
+// TestRunJSONTakesTheResultsFile: --json on run is an older name of -o,
+// the results file (on list and probe it takes no value). Given scenarios
+// and no path, run says so, with exit 2, and writes nothing.
+func TestRunJSONTakesTheResultsFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": ranScenario, "suite/t.yaml": ranScenario})
+	const hint = "acprun: nothing to run: --json takes the results file on run, as -o does, and %s looks like scenarios: did you mean acprun run %[1]s (and -o FILE for the results)?"
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--json", "s.yaml"}, fmt.Sprintf(hint, "s.yaml")},
+		{[]string{"run", "--json", "suite"}, fmt.Sprintf(hint, "suite")},
+		{[]string{"run", "--json=new.yml"}, fmt.Sprintf(hint, "new.yml")},
+		{[]string{"run", "-o", "s.yaml"}, fmt.Sprintf(hint, "s.yaml")},
+		{[]string{"run", "--json", "out.json"}, "acprun: nothing to run: give scenario files or directories"},
+	}
+	for _, tt := range tests {
+		res := acprun(t, dir, tt.args...)
+		if res.code != exitUsage || !strings.Contains(res.stderr, tt.want) || res.stdout != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr:\n%s\nwant exit 2 and %q", tt.args, res.code, res.stdout, res.stderr, tt.want)
+		}
+	}
+	if got := dirNames(t, dir); !slices.Equal(got, []string{"s.yaml", "suite"}) {
+		t.Errorf("the directory holds %q; want nothing run or written", got)
+	}
+	if got := readFiles(t, dir, "s.yaml")["s.yaml"]; string(got) != ranScenario {
+		t.Errorf("s.yaml was changed: %q", got)
 	}
 }
 

@@ -348,6 +348,27 @@ func TestOutputProgressTerminal(t *testing.T) {
 	}
 }
 
+// TestOutputProgressDumbTerminal runs acprun with stderr on a terminal that
+// says it takes no escape sequences (TERM=dumb): the result lines only, as
+// on a pipe, with no live area and no colour.
+func TestOutputProgressDumbTerminal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	outputScenarios(t, dir)
+	got, code := onTerminal(t, dir, []string{"TERM=dumb"}, "run", "a.yaml", "b.yaml", "-j", "1", "-o", "out.json")
+	if code != exitFailed {
+		t.Fatalf("exit %d; want %d\n%s", code, exitFailed, got)
+	}
+	if strings.Contains(got, "\x1b") {
+		t.Errorf("escape sequences on a TERM=dumb terminal:\n%q", got)
+	}
+	for _, re := range []string{`(?m)^PASS alpha \(end_turn, [0-9.]+m?s\)\r?$`, `(?m)^FAIL beta \(end_turn, end_turn, [0-9.]+m?s\)\r?$`, `1 passed, 1 failed`} {
+		if !regexp.MustCompile(re).MatchString(got) {
+			t.Errorf("the terminal shows no line matching %s:\n%q", re, got)
+		}
+	}
+}
+
 // TestOutputProgressPipe runs acprun with stderr on a pipe: one plain line
 // per finished scenario, no bar; -q leaves only the summary.
 func TestOutputProgressPipe(t *testing.T) {

@@ -12,10 +12,11 @@ import (
 )
 
 // TestUnsetVariableStopsOnlyTheScenariosThatUseIt checks that a ${VAR}
-// that is unset stops list, run and --dry-run only when they select a
-// scenario that uses it: a CI job with one provider's key runs the
-// scenarios that need only that one. validate warns about it, and
-// validate --strict, which checks what a run needs, fails on it.
+// that is unset stops run and --dry-run only when they select a scenario
+// that uses it: a CI job with one provider's key runs the scenarios that
+// need only that one. validate, and list when it lists such a scenario,
+// warn about it, and validate --strict, which checks what a run needs,
+// fails on it.
 func TestUnsetVariableStopsOnlyTheScenariosThatUseIt(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -42,9 +43,9 @@ func TestUnsetVariableStopsOnlyTheScenariosThatUseIt(t *testing.T) {
 		{[]string{"run", "suite", "--shard", "1/2", "-o", "out.json"}, 0, "", 1},
 		{[]string{"run", "suite/a.yaml", "suite/b.yaml", "--run", "^a$", "-o", "out.json"}, 0, "", 1},
 		{[]string{"validate", "suite"}, 0, strings.Replace(problem, ": ", ": warning: ", 1) + `; scenario "b" needs it to run`, -1},
+		{[]string{"list", "suite"}, 0, strings.Replace(problem, ": ", ": warning: ", 1) + `; scenario "b" needs it to run`, -1},
 
 		{[]string{"validate", "--strict", "suite"}, 2, problem, -1},
-		{[]string{"list", "suite"}, 2, problem, -1},
 		{[]string{"run", "suite", "--tag", "b", "--dry-run"}, 2, problem, -1},
 		{[]string{"run", "suite", "-o", "out.json"}, 2, problem, -1},
 	} {
@@ -83,6 +84,39 @@ func acprunUnset(t *testing.T, dir, name string, args ...string) result {
 		func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
 	res, _ := runCommand(t, cmd)
 	return res
+}
+
+// TestEmptySelectionFlagsAreUsageErrors: a selection flag given an empty
+// value (--shard "$SHARD" with the variable unset) is a usage error before
+// anything runs, as an empty path is, instead of selecting every scenario:
+// each shard of a CI job would run the whole suite.
+func TestEmptySelectionFlagsAreUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"run", "s.yaml", "--shard", ""}, `acprun: --shard "": the shard is empty (is the variable that gives it unset?): give one such as 2/4, or leave the flag out`},
+		{[]string{"run", "s.yaml", "--shard=", "--dry-run"}, `acprun: --shard "": the shard is empty`},
+		{[]string{"run", "s.yaml", "--tag", ""}, `acprun: --tag "": the tag is empty (is the variable that gives it unset?): give a tag, or leave the flag out`},
+		{[]string{"run", "s.yaml", "--agent", ""}, `acprun: --agent "": the name is empty (is the variable that gives it unset?): give a name, or leave the flag out`},
+		{[]string{"run", "--agent", "", "--prompt", "hi"}, `acprun: --agent "": the name is empty`},
+		{[]string{"list", "s.yaml", "--shard", ""}, `acprun: --shard "": the shard is empty`},
+		{[]string{"list", "s.yaml", "--tag="}, `acprun: --tag "": the tag is empty`},
+		{[]string{"list", "s.yaml", "--agent", ""}, `acprun: --agent "": the name is empty`},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"s.yaml": ranScenario})
+			res := acprun(t, dir, tt.args...)
+			if res.code != exitUsage || !strings.Contains(res.stderr, tt.stderr) || res.stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 2, nothing on stdout and %q", res.code, res.stdout, res.stderr, tt.stderr)
+			}
+			if got := dirNames(t, dir); !slices.Equal(got, []string{"s.yaml"}) {
+				t.Errorf("the directory holds %q after the command; want nothing run or written", got)
+			}
+		})
+	}
 }
 
 // TestSelectionUsageErrors checks that a glob that matches nothing is a

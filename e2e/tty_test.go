@@ -59,7 +59,7 @@ func startTTY(t *testing.T, dir string, cols, rows int, args ...string) *ttyRun 
 	defer stdout.Close()
 	cmd := exec.Command(acprunBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color", "GORACE=atexit_sleep_ms=0") // the terminal the test emulates
 	cmd.Stdout, cmd.Stderr = stdout, tty
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 2}
 	if err := cmd.Start(); err != nil {
