@@ -445,6 +445,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return exitError{code: exitOutput, err: err}
 	}
 	rep.BalancedBy = c.balancedBy
+	if wd, err := os.Getwd(); err == nil {
+		rep.Dir = wd // what the scenarios' relative paths are relative to
+	}
 	err = c.writeOutputs(interrupt, g, rep, events)
 	if c.Print {
 		if perr := printReply(g.Stdout, rep); perr != nil && err == nil {
