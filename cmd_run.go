@@ -525,7 +525,9 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, rep report.Report
 	}
 	if c.HTML != "" {
 		err := g.writeFile(ctx, out["--html"], c.pins[c.HTML], true, func(w io.Writer) error {
-			return htmlreport.Write(w, rep, htmlOptions(report.TranscriptFinder("", nil))) // where the run wrote them
+			opts := htmlOptions(report.TranscriptFinder("", nil)) // where the run wrote them
+			opts.Warn = func(msg string) { fmt.Fprintf(g.Stderr, "acprun: --html: warning: %s\n", msg) }
+			return htmlreport.Write(w, rep, opts)
 		})
 		if err != nil {
 			lose(err, "--html %s: %v; the HTML report was not written", c.HTML, err)
