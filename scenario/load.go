@@ -346,7 +346,7 @@ func isScenarioFile(name string) bool {
 		return false
 	}
 	lower := strings.ToLower(name)
-	if lower == ConfigFile || lower == "acprun.yml" {
+	if lower == ConfigFile || lower == ConfigFileYML {
 		return false
 	}
 	for _, ext := range []string{".yaml", ".yml"} {
