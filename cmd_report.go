@@ -35,7 +35,8 @@ Several results files (the shards of one run) are merged first, as acprun merge
 merges them. A transcript viewer is added for every scenario whose transcript
 is found: at the path the results record (relative paths are tried from the
 working directory and from the results file's directory), or in --transcripts
-DIR. Agent text is shown as text, never run; values of secret-looking
+DIR. A file that is not a transcript (each line a record as run --transcripts
+writes it) is not embedded: a warning names it and says what is wrong. Agent text is shown as text, never run; values of secret-looking
 variables of the current environment are redacted too.
 
 Exit codes:
@@ -79,6 +80,7 @@ func (c *reportCmd) Run(ctx context.Context, g *globals) error {
 		return exitError{code: exitUsage, err: fmt.Errorf("report: %w", err)}
 	}
 	opts.Sources = c.Files
+	opts.Warn = func(msg string) { fmt.Fprintf(g.Stderr, "acprun: report: warning: %s\n", msg) }
 	opts.TranscriptBytes = c.TranscriptBytes
 	if err := g.writeFile(ctx, out, nil, true, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
 		return exitError{code: writeExit(err), err: fmt.Errorf("report: -o %s: %w; the report was not written", c.Output, err)}

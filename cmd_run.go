@@ -453,6 +453,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return exitError{code: exitOutput, err: err}
 	}
 	rep.BalancedBy = c.balancedBy
+	if wd, err := os.Getwd(); err == nil {
+		rep.Dir = wd // what the scenarios' relative paths are relative to
+	}
 	err = c.writeOutputs(interrupt, g, rep, events)
 	if c.Print {
 		if perr := printReply(g.Stdout, rep); perr != nil && err == nil {
@@ -530,7 +533,9 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, rep report.Report
 	}
 	if c.HTML != "" {
 		err := g.writeFile(ctx, out["--html"], c.pins[c.HTML], true, func(w io.Writer) error {
-			return htmlreport.Write(w, rep, htmlOptions(report.TranscriptFinder("", nil))) // where the run wrote them
+			opts := htmlOptions(report.TranscriptFinder("", nil)) // where the run wrote them
+			opts.Warn = func(msg string) { fmt.Fprintf(g.Stderr, "acprun: --html: warning: %s\n", msg) }
+			return htmlreport.Write(w, rep, opts)
 		})
 		if err != nil {
 			lose(err, "--html %s: %v; the HTML report was not written", c.HTML, err)

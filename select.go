@@ -156,10 +156,23 @@ type configFlag struct {
 // returns nil, nil when there is no config: the built-in agents only and
 // no defaults. Problems in the file are a scenario.Errors; a --config
 // file that cannot be read (it does not exist, it is a directory) is an
-// error that names the flag.
+// error that names the flag. Without --config, an acprun.yaml that is
+// there but cannot be read (a symbolic link that leads nowhere, a
+// directory) is a scenario.Errors naming it, as is an acprun.yml: acprun
+// reads only acprun.yaml, and a config the user believes is read must
+// not be ignored silently.
 func (f configFlag) config() (*scenario.Config, error) {
 	if f.Config == "" {
-		if _, err := os.Stat(scenario.ConfigFile); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(scenario.ConfigFileYML); err == nil {
+			msg := "not read: acprun reads its config from " + scenario.ConfigFile + "; rename it, or pass --config " + scenario.ConfigFileYML
+			if _, err := os.Lstat(scenario.ConfigFile); err == nil {
+				msg = "not read: acprun reads its config from " + scenario.ConfigFile + ", which is here too; move what it holds there and remove it, or pass --config " + scenario.ConfigFileYML
+			}
+			return nil, scenario.Errors{{File: scenario.ConfigFileYML, Msg: msg}}
+		}
+		// Lstat: a link that leads nowhere is there, and LoadConfig says
+		// where it points.
+		if _, err := os.Lstat(scenario.ConfigFile); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
 		return scenario.LoadConfig(scenario.ConfigFile, scenario.LoadOptions{})

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -99,6 +100,72 @@ func TestMissingConfigFileNamesTheFlag(t *testing.T) {
 			}
 			if got := dirNames(t, dir); !slices.Equal(got, []string{"d", "s.yaml"}) {
 				t.Errorf("the directory holds %q after the command; want nothing run or written", got)
+			}
+		})
+	}
+}
+
+// TestConfigInWorkingDirectoryNotIgnored checks that, without --config,
+// a config file of the working directory that cannot be read (an
+// acprun.yaml that is a symbolic link leading nowhere, or a directory),
+// or an acprun.yml, which acprun does not read, stops every command that
+// reads the config, naming it, rather than being ignored: the user
+// believes it is read.
+func TestConfigInWorkingDirectoryNotIgnored(t *testing.T) {
+	t.Parallel()
+	const ymlAlone = "acprun.yml: not read: acprun reads its config from acprun.yaml; rename it, or pass --config acprun.yml\n"
+	const ymlBeside = "acprun.yml: not read: acprun reads its config from acprun.yaml, which is here too; move what it holds there and remove it, or pass --config acprun.yml\n"
+	for _, args := range [][]string{
+		{"run", "s.yaml"},
+		{"run", "--agent", "mock", "--prompt", "hi"},
+		{"list", "s.yaml"},
+		{"validate", "s.yaml"},
+		{"explain", "s.yaml", "--kind", "read"},
+		{"agents"},
+		{"probe", "--", "sh", "-c", "touch ran"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			for _, tc := range []struct {
+				name  string
+				setup func(dir string) error
+				want  string
+			}{
+				{"dangling link", func(dir string) error {
+					return os.Symlink("real-config.yaml", filepath.Join(dir, "acprun.yaml"))
+				}, "acprun.yaml: a symbolic link to real-config.yaml, which does not exist\n"},
+				{"link loop", func(dir string) error {
+					return os.Symlink("acprun.yaml", filepath.Join(dir, "acprun.yaml"))
+				}, "acprun.yaml: a symbolic link to acprun.yaml: too many levels of symbolic links\n"},
+				{"directory", func(dir string) error {
+					return os.Mkdir(filepath.Join(dir, "acprun.yaml"), 0o755)
+				}, "acprun.yaml: not a regular file (a directory): give a file\n"},
+				{"acprun.yml", func(dir string) error {
+					return os.WriteFile(filepath.Join(dir, "acprun.yml"), []byte("defaults: {timeout: 1m}\n"), 0o644)
+				}, ymlAlone},
+				{"acprun.yml beside acprun.yaml", func(dir string) error {
+					return errors.Join(os.WriteFile(filepath.Join(dir, "acprun.yml"), []byte("defaults: {timeout: 1m}\n"), 0o644),
+						os.WriteFile(filepath.Join(dir, "acprun.yaml"), []byte("defaults: {timeout: 1m}\n"), 0o644))
+				}, ymlBeside},
+			} {
+				dir := t.TempDir()
+				writeFiles(t, dir, map[string]string{"s.yaml": ranScenario})
+				if err := tc.setup(dir); err != nil {
+					t.Fatal(err)
+				}
+				res := acprun(t, dir, args...)
+				if res.code != exitUsage || res.stderr != tc.want {
+					t.Errorf("%s: exit %d, stderr:\n%s\nwant %d and %q", tc.name, res.code, res.stderr, exitUsage, tc.want)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+					t.Errorf("%s: the command ran", tc.name)
+				}
+			}
+			// Named by --config, an acprun.yml is read.
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"s.yaml": ranScenario, "acprun.yml": "defaults: {timeout: 1m}\n"})
+			if res := acprun(t, dir, "validate", "--config", "acprun.yml", "s.yaml"); res.code != exitOK {
+				t.Errorf("--config acprun.yml: exit %d\n%s", res.code, res.stderr)
 			}
 		})
 	}

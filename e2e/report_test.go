@@ -187,6 +187,40 @@ func TestReportFromRunAndFromResults(t *testing.T) {
 	}
 }
 
+// TestReportEmbedsOnlyTranscripts: results may come from anywhere (a CI
+// artifact), and name any file as a scenario's transcript; report embeds
+// only a transcript, and of any other file warns naming it, and writes
+// the page without it.
+func TestReportEmbedsOnlyTranscripts(t *testing.T) {
+	t.Parallel()
+	dir, _ := reportRun(t)
+	secret := filepath.Join(dir, "secret.txt")
+	writeFiles(t, dir, map[string]string{"secret.txt": "root:x:0:0:SECRET-LINE:/root:/bin/sh\n"})
+	var doc map[string]any
+	readJSON(t, filepath.Join(dir, "out.json"), &doc)
+	scs := doc["scenarios"].([]any)
+	scs[0].(map[string]any)["transcript"] = secret // the other keeps its own
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"evil.json": string(data)})
+	res := acprun(t, dir, "report", "evil.json", "-o", "evil.html")
+	if res.code != exitOK {
+		t.Fatalf("report: exit %d, want %d\n%s", res.code, exitOK, res.stderr)
+	}
+	if want := "acprun: report: warning: " + secret + ": line 1: not a JSON object: not a transcript"; !strings.Contains(res.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+	}
+	page := readFiles(t, dir, "evil.html")["evil.html"]
+	if bytes.Contains(page, []byte("SECRET-LINE")) {
+		t.Error("the page embeds a file that is not a transcript")
+	}
+	if n := bytes.Count(page, []byte(`<tr class="m `)); n == 0 {
+		t.Error("the other scenario's transcript is not embedded")
+	}
+}
+
 func TestReportWithoutTranscripts(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -203,5 +204,49 @@ func TestJobCompletionIndexWithoutShardsWarns(t *testing.T) {
 				t.Errorf("listed %q, want %q", names, tt.names)
 			}
 		})
+	}
+}
+
+// TestWalkRefusesWhatItCannotLoad: a directory walk names, and exits 2
+// for, a scenario file it cannot load (a symbolic link leading nowhere or
+// in a loop, a FIFO) rather than skip it: alone it is no "no scenario
+// files" exit 5, and beside another scenario that one does not run alone.
+func TestWalkRefusesWhatItCannotLoad(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"suite/ok.yaml": ranScenario})
+	for link, to := range map[string]string{"suite/nightly.yaml": "../moved-away.yaml", "suite/loop.yaml": "loop.yaml", "lone/nightly.yaml": "../moved-away.yaml"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(link)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(to, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "suite/fifo.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const nightly = "nightly.yaml: a symbolic link to ../moved-away.yaml, which does not exist\n"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "suite"}, "suite/fifo.yaml: not a regular file (a FIFO): give a file\n" +
+			"suite/loop.yaml: a symbolic link to loop.yaml: too many levels of symbolic links\n" +
+			"suite/" + nightly},
+		{[]string{"run", "lone"}, "lone/" + nightly},
+		{[]string{"run", "lone", "--allow-empty"}, "lone/" + nightly},
+		{[]string{"list", "lone"}, "lone/" + nightly},
+		{[]string{"validate", "lone"}, "lone/" + nightly},
+	} {
+		res := acprun(t, dir, tc.args...)
+		if res.code != exitUsage || res.stderr != tc.want {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant %d and:\n%s", tc.args, res.code, res.stderr, exitUsage, tc.want)
+		}
+	}
+	for _, ran := range []string{"ran", "suite/ran"} {
+		if _, err := os.Stat(filepath.Join(dir, ran)); err == nil {
+			t.Error("ok.yaml ran")
+		}
 	}
 }

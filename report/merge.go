@@ -57,7 +57,12 @@ func overlap(paths []string, prev, at entryAt, sc Result) error {
 //     shards' overrides;
 //   - balancedBy is the shards' own: shards balanced from different
 //     durations (--balance-from), or some balanced and some not, are an
-//     error, since their shards need not add up to the selection.
+//     error, since their shards need not add up to the selection;
+//   - dir, the directory the scenarios' files are relative to, is the
+//     shards' when they all ran in one (or do not say, as an older
+//     acprun's results); shards run in different directories keep their
+//     files as they are, and each result says its own directory instead
+//     (Result.Dir), as --rerun-failed resolves them.
 //
 // Its results (NewResults) count byStopReason and summary again from the
 // scenarios. The same result (file, line, value set, agent, attempt and
@@ -70,6 +75,7 @@ func MergeFiles(paths []string) (Report, error) {
 	}
 	rep := Report{SchemaVersion: SchemaVersion}
 	var overrides []string
+	var emptyDirs []string // the dirs of shards without scenarios
 	seen := map[resultKey]entryAt{}
 	for i, p := range paths {
 		res, err := readFile(p)
@@ -87,10 +93,14 @@ func MergeFiles(paths []string) (Report, error) {
 		}
 		rep.Duration = max(rep.Duration, r.Duration)
 		rep.Interrupted = rep.Interrupted || r.Interrupted
+		if len(r.Scenarios) == 0 {
+			emptyDirs = append(emptyDirs, r.Dir)
+		}
 		if r.PolicyOverride != "" && !slices.Contains(overrides, r.PolicyOverride) {
 			overrides = append(overrides, r.PolicyOverride)
 		}
 		for j, sc := range r.Scenarios {
+			sc.Dir = cmp.Or(sc.Dir, r.Dir) // a result's own, of merged results
 			k := resultKey{sc.File, sc.Line, sc.VarSet, sc.Agent.Name, sc.Attempt, sc.Retry}
 			if prev, ok := seen[k]; ok {
 				return Report{}, overlap(paths, prev, entryAt{i, j}, sc)
@@ -100,6 +110,7 @@ func MergeFiles(paths []string) (Report, error) {
 		}
 	}
 	rep.PolicyOverride = strings.Join(overrides, ", ")
+	rep.Dir = mergeDirs(rep.Scenarios, emptyDirs)
 	slices.SortStableFunc(rep.Scenarios, func(a, b Result) int {
 		return cmp.Or(
 			cmp.Compare(a.File, b.File),
@@ -111,4 +122,22 @@ func MergeFiles(paths []string) (Report, error) {
 		)
 	})
 	return rep, nil
+}
+
+// mergeDirs is the directory of merged results whose scenarios scs carry
+// each their own (Result.Dir; "" when not known), as do the shards
+// without scenarios (dirs): the one they all share, moved from the
+// scenarios to the results, or "" when they differ, and each scenario
+// keeps its own.
+func mergeDirs(scs []Result, dirs []string) string {
+	for _, sc := range scs {
+		dirs = append(dirs, sc.Dir)
+	}
+	if len(dirs) == 0 || slices.ContainsFunc(dirs, func(d string) bool { return d != dirs[0] }) {
+		return ""
+	}
+	for i := range scs {
+		scs[i].Dir = ""
+	}
+	return dirs[0]
 }

@@ -123,8 +123,14 @@ type Report struct {
 	// BalancedBy is the BalanceFingerprint of the durations a shard was
 	// balanced by (run --shard with --balance-from); "" when its shards
 	// were round robin. Merge refuses shards that differ in it.
-	BalancedBy string   `json:"balancedBy,omitempty"`
-	Scenarios  []Result `json:"scenarios"`
+	BalancedBy string `json:"balancedBy,omitempty"`
+	// Dir is the directory the scenarios' relative File paths are
+	// relative to: the working directory of the run, as an absolute path.
+	// "" when it is not known (results of an older acprun), or when
+	// merged shards ran in different directories: then each result says
+	// its own (Result.Dir).
+	Dir       string   `json:"dir,omitempty"`
+	Scenarios []Result `json:"scenarios"`
 }
 
 // AgentInfo describes the agent a scenario ran against.
@@ -202,8 +208,12 @@ type SessionClose struct {
 
 // Result is the outcome of one scenario.
 type Result struct {
-	Name string   `json:"name"`
-	File string   `json:"file"`
+	Name string `json:"name"`
+	File string `json:"file"`
+	// Dir is the directory a relative File is relative to, set only in
+	// merged results whose shards ran in different directories (see
+	// Report.Dir, and FileDir).
+	Dir  string   `json:"dir,omitempty"`
 	Line int      `json:"line"`
 	Tags []string `json:"tags,omitempty"`
 	// Attempt is the attempt number when the scenario was repeated

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/acprun/acprun/scenario"
@@ -36,20 +38,53 @@ func ReadRerun(path string) (*Rerun, error) {
 	forgiven := Forgiven(res.Report())
 	for _, r := range res.Scenarios {
 		if r.Verdict() && r.Status != StatusPassed && !forgiven(r) {
-			set.failed[rerunKey{samePath(r.File), r.Name, r.Agent.Name}] = true
+			set.failed[rerunKey{recordedPath(r.File, cmp.Or(r.Dir, res.Dir)), r.Name, r.Agent.Name}] = true
 		}
 	}
 	return set, nil
 }
 
-// samePath is the form of a scenario file's path that is compared: made
-// absolute against the working directory, so that ./a.yaml, a.yaml and
-// its absolute path are one file.
-func samePath(p string) string {
-	if abs, err := filepath.Abs(p); err == nil {
-		return abs
+// recordedPath is the samePath of a scenario file as results record it:
+// a relative file is relative to dir, the directory the run ran in, when
+// the file is there (the results are of a run on this machine, from
+// whatever directory); otherwise, when the results do not say (an older
+// acprun's) or the file is not there (the results of another machine, a
+// CI job's, whose checkout is elsewhere), relative to the working
+// directory, as the scenarios selected now are.
+func recordedPath(file, dir string) string {
+	if file != "" && dir != "" && !filepath.IsAbs(file) {
+		if p := filepath.Join(dir, file); exists(p) {
+			return samePath(p)
+		}
 	}
-	return filepath.Clean(p)
+	return samePath(file)
+}
+
+// exists reports whether there is a file at path (a dangling symbolic
+// link is one: it was the file the run named).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// samePath is the form of a scenario file's path that is compared: made
+// absolute against the working directory, with its symbolic links
+// resolved, so that ./a.yaml, a.yaml, its absolute path, its path through
+// a linked directory (a working directory reached through a symlink) and
+// a link to it are one file, as loading takes them to be. A file that is
+// not there is resolved as far as its directory.
+func samePath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs))
+	}
+	return abs
 }
 
 // Filter returns the scenarios of scs that did not pass in the file, in

@@ -54,3 +54,103 @@ func TestRerunMatchesFileNameAndAgent(t *testing.T) {
 		t.Errorf("rerun (-want +got):\n%s", diff)
 	}
 }
+
+// TestRerunResolvesFilesAgainstTheRunsDir checks that --rerun-failed
+// finds a failed scenario whatever directory the earlier run ran in: its
+// results record that directory (dir), and a relative file there is
+// resolved against it; results that do not record it (an older acprun),
+// or whose directory does not have the file (another machine's, a CI
+// job's), are resolved against the working directory, as before.
+func TestRerunResolvesFilesAgainstTheRunsDir(t *testing.T) {
+	root := t.TempDir()
+	t.Chdir(root)
+	for _, f := range []string{"suite/a.yaml", "a.yaml"} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	failed := []report.Result{{Name: "s", File: "a.yaml", Line: 1, Status: report.StatusFailed}}
+	for _, tc := range []struct {
+		name, dir string
+		want      string // the file of the selected scenario that is rerun
+	}{
+		{"ran in suite/", filepath.Join(root, "suite"), "suite/a.yaml"},
+		{"no dir recorded", "", "a.yaml"},
+		{"dir of another machine", filepath.Join(root, "elsewhere"), "a.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeJSON(t, root, "prev.json", report.Report{SchemaVersion: report.SchemaVersion, Dir: tc.dir, Scenarios: failed})
+			set, err := report.ReadRerun(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range set.Filter([]*scenario.Scenario{{Name: "s", File: "suite/a.yaml"}, {Name: "s", File: "a.yaml"}}) {
+				got = append(got, s.File)
+			}
+			if diff := cmp.Diff([]string{tc.want}, got); diff != "" {
+				t.Errorf("rerun (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRerunOfShardsMergedFromDifferentDirs checks that merged results of
+// shards that ran in different directories keep each scenario's own
+// directory, and that --rerun-failed resolves each file against it.
+func TestRerunOfShardsMergedFromDifferentDirs(t *testing.T) {
+	root := t.TempDir()
+	t.Chdir(root)
+	suite := filepath.Join(root, "suite")
+	if err := os.MkdirAll(suite, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"suite/a.yaml", "suite/b.yaml"} {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shard1 := writeJSON(t, root, "1.json", report.Report{SchemaVersion: report.SchemaVersion, Dir: suite, Scenarios: []report.Result{
+		{Name: "a", File: "a.yaml", Line: 1, Status: report.StatusFailed},
+	}})
+	shard2 := writeJSON(t, root, "2.json", report.Report{SchemaVersion: report.SchemaVersion, Dir: root, Scenarios: []report.Result{
+		{Name: "b", File: "suite/b.yaml", Line: 1, Status: report.StatusFailed},
+	}})
+	rep, err := report.MergeFiles([]string{shard1, shard2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, r := range rep.Scenarios {
+		dirs = append(dirs, r.Name+" "+r.Dir)
+	}
+	if diff := cmp.Diff([]string{"a " + suite, "b " + root}, dirs); diff != "" || rep.Dir != "" {
+		t.Errorf("merged dir %q, scenarios' (-want +got):\n%s", rep.Dir, diff)
+	}
+	merged := writeJSON(t, root, "all.json", rep)
+	set, err := report.ReadRerun(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range set.Filter([]*scenario.Scenario{{Name: "a", File: "suite/a.yaml"}, {Name: "b", File: "suite/b.yaml"}}) {
+		got = append(got, s.Name)
+	}
+	if diff := cmp.Diff([]string{"a", "b"}, got); diff != "" {
+		t.Errorf("rerun (-want +got):\n%s", diff)
+	}
+
+	// Shards of one directory: it is the merged results', not each one's.
+	shard2 = writeJSON(t, root, "2.json", report.Report{SchemaVersion: report.SchemaVersion, Dir: suite, Scenarios: []report.Result{
+		{Name: "b", File: "b.yaml", Line: 1, Status: report.StatusFailed},
+	}})
+	if rep, err = report.MergeFiles([]string{shard1, shard2}); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Dir != suite || rep.Scenarios[0].Dir != "" || rep.Scenarios[1].Dir != "" {
+		t.Errorf("merged dir %q, scenarios' %q and %q; want %q and none", rep.Dir, rep.Scenarios[0].Dir, rep.Scenarios[1].Dir, suite)
+	}
+}

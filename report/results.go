@@ -74,6 +74,7 @@ type Results struct {
 	Interrupted    bool                 `json:"interrupted,omitempty"`
 	PolicyOverride string               `json:"policyOverride,omitempty"`
 	BalancedBy     string               `json:"balancedBy,omitempty"`
+	Dir            string               `json:"dir,omitempty"`
 	ByStopReason   map[string][]TurnRef `json:"byStopReason"`
 	Summary        Summary              `json:"summary"`
 	Scenarios      []Result             `json:"scenarios"`
@@ -88,6 +89,7 @@ func NewResults(rep Report) Results {
 		Interrupted:    rep.Interrupted,
 		PolicyOverride: rep.PolicyOverride,
 		BalancedBy:     rep.BalancedBy,
+		Dir:            rep.Dir,
 		ByStopReason:   map[string][]TurnRef{},
 		Summary:        Summarize(rep),
 		Scenarios:      rep.Scenarios,
@@ -321,6 +323,7 @@ func (r Results) Report() Report {
 		Interrupted:    r.Interrupted,
 		PolicyOverride: r.PolicyOverride,
 		BalancedBy:     r.BalancedBy,
+		Dir:            r.Dir,
 		Scenarios:      r.Scenarios,
 	}
 }

@@ -22,6 +22,12 @@ import (
 // working directory.
 const ConfigFile = "acprun.yaml"
 
+// ConfigFileYML is the other spelling of ConfigFile, which acprun does not
+// read from the working directory but refuses there (a config the user
+// believes is read), and which directory walks skip as they skip
+// ConfigFile.
+const ConfigFileYML = "acprun.yml"
+
 // Config is an acprun config file: defaults for every scenario and named
 // agents. Pass it to Load in LoadOptions.Config.
 type Config struct {
@@ -290,7 +296,7 @@ func unloadedConfigHint(dir string, cfg *Config) string {
 	}
 	found, shown := "", ""
 	for d := dir; found == ""; d = filepath.Dir(d) {
-		for _, name := range []string{ConfigFile, "acprun.yml"} {
+		for _, name := range []string{ConfigFile, ConfigFileYML} {
 			if fi, err := os.Stat(filepath.Join(d, name)); err == nil && fi.Mode().IsRegular() {
 				found = filepath.Join(d, name)
 				break

@@ -241,9 +241,9 @@ func (l *loader) files(paths []string) []string {
 				l.errorf(path, "no file or directory matches the pattern")
 				continue
 			}
-			found := 0
+			found, errs := 0, len(l.errs)
 			for _, m := range matches {
-				fi, err := os.Stat(m)
+				fi, err := inputfile.Stat(m)
 				switch {
 				case err != nil:
 					l.fileError(m, err)
@@ -257,18 +257,19 @@ func (l *loader) files(paths []string) []string {
 					found++
 				}
 			}
-			if found == 0 {
+			if found == 0 && len(l.errs) == errs { // else the errors say why
 				l.warnf(path, "no scenario files match")
 			}
 			continue
 		}
-		fi, err := os.Stat(path)
+		fi, err := inputfile.Stat(path)
 		switch {
 		case err != nil:
 			l.fileError(path, err)
 		case fi.IsDir():
+			errs := len(l.errs)
 			walked := l.walk(path)
-			if len(walked) == 0 {
+			if len(walked) == 0 && len(l.errs) == errs { // else the errors say why
 				l.warnf(path, "no scenario files (*.yaml, *.yml) in directory")
 			}
 			for _, f := range walked {
@@ -319,7 +320,22 @@ func (l *loader) walk(dir string) []string {
 			}
 			return nil
 		}
-		if isScenarioFile(d.Name()) && (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 && isRegular(path)) {
+		if !isScenarioFile(d.Name()) || d.Type().IsRegular() {
+			if isScenarioFile(d.Name()) {
+				files = append(files, path)
+			}
+			return nil
+		}
+		// A symbolic link, FIFO, socket or device named as a scenario
+		// file: loading it says what is wrong with it, as when it is
+		// named, rather than skipping a scenario file the user wrote. A
+		// link to a directory is a directory, which the walk does not
+		// follow.
+		fi, err := inputfile.Stat(path)
+		switch {
+		case err != nil: // a link that leads nowhere, or in a loop
+			l.fileError(path, err)
+		case !fi.IsDir():
 			files = append(files, path)
 		}
 		return nil
@@ -328,11 +344,6 @@ func (l *loader) walk(dir string) []string {
 		l.fileError(dir, err)
 	}
 	return files
-}
-
-func isRegular(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular()
 }
 
 // skipDir reports whether a directory walk skips the directory name.
@@ -346,7 +357,7 @@ func isScenarioFile(name string) bool {
 		return false
 	}
 	lower := strings.ToLower(name)
-	if lower == ConfigFile || lower == "acprun.yml" {
+	if lower == ConfigFile || lower == ConfigFileYML {
 		return false
 	}
 	for _, ext := range []string{".yaml", ".yml"} {

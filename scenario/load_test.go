@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -444,6 +445,54 @@ func TestLoadPaths(t *testing.T) {
 				t.Errorf("Load(%q) errors (-want +got):\n%s", tt.paths, diff)
 			}
 		})
+	}
+}
+
+// TestWalkNamesWhatItCannotLoad: a directory walk does not skip an entry
+// named as a scenario file that is a symbolic link leading nowhere or in
+// a loop, or a FIFO: each is an error naming it, as when it is named
+// itself, whether or not the walk found other scenario files. A link to
+// a directory is a directory, which a walk does not follow; a mock
+// agent's script is no scenario file.
+func TestWalkNamesWhatItCannotLoad(t *testing.T) {
+	root := writeTree(t, "suite/ok.yaml")
+	t.Chdir(root)
+	for link, to := range map[string]string{
+		"suite/nightly.yaml": "../moved-away.yaml", "suite/loop.yml": "loop.yml",
+		"suite/d.yaml": "..", "suite/agent.mock.yaml": "gone.mock.yaml",
+		"lone/nightly.yaml": "../moved-away.yaml",
+	} {
+		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(to, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo("suite/fifo.yaml", 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		paths []string
+		errs  []string
+	}{
+		{[]string{"suite"}, []string{
+			"suite/fifo.yaml: not a regular file (a FIFO): give a file",
+			"suite/loop.yml: a symbolic link to loop.yml: too many levels of symbolic links",
+			"suite/nightly.yaml: a symbolic link to ../moved-away.yaml, which does not exist",
+		}},
+		{[]string{"lone"}, []string{"lone/nightly.yaml: a symbolic link to ../moved-away.yaml, which does not exist"}},
+		{[]string{"lone/nightly.yaml"}, []string{"lone/nightly.yaml: a symbolic link to ../moved-away.yaml, which does not exist"}},
+	} {
+		_, warns, err := scenario.Load(tt.paths, opts)
+		if diff := cmp.Diff(tt.errs, errorLines(t, err)); diff != "" {
+			t.Errorf("Load(%q) errors (-want +got):\n%s", tt.paths, diff)
+		}
+		for _, w := range warns {
+			if strings.Contains(w.Msg, "no scenario files") {
+				t.Errorf("Load(%q) warns %q besides its errors", tt.paths, w.Msg)
+			}
+		}
 	}
 }
 

@@ -41,6 +41,10 @@ type Error struct {
 	Err   error  // ErrNotRegular, ErrTooLarge, or the system's error
 	Kind  string // with ErrNotRegular: what the file is ("a FIFO")
 	Limit int64  // with ErrTooLarge: the most that may be read
+	// Link is, when the path is a symbolic link that leads nowhere (Err
+	// is then fs.ErrNotExist, or the system's error for a loop), what it
+	// points at.
+	Link string
 }
 
 // Error is "PATH: REASON".
@@ -56,6 +60,12 @@ func (e *Error) Reason() string {
 		return fmt.Sprintf("larger than %s, the most acprun reads of it", Size(e.Limit))
 	case ErrLink:
 		return "replaced by a symbolic link since the run started, which acprun does not follow (an agent may have put it there)"
+	}
+	if e.Link != "" {
+		if errors.Is(e.Err, fs.ErrNotExist) {
+			return fmt.Sprintf("a symbolic link to %s, which does not exist", e.Link)
+		}
+		return fmt.Sprintf("a symbolic link to %s: %v", e.Link, e.Err)
 	}
 	return e.Err.Error()
 }
@@ -120,11 +130,26 @@ func Kind(m fs.FileMode) string {
 // size). It reads nothing; a caller that checks early (validate) must
 // still read with Open or Read, since the file can change.
 func Check(path string, limit int64) error {
-	fi, err := os.Stat(path)
+	fi, err := Stat(path)
 	if err != nil {
-		return &Error{Path: path, Err: bare(err)}
+		return err
 	}
 	return check(path, fi, limit)
+}
+
+// Stat is os.Stat, whose error is an *Error that says, of a symbolic link
+// that leads nowhere (to a file that does not exist, or in a loop), what
+// it points at: "a symbolic link to ../moved.yaml, which does not exist".
+func Stat(path string) (fs.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		e := &Error{Path: path, Err: bare(err)}
+		if lfi, lerr := os.Lstat(path); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 {
+			e.Link, _ = os.Readlink(path)
+		}
+		return nil, e
+	}
+	return fi, nil
 }
 
 // check is Check on fi, path's information.

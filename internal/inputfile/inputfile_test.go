@@ -34,6 +34,14 @@ func TestRead(t *testing.T) {
 	if err := os.Symlink(small, link); err != nil {
 		t.Fatal(err)
 	}
+	dangling := filepath.Join(dir, "dangling")
+	if err := os.Symlink("moved.yaml", dangling); err != nil {
+		t.Fatal(err)
+	}
+	loop := filepath.Join(dir, "loop")
+	if err := os.Symlink("loop", loop); err != nil {
+		t.Fatal(err)
+	}
 	exact := write("exact", "0123456789")
 	over := write("over", "0123456789!")
 
@@ -50,6 +58,8 @@ func TestRead(t *testing.T) {
 		{"directory", dir, dir + ": not a regular file (a directory): give a file", ErrNotRegular},
 		{"over the limit", over, over + ": larger than 10 bytes, the most acprun reads of it", ErrTooLarge},
 		{"missing", filepath.Join(dir, "nope"), filepath.Join(dir, "nope") + ": no such file or directory", fs.ErrNotExist},
+		{"link that leads nowhere", dangling, dangling + ": a symbolic link to moved.yaml, which does not exist", fs.ErrNotExist},
+		{"link loop", loop, loop + ": a symbolic link to loop: too many levels of symbolic links", syscall.ELOOP},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data, err := Read(tc.path, 10)

@@ -56,6 +56,12 @@ type Options struct {
 	Redactor *redact.Redactor
 	// Now is the time the page says it was made (zero: not shown).
 	Now time.Time
+	// Warn, when set, is told of each transcript file that is not
+	// embedded because it is not a transcript (a line of it is not a
+	// transcript record, or it is a symbolic link or not a regular file):
+	// the message names the file and says what is wrong. The page says
+	// it too.
+	Warn func(msg string)
 }
 
 // DefaultTranscriptBytes is the default cap on the transcript messages
@@ -210,6 +216,7 @@ func build(res report.Results, opts Options) view {
 	})
 	if opts.Transcripts != nil {
 		budget := opts.PageTranscriptBytes
+		warned := map[string]bool{}
 		for i := range v.Scenarios {
 			sv := &v.Scenarios[i]
 			path := opts.Transcripts(sv.R)
@@ -217,6 +224,10 @@ func build(res report.Results, opts Options) view {
 				continue
 			}
 			sv.Transcript = readTranscript(path, min(opts.TranscriptBytes, budget), opts.Redactor)
+			if sv.Transcript.NotTranscript && opts.Warn != nil && !warned[path] {
+				warned[path] = true
+				opts.Warn(sv.Transcript.Err)
+			}
 			sv.Transcript.Skipped = budget <= 0 && sv.Transcript.Total > 0
 			budget -= sv.Transcript.ShownBytes
 		}

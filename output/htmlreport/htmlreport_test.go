@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -355,6 +356,77 @@ func TestTranscriptLinkNotEmbedded(t *testing.T) {
 	}
 	if want := html.EscapeString(link + ": a symbolic link, not a transcript acprun wrote (it writes each as a file; an agent may have put the link there): not embedded"); !strings.Contains(page, want) {
 		t.Errorf("page lacks %q", want)
+	}
+}
+
+// TestNotATranscriptNotEmbedded: results name their transcripts, and
+// results may come from anywhere (a CI artifact), so the file they name
+// may be any file of the user's. Only a file every line of which is a
+// transcript record is embedded; of any other, the page and a warning
+// (once per file) say which line is wrong and how, and nothing of it is
+// embedded.
+func TestNotATranscriptNotEmbedded(t *testing.T) {
+	const good = `{"t":1,"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"method":"initialize"}}` + "\n"
+	for _, tc := range []struct {
+		name, content string
+		why           string // "": embedded
+	}{
+		{"passwd", "root:x:0:0:SECRET:/root:/bin/bash\n", "line 1: not a JSON object"},
+		{"a bad line among good ones", good + "SECRET\n" + good, "line 2: not a JSON object"},
+		{"not an object", good + `["SECRET"]` + "\n", "line 2: not a JSON object"},
+		{"no t", `{"dir":"c2a","msg":{"SECRET":1}}` + "\n", `line 1: no "t"`},
+		{"t not a number", `{"t":"1","dir":"c2a","msg":{"SECRET":1}}` + "\n", `line 1: no "t"`},
+		{"bad dir", `{"t":1,"dir":"up","msg":{"SECRET":1}}` + "\n", `line 1: no "dir"`},
+		{"msg not an object", `{"t":1,"dir":"a2c","msg":"SECRET"}` + "\n", `line 1: "msg" is not a JSON object`},
+		{"raw not a string", `{"t":1,"dir":"a2c","raw":{"SECRET":1}}` + "\n", `line 1: "raw" is not a string`},
+		{"both", `{"t":1,"dir":"a2c","raw":"SECRET","msg":{}}` + "\n", `line 1: both "msg" and "raw"`},
+		{"neither", `{"t":1,"dir":"a2c"}` + "\n" + `{"t":1,"dir":"a2c","raw":"SECRET"}` + "\n", `line 1: neither "msg" nor "raw"`},
+		{"another member", `{"t":1,"dir":"a2c","raw":"SECRET","password":"x"}` + "\n", `line 1: "password" is not a member`},
+		{"a long line", `{"SECRET":"` + strings.Repeat("x", 300<<10) + `"}` + "\n", "line 1: does not start as a transcript record"},
+		{"transcript", good + "\n" + `{"t":2,"dir":"a2c","raw":"not json SECRET"}` + "\n", ""},
+		{"transcript with a long line", good + `{"t":2,"dir":"a2c","msg":{"text":"` + strings.Repeat("SECRET", 60<<10) + `"}}` + "\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.jsonl")
+			if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var warnings []string
+			page := render(t, sample(), htmlreport.Options{
+				Transcripts: func(report.Result) string { return path },
+				Warn:        func(msg string) { warnings = append(warnings, msg) },
+			})
+			if tc.why == "" {
+				if len(warnings) > 0 || !strings.Contains(page, "SECRET") {
+					t.Errorf("a transcript was not embedded; warnings %q", warnings)
+				}
+				return
+			}
+			if strings.Contains(page, "SECRET") {
+				t.Error("the page embeds what is not a transcript")
+			}
+			want := path + ": " + tc.why
+			if len(warnings) != 1 || !strings.HasPrefix(warnings[0], want) || !strings.HasSuffix(warnings[0], "not a transcript (every line is a record {\"t\": ms, \"dir\": \"c2a\"|\"a2c\", \"msg\": {…}} or \"raw\": \"…\" in place of msg), not embedded") {
+				t.Errorf("warnings %q, want one starting %q", warnings, want)
+			}
+			if !strings.Contains(page, html.EscapeString(want)) {
+				t.Errorf("page lacks %q", want)
+			}
+		})
+	}
+}
+
+// TestNotAFileNotEmbedded: a transcript path that names a directory (or
+// a FIFO, a device) is not embedded either, and is warned about.
+func TestNotAFileNotEmbedded(t *testing.T) {
+	dir := t.TempDir()
+	var warnings []string
+	render(t, sample(), htmlreport.Options{
+		Transcripts: func(report.Result) string { return dir },
+		Warn:        func(msg string) { warnings = append(warnings, msg) },
+	})
+	if want := []string{dir + ": not a regular file (a directory): give a file: not embedded"}; !slices.Equal(warnings, want) {
+		t.Errorf("warnings %q, want %q", warnings, want)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"regexp"
 	"slices"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -30,6 +31,10 @@ type transcriptView struct {
 	// Skipped is set when nothing was embedded because the page's budget
 	// for transcripts was spent.
 	Skipped bool
+	// NotTranscript is set when the file is not embedded because it is
+	// not a transcript: a line of it is not a transcript record, or it is
+	// a symbolic link or not a regular file. Err says why.
+	NotTranscript bool
 }
 
 // Cut reports whether part of the transcript was left out.
@@ -79,6 +84,11 @@ func readTranscript(path string, limit int64, red *redact.Redactor) *transcriptV
 	switch {
 	case errors.Is(err, inputfile.ErrLink):
 		tv.Err = path + ": a symbolic link, not a transcript acprun wrote (it writes each as a file; an agent may have put the link there): not embedded"
+		tv.NotTranscript = true
+		return tv
+	case errors.Is(err, inputfile.ErrNotRegular):
+		tv.NotTranscript = true
+		tv.Err = err.Error() + ": not embedded"
 		return tv
 	case err != nil:
 		tv.Err = err.Error()
@@ -94,6 +104,8 @@ func readTranscript(path string, limit int64, red *redact.Redactor) *transcriptV
 	var tail [][]byte // a queue: tail[0] is the oldest
 	var tailBytes int64
 	var line []byte
+	cut := false // line is longer than maxLine, and holds its start
+	lineNo := 0
 	for {
 		chunk, err := r.ReadSlice('\n')
 		tv.TotalBytes += int64(len(chunk))
@@ -101,12 +113,21 @@ func readTranscript(path string, limit int64, red *redact.Redactor) *transcriptV
 			line = append(line, chunk...)
 		} else {
 			line = append(line, chunk[:max(0, maxLine-len(line))]...)
+			cut = true
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
+		lineNo++
 		if len(bytes.TrimSpace(line)) > 0 {
 			tv.Total++
+			if why := checkRecord(line, cut); why != "" {
+				// Not a transcript: results name the file, and results
+				// may come from anywhere (a CI artifact), so it may be
+				// any file of the user's (/etc/passwd, ~/.ssh/id_rsa).
+				return &transcriptView{Path: path, NotTranscript: true,
+					Err: fmt.Sprintf("%s: line %d: %s: not a transcript (every line is a record {\"t\": ms, \"dir\": \"c2a\"|\"a2c\", \"msg\": {…}} or \"raw\": \"…\" in place of msg), not embedded", path, lineNo, why)}
+			}
 			n := int64(len(line))
 			switch {
 			case !headFull && headBytes+n <= headLimit:
@@ -123,7 +144,7 @@ func readTranscript(path string, limit int64, red *redact.Redactor) *transcriptV
 				}
 			}
 		}
-		line = line[:0]
+		line, cut = line[:0], false
 		if err != nil {
 			if err != io.EOF {
 				tv.Err = err.Error()
@@ -216,3 +237,64 @@ func parseLine(line []byte, red *redact.Redactor, pending map[string]string) mes
 	m.Body = cut(buf.String(), maxBody)
 	return m
 }
+
+// recordStart is how acprun starts every transcript line it writes, up to
+// the first byte of msg's object or of raw's string: what is checked of a
+// line too long to be read whole.
+var recordStart = regexp.MustCompile(`^[ \t]*\{"t":[0-9]+,"dir":"(c2a|a2c)","(msg":[ \t\r]*\{|raw":")`)
+
+// checkRecord says what is wrong with line as a transcript record, ""
+// when nothing is: it must be one JSON object of "t", a whole number of
+// milliseconds, "dir", "c2a" or "a2c", and either "msg", a JSON object
+// (the message), or "raw", a string (a line that was not one), as
+// runner's transcript writes it. Of a line cut at maxLine (cut), only its
+// start is checked: that it starts as acprun starts every line.
+func checkRecord(line []byte, cut bool) string {
+	if cut {
+		if !recordStart.Match(line) {
+			return fmt.Sprintf("does not start as a transcript record, {\"t\":N,\"dir\":…, (a line of more than %d KiB)", maxLine>>10)
+		}
+		return ""
+	}
+	var rec map[string]json.RawMessage
+	if err := json.Unmarshal(line, &rec); err != nil || rec == nil {
+		return "not a JSON object"
+	}
+	for _, k := range slices.Sorted(maps.Keys(rec)) {
+		switch k {
+		case "t", "dir", "msg", "raw":
+		default:
+			return fmt.Sprintf("%q is not a member of a transcript record", k)
+		}
+	}
+	var t int64
+	if raw, ok := rec["t"]; !ok || null(raw) || json.Unmarshal(raw, &t) != nil || t < 0 {
+		return `no "t" (a whole number of milliseconds)`
+	}
+	var dir string
+	if raw, ok := rec["dir"]; !ok || json.Unmarshal(raw, &dir) != nil || dir != "c2a" && dir != "a2c" {
+		return `no "dir" ("c2a" or "a2c")`
+	}
+	msg, hasMsg := rec["msg"]
+	raw, hasRaw := rec["raw"]
+	switch {
+	case hasMsg && hasRaw:
+		return `both "msg" and "raw"`
+	case hasMsg:
+		if m := bytes.TrimSpace(msg); len(m) == 0 || m[0] != '{' {
+			return `"msg" is not a JSON object`
+		}
+	case hasRaw:
+		var s string
+		if null(raw) || json.Unmarshal(raw, &s) != nil {
+			return `"raw" is not a string`
+		}
+	default:
+		return `neither "msg" nor "raw"`
+	}
+	return ""
+}
+
+// null reports whether the JSON value v is null, which Unmarshal takes
+// for any type.
+func null(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
