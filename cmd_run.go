@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/outfile"
@@ -277,6 +278,55 @@ func (c *runCmd) checkInputs(g *globals, scs []*scenario.Scenario) error {
 	return outfile.CheckInputs(g.Stdout, files, []outfile.Input{{Path: c.RerunFailed, What: "the results file --rerun-failed reads"}})
 }
 
+// checkTranscripts refuses an output file that is the place of one of the
+// run's transcripts (runner.TranscriptFiles) in the --transcripts
+// directory: both would write the same file, the transcript's lines in the
+// middle of the events', or the results over the transcript. Names are
+// compared case-insensitively, as the runner keeps transcripts apart (a
+// file system may be); a device or FIFO may take both, as it may take two
+// outputs (outfile.CheckTargets).
+func (c *runCmd) checkTranscripts(g *globals, opts runner.Options, scs []*scenario.Scenario) error {
+	if c.Transcripts == "" {
+		return nil
+	}
+	dir, err := outfile.RealPath(c.Transcripts)
+	if err != nil {
+		return nil // checkOutputPaths says what is wrong with it
+	}
+	names := map[string]string{}
+	for _, name := range runner.TranscriptFiles(opts, scs) {
+		names[strings.ToLower(name)] = name
+	}
+	for _, f := range c.files() {
+		if outfile.IsStdout(g.Stdout, f.Path) {
+			continue
+		}
+		real, err := outfile.RealPath(f.Path)
+		if err != nil || !sameDir(filepath.Dir(real), dir) {
+			continue
+		}
+		name, ok := names[strings.ToLower(filepath.Base(real))]
+		if fi, err := os.Stat(real); !ok || err == nil && !fi.Mode().IsRegular() {
+			continue
+		}
+		return fmt.Errorf("%s %s and --transcripts %s: both write the same file (%s is a transcript of this run); give each its own",
+			f.Flag, f.Path, c.Transcripts, filepath.Join(c.Transcripts, name))
+	}
+	return nil
+}
+
+// sameDir reports whether the directories a and b, real paths
+// (outfile.RealPath), are one: the same path, or two names of one
+// directory (a case-insensitive file system).
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
 // checkOutputPaths checks that every output file and the transcripts
 // directory can be written, before any agent starts: it creates missing
 // parent directories and tries a temporary file where each will go. The
@@ -379,6 +429,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	opts := c.options(g)
 	opts.Policy = overrideWithRules(opts.Policy, flags)
+	if err := c.checkTranscripts(g, opts, scs); err != nil {
+		return exitError{code: exitUsage, err: err}
+	}
 	if c.DryRun {
 		c.warnNoPermissions(g, scs)
 		return output.Plan(g.Stdout, runner.DryRun(opts, scs))

@@ -757,7 +757,7 @@ func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 				texts = append(texts, t.Text)
 			}
 		}
-		jr, fail := r.judge(ctx, e.Judge, strings.Join(texts, "\n\n"), "judge")
+		jr, fail := r.judge(ctx, e.Judge, strings.Join(texts, "\n\n"), judgeWhat)
 		r.res.Judge = jr
 		if fail != "" {
 			r.workFails = append(r.workFails, fail)

@@ -18,6 +18,7 @@ import (
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
 )
 
 // transcript writes every message of one scenario as JSONL:
@@ -55,6 +56,34 @@ func transcriptNames(jobs []job) [][]string {
 		}
 	}
 	return names
+}
+
+// TranscriptFiles returns the names of the files a run of scenarios with
+// opts (its Repeat) may write in its transcripts directory, as Run names
+// them: the transcript of every try of every attempt, and beside each the
+// transcripts of its judges. Run writes nothing else there. Names are
+// unique case-insensitively, as Run makes them (transcriptNames).
+func TranscriptFiles(opts Options, scenarios []*scenario.Scenario) []string {
+	jobs := jobsOf(scenarios, max(opts.Repeat, 1))
+	var files []string
+	for i, names := range transcriptNames(jobs) {
+		var judges []string
+		if sc := jobs[i].sc; sc.Expect.Judge != nil {
+			judges = append(judges, judgeWhat)
+		}
+		for k, t := range jobs[i].sc.Turns {
+			if t.Expect.Judge != nil {
+				judges = append(judges, turnJudgeWhat(k+1))
+			}
+		}
+		for _, name := range names {
+			files = append(files, name)
+			for _, what := range judges {
+				files = append(files, judgeTranscriptName(name, what))
+			}
+		}
+	}
+	return files
 }
 
 // newTranscript creates the transcript file name in opts' Transcripts
