@@ -586,6 +586,11 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, rep report.Report
 			lose(err, "--events %s: %v; the events file is incomplete", c.Events, err)
 		}
 	}
+	for _, r := range rep.Scenarios {
+		for _, msg := range r.LostTranscripts {
+			lose(nil, "--transcripts %s: %s: %s", c.Transcripts, r.Label(), msg)
+		}
+	}
 	if os.Getenv("GITHUB_ACTIONS") == "true" {
 		annotations := g.Stdout
 		if c.Print || slices.ContainsFunc(c.files(), func(f outfile.Target) bool { return outfile.IsStdout(g.Stdout, f.Path) }) {

@@ -63,7 +63,7 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 		r.invalidate(report.InvalidUpstream, fmt.Sprintf("%s: judge %s: %s", j.Pos, jr.Agent, inv.Message), nil)
 	}
 	if tr != nil {
-		tr.close()
+		incomplete(r.res, tr, judgeTranscriptLabel(what))
 		jr.Transcript = tr.path
 	}
 	jr.Sandbox = res.Sandbox
@@ -99,6 +99,15 @@ func judgeTranscriptName(transcript, what string) string {
 	return strings.TrimSuffix(transcript, ".jsonl") + "." + what + ".jsonl"
 }
 
+// judgeTranscriptLabel says which judge's transcript it is, the judge
+// named what, for messages: "the transcript of the judge (of turn 2)".
+func judgeTranscriptLabel(what string) string {
+	if n, ok := strings.CutPrefix(what, "judge-turn"); ok {
+		return "the transcript of the judge of turn " + n
+	}
+	return "the transcript of the judge"
+}
+
 // judgeTranscript opens the transcript of a judge named what, and taps
 // opts' connections into it; nil when the run keeps no transcripts or it
 // cannot be made.
@@ -109,6 +118,7 @@ func (r *scenarioRun) judgeTranscript(ctx context.Context, opts *Options, what s
 	name := judgeTranscriptName(r.transcriptName, what)
 	tr, err := newTranscript(ctx, r.opts, name, r.red)
 	if err != nil {
+		lost(r.res, err, judgeTranscriptLabel(what))
 		return nil
 	}
 	extra := opts.tap

@@ -598,11 +598,11 @@ func (r *scenarioRun) play(ctx context.Context) {
 	if r.opts.Transcripts != "" {
 		tr, err := newTranscript(ctx, r.opts, r.transcriptName, r.red)
 		if err != nil {
-			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("transcript: %v", err))
+			lost(r.res, err, "the transcript")
 		} else {
 			r.tr = tr
 			r.res.Transcript = tr.path
-			defer tr.close()
+			defer incomplete(r.res, tr, "the transcript")
 		}
 	}
 	if !r.open(scCtx) {

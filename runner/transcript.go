@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -102,16 +104,54 @@ func newTranscript(ctx context.Context, opts *Options, name string, red *redact.
 		defer d.Close()
 		dir = d
 	}
+	path := filepath.Join(opts.Transcripts, name)
 	if fi, err := dir.Lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		if err := dir.Remove(name); err != nil {
-			return nil, err
+			return nil, inDir(err, path)
 		}
 	}
 	f, err := outfile.OpenIn(ctx, dir, name)
 	if err != nil {
-		return nil, err
+		return nil, inDir(err, path)
 	}
-	return &transcript{path: filepath.Join(opts.Transcripts, name), start: time.Now(), red: red, f: f, w: bufio.NewWriter(f)}, nil
+	return &transcript{path: path, start: time.Now(), red: red, f: f, w: bufio.NewWriter(f)}, nil
+}
+
+// inDir returns err, from work on a file of the transcripts directory
+// through its os.Root, naming path (the directory and the name) instead of
+// the bare name the Root's errors give.
+func inDir(err error, path string) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok && !filepath.IsAbs(pe.Path) && pe.Path == filepath.Base(path) {
+		return &fs.PathError{Op: strings.TrimSuffix(pe.Op, "at"), Path: path, Err: pe.Err} // openat: open
+	}
+	return err
+}
+
+// lost records in res that a transcript could not be written (err from
+// newTranscript, what "the transcript" or "the transcript of the judge"),
+// as a warning and in LostTranscripts, which make the run exit 4. A FIFO
+// given up for want of a reader once the run was interrupted or out of
+// time is only a warning: the scenario is cut short anyway.
+func lost(res *report.Result, err error, what string) {
+	res.Warnings = append(res.Warnings, fmt.Sprintf("transcript: %v", err))
+	if _, ok := errors.AsType[*outfile.NoReaderError](err); ok {
+		return
+	}
+	res.LostTranscripts = append(res.LostTranscripts, fmt.Sprintf("%v; %s was not written", err, what))
+}
+
+// incomplete records in res that the transcript t, once written, lost
+// lines: a write failed (no space left, a FIFO's reader quit). As lost
+// does, it warns and records it in LostTranscripts.
+func incomplete(res *report.Result, t *transcript, what string) {
+	if err := t.close(); err != nil {
+		how := "is incomplete"
+		if errors.Is(err, errRemoved) {
+			how = "was lost"
+		}
+		res.Warnings = append(res.Warnings, fmt.Sprintf("transcript: %v; it %s", err, how))
+		res.LostTranscripts = append(res.LostTranscripts, fmt.Sprintf("%v; %s %s", err, what, how))
+	}
 }
 
 // tap is the connection's acp.Options.Tap.
@@ -140,11 +180,33 @@ func (t *transcript) tap(dir acp.Direction, line []byte, at time.Time) {
 	}
 }
 
-func (t *transcript) close() {
+// errRemoved is the error of a transcript whose file was removed while it
+// was written.
+var errRemoved = errors.New("the file was removed while it was written")
+
+// close flushes and closes the file, and returns the first error its
+// writes met, naming the file: nil when every line was written.
+func (t *transcript) close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := t.w.Flush(); err != nil && t.err == nil {
 		t.err = err
 	}
-	t.f.Close()
+	if fi, err := t.f.Stat(); err == nil && t.err == nil {
+		// Its directory, or the file, removed while it was written (by
+		// an agent, a setup command): the lines went nowhere.
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink == 0 {
+			t.err = errRemoved
+		}
+	}
+	if err := t.f.Close(); err != nil && t.err == nil {
+		t.err = err
+	}
+	if t.err == nil {
+		return nil
+	}
+	if pe, ok := errors.AsType[*fs.PathError](t.err); ok {
+		return &fs.PathError{Op: pe.Op, Path: t.path, Err: pe.Err}
+	}
+	return fmt.Errorf("write %s: %w", t.path, t.err)
 }
