@@ -249,7 +249,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acprun: %v\n%s\n", err, usageHint(err))
 		return exitUsage
 	}
-	if err := emptyPathFlag(kctx); err != nil {
+	if err := errors.Join(emptyPathFlag(kctx), repeatedPathFlag(kctx)); err != nil {
 		fmt.Fprintf(stderr, "acprun: %v\n", err)
 		return exitUsage
 	}
@@ -303,6 +303,41 @@ func emptyPathFlag(kctx *kong.Context) error {
 		return fmt.Errorf("%s \"\": the path is empty (is the variable that gives it unset?): give %s, or leave the flag out", name, want)
 	}
 	return nil
+}
+
+// repeatedPathFlag refuses a flag that names a file or a directory (see
+// pathPlaceholders), and takes one, given more than once: kong keeps the
+// last, and the output the user named first would silently not be written
+// (-o a.json --json b.json: two names of one flag). Such a flag is a usage
+// error (exit 2) that names it and its other names.
+func repeatedPathFlag(kctx *kong.Context) error {
+	given := map[*kong.Flag]int{}
+	var order []*kong.Flag
+	for _, p := range kctx.Path {
+		f := p.Flag
+		if f == nil || p.Resolved || f.Target.Kind() != reflect.String {
+			continue
+		}
+		if _, ok := pathPlaceholders[f.PlaceHolder]; !ok {
+			continue
+		}
+		if given[f]++; given[f] == 2 {
+			order = append(order, f)
+		}
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	f := order[0]
+	name := "--" + f.Name
+	if f.Short != 0 {
+		name = fmt.Sprintf("-%c/--%s", f.Short, f.Name)
+	}
+	if len(f.Aliases) > 0 {
+		name += " (or --" + strings.Join(f.Aliases, ", --") + ")"
+	}
+	return fmt.Errorf("%s given %d times: it takes %s, and only the last would count; give it once",
+		name, given[f], pathPlaceholders[f.PlaceHolder])
 }
 
 // stickyWriter is the stdout kong writes help and the version to: it

@@ -183,6 +183,9 @@ type shard struct {
 // parseShard reads the shard of sel.Shard, or else of sel.JobIndex and
 // sel.Shards, or else of sel.CINodeIndex and sel.CINodeTotal.
 func parseShard(sel Selection) (shard, error) {
+	if sel.Shards < 0 {
+		return shard{}, fmt.Errorf("--shards %d: want the number of shards, 1 or more", sel.Shards)
+	}
 	if sel.Shard != "" {
 		i, n, ok := strings.Cut(sel.Shard, "/")
 		index, err1 := strconv.Atoi(i)
