@@ -59,6 +59,7 @@ func TestSelect(t *testing.T) {
 			sel:  scenario.Selection{Run: "^a", Agents: []string{"beta", "alpha"}},
 			want: []string{"a1@beta", "a1@alpha", "a2@beta", "a2@alpha"},
 		},
+		{name: "an agent given twice runs once", sel: scenario.Selection{Run: "^a", Agents: []string{"beta", "alpha", "beta", "alpha"}}, want: []string{"a1@beta", "a1@alpha", "a2@beta", "a2@alpha"}},
 		{name: "matrix after the shard", sel: scenario.Selection{Shard: "2/2", Agents: []string{"alpha"}}, want: []string{"a2@alpha", "b2@alpha"}},
 
 		{name: "bad regex", sel: scenario.Selection{Run: "("}, err: "--run: error parsing regexp: missing closing ): `(`"},
