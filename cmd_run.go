@@ -26,38 +26,38 @@ import (
 
 // runCmd is `acprun run PATHS…`.
 type runCmd struct {
-	Paths          []string `arg:"" optional:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs. None with --prompt: a one-shot run of the prompt on --agent."`
-	Prompt         []string `placeholder:"TEXT|FILE|-" sep:"none" help:"A turn's prompt (repeatable: one turn each, in order), - for stdin. Without scenario files it is the prompt's TEXT, sent to --agent (acprun run --agent claude --prompt 'Fix the tests' --print); with them, the text of FILE, replacing the turns of the one selected scenario (make-prompt | acprun run nightly.yaml --prompt -)."`
-	Print          bool     `help:"Print the agent's reply, the text of the last turn, on stdout and nothing else there (as claude -p does); the progress and summary stay on stderr. For a run of one scenario on one agent."`
-	Model          string   `placeholder:"MODEL" help:"Select this model in every scenario's session, in place of agent.model (checked against what the agent offers)."`
-	Mode           string   `placeholder:"MODE" help:"Set this session mode in every scenario's session, in place of agent.mode."`
-	Auth           string   `placeholder:"METHOD" help:"Authenticate with this method (an id of the agent's authMethods) before every scenario's session/new, in place of agent.auth."`
-	JSON           string   `name:"output" short:"o" aliases:"json" default:"acprun-results.json" placeholder:"FILE" help:"Write the JSON results to FILE (default: ${default}; - for stdout, which then carries nothing else). --json FILE is an older name for it."`
-	Transcripts    string   `placeholder:"DIR" help:"Write every message both ways, per scenario, as JSONL files in DIR (agent env values redacted)."`
-	NoText         bool     `help:"Keep no message or thought text in the results, only its chunk counts, except for turns whose expectations or judge read it: memory stays flat however much the agents say."`
-	AllowAll       bool     `help:"Answer every permission request with allow (for quick experiments; named in the results)." xor:"policy"`
-	DenyAll        bool     `help:"Answer every permission request with deny (named in the results)." xor:"policy"`
-	TurnTimeout    duration `placeholder:"DUR" help:"Override every turn's timeout (e.g. 2m)."`
-	IdleTimeout    duration `placeholder:"DUR" help:"Override every scenario's idle timeout: cancel a turn when the agent sends nothing for this long."`
-	Timeout        duration `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled and their scenarios are interrupted, scenarios not started are listed as not run (interrupted); the exit code is then 1."`
-	Jobs           jobs     `short:"j" placeholder:"N" help:"Scenarios to run in parallel, 1 or more (default: number of CPUs)."`
-	Repeat         repeat   `placeholder:"N" default:"1" help:"Run every scenario N times (1 to ${maxRepeat}, and ${maxAttempts} attempts in all); the summary gives the pass rate, pass@k and pass^k."`
-	MinPassRate    *float64 `placeholder:"RATE" help:"A scenario passes when at least this share of its attempts (--repeat) against an agent pass, e.g. 0.8; a scenario's expect.passRate wins over it. Interrupted and invalid attempts are not counted; --fail-fast counts the scenario as failed once the share is out of reach."`
-	FailFast       failFast `help:"Stop starting scenarios once one has failed, errored or been invalid (after its retries): those not started are listed as not run (interrupted), and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast) and interrupted. With -j > 1 which scenarios had started depends on timing."`
-	MaxFailures    int      `placeholder:"N" help:"Stop starting scenarios once N have failed, errored or been invalid, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then)."`
-	RerunFailed    string   `placeholder:"FILE" help:"Run only the scenarios that did not pass (failed, errored, invalid, or interrupted: cut short or not run) in the results FILE of an earlier run, matched by file, name and agent; the selection flags apply too."`
-	DryRun         bool     `help:"Print the resolved plan (agent command, cwd, timeouts, rules) and run nothing."`
-	KeepWorkspaces bool     `help:"Keep the workspaces of passing attempts too (those of failing ones are always kept; their paths are in the results)."`
-	WorkspaceDir   string   `placeholder:"DIR" help:"Make workspaces in DIR (created if missing) instead of the system's temp directory."`
-	JUnit          string   `name:"junit" placeholder:"FILE" help:"Also write JUnit XML to FILE (one testsuite per scenario file; - for stdout)."`
-	HTML           string   `name:"html" placeholder:"FILE" help:"Also write a self-contained HTML report to FILE (as acprun report does; - for stdout)."`
-	Events         string   `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line flushed per event; - for stdout). A file another run is writing to is refused (exit 2)."`
-	Format         string   `enum:"lines,dots,quiet" default:"lines" help:"What is printed as scenarios end: lines (one line per scenario), dots (one character per scenario: . F E) or quiet (nothing); the summary of failures and errors and the totals follow."`
-	Quiet          bool     `short:"q" help:"Same as --format quiet."`
-	Verbose        bool     `short:"v" help:"Stream the agents' text, thoughts and tool calls as they arrive, and turns, permission decisions and warnings, each line labelled [scenario@agent]."`
-	Resume         bool     `help:"Continue every scenario's recorded session, as session.resume does (state file: its session.stateFile, default .acprun/state.json beside it)."`
-	Lock           string   `enum:"wait,fail" default:"wait" placeholder:"MODE" help:"When another run holds a state file's lock: wait for it to finish, or fail at once (exit 6). One of: wait, fail."`
-	ReuseAgents    bool     `help:"Let scenarios share agent processes, as agent.reuse does: those started the same way take turns on at most -j processes, each with its own session. Only agents that offer session/close are reused."`
+	Paths          []string   `arg:"" optional:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs. None with --prompt: a one-shot run of the prompt on --agent."`
+	Prompt         []string   `placeholder:"TEXT|FILE|-" sep:"none" help:"A turn's prompt (repeatable: one turn each, in order), - for stdin. Without scenario files it is the prompt's TEXT, sent to --agent (acprun run --agent claude --prompt 'Fix the tests' --print); with them, the text of FILE, replacing the turns of the one selected scenario (make-prompt | acprun run nightly.yaml --prompt -)."`
+	Print          bool       `help:"Print the agent's reply, the text of the last turn, on stdout and nothing else there (as claude -p does); the progress and summary stay on stderr. For a run of one scenario on one agent."`
+	Model          string     `placeholder:"MODEL" help:"Select this model in every scenario's session, in place of agent.model (checked against what the agent offers)."`
+	Mode           string     `placeholder:"MODE" help:"Set this session mode in every scenario's session, in place of agent.mode."`
+	Auth           string     `placeholder:"METHOD" help:"Authenticate with this method (an id of the agent's authMethods) before every scenario's session/new, in place of agent.auth."`
+	JSON           string     `name:"output" short:"o" aliases:"json" default:"acprun-results.json" placeholder:"FILE" help:"Write the JSON results to FILE (default: ${default}; - for stdout, which then carries nothing else). --json FILE is an older name for it."`
+	Transcripts    string     `placeholder:"DIR" help:"Write every message both ways, per scenario, as JSONL files in DIR (agent env values redacted)."`
+	NoText         bool       `help:"Keep no message or thought text in the results, only its chunk counts, except for turns whose expectations or judge read it: memory stays flat however much the agents say."`
+	AllowAll       bool       `help:"Answer every permission request with allow (for quick experiments; named in the results)." xor:"policy"`
+	DenyAll        bool       `help:"Answer every permission request with deny (named in the results)." xor:"policy"`
+	TurnTimeout    duration   `placeholder:"DUR" help:"Override every turn's timeout (e.g. 2m)."`
+	IdleTimeout    duration   `placeholder:"DUR" help:"Override every scenario's idle timeout: cancel a turn when the agent sends nothing for this long."`
+	Timeout        duration   `placeholder:"DUR" help:"Time limit for the whole run; running turns are cancelled and their scenarios are interrupted, scenarios not started are listed as not run (interrupted); the exit code is then 1."`
+	Jobs           jobs       `short:"j" placeholder:"N" help:"Scenarios to run in parallel, 1 or more (default: number of CPUs)."`
+	Repeat         repeat     `placeholder:"N" default:"1" help:"Run every scenario N times (1 to ${maxRepeat}, and ${maxAttempts} attempts in all); the summary gives the pass rate, pass@k and pass^k."`
+	MinPassRate    *float64   `placeholder:"RATE" help:"A scenario passes when at least this share of its attempts (--repeat) against an agent pass, e.g. 0.8; a scenario's expect.passRate wins over it. Interrupted and invalid attempts are not counted; --fail-fast counts the scenario as failed once the share is out of reach."`
+	FailFast       failFast   `help:"Stop starting scenarios once one has failed, errored or been invalid (after its retries): those not started are listed as not run (interrupted), and the exit code is 1. The running ones finish, or with --fail-fast=cancel are cancelled (cancelCause failFast) and interrupted. With -j > 1 which scenarios had started depends on timing."`
+	MaxFailures    atLeastOne `placeholder:"N" help:"Stop starting scenarios once N have failed, errored or been invalid, as --fail-fast does after 1 (with --fail-fast=cancel the running ones are cancelled then)."`
+	RerunFailed    string     `placeholder:"FILE" help:"Run only the scenarios that did not pass (failed, errored, invalid, or interrupted: cut short or not run) in the results FILE of an earlier run, matched by file, name and agent; the selection flags apply too."`
+	DryRun         bool       `help:"Print the resolved plan (agent command, cwd, timeouts, rules) and run nothing."`
+	KeepWorkspaces bool       `help:"Keep the workspaces of passing attempts too (those of failing ones are always kept; their paths are in the results)."`
+	WorkspaceDir   string     `placeholder:"DIR" help:"Make workspaces in DIR (created if missing) instead of the system's temp directory."`
+	JUnit          string     `name:"junit" placeholder:"FILE" help:"Also write JUnit XML to FILE (one testsuite per scenario file; - for stdout)."`
+	HTML           string     `name:"html" placeholder:"FILE" help:"Also write a self-contained HTML report to FILE (as acprun report does; - for stdout)."`
+	Events         string     `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line flushed per event; - for stdout). A file another run is writing to is refused (exit 2)."`
+	Format         string     `enum:"lines,dots,quiet" default:"lines" help:"What is printed as scenarios end: lines (one line per scenario), dots (one character per scenario: . F E) or quiet (nothing); the summary of failures and errors and the totals follow."`
+	Quiet          bool       `short:"q" help:"Same as --format quiet."`
+	Verbose        bool       `short:"v" help:"Stream the agents' text, thoughts and tool calls as they arrive, and turns, permission decisions and warnings, each line labelled [scenario@agent]."`
+	Resume         bool       `help:"Continue every scenario's recorded session, as session.resume does (state file: its session.stateFile, default .acprun/state.json beside it)."`
+	Lock           string     `enum:"wait,fail" default:"wait" placeholder:"MODE" help:"When another run holds a state file's lock: wait for it to finish, or fail at once (exit 6). One of: wait, fail."`
+	ReuseAgents    bool       `help:"Let scenarios share agent processes, as agent.reuse does: those started the same way take turns on at most -j processes, each with its own session. Only agents that offer session/close are reused."`
 	ruleFlags
 	gatewayFlags
 	selection
@@ -278,6 +278,55 @@ func (c *runCmd) checkInputs(g *globals, scs []*scenario.Scenario) error {
 	return outfile.CheckInputs(g.Stdout, files, []outfile.Input{{Path: c.RerunFailed, What: "the results file --rerun-failed reads"}})
 }
 
+// checkTranscripts refuses an output file that is the place of one of the
+// run's transcripts (runner.TranscriptFiles) in the --transcripts
+// directory: both would write the same file, the transcript's lines in the
+// middle of the events', or the results over the transcript. Names are
+// compared case-insensitively, as the runner keeps transcripts apart (a
+// file system may be); a device or FIFO may take both, as it may take two
+// outputs (outfile.CheckTargets).
+func (c *runCmd) checkTranscripts(g *globals, opts runner.Options, scs []*scenario.Scenario) error {
+	if c.Transcripts == "" {
+		return nil
+	}
+	dir, err := outfile.RealPath(c.Transcripts)
+	if err != nil {
+		return nil // checkOutputPaths says what is wrong with it
+	}
+	names := map[string]string{}
+	for _, name := range runner.TranscriptFiles(opts, scs) {
+		names[strings.ToLower(name)] = name
+	}
+	for _, f := range c.files() {
+		if outfile.IsStdout(g.Stdout, f.Path) {
+			continue
+		}
+		real, err := outfile.RealPath(f.Path)
+		if err != nil || !sameDir(filepath.Dir(real), dir) {
+			continue
+		}
+		name, ok := names[strings.ToLower(filepath.Base(real))]
+		if fi, err := os.Stat(real); !ok || err == nil && !fi.Mode().IsRegular() {
+			continue
+		}
+		return fmt.Errorf("%s %s and --transcripts %s: both write the same file (%s is a transcript of this run); give each its own",
+			f.Flag, f.Path, c.Transcripts, filepath.Join(c.Transcripts, name))
+	}
+	return nil
+}
+
+// sameDir reports whether the directories a and b, real paths
+// (outfile.RealPath), are one: the same path, or two names of one
+// directory (a case-insensitive file system).
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
 // checkOutputPaths checks that every output file and the transcripts
 // directory can be written, before any agent starts: it creates missing
 // parent directories and tries a temporary file where each will go. The
@@ -331,9 +380,6 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return err
 	}
 	c.selection.gateway = c.gatewayFlags
-	if c.MaxFailures < 0 {
-		return exitError{code: exitUsage, err: fmt.Errorf("--max-failures %d: want at least 1", c.MaxFailures)}
-	}
 	var rerun *report.Rerun
 	if c.RerunFailed != "" {
 		var err error
@@ -380,6 +426,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	opts := c.options(g)
 	opts.Policy = overrideWithRules(opts.Policy, flags)
+	if err := c.checkTranscripts(g, opts, scs); err != nil {
+		return exitError{code: exitUsage, err: err}
+	}
 	if c.DryRun {
 		c.warnNoPermissions(g, scs)
 		// The plan is redacted as text, as printed: no field of it can
@@ -546,6 +595,11 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, rep report.Report
 			lose(err, "--events %s: %v; the events file is incomplete", c.Events, err)
 		}
 	}
+	for _, r := range rep.Scenarios {
+		for _, msg := range r.LostTranscripts {
+			lose(nil, "--transcripts %s: %s: %s", c.Transcripts, r.Label(), msg)
+		}
+	}
 	if os.Getenv("GITHUB_ACTIONS") == "true" {
 		annotations := g.Stdout
 		if c.Print || slices.ContainsFunc(c.files(), func(f outfile.Target) bool { return outfile.IsStdout(g.Stdout, f.Path) }) {
@@ -602,7 +656,7 @@ func (c *runCmd) options(g *globals) runner.Options {
 		Resume:      c.Resume,
 		ReuseAgents: c.ReuseAgents,
 
-		MaxFailures:     c.MaxFailures,
+		MaxFailures:     c.MaxFailures.n,
 		CancelOnFailure: c.FailFast.mode == failFastCancel,
 
 		KeepWorkspaces: c.KeepWorkspaces,

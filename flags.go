@@ -86,6 +86,34 @@ func (j *jobs) Decode(ctx *kong.DecodeContext) error {
 	return nil
 }
 
+// atLeastOne is a count flag that takes 1 or more: --shards,
+// --max-failures. 0 is the flag left out: given 0 (or less), which would
+// read as left out and so do what the user did not ask for (a whole suite
+// in every pod of a sharded Job, no stop at all), it is refused.
+type atLeastOne struct{ n int }
+
+// Decode implements kong.MapperValue.
+func (a *atLeastOne) Decode(ctx *kong.DecodeContext) error {
+	s, err := popValue(ctx, "N")
+	if err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		w := atLeastOneWants[ctx.Value.Name]
+		return fmt.Errorf("%q: want %s, 1 or more (%s)", s, w.what, w.without)
+	}
+	a.n = n
+	return nil
+}
+
+// atLeastOneWants says, for its errors, what each atLeastOne flag counts
+// and what leaving it out does.
+var atLeastOneWants = map[string]struct{ what, without string }{
+	"shards":       {"the number of shards", "leave --shards out not to shard by JOB_COMPLETION_INDEX"},
+	"max-failures": {"how many failures stop the run", "leave --max-failures out to run every scenario"},
+}
+
 // failFast is --fail-fast: off, finish (the flag alone) or cancel
 // (--fail-fast=cancel). It is a boolean flag that takes an optional value
 // after "=", as --fail-fast=finish|cancel.

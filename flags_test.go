@@ -163,10 +163,57 @@ func TestNegativeFlagValues(t *testing.T) {
 		"-j=-1":              `--jobs: "-1": want how many scenarios run at once, 1 or more`,
 		"--repeat -1":        "--repeat -1: want at least 1 attempt per scenario",
 		"--turn-timeout -1s": `--turn-timeout: "-1s" is not a positive duration`,
+		"--shards -1":        `--shards: "-1": want the number of shards, 1 or more`,
+		"--max-failures -1":  `--max-failures: "-1": want how many failures stop the run, 1 or more`,
 	} {
 		var stderr bytes.Buffer
 		code := run(append([]string{"run", "x.yaml"}, strings.Fields(args)...), strings.NewReader(""), &bytes.Buffer{}, &stderr)
 		if code != exitUsage || !strings.Contains(stderr.String(), want) || strings.Contains(stderr.String(), "perhaps try") {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", args, code, stderr.String(), exitUsage, want)
+		}
+	}
+}
+
+// TestCountFlagsTakeOneOrMore: --shards and --max-failures given 0 are
+// refused as given less than 0 are, rather than read as left out (the
+// whole suite in every pod, no stop at all); with JOB_COMPLETION_INDEX set
+// too, --shards 0 does not pass for --shards missing.
+func TestCountFlagsTakeOneOrMore(t *testing.T) {
+	t.Setenv("JOB_COMPLETION_INDEX", "1")
+	for args, want := range map[string]string{
+		"--shards=0":        "acprun: --shards: \"0\": want the number of shards, 1 or more (leave --shards out not to shard by JOB_COMPLETION_INDEX)\n",
+		"--shards 0":        "acprun: --shards: \"0\": want the number of shards, 1 or more (leave --shards out not to shard by JOB_COMPLETION_INDEX)\n",
+		"--shards=-1":       "acprun: --shards: \"-1\": want the number of shards, 1 or more (leave --shards out not to shard by JOB_COMPLETION_INDEX)\n",
+		"--max-failures=0":  "acprun: --max-failures: \"0\": want how many failures stop the run, 1 or more (leave --max-failures out to run every scenario)\n",
+		"--max-failures -1": "acprun: --max-failures: \"-1\": want how many failures stop the run, 1 or more (leave --max-failures out to run every scenario)\n",
+	} {
+		for _, cmd := range []string{"run", "list"} {
+			if cmd == "list" && strings.HasPrefix(args, "--max-failures") {
+				continue
+			}
+			var stderr bytes.Buffer
+			code := run(append([]string{cmd, "x.yaml"}, strings.Fields(args)...), strings.NewReader(""), &bytes.Buffer{}, &stderr)
+			if first, _, _ := strings.Cut(stderr.String(), "see '"); code != exitUsage || first != want {
+				t.Errorf("%s %s: exit %d, stderr %q; want %d and %q", cmd, args, code, stderr.String(), exitUsage, want)
+			}
+		}
+	}
+}
+
+// TestPathFlagGivenTwice: a flag that names a file or a directory given
+// twice, by any of its names, is refused: only the last would count, and
+// the output named first would silently not be written.
+func TestPathFlagGivenTwice(t *testing.T) {
+	for args, want := range map[string]string{
+		"run x.yaml -o a.json --json b.json":         "acprun: -o/--output (or --json) given 2 times: it takes a file, and only the last would count; give it once\n",
+		"run x.yaml --output=a.json -o a.json":       "acprun: -o/--output (or --json) given 2 times: it takes a file, and only the last would count; give it once\n",
+		"run x.yaml --junit a.xml --junit b.xml":     "acprun: --junit given 2 times: it takes a file, and only the last would count; give it once\n",
+		"run x.yaml --transcripts t --transcripts u": "acprun: --transcripts given 2 times: it takes a directory, and only the last would count; give it once\n",
+		"merge r.json -o a -o b -o c":                "acprun: -o/--output given 3 times: it takes a file, and only the last would count; give it once\n",
+	} {
+		var stderr bytes.Buffer
+		code := run(strings.Fields(args), strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		if code != exitUsage || stderr.String() != want {
 			t.Errorf("%s: exit %d, stderr %q; want %d and %q", args, code, stderr.String(), exitUsage, want)
 		}
 	}

@@ -249,7 +249,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acprun: %v\n%s\n", err, usageHint(err))
 		return exitUsage
 	}
-	if err := emptyFlag(kctx); err != nil {
+	if err := errors.Join(emptyFlag(kctx), repeatedPathFlag(kctx)); err != nil {
 		fmt.Fprintf(stderr, "acprun: %v\n", err)
 		return exitUsage
 	}
@@ -321,6 +321,41 @@ func emptyFlag(kctx *kong.Context) error {
 		return fmt.Errorf("%s \"\": the %s is empty (is the variable that gives it unset?): give %s, or leave the flag out", name, want.what, want.give)
 	}
 	return nil
+}
+
+// repeatedPathFlag refuses a flag that names a file or a directory (its
+// placeholder is FILE or DIR), and takes one, given more than once: kong keeps the
+// last, and the output the user named first would silently not be written
+// (-o a.json --json b.json: two names of one flag). Such a flag is a usage
+// error (exit 2) that names it and its other names.
+func repeatedPathFlag(kctx *kong.Context) error {
+	given := map[*kong.Flag]int{}
+	var order []*kong.Flag
+	for _, p := range kctx.Path {
+		f := p.Flag
+		if f == nil || p.Resolved || f.Target.Kind() != reflect.String {
+			continue
+		}
+		if f.PlaceHolder != "FILE" && f.PlaceHolder != "DIR" {
+			continue
+		}
+		if given[f]++; given[f] == 2 {
+			order = append(order, f)
+		}
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	f := order[0]
+	name := "--" + f.Name
+	if f.Short != 0 {
+		name = fmt.Sprintf("-%c/--%s", f.Short, f.Name)
+	}
+	if len(f.Aliases) > 0 {
+		name += " (or --" + strings.Join(f.Aliases, ", --") + ")"
+	}
+	return fmt.Errorf("%s given %d times: it takes %s, and only the last would count; give it once",
+		name, given[f], emptyPlaceholders[f.PlaceHolder].give)
 }
 
 // stickyWriter is the stdout kong writes help and the version to: it

@@ -22,12 +22,12 @@ import (
 // CI_NODE_INDEX and CI_NODE_TOTAL (see scenario.Selection).
 type selection struct {
 	configFlag
-	Agent      []string `name:"agent" placeholder:"NAME" help:"Run every scenario against this named agent (repeatable: the matrix scenario × agent)."`
-	Run        string   `placeholder:"REGEX" help:"Only scenarios whose name matches REGEX (RE2)."`
-	Tag        []string `placeholder:"TAG" help:"Only scenarios with this tag (repeatable: any of them)."`
-	Shard      string   `placeholder:"I/N" help:"Run the I-th of N deterministic shards of the selection (1-based). Without it, JOB_COMPLETION_INDEX (0-based, Kubernetes Indexed Jobs) and --shards pick the shard, or else CI_NODE_INDEX and CI_NODE_TOTAL (1-based, GitLab's parallel:)."`
-	Shards     int      `placeholder:"N" help:"Number of shards when the index comes from JOB_COMPLETION_INDEX."`
-	AllowEmpty bool     `help:"Accept a selection that matches no scenario (exit 0) instead of exiting 5."`
+	Agent      []string   `name:"agent" placeholder:"NAME" help:"Run every scenario against this named agent (repeatable: the matrix scenario × agent)."`
+	Run        string     `placeholder:"REGEX" help:"Only scenarios whose name matches REGEX (RE2)."`
+	Tag        []string   `placeholder:"TAG" help:"Only scenarios with this tag (repeatable: any of them)."`
+	Shard      string     `placeholder:"I/N" help:"Run the I-th of N deterministic shards of the selection (1-based). Without it, JOB_COMPLETION_INDEX (0-based, Kubernetes Indexed Jobs) and --shards pick the shard, or else CI_NODE_INDEX and CI_NODE_TOTAL (1-based, GitLab's parallel:)."`
+	Shards     atLeastOne `placeholder:"N" help:"Number of shards when the index comes from JOB_COMPLETION_INDEX."`
+	AllowEmpty bool       `help:"Accept a selection that matches no scenario (exit 0) instead of exiting 5."`
 
 	// BalanceFrom balances the shards by an earlier run's durations.
 	BalanceFrom string `placeholder:"FILE" help:"Balance the shards by how long each scenario took in the results FILE of an earlier run (longest first, each to the shard with the least time so far; a scenario not in FILE counts as the median), so that they finish together. Every shard must read the same FILE. A FILE that does not exist leaves the shards round robin, with a warning."`
@@ -61,7 +61,7 @@ func (s *selection) choose(g *globals, scs []*scenario.Scenario, paths []string,
 		Run:         s.Run,
 		Tags:        s.Tag,
 		Shard:       s.Shard,
-		Shards:      s.Shards,
+		Shards:      s.Shards.n,
 		JobIndex:    os.Getenv("JOB_COMPLETION_INDEX"),
 		CINodeIndex: os.Getenv("CI_NODE_INDEX"),
 		CINodeTotal: os.Getenv("CI_NODE_TOTAL"),

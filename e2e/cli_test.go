@@ -506,7 +506,10 @@ turns:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args := append([]string{"run", "-o", "out.json"}, tt.args...)
+			args := append([]string{"run"}, tt.args...)
+			if !slices.Contains(args, "-o") { // -o is given once
+				args = append(args, "-o", "out.json")
+			}
 			res := acprun(t, dir, args...)
 			if res.code != tt.want {
 				t.Errorf("exit %d, want %d\n%s", res.code, tt.want, res.stderr)
@@ -940,5 +943,36 @@ func TestCLINegativeFlagValues(t *testing.T) {
 		if res.code != exitUsage || !strings.Contains(res.stderr, want) || strings.Contains(res.stderr, "perhaps try") || agentStarted(dir) {
 			t.Errorf("%s: exit %d, stderr %q; want %d and %q, no agent started", args, res.code, res.stderr, exitUsage, want)
 		}
+	}
+}
+
+// TestFlagsNotAcceptedSilently: --shards 0 in an Indexed Job, where it
+// would read as --shards left out and run the whole suite in every pod,
+// --max-failures 0, which would read as no limit, and the results file
+// named twice (-o and its older name --json), where only the last would
+// be written, are usage errors: nothing runs, nothing is written.
+func TestFlagsNotAcceptedSilently(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--shards=0"}, `acprun: --shards: "0": want the number of shards, 1 or more (leave --shards out not to shard by JOB_COMPLETION_INDEX)`},
+		{[]string{"--shards", "-1"}, `acprun: --shards: "-1": want the number of shards, 1 or more (leave --shards out not to shard by JOB_COMPLETION_INDEX)`},
+		{[]string{"--max-failures=0"}, `acprun: --max-failures: "0": want how many failures stop the run, 1 or more (leave --max-failures out to run every scenario)`},
+		{[]string{"-o", "a.json", "--json", "b.json"}, "acprun: -o/--output (or --json) given 2 times: it takes a file, and only the last would count; give it once"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"s.yaml": ranScenario})
+			res := acprunEnv(t, dir, []string{"JOB_COMPLETION_INDEX=1"}, append([]string{"run", "s.yaml"}, tt.args...)...)
+			if first, _, _ := strings.Cut(res.stderr, "\n"); res.code != exitUsage || first != tt.want {
+				t.Errorf("exit %d, stderr:\n%s\nwant %d and %q", res.code, res.stderr, exitUsage, tt.want)
+			}
+			if got := dirNames(t, dir); !slices.Equal(got, []string{"s.yaml"}) {
+				t.Errorf("the directory holds %q after the command; want nothing run or written", got)
+			}
+		})
 	}
 }

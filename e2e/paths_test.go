@@ -313,3 +313,56 @@ func TestSecondRunRefusesAnEventsFileInUse(t *testing.T) {
 		t.Errorf("the first run's events are %q; want its scenario started and finished", names)
 	}
 }
+
+// mockScenario is a scenario of the mock agent (its script agent.mock.yaml,
+// mockScript) that passes.
+const (
+	mockScenario = "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"
+	mockScript   = "turns: [{steps: [{text: hi}]}]\n"
+)
+
+// TestOutputPathThroughDotDot: an output path through a directory that
+// does not exist and "..", or through a symlink and "..", is taken as the
+// OS takes it, by the check before the run as by the write after it: the
+// results are written, on the first run and once the file exists, and not
+// lost after the agents ran. Such a path is known for the file it names
+// when it is one of the run's inputs or another output's.
+func TestOutputPathThroughDotDot(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s.yaml": mockScenario, "agent.mock.yaml": mockScript, "real/sub/.keep": ""})
+	if err := os.Symlink("real/sub", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ path, file string }{
+		{"nodir/../res.json", "res.json"},
+		{"link/../res.json", "real/res.json"},
+	} {
+		for run := 1; run <= 2; run++ { // the second time, the file exists
+			os.RemoveAll(filepath.Join(dir, "nodir"))
+			res := acprun(t, dir, "run", "s.yaml", "-q", "-o", tt.path)
+			if res.code != exitOK {
+				t.Errorf("run %d with -o %s: exit %d, want 0\nstderr:\n%s", run, tt.path, res.code, res.stderr)
+				continue
+			}
+			if got := readResults(t, filepath.Join(dir, tt.file)); len(got.Scenarios) != 1 {
+				t.Errorf("run %d with -o %s: %s holds %d results, want 1", run, tt.path, tt.file, len(got.Scenarios))
+			}
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--junit", "nodir/../s.yaml"}, "acprun: --junit nodir/../s.yaml: it is a scenario file of this run; give the JUnit report another file\n"},
+		{[]string{"--junit", "link/../../s.yaml"}, "acprun: --junit link/../../s.yaml: it is a scenario file of this run; give the JUnit report another file\n"},
+		{[]string{"-o", "nodir/../x.json", "--junit", "x.json"}, "acprun: -o nodir/../x.json and --junit x.json: both write the same file; give each its own\n"},
+		{[]string{"-o", "link/../x.json", "--html", "real/x.json"}, "acprun: -o link/../x.json and --html real/x.json: both write the same file; give each its own\n"},
+	} {
+		os.RemoveAll(filepath.Join(dir, "nodir"))
+		res := acprun(t, dir, append([]string{"run", "s.yaml", "-q"}, tt.args...)...)
+		if res.code != exitUsage || res.stderr != tt.want {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant %d and %q", strings.Join(tt.args, " "), res.code, res.stderr, exitUsage, tt.want)
+		}
+	}
+}

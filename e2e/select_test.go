@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -247,6 +248,45 @@ func TestWalkRefusesWhatItCannotLoad(t *testing.T) {
 	for _, ran := range []string{"ran", "suite/ran"} {
 		if _, err := os.Stat(filepath.Join(dir, ran)); err == nil {
 			t.Error("ok.yaml ran")
+		}
+	}
+}
+
+// TestAgentGivenTwiceRunsOnce: --agent naming an agent twice runs each
+// scenario once against it, as a scenario file given twice is loaded
+// once: one attempt, no pass@2 of a single agent, and --agent a --agent b
+// --agent a is the matrix of a and b.
+func TestAgentGivenTwiceRunsOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "agent.mock.yaml")
+	config := fmt.Sprintf("agents:\n  m: {command: [acprun, mock-agent, %q]}\n  n: {command: [acprun, mock-agent, %q]}\n", script, script)
+	writeFiles(t, dir, map[string]string{"s.yaml": mockScenario, "agent.mock.yaml": mockScript, "acprun.yaml": config})
+	for _, tt := range []struct {
+		agents []string
+		want   []string // the results' agents, in order
+	}{
+		{[]string{"m", "m"}, []string{"m"}},
+		{[]string{"m", "n", "m", "n"}, []string{"m", "n"}},
+	} {
+		args := []string{"run", "s.yaml", "-o", "r.json"}
+		for _, a := range tt.agents {
+			args = append(args, "--agent", a)
+		}
+		res := acprun(t, dir, args...)
+		if res.code != exitOK {
+			t.Errorf("--agent %v: exit %d, want 0\nstderr:\n%s", tt.agents, res.code, res.stderr)
+			continue
+		}
+		var got []string
+		for _, r := range readResults(t, filepath.Join(dir, "r.json")).Scenarios {
+			got = append(got, r.Agent.Name)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("--agent %v: results against %q, want %q", tt.agents, got, tt.want)
+		}
+		if n := strings.Count(res.stderr, "PASS s [m]"); n != 1 {
+			t.Errorf("--agent %v: stderr has %d lines PASS s [m], want 1:\n%s", tt.agents, n, res.stderr)
 		}
 	}
 }

@@ -296,6 +296,14 @@ type Result struct {
 	// Violations lists protocol violations seen on the agent's stdout.
 	Violations []string `json:"violations,omitempty"`
 	Transcript string   `json:"transcript,omitempty"`
+	// LostTranscripts say which transcripts of the try (its own, its
+	// judges') could not be written, or not whole, and why: each names the
+	// file ("open tr/s.jsonl: is a directory; the transcript was not
+	// written"). An output was lost, so the run exits 4; its warnings say
+	// the same in the results file, which leaves this out. A FIFO given up
+	// for want of a reader after an interrupt is not lost so: the scenario
+	// is interrupted.
+	LostTranscripts []string `json:"-"`
 	// Workspace is the attempt's own copy, when the scenario has one.
 	Workspace *WorkspaceResult `json:"workspace,omitempty"`
 	// Sandbox is what the OS sandbox around the agent enforced, when the

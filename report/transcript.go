@@ -1,6 +1,8 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,10 +12,23 @@ import (
 // unsafeName matches what transcript file names replace with "_".
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._@#-]+`)
 
+// MaxTranscriptStem is the longest, in bytes, that TranscriptName lets a
+// name run before ".jsonl": file systems take 255 bytes at most (NAME_MAX),
+// and a transcript's name gets more after it: "-2" to tell it apart, a
+// judge's ".judge-turn2", a cassette's ".cassette.json", a temporary
+// file's ".tmpNNNNNNNNNN".
+const MaxTranscriptStem = 200
+
 // TranscriptName is the file name run gives the transcript of a try of a
 // scenario: NAME[@AGENT][#ATTEMPT][-retryN].jsonl, with unsafe characters
 // replaced by "_". In a run whose names would collide (case-insensitively)
 // the later ones get "-2", "-3"… before ".jsonl".
+//
+// A name longer than MaxTranscriptStem (a long scenario name, made of
+// vars perhaps) is shortened the same way every time: its first 120 bytes,
+// "~", 16 hex digits of the SHA-256 of the name as it was before any
+// character was replaced, "~" and its last 62 bytes (the agent, attempt and
+// retry), 200 bytes in all. "~" is no character of a name otherwise.
 func TranscriptName(name, agent string, attempt, retry int) string {
 	if agent != "" {
 		name += "@" + agent
@@ -24,7 +39,13 @@ func TranscriptName(name, agent string, attempt, retry int) string {
 	if retry > 0 {
 		name += fmt.Sprintf("-retry%d", retry)
 	}
-	return unsafeName.ReplaceAllString(name, "_") + ".jsonl"
+	stem := unsafeName.ReplaceAllString(name, "_")
+	if len(stem) > MaxTranscriptStem {
+		const head, tail = 120, 62 // and 18 for the hash between them
+		sum := sha256.Sum256([]byte(name))
+		stem = stem[:head] + "~" + hex.EncodeToString(sum[:8]) + "~" + stem[len(stem)-tail:]
+	}
+	return stem + ".jsonl"
 }
 
 // TranscriptFinder returns a function that finds a result's transcript:

@@ -1,8 +1,11 @@
 package report_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/acprun/acprun/report"
@@ -21,11 +24,29 @@ func TestTranscriptName(t *testing.T) {
 		{"login", "claude", 2, 0, "login@claude#2.jsonl"},
 		{"login", "", 0, 1, "login-retry1.jsonl"},
 		{"fix: the ../build", "my agent", 1, 2, "fix_the_.._build@my_agent#1-retry2.jsonl"},
+		{strings.Repeat("a", 200), "", 0, 0, strings.Repeat("a", 200) + ".jsonl"},
+		// Past 200 bytes: cut, with a hash of the whole name and its end.
+		{strings.Repeat("a", 201), "", 0, 0, strings.Repeat("a", 120) + "~" + hash(strings.Repeat("a", 201)) + "~" + strings.Repeat("a", 62) + ".jsonl"},
+		{strings.Repeat("é", 300), "m", 3, 1, "_@m#3-retry1.jsonl"}, // 600 bytes, but one "_"
+		{strings.Repeat("é ab", 100), "m", 3, 1, strings.Repeat("_ab", 40) + "~" + hash(strings.Repeat("é ab", 100)+"@m#3-retry1") + "~" + (strings.Repeat("_ab", 100) + "@m#3-retry1")[311-62:] + ".jsonl"},
+		{strings.Repeat("long ", 100), "claude", 2, 0, strings.Repeat("long_", 24) + "~" + hash(strings.Repeat("long ", 100)+"@claude#2") + "~" + strings.Repeat("long_", 100)[500-53:] + "@claude#2.jsonl"},
 	} {
 		if got := report.TranscriptName(tt.name, tt.agent, tt.attempt, tt.retry); got != tt.want {
 			t.Errorf("TranscriptName(%q, %q, %d, %d) = %q, want %q", tt.name, tt.agent, tt.attempt, tt.retry, got, tt.want)
 		}
 	}
+	// Shortened names stay apart: they differ in their hash.
+	a := report.TranscriptName(strings.Repeat("x", 150)+"a"+strings.Repeat("x", 150), "", 0, 0)
+	b := report.TranscriptName(strings.Repeat("x", 150)+"b"+strings.Repeat("x", 150), "", 0, 0)
+	if a == b || len(a) != report.MaxTranscriptStem+len(".jsonl") {
+		t.Errorf("two long names that differ in their middle are named %q and %q; want two names of %d bytes", a, b, report.MaxTranscriptStem+len(".jsonl"))
+	}
+}
+
+// hash is the hash in a shortened transcript name of a try named name.
+func hash(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(sum[:8])
 }
 
 // TestTranscriptFinderByName: results that do not record their

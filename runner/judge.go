@@ -63,7 +63,7 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 		r.invalidate(report.InvalidUpstream, fmt.Sprintf("%s: judge %s: %s", j.Pos, jr.Agent, inv.Message), nil)
 	}
 	if tr != nil {
-		tr.close()
+		incomplete(r.res, tr, judgeTranscriptLabel(what))
 		jr.Transcript = tr.path
 	}
 	jr.Sandbox = res.Sandbox
@@ -86,6 +86,28 @@ func judgeSandbox(sb *scenario.Sandbox) *scenario.Sandbox {
 	return &j
 }
 
+// The names of judges in their transcripts' file names (judge's what).
+const judgeWhat = "judge" // the scenario's judge
+
+// turnJudgeWhat names the judge of turn index (from 1).
+func turnJudgeWhat(index int) string { return fmt.Sprintf("judge-turn%d", index) }
+
+// judgeTranscriptName is the file name of the transcript of the judge
+// named what, of the try whose transcript is named transcript: beside it,
+// "NAME.judge.jsonl" or "NAME.judge-turn2.jsonl".
+func judgeTranscriptName(transcript, what string) string {
+	return strings.TrimSuffix(transcript, ".jsonl") + "." + what + ".jsonl"
+}
+
+// judgeTranscriptLabel says which judge's transcript it is, the judge
+// named what, for messages: "the transcript of the judge (of turn 2)".
+func judgeTranscriptLabel(what string) string {
+	if n, ok := strings.CutPrefix(what, "judge-turn"); ok {
+		return "the transcript of the judge of turn " + n
+	}
+	return "the transcript of the judge"
+}
+
 // judgeTranscript opens the transcript of a judge named what, and taps
 // opts' connections into it; nil when the run keeps no transcripts or it
 // cannot be made.
@@ -93,9 +115,10 @@ func (r *scenarioRun) judgeTranscript(ctx context.Context, opts *Options, what s
 	if r.opts.Transcripts == "" || r.transcriptName == "" {
 		return nil
 	}
-	name := strings.TrimSuffix(r.transcriptName, ".jsonl") + "." + what + ".jsonl"
+	name := judgeTranscriptName(r.transcriptName, what)
 	tr, err := newTranscript(ctx, r.opts, name, r.red)
 	if err != nil {
+		lost(r.res, err, judgeTranscriptLabel(what))
 		return nil
 	}
 	extra := opts.tap

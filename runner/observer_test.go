@@ -45,3 +45,27 @@ func TestRetryTranscriptNames(t *testing.T) {
 		t.Errorf("transcript names (-want +got):\n%s", diff)
 	}
 }
+
+// TestTranscriptFiles checks that the files a run may write in its
+// transcripts directory are the names Run gives each try of each attempt,
+// made unique, and beside each those of its judges.
+func TestTranscriptFiles(t *testing.T) {
+	judge := &scenario.Judge{}
+	judged := &scenario.Scenario{Name: "j", Retries: 1, Expect: scenario.Expect{Judge: judge},
+		Turns: []scenario.Turn{{}, {Expect: scenario.Expect{Judge: judge}}}}
+	plain := &scenario.Scenario{Name: "J", Agent: scenario.Agent{Name: "m"}}
+	got := TranscriptFiles(Options{Repeat: 2}, []*scenario.Scenario{judged, plain})
+	want := []string{
+		"j#1.jsonl", "j#1.judge.jsonl", "j#1.judge-turn2.jsonl",
+		"j#1-retry1.jsonl", "j#1-retry1.judge.jsonl", "j#1-retry1.judge-turn2.jsonl",
+		"j#2.jsonl", "j#2.judge.jsonl", "j#2.judge-turn2.jsonl",
+		"j#2-retry1.jsonl", "j#2-retry1.judge.jsonl", "j#2-retry1.judge-turn2.jsonl",
+		"J@m#1.jsonl", "J@m#2.jsonl",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("transcript files (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"j.jsonl", "J-2.jsonl"}, TranscriptFiles(Options{}, []*scenario.Scenario{{Name: "j"}, {Name: "J"}})); diff != "" {
+		t.Errorf("transcript files without --repeat (-want +got):\n%s", diff)
+	}
+}

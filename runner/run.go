@@ -598,11 +598,11 @@ func (r *scenarioRun) play(ctx context.Context) {
 	if r.opts.Transcripts != "" {
 		tr, err := newTranscript(ctx, r.opts, r.transcriptName, r.red)
 		if err != nil {
-			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("transcript: %v", err))
+			lost(r.res, err, "the transcript")
 		} else {
 			r.tr = tr
 			r.res.Transcript = tr.path
-			defer tr.close()
+			defer incomplete(r.res, tr, "the transcript")
 		}
 	}
 	if !r.open(scCtx) {
@@ -757,7 +757,7 @@ func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 				texts = append(texts, t.Text)
 			}
 		}
-		jr, fail := r.judge(ctx, e.Judge, strings.Join(texts, "\n\n"), "judge")
+		jr, fail := r.judge(ctx, e.Judge, strings.Join(texts, "\n\n"), judgeWhat)
 		r.res.Judge = jr
 		if fail != "" {
 			r.workFails = append(r.workFails, fail)

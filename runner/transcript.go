@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -19,6 +21,7 @@ import (
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
 )
 
 // transcript writes every message of one scenario as JSONL:
@@ -82,6 +85,34 @@ func transcriptNames(jobs []job) [][]string {
 	return names
 }
 
+// TranscriptFiles returns the names of the files a run of scenarios with
+// opts (its Repeat) may write in its transcripts directory, as Run names
+// them: the transcript of every try of every attempt, and beside each the
+// transcripts of its judges. Run writes nothing else there. Names are
+// unique case-insensitively, as Run makes them (transcriptNames).
+func TranscriptFiles(opts Options, scenarios []*scenario.Scenario) []string {
+	jobs := jobsOf(scenarios, max(opts.Repeat, 1))
+	var files []string
+	for i, names := range transcriptNames(jobs) {
+		var judges []string
+		if sc := jobs[i].sc; sc.Expect.Judge != nil {
+			judges = append(judges, judgeWhat)
+		}
+		for k, t := range jobs[i].sc.Turns {
+			if t.Expect.Judge != nil {
+				judges = append(judges, turnJudgeWhat(k+1))
+			}
+		}
+		for _, name := range names {
+			files = append(files, name)
+			for _, what := range judges {
+				files = append(files, judgeTranscriptName(name, what))
+			}
+		}
+	}
+	return files
+}
+
 // newTranscript creates the transcript file name in opts' Transcripts
 // directory. A symlink at its place (an agent's, to a file of the user's)
 // is removed first, never followed; a FIFO there is written to, as a
@@ -98,16 +129,54 @@ func newTranscript(ctx context.Context, opts *Options, name string, red *redact.
 		defer d.Close()
 		dir = d
 	}
+	path := filepath.Join(opts.Transcripts, name)
 	if fi, err := dir.Lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		if err := dir.Remove(name); err != nil {
-			return nil, err
+			return nil, inDir(err, path)
 		}
 	}
 	f, err := outfile.OpenIn(ctx, dir, name)
 	if err != nil {
-		return nil, err
+		return nil, inDir(err, path)
 	}
-	return &transcript{path: filepath.Join(opts.Transcripts, name), start: time.Now(), red: red, f: f, w: bufio.NewWriter(f)}, nil
+	return &transcript{path: path, start: time.Now(), red: red, f: f, w: bufio.NewWriter(f)}, nil
+}
+
+// inDir returns err, from work on a file of the transcripts directory
+// through its os.Root, naming path (the directory and the name) instead of
+// the bare name the Root's errors give.
+func inDir(err error, path string) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok && !filepath.IsAbs(pe.Path) && pe.Path == filepath.Base(path) {
+		return &fs.PathError{Op: strings.TrimSuffix(pe.Op, "at"), Path: path, Err: pe.Err} // openat: open
+	}
+	return err
+}
+
+// lost records in res that a transcript could not be written (err from
+// newTranscript, what "the transcript" or "the transcript of the judge"),
+// as a warning and in LostTranscripts, which make the run exit 4. A FIFO
+// given up for want of a reader once the run was interrupted or out of
+// time is only a warning: the scenario is cut short anyway.
+func lost(res *report.Result, err error, what string) {
+	res.Warnings = append(res.Warnings, fmt.Sprintf("transcript: %v", err))
+	if _, ok := errors.AsType[*outfile.NoReaderError](err); ok {
+		return
+	}
+	res.LostTranscripts = append(res.LostTranscripts, fmt.Sprintf("%v; %s was not written", err, what))
+}
+
+// incomplete records in res that the transcript t, once written, lost
+// lines: a write failed (no space left, a FIFO's reader quit). As lost
+// does, it warns and records it in LostTranscripts.
+func incomplete(res *report.Result, t *transcript, what string) {
+	if err := t.close(); err != nil {
+		how := "is incomplete"
+		if errors.Is(err, errRemoved) {
+			how = "was lost"
+		}
+		res.Warnings = append(res.Warnings, fmt.Sprintf("transcript: %v; it %s", err, how))
+		res.LostTranscripts = append(res.LostTranscripts, fmt.Sprintf("%v; %s %s", err, what, how))
+	}
 }
 
 // tap is the connection's acp.Options.Tap.
@@ -261,12 +330,34 @@ func setString(msg []byte, s string, path ...string) []byte {
 	return out
 }
 
-func (t *transcript) close() {
+// errRemoved is the error of a transcript whose file was removed while it
+// was written.
+var errRemoved = errors.New("the file was removed while it was written")
+
+// close flushes and closes the file, and returns the first error its
+// writes met, naming the file: nil when every line was written.
+func (t *transcript) close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.release(true)
 	if err := t.w.Flush(); err != nil && t.err == nil {
 		t.err = err
 	}
-	t.f.Close()
+	if fi, err := t.f.Stat(); err == nil && t.err == nil {
+		// Its directory, or the file, removed while it was written (by
+		// an agent, a setup command): the lines went nowhere.
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink == 0 {
+			t.err = errRemoved
+		}
+	}
+	if err := t.f.Close(); err != nil && t.err == nil {
+		t.err = err
+	}
+	if t.err == nil {
+		return nil
+	}
+	if pe, ok := errors.AsType[*fs.PathError](t.err); ok {
+		return &fs.PathError{Op: pe.Op, Path: t.path, Err: pe.Err}
+	}
+	return fmt.Errorf("write %s: %w", t.path, t.err)
 }

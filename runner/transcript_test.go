@@ -2,14 +2,20 @@ package runner
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/report"
 )
 
 // chunkLine is an agent_message_chunk of session s with text.
@@ -61,5 +67,61 @@ func TestTranscriptHoldsChunksThatMayBeginASecret(t *testing.T) {
 	if got := written(); !strings.Contains(got, `"text":"ood. g"`) || !strings.Contains(got, "end_turn") {
 		t.Errorf("the stream ended, yet lines are held:\n%s", got)
 	}
-	tr.close()
+	if err := tr.close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+}
+
+// TestTranscriptNotWritten: a transcript that cannot be made, or whose
+// file goes while it is written, is a warning that names the file, and is
+// recorded as lost (the run exits 4); one written whole is neither. A
+// FIFO given up for want of a reader is only a warning.
+func TestTranscriptNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "d.jsonl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	opts := &Options{Transcripts: dir}
+	var res report.Result
+	_, err := newTranscript(context.Background(), opts, "d.jsonl", redact.New())
+	if err == nil {
+		t.Fatal("a transcript where a directory is: no error")
+	}
+	lost(&res, err, "the transcript")
+	path := filepath.Join(dir, "d.jsonl")
+	want := []string{"open " + path + ": is a directory; the transcript was not written"}
+	if diff := cmp.Diff(want, res.LostTranscripts); diff != "" {
+		t.Errorf("lost transcripts (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"transcript: open " + path + ": is a directory"}, res.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+
+	res = report.Result{}
+	kept, err := newTranscript(context.Background(), opts, "kept.jsonl", redact.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, err := newTranscript(context.Background(), opts, "gone.jsonl", redact.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range []*transcript{kept, gone} {
+		tr.tap(acp.Sent, []byte(`{"jsonrpc":"2.0","method":"x"}`), time.Now())
+	}
+	if err := os.Remove(filepath.Join(dir, "gone.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	incomplete(&res, kept, "the transcript")
+	incomplete(&res, gone, "the transcript of the judge")
+	want = []string{"write " + filepath.Join(dir, "gone.jsonl") + ": the file was removed while it was written; the transcript of the judge was lost"}
+	if diff := cmp.Diff(want, res.LostTranscripts); diff != "" {
+		t.Errorf("lost transcripts (-want +got):\n%s", diff)
+	}
+
+	res = report.Result{}
+	lost(&res, &outfile.NoReaderError{Path: path, Cause: errors.New("interrupted")}, "the transcript")
+	if len(res.LostTranscripts) != 0 || len(res.Warnings) != 1 {
+		t.Errorf("a FIFO given up: lost %q, warnings %q; want one warning only", res.LostTranscripts, res.Warnings)
+	}
 }

@@ -175,7 +175,7 @@ func (r *scenarioRun) checkTurnWork(ctx context.Context, e scenario.Expect, rec 
 		fails = append(fails, fmt.Sprintf("%s: judge not asked: %s", e.Judge.Pos, stopReason(ctx)))
 		r.cutShort(fmt.Sprintf("before the judge of turn %d was asked", rec.Index))
 	default:
-		jr, fail := r.judge(ctx, e.Judge, rec.Text, fmt.Sprintf("judge-turn%d", rec.Index))
+		jr, fail := r.judge(ctx, e.Judge, rec.Text, turnJudgeWhat(rec.Index))
 		rec.Judge = jr
 		if fail != "" {
 			fails = append(fails, fail)

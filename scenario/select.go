@@ -44,7 +44,8 @@ type Selection struct {
 	// unset. They shard when neither Shard nor JobIndex with Shards does.
 	CINodeIndex, CINodeTotal string
 	// Agents, when set, runs every selected scenario against each of
-	// these named agents, in scenario order (the matrix).
+	// these named agents, in scenario order (the matrix); a name given
+	// twice counts once, in its first place.
 	Agents []string
 	// AllowEmpty accepts a selection that matches no scenario.
 	AllowEmpty bool
@@ -183,6 +184,9 @@ type shard struct {
 // parseShard reads the shard of sel.Shard, or else of sel.JobIndex and
 // sel.Shards, or else of sel.CINodeIndex and sel.CINodeTotal.
 func parseShard(sel Selection) (shard, error) {
+	if sel.Shards < 0 {
+		return shard{}, fmt.Errorf("--shards %d: want the number of shards, 1 or more", sel.Shards)
+	}
 	if sel.Shard != "" {
 		i, n, ok := strings.Cut(sel.Shard, "/")
 		index, err1 := strconv.Atoi(i)
@@ -244,6 +248,16 @@ func (sel Selection) matrix(scs []*Scenario, opts LoadOptions) ([]*Scenario, err
 	if len(sel.Agents) == 0 {
 		return scs, nil
 	}
+	// An agent named twice runs once, in its first place, as a scenario
+	// file given twice is loaded once: a second column of the same agent
+	// would count its attempts twice (pass@2 of one attempt).
+	agents := make([]string, 0, len(sel.Agents))
+	for _, name := range sel.Agents {
+		if !slices.Contains(agents, name) {
+			agents = append(agents, name)
+		}
+	}
+	sel.Agents = agents
 	for _, name := range sel.Agents {
 		if _, err := ResolveAgent(name, opts); err != nil {
 			var es Errors

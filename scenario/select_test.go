@@ -59,6 +59,7 @@ func TestSelect(t *testing.T) {
 			sel:  scenario.Selection{Run: "^a", Agents: []string{"beta", "alpha"}},
 			want: []string{"a1@beta", "a1@alpha", "a2@beta", "a2@alpha"},
 		},
+		{name: "an agent given twice runs once", sel: scenario.Selection{Run: "^a", Agents: []string{"beta", "alpha", "beta", "alpha"}}, want: []string{"a1@beta", "a1@alpha", "a2@beta", "a2@alpha"}},
 		{name: "matrix after the shard", sel: scenario.Selection{Shard: "2/2", Agents: []string{"alpha"}}, want: []string{"a2@alpha", "b2@alpha"}},
 
 		{name: "bad regex", sel: scenario.Selection{Run: "("}, err: "--run: error parsing regexp: missing closing ): `(`"},
@@ -67,6 +68,7 @@ func TestSelect(t *testing.T) {
 		{name: "shard 0", sel: scenario.Selection{Shard: "0/3"}, err: `--shard "0/3": want I/N with 1 ≤ I ≤ N, e.g. 2/3`},
 		{name: "shard past N", sel: scenario.Selection{Shard: "4/3"}, err: `--shard "4/3": want I/N with 1 ≤ I ≤ N, e.g. 2/3`},
 		{name: "shards without an index", sel: scenario.Selection{Shards: 3}, err: "--shards 3 needs JOB_COMPLETION_INDEX or --shard I/N"},
+		{name: "negative shards", sel: scenario.Selection{JobIndex: "1", Shards: -1}, err: "--shards -1: want the number of shards, 1 or more"},
 		{name: "job index past shards", sel: scenario.Selection{JobIndex: "3", Shards: 3}, err: `JOB_COMPLETION_INDEX="3": want 0 ≤ index < --shards 3`},
 		{name: "job index not a number", sel: scenario.Selection{JobIndex: "x", Shards: 2}, err: `JOB_COMPLETION_INDEX="x": want 0 ≤ index < --shards 2`},
 		{name: "node index 0", sel: scenario.Selection{CINodeIndex: "0", CINodeTotal: "3"}, err: `CI_NODE_INDEX="0": want 1 ≤ index ≤ CI_NODE_TOTAL=3 (it is 1-based); or choose the shard with --shard I/N`},

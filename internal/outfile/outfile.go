@@ -29,6 +29,11 @@
 // goes, is pinned first (Pin): it is then written to the file it named
 // when pinned, whatever was put in its place since.
 //
+// A path is taken as the OS resolves it, never cleaned: the directory of
+// "nodir/../r.json" is "nodir/..", made (nodir with it) when missing, and
+// "link/../r.json" is beside link's target. RealPath names the file a path
+// will write, for comparing outputs.
+//
 // An empty path is ErrEmptyPath. No error names a temporary file: each
 // names the file or directory the caller gave.
 package outfile
@@ -90,7 +95,8 @@ func resolve(path string) (string, bool, error) {
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			return p, false, nil
 		}
-		if onProc(filepath.Dir(p)) {
+		dir, _ := split(p)
+		if onProc(dir) {
 			return p, true, nil
 		}
 		target, err := os.Readlink(p)
@@ -98,7 +104,7 @@ func resolve(path string) (string, bool, error) {
 			return "", false, err
 		}
 		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(p), target)
+			target = join(dir, target) // not cleaned: dir may be or hold a symlink
 		}
 		p = target
 	}
@@ -135,16 +141,26 @@ func Check(path string) error {
 			return err
 		}
 	}
-	return probe(filepath.Dir(real), filepath.Base(real), path)
+	dir, base := split(real)
+	return probe(dir, base, path)
 }
 
 // lookup resolves path (see resolve) and stats the file it names: fi is
 // nil when there is none yet, and then the missing parent directories are
 // made. An empty path and a directory are errors (op names what the
 // caller was about to do).
+//
+// Paths are taken as the OS resolves them, never cleaned: the directory
+// of "nodir/../r.json" is "nodir/..", which exists once nodir is made,
+// and that of "link/../r.json" is the parent of link's target, not ".".
+// The directories of path are made first, so that what path names
+// through them is resolved and stat'ed as the write will find it.
 func lookup(path, op string) (real string, inPlace bool, fi fs.FileInfo, err error) {
 	if path == "" {
 		return "", false, nil, ErrEmptyPath
+	}
+	if err := mkdirFor(path, op); err != nil {
+		return "", false, nil, err
 	}
 	if real, inPlace, err = resolve(path); err != nil {
 		return "", false, nil, err
@@ -152,7 +168,8 @@ func lookup(path, op string) (real string, inPlace bool, fi fs.FileInfo, err err
 	fi, err = os.Stat(real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return real, inPlace, nil, os.MkdirAll(filepath.Dir(real), 0o755)
+		// A dangling symlink: its target's directories are made too.
+		return real, inPlace, nil, mkdirFor(real, op)
 	case err != nil:
 		return "", false, nil, err
 	case fi.IsDir():
@@ -267,7 +284,8 @@ func Pin(path string) (*Pinned, error) {
 	if inPlace || fi != nil && !fi.Mode().IsRegular() {
 		return p, nil
 	}
-	if p.dir, err = os.OpenRoot(filepath.Dir(real)); err != nil {
+	dir, _ := split(real)
+	if p.dir, err = os.OpenRoot(dir); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -289,7 +307,8 @@ func (p *Pinned) WriteFrom(ctx context.Context, write func(io.Writer) error) err
 // a symlink, FIFO or other file is replaced, not followed nor opened. path
 // names the file in errors.
 func WriteIn(dir *os.Root, path string, write func(io.Writer) error) error {
-	fi, err := dir.Lstat(filepath.Base(path))
+	_, base := split(path)
+	fi, err := dir.Lstat(base)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		fi = nil
@@ -531,7 +550,8 @@ func WithWaitNotice(ctx context.Context, notice func(fifo string)) context.Conte
 // path. When path exists (old is its FileInfo) the new file takes its
 // permission bits and, where the process may, its owner.
 func replace(path string, write func(io.Writer) error, old fs.FileInfo) error {
-	dir, err := os.OpenRoot(filepath.Dir(path))
+	d, _ := split(path)
+	dir, err := os.OpenRoot(d)
 	if err != nil {
 		return err
 	}
@@ -544,7 +564,7 @@ func replace(path string, write func(io.Writer) error, old fs.FileInfo) error {
 // a symlink at that name is replaced, not followed, and a symlink put in
 // the place of the directory itself changes nothing.
 func replaceIn(dir *os.Root, path string, write func(io.Writer) error, old fs.FileInfo) (err error) {
-	base := filepath.Base(path)
+	_, base := split(path)
 	f, tmp, err := createTemp(dir, base)
 	if err != nil {
 		return untemp(err, path)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -46,7 +45,8 @@ func IsStdout(stdout io.Writer, path string) bool {
 }
 
 // CheckTargets rejects outputs that cannot all be written: two that are
-// the same file (through symlinks too; a device or FIFO may take several),
+// the same file (compared by RealPath, through symlinks and ".." too; a
+// device or FIFO may take several),
 // or more than one on stdout (see IsStdout). Its errors name the flags.
 // It writes nothing; Check tells whether each one can be written.
 func CheckTargets(stdout io.Writer, targets []Target) error {
@@ -58,13 +58,11 @@ func CheckTargets(stdout io.Writer, targets []Target) error {
 			continue
 		}
 		key := t.Path
-		if real, err := Resolve(t.Path); err == nil {
+		if real, err := RealPath(t.Path); err == nil {
 			if fi, err := os.Stat(real); err == nil && !fi.Mode().IsRegular() {
 				continue // a device such as /dev/null may take several outputs
 			}
-			if abs, err := filepath.Abs(real); err == nil {
-				key = abs
-			}
+			key = real
 		}
 		if prev, ok := seen[key]; ok {
 			return fmt.Errorf("%s and %s %s: both write the same file; give each its own", prev, t.Flag, t.Path)
@@ -87,7 +85,13 @@ func CheckInputs(stdout io.Writer, targets []Target, inputs []Input) error {
 		if t.Path == "" || IsStdout(stdout, t.Path) {
 			continue
 		}
-		fi, err := os.Stat(t.Path) // follows symlinks, a dangling one is no input
+		// Where the write will go once the missing directories are made
+		// ("nodir/../s.yaml" is s.yaml); a dangling symlink is no input.
+		real, err := RealPath(t.Path)
+		if err != nil {
+			real = t.Path
+		}
+		fi, err := os.Stat(real)
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}

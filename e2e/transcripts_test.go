@@ -1,0 +1,116 @@
+package e2e_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acprun/acprun/report"
+)
+
+// TestOutputAtATranscriptsPlace: an output file that is the place of one
+// of the run's transcripts in the --transcripts directory (by its name
+// there, made unique as the run makes it, in any case, or through "..")
+// is refused before anything runs, as two outputs on one file are: the
+// events would get the transcript's lines in their middle, the results
+// would replace the transcript. Another name in that directory is fine.
+func TestOutputAtATranscriptsPlace(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string // "" for a run that passes
+	}{
+		{[]string{"--events", "tc/s.jsonl"}, "acprun: --events tc/s.jsonl and --transcripts tc: both write the same file (tc/s.jsonl is a transcript of this run); give each its own\n"},
+		{[]string{"-o", "tc/s.jsonl"}, "acprun: -o tc/s.jsonl and --transcripts tc: both write the same file (tc/s.jsonl is a transcript of this run); give each its own\n"},
+		{[]string{"--junit", "tc/S.JSONL"}, "acprun: --junit tc/S.JSONL and --transcripts tc: both write the same file (tc/s.jsonl is a transcript of this run); give each its own\n"},
+		{[]string{"--html", "nodir/../tc/s.jsonl"}, "acprun: --html nodir/../tc/s.jsonl and --transcripts tc: both write the same file (tc/s.jsonl is a transcript of this run); give each its own\n"},
+		{[]string{"--events", "tc/s#2.jsonl", "--repeat", "2"}, "acprun: --events tc/s#2.jsonl and --transcripts tc: both write the same file (tc/s#2.jsonl is a transcript of this run); give each its own\n"},
+		{[]string{"t.yaml", "--events", "tc/s-2.jsonl"}, "acprun: --events tc/s-2.jsonl and --transcripts tc: both write the same file (tc/S-2.jsonl is a transcript of this run); give each its own\n"},
+		{[]string{"--events", "tc/s.jsonl", "--repeat", "2"}, ""},
+		{[]string{"--events", "tc/events.jsonl"}, ""},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			other := strings.Replace(mockScenario, "name: s", "name: S", 1) // its transcript is s-2.jsonl
+			writeFiles(t, dir, map[string]string{"s.yaml": mockScenario, "t.yaml": other, "agent.mock.yaml": mockScript})
+			res := acprun(t, dir, append([]string{"run", "s.yaml"}, append(tt.args, "-q", "--transcripts", "tc")...)...)
+			if tt.want == "" {
+				if res.code != exitOK {
+					t.Errorf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+				}
+				return
+			}
+			if res.code != exitUsage || res.stderr != tt.want {
+				t.Errorf("exit %d, stderr:\n%s\nwant %d and %q", res.code, res.stderr, exitUsage, tt.want)
+			}
+			if got := dirNames(t, dir); !slices.Equal(got, []string{"agent.mock.yaml", "s.yaml", "t.yaml"}) {
+				t.Errorf("the directory holds %q after the run; want nothing run or written", got)
+			}
+		})
+	}
+}
+
+// TestTranscriptNotWritten: a transcript that cannot be written is an
+// output lost: the run exits 4 and says which transcript, after the
+// summary, and keeps the results it produced (the scenarios pass). It is
+// so when a directory is in its place, and when the transcripts directory
+// is removed while the run writes in it (here by the first scenario's
+// setup, with -j 1): that scenario's transcript goes with it, the next
+// cannot be made.
+func TestTranscriptNotWritten(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	second := strings.Replace(mockScenario, "name: s", "name: t", 1)
+	removing := strings.Replace(mockScenario, "name: s", "name: r\nsetup: [rm -rf tc]", 1)
+	writeFiles(t, dir, map[string]string{"s.yaml": mockScenario, "t.yaml": second, "r.yaml": removing, "agent.mock.yaml": mockScript, "tc/s.jsonl/x": ""})
+
+	res := acprun(t, dir, "run", "s.yaml", "t.yaml", "-q", "--transcripts", "tc", "-o", "r1.json")
+	want := "\nacprun: --transcripts tc: s: open tc/s.jsonl: is a directory; the transcript was not written\n"
+	if res.code != exitOutput || !strings.HasSuffix(res.stderr, want) {
+		t.Errorf("a directory at a transcript's place: exit %d, stderr:\n%s\nwant %d, ending %q", res.code, res.stderr, exitOutput, want)
+	}
+	if got := readResults(t, filepath.Join(dir, "r1.json")); got.Summary.Passed != 2 {
+		t.Errorf("a directory at a transcript's place: %d passed in the results, want 2", got.Summary.Passed)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tc", "t.jsonl")); err != nil {
+		t.Errorf("the other scenario's transcript: %v", err)
+	}
+
+	res = acprun(t, dir, "run", "r.yaml", "t.yaml", "-q", "-j", "1", "--transcripts", "tc", "-o", "r2.json")
+	want = "\nacprun: --transcripts tc: r: write tc/r.jsonl: the file was removed while it was written; the transcript was lost\n" +
+		"acprun: --transcripts tc: t: open tc/t.jsonl: no such file or directory; the transcript was not written\n"
+	if res.code != exitOutput || !strings.HasSuffix(res.stderr, want) {
+		t.Errorf("the transcripts directory removed: exit %d, stderr:\n%s\nwant %d, ending %q", res.code, res.stderr, exitOutput, want)
+	}
+	if got := readResults(t, filepath.Join(dir, "r2.json")); got.Summary.Passed != 2 {
+		t.Errorf("the transcripts directory removed: %d passed in the results, want 2", got.Summary.Passed)
+	}
+}
+
+// TestLongTranscriptName: a scenario whose name is too long for a file
+// name gets a transcript all the same, its name shortened the same way
+// every time (report.TranscriptName), which the results record.
+func TestLongTranscriptName(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	long := strings.Repeat("a long name ", 30)
+	writeFiles(t, dir, map[string]string{"s.yaml": strings.Replace(mockScenario, "name: s", "name: "+long, 1), "agent.mock.yaml": mockScript})
+	res := acprun(t, dir, "run", "s.yaml", "-q", "--transcripts", "tc", "-o", "r.json")
+	if res.code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+	}
+	got := readResults(t, filepath.Join(dir, "r.json"))
+	want := filepath.Join("tc", report.TranscriptName(strings.TrimSpace(long), "", 0, 0))
+	if len(got.Scenarios) != 1 || got.Scenarios[0].Transcript != want {
+		for _, r := range got.Scenarios {
+			t.Errorf("result: transcript %q, warnings %q", r.Transcript, r.Warnings)
+		}
+		t.Fatalf("want one result, whose transcript is %s", want)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, want)); err != nil || fi.Size() == 0 || len(filepath.Base(want)) > 255 {
+		t.Errorf("the transcript %s: %v, %v; want a file with the messages", want, fi, err)
+	}
+}
