@@ -96,6 +96,18 @@ turns: [{prompt: hi}]
 			want: []string{`bad.yaml:3:10: unknown key "stopReason" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge, agent, notices, passRate); stopReason belongs in a turn's expect`},
 		},
 		{
+			name: "tags --tag could never select",
+			src: `name: x
+agent: {command: [a]}
+tags: ["smoke,nightly", "", nightly]
+turns: [{prompt: hi}]
+`,
+			want: []string{
+				`bad.yaml:3:8: tag "smoke,nightly" has a comma, where --tag splits its value, so --tag could never select it: write one tag for each part, [smoke, nightly]`,
+				`bad.yaml:3:25: tag is empty: --tag could never select it`,
+			},
+		},
+		{
 			name: "duplicate key",
 			src: `name: x
 agent: {command: [a]}
