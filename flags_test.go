@@ -5,15 +5,17 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
 
-// TestEveryPathFlagRefusesAnEmptyValue parses, for every command, each
-// flag whose placeholder says it names a file or a directory with an empty
-// value, and checks that emptyPathFlag refuses it: a flag added later is
-// covered as soon as it has such a placeholder.
-func TestEveryPathFlagRefusesAnEmptyValue(t *testing.T) {
+// TestEveryValueFlagRefusesAnEmptyValue parses, for every command, each
+// string flag whose placeholder says it names a file or a directory, a
+// model, a mode or an auth method with an empty value, and checks that
+// emptyFlag refuses it: a flag added later is covered as soon as it has
+// such a placeholder.
+func TestEveryValueFlagRefusesAnEmptyValue(t *testing.T) {
 	var out bytes.Buffer
 	g := &globals{Stdout: &out, Stderr: &out}
 	parser, err := newParser(context.Background(), &cli{}, g, g.Stdout, func(int) {})
@@ -30,7 +32,7 @@ func TestEveryPathFlagRefusesAnEmptyValue(t *testing.T) {
 		}
 		for _, flags := range cmd.AllFlags(false) {
 			for _, f := range flags {
-				if _, ok := pathPlaceholders[f.PlaceHolder]; !ok {
+				if _, ok := valuePlaceholders[f.PlaceHolder]; !ok || f.Target.Kind() != reflect.String || f.Enum != "" { // kong checks an enum
 					continue
 				}
 				checked++
@@ -45,20 +47,20 @@ func TestEveryPathFlagRefusesAnEmptyValue(t *testing.T) {
 					t.Errorf("%q: %v", args, err)
 					continue
 				}
-				if err := emptyPathFlag(kctx); err == nil || !strings.Contains(err.Error(), "--"+f.Name+` ""`) {
-					t.Errorf("%q: emptyPathFlag = %v; want the flag refused", args, err)
+				if err := emptyFlag(kctx); err == nil || !strings.Contains(err.Error(), "--"+f.Name+` ""`) {
+					t.Errorf("%q: emptyFlag = %v; want the flag refused", args, err)
 				}
 				args[len(args)-1] = "--" + f.Name + "=x"
 				if kctx, err := p.Parse(args); err == nil {
-					if err := emptyPathFlag(kctx); err != nil {
-						t.Errorf("%q: emptyPathFlag = %v; want nil", args, err)
+					if err := emptyFlag(kctx); err != nil {
+						t.Errorf("%q: emptyFlag = %v; want nil", args, err)
 					}
 				}
 			}
 		}
 	}
-	if checked < 18 { // run --prompt takes a text too: see TestRunUsageErrors
-		t.Errorf("checked %d path flags; want every one (at least 18)", checked)
+	if checked < 22 { // run --prompt takes a text too: see TestRunUsageErrors
+		t.Errorf("checked %d flags; want every one (at least 22: 18 paths, run's --model, --mode and --auth, probe's --auth)", checked)
 	}
 }
 

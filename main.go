@@ -249,7 +249,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acprun: %v\n%s\n", err, usageHint(err))
 		return exitUsage
 	}
-	if err := emptyPathFlag(kctx); err != nil {
+	if err := emptyFlag(kctx); err != nil {
 		fmt.Fprintf(stderr, "acprun: %v\n", err)
 		return exitUsage
 	}
@@ -277,22 +277,27 @@ func usageHint(err error) string {
 	return "see '" + path + " --help'"
 }
 
-// pathPlaceholders are the placeholders of the flags whose value names a
-// file or a directory, with what to give instead of an empty value.
-var pathPlaceholders = map[string]string{
-	"FILE": "a file",
-	"DIR":  "a directory",
+// valuePlaceholders are the placeholders of the flags whose value may not
+// be empty: each with what the value is, and what to give instead of an
+// empty one.
+var valuePlaceholders = map[string]struct{ what, want string }{
+	"FILE":   {"path", "a file"},
+	"DIR":    {"path", "a directory"},
+	"MODEL":  {"model", "the id of a model the agent offers"},
+	"MODE":   {"mode", "the id of a session mode the agent offers"},
+	"METHOD": {"auth method", "the id of an auth method the agent offers"},
 }
 
-// emptyPathFlag refuses a flag that names a file or a directory (its
-// placeholder is one of pathPlaceholders) given an empty value, as
-// -o "$RESULTS" gives it when the variable is unset: nothing has run yet
-// (exit 2), and nothing would be written where the user looks for it.
-// kong marks as set the flags given on the command line and those with a
+// emptyFlag refuses a string flag whose placeholder is one of
+// valuePlaceholders (a file or a directory, a model, a mode, an auth
+// method) given an empty value, as -o "$RESULTS" gives it when the
+// variable is unset: nothing has run yet (exit 2), and nothing would be
+// written where the user looks for it, or set as the user meant. kong
+// marks as set the flags given on the command line and those with a
 // default; no default is empty, so an empty value was given.
-func emptyPathFlag(kctx *kong.Context) error {
+func emptyFlag(kctx *kong.Context) error {
 	for _, f := range kctx.Flags() {
-		want, ok := pathPlaceholders[f.PlaceHolder]
+		v, ok := valuePlaceholders[f.PlaceHolder]
 		if !ok || !f.Set || f.Target.Kind() != reflect.String || f.Target.String() != "" {
 			continue
 		}
@@ -300,7 +305,7 @@ func emptyPathFlag(kctx *kong.Context) error {
 		if f.Short != 0 {
 			name = fmt.Sprintf("-%c/--%s", f.Short, f.Name)
 		}
-		return fmt.Errorf("%s \"\": the path is empty (is the variable that gives it unset?): give %s, or leave the flag out", name, want)
+		return fmt.Errorf("%s \"\": the %s is empty (is the variable that gives it unset?): give %s, or leave the flag out", name, v.what, v.want)
 	}
 	return nil
 }

@@ -108,6 +108,24 @@ turns: [{prompt: hi}]
 			},
 		},
 		{
+			name: "empty agent values with nothing to drop",
+			src: `name: x
+agent: {command: [a], model: "", mode: "", auth: "${EMPTY:-}"}
+turns: [{prompt: hi}]
+---
+name: y
+agent: {name: mock, args: [x.mock.yaml], model: "", cwd: ""}
+turns: [{prompt: hi}]
+`,
+			want: []string{
+				`bad.yaml:2:30: model is empty: give the id of a model the agent offers, or leave model out for the agent's default`,
+				`bad.yaml:2:40: mode is empty: give the id of a session mode the agent offers, or leave mode out for the agent's default`,
+				`bad.yaml:2:50: auth is empty (is the variable that gives it unset?): give the id of an auth method the agent offers, or leave auth out to skip authenticate`,
+				`bad.yaml:6:49: model is empty: give the id of a model the agent offers, or leave model out for the agent's default`,
+				`bad.yaml:6:58: cwd is empty: give a directory, or leave cwd out for the scenario file's directory`,
+			},
+		},
+		{
 			name: "duplicate key",
 			src: `name: x
 agent: {command: [a]}
