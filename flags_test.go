@@ -158,13 +158,15 @@ func TestGatewayFlagsOfValidateListExplain(t *testing.T) {
 
 // TestNegativeFlagValues: a negative value of -j, --repeat or a duration
 // is refused with what the flag wants, not with kong's suggestion of
-// --flag="-1", which fails as well.
+// --flag="-1", which fails as well; a duration too large gives the most it
+// may be.
 func TestNegativeFlagValues(t *testing.T) {
 	for args, want := range map[string]string{
 		"-j -1":              `--jobs: "-1": want how many scenarios run at once, 1 or more`,
 		"-j=-1":              `--jobs: "-1": want how many scenarios run at once, 1 or more`,
 		"--repeat -1":        "--repeat -1: want at least 1 attempt per scenario",
 		"--turn-timeout -1s": `--turn-timeout: "-1s" is not a positive duration`,
+		"--timeout 3000000h": `--timeout: "3000000h" is too large: the most it may be is 2562047h47m16.854775807s`,
 	} {
 		var stderr bytes.Buffer
 		code := run(append([]string{"run", "x.yaml"}, strings.Fields(args)...), strings.NewReader(""), &bytes.Buffer{}, &stderr)

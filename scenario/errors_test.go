@@ -126,6 +126,24 @@ turns: [{prompt: hi}]
 			},
 		},
 		{
+			name: "numbers too large",
+			src: `name: x
+agent: {command: [a]}
+budget: {maxTotalTokens: 9223372036854775808, maxRequests: 1e30}
+expect: {maxDenied: 3000000000}
+timeout: 3000000h
+turnTimeout: -3000000h
+turns: [{prompt: hi}]
+`,
+			want: []string{
+				`bad.yaml:3:26: 9223372036854775808 is too large: the most it may be is 9223372036854775807`,
+				`bad.yaml:3:60: 1e30 is too large: the most it may be is 9223372036854775807`,
+				`bad.yaml:4:21: 3000000000 is too large: the most it may be is 2147483647`,
+				`bad.yaml:5:10: bad duration "3000000h": too large: the most it may be is 2562047h47m16.854775807s`,
+				`bad.yaml:6:14: bad duration "-3000000h": must be greater than zero`,
+			},
+		},
+		{
 			name: "duplicate key",
 			src: `name: x
 agent: {command: [a]}
