@@ -12,6 +12,7 @@ import (
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/inputfile"
+	"github.com/acprun/acprun/internal/shellquote"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/replay"
 	"github.com/acprun/acprun/runner"
@@ -27,7 +28,7 @@ type explainCmd struct {
 	Tool     string   `placeholder:"NAME" help:"Tool name of a made-up request (ToolCall.name: Bash, mcp__github__create_issue, ...)."`
 	Title    string   `help:"Title of a made-up request."`
 	Command  string   `help:"Shell command of a made-up request (sent as rawInput.command)."`
-	Path     []string `help:"Path the made-up request touches (repeatable)."`
+	Path     []string `sep:"none" help:"Path the made-up request touches (repeatable)."`
 	configFlag
 	ruleFlags
 	gatewayFlags `set:"gatewayDoes=Load the scenario as run --gateway MODE loads it, with acprun's model gateway between its agent and its model provider"`
@@ -150,6 +151,16 @@ func (c *explainCmd) check() error {
 		return errors.New("--index needs --transcript and --tool-call")
 	case c.Index < 0:
 		return fmt.Errorf("--index %d: give 1 for the tool call's first permission request, 2 for the second, ...", c.Index)
+	}
+	if c.Kind != "" {
+		if err := approve.CheckKind(c.Kind); err != nil {
+			return fmt.Errorf("%s: %w", shellquote.Join([]string{"--kind", c.Kind}), err)
+		}
+	}
+	for _, p := range c.Path {
+		if strings.TrimSpace(p) == "" {
+			return fmt.Errorf("%s: the path is empty (is the variable that gives it unset?): give a path the request touches, or leave the flag out", shellquote.Join([]string{"--path", p}))
+		}
 	}
 	return nil
 }

@@ -93,6 +93,9 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	if len(agent.Command) == 0 {
 		return exitError{code: exitUsage, err: errors.New("give the agent's command after --")}
 	}
+	if _, msg := selfAgentProblem(agent.Command); msg != "" {
+		return exitError{code: exitUsage, err: errors.New(msg)}
+	}
 	if c.Auth != "" {
 		agent.Auth = c.Auth
 	}

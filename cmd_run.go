@@ -407,7 +407,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err := checkUnset(g, scs); err != nil {
 		return err
 	}
-	if errs := transcriptErrors(scs); len(errs) > 0 {
+	if errs := startErrors(scs); len(errs) > 0 {
 		return usageError(g, errs)
 	}
 	if err := c.checkAttempts(len(scs)); err != nil {

@@ -34,7 +34,10 @@ file:line:col: message (with the source line and a caret under the column), and
 runs nothing. Exit 0 when all are valid, 2 otherwise, and 5 when the paths hold
 no scenario files.
 
-Every agent cwd must exist. Every replay transcript a scenario plays
+Every agent cwd must exist. An agent command of acprun's own (acprun mock-agent
+SCRIPT, acprun replay TRANSCRIPT; judges' too) is parsed as acprun parses its
+command line: a missing or extra argument, or an unknown flag, is an error at
+the word it is about. Every replay transcript a scenario plays
 (agent: {replay: PATH}, or acprun replay PATH in a command; judges' too) is
 read as acprun replay reads it, as a run does before anything runs: one it
 would refuse is an error at the word that names it. A ${VAR} that is unset
@@ -76,7 +79,7 @@ func (c *validateCmd) Run(g *globals) error {
 	if len(scs) == 0 {
 		return exitError{code: exitEmpty, err: errors.New("no scenarios: " + scenario.NoScenarioFiles(c.Paths))}
 	}
-	errs := transcriptErrors(scs)
+	errs := startErrors(scs)
 	if c.Strict {
 		errs = sortErrors(append(errs, strictErrors(scs)...))
 	}
@@ -103,39 +106,63 @@ func strictErrors(scs []*scenario.Scenario) scenario.Errors {
 	errs := slices.Clone(scenario.UnsetErrors(scs))
 	self, _ := os.Executable()    // as runner.Run takes it
 	scripts := map[string]error{} // parsed once, by path
+	checks := selfAgentChecks{}
 	var found []*srcerr.Error
 	for _, sc := range scs {
 		if len(sc.Unset) > 0 {
 			continue
 		}
 		for _, a := range agentsOf(sc) {
+			if _, msg := checks.problem(a.Command); msg != "" {
+				continue // an error of startErrors already
+			}
 			found = append(found, checkAgent(sc, a, self, scripts)...)
 		}
 	}
 	return sortErrors(append(errs, withSources(found)...))
 }
 
-// transcriptErrors are the replay transcripts that the agents of scs
-// (judges' too) play and that acprun replay would refuse when it started:
-// each is read once, with replay.Load, and what it refuses is an error at
-// the word of the agent's command that names the transcript, saying what
-// replay says, so that run and validate stop on it before any agent
-// starts. The agents of a scenario with unset variables are not checked,
-// their values being incomplete.
-func transcriptErrors(scs []*scenario.Scenario) scenario.Errors {
+// startErrors are the problems that the agents of scs (judges' too)
+// would have as they start, and that run and validate find before any
+// agent starts: a command of acprun's own (acprun mock-agent SCRIPT,
+// acprun replay TRANSCRIPT) that its command line refuses, at the word it
+// is about (see selfAgentProblem); and a replay transcript that acprun
+// replay would refuse: each is read once, with replay.Load, and what it
+// refuses is an error at the word of the agent's command that names the
+// transcript, saying what replay says. The agents of a scenario with
+// unset variables are not checked, their values being incomplete.
+func startErrors(scs []*scenario.Scenario) scenario.Errors {
 	loaded := map[string]error{} // by path
+	checks := selfAgentChecks{}
 	var found []*srcerr.Error
 	for _, sc := range scs {
 		if len(sc.Unset) > 0 {
 			continue
 		}
 		for _, a := range agentsOf(sc) {
-			if e := checkTranscript(sc, a, loaded); e != nil {
+			if e := checkSelfAgent(sc, a, checks); e != nil {
+				found = append(found, e)
+			} else if e := checkTranscript(sc, a, loaded); e != nil {
 				found = append(found, e)
 			}
 		}
 	}
 	return sortErrors(withSources(found))
+}
+
+// checkSelfAgent is the problem of a, an agent of sc whose command is
+// one of acprun's own, that acprun's command line refuses (nil when there
+// is none), at the word of the command it is about.
+func checkSelfAgent(sc *scenario.Scenario, a *scenario.Agent, checks selfAgentChecks) *srcerr.Error {
+	i, msg := checks.problem(a.Command)
+	if msg == "" {
+		return nil
+	}
+	what := "agent"
+	if a != &sc.Agent {
+		what = "judge agent"
+	}
+	return problem(a.WordPos(i), what+": "+msg)
 }
 
 // checkTranscript is the problem of the transcript that a, an agent of

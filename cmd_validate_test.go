@@ -34,7 +34,7 @@ func TestTranscriptErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, e := range transcriptErrors(scs) {
+	for _, e := range startErrors(scs) {
 		got = append(got, e.Error(), e.Source)
 	}
 	want := []string{
@@ -44,6 +44,6 @@ func TestTranscriptErrors(t *testing.T) {
 		"turns: [{prompt: hi, expect: {judge: {agent: {command: [acprun, replay, rec/empty.jsonl]}, rubric: ok}}}]",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("transcriptErrors (-want +got):\n%s", diff)
+		t.Errorf("startErrors (-want +got):\n%s", diff)
 	}
 }

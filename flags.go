@@ -23,6 +23,9 @@ func (d *duration) Decode(ctx *kong.DecodeContext) error {
 		return err
 	}
 	v, err := time.ParseDuration(s)
+	if scenario.DurationTooLarge(s, err) {
+		return scenario.DurationTooLargeError(s)
+	}
 	if err != nil || v <= 0 {
 		return fmt.Errorf("%q is not a positive duration; use Go syntax like 90s, 5m or 1h30m", s)
 	}

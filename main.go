@@ -279,14 +279,18 @@ func usageHint(err error) string {
 
 // emptyPlaceholders are the placeholders of the flags whose value may not
 // be empty, with what the value is and what to give instead: those that
-// name a file or a directory, and those that select scenarios, which
-// empty would select them all.
+// name a file or a directory, those that select scenarios, which empty
+// would select them all, and a model, a mode or an auth method, which
+// empty would not be set as the user meant.
 var emptyPlaceholders = map[string]struct{ what, give string }{
-	"FILE": {"path", "a file"},
-	"DIR":  {"path", "a directory"},
-	"I/N":  {"shard", "one such as 2/4"},
-	"TAG":  {"tag", "a tag"},
-	"NAME": {"name", "a name"},
+	"FILE":   {"path", "a file"},
+	"DIR":    {"path", "a directory"},
+	"I/N":    {"shard", "one such as 2/4"},
+	"TAG":    {"tag", "a tag"},
+	"NAME":   {"name", "a name"},
+	"MODEL":  {"model", "the id of a model the agent offers"},
+	"MODE":   {"mode", "the id of a session mode the agent offers"},
+	"METHOD": {"auth method", "the id of an auth method the agent offers"},
 }
 
 // emptyFlag refuses a flag of emptyPlaceholders given an empty value, as
@@ -300,7 +304,7 @@ var emptyPlaceholders = map[string]struct{ what, give string }{
 func emptyFlag(kctx *kong.Context) error {
 	for _, f := range kctx.Flags() {
 		want, ok := emptyPlaceholders[f.PlaceHolder]
-		if !ok || !f.Set {
+		if !ok || !f.Set || f.Enum != "" { // kong checks an enum's value
 			continue
 		}
 		switch f.Target.Kind() {

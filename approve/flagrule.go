@@ -106,16 +106,36 @@ func matcherExample(matcher string) string {
 // kind nor a matcher: a misspelt kind or matcher is named, and a value
 // that looks like a command line is shown as execute:COMMAND.
 func flagRuleHint(head, value string) string {
-	lower := strings.ToLower(head)
-	for _, w := range append(Kinds(), flagMatchers...) {
-		if lower == w || len(lower) >= 3 && strings.HasPrefix(w, lower) || len(w) >= 4 && strings.HasPrefix(lower, w) {
-			return fmt.Sprintf(" (did you mean %s?)", w)
-		}
+	if hint := didYouMean(head, append(Kinds(), flagMatchers...)); hint != "" {
+		return hint
 	}
 	if strings.ContainsAny(head, " *") {
 		return " (a command is written execute:COMMAND: " + shellquote.Word("execute:"+strings.TrimSpace(value)) + ")"
 	}
 	return ""
+}
+
+// didYouMean names the word of valid that word misspells, " (did you
+// mean execute?)": the same but for case, or one that starts with word or
+// that word starts with; "" when there is none.
+func didYouMean(word string, valid []string) string {
+	lower := strings.ToLower(word)
+	for _, w := range valid {
+		if lower == w || len(lower) >= 3 && strings.HasPrefix(w, lower) || len(w) >= 4 && strings.HasPrefix(lower, w) {
+			return fmt.Sprintf(" (did you mean %s?)", w)
+		}
+	}
+	return ""
+}
+
+// CheckKind reports whether kind is a tool kind (Kinds), as a request
+// made up by a flag (explain --kind) names it. Its error lists the kinds
+// and, as --allow does, names the kind a misspelt one means.
+func CheckKind(kind string) error {
+	if slices.Contains(Kinds(), kind) {
+		return nil
+	}
+	return fmt.Errorf("unknown kind %q: want one of %s%s", kind, strings.Join(Kinds(), ", "), didYouMean(kind, Kinds()))
 }
 
 // WithRules returns a copy of p with allow and deny added after its own

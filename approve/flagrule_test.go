@@ -140,3 +140,23 @@ func TestPolicyWithRules(t *testing.T) {
 		t.Errorf("nil.WithRules = %+v, want the rule alone, denying the rest", got)
 	}
 }
+
+// TestCheckKind: a kind that is not one of Kinds is an error that lists
+// them and names the kind a misspelt one means, as --allow does.
+func TestCheckKind(t *testing.T) {
+	for _, k := range approve.Kinds() {
+		if err := approve.CheckKind(k); err != nil {
+			t.Errorf("CheckKind(%q) = %v; want nil", k, err)
+		}
+	}
+	tests := []struct{ kind, want string }{
+		{"exec", `unknown kind "exec": want one of read, edit, delete, move, search, execute, think, fetch, switch_mode, other (did you mean execute?)`},
+		{"EXECUTE", `unknown kind "EXECUTE": want one of read, edit, delete, move, search, execute, think, fetch, switch_mode, other (did you mean execute?)`},
+		{"nonsense", `unknown kind "nonsense": want one of read, edit, delete, move, search, execute, think, fetch, switch_mode, other`},
+	}
+	for _, tt := range tests {
+		if err := approve.CheckKind(tt.kind); err == nil || err.Error() != tt.want {
+			t.Errorf("CheckKind(%q) = %v; want %q", tt.kind, err, tt.want)
+		}
+	}
+}

@@ -270,3 +270,35 @@ func TestExplainTranscript(t *testing.T) {
 		t.Errorf("--tool-call alone: exit %d\n%s", res.code, res.stderr)
 	}
 }
+
+// TestExplainMadeUpRequestFlags: a made-up request's --kind must be a tool
+// kind (exit 2, with the did-you-mean of --allow), and --path is taken
+// whole, a comma and all, and must not be empty.
+func TestExplainMadeUpRequestFlags(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"e.yaml": `name: e
+agent: {command: [acprun, mock-agent, x.mock.yaml]}
+permissions: {default: deny, allow: [{kind: execute, command: "go test *"}, {kind: read, path: "a,b.go"}]}
+turns: [{prompt: hi}]
+`})
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"misspelt kind", []string{"--kind", "exec", "--command", "go test ./..."}, `acprun: --kind exec: unknown kind "exec": want one of read, edit, delete, move, search, execute, think, fetch, switch_mode, other (did you mean execute?)`},
+		{"kind in capitals", []string{"--kind", "EXECUTE", "--command", "go test ./..."}, `(did you mean execute?)`},
+		{"empty path", []string{"--kind", "read", "--path", ""}, `acprun: --path '': the path is empty (is the variable that gives it unset?)`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := acprun(t, dir, append([]string{"explain", "e.yaml"}, tt.args...)...)
+			if res.code != 2 || res.stdout != "" || !strings.Contains(res.stderr, tt.want) {
+				t.Errorf("exit %d, want 2 and %q\nstdout:\n%s\nstderr:\n%s", res.code, tt.want, res.stdout, res.stderr)
+			}
+		})
+	}
+	res := acprun(t, dir, "explain", "e.yaml", "--kind", "read", "--path", "a,b.go")
+	if d := explainDecision(t, res); res.code != 0 || d.verdict != "allow" || !strings.Contains(res.stdout, "a,b.go") {
+		t.Errorf("--path a,b.go: exit %d, %+v; want it allowed by the rule of a,b.go\n%s%s", res.code, d, res.stdout, res.stderr)
+	}
+}

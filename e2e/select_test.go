@@ -290,3 +290,26 @@ func TestAgentGivenTwiceRunsOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestTagsTagCannotSelect: a tag --tag could never select (with a comma,
+// where --tag splits its value, or empty) is an error of validate, at the
+// tag, where it used to validate and then match nothing.
+func TestTagsTagCannotSelect(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"tg.yaml": `name: tg
+tags: ["smoke,nightly", ""]
+agent: {command: [acprun, mock-agent, x.mock.yaml]}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`})
+	res := acprun(t, dir, "validate", "tg.yaml")
+	for _, w := range []string{
+		`tg.yaml:2:8: tag "smoke,nightly" has a comma, where --tag splits its value, so --tag could never select it: write one tag for each part, [smoke, nightly]`,
+		`tg.yaml:2:25: tag is empty: --tag could never select it`,
+	} {
+		if res.code != 2 || !strings.Contains(res.stderr, w) {
+			t.Errorf("validate: exit %d, want 2 and %q:\n%s", res.code, w, res.stderr)
+		}
+	}
+}

@@ -300,6 +300,8 @@ type agentSpec struct {
 	reusePos    Pos
 
 	commandSuggested bool // an unknown key was taken for a misspelt command
+
+	empty []emptyValue // keys given an empty value (see checkEmpty)
 }
 
 // agentSpec reads an agent: with keys agentKeys a scenario's (or the
@@ -362,6 +364,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 			spec.env = p.env(v)
 		case "cwd":
 			if cwd, ok := p.interpArg(v); ok {
+				p.noteEmpty(&spec, v, "cwd", cwd)
 				if cwd != "" {
 					cwd = p.abs(cwd)
 				}
@@ -369,14 +372,17 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 			}
 		case "auth":
 			if s, ok := p.interp(v); ok {
+				p.noteEmpty(&spec, v, "auth", s)
 				spec.auth = &s
 			}
 		case "mode":
 			if s, ok := p.interp(v); ok {
+				p.noteEmpty(&spec, v, "mode", s)
 				spec.mode, spec.modePos = &s, p.pos(v)
 			}
 		case "model":
 			if s, ok := p.interp(v); ok {
+				p.noteEmpty(&spec, v, "model", s)
 				spec.model, spec.modelPos = &s, p.pos(v)
 			}
 		case "config":
@@ -427,6 +433,54 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 	return spec
 }
 
+// noteEmpty notes that key, whose value n gives, is empty (s): an empty
+// value drops the named agent's own, and is an error where there is none
+// to drop (see checkEmpty). While LoadConfig checks its agents leniently,
+// an empty value from a variable is not noted: Load checks it again, with
+// the environment, where a scenario uses it.
+func (p *fileParser) noteEmpty(spec *agentSpec, n *yaml.Node, key, s string) {
+	fromVar := strings.Contains(yamlnode.Deref(n).Value, "${")
+	if s != "" || fromVar && p.lenient {
+		return
+	}
+	spec.empty = append(spec.empty, emptyValue{key: key, n: n, fromVar: fromVar})
+}
+
+// emptyValue is an agent key given an empty value.
+type emptyValue struct {
+	key     string
+	n       *yaml.Node
+	fromVar bool // the value comes from a variable (${VAR:-}, ${EMPTY})
+}
+
+// emptyWants says, for each key that may drop a named agent's value, what
+// to give instead of an empty value, and what leaving the key out means.
+var emptyWants = map[string][2]string{
+	"cwd":   {"a directory", " for the scenario file's directory"},
+	"auth":  {"the id of an auth method the agent offers", " to skip authenticate"},
+	"mode":  {"the id of a session mode the agent offers", " for the agent's default"},
+	"model": {"the id of a model the agent offers", " for the agent's default"},
+}
+
+// checkEmpty reports each key of spec given an empty value that has
+// nothing to drop, base (the named agent the spec changes, or none) having
+// no value for it: an error at the value that says what to give, and,
+// when a variable gives it, that the variable may be unset.
+func (p *fileParser) checkEmpty(spec agentSpec, base Agent) {
+	own := map[string]string{"cwd": base.Cwd, "auth": base.Auth, "mode": base.Mode, "model": base.Model}
+	for _, e := range spec.empty {
+		if own[e.key] != "" {
+			continue // drops the named agent's
+		}
+		hint := ""
+		if e.fromVar {
+			hint = " (is the variable that gives it unset?)"
+		}
+		w := emptyWants[e.key]
+		p.Errorf(e.n, "%s is empty%s: give %s, or leave %s out%s", e.key, hint, w[0], e.key, w[1])
+	}
+}
+
 // wordPositions is where each of the n words of the command value n was
 // given: each item of a list, the value itself for the words of a string.
 func (p *fileParser) wordPositions(n *yaml.Node, count int) []Pos {
@@ -456,6 +510,7 @@ func (p *fileParser) agentFromSpec(spec agentSpec) Agent {
 			p.Errorf(spec.nameNode, "%s%s", unknownMsg("agent", spec.name, agentNames(p.cfg), "agents"), unloadedConfigHint(p.dir, p.cfg))
 		}
 	}
+	p.checkEmpty(spec, base)
 	a := overlay(base, spec)
 	a.Pos = spec.pos
 	a.OwnEnv = maps.Clone(spec.env)
@@ -584,6 +639,7 @@ func (p *fileParser) namedAgent(name string, n *yaml.Node) NamedAgent {
 				"command", strings.Join(builtinNames(nil), ", "))
 		}
 	}
+	p.checkEmpty(spec, base)
 	na.Agent = overlay(base, spec)
 	na.Agent.Name = name
 	na.Agent.Pos = p.pos(yamlnode.Deref(n))

@@ -102,7 +102,7 @@ agents:
     mcpServers: [{name: m, command: /bin/mcp, args: [], env: []}]
   claude:
     env: {ANTHROPIC_API_KEY: "${HOME}"}
-  codex: {command: [my-codex], auth: ""}
+  codex: {command: [my-codex]}
 `)
 	at := func(line, col int) scenario.Pos { return scenario.Pos{File: "/cfg/acprun.yaml", Line: line, Col: col} }
 	wantDefaults := scenario.Defaults{

@@ -57,7 +57,7 @@ func TestAgentCwdErrors(t *testing.T) {
 		},
 		{
 			name: "existing cwd and the default",
-			src:  "name: x\nagent: {command: [a], cwd: ok}\nturns: [{prompt: hi}]\n---\nname: y\nagent: {command: [a], cwd: ''}\nturns: [{prompt: hi}]\n",
+			src:  "name: x\nagent: {command: [a], cwd: ok}\nturns: [{prompt: hi}]\n---\nname: y\nagent: {command: [a]}\nturns: [{prompt: hi}]\n",
 		},
 		{
 			name:   "named agent's cwd, reported once in the config",

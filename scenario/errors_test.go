@@ -96,6 +96,54 @@ turns: [{prompt: hi}]
 			want: []string{`bad.yaml:3:10: unknown key "stopReason" (valid keys: denied, maxDenied, toolCalls, files, permissions, usage, judge, agent, notices, passRate); stopReason belongs in a turn's expect`},
 		},
 		{
+			name: "tags --tag could never select",
+			src: `name: x
+agent: {command: [a]}
+tags: ["smoke,nightly", "", nightly]
+turns: [{prompt: hi}]
+`,
+			want: []string{
+				`bad.yaml:3:8: tag "smoke,nightly" has a comma, where --tag splits its value, so --tag could never select it: write one tag for each part, [smoke, nightly]`,
+				`bad.yaml:3:25: tag is empty: --tag could never select it`,
+			},
+		},
+		{
+			name: "empty agent values with nothing to drop",
+			src: `name: x
+agent: {command: [a], model: "", mode: "", auth: "${EMPTY:-}"}
+turns: [{prompt: hi}]
+---
+name: y
+agent: {name: mock, args: [x.mock.yaml], model: "", cwd: ""}
+turns: [{prompt: hi}]
+`,
+			want: []string{
+				`bad.yaml:2:30: model is empty: give the id of a model the agent offers, or leave model out for the agent's default`,
+				`bad.yaml:2:40: mode is empty: give the id of a session mode the agent offers, or leave mode out for the agent's default`,
+				`bad.yaml:2:50: auth is empty (is the variable that gives it unset?): give the id of an auth method the agent offers, or leave auth out to skip authenticate`,
+				`bad.yaml:6:49: model is empty: give the id of a model the agent offers, or leave model out for the agent's default`,
+				`bad.yaml:6:58: cwd is empty: give a directory, or leave cwd out for the scenario file's directory`,
+			},
+		},
+		{
+			name: "numbers too large",
+			src: `name: x
+agent: {command: [a]}
+budget: {maxTotalTokens: 9223372036854775808, maxRequests: 1e30}
+expect: {maxDenied: 3000000000}
+timeout: 3000000h
+turnTimeout: -3000000h
+turns: [{prompt: hi}]
+`,
+			want: []string{
+				`bad.yaml:3:26: 9223372036854775808 is too large: the most it may be is 9223372036854775807`,
+				`bad.yaml:3:60: 1e30 is too large: the most it may be is 9223372036854775807`,
+				`bad.yaml:4:21: 3000000000 is too large: the most it may be is 2147483647`,
+				`bad.yaml:5:10: bad duration "3000000h": too large: the most it may be is 2562047h47m16.854775807s`,
+				`bad.yaml:6:14: bad duration "-3000000h": must be greater than zero`,
+			},
+		},
+		{
 			name: "duplicate key",
 			src: `name: x
 agent: {command: [a]}

@@ -453,11 +453,6 @@ agent: {command: [a]}
 workspace: repo
 turns: [{prompt: hi}]
 ---
-name: empty-cwd
-agent: {command: [a], cwd: ""}
-workspace: {git: repo}
-turns: [{prompt: hi}]
----
 name: own-cwd
 agent: {command: [a], cwd: other}
 workspace: repo
@@ -489,7 +484,6 @@ turns: [{prompt: hi}]
 	}
 	want := []where{
 		{"default", repo, []string{repo}},
-		{"empty-cwd", repo, []string{repo}},
 		{"own-cwd", other, []string{other}},
 		{"own-roots", repo, []string{other}},
 		{"named-cwd", base + "/cfg/work", []string{base + "/cfg/work"}},

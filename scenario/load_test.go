@@ -190,7 +190,7 @@ agent:
     A: "${HOME}"
     B: 8080
   cwd: ${SRC:-src}
-  auth: ${AUTH:-}
+  auth: ${AUTH:-oauth}
   mode: ${MODE:-code}
   mcpServers:
     - {name: s, command: "${HOME}/mcp", args: ["${MODEL:-x}", 3, true, null]}
@@ -216,7 +216,7 @@ turns:
 		"command": []string{"/home/user/bin/agent", "--key=sk-test", "sonnet", "fallback", "[]", "$HOME costs $5"},
 		"env":     map[string]string{"A": "/home/user", "B": "8080"},
 		"cwd":     filepath.Join(dir, "src"),
-		"auth":    "",
+		"auth":    "oauth",
 		"mode":    "code",
 		"mcp":     json.RawMessage(`[{"name":"s","command":"/home/user/mcp","args":["x",3,true,null]}]`),
 		"roots":   []string{"/home/user", filepath.Join(dir, "rel/m")},

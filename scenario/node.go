@@ -253,18 +253,40 @@ func (p *fileParser) boolean(n *yaml.Node) (bool, bool) {
 
 // count reads a number of permission requests: an integer >= 0.
 func (p *fileParser) count(n *yaml.Node) (*int, bool) {
-	n = yamlnode.Deref(n)
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
-		p.Errorf(n, "expected a whole number, got %s", describe(n))
-		return nil, false
-	}
-	var i int64
-	if err := n.Decode(&i); err != nil || i < 0 || i > math.MaxInt32 {
-		p.Errorf(n, "expected a whole number from 0 up, got %s", n.Value)
+	i, ok := p.wholeNumber(n, math.MaxInt32)
+	if !ok {
 		return nil, false
 	}
 	v := int(i)
 	return &v, true
+}
+
+// wholeNumber reads a whole number from 0 to max. A number above max, or
+// above what an int64 holds, is said to be too large, with the most it may
+// be, whether it is written whole (9223372036854775808) or not (1e30).
+func (p *fileParser) wholeNumber(n *yaml.Node, max int64) (int64, bool) {
+	n = yamlnode.Deref(n)
+	tag := n.ShortTag()
+	var f float64
+	if n.Kind == yaml.ScalarNode && tag == "!!float" && n.Decode(&f) == nil && f > float64(max) {
+		p.Errorf(n, "%s is too large: the most it may be is %d", n.Value, max)
+		return 0, false
+	}
+	if n.Kind != yaml.ScalarNode || tag != "!!int" {
+		p.Errorf(n, "expected a whole number, got %s", describe(n))
+		return 0, false
+	}
+	var i int64
+	err := n.Decode(&i)
+	switch {
+	case err != nil && !strings.HasPrefix(n.Value, "-") || err == nil && i > max: // an !!int that does not fit is too large
+		p.Errorf(n, "%s is too large: the most it may be is %d", n.Value, max)
+	case err != nil || i < 0:
+		p.Errorf(n, "expected a whole number from 0 up, got %s", n.Value)
+	default:
+		return i, true
+	}
+	return 0, false
 }
 
 // MaxRetries is the most retries a scenario may ask for.
@@ -303,6 +325,11 @@ func (p *fileParser) parseDuration(n *yaml.Node, zero bool) (time.Duration, bool
 	_, nerr := strconv.ParseFloat(n.Value, 64)
 	bare := nerr == nil
 	switch {
+	case DurationTooLarge(n.Value, err):
+		p.Errorf(n, "bad duration %q: %s", n.Value, errDurationTooLarge)
+	case err != nil && strings.HasPrefix(n.Value, "-") && durationSyntax.MatchString(n.Value):
+		d, err = -1, nil // negative, and too large besides
+		fallthrough
 	case d <= 0 && err == nil && !zero:
 		p.Errorf(n, "bad duration %q: must be greater than zero", n.Value)
 	case d < 0 && err == nil:
@@ -317,6 +344,26 @@ func (p *fileParser) parseDuration(n *yaml.Node, zero bool) (time.Duration, bool
 		return d, true
 	}
 	return 0, false
+}
+
+// durationSyntax is the syntax of time.ParseDuration: its error for a
+// value written so but too large to hold says nothing of the size.
+var durationSyntax = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|\x{b5}s|\x{3bc}s|ms|s|m|h))+$`)
+
+// errDurationTooLarge says what the most a duration can be is.
+var errDurationTooLarge = fmt.Sprintf("too large: the most it may be is %v", time.Duration(math.MaxInt64))
+
+// DurationTooLarge reports whether err, time.ParseDuration's error for s,
+// is that s, a positive duration in its syntax, is too large for a
+// time.Duration (more than about 292 years).
+func DurationTooLarge(s string, err error) bool {
+	return err != nil && !strings.HasPrefix(s, "-") && durationSyntax.MatchString(s)
+}
+
+// DurationTooLargeError is the error of a duration that DurationTooLarge
+// says is too large: it gives the most it may be.
+func DurationTooLargeError(s string) error {
+	return fmt.Errorf("%q is %s", s, errDurationTooLarge)
 }
 
 // regexp compiles an RE2 regular expression.

@@ -162,7 +162,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 				s.Description, _ = p.str(v)
 			}
 		case "tags":
-			s.Tags, _ = p.strs(v, true, false)
+			s.Tags = p.tags(v)
 		case "agent":
 			s.Agent = p.agentFromSpec(p.agentSpec(v, agentKeys))
 		case "vars": // read by expand
@@ -780,4 +780,24 @@ func (p *fileParser) textExpect(n *yaml.Node, e *Expect) {
 	if len(m.pairs) == 0 {
 		p.Errorf(m.n, "text needs %s", orList(textKeys))
 	}
+}
+
+// tags reads a scenario's tags. --tag selects by a whole tag, and splits
+// its value at commas, so an empty tag and one with a comma could never be
+// selected: each is an error at the tag.
+func (p *fileParser) tags(n *yaml.Node) []string {
+	nodes, _ := p.strNodes(n, true, false)
+	var tags []string
+	for _, t := range nodes {
+		switch {
+		case t.Value == "":
+			p.Errorf(t, "tag is empty: --tag could never select it")
+		case strings.Contains(t.Value, ","):
+			p.Errorf(t, "tag %q has a comma, where --tag splits its value, so --tag could never select it: write one tag for each part, [%s]",
+				t.Value, strings.Join(strings.Split(t.Value, ","), ", "))
+		default:
+			tags = append(tags, t.Value)
+		}
+	}
+	return tags
 }

@@ -131,6 +131,9 @@ func TestJSONSchemaRejects(t *testing.T) {
 		{"negative maxCost", "name: x\nagent: a\nexpect: {usage: {maxCost: -1}}\nturns: [{prompt: hi}]\n"},
 		{"judge without rubric", "name: x\nagent: a\nexpect: {judge: {agent: claude}}\nturns: [{prompt: hi}]\n"},
 		{"cancelCause without stopReason", "name: x\nagent: a\nturns: [{prompt: hi, expect: {cancelCause: turnTimeout}}]\n"},
+		{"maxDenied too large", "name: x\nagent: a\nexpect: {maxDenied: 3000000000}\nturns: [{prompt: hi}]\n"},
+		{"empty tag", "name: x\nagent: a\ntags: [smoke, '']\nturns: [{prompt: hi}]\n"},
+		{"tag with a comma", "name: x\nagent: a\ntags: 'smoke,nightly'\nturns: [{prompt: hi}]\n"},
 		{"cancelCause of the run", "name: x\nagent: a\nturns: [{prompt: hi, expect: {stopReason: cancelled, cancelCause: interrupt}}]\n"},
 	}
 	for _, tt := range tests {

@@ -270,17 +270,7 @@ func orList(words []string) string {
 
 // nonNegative reads a whole number from 0 up, as an int64.
 func (p *fileParser) nonNegative(n *yaml.Node) (int64, bool) {
-	n = yamlnode.Deref(n)
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
-		p.Errorf(n, "expected a whole number, got %s", describe(n))
-		return 0, false
-	}
-	var i int64
-	if err := n.Decode(&i); err != nil || i < 0 {
-		p.Errorf(n, "expected a whole number from 0 up, got %s", n.Value)
-		return 0, false
-	}
-	return i, true
+	return p.wholeNumber(n, math.MaxInt64)
 }
 
 // nonNegativeNumber reads a number from 0 up, whole or not.
