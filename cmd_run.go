@@ -496,7 +496,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		observers = append(observers, events)
 	}
 	opts.Observer = progress.Observers(observers...)
+	g.onInterrupt(func() { printer.Note(interruptNote) })
 	rep, err := runner.Run(c.transcriptsNotice(ctx, g), opts, scs)
+	g.onInterrupt(nil)
 	printer.Finish()
 	if err != nil {
 		return exitError{code: exitOutput, err: err}
@@ -516,6 +518,10 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	return exitError{code: exitCode(ctx, rep)}
 }
+
+// interruptNote is what run says when it takes an interrupt (SIGINT or
+// SIGTERM), before it begins to stop: nothing else shows it at once.
+const interruptNote = "acprun: interrupted: cancelling the running turns, then writing the results (interrupt again to stop at once)"
 
 // transcriptsNotice returns ctx, with which the run's transcripts are
 // opened, saying on stderr when one is a FIFO that has no reader yet: the

@@ -23,6 +23,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -67,6 +68,28 @@ type globals struct {
 	// Abort is closed when a second SIGINT or SIGTERM arrives: stop waiting
 	// and kill at once.
 	Abort <-chan struct{} `kong:"-"`
+
+	noteMu sync.Mutex
+	note   func() // said when the first interrupt arrives (onInterrupt)
+}
+
+// onInterrupt has f called when the first SIGINT or SIGTERM arrives, before
+// the command's context ends; nil: nothing is. When it returns, a call of
+// the f it replaces has returned: what that f prints comes before what
+// the caller prints next.
+func (g *globals) onInterrupt(f func()) {
+	g.noteMu.Lock()
+	defer g.noteMu.Unlock()
+	g.note = f
+}
+
+// interrupted is what notifyInterrupts calls at the first interrupt.
+func (g *globals) interrupted() {
+	g.noteMu.Lock()
+	defer g.noteMu.Unlock()
+	if g.note != nil {
+		g.note()
+	}
 }
 
 // writeFile writes what format writes to the output t: stdout for "-",
@@ -222,10 +245,10 @@ func catchSIGPIPE() {
 
 // run parses args, runs the chosen command and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, abort, stop := notifyInterrupts()
+	g := &globals{Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	ctx, abort, stop := notifyInterrupts(g.interrupted)
 	defer stop()
-
-	g := &globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, Abort: abort}
+	g.Abort = abort
 	root := &cli{}
 	help := &stickyWriter{w: stdout}
 	exitCode := -1
@@ -410,8 +433,8 @@ func commandExit(err error, stderr io.Writer) int {
 }
 
 // notifyInterrupts returns a context cancelled by the first SIGINT or
-// SIGTERM, and a channel closed by the second.
-func notifyInterrupts() (context.Context, <-chan struct{}, func()) {
+// SIGTERM, after first is called, and a channel closed by the second.
+func notifyInterrupts(first func()) (context.Context, <-chan struct{}, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	abort := make(chan struct{})
 	sigs := make(chan os.Signal, 2)
@@ -424,6 +447,7 @@ func notifyInterrupts() (context.Context, <-chan struct{}, func()) {
 			case <-sigs:
 				n++
 				if n == 1 {
+					first() // before anything stops: what it says comes first
 					cancel(errInterrupted)
 				} else if n == 2 {
 					close(abort)

@@ -298,7 +298,8 @@ func TestLinesPassRateTable(t *testing.T) {
 }
 
 // TestLinesInterruptListsNotRun interrupts a run of four scenarios, one at
-// a time, while the second waits: the first has its line, the second is
+// a time, while the second waits: the first has its line, the interrupt
+// is said before anything stops, the second is
 // INTERRUPTED (not a failed expectation), the last two are listed as not
 // run, in the summary and in the results (notRun, status interrupted).
 func TestLinesInterruptListsNotRun(t *testing.T) {
@@ -321,6 +322,7 @@ func TestLinesInterruptListsNotRun(t *testing.T) {
 	out := run.waitInterrupted()
 	want := []string{
 		"PASS first (end_turn, DUR)",
+		"acprun: interrupted: cancelling the running turns, then writing the results (interrupt again to stop at once)",
 		"INTERRUPTED second (cancelled after interrupt, DUR)",
 		"",
 		"INTERRUPTED second (cancelled after interrupt, DUR)",

@@ -332,7 +332,7 @@ turns:
       - stderr: "start ` + cutSecret + stderrFiller + `"
 `,
 		"s.yaml":   fmt.Sprintf(scenario, ""),
-		"dry.yaml": fmt.Sprintf(scenario, `, "--x=${CUT_SECRET}"`),
+		"dry.yaml": strings.Replace(fmt.Sprintf(scenario, ""), "acprun, mock-agent, agent.mock.yaml", `my-agent, "--x=${CUT_SECRET}"`, 1),
 	})
 	env := []string{"CUT_SECRET=" + cutSecret}
 	res := acprunEnv(t, dir, env, "run", "s.yaml", "-v", "-o", "r.json", "--junit", "junit.xml", "--events", "events.jsonl", "--transcripts", "tr", "--html", "r.html")

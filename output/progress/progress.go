@@ -202,6 +202,23 @@ func (p *Printer) PermissionDecided(j runner.Ref, perm report.Permission) {
 	p.verbose(j, "permission %s: %q%s", perm.Decision, firstLine(what), detail)
 }
 
+// Note writes msg, a line about the whole run (an interrupt taken), at
+// once: on a terminal above the live area, in a log on a line of its own.
+func (p *Printer) Note(msg string) {
+	line := termtext.Printable(msg)
+	if p.live != nil {
+		p.live.print(line)
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dots > 0 {
+		fmt.Fprintln(p.w) // end the line of dots
+		p.dots = 0
+	}
+	fmt.Fprintln(p.w, line)
+}
+
 // Warning notes, when verbose, a warning about j.
 func (p *Printer) Warning(j runner.Ref, msg string) {
 	p.verbose(j, "warning: %s", firstLine(msg))

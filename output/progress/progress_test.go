@@ -293,6 +293,22 @@ func TestProgressDotsWrap(t *testing.T) {
 	}
 }
 
+// TestProgressNote: a note about the run is a line of its own, after a
+// line of dots too, with control characters escaped.
+func TestProgressNote(t *testing.T) {
+	noColor(t)
+	var buf bytes.Buffer
+	p := progress.NewPrinter(&buf, 2, progress.Options{Dots: true})
+	r := reporttest.Sample().Scenarios[0]
+	p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
+	p.Note("interrupted\x1b[2J")
+	p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
+	p.Finish()
+	if got, want := buf.String(), ".\ninterrupted\\x1b[2J\n.\n"; got != want {
+		t.Errorf("output = %q, want %q", got, want)
+	}
+}
+
 // streamRecorder is an observer that wants Updates, or not.
 type streamRecorder struct {
 	recorder
