@@ -64,7 +64,7 @@ type globals struct {
 	Stdin  io.Reader `kong:"-"`
 	Stdout io.Writer `kong:"-"`
 	Stderr io.Writer `kong:"-"`
-	// Abort is closed when a second SIGINT or SIGTERM arrives: stop waiting
+	// Abort is closed when a second of stopSignals arrives: stop waiting
 	// and kill at once.
 	Abort <-chan struct{} `kong:"-"`
 }
@@ -352,13 +352,19 @@ func commandExit(err error, stderr io.Writer) int {
 	return exitOutput
 }
 
-// notifyInterrupts returns a context cancelled by the first SIGINT or
-// SIGTERM, and a channel closed by the second.
+// stopSignals are the signals that interrupt every command: Ctrl-C,
+// SIGTERM, and SIGHUP (its terminal closed, its ssh connection dropped).
+// Each is an interrupt: the agents are stopped, the partial results
+// written and the temporary files removed.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// notifyInterrupts returns a context cancelled by the first of
+// stopSignals, and a channel closed by the second.
 func notifyInterrupts() (context.Context, <-chan struct{}, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	abort := make(chan struct{})
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals...)
 	done := make(chan struct{})
 	go func() {
 		n := 0
@@ -383,7 +389,7 @@ func notifyInterrupts() (context.Context, <-chan struct{}, func()) {
 	}
 }
 
-// errInterrupted is the cause of the run context after SIGINT or SIGTERM.
+// errInterrupted is the cause of the run context after one of stopSignals.
 var errInterrupted = errors.New("interrupted")
 
 // setColor decides once whether human output is coloured: fatih/color looks

@@ -413,6 +413,12 @@ func hostileCases() []hostileCase {
 			scenario: "{{agent}}\ncancelGrace: 10s\nkillGrace: 10s\n" + twoTurns,
 			signals:  []interruptAt{{`"text":"working"`, syscall.SIGTERM}},
 			exit:     130, stops: []string{"cancelled", "skipped"}, status: "interrupted", timeouts: 20 * time.Second},
+		// A closed terminal or a dropped ssh connection: handled as SIGTERM,
+		// the grandchild killed too.
+		{name: "SIGHUP mid-turn", mock: "turns:\n  - steps: [{spawnGrandchild: true}, {text: working}, {waitForCancel: true}]\n  - steps: [{text: second}]\n",
+			scenario: "{{agent}}\ncancelGrace: 10s\nkillGrace: 10s\n" + twoTurns,
+			signals:  []interruptAt{{`"text":"working"`, syscall.SIGHUP}},
+			exit:     130, stops: []string{"cancelled", "skipped"}, status: "interrupted", timeouts: 20 * time.Second},
 		{name: "a second SIGINT", mock: "onCancel: ignore\nignoreSigterm: true\nturns:\n  - steps: [{text: working}, {waitForCancel: true}, {hang: true}]\n",
 			scenario: "{{agent}}\ncancelGrace: 10m\nkillGrace: 10m\n" + twoTurns,
 			signals:  []interruptAt{{`"text":"working"`, syscall.SIGINT}, {`"method":"session/cancel"`, syscall.SIGINT}},
