@@ -187,6 +187,10 @@ func hostileCases() []hostileCase {
 		{name: "ignores the end of stdin and SIGTERM after a clean end", mock: "agentCapabilities: {sessionCapabilities: {close: true}}\nignoreSigterm: true\nignoreEOF: true\nturns:\n  - steps: [{text: done}]\n",
 			scenario: "{{agent}}\nkillGrace: 1s\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "the agent did not exit within 50ms of the end of its input (the scenario had ended cleanly), nor within killGrace (1s) of SIGTERM; it was killed (SIGKILL)", timeouts: 1050 * time.Millisecond},
+		{name: "closes its input and lives on", sh: shHandshake + "read -r line\n" + chunk("one") +
+			`printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\nexec 0<&- sleep 3600\n",
+			scenario: "{{agent}}\nturnTimeout: 5s\ncancelGrace: 1s\nkillGrace: 1s\n" + twoTurns,
+			exit:     1, status: "error", stops: []string{"end_turn", "unresponsive"}, says: "turn 2: the agent stopped reading its input; it was stopped", timeouts: 7 * time.Second},
 		{name: "ignores cancel and SIGTERM", mock: "ignoreSigterm: true\nturns:\n  - steps: [{text: working}, {hang: true}]\n",
 			scenario: "{{agent}}\nturnTimeout: 500ms\ncancelGrace: 500ms\nkillGrace: 1m\n" + twoTurns,
 			exit:     1, status: "error", stops: []string{"unresponsive", "skipped"}, says: "no answer to session/cancel within 500ms; the agent was stopped", timeouts: 2 * time.Second},
