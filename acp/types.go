@@ -150,6 +150,31 @@ type InitializeResponse struct {
 	AuthMethods []AuthMethod    `json:"authMethods,omitempty"`
 	AgentInfo   *Implementation `json:"agentInfo,omitempty"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
+	// Malformed lists what UnmarshalJSON replaced, as
+	// SessionUpdate.Malformed does, with paths such as
+	// "agentCapabilities.promptCapabilities.image: want a boolean, got
+	// string \"yes\"".
+	Malformed []string `json:"-"`
+}
+
+// UnmarshalJSON decodes the result. A malformed optional field takes its
+// default and an invalid auth method is left out, as the schema says, and
+// both are listed in Malformed; a malformed protocolVersion is an error.
+func (r *InitializeResponse) UnmarshalJSON(data []byte) error {
+	type plain InitializeResponse
+	var p plain
+	if json.Unmarshal(data, &p) == nil {
+		*r = InitializeResponse(p)
+		return nil
+	}
+	l := &lax{}
+	v, err := laxInitialize(l, data, "")
+	if err != nil {
+		return err
+	}
+	v.Malformed = l.malformed
+	*r = v
+	return nil
 }
 
 // AgentCapabilities advertises what the agent supports. Absent means unsupported.
@@ -341,6 +366,30 @@ type NewSessionResponse struct {
 	// Models is the legacy model state (see MethodSessionSetModel).
 	Models *SessionModelState `json:"models,omitempty"`
 	Meta   json.RawMessage    `json:"_meta,omitempty"`
+	// Malformed lists what UnmarshalJSON replaced (see
+	// InitializeResponse.Malformed).
+	Malformed []string `json:"-"`
+}
+
+// UnmarshalJSON decodes the result. Malformed modes, models or config
+// options take their default (an invalid config option is left out), as
+// the schema says, and are listed in Malformed; a malformed sessionId is
+// an error.
+func (r *NewSessionResponse) UnmarshalJSON(data []byte) error {
+	type plain NewSessionResponse
+	var p plain
+	if json.Unmarshal(data, &p) == nil {
+		*r = NewSessionResponse(p)
+		return nil
+	}
+	l := &lax{}
+	v, err := laxSessionState(l, data, "", true)
+	if err != nil {
+		return err
+	}
+	v.Malformed = l.malformed
+	*r = v
+	return nil
 }
 
 // LoadSessionRequest is the params of "session/load". McpServers always marshals as a
@@ -360,6 +409,27 @@ type LoadSessionResponse struct {
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitempty"`
 	Models        *SessionModelState    `json:"models,omitempty"`
 	Meta          json.RawMessage       `json:"_meta,omitempty"`
+	// Malformed lists what UnmarshalJSON replaced (see
+	// InitializeResponse.Malformed).
+	Malformed []string `json:"-"`
+}
+
+// UnmarshalJSON decodes the result as NewSessionResponse's, without a
+// sessionId. A JSON null is the zero value.
+func (r *LoadSessionResponse) UnmarshalJSON(data []byte) error {
+	type plain LoadSessionResponse
+	var p plain
+	if json.Unmarshal(data, &p) == nil {
+		*r = LoadSessionResponse(p)
+		return nil
+	}
+	l := &lax{}
+	v, err := laxSessionState(l, data, "", false)
+	if err != nil {
+		return err
+	}
+	*r = LoadSessionResponse{Modes: v.Modes, ConfigOptions: v.ConfigOptions, Models: v.Models, Meta: v.Meta, Malformed: l.malformed}
+	return nil
 }
 
 // CloseSessionRequest is the params of "session/close".

@@ -243,6 +243,21 @@ func hostileCases() []hostileCase {
 					t.Errorf("client requests = %+v, want both served, each once", crs)
 				}
 			}},
+		{name: "malformed optional handshake fields", sh: `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":"x","authMethods":{},"agentCapabilities":{"loadSession":"yes","sessionCapabilities":{"close":true},"promptCapabilities":{"image":"yes"},"mcpCapabilities":"x"}}}'
+read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1","modes":"x","configOptions":"x"}}'
+read -r line
+` + chunk("ok") + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\nid=4\n" + shAgentTail[len("id=3\n"):],
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "protocol violation: initialize: agentCapabilities.sessionCapabilities.close: want an object, got boolean true; the field took its default",
+			check: func(t *testing.T, out report.Results, _ result) {
+				w := strings.Join(out.Scenarios[0].Warnings, "\n")
+				for _, want := range []string{`initialize: agentInfo: want an object, got string "x"`, "initialize: authMethods: want an array", "initialize: agentCapabilities.loadSession:",
+					"initialize: agentCapabilities.promptCapabilities.image:", "initialize: agentCapabilities.mcpCapabilities:", `session/new: modes: want an object, got string "x"`, "session/new: configOptions:"} {
+					if !strings.Contains(w, want) {
+						t.Errorf("warnings = %q, want %q", w, want)
+					}
+				}
+			}},
 		{name: "an update for an unknown session", mock: "turns:\n  - steps: [{garbage: '{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"sessionId\":\"nope\",\"update\":{\"sessionUpdate\":\"agent_message_chunk\",\"content\":{\"type\":\"text\",\"text\":\"stray\"}}}}'}, {text: ok}]\n",
 			scenario: "{{agent}}\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: `protocol violation: session/update for unknown session "nope"`,
