@@ -1,6 +1,7 @@
 package acp_test
 
 import (
+	"errors"
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -103,5 +104,11 @@ func TestHandshakeResultsLenient(t *testing.T) {
 	var s acp.NewSessionResponse
 	if err := json.Unmarshal([]byte(`{"sessionId":5,"modes":"x"}`), &s); err == nil || err.Error() != "sessionId: want a string, got number 5" {
 		t.Errorf("Unmarshal of a numeric sessionId: %v; want sessionId: want a string, got number 5", err)
+	}
+	for _, in := range []string{`{"agentCapabilities":{}}`, `{"protocolVersion":null}`, `{"agentInfo":"x"}`} {
+		var r acp.InitializeResponse
+		if err := json.Unmarshal([]byte(in), &r); !errors.Is(err, acp.ErrNoProtocolVersion) {
+			t.Errorf("Unmarshal(%s) = %v; want ErrNoProtocolVersion", in, err)
+		}
 	}
 }

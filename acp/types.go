@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"errors"
 	"fmt"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -164,6 +165,9 @@ func (r *InitializeResponse) UnmarshalJSON(data []byte) error {
 	type plain InitializeResponse
 	var p plain
 	if json.Unmarshal(data, &p) == nil {
+		if p.ProtocolVersion == 0 && noProtocolVersion(data) {
+			return ErrNoProtocolVersion
+		}
 		*r = InitializeResponse(p)
 		return nil
 	}
@@ -171,6 +175,9 @@ func (r *InitializeResponse) UnmarshalJSON(data []byte) error {
 	v, err := laxInitialize(l, data, "")
 	if err != nil {
 		return err
+	}
+	if noProtocolVersion(data) {
+		return ErrNoProtocolVersion
 	}
 	v.Malformed = l.malformed
 	*r = v
@@ -356,6 +363,19 @@ type NewSessionRequest struct {
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
 	McpServers            List[McpServer] `json:"mcpServers"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ErrNoProtocolVersion is the error of an initialize result that has no
+// protocolVersion (or a null one), which the protocol requires.
+var ErrNoProtocolVersion = errors.New("protocolVersion: none given")
+
+// noProtocolVersion reports whether the object data has no
+// protocolVersion, or a null one.
+func noProtocolVersion(data []byte) bool {
+	var w struct {
+		ProtocolVersion json.RawMessage `json:"protocolVersion"`
+	}
+	return json.Unmarshal(data, &w) == nil && absent(w.ProtocolVersion)
 }
 
 // NewSessionResponse is the result of "session/new".

@@ -116,6 +116,9 @@ func (h *handshake) initialize(ctx context.Context, conn *acp.Conn) (res handsha
 		ClientInfo:         &acp.Implementation{Name: "acprun", Title: "acprun", Version: h.version},
 	}
 	if err := call(acp.MethodInitialize, initReq, &res.init); err != nil {
+		if errors.Is(err, acp.ErrNoProtocolVersion) {
+			return res, &causeError{report.ErrorProtocolVersion, fmt.Errorf("initialize: the agent gave no protocolVersion (acprun speaks version %d); acprun sent it nothing more", acp.ProtocolVersion)}
+		}
 		return res, fmt.Errorf("initialize: %w", err)
 	}
 	res.initialized = true
