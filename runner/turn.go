@@ -110,6 +110,7 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 // error err that came instead.
 func (r *scenarioRun) answered(out *turnOutcome, resp acp.PromptResponse, err error) {
 	var ae *acp.Error
+	var ia *acp.InvalidAnswerError
 	switch {
 	case err == nil:
 		out.stopReason, out.usage = string(resp.StopReason), promptUsage(resp.Usage)
@@ -142,6 +143,9 @@ func (r *scenarioRun) answered(out *turnOutcome, resp acp.PromptResponse, err er
 		default:
 			out.errData = ae.Data
 		}
+	case errors.As(err, &ia):
+		out.stopReason = report.OutcomeError
+		out.err = "session/prompt: invalid answer: " + ia.Problem
 	default:
 		out.stopReason = report.OutcomeError
 		out.err = fmt.Sprintf("session/prompt: %v", err)
