@@ -143,8 +143,8 @@ Exit codes:
   7    some scenario measured nothing (invalid: the agent changed a file of
        workspace.protect, is not the agent expect.agent names, or its
        provider refused the work: rate limit, quota, overload)
-  130  interrupted (SIGINT/SIGTERM); the results written are partial, and an
-       output FIFO that had no reader is not written
+  130  interrupted (SIGINT/SIGTERM/SIGHUP); the results written are partial,
+       and an output FIFO that had no reader is not written
 When several apply, the exit code is the first of 4, 130, 3, 7, 1.`
 }
 

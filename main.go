@@ -65,7 +65,7 @@ type globals struct {
 	Stdin  io.Reader `kong:"-"`
 	Stdout io.Writer `kong:"-"`
 	Stderr io.Writer `kong:"-"`
-	// Abort is closed when a second SIGINT or SIGTERM arrives: stop waiting
+	// Abort is closed when a second of stopSignals arrives: stop waiting
 	// and kill at once.
 	Abort <-chan struct{} `kong:"-"`
 
@@ -73,7 +73,7 @@ type globals struct {
 	note   func() // said when the first interrupt arrives (onInterrupt)
 }
 
-// onInterrupt has f called when the first SIGINT or SIGTERM arrives, before
+// onInterrupt has f called when the first of stopSignals arrives, before
 // the command's context ends; nil: nothing is. When it returns, a call of
 // the f it replaces has returned: what that f prints comes before what
 // the caller prints next.
@@ -432,13 +432,19 @@ func commandExit(err error, stderr io.Writer) int {
 	return exitOutput
 }
 
-// notifyInterrupts returns a context cancelled by the first SIGINT or
-// SIGTERM, after first is called, and a channel closed by the second.
+// stopSignals are the signals that interrupt every command: Ctrl-C,
+// SIGTERM, and SIGHUP (its terminal closed, its ssh connection dropped).
+// Each is an interrupt: the agents are stopped, the partial results
+// written and the temporary files removed.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// notifyInterrupts returns a context cancelled by the first of
+// stopSignals, after first is called, and a channel closed by the second.
 func notifyInterrupts(first func()) (context.Context, <-chan struct{}, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	abort := make(chan struct{})
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals...)
 	done := make(chan struct{})
 	go func() {
 		n := 0
@@ -464,7 +470,7 @@ func notifyInterrupts(first func()) (context.Context, <-chan struct{}, func()) {
 	}
 }
 
-// errInterrupted is the cause of the run context after SIGINT or SIGTERM.
+// errInterrupted is the cause of the run context after one of stopSignals.
 var errInterrupted = errors.New("interrupted")
 
 // stdin returns the command's stdin as every command reads it (run

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -314,7 +315,7 @@ func (c *Call) Await(ctx context.Context, result any) error {
 	}
 	if result != nil {
 		if err := json.Unmarshal(c.result, result); err != nil {
-			return fmt.Errorf("acp: decode %s result: %w", c.method, err)
+			return &InvalidAnswerError{Method: c.method, Problem: problem(err, c.result), Err: err}
 		}
 	}
 	return nil
@@ -768,7 +769,7 @@ func (rd *reader) receive(line []byte) {
 		in := inMsg{call: call, result: m.Result}
 		switch {
 		case err != nil:
-			in.err = fmt.Errorf("acp: %s: invalid response: %w", call.method, err)
+			in.err = &InvalidAnswerError{Method: call.method, Problem: strings.TrimPrefix(err.Error(), "json: "), Err: err}
 		case m.Error != nil:
 			in.err = m.Error
 		}

@@ -23,6 +23,22 @@ const (
 // was closed or the peer's stream ended. Test for it with errors.Is.
 var ErrClosed = errors.New("acp: connection closed")
 
+// InvalidAnswerError is the error of a call whose answer acprun could not
+// take: not a well-formed JSON-RPC response, or a result not of the
+// method's shape. Problem says why in the schema's words ("stopReason:
+// want a string, got a number"), without Go's.
+type InvalidAnswerError struct {
+	Method  string
+	Problem string
+	Err     error // the decoding's error (ErrNoProtocolVersion, a json error)
+}
+
+func (e *InvalidAnswerError) Error() string {
+	return "acp: " + e.Method + ": invalid answer: " + e.Problem
+}
+
+func (e *InvalidAnswerError) Unwrap() error { return e.Err }
+
 // Error is a JSON-RPC error object. A Handler returns it to answer a request
 // with that error; Call.Await returns it when the peer answered with one.
 type Error struct {

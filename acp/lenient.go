@@ -2,6 +2,7 @@ package acp
 
 import (
 	"errors"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -742,6 +743,159 @@ func laxCompactionChunk(l *lax, raw json.RawMessage, path string) (CompactionSum
 }
 
 // ---------------------------------------------------------------------------
+// handshake results
+
+// whole decodes an object with its type's own (strict) decoding: a value
+// with a malformed member is wrong as a whole.
+func whole[T any](_ *lax, raw json.RawMessage, path string) (T, error) {
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return v, errors.New(at(path, problem(err, raw)))
+	}
+	return v, nil
+}
+
+// boolean decodes an optional boolean member: a malformed one is false.
+func (f *fields) boolean(raw json.RawMessage, name string) bool {
+	return val(scalar[bool](f, raw, name, "a boolean", optional))
+}
+
+func laxInitialize(l *lax, raw json.RawMessage, path string) (InitializeResponse, error) {
+	var w struct {
+		ProtocolVersion   json.RawMessage `json:"protocolVersion"`
+		AgentCapabilities json.RawMessage `json:"agentCapabilities"`
+		AuthMethods       json.RawMessage `json:"authMethods"`
+		AgentInfo         json.RawMessage `json:"agentInfo"`
+		Meta              json.RawMessage `json:"_meta"`
+	}
+	if err := object(raw, path, &w); err != nil {
+		return InitializeResponse{}, err
+	}
+	f := &fields{l: l, path: path}
+	r := InitializeResponse{
+		ProtocolVersion:   val(scalar[int](f, w.ProtocolVersion, "protocolVersion", "an integer", required)),
+		AgentCapabilities: val(nested(f, w.AgentCapabilities, "agentCapabilities", optional, laxAgentCapabilities)),
+		AuthMethods:       list(f, w.AuthMethods, "authMethods", whole[AuthMethod]),
+		AgentInfo:         nested(f, w.AgentInfo, "agentInfo", optional, whole[Implementation]),
+		Meta:              w.Meta,
+	}
+	return r, f.err
+}
+
+func laxAgentCapabilities(l *lax, raw json.RawMessage, path string) (AgentCapabilities, error) {
+	var w struct {
+		LoadSession         json.RawMessage `json:"loadSession"`
+		PromptCapabilities  json.RawMessage `json:"promptCapabilities"`
+		McpCapabilities     json.RawMessage `json:"mcpCapabilities"`
+		SessionCapabilities json.RawMessage `json:"sessionCapabilities"`
+		Auth                json.RawMessage `json:"auth"`
+		Meta                json.RawMessage `json:"_meta"`
+	}
+	if err := object(raw, path, &w); err != nil {
+		return AgentCapabilities{}, err
+	}
+	f := &fields{l: l, path: path}
+	return AgentCapabilities{
+		LoadSession:         f.boolean(w.LoadSession, "loadSession"),
+		PromptCapabilities:  val(nested(f, w.PromptCapabilities, "promptCapabilities", optional, laxPromptCapabilities)),
+		McpCapabilities:     val(nested(f, w.McpCapabilities, "mcpCapabilities", optional, laxMcpCapabilities)),
+		SessionCapabilities: val(nested(f, w.SessionCapabilities, "sessionCapabilities", optional, laxSessionCapabilities)),
+		Auth:                val(nested(f, w.Auth, "auth", optional, laxAgentAuth)),
+		Meta:                w.Meta,
+	}, f.err
+}
+
+func laxPromptCapabilities(l *lax, raw json.RawMessage, path string) (PromptCapabilities, error) {
+	var w struct {
+		Image           json.RawMessage `json:"image"`
+		Audio           json.RawMessage `json:"audio"`
+		EmbeddedContext json.RawMessage `json:"embeddedContext"`
+		Meta            json.RawMessage `json:"_meta"`
+	}
+	if err := object(raw, path, &w); err != nil {
+		return PromptCapabilities{}, err
+	}
+	f := &fields{l: l, path: path}
+	return PromptCapabilities{Image: f.boolean(w.Image, "image"), Audio: f.boolean(w.Audio, "audio"),
+		EmbeddedContext: f.boolean(w.EmbeddedContext, "embeddedContext"), Meta: w.Meta}, f.err
+}
+
+func laxMcpCapabilities(l *lax, raw json.RawMessage, path string) (McpCapabilities, error) {
+	var w struct {
+		HTTP json.RawMessage `json:"http"`
+		SSE  json.RawMessage `json:"sse"`
+		Meta json.RawMessage `json:"_meta"`
+	}
+	if err := object(raw, path, &w); err != nil {
+		return McpCapabilities{}, err
+	}
+	f := &fields{l: l, path: path}
+	return McpCapabilities{HTTP: f.boolean(w.HTTP, "http"), SSE: f.boolean(w.SSE, "sse"), Meta: w.Meta}, f.err
+}
+
+func laxSessionCapabilities(l *lax, raw json.RawMessage, path string) (SessionCapabilities, error) {
+	var w struct {
+		List                  json.RawMessage `json:"list"`
+		Delete                json.RawMessage `json:"delete"`
+		AdditionalDirectories json.RawMessage `json:"additionalDirectories"`
+		Resume                json.RawMessage `json:"resume"`
+		Close                 json.RawMessage `json:"close"`
+		Meta                  json.RawMessage `json:"_meta"`
+	}
+	if err := object(raw, path, &w); err != nil {
+		return SessionCapabilities{}, err
+	}
+	f := &fields{l: l, path: path}
+	return SessionCapabilities{
+		List:                  nested(f, w.List, "list", optional, whole[Capability]),
+		Delete:                nested(f, w.Delete, "delete", optional, whole[Capability]),
+		AdditionalDirectories: nested(f, w.AdditionalDirectories, "additionalDirectories", optional, whole[Capability]),
+		Resume:                nested(f, w.Resume, "resume", optional, whole[Capability]),
+		Close:                 nested(f, w.Close, "close", optional, whole[Capability]),
+		Meta:                  w.Meta,
+	}, f.err
+}
+
+func laxAgentAuth(l *lax, raw json.RawMessage, path string) (AgentAuthCapabilities, error) {
+	var w struct {
+		Logout json.RawMessage `json:"logout"`
+		Meta   json.RawMessage `json:"_meta"`
+	}
+	if err := object(raw, path, &w); err != nil {
+		return AgentAuthCapabilities{}, err
+	}
+	f := &fields{l: l, path: path}
+	return AgentAuthCapabilities{Logout: nested(f, w.Logout, "logout", optional, whole[Capability]), Meta: w.Meta}, f.err
+}
+
+// laxSessionState decodes what session/new, session/load and
+// session/resume answer: the session's id (session/new's only) and its
+// optional modes, config options and legacy models.
+func laxSessionState(l *lax, raw json.RawMessage, path string, withID bool) (NewSessionResponse, error) {
+	var w struct {
+		SessionID     json.RawMessage `json:"sessionId"`
+		Modes         json.RawMessage `json:"modes"`
+		ConfigOptions json.RawMessage `json:"configOptions"`
+		Models        json.RawMessage `json:"models"`
+		Meta          json.RawMessage `json:"_meta"`
+	}
+	if err := object(raw, path, &w); err != nil {
+		return NewSessionResponse{}, err
+	}
+	f := &fields{l: l, path: path}
+	r := NewSessionResponse{
+		Modes:         nested(f, w.Modes, "modes", optional, whole[SessionModeState]),
+		ConfigOptions: list(f, w.ConfigOptions, "configOptions", laxConfigOption),
+		Models:        nested(f, w.Models, "models", optional, whole[SessionModelState]),
+		Meta:          w.Meta,
+	}
+	if withID {
+		r.SessionID = f.str(w.SessionID, "sessionId", required)
+	}
+	return r, f.err
+}
+
+// ---------------------------------------------------------------------------
 // entry points
 
 // laxInto decodes data leniently with dec and stores the result in *dst.
@@ -790,4 +944,56 @@ func (u *SessionUpdate) decodeLenient(data []byte) ([]string, error) {
 		err = laxInto(&u.CompactionSummaryChunk, l, data, laxCompactionChunk)
 	}
 	return l.malformed, err
+}
+
+// problem says what is wrong with raw, which failed to decode with err, in
+// the schema's words rather than Go's: "want a string, got number 5", and
+// the path of the member that is wrong when it is one of raw's
+// ("name: want a string, got number 5").
+func problem(err error, raw json.RawMessage) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Type == nil {
+		return strings.TrimPrefix(err.Error(), "json: ")
+	}
+	if te.Field == "" {
+		return wrongType(kindOf(te.Type), raw)
+	}
+	return te.Field + ": want " + kindOf(te.Type) + ", got " + valueKind(te.Value)
+}
+
+// kindOf names what a value of Go type t is in JSON.
+func kindOf(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "another value"
+}
+
+// valueKind is UnmarshalTypeError.Value ("bool", "number -5") as
+// describe says it.
+func valueKind(v string) string {
+	switch v {
+	case "bool":
+		return "a boolean"
+	case "string", "number":
+		return "a " + v
+	case "array", "object":
+		return "an " + v
+	}
+	return v
 }

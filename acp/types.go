@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"errors"
 	"fmt"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -150,6 +151,37 @@ type InitializeResponse struct {
 	AuthMethods []AuthMethod    `json:"authMethods,omitempty"`
 	AgentInfo   *Implementation `json:"agentInfo,omitempty"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
+	// Malformed lists what UnmarshalJSON replaced, as
+	// SessionUpdate.Malformed does, with paths such as
+	// "agentCapabilities.promptCapabilities.image: want a boolean, got
+	// string \"yes\"".
+	Malformed []string `json:"-"`
+}
+
+// UnmarshalJSON decodes the result. A malformed optional field takes its
+// default and an invalid auth method is left out, as the schema says, and
+// both are listed in Malformed; a malformed protocolVersion is an error.
+func (r *InitializeResponse) UnmarshalJSON(data []byte) error {
+	type plain InitializeResponse
+	var p plain
+	if json.Unmarshal(data, &p) == nil {
+		if p.ProtocolVersion == 0 && noProtocolVersion(data) {
+			return ErrNoProtocolVersion
+		}
+		*r = InitializeResponse(p)
+		return nil
+	}
+	l := &lax{}
+	v, err := laxInitialize(l, data, "")
+	if err != nil {
+		return err
+	}
+	if noProtocolVersion(data) {
+		return ErrNoProtocolVersion
+	}
+	v.Malformed = l.malformed
+	*r = v
+	return nil
 }
 
 // AgentCapabilities advertises what the agent supports. Absent means unsupported.
@@ -333,6 +365,19 @@ type NewSessionRequest struct {
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
 
+// ErrNoProtocolVersion is the error of an initialize result that has no
+// protocolVersion (or a null one), which the protocol requires.
+var ErrNoProtocolVersion = errors.New("protocolVersion: none given")
+
+// noProtocolVersion reports whether the object data has no
+// protocolVersion, or a null one.
+func noProtocolVersion(data []byte) bool {
+	var w struct {
+		ProtocolVersion json.RawMessage `json:"protocolVersion"`
+	}
+	return json.Unmarshal(data, &w) == nil && absent(w.ProtocolVersion)
+}
+
 // NewSessionResponse is the result of "session/new".
 type NewSessionResponse struct {
 	SessionID     string                `json:"sessionId"`
@@ -341,6 +386,30 @@ type NewSessionResponse struct {
 	// Models is the legacy model state (see MethodSessionSetModel).
 	Models *SessionModelState `json:"models,omitempty"`
 	Meta   json.RawMessage    `json:"_meta,omitempty"`
+	// Malformed lists what UnmarshalJSON replaced (see
+	// InitializeResponse.Malformed).
+	Malformed []string `json:"-"`
+}
+
+// UnmarshalJSON decodes the result. Malformed modes, models or config
+// options take their default (an invalid config option is left out), as
+// the schema says, and are listed in Malformed; a malformed sessionId is
+// an error.
+func (r *NewSessionResponse) UnmarshalJSON(data []byte) error {
+	type plain NewSessionResponse
+	var p plain
+	if json.Unmarshal(data, &p) == nil {
+		*r = NewSessionResponse(p)
+		return nil
+	}
+	l := &lax{}
+	v, err := laxSessionState(l, data, "", true)
+	if err != nil {
+		return err
+	}
+	v.Malformed = l.malformed
+	*r = v
+	return nil
 }
 
 // LoadSessionRequest is the params of "session/load". McpServers always marshals as a
@@ -360,6 +429,27 @@ type LoadSessionResponse struct {
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitempty"`
 	Models        *SessionModelState    `json:"models,omitempty"`
 	Meta          json.RawMessage       `json:"_meta,omitempty"`
+	// Malformed lists what UnmarshalJSON replaced (see
+	// InitializeResponse.Malformed).
+	Malformed []string `json:"-"`
+}
+
+// UnmarshalJSON decodes the result as NewSessionResponse's, without a
+// sessionId. A JSON null is the zero value.
+func (r *LoadSessionResponse) UnmarshalJSON(data []byte) error {
+	type plain LoadSessionResponse
+	var p plain
+	if json.Unmarshal(data, &p) == nil {
+		*r = LoadSessionResponse(p)
+		return nil
+	}
+	l := &lax{}
+	v, err := laxSessionState(l, data, "", false)
+	if err != nil {
+		return err
+	}
+	*r = LoadSessionResponse{Modes: v.Modes, ConfigOptions: v.ConfigOptions, Models: v.Models, Meta: v.Meta, Malformed: l.malformed}
+	return nil
 }
 
 // CloseSessionRequest is the params of "session/close".

@@ -133,6 +133,9 @@ func hostileCases() []hostileCase {
 		{name: "crash after initialize exit 6", sh: "read -r line\n" + `printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'` + "\nexit 6\n",
 			scenario: "{{agent}}\ntimeout: 30s\n" + oneTurn,
 			exit:     3, status: "error", stops: []string{"skipped"}, says: "the agent exited with code 6", timeouts: 30 * time.Second},
+		{name: "no protocolVersion", sh: "read -r line\n" + `printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"agentCapabilities":{}}}'` + "\nwhile read -r line; do :; done\n",
+			scenario: "{{agent}}\ntimeout: 30s\n" + oneTurn,
+			exit:     3, status: "error", stops: []string{"skipped"}, says: "initialize: the agent gave no protocolVersion (acprun speaks version 1); acprun sent it nothing more", timeouts: 30 * time.Second},
 		{name: "crash during session/new exit 0", mock: "updatesBeforeSessionNew: [{text: starting}, {exit: 0}]\n",
 			scenario: "{{agent}}\ntimeout: 30s\n" + oneTurn,
 			exit:     3, status: "error", stops: []string{"skipped"}, says: "the agent exited with code 0", timeouts: 30 * time.Second},
@@ -187,6 +190,10 @@ func hostileCases() []hostileCase {
 		{name: "ignores the end of stdin and SIGTERM after a clean end", mock: "agentCapabilities: {sessionCapabilities: {close: true}}\nignoreSigterm: true\nignoreEOF: true\nturns:\n  - steps: [{text: done}]\n",
 			scenario: "{{agent}}\nkillGrace: 1s\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "the agent did not exit within 50ms of the end of its input (the scenario had ended cleanly), nor within killGrace (1s) of SIGTERM; it was killed (SIGKILL)", timeouts: 1050 * time.Millisecond},
+		{name: "closes its input and lives on", sh: shHandshake + "read -r line\n" + chunk("one") +
+			`printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\nexec 0<&- sleep 3600\n",
+			scenario: "{{agent}}\nturnTimeout: 5s\ncancelGrace: 1s\nkillGrace: 1s\n" + twoTurns,
+			exit:     1, status: "error", stops: []string{"end_turn", "unresponsive"}, says: "turn 2: the agent stopped reading its input; it was stopped", timeouts: 7 * time.Second},
 		{name: "ignores cancel and SIGTERM", mock: "ignoreSigterm: true\nturns:\n  - steps: [{text: working}, {hang: true}]\n",
 			scenario: "{{agent}}\nturnTimeout: 500ms\ncancelGrace: 500ms\nkillGrace: 1m\n" + twoTurns,
 			exit:     1, status: "error", stops: []string{"unresponsive", "skipped"}, says: "no answer to session/cancel within 500ms; the agent was stopped", timeouts: 2 * time.Second},
@@ -237,6 +244,24 @@ func hostileCases() []hostileCase {
 				crs := out.Scenarios[0].Turns[0].ClientRequests
 				if len(crs) != 2 || crs[0].Refused != "" || crs[1].Refused != "" || crs[0].Error != "" || crs[1].Error != "" {
 					t.Errorf("client requests = %+v, want both served, each once", crs)
+				}
+			}},
+		{name: "a numeric stopReason", sh: shHandshake + "read -r line\n" + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":5}}'` + "\nid=4\n" + shAgentTail[len("id=3\n"):],
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     1, status: "failed", stops: []string{"error"}, says: "(session/prompt: invalid answer: stopReason: want a string, got a number)"},
+		{name: "malformed optional handshake fields", sh: `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":"x","authMethods":{},"agentCapabilities":{"loadSession":"yes","sessionCapabilities":{"close":true},"promptCapabilities":{"image":"yes"},"mcpCapabilities":"x"}}}'
+read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1","modes":"x","configOptions":"x"}}'
+read -r line
+` + chunk("ok") + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'` + "\nid=4\n" + shAgentTail[len("id=3\n"):],
+			scenario: "{{agent}}\n" + oneTurn,
+			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "protocol violation: initialize: agentCapabilities.sessionCapabilities.close: want an object, got boolean true; the field took its default",
+			check: func(t *testing.T, out report.Results, _ result) {
+				w := strings.Join(out.Scenarios[0].Warnings, "\n")
+				for _, want := range []string{`initialize: agentInfo: want an object, got string "x"`, "initialize: authMethods: want an array", "initialize: agentCapabilities.loadSession:",
+					"initialize: agentCapabilities.promptCapabilities.image:", "initialize: agentCapabilities.mcpCapabilities:", `session/new: modes: want an object, got string "x"`, "session/new: configOptions:"} {
+					if !strings.Contains(w, want) {
+						t.Errorf("warnings = %q, want %q", w, want)
+					}
 				}
 			}},
 		{name: "an update for an unknown session", mock: "turns:\n  - steps: [{garbage: '{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"sessionId\":\"nope\",\"update\":{\"sessionUpdate\":\"agent_message_chunk\",\"content\":{\"type\":\"text\",\"text\":\"stray\"}}}}'}, {text: ok}]\n",
@@ -412,6 +437,12 @@ func hostileCases() []hostileCase {
 		{name: "SIGTERM mid-turn", mock: waitingAgent,
 			scenario: "{{agent}}\ncancelGrace: 10s\nkillGrace: 10s\n" + twoTurns,
 			signals:  []interruptAt{{`"text":"working"`, syscall.SIGTERM}},
+			exit:     130, stops: []string{"cancelled", "skipped"}, status: "interrupted", timeouts: 20 * time.Second},
+		// A closed terminal or a dropped ssh connection: handled as SIGTERM,
+		// the grandchild killed too.
+		{name: "SIGHUP mid-turn", mock: "turns:\n  - steps: [{spawnGrandchild: true}, {text: working}, {waitForCancel: true}]\n  - steps: [{text: second}]\n",
+			scenario: "{{agent}}\ncancelGrace: 10s\nkillGrace: 10s\n" + twoTurns,
+			signals:  []interruptAt{{`"text":"working"`, syscall.SIGHUP}},
 			exit:     130, stops: []string{"cancelled", "skipped"}, status: "interrupted", timeouts: 20 * time.Second},
 		{name: "a second SIGINT", mock: "onCancel: ignore\nignoreSigterm: true\nturns:\n  - steps: [{text: working}, {waitForCancel: true}, {hang: true}]\n",
 			scenario: "{{agent}}\ncancelGrace: 10m\nkillGrace: 10m\n" + twoTurns,

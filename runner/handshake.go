@@ -116,9 +116,13 @@ func (h *handshake) initialize(ctx context.Context, conn *acp.Conn) (res handsha
 		ClientInfo:         &acp.Implementation{Name: "acprun", Title: "acprun", Version: h.version},
 	}
 	if err := call(acp.MethodInitialize, initReq, &res.init); err != nil {
+		if errors.Is(err, acp.ErrNoProtocolVersion) {
+			return res, &causeError{report.ErrorProtocolVersion, fmt.Errorf("initialize: the agent gave no protocolVersion (acprun speaks version %d); acprun sent it nothing more", acp.ProtocolVersion)}
+		}
 		return res, fmt.Errorf("initialize: %w", err)
 	}
 	res.initialized = true
+	res.warnings = append(res.warnings, malformed(acp.MethodInitialize, res.init.Malformed)...)
 	if v := res.init.ProtocolVersion; v != acp.ProtocolVersion {
 		return res, versionError(v)
 	}
@@ -158,6 +162,11 @@ func (h *handshake) open(ctx context.Context, conn *acp.Conn, init handshakeResu
 			return res, fmt.Errorf("session/new: %w%s", withData(err), h.unsetEnvHint())
 		}
 	}
+	method := acp.MethodSessionNew
+	if resumed {
+		method = res.method
+	}
+	res.warnings = append(res.warnings, malformed(method, res.session.Malformed)...)
 	if h.opened != nil {
 		if err := h.opened(res.session); err != nil {
 			return res, err
@@ -167,6 +176,18 @@ func (h *handshake) open(ctx context.Context, conn *acp.Conn, init handshakeResu
 	res.settings = set
 	res.warnings = append(res.warnings, warnings...)
 	return res, err
+}
+
+// malformed says what a lenient decode of method's answer replaced (its
+// Malformed), as session/update's are said: protocol violations, each
+// field taking its default. They are warnings, not violations that cost
+// a pooled process its reuse: the answer was usable.
+func malformed(method string, fields []string) []string {
+	out := make([]string, 0, len(fields))
+	for _, m := range fields {
+		out = append(out, fmt.Sprintf("protocol violation: %s: %s; the field took its default", method, m))
+	}
+	return out
 }
 
 // authHint is how a run's scenarios choose an auth method.

@@ -169,7 +169,7 @@ func (h *handshake) continueSession(call func(method string, params, result any)
 		return fallback(fmt.Sprintf("the agent refused %s (%s, code %d)", method, ae.Message, ae.Code))
 	}
 	res.resumed = true
-	res.session = acp.NewSessionResponse{SessionID: r.sessionID, Modes: got.Modes, ConfigOptions: got.ConfigOptions, Models: got.Models, Meta: got.Meta}
+	res.session = acp.NewSessionResponse{SessionID: r.sessionID, Modes: got.Modes, ConfigOptions: got.ConfigOptions, Models: got.Models, Meta: got.Meta, Malformed: got.Malformed}
 	return true, nil
 }
 

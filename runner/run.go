@@ -827,6 +827,9 @@ func (r *scenarioRun) gone(err error, unanswered string) error {
 	if err == nil || r.agent == nil || !(errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE)) {
 		return err
 	}
+	if r.stoppedReading(err) {
+		return errors.New("the agent stopped reading its input")
+	}
 	if unanswered != "" {
 		return fmt.Errorf("%s before answering %s", r.exitDescription(), unanswered)
 	}

@@ -231,6 +231,11 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	if s.act != nil {
 		defer s.act.serving()()
 	}
+	if req.Method == acp.MethodElicitationCreate || req.Method == acp.MethodSessionRequestPermission || s.client != nil && s.client.serves(req.Method) {
+		if err := s.checkSession(req); err != nil {
+			return nil, err
+		}
+	}
 	if req.Method == acp.MethodElicitationCreate {
 		return s.elicit(ctx, req)
 	}
@@ -333,6 +338,49 @@ const (
 	maxEarly      = 10000
 )
 
+// checkSession refuses a request for a session other than the scenario's
+// (an unknown one, or one an earlier scenario closed on the same agent
+// process) as invalid params, and records it as a protocol violation: it
+// is neither served nor recorded as the scenario's. A request without a
+// sessionId, or one whose params do not decode, is left to its method's
+// checks; so is any request before the session's id is known.
+func (s *session) checkSession(req *acp.Request) error {
+	var p struct {
+		SessionID *string `json:"sessionId"`
+	}
+	if req.DecodeParams(&p) != nil || p.SessionID == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	why, closed := s.foreignLocked(*p.SessionID)
+	if why == "" {
+		return nil
+	}
+	s.violationLocked(fmt.Sprintf("%s for %s; refused", req.Method, why))
+	if closed {
+		return acp.NewError(acp.CodeInvalidParams, "invalid params: session %q is closed", *p.SessionID)
+	}
+	return acp.NewError(acp.CodeInvalidParams, "invalid params: unknown session %q", *p.SessionID)
+}
+
+// foreignLocked says why a message for session id is not the scenario's
+// ("unknown session ...", or closed when an earlier scenario closed it on
+// this agent process), or "" when it is, or may be: an id other than an
+// earlier scenario's before the session's own is known. Updates and
+// requests are checked by it alike. The caller holds s.mu.
+func (s *session) foreignLocked(id string) (why string, closed bool) {
+	switch {
+	case id == s.sessionID:
+		return "", false
+	case s.earlier != nil && s.earlier(id):
+		return fmt.Sprintf("session %q, which an earlier scenario closed on this agent process", id), true
+	case s.sessionID == "":
+		return "", false
+	}
+	return fmt.Sprintf("unknown session %q", id), false
+}
+
 // setSessionID makes the session known and replays the updates that came
 // before its id; updates for another session are violations.
 func (s *session) setSessionID(id string) {
@@ -366,11 +414,9 @@ func (s *session) updateLocked(n acp.SessionNotification) *turnState {
 	case s.sessionID == "":
 		s.lostEarly++
 		return nil
-	case n.SessionID != s.sessionID && s.earlier != nil && s.earlier(n.SessionID):
-		s.violationLocked(fmt.Sprintf("session/update for session %q, which an earlier scenario closed on this agent process", n.SessionID))
-		return nil
-	case n.SessionID != s.sessionID:
-		s.violationLocked(fmt.Sprintf("session/update for unknown session %q", n.SessionID))
+	}
+	if why, _ := s.foreignLocked(n.SessionID); why != "" {
+		s.violationLocked("session/update for " + why)
 		return nil
 	}
 	t := s.current()

@@ -110,6 +110,7 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 // error err that came instead.
 func (r *scenarioRun) answered(out *turnOutcome, resp acp.PromptResponse, err error) {
 	var ae *acp.Error
+	var ia *acp.InvalidAnswerError
 	switch {
 	case err == nil:
 		out.stopReason, out.usage = string(resp.StopReason), promptUsage(resp.Usage)
@@ -123,8 +124,12 @@ func (r *scenarioRun) answered(out *turnOutcome, resp acp.PromptResponse, err er
 	case errors.Is(err, errUnresponsive):
 		out.stopReason = report.OutcomeUnresponsive
 		out.err = strings.TrimPrefix(err.Error(), errUnresponsive.Error()+": ")
+	case r.stoppedReading(err):
+		r.agent.Kill()
+		out.stopReason = report.OutcomeUnresponsive
+		out.err = errStoppedReading
 	case errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE):
-		// EPIPE: the prompt was written to an agent that had exited.
+		// EPIPE: the prompt was written to an agent that is exiting.
 		out.stopReason = report.OutcomeAgentExited
 		out.err = r.exitDescription()
 	case errors.As(err, &ae):
@@ -138,6 +143,9 @@ func (r *scenarioRun) answered(out *turnOutcome, resp acp.PromptResponse, err er
 		default:
 			out.errData = ae.Data
 		}
+	case errors.As(err, &ia):
+		out.stopReason = report.OutcomeError
+		out.err = "session/prompt: invalid answer: " + ia.Problem
 	default:
 		out.stopReason = report.OutcomeError
 		out.err = fmt.Sprintf("session/prompt: %v", err)
@@ -261,10 +269,11 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 	err := r.agent.Conn.Notify(notifyCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID})
 	cancelNotify()
 	r.sess.sentCancel(t)
-	if err != nil && !errors.Is(err, acp.ErrClosed) {
+	if err != nil && !errors.Is(err, acp.ErrClosed) && (!errors.Is(err, syscall.EPIPE) || r.stoppedReading(err)) {
 		// The agent does not read what we write: it cannot be cancelled.
+		// (An agent that is exiting is told by the prompt's end.)
 		r.agent.Kill()
-		return answeredFirst, fmt.Errorf("%w: the agent stopped reading its input; it was stopped", errUnresponsive)
+		return answeredFirst, fmt.Errorf("%w: %s", errUnresponsive, errStoppedReading)
 	}
 	select {
 	case <-call.Done():
@@ -321,17 +330,29 @@ func cancelCause(cause error) string {
 	return report.CauseInterrupt
 }
 
-// exitDescription says how the agent ended, waiting briefly for its exit.
+// exitDescription says how the agent ended once its connection did: how
+// it exited when it is exiting or has exited (its exit is waited for),
+// else that it closed its output. Whichever it is is known when the
+// connection ends, without a wait: an agent exits before its files are
+// closed (see proc.Process.Exiting).
 func (r *scenarioRun) exitDescription() string {
-	t := time.NewTimer(2 * time.Second)
-	defer t.Stop()
-	select {
-	case <-r.agent.Exited():
-	case <-t.C:
+	if !r.agent.Exiting() {
 		return "the agent closed its output"
 	}
+	<-r.agent.Exited()
 	r.res.ExitCode, r.res.Signal = r.agent.ExitStatus()
 	return r.agent.exitReason()
+}
+
+// errStoppedReading says that the agent refused a write while it lives on.
+const errStoppedReading = "the agent stopped reading its input; it was stopped"
+
+// stoppedReading reports whether err is a write the agent refused (EPIPE:
+// it closed its input) while it is not exiting: it lives on but reads
+// nothing, and so cannot be prompted or cancelled. A write to an agent
+// that is exiting fails the same way; that one is told by how it exited.
+func (r *scenarioRun) stoppedReading(err error) bool {
+	return errors.Is(err, syscall.EPIPE) && !errors.Is(err, acp.ErrClosed) && !r.agent.Exiting()
 }
 
 // fileURI is the file:// URI of an absolute path, escaped as RFC 8089 asks

@@ -1,0 +1,114 @@
+package acp_test
+
+import (
+	"errors"
+	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/acp"
+)
+
+// TestHandshakeResultsLenient: a malformed optional field of initialize's
+// or session/new's result takes its default (x-deserialize-default-on-error)
+// and is listed in Malformed; the rest is kept, and a malformed required
+// field is still an error.
+func TestHandshakeResultsLenient(t *testing.T) {
+	init := []struct {
+		name, in  string
+		malformed []string
+		check     func(acp.InitializeResponse) bool
+	}{
+		{"close: true", `{"protocolVersion":1,"agentCapabilities":{"loadSession":true,"sessionCapabilities":{"close":true,"list":{}}}}`,
+			[]string{"agentCapabilities.sessionCapabilities.close: want an object, got boolean true"},
+			func(r acp.InitializeResponse) bool {
+				c := r.AgentCapabilities
+				return c.LoadSession && c.SessionCapabilities.Close == nil && c.SessionCapabilities.List != nil
+			}},
+		{"agentInfo a string", `{"protocolVersion":1,"agentInfo":"x","agentCapabilities":{"promptCapabilities":{"image":true}}}`,
+			[]string{`agentInfo: want an object, got string "x"`},
+			func(r acp.InitializeResponse) bool {
+				return r.AgentInfo == nil && r.AgentCapabilities.PromptCapabilities.Image
+			}},
+		{"agentInfo's name a number", `{"protocolVersion":1,"agentInfo":{"name":5,"version":"1"}}`,
+			[]string{`agentInfo: name: want a string, got a number`},
+			func(r acp.InitializeResponse) bool { return r.AgentInfo == nil }},
+		{"image yes", `{"protocolVersion":1,"agentCapabilities":{"promptCapabilities":{"image":"yes","audio":true}}}`,
+			[]string{`agentCapabilities.promptCapabilities.image: want a boolean, got string "yes"`},
+			func(r acp.InitializeResponse) bool {
+				p := r.AgentCapabilities.PromptCapabilities
+				return !p.Image && p.Audio
+			}},
+		{"promptCapabilities an array", `{"protocolVersion":1,"agentCapabilities":{"promptCapabilities":[]}}`,
+			[]string{"agentCapabilities.promptCapabilities: want an object, got an array"}, nil},
+		{"mcpCapabilities a string", `{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":"x"}}`,
+			[]string{`agentCapabilities.mcpCapabilities: want an object, got string "x"`}, nil},
+		{"loadSession yes", `{"protocolVersion":1,"agentCapabilities":{"loadSession":"yes"}}`,
+			[]string{`agentCapabilities.loadSession: want a boolean, got string "yes"`},
+			func(r acp.InitializeResponse) bool { return !r.AgentCapabilities.LoadSession }},
+		{"authMethods an object", `{"protocolVersion":1,"authMethods":{}}`,
+			[]string{"authMethods: want an array, got an object"},
+			func(r acp.InitializeResponse) bool { return r.AuthMethods == nil }},
+		{"an invalid auth method", `{"protocolVersion":1,"authMethods":[{"id":"a","name":"A"},{"id":3}]}`,
+			[]string{"authMethods[1]: id: want a string, got a number (item skipped)"},
+			func(r acp.InitializeResponse) bool { return len(r.AuthMethods) == 1 && r.AuthMethods[0].ID == "a" }},
+	}
+	for _, tt := range init {
+		t.Run(tt.name, func(t *testing.T) {
+			var r acp.InitializeResponse
+			if err := json.Unmarshal([]byte(tt.in), &r); err != nil {
+				t.Fatalf("Unmarshal(%s) = %v; want the malformed field replaced", tt.in, err)
+			}
+			if diff := cmp.Diff(tt.malformed, r.Malformed); diff != "" {
+				t.Errorf("Malformed (-want +got):\n%s", diff)
+			}
+			if r.ProtocolVersion != 1 || tt.check != nil && !tt.check(r) {
+				t.Errorf("Unmarshal(%s) = %+v", tt.in, r)
+			}
+		})
+	}
+
+	session := []struct {
+		name, in  string
+		malformed []string
+	}{
+		{"modes a string", `{"sessionId":"s1","modes":"x"}`, []string{`modes: want an object, got string "x"`}},
+		{"configOptions a string", `{"sessionId":"s1","configOptions":"x"}`, []string{`configOptions: want an array, got string "x"`}},
+	}
+	for _, tt := range session {
+		t.Run(tt.name, func(t *testing.T) {
+			var r acp.NewSessionResponse
+			if err := json.Unmarshal([]byte(tt.in), &r); err != nil {
+				t.Fatalf("Unmarshal(%s) = %v; want the malformed field replaced", tt.in, err)
+			}
+			if diff := cmp.Diff(tt.malformed, r.Malformed); diff != "" {
+				t.Errorf("Malformed (-want +got):\n%s", diff)
+			}
+			if r.SessionID != "s1" || r.Modes != nil || r.ConfigOptions != nil {
+				t.Errorf("Unmarshal(%s) = %+v", tt.in, r)
+			}
+			var l acp.LoadSessionResponse
+			if err := json.Unmarshal([]byte(tt.in), &l); err != nil || !cmp.Equal(tt.malformed, l.Malformed) {
+				t.Errorf("as a session/load answer: %+v, %v", l, err)
+			}
+		})
+	}
+
+	for _, in := range []string{`{"protocolVersion":"1"}`, `{"protocolVersion":1.5}`} {
+		var r acp.InitializeResponse
+		if err := json.Unmarshal([]byte(in), &r); err == nil {
+			t.Errorf("Unmarshal(%s) = %+v, nil; want an error: protocolVersion is required", in, r)
+		}
+	}
+	var s acp.NewSessionResponse
+	if err := json.Unmarshal([]byte(`{"sessionId":5,"modes":"x"}`), &s); err == nil || err.Error() != "sessionId: want a string, got number 5" {
+		t.Errorf("Unmarshal of a numeric sessionId: %v; want sessionId: want a string, got number 5", err)
+	}
+	for _, in := range []string{`{"agentCapabilities":{}}`, `{"protocolVersion":null}`, `{"agentInfo":"x"}`} {
+		var r acp.InitializeResponse
+		if err := json.Unmarshal([]byte(in), &r); !errors.Is(err, acp.ErrNoProtocolVersion) {
+			t.Errorf("Unmarshal(%s) = %v; want ErrNoProtocolVersion", in, err)
+		}
+	}
+}
