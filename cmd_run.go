@@ -519,8 +519,8 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	return exitError{code: exitCode(ctx, rep)}
 }
 
-// interruptNote is what run says when it takes an interrupt (SIGINT or
-// SIGTERM), before it begins to stop: nothing else shows it at once.
+// interruptNote is what run says when it takes an interrupt (one of
+// stopSignals), before it begins to stop: nothing else shows it at once.
 const interruptNote = "acprun: interrupted: cancelling the running turns, then writing the results (interrupt again to stop at once)"
 
 // transcriptsNotice returns ctx, with which the run's transcripts are
