@@ -49,8 +49,9 @@ what a run would otherwise find only when it starts the agent (exit 3): each age
 command resolves to an executable ("acprun" is acprun itself, a bare name is
 looked up in PATH, a path is relative to the agent's cwd) and each mock agent
 script (acprun mock-agent SCRIPT, agent: {name: mock, args: [SCRIPT]}) exists
-and parses. Each problem is reported at the word of the agent's command it is
-about (its command or args item; the agent value for a named agent's command).`
+and parses, and each client root is a directory. Each problem is reported at
+the word of the agent's command it is about (its command or args item; the
+agent value for a named agent's command), or at client.roots.`
 }
 
 // Run validates the files.
@@ -118,8 +119,36 @@ func strictErrors(scs []*scenario.Scenario) scenario.Errors {
 			}
 			found = append(found, checkAgent(sc, a, self, scripts)...)
 		}
+		found = append(found, checkRoots(sc)...)
 	}
 	return sortErrors(append(errs, withSources(found)...))
+}
+
+// checkRoots are the problems of sc's client roots that a run meets when
+// the session opens, before setup: a root that is not a directory, at
+// roots. The client serves the agent's file and terminal requests within
+// its roots, so every one of them would fail.
+func checkRoots(sc *scenario.Scenario) []*srcerr.Error {
+	if sc.Client.RootsPos == (scenario.Pos{}) {
+		return nil // the session cwd, which the file's load checks
+	}
+	var out []*srcerr.Error
+	for _, root := range sc.Client.Roots {
+		fi, err := os.Stat(root)
+		why := ""
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			why = "does not exist"
+		case err != nil:
+			why = err.Error()
+		case !fi.IsDir():
+			why = "is not a directory"
+		default:
+			continue
+		}
+		out = append(out, problem(sc.Client.RootsPos, fmt.Sprintf("root %s %s: the agent's file and terminal requests would all fail; create it, or change client.roots", root, why)))
+	}
+	return out
 }
 
 // startErrors are the problems that the agents of scs (judges' too)

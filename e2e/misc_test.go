@@ -359,7 +359,8 @@ func TestRunAgentNotFound(t *testing.T) {
 
 // TestValidateStrict: validate --strict reports, at the word of each
 // scenario's agent command it is about, an agent (or judge) command that does not resolve and a mock
-// script that is missing or does not parse, and exits 2; without --strict
+// script that is missing or does not parse, and at client.roots a root
+// that is not a directory, and exits 2; without --strict
 // the same files are valid; a file whose agents all resolve passes both.
 func TestValidateStrict(t *testing.T) {
 	t.Parallel()
@@ -373,8 +374,9 @@ func TestValidateStrict(t *testing.T) {
 			"---\nname: badmock\nagent: {name: mock, args: [bad.mock.yaml]}\n" + rules +
 			"---\nname: missingmock\nagent: {command: [acprun, mock-agent, nope.mock.yaml]}\n" + rules +
 			"---\nname: notexec\nagent: {command: [./bin/agent]}\n" + rules +
-			"---\nname: judged\nagent: {command: [acprun, mock-agent, ok.mock.yaml]}\nexpect:\n  judge: {agent: {command: [no-such-judge]}, rubric: x}\n" + rules,
-		"good.yaml": "name: fine\nagent: {command: [acprun, mock-agent, ok.mock.yaml]}\n" + rules +
+			"---\nname: judged\nagent: {command: [acprun, mock-agent, ok.mock.yaml]}\nexpect:\n  judge: {agent: {command: [no-such-judge]}, rubric: x}\n" + rules +
+			"---\nname: roots\nagent: {command: [acprun, mock-agent, ok.mock.yaml]}\nclient: {roots: [bin, typo-dir, bin/agent]}\n" + rules,
+		"good.yaml": "name: fine\nagent: {command: [acprun, mock-agent, ok.mock.yaml]}\nclient: {roots: [., bin]}\n" + rules +
 			"---\nname: sh\nagent: {command: [sh, -c, 'true']}\n" + rules,
 	})
 	res := acprun(t, dir, "validate", "s.yaml")
@@ -394,6 +396,8 @@ func TestValidateStrict(t *testing.T) {
 		"s.yaml:12:39: mock script nope.mock.yaml does not exist (looked for it next to s.yaml and in the agent's cwd " + dir + ")",
 		"s.yaml:17:19: agent command ./bin/agent: not executable (chmod +x it)",
 		"s.yaml:24:29: agent command no-such-judge: not found in PATH: install it, or give its path",
+		"s.yaml:30:17: root " + filepath.Join(dir, "typo-dir") + " does not exist: the agent's file and terminal requests would all fail; create it, or change client.roots",
+		"s.yaml:30:17: root " + filepath.Join(dir, "bin", "agent") + " is not a directory: the agent's file and terminal requests would all fail; create it, or change client.roots",
 	}
 	if res.code != 2 || res.stdout != "" {
 		t.Errorf("validate --strict: exit %d, stdout %q; want 2 and nothing", res.code, res.stdout)
