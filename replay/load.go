@@ -10,11 +10,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/inputfile"
+	"github.com/acprun/acprun/internal/jsonpos"
 	"github.com/acprun/acprun/internal/srcerr"
 )
 
@@ -477,36 +477,10 @@ func jsonKind(v []byte) string {
 // member name of its "msg" (matched as Unmarshal matches names, case
 // aside), or that of "msg" when it has none.
 func msgMemberOffset(text []byte, name string) int {
-	dec := jsontext.NewDecoder(bytes.NewReader(text), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	if !enterMember(dec, "msg") || dec.PeekKind() != '{' || !enterMember(dec, name) {
-		return valueOffset(text, "msg")
+	if off, ok := jsonpos.Offset(text, "msg."+name); ok {
+		return int(off)
 	}
-	off := int(dec.InputOffset())
-	for off < len(text) && strings.IndexByte(" \t\r:", text[off]) >= 0 {
-		off++
-	}
-	return off
-}
-
-// enterMember reads an object of dec up to the value of its member name,
-// the next token; false when it has none.
-func enterMember(dec *jsontext.Decoder, name string) bool {
-	if _, err := dec.ReadToken(); err != nil {
-		return false
-	}
-	for dec.PeekKind() == '"' {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return false
-		}
-		if strings.EqualFold(tok.String(), name) {
-			return true
-		}
-		if dec.SkipValue() != nil {
-			return false
-		}
-	}
-	return false
+	return valueOffset(text, "msg")
 }
 
 // add puts an item where it was recorded: before the first request of the
