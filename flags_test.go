@@ -223,3 +223,31 @@ func TestPathFlagGivenTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptySelectorRefused: each flag of run and list that selects
+// scenarios, given an empty value in either form (--run "" or --run=,
+// as "$ONLY" gives it when the variable is unset), is refused rather
+// than taken as no filter, which would select every scenario.
+func TestEmptySelectorRefused(t *testing.T) {
+	var out bytes.Buffer
+	g := &globals{Stdout: &out, Stderr: &out}
+	for _, cmd := range []string{"run", "list"} {
+		for _, flag := range []string{"--run", "--tag", "--shard", "--agent"} {
+			for _, args := range [][]string{{cmd, "x", flag, ""}, {cmd, "x", flag + "="}} {
+				p, err := newParser(context.Background(), &cli{}, g, g.Stdout, func(int) {})
+				if err != nil {
+					t.Fatal(err)
+				}
+				kctx, err := p.Parse(args)
+				if err != nil {
+					t.Errorf("%q: %v", args, err)
+					continue
+				}
+				want := flag + ` "": the `
+				if err := emptyFlag(kctx); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "(is the variable that gives it unset?)") {
+					t.Errorf("%q: emptyFlag = %v; want %q", args, err, want)
+				}
+			}
+		}
+	}
+}

@@ -309,6 +309,7 @@ var emptyPlaceholders = map[string]struct{ what, give string }{
 	"FILE":   {"path", "a file"},
 	"DIR":    {"path", "a directory"},
 	"I/N":    {"shard", "one such as 2/4"},
+	"REGEX":  {"pattern", "a regular expression (RE2) such as ^smoke"},
 	"TAG":    {"tag", "a tag"},
 	"NAME":   {"name", "a name"},
 	"MODEL":  {"model", "the id of a model the agent offers"},

@@ -1,6 +1,10 @@
 package e2e_test
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,5 +41,42 @@ turns: [{prompt: hi}]
 		if want := "acprun: " + flag + ` "": the `; res.code != 2 || !strings.Contains(res.stderr, want) || !strings.Contains(res.stderr, "is empty (is the variable that gives it unset?)") {
 			t.Errorf("run %s '': exit %d, want 2 and %q:\n%s", flag, res.code, want, res.stderr)
 		}
+	}
+}
+
+// TestEmptySelectors: --run and --tag given an empty value (--run "$ONLY"
+// with ONLY unset), in either form, make run and list exit 2 before
+// anything runs or is listed, where an empty --run used to select every
+// scenario.
+func TestEmptySelectors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.mock.yaml": "turns:\n  - steps: [{text: hi}]\n",
+		"ok.yaml":     "name: ok\ntags: [smoke]\nagent: {command: [acprun, mock-agent, s.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--run", ""}, `acprun: --run "": the pattern is empty (is the variable that gives it unset?): give a regular expression (RE2) such as ^smoke, or leave the flag out`},
+		{[]string{"--run="}, `acprun: --run "": the pattern is empty`},
+		{[]string{"--tag", ""}, `acprun: --tag "": the tag is empty (is the variable that gives it unset?): give a tag, or leave the flag out`},
+		{[]string{"--tag="}, `acprun: --tag "": the tag is empty`},
+	} {
+		for _, cmd := range []string{"run", "list"} {
+			args := []string{cmd, "ok.yaml"}
+			if cmd == "run" {
+				args = append(args, "-o", "run.json")
+			}
+			args = append(args, tc.args...)
+			res := acprun(t, dir, args...)
+			if res.code != 2 || !strings.Contains(res.stderr, tc.want) || res.stdout != "" {
+				t.Errorf("%q: exit %d, stdout %q, want 2, nothing and %q:\n%s", args, res.code, res.stdout, tc.want, res.stderr)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("run.json: %v; want no results written", err)
 	}
 }

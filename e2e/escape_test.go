@@ -203,6 +203,56 @@ func TestAgentTextEscapedInRunOutput(t *testing.T) {
 	}
 }
 
+// TestLegacyCommandsEscapedInRunOutput: "##[" (a legacy workflow command,
+// which GitHub Actions runs wherever it is in a line, quoted or not) in
+// what an agent sent (its text, a stop reason, an error message) and in a
+// scenario's name reaches neither run's stderr, nor its workflow commands
+// on stdout, nor the step summary: its second '#' is written \x23.
+func TestLegacyCommandsEscapedInRunOutput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	scenario := func(name, mock, expect string) string {
+		return "name: " + name + "\nagent: {command: [acprun, mock-agent, " + mock + ".mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi" + expect + "}]\n"
+	}
+	writeFiles(t, dir, map[string]string{
+		"tx.mock.yaml": `turns: [{steps: [{text: "said\n##[error]forged\n"}]}]` + "\n",
+		"sr.mock.yaml": `turns: [{stopReason: "##[set-output name=x]y"}]` + "\n",
+		"er.mock.yaml": `turns: [{error: {code: -32000, message: "bad ##[add-mask]secret"}}]` + "\n",
+		"s.yaml": scenario(`"tx ##[group]g"`, "tx", ", expect: {text: {contains: zzz}}") + "---\n" +
+			scenario("sr", "sr", "") + "---\n" + scenario("er", "er", ""),
+	})
+	summary := filepath.Join(dir, "summary.md")
+	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + summary, "GITHUB_WORKSPACE="},
+		"run", "s.yaml", "-j", "1", "-o", "out.json")
+	if res.code != exitFailed {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", res.code, exitFailed, res.stderr)
+	}
+	md, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"stderr": res.stderr, "stdout": res.stdout, "step summary": string(md)} {
+		if strings.Contains(out, "##[") {
+			t.Errorf("%s holds ##[:\n%s", name, out)
+		}
+	}
+	for _, want := range []string{
+		`FAIL tx #\x23[group]g (end_turn, `,
+		"  | #\\x23[error]forged\n",
+		`FAIL sr (#\x23[set-output name=x]y, `,
+		`session/prompt: bad #\x23[add-mask]secret (code -32000)`,
+	} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+		}
+	}
+	for _, want := range []string{`#\x23[error]forged`, `#\x23[add-mask]secret`} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("the workflow commands lack %q:\n%s", want, res.stdout)
+		}
+	}
+}
+
 // TestScenarioNameControlCharacters: a scenario's name that holds a
 // control character is an error at the name (exit 2), for validate and
 // run alike, the character named escaped; a name that gets one from vars

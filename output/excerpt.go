@@ -156,7 +156,9 @@ func headTail(lines []string, head, tail int) []string {
 // quote prefixes every line with "| ", so that the agent's words are
 // not mistaken for acprun's, after making each line safe to print: at
 // most excerptWidth characters, control characters (the escape of
-// colour codes and cursor moves) written as \xNN.
+// colour codes and cursor moves) written as \xNN. The "| " does not stop
+// a legacy workflow command ("##[error]"), which GitHub Actions runs
+// anywhere in a line: termtext.Escape writes its second '#' as \x23.
 func quote(lines []string) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {

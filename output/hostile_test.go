@@ -142,3 +142,65 @@ func TestGitHubEscapesAgentText(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyCommandsEscaped: "##[", which GitHub Actions runs as a
+// workflow command wherever it is in a line (a quoting "| " does not stop
+// it), reaches neither the text summary, nor the result lines, nor the
+// ::error and ::warning commands, nor the step summary: in each value an
+// agent or a file chose (names, stop reasons, errors, failures, warnings,
+// excerpts of the agent's text and stderr) its second '#' is \x23.
+func TestLegacyCommandsEscaped(t *testing.T) {
+	noColor(t)
+	t.Setenv("GITHUB_WORKSPACE", "")
+	const cmd = "##[set-output name=x]y ##[group]g"
+	rep := report.Report{
+		SchemaVersion: report.SchemaVersion,
+		Scenarios: []report.Result{
+			reporttest.Complete(report.Result{
+				Name: "fails " + cmd, File: "s.yaml", Line: 3, Status: report.StatusFailed,
+				Agent:    report.AgentInfo{Name: "agent"},
+				Failures: []string{"turn 1: s.yaml:5:9: text lacks zzz " + cmd},
+				Warnings: []string{"warned " + cmd},
+				Turns: []report.TurnResult{{
+					Index: 1, StopReason: "stop" + cmd, Text: "said\n##[error]forged\n  " + cmd,
+					Failures: []string{"s.yaml:5:9: text lacks zzz " + cmd},
+				}},
+			}),
+			reporttest.Complete(report.Result{
+				Name: "errs", File: "s.yaml", Line: 9, Status: report.StatusError,
+				Error:      "turn 1: session/prompt: bad " + cmd + " (code -32000)",
+				StderrTail: "log\n##[warning]w\n",
+				Turns:      []report.TurnResult{{Index: 1, StopReason: report.OutcomeError, Error: "bad " + cmd}},
+			}),
+		},
+	}
+	var text bytes.Buffer
+	if err := output.Text(&text, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := output.Lines(&text, rep); err != nil {
+		t.Fatal(err)
+	}
+	var gh bytes.Buffer
+	if err := output.GitHub(&gh, "", rep); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"Text and Lines": text.String(), "GitHub": gh.String(), "Markdown": output.Markdown(rep)} {
+		if strings.Contains(out, "##[") {
+			t.Errorf("%s holds ##[:\n%s", name, out)
+		}
+		if !strings.Contains(out, `#\x23[set-output name=x]y #\x23[group]g`) {
+			t.Errorf("%s lacks the escaped commands:\n%s", name, out)
+		}
+	}
+	for _, want := range []string{
+		`FAIL fails #\x23[set-output name=x]y #\x23[group]g [agent] (stop#\x23[set-output`,
+		"      | #\\x23[error]forged\n",
+		"    | log\n    | #\\x23[warning]w\n",
+		"turn 1: session/prompt: bad #\\x23[set-output name=x]y #\\x23[group]g (code -32000)\n",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("Text and Lines lack\n%s\ngot:\n%s", want, text.String())
+		}
+	}
+}

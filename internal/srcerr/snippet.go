@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/cellwidth"
+	"github.com/acprun/acprun/internal/termtext"
 )
 
 // maxWidth is the most columns of source text shown.
@@ -31,7 +32,8 @@ func format(n, col int, text string) string {
 }
 
 // A cell is one character as shown: its text (a tab as blanks, a control
-// character as U+FFFD) and how many columns it takes.
+// character as U+FFFD, the second '#' of "##[" as \x23) and how many
+// columns it takes.
 type cell struct {
 	text  string
 	width int
@@ -63,6 +65,8 @@ func layout(text string, col int) (cells []cell, caret int) {
 			c = cell{blanks[:w], w}
 		case unicode.IsControl(r) || r == unicode.ReplacementChar:
 			c = cell{"\uFFFD", 1}
+		case termtext.CommandHash(text, i):
+			c = cell{`\x23`, 4} // as termtext.Escape writes it
 		default:
 			c = cell{text[i : i+utf8.RuneLen(r)], cellwidth.Rune(r)}
 		}

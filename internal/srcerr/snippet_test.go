@@ -89,6 +89,13 @@ func TestSnippet(t *testing.T) {
 				"      |   ^\n",
 		},
 		{
+			name: "the second # of a legacy workflow command escaped, the caret under its column",
+			n:    1, col: 20, text: `- "###[error]x" ##[group] #[ # #`,
+			want: "" +
+				"    1 | - \"##\\x23[error]x\" #\\x23[group] #[ # #\n" +
+				"      | " + strings.Repeat(" ", 25) + "^\n", // under the g of group
+		},
+		{
 			name: "trailing blanks dropped",
 			n:    1, col: 1, text: "x:   ",
 			want: "" +

@@ -1,7 +1,8 @@
 // Package termtext makes text fit for a terminal: what an agent sent with
 // its control characters escaped, so that it cannot drive the terminal
-// (Escape, Printable), acprun's own colours kept (PrintableSGR) or painted
-// as main decided (Paint), and lines cut to a width in cells (Clip).
+// nor a GitHub Actions log (Escape, Printable), acprun's own colours kept
+// (PrintableSGR) or painted as main decided (Paint), and lines cut to a
+// width in cells (Clip).
 package termtext
 
 import (
@@ -19,11 +20,26 @@ import (
 // Go escapes, \x1b say, and tabs as spaces (for the live area's widths).
 func Printable(s string) string { return Escape(s, false) }
 
+// legacyCommand starts a legacy GitHub Actions workflow command
+// ("##[error]text", "##[set-output name=x]value", "##[group]title"), which
+// the runner honours wherever it is in a line of a step's output, unlike
+// "::error", which it honours only at the start of one.
+const legacyCommand = "##["
+
+// CommandHash reports whether byte i of s is the second '#' of "##[", the
+// start of a legacy GitHub Actions workflow command: the character Escape
+// writes as \x23, so that no "##[" an agent sent reaches a log.
+func CommandHash(s string, i int) bool {
+	return i > 0 && strings.HasPrefix(s[i-1:], legacyCommand)
+}
+
 // Escape writes the control characters and invalid UTF-8 bytes of s as Go
 // escapes (\x1b, \x9b, \xff; \u2028 for a control above U+00FF); a tab
-// stays a tab when keepTabs, else becomes a space.
+// stays a tab when keepTabs, else becomes a space. The second '#' of
+// "##[" is written \x23, so that text an agent sent cannot be a legacy
+// workflow command in a GitHub Actions log, wherever it is printed.
 func Escape(s string, keepTabs bool) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) && utf8.ValidString(s) {
+	if !strings.ContainsFunc(s, unicode.IsControl) && utf8.ValidString(s) && !strings.Contains(s, legacyCommand) {
 		return s
 	}
 	var b strings.Builder
@@ -39,6 +55,8 @@ func Escape(s string, keepTabs bool) string {
 			fmt.Fprintf(&b, `\x%02x`, r)
 		case unicode.IsControl(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
+		case CommandHash(s, i):
+			b.WriteString(`\x23`)
 		default:
 			b.WriteRune(r)
 		}

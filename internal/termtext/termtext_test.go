@@ -52,3 +52,26 @@ func TestPrintableSGR(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapeLegacyCommand: "##[", which GitHub Actions runs as a workflow
+// command wherever it is in a line of a step's output, is written with
+// its second '#' as \x23, however many '#' lead it; a lone "#[" or "##"
+// stays.
+func TestEscapeLegacyCommand(t *testing.T) {
+	for in, want := range map[string]string{
+		"##[error]x":                       `#\x23[error]x`,
+		"| ##[set-output name=a]b":         `| #\x23[set-output name=a]b`,
+		"###[group]g ##[endgroup]":         `##\x23[group]g #\x23[endgroup]`,
+		"##[##[":                           `#\x23[#\x23[`,
+		"a\x1b##[warning]\tb":              `a\x1b#\x23[warning]` + "\tb",
+		"#[x] ## [x] #\u00a0#[x] ##x [##]": "#[x] ## [x] #\u00a0#[x] ##x [##]",
+	} {
+		got := Escape(in, true)
+		if got != want {
+			t.Errorf("Escape(%q) = %q; want %q", in, got, want)
+		}
+		if strings.Contains(got, "##[") || strings.Contains(Printable(in), "##[") || strings.Contains(PrintableSGR(in), "##[") {
+			t.Errorf("%q: ##[ left in %q", in, got)
+		}
+	}
+}
