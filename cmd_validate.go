@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,7 +24,7 @@ import (
 type validateCmd struct {
 	Paths []string `arg:"" name:"path" help:"Scenario files, directories (searched for *.yaml and *.yml) or globs."`
 	configFlag
-	Strict       bool `help:"Also check what a run would need: that every agent command (judges' too) resolves to an executable and that every mock agent script parses."`
+	Strict       bool `help:"Also check what a run would need: that every agent command (judges' too) resolves to an executable, that every mock agent script parses and that every workspace's git ref names a commit."`
 	gatewayFlags `set:"gatewayDoes=Check the scenarios as run --gateway MODE loads them, with acprun's model gateway between each agent and its model provider"`
 }
 
@@ -49,13 +50,16 @@ what a run would otherwise find only when it starts the agent (exit 3): each age
 command resolves to an executable ("acprun" is acprun itself, a bare name is
 looked up in PATH, a path is relative to the agent's cwd) and each mock agent
 script (acprun mock-agent SCRIPT, agent: {name: mock, args: [SCRIPT]}) exists
-and parses, and each client root is a directory. Each problem is reported at
-the word of the agent's command it is about (its command or args item; the
-agent value for a named agent's command), or at client.roots.`
+and parses, each client root is a directory, and each workspace's git
+directory is the top of a repository in which its ref (HEAD when none)
+names a commit (git reads it where it is; nothing is fetched or
+changed). Each problem is reported at the word of the agent's command
+it is about (its command or args item; the agent value for a named agent's
+command), at client.roots, or at the workspace's git or ref.`
 }
 
 // Run validates the files.
-func (c *validateCmd) Run(g *globals) error {
+func (c *validateCmd) Run(ctx context.Context, g *globals) error {
 	if err := c.gatewayFlags.check(); err != nil {
 		return err
 	}
@@ -82,7 +86,7 @@ func (c *validateCmd) Run(g *globals) error {
 	}
 	errs := startErrors(scs)
 	if c.Strict {
-		errs = sortErrors(append(errs, strictErrors(scs)...))
+		errs = sortErrors(append(errs, strictErrors(ctx, scs)...))
 	}
 	if len(errs) > 0 {
 		return usageError(g, errs)
@@ -99,15 +103,18 @@ func (c *validateCmd) Run(g *globals) error {
 // strictErrors are the problems validate --strict finds beyond the
 // files' own: an agent command that does not resolve to an executable
 // and a mock agent script that is missing or does not parse, resolved as
-// a run resolves them (runner.ResolveCommand). Each is at the word of the
-// command, in the scenario (or its judge), that it is about. A variable
-// that is unset is one too, at its use; the agents of its scenario are
-// not checked, their values being incomplete.
-func strictErrors(scs []*scenario.Scenario) scenario.Errors {
+// a run resolves them (runner.ResolveCommand), each at the word of the
+// command, in the scenario (or its judge), that it is about; a client
+// root that is not a directory; and a workspace that a run could not make
+// (runner.CheckWorkspace). A variable that is unset is one too, at its
+// use; the agents and workspace of its scenario are not checked, their
+// values being incomplete.
+func strictErrors(ctx context.Context, scs []*scenario.Scenario) scenario.Errors {
 	errs := slices.Clone(scenario.UnsetErrors(scs))
 	self, _ := os.Executable()    // as runner.Run takes it
 	scripts := map[string]error{} // parsed once, by path
 	checks := selfAgentChecks{}
+	workspaces := map[workspaceKey]*runner.WorkspaceError{}
 	var found []*srcerr.Error
 	for _, sc := range scs {
 		if len(sc.Unset) > 0 {
@@ -120,6 +127,9 @@ func strictErrors(scs []*scenario.Scenario) scenario.Errors {
 			found = append(found, checkAgent(sc, a, self, scripts)...)
 		}
 		found = append(found, checkRoots(sc)...)
+		if e := checkWorkspace(ctx, sc, workspaces); e != nil {
+			found = append(found, e)
+		}
 	}
 	return sortErrors(append(errs, withSources(found)...))
 }
@@ -149,6 +159,37 @@ func checkRoots(sc *scenario.Scenario) []*srcerr.Error {
 		out = append(out, problem(sc.Client.RootsPos, fmt.Sprintf("root %s %s: the agent's file and terminal requests would all fail; create it, or change client.roots", root, why)))
 	}
 	return out
+}
+
+// checkWorkspace is the problem of sc's workspace that a run meets as it
+// makes one, before setup (nil when it has none, or none there): a git
+// source that is not the top of a repository, or a ref that names no
+// commit in it, at the value it is about. The repository is read where it
+// is, never fetched. checked holds what each workspace gave, so that the
+// scenarios of an --agent matrix, or those a document expands into
+// (vars), read one repository once.
+func checkWorkspace(ctx context.Context, sc *scenario.Scenario, checked map[workspaceKey]*runner.WorkspaceError) *srcerr.Error {
+	w := sc.Workspace
+	if w == nil {
+		return nil
+	}
+	key := workspaceKey{w.From, w.Git, w.Ref, w.Pos, w.SourcePos, w.RefPos}
+	e, seen := checked[key]
+	if !seen {
+		e = runner.CheckWorkspace(ctx, w)
+		checked[key] = e
+	}
+	if e == nil {
+		return nil
+	}
+	return problem(e.Pos, e.Err.Error())
+}
+
+// workspaceKey is what checkWorkspace's result depends on: a workspace's
+// source and ref, and where they are given.
+type workspaceKey struct {
+	from, git, ref     string
+	pos, source, refAt scenario.Pos
 }
 
 // startErrors are the problems that the agents of scs (judges' too)

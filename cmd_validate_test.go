@@ -1,6 +1,10 @@
 package main
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,5 +49,57 @@ func TestTranscriptErrors(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("startErrors (-want +got):\n%s", diff)
+	}
+}
+
+// TestWorkspaceStrictErrors: validate --strict reports a workspace that
+// a run could not make at the value it is about (git for a directory that
+// is not a repository, ref for a ref that names no commit); a repository
+// and a ref it has are none, and the workspace of a scenario with unset
+// variables is not checked (its unset variables are the errors).
+func TestWorkspaceStrictErrors(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "repo")
+	for _, args := range [][]string{{"init", "--quiet", repo}, {"-C", repo, "commit", "--quiet", "--allow-empty", "-m", "first"}} {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v\n%s", args, err, out)
+		}
+	}
+	rest := "agent: {command: [sh]}\nturns: [{prompt: hi}]\n"
+	testkit.WriteFiles(t, dir, map[string]string{
+		"plain/f": "x",
+		"s.yaml": "name: plain\nworkspace: {git: plain}\n" + rest +
+			"---\nname: bad-ref\nworkspace: {git: repo, ref: nope}\n" + rest +
+			"---\nname: good\nworkspace: {git: repo, ref: HEAD}\n" + rest +
+			"---\nname: unset\nworkspace: {git: repo, ref: \"${UNSET_HERE}\"}\n" + rest,
+	})
+	t.Chdir(dir)
+	scs, _, err := scenario.Load([]string{"s.yaml"}, scenario.LoadOptions{DeferUnset: true, LookupEnv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range strictErrors(t.Context(), scs) {
+		got = append(got, e.Error(), e.Source)
+	}
+	want := []string{
+		"s.yaml:2:18: workspace: git " + filepath.Join(dir, "plain") + ": not a git repository (git rev-parse: fatal: not a git repository",
+		"workspace: {git: plain}",
+		"s.yaml:7:29: workspace: ref nope: unknown revision in " + repo + ": give a branch, tag or commit of it",
+		"workspace: {git: repo, ref: nope}",
+		"s.yaml:17:30: environment variable UNSET_HERE is not set (write ${UNSET_HERE:-default} to give a default)",
+		`workspace: {git: repo, ref: "${UNSET_HERE}"}`,
+	}
+	ok := len(got) == len(want) // git words the first error's end
+	for i := range min(len(got), len(want)) {
+		ok = ok && strings.HasPrefix(got[i], want[i])
+	}
+	if !ok {
+		t.Errorf("strictErrors = %q; want, each beginning with, %q", got, want)
 	}
 }

@@ -171,3 +171,51 @@ func TestVarsUnquotedTemplateHint(t *testing.T) {
 		})
 	}
 }
+
+// TestVarsErrorNamesTheSet: an error that only some value sets have (a
+// value its key refuses, a value that uses an unset variable) names the
+// set of each scenario that has it, at the place the value is used: for
+// validate, and for a run, which still runs a selected set that has none.
+func TestVarsErrorNamesTheSet(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	unset := `environment variable ACPRUN_E2E_NO_SUCH_KEY is not set (write ${ACPRUN_E2E_NO_SUCH_KEY:-default} to give a default)`
+	writeFiles(t, dir, map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"timeout.yaml": `name: port
+vars: {lang: [go, rust], limit: [30s, soon]}
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny}
+timeout: "{{.limit}}"
+turns: [{prompt: "Port it to {{.lang}}."}]
+`,
+		"key.yaml": `name: ask
+vars:
+  - {provider: local, key: none}
+  - {provider: cloud, key: "${ACPRUN_E2E_NO_SUCH_KEY}"}
+agent: {command: [acprun, mock-agent, a.mock.yaml], env: {KEY: "{{.key}}"}}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`,
+	})
+	res := acprun(t, dir, "validate", "timeout.yaml")
+	for _, want := range []string{
+		`timeout.yaml:5:10: value set lang=go,limit=soon: bad duration "soon": use a Go duration like 90s, 5m or 1h30m`,
+		`timeout.yaml:5:10: value set lang=rust,limit=soon: bad duration "soon": use a Go duration like 90s, 5m or 1h30m`,
+	} {
+		if res.code != exitUsage || !strings.Contains(res.stderr, want+"\n") {
+			t.Errorf("validate: exit %d, want 2 and %q:\n%s", res.code, want, res.stderr)
+		}
+	}
+	want := "key.yaml:5:64: value set provider=cloud,key=${ACPRUN_E2E_NO_SUCH_KEY}: " + unset + "\n"
+	for _, args := range [][]string{{"validate", "--strict", "key.yaml"}, {"run", "key.yaml", "-o", "out.json"}} {
+		res := acprun(t, dir, args...)
+		if res.code != exitUsage || !strings.Contains(res.stderr, want) {
+			t.Errorf("acprun %s: exit %d, want 2 and %q:\n%s", strings.Join(args, " "), res.code, want, res.stderr)
+		}
+	}
+	res = acprun(t, dir, "run", "key.yaml", "--run", "provider=local", "-o", "out.json")
+	if res.code != exitOK {
+		t.Errorf("acprun run --run the set without the variable: exit %d, want 0:\n%s", res.code, res.stderr)
+	}
+}

@@ -536,8 +536,9 @@ turns:
 
 // TestWorkspaceThatCannotBeMadeIsAnError: a git source that is not a
 // repository, or a ref it does not have, makes that attempt an error that
-// says so, where, without starting its agent; the other scenarios of the
-// run still run, and nothing is left in the workspaces' directory.
+// says so, at the value it is about (git or ref), without starting its
+// agent; the other scenarios of the run still run, and nothing is left in
+// the workspaces' directory.
 func TestWorkspaceThatCannotBeMadeIsAnError(t *testing.T) {
 	t.Parallel()
 	needGit(t)
@@ -575,8 +576,8 @@ turns:
 		}
 	}
 	for _, c := range []struct{ name, at, want string }{
-		{"not-a-repo", "{git: plain}", ": workspace: git " + filepath.Join(dir, "plain") + ": not a git repository"},
-		{"bad-ref", "{git: repo, ref: no-such-branch}", ": workspace: ref no-such-branch: unknown revision in " + filepath.Join(dir, "repo")},
+		{"not-a-repo", "plain}", ": workspace: git " + filepath.Join(dir, "plain") + ": not a git repository"},
+		{"bad-ref", "no-such-branch}", ": workspace: ref no-such-branch: unknown revision in " + filepath.Join(dir, "repo")},
 	} {
 		sc := scenarioNamed(t, out, c.name)
 		want := posAfter(t, "s.yaml", scenarios, "name: "+c.name, c.at) + c.want
@@ -1111,5 +1112,65 @@ turns: [{prompt: hi}]
 	}
 	if !strings.Contains(res.stdout, "::error ") {
 		t.Errorf("stdout has no annotation:\n%.1000s", res.stdout)
+	}
+}
+
+// TestValidateStrictWorkspaceGit: validate --strict reads each workspace's
+// git repository where it is, as a run would before it makes the
+// workspace, and reports a directory that is not a repository at git and
+// a ref that names no commit at ref, without making a worktree or
+// changing the repository; without --strict the same file is valid, and a
+// good repository and ref pass both.
+func TestValidateStrictWorkspaceGit(t *testing.T) {
+	t.Parallel()
+	needGit(t)
+	dir := realTempDir(t)
+	repo := filepath.Join(dir, "repo")
+	makeRepo(t, repo)
+	gitIn(t, repo, "tag", "v1", "HEAD~1")
+	state := func() string {
+		return gitIn(t, repo, "worktree", "list", "--porcelain") + "\n" + gitIn(t, repo, "status", "--porcelain") + "\n" + gitIn(t, repo, "rev-parse", "HEAD")
+	}
+	before := state()
+	rules := "agent: {command: [acprun, mock-agent, ok.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"
+	scenarios := "name: not-a-repo\nworkspace: {git: plain}\n" + rules +
+		"---\nname: bad-ref\nworkspace:\n  git: repo\n  ref: no-such-branch\n" + rules +
+		"---\nname: good\nworkspace: {git: repo, ref: v1}\n" + rules
+	writeFiles(t, dir, map[string]string{
+		"plain/file.txt": "not in git\n",
+		"ok.mock.yaml":   "turns: [{steps: [{text: hi}]}]\n",
+		"s.yaml":         scenarios,
+		"good.yaml":      "name: head\nworkspace: {git: ./repo}\n" + rules + "---\nname: tag\nworkspace: {git: repo, ref: v1}\n" + rules,
+	})
+	if res := acprun(t, dir, "validate", "s.yaml"); res.code != 0 {
+		t.Errorf("validate without --strict: exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	res := acprun(t, dir, "validate", "--strict", "s.yaml")
+	var got []string
+	for _, line := range strings.Split(res.stderr, "\n") {
+		if strings.HasPrefix(line, "s.yaml:") {
+			got = append(got, line)
+		}
+	}
+	want := []string{
+		posAfter(t, "s.yaml", scenarios, "name: not-a-repo", "plain}") + ": workspace: git " + filepath.Join(dir, "plain") +
+			": not a git repository (git rev-parse: fatal: not a git repository", // then as git words it
+		posAfter(t, "s.yaml", scenarios, "name: bad-ref", "no-such-branch") + ": workspace: ref no-such-branch: unknown revision in " + repo + ": give a branch, tag or commit of it",
+	}
+	if res.code != 2 || res.stdout != "" {
+		t.Errorf("validate --strict: exit %d, stdout %q; want 2 and nothing", res.code, res.stdout)
+	}
+	if len(got) != 2 || !strings.HasPrefix(got[0], want[0]) || !strings.HasSuffix(got[0], ": give a repository's top directory, or copy the directory with from") || got[1] != want[1] {
+		t.Errorf("validate --strict errors:\n%s\nwant:\n%s\nstderr:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), res.stderr)
+	}
+	if !strings.Contains(res.stderr, "    10 |   ref: no-such-branch\n       |        ^\n") {
+		t.Errorf("validate --strict: no source line with a caret under the ref:\n%s", res.stderr)
+	}
+	res = acprun(t, dir, "validate", "--strict", "good.yaml")
+	if res.code != 0 || res.stdout != "OK: 2 scenarios, 2 turns in 1 file\n" {
+		t.Errorf("validate --strict good.yaml: exit %d, stdout %q\n%s", res.code, res.stdout, res.stderr)
+	}
+	if after := state(); after != before {
+		t.Errorf("validate changed the repository:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }

@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -20,10 +22,9 @@ const diffLimit = 256 << 10
 // scenario itself is shared by every attempt and never changed.
 func (r *scenarioRun) makeWorkspace(ctx context.Context, job Ref) error {
 	sc := r.sc
-	spec := workspace.Spec{From: sc.Workspace.From, Git: sc.Workspace.Git, Ref: sc.Workspace.Ref}
-	ws, err := workspace.Create(ctx, spec, r.opts.WorkspaceDir, workspacePrefix(job))
+	ws, err := workspace.Create(ctx, workspaceSpec(sc.Workspace), r.opts.WorkspaceDir, workspacePrefix(job))
 	if err != nil {
-		return fmt.Errorf("%s: %w", sc.Workspace.Pos, err)
+		return workspaceError(sc.Workspace, err)
 	}
 	r.ws = ws
 	if ws.Fallback != "" {
@@ -59,6 +60,45 @@ func (r *scenarioRun) makeWorkspace(ctx context.Context, job Ref) error {
 	}
 	r.sc = &local
 	return nil
+}
+
+// CheckWorkspace checks, making nothing, what a run checks of the
+// workspace w before it makes one (see workspace.Check): for validate
+// --strict. It reads a git repository only where it is on this machine.
+// The error is at the value it is about, as a run's is (see
+// workspaceError).
+func CheckWorkspace(ctx context.Context, w *scenario.Workspace) *WorkspaceError {
+	if err := workspace.Check(ctx, workspaceSpec(w)); err != nil {
+		return workspaceError(w, err)
+	}
+	return nil
+}
+
+// WorkspaceError is a workspace that cannot be made: Pos is the value
+// that Err is about (ref's, when it names no commit; else the source's).
+type WorkspaceError struct {
+	Pos scenario.Pos
+	Err error
+}
+
+func (e *WorkspaceError) Error() string { return posMsg(e.Pos, e.Err.Error()) }
+
+// Unwrap returns Err.
+func (e *WorkspaceError) Unwrap() error { return e.Err }
+
+// workspaceError is err, what workspace.Create or Check says of w, at
+// the value it is about.
+func workspaceError(w *scenario.Workspace, err error) *WorkspaceError {
+	pos := cmp.Or(w.SourcePos, w.Pos)
+	if ref := (*workspace.RefError)(nil); errors.As(err, &ref) && w.RefPos != (scenario.Pos{}) {
+		pos = w.RefPos
+	}
+	return &WorkspaceError{Pos: pos, Err: err}
+}
+
+// workspaceSpec is what to make for w.
+func workspaceSpec(w *scenario.Workspace) workspace.Spec {
+	return workspace.Spec{From: w.From, Git: w.Git, Ref: w.Ref}
 }
 
 // unredactWorkspace puts the paths of the workspace, its source and the

@@ -28,6 +28,10 @@ type Workspace struct {
 	Git string
 	// Ref is the commit, branch or tag to check out; "" for HEAD.
 	Ref string
+	// SourcePos is where From or Git is given: the value of from or git,
+	// or the workspace itself when it is a string. RefPos is where Ref is
+	// given; zero when it is not.
+	SourcePos, RefPos Pos
 	// Protect are globs of paths relative to the workspace (cleaned, with
 	// slashes; dir/ stands for dir/**) that the agent must not create,
 	// modify or delete: an attempt whose agent did is invalid (tampered),

@@ -54,7 +54,7 @@ func TestLoadEvals(t *testing.T) {
 	}
 	want := []evals{
 		{
-			Workspace: &scenario.Workspace{Pos: at(6, 12), From: repo},
+			Workspace: &scenario.Workspace{Pos: at(6, 12), From: repo, SourcePos: at(6, 12)},
 			Cwd:       repo,
 			Roots:     []string{repo},
 			Setup:     []scenario.Command{cmd(8, 5, "npm ci", 0), cmd(9, 5, "make build", 5*time.Minute)},
@@ -116,7 +116,7 @@ func TestLoadEvals(t *testing.T) {
 			},
 		},
 		{
-			Workspace: &scenario.Workspace{Pos: at(43, 12), Git: repo, Ref: "HEAD~3"},
+			Workspace: &scenario.Workspace{Pos: at(43, 12), Git: repo, Ref: "HEAD~3", SourcePos: at(43, 18), RefPos: at(43, 31)},
 			Cwd:       repo,
 			Roots:     []string{repo},
 			Expect: scenario.Expect{
@@ -534,10 +534,11 @@ func TestConfigEvalDefaults(t *testing.T) {
   teardown: [make clean]
 `)
 	cat := func(line, col int) scenario.Pos { return scenario.Pos{File: cfgFile, Line: line, Col: col} }
+	scAt := func(line, col int) scenario.Pos { return scenario.Pos{File: scFile, Line: line, Col: col} }
 	fixture := base + "/cfg/fixture"
 	wantDefaults := scenario.Defaults{Scenario: scenario.Scenario{
 		Client:    scenario.Client{FS: true, Terminal: true},
-		Workspace: &scenario.Workspace{Pos: cat(2, 14), From: fixture},
+		Workspace: &scenario.Workspace{Pos: cat(2, 14), From: fixture, SourcePos: cat(2, 14)},
 		Setup:     []scenario.Command{{Pos: cat(3, 11), Run: "make deps", Expect: scenario.CommandExpect{Pos: cat(3, 11)}}},
 		Verify:    []scenario.Command{{Pos: cat(5, 7), Run: "make check", Expect: scenario.CommandExpect{Pos: cat(5, 33)}}},
 		Teardown:  []scenario.Command{{Pos: cat(6, 14), Run: "make clean", Expect: scenario.CommandExpect{Pos: cat(6, 14)}}},
@@ -581,9 +582,9 @@ turns: [{prompt: hi}]
 		got = append(got, evals{s.Name, s.Workspace, s.Agent.Cwd, runs(s.Setup), runs(s.Verify), runs(s.Teardown)})
 	}
 	want := []evals{
-		{"defaults", &scenario.Workspace{Pos: cat(2, 14), From: fixture}, fixture,
+		{"defaults", &scenario.Workspace{Pos: cat(2, 14), From: fixture, SourcePos: cat(2, 14)}, fixture,
 			[]string{"make deps"}, []string{"make check"}, []string{"make clean"}},
-		{"replaced", &scenario.Workspace{Pos: scenario.Pos{File: scFile, Line: 8, Col: 12}, Git: base + "/s/mine", Ref: "main"},
+		{"replaced", &scenario.Workspace{Pos: scAt(8, 12), Git: base + "/s/mine", Ref: "main", SourcePos: scAt(8, 18), RefPos: scAt(8, 29)},
 			base + "/s/mine", nil, []string{"make test"}, []string{"make clean"}},
 		{"none", nil, base + "/s", []string{"make deps"}, []string{"make check"}, nil},
 	}

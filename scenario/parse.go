@@ -20,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/internal/inputfile"
+	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -107,12 +108,16 @@ func (p *fileParser) parseFile() []*Scenario {
 			out = append(out, p.scenario(doc.Content[0], len(out)))
 			continue
 		}
+		probs := make([][]*srcerr.Error, len(exps))
 		for i, e := range exps {
+			first := len(p.Errs)
 			s := p.scenario(e.root, len(out))
 			s.Name += "[" + e.set.key() + "]"
 			s.Vars, s.VarSet = e.set.vars, i+1
+			probs[i] = append(slices.Clone(p.Errs[first:]), s.Unset...)
 			out = append(out, s)
 		}
+		nameValueSets(exps, probs)
 	}
 	if len(out) == 0 && len(p.Errs) == 0 {
 		p.errorAt(Pos{File: p.Name}, "no scenario in file: write one as a mapping with name, agent and turns (acprun schema prints the whole format)")

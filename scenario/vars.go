@@ -8,6 +8,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -91,6 +93,36 @@ func (p *fileParser) expand(root *yaml.Node) []expansion {
 		out = append(out, expansion{root: p.substitute(root, s.vars), set: s})
 	}
 	return out
+}
+
+// nameValueSets makes each problem that only some of the scenarios a
+// document expands into have say the value set of its scenario, as its
+// name shows it ("value set lang=go,level=2: …"): the problem is in those
+// values, and the place it is at is the same in every scenario. A problem
+// that every one of them has is the document's, said once as it is.
+// probs holds the problems of each expansion of exps (its errors and its
+// unset variables), in their order.
+func nameValueSets(exps []expansion, probs [][]*srcerr.Error) {
+	if len(exps) < 2 {
+		return
+	}
+	in := map[srcerr.Error]int{} // how many expansions have the problem
+	for _, ps := range probs {
+		seen := map[srcerr.Error]bool{}
+		for _, e := range ps {
+			if !seen[*e] {
+				seen[*e] = true
+				in[*e]++
+			}
+		}
+	}
+	for i, ps := range probs {
+		for _, e := range ps { // in no other expansion: renaming it changes no count
+			if in[*e] < len(exps) {
+				e.Msg = termtext.Printable("value set "+exps[i].set.key()+": ") + e.Msg
+			}
+		}
+	}
 }
 
 // topValue is the value of key in the mapping root (merge keys

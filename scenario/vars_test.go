@@ -311,6 +311,64 @@ turns: [{prompt: "{{.lang}}"}]
 	}
 }
 
+// TestVarsErrorsNameTheSet: a problem that only some value sets have (a
+// value a key refuses, a value that uses an unset variable) names the set
+// of each scenario that has it, at the place the value is used; one that
+// every set has is said once, as it is. Deferred, an unset variable is
+// its scenario's, named the same.
+func TestVarsErrorsNameTheSet(t *testing.T) {
+	src := `name: x
+vars: {lang: [go, rust], t: [30s, soon]}
+agent: {command: [a, "{{.lang}}"]}
+timeout: "{{.t}}"
+turns: [{prompt: hi}]
+---
+name: y
+vars:
+  - {key: "${HOME}"}
+  - {key: "${NO_SUCH_KEY}"}
+agent: {command: [a], env: {KEY: "{{.key}}"}}
+turns: [{prompt: hi}]
+---
+name: z
+vars: {key: ["${NO_SUCH_KEY}", "${NO_SUCH_KEY}/b"]}
+agent: {command: [a], env: {KEY: "{{.key}}"}}
+turns: [{prompt: hi}]
+`
+	unset := `environment variable NO_SUCH_KEY is not set (write ${NO_SUCH_KEY:-default} to give a default)`
+	_, _, err := scenario.LoadBytes("bad.yaml", []byte(src), opts)
+	want := []string{
+		`bad.yaml:4:10: value set lang=go,t=soon: bad duration "soon": use a Go duration like 90s, 5m or 1h30m`,
+		`bad.yaml:4:10: value set lang=rust,t=soon: bad duration "soon": use a Go duration like 90s, 5m or 1h30m`,
+		`bad.yaml:11:34: value set key=${NO_SUCH_KEY}: ` + unset,
+		`bad.yaml:16:34: ` + unset,
+	}
+	if diff := cmp.Diff(want, errorLines(t, err)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+
+	deferred := opts
+	deferred.DeferUnset = true
+	scs, _, err := scenario.LoadBytes("s.yaml", []byte(src[strings.Index(src, "name: y"):]), deferred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, sc := range scs {
+		for _, e := range sc.Unset {
+			got = append(got, sc.Name+": "+e.Error())
+		}
+	}
+	want = []string{
+		`y[key=${NO_SUCH_KEY}]: s.yaml:5:34: value set key=${NO_SUCH_KEY}: ` + unset,
+		`z[key=${NO_SUCH_KEY}]: s.yaml:10:34: ` + unset,
+		`z[key=${NO_SUCH_KEY}/b]: s.yaml:10:34: ` + unset,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("unset variables of each scenario (-want +got):\n%s", diff)
+	}
+}
+
 // TestVarsNamesUnique: an expanded name that another scenario has is a
 // duplicate, as any name.
 func TestVarsNamesUnique(t *testing.T) {

@@ -28,6 +28,7 @@ func (p *fileParser) workspace(n *yaml.Node) *Workspace {
 		return nil
 	case n.Kind == yaml.ScalarNode:
 		w.From, _ = p.workspaceDir(n, "workspace", false)
+		w.SourcePos = w.Pos
 		return w
 	case n.Kind != yaml.MappingNode:
 		p.Errorf(n, "expected a workspace: a directory to copy (a string, or {from: DIR}) or {git: REPO, ref: REF}, got %s", describe(n))
@@ -38,10 +39,13 @@ func (p *fileParser) workspace(n *yaml.Node) *Workspace {
 		switch kv.Key {
 		case "from":
 			w.From, _ = p.workspaceDir(kv.V, "from", false)
+			w.SourcePos = p.pos(yamlnode.Deref(kv.V))
 		case "git":
 			w.Git, _ = p.workspaceDir(kv.V, "git", true)
+			w.SourcePos = p.pos(yamlnode.Deref(kv.V))
 		case "ref":
 			w.Ref, _ = p.gitRef(kv.V)
+			w.RefPos = p.pos(yamlnode.Deref(kv.V))
 		case "protect":
 			w.Protect, w.ProtectPos = p.relPaths(kv.V, true), p.pos(yamlnode.Deref(kv.V))
 		}

@@ -3,7 +3,8 @@
 // directory or checked out from a git repository, and records what the
 // agent changed there.
 //
-// Create makes a workspace; Snapshot sets the baseline that Changes compares
+// Create makes a workspace; Check checks a Spec as Create does before it
+// makes anything, and makes nothing; Snapshot sets the baseline that Changes compares
 // with (Create takes one itself); Diff gives `git diff` of a git workspace
 // against the commit checked out; Remove deletes it. Rebase maps paths inside
 // the source (session cwd, client roots, rule paths) into the workspace.

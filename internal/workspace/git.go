@@ -150,18 +150,7 @@ func gitMessage(stderr []byte) string {
 
 // createGit makes a workspace that is a checkout of spec.Git at spec.Ref.
 func createGit(ctx context.Context, spec Spec, parent, prefix string) (*Workspace, error) {
-	if _, err := exec.LookPath("git"); err != nil {
-		return nil, fmt.Errorf("workspace: git %s: git is not on PATH: install git, or copy a directory with from", spec.Git)
-	}
-	src, err := source("git", spec.Git)
-	if err != nil {
-		return nil, err
-	}
-	repo, bare, err := repository(ctx, spec.Git, src)
-	if err != nil {
-		return nil, err
-	}
-	commit, err := resolve(ctx, repo, spec.Ref)
+	repo, bare, commit, err := gitSource(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -181,6 +170,43 @@ func createGit(ctx context.Context, spec Spec, parent, prefix string) (*Workspac
 	return w, nil
 }
 
+// gitSource checks that git is on PATH, that spec.Git is the top of a
+// work tree or a bare repository, and that spec.Ref names a commit in it,
+// reading the repository only. It returns the repository, whether it is
+// bare, and the commit's full hash.
+func gitSource(ctx context.Context, spec Spec) (repo string, bare bool, commit string, err error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return "", false, "", fmt.Errorf("workspace: git %s: git is not on PATH: install git, or copy a directory with from", spec.Git)
+	}
+	src, err := source("git", spec.Git)
+	if err != nil {
+		return "", false, "", err
+	}
+	repo, bare, err = repository(ctx, spec.Git, src)
+	if err != nil {
+		return "", false, "", err
+	}
+	commit, err = resolve(ctx, repo, spec.Ref)
+	if err != nil {
+		return "", false, "", err
+	}
+	return repo, bare, commit, nil
+}
+
+// RefError is the error of a Spec whose Ref names no commit of its
+// repository.
+type RefError struct {
+	Ref  string // as given; "" for HEAD
+	Repo string
+}
+
+func (e *RefError) Error() string {
+	if e.Ref == "" {
+		return fmt.Sprintf("workspace: ref HEAD: unknown revision in %s (has it any commits?)", e.Repo)
+	}
+	return fmt.Sprintf("workspace: ref %s: unknown revision in %s: give a branch, tag or commit of it", e.Ref, e.Repo)
+}
+
 // repository checks that src (given as given, resolved) is the top of a
 // work tree or a bare repository, and returns it.
 func repository(ctx context.Context, given, src string) (repo string, bare bool, err error) {
@@ -189,7 +215,7 @@ func repository(ctx context.Context, given, src string) (repo string, bare bool,
 		if ctx.Err() != nil {
 			return "", false, fmt.Errorf("workspace: git %s: %w", given, err)
 		}
-		return "", false, fmt.Errorf("workspace: git %s: not a git repository (%w)", given, err)
+		return "", false, fmt.Errorf("workspace: git %s: not a git repository (%w): give a repository's top directory, or copy the directory with from", given, err)
 	}
 	lines := strings.Split(out, "\n")
 	if len(lines) != 2 {
@@ -225,10 +251,7 @@ func repository(ctx context.Context, given, src string) (repo string, bare bool,
 // resolve returns the full hash of the commit ref ("" for HEAD) names in repo.
 func resolve(ctx context.Context, repo, ref string) (string, error) {
 	name := cmp.Or(ref, "HEAD")
-	unknown := fmt.Errorf("workspace: ref %s: unknown revision in %s", name, repo)
-	if ref == "" {
-		unknown = fmt.Errorf("workspace: ref HEAD: unknown revision in %s (has it any commits?)", repo)
-	}
+	unknown := &RefError{Ref: ref, Repo: repo}
 	if strings.HasPrefix(name, "-") {
 		return "", unknown // would read as an option
 	}

@@ -82,18 +82,44 @@ func (w *Workspace) Exclude(rel string) {
 // of its work tree (or a bare repository), so that paths inside it map to
 // the same paths inside Dir (see Rebase).
 func Create(ctx context.Context, spec Spec, parent, prefix string) (*Workspace, error) {
-	switch {
-	case spec.From != "" && spec.Git != "":
-		return nil, errors.New("workspace: both from and git are set: give one")
-	case spec.From == "" && spec.Git == "":
-		return nil, errors.New("workspace: neither from nor git is set: give one")
-	case spec.From != "" && spec.Ref != "":
-		return nil, fmt.Errorf("workspace: ref %s is set for a copy of %s: ref needs git", spec.Ref, spec.From)
+	if err := spec.problem(); err != nil {
+		return nil, err
 	}
 	if spec.From != "" {
 		return createCopy(ctx, spec.From, parent, prefix)
 	}
 	return createGit(ctx, spec, parent, prefix)
+}
+
+// Check checks what Create checks of spec before it makes anything, and
+// makes nothing: that its source is a directory and, for Git, that git is
+// on PATH, that Git is the top of a work tree or a bare repository, and
+// that Ref names a commit in it (a *RefError when it does not). It reads
+// the local repository only, never a remote.
+func Check(ctx context.Context, spec Spec) error {
+	if err := spec.problem(); err != nil {
+		return err
+	}
+	if spec.From != "" {
+		_, err := source("from", spec.From)
+		return err
+	}
+	_, _, _, err := gitSource(ctx, spec)
+	return err
+}
+
+// problem is what is wrong with the fields of s together; nil when
+// nothing is.
+func (s Spec) problem() error {
+	switch {
+	case s.From != "" && s.Git != "":
+		return errors.New("workspace: both from and git are set: give one")
+	case s.From == "" && s.Git == "":
+		return errors.New("workspace: neither from nor git is set: give one")
+	case s.From != "" && s.Ref != "":
+		return fmt.Errorf("workspace: ref %s is set for a copy of %s: ref needs git", s.Ref, s.From)
+	}
+	return nil
 }
 
 // source checks that dir, named by a scenario as what (from or git), is an

@@ -515,6 +515,60 @@ func entries(t *testing.T, dir string) []string {
 	return names
 }
 
+// TestCheck: Check says what Create would say of a spec's source and ref
+// (a *RefError for a ref that names no commit), and nil when Create would
+// make it; it makes nothing: the repository's worktrees, files and status
+// are as they were.
+func TestCheck(t *testing.T) {
+	base := tempDir(t)
+	plain := filepath.Join(base, "plain")
+	must(t, os.Mkdir(plain, 0o755))
+	repo, _, _ := newRepo(t)
+	empty := filepath.Join(base, "empty")
+	gitT(t, base, "init", "--quiet", empty)
+	state := func() []string {
+		return append(entries(t, repo), gitT(t, repo, "worktree", "list", "--porcelain"), gitT(t, repo, "status", "--porcelain"))
+	}
+	before := state()
+
+	tests := []struct {
+		name string
+		spec workspace.Spec
+		want string // "" for none
+		ref  bool   // a *RefError
+	}{
+		{"copy", workspace.Spec{From: plain}, "", false},
+		{"head", workspace.Spec{Git: repo}, "", false},
+		{"tag", workspace.Spec{Git: repo, Ref: "v1"}, "", false},
+		{"older commit", workspace.Spec{Git: repo, Ref: "HEAD~1"}, "", false},
+		{"missing", workspace.Spec{Git: filepath.Join(base, "nope")}, "workspace: git " + base + "/nope: no such directory", false},
+		{"not a repo", workspace.Spec{Git: plain}, "workspace: git " + plain + ": not a git repository (git rev-parse: fatal: not a git repository", false},
+		{"subdirectory", workspace.Spec{Git: filepath.Join(repo, ".git")}, "workspace: git " + repo + "/.git: not in a work tree", false},
+		{"bad ref", workspace.Spec{Git: repo, Ref: "no-such-branch"}, "workspace: ref no-such-branch: unknown revision in " + repo + ": give a branch, tag or commit of it", true},
+		{"no commits", workspace.Spec{Git: empty}, "workspace: ref HEAD: unknown revision in " + empty + " (has it any commits?)", true},
+		{"ref on a copy", workspace.Spec{From: plain, Ref: "main"}, "workspace: ref main is set for a copy of " + plain + ": ref needs git", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := workspace.Check(t.Context(), tt.spec)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if tt.want == "" && err != nil || !strings.HasPrefix(got, tt.want) {
+				t.Errorf("Check(%+v) = %v; want an error beginning %q", tt.spec, err, tt.want)
+			}
+			var ref *workspace.RefError
+			if errors.As(err, &ref) != tt.ref {
+				t.Errorf("Check(%+v) = %v (%T); want a *RefError: %v", tt.spec, err, err, tt.ref)
+			}
+		})
+	}
+	if diff := cmp.Diff(before, state()); diff != "" {
+		t.Errorf("Check changed the repository (-before +after):\n%s", diff)
+	}
+}
+
 func TestCreateNoGit(t *testing.T) {
 	repo, _, _ := newRepo(t)
 	t.Setenv("PATH", tempDir(t))
