@@ -746,7 +746,7 @@ func (rd *reader) receive(line []byte) {
 		rd.batch = append(rd.batch, inMsg{req: req, err: NewError(CodeInvalidRequest, "%v", err)})
 		return
 	}
-	if err == nil && m.Method != "" {
+	if err == nil && m.isRequest() {
 		req := &Request{Method: m.Method, Params: m.Params}
 		if m.ID != nil {
 			req.ID = &ID{raw: m.ID}

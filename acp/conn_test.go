@@ -399,8 +399,9 @@ func TestInvalidLinesReportedAndSkipped(t *testing.T) {
 		{"jsonrpc 1.0", `{"jsonrpc":"1.0","method":"x"}`, `missing "jsonrpc":"2.0"`},
 		{"truncated", `{"jsonrpc":"2.0","method":"x"`, "invalid JSON"},
 		{"trailing garbage", `{"jsonrpc":"2.0","method":"x"} x`, "invalid JSON"},
-		{"method not a string", `{"jsonrpc":"2.0","method":42}`, `"method" is not a string`},
-		{"id is an object", `{"jsonrpc":"2.0","id":{},"method":"x"}`, "id is not a number, a string or null"},
+		{"method not a string", `{"jsonrpc":"2.0","method":42}`, "method: want a string, got number 42"},
+		{"method null", `{"jsonrpc":"2.0","method":null}`, "method: want a string, got null"},
+		{"response id is an object", `{"jsonrpc":"2.0","id":{},"result":1}`, "id: want a number, a string or null, got an object"},
 		{"empty object", `{"jsonrpc":"2.0"}`, "neither method nor id"},
 		{"unknown id", `{"jsonrpc":"2.0","id":99,"result":1}`, "response to unknown id 99"},
 		{"string id we never sent", `{"jsonrpc":"2.0","id":"1","result":1}`, `response to unknown id "1"`},
@@ -432,6 +433,124 @@ func TestInvalidLinesReportedAndSkipped(t *testing.T) {
 				t.Error("no violation reported")
 			}
 		})
+	}
+}
+
+// TestInvalidRequestsAnswered: a message with a method and an id that
+// cannot be taken as a request (an id that is not a number, a string or
+// null; a method that is empty or not a string; no "jsonrpc":"2.0") is
+// reported and answered -32600 without reaching the handler, with its id,
+// or null when the id cannot be read; the connection goes on.
+func TestInvalidRequestsAnswered(t *testing.T) {
+	tests := []struct {
+		name, line string
+		id         string // of the answer
+		want       string // in the violation and the answer's message
+	}{
+		{"id is an object", `{"jsonrpc":"2.0","id":{"n":1},"method":"fs/read_text_file","params":{}}`, `null`, "invalid request: id: want a number, a string or null, got an object"},
+		{"id is an array", `{"jsonrpc":"2.0","id":[1],"method":"fs/read_text_file"}`, `null`, "invalid request: id: want a number, a string or null, got an array"},
+		{"id is a boolean", `{"jsonrpc":"2.0","id":true,"method":"fs/read_text_file"}`, `null`, "invalid request: id: want a number, a string or null, got boolean true"},
+		{"id is an object, no jsonrpc", `{"id":{},"method":"x"}`, `null`, `invalid request: missing "jsonrpc":"2.0"`},
+		{"method is empty", `{"jsonrpc":"2.0","id":"e1","method":""}`, `"e1"`, "invalid request: method: empty"},
+		{"method is empty, id an object", `{"jsonrpc":"2.0","id":{},"method":""}`, `null`, "invalid request: id: want a number, a string or null, got an object"},
+		{"method is null", `{"jsonrpc":"2.0","id":7,"method":null}`, `7`, "invalid request: method: want a string, got null"},
+		{"method is a number", `{"jsonrpc":"2.0","id":"r","method":42}`, `"r"`, "invalid request: method: want a string, got number 42"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkLeaks(t)
+			notes := make(chan *Request, 2)
+			viol := make(chan Violation, 2)
+			h := HandlerFunc(func(_ context.Context, req *Request) (any, error) {
+				if req.Method != "after" {
+					t.Errorf("handler called for the invalid request %q", req.Method)
+				}
+				if req.IsNotification() {
+					notes <- req
+				}
+				return nil, nil
+			})
+			_, p := newRawPeer(t, h, &Options{OnViolation: func(v Violation) { viol <- v }})
+			p.send(tc.line, `{"jsonrpc":"2.0","method":"after"}`, `{"jsonrpc":"2.0","id":"after","method":"after"}`)
+			if got := recvFrom(t, notes, "the next notification").Method; got != "after" {
+				t.Errorf("first handled method = %q; want \"after\"", got)
+			}
+			got := p.recv() // the answer to the invalid request, or else the next one's
+			var e Error
+			if err := json.Unmarshal([]byte(got["error"]), &e); err != nil || got["id"] != tc.id || e.Code != CodeInvalidRequest || e.Message != tc.want {
+				t.Fatalf("first answer %v; want error -32600 %q for id %s", got, tc.want, tc.id)
+			}
+			if got := p.recv(); got["id"] != `"after"` || got["result"] != "null" {
+				t.Errorf("second answer %v; want the next request's", got)
+			}
+			select {
+			case v := <-viol:
+				if !strings.HasPrefix(v.Msg, tc.want+": ") {
+					t.Errorf("Violation.Msg = %q; want it to start with %q", v.Msg, tc.want)
+				}
+			default:
+				t.Error("no violation reported")
+			}
+		})
+	}
+}
+
+// TestMessageWithMethodAnswersNoCall: a message with a method member is a
+// request or a notification, whatever else it holds. One with the id of
+// our pending call and a result or an error is answered as a request and
+// leaves the call pending; the real answer after it completes the call.
+func TestMessageWithMethodAnswersNoCall(t *testing.T) {
+	tests := []struct {
+		name, line string
+		code       int // of our answer to it
+	}{
+		{"method null", `{"jsonrpc":"2.0","id":1,"method":null,"result":{"stopReason":"refusal"}}`, CodeInvalidRequest},
+		{"method empty", `{"jsonrpc":"2.0","id":1,"method":"","result":{"stopReason":"refusal"}}`, CodeInvalidRequest},
+		{"method empty, with an error", `{"jsonrpc":"2.0","id":1,"method":"","error":{"code":-32603,"message":"boom"}}`, CodeInvalidRequest},
+		{"method empty, with a malformed error", `{"jsonrpc":"2.0","id":1,"method":"","error":5}`, CodeInvalidRequest},
+		{"method named, with a malformed error", `{"jsonrpc":"2.0","id":1,"method":"x","error":5}`, CodeMethodNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkLeaks(t)
+			ctx := testCtx(t)
+			c, p := newRawPeer(t, nil, nil)
+			call := c.Call(ctx, "session/prompt", nil)
+			p.recv()
+			p.send(tc.line, `{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`)
+			var res struct{ StopReason string }
+			if err := call.Await(ctx, &res); err != nil || res.StopReason != "end_turn" {
+				t.Fatalf("Await = %+v, %v; want the real answer, end_turn", res, err)
+			}
+			got := p.recv()
+			var e Error
+			if err := json.Unmarshal([]byte(got["error"]), &e); err != nil || got["id"] != "1" || e.Code != tc.code {
+				t.Errorf("answer %v; want error %d for id 1", got, tc.code)
+			}
+		})
+	}
+}
+
+// TestEmptyMethodNotification: a notification whose method is "" is a
+// notification of a method the handler does not know: handed to it in its
+// place, neither answered nor reported.
+func TestEmptyMethodNotification(t *testing.T) {
+	checkLeaks(t)
+	notes := make(chan *Request, 2)
+	var violations atomic.Int32
+	_, p := newRawPeer(t, recvNotifications(notes), &Options{OnViolation: func(Violation) { violations.Add(1) }})
+	p.send(`{"jsonrpc":"2.0","method":"","params":{"a":1}}`, `{"jsonrpc":"2.0","method":"after"}`, `{"jsonrpc":"2.0","id":"r","method":"x"}`)
+	if got := recvFrom(t, notes, "a notification"); got.Method != "" || string(got.Params) != `{"a":1}` {
+		t.Fatalf("first notification %q %s; want the one with the empty method", got.Method, got.Params)
+	}
+	if got := recvFrom(t, notes, "the next notification").Method; got != "after" {
+		t.Errorf("next notification %q; want \"after\"", got)
+	}
+	if got := p.recv(); got["id"] != `"r"` { // the first line written
+		t.Errorf("first answer %v; want the one to the request \"r\" (nothing to the notification)", got)
+	}
+	if n := violations.Load(); n != 0 {
+		t.Errorf("%d violations; want 0", n)
 	}
 }
 
@@ -907,6 +1026,9 @@ func FuzzDecode(f *testing.F) {
 		`{"jsonrpc":"2.0","id":2,"result":{"a": [1, 2.5e3, "\u00e9"]},"error":null}`,
 		`[{"jsonrpc":"2.0"}]`,
 		`{"jsonrpc":"2.0","method":"\u2028<x>"}`,
+		`{"jsonrpc":"2.0","method":""}`,
+		`{"jsonrpc":"2.0","id":{"n":1},"method":"x"}`,
+		`{"jsonrpc":"2.0","id":1,"method":null,"result":{}}`,
 		`not json`,
 		``,
 	} {
@@ -914,8 +1036,8 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		m, err := decode(line)
-		if err != nil {
-			return
+		if err != nil || m.Method == "" && m.isRequest() {
+			return // an empty method is read (a notification), never sent
 		}
 		m = compacted(t, m)
 		encode := func(m message) []byte {

@@ -45,7 +45,8 @@
 // the stream ends, however long. Done is closed once it has been. Invalid
 // input (a line that is not JSON-RPC, too long, with invalid UTF-8, an
 // answer to an unknown id) is reported to Options.OnViolation; invalid UTF-8
-// is replaced by U+FFFD and the line used. To bound the wait for a stream
+// is replaced by U+FFFD and the line used; a request that is not valid
+// JSON-RPC is answered -32600, with its id or null. To bound the wait for a stream
 // that may not end (an agent's grandchild holding its stdout), wait for
 // ReadDone for a while, then call StopReading: what was read is still
 // handled. Close stops at once, and Dropped says how many messages it left

@@ -80,8 +80,8 @@ func parseOurID(raw []byte) (int64, bool) {
 
 // Request is an incoming request or notification.
 type Request struct {
-	ID     *ID // nil for a notification
-	Method string
+	ID     *ID             // nil for a notification
+	Method string          // never "" in a request; a notification's may be
 	Params json.RawMessage // nil when absent
 }
 
@@ -93,10 +93,11 @@ func (r *Request) IsNotification() bool { return r.ID == nil }
 func (r *Request) DecodeParams(v any) error { return json.Unmarshal(r.Params, v) }
 
 // message is one JSON-RPC message: a request (Method and ID), a
-// notification (Method, no ID) or a response (ID, and Result or Error). A
-// line decodes into it in one pass, its members left raw for the handler
-// to decode by their type, and Conn encodes it as one line. Raw members
-// Conn encodes are compact JSON (see marshalValue).
+// notification (Method, no ID; decode takes an empty one) or a response
+// (ID, and Result or Error). A line decodes into it in one pass, its
+// members left raw for the handler to decode by their type, and Conn
+// encodes it as one line. Raw members Conn encodes are compact JSON (see
+// marshalValue).
 type message struct {
 	JSONRPC json.RawMessage `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id,omitempty"`
@@ -121,9 +122,13 @@ type outgoing struct {
 	Error   *Error          `json:"error,omitempty"`
 }
 
-// errInvalidRequest is decode's error for a request that is not valid
-// JSON-RPC but has a method and an id: it is answered with -32600.
-var errInvalidRequest = errors.New(`invalid request: missing "jsonrpc":"2.0"`)
+// errInvalidRequest is wrapped by decode's error for a request (a message
+// with a method and an id) that is not valid JSON-RPC: it is answered with
+// -32600, with its id, or null when its id is not valid.
+var errInvalidRequest = errors.New("invalid request")
+
+// nullID is the id of the answer to a request whose id is not valid.
+var nullID = json.RawMessage("null")
 
 // decode decodes one line. On error the message may still carry the id of a
 // malformed response, so the call it answers can be failed, or the id and
@@ -137,34 +142,37 @@ func decode(line []byte) (message, error) {
 	case first[0] != '{':
 		return message{}, errors.New("not a JSON object")
 	}
-	var m message
+	// The method is read raw, so that one that is null, "" or not a
+	// string is told from none: a message with a method is a request or a
+	// notification, never a response.
+	var m struct {
+		message
+		Method json.RawMessage `json:"method"`
+	}
 	if err := json.Unmarshal(line, &m); err != nil {
 		var te *json.UnmarshalTypeError
 		switch {
 		case !errors.As(err, &te):
 			return message{}, fmt.Errorf("invalid JSON: %w", err)
-		case te.Field == "method":
-			return message{}, errors.New(`"method" is not a string`)
+		case m.Method == nil:
+			// Only the error object can be of the wrong type: the id
+			// still says which call it answers.
+			return message{ID: m.ID}, fmt.Errorf("invalid error object: %q is a JSON %s", te.Field, te.Value)
 		}
-		// Only the error object can be of the wrong type besides: the id
-		// still says which call it answers.
-		return message{ID: m.ID}, fmt.Errorf("invalid error object: %q is a JSON %s", te.Field, te.Value)
+		// A request has no error member: one of the wrong type is left
+		// out, as any other member a request does not use.
+	}
+	if m.Method != nil {
+		return decodeRequest(m.message, m.Method)
 	}
 	if !bytes.Equal(m.JSONRPC, jsonrpc2) {
-		if m.Method != "" && validID(m.ID) {
-			// A request we can still answer, with an error.
-			return message{ID: m.ID, Method: m.Method}, errInvalidRequest
-		}
 		return message{}, errors.New(`missing "jsonrpc":"2.0"`)
-	}
-	if m.ID != nil && !validID(m.ID) {
-		return message{}, errors.New("id is not a number, a string or null")
-	}
-	if m.Method != "" {
-		return message{ID: m.ID, Method: m.Method, Params: m.Params}, nil
 	}
 	if m.ID == nil {
 		return message{}, errors.New("neither method nor id")
+	}
+	if !validID(m.ID) {
+		return message{}, errors.New("id: " + wrongType("a number, a string or null", m.ID))
 	}
 	switch {
 	case m.Error != nil && m.Result != nil && !isNull(m.Result):
@@ -176,6 +184,42 @@ func decode(line []byte) (message, error) {
 	}
 	return message{ID: m.ID}, errors.New("response has neither result nor error")
 }
+
+// decodeRequest returns the request or notification of a message whose
+// method member is method, raw. A request it cannot take is returned with
+// an error wrapping errInvalidRequest, with its method when a string and
+// its id (null when not valid), to be answered; a notification it cannot
+// take, with a plain error. A notification's method may be "": it names
+// no method the receiver knows.
+func decodeRequest(m message, method json.RawMessage) (message, error) {
+	var name string
+	isString := method[0] == '"' && json.Unmarshal(method, &name) == nil
+	var problem string
+	switch {
+	case !bytes.Equal(m.JSONRPC, jsonrpc2):
+		problem = `missing "jsonrpc":"2.0"`
+	case m.ID != nil && !validID(m.ID):
+		problem = "id: " + wrongType("a number, a string or null", m.ID)
+	case !isString:
+		problem = "method: " + wrongType("a string", method)
+	case name == "" && m.ID != nil:
+		problem = "method: empty"
+	default:
+		return message{ID: m.ID, Method: name, Params: m.Params}, nil
+	}
+	if m.ID == nil {
+		return message{}, errors.New(problem)
+	}
+	id := m.ID
+	if !validID(id) {
+		id = nullID
+	}
+	return message{ID: id, Method: name}, fmt.Errorf("%w: %s", errInvalidRequest, problem)
+}
+
+// isRequest reports whether m, decoded without error, is a request or a
+// notification: a response has a result or an error.
+func (m *message) isRequest() bool { return m.Result == nil && m.Error == nil }
 
 func isNull(raw []byte) bool { return string(raw) == "null" }
 

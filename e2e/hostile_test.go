@@ -20,6 +20,7 @@ import (
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
@@ -227,6 +228,35 @@ func hostileCases() []hostileCase {
 			scenario: "{{agent}}\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "JSON-RPC batches are not supported",
 		},
+		// Each request waits for its answer, which the agent says back as
+		// text: unanswered, it would hold the turn until the timeout. The
+		// request with method null carries the pending prompt's id and a
+		// result: it must not end the turn.
+		{name: "requests with an unreadable id or no method", sh: shHandshake + `say() { printf '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"%s\\n"}}}}\n' "$(printf '%s' "$1" | sed 's/[\\"]/\\&/g')"; }
+read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":{"n":1},"method":"fs/read_text_file","params":{"sessionId":"s1","path":"a.txt"}}'
+read -r a; say "$a"
+printf '%s\n' '{"jsonrpc":"2.0","method":""}' '{"jsonrpc":"2.0","id":"e1","method":""}'
+read -r a; say "$a"
+printf '%s\n' '{"jsonrpc":"2.0","id":3,"method":null,"result":{"stopReason":"refusal"}}'
+read -r a; say "$a"
+printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'
+` + shAgentTail,
+			scenario: "{{agent}}\ntimeout: 30s\n" + oneTurn, timeouts: 30 * time.Second,
+			exit: 0, status: "passed", stops: []string{"end_turn"}, says: "protocol violation: invalid request: id: want a number, a string or null, got an object",
+			check: func(t *testing.T, out report.Results, _ result) {
+				sc := out.Scenarios[0]
+				want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: id: want a number, a string or null, got an object"}}
+{"jsonrpc":"2.0","id":"e1","error":{"code":-32600,"message":"invalid request: method: empty"}}
+{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"invalid request: method: want a string, got null"}}
+`
+				if diff := cmp.Diff(want, sc.Turns[0].Text); diff != "" {
+					t.Errorf("acprun's answers, as the agent says them (-want +got):\n%s", diff)
+				}
+				if len(sc.Violations) != 3 || len(sc.Turns[0].ClientRequests) != 0 {
+					t.Errorf("violations %q, client requests %+v: want the three requests flagged and none served", sc.Violations, sc.Turns[0].ClientRequests)
+				}
+			}},
 		{name: "a response with an unknown id", mock: "turns:\n  - steps: [{garbage: '{\"jsonrpc\":\"2.0\",\"id\":999,\"result\":{}}'}, {text: ok}]\n",
 			scenario: "{{agent}}\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "protocol violation: response to unknown id 999"},
