@@ -35,8 +35,16 @@ type Direction string
 
 // Directions passed to Options.Tap.
 const (
-	Sent     Direction = "sent"
+	// Sent is an outgoing line, about to be written.
+	Sent Direction = "sent"
+	// Received is an incoming line.
 	Received Direction = "received"
+	// Written says that the line tapped Sent just before went out whole.
+	Written Direction = "written"
+	// Unsent says that the write of the line tapped Sent just before
+	// failed: the peer did not get it whole (it had closed its input or
+	// exited, or the write's context ended first).
+	Unsent Direction = "unsent"
 )
 
 // Options configures a Conn. The zero value (or a nil *Options) gives the
@@ -54,12 +62,13 @@ type Options struct {
 	// Tap, when set, sees every line both ways (without the trailing
 	// newline) with a timestamp. It is called synchronously, from the
 	// reading goroutine or while writing, and must not retain line. An
-	// outgoing line is tapped just before it is written, so that a
-	// transcript keeps requests ahead of their answers; a write that then
-	// fails before any byte went out (its context ended first) is tapped
-	// all the same. An incoming line is tapped after invalid UTF-8 in it
-	// was replaced, so Tap always sees valid UTF-8. A line over
-	// MaxLineBytes is not tapped (OnViolation reports it).
+	// outgoing line is tapped Sent just before it is written, so that a
+	// transcript keeps requests ahead of their answers, then, with the
+	// same line, Written once the whole line went out or Unsent when the
+	// write failed; the next line is tapped Sent only after that. An
+	// incoming line is tapped after invalid UTF-8 in it was replaced, so
+	// Tap always sees valid UTF-8. A line over MaxLineBytes is not tapped
+	// (OnViolation reports it).
 	Tap func(dir Direction, line []byte, at time.Time)
 
 	// OnViolation, when set, is told about protocol violations: a line that
@@ -455,6 +464,13 @@ func (c *Conn) send(ctx context.Context, m *outgoing) error {
 		c.tap(Sent, buf[:len(buf)-1], time.Now())
 	}
 	broken, err := writeLine(ctx, c.w, buf)
+	if c.tap != nil {
+		how := Written
+		if err != nil {
+			how = Unsent
+		}
+		c.tap(how, buf[:len(buf)-1], time.Now())
+	}
 	switch {
 	case err == nil:
 		return nil

@@ -945,12 +945,50 @@ func TestTap(t *testing.T) {
 
 	want := []tapped{
 		{Sent, `{"jsonrpc":"2.0","method":"hello","params":{"html":"<b>&"}}`},
+		{Written, `{"jsonrpc":"2.0","method":"hello","params":{"html":"<b>&"}}`},
 		{Received, `{"jsonrpc":"2.0","method":"world"}`},
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tapped lines (-want +got):\n%s", diff)
+	}
+}
+
+// TestTapWriteFailed: a line whose write fails (the peer closed its
+// input: EPIPE) is tapped Unsent after Sent, never Written, so that a
+// transcript can leave out what the peer never got.
+func TestTapWriteFailed(t *testing.T) {
+	checkLeaks(t)
+	ctx := testCtx(t)
+	inR, inW, err := os.Pipe() // the peer's stdin, closed at once
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR.Close()
+	outR, outW, err := os.Pipe() // the peer's stdout, silent
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outW.Close()
+	var mu sync.Mutex
+	var got []Direction
+	c := NewConn(outR, inW, nil, &Options{Tap: func(dir Direction, line []byte, _ time.Time) {
+		if string(line) != `{"jsonrpc":"2.0","method":"hello"}` {
+			t.Errorf("tapped %s %q; want the line written", dir, line)
+		}
+		mu.Lock()
+		got = append(got, dir)
+		mu.Unlock()
+	}})
+	defer c.Close()
+	if err := c.Notify(ctx, "hello", nil); !errors.Is(err, syscall.EPIPE) {
+		t.Fatalf("Notify = %v; want EPIPE", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]Direction{Sent, Unsent}, got); diff != "" {
+		t.Errorf("taps (-want +got):\n%s", diff)
 	}
 }
 

@@ -186,7 +186,10 @@ turns:
 // waits for a command's exit kills the command only once session/cancel is
 // out, so the agent reads the cancel before the exit and ends the turn
 // cancelled, every run: read the other way round, the exit looks like the
-// command's own end and the agent may finish its turn end_turn.
+// command's own end and the agent may finish its turn end_turn. The agent
+// stops waiting on the cancel, so the exit's answer may come after the
+// scenario closed the agent's input: then it never went out, and the
+// transcript has none.
 func TestCancelGoesOutBeforeTheTerminalsDie(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -214,8 +217,8 @@ func TestCancelGoesOutBeforeTheTerminalsDie(t *testing.T) {
 			exitAt = i
 		}
 	}
-	if cancelAt < 0 || exitAt < 0 || exitAt < cancelAt {
-		t.Errorf("session/cancel at line %d, the answer to terminal/wait_for_exit at line %d; want both, the cancel first", cancelAt, exitAt)
+	if cancelAt < 0 || exitAt >= 0 && exitAt < cancelAt {
+		t.Errorf("session/cancel at line %d, the answer to terminal/wait_for_exit at line %d; want the cancel, before the answer if that went out", cancelAt, exitAt)
 	}
 }
 

@@ -1,11 +1,14 @@
 package e2e_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/report"
 )
@@ -112,5 +115,53 @@ func TestLongTranscriptName(t *testing.T) {
 	}
 	if fi, err := os.Stat(filepath.Join(dir, want)); err != nil || fi.Size() == 0 || len(filepath.Base(want)) > 255 {
 		t.Errorf("the transcript %s: %v, %v; want a file with the messages", want, fi, err)
+	}
+}
+
+// TestTranscriptLeavesOutWhatTheAgentNeverGot: an agent that closes its
+// input before it answers session/new (and lives on) never gets the
+// prompt: acprun's write of it fails (EPIPE). The transcript, which
+// replay and the report read, holds the handshake and not the prompt; the
+// results say the turn did not pass because the agent stopped reading.
+func TestTranscriptLeavesOutWhatTheAgentNeverGot(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	agent := `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'
+read -r line; exec 0<&-; printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}'
+exec sleep 3600
+`
+	writeFiles(t, dir, map[string]string{"s.yaml": fmt.Sprintf(`name: s
+agent: {command: [sh, -c, %q]}
+permissions: {default: deny}
+killGrace: 1s
+turns: [{prompt: one}, {prompt: two}]
+`, agent)})
+	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tc")
+	sc := out.Scenarios[0]
+	if sc.Status != report.StatusError || len(sc.Turns) == 0 || sc.Turns[0].StopReason != report.OutcomeUnresponsive ||
+		sc.Turns[0].Error != "the agent stopped reading its input; it was stopped" {
+		t.Errorf("exit %d, status %s, turns %+v; want an error, turn 1 unresponsive: the agent stopped reading its input\n%s", res.code, sc.Status, sc.Turns, res.stderr)
+	}
+
+	data, err := os.ReadFile(filepath.Join(dir, "tc", "s.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for l := range strings.Lines(string(data)) {
+		var rec struct {
+			Dir string `json:"dir"`
+			Msg struct {
+				Method string `json:"method"`
+			} `json:"msg"`
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("transcript line %q: %v", l, err)
+		}
+		got = append(got, strings.TrimSpace(rec.Dir+" "+rec.Msg.Method))
+	}
+	want := []string{"c2a initialize", "a2c", "c2a session/new", "a2c"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("transcript:\n%s\nwant the lines (dir method):\n%s", data, strings.Join(want, "\n"))
 	}
 }

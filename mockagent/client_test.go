@@ -58,13 +58,16 @@ func newClient(t *testing.T, r io.Reader, w io.Writer, serve serveFunc) *client 
 		// has taken an update, wire holds its line.
 		Tap: func(dir acp.Direction, line []byte, _ time.Time) {
 			prefix := "< "
-			if dir == acp.Sent {
+			switch dir {
+			case acp.Written, acp.Unsent: // the end of a write of a line logged Sent
+				return
+			case acp.Sent:
 				prefix = "> "
 			}
 			c.mu.Lock()
 			c.lines = append(c.lines, prefix+string(line))
 			c.mu.Unlock()
-			if dir != acp.Sent && bytes.Contains(line, []byte(`"session/update"`)) {
+			if dir == acp.Received && bytes.Contains(line, []byte(`"session/update"`)) {
 				var m struct {
 					Method string                  `json:"method"`
 					Params acp.SessionNotification `json:"params"`

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bufio"
 	"context"
 	"os"
 	"path/filepath"
@@ -275,6 +276,37 @@ func TestBindingRoutesBySession(t *testing.T) {
 	}
 	if got := b.idleProblem(); !strings.Contains(got, "fs/read_text_file while no session was open") {
 		t.Errorf("idleProblem = %q", got)
+	}
+}
+
+// TestBindingPreludeEndsItsLastWrite: the end of the write of the
+// prelude's last line of acprun's, tapped once the prelude has ended (the
+// answer to initialize was read first), is still the prelude's: a
+// transcript that replays it does not hold that line, and what follows
+// it, to its close.
+func TestBindingPreludeEndsItsLastWrite(t *testing.T) {
+	b := newBinding()
+	initLine := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
+	b.tap(acp.Sent, initLine, time.Now())
+	b.tap(acp.Received, []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}`), time.Now())
+	b.endPrelude()
+	b.tap(acp.Written, initLine, time.Now())
+	b.tap(acp.Received, []byte(`{"jsonrpc":"2.0","method":"idle"}`), time.Now()) // not the prelude's
+
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &transcript{path: path, start: time.Now(), red: redact.New(), f: f, w: bufio.NewWriter(f)}
+	defer tr.close()
+	b.bind(&link{tr: tr, tap: tr.tap})
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(data); strings.Count(got, "\n") != 2 || !strings.Contains(got, `"method":"initialize"`) || !strings.Contains(got, `"result"`) {
+		t.Errorf("transcript once bound:\n%s\nwant initialize and its answer", got)
 	}
 }
 

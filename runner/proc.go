@@ -107,6 +107,10 @@ type binding struct {
 	cur atomic.Pointer[link] // nil while no scenario is bound
 
 	recording atomic.Bool // initialize is being recorded (prelude)
+	// owed says that the prelude's last line of acprun's has no end of
+	// its write yet (acp.Written or acp.Unsent): the prelude takes it even
+	// once recording stopped, as every transcript that replays it needs it.
+	owed atomic.Bool
 
 	mu      sync.Mutex
 	prelude []tappedLine // the lines of initialize and authenticate
@@ -160,10 +164,14 @@ func later(a, b time.Time) time.Time {
 
 // tap is the connection's acp.Options.Tap.
 func (b *binding) tap(dir acp.Direction, line []byte, at time.Time) {
-	if b.recording.Load() {
+	if b.recording.Load() || b.owed.Load() {
 		b.mu.Lock()
-		if b.recording.Load() {
+		ends := dir == acp.Written || dir == acp.Unsent
+		if b.recording.Load() || ends && b.owed.Load() {
 			b.prelude = append(b.prelude, tappedLine{dir: dir, line: slices.Clone(line), at: at})
+			if dir == acp.Sent || ends {
+				b.owed.Store(dir == acp.Sent)
+			}
 		}
 		b.mu.Unlock()
 	}

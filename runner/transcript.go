@@ -29,6 +29,11 @@ import (
 // JSON-RPC message object; a line that is not a JSON object (garbage on the
 // agent's stdout) is kept as a string in "raw" instead of "msg".
 //
+// It holds only what the agent was sent: a line acprun writes waits, and
+// the lines after it with it, until its write has ended (acp.Written); one
+// whose write failed (acp.Unsent: the agent had closed its input or
+// exited) is left out.
+//
 // Messages are redacted one by one, but the chunks of a message an agent
 // streams are redacted as the text they make: a secret split between
 // chunks is redacted too (redact.Redactor.Pieces). While the text so far
@@ -54,6 +59,9 @@ type transcriptLine struct {
 	dir  string // "a2c" or "c2a"
 	line []byte
 	at   time.Time
+	// writing is set for a line of acprun's while its write has not
+	// ended: it waits to be written, or left out.
+	writing bool
 	// chunk is set for a text chunk of a streamed message: its stream
 	// (session and kind), its text, and that text redacted with the
 	// stream's text around it.
@@ -182,9 +190,13 @@ func incomplete(res *report.Result, t *transcript, what string) {
 // tap is the connection's acp.Options.Tap.
 func (t *transcript) tap(dir acp.Direction, line []byte, at time.Time) {
 	l := transcriptLine{dir: "a2c", line: line, at: at}
-	if dir == acp.Sent {
-		l.dir = "c2a"
-	} else {
+	switch dir {
+	case acp.Written, acp.Unsent:
+		t.wrote(dir == acp.Written)
+		return
+	case acp.Sent:
+		l.dir, l.writing = "c2a", true
+	default:
 		l.stream, l.text, l.chunk = streamedText(line)
 	}
 	t.mu.Lock()
@@ -202,8 +214,26 @@ func (t *transcript) tap(dir acp.Direction, line []byte, at time.Time) {
 	}
 }
 
+// wrote ends the write of acprun's line held: it is kept when ok (the
+// agent got it), left out otherwise.
+func (t *transcript) wrote(ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i := slices.IndexFunc(t.held, func(l transcriptLine) bool { return l.writing })
+	if i < 0 || t.err != nil {
+		return
+	}
+	if ok {
+		t.held[i].writing = false
+	} else {
+		t.held = slices.Delete(t.held, i, i+1)
+	}
+	t.release(false)
+}
+
 // release writes the lines held, in order, up to the first chunk that
-// must wait for what follows it; all of them when all is set (the end).
+// must wait for what follows it or a line still being written; all of them
+// when all is set (the end: a line whose write had not ended is kept).
 // The caller holds t.mu.
 func (t *transcript) release(all bool) {
 	streams := map[string][]int{} // the held chunks of each stream
@@ -226,7 +256,7 @@ func (t *transcript) release(all bool) {
 		}
 	}
 	n := 0
-	for n < len(t.held) && (all || !t.held[n].wait) && t.err == nil {
+	for n < len(t.held) && (all || !t.held[n].wait && !t.held[n].writing) && t.err == nil {
 		t.write(t.held[n])
 		n++
 	}

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	json "github.com/go-json-experiment/json/v1"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/acp"
@@ -45,7 +47,9 @@ func TestTranscriptHoldsChunksThatMayBeginASecret(t *testing.T) {
 	tap := func(dir acp.Direction, line string) { tr.tap(dir, []byte(line), time.Now()) }
 
 	tap(acp.Received, chunkLine("s1", "the token is ghp_"))
-	tap(acp.Sent, `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`)
+	cancel := `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`
+	tap(acp.Sent, cancel)
+	tap(acp.Written, cancel)
 	if got := written(); got != "" {
 		t.Fatalf("written before the next chunk: %s", got)
 	}
@@ -70,6 +74,70 @@ func TestTranscriptHoldsChunksThatMayBeginASecret(t *testing.T) {
 	if err := tr.close(); err != nil {
 		t.Errorf("close: %v", err)
 	}
+}
+
+// TestTranscriptKeepsOnlyWhatWasWritten: a line acprun writes waits,
+// with the agent's lines after it, until its write has ended; then it is
+// written in its place when the agent got it, and left out when the write
+// failed (the agent had closed its input): a prompt, an answer to a
+// permission request, a session/cancel alike.
+func TestTranscriptKeepsOnlyWhatWasWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &transcript{path: path, start: time.Now(), red: redact.New(), f: f, w: bufio.NewWriter(f)}
+	tap := func(dir acp.Direction, line string) { tr.tap(dir, []byte(line), time.Now()) }
+	methods := func() []string {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for l := range strings.Lines(string(data)) {
+			var rec struct {
+				Dir string `json:"dir"`
+				Msg struct {
+					ID     int    `json:"id"`
+					Method string `json:"method"`
+				} `json:"msg"`
+			}
+			if err := json.Unmarshal([]byte(l), &rec); err != nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+			got = append(got, fmt.Sprintf("%s %d %s", rec.Dir, rec.Msg.ID, rec.Msg.Method))
+		}
+		return got
+	}
+	check := func(when string, want ...string) {
+		t.Helper()
+		if diff := cmp.Diff(want, methods()); diff != "" {
+			t.Errorf("%s: transcript (-want +got):\n%s", when, diff)
+		}
+	}
+
+	prompt := `{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}`
+	tap(acp.Sent, prompt)
+	tap(acp.Received, `{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`)
+	check("while the prompt is written")
+	tap(acp.Written, prompt)
+	check("once it was", "c2a 1 session/prompt", "a2c 1 ")
+
+	perm := `{"jsonrpc":"2.0","id":7,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}`
+	tap(acp.Sent, perm)
+	tap(acp.Received, chunkLine("s1", "gone"))
+	tap(acp.Unsent, perm)
+	prompt2 := `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}`
+	tap(acp.Sent, prompt2)
+	tap(acp.Unsent, prompt2)
+	cancel := `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`
+	tap(acp.Sent, cancel)
+	tap(acp.Unsent, cancel)
+	if err := tr.close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	check("after writes that failed", "c2a 1 session/prompt", "a2c 1 ", "a2c 0 session/update")
 }
 
 // TestTranscriptNotWritten: a transcript that cannot be made, or whose
