@@ -82,22 +82,26 @@ func (r *RecordedSession) Permissions() []AskedPermission { return r.asked }
 func (r *RecordedSession) Message(line int, fromAgent bool, msg json.RawMessage) {
 	var w struct {
 		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
+		Method json.RawMessage `json:"method"`
 		Params json.RawMessage `json:"params"`
 		Result json.RawMessage `json:"result"`
 	}
 	if json.Unmarshal(msg, &w) != nil {
 		return
 	}
-	hasID := len(w.ID) > 0
+	// A message with a "method" member, even "" or null, is a request or
+	// a notification, never an answer, as the connection reads it.
+	var method string
+	_ = json.Unmarshal(w.Method, &method) // not a string: no method of ours
+	hasID, hasMethod := len(w.ID) > 0, len(w.Method) > 0
 	switch {
-	case !fromAgent && w.Method != "" && hasID:
-		r.clientRequest(string(w.ID), w.Method, w.Params)
-	case fromAgent && w.Method == "" && hasID:
+	case !fromAgent && method != "" && hasID:
+		r.clientRequest(string(w.ID), method, w.Params)
+	case fromAgent && !hasMethod && hasID:
 		r.answer(string(w.ID), w.Result)
-	case fromAgent && w.Method == acp.MethodSessionUpdate && !hasID:
+	case fromAgent && method == acp.MethodSessionUpdate && !hasID:
 		r.update(line, w.Params)
-	case fromAgent && w.Method == acp.MethodSessionRequestPermission && hasID:
+	case fromAgent && method == acp.MethodSessionRequestPermission && hasID:
 		r.permission(line, w.ID, w.Params)
 	}
 }

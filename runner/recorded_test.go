@@ -109,3 +109,25 @@ func TestRecordedSessionLoad(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordedSessionMethodIsNeverAnAnswer: a message of the agent with a
+// "method" member, even "" or null, answers none of the client's requests,
+// as the connection reads it: the session is the one the real answer opens.
+func TestRecordedSessionMethodIsNeverAnAnswer(t *testing.T) {
+	for _, method := range []string{`""`, `null`, `5`} {
+		t.Run(method, func(t *testing.T) {
+			r := recordedSession(t, `
+{"dir":"c2a","msg":{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/w"}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"method":`+method+`,"result":{"sessionId":"other"}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}}
+{"dir":"c2a","msg":{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"e1","kind":"edit"}}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"e1"},`+askOptions+`}}}
+`)
+			got := r.Permissions()
+			if len(got) != 1 || got[0].Request.Kind != "edit" {
+				t.Errorf("Permissions() = %+v; want one of kind edit, from session s1", got)
+			}
+		})
+	}
+}
