@@ -16,6 +16,7 @@ import (
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/sessionstate"
+	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
 	"github.com/acprun/acprun/output/progress"
@@ -315,6 +316,27 @@ func (c *runCmd) checkTranscripts(g *globals, opts runner.Options, scs []*scenar
 	return nil
 }
 
+// checkWorkspaceDir refuses a --workspace-dir inside the workspace source
+// of a selected scenario (symlinks resolved, as workspace.Create compares
+// them), before anything is run or created: a copy would copy itself, and
+// a worktree would show in the source's status.
+func (c *runCmd) checkWorkspaceDir(scs []*scenario.Scenario) error {
+	if c.WorkspaceDir == "" {
+		return nil
+	}
+	dir, err := filepath.Abs(c.WorkspaceDir)
+	if err != nil {
+		return nil // the flag's own check says what is wrong with it
+	}
+	for _, sc := range scs {
+		if w := sc.Workspace; w != nil && w.Source() != "" && workspace.Within(dir, w.Source()) {
+			return fmt.Errorf("--workspace-dir %s: it lies inside %s, the workspace source of scenario %q (%s), so each workspace would be made inside its own source; give a directory outside it",
+				c.WorkspaceDir, w.Source(), sc.Name, w.Pos)
+		}
+	}
+	return nil
+}
+
 // sameDir reports whether the directories a and b, real paths
 // (outfile.RealPath), are one: the same path, or two names of one
 // directory (a case-insensitive file system).
@@ -427,6 +449,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	opts := c.options(g)
 	opts.Policy = overrideWithRules(opts.Policy, flags)
 	if err := c.checkTranscripts(g, opts, scs); err != nil {
+		return exitError{code: exitUsage, err: err}
+	}
+	if err := c.checkWorkspaceDir(scs); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
 	if c.DryRun {

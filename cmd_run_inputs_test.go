@@ -93,3 +93,53 @@ func TestRepeatBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCheckWorkspaceDir: a --workspace-dir inside the workspace source
+// of a selected scenario (named directly, or through a symlink) is refused,
+// naming the flag, the source and the scenario, and nothing is created.
+func TestRunCheckWorkspaceDir(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	for _, d := range []string{"proj", "other"} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("proj", "link"); err != nil {
+		t.Fatal(err)
+	}
+	proj := filepath.Join(dir, "proj")
+	scs := []*scenario.Scenario{
+		{Name: "plain", File: "s.yaml"},
+		{Name: "copy", File: "s.yaml", Workspace: &scenario.Workspace{Pos: scenario.Pos{File: "s.yaml", Line: 3, Col: 12}, From: proj}},
+	}
+	inside := func(flag string) string {
+		return "--workspace-dir " + flag + ": it lies inside " + proj + `, the workspace source of scenario "copy" (s.yaml:3:12), ` +
+			"so each workspace would be made inside its own source; give a directory outside it"
+	}
+	for _, tt := range []struct{ flag, want string }{
+		{"", ""},
+		{"ws", ""},
+		{"other/ws", ""},
+		{"proj/.ws", inside("proj/.ws")},
+		{"proj", inside("proj")},
+		{"link/ws", inside("link/ws")},
+	} {
+		c := runCmd{WorkspaceDir: tt.flag}
+		got := ""
+		if err := c.checkWorkspaceDir(scs); err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("--workspace-dir %q: checkWorkspaceDir = %q, want %q", tt.flag, got, tt.want)
+		}
+	}
+	for _, made := range []string{"ws", "other/ws", "proj/.ws", "proj/ws"} {
+		if _, err := os.Lstat(made); err == nil {
+			t.Errorf("%s was made", made)
+		}
+	}
+}

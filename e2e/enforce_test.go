@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
+
+	"github.com/acprun/acprun/report"
 )
 
 // enforceWrapper stands in for a named agent: it writes the arguments
@@ -210,5 +212,60 @@ func TestEnforceSettingsLinkOutOfCopy(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out.txt")); err == nil {
 		t.Errorf("the agent started")
+	}
+}
+
+// TestEnforceSettingsTampered: acprun's merge of claude's project settings
+// is not the agent's change, but what the agent does to them afterwards
+// is: an agent that deletes the project's settings, or rewrites the ones
+// acprun made to bypassPermissions, fails files.unchanged and makes a
+// protected match invalid, and protect does not claim the glob matches
+// no file.
+func TestEnforceSettingsTampered(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"delete.mock.yaml":           "turns:\n  - steps:\n      - spawn: rm .claude/settings.json\n      - text: done\n",
+		"bypass.mock.yaml":           "turns:\n  - steps:\n      - writeFile: {path: .claude/settings.json, content: '{\"permissions\":{\"defaultMode\":\"bypassPermissions\"}}'}\n      - text: done\n",
+		"mine/a.txt":                 "hi\n",
+		"mine/.claude/settings.json": `{"permissions":{"deny":["Bash(rm:*)"]}}` + "\n",
+		"fresh/a.txt":                "hi\n",
+		"acprun.yaml":                "agents:\n  claude: {command: [" + acprunBin + ", mock-agent]}\n",
+	})
+	scenario := func(name, from, script string) string {
+		return "name: " + name + "\nagent: {name: claude, args: [" + filepath.Join(dir, script) + "]}\n" +
+			"workspace: {from: " + from + ", protect: [\".claude/**\"]}\npermissions: {default: deny}\n" +
+			"turns:\n  - prompt: hi\n    expect: {files: {unchanged: [\".claude/**\"]}}\n"
+	}
+	writeFiles(t, dir, map[string]string{"s.yaml": scenario("delete", "mine", "delete.mock.yaml") + "---\n" + scenario("bypass", "fresh", "bypass.mock.yaml")})
+
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != exitInvalid {
+		t.Errorf("exit %d, want %d\nstderr:\n%s", res.code, exitInvalid, res.stderr)
+	}
+	if strings.Contains(res.stderr, "matches no file") {
+		t.Errorf("stderr warns that the protect glob matches no file:\n%s", res.stderr)
+	}
+	for _, tt := range []struct{ name, what string }{{"delete", "deleted"}, {"bypass", "modified"}} {
+		i := slices.IndexFunc(out.Scenarios, func(r report.Result) bool { return r.Name == tt.name })
+		if i < 0 {
+			t.Fatalf("no result for %s", tt.name)
+		}
+		r := out.Scenarios[i]
+		ws := r.Workspace
+		if ws == nil {
+			t.Errorf("%s: no workspace in the results (status %s, error %q)", tt.name, r.Status, r.Error)
+			continue
+		}
+		got := map[string][]string{"created": ws.Created, "modified": ws.Modified, "deleted": ws.Deleted}
+		if !slices.Equal(got[tt.what], []string{".claude/settings.json"}) || len(ws.Created)+len(ws.Modified)+len(ws.Deleted) != 1 {
+			t.Errorf("%s: workspace changes %v; want %s .claude/settings.json alone", tt.name, got, tt.what)
+		}
+		if r.Status != report.StatusInvalid || r.Invalid == nil || !strings.Contains(r.Invalid.Message, tt.what+" .claude/settings.json") {
+			t.Errorf("%s: status %s, invalid %+v; want invalid (tampered): %s .claude/settings.json", tt.name, r.Status, r.Invalid, tt.what)
+		}
+		if len(r.Turns) != 1 || !slices.ContainsFunc(r.Turns[0].Failures, func(f string) bool { return strings.Contains(f, ".claude/settings.json") }) {
+			t.Errorf("%s: turns %+v; want files.unchanged to fail on .claude/settings.json", tt.name, r.Turns)
+		}
 	}
 }

@@ -114,19 +114,36 @@ func TestProtectUntouched(t *testing.T) {
 }
 
 // TestProtectGlobMatchingNothing: a protect glob that matches no file of
-// the workspace (a typo) protects nothing, and the results say so at its
-// position; the globs that match are not warned about.
+// the workspace (a typo, or a file the agent must not create) only forbids
+// creating one, and the results say so at its position; the globs that
+// match are not warned about.
 func TestProtectGlobMatchingNothing(t *testing.T) {
 	t.Parallel()
-	dir := realTempDir(t)
-	files := protectFiles("      - text: fine\n")
-	files["fixture/verify.sh"] = "exit 0\n"
-	files["s.yaml"] = strings.Replace(files["s.yaml"], "protect: [tests/**, verify.sh]", "protect: [tset/**, verify.sh]", 1)
-	writeFiles(t, dir, files)
-	res, out := runResults(t, dir, "s.yaml")
-	want := []string{`s.yaml:6:13: workspace.protect: "tset/**" matches no file of the workspace: it protects nothing (a glob is relative to the workspace's root)`}
-	if r := out.Scenarios[0]; res.code != exitOK || !cmp.Equal(want, r.Warnings) {
-		t.Errorf("exit %d, warnings %q; want 0 and\n%q", res.code, r.Warnings, want)
+	want := []string{`s.yaml:6:13: workspace.protect: "tset/**" matches no file of the workspace yet: it only forbids creating one (check it for a typo: a glob is relative to the workspace's root)`}
+	for _, tt := range []struct {
+		name, agent string
+		code        int
+		invalid     []string
+	}{
+		{"left alone", "      - text: fine\n", exitOK, nil},
+		{"created", "      - spawn: \"mkdir tset && echo x > tset/new.txt\"\n      - text: fine\n", exitInvalid, []string{"tset/new.txt"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := realTempDir(t)
+			files := protectFiles(tt.agent)
+			files["fixture/verify.sh"] = "exit 0\n"
+			files["s.yaml"] = strings.Replace(files["s.yaml"], "protect: [tests/**, verify.sh]", "protect: [tset/**, verify.sh]", 1)
+			writeFiles(t, dir, files)
+			res, out := runResults(t, dir, "s.yaml")
+			r := out.Scenarios[0]
+			if res.code != tt.code || !cmp.Equal(want, r.Warnings) {
+				t.Errorf("exit %d, warnings %q; want %d and\n%q", res.code, r.Warnings, tt.code, want)
+			}
+			if got := r.Invalid; tt.invalid == nil && got != nil || tt.invalid != nil && (got == nil || !cmp.Equal(tt.invalid, got.Files)) {
+				t.Errorf("invalid %+v; want the files %q", got, tt.invalid)
+			}
+		})
 	}
 }
 

@@ -293,6 +293,66 @@ func TestWorkspaceCwdOutsideIsWarned(t *testing.T) {
 	}
 }
 
+// TestWorkspaceCwdThroughSymlink: an agent.cwd that names a directory of
+// the workspace's source through a symlink (or a source named through
+// one) is inside the workspace: no warning, and the agent works and writes
+// in its copy, never in the source.
+func TestWorkspaceCwdThroughSymlink(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"my proj ü/a b.txt": "hi\n",
+		"my proj ü/sub/k":   "k\n",
+		"a.mock.yaml":       "turns:\n  - steps:\n      - spawn: \"echo agentwrote > agent.txt\"\n      - text: done\n",
+		"s.yaml": "name: cwd-link\nagent: {name: mock, args: [" + filepath.Join(dir, "a.mock.yaml") + "], cwd: linkproj/sub}\n" +
+			"workspace: {from: \"my proj ü\"}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n" +
+			"---\nname: source-link\nagent: {name: mock, args: [" + filepath.Join(dir, "a.mock.yaml") + "], cwd: \"my proj ü/sub\"}\n" +
+			"workspace: {from: linkproj}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	if err := os.Symlink("my proj ü", filepath.Join(dir, "linkproj")); err != nil {
+		t.Fatal(err)
+	}
+	if res := acprun(t, dir, "validate", "s.yaml"); res.code != exitOK || strings.Contains(res.stderr, "warning") {
+		t.Errorf("validate: exit %d, stderr:\n%s\nwant 0 and no warning", res.code, res.stderr)
+	}
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != exitOK || strings.Contains(res.stderr, "outside the workspace") {
+		t.Errorf("run: exit %d, want 0 and no warning\n%s", res.code, res.stderr)
+	}
+	for _, sc := range out.Scenarios {
+		if ws := workspaceOf(t, sc); !slices.Equal(ws.Created, []string{"sub/agent.txt"}) || len(sc.Warnings) != 0 {
+			t.Errorf("%s: created %q, warnings %q; want [sub/agent.txt] and no warning", sc.Name, ws.Created, sc.Warnings)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "my proj ü", "sub", "agent.txt")); err == nil {
+		t.Errorf("the agent wrote agent.txt in the workspace's source")
+	}
+}
+
+// TestWorkspaceDirInsideSource: a --workspace-dir inside a selected
+// scenario's workspace source is a usage error at the flag: exit 2 before
+// anything runs, and nothing is made in the source or written.
+func TestWorkspaceDirInsideSource(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"proj/a.txt":  "hi\n",
+		"n.mock.yaml": "turns:\n  - steps: [{text: done}]\n",
+		"s.yaml":      "name: intr\nagent: {name: mock, args: [n.mock.yaml]}\nworkspace: {from: proj}\npermissions: {default: deny}\nturns:\n  - prompt: hi\n",
+	})
+	res := acprun(t, dir, "run", "s.yaml", "--workspace-dir", "proj/.ws", "--repeat", "3", "-o", "out/r.json")
+	want := "acprun: --workspace-dir proj/.ws: it lies inside " + filepath.Join(dir, "proj") + `, the workspace source of scenario "intr" (s.yaml:3:12), ` +
+		"so each workspace would be made inside its own source; give a directory outside it\n"
+	if res.code != exitUsage || res.stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant %d and\n%s", res.code, res.stderr, exitUsage, want)
+	}
+	for _, made := range []string{"proj/.ws", "out"} {
+		if _, err := os.Lstat(filepath.Join(dir, made)); err == nil {
+			t.Errorf("%s was made", made)
+		}
+	}
+}
+
 // TestWorkspaceKeptOnlyWhenNotPassed: a passing attempt's workspace is
 // removed, a failing one's is kept with the agent's edit and named in the
 // summary; --keep-workspaces keeps passing ones too; --workspace-dir puts

@@ -20,9 +20,10 @@ import (
 // its args and env are in the scenario already): a settings file named by
 // an environment variable goes in the run's private directory, and
 // project settings are merged into the session cwd of a workspace copy,
-// where acprun's changes do not count as the agent's. Without a workspace
-// the user's own tree is left alone, and the results say that the agent was
-// not made to ask.
+// whose baseline is then taken again: acprun's merge is not the agent's
+// change, and whatever the agent does to the file afterwards (rewrite it,
+// delete it) is. Without a workspace the user's own tree is left alone,
+// and the results say that the agent was not made to ask.
 func (r *scenarioRun) enforce() error {
 	e := r.sc.Agent.Enforcement
 	if e == nil {
@@ -60,8 +61,7 @@ func (r *scenarioRun) enforce() error {
 		// Named as in the session cwd: the copy's path is a temporary one.
 		return fmt.Errorf("permissions.enforce: %s's settings %s: %w", r.sc.Agent.Name, e.ProjectSettingsFile, err)
 	}
-	r.ws.Exclude(filepath.ToSlash(rel))
-	return nil
+	return r.ws.Snapshot()
 }
 
 // settingsFile writes content into dir, in a file named after it (made

@@ -3,8 +3,15 @@ package runner
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
 )
 
 // TestMergeSettings: the project settings are merged into the file there
@@ -75,5 +82,81 @@ func TestMergeSettings(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(outside); len(left) != 1 {
 		t.Errorf("files were made outside the copy: %v", left)
+	}
+}
+
+// TestEnforcedSettingsAreTheAgentsOnceWritten: acprun's merge of the
+// project settings is not the agent's change, but what the agent does to
+// the file afterwards is: deleting it, or rewriting settings acprun made
+// to bypassPermissions, shows in the change set, fails files.unchanged
+// and makes a protected match invalid; and protect does not claim that
+// the glob matches no file.
+func TestEnforcedSettingsAreTheAgentsOnceWritten(t *testing.T) {
+	const scenarioYAML = `name: tamper
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny}
+workspace: {from: fixture, protect: [".claude/**"]}
+turns:
+  - prompt: hi
+    expect: {files: {unchanged: [".claude/**"]}}
+`
+	enforcement := &scenario.Enforcement{ProjectSettingsFile: ".claude/settings.json",
+		ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`}
+	for _, tt := range []struct {
+		name       string
+		files      map[string]string
+		step       string
+		wantChange report.WorkspaceResult
+	}{
+		{
+			name:       "the agent deletes the project's settings",
+			files:      map[string]string{"fixture/.claude/settings.json": `{"permissions":{"deny":["Bash(rm:*)"]}}`},
+			step:       `spawn: "rm .claude/settings.json"`,
+			wantChange: report.WorkspaceResult{Created: []string{}, Modified: []string{}, Deleted: []string{".claude/settings.json"}},
+		},
+		{
+			name:       "the agent rewrites the settings acprun made",
+			step:       `writeFile: {path: .claude/settings.json, content: '{"permissions":{"defaultMode":"bypassPermissions"}}'}`,
+			wantChange: report.WorkspaceResult{Created: []string{}, Modified: []string{".claude/settings.json"}, Deleted: []string{}},
+		},
+		{
+			name:       "the agent leaves them alone",
+			step:       `writeFile: {path: notes.txt, content: done}`,
+			wantChange: report.WorkspaceResult{Created: []string{"notes.txt"}, Modified: []string{}, Deleted: []string{}},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{
+				"s.yaml":          scenarioYAML,
+				"a.mock.yaml":     "turns:\n  - steps:\n      - " + tt.step + "\n      - text: done\n",
+				"fixture/main.go": "package main\n",
+			}
+			for k, v := range tt.files {
+				files[k] = v
+			}
+			rep, _ := runTreeEdit(t, files, Options{}, func(sc *scenario.Scenario) { sc.Agent.Enforcement = enforcement })
+			r := rep.Scenarios[0]
+			if r.Workspace == nil {
+				t.Fatalf("no workspace in the result (status %s, error %q)", r.Status, r.Error)
+			}
+			got := report.WorkspaceResult{Created: r.Workspace.Created, Modified: r.Workspace.Modified, Deleted: r.Workspace.Deleted}
+			if d := cmp.Diff(tt.wantChange, got); d != "" {
+				t.Errorf("changes (-want +got):\n%s", d)
+			}
+			for _, w := range r.Warnings {
+				if strings.Contains(w, "workspace.protect") {
+					t.Errorf("warning %q: want none about protect, the glob matches the settings", w)
+				}
+			}
+			tampered := len(tt.wantChange.Modified)+len(tt.wantChange.Deleted) > 0
+			switch {
+			case tampered && (r.Status != report.StatusInvalid || r.Invalid == nil || !slices.Equal(r.Invalid.Files, []string{".claude/settings.json"})):
+				t.Errorf("status %s, invalid %+v; want invalid (tampered) on .claude/settings.json", r.Status, r.Invalid)
+			case tampered && (len(r.Turns) != 1 || !slices.ContainsFunc(r.Turns[0].Failures, func(f string) bool { return strings.Contains(f, ".claude/settings.json") })):
+				t.Errorf("turns %+v: want files.unchanged to fail on .claude/settings.json", r.Turns)
+			case !tampered && r.Status != report.StatusPassed:
+				t.Errorf("status %s (invalid %+v, error %q, failures %q); want passed: acprun's settings are not the agent's", r.Status, r.Invalid, r.Error, r.Failures)
+			}
+		})
 	}
 }

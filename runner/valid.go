@@ -136,8 +136,10 @@ func (r *scenarioRun) checkProtected() {
 }
 
 // warnUnprotected warns about each glob of workspace.protect that matches
-// no file of the workspace the agent starts in: a typo there would
-// protect nothing, silently.
+// no file of the workspace the agent starts in (after acprun's own writes
+// and setup): such a glob only forbids creating a file, which may be what
+// was meant (conftest.py), or a typo that leaves the files meant
+// unprotected.
 func (r *scenarioRun) warnUnprotected() {
 	w := r.sc.Workspace
 	if r.ws == nil || w == nil || len(w.Protect) == 0 {
@@ -146,8 +148,8 @@ func (r *scenarioRun) warnUnprotected() {
 	files := r.ws.Files()
 	for _, g := range w.Protect {
 		if !slices.ContainsFunc(files, func(p string) bool { return protected([]scenario.Located{g}, p) }) {
-			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s: workspace.protect: %q matches no file of the workspace: it protects nothing "+
-				"(a glob is relative to the workspace's root)", g.Pos, g.Value))
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s: workspace.protect: %q matches no file of the workspace yet: it only forbids creating one "+
+				"(check it for a typo: a glob is relative to the workspace's root)", g.Pos, g.Value))
 		}
 	}
 }

@@ -26,6 +26,13 @@ import (
 // of this build; it returns the report and the directory.
 func runTree(t *testing.T, files map[string]string, opts Options) (report.Report, string) {
 	t.Helper()
+	return runTreeEdit(t, files, opts, nil)
+}
+
+// runTreeEdit is runTree, with edit (when not nil) called on each loaded
+// scenario before the run.
+func runTreeEdit(t *testing.T, files map[string]string, opts Options, edit func(*scenario.Scenario)) (report.Report, string) {
+	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -42,6 +49,11 @@ func runTree(t *testing.T, files map[string]string, opts Options) (report.Report
 	scs, _, err := scenario.Load([]string{filepath.Join(dir, "s.yaml")}, scenario.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if edit != nil {
+		for i := range scs {
+			edit(scs[i])
+		}
 	}
 	opts.Self = agentBin(t)
 	opts.WorkspaceDir = t.TempDir()
@@ -134,6 +146,33 @@ func TestUntouchedProtectIsValid(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"src/main.go"}, r.Workspace.Modified); diff != "" {
 		t.Errorf("modified (-want +got):\n%s", diff)
+	}
+}
+
+// TestProtectGlobMatchingNothing: a protect glob that matches no file of
+// the workspace the agent starts in still forbids creating one: the
+// agent that creates it makes the attempt invalid, and the warning says
+// what the glob does rather than that it protects nothing.
+func TestProtectGlobMatchingNothing(t *testing.T) {
+	files := map[string]string{
+		"s.yaml": strings.Replace(protectScenario, "protect: [tests/, verify.sh]", "protect: [conftest.py, verify.sh]", 1),
+		"a.mock.yaml": `turns:
+  - steps:
+      - writeFile: {path: conftest.py, content: "import os\n"}
+      - text: done
+`}
+	for k, v := range protectFixture {
+		files[k] = v
+	}
+	rep, dir := runTree(t, files, Options{})
+	r := rep.Scenarios[0]
+	if r.Status != report.StatusInvalid || r.Invalid == nil || !cmp.Equal(r.Invalid.Files, []string{"conftest.py"}) {
+		t.Errorf("status %s, invalid %+v; want invalid (tampered): created conftest.py", r.Status, r.Invalid)
+	}
+	want := []string{filepath.Join(dir, "s.yaml") + `:4:38: workspace.protect: "conftest.py" matches no file of the workspace yet: ` +
+		"it only forbids creating one (check it for a typo: a glob is relative to the workspace's root)"}
+	if d := cmp.Diff(want, r.Warnings); d != "" {
+		t.Errorf("warnings (-want +got):\n%s", d)
 	}
 }
 

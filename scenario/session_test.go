@@ -120,6 +120,8 @@ func TestSessionWithWorkspaceWarns(t *testing.T) {
 // TestWorkspaceCwdOutsideWarns: an agent.cwd outside the workspace's
 // source is warned about (the agent would work there, not in the copy);
 // one inside it, or none, is not, nor a fixed cwd for a resumed session.
+// Inside means with symlinks resolved: a cwd named through a link to the
+// source, or a source named through a link, is inside.
 func TestWorkspaceCwdOutsideWarns(t *testing.T) {
 	dir := t.TempDir()
 	for _, d := range []string{"repo/sub", "elsewhere"} {
@@ -127,18 +129,23 @@ func TestWorkspaceCwdOutsideWarns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := os.Symlink("repo", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
 	file := filepath.Join(dir, "s.yaml")
 	for _, tt := range []struct {
-		agent, extra string
-		want         []string
+		agent, ws, extra string
+		want             []string
 	}{
-		{"{command: [a], cwd: elsewhere}", "", []string{file + ":2:28: agent.cwd " + dir + "/elsewhere is outside the workspace (" + dir + "/repo): " +
+		{"{command: [a], cwd: elsewhere}", "repo", "", []string{file + ":2:28: agent.cwd " + dir + "/elsewhere is outside the workspace (" + dir + "/repo): " +
 			"the agent works there, not in its copy, so its edits are real and setup, verify and expect.files see the copy instead; put agent.cwd inside " + dir + "/repo, or leave it out"}},
-		{"{command: [a], cwd: repo/sub}", "", nil},
-		{"{command: [a]}", "", nil},
-		{"{command: [a], cwd: elsewhere}", "session: {resume: true}\n", nil},
+		{"{command: [a], cwd: repo/sub}", "repo", "", nil},
+		{"{command: [a], cwd: link/sub}", "repo", "", nil},
+		{"{command: [a], cwd: repo/sub}", "link", "", nil},
+		{"{command: [a]}", "repo", "", nil},
+		{"{command: [a], cwd: elsewhere}", "repo", "session: {resume: true}\n", nil},
 	} {
-		src := "name: x\nagent: " + tt.agent + "\npermissions: {}\nworkspace: repo\nturns: [{prompt: hi}]\n" + tt.extra
+		src := "name: x\nagent: " + tt.agent + "\npermissions: {}\nworkspace: " + tt.ws + "\nturns: [{prompt: hi}]\n" + tt.extra
 		_, warns, err := scenario.LoadBytes(file, []byte(src), opts)
 		if err != nil {
 			t.Fatal(err)
@@ -148,7 +155,7 @@ func TestWorkspaceCwdOutsideWarns(t *testing.T) {
 			got = append(got, w.String())
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("agent: %s %s: warnings (-want +got):\n%s", tt.agent, tt.extra, diff)
+			t.Errorf("agent: %s, workspace: %s %s: warnings (-want +got):\n%s", tt.agent, tt.ws, tt.extra, diff)
 		}
 	}
 }

@@ -96,11 +96,6 @@ func (w *Workspace) diff(ctx context.Context, limit int) (*headWriter, error) {
 	head := &headWriter{limit: limit}
 	g.out = head
 	args := append(append([]string{"diff"}, diffOptions...), w.Commit, "--")
-	w.mu.Lock()
-	for _, p := range w.excluded {
-		args = append(args, ":(top,literal,exclude)"+p)
-	}
-	w.mu.Unlock()
 	if _, err := g.run(ctx, args...); err != nil {
 		return nil, err
 	}

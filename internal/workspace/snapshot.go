@@ -40,8 +40,10 @@ type entry struct {
 }
 
 // Snapshot records the current state as the baseline for Changes (call it
-// after setup commands ran, before the agent starts). Create takes a first
-// snapshot itself, so Changes works without calling Snapshot.
+// after acprun's own writes and the setup commands, before the agent
+// starts): what was written before it is no change, and what is done to
+// those files afterwards is. Create takes a first snapshot itself, so
+// Changes works without calling Snapshot.
 func (w *Workspace) Snapshot() error {
 	s, err := take(w.Dir)
 	if err != nil {
@@ -77,11 +79,10 @@ func (w *Workspace) Changes() (created, modified, deleted []string, err error) {
 		return []string{}, []string{}, []string{}, err
 	}
 	w.mu.Lock()
-	base, excluded := w.baseline, w.excluded
+	base := w.baseline
 	w.mu.Unlock()
 	created, modified, deleted = compare(base, cur)
-	drop := func(p string) bool { return slices.Contains(excluded, p) }
-	return slices.DeleteFunc(created, drop), slices.DeleteFunc(modified, drop), slices.DeleteFunc(deleted, drop), nil
+	return created, modified, deleted, nil
 }
 
 // compare lists the differences between two snapshots.

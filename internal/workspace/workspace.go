@@ -57,16 +57,6 @@ type Workspace struct {
 	mu       sync.Mutex
 	baseline snapshot
 	removed  bool
-	excluded []string // paths relative to Dir, '/'-separated (see Exclude)
-}
-
-// Exclude leaves the file rel (relative to Dir, '/'-separated) out of
-// Changes and Diff: a file acprun itself put in the workspace for the
-// agent, such as the settings that make it ask before it acts.
-func (w *Workspace) Exclude(rel string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.excluded = append(w.excluded, rel)
 }
 
 // Create makes a fresh workspace in a new directory under parent
@@ -153,7 +143,7 @@ func makeDir(what, given, src, parent, prefix string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("workspace: directory %s: %w", parent, err)
 	}
-	if Within(ResolveExisting(parent), src) {
+	if Within(parent, src) {
 		return "", fmt.Errorf("workspace: %s %s: the workspaces' directory %s lies inside it: put workspaces outside %s", what, given, parent, given)
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -212,27 +202,37 @@ func sanitise(prefix string) string {
 }
 
 // Within reports whether path is dir or lies inside it; both are clean
-// absolute paths.
+// absolute paths, compared with their symlinks resolved as far as they
+// exist (ResolveExisting), so that a path named through a symlink to dir,
+// or inside one, is inside it.
 func Within(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	_, ok := relWithin(path, dir)
+	return ok
+}
+
+// relWithin is path relative to dir when path is dir or lies inside it
+// (see Within).
+func relWithin(path, dir string) (string, bool) {
+	rel, err := filepath.Rel(ResolveExisting(dir), ResolveExisting(path))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
 }
 
 // Rebase maps path into the workspace when it lies inside from (the source,
-// cleaned absolute): from/a/b becomes to/a/b, and from itself becomes to.
-// Other paths, relative ones included, are returned unchanged. The mapping
-// is lexical (path and from are cleaned, symlinks are not resolved), so
-// /src2/x is not inside /src, and /src/../etc is not either.
+// absolute): from/a/b becomes to/a/b, and from itself becomes to. Other
+// paths, relative ones included, are returned unchanged. Both are cleaned
+// and have their symlinks resolved as far as they exist (see Within):
+// /src2/x is not inside /src, nor is /src/../etc, nor a path through a
+// link inside /src that leads out of it; a path through a link to /src
+// is inside it.
 func Rebase(path, from, to string) string {
 	if !filepath.IsAbs(path) || !filepath.IsAbs(from) {
 		return path
 	}
-	clean, from := filepath.Clean(path), filepath.Clean(from)
-	if !Within(clean, from) {
-		return path
-	}
-	rel, err := filepath.Rel(from, clean)
-	if err != nil {
+	rel, ok := relWithin(filepath.Clean(path), filepath.Clean(from))
+	if !ok {
 		return path
 	}
 	return filepath.Join(to, rel)

@@ -296,14 +296,18 @@ func TestChangesRootGitFile(t *testing.T) {
 	}
 }
 
+// TestSnapshotResetsBaseline: what acprun and setup wrote before Snapshot
+// is no change; what the agent then does to those files is.
 func TestSnapshotResetsBaseline(t *testing.T) {
 	src := filepath.Join(tempDir(t), "src")
 	write(t, filepath.Join(src, "a.txt"), "a\n", 0o644)
 	w := create(t, workspace.Spec{From: src}, tempDir(t))
 
-	// Setup commands ran: their work is not the agent's.
+	// Setup commands ran, and acprun wrote the agent's settings: their
+	// work is not the agent's.
 	write(t, filepath.Join(w.Dir, "setup.txt"), "made by setup\n", 0o644)
 	write(t, filepath.Join(w.Dir, "a.txt"), "set up\n", 0o644)
+	write(t, filepath.Join(w.Dir, ".claude", "settings.json"), `{"ask": ["Bash"]}`, 0o644)
 	if got := changesOf(t, w); cmp.Equal(got, none) {
 		t.Fatalf("Changes() before Snapshot = none; want the setup's changes")
 	}
@@ -314,7 +318,8 @@ func TestSnapshotResetsBaseline(t *testing.T) {
 
 	write(t, filepath.Join(w.Dir, "agent.txt"), "by the agent\n", 0o644)
 	must(t, os.Remove(filepath.Join(w.Dir, "setup.txt")))
-	want := changes{Created: []string{"agent.txt"}, Modified: []string{}, Deleted: []string{"setup.txt"}}
+	write(t, filepath.Join(w.Dir, ".claude", "settings.json"), `{"defaultMode": "bypassPermissions"}`, 0o644)
+	want := changes{Created: []string{"agent.txt"}, Modified: []string{".claude/settings.json"}, Deleted: []string{"setup.txt"}}
 	if diff := cmp.Diff(want, changesOf(t, w)); diff != "" {
 		t.Errorf("Changes() (-want +got):\n%s", diff)
 	}
@@ -409,6 +414,42 @@ func TestRebase(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := workspace.Rebase(tt.path, tt.from, tt.to); got != tt.want {
 				t.Errorf("Rebase(%q, %q, %q) = %q; want %q", tt.path, tt.from, tt.to, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRebaseThroughSymlinks: a path named through a symlink to the
+// source, or a source named through one, is mapped into the workspace as
+// the path it resolves to; a link inside the source that leads out of it
+// is where it leads.
+func TestRebaseThroughSymlinks(t *testing.T) {
+	base := tempDir(t)
+	src := filepath.Join(base, "my src")
+	must(t, os.MkdirAll(filepath.Join(src, "sub"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(base, "elsewhere"), 0o755))
+	must(t, os.Symlink("my src", filepath.Join(base, "link")))
+	must(t, os.Symlink(filepath.Join(base, "elsewhere"), filepath.Join(src, "out")))
+	link := filepath.Join(base, "link")
+	tests := []struct {
+		name, path, from, want string
+		within                 bool
+	}{
+		{"path through a link to the source", filepath.Join(link, "sub"), src, "/ws/1/sub", true},
+		{"the link itself", link, src, "/ws/1", true},
+		{"source through a link", filepath.Join(src, "sub"), link, "/ws/1/sub", true},
+		{"both through the link", filepath.Join(link, "sub", "new"), link, "/ws/1/sub/new", true},
+		{"not yet there, through the link", filepath.Join(link, "gone", "x"), src, "/ws/1/gone/x", true},
+		{"a link inside leading out", filepath.Join(src, "out"), src, filepath.Join(src, "out"), false},
+		{"beside the source", filepath.Join(base, "elsewhere"), link, filepath.Join(base, "elsewhere"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := workspace.Rebase(tt.path, tt.from, "/ws/1"); got != tt.want {
+				t.Errorf("Rebase(%q, %q, /ws/1) = %q; want %q", tt.path, tt.from, got, tt.want)
+			}
+			if got := workspace.Within(tt.path, tt.from); got != tt.within {
+				t.Errorf("Within(%q, %q) = %v; want %v", tt.path, tt.from, got, tt.within)
 			}
 		})
 	}
@@ -1026,30 +1067,6 @@ func TestGitDiffUnreadable(t *testing.T) {
 	}
 	if d := cmp.Diff(want, changesOf(t, w)); d != "" {
 		t.Errorf("Changes() (-want +got):\n%s", d)
-	}
-}
-
-// TestExclude: a file acprun put in the workspace (new, or an edited one of
-// the source's) is left out of Changes and Diff; the rest is not.
-func TestExclude(t *testing.T) {
-	repo, _, _ := newRepo(t)
-	w := create(t, workspace.Spec{Git: repo}, tempDir(t))
-	write(t, filepath.Join(w.Dir, ".claude", "settings.json"), "{}\n", 0o644)
-	write(t, filepath.Join(w.Dir, "b.txt"), "acprun's\n", 0o644)
-	write(t, filepath.Join(w.Dir, "c.txt"), "the agent's\n", 0o644)
-	w.Exclude(".claude/settings.json")
-	w.Exclude("b.txt")
-
-	want := changes{Created: []string{}, Modified: []string{"c.txt"}, Deleted: []string{}}
-	if d := cmp.Diff(want, changesOf(t, w)); d != "" {
-		t.Errorf("Changes() (-want +got):\n%s", d)
-	}
-	diff, _, _, err := w.Diff(t.Context(), 0)
-	if err != nil {
-		t.Fatalf("Diff() = %v", err)
-	}
-	if !strings.Contains(diff, "c.txt") || strings.Contains(diff, "b.txt") || strings.Contains(diff, "settings.json") {
-		t.Errorf("Diff() =\n%s\nwant c.txt only", diff)
 	}
 }
 
