@@ -671,7 +671,7 @@ func (r *scenarioRun) open(ctx context.Context) bool {
 	// The baseline of the agent's changes is the workspace after setup;
 	// without setup it is the one Create took.
 	if r.ws != nil && len(r.sc.Setup) > 0 {
-		if err := r.ws.Snapshot(); err != nil {
+		if err := r.ws.Snapshot(ctx); err != nil {
 			r.failStart(fmt.Errorf("workspace: %w", err), "")
 			return false
 		}

@@ -21,10 +21,17 @@ import (
 	"github.com/acprun/acprun/scenario"
 )
 
-// runTree writes files (paths with slashes, their directories made) to a
-// new directory, loads its s.yaml and runs it with opts on the mock agent
-// of this build; it returns the report and the directory.
+// runTree writes files to a new directory (see writeTree) and runs its
+// s.yaml (see runDir); it returns the report and the directory.
 func runTree(t *testing.T, files map[string]string, opts Options) (report.Report, string) {
+	t.Helper()
+	dir := writeTree(t, files)
+	return runDir(t, dir, opts), dir
+}
+
+// writeTree writes files (paths with slashes, their directories made) to
+// a new directory, and returns it.
+func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -39,6 +46,13 @@ func runTree(t *testing.T, files map[string]string, opts Options) (report.Report
 			t.Fatal(err)
 		}
 	}
+	return dir
+}
+
+// runDir loads dir's s.yaml and runs it with opts on the mock agent of
+// this build, and returns the report.
+func runDir(t *testing.T, dir string, opts Options) report.Report {
+	t.Helper()
 	scs, _, err := scenario.Load([]string{filepath.Join(dir, "s.yaml")}, scenario.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +65,7 @@ func runTree(t *testing.T, files map[string]string, opts Options) (report.Report
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rep, dir
+	return rep
 }
 
 // stops lists the stop reasons of r's turns.
