@@ -355,8 +355,10 @@ type WorkspaceResult struct {
 	Created  []string `json:"created"`
 	Modified []string `json:"modified"`
 	Deleted  []string `json:"deleted"`
-	// Diff is `git diff` of the workspace against its ref (git
-	// workspaces), cut at DiffTruncated; DiffBytes is its full size.
+	// Diff is `git diff` of the workspace against the same state as
+	// Created, Modified and Deleted (git workspaces), cut at
+	// DiffTruncated (a secret the cut goes through redacted); DiffBytes
+	// is its full size.
 	Diff          string `json:"diff,omitempty"`
 	DiffBytes     int    `json:"diffBytes,omitempty"`
 	DiffTruncated bool   `json:"diffTruncated,omitempty"`

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -24,7 +25,7 @@ import (
 // change, and whatever the agent does to the file afterwards (rewrite it,
 // delete it) is. Without a workspace the user's own tree is left alone,
 // and the results say that the agent was not made to ask.
-func (r *scenarioRun) enforce() error {
+func (r *scenarioRun) enforce(ctx context.Context) error {
 	e := r.sc.Agent.Enforcement
 	if e == nil {
 		return nil
@@ -61,7 +62,7 @@ func (r *scenarioRun) enforce() error {
 		// Named as in the session cwd: the copy's path is a temporary one.
 		return fmt.Errorf("permissions.enforce: %s's settings %s: %w", r.sc.Agent.Name, e.ProjectSettingsFile, err)
 	}
-	return r.ws.Snapshot()
+	return r.ws.Snapshot(ctx)
 }
 
 // settingsFile writes content into dir, in a file named after it (made

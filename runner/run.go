@@ -558,7 +558,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 			return res
 		}
 	}
-	if err := r.enforce(); err != nil {
+	if err := r.enforce(ctx); err != nil {
 		r.failStart(err, "")
 		r.markCut()
 		return res
@@ -671,7 +671,7 @@ func (r *scenarioRun) open(ctx context.Context) bool {
 	// The baseline of the agent's changes is the workspace after setup;
 	// without setup it is the one Create took.
 	if r.ws != nil && len(r.sc.Setup) > 0 {
-		if err := r.ws.Snapshot(); err != nil {
+		if err := r.ws.Snapshot(ctx); err != nil {
 			r.failStart(fmt.Errorf("workspace: %w", err), "")
 			return false
 		}

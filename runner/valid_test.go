@@ -21,9 +21,8 @@ import (
 	"github.com/acprun/acprun/scenario"
 )
 
-// runTree writes files (paths with slashes, their directories made) to a
-// new directory, loads its s.yaml and runs it with opts on the mock agent
-// of this build; it returns the report and the directory.
+// runTree writes files to a new directory (see writeTree) and runs its
+// s.yaml (see runDir); it returns the report and the directory.
 func runTree(t *testing.T, files map[string]string, opts Options) (report.Report, string) {
 	t.Helper()
 	return runTreeEdit(t, files, opts, nil)
@@ -32,6 +31,14 @@ func runTree(t *testing.T, files map[string]string, opts Options) (report.Report
 // runTreeEdit is runTree, with edit (when not nil) called on each loaded
 // scenario before the run.
 func runTreeEdit(t *testing.T, files map[string]string, opts Options, edit func(*scenario.Scenario)) (report.Report, string) {
+	t.Helper()
+	dir := writeTree(t, files)
+	return runDirEdit(t, dir, opts, edit), dir
+}
+
+// writeTree writes files (paths with slashes, their directories made) to
+// a new directory, and returns it.
+func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -46,6 +53,20 @@ func runTreeEdit(t *testing.T, files map[string]string, opts Options, edit func(
 			t.Fatal(err)
 		}
 	}
+	return dir
+}
+
+// runDir loads dir's s.yaml and runs it with opts on the mock agent of
+// this build, and returns the report.
+func runDir(t *testing.T, dir string, opts Options) report.Report {
+	t.Helper()
+	return runDirEdit(t, dir, opts, nil)
+}
+
+// runDirEdit is runDir, with edit (when not nil) called on each loaded
+// scenario before the run.
+func runDirEdit(t *testing.T, dir string, opts Options, edit func(*scenario.Scenario)) report.Report {
+	t.Helper()
 	scs, _, err := scenario.Load([]string{filepath.Join(dir, "s.yaml")}, scenario.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +84,7 @@ func runTreeEdit(t *testing.T, files map[string]string, opts Options, edit func(
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rep, dir
+	return rep
 }
 
 // stops lists the stop reasons of r's turns.

@@ -176,14 +176,19 @@ func (r *scenarioRun) changes(ctx context.Context, w *report.WorkspaceResult) er
 	if err != nil {
 		return err // it says "workspace: diff DIR: …"
 	}
+	if truncated {
+		// A secret the cut went through would be redacted nowhere.
+		diff = r.red.CutEnd(diff)
+	}
 	w.Diff, w.DiffBytes, w.DiffTruncated = diff, total, truncated
 	return nil
 }
 
 // recordChanges records in the result what the agent changed in the
-// workspace, once it has stopped. An interrupt or the run's timeout does
-// not stop it (the changes are what an interrupted attempt leaves to look
-// at); only an abort (second interrupt) does.
+// workspace, once it has stopped, and warns when the source repository's
+// config, hooks or attributes changed meanwhile. An interrupt or the run's
+// timeout does not stop it (the changes are what an interrupted attempt
+// leaves to look at); only an abort (second interrupt) does.
 func (r *scenarioRun) recordChanges() {
 	if r.ws == nil {
 		return
@@ -193,6 +198,11 @@ func (r *scenarioRun) recordChanges() {
 	if err := r.changes(ctx, r.res.Workspace); err != nil {
 		r.res.Workspace.Error = err.Error()
 		r.res.Warnings = append(r.res.Warnings, err.Error())
+	}
+	if changed := r.ws.RepoChanges(); len(changed) > 0 {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("workspace: git files of the source repository changed while the agent ran: %s; "+
+			"an agent in a worktree writes the repository's config with `git config`, and a filter, hook or other command set there "+
+			"runs in your own git commands in that repository: check them (acprun does not undo the change)", strings.Join(changed, ", ")))
 	}
 }
 

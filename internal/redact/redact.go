@@ -456,6 +456,21 @@ func (r *Redactor) Cut(s string) string {
 	return r.String(s)
 }
 
+// CutEnd returns s redacted (see String), where s is the beginning of a
+// longer text whose end was cut off (the head of a diff): an end of s that
+// is the beginning of a secret, in one of its forms, that the cut went
+// through is replaced by Marker too, when it is at least 4 bytes long.
+func (r *Redactor) CutEnd(s string) string {
+	if r.empty() {
+		return s
+	}
+	s = r.String(s)
+	if n := r.Unfinished(s); n >= cutMin {
+		s = r.String(s[:len(s)-n] + Marker)
+	}
+	return s
+}
+
 // rest is the length of the longest start of s that is a proper end of f.
 func rest(s, f string) int {
 	for k := min(len(f)-1, len(s)); k > 0; k-- {

@@ -218,6 +218,27 @@ func TestCut(t *testing.T) {
 	}
 }
 
+func TestCutEnd(t *testing.T) {
+	r := redact.New("ghp_abcdefghijklmnop1234", `to"ken99`)
+	tests := []struct{ in, want string }{
+		{"FFF ghp_abcdefghij", "FFF [REDACTED]"},                     // the cut went through the secret
+		{"FFF ghp_", "FFF [REDACTED]"},                               // four bytes of its start
+		{"FFF ghp", "FFF ghp"},                                       // fewer tell nothing
+		{`{"t": "to\"ke`, `{"t": "[REDACTED]`},                       // in a quoted form
+		{"ghp_abcdefghijklmnop1234 FFF", "[REDACTED] FFF"},           // whole secrets as String
+		{"ghp_abcdefghijklmnop1234ghp_abcd", "[REDACTED][REDACTED]"}, // both
+		{"nothing", "nothing"},
+	}
+	for _, tt := range tests {
+		if got := r.CutEnd(tt.in); got != tt.want {
+			t.Errorf("CutEnd(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := (*redact.Redactor)(nil).CutEnd("ghp_"); got != "ghp_" {
+		t.Errorf("nil Redactor: CutEnd = %q", got)
+	}
+}
+
 func TestPieces(t *testing.T) {
 	r := redact.New("ghp_abcdefghijklmnop1234")
 	tests := []struct {

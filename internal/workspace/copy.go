@@ -30,7 +30,7 @@ func createCopy(ctx context.Context, from, parent, prefix string) (*Workspace, e
 		_ = w.remove()
 		return nil, fmt.Errorf("workspace: copy %s: %w", from, err)
 	}
-	if err := w.Snapshot(); err != nil {
+	if err := w.Snapshot(ctx); err != nil {
 		_ = w.remove()
 		return nil, err
 	}

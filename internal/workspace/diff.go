@@ -3,7 +3,9 @@ package workspace
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,8 +13,9 @@ import (
 	"unicode/utf8"
 )
 
-// diffConfig overrides the settings, in the user's or the repository's
-// config, that would change the text of Diff.
+// diffConfig fixes the settings that would change the text of Diff: where
+// acprun's choice is not git's default (path quoting), or git would read a
+// file of the user's anyway (the excludes file).
 var diffConfig = []string{
 	"-c", "core.quotepath=off",
 	"-c", "core.excludesFile=/dev/null",
@@ -35,28 +38,26 @@ var diffOptions = []string{
 	"--ignore-submodules=dirty",
 }
 
-// Diff returns `git diff` of the working tree against the commit checked
-// out (Commit), untracked files included, as text cut to at most limit
-// bytes: after the last whole line when that keeps at least half of limit,
-// else at a character boundary. The text is valid UTF-8 (invalid bytes
-// become U+FFFD). total is the size in bytes of git's full output, and
-// truncated says the text is not all of it. limit <= 0 means no limit.
+// Diff returns `git diff` of the working tree against its baseline, the
+// state Snapshot recorded (after setup; as checked out when Snapshot was
+// not called again), untracked files included, as text cut to at most
+// limit bytes: after the last whole line when that keeps at least half of
+// limit, else at a character boundary. The text is valid UTF-8 (invalid
+// bytes become U+FFFD). total is the size in bytes of git's full output,
+// and truncated says the text is not all of it. limit <= 0 means no limit.
 //
-// Untracked files are those the repository's .gitignore files and
-// the git directory's info/exclude do not ignore (the user's global
-// excludes file is not read, so the diff is the same on every machine). An
-// embedded repository the agent made shows as a subproject commit (never
-// "-dirty": git is not run in it), or not at all while it has no commit. A
-// file git cannot read (the agent made it unreadable) fails the diff with
-// git's message; Changes still lists it.
+// Untracked files are those the repository's .gitignore files and the
+// source's info/exclude (as it was when the workspace was made) do not
+// ignore. An embedded repository the agent made shows as a subproject
+// commit (never "-dirty": git is not run in it), or not at all while it
+// has no commit. A file git cannot read (the agent made it unreadable)
+// fails the diff with git's message; Changes still lists it.
 //
-// The diff is made in a temporary index of its own, so the workspace's
-// index and the source's index, HEAD and branches stay as they are (git
-// may add the empty blob to the shared object store). git works on the
-// git directory found or made with the workspace, outside Dir, never on
-// whatever Dir/.git says now, and runs no command the agent could have
-// configured (see the package comment). A copy has no diff: Diff returns
-// "", 0, false, nil.
+// git runs on acprun's own git directory (see baseGit), never on the
+// workspace's, so the workspace's index and the source's index, HEAD,
+// branches and object store stay as they are, and git runs no command
+// anyone configured (see the package comment). A copy has no diff: Diff
+// returns "", 0, false, nil.
 func (w *Workspace) Diff(ctx context.Context, limit int) (diff string, total int, truncated bool, err error) {
 	if w.Kind == KindCopy {
 		return "", 0, false, nil
@@ -75,19 +76,19 @@ func (w *Workspace) Diff(ctx context.Context, limit int) (diff string, total int
 	return diff, head.total, truncated, nil
 }
 
-// diff fills a temporary index with the commit's tree plus every untracked
-// path as intent-to-add (no content is stored), then writes the diff of
-// the commit with the working tree into a headWriter.
+// diff fills a temporary index with the baseline's tree plus every
+// untracked path as intent-to-add (no content is stored), then writes the
+// diff of the baseline with the working tree into a headWriter.
 func (w *Workspace) diff(ctx context.Context, limit int) (*headWriter, error) {
-	tmp, err := os.MkdirTemp("", "acprun-diff-*")
+	w.mu.Lock()
+	base := w.base
+	w.mu.Unlock()
+	g, done, err := w.baseGit()
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	g := w.git()
-	g.global = append(g.global, diffConfig...)
-	g.env = []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")}
-	if _, err := g.run(ctx, "read-tree", w.Commit); err != nil {
+	defer done()
+	if _, err := g.run(ctx, "read-tree", base); err != nil {
 		return nil, err
 	}
 	if err := g.intendToAdd(ctx); err != nil {
@@ -95,11 +96,102 @@ func (w *Workspace) diff(ctx context.Context, limit int) (*headWriter, error) {
 	}
 	head := &headWriter{limit: limit}
 	g.out = head
-	args := append(append([]string{"diff"}, diffOptions...), w.Commit, "--")
+	args := append(append([]string{"diff"}, diffOptions...), base, "--")
 	if _, err := g.run(ctx, args...); err != nil {
 		return nil, err
 	}
 	return head, nil
+}
+
+// writeBase writes the tree of the working tree as it is now, untracked
+// files included and ignored ones not, into acprun's own git directory,
+// and returns its hash: the baseline Diff compares with. It runs before
+// the agent does, so `git add --all` (see intendToAdd) meets only what the
+// checkout and setup made.
+func (w *Workspace) writeBase(ctx context.Context) (string, error) {
+	g, done, err := w.baseGit()
+	if err != nil {
+		return "", err
+	}
+	defer done()
+	if _, err := g.run(ctx, "read-tree", w.Commit); err != nil {
+		return "", err
+	}
+	// --ignore-errors: a path git cannot add (unreadable, or an embedded
+	// repository with no commit yet) keeps the commit's version, or stays
+	// untracked, and the rest goes in.
+	_, _ = g.run(ctx, "add", "--all", "--ignore-errors")
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("git add: %w", context.Cause(ctx))
+	}
+	return g.run(ctx, "write-tree")
+}
+
+// baseGitDir is the name of acprun's own git directory for a git
+// workspace's diff inside its private directory (Workspace.private).
+const baseGitDir = "base"
+
+// baseEnv keeps every config file but that of the git directory named
+// (the system's, the user's, the environment's) and the system's
+// attributes from git.
+var baseEnv = []string{
+	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+	"GIT_CONFIG_PARAMETERS=", "GIT_CONFIG_COUNT=0", "GIT_ATTR_NOSYSTEM=1",
+}
+
+// initBase makes acprun's own git directory for the diff in w.private:
+// empty but for the source's objects, reached as an alternate, and a copy
+// of the source's info/exclude. Its config defines no driver, hook or
+// other command, so whatever attributes the working tree has, and
+// whatever config the agent writes in the workspace's git directory or
+// the source's, git running there runs nothing but itself.
+func (w *Workspace) initBase() error {
+	if err := w.makePrivate(); err != nil {
+		return err
+	}
+	dir := filepath.Join(w.private, baseGitDir)
+	config := "[core]\n\trepositoryformatversion = 0\n\tbare = true\n\tattributesFile = /dev/null\n[gc]\n\tauto = 0\n"
+	if len(w.Commit) == 64 {
+		config = strings.Replace(config, "= 0\n", "= 1\n", 1) + "[extensions]\n\tobjectFormat = sha256\n"
+	}
+	exclude, err := os.ReadFile(filepath.Join(w.common, "info", "exclude"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("git directory: %w", err)
+	}
+	for _, d := range []string{"refs", "info", filepath.Join("objects", "info")} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			return fmt.Errorf("git directory: %w", err)
+		}
+	}
+	for name, content := range map[string]string{
+		"HEAD":                           "ref: refs/heads/base\n",
+		"config":                         config,
+		filepath.Join("info", "exclude"): string(exclude),
+		filepath.Join("objects", "info", "alternates"): filepath.Join(w.common, "objects") + "\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			return fmt.Errorf("git directory: %w", err)
+		}
+	}
+	return nil
+}
+
+// baseGit runs git on acprun's own git directory, with Dir as its work
+// tree and a new temporary index, in an environment where no config
+// applies but that directory's own (see initBase). done removes the
+// index.
+func (w *Workspace) baseGit() (g gitCmd, done func(), err error) {
+	dir := filepath.Join(w.private, baseGitDir)
+	tmp, err := os.MkdirTemp(dir, "index-*")
+	if err != nil {
+		return gitCmd{}, nil, err
+	}
+	g = gitCmd{
+		dir:    w.Dir,
+		global: append([]string{"--git-dir=" + dir, "--work-tree=" + w.Dir}, diffConfig...),
+		env:    append(slices.Clone(baseEnv), "GIT_INDEX_FILE="+filepath.Join(tmp, "index")),
+	}
+	return g, func() { os.RemoveAll(tmp) }, nil
 }
 
 // intendToAdd adds every untracked path to the index as intent-to-add. It

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,16 +155,24 @@ func createGit(ctx context.Context, spec Spec, parent, prefix string) (*Workspac
 	if err != nil {
 		return nil, err
 	}
+	common, err := commonDir(ctx, spec.Git, repo)
+	if err != nil {
+		return nil, err
+	}
 	dir, err := makeDir("git", spec.Git, repo, parent, prefix)
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{Dir: dir, Commit: commit, repo: repo}
+	w := &Workspace{Dir: dir, Commit: commit, repo: repo, common: common}
 	if err := w.checkout(ctx, bare); err != nil {
 		_ = w.remove()
 		return nil, fmt.Errorf("workspace: git %s: check out %s: %w", spec.Git, short(commit), err)
 	}
-	if err := w.Snapshot(); err != nil {
+	if err := w.initBase(); err != nil {
+		_ = w.remove()
+		return nil, fmt.Errorf("workspace: git %s: %w", spec.Git, err)
+	}
+	if err := w.Snapshot(ctx); err != nil {
 		_ = w.remove()
 		return nil, err
 	}
@@ -246,6 +255,20 @@ func repository(ctx context.Context, given, src string) (repo string, bare bool,
 		return "", false, fmt.Errorf("workspace: git %s: not the top of its repository: give %s", given, top)
 	}
 	return src, false, nil
+}
+
+// commonDir returns the git directory that repo (a repository found by
+// repository) shares with its worktrees: where its config, hooks and
+// objects are.
+func commonDir(ctx context.Context, given, repo string) (string, error) {
+	out, err := runGit(ctx, repo, "rev-parse", "--git-common-dir")
+	if err != nil {
+		return "", fmt.Errorf("workspace: git %s: %w", given, err)
+	}
+	if !filepath.IsAbs(out) {
+		out = filepath.Join(repo, out)
+	}
+	return filepath.Clean(out), nil
 }
 
 // resolve returns the full hash of the commit ref ("" for HEAD) names in repo.
@@ -348,23 +371,34 @@ func (w *Workspace) checkout(ctx context.Context, bare bool) error {
 }
 
 // clone clones w.repo into w.Dir and checks out w.Commit, detached. The
-// clone's git directory is not w.Dir/.git, which the agent can write (and
-// so give it a config that makes acprun's git run its commands), but
-// privateGitDir inside w.private, a new directory beside w.Dir (its name
-// plus ".git", mode 0700, so that the clone stays as private as w.Dir);
-// w.Dir/.git is a file that points there, for the agent and the user.
+// clone's git directory is not w.Dir/.git, which the agent can write, but
+// privateGitDir inside w.private (see makePrivate); w.Dir/.git is a file
+// that points there, for the agent and the user.
 func (w *Workspace) clone(ctx context.Context) error {
-	private := w.Dir + ".git"
-	if err := os.Mkdir(private, 0o700); err != nil {
-		return fmt.Errorf("git directory: %w", err)
+	if err := w.makePrivate(); err != nil {
+		return err
 	}
-	w.private = private
-	w.gitDir = filepath.Join(private, privateGitDir)
+	w.gitDir = filepath.Join(w.private, privateGitDir)
 	if _, err := runGit(ctx, w.repo, "clone", "--no-hardlinks", "--quiet", "--no-checkout", "--separate-git-dir="+w.gitDir, "--", w.repo, w.Dir); err != nil {
 		return err
 	}
 	_, err := w.git().run(ctx, "-c", "advice.detachedHead=false", "checkout", "--detach", "--quiet", w.Commit, "--")
 	return err
+}
+
+// makePrivate makes w.private, unless made: a new directory beside w.Dir,
+// its name plus ".git", mode 0700 (as private as w.Dir), that holds the
+// git directories of a git workspace (a clone's, acprun's own for the
+// diff) out of the agent's roots.
+func (w *Workspace) makePrivate() error {
+	if w.private != "" {
+		return nil
+	}
+	if err := os.Mkdir(w.Dir+".git", 0o700); err != nil {
+		return fmt.Errorf("git directory: %w", err)
+	}
+	w.private = w.Dir + ".git"
+	return nil
 }
 
 // privateGitDir is the name of a clone's git directory inside its private
@@ -390,4 +424,66 @@ func emptyDir(dir string) error {
 		}
 	}
 	return nil
+}
+
+// sharedFiles are the files, in the git directory a repository shares with
+// its worktrees, that can make git run a command in the repository: its
+// config (filter, diff and merge drivers, fsmonitor, hooksPath, aliases),
+// its hooks and its attributes. Paths with slashes.
+var sharedFiles = []string{"config", "hooks", "info/attributes"}
+
+// takeShared records the sharedFiles of the git directory common: a file
+// as Changes compares it, a directory as every file below it.
+func takeShared(common string) snapshot {
+	s := snapshot{}
+	for _, name := range sharedFiles {
+		p := filepath.Join(common, filepath.FromSlash(name))
+		info, err := os.Lstat(p)
+		switch {
+		case err != nil:
+			// Missing: nothing to record.
+		case info.IsDir():
+			below, err := take(p)
+			if err != nil {
+				s[name] = entry{kind: kindUnreadableDir, mode: fs.ModeDir}
+			}
+			for k, e := range below {
+				s[name+"/"+k] = e
+			}
+		default:
+			if e, ok := record(p, info); ok {
+				s[name] = e
+			}
+		}
+	}
+	return s
+}
+
+// RepoChanges says which of the source repository's shared git files that
+// can make git run a command there (its config, hooks and info/attributes)
+// were created, modified or deleted since the baseline, as "modified
+// /repo/.git/config" and so on (created, then modified, then deleted, each
+// sorted); nil when none was, and for a copy. An agent working in a
+// worktree writes the repository's config with `git config`: what it set
+// there (a filter, a hook) then runs in the user's own git commands in the
+// repository. acprun does not undo such a change.
+func (w *Workspace) RepoChanges() []string {
+	if w.Kind == KindCopy {
+		return nil
+	}
+	cur := takeShared(w.common)
+	w.mu.Lock()
+	base := w.shared
+	w.mu.Unlock()
+	created, modified, deleted := compare(base, cur)
+	var out []string
+	for _, l := range []struct {
+		what  string
+		paths []string
+	}{{"created", created}, {"modified", modified}, {"deleted", deleted}} {
+		for _, p := range l.paths {
+			out = append(out, l.what+" "+filepath.Join(w.common, filepath.FromSlash(p)))
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -39,18 +40,28 @@ type entry struct {
 	mtime  int64 // unreadable entries only
 }
 
-// Snapshot records the current state as the baseline for Changes (call it
-// after acprun's own writes and the setup commands, before the agent
-// starts): what was written before it is no change, and what is done to
-// those files afterwards is. Create takes a first snapshot itself, so
-// Changes works without calling Snapshot.
-func (w *Workspace) Snapshot() error {
+// Snapshot records the current state as the baseline for Changes and Diff
+// (call it after acprun's own writes and the setup commands, before the
+// agent starts): what was written before it is no change, and what is done
+// to those files afterwards is. For a git workspace it also records the
+// state of the source's shared files (see RepoChanges). Create takes a
+// first snapshot itself, so Changes and Diff work without calling
+// Snapshot. ctx bounds the git commands.
+func (w *Workspace) Snapshot(ctx context.Context) error {
 	s, err := take(w.Dir)
 	if err != nil {
 		return err
 	}
+	var base string
+	var shared snapshot
+	if w.Kind != KindCopy {
+		if base, err = w.writeBase(ctx); err != nil {
+			return fmt.Errorf("workspace: snapshot %s: %w", w.Dir, err)
+		}
+		shared = takeShared(w.common)
+	}
 	w.mu.Lock()
-	w.baseline = s
+	w.baseline, w.base, w.shared = s, base, shared
 	w.mu.Unlock()
 	return nil
 }

@@ -45,17 +45,23 @@ type Workspace struct {
 	repo string
 	// gitDir is the workspace's own git directory, found or made when the
 	// workspace was made: the worktree's administrative directory inside
-	// the source, or the clone's in private. acprun's git commands always
+	// the source, or the clone's in private. acprun's git commands on it
 	// name it (and Dir as the work tree) rather than trusting Dir/.git,
-	// which the agent can rewrite.
+	// which the agent can rewrite; the diff runs on acprun's own (see
+	// initBase).
 	gitDir string
-	// private is a clone's directory beside Dir (Dir + ".git", mode
-	// 0700) that holds its git directory out of the agent's roots;
-	// removed with Dir. "" for other kinds.
+	// common is the source repository's git directory that its
+	// worktrees share (config, hooks, objects), for git workspaces.
+	common string
+	// private is a git workspace's directory beside Dir (Dir + ".git",
+	// mode 0700) that holds a clone's git directory and acprun's own for
+	// the diff out of the agent's roots; removed with Dir. "" for copies.
 	private string
 
 	mu       sync.Mutex
 	baseline snapshot
+	base     string   // git: the tree of the baseline, in acprun's own git directory
+	shared   snapshot // git: the source's shared files that run commands (see RepoChanges)
 	removed  bool
 }
 

@@ -311,7 +311,7 @@ func TestSnapshotResetsBaseline(t *testing.T) {
 	if got := changesOf(t, w); cmp.Equal(got, none) {
 		t.Fatalf("Changes() before Snapshot = none; want the setup's changes")
 	}
-	must(t, w.Snapshot())
+	must(t, w.Snapshot(t.Context()))
 	if got := changesOf(t, w); !cmp.Equal(got, none) {
 		t.Errorf("Changes() right after Snapshot = %+v; want none", got)
 	}
@@ -819,6 +819,97 @@ func TestGitDiff(t *testing.T) {
 	})
 }
 
+// TestGitDiffFromBaseline: the diff starts where Changes does, at the
+// baseline Snapshot takes after setup: setup's edits, new files and
+// deletions are not the agent's, in either kind of git workspace. The
+// source's info/exclude still says what is untracked.
+func TestGitDiffFromBaseline(t *testing.T) {
+	repo, _, _ := newRepo(t)
+	bare := filepath.Join(tempDir(t), "bare.git")
+	gitT(t, filepath.Dir(bare), "clone", "--quiet", "--bare", repo, bare)
+	for _, src := range []string{repo, bare} {
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			common := gitT(t, src, "rev-parse", "--path-format=absolute", "--git-common-dir")
+			write(t, filepath.Join(common, "info", "exclude"), "*.tmp\n", 0o644)
+			w := create(t, workspace.Spec{Git: src}, tempDir(t))
+			// Setup.
+			write(t, filepath.Join(w.Dir, "a.txt"), "set up\n", 0o644)
+			write(t, filepath.Join(w.Dir, "setup.txt"), "made by setup\n", 0o644)
+			must(t, os.Remove(filepath.Join(w.Dir, "b.txt")))
+			must(t, w.Snapshot(t.Context()))
+			if diff, total, _, err := w.Diff(t.Context(), 0); diff != "" || total != 0 || err != nil {
+				t.Errorf("Diff() right after Snapshot = %q, %d, %v; want nothing", diff, total, err)
+			}
+			// The agent.
+			write(t, filepath.Join(w.Dir, "setup.txt"), "made by setup\nand the agent\n", 0o644)
+			write(t, filepath.Join(w.Dir, "agent.txt"), "by the agent\n", 0o644)
+			write(t, filepath.Join(w.Dir, "scratch.tmp"), "ignored by info/exclude\n", 0o644)
+			must(t, os.Remove(filepath.Join(w.Dir, "c.txt")))
+			diff, _, _, err := w.Diff(t.Context(), 0)
+			must(t, err)
+			const want = `diff --git a/agent.txt b/agent.txt
+new file mode 100644
+index 0000000..1dd1a58
+--- /dev/null
++++ b/agent.txt
+@@ -0,0 +1 @@
++by the agent
+diff --git a/c.txt b/c.txt
+deleted file mode 100644
+index 558ad60..0000000
+--- a/c.txt
++++ /dev/null
+@@ -1 +0,0 @@
+-sea
+diff --git a/setup.txt b/setup.txt
+index e8db4c7..b8fd26e 100644
+--- a/setup.txt
++++ b/setup.txt
+@@ -1 +1,2 @@
+ made by setup
++and the agent
+`
+			if d := cmp.Diff(want, diff); d != "" {
+				t.Errorf("Diff() (-want +got):\n%s", d)
+			}
+			wantChanges := changes{Created: []string{"agent.txt", "scratch.tmp"}, Modified: []string{"setup.txt"}, Deleted: []string{"c.txt"}}
+			if d := cmp.Diff(wantChanges, changesOf(t, w)); d != "" {
+				t.Errorf("Changes() (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestRepoChanges: a change the agent makes through its worktree to the
+// config and hooks the source repository shares with it is reported,
+// and left as it is; one setup made before the baseline is not.
+func TestRepoChanges(t *testing.T) {
+	repo, _, _ := newRepo(t)
+	w := create(t, workspace.Spec{Git: repo}, tempDir(t))
+	if got := w.RepoChanges(); got != nil {
+		t.Errorf("RepoChanges() right after Create = %q; want nil", got)
+	}
+	gitT(t, w.Dir, "config", "setup.x", "y") // setup
+	must(t, w.Snapshot(t.Context()))
+	if got := w.RepoChanges(); got != nil {
+		t.Errorf("RepoChanges() right after Snapshot = %q; want nil", got)
+	}
+	// The agent.
+	gitT(t, w.Dir, "config", "filter.x.clean", "evil")
+	gitDir := filepath.Join(repo, ".git")
+	write(t, filepath.Join(gitDir, "hooks", "pre-commit"), "#!/bin/sh\nevil\n", 0o755)
+	want := []string{"created " + filepath.Join(gitDir, "hooks", "pre-commit"), "modified " + filepath.Join(gitDir, "config")}
+	if d := cmp.Diff(want, w.RepoChanges()); d != "" {
+		t.Errorf("RepoChanges() (-want +got):\n%s", d)
+	}
+	if got := gitT(t, repo, "config", "filter.x.clean"); got != "evil" {
+		t.Errorf("the repository's filter.x.clean = %q; want it left as the agent set it", got)
+	}
+	if got := create(t, workspace.Spec{From: fixture(t)}, tempDir(t)).RepoChanges(); got != nil {
+		t.Errorf("RepoChanges() of a copy = %q; want nil", got)
+	}
+}
+
 func TestGitSourceUntouched(t *testing.T) {
 	repo, _, _ := newRepo(t)
 	write(t, filepath.Join(repo, "a.txt"), "uncommitted\n", 0o644) // the user's own work
@@ -1071,10 +1162,12 @@ func TestGitDiffUnreadable(t *testing.T) {
 }
 
 // TestGitRunsNothingTheAgentConfigured: an agent that can write only in its
-// workspace gives git a config that runs its commands (filter, textconv and
-// external diff drivers), in the git directory Dir/.git is or names, or in
-// a repository of its own inside the workspace (one git would run `git
-// status` in); Diff still records the change set, and runs none of them.
+// workspace gives git a config that runs its commands (filter, process
+// filter, textconv and external diff drivers, fsmonitor, hooks), in the git
+// directory Dir/.git is or names, in the one `git config` writes there (a
+// worktree's is the source repository's), or in a repository of its own
+// inside the workspace (one git would run `git status` in); Diff still
+// records the change set, and runs none of them.
 func TestGitRunsNothingTheAgentConfigured(t *testing.T) {
 	repo, _, _ := newRepo(t)
 	// A submodule at mod, whose commit the agent can reproduce.
@@ -1103,7 +1196,16 @@ func TestGitRunsNothingTheAgentConfigured(t *testing.T) {
 					write(t, filepath.Join(dir, ".git"), "gitdir: "+gitDir+"\n", 0o644)
 				}
 				appendFile(t, filepath.Join(gitDir, "config"), config)
-				write(t, filepath.Join(dir, ".gitattributes"), "* filter=x diff=x\n", 0o644)
+				write(t, filepath.Join(dir, ".gitattributes"), attributes, 0o644)
+			}},
+			{"repository config", func(t *testing.T, dir, config string) {
+				// `git config` in the workspace: for a worktree, the
+				// config it shares with the source repository.
+				path := filepath.Join(gitT(t, dir, "rev-parse", "--path-format=absolute", "--git-common-dir"), "config")
+				saved := read(t, path)
+				t.Cleanup(func() { write(t, path, saved, 0o644) })
+				appendFile(t, path, config)
+				write(t, filepath.Join(dir, ".gitattributes"), attributes, 0o644)
 			}},
 			{"embedded repository", func(t *testing.T, dir, config string) {
 				embedded(t, mod, filepath.Join(dir, "nested"), config)
@@ -1125,6 +1227,10 @@ func TestGitRunsNothingTheAgentConfigured(t *testing.T) {
 				config := "[filter \"x\"]\n\tclean = " + run("clean") + "\n\tsmudge = " + run("smudge") +
 					"\n[diff \"x\"]\n\ttextconv = " + run("textconv") + "\n\tcommand = " + run("command") +
 					"\n[diff]\n\texternal = " + run("external") + "\n"
+				hook := filepath.Join(w.Dir, "hooks", "post-index-change")
+				write(t, hook, "#!/bin/sh\necho hook >> "+marker+"\n", 0o755)
+				config += "[filter \"p\"]\n\tprocess = " + run("process") +
+					"\n[core]\n\tfsmonitor = " + hook + "\n\thooksPath = " + filepath.Dir(hook) + "\n"
 				attack.do(t, w.Dir, config)
 				write(t, filepath.Join(w.Dir, "a.txt"), "changed\n", 0o644)
 
@@ -1148,6 +1254,10 @@ func TestGitRunsNothingTheAgentConfigured(t *testing.T) {
 	}
 }
 
+// attributes send every file through the agent's filter and diff driver
+// x, and a.txt and f.txt through its process filter p.
+const attributes = "* filter=x diff=x\na.txt filter=p\nf.txt filter=p\n"
+
 // embedded makes dir a clone of the repository src (as an agent can) whose
 // config is config and whose attributes send every file through the
 // filter and diff driver x, and changes f.txt, keeping its size, so that
@@ -1156,7 +1266,7 @@ func embedded(t *testing.T, src, dir, config string) {
 	t.Helper()
 	gitT(t, filepath.Dir(dir), "clone", "--quiet", "--no-hardlinks", src, dir)
 	appendFile(t, filepath.Join(dir, ".git", "config"), config)
-	write(t, filepath.Join(dir, ".git", "info", "attributes"), "* filter=x diff=x\n", 0o644)
+	write(t, filepath.Join(dir, ".git", "info", "attributes"), attributes, 0o644)
 	write(t, filepath.Join(dir, "f.txt"), "diff\n", 0o644)
 	old := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	must(t, os.Chtimes(filepath.Join(dir, "f.txt"), old, old))

@@ -1,0 +1,190 @@
+package e2e_test
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestWorkspaceGitConfigOfTheAgentRunsNothing: an agent runs `git config`
+// in its git workspace to set filter (clean and process), diff (textconv,
+// command), fsmonitor and hooksPath commands, and writes a .gitattributes
+// that sends every file through them. In a worktree that config is the
+// source repository's. acprun's diff runs none of them and still records
+// the change; the worktree's attempt warns, in the results and in the
+// summary, that the repository's config changed, and leaves it as the
+// agent made it. A clone's config is its own: no warning there.
+func TestWorkspaceGitConfigOfTheAgentRunsNothing(t *testing.T) {
+	t.Parallel()
+	needGit(t)
+	dir := realTempDir(t)
+	repo := filepath.Join(dir, "repo")
+	makeRepo(t, repo)
+	gitIn(t, dir, "clone", "-q", "--bare", repo, "srcbare.git")
+	ran := filepath.Join(dir, "ran")
+	writeFiles(t, dir, map[string]string{
+		"attack.sh": `set -e
+printf '#!/bin/sh\necho "$0 $1" >> ` + ran + `\ncat\n' > evil.sh
+chmod +x evil.sh
+mkdir hooks
+cp evil.sh hooks/post-index-change
+git config filter.x.clean "$PWD/evil.sh clean"
+git config filter.p.process "$PWD/evil.sh process"
+git config diff.x.textconv "$PWD/evil.sh textconv"
+git config diff.x.command "$PWD/evil.sh command"
+git config core.fsmonitor "$PWD/evil.sh"
+git config core.hooksPath "$PWD/hooks"
+printf '* filter=x diff=x\nother.txt filter=p\n' > .gitattributes
+echo "edited by the agent" > tracked.txt
+echo attacked
+`,
+		"agent.mock.yaml": "turns:\n  - steps:\n      - spawn: sh " + filepath.Join(dir, "attack.sh") + "\n",
+		"worktree.yaml": `name: worktree
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+workspace: {git: ./repo}
+permissions: {default: deny}
+turns:
+  - prompt: Attack.
+    expect: {text: {contains: ["spawn: exit 0: attacked"]}}
+`,
+		"clone.yaml": `name: clone
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+workspace: {git: ./srcbare.git}
+permissions: {default: deny}
+turns:
+  - prompt: Attack.
+    expect: {text: {contains: ["spawn: exit 0: attacked"]}}
+`,
+	})
+	res, out := runResults(t, dir, "worktree.yaml", "clone.yaml", "--workspace-dir", "ws")
+	if res.code != 0 {
+		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	if b, err := os.ReadFile(ran); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("acprun's git ran the agent's commands (%v): %q", err, b)
+	}
+	config := filepath.Join(repo, ".git", "config")
+	warning := "workspace: git files of the source repository changed while the agent ran: modified " + config + "; "
+	for _, name := range []string{"worktree", "clone"} {
+		sc := scenarioNamed(t, out, name)
+		ws := workspaceOf(t, sc)
+		if sc.Status != "passed" || ws.Kind != name || ws.Error != "" {
+			t.Errorf("%s: %s, workspace kind %q, error %q (%s %q)", name, sc.Status, ws.Kind, ws.Error, sc.Error, sc.Failures)
+		}
+		if !slices.Equal(ws.Modified, []string{"tracked.txt"}) || !strings.Contains(ws.Diff, "-second version\n+edited by the agent\n") {
+			t.Errorf("%s: modified %q, diff:\n%s\nwant tracked.txt's edit", name, ws.Modified, ws.Diff)
+		}
+		warned := slices.ContainsFunc(sc.Warnings, func(w string) bool { return strings.HasPrefix(w, warning) })
+		if warned != (name == "worktree") {
+			t.Errorf("%s: warnings %q; want a warning starting %q: %v", name, sc.Warnings, warning, name == "worktree")
+		}
+	}
+	if !strings.Contains(res.stdout+res.stderr, "warning: "+warning) {
+		t.Errorf("the summary does not show the warning %q:\n%s%s", warning, res.stdout, res.stderr)
+	}
+	if got := gitIn(t, repo, "config", "filter.x.clean"); !strings.HasSuffix(got, "/evil.sh clean") {
+		t.Errorf("the repository's filter.x.clean = %q; want it left as the agent set it", got)
+	}
+}
+
+// TestWorkspaceGitDiffStartsAfterSetup: setup edits a tracked file, the
+// agent another. The diff in the results and the judge's prompt show the
+// agent's edit only, as created/modified/deleted do; the judge (passing
+// only then) passes.
+func TestWorkspaceGitDiffStartsAfterSetup(t *testing.T) {
+	t.Parallel()
+	needGit(t)
+	dir := realTempDir(t)
+	makeRepo(t, filepath.Join(dir, "repo"))
+	writeFiles(t, dir, map[string]string{
+		"s.yaml": `name: setup
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+workspace: {git: ./repo}
+setup: ["echo setup-change >> tracked.txt"]
+permissions: {default: deny}
+turns:
+  - prompt: Edit other.txt.
+expect:
+  judge: {agent: {command: [acprun, mock-agent, judge.mock.yaml]}, rubric: only other.txt changed}
+`,
+		"agent.mock.yaml": `turns:
+  - steps:
+      - writeFile: {path: other.txt, content: "agent-change\n"}
+      - text: done
+`,
+		"judge.mock.yaml": `turns:
+  - match: setup-change
+    steps: [{text: "FAIL: shown setup's change"}]
+  - match: agent-change
+    steps: [{text: PASS}]
+  - steps: [{text: "FAIL: not shown the agent's change"}]
+`,
+	})
+	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr")
+	sc := scenarioNamed(t, out, "setup")
+	if res.code != 0 || sc.Judge == nil || sc.Judge.Text != "PASS" {
+		t.Errorf("exit %d, judge %+v (%s %q); want 0, the judge shown the agent's change only\n%s", res.code, sc.Judge, sc.Error, sc.Failures, res.stderr)
+	}
+	ws := workspaceOf(t, sc)
+	if !slices.Equal(ws.Modified, []string{"other.txt"}) || !strings.Contains(ws.Diff, "+agent-change\n") || strings.Contains(ws.Diff, "setup-change") {
+		t.Errorf("modified %q, diff:\n%s\nwant the agent's edit only", ws.Modified, ws.Diff)
+	}
+	prompt := readFiles(t, dir, "tr/setup.judge.jsonl")["tr/setup.judge.jsonl"]
+	if !bytes.Contains(prompt, []byte("+agent-change")) || bytes.Contains(prompt, []byte("setup-change")) {
+		t.Errorf("the judge's transcript:\n%s\nwant the agent's edit only", prompt)
+	}
+}
+
+// TestWorkspaceGitDiffCutKeepsNoSecret: the agent writes a file with a
+// secret on a line so long that the 256 KiB cut of the diff goes through
+// the secret. No part of it reaches the results, the judge's transcript or
+// the output.
+func TestWorkspaceGitDiffCutKeepsNoSecret(t *testing.T) {
+	t.Parallel()
+	needGit(t)
+	const secret = "zqxjE2Ecutdiff0123456789"
+	dir := realTempDir(t)
+	makeRepo(t, filepath.Join(dir, "repo"))
+	// The secret's first 8 bytes are the last ones of the diff kept.
+	head := "diff --git a/x.txt b/x.txt\nnew file mode 100644\nindex 0000000..1234567\n--- /dev/null\n+++ b/x.txt\n@@ -0,0 +1 @@\n+"
+	before := 256<<10 - len(head) - 8
+	writeFiles(t, dir, map[string]string{
+		"write.sh": `head -c ` + strconv.Itoa(before) + ` /dev/zero | tr '\0' A > x.txt
+printf %s "$MY_API_TOKEN" >> x.txt
+head -c 1000 /dev/zero | tr '\0' B >> x.txt
+echo >> x.txt
+`,
+		"agent.mock.yaml": "turns:\n  - steps:\n      - spawn: sh " + filepath.Join(dir, "write.sh") + "\n      - text: done\n",
+		"judge.mock.yaml": "turns:\n  - steps: [{text: PASS}]\n",
+		"s.yaml": `name: cut
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+workspace: {git: ./repo}
+permissions: {default: deny}
+turns:
+  - prompt: Write x.txt.
+expect:
+  judge: {agent: {command: [acprun, mock-agent, judge.mock.yaml]}, rubric: x.txt is written}
+`,
+	})
+	res := acprunEnv(t, dir, []string{"MY_API_TOKEN=" + secret}, "run", "s.yaml", "-o", "out.json", "--transcripts", "tr")
+	if res.code != 0 {
+		t.Errorf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	ws := workspaceOf(t, scenarioNamed(t, readResults(t, filepath.Join(dir, "out.json")), "cut"))
+	if !ws.DiffTruncated || !strings.HasSuffix(ws.Diff, "AAA[REDACTED]") {
+		t.Errorf("diff truncated %v, ends %q; want it cut, the secret's start redacted", ws.DiffTruncated, ws.Diff[max(0, len(ws.Diff)-40):])
+	}
+	outputs := readFiles(t, dir, "out.json", "tr/cut.jsonl", "tr/cut.judge.jsonl")
+	outputs["stdout"], outputs["stderr"] = []byte(res.stdout), []byte(res.stderr)
+	for name, data := range outputs {
+		if i := bytes.Index(data, []byte(secret[:4])); i >= 0 {
+			t.Errorf("%s leaks the secret's start: …%s…", name, data[max(0, i-10):min(len(data), i+20)])
+		}
+	}
+}
