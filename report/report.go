@@ -84,6 +84,19 @@ const (
 	OutcomeSkipped      = "skipped"      // the turn never ran (an earlier turn was cancelled or failed)
 )
 
+// IsOutcome reports whether stopReason is one of acprun's outcomes
+// (OutcomeError, OutcomeAgentExited, OutcomeUnresponsive, OutcomeSkipped):
+// names acprun records, never an agent. An agent that answers a prompt
+// with one of them breaks the protocol (they are no ACP stop reasons), and
+// its turn is recorded as OutcomeError.
+func IsOutcome(stopReason string) bool {
+	switch stopReason {
+	case OutcomeError, OutcomeAgentExited, OutcomeUnresponsive, OutcomeSkipped:
+		return true
+	}
+	return false
+}
+
 // Cancel causes: why acprun sent session/cancel.
 const (
 	CauseTurnTimeout     = "turnTimeout"

@@ -218,3 +218,29 @@ func TestReadTypeErrorsInTheFilesTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestIsOutcome: acprun's outcomes are reserved, ACP's stop reasons and
+// unknown ones are not (those are kept verbatim).
+func TestIsOutcome(t *testing.T) {
+	for _, tt := range []struct {
+		stopReason string
+		want       bool
+	}{
+		{report.OutcomeError, true},
+		{report.OutcomeAgentExited, true},
+		{report.OutcomeUnresponsive, true},
+		{report.OutcomeSkipped, true},
+		{"end_turn", false},
+		{"max_tokens", false},
+		{"max_turn_requests", false},
+		{"refusal", false},
+		{"cancelled", false},
+		{"interrupted", false},
+		{"paused", false},
+		{"", false},
+	} {
+		if got := report.IsOutcome(tt.stopReason); got != tt.want {
+			t.Errorf("IsOutcome(%q) = %v; want %v", tt.stopReason, got, tt.want)
+		}
+	}
+}

@@ -114,9 +114,15 @@ func (r *scenarioRun) answered(out *turnOutcome, resp acp.PromptResponse, err er
 	switch {
 	case err == nil:
 		out.stopReason, out.usage = string(resp.StopReason), promptUsage(resp.Usage)
-		if out.stopReason == "" {
+		switch {
+		case out.stopReason == "":
 			out.stopReason = report.OutcomeError
 			out.err = "the agent answered session/prompt without a stopReason"
+		case report.IsOutcome(out.stopReason):
+			// The agent answered: it neither exited nor hung, and its turn
+			// ran. A name of acprun's outcomes must not pass for one.
+			out.stopReason = report.OutcomeError
+			out.err = fmt.Sprintf("the agent answered session/prompt with stopReason %q: not an ACP stop reason but a name acprun reserves for its own outcomes (a protocol violation)", resp.StopReason)
 		}
 	case errors.Is(err, errNotSent):
 		out.stopReason = report.OutcomeSkipped

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -167,5 +169,57 @@ func TestPromptNotSentIsSkipped(t *testing.T) {
 	}
 	if line := <-got; !strings.Contains(line, `"method":"session/cancel"`) {
 		t.Errorf("first line the agent got = %s, want session/cancel (the prompt never went out)", line)
+	}
+}
+
+// TestAgentSendsAnOutcomeName: an agent that answers a prompt with the name
+// of one of acprun's outcomes cannot pass for an agent that exited or hung,
+// nor for a turn that never ran: the turn ran and broke the protocol
+// (error, saying what the agent sent), the next turn is played, and the
+// attempt failed, so retries do not run it again.
+func TestAgentSendsAnOutcomeName(t *testing.T) {
+	const sc = `name: s
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny}
+retries: 1
+turns:
+  - prompt: one%s
+  - prompt: two
+`
+	for _, tt := range []struct{ name, sent, expect, want string }{
+		{"error", report.OutcomeError, "", "end_turn"},
+		{"agent_exited", report.OutcomeAgentExited, "", "end_turn"},
+		{"unresponsive", report.OutcomeUnresponsive, "", "end_turn"},
+		{"skipped", report.OutcomeSkipped, "", "end_turn"},
+		{"expected agent_exited", report.OutcomeAgentExited, "\n    expect: {stopReason: agent_exited}", "agent_exited"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := runFiles(t, t.Context(), map[string]string{
+				"a.mock.yaml": "turns: [{steps: [{text: did it}], stopReason: " + tt.sent + "}, {steps: [{text: two}]}]\n",
+				"s.yaml":      fmt.Sprintf(sc, tt.expect),
+			}, Options{})
+			var got []string
+			for _, r := range rep.Scenarios {
+				got = append(got, tryLine(r))
+			}
+			if want := []string{"s r0 failed"}; !slices.Equal(got, want) {
+				t.Fatalf("tries = %q; want %q", got, want)
+			}
+			r := rep.Scenarios[0]
+			var stops []string
+			for _, tr := range r.Turns {
+				stops = append(stops, tr.StopReason)
+			}
+			if want := []string{"error", "end_turn"}; !slices.Equal(stops, want) || r.Error != "" {
+				t.Errorf("stop reasons %q, error %q; want %q and no error", stops, r.Error, want)
+			}
+			wantErr := `the agent answered session/prompt with stopReason "` + tt.sent + `": not an ACP stop reason but a name acprun reserves for its own outcomes (a protocol violation)`
+			if got := r.Turns[0].Error; got != wantErr {
+				t.Errorf("turn 1 error = %q; want %q", got, wantErr)
+			}
+			if want := "stopReason error, want " + tt.want + " (" + wantErr + ")"; len(r.Failures) != 1 || !strings.HasSuffix(r.Failures[0], want) {
+				t.Errorf("failures = %q; want one ending %q", r.Failures, want)
+			}
+		})
 	}
 }
