@@ -364,7 +364,9 @@ type WorkspaceResult struct {
 	Commit string `json:"commit,omitempty"`
 	// Created, Modified and Deleted are relative paths (with slashes),
 	// compared with the workspace as it was when the agent started (after
-	// setup).
+	// setup), once it was stopped, whatever ended its session. Empty lists
+	// are known: nothing changed; nil (null) ones are not (Error says
+	// why).
 	Created  []string `json:"created"`
 	Modified []string `json:"modified"`
 	Deleted  []string `json:"deleted"`

@@ -26,7 +26,8 @@ const tailWidth = 200
 // shown is what the results and messages show of a command's output: hr's
 // output redacted, and where its beginning was cut off, the rest of a
 // secret that the cut went through too (redact.Redactor.Cut). What the
-// command's expectations check is its output itself.
+// command's expectations check is its output itself: contains and matches
+// all of its stdout (hook.Command), the negative checks the part kept.
 func (r *scenarioRun) shown(hr hook.Result) hook.Result {
 	tail := func(s string, total int64) string {
 		if int64(len(s)) < total {
@@ -49,7 +50,8 @@ func (r *scenarioRun) recorded(cr report.CommandResult, hr hook.Result) report.C
 // (or the session cwd) and records it; in a sandbox when sb is not nil
 // (sandbox.Applied.Wrap).
 func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command, sb *sandbox.Applied) (report.CommandResult, hook.Result) {
-	hc := hook.Command{Run: cmd.Run, Dir: r.workDir(), Env: r.commandEnv(), Timeout: cmd.Limit()}
+	hc := hook.Command{Run: cmd.Run, Dir: r.workDir(), Env: r.commandEnv(), Timeout: cmd.Limit(),
+		StdoutContains: cmd.Expect.StdoutContains, StdoutMatches: cmd.Expect.StdoutMatches}
 	if sb != nil {
 		hc.Sandbox = sb.Wrap
 	}
@@ -162,12 +164,13 @@ func (r *scenarioRun) verify(ctx context.Context) {
 			}
 			fails = append(fails, r.withTail(fmt.Sprintf("%s: verify `%s`%s %s", pos, c.Run, where, msg), hr))
 		} else {
-			for _, s := range e.StdoutContains {
-				if !strings.Contains(cr.Stdout, s) {
+			// The whole of stdout, not only the part kept (see hook.Command).
+			for i, s := range e.StdoutContains {
+				if !hr.StdoutContains[i] {
 					fails = append(fails, r.withTail(fmt.Sprintf("%s: verify `%s`: stdout does not contain %q", pos, c.Run, s), hr))
 				}
 			}
-			if e.StdoutMatches != nil && !e.StdoutMatches.MatchString(cr.Stdout) {
+			if e.StdoutMatches != nil && !hr.StdoutMatched {
 				fails = append(fails, r.withTail(fmt.Sprintf("%s: verify `%s`: stdout does not match /%s/", pos, c.Run, e.StdoutMatches), hr))
 			}
 			lost := cr.StdoutBytes - int64(len(cr.Stdout))

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/acprun/acprun/report"
 )
 
 // TestCommandTailLinesCut: a failed setup, verify or teardown quotes the
@@ -57,5 +59,45 @@ func TestCommandTailLinesCut(t *testing.T) {
 	}
 	if n := len(verify.Verify[0].Stdout); n != 5001 {
 		t.Errorf("verify's stdout in the results: %d bytes, want the whole output", n)
+	}
+}
+
+// TestVerifyStdoutChecksSeeAllOfIt: a verify command's stdout contains and
+// matches look at all it printed, not only at the last 64 KiB the results
+// keep: a text at its start is found and a pattern anchored there
+// matches, however much follows; what it never printed still fails.
+func TestVerifyStdoutChecksSeeAllOfIt(t *testing.T) {
+	t.Parallel()
+	const (
+		agent = "agent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"
+		long  = `echo MARKER-START; head -c 100000 /dev/zero | tr '\\0' a; echo`
+	)
+	rep := runFiles(t, context.Background(), map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		"s.yaml": "name: found\n" + agent + "verify:\n  - run: \"" + long + "\"\n    expect: {stdout: {contains: MARKER-START, matches: \"^MARKER\"}}\n" +
+			"---\nname: absent\n" + agent + "verify:\n  - run: \"" + long + "\"\n    expect: {stdout: {contains: MARKER-END, matches: \"^a\"}}\n",
+	}, Options{})
+	if len(rep.Scenarios) != 2 {
+		t.Fatalf("%d scenarios, want 2", len(rep.Scenarios))
+	}
+	found, absent := rep.Scenarios[0], rep.Scenarios[1]
+	if found.Status != report.StatusPassed {
+		t.Errorf("found: %s %q, want passed", found.Status, found.Failures)
+	}
+	if len(found.Verify) != 1 || found.Verify[0].StdoutBytes <= int64(len(found.Verify[0].Stdout)) {
+		t.Errorf("found: verify %+v, want an output longer than the part kept", found.Verify)
+	}
+	var got []string
+	for _, f := range absent.Failures {
+		got = append(got, strings.SplitN(f, "; output ends:", 2)[0])
+	}
+	want := []string{"stdout does not contain \"MARKER-END\"", "stdout does not match /^a/"}
+	if absent.Status != report.StatusFailed || len(got) != len(want) {
+		t.Fatalf("absent: %s %q, want failed: %q", absent.Status, got, want)
+	}
+	for i := range want {
+		if !strings.HasSuffix(got[i], want[i]) {
+			t.Errorf("absent: failure %d = %q, want it to end %q", i, got[i], want[i])
+		}
 	}
 }

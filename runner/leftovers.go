@@ -17,10 +17,13 @@ func (r *scenarioRun) env() []string {
 	return r.mark.Set(mergeEnv(r.opts.Environ, r.sc.Agent.Env))
 }
 
-// killLeftovers kills what the scenario left running once everything it
-// started was stopped: the processes that left their process group
-// (daemons, setsid) and still carry its mark. It warns when there were
-// any: they were the agent's, since terminals and commands kill their own.
+// killLeftovers kills what the scenario left running outside the process
+// groups of what it started: the processes that left their group
+// (daemons, setsid) and still carry its mark. It runs once the agent and
+// its terminals are stopped (endAgent), before anything looks at the
+// workspace, and again at the scenario's end. It warns when there were
+// any: they were the agent's, since terminals and commands (setup, verify,
+// teardown) kill their own when they end.
 func (r *scenarioRun) killLeftovers() {
 	r.warnLeftovers(r.mark.Kill())
 }

@@ -2,12 +2,17 @@ package runner
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/report"
 )
 
 // TestTerminalKeepsTheScenarioMark: an agent that sets the mark's
@@ -33,6 +38,82 @@ func TestTerminalKeepsTheScenarioMark(t *testing.T) {
 	}
 	if out, _ := res["output"].(string); !strings.HasPrefix(out, string(m)+".") {
 		t.Errorf("the terminal's %s = %q, want a mark inside %q", reap.Var, out, m)
+	}
+}
+
+// leftoverCheck is a verify command's script for a process the agent left
+// appending to log.txt without end, its pid in the file PIDFILE: it copies
+// log.txt to copy.txt, then exits 1 as soon as log.txt grows past the copy
+// (the process still runs during verify), 0 once the process is gone or a
+// zombie. Either comes, however fast the machine.
+const leftoverCheck = `cp log.txt copy.txt
+pid=$(cat PIDFILE)
+while :; do
+  case "$(cut -d' ' -f3 /proc/$pid/stat 2>/dev/null)" in ''|Z|X) exit 0 ;; esac
+  cmp -s log.txt copy.txt || { echo "log.txt grew during verify"; exit 1; }
+done
+`
+
+// TestLeftoversKilledBeforeVerify: what the agent left running, a
+// process outside its process group or a terminal, is killed once the
+// agent is stopped, before its changes are listed and verify runs: the
+// change set, verify and the workspace kept all see the same files,
+// however long verify takes.
+func TestLeftoversKilledBeforeVerify(t *testing.T) {
+	const appends = "echo $$ > $PIDFILE; echo x >> log.txt; echo > $READY; while :; do echo x >> log.txt; done"
+	tests := []struct {
+		name, steps string
+		warned      bool // the warning that acprun killed what the agent left
+	}{
+		{"outside its process group", `      - spawn: "(setsid sh -c '` + appends + `' </dev/null >/dev/null 2>&1 &); read x < $READY"` + "\n", true},
+		{"a terminal", `      - terminal: {command: "` + appends + `"}` + "\n      - waitFor: $READY\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tmp := t.TempDir()
+			ready, pidFile, check := filepath.Join(tmp, "ready"), filepath.Join(tmp, "pid"), filepath.Join(tmp, "check.sh")
+			if err := syscall.Mkfifo(ready, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(check, []byte(strings.ReplaceAll(leftoverCheck, "PIDFILE", pidFile)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			steps := strings.NewReplacer("$READY", ready, "$PIDFILE", pidFile).Replace(tt.steps)
+			rep, _ := runTree(t, map[string]string{
+				"fixture/a.txt": "hi\n",
+				"a.mock.yaml":   "turns:\n  - steps:\n" + steps + "      - text: done\n",
+				"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\nclient: {terminal: true}\npermissions: {default: allow}\n" +
+					"workspace: {from: fixture}\nverify: [sh " + check + "]\nturns:\n  - prompt: hi\n",
+			}, Options{KeepWorkspaces: true})
+			r := rep.Scenarios[0]
+			if r.Status != report.StatusPassed {
+				t.Errorf("status %s (error %q, failures %q), want passed", r.Status, r.Error, r.Failures)
+			}
+			if diff := cmp.Diff([]string{"log.txt"}, r.Workspace.Created); diff != "" {
+				t.Errorf("created (-want +got):\n%s", diff)
+			}
+			var warned []string
+			for _, w := range r.Warnings {
+				if strings.Contains(w, "running outside its process group") {
+					warned = append(warned, w)
+				}
+			}
+			if tt.warned && (len(warned) != 1 || !strings.Contains(warned[0], "acprun killed them")) || !tt.warned && len(warned) != 0 {
+				t.Errorf("warnings %q; want one that acprun killed what the agent left running: %v", r.Warnings, tt.warned)
+			}
+			log, err := os.ReadFile(filepath.Join(r.Workspace.Path, "log.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			copied, err := os.ReadFile(filepath.Join(r.Workspace.Path, "copy.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(log) != len(copied) {
+				t.Errorf("log.txt has %d bytes, verify's copy %d: what the agent left wrote on after it was stopped", len(log), len(copied))
+			}
+		})
 	}
 }
 

@@ -605,14 +605,14 @@ func (r *scenarioRun) play(ctx context.Context) {
 			defer incomplete(r.res, tr, "the transcript")
 		}
 	}
-	if !r.open(scCtx) {
+	opened := r.open(scCtx)
+	if opened {
+		r.playTurns(ctx, scCtx)
+	}
+	r.endAgent(scCtx)
+	if !opened {
 		return
 	}
-	r.playTurns(ctx, scCtx)
-	r.stopAgent(scCtx)
-	r.collect()
-	r.recordChanges()
-	r.checkProtected()
 	switch {
 	case r.invalid != nil:
 		// It measured nothing: verify and the judge would judge a
@@ -657,7 +657,8 @@ func (r *scenarioRun) newSession() *session {
 // open readies the session for the first turn: the sandbox checked, setup,
 // the baseline of the workspace, the recorded session looked up, the agent
 // started and the session opened. When one fails it records the error and
-// the turns as skipped, and returns false.
+// the turns as skipped, and returns false; an agent it started is still
+// running then (see endAgent).
 func (r *scenarioRun) open(ctx context.Context) bool {
 	if err := r.checkSandbox(); err != nil {
 		r.res.StartFailed = true // the agent cannot start here (exit 3)
@@ -695,11 +696,28 @@ func (r *scenarioRun) open(ctx context.Context) bool {
 			r.res.StartFailed = true // unless cut short: not the agent's failure then (see markCut)
 			r.failStart(r.noteSetupError(err), "before the session opened")
 		}
-		r.stopAgent(ctx)
-		r.collect()
 		return false
 	}
 	return true
+}
+
+// endAgent ends the agent's part of the scenario, once its turns are over
+// or its session failed to open, if its process was started: it stops the
+// agent (stopAgent), its terminals, and what it left running outside its
+// process group (killLeftovers), then records what it did (collect) and
+// changed (recordChanges, checkProtected). Nothing of the agent's runs
+// any more then: the workspace that is listed, verified and judged is the
+// one it left, however long that takes.
+func (r *scenarioRun) endAgent(scCtx context.Context) {
+	if r.agent == nil {
+		return // it never ran: it changed nothing
+	}
+	r.stopAgent(scCtx)
+	r.sess.client.terms.Close() // each kills what left its group, as commands do
+	r.killLeftovers()
+	r.collect()
+	r.recordChanges()
+	r.checkProtected()
 }
 
 // failStart records err, which kept the scenario's turns from running, as

@@ -15,6 +15,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/report"
@@ -142,6 +143,62 @@ func TestTamperedIsInvalid(t *testing.T) {
 	}
 	if r.Workspace == nil || !r.Workspace.Kept {
 		t.Errorf("workspace %+v: want it kept, to look at", r.Workspace)
+	}
+}
+
+// TestChangesListedWhenTheSessionDoesNotOpen: an agent that changed files
+// before its session failed to open (a model it does not offer, an exit
+// before answering session/new) has its changes listed and its protected
+// files checked, as after its last turn. Changes that cannot be listed (it
+// removed its workspace) are not known: the lists are nil, never empty.
+func TestChangesListedWhenTheSessionDoesNotOpen(t *testing.T) {
+	const writes = "updatesBeforeSessionNew:\n  - spawn: \"echo pwned > a.txt; touch created.txt\"\n"
+	tests := []struct {
+		name, mock, agent, protect string
+		status                     report.Status
+		created, modified          []string
+		invalid                    []string // invalid.files
+	}{
+		{"model not offered", "models: {currentModelId: small, availableModels: [{modelId: small, name: Small}]}\n" + writes, ", model: big", "",
+			report.StatusError, []string{"created.txt"}, []string{"a.txt"}, nil},
+		{"model not offered, protected", "models: {currentModelId: small, availableModels: [{modelId: small, name: Small}]}\n" + writes, ", model: big", ", protect: [a.txt]",
+			report.StatusInvalid, []string{"created.txt"}, []string{"a.txt"}, []string{"a.txt"}},
+		{"exited before session/new", writes + "  - exit: 3\n", "", ", protect: [created.txt]",
+			report.StatusInvalid, []string{"created.txt"}, []string{"a.txt"}, []string{"created.txt"}},
+		{"workspace removed", "updatesBeforeSessionNew:\n  - spawn: 'rm -rf \"$PWD\"'\n  - exit: 3\n", "", "",
+			report.StatusError, nil, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rep, _ := runTree(t, map[string]string{
+				"fixture/a.txt": "hi\n",
+				"a.mock.yaml":   tt.mock + "turns: [{steps: [{text: done}]}]\n",
+				"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]" + tt.agent + "}\npermissions: {default: deny}\n" +
+					"workspace: {from: fixture" + tt.protect + "}\nturns:\n  - prompt: hi\n",
+			}, Options{})
+			r := rep.Scenarios[0]
+			if r.Status != tt.status || r.Error == "" {
+				t.Errorf("status %s (error %q, invalid %+v), want %s and the error", r.Status, r.Error, r.Invalid, tt.status)
+			}
+			w := r.Workspace
+			if w == nil {
+				t.Fatal("no workspace in the result")
+			}
+			if diff := cmp.Diff([][]string{tt.created, tt.modified, nil}, [][]string{w.Created, w.Modified, w.Deleted}, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("created, modified, deleted (-want +got):\n%s", diff)
+			}
+			if known := w.Error == ""; known != (w.Created != nil && w.Modified != nil && w.Deleted != nil) {
+				t.Errorf("workspace error %q with created %#v, modified %#v, deleted %#v: want lists exactly when known", w.Error, w.Created, w.Modified, w.Deleted)
+			}
+			var files []string
+			if r.Invalid != nil {
+				files = r.Invalid.Files
+			}
+			if diff := cmp.Diff(tt.invalid, files); diff != "" {
+				t.Errorf("invalid.files (-want +got):\n%s (invalid %+v)", diff, r.Invalid)
+			}
+		})
 	}
 }
 

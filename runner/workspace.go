@@ -165,10 +165,13 @@ func (r *scenarioRun) checkFiles(e *scenario.FilesExpect) []string {
 }
 
 // changes lists what the agent changed in the workspace so far, and for a
-// git workspace its diff, in w.
+// git workspace its diff, in w. When they cannot be listed, w's lists are
+// nil (null in the results: not known), never empty (known: nothing
+// changed).
 func (r *scenarioRun) changes(ctx context.Context, w *report.WorkspaceResult) error {
 	created, modified, deleted, err := r.ws.Changes()
 	if err != nil {
+		w.Created, w.Modified, w.Deleted = nil, nil, nil
 		return err
 	}
 	w.Created, w.Modified, w.Deleted = created, modified, deleted
@@ -185,10 +188,11 @@ func (r *scenarioRun) changes(ctx context.Context, w *report.WorkspaceResult) er
 }
 
 // recordChanges records in the result what the agent changed in the
-// workspace, once it has stopped, and warns when the source repository's
-// config, hooks or attributes changed meanwhile. An interrupt or the run's
-// timeout does not stop it (the changes are what an interrupted attempt
-// leaves to look at); only an abort (second interrupt) does.
+// workspace, once it has stopped, however its session ended (see
+// endAgent), and warns when the source repository's config, hooks or
+// attributes changed meanwhile. An interrupt or the run's timeout does not
+// stop it (the changes are what an interrupted attempt leaves to look at);
+// only an abort (second interrupt) does.
 func (r *scenarioRun) recordChanges() {
 	if r.ws == nil {
 		return

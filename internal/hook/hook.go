@@ -1,7 +1,9 @@
 // Package hook runs the commands a scenario gives around its agent
 // session (setup, verify, teardown): one shell line at a time, each a
 // process of package proc in its own process group, with a deadline, and
-// the last bytes of its stdout and stderr kept apart.
+// the last bytes of its stdout and stderr kept apart; what the caller
+// looks for in stdout (Command.StdoutContains, StdoutMatches) is looked
+// for in all of it, as it is read.
 //
 // Run never leaves anything behind and never hangs:
 //   - when the command's leader process exits, its whole process group is
@@ -28,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -61,6 +64,12 @@ type Command struct {
 	// Limit is how many bytes of each of stdout and stderr are kept: the
 	// last ones, cut at a UTF-8 character boundary. 0 means DefaultLimit.
 	Limit int
+	// StdoutContains and StdoutMatches (nil: none) are looked for in the
+	// whole of stdout as it is read, however long, not only in the part
+	// kept (Limit): see Result.StdoutContains and Result.StdoutMatched.
+	// StdoutMatches takes stdout as one text, as MatchString would.
+	StdoutContains []string
+	StdoutMatches  *regexp.Regexp
 	// Sandbox, when set, runs the shell inside a sandbox (see
 	// proc.Config.Sandbox).
 	Sandbox proc.Wrap
@@ -84,6 +93,11 @@ type Result struct {
 	StdoutBytes, StderrBytes int64
 	// Truncated is set when Stdout or Stderr lost bytes from its start.
 	Truncated bool
+	// StdoutContains[i] reports whether Command.StdoutContains[i] appeared
+	// anywhere in stdout; StdoutMatched, whether Command.StdoutMatches
+	// matched it. Both are set once the command started.
+	StdoutContains []bool
+	StdoutMatched  bool
 	// Err says why the command could not start, or that ctx ended
 	// (interrupted; it wraps ctx.Err()). It is nil when the command ran
 	// to an exit or was stopped by Timeout.
@@ -121,18 +135,28 @@ func Run(ctx context.Context, c Command) (res Result) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
-	stdout, err := proc.NewOutput(limit)
+	find := newFinder(c.StdoutContains, c.StdoutMatches)
+	stdout, err := proc.NewOutputTo(limit, find)
 	if err != nil {
+		find.close()
 		return Result{Err: err}
+	}
+	// find is closed once stdout was read to its end: nothing writes to it
+	// after that.
+	closeFind := func() ([]bool, bool) {
+		<-stdout.ReadDone()
+		return find.close()
 	}
 	stderr, err := proc.NewOutput(limit)
 	if err != nil {
 		stdout.File().Close()
+		closeFind()
 		return Result{Err: err}
 	}
 	p, err := proc.Start(proc.Config{Args: []string{terminal.Shell, "-c", c.Run}, Dir: c.Dir, Env: c.Env, Sandbox: c.Sandbox,
 		Stdout: stdout.File(), Stderr: stderr.File(), Readers: []proc.Reader{stdout, stderr}, Reap: true})
 	if err != nil {
+		closeFind()
 		return Result{Err: fmt.Errorf("start: %w", err)}
 	}
 	if started != nil {
@@ -151,6 +175,7 @@ func Run(ctx context.Context, c Command) (res Result) {
 		}
 	}
 	<-p.Done() // what left the group was killed, the output drained
+	res.StdoutContains, res.StdoutMatched = closeFind()
 
 	res.ExitCode, res.Signal = p.ExitStatus()
 	out, errs := stdout.Tail(), stderr.Tail()

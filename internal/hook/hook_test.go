@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -140,6 +141,28 @@ func TestRunKeepsTheTails(t *testing.T) {
 				t.Errorf("Run(%q) with limit %d (-want +got):\n%s", tt.run, tt.limit, diff)
 			}
 		})
+	}
+}
+
+// TestRunFindsInTheWholeStdout: StdoutContains and StdoutMatches are
+// looked for in all the command printed, not only in the part kept: a
+// text at its start is found, and a pattern anchored at its start matches,
+// however much came after.
+func TestRunFindsInTheWholeStdout(t *testing.T) {
+	res := run(t, t.Context(), hook.Command{
+		Run:            "echo MARKER-START; seq 1 100000; echo the end >&2",
+		Limit:          16,
+		StdoutContains: []string{"MARKER-START", "\n99999\n", "MARKER-END", "the end"},
+		StdoutMatches:  regexp.MustCompile(`^MARKER-START\n1\n`),
+	})
+	if !res.Truncated || strings.Contains(res.Stdout, "MARKER") {
+		t.Fatalf("Stdout %q (truncated %v): want only the end kept", res.Stdout, res.Truncated)
+	}
+	if diff := cmp.Diff([]bool{true, true, false, false}, res.StdoutContains); diff != "" {
+		t.Errorf("StdoutContains (-want +got):\n%s", diff)
+	}
+	if !res.StdoutMatched {
+		t.Errorf("StdoutMatched = false, want true: stdout begins with the pattern")
 	}
 }
 

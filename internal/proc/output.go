@@ -2,6 +2,7 @@ package proc
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sync"
@@ -23,18 +24,34 @@ type Output struct {
 	mu   sync.Mutex
 	tail *Tail
 	buf  []byte
+	// also sees everything read, in order (see NewOutputTo); nil for none.
+	also io.Writer
 }
 
 // NewOutput makes a pipe and starts reading it into a tail of limit
 // bytes. Hand File to a process, or close it to end the reading.
-func NewOutput(limit int) (*Output, error) {
+func NewOutput(limit int) (*Output, error) { return NewOutputTo(limit, nil) }
+
+// NewOutputTo is NewOutput that also writes everything it reads to also
+// (nil: nowhere), in order, as it reads it: also sees the whole stream,
+// the tail only its end. What also returns is ignored; ReadDone is closed
+// once its last Write has returned.
+func NewOutputTo(limit int, also io.Writer) (*Output, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("output pipe: %w", err)
 	}
-	o := &Output{r: r, w: w, done: make(chan struct{}), tail: NewTail(limit), buf: make([]byte, 32<<10)}
+	o := &Output{r: r, w: w, done: make(chan struct{}), tail: NewTail(limit), buf: make([]byte, 32<<10), also: also}
 	go o.read()
 	return o, nil
+}
+
+// keep writes what was read to the tail, and to also; o.mu is held.
+func (o *Output) keep(p []byte) {
+	o.tail.Write(p)
+	if o.also != nil {
+		_, _ = o.also.Write(p)
+	}
 }
 
 // File is the end of the pipe a process writes to.
@@ -67,7 +84,7 @@ func (o *Output) read() {
 			n, err := unix.Read(int(fd), o.buf)
 			switch {
 			case n > 0:
-				o.tail.Write(o.buf[:n])
+				o.keep(o.buf[:n])
 			case err == unix.EAGAIN:
 				return false // wait until there is more
 			case err != unix.EINTR:
@@ -99,7 +116,7 @@ func (o *Output) Take() *Tail {
 			for {
 				n, err := unix.Read(int(fd), o.buf)
 				if n > 0 {
-					o.tail.Write(o.buf[:n])
+					o.keep(o.buf[:n])
 					continue
 				}
 				if err != unix.EINTR {
