@@ -37,7 +37,10 @@ prompt is answered with a JSON-RPC error "replay diverged: turn N: REQUEST:
 recorded X, got Y"; the same line goes to stderr. Later prompts are still
 played, each checked on its own. A session/cancel ends the turn with
 stopReason cancelled; where the recording holds the cancel, the replay waits
-for it there, as the recorded agent did.
+for it there, as the recorded agent did. Where acprun sent that cancel for a
+cause outside the scenario (its _meta says interrupt, runTimeout or
+failFast), no replaying run cancels there: the turn ends at once with a
+JSON-RPC error saying the recording cannot be replayed past that point.
 
 Paths under the recorded session cwd are moved to the replay's. A transcript
 holds one session. A transcript that is missing or invalid is reported as

@@ -276,6 +276,63 @@ turns:
 	}
 }
 
+// TestReplayOfAnInterruptedRecording: a run interrupted (^C) in turn 2
+// records acprun's session/cancel with its cause; replayed, turn 1 plays
+// as recorded and turn 2 ends at once where the recording was interrupted,
+// with an error saying so, instead of waiting for a cancel that no
+// replaying run sends until its turnTimeout passes.
+func TestReplayOfAnInterruptedRecording(t *testing.T) {
+	t.Parallel()
+	scenario := `name: fix
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turnTimeout: 30s
+turns:
+  - prompt: one
+  - prompt: two
+`
+	recDir := realTempDir(t)
+	writeFiles(t, recDir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{text: hi}]\n  - steps: [{text: working}, {waitForCancel: true}]\n",
+		"s.yaml":          scenario,
+	})
+	// The transcript is a FIFO: it says when turn 2 is under way, and
+	// what it holds is kept for the replay.
+	run := runFollowingTranscript(t, t.Context(), recDir, "fix")
+	var transcript strings.Builder
+	for run.lines.Scan() {
+		line := run.lines.Text()
+		transcript.WriteString(line + "\n")
+		if allIn(line, []string{`"dir":"a2c"`, `"text":"working"`}) {
+			run.interrupt()
+		}
+	}
+	rec := run.waitInterrupted()
+	if tr := rec.Scenarios[0].Turns[1]; tr.CancelCause != "interrupt" {
+		t.Fatalf("recording: turn 2 cancelled after %q, want interrupt", tr.CancelCause)
+	}
+	if !strings.Contains(transcript.String(), `"method":"session/cancel","params":{"sessionId":"mock-session-1","_meta":{"acprun/cancelCause":"interrupt"}}`) {
+		t.Errorf("transcript holds no session/cancel saying its cause:\n%s", transcript.String())
+	}
+
+	dir := replayDir(t, []byte(transcript.String()), scenario, nil)
+	res, got := runResults(t, dir, "s.yaml")
+	if res.code != exitFailed {
+		t.Errorf("exit %d, want %d\n%s", res.code, exitFailed, res.stderr)
+	}
+	sc := got.Scenarios[0]
+	if tr := sc.Turns[0]; tr.StopReason != "end_turn" || tr.Text != "hi" {
+		t.Errorf("turn 1 = %s %q, want it played as recorded", tr.StopReason, tr.Text)
+	}
+	want := "replay: the recorded run was interrupted during turn 2 (cancelCause interrupt): the recording cannot be replayed past that point"
+	if tr := sc.Turns[1]; tr.StopReason != "error" || tr.CancelCause != "" || !strings.Contains(tr.Error, want) {
+		t.Errorf("turn 2 = %s (cancelCause %q) %q, want an error saying %q", tr.StopReason, tr.CancelCause, tr.Error, want)
+	}
+	if !strings.Contains(sc.StderrTail, "rec/fix.jsonl:") {
+		t.Errorf("stderr = %q, want the transcript's line of the cancel", sc.StderrTail)
+	}
+}
+
 // TestReplayCancelledByTheClient: the client cancels while the replay
 // waits for its answer to a permission request (held by answerDelay); the
 // replay stops and answers cancelled, as a well-behaved agent does.

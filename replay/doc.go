@@ -54,7 +54,14 @@
 // did (so that a recorded timeout times out again), then plays what the
 // recorded agent sent after it; if the recorded agent never answered the
 // cancelled prompt, neither does the replay (acprun then finds it
-// unresponsive, as it found the recorded agent). Any other request whose
+// unresponsive, as it found the recorded agent). A recorded cancel whose
+// _meta gives a cause outside the scenario (report.MetaCancelCause:
+// interrupt, runTimeout or failFast, see report.ExternalCause) is one no
+// replaying client makes at that point: the replay stops there and answers
+// the prompt at once with an error saying the recording cannot be replayed
+// past it (unless the client has cancelled by then: stopReason
+// "cancelled"). A cancel without a cause (a transcript recorded before
+// acprun gave it) is waited for. Any other request whose
 // answer the recording lacks (a transcript cut short) is answered with an
 // error saying the recording ends there.
 //

@@ -16,6 +16,7 @@ import (
 	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/jsonpos"
 	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/report"
 )
 
 // Recording is a parsed transcript: what the client asked, in order, and
@@ -68,6 +69,7 @@ type item struct {
 	raw    string          // itemRaw
 	answer *answer         // itemRequest: the client's recorded answer, nil when none
 	req    *item           // itemAwait: the request answered
+	cause  string          // itemCancel: why acprun cancelled (its _meta); "" when it does not say
 }
 
 // answer is a recorded response: a result or an error object.
@@ -348,7 +350,7 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 		p.openClient[id] = ex
 	case w.Method == "session/cancel":
 		if p.cur != nil && p.cur.method == "session/prompt" && p.cur.answer == nil {
-			p.cur.during = append(p.cur.during, &item{line: n, t: rl.T, kind: itemCancel})
+			p.cur.during = append(p.cur.during, &item{line: n, t: rl.T, kind: itemCancel, cause: cancelCause(w.Params)})
 		}
 	case w.Method == "" && id != "":
 		it := p.openAgent[id]
@@ -365,6 +367,18 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 		p.add(&item{line: n, t: rl.T, kind: itemAwait, req: it})
 	}
 	return nil
+}
+
+// cancelCause is the cause acprun gave in the _meta of the session/cancel
+// whose params are params; "" in a transcript recorded before acprun gave
+// it, or of another client.
+func cancelCause(params json.RawMessage) string {
+	var p struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	_ = json.Unmarshal(params, &p)
+	cause, _ := p.Meta[report.MetaCancelCause].(string)
+	return cause
 }
 
 // agent reads a line of the agent.

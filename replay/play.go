@@ -14,6 +14,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/report"
 )
 
 // Options changes how Run plays a recording.
@@ -300,6 +301,10 @@ func (p *player) handle(in *incoming) error {
 		return p.answerDiverged(in, end.div)
 	case end.cancelled:
 		return p.answer(in.id, json.RawMessage(`{"stopReason":"cancelled"}`), nil)
+	case end.cut != nil:
+		msg := cutMessage(turn, end.cut.cause)
+		fmt.Fprintf(p.stderr, "acprun replay: %s:%d: %s\n", p.rec.File, end.cut.line, msg)
+		return p.answer(in.id, nil, errorJSON(acp.CodeInternalError, msg, nil))
 	case end.eof:
 		return p.answer(in.id, nil, errorJSON(acp.CodeInternalError, "replay: the client closed its input before the turn ended", nil))
 	case ex.answer == nil && end.cancelPassed:
@@ -330,6 +335,19 @@ func (p *player) handle(in *incoming) error {
 	// client's next request is read, as it did.
 	st.cancel = nil
 	return p.playAside(ex.after, st)
+}
+
+// cutMessage says why the replay stops at a recorded cancel of turn that
+// acprun sent for cause, outside the scenario.
+func cutMessage(turn int, cause string) string {
+	what := "the recorded run was interrupted"
+	switch cause {
+	case report.CauseRunTimeout:
+		what = "the recorded run's --timeout passed"
+	case report.CauseFailFast:
+		what = "the recorded run stopped for --fail-fast"
+	}
+	return fmt.Sprintf("replay: %s during turn %d (cancelCause %s): the recording cannot be replayed past that point; %s", what, turn, cause, recordAgain)
 }
 
 // playAside plays items outside a request's turn: before the first request
@@ -407,16 +425,30 @@ type ending struct {
 	cancelled    bool // the client cancelled where the recording did not
 	eof          bool // stdin ended while an answer or a cancel was awaited
 	cancelPassed bool // every item was played, a recorded cancel among them
+	// cut is the recorded cancel reached, that acprun sent for a cause
+	// outside the scenario (report.ExternalCause): past it the recording
+	// cannot be played.
+	cut *item
 }
 
 // play sends items in order. It stops at a divergence, at the client's
 // cancel (unless the recording holds that cancel: then it waits for it at
-// its place and goes on), or at the end of stdin while waiting; the error
-// is that of writing.
+// its place and goes on), at a recorded cancel whose cause was outside the
+// scenario (an interrupt, the run's --timeout, --fail-fast: the client
+// has no reason to cancel there), or at the end of stdin while waiting;
+// the error is that of writing.
 func (p *player) play(items []*item, st playState) (ending, error) {
 	cancel := st.cancel
 	passed := false
 	for _, it := range items {
+		if it.kind == itemCancel && report.ExternalCause(it.cause) {
+			if cancel.came() {
+				return ending{cancelled: true}, nil
+			}
+			// What the recorded agent did after this cancel answered
+			// acprun's stopping, which no replay does: stop here.
+			return ending{cut: it}, nil
+		}
 		if it.kind == itemCancel {
 			select {
 			case <-cancel.C():

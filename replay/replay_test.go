@@ -249,6 +249,73 @@ func TestRunCancelWhileWaiting(t *testing.T) {
 	}
 }
 
+// TestRunCancelCause: a recorded session/cancel whose _meta says acprun
+// sent it for a cause outside the scenario (an interrupt, the run's
+// --timeout, --fail-fast) is a point the replay cannot play past: no
+// client cancels there, so the prompt is answered at once with an error
+// saying why, at the cancel's line. One the scenario's own limits sent (a
+// turn timeout) is waited for, as one without a cause is.
+func TestRunCancelCause(t *testing.T) {
+	const cancelLine = `{"t":500,"dir":"c2a","msg":{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}}`
+	for _, tc := range []struct {
+		cause string
+		want  string // the error's message; "" when the cancel is waited for
+	}{
+		{"interrupt", "replay: the recorded run was interrupted during turn 2 (cancelCause interrupt): the recording cannot be replayed past that point; " + recordAgain},
+		{"runTimeout", "replay: the recorded run's --timeout passed during turn 2 (cancelCause runTimeout): the recording cannot be replayed past that point; " + recordAgain},
+		{"failFast", "replay: the recorded run stopped for --fail-fast during turn 2 (cancelCause failFast): the recording cannot be replayed past that point; " + recordAgain},
+		{"turnTimeout", ""},
+	} {
+		t.Run(tc.cause, func(t *testing.T) {
+			line := strings.Replace(cancelLine, `"sessionId":"s1"`, `"sessionId":"s1","_meta":{"acprun/cancelCause":"`+tc.cause+`"}`, 1)
+			c := start(t, strings.Replace(recorded, cancelLine, line, 1))
+			c.handshake("/rec")
+			c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix it"}]}}`)
+			c.expect(`"tool_call"`)
+			c.expect(`"method":"session/request_permission"`)
+			c.send(`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}`)
+			c.expect(`"method":"fs/read_text_file"`)
+			c.send(`{"jsonrpc":"2.0","id":2,"result":{"content":"key=x\n"}}`)
+			c.expect(`DEBUG noise`)
+			c.expect(`"id":10,`, `"stopReason":"end_turn"`)
+			c.expect(`"text":"late"`)
+			c.send(`{"jsonrpc":"2.0","id":11,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"wait"}]}}`)
+			c.expect(`"text":"waiting"`)
+			if tc.want == "" {
+				c.send(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`)
+				c.expect(`"status":"failed"`)
+				c.expect(`"id":11,`, `"stopReason":"cancelled"`)
+			} else {
+				// No cancel from the client: what the recorded agent sent
+				// after the cancel is not played either.
+				l := c.expect(`"id":11,`)
+				var resp struct {
+					Error *struct {
+						Code    int    `json:"code"`
+						Message string `json:"message"`
+					} `json:"error"`
+				}
+				if err := json.Unmarshal([]byte(l), &resp); err != nil {
+					t.Fatal(err)
+				}
+				if resp.Error == nil || resp.Error.Code != -32603 || resp.Error.Message != tc.want {
+					t.Errorf("prompt answered %s\nwant error -32603 %q", l, tc.want)
+				}
+			}
+			if err := c.end(); err != nil {
+				t.Errorf("Run = %v", err)
+			}
+			wantStderr := ""
+			if tc.want != "" {
+				wantStderr = "acprun replay: rec.jsonl:17: " + tc.want + "\n"
+			}
+			if got := c.stderr.String(); got != wantStderr {
+				t.Errorf("stderr = %q, want %q", got, wantStderr)
+			}
+		})
+	}
+}
+
 func TestRunPromptDiverged(t *testing.T) {
 	c := start(t, recorded)
 	c.handshake("/rec")

@@ -114,6 +114,11 @@ const (
 	CauseDivergence = "divergence"
 )
 
+// MetaCancelCause is the key of the _meta of acprun's session/cancel
+// params that holds its cause (one of the Cause names), so that a
+// transcript says why acprun cancelled: {"acprun/cancelCause": "interrupt"}.
+const MetaCancelCause = "acprun/cancelCause"
+
 // ExternalCause reports whether acprun cancelled a turn for a cause
 // outside its scenario (an interrupt, the run's --timeout, --fail-fast):
 // such a turn did not finish, meets no expectation, and makes its

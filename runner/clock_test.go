@@ -13,6 +13,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	json "github.com/go-json-experiment/json/v1"
+
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/redact"
@@ -302,6 +304,68 @@ turns:
 			t.Errorf("status %s (%q), want failed for turn 2 alone", res.Status, res.Failures)
 		}
 	})
+}
+
+// TestCancelSaysItsCause: acprun's session/cancel says why it was sent in
+// its _meta (report.MetaCancelCause), with the turn's cancelCause, so that
+// a transcript tells a cancel the scenario's own limits made (a replay
+// makes it again) from one the run made (an interrupt, --timeout,
+// --fail-fast: a replay cannot).
+func TestCancelSaysItsCause(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cause error // the end of the run's context once the turn has begun; nil: none
+		want  string
+	}{
+		{"turn timeout", nil, report.CauseTurnTimeout},
+		{"interrupt", errors.New("interrupted"), report.CauseInterrupt},
+		{"run timeout", ErrRunTimeout, report.CauseRunTimeout},
+		{"fail fast", errFailFast, report.CauseFailFast},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := startInBubble(t, waitingAgent, `name: slow
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turnTimeout: 200ms
+turns:
+  - prompt: one
+`)
+				ctx, cancel := context.WithCancelCause(t.Context())
+				defer cancel(nil)
+				if tc.cause != nil {
+					b.onLine = func(dir acp.Direction, line []byte) {
+						if dir == acp.Received && strings.Contains(string(line), `"text":"working"`) {
+							cancel(tc.cause)
+						}
+					}
+				}
+				if err := b.handshake(ctx); err != nil {
+					t.Fatalf("handshake: %v", err)
+				}
+				b.r.playTurns(ctx, ctx)
+				res := b.finish(t, false)
+				if tr := res.Turns[0]; tr.CancelCause != tc.want {
+					t.Errorf("turn 1 cancelCause %q, want %q", tr.CancelCause, tc.want)
+				}
+				var causes []string
+				for _, line := range b.sentLines() {
+					var m struct {
+						Method string `json:"method"`
+						Params struct {
+							Meta map[string]string `json:"_meta"`
+						} `json:"params"`
+					}
+					if err := json.Unmarshal(line, &m); err == nil && m.Method == acp.MethodSessionCancel {
+						causes = append(causes, m.Params.Meta[report.MetaCancelCause])
+					}
+				}
+				if want := []string{tc.want}; !slices.Equal(causes, want) {
+					t.Errorf("session/cancel sent with causes %q, want %q", causes, want)
+				}
+			})
+		})
+	}
 }
 
 // TestContinueAfterCancel: with continueAfterCancel the turn after a

@@ -59,7 +59,7 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	if expired {
 		out.cancelCause = cancelCause(context.Cause(turnCtx))
 		var answeredFirst bool
-		answeredFirst, err = r.cancel(t, call, &resp)
+		answeredFirst, err = r.cancel(t, call, &resp, out.cancelCause)
 		// Ignored only by an answer read after the cancel was written: one
 		// already on its way could not heed it.
 		out.cancelIgnored = err == nil && resp.StopReason != acp.StopCancelled && !answeredFirst
@@ -265,14 +265,16 @@ var (
 // the prompt's answer. When no answer comes the agent is killed and
 // errUnresponsive returned. answeredFirst reports that the answer had been
 // read when session/cancel was about to be written: it cannot be the
-// agent's answer to the cancel.
-func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptResponse) (answeredFirst bool, _ error) {
+// agent's answer to the cancel. The cancel carries its cause in its _meta
+// (report.MetaCancelCause), so that a transcript says why acprun cancelled:
+// a replay cannot play past a cancel whose cause was outside the scenario.
+func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptResponse, cause string) (answeredFirst bool, _ error) {
 	r.sess.cancelTurn(t)
 	// Taken before the write: once the cancel is out, the agent's answer to
 	// it may be read before Notify returns.
 	answeredFirst = call.Answered()
 	notifyCtx, cancelNotify := context.WithTimeout(context.Background(), time.Second)
-	err := r.agent.Conn.Notify(notifyCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID})
+	err := r.agent.Conn.Notify(notifyCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID, Meta: cancelMeta(cause)})
 	cancelNotify()
 	r.sess.sentCancel(t)
 	if err != nil && !errors.Is(err, acp.ErrClosed) && (!errors.Is(err, syscall.EPIPE) || r.stoppedReading(err)) {
@@ -314,6 +316,14 @@ func isContextErr(err error) bool {
 	return !errors.Is(err, acp.ErrClosed) && !errors.As(err, &ae)
 }
 
+// cancelMeta is the _meta of a session/cancel sent for cause.
+func cancelMeta(cause string) json.RawMessage {
+	meta, _ := json.Marshal(map[string]string{report.MetaCancelCause: cause}) // a map of strings always marshals
+	return meta
+}
+
+// cancelCause names the cause of a turn's context's end, as the results
+// give it.
 func cancelCause(cause error) string {
 	switch {
 	case errors.Is(cause, errTurnTimeout):

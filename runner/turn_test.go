@@ -163,7 +163,7 @@ func TestPromptNotSentIsSkipped(t *testing.T) {
 		agent: &Agent{Conn: conn},
 	}
 	var resp acp.PromptResponse
-	_, err := run.cancel(newTurnState(&report.TurnResult{Index: 1}), call, &resp)
+	_, err := run.cancel(newTurnState(&report.TurnResult{Index: 1}), call, &resp, report.CauseTurnTimeout)
 	if !errors.Is(err, errNotSent) {
 		t.Errorf("cancel = %v, want errNotSent", err)
 	}
