@@ -425,17 +425,23 @@ func TestExpectEveryKind(t *testing.T) {
 const judgeScript = `turns:
   - match: 'custom-rubric'
     steps: [{text: "VERDICT: ok"}]
+  - match: 'mixed-rubric'
+    steps: [{text: "FAIL\n- PASS: the fix is minimal\n- FAIL: the API changed"}]
+  - match: 'markup-rubric'
+    steps: [{text: "\n**PASS**. The fix is minimal."}]
+  - match: 'preamble-rubric'
+    steps: [{text: "Let me look at the changes.\nPASS"}]
   - match: 'slow-rubric'
     steps: [{waitForCancel: true}]
   - match: 'late-verdict-rubric'
     onCancel: end_turn
     steps: [{text: "PASS"}, {waitForCancel: true}]
   - match: 'leak-rubric'
-    steps: [{read: {path: leak.txt}}, {text: "\nPASS"}]
+    steps: [{text: "PASS\n"}, {read: {path: leak.txt}}]
   - match: 'write-rubric'
     steps:
+      - text: "PASS anyway\n"
       - write: {path: notes.txt, content: "overwritten by the judge\n"}
-      - text: "\nPASS anyway"
   - match: 'modified: notes\.txt'
     steps: [{text: "PASS\nnotes.txt was edited."}]
 default:
@@ -478,15 +484,25 @@ var judgeCases = []judgeCase{
 	// The agent edits notes.txt: the judge's prompt says so, and it passes.
 	{name: "judge-pass", agent: "editor", expect: "judge:\n  " + judgeAgent + "\n  rubric: notes.txt was edited.\n"},
 	{name: "judge-fail", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: notes.txt was edited.}\n",
-		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /(?m)^\W*PASS\b/: "FAIL nothing was changed."`}},
+		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A\W*PASS\b/: "FAIL nothing was changed."`}},
 	{name: "judge-turn-fail", agent: "idle", turnLevel: true, expect: "judge: {" + judgeAgent + ", rubric: notes.txt was edited.}\n",
-		fail: &wantFailure{1, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /(?m)^\W*PASS\b/: "FAIL nothing was changed."`}},
+		fail: &wantFailure{1, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A\W*PASS\b/: "FAIL nothing was changed."`}},
 	{name: "judge-custom-pass", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: custom-rubric, pass: '^VERDICT: ok$'}\n"},
 	{name: "judge-custom-fail", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: anything, pass: '^APPROVED'}\n",
 		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /^APPROVED/: "FAIL nothing was changed."`}},
-	// The default pass pattern wants a line starting with PASS.
+	// The default pass pattern wants PASS as the reply's first word.
 	{name: "judge-default-pass-fail", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: custom-rubric}\n",
-		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /(?m)^\W*PASS\b/: "VERDICT: ok"`}},
+		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A\W*PASS\b/: "VERDICT: ok"`}},
+	// The verdict is the reply's first word, as the judge's prompt asks:
+	// per-criterion "- PASS: …" lines after a FAIL do not pass it, and
+	// neither does a PASS after other words.
+	{name: "judge-mixed-fail", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: mixed-rubric}\n",
+		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A\W*PASS\b/: "FAIL - PASS: the fix is minimal - FAIL: the API changed"`}},
+	{name: "judge-markup-pass", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: markup-rubric}\n"},
+	{name: "judge-preamble-fail", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: preamble-rubric}\n",
+		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A\W*PASS\b/: "Let me look at the changes. PASS"`}},
+	// A pass pattern of one's own keeps its meaning: (?m)^ is any line.
+	{name: "judge-custom-any-line", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: mixed-rubric, pass: '(?m)^- PASS'}\n"},
 	{name: "judge-no-start", agent: "idle", expect: "judge: {agent: {command: [/nonexistent/judge-agent]}, rubric: anything}\n",
 		fail: &wantFailure{0, "judge: «{", `judge /nonexistent/judge-agent gave no verdict: {ANY}.yaml:{ANY}: agent command /nonexistent/judge-agent: no such file`}},
 	// The judge never answers: its timeout cancels it.
@@ -597,7 +613,7 @@ func TestJudgeVerdicts(t *testing.T) {
 
 	// No secret in any output, the judge's transcript included.
 	leak := got["judge-redacts"]
-	if j := leak.Judge; j != nil && j.Text != "read: token=[REDACTED]\n\nPASS" {
+	if j := leak.Judge; j != nil && j.Text != "PASS\nread: token=[REDACTED]\n" {
 		t.Errorf("judge-redacts: judge text %q, want the file it read redacted", j.Text)
 	}
 	for _, name := range []string{"out.json", "tr/judge-redacts.jsonl", "tr/judge-redacts.judge.jsonl"} {
@@ -610,8 +626,8 @@ func TestJudgeVerdicts(t *testing.T) {
 	// The read-only judge's write was refused, and the workspace kept
 	// its file (the scenario's files check passed too).
 	ro := got["judge-read-only"]
-	if j := ro.Turns[0].Judge; j != nil && (!strings.HasPrefix(j.Text, "error: fs/write_text_file: ") || !strings.Contains(j.Text, "the client is read-only") || !strings.HasSuffix(j.Text, "\nPASS anyway")) {
-		t.Errorf("judge-read-only: judge text %q, want its write refused as read-only, then its PASS", j.Text)
+	if j := ro.Turns[0].Judge; j != nil && (!strings.HasPrefix(j.Text, "PASS anyway\nerror: fs/write_text_file: ") || !strings.Contains(j.Text, "the client is read-only")) {
+		t.Errorf("judge-read-only: judge text %q, want its PASS, then its write refused as read-only", j.Text)
 	}
 	if ro.Workspace == nil {
 		t.Fatalf("judge-read-only: no workspace in the result")

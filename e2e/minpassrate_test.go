@@ -100,6 +100,52 @@ func TestMinPassRateBelow(t *testing.T) {
 	}
 }
 
+// TestMinPassRatePrecision: 2 of 3 attempts pass, below a minimum that
+// rounds like the rate: the table on stderr, the HTML report and JUnit
+// print the rate and the minimum alike, so the rate reads below it.
+func TestMinPassRatePrecision(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ min, rate, minimum string }{
+		{"0.667", "2/3 (66.67%)", "66.7%"},
+		{"0.6667", "2/3 (66.667%)", "66.67%"},
+	} {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{
+			"agent.mock.yaml": "turns:\n  - steps: [{text: done}]\n",
+			"s.yaml": `name: flaky
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+verify:
+  - 'n=$(cat count 2>/dev/null || echo 0); echo $((n+1)) > count; [ "$n" != 1 ]'
+turns: [{prompt: go}]
+`,
+		})
+		res, _ := runResults(t, dir, "s.yaml", "--repeat", "3", "-j", "1", "--min-pass-rate", tt.min, "--junit", "junit.xml", "--html", "r.html")
+		if res.code != exitFailed {
+			t.Fatalf("min %s: exit %d, want 1: 2 of 3 is below it\n%s", tt.min, res.code, res.stderr)
+		}
+		if want := "flaky     " + tt.rate + " pass@3=1.00 pass^3=0.00, min " + tt.minimum + ": below\n"; !strings.Contains(res.stderr, want) {
+			t.Errorf("min %s: summary lacks %q:\n%s", tt.min, want, res.stderr)
+		}
+		page, err := os.ReadFile(filepath.Join(dir, "r.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{">" + tt.rate + "<br><small>", "pass@3 1.00 · pass^3 0.00 · min " + tt.minimum + ": below</small>"} {
+			if !strings.Contains(string(page), want) {
+				t.Errorf("min %s: HTML report lacks %q", tt.min, want)
+			}
+		}
+		junit, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `<failure message="pass rate ` + tt.rate + ` is below the minimum ` + tt.minimum + `" type="passRate">`; !strings.Contains(string(junit), want) {
+			t.Errorf("min %s: JUnit lacks %s:\n%s", tt.min, want, junit)
+		}
+	}
+}
+
 // TestMinPassRateScenarioWins: the scenario's expect.passRate wins over
 // the flag, either way.
 func TestMinPassRateScenarioWins(t *testing.T) {

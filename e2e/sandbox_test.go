@@ -664,9 +664,9 @@ func TestSandboxHoldsTheJudge(t *testing.T) {
 `,
 		"judge.mock.yaml": `turns:
   - steps:
+      - text: "PASS\n"
       - spawn: "sh check.sh"
       - spawn: "echo tmp > $TMPDIR/t && cat $TMPDIR/t"
-      - text: "\nPASS"
 `,
 		"s.yaml": "name: judged\nagent: {command: [acprun, mock-agent, " + filepath.Join(dir, "agent.mock.yaml") + "]}\n" +
 			"workspace: {from: ws}\nsandbox: {write: [" + outside + "]}\nturns: [{prompt: hi}]\n" +

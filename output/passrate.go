@@ -110,7 +110,8 @@ func commandBase(command []string) string {
 // interrupted or invalid, which are not samples, and the rate against its
 // minimum when there is one ("min 80%: met").
 func passRateCell(p report.PassRate) string {
-	s := fmt.Sprintf("%d/%d (%.0f%%)", p.Passed, p.Attempts, 100*p.Rate)
+	rate, _ := p.Percents()
+	s := fmt.Sprintf("%d/%d (%s)", p.Passed, p.Attempts, rate)
 	if n := p.Attempts; n > 1 {
 		s += fmt.Sprintf(" pass@%d=%.2f pass^%d=%.2f", n, p.PassAtK.At(n), n, p.PassHatK.At(n))
 	}

@@ -36,7 +36,7 @@ func TestPassRatesLeaveOutInterrupted(t *testing.T) {
 	if err := output.Text(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
-	if want := "2/3 (67%) pass@3=1.00 pass^3=0.00, 1 interrupted"; !strings.Contains(buf.String(), want) {
+	if want := "2/3 (66.67%) pass@3=1.00 pass^3=0.00, 1 interrupted"; !strings.Contains(buf.String(), want) {
 		t.Errorf("the table does not say %q:\n%s", want, buf.String())
 	}
 }

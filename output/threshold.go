@@ -2,18 +2,11 @@ package output
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
 	"github.com/acprun/acprun/report"
 )
-
-// percent formats a share as a percentage with at most 2 decimals: 0.8
-// is "80%", 2/3 "66.67%".
-func percent(f float64) string {
-	return strconv.FormatFloat(math.Round(f*1e4)/100, 'f', -1, 64) + "%"
-}
 
 // minPassRate says how a pass rate fares against its minimum: "min 80%:
 // met" or "min 80%: below".
@@ -22,7 +15,8 @@ func minPassRate(p report.PassRate) string {
 	if *p.Met {
 		verdict = "met"
 	}
-	return fmt.Sprintf("min %s: %s", percent(p.MinPassRate), verdict)
+	_, minimum := p.Percents()
+	return fmt.Sprintf("min %s: %s", minimum, verdict)
 }
 
 // ratesMet counts the pass rates that had a minimum (of) and those that
@@ -77,12 +71,13 @@ func junitRateCase(p report.PassRate, rs []report.Result) junitTestCase {
 		junitProperty{Name: "minPassRate", Value: report.FormatRate(p.MinPassRate)},
 		junitProperty{Name: "minPassRateMet", Value: strconv.FormatBool(*p.Met)})
 	tc.Properties = &junitProperties{props}
-	rate := fmt.Sprintf("pass rate %d/%d (%s)", p.Passed, p.Attempts, percent(p.Rate))
+	rate, minimum := p.Percents()
+	rate = fmt.Sprintf("pass rate %d/%d (%s)", p.Passed, p.Attempts, rate)
 	switch {
 	case !*p.Met:
-		tc.Failure = &junitProblem{Message: fmt.Sprintf("%s is below the minimum %s", rate, percent(p.MinPassRate)), Type: "passRate", Body: xmlText(b.String())}
+		tc.Failure = &junitProblem{Message: fmt.Sprintf("%s is below the minimum %s", rate, minimum), Type: "passRate", Body: xmlText(b.String())}
 	case b.Len() > 0:
-		tc.SystemOut = &junitText{xmlText(fmt.Sprintf("%s meets the minimum %s; the attempts that did not pass:\n%s", rate, percent(p.MinPassRate), b.String()))}
+		tc.SystemOut = &junitText{xmlText(fmt.Sprintf("%s meets the minimum %s; the attempts that did not pass:\n%s", rate, minimum, b.String()))}
 	}
 	return tc
 }

@@ -57,6 +57,48 @@ func TestMinPassRateText(t *testing.T) {
 	}
 }
 
+// flakyRun is "flaky" run 3 times (passed, failed, passed) with the
+// minimum given.
+func flakyRun(min float64) report.Report {
+	rep := report.Report{SchemaVersion: report.SchemaVersion, Duration: 3 * time.Second}
+	for i, st := range []report.Status{report.StatusPassed, report.StatusFailed, report.StatusPassed} {
+		rep.Scenarios = append(rep.Scenarios, reporttest.Complete(report.Result{Name: "flaky", File: "s.yaml", Line: 1, Attempt: i + 1,
+			Status: st, MinPassRate: min, Duration: time.Second, Turns: []report.TurnResult{{Index: 1, StopReason: "end_turn", Text: "reply"}}}))
+	}
+	return rep
+}
+
+// TestMinPassRatePrecision: the table and JUnit print a rate and its
+// minimum alike, so a rate below its minimum never reads equal to it or
+// above it.
+func TestMinPassRatePrecision(t *testing.T) {
+	noColor(t)
+	tests := []struct {
+		min          float64
+		table, junit string
+	}{
+		{0.667, "flaky     2/3 (66.67%) pass@3=1.00 pass^3=0.00, min 66.7%: below\n", "pass rate 2/3 (66.67%) is below the minimum 66.7%"},
+		{0.67, "flaky     2/3 (66.67%) pass@3=1.00 pass^3=0.00, min 67%: below\n", "pass rate 2/3 (66.67%) is below the minimum 67%"},
+		{0.6667, "flaky     2/3 (66.667%) pass@3=1.00 pass^3=0.00, min 66.67%: below\n", "pass rate 2/3 (66.667%) is below the minimum 66.67%"},
+		{0.6, "flaky     2/3 (66.67%) pass@3=1.00 pass^3=0.00, min 60%: met\n", "pass rate 2/3 (66.67%) meets the minimum 60%"},
+	}
+	for _, tt := range tests {
+		var text, junit bytes.Buffer
+		if err := output.Text(&text, flakyRun(tt.min)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text.String(), tt.table) {
+			t.Errorf("min %v: summary lacks %q:\n%s", tt.min, tt.table, text.String())
+		}
+		if err := output.JUnit(&junit, flakyRun(tt.min)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(junit.String(), tt.junit) {
+			t.Errorf("min %v: JUnit lacks %q:\n%s", tt.min, tt.junit, junit.String())
+		}
+	}
+}
+
 // TestMinPassRateJUnit: a scenario with a minimum is one testcase per
 // agent: failed when below it, with every attempt that did not pass in
 // the body; passed when met, with them in system-out; an interrupted

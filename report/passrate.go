@@ -111,6 +111,27 @@ func FormatRate(v float64) string {
 	return strconv.FormatFloat(math.Round(v*1e4)/1e4, 'f', -1, 64)
 }
 
+// Percents formats p's rate and its minimum (0 when none) as percentages
+// for people, alike: rounded to 2 decimals, as short as they go ("80%",
+// "66.67%"), or to as many more as it takes for a rate below its minimum
+// to read below it (2/3 against a minimum of 0.6667: "66.667%" and
+// "66.67%").
+func (p PassRate) Percents() (rate, minimum string) {
+	for d := 2; ; d++ {
+		rate, minimum = percent(p.Rate, d), percent(p.MinPassRate, d)
+		// Past 15 decimals a float64 holds no more digits to show.
+		if p.Met == nil || *p.Met || rate != minimum || d == 15 {
+			return rate, minimum
+		}
+	}
+}
+
+// percent formats the share f as a percentage rounded to d decimals.
+func percent(f float64, d int) string {
+	scale := math.Pow10(d)
+	return strconv.FormatFloat(math.Round(f*100*scale)/scale, 'f', -1, 64) + "%"
+}
+
 // PassAtK is the unbiased estimator of pass@k for c passes in n attempts:
 // 1 - C(n-c, k)/C(n, k), the chance that a draw of k of the attempts
 // (without replacement) holds at least one pass. It is computed as a

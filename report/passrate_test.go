@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -237,6 +238,55 @@ func TestPassRatesOnlyToCompare(t *testing.T) {
 	for _, tt := range tests {
 		if got := len(report.PassRates(report.Report{Scenarios: tt.rs})); got != tt.want {
 			t.Errorf("%s: %d pass rates, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestPercents: a pass rate and its minimum are formatted alike, to 2
+// decimals at most, unless a rate below its minimum would then read equal
+// to it: then to as many more as it takes.
+func TestPercents(t *testing.T) {
+	met := func(rate, min float64) *bool { m := rate >= min; return &m }
+	tests := []struct {
+		name              string
+		rate, min         float64
+		wantRate, wantMin string
+	}{
+		{"no minimum", 2.0 / 3, 0, "66.67%", "0%"},
+		{"whole", 0.8, 0.8, "80%", "80%"},
+		{"below, told apart at 2 decimals", 2.0 / 3, 0.667, "66.67%", "66.7%"},
+		{"below, equal at 2 decimals", 2.0 / 3, 0.6667, "66.667%", "66.67%"},
+		{"below, equal at 3 decimals", 2.0 / 3, 0.66667, "66.6667%", "66.667%"},
+		{"met, equal at 2 decimals", 0.66671, 0.6667, "66.67%", "66.67%"},
+		{"met", 2.0 / 3, 0.6, "66.67%", "60%"},
+		{"none passed", 0, 0.5, "0%", "50%"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := report.PassRate{Rate: tt.rate, MinPassRate: tt.min}
+			if tt.min > 0 {
+				p.Met = met(tt.rate, tt.min)
+			}
+			rate, min := p.Percents()
+			if rate != tt.wantRate || min != tt.wantMin {
+				t.Errorf("Percents() of %v against %v = %s, %s; want %s, %s", tt.rate, tt.min, rate, min, tt.wantRate, tt.wantMin)
+			}
+		})
+	}
+	// Every rate of up to 100 attempts below a minimum just above it reads
+	// below it.
+	for n := 1; n <= 100; n++ {
+		for c := 0; c < n; c++ {
+			rate := float64(c) / float64(n)
+			for _, d := range []float64{1e-3, 1e-5, 5e-6, 1e-7, 1e-9, 1e-12} {
+				p := report.PassRate{Rate: rate, MinPassRate: rate + d, Met: met(rate, rate+d)}
+				r, m := p.Percents()
+				rf, err1 := strconv.ParseFloat(strings.TrimSuffix(r, "%"), 64)
+				mf, err2 := strconv.ParseFloat(strings.TrimSuffix(m, "%"), 64)
+				if err1 != nil || err2 != nil || rf >= mf {
+					t.Errorf("Percents() of %d/%d against %v = %s, %s; want the rate below the minimum", c, n, rate+d, r, m)
+				}
+			}
 		}
 	}
 }

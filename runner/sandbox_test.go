@@ -270,12 +270,12 @@ func TestSandboxHoldsTheJudge(t *testing.T) {
 	outside := t.TempDir()
 	judge := `turns:
   - steps:
+      - text: "PASS\n"
       - writeFile: {path: judged.txt, content: x}
       - writeFile: {path: ` + outside + `/judge, content: x}
       - spawn: "echo x > fixture.txt"
       - spawn: "echo tmp > $TMPDIR/t && cat $TMPDIR/t"
       - read: {path: secret.txt}
-      - text: "\nPASS"
 `
 	rep := runScenarios(t, Options{Environ: sandboxEnviron(t), KeepWorkspaces: true},
 		"name: judged\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+

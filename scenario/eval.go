@@ -198,10 +198,11 @@ type Judge struct {
 	Timeout time.Duration
 }
 
-// DefaultJudgePass is the judge's default pass pattern: a line of its
-// reply that starts with PASS (after any markup such as ** or #), so that
-// "FAIL: this does not PASS" fails.
-const DefaultJudgePass = `(?m)^\W*PASS\b`
+// DefaultJudgePass is the judge's default pass pattern: its reply's
+// first word is PASS (after blank lines and markup such as ** or #), the
+// verdict its prompt asks for on the first line. A reply that starts with
+// FAIL fails whatever it says after, "- PASS: …" lines included.
+const DefaultJudgePass = `\A\W*PASS\b`
 
 // DefaultJudgeTimeout bounds a judge that gives no timeout.
 const DefaultJudgeTimeout = 5 * time.Minute

@@ -322,7 +322,8 @@ func passMatrix(rates []report.PassRate) *matrix {
 			p, ok := cells[rowKey{row.File, row.Scenario}][a]
 			c := matrixCell{Present: ok}
 			if ok {
-				c.Text = fmt.Sprintf("%d/%d (%.0f%%)", p.Passed, p.Attempts, 100*p.Rate)
+				rate, minimum := p.Percents()
+				c.Text = fmt.Sprintf("%d/%d (%s)", p.Passed, p.Attempts, rate)
 				if n := p.Attempts; n > 1 {
 					c.Detail = fmt.Sprintf("pass@%d %.2f · pass^%d %.2f", n, p.PassAtK.At(n), n, p.PassHatK.At(n))
 				}
@@ -338,7 +339,7 @@ func passMatrix(rates []report.PassRate) *matrix {
 					if *p.Met {
 						verdict, class = "met", "ok"
 					}
-					c.Detail = strings.TrimPrefix(c.Detail+fmt.Sprintf(" · min %s%%: %s", report.FormatRate(100*p.MinPassRate), verdict), " · ")
+					c.Detail = strings.TrimPrefix(c.Detail+fmt.Sprintf(" · min %s: %s", minimum, verdict), " · ")
 					c.Class = class
 				case p.Passed == p.Attempts:
 					c.Class = "ok"

@@ -258,6 +258,35 @@ func TestPassRatesOnlyToCompare(t *testing.T) {
 	}
 }
 
+// TestPassRateAgainstMinimum: a pass-rate cell prints the rate and its
+// minimum alike, so a rate below its minimum never reads equal to it or
+// above it.
+func TestPassRateAgainstMinimum(t *testing.T) {
+	tests := []struct {
+		min        float64
+		text, want string
+	}{
+		{0.667, "2/3 (66.67%)", "min 66.7%: below"},
+		{0.6667, "2/3 (66.667%)", "min 66.67%: below"},
+		{0.6, "2/3 (66.67%)", "min 60%: met"},
+	}
+	for _, tt := range tests {
+		var rep report.Report
+		for i, st := range []report.Status{report.StatusPassed, report.StatusFailed, report.StatusPassed} {
+			rep.Scenarios = append(rep.Scenarios, report.Result{
+				Name: "flaky", File: "a.yaml", Line: 1, Attempt: i + 1, Status: st, MinPassRate: tt.min, Agent: report.AgentInfo{Name: "claude"},
+				Turns: []report.TurnResult{{Index: 1, Prompt: "hi", StopReason: "end_turn"}},
+			})
+		}
+		page := render(t, rep, htmlreport.Options{})
+		for _, want := range []string{">" + tt.text + "<br><small>", "pass@3 1.00 · pass^3 0.00 · " + tt.want + "</small>"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("min %v: page lacks %q", tt.min, want)
+			}
+		}
+	}
+}
+
 func TestTranscriptViewer(t *testing.T) {
 	dir := t.TempDir()
 	var tr strings.Builder
