@@ -174,5 +174,5 @@ func judgePrompt(rubric, text, changes string) string {
 		"Rubric:\n" + rubric + "\n\n" +
 		"The agent's reply:\n" + text + "\n\n" +
 		"What it changed:\n" + changes + "\n\n" +
-		"Answer PASS if the work meets the rubric, otherwise FAIL, on the first line; then say why in one or two sentences."
+		"Start your reply with the verdict: PASS if the work meets the rubric, otherwise FAIL. Then say why in one or two sentences."
 }
