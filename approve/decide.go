@@ -3,6 +3,7 @@ package approve
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -56,10 +57,11 @@ type call struct {
 	kind     string
 	tool     string
 	title    string
-	cwd      string
+	cwds     []string // the session cwd, and resolved when that differs
 	commands []string
 	units    [][]string // units[j]: allowUnits(commands[j])
 	paths    []string
+	sources  []PathSource // paths[i] is sources[i].Path
 	input    any
 }
 
@@ -69,11 +71,17 @@ func newCall(req Request) *call {
 		kind:     kindOf(req),
 		tool:     req.Tool,
 		title:    req.Title,
-		cwd:      req.Cwd,
+		cwds:     []string{req.Cwd},
 		commands: commandsOf(req, raw),
+		sources:  pathsOf(req, raw),
 		input:    raw,
 	}
-	for _, ps := range pathsOf(req, raw) {
+	if req.Resolve != nil && filepath.IsAbs(req.Cwd) {
+		if cwd, err := req.Resolve(req.Cwd); err == nil && filepath.Clean(cwd) != filepath.Clean(req.Cwd) {
+			c.cwds = append(c.cwds, cwd)
+		}
+	}
+	for _, ps := range c.sources {
 		c.paths = append(c.paths, ps.Path)
 	}
 	c.units = make([][]string, len(c.commands))
@@ -271,24 +279,25 @@ func evalTool(res *result, patterns []string, tool string) {
 }
 
 // evalPath: for an allow rule every path must match a pattern; for a deny
-// rule one path matching is enough. A call without paths never matches.
+// rule one path matching is enough (see rulePathMatch). A call without
+// paths never matches.
 func evalPath(res *result, list string, patterns []string, c *call) {
 	if len(c.paths) == 0 {
 		res.add(false, "path: the call touches no path")
 		return
 	}
-	matchOf := func(p string) string {
+	matchOf := func(ps PathSource) string {
 		for _, pat := range patterns {
-			if pathMatch(pat, p, c.cwd) {
+			if rulePathMatch(list, pat, ps, c.cwds) {
 				return pat
 			}
 		}
 		return ""
 	}
 	if list == ListDeny {
-		for _, p := range c.paths {
-			if pat := matchOf(p); pat != "" {
-				res.add(true, fmt.Sprintf("path %s matches %s", quote(p), quote(pat)), "path "+quote(p))
+		for _, ps := range c.sources {
+			if pat := matchOf(ps); pat != "" {
+				res.add(true, fmt.Sprintf("path %s matches %s", pathShown(ps), quote(pat)), "path "+pathShown(ps))
 				return
 			}
 		}
@@ -297,12 +306,12 @@ func evalPath(res *result, list string, patterns []string, c *call) {
 	}
 	ok := true
 	var why []string
-	for _, p := range c.paths {
-		if pat := matchOf(p); pat != "" {
-			why = append(why, fmt.Sprintf("path %s matches %s", quote(p), quote(pat)))
+	for _, ps := range c.sources {
+		if pat := matchOf(ps); pat != "" {
+			why = append(why, fmt.Sprintf("path %s matches %s", pathShown(ps), quote(pat)))
 		} else {
 			ok = false
-			why = append(why, fmt.Sprintf("path %s matches none of %s", quote(p), quoteList(patterns)))
+			why = append(why, fmt.Sprintf("path %s matches none of %s", pathShown(ps), quoteList(patterns)))
 		}
 	}
 	res.ok = res.ok && ok
@@ -310,6 +319,14 @@ func evalPath(res *result, list string, patterns []string, c *call) {
 	if ok {
 		res.evidence = append(res.evidence, plural("path", c.paths))
 	}
+}
+
+// pathShown quotes a path for a trace or a reason, with its Note.
+func pathShown(ps PathSource) string {
+	if note := ps.Note(); note != "" {
+		return quote(ps.Path) + " (" + note + ")"
+	}
+	return quote(ps.Path)
 }
 
 // evalDenyCommand: one command matching (in any of its deny forms) is

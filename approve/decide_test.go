@@ -2,6 +2,7 @@ package approve_test
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"sync"
 	"testing"
@@ -173,54 +174,67 @@ func TestPathMatcher(t *testing.T) {
 		pattern string
 		path    string
 		cwd     string
-		want    bool
+		allow   bool // an allow rule with the pattern matches the path
+		deny    bool // a deny rule does: '**' first matches anywhere
 	}{
-		{"src/**", "/p/src/a.go", cwd, true},
-		{"src/**", "/p/src/x/y/z.go", cwd, true},
-		{"src/**", "/p/src", cwd, true},
-		{"src/**", "/p/srcx/a.go", cwd, false},
-		{"src/*", "/p/src/a.go", cwd, true},
-		{"src/*", "/p/src/x/a.go", cwd, false},
-		{"src/*.go", "/p/src/a.txt", cwd, false},
-		{"**", "/p", cwd, true},
-		{"**", "/p/a/b", cwd, true},
-		{"**", "/p/../x", cwd, false},
-		{"**", "/x", cwd, false},
-		{"**", "/pp/x", cwd, false},
-		{"*", "/p/a", cwd, true},
-		{"*", "/p/../p/a", cwd, true},
-		{"**/.env", "/p/.env", cwd, true},
-		{"**/.env", "/p/a/b/.env", cwd, true},
-		{"**/.env", "/other/.env", cwd, false},
-		{"**/.env", "/p/.env.example", cwd, false},
-		{"**/*.go", "/p/main.go", cwd, true},
-		{"a/**/b", "/p/a/b", cwd, true},
-		{"a/**/b", "/p/a/x/y/b", cwd, true},
-		{"./src/**", "/p/src/a", cwd, true},
-		{"src/**/", "/p/src/a", cwd, true},
-		{"src/a.go", "src/a.go", cwd, true},
-		{"src/a.go", "../p/src/a.go", cwd, true},
-		{"/etc/**", "/etc/passwd", cwd, true},
-		{"/etc/**", "/etc", cwd, true},
-		{"/etc/**", "etc/passwd", cwd, false},
-		{"/etc/**", "/p/etc/passwd", cwd, false},
-		{"/**", "/anything/at/all", cwd, true},
-		{"../shared/**", "/shared/x", cwd, true},
-		{"../**", "/x", cwd, true},
-		{"../**", "/a/b", "/p/q", false},
-		{"*/x", "/x", cwd, false},
-		{"[", "/p/[", cwd, false},
-		{"[a-c]", "/p/b", cwd, true},
-		{"a/*", "a/b", "", true},
-		{"a/*", "/p/a/b", "", false},
-		{"**", "../x", "", false},
+		{"src/**", "/p/src/a.go", cwd, true, true},
+		{"src/**", "/p/src/x/y/z.go", cwd, true, true},
+		{"src/**", "/p/src", cwd, true, true},
+		{"src/**", "/p/srcx/a.go", cwd, false, false},
+		{"src/*", "/p/src/a.go", cwd, true, true},
+		{"src/*", "/p/src/x/a.go", cwd, false, false},
+		{"src/*.go", "/p/src/a.txt", cwd, false, false},
+		{"**", "/p", cwd, true, true},
+		{"**", "/p/a/b", cwd, true, true},
+		{"**", "/p/../x", cwd, false, true},
+		{"**", "/x", cwd, false, true},
+		{"**", "/pp/x", cwd, false, true},
+		{"*", "/p/a", cwd, true, true},
+		{"*", "/p/../p/a", cwd, true, true},
+		{"**/.env", "/p/.env", cwd, true, true},
+		{"**/.env", "/p/a/b/.env", cwd, true, true},
+		{"**/.env", "/other/.env", cwd, false, true},
+		{"**/.env", "/p/.env.example", cwd, false, false},
+		{"**/*.go", "/p/main.go", cwd, true, true},
+		{"a/**/b", "/p/a/b", cwd, true, true},
+		{"a/**/b", "/p/a/x/y/b", cwd, true, true},
+		{"./src/**", "/p/src/a", cwd, true, true},
+		{"src/**/", "/p/src/a", cwd, true, true},
+		{"src/a.go", "src/a.go", cwd, true, true},
+		{"src/a.go", "../p/src/a.go", cwd, true, true},
+		{"/etc/**", "/etc/passwd", cwd, true, true},
+		{"/etc/**", "/etc", cwd, true, true},
+		{"/etc/**", "etc/passwd", cwd, false, false},
+		{"/etc/**", "/p/etc/passwd", cwd, false, false},
+		{"/**", "/anything/at/all", cwd, true, true},
+		{"../shared/**", "/shared/x", cwd, true, true},
+		{"../**", "/x", cwd, true, true},
+		{"../**", "/a/b", "/p/q", false, false},
+		{"*/x", "/x", cwd, false, false},
+		{"[", "/p/[", cwd, false, false},
+		{"[a-c]", "/p/b", cwd, true, true},
+		{"a/*", "a/b", "", true, true},
+		{"a/*", "/p/a/b", "", false, false},
+		{"**", "../x", "", false, true},
+		{"**/.env", "/srv/app/.env", cwd, false, true},
+		{"**/.env", "../x/.env", cwd, false, true},
+		{"**/.env", "/srv/app/.env.example", cwd, false, false},
+		{"**/secret/*", "/a/secret/k", cwd, false, true},
+		{"**/secret/*", "/a/secret/k/l", cwd, false, false},
+		{"**/.env", "/p/a/.env", "", false, true},
+		{"/**/.env", "a/.env", "", false, false},
+		{"src/**", "/q/src/a.go", cwd, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s~%s@%s", tt.pattern, tt.path, tt.cwd), func(t *testing.T) {
-			p := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Path: []string{tt.pattern}}}}
-			got := p.Evaluate(approve.Request{Kind: "edit", Locations: []string{tt.path}, Cwd: tt.cwd}).Verdict == approve.Deny
-			if got != tt.want {
-				t.Errorf("path %q matches %q in cwd %q = %v; want %v", tt.path, tt.pattern, tt.cwd, got, tt.want)
+			req := approve.Request{Kind: "edit", Locations: []string{tt.path}, Cwd: tt.cwd}
+			allow := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Path: []string{tt.pattern}}}}
+			if got := allow.Evaluate(req).Verdict == approve.Allow; got != tt.allow {
+				t.Errorf("path %q matches allow %q in cwd %q = %v; want %v", tt.path, tt.pattern, tt.cwd, got, tt.allow)
+			}
+			deny := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Path: []string{tt.pattern}}}}
+			if got := deny.Evaluate(req).Verdict == approve.Deny; got != tt.deny {
+				t.Errorf("path %q matches deny %q in cwd %q = %v; want %v", tt.path, tt.pattern, tt.cwd, got, tt.deny)
 			}
 		})
 	}
@@ -373,6 +387,7 @@ func TestDenyAssignments(t *testing.T) {
 func TestRedirectPaths(t *testing.T) {
 	denyEtc := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Path: []string{"/etc/**", "**/.env"}}}}
 	allowInCwd := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Kind: []string{"execute"}, Command: []string{"go test *", "cat *"}, Path: []string{"**"}}}}
+	allowTmp := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Kind: []string{"execute"}, Command: []string{"go test *"}, Path: []string{"/tmp/**"}}}}
 	runDecide(t, []decideCase{
 		{"stdout", denyEtc, execReq("go test ./... > /etc/passwd"), denyBy("d:1")},
 		{"append without a blank", denyEtc, execReq("echo x >>/etc/hosts"), denyBy("d:1")},
@@ -402,7 +417,83 @@ func TestRedirectPaths(t *testing.T) {
 		{"allow: one of two targets outside", allowInCwd, execReq("cat < in.txt > ../out.txt"), byDef(approve.Deny)},
 		{"allow: target with an expansion", allowInCwd, execReq("go test ./... > $HOME/x"), byDef(approve.Deny)},
 		{"allow: target in the home directory", allowInCwd, execReq("go test ./... > ~/x"), byDef(approve.Deny)},
+		{"allow: absolute target with an expansion", allowTmp, execReq("go test ./... > /tmp/$X/../../etc/passwd"), byDef(approve.Deny)},
+		{"allow: glob target", allowTmp, execReq("go test ./... > /tmp/x*"), byDef(approve.Deny)},
+		{"allow: plain absolute target", allowTmp, execReq("go test ./... > /tmp/x"), allowBy("a:1")},
+		// The engine cannot know where these lead: every deny path rule
+		// matches them.
+		{"home directory", denyEtc, execReq("echo x > ~/.bashrc"), denyBy("d:1")},
+		{"$HOME", denyEtc, execReq("echo x > $HOME/.bashrc"), denyBy("d:1")},
+		{"${HOME}", denyEtc, execReq(`echo x >"${HOME}/.bashrc"`), denyBy("d:1")},
+		{"substitution", denyEtc, execReq("echo x > `pwd`/x"), denyBy("d:1")},
+		{"glob", denyEtc, execReq("echo x > /et?/passwd"), denyBy("d:1")},
+		{"glob class", denyEtc, execReq("echo x > /[e]tc/passwd"), denyBy("d:1")},
+		{"read from the home directory", denyEtc, execReq("cat < ~/x"), denyBy("d:1")},
+		{"in a shell wrapper with an expansion", denyEtc, execReq(`bash -c 'echo x > ~/.bashrc'`), denyBy("d:1")},
+		{"no deny path rule", &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Command: []string{"rm *"}}}},
+			execReq("echo x > ~/.bashrc"), byDef(approve.Allow)},
 	})
+}
+
+// TestPathRulesResolved: with Request.Resolve, path rules see each path
+// also as the OS resolves it: a deny rule matches either, an allow rule
+// needs both, relative patterns match under the cwd as given and
+// resolved, and a path that cannot be resolved matches every deny rule
+// and no allow one.
+func TestPathRulesResolved(t *testing.T) {
+	resolve := fakeResolve(map[string]string{"/p/lnk": "/s/secret", "/w": "/real/w", "/p/loop": "/p/loop"})
+	denySecret := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Path: []string{"/s/secret/**", "/s/y", "src/**"}}}}
+	allowCwd := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Path: []string{"**"}}}}
+	allowS := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Path: []string{"/s/**"}}}}
+	at := func(cwd string, req approve.Request) approve.Request {
+		req.Cwd, req.Resolve = cwd, resolve
+		return req
+	}
+	edit := func(cwd string, locs ...string) approve.Request {
+		return at(cwd, approve.Request{Kind: "edit", Locations: locs})
+	}
+	runDecide(t, []decideCase{
+		{"deny: location through a link", denySecret, edit("/p", "lnk/x"), denyBy("d:1")},
+		{"deny: absolute location through a link", denySecret, edit("/p", "/p/lnk/x"), denyBy("d:1")},
+		{"deny: redirection through a link", denySecret, at("/p", execReq("echo x > lnk/x")), denyBy("d:1")},
+		{"deny: .. after a link goes up from its target", denySecret, edit("/p", "lnk/../y"), denyBy("d:1")},
+		{"deny: relative pattern under the resolved cwd", denySecret, edit("/w", "/real/w/src/a.go"), denyBy("d:1")},
+		{"deny: no link", denySecret, edit("/p", "a/x"), byDef(approve.Allow)},
+		{"deny: without Resolve", denySecret, approve.Request{Kind: "edit", Locations: []string{"lnk/x"}, Cwd: "/p"}, byDef(approve.Allow)},
+		{"deny: a link loop", denySecret, edit("/p", "loop/x"), denyBy("d:1")},
+		{"allow: a link out of the cwd", allowCwd, edit("/p", "lnk/x"), byDef(approve.Deny)},
+		{"allow: a redirection through a link out of the cwd", allowCwd, at("/p", execReq("echo x > lnk/x")), byDef(approve.Deny)},
+		{"allow: a cwd through a link", allowCwd, edit("/w", "a.go", "/real/w/b.go"), allowBy("a:1")},
+		{"allow: the resolved path alone is not enough", allowS, edit("/p", "lnk/x"), byDef(approve.Deny)},
+		{"allow: a link loop", allowCwd, edit("/p", "loop/x"), byDef(approve.Deny)},
+	})
+}
+
+// fakeResolve resolves absolute paths through links (each an absolute
+// path and its absolute target) component by component, as the OS does:
+// a ".." goes up from where the resolution is. A link to itself is a
+// loop, an error.
+func fakeResolve(links map[string]string) func(string) (string, error) {
+	return func(p string) (string, error) {
+		resolved := "/"
+		for c := range strings.SplitSeq(p, "/") {
+			switch c {
+			case "", ".":
+				continue
+			case "..":
+				resolved = path.Dir(resolved)
+				continue
+			}
+			resolved = path.Join(resolved, c)
+			if target, ok := links[resolved]; ok {
+				if target == resolved {
+					return "", fmt.Errorf("%s: too many links", p)
+				}
+				resolved = target
+			}
+		}
+		return resolved, nil
+	}
 }
 
 func TestPrecedence(t *testing.T) {

@@ -77,15 +77,23 @@
 //     absolute: its locations, diffs and path fields of rawInput, and the
 //     files its commands redirect to or from (`> out`, `2>> log`, `< in`,
 //     `&> x`; not 2>&1, here-documents or /dev/null), so `go test ./... >
-//     /etc/passwd` touches /etc/passwd. A redirection target that needs an
-//     expansion ($HOME/x, ~/x) matches no pattern, so an allow rule with a
-//     path matcher never allows it. An allow rule needs every path to
-//     match; a deny rule one.
+//     /etc/passwd` touches /etc/passwd. With Request.Resolve (the runner
+//     sets it) a path is also seen as the OS resolves it: a path through
+//     a symbolic link is two paths, as given and resolved. A path the
+//     engine cannot know is unresolvable (PathSource.Unresolvable): a
+//     redirection target that needs an expansion ($HOME/x, ~/x, `…`, a
+//     glob) or a path whose links cannot be followed. It matches every
+//     deny path pattern and no allow one (fail closed). An allow rule
+//     needs every path to match; a deny rule one.
 //     A call without paths never matches a path rule. Relative patterns
-//     are relative to the session cwd and never match a path outside it
-//     ("**" does not match "../x"); absolute patterns match absolute paths.
-//     "**" as a whole segment crosses directories (zero included, so
-//     "**/.env" matches ".env" in the cwd), '*' does not cross '/'.
+//     are relative to the session cwd (as given and resolved) and never
+//     match a path outside it ("**" does not match "../x"), except in a
+//     deny rule a pattern whose first segment is "**" ("**/.env", "**"),
+//     which matches at any depth of any path: "**/.env" denies
+//     /srv/app/.env too, while an allow of "**" still allows only the
+//     cwd's tree. Absolute patterns match absolute paths. "**" as a
+//     whole segment crosses directories (zero included, so "**/.env"
+//     matches ".env" in the cwd), '*' does not cross '/'.
 //
 //   - input: each dotted rawInput path's value must match its RE2 regex
 //     (unanchored): a string directly, a number or bool by its JSON text,

@@ -57,6 +57,7 @@ func FuzzDecide(f *testing.F) {
 	f.Add("(a && { b; }) | c &", "FOO=1", "}", uint8(6), uint8(7), "read", "*", []byte(`{"url":"https://x","n":[1,{"a":null}]}`), "/etc/**", "/")
 	f.Add("", "", "", uint8(8), uint8(9), "other", "", []byte(`null`), "", "rel")
 	f.Add("x", "a|", "|b", uint8(0), uint8(0), "execute", "t", []byte(`{"command":"bash","args":["-c","x"]}`), "[", "/p")
+	f.Add("echo x > ~/.env", "cat < $HOME/.env", "> /et?/x", uint8(1), uint8(2), "edit", "Write", []byte(`{"file_path":"../other/.env"}`), "**/.env", "/p")
 	f.Fuzz(func(t *testing.T, line, prefix, suffix string, sepA, sepB uint8, kind, title string, raw []byte, path, cwd string) {
 		opts := [][]approve.Option{claudeOptions, codexOptions, nil, {{"r", "R", "reject_always"}, {"", "empty", "allow_once"}}}[int(sepA)%4]
 		reqs := []approve.Request{

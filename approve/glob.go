@@ -150,6 +150,34 @@ func pathMatch(pattern, p, cwd string) bool {
 	return matchSegments(pat[up:], segs[up:])
 }
 
+// rulePathMatch reports whether a path the call touches matches a path
+// pattern of a rule of list (ListAllow or ListDeny), relative patterns
+// matching under any of cwds (the session cwd as given and resolved). An
+// unresolvable path matches every well-formed deny pattern and no allow
+// one. A deny pattern whose first segment is '**' ("**/.env", "**")
+// matches at any depth of any path, also outside the cwds: it names files
+// wherever they are. Allow patterns stay relative to the cwd, so that
+// "**" allows the cwd's tree, not the whole filesystem.
+func rulePathMatch(list, pattern string, ps PathSource, cwds []string) bool {
+	deny := list == ListDeny
+	if ps.Unresolvable {
+		return deny && strings.TrimSpace(pattern) != "" && CheckPathGlob(pattern) == nil
+	}
+	for _, cwd := range cwds {
+		if pathMatch(pattern, ps.Path, cwd) {
+			return true
+		}
+	}
+	if !deny {
+		return false
+	}
+	pattern = path.Clean(filepath.ToSlash(strings.TrimSpace(pattern)))
+	if pattern != "**" && !strings.HasPrefix(pattern, "**/") {
+		return false
+	}
+	return matchSegments(splitPath(pattern), splitPath(ps.Path))
+}
+
 // splitPath splits a cleaned slash path into its segments; "/" and "."
 // have none.
 func splitPath(p string) []string {

@@ -2,6 +2,8 @@ package approve
 
 import (
 	"bytes"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -23,6 +25,14 @@ type Request struct {
 	// cwd): the call's relative paths, such as redirection targets, are
 	// relative to it. Empty means Cwd.
 	Dir string
+	// Resolve, when set, returns an absolute path as the OS resolves it:
+	// its symbolic links followed, what does not exist yet kept as
+	// written. Path rules then see each path the call touches both as
+	// given and resolved, and relative patterns match under Cwd both as
+	// given and resolved (see PathSource). A path whose resolution fails
+	// is unresolvable. The package itself reads no files: the runner sets
+	// Resolve.
+	Resolve func(path string) (string, error)
 }
 
 // Option is one permission option the agent offers.
@@ -167,6 +177,27 @@ type PathSource struct {
 	// "rawInput.command" or "title" (the command line of an execute call
 	// whose rawInput has no command).
 	From []string
+	// Via is, for a path found by resolving the symbolic links of another
+	// (Request.Resolve), that other path: the path as the call gives it.
+	Via string
+	// Unresolvable reports that the engine cannot know where the path
+	// leads: a redirection target that needs an expansion ($HOME/x, ~/x,
+	// `…`, a glob) or a path whose links cannot be resolved. Path is then
+	// the text as written. Such a path matches every deny path pattern
+	// and no allow one.
+	Unresolvable bool
+}
+
+// Note says, for a path found by resolving another's links or an
+// unresolvable one, what it is and how rules see it; "" for other paths.
+func (ps PathSource) Note() string {
+	switch {
+	case ps.Unresolvable:
+		return "unresolvable: it matches every deny path pattern and no allow one"
+	case ps.Via != "":
+		return quote(ps.Via) + " with its links resolved"
+	}
+	return ""
 }
 
 // PathSources is Decision.Paths, in the same order, with where in the
@@ -186,8 +217,9 @@ func PathSources(req Request) []PathSource { return pathsOf(req, decodeRaw(req.R
 // shell wrappers in them) redirect to or from: the targets of >, >>, >|,
 // <, <>, &>, &>> and >& (2>err.log too), but not 2>&1, here-documents or
 // /dev/null. Each path is cleaned and made absolute against req.Dir, else
-// req.Cwd (when set); a redirection target that needs an expansion
-// ($HOME/x, ~/x, `…`) is kept as written and matches no path pattern.
+// req.Cwd (when set), and followed by its resolution (req.Resolve) when
+// that differs; a redirection target that needs an expansion ($HOME/x,
+// ~/x, `…`, *.txt) is kept as written, unresolvable.
 func pathsOf(req Request, raw any) []PathSource {
 	var out []PathSource
 	at := map[string]int{}
@@ -195,22 +227,39 @@ func pathsOf(req Request, raw any) []PathSource {
 	if req.Dir != "" {
 		base = req.Dir
 	}
-	keep := func(p, from string) {
+	keep := func(p, from, via string) int {
 		i, ok := at[p]
 		if !ok {
 			i = len(out)
 			at[p] = i
-			out = append(out, PathSource{Path: p})
+			out = append(out, PathSource{Path: p, Via: via})
 		}
 		if !slices.Contains(out[i].From, from) {
 			out[i].From = append(out[i].From, from)
 		}
+		return i
 	}
 	add := func(p, from string) {
 		if strings.TrimSpace(p) == "" {
 			return
 		}
-		keep(cleanPath(p, base), from)
+		given := cleanPath(p, base)
+		i := keep(given, from, "")
+		if req.Resolve == nil || out[i].Unresolvable || !path.IsAbs(given) {
+			return
+		}
+		if !filepath.IsAbs(p) {
+			// Uncleaned: the OS resolves lnk/.. from where lnk leads.
+			p = base + string(filepath.Separator) + p
+		}
+		resolved, err := req.Resolve(p)
+		if err != nil {
+			out[i].Unresolvable = true
+			return
+		}
+		if resolved = cleanPath(resolved, ""); resolved != given {
+			keep(resolved, from, given)
+		}
 	}
 	for _, p := range req.Locations {
 		add(p, "locations")
@@ -239,7 +288,7 @@ func pathsOf(req Request, raw any) []PathSource {
 		for _, text := range append([]string{cmd}, allowUnits(cmd)...) {
 			for _, target := range redirectTargets(text) {
 				if unresolvable(target) {
-					keep(target, commandFrom)
+					out[keep(target, commandFrom, "")].Unresolvable = true
 					continue
 				}
 				add(target, commandFrom)

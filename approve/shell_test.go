@@ -302,7 +302,21 @@ func TestPathSources(t *testing.T) {
 			req:  approve.Request{Cwd: "/p", Kind: "execute", Title: "echo > t", RawInput: json.RawMessage(`{"command":"echo x > out && cat <$HOME/in"}`)},
 			want: []approve.PathSource{
 				{Path: "/p/out", From: []string{"rawInput.command"}},
-				{Path: "$HOME/in", From: []string{"rawInput.command"}},
+				{Path: "$HOME/in", From: []string{"rawInput.command"}, Unresolvable: true},
+			},
+		},
+		{
+			name: "resolved through a link",
+			req: approve.Request{Cwd: "/p", Kind: "execute", Locations: []string{"lnk/a", "/p/b"},
+				RawInput: json.RawMessage(`{"command":"echo x > lnk/../c && cat < loop/d"}`),
+				Resolve:  fakeResolve(map[string]string{"/p/lnk": "/s/t", "/p/loop": "/p/loop"})},
+			want: []approve.PathSource{
+				{Path: "/p/lnk/a", From: []string{"locations"}},
+				{Path: "/s/t/a", From: []string{"locations"}, Via: "/p/lnk/a"},
+				{Path: "/p/b", From: []string{"locations"}},
+				{Path: "/p/c", From: []string{"rawInput.command"}},
+				{Path: "/s/c", From: []string{"rawInput.command"}, Via: "/p/c"},
+				{Path: "/p/loop/d", From: []string{"rawInput.command"}, Unresolvable: true},
 			},
 		},
 		{

@@ -285,9 +285,10 @@ func isDigits(s string) bool {
 	return true
 }
 
-// unresolvable reports whether a path's text depends on an expansion the
-// engine cannot perform ($VAR, `…`, a leading ~): such a path matches no
-// path pattern.
+// unresolvable reports whether a redirection target's text depends on an
+// expansion the engine cannot perform ($VAR, `…`, a leading ~, a glob
+// that bash would expand): the engine cannot know where such a path leads
+// (see PathSource.Unresolvable).
 func unresolvable(p string) bool {
-	return strings.ContainsAny(p, "$`") || strings.HasPrefix(p, "~")
+	return strings.ContainsAny(p, "$`*?[") || strings.HasPrefix(p, "~")
 }

@@ -137,7 +137,11 @@ func explainPaths(ew *errWriter, a *Asked, req approve.Request) {
 	}
 	label := "paths:    "
 	for _, ps := range approve.PathSources(req) {
-		ew.printf("%s%s\n", label, ps.Path)
+		ew.printf("%s%s", label, ps.Path)
+		if note := ps.Note(); note != "" {
+			ew.printf(" (%s)", note)
+		}
+		ew.printf("\n")
 		label = "          "
 		var found []runner.FieldSource
 		for _, field := range ps.From {

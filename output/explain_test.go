@@ -112,6 +112,28 @@ answer:   cancelled (no option of the needed kind)
 `,
 		},
 		{
+			name: "a transcript's request with a path through a link and an unresolvable one",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1",
+				Request: approve.Request{Kind: "execute", Title: "x", Cwd: "/w", RawInput: json.RawMessage(`{"command":"echo > lnk/a > ~/b"}`),
+					Resolve: func(p string) (string, error) { return strings.Replace(p, "/w/lnk", "/s", 1), nil }},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 5, Turn: 1, ToolCallID: "c1",
+					Fields: []runner.FieldSource{{Field: "rawInput", Line: 4, Message: "tool_call"}}}},
+				Decision: approve.Decision{Verdict: approve.Deny, RuleList: approve.ListDefault, Paths: []string{"/w/lnk/a", "/s/a", "~/b"}}},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:5, turn 1: permission request 1 of 1 for tool call c1
+request:  kind=execute title="x"
+from:     rawInput: tool_call, line 4
+paths:    /w/lnk/a
+            from rawInput.command of the tool_call (line 4)
+          /s/a ("/w/lnk/a" with its links resolved)
+            from rawInput.command of the tool_call (line 4)
+          ~/b (unresolvable: it matches every deny path pattern and no allow one)
+            from rawInput.command of the tool_call (line 4)
+
+decision: DENY by the default
+`,
+		},
+		{
 			name: "decided by a policy without a list (--allow-all)",
 			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "read"},
 				Decision: approve.Decision{Verdict: approve.Allow}},

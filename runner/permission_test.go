@@ -1,15 +1,23 @@
 package runner
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 )
+
+// ignoreResolve leaves out a Request's Resolve, a func, from comparisons
+// (TestPermissionRequestResolvesLinks tests it).
+var ignoreResolve = cmpopts.IgnoreFields(approve.Request{}, "Resolve")
 
 // TestRecordedPermissionRequest: a params object and the whole JSON-RPC
 // message read the same; what is not a permission request is an error
@@ -25,7 +33,7 @@ func TestRecordedPermissionRequest(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", data, err)
 		}
-		if diff := cmp.Diff(want, got); diff != "" {
+		if diff := cmp.Diff(want, got, ignoreResolve); diff != "" {
 			t.Errorf("RecordedPermissionRequest(%s) (-want +got):\n%s", data, diff)
 		}
 	}
@@ -63,7 +71,7 @@ func TestSketchedPermissionRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		tt.want.ToolCallID, tt.want.Options, tt.want.Cwd = "explain", options, "/w"
-		if diff := cmp.Diff(tt.want, SketchedPermissionRequest(tt.sketch, "/w")); diff != "" {
+		if diff := cmp.Diff(tt.want, SketchedPermissionRequest(tt.sketch, "/w"), ignoreResolve); diff != "" {
 			t.Errorf("SketchedPermissionRequest(%+v) (-want +got):\n%s", tt.sketch, diff)
 		}
 		if tt.sketch.Empty() {
@@ -72,5 +80,59 @@ func TestSketchedPermissionRequest(t *testing.T) {
 	}
 	if !(ToolCallSketch{}).Empty() {
 		t.Error("the zero sketch is not Empty")
+	}
+}
+
+// TestPermissionRequestResolvesLinks: the policy sees the paths of a
+// request as the OS resolves them, as acprun's fs jail does: a location or
+// a redirection through a symbolic link in the cwd is denied by a deny
+// rule of where the link leads, and no longer allowed by "**", while a
+// cwd reached through a link still has its files allowed.
+func TestPermissionRequestResolvesLinks(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, secret := filepath.Join(dir, "ws"), filepath.Join(dir, "secret")
+	for _, d := range []string{ws, secret} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{filepath.Join(ws, "lnk"): "../secret", filepath.Join(dir, "wslink"): "ws"} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deny := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Path: []string{secret + "/**"}}}}
+	allow := &approve.Policy{Allow: []approve.Rule{{Pos: "a:1", Path: []string{"**"}}}}
+	edit := func(path string) acp.ToolCall {
+		return acp.ToolCall{ToolCallID: "e", Kind: acp.KindEdit, Locations: []acp.ToolCallLocation{{Path: path}}}
+	}
+	run := func(line string) acp.ToolCall {
+		raw, _ := json.Marshal(map[string]string{"command": line})
+		return acp.ToolCall{ToolCallID: "x", Kind: acp.KindExecute, RawInput: raw}
+	}
+	tests := []struct {
+		name   string
+		policy *approve.Policy
+		call   acp.ToolCall
+		cwd    string
+		want   approve.Verdict
+	}{
+		{"deny: location through a link", deny, edit("lnk/a"), ws, approve.Deny},
+		{"deny: redirection through a link", deny, run("echo x > lnk/b"), ws, approve.Deny},
+		{"deny: a file of the cwd", deny, edit("a"), ws, approve.Allow},
+		{"allow: location through a link out of the cwd", allow, edit("lnk/a"), ws, approve.Deny},
+		{"allow: a file of the cwd", allow, edit("a"), ws, approve.Allow},
+		{"allow: a file of a cwd given through a link", allow, edit("a"), filepath.Join(dir, "wslink"), approve.Allow},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := tt.policy.Evaluate(PermissionRequest(tt.call, nil, tt.cwd))
+			if d.Verdict != tt.want {
+				t.Errorf("Evaluate() = %v (%s), paths %q; want %v", d.Verdict, d.Reason, d.Paths, tt.want)
+			}
+		})
 	}
 }

@@ -73,7 +73,7 @@ func TestRecordedSession(t *testing.T) {
 		{Line: 17, Turn: 2, ToolCallID: "e1", Request: approve.Request{ToolCallID: "e1", Kind: "edit", Options: options, Cwd: "/w"},
 			Fields: []FieldSource{{Field: "kind", Line: 17, Message: "session/request_permission"}}},
 	}
-	if diff := cmp.Diff(want, r.Permissions()); diff != "" {
+	if diff := cmp.Diff(want, r.Permissions(), ignoreResolve); diff != "" {
 		t.Errorf("Permissions() (-want +got):\n%s", diff)
 	}
 }

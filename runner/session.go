@@ -13,6 +13,7 @@ import (
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/gateway"
+	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/report"
 )
 
@@ -673,7 +674,9 @@ func (s *session) wait(ctx context.Context, t *turnState) bool {
 }
 
 // PermissionRequest turns a tool call and the options offered for it into
-// what the policy sees. cwd is the session's cwd.
+// what the policy sees. cwd is the session's cwd. Path rules see each
+// path also as the OS resolves it now (jail.ResolvePath), so that a
+// symbolic link cannot lead around a deny rule.
 func PermissionRequest(call acp.ToolCall, options []acp.PermissionOption, cwd string) approve.Request {
 	req := approve.Request{
 		ToolCallID: call.ToolCallID,
@@ -682,6 +685,7 @@ func PermissionRequest(call acp.ToolCall, options []acp.PermissionOption, cwd st
 		Tool:       call.Name,
 		RawInput:   call.RawInput,
 		Cwd:        cwd,
+		Resolve:    jail.ResolvePath,
 	}
 	for _, l := range call.Locations {
 		req.Locations = append(req.Locations, l.Path)

@@ -295,6 +295,18 @@ func within(dir, p string) (string, bool) {
 	return "", false
 }
 
+// ResolvePath returns the absolute path cleaned and resolved through
+// symlinks as Resolve does (what does not exist yet is kept as written,
+// cleaned), without checking it against any roots: where the path really
+// leads. It fails for a relative path (ErrNotAbsolute), a symlink loop or
+// a directory that cannot be read.
+func ResolvePath(path string) (string, error) {
+	if !filepath.IsAbs(path) {
+		return "", fmt.Errorf("%s: %w", path, ErrNotAbsolute)
+	}
+	return resolve(path)
+}
+
 // resolve cleans the absolute path and resolves it through symlinks. A
 // component that does not exist (or whose parent is not a directory) is
 // kept as it is; components after it are still looked at, since ".." may

@@ -382,3 +382,27 @@ func TestJailClosed(t *testing.T) {
 		t.Errorf("WriteFile after Close = %v; want an error, not %v", err, jail.ErrOutside)
 	}
 }
+
+// TestResolvePath: ResolvePath resolves as Resolve does, outside the roots
+// too, and fails on a relative path and a symlink loop.
+func TestResolvePath(t *testing.T) {
+	tr := newTree(t)
+	symlink(t, "../outside", filepath.Join(tr.root, "out"))
+	symlink(t, "loop", filepath.Join(tr.root, "loop"))
+	for _, tt := range []struct{ path, want string }{
+		{filepath.Join(tr.root, "out", "secret.txt"), tr.secret},
+		{tr.root + "/out/../root/./new.txt", filepath.Join(tr.base, "root", "new.txt")},
+		{tr.root + "/out/../outside/x", filepath.Join(tr.base, "outside", "x")},
+		{tr.root + "//sub/../file.txt", filepath.Join(tr.root, "file.txt")},
+	} {
+		if got, err := jail.ResolvePath(tt.path); err != nil || got != tt.want {
+			t.Errorf("ResolvePath(%s) = %q, %v; want %q", tt.path, got, err, tt.want)
+		}
+	}
+	if _, err := jail.ResolvePath("root/x"); !errors.Is(err, jail.ErrNotAbsolute) {
+		t.Errorf("ResolvePath(relative) = %v; want ErrNotAbsolute", err)
+	}
+	if _, err := jail.ResolvePath(filepath.Join(tr.root, "loop", "x")); !errors.Is(err, syscall.ELOOP) {
+		t.Errorf("ResolvePath(loop) = %v; want ELOOP", err)
+	}
+}
