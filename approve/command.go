@@ -2,6 +2,7 @@ package approve
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/acprun/acprun/internal/shellquote"
@@ -146,6 +147,9 @@ func words(s string) []string {
 // dequote removes shell quoting from s: quotes disappear, backslash
 // escapes are undone, and $'…' and $"…" lose their dollar.
 func dequote(s string) string {
+	if !strings.ContainsAny(s, `'"\$`) {
+		return s
+	}
 	var b strings.Builder
 	var quote byte
 	for i := 0; i < len(s); i++ {
@@ -193,47 +197,293 @@ func isAssignment(w string) bool {
 	return i < len(w) && w[i] == '='
 }
 
-// wrappers are commands that run their arguments as a command; a deny
-// pattern also sees the command they wrap.
-var wrappers = map[string]bool{
-	"command": true, "builtin": true, "exec": true, "nohup": true,
-	"sudo": true, "doas": true, "env": true, "nice": true, "time": true,
-	"coproc": true,
+// wrapper says how a command that runs its arguments as a command (sudo,
+// env, timeout, …) is read, so that deny patterns also see the command it
+// runs. Options are those of the tool's getopt: they come first, then the
+// operands, then the command.
+type wrapper struct {
+	// opts are the short options in getopt's notation: a letter followed
+	// by ':' takes an argument (attached, -n5, or the next word, -n 5),
+	// one followed by '::' takes only an attached one, a letter alone
+	// takes none. A letter not listed may take an argument or not: both
+	// readings are tried.
+	opts string
+	// long are the long options that take an argument (--user root, or
+	// --user=root). Any other long option without '=' is read both ways.
+	long []string
+	// script are the options (short letters and long names) whose
+	// argument is a shell line that runs (flock -c, env -S).
+	script []string
+	// operands is the number of words after the options and before the
+	// command (timeout's DURATION, chrt's PRIORITY, flock's FILE).
+	operands int
+	// afterOperands are the options after the operands whose argument is
+	// the shell line that runs instead of a command (flock FILE -c LINE).
+	afterOperands []string
+	// assigns: NAME=VALUE words may come before the command (env, sudo).
+	assigns bool
+	// joined: the command's words are joined into a shell line, which runs
+	// (watch runs sh -c "WORDS").
+	joined bool
+	// appends: the wrapper adds arguments to the command (xargs, from its
+	// input): a form ends with "…" for them too, so "rm *" denies
+	// `xargs rm`.
+	appends bool
+	// execs: the commands are those after -exec, -execdir, -ok and -okdir,
+	// up to ; or {} + (find).
+	execs bool
 }
 
-// maxForms bounds the forms denyForms returns for one command.
+// wrappers are the commands deny patterns see through, by name (also
+// given as a path). docs/permissions.md lists them.
+var wrappers = map[string]wrapper{
+	"sudo": {opts: "ABbEeHiKklNnPSsVvC:D:g:p:R:r:T:t:U:u:",
+		long:    []string{"user", "group", "close-from", "chdir", "host", "prompt", "chroot", "role", "type", "command-timeout", "other-user"},
+		assigns: true},
+	"doas":    {opts: "Lnsa:C:u:"},
+	"env":     {opts: "0ivu:C:S:P:", long: []string{"unset", "chdir", "split-string"}, script: []string{"S", "split-string"}, assigns: true},
+	"exec":    {opts: "cla:"},
+	"nice":    {opts: "0123456789n:", long: []string{"adjustment"}},
+	"nohup":   {},
+	"command": {opts: "pvV"},
+	"builtin": {},
+	"time":    {opts: "apqvVf:o:", long: []string{"format", "output"}},
+	"coproc":  {},
+	"timeout": {opts: "vk:s:", long: []string{"kill-after", "signal"}, operands: 1},
+	"xargs": {opts: "0oprtxa:d:E:e::I:i::L:l::n:P:s:",
+		long:    []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"},
+		appends: true},
+	"find":    {execs: true},
+	"stdbuf":  {opts: "i:o:e:", long: []string{"input", "output", "error"}},
+	"setsid":  {opts: "cfw"},
+	"ionice":  {opts: "tc:n:p:P:u:", long: []string{"class", "classdata", "pid", "pgid", "uid"}},
+	"chrt":    {opts: "abdefimoprRvT:P:D:", long: []string{"sched-runtime", "sched-period", "sched-deadline"}, operands: 1},
+	"taskset": {opts: "acp", operands: 1},
+	"watch":   {opts: "bcCd::egprtwxn:q:", long: []string{"interval", "equexit"}, joined: true},
+	"flock": {opts: "sexnouFw:E:c:", long: []string{"timeout", "wait", "conflict-exit-code", "command"},
+		script: []string{"c", "command"}, operands: 1, afterOperands: []string{"-c", "--command"}},
+}
+
+// wrapped returns what the wrapper w, given the words after its name,
+// runs: the commands (words as written), each for every reading of its
+// options, and shell lines (unquoted) that run. all is false when there
+// were more readings than maxDenyForms, of which the first are returned.
+func (w wrapper) wrapped(ws []string) (cmds [][]string, lines []string, all bool) {
+	if w.execs {
+		return execs(ws), nil, true
+	}
+	// Read the options from every place they may go on from: an option
+	// that may or may not take an argument goes on from two.
+	var ends []int // where the options may end
+	seen := make([]bool, len(ws)+2)
+	for todo := []int{0}; len(todo) > 0; {
+		i := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if i >= len(ws) || seen[i] {
+			continue
+		}
+		seen[i] = true
+		switch a := dequote(ws[i]); {
+		case a == "--":
+			ends = append(ends, i+1)
+		case a == "-": // env's -i, or an operand
+			ends = append(ends, i)
+			todo = append(todo, i+1)
+		case strings.HasPrefix(a, "-"):
+			next, script := w.option(ws, i)
+			todo = append(todo, next...)
+			lines = append(lines, script...)
+		default:
+			ends = append(ends, i)
+		}
+	}
+	slices.Sort(ends)
+	ends = slices.Compact(ends)
+	if all = len(ends) <= maxDenyForms; !all {
+		ends = ends[:maxDenyForms]
+	}
+	for _, e := range ends {
+		s := e + w.operands
+		if s < len(ws)-1 && slices.Contains(w.afterOperands, dequote(ws[s])) {
+			lines = append(lines, dequote(ws[s+1]))
+			continue
+		}
+		if s >= len(ws) {
+			continue
+		}
+		cmds = append(cmds, ws[s:])
+		if w.appends {
+			cmds = append(cmds, append(slices.Clip(ws[s:]), "…"))
+		}
+		if w.assigns { // env also takes 'A.B=x' as an assignment
+			k := s
+			for k < len(ws) && strings.Contains(dequote(ws[k]), "=") {
+				k++
+			}
+			if k > s && k < len(ws) {
+				cmds = append(cmds, ws[k:])
+			}
+		}
+		if w.joined {
+			unq := make([]string, len(ws)-s)
+			for j, x := range ws[s:] {
+				unq[j] = dequote(x)
+			}
+			lines = append(lines, strings.Join(unq, " "))
+		}
+	}
+	return cmds, lines, all
+}
+
+// option reads the option word ws[i] (dequoted, it starts with '-') and
+// returns where the words may go on after it (i+1, or i+2 after an
+// argument in the next word; both when that is unknown) and the shell
+// line it gives, if any.
+func (w wrapper) option(ws []string, i int) (next []int, lines []string) {
+	a := dequote(ws[i])
+	arg := func(attached string, script bool) {
+		val := attached
+		if val == "" {
+			next = append(next, i+2)
+			if i+1 < len(ws) {
+				val = dequote(ws[i+1])
+			}
+		} else {
+			next = append(next, i+1)
+		}
+		if script && val != "" {
+			lines = append(lines, val)
+		}
+	}
+	if name, ok := strings.CutPrefix(a, "--"); ok {
+		name, val, hasVal := strings.Cut(name, "=")
+		script := slices.Contains(w.script, name)
+		switch {
+		case hasVal:
+			next = append(next, i+1)
+			if script {
+				lines = append(lines, val)
+			}
+		case slices.Contains(w.long, name):
+			arg("", script)
+		default: // a flag, or an option that takes the next word
+			next = append(next, i+1, i+2)
+		}
+		return next, lines
+	}
+	for j := 1; j < len(a); j++ {
+		c, rest := a[j], a[j+1:]
+		k := strings.IndexByte(w.opts, c)
+		if c == ':' || k < 0 { // unknown: read with an argument, then without
+			if rest == "" {
+				next = append(next, i+2)
+			} else {
+				next = append(next, i+1)
+			}
+			continue
+		}
+		spec := w.opts[k+1:]
+		switch {
+		case strings.HasPrefix(spec, "::"): // only an attached argument
+			return append(next, i+1), lines
+		case strings.HasPrefix(spec, ":"):
+			arg(rest, slices.Contains(w.script, string(c)))
+			return next, lines
+		}
+	}
+	return append(next, i+1), lines
+}
+
+// execs returns the commands of find's -exec, -execdir, -ok and -okdir:
+// the words after each up to ; or {} +.
+func execs(ws []string) [][]string {
+	var out [][]string
+	for i := 0; i < len(ws); i++ {
+		switch dequote(ws[i]) {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		j := i + 1
+		for j < len(ws) {
+			a := dequote(ws[j])
+			if a == ";" || a == "+" && j > i+1 && dequote(ws[j-1]) == "{}" {
+				break
+			}
+			j++
+		}
+		if j > i+1 {
+			out = append(out, ws[i+1:j])
+		}
+		i = j
+	}
+	return out
+}
+
+// maxForms bounds the units allowUnits returns for one command.
 const maxForms = 64
 
+// maxDenyForms and maxDenyBytes bound the forms denyForms returns for one
+// command: their number and their total length.
+const (
+	maxDenyForms = 256
+	maxDenyBytes = 1 << 20
+)
+
+// maxNesting bounds how deeply denyForms follows shell lines inside
+// commands (sh -c, eval, watch, flock -c, env -S).
+const maxNesting = 4
+
 // denyForms returns the forms of a simple command that deny patterns are
-// matched against: the command itself; without leading assignments,
-// wrapper commands (sudo, env, exec, …) and their -options; each of those
-// leading assignments on its own (NAME=value, as written and unquoted);
+// matched against: the command itself; without its redirections; without
+// its leading assignments;
+// each of those assignments on its own (NAME=value, as written and
+// unquoted); what a wrapper (see wrappers) runs, without the wrapper and
+// its options, for every reading of options whose argument is unknown;
 // with quoting removed; with the program's directory removed (/bin/rm →
-// rm); and the commands of a nested `sh -c SCRIPT` or `eval …`. Allow
-// patterns see the command itself and its allowUnits.
-func denyForms(cmd string) []string {
+// rm); and the commands of a shell line the command runs (sh -c SCRIPT,
+// eval …, watch, flock -c, env -S). complete is false when there were more
+// forms than maxDenyForms (or maxDenyBytes of them) or shell lines nested
+// deeper than maxNesting: a deny pattern must then be taken to match, as
+// it could. Allow patterns see the command itself and its allowUnits.
+func denyForms(cmd string) (forms []string, complete bool) {
 	seen := map[string]bool{}
-	var out []string
+	complete = true
+	size := 0 // of the forms
 	var add func(s string, depth int)
+	// full reports whether no more forms are taken: what is left unseen
+	// makes the forms incomplete.
+	full := func() bool {
+		if len(forms) >= maxDenyForms || size >= maxDenyBytes {
+			complete = false
+		}
+		return !complete
+	}
+	addLine := func(line string, depth int) {
+		if depth >= maxNesting {
+			complete = false
+			return
+		}
+		for _, c := range SplitCommands(line) {
+			if full() {
+				return
+			}
+			add(c, depth+1)
+		}
+	}
 	add = func(s string, depth int) {
 		s = strings.Join(strings.Fields(s), " ")
-		if s == "" || seen[s] || len(out) >= maxForms {
+		if s == "" || seen[s] {
+			return
+		}
+		if len(forms) >= maxDenyForms || size+len(s) > maxDenyBytes {
+			complete = false
 			return
 		}
 		seen[s] = true
-		out = append(out, s)
+		forms = append(forms, s)
+		size += len(s)
 		ws := words(s)
-		i := 0
-		for i < len(ws) && (isAssignment(ws[i]) || wrappers[dequote(ws[i])] ||
-			i > 0 && wrappers[dequote(ws[i-1])] && strings.HasPrefix(ws[i], "-")) {
-			i++
-		}
-		if i > 0 && i < len(ws) {
-			add(strings.Join(ws[i:], " "), depth)
-		}
-		for _, a := range assignmentForms(ws[:i]) {
-			add(a, depth)
-		}
 		if len(ws) == 0 {
 			return
 		}
@@ -242,27 +492,49 @@ func denyForms(cmd string) []string {
 			unq[j] = dequote(w)
 		}
 		add(strings.Join(unq, " "), depth)
-		if strings.Contains(unq[0], "/") {
-			add(path.Base(unq[0])+" "+strings.Join(unq[1:], " "), depth)
+		if strings.ContainsAny(s, "<>") {
+			if rest, redirs := splitRedirections(ws); len(redirs) > 0 && len(rest) > 0 {
+				add(strings.Join(rest, " "), depth) // >log sudo rm: its forms
+			}
 		}
-		if depth >= 4 {
+		i := 0
+		for i < len(ws) && isAssignment(ws[i]) {
+			add(ws[i], depth)
+			add(unq[i], depth)
+			i++
+		}
+		if i > 0 {
+			if i < len(ws) {
+				add(strings.Join(ws[i:], " "), depth) // and its forms
+			}
 			return
 		}
-		var nested string
-		switch path.Base(unq[0]) {
-		case "sh", "bash", "zsh", "dash", "ksh":
-			if script, _, ok := shellScript(unq[1:]); ok {
-				nested = script
-			}
-		case "eval":
-			nested = strings.Join(unq[1:], " ")
+		name := path.Base(unq[0])
+		if strings.Contains(unq[0], "/") {
+			add(name+" "+strings.Join(unq[1:], " "), depth)
 		}
-		if nested != "" {
-			for _, c := range SplitCommands(nested) {
-				add(c, depth+1)
+		if w, ok := wrappers[name]; ok {
+			cmds, lines, all := w.wrapped(ws[1:])
+			complete = complete && all
+			for _, c := range cmds {
+				if full() {
+					return
+				}
+				add(strings.Join(c, " "), depth)
 			}
+			for _, l := range lines {
+				if full() {
+					return
+				}
+				addLine(l, depth)
+			}
+		}
+		if script, ok := wrapperScript(unq); ok {
+			addLine(script, depth)
+		} else if name == "eval" {
+			addLine(strings.Join(unq[1:], " "), depth)
 		}
 	}
 	add(cmd, 0)
-	return out
+	return forms, complete
 }

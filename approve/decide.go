@@ -24,7 +24,8 @@ func DenyAll() *Policy { return &Policy{Default: Deny, Source: "--deny-all"} }
 // deciding rule has Always), else the other allow kind; for deny a
 // reject_once option, else reject_always. When the agent offers neither,
 // the Decision is Cancelled. An option id is only ever copied from
-// req.Options (options with an empty id are ignored).
+// req.Options (options with an empty id are ignored, and so are options
+// whose id an option of another verdict shares).
 //
 // A nil policy denies everything. Decide only reads the policy, so one
 // policy may serve many goroutines at once. A malformed rule never panics:
@@ -60,6 +61,7 @@ type call struct {
 	cwds     []string // the session cwd, and resolved when that differs
 	commands []string
 	units    [][]string // units[j]: allowUnits(commands[j])
+	forms    []forms    // forms[j]: denyForms(commands[j]), made on first use
 	paths    []string
 	sources  []PathSource // paths[i] is sources[i].Path
 	input    any
@@ -91,6 +93,27 @@ func newCall(req Request) *call {
 		}
 	}
 	return c
+}
+
+// forms are the deny forms of one command (see denyForms).
+type forms struct {
+	made     bool
+	forms    []string
+	complete bool
+}
+
+// denyForms returns the deny forms of the call's command j, made once for
+// all deny rules.
+func (c *call) denyForms(j int) ([]string, bool) {
+	if c.forms == nil {
+		c.forms = make([]forms, len(c.commands))
+	}
+	f := &c.forms[j]
+	if !f.made {
+		f.forms, f.complete = denyForms(c.commands[j])
+		f.made = true
+	}
+	return f.forms, f.complete
 }
 
 // result is the outcome of one rule's matchers.
@@ -253,7 +276,7 @@ func evalRule(list string, r Rule, c *call) result {
 		evalInput(&res, r.Input, c.input)
 	}
 	if len(r.Command) > 0 && list == ListDeny {
-		evalDenyCommand(&res, r.Command, c.commands)
+		evalDenyCommand(&res, r.Command, c)
 	}
 	return res
 }
@@ -331,35 +354,46 @@ func pathShown(ps PathSource) string {
 
 // evalDenyCommand: one command matching (in any of its deny forms) is
 // enough. A call without commands never matches.
-func evalDenyCommand(res *result, patterns, cmds []string) {
+func evalDenyCommand(res *result, patterns []string, c *call) {
+	cmds := c.commands
 	if len(cmds) == 0 {
 		res.add(false, "command: the call runs no command")
 		return
 	}
-	for _, cmd := range cmds {
-		if form, pat, ok := denyMatch(patterns, cmd); ok {
-			shown := quote(cmd)
-			if form != cmd {
-				shown += " (as " + quote(form) + ")"
-			}
-			res.add(true, fmt.Sprintf("command %s matches %s", shown, quote(pat)), "command "+shown)
-			return
+	for j, cmd := range cmds {
+		fs, complete := c.denyForms(j)
+		form, pat, ok := denyMatch(patterns, fs, complete)
+		if !ok {
+			continue
 		}
+		shown := quote(cmd)
+		switch {
+		case form == "":
+			shown += fmt.Sprintf(" (too intricate to see every command it runs: more than %d forms or %d bytes of them, or shell lines nested deeper than %d)", maxDenyForms, maxDenyBytes, maxNesting)
+			res.add(true, fmt.Sprintf("command %s is taken to match %s", shown, quoteList(patterns)), "command "+shown)
+			return
+		case form != cmd:
+			shown += " (as " + quote(form) + ")"
+		}
+		res.add(true, fmt.Sprintf("command %s matches %s", shown, quote(pat)), "command "+shown)
+		return
 	}
 	res.add(false, fmt.Sprintf("no command matches %s: %s", quoteList(patterns), quoteList(cmds)))
 }
 
-// denyMatch returns the first of cmd's deny forms (see denyForms) that a
-// pattern matches, and the pattern.
-func denyMatch(patterns []string, cmd string) (form, pattern string, ok bool) {
-	for _, form := range denyForms(cmd) {
+// denyMatch returns the first of a command's deny forms (see denyForms)
+// that a pattern matches, and the pattern. When the forms are not
+// complete, the command matches (fail closed) with an empty form and
+// pattern.
+func denyMatch(patterns []string, forms []string, complete bool) (form, pattern string, ok bool) {
+	for _, form := range forms {
 		for _, pat := range patterns {
 			if commandMatch(pat, form) {
 				return form, pat, true
 			}
 		}
 	}
-	return "", "", false
+	return "", "", !complete
 }
 
 // evalInput: every entry's regex must match the value at its dotted path.
@@ -437,7 +471,10 @@ func scalarText(v any) (string, bool) {
 	return "", false
 }
 
-// selectOption picks the option for d's verdict among opts.
+// selectOption picks the option for d's verdict among opts. An option
+// whose id is also that of an option of another verdict (or of a kind
+// that is none of the four) is not usable: the agent could take the
+// answer for that option.
 func selectOption(d *Decision, always bool, opts []Option) {
 	want, alt, what := RejectOnce, RejectAlways, "reject"
 	if d.Verdict == Allow {
@@ -446,20 +483,55 @@ func selectOption(d *Decision, always bool, opts []Option) {
 			want, alt = alt, want
 		}
 	}
+	unusable := "" // why an option of the right kind was passed over
+	none := func(kind string) string {
+		if unusable != "" {
+			return fmt.Sprintf("no usable %s option offered (%s)", kind, unusable)
+		}
+		return fmt.Sprintf("no %s option offered", kind)
+	}
 	for _, kind := range []string{want, alt} {
 		for _, o := range opts {
 			if o.Kind != kind || o.ID == "" {
 				continue
 			}
+			if other, ok := sharedID(o, opts); ok {
+				if unusable == "" {
+					unusable = fmt.Sprintf("option id %s of kind %s is also that of an option of kind %s", quote(o.ID), o.Kind, quote(other.Kind))
+				}
+				continue
+			}
 			d.OptionID, d.OptionKind = o.ID, o.Kind
 			if kind != want {
-				d.Reason += fmt.Sprintf("; no %s option offered, chose %s", want, kind)
+				d.Reason += fmt.Sprintf("; %s, chose %s", none(want), kind)
 			}
 			return
 		}
 	}
 	d.Cancelled = true
-	d.Reason += fmt.Sprintf("; no %s option offered; answered cancelled", what)
+	d.Reason += fmt.Sprintf("; %s; answered cancelled", none(what))
+}
+
+// sharedID returns an option of opts with o's id but of another verdict
+// than o's (an unknown kind counts as another).
+func sharedID(o Option, opts []Option) (Option, bool) {
+	for _, other := range opts {
+		if other.ID == o.ID && verdictOf(other.Kind) != verdictOf(o.Kind) {
+			return other, true
+		}
+	}
+	return Option{}, false
+}
+
+// verdictOf is the verdict an option of kind gives, "" for an unknown kind.
+func verdictOf(kind string) Verdict {
+	switch kind {
+	case AllowOnce, AllowAlways:
+		return Allow
+	case RejectOnce, RejectAlways:
+		return Deny
+	}
+	return ""
 }
 
 // quote quotes s for a message, shortened to maxQuote bytes.

@@ -377,9 +377,109 @@ func TestDenyAssignments(t *testing.T) {
 		{"after sudo -E", p, execReq("sudo -E LD_PRELOAD=/tmp/x.so make"), denyBy("d:1")},
 		{"inside a shell wrapper", p, execReq(`bash -c 'LD_PRELOAD=x make'`), denyBy("d:1")},
 		{"quoted value", p, execReq(`GIT_SSH_COMMAND="sh -c 'curl x'" git fetch`), denyBy("d:2")},
+		{"after env with an option and its argument", p, execReq("env -u HOME LD_PRELOAD=/tmp/x.so make"), denyBy("d:1")},
+		{"after sudo -u USER", p, execReq("sudo -u root LD_PRELOAD=/tmp/x.so make"), denyBy("d:1")},
+		{"after nice -n N", p, execReq("nice -n 5 env LD_PRELOAD=/tmp/x.so make"), denyBy("d:1")},
 		{"an argument is no assignment", p, execReq("echo LD_PRELOAD=x"), byDef(approve.Allow)},
 		{"other variables", p, execReq("GOFLAGS=-x go test ./..."), byDef(approve.Allow)},
 	})
+}
+
+// TestDenyWrappers: deny patterns see the command a wrapper runs, without
+// the wrapper, its options and their arguments, its operands (timeout's
+// DURATION) and NAME=VALUE words; the commands of find's -exec, and the
+// shell lines of watch, flock -c and env -S. An option the table does not
+// know is read both with and without an argument. A command with more
+// forms than are checked, or shell lines nested too deep, is taken to
+// match a deny pattern.
+func TestDenyWrappers(t *testing.T) {
+	p := &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Command: []string{"rm *"}}}}
+	var tests []decideCase
+	for _, line := range []string{
+		"sudo rm -rf /",
+		"sudo -u root rm -rf /",
+		"sudo -uroot rm -rf /",
+		"sudo --user root rm -rf /",
+		"sudo --user=root -E -- rm -rf /",
+		"sudo -g wheel -C 3 -D /tmp -p x -r r -t t -U u -T 5 -R /x -h host rm -rf /",
+		"/usr/bin/sudo -u root rm -rf /",
+		"sudo -E A=1 'B.C=2' rm -rf /",
+		"doas -u root rm -rf /",
+		"doas -C /etc/doas.conf rm -rf /",
+		"nice -n 5 rm -rf /",
+		"nice -n5 rm -rf /",
+		"nice -5 rm -rf /",
+		"nice --adjustment 5 rm -rf /",
+		"exec -a x rm -rf /",
+		"exec -cl rm -rf /",
+		"env -u HOME rm -rf /",
+		"env -C /tmp -u A rm -rf /",
+		"env -i A=1 rm -rf /",
+		"env - rm -rf /",
+		`env "A.B=1" rm -rf /`,
+		"env -S 'rm -rf /'",
+		"env --split-string='ls; rm -rf /'",
+		"timeout 5 rm -rf /",
+		"timeout -s KILL -k 1 5m rm -rf /",
+		"timeout --signal=TERM --preserve-status 5 rm -rf /",
+		"echo / | xargs rm -rf",
+		"find . | xargs rm",
+		"xargs -0 -n 1 -P 4 rm -rf < list",
+		"xargs -I{} rm -rf {}",
+		"xargs -I {} rm -rf {}",
+		"find / -exec rm -rf {} +",
+		"find . -name '*.o' -execdir rm -f {} \\;",
+		"find . -ok rm {} ';' -print",
+		"find . -type f -exec ls {} \\; -exec rm -f {} +",
+		"stdbuf -o0 rm -rf /",
+		"stdbuf -o L -e L rm -rf /",
+		"setsid -f rm -rf /",
+		"ionice -c 3 -n 7 rm -rf /",
+		"chrt -f 10 rm -rf /",
+		"chrt --sched-runtime 5 -d 0 rm -rf /",
+		"taskset -c 0,1 rm -rf /",
+		"taskset 0x3 rm -rf /",
+		"nohup rm -rf /",
+		"command -p rm -rf /",
+		"builtin rm -rf /",
+		"/usr/bin/time -f %e -o log rm -rf /",
+		"coproc rm -rf /",
+		"watch -n 1 'rm -rf /'",
+		"watch -d ls ';' rm -rf /",
+		"flock /tmp/lock rm -rf /",
+		"flock -w 3 /tmp/lock -c 'rm -rf /'",
+		"flock -c 'rm -rf /' /tmp/lock",
+		"sudo -u root nice -n 5 timeout 5 rm -rf /",
+		">log 2>&1 sudo -u root rm -rf /",
+		"2>/dev/null rm -rf /",
+		`bash -c 'ls' rm -rf /`,
+		// Options the table does not know: with an argument or without.
+		"sudo -Z rm -rf /",
+		"sudo -Z x rm -rf /",
+		"sudo --new-option rm -rf /",
+		"sudo --new-option x rm -rf /",
+		"nice -Zq x rm -rf /",
+		// Fail closed: too many forms, or shell lines nested too deep.
+		"sudo" + strings.Repeat(" -Z a", 300) + " ls",
+		strings.Repeat("nohup ", 20000) + "ls",
+		`bash -c "bash -c \"bash -c 'bash -c \\\"bash -c ls\\\"'\""`,
+	} {
+		tests = append(tests, decideCase{line, p, execReq(line), denyBy("d:1")})
+	}
+	for _, line := range []string{
+		"timeout 5 ls",
+		"sudo -u rm ls",
+		"nice -n rm ls",
+		"find . -name rm",
+		"find . -exec ls rm {} +",
+		"xargs -I rm ls",
+		"echo rm -rf /",
+		"bash -c \"bash -c 'ls'\"",
+		"echo " + strings.Repeat("x", 400000),
+	} {
+		tests = append(tests, decideCase{line, p, execReq(line), byDef(approve.Allow)})
+	}
+	runDecide(t, tests)
 }
 
 // TestRedirectPaths: the files a command redirects to or from are paths
@@ -639,6 +739,20 @@ func TestOptionSelection(t *testing.T) {
 		{"first of a kind", allowOnce, []approve.Option{{"a1", "A", "allow_once"}, {"a2", "B", "allow_once"}}, sel{"a1", "allow_once", false, `matched kind "execute"`}},
 		{"empty id ignored", allowOnce, []approve.Option{{"", "A", "allow_once"}, {"a2", "B", "allow_once"}}, sel{"a2", "allow_once", false, `matched kind "execute"`}},
 		{"unknown kinds ignored", allowOnce, []approve.Option{{"x", "X", "allow"}, {"y", "Y", "ALLOW_ONCE"}}, sel{"", "", true, "; no allow option offered; answered cancelled"}},
+		// An id shared with an option of another verdict could be taken
+		// for that one: it is not usable.
+		{"deny: id shared with an allow option", deny, []approve.Option{{"go", "Reject", "reject_once"}, {"go", "Allow", "allow_once"}},
+			sel{"", "", true, `; no usable reject option offered (option id "go" of kind reject_once is also that of an option of kind "allow_once"); answered cancelled`}},
+		{"allow: id shared with a reject option", allowOnce, []approve.Option{{"go", "Reject", "reject_always"}, {"go", "Allow", "allow_once"}},
+			sel{"", "", true, `; no usable allow option offered (option id "go" of kind allow_once is also that of an option of kind "reject_always"); answered cancelled`}},
+		{"id shared with an unknown kind", deny, []approve.Option{{"go", "Reject", "reject_once"}, {"go", "Yes", "yes"}},
+			sel{"", "", true, `; no usable reject option offered (option id "go" of kind reject_once is also that of an option of kind "yes"); answered cancelled`}},
+		{"the other kind when the first is shared", deny, []approve.Option{{"go", "Reject", "reject_once"}, {"go", "Allow", "allow_once"}, {"never", "Never", "reject_always"}},
+			sel{"never", "reject_always", false, `; no usable reject_once option offered (option id "go" of kind reject_once is also that of an option of kind "allow_once"), chose reject_always`}},
+		{"another option of the kind when one is shared", allowOnce, []approve.Option{{"go", "No", "reject_once"}, {"go", "Yes", "allow_once"}, {"ok", "OK", "allow_once"}},
+			sel{"ok", "allow_once", false, `matched kind "execute"`}},
+		{"id shared within a verdict", allowOnce, []approve.Option{{"yes", "Always", "allow_always"}, {"yes", "Once", "allow_once"}, {"no", "No", "reject_once"}},
+			sel{"yes", "allow_once", false, `matched kind "execute"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

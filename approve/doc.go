@@ -67,11 +67,20 @@
 //     Deny patterns see the command as written and the same forms, and
 //     more: each leading assignment on its own (NAME=value, also after env
 //     or sudo, so "LD_PRELOAD=*" denies `A=1 LD_PRELOAD=x make` and
-//     `env LD_PRELOAD=x make`), the command without wrappers such as sudo,
-//     env, exec or nohup (with their -options), without quoting (`"r"m` is
-//     rm) and without the program's directory (/bin/rm is rm). That makes
-//     deny rules harder to dodge, but they remain a tripwire: an allow list
-//     is the real gate.
+//     `env LD_PRELOAD=x make`), the command without quoting (`"r"m` is rm),
+//     without its redirections and without the program's directory
+//     (/bin/rm is rm), and the command a wrapper runs, without the
+//     wrapper, its options and their arguments and its operands: sudo,
+//     doas, env, exec, nice, nohup, command, builtin, time, coproc,
+//     setsid, stdbuf, ionice, timeout DURATION, chrt PRIORITY, taskset
+//     MASK, flock FILE, xargs (also with "…" for the arguments it adds),
+//     find's -exec, -execdir, -ok and -okdir, and the shell lines of
+//     watch, flock -c and env -S. An option a wrapper is not known to have
+//     is read both with and without an argument. A command with more forms
+//     than are checked (256, or 1 MiB of them), or shell lines nested
+//     deeper than 4, is taken to match every deny command pattern. That
+//     makes deny rules harder to dodge, but they remain a tripwire: an
+//     allow list is the real gate.
 //
 //   - path: the paths the call touches (Decision.Paths), cleaned and made
 //     absolute: its locations, diffs and path fields of rawInput, and the
@@ -108,5 +117,7 @@
 // allow (allow_always first when the rule has Always), falling back to the
 // other allow kind; reject_once for a deny, falling back to reject_always.
 // When the agent offers no option of the needed kind the Decision is
-// Cancelled. Option ids are only ever copied from the request.
+// Cancelled. Option ids are only ever copied from the request, and never
+// one that an option of another verdict (or of an unknown kind) shares:
+// the agent could take the answer for that option.
 package approve

@@ -42,12 +42,18 @@ func checkOption(t *testing.T, d approve.Decision, opts []approve.Option) {
 	if !strings.HasPrefix(d.OptionKind, family) {
 		t.Errorf("verdict %v selects option kind %q", d.Verdict, d.OptionKind)
 	}
+	found := false
 	for _, o := range opts {
 		if o.ID == d.OptionID && o.Kind == d.OptionKind && o.ID != "" {
-			return
+			found = true
+		}
+		if o.ID == d.OptionID && !strings.HasPrefix(o.Kind, family) {
+			t.Errorf("selected option id %q (%q) is also that of option kind %q, which the agent may take it for", d.OptionID, d.OptionKind, o.Kind)
 		}
 	}
-	t.Errorf("selected option %q (%q) is not among those offered %v", d.OptionID, d.OptionKind, opts)
+	if !found {
+		t.Errorf("selected option %q (%q) is not among those offered %v", d.OptionID, d.OptionKind, opts)
+	}
 }
 
 func FuzzDecide(f *testing.F) {
@@ -59,7 +65,8 @@ func FuzzDecide(f *testing.F) {
 	f.Add("x", "a|", "|b", uint8(0), uint8(0), "execute", "t", []byte(`{"command":"bash","args":["-c","x"]}`), "[", "/p")
 	f.Add("echo x > ~/.env", "cat < $HOME/.env", "> /et?/x", uint8(1), uint8(2), "edit", "Write", []byte(`{"file_path":"../other/.env"}`), "**/.env", "/p")
 	f.Fuzz(func(t *testing.T, line, prefix, suffix string, sepA, sepB uint8, kind, title string, raw []byte, path, cwd string) {
-		opts := [][]approve.Option{claudeOptions, codexOptions, nil, {{"r", "R", "reject_always"}, {"", "empty", "allow_once"}}}[int(sepA)%4]
+		opts := [][]approve.Option{claudeOptions, codexOptions, nil, {{"r", "R", "reject_always"}, {"", "empty", "allow_once"}},
+			{{"go", "No", "reject_once"}, {title, "Yes", "allow_once"}, {kind, "Always", "allow_always"}, {"no", "Never", "reject_always"}}}[int(sepA)%5]
 		reqs := []approve.Request{
 			{ToolCallID: "f", Title: title, Kind: kind, RawInput: json.RawMessage(raw), Locations: []string{path}, DiffPaths: []string{line}, Options: opts, Cwd: cwd},
 			execReq(line),
@@ -126,6 +133,20 @@ func FuzzDecide(f *testing.F) {
 			if d := p.Decide(req); d.Verdict != approve.Deny || d.Rule != "d:1" {
 				t.Fatalf("chained %q: decided %v by %q (%s); commands %q", chained, d.Verdict, d.Rule, d.Reason, d.Commands)
 			}
+		}
+
+		// And behind a wrapper, whatever its options' arguments.
+		arg := strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+				return r
+			}
+			return -1
+		}, prefix)
+		wrapped := []string{"sudo -u x" + arg, "nice -n " + arg + "1", "timeout 1" + arg, "env -u x" + arg, "xargs -n 1" + arg,
+			"exec -a x" + arg, "doas -u x" + arg, "stdbuf -o " + arg + "L", "ionice -c 3" + arg, "flock /tmp/x" + arg}[int(sepA)%10] +
+			" rm -rf /"
+		if d := p.Decide(execReq(wrapped)); d.Verdict != approve.Deny || d.Rule != "d:1" {
+			t.Fatalf("wrapped %q: decided %v by %q (%s)", wrapped, d.Verdict, d.Rule, d.Reason)
 		}
 	})
 }

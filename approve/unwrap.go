@@ -122,27 +122,6 @@ func splitRedirections(ws []string) (rest, redirs []string) {
 	return rest, redirs
 }
 
-// assignmentForms returns the leading VAR=value assignments of a command
-// (also those after env, sudo and the other wrappers), as written and
-// unquoted: deny patterns such as "LD_PRELOAD=*" are matched against each.
-func assignmentForms(ws []string) []string {
-	var out []string
-	for i := 0; i < len(ws); i++ {
-		w := ws[i]
-		switch {
-		case isAssignment(w):
-			out = append(out, w)
-			if u := dequote(w); u != w {
-				out = append(out, u)
-			}
-		case wrappers[dequote(w)] || i > 0 && wrappers[dequote(ws[i-1])] && strings.HasPrefix(w, "-"):
-		default:
-			return out
-		}
-	}
-	return out
-}
-
 // harmlessTargets are redirection targets that are no file the call
 // touches.
 var harmlessTargets = map[string]bool{

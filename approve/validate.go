@@ -110,7 +110,8 @@ func exampleMatches(patterns []string, list Verdict, example string) (bool, stri
 	}
 	if list == Deny {
 		for _, cmd := range cmds {
-			if _, pat, ok := denyMatch(patterns, cmd); ok {
+			forms, complete := denyForms(cmd)
+			if _, pat, ok := denyMatch(patterns, forms, complete); ok {
 				return true, fmt.Sprintf(" (%s matches %s)", quote(cmd), quote(pat))
 			}
 		}

@@ -126,7 +126,7 @@ func TestClientRequestsEndToEnd(t *testing.T) {
 			{Method: output, TerminalID: "term-1", Bytes: len("éé"), Truncated: true, ExitCode: code(3)},
 			{Method: release, TerminalID: "term-1", ExitCode: code(3)},
 
-			allowed(report.ClientRequest{Method: create, Command: `echo "$GREETING from $(pwd)"`, TerminalID: "term-2"}),
+			allowed(report.ClientRequest{Method: create, Command: `GREETING=hi echo "$GREETING from $(pwd)"`, TerminalID: "term-2"}),
 			{Method: wait, TerminalID: "term-2", ExitCode: code(0)},
 			{Method: output, TerminalID: "term-2", Bytes: len("hi from " + scratch + "\n"), ExitCode: code(0)},
 			{Method: release, TerminalID: "term-2", ExitCode: code(0)},

@@ -395,19 +395,22 @@ func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientReques
 	if err := decode(req, &p, rec); err != nil {
 		return nil, err
 	}
-	line := commandLine(p.Command, p.Args)
-	rec.Command = line
+	rec.Command = commandLine(p.Command, p.Args)
 	if strings.TrimSpace(p.Command) == "" {
 		return nil, fail(rec, acp.CodeInvalidParams, "empty command")
 	}
 	for i, e := range p.Env {
-		// A name with "=" would set another variable than the one named
-		// (INJ=EVIL=x sets INJ), and NUL cannot be passed at all.
-		if e.Name == "" || strings.ContainsAny(e.Name, "=\x00") || strings.ContainsRune(e.Value, 0) {
+		// The policy sees the variables as assignments written before the
+		// command, so a name must read as one: a name with "=" would also
+		// set another variable than the one named (INJ=EVIL=x sets INJ),
+		// and NUL cannot be passed at all.
+		if !shellName(e.Name) || strings.ContainsRune(e.Value, 0) {
 			return nil, refuse(rec, acp.CodeInvalidParams,
-				"invalid params: env[%d]: bad environment variable %q: a name must be non-empty without '=' or NUL, a value without NUL", i, e.Name)
+				"invalid params: env[%d]: bad environment variable %q: a name must be letters, digits and _ (not starting with a digit), a value without NUL", i, e.Name)
 		}
 	}
+	line := envLine(p.Env, rec.Command)
+	rec.Command = line
 	cwd := cmp.Or(p.Cwd, c.cfg.Cwd)
 	if err := checkPath(rec, "cwd", cwd); err != nil {
 		return nil, err
@@ -502,6 +505,31 @@ func commandLine(command string, args []string) string {
 		return command
 	}
 	return approve.QuoteArgv(append([]string{command}, args...))
+}
+
+// envLine is line with the terminal's env variables written before it as
+// assignments (NAME=value, the value quoted as the shell needs): what the
+// policy sees and the results record, since the command runs with them.
+func envLine(env []acp.EnvVariable, line string) string {
+	if len(env) == 0 {
+		return line
+	}
+	var b strings.Builder
+	for _, e := range env {
+		b.WriteString(e.Name + "=" + approve.QuoteArgv([]string{e.Value}) + " ")
+	}
+	return b.String() + line
+}
+
+// shellName reports whether s is a shell variable name: letters, digits
+// and _, not starting with a digit.
+func shellName(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // terminalRef decodes the params shared by terminal/output, wait_for_exit,

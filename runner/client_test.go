@@ -439,6 +439,12 @@ func TestClientTerminalRefusals(t *testing.T) {
 		{"empty env name", acp.CreateTerminalRequest{Command: "env", Env: []acp.EnvVariable{{Name: "", Value: "x"}}},
 			acp.CodeInvalidParams, `env[0]: bad environment variable ""`,
 			report.ClientRequest{Command: "env", Refused: badEnv(0, "")}, ""},
+		{"env name that is no shell name", acp.CreateTerminalRequest{Command: "env", Env: []acp.EnvVariable{{Name: "A.B", Value: "x"}}},
+			acp.CodeInvalidParams, `env[0]: bad environment variable "A.B"`,
+			report.ClientRequest{Command: "env", Refused: badEnv(0, "A.B")}, ""},
+		{"env name starting with a digit", acp.CreateTerminalRequest{Command: "env", Env: []acp.EnvVariable{{Name: "1A", Value: "x"}}},
+			acp.CodeInvalidParams, `env[0]: bad environment variable "1A"`,
+			report.ClientRequest{Command: "env", Refused: badEnv(0, "1A")}, ""},
 		{"NUL in an env value", acp.CreateTerminalRequest{Command: "env", Env: []acp.EnvVariable{{Name: "A", Value: "x\x00B=y"}}},
 			acp.CodeInvalidParams, `env[0]: bad environment variable "A"`,
 			report.ClientRequest{Command: "env", Refused: badEnv(0, "A")}, ""},
@@ -466,7 +472,7 @@ func TestClientTerminalRefusals(t *testing.T) {
 
 // badEnv is the refusal of the bad env entry i named name.
 func badEnv(i int, name string) string {
-	return fmt.Sprintf("invalid params: env[%d]: bad environment variable %q: a name must be non-empty without '=' or NUL, a value without NUL", i, name)
+	return fmt.Sprintf("invalid params: env[%d]: bad environment variable %q: a name must be letters, digits and _ (not starting with a digit), a value without NUL", i, name)
 }
 
 // TestClientTerminalPolicy: every command the agent runs is put to the
@@ -479,6 +485,12 @@ func TestClientTerminalPolicy(t *testing.T) {
 	echoOnly := &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "s.yaml:4", Command: []string{"echo *"}}}}
 	noOutside := &approve.Policy{Default: approve.Deny,
 		Allow: echoOnly.Allow, Deny: []approve.Rule{{Pos: "s.yaml:7", Path: []string{outside + "/**"}}}}
+	envDeny := &approve.Policy{Default: approve.Deny,
+		Allow: echoOnly.Allow, Deny: []approve.Rule{{Pos: "s.yaml:7", Command: []string{"BASH_ENV=*", "LD_PRELOAD=*"}}}}
+	evil := filepath.Join(outside, "evil.sh")
+	if err := os.WriteFile(evil, []byte("touch "+pwned+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	inCwd := &approve.Policy{Default: approve.Deny,
 		Allow: []approve.Rule{{Pos: "s.yaml:4", Command: []string{"echo *"}, Path: []string{"sub/**"}}}}
 	tests := []struct {
@@ -517,6 +529,19 @@ func TestClientTerminalPolicy(t *testing.T) {
 		{"relative redirection in the terminal's cwd", inCwd,
 			acp.CreateTerminalRequest{Command: "echo hi > out.txt", Cwd: filepath.Join(root, "sub")},
 			report.ClientRequest{Decision: "allow", Rule: "s.yaml:4", Reason: "allow rule s.yaml:4 matched"}, filepath.Join(root, "sub", "out.txt")},
+		// The terminal's env is seen as assignments written before the
+		// command, and recorded so.
+		{"env denied by an assignment rule", envDeny,
+			acp.CreateTerminalRequest{Command: "bash", Args: []string{"-c", "echo hi"}, Env: []acp.EnvVariable{{Name: "A", Value: "1"}, {Name: "BASH_ENV", Value: evil}}},
+			report.ClientRequest{Decision: "deny", Rule: "s.yaml:7", Reason: "deny rule s.yaml:7 matched",
+				Refused: "command denied by rule s.yaml:7: A=1 BASH_ENV=" + evil + " bash -c 'echo hi'"}, ""},
+		{"env on a shell line", envDeny,
+			acp.CreateTerminalRequest{Command: "echo hi; echo there", Env: []acp.EnvVariable{{Name: "LD_PRELOAD", Value: "x.so"}}},
+			report.ClientRequest{Decision: "deny", Rule: "s.yaml:7", Reason: "deny rule s.yaml:7 matched",
+				Refused: "command denied by rule s.yaml:7: LD_PRELOAD=x.so echo hi; echo there"}, ""},
+		{"env allowed as written before the command", envDeny,
+			acp.CreateTerminalRequest{Command: "echo \"$GREETING\" > " + pwned, Env: []acp.EnvVariable{{Name: "GREETING", Value: "hello world"}}},
+			report.ClientRequest{Decision: "allow", Rule: "s.yaml:4", Reason: "allow rule s.yaml:4 matched"}, pwned},
 		{"relative redirection out of the allowed paths", inCwd,
 			acp.CreateTerminalRequest{Command: "echo hi > ../escaped.txt", Cwd: filepath.Join(root, "sub")},
 			report.ClientRequest{Decision: "deny", Reason: "no rule matched; default deny",
@@ -528,7 +553,7 @@ func TestClientTerminalPolicy(t *testing.T) {
 			c := newTestClient(t, ClientConfig{Terminal: true, Cwd: root, Roots: []string{root}, Policy: tt.policy})
 			tt.params.SessionID = "s"
 			res, rec, err := clientCall(t, c, acp.MethodTerminalCreate, tt.params)
-			tt.want.Method, tt.want.Command = acp.MethodTerminalCreate, commandLine(tt.params.Command, tt.params.Args)
+			tt.want.Method, tt.want.Command = acp.MethodTerminalCreate, envLine(tt.params.Env, commandLine(tt.params.Command, tt.params.Args))
 			if tt.created == "" {
 				if err == nil || err.Code != acp.CodeInvalidParams || err.Message != tt.want.Refused {
 					t.Errorf("err = %v; want code %d: %s", err, acp.CodeInvalidParams, tt.want.Refused)
@@ -625,15 +650,19 @@ func TestClientCommandLine(t *testing.T) {
 	tests := []struct {
 		command string
 		args    []string
+		env     []acp.EnvVariable
 		want    string
 	}{
-		{"ls -la | head", nil, "ls -la | head"},
-		{"git", []string{"commit", "-m", "it's done"}, `git commit -m 'it'\''s done'`},
-		{"/my bin/x", []string{"", "a=b"}, `'/my bin/x' '' a=b`},
+		{"ls -la | head", nil, nil, "ls -la | head"},
+		{"git", []string{"commit", "-m", "it's done"}, nil, `git commit -m 'it'\''s done'`},
+		{"/my bin/x", []string{"", "a=b"}, nil, `'/my bin/x' '' a=b`},
+		{"ls", nil, []acp.EnvVariable{{Name: "A", Value: "1"}, {Name: "B", Value: ""}, {Name: "C", Value: "it's $(x) `y`;"}, {Name: "A", Value: "2"}},
+			`A=1 B='' C='it'\''s $(x) ` + "`y`" + `;' A=2 ls`},
+		{"bash", []string{"-c", "echo hi"}, []acp.EnvVariable{{Name: "BASH_ENV", Value: "/tmp/evil.sh"}}, `BASH_ENV=/tmp/evil.sh bash -c 'echo hi'`},
 	}
 	for _, tt := range tests {
-		if got := commandLine(tt.command, tt.args); got != tt.want {
-			t.Errorf("commandLine(%q, %q) = %q; want %q", tt.command, tt.args, got, tt.want)
+		if got := envLine(tt.env, commandLine(tt.command, tt.args)); got != tt.want {
+			t.Errorf("envLine(%q, commandLine(%q, %q)) = %q; want %q", tt.env, tt.command, tt.args, got, tt.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -181,8 +182,25 @@ permissions: {default: deny}
 turns:
   - prompt: go
     expect: {stopReason: cancelled}
+---
+name: shared-option-id
+agent: {command: [acprun, mock-agent, shared.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: go
+    expect: {stopReason: cancelled, denied: 1}
 `
 	rep := runScenarios(t, Options{}, src, map[string]string{
+		"shared.mock.yaml": `turns:
+  - steps:
+      - permission: {toolCallId: t1, title: rm -rf /, kind: execute, rawInput: {command: rm -rf /}}
+        options:
+          - {optionId: go, name: Reject, kind: reject_once}
+          - {optionId: go, name: Allow, kind: allow_once}
+        allowed: [{text: "ran"}]
+        rejected: [{text: "skipped"}]
+        cancelled: [{text: "cancelled"}]
+`,
 		"agent.mock.yaml": string(agent),
 		"noreject.mock.yaml": `permissionOptions:
   - {optionId: yes, name: "Yes", kind: allow_once}
@@ -229,6 +247,22 @@ turns:
 	}
 	if !strings.Contains(noReject.Text, "cancelled") {
 		t.Errorf("no-reject text = %q, want the agent's cancelled branch", noReject.Text)
+	}
+
+	// An option id shared by a reject and an allow option names neither
+	// for sure: the denial is answered cancelled, counted as denied, and
+	// the shared id is a protocol violation.
+	shared := rep.Scenarios[2]
+	if p := shared.Turns[0].Permissions; len(p) != 1 || p[0].Decision != "deny" || p[0].Outcome != "cancelled" || p[0].OptionID != "" ||
+		!strings.Contains(p[0].Reason, `no usable reject option offered (option id "go" of kind reject_once is also that of an option of kind "allow_once")`) {
+		t.Errorf("shared-id permissions = %+v, want deny answered cancelled, saying why", p)
+	}
+	if shared.Allowed != 0 || shared.Denied != 1 || shared.Turns[0].Text != "cancelled" {
+		t.Errorf("shared-id allowed/denied = %d/%d, text %q; want 0/1 and the agent's cancelled branch", shared.Allowed, shared.Denied, shared.Turns[0].Text)
+	}
+	want := `session/request_permission t1: two options share optionId "go" (of kinds "reject_once" and "allow_once"): each option needs an id of its own`
+	if !slices.Contains(shared.Violations, want) || !slices.Contains(shared.Warnings, "protocol violation: "+want) {
+		t.Errorf("shared-id violations %q, warnings %q; want %q in both", shared.Violations, shared.Warnings, want)
 	}
 }
 

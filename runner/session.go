@@ -198,6 +198,9 @@ func (s *session) arrive(req *acp.Request) *arrival {
 			for _, m := range p.Malformed {
 				s.violationLocked(fmt.Sprintf("session/request_permission %s: %s; the field took its default", p.ToolCall.ToolCallID, m))
 			}
+			if m := sharedOptionID(p.Options); m != "" {
+				s.violationLocked(fmt.Sprintf("session/request_permission %s: %s", p.ToolCall.ToolCallID, m))
+			}
 			a.params = &p
 			a.perm = &permissionSlot{}
 			a.call = askedCall(a.turn, &p)
@@ -212,6 +215,21 @@ func (s *session) arrive(req *acp.Request) *arrival {
 		a.waits = &a.turn.inflight
 	}
 	return a
+}
+
+// sharedOptionID says which options share an optionId, which the schema
+// says is unique; "" when none do. The policy selects no option whose id
+// is shared with an option of another verdict (approve.Policy.Decide).
+func sharedOptionID(opts []acp.PermissionOption) string {
+	first := make(map[string]int, len(opts))
+	for i, o := range opts {
+		if j, ok := first[o.OptionID]; ok {
+			return fmt.Sprintf("two options share optionId %q (of kinds %q and %q): each option needs an id of its own",
+				o.OptionID, opts[j].Kind, o.Kind)
+		}
+		first[o.OptionID] = i
+	}
+	return ""
 }
 
 // answered ends the turn's wait for the request, if it waits for it.
