@@ -454,6 +454,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err := c.checkWorkspaceDir(scs); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
+	if err := runner.CheckCassettes(opts, scs); err != nil {
+		return exitError{code: exitUsage, err: err}
+	}
 	if c.DryRun {
 		c.warnNoPermissions(g, scs)
 		// The plan is redacted as text, as printed: no field of it can

@@ -3,17 +3,21 @@ package runner
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/inputfile"
+	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -45,10 +49,76 @@ func startGateway(scenarios []*scenario.Scenario) (*gateway.Server, error) {
 	return nil, nil
 }
 
-// cassetteName is the file name of an attempt's cassette: its
-// transcript's, with .cassette.json for .jsonl.
-func cassetteName(transcript string) string {
-	return strings.TrimSuffix(transcript, ".jsonl") + ".cassette.json"
+// cassetteName is the file name of the cassette of try ref of a scenario
+// (ref.Retry counts the tries): its transcript's name on its own
+// (report.TranscriptName of the scenario's name, agent, attempt and retry,
+// without the "-2" that keeps a run's transcripts apart), with
+// ".cassette.json" for ".jsonl", so that it depends on the scenario alone
+// and not on the others of the run. When the file name does not keep the
+// scenario's name and agent as they are (a character replaced by "_", a
+// long name shortened, or an upper-case letter, which a case-insensitive
+// file system does not tell from its lower case) "~" and 8 hex digits of
+// the SHA-256 of the name and agent as written come before the suffix:
+// "fix vet" and "fix:vet" get cassettes of their own.
+func cassetteName(ref Ref) string {
+	stem := strings.TrimSuffix(report.TranscriptName(ref.Name, ref.Agent, ref.Attempt, ref.Retry), ".jsonl")
+	id := ref.Name
+	if ref.Agent != "" {
+		id += "@" + ref.Agent
+	}
+	if strings.TrimSuffix(report.TranscriptName(ref.Name, ref.Agent, 0, 0), ".jsonl") == strings.ToLower(id) {
+		return stem + ".cassette.json"
+	}
+	sum := sha256.Sum256([]byte(id))
+	return stem + "~" + hex.EncodeToString(sum[:4]) + ".cassette.json"
+}
+
+// CheckCassettes returns an error when two scenarios of a run with opts
+// (its Repeat) that record or replay would share a cassette: the same
+// name (cassetteName), compared case-insensitively as a file system may,
+// in the same gateway.dir. Each error is at the later scenario and names
+// the earlier; nil when every try of every scenario has its own.
+func CheckCassettes(opts Options, scenarios []*scenario.Scenario) error {
+	type first struct {
+		ref Ref
+		pos scenario.Pos
+	}
+	seen := map[[2]string]first{} // by gateway.dir and name in lower case
+	var errs []error
+	for _, j := range jobsOf(scenarios, max(opts.Repeat, 1)) {
+		g := j.sc.Gateway
+		if g == nil || len(g.Targets) == 0 || g.Mode == string(gateway.Meter) {
+			continue
+		}
+		for _, ref := range j.tries() {
+			name := cassetteName(ref)
+			key := [2]string{g.Dir, strings.ToLower(name)}
+			if f, dup := seen[key]; dup {
+				errs = append(errs, fmt.Errorf("%s: gateway: scenario %s and scenario %s (at %s) would share the cassette %s: "+
+					"give one of them another name (or agent), or its own gateway.dir",
+					j.sc.Pos, describeRef(ref), describeRef(f.ref), f.pos, filepath.Join(g.Dir, name)))
+				break
+			}
+			seen[key] = first{ref, j.sc.Pos}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// describeRef names the try ref in a message: the scenario's name quoted,
+// its agent, attempt and retry.
+func describeRef(ref Ref) string {
+	s := strconv.Quote(ref.Name)
+	if ref.Agent != "" {
+		s += " on agent " + ref.Agent
+	}
+	if ref.Attempt > 0 {
+		s += fmt.Sprintf(", attempt %d", ref.Attempt)
+	}
+	if ref.Retry > 0 {
+		s += fmt.Sprintf(", retry %d", ref.Retry)
+	}
+	return s
 }
 
 // openCassetteDirs opens the directory of every scenario that records
@@ -74,19 +144,19 @@ func openCassetteDirs(scenarios []*scenario.Scenario) (map[string]*os.Root, erro
 }
 
 // pinCassettes pins the cassette of every try of every job that replays
-// one (named after its transcript, names[i] for jobs[i]), before any agent
-// starts: an agent whose cwd holds cassettes/ may put a symlink to a file
-// of the user's in the place of a later attempt's (see inputfile.Pinned).
-// The cassettes of one gateway.dir share one open directory (pins).
-func pinCassettes(pins *inputfile.Pins, jobs []job, names [][]string) inputs {
+// one (cassetteName), before any agent starts: an agent whose cwd holds
+// cassettes/ may put a symlink to a file of the user's in the place of a
+// later attempt's (see inputfile.Pinned). The cassettes of one gateway.dir
+// share one open directory (pins).
+func pinCassettes(pins *inputfile.Pins, jobs []job) inputs {
 	pinned := inputs{}
-	for i, j := range jobs {
+	for _, j := range jobs {
 		g := j.sc.Gateway
 		if g == nil || len(g.Targets) == 0 || g.Mode != string(gateway.Replay) {
 			continue
 		}
-		for _, name := range names[i] {
-			path := filepath.Join(g.Dir, cassetteName(name))
+		for _, ref := range j.tries() {
+			path := filepath.Join(g.Dir, cassetteName(ref))
 			pinned[path] = pins.Pin(path)
 		}
 	}
@@ -110,14 +180,14 @@ func (r *scenarioRun) openGateway() error {
 		return nil
 	}
 	home, _ := os.UserHomeDir()
-	paths := map[string]string{"<workspace>": r.sc.Agent.Cwd}
-	if home != "" {
-		paths["<home>"] = home
+	paths := map[string][]string{}
+	for name, path := range map[string]string{"<workspace>": r.sc.Agent.Cwd, "<home>": home, "<tmp>": os.TempDir()} {
+		if path != "" {
+			// The agent may say the path as its getcwd() does, symlinks resolved.
+			paths[name] = []string{path, workspace.ResolveExisting(filepath.Clean(path))}
+		}
 	}
-	if tmp := os.TempDir(); tmp != "" {
-		paths["<tmp>"] = tmp
-	}
-	cassette := filepath.Join(g.Dir, cassetteName(r.transcriptName))
+	cassette := filepath.Join(g.Dir, cassetteName(r.ref))
 	att, err := gateway.Open(gateway.Config{
 		Mode:     gateway.Mode(g.Mode),
 		Cassette: cassette,

@@ -20,6 +20,7 @@ import (
 
 	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
 )
 
 // anthropicUpstream is a fake Anthropic Messages API that streams "echo:
@@ -294,5 +295,120 @@ func TestGatewayRefusalsFailTurnOnce(t *testing.T) {
 	}
 	if got, gw := s.budgetFailure(turn, &report.TurnResult{}), s.gatewayFailure(turn); got != "over" || gw != "" {
 		t.Errorf("budget failure %q, gateway failure %q; want the first refusal once", got, gw)
+	}
+}
+
+// TestCassetteName: a cassette's name depends on its scenario's name,
+// agent, attempt and retry alone; names a file name does not keep as they
+// are (characters replaced, upper case) get a hash of the name, so that
+// "fix vet" and "fix:vet", or "Fix" and "fix", get cassettes of their own.
+func TestCassetteName(t *testing.T) {
+	for _, c := range []struct {
+		ref  Ref
+		want string
+	}{
+		{Ref{Name: "g"}, "g.cassette.json"},
+		{Ref{Name: "fix-vet", Agent: "claude"}, "fix-vet@claude.cassette.json"},
+		{Ref{Name: "fix-vet", Agent: "claude", Attempt: 2, Retry: 1}, "fix-vet@claude#2-retry1.cassette.json"},
+		{Ref{Name: "fix vet"}, "fix_vet~e61d4ec1.cassette.json"},
+		{Ref{Name: "fix:vet"}, "fix_vet~92fc28fa.cassette.json"},
+		{Ref{Name: "fix:vet", Attempt: 3}, "fix_vet#3~92fc28fa.cassette.json"},
+		{Ref{Name: "Fix"}, "Fix~21f1595b.cassette.json"},
+		{Ref{Name: "fix", Agent: "Mock"}, "fix@Mock~6ecbc4e9.cassette.json"},
+	} {
+		if got := cassetteName(c.ref); got != c.want {
+			t.Errorf("%+v: %s, want %s", c.ref, got, c.want)
+		}
+	}
+}
+
+// TestCheckCassettes: two tries of a run that would record or replay the
+// same cassette are an error at the later scenario naming the earlier;
+// names that sanitise alike do not share one, nor do scenarios of other
+// gateway.dirs or in meter.
+func TestCheckCassettes(t *testing.T) {
+	dir := t.TempDir()
+	load := func(src string) []*scenario.Scenario {
+		t.Helper()
+		scs, _, err := scenario.LoadBytes(filepath.Join(dir, "s.yaml"), []byte(src), scenario.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return scs
+	}
+	// doc is a scenario whose gateway has gw added, and its top level top.
+	doc := func(name, mode, gw, top string) string {
+		return fmt.Sprintf("---\nname: %q\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
+			"gateway: {mode: %s, env: ANTHROPIC_BASE_URL, upstream: http://127.0.0.1:1%s}\n%sturns: [{prompt: hi}]\n", name, mode, gw, top)
+	}
+	file := filepath.Join(dir, "s.yaml")
+	clash := load(doc("x", "record", "", "retries: 1\n") + doc("x-retry1", "replay", "", ""))
+	want := fmt.Sprintf(`%s:8:1: gateway: scenario "x-retry1" and scenario "x", retry 1 (at %s:2:1) would share the cassette %s: `+
+		"give one of them another name (or agent), or its own gateway.dir", file, file, filepath.Join(dir, "cassettes", "x-retry1.cassette.json"))
+	if err := CheckCassettes(Options{}, clash); err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+	for _, scs := range [][]*scenario.Scenario{
+		load(doc("fix vet", "record", "", "") + doc("fix:vet", "record", "", "") + doc("Fix", "record", "", "") + doc("fix", "record", "", "")),
+		load(doc("x", "meter", "", "retries: 1\n") + doc("x-retry1", "meter", "", "")),
+		load(doc("x", "record", "", "retries: 1\n") + doc("x-retry1", "record", ", dir: other", "")),
+	} {
+		if err := CheckCassettes(Options{Repeat: 3}, scs); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestGatewayCwdThroughSymlink: a session cwd given through a symbolic
+// link is named <workspace> in the cassette as given and as the agent's
+// getcwd() says it, symlinks resolved, so that the recording replays in
+// another directory.
+func TestGatewayCwdThroughSymlink(t *testing.T) {
+	up, _ := anthropicUpstream(t)
+	cassettes := t.TempDir()
+	// place makes a directory reached through a link, and returns both.
+	place := func() (link, real string) {
+		base, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		real, link = filepath.Join(base, "real"), filepath.Join(base, "link")
+		if err := os.Mkdir(real, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(real, link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(real, "agent.mock.yaml"), []byte(modelAgent), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return link, real
+	}
+	src := func(mode, link, real string) string {
+		return fmt.Sprintf(`name: g
+agent: {command: [acprun, mock-agent, agent.mock.yaml], cwd: %q}
+gateway: {mode: %s, dir: %q, env: ANTHROPIC_BASE_URL, upstream: %q}
+turns:
+  - prompt: "cwd is %s"
+  - prompt: "and %s/a.go"
+`, link, mode, cassettes, up.URL, real, link)
+	}
+	link, real := place()
+	r := runOne(t, modelAgent, src("record", link, real)).Scenarios[0]
+	if r.Status != report.StatusPassed {
+		t.Fatalf("record: %s %q %q", r.Status, r.Failures, r.Error)
+	}
+	data, err := os.ReadFile(r.Gateway.Cassette)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), filepath.Base(filepath.Dir(real))) || !strings.Contains(string(data), `"content": "cwd is <workspace>"`) ||
+		!strings.Contains(string(data), `"content": "and <workspace>/a.go"`) {
+		t.Fatalf("cassette names the directory:\n%s", data)
+	}
+	link, real = place()
+	p := runOne(t, modelAgent, src("replay", link, real)).Scenarios[0]
+	if p.Status != report.StatusPassed {
+		t.Fatalf("replay elsewhere: %s %q %q", p.Status, p.Failures, p.Error)
 	}
 }

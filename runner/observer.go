@@ -43,6 +43,17 @@ func newJob(sc *scenario.Scenario, attempt int) job {
 	return job{sc: sc, ref: Ref{Name: sc.Name, File: sc.File, Line: sc.Pos.Line, Agent: sc.Agent.Name, Attempt: attempt, Turns: len(sc.Turns)}}
 }
 
+// tries names every try the job may make: its Ref with each Retry its
+// scenario allows.
+func (j job) tries() []Ref {
+	refs := make([]Ref, j.sc.Retries+1)
+	for try := range refs {
+		refs[try] = j.ref
+		refs[try].Retry = try
+	}
+	return refs
+}
+
 // Observer is told about a run as it happens. Calls are serialised: an
 // Observer needs no locking of its own. Everything an Observer is given has
 // been redacted.

@@ -208,8 +208,8 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 		defer os.RemoveAll(dir)
 	}
 	jobs := jobsOf(scenarios, opts.Repeat)
-	names := transcriptNames(jobs) // cassettes are named like transcripts too
-	opts.cassettes = pinCassettes(pins, jobs, names)
+	names := transcriptNames(jobs)
+	opts.cassettes = pinCassettes(pins, jobs)
 	stop := &failureStop{max: opts.MaxFailures, repeat: opts.Repeat}
 	results := runJobs(ctx, &opts, jobs, names, stop)
 	opts.procs.close(opts.Abort) // the processes kept for more scenarios
@@ -481,7 +481,9 @@ type scenarioRun struct {
 	cut string
 	// sc is the scenario as this attempt runs it: with a workspace, its
 	// cwd and roots are in the attempt's copy.
-	sc             *scenario.Scenario
+	sc *scenario.Scenario
+	// ref names the attempt, its try (Retry) included.
+	ref            Ref
 	res            *report.Result
 	sess           *session
 	agent          *Agent
@@ -534,7 +536,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 	sc := j.sc
 	start := time.Now()
 	res = newResult(j, opts)
-	r := &scenarioRun{opts: opts, runCtx: ctx, sc: sc, res: &res, transcriptName: transcript, mark: reap.New()}
+	r := &scenarioRun{opts: opts, runCtx: ctx, sc: sc, ref: j.ref, res: &res, transcriptName: transcript, mark: reap.New()}
 	// The secrets of every scenario of the run (the values of its agent's
 	// and judges' env) and secret-looking variables of acprun's
 	// environment are redacted from the result (once, at the end) and from

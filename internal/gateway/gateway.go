@@ -128,11 +128,14 @@ type Config struct {
 	Redact *redact.Redactor
 	// Paths are replaced by their names in what is matched and kept, so
 	// that a cassette recorded in one workspace replays in another:
-	// "<workspace>" → the session's cwd, "<home>", "<tmp>"… A path is
+	// "<workspace>" → the session's cwd, "<home>", "<tmp>"…, each name with
+	// every path that stands for it (the path as given and where it leads,
+	// symlinks resolved, as an agent's getcwd() says it). A path is
 	// replaced where it stands as a path of its own (not inside a longer
-	// name), the longest first; in the answers replayed, the names are
-	// replaced by this attempt's paths.
-	Paths map[string]string
+	// name), the longest first, written as it is or escaped as in a JSON
+	// string (the answers kept are JSON as the provider wrote it); in the
+	// answers replayed, the names are replaced by the first path of each.
+	Paths map[string][]string
 	// Prices maps a model to its price (the caller knows their currency).
 	Prices map[string]Price
 	// Admit, if set, is asked before a request starts, with what was

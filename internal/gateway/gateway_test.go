@@ -487,7 +487,7 @@ func TestWorkspacesMatch(t *testing.T) {
 	body := func(ws string) string {
 		return `{"messages":[{"role":"user","content":"edit ` + ws + `/main.go and ` + ws + `."}],"cwd":"` + ws + `"}`
 	}
-	rec := open(t, Config{Mode: Record, Cassette: cas, Paths: map[string]string{"<workspace>": wsA, "<tmp>": "/tmp"}})
+	rec := open(t, Config{Mode: Record, Cassette: cas, Paths: map[string][]string{"<workspace>": {wsA}, "<tmp>": {"/tmp"}}})
 	route := s.NewRoute(up.URL)
 	route.Bind(rec)
 	if got := send(t, "POST", route.URL(), "/v1/x", body(wsA), nil); got.body != answer(wsA) {
@@ -498,7 +498,7 @@ func TestWorkspacesMatch(t *testing.T) {
 	if bytes.Contains(raw, []byte(wsA)) || !bytes.Contains(raw, []byte(`edit <workspace>/main.go and <workspace>.`)) || !bytes.Contains(raw, []byte(`see <workspace>/main.go`)) {
 		t.Errorf("cassette:\n%s", raw)
 	}
-	play := open(t, Config{Mode: Replay, Cassette: cas, Paths: map[string]string{"<workspace>": wsB, "<home>": "/home/ci", "<tmp>": "/var/tmp"}})
+	play := open(t, Config{Mode: Replay, Cassette: cas, Paths: map[string][]string{"<workspace>": {wsB}, "<home>": {"/home/ci"}, "<tmp>": {"/var/tmp"}}})
 	route.Bind(play)
 	if got := send(t, "POST", route.URL(), "/v1/x", body(wsB), nil); got.status != 200 || got.body != answer(wsB) {
 		t.Errorf("replay in another workspace: %d %s (%s), want %s", got.status, got.body, play.Divergence(), answer(wsB))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acprun/acprun/internal/gateway/provider"
 	"github.com/acprun/acprun/internal/pathtext"
+	"github.com/acprun/acprun/internal/redact"
 )
 
 // normaliseBody is a request body as replay matches it and the cassette
@@ -86,32 +87,49 @@ func normaliseString(s string, paths *pathNames) string {
 // pathNames swaps an attempt's paths (Config.Paths) for their names in
 // what is kept, and back in what is replayed.
 type pathNames struct {
-	byPath [][2]string // {path, name}, longest path first
-	byName [][2]string // the same, longest name first
+	// byForm holds {form, name} for every form of every path (the path
+	// and its escaped forms, redact.QuotedForms), longest form first.
+	byForm [][2]string
+	// byName holds {path, name} for the first path of each name, longest
+	// name first.
+	byName [][2]string
 }
 
-// newPathNames returns the pathNames of paths (name → path); paths that
-// are "" or "/" are left out.
-func newPathNames(paths map[string]string) *pathNames {
+// newPathNames returns the pathNames of paths (name → its paths, the one
+// replay writes back first); paths that are "" or "/" are left out.
+func newPathNames(paths map[string][]string) *pathNames {
 	p := &pathNames{}
-	for name, path := range paths {
-		if path = strings.TrimRight(path, "/"); path != "" && name != "" {
-			p.byPath = append(p.byPath, [2]string{path, name})
+	for name, list := range paths {
+		first := true
+		for _, path := range list {
+			if path = strings.TrimRight(path, "/"); path == "" || name == "" {
+				continue
+			}
+			if first {
+				p.byName = append(p.byName, [2]string{path, name})
+				first = false
+			}
+			for _, f := range redact.QuotedForms(path) {
+				p.byForm = append(p.byForm, [2]string{f, name})
+			}
 		}
 	}
-	slices.SortFunc(p.byPath, func(a, b [2]string) int {
-		return cmp.Or(cmp.Compare(len(b[0]), len(a[0])), strings.Compare(a[1], b[1]))
-	})
-	p.byName = slices.Clone(p.byPath)
-	slices.SortStableFunc(p.byName, func(a, b [2]string) int { return cmp.Compare(len(b[1]), len(a[1])) })
+	longest := func(i int) func(a, b [2]string) int {
+		return func(a, b [2]string) int {
+			return cmp.Or(cmp.Compare(len(b[i]), len(a[i])), strings.Compare(a[1-i], b[1-i]), strings.Compare(a[i], b[i]))
+		}
+	}
+	slices.SortFunc(p.byForm, longest(0))
+	p.byForm = slices.Compact(p.byForm)
+	slices.SortFunc(p.byName, longest(1))
 	return p
 }
 
-// name replaces in s each path that stands as a path of its own by its
-// name.
+// name replaces in s each path that stands as a path of its own, written
+// as it is or escaped as in a JSON or Go string, by its name.
 func (p *pathNames) name(s string) string {
-	for _, pn := range p.byPath {
-		s = pathtext.Replace(s, pn[0], pn[1])
+	for _, pf := range p.byForm {
+		s = pathtext.Replace(s, pf[0], pf[1])
 	}
 	return s
 }

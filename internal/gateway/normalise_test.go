@@ -7,7 +7,7 @@ import (
 )
 
 func TestNormaliseBody(t *testing.T) {
-	paths := map[string]string{"<workspace>": "/tmp/ws-123/work", "<tmp>": "/tmp", "<home>": "/home/me/", "<empty>": ""}
+	paths := map[string][]string{"<workspace>": {"/tmp/ws-123/work"}, "<tmp>": {"/tmp"}, "<home>": {"/home/me/"}, "<empty>": {""}}
 	cases := []struct {
 		name string
 		api  provider.API
@@ -53,5 +53,35 @@ func TestNormaliseVolatile(t *testing.T) {
 	want := `{"max_tokens":1024,"messages":[{"content":[{"text":"Say hello","type":"text"}],"role":"user"}],"model":"claude-sonnet-4-5-20250929","stream":true}`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestPathNamesForms: a path is named written as it is and in the forms
+// JSON writers escape it in (Python's \u00e9, PHP's \/, Go's \u0026
+// \u003c \u003e), as is every other path of its name (the workspace
+// reached through a symlink and where it leads); the first path of a
+// name is the one written back.
+func TestPathNamesForms(t *testing.T) {
+	p := newPathNames(map[string][]string{
+		"<workspace>": {"/tmp/link/R&D <é>", "/tmp/real/R&D <é>"},
+		"<tmp>":       {"/tmp"},
+	})
+	for _, c := range []struct{ in, want string }{
+		{`{"a":"/tmp/link/R&D <é>/x.go"}`, `{"a":"<workspace>/x.go"}`},
+		{`{"a":"/tmp/real/R&D <é>/x.go"}`, `{"a":"<workspace>/x.go"}`},
+		{`{"a":"/tmp/real/R&D <\u00e9>/x.go"}`, `{"a":"<workspace>/x.go"}`},                // Python
+		{`{"a":"\/tmp\/real\/R&D <\u00e9>\/x.go"}`, `{"a":"<workspace>\/x.go"}`},           // PHP
+		{`{"a":"/tmp/real/R\u0026D \u003cé\u003e/x.go"}`, `{"a":"<workspace>/x.go"}`},      // Go
+		{`{"a":"\/tmp\/real\/R\u0026D \u003cé\u003e\/x.go"}`, `{"a":"<workspace>\/x.go"}`}, // Go, with \/
+		{`data: {"t":"in \/tmp\/real\/R&D <\u00e9>."}`, `data: {"t":"in <workspace>."}`},   // event text
+		{`{"a":"\/tmp\/real\/R&D <\u00e9>x"}`, `{"a":"<tmp>\/real\/R&D <\u00e9>x"}`},       // a longer name
+		{`{"a":"\/tmp\/other"}`, `{"a":"<tmp>\/other"}`},
+	} {
+		if got := p.name(c.in); got != c.want {
+			t.Errorf("name(%s)\n got %s\nwant %s", c.in, got, c.want)
+		}
+	}
+	if got, want := p.expand(`{"a":"<workspace>/x.go"}`), `{"a":"/tmp/link/R&D <é>/x.go"}`; got != want {
+		t.Errorf("expand: got %s, want %s", got, want)
 	}
 }

@@ -51,9 +51,7 @@ type Redactor struct {
 // A value with surrounding white space is also looked for trimmed, and each
 // line of a multi-line value (a PEM key, say) is looked for on its own.
 // Besides its raw form, each secret is looked for in the forms it takes
-// when quoted: JSON-escaped (with and without Go's HTML escaping of < > &,
-// and with non-ASCII characters as \uXXXX, as Python writes it) and Go
-// quoted (%q).
+// when quoted (QuotedForms).
 func New(secrets ...string) *Redactor {
 	seen := make(map[string]bool)
 	r := &Redactor{}
@@ -61,7 +59,7 @@ func New(secrets ...string) *Redactor {
 		if !fit(v) {
 			return
 		}
-		for _, f := range quotedForms(v) {
+		for _, f := range QuotedForms(v) {
 			if !seen[f] {
 				seen[f] = true
 				r.forms = append(r.forms, f)
@@ -139,13 +137,22 @@ func fit(v string) bool {
 	return true
 }
 
-// quotedForms returns v and the forms it takes when quoted, without
-// duplicates. Every form but v itself has a backslash, so none occurs in
-// Marker.
-func quotedForms(v string) []string {
+// QuotedForms returns v and the forms it takes inside a quoted string,
+// without the quotes and without duplicates: JSON-escaped (with and without
+// Go's HTML escaping of < > & as \u003c \u003e \u0026, and with non-ASCII
+// characters as \uXXXX, as Python writes it), each also with "/" as "\/"
+// (as PHP writes it), and Go quoted (%q). The forms but v itself have a
+// backslash, so none occurs in Marker. The model gateway finds paths in
+// the answers it keeps by these forms too.
+func QuotedForms(v string) []string {
 	forms := []string{v, string(appendEscaped(nil, v, false)), string(appendEscaped(nil, v, true))}
 	if q, err := json.Marshal(v); err == nil {
 		forms = append(forms, string(q[1:len(q)-1]))
+	}
+	for _, f := range forms[1:] { // the JSON forms
+		if strings.Contains(f, "/") {
+			forms = append(forms, strings.ReplaceAll(f, "/", `\/`))
+		}
 	}
 	q := strconv.Quote(v)
 	forms = append(forms, q[1:len(q)-1])

@@ -151,6 +151,26 @@ func TestString(t *testing.T) {
 	}
 }
 
+// TestQuotedForms: a value's forms in a quoted string, as JSON writers
+// escape it: Go (HTML too), Python (non-ASCII as \uXXXX), PHP ("/" as
+// "\/" besides), and Go's %q.
+func TestQuotedForms(t *testing.T) {
+	got := redact.QuotedForms(`/a/R&D é"`)
+	want := []string{
+		`/a/R&D é"`,
+		`/a/R&D é\"`,
+		`/a/R&D \u00e9\"`,
+		`/a/R\u0026D é\"`,
+		`\/a\/R&D é\"`,
+		`\/a\/R&D \u00e9\"`,
+		`\/a\/R\u0026D é\"`,
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
 // TestStringLeavesNoSecret checks the case where a replacement and the
 // text after it form another secret.
 func TestStringLeavesNoSecret(t *testing.T) {
