@@ -41,7 +41,8 @@
 //     character).
 //
 //   - command: the call's command line (Decision.Commands) is split into simple
-//     commands (SplitCommands). A deny rule matches when any of them
+//     commands (SplitCommands), as each of bash and sh (dash, or bash in
+//     POSIX mode) would split it. A deny rule matches when any of them
 //     matches a pattern. An allow holds only when every one of them is
 //     allowed by some allow rule whose other matchers hold too; different
 //     commands may be allowed by different rules. In a pattern '*' matches

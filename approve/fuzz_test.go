@@ -159,6 +159,11 @@ func FuzzSplitCommands(f *testing.F) {
 		"(a; { b; }) |& c 2>&1 >| d &> e # f\ng \\\nh",
 		"if a; then b; elif c; else d; fi; for x in y; do e; done",
 		"$(((1+2)))) ) ( ` $( ${ \" '",
+		"echo a\\>|b \\<&c '>'|d <<\\>|e",
+		"echo $'\\' ; f ; echo '' &>/dev/null g &>>h \"${x:-'\"'}\" \"${x#'\"'}\" ${x#{}",
+		"cat <<EOF\nE\\\nOF\n\\\nEOF\nx\nEOF\ncat <<-E\\\nOF\n\tE\\\nOF\ncat <<''\n\ncat <<$'A'\nA\n",
+		"echo $(cat <<EOF\nEOF);x\n) $(cat <<F)\nF\n<<\"a\nb\"\na\nb",
+		"[[ x =~ (#) ]] @(a) $[1] a[1]=2 ${ x; }",
 	} {
 		f.Add(s)
 	}

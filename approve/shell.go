@@ -34,10 +34,34 @@ const maxDepth = 64
 // path rules see, and a deny rule such as "*>*" rules redirections out.
 // Here-document bodies are not commands; only substitutions in an
 // unquoted body are returned.
+//
+// A line is read by more than one shell: an agent's Bash tool runs bash,
+// and a terminal/create line /bin/sh, which is dash on Debian and Ubuntu
+// and bash in POSIX mode elsewhere. They disagree on $'…' (dash: a $ and
+// a plain '…'), &> and &>> (dash: & ends the command), single quotes
+// inside "${…}", and where some here-documents end. So the line is split
+// as each of bash, bash --posix and dash reads it, and every command of
+// any of those readings is returned: `echo $'\' ; rm -rf /` is one
+// (unfinished) command to bash and two to dash, and all three are returned.
+// A few constructs are not followed: those of bash alone in which # and
+// << are text ([[ … ]] with a parenthesis in it, extglob patterns such as
+// @(…), an array subscript NAME[…] where an assignment may stand, $[…]),
+// bash 5.3's ${ cmd; }, a here-document delimiter with escapes in $'…'
+// and one of two lines. A line with one of them is also cut crudely at
+// every operator, parenthesis, brace and newline, quotes or not (see
+// crudeSplit), and those pieces are returned too.
+//
 // Each command is returned once, where it first appears.
 func SplitCommands(line string) []string {
-	p := &splitter{s: line}
-	parts := p.list(false)
+	var parts []string
+	unmodeled := false
+	for _, d := range dialects {
+		p := &splitter{s: line, d: d, unmodeled: &unmodeled}
+		parts = append(parts, p.list(false)...)
+	}
+	if unmodeled {
+		parts = append(parts, crudeSplit(line)...)
+	}
 	// Drop repeats: a command matters once, whether it runs once or often.
 	seen := make(map[string]bool, len(parts))
 	out := parts[:0]
@@ -53,14 +77,48 @@ func SplitCommands(line string) []string {
 	return out
 }
 
+// A dialect is one shell's reading of the constructs on which the shells
+// that run agents' command lines disagree.
+type dialect struct {
+	// bash: $'…' is a quote with backslash escapes, &> and &>> redirect,
+	// in $(…) a here-document also ends at a line that starts with its
+	// delimiter and holds a ")", and a here-document left open at that
+	// ")" is read after the next newline. Unquoted here-document lines
+	// are compared with their delimiter with every backslash-newline
+	// removed (dash removes only those at the start of a line).
+	bash bool
+	// posix: single quotes inside "${…}" are text, except after the
+	// pattern operators # and % (and, in bash, ^ and ,), where they quote;
+	// without posix (bash) they always quote.
+	posix bool
+}
+
+// dialects are bash, sh as bash in POSIX mode (Fedora, macOS) and sh as
+// dash (Debian, Ubuntu).
+var dialects = []dialect{{bash: true}, {bash: true, posix: true}, {posix: true}}
+
+// quotesInParam reports whether single quotes quote inside "${…}" after
+// the operator that starts with op.
+func (d dialect) quotesInParam(op byte) bool {
+	switch {
+	case !d.posix, op == '#', op == '%':
+		return true
+	default:
+		return d.bash && (op == '^' || op == ',')
+	}
+}
+
 // splitter is a small recursive-descent reader of POSIX shell syntax that
 // only cares about where simple commands begin and end.
 type splitter struct {
 	s         string
 	i         int
+	d         dialect
 	depth     int
+	subs      int       // how many $(…) and <(…) enclose p.i
 	heredocs  []heredoc // announced on the current line, read after its newline
 	noHeredoc bool      // in arithmetic, << shifts
+	unmodeled *bool     // set on meeting a construct that d does not follow
 }
 
 type heredoc struct {
@@ -73,7 +131,9 @@ type heredoc struct {
 type cmdBuf struct {
 	b     strings.Builder
 	space bool     // an unquoted blank is pending
+	op    byte     // the redirection operator < or > just written, else 0
 	subs  []string // commands found in substitutions
+	named bool     // a word that is no assignment was written (set by subscript)
 }
 
 func (c *cmdBuf) write(s string) {
@@ -81,16 +141,24 @@ func (c *cmdBuf) write(s string) {
 		c.b.WriteByte(' ')
 	}
 	c.space = false
+	c.op = 0
 	c.b.WriteString(s)
 }
 
-// last returns the byte written last, or 0 after a blank.
-func (c *cmdBuf) last() byte {
-	if c.space || c.b.Len() == 0 {
+// writeOp writes the unquoted redirection operator character < or >.
+func (c *cmdBuf) writeOp(ch byte) {
+	c.write(string(ch))
+	c.op = ch
+}
+
+// lastOp returns the unquoted redirection operator < or > written last,
+// right before p.i, or 0: an escaped or quoted > is text, so the | of
+// `\>|` is a pipe, not the >| operator.
+func (c *cmdBuf) lastOp() byte {
+	if c.space {
 		return 0
 	}
-	s := c.b.String()
-	return s[len(s)-1]
+	return c.op
 }
 
 func (c *cmdBuf) atWordStart() bool { return c.space || c.b.Len() == 0 }
@@ -103,7 +171,9 @@ func (c *cmdBuf) flush(parts []string) []string {
 	parts = append(parts, c.subs...)
 	c.b.Reset()
 	c.space = false
+	c.op = 0
 	c.subs = nil
+	c.named = false
 	return parts
 }
 
@@ -162,7 +232,7 @@ func (p *splitter) list(inSub bool) []string {
 			parts = c.flush(parts)
 			p.i++
 		case '|':
-			if c.last() == '>' { // >| redirection
+			if c.lastOp() == '>' { // >| redirection
 				c.write("|")
 				p.i++
 				continue
@@ -170,7 +240,7 @@ func (p *splitter) list(inSub bool) []string {
 			parts = c.flush(parts)
 			p.i++
 		case '&':
-			if l := c.last(); l == '>' || l == '<' || p.peek(1) == '>' { // >&2, <&0, &>file
+			if c.lastOp() != 0 || p.d.bash && p.peek(1) == '>' { // >&2, <&0, &>file
 				c.write("&")
 				p.i++
 				continue
@@ -182,6 +252,9 @@ func (p *splitter) list(inSub bool) []string {
 				p.i += 2
 				parts = append(parts, p.arith()...)
 				continue
+			}
+			if p.d.bash && p.patternParen(&c) {
+				*p.unmodeled = true
 			}
 			parens++
 			parts = c.flush(parts)
@@ -211,7 +284,7 @@ func (p *splitter) list(inSub bool) []string {
 				p.heredoc(&c)
 			default:
 				p.i++
-				c.write(string(ch))
+				c.writeOp(ch)
 			}
 		case '#':
 			if !c.atWordStart() {
@@ -242,10 +315,43 @@ func (p *splitter) list(inSub bool) []string {
 			for p.i < len(p.s) && !special(p.s[p.i]) {
 				p.i++
 			}
+			if p.d.bash && !*p.unmodeled && p.subscript(&c, p.s[start:p.i]) {
+				*p.unmodeled = true
+			}
 			c.write(p.s[start:p.i])
 		}
 	}
 	return c.flush(parts)
+}
+
+// subscript reports whether bash reads word, which starts at p.i, as an
+// array subscript (NAME[…]), whose text runs to the matching ], newlines,
+// # and << included: a NAME[ where an assignment may stand, first in its
+// command or after other assignments.
+func (p *splitter) subscript(c *cmdBuf, word string) bool {
+	name, _, ok := strings.Cut(word, "[")
+	if !ok || c.named || !c.atWordStart() || !isAssignment(name+"=") {
+		return false
+	}
+	for _, w := range words(stripReserved(c.b.String())) {
+		if !isAssignment(w) {
+			c.named = true // so each command's words are looked at once
+			return false
+		}
+	}
+	return true
+}
+
+// patternParen reports whether bash may read the ( at p.i as part of a
+// pattern, where # and << are text: in [[ … ]] (a regex after =~, an
+// extglob pattern after ==), or in an extglob pattern such as @(…) or
+// !(…), which `shopt -s extglob` or BASHOPTS=extglob turns on.
+func (p *splitter) patternParen(c *cmdBuf) bool {
+	if p.i > 0 && !c.space && strings.IndexByte("?*+@!", p.s[p.i-1]) >= 0 {
+		return true
+	}
+	cmd := stripReserved(c.b.String())
+	return cmd == "[[" || strings.HasPrefix(cmd, "[[ ")
 }
 
 func special(b byte) bool {
@@ -326,12 +432,18 @@ func (p *splitter) dollar(inDouble bool) []string {
 	case '{':
 		return p.param(inDouble)
 	case '\'':
-		if inDouble { // "$'" is a literal dollar and quote
+		if inDouble || !p.d.bash { // "$'" is a literal dollar and quote; dash has no $'…'
 			p.i++
 			return nil
 		}
 		p.i += 2
 		p.ansi()
+		return nil
+	case '[':
+		if p.d.bash { // bash's old $[arithmetic], where # is text
+			*p.unmodeled = true
+		}
+		p.i++
 		return nil
 	case '"':
 		p.i++
@@ -346,13 +458,25 @@ func (p *splitter) dollar(inDouble bool) []string {
 }
 
 // sub reads the body of $(…) or <(…) up to its closing parenthesis.
+// Here-documents announced before it are not read inside it; those left
+// open inside it are read after the next newline outside in bash, and
+// dropped in dash.
 func (p *splitter) sub() []string {
 	if p.depth >= maxDepth {
 		return p.crude()
 	}
 	p.depth++
-	defer func() { p.depth-- }()
-	return p.list(true)
+	p.subs++
+	outer := p.heredocs
+	p.heredocs = nil
+	parts := p.list(true)
+	if p.d.bash {
+		outer = append(outer, p.heredocs...)
+	}
+	p.heredocs = outer
+	p.depth--
+	p.subs--
+	return parts
 }
 
 // arith reads the rest of $((…)) or ((…)) after its "((". Bash reads it as
@@ -392,45 +516,77 @@ scan:
 	if p.depth >= maxDepth {
 		return crudeSplit(body)
 	}
-	q := &splitter{s: "(" + body, depth: p.depth + 1, noHeredoc: true}
+	q := &splitter{s: "(" + body, d: p.d, depth: p.depth + 1, noHeredoc: true, unmodeled: p.unmodeled}
 	return q.list(false)
 }
 
-// param reads ${…}. Inside double quotes, single quotes in it are literal.
+// param reads ${…}. Inside double quotes, single quotes in it quote or
+// are text as the dialect says (see dialect.posix).
 func (p *splitter) param(inDouble bool) []string {
 	if p.depth >= maxDepth {
 		return p.crude()
 	}
+	if p.d.bash && strings.IndexByte(" \t\n|", p.peek(2)) >= 0 { // bash 5.3's ${ cmd; } runs cmd
+		*p.unmodeled = true
+	}
+	quotes := !inDouble || p.d.quotesInParam(p.paramOp())
 	p.depth++
 	defer func() { p.depth-- }()
 	p.i += 2
 	var subs []string
-	braces := 1
 	for p.i < len(p.s) {
 		switch p.s[p.i] {
 		case '\\':
 			p.skip(2)
 		case '\'':
-			if inDouble {
-				p.i++
-			} else {
+			if quotes {
 				p.single()
+			} else {
+				p.i++
 			}
-		case '"', '`', '$':
+		case '$':
+			subs = append(subs, p.dollar(inDouble && !quotes)...)
+		case '"', '`':
 			subs = append(subs, p.unit(inDouble)...)
-		case '{':
-			braces++
+		case '}': // the first one closes: the shells do not pair a { in it
 			p.i++
-		case '}':
-			p.i++
-			if braces--; braces == 0 {
-				return subs
-			}
+			return subs
 		default:
 			p.i++
 		}
 	}
 	return subs
+}
+
+// paramOp returns the byte after the parameter of the ${…} at p.i, where
+// its operator starts ('}' when it has none).
+func (p *splitter) paramOp() byte {
+	s := p.s[min(p.i+2, len(p.s)):]
+	i := 0
+	if len(s) > 1 && (s[0] == '#' || s[0] == '!') && s[1] != '}' { // ${#x}, ${!x}
+		i = 1
+	}
+	switch {
+	case i < len(s) && isNameByte(s[i]):
+		for i < len(s) && isNameByte(s[i]) {
+			i++
+		}
+	case i < len(s) && strings.IndexByte("@*#?$!-", s[i]) >= 0:
+		i++
+	}
+	if i < len(s) && s[i] == '[' { // an array subscript
+		if j := strings.IndexByte(s[i:], ']'); j >= 0 {
+			i += j + 1
+		}
+	}
+	if i < len(s) {
+		return s[i]
+	}
+	return 0
+}
+
+func isNameByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
 // backtick reads `…`, undoes the backslash escapes that are special inside
@@ -461,12 +617,13 @@ func (p *splitter) backtick(inDouble bool) []string {
 	if p.depth >= maxDepth {
 		return crudeSplit(b.String())
 	}
-	q := &splitter{s: b.String(), depth: p.depth + 1}
+	q := &splitter{s: b.String(), d: p.d, depth: p.depth + 1, unmodeled: p.unmodeled}
 	return q.list(false)
 }
 
 // heredoc reads the operator <<[-]WORD and announces a here-document whose
-// body starts after the next newline.
+// body starts after the next newline. Its delimiter is WORD after quote
+// removal; substitutions in WORD are text, not run.
 func (p *splitter) heredoc(c *cmdBuf) {
 	start := p.i
 	p.i += 2
@@ -483,23 +640,38 @@ func (p *splitter) heredoc(c *cmdBuf) {
 	var d strings.Builder
 	wstart := p.i
 	for p.i < len(p.s) && strings.IndexByte(" \t\n;|&()<>", p.s[p.i]) < 0 {
-		switch ch := p.s[p.i]; ch {
-		case '\'', '"':
+		from := p.i
+		switch ch, next := p.s[p.i], p.peek(1); {
+		case ch == '\\' && next == '\n': // line continuation
+			p.i += 2
+		case ch == '\\':
 			h.quoted = true
-			end := strings.IndexByte(p.s[p.i+1:], ch)
-			if end < 0 {
-				d.WriteString(p.s[p.i+1:])
-				p.i = len(p.s)
-				continue
-			}
-			d.WriteString(p.s[p.i+1 : p.i+1+end])
-			p.i += end + 2
-		case '\\':
-			h.quoted = true
-			if p.i+1 < len(p.s) {
-				d.WriteByte(p.s[p.i+1])
-			}
 			p.skip(2)
+			d.WriteString(p.s[from+1 : p.i])
+		case ch == '\'':
+			h.quoted = true
+			p.single()
+			d.WriteString(strings.TrimSuffix(p.s[from+1:p.i], "'"))
+		case ch == '"', ch == '$' && next == '"' && p.d.bash:
+			h.quoted = true
+			if ch == '$' {
+				p.i++
+			}
+			open := p.i
+			p.double()
+			d.WriteString(unescapeDouble(strings.TrimSuffix(p.s[open+1:p.i], `"`)))
+		case ch == '$' && next == '\'' && p.d.bash:
+			h.quoted = true
+			p.i += 2
+			p.ansi()
+			body := strings.TrimSuffix(p.s[from+2:p.i], "'")
+			if strings.Contains(body, `\`) { // escapes this splitter does not decode
+				*p.unmodeled = true
+			}
+			d.WriteString(body)
+		case ch == '`', ch == '$' && (next == '(' || next == '{'):
+			p.unit(false) // text here: the delimiter is not expanded
+			d.WriteString(p.s[from:p.i])
 		default:
 			d.WriteByte(ch)
 			p.i++
@@ -507,11 +679,28 @@ func (p *splitter) heredoc(c *cmdBuf) {
 	}
 	if p.i > wstart {
 		c.write(p.s[wstart:p.i])
+		h.delim = d.String()
+		if strings.Contains(h.delim, "\n") { // dash matches it across lines
+			*p.unmodeled = true
+		}
+		p.heredocs = append(p.heredocs, h) // '' too: an empty line ends its body
 	}
-	h.delim = d.String()
-	if h.delim != "" { // without a word the following lines stay commands
-		p.heredocs = append(p.heredocs, h)
+}
+
+// unescapeDouble removes the backslashes that quote inside "…": those
+// before $, `, ", \ and a newline (which goes too).
+func unescapeDouble(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
 	}
+	return b.String()
 }
 
 // readHeredocs consumes the bodies of the here-documents announced on the
@@ -524,15 +713,8 @@ func (p *splitter) readHeredocs() []string {
 		start := p.i
 		end := len(p.s)
 		for p.i < len(p.s) {
-			lineEnd, next := len(p.s), len(p.s)
-			if j := strings.IndexByte(p.s[p.i:], '\n'); j >= 0 {
-				lineEnd, next = p.i+j, p.i+j+1
-			}
-			line := p.s[p.i:lineEnd]
-			if h.strip {
-				line = strings.TrimLeft(line, "\t")
-			}
-			if line == h.delim {
+			next, last := p.heredocLine(h)
+			if last {
 				end = p.i
 				p.i = next
 				break
@@ -546,10 +728,74 @@ func (p *splitter) readHeredocs() []string {
 	return parts
 }
 
+// heredocLine reads the here-document line at p.i as the dialect's shell
+// compares it with h's delimiter. It returns where reading goes on, and
+// whether the line ends the here-document.
+//
+// In an unquoted here-document a backslash-newline continues a line.
+// Bash removes all of them before comparing (E\<newline>OF is EOF), dash
+// only those at the start of the line. <<- strips leading tabs first. In
+// $(…), bash also ends the here-document at a line that starts with the
+// delimiter and holds a ")", and goes on reading right after the
+// delimiter.
+func (p *splitter) heredocLine(h heredoc) (next int, last bool) {
+	end := len(p.s)
+	for i := p.i; i < len(p.s); i++ {
+		if p.s[i] == '\\' && !h.quoted {
+			i++
+		} else if p.s[i] == '\n' {
+			end = i
+			break
+		}
+	}
+	next = min(end+1, len(p.s))
+	if !p.d.bash {
+		i := p.i
+		for !h.quoted && strings.HasPrefix(p.s[i:], "\\\n") {
+			i += 2
+		}
+		for h.strip && i < len(p.s) && p.s[i] == '\t' {
+			i++
+		}
+		j := strings.IndexByte(p.s[i:], '\n')
+		if j < 0 {
+			j = len(p.s) - i
+		}
+		if p.s[i:i+j] == h.delim {
+			return min(i+j+1, len(p.s)), true
+		}
+		return next, false
+	}
+	var line []byte
+	var at []int // the index in p.s of each byte of line
+	for i := p.i; i < end; i++ {
+		if p.s[i] == '\\' && !h.quoted && i+1 < end {
+			i++
+			if p.s[i] == '\n' {
+				continue
+			}
+			line, at = append(line, '\\'), append(at, i-1)
+		}
+		line, at = append(line, p.s[i]), append(at, i)
+	}
+	k := 0
+	for h.strip && k < len(line) && line[k] == '\t' {
+		k++
+	}
+	text := string(line[k:])
+	if text == h.delim {
+		return next, true
+	}
+	if rest, ok := strings.CutPrefix(text, h.delim); ok && p.subs > 0 && strings.Contains(rest, ")") {
+		return at[k+len(h.delim)], true
+	}
+	return next, false
+}
+
 // expansions returns the commands substituted in text that is subject to
 // expansion but not to word splitting (an unquoted here-document body).
 func (p *splitter) expansions(text string) []string {
-	q := &splitter{s: text, depth: p.depth}
+	q := &splitter{s: text, d: p.d, depth: p.depth, unmodeled: p.unmodeled}
 	var parts []string
 	for q.i < len(q.s) {
 		switch q.s[q.i] {
@@ -571,14 +817,15 @@ func (p *splitter) crude() []string {
 	return crudeSplit(rest)
 }
 
-// crudeSplit splits s at every operator, paren and backtick, ignoring
-// quotes. It is used beyond maxDepth: it errs towards more, smaller
-// commands, which can only make a policy stricter.
+// crudeSplit splits s at every operator, paren, brace and backtick,
+// ignoring quotes, comments and here-documents. It is used beyond maxDepth
+// and for constructs the splitter does not follow: it errs towards more,
+// smaller commands, which can only make a policy stricter.
 func crudeSplit(s string) []string {
 	var parts []string
 	seen := map[string]bool{}
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
-		return strings.ContainsRune(";&|()`\n", r)
+		return strings.ContainsRune(";&|(){}`\n", r)
 	}) {
 		if f = stripReserved(strings.Join(strings.Fields(f), " ")); f != "" && !seen[f] {
 			seen[f] = true
