@@ -341,9 +341,11 @@ func (tr transcript) promptUsage(t *testing.T) []*report.Usage {
 
 // TestClaudeGatewaySandbox: with sandbox: {network: off}, the gateway's
 // port is the one place Claude Code can connect to, and the record and
-// replay of the two-turn scenario work through it, under bubblewrap and
-// under Landlock alone; a Claude Code pointed past the gateway (the
-// gateway on another variable) cannot reach the fake at all.
+// replay of the two-turn scenario work through it, under bubblewrap
+// (a network namespace of its own, the gateway relayed into it: no port
+// recorded) and under Landlock alone (the gateway's port allowed); a
+// Claude Code pointed past the gateway (the gateway on another variable)
+// cannot reach the fake at all.
 func TestClaudeGatewaySandbox(t *testing.T) {
 	t.Parallel()
 	bin := claudeAgentBin(t)
@@ -361,8 +363,9 @@ func TestClaudeGatewaySandbox(t *testing.T) {
 			checkSandbox := func(what string, sc report.Result, model *testkit.AnthropicServer) {
 				t.Helper()
 				modelPort := strings.TrimPrefix(model.URL, "http://127.0.0.1:")
-				if sb := sc.Sandbox; sb == nil || sb.Backend != backend || sb.Network != "off" || len(sb.Ports) != 1 || strconv.Itoa(sb.Ports[0]) == modelPort {
-					t.Errorf("%s: sandbox %+v; want %s, network off, the gateway's port alone", what, sb, backend)
+				ports := map[bool]int{true: 0, false: 1}[bwrap]
+				if sb := sc.Sandbox; sb == nil || sb.Backend != backend || sb.Network != "off" || len(sb.Ports) != ports || ports == 1 && strconv.Itoa(sb.Ports[0]) == modelPort {
+					t.Errorf("%s: sandbox %+v; want %s, network off, %d port (the gateway's)", what, sb, backend, ports)
 				}
 			}
 

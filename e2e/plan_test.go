@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/runner"
 )
 
 // TestDryRunShowsResolvedLimits: --dry-run prints each limit as the run
@@ -80,7 +82,8 @@ turns:
 
 // TestDryRunShowsBudgetAndSandbox: --dry-run prints the scenario's budget,
 // each turn's, the judges (in the sandbox), and the sandbox with its
-// defaults as the run would plan it,
+// defaults as the run would plan it (the hidden paths that exist, and
+// those of the scenario's that do not, marked),
 // starting nothing and asking nothing of this host's sandboxing (a plan of
 // a required sandbox succeeds where the host could not enforce it).
 func TestDryRunShowsBudgetAndSandbox(t *testing.T) {
@@ -100,7 +103,9 @@ turns:
 expect: {judge: {agent: {command: [/nonexistent/judge, --acp]}, rubric: r}}
 `,
 	})
-	res := acprunEnv(t, dir, []string{"HOME=/e2e-home"}, "run", "s.yaml", "--dry-run")
+	home := t.TempDir()
+	writeFiles(t, home, map[string]string{".ssh/id_rsa": "k", ".netrc": "n"})
+	res := acprunEnv(t, dir, []string{"HOME=" + home, runner.EnvTestNoPasswd + "=1"}, "run", "s.yaml", "--dry-run")
 	if res.code != exitOK {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
@@ -115,8 +120,8 @@ expect: {judge: {agent: {command: [/nonexistent/judge, --acp]}, rubric: r}}
 	want := []string{
 		"  budget:   maxCost 2.5, maxTotalTokens 200000 (for the whole scenario; the turn that passes it is cancelled)",
 		"  sandbox:  level required, network off (whether this host can enforce it is checked when the scenario starts)",
-		"    write " + dir + ", /e2e-home/cache",
-		"    hide  /e2e-home/.ssh, /e2e-home/.aws, /e2e-home/.config/gh, /e2e-home/.netrc, /e2e-home/.docker, " + filepath.Join(dir, "secrets"),
+		"    write " + dir + ", " + home + "/cache",
+		"    hide  " + home + "/.ssh, " + home + "/.netrc, " + filepath.Join(dir, "secrets") + " (does not exist: nothing is hidden there)",
 		`  turn 1:   "free" (timeout 10m0s, expect end_turn)`,
 		`  turn 2:   "bounded" (timeout 10m0s, expect end_turn, budget maxCost 0.5)`,
 		"  judge:    /nonexistent/turn-judge (after turn 1, timeout 1m0s; in the sandbox, the workspace read-only)",

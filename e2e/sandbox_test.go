@@ -14,8 +14,11 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/runner"
 )
 
 // sandboxHost is this host as Detect finds it with the built binary as
@@ -133,11 +136,12 @@ func TestSandboxHelper(t *testing.T) {
 // with bwrap, bubblewrap), and fails it instead under
 // ACPRUN_LANDLOCK_REQUIRED=1 (ACPRUN_BWRAP_REQUIRED=1). It returns the
 // environment that makes acprun see the host as the test wants it:
-// without bubblewrap unless bwrap, HOME in home.
+// without bubblewrap unless bwrap, HOME in home (and the passwd
+// database's home left out: the credentials hidden are home's).
 func needSandbox(t *testing.T, bwrap bool, home string) []string {
 	t.Helper()
 	sandboxHost(t, !bwrap)
-	env := []string{"HOME=" + home}
+	env := []string{"HOME=" + home, runner.EnvTestNoPasswd + "=1"}
 	if !bwrap {
 		env = append(env, sandbox.EnvTestNoBwrap+"=1")
 	}
@@ -310,7 +314,7 @@ func TestSandboxLevels(t *testing.T) {
 		"agent.sh":        "touch \"$STARTED\"\nexec " + acprunBin + " mock-agent agent.mock.yaml\n",
 	})
 	started := filepath.Join(dir, "started")
-	env := []string{"HOME=" + realTempDir(t), "STARTED=" + started, sandbox.EnvTestNoBwrap + "=1", sandbox.EnvTestLandlockABI + "=3"}
+	env := []string{"HOME=" + realTempDir(t), runner.EnvTestNoPasswd + "=1", "STARTED=" + started, sandbox.EnvTestNoBwrap + "=1", sandbox.EnvTestLandlockABI + "=3"}
 	lowered := "Landlock ABI 4 (Linux 6.7; this host has ABI 3: lowered from " + strconv.Itoa(real.LandlockABI) + " by ACPRUN_TEST_LANDLOCK_ABI=3)"
 	for _, tc := range []struct {
 		name, sandbox string
@@ -534,7 +538,7 @@ func TestSandboxWriteWarningAtItsEntry(t *testing.T) {
 		"s.yaml": "name: w\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\n" +
 			"sandbox:\n  level: best-effort\n  write:\n    - ./exists\n    - ./missing\nturns: [{prompt: hi}]\n",
 	})
-	env := []string{"HOME=" + realTempDir(t), sandbox.EnvTestNoBwrap + "=1", sandbox.EnvTestLandlockABI + "=0"}
+	env := []string{"HOME=" + realTempDir(t), runner.EnvTestNoPasswd + "=1", sandbox.EnvTestNoBwrap + "=1", sandbox.EnvTestLandlockABI + "=0"}
 	res, out := runSandboxed(t, dir, env, "s.yaml")
 	sc := out.Scenarios[0]
 	if res.code != exitOK {
@@ -548,6 +552,143 @@ func TestSandboxWriteWarningAtItsEntry(t *testing.T) {
 		if strings.Contains(w, "not enforced") && !strings.HasPrefix(w, "s.yaml:5:3: ") {
 			t.Errorf("warning %q, want it at the sandbox (s.yaml:5:3)", w)
 		}
+	}
+}
+
+// TestSandboxHidesTheUsersHome: the tester's case. An agent given a HOME
+// of its own by agent.env does not read the credentials of the user
+// running acprun (its HOME): they stay hidden, by absolute path, and the
+// agent's home's are hidden as well. The results record both.
+func TestSandboxHidesTheUsersHome(t *testing.T) {
+	t.Parallel()
+	dir, home, agentHome := realTempDir(t), realTempDir(t), realTempDir(t)
+	env := needSandbox(t, true, home)
+	writeFiles(t, home, map[string]string{".ssh/id_rsa": "PRIVATE-KEY-DATA\n", ".aws/credentials": "[default] aws_secret\n"})
+	writeFiles(t, agentHome, map[string]string{".ssh/id_rsa": "AGENT-KEY-DATA\n"})
+	writeFiles(t, dir, map[string]string{
+		"proj/f.txt": "x\n",
+		"home.mock.yaml": "turns:\n  - steps:\n      - readFile: " + home + "/.ssh/id_rsa\n      - readFile: " + home + "/.aws/credentials\n" +
+			"      - readFile: " + agentHome + "/.ssh/id_rsa\n",
+		"home.yaml": "name: home\nagent: {command: [acprun, mock-agent, " + filepath.Join(dir, "home.mock.yaml") + "], env: {HOME: " + agentHome + "}}\n" +
+			"workspace: {from: proj}\nsandbox: {}\npermissions: {default: deny}\nturns:\n  - prompt: read the real home's key\n",
+	})
+	res, out := runSandboxed(t, dir, env, "home.yaml")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	sc := out.Scenarios[0]
+	text := sc.Turns[0].Text
+	for _, leak := range []string{"PRIVATE-KEY-DATA", "aws_secret", "AGENT-KEY-DATA"} {
+		if strings.Contains(text, leak) {
+			t.Errorf("the agent read %s: %q", leak, text)
+		}
+	}
+	if n := strings.Count(text, "readFile: error: "); n != 3 {
+		t.Errorf("the agent said %q; want its 3 reads to fail", text)
+	}
+	// agent.env's values are redacted in the results: the agent's home too.
+	if sb := sc.Sandbox; sb == nil || !slices.Contains(sb.Hide, home+"/.ssh") || !slices.Contains(sb.Hide, home+"/.aws") || !slices.Contains(sb.Hide, "[REDACTED]/.ssh") {
+		t.Errorf("recorded %+v; want %s/.ssh, %[2]s/.aws and the agent's home's .ssh hidden", sb, home)
+	}
+}
+
+// TestSandboxPathsThroughALink: the tester's case. With a workspace,
+// sandbox.hide, sandbox.write and client.roots paths that reach the
+// workspace's source through a symlink are moved into the attempt's copy,
+// as when named directly: the copy's hidden file stays hidden, and
+// neither the sandbox nor the client lets the agent write in the source.
+func TestSandboxPathsThroughALink(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	env := needSandbox(t, true, realTempDir(t))
+	const secret = "TOPSECRET1"
+	doc := "---\nname: %s\nagent: {command: [acprun, mock-agent, %s]}\nworkspace: {from: proj}\n%s\npermissions: {default: allow}\nturns: [{prompt: go}]\n"
+	writeFiles(t, dir, map[string]string{
+		"proj/secrets/key": secret + "\n",
+		"proj/sub/.keep":   "",
+		"proj/out/.keep":   "",
+		"hide.mock.yaml":   "turns:\n  - steps:\n      - readFile: secrets/key\n      - read: {path: secrets/key}\n",
+		"write.mock.yaml":  "turns:\n  - steps:\n      - writeFile: {path: " + dir + "/proj/out/escaped.txt, content: x}\n      - writeFile: {path: out/in.txt, content: x}\n",
+		"roots.mock.yaml":  "turns:\n  - steps:\n      - write: {path: " + dir + "/proj/sub/escaped.txt, content: x}\n      - write: {path: sub/in.txt, content: x}\n",
+		"s.yaml": fmt.Sprintf(doc, "hide", filepath.Join(dir, "hide.mock.yaml"), "sandbox: {hide: [./plink/secrets]}\nclient: {fs: true}") +
+			fmt.Sprintf(doc, "write", filepath.Join(dir, "write.mock.yaml"), "sandbox: {write: [./plink/out]}") +
+			fmt.Sprintf(doc, "roots", filepath.Join(dir, "roots.mock.yaml"), "client: {fs: true, roots: [./plink/sub]}\nsandbox: {}"),
+	})
+	if err := os.Symlink("proj", filepath.Join(dir, "plink")); err != nil {
+		t.Fatal(err)
+	}
+	res, out := runSandboxed(t, dir, env, "s.yaml", "--keep-workspaces")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	byName := map[string]report.Result{}
+	for _, sc := range out.Scenarios {
+		byName[sc.Name] = sc
+	}
+	hide := byName["hide"]
+	if text := hide.Turns[0].Text; strings.Contains(text, secret) || strings.Count(text, "error") < 2 {
+		t.Errorf("hide: the agent said %q; want both reads of the copy's secrets/key refused", text)
+	}
+	if ws := workspaceOf(t, hide); hide.Sandbox == nil || !slices.Contains(hide.Sandbox.Hide, filepath.Join(ws.Path, "secrets")) {
+		t.Errorf("hide: recorded %+v; want the copy's secrets hidden", hide.Sandbox)
+	}
+	write := byName["write"]
+	if ws := workspaceOf(t, write); write.Sandbox == nil || !slices.Contains(write.Sandbox.Write, filepath.Join(ws.Path, "out")) || slices.Contains(write.Sandbox.Write, filepath.Join(dir, "proj", "out")) {
+		t.Errorf("write: recorded %+v; want the copy's out writable, not the source's", write.Sandbox)
+	}
+	if text := write.Turns[0].Text; !strings.Contains(text, "escaped.txt: read-only file system") || !strings.Contains(text, "writeFile: ok") {
+		t.Errorf("write: the agent said %q; want the write in the source refused, the one in the copy done", text)
+	}
+	roots := byName["roots"]
+	if text := roots.Turns[0].Text; !strings.Contains(text, "is outside the allowed roots") || !strings.Contains(text, "write: ok") {
+		t.Errorf("roots: the agent said %q; want the write in the source refused, the one in the copy done", text)
+	}
+	for _, f := range []string{"proj/out/escaped.txt", "proj/sub/escaped.txt", "proj/out/in.txt", "proj/sub/in.txt"} {
+		absent(t, filepath.Join(dir, f), "written in the source")
+	}
+}
+
+// TestSandboxHideMissing: the tester's case. A sandbox.hide path that does
+// not exist (a typo) is a warning at its entry, as a write path's is; the
+// dry run marks it as hiding nothing.
+func TestSandboxHideMissing(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	env := needSandbox(t, true, realTempDir(t))
+	writeFiles(t, dir, map[string]string{
+		"proj/secrets/key": "k\n",
+		"fe.mock.yaml":     "turns: [{steps: [{text: hi}]}]\n",
+		"mh.yaml": "name: mh\nagent: {command: [acprun, mock-agent, " + filepath.Join(dir, "fe.mock.yaml") + "]}\nworkspace: {from: proj}\n" +
+			"sandbox:\n  hide: [./proj/secret, ./proj/.env]\n  write: [./nope-dir]\npermissions: {default: allow}\nturns:\n  - prompt: go\n",
+	})
+	res, out := runSandboxed(t, dir, env, "mh.yaml")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	want := []string{
+		"mh.yaml:6:11: sandbox write path " + filepath.Join(dir, "nope-dir") + " does not exist: nothing can be written there (create it before the run)",
+		"mh.yaml:5:10: sandbox hide path " + filepath.Join(dir, "proj", "secret") + " does not exist: nothing is hidden there (check it for a typo)",
+		"mh.yaml:5:25: sandbox hide path " + filepath.Join(dir, "proj", ".env") + " does not exist: nothing is hidden there (check it for a typo)",
+	}
+	var got []string
+	for _, w := range out.Scenarios[0].Warnings {
+		if strings.Contains(w, "does not exist") {
+			got = append(got, w)
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("warnings (-want +got):\n%s", d)
+	}
+	for _, w := range want {
+		if !strings.Contains(res.stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, res.stderr)
+		}
+	}
+	dry := acprunEnv(t, dir, env, "run", "--dry-run", "mh.yaml")
+	wantHide := "    hide  " + filepath.Join(dir, "proj", "secret") + " (does not exist: nothing is hidden there), " +
+		filepath.Join(dir, "proj", ".env") + " (does not exist: nothing is hidden there)\n"
+	if dry.code != exitOK || !strings.Contains(dry.stdout+dry.stderr, wantHide) {
+		t.Errorf("dry run: exit %d, want %q in:\n%s%s", dry.code, wantHide, dry.stdout, dry.stderr)
 	}
 }
 

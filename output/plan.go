@@ -117,7 +117,11 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 		}
 		w.printf("  sandbox:  level %s, %s (whether this host can enforce it is checked when the scenario starts)\n", sb.Level, network)
 		w.printf("    write %s\n", strings.Join(sb.Write, ", "))
-		w.printf("    hide  %s\n", cmp.Or(strings.Join(sb.Hide, ", "), "none"))
+		hide := slices.Clone(sb.Hide)
+		for _, h := range sb.HideMissing {
+			hide = append(hide, h+" (does not exist: nothing is hidden there)")
+		}
+		w.printf("    hide  %s\n", cmp.Or(strings.Join(hide, ", "), "none"))
 	}
 	writeGateway(w, p.Gateway)
 	writeRules(w, p.Policy)

@@ -84,7 +84,7 @@ func TestPlan(t *testing.T) {
 				}
 				cost, tokens, turnCost := 2.5, int64(200000), 0.5
 				p.Budget = &scenario.UsageExpect{MaxCost: &cost, MaxTotalTokens: &tokens}
-				p.Sandbox = &runner.SandboxPlan{Write: []string{"/w", "/h/.claude"}, Hide: []string{"/h/.ssh", "/h/.aws"},
+				p.Sandbox = &runner.SandboxPlan{Write: []string{"/w", "/h/.claude"}, Hide: []string{"/h/.ssh", "/h/.aws"}, HideMissing: []string{"/w/secret"},
 					Network: true, Ports: []int{443, 8080}, Level: "required"}
 				p.Turns = append(p.Turns, runner.TurnPlan{Prompt: strings.Repeat("é", 61), Timeout: time.Second,
 					StopReasons: []string{"end_turn", "cancelled"}, Budget: &scenario.UsageExpect{MaxCost: &turnCost}})
@@ -108,7 +108,7 @@ func TestPlan(t *testing.T) {
   client:   fs=false terminal=true readOnly=true roots=/w,/tmp/x
   sandbox:  level required, network on, ports 443,8080 (whether this host can enforce it is checked when the scenario starts)
     write /w, /h/.claude
-    hide  /h/.ssh, /h/.aws
+    hide  /h/.ssh, /h/.aws, /w/secret (does not exist: nothing is hidden there)
   rules:    default allow, 2 allow, 1 deny
     deny  s.yaml:12 title=*del* path=**/.env
     allow s.yaml:9 kind=read|search

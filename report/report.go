@@ -206,7 +206,8 @@ type SandboxInfo struct {
 	// Hide lists the paths the agent could not read.
 	Hide []string `json:"hide,omitempty"`
 	// Network is off when connections were restricted to Ports (or to
-	// none), on otherwise.
+	// none: under bubblewrap, the model gateway is relayed into a network
+	// namespace of the sandbox's own), on otherwise.
 	Network string `json:"network"`
 	// Ports lists the only TCP ports the agent could connect to, when
 	// they were restricted by port.

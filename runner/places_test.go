@@ -29,7 +29,7 @@ func TestCheckPlaces(t *testing.T) {
 	cache, out := filepath.Join(suite, "cache"), filepath.Join(suite, "out")
 	sbox := &scenario.Scenario{Pos: pos, Agent: scenario.Agent{Cwd: suite},
 		Sandbox: &scenario.Sandbox{Pos: pos, Write: []string{cache, out}, WritePos: []scenario.Pos{{File: "a.yaml", Line: 3, Col: 18}, {File: "a.yaml", Line: 3, Col: 25}}}}
-	opts := &Options{Environ: []string{"HOME=" + home}}
+	opts := &Options{Environ: []string{"HOME=" + home, EnvTestNoPasswd + "=1"}}
 	opts.places = pinPlaces([]*scenario.Scenario{sc, sbox}, opts.Environ)
 	check := func(sc *scenario.Scenario) error {
 		return (&scenarioRun{opts: opts, sc: sc}).checkPlaces("the attempt does not run")
@@ -119,7 +119,7 @@ func TestSandboxPlanChecksPlaces(t *testing.T) {
 	pos := scenario.Pos{File: "s.yaml", Line: 4, Col: 10}
 	sc := &scenario.Scenario{Pos: pos, Agent: scenario.Agent{Cwd: dir},
 		Sandbox: &scenario.Sandbox{Pos: pos, Write: []string{cache}, Network: true, Level: scenario.SandboxRequired}}
-	opts := &Options{Environ: []string{"HOME=" + home}}
+	opts := &Options{Environ: []string{"HOME=" + home, EnvTestNoPasswd + "=1"}}
 	opts.places = pinPlaces([]*scenario.Scenario{sc}, opts.Environ)
 	r := &scenarioRun{opts: opts, sc: sc}
 	if err := r.checkSandbox(); err != nil {

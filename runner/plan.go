@@ -2,6 +2,7 @@ package runner
 
 import (
 	"maps"
+	"os"
 	"slices"
 	"time"
 
@@ -106,10 +107,15 @@ type WorkspacePlan struct {
 
 // SandboxPlan is a scenario's sandbox with its defaults added: the paths
 // the agent may write in (the session cwd first, as written: a workspace
-// maps it into each attempt's copy) and may not read, its network, the
-// only ports it may connect to (empty: any) and its level.
+// maps it into each attempt's copy) and may not read (those that exist
+// now), its network, the only ports it may connect to (empty: any) and
+// its level.
 type SandboxPlan struct {
 	Write, Hide []string
+	// HideMissing lists the paths of sandbox.hide that do not exist now:
+	// nothing is hidden there (the default hidden paths that do not
+	// exist are left out).
+	HideMissing []string
 	Network     bool
 	Ports       []int
 	Level       string
@@ -179,7 +185,15 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		Gateway:  sc.Gateway,
 	}
 	if spec := sandboxSpec(sc, opts.Environ, ""); spec != nil {
-		p.Sandbox = &SandboxPlan{Write: spec.Write, Hide: spec.Hide, Network: spec.Network, Ports: spec.Ports, Level: string(spec.Level)}
+		p.Sandbox = &SandboxPlan{Write: spec.Write, Network: spec.Network, Ports: spec.Ports, Level: string(spec.Level)}
+		own := len(spec.Hide) - len(sc.Sandbox.Hide) // the defaults come first
+		for i, h := range spec.Hide {
+			if _, err := os.Stat(h); err == nil {
+				p.Sandbox.Hide = append(p.Sandbox.Hide, h)
+			} else if i >= own {
+				p.Sandbox.HideMissing = append(p.Sandbox.HideMissing, h)
+			}
+		}
 	}
 	p.McpServers = mcpServerPlans(sc.Agent.McpServers)
 	if resumes(&opts, sc) {

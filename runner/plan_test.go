@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -90,30 +92,40 @@ func TestDryRun(t *testing.T) {
 
 // TestDryRunBudgetAndSandbox: a plan carries the scenario's and each
 // turn's budget, and the sandbox as the run would plan it: the session cwd
-// and the named agent's state writable, the credentials hidden (with HOME
-// from agent.env over the environment), the scenario's own paths after
-// them, without asking this host what it can enforce.
+// and the named agent's state writable (with HOME from agent.env over the
+// environment), the credentials hidden that exist (under acprun's HOME and
+// the agent's), the scenario's own paths after them, those that do not
+// exist set apart, without asking this host what it can enforce.
 func TestDryRunBudgetAndSandbox(t *testing.T) {
+	dir := t.TempDir()
+	home, agentHome, w := filepath.Join(dir, "home"), filepath.Join(dir, "agent-home"), filepath.Join(dir, "w")
+	for _, d := range []string{filepath.Join(home, ".ssh"), filepath.Join(agentHome, ".aws"), filepath.Join(w, "secrets")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cost, turnTokens := 1.5, int64(1000)
 	sc := &scenario.Scenario{
 		Name: "s", File: "s.yaml",
-		Agent:   scenario.Agent{Name: "claude", Command: []string{"claude-acp"}, Cwd: "/w", Env: map[string]string{"HOME": "/agent-home"}},
-		Budget:  &scenario.UsageExpect{MaxCost: &cost},
-		Sandbox: &scenario.Sandbox{Write: []string{"/cache"}, Hide: []string{"/w/secrets"}, Network: true, Ports: []int{443}, Level: scenario.SandboxBestEffort},
+		Agent:  scenario.Agent{Name: "claude", Command: []string{"claude-acp"}, Cwd: w, Env: map[string]string{"HOME": agentHome}},
+		Budget: &scenario.UsageExpect{MaxCost: &cost},
+		Sandbox: &scenario.Sandbox{Write: []string{"/cache"}, Hide: []string{w + "/secrets", w + "/secret"},
+			Network: true, Ports: []int{443}, Level: scenario.SandboxBestEffort},
 		Turns: []scenario.Turn{
 			{Prompt: []scenario.Part{{Text: "one"}}},
 			{Prompt: []scenario.Part{{Text: "two"}}, Budget: &scenario.UsageExpect{MaxTotalTokens: &turnTokens}},
 		},
 	}
-	plans := DryRun(Options{Environ: []string{"HOME=/home/u"}}, []*scenario.Scenario{sc})
+	plans := DryRun(Options{Environ: []string{"HOME=" + home, EnvTestNoPasswd + "=1"}}, []*scenario.Scenario{sc})
 	p := plans[0]
 	if p.Budget != sc.Budget || p.Turns[0].Budget != nil || p.Turns[1].Budget != sc.Turns[1].Budget {
 		t.Errorf("budgets: scenario %v, turns %v and %v; want the scenario's and turn 2's", p.Budget, p.Turns[0].Budget, p.Turns[1].Budget)
 	}
 	want := &SandboxPlan{
-		Write:   []string{"/w", "/agent-home/.claude", "/agent-home/.claude.json", "/cache"},
-		Hide:    []string{"/agent-home/.ssh", "/agent-home/.aws", "/agent-home/.config/gh", "/agent-home/.netrc", "/agent-home/.docker", "/w/secrets"},
-		Network: true, Ports: []int{443}, Level: "best-effort",
+		Write:       []string{w, agentHome + "/.claude", agentHome + "/.claude.json", "/cache"},
+		Hide:        []string{home + "/.ssh", agentHome + "/.aws", w + "/secrets"},
+		HideMissing: []string{w + "/secret"},
+		Network:     true, Ports: []int{443}, Level: "best-effort",
 	}
 	if diff := cmp.Diff(want, p.Sandbox); diff != "" {
 		t.Errorf("sandbox (-want +got):\n%s", diff)

@@ -3,6 +3,8 @@ package runner
 import (
 	"fmt"
 	"os"
+	"os/user"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -36,11 +38,19 @@ func (r *scenarioRun) checkSandbox() error {
 	if r.sbox == nil {
 		return nil
 	}
+	if len(userHomes(r.sc, r.opts.Environ)) == 0 {
+		passwd := "acprun's user has none in the passwd database"
+		if getenvIn(r.opts.Environ)(EnvTestNoPasswd) == "1" {
+			passwd = "the passwd database is not read: " + EnvTestNoPasswd + "=1"
+		}
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s: sandbox: no home directory is known (HOME is unset, and %s): "+
+			"%s are hidden nowhere; list the credentials to hide in sandbox.hide", r.sc.Sandbox.Pos, passwd, strings.Join(scenario.SandboxHide([]string{"~"}), ", ")))
+	}
 	if r.opts.judging { // a judge reads its cwd, and writes nothing there
 		r.sbox.Write = slices.DeleteFunc(r.sbox.Write, func(p string) bool { return p == r.sc.Agent.Cwd })
 	}
 	if r.gw != nil { // the gateway's port stays reachable with the network off
-		r.sbox.Loopback = []int{r.opts.gateway.Port()}
+		r.sbox.Loopback = []sandbox.Relay{{Port: r.opts.gateway.Port(), Socket: r.opts.gateway.Socket()}}
 	}
 	r.sbox.Pinned = r.opts.places // what an agent of the run may have changed since
 	_, err := r.planSandbox("")
@@ -75,7 +85,11 @@ func sandboxSpec(sc *scenario.Scenario, environ []string, wsDir string) *sandbox
 // agentGetenv looks variables up in environ with sc's agent.env on top,
 // the last one of a name winning, as in exec.
 func agentGetenv(sc *scenario.Scenario, environ []string) func(string) string {
-	env := mergeEnv(environ, sc.Agent.Env)
+	return getenvIn(mergeEnv(environ, sc.Agent.Env))
+}
+
+// getenvIn looks variables up in env, the last one of a name winning.
+func getenvIn(env []string) func(string) string {
 	return func(name string) string {
 		v := ""
 		for _, kv := range env {
@@ -88,16 +102,41 @@ func agentGetenv(sc *scenario.Scenario, environ []string) func(string) string {
 }
 
 // sandboxHide lists the paths sc's sandbox hides (nil without one): the
-// default hidden paths, then what sandbox.hide lists, under environ with
-// agent.env on top. The sandbox hides them from the agent's processes,
-// and the client's jail refuses them to its fs/* and terminal/* requests
-// and to the files expectations, which acprun serves from outside the
-// sandbox.
+// default hidden paths under each of userHomes, then what sandbox.hide
+// lists. The sandbox hides them from the agent's processes, and the
+// client's jail refuses them to its fs/* and terminal/* requests and to
+// the files expectations, which acprun serves from outside the sandbox.
 func sandboxHide(sc *scenario.Scenario, environ []string) []string {
 	if sc.Sandbox == nil {
 		return nil
 	}
-	return append(scenario.SandboxHide(agentGetenv(sc, environ)), sc.Sandbox.Hide...)
+	return append(scenario.SandboxHide(userHomes(sc, environ)), sc.Sandbox.Hide...)
+}
+
+// EnvTestNoPasswd, set to 1 in acprun's environment, keeps acprun from
+// looking its user's home up in the passwd database (see userHomes): a
+// test seam, so that a test that gives acprun a HOME of its own sees no
+// credentials of the real user's, or none at all without HOME.
+const EnvTestNoPasswd = "ACPRUN_TEST_NO_PASSWD"
+
+// userHomes lists the home directories whose credentials a sandbox hides:
+// those of the user running acprun, as acprun's HOME (in environ) and the
+// passwd database give them, whatever HOME agent.env gives the agent, and
+// the agent's HOME too when it is another. None when none is known.
+func userHomes(sc *scenario.Scenario, environ []string) []string {
+	var homes []string
+	add := func(home string) {
+		if home = filepath.Clean(home); filepath.IsAbs(home) && !slices.Contains(homes, home) {
+			homes = append(homes, home)
+		}
+	}
+	getenv := getenvIn(environ)
+	add(getenv("HOME"))
+	if u, err := user.Current(); err == nil && getenv(EnvTestNoPasswd) != "1" {
+		add(u.HomeDir)
+	}
+	add(agentGetenv(sc, environ)("HOME"))
+	return homes
 }
 
 // host is what this host can enforce, detected once per run (with
@@ -175,23 +214,45 @@ func (r *scenarioRun) noteSandbox(a *sandbox.Applied) {
 	}
 	r.sess.client.useSandbox(a)
 	r.res.Sandbox = &report.SandboxInfo{Backend: a.Backend, Write: a.Write, Hide: a.Hide, Network: a.Network, Ports: a.Ports, Level: string(a.Level)}
+	// The hide entries warned about: an entry inside a workspace's source
+	// is hidden in the source and in the copy, and missing from both.
+	hideTold := map[scenario.Pos]bool{}
 	for _, w := range a.Warnings {
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s: %s", r.sandboxWarningPos(w), w.Msg))
+		pos, ok := r.sandboxWarningPos(w)
+		if !ok || w.Hide >= 0 && hideTold[pos] {
+			continue
+		}
+		if w.Hide >= 0 {
+			hideTold[pos] = true
+		}
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s: %s", pos, w.Msg))
 	}
 }
 
 // sandboxWarningPos is where the sandbox warning w is reported: at the
-// entry of sandbox.write that it is about, else at the sandbox. The
-// scenario's own write paths come last in the spec (see sandboxSpec).
-func (r *scenarioRun) sandboxWarningPos(w sandbox.Warning) scenario.Pos {
+// entry of sandbox.write or sandbox.hide that it is about, else at the
+// sandbox. ok is false for a warning not to report: that a default hidden
+// path does not exist (~/.docker need not). The scenario's own paths come
+// last in the spec (see sandboxSpec), and its hidden paths mapped into a
+// workspace copy after them, at the same entries (see makeWorkspace).
+func (r *scenarioRun) sandboxWarningPos(w sandbox.Warning) (pos scenario.Pos, ok bool) {
 	sb := r.sc.Sandbox
-	if r.sbox == nil || w.Write < 0 {
-		return sb.Pos
+	switch {
+	case r.sbox == nil:
+	case w.Write >= 0:
+		if i := w.Write - (len(r.sbox.Write) - len(sb.Write)); i >= 0 && i < len(sb.WritePos) {
+			return sb.WritePos[i], true
+		}
+	case w.Hide >= 0:
+		i := w.Hide - (len(r.sbox.Hide) - len(sb.Hide))
+		if i < 0 {
+			return pos, false
+		}
+		if i < len(sb.HidePos) {
+			return sb.HidePos[i], true
+		}
 	}
-	if i := w.Write - (len(r.sbox.Write) - len(sb.Write)); i >= 0 && i < len(sb.WritePos) {
-		return sb.WritePos[i]
-	}
-	return sb.Pos
+	return sb.Pos, true
 }
 
 // removeSandboxTemp removes the scenario's own sandbox temporary

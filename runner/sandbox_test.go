@@ -3,7 +3,9 @@ package runner
 import (
 	"errors"
 	"io/fs"
+	"net"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -32,10 +34,10 @@ func landlockOnly(t *testing.T, abi int) {
 }
 
 // sandboxEnviron is acprun's environment with HOME in a directory of the
-// test's own, so that the default hidden paths and state directories are
-// the test's (none).
+// test's own, and the passwd database not read, so that the default
+// hidden paths and state directories are the test's (none).
 func sandboxEnviron(t *testing.T) []string {
-	return append(os.Environ(), "HOME="+t.TempDir())
+	return append(os.Environ(), "HOME="+t.TempDir(), EnvTestNoPasswd+"=1")
 }
 
 // TestSandboxRefusedBeforeSetup: on a host that cannot enforce a required
@@ -244,18 +246,161 @@ func TestSandboxHiddenFromClient(t *testing.T) {
 	}
 }
 
-// TestSandboxWarningPos: a warning about one of the scenario's write
-// paths is reported at that entry of sandbox.write; one about a path
-// acprun adds (the cwd, the agent's state) or about none, at the sandbox.
+// TestSandboxHidesTheUsersHome: the default hidden paths are those of
+// the user running acprun, as its HOME and the passwd database say,
+// whatever HOME agent.env gives the agent, and the agent's as well: an
+// agent given a home of its own does not read the user's credentials
+// (here through the client, which refuses what the sandbox hides on a host
+// made to enforce nothing). Without HOME, the passwd database's home is
+// still hidden; with no home known at all, a warning says so.
+func TestSandboxHidesTheUsersHome(t *testing.T) {
+	t.Setenv(sandbox.EnvTestNoBwrap, "1")
+	t.Setenv(sandbox.EnvTestLandlockABI, "0")
+	home, agentHome := t.TempDir(), t.TempDir()
+	for _, h := range []string{home, agentHome} {
+		if err := os.MkdirAll(filepath.Join(h, ".ssh"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(h, ".ssh", "id_ed25519"), []byte("PRIVATE-KEY-VALUE\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep := runScenarios(t, Options{Environ: append(os.Environ(), "HOME="+home)},
+		"name: own-home\nagent: {command: [acprun, mock-agent, agent.mock.yaml], env: {HOME: "+agentHome+"}}\n"+
+			"client: {fs: true, roots: [/]}\npermissions: {default: allow}\nsandbox: {level: best-effort}\nturns: [{prompt: hi}]\n",
+		map[string]string{"agent.mock.yaml": `turns:
+  - steps:
+      - read: {path: ` + home + `/.ssh/id_ed25519}
+      - read: {path: ` + agentHome + `/.ssh/id_ed25519}
+`})
+	r := rep.Scenarios[0]
+	if strings.Contains(r.Turns[0].Text, "PRIVATE-KEY-VALUE") {
+		t.Errorf("the agent read a key: %q", r.Turns[0].Text)
+	}
+	var refused []string
+	for _, req := range r.Turns[0].ClientRequests {
+		refused = append(refused, req.Refused)
+	}
+	// agent.env's values are redacted in the results: the agent's home too.
+	hidden := "/.ssh/id_ed25519 is hidden by the sandbox (sandbox.hide, or a path every sandbox hides)"
+	if want := []string{home + hidden, "[REDACTED]" + hidden}; !slices.Equal(refused, want) {
+		t.Errorf("refused %q, want %q", refused, want)
+	}
+
+	var noHome []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, EnvTestNoPasswd+"=") {
+			noHome = append(noHome, kv)
+		}
+	}
+	sc := &scenario.Scenario{Sandbox: &scenario.Sandbox{}}
+	if u, err := user.Current(); err != nil {
+		t.Logf("no passwd entry: %v", err)
+	} else if got := sandboxHide(sc, noHome); !slices.Contains(got, filepath.Join(u.HomeDir, ".ssh")) {
+		t.Errorf("without HOME: hidden %q, want %s/.ssh among them", got, u.HomeDir)
+	}
+
+	// With no home known at all, a warning says that nothing is hidden.
+	rep = runScenarios(t, Options{Environ: append(noHome, EnvTestNoPasswd+"=1")},
+		"name: homeless\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nsandbox: {level: best-effort}\nturns: [{prompt: hi}]\n",
+		map[string]string{"agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n"})
+	r = rep.Scenarios[0]
+	want := r.File + ":4:10: sandbox: no home directory is known (HOME is unset, and the passwd database is not read: ACPRUN_TEST_NO_PASSWD=1): " +
+		"~/.ssh, ~/.aws, ~/.config/gh, ~/.netrc, ~/.docker are hidden nowhere; list the credentials to hide in sandbox.hide"
+	if !slices.Contains(r.Warnings, want) || r.Status != report.StatusPassed {
+		t.Errorf("%s, warnings %q; want passed, and %q", r.Status, r.Warnings, want)
+	}
+}
+
+// TestSandboxHideMissingWarned: a sandbox.hide path that does not exist
+// is a warning at its entry, once, with a workspace too (which hides it
+// in the source and in the copy); a default hidden path that does not
+// exist is no warning.
+func TestSandboxHideMissingWarned(t *testing.T) {
+	t.Setenv(sandbox.EnvTestNoBwrap, "1")
+	t.Setenv(sandbox.EnvTestLandlockABI, "0")
+	rep := runScenarios(t, Options{Environ: sandboxEnviron(t)},
+		"name: typo\nagent: {command: [acprun, mock-agent, ../agent.mock.yaml]}\nworkspace: {from: proj}\npermissions: {default: deny}\n"+
+			"sandbox:\n  level: best-effort\n  hide:\n    - ./proj/secrets\n    - ./proj/secret\nturns: [{prompt: hi}]\n",
+		map[string]string{"agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n", "proj/secrets/key": "k\n"})
+	r := rep.Scenarios[0]
+	var got []string
+	for _, w := range r.Warnings {
+		if strings.Contains(w, "hide path") {
+			got = append(got, w)
+		}
+	}
+	want := []string{r.File + ":9:7: sandbox hide path " + filepath.Join(filepath.Dir(r.File), "proj", "secret") + " does not exist: nothing is hidden there (check it for a typo)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+}
+
+// TestSandboxGatewayNetworkOff: with network off and a gateway, under
+// bubblewrap, the agent keeps a network namespace of its own: its model
+// requests reach the gateway (through the relay inside), and the
+// gateway's port on another address of the host is unreachable, not
+// refused; the results record network off with no port.
+func TestSandboxGatewayNetworkOff(t *testing.T) {
+	if h := sandbox.Detect(); h.Bwrap == "" {
+		if os.Getenv("ACPRUN_BWRAP_REQUIRED") == "1" {
+			t.Fatal(h.NoBwrap)
+		}
+		t.Skip(h.NoBwrap)
+	}
+	ip := ""
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
+			ip = n.IP.String()
+		}
+	}
+	if ip == "" {
+		t.Skip("this host has no address but loopback ones")
+	}
+	up, served := anthropicUpstream(t)
+	script := `turns:
+  - steps:
+      - model: {api: anthropic, model: claude-test, prompt: "{{prompt}}"}
+      - spawn: "P=${ANTHROPIC_BASE_URL#http://127.0.0.1:}; P=${P%%/*}; bash -c \"exec 3<>/dev/tcp/` + ip + `/$P\" 2>&1"
+`
+	rep := runScenarios(t, Options{Environ: sandboxEnviron(t)},
+		gatewayScenario("meter", t.TempDir(), up.URL, "second", "sandbox: {network: off}\npermissions: {default: deny}"),
+		map[string]string{"agent.mock.yaml": script})
+	r := rep.Scenarios[0]
+	if served.Load() != 1 || r.Turns[0].Failures != nil {
+		t.Errorf("upstream served %d requests, turn 1 failures %q; want 1 and none\n%s", served.Load(), r.Turns[0].Failures, r.Turns[0].Text)
+	}
+	if text := r.Turns[0].Text; !strings.Contains(text, "Network is unreachable") {
+		t.Errorf("the agent said %q; want its connection to %s on the gateway's port unreachable", text, ip)
+	}
+	if sb := r.Sandbox; sb == nil || sb.Network != "off" || sb.Ports != nil || !strings.HasPrefix(sb.Backend, "bubblewrap") {
+		t.Errorf("recorded %+v; want bubblewrap, network off, no ports", sb)
+	}
+}
+
+// TestSandboxWarningPos: a warning about one of the scenario's write or
+// hidden paths is reported at that entry of sandbox.write or sandbox.hide
+// (a hidden path mapped into the workspace copy at the entry it comes
+// from); one about a path acprun adds (the cwd, the agent's state) or
+// about none, at the sandbox; one about a default hidden path, nowhere.
 func TestSandboxWarningPos(t *testing.T) {
-	sb := &scenario.Sandbox{Pos: at(3, 1), Write: []string{"/a", "/b"}, WritePos: []scenario.Pos{at(5, 7), at(6, 7)}}
-	r := &scenarioRun{sc: &scenario.Scenario{Sandbox: sb}, sbox: &sandbox.Spec{Write: []string{"/cwd", "/state", "/a", "/b"}}}
+	sb := &scenario.Sandbox{Pos: at(3, 1), Write: []string{"/a", "/b"}, WritePos: []scenario.Pos{at(5, 7), at(6, 7)},
+		Hide: []string{"/src/s", "/h", "/copy/s"}, HidePos: []scenario.Pos{at(8, 7), at(9, 7), at(8, 7)}}
+	r := &scenarioRun{sc: &scenario.Scenario{Sandbox: sb}, sbox: &sandbox.Spec{
+		Write: []string{"/cwd", "/state", "/a", "/b"},
+		Hide:  []string{"/home/.ssh", "/home/.aws", "/src/s", "/h", "/copy/s"},
+	}}
 	for _, tc := range []struct {
-		write int
-		want  scenario.Pos
-	}{{3, at(6, 7)}, {2, at(5, 7)}, {1, at(3, 1)}, {-1, at(3, 1)}, {4, at(3, 1)}} {
-		if got := r.sandboxWarningPos(sandbox.Warning{Msg: "m", Write: tc.write}); got != tc.want {
-			t.Errorf("warning about spec write %d at %s, want %s", tc.write, got, tc.want)
+		write, hide int
+		want        scenario.Pos
+		ok          bool
+	}{
+		{3, -1, at(6, 7), true}, {2, -1, at(5, 7), true}, {1, -1, at(3, 1), true}, {-1, -1, at(3, 1), true}, {4, -1, at(3, 1), true},
+		{-1, 2, at(8, 7), true}, {-1, 3, at(9, 7), true}, {-1, 4, at(8, 7), true}, {-1, 1, scenario.Pos{}, false}, {-1, 0, scenario.Pos{}, false},
+	} {
+		if got, ok := r.sandboxWarningPos(sandbox.Warning{Msg: "m", Write: tc.write, Hide: tc.hide}); got != tc.want || ok != tc.ok {
+			t.Errorf("warning about spec write %d, hide %d at %s, %v; want %s, %v", tc.write, tc.hide, got, ok, tc.want, tc.ok)
 		}
 	}
 }

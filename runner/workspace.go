@@ -50,10 +50,10 @@ func (r *scenarioRun) makeWorkspace(ctx context.Context, job Ref) error {
 		for i, p := range sb.Write {
 			copied.Write[i] = workspace.Rebase(p, from, ws.Dir)
 		}
-		copied.Hide = slices.Clone(sb.Hide)
-		for _, p := range sb.Hide {
+		copied.Hide, copied.HidePos = slices.Clone(sb.Hide), slices.Clone(sb.HidePos)
+		for i, p := range sb.Hide {
 			if q := workspace.Rebase(p, from, ws.Dir); q != p {
-				copied.Hide = append(copied.Hide, q)
+				copied.Hide, copied.HidePos = append(copied.Hide, q), append(copied.HidePos, sb.HidePos[i])
 			}
 		}
 		local.Sandbox = &copied

@@ -29,6 +29,9 @@ type Sandbox struct {
 	// Hide lists the paths the agent may not read besides the defaults
 	// (absolute, as Write).
 	Hide []string
+	// HidePos says where each of Hide is given, for the warning about it
+	// (a path that does not exist).
+	HidePos []Pos
 	// Network is true for network: on (the default), false for off.
 	Network bool
 	// Ports, with Network, are the only TCP ports the agent may connect to;
@@ -80,7 +83,7 @@ func (p *fileParser) sandbox(n *yaml.Node) *Sandbox {
 		case "write":
 			sb.Write, sb.WritePos = p.sandboxPaths(kv.V, "write")
 		case "hide":
-			sb.Hide, _ = p.sandboxPaths(kv.V, "hide")
+			sb.Hide, sb.HidePos = p.sandboxPaths(kv.V, "hide")
 		case "network":
 			sb.Network, _ = p.network(kv.V)
 		case "ports":
@@ -226,10 +229,15 @@ func SandboxTempEnv(a Agent) []string {
 }
 
 // SandboxHide returns the paths every sandbox hides: ~/.ssh, ~/.aws,
-// ~/.config/gh, ~/.netrc and ~/.docker, with getenv's HOME (none when it
-// is unset).
-func SandboxHide(getenv func(string) string) []string {
-	return expandState(defaultHide, getenv)
+// ~/.config/gh, ~/.netrc and ~/.docker under each of homes, in turn.
+func SandboxHide(homes []string) []string {
+	var out []string
+	for _, home := range homes {
+		for _, p := range defaultHide {
+			out = append(out, filepath.Join(home, p[1:]))
+		}
+	}
+	return out
 }
 
 // expandState expands specs (see builtinEntry.state): the first alternative

@@ -75,7 +75,8 @@ turns: [{prompt: hi}]
 	want := map[string]*scenario.Sandbox{
 		"full": {Write: []string{"/home/user/.cache/tool", "/var/state/x", "/s/out", "/abs", "/home/user"},
 			WritePos: []scenario.Pos{at("/s/x.yaml", 4, 11), at("/s/x.yaml", 4, 28), at("/s/x.yaml", 4, 42), at("/s/x.yaml", 4, 49), at("/s/x.yaml", 4, 55)},
-			Hide:     []string{"/home/user/secrets"}, Network: true, Ports: []int{443, 80}, Level: "required", Verify: true},
+			Hide:     []string{"/home/user/secrets"}, HidePos: []scenario.Pos{at("/s/x.yaml", 5, 9)},
+			Network: true, Ports: []int{443, 80}, Level: "required", Verify: true},
 		"defaults":  {Network: true, Level: "required"},
 		"shorthand": {Network: true, Level: "required"},
 		"from-config": {Write: []string{"/cfg/cache"}, WritePos: []scenario.Pos{at("/cfg/acprun.yaml", 2, 21)},
@@ -175,8 +176,9 @@ func TestSandboxDefaultPaths(t *testing.T) {
 			t.Errorf("%s %q (-want +got):\n%s", tc.agent.Name, tc.agent.Command, d)
 		}
 	}
-	want := []string{"/home/u/.ssh", "/home/u/.aws", "/home/u/.config/gh", "/home/u/.netrc", "/home/u/.docker"}
-	if d := cmp.Diff(want, scenario.SandboxHide(getenv)); d != "" {
+	want := []string{"/home/u/.ssh", "/home/u/.aws", "/home/u/.config/gh", "/home/u/.netrc", "/home/u/.docker",
+		"/agent/.ssh", "/agent/.aws", "/agent/.config/gh", "/agent/.netrc", "/agent/.docker"}
+	if d := cmp.Diff(want, scenario.SandboxHide([]string{"/home/u", "/agent"})); d != "" {
 		t.Errorf("hide (-want +got):\n%s", d)
 	}
 	if got := scenario.SandboxWrite(scenario.Agent{Name: "claude"}, func(string) string { return "" }); got != nil {

@@ -9,22 +9,30 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
 )
 
 // Server is the run's gateway: one loopback listener shared by every
-// route. Its methods may be called from many goroutines.
+// route, and a UNIX socket that serves the same, for the sandboxes that
+// keep a network namespace of their own (see Socket). Its methods may be
+// called from many goroutines.
 type Server struct {
 	ln   net.Listener // nil for a server that only handles (tests)
+	dir  string       // the UNIX socket's private directory
 	http *http.Server
 
 	mu     sync.Mutex
 	routes map[string]*Route // by ID
 }
 
-// Start starts a Server listening on 127.0.0.1 on a port of its own.
+// Start starts a Server listening on 127.0.0.1 on a port of its own, and,
+// on Linux, on a UNIX socket in a private directory of the system's
+// temporary directory (see Socket).
 func Start() (*Server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -38,8 +46,39 @@ func Start() (*Server, error) {
 		// An agent that drops a connection is no news for acprun's user.
 		ErrorLog: log.New(io.Discard, "", 0),
 	}
+	if runtime.GOOS == "linux" { // bubblewrap's, and /proc's
+		var uln net.Listener
+		if s.dir, uln, err = listenUnix(); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("gateway: listen on a UNIX socket: %w", err)
+		}
+		go s.http.Serve(uln)
+	}
 	go s.http.Serve(ln)
 	return s, nil
+}
+
+// listenUnix listens on the UNIX socket gateway.sock of a new private
+// directory of the system's temporary directory, which it returns. It
+// binds through the directory's descriptor in /proc/self/fd: a socket's
+// path holds at most 107 bytes, and the temporary directory's alone may
+// be longer.
+func listenUnix() (dir string, ln net.Listener, err error) {
+	dir, err = os.MkdirTemp("", "acprun-gateway-")
+	if err != nil {
+		return "", nil, err
+	}
+	d, err := os.Open(dir)
+	if err == nil {
+		ln, err = net.Listen("unix", fmt.Sprintf("/proc/self/fd/%d/gateway.sock", d.Fd()))
+		d.Close()
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false) // Close removes dir
+	return dir, ln, nil
 }
 
 // newServer returns a Server with no listener: its serveHTTP works, its
@@ -56,12 +95,30 @@ func (s *Server) Port() int {
 	return s.ln.Addr().(*net.TCPAddr).Port
 }
 
-// Close stops the server: the listener closes and requests in flight end.
+// Socket is the path of the UNIX socket the server also listens on: a
+// sandbox with the network off relays the port to it (see
+// sandbox.Relay); "" for a server that only handles, and off Linux.
+func (s *Server) Socket() string {
+	if s.dir == "" {
+		return ""
+	}
+	return filepath.Join(s.dir, "gateway.sock")
+}
+
+// Close stops the server: the listeners close (the UNIX socket and its
+// directory are removed) and requests in flight end.
 func (s *Server) Close() error {
 	if s.http == nil {
 		return nil
 	}
-	if err := s.http.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+	err := s.http.Close()
+	if errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	if rmErr := os.RemoveAll(s.dir); err == nil {
+		err = rmErr
+	}
+	if err != nil {
 		return fmt.Errorf("gateway: close: %w", err)
 	}
 	return nil

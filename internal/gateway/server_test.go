@@ -1,10 +1,18 @@
 package gateway
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -74,5 +82,55 @@ func TestUpstreamUnreachable(t *testing.T) {
 	_, c := readCassetteFile(t, a.cfg.Cassette)
 	if len(c.Exchanges) != 0 {
 		t.Errorf("kept %+v", c.Exchanges)
+	}
+}
+
+// TestSocket: the server serves its routes on its UNIX socket as on its
+// port (a sandbox with the network off relays the port to it), in a
+// temporary directory whose path is longer than a socket's may be; Close
+// removes the socket and its directory.
+func TestSocket(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the gateway has a UNIX socket on Linux only")
+	}
+	long := filepath.Join(t.TempDir(), strings.Repeat("d", 120))
+	if err := os.Mkdir(long, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", long)
+	up := newUpstream(t)
+	up.answers["/v1/x"] = answerSpec{200, "application/json", `{"ok":true}`}
+	s, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.NewRoute(up.URL)
+	r.Bind(open(t, Config{Mode: Meter}))
+	if !strings.HasPrefix(s.Socket(), long+"/") {
+		t.Fatalf("socket %s, want it in %s", s.Socket(), long)
+	}
+	dir, err := os.Open(filepath.Dir(s.Socket()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", fmt.Sprintf("/proc/self/fd/%d/%s", dir.Fd(), filepath.Base(s.Socket())))
+	}}}
+	resp, err := client.Post(r.URL()+"/v1/x", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != `{"ok":true}` {
+		t.Errorf("through the socket: %d %s", resp.StatusCode, body)
+	}
+	client.CloseIdleConnections()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Dir(s.Socket())); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after Close: %s is there (%v)", filepath.Dir(s.Socket()), err)
 	}
 }

@@ -14,8 +14,9 @@ import (
 // ExecArg is the hidden first argument of acprun's sandbox helper, which
 // Wrap puts in the command lines it returns: acprun ExecArg RULES -- ARGV…
 // restricts itself by RULES (JSON, internal to this package) and execs
-// ARGV. acprun's main hands such a command line to Exec before anything
-// else; it is not a command for people.
+// ARGV; acprun ExecArg RELAY (no command) is the relay the helper starts
+// (see startRelay). acprun's main hands such a command line to Exec
+// before anything else; it is not a command for people.
 const ExecArg = "__sandbox-exec"
 
 // rules are what the helper does before it execs the command.
@@ -38,6 +39,10 @@ type rules struct {
 	Net     bool  `json:"net,omitempty"`
 	Connect []int `json:"connect,omitempty"`
 	UDP     bool  `json:"udp,omitempty"`
+	// Relay lists the loopback ports to relay to acprun's UNIX sockets
+	// inside bubblewrap's network namespace: the helper starts the relay
+	// (see startRelay) before it restricts itself.
+	Relay []Relay `json:"relay,omitempty"`
 }
 
 // openPath is a write path as the helper gets it: the descriptor it
@@ -59,7 +64,8 @@ const (
 // ARGV…). It restricts the process by RULES and execs ARGV (looked up in
 // the PATH when ARGV[0] has no slash) with the process's environment. It
 // returns only if it fails, with a message and an exit code for the
-// process: ARGV never runs unrestricted.
+// process: ARGV never runs unrestricted. With a single argument it is the
+// relay (see startRelay), which exits 0 once its job is done.
 //
 // Being a Go program, the helper also gives the command SIGTERM's default
 // action back, whatever it inherited: the Go runtime installs its own
@@ -67,6 +73,12 @@ const (
 // handled signals to their default. Only with IgnoreTerm does it leave
 // SIGTERM ignored.
 func Exec(args []string) (code int, err error) {
+	if len(args) == 1 {
+		if err := relay(args[0]); err != nil {
+			return exitCannotRun, fmt.Errorf("sandbox relay: %w", err)
+		}
+		os.Exit(0)
+	}
 	if len(args) < 3 || args[1] != "--" {
 		return exitCannotRun, errors.New("sandbox helper: usage: " + ExecArg + " RULES -- COMMAND [ARG…]")
 	}
@@ -82,6 +94,11 @@ func Exec(args []string) (code int, err error) {
 	if r.IgnoreTerm {
 		signal.Ignore(syscall.SIGTERM)
 		return exitCannotRun, fmt.Errorf("sandbox: exec %s: %w", path, syscall.Exec(path, argv, os.Environ()))
+	}
+	if len(r.Relay) > 0 {
+		if err := startRelay(r.Relay); err != nil {
+			return exitCannotRun, fmt.Errorf("sandbox: %w", err)
+		}
 	}
 	if err := restrictExec(r, path, argv, os.Environ()); err != nil {
 		return exitCannotRun, fmt.Errorf("sandbox: %w", err)

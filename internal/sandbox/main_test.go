@@ -43,7 +43,9 @@ func TestMain(m *testing.M) {
 // act does what do says, with its own system calls:
 //   - write:PATH writes a file; tmp:NAME writes NAME in os.TempDir();
 //   - read:PATH reads a file;
-//   - connect:ADDR opens a TCP connection;
+//   - connect:ADDR opens a TCP connection; recv:ADDR reads what one
+//     says; unix:PATH connects to a UNIX socket;
+//   - trace:SOCK opens the memory of the relay to SOCK, as a tracer;
 //   - socket:FAMILY,TYPE,PROTOCOL creates a socket (numbers);
 //   - caps fails when the process has effective capabilities;
 //   - spawn:DO starts the test binary to do DO (a grandchild of the
@@ -66,6 +68,46 @@ func act(do string) error {
 			c.Close()
 		}
 		return err
+	case "recv":
+		// recv:ADDR reads what a TCP connection to ADDR says, which must be
+		// "relayed" (the test's UNIX socket, through the relay).
+		c, err := net.Dial("tcp", arg)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		b, err := io.ReadAll(c)
+		if err != nil {
+			return err
+		}
+		if string(b) != "relayed\n" {
+			return fmt.Errorf("read %q", b)
+		}
+		return nil
+	case "unix":
+		// unix:PATH connects to a UNIX socket (@name: an abstract one).
+		c, err := net.Dial("unix", arg)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	case "trace":
+		// trace:SOCK opens the memory of the relay to SOCK, as a tracer
+		// would (PTRACE_MODE_ATTACH).
+		pids, err := filepath.Glob("/proc/[0-9]*/cmdline")
+		if err != nil {
+			return err
+		}
+		for _, p := range pids {
+			if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), arg) && strings.Contains(string(b), `"serve":true`) {
+				f, err := os.Open(filepath.Join(filepath.Dir(p), "mem"))
+				if err == nil {
+					f.Close()
+				}
+				return err
+			}
+		}
+		return errors.New("no relay found")
 	case "socket":
 		// socket:FAMILY,TYPE,PROTOCOL in numbers
 		var f, ty, proto int

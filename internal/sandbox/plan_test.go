@@ -42,9 +42,10 @@ func TestWrapBwrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, err := sandbox.Plan(sandbox.Spec{
-		Write:   []string{link, work},
-		Hide:    []string{file, filepath.Join(hid, "inner"), hid, filepath.Join(outside, "absent")},
-		TempDir: tmp,
+		Write:    []string{link, work},
+		Hide:     []string{file, filepath.Join(hid, "inner"), hid, filepath.Join(outside, "absent")},
+		TempDir:  tmp,
+		Loopback: []sandbox.Relay{{Port: 8080, Socket: "/run/gateway.sock"}},
 	}, bwrapHost)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +60,7 @@ func TestWrapBwrap(t *testing.T) {
 		"--bind", tmp, tmp, "--bind", work, work,
 		"--ro-bind", "/dev/null", file,
 		"--tmpfs", hid, "--remount-ro", hid,
-		"--", "/opt/acprun", sandbox.ExecArg, "{}", "--", "agent", "--acp"}
+		"--", "/opt/acprun", sandbox.ExecArg, `{"relay":[{"port":8080,"socket":"/run/gateway.sock"}]}`, "--", "agent", "--acp"}
 	if d := cmp.Diff(want, argv); d != "" {
 		t.Errorf("argv (-want +got):\n%s", d)
 	}
@@ -78,7 +79,7 @@ func TestWrapBwrap(t *testing.T) {
 
 func TestWrapLandlock(t *testing.T) {
 	work, tmp, _ := dirs(t)
-	a, err := sandbox.Plan(sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true, Ports: []int{443, 80, 443}, Loopback: []int{8080}}, abi7Host)
+	a, err := sandbox.Plan(sandbox.Spec{Write: []string{work}, TempDir: tmp, Network: true, Ports: []int{443, 80, 443}, Loopback: []sandbox.Relay{{Port: 8080, Socket: "/run/gateway.sock"}}}, abi7Host)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,8 +140,8 @@ func TestPlanRequiredRefuses(t *testing.T) {
 			"allowed ports needs Landlock ABI 4 (Linux 6.7; this host has ABI 3)"},
 		{"network off on ABI 3", abi3Host, sandbox.Spec{},
 			"network off needs bubblewrap (bwrap not found in PATH), or Landlock ABI 4 (Linux 6.7; this host has ABI 3)"},
-		{"gateway under bwrap without Landlock", bwrapHost, sandbox.Spec{Loopback: []int{8080}},
-			"network off with loopback ports reachable needs Landlock ABI 4 (Linux 6.7; this host has no Landlock: not enabled in this kernel)"},
+		{"gateway without bwrap on ABI 3", abi3Host, sandbox.Spec{Loopback: []sandbox.Relay{{Port: 8080, Socket: "/run/gateway.sock"}}},
+			"network off needs bubblewrap (bwrap not found in PATH), or Landlock ABI 4 (Linux 6.7; this host has ABI 3)"},
 		{"landlock without acprun's executable", sandbox.Host{LandlockABI: 7, NoBwrap: "bwrap not found in PATH"}, sandbox.Spec{Network: true},
 			"restricting writes needs bubblewrap"},
 		{"bwrap without acprun's executable", sandbox.Host{Bwrap: "/usr/bin/bwrap"}, sandbox.Spec{Network: true},
@@ -170,12 +171,12 @@ func TestPlanBestEffortDegrades(t *testing.T) {
 		warnings []sandbox.Warning
 	}{
 		{"nothing", bareHost, sandbox.Spec{Hide: []string{outside}}, "none", "on", nil, []sandbox.Warning{
-			{"sandbox (best-effort) not enforced: restricting writes needs bubblewrap (bwrap not found in PATH), or Landlock ABI 3 (Linux 6.2; this host has no Landlock: not enabled in this kernel)", -1},
-			{"sandbox (best-effort) not enforced: hiding paths (" + outside + ") needs bubblewrap (bwrap not found in PATH)", -1},
-			{"sandbox (best-effort) not enforced: network off needs bubblewrap (bwrap not found in PATH), or Landlock ABI 4 (Linux 6.7; this host has no Landlock: not enabled in this kernel)", -1},
+			{"sandbox (best-effort) not enforced: restricting writes needs bubblewrap (bwrap not found in PATH), or Landlock ABI 3 (Linux 6.2; this host has no Landlock: not enabled in this kernel)", -1, -1},
+			{"sandbox (best-effort) not enforced: hiding paths (" + outside + ") needs bubblewrap (bwrap not found in PATH)", -1, -1},
+			{"sandbox (best-effort) not enforced: network off needs bubblewrap (bwrap not found in PATH), or Landlock ABI 4 (Linux 6.7; this host has no Landlock: not enabled in this kernel)", -1, -1},
 		}},
 		{"ports on ABI 3", abi3Host, sandbox.Spec{Network: true, Ports: []int{443}}, "landlock", "on", nil, []sandbox.Warning{
-			{"sandbox (best-effort) not enforced: allowed ports needs Landlock ABI 4 (Linux 6.7; this host has ABI 3)", -1},
+			{"sandbox (best-effort) not enforced: allowed ports needs Landlock ABI 4 (Linux 6.7; this host has ABI 3)", -1, -1},
 		}},
 		{"all there", fullHost, sandbox.Spec{Hide: []string{outside}}, "bubblewrap+landlock", "off", []string{outside}, nil},
 	} {
@@ -206,7 +207,8 @@ func TestPlanBestEffortDegrades(t *testing.T) {
 
 // TestPlanPaths: a write path that does not exist, or is hidden, is a
 // warning that says which entry of Spec.Write it is about (the first that
-// names it, through a symbolic link too).
+// names it, through a symbolic link too); a hidden path that does not
+// exist, one that says which entry of Spec.Hide.
 func TestPlanPaths(t *testing.T) {
 	work, tmp, outside := dirs(t)
 	absent := filepath.Join(outside, "absent")
@@ -218,7 +220,7 @@ func TestPlanPaths(t *testing.T) {
 	if err := os.Symlink(inHidden, link); err != nil {
 		t.Fatal(err)
 	}
-	a, err := sandbox.Plan(sandbox.Spec{Write: []string{work, absent, link, inHidden}, Hide: []string{outside}, TempDir: tmp}, fullHost)
+	a, err := sandbox.Plan(sandbox.Spec{Write: []string{work, absent, link, inHidden}, Hide: []string{outside, absent}, TempDir: tmp}, fullHost)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,11 +228,25 @@ func TestPlanPaths(t *testing.T) {
 		t.Errorf("write %q", a.Write)
 	}
 	want := []sandbox.Warning{
-		{"sandbox write path " + absent + " does not exist: nothing can be written there (create it before the run)", 1},
-		{"sandbox write path " + inHidden + " is hidden: it is neither readable nor writable", 2},
+		{"sandbox write path " + absent + " does not exist: nothing can be written there (create it before the run)", 1, -1},
+		{"sandbox hide path " + absent + " does not exist: nothing is hidden there (check it for a typo)", -1, 1},
+		{"sandbox write path " + inHidden + " is hidden: it is neither readable nor writable", 2, -1},
 	}
 	if d := cmp.Diff(want, a.Warnings); d != "" {
 		t.Errorf("warnings (-want +got):\n%s", d)
+	}
+}
+
+// TestPlanLoopbackSocketHidden: under bubblewrap, a loopback port whose
+// UNIX socket lies in a hidden path is an error: the relay inside could
+// not reach it.
+func TestPlanLoopbackSocketHidden(t *testing.T) {
+	work, tmp, outside := dirs(t)
+	sock := filepath.Join(outside, "gw", "gateway.sock")
+	_, err := sandbox.Plan(sandbox.Spec{Write: []string{work}, TempDir: tmp, Hide: []string{outside}, Loopback: []sandbox.Relay{{Port: 8080, Socket: sock}}}, fullHost)
+	want := "sandbox loopback port 8080: its UNIX socket " + sock + " is in the hidden path " + outside + ", where the relay inside the sandbox cannot reach it: hide less"
+	if err == nil || err.Error() != want {
+		t.Errorf("%v, want %s", err, want)
 	}
 }
 
@@ -241,7 +257,8 @@ func TestPlanBadSpec(t *testing.T) {
 	}{
 		{sandbox.Spec{Level: "sometimes"}, `sandbox level "sometimes": want "required" or "best-effort"`},
 		{sandbox.Spec{Network: true, Ports: []int{0}}, "sandbox port 0: a TCP port is 1 to 65535"},
-		{sandbox.Spec{Loopback: []int{65536}}, "sandbox port 65536: a TCP port is 1 to 65535"},
+		{sandbox.Spec{Loopback: []sandbox.Relay{{Port: 65536, Socket: "/run/gateway.sock"}}}, "sandbox port 65536: a TCP port is 1 to 65535"},
+		{sandbox.Spec{Loopback: []sandbox.Relay{{Port: 8080}}}, `sandbox loopback port 8080: its UNIX socket "" is not an absolute path`},
 		{sandbox.Spec{Ports: []int{443}}, "sandbox ports apply to network on"},
 	} {
 		if _, err := sandbox.Plan(tc.spec, fullHost); err == nil || !strings.Contains(err.Error(), tc.want) {

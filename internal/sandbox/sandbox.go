@@ -31,8 +31,13 @@
 // Hiding needs bubblewrap: Landlock only grants, so it cannot deny reads
 // under a hidden path while reads are allowed in the hierarchy above it.
 // Allowed TCP ports need Landlock: bubblewrap has no port filter. Network
-// off is a network namespace of its own when bubblewrap is there and no
-// loopback port must stay reachable, and Landlock's TCP rules otherwise.
+// off is a network namespace of its own when bubblewrap is there, and
+// Landlock's TCP rules otherwise. A port acprun serves the agent on the
+// loopback interface (Spec.Loopback: the model gateway) stays reachable
+// with the network off: under bubblewrap through a relay inside the
+// sandbox's network namespace (see Relay), which reaches nothing else;
+// under Landlock alone by allowing the port, on every address (Landlock
+// cannot filter by address), which Plan warns about.
 //
 // Use: Detect what the host can do (once per run), Plan each scenario's
 // Spec on it (before anything starts: under Required a host that cannot
@@ -81,11 +86,10 @@ type Spec struct {
 	// Ports, with Network on, are the only TCP ports connections may go to
 	// (any address). Empty: all.
 	Ports []int
-	// Loopback lists the ports acprun itself listens on for the agent on
-	// the loopback interface (a model gateway): reachable whatever Network
-	// says. With Landlock a port is allowed on every address, not only on
-	// the loopback one.
-	Loopback []int
+	// Loopback lists the ports acprun itself serves the agent on, on the
+	// loopback interface (a model gateway): reachable whatever Network
+	// says (see Relay).
+	Loopback []Relay
 	// Level is Required ("" too) or BestEffort.
 	Level Level
 	// TempDir is the private temporary directory of the scenario: writable,
@@ -117,7 +121,8 @@ type Applied struct {
 	// Hide lists the paths hidden inside (canonical).
 	Hide []string `json:"hide"`
 	// Network is "off" when connections are restricted to Ports (or to
-	// none), "on" otherwise.
+	// none but the Spec's loopback ones, relayed: see Relay), "on"
+	// otherwise.
 	Network string `json:"network"`
 	// Ports lists the only TCP ports connections may go to, when Landlock
 	// restricts them (on any address); nil when they are not restricted by
@@ -125,9 +130,10 @@ type Applied struct {
 	Ports []int `json:"ports,omitempty"`
 	// Level is the Spec's level.
 	Level Level `json:"level"`
-	// Warnings says what BestEffort left out, and which write paths did
-	// not exist or are hidden; the runner reports them with the scenario's
-	// warnings.
+	// Warnings says what BestEffort left out, which write paths did not
+	// exist or are hidden, which hidden paths did not exist, and what
+	// network off with loopback ports lets through under Landlock alone;
+	// the runner reports them with the scenario's warnings.
 	Warnings []Warning `json:"-"`
 
 	self       string   // acprun, re-executed with ExecArg; "": backend none
@@ -146,6 +152,9 @@ type Warning struct {
 	// first that names it), so that it can be reported where that path is
 	// given; -1 when it is about none of them.
 	Write int
+	// Hide is the same for Spec.Hide: the index of the hidden path it is
+	// about, -1 for none.
+	Hide int
 }
 
 // hidden is a path bwrap hides.
@@ -183,7 +192,11 @@ func Plan(spec Spec, host Host) (Applied, error) {
 	if len(spec.Ports) > 0 && !spec.Network {
 		return Applied{}, errors.New("sandbox ports apply to network on: with network off no port but the loopback ones is reachable")
 	}
-	for _, p := range slices.Concat(spec.Ports, spec.Loopback) {
+	loopback := make([]int, len(spec.Loopback))
+	for i, l := range spec.Loopback {
+		loopback[i] = l.Port
+	}
+	for _, p := range slices.Concat(spec.Ports, loopback) {
 		if p < 1 || p > 65535 {
 			return Applied{}, fmt.Errorf("sandbox port %d: a TCP port is 1 to 65535", p)
 		}
@@ -202,11 +215,14 @@ func Plan(spec Spec, host Host) (Applied, error) {
 		return -1 // the temporary directory
 	}
 	for _, p := range write.missing {
-		a.Warnings = append(a.Warnings, Warning{fmt.Sprintf("sandbox write path %s does not exist: nothing can be written there (create it before the run)", p), about(p)})
+		a.Warnings = append(a.Warnings, Warning{fmt.Sprintf("sandbox write path %s does not exist: nothing can be written there (create it before the run)", p), about(p), -1})
 	}
 	hide, err := canonical(spec.Hide, "hide", spec.Pinned)
 	if err != nil {
 		return Applied{}, err
+	}
+	for _, p := range hide.missing {
+		a.Warnings = append(a.Warnings, Warning{fmt.Sprintf("sandbox hide path %s does not exist: nothing is hidden there (check it for a typo)", p), -1, hide.first[p]})
 	}
 
 	var missing []string
@@ -241,7 +257,7 @@ func Plan(spec Spec, host Host) (Applied, error) {
 			a.hides, a.Hide, a.Write = hides(hide.paths, a.Write)
 			for _, w := range write.paths {
 				if !slices.Contains(a.Write, w) {
-					a.Warnings = append(a.Warnings, Warning{fmt.Sprintf("sandbox write path %s is hidden: it is neither readable nor writable", w), about(w)})
+					a.Warnings = append(a.Warnings, Warning{fmt.Sprintf("sandbox write path %s is hidden: it is neither readable nor writable", w), about(w), -1})
 				}
 			}
 		} else {
@@ -256,11 +272,20 @@ func Plan(spec Spec, host Host) (Applied, error) {
 	tcp := false
 	switch {
 	case spec.Network && len(spec.Ports) > 0:
-		tcp, connect = true, slices.Concat(spec.Ports, spec.Loopback)
-	case !spec.Network && bwrap && len(spec.Loopback) == 0:
+		tcp, connect = true, slices.Concat(spec.Ports, loopback)
+	case !spec.Network && bwrap:
 		useBwrap, a.unshareNet, a.Network = true, true, "off"
+		a.rules.Relay = slices.Clone(spec.Loopback)
+		for _, l := range spec.Loopback {
+			if !filepath.IsAbs(l.Socket) {
+				return Applied{}, fmt.Errorf("sandbox loopback port %d: its UNIX socket %q is not an absolute path", l.Port, l.Socket)
+			}
+			if i := slices.IndexFunc(a.Hide, func(h string) bool { return within(canonicalDir(l.Socket), h) }); i >= 0 {
+				return Applied{}, fmt.Errorf("sandbox loopback port %d: its UNIX socket %s is in the hidden path %s, where the relay inside the sandbox cannot reach it: hide less", l.Port, l.Socket, a.Hide[i])
+			}
+		}
 	case !spec.Network:
-		tcp, connect = true, slices.Clone(spec.Loopback)
+		tcp, connect = true, loopback
 	}
 	if tcp {
 		if landlock(abiTCP) {
@@ -270,18 +295,15 @@ func Plan(spec Spec, host Host) (Applied, error) {
 			a.rules.Net, a.rules.Connect, a.rules.UDP, a.Ports = true, connect, spec.Network, connect
 			if !spec.Network {
 				a.Network = "off"
+				for _, p := range loopback {
+					a.Warnings = append(a.Warnings, Warning{fmt.Sprintf("sandbox network off: Landlock alone cannot filter by address, so the loopback port %d "+
+						"is open on every host, not only on the loopback interface (%s keeps the agent to acprun's port)", p, host.bwrapWhy()), -1, -1})
+				}
 			}
 		} else {
-			what := "network off"
-			if spec.Network {
-				what = "allowed ports"
-			}
-			if !spec.Network && len(spec.Loopback) > 0 {
-				what += " with loopback ports reachable"
-			}
-			why := host.landlockWhy(abiTCP)
-			if !spec.Network && len(spec.Loopback) == 0 {
-				why = host.bwrapWhy() + ", or " + why
+			what, why := "allowed ports", host.landlockWhy(abiTCP)
+			if !spec.Network {
+				what, why = "network off", host.bwrapWhy()+", or "+why
 			}
 			lack(what, why)
 		}
@@ -291,7 +313,7 @@ func Plan(spec Spec, host Host) (Applied, error) {
 		return Applied{}, fmt.Errorf("this host cannot enforce the sandbox: %s (level %s; best-effort runs with what the host can do)", strings.Join(missing, "; "), Required)
 	}
 	for _, m := range missing {
-		a.Warnings = append(a.Warnings, Warning{"sandbox (best-effort) not enforced: " + m, -1})
+		a.Warnings = append(a.Warnings, Warning{"sandbox (best-effort) not enforced: " + m, -1, -1})
 	}
 	switch {
 	case useBwrap && useLandlock:
@@ -377,6 +399,15 @@ func hides(hide, write []string) (hs []hidden, applied, writable []string) {
 		}
 	}
 	return hs, applied, writable
+}
+
+// canonicalDir is p with the symbolic links of its directory resolved, as
+// far as they resolve.
+func canonicalDir(p string) string {
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		return filepath.Join(dir, filepath.Base(p))
+	}
+	return p
 }
 
 // within reports whether the canonical path p is dir or inside it.
