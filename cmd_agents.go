@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"slices"
 
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
@@ -20,10 +22,14 @@ func (c *agentsCmd) Help() string {
 which may replace built-in ones. A scenario uses one with "agent: NAME" or
 "agent: {name: NAME, args: [...]}"; "run --agent NAME" runs scenarios against it;
 "probe NAME" shows what it offers. AUTH ENV names the variables an agent
-expects its credentials in, and whether each is set here (never its value).`
+expects its credentials in, and whether each is set here (never its value).
+Commands and descriptions are redacted as a run's outputs are: the values of
+the agents' env and of acprun's secret-looking environment variables.`
 }
 
-// Run prints the table.
+// Run prints the table, redacted as a run redacts its outputs: of the
+// secret-looking variables of the environment and of the values of every
+// agent's env, since any row may quote another agent's secret.
 func (c *agentsCmd) Run(g *globals) error {
 	cfg, err := c.config()
 	if err != nil {
@@ -33,14 +39,18 @@ func (c *agentsCmd) Run(g *globals) error {
 	for _, na := range scenario.BuiltinAgents() {
 		builtin[na.Name] = true
 	}
+	environ := os.Environ()
+	secrets := redact.Secrets(nil, environ)
 	var rows []output.AgentRow
 	for _, na := range cfg.NamedAgents() {
+		secrets = append(secrets, redact.Secrets(na.Agent.Env, nil)...)
 		source := na.Source
 		if source != scenario.SourceBuiltin && builtin[na.Name] {
 			source += " (replaces built-in)"
 		}
-		rows = append(rows, output.AgentRow{Name: na.Name, Command: na.Agent.Command, Auth: na.Agent.Auth,
-			AuthEnv: runner.AuthEnv(na.Agent, os.Environ()), Source: source, Description: na.Description})
+		rows = append(rows, output.AgentRow{Name: na.Name, Command: slices.Clone(na.Agent.Command), Auth: na.Agent.Auth,
+			AuthEnv: runner.AuthEnv(na.Agent, environ), Source: source, Description: na.Description})
 	}
+	redact.New(secrets...).Value(&rows)
 	return output.Agents(g.Stdout, rows)
 }

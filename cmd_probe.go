@@ -13,6 +13,8 @@ import (
 
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/shellquote"
+	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
@@ -44,9 +46,11 @@ cancels any permission request.
 
 Exit codes:
   0    the agent initialized and opened a session
-  2    usage or config file errors, an unknown agent name, or -o cannot be
-       written or is a file the probe reads: the config file, the agent's
-       mock agent script or replay transcript (nothing started)
+  2    usage or config file errors (a named agent's cwd that is not a
+       directory among them), an unknown agent name, a mock agent script
+       that is missing or not a file, or -o cannot be written or is a file
+       the probe reads: the config file, the agent's mock agent script or
+       replay transcript (nothing started)
   3    the agent could not be started, initialized, authenticated or open a session
        (what it offered until then is still printed)
   4    the -o file could not be written
@@ -104,6 +108,9 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 			return exitError{code: exitOutput, err: fmt.Errorf("working directory: %w", err)}
 		}
 	}
+	if err := checkProbeScript(&agent); err != nil {
+		return usageError(g, err)
+	}
 	if err := c.checkOutput(g, &agent); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
@@ -140,6 +147,27 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 		_ = output.ProbeStderr(g.Stderr, rep)
 	}
 	return exitError{code: code, err: perr}
+}
+
+// checkProbeScript is the problem of the script of agent, when it is
+// acprun mock-agent SCRIPT, that the mock agent could not open (nil when
+// there is none), as run and validate say it (checkScript), before the
+// agent starts: at the word of the config file that names it for a named
+// agent, else by itself.
+func checkProbeScript(agent *scenario.Agent) error {
+	path := runner.ResolveCommand(agent.Command, "", agent.Cwd, "").Script
+	if path == "" {
+		return nil
+	}
+	err := openScript(path)
+	if err == nil {
+		return nil
+	}
+	msg := scriptProblem(agent.Command[2], "", agent.Cwd, err)
+	if pos := agent.WordPos(2); pos.File != "" {
+		return withSources([]*srcerr.Error{problem(pos, "agent "+agent.Name+": "+msg)})[0]
+	}
+	return errors.New(termtext.Printable(msg))
 }
 
 // checkOutput checks -o before the agent starts: that it can be written,

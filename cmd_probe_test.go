@@ -55,3 +55,39 @@ func TestProbeCheckOutput(t *testing.T) {
 		t.Errorf("-o -: %v, JSON %v, Output %q; want --json", err, c.JSON, c.Output)
 	}
 }
+
+// TestCheckProbeScript: probe refuses, before the agent starts, a mock
+// agent script the mock agent could not open, as run and validate say it:
+// by itself for a command, at the config's word for a named agent; a
+// script that opens, and any other command, is none.
+func TestCheckProbeScript(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "m.mock.yaml"), []byte("turns: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	at := scenario.Pos{File: "acprun.yaml", Line: 3, Col: 35}
+	tests := []struct {
+		name  string
+		agent scenario.Agent
+		want  string
+	}{
+		{"a script", scenario.Agent{Command: []string{"acprun", "mock-agent", "m.mock.yaml"}, Cwd: dir}, ""},
+		{"another command", scenario.Agent{Command: []string{"node", "gone.js"}, Cwd: dir}, ""},
+		{"missing", scenario.Agent{Command: []string{"acprun", "mock-agent", "gone.mock.yaml"}, Cwd: dir},
+			"mock script gone.mock.yaml does not exist (looked for it in the agent's cwd " + dir + "): write the script there, or give its path"},
+		{"a directory", scenario.Agent{Command: []string{"acprun", "mock-agent", "."}, Cwd: dir},
+			"mock script .: not a regular file (a directory): give a file"},
+		{"a named agent's", scenario.Agent{Name: "mine", Command: []string{"acprun", "mock-agent", "gone.mock.yaml"}, Cwd: dir,
+			ArgvPos: []scenario.Pos{{}, {}, at}},
+			"acprun.yaml:3:35: agent mine: mock script gone.mock.yaml does not exist (looked for it in the agent's cwd " + dir + "): write the script there, or give its path"},
+	}
+	for _, tt := range tests {
+		got := ""
+		if err := checkProbeScript(&tt.agent); err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s: checkProbeScript = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

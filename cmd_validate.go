@@ -40,17 +40,18 @@ SCRIPT, acprun replay TRANSCRIPT; judges' too) is parsed as acprun parses its
 command line: a missing or extra argument, or an unknown flag, is an error at
 the word it is about. Every replay transcript a scenario plays
 (agent: {replay: PATH}, or acprun replay PATH in a command; judges' too) is
-read as acprun replay reads it, as a run does before anything runs: one it
-would refuse is an error at the word that names it. A ${VAR} that is unset
-here is a warning: a run stops on it only when it selects a scenario that
-uses it.
+read as acprun replay reads it, and every mock agent script (acprun
+mock-agent SCRIPT, agent: {name: mock, args: [SCRIPT]}) is opened as the mock
+agent opens it, as a run does before anything runs: one missing, not a file
+or that replay would refuse is an error at the word that names it. A ${VAR}
+that is unset here is a warning: a run stops on it only when it selects a
+scenario that uses it.
 
 With --strict, validate also checks what a run needs: every ${VAR} is set, and
 what a run would otherwise find only when it starts the agent (exit 3): each agent's
 command resolves to an executable ("acprun" is acprun itself, a bare name is
 looked up in PATH, a path is relative to the agent's cwd) and each mock agent
-script (acprun mock-agent SCRIPT, agent: {name: mock, args: [SCRIPT]}) exists
-and parses, each client root is a directory, and each workspace's git
+script parses, each client root is a directory, and each workspace's git
 directory is the top of a repository in which its ref (HEAD when none)
 names a commit (git reads it where it is; nothing is fetched or
 changed). Each problem is reported at the word of the agent's command
@@ -113,6 +114,7 @@ func strictErrors(ctx context.Context, scs []*scenario.Scenario) scenario.Errors
 	errs := slices.Clone(scenario.UnsetErrors(scs))
 	self, _ := os.Executable()    // as runner.Run takes it
 	scripts := map[string]error{} // parsed once, by path
+	opened := map[string]error{}  // opened once, by path (checkScript)
 	checks := selfAgentChecks{}
 	workspaces := map[workspaceKey]*runner.WorkspaceError{}
 	var found []*srcerr.Error
@@ -123,6 +125,10 @@ func strictErrors(ctx context.Context, scs []*scenario.Scenario) scenario.Errors
 		for _, a := range agentsOf(sc) {
 			if _, msg := checks.problem(a.Command); msg != "" {
 				continue // an error of startErrors already
+			}
+			if e := checkScript(sc, a, opened, true); e != nil {
+				found = append(found, e) // startErrors' too, unless setup may make it
+				continue
 			}
 			found = append(found, checkAgent(sc, a, self, scripts)...)
 		}
@@ -196,13 +202,16 @@ type workspaceKey struct {
 // would have as they start, and that run and validate find before any
 // agent starts: a command of acprun's own (acprun mock-agent SCRIPT,
 // acprun replay TRANSCRIPT) that its command line refuses, at the word it
-// is about (see selfAgentProblem); and a replay transcript that acprun
+// is about (see selfAgentProblem); a replay transcript that acprun
 // replay would refuse: each is read once, with replay.Load, and what it
 // refuses is an error at the word of the agent's command that names the
-// transcript, saying what replay says. The agents of a scenario with
-// unset variables are not checked, their values being incomplete.
+// transcript, saying what replay says; and a mock agent script that the
+// mock agent could not read (checkScript), at the word that names it.
+// The agents of a scenario with unset variables are not checked, their
+// values being incomplete.
 func startErrors(scs []*scenario.Scenario) scenario.Errors {
-	loaded := map[string]error{} // by path
+	loaded := map[string]error{} // transcripts, by path
+	opened := map[string]error{} // mock agent scripts, by path
 	checks := selfAgentChecks{}
 	var found []*srcerr.Error
 	for _, sc := range scs {
@@ -214,10 +223,29 @@ func startErrors(scs []*scenario.Scenario) scenario.Errors {
 				found = append(found, e)
 			} else if e := checkTranscript(sc, a, loaded); e != nil {
 				found = append(found, e)
+			} else if e := checkScript(sc, a, opened, false); e != nil {
+				found = append(found, e)
 			}
 		}
 	}
 	return sortErrors(withSources(found))
+}
+
+// starting is what a, an agent of sc, is called in messages ("agent",
+// or "judge agent" for a judge's), and a as it starts, for the files it
+// opens: a judge's agent without a cwd of its own opens them from the
+// scenario's.
+func starting(sc *scenario.Scenario, a *scenario.Agent) (string, *scenario.Agent) {
+	what := "agent"
+	if a != &sc.Agent {
+		what = "judge agent"
+	}
+	if a.Cwd == "" {
+		own := *a
+		own.Cwd = sc.Agent.Cwd
+		a = &own
+	}
+	return what, a
 }
 
 // checkSelfAgent is the problem of a, an agent of sc whose command is
@@ -228,26 +256,76 @@ func checkSelfAgent(sc *scenario.Scenario, a *scenario.Agent, checks selfAgentCh
 	if msg == "" {
 		return nil
 	}
-	what := "agent"
-	if a != &sc.Agent {
-		what = "judge agent"
-	}
+	what, _ := starting(sc, a)
 	return problem(a.WordPos(i), what+": "+msg)
 }
 
+// checkScript is the problem of the script that a, an agent of sc,
+// plays as acprun mock-agent SCRIPT (nil when it plays none, or one that
+// the mock agent can open), at the word of the command that names it:
+// one that is missing, not a regular file, too large or unreadable
+// (openScript), which would make the agent exit before it answers
+// initialize. Whether it parses is for validate --strict (checkAgent).
+// opened holds what each path gave, so that each is opened once.
+//
+// A script that is not beside the scenario file is looked for in the
+// agent's cwd, where sc's setup commands, or the checkout of its git
+// workspace, may still make it before the agent starts: unless strict,
+// one missing there is then no problem yet (the run finds it, or not, as
+// the agent starts).
+func checkScript(sc *scenario.Scenario, a *scenario.Agent, opened map[string]error, strict bool) *srcerr.Error {
+	what, a := starting(sc, a)
+	path := runner.ResolveCommand(a.Command, sc.File, a.Cwd, "").Script
+	if path == "" {
+		return nil
+	}
+	err, seen := opened[path]
+	if !seen {
+		err = openScript(path)
+		opened[path] = err
+	}
+	word := a.Command[2]
+	madeLater := len(sc.Setup) > 0 || sc.Workspace != nil && sc.Workspace.Git != ""
+	if err == nil || !strict && madeLater && !filepath.IsAbs(word) && errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return problem(a.WordPos(2), what+": "+scriptProblem(word, sc.File, a.Cwd, err))
+}
+
+// openScript opens the mock agent script at path as mockagent.Load does,
+// without reading it: the error says why the mock agent could not.
+func openScript(path string) error {
+	f, err := inputfile.Open(path, mockagent.MaxScriptBytes)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// scriptProblem says what is wrong with the mock agent script that word,
+// the command's, names, from err (openScript's): file is the scenario
+// file it was looked for beside ("" for none, as for probe) and cwd the
+// agent's cwd it was looked for in otherwise.
+func scriptProblem(word, file, cwd string, err error) string {
+	var e *inputfile.Error
+	if !errors.Is(err, fs.ErrNotExist) || errors.As(err, &e) && e.Link != "" {
+		return fmt.Sprintf("mock script %s: %v", word, inputfile.Bare(err))
+	}
+	where := ""
+	switch {
+	case filepath.IsAbs(word):
+	case file != "":
+		where = fmt.Sprintf(" (looked for it next to %s and in the agent's cwd %s)", file, cwd)
+	default:
+		where = fmt.Sprintf(" (looked for it in the agent's cwd %s)", cwd)
+	}
+	return fmt.Sprintf("mock script %s does not exist%s: write the script there, or give its path", word, where)
+}
+
 // checkTranscript is the problem of the transcript that a, an agent of
-// sc, plays (nil when it plays none, or one that replay.Load takes); a
-// judge's agent without a cwd of its own opens it from the scenario's.
+// sc, plays (nil when it plays none, or one that replay.Load takes).
 func checkTranscript(sc *scenario.Scenario, a *scenario.Agent, loaded map[string]error) *srcerr.Error {
-	what := "agent"
-	if a != &sc.Agent {
-		what = "judge agent"
-	}
-	if a.Cwd == "" {
-		own := *a
-		own.Cwd = sc.Agent.Cwd
-		a = &own
-	}
+	what, a := starting(sc, a)
 	path, pos := a.ReplayTranscript()
 	if path == "" {
 		return nil
@@ -313,8 +391,10 @@ func sortErrors(errs scenario.Errors) scenario.Errors {
 
 // checkAgent returns the problems of one agent's command, started by
 // self, each at the word of the command it is about (at the agent when
-// that word comes from a named agent).
+// that word comes from a named agent); a judge's agent without a cwd of
+// its own starts in the scenario's (see starting).
 func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts map[string]error) []*srcerr.Error {
+	_, a = starting(sc, a)
 	argv := a.Command
 	if len(argv) == 0 {
 		return nil // an error of the file already
@@ -333,9 +413,6 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts m
 	}
 	if err == nil {
 		return nil
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return []*srcerr.Error{problem(a.WordPos(2), fmt.Sprintf("mock script %s does not exist (looked for it next to %s and in the agent's cwd %s)", argv[2], sc.File, a.Cwd))}
 	}
 	var out []*srcerr.Error
 	errs := []error{err}

@@ -52,6 +52,75 @@ func TestTranscriptErrors(t *testing.T) {
 	}
 }
 
+// TestScriptErrors: each mock agent script the agents of the scenarios
+// play (a judge's, agent: {name: mock, args: [...]} and absolute paths
+// too) is opened as the mock agent opens it, found beside the scenario
+// file or in the agent's cwd; one it could not open (missing, a
+// directory, a link that leads nowhere) is an error at the word that
+// names it, and validate --strict adds none of its own for it. A script
+// that does not parse is --strict's alone, and so is one missing from the
+// agent's cwd where setup may make it before the agent starts.
+func TestScriptErrors(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, map[string]string{
+		"ok.mock.yaml":      "turns: [{steps: [{text: hi}]}]\n",
+		"bad.mock.yaml":     "turns: [{stps: []}]\n",
+		"work/in.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"s.yaml": "name: good\nagent: {command: [acprun, mock-agent, ok.mock.yaml]}\nturns: [{prompt: hi}]\n" +
+			"---\nname: in-cwd\nagent: {command: [acprun, mock-agent, in.mock.yaml], cwd: work}\nturns: [{prompt: hi}]\n" +
+			"---\nname: missing\nagent: {command: [acprun, mock-agent, gone.mock.yaml]}\nturns: [{prompt: hi}]\n" +
+			"---\nname: dir\nagent: {name: mock, args: [work]}\nturns: [{prompt: hi}]\n" +
+			"---\nname: abs\nagent: {command: [acprun, mock-agent, /nonexistent/x.mock.yaml]}\nturns: [{prompt: hi}]\n" +
+			"---\nname: link\nagent: {command: [acprun, mock-agent, link.mock.yaml]}\nturns: [{prompt: hi}]\n" +
+			"---\nname: judged\nagent: {command: [acprun, mock-agent, ok.mock.yaml]}\n" +
+			"turns: [{prompt: hi, expect: {judge: {agent: {command: [acprun, mock-agent, nojudge.mock.yaml]}, rubric: ok}}}]\n" +
+			"---\nname: unparsed\nagent: {command: [acprun, mock-agent, bad.mock.yaml]}\nturns: [{prompt: hi}]\n" +
+			"---\nname: made\nagent: {command: [acprun, mock-agent, made.mock.yaml]}\nsetup: [\"cp ok.mock.yaml made.mock.yaml\"]\nturns: [{prompt: hi}]\n",
+	})
+	t.Chdir(dir)
+	if err := os.Symlink("moved.mock.yaml", "link.mock.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	scs, _, err := scenario.Load([]string{"s.yaml"}, scenario.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	start := map[string]bool{}
+	for _, e := range startErrors(scs) {
+		got = append(got, e.Error(), e.Source)
+		start[e.Error()] = true
+	}
+	want := []string{
+		"s.yaml:10:39: agent: mock script gone.mock.yaml does not exist (looked for it next to s.yaml and in the agent's cwd " + dir + "): write the script there, or give its path",
+		"agent: {command: [acprun, mock-agent, gone.mock.yaml]}",
+		"s.yaml:14:28: agent: mock script work: not a regular file (a directory): give a file",
+		"agent: {name: mock, args: [work]}",
+		"s.yaml:18:39: agent: mock script /nonexistent/x.mock.yaml does not exist: write the script there, or give its path",
+		"agent: {command: [acprun, mock-agent, /nonexistent/x.mock.yaml]}",
+		"s.yaml:22:39: agent: mock script link.mock.yaml: a symbolic link to moved.mock.yaml, which does not exist",
+		"agent: {command: [acprun, mock-agent, link.mock.yaml]}",
+		"s.yaml:27:77: judge agent: mock script nojudge.mock.yaml does not exist (looked for it next to s.yaml and in the agent's cwd " + dir + "): write the script there, or give its path",
+		"turns: [{prompt: hi, expect: {judge: {agent: {command: [acprun, mock-agent, nojudge.mock.yaml]}, rubric: ok}}}]",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("startErrors (-want +got):\n%s", diff)
+	}
+	got = nil
+	for _, e := range strictErrors(t.Context(), scs) {
+		if !start[e.Error()] { // validate --strict says those once
+			got = append(got, e.Error())
+		}
+	}
+	want = []string{
+		`s.yaml:30:39: mock script bad.mock.yaml does not parse: bad.mock.yaml:1:10: unknown key "stps" in turn (want one of: after, error, match, onCancel, steps, stopReason, usage)`,
+		"s.yaml:34:39: agent: mock script made.mock.yaml does not exist (looked for it next to s.yaml and in the agent's cwd " + dir + "): write the script there, or give its path",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("strictErrors (-want +got):\n%s", diff)
+	}
+}
+
 // TestWorkspaceStrictErrors: validate --strict reports a workspace that
 // a run could not make at the value it is about (git for a directory that
 // is not a repository, ref for a ref that names no commit); a repository

@@ -106,6 +106,55 @@ func TestAgentsConfigOverride(t *testing.T) {
 	}
 }
 
+// TestAgentsSecretsNeverLeave: acprun agents redacts a config agent's env
+// values and acprun's secret-looking variables in every agent's command
+// and description, as run --dry-run and probe redact the same command
+// line; it printed them as they were.
+func TestAgentsSecretsNeverLeave(t *testing.T) {
+	t.Parallel()
+	const envSecret, environSecret = "supersecretvalue42", "sk-live-abcdef123456"
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"basic.mock.yaml": "turns:\n  - steps:\n      - text: hello\n",
+		"acprun.yaml": `agents:
+  sec:
+    command: [env, "MY_TOKEN=` + envSecret + `", acprun, mock-agent, basic.mock.yaml]
+    env: {MY_API_KEY: ` + envSecret + `}
+    description: "uses ` + envSecret + `"
+  k:
+    command: [my-agent, --api-key, ` + environSecret + `]
+`,
+	})
+	env := []string{"OPENAI_API_KEY=" + environSecret}
+	agents := acprunEnv(t, dir, env, "agents")
+	dry := acprunEnv(t, dir, env, "run", "--agent", "sec", "--prompt", "hi", "--dry-run")
+	probe := acprunEnv(t, dir, env, "probe", "sec")
+	// The probe's agent does not start (env finds no acprun in PATH): what
+	// it prints of the command is what matters.
+	for name, r := range map[string]result{"agents": agents, "run --dry-run": dry, "probe": probe} {
+		if r.code != 0 && name != "probe" {
+			t.Errorf("%s: exit %d\n%s", name, r.code, r.stderr)
+		}
+		for _, secret := range []string{envSecret, environSecret} {
+			if strings.Contains(r.stdout+r.stderr, secret) {
+				t.Errorf("%s shows %q:\n%s%s", name, secret, r.stdout, r.stderr)
+			}
+		}
+	}
+	lines := squashLines(agents.stdout)
+	for _, want := range []string{
+		"k my-agent --api-key '[REDACTED]' - - acprun.yaml",
+		"sec env 'MY_TOKEN=[REDACTED]' acprun mock-agent basic.mock.yaml - - acprun.yaml uses [REDACTED]",
+	} {
+		if !slices.Contains(lines, want) {
+			t.Errorf("acprun agents: no line %q in:\n%s", want, agents.stdout)
+		}
+	}
+	if want := "command: env 'MY_TOKEN=[REDACTED]' acprun mock-agent basic.mock.yaml"; !slices.Contains(squashLines(probe.stdout), want) {
+		t.Errorf("probe: no %q in:\n%s", want, probe.stdout)
+	}
+}
+
 func TestAgentsConfigErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -295,11 +344,16 @@ func TestProbeNamedConfigAgent(t *testing.T) {
 
 func TestProbeFailures(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
 		"auth.mock.yaml": "authRequired: true\n" + probeScript,
 		"v2.mock.yaml":   "protocolVersion: 2\nagentInfo: {name: future, version: '9'}\n",
 		"hang.mock.yaml": "updatesBeforeSessionNew: [{hang: true}]\n",
+		"bad.mock.yaml":  "turns: [{stps: []}]\n", // the mock agent refuses it
+		"c.yaml": `agents:
+  nocwd: {command: [acprun, mock-agent, v2.mock.yaml], cwd: nodir}
+  nobin: {command: [nosuchcmd-xyz, acp]}
+`,
 	})
 	tests := []struct {
 		name   string
@@ -311,9 +365,18 @@ func TestProbeFailures(t *testing.T) {
 		{"unknown name", []string{"probe", "claud"}, 2, `unknown agent "claud" (did you mean "claude"?)`, ""},
 		{"mock without a script", []string{"probe", "mock"}, 2, "the mock agent needs its script", ""},
 		{"two words without --", []string{"probe", "goose", "acp"}, 2, "give one agent name, or -- and a command", ""},
-		{"program not found", []string{"probe", "--", "/nonexistent/agent"}, 3, "start /nonexistent/agent", ""},
-		{"agent exits at once", []string{"probe", "--", acprunBin, "mock-agent", "missing.mock.yaml"}, 3,
+		{"program not found", []string{"probe", "--", "/nonexistent/agent"}, 3, "acprun: agent command /nonexistent/agent: no such file\n", ""},
+		{"program not in PATH", []string{"probe", "--", "nosuchcmd-xyz", "acp"}, 3, "acprun: agent command nosuchcmd-xyz: not found in PATH: install it, or give its path\n", ""},
+		// A named agent's cwd and program are checked as run checks them:
+		// probe blamed the program for a missing cwd, in exec's words.
+		{"named agent's cwd missing", []string{"probe", "nocwd", "--config", "c.yaml"}, 2,
+			"c.yaml:2:61: agent cwd " + filepath.Join(dir, "nodir") + " does not exist: create that directory, or change cwd (a relative cwd is relative to " + dir + ")\n", ""},
+		{"named agent's program not in PATH", []string{"probe", "nobin", "--config", "c.yaml"}, 3,
+			"acprun: c.yaml:3:21: agent nobin: command nosuchcmd-xyz: not found in PATH: install it, or give its path\n", ""},
+		{"agent exits at once", []string{"probe", "--", acprunBin, "mock-agent", "bad.mock.yaml"}, 3,
 			"the agent exited with code 2: initialize: acp: connection closed: agent closed its output (EOF)", ""},
+		{"mock script missing", []string{"probe", "--", "acprun", "mock-agent", "missing.mock.yaml"}, 2,
+			"acprun: mock script missing.mock.yaml does not exist (looked for it in the agent's cwd " + dir + "): write the script there, or give its path\n", ""},
 		{"protocol version", []string{"probe", "--", acprunBin, "mock-agent", "v2.mock.yaml"}, 3,
 			"the agent speaks ACP protocol version 2", "agent info: future 9"},
 		{"authentication required", []string{"probe", "--", acprunBin, "mock-agent", "auth.mock.yaml"}, 3,

@@ -1,7 +1,9 @@
 package e2e_test
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -53,5 +55,61 @@ func TestRerunFailedFromAnotherDirectory(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"suite/s.yaml s", "suite/t.yaml t"}, rerun(t, "all.json")); diff != "" {
 		t.Errorf("rerun of the merged shards (-want +got):\n%s", diff)
+	}
+}
+
+// TestLinkedSuiteDirectory: a suite directory given as a symbolic link
+// (nl -> suites/nightly) is walked as the directory it leads to, by list,
+// validate and run, with or without a trailing slash, and its files keep
+// the link's name in the results, which --rerun-failed then reruns; it
+// found no scenarios ("holds no scenario files", exit 5, and exit 0 with
+// --allow-empty). The link a suite holds (inner -> ../../other) is still
+// not followed.
+func TestLinkedSuiteDirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	scenario := func(name, want string) string {
+		return "name: " + name + "\nagent: {command: [acprun, mock-agent, s.mock.yaml]}\npermissions: {default: deny}\n" +
+			"turns: [{prompt: hi, expect: {text: {contains: " + want + "}}}]\n"
+	}
+	writeFiles(t, dir, map[string]string{
+		"suites/nightly/s.mock.yaml":  "turns: [{steps: [{text: hi}]}]\n",
+		"suites/nightly/pass.yaml":    scenario("pass", "hi"),
+		"suites/nightly/fail.yaml":    scenario("fail", "nope"),
+		"other/s.mock.yaml":           "turns: [{steps: [{text: hi}]}]\n",
+		"other/not-in-the-suite.yaml": scenario("outside", "hi"),
+	})
+	for link, to := range map[string]string{"nl": "suites/nightly", "suites/nightly/inner": "../../other"} {
+		if err := os.Symlink(to, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, path := range []string{"nl", "nl/"} {
+		if res := acprun(t, dir, "list", path); res.code != exitOK || !strings.Contains(res.stdout, "nl/fail.yaml:1") || strings.Contains(res.stdout, "outside") {
+			t.Errorf("list %s: exit %d, want 0 and nl's two scenarios\n%s%s", path, res.code, res.stdout, res.stderr)
+		}
+		if res := acprun(t, dir, "validate", path); res.code != exitOK || res.stdout != "OK: 2 scenarios, 2 turns in 2 files\n" {
+			t.Errorf("validate %s: exit %d, stdout %q\n%s", path, res.code, res.stdout, res.stderr)
+		}
+	}
+	res := acprun(t, dir, "run", "nl", "--allow-empty", "-o", "last.json")
+	if res.code != exitFailed {
+		t.Fatalf("run nl: exit %d, want %d\n%s", res.code, exitFailed, res.stderr)
+	}
+	files := func(results string) []string {
+		var got []string
+		for _, sc := range readResults(t, filepath.Join(dir, results)).Scenarios {
+			got = append(got, sc.File+" "+string(sc.Status))
+		}
+		return got
+	}
+	if diff := cmp.Diff([]string{"nl/fail.yaml failed", "nl/pass.yaml passed"}, files("last.json")); diff != "" {
+		t.Errorf("run nl: results (-want +got):\n%s", diff)
+	}
+	if res := acprun(t, dir, "run", "nl", "--rerun-failed", "last.json", "-o", "again.json"); res.code != exitFailed {
+		t.Fatalf("run nl --rerun-failed: exit %d, want %d\n%s", res.code, exitFailed, res.stderr)
+	}
+	if diff := cmp.Diff([]string{"nl/fail.yaml failed"}, files("again.json")); diff != "" {
+		t.Errorf("rerun: results (-want +got):\n%s", diff)
 	}
 }

@@ -62,3 +62,73 @@ turns: [{prompt: hi}]
 		t.Error("run wrote results: an agent ran")
 	}
 }
+
+// TestMockScriptMissing: a mock agent script that the mock agent could not
+// open (missing, or a directory), of a scenario's agent command, of agent:
+// {name: mock, args: [...]}, of a config agent and of a judge, stops
+// validate (without --strict) and run with exit 2 before any agent starts,
+// at the word that names it; so does probe's, for a named agent or a
+// command. validate said OK, and run exited 3 as if the agent could not
+// start.
+func TestMockScriptMissing(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	rules := "permissions: {default: deny}\nturns: [{prompt: hi}]\n"
+	scenario := "name: command\nagent: {command: [acprun, mock-agent, gone.mock.yaml]}\n" + rules +
+		"---\nname: named\nagent: {name: mock, args: [sub]}\n" + rules +
+		"---\nname: config\nagent: cfgmock\n" + rules +
+		"---\nname: judged\nagent: {command: [acprun, mock-agent, ok.mock.yaml]}\nexpect:\n  judge: {agent: {command: [acprun, mock-agent, nojudge.mock.yaml]}, rubric: x}\n" + rules
+	config := "agents:\n  cfgmock: {command: [acprun, mock-agent, cfg.mock.yaml]}\n"
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":           scenario,
+		"ok.yaml":          "name: ok\nagent: {command: [acprun, mock-agent, ok.mock.yaml]}\n" + rules,
+		"acprun.yaml":      config,
+		"ok.mock.yaml":     "turns: [{steps: [{text: hi}]}]\n",
+		"sub/ok.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+	})
+	at := func(file, content string, line int, word string) string {
+		lines := strings.SplitAfter(content, "\n")
+		off := len(strings.Join(lines[:line-1], "")) + strings.LastIndex(lines[line-1], word)
+		return lineCol(file, content, off)
+	}
+	looked := " (looked for it next to s.yaml and in the agent's cwd " + dir + "): write the script there, or give its path"
+	want := []string{
+		at("s.yaml", scenario, 2, "gone.mock.yaml") + ": agent: mock script gone.mock.yaml does not exist" + looked,
+		at("s.yaml", scenario, 7, "sub") + ": agent: mock script sub: not a regular file (a directory): give a file",
+		// A named agent's command is the config's: at the agent value.
+		at("s.yaml", scenario, 12, "cfgmock") + ": agent: mock script cfg.mock.yaml does not exist" + looked,
+		at("s.yaml", scenario, 19, "nojudge.mock.yaml") + ": judge agent: mock script nojudge.mock.yaml does not exist" + looked,
+	}
+	for _, args := range [][]string{{"validate", "s.yaml"}, {"validate", "--strict", "s.yaml"}, {"run", "s.yaml", "-o", "out.json"}} {
+		res := acprun(t, dir, args...)
+		if res.code != exitUsage {
+			t.Errorf("%s: exit %d, want 2\n%s", strings.Join(args, " "), res.code, res.stderr)
+		}
+		for _, w := range want {
+			if !strings.Contains(res.stderr, w+"\n") {
+				t.Errorf("%s: stderr lacks %q:\n%s", strings.Join(args, " "), w, res.stderr)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
+		t.Error("run wrote results: an agent ran")
+	}
+	if res := acprun(t, dir, "validate", "ok.yaml"); res.code != exitOK {
+		t.Errorf("validate ok.yaml: exit %d, want 0\n%s", res.code, res.stderr)
+	}
+
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"probe", "--", "acprun", "mock-agent", "gone.mock.yaml"},
+			"acprun: mock script gone.mock.yaml does not exist (looked for it in the agent's cwd " + dir + "): write the script there, or give its path\n"},
+		{[]string{"probe", "cfgmock"}, at("acprun.yaml", config, 2, "cfg.mock.yaml") +
+			": agent cfgmock: mock script cfg.mock.yaml does not exist (looked for it in the agent's cwd " + dir + "): write the script there, or give its path\n"},
+	} {
+		res := acprun(t, dir, tt.args...)
+		if res.code != exitUsage || !strings.HasPrefix(res.stderr, tt.want) || res.stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr:\n%s\nwant 2, nothing, and %q first", strings.Join(tt.args, " "), res.code, res.stdout, res.stderr, tt.want)
+		}
+	}
+}

@@ -133,6 +133,11 @@ func (e *redactedError) Unwrap() error { return e.err }
 // probe does the work of Probe, filling rep as it goes; the agent's
 // stderr is redacted with red, as it is cut.
 func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redact.Redactor) (err error) {
+	if len(rep.Command) > 0 {
+		if e := CheckProgram(&opts.Agent, rep.Command[0], rep.Cwd); e != nil {
+			return e // as a run says it, not as exec does
+		}
+	}
 	h := &probeHandler{}
 	act := newActivity()
 	a, err := startAgent(agentConfig{

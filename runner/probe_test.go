@@ -107,10 +107,16 @@ func TestProbe(t *testing.T) {
 			want: ProbeReport{Command: []string{bin, "mock-agent", "missing.mock.yaml"}, Cwd: dir,
 				AuthMethods: []acp.AuthMethod{}, ConfigOptions: []acp.SessionConfigOption{}, Commands: []acp.AvailableCommand{}},
 			wantErr: "the agent exited with code 2: initialize: acp: connection closed", stderr: true},
+		// A program that is not there is said as a run says it (CheckProgram),
+		// not in exec's words.
 		{name: "not started", agent: scenario.Agent{Command: []string{"/nonexistent/agent"}},
 			want: ProbeReport{Command: []string{"/nonexistent/agent"}, Cwd: dir,
 				AuthMethods: []acp.AuthMethod{}, ConfigOptions: []acp.SessionConfigOption{}, Commands: []acp.AvailableCommand{}},
-			wantErr: "start /nonexistent/agent: "},
+			wantErr: "agent command /nonexistent/agent: no such file"},
+		{name: "not in PATH", agent: scenario.Agent{Name: "mine", Command: []string{"nosuchcmd-xyz", "acp"}},
+			want: ProbeReport{Agent: "mine", Command: []string{"nosuchcmd-xyz", "acp"}, Cwd: dir,
+				AuthMethods: []acp.AuthMethod{}, ConfigOptions: []acp.SessionConfigOption{}, Commands: []acp.AvailableCommand{}},
+			wantErr: "agent mine: command nosuchcmd-xyz: not found in PATH: install it, or give its path"},
 		// The agent hangs in session/new; whether the timeout comes before
 		// or after initialize's answer is up to the machine's speed.
 		{name: "timeout", agent: scenario.Agent{Command: []string{"acprun", "mock-agent", "hang.mock.yaml"}}, timeout: 300 * time.Millisecond,

@@ -175,11 +175,16 @@ func agentNames(c *Config) []string {
 // "[]" when none, Cwd "" unless the config sets it. Variables in a config
 // agent are expanded with opts.LookupEnv. An unknown name is an error that
 // suggests a close one or lists the known names; a problem in the config
-// file is an Errors.
+// file is an Errors, and so is a cwd that is not a directory, as a
+// scenario's load reports it, at the cwd value.
 func ResolveAgent(name string, opts LoadOptions) (Agent, error) {
 	na, err := resolveNamed(name, opts)
 	if err != nil {
 		return Agent{}, err
+	}
+	p := &fileParser{}
+	if p.checkCwd(&na.Agent); len(p.Errs) > 0 {
+		return Agent{}, sorted(p.Errs)
 	}
 	a := na.Agent
 	if a.McpServers == nil {

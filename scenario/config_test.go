@@ -493,7 +493,8 @@ func TestNamedAgentErrors(t *testing.T) {
 }
 
 func TestResolveAgent(t *testing.T) {
-	cfg := loadConfig(t, "agents:\n  mine: {command: [a, \"${HOME}\"], cwd: w}\n  bad: {command: [\"${UNSET}\"]}\n")
+	dir := t.TempDir()
+	cfg := loadConfig(t, "agents:\n  mine: {command: [a, \"${HOME}\"], cwd: "+dir+"}\n  bad: {command: [\"${UNSET}\"]}\n  nodir: {command: [a], cwd: w}\n")
 	o := opts
 	o.Config = cfg
 	tests := []struct {
@@ -505,11 +506,14 @@ func TestResolveAgent(t *testing.T) {
 		{name: "codex", opts: opts, want: scenario.Agent{Name: "codex", Command: []string{"npx", "-y", "@zed-industries/codex-acp"},
 			Auth: "openai-api-key", AuthEnv: []string{"OPENAI_API_KEY"}, McpServers: json.RawMessage("[]")}},
 		{name: "mine", opts: o, want: scenario.Agent{Pos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 9},
-			Name: "mine", Command: []string{"a", "/home/user"}, Cwd: "/cfg/w", CwdPos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 40},
+			Name: "mine", Command: []string{"a", "/home/user"}, Cwd: dir, CwdPos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 40},
 			McpServers: json.RawMessage("[]")}},
 		{name: "mine", opts: opts, wantErr: `unknown agent "mine" (valid agents: claude, codex, gemini, goose, mock, opencode, qwen)`},
 		{name: "gooze", opts: o, wantErr: `unknown agent "gooze" (did you mean "goose"?)`},
 		{name: "bad", opts: o, wantErr: `/cfg/acprun.yaml:3:20: environment variable UNSET is not set (write ${UNSET:-default} to give a default)`},
+		// As a scenario's load says it: probe NAME reported a missing
+		// executable instead.
+		{name: "nodir", opts: o, wantErr: `/cfg/acprun.yaml:4:30: agent cwd /cfg/w does not exist: create that directory, or change cwd (a relative cwd is relative to /cfg)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -300,10 +300,27 @@ func fileKey(path string) string {
 	return filepath.Clean(path)
 }
 
+// walkRoot is dir as the root of a filepath.WalkDir that enters it even
+// when it is a symbolic link to a directory: a path named on the command
+// line (or matched by a glob) that is a directory is walked as one, while
+// the links the walk meets are not followed. With a trailing separator,
+// the system resolves the link; the walk's paths keep dir's spelling
+// (link/x.yaml), as results, reruns and reports name the files.
+func walkRoot(dir string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir
+	}
+	return dir + string(filepath.Separator)
+}
+
 // walk returns the scenario files under dir.
 func (l *loader) walk(dir string) []string {
 	var files []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	root := walkRoot(dir)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if path == root {
+			path = dir
+		}
 		if err != nil {
 			l.fileError(path, err)
 			if d != nil && d.IsDir() && path != dir {
@@ -394,7 +411,7 @@ func glob(pattern string) ([]string, error) {
 	}
 	rest := segs[i:]
 	var out []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(walkRoot(root), func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable parts of the tree just don't match
 		}

@@ -496,6 +496,50 @@ func TestWalkNamesWhatItCannotLoad(t *testing.T) {
 	}
 }
 
+// TestLoadLinkedDirectory: a path named on the command line, or matched
+// by a glob, that is a symbolic link to a directory is walked as that
+// directory, its files named through the link as the user named it (the
+// walk did not enter it, and warned of "no scenario files"); a link met
+// inside the walk is still not followed.
+func TestLoadLinkedDirectory(t *testing.T) {
+	root := writeTree(t, "suites/nightly/a.yaml", "suites/nightly/sub/b.yaml", "other/c.yaml")
+	t.Chdir(root)
+	for link, to := range map[string]string{
+		"nl": "suites/nightly", "suites/nightly/inner": "../../other", "abs": filepath.Join(root, "suites", "nightly"),
+	} {
+		if err := os.Symlink(to, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		paths []string
+		want  []string
+	}{
+		{[]string{"nl"}, []string{"nl/a.yaml", "nl/sub/b.yaml"}},
+		{[]string{"nl/"}, []string{"nl/a.yaml", "nl/sub/b.yaml"}},
+		{[]string{filepath.Join(root, "abs")}, []string{filepath.Join(root, "abs", "a.yaml"), filepath.Join(root, "abs", "sub", "b.yaml")}},
+		{[]string{"n?"}, []string{"nl/a.yaml", "nl/sub/b.yaml"}},
+		{[]string{"nl/**/*.yaml"}, []string{"nl/a.yaml", "nl/sub/b.yaml"}},
+	}
+	for _, tt := range tests {
+		scs, warns, err := scenario.Load(tt.paths, opts)
+		if err != nil {
+			t.Errorf("Load(%q): %v", tt.paths, err)
+			continue
+		}
+		var files []string
+		for _, sc := range scs {
+			files = append(files, sc.File)
+		}
+		if diff := cmp.Diff(tt.want, files); diff != "" {
+			t.Errorf("Load(%q) files (-want +got):\n%s", tt.paths, diff)
+		}
+		if len(warns) > 0 {
+			t.Errorf("Load(%q) warns %v", tt.paths, warns)
+		}
+	}
+}
+
 func TestLoadErrorsOfTwoFiles(t *testing.T) {
 	root := t.TempDir()
 	files := map[string]string{

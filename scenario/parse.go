@@ -296,9 +296,10 @@ func (p *fileParser) setting(key string, v *yaml.Node, s *Scenario) (roots *yaml
 	return nil
 }
 
-// checkCwd reports an agent's (the scenario's or a judge's) session cwd
-// that is not a directory, at the cwd value that gave it (in the scenario
-// or the config file): the agent could not even be started there.
+// checkCwd reports an agent's (the scenario's, a judge's or a named
+// agent's) session cwd that is not a directory, at the cwd value that gave
+// it (in the scenario or the config file): the agent could not even be
+// started there.
 func (p *fileParser) checkCwd(a *Agent) {
 	pos := a.CwdPos
 	if pos == (Pos{}) {

@@ -259,7 +259,9 @@ func (sel Selection) matrix(scs []*Scenario, opts LoadOptions) ([]*Scenario, err
 	}
 	sel.Agents = agents
 	for _, name := range sel.Agents {
-		if _, err := ResolveAgent(name, opts); err != nil {
+		// The scenario's cwd stays (see WithAgent): the agent's own is not
+		// checked, as ResolveAgent would.
+		if _, err := resolveNamed(name, opts); err != nil {
 			var es Errors
 			if !errors.As(err, &es) { // unknown, not a broken config agent
 				err = fmt.Errorf("%w%s", err, scenariosConfigHint(scs, opts.Config))
