@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
 )
@@ -235,17 +235,8 @@ func writeGateway(w *errWriter, g *scenario.Gateway) {
 			w.printf("    %s%s\n", t.Name(), key)
 			continue
 		}
-		w.printf("    %s → %s%s\n", t.Name(), shownURL(t.Upstream), key)
+		w.printf("    %s → %s%s\n", t.Name(), redact.URL(t.Upstream), key)
 	}
-}
-
-// shownURL is an upstream as a plan shows it: a password in it replaced
-// by "xxxxx" (a proxy's credentials in the agent's environment).
-func shownURL(upstream string) string {
-	if u, err := url.Parse(upstream); err == nil {
-		return u.Redacted()
-	}
-	return upstream
 }
 
 // budget writes a budget as "maxCost 2.5, maxTotalTokens 200000,

@@ -213,18 +213,29 @@ func (r *scenarioRun) openGateway() error {
 
 // closeGateway ends the attempt's share of the gateway once its agent has
 // stopped or gone back to its pool, and records what went through it. A
-// recording that could not be written fails the attempt.
+// recording that could not be written fails the attempt; one that the
+// run's end cut short (see cutShort) does not replace the cassette, and a
+// warning says where it is.
 func (r *scenarioRun) closeGateway() {
 	if r.gw == nil {
 		return
 	}
+	info := r.res.Gateway
+	if r.sc.Gateway.Mode == string(gateway.Record) && r.cut != "" {
+		r.gw.CutShort()
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("gateway: %s, so the recording does not replace the cassette %s: what it kept is in %s",
+			r.cut, info.Cassette, r.gw.Written()))
+		info.Cassette = r.gw.Written()
+	}
 	err := r.gw.Close()
 	sp := r.gw.Spent()
-	info := r.res.Gateway
 	info.Requests, info.Models = sp.Requests, sp.Models
 	info.Unplayed = r.gw.Unplayed()
 	if n := info.Unplayed; n > 0 && r.gw.Divergence() == "" { // after a divergence, the failure says it
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("gateway: %d recorded model request(s) were not asked for in this replay", n))
+	}
+	if w := unpricedWarning(r.sc, sp); w != "" {
+		r.res.Warnings = append(r.res.Warnings, w)
 	}
 	if err != nil {
 		r.workFails = append(r.workFails, fmt.Sprintf("%s: gateway: %v", r.sc.Gateway.Pos, err))
@@ -232,6 +243,36 @@ func (r *scenarioRun) closeGateway() {
 	if d := r.gw.Divergence(); d != "" && !r.divergenceTold {
 		r.workFails = append(r.workFails, fmt.Sprintf("%s: gateway: %s", r.sc.Gateway.Pos, d))
 	}
+}
+
+// unpricedWarning says which models of sp's requests have no price, so
+// that the costs counted (the turns' usage, what budget.maxCost holds) are
+// a lower bound; "" when every request was priced, or when sc neither
+// prices models nor has a maxCost (costs are not asked for).
+func unpricedWarning(sc *scenario.Scenario, sp gateway.Spent) string {
+	if len(sp.Unpriced) == 0 || (len(sc.Gateway.Prices) == 0 && !hasMaxCost(sc)) {
+		return ""
+	}
+	names := make([]string, len(sp.Unpriced))
+	for i, m := range sp.Unpriced {
+		names[i] = strconv.Quote(m)
+	}
+	return fmt.Sprintf("gateway: no price for %s %s in the config's prices: the cost of %s requests is unknown, "+
+		"so the turns' cost (and what budget.maxCost counted) is a lower bound; add %s to prices",
+		pluralWord(len(names), "model", "models"), listed(names), pluralWord(len(names), "its", "their"), pluralWord(len(names), "it", "them"))
+}
+
+// hasMaxCost reports whether sc or one of its turns has a budget.maxCost.
+func hasMaxCost(sc *scenario.Scenario) bool {
+	if sc.Budget != nil && sc.Budget.MaxCost != nil {
+		return true
+	}
+	for _, t := range sc.Turns {
+		if t.Budget != nil && t.Budget.MaxCost != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // gatewayEnv returns env with the agent pointed at the routes: each
@@ -348,7 +389,7 @@ func overBudget(b *scenario.UsageExpect, whose string, sp, before gateway.Spent)
 	case b.MaxTotalTokens != nil && tokens >= *b.MaxTotalTokens:
 		return fmt.Sprintf("%s: budget.maxTotalTokens: the agent's model requests used %d tokens, %s budget is %d; acprun refused the next one at the gateway and stopped the scenario there",
 			cmp.Or(b.MaxTokensPos, b.Pos), tokens, whose, *b.MaxTotalTokens)
-	case b.MaxCost != nil && sp.Priced && roundCost(cost) >= *b.MaxCost:
+	case b.MaxCost != nil && roundCost(cost) >= *b.MaxCost: // the priced requests' cost: unpriced ones are told at the end (unpricedWarning)
 		return fmt.Sprintf("%s: budget.maxCost: the agent's model requests cost %s, %s budget is %s; acprun refused the next one at the gateway and stopped the scenario there",
 			cmp.Or(b.MaxCostPos, b.Pos), formatCost(cost, ""), whose, formatCost(*b.MaxCost, ""))
 	}
@@ -428,7 +469,7 @@ func (r *scenarioRun) gatewayUsage(t *turnState) *report.Usage {
 		ThoughtTokens:     u.Thought - b.Thought,
 		TotalTokens:       u.Total() - b.Total(),
 	}
-	if sp.Priced {
+	if sp.Priced > before.Priced { // a lower bound when some were not priced (unpricedWarning)
 		out.Cost, out.Currency = sp.Cost-before.Cost, r.sc.Gateway.Currency
 	}
 	return out

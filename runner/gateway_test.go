@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/internal/gateway"
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -410,5 +412,108 @@ turns:
 	p := runOne(t, modelAgent, src("replay", link, real)).Scenarios[0]
 	if p.Status != report.StatusPassed {
 		t.Fatalf("replay elsewhere: %s %q %q", p.Status, p.Failures, p.Error)
+	}
+}
+
+// TestGatewayMaxCostUnpriced: a model with no price (claude's side
+// requests to a small model) does not turn budget.maxCost off: the priced
+// requests still count against it, the turn's cost is theirs, and a
+// warning names the model whose cost is unknown, once.
+func TestGatewayMaxCostUnpriced(t *testing.T) {
+	up, served := anthropicUpstream(t)
+	dir := t.TempDir()
+	step := `{model: {api: anthropic, model: %s, prompt: "%s"}}`
+	files := map[string]string{
+		"acprun.yaml": "prices:\n  claude-test: {input: 1, output: 10}\n", // 100 in, 20 out: 0.0003 a request
+		"agent.mock.yaml": "turns:\n  - steps: [" + strings.Join([]string{
+			fmt.Sprintf(step, "claude-small", "title"), fmt.Sprintf(step, "claude-small", "title again"),
+			fmt.Sprintf(step, "claude-test", "one"), fmt.Sprintf(step, "claude-test", "two"), fmt.Sprintf(step, "claude-test", "three"),
+		}, ", ") + "]\n",
+		"s.yaml": fmt.Sprintf("name: g\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n"+
+			"gateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: %q}\nbudget: {maxCost: 0.0005}\npermissions: {default: deny}\nturns: [{prompt: go}]\n", up.URL),
+	}
+	testkit.WriteFiles(t, dir, files)
+	cfg, err := scenario.LoadConfig(filepath.Join(dir, "acprun.yaml"), scenario.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _, err := scenario.Load([]string{filepath.Join(dir, "s.yaml")}, scenario.LoadOptions{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(t.Context(), Options{Self: agentBin(t), WorkspaceDir: t.TempDir()}, scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Scenarios[0]
+	// Two unpriced requests, then two priced ones (0.0006 ≥ 0.0005): the
+	// fifth is refused.
+	if served.Load() != 4 || r.Status != report.StatusFailed || r.Turns[0].CancelCause != report.CauseBudget {
+		t.Fatalf("upstream served %d, %s, cancelCause %q, failures %q; want 4 served, the fifth refused", served.Load(), r.Status, r.Turns[0].CancelCause, r.Failures)
+	}
+	if got := strings.Join(r.Turns[0].Failures, "\n"); !strings.Contains(got, "budget.maxCost: the agent's model requests cost 0.0006, the scenario's budget is 0.0005") {
+		t.Errorf("failures %q, want maxCost named with the priced cost", r.Turns[0].Failures)
+	}
+	if u := r.Turns[0].Usage; u == nil || !near(u.Cost, 0.0006) || u.Currency != "USD" || u.TotalTokens != 4*130 {
+		t.Errorf("turn usage %+v, want the 4 requests' tokens and the priced ones' cost, 0.0006 USD", u)
+	}
+	want := []string{`gateway: no price for model "claude-small" in the config's prices: the cost of its requests is unknown, ` +
+		"so the turns' cost (and what budget.maxCost counted) is a lower bound; add it to prices"}
+	if diff := gocmp.Diff(want, r.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+func near(a, b float64) bool { d := a - b; return d < 1e-12 && d > -1e-12 }
+
+// TestGatewayCutRecordingKeepsCassette: a recording the run's end cut
+// short (an interrupt during turn 2) does not replace the cassette: it is
+// written beside it, and a warning says where.
+func TestGatewayCutRecordingKeepsCassette(t *testing.T) {
+	up, _ := anthropicUpstream(t)
+	dir := t.TempDir()
+	good := runOne(t, modelAgent, gatewayScenario("record", dir, up.URL, "second", "")).Scenarios[0]
+	if good.Status != report.StatusPassed {
+		t.Fatalf("record: %s %q %q", good.Status, good.Failures, good.Error)
+	}
+	cassette := good.Gateway.Cassette
+	before, err := os.ReadFile(cassette)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The second recording is interrupted by its second model request.
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
+	var n atomic.Int64
+	cutting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 2 {
+			cancel(errors.New("interrupted"))
+			io.Copy(io.Discard, r.Body) // then the server sees the connection close
+			<-r.Context().Done()        // the agent drops it on the turn's cancel
+			return
+		}
+		up.Config.Handler.ServeHTTP(w, r)
+	}))
+	defer cutting.Close()
+	rep := runFiles(t, ctx, map[string]string{"agent.mock.yaml": modelAgent, "s.yaml": gatewayScenario("record", dir, cutting.URL, "second", "permissions: {default: deny}")}, Options{})
+	r := rep.Scenarios[0]
+	if r.Status != report.StatusInterrupted || r.Turns[1].CancelCause != report.CauseInterrupt {
+		t.Fatalf("%s, turn 2 cancelCause %q; want interrupted during turn 2", r.Status, r.Turns[1].CancelCause)
+	}
+	if after, err := os.ReadFile(cassette); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the cassette was replaced (%v):\n%s", err, after)
+	}
+	partial := cassette + gateway.PartialSuffix
+	if r.Gateway.Cassette != partial {
+		t.Errorf("gateway cassette %q, want %q", r.Gateway.Cassette, partial)
+	}
+	var doc struct{ Exchanges []json.RawMessage }
+	if data, err := os.ReadFile(partial); err != nil || json.Unmarshal(data, &doc) != nil || len(doc.Exchanges) != 1 {
+		t.Errorf("the partial recording (%v) holds %d exchanges, want the first request's", err, len(doc.Exchanges))
+	}
+	want := []string{"gateway: acprun was interrupted during turn 2, so the recording does not replace the cassette " + cassette + ": what it kept is in " + partial}
+	if diff := gocmp.Diff(want, r.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }

@@ -157,3 +157,28 @@ func (o *recordingObserver) TurnFinished(_ Ref, t report.TurnResult)      { o.re
 func (o *recordingObserver) Warning(_ Ref, msg string)                    { o.record(msg) }
 func (o *recordingObserver) ScenarioFinished(_ Ref, r report.Result)      { o.record(r) }
 func (o *recordingObserver) PermissionDecided(_ Ref, p report.Permission) { o.record(p) }
+
+// TestGatewayUpstreamPasswordRedacted: the password of a gateway's
+// upstream (a proxy's) is a secret of the run, redacted wherever it shows,
+// and the gateway's own error names the upstream with it masked.
+func TestGatewayUpstreamPasswordRedacted(t *testing.T) {
+	t.Parallel()
+	const password = "Pr0xyPassw0rdXYZ"
+	rep := runFiles(t, t.Context(), map[string]string{
+		"a.mock.yaml": `turns: [{steps: [{text: "the proxy's is ` + password + `"}, {model: {api: anthropic, model: m, prompt: hi}}]}]` + "\n",
+		"s.yaml": `name: a
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+gateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: "http://proxyuser:` + password + `@127.0.0.1:1"}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`,
+	}, Options{})
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := rep.Scenarios[0].Turns[0]
+	if strings.Contains(string(b), password) || tr.Text != "the proxy's is "+redact.Marker || !strings.Contains(tr.Error, "upstream http://proxyuser:xxxxx@127.0.0.1:1: ") {
+		t.Errorf("turn text %q, error %q; want the password redacted, the upstream masked; results:\n%s", tr.Text, tr.Error, b)
+	}
+}

@@ -262,10 +262,16 @@ func runRedactor(scenarios []*scenario.Scenario, environ []string) *redact.Redac
 }
 
 // scenarioSecrets returns the secrets of sc with environ (redact.Secrets):
-// the values of its agent's env and of its judges' agents' env, and the
-// secret-looking variables of environ.
+// the values of its agent's env and of its judges' agents' env, the
+// secret-looking variables of environ, and the passwords in its gateway's
+// upstreams (a proxy's, from gateway.upstream or acprun's environment).
 func scenarioSecrets(sc *scenario.Scenario, environ []string) []string {
 	secrets := redact.Secrets(sc.Agent.Env, environ)
+	if sc.Gateway != nil {
+		for _, t := range sc.Gateway.Targets {
+			secrets = append(secrets, redact.URLPassword(t.Upstream)...)
+		}
+	}
 	judges := []*scenario.Judge{sc.Expect.Judge}
 	for _, t := range sc.Turns {
 		judges = append(judges, t.Expect.Judge)

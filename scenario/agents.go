@@ -250,7 +250,10 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 	c.Agent.applyEnforcement(c.Enforce)
 	if g := sc.Gateway; g != nil {
 		var problem string
-		if c.Gateway, problem = g.pointed(c.Agent, opts.lookupEnv()); problem != "" {
+		if c.Gateway, problem = g.pointed(c.Agent, opts.lookupEnv()); problem == "" {
+			problem = c.Gateway.keyIsBaseURL()
+		}
+		if problem != "" {
 			return nil, errors.New(problem)
 		}
 	}

@@ -46,6 +46,8 @@ type Gateway struct {
 	// given): Targets come from them, else from the named agent's
 	// registry entry (WithAgent points the gateway at another agent so).
 	Given GatewayTarget
+	// KeyPos is where gateway.key was given.
+	KeyPos Pos
 }
 
 // GatewayTarget is one base URL the agent reads.
@@ -134,15 +136,14 @@ func (p *fileParser) gateway(n *yaml.Node) *Gateway {
 			if kv.Key == "env" {
 				g.Given.Env = name
 			} else {
-				g.Given.KeyEnv = name
+				g.Given.KeyEnv, g.KeyPos = name, p.pos(v)
 			}
 		case "upstream":
 			if u, ok := p.interp(v); ok {
 				if msg := badUpstream(u); msg != "" {
 					p.Errorf(v, "gateway upstream %s", msg)
-					continue
 				}
-				g.Given.Upstream = u
+				g.Given.Upstream = u // even when bad: it is given, and reported here alone
 			}
 		}
 	}
@@ -249,9 +250,14 @@ func (p *fileParser) finishGateway(s *Scenario) {
 		return // reported already
 	}
 	g, problem := a.pointed(s.Agent, p.lookup)
+	pos := a.Pos
+	if problem == "" {
+		if msg := g.keyIsBaseURL(); msg != "" {
+			problem, pos = msg, cmp.Or(a.KeyPos, a.Pos)
+		}
+	}
 	switch {
 	case problem != "":
-		pos := a.Pos
 		switch {
 		case fromFlag:
 			pos = cmp.Or(s.Agent.Pos, s.Pos)
@@ -266,6 +272,19 @@ func (p *fileParser) finishGateway(s *Scenario) {
 		p.warnf(a.Pos, "acprun's mock and replay agents have no base-URL variable of their own: the gateway has nothing to do (for the mock agent's model steps, set gateway.env to the variable they read, such as ANTHROPIC_BASE_URL)")
 	}
 	s.Gateway = g
+}
+
+// keyIsBaseURL says how g's key variable (gateway.key) is the variable of
+// one of its base URLs, which the dummy key of a replay would overwrite;
+// "" when it is not.
+func (g *Gateway) keyIsBaseURL() string {
+	for _, t := range g.Targets {
+		if t.KeyEnv != "" && slices.ContainsFunc(g.Targets, func(u GatewayTarget) bool { return u.Env == t.KeyEnv }) {
+			return fmt.Sprintf("gateway.key names %s, the variable the agent reads its model base URL from: "+
+				"name its API-key variable (such as MY_API_KEY), or leave key out", t.KeyEnv)
+		}
+	}
+	return ""
 }
 
 // maxRequestsNeedGateway reports each budget of s that has maxRequests,

@@ -45,7 +45,7 @@ func unplaced(g *scenario.Gateway) *scenario.Gateway {
 		return nil
 	}
 	c := *g
-	c.Pos, c.ModePos = scenario.Pos{}, scenario.Pos{}
+	c.Pos, c.ModePos, c.KeyPos = scenario.Pos{}, scenario.Pos{}, scenario.Pos{}
 	return &c
 }
 
@@ -353,6 +353,13 @@ func TestGatewayErrors(t *testing.T) {
 				`bad.yaml:3:56: bad environment variable name "A=B": gateway.env names a variable (such as MY_BASE_URL), not its value`,
 				`bad.yaml:3:68: bad environment variable name "": gateway.key names a variable (such as MY_API_KEY), not its value`,
 			}},
+		// Told once, at the value: the upstream is given, though bad.
+		{"command agent with a bad upstream", "name: x\nagent: {command: [my-agent]}\ngateway: {mode: record, env: X, upstream: 'http://h/v1?key=abc'}\n" + turns, "",
+			[]string{`bad.yaml:3:43: gateway upstream is not an http(s) base URL: give the provider's base URL, such as https://api.openai.com/v1`}},
+		{"key is the base URL's variable", "name: x\nagent: {command: [my-agent]}\ngateway: {mode: replay, env: MY_URL, key: MY_URL}\n" + turns, "",
+			[]string{`bad.yaml:3:43: gateway.key names MY_URL, the variable the agent reads its model base URL from: name its API-key variable (such as MY_API_KEY), or leave key out`}},
+		{"key is a named agent's base URL's variable", "name: x\nagent: claude\ngateway: {mode: meter, key: ANTHROPIC_BASE_URL}\n" + turns, "",
+			[]string{`bad.yaml:3:29: gateway.key names ANTHROPIC_BASE_URL, the variable the agent reads its model base URL from: name its API-key variable (such as MY_API_KEY), or leave key out`}},
 		{"command agent without env", "name: x\nagent: {command: [my-agent]}\ngateway: meter\n" + turns, "",
 			[]string{`bad.yaml:3:10: acprun does not know how to point this agent at its gateway (it knows the built-in agents' variables: claude, codex, gemini, goose, opencode, qwen): ` +
 				`set gateway.env to the variable your agent reads its model base URL from, and gateway.upstream to that URL (gateway: {mode: meter, env: MY_BASE_URL, upstream: https://api.example.com/v1})`}},

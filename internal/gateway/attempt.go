@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -34,6 +35,7 @@ type Attempt struct {
 
 	mu         sync.Mutex
 	closed     bool
+	cut        bool     // CutShort: record writes aside
 	calls      []*call  // every admitted request, in order
 	models     []string // in first-use order
 	played     []bool   // replay: by recorded exchange
@@ -75,13 +77,13 @@ func Open(cfg Config) (*Attempt, error) {
 // request counts once its answer has reported it.
 //
 // Thought tokens are priced as output tokens (providers bill them so).
-// Priced is false when a request whose answer reported usage asked for a
-// model that Prices does not list (by the request's model, or else the
-// model the answer names); with no such request it is true.
+// A request is priced by its model, or else by the model its answer
+// names; one whose answer reported usage for a model that Prices does not
+// list is not priced, and its model is in Unpriced.
 func (a *Attempt) Spent() Spent {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := Spent{Priced: true, Models: slices.Clone(a.models)}
+	s := Spent{Models: slices.Clone(a.models)}
 	for _, c := range a.calls {
 		if c.api != provider.Unknown {
 			s.Requests++
@@ -95,9 +97,12 @@ func (a *Attempt) Spent() Spent {
 			p, ok = a.cfg.Prices[c.answerModel]
 		}
 		if !ok {
-			s.Priced = false
+			if m := cmp.Or(c.model, c.answerModel); !slices.Contains(s.Unpriced, m) {
+				s.Unpriced = append(s.Unpriced, m)
+			}
 			continue
 		}
+		s.Priced++
 		s.Cost += p.cost(c.usage)
 	}
 	return s
@@ -140,9 +145,35 @@ func (a *Attempt) Unplayed() int {
 	return n
 }
 
+// PartialSuffix ends the name of what the recording of an attempt cut
+// short (CutShort) was written to: the cassette's path with it.
+const PartialSuffix = ".partial"
+
+// CutShort says that something outside the attempt's scenario (an
+// interrupt, the run's time limit) cut it short: its recording is not the
+// scenario's, so in record Close writes it beside the cassette, at the
+// cassette's path with PartialSuffix, and leaves the cassette as it was.
+// Call it before Close.
+func (a *Attempt) CutShort() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cut = true
+}
+
+// Written is the path Close writes the recording to in record: the
+// cassette's, or with PartialSuffix once the attempt was cut short.
+func (a *Attempt) Written() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cut {
+		return a.cfg.Cassette + PartialSuffix
+	}
+	return a.cfg.Cassette
+}
+
 // Close ends the attempt: requests still going to it fail; in record it
-// writes the cassette (atomically). Close waits for requests in flight to
-// end or be cut off.
+// writes the cassette (atomically; see CutShort and Written). Close waits
+// for requests in flight to end or be cut off.
 //
 // A request cut off before its answer started gets a 503; one whose
 // answer was streaming has its connection broken, so that the agent sees
@@ -158,7 +189,7 @@ func (a *Attempt) Close() error {
 		a.stop()
 		a.inflight.Wait()
 		if a.cfg.Mode == Record {
-			a.closeErr = writeCassette(a.cfg.Dir, a.cfg.Cassette, a.recorded())
+			a.closeErr = writeCassette(a.cfg.Dir, a.Written(), a.recorded())
 		}
 	})
 	return a.closeErr

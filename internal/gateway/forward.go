@@ -16,6 +16,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/gateway/provider"
+	"github.com/acprun/acprun/internal/redact"
 )
 
 // upstreamClient sends the agents' requests upstream: plain bodies (no
@@ -75,7 +76,7 @@ func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header htt
 	}
 	out, err := http.NewRequestWithContext(ctx, c.method, target, bytes.NewReader(c.body))
 	if err != nil {
-		plain(w, http.StatusBadGateway, fmt.Sprintf("acprun gateway: upstream %s: %v", upstream, innerURLErr(err)))
+		plain(w, http.StatusBadGateway, fmt.Sprintf("acprun gateway: upstream %s: %v", redact.URL(upstream), innerURLErr(err)))
 		return
 	}
 	copyHeader(out.Header, header)
@@ -87,7 +88,7 @@ func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header htt
 			cutOff(w, false)
 		case ctx.Err() != nil: // the agent went away
 		default:
-			plain(w, http.StatusBadGateway, fmt.Sprintf("acprun gateway: upstream %s: %v", upstream, innerURLErr(err)))
+			plain(w, http.StatusBadGateway, fmt.Sprintf("acprun gateway: upstream %s: %v", redact.URL(upstream), innerURLErr(err)))
 		}
 		return
 	}

@@ -72,10 +72,13 @@ type Spent struct {
 	// record and meter, answered 200 in replay, and never kept.
 	Requests int
 	Usage    Usage
-	// Cost is priced by the attempt's Prices, for the models that have a
-	// price; Priced is false when some request's model had none.
-	Cost   float64
-	Priced bool
+	// Cost is what the requests whose model has a price in the
+	// attempt's Prices cost; Priced is how many they are. Unpriced lists
+	// the models of the others (in first-use order): their cost is
+	// unknown, so that Cost is then a lower bound.
+	Cost     float64
+	Priced   int
+	Unpriced []string
 	// Models lists the models asked for, in first-use order.
 	Models []string
 }

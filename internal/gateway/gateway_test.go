@@ -414,6 +414,35 @@ func TestCloseWritesCassette(t *testing.T) {
 	}
 }
 
+// TestCutShortWritesAside: the recording of an attempt cut short goes
+// beside the cassette (PartialSuffix), which keeps what it held.
+func TestCutShortWritesAside(t *testing.T) {
+	up := newUpstream(t)
+	up.answers["/v1/x"] = answerSpec{200, "application/json", `{"ok":true}`}
+	s := startServer(t)
+	cas := filepath.Join(t.TempDir(), "s.cassette.json")
+	old := &cassette{Version: 1, Exchanges: []exchange{{Request: request{Method: "POST", Path: "/v1/old"}, Response: response{Status: 200}}}}
+	writeCassetteFile(t, cas, old)
+	before, _ := readCassetteFile(t, cas)
+	a := open(t, Config{Mode: Record, Cassette: cas})
+	route := s.NewRoute(up.URL)
+	route.Bind(a)
+	send(t, "POST", route.URL(), "/v1/x", `{}`, nil)
+	a.CutShort()
+	if got, want := a.Written(), cas+PartialSuffix; got != want {
+		t.Errorf("Written() = %q, want %q", got, want)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := readCassetteFile(t, cas); !bytes.Equal(after, before) {
+		t.Errorf("the cassette was replaced:\n%s", after)
+	}
+	if _, c := readCassetteFile(t, cas+PartialSuffix); len(c.Exchanges) != 1 || c.Exchanges[0].Request.Path != "/v1/x" {
+		t.Errorf("the partial recording holds %+v, want the request made", c.Exchanges)
+	}
+}
+
 // TestCloseCutsOffRequests: Close ends the requests in flight (a
 // streaming answer breaks off, so the agent sees an error), and the
 // cassette keeps what came, marked truncated.
@@ -506,7 +535,9 @@ func TestWorkspacesMatch(t *testing.T) {
 }
 
 // TestSpent: usage summed over requests, priced per million tokens,
-// models in first-use order; Priced false when a model has no price.
+// models in first-use order; a request of a model with no price is
+// counted, not priced: its model is in Unpriced, and the priced ones'
+// cost is kept.
 // (Needs provider: Detect, Model, Meter.)
 func TestSpent(t *testing.T) {
 	up := newUpstream(t)
@@ -515,7 +546,7 @@ func TestSpent(t *testing.T) {
 	a := open(t, Config{Mode: Meter, Prices: prices})
 	route := s.NewRoute(up.URL)
 	route.Bind(a)
-	if sp := a.Spent(); sp.Requests != 0 || !sp.Priced || sp.Cost != 0 {
+	if sp := a.Spent(); sp.Requests != 0 || sp.Priced != 0 || sp.Unpriced != nil || sp.Cost != 0 {
 		t.Errorf("before any request: %+v", sp)
 	}
 	send(t, "POST", route.URL(), "/v1/messages", anthropicRequest, nil)
@@ -523,7 +554,7 @@ func TestSpent(t *testing.T) {
 	sp := a.Spent()
 	wantUsage := Usage{Input: 20, Output: 10, CacheRead: 6, CacheWrite: 8}
 	wantCost := (20*3 + 10*15 + 6*0.3 + 8*3.75) / 1e6
-	if sp.Requests != 2 || sp.Usage != wantUsage || !near(sp.Cost, wantCost) || !sp.Priced || !reflect.DeepEqual(sp.Models, []string{"claude-sonnet-4-5-20250929"}) {
+	if sp.Requests != 2 || sp.Usage != wantUsage || !near(sp.Cost, wantCost) || sp.Priced != 2 || sp.Unpriced != nil || !reflect.DeepEqual(sp.Models, []string{"claude-sonnet-4-5-20250929"}) {
 		t.Errorf("spent %+v, want 2 requests, usage %+v, cost %g, priced, one model", sp, wantUsage, wantCost)
 	}
 	// A whole JSON answer, not streamed.
@@ -536,7 +567,7 @@ func TestSpent(t *testing.T) {
 	sp = a.Spent()
 	wantUsage.Input, wantUsage.Output = 27, 12
 	wantCost += (7*3 + 2*15) / 1e6
-	if sp.Requests != 3 || sp.Usage != wantUsage || !near(sp.Cost, wantCost) || !sp.Priced {
+	if sp.Requests != 3 || sp.Usage != wantUsage || !near(sp.Cost, wantCost) || sp.Priced != 3 {
 		t.Errorf("after a whole answer: spent %+v, want usage %+v, cost %g", sp, wantUsage, wantCost)
 	}
 
@@ -544,8 +575,17 @@ func TestSpent(t *testing.T) {
 	gem.Bind(a)
 	send(t, "POST", gem.URL(), shapes[3].path, geminiRequest, nil)
 	sp = a.Spent()
-	if sp.Requests != 4 || sp.Priced || !near(sp.Cost, wantCost) || !reflect.DeepEqual(sp.Models, []string{"claude-sonnet-4-5-20250929", "gemini-2.5-pro"}) {
-		t.Errorf("spent %+v, want 4 requests, not priced, the cost so far, two models", sp)
+	if sp.Requests != 4 || sp.Priced != 3 || !reflect.DeepEqual(sp.Unpriced, []string{"gemini-2.5-pro"}) || !near(sp.Cost, wantCost) ||
+		!reflect.DeepEqual(sp.Models, []string{"claude-sonnet-4-5-20250929", "gemini-2.5-pro"}) {
+		t.Errorf("spent %+v, want 4 requests, 3 priced, gemini-2.5-pro unpriced, the cost so far, two models", sp)
+	}
+	// The priced requests after it still count.
+	send(t, "POST", route.URL(), "/v1/messages", anthropicRequest, nil)
+	send(t, "POST", gem.URL(), shapes[3].path, geminiRequest, nil)
+	sp = a.Spent()
+	wantCost += (10*3 + 5*15 + 3*0.3 + 4*3.75) / 1e6
+	if sp.Requests != 6 || sp.Priced != 4 || !reflect.DeepEqual(sp.Unpriced, []string{"gemini-2.5-pro"}) || !near(sp.Cost, wantCost) {
+		t.Errorf("spent %+v, want 6 requests, 4 priced costing %g, gemini-2.5-pro unpriced once", sp, wantCost)
 	}
 }
 

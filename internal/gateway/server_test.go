@@ -66,7 +66,8 @@ func after(s, sep string) string {
 }
 
 // TestUpstreamUnreachable: a 502 naming the upstream, never the key in
-// the query; nothing kept.
+// the query nor the password in the upstream (a proxy's: masked as
+// redact.URL masks it); nothing kept.
 func TestUpstreamUnreachable(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
@@ -77,6 +78,12 @@ func TestUpstreamUnreachable(t *testing.T) {
 	got := send(t, "POST", route.URL(), "/v1beta/models/g:generateContent?key=AIzaSecretKey0123456789", `{}`, nil)
 	if got.status != 502 || !strings.Contains(got.body, dead.URL) || strings.Contains(got.body, "AIzaSecretKey") {
 		t.Errorf("got %d %q, want 502 naming %s and not the key", got.status, got.body, dead.URL)
+	}
+	proxy := s.NewRoute(strings.Replace(dead.URL, "http://", "http://proxyuser:Pr0xyPassw0rdXYZ@", 1))
+	proxy.Bind(a)
+	got = send(t, "POST", proxy.URL(), "/v1/messages", `{}`, nil)
+	if shown := strings.Replace(dead.URL, "http://", "http://proxyuser:xxxxx@", 1); got.status != 502 || !strings.Contains(got.body, shown) || strings.Contains(got.body, "Pr0xyPassw0rdXYZ") {
+		t.Errorf("through a proxy: got %d %q, want 502 naming %s, not the password", got.status, got.body, shown)
 	}
 	a.Close()
 	_, c := readCassetteFile(t, a.cfg.Cassette)

@@ -308,3 +308,27 @@ func TestPiecesStreamed(t *testing.T) {
 		}
 	}
 }
+
+// TestURL: a URL's password is masked as url.URL.Redacted masks it, and
+// is a secret to redact, as written and decoded; a URL without one, or a
+// value that is not a URL, is left as it is and has none.
+func TestURL(t *testing.T) {
+	tests := []struct {
+		in, shown string
+		secrets   []string
+	}{
+		{"http://proxyuser:Pr0xyPassw0rdXYZ@127.0.0.1:18779/v1", "http://proxyuser:xxxxx@127.0.0.1:18779/v1", []string{"Pr0xyPassw0rdXYZ"}},
+		{"https://u:p%40ss%2Fword@proxy.example", "https://u:xxxxx@proxy.example", []string{"p@ss/word", "p%40ss%2Fword"}},
+		{"https://onlyuser@proxy.example/v1", "https://onlyuser@proxy.example/v1", nil},
+		{"https://api.anthropic.com", "https://api.anthropic.com", nil},
+		{"http://u:p%zz@h", "http://u:p%zz@h", nil}, // not a URL
+	}
+	for _, tt := range tests {
+		if got := redact.URL(tt.in); got != tt.shown {
+			t.Errorf("URL(%q) = %q; want %q", tt.in, got, tt.shown)
+		}
+		if got := redact.URLPassword(tt.in); !slices.Equal(got, tt.secrets) {
+			t.Errorf("URLPassword(%q) = %q; want %q", tt.in, got, tt.secrets)
+		}
+	}
+}

@@ -1,0 +1,180 @@
+package e2e_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
+
+	"github.com/acprun/acprun/internal/testkit"
+	"github.com/acprun/acprun/report"
+)
+
+// TestGatewayProxyPasswordHidden: the password of an upstream proxy, in
+// acprun's environment or in gateway.upstream, is in no output when the
+// proxy is down (results, transcript, HTML report, stderr): the gateway's
+// error shows it as xxxxx, as --dry-run does.
+func TestGatewayProxyPasswordHidden(t *testing.T) {
+	t.Parallel()
+	const password = "Pr0xyPassw0rdXYZ"
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	proxy := strings.Replace(down.URL, "http://", "http://proxyuser:"+password+"@", 1) + "/v1"
+	shown := strings.Replace(down.URL, "http://", "http://proxyuser:xxxxx@", 1) + "/v1"
+	for _, tt := range []struct {
+		name, gateway string
+		env           []string
+	}{
+		{"from acprun's environment", "{mode: meter, env: ANTHROPIC_BASE_URL}", []string{"ANTHROPIC_BASE_URL=" + proxy}},
+		{"from gateway.upstream", "{mode: record, env: ANTHROPIC_BASE_URL, upstream: \"" + proxy + "\"}", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{
+				"agent.mock.yaml": "turns:\n  - steps: [{model: {api: anthropic, model: claude-test, prompt: \"{{prompt}}\"}}]\n",
+				"s.yaml": "name: up\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\ngateway: " + tt.gateway +
+					"\npermissions: {default: deny}\nturns:\n  - prompt: capital of France?\n",
+			})
+			res := acprunEnv(t, dir, tt.env, "run", "s.yaml", "-o", "out.json", "--transcripts", "tr", "--html", "run.html")
+			if res.code != exitFailed || !strings.Contains(res.stderr, "acprun gateway: upstream "+shown+": ") {
+				t.Fatalf("exit %d, want 1 with the gateway's error naming %s\n%s", res.code, shown, res.stderr)
+			}
+			if strings.Contains(res.stdout+res.stderr, password) {
+				t.Errorf("the output shows the password:\n%s%s", res.stdout, res.stderr)
+			}
+			var files int
+			filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() || strings.HasSuffix(path, ".yaml") {
+					return err
+				}
+				files++
+				if data, err := os.ReadFile(path); err == nil && strings.Contains(string(data), password) {
+					t.Errorf("%s holds the password", path)
+				}
+				return nil
+			})
+			if files < 3 {
+				t.Errorf("%d files written, want the results, the transcript and the report", files)
+			}
+		})
+	}
+}
+
+// TestGatewayMaxCostUnpriced: a request to a model with no price does not
+// turn budget.maxCost off: the priced requests count against it, and the
+// scenario is stopped there; the turn's cost is theirs, and a warning
+// names the model with no price.
+func TestGatewayMaxCostUnpriced(t *testing.T) {
+	t.Parallel()
+	up := testkit.NewAnthropicServer(t)
+	dir := t.TempDir()
+	step := func(model string) string {
+		return "{model: {api: anthropic, model: " + model + ", prompt: \"{{prompt}}\"}}"
+	}
+	writeFiles(t, dir, map[string]string{
+		// 10 input and 5 output tokens a request: 0.000105 a request.
+		"acprun.yaml":     "prices:\n  claude-test: {input: 3, output: 15}\n",
+		"agent.mock.yaml": "turns:\n  - steps: [" + strings.Join([]string{step("claude-small"), step("claude-test"), step("claude-test"), step("claude-test")}, ", ") + "]\n",
+		"s.yaml": "name: cost\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\ngateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: \"" + up.URL + "\"}\n" +
+			"budget: {maxCost: 0.0001}\npermissions: {default: deny}\nturns:\n  - prompt: go\n",
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	r := out.Scenarios[0]
+	if res.code != exitFailed || r.Turns[0].CancelCause != report.CauseBudget {
+		t.Fatalf("exit %d, cancelCause %q; want 1, cancelled for the budget\n%s", res.code, r.Turns[0].CancelCause, res.stderr)
+	}
+	if n := len(up.Requests()); n != 2 {
+		t.Errorf("the upstream got %d requests, want 2 (the unpriced one, then one priced past the budget)", n)
+	}
+	if got := strings.Join(r.Turns[0].Failures, "\n"); !strings.Contains(got, "s.yaml:4:19: budget.maxCost: the agent's model requests cost 0.000105, the scenario's budget is 0.0001") {
+		t.Errorf("failures %q, want the budget named", r.Turns[0].Failures)
+	}
+	if u := r.Turns[0].Usage; u == nil || u.Cost != 0.000105 || u.Currency != "USD" {
+		t.Errorf("turn usage %+v, want the priced request's cost, 0.000105 USD", u)
+	}
+	want := `gateway: no price for model "claude-small" in the config's prices`
+	if got := strings.Join(r.Warnings, "\n"); strings.Count(got, want) != 1 || !strings.Contains(res.stderr, want) {
+		t.Errorf("warnings %q, want one naming claude-small, shown\n%s", r.Warnings, res.stderr)
+	}
+}
+
+// TestGatewayInterruptedRecordingKeepsCassette: Ctrl-C during a
+// re-recording leaves the cassette as it was, which still replays; what
+// the interrupted attempt recorded is beside it, and a warning says so.
+func TestGatewayInterruptedRecordingKeepsCassette(t *testing.T) {
+	t.Parallel()
+	up := testkit.NewAnthropicServer(t)
+	dir := t.TempDir()
+	files := gatewayFiles(gatewayAPIs[0], up.URL, "second")
+	writeFiles(t, dir, files)
+	if res := acprun(t, dir, "run", "s.yaml", "--gateway", "record"); res.code != exitOK {
+		t.Fatalf("record: exit %d\n%s", res.code, res.stderr)
+	}
+	cassette := filepath.Join(dir, "cassettes", "g.cassette.json")
+	before, err := os.ReadFile(cassette)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Recorded again, interrupted in turn 2, after turn 1's model request.
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": "turns:\n  - steps: [{model: {api: anthropic, model: claude-test, prompt: \"{{prompt}}\"}}]\n" +
+		"  - steps: [{text: working}, {waitForCancel: true}]\n"})
+	run := runFollowingTranscript(t, t.Context(), dir, "g", "--gateway", "record")
+	run.waitFor("the second turn started", `"text":"working"`)
+	run.interrupt()
+	out := run.waitInterrupted()
+	if after, err := os.ReadFile(cassette); err != nil || string(after) != string(before) {
+		t.Errorf("the cassette was replaced (%v):\n%s", err, after)
+	}
+	partial := cassette + ".partial"
+	var doc struct{ Exchanges []json.RawMessage }
+	readJSON(t, partial, &doc)
+	if len(doc.Exchanges) != 1 {
+		t.Errorf("%s holds %d exchanges, want turn 1's", partial, len(doc.Exchanges))
+	}
+	r := out.Scenarios[0]
+	want := "gateway: acprun was interrupted during turn 2, so the recording does not replace the cassette " + cassette + ": what it kept is in " + partial
+	if r.Gateway == nil || r.Gateway.Cassette != partial || !strings.Contains(strings.Join(r.Warnings, "\n"), want) {
+		t.Errorf("gateway %+v, warnings %q; want the partial recording named", r.Gateway, r.Warnings)
+	}
+
+	writeFiles(t, dir, files)
+	if res := acprun(t, dir, "run", "s.yaml", "--gateway", "replay"); res.code != exitOK {
+		t.Errorf("replay of the kept cassette: exit %d\n%s", res.code, res.stderr)
+	}
+}
+
+// TestGatewayKeyAndUpstreamErrors: gateway.key naming the base-URL
+// variable is an error at key (in replay its dummy key would overwrite
+// the base URL), and a bad gateway.upstream is one error, at its value,
+// not also a false "set gateway.upstream".
+func TestGatewayKeyAndUpstreamErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml":     "",
+		"agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"k.yaml": "name: k\nagent:\n  command: [acprun, mock-agent, agent.mock.yaml]\n" +
+			"gateway: {mode: replay, env: ANTHROPIC_BASE_URL, key: ANTHROPIC_BASE_URL}\npermissions: {default: deny}\nturns:\n  - prompt: a\n",
+		"u.yaml": "name: u\nagent:\n  command: [my-agent]\n" +
+			"gateway: {mode: record, env: X, upstream: \"http://h/v1?key=abc\"}\npermissions: {default: deny}\nturns:\n  - prompt: a\n",
+	})
+	res := acprun(t, dir, "validate", "k.yaml", "u.yaml")
+	if res.code != exitUsage || strings.Contains(res.stderr, "set gateway.upstream") || strings.Count(res.stderr, "u.yaml:") != 1 {
+		t.Errorf("exit %d, want 2 with one error in u.yaml, not saying to set gateway.upstream:\n%s", res.code, res.stderr)
+	}
+	for _, want := range []string{
+		"k.yaml:4:55: gateway.key names ANTHROPIC_BASE_URL, the variable the agent reads its model base URL from: " +
+			"name its API-key variable (such as MY_API_KEY), or leave key out\n",
+		"u.yaml:4:43: gateway upstream is not an http(s) base URL: give the provider's base URL, such as https://api.openai.com/v1\n",
+	} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+		}
+	}
+}
