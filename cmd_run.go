@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -34,7 +35,7 @@ type runCmd struct {
 	Mode           string     `placeholder:"MODE" help:"Set this session mode in every scenario's session, in place of agent.mode."`
 	Auth           string     `placeholder:"METHOD" help:"Authenticate with this method (an id of the agent's authMethods) before every scenario's session/new, in place of agent.auth."`
 	JSON           string     `name:"output" short:"o" aliases:"json" default:"acprun-results.json" placeholder:"FILE" help:"Write the JSON results to FILE (default: ${default}; - for stdout, which then carries nothing else). --json FILE is an older name for it."`
-	Transcripts    string     `placeholder:"DIR" help:"Write every message both ways, per scenario, as JSONL files in DIR (agent env values redacted)."`
+	Transcripts    string     `placeholder:"DIR" help:"Write every message both ways, per scenario, as JSONL files in DIR (agent env values redacted). A directory another run is writing to is refused (exit 2)."`
 	NoText         bool       `help:"Keep no message or thought text in the results, only its chunk counts, except for turns whose expectations or judge read it: memory stays flat however much the agents say."`
 	AllowAll       bool       `help:"Answer every permission request with allow (for quick experiments; named in the results)." xor:"policy"`
 	DenyAll        bool       `help:"Answer every permission request with deny (named in the results)." xor:"policy"`
@@ -103,9 +104,10 @@ no process reads yet is waited for, as stderr says, until an interrupt, which
 gives that output up (exit 130); after an interrupt none is waited for. "-" is stdout, for one flag at most;
 GitHub annotations then go to stderr. An output that is one of the run's inputs
 (a scenario file, the config file, a mock agent script, a replay transcript, a
-file a prompt attaches, the --prompt or --balance-from file), by path, symlink
-or hard link, is refused (exit 2); -o alone may replace the --rerun-failed file,
-with the rerun's results.
+file a prompt attaches, the --prompt or --balance-from file, the session state
+file of a scenario that continues its session), by path, symlink or hard link,
+is refused (exit 2); -o alone may replace the --rerun-failed file, with the
+rerun's results.
 
 Sessions: a scenario with session: {resume: true} (or every scenario, with
 --resume) continues the session its state file recorded for its name and agent:
@@ -220,9 +222,11 @@ func (c *runCmd) checkOutputFlags(g *globals) error {
 
 // inputs are the files the run reads, but --rerun-failed's (see
 // checkInputs): the scenario files given and those of scs, the config
-// file, the --prompt files, the --balance-from file, and the mock agent
+// file, the --prompt files, the --balance-from file, the mock agent
 // scripts and replay transcripts of the agents of scs (their judges'
-// too) and their prompt attachments.
+// too) and their prompt attachments, and the state files (and their
+// locks) of the scenarios of scs that continue their session, which the
+// run writes too.
 func (c *runCmd) inputs(scs []*scenario.Scenario) []outfile.Input {
 	ins := []outfile.Input{
 		{Path: cmp.Or(c.Config, scenario.ConfigFile), What: "the config file of this run"},
@@ -240,6 +244,11 @@ func (c *runCmd) inputs(scs []*scenario.Scenario) []outfile.Input {
 	}
 	for _, sc := range scs {
 		ins = append(ins, outfile.Input{Path: sc.File, What: "a scenario file of this run"})
+		if c.Resume || sc.Session.Resume {
+			of := fmt.Sprintf("of scenario %q", sc.Name)
+			ins = append(ins, outfile.Input{Path: sc.StateFile(), What: "the session state file " + of, Output: true},
+				outfile.Input{Path: sessionstate.LockPath(sc.StateFile()), What: "the lock file of the session state file " + of, Output: true})
+		}
 		for _, a := range agentsOf(sc) {
 			ins = append(ins, agentInputs(a, sc.File, "this run")...)
 		}
@@ -496,6 +505,11 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 			f.Close()
 		}
 	}()
+	for _, path := range slices.Sorted(maps.Keys(states)) {
+		for _, w := range states[path].Warnings() {
+			fmt.Fprintf(g.Stderr, "acprun: warning: %s\n", w)
+		}
+	}
 	opts.States = states
 	if c.WorkspaceDir != "" {
 		// Absolute, so that the paths in the results can be used from anywhere.
@@ -515,6 +529,11 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		Dots: c.format() == formatDots, Verbose: c.Verbose,
 	})
 	observers = append(observers, printer)
+	unlock, err := c.lockTranscripts(g)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	events, err := c.openEvents(ctx, g)
 	if err != nil {
 		return err
@@ -558,6 +577,25 @@ func (c *runCmd) transcriptsNotice(ctx context.Context, g *globals) context.Cont
 	return outfile.WithWaitNotice(ctx, func(fifo string) {
 		fmt.Fprintf(g.Stderr, "acprun: --transcripts %s: waiting for a reader of the FIFO %s (Ctrl-C stops the run)\n", c.Transcripts, fifo)
 	})
+}
+
+// lockTranscripts takes the lock of the --transcripts directory before
+// any agent starts, held until the run ends (outfile.LockDir): a second
+// run given the same directory would replace this run's transcripts with
+// its own, and both results would name them. Another run holding it is
+// exit 2, as for --events.
+func (c *runCmd) lockTranscripts(g *globals) (unlock func(), err error) {
+	if c.Transcripts == "" {
+		return func() {}, nil
+	}
+	f, replaced, err := outfile.LockDir(c.Transcripts)
+	if err != nil {
+		return nil, exitError{code: exitUsage, err: fmt.Errorf("--transcripts %s: %w", c.Transcripts, err)}
+	}
+	if replaced != "" {
+		fmt.Fprintf(g.Stderr, "acprun: warning: --transcripts %s: its lock %s\n", c.Transcripts, replaced)
+	}
+	return func() { f.Close() }, nil
 }
 
 // openEvents opens the --events output before any agent starts: nil

@@ -65,6 +65,55 @@ func TestRunCheckInputs(t *testing.T) {
 	}
 }
 
+// TestRunCheckStateFiles: an output that is the session state file (or its
+// lock) of a scenario that continues its session (session.resume, or
+// every scenario with --resume) is refused naming the scenario, whether
+// the file was made yet or not; the state file of one that does not
+// continue it is no input.
+func TestRunCheckStateFiles(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	shared := filepath.Join(dir, "shared.json")
+	if err := os.WriteFile(shared, []byte(`{"version": 1, "sessions": {}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("shared.json", "link.json"); err != nil {
+		t.Fatal(err)
+	}
+	scs := []*scenario.Scenario{
+		{Name: "nightly", File: "s.yaml", Session: scenario.Session{Resume: true}}, // .acprun/state.json, not made yet
+		{Name: "weekly", File: "s.yaml", Session: scenario.Session{Resume: true, StateFile: shared}},
+		{Name: "once", File: "s.yaml", Session: scenario.Session{StateFile: filepath.Join(dir, "once.json")}},
+	}
+	tests := []struct {
+		name string
+		cmd  runCmd
+		want string
+	}{
+		{"another file", runCmd{JSON: "out.json"}, ""},
+		{"the default state file", runCmd{JSON: ".acprun/state.json"},
+			`-o .acprun/state.json: it is the session state file of scenario "nightly"; give the results another file`},
+		{"its lock", runCmd{JSON: "out.json", Events: ".acprun/state.json.lock"},
+			`--events .acprun/state.json.lock: it is the lock file of the session state file of scenario "nightly"; give the events another file`},
+		{"through a symlink", runCmd{JSON: "out.json", JUnit: "link.json"},
+			`--junit link.json: it is the session state file of scenario "weekly"; give the JUnit report another file`},
+		{"not resumed", runCmd{JSON: "out.json", HTML: "once.json"}, ""},
+		{"--resume", runCmd{JSON: "out.json", HTML: "once.json", Resume: true},
+			`--html once.json: it is the session state file of scenario "once"; give the HTML report another file`},
+	}
+	g := &globals{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+	for _, tt := range tests {
+		err := tt.cmd.checkInputs(g, scs)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s: checkInputs = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 // TestRepeatBounds: --repeat takes 1 to maxRepeat attempts per scenario,
 // and at most maxAttempts in all once the scenarios are selected.
 func TestRepeatBounds(t *testing.T) {

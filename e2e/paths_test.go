@@ -314,6 +314,92 @@ func TestSecondRunRefusesAnEventsFileInUse(t *testing.T) {
 	}
 }
 
+// TestSecondRunRefusesATranscriptsDirInUse: a run given the transcripts
+// directory another run is writing in exits 2 before its agents start,
+// naming the directory and the other run's pid, as for --events: it
+// neither replaces the first run's transcripts with its own nor has its
+// results name them.
+func TestSecondRunRefusesATranscriptsDirInUse(t *testing.T) {
+	t.Parallel()
+	first, second := t.TempDir(), t.TempDir()
+	tr := filepath.Join(first, "tr")
+	// The first run's agent says it has started (the transcripts directory
+	// is locked by then), then waits for the test to let it end.
+	writeFiles(t, first, map[string]string{"s.yaml": "name: s\n" +
+		"agent: {command: [sh, -c, 'echo started > ready.fifo; cat hold.fifo']}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"})
+	writeFiles(t, second, map[string]string{"s.yaml": ranScenario}) // the same scenario name: the same transcript name
+	for _, fifo := range []string{"ready.fifo", "hold.fifo"} {
+		if err := syscall.Mkfifo(filepath.Join(first, fifo), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	run1 := exec.CommandContext(ctx, acprunBin, "run", "s.yaml", "-o", "out.json", "--transcripts", tr)
+	run1.Dir = first
+	var stderr1 strings.Builder
+	run1.Stderr = &stderr1
+	if err := run1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- run1.Wait() }()
+	opened := make(chan error, 1)
+	go func() {
+		f, err := os.Open(filepath.Join(first, "ready.fifo")) // until the agent opens it
+		if err == nil {
+			_, err = io.Copy(io.Discard, f)
+			f.Close()
+		}
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case err := <-exited:
+		if w, werr := os.OpenFile(filepath.Join(first, "ready.fifo"), os.O_WRONLY|syscall.O_NONBLOCK, 0); werr == nil {
+			w.Close()
+		}
+		t.Fatalf("the first run ended (%v) before its agent started:\n%s", err, stderr1.String())
+	}
+
+	res := acprun(t, second, "run", "s.yaml", "-o", "out.json", "--transcripts", tr)
+
+	go func() {
+		if hold, err := os.OpenFile(filepath.Join(first, "hold.fifo"), os.O_WRONLY, 0); err == nil {
+			hold.Close()
+		}
+	}()
+	if err := <-exited; ctx.Err() != nil {
+		t.Fatalf("the first run did not end (%v):\n%s", err, stderr1.String())
+	}
+
+	want := fmt.Sprintf("acprun: --transcripts %s: another acprun run (pid %d) is writing to it; give each run its own directory\n", tr, run1.Process.Pid)
+	if res.code != 2 || res.stderr != want {
+		t.Errorf("second run: exit %d, stderr:\n%s\nwant exit 2 and:\n%s", res.code, res.stderr, want)
+	}
+	if got := dirNames(t, second); !slices.Equal(got, []string{"s.yaml"}) {
+		t.Errorf("the second run's directory holds %q; want no agent started and nothing written", got)
+	}
+	rs := readResults(t, filepath.Join(first, "out.json"))
+	if len(rs.Scenarios) != 1 || rs.Scenarios[0].Transcript == "" {
+		t.Fatalf("the first run's results name no transcript: %+v", rs.Scenarios)
+	}
+	path := rs.Scenarios[0].Transcript
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(first, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(data), `"initialize"`) {
+		t.Errorf("the first run's transcript: %q, %v; want its initialize", data, err)
+	}
+	if got := dirNames(t, tr); !slices.Equal(got, []string{".acprun.lock", "s.jsonl"}) {
+		t.Errorf("the transcripts directory holds %q; want the first run's transcript and the lock", got)
+	}
+}
+
 // mockScenario is a scenario of the mock agent (its script agent.mock.yaml,
 // mockScript) that passes.
 const (

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -684,5 +685,113 @@ func TestResumeStateDirPlantedFIFO(t *testing.T) {
 	}
 	if e := resumeState(t, filepath.Join(dir, "moved", "state.json")); e["nightly @ acprun mock-agent agent.mock.yaml"]["sessionId"] != "mock-session-1" {
 		t.Errorf("state file: %v", e)
+	}
+}
+
+// TestResumeStateLockPlanted: the agent of one run, whose cwd holds
+// .acprun/, puts a symlink or a second name (hard link) of a file of the
+// user's in the place of the state file's lock. The next run replaces it
+// with a new lock file and says so, never opening what was there: the
+// user's file is as it was, and the session is continued.
+func TestResumeStateLockPlanted(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, ln, was string }{
+		{"symlink", "ln -s", "a symbolic link to "},
+		{"hard link", "ln", "a second name of another file (a hard link)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			victim := filepath.Join(t.TempDir(), "bashrc") // the same file system, for the hard link
+			if err := os.WriteFile(victim, []byte("precious\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			script := fmt.Sprintf(`agentCapabilities: {loadSession: true}
+sessions: sessions
+turns:
+  - steps:
+      - spawn: "rm -f .acprun/state.json.lock && %s %s .acprun/state.json.lock"
+      - text: ok
+`, tt.ln, victim)
+			writeFiles(t, dir, map[string]string{"agent.mock.yaml": script, "s.yaml": resumeScenario})
+			if res, r := resumeRun(t, dir, "one.json", "--lock", "fail"); res.code != 0 || r.Turns[0].Text != "spawn: exit 0: ok" { // planted
+				t.Fatalf("first run: exit %d, reply %q\n%s", res.code, r.Turns[0].Text, res.stderr)
+			}
+			res, r := resumeRun(t, dir, "two.json", "--lock", "fail")
+			if res.code != 0 || r.Session == nil || !r.Session.Resumed {
+				t.Errorf("second run: exit %d, session %+v; want the session continued\n%s", res.code, r.Session, res.stderr)
+			}
+			if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
+				t.Errorf("the second run wrote through the planted lock: the user's file holds %q", data)
+			}
+			state := filepath.Join(dir, ".acprun", "state.json")
+			want := fmt.Sprintf("acprun: warning: state file %s: its lock %[1]s.lock was %s", state, tt.was)
+			if !strings.Contains(res.stderr, want) || !strings.Contains(res.stderr, "(an agent may have put it there): replaced by a new one, without opening what was there\n") {
+				t.Errorf("the second run does not say %q… replaced:\n%s", want, res.stderr)
+			}
+		})
+	}
+}
+
+// TestResumeStateDirPlantedLink: the agent of one run moves .acprun/ away
+// and puts a symlink to it in its place. The next run does not follow
+// it: it exits 2 before any agent starts, naming the link and what to do,
+// and writes nothing where it leads.
+func TestResumeStateDirPlantedLink(t *testing.T) {
+	t.Parallel()
+	script := `turns:
+  - steps:
+      - spawn: "mv .acprun moved && ln -s moved .acprun"
+      - text: ok
+`
+	dir := resumeDir(t, script, resumeScenario)
+	if res, r := resumeRun(t, dir, "one.json"); res.code != 0 || r.Turns[0].Text != "spawn: exit 0: ok" {
+		t.Fatalf("first run: exit %d, reply %q\n%s", res.code, r.Turns[0].Text, res.stderr)
+	}
+	before := dirNames(t, filepath.Join(dir, "moved"))
+	res := acprun(t, dir, "run", "s.yaml", "-o", "two.json")
+	link := filepath.Join(dir, ".acprun")
+	want := fmt.Sprintf("acprun: state file %s: its directory %s is a symbolic link (to moved), which acprun does not follow there (an agent may have put it); remove the link, or give session.stateFile the path it leads to\n",
+		filepath.Join(link, "state.json"), link)
+	if res.code != 2 || res.stderr != want {
+		t.Errorf("second run: exit %d, stderr:\n%s\nwant exit 2 and:\n%s", res.code, res.stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "two.json")); err == nil {
+		t.Errorf("the second run wrote results")
+	}
+	if after := dirNames(t, filepath.Join(dir, "moved")); !slices.Equal(after, before) {
+		t.Errorf("the directory the link leads to holds %q, was %q", after, before)
+	}
+}
+
+// TestResumeStateFileIsNoOutput: an output naming the session state file
+// of a scenario that continues its session is refused before anything
+// runs, naming the scenario, before the state file exists as after: the
+// state file stays a state file, and the next run continues the session.
+func TestResumeStateFileIsNoOutput(t *testing.T) {
+	t.Parallel()
+	dir := resumeDir(t, resumeScript, resumeScenario)
+	want := `acprun: -o .acprun/state.json: it is the session state file of scenario "nightly"; give the results another file` + "\n"
+	res := acprun(t, dir, "run", "s.yaml", "-o", ".acprun/state.json")
+	if res.code != 2 || res.stderr != want {
+		t.Errorf("before the first run: exit %d, stderr:\n%s\nwant exit 2 and:\n%s", res.code, res.stderr, want)
+	}
+	if res, _ := resumeRun(t, dir, "one.json"); res.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", res.code, res.stderr)
+	}
+	state := filepath.Join(dir, ".acprun", "state.json")
+	before, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = acprun(t, dir, "run", "s.yaml", "-o", "one.json", "--junit", ".acprun/state.json")
+	if want := `acprun: --junit .acprun/state.json: it is the session state file of scenario "nightly"; give the JUnit report another file` + "\n"; res.code != 2 || res.stderr != want {
+		t.Errorf("after it: exit %d, stderr:\n%s\nwant exit 2 and:\n%s", res.code, res.stderr, want)
+	}
+	if after, _ := os.ReadFile(state); string(after) != string(before) {
+		t.Errorf("the state file holds %q, was %q", after, before)
+	}
+	if res, r := resumeRun(t, dir, "two.json"); res.code != 0 || r.Session == nil || !r.Session.Resumed {
+		t.Errorf("next run: exit %d, session %+v; want it continued\n%s", res.code, r.Session, res.stderr)
 	}
 }

@@ -231,6 +231,14 @@ func ReadIn(root *os.Root, name, path string, limit int64) ([]byte, error) {
 	return readIn(root, name, path, limit, false)
 }
 
+// ReadInNoLink is ReadIn, but the file name itself must not be a
+// symbolic link: one there is an *Error wrapping ErrLink, and so is a file
+// swapped for another while it is opened. It reads a file acprun wrote
+// itself, never as a link, where agents could write (a state file).
+func ReadInNoLink(root *os.Root, name, path string, limit int64) ([]byte, error) {
+	return readIn(root, name, path, limit, true)
+}
+
 // readIn is ReadIn; with noLink the file name itself must not be a
 // symbolic link: one there is an *Error wrapping ErrLink, and so is a file
 // swapped for another while it is opened. noLink reads a file in a

@@ -29,6 +29,14 @@
 // goes, is pinned first (Pin): it is then written to the file it named
 // when pinned, whatever was put in its place since.
 //
+// The files acprun keeps for itself where agents may write (a state file
+// beside the scenarios and its lock, the lock of the transcripts
+// directory) are opened in their directory, itself opened without
+// following a symlink in its place (OpenDir), and never through a link,
+// nor as a second name of another file (OpenOwnIn, PinIn): an agent that
+// plants .acprun/state.json.lock -> ~/.bashrc cannot have acprun truncate
+// the file it points at.
+//
 // A path is taken as the OS resolves it, never cleaned: the directory of
 // "nodir/../r.json" is "nodir/..", made (nodir with it) when missing, and
 // "link/../r.json" is beside link's target. RealPath names the file a path
@@ -392,14 +400,20 @@ func Create(ctx context.Context, path string) (*os.File, error) {
 }
 
 // BusyError is the error of Create for a file that another process holds
-// open for writing.
+// open for writing, and of LockDir for a directory another process holds
+// the lock of.
 type BusyError struct {
 	Path string // as the caller named it
 	PID  int    // the holder's pid; 0 when unknown (another PID namespace)
+	Dir  bool   // Path is a directory (LockDir's)
 }
 
 func (e *BusyError) Error() string {
-	return Holder(e.PID) + " is writing to it; give each run its own file"
+	what := "file"
+	if e.Dir {
+		what = "directory"
+	}
+	return Holder(e.PID) + " is writing to it; give each run its own " + what
 }
 
 // Holder names the run that holds a lock, by its pid (0: unknown), for
@@ -419,26 +433,35 @@ func openLocked(path, real string, flag int) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	whole := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: io.SeekStart}
-	err = fcntlLock(f, syscall.F_SETLK, &whole)
-	if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES) {
-		held := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: io.SeekStart}
-		pid := 0
-		if fcntlLock(f, syscall.F_GETLK, &held) == nil && held.Type != syscall.F_UNLCK {
-			pid = int(held.Pid)
-		}
+	if err := lockWrite(f, path, false); err != nil {
 		f.Close()
-		return nil, &BusyError{Path: path, PID: pid}
-	}
-	if err != nil {
-		f.Close()
-		return nil, &fs.PathError{Op: "lock", Path: real, Err: err}
+		return nil, err
 	}
 	if err := f.Truncate(0); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
+}
+
+// lockWrite takes the write lock (an fcntl(2) record lock on the whole
+// file) of f, open for writing, or fails with a *BusyError naming path
+// (dir: a directory, whose lock f is) when another process holds it.
+func lockWrite(f *os.File, path string, dir bool) error {
+	whole := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: io.SeekStart}
+	err := fcntlLock(f, syscall.F_SETLK, &whole)
+	if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES) {
+		held := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: io.SeekStart}
+		pid := 0
+		if fcntlLock(f, syscall.F_GETLK, &held) == nil && held.Type != syscall.F_UNLCK {
+			pid = int(held.Pid)
+		}
+		return &BusyError{Path: path, PID: pid, Dir: dir}
+	}
+	if err != nil {
+		return &fs.PathError{Op: "lock", Path: f.Name(), Err: err}
+	}
+	return nil
 }
 
 // fcntlLock is fcntl(2) with a record lock command, retried when a signal

@@ -25,6 +25,10 @@ func TestMain(m *testing.M) {
 		holdFile(path)
 		return
 	}
+	if dir := os.Getenv(holdDirEnv); dir != "" {
+		holdDir(dir)
+		return
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -24,6 +24,10 @@ type Target struct {
 type Input struct {
 	Path string
 	What string
+	// Output is set for a file the command writes too (a session state
+	// file): an output is refused in its place even before it exists,
+	// by the path it will have (RealPath).
+	Output bool
 }
 
 // IsStdout reports whether path is stdout, the process's standard output:
@@ -77,9 +81,11 @@ func CheckTargets(stdout io.Writer, targets []Target) error {
 
 // CheckInputs refuses an output of targets that would replace one of the
 // command's inputs: the same file, compared through symlinks and hard
-// links (os.SameFile). Stdout, a device or FIFO, and a file that does not
-// exist yet are no input's. Its error names the flag, the path and what
-// the input is. It writes nothing.
+// links (os.SameFile), or for an input the command writes too (Output),
+// the same path once resolved (RealPath), whether it exists yet or not.
+// Stdout, a device or FIFO, and, but for such an input, a file that does
+// not exist yet are no input's. Its error names the flag, the path and
+// what the input is. It writes nothing.
 func CheckInputs(stdout io.Writer, targets []Target, inputs []Input) error {
 	for _, t := range targets {
 		if t.Path == "" || IsStdout(stdout, t.Path) {
@@ -92,21 +98,37 @@ func CheckInputs(stdout io.Writer, targets []Target, inputs []Input) error {
 			real = t.Path
 		}
 		fi, err := os.Stat(real)
-		if err != nil || !fi.Mode().IsRegular() {
+		switch {
+		case err == nil && !fi.Mode().IsRegular():
 			continue
+		case err != nil:
+			fi = nil
 		}
 		for _, in := range inputs {
-			if in.Path == "" {
+			if in.Path == "" || !isInput(real, fi, in) {
 				continue
 			}
-			if ifi, err := os.Stat(in.Path); err == nil && os.SameFile(fi, ifi) {
-				what := t.What
-				if what == "" {
-					what = "the output"
-				}
-				return fmt.Errorf("%s %s: it is %s; give %s another file", t.Flag, t.Path, in.What, what)
+			what := t.What
+			if what == "" {
+				what = "the output"
 			}
+			return fmt.Errorf("%s %s: it is %s; give %s another file", t.Flag, t.Path, in.What, what)
 		}
 	}
 	return nil
+}
+
+// isInput reports whether an output whose path resolves to real, and
+// which is the file fi (nil: none yet), is the input in.
+func isInput(real string, fi fs.FileInfo, in Input) bool {
+	if fi != nil {
+		if ifi, err := os.Stat(in.Path); err == nil && os.SameFile(fi, ifi) {
+			return true
+		}
+	}
+	if !in.Output {
+		return false
+	}
+	r, err := RealPath(in.Path)
+	return err == nil && r == real
 }

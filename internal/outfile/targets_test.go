@@ -136,3 +136,38 @@ func TestCheckInputs(t *testing.T) {
 		t.Errorf("s.yaml = %q, %v; want it left alone", data, err)
 	}
 }
+
+// TestCheckInputsWritten: an input the command writes too (a session state
+// file) is refused as an output by the path it will have, before it
+// exists, as once it does; a device in its place is no input's.
+func TestCheckInputsWritten(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.Mkdir("real", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", "link"); err != nil {
+		t.Fatal(err)
+	}
+	inputs := []outfile.Input{{Path: filepath.Join(dir, "real", ".acprun", "state.json"), What: `the session state file of scenario "n"`, Output: true}}
+	tests := []struct {
+		name, path, want string
+	}{
+		{"not made yet", "real/.acprun/state.json", `-o real/.acprun/state.json: it is the session state file of scenario "n"; give the results another file`},
+		{"through a symlink and ..", "link/../real/.acprun/state.json", `-o link/../real/.acprun/state.json: it is the session state file of scenario "n"; give the results another file`},
+		{"beside it", "real/.acprun/other.json", ""},
+	}
+	for _, tt := range tests {
+		err := outfile.CheckInputs(&bytes.Buffer{}, []outfile.Target{{Flag: "-o", Path: tt.path, What: "the results"}}, inputs)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s: CheckInputs = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if _, err := os.Stat("real/.acprun"); err == nil {
+		t.Errorf("CheckInputs made the state file's directory")
+	}
+}

@@ -95,6 +95,8 @@ type File struct {
 	lock *os.File
 	pin  *outfile.Pinned // path as it was when opened, before any agent ran
 
+	warnings []string // what Open replaced, for the caller to tell
+
 	mu     sync.Mutex
 	doc    document
 	closed bool
@@ -124,37 +126,60 @@ func LockPath(path string) string { return path + ".lock" }
 // with the holder's pid (0 if unknown). The wait ends early, with ctx's
 // cause, when ctx ends. A file that is not a state file is an
 // *srcerr.Error (see corrupt).
+//
+// The state file's directory, its lock file and the file itself are where
+// an agent may write (its cwd holds .acprun/ by default), so none of them
+// is taken through a symlink: one in the place of the directory or of the
+// file is an error saying so; anything in the place of the lock file that
+// is not a plain file of acprun's (a symlink, a hard link to another file)
+// is replaced by a new lock file, never opened, and Warnings says so.
 func Open(ctx context.Context, path string, mode Mode, waiting func(pid int)) (*File, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	dir, err := outfile.OpenDir(filepath.Dir(path))
+	if le, ok := errors.AsType[*outfile.LinkError](err); ok {
+		return nil, fmt.Errorf("state file %s: its directory %w; %s", path, le, linkAdvice)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("state file %s: %w", path, err)
 	}
-	lf, err := os.OpenFile(LockPath(path), os.O_RDWR|os.O_CREATE, 0o644)
+	lockPath := LockPath(path)
+	lf, replaced, err := outfile.OpenOwnIn(dir, filepath.Base(lockPath), lockPath)
 	if err != nil {
+		dir.Close()
 		return nil, fmt.Errorf("state file %s: lock: %w", path, err)
 	}
 	if err := lock(ctx, lf, path, mode, waiting); err != nil {
+		dir.Close()
 		return nil, err // lock closed lf or handed it to its waiter
 	}
-	// The holder's pid, for the message of a run that finds the lock taken.
+	// The holder's pid, for the message of a run that finds the lock
+	// taken: written only to a file of acprun's own (OpenOwnIn).
 	if err := lf.Truncate(0); err == nil {
 		_, _ = lf.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0) // only a hint for others' messages
 	}
 	// Pinned before any agent starts: an agent whose cwd holds the state
 	// file (beside the scenario by default) may put a symlink in its place
-	// (.acprun/state.json -> ~/.bashrc); the file written is still the one
-	// the path named now.
-	pin, err := outfile.Pin(path)
+	// (.acprun/state.json -> ~/.bashrc) or in its directory's; the file
+	// written is still the one of the directory opened now.
+	pin, err := outfile.PinIn(dir, path)
 	if err != nil {
+		dir.Close()
 		lf.Close()
 		return nil, fmt.Errorf("state file %s: %w", path, err)
 	}
 	f := &File{path: path, lock: lf, pin: pin, holds: map[string]chan struct{}{}}
-	if err := f.read(); err != nil {
+	if replaced != "" {
+		f.warnings = append(f.warnings, fmt.Sprintf("state file %s: its lock %s", path, replaced))
+	}
+	if err := f.read(dir); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
 }
+
+// linkAdvice is what to do about a symlink in the place of the state file
+// or of its directory, which Open does not follow.
+const linkAdvice = "remove the link, or give session.stateFile the path it leads to"
 
 // lock takes the flock of lf. On an error lf is closed, now or, for a wait
 // given up, once the waiting flock returns.
@@ -222,14 +247,21 @@ func holderPID(lf *os.File) int {
 // of entries.
 const MaxBytes = 64 << 20
 
-// read loads the state file, a regular file of at most MaxBytes
-// (inputfile: never waiting on a FIFO, never reading without end).
-func (f *File) read() error {
-	data, err := inputfile.Read(f.path, MaxBytes)
+// read loads the state file from dir, its directory: a regular file of at
+// most MaxBytes (inputfile: never waiting on a FIFO, never reading without
+// end), and not a symbolic link.
+func (f *File) read(dir *os.Root) error {
+	name := filepath.Base(f.path)
+	data, err := inputfile.ReadInNoLink(dir, name, f.path, MaxBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		f.doc = document{Version: Version, Sessions: map[string]Entry{}}
 		return nil
+	case errors.Is(err, inputfile.ErrLink):
+		if target, lerr := dir.Readlink(name); lerr == nil {
+			return fmt.Errorf("state file %w; %s", &outfile.LinkError{Path: f.path, Target: target}, linkAdvice)
+		}
+		return fmt.Errorf("state file %s: %w", f.path, inputfile.Bare(err)) // swapped while read
 	case err != nil:
 		return fmt.Errorf("state file %s: %w", f.path, inputfile.Bare(err))
 	}
@@ -332,6 +364,10 @@ func typeMessage(te *json.UnmarshalTypeError) string {
 	}
 	return what + ", want " + want
 }
+
+// Warnings say what Open found in the place of the lock file and
+// replaced (see Open), for the caller to tell the user.
+func (f *File) Warnings() []string { return f.warnings }
 
 // Path is the state file's path, as given to Open.
 func (f *File) Path() string { return f.path }

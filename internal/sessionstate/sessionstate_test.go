@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -173,7 +174,7 @@ func TestCorruptFile(t *testing.T) {
 }
 
 // TestNotARegularFile: a state file that is not a regular file (a FIFO,
-// a link to /dev/zero) or is too large is refused at once, before a byte
+// a link, to /dev/zero) or is too large is refused at once, before a byte
 // is read, naming the file and what it is; the lock is released.
 func TestNotARegularFile(t *testing.T) {
 	dir := t.TempDir()
@@ -192,7 +193,7 @@ func TestNotARegularFile(t *testing.T) {
 	}
 	for path, want := range map[string]string{
 		fifo: "state file " + fifo + ": not a regular file (a FIFO): give a file",
-		zero: "state file " + zero + ": not a regular file (a character device): give a file",
+		zero: "state file " + zero + " is a symbolic link (to /dev/zero), which acprun does not follow there (an agent may have put it); remove the link, or give session.stateFile the path it leads to",
 		huge: "state file " + huge + ": larger than 64 MiB, the most acprun reads of it",
 	} {
 		_, err := sessionstate.Open(context.Background(), path, sessionstate.Fail, nil)
@@ -310,4 +311,136 @@ func TestPlantedDirectoryFIFO(t *testing.T) {
 	if data, err := os.ReadFile(filepath.Join(moved, "state.json")); err != nil || !strings.Contains(string(data), `"s-1"`) {
 		t.Errorf("the state file in the directory of Open: %q, %v", data, err)
 	}
+}
+
+// TestPlantedLockIsReplaced: what an agent put in the place of the lock
+// file between two runs (.acprun is in its cwd) and is not a plain file of
+// acprun's is replaced by a new lock file, never opened: the file a link
+// or a second name leads to is as it was, a dangling link's target is not
+// made, and Warnings says what was replaced.
+func TestPlantedLockIsReplaced(t *testing.T) {
+	tests := []struct {
+		name  string
+		plant func(lock, victim string) error
+		want  string
+	}{
+		{"symlink", func(lock, victim string) error { return os.Symlink(victim, lock) }, "was a symbolic link to "},
+		{"dangling symlink", func(lock, victim string) error { return os.Symlink(victim+".new", lock) }, "was a symbolic link to "},
+		{"relative symlink", func(lock, _ string) error { return os.Symlink("state.json", lock) }, "was a symbolic link to state.json,"},
+		{"hard link", func(lock, victim string) error { return os.Link(victim, lock) }, "was a second name of another file (a hard link)"},
+		{"fifo", func(lock, _ string) error { return syscall.Mkfifo(lock, 0o644) }, "was a FIFO"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, ".acprun", "state.json")
+			victim := filepath.Join(dir, "bashrc") // the same file system, for the hard link
+			if err := os.WriteFile(victim, []byte("precious\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			state := `{"version": 1, "sessions": {"s @ mock": {"sessionId": "s-1"}}}`
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(state), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			lock := sessionstate.LockPath(path)
+			if err := tt.plant(lock, victim); err != nil {
+				t.Fatal(err)
+			}
+			f := open(t, path, sessionstate.Fail)
+			defer f.Close()
+			if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
+				t.Errorf("the file the planted lock led to holds %q", data)
+			}
+			if _, err := os.Lstat(victim + ".new"); err == nil {
+				t.Errorf("the target of the dangling link was made")
+			}
+			if data, _ := os.ReadFile(path); string(data) != state {
+				t.Errorf("the state file holds %q", data)
+			}
+			if e, _ := f.Get("s @ mock"); e.SessionID != "s-1" {
+				t.Errorf("Get = %+v, want the recorded session", e)
+			}
+			if fi, err := os.Lstat(lock); err != nil || !fi.Mode().IsRegular() {
+				t.Errorf("the lock file is %v, %v; want a regular file", fi, err)
+			}
+			if data, _ := os.ReadFile(lock); strings.TrimSpace(string(data)) != strconv.Itoa(os.Getpid()) {
+				t.Errorf("the lock file holds %q, want this process's pid", data)
+			}
+			ws := f.Warnings()
+			if len(ws) != 1 || !strings.HasPrefix(ws[0], "state file "+path+": its lock "+lock+" "+tt.want) || !strings.HasSuffix(ws[0], ": replaced by a new one, without opening what was there") {
+				t.Errorf("Warnings = %q, want one saying %s %s… was replaced", ws, lock, tt.want)
+			}
+			if _, err := sessionstate.Open(context.Background(), path, sessionstate.Fail, nil); !errors.As(err, new(*sessionstate.BusyError)) {
+				t.Errorf("second Open: %v, want a BusyError: the new lock file is the one held", err)
+			}
+		})
+	}
+}
+
+// TestOwnLockIsKept: a lock file of acprun's own is opened as it is, and
+// Open says nothing about it.
+func TestOwnLockIsKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	open(t, path, sessionstate.Fail).Close()
+	before, err := os.Stat(sessionstate.LockPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := open(t, path, sessionstate.Fail)
+	defer f.Close()
+	after, err := os.Stat(sessionstate.LockPath(path))
+	if err != nil || !os.SameFile(before, after) {
+		t.Errorf("the lock file was replaced (%v)", err)
+	}
+	if ws := f.Warnings(); len(ws) > 0 {
+		t.Errorf("Warnings = %q, want none", ws)
+	}
+}
+
+// TestLinkInPlaceIsRefused: a symlink in the place of the state file or
+// of its directory when the run starts is not followed: Open fails naming
+// the link and what to do, and nothing is read, made or written where it
+// leads.
+func TestLinkInPlaceIsRefused(t *testing.T) {
+	t.Run("directory", func(t *testing.T) {
+		dir, elsewhere := t.TempDir(), t.TempDir()
+		if err := os.Symlink(elsewhere, filepath.Join(dir, ".acprun")); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, ".acprun", "state.json")
+		_, err := sessionstate.Open(context.Background(), path, sessionstate.Fail, nil)
+		want := "state file " + path + ": its directory " + filepath.Join(dir, ".acprun") + " is a symbolic link (to " + elsewhere + "), which acprun does not follow there (an agent may have put it); remove the link, or give session.stateFile the path it leads to"
+		if err == nil || err.Error() != want {
+			t.Errorf("Open = %v, want %s", err, want)
+		}
+		if names, _ := os.ReadDir(elsewhere); len(names) > 0 {
+			t.Errorf("files made where the link leads: %v", names)
+		}
+	})
+	t.Run("file", func(t *testing.T) {
+		dir := t.TempDir()
+		victim := filepath.Join(t.TempDir(), "settings.json")
+		state := `{"version": 1, "sessions": {}}`
+		if err := os.WriteFile(victim, []byte(state), 0o644); err != nil { // a valid state file, even
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "state.json")
+		if err := os.Symlink(victim, path); err != nil {
+			t.Fatal(err)
+		}
+		_, err := sessionstate.Open(context.Background(), path, sessionstate.Fail, nil)
+		want := "state file " + path + " is a symbolic link (to " + victim + "), which acprun does not follow there"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("Open = %v, want %s…", err, want)
+		}
+		if _, err := sessionstate.Open(context.Background(), path, sessionstate.Fail, nil); errors.As(err, new(*sessionstate.BusyError)) {
+			t.Errorf("the failed Open kept the lock")
+		}
+		if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("the link was replaced (%v, %v); want it left for the user", fi, err)
+		}
+	})
 }
