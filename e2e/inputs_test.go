@@ -119,8 +119,8 @@ func TestInputNotRegularFile(t *testing.T) {
 // refused at once, naming it and what it is, instead of hanging the run or
 // reading without end. The cassette and the settings are read when the
 // scenario starts, which then errors (exit 3 for a cassette, which is the
-// agent's start, 1 for the settings); the state file before anything runs
-// (exit 2).
+// agent's start, 1 for the settings); the state file, a link in whose
+// place is refused whatever it leads to, before anything runs (exit 2).
 func TestRunReadsNotRegularFile(t *testing.T) {
 	t.Parallel()
 	for _, target := range []struct{ name, kind string }{{"fifo", "a FIFO"}, {"/dev/zero", "a character device"}} {
@@ -156,8 +156,10 @@ func TestRunReadsNotRegularFile(t *testing.T) {
 					"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n" +
 						"session: {resume: true, stateFile: state.json}\npermissions: {default: deny}\nturns: [{prompt: go}]\n",
 				},
+				// A link in the state file's place is refused whatever it
+				// leads to (TestNotARegularFile has a FIFO in its place).
 				link: "state.json", code: exitUsage,
-				want: "state.json: not a regular file (" + target.kind + "): give a file",
+				want: "state.json is a symbolic link (to ",
 			},
 		} {
 			t.Run(tc.name+" "+target.kind, func(t *testing.T) {

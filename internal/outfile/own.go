@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/acprun/acprun/internal/inputfile"
 )
 
 // LinkError is the error of OpenDir for a symbolic link in the place of
@@ -131,24 +133,18 @@ func own(fi fs.FileInfo) bool {
 }
 
 // notOwn says what fi, the file name of dir that is not acprun's own,
-// is: "a symbolic link to X", "a second name of a file (a hard link)",
-// "a FIFO".
+// is: "a symbolic link to X", "a second name of another file (a hard
+// link)", "a FIFO".
 func notOwn(dir *os.Root, name string, fi fs.FileInfo) string {
-	m := fi.Mode()
-	switch {
+	switch m := fi.Mode(); {
 	case m&fs.ModeSymlink != 0:
 		target, _ := dir.Readlink(name)
 		return "a symbolic link to " + target
 	case m.IsRegular():
 		return "a second name of another file (a hard link)"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
+	default:
+		return inputfile.Kind(m)
 	}
-	return "not a file"
 }
 
 // PinIn is Pin for the file of path's name in dir, a directory opened
