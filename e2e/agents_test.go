@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -336,8 +337,9 @@ func TestProbeNamedConfigAgent(t *testing.T) {
 			t.Errorf("no line %q in:\n%s", want, r.stdout)
 		}
 	}
-	// The command of a named agent starting with acprun runs this binary.
-	if want := "command: " + acprunBin + " mock-agent script.mock.yaml"; !slices.Contains(lines, want) {
+	// The command of a named agent starting with acprun runs acprun's own
+	// build (here the plain one the suite gives its agents).
+	if want := "command: " + os.Getenv(runner.EnvTestSelf) + " mock-agent script.mock.yaml"; !slices.Contains(lines, want) {
 		t.Errorf("no line %q in:\n%s", want, r.stdout)
 	}
 }

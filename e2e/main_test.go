@@ -24,6 +24,7 @@ import (
 
 	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/runner"
 )
 
 // acprunBin is the acprun binary built once for the end-to-end tests.
@@ -45,7 +46,8 @@ const (
 	exitInterrupted = 130
 )
 
-// TestMain builds acprun with -race once for every test. The tests wait on
+// TestMain builds acprun with -race once for every test, and a plain
+// acprun for the agents it starts (see runner.EnvTestSelf). The tests wait on
 // acprun, its agents and their timeouts far more than they compute, so
 // unless -test.parallel says otherwise, twice as many run at once as
 // there are CPUs (Go's default is as many).
@@ -59,6 +61,19 @@ func TestMain(m *testing.M) {
 	testkit.Main(m, func() error {
 		var err error
 		acprunBin, err = testkit.Build("github.com/acprun/acprun", "-race")
+		if err != nil {
+			return err
+		}
+		// The agents acprun starts as "acprun" (mock agents, replays)
+		// run a plain build: the race detector watches acprun, the
+		// system under test, and mockagent's and replay's own tests
+		// watch those; a race build of each agent would double the
+		// suite's CPU.
+		plain, err := plainBinary()
+		if err != nil {
+			return err
+		}
+		os.Setenv(runner.EnvTestSelf, plain)
 		// The suite may itself run as one shard of a CI job (a Kubernetes
 		// Indexed Job, GitLab's parallel:): the binaries it starts must not
 		// shard their selections by the job's index. Tests that want

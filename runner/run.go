@@ -72,7 +72,7 @@ type Options struct {
 	Abort <-chan struct{}
 	// Self is the acprun executable, used when an agent command starts with
 	// "acprun" (so examples run the mock agent of the same build). Default:
-	// os.Executable.
+	// $ACPRUN_TEST_SELF (EnvTestSelf) when set, else os.Executable.
 	Self string
 	// Environ is the environment agents start with, before their scenario's
 	// env. Default: os.Environ().
@@ -293,9 +293,19 @@ func (o *Options) redactor(sc *scenario.Scenario) *redact.Redactor {
 	return redact.New(scenarioSecrets(sc, o.Environ)...)
 }
 
+// EnvTestSelf names, in acprun's environment, the executable that starts
+// for "acprun" in an agent's command in place of acprun itself: a seam for
+// acprun's own tests, which run a race-detector build and point the agents
+// they start (mock agents, replays) at a plain build of the same source,
+// whose start costs a fraction of the CPU.
+const EnvTestSelf = "ACPRUN_TEST_SELF"
+
 // processDefaults returns self and environ, or their defaults when unset:
 // this executable and this process's environment.
 func processDefaults(self string, environ []string) (string, []string) {
+	if self == "" {
+		self = os.Getenv(EnvTestSelf)
+	}
 	if self == "" {
 		if exe, err := os.Executable(); err == nil {
 			self = exe
