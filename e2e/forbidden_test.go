@@ -102,3 +102,36 @@ turns:
 		t.Errorf("validate: exit %d, want 2", res.code)
 	}
 }
+
+// TestForbiddenShortReply: a notMatches that only some replies match (one
+// of 10 characters or fewer) is taken, not refused as matching every
+// reply: a long reply passes, a short one fails at the pattern.
+func TestForbiddenShortReply(t *testing.T) {
+	t.Parallel()
+	const scenario = `name: not-too-short
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: Refactor the parser.
+    expect:
+      text: {notMatches: '(?s)^.{0,10}$'}
+`
+	for _, tt := range []struct{ reply, failure string }{
+		{"I refactored the parser and all tests pass now.", ""},
+		{"Done.", `turn 1: s.yaml:7:26: text matches /(?s)^.{0,10}$/: "Done.", at line 1, column 1: "Done."`},
+	} {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{
+			"agent.mock.yaml": "turns:\n  - steps: [{text: \"" + tt.reply + "\"}]\n",
+			"s.yaml":          scenario,
+		})
+		res, out := runResults(t, dir, "s.yaml")
+		want, wantCode := []string(nil), exitOK
+		if tt.failure != "" {
+			want, wantCode = []string{tt.failure}, exitFailed
+		}
+		if res.code != wantCode || !cmp.Equal(want, out.Scenarios[0].Failures) {
+			t.Errorf("reply %q: exit %d, failures %q; want exit %d, failures %q\n%s", tt.reply, res.code, out.Scenarios[0].Failures, wantCode, want, res.stderr)
+		}
+	}
+}

@@ -524,6 +524,8 @@ type PlanEntry struct {
 
 // ToolCall is a tool call merged from all its updates.
 type ToolCall struct {
+	// ID is the call's toolCallId: "" for a call the agent announced
+	// without one (a protocol violation), each such call recorded apart.
 	ID    string `json:"toolCallId"`
 	Title string `json:"title"`
 	Name  string `json:"name,omitempty"` // the tool's name (ToolCall.name, e.g. "Bash"), when the agent gave one
@@ -532,7 +534,8 @@ type ToolCall struct {
 	// in_progress, completed, failed, or cancelled when acprun cancelled the
 	// turn first).
 	Status string `json:"status"`
-	// LateStatus is the status a late update changed it to.
+	// LateStatus is the status a late update changed it to: one after
+	// the prompt's answer, in this turn or a later one.
 	LateStatus string          `json:"lateStatus,omitempty"`
 	Locations  []string        `json:"locations,omitempty"`
 	RawInput   json.RawMessage `json:"rawInput,omitempty"`

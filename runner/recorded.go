@@ -20,7 +20,7 @@ type RecordedSession struct {
 	s       *session
 	turn    int                    // the prompts so far
 	pending map[string]pendingCall // the client's requests not yet answered, by id
-	known   map[string]*knownCall  // the running turn's tool calls, by id
+	known   map[string]*knownCall  // the turns' tool calls, by id
 	asked   []AskedPermission
 }
 
@@ -124,7 +124,6 @@ func (r *RecordedSession) clientRequest(id, method string, params json.RawMessag
 	case acp.MethodSessionPrompt:
 		r.turn++
 		r.s.startTurn(r.turn, "", nil, true)
-		clear(r.known)
 	}
 }
 
@@ -176,11 +175,12 @@ func (r *RecordedSession) update(line int, params json.RawMessage) {
 		return
 	}
 	t := r.s.update(n)
-	if t == nil {
-		return // not a turn's (before the first, or another session's)
+	if t == nil || id == "" {
+		return // not a turn's (before the first, or another session's), or of no call a request can name
 	}
 	r.s.mu.Lock()
-	call := t.calls[id].call // the update made it
+	c, _ := t.known(id) // the update made it, or updated an earlier turn's
+	call := c.call
 	r.s.mu.Unlock()
 	r.note(id, call, line, u.Kind, carried)
 }
@@ -225,10 +225,17 @@ func (r *RecordedSession) permission(line int, rawID, params json.RawMessage) {
 	turn := 0
 	if a.turn != nil {
 		turn = a.turn.rec.Index
-	} else {
-		delete(r.known, callID) // before the first turn the request stands alone
+	}
+	// Before the first turn, or without an id, the request stands alone:
+	// it is told to no tool call, and no later message is told to it.
+	alone := a.turn == nil || callID == ""
+	if alone {
+		delete(r.known, callID)
 	}
 	k := r.note(callID, a.call, line, acp.MethodSessionRequestPermission, carriedFields(&a.params.ToolCall))
+	if alone {
+		delete(r.known, callID)
+	}
 	var fields []FieldSource
 	for i, v := range k.values {
 		if v != "" {

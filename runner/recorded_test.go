@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -31,10 +32,11 @@ func recordedSession(t *testing.T, transcript string) *RecordedSession {
 
 const askOptions = `"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"}]`
 
-// TestRecordedSession: a permission request is merged onto what its turn
-// said of its tool call before it, in the session's cwd, and every field
-// names the message it came from; a later turn, the time before the first
-// turn and another session's updates know nothing of it.
+// TestRecordedSession: a permission request is merged onto what the
+// session said of its tool call before it, in the session's cwd, and
+// every field names the message it came from: in a later turn too, as the
+// call is the same (ids are unique in the session); the time before the
+// first turn and another session's updates know nothing of it.
 func TestRecordedSession(t *testing.T) {
 	r := recordedSession(t, `
 {"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}}
@@ -70,11 +72,60 @@ func TestRecordedSession(t *testing.T) {
 		{Line: 11, Turn: 1, ToolCallID: "e1", Request: edit, Fields: editFields},
 		// Asked again: nothing new, every value where it came from.
 		{Line: 13, Turn: 1, ToolCallID: "e1", Request: edit, Fields: editFields},
-		{Line: 17, Turn: 2, ToolCallID: "e1", Request: approve.Request{ToolCallID: "e1", Kind: "edit", Options: options, Cwd: "/w"},
-			Fields: []FieldSource{{Field: "kind", Line: 17, Message: "session/request_permission"}}},
+		// The call of turn 1, asked about in turn 2.
+		{Line: 17, Turn: 2, ToolCallID: "e1", Request: edit, Fields: []FieldSource{
+			{Field: "title", Line: 11, Message: "session/request_permission"},
+			{Field: "kind", Line: 17, Message: "session/request_permission"},
+			{Field: "rawInput", Line: 8, Message: "tool_call"},
+			{Field: "locations", Line: 9, Message: "tool_call_update"},
+		}},
 	}
 	if diff := cmp.Diff(want, r.Permissions(), ignoreResolve); diff != "" {
 		t.Errorf("Permissions() (-want +got):\n%s", diff)
+	}
+}
+
+// TestRecordedSessionWithoutID: a permission request without a
+// toolCallId is merged onto no tool call, not even one announced without
+// an id: it stands alone, as run takes it, a tool call of its own; a
+// tool_call_update without one is ignored; each is a protocol violation.
+func TestRecordedSessionWithoutID(t *testing.T) {
+	r := recordedSession(t, `
+{"dir":"c2a","msg":{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/w"}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}}
+{"dir":"c2a","msg":{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","title":"Edit","kind":"edit","locations":[{"path":"/w/a.go"}]}}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"","rawInput":{"command":"rm -rf /"}}}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"","kind":"execute"},`+askOptions+`}}}
+{"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"","title":"ls"},`+askOptions+`}}}
+`)
+	options := []approve.Option{{ID: "ok", Name: "Allow", Kind: "allow_once"}}
+	want := []AskedPermission{
+		{Line: 6, Turn: 1, Request: approve.Request{Kind: "execute", Options: options, Cwd: "/w"},
+			Fields: []FieldSource{{Field: "kind", Line: 6, Message: "session/request_permission"}}},
+		{Line: 7, Turn: 1, Request: approve.Request{Title: "ls", Options: options, Cwd: "/w"},
+			Fields: []FieldSource{{Field: "title", Line: 7, Message: "session/request_permission"}}},
+	}
+	if diff := cmp.Diff(want, r.Permissions(), ignoreResolve); diff != "" {
+		t.Errorf("Permissions() (-want +got):\n%s", diff)
+	}
+	// As run records it: three tool calls, four protocol violations.
+	var calls []string
+	for _, c := range r.s.snapshot(r.s.turnState(1)).ToolCalls {
+		calls = append(calls, fmt.Sprintf("%q %s %q announced=%t", c.ID, c.Kind, c.Title, c.Announced))
+	}
+	wantCalls := []string{`"" edit "Edit" announced=true`, `"" execute "" announced=false`, `""  "ls" announced=false`}
+	if diff := cmp.Diff(wantCalls, calls); diff != "" {
+		t.Errorf("tool calls (-want +got):\n%s", diff)
+	}
+	wantViolations := []string{
+		`session/update tool_call "Edit": no toolCallId, which is required; recorded as a tool call of its own`,
+		`session/update tool_call_update: no toolCallId, which is required; ignored, as it updates no tool call that can be told`,
+		`session/request_permission "": toolCall has no toolCallId, which is required; taken as a tool call of its own`,
+		`session/request_permission "ls": toolCall has no toolCallId, which is required; taken as a tool call of its own`,
+	}
+	if diff := cmp.Diff(wantViolations, r.s.violations); diff != "" {
+		t.Errorf("violations (-want +got):\n%s", diff)
 	}
 }
 

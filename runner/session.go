@@ -108,9 +108,15 @@ type requestSlot struct {
 // (late) is kept apart, so that the turn's expectations are checked on a
 // record that no longer changes once the answer arrived.
 type turnState struct {
-	rec          *report.TurnResult
+	rec *report.TurnResult
+	// calls are the tool calls first seen in this turn, by id; order has
+	// them in the order they were first seen, with those that came
+	// without an id (never in calls). prev is the turn before: a tool
+	// call belongs to the turn it was first seen in, and what later turns
+	// say about it goes to that record (ids are unique in the session).
 	calls        map[string]*toolCallState
-	order        []string
+	order        []*toolCallState
+	prev         *turnState
 	text         textBuf
 	lateText     textBuf
 	thoughts     textBuf
@@ -158,6 +164,7 @@ const maxUnknown = 20
 type toolCallState struct {
 	call      acp.ToolCall
 	announced bool
+	asked     bool // a permission request was about it, in any turn
 	late      bool // first seen after the prompt's answer
 	cancelled bool
 	// endStatus is the status when the prompt was answered, kept once a
@@ -200,6 +207,9 @@ func (s *session) arrive(req *acp.Request) *arrival {
 			}
 			if m := sharedOptionID(p.Options); m != "" {
 				s.violationLocked(fmt.Sprintf("session/request_permission %s: %s", p.ToolCall.ToolCallID, m))
+			}
+			if p.ToolCall.ToolCallID == "" {
+				s.violationLocked(fmt.Sprintf("session/request_permission %q: toolCall has no toolCallId, which is required; taken as a tool call of its own", p.ToolCall.ToolCall().Title))
 			}
 			a.params = &p
 			a.perm = &permissionSlot{}
@@ -438,6 +448,9 @@ func (s *session) updateLocked(n acp.SessionNotification) *turnState {
 		s.violationLocked("session/update for " + why)
 		return nil
 	}
+	if msg := idlessCall(&n.Update); msg != "" {
+		s.violationLocked(msg)
+	}
 	t := s.current()
 	switch {
 	case t != nil:
@@ -453,6 +466,20 @@ func (s *session) updateLocked(n acp.SessionNotification) *turnState {
 		}
 	}
 	return t
+}
+
+// idlessCall says how a tool_call or tool_call_update without a
+// toolCallId (none, or ""), which the schema requires, is recorded; ""
+// for any other update. Each such tool_call is a call of its own; such an
+// update cannot be told to be about any call, and is ignored.
+func idlessCall(u *acp.SessionUpdate) string {
+	switch {
+	case u.ToolCall != nil && u.ToolCall.ToolCallID == "":
+		return fmt.Sprintf("session/update tool_call %q: no toolCallId, which is required; recorded as a tool call of its own", u.ToolCall.Title)
+	case u.ToolCallUpdate != nil && u.ToolCallUpdate.ToolCallID == "":
+		return "session/update tool_call_update: no toolCallId, which is required; ignored, as it updates no tool call that can be told"
+	}
+	return ""
 }
 
 // record records update u in the turn; the caller holds the session's
@@ -492,6 +519,9 @@ func (t *turnState) record(u *acp.SessionUpdate) {
 		c := t.updatedCall(u.ToolCall.ToolCallID, late)
 		c.call = *u.ToolCall
 		c.announced = true
+	case u.ToolCallUpdate != nil && u.ToolCallUpdate.ToolCallID == "":
+		// It can be told to no call: a protocol violation (see
+		// idlessCall), ignored.
 	case u.ToolCallUpdate != nil:
 		t.updatedCall(u.ToolCallUpdate.ToolCallID, late).call.Apply(u.ToolCallUpdate)
 	case u.Notice != nil:
@@ -529,10 +559,14 @@ func writeText(c *acp.ContentChunk, b, lateB *textBuf, late bool) {
 }
 
 // updatedCall is call for an update about tool call id, which keeps the
-// status the call had at the prompt's answer when the update is late.
+// status the call had at its turn's answer when the update is late: it
+// came after this turn's answer, or the call is an earlier turn's.
 func (t *turnState) updatedCall(id string, late bool) *toolCallState {
-	c := t.call(id)
-	if late {
+	c, earlier := t.known(id)
+	if c == nil {
+		c = t.newCall(id)
+	}
+	if late || earlier {
 		c.keepEndStatus()
 	}
 	return c
@@ -548,22 +582,36 @@ func (c *toolCallState) keepEndStatus() {
 	c.endStatus = &st
 }
 
-// call returns the record of a tool call, creating it for an id never
-// announced. A call first seen after session/cancel is cancelled too. The
-// caller holds s.mu.
-func (t *turnState) call(id string) *toolCallState {
-	c, ok := t.calls[id]
-	if !ok {
-		c = &toolCallState{call: acp.ToolCall{ToolCallID: id}, late: t.late()}
-		select {
-		case <-t.cancelled:
-			c.cancelled = true
-		default:
-		}
-		t.calls[id] = c
-		t.order = append(t.order, id)
+// newCall records a tool call first seen now, in this turn: one with id
+// "" (none) is a call of its own, which nothing later finds. A call first
+// seen after session/cancel is cancelled too. The caller holds s.mu.
+func (t *turnState) newCall(id string) *toolCallState {
+	c := &toolCallState{call: acp.ToolCall{ToolCallID: id}, late: t.late()}
+	select {
+	case <-t.cancelled:
+		c.cancelled = true
+	default:
 	}
+	if id != "" {
+		t.calls[id] = c
+	}
+	t.order = append(t.order, c)
 	return c
+}
+
+// known returns the record of tool call id in the turn it was first seen
+// in, this one or an earlier one (earlier), or nil when no turn has seen
+// it; "" is no call's id. The caller holds s.mu.
+func (t *turnState) known(id string) (c *toolCallState, earlier bool) {
+	if id == "" {
+		return nil, false
+	}
+	for turn := t; turn != nil; turn = turn.prev {
+		if c := turn.calls[id]; c != nil {
+			return c, turn != t
+		}
+	}
+	return nil, false
 }
 
 // isClosed reports whether ch is closed.
@@ -616,8 +664,9 @@ func askedCall(t *turnState, p *acp.RequestPermissionRequest) acp.ToolCall {
 	if t == nil {
 		return p.ToolCall.ToolCall()
 	}
-	c := t.call(p.ToolCall.ToolCallID)
+	c := t.updatedCall(p.ToolCall.ToolCallID, t.late())
 	c.call.Apply(&p.ToolCall)
+	c.asked = true
 	return c.call
 }
 
@@ -729,6 +778,9 @@ func (s *session) startTurn(index int, prompt string, warnings []string, dropTex
 		b.dir = s.spill
 	}
 	s.mu.Lock()
+	if n := len(s.turns); n > 0 {
+		t.prev = s.turns[n-1]
+	}
 	s.turns = append(s.turns, t)
 	s.mu.Unlock()
 	return t
@@ -803,7 +855,7 @@ func (s *session) cancelTurn(t *turnState) {
 func (t *turnState) markCancelled() {
 	t.cancelOnce.Do(func() {
 		close(t.cancelled)
-		for _, c := range t.calls {
+		for _, c := range t.order {
 			switch c.call.Status {
 			case acp.StatusCompleted, acp.StatusFailed:
 			default:
@@ -904,14 +956,9 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 	if len(t.order) > 0 {
 		r.ToolCalls = make([]report.ToolCall, 0, len(t.order))
 	}
-	asked := map[string]bool{} // the calls a permission was asked for
-	for _, p := range r.Permissions {
-		asked[p.ToolCallID] = true
-	}
-	for _, id := range t.order {
-		c := t.calls[id]
-		r.ToolCalls = append(r.ToolCalls, c.record(id))
-		if ran(c.call.Status) && !asked[id] {
+	for _, c := range t.order {
+		r.ToolCalls = append(r.ToolCalls, c.record())
+		if ran(c.call.Status) && !c.asked {
 			if msg := s.unasked(c.call); msg == "" {
 			} else if s.strict {
 				r.Failures = append(r.Failures, msg)
@@ -924,14 +971,14 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 	return r
 }
 
-// record is the tool call's record, id its id.
-func (c *toolCallState) record(id string) report.ToolCall {
+// record is the tool call's record.
+func (c *toolCallState) record() report.ToolCall {
 	end := c.call.Status
 	if c.endStatus != nil {
 		end = *c.endStatus
 	}
 	tc := report.ToolCall{
-		ID:        id,
+		ID:        c.call.ToolCallID,
 		Title:     c.call.Title,
 		Name:      c.call.Name,
 		Kind:      string(c.call.Kind),

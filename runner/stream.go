@@ -70,7 +70,7 @@ type streamer struct {
 	at      position // of the last update
 	text    pendingLine
 	thought pendingLine
-	tools   map[string]*toolSeen // the turn's tool calls, by id
+	tools   map[string]*toolSeen // the session's tool calls, by id (a later turn may update an earlier one's)
 }
 
 // position is where in the session an update came: its turn and whether
@@ -109,9 +109,6 @@ func (s *streamer) update(u *acp.SessionUpdate, pos position) {
 	defer s.mu.Unlock()
 	if pos != s.at {
 		s.flushLocked() // the lines of another turn, or of before its answer
-		if pos.turn != s.at.turn {
-			s.tools = nil
-		}
 		s.at = pos
 	}
 	switch {
@@ -131,6 +128,8 @@ func (s *streamer) update(u *acp.SessionUpdate, pos position) {
 		c := s.tool(u.ToolCall.ToolCallID)
 		c.title, c.name, c.kind, c.status = u.ToolCall.Title, u.ToolCall.Name, string(u.ToolCall.Kind), shownStatus(u.ToolCall.Status, false)
 		s.sendTool(u.ToolCall.ToolCallID, c)
+	case u.ToolCallUpdate != nil && u.ToolCallUpdate.ToolCallID == "":
+		// Of no call that can be told: ignored, as the record ignores it.
 	case u.ToolCallUpdate != nil:
 		tu := u.ToolCallUpdate
 		c := s.tool(tu.ToolCallID)

@@ -50,8 +50,9 @@ func thoughtChunk(s string) *acp.SessionUpdate {
 // TestStreamLines checks how what the agent sends becomes Updates: text
 // joined into lines, sent at a line break, when the agent moves on to
 // something else and at the end of the turn and of the job; tool calls as
-// they start and change status; all in arrival order and redacted, a
-// secret split between chunks included.
+// they start and change status, in a later turn too (with what their turn
+// said of them), an update without an id ignored; all in arrival order and
+// redacted, a secret split between chunks included.
 func TestStreamLines(t *testing.T) {
 	const secret = "ghp_s3cretvalue"
 	rec := &updateRecorder{wants: true}
@@ -82,6 +83,10 @@ func TestStreamLines(t *testing.T) {
 	update(textChunk("no line break"))
 	sess.startTurn(2, "two", nil, false)
 	update(textChunk("second turn"))
+	// Turn 1's call, then a call without an id and an update of no call.
+	update(&acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Status: status(acp.StatusFailed)}})
+	update(&acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: "", Title: "no id", Kind: acp.ToolKind("read")}})
+	update(&acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "", Status: status(acp.StatusFailed)}})
 	jo.flush() // the job's end
 	o.call(func(ob Observer) { ob.ScenarioFinished(ref, report.Result{}) })
 
@@ -96,6 +101,8 @@ func TestStreamLines(t *testing.T) {
 		`s 1 text: "[REDACTED] again"`,
 		`s 1 late text: "late, no line break"`,
 		`s 2 text: "second turn"`,
+		`s 2 tool c1 "cat [REDACTED]" [Bash [REDACTED]] read failed`,
+		`s 2 tool  "no id" [] read pending`,
 		"finished",
 	}
 	if diff := cmp.Diff(want, rec.updates); diff != "" {

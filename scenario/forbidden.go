@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -14,10 +15,6 @@ type Pattern struct {
 	Pos Pos
 	Re  *regexp.Regexp
 }
-
-// matchesAny are texts a regular expression that matches every text
-// matches: one that matches them all is no check at all.
-var matchesAny = []string{"", " ", "\n", "acprun"}
 
 // forbidden reads the notContains and notMatches of m, a text or stdout
 // mapping: each a string or a list of them, none of which may appear in
@@ -78,13 +75,52 @@ func firstContaining(nodes []*yaml.Node, s string) *yaml.Node {
 	return nil
 }
 
-// matchesEvery reports whether re matches every text: it matches each of
-// matchesAny.
+// matchesEvery reports whether re certainly matches every text: it
+// matches the empty string at the start of a text with no assertion but
+// those that hold at the start of every text (^, \A), or at its end with
+// none but those that hold at the end of every text ($, \z). Such a
+// pattern (x*, .*, ^, $, an empty one) finds that empty match in any
+// text. A pattern that needs a character, or an assertion that holds in
+// some texts only (^$, (?s)^.{0,10}$, \b), may fail to match, so it is
+// not refused; nor is the rare one that matches every text another way
+// (\b|\B).
 func matchesEvery(re *regexp.Regexp) bool {
-	for _, s := range matchesAny {
-		if !re.MatchString(s) {
-			return false
-		}
+	parsed, err := syntax.Parse(re.String(), syntax.Perl) // as regexp.Compile parses it
+	if err != nil {
+		return false
 	}
-	return true
+	prog, err := syntax.Compile(parsed.Simplify())
+	if err != nil {
+		return false
+	}
+	return matchesEmpty(prog, syntax.EmptyBeginText|syntax.EmptyBeginLine) ||
+		matchesEmpty(prog, syntax.EmptyEndText|syntax.EmptyEndLine)
+}
+
+// matchesEmpty reports whether prog matches the empty string at a place
+// where the empty-width assertions in at hold, and no others.
+func matchesEmpty(prog *syntax.Prog, at syntax.EmptyOp) bool {
+	seen := make([]bool, len(prog.Inst))
+	next := []uint32{uint32(prog.Start)}
+	for len(next) > 0 {
+		pc := next[len(next)-1]
+		next = next[:len(next)-1]
+		if seen[pc] {
+			continue
+		}
+		seen[pc] = true
+		switch i := prog.Inst[pc]; i.Op {
+		case syntax.InstMatch:
+			return true
+		case syntax.InstAlt, syntax.InstAltMatch:
+			next = append(next, i.Out, i.Arg)
+		case syntax.InstCapture, syntax.InstNop:
+			next = append(next, i.Out)
+		case syntax.InstEmptyWidth:
+			if syntax.EmptyOp(i.Arg)&^at == 0 {
+				next = append(next, i.Out)
+			}
+		} // the others need a character, or fail
+	}
+	return false
 }

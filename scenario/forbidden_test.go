@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -54,5 +55,65 @@ turns:
 	}
 	if diff := cmp.Diff([]pattern{{at(4, 67), "(?i)panic"}, {at(4, 80), "^warning"}}, patterns(v.StdoutNotMatches)); diff != "" {
 		t.Errorf("stdout.notMatches (-want +got):\n%s", diff)
+	}
+}
+
+// TestLoadNotMatchesEveryText: a notMatches pattern is refused at load
+// only when it certainly matches every text (it matches the empty string
+// at a text's start or end, where ^ and $ hold), and every one refused
+// does match the texts tried; a pattern that can fail on some reply, such
+// as "the reply must not be 10 characters or fewer", is taken.
+func TestLoadNotMatchesEveryText(t *testing.T) {
+	texts := []string{"", " ", "\n", "acprun", "I refactored the parser and all tests pass now.\nÜnïcödé 日本語 — done.\n\n  end"}
+	tests := []struct {
+		pattern string
+		refused bool
+	}{
+		{``, true},
+		{`x*`, true},
+		{`.*`, true},
+		{`(?s).*`, true},
+		{`^`, true},
+		{`$`, true},
+		{`^.*`, true},
+		{`(?m).*$`, true},
+		{`\A(?:x|)`, true},
+		{`(a*)*|b`, true},
+		{`(?s)^.{0,10}$`, false},
+		{`^\W*\w{0,6}\W*$`, false},
+		{`^$`, false},
+		{`(?m)^$`, false},
+		{`\A\z`, false},
+		{`\b`, false},
+		{`.+`, false},
+		{`(?i)sorry`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			src := "name: x\nagent: {command: [a]}\nturns:\n  - prompt: hi\n    expect: {text: {notMatches: '" + tt.pattern + "'}}\n"
+			_, _, err := scenario.LoadBytes("s.yaml", []byte(src), opts)
+			want := ""
+			if tt.refused {
+				want = "s.yaml:5:33: notMatches /" + tt.pattern + "/ matches every reply (even an empty one), so it could never hold; give what must not appear"
+			}
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != want {
+				t.Errorf("LoadBytes(notMatches %q) = %q; want %q", tt.pattern, got, want)
+			}
+			re := regexp.MustCompile(tt.pattern)
+			all := true
+			for _, s := range texts {
+				all = all && re.MatchString(s)
+			}
+			if tt.refused && !all {
+				t.Errorf("/%s/ refused, but it does not match every text tried", tt.pattern)
+			}
+			if !tt.refused && all {
+				t.Errorf("/%s/ taken, but it matches every text tried: the case tests nothing", tt.pattern)
+			}
+		})
 	}
 }

@@ -1,0 +1,127 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/acprun/acprun/report"
+)
+
+// callsOf is each turn's tool calls, as id, kind, title, status and late
+// status.
+func callsOf(res report.Result) [][]string {
+	out := make([][]string, len(res.Turns))
+	for i, t := range res.Turns {
+		for _, c := range t.ToolCalls {
+			out[i] = append(out[i], strings.Join([]string{c.ID, c.Kind, c.Title, c.Status, c.LateStatus}, " | "))
+		}
+	}
+	return out
+}
+
+// TestToolCallUpdatedInLaterTurn: a tool call belongs to the turn it was
+// announced in; an update in a later turn completes that call (a late
+// status) and a permission request in a later turn is about it (the policy
+// sees its announced kind, and the call did not run unasked), instead of
+// making a call of the later turn with no kind or title. The scenario sees one call per id, with the last
+// status it reached; the later turn sees none.
+func TestToolCallUpdatedInLaterTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res := playInBubble(t, `turns:
+  - steps:
+      - tool_call: {toolCallId: t1, title: "go test ./...", kind: execute, status: in_progress}
+      - tool_call: {toolCallId: e1, title: "Edit a.go", kind: edit, status: pending}
+      - text: started tests
+  - steps:
+      - tool_call_update: {toolCallId: t1, status: completed}
+      - permission: {toolCallId: e1}
+      - tool_call_update: {toolCallId: e1, status: completed}
+      - text: tests done
+`, `name: tc
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions:
+  default: allow
+  deny: [{kind: edit}]
+turns:
+  - prompt: start
+    expect: {toolCalls: {count: {execute: 1, edit: 1}, sequence: [execute, edit]}}
+  - prompt: finish
+    expect:
+      toolCalls: {count: {execute: 0, other: 0}, notUsed: [other]}
+      permissions: {requested: [edit]}
+expect:
+  toolCalls: {count: {execute: 1, edit: 1, other: 0}, status: completed, sequence: [execute, edit], notUsed: [other]}
+`)
+		if res.Status != report.StatusPassed {
+			t.Errorf("status %s (%q, %q), want passed", res.Status, res.Error, res.Failures)
+		}
+		want := [][]string{
+			{"t1 | execute | go test ./... | in_progress | completed", "e1 | edit | Edit a.go | pending | completed"},
+			nil,
+		}
+		if diff := cmp.Diff(want, callsOf(res)); diff != "" {
+			t.Errorf("tool calls by turn (-want +got):\n%s", diff)
+		}
+		wantPerm := []report.Permission{{ToolCallID: "e1", Title: "Edit a.go", Kind: "edit", Decision: "deny", Outcome: "selected"}}
+		if diff := cmp.Diff(wantPerm, res.Turns[1].Permissions, cmpopts.IgnoreFields(report.Permission{}, "Rule", "OptionID", "Reason")); diff != "" {
+			t.Errorf("turn 2's permissions (-want +got):\n%s", diff)
+		}
+		if len(res.Violations) != 0 {
+			t.Errorf("violations %q, want none", res.Violations)
+		}
+		if len(res.Warnings) != 0 { // e1 asked, in turn 2
+			t.Errorf("warnings %q, want none", res.Warnings)
+		}
+	})
+}
+
+// TestToolCallWithoutID: each tool_call without a toolCallId (none, or "")
+// is a call of its own, counted and recorded with "" for its id; a
+// tool_call_update without one is ignored; each is a protocol violation.
+// (A permission request's: TestRecordedSessionWithoutID.)
+func TestToolCallWithoutID(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res := playInBubble(t, `default:
+  steps:
+    - update: {sessionUpdate: tool_call, title: "rm a", kind: execute, status: completed}
+    - update: {sessionUpdate: tool_call, title: "rm b", kind: execute, status: completed}
+    - update: {sessionUpdate: tool_call, toolCallId: "", title: "rm c", kind: execute, status: in_progress}
+    - update: {sessionUpdate: tool_call_update, status: failed}
+    - update: {sessionUpdate: tool_call, toolCallId: "", title: "rm d", kind: execute, status: completed}
+    - text: done
+`, `name: e
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: allow}
+turns:
+  - prompt: go
+    expect:
+      toolCalls: {count: {execute: "<=1"}}
+`)
+		want := [][]string{{
+			" | execute | rm a | completed | ",
+			" | execute | rm b | completed | ",
+			" | execute | rm c | in_progress | ",
+			" | execute | rm d | completed | ",
+		}}
+		if diff := cmp.Diff(want, callsOf(res)); diff != "" {
+			t.Errorf("tool calls (-want +got):\n%s", diff)
+		}
+		if res.Status != report.StatusFailed || len(res.Turns[0].Failures) != 1 || !strings.Contains(res.Turns[0].Failures[0], "toolCalls.count: 4 tool calls match") {
+			t.Errorf("status %s, failures %q; want failed on a count of 4", res.Status, res.Turns[0].Failures)
+		}
+		wantViolations := []string{
+			`session/update tool_call "rm a": no toolCallId, which is required; recorded as a tool call of its own`,
+			`session/update tool_call "rm b": no toolCallId, which is required; recorded as a tool call of its own`,
+			`session/update tool_call "rm c": no toolCallId, which is required; recorded as a tool call of its own`,
+			`session/update tool_call_update: no toolCallId, which is required; ignored, as it updates no tool call that can be told`,
+			`session/update tool_call "rm d": no toolCallId, which is required; recorded as a tool call of its own`,
+		}
+		if diff := cmp.Diff(wantViolations, res.Violations); diff != "" {
+			t.Errorf("violations (-want +got):\n%s", diff)
+		}
+	})
+}
