@@ -38,9 +38,9 @@ func init() {
 
 // lateWriter plays a minimal ACP agent on in and out: each session/prompt
 // is answered end_turn after one text chunk, and right behind the answer,
-// on the same stream, it sends fs/write_text_file for late.txt in the
-// session's cwd. It ends at the end of its input, so the request is always
-// written before it exits.
+// on the same stream, it sends fs/write_text_file for lateN.txt in the
+// session's cwd, N counting the prompts from 1. It ends at the end of its
+// input, so the request is always written before it exits.
 func lateWriter(in io.Reader, out io.Writer) int {
 	enc := json.NewEncoder(out) // one line per message
 	send := func(m map[string]any) {
@@ -74,7 +74,7 @@ func lateWriter(in io.Reader, out io.Writer) int {
 				"update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "answered"}}}})
 			send(map[string]any{"id": m.ID, "result": map[string]any{"stopReason": "end_turn"}})
 			send(map[string]any{"id": next, "method": "fs/write_text_file", "params": map[string]any{
-				"sessionId": session, "path": filepath.Join(cwd, "late.txt"), "content": "written late\n"}})
+				"sessionId": session, "path": filepath.Join(cwd, fmt.Sprintf("late%d.txt", next)), "content": "written late\n"}})
 			next++
 		default:
 			send(map[string]any{"id": m.ID, "error": map[string]any{"code": -32601, "message": "Method not found: " + m.Method}})
@@ -640,13 +640,14 @@ func TestJudgeVerdicts(t *testing.T) {
 	}
 }
 
-// TestExpectFilesIgnoreLateWrites: the agent writes late.txt through the
-// client right after answering its prompt. The turn's files check never
-// sees it (acprun serves a late request only after the turn's checks), in
-// every one of 20 parallel attempts; the scenario's check, made once the
-// agent has stopped, always does: a request the agent sent before it
-// exited is served before its connection closes.
-func TestExpectFilesIgnoreLateWrites(t *testing.T) {
+// TestExpectFilesSeeLateWrites: the agent writes lateN.txt through the
+// client right after answering its prompt N. A turn's files check, made
+// once the agent has gone quiet (before the next prompt; after the last
+// turn, once the agent has stopped), always sees the file of its turn and
+// never the next turn's, in every one of 20 parallel attempts; so does the
+// scenario's: a request the agent sent before it exited is served before
+// its connection closes.
+func TestExpectFilesSeeLateWrites(t *testing.T) {
 	t.Parallel()
 	self, err := os.Executable()
 	if err != nil {
@@ -661,9 +662,12 @@ turns:
   - prompt: write late
     expect:
       text: {contains: answered}
-      files: {absent: [late.txt], exists: [seed.txt]}
+      files: {absent: [late2.txt], exists: [seed.txt, late1.txt]}
+  - prompt: write late again
+    expect:
+      files: {exists: [late2.txt]}
 expect:
-  files: {exists: [late.txt], contains: {late.txt: "written late"}}
+  files: {exists: [late1.txt, late2.txt], contains: {late1.txt: "written late", late2.txt: "written late"}}
 `, self, lateWriterArg)
 	writeFiles(t, dir, map[string]string{"s.yaml": scenario, "fixture/seed.txt": "seed\n"})
 	res, out := runResults(t, dir, "s.yaml", "--repeat", "20", "-j", "4")
@@ -677,16 +681,19 @@ expect:
 		if r.Status != "passed" {
 			t.Errorf("attempt %d: %s, failures %q, error %q; want every attempt to pass", r.Attempt, r.Status, r.Failures, r.Error)
 		}
-		if len(r.Turns) != 1 {
+		if len(r.Turns) != 2 {
 			t.Errorf("attempt %d: %d turns", r.Attempt, len(r.Turns))
 			continue
 		}
-		reqs := r.Turns[0].ClientRequests
-		if len(reqs) != 1 || reqs[0].Method != "fs/write_text_file" || !reqs[0].Late || reqs[0].Refused != "" || filepath.Base(reqs[0].Path) != "late.txt" {
-			t.Errorf("attempt %d: client requests %+v, want the late write of late.txt, served", r.Attempt, reqs)
+		for i, tr := range r.Turns {
+			name := fmt.Sprintf("late%d.txt", i+1)
+			reqs := tr.ClientRequests
+			if len(reqs) != 1 || reqs[0].Method != "fs/write_text_file" || !reqs[0].Late || reqs[0].Refused != "" || filepath.Base(reqs[0].Path) != name {
+				t.Errorf("attempt %d: turn %d's client requests %+v, want the late write of %s, served", r.Attempt, i+1, reqs, name)
+			}
 		}
-		if r.Workspace == nil || !slices.Equal(r.Workspace.Created, []string{"late.txt"}) {
-			t.Errorf("attempt %d: workspace %+v, want late.txt created", r.Attempt, r.Workspace)
+		if r.Workspace == nil || !slices.Equal(r.Workspace.Created, []string{"late1.txt", "late2.txt"}) {
+			t.Errorf("attempt %d: workspace %+v, want late1.txt and late2.txt created", r.Attempt, r.Workspace)
 		}
 	}
 }

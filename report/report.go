@@ -448,8 +448,16 @@ type TurnResult struct {
 	LatePlan     []PlanEntry  `json:"latePlan,omitempty"`
 	ToolCalls    []ToolCall   `json:"toolCalls,omitempty"`
 	Permissions  []Permission `json:"permissions,omitempty"`
-	Usage        *Usage       `json:"usage,omitempty"`
-	Error        string       `json:"error,omitempty"`
+	// Usage is what the agent reported for the turn before the prompt's
+	// answer, with the answer's tokens: what the turn's usage checks and
+	// budgets see.
+	Usage *Usage `json:"usage,omitempty"`
+	// LateUsage is what the last usage_update after the prompt's answer
+	// reported (context and cost): not the turn's but the session's, whose
+	// cumulative cost it gives (the scenario's usage and budget, and the
+	// cost before the next turn, count it).
+	LateUsage *Usage `json:"lateUsage,omitempty"`
+	Error     string `json:"error,omitempty"`
 	// ErrorData is the data of the JSON-RPC error that answered
 	// session/prompt (stop reason "error"), as the agent sent it; absent
 	// when the error had none.
@@ -541,6 +549,17 @@ type ToolCall struct {
 	RawInput   json.RawMessage `json:"rawInput,omitempty"`
 	RawOutput  json.RawMessage `json:"rawOutput,omitempty"`
 	Content    json.RawMessage `json:"content,omitempty"`
+	// LateTitle, LateName, LateKind, LateLocations, LateRawInput,
+	// LateRawOutput and LateContent are what updates after the prompt's
+	// answer (late ones, as LateStatus) changed the field to; the fields
+	// above keep what it was at the answer, which the turn's checks see.
+	LateTitle     string          `json:"lateTitle,omitempty"`
+	LateName      string          `json:"lateName,omitempty"`
+	LateKind      string          `json:"lateKind,omitempty"`
+	LateLocations []string        `json:"lateLocations,omitempty"`
+	LateRawInput  json.RawMessage `json:"lateRawInput,omitempty"`
+	LateRawOutput json.RawMessage `json:"lateRawOutput,omitempty"`
+	LateContent   json.RawMessage `json:"lateContent,omitempty"`
 	// Announced is false when the agent never sent a tool_call for this id.
 	Announced bool `json:"announced"`
 	// Late is set when the call was first seen after the prompt's answer.

@@ -22,7 +22,10 @@ import (
 // before its answer. The update that passes a maxCost marks the turn
 // cancelled where it stands in the stream, so the requests after it are
 // answered cancelled, and the turn is cancelled (cancelCause budget) even
-// when its answer came before the runner saw the budget passed.
+// when its answer came before the runner saw the budget passed. A cost
+// reported after a turn's answer is the session's: it counts against the
+// scenario's maxCost before the next prompt and at the end
+// (sessionOverBudget).
 
 // errBudget is the cause of a turn's context when the agent's reported
 // spending passes a budget.
@@ -82,6 +85,26 @@ func (t *turnState) spend(u *acp.UsageUpdate) {
 	// send session/cancel (see awaitAnswer).
 	t.markCancelled()
 	b.cancel(errBudget)
+}
+
+// sessionOverBudget says how the session's cumulative cost, as the agent
+// last reported it in turns after a turn's answer, passed the scenario's
+// budget.maxCost; "" when it did not, or the scenario has no maxCost. A
+// cost reported before a turn's answer is checked as it comes (spend); one
+// reported after it is no turn's but the session's: the runner checks it
+// before the next prompt, once everything the agent sent is handled, and
+// at the end.
+func (r *scenarioRun) sessionOverBudget(turns []report.TurnResult) string {
+	b := r.sc.Budget
+	if b == nil || b.MaxCost == nil {
+		return ""
+	}
+	c, ok := lastCost(turns)
+	if !ok || !c.late || roundCost(c.amount) <= *b.MaxCost {
+		return ""
+	}
+	return fmt.Sprintf("%s: budget.maxCost: the agent reported a session cost of %s after the answer of turn %d, over the scenario's budget of %s",
+		cmp.Or(b.MaxCostPos, b.Pos), formatCost(c.amount, c.currency), c.turn, formatCost(*b.MaxCost, ""))
 }
 
 // watch makes b the budget watch of the running turn t.

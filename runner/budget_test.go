@@ -91,7 +91,8 @@ func TestBudget(t *testing.T) {
 
 // TestWithinBudget: an agent that stays within its budgets passes, and
 // spending reported after a turn's answer (a late usage_update) is not
-// the turn's: it stops nothing.
+// the turn's: it passes no budget of the turn's (the scenario's budget
+// counts it: see TestLateCostPassesTheScenarioBudget).
 func TestWithinBudget(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		res := playInBubble(t, `turns:
@@ -101,7 +102,7 @@ func TestWithinBudget(t *testing.T) {
 `, `name: thrifty
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
-budget: {maxCost: 0.25, maxTotalTokens: 20}
+budget: {maxTotalTokens: 20}
 turns:
   - prompt: one
     budget: {maxCost: 0.2, maxTotalTokens: 20}

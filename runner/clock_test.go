@@ -188,6 +188,7 @@ func (b *bubbleRun) finish(t *testing.T, kill bool) report.Result {
 	<-b.conn.Done()
 	b.conn.Close()
 	b.r.collect()
+	b.r.checkWork(t.Context()) // the last turn's, as play does once the agent stopped
 	b.r.evaluate()
 	return *b.res
 }

@@ -131,7 +131,7 @@ func checkScenario(e scenario.Expect, r *report.Result) []string {
 		var calls []observedCall
 		for _, t := range r.Turns {
 			for _, c := range t.ToolCalls {
-				calls = append(calls, observedCall{c.Kind, c.Title, c.Name, cmp.Or(c.LateStatus, c.Status)})
+				calls = append(calls, observedCall{cmp.Or(c.LateKind, c.Kind), cmp.Or(c.LateTitle, c.Title), cmp.Or(c.LateName, c.Name), cmp.Or(c.LateStatus, c.Status)})
 			}
 		}
 		fails = append(fails, checkToolCalls(e.ToolCalls, calls, "the scenario")...)
@@ -429,24 +429,50 @@ func checkPermissions(e *scenario.PermissionsExpect, perms []report.Permission, 
 }
 
 // reportedCost returns the session's cumulative cost as the turn last
-// reported it, and whether it reported one.
+// reported it before its answer, and whether it reported one.
 func reportedCost(t *report.TurnResult) (float64, bool) {
-	if t.Usage == nil || (t.Usage.Currency == "" && t.Usage.Cost == 0) {
-		return 0, false
-	}
-	return t.Usage.Cost, true
+	return costOf(t.Usage)
 }
 
-// sessionCost returns the last cumulative cost reported by turns (0 when
-// none reported one): the prevCost of the turn that follows them, as in
-// checkTurnUsage(e, &r.Turns[i], sessionCost(r.Turns[:i])).
+// costOf returns the cost usage u reports, and whether it reports one.
+func costOf(u *report.Usage) (float64, bool) {
+	if u == nil || (u.Currency == "" && u.Cost == 0) {
+		return 0, false
+	}
+	return u.Cost, true
+}
+
+// sessionCost returns the last cumulative cost reported by turns, after
+// their answers included (0 when none reported one): the prevCost of the
+// turn that follows them, as in checkTurnUsage(e, &r.Turns[i],
+// sessionCost(r.Turns[:i])).
 func sessionCost(turns []report.TurnResult) float64 {
+	c, _ := lastCost(turns)
+	return c.amount
+}
+
+// costReport is a cost the agent reported: by which turn (its Index), and
+// whether after the turn's answer.
+type costReport struct {
+	amount   float64
+	currency string
+	turn     int
+	late     bool
+}
+
+// lastCost returns the session's cumulative cost as turns last reported
+// it, after their answers included, and whether one did.
+func lastCost(turns []report.TurnResult) (costReport, bool) {
 	for i := len(turns) - 1; i >= 0; i-- {
-		if c, ok := reportedCost(&turns[i]); ok {
-			return c
+		t := &turns[i]
+		if c, ok := costOf(t.LateUsage); ok {
+			return costReport{c, t.LateUsage.Currency, t.Index, true}, true
+		}
+		if c, ok := reportedCost(t); ok {
+			return costReport{c, t.Usage.Currency, t.Index, false}, true
 		}
 	}
-	return 0
+	return costReport{}, false
 }
 
 // roundCost removes float noise (0.1+0.2) before a cost is compared or shown.
@@ -517,9 +543,9 @@ func agentEnded(t *report.TurnResult) bool {
 
 // checkScenarioUsage checks the scenario's usage expectations: the tokens
 // of all turns together, and the session's cumulative cost (the highest
-// any turn reported). A total missing a turn that ended normally without
-// reporting tokens cannot be known, and fails unless it is over the bound
-// anyway.
+// any turn reported, before or after its answer). A total missing a turn
+// that ended normally without reporting tokens cannot be known, and fails
+// unless it is over the bound anyway.
 func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult) []string {
 	var fails []string
 	if e.MaxTotalTokens != nil {
@@ -557,8 +583,10 @@ func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult) []st
 		currency := ""
 		ok := false
 		for i := range turns {
-			if c, rep := reportedCost(&turns[i]); rep && (!ok || c > cost) {
-				cost, currency, ok = c, turns[i].Usage.Currency, true
+			for _, u := range []*report.Usage{turns[i].Usage, turns[i].LateUsage} {
+				if c, rep := costOf(u); rep && (!ok || c > cost) {
+					cost, currency, ok = c, u.Currency, true
+				}
 			}
 		}
 		switch {

@@ -508,8 +508,9 @@ type scenarioRun struct {
 	transcriptName string
 	ws             *workspace.Workspace // nil without a workspace
 	mark           reap.Mark            // in the environment of everything the scenario starts
-	// workFails are the failures of verify and of the scenario-level
-	// checks on the workspace, listed after the turns'.
+	// workFails are the failures of verify, of the scenario-level checks
+	// on the workspace and of the scenario's own (its budget passed after a
+	// turn's answer, the gateway), listed after the turns'.
 	workFails []string
 	// invalid says why the attempt measured nothing (see invalidate); nil
 	// while it may still be valid.
@@ -524,9 +525,12 @@ type scenarioRun struct {
 	proc *proc
 	// opened is set once the session was opened and set up: the turns run.
 	opened bool
-	// overBudget says which turn passed a budget; the turns after it do
-	// not run.
+	// overBudget says which turn passed a budget, or that the session's
+	// cost passed the scenario's; the turns after it do not run.
 	overBudget string
+	// unchecked is the turn (from 1) whose checks of the workspace wait
+	// for the agent to be quiet (see checkWork); 0 for none.
+	unchecked int
 	// stderr is what the agent wrote to stderr while it served the
 	// scenario, once its use has ended (stopAgent).
 	stderr string
@@ -631,6 +635,7 @@ func (r *scenarioRun) play(ctx context.Context) {
 	if !opened {
 		return
 	}
+	r.checkWork(scCtx) // the last turn's, on the workspace the agent left
 	switch {
 	case r.invalid != nil:
 		// It measured nothing: verify and the judge would judge a
@@ -759,10 +764,17 @@ func (r *scenarioRun) playTurns(ctx, scCtx context.Context) {
 		// What the agent sent before the prompt is the setup's, or the
 		// last turn's late updates, however fast acprun handles it.
 		r.sess.act.waitQuiet(scCtx, r.agent.Conn, settleQuiet, settleMax, nil)
+		if over := r.sessionOverBudget(r.turnsBefore(i)); over != "" {
+			// Reported after the last turn's answer: the session's.
+			r.workFails = append(r.workFails, over+"; acprun sent no further prompt")
+			r.overBudget = "the session's cost passed the scenario's budget"
+			r.skipFrom(i, r.overBudget)
+			return
+		}
+		r.checkWork(scCtx)
 		r.jo.turnStarted(i + 1)
 		tr := r.runTurn(scCtx, i)
 		r.res.Turns = append(r.res.Turns, tr)
-		r.jo.turn(r.sess.snapshot(r.sess.turnState(tr.Index)))
 		if report.ExternalCause(tr.CancelCause) {
 			r.cutShort(fmt.Sprintf("during turn %d", tr.Index))
 		}
@@ -1019,6 +1031,11 @@ func (r *scenarioRun) evaluate() {
 		}
 	}
 	res.Failures = append(res.Failures, checkScenario(r.sc.Expect, res)...)
+	if r.overBudget == "" { // the cost the agent reported after the last turn's answer
+		if over := r.sessionOverBudget(res.Turns); over != "" {
+			res.Failures = append(res.Failures, over)
+		}
+	}
 	res.Failures = append(res.Failures, r.workFails...)
 	if res.Status == "" {
 		if len(res.Failures) > 0 {

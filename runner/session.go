@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -86,6 +87,7 @@ type arrival struct {
 	params  *acp.RequestPermissionRequest // decoded on arrival; nil if invalid
 	bad     error                         // why params did not decode
 	waits   *sync.WaitGroup               // the turn's wait for its requests; nil when it does not wait
+	hold    <-chan struct{}               // what a client request waits for (see holdRequests); nil for nothing
 	// call is the tool call a permission request asks about, as known
 	// when the request arrived (see askedCall): what the policy is asked.
 	call acp.ToolCall
@@ -133,12 +135,13 @@ type turnState struct {
 	ended        chan struct{} // closed when the turn's answer has been taken
 	endOnce      sync.Once
 	inflight     sync.WaitGroup // requests of the turn still being answered
-	// checked is closed once the runner has checked the turn's files and
-	// run its judge: the agent's late fs/* and terminal/* requests wait for
-	// it, so they never change what those checks see.
-	checked     chan struct{}
-	checkOnce   sync.Once
+	// hold is set while the runner checks the workspace the turn left
+	// (its files, its judge), and closed when the checks end: the agent's
+	// fs/* and terminal/* requests that come meanwhile wait for it, so
+	// they never change what those checks see (see holdRequests).
+	hold        chan struct{}
 	usage       *report.Usage // from usage_update
+	lateUsage   *report.Usage // from usage_update after the prompt's answer
 	promptUsage *report.Usage // from the prompt's answer
 	budget      *budgetWatch  // nil without a budget
 	// stop cancels the turn for the gateway (a budget, a divergence); nil
@@ -167,19 +170,30 @@ type toolCallState struct {
 	asked     bool // a permission request was about it, in any turn
 	late      bool // first seen after the prompt's answer
 	cancelled bool
-	// endStatus is the status when the prompt was answered, kept once a
-	// late update changes the call.
-	endStatus *acp.ToolCallStatus
+	// atAnswer is the call as it stood when the prompt was answered, kept
+	// once a late update changes it: the turn's own record.
+	atAnswer *acp.ToolCall
 }
 
 func newTurnState(rec *report.TurnResult) *turnState {
-	return &turnState{rec: rec, calls: map[string]*toolCallState{}, cancelled: make(chan struct{}), cancelSent: make(chan struct{}), ended: make(chan struct{}),
-		checked: make(chan struct{})}
+	return &turnState{rec: rec, calls: map[string]*toolCallState{}, cancelled: make(chan struct{}), cancelSent: make(chan struct{}), ended: make(chan struct{})}
 }
 
-// release lets the turn's late client requests be served: the checks made
-// on the workspace after the turn are done.
-func (t *turnState) release() { t.checkOnce.Do(func() { close(t.checked) }) }
+// holdRequests holds the agent's fs/* and terminal/* requests that come
+// from now on, until release is called: meanwhile the runner checks the
+// workspace turn t left.
+func (s *session) holdRequests(t *turnState) (release func()) {
+	hold := make(chan struct{})
+	s.mu.Lock()
+	t.hold = hold
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		t.hold = nil
+		s.mu.Unlock()
+		close(hold)
+	}
+}
 
 var _ acp.Handler = (*session)(nil)
 
@@ -195,6 +209,7 @@ func (s *session) arrive(req *acp.Request) *arrival {
 	log := &s.setup.requestLog
 	if a.turn != nil {
 		a.late = a.turn.late()
+		a.hold = a.turn.hold
 		log = &a.turn.requestLog
 	}
 	if req.Method == acp.MethodSessionRequestPermission {
@@ -213,7 +228,7 @@ func (s *session) arrive(req *acp.Request) *arrival {
 			}
 			a.params = &p
 			a.perm = &permissionSlot{}
-			a.call = askedCall(a.turn, &p)
+			a.call = askedCall(a.turn, &p, a.late)
 			log.permissions = append(log.permissions, a.perm)
 		}
 	} else {
@@ -280,9 +295,9 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		a := s.arrive(req)
 		defer a.answered()
 		acp.Async(ctx) // served concurrently: a command may run for long
-		if a.late && a.turn != nil {
-			select { // served after the turn's checks, whenever it came
-			case <-a.turn.checked:
+		if a.hold != nil {
+			select { // served after the checks of the workspace
+			case <-a.hold:
 			case <-ctx.Done():
 			}
 		}
@@ -530,20 +545,25 @@ func (t *turnState) record(u *acp.SessionUpdate) {
 		t.recordCompaction(u.CompactionUpdate, late)
 	case u.CompactionSummaryChunk != nil:
 		t.recordCompactionChunk(u.CompactionSummaryChunk, late)
+	case u.UsageUpdate != nil && late:
+		t.lateUsage = usageUpdated(t.lateUsage, u.UsageUpdate) // the session's, not the turn's
 	case u.UsageUpdate != nil:
-		if t.usage == nil {
-			t.usage = &report.Usage{}
-		}
-		t.usage.ContextUsed = u.UsageUpdate.Used
-		t.usage.ContextSize = u.UsageUpdate.Size
-		if u.UsageUpdate.Cost != nil {
-			t.usage.Cost = u.UsageUpdate.Cost.Amount
-			t.usage.Currency = u.UsageUpdate.Cost.Currency
-		}
-		if !late {
-			t.spend(u.UsageUpdate)
-		}
+		t.usage = usageUpdated(t.usage, u.UsageUpdate)
+		t.spend(u.UsageUpdate)
 	}
+}
+
+// usageUpdated is usage (nil for none yet) with what usage_update u
+// reports: the context, and the cost when u has one.
+func usageUpdated(usage *report.Usage, u *acp.UsageUpdate) *report.Usage {
+	if usage == nil {
+		usage = &report.Usage{}
+	}
+	usage.ContextUsed, usage.ContextSize = u.Used, u.Size
+	if u.Cost != nil {
+		usage.Cost, usage.Currency = u.Cost.Amount, u.Cost.Currency
+	}
+	return usage
 }
 
 // writeText appends the text of chunk c to b, or to lateB after the
@@ -559,27 +579,28 @@ func writeText(c *acp.ContentChunk, b, lateB *textBuf, late bool) {
 }
 
 // updatedCall is call for an update about tool call id, which keeps the
-// status the call had at its turn's answer when the update is late: it
-// came after this turn's answer, or the call is an earlier turn's.
+// call as it stood at its turn's answer when the update is late: it came
+// after this turn's answer, or the call is an earlier turn's.
 func (t *turnState) updatedCall(id string, late bool) *toolCallState {
 	c, earlier := t.known(id)
 	if c == nil {
 		c = t.newCall(id)
 	}
 	if late || earlier {
-		c.keepEndStatus()
+		c.keepAtAnswer()
 	}
 	return c
 }
 
-// keepEndStatus remembers the status the call had when the prompt was
-// answered, before a late update changes it.
-func (c *toolCallState) keepEndStatus() {
-	if c.late || c.endStatus != nil {
+// keepAtAnswer remembers the call as it was when the prompt was answered,
+// before a late update changes it. Updates replace a field's value, never
+// change it in place, so a copy of the struct keeps it.
+func (c *toolCallState) keepAtAnswer() {
+	if c.late || c.atAnswer != nil {
 		return
 	}
-	st := c.call.Status
-	c.endStatus = &st
+	at := c.call
+	c.atAnswer = &at
 }
 
 // newCall records a tool call first seen now, in this turn: one with id
@@ -657,14 +678,15 @@ func (s *session) policyRequest(a *arrival) approve.Request {
 // askedCall merges the tool call of permission request p into the record
 // of its turn t, in stream order with the updates about it, and returns
 // the merged call: the request's own fields over what the turn's earlier
-// tool_call and tool_call_update of that id said. Before the first turn
-// (t nil) nothing is recorded of tool calls: the request stands alone.
+// tool_call and tool_call_update of that id said. A request after the
+// prompt's answer (late) is a late update of the call. Before the first
+// turn (t nil) nothing is recorded of tool calls: the request stands alone.
 // The caller holds s.mu.
-func askedCall(t *turnState, p *acp.RequestPermissionRequest) acp.ToolCall {
+func askedCall(t *turnState, p *acp.RequestPermissionRequest, late bool) acp.ToolCall {
 	if t == nil {
 		return p.ToolCall.ToolCall()
 	}
-	c := t.updatedCall(p.ToolCall.ToolCallID, t.late())
+	c := t.updatedCall(p.ToolCall.ToolCallID, late)
 	c.call.Apply(&p.ToolCall)
 	c.asked = true
 	return c.call
@@ -907,11 +929,15 @@ func (s *session) finish(t *turnState, out turnOutcome) report.TurnResult {
 	return s.snapshot(t)
 }
 
-// checked records what the checks of the turn found: the expectations it
-// did not meet and the verdict of its judge (nil for none).
+// checked records what checks of the turn found: the expectations it did
+// not meet, after those recorded before, and the verdict of its judge (nil
+// for none).
 func (s *session) checked(t *turnState, failures []string, j *report.JudgeResult) {
 	s.mu.Lock()
-	t.rec.Failures, t.rec.Judge = failures, j
+	t.rec.Failures = append(t.rec.Failures, failures...)
+	if j != nil {
+		t.rec.Judge = j
+	}
 	s.mu.Unlock()
 }
 
@@ -968,40 +994,85 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 		}
 	}
 	r.Usage = t.usageRecord()
+	if t.lateUsage != nil {
+		u := *t.lateUsage
+		r.LateUsage = &u
+	}
 	return r
 }
 
-// record is the tool call's record.
+// record is the tool call's record: the call as it was at the
+// prompt's answer, and what late updates changed apart (LateStatus,
+// LateTitle, …).
 func (c *toolCallState) record() report.ToolCall {
-	end := c.call.Status
-	if c.endStatus != nil {
-		end = *c.endStatus
+	own := &c.call
+	if c.atAnswer != nil {
+		own = c.atAnswer
 	}
 	tc := report.ToolCall{
 		ID:        c.call.ToolCallID,
-		Title:     c.call.Title,
-		Name:      c.call.Name,
-		Kind:      string(c.call.Kind),
-		Status:    shownStatus(end, c.cancelled),
-		RawInput:  slices.Clone(c.call.RawInput),
-		RawOutput: slices.Clone(c.call.RawOutput),
+		Title:     own.Title,
+		Name:      own.Name,
+		Kind:      string(own.Kind),
+		Status:    shownStatus(own.Status, c.cancelled),
+		Locations: locationPaths(own.Locations),
+		RawInput:  slices.Clone(own.RawInput),
+		RawOutput: slices.Clone(own.RawOutput),
+		Content:   contentJSON(own.Content),
 		Announced: c.announced,
 		Late:      c.late,
 	}
-	if c.endStatus != nil {
-		if final := shownStatus(c.call.Status, c.cancelled); final != tc.Status {
-			tc.LateStatus = final
-		}
+	if c.atAnswer == nil {
+		return tc
 	}
-	for _, l := range c.call.Locations {
-		tc.Locations = append(tc.Locations, l.Path)
+	final := &c.call
+	if st := shownStatus(final.Status, c.cancelled); st != tc.Status {
+		tc.LateStatus = st
 	}
-	if len(c.call.Content) > 0 {
-		if b, err := json.Marshal(c.call.Content); err == nil {
-			tc.Content = b
-		}
+	if final.Title != own.Title {
+		tc.LateTitle = final.Title
+	}
+	if final.Name != own.Name {
+		tc.LateName = final.Name
+	}
+	if final.Kind != own.Kind {
+		tc.LateKind = string(final.Kind)
+	}
+	if l := locationPaths(final.Locations); !slices.Equal(l, tc.Locations) {
+		tc.LateLocations = l
+	}
+	if !bytes.Equal(final.RawInput, own.RawInput) {
+		tc.LateRawInput = slices.Clone(final.RawInput)
+	}
+	if !bytes.Equal(final.RawOutput, own.RawOutput) {
+		tc.LateRawOutput = slices.Clone(final.RawOutput)
+	}
+	if b := contentJSON(final.Content); !bytes.Equal(b, tc.Content) {
+		tc.LateContent = b
 	}
 	return tc
+}
+
+// locationPaths are the paths of a tool call's locations; nil for none.
+func locationPaths(ls []acp.ToolCallLocation) []string {
+	var paths []string
+	for _, l := range ls {
+		paths = append(paths, l.Path)
+	}
+	return paths
+}
+
+// contentJSON is a tool call's content as the results give it; nil for
+// none.
+func contentJSON(c []acp.ToolCallContent) json.RawMessage {
+	if len(c) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // usageRecord is the turn's usage: the prompt's answer's tokens (or the

@@ -21,7 +21,9 @@ import (
 	"github.com/acprun/acprun/scenario"
 )
 
-// runTurn runs turn i and returns its result.
+// runTurn runs turn i and returns its result, checked on what the agent
+// sent before the prompt's answer. The checks of the workspace the turn
+// left (files, judge) wait for the agent to be quiet (see checkWork).
 func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 	turn := r.sc.Turns[i]
 	start := time.Now()
@@ -83,7 +85,6 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 			r.invalidate(report.InvalidUpstream, fmt.Sprintf("turn %d: the agent's error notice %q: %s", rec.Index, n.Title, n.Description), nil)
 		}
 	}
-	defer t.release() // the agent's late file and terminal requests wait for the checks
 	failures := checkTurn(turn.Expect, &rec)
 	if gwFailure != "" {
 		if rec.CancelCause == report.CauseDivergence {
@@ -100,10 +101,32 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		failures = append(failures, over)
 		r.overBudget = fmt.Sprintf("turn %d passed a budget", rec.Index)
 	}
-	failures = append(failures, r.checkTurnWork(ctx, turn.Expect, &rec)...)
-	r.sess.checked(t, failures, rec.Judge)
+	r.sess.checked(t, failures, nil)
 	rec.Failures = append(slices.Clip(failures), rec.Failures...) // as snapshot has them: the tool calls that ran unasked last
+	r.unchecked = rec.Index
 	return rec
+}
+
+// checkWork checks the workspace the last turn played left, its files, and
+// asks its judge, unless that was done; then the turn is over, and the
+// Observer is told. It runs once the agent has been quiet after the turn's
+// answer: before the next prompt, after the wait for quiet (playTurns), or
+// after the last turn once the agent has stopped (play). Its fs/* and
+// terminal/* requests meanwhile wait for the checks to end.
+func (r *scenarioRun) checkWork(ctx context.Context) {
+	index := r.unchecked
+	if index == 0 {
+		return
+	}
+	r.unchecked = 0
+	t := r.sess.turnState(index)
+	release := r.sess.holdRequests(t)
+	rec := r.sess.snapshot(t)
+	failures := r.checkTurnWork(ctx, r.sc.Turns[index-1].Expect, &rec)
+	release()
+	r.sess.checked(t, failures, rec.Judge)
+	r.res.Turns[index-1] = r.sess.snapshot(t)
+	r.jo.turn(r.res.Turns[index-1])
 }
 
 // answered records in out how the prompt was answered: resp, or the
@@ -169,13 +192,19 @@ func (r *scenarioRun) dropText(e scenario.Expect) bool {
 // last cost an earlier turn reported, late updates included (sessionCost);
 // 0 when none did. A turn that reported no cost does not reset it.
 func (r *scenarioRun) costBefore(i int) float64 {
+	return sessionCost(r.turnsBefore(i))
+}
+
+// turnsBefore are the records of the turns played before turn i (from 0),
+// as they are now.
+func (r *scenarioRun) turnsBefore(i int) []report.TurnResult {
 	earlier := make([]report.TurnResult, 0, i)
 	for index := 1; index <= i; index++ {
 		if t := r.sess.turnState(index); t != nil {
 			earlier = append(earlier, r.sess.snapshot(t))
 		}
 	}
-	return sessionCost(earlier)
+	return earlier
 }
 
 // checkTurnWork checks the turn's files in the workspace as the turn left

@@ -49,6 +49,7 @@ func sample() report.Report {
 					Plan: []report.PlanEntry{{Content: "plan " + hostile, Priority: "high", Status: "pending"}},
 					ToolCalls: []report.ToolCall{{
 						ID: "c1", Title: "title " + hostile, Name: "Write" + hostile, Kind: "edit", Status: "completed", Announced: true,
+						LateKind: "delete", LateTitle: "late title " + hostile,
 						RawInput: json.RawMessage(`{"cmd":` + quote(hostile) + `}`),
 						Content: json.RawMessage(`[{"type":"diff","path":` + quote("p"+hostile) + `,"oldText":"a\nb\nc\n","newText":"a\n` +
 							strings.Trim(quote(hostile), `"`) + `\nc\n"},{"type":"content","content":{"type":"text","text":` + quote("out "+hostile) + `}}]`),
@@ -63,8 +64,9 @@ func sample() report.Report {
 						{Mode: "form", Message: "Which branch? " + hostile, Fields: []string{"branch"}, Action: "accept", Content: json.RawMessage(`{ "branch": "main" }`)},
 						{Mode: "form", Message: "Deploy?", Fields: []string{"env"}, Action: "decline", Reason: "no answer for the required field env"},
 					},
-					Usage:    &report.Usage{InputTokens: 1200, OutputTokens: 34},
-					Failures: []string{"b.yaml:9:5: text does not contain \"done\""},
+					Usage:     &report.Usage{InputTokens: 1200, OutputTokens: 34},
+					LateUsage: &report.Usage{Cost: 5, Currency: "USD"},
+					Failures:  []string{"b.yaml:9:5: text does not contain \"done\""},
 				}},
 			},
 			{
@@ -230,6 +232,9 @@ func TestScenarioDetails(t *testing.T) {
 		"<h4>Questions</h4>", `<td class="decision">accept <code>{&#34;branch&#34;:&#34;main&#34;}</code></td>`,
 		`<td class="decision">decline</td><td>no answer for the required field env</td>`,
 		"<h4>Notices</h4>", "<strong>MCP server unavailable</strong> desc &lt;/script&gt;", "<em>(late)</em></li>",
+		// What late updates changed, apart.
+		`→ <span class="kind">delete</span> (late)`, `→ <strong>late title &lt;/script&gt;`,
+		"<h4>After the prompt's answer</h4>\n<p class=\"usage\"><span>cost 5 USD</span>",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)

@@ -1,0 +1,207 @@
+package e2e_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/report"
+)
+
+// The tests of this file play, through the built binary, an agent that
+// sends or does something right after a prompt's answer (the mock agent's
+// after: steps), once at once and once after a pause of its own: the same
+// output must get the same results and verdict either way, whichever of
+// acprun's goroutines gets there first.
+
+// pauses are the two runs of each test: the step put first in after:.
+var pauses = []struct{ name, step string }{
+	{"at once", ""},
+	{"after a pause", "      - sleep: 20ms\n"},
+}
+
+// afterAnswerCase is an agent whose after: steps follow a pause (its
+// script has a %s where the pause goes), the scenario it plays, and what
+// both runs must give.
+type afterAnswerCase struct {
+	name     string
+	script   string
+	scenario string
+	files    map[string]string // more files of the run's directory
+	status   report.Status
+	failures []string // the scenario's, positions relative to its directory
+	check    func(t *testing.T, sc report.Result)
+}
+
+// runAfterAnswer runs each case with and without the pause, and checks
+// that both give the case's status and failures.
+func runAfterAnswer(t *testing.T, cases []afterAnswerCase) {
+	for _, tc := range cases {
+		for _, p := range pauses {
+			t.Run(tc.name+"/"+p.name, func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				files := map[string]string{"agent.mock.yaml": fmt.Sprintf(tc.script, p.step), "s.yaml": tc.scenario}
+				for name, content := range tc.files {
+					files[name] = content
+				}
+				writeFiles(t, dir, files)
+				res, out := runResults(t, dir, "s.yaml")
+				sc := out.Scenarios[0]
+				var got []string
+				for _, f := range sc.Failures {
+					got = append(got, strings.ReplaceAll(f, dir+string(filepath.Separator), ""))
+				}
+				if diff := gocmp.Diff(tc.failures, got); diff != "" || sc.Status != tc.status {
+					t.Errorf("exit %d, status %s, want %s; failures (-want +got):\n%s\nstderr:\n%s", res.code, sc.Status, tc.status, diff, res.stderr)
+				}
+				if tc.check != nil {
+					tc.check(t, sc)
+				}
+			})
+		}
+	}
+}
+
+// TestLateToolCallUpdateVerdict: a tool_call_update after the answer that
+// makes a read an execute does not reach the turn's toolCalls checks,
+// which see the call as it was at the answer; the results show the late
+// values beside it, and the scenario's checks see them.
+func TestLateToolCallUpdateVerdict(t *testing.T) {
+	t.Parallel()
+	runAfterAnswer(t, []afterAnswerCase{{
+		name: "kind and title",
+		script: `turns:
+  - steps:
+      - tool_call: {toolCallId: t1, title: Look around, kind: read, status: pending}
+      - text: "working"
+    after:
+%s      - tool_call_update: {toolCallId: t1, kind: execute, title: "rm -rf /", status: completed, rawInput: {command: "rm -rf /"}}
+`,
+		scenario: `name: late-kind
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions:
+  default: deny
+  allow: [{kind: read}]
+turns:
+  - prompt: go
+    expect:
+      toolCalls: {notUsed: [execute]}
+expect:
+  toolCalls: {notUsed: [execute]}
+`,
+		status:   report.StatusFailed,
+		failures: []string{`s.yaml:11:25: toolCalls.notUsed: 1 tool call matches "execute": execute "rm -rf /"`},
+		check: func(t *testing.T, sc report.Result) {
+			calls := sc.Turns[0].ToolCalls
+			if len(calls) != 1 {
+				t.Fatalf("turn 1's tool calls: %+v, want t1", calls)
+			}
+			c := calls[0]
+			var late bytes.Buffer
+			_ = json.Compact(&late, c.LateRawInput)
+			got := []string{c.Kind, c.Title, c.Status, string(c.RawInput), c.LateKind, c.LateTitle, c.LateStatus, late.String()}
+			want := []string{"read", "Look around", "pending", "", "execute", "rm -rf /", "completed", `{"command":"rm -rf /"}`}
+			if diff := gocmp.Diff(want, got); diff != "" {
+				t.Errorf("t1 (kind, title, status, rawInput, then late) (-want +got):\n%s", diff)
+			}
+		},
+	}})
+}
+
+// TestLateUsageVerdict: a usage_update after the answer is the session's,
+// not the turn's: the turn's usage.maxCost checks the cost reported before
+// the answer, which its usage records, with the late one apart
+// (lateUsage); the scenario's budget counts it: over it, the next prompt is
+// not sent and the scenario fails naming the budget.
+func TestLateUsageVerdict(t *testing.T) {
+	t.Parallel()
+	runAfterAnswer(t, []afterAnswerCase{{
+		name: "turn maxCost",
+		script: `turns:
+  - steps:
+      - usage_update: {used: 100, size: 1000, cost: {amount: 0.1, currency: USD}}
+      - text: "cheap"
+    after:
+%s      - usage_update: {used: 100, size: 1000, cost: {amount: 5.0, currency: USD}}
+`,
+		scenario: `name: cost
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: go
+    expect: {usage: {maxCost: 1}}
+`,
+		status: report.StatusPassed,
+		check: func(t *testing.T, sc report.Result) {
+			tr := sc.Turns[0]
+			if tr.Usage == nil || tr.Usage.Cost != 0.1 || tr.LateUsage == nil || tr.LateUsage.Cost != 5 {
+				b, _ := json.Marshal(struct{ Usage, LateUsage *report.Usage }{tr.Usage, tr.LateUsage})
+				t.Errorf("turn 1's usage %s; want a cost of 0.1 before the answer, 5 after it", b)
+			}
+		},
+	}, {
+		name: "scenario budget",
+		script: `turns:
+  - steps:
+      - text: "spent"
+    after:
+%s      - usage_update: {used: 1, size: 10, cost: {amount: 5, currency: USD}}
+  - steps: [{text: "two"}]
+`,
+		scenario: `name: b
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+budget: {maxCost: 1}
+turns:
+  - prompt: one
+  - prompt: two
+`,
+		status: report.StatusFailed,
+		failures: []string{
+			"turn 2: s.yaml:7:5: not run: the session's cost passed the scenario's budget",
+			"s.yaml:4:19: budget.maxCost: the agent reported a session cost of 5 USD after the answer of turn 1, over the scenario's budget of 1; acprun sent no further prompt",
+		},
+		check: func(t *testing.T, sc report.Result) {
+			if st := sc.Turns[1].StopReason; st != report.OutcomeSkipped {
+				t.Errorf("turn 2: %s, want skipped", st)
+			}
+		},
+	}})
+}
+
+// TestTurnFilesAfterQuiet: a turn's files are checked once the agent has
+// gone quiet after its answer (before the next prompt), and the last
+// turn's once the agent has stopped: a file the agent writes by itself
+// right after answering is seen whole, at once or after a pause.
+func TestTurnFilesAfterQuiet(t *testing.T) {
+	t.Parallel()
+	const script = `turns:
+  - steps: [{text: "turn one"}]
+    after:
+%s      - writeFile: {path: late.txt, content: "written after the answer\n"}
+  - steps: [{text: "turn two"}]
+`
+	head := `name: lw
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+workspace: {from: proj}
+permissions: {default: deny}
+turns:
+  - prompt: one
+    expect: {files: {absent: [late.txt], unchanged: ["**"]}}
+`
+	fails := []string{
+		`turn 1: s.yaml:7:31: files.absent: "late.txt" exists (a file of 25 bytes)`,
+		`turn 1: s.yaml:7:54: files.unchanged: 1 path matching "**" was changed: late.txt`,
+	}
+	proj := map[string]string{"proj/a.txt": "Hello\n"}
+	runAfterAnswer(t, []afterAnswerCase{
+		{name: "before the next prompt", script: script, scenario: head + "  - prompt: two\n", files: proj, status: report.StatusFailed, failures: fails},
+		{name: "the last turn", script: script, scenario: head, files: proj, status: report.StatusFailed, failures: fails},
+	})
+}
