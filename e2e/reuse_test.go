@@ -10,9 +10,11 @@ import (
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/runner"
 )
 
 // closingAgent is a mock agent that offers session/close and ignores the
@@ -296,5 +298,246 @@ while read -r line; do :; done
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
 	if !testkit.Dying(pid) {
 		t.Errorf("the daemon %d still runs", pid)
+	}
+}
+
+// shReuseAgent is an agent of the reuse tests that serves one session
+// after another on one process and offers session/close; its first
+// argument says what it does besides (words):
+//   - afterclose: right after the answer to session/close, an update for
+//     the closed session;
+//   - writeclose: right after it, fs/write_text_file for the closed
+//     session (after-close.txt in its cwd);
+//   - eofwrite: at the end of its input, it writes bg.txt in the cwd of
+//     its last session, as a task of its own finishing would (it ignores
+//     SIGTERM, so that it always does);
+//   - closeout: it writes its pid to agent.pid in its cwd, and on SIGUSR1
+//     closes its stdout (and then says so in a file named closed) but
+//     goes on reading.
+const shReuseAgent = `MODE=$1
+case "$MODE" in *eofwrite*) trap '' TERM;; esac
+case "$MODE" in *closeout*) echo $$ > agent.pid; trap 'exec 1>&-; : > closed; sig=1' USR1;; esac
+n=0
+update() { printf '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"%s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"%s"}}}}\n' "$1" "$2"; }
+while :; do
+  if ! IFS= read -r line; then
+    if [ "$sig" = 1 ]; then sig=; continue; fi # the signal cut the read short
+    break
+  fi
+  id=$(printf '%s\n' "$line" | sed -n 's/^{"jsonrpc":"2.0","id":\([0-9]*\),"method".*/\1/p')
+  case "$line" in
+  *'"method":"initialize"'*)
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":{"close":{}}}}}\n' "$id";;
+  *'"method":"session/new"'*)
+    n=$((n+1))
+    cwd=$(printf '%s\n' "$line" | sed -n 's/.*"cwd":"\([^"]*\)".*/\1/p')
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"sessionId":"s%s"}}\n' "$id" "$n";;
+  *'"method":"session/prompt"'*)
+    update "s$n" hello
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"stopReason":"end_turn"}}\n' "$id";;
+  *'"method":"session/close"'*)
+    printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id"
+    case "$MODE" in *afterclose*) update "s$n" AFTER-CLOSE;; esac
+    case "$MODE" in *writeclose*)
+      printf '{"jsonrpc":"2.0","id":"w%s","method":"fs/write_text_file","params":{"sessionId":"s%s","path":"%s/after-close.txt","content":"late"}}\n' "$n" "$n" "$cwd";;
+    esac;;
+  esac
+done
+case "$MODE" in *eofwrite*) echo "written at the end of its input" > "$cwd/bg.txt";; esac
+`
+
+// shReuseScenario is a scenario of the reuse tests on shReuseAgent in
+// mode, with reuse as given and extra keys.
+func shReuseScenario(name, mode, reuse, extra string) string {
+	return "---\nname: " + name + "\nagent: {command: [sh, agent.sh, " + mode + "]" + reuse + "}\n" +
+		"killGrace: 1h\nclient: {fs: true}\npermissions: {default: allow}\n" + extra + "turns: [{prompt: hi, expect: {text: {contains: hello}}}]\n"
+}
+
+// TestReuseDrainsTheClosedSession: what the agent sends for its session
+// right after the answer to session/close is that scenario's, every run,
+// with reuse as without: the update is late text, the write is refused
+// as a protocol violation of that scenario (whose process is then not
+// reused), never served; the next scenario is not blamed for any of it.
+func TestReuseDrainsTheClosedSession(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	src := shReuseScenario("a", "afterclose-writeclose", ", reuse: true", "") + shReuseScenario("b", "afterclose-writeclose", ", reuse: true", "")
+	writeFiles(t, dir, map[string]string{"agent.sh": shReuseAgent, "s.yaml": src, "plain.yaml": strings.ReplaceAll(src, ", reuse: true", "")})
+	type outcome struct {
+		Name, Status, LateText string
+		Violations             []string
+		Requests               int
+	}
+	outcomes := func(out report.Results) []outcome {
+		var got []outcome
+		for _, r := range out.Scenarios {
+			o := outcome{Name: r.Name, Status: string(r.Status), Violations: r.Violations}
+			if len(r.Turns) == 1 {
+				o.LateText, o.Requests = r.Turns[0].LateText, len(r.Turns[0].ClientRequests)
+			}
+			got = append(got, o)
+		}
+		return got
+	}
+	res, out := runResults(t, dir, "plain.yaml", "-j", "1")
+	if res.code != 0 {
+		t.Fatalf("without reuse: exit %d\n%s", res.code, res.stderr)
+	}
+	refused := []string{`fs/write_text_file for session "s1" after its session/close was answered; refused`}
+	want := []outcome{{"a", "passed", "AFTER-CLOSE", refused, 0}, {"b", "passed", "AFTER-CLOSE", refused, 0}}
+	if diff := cmp.Diff(want, outcomes(out)); diff != "" {
+		t.Errorf("without reuse (-want +got):\n%s", diff)
+	}
+	for run := range 3 {
+		res, out := runResults(t, dir, "s.yaml", "-j", "1")
+		if res.code != 0 {
+			t.Fatalf("run %d with reuse: exit %d\n%s", run, res.code, res.stderr)
+		}
+		if diff := cmp.Diff(want, outcomes(out)); diff != "" {
+			t.Errorf("run %d with reuse (-want +got):\n%s", run, diff)
+		}
+		for i, r := range out.Scenarios {
+			if p := r.Agent.Pool; p == nil || p.ID != "sh#"+strconv.Itoa(i+1) || p.Retired != "the agent broke the protocol (see violations)" {
+				t.Errorf("run %d: %s: pool %+v; want a process of its own, retired for its violation", run, r.Name, p)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "after-close.txt")); err == nil {
+		t.Error("a write for a closed session was served")
+	}
+}
+
+// TestReuseNotWhereTheVerdictReadsFiles: scenarios whose verdict looks at
+// what the agent left (a workspace, verify, expect.files) run their agent
+// as without reuse, stopped before their workspace is listed and checked:
+// what the agent writes as it ends is in the change set, and verify and
+// files see it, with --reuse-agents as without; a note says so once.
+func TestReuseNotWhereTheVerdictReadsFiles(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	extra := "workspace: {from: proj}\nverify: [test ! -e bg.txt]\nexpect: {files: {absent: [bg.txt]}}\n"
+	writeFiles(t, dir, map[string]string{
+		"proj/agent.sh": shReuseAgent, // the agent's cwd is the workspace's copy
+		"s.yaml":        shReuseScenario("a", "eofwrite", "", extra) + shReuseScenario("b", "eofwrite", "", extra),
+	})
+	verdicts := func(out report.Results) []string {
+		var got []string
+		for _, r := range out.Scenarios {
+			got = append(got, r.Name+" "+string(r.Status))
+			if r.Workspace != nil {
+				got = append(got, "created "+strings.Join(r.Workspace.Created, " "))
+			}
+			for _, f := range r.Failures {
+				got = append(got, f[strings.Index(f, ": ")+2:])
+			}
+		}
+		return got
+	}
+	res, without := runResults(t, dir, "s.yaml", "-j", "1")
+	if res.code != 1 {
+		t.Fatalf("without reuse: exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	res, with := runResults(t, dir, "s.yaml", "-j", "1", "--reuse-agents")
+	if res.code != 1 {
+		t.Fatalf("--reuse-agents: exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	if diff := cmp.Diff(verdicts(without), verdicts(with)); diff != "" {
+		t.Errorf("--reuse-agents changed the results (-without +with):\n%s", diff)
+	}
+	if got := verdicts(with); len(got) != 8 || got[1] != "created bg.txt" {
+		t.Errorf("results %q; want bg.txt created, and seen by verify and files, in each scenario", got)
+	}
+	for i, r := range with.Scenarios {
+		if r.Agent.Pool != nil || r.Agent.Stop != report.StopClean {
+			t.Errorf("%s: pool %+v, stop %q; want no pool, stopped after a clean end", r.Name, r.Agent.Pool, r.Agent.Stop)
+		}
+		note := "--reuse-agents: a scenario whose verdict looks at what the agent left in the file system"
+		if i == 0 && (len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], note)) || i > 0 && len(r.Warnings) > 0 {
+			t.Errorf("%s: warnings %q; want the note in the first scenario only", r.Name, r.Warnings)
+		}
+	}
+}
+
+// TestReuseReplayStartsItsOwn: a replayed transcript holds one session,
+// so a replay agent is not reused: with --reuse-agents every attempt
+// starts its own replay and passes, and a note says why, once.
+func TestReuseReplayStartsItsOwn(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": closingAgent + "turns: [{steps: [{text: hello}]}]\n",
+		"s.yaml":          "name: rec\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+		"replay.yaml":     "name: again\nagent: {replay: tr/rec.jsonl}\npermissions: {default: deny}\nturns: [{prompt: hi, expect: {text: {contains: hello}}}]\n",
+	})
+	if res, _ := runResults(t, dir, "s.yaml", "--transcripts", "tr"); res.code != 0 {
+		t.Fatalf("recording: exit %d\n%s", res.code, res.stderr)
+	}
+	res, out := runResults(t, dir, "replay.yaml", "-j", "1", "--repeat", "3", "--reuse-agents")
+	if res.code != 0 {
+		t.Fatalf("replaying with --reuse-agents: exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	for i, r := range out.Scenarios {
+		if r.Status != report.StatusPassed || r.Agent.Pool != nil {
+			t.Errorf("attempt %d: status %s, pool %+v, error %q; want passed, on a replay of its own", i+1, r.Status, r.Agent.Pool, r.Error)
+		}
+		note := "--reuse-agents: agent: {replay: …} plays the one session its transcript recorded"
+		if i == 0 && (len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], note)) || i > 0 && len(r.Warnings) > 0 {
+			t.Errorf("attempt %d: warnings %q; want the note in the first attempt only", i+1, r.Warnings)
+		}
+	}
+}
+
+// TestReuseKeepsTheCommand: with reuse the agent's command is the one it
+// has without: goose's `acp` stays a word in a project with an acp/
+// directory (goose here is a stand-in on PATH that wants it).
+func TestReuseKeepsTheCommand(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	doc := "---\nname: %s\nagent: {name: goose}\npermissions: {default: deny}\nturns: [{prompt: hi, expect: {text: {contains: fine}}}]\n"
+	writeFiles(t, dir, map[string]string{
+		"bin/goose": "#!/bin/sh\nif [ \"$1\" != acp ]; then echo \"goose: unknown command: $1\" >&2; exit 2; fi\n" +
+			"exec " + strconv.Quote(os.Getenv(runner.EnvTestSelf)) + " mock-agent agent.mock.yaml\n",
+		"acp/doc.go":      "package acp\n",
+		"agent.mock.yaml": closingAgent + "default: {steps: [{text: fine}]}\n",
+		"s.yaml":          strings.ReplaceAll(doc, "%s", "a") + strings.ReplaceAll(doc, "%s", "b"),
+	})
+	if err := os.Chmod(filepath.Join(dir, "bin", "goose"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res := acprunEnv(t, dir, []string{"PATH=" + filepath.Join(dir, "bin") + ":" + os.Getenv("PATH")}, "run", "s.yaml", "-j", "1", "--reuse-agents", "-o", "out.json")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	for i, r := range out.Scenarios {
+		if p := r.Agent.Pool; p == nil || p.ID != "goose#1" || p.Sessions != i+1 {
+			t.Errorf("%s: pool %+v; want goose#1 serving both", r.Name, p)
+		}
+	}
+}
+
+// TestReuseSkipsAProcessThatClosedItsOutput: a pooled process that closed
+// its stdout while idle (on a signal from the next scenario's setup) is
+// not handed to the next scenario, which starts a new one and passes,
+// with a warning that says why.
+func TestReuseSkipsAProcessThatClosedItsOutput(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	closeIt := "setup: ['kill -USR1 $(cat agent.pid) && while [ ! -e closed ]; do sleep 0.01; done']\n"
+	writeFiles(t, dir, map[string]string{
+		"agent.sh": shReuseAgent,
+		"s.yaml":   shReuseScenario("one", "closeout", ", reuse: true", "") + shReuseScenario("two", "closeout", ", reuse: true", closeIt),
+	})
+	res, out := runResults(t, dir, "s.yaml", "-j", "1")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	one, two := out.Scenarios[0], out.Scenarios[1]
+	if p := one.Agent.Pool; p == nil || p.ID != "sh#1" || p.Retired != "" {
+		t.Fatalf("one: pool %+v; want sh#1, kept", p)
+	}
+	want := "agent process sh#1 (pid " + strconv.Itoa(one.Agent.Pool.Pid) + ") was not reused: the agent closed its output while idle"
+	if p := two.Agent.Pool; p == nil || p.ID != "sh#2" || len(two.Warnings) != 1 || two.Warnings[0] != want {
+		t.Errorf("two: pool %+v, warnings %q; want a new process sh#2 and the warning %q", p, two.Warnings, want)
 	}
 }

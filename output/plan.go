@@ -56,6 +56,8 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 	w.printf("  cwd:      %s\n", p.Cwd)
 	if p.Reuse {
 		w.printf("  reuse:    the agent process may serve other scenarios started the same way (if it offers session/close)\n")
+	} else if p.NoReuse != "" {
+		w.printf("  reuse:    no: %s\n", p.NoReuse)
 	}
 	if ws := p.Workspace; ws != nil {
 		if ws.Git != "" {

@@ -59,6 +59,19 @@ func TestPlan(t *testing.T) {
 `,
 		},
 		{
+			name:  "reuse asked for, not done",
+			plans: []runner.ScenarioPlan{with(func(p *runner.ScenarioPlan) { p.NoReuse = "its verdict reads files" })},
+			want: `basic  (s.yaml:1)
+  agent:    agent --acp
+  cwd:      /w
+  reuse:    no: its verdict reads files
+  timeouts: scenario none, turn 10m0s, idle none, cancelGrace 10s, killGrace 5s
+  client:   fs=true terminal=true readOnly=false roots=/w
+  rules:    none (every request denied)
+  turn 1:   "hi" (timeout 10m0s, expect end_turn)
+`,
+		},
+		{
 			name: "everything",
 			plans: []runner.ScenarioPlan{with(func(p *runner.ScenarioPlan) {
 				p.Ref.Agent = "claude"

@@ -152,7 +152,7 @@ func startAgentInBubble(t *testing.T, dir string, agent func(ctx context.Context
 		})
 	}
 	b.conn = acp.NewConn(clientIn, clientOut, h, &acp.Options{Peer: "agent", OnViolation: p.bind.violation, Tap: p.bind.tap})
-	r.proc, r.agent, r.sess.earlier = p, &Agent{Conn: b.conn}, p.earlier
+	r.proc, r.agent = p, &Agent{Conn: b.conn}
 	return b
 }
 

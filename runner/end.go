@@ -89,7 +89,10 @@ func (r *scenarioRun) sendClose(scCtx context.Context, id string) {
 	defer silent(nil)
 	go r.sess.act.watchIdle(ctx, silent, closeTimeout, r.agent.Conn)
 	start := time.Now()
-	err := r.agent.Conn.Call(ctx, acp.MethodSessionClose, acp.CloseSessionRequest{SessionID: id}).Await(ctx, nil)
+	call := r.agent.Conn.NewCall(acp.MethodSessionClose, acp.CloseSessionRequest{SessionID: id})
+	r.proc.bind.closing(id, call) // before the answer can come
+	r.agent.Conn.Send(ctx, call)
+	err := call.Await(ctx, nil)
 	c := &report.SessionClose{OK: err == nil, DurationMs: time.Since(start).Milliseconds()}
 	var ae *acp.Error
 	switch {
@@ -146,15 +149,20 @@ func (r *scenarioRun) cleanEnd(scCtx context.Context) bool {
 }
 
 // unfit says why the scenario's pooled process must not serve another
-// scenario; "" when it may. Last it kills what the agent left running
-// outside its process group during the scenario (the scenario's warnings):
-// a process that left some is not kept either.
+// scenario; "" when it may. Once session/close was answered it first
+// drains the session (see drain). Last it kills what the agent left
+// running outside its process group during the scenario (the scenario's
+// warnings): a process that left some is not kept either.
 func (r *scenarioRun) unfit(scCtx context.Context) string {
 	for _, t := range r.res.Turns {
 		switch t.StopReason {
 		case report.OutcomeAgentExited, report.OutcomeUnresponsive:
 			return fmt.Sprintf("turn %d ended %s", t.Index, t.StopReason)
 		}
+	}
+	quiet := true
+	if c := r.res.SessionClose; c != nil && c.OK && scCtx.Err() == nil {
+		quiet = r.drain(scCtx)
 	}
 	switch {
 	case isClosed(r.agent.Exited()):
@@ -167,8 +175,14 @@ func (r *scenarioRun) unfit(scCtx context.Context) string {
 		return "the session did not open"
 	case r.res.SessionClose == nil || !r.res.SessionClose.OK:
 		return "session/close failed"
+	case !quiet:
+		return "the agent did not go quiet after session/close was answered: it kept sending, or acprun was still serving one of its requests"
 	case r.sess.violated():
 		return "the agent broke the protocol (see violations)"
+	}
+	if stray := r.proc.bind.strayProblem(); stray != "" {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("agent process %s (pid %d): %s; it was no scenario's (dropped, or refused for a request), and the process is not reused", r.proc.id, r.agent.Pid(), stray))
+		return stray
 	}
 	if n := r.sess.client.terms.Running(); n > 0 {
 		return fmt.Sprintf("the agent left %d terminal(s) running", n)
@@ -180,15 +194,29 @@ func (r *scenarioRun) unfit(scCtx context.Context) string {
 	return ""
 }
 
+// drain waits, once session/close was answered, until the agent has been
+// quiet for settleQuiet and every request of the session that acprun was
+// serving has been answered, as before a prompt (waitQuiet): what the
+// agent sends in that time is still the scenario's (its updates late,
+// its requests for the closed session refused, see binding), every run,
+// and nothing of the session is left running when the process goes back
+// to its pool. It reports whether the agent became quiet; false for one
+// that kept busy (or talking) for settleMax.
+func (r *scenarioRun) drain(scCtx context.Context) bool {
+	conn := r.agent.Conn
+	r.sess.act.waitQuiet(scCtx, conn, settleQuiet, settleMax, r.agent.Exited())
+	return r.sess.act.idleFor(time.Now(), conn.Lag()) >= settleQuiet
+}
+
 // keep gives the scenario's pooled process back to its pool, unbound: what
 // it wrote to stderr so far is the scenario's.
 func (r *scenarioRun) keep() {
 	p := r.proc
 	r.res.Agent.Stop = report.StopKept
+	p.bind.served(r.sess.currentSessionID())
 	p.bind.unbind()
 	p.bindRoutes(nil)
 	r.stderr = r.agent.TakeStderr(r.red)
-	p.served(r.sess.currentSessionID())
 	p.killGrace = r.limits().KillGrace
 	p.pool.put(p)
 }

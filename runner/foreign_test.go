@@ -16,9 +16,10 @@ import (
 
 // TestRequestsForAnotherSession: the agent's requests for a session other
 // than the scenario's, an unknown one or one an earlier scenario closed
-// on the same process, are refused as invalid params and reported as
-// protocol violations; nothing of them is served, nor recorded as the
-// scenario's.
+// on the same process, are refused as invalid params; nothing of them is
+// served, nor recorded as the scenario's. One for an unknown session is
+// the scenario's protocol violation; one for a session an earlier
+// scenario closed is no scenario's: it is stray, and unfits the process.
 func TestRequestsForAnotherSession(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
@@ -47,7 +48,7 @@ client: {fs: true}
 permissions: {default: allow}
 turns: [{prompt: go}]
 `, nil)
-		b.r.sess.earlier = func(id string) bool { return id == "OLD" }
+		b.r.proc.bind.served("OLD")
 		if err := b.handshake(t.Context()); err != nil {
 			t.Fatalf("handshake: %v", err)
 		}
@@ -58,11 +59,13 @@ turns: [{prompt: go}]
 		want := []string{
 			`session/request_permission for unknown session "OTHER"; refused`,
 			`fs/write_text_file for unknown session "OTHER"; refused`,
-			`fs/read_text_file for session "OLD", which an earlier scenario closed on this agent process; refused`,
 			`elicitation/create for unknown session "OTHER"; refused`,
 		}
 		if diff := cmp.Diff(want, res.Violations); diff != "" {
 			t.Errorf("violations (-want +got):\n%s", diff)
+		}
+		if got, want := b.r.proc.bind.strayProblem(), `fs/read_text_file for session "OLD", which an earlier scenario closed on this agent process`; got != want {
+			t.Errorf("strayProblem = %q; want %q", got, want)
 		}
 		tr := res.Turns[0]
 		if len(tr.Permissions) != 0 || len(tr.ClientRequests) != 0 || len(tr.Elicitations) != 0 || res.Allowed != 0 {

@@ -26,6 +26,10 @@ type ScenarioPlan struct {
 	// Reuse is set when the agent process may serve other scenarios
 	// too (agent.reuse, --reuse-agents).
 	Reuse bool
+	// NoReuse says why the scenario, which asks to reuse its agent, runs
+	// it on a process of its own all the same; "" when it does not ask,
+	// or may.
+	NoReuse string
 	// Workspace is nil when every attempt works in Cwd itself.
 	Workspace *WorkspacePlan
 	// Sandbox is the OS sandbox around the agent side as planned, nil for
@@ -168,7 +172,6 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		Ref:      newJob(sc, 0).ref,
 		Command:  sc.Agent.Command,
 		Cwd:      sc.Agent.Cwd,
-		Reuse:    sc.Agent.Reuse || opts.ReuseAgents,
 		Auth:     sc.Agent.Auth,
 		Mode:     sc.Agent.Mode,
 		Model:    sc.Agent.Model,
@@ -183,6 +186,10 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		Policy:   policyOf(sc, opts),
 		Budget:   sc.Budget,
 		Gateway:  sc.Gateway,
+	}
+	if sc.Agent.Reuse || opts.ReuseAgents {
+		p.NoReuse = ownProcess(sc)
+		p.Reuse = p.NoReuse == ""
 	}
 	if spec := sandboxSpec(sc, opts.Environ, ""); spec != nil {
 		p.Sandbox = &SandboxPlan{Write: spec.Write, Network: spec.Network, Ports: spec.Ports, Level: string(spec.Level)}

@@ -13,8 +13,9 @@ import (
 )
 
 // TestDryRun: a plan resolves what Run resolves (limits with the
-// overrides, the policy --allow-all puts in place), defaults the git ref
-// to HEAD, keeps the commands in the order they run and names the env
+// overrides, the policy --allow-all puts in place, no reuse for a
+// scenario whose verdict looks at its workspace), defaults the git ref to
+// HEAD, keeps the commands in the order they run and names the env
 // without its values.
 func TestDryRun(t *testing.T) {
 	own := &approve.Policy{Allow: []approve.Rule{{Pos: "s.yaml:4", Kind: []string{"read"}}}}
@@ -64,6 +65,7 @@ func TestDryRun(t *testing.T) {
 		policy     *approve.Policy
 		turns      []time.Duration
 		turn, idle time.Duration
+		noReuse    string
 	}{
 		{name: "the scenario's own", policy: own, turn: time.Minute, turns: []time.Duration{time.Minute, 5 * time.Second}},
 		{
@@ -72,11 +74,18 @@ func TestDryRun(t *testing.T) {
 			policy: approve.AllowAll(),
 			turn:   time.Hour, idle: time.Second, turns: []time.Duration{time.Hour, time.Hour},
 		},
+		{
+			name:   "--reuse-agents",
+			opts:   Options{ReuseAgents: true},
+			policy: own, turn: time.Minute, turns: []time.Duration{time.Minute, 5 * time.Second},
+			noReuse: ownFiles,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			want := base
 			want.Policy = tt.policy
+			want.NoReuse = tt.noReuse
 			want.Limits = Limits{Turn: tt.turn, Turns: tt.turns, Idle: tt.idle, CancelGrace: DefaultCancelGrace, KillGrace: DefaultKillGrace}
 			want.Turns = []TurnPlan{base.Turns[0], base.Turns[1]}
 			for i := range want.Turns {

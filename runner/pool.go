@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
 )
 
 // This file is agent reuse (agent.reuse, run --reuse-agents): scenarios
@@ -34,22 +34,24 @@ import (
 // at most slots of them live at once, idle pooled ones included.
 type pool struct {
 	slots   int
-	baseDir string // where the neutral directory is made ("": the temp dir)
+	baseDir string // where the pool's directory is made ("": the temp dir)
 
 	mu       sync.Mutex
 	live     int               // processes holding a slot
 	idle     []*proc           // kept for the next scenario, oldest first
 	noReuse  map[string]string // keys whose agent cannot be reused, and why
 	numbered map[string]int    // the processes named so far, by name
-	dir      string            // the neutral directory, once made
+	told     map[string]bool   // the notes told once in the run (see tellOnce)
+	dir      string            // the pool's directory (see workDir), once made
 }
 
 func newPool(slots int, baseDir string) *pool {
-	return &pool{slots: max(slots, 1), baseDir: baseDir, noReuse: map[string]string{}, numbered: map[string]int{}}
+	return &pool{slots: max(slots, 1), baseDir: baseDir, noReuse: map[string]string{}, numbered: map[string]int{}, told: map[string]bool{}}
 }
 
-// workDir is the directory pooled processes start in: made by acprun for
-// them, not a scenario's (a workspace is deleted at its scenario's end).
+// workDir is the directory of the temporary directories of pooled
+// processes (a sandbox's TMPDIR): made by acprun for them, not a
+// scenario's, which goes at the scenario's end.
 func (pl *pool) workDir() (string, error) {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
@@ -104,8 +106,9 @@ func (pl *pool) release() {
 }
 
 // take returns an idle process of key for a scenario, nil when there is
-// none. An idle process that exited or misbehaved while idle is stopped
-// instead (and its slot given back); why says what became of them.
+// none. An idle process that exited, closed its output or misbehaved
+// while idle is stopped instead (and its slot given back); why says what
+// became of them.
 func (pl *pool) take(key string, abort <-chan struct{}) (p *proc, why []string) {
 	for {
 		pl.mu.Lock()
@@ -117,9 +120,12 @@ func (pl *pool) take(key string, abort <-chan struct{}) (p *proc, why []string) 
 		p = pl.idle[i]
 		pl.idle = slices.Delete(pl.idle, i, i+1)
 		pl.mu.Unlock()
-		problem := p.bind.idleProblem()
-		if isClosed(p.agent.Exited()) {
+		problem := p.bind.strayProblem()
+		switch {
+		case isClosed(p.agent.Exited()):
 			problem = p.agent.exitReason() + " while idle"
+		case isClosed(p.agent.Conn.ReadDone()):
+			problem = "the agent closed its output while idle"
 		}
 		if problem == "" {
 			return p, why
@@ -152,7 +158,18 @@ func (pl *pool) whyNotReusable(key string) string {
 	return pl.noReuse[key]
 }
 
-// close stops every idle process, all at once, and removes the neutral
+// tellOnce reports whether note is told for the first time in the run.
+func (pl *pool) tellOnce(note string) bool {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pl.told[note] {
+		return false
+	}
+	pl.told[note] = true
+	return true
+}
+
+// close stops every idle process, all at once, and removes the pool's
 // directory; abort cuts the stops short.
 func (pl *pool) close(abort <-chan struct{}) {
 	pl.mu.Lock()
@@ -190,34 +207,38 @@ func (r *scenarioRun) reuses() bool {
 	return r.opts.procs != nil && (r.sc.Agent.Reuse || r.opts.ReuseAgents)
 }
 
-// poolArgv is the command of the scenario's agent as a pooled process
-// starts it: in the neutral directory, so that what the agent would have
-// found relative to the scenario's cwd is made absolute against it: a
-// program path with a /, and every argument that names a file or
-// directory there (`node agent.js`, the script of `acprun mock-agent
-// SCRIPT`, which is first looked for beside the scenario file). The pool
-// key is made of these absolute paths, so the same command in two
-// directories names two agents.
-func (r *scenarioRun) poolArgv() []string {
-	sc := r.sc
-	argv := ResolveCommand(sc.Agent.Command, sc.File, sc.Agent.Cwd, r.opts.Self).Argv
-	for i, a := range argv {
-		if a == "" || filepath.IsAbs(a) {
-			continue
-		}
-		p := filepath.Join(sc.Agent.Cwd, a)
-		if (i == 0 && strings.Contains(a, "/")) || (i > 0 && fileExists(p)) {
-			argv[i] = p
-		}
+// Why a scenario that asks to reuse its agent runs on a process of its
+// own all the same (see ownProcess).
+const (
+	ownReplay = "agent: {replay: …} plays the one session its transcript recorded: every scenario starts its own replay"
+	ownFiles  = "a scenario whose verdict looks at what the agent left in the file system (a workspace, verify, expect.files or a judge) " +
+		"runs its agent on a process of its own, stopped before that is looked at, as without reuse: a process kept running could change it meanwhile"
+)
+
+// ownProcess says why scenario sc, were it to ask to reuse its agent,
+// runs it on a process of its own all the same, started and stopped as
+// without reuse; "" when it may share one. A replay serves one session.
+// And the workspace a scenario's verdict looks at after its agent's part
+// (its change set, workspace.protect, verify, expect.files, the judge)
+// must be the one the agent left: a pooled process goes on running, and
+// what it does on its own after session/close (a background task) would
+// land while it is looked at. Only scenarios whose verdict it cannot
+// change share processes.
+func ownProcess(sc *scenario.Scenario) string {
+	if tr, _ := sc.Agent.ReplayTranscript(); tr != "" {
+		return ownReplay
 	}
-	return argv
+	if sc.Workspace != nil || len(sc.Verify) > 0 || sc.Expect.Files != nil || sc.Expect.Judge != nil {
+		return ownFiles
+	}
+	return ""
 }
 
 // poolKey says which scenarios may share a process: those whose agents
-// are started with the same command and environment, in the same sandbox
-// (its write paths hold the session cwd), are offered the same client
-// capabilities and authenticate the same way. The session's cwd is not
-// part of it otherwise: each scenario opens its own session.
+// are started with the same command (argv, as without reuse) in the same
+// directory (the agent's cwd, which relative paths of the command are
+// relative to) and with the same environment, in the same sandbox, are
+// offered the same client capabilities and authenticate the same way.
 func (r *scenarioRun) poolKey(argv []string) string {
 	env := make([]string, 0, len(r.sc.Agent.Env))
 	for k, v := range r.sc.Agent.Env {
@@ -226,11 +247,12 @@ func (r *scenarioRun) poolKey(argv []string) string {
 	sort.Strings(env)
 	key, _ := json.Marshal(struct {
 		Argv, Env []string
+		Dir       string
 		Caps      any
 		Auth      string
 		Sandbox   *sandbox.Spec
 		Gateway   []any
-	}{argv, env, r.sess.client.capabilities(), r.sc.Agent.Auth, r.sbox, gatewayKey(r.sc.Gateway)})
+	}{argv, env, r.sc.Agent.Cwd, r.sess.client.capabilities(), r.sc.Agent.Auth, r.sbox, gatewayKey(r.sc.Gateway)})
 	return string(key)
 }
 
@@ -255,19 +277,22 @@ func (r *scenarioRun) reuseWhere() string {
 
 // acquire gets the scenario its agent process, bound to it: an idle one of
 // its pool when it reuses its agent and one is there, else a new one,
-// initialized. r.proc and r.agent are set as soon as a process runs, so
-// that a failure can be told and the process stopped.
+// initialized. The command is the same either way. r.proc and r.agent are
+// set as soon as a process runs, so that a failure can be told and the
+// process stopped.
 func (r *scenarioRun) acquire(ctx context.Context) error {
 	pl := r.opts.procs
-	own := ResolveCommand(r.sc.Agent.Command, r.sc.File, r.sc.Agent.Cwd, r.opts.Self).Argv
-	argv, key := own, ""
-	if r.reuses() {
-		argv = r.poolArgv()
+	argv := ResolveCommand(r.sc.Agent.Command, r.sc.File, r.sc.Agent.Cwd, r.opts.Self).Argv
+	key := ""
+	if why := ownProcess(r.sc); r.reuses() && why != "" {
+		if pl.tellOnce(why) {
+			r.res.Warnings = append(r.res.Warnings, r.reuseWhere()+why+" (said once in the run)")
+		}
+	} else if r.reuses() {
 		key = r.poolKey(argv)
 		if why := pl.whyNotReusable(key); why != "" {
 			r.res.Warnings = append(r.res.Warnings, r.reuseWhere()+why)
 			key = "" // as without reuse
-			argv = own
 		} else {
 			p, why := pl.take(key, r.opts.Abort)
 			r.res.Warnings = append(r.res.Warnings, why...)
@@ -277,7 +302,7 @@ func (r *scenarioRun) acquire(ctx context.Context) error {
 			}
 		}
 	}
-	if e := CheckProgram(&r.sc.Agent, own[0], r.sc.Agent.Cwd); e != nil {
+	if e := CheckProgram(&r.sc.Agent, argv[0], r.sc.Agent.Cwd); e != nil {
 		return e // as validate --strict says it, not as exec does
 	}
 	if pl != nil {
@@ -303,10 +328,10 @@ func (r *scenarioRun) acquire(ctx context.Context) error {
 	return nil
 }
 
-// startProc starts an agent process bound to the scenario and initializes
-// it. With a pool key it starts in the pool's neutral directory with a
-// mark of its own, so that it can outlive the scenario; else in the
-// session's cwd with the scenario's mark.
+// startProc starts an agent process bound to the scenario, in the
+// session's cwd, and initializes it. With a pool key it gets a mark of its
+// own, and its temporary directory in the pool's, so that it can outlive
+// the scenario; else the scenario's.
 func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) (*proc, error) {
 	p := &proc{bind: newBinding(), mark: r.mark}
 	dir, tmpDir := r.sc.Agent.Cwd, r.opts.WorkspaceDir
@@ -315,7 +340,7 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 		if err != nil {
 			return nil, err
 		}
-		dir, tmpDir, p.mark = d, d, reap.New()
+		tmpDir, p.mark = d, reap.New()
 	}
 	agentEnv := r.sc.Agent.Env
 	if r.gw != nil {
@@ -360,7 +385,6 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 	}
 	p.agent = agent
 	r.proc, r.agent = p, agent
-	r.sess.earlier = p.earlier
 	hs := handshake{
 		caps:     r.sess.client.capabilities(),
 		version:  r.opts.Version,
@@ -380,7 +404,6 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 func (r *scenarioRun) serveWith(p *proc) {
 	p.sessions++
 	r.proc, r.agent = p, p.agent
-	r.sess.earlier = p.earlier
 	if p.sessions > 1 { // a new process is bound from its start
 		p.agent.TakeStderr(nil) // what it wrote while idle is no scenario's
 		r.noteSandbox(p.sandbox)

@@ -13,6 +13,8 @@ import (
 
 	json "github.com/go-json-experiment/json/v1"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/redact"
@@ -247,7 +249,7 @@ func TestReuseNeedsSessionClose(t *testing.T) {
 
 // TestBindingRoutesBySession: a request goes to the session bound when it
 // is handled; one that comes while none is bound is refused and unfits the
-// process.
+// process, as an update then does.
 func TestBindingRoutesBySession(t *testing.T) {
 	b := newBinding()
 	b.endPrelude()
@@ -274,8 +276,16 @@ func TestBindingRoutesBySession(t *testing.T) {
 	if _, err := b.Handle(context.Background(), &acp.Request{ID: &id, Method: acp.MethodFSReadTextFile}); err == nil {
 		t.Error("a request while no session is bound was answered")
 	}
-	if got := b.idleProblem(); !strings.Contains(got, "fs/read_text_file while no session was open") {
-		t.Errorf("idleProblem = %q", got)
+	if got := b.strayProblem(); !strings.Contains(got, "fs/read_text_file while no session was open") {
+		t.Errorf("strayProblem = %q", got)
+	}
+	quiet := newBinding()
+	quiet.endPrelude()
+	if _, err := quiet.Handle(context.Background(), &acp.Request{Method: acp.MethodSessionUpdate, Params: []byte(`{"sessionId":"s1","update":{}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := quiet.strayProblem(), `session/update for session "s1" while no session was open`; got != want {
+		t.Errorf("after an update while no session is bound: strayProblem = %q; want %q", got, want)
 	}
 }
 
@@ -331,8 +341,9 @@ func TestReuseRetiresAfterTerminalLeftRunning(t *testing.T) {
 	}
 }
 
-// TestPoolTakeSkipsBrokenIdleProcesses: an idle process that exited or
-// misbehaved while idle is stopped instead of being taken, and said why;
+// TestPoolTakeSkipsBrokenIdleProcesses: an idle process that exited,
+// misbehaved or closed its output while idle is stopped instead of being
+// taken, and said why;
 // a new process's slot comes from stopping the oldest idle one when every
 // slot is taken.
 func TestPoolTakeSkipsBrokenIdleProcesses(t *testing.T) {
@@ -369,6 +380,11 @@ func TestPoolTakeSkipsBrokenIdleProcesses(t *testing.T) {
 	if p, why := pl.take("k", nil); p != nil || len(why) != 1 || !strings.Contains(why[0], "not json") || !isClosed(loud.agent.Exited()) {
 		t.Errorf("take = %v, %q; want nothing, why x#2 was not reused, and x#2 stopped", p, why)
 	}
+	mute := idle("exec 1>&-; cat >/dev/null", "x#4")
+	<-mute.agent.Conn.ReadDone() // its output closed while it was idle; it runs on
+	if p, why := pl.take("k", nil); p != nil || len(why) != 1 || !strings.Contains(why[0], "x#4") || !strings.Contains(why[0], "the agent closed its output while idle") || !isClosed(mute.agent.Exited()) {
+		t.Errorf("take = %v, %q; want nothing, why x#4 was not reused, and x#4 stopped", p, why)
+	}
 	kept := idle("cat >/dev/null", "x#3")
 	pl.reserve(nil) // the one slot is x#3's: it is stopped for the new process
 	if !isClosed(kept.agent.Exited()) || pl.live != 1 || len(pl.idle) != 0 {
@@ -376,21 +392,235 @@ func TestPoolTakeSkipsBrokenIdleProcesses(t *testing.T) {
 	}
 }
 
-// TestPoolArgv: a pooled process starts in a directory of its own, so what
-// the command names relative to the scenario's cwd is made absolute.
-func TestPoolArgv(t *testing.T) {
-	cwd := t.TempDir()
-	if err := os.WriteFile(filepath.Join(cwd, "agent.js"), nil, 0o644); err != nil {
-		t.Fatal(err)
+// TestReuseKeepsTheCommand: a pooled process is started with the
+// scenario's command as written, in the scenario's cwd, as without reuse:
+// an argument that happens to name a directory there (mock-agent, as
+// `goose acp` in a project with an acp/ directory) is not made a path.
+// Scenarios in another cwd get another process.
+func TestReuseKeepsTheCommand(t *testing.T) {
+	doc := func(name, cwd string) string {
+		return "---\nname: " + name + "\nagent: {command: [acprun, mock-agent, agent.mock.yaml], reuse: true" + cwd + "}\n" +
+			"permissions: {default: deny}\nturns: [{prompt: hi, expect: {text: {contains: fine}}}]\n"
 	}
-	for _, tt := range []struct{ command, want []string }{
-		{[]string{"node", "agent.js", "--acp"}, []string{"node", filepath.Join(cwd, "agent.js"), "--acp"}},
-		{[]string{"./bin/agent", "missing.js"}, []string{filepath.Join(cwd, "bin/agent"), "missing.js"}},
-		{[]string{"/usr/bin/agent", "/abs.js"}, []string{"/usr/bin/agent", "/abs.js"}},
-	} {
-		r := &scenarioRun{opts: &Options{}, sc: &scenario.Scenario{File: filepath.Join(t.TempDir(), "s.yaml"), Agent: scenario.Agent{Command: tt.command, Cwd: cwd}}}
-		if got := r.poolArgv(); strings.Join(got, " ") != strings.Join(tt.want, " ") {
-			t.Errorf("poolArgv(%q) = %q; want %q", tt.command, got, tt.want)
+	agent := closingAgent + "default: {steps: [{text: fine}]}\n"
+	rep := runScenarios(t, Options{Parallel: 1}, doc("a", "")+doc("b", "")+doc("c", ", cwd: sub"), map[string]string{
+		"agent.mock.yaml":     agent,
+		"mock-agent/doc.txt":  "a directory named as the command's first argument",
+		"sub/agent.mock.yaml": agent,
+	})
+	want := map[string]string{"a": "acprun#1", "b": "acprun#1", "c": "acprun#2"}
+	for _, r := range rep.Scenarios {
+		if r.Status != report.StatusPassed || r.Agent.Pool == nil || r.Agent.Pool.ID != want[r.Name] {
+			t.Errorf("%s: status %s, pool %+v, error %q, stderr %q; want passed on %s", r.Name, r.Status, r.Agent.Pool, r.Error, r.StderrTail, want[r.Name])
 		}
+	}
+}
+
+// TestOwnProcess lists the scenarios that run their agent on a process of
+// their own although they ask to reuse it.
+func TestOwnProcess(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		sc   scenario.Scenario
+		want string
+	}{
+		{"plain", scenario.Scenario{}, ""},
+		{"a replay", scenario.Scenario{Agent: scenario.Agent{Command: []string{"acprun", "replay", "t.jsonl"}}}, ownReplay},
+		{"a workspace", scenario.Scenario{Workspace: &scenario.Workspace{}}, ownFiles},
+		{"verify", scenario.Scenario{Verify: []scenario.Command{{Run: "true"}}}, ownFiles},
+		{"expect.files", scenario.Scenario{Expect: scenario.Expect{Files: &scenario.FilesExpect{}}}, ownFiles},
+		{"a judge", scenario.Scenario{Expect: scenario.Expect{Judge: &scenario.Judge{}}}, ownFiles},
+		{"turn expectations only", scenario.Scenario{Turns: []scenario.Turn{{Expect: scenario.Expect{Files: &scenario.FilesExpect{}}}}}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ownProcess(&tt.sc); got != tt.want {
+				t.Errorf("ownProcess() = %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// shAgent is an agent of the reuse tests that serves one session after
+// another on one process and offers session/close; its first argument
+// says what it does besides (words):
+//   - afterclose: right after the answer to session/close, an update
+//     for the closed session;
+//   - writeclose: right after it, fs/write_text_file for the closed
+//     session (after-close.txt in its cwd);
+//   - stalenew: before the answer to a session/new, an update for the
+//     session before;
+//   - eofwrite: at the end of its input, it writes bg.txt in the cwd of
+//     its last session, as a task of its own finishing would (it ignores
+//     SIGTERM, so that it always does).
+const shAgent = `MODE=$1
+case "$MODE" in *eofwrite*) trap '' TERM;; esac
+n=0
+update() { printf '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"%s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"%s"}}}}\n' "$1" "$2"; }
+while IFS= read -r line; do
+  id=$(printf '%s\n' "$line" | sed -n 's/^{"jsonrpc":"2.0","id":\([0-9]*\),"method".*/\1/p')
+  case "$line" in
+  *'"method":"initialize"'*)
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":{"close":{}}}}}\n' "$id";;
+  *'"method":"session/new"'*)
+    n=$((n+1))
+    cwd=$(printf '%s\n' "$line" | sed -n 's/.*"cwd":"\([^"]*\)".*/\1/p')
+    case "$MODE" in *stalenew*) if [ $n -gt 1 ]; then update "s$((n-1))" STALE; fi;; esac
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"sessionId":"s%s"}}\n' "$id" "$n";;
+  *'"method":"session/prompt"'*)
+    update "s$n" hello
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"stopReason":"end_turn"}}\n' "$id";;
+  *'"method":"session/close"'*)
+    printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id"
+    case "$MODE" in *afterclose*) update "s$n" AFTER-CLOSE;; esac
+    case "$MODE" in *writeclose*)
+      printf '{"jsonrpc":"2.0","id":"w%s","method":"fs/write_text_file","params":{"sessionId":"s%s","path":"%s/after-close.txt","content":"late"}}\n' "$n" "$n" "$cwd";;
+    esac;;
+  esac
+done
+case "$MODE" in *eofwrite*) echo "written at the end of its input" > "$cwd/bg.txt";; esac
+`
+
+// shScenario is a scenario of the reuse tests on shAgent in mode, with
+// reuse as given and extra keys.
+func shScenario(name, mode string, reuse bool, extra string) string {
+	return "---\nname: " + name + "\nagent: {command: [sh, agent.sh, " + mode + "], reuse: " + boolText(reuse) + "}\n" +
+		"killGrace: 1h\nclient: {fs: true}\npermissions: {default: allow}\n" + extra + "turns: [{prompt: hi, expect: {text: {contains: hello}}}]\n"
+}
+
+// TestReuseDrainsTheClosedSession: what the agent sends for its session
+// right after the answer to session/close is that scenario's, every run,
+// with reuse as without: an update is late, a request is refused as a
+// protocol violation of that scenario (and the process is not reused),
+// never served. The next scenario is not blamed for any of it.
+func TestReuseDrainsTheClosedSession(t *testing.T) {
+	type outcome struct {
+		Status     report.Status
+		LateText   string
+		Violations []string
+		Requests   int
+	}
+	for _, tt := range []struct {
+		mode    string
+		retired string
+	}{
+		{"afterclose", ""},
+		{"afterclose-writeclose", "the agent broke the protocol (see violations)"},
+	} {
+		t.Run(tt.mode, func(t *testing.T) {
+			var without []outcome
+			for run, reuse := range []bool{false, true, true, true} {
+				rep := runScenarios(t, Options{Parallel: 1}, shScenario("a", tt.mode, reuse, "")+shScenario("b", tt.mode, reuse, ""),
+					map[string]string{"agent.sh": shAgent})
+				var got []outcome
+				for i, r := range rep.Scenarios {
+					o := outcome{Status: r.Status, Violations: r.Violations}
+					if len(r.Turns) == 1 {
+						o.LateText, o.Requests = r.Turns[0].LateText, len(r.Turns[0].ClientRequests)
+					}
+					got = append(got, o)
+					if _, err := os.Stat(filepath.Join(filepath.Dir(r.File), "after-close.txt")); err == nil {
+						t.Errorf("run %d: %s: a write after session/close was served", run, r.Name)
+					}
+					if !reuse {
+						continue
+					}
+					wantID, wantSessions := "sh#1", i+1
+					if tt.retired != "" {
+						wantID, wantSessions = "sh#"+strconv.Itoa(i+1), 1
+					}
+					if p := r.Agent.Pool; p == nil || p.ID != wantID || p.Sessions != wantSessions || p.Retired != tt.retired {
+						t.Errorf("run %d: %s: pool %+v; want %s, session %d, retired %q", run, r.Name, p, wantID, wantSessions, tt.retired)
+					}
+				}
+				want := outcome{Status: report.StatusPassed, LateText: "AFTER-CLOSE"}
+				if tt.retired != "" {
+					want.Violations = []string{`fs/write_text_file for session "s1" after its session/close was answered; refused`}
+				}
+				for i, o := range got {
+					if diff := cmp.Diff(want, o); diff != "" {
+						t.Errorf("run %d (reuse %v): %s (-want +got):\n%s", run, reuse, rep.Scenarios[i].Name, diff)
+					}
+				}
+				if !reuse {
+					without = got
+				} else if diff := cmp.Diff(without, got); diff != "" {
+					t.Errorf("run %d: with reuse (-without +with):\n%s", run, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestReuseStrayUpdateIsNoScenarios: an update for the session of an
+// earlier scenario, which the agent sends during the next one, is not
+// that scenario's: it is dropped, not a protocol violation of the
+// scenario, which passes; a warning says what came, and the process is
+// not reused after it.
+func TestReuseStrayUpdateIsNoScenarios(t *testing.T) {
+	rep := runScenarios(t, Options{Parallel: 1}, shScenario("a", "stalenew", true, "")+shScenario("b", "stalenew", true, "")+shScenario("c", "stalenew", true, ""),
+		map[string]string{"agent.sh": shAgent})
+	stray := `session/update for session "s1", which an earlier scenario closed on this agent process`
+	for i, r := range rep.Scenarios {
+		if r.Status != report.StatusPassed || len(r.Violations) > 0 {
+			t.Errorf("%s: status %s, violations %q; want passed, none", r.Name, r.Status, r.Violations)
+		}
+		p := r.Agent.Pool
+		switch i {
+		case 0:
+			if p == nil || p.ID != "sh#1" || p.Retired != "" || len(r.Warnings) > 0 {
+				t.Errorf("a: pool %+v, warnings %q; want sh#1 kept, no warning", p, r.Warnings)
+			}
+		case 1:
+			if p == nil || p.ID != "sh#1" || p.Retired != stray || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], stray) {
+				t.Errorf("b: pool %+v, warnings %q; want sh#1 retired for the stray update, and a warning naming it", p, r.Warnings)
+			}
+		case 2:
+			if p == nil || p.ID != "sh#2" || len(r.Warnings) > 0 {
+				t.Errorf("c: pool %+v, warnings %q; want a new process sh#2, no warning", p, r.Warnings)
+			}
+		}
+	}
+}
+
+// TestReuseNotWhereTheVerdictReadsFiles: a scenario whose verdict looks
+// at what the agent left in the file system (here its workspace, verify
+// and expect.files) runs its agent as without reuse, stopped before its
+// workspace is listed and checked: what the agent writes as it ends (at
+// the end of its input) is in the change set, and verify and files see
+// it, with reuse as without. A note says so, once in the run.
+func TestReuseNotWhereTheVerdictReadsFiles(t *testing.T) {
+	extra := "workspace: {from: proj}\nverify: [test ! -e bg.txt]\nexpect: {files: {absent: [bg.txt]}}\n"
+	var without []string
+	for _, reuse := range []bool{false, true} {
+		rep := runScenarios(t, Options{Parallel: 1}, shScenario("a", "eofwrite", reuse, extra)+shScenario("b", "eofwrite", reuse, extra),
+			map[string]string{"proj/agent.sh": shAgent}) // the agent's cwd is the workspace's copy
+		var got []string
+		for i, r := range rep.Scenarios {
+			if r.Agent.Pool != nil || r.Agent.Stop != report.StopClean {
+				t.Errorf("reuse %v: %s: pool %+v, stop %q; want no pool, stopped after a clean end", reuse, r.Name, r.Agent.Pool, r.Agent.Stop)
+			}
+			if ws := r.Workspace; ws == nil || strings.Join(ws.Created, " ") != "bg.txt" {
+				t.Errorf("reuse %v: %s: workspace %+v; want bg.txt created", reuse, r.Name, ws)
+			}
+			wantWarnings := 0
+			if reuse && i == 0 {
+				wantWarnings = 1
+			}
+			if len(r.Warnings) != wantWarnings || wantWarnings == 1 && !strings.Contains(r.Warnings[0], "agent.reuse: "+ownFiles) {
+				t.Errorf("reuse %v: %s: warnings %q; want %d (the note, once)", reuse, r.Name, r.Warnings, wantWarnings)
+			}
+			got = append(got, string(r.Status))
+			for _, f := range r.Failures {
+				got = append(got, f[strings.Index(f, ": ")+2:])
+			}
+		}
+		if !reuse {
+			without = got
+		} else if diff := cmp.Diff(without, got); diff != "" {
+			t.Errorf("with reuse (-without +with):\n%s", diff)
+		}
+	}
+	if len(without) != 6 {
+		t.Errorf("statuses and failures without reuse: %q; want each scenario failed by verify and expect.files", without)
 	}
 }

@@ -45,27 +45,6 @@ type proc struct {
 	key, id   string
 	sessions  int
 	killGrace time.Duration
-
-	mu     sync.Mutex
-	closed []string // the sessions earlier scenarios opened on it
-}
-
-// earlier reports whether session id was opened on the process by an
-// earlier scenario.
-func (p *proc) earlier(id string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Contains(p.closed, id)
-}
-
-// served records that a scenario's session id has ended on the process.
-func (p *proc) served(id string) {
-	if id == "" {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.closed = append(p.closed, id)
 }
 
 // offersClose reports whether the agent offers session/close.
@@ -80,6 +59,28 @@ type link struct {
 	sess *session
 	tap  func(dir acp.Direction, line []byte, at time.Time)
 	tr   *transcript // nil without one
+	// closing is the scenario's session/close once sent (see
+	// binding.closing); nil before.
+	closing atomic.Pointer[sentClose]
+}
+
+// sentClose is a session/close acprun sent: the session is closed from
+// its answer on, if that is not an error.
+type sentClose struct {
+	id   string
+	call *acp.Call
+}
+
+// closed reports whether the session/close was answered without an
+// error, by the time of the call: a message the connection handles after
+// the answer (see acp.Handler) sees it closed.
+func (c *sentClose) closed() bool {
+	select {
+	case <-c.call.Done():
+		return c.call.Await(context.Background(), nil) == nil
+	default:
+		return false
+	}
 }
 
 // link returns what a binding routes the agent's messages to while it
@@ -99,9 +100,15 @@ func (r *scenarioRun) link() *link {
 // binding routes what an agent process sends to the scenario bound to it:
 // the agent's requests and notifications to the scenario's session bound
 // when they are handled (in stream order), every line to its tap, and
-// protocol violations to its record.
-// While no scenario is bound, notifications are dropped, requests are
-// refused and violations are kept: they make the process unfit for reuse.
+// protocol violations to its record. A request for the bound scenario's
+// session once its session/close was answered is refused, as a protocol
+// violation of that scenario; its updates then are still its (late).
+// What no scenario takes is stray: a message while no scenario is bound
+// (a notification other than session/update is ignored), or one for a
+// session an earlier scenario closed on the process, whichever scenario
+// is bound. A stray request is refused and a stray update dropped, and
+// neither is any scenario's record: they make the process unfit for
+// reuse (see strayProblem), as violations while none is bound do.
 // It is the acp.Handler of the process's connection.
 type binding struct {
 	cur atomic.Pointer[link] // nil while no scenario is bound
@@ -114,7 +121,8 @@ type binding struct {
 
 	mu      sync.Mutex
 	prelude []tappedLine // the lines of initialize and authenticate
-	idle    []string     // what the agent did wrong while no scenario was bound
+	stray   []string     // what the agent sent that no scenario took (see binding)
+	closed  []string     // the sessions earlier scenarios opened and closed on the process
 }
 
 // tappedLine is one line of the connection, as its tap saw it.
@@ -155,6 +163,53 @@ func (b *binding) bind(l *link) {
 // unbind leaves the process without a scenario.
 func (b *binding) unbind() { b.cur.Store(nil) }
 
+// closing records that session/close call was sent for session id of the
+// bound scenario (see binding). It is called before the call is written,
+// so that its answer is known to every message handled after it.
+func (b *binding) closing(id string, call *acp.Call) {
+	if l := b.cur.Load(); l != nil {
+		l.closing.Store(&sentClose{id: id, call: call})
+	}
+}
+
+// served records that a scenario's session id has ended on the process:
+// what comes for it from now on is stray.
+func (b *binding) served(id string) {
+	if id == "" {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = append(b.closed, id)
+}
+
+// earlier returns the id of the session req is for when an earlier
+// scenario closed it on the process; "" otherwise.
+func (b *binding) earlier(req *acp.Request) string {
+	b.mu.Lock()
+	none := len(b.closed) == 0
+	b.mu.Unlock()
+	if none {
+		return "" // nothing to decode for
+	}
+	id := sessionOf(req)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if id == "" || !slices.Contains(b.closed, id) {
+		return ""
+	}
+	return id
+}
+
+// sessionOf is the sessionId in req's params; "" when there is none.
+func sessionOf(req *acp.Request) string {
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = req.DecodeParams(&p) // params that do not decode are the session's to report
+	return p.SessionID
+}
+
 func later(a, b time.Time) time.Time {
 	if a.Before(b) {
 		return b
@@ -189,37 +244,56 @@ func (b *binding) violation(v acp.Violation) {
 	b.misbehaved(v.Msg)
 }
 
-// maxIdleProblems bounds what is kept of an idle process's misbehaviour.
-const maxIdleProblems = 3
+// maxStray bounds what is kept of the stray messages of a process.
+const maxStray = 3
 
-// misbehaved records what the agent did wrong while no scenario was bound.
+// misbehaved records what the agent sent that no scenario took.
 func (b *binding) misbehaved(msg string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.idle) < maxIdleProblems {
-		b.idle = append(b.idle, msg)
+	if len(b.stray) < maxStray {
+		b.stray = append(b.stray, msg)
 	}
 }
 
-// idleProblem says what the agent did wrong while no scenario was bound;
-// "" when nothing.
-func (b *binding) idleProblem() string {
+// strayProblem says what the agent sent that no scenario took (see
+// binding); "" when nothing.
+func (b *binding) strayProblem() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.idle) == 0 {
+	if len(b.stray) == 0 {
 		return ""
 	}
-	return b.idle[0]
+	return b.stray[0]
 }
 
-// Handle implements acp.Handler for the session bound now.
+// Handle implements acp.Handler for the session bound now (see binding).
 func (b *binding) Handle(ctx context.Context, req *acp.Request) (any, error) {
-	if l := b.cur.Load(); l != nil {
-		return l.sess.Handle(ctx, req)
+	l := b.cur.Load()
+	if l == nil {
+		if req.IsNotification() && req.Method != acp.MethodSessionUpdate {
+			return nil, nil
+		}
+		what := req.Method
+		if id := sessionOf(req); id != "" {
+			what += fmt.Sprintf(" for session %q", id)
+		}
+		b.misbehaved(what + " while no session was open")
+		if req.IsNotification() {
+			return nil, nil
+		}
+		return nil, acp.NewError(acp.CodeInvalidRequest, "%s: no session is open", req.Method)
 	}
-	if req.IsNotification() {
-		return nil, nil
+	if id := b.earlier(req); id != "" {
+		b.misbehaved(fmt.Sprintf("%s for session %q, which an earlier scenario closed on this agent process", req.Method, id))
+		if req.IsNotification() {
+			return nil, nil
+		}
+		return nil, acp.NewError(acp.CodeInvalidParams, "invalid params: session %q is closed", id)
 	}
-	b.misbehaved(fmt.Sprintf("%s while no session was open", req.Method))
-	return nil, acp.NewError(acp.CodeInvalidRequest, "%s: no session is open", req.Method)
+	if c := l.closing.Load(); c != nil && !req.IsNotification() && c.closed() && sessionOf(req) == c.id {
+		l.sess.violation(fmt.Sprintf("%s for session %q after its session/close was answered; refused", req.Method, c.id))
+		return nil, acp.NewError(acp.CodeInvalidParams, "invalid params: session %q is closed", c.id)
+	}
+	return l.sess.Handle(ctx, req)
 }

@@ -31,9 +31,6 @@ type session struct {
 	client *clientServer // serves fs/* and terminal/*; nil serves nothing
 	act    *activity     // idle clock
 	delay  time.Duration // wait before answering a permission request
-	// earlier, when set, reports whether a session id is one an earlier
-	// scenario opened on the same agent process (agent.reuse).
-	earlier func(id string) bool
 	// strict makes a tool call that ran unasked, which the policy would
 	// have denied, a failure of its turn (permissions.enforce: strict).
 	strict bool
@@ -383,11 +380,12 @@ const (
 )
 
 // checkSession refuses a request for a session other than the scenario's
-// (an unknown one, or one an earlier scenario closed on the same agent
-// process) as invalid params, and records it as a protocol violation: it
-// is neither served nor recorded as the scenario's. A request without a
-// sessionId, or one whose params do not decode, is left to its method's
-// checks; so is any request before the session's id is known.
+// (an unknown one) as invalid params, and records it as a protocol
+// violation: it is neither served nor recorded as the scenario's. A
+// request without a sessionId, or one whose params do not decode, is left
+// to its method's checks; so is any request before the session's id is
+// known. (A message for a session an earlier scenario closed on the same
+// agent process does not come here: see binding.)
 func (s *session) checkSession(req *acp.Request) error {
 	var p struct {
 		SessionID *string `json:"sessionId"`
@@ -397,32 +395,23 @@ func (s *session) checkSession(req *acp.Request) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	why, closed := s.foreignLocked(*p.SessionID)
+	why := s.foreignLocked(*p.SessionID)
 	if why == "" {
 		return nil
 	}
 	s.violationLocked(fmt.Sprintf("%s for %s; refused", req.Method, why))
-	if closed {
-		return acp.NewError(acp.CodeInvalidParams, "invalid params: session %q is closed", *p.SessionID)
-	}
 	return acp.NewError(acp.CodeInvalidParams, "invalid params: unknown session %q", *p.SessionID)
 }
 
 // foreignLocked says why a message for session id is not the scenario's
-// ("unknown session ...", or closed when an earlier scenario closed it on
-// this agent process), or "" when it is, or may be: an id other than an
-// earlier scenario's before the session's own is known. Updates and
-// requests are checked by it alike. The caller holds s.mu.
-func (s *session) foreignLocked(id string) (why string, closed bool) {
-	switch {
-	case id == s.sessionID:
-		return "", false
-	case s.earlier != nil && s.earlier(id):
-		return fmt.Sprintf("session %q, which an earlier scenario closed on this agent process", id), true
-	case s.sessionID == "":
-		return "", false
+// ("unknown session ..."), or "" when it is, or may be: any id before the
+// session's own is known. Updates and requests are checked by it alike.
+// The caller holds s.mu.
+func (s *session) foreignLocked(id string) string {
+	if id == s.sessionID || s.sessionID == "" {
+		return ""
 	}
-	return fmt.Sprintf("unknown session %q", id), false
+	return fmt.Sprintf("unknown session %q", id)
 }
 
 // setSessionID makes the session known and replays the updates that came
@@ -459,7 +448,7 @@ func (s *session) updateLocked(n acp.SessionNotification) *turnState {
 		s.lostEarly++
 		return nil
 	}
-	if why, _ := s.foreignLocked(n.SessionID); why != "" {
+	if why := s.foreignLocked(n.SessionID); why != "" {
 		s.violationLocked("session/update for " + why)
 		return nil
 	}
