@@ -43,6 +43,7 @@ type Agent struct {
 	Conn *acp.Conn
 
 	stdin     *os.File
+	stdout    *os.File // the read end of its stdout, which the Conn reads
 	stderr    *process.Output
 	closeOnce sync.Once
 }
@@ -66,7 +67,7 @@ func startAgent(cfg agentConfig) (*Agent, error) {
 		closeAll(inR, inW, outR, outW)
 		return nil, err
 	}
-	a := &Agent{stdin: inW, stderr: stderr}
+	a := &Agent{stdin: inW, stdout: outR, stderr: stderr}
 	a.Conn = acp.NewConn(outR, inW, cfg.Handler, cfg.Conn)
 	a.Process, err = process.Start(process.Config{Args: cfg.Argv, Env: cfg.Env, Dir: cfg.Dir,
 		Stdin: inR, Stdout: outW, Stderr: stderr.File(), Sandbox: cfg.Sandbox,
@@ -76,6 +77,13 @@ func startAgent(cfg agentConfig) (*Agent, error) {
 		return nil, fmt.Errorf("start %s: %w", cfg.Argv[0], err)
 	}
 	return a, nil
+}
+
+// outputClosed reports whether the agent has closed its stdout: the Conn
+// has read to its end, or the pipe's writers are all gone and the Conn has
+// yet to come to the end (which the kernel knows before the Conn does).
+func (a *Agent) outputClosed() bool {
+	return isClosed(a.Conn.ReadDone()) || process.PipeHungUp(a.stdout)
 }
 
 // stdoutReader is the agent's stdout as its process drains it: the Conn

@@ -124,7 +124,7 @@ func (pl *pool) take(key string, abort <-chan struct{}) (p *proc, why []string) 
 		switch {
 		case isClosed(p.agent.Exited()):
 			problem = p.agent.exitReason() + " while idle"
-		case isClosed(p.agent.Conn.ReadDone()):
+		case p.agent.outputClosed():
 			problem = "the agent closed its output while idle"
 		}
 		if problem == "" {

@@ -20,3 +20,25 @@ func PipeUnread(f *os.File) int {
 	}
 	return n
 }
+
+// PipeHungUp reports whether every writer of the pipe whose read end is
+// f has closed it (poll's POLLHUP): what the reader will read is what the
+// pipe holds now, then the end. It is the kernel's state at the call,
+// whether or not the reader has come to the end yet; false once f is
+// closed.
+func PipeHungUp(f *os.File) bool {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	hup := false
+	if rc.Control(func(fd uintptr) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		if n, err := unix.Poll(fds, 0); err == nil && n == 1 {
+			hup = fds[0].Revents&unix.POLLHUP != 0
+		}
+	}) != nil {
+		return false
+	}
+	return hup
+}
