@@ -519,8 +519,16 @@ func (t *turnState) record(u *acp.SessionUpdate) {
 		}
 	case u.ToolCall != nil:
 		// A tool_call is a full announcement: it replaces what updates of
-		// a not yet announced id said.
-		c := t.updatedCall(u.ToolCall.ToolCallID, late)
+		// a not yet announced id said. One with the id of an earlier
+		// turn's call starts a call of this turn: agents number their
+		// calls per turn (call_1 in every turn), and updates and requests
+		// then name the newest call of that id.
+		var c *toolCallState
+		if _, earlier := t.known(u.ToolCall.ToolCallID); earlier {
+			c = t.newCall(u.ToolCall.ToolCallID)
+		} else {
+			c = t.updatedCall(u.ToolCall.ToolCallID, late)
+		}
 		c.call = *u.ToolCall
 		c.announced = true
 	case u.ToolCallUpdate != nil && u.ToolCallUpdate.ToolCallID == "":

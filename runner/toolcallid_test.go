@@ -79,6 +79,52 @@ expect:
 	})
 }
 
+// TestToolCallIDAnnouncedAgain: a tool_call with the id of an earlier
+// turn's call is a new call of its turn, as agents that number their
+// calls per turn (call_1 in every turn, the ACP SDKs' example agents) mean
+// it; its updates and permission request go to it, and the earlier
+// turn's call keeps what it was.
+func TestToolCallIDAnnouncedAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res := playInBubble(t, `turns:
+  - steps:
+      - tool_call: {toolCallId: call_1, title: "Read a.go", kind: read, status: pending}
+      - tool_call_update: {toolCallId: call_1, status: completed}
+      - text: read
+  - steps:
+      - tool_call: {toolCallId: call_1, title: "Edit a.go", kind: edit, status: pending}
+      - permission: {toolCallId: call_1}
+      - tool_call_update: {toolCallId: call_1, status: completed}
+      - text: edited
+`, `name: again
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: allow}
+turns:
+  - prompt: read
+    expect: {toolCalls: {count: {read: 1, edit: 0}}}
+  - prompt: edit
+    expect:
+      toolCalls: {count: {edit: 1, read: 0}, status: completed}
+      permissions: {requested: [edit]}
+expect:
+  toolCalls: {count: {read: 1, edit: 1}, status: completed, sequence: [read, edit]}
+`)
+		if res.Status != report.StatusPassed {
+			t.Errorf("status %s (%q, %q), want passed", res.Status, res.Error, res.Failures)
+		}
+		want := [][]string{
+			{"call_1 | read | Read a.go | completed | "},
+			{"call_1 | edit | Edit a.go | completed | "},
+		}
+		if diff := cmp.Diff(want, callsOf(res)); diff != "" {
+			t.Errorf("tool calls by turn (-want +got):\n%s", diff)
+		}
+		if len(res.Violations) != 0 || len(res.Warnings) != 0 {
+			t.Errorf("violations %q, warnings %q; want none", res.Violations, res.Warnings)
+		}
+	})
+}
+
 // TestToolCallWithoutID: each tool_call without a toolCallId (none, or "")
 // is a call of its own, counted and recorded with "" for its id; a
 // tool_call_update without one is ignored; each is a protocol violation.
