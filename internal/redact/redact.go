@@ -398,7 +398,7 @@ func (r *Redactor) Pieces(pieces []string) (out []string, held int) {
 	}
 	// The first piece held is the one where the unfinished end begins,
 	// or a secret that goes on into it does.
-	first := len(pieces)
+	var first int
 	for b := len(text) - r.Unfinished(text); ; {
 		nb := b
 		for _, sp := range spans {
