@@ -458,6 +458,30 @@ func TestReuseNotWhereTheVerdictReadsFiles(t *testing.T) {
 	}
 }
 
+// TestReuseNotWhereATurnReadsFiles: a turn's own expect.files is checked,
+// for the last turn played, after the agent stops; so such a scenario
+// runs its agent on a process of its own with --reuse-agents too, and
+// files sees what the agent wrote as it ended, as without reuse.
+func TestReuseNotWhereATurnReadsFiles(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	src := strings.Replace(shReuseScenario("a", "eofwrite", "", ""), "expect: {", "expect: {files: {absent: [bg.txt]}, ", 1)
+	writeFiles(t, dir, map[string]string{"agent.sh": shReuseAgent, "s.yaml": src})
+	for _, args := range [][]string{nil, {"--reuse-agents"}} {
+		if err := os.Remove(filepath.Join(dir, "bg.txt")); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		res, out := runResults(t, dir, append([]string{"s.yaml"}, args...)...)
+		if res.code != 1 || len(out.Scenarios) != 1 {
+			t.Fatalf("%q: exit %d, want 1 (bg.txt seen)\n%s", args, res.code, res.stderr)
+		}
+		r := out.Scenarios[0]
+		if r.Agent.Pool != nil || len(r.Failures) != 1 || !strings.Contains(r.Failures[0], "bg.txt") {
+			t.Errorf("%q: pool %+v, failures %q; want a process of its own, and bg.txt found", args, r.Agent.Pool, r.Failures)
+		}
+	}
+}
+
 // TestReuseReplayStartsItsOwn: a replayed transcript holds one session,
 // so a replay agent is not reused: with --reuse-agents every attempt
 // starts its own replay and passes, and a note says why, once.

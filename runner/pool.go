@@ -222,16 +222,28 @@ const (
 // (its change set, workspace.protect, verify, expect.files, the judge)
 // must be the one the agent left: a pooled process goes on running, and
 // what it does on its own after session/close (a background task) would
-// land while it is looked at. Only scenarios whose verdict it cannot
-// change share processes.
+// land while it is looked at. So would a turn's own expect.files and
+// judge: the last turn played, which may be any turn, is checked after
+// the agent is stopped. Only scenarios whose verdict it cannot change
+// share processes.
 func ownProcess(sc *scenario.Scenario) string {
 	if tr, _ := sc.Agent.ReplayTranscript(); tr != "" {
 		return ownReplay
 	}
-	if sc.Workspace != nil || len(sc.Verify) > 0 || sc.Expect.Files != nil || sc.Expect.Judge != nil {
+	if sc.Workspace != nil || len(sc.Verify) > 0 || looksAtFiles(sc.Expect) {
 		return ownFiles
 	}
+	for _, t := range sc.Turns {
+		if looksAtFiles(t.Expect) {
+			return ownFiles
+		}
+	}
 	return ""
+}
+
+// looksAtFiles reports whether expectations e read the file system.
+func looksAtFiles(e scenario.Expect) bool {
+	return e.Files != nil || e.Judge != nil
 }
 
 // poolKey says which scenarios may share a process: those whose agents

@@ -430,7 +430,9 @@ func TestOwnProcess(t *testing.T) {
 		{"verify", scenario.Scenario{Verify: []scenario.Command{{Run: "true"}}}, ownFiles},
 		{"expect.files", scenario.Scenario{Expect: scenario.Expect{Files: &scenario.FilesExpect{}}}, ownFiles},
 		{"a judge", scenario.Scenario{Expect: scenario.Expect{Judge: &scenario.Judge{}}}, ownFiles},
-		{"turn expectations only", scenario.Scenario{Turns: []scenario.Turn{{Expect: scenario.Expect{Files: &scenario.FilesExpect{}}}}}, ""},
+		{"the last turn's expect.files", scenario.Scenario{Turns: []scenario.Turn{{}, {Expect: scenario.Expect{Files: &scenario.FilesExpect{}}}}}, ownFiles},
+		{"the last turn's judge", scenario.Scenario{Turns: []scenario.Turn{{}, {Expect: scenario.Expect{Judge: &scenario.Judge{}}}}}, ownFiles},
+		{"an earlier turn's expect.files", scenario.Scenario{Turns: []scenario.Turn{{Expect: scenario.Expect{Files: &scenario.FilesExpect{}}}, {}}}, ownFiles},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := ownProcess(&tt.sc); got != tt.want {
