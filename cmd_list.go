@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/scenario"
 )
@@ -58,7 +60,7 @@ func (c *listCmd) Run(g *globals) error {
 		})
 	}
 	if c.JSON {
-		return output.ListJSON(g.Stdout, entries)
+		return g.toStdout(jsonHash, func(w io.Writer) error { return output.ListJSON(w, entries) })
 	}
 	return output.List(g.Stdout, entries)
 }

@@ -125,7 +125,7 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 		code = exitAgent
 	}
 	if c.JSON {
-		err = output.ProbeJSON(g.Stdout, rep)
+		err = g.toStdout(jsonHash, func(w io.Writer) error { return output.ProbeJSON(w, rep) })
 	} else {
 		err = output.Probe(g.Stdout, rep)
 	}
@@ -198,7 +198,7 @@ func (c *probeCmd) writeFile(ctx context.Context, g *globals, rep runner.ProbeRe
 	if c.Output == "" {
 		return nil
 	}
-	if err := g.writeFile(ctx, c.output(), nil, true, func(w io.Writer) error { return output.ProbeJSON(w, rep) }); err != nil {
+	if err := g.writeFile(ctx, c.output(), nil, true, jsonHash, func(w io.Writer) error { return output.ProbeJSON(w, rep) }); err != nil {
 		return fmt.Errorf("-o %s: %w; the probe's JSON was not written", c.Output, err)
 	}
 	return nil

@@ -82,7 +82,7 @@ func (c *reportCmd) Run(ctx context.Context, g *globals) error {
 	opts.Sources = c.Files
 	opts.Warn = func(msg string) { fmt.Fprintf(g.Stderr, "acprun: report: warning: %s\n", msg) }
 	opts.TranscriptBytes = c.TranscriptBytes
-	if err := g.writeFile(ctx, out, nil, true, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
+	if err := g.writeFile(ctx, out, nil, true, markupHash, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
 		return exitError{code: writeExit(err), err: fmt.Errorf("report: -o %s: %w; the report was not written", c.Output, err)}
 	}
 	if c.Output != outfile.Stdout {

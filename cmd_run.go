@@ -17,6 +17,7 @@ import (
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/sessionstate"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
@@ -607,7 +608,7 @@ func (c *runCmd) openEvents(ctx context.Context, g *globals) (*progress.Events, 
 	case "":
 		return nil, nil
 	case outfile.Stdout:
-		return progress.NewEvents(g.Stdout), nil
+		return progress.NewEvents(termtext.NewCommandWriter(g.Stdout, jsonHash)), nil // every event a line: nothing held
 	}
 	ctx = outfile.WithWaitNotice(ctx, func(string) {
 		fmt.Fprintf(g.Stderr, "acprun: --events %s: waiting for a reader of the FIFO before any agent starts (Ctrl-C stops the run)\n", c.Events)
@@ -642,18 +643,18 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, rep report.Report
 	}
 	written := false
 	// Streamed: the results may hold megabytes of agent text.
-	if err := g.writeFile(ctx, out["-o"], c.pins[c.JSON], false, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
+	if err := g.writeFile(ctx, out["-o"], c.pins[c.JSON], false, jsonHash, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
 		lose(err, "-o %s: %v; the results were not written", c.JSON, err)
 	} else {
 		written = true
 	}
 	if c.JUnit != "" {
-		if err := g.writeFile(ctx, out["--junit"], c.pins[c.JUnit], true, func(w io.Writer) error { return output.JUnit(w, rep) }); err != nil {
+		if err := g.writeFile(ctx, out["--junit"], c.pins[c.JUnit], true, markupHash, func(w io.Writer) error { return output.JUnit(w, rep) }); err != nil {
 			lose(err, "--junit %s: %v; the JUnit report was not written", c.JUnit, err)
 		}
 	}
 	if c.HTML != "" {
-		err := g.writeFile(ctx, out["--html"], c.pins[c.HTML], true, func(w io.Writer) error {
+		err := g.writeFile(ctx, out["--html"], c.pins[c.HTML], true, markupHash, func(w io.Writer) error {
 			opts := htmlOptions(report.TranscriptFinder("", nil)) // where the run wrote them
 			opts.Warn = func(msg string) { fmt.Fprintf(g.Stderr, "acprun: --html: warning: %s\n", msg) }
 			return htmlreport.Write(w, rep, opts)

@@ -36,7 +36,7 @@ func (c *schemaCmd) Run(ctx context.Context, g *globals) error {
 		schema = scenario.ConfigJSONSchema()
 	}
 	out := outfile.Target{Flag: "-o", Path: c.Output, What: "the schema"}
-	err := g.writeFile(ctx, out, nil, true, func(w io.Writer) error { _, err := w.Write(schema); return err })
+	err := g.writeFile(ctx, out, nil, true, jsonHash, func(w io.Writer) error { _, err := w.Write(schema); return err })
 	if err != nil && c.Output != outfile.Stdout {
 		return exitError{code: writeExit(err), err: fmt.Errorf("-o %s: %w; the schema was not written", c.Output, err)}
 	}

@@ -33,6 +33,7 @@ import (
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/proc"
 	"github.com/acprun/acprun/internal/sandbox"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/report"
 )
 
@@ -100,11 +101,13 @@ func (g *globals) interrupted() {
 // when format fails; without it, it streams (the results may hold
 // megabytes of agent text).
 //
+// On stdout, hash is how the format escapes '#' (see toStdout).
+//
 // A FIFO that has no reader yet is waited for, saying so on stderr, until
 // the interrupt (ctx, the command's) ends the wait; after the interrupt it
 // is not waited for. Either way that output is lost, with an error that
 // names the FIFO and whose exit code is exitInterrupted (see writeExit).
-func (g *globals) writeFile(ctx context.Context, t outfile.Target, pin *outfile.Pinned, whole bool, format func(io.Writer) error) error {
+func (g *globals) writeFile(ctx context.Context, t outfile.Target, pin *outfile.Pinned, whole bool, hash string, format func(io.Writer) error) error {
 	if whole {
 		var buf bytes.Buffer
 		if err := format(&buf); err != nil {
@@ -113,7 +116,7 @@ func (g *globals) writeFile(ctx context.Context, t outfile.Target, pin *outfile.
 		format = func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }
 	}
 	if t.Path == outfile.Stdout {
-		return format(g.Stdout)
+		return g.toStdout(hash, format)
 	}
 	ctx = outfile.WithWaitNotice(ctx, func(string) {
 		fmt.Fprintf(g.Stderr, "acprun: %s %s: waiting for a reader of the FIFO (Ctrl-C gives up %s)\n", t.Flag, t.Path, cmp.Or(t.What, "the output"))
@@ -122,6 +125,24 @@ func (g *globals) writeFile(ctx context.Context, t outfile.Target, pin *outfile.
 		return pin.WriteFrom(ctx, format)
 	}
 	return outfile.WriteFrom(ctx, t.Path, format)
+}
+
+// How a format on stdout escapes a '#' (see toStdout).
+const (
+	jsonHash   = `\u0023`
+	markupHash = "&#35;" // XML and HTML
+)
+
+// toStdout writes what format writes to stdout with the second '#' of
+// every "##[" written as hash, the format's escape of it: a step's log in
+// GitHub Actions, which stdout often is, would run an agent's "##[error]"
+// or "##[add-mask]" anywhere in a line as a workflow command.
+func (g *globals) toStdout(hash string, format func(io.Writer) error) error {
+	w := termtext.NewCommandWriter(g.Stdout, hash)
+	if err := format(w); err != nil {
+		return err
+	}
+	return w.Flush()
 }
 
 // writeExit is the exit code of an output that could not be written:

@@ -64,18 +64,18 @@ func TestWriteFileGivesUpAFIFOAtTheInterrupt(t *testing.T) {
 	ctx, interrupt := context.WithCancelCause(context.Background())
 	stderr := &noticeWriter{substr: "waiting for a reader", at: func() { interrupt(errInterrupted) }}
 	g := &globals{Stdout: &bytes.Buffer{}, Stderr: stderr}
-	err := g.writeFile(ctx, target, nil, true, format)
+	err := g.writeFile(ctx, target, nil, true, jsonHash, format)
 	if err == nil || err.Error() != lost || writeExit(err) != exitInterrupted || stderr.String() != waiting {
 		t.Errorf("interrupted while waiting: %v (exit %d), stderr %q; want %q, exit %d, after %q", err, writeExit(err), stderr.String(), lost, exitInterrupted, waiting)
 	}
 
 	stderr.Reset()
-	err = g.writeFile(ctx, target, nil, true, format) // after the interrupt
+	err = g.writeFile(ctx, target, nil, true, jsonHash, format) // after the interrupt
 	if err == nil || err.Error() != lost || writeExit(err) != exitInterrupted || stderr.Len() != 0 {
 		t.Errorf("after the interrupt: %v (exit %d), stderr %q; want %q, exit %d, without waiting", err, writeExit(err), stderr.String(), lost, exitInterrupted)
 	}
 
-	err = g.writeFile(context.Background(), outfile.Target{Flag: "-o", Path: t.TempDir()}, nil, true, format)
+	err = g.writeFile(context.Background(), outfile.Target{Flag: "-o", Path: t.TempDir()}, nil, true, jsonHash, format)
 	if err == nil || writeExit(err) != exitOutput {
 		t.Errorf("a directory: %v (exit %d); want exit %d", err, writeExit(err), exitOutput)
 	}

@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	json "github.com/go-json-experiment/json/v1"
+
+	"github.com/acprun/acprun/report"
 )
 
 // TestValidateEscapesControls: values of a scenario, a config file or a mock
@@ -250,6 +254,41 @@ func TestLegacyCommandsEscapedInRunOutput(t *testing.T) {
 		if !strings.Contains(res.stdout, want) {
 			t.Errorf("the workflow commands lack %q:\n%s", want, res.stdout)
 		}
+	}
+}
+
+// TestLegacyCommandsEscapedInStdoutFormats: the machine formats written
+// to stdout (the results, events, JUnit and HTML with -, probe and list
+// --json) hold no "##[" either (events: the scenario's name): its second '#' is the format's own escape
+// of it (\u0023 in JSON, &#35; in XML and HTML), so what is read back is
+// what the agent sent.
+func TestLegacyCommandsEscapedInStdoutFormats(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"tx.mock.yaml": `agentInfo: {name: "a ##[error]n", version: "1"}` + "\n" + `turns: [{steps: [{text: "said ###[error]forged"}]}]` + "\n",
+		"s.yaml":       "name: \"s ##[group]g\"\nagent: {command: [acprun, mock-agent, tx.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi, expect: {text: {contains: zzz}}}]\n",
+	})
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "s.yaml", "-o", "-"}, `"said ##\u0023[error]forged"`},
+		{[]string{"run", "s.yaml", "-o", "out.json", "--events", "-"}, `"scenario":"s #\u0023[group]g"`},
+		{[]string{"run", "s.yaml", "-o", "out.json", "--junit", "-"}, `name="s #&#35;[group]g"`},
+		{[]string{"run", "s.yaml", "-o", "out.json", "--html", "-"}, "s #&#35;[group]g"},
+		{[]string{"probe", "--json", "--", "acprun", "mock-agent", "tx.mock.yaml"}, `"a #\u0023[error]n"`},
+		{[]string{"list", "--json", "s.yaml"}, `"s #\u0023[group]g"`},
+	} {
+		res := acprun(t, dir, tt.args...)
+		if res.code > 1 || strings.Contains(res.stdout, "##[") || !strings.Contains(res.stdout, tt.want) {
+			t.Errorf("%q: exit %d; want stdout with %s and no ##[:\n%s\nstderr:\n%s", tt.args, res.code, tt.want, res.stdout, res.stderr)
+		}
+	}
+	var out report.Results
+	if res := acprun(t, dir, "run", "s.yaml", "-o", "-"); res.code != 1 || json.Unmarshal([]byte(res.stdout), &out) != nil ||
+		len(out.Scenarios) != 1 || out.Scenarios[0].Name != "s ##[group]g" || out.Scenarios[0].Turns[0].Text != "said ###[error]forged" {
+		t.Errorf("-o -: exit %d; results %+v; want the name and text read back as sent", res.code, out.Scenarios)
 	}
 }
 
