@@ -198,6 +198,35 @@ func TestReplayGivesTheRecordedResults(t *testing.T) {
 	}
 }
 
+// TestReplayInvalidRequestsOfTheAgent: an agent's requests whose method is
+// no method's name ("", a number), which acprun answered -32600, are
+// recorded, and the transcript replays to the same results, warnings
+// included.
+func TestReplayInvalidRequestsOfTheAgent(t *testing.T) {
+	t.Parallel()
+	script := "turns:\n  - steps:\n" +
+		"      - garbage: '{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"\"}'\n" +
+		"      - garbage: '{\"jsonrpc\":\"2.0\",\"id\":98,\"method\":5}'\n" +
+		"      - text: hello\n"
+	scenario := "name: fix\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi, expect: {text: {contains: hello}}}]\n"
+	recDir, rec := replayRecord(t, script, scenario, nil)
+	if rec.Scenarios[0].Status != "passed" || len(rec.Scenarios[0].Warnings) != 2 {
+		t.Fatalf("recording: %+v; want passed, with a warning for each invalid request", rec.Scenarios[0])
+	}
+	dir := replayDir(t, replayRead(t, filepath.Join(recDir, "tr", "fix.jsonl")), scenario, nil)
+	res, got := runResults(t, dir, "s.yaml")
+	if res.code != 0 {
+		t.Fatalf("replay: exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	// The replay sends the requests with ids of its own.
+	warnings := func(r report.Results) []string {
+		return []string{strings.Split(r.Scenarios[0].Warnings[0], `\"id\"`)[0], strings.Split(r.Scenarios[0].Warnings[1], `\"id\"`)[0]}
+	}
+	if diff := cmp.Diff(warnings(rec), warnings(got)); diff != "" {
+		t.Errorf("replayed warnings differ from the recorded ones (-recorded +replayed):\n%s", diff)
+	}
+}
+
 // TestReplayReportsADivergence replays a recording whose allowed edit the
 // changed rules now deny: the turn fails with the divergence, named on
 // stderr and in the results, and nothing recorded after it is played.

@@ -65,11 +65,14 @@ type item struct {
 	kind   itemKind
 	method string          // itemRequest, itemMessage with a method
 	params json.RawMessage // itemRequest
-	msg    json.RawMessage // itemMessage
-	raw    string          // itemRaw
-	answer *answer         // itemRequest: the client's recorded answer, nil when none
-	req    *item           // itemAwait: the request answered
-	cause  string          // itemCancel: why acprun cancelled (its _meta); "" when it does not say
+	// rawMethod is an itemRequest's method as recorded, which need not be
+	// a method's name ("", 5): it is sent as it was.
+	rawMethod json.RawMessage
+	msg       json.RawMessage // itemMessage
+	raw       string          // itemRaw
+	answer    *answer         // itemRequest: the client's recorded answer, nil when none
+	req       *item           // itemAwait: the request answered
+	cause     string          // itemCancel: why acprun cancelled (its _meta); "" when it does not say
 }
 
 // answer is a recorded response: a result or an error object.
@@ -90,10 +93,20 @@ type recordLine struct {
 // wire is the members of a JSON-RPC message that replay looks at.
 type wire struct {
 	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
+	Method json.RawMessage `json:"method"` // nil when it has none: an answer
 	Params json.RawMessage `json:"params"`
 	Result json.RawMessage `json:"result"`
 	Error  json.RawMessage `json:"error"`
+}
+
+// name is the message's method: "" when it has none, or one that is not
+// a string. A message with a method is a request or a notification,
+// whatever the method is: one that is not a method's name is answered
+// -32600, as acp.Conn answers it.
+func (w wire) name() string {
+	var s string
+	_ = json.Unmarshal(w.Method, &s)
+	return s
 }
 
 // Load reads the transcript at path. A file that is not a transcript (not
@@ -320,20 +333,20 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 		return err
 	}
 	switch {
-	case w.Method != "" && id != "":
+	case w.Method != nil && id != "":
 		if open := p.openClient[id]; open != nil {
 			return p.errorAt(n, text, msgMemberOffset(text, "id"),
 				"the client's request reuses id %s, that of its request at line %d, not answered yet", w.ID, open.line)
 		}
-		ex := &exchange{line: n, t: rl.T, method: w.Method, params: w.Params}
-		switch w.Method {
+		ex := &exchange{line: n, t: rl.T, method: w.name(), params: w.Params}
+		switch ex.method {
 		case "initialize":
 			p.initialized = true
 		case "session/new", "session/load":
 			p.sessions++
 			if p.sessions > 1 {
 				return p.errorAt(n, text, valueOffset(text, "method"),
-					"a second session (%s): replay plays one session per transcript", w.Method)
+					"a second session (%s): replay plays one session per transcript", ex.method)
 			}
 			var params struct {
 				Cwd string `json:"cwd"`
@@ -341,18 +354,18 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 			_ = json.Unmarshal(w.Params, &params)
 			p.rec.cwd = params.Cwd
 		}
-		if w.Method == "session/prompt" {
+		if ex.method == "session/prompt" {
 			p.rec.prompts = append(p.rec.prompts, ex)
 		} else {
-			p.rec.calls[w.Method] = append(p.rec.calls[w.Method], ex)
+			p.rec.calls[ex.method] = append(p.rec.calls[ex.method], ex)
 		}
 		p.cur = ex
 		p.openClient[id] = ex
-	case w.Method == "session/cancel":
+	case w.name() == "session/cancel":
 		if p.cur != nil && p.cur.method == "session/prompt" && p.cur.answer == nil {
 			p.cur.during = append(p.cur.during, &item{line: n, t: rl.T, kind: itemCancel, cause: cancelCause(w.Params)})
 		}
-	case w.Method == "" && id != "":
+	case w.Method == nil && id != "":
 		it := p.openAgent[id]
 		if it == nil {
 			// Played, it would be compared with nothing, or with the
@@ -402,14 +415,15 @@ func (p *parser) agent(n int, text []byte, rl recordLine, hasMsg bool) error {
 			return err
 		}
 		switch {
-		case w.Method != "" && id != "":
+		case w.Method != nil && id != "":
 			if open := p.openAgent[id]; open != nil {
 				return p.errorAt(n, text, msgMemberOffset(text, "id"),
 					"the agent's request reuses id %s, that of its request at line %d, not answered yet", w.ID, open.line)
 			}
-			it.kind, it.method, it.params = itemRequest, w.Method, w.Params
+			// A method that is no method's name is named as recorded ("", 5).
+			it.kind, it.method, it.rawMethod, it.params = itemRequest, cmp.Or(w.name(), string(w.Method)), w.Method, w.Params
 			p.openAgent[id] = it
-		case w.Method == "" && id != "":
+		case w.Method == nil && id != "":
 			ex := p.openClient[id]
 			if ex == nil {
 				// Sent as recorded, it would answer whichever request of
@@ -421,7 +435,7 @@ func (p *parser) agent(n int, text []byte, rl recordLine, hasMsg bool) error {
 			ex.answer = &answer{line: n, result: w.Result, err: w.Error}
 			return nil
 		default:
-			it.kind, it.method, it.msg = itemMessage, w.Method, rl.Msg
+			it.kind, it.method, it.msg = itemMessage, w.name(), rl.Msg
 		}
 	}
 	p.add(it)
@@ -444,7 +458,7 @@ func (p *parser) checkID(n int, text []byte, w wire) (string, error) {
 			return "s" + s, nil
 		}
 	case 'n':
-		if w.Method == "" && len(w.Error) > 0 && !isNullJSON(w.Error) {
+		if w.Method == nil && len(w.Error) > 0 && !isNullJSON(w.Error) {
 			return "", nil
 		}
 		return "", p.errorAt(n, text, msgMemberOffset(text, "id"),

@@ -171,9 +171,9 @@ func (p *player) received(line []byte) {
 	defer p.mu.Unlock()
 	p.nread++
 	switch {
-	case w.Method != "" && len(w.ID) > 0:
-		in := &incoming{id: w.ID, method: w.Method, params: w.Params}
-		if w.Method == "session/prompt" {
+	case w.Method != nil && len(w.ID) > 0:
+		in := &incoming{id: w.ID, method: w.name(), params: w.Params}
+		if in.method == "session/prompt" {
 			in.cancel = &signal{done: make(chan struct{})}
 			p.cancel = in.cancel
 		}
@@ -182,13 +182,13 @@ func (p *player) received(line []byte) {
 		case p.queued <- struct{}{}:
 		default:
 		}
-	case w.Method == "session/cancel":
+	case w.name() == "session/cancel":
 		if c := p.cancel; c != nil {
 			p.cancel = nil
 			c.at = p.nread
 			close(c.done)
 		}
-	case w.Method == "" && len(w.ID) > 0:
+	case w.Method == nil && len(w.ID) > 0:
 		if ch, ok := p.waiting[string(w.ID)]; ok {
 			delete(p.waiting, string(w.ID))
 			ch <- reply{result: w.Result, err: w.Error, at: p.nread}
@@ -527,9 +527,9 @@ func (p *player) request(it *item) error {
 	msg, err := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
-		Method  string          `json:"method"`
+		Method  json.RawMessage `json:"method"`
 		Params  json.RawMessage `json:"params,omitempty"`
-	}{"2.0", json.RawMessage(id), it.method, p.rw.out(it.params)})
+	}{"2.0", json.RawMessage(id), it.rawMethod, p.rw.out(it.params)})
 	if err != nil {
 		return fmt.Errorf("replay: %s at line %d: %w", it.method, it.line, err)
 	}

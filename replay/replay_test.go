@@ -422,6 +422,33 @@ func TestParseAcceptsWhatAnAgentMaySend(t *testing.T) {
 	}
 }
 
+// TestRunInvalidRequestOfTheAgent: a request of the agent whose method is
+// no method's name ("" or not a string), which the client answered
+// -32600, is played as recorded, with a fresh id, and the client's answer
+// is compared with that one, as any request's.
+func TestRunInvalidRequestOfTheAgent(t *testing.T) {
+	head, _, _ := strings.Cut(recorded, `{"t":6,`)
+	transcript := head + `{"t":6,"dir":"a2c","msg":{"jsonrpc":"2.0","id":7,"method":""}}
+{"t":7,"dir":"a2c","msg":{"jsonrpc":"2.0","id":8,"method":5}}
+{"t":8,"dir":"c2a","msg":{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"invalid request: method: empty"}}}
+{"t":9,"dir":"c2a","msg":{"jsonrpc":"2.0","id":8,"error":{"code":-32600,"message":"invalid request: method: want a string, got number 5"}}}
+{"t":10,"dir":"a2c","msg":{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}}
+`
+	for _, answer := range []struct{ code, want string }{{"-32600", `"stopReason":"end_turn"`}, {"-32601", `replay diverged: turn 1: \"\": recorded error -32600`}} {
+		c := start(t, transcript)
+		c.handshake("/live")
+		c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix it"}]}}`)
+		c.expect(`"id":1,`, `"method":""`)
+		c.expect(`"id":2,`, `"method":5`)
+		c.send(`{"jsonrpc":"2.0","id":1,"error":{"code":` + answer.code + `,"message":"invalid request: method: empty"}}`)
+		c.send(`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"invalid request: method: want a string, got number 5"}}`)
+		c.expect(`"id":10,`, answer.want)
+		if err := c.end(); err != nil && answer.code == "-32600" {
+			t.Errorf("Run = %v, want nil at the end of input", err)
+		}
+	}
+}
+
 // TestParseErrorSnippet: the snippet of a transcript's error shows its
 // line around the column, however long the line, the caret under the
 // character it is about, every byte that is no character shown as one
@@ -778,7 +805,7 @@ func TestWalk(t *testing.T) {
 		if err := json.Unmarshal(m.Msg, &w); err != nil {
 			t.Fatalf("line %d: %v", m.Line, err)
 		}
-		got = append(got, fmt.Sprintf("%d %v %s%s", m.Line, m.FromAgent, w.Method, string(w.ID)))
+		got = append(got, fmt.Sprintf("%d %v %s%s", m.Line, m.FromAgent, w.name(), string(w.ID)))
 	}); err != nil {
 		t.Fatal(err)
 	}
