@@ -118,7 +118,7 @@ func TestGatewayRecordReplay(t *testing.T) {
 			}
 
 			writeFiles(t, dir, gatewayFiles(a, url, "changed"))
-			res, div := runResults(t, dir, "s.yaml", "--gateway", "replay")
+			res, div := runResults(t, dir, "s.yaml", "--gateway", "replay", "--transcripts", "tr")
 			d := div.Scenarios[0]
 			if res.code != exitFailed || d.Turns[1].CancelCause != report.CauseDivergence {
 				t.Fatalf("divergence: exit %d, turn 2 cancelCause %q\n%s", res.code, d.Turns[1].CancelCause, res.stderr)
@@ -128,6 +128,16 @@ func TestGatewayRecordReplay(t *testing.T) {
 			}
 			if !strings.Contains(res.stderr, `recorded "second", received "changed"`) {
 				t.Errorf("divergence not shown:\n%s", res.stderr)
+			}
+
+			// Its transcript replays turn 1, and turn 2 ends at once at
+			// the divergence's cancel, which no replay meets again.
+			files := gatewayFiles(a, url, "changed")
+			writeFiles(t, dir, map[string]string{"r.yaml": strings.Replace(files["s.yaml"], "agent: {command: [acprun, mock-agent, agent.mock.yaml]}", "agent: {replay: tr/g.jsonl}", 1)})
+			res, rp := runResults(t, dir, "r.yaml", "--timeout", "1m")
+			want := "during turn 2 (cancelCause divergence): the recording cannot be replayed past that point"
+			if tr := rp.Scenarios[0].Turns; res.code != exitFailed || len(tr) != 2 || tr[0].StopReason != "end_turn" || !strings.Contains(tr[1].Error, want) {
+				t.Errorf("replaying the divergence: exit %d, turns %+v; want turn 2 ended by %q\n%s", res.code, tr, want, res.stderr)
 			}
 		})
 	}

@@ -337,6 +337,15 @@ func (p *player) handle(in *incoming) error {
 	return p.playAside(ex.after, st)
 }
 
+// cutAt reports whether a recorded cancel acprun sent for cause stops the
+// replay: one whose cause the replayed client has no reason to meet again
+// (report.ExternalCause), nor has a gateway divergence, which came of a
+// model request the replayed agent does not make. (A budget passed over
+// the agent's reported usage is met again: the usage is replayed.)
+func cutAt(cause string) bool {
+	return report.ExternalCause(cause) || cause == report.CauseDivergence
+}
+
 // cutMessage says why the replay stops at a recorded cancel of turn that
 // acprun sent for cause, outside the scenario.
 func cutMessage(turn int, cause string) string {
@@ -346,6 +355,8 @@ func cutMessage(turn int, cause string) string {
 		what = "the recorded run's --timeout passed"
 	case report.CauseFailFast:
 		what = "the recorded run stopped for --fail-fast"
+	case report.CauseDivergence:
+		what = "the recorded agent's model request matched none of the gateway's cassette"
 	}
 	return fmt.Sprintf("replay: %s during turn %d (cancelCause %s): the recording cannot be replayed past that point; %s", what, turn, cause, recordAgain)
 }
@@ -425,23 +436,23 @@ type ending struct {
 	cancelled    bool // the client cancelled where the recording did not
 	eof          bool // stdin ended while an answer or a cancel was awaited
 	cancelPassed bool // every item was played, a recorded cancel among them
-	// cut is the recorded cancel reached, that acprun sent for a cause
-	// outside the scenario (report.ExternalCause): past it the recording
-	// cannot be played.
+	// cut is the recorded cancel reached, that acprun sent for a cause a
+	// replay does not meet (cutAt): past it the recording cannot be
+	// played.
 	cut *item
 }
 
 // play sends items in order. It stops at a divergence, at the client's
 // cancel (unless the recording holds that cancel: then it waits for it at
-// its place and goes on), at a recorded cancel whose cause was outside the
-// scenario (an interrupt, the run's --timeout, --fail-fast: the client
-// has no reason to cancel there), or at the end of stdin while waiting;
+// its place and goes on), at a recorded cancel whose cause a replay does
+// not meet (an interrupt, the run's --timeout, --fail-fast, a gateway
+// divergence: the client has no reason to cancel there; cutAt), or at the end of stdin while waiting;
 // the error is that of writing.
 func (p *player) play(items []*item, st playState) (ending, error) {
 	cancel := st.cancel
 	passed := false
 	for _, it := range items {
-		if it.kind == itemCancel && report.ExternalCause(it.cause) {
+		if it.kind == itemCancel && cutAt(it.cause) {
 			if cancel.came() {
 				return ending{cancelled: true}, nil
 			}

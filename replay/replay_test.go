@@ -264,7 +264,9 @@ func TestRunCancelCause(t *testing.T) {
 		{"interrupt", "replay: the recorded run was interrupted during turn 2 (cancelCause interrupt): the recording cannot be replayed past that point; " + recordAgain},
 		{"runTimeout", "replay: the recorded run's --timeout passed during turn 2 (cancelCause runTimeout): the recording cannot be replayed past that point; " + recordAgain},
 		{"failFast", "replay: the recorded run stopped for --fail-fast during turn 2 (cancelCause failFast): the recording cannot be replayed past that point; " + recordAgain},
+		{"divergence", "replay: the recorded agent's model request matched none of the gateway's cassette during turn 2 (cancelCause divergence): the recording cannot be replayed past that point; " + recordAgain},
 		{"turnTimeout", ""},
+		{"budget", ""},
 	} {
 		t.Run(tc.cause, func(t *testing.T) {
 			line := strings.Replace(cancelLine, `"sessionId":"s1"`, `"sessionId":"s1","_meta":{"acprun/cancelCause":"`+tc.cause+`"}`, 1)
