@@ -76,20 +76,14 @@ const maxLinks = 40
 // fileMode is the mode of a new file, before the umask.
 const fileMode = 0o644
 
-// Resolve follows path through symlinks to the file it names and returns
+// resolve follows path through symlinks to the file it names and returns
 // that file's path. The last link's target need not exist (a dangling
 // symlink resolves to its target), nor need path itself. Directories on
 // the way are left as they are: the kernel follows them. A link of /proc
 // (such as /proc/self/fd/1, where /dev/stdout leads) is where resolving
 // stops: its target may be a pipe or socket with no path, and the link
-// itself opens it.
-func Resolve(path string) (string, error) {
-	p, _, err := resolve(path)
-	return p, err
-}
-
-// resolve is Resolve, and reports whether it stopped at a /proc link, which
-// is to be written in place whatever it leads to.
+// itself opens it; the bool reports that it stopped there, and the file is
+// to be written in place whatever it leads to.
 func resolve(path string) (string, bool, error) {
 	p := path
 	for range maxLinks {
