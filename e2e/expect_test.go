@@ -859,3 +859,20 @@ func checkJUnitRates(t *testing.T, what, path string, want map[string]map[string
 		}
 	}
 }
+
+// TestTextKeepsMessagesApart: a turn's text keeps the agent's messages
+// (messageId) apart with a blank line, so that no expectation sees a word
+// made of two messages: "…tests pass" and "Now…" do not read "passNow".
+func TestTextKeepsMessagesApart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps:\n      - {text: the tests pass, chunks: 2, messageId: m1}\n      - {text: Now I am done., messageId: m2}\n",
+		"s.yaml": "name: msgs\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\n" +
+			"turns: [{prompt: hi, expect: {text: {matches: '\\bpass\\b', notContains: passNow}}}]\n",
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != 0 || out.Scenarios[0].Turns[0].Text != "the tests pass\n\nNow I am done." {
+		t.Errorf("exit %d, text %q; want a pass, the messages a blank line apart\n%s", res.code, out.Scenarios[0].Turns[0].Text, res.stderr)
+	}
+}

@@ -569,9 +569,9 @@ func writeText(c *acp.ContentChunk, b, lateB *textBuf, late bool) {
 	switch {
 	case c.Content.Type != acp.ContentText:
 	case late:
-		lateB.WriteString(c.Content.Text)
+		lateB.WriteChunk(c.MessageID, c.Content.Text)
 	default:
-		b.WriteString(c.Content.Text)
+		b.WriteChunk(c.MessageID, c.Content.Text)
 	}
 }
 

@@ -31,6 +31,30 @@ type textBuf struct {
 	spilled int64
 	buf     []byte // the text after the file's
 	lost    error  // why the text lacks what could not be read back
+	message string // the messageId of the last chunk written that had one
+}
+
+// messageBreak is what stands between two messages of a turn's text (or
+// thoughts).
+const messageBreak = "\n\n"
+
+// WriteChunk appends s, a chunk of the message with messageId id ("" for a
+// chunk without one, which goes on with the message). A chunk of another
+// message than the last one starts after messageBreak, so that no word of
+// the text is made of two messages.
+func (b *textBuf) WriteChunk(id, s string) {
+	if id != "" {
+		if b.message != "" && id != b.message && b.size() > 0 {
+			b.WriteString(messageBreak)
+		}
+		b.message = id
+	}
+	b.WriteString(s)
+}
+
+// size is the length of the text written so far.
+func (b *textBuf) size() int64 {
+	return int64(len(b.joined)) + b.spilled + int64(len(b.buf))
 }
 
 // WriteString appends s.

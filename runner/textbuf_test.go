@@ -44,6 +44,35 @@ func TestTextBuf(t *testing.T) {
 	}
 }
 
+// TestTextBufMessages: chunks of one message join as sent; a chunk of
+// another message starts after a blank line, and a chunk without a
+// messageId goes on with the message before it.
+func TestTextBufMessages(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		chunks [][2]string // messageId, text
+		want   string
+	}{
+		{"no ids", [][2]string{{"", "hel"}, {"", "lo"}}, "hello"},
+		{"one message", [][2]string{{"m1", "hel"}, {"m1", "lo"}}, "hello"},
+		{"two messages", [][2]string{{"m1", "tests pass"}, {"m2", "Now"}}, "tests pass\n\nNow"},
+		{"interleaved", [][2]string{{"m1", "hel"}, {"m2", "XX"}, {"m1", "lo"}}, "hel\n\nXX\n\nlo"},
+		{"without an id, the same message", [][2]string{{"m1", "a"}, {"", "b"}, {"m1", "c"}, {"m2", "d"}}, "abc\n\nd"},
+		{"an id after none", [][2]string{{"", "a"}, {"m1", "b"}}, "ab"},
+		{"a first message with no text", [][2]string{{"m1", ""}, {"m2", "x"}}, "x"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b textBuf
+			for _, c := range tt.chunks {
+				b.WriteChunk(c[0], c[1])
+			}
+			if got := b.String(); got != tt.want {
+				t.Errorf("text %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestTextBufSpills: a long text streams into a file, so the heap does
 // not grow with it; String reads it back as one string. The file is
 // never seen in its directory.
