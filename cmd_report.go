@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/acprun/acprun/internal/outfile"
-	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/runner"
 )
 
 // reportCmd is `acprun report FILES… -o FILE`.
@@ -75,7 +75,7 @@ func (c *reportCmd) Run(ctx context.Context, g *globals) error {
 	for _, f := range c.Files {
 		dirs = append(dirs, filepath.Dir(f))
 	}
-	opts := htmlOptions(report.TranscriptFinder(c.Transcripts, dirs))
+	opts := htmlOptions(rep, report.TranscriptFinder(c.Transcripts, dirs))
 	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{out}, transcriptInputs(rep, opts.Transcripts)); err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("report: %w", err)}
 	}
@@ -123,13 +123,14 @@ func reportLine(file string, rep report.Report) string {
 	return fmt.Sprintf("report: %s (%d %s: %s)", file, s.Scenarios, scenarios, output.Counts(s))
 }
 
-// htmlOptions are the options of the HTML report of run --html and of
-// report: the values of secret-looking variables of acprun's own
-// environment are redacted, on top of what the run redacted.
-func htmlOptions(transcripts func(report.Result) string) htmlreport.Options {
+// htmlOptions are the options of the HTML report of rep, of run --html
+// and of report: the values of secret-looking variables of acprun's own
+// environment are redacted, on top of what the run redacted, but for
+// those that are no secrets in rep (runner.ResultsRedactor).
+func htmlOptions(rep report.Report, transcripts func(report.Result) string) htmlreport.Options {
 	return htmlreport.Options{
 		Transcripts: transcripts,
-		Redactor:    redact.New(redact.Secrets(nil, os.Environ())...),
+		Redactor:    runner.ResultsRedactor(rep, os.Environ()),
 		Now:         time.Now(),
 	}
 }

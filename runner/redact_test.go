@@ -12,6 +12,7 @@ import (
 
 	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
 )
 
 // plant fills every string, map key, []byte (raw JSON) and nested value
@@ -180,5 +181,81 @@ turns: [{prompt: hi}]
 	tr := rep.Scenarios[0].Turns[0]
 	if strings.Contains(string(b), password) || tr.Text != "the proxy's is "+redact.Marker || !strings.Contains(tr.Error, "upstream http://proxyuser:xxxxx@127.0.0.1:1: ") {
 		t.Errorf("turn text %q, error %q; want the password redacted, the upstream masked; results:\n%s", tr.Text, tr.Error, b)
+	}
+}
+
+// TestRedactorKeepsNamesAndOwnWords: a value of an agent's env or of a
+// secret-looking variable of acprun's environment that is part of a
+// scenario's name, or is one of acprun's own words, is no secret of the
+// run: names stay distinct and statuses and stop reasons readable. A
+// secret in no name still is one.
+func TestRedactorKeepsNamesAndOwnWords(t *testing.T) {
+	matrix := func(model string) *scenario.Scenario {
+		return &scenario.Scenario{Name: "matrix[model=" + model + "]", Agent: scenario.Agent{Env: map[string]string{"ANTHROPIC_MODEL": model, "API_KEY": "sk-live-ABCDEF123456"}}}
+	}
+	words := &scenario.Scenario{Name: "st", Agent: scenario.Agent{Env: map[string]string{
+		"EXPECTED": "passed", "LOG_LEVEL": "error", "STOP": " END_TURN ", "KIND": "execute", "CAUSE": "turnTimeout", "VERDICT": "deny",
+	}}}
+	smoke := &scenario.Scenario{Name: "deploy-bot-smoke"}
+	tests := []struct {
+		name      string
+		scenarios []*scenario.Scenario
+		environ   []string
+		in, want  string
+	}{
+		{"a vars value in env", []*scenario.Scenario{matrix("sonnet-4"), matrix("opus-4")}, nil,
+			"matrix[model=sonnet-4] matrix[model=opus-4] used opus-4 with sk-live-ABCDEF123456",
+			"matrix[model=sonnet-4] matrix[model=opus-4] used opus-4 with [REDACTED]"},
+		{"acprun's own words", []*scenario.Scenario{words}, nil,
+			`"status":"passed","error":"x","stopReason":"end_turn","kind":"execute","cancelCause":"turnTimeout","decision":"deny"`,
+			`"status":"passed","error":"x","stopReason":"end_turn","kind":"execute","cancelCause":"turnTimeout","decision":"deny"`},
+		{"an environment value in a name", []*scenario.Scenario{smoke}, []string{"AUTH_USER=deploy-bot", "MY_API_TOKEN=tok_environ987654"},
+			"deploy-bot-smoke: tok_environ987654", "deploy-bot-smoke: [REDACTED]"},
+		{"a name of another scenario", []*scenario.Scenario{matrix("sonnet-4"), smoke}, []string{"AUTH_USER=deploy-bot"},
+			"deploy-bot-smoke matrix[model=sonnet-4]", "deploy-bot-smoke matrix[model=sonnet-4]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := runRedactor(tt.scenarios, tt.environ).String(tt.in); got != tt.want {
+				t.Errorf("runRedactor: String(%q) = %q; want %q", tt.in, got, tt.want)
+			}
+			if len(tt.scenarios) != 1 {
+				return
+			}
+			opts := &Options{Environ: tt.environ} // outside Run: the scenario's own secrets
+			if got := opts.redactor(tt.scenarios[0]).String(tt.in); got != tt.want {
+				t.Errorf("Options.redactor: String(%q) = %q; want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestResultsRedactorKeepsNames: what an HTML report of results redacts of
+// acprun's environment spares the scenarios' names, as their run did.
+func TestResultsRedactorKeepsNames(t *testing.T) {
+	rep := report.Report{Scenarios: []report.Result{{Name: "deploy-bot-smoke", Status: report.StatusFailed}}}
+	red := ResultsRedactor(rep, []string{"AUTH_USER=deploy-bot", "SESSION_STATE=failed-or-so", "MY_API_TOKEN=tok_environ987654"})
+	const in = "deploy-bot-smoke failed-or-so tok_environ987654"
+	if got, want := red.String(in), "deploy-bot-smoke [REDACTED] [REDACTED]"; got != want {
+		t.Errorf("String(%q) = %q; want %q", in, got, want)
+	}
+}
+
+// TestMcpServerSecrets: the values of the env and headers of the MCP
+// servers of a scenario's agent and of its judges' agents, and the credential of an "Authorization: Bearer X", are
+// secrets of the scenario; a value in its name is not.
+func TestMcpServerSecrets(t *testing.T) {
+	sc := &scenario.Scenario{Name: "mcp-github", Agent: scenario.Agent{McpServers: []byte(`[
+		{"name":"github","command":"/gh","args":[],"env":[{"name":"GITHUB_PERSONAL_ACCESS_TOKEN","value":"ghp_R3alL00kingT0ken"},{"name":"TOOLSET","value":"github"}]},
+		{"type":"http","name":"remote","url":"https://mcp.example.com/","headers":[{"name":"Authorization","value":"Bearer ghs_S3rverT0kenValue"}]},
+		{"type":"sse","name":"events","url":"https://mcp.example.com/sse","headers":[{"name":"X-Api-Key","value":"key-SseT0kenValue"}]}]`)}}
+	sc.Expect.Judge = &scenario.Judge{Agent: scenario.Agent{McpServers: []byte(`[{"name":"judge","command":"/j","args":[],"env":[{"name":"TOKEN","value":"judge-T0kenValue"}]}]`)}}
+	const in = `token ghp_R3alL00kingT0ken, Authorization: Bearer ghs_S3rverT0kenValue, told ghs_S3rverT0kenValue, key-SseT0kenValue, judge-T0kenValue, for mcp-github`
+	const want = `token [REDACTED], Authorization: [REDACTED], told [REDACTED], [REDACTED], [REDACTED], for mcp-github`
+	if got := runRedactor([]*scenario.Scenario{sc}, nil).String(in); got != want {
+		t.Errorf("runRedactor: String(%q) = %q; want %q", in, got, want)
+	}
+	if got := (&Options{}).redactor(sc).String(in); got != want {
+		t.Errorf("Options.redactor: String(%q) = %q; want %q", in, got, want)
 	}
 }

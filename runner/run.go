@@ -24,6 +24,8 @@ import (
 	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // Defaults for the scenario settings a file leaves out.
@@ -253,20 +255,76 @@ func (o *Options) setDefaults() {
 // agents of one run (without a sandbox) run as the same user and can read
 // each other's environment, so one scenario's agent can tell another's
 // secrets.
+//
+// A value that is part of a scenario's name, or is one of acprun's own
+// words, is not redacted (notSecret).
 func runRedactor(scenarios []*scenario.Scenario, environ []string) *redact.Redactor {
 	secrets := redact.Secrets(nil, environ)
+	names := make([]string, 0, len(scenarios))
 	for _, sc := range scenarios {
 		secrets = append(secrets, scenarioSecrets(sc, nil)...)
+		names = append(names, sc.Name)
 	}
-	return redact.New(secrets...)
+	return redact.NewExcept(notSecret(names), secrets...)
+}
+
+// ResultsRedactor returns what an output made from rep after its run (the
+// HTML report) redacts of environ: the values of its secret-looking
+// variables (redact.Secrets) but those that are no secrets in rep's
+// scenarios, as for Run (notSecret).
+func ResultsRedactor(rep report.Report, environ []string) *redact.Redactor {
+	names := make([]string, 0, len(rep.Scenarios))
+	for _, res := range rep.Scenarios {
+		names = append(names, res.Name)
+	}
+	return redact.NewExcept(notSecret(names), redact.Secrets(nil, environ)...)
+}
+
+// ownWords are the words acprun writes as the values of its results
+// (statuses, stop reasons and turn outcomes, cancel and error causes,
+// permission verdicts, outcomes and option kinds, tool call kinds and
+// statuses, how an agent stopped), which its readers (report, merge,
+// --rerun-failed) and verdicts depend on.
+var ownWords = []string{
+	string(report.StatusPassed), string(report.StatusFailed), string(report.StatusError), string(report.StatusInterrupted), string(report.StatusInvalid),
+	string(acp.StopEndTurn), string(acp.StopMaxTokens), string(acp.StopMaxTurnRequests), string(acp.StopRefusal), string(acp.StopCancelled),
+	report.OutcomeError, report.OutcomeAgentExited, report.OutcomeUnresponsive, report.OutcomeSkipped,
+	report.CauseTurnTimeout, report.CauseIdleTimeout, report.CauseScenarioTimeout, report.CauseRunTimeout, report.CauseInterrupt,
+	report.CauseFailFast, report.CauseBudget, report.CauseDivergence, report.CauseSetupTimeout,
+	report.ErrorAuth, report.ErrorProtocolVersion, report.ErrorSetupTimeout,
+	string(approve.Allow), string(approve.Deny), acp.OutcomeSelected, acp.OutcomeCancelled,
+	string(acp.AllowOnce), string(acp.AllowAlways), string(acp.RejectOnce), string(acp.RejectAlways),
+	string(acp.KindRead), string(acp.KindEdit), string(acp.KindDelete), string(acp.KindMove), string(acp.KindSearch),
+	string(acp.KindExecute), string(acp.KindThink), string(acp.KindFetch), string(acp.KindSwitchMode), string(acp.KindOther),
+	string(acp.StatusPending), string(acp.StatusInProgress), string(acp.StatusCompleted), string(acp.StatusFailed),
+	report.StopClean, report.StopGrace, report.StopKept,
+}
+
+// notSecret reports which values a redactor of the outputs of the
+// scenarios named names does not look for (redact.NewExcept), whatever
+// holds them: a value that is part of one of the names, which the user
+// wrote in a scenario file (vars values too are taken as written, never
+// from the environment) and which every output prints as the scenario's
+// identity; and one of acprun's own words (ownWords), in any case.
+func notSecret(names []string) func(string) bool {
+	return func(v string) bool {
+		v = strings.TrimSpace(v)
+		if slices.ContainsFunc(ownWords, func(w string) bool { return strings.EqualFold(v, w) }) {
+			return true
+		}
+		return slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, v) })
+	}
 }
 
 // scenarioSecrets returns the secrets of sc with environ (redact.Secrets):
-// the values of its agent's env and of its judges' agents' env, the
-// secret-looking variables of environ, and the passwords in its gateway's
-// upstreams (a proxy's, from gateway.upstream or acprun's environment).
+// the values of its agent's and its judges' agents' env and of the env
+// and headers of their MCP servers (and the credential of a header such as
+// "Bearer X"), the secret-looking variables of environ, and the
+// passwords in its gateway's upstreams (a proxy's, from gateway.upstream
+// or acprun's environment).
 func scenarioSecrets(sc *scenario.Scenario, environ []string) []string {
 	secrets := redact.Secrets(sc.Agent.Env, environ)
+	secrets = append(secrets, mcpSecrets(sc.Agent.McpServers)...)
 	if sc.Gateway != nil {
 		for _, t := range sc.Gateway.Targets {
 			secrets = append(secrets, redact.URLPassword(t.Upstream)...)
@@ -279,6 +337,7 @@ func scenarioSecrets(sc *scenario.Scenario, environ []string) []string {
 	for _, j := range judges {
 		if j != nil {
 			secrets = append(secrets, redact.Secrets(j.Agent.Env, nil)...)
+			secrets = append(secrets, mcpSecrets(j.Agent.McpServers)...)
 		}
 	}
 	return secrets
@@ -290,7 +349,31 @@ func (o *Options) redactor(sc *scenario.Scenario) *redact.Redactor {
 	if o.red != nil {
 		return o.red
 	}
-	return redact.New(scenarioSecrets(sc, o.Environ)...)
+	return redact.NewExcept(notSecret([]string{sc.Name}), scenarioSecrets(sc, o.Environ)...)
+}
+
+// mcpSecrets returns the values of the env of the MCP servers in raw (an
+// agent's mcpServers) and of their headers, and of a header such as
+// "Bearer X" its X: the credentials an agent is given for its tools.
+// redact.New drops those unfit to be secrets.
+func mcpSecrets(raw json.RawMessage) []string {
+	var servers []acp.McpServer
+	if len(raw) == 0 || json.Unmarshal(raw, &servers) != nil {
+		return nil
+	}
+	var out []string
+	for _, s := range servers {
+		for _, e := range s.Env {
+			out = append(out, e.Value)
+		}
+		for _, h := range s.Headers {
+			out = append(out, h.Value)
+			if _, cred, ok := strings.Cut(strings.TrimSpace(h.Value), " "); ok {
+				out = append(out, cred)
+			}
+		}
+	}
+	return out
 }
 
 // EnvTestSelf names, in acprun's environment, the executable that starts

@@ -53,10 +53,18 @@ type Redactor struct {
 // Besides its raw form, each secret is looked for in the forms it takes
 // when quoted (QuotedForms).
 func New(secrets ...string) *Redactor {
+	return NewExcept(nil, secrets...)
+}
+
+// NewExcept is New without the values that notSecret reports: a secret,
+// its trimmed form or a line of a multi-line one for which notSecret
+// returns true is not looked for. A nil notSecret drops nothing more than
+// New does.
+func NewExcept(notSecret func(string) bool, secrets ...string) *Redactor {
 	seen := make(map[string]bool)
 	r := &Redactor{}
 	add := func(v string) {
-		if !fit(v) {
+		if !fit(v) || notSecret != nil && notSecret(v) {
 			return
 		}
 		for _, f := range QuotedForms(v) {

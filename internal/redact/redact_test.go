@@ -332,3 +332,25 @@ func TestURL(t *testing.T) {
 		}
 	}
 }
+
+// TestNewExcept: a value notSecret reports is not looked for, whether it
+// is a secret itself, its trimmed form or a line of a multi-line one; the
+// rest of the secrets still are.
+func TestNewExcept(t *testing.T) {
+	notSecret := func(v string) bool { return v == "error" || v == "sonnet-4" }
+	r := redact.NewExcept(notSecret, "error", " sonnet-4 ", "line-one-key\nerror", "sk-live-123456")
+	tests := []struct{ in, want string }{
+		{"status error", "status error"},
+		{"model sonnet-4", "model sonnet-4"},
+		{"key line-one-key, error", "key [REDACTED], error"},
+		{"key sk-live-123456", "key [REDACTED]"},
+	}
+	for _, tt := range tests {
+		if got := r.String(tt.in); got != tt.want {
+			t.Errorf("String(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := redact.NewExcept(nil, "error").String("an error"); got != "an [REDACTED]" {
+		t.Errorf("NewExcept(nil).String = %q; want New's", got)
+	}
+}

@@ -1,0 +1,178 @@
+package e2e_test
+
+import (
+	"bytes"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acprun/acprun/report"
+)
+
+// TestRedactionKeepsVarsNames: a vars value the agent gets in its env is
+// no secret, as the scenario's name holds it: the value sets stay two
+// scenarios with their own verdicts, --min-pass-rate fails the one that
+// failed, and --rerun-failed reruns it. A secret in no name (${VAR}) is
+// still redacted.
+func TestRedactionKeepsVarsNames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p.mock.yaml": "turns: [{steps: [{text: \"I used opus-4 with sk-e2e-VarsSecret1234\"}]}]\n",
+		"s.yaml": `name: matrix
+vars: {model: [sonnet-4, opus-4]}
+agent:
+  command: [acprun, mock-agent, p.mock.yaml]
+  env: {ANTHROPIC_MODEL: "{{.model}}", API_KEY: "${E2E_VARS_KEY}"}
+permissions: {default: deny}
+turns:
+  - prompt: "Use {{.model}}"
+    expect: {text: {contains: "{{.model}}"}}
+`,
+	})
+	env := []string{"E2E_VARS_KEY=sk-e2e-VarsSecret1234"}
+	res := acprunEnv(t, dir, env, "run", "s.yaml", "-o", "r.json", "--min-pass-rate", "0.5")
+	if res.code != 1 {
+		t.Errorf("run --min-pass-rate 0.5: exit %d, want 1 (matrix[model=sonnet-4] failed)\n%s", res.code, res.stderr)
+	}
+	data := readFiles(t, dir, "r.json")["r.json"]
+	if bytes.Contains(data, []byte("VarsSecret")) || !bytes.Contains(data, []byte("I used opus-4 with [REDACTED]")) {
+		t.Errorf("results: want the API key redacted, the model kept:\n%s", data)
+	}
+	got := map[string]report.Status{}
+	for _, sc := range readResults(t, filepath.Join(dir, "r.json")).Scenarios {
+		got[sc.Name] = sc.Status
+	}
+	want := map[string]report.Status{"matrix[model=sonnet-4]": report.StatusFailed, "matrix[model=opus-4]": report.StatusPassed}
+	if !maps.Equal(got, want) {
+		t.Errorf("results: %v; want %v\n%s", got, want, res.stderr)
+	}
+	rerun := acprunEnv(t, dir, env, "run", "s.yaml", "--rerun-failed", "r.json", "-o", "r2.json")
+	if rerun.code != 1 || !strings.Contains(rerun.stderr, "FAIL matrix[model=sonnet-4]") || strings.Contains(rerun.stderr, "opus-4]") {
+		t.Errorf("--rerun-failed: exit %d, want 1, rerunning matrix[model=sonnet-4] alone\n%s", rerun.code, rerun.stderr)
+	}
+}
+
+// TestRedactionKeepsStatuses: an env value that is one of acprun's own
+// words (a status, a stop reason) is no secret: a pass stays a pass, and
+// the results stay readable by merge and --rerun-failed.
+func TestRedactionKeepsStatuses(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"ok.mock.yaml":    "turns: [{steps: [{text: fine}]}]\n",
+		"crash.mock.yaml": "turns: [{steps: [{text: partial}, {exit: 1}]}]\n",
+		"s.yaml": `name: realistic
+agent:
+  command: [acprun, mock-agent, crash.mock.yaml]
+  env: {LOG_LEVEL: error}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+---
+name: fine
+agent:
+  command: [acprun, mock-agent, ok.mock.yaml]
+  env: {EXPECTED_RESULT: passed, STOP: END_TURN}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`,
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-o", "r.json")
+	if res.code != 1 || !strings.Contains(res.stderr, "PASS fine (end_turn") || !strings.Contains(res.stderr, "ERROR realistic") {
+		t.Errorf("run: exit %d, want 1 with fine passed and realistic an error\n%s", res.code, res.stderr)
+	}
+	var statuses []report.Status
+	for _, sc := range readResults(t, filepath.Join(dir, "r.json")).Scenarios {
+		statuses = append(statuses, sc.Status)
+	}
+	if want := []report.Status{report.StatusError, report.StatusPassed}; !slices.Equal(statuses, want) {
+		t.Errorf("statuses %v; want %v", statuses, want)
+	}
+	if m := acprun(t, dir, "merge", "r.json", "-o", "m.json"); m.code != 1 || !strings.Contains(m.stderr, "results: m.json") {
+		t.Errorf("merge: exit %d, want 1 (the results it read hold an error)\n%s", m.code, m.stderr)
+	}
+	rerun := acprun(t, dir, "run", "s.yaml", "--rerun-failed", "r.json", "-o", "r2.json")
+	if rerun.code != 1 || !strings.Contains(rerun.stderr, "ERROR realistic") || strings.Contains(rerun.stderr, "fine") {
+		t.Errorf("--rerun-failed: exit %d, want 1, rerunning realistic alone\n%s", rerun.code, rerun.stderr)
+	}
+}
+
+// TestRedactionKeepsNameFromEnviron: the value of a secret-looking
+// variable of acprun's environment that a scenario's name holds is no
+// secret: the name is intact in the results and the HTML report, and
+// --rerun-failed reruns the scenario.
+func TestRedactionKeepsNameFromEnviron(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"f.mock.yaml": "turns: [{steps: [{text: nope}]}]\n",
+		"s.yaml": `name: deploy-bot-smoke
+agent: {command: [acprun, mock-agent, f.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: x
+    expect: {text: {contains: "yes"}}
+`,
+	})
+	env := []string{"AUTH_USER=deploy-bot"}
+	res := acprunEnv(t, dir, env, "run", "s.yaml", "-o", "r.json", "--html", "r.html")
+	if res.code != 1 {
+		t.Errorf("run: exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	for name, data := range readFiles(t, dir, "r.json", "r.html") {
+		if bytes.Contains(data, []byte("[REDACTED]")) || !bytes.Contains(data, []byte("deploy-bot-smoke")) {
+			t.Errorf("%s: want the name deploy-bot-smoke intact", name)
+		}
+	}
+	rerun := acprunEnv(t, dir, env, "run", "s.yaml", "--rerun-failed", "r.json", "-o", "r2.json", "--allow-empty")
+	if rerun.code != 1 || !strings.Contains(rerun.stderr, "FAIL deploy-bot-smoke") {
+		t.Errorf("--rerun-failed: exit %d, want 1, rerunning deploy-bot-smoke\n%s", rerun.code, rerun.stderr)
+	}
+}
+
+// TestMcpServerCredentialsRedacted: the values of the env and headers of
+// an agent's MCP servers are secrets: the session/new that carries them
+// is recorded redacted in the transcript, and the HTML report of run
+// --html and of report holds no token.
+func TestMcpServerCredentialsRedacted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"m.mock.yaml": "agentCapabilities: {mcpCapabilities: {http: true}}\nturns: [{steps: [{text: ok}]}]\n",
+		"s.yaml": `name: mcp
+agent:
+  command: [acprun, mock-agent, m.mock.yaml]
+  mcpServers:
+    - name: github
+      command: /usr/bin/github-mcp
+      args: []
+      env: [{name: GITHUB_PERSONAL_ACCESS_TOKEN, value: "${GH_PAT}"}]
+    - type: http
+      name: remote
+      url: https://mcp.example.com/
+      headers: [{name: Authorization, value: "Bearer ghs_LiteralServerT0ken"}]
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`,
+	})
+	res := acprunEnv(t, dir, []string{"GH_PAT=ghp_R3alL00kingT0kenValue"}, "run", "s.yaml", "-o", "r.json", "--transcripts", "tr", "--html", "r.html")
+	if res.code != 0 {
+		t.Fatalf("run: exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	if rep := acprun(t, dir, "report", "r.json", "-o", "r2.html"); rep.code != 0 {
+		t.Fatalf("report: exit %d, want 0\n%s", rep.code, rep.stderr)
+	}
+	outputs := readFiles(t, dir, "tr/mcp.jsonl", "r.html", "r2.html", "r.json")
+	for name, data := range outputs {
+		for _, token := range []string{"ghp_R3al", "ghs_Literal"} {
+			if i := bytes.Index(data, []byte(token)); i >= 0 {
+				t.Errorf("%s leaks an MCP server's token: …%s…", name, excerpt(data, i))
+			}
+		}
+	}
+	if tr := outputs["tr/mcp.jsonl"]; !bytes.Contains(tr, []byte(`"GITHUB_PERSONAL_ACCESS_TOKEN","value":"[REDACTED]"`)) || !bytes.Contains(tr, []byte(`"Authorization","value":"[REDACTED]"`)) {
+		t.Errorf("transcript: want session/new with the env value and header redacted:\n%s", tr)
+	}
+}
