@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	json "github.com/go-json-experiment/json/v1"
+
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/gateway"
@@ -24,8 +26,6 @@ import (
 	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
-
-	json "github.com/go-json-experiment/json/v1"
 )
 
 // Defaults for the scenario settings a file leaves out.
