@@ -33,9 +33,9 @@ in any browser and loads nothing from the network.
 
 Several results files (the shards of one run) are merged first, as acprun merge
 merges them. A transcript viewer is added for every scenario whose transcript
-is found: at the path the results record (relative paths are tried from the
-working directory and from the results file's directory), or in --transcripts
-DIR. A file that is not a transcript (each line a record as run --transcripts
+is found: at the path the results record (a relative path from the directory
+the run ran in, the results' dir, else from the working directory or the
+results file's directory), or in --transcripts DIR. A file that is not a transcript (each line a record as run --transcripts
 writes it) is not embedded: a warning names it and says what is wrong. Agent text is shown as text, never run; values of secret-looking
 variables of the current environment are redacted too.
 
@@ -75,7 +75,7 @@ func (c *reportCmd) Run(ctx context.Context, g *globals) error {
 	for _, f := range c.Files {
 		dirs = append(dirs, filepath.Dir(f))
 	}
-	opts := htmlOptions(report.TranscriptFinder(c.Transcripts, dirs))
+	opts := htmlOptions(report.TranscriptFinder(c.Transcripts, rep.Dir, dirs))
 	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{out}, transcriptInputs(rep, opts.Transcripts)); err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("report: %w", err)}
 	}

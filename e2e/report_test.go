@@ -187,6 +187,41 @@ func TestReportFromRunAndFromResults(t *testing.T) {
 	}
 }
 
+// TestReportFindsTranscriptsFromAnywhere: with every output in one
+// directory (-o out/results.json --transcripts out/tr, a CI artifact's
+// layout), the results record the transcripts relative to the run's
+// directory (dir); report finds them from there wherever it runs: in the
+// results' directory, or in another.
+func TestReportFindsTranscriptsFromAnywhere(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": reportAgent, "a-pass.yaml": reportPass, "b-fail.yaml": reportFail, "notes.txt": "one\ntwo\n",
+	})
+	if res := acprun(t, dir, "run", "a-pass.yaml", "b-fail.yaml", "-o", "out/results.json", "--transcripts", "out/tr"); res.code != exitFailed {
+		t.Fatalf("run: exit %d, want %d\n%s", res.code, exitFailed, res.stderr)
+	}
+	results := filepath.Join(dir, "out", "results.json")
+	out := readResults(t, results)
+	if sc := out.Scenarios[0]; !strings.HasPrefix(sc.Transcript, "out/tr/") {
+		t.Fatalf("the transcript is recorded as %q, want it under out/tr/", sc.Transcript)
+	}
+	elsewhere := t.TempDir()
+	for _, c := range []struct{ wd, results string }{
+		{filepath.Join(dir, "out"), "results.json"},
+		{elsewhere, results},
+	} {
+		page := filepath.Join(elsewhere, "report.html")
+		if res := acprun(t, c.wd, "report", c.results, "-o", page); res.code != exitOK {
+			t.Fatalf("report in %s: exit %d\n%s", c.wd, res.code, res.stderr)
+		}
+		data := checkReportPage(t, page, out, true)
+		if strings.Contains(data, "no such file or directory") || strings.Count(data, `<tr class="m c2a`) < 2 {
+			t.Errorf("report in %s: the transcripts are not embedded:\n%s", c.wd, regexp.MustCompile(`errmsg">[^<]*`).FindAllString(data, -1))
+		}
+	}
+}
+
 // TestReportEmbedsOnlyTranscripts: results may come from anywhere (a CI
 // artifact), and name any file as a scenario's transcript; report embeds
 // only a transcript, and of any other file warns naming it, and writes
