@@ -17,10 +17,10 @@ import (
 
 // reportCmd is `acprun report FILES… -o FILE`.
 type reportCmd struct {
-	Files           []string `arg:"" name:"file" help:"Results files written by acprun run (or merge); several are merged, as by acprun merge."`
-	Output          string   `name:"output" short:"o" default:"acprun-report.html" placeholder:"FILE" help:"Write the HTML report to FILE (default: ${default}; - for stdout)."`
-	Transcripts     string   `placeholder:"DIR" help:"Read the scenarios' transcripts from DIR (as written by run --transcripts) instead of the paths the results record."`
-	TranscriptBytes int64    `placeholder:"N" default:"2097152" help:"Embed at most N bytes of each transcript (default 2 MiB), its first and last messages; the page says what was cut."`
+	Files           []string  `arg:"" name:"file" help:"Results files written by acprun run (or merge); several are merged, as by acprun merge."`
+	Output          string    `name:"output" short:"o" default:"acprun-report.html" placeholder:"FILE" help:"Write the HTML report to FILE (default: ${default}; - for stdout)."`
+	Transcripts     string    `placeholder:"DIR" help:"Read the scenarios' transcripts from DIR (as written by run --transcripts) instead of the paths the results record."`
+	TranscriptBytes byteCount `placeholder:"N" default:"2097152" help:"Embed at most N bytes of each transcript (default 2 MiB), its first and last messages; the page says what was cut. 0 embeds none: the viewer names the file and counts its messages."`
 }
 
 // Help is the long help of report.
@@ -81,7 +81,7 @@ func (c *reportCmd) Run(ctx context.Context, g *globals) error {
 	}
 	opts.Sources = c.Files
 	opts.Warn = func(msg string) { fmt.Fprintf(g.Stderr, "acprun: report: warning: %s\n", msg) }
-	opts.TranscriptBytes = c.TranscriptBytes
+	opts.TranscriptBytes = c.TranscriptBytes.n
 	if err := g.writeFile(ctx, out, nil, true, markupHash, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
 		return exitError{code: writeExit(err), err: fmt.Errorf("report: -o %s: %w; the report was not written", c.Output, err)}
 	}
@@ -128,8 +128,9 @@ func reportLine(file string, rep report.Report) string {
 // environment are redacted, on top of what the run redacted.
 func htmlOptions(transcripts func(report.Result) string) htmlreport.Options {
 	return htmlreport.Options{
-		Transcripts: transcripts,
-		Redactor:    redact.New(redact.Secrets(nil, os.Environ())...),
-		Now:         time.Now(),
+		Transcripts:     transcripts,
+		TranscriptBytes: htmlreport.DefaultTranscriptBytes,
+		Redactor:        redact.New(redact.Secrets(nil, os.Environ())...),
+		Now:             time.Now(),
 	}
 }

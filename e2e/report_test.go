@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -218,6 +219,38 @@ func TestReportFindsTranscriptsFromAnywhere(t *testing.T) {
 		data := checkReportPage(t, page, out, true)
 		if strings.Contains(data, "no such file or directory") || strings.Count(data, `<tr class="m c2a`) < 2 {
 			t.Errorf("report in %s: the transcripts are not embedded:\n%s", c.wd, regexp.MustCompile(`errmsg">[^<]*`).FindAllString(data, -1))
+		}
+	}
+}
+
+// TestReportTranscriptBytes: --transcript-bytes 0 embeds no transcript
+// message, and each viewer says so; a negative value is a usage error
+// naming the flag, and nothing is written.
+func TestReportTranscriptBytes(t *testing.T) {
+	t.Parallel()
+	dir, out := reportRun(t)
+	if res := acprun(t, dir, "report", "out.json", "--transcript-bytes", "0", "-o", "none.html"); res.code != exitOK {
+		t.Fatalf("report --transcript-bytes 0: exit %d\n%s", res.code, res.stderr)
+	}
+	page := checkReportPage(t, filepath.Join(dir, "none.html"), out, true)
+	if n := strings.Count(page, `<tr class="m `); n != 0 {
+		t.Errorf("--transcript-bytes 0 embedded %d transcript messages, want none", n)
+	}
+	if n := strings.Count(page, "not embedded (--transcript-bytes 0)"); n != 2 {
+		t.Errorf("%d viewers say why nothing is embedded, want 2", n)
+	}
+	for _, arg := range []string{"--transcript-bytes=-1", "--transcript-bytes"} {
+		args := []string{"report", "out.json", arg, "-o", "neg.html"}
+		if !strings.Contains(arg, "=") {
+			args = slices.Insert(args, 3, "-1")
+		}
+		res := acprun(t, dir, args...)
+		want := "acprun: --transcript-bytes: \"-1\": want a number of bytes, 0 or more\nsee 'acprun report --help'\n"
+		if res.code != exitUsage || res.stderr != want {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", args, res.code, res.stderr, exitUsage, want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "neg.html")); err == nil {
+			t.Errorf("%q wrote the report", args)
 		}
 	}
 }
