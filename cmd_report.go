@@ -17,10 +17,10 @@ import (
 
 // reportCmd is `acprun report FILES… -o FILE`.
 type reportCmd struct {
-	Files           []string `arg:"" name:"file" help:"Results files written by acprun run (or merge); several are merged, as by acprun merge."`
-	Output          string   `name:"output" short:"o" default:"acprun-report.html" placeholder:"FILE" help:"Write the HTML report to FILE (default: ${default}; - for stdout)."`
-	Transcripts     string   `placeholder:"DIR" help:"Read the scenarios' transcripts from DIR (as written by run --transcripts) instead of the paths the results record."`
-	TranscriptBytes int64    `placeholder:"N" default:"2097152" help:"Embed at most N bytes of each transcript (default 2 MiB), its first and last messages; the page says what was cut."`
+	Files           []string  `arg:"" name:"file" help:"Results files written by acprun run (or merge); several are merged, as by acprun merge."`
+	Output          string    `name:"output" short:"o" default:"acprun-report.html" placeholder:"FILE" help:"Write the HTML report to FILE (default: ${default}; - for stdout)."`
+	Transcripts     string    `placeholder:"DIR" help:"Read the scenarios' transcripts from DIR (as written by run --transcripts) instead of the paths the results record."`
+	TranscriptBytes byteCount `placeholder:"N" default:"2097152" help:"Embed at most N bytes of each transcript (default 2 MiB), its first and last messages; the page says what was cut. 0 embeds none: the viewer names the file and counts its messages."`
 }
 
 // Help is the long help of report.
@@ -33,9 +33,9 @@ in any browser and loads nothing from the network.
 
 Several results files (the shards of one run) are merged first, as acprun merge
 merges them. A transcript viewer is added for every scenario whose transcript
-is found: at the path the results record (relative paths are tried from the
-working directory and from the results file's directory), or in --transcripts
-DIR. A file that is not a transcript (each line a record as run --transcripts
+is found: at the path the results record (a relative path from the directory
+the run ran in, the results' dir, else from the working directory or the
+results file's directory), or in --transcripts DIR. A file that is not a transcript (each line a record as run --transcripts
 writes it) is not embedded: a warning names it and says what is wrong. Agent text is shown as text, never run; values of secret-looking
 variables of the current environment are redacted too.
 
@@ -75,13 +75,13 @@ func (c *reportCmd) Run(ctx context.Context, g *globals) error {
 	for _, f := range c.Files {
 		dirs = append(dirs, filepath.Dir(f))
 	}
-	opts := htmlOptions(rep, report.TranscriptFinder(c.Transcripts, dirs))
+	opts := htmlOptions(rep, report.TranscriptFinder(c.Transcripts, rep.Dir, dirs))
 	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{out}, transcriptInputs(rep, opts.Transcripts)); err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("report: %w", err)}
 	}
 	opts.Sources = c.Files
 	opts.Warn = func(msg string) { fmt.Fprintf(g.Stderr, "acprun: report: warning: %s\n", msg) }
-	opts.TranscriptBytes = c.TranscriptBytes
+	opts.TranscriptBytes = c.TranscriptBytes.n
 	if err := g.writeFile(ctx, out, nil, true, markupHash, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
 		return exitError{code: writeExit(err), err: fmt.Errorf("report: -o %s: %w; the report was not written", c.Output, err)}
 	}
@@ -129,8 +129,9 @@ func reportLine(file string, rep report.Report) string {
 // those that are no secrets in rep (runner.ResultsRedactor).
 func htmlOptions(rep report.Report, transcripts func(report.Result) string) htmlreport.Options {
 	return htmlreport.Options{
-		Transcripts: transcripts,
-		Redactor:    runner.ResultsRedactor(rep, os.Environ()),
-		Now:         time.Now(),
+		Transcripts:     transcripts,
+		TranscriptBytes: htmlreport.DefaultTranscriptBytes,
+		Redactor:        runner.ResultsRedactor(rep, os.Environ()),
+		Now:             time.Now(),
 	}
 }

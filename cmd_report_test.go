@@ -9,6 +9,7 @@ import (
 
 	"github.com/fatih/color"
 
+	"github.com/acprun/acprun/output/htmlreport"
 	"github.com/acprun/acprun/report"
 )
 
@@ -74,6 +75,33 @@ func TestReportRefusesAnEmbeddedTranscript(t *testing.T) {
 		}
 		if data, _ := os.ReadFile(filepath.Join("tr", "s.jsonl")); string(data) != "{}\n" {
 			t.Errorf("%q: the transcript became %q", args, data)
+		}
+	}
+}
+
+// TestReportTranscriptBytes: --transcript-bytes takes 0 (embed none) and
+// refuses less, naming the flag and what it takes, before reading any
+// file; left out, it is the page's default.
+func TestReportTranscriptBytes(t *testing.T) {
+	for _, args := range []string{"--transcript-bytes -1", "--transcript-bytes=-1", "--transcript-bytes=-2097152"} {
+		var stderr bytes.Buffer
+		code := run(append([]string{"report", "missing.json"}, strings.Fields(args)...), strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		want := `acprun: --transcript-bytes: "` + args[strings.IndexAny(args, " =")+1:] + `": want a number of bytes, 0 or more` + "\n"
+		if first, _, _ := strings.Cut(stderr.String(), "see '"); code != exitUsage || first != want {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", args, code, stderr.String(), exitUsage, want)
+		}
+	}
+	for args, want := range map[string]int64{"": htmlreport.DefaultTranscriptBytes, "--transcript-bytes 0": 0, "--transcript-bytes=600": 600} {
+		var c cli
+		g := &globals{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+		parser, err := newParser(t.Context(), &c, g, g.Stdout, func(int) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := parser.Parse(append([]string{"report", "r.json"}, strings.Fields(args)...)); err != nil {
+			t.Errorf("%q: %v", args, err)
+		} else if got := c.Report.TranscriptBytes.n; got != want {
+			t.Errorf("%q: --transcript-bytes %d, want %d", args, got, want)
 		}
 	}
 }

@@ -655,7 +655,7 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, rep report.Report
 	}
 	if c.HTML != "" {
 		err := g.writeFile(ctx, out["--html"], c.pins[c.HTML], true, markupHash, func(w io.Writer) error {
-			opts := htmlOptions(rep, report.TranscriptFinder("", nil)) // where the run wrote them
+			opts := htmlOptions(rep, report.TranscriptFinder("", "", nil)) // where the run wrote them
 			opts.Warn = func(msg string) { fmt.Fprintf(g.Stderr, "acprun: --html: warning: %s\n", msg) }
 			return htmlreport.Write(w, rep, opts)
 		})

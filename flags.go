@@ -117,6 +117,24 @@ var atLeastOneWants = map[string]struct{ what, without string }{
 	"max-failures": {"how many failures stop the run", "leave --max-failures out to run every scenario"},
 }
 
+// byteCount is a size in bytes that may be 0: report's
+// --transcript-bytes. Less than 0 is refused.
+type byteCount struct{ n int64 }
+
+// Decode implements kong.MapperValue.
+func (b *byteCount) Decode(ctx *kong.DecodeContext) error {
+	s, err := popValue(ctx, "N")
+	if err != nil {
+		return err
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q: want a number of bytes, 0 or more", s)
+	}
+	b.n = n
+	return nil
+}
+
 // failFast is --fail-fast: off, finish (the flag alone) or cancel
 // (--fail-fast=cancel). It is a boolean flag that takes an optional value
 // after "=", as --fail-fast=finish|cancel.

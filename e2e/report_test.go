@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -184,6 +185,73 @@ func TestReportFromRunAndFromResults(t *testing.T) {
 	cutPage := checkReportPage(t, filepath.Join(dir, "cut.html"), out, true)
 	if !regexp.MustCompile(`\d+ messages \(\d+ bytes\) cut in the middle`).MatchString(cutPage) || !strings.Contains(cutPage, `<tr class="cut">`) {
 		t.Error("the page does not say what was cut of the transcripts")
+	}
+}
+
+// TestReportFindsTranscriptsFromAnywhere: with every output in one
+// directory (-o out/results.json --transcripts out/tr, a CI artifact's
+// layout), the results record the transcripts relative to the run's
+// directory (dir); report finds them from there wherever it runs: in the
+// results' directory, or in another.
+func TestReportFindsTranscriptsFromAnywhere(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": reportAgent, "a-pass.yaml": reportPass, "b-fail.yaml": reportFail, "notes.txt": "one\ntwo\n",
+	})
+	if res := acprun(t, dir, "run", "a-pass.yaml", "b-fail.yaml", "-o", "out/results.json", "--transcripts", "out/tr"); res.code != exitFailed {
+		t.Fatalf("run: exit %d, want %d\n%s", res.code, exitFailed, res.stderr)
+	}
+	results := filepath.Join(dir, "out", "results.json")
+	out := readResults(t, results)
+	if sc := out.Scenarios[0]; !strings.HasPrefix(sc.Transcript, "out/tr/") {
+		t.Fatalf("the transcript is recorded as %q, want it under out/tr/", sc.Transcript)
+	}
+	elsewhere := t.TempDir()
+	for _, c := range []struct{ wd, results string }{
+		{filepath.Join(dir, "out"), "results.json"},
+		{elsewhere, results},
+	} {
+		page := filepath.Join(elsewhere, "report.html")
+		if res := acprun(t, c.wd, "report", c.results, "-o", page); res.code != exitOK {
+			t.Fatalf("report in %s: exit %d\n%s", c.wd, res.code, res.stderr)
+		}
+		data := checkReportPage(t, page, out, true)
+		if strings.Contains(data, "no such file or directory") || strings.Count(data, `<tr class="m c2a`) < 2 {
+			t.Errorf("report in %s: the transcripts are not embedded:\n%s", c.wd, regexp.MustCompile(`errmsg">[^<]*`).FindAllString(data, -1))
+		}
+	}
+}
+
+// TestReportTranscriptBytes: --transcript-bytes 0 embeds no transcript
+// message, and each viewer says so; a negative value is a usage error
+// naming the flag, and nothing is written.
+func TestReportTranscriptBytes(t *testing.T) {
+	t.Parallel()
+	dir, out := reportRun(t)
+	if res := acprun(t, dir, "report", "out.json", "--transcript-bytes", "0", "-o", "none.html"); res.code != exitOK {
+		t.Fatalf("report --transcript-bytes 0: exit %d\n%s", res.code, res.stderr)
+	}
+	page := checkReportPage(t, filepath.Join(dir, "none.html"), out, true)
+	if n := strings.Count(page, `<tr class="m `); n != 0 {
+		t.Errorf("--transcript-bytes 0 embedded %d transcript messages, want none", n)
+	}
+	if n := strings.Count(page, "not embedded (--transcript-bytes 0)"); n != 2 {
+		t.Errorf("%d viewers say why nothing is embedded, want 2", n)
+	}
+	for _, arg := range []string{"--transcript-bytes=-1", "--transcript-bytes"} {
+		args := []string{"report", "out.json", arg, "-o", "neg.html"}
+		if !strings.Contains(arg, "=") {
+			args = slices.Insert(args, 3, "-1")
+		}
+		res := acprun(t, dir, args...)
+		want := "acprun: --transcript-bytes: \"-1\": want a number of bytes, 0 or more\nsee 'acprun report --help'\n"
+		if res.code != exitUsage || res.stderr != want {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", args, res.code, res.stderr, exitUsage, want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "neg.html")); err == nil {
+			t.Errorf("%q wrote the report", args)
+		}
 	}
 }
 

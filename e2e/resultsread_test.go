@@ -24,6 +24,10 @@ var badResults = []struct{ name, data, want string }{
 		`:2:3: not acprun results: scenarios.0: no "file"; acprun writes the name, status, file and line of every scenario's result`},
 	{"turn.json", "{\"schemaVersion\": 3, \"scenarios\": [\n  {\"name\": \"a\", \"file\": \"a.yaml\", \"line\": 1, \"status\": \"passed\", \"turns\": [null]}]}",
 		":2:76: not acprun results: scenarios.0.turns.0: want an object (a turn), got null"},
+	{"passatk.json", "{\"schemaVersion\": 3, \"scenarios\": [],\n  \"summary\": {\"passRates\": [{\"passAtK\": \"high\"}]}}",
+		`:2:41: not acprun results: summary.passRates.0.passAtK: want an object keyed by k ("1", "2"…), got string`},
+	{"passhatk.json", "{\"schemaVersion\": 3, \"scenarios\": [],\n  \"summary\": {\"passRates\": [{\"passHatK\": {\"x\": 1}}]}}",
+		`:2:42: not acprun results: summary.passRates.0.passHatK: key "x": want k, "1" to "1"`},
 	{"v9.json", `{"schemaVersion": 9, "scenarios": []}`,
 		":1:19: schemaVersion 9 is not supported (want 1 to 3): a newer acprun wrote it; read it with that version"},
 }

@@ -3,11 +3,14 @@ package report
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	json "github.com/go-json-experiment/json/v1"
 )
 
@@ -71,34 +74,51 @@ func (b ByK) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// UnmarshalJSON reads the object MarshalJSON writes. It also accepts the
-// single number older versions wrote for passAtK (pass@n only), which it
-// drops: the summary is computed again from the scenarios wherever it is
-// used (acprun merge).
-func (b *ByK) UnmarshalJSON(data []byte) error {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 || data[0] != '{' {
+// UnmarshalJSONFrom reads the object MarshalJSON writes. It also accepts
+// the single number older versions wrote for passAtK (pass@n only), which
+// it drops: the summary is computed again from the scenarios wherever it
+// is used (acprun merge). A value it does not take is refused at its path
+// in the document ("summary.passRates.0.passAtK"), as Read refuses every
+// other.
+func (b *ByK) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	at := strings.Join(slices.Collect(dec.StackPointer().Tokens()), ".")
+	data, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	if data.Kind() != '{' {
 		var old *float64
 		if err := json.Unmarshal(data, &old); err != nil {
-			return fmt.Errorf("want an object keyed by k: %w", err)
+			return valueError(at, fmt.Sprintf("not acprun results: %s: want an object keyed by k (\"1\", \"2\"…), got %s", at, gotKind(err)))
 		}
 		*b = nil
 		return nil
 	}
-	var m map[string]float64
+	var m map[string]jsontext.Value
 	if err := json.Unmarshal(data, &m); err != nil {
-		return err
+		return err // not reached: data is an object
 	}
 	out := make(ByK, len(m))
 	for key, v := range m {
 		k, err := strconv.Atoi(key)
 		if err != nil || k < 1 || k > len(m) {
-			return fmt.Errorf("key %q: want 1 to %d", key, len(m))
+			return valueError(at, fmt.Sprintf("not acprun results: %s: key %q: want k, \"1\" to \"%d\"", at, key, len(m)))
 		}
-		out[k-1] = v
+		if err := json.Unmarshal(v, &out[k-1]); err != nil {
+			return valueError(at+"."+key, fmt.Sprintf("not acprun results: %s.%s: want a number, got %s", at, key, gotKind(err)))
+		}
 	}
 	*b = out
 	return nil
+}
+
+// gotKind is the JSON value json's error err says it found ("string",
+// "array"), as a type error of Read says it.
+func gotKind(err error) string {
+	if typ, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		return typ.Value
+	}
+	return err.Error()
 }
 
 // FormatRate formats a pass rate or estimate as the results hold it:

@@ -136,11 +136,15 @@ func valueError(path, msg string) *dataError {
 
 // unmarshalError is json's error err said in the document's terms: a
 // syntax error at the byte json stopped at, a type error at the value
-// of the wrong type (see typeError).
+// of the wrong type (see typeError), and the error of a value's own
+// decoding (ByK's), which says where, as it is.
 func unmarshalError(err error) *dataError {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var derr *dataError
 	switch {
+	case errors.As(err, &derr):
+		return derr
 	case errors.As(err, &typ):
 		return &dataError{msg: "not acprun results: " + typeError{typ}.Error(), path: typ.Field, byPath: true, off: typ.Offset, err: typeError{typ}}
 	case errors.As(err, &syn):

@@ -96,6 +96,9 @@ func TestReadersSayWhere(t *testing.T) {
 		{`{"schemaVersion": 9, "scenarios": []}`, "1:19: schemaVersion 9 is not supported (want 1 to 3)"},
 		{`{"schemaVersion": 3, "startedAt": "yesterday"}`, `1:35: not acprun results: startedAt: "yesterday" is not a time`},
 		{`[]`, "1:1: not acprun results: the file: want an object, got array"},
+		{"{\"schemaVersion\": 3,\n\"summary\": {\"passRates\": [{\"passAtK\": \"high\"}]}}", `2:39: not acprun results: summary.passRates.0.passAtK: want an object keyed by k ("1", "2"…), got string`},
+		{"{\"schemaVersion\": 3,\n\"summary\": {\"passRates\": [{\"passHatK\": {\"x\": 1}}]}}", `2:40: not acprun results: summary.passRates.0.passHatK: key "x": want k, "1" to "1"`},
+		{"{\"schemaVersion\": 3,\n\"summary\": {\"passRates\": [{}, {\"passAtK\": {\"1\": 1, \"2\": true}}]}}", `2:57: not acprun results: summary.passRates.1.passAtK.2: want a number, got bool`},
 		{`{"scenarios": []}`, " not acprun results: no schemaVersion"},
 		{" \n", " empty file, not acprun results"},
 	} {

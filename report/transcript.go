@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -50,9 +51,13 @@ func TranscriptName(name, agent string, attempt, retry int) string {
 
 // TranscriptFinder returns a function that finds a result's transcript:
 // in dir when it is set (by the file name the result records, else by
-// TranscriptName), else at the path the result records, tried as it is and
+// TranscriptName), else at the path the result records. A relative path
+// is relative to the directory the run ran in (the result's own Dir, else
+// runDir: the results' dir) when the transcript is there, as
+// --rerun-failed takes a scenario's file (and it is returned as recorded
+// when the working directory is that one); else it is tried as it is and
 // from each of dirs. It returns "" when there is none to read.
-func TranscriptFinder(dir string, dirs []string) func(Result) string {
+func TranscriptFinder(dir, runDir string, dirs []string) func(Result) string {
 	return func(r Result) string {
 		if dir != "" {
 			name := filepath.Base(r.Transcript)
@@ -70,6 +75,13 @@ func TranscriptFinder(dir string, dirs []string) func(Result) string {
 		}
 		if filepath.IsAbs(r.Transcript) {
 			return r.Transcript
+		}
+		if d := cmp.Or(r.Dir, runDir); d != "" {
+			if there, err := os.Stat(filepath.Join(d, r.Transcript)); err == nil {
+				if here, err := os.Stat(r.Transcript); err != nil || !os.SameFile(here, there) {
+					return filepath.Join(d, r.Transcript)
+				} // else the working directory is the run's: r.Transcript, as recorded
+			}
 		}
 		if _, err := os.Stat(r.Transcript); err == nil {
 			return r.Transcript

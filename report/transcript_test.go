@@ -59,7 +59,7 @@ func TestTranscriptFinderByName(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	find := report.TranscriptFinder(dir, nil)
+	find := report.TranscriptFinder(dir, "", nil)
 	for _, tt := range []struct {
 		r    report.Result
 		want string
@@ -77,5 +77,44 @@ func TestTranscriptFinderByName(t *testing.T) {
 		if got := find(tt.r); got != want {
 			t.Errorf("%s (attempt %d, retry %d): %q, want %q", tt.r.Name, tt.r.Attempt, tt.r.Retry, got, want)
 		}
+	}
+}
+
+// TestTranscriptFinderRunDir: a relative transcript path is relative to
+// the directory the run ran in (the results' dir, or a merged result's
+// own), wherever report runs; as recorded when it runs there; from the
+// results file's directory when the run's is not on this machine.
+func TestTranscriptFinderRunDir(t *testing.T) {
+	root := t.TempDir()
+	for _, name := range []string{"run/out/tr/a.jsonl", "shard/out/tr/a.jsonl", "ci/out/tr/a.jsonl"} {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run, shard, ci := filepath.Join(root, "run"), filepath.Join(root, "shard"), filepath.Join(root, "ci")
+	t.Chdir(root) // neither the run's directory nor the results'
+	for _, tt := range []struct {
+		name   string
+		r      report.Result
+		runDir string
+		dirs   []string
+		want   string
+	}{
+		{"the results' dir", report.Result{Transcript: "out/tr/a.jsonl"}, run, []string{filepath.Join(run, "out")}, filepath.Join(run, "out/tr/a.jsonl")},
+		{"a merged result's own dir", report.Result{Transcript: "out/tr/a.jsonl", Dir: shard}, "", []string{run}, filepath.Join(shard, "out/tr/a.jsonl")},
+		{"the run's dir is elsewhere", report.Result{Transcript: "out/tr/a.jsonl"}, "/nonexistent/checkout", []string{ci}, filepath.Join(ci, "out/tr/a.jsonl")},
+		{"nowhere", report.Result{Transcript: "out/tr/gone.jsonl"}, run, []string{run}, "out/tr/gone.jsonl"},
+	} {
+		if got := report.TranscriptFinder("", tt.runDir, tt.dirs)(tt.r); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	t.Chdir(run)
+	if got := report.TranscriptFinder("", run, nil)(report.Result{Transcript: "out/tr/a.jsonl"}); got != "out/tr/a.jsonl" {
+		t.Errorf("from the run's directory: %q, want the path as recorded", got)
 	}
 }

@@ -45,8 +45,10 @@ type Options struct {
 	// Transcripts finds the transcript of a result: it returns the path
 	// to read, or "" when the result has none. Nil: no transcript viewer.
 	Transcripts func(report.Result) string
-	// TranscriptBytes caps what is embedded of each transcript (0:
-	// DefaultTranscriptBytes); the page says what was cut.
+	// TranscriptBytes caps what is embedded of each transcript
+	// (DefaultTranscriptBytes, say); the page says what was cut. 0
+	// embeds none of it: the viewer names the file and counts its
+	// messages.
 	TranscriptBytes int64
 	// PageTranscriptBytes caps the transcripts embedded in the whole page
 	// (0: DefaultPageTranscriptBytes).
@@ -77,9 +79,6 @@ const DefaultPageTranscriptBytes = 64 << 20
 // Write renders the results of rep as one HTML page to w.
 func Write(w io.Writer, rep report.Report, opts Options) error {
 	res := report.NewResults(rep)
-	if opts.TranscriptBytes <= 0 {
-		opts.TranscriptBytes = DefaultTranscriptBytes
-	}
 	if opts.PageTranscriptBytes <= 0 {
 		opts.PageTranscriptBytes = DefaultPageTranscriptBytes
 	}
@@ -228,7 +227,8 @@ func build(res report.Results, opts Options) view {
 				warned[path] = true
 				opts.Warn(sv.Transcript.Err)
 			}
-			sv.Transcript.Skipped = budget <= 0 && sv.Transcript.Total > 0
+			sv.Transcript.Off = opts.TranscriptBytes <= 0 && sv.Transcript.Total > 0
+			sv.Transcript.Skipped = !sv.Transcript.Off && budget <= 0 && sv.Transcript.Total > 0
 			budget -= sv.Transcript.ShownBytes
 		}
 	}

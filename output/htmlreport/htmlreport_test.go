@@ -348,6 +348,7 @@ func TestTranscriptPageBudget(t *testing.T) {
 	// page (the failed one) gets it, the others are only counted.
 	page := render(t, sample(), htmlreport.Options{
 		Transcripts:         func(report.Result) string { return path },
+		TranscriptBytes:     htmlreport.DefaultTranscriptBytes,
 		PageTranscriptBytes: int64(tr.Len()),
 	})
 	if n := strings.Count(page, `<tr class="m `); n != 20 {
@@ -359,6 +360,29 @@ func TestTranscriptPageBudget(t *testing.T) {
 	first := strings.Index(page, `<tr class="m `)
 	if failed := strings.Index(page, `data-status="failed"`); first < failed || first > strings.Index(page, `data-status="error"`) {
 		t.Error("the budget did not go to the failed scenario first")
+	}
+}
+
+// TestTranscriptBytesZero: TranscriptBytes 0 embeds no message of any
+// transcript; each viewer names its file, counts its messages and says
+// why none is shown (not that they were cut, nor the page's budget).
+func TestTranscriptBytesZero(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	line := `{"t":1,"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"secretish":"EMBEDDED"}}}` + "\n"
+	if err := os.WriteFile(path, []byte(strings.Repeat(line, 3)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := render(t, sample(), htmlreport.Options{Transcripts: func(report.Result) string { return path }})
+	if strings.Contains(page, "EMBEDDED") || strings.Contains(page, `<tr class="m `) {
+		t.Error("TranscriptBytes 0 embedded transcript messages")
+	}
+	if n := strings.Count(page, "Transcript · 3 messages · <span class=\"warn\">not embedded (--transcript-bytes 0)</span>"); n != 3 {
+		t.Errorf("%d viewers say why nothing is embedded, want 3", n)
+	}
+	for _, bad := range []string{"cut in the middle", "budget for transcripts", "are shown"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page says %q", bad)
+		}
 	}
 }
 
@@ -427,8 +451,9 @@ func TestNotATranscriptNotEmbedded(t *testing.T) {
 			}
 			var warnings []string
 			page := render(t, sample(), htmlreport.Options{
-				Transcripts: func(report.Result) string { return path },
-				Warn:        func(msg string) { warnings = append(warnings, msg) },
+				Transcripts:     func(report.Result) string { return path },
+				TranscriptBytes: htmlreport.DefaultTranscriptBytes,
+				Warn:            func(msg string) { warnings = append(warnings, msg) },
 			})
 			if tc.why == "" {
 				if len(warnings) > 0 || !strings.Contains(page, "SECRET") {

@@ -29,8 +29,9 @@ type transcriptView struct {
 	Total, Shown           int
 	TotalBytes, ShownBytes int64
 	// Skipped is set when nothing was embedded because the page's budget
-	// for transcripts was spent.
-	Skipped bool
+	// for transcripts was spent, Off when because Options.TranscriptBytes
+	// is 0.
+	Skipped, Off bool
 	// NotTranscript is set when the file is not embedded because it is
 	// not a transcript: a line of it is not a transcript record, or it is
 	// a symbolic link or not a regular file. Err says why.
