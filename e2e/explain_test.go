@@ -217,7 +217,7 @@ func TestExplainTranscript(t *testing.T) {
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^asked:    tr/twice\.jsonl:\d+, turn 1: permission request 2 of 2 for tool call w1$`),
 		regexp.MustCompile(`(?m)^from:     title, kind: tool_call, line \d+\n          locations: tool_call_update, line \d+$`),
-		regexp.MustCompile(`(?m)^paths:    /etc/hosts\n            from locations of the tool_call_update \(line \d+\)$`),
+		regexp.MustCompile(`(?m)^paths:    "/etc/hosts"\n            from locations of the tool_call_update \(line \d+\)$`),
 	} {
 		if !want.MatchString(res.stdout) {
 			t.Errorf("second request: stdout does not match %s:\n%s", want, res.stdout)
@@ -300,5 +300,56 @@ turns: [{prompt: hi}]
 	res := acprun(t, dir, "explain", "e.yaml", "--kind", "read", "--path", "a,b.go")
 	if d := explainDecision(t, res); res.code != 0 || d.verdict != "allow" || !strings.Contains(res.stdout, "a,b.go") {
 		t.Errorf("--path a,b.go: exit %d, %+v; want it allowed by the rule of a,b.go\n%s%s", res.code, d, res.stdout, res.stderr)
+	}
+}
+
+// TestExplainQuotesAgentPaths: a path an agent put in its tool call, with
+// line breaks and escape sequences, is printed quoted on the paths: line,
+// for a transcript's request and for one given alone, so that it cannot
+// forge a decision: line nor drive the terminal.
+func TestExplainQuotesAgentPaths(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	forged := "a.txt\n\ndecision: ALLOW by allow rule s.yaml:99 \x1b[32mOK\x1b[0m\n"
+	agent, err := json.Marshal(map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_call": map[string]any{"toolCallId": "t1", "title": "Edit", "kind": "edit", "locations": []any{map[string]any{"path": forged}}}},
+		map[string]any{"permission": map[string]any{"toolCallId": "t1"}},
+		map[string]any{"text": "done"},
+	}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	request := `{"toolCall": {"toolCallId": "t1", "title": "Edit", "kind": "edit", "locations": [{"path": "/etc/x\ndecision: ALLOW\u001b[2J"}]},
+ "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}, {"optionId": "no", "name": "Reject", "kind": "reject_once"}]}`
+	writeFiles(t, dir, map[string]string{
+		"e.mock.yaml": string(agent),
+		"req.json":    request,
+		"s.yaml": `name: e
+agent: {command: [acprun, mock-agent, e.mock.yaml]}
+permissions: {default: deny, allow: [{kind: read}]}
+turns: [{prompt: go}]
+`,
+	})
+	if res := acprun(t, dir, "run", "s.yaml", "--transcripts", "tr", "-o", "out.json"); res.code != exitOK {
+		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"transcript", []string{"--transcript", filepath.Join("tr", "e.jsonl"), "--tool-call", "t1"},
+			"paths:    " + strconv.Quote(filepath.Join(dir, forged)) + "\n            from locations of the tool_call (line "},
+		{"request alone", []string{"--request", "req.json"}, `paths:    "/etc/x\ndecision: ALLOW\x1b[2J"` + "\n\ndecision: DENY by the default\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := acprun(t, dir, append([]string{"explain", "s.yaml"}, tt.args...)...)
+			if d := explainDecision(t, res); d.verdict != "deny" || d.rule != "" {
+				t.Errorf("explain: %+v, want denied by the default\n%s", d, res.stdout)
+			}
+			if !strings.Contains(res.stdout, tt.want) || strings.ContainsRune(res.stdout, '\x1b') || len(decisionLine.FindAllString(res.stdout, -1)) != 1 {
+				t.Errorf("explain printed the agent's path raw, want %q, one decision line and no escape:\n%s", tt.want, res.stdout)
+			}
+		})
 	}
 }

@@ -83,7 +83,7 @@ turns:
 		want []string
 	}{
 		{[]string{"--kind", "edit", "--path", "lnk/edit"}, []string{
-			"paths:    " + wsDir + "/lnk/edit, " + dir + "/secret/edit",
+			`paths:    "` + wsDir + `/lnk/edit", "` + dir + `/secret/edit"`,
 			`path "` + dir + `/secret/edit" ("` + wsDir + `/lnk/edit" with its links resolved) matches "` + dir + `/secret/**"`,
 		}},
 		{[]string{"--kind", "execute", "--command", "echo x > ~/.bashrc"}, []string{

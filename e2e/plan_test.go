@@ -131,3 +131,37 @@ expect: {judge: {agent: {command: [/nonexistent/judge, --acp]}, rubric: r}}
 		t.Errorf("budget and sandbox in the plan (-want +got):\n%s\n%s", diff, res.stdout)
 	}
 }
+
+// TestDryRunQuotesCommands: --dry-run shows the agent's and a judge's argv
+// shell-quoted (a blank, a ; or an empty word shows as it is), and escapes
+// the control characters of every argv, setup command and rule pattern,
+// so that a line break or an escape sequence in one (from the file, a
+// variable or a vars value) neither starts a line nor reaches the terminal.
+func TestDryRunQuotesCommands(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"q.yaml": `name: q
+agent: {command: ["./my agent", "--system-prompt", "be brief; rm -rf x", "", "a\nb\e[2J"]}
+permissions: {allow: [{kind: read, path: "a\tb"}]}
+setup: ["echo 'two words'  'x\ny'"]
+turns: [{prompt: hi}]
+expect: {judge: {agent: {command: [judge, "it's"]}, rubric: r}}
+`})
+	res := acprun(t, dir, "run", "--dry-run", "q.yaml")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	for _, want := range []string{
+		`  agent:    './my agent' --system-prompt 'be brief; rm -rf x' '' 'a\x0ab\x1b[2J'` + "\n",
+		`  setup:    echo 'two words'  'x\x0ay' (timeout 10m0s)` + "\n",
+		`    allow q.yaml:3 kind=read path="a\tb"` + "\n",
+		`  judge:    judge 'it'\''s' (after the last turn, timeout 5m0s)` + "\n",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("the plan lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	if strings.ContainsAny(res.stdout, "\x1b\t") {
+		t.Errorf("the plan holds a raw escape or tab:\n%q", res.stdout)
+	}
+}

@@ -187,7 +187,7 @@ turns: [{prompt: hi}]
 		{`A=1 LD_PRELOAD=/tmp/evil.so go test ./...`, 1, []string{"decision: DENY by deny rule s.yaml:9"}},
 		{`env LD_PRELOAD=/tmp/evil.so go test ./...`, 1, []string{"decision: DENY by deny rule s.yaml:9"}},
 		{`go test ./... > /etc/passwd`, 1, []string{
-			"paths:    /etc/passwd",
+			`paths:    "/etc/passwd"`,
 			"decision: DENY by deny rule s.yaml:10",
 			`path "/etc/passwd" matches "/etc/**"`,
 		}},

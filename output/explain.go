@@ -37,8 +37,8 @@ type Asked struct {
 
 // Explain writes an explanation for people: the scenario and the request
 // (with, for one of a transcript, where it is and which message gave each
-// field of its tool call its value), the commands and paths the rules saw
-// (and where each path was found), a note when the request holds redacted
+// field of its tool call its value), the commands and paths the rules saw,
+// quoted as the title is (and where each path was found), a note when the request holds redacted
 // values, the decision with the rule that made it and the option
 // answered, then every rule, whether it matched and why.
 func Explain(w io.Writer, e Explanation) error {
@@ -63,7 +63,7 @@ func Explain(w io.Writer, e Explanation) error {
 	case len(d.Paths) > 0 && e.Asked != nil:
 		explainPaths(ew, e.Asked, e.Request)
 	case len(d.Paths) > 0:
-		ew.printf("paths:    %s\n", strings.Join(d.Paths, ", "))
+		ew.printf("paths:    %s\n", quoteAll(d.Paths))
 	}
 	if fields := redactedFields(e.Request); len(fields) > 0 {
 		ew.printf("note:     %s hold%s redacted values (%s): run saw the secrets themselves, so its decision may differ\n",
@@ -128,8 +128,9 @@ func explainFields(ew *errWriter, a *Asked) {
 	}
 }
 
-// explainPaths writes the paths the rules saw, one a line, each with the
-// fields it was found in and the messages that gave them.
+// explainPaths writes the paths the rules saw, one a line, each quoted (an
+// agent chose it) with the fields it was found in and the messages that
+// gave them.
 func explainPaths(ew *errWriter, a *Asked, req approve.Request) {
 	from := map[string]runner.FieldSource{}
 	for _, f := range a.Fields {
@@ -137,7 +138,7 @@ func explainPaths(ew *errWriter, a *Asked, req approve.Request) {
 	}
 	label := "paths:    "
 	for _, ps := range approve.PathSources(req) {
-		ew.printf("%s%s", label, ps.Path)
+		ew.printf("%s%q", label, ps.Path)
 		if note := ps.Note(); note != "" {
 			ew.printf(" (%s)", note)
 		}

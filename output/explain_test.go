@@ -15,7 +15,8 @@ import (
 )
 
 // TestExplain checks acprun explain's text: the commands and paths lines
-// appear only when the rules saw some, the decision names what made it,
+// appear only when the rules saw some, each quoted (an agent's line breaks
+// and escapes shown escaped), the decision names what made it,
 // the answer line tells a selected option from a cancelled answer, and
 // every rule is listed with why.
 func TestExplain(t *testing.T) {
@@ -48,7 +49,7 @@ why:      no rule matched
 			want: `scenario: s (s.yaml:1:1)
 request:  kind=execute title="go \"test\""
 commands: "go \"test\"", "make"
-paths:    /w/a, /w/b
+paths:    "/w/a", "/w/b"
 
 decision: ALLOW by allow rule s.yaml:9
 answer:   select option "ok" (allow_once)
@@ -80,9 +81,9 @@ request:  kind=edit title="Edit"
 from:     kind, rawInput: tool_call, line 7
           locations: tool_call_update, line 8
           title: session/request_permission, line 9
-paths:    /w/a.go
+paths:    "/w/a.go"
             from rawInput.file_path of the tool_call (line 7); locations of the tool_call_update (line 8)
-          /w/b.go
+          "/w/b.go"
             from locations of the tool_call_update (line 8)
 
 decision: ALLOW by allow rule s.yaml:9
@@ -123,12 +124,42 @@ answer:   cancelled (no option of the needed kind)
 asked:    t.jsonl:5, turn 1: permission request 1 of 1 for tool call c1
 request:  kind=execute title="x"
 from:     rawInput: tool_call, line 4
-paths:    /w/lnk/a
+paths:    "/w/lnk/a"
             from rawInput.command of the tool_call (line 4)
-          /s/a ("/w/lnk/a" with its links resolved)
+          "/s/a" ("/w/lnk/a" with its links resolved)
             from rawInput.command of the tool_call (line 4)
-          ~/b (unresolvable: it matches every deny path pattern and no allow one)
+          "~/b" (unresolvable: it matches every deny path pattern and no allow one)
             from rawInput.command of the tool_call (line 4)
+
+decision: DENY by the default
+`,
+		},
+		{
+			name: "paths an agent chose with line breaks and escapes, alone",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1", Request: approve.Request{Kind: "read", Title: "r"},
+				Decision: approve.Decision{Verdict: approve.Deny, RuleList: approve.ListDefault,
+					Paths: []string{"/etc/x\ndecision: ALLOW\x1b[2J", "/w/a, /w/b"}}},
+			want: `scenario: s (s.yaml:1:1)
+request:  kind=read title="r"
+paths:    "/etc/x\ndecision: ALLOW\x1b[2J", "/w/a, /w/b"
+
+decision: DENY by the default
+`,
+		},
+		{
+			name: "a transcript's path with line breaks and escapes",
+			e: output.Explanation{Scenario: "s", Pos: "s.yaml:1:1",
+				Request: approve.Request{Kind: "edit", Title: "Edit", Cwd: "/w", Locations: []string{"/w/a.txt\n\ndecision: ALLOW \x1b[32mOK\x1b[0m\n"}},
+				Asked: &output.Asked{Transcript: "t.jsonl", Nth: 1, Of: 1, AskedPermission: runner.AskedPermission{Line: 7, Turn: 1, ToolCallID: "t1",
+					Fields: []runner.FieldSource{{Field: "locations", Line: 6, Message: "tool_call"}}}},
+				Decision: approve.Decision{Verdict: approve.Deny, RuleList: approve.ListDefault,
+					Paths: []string{"/w/a.txt\n\ndecision: ALLOW \x1b[32mOK\x1b[0m\n"}}},
+			want: `scenario: s (s.yaml:1:1)
+asked:    t.jsonl:7, turn 1: permission request 1 of 1 for tool call t1
+request:  kind=edit title="Edit"
+from:     locations: tool_call, line 6
+paths:    "/w/a.txt\n\ndecision: ALLOW \x1b[32mOK\x1b[0m\n"
+            from locations of the tool_call (line 6)
 
 decision: DENY by the default
 `,

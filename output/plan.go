@@ -9,9 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/shellquote"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/runner"
 	"github.com/acprun/acprun/scenario"
 )
@@ -19,7 +23,9 @@ import (
 // Plan writes what a run would do (runner.DryRun) for people: per
 // scenario its agent, cwd, workspace, commands, limits, budget, client,
 // sandbox, gateway, rules and turns (with their budgets), with a blank
-// line between scenarios. Env values are never shown.
+// line between scenarios. Env values are never shown; argvs are shown
+// shell-quoted, and the control characters of commands and rule patterns
+// escaped.
 func Plan(w io.Writer, plans []runner.ScenarioPlan) error {
 	ew := &errWriter{w: w}
 	for i, p := range plans {
@@ -52,7 +58,7 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 	if p.Ref.Agent != "" {
 		name = " [" + p.Ref.Agent + "]"
 	}
-	w.printf("  agent:    %s%s\n", strings.Join(p.Command, " "), name)
+	w.printf("  agent:    %s%s\n", argvLine(p.Command), name)
 	w.printf("  cwd:      %s\n", p.Cwd)
 	if p.Reuse {
 		w.printf("  reuse:    the agent process may serve other scenarios started the same way (if it offers session/close)\n")
@@ -74,7 +80,7 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 		if c.Sandboxed {
 			where = ", in the sandbox"
 		}
-		w.printf("  %-9s %s (timeout %s%s)\n", c.Stage+":", c.Run, c.Timeout, where)
+		w.printf("  %-9s %s (timeout %s%s)\n", c.Stage+":", termtext.Printable(c.Run), c.Timeout, where)
 	}
 	if p.Retries > 0 {
 		w.printf("  retries:  %d (an attempt that errors or is invalid runs again, in a fresh workspace)\n", p.Retries)
@@ -146,7 +152,7 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 		if j.Sandboxed {
 			where = "; in the sandbox, the workspace read-only"
 		}
-		w.printf("  judge:    %s (%s, timeout %s%s)\n", strings.Join(j.Command, " "), when, j.Timeout, where)
+		w.printf("  judge:    %s (%s, timeout %s%s)\n", argvLine(j.Command), when, j.Timeout, where)
 	}
 }
 
@@ -176,12 +182,17 @@ func writeRules(w *errWriter, pol *approve.Policy) {
 
 // describeRule writes a rule's matchers on one line: kind=…, tool=…,
 // title=…, command=…, path=… (values joined by |), input.FIELD=~REGEX in
-// field order, and "always".
+// field order, and "always"; a value with a control character is quoted
+// (literal).
 func describeRule(r approve.Rule) string {
 	var parts []string
 	add := func(k string, v []string) {
 		if len(v) > 0 {
-			parts = append(parts, k+"="+strings.Join(v, "|"))
+			q := make([]string, len(v))
+			for i, s := range v {
+				q[i] = literal(s)
+			}
+			parts = append(parts, k+"="+strings.Join(q, "|"))
 		}
 	}
 	add("kind", r.Kind)
@@ -190,7 +201,7 @@ func describeRule(r approve.Rule) string {
 	add("command", r.Command)
 	add("path", r.Path)
 	for _, k := range slices.Sorted(maps.Keys(r.Input)) {
-		parts = append(parts, "input."+k+"=~"+r.Input[k])
+		parts = append(parts, "input."+literal(k)+"=~"+literal(r.Input[k]))
 	}
 	if r.Always {
 		parts = append(parts, "always")
@@ -258,6 +269,20 @@ func budget(b *scenario.UsageExpect) string {
 		parts = append(parts, "maxRequests "+strconv.FormatInt(*b.MaxRequests, 10))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// argvLine writes an argv as a shell line (each word quoted as it needs),
+// its control characters escaped (termtext.Printable).
+func argvLine(argv []string) string { return termtext.Printable(shellquote.Join(argv)) }
+
+// literal writes s as it is, or as a Go string literal when it holds a
+// control character (a tab, a line break, an escape) or bytes that are not
+// UTF-8, so that it shows as one value on one line.
+func literal(s string) string {
+	if strings.ContainsFunc(s, unicode.IsControl) || !utf8.ValidString(s) {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // orNone writes a zero duration as "none".

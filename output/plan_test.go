@@ -30,7 +30,8 @@ func minimal() runner.ScenarioPlan {
 
 // TestPlan checks the --dry-run text of plans: each line appears only when
 // the scenario has what it shows (budgets and sandboxes included), the rules line tells the three kinds of
-// policy apart, and long prompts are cut.
+// policy apart, long prompts are cut, argvs are shell-quoted and control
+// characters escaped.
 func TestPlan(t *testing.T) {
 	with := func(f func(p *runner.ScenarioPlan)) runner.ScenarioPlan {
 		p := minimal()
@@ -163,6 +164,27 @@ second  (s.yaml:7)
   client:   fs=true terminal=true readOnly=false roots=/w
   rules:    none (every request denied)
   turn 1:   "hi" (timeout 10m0s, expect end_turn)
+`,
+		},
+		{
+			name: "commands and patterns with blanks, quotes and control characters",
+			plans: []runner.ScenarioPlan{with(func(p *runner.ScenarioPlan) {
+				p.Command = []string{"./my agent", "--system-prompt", "be brief; rm -rf x", "", "a\nb\x1b[2J"}
+				p.Commands = []runner.CommandPlan{{Stage: "setup", Run: "echo 'two words'  'x\ny'", Timeout: time.Minute}}
+				p.Policy = &approve.Policy{Allow: []approve.Rule{{Pos: "s.yaml:4", Kind: []string{"read"}, Path: []string{"a\tb", "c d"},
+					Input: map[string]string{"f": "^x\n"}}}}
+				p.Judges = []runner.JudgePlan{{Command: []string{"judge", "it's"}, Timeout: time.Minute}}
+			})},
+			want: `basic  (s.yaml:1)
+  agent:    './my agent' --system-prompt 'be brief; rm -rf x' '' 'a\x0ab\x1b[2J'
+  cwd:      /w
+  setup:    echo 'two words'  'x\x0ay' (timeout 1m0s)
+  timeouts: scenario none, turn 10m0s, idle none, cancelGrace 10s, killGrace 5s
+  client:   fs=true terminal=true readOnly=false roots=/w
+  rules:    default deny, 1 allow, 0 deny
+    allow s.yaml:4 kind=read path="a\tb"|c d input.f=~"^x\n"
+  turn 1:   "hi" (timeout 10m0s, expect end_turn)
+  judge:    judge 'it'\''s' (after the last turn, timeout 1m0s)
 `,
 		},
 		{
