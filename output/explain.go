@@ -8,6 +8,7 @@ import (
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/runner"
 )
 
@@ -46,9 +47,9 @@ func Explain(w io.Writer, e Explanation) error {
 	d := e.Decision
 	ew.printf("scenario: %s (%s)\n", e.Scenario, e.Pos)
 	if a := e.Asked; a != nil {
-		ew.printf("asked:    %s:%d, %s: permission request %d of %d for tool call %s\n", a.Transcript, a.Line, turnName(a.Turn), a.Nth, a.Of, a.ToolCallID)
+		ew.printf("asked:    %s:%d, %s: permission request %d of %d for tool call %s\n", a.Transcript, a.Line, turnName(a.Turn), a.Nth, a.Of, termtext.Printable(a.ToolCallID))
 	}
-	ew.printf("request:  kind=%s", orDash(e.Request.Kind))
+	ew.printf("request:  kind=%s", termtext.Printable(orDash(e.Request.Kind)))
 	if e.Request.Tool != "" {
 		ew.printf(" tool=%q", e.Request.Tool)
 	}
