@@ -88,6 +88,62 @@ func acprunUnset(t *testing.T, dir, name string, args ...string) result {
 	return res
 }
 
+// TestUnsetVariableOfAgentFlag: a ${VAR} that is unset in a config agent
+// that --agent names is what it is in an agent a scenario names: a warning
+// of list (text and --json), which lists the matrix, and an error of run
+// and --dry-run only when they would start that agent.
+func TestUnsetVariableOfAgentFlag(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const cfg = "agents:\n  m1: {command: [acprun, mock-agent, agent.mock.yaml]}\n" +
+		"  m2: {command: [acprun, mock-agent, agent.mock.yaml], env: {K: \"${ACPRUN_E2E_UNSET_KEY}\"}}\n"
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: [{text: hello}]\n",
+		"acprun.yaml":     cfg,
+		"s.yaml":          "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	problem := lineCol("acprun.yaml", cfg, strings.Index(cfg, "${")) +
+		": environment variable ACPRUN_E2E_UNSET_KEY is not set (write ${ACPRUN_E2E_UNSET_KEY:-default} to give a default)"
+	warning := strings.Replace(problem, ": ", ": warning: ", 1) + `; scenario "s" needs it to run`
+	for _, tt := range []struct {
+		args    []string
+		code    int
+		stdout  string // what stdout must hold
+		stderr  string // a line stderr must hold; "" for none about the variable
+		results int    // scenarios in out.json; -1 when none may be written
+	}{
+		{[]string{"list", "s.yaml", "--agent", "m2"}, 0, "s.yaml:1\ts\t@m2\n", warning, -1},
+		{[]string{"list", "--json", "s.yaml", "--agent", "m1", "--agent", "m2"}, 0, `"agent": "m2"`, warning, -1},
+		{[]string{"run", "s.yaml", "--agent", "m1", "-o", "out.json"}, 0, "", "", 1},
+
+		{[]string{"run", "s.yaml", "--agent", "m2", "--dry-run"}, 2, "", problem, -1},
+		{[]string{"run", "s.yaml", "--agent", "m1", "--agent", "m2", "-o", "out.json"}, 2, "", problem, -1},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			os.Remove(filepath.Join(dir, "out.json"))
+			res := acprunUnset(t, dir, "ACPRUN_E2E_UNSET_KEY", tt.args...)
+			if res.code != tt.code || !strings.Contains(res.stdout, tt.stdout) {
+				t.Errorf("exit %d, want %d; stdout %q, want it to hold %q\nstderr:\n%s", res.code, tt.code, res.stdout, tt.stdout, res.stderr)
+			}
+			if tt.stderr == "" && strings.Contains(res.stderr, "ACPRUN_E2E_UNSET_KEY") {
+				t.Errorf("stderr speaks of the variable of an agent not selected:\n%s", res.stderr)
+			}
+			if tt.stderr != "" && !strings.Contains(res.stderr+"\n", tt.stderr+"\n") {
+				t.Errorf("stderr does not hold the line %q:\n%s", tt.stderr, res.stderr)
+			}
+			_, err := os.Stat(filepath.Join(dir, "out.json"))
+			switch {
+			case tt.results < 0 && err == nil:
+				t.Errorf("results were written")
+			case tt.results >= 0:
+				if got := len(readResults(t, filepath.Join(dir, "out.json")).Scenarios); got != tt.results {
+					t.Errorf("%d scenarios in the results, want %d", got, tt.results)
+				}
+			}
+		})
+	}
+}
+
 // TestEmptySelectionFlagsAreUsageErrors: a selection flag given an empty
 // value (--shard "$SHARD" with the variable unset) is a usage error before
 // anything runs, as an empty path is, instead of selecting every scenario:

@@ -219,3 +219,53 @@ turns: [{prompt: hi}]
 		t.Errorf("acprun run --run the set without the variable: exit %d, want 0:\n%s", res.code, res.stderr)
 	}
 }
+
+// TestVarsValueWithControlCharacter: a value of vars is in the expanded
+// scenario's name, so a tab, a line break or an escape in it is an error
+// at the value for validate, list and run, as in a written name, and
+// nothing is listed or run; a tag a value makes blank is an error too.
+func TestVarsValueWithControlCharacter(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"ctl.yaml": `name: vt
+vars: {a: ["x\ty", "l1\nl2", "e\e[31mred", ok]}
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny}
+turns: [{prompt: "p {{.a}}"}]
+`,
+		"blank.yaml": `name: bt
+vars: {a: [go, " "]}
+tags: ["{{.a}}"]
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`,
+	})
+	const why = `the scenario's name shows every value of vars, and a name is one line of printable text`
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"ctl.yaml", []string{
+			`ctl.yaml:2:12: the value a="x\ty" holds the control character \x09: ` + why,
+			`ctl.yaml:2:20: the value a="l1\nl2" holds the control character \x0a: ` + why,
+			`ctl.yaml:2:30: the value a="e\x1b[31mred" holds the control character \x1b: ` + why,
+		}},
+		{"blank.yaml", []string{`blank.yaml:3:8: value set a= : tag " " is blank: a tag is a word that --tag selects`}},
+	}
+	for _, tt := range tests {
+		for _, args := range [][]string{{"validate"}, {"list"}, {"run", "-o", "out.json"}} {
+			res := acprun(t, dir, append(args, tt.file)...)
+			if res.code != exitUsage || res.stdout != "" {
+				t.Errorf("acprun %s %s: exit %d, stdout %q; want 2 and nothing listed:\n%s", args[0], tt.file, res.code, res.stdout, res.stderr)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(res.stderr, want) {
+					t.Errorf("acprun %s %s: stderr lacks %q:\n%s", args[0], tt.file, want, res.stderr)
+				}
+			}
+		}
+	}
+}

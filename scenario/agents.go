@@ -178,9 +178,12 @@ func agentNames(c *Config) []string {
 // file is an Errors, and so is a cwd that is not a directory, as a
 // scenario's load reports it, at the cwd value.
 func ResolveAgent(name string, opts LoadOptions) (Agent, error) {
-	na, err := resolveNamed(name, opts)
+	na, unset, err := resolveNamed(name, opts)
 	if err != nil {
 		return Agent{}, err
+	}
+	if len(unset) > 0 {
+		return Agent{}, unset
 	}
 	p := &fileParser{}
 	if p.checkCwd(&na.Agent); len(p.Errs) > 0 {
@@ -193,16 +196,19 @@ func ResolveAgent(name string, opts LoadOptions) (Agent, error) {
 	return a, nil
 }
 
-func resolveNamed(name string, opts LoadOptions) (NamedAgent, error) {
-	p := &fileParser{lookup: opts.lookupEnv(), cfg: opts.Config}
+// resolveNamed returns the agent named name, and the problems of the
+// unset variables it uses when opts.DeferUnset, as a scenario that names
+// it has them (Scenario.Unset); without it, they are errors.
+func resolveNamed(name string, opts LoadOptions) (NamedAgent, Errors, error) {
+	p := &fileParser{lookup: opts.lookupEnv(), cfg: opts.Config, deferUnset: opts.DeferUnset}
 	na, ok := p.named(name)
 	if !ok {
-		return NamedAgent{}, errors.New(unknownMsg("agent", name, agentNames(opts.Config), "agents"))
+		return NamedAgent{}, nil, errors.New(unknownMsg("agent", name, agentNames(opts.Config), "agents"))
 	}
 	if len(p.Errs) > 0 {
-		return NamedAgent{}, sorted(p.Errs)
+		return NamedAgent{}, nil, sorted(p.Errs)
 	}
-	return na, nil
+	return na, sorted(p.unset), nil
 }
 
 // WithAgent returns a copy of the scenario that runs the agent named name
@@ -215,9 +221,11 @@ func resolveNamed(name string, opts LoadOptions) (NamedAgent, error) {
 // process when either agent says reuse. The session cwd (and so the client
 // roots) stays the scenario's. Agent.Name is name. The scenario's gateway
 // is pointed at the named agent: an agent acprun cannot point is an error.
+// With opts.DeferUnset, the unset variables of the named agent are the
+// copy's Unset too, as when the scenario names it.
 // The copy shares the turns, policy and other values with sc.
 func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) {
-	na, err := resolveNamed(name, opts)
+	na, unset, err := resolveNamed(name, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -225,6 +233,9 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 		return nil, errors.New(errBareMock)
 	}
 	c := *sc
+	if len(unset) > 0 {
+		c.Unset = sorted(append(slices.Clone(sc.Unset), unset...))
+	}
 	a := na.Agent
 	a.Pos, a.ArgvPos = sc.Agent.Pos, nil // the command is the config's
 	a.Cwd, a.CwdPos = sc.Agent.Cwd, sc.Agent.CwdPos

@@ -20,9 +20,10 @@ func rawControl(s string) (rune, bool) {
 
 // TestMessagesEscapeControls: a value of the file with control characters
 // (an escape sequence, a carriage return, a bell, a C1 CSI) that a message
-// quotes without %q (a path, a number as written, a template, a value set,
-// a warning's paths) reaches the message escaped, as \x1b, so that acprun's
-// errors and warnings cannot drive the terminal they are printed on.
+// quotes (a path, a number as written, a template, a warning's paths, or
+// with %q a value of vars) reaches the message escaped, as \x1b, so that
+// acprun's errors and warnings cannot drive the terminal they are printed
+// on.
 func TestMessagesEscapeControls(t *testing.T) {
 	base := dirsUnder(t, "cfg", "s")
 	cfgFile, scFile := base+"/cfg/acprun.yaml", base+"/s/x.yaml"
@@ -43,9 +44,9 @@ func TestMessagesEscapeControls(t *testing.T) {
 			want: `got 1\x1b[2J`,
 		},
 		{
-			name: "value set given twice",
+			name: "value of vars",
 			src:  "name: x\nagent: {command: [a]}\nvars: [{v: \"x\\r\"}, {v: \"x\\r\"}]\nturns: [{prompt: hi}]\n",
-			want: `the values v=x\x0d are given twice`,
+			want: `the value v="x\r" holds the control character \x0d`,
 		},
 		{
 			name: "workspace",

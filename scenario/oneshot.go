@@ -33,7 +33,7 @@ func OneShot(agent string, opts LoadOptions) (*Scenario, []Warning, error) {
 	doc := map[string]any{"name": OneShotName, "turns": []map[string]string{{"prompt": OneShotPos.File}}}
 	switch {
 	case agent != "":
-		na, err := resolveNamed(agent, opts)
+		na, _, err := resolveNamed(agent, opts) // its unset variables are the scenario's, loaded below
 		if err != nil {
 			return nil, nil, err
 		}

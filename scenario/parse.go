@@ -153,11 +153,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			if name, ok := p.str(v); ok {
 				if strings.TrimSpace(name) == "" {
 					p.Errorf(v, "name is empty")
-				} else if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 {
-					// A name is printed on lines of its own and in CI
-					// annotations: a line break or an escape sequence in it
-					// would forge or hide output.
-					r, _ := utf8.DecodeRuneInString(name[i:]) // C0, DEL or C1: below U+0100
+				} else if r, ok := controlChar(name); ok {
 					p.Errorf(v, `name holds the control character \x%02x: a name is one line of printable text`, r)
 				}
 				s.Name = name
@@ -798,6 +794,8 @@ func (p *fileParser) tags(n *yaml.Node) []string {
 		switch {
 		case t.Value == "":
 			p.Errorf(t, "tag is empty: --tag could never select it")
+		case strings.TrimSpace(t.Value) == "":
+			p.Errorf(t, "tag %q is blank: a tag is a word that --tag selects", t.Value)
 		case strings.Contains(t.Value, ","):
 			p.Errorf(t, "tag %q has a comma, where --tag splits its value, so --tag could never select it: write one tag for each part, [%s]",
 				t.Value, strings.Join(strings.Split(t.Value, ","), ", "))
@@ -806,4 +804,18 @@ func (p *fileParser) tags(n *yaml.Node) []string {
 		}
 	}
 	return tags
+}
+
+// controlChar returns the first control character of s (C0, DEL or C1)
+// and whether it has one. A scenario's name, and so every value of vars,
+// which the expanded names show, is printed on lines of its own and in CI
+// annotations: a line break or an escape sequence in it would forge or
+// hide output.
+func controlChar(s string) (rune, bool) {
+	i := strings.IndexFunc(s, unicode.IsControl)
+	if i < 0 {
+		return 0, false
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return r, true
 }

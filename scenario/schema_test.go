@@ -134,6 +134,8 @@ func TestJSONSchemaRejects(t *testing.T) {
 		{"maxDenied too large", "name: x\nagent: a\nexpect: {maxDenied: 3000000000}\nturns: [{prompt: hi}]\n"},
 		{"empty tag", "name: x\nagent: a\ntags: [smoke, '']\nturns: [{prompt: hi}]\n"},
 		{"tag with a comma", "name: x\nagent: a\ntags: 'smoke,nightly'\nturns: [{prompt: hi}]\n"},
+		{"blank tag", "name: x\nagent: a\ntags: [smoke, ' ']\nturns: [{prompt: hi}]\n"},
+		{"vars value with a control character", "name: x\nagent: a\nvars: {a: [ok, \"x\\ty\"]}\nturns: [{prompt: hi}]\n"},
 		{"cancelCause of the run", "name: x\nagent: a\nturns: [{prompt: hi, expect: {stopReason: cancelled, cancelCause: interrupt}}]\n"},
 	}
 	for _, tt := range tests {

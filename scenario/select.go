@@ -261,7 +261,7 @@ func (sel Selection) matrix(scs []*Scenario, opts LoadOptions) ([]*Scenario, err
 	for _, name := range sel.Agents {
 		// The scenario's cwd stays (see WithAgent): the agent's own is not
 		// checked, as ResolveAgent would.
-		if _, err := resolveNamed(name, opts); err != nil {
+		if _, _, err := resolveNamed(name, opts); err != nil { // unset variables are each scenario's (see WithAgent)
 			var es Errors
 			if !errors.As(err, &es) { // unknown, not a broken config agent
 				err = fmt.Errorf("%w%s", err, scenariosConfigHint(scs, opts.Config))

@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -70,4 +71,39 @@ func unsetLines(errs scenario.Errors) []string {
 		out = append(out, e.Error())
 	}
 	return out
+}
+
+// TestDeferUnsetWithAgent: an agent given by --agent (Select's Agents)
+// whose config entry uses an unset variable is, with DeferUnset, a
+// problem of each scenario run against it, as when the scenario names it:
+// Select succeeds and the copies' Unset holds it (and the scenario's own);
+// without DeferUnset it is an error of the selection.
+func TestDeferUnsetWithAgent(t *testing.T) {
+	cfg := loadConfig(t, "agents:\n  plain: {command: [a]}\n  keyed: {command: [a], env: {K: \"${NO_SUCH_KEY}\"}}\n")
+	src := "name: own\nagent: {command: [a], env: {L: \"${NO_SUCH_OTHER}\"}}\nturns: [{prompt: hi}]\n"
+	o := opts
+	o.Config, o.DeferUnset = cfg, true
+	scs, _, err := scenario.LoadBytes("s.yaml", []byte(src), o)
+	if err != nil {
+		t.Fatalf("LoadBytes with DeferUnset: %v", err)
+	}
+	got, err := scenario.Select(scs, scenario.Selection{Agents: []string{"keyed", "plain"}}, o)
+	if err != nil {
+		t.Fatalf("Select --agent keyed --agent plain with DeferUnset: %v", err)
+	}
+	keyed := "/cfg/acprun.yaml:3:35: environment variable NO_SUCH_KEY is not set (write ${NO_SUCH_KEY:-default} to give a default)"
+	own := "s.yaml:2:33: environment variable NO_SUCH_OTHER is not set (write ${NO_SUCH_OTHER:-default} to give a default)"
+	for i, want := range [][]string{{keyed, own}, {own}} {
+		if diff := cmp.Diff(want, unsetLines(got[i].Unset)); diff != "" {
+			t.Errorf("%s with agent %s: Unset (-want +got):\n%s", got[i].Name, got[i].Agent.Name, diff)
+		}
+	}
+	if diff := cmp.Diff([]string{own}, unsetLines(scs[0].Unset)); diff != "" {
+		t.Errorf("the loaded scenario's Unset changed (-want +got):\n%s", diff)
+	}
+
+	o.DeferUnset = false
+	if _, err := scenario.Select(scs, scenario.Selection{Agents: []string{"keyed"}}, o); err == nil || !strings.Contains(err.Error(), "--agent keyed: ") || !strings.Contains(err.Error(), "NO_SUCH_KEY is not set") {
+		t.Errorf("Select --agent keyed without DeferUnset = %v; want the unset variable", err)
+	}
 }

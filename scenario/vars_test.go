@@ -192,6 +192,31 @@ turns: [{prompt: hi}]
 			},
 		},
 		{
+			// Every value is in the expanded scenario's name, which is one
+			// line of printable text; a tag made blank by a value is
+			// empty to --tag.
+			name: "control characters and blank tags",
+			src: `name: x
+vars: {a: ["x\ty", "l1\nl2", "e\e[31m", "\u0085", ok]}
+agent: {command: [a]}
+turns: [{prompt: hi}]
+---
+name: y
+vars: {t: [go, " "]}
+tags: ["{{.t}}", "  "]
+agent: {command: [a]}
+turns: [{prompt: hi}]
+`,
+			want: []string{
+				`bad.yaml:2:12: the value a="x\ty" holds the control character \x09: the scenario's name shows every value of vars, and a name is one line of printable text (for a longer text, give the path of a file that holds it: prompt: [{file: "{{.a}}"}])`,
+				`bad.yaml:2:20: the value a="l1\nl2" holds the control character \x0a: the scenario's name shows every value of vars, and a name is one line of printable text (for a longer text, give the path of a file that holds it: prompt: [{file: "{{.a}}"}])`,
+				`bad.yaml:2:30: the value a="e\x1b[31m" holds the control character \x1b: the scenario's name shows every value of vars, and a name is one line of printable text (for a longer text, give the path of a file that holds it: prompt: [{file: "{{.a}}"}])`,
+				`bad.yaml:2:41: the value a="\u0085" holds the control character \x85: the scenario's name shows every value of vars, and a name is one line of printable text (for a longer text, give the path of a file that holds it: prompt: [{file: "{{.a}}"}])`,
+				`bad.yaml:8:8: value set t= : tag " " is blank: a tag is a word that --tag selects`,
+				`bad.yaml:8:18: tag "  " is blank: a tag is a word that --tag selects`,
+			},
+		},
+		{
 			name: "sets",
 			src: `name: x
 vars:

@@ -2,6 +2,7 @@ package yamlnode
 
 import (
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -23,6 +24,9 @@ const maxCopied = 100_000
 //
 // An alias inside the value it stands for (&t {expect: *t}) is an error
 // at the alias, and stands for an empty value of that kind.
+//
+// The walk visits every node written in the file once, so it also
+// reports each tag that is not one of YAML's own (see checkTag).
 func (r *Reader) ExpandAliases(root *yaml.Node) { r.expand(root, nil) }
 
 // expand is ExpandAliases under n, inside the values outer.
@@ -30,6 +34,7 @@ func (r *Reader) expand(n *yaml.Node, outer []*yaml.Node) {
 	if n == nil {
 		return
 	}
+	r.checkTag(n)
 	outer = append(outer, n)
 	for i, c := range n.Content {
 		switch {
@@ -45,6 +50,22 @@ func (r *Reader) expand(n *yaml.Node, outer []*yaml.Node) {
 			}
 		}
 	}
+}
+
+// coreTags are the tags acprun's files may carry: YAML's own, which only
+// say how to read the value as written ("!!str 12" is the text 12).
+var coreTags = []string{"!!str", "!!int", "!!float", "!!bool", "!!null", "!!map", "!!seq"}
+
+// checkTag reports a tag written on n that is not one of coreTags
+// (!include, !env, !!binary…): acprun would read the value as written, a
+// literal file name or variable name, where the file meant something else.
+// The non-specific tag "!" is no tag to the decoder.
+func (r *Reader) checkTag(n *yaml.Node) {
+	if n.Style&yaml.TaggedStyle == 0 || slices.Contains(coreTags, n.Tag) {
+		return
+	}
+	r.Errorf(n, `unknown YAML tag %s: acprun reads only YAML's own tags (%s); write the value without it: "${VAR}" for an environment variable (where acprun expands them), prompt: [{file: PATH}] for a prompt's text from a file`,
+		n.Tag, strings.Join(coreTags, ", "))
 }
 
 // Origin returns where n is written when it is a copy that ExpandAliases

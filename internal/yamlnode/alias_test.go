@@ -139,3 +139,39 @@ func TestAgain(t *testing.T) {
 		t.Errorf("error = %q, want %q", got, want)
 	}
 }
+
+// TestExpandAliasesRefusesUnknownTags: a tag that is not one of YAML's
+// own (a local !include or !env, !!binary, a full tag URI) is an error at
+// the tag, once however many aliases repeat it, on a key, a scalar, a
+// mapping or a list; YAML's own tags and the non-specific "!" are not.
+func TestExpandAliasesRefusesUnknownTags(t *testing.T) {
+	r, _ := read(t, `ok: [!!str 12, !!int "3", !!float 1, !!bool "true", !!null "", !!map {}, !!seq [], ! x]
+prompt: !include prompt.md
+env: {K: !env HOME, !k key: v}
+bin: !!binary aGVsbG8=
+m: &m !foo {x: 1}
+s: !bar [1]
+uri: !<tag:example.com,2000:x> y
+again: [*m, *m]
+`)
+	var got []string
+	for _, e := range r.Errs {
+		got = append(got, fmt.Sprintf("%d:%d %s", e.Line, e.Col, strings.SplitN(e.Msg, ": ", 2)[0]))
+	}
+	want := []string{
+		"2:9 unknown YAML tag !include",
+		"3:10 unknown YAML tag !env",
+		"3:21 unknown YAML tag !k",
+		"4:6 unknown YAML tag !!binary",
+		"5:4 unknown YAML tag !foo", // at its anchor, where the node starts
+		"6:4 unknown YAML tag !bar",
+		"7:6 unknown YAML tag tag:example.com,2000:x",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	const hint = `acprun reads only YAML's own tags (!!str, !!int, !!float, !!bool, !!null, !!map, !!seq); write the value without it: "${VAR}" for an environment variable (where acprun expands them), prompt: [{file: PATH}] for a prompt's text from a file`
+	if len(r.Errs) == 0 || r.Errs[0].Msg != "unknown YAML tag !include: "+hint {
+		t.Errorf("first error = %v, want it to say what to write instead: %s", r.Errs, hint)
+	}
+}

@@ -6,7 +6,9 @@
 //
 // A Reader is one file being read. ExpandAliases puts a copy of what each
 // alias stands for where the alias is, so that a problem is reported
-// where a value is used and says where it is written. Mappings are read
+// where a value is used and says where it is written; walking every node,
+// it also refuses a tag that is not YAML's own (!include, !env), whose
+// value would otherwise be read as written. Mappings are read
 // with Pairs: the keys in order, aliases followed, merge keys (<<)
 // expanded or refused, each problem returned for the caller to word. A syntax error of the decoder
 // is put at the offending token (see Reader.SyntaxError), not where
