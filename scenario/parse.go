@@ -399,28 +399,8 @@ func (p *fileParser) env(n *yaml.Node) map[string]string {
 	return env
 }
 
-// mcpServers converts the YAML list to JSON, expanding variables in
-// string values, and says where each server's entry was written.
-func (p *fileParser) mcpServers(n *yaml.Node) (json.RawMessage, []Pos) {
-	if n.Kind != yaml.SequenceNode {
-		p.Errorf(n, "expected a list of MCP servers, got %s", describe(n))
-		return json.RawMessage("[]"), nil
-	}
-	var pos []Pos
-	for _, item := range n.Content {
-		if yamlnode.Deref(item).Kind != yaml.MappingNode {
-			p.Errorf(item, "expected an MCP server (a mapping), got %s", describe(item))
-		}
-		pos = append(pos, p.pos(item))
-	}
-	var buf bytes.Buffer
-	budget := 100_000
-	if !p.toJSON(&buf, n, 0, &budget) {
-		return json.RawMessage("[]"), nil
-	}
-	return json.RawMessage(buf.Bytes()), pos
-}
-
+// toJSON writes n as JSON, variables expanded in its strings: the _meta
+// objects of agent.mcpServers (see mcpServer).
 func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *int) bool {
 	const exhausted = math.MinInt / 2
 	n = yamlnode.Deref(n)
