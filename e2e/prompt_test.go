@@ -265,3 +265,24 @@ func TestImageOnlyPromptToAgentWithoutImages(t *testing.T) {
 		t.Errorf("prompt (-want +got):\n%s", diff)
 	}
 }
+
+// TestPromptAttachmentsTooLarge: a prompt whose files and images hold more
+// than a message to an agent can carry is an error at the part, in
+// validate and before run starts anything (exit 2), not a 12 MB line the
+// agent drops.
+func TestPromptAttachmentsTooLarge(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "default: {steps: [{text: hi}]}\n",
+		"s.yaml":          "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nturns:\n  - prompt:\n      - text: read\n      - file: ./big.txt\n",
+		"big.txt":         strings.Repeat(strings.Repeat("x", 99)+"\n", 120000),
+	})
+	want := "s.yaml:6:15: big.txt: the files and images of this prompt hold 11.4 MiB, more than the 6 MiB a prompt may attach"
+	for _, args := range [][]string{{"validate", "s.yaml"}, {"run", "s.yaml", "-o", "out.json"}} {
+		res := acprun(t, dir, args...)
+		if res.code != exitUsage || !strings.Contains(res.stderr, want) {
+			t.Errorf("%s: exit %d, want %d and %q\n%s", args[0], res.code, exitUsage, want, res.stderr)
+		}
+	}
+}

@@ -112,7 +112,7 @@
 //	  - prompt:
 //	      - text: "Summarise the change."
 //	      - file: ./NOTES.md      # attached, not read into the text; relative to the file; must exist
-//	      - image: ./shot.png     # png, jpeg, gif or webp; must exist
+//	      - image: ./shot.png     # png, jpeg, gif or webp; must exist; files and images: 6 MiB a prompt
 //	    expect:
 //	      stopReason: [end_turn, max_tokens]
 //	      text: {contains: "vet", matches: "(?i)fixed \\d+"}  # contains: all must appear; matches: RE2
