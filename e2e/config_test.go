@@ -343,3 +343,62 @@ func TestConfigModeNotOffered(t *testing.T) {
 		t.Errorf("session/set_mode was sent: %s", p)
 	}
 }
+
+// TestMcpServersChecked: agent.mcpServers entries, in a scenario or a
+// config agent, are checked against ACP's McpServer before anything runs:
+// validate and run report each problem at its file:line:col (exit 2); a
+// relative command path is resolved against the file's directory.
+func TestMcpServersChecked(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns: [{steps: [{text: \"config: ok\"}]}]\n",
+		"cfg/acprun.yaml": "agents:\n  m:\n    command: [acprun, mock-agent, agent.mock.yaml]\n    mcpServers: [{name: x, command: /x, args: \"-v\"}]\n",
+		"bad.yaml": configScenario(`  mcpServers:
+    - {name: b, command: /bin/true, env: {K: v}}
+    - {name: c, type: websocket, url: "ws://x"}
+`),
+		"named.yaml": "name: named\nagent: m\nturns: [{prompt: hi}]\n",
+		"good.yaml":  configScenario("  mcpServers: [{name: t, command: ./tools/t.sh}]\n"),
+	})
+	for _, tc := range []struct {
+		files []string
+		want  []string
+	}{
+		{[]string{"bad.yaml"}, []string{
+			"bad.yaml:5:42: MCP server env is a list of {name, value}: write env: [{name: NAME, value: VALUE}], got a mapping",
+			`bad.yaml:6:23: unknown MCP server type "websocket" (valid types: http, sse); a stdio server (command, args, env) has no type`,
+		}},
+		{[]string{"--config", "cfg/acprun.yaml", "named.yaml"}, []string{"acprun.yaml:4:47: expected a list of strings, got a string"}},
+	} {
+		for _, cmd := range [][]string{{"validate", "--strict"}, {"run", "-o", "out.json"}} {
+			res := acprun(t, dir, append(cmd, tc.files...)...)
+			if res.code != exitUsage {
+				t.Errorf("%s %s: exit %d, want %d\n%s", cmd[0], tc.files, res.code, exitUsage, res.stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(res.stderr, w) {
+					t.Errorf("%s %s: stderr lacks %q:\n%s", cmd[0], tc.files, w, res.stderr)
+				}
+			}
+		}
+	}
+	res := acprun(t, dir, "run", "good.yaml", "-o", "out.json", "--transcripts", "tr")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	params := configSent(t, filepath.Join(dir, "tr", "cfg.jsonl"), "session/new")
+	if len(params) != 1 {
+		t.Fatalf("session/new sent %d times, want once", len(params))
+	}
+	var p struct {
+		McpServers []map[string]any `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(params[0], &p); err != nil {
+		t.Fatal(err)
+	}
+	wantServers := []map[string]any{{"name": "t", "command": filepath.Join(dir, "tools/t.sh"), "args": []any{}, "env": []any{}}}
+	if diff := cmp.Diff(wantServers, p.McpServers); diff != "" {
+		t.Errorf("session/new mcpServers (-want +got):\n%s", diff)
+	}
+}

@@ -435,12 +435,12 @@ read -r line
 			return os.WriteFile(filepath.Join(dir, "s.yaml"), []byte("name: big\nagent: {command: [acprun, mock-agent, x.yaml]}\n"+oneTurn+"#"+strings.Repeat("x", 10<<20)+"\n"), 0o644)
 		}),
 		inputRow("a YAML alias bomb", "mcpServers is nested too deeply or repeats too many aliases", func(dir string) error {
-			// mcpServers is passed on as written: the one place where
-			// acprun expands what it reads.
+			// The _meta of an MCP server is passed on as written: the one
+			// place where acprun expands what it reads.
 			var b strings.Builder
-			b.WriteString("name: bomb\nagent:\n  command: [acprun, mock-agent, x.yaml]\n  mcpServers:\n    - &a0 {name: lol, command: lol, args: [lol, lol, lol, lol, lol, lol, lol, lol, lol], env: []}\n")
+			b.WriteString("name: bomb\nagent:\n  command: [acprun, mock-agent, x.yaml]\n  mcpServers:\n    - &a0 {name: lol, command: lol, _meta: {l: [lol, lol, lol, lol, lol, lol, lol, lol, lol]}}\n")
 			for i := 1; i < 10; i++ {
-				fmt.Fprintf(&b, "    - &a%d {name: lol, command: lol, args: [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d], env: []}\n", i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+				fmt.Fprintf(&b, "    - &a%d {name: lol, command: lol, _meta: {l: [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]}}\n", i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
 			}
 			b.WriteString(oneTurn)
 			return os.WriteFile(filepath.Join(dir, "s.yaml"), []byte(b.String()), 0o644)

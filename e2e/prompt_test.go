@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	json "github.com/go-json-experiment/json/v1"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/report"
@@ -226,4 +227,62 @@ func promptAnyContains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestImageOnlyPromptToAgentWithoutImages: a prompt of images alone, to an
+// agent that does not accept images, goes as a resource_link to each
+// image's file (which every agent accepts), with a warning at the part,
+// never as an empty prompt.
+func TestImageOnlyPromptToAgentWithoutImages(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "default: {steps: [{text: hi}]}\n",
+		"s.yaml":          "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nturns:\n  - prompt:\n      - image: shot.png\n",
+		"shot.png":        "\x89PNG\r\n\x1a\nxxxx",
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json", "--transcripts", "tr")
+	if res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	warning := "s.yaml:5:16: the agent does not accept images (promptCapabilities.image); image shot.png sent as a link"
+	if !strings.Contains(res.stderr, warning) {
+		t.Errorf("stderr lacks %q:\n%s", warning, res.stderr)
+	}
+	line := findTranscriptLine(t, filepath.Join(dir, "tr", "s.jsonl"), `"method":"session/prompt"`, "c2a")
+	var msg struct {
+		Msg struct {
+			Params struct {
+				Prompt []map[string]any `json:"prompt"`
+			} `json:"params"`
+		} `json:"msg"`
+	}
+	if err := json.Unmarshal([]byte(line), &msg); err != nil {
+		t.Fatalf("%v: %s", err, line)
+	}
+	want := []map[string]any{{"type": "resource_link", "uri": "file://" + filepath.Join(dir, "shot.png"), "name": "shot.png", "mimeType": "image/png"}}
+	if diff := cmp.Diff(want, msg.Msg.Params.Prompt); diff != "" {
+		t.Errorf("prompt (-want +got):\n%s", diff)
+	}
+}
+
+// TestPromptAttachmentsTooLarge: a prompt whose files and images hold more
+// than a message to an agent can carry is an error at the part, in
+// validate and before run starts anything (exit 2), not a 12 MB line the
+// agent drops.
+func TestPromptAttachmentsTooLarge(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "default: {steps: [{text: hi}]}\n",
+		"s.yaml":          "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\nturns:\n  - prompt:\n      - text: read\n      - file: ./big.txt\n",
+		"big.txt":         strings.Repeat(strings.Repeat("x", 99)+"\n", 120000),
+	})
+	want := "s.yaml:6:15: big.txt: the files and images of this prompt hold 11.4 MiB, more than the 6 MiB a prompt may attach"
+	for _, args := range [][]string{{"validate", "s.yaml"}, {"run", "s.yaml", "-o", "out.json"}} {
+		res := acprun(t, dir, args...)
+		if res.code != exitUsage || !strings.Contains(res.stderr, want) {
+			t.Errorf("%s: exit %d, want %d and %q\n%s", args[0], res.code, exitUsage, want, res.stderr)
+		}
+	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	gocmp "github.com/google/go-cmp/cmp"
+
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/scenario"
@@ -15,8 +17,7 @@ import (
 
 // TestPromptBlocksNotRegular: a prompt part that became a FIFO or a link
 // to /dev/zero after validation is not read (which would block, or never
-// end) but sent as a link (a file) or left out (an image), with a warning
-// saying why.
+// end) but sent as a link, with a warning saying why.
 func TestPromptBlocksNotRegular(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
@@ -45,14 +46,35 @@ func TestPromptBlocksNotRegular(t *testing.T) {
 	case <-time.After(10 * time.Second): // a failsafe: it ends at once
 		t.Fatal("promptBlocks blocked on a FIFO")
 	}
-	if len(blocks) != 1 || len(warnings) != 2 {
-		t.Fatalf("blocks %+v, warnings %q; want a link and two warnings", blocks, warnings)
+	if len(blocks) != 2 || blocks[0].Type != acp.ContentResourceLink || blocks[1].Type != acp.ContentResourceLink || len(warnings) != 2 {
+		t.Fatalf("blocks %+v, warnings %q; want two links and two warnings", blocks, warnings)
 	}
 	for i, want := range []string{fifo + ": not a regular file (a FIFO): give a file; sent as a link",
-		zero + ": not a regular file (a character device): give a file; image not sent"} {
+		zero + ": not a regular file (a character device): give a file; sent as a link"} {
 		if !strings.HasPrefix(warnings[i], "s.yaml:3:7: ") || !strings.Contains(warnings[i], want) {
 			t.Errorf("warning %q, want s.yaml:3:7: ... %q", warnings[i], want)
 		}
+	}
+}
+
+// TestPromptBlocksImageAsLink: an image goes to an agent that does not
+// accept images as a resource_link to its file (which every agent
+// accepts), with a warning: a prompt of images alone never goes out empty.
+func TestPromptBlocksImageAsLink(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "shot one.png")
+	if err := os.WriteFile(img, []byte("\x89PNG\r\n\x1a\nxxxx"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &scenarioRun{opts: &Options{}}
+	pos := scenario.Pos{File: "s.yaml", Line: 8, Col: 16}
+	blocks, warnings := r.promptBlocks(scenario.Turn{Prompt: []scenario.Part{{Pos: pos, Image: img, MimeType: "image/png"}}})
+	want := []acp.ContentBlock{{Type: acp.ContentResourceLink, URI: fileURI(img), Name: "shot one.png", MimeType: "image/png"}}
+	if diff := gocmp.Diff(blocks, want); diff != "" {
+		t.Errorf("blocks (-got +want):\n%s", diff)
+	}
+	wantWarning := "s.yaml:8:16: the agent does not accept images (promptCapabilities.image); image shot one.png sent as a link"
+	if len(warnings) != 1 || warnings[0] != wantWarning {
+		t.Errorf("warnings %q, want [%q]", warnings, wantWarning)
 	}
 }
 

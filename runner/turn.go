@@ -443,7 +443,9 @@ func isText(mt string) bool {
 }
 
 // promptBlocks builds the prompt's content blocks within what the agent
-// accepts, with a warning for each part it had to change or drop.
+// accepts, with a warning for each part it had to change: a file or an
+// image it cannot take goes as a resource_link, which every agent
+// accepts, so no part is dropped and no prompt goes out empty.
 func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []string) {
 	caps := r.init.AgentCapabilities.PromptCapabilities
 	var blocks []acp.ContentBlock
@@ -464,13 +466,17 @@ func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []st
 			}
 			blocks = append(blocks, fileBlock(uri, p.File, data))
 		case p.Image != "":
+			link := acp.ResourceLinkBlock(fileURI(p.Image), filepath.Base(p.Image))
+			link.MimeType = p.MimeType
 			if !caps.Image {
-				warnings = append(warnings, fmt.Sprintf("%s: the agent does not accept images (promptCapabilities.image); image %s not sent", p.Pos, filepath.Base(p.Image)))
+				warnings = append(warnings, fmt.Sprintf("%s: the agent does not accept images (promptCapabilities.image); image %s sent as a link", p.Pos, filepath.Base(p.Image)))
+				blocks = append(blocks, link)
 				continue
 			}
 			data, err := r.opts.inputs.read(p.Image, scenario.MaxAttachmentBytes)
 			if err != nil {
-				warnings = append(warnings, fmt.Sprintf("%s: %v; image not sent", p.Pos, err))
+				warnings = append(warnings, fmt.Sprintf("%s: %v; sent as a link", p.Pos, err))
+				blocks = append(blocks, link)
 				continue
 			}
 			blocks = append(blocks, acp.ImageBlock(p.MimeType, base64.StdEncoding.EncodeToString(data)))

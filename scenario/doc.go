@@ -112,7 +112,7 @@
 //	  - prompt:
 //	      - text: "Summarise the change."
 //	      - file: ./NOTES.md      # attached, not read into the text; relative to the file; must exist
-//	      - image: ./shot.png     # png, jpeg, gif or webp; must exist
+//	      - image: ./shot.png     # png, jpeg, gif or webp; must exist; files and images: 6 MiB a prompt
 //	    expect:
 //	      stopReason: [end_turn, max_tokens]
 //	      text: {contains: "vet", matches: "(?i)fixed \\d+"}  # contains: all must appear; matches: RE2
@@ -247,8 +247,12 @@
 // of category model (else session/set_model, when the agent offers
 // models), then each agent.config option in order. An option id or a
 // value the agent does not offer is an error at the value's position,
-// listing what it offers, before the first prompt. MCP servers of type
-// http or sse are left out with a warning when the agent's
+// listing what it offers, before the first prompt. Each entry of
+// agent.mcpServers is checked against ACP's McpServer when the file is
+// loaded (stdio {name, command, args, env}; {name, type: http or sse, url,
+// headers}; env and headers lists of {name, value}); a relative command
+// path (with a /) is resolved against the file's directory. MCP servers of
+// type http or sse are left out with a warning when the agent's
 // mcpCapabilities lack that transport.
 //
 // An agent may instead replay a transcript recorded by `acprun run

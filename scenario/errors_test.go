@@ -532,7 +532,7 @@ agent:
 turns: [{prompt: hi}]
 `,
 			want: []string{
-				`bad.yaml:4:16: expected an MCP server (a mapping), got a string`,
+				`bad.yaml:4:16: expected an MCP server (a mapping: {name, command, args, env}, or {name, type: http or sse, url, headers}), got a string`,
 				`bad.yaml:5:12: expected a string, got a list`,
 			},
 		},
@@ -544,8 +544,9 @@ agent:
   env: {"A=B": x, C: y, C: z}
   mcpServers:
     - name: s
+      type: http
       url: https://${NO_HOST}/mcp
-      port: .inf
+      _meta: {port: .inf}
 client:
   <<: 3
 permissions:
@@ -555,10 +556,10 @@ turns: [{prompt: hi}]
 			want: []string{
 				`bad.yaml:4:9: bad environment variable name "A=B"`,
 				`bad.yaml:4:25: duplicate key "C" (first at line 4)`,
-				`bad.yaml:7:20: environment variable NO_HOST is not set (write ${NO_HOST:-default} to give a default)`,
-				`bad.yaml:8:13: .inf cannot be written in JSON`,
-				`bad.yaml:10:7: a merge (<<) takes a mapping or a list of mappings, got a number`,
-				`bad.yaml:12:21: empty pattern`,
+				`bad.yaml:8:20: environment variable NO_HOST is not set (write ${NO_HOST:-default} to give a default)`,
+				`bad.yaml:9:21: .inf cannot be written in JSON`,
+				`bad.yaml:11:7: a merge (<<) takes a mapping or a list of mappings, got a number`,
+				`bad.yaml:13:21: empty pattern`,
 			},
 		},
 		{
@@ -656,11 +657,11 @@ turns: [{prompt: hi}]
 // level below refers to the previous one ten times.
 func TestAliasBombs(t *testing.T) {
 	var mcp, merge strings.Builder
-	mcp.WriteString("name: x\nagent:\n  command: [a]\n  mcpServers:\n  - l0: &l0 [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n")
+	mcp.WriteString("name: x\nagent:\n  command: [a]\n  mcpServers:\n  - {name: m, command: /m, _meta: {l0: &l0 [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}}\n  - _meta:\n")
 	merge.WriteString("name: y\nagent: {command: [a]}\nturns:\n- prompt: hi\n  expect:\n    a0: &a0 {maxDenied: 1}\n")
 	for i := 1; i < 10; i++ {
 		refs := strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 10)
-		fmt.Fprintf(&mcp, "    l%d: &l%d [%s]\n", i, i, refs[:len(refs)-2])
+		fmt.Fprintf(&mcp, "      l%d: &l%d [%s]\n", i, i, refs[:len(refs)-2])
 		refs = strings.Repeat(fmt.Sprintf("*a%d, ", i-1), 10)
 		fmt.Fprintf(&merge, "    a%d: &a%d {<<: [%s]}\n", i, i, refs[:len(refs)-2])
 	}

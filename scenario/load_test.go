@@ -193,7 +193,7 @@ agent:
   auth: ${AUTH:-oauth}
   mode: ${MODE:-code}
   mcpServers:
-    - {name: s, command: "${HOME}/mcp", args: ["${MODEL:-x}", 3, true, null]}
+    - {name: s, command: "${HOME}/mcp", args: ["${MODEL:-x}", 3, true]}
 client: {roots: ["${HOME}", "rel/${MODE:-m}"]}
 permissions: {}
 turns:
@@ -218,7 +218,7 @@ turns:
 		"cwd":     filepath.Join(dir, "src"),
 		"auth":    "oauth",
 		"mode":    "code",
-		"mcp":     json.RawMessage(`[{"name":"s","command":"/home/user/mcp","args":["x",3,true,null]}]`),
+		"mcp":     json.RawMessage(`[{"name":"s","command":"/home/user/mcp","args":["x","3","true"]}]`),
 		"roots":   []string{"/home/user", filepath.Join(dir, "rel/m")},
 		"prompt":  "keep ${HOME} as it is",
 	}

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -395,28 +396,8 @@ func (p *fileParser) env(n *yaml.Node) map[string]string {
 	return env
 }
 
-// mcpServers converts the YAML list to JSON, expanding variables in
-// string values, and says where each server's entry was written.
-func (p *fileParser) mcpServers(n *yaml.Node) (json.RawMessage, []Pos) {
-	if n.Kind != yaml.SequenceNode {
-		p.Errorf(n, "expected a list of MCP servers, got %s", describe(n))
-		return json.RawMessage("[]"), nil
-	}
-	var pos []Pos
-	for _, item := range n.Content {
-		if yamlnode.Deref(item).Kind != yaml.MappingNode {
-			p.Errorf(item, "expected an MCP server (a mapping), got %s", describe(item))
-		}
-		pos = append(pos, p.pos(item))
-	}
-	var buf bytes.Buffer
-	budget := 100_000
-	if !p.toJSON(&buf, n, 0, &budget) {
-		return json.RawMessage("[]"), nil
-	}
-	return json.RawMessage(buf.Bytes()), pos
-}
-
+// toJSON writes n as JSON, variables expanded in its strings: the _meta
+// objects of agent.mcpServers (see mcpServer).
 func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *int) bool {
 	const exhausted = math.MinInt / 2
 	n = yamlnode.Deref(n)
@@ -593,9 +574,27 @@ func (p *fileParser) prompt(n *yaml.Node) []Part {
 			p.Errorf(n, "prompt is empty: give a string or a list of text, file and image parts")
 		}
 		var parts []Part
+		var attached int64
 		for _, item := range n.Content {
-			if part, ok := p.part(yamlnode.Deref(item)); ok {
-				parts = append(parts, part)
+			part, ok := p.part(yamlnode.Deref(item))
+			if !ok {
+				continue
+			}
+			parts = append(parts, part)
+			if path := cmp.Or(part.File, part.Image); path != "" {
+				fi, err := os.Stat(path)
+				if err != nil {
+					continue // part checked it a moment ago; the run reads it again
+				}
+				if attached += fi.Size(); attached > MaxAttachmentBytes {
+					size := fmt.Sprintf("%.1f MiB", float64(attached)/(1<<20))
+					if attached < MaxAttachmentBytes+(1<<20)/10 {
+						size = fmt.Sprintf("%d bytes", attached) // not "6.0 MiB, more than 6 MiB"
+					}
+					p.errorAt(part.Pos, "%s: the files and images of this prompt hold %s, more than the %s a prompt may attach (it travels in one message, base64 for an image or a binary file, and agents built on the Go ACP SDK drop a message over 10 MiB): give the agent the file's path in a text part for it to read, or attach less",
+						filepath.Base(path), size, inputfile.Size(MaxAttachmentBytes))
+					attached = math.MinInt64 / 2 // reported once
+				}
 			}
 		}
 		return parts
@@ -633,7 +632,7 @@ func (p *fileParser) part(n *yaml.Node) (Part, bool) {
 		}
 		part.Text = s
 	case "file":
-		part.File, ok = p.existingFile(v, "prompt file", s, MaxAttachmentBytes)
+		part.File, ok = p.existingFile(v, "prompt file", s, -1) // its size: see prompt
 	case "image":
 		ext := strings.ToLower(filepath.Ext(s))
 		part.MimeType = imageTypes[ext]
@@ -642,17 +641,17 @@ func (p *fileParser) part(n *yaml.Node) (Part, bool) {
 			ok = false
 		}
 		var exists bool
-		part.Image, exists = p.existingFile(v, "image", s, MaxAttachmentBytes)
+		part.Image, exists = p.existingFile(v, "image", s, -1)
 		ok = ok && exists
 	}
 	return part, ok
 }
 
-// MaxAttachmentBytes bounds a file a prompt attaches (prompt: [{file:
-// PATH}], [{image: PATH}]): it travels in one message to the agent,
-// base64-encoded when it is not text, and the agent's messages are at
-// most acp.DefaultMaxLineBytes (64 MiB).
-const MaxAttachmentBytes = 32 << 20
+// MaxAttachmentBytes bounds the files and images a turn's prompt attaches
+// (prompt: [{file: PATH}, {image: PATH}]), together: they travel in one
+// message to the agent, base64-encoded when not text (a third more), and
+// the Go ACP SDK drops a message over 10 MiB.
+const MaxAttachmentBytes = 6 << 20
 
 // existingFile resolves path against the file's directory and checks that
 // it is a regular file (after symbolic links) of at most limit bytes

@@ -174,3 +174,42 @@ func TestPromptFilesBudget(t *testing.T) {
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }
+
+// TestPromptAttachmentsBounded: the files and images one prompt attaches
+// hold at most MaxAttachmentBytes together (they travel in one message):
+// more is an error at the part that goes over, before anything runs;
+// another turn has a budget of its own.
+func TestPromptAttachmentsBounded(t *testing.T) {
+	dir := t.TempDir()
+	for name, size := range map[string]int64{"a.txt": 4 << 20, "b.png": 4 << 20, "big.txt": scenario.MaxAttachmentBytes + 1, "c.txt": 1 << 20} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(size); err != nil { // sparse: nothing is written
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	src := `name: x
+agent: {command: [a]}
+turns:
+  - prompt: [{file: a.txt}, {file: c.txt}]
+  - prompt: [{file: a.txt}, {text: hi}, {image: b.png}]
+  - prompt: [{file: big.txt}]
+  - prompt: [{image: b.png}]
+`
+	_, _, err := scenario.LoadBytes(filepath.Join(dir, "s.yaml"), []byte(src), opts)
+	over := "more than the 6 MiB a prompt may attach (it travels in one message, base64 for an image or a binary file, and agents built on the Go ACP SDK drop a message over 10 MiB): give the agent the file's path in a text part for it to read, or attach less"
+	want := []string{
+		"s.yaml:5:49: b.png: the files and images of this prompt hold 8.0 MiB, " + over,
+		"s.yaml:6:21: big.txt: the files and images of this prompt hold 6291457 bytes, " + over,
+	}
+	var got []string
+	for _, l := range errorLines(t, err) {
+		got = append(got, strings.TrimPrefix(l, dir+"/"))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
