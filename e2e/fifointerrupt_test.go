@@ -32,9 +32,16 @@ type watchedRun struct {
 // startWatched starts acprun args in dir, killed at ctx's deadline.
 func startWatched(t *testing.T, ctx context.Context, dir string, args ...string) *watchedRun {
 	t.Helper()
+	return startWatchedEnv(t, ctx, dir, nil, args...)
+}
+
+// startWatchedEnv is startWatched with env (NAME=value) added to the
+// environment.
+func startWatchedEnv(t *testing.T, ctx context.Context, dir string, env []string, args ...string) *watchedRun {
+	t.Helper()
 	r := &watchedRun{t: t, ctx: ctx, cmd: exec.CommandContext(ctx, acprunBin, args...)}
 	r.cmd.Dir = dir
-	r.cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
+	r.cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), env...)
 	r.cmd.Stdout = &r.stdout
 	stderr, err := r.cmd.StderrPipe()
 	if err != nil {

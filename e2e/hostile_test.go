@@ -389,6 +389,12 @@ read -r line
 		{name: "stdout closed while the process lives", sh: shHandshake + "read -r line\nexec 1>&-\nexec sleep 3600\n",
 			scenario: "{{agent}}\nturnTimeout: 30s\nkillGrace: 500ms\n" + twoTurns,
 			exit:     1, status: "error", stops: []string{"agent_exited", "skipped"}, says: "turn 1: the agent closed its output", timeouts: 31 * time.Second},
+		// Its exit is waited for (killGrace) before it is said to have
+		// closed its output: the same outcome every run, however soon after
+		// closing it exits.
+		{name: "stdout closed just before the exit", sh: shHandshake + "read -r line\nexec 1>&-\nsleep 0.2\nexit 2\n",
+			scenario: "{{agent}}\nkillGrace: 1h\n" + oneTurn,
+			exit:     1, status: "error", stops: []string{"agent_exited"}, says: "turn 1: the agent exited with code 2"},
 		{name: "a grandchild holding the pipe", mock: "turns:\n  - steps: [{spawnGrandchild: true}, {text: done}]\n",
 			scenario: "{{agent}}\nkillGrace: 2s\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "", timeouts: 4 * time.Second},

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
 )
@@ -112,6 +114,45 @@ turns:
 		t.Errorf("stderr tail = %q, want the agent's last words", sc.StderrTail)
 	}
 	assertNoProcessesIn(t, filepath.Dir(sc.File))
+}
+
+// TestAgentClosingItsOutputThenExiting: an agent that closes its output
+// and then exits, however soon after, is recorded by how it exited, every
+// run, in a turn and in the handshake: acprun waits for the exit (up to
+// killGrace, its input still open) before it says the agent closed its
+// output. One that lives on is said to have closed its output once
+// killGrace has passed.
+func TestAgentClosingItsOutputThenExiting(t *testing.T) {
+	t.Parallel()
+	const handshake = `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'
+read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}'
+read -r line
+`
+	for _, tc := range []struct {
+		name, sh, killGrace string
+		stop, says          string // turn 1's stop reason, what its error or the scenario's says
+		code                *int
+	}{
+		{"in a turn", handshake + "exec 1>&-\nsleep 0.2\nexit 2\n", "1h", "agent_exited", "the agent exited with code 2", ptr(2)},
+		{"in the handshake", "read -r line\nexec 1>&-\nsleep 0.2\nexit 2\n", "1h", "skipped", "the agent exited with code 2 before answering initialize", ptr(2)},
+		{"living on", handshake + "exec 1>&-\nexec sleep 3600\n", "200ms", "agent_exited", "the agent closed its output", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rep := runScenarios(t, Options{}, "name: co\nagent: {command: [sh, agent.sh]}\nkillGrace: "+tc.killGrace+
+				"\npermissions: {default: deny}\nturns:\n  - prompt: one\n", map[string]string{"agent.sh": tc.sh})
+			sc := rep.Scenarios[0]
+			var stop, says string
+			if len(sc.Turns) > 0 {
+				stop, says = sc.Turns[0].StopReason, sc.Turns[0].Error
+			}
+			says += "\n" + sc.Error
+			if stop != tc.stop || !strings.Contains(says, tc.says) || !cmp.Equal(sc.ExitCode, tc.code) {
+				t.Errorf("turn 1 %q, error %q, exit code %v; want %q, %q, %v", stop, says, sc.ExitCode, tc.stop, tc.says, tc.code)
+			}
+			assertNoProcessesIn(t, filepath.Dir(sc.File))
+		})
+	}
 }
 
 // TestExpectedOutcomesPass: agent_exited can be expected like any stop

@@ -904,7 +904,7 @@ func (r *scenarioRun) start(ctx context.Context, resume *resumeSpec) error {
 	defer cancel()
 	if err := r.acquire(setupCtx); err != nil {
 		if r.proc != nil {
-			err = r.gone(err, r.proc.init.unanswered)
+			err = r.gone(setupCtx, err, r.proc.init.unanswered)
 		}
 		return err
 	}
@@ -942,7 +942,7 @@ func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error
 		resume: resume,
 	}
 	got, err := hs.open(ctx, r.agent.Conn, r.proc.init)
-	err = r.gone(err, got.unanswered)
+	err = r.gone(ctx, err, got.unanswered)
 	r.noteOpened(got)
 	r.res.Warnings = append(r.res.Warnings, got.warnings...)
 	r.res.SessionConfig = got.settings
@@ -953,8 +953,9 @@ func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error
 // gone says an error of the handshake the way a crash is said when it is
 // one: a write to an agent that already exited fails with EPIPE before the
 // read side sees EOF, so the same crash is named by how the agent ended
-// and the call it left unanswered (when known), not by the pipe.
-func (r *scenarioRun) gone(err error, unanswered string) error {
+// and the call it left unanswered (when known), not by the pipe. ctx
+// bounds the wait for the agent's exit (see exitDescription).
+func (r *scenarioRun) gone(ctx context.Context, err error, unanswered string) error {
 	if err == nil || r.agent == nil || !(errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE)) {
 		return err
 	}
@@ -962,9 +963,9 @@ func (r *scenarioRun) gone(err error, unanswered string) error {
 		return errors.New("the agent stopped reading its input")
 	}
 	if unanswered != "" {
-		return fmt.Errorf("%s before answering %s", r.exitDescription(), unanswered)
+		return fmt.Errorf("%s before answering %s", r.exitDescription(ctx), unanswered)
 	}
-	return fmt.Errorf("%w (%s)", err, r.exitDescription())
+	return fmt.Errorf("%w (%s)", err, r.exitDescription(ctx))
 }
 
 // stopAfter reports whether the turns after tr are not played, and why

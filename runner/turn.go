@@ -66,7 +66,7 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		// already on its way could not heed it.
 		out.cancelIgnored = err == nil && resp.StopReason != acp.StopCancelled && !answeredFirst
 	}
-	r.answered(&out, resp, err)
+	r.answered(ctx, &out, resp, err)
 	out.duration = time.Since(start)
 	if u := r.gatewayUsage(t); u != nil {
 		out.usage = u // what the model reported, not what the agent says it did
@@ -130,8 +130,9 @@ func (r *scenarioRun) checkWork(ctx context.Context) {
 }
 
 // answered records in out how the prompt was answered: resp, or the
-// error err that came instead.
-func (r *scenarioRun) answered(out *turnOutcome, resp acp.PromptResponse, err error) {
+// error err that came instead. ctx bounds the wait for an agent whose
+// output ended to exit (exitDescription).
+func (r *scenarioRun) answered(ctx context.Context, out *turnOutcome, resp acp.PromptResponse, err error) {
 	var ae *acp.Error
 	var ia *acp.InvalidAnswerError
 	switch {
@@ -160,7 +161,7 @@ func (r *scenarioRun) answered(out *turnOutcome, resp acp.PromptResponse, err er
 	case errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE):
 		// EPIPE: the prompt was written to an agent that is exiting.
 		out.stopReason = report.OutcomeAgentExited
-		out.err = r.exitDescription()
+		out.err = r.exitDescription(ctx)
 	case errors.As(err, &ae):
 		out.stopReason = report.OutcomeError
 		out.err = fmt.Sprintf("session/prompt: %s (code %d)", ae.Message, ae.Code)
@@ -376,12 +377,14 @@ func cancelCause(cause error) string {
 }
 
 // exitDescription says how the agent ended once its connection did: how
-// it exited when it is exiting or has exited (its exit is waited for),
-// else that it closed its output. Whichever it is is known when the
-// connection ends, without a wait: an agent exits before its files are
-// closed (see proc.Process.Exiting).
-func (r *scenarioRun) exitDescription() string {
-	if !r.agent.Exiting() {
+// it exited, else that it closed its output. An agent exits before its
+// files are closed (see proc.Process.Exiting), so one that is exiting when
+// its connection ends is waited for; one that is not may still be about
+// to (it closed its output first): it is waited for up to killGrace, or
+// until ctx ends, before it is said to have closed its output. Its input
+// stays open meanwhile, so that it is not its end that makes it exit.
+func (r *scenarioRun) exitDescription(ctx context.Context) string {
+	if !r.agent.Exiting() && !r.agent.waitExit(ctx, r.limits().KillGrace) {
 		return "the agent closed its output"
 	}
 	<-r.agent.Exited()

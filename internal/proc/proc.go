@@ -14,6 +14,9 @@
 //     reading stops as soon as a pipe is empty: everything the group wrote
 //     is read however slow the machine, and a process that left the group
 //     and still holds a pipe cannot keep anyone waiting;
+//   - on Linux it is killed (SIGKILL) when acprun dies, however acprun
+//     dies (see dieWithAcprun); Start must not be called from a goroutine
+//     locked to its thread (runtime.LockOSThread) that may end locked;
 //   - an Output keeps a bounded tail of what it read, cut at a UTF-8
 //     character boundary.
 package proc
@@ -116,7 +119,9 @@ type Process struct {
 	signal string
 }
 
-// Start starts a process as cfg says.
+// Start starts a process as cfg says. On Linux the process is killed
+// when the thread that called Start exits: it must not be a goroutine's
+// locked thread (runtime.LockOSThread) that may end (see dieWithAcprun).
 func Start(cfg Config) (*Process, error) {
 	var extra []*os.File // the sandbox's
 	defer func() {
@@ -165,6 +170,7 @@ func Start(cfg Config) (*Process, error) {
 	// A new session is a new process group too (setpgid would fail in it).
 	newSession := cfg.Sandbox != nil
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !newSession, Setsid: newSession}
+	dieWithAcprun(cmd.SysProcAttr)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package proc_test
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"sync/atomic"
 	"testing"
@@ -14,7 +16,29 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(parentEnv) == "1" {
+		os.Exit(startAndWait())
+	}
 	goleak.VerifyTestMain(m)
+}
+
+// parentEnv set to 1 makes the test binary a parent of a process Start
+// started (startAndWait).
+const parentEnv = "PROC_TEST_PARENT"
+
+// startAndWait starts `sleep 1000` (which ignores its input, in a group
+// of its own), prints its pid and waits for the end of its own stdin.
+func startAndWait() int {
+	p, err := proc.Start(proc.Config{Args: []string{"sleep", "1000"}, Env: os.Environ()})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println(p.Pid())
+	io.Copy(io.Discard, os.Stdin)
+	p.Kill()
+	<-p.Done()
+	return 0
 }
 
 // await fails the test unless c is closed within testkit.Failsafe.
