@@ -137,6 +137,9 @@ func (r *scenarioRun) answered(out *turnOutcome, resp acp.PromptResponse, err er
 	switch {
 	case err == nil:
 		out.stopReason, out.usage = string(resp.StopReason), promptUsage(resp.Usage)
+		for _, m := range resp.Malformed {
+			r.sess.violation(fmt.Sprintf("session/prompt: %s; the field took its default", m))
+		}
 		switch {
 		case out.stopReason == "":
 			out.stopReason = report.OutcomeError
