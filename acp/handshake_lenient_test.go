@@ -95,10 +95,17 @@ func TestHandshakeResultsLenient(t *testing.T) {
 		})
 	}
 
-	for _, in := range []string{`{"protocolVersion":"1"}`, `{"protocolVersion":1.5}`} {
+	for _, in := range []string{`{"protocolVersion":"1"}`, `{"protocolVersion":1.5}`, `{"protocolVersion":{}}`} {
 		var r acp.InitializeResponse
-		if err := json.Unmarshal([]byte(in), &r); err == nil {
-			t.Errorf("Unmarshal(%s) = %+v, nil; want an error: protocolVersion is required", in, r)
+		if err := json.Unmarshal([]byte(in), &r); !errors.Is(err, acp.ErrBadProtocolVersion) {
+			t.Errorf("Unmarshal(%s) = %+v, %v; want ErrBadProtocolVersion: protocolVersion is required", in, r, err)
+		}
+	}
+	// JSON Schema's integer is any number without a fractional part.
+	for _, in := range []string{`{"protocolVersion":1.0}`, `{"protocolVersion":1e0,"agentCapabilities":{"loadSession":true}}`} {
+		var r acp.InitializeResponse
+		if err := json.Unmarshal([]byte(in), &r); err != nil || r.ProtocolVersion != 1 || len(r.Malformed) != 0 {
+			t.Errorf("Unmarshal(%s) = %+v, %v; want version 1, nothing malformed", in, r, err)
 		}
 	}
 	var s acp.NewSessionResponse
@@ -110,5 +117,49 @@ func TestHandshakeResultsLenient(t *testing.T) {
 		if err := json.Unmarshal([]byte(in), &r); !errors.Is(err, acp.ErrNoProtocolVersion) {
 			t.Errorf("Unmarshal(%s) = %v; want ErrNoProtocolVersion", in, err)
 		}
+	}
+}
+
+// TestPromptResponseLenient: a malformed usage in session/prompt's answer
+// (optional, x-deserialize-default-on-error) is left out and listed in
+// Malformed, and so is a malformed optional count of it; the stop reason
+// is kept. A whole float is an integer. A malformed stopReason is an error.
+func TestPromptResponseLenient(t *testing.T) {
+	usage := func(total, in, out int64, thought *int64) *acp.Usage {
+		return &acp.Usage{TotalTokens: total, InputTokens: in, OutputTokens: out, ThoughtTokens: thought}
+	}
+	tests := []struct {
+		name, in  string
+		want      *acp.Usage
+		malformed []string
+	}{
+		{"well-formed", `{"stopReason":"end_turn","usage":{"totalTokens":5,"inputTokens":3,"outputTokens":2}}`, usage(5, 3, 2, nil), nil},
+		{"whole floats", `{"stopReason":"end_turn","usage":{"totalTokens":5.0,"inputTokens":3e0,"outputTokens":2,"thoughtTokens":1.0}}`, usage(5, 3, 2, ptr[int64](1)), nil},
+		{"usage a string", `{"stopReason":"end_turn","usage":"n/a"}`, nil, []string{`usage: want an object, got string "n/a"`}},
+		{"a total not an integer", `{"stopReason":"end_turn","usage":{"totalTokens":5.5,"inputTokens":3,"outputTokens":2}}`, nil,
+			[]string{`usage.totalTokens: want an integer, got number 5.5 (usage ignored)`}},
+		{"thoughtTokens a string", `{"stopReason":"end_turn","usage":{"totalTokens":5,"inputTokens":3,"outputTokens":2,"thoughtTokens":"x"}}`, usage(5, 3, 2, nil),
+			[]string{`usage.thoughtTokens: want an integer, got string "x"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r acp.PromptResponse
+			if err := json.Unmarshal([]byte(tt.in), &r); err != nil {
+				t.Fatalf("Unmarshal: %v", err)
+			}
+			if r.StopReason != acp.StopEndTurn {
+				t.Errorf("stopReason %q, want end_turn", r.StopReason)
+			}
+			if diff := cmp.Diff(tt.want, r.Usage); diff != "" {
+				t.Errorf("usage (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.malformed, r.Malformed); diff != "" {
+				t.Errorf("malformed (-want +got):\n%s", diff)
+			}
+		})
+	}
+	var r acp.PromptResponse
+	if err := json.Unmarshal([]byte(`{"stopReason":5,"usage":"n/a"}`), &r); err == nil || err.Error() != "stopReason: want a string, got number 5" {
+		t.Errorf("Unmarshal of a numeric stopReason: %v; want stopReason: want a string, got number 5", err)
 	}
 }

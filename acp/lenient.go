@@ -2,6 +2,8 @@ package acp
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -142,7 +144,11 @@ func scalar[T any](f *fields, raw json.RawMessage, name, want string, r role) *T
 		return nil
 	}
 	var v T
-	if err := json.Unmarshal(raw, &v); err != nil {
+	err := json.Unmarshal(raw, &v)
+	if n, ok := integral(raw); err != nil && ok {
+		err = json.Unmarshal(n, &v)
+	}
+	if err != nil {
 		path := member(f.path, name)
 		switch r {
 		case required:
@@ -155,6 +161,21 @@ func scalar[T any](f *fields, raw json.RawMessage, name, want string, r role) *T
 		return nil
 	}
 	return &v
+}
+
+// integral returns the JSON number raw in integer syntax ("5" for 5.0 or
+// 5e0) when it has no fractional part: JSON Schema's "integer" is any such
+// number, as JavaScript's Number.isInteger says, and agents whose encoder
+// writes whole floats as 5.0 send them. ok is false for anything else.
+func integral(raw json.RawMessage) (_ json.RawMessage, ok bool) {
+	if len(raw) == 0 || raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		return nil, false
+	}
+	x, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+		return nil, false
+	}
+	return strconv.AppendInt(nil, int64(x), 10), true
 }
 
 func (f *fields) str(raw json.RawMessage, name string, r role) string {
@@ -661,6 +682,34 @@ func laxUsage(l *lax, raw json.RawMessage, path string) (UsageUpdate, error) {
 	return u, f.err
 }
 
+// laxTurnUsage decodes PromptResponse.usage: its three totals are
+// required, the other counts optional.
+func laxTurnUsage(l *lax, raw json.RawMessage, path string) (Usage, error) {
+	var w struct {
+		TotalTokens       json.RawMessage `json:"totalTokens"`
+		InputTokens       json.RawMessage `json:"inputTokens"`
+		OutputTokens      json.RawMessage `json:"outputTokens"`
+		ThoughtTokens     json.RawMessage `json:"thoughtTokens"`
+		CachedReadTokens  json.RawMessage `json:"cachedReadTokens"`
+		CachedWriteTokens json.RawMessage `json:"cachedWriteTokens"`
+		Meta              json.RawMessage `json:"_meta"`
+	}
+	if err := object(raw, path, &w); err != nil {
+		return Usage{}, err
+	}
+	f := &fields{l: l, path: path}
+	u := Usage{
+		TotalTokens:       val(scalar[int64](f, w.TotalTokens, "totalTokens", "an integer", required)),
+		InputTokens:       val(scalar[int64](f, w.InputTokens, "inputTokens", "an integer", required)),
+		OutputTokens:      val(scalar[int64](f, w.OutputTokens, "outputTokens", "an integer", required)),
+		ThoughtTokens:     scalar[int64](f, w.ThoughtTokens, "thoughtTokens", "an integer", optional),
+		CachedReadTokens:  scalar[int64](f, w.CachedReadTokens, "cachedReadTokens", "an integer", optional),
+		CachedWriteTokens: scalar[int64](f, w.CachedWriteTokens, "cachedWriteTokens", "an integer", optional),
+		Meta:              w.Meta,
+	}
+	return u, f.err
+}
+
 func laxCost(l *lax, raw json.RawMessage, path string) (Cost, error) {
 	var w struct {
 		Amount   json.RawMessage `json:"amount"`
@@ -779,7 +828,10 @@ func laxInitialize(l *lax, raw json.RawMessage, path string) (InitializeResponse
 		AgentInfo:         nested(f, w.AgentInfo, "agentInfo", optional, whole[Implementation]),
 		Meta:              w.Meta,
 	}
-	return r, f.err
+	if f.err != nil { // protocolVersion's: the only required member
+		return r, fmt.Errorf("%w, got %s", ErrBadProtocolVersion, describe(w.ProtocolVersion))
+	}
+	return r, nil
 }
 
 func laxAgentCapabilities(l *lax, raw json.RawMessage, path string) (AgentCapabilities, error) {

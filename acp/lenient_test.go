@@ -36,6 +36,14 @@ func TestMalformedOptionalFieldsTakeTheirDefault(t *testing.T) {
 			malformed: []string{`locations[0].line: want an integer, got number 1.5`},
 		},
 		{
+			// JSON Schema's integer is any number without a fractional part.
+			name: "tool_call location line a whole float",
+			raw:  `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","locations":[{"path":"/p/a","line":3.0},{"path":"/p/b","line":4e0},{"path":"/p/c","line":"3"}]}`,
+			want: acp.SessionUpdate{Kind: acp.UpdateToolCall, ToolCall: &acp.ToolCall{ToolCallID: "t", Title: "Read",
+				Locations: []acp.ToolCallLocation{{Path: "/p/a", Line: ptr(3)}, {Path: "/p/b", Line: ptr(4)}, {Path: "/p/c"}}}},
+			malformed: []string{`locations[2].line: want an integer, got string "3"`},
+		},
+		{
 			name: "tool_call location without a valid path is skipped",
 			raw:  `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","locations":[{"path":5},{"path":"/p/b"}]}`,
 			want: acp.SessionUpdate{Kind: acp.UpdateToolCall, ToolCall: &acp.ToolCall{ToolCallID: "t", Title: "Read",

@@ -369,6 +369,10 @@ type NewSessionRequest struct {
 // protocolVersion (or a null one), which the protocol requires.
 var ErrNoProtocolVersion = errors.New("protocolVersion: none given")
 
+// ErrBadProtocolVersion is wrapped by the error of an initialize result
+// whose protocolVersion is not an integer.
+var ErrBadProtocolVersion = errors.New("protocolVersion: want an integer")
+
 // noProtocolVersion reports whether the object data has no
 // protocolVersion, or a null one.
 func noProtocolVersion(data []byte) bool {
@@ -642,6 +646,42 @@ type PromptResponse struct {
 	// Usage is the unstable per-turn token usage, decoded when present.
 	Usage *Usage          `json:"usage,omitempty"`
 	Meta  json.RawMessage `json:"_meta,omitempty"`
+	// Malformed lists what UnmarshalJSON replaced (see
+	// InitializeResponse.Malformed).
+	Malformed []string `json:"-"`
+}
+
+// UnmarshalJSON decodes the result. A malformed usage is left out, and a
+// malformed optional count of it takes its default, as the schema says;
+// both are listed in Malformed. A malformed stopReason is an error.
+func (r *PromptResponse) UnmarshalJSON(data []byte) error {
+	type plain PromptResponse
+	var p plain
+	if json.Unmarshal(data, &p) == nil {
+		*r = PromptResponse(p)
+		return nil
+	}
+	var w struct {
+		StopReason json.RawMessage `json:"stopReason"`
+		Usage      json.RawMessage `json:"usage"`
+		Meta       json.RawMessage `json:"_meta"`
+	}
+	if err := object(data, "", &w); err != nil {
+		return err
+	}
+	l := &lax{}
+	f := &fields{l: l}
+	v := PromptResponse{
+		StopReason: val(scalar[StopReason](f, w.StopReason, "stopReason", "a string", required)),
+		Usage:      nested(f, w.Usage, "usage", optional, laxTurnUsage),
+		Meta:       w.Meta,
+	}
+	if f.err != nil {
+		return f.err
+	}
+	v.Malformed = l.malformed
+	*r = v
+	return nil
 }
 
 // Usage is the token usage of a prompt turn (unstable schema: PromptResponse.usage).

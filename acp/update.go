@@ -292,8 +292,8 @@ type ToolCall struct {
 
 // Apply merges an update into the record: scalar fields present in u replace the
 // record's, Content and Locations replace the whole collection when non-nil (an empty
-// slice clears it), and RawInput, RawOutput and Meta replace when present.
-// The record's ToolCallID is kept.
+// slice clears it), and RawInput, RawOutput and Meta replace when present and not
+// null (null, like absent, leaves the recorded value). The record's ToolCallID is kept.
 func (t *ToolCall) Apply(u *ToolCallUpdate) {
 	if u.Title != nil {
 		t.Title = *u.Title
@@ -313,22 +313,23 @@ func (t *ToolCall) Apply(u *ToolCallUpdate) {
 	if u.Locations != nil {
 		t.Locations = append([]ToolCallLocation{}, u.Locations...)
 	}
-	if len(u.RawInput) > 0 {
+	if !absent(u.RawInput) {
 		t.RawInput = u.RawInput
 	}
-	if len(u.RawOutput) > 0 {
+	if !absent(u.RawOutput) {
 		t.RawOutput = u.RawOutput
 	}
-	if len(u.Meta) > 0 {
+	if !absent(u.Meta) {
 		t.Meta = u.Meta
 	}
 }
 
 // ToolCallUpdate is the payload of a tool_call_update and the toolCall of a permission
-// request. Only ToolCallID is required; a nil pointer or nil slice means "absent,
-// unchanged". Decoding keeps the difference between an absent (or null) collection
-// (nil) and an empty one (non-nil, length 0: replace with none), and marshalling emits
-// every non-nil collection, even an empty one (omitzero).
+// request. Only ToolCallID is required; a nil pointer or nil slice, or a null
+// RawInput, RawOutput or Meta, means "absent, unchanged". Decoding keeps the
+// difference between an absent (or null) collection (nil) and an empty one (non-nil,
+// length 0: replace with none), and marshalling emits every non-nil collection, even
+// an empty one (omitzero).
 type ToolCallUpdate struct {
 	ToolCallID string             `json:"toolCallId"`
 	Title      *string            `json:"title,omitempty"`

@@ -85,3 +85,47 @@ func TestExplain(t *testing.T) {
 		t.Errorf("recorded request: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 }
+
+// TestNullRawInputKeepsInput: an agent that writes every absent optional
+// member as null ("rawInput": null in a tool_call_update, or in the
+// permission request's toolCall) does not erase the input the call was
+// announced with: an input: deny rule still denies both requests, the
+// results keep the input, and explain --transcript agrees.
+func TestNullRawInputKeepsInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agent.mock.yaml": `turns:
+  - steps:
+      - tool_call: {toolCallId: t1, title: Fetch, kind: fetch, rawInput: {url: "https://evil.example/x"}}
+      - tool_call_update: {toolCallId: t1, rawInput: null, rawOutput: null}
+      - permission: {toolCallId: t1}
+      - tool_call: {toolCallId: t2, title: Fetch, kind: fetch, rawInput: {url: "https://evil.example/y"}}
+      - permission: {toolCallId: t2, rawInput: null}
+`, "s.yaml": `name: rawnull
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions:
+  default: allow
+  deny: [{input: {url: "^https?://"}}]
+turns:
+  - prompt: go
+    expect: {denied: 2}
+`})
+	res, out := runResults(t, dir, "s.yaml", "--transcripts", filepath.Join(dir, "tr"))
+	if res.code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+	}
+	tr := out.Scenarios[0].Turns[0]
+	for _, p := range tr.Permissions {
+		if p.Decision != "deny" {
+			t.Errorf("permission for %s: %s, want deny", p.ToolCallID, p.Decision)
+		}
+	}
+	for _, c := range tr.ToolCalls {
+		if !strings.Contains(string(c.RawInput), "evil.example") {
+			t.Errorf("tool call %s: rawInput %s, want the announced url", c.ID, c.RawInput)
+		}
+	}
+	if checked, _ := checkExplainAgrees(t, dir, out.Scenarios); checked != 2 {
+		t.Errorf("explain checked %d permission requests, want 2", checked)
+	}
+}

@@ -375,3 +375,32 @@ func TestClientReadTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestTerminalOutputLimitZero: a terminal created with outputByteLimit 0
+// keeps none of its output, as the agent asked: terminal/output answers
+// "" and truncated, and the request's record says so.
+func TestTerminalOutputLimitZero(t *testing.T) {
+	t.Parallel()
+	res, out, _ := runOne(t, `turns:
+  - steps:
+      - terminal: {command: printf, args: ["%s", abcdef], outputByteLimit: 0, waitForExit: true, output: true, release: true}
+`, `name: zero
+agent: {name: mock, args: [agent.mock.yaml]}
+permissions: {allow: [{kind: execute, command: "printf *"}]}
+turns:
+  - prompt: hi
+    expect: {text: {notContains: abcdef}}
+`)
+	if res.code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+	}
+	tr := out.Scenarios[0].Turns[0]
+	if !strings.Contains(tr.Text, "output (truncated), exit 0: ") {
+		t.Errorf("text %q, want the agent to have seen an empty, truncated output", tr.Text)
+	}
+	for _, r := range tr.ClientRequests {
+		if r.Method == "terminal/output" && (r.Bytes != 0 || !r.Truncated) {
+			t.Errorf("terminal/output record %+v, want 0 bytes, truncated", r)
+		}
+	}
+}

@@ -278,7 +278,7 @@ printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'
 			}},
 		{name: "a numeric stopReason", sh: shHandshake + "read -r line\n" + `printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":5}}'` + "\nid=4\n" + shAgentTail[len("id=3\n"):],
 			scenario: "{{agent}}\n" + oneTurn,
-			exit:     1, status: "failed", stops: []string{"error"}, says: "(session/prompt: invalid answer: stopReason: want a string, got a number)"},
+			exit:     1, status: "failed", stops: []string{"error"}, says: "(session/prompt: invalid answer: stopReason: want a string, got number 5)"},
 		{name: "malformed optional handshake fields", sh: `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":"x","authMethods":{},"agentCapabilities":{"loadSession":"yes","sessionCapabilities":{"close":true},"promptCapabilities":{"image":"yes"},"mcpCapabilities":"x"}}}'
 read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1","modes":"x","configOptions":"x"}}'
 read -r line

@@ -416,15 +416,11 @@ func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientReques
 		return nil, err
 	}
 	limit := terminal.DefaultOutputLimit
-	if p.OutputByteLimit != nil {
-		switch n := *p.OutputByteLimit; {
-		case n < 0:
+	if n := p.OutputByteLimit; n != nil {
+		if *n < 0 {
 			return nil, fail(rec, acp.CodeInvalidParams, "outputByteLimit must not be negative")
-		case n == 0:
-			// Keeping no output at all helps no one: the default it is.
-		default:
-			limit = int(min(n, maxOutputLimit))
 		}
+		limit = int(min(*n, maxOutputLimit)) // 0 keeps none, as the agent asked
 	}
 	if d := c.decide(line, cwd, rec); d.Verdict != approve.Allow {
 		if d.RuleList == approve.ListDeny {
@@ -452,7 +448,7 @@ func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientReques
 		Args:        p.Args,
 		Env:         env,
 		Dir:         dir,
-		OutputLimit: limit,
+		OutputLimit: &limit,
 	}
 	if a := c.sandbox.Load(); a != nil {
 		cfg.Sandbox = a.Wrap

@@ -303,6 +303,28 @@ func termRef(id string) acp.TerminalOutputRequest {
 	return acp.TerminalOutputRequest{SessionID: "s", TerminalID: id}
 }
 
+// TestClientTerminalOutputLimitZero: outputByteLimit 0 keeps no output,
+// as the agent asked, and says the output was truncated when there was
+// some.
+func TestClientTerminalOutputLimitZero(t *testing.T) {
+	root, _ := clientTree(t)
+	c := terminalClient(t, root)
+	for command, truncated := range map[string]bool{"printf abcdef": true, "true": false} {
+		id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: command, OutputByteLimit: ptr(int64(0))})
+		if _, _, err := clientCall(t, c, acp.MethodTerminalWaitForExit, termRef(id)); err != nil {
+			t.Fatal(err)
+		}
+		res, _, err := clientCall(t, c, acp.MethodTerminalOutput, termRef(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]any{"output": "", "truncated": truncated, "exitStatus": map[string]any{"exitCode": 0.0}}
+		if diff := cmp.Diff(want, res); diff != "" {
+			t.Errorf("%s: output result (-want +got):\n%s", command, diff)
+		}
+	}
+}
+
 func TestClientTerminal(t *testing.T) {
 	root, _ := clientTree(t)
 	c := terminalClient(t, root)

@@ -119,6 +119,10 @@ func (h *handshake) initialize(ctx context.Context, conn *acp.Conn) (res handsha
 		if errors.Is(err, acp.ErrNoProtocolVersion) {
 			return res, &causeError{report.ErrorProtocolVersion, fmt.Errorf("initialize: the agent gave no protocolVersion (acprun speaks version %d); acprun sent it nothing more", acp.ProtocolVersion)}
 		}
+		var ia *acp.InvalidAnswerError
+		if errors.Is(err, acp.ErrBadProtocolVersion) && errors.As(err, &ia) {
+			return res, &causeError{report.ErrorProtocolVersion, fmt.Errorf("initialize: invalid answer: %s (acprun speaks version %d); acprun sent it nothing more", ia.Problem, acp.ProtocolVersion)}
+		}
 		return res, fmt.Errorf("initialize: %w", err)
 	}
 	res.initialized = true

@@ -204,9 +204,10 @@ func (r *RecordedSession) note(id string, call acp.ToolCall, line int, message s
 }
 
 // carriedFields reports which callFields u carries (and so sets, see
-// acp.ToolCall.Apply).
+// acp.ToolCall.Apply: a null rawInput is not carried).
 func carriedFields(u *acp.ToolCallUpdate) [len(callFields)]bool {
-	return [...]bool{u.Title != nil, u.Kind != nil, len(u.RawInput) > 0, u.Locations != nil, u.Content != nil, u.Name != nil}
+	rawInput := len(u.RawInput) > 0 && string(u.RawInput) != "null"
+	return [...]bool{u.Title != nil, u.Kind != nil, rawInput, u.Locations != nil, u.Content != nil, u.Name != nil}
 }
 
 // permission reads a session/request_permission as the session receives

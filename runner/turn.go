@@ -138,6 +138,9 @@ func (r *scenarioRun) answered(ctx context.Context, out *turnOutcome, resp acp.P
 	switch {
 	case err == nil:
 		out.stopReason, out.usage = string(resp.StopReason), promptUsage(resp.Usage)
+		for _, m := range resp.Malformed {
+			r.sess.violation(fmt.Sprintf("session/prompt: %s; the field took its default", m))
+		}
 		switch {
 		case out.stopReason == "":
 			out.stopReason = report.OutcomeError

@@ -51,9 +51,9 @@ type Config struct {
 	Env []string
 	// Dir is the working directory.
 	Dir string
-	// OutputLimit is the most output bytes kept; 0 means
-	// DefaultOutputLimit.
-	OutputLimit int
+	// OutputLimit is the most output bytes kept (0 keeps none); nil
+	// means DefaultOutputLimit.
+	OutputLimit *int
 	// Sandbox, when set, runs the command (its program resolved) inside
 	// the agent's sandbox (see proc.Config.Sandbox).
 	Sandbox proc.Wrap
@@ -102,9 +102,9 @@ func Start(cfg Config) (*Terminal, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit := cfg.OutputLimit
-	if limit <= 0 {
-		limit = DefaultOutputLimit
+	limit := DefaultOutputLimit
+	if cfg.OutputLimit != nil {
+		limit = max(*cfg.OutputLimit, 0)
 	}
 	out, err := proc.NewOutput(limit)
 	if err != nil {

@@ -216,11 +216,13 @@ func TestTerminalTruncation(t *testing.T) {
 		{"cut inside, last bytes", `printf 'x😀'`, 3, "", true},
 		{"under the limit", `printf 'héllo'`, 10, "héllo", false},
 		{"exactly the limit", `printf 'héllo'`, 6, "héllo", false},
+		{"a limit of 0 keeps none", `printf 'abcdef'`, 0, "", true},
+		{"a limit of 0, no output", `true`, 0, "", false},
 		{"much more than the limit", `i=0; while [ $i -lt 3000 ]; do printf 'ünïcödé-'; i=$((i+1)); done; printf END`, 100, "-" + strings.Repeat("ünïcödé-", 8) + "END", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			term := start(t, terminal.Config{Command: tt.script, OutputLimit: tt.limit})
+			term := start(t, terminal.Config{Command: tt.script, OutputLimit: &tt.limit})
 			wait(t, term)
 			out, truncated, _ := term.Output()
 			if out != tt.want || truncated != tt.trunc {
