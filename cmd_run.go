@@ -412,6 +412,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return err
 	}
 	c.selection.gateway = c.gatewayFlags
+	c.selection.turnTimeout = c.TurnTimeout.d
 	var rerun *report.Rerun
 	if c.RerunFailed != "" {
 		var err error

@@ -38,6 +38,9 @@ type selection struct {
 	// gateway is the --gateway and --gateway-timing of run, list or explain, set
 	// before it loads: the scenarios are loaded with them.
 	gateway gatewayFlags `kong:"-"`
+	// turnTimeout is run's --turn-timeout, set before it loads: loading
+	// warns about the turn timeouts that apply.
+	turnTimeout time.Duration `kong:"-"`
 }
 
 // pick loads the config and the scenarios of paths and returns the
@@ -128,7 +131,7 @@ func (s *selection) load(g *globals, paths []string) ([]*scenario.Scenario, scen
 // loadOptions are the options scenarios are loaded with: the config cfg,
 // unset variables deferred, and the gateway flags.
 func (s *selection) loadOptions(cfg *scenario.Config) scenario.LoadOptions {
-	opts := scenario.LoadOptions{Config: cfg, DeferUnset: true}
+	opts := scenario.LoadOptions{Config: cfg, DeferUnset: true, TurnTimeout: s.turnTimeout}
 	s.gateway.setIn(&opts)
 	return opts
 }

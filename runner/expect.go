@@ -88,8 +88,8 @@ func checkStop(e scenario.Expect, t *report.TurnResult) []string {
 	case report.ExternalCause(t.CancelCause):
 		// Cut short from outside the scenario: whatever the agent answered,
 		// the turn did not end as the scenario would have it.
-		fails = append(fails, fmt.Sprintf("%s: the turn did not finish: acprun cancelled it after %s, which no expectation accepts (the agent answered %s)",
-			e.Pos, t.CancelCause, t.StopReason))
+		fails = append(fails, fmt.Sprintf("%s: the turn did not finish: acprun cancelled it after %s, which no expectation accepts (%s)",
+			e.Pos, t.CancelCause, stopGot(t)))
 	case t.CancelCause == report.CauseBudget || t.CancelCause == report.CauseDivergence:
 		// The budget's or the divergence's failure says why the turn did
 		// not finish.
@@ -116,6 +116,20 @@ func checkStop(e scenario.Expect, t *report.TurnResult) []string {
 		fails = append(fails, fmt.Sprintf("%s: cancelCause: %s, want %s", e.CancelCausePos, got, strings.Join(e.CancelCauses, " or ")))
 	}
 	return fails
+}
+
+// stopGot says how t ended, for messages: "the agent answered cancelled",
+// or for an outcome acprun recorded in place of a stop reason the agent
+// did not give, the outcome and its error ("unresponsive: no answer to
+// session/cancel within 10s; the agent was stopped").
+func stopGot(t *report.TurnResult) string {
+	switch {
+	case !report.IsOutcome(t.StopReason):
+		return "the agent answered " + t.StopReason
+	case t.Error != "":
+		return t.StopReason + ": " + t.Error
+	}
+	return t.StopReason + ": the agent gave no stop reason"
 }
 
 // checkScenario checks the scenario-level expectations, over everything

@@ -187,8 +187,13 @@ func TestCheckTurnCancel(t *testing.T) {
 			[]string{"s.yaml:6:13: the turn did not finish: acprun cancelled it after interrupt, which no expectation accepts (the agent answered cancelled)"}},
 		{"run timeout, cause named", byTurnTimeout, report.TurnResult{StopReason: "cancelled", CancelCause: report.CauseRunTimeout},
 			[]string{"s.yaml:6:13: the turn did not finish: acprun cancelled it after runTimeout, which no expectation accepts (the agent answered cancelled)"}},
-		{"fail-fast, skipped", cancelled, report.TurnResult{StopReason: report.OutcomeSkipped, CancelCause: report.CauseFailFast},
-			[]string{"s.yaml:6:13: the turn did not finish: acprun cancelled it after failFast, which no expectation accepts (the agent answered skipped)"}},
+		{"fail-fast, skipped", cancelled, report.TurnResult{StopReason: report.OutcomeSkipped, CancelCause: report.CauseFailFast, Error: "the prompt was not sent"},
+			[]string{"s.yaml:6:13: the turn did not finish: acprun cancelled it after failFast, which no expectation accepts (skipped: the prompt was not sent)"}},
+		{"interrupt, no answer", cancelled, report.TurnResult{StopReason: report.OutcomeUnresponsive, CancelCause: report.CauseInterrupt,
+			Error: "no answer to session/cancel within 2s; the agent was stopped"},
+			[]string{"s.yaml:6:13: the turn did not finish: acprun cancelled it after interrupt, which no expectation accepts (unresponsive: no answer to session/cancel within 2s; the agent was stopped)"}},
+		{"run timeout, no error", cancelled, report.TurnResult{StopReason: report.OutcomeAgentExited, CancelCause: report.CauseRunTimeout},
+			[]string{"s.yaml:6:13: the turn did not finish: acprun cancelled it after runTimeout, which no expectation accepts (agent_exited: the agent gave no stop reason)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

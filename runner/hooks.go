@@ -186,14 +186,26 @@ func (r *scenarioRun) verify(ctx context.Context) {
 }
 
 // teardown runs every teardown command, whatever happened before; one
-// that fails gives a warning. Only a second interrupt (abort) cuts it
-// short.
-func (r *scenarioRun) teardown() {
+// that fails gives a warning. An interrupt does not cut it short, a second
+// one (abort) does, and so does the deadline of scCtx, the scenario's
+// timeout or the run's --timeout: but the teardown has at least
+// cancelGrace from its start, so that a scenario that ran into its
+// deadline is still cleaned up.
+func (r *scenarioRun) teardown(scCtx context.Context) {
 	if len(r.sc.Teardown) == 0 {
 		return
 	}
 	ctx, cancel := untilAbort(context.Background(), r.opts.Abort)
 	defer cancel()
+	if d, ok := scCtx.Deadline(); ok {
+		cause := errScenarioTimeout
+		if run, ok := r.runCtx.Deadline(); ok && !d.Before(run) {
+			cause = ErrRunTimeout
+		}
+		var stop context.CancelFunc
+		ctx, stop = context.WithDeadlineCause(ctx, later(d, time.Now().Add(r.limits().CancelGrace)), cause)
+		defer stop()
+	}
 	for _, c := range r.sc.Teardown {
 		cr, hr := r.runCommand(ctx, c, nil)
 		r.res.Teardown = append(r.res.Teardown, r.recorded(cr, hr))

@@ -2,9 +2,13 @@ package runner
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/report"
 )
@@ -99,5 +103,53 @@ func TestVerifyStdoutChecksSeeAllOfIt(t *testing.T) {
 		if !strings.HasSuffix(got[i], want[i]) {
 			t.Errorf("absent: failure %d = %q, want it to end %q", i, got[i], want[i])
 		}
+	}
+}
+
+// TestTeardownEndsAtDeadline: the scenario's timeout and the run's
+// --timeout stop a teardown command still running (a warning), but a
+// teardown that starts after the deadline still runs, for cancelGrace.
+func TestTeardownEndsAtDeadline(t *testing.T) {
+	t.Parallel()
+	const agent = "agent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\n"
+	tests := []struct {
+		name     string
+		scenario string
+		run      time.Duration // the run's --timeout
+		want     []string      // each teardown command's error
+		warning  string
+	}{
+		{"scenario timeout", "timeout: 1s\ncancelGrace: 1s\nteardown: [sleep 60]\nturns: [{prompt: hi}]\n", 0,
+			[]string{"stopped: the scenario's timeout passed"}, "s.yaml:6:12: teardown `sleep 60` was stopped: the scenario's timeout passed (no output)"},
+		{"run timeout", "cancelGrace: 1s\nteardown: [sleep 60]\nturns: [{prompt: hi}]\n", time.Second,
+			[]string{"stopped: the run's --timeout passed"}, "s.yaml:5:12: teardown `sleep 60` was stopped: the run's --timeout passed (no output)"},
+		{"after the deadline", "timeout: 1s\ncancelGrace: 3s\nteardown: [\"true\", sleep 60]\nturns: [{prompt: hi, expect: {stopReason: cancelled}}]\n", 0,
+			[]string{"", "stopped: the scenario's timeout passed"}, "s.yaml:6:20: teardown `sleep 60` was stopped: the scenario's timeout passed (no output)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			if tt.run > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeoutCause(ctx, tt.run, ErrRunTimeout)
+				defer cancel()
+			}
+			rep := runFiles(t, ctx, map[string]string{
+				"a.mock.yaml": "turns: [{steps: [{text: working}, {waitForCancel: true}]}]\n",
+				"s.yaml":      "name: s\n" + agent + tt.scenario,
+			}, Options{})
+			res := rep.Scenarios[0]
+			var got []string
+			for _, c := range res.Teardown {
+				got = append(got, c.Error)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("teardown errors (-want +got):\n%s", diff)
+			}
+			if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.HasSuffix(w, "/"+tt.warning) }) {
+				t.Errorf("warnings %q, want %q among them", res.Warnings, tt.warning)
+			}
+		})
 	}
 }

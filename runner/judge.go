@@ -36,6 +36,9 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 		Client:  scenario.Client{FS: true, ReadOnly: true, Roots: []string{dir}, Set: true},
 		Policy:  approve.DenyAll(),
 		Sandbox: judgeSandbox(r.sc.Sandbox),
+		// The scenario's graces bound the judge's cancel and stop too.
+		CancelGrace: r.sc.CancelGrace,
+		KillGrace:   r.sc.KillGrace,
 		Turns: []scenario.Turn{{
 			Pos:     j.Pos,
 			Prompt:  []scenario.Part{{Pos: j.Pos, Text: judgePrompt(j.Rubric, r.red.String(text), r.red.String(r.changeSummary(ctx)))}},
@@ -48,7 +51,7 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 	// A judge starts its own agent process, outside the run's count: its
 	// scenario holds one already.
 	opts.procs, opts.ReuseAgents = nil, false
-	opts.judging = true
+	opts.judging = judgeLabel(what)
 	// The judge's outputs are redacted as the scenario's: of the run's
 	// secrets, the judge's among them.
 	opts.red = r.red
@@ -99,14 +102,18 @@ func judgeTranscriptName(transcript, what string) string {
 	return strings.TrimSuffix(transcript, ".jsonl") + "." + what + ".jsonl"
 }
 
+// judgeLabel names the judge named what, for messages: "the judge" or
+// "the judge of turn 2".
+func judgeLabel(what string) string {
+	if n, ok := strings.CutPrefix(what, "judge-turn"); ok {
+		return "the judge of turn " + n
+	}
+	return "the judge"
+}
+
 // judgeTranscriptLabel says which judge's transcript it is, the judge
 // named what, for messages: "the transcript of the judge (of turn 2)".
-func judgeTranscriptLabel(what string) string {
-	if n, ok := strings.CutPrefix(what, "judge-turn"); ok {
-		return "the transcript of the judge of turn " + n
-	}
-	return "the transcript of the judge"
-}
+func judgeTranscriptLabel(what string) string { return "the transcript of " + judgeLabel(what) }
 
 // judgeTranscript opens the transcript of a judge named what, and taps
 // opts' connections into it; nil when the run keeps no transcripts or it
@@ -141,7 +148,9 @@ func judgeVerdict(j *scenario.Judge, jr *report.JudgeResult, res report.Result) 
 		jr.StopReason, jr.Text, jr.Error = t.StopReason, t.Text, t.Error
 		cancelCause = t.CancelCause
 	}
-	jr.Error = cmp.Or(res.Error, jr.Error)
+	// The judge's turn's own error, else its run's: the run's names the
+	// judge's turn ("turn 1: …"), which is no turn of the scenario's.
+	jr.Error = cmp.Or(jr.Error, res.Error)
 	switch {
 	case jr.Error != "" || jr.StopReason != "end_turn" || cancelCause != "":
 		var why []string

@@ -1,8 +1,11 @@
 package runner
 
 import (
+	"context"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
@@ -41,6 +44,62 @@ func TestJudgeVerdictDefaultPass(t *testing.T) {
 			failure := judgeVerdict(j, jr, res)
 			if jr.Passed != tt.pass || (failure == "") != tt.pass {
 				t.Errorf("judgeVerdict(%q) = passed %v, failure %q; want passed %v", tt.reply, jr.Passed, failure, tt.pass)
+			}
+		})
+	}
+}
+
+// TestJudgeStopsAsTheScenario: a judge that hangs is cancelled at the
+// scenario's timeout or the run's --timeout and stopped with the
+// scenario's cancelGrace and killGrace, and what it left says it was the
+// judge, not the scenario's turn 1.
+func TestJudgeStopsAsTheScenario(t *testing.T) {
+	t.Parallel()
+	const (
+		hung = "onCancel: ignore\nignoreSigterm: true\nignoreEOF: true\nturns: [{steps: [{text: working}, {hang: true}]}]\n"
+		slow = "turns: [{steps: [{text: working}, {waitForCancel: true}]}]\n"
+	)
+	tests := []struct {
+		name, judge, limits string
+		run                 time.Duration // the run's --timeout
+		judgeErr, err       string
+		failure             string // the end of the judge's failure
+	}{
+		{"scenario timeout", hung, "timeout: 2s\n", 0,
+			"no answer to session/cancel within 1s; the agent was stopped", "",
+			"gave no verdict: acprun cancelled it after scenarioTimeout; no answer to session/cancel within 1s; the agent was stopped"},
+		{"run timeout", hung, "", 2 * time.Second,
+			"no answer to session/cancel within 1s; the agent was stopped", "the run's --timeout passed while its judge was asked",
+			"gave no verdict: acprun cancelled it after runTimeout; no answer to session/cancel within 1s; the agent was stopped"},
+		{"run timeout, answered", slow, "", 2 * time.Second,
+			"the run's --timeout passed while the judge was asked", "the run's --timeout passed while its judge was asked",
+			"gave no verdict: acprun cancelled it after runTimeout; the run's --timeout passed while the judge was asked"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			if tt.run > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeoutCause(ctx, tt.run, ErrRunTimeout)
+				defer cancel()
+			}
+			rep := runFiles(t, ctx, map[string]string{
+				"a.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+				"j.mock.yaml": tt.judge,
+				"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\n" + tt.limits +
+					"cancelGrace: 1s\nkillGrace: 1s\nturns: [{prompt: hi}]\n" +
+					"expect: {judge: {agent: {command: [acprun, mock-agent, j.mock.yaml]}, rubric: good}}\n",
+			}, Options{})
+			res := rep.Scenarios[0]
+			if res.Judge == nil || res.Judge.Error != tt.judgeErr {
+				t.Errorf("judge %+v, want error %q", res.Judge, tt.judgeErr)
+			}
+			if res.Error != tt.err {
+				t.Errorf("error %q, want %q", res.Error, tt.err)
+			}
+			if len(res.Failures) != 1 || !strings.HasSuffix(res.Failures[0], tt.failure) {
+				t.Errorf("failures %q, want one ending %q", res.Failures, tt.failure)
 			}
 		})
 	}

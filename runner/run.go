@@ -122,9 +122,11 @@ type Options struct {
 	// those that are reused; nil starts processes outside any count
 	// (judges, outside Run).
 	procs *pool
-	// judging is set for a judge's run: its sandbox leaves the session
-	// cwd, the workspace it judges, read-only (see judgeSandbox).
-	judging bool
+	// judging names the judge of a judge's run ("the judge of turn 2"),
+	// "" for a scenario's: a judge's sandbox leaves the session cwd, the
+	// workspace it judges, read-only (see judgeSandbox), and its one turn
+	// is the judge's question.
+	judging string
 	// spill is the run's private directory for the files of long texts
 	// (see textBuf), removed at its end; "" keeps them in memory (outside
 	// Run, or when it could not be made).
@@ -673,11 +675,17 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 		r.failStart(err, "")
 		return res
 	}
-	r.play(ctx)
+	scCtx := ctx
+	if sc.Timeout > 0 {
+		var cancel context.CancelFunc
+		scCtx, cancel = context.WithTimeoutCause(ctx, sc.Timeout, errScenarioTimeout)
+		defer cancel()
+	}
+	r.play(ctx, scCtx)
 	r.closeGateway()
 	r.saveSession()
 	r.releaseSession()
-	r.teardown()
+	r.teardown(scCtx)
 	r.killLeftovers()
 	r.removeSandboxTemp()
 	r.evaluate()
@@ -690,16 +698,11 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 }
 
 // play runs the scenario in its workspace: setup, the agent's session,
-// verify and the scenario-level checks.
-func (r *scenarioRun) play(ctx context.Context) {
+// verify and the scenario-level checks. ctx is the run's, scCtx the
+// scenario's (its timeout).
+func (r *scenarioRun) play(ctx, scCtx context.Context) {
 	r.sess = r.newSession()
 	defer r.sess.client.close()
-	scCtx := ctx
-	if r.sc.Timeout > 0 {
-		var cancel context.CancelFunc
-		scCtx, cancel = context.WithTimeoutCause(ctx, r.sc.Timeout, errScenarioTimeout)
-		defer cancel()
-	}
 	if r.opts.Transcripts != "" {
 		tr, err := newTranscript(ctx, r.opts, r.transcriptName, r.red)
 		if err != nil {
@@ -859,7 +862,11 @@ func (r *scenarioRun) playTurns(ctx, scCtx context.Context) {
 		tr := r.runTurn(scCtx, i)
 		r.res.Turns = append(r.res.Turns, tr)
 		if report.ExternalCause(tr.CancelCause) {
-			r.cutShort(fmt.Sprintf("during turn %d", tr.Index))
+			where := fmt.Sprintf("during turn %d", tr.Index)
+			if r.opts.judging != "" {
+				where = "while " + r.opts.judging + " was asked"
+			}
+			r.cutShort(where)
 		}
 		if why, stop := r.stopAfter(ctx, scCtx, tr); stop {
 			if r.cut != "" {

@@ -46,7 +46,7 @@ func (r *scenarioRun) checkSandbox() error {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s: sandbox: no home directory is known (HOME is unset, and %s): "+
 			"%s are hidden nowhere; list the credentials to hide in sandbox.hide", r.sc.Sandbox.Pos, passwd, strings.Join(scenario.SandboxHide([]string{"~"}), ", ")))
 	}
-	if r.opts.judging { // a judge reads its cwd, and writes nothing there
+	if r.opts.judging != "" { // a judge reads its cwd, and writes nothing there
 		r.sbox.Write = slices.DeleteFunc(r.sbox.Write, func(p string) bool { return p == r.sc.Agent.Cwd })
 	}
 	if r.gw != nil { // the gateway's port stays reachable with the network off

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/inputfile"
@@ -40,6 +41,11 @@ type LoadOptions struct {
 	// --gateway-timing) replays at the recorded pace.
 	Gateway       string
 	GatewayTiming bool
+
+	// TurnTimeout, when set (run --turn-timeout), replaces every turn's
+	// timeout: the warning about a turn timeout longer than its
+	// scenario's timeout is then about it, not about the files' own.
+	TurnTimeout time.Duration
 }
 
 // lookupEnv is LookupEnv, os.LookupEnv when it is nil.
@@ -161,7 +167,7 @@ func (l *loader) parse(file string, data []byte) *parsedFile {
 		abs = file
 	}
 	p := &fileParser{Reader: yamlnode.Reader{Name: file, Src: data}, dir: dir, lookup: l.opts.LookupEnv, cfg: l.opts.Config, deferUnset: l.opts.DeferUnset,
-		gatewayFlag: l.opts.Gateway, gatewayTiming: l.opts.GatewayTiming}
+		gatewayFlag: l.opts.Gateway, gatewayTiming: l.opts.GatewayTiming, turnTimeoutFlag: l.opts.TurnTimeout}
 	return &parsedFile{file: file, abs: abs, p: p, scens: p.parseFile()}
 }
 

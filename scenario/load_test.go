@@ -350,6 +350,48 @@ turns:
 	}
 }
 
+// TestTurnTimeoutFlagWarnings: with run's --turn-timeout (TurnTimeout),
+// which replaces every turn's timeout, the warning is about it, at the
+// scenario's timeout, and none is about the file's turn timeouts.
+func TestTurnTimeoutFlagWarnings(t *testing.T) {
+	const src = `name: x
+agent: {command: [a]}
+timeout: 1m
+turnTimeout: 2m
+turns:
+  - prompt: hi
+    timeout: 5m
+`
+	for _, tt := range []struct {
+		name string
+		flag time.Duration
+		want []string
+	}{
+		{"none", 0, []string{
+			"w.yaml:4:14: turn timeout 2m0s is longer than the scenario timeout 1m0s",
+			"w.yaml:7:14: turn timeout 5m0s is longer than the scenario timeout 1m0s",
+		}},
+		{"shorter", 30 * time.Second, nil},
+		{"longer", 90 * time.Second, []string{"w.yaml:3:10: --turn-timeout 1m30s is longer than the scenario timeout 1m0s"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := opts
+			o.TurnTimeout = tt.flag
+			_, warns, err := scenario.LoadBytes("w.yaml", []byte(src), o)
+			if err != nil {
+				t.Fatalf("LoadBytes: %v", err)
+			}
+			var got []string
+			for _, w := range warns {
+				got = append(got, w.String())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestNoPermissionsWarnings: one warning per scenario without permissions,
 // however often the selection holds it, in file order.
 func TestNoPermissionsWarnings(t *testing.T) {

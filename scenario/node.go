@@ -43,6 +43,8 @@ type fileParser struct {
 	// GatewayTiming (see finishGateway).
 	gatewayFlag   string
 	gatewayTiming bool
+	// turnTimeoutFlag is LoadOptions.TurnTimeout.
+	turnTimeoutFlag time.Duration
 }
 
 // pos is where n is: at a copy of what an alias stands for, the alias's

@@ -146,6 +146,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		return s
 	}
 	var turnTimeouts []*yaml.Node // to compare with timeout at the end
+	timeoutPos := s.Pos           // where the scenario's timeout is set
 	var rootsNode *yaml.Node
 	for _, kv := range m.pairs {
 		v := kv.V
@@ -170,6 +171,9 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		case "vars": // read by expand
 		case "turnTimeout":
 			turnTimeouts = append(turnTimeouts, v)
+			p.setting(kv.Key, v, s)
+		case "timeout":
+			timeoutPos = p.pos(yamlnode.Deref(v))
 			p.setting(kv.Key, v, s)
 		case "client":
 			rootsNode = p.setting(kv.Key, v, s)
@@ -234,7 +238,13 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 	if s.Expect.Pos == (Pos{}) {
 		s.Expect.Pos = s.Pos
 	}
-	if s.Timeout > 0 {
+	switch d := p.turnTimeoutFlag; {
+	case s.Timeout == 0:
+	case d > 0: // it replaces the file's turn timeouts
+		if d > s.Timeout {
+			p.warnf(timeoutPos, "--turn-timeout %s is longer than the scenario timeout %s", d, s.Timeout)
+		}
+	default:
 		for _, n := range turnTimeouts {
 			if d, err := time.ParseDuration(yamlnode.Deref(n).Value); err == nil && d > s.Timeout {
 				p.warnf(p.pos(yamlnode.Deref(n)), "turn timeout %s is longer than the scenario timeout %s", d, s.Timeout)
