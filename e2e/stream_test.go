@@ -151,7 +151,7 @@ exec sleep 120
 `
 	writeFiles(t, dir, map[string]string{
 		"agent.sh": agent,
-		"big.txt":  strings.Repeat("a line of a large prompt file\n", 300_000),
+		"big.txt":  strings.Repeat("a line of a large prompt file\n", 100_000), // 3 MB: far more than a pipe holds, less than a prompt may attach
 		"s.yaml": `name: stuck
 agent: {command: [sh, agent.sh]}
 permissions: {default: deny}
