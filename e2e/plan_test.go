@@ -141,7 +141,7 @@ func TestDryRunQuotesCommands(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"q.yaml": `name: q
-agent: {command: ["./my agent", "--system-prompt", "be brief; rm -rf x", "", "a\nb\e[2J"]}
+agent: {command: ["./my agent", "--system-prompt", "be brief; rm -rf x", "", "a\nb\e[2J"], model: "o\e[2J", mode: "m\nx"}
 permissions: {allow: [{kind: read, path: "a\tb"}]}
 setup: ["echo 'two words'  'x\ny'"]
 turns: [{prompt: hi}]
@@ -156,6 +156,8 @@ expect: {judge: {agent: {command: [judge, "it's"]}, rubric: r}}
 		`  setup:    echo 'two words'  'x\x0ay' (timeout 10m0s)` + "\n",
 		`    allow q.yaml:3 kind=read path="a\tb"` + "\n",
 		`  judge:    judge 'it'\''s' (after the last turn, timeout 5m0s)` + "\n",
+		`  auth:     -  mode: m\x0ax` + "\n",
+		`  session:  model o\x1b[2J (`,
 	} {
 		if !strings.Contains(res.stdout, want) {
 			t.Errorf("the plan lacks %q:\n%s", want, res.stdout)

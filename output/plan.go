@@ -56,10 +56,10 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 	w.printf("%s  (%s)\n", p.Ref.Name, place(p.Ref.File, p.Ref.Line))
 	name := ""
 	if p.Ref.Agent != "" {
-		name = " [" + p.Ref.Agent + "]"
+		name = " [" + termtext.Printable(p.Ref.Agent) + "]"
 	}
 	w.printf("  agent:    %s%s\n", argvLine(p.Command), name)
-	w.printf("  cwd:      %s\n", p.Cwd)
+	w.printf("  cwd:      %s\n", termtext.Printable(p.Cwd))
 	if p.Reuse {
 		w.printf("  reuse:    the agent process may serve other scenarios started the same way (if it offers session/close)\n")
 	} else if p.NoReuse != "" {
@@ -67,12 +67,12 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 	}
 	if ws := p.Workspace; ws != nil {
 		if ws.Git != "" {
-			w.printf("  workspace: git %s at %s (a fresh checkout per attempt; cwd and roots are mapped into it)\n", ws.Git, ws.Ref)
+			w.printf("  workspace: git %s at %s (a fresh checkout per attempt; cwd and roots are mapped into it)\n", termtext.Printable(ws.Git), termtext.Printable(ws.Ref))
 		} else {
-			w.printf("  workspace: copy of %s per attempt (cwd and roots are mapped into it)\n", ws.From)
+			w.printf("  workspace: copy of %s per attempt (cwd and roots are mapped into it)\n", termtext.Printable(ws.From))
 		}
 		if len(ws.Protect) > 0 {
-			w.printf("  protect:  %s (an agent that changes them makes the attempt invalid)\n", strings.Join(ws.Protect, ", "))
+			w.printf("  protect:  %s (an agent that changes them makes the attempt invalid)\n", printableJoin(ws.Protect, ", "))
 		}
 	}
 	for _, c := range p.Commands {
@@ -86,7 +86,7 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 		w.printf("  retries:  %d (an attempt that errors or is invalid runs again, in a fresh workspace)\n", p.Retries)
 	}
 	if p.Auth != "" || p.Mode != "" {
-		w.printf("  auth:     %s  mode: %s\n", orDash(p.Auth), orDash(p.Mode))
+		w.printf("  auth:     %s  mode: %s\n", termtext.Printable(orDash(p.Auth)), termtext.Printable(orDash(p.Mode)))
 	}
 	if p.Model != "" || len(p.Config) > 0 {
 		var parts []string
@@ -96,17 +96,17 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 		for _, c := range p.Config {
 			parts = append(parts, c.ID+"="+c.Value)
 		}
-		w.printf("  session:  %s (checked against what the agent offers when the session opens)\n", strings.Join(parts, ", "))
+		w.printf("  session:  %s (checked against what the agent offers when the session opens)\n", printableJoin(parts, ", "))
 	}
 	if len(p.McpServers) > 0 {
 		var names []string
 		for _, m := range p.McpServers {
 			names = append(names, fmt.Sprintf("%s (%s)", m.Name, m.Type))
 		}
-		w.printf("  mcp:      %s\n", strings.Join(names, ", "))
+		w.printf("  mcp:      %s\n", printableJoin(names, ", "))
 	}
 	if len(p.EnvNames) > 0 {
-		w.printf("  env:      %s (values hidden)\n", strings.Join(p.EnvNames, ", "))
+		w.printf("  env:      %s (values hidden)\n", printableJoin(p.EnvNames, ", "))
 	}
 	lim := p.Limits
 	w.printf("  timeouts: scenario %s, turn %s, idle %s, cancelGrace %s, killGrace %s\n",
@@ -114,7 +114,7 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 	if b := budget(p.Budget); b != "" {
 		w.printf("  budget:   %s (for the whole scenario; the turn that passes it is cancelled)\n", b)
 	}
-	w.printf("  client:   fs=%t terminal=%t readOnly=%t roots=%s\n", p.FS, p.Terminal, p.ReadOnly, strings.Join(p.Roots, ","))
+	w.printf("  client:   fs=%t terminal=%t readOnly=%t roots=%s\n", p.FS, p.Terminal, p.ReadOnly, printableJoin(p.Roots, ","))
 	if sb := p.Sandbox; sb != nil {
 		network := "network off"
 		if sb.Network {
@@ -124,17 +124,17 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 			}
 		}
 		w.printf("  sandbox:  level %s, %s (whether this host can enforce it is checked when the scenario starts)\n", sb.Level, network)
-		w.printf("    write %s\n", strings.Join(sb.Write, ", "))
+		w.printf("    write %s\n", printableJoin(sb.Write, ", "))
 		hide := slices.Clone(sb.Hide)
 		for _, h := range sb.HideMissing {
 			hide = append(hide, h+" (does not exist: nothing is hidden there)")
 		}
-		w.printf("    hide  %s\n", cmp.Or(strings.Join(hide, ", "), "none"))
+		w.printf("    hide  %s\n", cmp.Or(printableJoin(hide, ", "), "none"))
 	}
 	writeGateway(w, p.Gateway)
 	writeRules(w, p.Policy)
 	if s := p.Session; s != nil {
-		w.printf("  session:  continues the session recorded in %s under %q (session/load or session/resume, else a new one)\n", s.StateFile, s.Key)
+		w.printf("  session:  continues the session recorded in %s under %q (session/load or session/resume, else a new one)\n", termtext.Printable(s.StateFile), s.Key)
 	}
 	for j, t := range p.Turns {
 		b := budget(t.Budget)
@@ -274,6 +274,17 @@ func budget(b *scenario.UsageExpect) string {
 // argvLine writes an argv as a shell line (each word quoted as it needs),
 // its control characters escaped (termtext.Printable).
 func argvLine(argv []string) string { return termtext.Printable(shellquote.Join(argv)) }
+
+// printableJoin joins values from a file with sep, each with its control
+// characters escaped (termtext.Printable), so that none starts a line of
+// its own or moves the terminal's cursor.
+func printableJoin(values []string, sep string) string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = termtext.Printable(v)
+	}
+	return strings.Join(out, sep)
+}
 
 // literal writes s as it is, or as a Go string literal when it holds a
 // control character (a tab, a line break, an escape) or bytes that are not

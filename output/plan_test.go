@@ -188,6 +188,26 @@ second  (s.yaml:7)
 `,
 		},
 		{
+			name: "values from the file with control characters",
+			plans: []runner.ScenarioPlan{with(func(p *runner.ScenarioPlan) {
+				p.Cwd, p.Roots = "/w\nagent:    evil", []string{"/w", "/r\x1b[2J"}
+				p.Workspace = &runner.WorkspacePlan{From: "/src\n", Protect: []string{"a\tb"}}
+				p.Mode, p.Model = "m\x07", "x\ny"
+			})},
+			want: `basic  (s.yaml:1)
+  agent:    agent --acp
+  cwd:      /w\x0aagent:    evil
+  workspace: copy of /src\x0a per attempt (cwd and roots are mapped into it)
+  protect:  a b (an agent that changes them makes the attempt invalid)
+  auth:     -  mode: m\x07
+  session:  model x\x0ay (checked against what the agent offers when the session opens)
+  timeouts: scenario none, turn 10m0s, idle none, cancelGrace 10s, killGrace 5s
+  client:   fs=true terminal=true readOnly=false roots=/w,/r\x1b[2J
+  rules:    none (every request denied)
+  turn 1:   "hi" (timeout 10m0s, expect end_turn)
+`,
+		},
+		{
 			name:  "--allow-all",
 			plans: []runner.ScenarioPlan{with(func(p *runner.ScenarioPlan) { p.Policy = approve.AllowAll() })},
 			want:  "rules:    --allow-all (every request allowed)",
