@@ -395,6 +395,11 @@ read -r line
 		{name: "stdout closed just before the exit", sh: shHandshake + "read -r line\nexec 1>&-\nsleep 0.2\nexit 2\n",
 			scenario: "{{agent}}\nkillGrace: 1h\n" + oneTurn,
 			exit:     1, status: "error", stops: []string{"agent_exited"}, says: "turn 1: the agent exited with code 2"},
+		// Its input closed, the prompt's write fails before it exits: it
+		// is waited for too, not said to have stopped reading.
+		{name: "stdin closed just before the exit", sh: shHandshake + "exec 0<&-\nsleep 0.2\nexit 2\n",
+			scenario: "{{agent}}\nkillGrace: 1h\n" + oneTurn,
+			exit:     1, status: "error", stops: []string{"agent_exited"}, says: "turn 1: the agent exited with code 2"},
 		{name: "a grandchild holding the pipe", mock: "turns:\n  - steps: [{spawnGrandchild: true}, {text: done}]\n",
 			scenario: "{{agent}}\nkillGrace: 2s\n" + oneTurn,
 			exit:     0, status: "passed", stops: []string{"end_turn"}, says: "", timeouts: 4 * time.Second},

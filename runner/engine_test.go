@@ -128,6 +128,7 @@ func TestAgentClosingItsOutputThenExiting(t *testing.T) {
 read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}'
 read -r line
 `
+	handshakeOpen := strings.TrimSuffix(handshake, "read -r line\n") // the session open, the prompt not read
 	for _, tc := range []struct {
 		name, sh, killGrace string
 		stop, says          string // turn 1's stop reason, what its error or the scenario's says
@@ -136,6 +137,9 @@ read -r line
 		{"in a turn", handshake + "exec 1>&-\nsleep 0.2\nexit 2\n", "1h", "agent_exited", "the agent exited with code 2", ptr(2)},
 		{"in the handshake", "read -r line\nexec 1>&-\nsleep 0.2\nexit 2\n", "1h", "skipped", "the agent exited with code 2 before answering initialize", ptr(2)},
 		{"living on", handshake + "exec 1>&-\nexec sleep 3600\n", "200ms", "agent_exited", "the agent closed its output", nil},
+		// Its input closed, the prompt's write fails (EPIPE) before it exits.
+		{"closing its input", handshakeOpen + "exec 0<&-\nsleep 0.2\nexit 2\n", "1h", "agent_exited", "the agent exited with code 2", ptr(2)},
+		{"closing its input, living on", handshakeOpen + "exec 0<&-\nexec sleep 3600\n", "200ms", "unresponsive", "the agent stopped reading its input", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

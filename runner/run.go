@@ -966,7 +966,7 @@ func (r *scenarioRun) gone(ctx context.Context, err error, unanswered string) er
 	if err == nil || r.agent == nil || !(errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE)) {
 		return err
 	}
-	if r.stoppedReading(err) {
+	if r.stoppedReading(ctx, err) {
 		return errors.New("the agent stopped reading its input")
 	}
 	if unanswered != "" {

@@ -157,7 +157,7 @@ func (r *scenarioRun) answered(ctx context.Context, out *turnOutcome, resp acp.P
 	case errors.Is(err, errUnresponsive):
 		out.stopReason = report.OutcomeUnresponsive
 		out.err = strings.TrimPrefix(err.Error(), errUnresponsive.Error()+": ")
-	case r.stoppedReading(err):
+	case r.stoppedReading(ctx, err):
 		r.agent.Kill()
 		out.stopReason = report.OutcomeUnresponsive
 		out.err = errStoppedReading
@@ -310,7 +310,9 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 	err := r.agent.Conn.Notify(notifyCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID, Meta: cancelMeta(cause)})
 	cancelNotify()
 	r.sess.sentCancel(t)
-	if err != nil && !errors.Is(err, acp.ErrClosed) && (!errors.Is(err, syscall.EPIPE) || r.stoppedReading(err)) {
+	// The turn's context may be over (a timeout): the wait for an agent
+	// that closed its input is bounded by killGrace alone.
+	if err != nil && !errors.Is(err, acp.ErrClosed) && (!errors.Is(err, syscall.EPIPE) || r.stoppedReading(context.Background(), err)) {
 		// The agent does not read what we write: it cannot be cancelled.
 		// (An agent that is exiting is told by the prompt's end.)
 		r.agent.Kill()
@@ -402,8 +404,12 @@ const errStoppedReading = "the agent stopped reading its input; it was stopped"
 // it closed its input) while it is not exiting: it lives on but reads
 // nothing, and so cannot be prompted or cancelled. A write to an agent
 // that is exiting fails the same way; that one is told by how it exited.
-func (r *scenarioRun) stoppedReading(err error) bool {
-	return errors.Is(err, syscall.EPIPE) && !errors.Is(err, acp.ErrClosed) && !r.agent.Exiting()
+// An agent that closed its input may be about to exit too: it is waited
+// for up to killGrace, or until ctx ends, as exitDescription waits, so
+// that the same agent gets the same outcome every run.
+func (r *scenarioRun) stoppedReading(ctx context.Context, err error) bool {
+	return errors.Is(err, syscall.EPIPE) && !errors.Is(err, acp.ErrClosed) && !r.agent.Exiting() &&
+		!r.agent.waitExit(ctx, r.limits().KillGrace)
 }
 
 // fileURI is the file:// URI of an absolute path, escaped as RFC 8089 asks
