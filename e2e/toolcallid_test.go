@@ -8,24 +8,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/report/reporttest"
 )
 
 // End-to-end tests of tool call identity: a toolCallId names one call in
 // the session, whichever turn speaks of it; a call without one is a call
 // of its own, and a protocol violation.
-
-// callsByTurn is each turn's tool calls: id, kind, title, status and late
-// status.
-func callsByTurn(r report.Result) [][]string {
-	out := make([][]string, len(r.Turns))
-	for i, t := range r.Turns {
-		for _, c := range t.ToolCalls {
-			out[i] = append(out[i], strings.Join([]string{c.ID, c.Kind, c.Title, c.Status, c.LateStatus}, " | "))
-		}
-	}
-	return out
-}
 
 // TestToolCallAcrossTurns: a long-running call started in turn 1 and
 // finished in turn 2 is one call, of turn 1, completed late; a permission
@@ -68,7 +56,7 @@ expect:
 		{"t1 | execute | go test ./... | in_progress | completed", "e1 | edit | Edit a.go | pending | failed"},
 		nil,
 	}
-	if diff := cmp.Diff(want, callsByTurn(sc)); diff != "" {
+	if diff := cmp.Diff(want, reporttest.ToolCallsByTurn(sc)); diff != "" {
 		t.Errorf("tool calls by turn (-want +got):\n%s", diff)
 	}
 	if len(sc.Warnings) != 0 { // e1 asked, in turn 2: it did not run unasked
@@ -136,7 +124,7 @@ turns:
 		" | execute | rm c | completed | ",
 		" | execute | rm d | completed | ",
 	}}
-	if diff := cmp.Diff(want, callsByTurn(sc)); diff != "" {
+	if diff := cmp.Diff(want, reporttest.ToolCallsByTurn(sc)); diff != "" {
 		t.Errorf("tool calls (-want +got):\n%s", diff)
 	}
 	wantFailure := "turn 1: " + lineCol("s.yaml", scenario, strings.Index(scenario, `"<=1"`)) +

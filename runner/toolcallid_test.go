@@ -9,19 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/report/reporttest"
 )
-
-// callsOf is each turn's tool calls, as id, kind, title, status and late
-// status.
-func callsOf(res report.Result) [][]string {
-	out := make([][]string, len(res.Turns))
-	for i, t := range res.Turns {
-		for _, c := range t.ToolCalls {
-			out[i] = append(out[i], strings.Join([]string{c.ID, c.Kind, c.Title, c.Status, c.LateStatus}, " | "))
-		}
-	}
-	return out
-}
 
 // TestToolCallUpdatedInLaterTurn: a tool call belongs to the turn it was
 // announced in; an update in a later turn completes that call (a late
@@ -63,7 +52,7 @@ expect:
 			{"t1 | execute | go test ./... | in_progress | completed", "e1 | edit | Edit a.go | pending | completed"},
 			nil,
 		}
-		if diff := cmp.Diff(want, callsOf(res)); diff != "" {
+		if diff := cmp.Diff(want, reporttest.ToolCallsByTurn(res)); diff != "" {
 			t.Errorf("tool calls by turn (-want +got):\n%s", diff)
 		}
 		wantPerm := []report.Permission{{ToolCallID: "e1", Title: "Edit a.go", Kind: "edit", Decision: "deny", Outcome: "selected"}}
@@ -116,7 +105,7 @@ expect:
 			{"call_1 | read | Read a.go | completed | "},
 			{"call_1 | edit | Edit a.go | completed | "},
 		}
-		if diff := cmp.Diff(want, callsOf(res)); diff != "" {
+		if diff := cmp.Diff(want, reporttest.ToolCallsByTurn(res)); diff != "" {
 			t.Errorf("tool calls by turn (-want +got):\n%s", diff)
 		}
 		if len(res.Violations) != 0 || len(res.Warnings) != 0 {
@@ -153,7 +142,7 @@ turns:
 			" | execute | rm c | in_progress | ",
 			" | execute | rm d | completed | ",
 		}}
-		if diff := cmp.Diff(want, callsOf(res)); diff != "" {
+		if diff := cmp.Diff(want, reporttest.ToolCallsByTurn(res)); diff != "" {
 			t.Errorf("tool calls (-want +got):\n%s", diff)
 		}
 		if res.Status != report.StatusFailed || len(res.Turns[0].Failures) != 1 || !strings.Contains(res.Turns[0].Failures[0], "toolCalls.count: 4 tool calls match") {

@@ -1,11 +1,13 @@
 // Package reporttest holds sample reports for the tests of report and of
 // the formats that print one: runs with every kind of outcome, of a matrix
 // of agents, repeated, and retried. Each is a results file in testdata,
-// as acprun writes one, read with report.Read.
+// as acprun writes one, read with report.Read. It also holds what tests
+// of a result compare it by (ToolCallsByTurn).
 package reporttest
 
 import (
 	"embed"
+	"strings"
 
 	"github.com/acprun/acprun/report"
 )
@@ -58,4 +60,16 @@ func Complete(r report.Result) report.Result {
 		r.Turns[i].DurationMs = r.Turns[i].Duration.Milliseconds()
 	}
 	return r
+}
+
+// ToolCallsByTurn is each turn of r's tool calls, each as its id, kind,
+// title, status and late status, joined by " | ".
+func ToolCallsByTurn(r report.Result) [][]string {
+	out := make([][]string, len(r.Turns))
+	for i, t := range r.Turns {
+		for _, c := range t.ToolCalls {
+			out[i] = append(out[i], strings.Join([]string{c.ID, c.Kind, c.Title, c.Status, c.LateStatus}, " | "))
+		}
+	}
+	return out
 }
