@@ -283,7 +283,9 @@ func TestIDsEchoedVerbatim(t *testing.T) {
 func TestHugeMessagesBothWays(t *testing.T) {
 	checkLeaks(t)
 	ctx := testCtx(t)
-	big := strings.Repeat("0123456789 \"quoted\"\n\tabcdef ", (20<<20)/28+1)
+	// 4 MiB: far past the read buffer (readBufBytes), the line buffer kept
+	// between lines (keepBufBytes) and a pipe's buffer.
+	big := strings.Repeat("0123456789 \"quoted\"\n\tabcdef ", (4<<20)/28+1)
 	notes := make(chan *Request, 1)
 	a, b := connPair(t, recvNotifications(notes), HandlerFunc(func(_ context.Context, req *Request) (any, error) {
 		return req.Params, nil // echo
