@@ -99,36 +99,49 @@ turns: [{prompt: hi}]
 	}
 }
 
-// TestRedactionKeepsNameFromEnviron: the value of a secret-looking
-// variable of acprun's environment that a scenario's name holds is no
-// secret: the name is intact in the results and the HTML report, and
-// --rerun-failed reruns the scenario.
-func TestRedactionKeepsNameFromEnviron(t *testing.T) {
+// TestRedactionKeepsNames: the value of a secret-looking variable of
+// acprun's environment that a scenario's name holds, or an env value that
+// is the name of the config agent a scenario runs (MODEL: sonnet-4 in
+// agent sonnet-4), is no secret: the name is intact in the results and
+// the HTML reports of run and report, and --rerun-failed reruns the
+// scenario.
+func TestRedactionKeepsNames(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"f.mock.yaml": "turns: [{steps: [{text: nope}]}]\n",
-		"s.yaml": `name: deploy-bot-smoke
-agent: {command: [acprun, mock-agent, f.mock.yaml]}
-permissions: {default: deny}
-turns:
-  - prompt: x
-    expect: {text: {contains: "yes"}}
-`,
-	})
-	env := []string{"AUTH_USER=deploy-bot"}
-	res := acprunEnv(t, dir, env, "run", "s.yaml", "-o", "r.json", "--html", "r.html")
-	if res.code != 1 {
-		t.Errorf("run: exit %d, want 1\n%s", res.code, res.stderr)
-	}
-	for name, data := range readFiles(t, dir, "r.json", "r.html") {
-		if bytes.Contains(data, []byte("[REDACTED]")) || !bytes.Contains(data, []byte("deploy-bot-smoke")) {
-			t.Errorf("%s: want the name deploy-bot-smoke intact", name)
-		}
-	}
-	rerun := acprunEnv(t, dir, env, "run", "s.yaml", "--rerun-failed", "r.json", "-o", "r2.json", "--allow-empty")
-	if rerun.code != 1 || !strings.Contains(rerun.stderr, "FAIL deploy-bot-smoke") {
-		t.Errorf("--rerun-failed: exit %d, want 1, rerunning deploy-bot-smoke\n%s", rerun.code, rerun.stderr)
+	const scenario = "permissions: {default: deny}\nturns:\n  - prompt: x\n    expect: {text: {contains: \"yes\"}}\n"
+	for _, tt := range []struct {
+		name, config, agent, env string
+		kept, fail               string // the name the outputs keep, the line run prints
+	}{
+		{"a scenario's name", "", "{command: [acprun, mock-agent, f.mock.yaml]}", "AUTH_USER=deploy-bot", "deploy-bot-smoke", "FAIL deploy-bot-smoke"},
+		{"an agent's name", "agents:\n  sonnet-4: {command: [acprun, mock-agent, f.mock.yaml], env: {MODEL: sonnet-4}}\n",
+			"sonnet-4", "AGENT_TOKEN=sonnet-4", "sonnet-4", "FAIL deploy-bot-smoke [sonnet-4]"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{
+				"f.mock.yaml": "turns: [{steps: [{text: nope}]}]\n",
+				"acprun.yaml": tt.config,
+				"s.yaml":      "name: deploy-bot-smoke\nagent: " + tt.agent + "\n" + scenario,
+			})
+			env := []string{tt.env}
+			res := acprunEnv(t, dir, env, "run", "s.yaml", "-o", "r.json", "--html", "r.html")
+			if res.code != 1 || !strings.Contains(res.stderr, tt.fail+" (") {
+				t.Errorf("run: exit %d, want 1 and %q\n%s", res.code, tt.fail, res.stderr)
+			}
+			if rep := acprunEnv(t, dir, env, "report", "r.json", "-o", "r2.html"); rep.code != 0 {
+				t.Fatalf("report: exit %d, want 0\n%s", rep.code, rep.stderr)
+			}
+			for name, data := range readFiles(t, dir, "r.json", "r.html", "r2.html") {
+				if bytes.Contains(data, []byte("[REDACTED]")) || !bytes.Contains(data, []byte(tt.kept)) {
+					t.Errorf("%s: want the name %s intact", name, tt.kept)
+				}
+			}
+			rerun := acprunEnv(t, dir, env, "run", "s.yaml", "--rerun-failed", "r.json", "-o", "r2.json", "--allow-empty")
+			if rerun.code != 1 || !strings.Contains(rerun.stderr, tt.fail+" (") {
+				t.Errorf("--rerun-failed: exit %d, want 1 and %q\n%s", rerun.code, tt.fail, rerun.stderr)
+			}
+		})
 	}
 }
 

@@ -313,10 +313,12 @@ while read -r line; do :; done
 //     SIGTERM, so that it always does);
 //   - closeout: it writes its pid to agent.pid in its cwd, and on SIGUSR1
 //     closes its stdout (and then says so in a file named closed) but
-//     goes on reading.
+//     goes on reading;
+//   - closeexit: as closeout, but it exits with code 3 soon after.
 const shReuseAgent = `MODE=$1
 case "$MODE" in *eofwrite*) trap '' TERM;; esac
 case "$MODE" in *closeout*) echo $$ > agent.pid; trap 'exec 1>&-; : > closed; sig=1' USR1;; esac
+case "$MODE" in *closeexit*) echo $$ > agent.pid; trap 'exec 1>&-; : > closed; sleep 0.2; exit 3' USR1;; esac
 n=0
 update() { printf '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"%s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"%s"}}}}\n' "$1" "$2"; }
 while :; do
@@ -543,25 +545,36 @@ func TestReuseKeepsTheCommand(t *testing.T) {
 // TestReuseSkipsAProcessThatClosedItsOutput: a pooled process that closed
 // its stdout while idle (on a signal from the next scenario's setup) is
 // not handed to the next scenario, which starts a new one and passes,
-// with a warning that says why.
+// with a warning that says why: that it closed its output when it lives
+// on past its killGrace, how it exited when it exits within it, however
+// soon after closing its output.
 func TestReuseSkipsAProcessThatClosedItsOutput(t *testing.T) {
 	t.Parallel()
-	dir := realTempDir(t)
 	closeIt := "setup: ['kill -USR1 $(cat agent.pid) && while [ ! -e closed ]; do sleep 0.01; done']\n"
-	writeFiles(t, dir, map[string]string{
-		"agent.sh": shReuseAgent,
-		"s.yaml":   shReuseScenario("one", "closeout", ", reuse: true", "") + shReuseScenario("two", "closeout", ", reuse: true", closeIt),
-	})
-	res, out := runResults(t, dir, "s.yaml", "-j", "1")
-	if res.code != 0 {
-		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
-	}
-	one, two := out.Scenarios[0], out.Scenarios[1]
-	if p := one.Agent.Pool; p == nil || p.ID != "sh#1" || p.Retired != "" {
-		t.Fatalf("one: pool %+v; want sh#1, kept", p)
-	}
-	want := "agent process sh#1 (pid " + strconv.Itoa(one.Agent.Pool.Pid) + ") was not reused: the agent closed its output while idle"
-	if p := two.Agent.Pool; p == nil || p.ID != "sh#2" || len(two.Warnings) != 1 || two.Warnings[0] != want {
-		t.Errorf("two: pool %+v, warnings %q; want a new process sh#2 and the warning %q", p, two.Warnings, want)
+	for _, tt := range []struct{ mode, killGrace, why string }{
+		{"closeout", "200ms", "the agent closed its output while idle"},
+		{"closeexit", "1h", "the agent exited with code 3 while idle"},
+	} {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Parallel()
+			dir := realTempDir(t)
+			first := strings.Replace(shReuseScenario("one", tt.mode, ", reuse: true", ""), "killGrace: 1h", "killGrace: "+tt.killGrace, 1)
+			writeFiles(t, dir, map[string]string{
+				"agent.sh": shReuseAgent,
+				"s.yaml":   first + shReuseScenario("two", tt.mode, ", reuse: true", closeIt),
+			})
+			res, out := runResults(t, dir, "s.yaml", "-j", "1")
+			if res.code != 0 {
+				t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+			}
+			one, two := out.Scenarios[0], out.Scenarios[1]
+			if p := one.Agent.Pool; p == nil || p.ID != "sh#1" || p.Retired != "" {
+				t.Fatalf("one: pool %+v; want sh#1, kept", p)
+			}
+			want := "agent process sh#1 (pid " + strconv.Itoa(one.Agent.Pool.Pid) + ") was not reused: " + tt.why
+			if p := two.Agent.Pool; p == nil || p.ID != "sh#2" || len(two.Warnings) != 1 || two.Warnings[0] != want {
+				t.Errorf("two: pool %+v, warnings %q; want a new process sh#2 and the warning %q", p, two.Warnings, want)
+			}
+		})
 	}
 }

@@ -91,7 +91,10 @@ func acprunUnset(t *testing.T, dir, name string, args ...string) result {
 // TestUnsetVariableOfAgentFlag: a ${VAR} that is unset in a config agent
 // that --agent names is what it is in an agent a scenario names: a warning
 // of list (text and --json), which lists the matrix, and an error of run
-// and --dry-run only when they would start that agent.
+// and --dry-run only when they would start that agent. The agent a
+// scenario names that --agent replaces (config's, or its command) never
+// starts: its unset variable is no error of run or --dry-run, nor a
+// warning of list, and it is validate's warning.
 func TestUnsetVariableOfAgentFlag(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -101,6 +104,8 @@ func TestUnsetVariableOfAgentFlag(t *testing.T) {
 		"agent.mock.yaml": "turns:\n  - steps: [{text: hello}]\n",
 		"acprun.yaml":     cfg,
 		"s.yaml":          "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+		"s2.yaml":         "name: s2\nagent: m2\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+		"s3.yaml":         "name: s3\nagent: {command: [acprun, mock-agent, \"${ACPRUN_E2E_UNSET_KEY}agent.mock.yaml\"]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
 	})
 	problem := lineCol("acprun.yaml", cfg, strings.Index(cfg, "${")) +
 		": environment variable ACPRUN_E2E_UNSET_KEY is not set (write ${ACPRUN_E2E_UNSET_KEY:-default} to give a default)"
@@ -115,6 +120,11 @@ func TestUnsetVariableOfAgentFlag(t *testing.T) {
 		{[]string{"list", "s.yaml", "--agent", "m2"}, 0, "s.yaml:1\ts\t@m2\n", warning, -1},
 		{[]string{"list", "--json", "s.yaml", "--agent", "m1", "--agent", "m2"}, 0, `"agent": "m2"`, warning, -1},
 		{[]string{"run", "s.yaml", "--agent", "m1", "-o", "out.json"}, 0, "", "", 1},
+
+		{[]string{"run", "s2.yaml", "s3.yaml", "--agent", "m1", "-o", "out.json"}, 0, "", "", 2},
+		{[]string{"run", "s2.yaml", "s3.yaml", "--agent", "m1", "--dry-run"}, 0, "s3  (s3.yaml:1)\n  agent:    acprun mock-agent agent.mock.yaml [m1]\n", "", -1},
+		{[]string{"list", "s2.yaml", "s3.yaml", "--agent", "m1"}, 0, "s3.yaml:1\ts3\t@m1\n", "", -1},
+		{[]string{"validate", "s2.yaml"}, 0, "", strings.Replace(warning, `"s"`, `"s2"`, 1), -1},
 
 		{[]string{"run", "s.yaml", "--agent", "m2", "--dry-run"}, 2, "", problem, -1},
 		{[]string{"run", "s.yaml", "--agent", "m1", "--agent", "m2", "-o", "out.json"}, 2, "", problem, -1},

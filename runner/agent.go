@@ -237,6 +237,20 @@ func (a *Agent) finish(ctx context.Context) {
 	<-a.Done()
 }
 
+// exitsWithin reports whether the agent exits, having begun to already
+// or within d (a wait that ctx cuts short); it returns once the agent has
+// exited (ExitStatus is known) or the wait is over. An agent that closed its
+// output or its input may be about to exit (it closed them first): it is
+// waited for, its input still open, so that how it ended, not which end
+// acprun noticed first, says what became of it, every run.
+func (a *Agent) exitsWithin(ctx context.Context, d time.Duration) bool {
+	if !a.Exiting() && !a.waitExit(ctx, d) {
+		return false
+	}
+	<-a.Exited()
+	return true
+}
+
 func (a *Agent) waitExit(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()

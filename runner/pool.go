@@ -108,8 +108,12 @@ func (pl *pool) release() {
 // take returns an idle process of key for a scenario, nil when there is
 // none. An idle process that exited, closed its output or misbehaved
 // while idle is stopped instead (and its slot given back); why says what
-// became of them.
+// became of them. One that closed its output is waited for up to its
+// killGrace, or until abort, as a running one is (Agent.exitsWithin), and
+// said to have exited when it does.
 func (pl *pool) take(key string, abort <-chan struct{}) (p *proc, why []string) {
+	ctx, cancel := untilAbort(context.Background(), abort)
+	defer cancel()
 	for {
 		pl.mu.Lock()
 		i := slices.IndexFunc(pl.idle, func(p *proc) bool { return p.key == key })
@@ -121,11 +125,11 @@ func (pl *pool) take(key string, abort <-chan struct{}) (p *proc, why []string) 
 		pl.idle = slices.Delete(pl.idle, i, i+1)
 		pl.mu.Unlock()
 		problem := p.bind.strayProblem()
-		switch {
-		case isClosed(p.agent.Exited()):
-			problem = p.agent.exitReason() + " while idle"
-		case p.agent.outputClosed():
+		if isClosed(p.agent.Exited()) || p.agent.outputClosed() {
 			problem = "the agent closed its output while idle"
+			if p.agent.exitsWithin(ctx, p.killGrace) {
+				problem = p.agent.exitReason() + " while idle"
+			}
 		}
 		if problem == "" {
 			return p, why

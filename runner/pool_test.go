@@ -343,7 +343,8 @@ func TestReuseRetiresAfterTerminalLeftRunning(t *testing.T) {
 
 // TestPoolTakeSkipsBrokenIdleProcesses: an idle process that exited,
 // misbehaved or closed its output while idle is stopped instead of being
-// taken, and said why;
+// taken, and said why: one that closed its output and exits within its
+// killGrace is said to have exited, however soon after it exits;
 // a new process's slot comes from stopping the oldest idle one when every
 // slot is taken.
 func TestPoolTakeSkipsBrokenIdleProcesses(t *testing.T) {
@@ -381,9 +382,15 @@ func TestPoolTakeSkipsBrokenIdleProcesses(t *testing.T) {
 		t.Errorf("take = %v, %q; want nothing, why x#2 was not reused, and x#2 stopped", p, why)
 	}
 	mute := idle("exec 1>&-; cat >/dev/null", "x#4")
-	<-mute.agent.Conn.ReadDone() // its output closed while it was idle; it runs on
+	mute.killGrace = 100 * time.Millisecond // waited for in vain: it runs on
+	<-mute.agent.Conn.ReadDone()            // its output closed while it was idle
 	if p, why := pl.take("k", nil); p != nil || len(why) != 1 || !strings.Contains(why[0], "x#4") || !strings.Contains(why[0], "the agent closed its output while idle") || !isClosed(mute.agent.Exited()) {
 		t.Errorf("take = %v, %q; want nothing, why x#4 was not reused, and x#4 stopped", p, why)
+	}
+	late := idle("exec 1>&-; sleep 0.2; exit 3", "x#5")
+	<-late.agent.Conn.ReadDone() // its output closed while it was idle; it exits right after
+	if p, why := pl.take("k", nil); p != nil || len(why) != 1 || !strings.Contains(why[0], "x#5") || !strings.Contains(why[0], "the agent exited with code 3 while idle") {
+		t.Errorf("take = %v, %q; want nothing, and x#5 not reused as it exited", p, why)
 	}
 	kept := idle("cat >/dev/null", "x#3")
 	pl.reserve(nil) // the one slot is x#3's: it is stopped for the new process

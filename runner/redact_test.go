@@ -186,9 +186,9 @@ turns: [{prompt: hi}]
 
 // TestRedactorKeepsNamesAndOwnWords: a value of an agent's env or of a
 // secret-looking variable of acprun's environment that is part of a
-// scenario's name, or is one of acprun's own words, is no secret of the
-// run: names stay distinct and statuses and stop reasons readable. A
-// secret in no name still is one.
+// scenario's name or of its named agent's, or is one of acprun's own
+// words, is no secret of the run: names stay distinct and statuses and
+// stop reasons readable. A secret in no name still is one.
 func TestRedactorKeepsNamesAndOwnWords(t *testing.T) {
 	matrix := func(model string) *scenario.Scenario {
 		return &scenario.Scenario{Name: "matrix[model=" + model + "]", Agent: scenario.Agent{Env: map[string]string{"ANTHROPIC_MODEL": model, "API_KEY": "sk-live-ABCDEF123456"}}}
@@ -197,6 +197,7 @@ func TestRedactorKeepsNamesAndOwnWords(t *testing.T) {
 		"EXPECTED": "passed", "LOG_LEVEL": "error", "STOP": " END_TURN ", "KIND": "execute", "CAUSE": "turnTimeout", "VERDICT": "deny",
 	}}}
 	smoke := &scenario.Scenario{Name: "deploy-bot-smoke"}
+	named := &scenario.Scenario{Name: "port", Agent: scenario.Agent{Name: "claude-opus", Env: map[string]string{"MODEL": "claude-opus", "API_KEY": "sk-live-ABCDEF123456"}}}
 	tests := []struct {
 		name      string
 		scenarios []*scenario.Scenario
@@ -213,6 +214,8 @@ func TestRedactorKeepsNamesAndOwnWords(t *testing.T) {
 			"deploy-bot-smoke: tok_environ987654", "deploy-bot-smoke: [REDACTED]"},
 		{"a name of another scenario", []*scenario.Scenario{matrix("sonnet-4"), smoke}, []string{"AUTH_USER=deploy-bot"},
 			"deploy-bot-smoke matrix[model=sonnet-4]", "deploy-bot-smoke matrix[model=sonnet-4]"},
+		{"an agent's name", []*scenario.Scenario{named}, nil,
+			`"name":"port","agent":{"name":"claude-opus"}: sk-live-ABCDEF123456`, `"name":"port","agent":{"name":"claude-opus"}: [REDACTED]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -231,12 +234,13 @@ func TestRedactorKeepsNamesAndOwnWords(t *testing.T) {
 }
 
 // TestResultsRedactorKeepsNames: what an HTML report of results redacts of
-// acprun's environment spares the scenarios' names, as their run did.
+// acprun's environment spares the scenarios' names and their agents', as
+// their run did.
 func TestResultsRedactorKeepsNames(t *testing.T) {
-	rep := report.Report{Scenarios: []report.Result{{Name: "deploy-bot-smoke", Status: report.StatusFailed}}}
-	red := ResultsRedactor(rep, []string{"AUTH_USER=deploy-bot", "SESSION_STATE=failed-or-so", "MY_API_TOKEN=tok_environ987654"})
-	const in = "deploy-bot-smoke failed-or-so tok_environ987654"
-	if got, want := red.String(in), "deploy-bot-smoke [REDACTED] [REDACTED]"; got != want {
+	rep := report.Report{Scenarios: []report.Result{{Name: "deploy-bot-smoke", Status: report.StatusFailed, Agent: report.AgentInfo{Name: "claude-opus"}}}}
+	red := ResultsRedactor(rep, []string{"AUTH_USER=deploy-bot", "SESSION_STATE=failed-or-so", "MY_API_TOKEN=tok_environ987654", "AUTH_MODEL=claude-opus"})
+	const in = "deploy-bot-smoke [claude-opus] failed-or-so tok_environ987654"
+	if got, want := red.String(in), "deploy-bot-smoke [claude-opus] [REDACTED] [REDACTED]"; got != want {
 		t.Errorf("String(%q) = %q; want %q", in, got, want)
 	}
 }

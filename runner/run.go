@@ -258,14 +258,14 @@ func (o *Options) setDefaults() {
 // each other's environment, so one scenario's agent can tell another's
 // secrets.
 //
-// A value that is part of a scenario's name, or is one of acprun's own
-// words, is not redacted (notSecret).
+// A value that is part of the name of a scenario or of its agent, or is
+// one of acprun's own words, is not redacted (notSecret).
 func runRedactor(scenarios []*scenario.Scenario, environ []string) *redact.Redactor {
 	secrets := redact.Secrets(nil, environ)
-	names := make([]string, 0, len(scenarios))
+	names := make([]string, 0, 2*len(scenarios))
 	for _, sc := range scenarios {
 		secrets = append(secrets, scenarioSecrets(sc, nil)...)
-		names = append(names, sc.Name)
+		names = append(names, sc.Name, sc.Agent.Name)
 	}
 	return redact.NewExcept(notSecret(names), secrets...)
 }
@@ -275,9 +275,9 @@ func runRedactor(scenarios []*scenario.Scenario, environ []string) *redact.Redac
 // variables (redact.Secrets) but those that are no secrets in rep's
 // scenarios, as for Run (notSecret).
 func ResultsRedactor(rep report.Report, environ []string) *redact.Redactor {
-	names := make([]string, 0, len(rep.Scenarios))
+	names := make([]string, 0, 2*len(rep.Scenarios))
 	for _, res := range rep.Scenarios {
-		names = append(names, res.Name)
+		names = append(names, res.Name, res.Agent.Name)
 	}
 	return redact.NewExcept(notSecret(names), redact.Secrets(nil, environ)...)
 }
@@ -303,11 +303,12 @@ var ownWords = []string{
 }
 
 // notSecret reports which values a redactor of the outputs of the
-// scenarios named names does not look for (redact.NewExcept), whatever
-// holds them: a value that is part of one of the names, which the user
-// wrote in a scenario file (vars values too are taken as written, never
-// from the environment) and which every output prints as the scenario's
-// identity; and one of acprun's own words (ownWords), in any case.
+// scenarios named names (and of the named agents they run, also names)
+// does not look for (redact.NewExcept), whatever holds them: a value
+// that is part of one of the names, which the user wrote in a scenario
+// or config file (vars values too are taken as written, never from the
+// environment) and which every output prints as the scenario's identity
+// (name [agent]); and one of acprun's own words (ownWords), in any case.
 func notSecret(names []string) func(string) bool {
 	return func(v string) bool {
 		v = strings.TrimSpace(v)
@@ -351,7 +352,7 @@ func (o *Options) redactor(sc *scenario.Scenario) *redact.Redactor {
 	if o.red != nil {
 		return o.red
 	}
-	return redact.NewExcept(notSecret([]string{sc.Name}), scenarioSecrets(sc, o.Environ)...)
+	return redact.NewExcept(notSecret([]string{sc.Name, sc.Agent.Name}), scenarioSecrets(sc, o.Environ)...)
 }
 
 // mcpSecrets returns the values of the env of the MCP servers in raw (an

@@ -386,13 +386,12 @@ func cancelCause(cause error) string {
 // files are closed (see proc.Process.Exiting), so one that is exiting when
 // its connection ends is waited for; one that is not may still be about
 // to (it closed its output first): it is waited for up to killGrace, or
-// until ctx ends, before it is said to have closed its output. Its input
-// stays open meanwhile, so that it is not its end that makes it exit.
+// until ctx ends, before it is said to have closed its output (see
+// Agent.exitsWithin).
 func (r *scenarioRun) exitDescription(ctx context.Context) string {
-	if !r.agent.Exiting() && !r.agent.waitExit(ctx, r.limits().KillGrace) {
+	if !r.agent.exitsWithin(ctx, r.limits().KillGrace) {
 		return "the agent closed its output"
 	}
-	<-r.agent.Exited()
 	r.res.ExitCode, r.res.Signal = r.agent.ExitStatus()
 	return r.agent.exitReason()
 }
@@ -408,8 +407,7 @@ const errStoppedReading = "the agent stopped reading its input; it was stopped"
 // for up to killGrace, or until ctx ends, as exitDescription waits, so
 // that the same agent gets the same outcome every run.
 func (r *scenarioRun) stoppedReading(ctx context.Context, err error) bool {
-	return errors.Is(err, syscall.EPIPE) && !errors.Is(err, acp.ErrClosed) && !r.agent.Exiting() &&
-		!r.agent.waitExit(ctx, r.limits().KillGrace)
+	return errors.Is(err, syscall.EPIPE) && !errors.Is(err, acp.ErrClosed) && !r.agent.exitsWithin(ctx, r.limits().KillGrace)
 }
 
 // fileURI is the file:// URI of an absolute path, escaped as RFC 8089 asks

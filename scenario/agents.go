@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -222,7 +223,8 @@ func resolveNamed(name string, opts LoadOptions) (NamedAgent, Errors, error) {
 // roots) stays the scenario's. Agent.Name is name. The scenario's gateway
 // is pointed at the named agent: an agent acprun cannot point is an error.
 // With opts.DeferUnset, the unset variables of the named agent are the
-// copy's Unset too, as when the scenario names it.
+// copy's Unset too, as when the scenario names it, and those of the
+// values of the scenario's agent that the copy does not take are not.
 // The copy shares the turns, policy and other values with sc.
 func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) {
 	na, unset, err := resolveNamed(name, opts)
@@ -233,9 +235,7 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 		return nil, errors.New(errBareMock)
 	}
 	c := *sc
-	if len(unset) > 0 {
-		c.Unset = sorted(append(slices.Clone(sc.Unset), unset...))
-	}
+	c.Unset = sc.unsetWith(na.Agent, unset)
 	a := na.Agent
 	a.Pos, a.ArgvPos = sc.Agent.Pos, nil // the command is the config's
 	a.Cwd, a.CwdPos = sc.Agent.Cwd, sc.Agent.CwdPos
@@ -269,6 +269,40 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 		}
 	}
 	return &c, nil
+}
+
+// unsetWith is the Unset of sc's copy that runs the named agent a (see
+// WithAgent), with unset the problems of a's own values: sc's, without
+// those of the values of sc's agent that the copy does not take (its
+// command, its named agent's env, …) unless a judge's agent has them too
+// (the same config agent), and with unset.
+func (sc *Scenario) unsetWith(a Agent, unset Errors) Errors {
+	taken := map[string]bool{"cwd": true, "env": sc.Agent.OwnEnv != nil, "mcpServers": a.McpServers == nil}
+	var dropped Errors
+	for k, probs := range sc.Agent.Unset {
+		if !taken[k] {
+			dropped = append(dropped, probs...)
+		}
+	}
+	if len(dropped) == 0 && len(unset) == 0 {
+		return sc.Unset
+	}
+	judges := []*Judge{sc.Expect.Judge}
+	for _, t := range sc.Turns {
+		judges = append(judges, t.Expect.Judge)
+	}
+	for _, j := range judges {
+		if j == nil {
+			continue
+		}
+		for _, probs := range j.Agent.Unset {
+			unset = append(unset, probs...)
+		}
+	}
+	kept := slices.DeleteFunc(slices.Clone(sc.Unset), func(e *srcerr.Error) bool {
+		return slices.ContainsFunc(dropped, func(d *srcerr.Error) bool { return *d == *e })
+	})
+	return sorted(append(kept, unset...))
 }
 
 // named returns the agent called name: from the config (its node parsed
@@ -320,6 +354,8 @@ type agentSpec struct {
 
 	commandSuggested bool // an unknown key was taken for a misspelt command
 
+	unset map[string]Errors // the problems of unset variables in its values (see Agent.Unset)
+
 	empty []emptyValue // keys given an empty value (see checkEmpty)
 }
 
@@ -351,6 +387,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 	m, _ := p.mapping(n, keys, nil)
 	for _, kv := range m.pairs {
 		v := yamlnode.Deref(kv.V)
+		first := len(p.unset)
 		switch kv.Key {
 		case "name":
 			if name, ok := p.str(v); ok {
@@ -422,6 +459,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 				spec.reuse, spec.reusePos = &b, p.pos(v)
 			}
 		}
+		spec.noteUnset(kv.Key, p.unset[first:])
 	}
 	if !scenarioForm {
 		spec.commandSuggested = m.suggested["command"]
@@ -450,6 +488,21 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 		}
 	}
 	return spec
+}
+
+// noteUnset notes the problems of the unset variables in the value of
+// key, by the key of Agent.Unset they go under.
+func (spec *agentSpec) noteUnset(key string, probs Errors) {
+	if len(probs) == 0 {
+		return
+	}
+	if key != "env" && key != "cwd" && key != "mcpServers" {
+		key = ""
+	}
+	if spec.unset == nil {
+		spec.unset = map[string]Errors{}
+	}
+	spec.unset[key] = append(spec.unset[key], probs...)
 }
 
 // noteEmpty notes that key, whose value n gives, is empty (s): an empty
@@ -533,6 +586,13 @@ func (p *fileParser) agentFromSpec(spec agentSpec) Agent {
 	a := overlay(base, spec)
 	a.Pos = spec.pos
 	a.OwnEnv = maps.Clone(spec.env)
+	for k, probs := range base.Unset {
+		if k == "env" {
+			k = "" // the named agent's variables are not the scenario's own
+		}
+		spec.noteUnset(k, probs)
+	}
+	a.Unset = spec.unset
 	if a.McpServers == nil {
 		a.McpServers = json.RawMessage("[]")
 	}
@@ -661,6 +721,7 @@ func (p *fileParser) namedAgent(name string, n *yaml.Node) NamedAgent {
 	p.checkEmpty(spec, base)
 	na.Agent = overlay(base, spec)
 	na.Agent.Name = name
+	na.Agent.Unset = spec.unset
 	na.Agent.Pos = p.pos(yamlnode.Deref(n))
 	if b, ok := builtinAgent(name); ok { // the same agent, started another way
 		na.Agent.AuthEnv = b.Agent.AuthEnv

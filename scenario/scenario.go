@@ -169,6 +169,14 @@ type Agent struct {
 	// it acts (permissions.enforce), nil for none; its Args and Env are
 	// already in Command and Env.
 	Enforcement *Enforcement
+
+	// Unset holds the problems of the unset variables in the agent's
+	// values (see LoadOptions.DeferUnset), which its scenario's Unset holds
+	// too, by the key of the value: "env" (its own env), "cwd" and
+	// "mcpServers", or "" for the rest (its command, a named agent's env,
+	// …), for WithAgent, which keeps only those of the values it carries
+	// over. Nil when none.
+	Unset map[string]Errors
 }
 
 // WordPos is where word i of the agent's command was given, else the

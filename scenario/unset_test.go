@@ -19,12 +19,7 @@ func TestDeferUnset(t *testing.T) {
 	src := "name: plain\nagent: {command: [a]}\nturns: [{prompt: hi}]\n" +
 		"---\nname: direct\nagent: {command: [a], env: {K: \"${NO_SUCH_KEY}\"}}\nturns: [{prompt: hi}]\n" +
 		"---\nname: named\nagent: keyed\nturns: [{prompt: hi}]\n"
-	o := opts
-	o.Config, o.DeferUnset = cfg, true
-	scs, _, err := scenario.LoadBytes("s.yaml", []byte(src), o)
-	if err != nil {
-		t.Fatalf("LoadBytes with DeferUnset: %v", err)
-	}
+	scs, o := loadDeferred(t, cfg, src)
 	const msg = "environment variable NO_SUCH_KEY is not set (write ${NO_SUCH_KEY:-default} to give a default)"
 	direct := "s.yaml:6:33: " + msg
 	named := "/cfg/acprun.yaml:2:35: " + msg
@@ -64,6 +59,19 @@ func TestDeferUnset(t *testing.T) {
 	}
 }
 
+// loadDeferred loads src as s.yaml with the config cfg and DeferUnset,
+// and returns the options it used.
+func loadDeferred(t *testing.T, cfg *scenario.Config, src string) ([]*scenario.Scenario, scenario.LoadOptions) {
+	t.Helper()
+	o := opts
+	o.Config, o.DeferUnset = cfg, true
+	scs, _, err := scenario.LoadBytes("s.yaml", []byte(src), o)
+	if err != nil {
+		t.Fatalf("LoadBytes with DeferUnset: %v", err)
+	}
+	return scs, o
+}
+
 // unsetLines is each error's Error().
 func unsetLines(errs scenario.Errors) []string {
 	var out []string
@@ -81,12 +89,7 @@ func unsetLines(errs scenario.Errors) []string {
 func TestDeferUnsetWithAgent(t *testing.T) {
 	cfg := loadConfig(t, "agents:\n  plain: {command: [a]}\n  keyed: {command: [a], env: {K: \"${NO_SUCH_KEY}\"}}\n")
 	src := "name: own\nagent: {command: [a], env: {L: \"${NO_SUCH_OTHER}\"}}\nturns: [{prompt: hi}]\n"
-	o := opts
-	o.Config, o.DeferUnset = cfg, true
-	scs, _, err := scenario.LoadBytes("s.yaml", []byte(src), o)
-	if err != nil {
-		t.Fatalf("LoadBytes with DeferUnset: %v", err)
-	}
+	scs, o := loadDeferred(t, cfg, src)
 	got, err := scenario.Select(scs, scenario.Selection{Agents: []string{"keyed", "plain"}}, o)
 	if err != nil {
 		t.Fatalf("Select --agent keyed --agent plain with DeferUnset: %v", err)
@@ -105,5 +108,39 @@ func TestDeferUnsetWithAgent(t *testing.T) {
 	o.DeferUnset = false
 	if _, err := scenario.Select(scs, scenario.Selection{Agents: []string{"keyed"}}, o); err == nil || !strings.Contains(err.Error(), "--agent keyed: ") || !strings.Contains(err.Error(), "NO_SUCH_KEY is not set") {
 		t.Errorf("Select --agent keyed without DeferUnset = %v; want the unset variable", err)
+	}
+}
+
+// TestDeferUnsetOfAReplacedAgent: with DeferUnset, a scenario run against
+// another agent (--agent) no longer needs the unset variables of the
+// values of its own agent that the other does not take: a named agent's
+// env, a command, a config's default agent; it still needs those of its
+// own env and cwd, which the other agent takes, and those of a judge's
+// agent, even when the judge uses the same config agent.
+func TestDeferUnsetOfAReplacedAgent(t *testing.T) {
+	cfg := loadConfig(t, "defaults:\n  agent: {command: [d], env: {D: \"${NO_SUCH_DEFAULT}\"}}\n"+
+		"agents:\n  plain: {command: [a]}\n  keyed: {command: [a], env: {K: \"${NO_SUCH_KEY}\"}}\n")
+	src := "name: named\nagent: keyed\nturns: [{prompt: hi}]\n" +
+		"---\nname: command\nagent: {command: [a, \"${NO_SUCH_ARG}\"]}\nturns: [{prompt: hi}]\n" +
+		"---\nname: default\nturns: [{prompt: hi}]\n" +
+		"---\nname: own\nagent: {name: keyed, env: {L: \"${NO_SUCH_OTHER}\"}}\nturns: [{prompt: hi}]\n" +
+		"---\nname: judged\nagent: keyed\nturns: [{prompt: hi, expect: {judge: {agent: keyed, rubric: r}}}]\n"
+	scs, o := loadDeferred(t, cfg, src)
+	got, err := scenario.Select(scs, scenario.Selection{Agents: []string{"plain"}}, o)
+	if err != nil {
+		t.Fatalf("Select --agent plain: %v", err)
+	}
+	keyed := "/cfg/acprun.yaml:5:35: environment variable NO_SUCH_KEY is not set (write ${NO_SUCH_KEY:-default} to give a default)"
+	own := "s.yaml:13:32: environment variable NO_SUCH_OTHER is not set (write ${NO_SUCH_OTHER:-default} to give a default)"
+	want := map[string][]string{"named": nil, "command": nil, "default": nil, "own": {own}, "judged": {keyed}}
+	for _, sc := range got {
+		if diff := cmp.Diff(want[sc.Name], unsetLines(sc.Unset)); diff != "" {
+			t.Errorf("%s with agent plain: Unset (-want +got):\n%s", sc.Name, diff)
+		}
+	}
+	for _, sc := range scs {
+		if len(sc.Unset) == 0 {
+			t.Errorf("%s: the loaded scenario has no Unset; want its agent's", sc.Name)
+		}
 	}
 }
