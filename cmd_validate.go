@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/acprun/acprun/internal/inputfile"
+	"github.com/acprun/acprun/internal/shellquote"
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/yamlnode"
@@ -55,8 +56,9 @@ script parses, each client root is a directory, and each workspace's git
 directory is the top of a repository in which its ref (HEAD when none)
 names a commit (git reads it where it is; nothing is fetched or
 changed). Each problem is reported at the word of the agent's command
-it is about (its command or args item; the agent value for a named agent's
-command), at client.roots, or at the workspace's git or ref.`
+it is about (its command or args item, in the config file for a config
+agent's; the agent value for a built-in agent's), at client.roots, or at
+the workspace's git or ref.`
 }
 
 // Run validates the files.
@@ -250,13 +252,18 @@ func starting(sc *scenario.Scenario, a *scenario.Agent) (string, *scenario.Agent
 
 // checkSelfAgent is the problem of a, an agent of sc whose command is
 // one of acprun's own, that acprun's command line refuses (nil when there
-// is none), at the word of the command it is about.
+// is none), at the word of the command it is about; about a word that
+// permissions.enforce added, it says so.
 func checkSelfAgent(sc *scenario.Scenario, a *scenario.Agent, checks selfAgentChecks) *srcerr.Error {
 	i, msg := checks.problem(a.Command)
 	if msg == "" {
 		return nil
 	}
 	what, _ := starting(sc, a)
+	if a.Enforced(i) {
+		msg += fmt.Sprintf(" (permissions.enforce adds %s to an agent named %s, to make it ask before it acts: set permissions.enforce: false to run its command as written)",
+			shellquote.Join(a.Enforcement.Args), a.Name)
+	}
 	return problem(a.WordPos(i), what+": "+msg)
 }
 

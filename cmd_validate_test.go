@@ -121,6 +121,54 @@ func TestScriptErrors(t *testing.T) {
 	}
 }
 
+// TestConfigAgentErrors: a problem of a config agent's command, named by
+// the scenario or put in by run --agent (WithAgent), is at its word in
+// the config file, not at the scenario's agent; one with the flags that
+// permissions.enforce adds says they are its, and how to leave them out.
+func TestConfigAgentErrors(t *testing.T) {
+	dir := t.TempDir()
+	config := "agents:\n  mine: {command: [acprun, mock-agent, m.mock.yaml, extra]}\n  codex: {command: [acprun, mock-agent, m.mock.yaml]}\n"
+	testkit.WriteFiles(t, dir, map[string]string{
+		"m.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"acprun.yaml": config,
+		"s.yaml":      "name: s\nagent: {command: [acprun, mock-agent, m.mock.yaml]}\nturns: [{prompt: hi}]\n",
+		"named.yaml":  "name: named\nagent: mine\nturns: [{prompt: hi}]\n",
+	})
+	t.Chdir(dir)
+	opts := scenario.LoadOptions{LookupEnv: func(string) (string, bool) { return "x", true }}
+	cfg, err := scenario.LoadConfig("acprun.yaml", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Config = cfg
+	scs, _, err := scenario.Load([]string{"s.yaml", "named.yaml"}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"mine", "codex"} {
+		sc, err := scs[0].WithAgent(name, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scs = append(scs, sc)
+	}
+	var got []string
+	for _, e := range startErrors(scs) {
+		got = append(got, e.Error(), e.Source)
+	}
+	exits := ": the agent would exit before answering initialize; write acprun mock-agent <script>"
+	want := []string{
+		"acprun.yaml:2:53: agent: acprun mock-agent: unexpected argument extra" + exits,
+		"  mine: {command: [acprun, mock-agent, m.mock.yaml, extra]}",
+		`acprun.yaml:3:41: agent: acprun mock-agent: unknown flag -c, did you mean "-h"?` + exits +
+			" (permissions.enforce adds -c approval_policy=untrusted to an agent named codex, to make it ask before it acts: set permissions.enforce: false to run its command as written)",
+		"  codex: {command: [acprun, mock-agent, m.mock.yaml]}",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("startErrors (-want +got):\n%s", diff)
+	}
+}
+
 // TestWorkspaceStrictErrors: validate --strict reports a workspace that
 // a run could not make at the value it is about (git for a directory that
 // is not a repository, ref for a ref that names no commit); a repository

@@ -199,19 +199,7 @@ func TestDocsYAMLValidates(t *testing.T) {
 			if res.code != 0 || res.stderr != "" {
 				t.Errorf("acprun %s: exit %d, stderr:\n%s\n%s:\n%s", strings.Join(args, " "), res.code, res.stderr, file, text)
 			}
-			var doc any
-			if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
-				t.Fatal(err)
-			}
-			data, err := json.Marshal(doc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := sch.Validate(inst); err != nil {
+			if err := sch.Validate(schemaInstance(t, text)); err != nil {
 				t.Errorf("acprun %s does not take %s: %v", strings.Join(args[:len(args)-1], " "), file, err)
 			}
 		})
@@ -532,6 +520,24 @@ func completeScenario(t *testing.T, text string) string {
 		}
 	}
 	return text
+}
+
+// schemaInstance is the YAML document text as a JSON Schema validates it.
+func schemaInstance(t *testing.T, text string) any {
+	t.Helper()
+	var doc any
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inst
 }
 
 // schemaOf compiles the JSON Schema that acprun prints with args.

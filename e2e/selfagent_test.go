@@ -95,8 +95,8 @@ func TestMockScriptMissing(t *testing.T) {
 	want := []string{
 		at("s.yaml", scenario, 2, "gone.mock.yaml") + ": agent: mock script gone.mock.yaml does not exist" + looked,
 		at("s.yaml", scenario, 7, "sub") + ": agent: mock script sub: not a regular file (a directory): give a file",
-		// A named agent's command is the config's: at the agent value.
-		at("s.yaml", scenario, 12, "cfgmock") + ": agent: mock script cfg.mock.yaml does not exist" + looked,
+		// A named agent's command is the config's: at its word there.
+		at("acprun.yaml", config, 2, "cfg.mock.yaml") + ": agent: mock script cfg.mock.yaml does not exist" + looked,
 		at("s.yaml", scenario, 19, "nojudge.mock.yaml") + ": judge agent: mock script nojudge.mock.yaml does not exist" + looked,
 	}
 	for _, args := range [][]string{{"validate", "s.yaml"}, {"validate", "--strict", "s.yaml"}, {"run", "s.yaml", "-o", "out.json"}} {
@@ -130,5 +130,46 @@ func TestMockScriptMissing(t *testing.T) {
 		if res.code != exitUsage || !strings.HasPrefix(res.stderr, tt.want) || res.stdout != "" {
 			t.Errorf("%s: exit %d, stdout %q, stderr:\n%s\nwant 2, nothing, and %q first", strings.Join(tt.args, " "), res.code, res.stdout, res.stderr, tt.want)
 		}
+	}
+}
+
+// TestRunAgentFlagConfigAgentErrors: with run --agent NAME, a problem of
+// the config agent's command is at its word in the config file, not at the
+// scenario's own agent (a different command); one with the flags that
+// permissions.enforce adds to an agent named like codex says so, and how
+// to leave them out.
+func TestRunAgentFlagConfigAgentErrors(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	config := `agents:
+  mine: {command: [acprun, mock-agent, m.mock.yaml, extra]}
+  gone: {command: [acprun, mock-agent, missing.mock.yaml]}
+  codex: {command: [acprun, mock-agent, m.mock.yaml]}
+`
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml": config,
+		"m.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"ok.yaml":     "name: s\nagent: {command: [acprun, mock-agent, m.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	at := func(line int, word string) string {
+		lines := strings.SplitAfter(config, "\n")
+		off := len(strings.Join(lines[:line-1], "")) + strings.LastIndex(lines[line-1], word)
+		return lineCol("acprun.yaml", config, off)
+	}
+	exits := ": the agent would exit before answering initialize; write acprun mock-agent <script>"
+	for _, tt := range []struct{ agent, want string }{
+		{"mine", at(2, "extra") + ": agent: acprun mock-agent: unexpected argument extra" + exits + "\n"},
+		{"gone", at(3, "missing.mock.yaml") + ": agent: mock script missing.mock.yaml does not exist (looked for it next to ok.yaml and in the agent's cwd " +
+			dir + "): write the script there, or give its path\n"},
+		{"codex", at(4, "m.mock.yaml") + `: agent: acprun mock-agent: unknown flag -c, did you mean "-h"?` + exits +
+			" (permissions.enforce adds -c approval_policy=untrusted to an agent named codex, to make it ask before it acts: set permissions.enforce: false to run its command as written)\n"},
+	} {
+		res := acprunEnv(t, dir, []string{"OPENAI_API_KEY=x"}, "run", "ok.yaml", "--agent", tt.agent, "-q", "-o", "out.json")
+		if res.code != exitUsage || !strings.HasPrefix(res.stderr, tt.want) {
+			t.Errorf("run --agent %s: exit %d, stderr:\n%s\nwant 2, and first %q", tt.agent, res.code, res.stderr, tt.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
+		t.Error("run wrote results: an agent ran")
 	}
 }

@@ -269,3 +269,29 @@ turns: [{prompt: hi}]
 		}
 	}
 }
+
+// TestVarsTemplatesInTypedKeysMatchTheSchema: a template alone where a
+// number, a boolean or a duration goes runs, and acprun schema takes it.
+func TestVarsTemplatesInTypedKeysMatchTheSchema(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := `name: s
+vars: {code: [0, 1], limit: [30s], strict: [false]}
+agent: {command: [acprun, mock-agent, m.mock.yaml]}
+permissions: {default: deny}
+turnTimeout: "{{.limit}}"
+retries: "{{.code}}"
+continueAfterCancel: "{{.strict}}"
+expect: {denied: "{{.code}}"}
+turns: [{prompt: hi}]
+verify: [{run: "exit {{.code}}", expect: {exitCode: "{{.code}}"}}]
+`
+	writeFiles(t, dir, map[string]string{"m.mock.yaml": "turns: [{steps: [{text: hi}]}]\n", "s.yaml": src})
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != exitFailed || len(out.Scenarios) != 2 || out.Scenarios[0].Status != "passed" || out.Scenarios[1].Status != "failed" {
+		t.Errorf("run: exit %d, want 1: the set with code 0 passes, the one that wants a denial fails\n%s", res.code, res.stderr)
+	}
+	if err := schemaOf(t, "schema").Validate(schemaInstance(t, src)); err != nil {
+		t.Errorf("acprun schema does not take the scenario: %v", err)
+	}
+}

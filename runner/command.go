@@ -100,7 +100,7 @@ func LookPath(name, dir string) (string, error) {
 
 // ProgramError is an agent whose program a start would not find: Pos is
 // the word of its command that names the program (the agent's own
-// position when a named agent's command gives it), Msg what is wrong and,
+// position when a built-in agent's command gives it), Msg what is wrong and,
 // where it is not plain, what to do.
 type ProgramError struct {
 	Pos scenario.Pos

@@ -109,7 +109,7 @@ func TestLookPath(t *testing.T) {
 }
 
 // TestCheckProgram: an agent whose program is not there is named at the
-// word of its command that gives the program (at the agent for a named
+// word of its command that gives the program (at the agent for a built-in
 // agent's), with what to do when the cause does not say it.
 func TestCheckProgram(t *testing.T) {
 	dir := t.TempDir()

@@ -237,7 +237,7 @@ func (sc *Scenario) WithAgent(name string, opts LoadOptions) (*Scenario, error) 
 	c := *sc
 	c.Unset = sc.unsetWith(na.Agent, unset)
 	a := na.Agent
-	a.Pos, a.ArgvPos = sc.Agent.Pos, nil // the command is the config's
+	a.Pos = sc.Agent.Pos // the command, and where its words are, the config's
 	a.Cwd, a.CwdPos = sc.Agent.Cwd, sc.Agent.CwdPos
 	if len(sc.Agent.OwnEnv) > 0 {
 		env := maps.Clone(sc.Agent.OwnEnv)
@@ -606,7 +606,8 @@ func (p *fileParser) agentFromSpec(spec agentSpec) Agent {
 func overlay(base Agent, spec agentSpec) Agent {
 	a := base
 	a.Command = slices.Clone(base.Command)
-	a.ArgvPos = make([]Pos, len(base.Command)) // a named agent's words: given elsewhere
+	a.ArgvPos = make([]Pos, len(base.Command)) // a named agent's words: where its config gives them, a built-in's nowhere
+	copy(a.ArgvPos, base.ArgvPos)
 	if spec.command != nil {
 		a.Command = slices.Clone(spec.command)
 		a.ArgvPos = slices.Clone(spec.commandPos)

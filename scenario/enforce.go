@@ -108,21 +108,37 @@ func (p *fileParser) enforce(s *Scenario) {
 }
 
 // applyEnforcement applies the named agent's Enforcement when enforce asks
-// for it: its args after the command, its env under the agent's own
-// (a variable the scenario sets is left as set), and Agent.Enforcement.
+// for it: its args after the command (each at the command's last word,
+// which they follow), its env under the agent's own (a variable the
+// scenario sets is left as set), and Agent.Enforcement.
 func (a *Agent) applyEnforcement(enforce Enforce) {
 	a.Enforcement = nil
 	e, ok := enforcementOf(a.Name)
 	if !ok || enforce == EnforceOff || enforce == "" {
 		return
 	}
-	a.Command = append(slices.Clip(a.Command), e.Args...)
+	at := a.Pos
+	if n := len(a.Command); n > 0 {
+		at = a.WordPos(n - 1)
+	}
+	pos := make([]Pos, len(a.Command), len(a.Command)+len(e.Args))
+	copy(pos, a.ArgvPos)
+	for range e.Args {
+		pos = append(pos, at)
+	}
+	a.Command, a.ArgvPos = append(slices.Clip(a.Command), e.Args...), pos
 	if len(e.Env) > 0 {
 		env := maps.Clone(e.Env)
 		maps.Copy(env, a.Env)
 		a.Env = env
 	}
 	a.Enforcement = &e
+}
+
+// Enforced reports whether word i of the agent's command is one that
+// permissions.enforce added (Enforcement.Args), not the file.
+func (a *Agent) Enforced(i int) bool {
+	return a.Enforcement != nil && i < len(a.Command) && i >= len(a.Command)-len(a.Enforcement.Args)
 }
 
 // joinNames joins names as "a, b and c".

@@ -775,7 +775,7 @@ func TestUnknownAgentUnloadedConfig(t *testing.T) {
 
 // TestAgentWordPos: each word of an agent's command is at its own item of
 // command or args; a string command's words are at the string; the words
-// of a named agent are at the agent.
+// of a built-in agent are at the agent.
 func TestAgentWordPos(t *testing.T) {
 	src := `name: a
 agent: {command: [prog, --flag]}
@@ -793,15 +793,69 @@ turns: [{prompt: hi}]
 	if err != nil {
 		t.Fatalf("LoadBytes: %v", err)
 	}
-	var got []string
+	got := wordPositions(scs)
+	want := []string{"w.yaml:2:19 w.yaml:2:25", "w.yaml:6:8 w.yaml:6:8 w.yaml:6:28", "w.yaml:10:18 w.yaml:10:18"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("word positions (-want +got):\n%s", diff)
+	}
+}
+
+// wordPositions is, for each scenario, where each word of its agent's
+// command is, one line: "(enforce)" after a word permissions.enforce added.
+func wordPositions(scs []*scenario.Scenario) []string {
+	var out []string
 	for _, s := range scs {
 		var at []string
 		for i := range s.Agent.Command {
-			at = append(at, s.Agent.WordPos(i).String())
+			word := s.Agent.WordPos(i).String()
+			if s.Agent.Enforced(i) {
+				word += " (enforce)"
+			}
+			at = append(at, word)
 		}
-		got = append(got, strings.Join(at, " "))
+		out = append(out, strings.Join(at, " "))
 	}
-	want := []string{"w.yaml:2:19 w.yaml:2:25", "w.yaml:6:8 w.yaml:6:8 w.yaml:6:28", "w.yaml:10:18 w.yaml:10:18"}
+	return out
+}
+
+// TestNamedAgentWordPos: the words of a config agent's command are where
+// the config gives them, whether a scenario names the agent or WithAgent
+// puts it in (run --agent); those permissions.enforce adds are at the
+// word they follow, and are said to be its; a built-in agent's are at
+// the scenario's agent.
+func TestNamedAgentWordPos(t *testing.T) {
+	cfg := loadConfig(t, `agents:
+  mine: {command: [prog, --flag]}
+  codex: {command: [prog]}
+`)
+	scs := loadWith(t, cfg, `name: a
+agent: mine
+turns: [{prompt: hi}]
+---
+name: b
+agent: {name: mine, args: [x]}
+turns: [{prompt: hi}]
+---
+name: c
+agent: codex
+turns: [{prompt: hi}]
+---
+name: d
+agent: claude
+turns: [{prompt: hi}]
+`)
+	other, err := scs[0].WithAgent("codex", scenario.LoadOptions{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := wordPositions(append(scs, other))
+	want := []string{
+		"/cfg/acprun.yaml:2:20 /cfg/acprun.yaml:2:26",
+		"/cfg/acprun.yaml:2:20 /cfg/acprun.yaml:2:26 /s/x.yaml:6:28",
+		"/cfg/acprun.yaml:3:21 /cfg/acprun.yaml:3:21 (enforce) /cfg/acprun.yaml:3:21 (enforce)",
+		"/s/x.yaml:14:8 /s/x.yaml:14:8 /s/x.yaml:14:8",
+		"/cfg/acprun.yaml:3:21 /cfg/acprun.yaml:3:21 (enforce) /cfg/acprun.yaml:3:21 (enforce)",
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("word positions (-want +got):\n%s", diff)
 	}

@@ -155,8 +155,9 @@ type Agent struct {
 	McpServerPos []Pos
 
 	// ArgvPos is where each word of Command was given (its command or
-	// args value), for messages about them; a zero Pos (or none) for the
-	// words that come from a named agent.
+	// args value, in the config file for a config agent's words; those
+	// permissions.enforce adds are at the word they follow), for messages
+	// about them; a zero Pos (or none) for the words of a built-in agent.
 	ArgvPos []Pos
 
 	// Reuse lets one agent process serve several scenarios in turn

@@ -38,6 +38,8 @@ var configSchema = sync.OnceValue(func() []byte {
 	if err := json.Unmarshal(schemaJSON, &s); err != nil {
 		return nil // schema.json is embedded; its tests check it
 	}
+	// The config has no vars: none of its values is a template.
+	s.Defs["template"], s.Defs["templated"] = false, false
 	defaults := map[string]any{}
 	for _, k := range defaultsKeys {
 		defaults[k] = s.Properties[k]

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -137,6 +138,7 @@ func TestJSONSchemaRejects(t *testing.T) {
 		{"blank tag", "name: x\nagent: a\ntags: [smoke, ' ']\nturns: [{prompt: hi}]\n"},
 		{"vars value with a control character", "name: x\nagent: a\nvars: {a: [ok, \"x\\ty\"]}\nturns: [{prompt: hi}]\n"},
 		{"cancelCause of the run", "name: x\nagent: a\nturns: [{prompt: hi, expect: {stopReason: cancelled, cancelCause: interrupt}}]\n"},
+		{"text around a number's template", "name: x\nagent: a\nvars: {c: [1]}\nverify: [{run: a, expect: {exitCode: '{{.c}}0'}}]\nturns: [{prompt: hi}]\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -189,11 +191,63 @@ agents:
 		"defaults: {agent: {command: [b], args: [c]}}\n",
 		"defaults: {setup: [{run: a, expect: {}}]}\n",
 		"defaults: {workspace: {ref: main}}\n",
+		"defaults: {turnTimeout: '{{.limit}}'}\n",
 	} {
 		for _, d := range yamlDocs(t, []byte(bad)) {
 			if err := sch.Validate(d); err == nil {
 				t.Errorf("schema accepts %q, want an error", bad)
 			}
 		}
+	}
+}
+
+// TestJSONSchemaAcceptsTemplates: where a scenario with vars may give a
+// key's value as a template ({{.NAME}} alone for a number or boolean, in a
+// string for a duration or a value from a list), acprun loads it and the
+// schema takes it.
+func TestJSONSchemaAcceptsTemplates(t *testing.T) {
+	sch := compileSchema(t)
+	for _, keys := range []string{
+		`verify: [{run: "exit {{.code}}", timeout: "{{.limit}}", expect: {exitCode: "{{.code}}"}}]`,
+		`turnTimeout: "{{.limit}}"`,
+		`timeout: "{{ .minutes }}m"`,
+		`turns: [{prompt: hi, timeout: "{{.limit}}"}]`,
+		`setup: [{run: "true", timeout: "{{.limit}}"}]`,
+		`retries: "{{.code}}"`,
+		`continueAfterCancel: "{{.strict}}"`,
+		`client: {fs: "{{.strict}}", terminal: "{{.strict}}", readOnly: "{{.strict}}"}`,
+		`expect: {denied: "{{.code}}"}`,
+		`expect: {maxDenied: "{{.code}}", usage: {maxTotalTokens: "{{.code}}", maxCost: "{{.code}}"}}`,
+		`budget: {maxTotalTokens: "{{.code}}", maxCost: "{{.code}}", maxRequests: "{{.code}}"}` + "\n" +
+			`gateway: {mode: "{{.mode}}", env: "{{.env}}", upstream: "{{.url}}", key: "{{ .key }}"}`,
+		`sandbox: "{{.strict}}"`,
+		`sandbox: {network: "{{.network}}", ports: ["{{.port}}"], verify: "{{.strict}}", level: "{{.sandbox}}"}`,
+		`sandbox: {network: "{{.strict}}"}`,
+		`sandbox: {network: "{{.network}}", ports: "{{.port}}"}`,
+		`agent: {command: [a], reuse: "{{.strict}}"}`,
+		`permissions: {default: "{{.answer}}", enforce: "{{.strict}}", answerDelay: "{{.limit}}", allow: [{kind: "{{.kind}}", always: "{{.strict}}"}, {kind: ["{{.kind}}"]}]}`,
+		`turns: [{prompt: hi, expect: {denied: "{{.code}}", stopReason: "{{.stop}}", toolCalls: {status: "{{.status}}", count: {"{{.kind}}": "{{.code}}"}}}}]`,
+		`turns: [{prompt: hi, expect: {maxDenied: "{{.code}}", stopReason: ["{{.stop}}"]}}]`,
+		`expect: {notices: {max: "{{.level}}"}, passRate: "{{.rate}}"}` + "\n" + `retries: 2`,
+		`turns: [{prompt: hi, expect: {stopReason: cancelled, cancelCause: "{{.cause}}"}}]` + "\n" + `session: {resume: "{{.strict}}"}`,
+	} {
+		src := `name: s
+vars: {code: [0, 1], limit: [5s], minutes: [2], strict: [true, false], answer: [deny], kind: [edit], stop: [end_turn], status: [completed], level: [warning], mode: [meter], env: [MY_BASE_URL], url: ["https://api.example.com/v1"], key: [MY_KEY], port: [443], sandbox: [best-effort], network: ["on"], rate: [0.5], cause: [turnTimeout]}
+` + keys + "\n"
+		for _, key := range []string{"agent: {command: [a]}", "permissions: {default: deny}", "turns: [{prompt: hi}]"} {
+			if name, _, _ := strings.Cut(key, " "); !strings.Contains(keys, name) {
+				src += key + "\n"
+			}
+		}
+		t.Run(keys, func(t *testing.T) {
+			if _, _, err := scenario.LoadBytes("s.yaml", []byte(src), opts); err != nil {
+				t.Fatalf("acprun does not load it:\n%v", err)
+			}
+			for _, doc := range yamlDocs(t, []byte(src)) {
+				if err := sch.Validate(doc); err != nil {
+					t.Errorf("the schema rejects it: %v", err)
+				}
+			}
+		})
 	}
 }
