@@ -40,21 +40,21 @@ type ClientConfig struct {
 	Elicitation bool
 }
 
-// maxReadAnswer bounds the answer to fs/read_text_file: its content as
-// sent, escaped in a JSON string (a NUL or other control byte takes six
-// bytes, \u0000). A read whose answer would be larger is refused and told
-// to read the file in parts with line and limit: acprun holds at most this
-// much of a file, whatever its size, and so do the results' messages and
-// transcripts. Whole source files fit (agents' edit tools read the whole
-// file); agents read larger ones in slices.
-const maxReadAnswer = 8 << 20
+// maxAnswer bounds the content of an answer: a file fs/read_text_file
+// reads, the output terminal/output sends, as sent, escaped in a JSON
+// string (a NUL or other control byte takes six bytes, \u0000), so that
+// an agent's SDK can read the line (the Go SDK's cap is 10 MiB). A read
+// whose answer would be larger is refused and told to read the file in
+// parts with line and limit: acprun holds at most this much of a file,
+// whatever its size, and so do the results' messages and transcripts.
+// Whole source files fit (agents' edit tools read the whole file); agents
+// read larger ones in slices. Output is cut at its beginning to fit, as
+// it is to fit a terminal's outputByteLimit.
+const maxAnswer = 8 << 20
 
 // readChunk is the buffer fs/read_text_file reads a file through: longer
 // lines are read in parts.
 const readChunk = 64 << 10
-
-// maxOutputLimit bounds a terminal's outputByteLimit.
-const maxOutputLimit = 1 << 30
 
 // clientServer serves the agent's fs/* and terminal/* requests, inside the
 // roots: the agent is untrusted. Its methods may be called from many
@@ -67,6 +67,9 @@ type clientServer struct {
 	// sandbox is the agent's sandbox, which its terminals run in too; nil
 	// for none.
 	sandbox atomic.Pointer[sandbox.Applied]
+	// beforeStart, when set (by tests), runs once a terminal's cwd was
+	// checked, before its command starts.
+	beforeStart func()
 }
 
 // useSandbox has the terminals created from now on run in a.
@@ -220,7 +223,7 @@ func (c *clientServer) jailError(rec *report.ClientRequest, path string, err err
 
 // readTextFile serves fs/read_text_file: the lines asked for, streamed
 // from the file so that only the answer is held, refused when it would be
-// larger than maxReadAnswer.
+// larger than maxAnswer.
 func (c *clientServer) readTextFile(ctx context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
 	var p acp.ReadTextFileRequest
 	if err := decode(req, &p, rec); err != nil {
@@ -251,7 +254,7 @@ func (c *clientServer) readTextFile(ctx context.Context, req *acp.Request, rec *
 	if p.Limit != nil {
 		limit = *p.Limit
 	}
-	content, err := readLines(ctx, f, first, limit, maxReadAnswer)
+	content, err := readLines(ctx, f, first, limit, maxAnswer)
 	var big *answerTooLarge
 	switch {
 	case errors.As(err, &big):
@@ -368,6 +371,18 @@ func jsonSize(b []byte) int {
 	return n
 }
 
+// fitTail returns the longest end of s, starting at a character, that
+// takes at most max bytes in a JSON string (jsonSize).
+func fitTail(s string, max int) string {
+	n := jsonSize([]byte(s))
+	for n > max {
+		_, w := utf8.DecodeRuneInString(s)
+		n -= jsonSize([]byte(s[:w]))
+		s = s[w:]
+	}
+	return s
+}
+
 func (c *clientServer) writeTextFile(req *acp.Request, rec *report.ClientRequest) (any, error) {
 	var p acp.WriteTextFileRequest
 	if err := decode(req, &p, rec); err != nil {
@@ -420,7 +435,9 @@ func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientReques
 		if *n < 0 {
 			return nil, fail(rec, acp.CodeInvalidParams, "outputByteLimit must not be negative")
 		}
-		limit = int(min(*n, maxOutputLimit)) // 0 keeps none, as the agent asked
+		// 0 keeps none, as the agent asked; more than maxAnswer never
+		// fits an answer (a byte takes at least one in JSON).
+		limit = int(min(*n, maxAnswer))
 	}
 	if d := c.decide(line, cwd, rec); d.Verdict != approve.Allow {
 		if d.RuleList == approve.ListDeny {
@@ -431,10 +448,16 @@ func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientReques
 	if err := c.jailed(rec); err != nil {
 		return nil, err
 	}
-	dir, err := c.jail.ResolveDir(cwd)
-	if err != nil {
+	// Held open until the command has started in it: a path swapped
+	// since the check cannot lead the command elsewhere.
+	dir, err := c.jail.OpenDir(cwd)
+	switch {
+	case errors.Is(err, jail.ErrNotFound):
+		return nil, fail(rec, acp.CodeResourceNotFound, "Resource not found: the cwd %s does not exist", cwd)
+	case err != nil:
 		return nil, c.jailError(rec, cwd, err)
 	}
+	defer dir.Close()
 	env := append([]string(nil), c.cfg.Env...)
 	if len(p.Env) > 0 {
 		m := make(map[string]string, len(p.Env))
@@ -452,6 +475,9 @@ func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientReques
 	}
 	if a := c.sandbox.Load(); a != nil {
 		cfg.Sandbox = a.Wrap
+	}
+	if c.beforeStart != nil {
+		c.beforeStart()
 	}
 	id, _, err := c.terms.Create(cfg)
 	if err != nil {
@@ -564,6 +590,9 @@ func (c *clientServer) terminalOutput(req *acp.Request, rec *report.ClientReques
 		return nil, err
 	}
 	out, truncated, st := t.Output()
+	if fit := fitTail(out, maxAnswer); len(fit) < len(out) {
+		out, truncated = fit, true
+	}
 	rec.Bytes, rec.Truncated = len(out), truncated
 	resp := acp.TerminalOutputResponse{Output: out, Truncated: truncated}
 	if st != nil {

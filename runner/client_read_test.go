@@ -92,7 +92,7 @@ func TestJSONSize(t *testing.T) {
 	}
 }
 
-// TestClientReadTooLarge: a read whose answer would exceed maxReadAnswer
+// TestClientReadTooLarge: a read whose answer would exceed maxAnswer
 // is refused (recorded as a refusal, not a failure), saying what to do: a
 // 60 MiB file of NUL bytes (a single line: it cannot be read this way),
 // a text file larger than the cap (read it in parts: the lines that fit
@@ -118,7 +118,7 @@ func TestClientReadTooLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	const cap = "the answer would be larger than 8 MiB, the most acprun sends at once (counted as JSON, where a NUL or other control byte takes 6 bytes): "
-	fits := maxReadAnswer / len(`x`+strings.Repeat("x", 1022)+`\n`)
+	fits := maxAnswer / len(`x`+strings.Repeat("x", 1022)+`\n`)
 	for _, tt := range []struct {
 		name    string
 		params  acp.ReadTextFileRequest

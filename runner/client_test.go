@@ -732,3 +732,79 @@ turns: [{prompt: hi}]
 		}
 	}
 }
+
+// TestClientTerminalOutputFitsAnAnswer: the output terminal/output sends
+// takes at most maxAnswer bytes as JSON, however much the terminal keeps
+// (by default, or the larger outputByteLimit the agent asked for): a NUL
+// takes six bytes there, so only the end that fits is sent, truncated.
+func TestClientTerminalOutputFitsAnAnswer(t *testing.T) {
+	root, _ := clientTree(t)
+	c := terminalClient(t, root)
+	for _, limit := range []*int64{nil, ptr(int64(64 << 20))} {
+		id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "head -c 5000000 /dev/zero; printf end", OutputByteLimit: limit})
+		if _, _, err := clientCall(t, c, acp.MethodTerminalWaitForExit, termRef(id)); err != nil {
+			t.Fatal(err)
+		}
+		res, rec, err := clientCall(t, c, acp.MethodTerminalOutput, termRef(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := res["output"].(string)
+		wantBytes := (maxAnswer-len("end"))/len(`\u0000`) + len("end")
+		if len(out) != wantBytes || !strings.HasSuffix(out, "\x00end") || res["truncated"] != true {
+			t.Errorf("outputByteLimit %v: output of %d bytes ending %q, truncated %v; want its last %d bytes, truncated",
+				limit, len(out), out[max(len(out)-4, 0):], res["truncated"], wantBytes)
+		}
+		if line, _ := json.Marshal(res); len(line) > maxAnswer+100 {
+			t.Errorf("outputByteLimit %v: the answer takes %d bytes as JSON, want at most %d and its keys", limit, len(line), maxAnswer)
+		}
+		if rec.Bytes != wantBytes || !rec.Truncated {
+			t.Errorf("outputByteLimit %v: record %+v, want %d bytes, truncated", limit, rec, wantBytes)
+		}
+	}
+}
+
+// TestClientTerminalCwdHeld: a terminal starts in the very directory its
+// cwd named when it was checked: one swapped for a symlink leading out of
+// the roots before the command starts does not take it there.
+func TestClientTerminalCwdHeld(t *testing.T) {
+	root, outside := clientTree(t)
+	c := terminalClient(t, root)
+	sub := filepath.Join(root, "sub")
+	c.beforeStart = func() {
+		if err := os.Rename(sub, sub+".moved"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(outside, sub); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, _, err := clientCall(t, c, acp.MethodTerminalCreate, acp.CreateTerminalRequest{Command: "pwd -P", Cwd: sub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := res["terminalId"].(string)
+	if _, _, err := clientCall(t, c, acp.MethodTerminalWaitForExit, termRef(id)); err != nil {
+		t.Fatal(err)
+	}
+	res, _, err = clientCall(t, c, acp.MethodTerminalOutput, termRef(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res["output"]; got != sub+".moved\n" {
+		t.Errorf("the terminal ran in %q; want %q, the directory checked", got, sub+".moved\n")
+	}
+}
+
+// TestClientTerminalCwdMissing: a cwd that does not exist is said to be
+// missing.
+func TestClientTerminalCwdMissing(t *testing.T) {
+	root, _ := clientTree(t)
+	c := terminalClient(t, root)
+	cwd := filepath.Join(root, "gone")
+	_, rec, err := clientCall(t, c, acp.MethodTerminalCreate, acp.CreateTerminalRequest{Command: "pwd", Cwd: cwd})
+	want := "Resource not found: the cwd " + cwd + " does not exist"
+	if err == nil || err.Code != acp.CodeResourceNotFound || err.Message != want || rec.Error != want {
+		t.Errorf("err %v, record %+v; want %q (%d)", err, rec, want, acp.CodeResourceNotFound)
+	}
+}

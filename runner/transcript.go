@@ -274,8 +274,8 @@ func (t *transcript) write(l transcriptLine) {
 	} else if l.chunk && l.final != t.red.String(l.text) {
 		// A secret goes on from this chunk into another.
 		msg = setString(msg, l.final, "params", "update", "content", "text")
-	} else if out, ok := cutOutput(l); ok {
-		msg = setString(msg, t.red.Cut(out), "result", "output")
+	} else if out, ok := cutOutput(l, t.red); ok {
+		msg = setString(msg, out, "result", "output")
 	}
 	_, t.err = fmt.Fprintf(t.w, `{"t":%d,"dir":%q,%q:%s}`+"\n", l.at.Sub(t.start).Milliseconds(), l.dir, key, msg)
 	if t.err == nil {
@@ -315,22 +315,36 @@ func streamedText(line []byte) (stream, text string, ok bool) {
 	return "", "", false
 }
 
-// cutOutput returns the output of line l when it is acprun's answer to
-// terminal/output with output cut off at its beginning (truncated).
-func cutOutput(l transcriptLine) (string, bool) {
+// cutOutput returns the output of line l, redacted, when it is acprun's
+// answer to terminal/output with output cut off: at its beginning
+// (truncated), or at its end, where the output of a command still
+// running (no exitStatus) goes on: a secret the cut went through is
+// redacted too.
+func cutOutput(l transcriptLine, red *redact.Redactor) (string, bool) {
 	if l.dir != "c2a" {
 		return "", false
 	}
 	var r struct {
 		Result struct {
-			Output    *string `json:"output"`
-			Truncated bool    `json:"truncated"`
+			Output     *string         `json:"output"`
+			Truncated  bool            `json:"truncated"`
+			ExitStatus json.RawMessage `json:"exitStatus"`
 		} `json:"result"`
 	}
-	if json.Unmarshal(l.line, &r) != nil || r.Result.Output == nil || !r.Result.Truncated {
+	if json.Unmarshal(l.line, &r) != nil || r.Result.Output == nil {
 		return "", false
 	}
-	return *r.Result.Output, true
+	out, running := *r.Result.Output, r.Result.ExitStatus == nil
+	if !r.Result.Truncated && !running {
+		return "", false
+	}
+	if r.Result.Truncated {
+		out = red.Cut(out)
+	}
+	if running {
+		out = red.CutEnd(out)
+	}
+	return out, true
 }
 
 // setString returns the JSON object msg with the string at path set to s;

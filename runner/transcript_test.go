@@ -76,6 +76,67 @@ func TestTranscriptHoldsChunksThatMayBeginASecret(t *testing.T) {
 	}
 }
 
+// TestTranscriptCutOutputs: acprun's answers to terminal/output are
+// written with a secret redacted where the output cuts it: at its
+// beginning (truncated) and at its end while the command still runs (no
+// exitStatus: what follows may finish it); the whole output of a command
+// that exited is redacted as any text.
+func TestTranscriptCutOutputs(t *testing.T) {
+	const secret = "supersecretvalue123"
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &transcript{path: path, start: time.Now(), red: redact.New(secret), f: f, w: bufio.NewWriter(f)}
+	answers := map[string]string{
+		"running":               `{"output":"tok=supersecretv","truncated":false}`,
+		"running and truncated": `{"output":"ecretvalue123 tok=supersecretv","truncated":true}`,
+		"truncated, exited":     `{"output":"ecretvalue123 done","truncated":true,"exitStatus":{"exitCode":0}}`,
+		"whole, exited":         `{"output":"tok=supersecretv","truncated":false,"exitStatus":{"exitCode":0}}`,
+	}
+	want := map[string]string{
+		"running":               "tok=[REDACTED]",
+		"running and truncated": "[REDACTED] tok=[REDACTED]",
+		"truncated, exited":     "[REDACTED] done",
+		"whole, exited":         "tok=supersecretv", // no secret: the command said no more
+	}
+	ids := map[int]string{}
+	id := 0
+	for name, result := range answers {
+		id++
+		ids[id] = name
+		line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":%s}`, id, result)
+		tr.tap(acp.Sent, []byte(line), time.Now())
+		tr.tap(acp.Written, nil, time.Now())
+	}
+	if err := tr.close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for l := range strings.Lines(string(data)) {
+		var rec struct {
+			Msg struct {
+				ID     int `json:"id"`
+				Result struct {
+					Output string `json:"output"`
+				} `json:"result"`
+			} `json:"msg"`
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		got[ids[rec.Msg.ID]] = rec.Msg.Result.Output
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("outputs in the transcript (-want +got):\n%s", diff)
+	}
+}
+
 // TestTranscriptKeepsOnlyWhatWasWritten: a line acprun writes waits,
 // with the agent's lines after it, until its write has ended; then it is
 // written in its place when the agent got it, and left out when the write

@@ -130,11 +130,11 @@ func TestJailHiddenLeavesTheRest(t *testing.T) {
 	if err := j.WriteFile(filepath.Join(tr.root, "sub", "new.txt"), []byte("x")); err != nil {
 		t.Errorf("WriteFile(sub/new.txt) = %v", err)
 	}
-	if _, err := j.ResolveDir(tr.root); err != nil {
-		t.Errorf("ResolveDir(root) = %v", err)
+	if err := openDirErr(j, tr.root); err != nil {
+		t.Errorf("OpenDir(root) = %v", err)
 	}
-	if _, err := j.ResolveDir(filepath.Join(tr.root, "secrets")); !errors.Is(err, jail.ErrHidden) {
-		t.Errorf("ResolveDir(secrets) = %v; want %v", err, jail.ErrHidden)
+	if err := openDirErr(j, filepath.Join(tr.root, "secrets")); !errors.Is(err, jail.ErrHidden) {
+		t.Errorf("OpenDir(secrets) = %v; want %v", err, jail.ErrHidden)
 	}
 	if _, err := j.OpenRead(tr.secret); !errors.Is(err, jail.ErrOutside) {
 		t.Errorf("OpenRead(%s) = %v; want %v", tr.secret, err, jail.ErrOutside)

@@ -435,20 +435,30 @@ func (j *Jail) WriteFile(path string, data []byte) error {
 	return nil
 }
 
-// ResolveDir resolves path (as Resolve) and checks that it is a directory.
-func (j *Jail) ResolveDir(path string) (string, error) {
-	r, rel, p, err := j.locate(path)
+// OpenDir opens the directory at path, held open so that it can be used
+// whatever its path leads to later (a terminal starts in it). Errors wrap
+// ErrNotAbsolute, ErrOutside, ErrHidden, ErrNotFound or syscall.ENOTDIR,
+// or are the system's.
+func (j *Jail) OpenDir(path string) (*os.File, error) {
+	r, rel, _, err := j.locate(path)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	fi, err := r.dir.Stat(rel)
+	j.checked()
+	f, err := r.dir.OpenFile(rel, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if errors.Is(err, syscall.ENOTDIR) {
+		if fi, serr := r.dir.Stat(rel); serr == nil && !fi.IsDir() {
+			return nil, fmt.Errorf("%s: %w", path, syscall.ENOTDIR)
+		}
+	}
 	if err != nil {
-		return "", j.openError(path, err)
+		return nil, j.openError(path, err)
 	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("%s: %w", path, syscall.ENOTDIR)
+	if err := j.verifyOpen(path, f); err != nil {
+		f.Close()
+		return nil, err
 	}
-	return p, nil
+	return f, nil
 }
 
 // openError describes an error of os.Root: a missing file is ErrNotFound;

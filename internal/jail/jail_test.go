@@ -321,9 +321,10 @@ func TestJailErrors(t *testing.T) {
 		{"write the root", func() error { return j.WriteFile(tr.root, []byte("x")) }, jail.ErrNotRegular},
 		{"write read-only", func() error { return ro.WriteFile(filepath.Join(tr.root, "file.txt"), []byte("x")) }, jail.ErrReadOnly},
 		{"read-only still reads", func() error { return readErr(ro, filepath.Join(tr.root, "file.txt")) }, nil},
-		{"dir of a file", func() error { _, err := j.ResolveDir(filepath.Join(tr.root, "file.txt")); return err }, syscall.ENOTDIR},
-		{"dir outside", func() error { _, err := j.ResolveDir(tr.outside); return err }, jail.ErrOutside},
-		{"dir inside", func() error { _, err := j.ResolveDir(filepath.Join(tr.root, "sub")); return err }, nil},
+		{"dir of a file", func() error { return openDirErr(j, filepath.Join(tr.root, "file.txt")) }, syscall.ENOTDIR},
+		{"dir outside", func() error { return openDirErr(j, tr.outside) }, jail.ErrOutside},
+		{"dir missing", func() error { return openDirErr(j, filepath.Join(tr.root, "missing")) }, jail.ErrNotFound},
+		{"dir inside", func() error { return openDirErr(j, filepath.Join(tr.root, "sub")) }, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -337,8 +338,12 @@ func TestJailErrors(t *testing.T) {
 	}
 }
 
-func readErr(j *jail.Jail, path string) error {
-	f, err := j.OpenRead(path)
+func readErr(j *jail.Jail, path string) error { return closed(j.OpenRead(path)) }
+
+func openDirErr(j *jail.Jail, path string) error { return closed(j.OpenDir(path)) }
+
+// closed closes the file an open returned, if any, and returns its error.
+func closed(f *os.File, err error) error {
 	if f != nil {
 		f.Close()
 	}

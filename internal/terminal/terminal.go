@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -49,8 +50,10 @@ type Config struct {
 	// a mark of the terminal's own, inside the one Env holds. A program
 	// without a slash is looked up in its PATH.
 	Env []string
-	// Dir is the working directory.
-	Dir string
+	// Dir is the working directory, held open: on Linux the command
+	// starts in that very directory, whatever its path leads to by then;
+	// elsewhere in the directory its path names. nil is acprun's.
+	Dir *os.File
 	// OutputLimit is the most output bytes kept (0 keeps none); nil
 	// means DefaultOutputLimit.
 	OutputLimit *int
@@ -98,7 +101,12 @@ func Start(cfg Config) (*Terminal, error) {
 		return nil, errors.New("empty command")
 	}
 	argv := Argv(cfg)
-	path, err := lookPath(argv[0], cfg.Env, cfg.Dir)
+	dir := ""
+	if cfg.Dir != nil {
+		dir = heldDir(cfg.Dir)
+		defer runtime.KeepAlive(cfg.Dir) // open until the command has started
+	}
+	path, err := lookPath(argv[0], cfg.Env, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +118,7 @@ func Start(cfg Config) (*Terminal, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := proc.Start(proc.Config{Path: path, Args: argv, Env: cfg.Env, Dir: cfg.Dir, Sandbox: cfg.Sandbox,
+	p, err := proc.Start(proc.Config{Path: path, Args: argv, Env: cfg.Env, Dir: dir, Sandbox: cfg.Sandbox,
 		Stdout: out.File(), Stderr: out.File(), Readers: []proc.Reader{out}, Reap: true}) // both streams to one pipe, interleaved
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)

@@ -47,6 +47,45 @@ func wait(t *testing.T, term *terminal.Terminal) terminal.ExitStatus {
 	return st
 }
 
+// openDir opens the directory dir, closed when the test ends.
+func openDir(t *testing.T, dir string) *os.File {
+	t.Helper()
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// TestTerminalDirHeld: a command starts in the very directory its Dir
+// holds, not in what that directory's path leads to by then: a symlink
+// swapped in its place, a directory renamed away.
+func TestTerminalDirHeld(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, elsewhere := filepath.Join(base, "dir"), filepath.Join(base, "elsewhere")
+	for _, d := range []string{dir, elsewhere} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := openDir(t, dir)
+	if err := os.Rename(dir, dir+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, dir); err != nil {
+		t.Fatal(err)
+	}
+	term := start(t, terminal.Config{Command: "pwd -P", Dir: held})
+	wait(t, term)
+	if out, _, _ := term.Output(); out != dir+".moved\n" {
+		t.Errorf("the command ran in %q; want %q, the directory held", out, dir+".moved\n")
+	}
+}
+
 func code(n int) terminal.ExitStatus { return terminal.ExitStatus{Code: &n} }
 
 func TestTerminalRuns(t *testing.T) {
@@ -58,6 +97,7 @@ func TestTerminalRuns(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "only-in-env-path"), []byte("#!/bin/sh\necho found \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	held := openDir(t, dir)
 	tests := []struct {
 		name       string
 		cfg        terminal.Config
@@ -70,7 +110,7 @@ func TestTerminalRuns(t *testing.T) {
 		{"args", terminal.Config{Command: "printf", Args: []string{"%s|", "a b", "$HOME", ";"}}, "a b|$HOME|;|", code(0)},
 		{"plain program", terminal.Config{Command: "true"}, "", code(0)},
 		{"env", terminal.Config{Command: "echo $FOO", Env: []string{"FOO=bar baz", "PATH=/usr/bin:/bin"}}, "bar baz\n", code(0)},
-		{"dir", terminal.Config{Command: "pwd", Dir: dir}, dir + "\n", code(0)},
+		{"dir", terminal.Config{Command: "pwd -P", Dir: held}, dir + "\n", code(0)},
 		{"path from env", terminal.Config{Command: "only-in-env-path", Args: []string{"x"}, Env: []string{"PATH=" + bin + ":/usr/bin:/bin"}}, "found x\n", code(0)},
 		{"whole output after exit", terminal.Config{Command: "seq 1 20000"}, seq(20000), code(0)},
 		{"background child is killed at exit", terminal.Config{Command: "(sleep 1000; echo late) & echo now"}, "now\n", code(0)},
@@ -152,7 +192,6 @@ func TestTerminalStartErrors(t *testing.T) {
 	}{
 		{"empty", terminal.Config{Command: " "}, nil},
 		{"not found", terminal.Config{Command: "no-such-program-acprun", Env: []string{"PATH=/usr/bin:/bin"}}, exec.ErrNotFound},
-		{"bad dir", terminal.Config{Command: "true", Dir: "/no/such/dir"}, syscall.ENOENT},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
