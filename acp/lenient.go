@@ -1049,3 +1049,36 @@ func valueKind(v string) string {
 	}
 	return v
 }
+
+// ---------------------------------------------------------------------------
+// required members
+
+// decodeRequired decodes the JSON object data into v (a pointer to a type
+// without this check) and fails when one of names, the members the schema
+// requires, is missing or null: a plain decode would take it as its zero
+// value, and serve a write without content as one that empties the file.
+// The error names the first such member, at path ("env: value is
+// required").
+func decodeRequired(data []byte, v any, path string, names ...string) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return err
+	}
+	var given map[string]present
+	if err := json.Unmarshal(data, &given); err != nil {
+		return err
+	}
+	for _, n := range names {
+		if !given[n] {
+			return errors.New(at(path, n+" is required"))
+		}
+	}
+	return nil
+}
+
+// present is whether a member has a value: false for null.
+type present bool
+
+func (p *present) UnmarshalJSON(raw []byte) error {
+	*p = present(!isNull(raw))
+	return nil
+}

@@ -349,6 +349,13 @@ type EnvVariable struct {
 	Meta  json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the variable, which must have a name and a value
+// (see decodeRequired).
+func (e *EnvVariable) UnmarshalJSON(data []byte) error {
+	type plain EnvVariable
+	return decodeRequired(data, (*plain)(e), "env", "name", "value")
+}
+
 // HttpHeader is one HTTP header for an MCP http/sse server.
 type HttpHeader struct {
 	Name  string          `json:"name"`
@@ -844,6 +851,13 @@ type ReadTextFileRequest struct {
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the params, which must have the members the schema
+// requires (see decodeRequired).
+func (r *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
+	type plain ReadTextFileRequest
+	return decodeRequired(data, (*plain)(r), "", "sessionId", "path")
+}
+
 // ReadTextFileResponse is the result of "fs/read_text_file".
 type ReadTextFileResponse struct {
 	Content string          `json:"content"`
@@ -856,6 +870,13 @@ type WriteTextFileRequest struct {
 	Path      string          `json:"path"`
 	Content   string          `json:"content"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params, which must have the members the schema
+// requires (see decodeRequired).
+func (r *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
+	type plain WriteTextFileRequest
+	return decodeRequired(data, (*plain)(r), "", "sessionId", "path", "content")
 }
 
 // WriteTextFileResponse is the result of "fs/write_text_file".
@@ -877,6 +898,13 @@ type CreateTerminalRequest struct {
 	Meta            json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the params, which must have the members the schema
+// requires (see decodeRequired).
+func (r *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
+	type plain CreateTerminalRequest
+	return decodeRequired(data, (*plain)(r), "", "sessionId", "command")
+}
+
 // CreateTerminalResponse is the result of "terminal/create".
 type CreateTerminalResponse struct {
 	TerminalID string          `json:"terminalId"`
@@ -888,6 +916,13 @@ type TerminalOutputRequest struct {
 	SessionID  string          `json:"sessionId"`
 	TerminalID string          `json:"terminalId"`
 	Meta       json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params, which must have the members the schema
+// requires (see decodeRequired).
+func (r *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
+	type plain TerminalOutputRequest
+	return decodeRequired(data, (*plain)(r), "", "sessionId", "terminalId")
 }
 
 // TerminalOutputResponse is the result of "terminal/output". ExitStatus is set only
@@ -914,6 +949,13 @@ type WaitForTerminalExitRequest struct {
 	Meta       json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the params, which must have the members the schema
+// requires (see decodeRequired).
+func (r *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
+	type plain WaitForTerminalExitRequest
+	return decodeRequired(data, (*plain)(r), "", "sessionId", "terminalId")
+}
+
 // WaitForTerminalExitResponse is the result of "terminal/wait_for_exit".
 type WaitForTerminalExitResponse struct {
 	ExitCode *int            `json:"exitCode,omitempty"`
@@ -928,6 +970,13 @@ type KillTerminalRequest struct {
 	Meta       json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the params, which must have the members the schema
+// requires (see decodeRequired).
+func (r *KillTerminalRequest) UnmarshalJSON(data []byte) error {
+	type plain KillTerminalRequest
+	return decodeRequired(data, (*plain)(r), "", "sessionId", "terminalId")
+}
+
 // KillTerminalResponse is the result of "terminal/kill".
 type KillTerminalResponse struct {
 	Meta json.RawMessage `json:"_meta,omitempty"`
@@ -938,6 +987,13 @@ type ReleaseTerminalRequest struct {
 	SessionID  string          `json:"sessionId"`
 	TerminalID string          `json:"terminalId"`
 	Meta       json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params, which must have the members the schema
+// requires (see decodeRequired).
+func (r *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
+	type plain ReleaseTerminalRequest
+	return decodeRequired(data, (*plain)(r), "", "sessionId", "terminalId")
 }
 
 // ReleaseTerminalResponse is the result of "terminal/release".

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -28,10 +30,12 @@ import (
 // ClientConfig says what acprun serves the agent as a client.
 type ClientConfig struct {
 	FS, Terminal, ReadOnly bool
-	Roots                  []string // absolute
-	Cwd                    string   // session cwd, absolute
-	Policy                 *approve.Policy
-	Env                    []string // base environment of terminals
+	// Roots are where the agent's requests are served besides Cwd,
+	// always a root as ACP's cwd is (absolute).
+	Roots  []string
+	Cwd    string // session cwd, absolute
+	Policy *approve.Policy
+	Env    []string // base environment of terminals
 	// Hidden lists the paths the sandbox hides (absolute): refused inside
 	// the roots as paths outside them are.
 	Hidden []string
@@ -79,8 +83,8 @@ func newClientServer(cfg ClientConfig) *clientServer {
 	c := &clientServer{cfg: cfg, terms: terminal.NewManager()}
 	if cfg.FS || cfg.Terminal {
 		roots := cfg.Roots
-		if len(roots) == 0 && cfg.Cwd != "" {
-			roots = []string{cfg.Cwd}
+		if cfg.Cwd != "" && !slices.Contains(roots, cfg.Cwd) {
+			roots = append([]string{cfg.Cwd}, roots...)
 		}
 		c.jail, c.jailErr = jail.New(roots, jail.WithReadOnly(cfg.ReadOnly), jail.WithHidden(cfg.Hidden))
 	}
@@ -211,10 +215,21 @@ func (c *clientServer) jailError(rec *report.ClientRequest, path string, err err
 		return refuse(rec, acp.CodeInvalidParams, "%s: the client is read-only", path)
 	case errors.Is(err, jail.ErrNotAbsolute):
 		return refuse(rec, acp.CodeInvalidParams, "path must be absolute: %q", path)
+	}
+	// Where the path stops, when the jail says (see jail.Jail.Resolve).
+	var stop *fs.PathError
+	if !errors.As(err, &stop) {
+		stop = &fs.PathError{Path: path}
+	}
+	switch {
+	case errors.Is(err, jail.ErrNotFound) && stop.Path != path:
+		return fail(rec, acp.CodeResourceNotFound, "Resource not found: %s: %s does not exist", path, stop.Path)
 	case errors.Is(err, jail.ErrNotFound):
 		return fail(rec, acp.CodeResourceNotFound, "Resource not found: %s: file not found", path)
 	case errors.Is(err, jail.ErrNotRegular):
 		return fail(rec, acp.CodeInvalidParams, "%s is not a regular file", path)
+	case errors.Is(err, syscall.ENOTDIR) && stop.Path != path:
+		return fail(rec, acp.CodeInvalidParams, "%s: %s is not a directory", path, stop.Path)
 	case errors.Is(err, syscall.ENOTDIR):
 		return fail(rec, acp.CodeInvalidParams, "%s is not a directory", path)
 	}

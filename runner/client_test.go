@@ -270,6 +270,39 @@ func TestClientWriteTextFile(t *testing.T) {
 	}
 }
 
+// TestClientCwdIsAlwaysARoot: roots that leave out the session cwd add
+// to it, as ACP's additionalDirectories do: the cwd is still served, and
+// a terminal without cwd starts there; outside the cwd and the roots is
+// still refused.
+func TestClientCwdIsAlwaysARoot(t *testing.T) {
+	root, outside := clientTree(t)
+	other := filepath.Join(filepath.Dir(root), "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	policy := &approve.Policy{Default: approve.Allow}
+	c := newTestClient(t, ClientConfig{FS: true, Terminal: true, Cwd: root, Roots: []string{other}, Policy: policy})
+	res, _, err := clientCall(t, c, acp.MethodFSReadTextFile, acp.ReadTextFileRequest{SessionID: "s", Path: filepath.Join(root, "sub", "a.txt")})
+	if err != nil || res["content"] != "a" {
+		t.Errorf("read in the cwd: %v, %v; want it served", res, err)
+	}
+	if _, _, err := clientCall(t, c, acp.MethodFSWriteTextFile, acp.WriteTextFileRequest{SessionID: "s", Path: filepath.Join(other, "o.txt"), Content: "o"}); err != nil {
+		t.Errorf("write in the other root: %v", err)
+	}
+	id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "pwd"})
+	res, _, err = clientCall(t, c, acp.MethodTerminalWaitForExit, termRef(id))
+	if err != nil || res["exitCode"] != 0.0 {
+		t.Fatalf("wait_for_exit: %v, %v", res, err)
+	}
+	if res, _, _ := clientCall(t, c, acp.MethodTerminalOutput, termRef(id)); res["output"] != root+"\n" {
+		t.Errorf("a terminal without cwd ran in %q; want the session cwd %s", res["output"], root)
+	}
+	_, rec, err := clientCall(t, c, acp.MethodFSReadTextFile, acp.ReadTextFileRequest{SessionID: "s", Path: filepath.Join(outside, "secret.txt")})
+	if want := filepath.Join(outside, "secret.txt") + " is outside the allowed roots (" + root + ", " + other + ")"; err == nil || rec.Refused != want {
+		t.Errorf("read outside: %v, refused %q; want %q", err, rec.Refused, want)
+	}
+}
+
 // terminalClient serves terminals in root with a policy allowing every
 // command but rm.
 func terminalClient(t *testing.T, root string) *clientServer {
@@ -655,6 +688,38 @@ func TestClientBadParams(t *testing.T) {
 				t.Errorf("%s %s: err %v, record %+v; want code %d, recorded", m, params, err, rec, acp.CodeInvalidParams)
 			}
 		}
+	}
+}
+
+// TestClientRequiredMembers: a request without a member the schema
+// requires, or with it null, is refused as invalid params, not served with
+// its zero value: a write without content leaves the file as it was, an env
+// variable without value sets nothing.
+func TestClientRequiredMembers(t *testing.T) {
+	root, _ := clientTree(t)
+	c := terminalClient(t, root)
+	file := filepath.Join(root, "lines.txt")
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		method, params, want string
+	}{
+		{acp.MethodFSWriteTextFile, `{"sessionId":"s","path":"` + file + `"}`, "invalid params: content is required"},
+		{acp.MethodFSWriteTextFile, `{"sessionId":"s","path":"` + file + `","content":null}`, "invalid params: content is required"},
+		{acp.MethodFSReadTextFile, `{"sessionId":"s"}`, "invalid params: path is required"},
+		{acp.MethodTerminalCreate, `{"sessionId":"s","command":"env","env":[{"name":"A"}]}`, "invalid params: env: value is required"},
+		{acp.MethodTerminalOutput, `{"sessionId":"s","terminalId":null}`, "invalid params: terminalId is required"},
+	} {
+		_, rec, err := c.handle(t.Context(), &acp.Request{ID: &acp.ID{}, Method: tt.method, Params: json.RawMessage(tt.params)})
+		var ae *acp.Error
+		if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || ae.Message != tt.want || rec.Error != tt.want {
+			t.Errorf("%s %s: err %v, record %+v; want code %d, %q", tt.method, tt.params, err, rec, acp.CodeInvalidParams, tt.want)
+		}
+	}
+	if after, err := os.ReadFile(file); err != nil || string(after) != string(before) {
+		t.Errorf("%s = %q, %v after writes without content; want it unchanged, %q", file, after, err, before)
 	}
 }
 

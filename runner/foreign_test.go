@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/mockagent"
+	"github.com/acprun/acprun/report"
 )
 
 // TestRequestsForAnotherSession: the agent's requests for a session other
@@ -30,31 +31,11 @@ func TestRequestsForAnotherSession(t *testing.T) {
 			`{"jsonrpc":"2.0","id":"r","method":"fs/read_text_file","params":{"sessionId":"OLD","path":"` + filepath.Join(dir, "s.yaml") + `"}}`,
 			`{"jsonrpc":"2.0","id":"e","method":"elicitation/create","params":{"sessionId":"OTHER","mode":"form","message":"Which?","requestedSchema":{"type":"object","properties":{"b":{"type":"string"}}}}}`,
 		}
-		var script strings.Builder
-		script.WriteString("turns:\n  - steps:\n")
-		for _, r := range requests {
-			script.WriteString("      - garbage: '" + r + "'\n")
-		}
-		script.WriteString("      - text: done\n")
-		s, err := mockagent.Parse(filepath.Join(dir, "agent.mock.yaml"), []byte(script.String()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := startAgentInBubble(t, dir, func(ctx context.Context, in io.Reader, out io.Writer) error {
-			return mockagent.Run(ctx, s, in, out, io.Discard)
-		}, `name: s
-agent: {command: [acprun, mock-agent, agent.mock.yaml]}
-client: {fs: true}
-permissions: {default: allow}
-turns: [{prompt: go}]
-`, nil)
-		b.r.proc.bind.served("OLD")
-		if err := b.handshake(t.Context()); err != nil {
-			t.Fatalf("handshake: %v", err)
-		}
-		b.r.playTurns(t.Context(), t.Context())
-		synctest.Wait()
-		res := b.finish(t, false)
+		var b *bubbleRun
+		res, sent := playRequests(t, dir, requests, func(br *bubbleRun) {
+			b = br
+			b.r.proc.bind.served("OLD")
+		})
 
 		want := []string{
 			`session/request_permission for unknown session "OTHER"; refused`,
@@ -74,22 +55,97 @@ turns: [{prompt: go}]
 		if _, err := os.Stat(planted); err == nil {
 			t.Errorf("fs/write_text_file for another session wrote %s", planted)
 		}
-		var sent strings.Builder
-		for _, l := range b.sentLines() {
-			sent.Write(l)
-		}
 		for _, want := range []string{
 			`{"jsonrpc":"2.0","id":"p","error":{"code":-32602,"message":"invalid params: unknown session \"OTHER\""}}`,
 			`{"jsonrpc":"2.0","id":"w","error":{"code":-32602,"message":"invalid params: unknown session \"OTHER\""}}`,
 			`{"jsonrpc":"2.0","id":"r","error":{"code":-32602,"message":"invalid params: session \"OLD\" is closed"}}`,
 			`{"jsonrpc":"2.0","id":"e","error":{"code":-32602,"message":"invalid params: unknown session \"OTHER\""}}`,
 		} {
-			if !strings.Contains(sent.String(), want) {
-				t.Errorf("acprun sent:\n%s\nwant the answer %s", sent.String(), want)
+			if !strings.Contains(sent, want) {
+				t.Errorf("acprun sent:\n%s\nwant the answer %s", sent, want)
 			}
 		}
 		if tr.Text != "done" || res.Status != "passed" {
 			t.Errorf("status %s, text %q: want the turn to go on", res.Status, tr.Text)
 		}
 	})
+}
+
+// TestRequestsWithoutSession: a request without the sessionId its method
+// requires, or with a null one, is refused as invalid params and is the
+// scenario's protocol violation, as one for an unknown session is: it is
+// not served as the scenario's.
+func TestRequestsWithoutSession(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		planted := filepath.Join(dir, "planted.txt")
+		requests := []string{
+			`{"jsonrpc":"2.0","id":"w","method":"fs/write_text_file","params":{"path":"` + planted + `","content":"x"}}`,
+			`{"jsonrpc":"2.0","id":"r","method":"fs/read_text_file","params":{"sessionId":null,"path":"` + filepath.Join(dir, "s.yaml") + `"}}`,
+			`{"jsonrpc":"2.0","id":"p","method":"session/request_permission","params":{"toolCall":{"toolCallId":"c1","title":"rm","kind":"edit"},"options":[{"optionId":"a","name":"Allow","kind":"allow_once"}]}}`,
+		}
+		res, sent := playRequests(t, dir, requests, nil)
+
+		want := []string{
+			"fs/write_text_file without a sessionId, which is required; refused",
+			"fs/read_text_file without a sessionId, which is required; refused",
+			"session/request_permission without a sessionId, which is required; refused",
+		}
+		if diff := cmp.Diff(want, res.Violations); diff != "" {
+			t.Errorf("violations (-want +got):\n%s", diff)
+		}
+		tr := res.Turns[0]
+		if len(tr.Permissions) != 0 || len(tr.ClientRequests) != 0 || res.Allowed != 0 {
+			t.Errorf("permissions %+v, client requests %+v, allowed %d: want none recorded as the scenario's", tr.Permissions, tr.ClientRequests, res.Allowed)
+		}
+		if _, err := os.Stat(planted); err == nil {
+			t.Errorf("fs/write_text_file without a sessionId wrote %s", planted)
+		}
+		for _, id := range []string{"w", "r", "p"} {
+			if want := `{"jsonrpc":"2.0","id":"` + id + `","error":{"code":-32602,"message":"invalid params: sessionId is required"}}`; !strings.Contains(sent, want) {
+				t.Errorf("acprun sent:\n%s\nwant the answer %s", sent, want)
+			}
+		}
+	})
+}
+
+// playRequests plays a turn in which the mock agent sends requests (JSON
+// lines, as written) and then says done, to a client serving fs with every
+// permission allowed; bind, when set, is given the run before the
+// handshake. It returns
+// the result and what acprun sent.
+func playRequests(t *testing.T, dir string, requests []string, bind func(*bubbleRun)) (report.Result, string) {
+	t.Helper()
+	var script strings.Builder
+	script.WriteString("turns:\n  - steps:\n")
+	for _, r := range requests {
+		script.WriteString("      - garbage: '" + r + "'\n")
+	}
+	script.WriteString("      - text: done\n")
+	s, err := mockagent.Parse(filepath.Join(dir, "agent.mock.yaml"), []byte(script.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := startAgentInBubble(t, dir, func(ctx context.Context, in io.Reader, out io.Writer) error {
+		return mockagent.Run(ctx, s, in, out, io.Discard)
+	}, `name: s
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+client: {fs: true}
+permissions: {default: allow}
+turns: [{prompt: go}]
+`, nil)
+	if bind != nil {
+		bind(b)
+	}
+	if err := b.handshake(t.Context()); err != nil {
+		t.Fatalf("handshake: %v", err)
+	}
+	b.r.playTurns(t.Context(), t.Context())
+	synctest.Wait()
+	res := b.finish(t, false)
+	var sent strings.Builder
+	for _, l := range b.sentLines() {
+		sent.Write(l)
+	}
+	return res, sent.String()
 }

@@ -380,21 +380,29 @@ const (
 )
 
 // checkSession refuses a request for a session other than the scenario's
-// (an unknown one) as invalid params, and records it as a protocol
+// (an unknown one), or without the sessionId its method requires (all but
+// elicitation/create), as invalid params, and records it as a protocol
 // violation: it is neither served nor recorded as the scenario's. A
-// request without a sessionId, or one whose params do not decode, is left
-// to its method's checks; so is any request before the session's id is
-// known. (A message for a session an earlier scenario closed on the same
-// agent process does not come here: see binding.)
+// request whose params do not decode is left to its method's checks; so
+// is any sessionId before the session's id is known. (A message for a
+// session an earlier scenario closed on the same agent process does not
+// come here: see binding.)
 func (s *session) checkSession(req *acp.Request) error {
 	var p struct {
 		SessionID *string `json:"sessionId"`
 	}
-	if req.DecodeParams(&p) != nil || p.SessionID == nil {
+	if req.DecodeParams(&p) != nil {
 		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if p.SessionID == nil {
+		if req.Method == acp.MethodElicitationCreate { // scoped to a session or to a request
+			return nil
+		}
+		s.violationLocked(req.Method + " without a sessionId, which is required; refused")
+		return acp.NewError(acp.CodeInvalidParams, "invalid params: sessionId is required")
+	}
 	why := s.foreignLocked(*p.SessionID)
 	if why == "" {
 		return nil

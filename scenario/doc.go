@@ -59,7 +59,7 @@
 //	                              # the turn that passes it is cancelled (cancelCause budget), the rest skipped, and
 //	                              # the scenario fails; maxCost at each usage_update, maxTotalTokens at each answer;
 //	                              # maxRequests: N, model requests through the gateway (needs gateway)
-//	client: {fs: true, terminal: true, readOnly: false, roots: [./repo]}  # roots default to the session cwd
+//	client: {fs: true, terminal: true, readOnly: false, roots: [./repo]}  # the session cwd is always a root
 //	permissions:                  # also for terminal commands; without it all are denied (a warning says so)
 //	  default: deny               # allow | deny
 //	  allow:

@@ -194,7 +194,7 @@ type Client struct {
 	FS       bool     // serve fs/read_text_file and fs/write_text_file; default true
 	Terminal bool     // serve terminal/*; default true
 	ReadOnly bool     // refuse writes; default false
-	Roots    []string // absolute directories the agent may touch; default [Agent.Cwd]
+	Roots    []string // absolute directories the agent may touch besides Agent.Cwd, always one; default [Agent.Cwd]
 	RootsPos Pos      // where roots was given; zero for the default
 	Set      bool     // the scenario or the config's defaults have a client key
 }

@@ -178,22 +178,45 @@ func (j *Jail) ReadOnly() bool { return j.readOnly }
 
 // Resolve returns path cleaned and resolved through symlinks (the existing
 // part of it: what does not exist yet is kept as written, cleaned), or an
-// error wrapping ErrNotAbsolute, ErrOutside or ErrHidden.
+// error wrapping ErrNotAbsolute, ErrOutside or ErrHidden; or, for a path
+// the kernel would not follow, an *fs.PathError whose Path is where it
+// stops: a file followed by more of the path or by a final / (wrapping
+// syscall.ENOTDIR), or a missing directory followed by ".." (wrapping
+// ErrNotFound).
 func (j *Jail) Resolve(path string) (string, error) {
 	_, _, p, err := j.locate(path)
 	return p, err
 }
 
 // locate resolves path and returns the innermost root holding it and the
-// path relative to that root ("." for the root itself).
+// path relative to that root ("." for the root itself). A path the kernel
+// would not follow to its end fails where it stops (see walk), once both
+// the path and where it stops are known to be inside the roots.
 func (j *Jail) locate(path string) (*root, string, string, error) {
 	if !filepath.IsAbs(path) {
 		return nil, "", "", fmt.Errorf("%s: %w", path, ErrNotAbsolute)
 	}
-	p, err := resolve(path)
+	p, stop, err := walk(path)
 	if err != nil {
 		return nil, "", "", fmt.Errorf("resolve %s: %w", path, err)
 	}
+	r, rel, err := j.contain(path, p)
+	if err == nil && stop != nil { // where it stops must be inside too: it is named
+		_, _, err = j.contain(path, stop.Path)
+		if err == nil {
+			err = fmt.Errorf("%s: %w", path, stop)
+		}
+	}
+	if err != nil {
+		return nil, "", p, err
+	}
+	return r, rel, p, nil
+}
+
+// contain returns the innermost root holding p, resolved, and p relative
+// to it, or an error about path, which resolved to p: ErrOutside or
+// ErrHidden.
+func (j *Jail) contain(path, p string) (*root, string, error) {
 	var best *root
 	rel := ""
 	for i := range j.roots {
@@ -203,12 +226,12 @@ func (j *Jail) locate(path string) (*root, string, string, error) {
 		}
 	}
 	if best == nil {
-		return nil, "", p, fmt.Errorf("%s: %w", path, ErrOutside)
+		return nil, "", fmt.Errorf("%s: %w", path, ErrOutside)
 	}
 	if h := j.hiddenIn(p); h != "" {
-		return nil, "", p, fmt.Errorf("%s: %w (%s)", path, ErrHidden, h)
+		return nil, "", fmt.Errorf("%s: %w (%s)", path, ErrHidden, h)
 	}
-	return best, rel, p, nil
+	return best, rel, nil
 }
 
 // hiddenIn returns the hidden path the resolved path p lies in, "" for
@@ -312,12 +335,36 @@ func ResolvePath(path string) (string, error) {
 // kept as it is; components after it are still looked at, since ".." may
 // lead back to existing ones.
 func resolve(path string) (string, error) {
+	p, _, err := walk(path)
+	return p, err
+}
+
+// walk resolves path as resolve does, and also returns where the kernel
+// would refuse to follow it (nil when it would not): an *fs.PathError at
+// the first component, resolved, that is not a directory but is followed
+// by another or ends a path that names a directory ("a.txt/"), Err
+// syscall.ENOTDIR; or that does not exist and is followed by "..", Err
+// ErrNotFound.
+func walk(path string) (string, *fs.PathError, error) {
 	rest := components(path)
 	resolved := string(filepath.Separator)
+	exists, isDir := true, true // what resolved is
+	var stop *fs.PathError
+	refuse := func(err error) {
+		if stop == nil {
+			stop = &fs.PathError{Op: "walk", Path: resolved, Err: err}
+		}
+	}
 	links := 0
 	for len(rest) > 0 {
 		c := rest[0]
 		rest = rest[1:]
+		switch {
+		case exists && !isDir:
+			refuse(syscall.ENOTDIR)
+		case !exists && c == "..":
+			refuse(ErrNotFound)
+		}
 		if c == ".." {
 			resolved = filepath.Dir(resolved)
 			continue
@@ -326,28 +373,38 @@ func resolve(path string) (string, error) {
 		fi, err := os.Lstat(next)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-			resolved = next
+			resolved, exists = next, false
 			continue
 		case err != nil:
-			return "", err
+			return "", nil, err
 		case fi.Mode()&fs.ModeSymlink == 0:
-			resolved = next
+			resolved, exists, isDir = next, true, fi.IsDir()
 			continue
 		}
 		links++
 		if links > maxLinks {
-			return "", fmt.Errorf("%s: %w", path, syscall.ELOOP)
+			return "", nil, fmt.Errorf("%s: %w", path, syscall.ELOOP)
 		}
 		target, err := os.Readlink(next)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if filepath.IsAbs(target) {
 			resolved = string(filepath.Separator)
 		}
+		exists, isDir = true, true // the directory that holds the link, or /
 		rest = append(components(target), rest...)
 	}
-	return resolved, nil
+	if exists && !isDir && namesDir(path) {
+		refuse(syscall.ENOTDIR)
+	}
+	return resolved, stop, nil
+}
+
+// namesDir reports whether path can only name a directory: it ends in /,
+// /. or /.. .
+func namesDir(path string) bool {
+	return strings.HasSuffix(path, string(filepath.Separator)) || filepath.Base(path) == "." || filepath.Base(path) == ".."
 }
 
 // components splits a path into its names, without empty ones and ".".
@@ -398,7 +455,7 @@ func (j *Jail) WriteFile(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if rel == "." {
+	if rel == "." || namesDir(path) {
 		return fmt.Errorf("write %s: %w", path, ErrNotRegular)
 	}
 	j.checked()

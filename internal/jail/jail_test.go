@@ -2,6 +2,7 @@ package jail_test
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -313,7 +314,7 @@ func TestJailErrors(t *testing.T) {
 		want error
 	}{
 		{"read missing", func() error { return readErr(j, filepath.Join(tr.root, "missing.txt")) }, jail.ErrNotFound},
-		{"read under a file", func() error { return readErr(j, filepath.Join(tr.root, "file.txt", "x")) }, jail.ErrNotFound},
+		{"read under a file", func() error { return readErr(j, filepath.Join(tr.root, "file.txt", "x")) }, syscall.ENOTDIR},
 		{"read a directory", func() error { return readErr(j, filepath.Join(tr.root, "sub")) }, jail.ErrNotRegular},
 		{"read a fifo", func() error { return readErr(j, fifo) }, jail.ErrNotRegular},
 		{"write a fifo", func() error { return j.WriteFile(fifo, []byte("x")) }, jail.ErrNotRegular},
@@ -335,6 +336,58 @@ func TestJailErrors(t *testing.T) {
 	}
 	if got := read(t, filepath.Join(tr.root, "file.txt")); got != "inside" {
 		t.Errorf("file.txt = %q after a read-only write; want %q", got, "inside")
+	}
+}
+
+// TestJailFollowsTheKernel: a path the kernel would not follow to its
+// end fails as the kernel would, naming where it stops, rather than being
+// resolved as written: a file followed by more of the path or by a final
+// /, a missing directory followed by "..". Where it stops is named only
+// inside the roots: a path that stops outside them is outside them.
+func TestJailFollowsTheKernel(t *testing.T) {
+	tr := newTree(t)
+	symlink(t, tr.outside, filepath.Join(tr.root, "out"))
+	j := newJail(t, []string{tr.root})
+	file := filepath.Join(tr.root, "file.txt")
+	tests := []struct {
+		name string
+		do   func() error
+		want error
+		at   string // the *fs.PathError's path, when it stops
+	}{
+		{"read a file/", func() error { return readErr(j, file+"/") }, syscall.ENOTDIR, file},
+		{"read a file/..", func() error { return readErr(j, file+"/..") }, syscall.ENOTDIR, file},
+		{"write a file/x", func() error { return j.WriteFile(filepath.Join(file, "b"), []byte("x")) }, syscall.ENOTDIR, file},
+		{"write new/", func() error { return j.WriteFile(filepath.Join(tr.root, "new.txt")+"/", []byte("x")) }, jail.ErrNotRegular, ""},
+		{"read missing/..", func() error { return readErr(j, filepath.Join(tr.root, "missing")+"/../file.txt") }, jail.ErrNotFound, filepath.Join(tr.root, "missing")},
+		{"write missing/..", func() error { return j.WriteFile(filepath.Join(tr.root, "missing")+"/../x.txt", []byte("x")) }, jail.ErrNotFound, filepath.Join(tr.root, "missing")},
+		{"cwd a file/", func() error { return openDirErr(j, file+"/") }, syscall.ENOTDIR, file},
+		{"read through an existing dir/..", func() error { return readErr(j, filepath.Join(tr.root, "sub")+"/../file.txt") }, nil, ""},
+		{"dir/ is a directory", func() error { return openDirErr(j, filepath.Join(tr.root, "sub")+"/") }, nil, ""},
+		{"stops outside", func() error { return readErr(j, filepath.Join(tr.root, "out", "secret.txt")+"/x") }, jail.ErrOutside, ""},
+		{"stops outside, ends inside", func() error {
+			return readErr(j, filepath.Join(tr.root, "out", "secret.txt")+"/../../root/file.txt")
+		}, jail.ErrOutside, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.do()
+			if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
+				t.Fatalf("err = %v; want %v", err, tt.want)
+			}
+			var stop *fs.PathError
+			if errors.As(err, &stop) != (tt.at != "") || tt.at != "" && stop.Path != tt.at {
+				t.Errorf("err = %v (%#v); want it to stop at %q", err, stop, tt.at)
+			}
+		})
+	}
+	if got := read(t, file); got != "inside" {
+		t.Errorf("file.txt = %q; want it unchanged", got)
+	}
+	for _, p := range []string{"new.txt", "x.txt", "missing"} {
+		if _, err := os.Lstat(filepath.Join(tr.root, p)); err == nil {
+			t.Errorf("%s was created", p)
+		}
 	}
 }
 
