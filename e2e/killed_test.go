@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/internal/sandbox"
 	"github.com/acprun/acprun/internal/testkit"
 )
@@ -44,20 +47,87 @@ func TestAgentDiesWithAcprun(t *testing.T) {
 			if len(pids) == 0 {
 				t.Fatal("no process carries the agent's marker")
 			}
-			var waits []func() bool
-			for _, pid := range pids {
-				waits = append(waits, testkit.Watch(t, pid))
-			}
-			if err := run.cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			run.cmd.Wait()
-			for i, exited := range waits {
-				if !exited() {
-					t.Errorf("process %d (%s) still runs %v after acprun was killed", pids[i], testkit.Cmdline(pids[i]), testkit.Failsafe)
-				}
+			for _, pid := range killAcprun(t, run, pids) {
+				t.Errorf("process %d (%s) still runs %v after acprun was killed", pid, testkit.Cmdline(pid), testkit.Failsafe)
 			}
 			testkit.Leftovers(t, testkit.WithEnv("KILLED_MARKER="+marker)) // killed at the test's end
 		})
 	}
+}
+
+// TestCommandsDieWithAcprun: when acprun is killed with SIGKILL while a
+// setup command and an agent's terminal run, what their shell lines
+// started (sleep, a child of the shell acprun started) goes too, and the
+// run's private directory in $TMPDIR is removed: acprun's guard, which
+// outlives it, does both.
+func TestCommandsDieWithAcprun(t *testing.T) {
+	t.Parallel()
+	dir, tmp := realTempDir(t), realTempDir(t)
+	setupFIFO, setupPids, _ := testkit.FIFO(t)
+	terminalFIFO, terminalPids, _ := testkit.FIFO(t)
+	// Each shell line tells the test its sleep's pid and its own.
+	line := func(fifo string) string { return "sleep 1000 & echo $! $$ > " + fifo + "; wait" }
+	writeFiles(t, dir, map[string]string{
+		"terminal.mock.yaml": "turns:\n  - steps: [{terminal: {command: " + strconv.Quote(line(terminalFIFO)) + ", waitForExit: true}}]\n",
+		"setup.yaml": "name: setup\nagent: {command: [acprun, mock-agent, terminal.mock.yaml]}\n" +
+			"setup: [" + strconv.Quote(line(setupFIFO)) + "]\npermissions: {default: deny}\nturns:\n  - prompt: one\n",
+		"terminal.yaml": "name: terminal\nagent: {command: [acprun, mock-agent, terminal.mock.yaml]}\nclient: {terminal: true}\n" +
+			"turnTimeout: 1h\npermissions: {default: allow}\nturns:\n  - prompt: one\n",
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), fifoDeadline)
+	defer cancel()
+	run := startWatchedEnv(t, ctx, dir, []string{"TMPDIR=" + tmp}, "run", "setup.yaml", "terminal.yaml", "-j", "2", "-o", "out.json")
+	sleeps := map[string]int{}
+	var shell int
+	for what, read := range map[string]func() string{"the setup command's sleep": setupPids, "the terminal's sleep": terminalPids} {
+		var pid int
+		if _, err := fmt.Sscan(read(), &pid, &shell); err != nil {
+			t.Fatal(err)
+		}
+		sleeps[what] = pid
+		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	}
+	// The guard's end says it has done its work: wait for it. It guards
+	// the mark the shells' marks are made from.
+	env, err := testkit.Environ(shell)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark, _, _ := strings.Cut(string(reap.Of(env)), ".")
+	guard := testkit.Processes(t, testkit.WithEnv(reap.GuardVar+"="+mark))
+	if len(guard) != 1 {
+		t.Errorf("%d processes guard the run (%s), want 1", len(guard), mark)
+	}
+	if len(killAcprun(t, run, guard)) > 0 {
+		t.Fatalf("the guard still runs %v after acprun was killed", testkit.Failsafe)
+	}
+	for what, pid := range sleeps {
+		if !testkit.Dying(pid) {
+			t.Errorf("%s (%d: %s) still runs after acprun was killed", what, pid, testkit.Cmdline(pid))
+		}
+	}
+	if left, err := os.ReadDir(tmp); err != nil || len(left) > 0 {
+		t.Errorf("left in $TMPDIR: %v (%v)", left, err)
+	}
+}
+
+// killAcprun kills acprun with SIGKILL, as a CI job's timeout does, and
+// returns those of pids (watched from before the kill) that have not
+// exited within testkit.Failsafe of it.
+func killAcprun(t *testing.T, run *watchedRun, pids []int) (running []int) {
+	t.Helper()
+	var waits []func() bool
+	for _, pid := range pids {
+		waits = append(waits, testkit.Watch(t, pid))
+	}
+	if err := run.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	run.cmd.Wait()
+	for i, exited := range waits {
+		if !exited() {
+			running = append(running, pids[i])
+		}
+	}
+	return running
 }

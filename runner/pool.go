@@ -43,10 +43,11 @@ type pool struct {
 	numbered map[string]int    // the processes named so far, by name
 	told     map[string]bool   // the notes told once in the run (see tellOnce)
 	dir      string            // the pool's directory (see workDir), once made
+	guard    *reap.Guard       // the run's, given the pool's directory
 }
 
-func newPool(slots int, baseDir string) *pool {
-	return &pool{slots: max(slots, 1), baseDir: baseDir, noReuse: map[string]string{}, numbered: map[string]int{}, told: map[string]bool{}}
+func newPool(slots int, baseDir string, guard *reap.Guard) *pool {
+	return &pool{slots: max(slots, 1), baseDir: baseDir, guard: guard, noReuse: map[string]string{}, numbered: map[string]int{}, told: map[string]bool{}}
 }
 
 // workDir is the directory of the temporary directories of pooled
@@ -67,6 +68,7 @@ func (pl *pool) workDir() (string, error) {
 		return "", fmt.Errorf("agent processes' directory: %w", err)
 	}
 	pl.dir = dir
+	pl.guard.Remove(dir)
 	return dir, nil
 }
 
@@ -346,8 +348,8 @@ func (r *scenarioRun) acquire(ctx context.Context) error {
 
 // startProc starts an agent process bound to the scenario, in the
 // session's cwd, and initializes it. With a pool key it gets a mark of its
-// own, and its temporary directory in the pool's, so that it can outlive
-// the scenario; else the scenario's.
+// own (a Sub of the run's), and its temporary directory in the pool's, so
+// that it can outlive the scenario; else the scenario's.
 func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) (*proc, error) {
 	p := &proc{bind: newBinding(), mark: r.mark}
 	dir, tmpDir := r.sc.Agent.Cwd, r.opts.WorkspaceDir
@@ -356,7 +358,7 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 		if err != nil {
 			return nil, err
 		}
-		tmpDir, p.mark = d, reap.New()
+		tmpDir, p.mark = d, r.opts.mark.Sub()
 	}
 	agentEnv := r.sc.Agent.Env
 	if r.gw != nil {
@@ -380,6 +382,7 @@ func (r *scenarioRun) startProc(ctx context.Context, argv []string, key string) 
 		}
 		if key == "" {
 			r.sboxTemp = tmp // the pool's go with its directory
+			r.opts.guard.Remove(tmp)
 		}
 		if argv, p.sandbox, err = r.sandboxed(argv, dir, tmp); err != nil {
 			return nil, err

@@ -348,7 +348,7 @@ func TestReuseRetiresAfterTerminalLeftRunning(t *testing.T) {
 // a new process's slot comes from stopping the oldest idle one when every
 // slot is taken.
 func TestPoolTakeSkipsBrokenIdleProcesses(t *testing.T) {
-	pl := newPool(1, t.TempDir())
+	pl := newPool(1, t.TempDir(), nil)
 	var violated chan struct{} // closed at the first violation of the next process
 	idle := func(script, id string) *proc {
 		t.Helper()

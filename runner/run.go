@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -131,6 +132,14 @@ type Options struct {
 	// (see textBuf), removed at its end; "" keeps them in memory (outside
 	// Run, or when it could not be made).
 	spill string
+	// mark is the run's: every scenario's mark and every pooled process's
+	// is a Sub of it; "" outside Run, where each gets a new one.
+	mark reap.Mark
+	// guard kills what carries mark, and removes the run's private
+	// directories given to it, once acprun has exited, however it exited
+	// (see reap.StartGuard); nil outside Run, off Linux, or when it could
+	// not be started.
+	guard *reap.Guard
 	// gateway is the run's model gateway; nil when no scenario has one.
 	gateway *gateway.Server
 	// sandboxHost is what this host can enforce for the scenarios'
@@ -197,7 +206,13 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	if opts.Policy != nil {
 		rep.PolicyOverride = opts.Policy.Source
 	}
-	opts.procs = newPool(opts.Parallel, opts.WorkspaceDir)
+	// The guard starts before any process of the run, and hears of its end
+	// once the run has cleaned up after itself (the defers below run
+	// first): what acprun leaves when it is killed is the guard's.
+	opts.mark = reap.New()
+	opts.guard, _ = reap.StartGuard(opts.mark) // without it, a killed acprun leaves its processes' children running
+	defer opts.guard.Close()
+	opts.procs = newPool(opts.Parallel, opts.WorkspaceDir, opts.guard)
 	opts.sandboxHost = detectHost(opts.Self)
 	gw, err := startGateway(scenarios)
 	if err != nil {
@@ -206,9 +221,13 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	if gw != nil {
 		opts.gateway = gw
 		defer gw.Close()
+		if socket := gw.Socket(); socket != "" {
+			opts.guard.Remove(filepath.Dir(socket)) // the socket's private directory
+		}
 	}
 	if dir, err := os.MkdirTemp("", "acprun-text-"); err == nil {
 		opts.spill = dir
+		opts.guard.Remove(dir)
 		defer os.RemoveAll(dir)
 	}
 	jobs := jobsOf(scenarios, opts.Repeat)
@@ -642,7 +661,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 	sc := j.sc
 	start := time.Now()
 	res = newResult(j, opts)
-	r := &scenarioRun{opts: opts, runCtx: ctx, sc: sc, ref: j.ref, res: &res, transcriptName: transcript, mark: reap.New()}
+	r := &scenarioRun{opts: opts, runCtx: ctx, sc: sc, ref: j.ref, res: &res, transcriptName: transcript, mark: opts.mark.Sub()}
 	// The secrets of every scenario of the run (the values of its agent's
 	// and judges' env) and secret-looking variables of acprun's
 	// environment are redacted from the result (once, at the end) and from

@@ -16,5 +16,6 @@ import "syscall"
 // long as acprun does. The signal survives the exec of a command (not that
 // of a set-user-ID program; bwrap's --die-with-parent covers a sandbox,
 // see package sandbox), and reaches only the process: the rest of its
-// group, and what left it, are not signalled (see docs/reliability.md).
+// group, and what left it, are the run's guard's to kill (see
+// reap.StartGuard and docs/reliability.md).
 func dieWithAcprun(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKILL }

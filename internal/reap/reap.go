@@ -8,7 +8,9 @@
 // group or session they move to. Mark.Kill scans /proc for the processes
 // that carry the mark (or a mark made from it with Sub) and kills them
 // with SIGKILL, scanning again until none is left alive, so a process
-// that forks while it is being killed is caught too.
+// that forks while it is being killed is caught too. The marks of a run's
+// scenarios are Subs of the run's, which the run's guard (StartGuard)
+// kills once acprun has exited, however it exited.
 //
 // What is guaranteed, and where:
 //   - Linux: every process of acprun's user whose environment, as it was
@@ -36,8 +38,8 @@ import (
 // Var is the environment variable that holds the mark.
 const Var = "ACPRUN_RUN_ID"
 
-// Mark is a value of Var that names the processes of one scenario
-// attempt, or of one command in it. The zero Mark marks nothing and kills
+// Mark is a value of Var that names the processes of one run, of one
+// scenario attempt in it, or of one command in that. The zero Mark marks nothing and kills
 // nothing.
 type Mark string
 
