@@ -135,6 +135,12 @@ func TestJSONSchemaRejects(t *testing.T) {
 		{"empty tag", "name: x\nagent: a\ntags: [smoke, '']\nturns: [{prompt: hi}]\n"},
 		{"tag with a comma", "name: x\nagent: a\ntags: 'smoke,nightly'\nturns: [{prompt: hi}]\n"},
 		{"blank tag", "name: x\nagent: a\ntags: [smoke, ' ']\nturns: [{prompt: hi}]\n"},
+		{"tag with a space", "name: x\nagent: a\ntags: [smoke, 'c d']\nturns: [{prompt: hi}]\n"},
+		{"tag with a tab", "name: x\nagent: a\ntags: \"a\\tb\"\nturns: [{prompt: hi}]\n"},
+		{"tag with a bidi control", "name: x\nagent: a\ntags: [\"a\\u202eb\"]\nturns: [{prompt: hi}]\n"},
+		{"name with a line separator", "name: \"a\\u2028b\"\nagent: a\nturns: [{prompt: hi}]\n"},
+		{"name with a bidi control", "name: \"a \\u202eb\"\nagent: a\nturns: [{prompt: hi}]\n"},
+		{"vars value with a line separator", "name: x\nagent: a\nvars: {a: [ok, \"x\\u2028y\"]}\nturns: [{prompt: hi}]\n"},
 		{"vars value with a control character", "name: x\nagent: a\nvars: {a: [ok, \"x\\ty\"]}\nturns: [{prompt: hi}]\n"},
 		{"cancelCause of the run", "name: x\nagent: a\nturns: [{prompt: hi, expect: {stopReason: cancelled, cancelCause: interrupt}}]\n"},
 	}
