@@ -27,7 +27,7 @@ type probeCmd struct {
 	JSON       bool     `name:"json" help:"Print what the agent offers as JSON on stdout."`
 	Output     string   `name:"output" short:"o" placeholder:"FILE" help:"Also write what the agent offers as JSON to FILE, as --json prints it; stdout keeps the text (- is stdout: the same as --json)."`
 	Auth       string   `placeholder:"METHOD" help:"Authenticate with this method id before session/new (default: the named agent's auth)."`
-	Timeout    duration `placeholder:"DUR" default:"30s" help:"Time limit for the whole probe."`
+	Timeout    duration `placeholder:"DUR" default:"30s" help:"Time limit for the whole probe (default: ${default})."`
 }
 
 // Help is the long help of probe.
@@ -35,9 +35,10 @@ func (c *probeCmd) Help() string {
 	return `Starts an agent, initializes it, opens a session in the working directory
 (or the named agent's cwd) and prints what it offers: protocol version, agentInfo,
 capabilities, auth methods, modes, config options and slash commands (session
-updates are collected until the agent has been quiet for 0.5s, at most 3s).
-Then it stops the agent. acprun offers no fs or terminal methods to the agent and
-cancels any permission request.
+updates are collected until the agent has been quiet for 0.5s, at most 3s),
+and warnings: a line the agent printed that is not ACP (a banner, a usage text)
+is a protocol violation. Then it stops the agent. acprun offers no fs or
+terminal methods to the agent and cancels any permission request.
 
   acprun probe claude
   acprun probe -- npx -y @zed-industries/claude-agent-acp
@@ -120,7 +121,8 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	switch {
 	case perr == nil:
 	case errors.Is(context.Cause(ctx), errInterrupted):
-		code, rep.Error = exitInterrupted, "interrupted"
+		code, perr = exitInterrupted, errInterrupted
+		rep.Error = perr.Error()
 	default:
 		code = exitAgent
 	}
@@ -135,11 +137,8 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	if err := c.writeFile(ctx, g, rep); err != nil {
 		return exitError{code: writeExit(err), err: err}
 	}
-	switch code {
-	case exitOK:
+	if code == exitOK {
 		return nil
-	case exitInterrupted:
-		return exitError{code: code}
 	}
 	if !c.JSON {
 		// For people: a stderr that cannot be written (its reader quit)

@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/alecthomas/kong"
 
 	"github.com/acprun/acprun/scenario"
 )
@@ -88,6 +92,28 @@ func TestCheckProbeScript(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("%s: checkProbeScript = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestProbeInterrupted: an interrupted probe says so, in text as in JSON
+// (where the report's error says it too), and exits 130.
+func TestProbeInterrupted(t *testing.T) {
+	t.Chdir(t.TempDir())
+	ctx, interrupt := context.WithCancelCause(context.Background())
+	interrupt(errInterrupted)
+	agent := []string{"/bin/sh", "-c", "exec cat"}
+	for _, json := range []bool{false, true} {
+		var stdout bytes.Buffer
+		g := &globals{Stdout: &stdout, Stderr: &bytes.Buffer{}}
+		c := probeCmd{Target: agent, JSON: json}
+		err := c.Run(ctx, g, &kong.Context{Args: append([]string{"probe", "--"}, agent...)})
+		var ee exitError
+		if !errors.As(err, &ee) || ee.code != exitInterrupted || ee.err == nil || ee.err.Error() != "interrupted" {
+			t.Errorf("--json=%v: Run = %#v; want exit %d saying interrupted", json, err, exitInterrupted)
+		}
+		if json && !bytes.Contains(stdout.Bytes(), []byte(`"error": "interrupted"`)) {
+			t.Errorf("--json: stdout lacks the error:\n%s", stdout.String())
 		}
 	}
 }

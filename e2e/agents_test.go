@@ -1,9 +1,11 @@
 package e2e_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -401,5 +403,91 @@ func TestProbeFailures(t *testing.T) {
 	r := acprun(t, dir, "probe", "--auth", "api-key", "--", acprunBin, "mock-agent", "auth.mock.yaml")
 	if r.code != 0 || !slices.Contains(squashLines(r.stdout), "authenticated: api-key") {
 		t.Errorf("probe --auth api-key: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestProbeNonACPAgent: a program that prints text, not ACP, fails the
+// probe with an error that quotes what it printed, and the probe's
+// warnings (text and --json) hold each line as a protocol violation; an
+// agent that prints a banner before it speaks ACP probes, warned of it.
+func TestProbeNonACPAgent(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		// It reads initialize before it exits: its exit, not the write of
+		// initialize, ends the probe.
+		"nonacp.sh":        "#!/bin/sh\necho \"Usage: this is not an ACP agent\"\necho \"hello world\"\nread -r _\nexit 1\n",
+		"banner.sh":        "#!/bin/sh\necho \"Welcome to agent 1.0\"\nexec " + strconv.Quote(os.Getenv(runner.EnvTestSelf)) + " mock-agent script.mock.yaml\n",
+		"script.mock.yaml": probeScript,
+	})
+	for _, name := range []string{"nonacp.sh", "banner.sh"} {
+		if err := os.Chmod(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	usage := `protocol violation: invalid JSON-RPC message: not a JSON object: "Usage: this is not an ACP agent" (31 bytes)`
+	hello := `protocol violation: invalid JSON-RPC message: not a JSON object: "hello world" (11 bytes)`
+	only := `; the agent printed no JSON-RPC message, only: "Usage: this is not an ACP agent" and 1 more line` + "\n"
+
+	r := acprun(t, dir, "probe", "--", "./nonacp.sh")
+	if r.code != 3 || !strings.HasSuffix(r.stderr, only) {
+		t.Errorf("probe: exit %d, stderr %q; want 3, ending %q", r.code, r.stderr, only)
+	}
+	if want := []string{"command: ./nonacp.sh", "cwd: " + dir, "warning: " + usage, "warning: " + hello}; !slices.Equal(squashLines(r.stdout), want) {
+		t.Errorf("probe: stdout\n%s\nwant the lines %q", r.stdout, want)
+	}
+
+	r = acprun(t, dir, "probe", "--json", "--", "./nonacp.sh")
+	var rep runner.ProbeReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 3 {
+		t.Fatalf("probe --json: exit %d, %v\n%s", r.code, err, r.stdout)
+	}
+	if !slices.Equal(rep.Warnings, []string{usage, hello}) || !strings.HasSuffix(rep.Error+"\n", only) {
+		t.Errorf("probe --json: warnings %q, error %q; want %q and one ending %q", rep.Warnings, rep.Error, []string{usage, hello}, only)
+	}
+
+	r = acprun(t, dir, "probe", "--", "./banner.sh")
+	warning := `warning: protocol violation: invalid JSON-RPC message: not a JSON object: "Welcome to agent 1.0" (20 bytes)`
+	if lines := squashLines(r.stdout); r.code != 0 || !slices.Contains(lines, "session: probe-session") || !slices.Contains(lines, warning) {
+		t.Errorf("probe of an agent with a banner: exit %d\n%s\n%s\nwant 0 and the line %q", r.code, r.stdout, r.stderr, warning)
+	}
+}
+
+// TestProbeInterrupted: Ctrl-C during a probe stops it, says so on stderr
+// and exits 130; stdout has what the probe found until then.
+func TestProbeInterrupted(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		// It says it is running through the FIFO, then waits for its
+		// stdin to close.
+		"nonacp.sh": "#!/bin/sh\necho \"Usage: this is not an ACP agent\"\necho started > started.fifo\nexec cat >/dev/null\n",
+	})
+	if err := os.Chmod(filepath.Join(dir, "nonacp.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mkfifos(t, dir, "started.fifo")
+	ctx, cancel := context.WithTimeout(t.Context(), fifoDeadline)
+	defer cancel()
+	run := startWatched(t, ctx, dir, "probe", "--", "./nonacp.sh")
+	started := make(chan error, 1)
+	go func() {
+		_, err := os.ReadFile(filepath.Join(dir, "started.fifo")) // until the agent has written it
+		started <- err
+	}()
+	select {
+	case err := <-started:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the agent never started")
+	}
+	res := run.interruptOnce()
+	if res.code != exitInterrupted || !strings.HasSuffix(res.stderr, "acprun: interrupted\n") {
+		t.Errorf("exit %d, stderr %q; want %d and acprun: interrupted", res.code, res.stderr, exitInterrupted)
+	}
+	if lines := squashLines(res.stdout); !slices.Contains(lines, "command: ./nonacp.sh") {
+		t.Errorf("stdout lacks the probe's command:\n%s", res.stdout)
 	}
 }

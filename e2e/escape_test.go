@@ -207,6 +207,60 @@ func TestAgentTextEscapedInRunOutput(t *testing.T) {
 	}
 }
 
+// TestNamesAndTagsAreOneLineOfWords: a scenario whose name holds a line
+// separator and a right-to-left override, and whose tags hold a tab and a
+// space, is refused (exit 2) by validate and list, an error at each,
+// where list would have shown a name broken or reordered, and one tag
+// as two.
+func TestNamesAndTagsAreOneLineOfWords(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml": "name: \"a\\u2028b \\u202eRLO\"\ntags: [\"a\\tb\", \"c d\"]\nagent: {command: [acprun, mock-agent, m.mock.yaml]}\nturns: [{prompt: hi}]\n",
+	})
+	for _, cmd := range []string{"validate", "list"} {
+		res := acprun(t, dir, cmd, "s.yaml")
+		if res.code != exitUsage {
+			t.Errorf("%s: exit %d, want %d; stdout:\n%s\nstderr:\n%s", cmd, res.code, exitUsage, res.stdout, res.stderr)
+		}
+		for _, want := range []string{
+			`s.yaml:1:7: name holds the line separator \u2028: a name is one line of printable text`,
+			`s.yaml:2:8: tag "a\tb" holds the control character \x09: a tag is one word, without white space, control or format characters (write several tags, [a, b])`,
+			`s.yaml:2:16: tag "c d" holds a space: a tag is one word, without white space, control or format characters (write several tags, [c, d])`,
+		} {
+			if !strings.Contains(res.stderr, want) {
+				t.Errorf("%s: stderr lacks %q:\n%s", cmd, want, res.stderr)
+			}
+		}
+		if strings.ContainsAny(res.stdout+res.stderr, "\u2028\u202e\t") {
+			t.Errorf("%s: a raw line separator, override or tab reached the output:\n%q\n%q", cmd, res.stdout, res.stderr)
+		}
+	}
+}
+
+// TestAgentSeparatorsAndBidiEscaped: a stop reason an agent sent with a
+// line separator and a right-to-left override, which would break run's
+// result line or show it reversed ("FAIL" as "LIAF"), reaches run's
+// stderr escaped, as \u2028 and \u202e.
+func TestAgentSeparatorsAndBidiEscaped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"m.mock.yaml": `turns: [{stopReason: "evil\u2028PASS \u202eLIAF"}]` + "\n",
+		"s.yaml":      "name: s\nagent: {command: [acprun, mock-agent, m.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-o", "out.json")
+	if res.code != exitFailed {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", res.code, exitFailed, res.stderr)
+	}
+	if strings.ContainsAny(res.stderr, "\u2028\u202e") {
+		t.Errorf("stderr holds a raw line separator or override:\n%q", res.stderr)
+	}
+	if want := `FAIL s (evil\u2028PASS \u202eLIAF, `; !strings.Contains(res.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+	}
+}
+
 // TestLegacyCommandsEscapedInRunOutput: "##[" (a legacy workflow command,
 // which GitHub Actions runs wherever it is in a line, quoted or not) in
 // what an agent sent (its text, a stop reason, an error message) and in a

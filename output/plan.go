@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/acprun/acprun/approve"
@@ -287,10 +286,11 @@ func printableJoin(values []string, sep string) string {
 }
 
 // literal writes s as it is, or as a Go string literal when it holds a
-// control character (a tab, a line break, an escape) or bytes that are not
-// UTF-8, so that it shows as one value on one line.
+// character termtext escapes (a tab, a line break, an escape, a bidi
+// control) or bytes that are not UTF-8, so that it shows as one value on
+// one line, as it is.
 func literal(s string) string {
-	if strings.ContainsFunc(s, unicode.IsControl) || !utf8.ValidString(s) {
+	if strings.ContainsFunc(s, termtext.Unprintable) || !utf8.ValidString(s) {
 		return strconv.Quote(s)
 	}
 	return s

@@ -171,7 +171,7 @@ second  (s.yaml:7)
 			plans: []runner.ScenarioPlan{with(func(p *runner.ScenarioPlan) {
 				p.Command = []string{"./my agent", "--system-prompt", "be brief; rm -rf x", "", "a\nb\x1b[2J"}
 				p.Commands = []runner.CommandPlan{{Stage: "setup", Run: "echo 'two words'  'x\ny'", Timeout: time.Minute}}
-				p.Policy = &approve.Policy{Allow: []approve.Rule{{Pos: "s.yaml:4", Kind: []string{"read"}, Path: []string{"a\tb", "c d"},
+				p.Policy = &approve.Policy{Allow: []approve.Rule{{Pos: "s.yaml:4", Kind: []string{"read"}, Path: []string{"a\tb", "c d", "e\u202ef"},
 					Input: map[string]string{"f": "^x\n"}}}}
 				p.Judges = []runner.JudgePlan{{Command: []string{"judge", "it's"}, Timeout: time.Minute}}
 			})},
@@ -182,7 +182,7 @@ second  (s.yaml:7)
   timeouts: scenario none, turn 10m0s, idle none, cancelGrace 10s, killGrace 5s
   client:   fs=true terminal=true readOnly=false roots=/w
   rules:    default deny, 1 allow, 0 deny
-    allow s.yaml:4 kind=read path="a\tb"|c d input.f=~"^x\n"
+    allow s.yaml:4 kind=read path="a\tb"|c d|"e\u202ef" input.f=~"^x\n"
   turn 1:   "hi" (timeout 10m0s, expect end_turn)
   judge:    judge 'it'\''s' (after the last turn, timeout 1m0s)
 `,

@@ -70,8 +70,18 @@ func writeProbe(w io.Writer, rep *runner.ProbeReport) error {
 	}
 	line("command:\t%s", shellquote.Join(rep.Command))
 	line("cwd:\t%s", rep.Cwd)
+	writeOffers(line, rep)
+	for _, warn := range rep.Warnings {
+		line("warning:\t%s", warn)
+	}
+	return tw.Flush()
+}
+
+// writeOffers writes with line what the agent offered, as far as the
+// probe got.
+func writeOffers(line func(format string, args ...any), rep *runner.ProbeReport) {
 	if rep.Capabilities == nil { // initialize never answered
-		return tw.Flush()
+		return
 	}
 	line("protocol version:\t%d", rep.ProtocolVersion)
 	if i := rep.AgentInfo; i != nil {
@@ -108,7 +118,7 @@ func writeProbe(w io.Writer, rep *runner.ProbeReport) error {
 		line("authenticated:\t%s", rep.Authenticated)
 	}
 	if rep.SessionID == "" {
-		return tw.Flush()
+		return
 	}
 	line("session:\t%s", rep.SessionID)
 	if m := rep.Modes; m == nil || len(m.AvailableModes) == 0 {
@@ -164,10 +174,6 @@ func writeProbe(w io.Writer, rep *runner.ProbeReport) error {
 		}
 		line("other updates:\t%s", strings.Join(kinds, ", "))
 	}
-	for _, warn := range rep.Warnings {
-		line("warning:\t%s", warn)
-	}
-	return tw.Flush()
 }
 
 func yesNo(b bool) string {

@@ -35,9 +35,18 @@ cwd:      /w
 `,
 		},
 		{
+			name: "never initialized, warned of what the agent printed",
+			rep: runner.ProbeReport{Command: []string{"/bin/agent"}, Cwd: "/w", AuthMethods: none,
+				Warnings: []string{`protocol violation: invalid JSON-RPC message: not a JSON object: "Usage: agent\tFILE" (17 bytes)`}},
+			want: `command:  /bin/agent
+cwd:      /w
+warning:  protocol violation: invalid JSON-RPC message: not a JSON object: "Usage: agent\tFILE" (17 bytes)
+`,
+		},
+		{
 			name: "initialized, no session",
 			rep: runner.ProbeReport{Command: []string{"/bin/agent"}, Cwd: "/w", ProtocolVersion: 2,
-				Capabilities: &acp.AgentCapabilities{}, AuthMethods: none, Warnings: []string{"not shown without a session"}},
+				Capabilities: &acp.AgentCapabilities{}, AuthMethods: none, Warnings: []string{"shown without a session"}},
 			want: `command:           /bin/agent
 cwd:               /w
 protocol version:  2
@@ -49,6 +58,7 @@ capabilities:
   session          none
   auth             none
 auth methods:      none
+warning:           shown without a session
 `,
 		},
 		{

@@ -1,11 +1,15 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/redact"
@@ -20,6 +24,9 @@ const (
 	// probeGrace is how long the agent gets to exit after its stdin is
 	// closed, and again after SIGTERM.
 	probeGrace = 2 * time.Second
+	// probeViolations is how many protocol violations the probe's
+	// warnings quote; the others are counted.
+	probeViolations = 3
 )
 
 // errProbeTimeout is the cause of the probe's context when its Timeout
@@ -145,7 +152,7 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 		Env:     mergeEnv(opts.Environ, opts.Agent.Env),
 		Dir:     rep.Cwd,
 		Handler: h,
-		Conn:    &acp.Options{Peer: "agent"},
+		Conn:    &acp.Options{Peer: "agent", OnViolation: h.violation, Tap: h.tap},
 	})
 	if err != nil {
 		return err
@@ -162,6 +169,10 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 			if code, sig := a.ExitStatus(); sig != "" || code != nil && *code != 0 {
 				err = fmt.Errorf("%s: %w", a.exitReason(), err)
 			}
+		}
+		rep.Warnings = append(rep.Warnings, h.violationWarnings()...)
+		if only := h.noJSON(); err != nil && only != "" {
+			err = fmt.Errorf("%w; %s", err, only)
 		}
 	}()
 
@@ -205,10 +216,80 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 
 // probeHandler answers the agent's requests during a probe: permission
 // requests are cancelled, every other request is -32601. It records session
-// updates.
+// updates, and what the agent sent that broke the protocol.
 type probeHandler struct {
 	mu      sync.Mutex
 	updates []acp.SessionUpdate
+	// violations are the first probeViolations protocol violations,
+	// lost how many more there were.
+	violations []string
+	lost       int
+	// json says that a line the agent printed was a JSON object; text
+	// counts the others (blank lines aside), first is the first of them.
+	json  bool
+	text  int
+	first string
+}
+
+// violation is the connection's acp.Options.OnViolation.
+func (h *probeHandler) violation(v acp.Violation) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.violations) < probeViolations {
+		h.violations = append(h.violations, v.Msg)
+	} else {
+		h.lost++
+	}
+}
+
+// violationWarnings are the probe's warnings of the protocol violations.
+func (h *probeHandler) violationWarnings() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, v := range h.violations {
+		out = append(out, "protocol violation: "+v)
+	}
+	if h.lost > 0 {
+		out = append(out, plural(h.lost, "more protocol violation", "more protocol violations"))
+	}
+	return out
+}
+
+// tap is the connection's acp.Options.Tap: it notes whether the agent
+// printed JSON, and what else it printed.
+func (h *probeHandler) tap(dir acp.Direction, line []byte, _ time.Time) {
+	line = bytes.TrimSpace(line)
+	if dir != acp.Received || len(line) == 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if line[0] == '{' && json.Valid(line) {
+		h.json = true
+		return
+	}
+	if h.text == 0 {
+		h.first = shorten(string(line), 200)
+	}
+	h.text++
+}
+
+// noJSON says what the agent printed when none of it was JSON, which
+// explains why it never answered (a program that is no ACP agent, or one
+// started without the arguments that make it one); "" when it printed JSON,
+// or nothing.
+func (h *probeHandler) noJSON() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.json || h.text == 0 {
+		return ""
+	}
+	s := "the agent printed no JSON-RPC message, only: " + strconv.Quote(h.first)
+	if h.text > 1 {
+		s += " and " + plural(h.text-1, "more line", "more lines")
+	}
+	return s
 }
 
 // Handle implements acp.Handler.

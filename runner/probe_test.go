@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -150,6 +151,50 @@ func TestProbe(t *testing.T) {
 			rep.Capabilities, rep.Error, rep.StderrTail = nil, "", ""
 			if diff := cmp.Diff(tt.want, rep); diff != "" {
 				t.Errorf("report (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestProbeNonJSON: what an agent printed that is not JSON-RPC is in the
+// probe's warnings, as protocol violations (the first three, the others
+// counted), whether the probe fails or not; and a probe that fails with
+// nothing but such lines from the agent (a program that is no ACP agent)
+// says so, quoting the first.
+func TestProbeNonJSON(t *testing.T) {
+	bin := agentBin(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "offers.mock.yaml"), []byte(probeScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	violation := func(line string) string {
+		return fmt.Sprintf("protocol violation: invalid JSON-RPC message: not a JSON object: %q (%d bytes)", line, len(line))
+	}
+	tests := []struct {
+		name     string
+		script   string // run by sh, $0 the mock agent; it reads initialize before it exits
+		warnings []string
+		err      string // "": none
+	}{
+		{name: "usage text, then exit", script: `echo "Usage: this is not an ACP agent"; echo; echo "hello world"; read -r _; exit 1`,
+			warnings: []string{violation("Usage: this is not an ACP agent"), violation("hello world")},
+			err:      `the agent exited with code 1: initialize: acp: connection closed: agent closed its output (EOF); the agent printed no JSON-RPC message, only: "Usage: this is not an ACP agent" and 1 more line`},
+		{name: "more lines than are quoted", script: `for i in 1 2 3 4 5; do echo "line $i"; done; read -r _`,
+			warnings: []string{violation("line 1"), violation("line 2"), violation("line 3"), "2 more protocol violations"},
+			err:      `initialize: acp: connection closed: agent closed its output (EOF); the agent printed no JSON-RPC message, only: "line 1" and 4 more lines`},
+		{name: "a banner, then ACP", script: `echo "Welcome to agent 1.0"; exec "$0" mock-agent offers.mock.yaml`,
+			warnings: []string{violation("Welcome to agent 1.0")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			agent := scenario.Agent{Command: []string{"/bin/sh", "-c", tt.script, bin}, Cwd: dir}
+			rep, err := Probe(context.Background(), ProbeOptions{Agent: agent, Self: bin, Version: "test"})
+			if got := fmt.Sprint(err); tt.err == "" && err != nil || tt.err != "" && got != tt.err {
+				t.Errorf("Probe: error %v, want %q", err, tt.err)
+			}
+			if diff := cmp.Diff(tt.warnings, rep.Warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
 			}
 		})
 	}

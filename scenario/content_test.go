@@ -176,9 +176,10 @@ turns:
 }
 
 // TestNameControlCharacters: a scenario's name that holds a control
-// character (C0, tab and line breaks among them, DEL or C1) is an error at
-// the name, which names the character escaped; other characters, wide
-// ones and a backslash among them, are names.
+// character (C0, tab and line breaks among them, DEL or C1), a line or
+// paragraph separator or a bidi control is an error at the name, which
+// names the character escaped; other characters, wide ones, a backslash
+// and the zero-width joiner of an emoji among them, are names.
 func TestNameControlCharacters(t *testing.T) {
 	const rest = "\nagent: {command: [a]}\nturns: [{prompt: hi}]\n"
 	for _, tt := range []struct {
@@ -190,7 +191,11 @@ func TestNameControlCharacters(t *testing.T) {
 		{`"a\tb"`, `bad.yaml:1:7: name holds the control character \x09: a name is one line of printable text`},
 		{`"del\x7f"`, `bad.yaml:1:7: name holds the control character \x7f: a name is one line of printable text`},
 		{`"csi\u009b2J"`, `bad.yaml:1:7: name holds the control character \x9b: a name is one line of printable text`},
-		{`"back\\slash 日本 ü"`, ""},
+		{`"a\u2028b"`, `bad.yaml:1:7: name holds the line separator \u2028: a name is one line of printable text`},
+		{`"a\u2029b"`, `bad.yaml:1:7: name holds the paragraph separator \u2029: a name is one line of printable text`},
+		{`"x \u202eRLO"`, `bad.yaml:1:7: name holds the bidi control character \u202e: a name is one line of printable text`},
+		{`"x \u2066isolate\u2069"`, `bad.yaml:1:7: name holds the bidi control character \u2066: a name is one line of printable text`},
+		{`"back\\slash 日本 ü 👨\u200d👩"`, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := loadErrors(t, "name: "+tt.name+rest)

@@ -108,6 +108,24 @@ turns: [{prompt: hi}]
 			},
 		},
 		{
+			// list shows tags separated by spaces: a tag with white space
+			// would read as several, one with a format character as
+			// another it is not.
+			name: "tags that are not one word",
+			src: `name: x
+agent: {command: [a]}
+tags: ["a\tb", "c d", "e\u00a0f", "g\u202eh", "i\u200dj", ok-1_2.3, 日本]
+turns: [{prompt: hi}]
+`,
+			want: []string{
+				`bad.yaml:3:8: tag "a\tb" holds the control character \x09: a tag is one word, without white space, control or format characters (write several tags, [a, b])`,
+				`bad.yaml:3:16: tag "c d" holds a space: a tag is one word, without white space, control or format characters (write several tags, [c, d])`,
+				`bad.yaml:3:23: tag "e\u00a0f" holds the space character \u00a0: a tag is one word, without white space, control or format characters (write several tags, [e, f])`,
+				`bad.yaml:3:35: tag "g\u202eh" holds the bidi control character \u202e: a tag is one word, without white space, control or format characters (write several tags, [g, h])`,
+				`bad.yaml:3:47: tag "i\u200dj" holds the format character \u200d: a tag is one word, without white space, control or format characters (write several tags, [i, j])`,
+			},
+		},
+		{
 			name: "empty agent values with nothing to drop",
 			src: `name: x
 agent: {command: [a], model: "", mode: "", auth: "${EMPTY:-}"}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -155,8 +156,8 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 			if name, ok := p.str(v); ok {
 				if strings.TrimSpace(name) == "" {
 					p.Errorf(v, "name is empty")
-				} else if r, ok := controlChar(name); ok {
-					p.Errorf(v, `name holds the control character \x%02x: a name is one line of printable text`, r)
+				} else if r, ok := unprintableChar(name); ok {
+					p.Errorf(v, "name holds %s: a name is one line of printable text", describeChar(r))
 				}
 				s.Name = name
 			}
@@ -795,11 +796,13 @@ func (p *fileParser) textExpect(n *yaml.Node, e *Expect) {
 
 // tags reads a scenario's tags. --tag selects by a whole tag, and splits
 // its value at commas, so an empty tag and one with a comma could never be
-// selected: each is an error at the tag.
+// selected; list shows the tags separated by spaces, where a tag with
+// white space would read as several: each is an error at the tag.
 func (p *fileParser) tags(n *yaml.Node) []string {
 	nodes, _ := p.strNodes(n, true, false)
 	var tags []string
 	for _, t := range nodes {
+		i := strings.IndexFunc(t.Value, notInWord)
 		switch {
 		case t.Value == "":
 			p.Errorf(t, "tag is empty: --tag could never select it")
@@ -808,6 +811,10 @@ func (p *fileParser) tags(n *yaml.Node) []string {
 		case strings.Contains(t.Value, ","):
 			p.Errorf(t, "tag %q has a comma, where --tag splits its value, so --tag could never select it: write one tag for each part, [%s]",
 				t.Value, strings.Join(strings.Split(t.Value, ","), ", "))
+		case i >= 0:
+			r, _ := utf8.DecodeRuneInString(t.Value[i:])
+			p.Errorf(t, "tag %q holds %s: a tag is one word, without white space, control or format characters (write several tags, [%s])",
+				t.Value, describeChar(r), strings.Join(strings.FieldsFunc(t.Value, notInWord), ", "))
 		default:
 			tags = append(tags, t.Value)
 		}
@@ -815,16 +822,43 @@ func (p *fileParser) tags(n *yaml.Node) []string {
 	return tags
 }
 
-// controlChar returns the first control character of s (C0, DEL or C1)
-// and whether it has one. A scenario's name, and so every value of vars,
-// which the expanded names show, is printed on lines of its own and in CI
-// annotations: a line break or an escape sequence in it would forge or
-// hide output.
-func controlChar(s string) (rune, bool) {
-	i := strings.IndexFunc(s, unicode.IsControl)
+// notInWord reports whether r may not be in a tag: white space, a control
+// or a format character (a bidi control, a zero-width joiner).
+func notInWord(r rune) bool {
+	return unicode.IsSpace(r) || unicode.In(r, unicode.Cc, unicode.Cf)
+}
+
+// unprintableChar returns the first character of s that termtext escapes
+// (termtext.Unprintable: a control character, a line or paragraph
+// separator, a bidi control) and whether it has one. A scenario's name,
+// and so every value of vars, which the expanded names show, is printed on
+// lines of its own and in CI annotations: a line break, an escape sequence
+// or a bidi override in it would forge, hide or disguise output.
+func unprintableChar(s string) (rune, bool) {
+	i := strings.IndexFunc(s, termtext.Unprintable)
 	if i < 0 {
 		return 0, false
 	}
 	r, _ := utf8.DecodeRuneInString(s[i:])
 	return r, true
+}
+
+// describeChar names the character r, which a name or a tag may not hold,
+// escaped as termtext escapes it: "the control character \x09".
+func describeChar(r rune) string {
+	switch {
+	case r == ' ':
+		return "a space"
+	case unicode.IsControl(r):
+		return fmt.Sprintf(`the control character \x%02x`, r)
+	case r == '\u2028':
+		return `the line separator \u2028`
+	case r == '\u2029':
+		return `the paragraph separator \u2029`
+	case unicode.Is(unicode.Bidi_Control, r):
+		return fmt.Sprintf(`the bidi control character \u%04x`, r)
+	case unicode.IsSpace(r):
+		return fmt.Sprintf(`the space character \u%04x`, r)
+	}
+	return fmt.Sprintf(`the format character \u%04x`, r)
 }

@@ -248,7 +248,8 @@ func (p *fileParser) varMatrix(n *yaml.Node) ([]valueSet, []string, bool) {
 
 // varValues reads the values of the variable name: a value, or a
 // non-empty list of them; each a string, number or boolean, taken as
-// written, without control characters (see controlChar). It returns nil
+// written, without control characters, line separators or bidi controls
+// (see unprintableChar). It returns nil
 // on a problem.
 func (p *fileParser) varValues(name string, n *yaml.Node) []*yaml.Node {
 	n = yamlnode.Deref(n)
@@ -268,8 +269,8 @@ func (p *fileParser) varValues(name string, n *yaml.Node) []*yaml.Node {
 			p.Errorf(v, "expected a value of %s (a string, number or boolean), got %s", name, describe(v))
 			return nil
 		}
-		if r, ok := controlChar(v.Value); ok {
-			p.Errorf(v, `the value %s=%q holds the control character \x%02x: the scenario's name shows every value of vars, and a name is one line of printable text (for a longer text, give the path of a file that holds it: prompt: [{file: "{{.%s}}"}])`, name, v.Value, r, name)
+		if r, ok := unprintableChar(v.Value); ok {
+			p.Errorf(v, `the value %s=%q holds %s: the scenario's name shows every value of vars, and a name is one line of printable text (for a longer text, give the path of a file that holds it: prompt: [{file: "{{.%s}}"}])`, name, v.Value, describeChar(r), name)
 			good = false
 		}
 		out = append(out, v)

@@ -197,7 +197,7 @@ turns: [{prompt: hi}]
 			// empty to --tag.
 			name: "control characters and blank tags",
 			src: `name: x
-vars: {a: ["x\ty", "l1\nl2", "e\e[31m", "\u0085", ok]}
+vars: {a: ["x\ty", "l1\nl2", "e\e[31m", "\u0085", ok, "\u202e"]}
 agent: {command: [a]}
 turns: [{prompt: hi}]
 ---
@@ -212,6 +212,7 @@ turns: [{prompt: hi}]
 				`bad.yaml:2:20: the value a="l1\nl2" holds the control character \x0a: the scenario's name shows every value of vars, and a name is one line of printable text (for a longer text, give the path of a file that holds it: prompt: [{file: "{{.a}}"}])`,
 				`bad.yaml:2:30: the value a="e\x1b[31m" holds the control character \x1b: the scenario's name shows every value of vars, and a name is one line of printable text (for a longer text, give the path of a file that holds it: prompt: [{file: "{{.a}}"}])`,
 				`bad.yaml:2:41: the value a="\u0085" holds the control character \x85: the scenario's name shows every value of vars, and a name is one line of printable text (for a longer text, give the path of a file that holds it: prompt: [{file: "{{.a}}"}])`,
+				`bad.yaml:2:55: the value a="\u202e" holds the bidi control character \u202e: the scenario's name shows every value of vars, and a name is one line of printable text (for a longer text, give the path of a file that holds it: prompt: [{file: "{{.a}}"}])`,
 				`bad.yaml:8:8: value set t= : tag " " is blank: a tag is a word that --tag selects`,
 				`bad.yaml:8:18: tag "  " is blank: a tag is a word that --tag selects`,
 			},

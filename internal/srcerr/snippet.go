@@ -31,8 +31,8 @@ func format(n, col int, text string) string {
 	return fmt.Sprintf("    %s | %s\n    %s | %s^\n", num, strings.TrimRight(shown, " "), gutter, strings.Repeat(" ", at))
 }
 
-// A cell is one character as shown: its text (a tab as blanks, a control
-// character as U+FFFD, the second '#' of "##[" as \x23) and how many
+// A cell is one character as shown: its text (a tab as blanks, a
+// character termtext escapes as U+FFFD, the second '#' of "##[" as \x23) and how many
 // columns it takes.
 type cell struct {
 	text  string
@@ -63,7 +63,7 @@ func layout(text string, col int) (cells []cell, caret int) {
 		case r == '\t':
 			w := tabWidth - screen%tabWidth
 			c = cell{blanks[:w], w}
-		case unicode.IsControl(r) || r == unicode.ReplacementChar:
+		case termtext.Unprintable(r) || r == unicode.ReplacementChar:
 			c = cell{"\uFFFD", 1}
 		case termtext.CommandHash(text, i):
 			c = cell{`\x23`, 4} // as termtext.Escape writes it

@@ -89,6 +89,13 @@ func TestSnippet(t *testing.T) {
 				"      |   ^\n",
 		},
 		{
+			name: "line separators and bidi controls shown as U+FFFD",
+			n:    1, col: 7, text: "a\u2028b \u202ec: d",
+			want: "" +
+				"    1 | a\uFFFDb \uFFFDc: d\n" +
+				"      |       ^\n",
+		},
+		{
 			name: "the second # of a legacy workflow command escaped, the caret under its column",
 			n:    1, col: 20, text: `- "###[error]x" ##[group] #[ # #`,
 			want: "" +

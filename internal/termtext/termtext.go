@@ -1,6 +1,7 @@
 // Package termtext makes text fit for a terminal: what an agent sent with
 // its control characters escaped, so that it cannot drive the terminal
-// nor a GitHub Actions log (Escape, Printable), acprun's own colours kept
+// nor a GitHub Actions log, nor break or reorder a line (Escape,
+// Printable, Unprintable), acprun's own colours kept
 // (PrintableSGR) or painted as main decided (Paint), and lines cut to a
 // width in cells (Clip).
 package termtext
@@ -16,9 +17,22 @@ import (
 )
 
 // Printable returns s with its control characters (which an agent could use
-// to move the cursor, clear the screen or retitle the terminal) written as
-// Go escapes, \x1b say, and tabs as spaces (for the live area's widths).
+// to move the cursor, clear the screen or retitle the terminal), line and
+// paragraph separators and bidi controls written as Go escapes, \x1b say,
+// and tabs as spaces (for the live area's widths).
 func Printable(s string) string { return Escape(s, false) }
+
+// Unprintable reports whether Escape writes r as an escape: a control
+// character (C0, DEL, C1); a line or paragraph separator (U+2028, U+2029),
+// which editors, browsers and some terminals take for a line break; or a
+// bidi control (U+202E, say), which reorders what follows it on the line,
+// so that text would show other than it is.
+func Unprintable(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r < 0x20 || r == 0x7f
+	}
+	return unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp, unicode.Bidi_Control)
+}
 
 // legacyCommand starts a legacy GitHub Actions workflow command
 // ("##[error]text", "##[set-output name=x]value", "##[group]title"), which
@@ -33,13 +47,13 @@ func CommandHash(s string, i int) bool {
 	return i > 0 && strings.HasPrefix(s[i-1:], legacyCommand)
 }
 
-// Escape writes the control characters and invalid UTF-8 bytes of s as Go
-// escapes (\x1b, \x9b, \xff; \u2028 for a control above U+00FF); a tab
+// Escape writes the unprintable characters (see Unprintable) and invalid
+// UTF-8 bytes of s as Go escapes (\x1b, \x9b, \xff; \u2028 above U+00FF); a tab
 // stays a tab when keepTabs, else becomes a space. The second '#' of
 // "##[" is written \x23, so that text an agent sent cannot be a legacy
 // workflow command in a GitHub Actions log, wherever it is printed.
 func Escape(s string, keepTabs bool) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) && utf8.ValidString(s) && !strings.Contains(s, legacyCommand) {
+	if !strings.ContainsFunc(s, Unprintable) && utf8.ValidString(s) && !strings.Contains(s, legacyCommand) {
 		return s
 	}
 	var b strings.Builder
@@ -51,9 +65,9 @@ func Escape(s string, keepTabs bool) string {
 			b.WriteRune(r)
 		case r == '\t':
 			b.WriteByte(' ')
-		case r < 0x100 && unicode.IsControl(r):
+		case r < 0x100 && Unprintable(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case unicode.IsControl(r):
+		case Unprintable(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		case CommandHash(s, i):
 			b.WriteString(`\x23`)

@@ -39,6 +39,17 @@ func TestPrintable(t *testing.T) {
 	}
 }
 
+// TestPrintableSeparatorsAndBidi checks that line and paragraph separators
+// and bidi controls, which break a line or reorder it where the text is
+// shown, are escaped, and the format characters of emoji and words kept.
+func TestPrintableSeparatorsAndBidi(t *testing.T) {
+	in := "a\u2028b\u2029c \u202eRLO\u202c \u2066iso\u2069 \u200f\u061c 👨\u200d👩 soft\u00adhyphen"
+	want := `a\u2028b\u2029c \u202eRLO\u202c \u2066iso\u2069 \u200f\u061c 👨` + "\u200d" + `👩 soft` + "\u00ad" + `hyphen`
+	if got := Printable(in); got != want {
+		t.Errorf("Printable(%q) = %q; want %q", in, got, want)
+	}
+}
+
 // TestPrintableSGR checks that colours are kept and every other control
 // sequence escaped.
 func TestPrintableSGR(t *testing.T) {
