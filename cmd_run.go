@@ -440,6 +440,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err := checkUnset(g, scs); err != nil {
 		return err
 	}
+	for i, sc := range scs { // before startErrors, which checks --mode too
+		scs[i] = sc.WithFlags(flags)
+	}
 	if errs := startErrors(scs); len(errs) > 0 {
 		return usageError(g, errs)
 	}
@@ -453,9 +456,6 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		if scs, err = c.withPrompt(ctx, g, scs); err != nil {
 			return err
 		}
-	}
-	for i, sc := range scs {
-		scs[i] = sc.WithFlags(flags)
 	}
 	opts := c.options(g)
 	opts.Policy = overrideWithRules(opts.Policy, flags)

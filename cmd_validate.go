@@ -208,7 +208,9 @@ type workspaceKey struct {
 // replay would refuse: each is read once, with replay.Load, and what it
 // refuses is an error at the word of the agent's command that names the
 // transcript, saying what replay says; and a mock agent script that the
-// mock agent could not read (checkScript), at the word that names it.
+// mock agent could not read (checkScript), at the word that names it;
+// and a session mode that keeps an agent made to ask from asking
+// (Agent.UnaskedModeProblem), at the mode.
 // The agents of a scenario with unset variables are not checked, their
 // values being incomplete.
 func startErrors(scs []*scenario.Scenario) scenario.Errors {
@@ -227,6 +229,9 @@ func startErrors(scs []*scenario.Scenario) scenario.Errors {
 				found = append(found, e)
 			} else if e := checkScript(sc, a, opened, false); e != nil {
 				found = append(found, e)
+			}
+			if msg := a.UnaskedModeProblem(); msg != "" {
+				found = append(found, problem(a.ModePos, msg))
 			}
 		}
 	}

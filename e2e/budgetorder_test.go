@@ -53,23 +53,31 @@ func TestBudgetCancelsLaterPermissions(t *testing.T) {
 // TestBudgetPassedJustBeforeTheAnswer: a budget passed by the last update
 // before the agent's answer is a cancel for the budget every attempt, the
 // turn failing on it, whether acprun saw the budget passed before the
-// answer was dispatched or not.
+// answer was dispatched or not. That answer, the agent's next message
+// after the update (as claude-agent-acp sends it), never ignored the
+// cancel, however fast acprun wrote it: no cancelIgnored, no warning,
+// even from an agent that waits for the cancel, then answers end_turn.
 func TestBudgetPassedJustBeforeTheAnswer(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": "turns:\n  - steps: [{text: a}, {usage_update: {used: 20, size: 100, cost: {amount: 3.0, currency: USD}}}]\n  - steps: [{text: two}]\n",
-		"s.yaml":          "name: tight\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nbudget: {maxCost: 1.0}\ncancelGrace: 5s\nturns:\n  - prompt: one\n  - prompt: two\n",
-	})
-	res, out := runResults(t, dir, "s.yaml", "--repeat", "6")
-	if res.code != 1 {
-		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
-	}
-	for i, sc := range out.Scenarios {
-		tr := sc.Turns[0]
-		if tr.CancelCause != report.CauseBudget || len(tr.Failures) != 1 || !strings.Contains(tr.Failures[0], "budget.maxCost") || sc.Turns[1].StopReason != report.OutcomeSkipped {
-			t.Errorf("attempt %d: turn 1 cancelCause %q, failures %q, turn 2 %s; want cancelled for the budget, failing on it alone, turn 2 skipped",
-				i+1, tr.CancelCause, tr.Failures, sc.Turns[1].StopReason)
+	for _, script := range []string{
+		"turns:\n  - steps: [{text: a}, {usage_update: {used: 20, size: 100, cost: {amount: 3.0, currency: USD}}}]\n  - steps: [{text: two}]\n",
+		"onCancel: end_turn\nturns:\n  - steps: [{usage_update: {used: 20, size: 100, cost: {amount: 3.0, currency: USD}}}, {waitForCancel: true}]\n",
+	} {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{
+			"agent.mock.yaml": script,
+			"s.yaml":          "name: tight\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nbudget: {maxCost: 1.0}\ncancelGrace: 5s\nturns:\n  - prompt: one\n    expect: {stopReason: [end_turn, cancelled]}\n  - prompt: two\n",
+		})
+		res, out := runResults(t, dir, "s.yaml", "--repeat", "6")
+		if res.code != 1 || strings.Contains(res.stderr, "cancelIgnored") {
+			t.Errorf("%s: exit %d, want 1 and no cancelIgnored warning\n%s", script, res.code, res.stderr)
+		}
+		for i, sc := range out.Scenarios {
+			tr := sc.Turns[0]
+			if tr.CancelCause != report.CauseBudget || tr.CancelIgnored || len(tr.Failures) != 1 || !strings.Contains(tr.Failures[0], "budget.maxCost") || sc.Turns[1].StopReason != report.OutcomeSkipped {
+				t.Errorf("%s: attempt %d: turn 1 cancelCause %q, cancelIgnored %v, failures %q, turn 2 %s; want cancelled for the budget, not ignored, failing on it alone, turn 2 skipped",
+					script, i+1, tr.CancelCause, tr.CancelIgnored, tr.Failures, sc.Turns[1].StopReason)
+			}
 		}
 	}
 }

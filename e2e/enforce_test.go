@@ -25,16 +25,23 @@ const enforceWrapper = `{
 exec "$ACPRUN_BIN" mock-agent "$SCRIPT"
 `
 
+// enforceDir is a directory with enforceWrapper (wrap.sh), the script of
+// the mock agent it becomes (agent.mock.yaml: it says ok) and files.
+func enforceDir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{"wrap.sh": enforceWrapper, "agent.mock.yaml": "turns:\n  - steps:\n      - text: ok\n"})
+	writeFiles(t, dir, files)
+	return dir
+}
+
 // TestEnforceNamedAgents: permissions.enforce gives each named agent the
 // settings that make it ask before it acts — its args, its env, a settings
 // file, or project settings merged into a workspace copy (and left out of
 // the agent's changes) — and enforce: false leaves it as it is.
 func TestEnforceNamedAgents(t *testing.T) {
 	t.Parallel()
-	dir := realTempDir(t)
-	writeFiles(t, dir, map[string]string{
-		"wrap.sh":                  enforceWrapper,
-		"agent.mock.yaml":          "turns:\n  - steps:\n      - text: ok\n",
+	dir := enforceDir(t, map[string]string{
 		"ws/main.go":               "package main\n",
 		"ws/.claude/settings.json": `{"permissions": {"allow": ["Read"], "ask": ["Bash"]}, "model": "x"}` + "\n",
 	})
@@ -267,5 +274,44 @@ func TestEnforceSettingsTampered(t *testing.T) {
 		if len(r.Turns) != 1 || !slices.ContainsFunc(r.Turns[0].Failures, func(f string) bool { return strings.Contains(f, ".claude/settings.json") }) {
 			t.Errorf("%s: turns %+v; want files.unchanged to fail on .claude/settings.json", tt.name, r.Turns)
 		}
+	}
+}
+
+// TestEnforceUnaskedMode: a session mode known to stop an agent made to
+// ask from asking (claude's bypassPermissions and dontAsk) is an error
+// before any agent starts, at the mode or naming --mode; with
+// permissions.enforce: false the agent runs in it.
+func TestEnforceUnaskedMode(t *testing.T) {
+	t.Parallel()
+	dir := enforceDir(t, map[string]string{"ws/README.md": "hi\n"})
+	writeFiles(t, dir, map[string]string{"acprun.yaml": "agents:\n  claude: {command: [sh, " + filepath.Join(dir, "wrap.sh") + "], env: {ACPRUN_BIN: " + acprunBin +
+		", SCRIPT: " + filepath.Join(dir, "agent.mock.yaml") + ", OUT: " + filepath.Join(dir, "started.txt") + "}}\n"})
+	scenario := func(mode, perms string) string {
+		return "name: s\nagent: {name: claude, mode: " + mode + "}\nworkspace: ws\npermissions: {default: allow" + perms + "}\n" +
+			"turns:\n  - prompt: go\n    expect: {text: {contains: ok}}\n"
+	}
+	const why = `does not ask permission (it acts, or refuses, on its own), so permissions.enforce cannot make it ask and the permission rules would never be consulted: choose another mode, or set permissions.enforce: false`
+	for _, tc := range []struct {
+		name, src string
+		args      []string
+		want      string
+	}{
+		{name: "the scenario's mode", src: scenario("bypassPermissions", ""),
+			want: `s.yaml:2:29: agent.mode: in mode "bypassPermissions" claude ` + why},
+		{name: "--mode", src: scenario("default", ""), args: []string{"--mode", "dontAsk"},
+			want: `--mode dontAsk: agent.mode: in mode "dontAsk" claude ` + why},
+	} {
+		writeFiles(t, dir, map[string]string{"s.yaml": tc.src})
+		res := acprun(t, dir, append([]string{"run", "s.yaml"}, tc.args...)...)
+		if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 2 and %q", tc.name, res.code, res.stderr, tc.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "started.txt")); err == nil {
+			t.Fatalf("%s: the agent started", tc.name)
+		}
+	}
+	writeFiles(t, dir, map[string]string{"s.yaml": scenario("bypassPermissions", ", enforce: false")})
+	if res := acprun(t, dir, "run", "s.yaml"); res.code != 0 {
+		t.Errorf("enforce: false: exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
 	}
 }

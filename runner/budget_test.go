@@ -237,3 +237,25 @@ func (g *gateObserver) Update(_ Ref, u Update) {
 		f()
 	}
 }
+
+// TestBudgetAnswerNextIsNotIgnored: the agent's answer that is its very
+// next message after the usage_update that passed a budget is not a
+// cancel it ignored, even read after acprun wrote session/cancel (here the
+// agent waits for it, then ends the turn end_turn): it is decided in the
+// stream's order, not by how fast the runner wrote the cancel.
+func TestBudgetAnswerNextIsNotIgnored(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res := playInBubble(t, `
+onCancel: end_turn
+turns:
+  - steps: [{usage_update: {used: 20, size: 100, cost: {amount: 3.0, currency: USD}}}, {waitForCancel: true}]
+`, "name: tight\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nbudget: {maxCost: 1.0}\nturns:\n  - prompt: one\n")
+		tr := res.Turns[0]
+		if tr.StopReason != "end_turn" || tr.CancelCause != report.CauseBudget || tr.CancelIgnored {
+			t.Errorf("turn: stopReason %s, cancelCause %q, cancelIgnored %v; want end_turn, budget, not ignored", tr.StopReason, tr.CancelCause, tr.CancelIgnored)
+		}
+		if w := strings.Join(append(tr.Warnings, res.Warnings...), "\n"); strings.Contains(w, "cancelIgnored") {
+			t.Errorf("warnings %q flag an ignored cancel", w)
+		}
+	})
+}

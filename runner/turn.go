@@ -63,8 +63,10 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		var answeredFirst bool
 		answeredFirst, err = r.cancel(t, call, &resp, out.cancelCause)
 		// Ignored only by an answer read after the cancel was written: one
-		// already on its way could not heed it.
-		out.cancelIgnored = err == nil && resp.StopReason != acp.StopCancelled && !answeredFirst
+		// already on its way could not heed it, nor could one that came
+		// right behind the update that passed a budget (decided in stream
+		// order, however fast the runner got to the cancel).
+		out.cancelIgnored = err == nil && resp.StopReason != acp.StopCancelled && !answeredFirst && !r.sess.answeredAtOnce(t)
 	}
 	r.answered(ctx, &out, resp, err)
 	out.duration = time.Since(start)
@@ -298,7 +300,8 @@ var (
 // the prompt's answer. When no answer comes the agent is killed and
 // errUnresponsive returned. answeredFirst reports that the answer had been
 // read when session/cancel was about to be written: it cannot be the
-// agent's answer to the cancel. The cancel carries its cause in its _meta
+// agent's answer to the cancel. An answer already handled (a turn that
+// passed a budget in the stream) gets no session/cancel: its turn is over. The cancel carries its cause in its _meta
 // (report.MetaCancelCause), so that a transcript says why acprun cancelled:
 // a replay cannot play past a cancel whose cause was outside the scenario.
 func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptResponse, cause string) (answeredFirst bool, _ error) {
@@ -306,6 +309,12 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 	// Taken before the write: once the cancel is out, the agent's answer to
 	// it may be read before Notify returns.
 	answeredFirst = call.Answered()
+	if answeredFirst && isClosed(call.Done()) {
+		// The answer was handled already (a turn that passed a budget in
+		// the stream, see afterAwait): there is no turn left to cancel.
+		r.sess.sentCancel(t)
+		return true, call.Await(context.Background(), resp)
+	}
 	notifyCtx, cancelNotify := context.WithTimeout(context.Background(), time.Second)
 	err := r.agent.Conn.Notify(notifyCtx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: r.sess.sessionID, Meta: cancelMeta(cause)})
 	cancelNotify()

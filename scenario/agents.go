@@ -75,17 +75,18 @@ var builtinAgents = []builtinEntry{
 		command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"}, authEnv: []string{"ANTHROPIC_API_KEY"},
 		state: []string{"$CLAUDE_CONFIG_DIR|~/.claude", "~/.claude.json"}, tempEnv: []string{"CLAUDE_CODE_TMPDIR"},
 		enforce: &Enforcement{ProjectSettingsFile: ".claude/settings.json",
-			ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`},
+			ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`,
+			UnaskedModes:    []string{"bypassPermissions", "dontAsk"}}, // acceptEdits still asks: the ask rules outrank it
 		gateway: []GatewayTarget{anthropicTarget}},
 	{name: "codex", description: "OpenAI Codex through Zed's ACP adapter (needs Node.js and OPENAI_API_KEY)", auth: "openai-api-key",
 		command: []string{"npx", "-y", "@zed-industries/codex-acp"}, authEnv: []string{"OPENAI_API_KEY"},
 		state:   []string{"$CODEX_HOME|~/.codex"},
-		enforce: &Enforcement{Args: []string{"-c", "approval_policy=untrusted"}},
+		enforce: &Enforcement{Args: []string{"-c", "approval_policy=untrusted"}, UnaskedModes: []string{"full-access"}},
 		gateway: []GatewayTarget{openAITarget}}, // its built-in openai provider reads OPENAI_BASE_URL
 	{name: "gemini", description: "Google Gemini CLI in ACP mode (needs Node.js; GEMINI_API_KEY or a Google login)",
 		command: []string{"npx", "-y", "@google/gemini-cli", "--acp"}, authEnv: []string{"GEMINI_API_KEY"},
 		state:   []string{"~/.gemini"},
-		enforce: &Enforcement{Args: []string{"--approval-mode", "default"}},
+		enforce: &Enforcement{Args: []string{"--approval-mode", "default"}, UnaskedModes: []string{"yolo"}},
 		gateway: []GatewayTarget{{Env: "GOOGLE_GEMINI_BASE_URL", Upstream: "https://generativelanguage.googleapis.com", KeyEnv: "GEMINI_API_KEY"}}},
 	{name: "goose", description: "Block's goose in ACP mode (goose installed and configured)",
 		command: []string{"goose", "acp"},
@@ -107,7 +108,8 @@ var builtinAgents = []builtinEntry{
 		command: []string{"npx", "-y", "@qwen-code/qwen-code", "--acp"}, authEnv: []string{"OPENAI_API_KEY"},
 		state: []string{"~/.qwen"},
 		enforce: &Enforcement{Args: []string{"--approval-mode", "default"}, SettingsEnv: "QWEN_CODE_SYSTEM_SETTINGS_PATH",
-			Settings: `{"tools":{"approvalMode":"default"},"permissions":{"ask":["Bash","Edit"]}}`},
+			Settings:     `{"tools":{"approvalMode":"default"},"permissions":{"ask":["Bash","Edit"]}}`,
+			UnaskedModes: []string{"yolo"}},
 		gateway: []GatewayTarget{openAITarget}}, // its OpenAI-compatible auth reads OPENAI_BASE_URL
 }
 

@@ -313,7 +313,7 @@ turns: [{prompt: hi}]
 		{
 			Agent: scenario.Agent{Pos: scenario.Pos{File: "/s/x.yaml", Line: 13, Col: 8}, Name: "codex",
 				Command: []string{"npx", "-y", "@zed-industries/codex-acp", "-c", "approval_policy=untrusted"}, Auth: "openai-api-key", AuthEnv: []string{"OPENAI_API_KEY"}, Cwd: "/s", McpServers: mcp,
-				Enforcement: &scenario.Enforcement{Args: []string{"-c", "approval_policy=untrusted"}}},
+				Enforcement: &scenario.Enforcement{Args: []string{"-c", "approval_policy=untrusted"}, UnaskedModes: []string{"full-access"}}},
 			Timeout: 10 * time.Minute, TurnTimeout: 2 * time.Minute, ContinueAfterCancel: true,
 			Client:  scenario.Client{FS: true, Terminal: true, ReadOnly: true, Roots: []string{"/s/mine"}, Set: true},
 			Default: approve.Allow, AnswerDelay: time.Second,
@@ -396,7 +396,7 @@ turns: [{prompt: hi}]
 			Env: map[string]string{"MOCK": "1"}, Cwd: base + "/s", McpServers: json.RawMessage("[]")},
 		{Name: "gemini", Command: []string{"npx", "-y", "@google/gemini-cli", "--acp", "--approval-mode", "default"}, AuthEnv: []string{"GEMINI_API_KEY"}, Cwd: base + "/s",
 			McpServers:  json.RawMessage("[]"),
-			Enforcement: &scenario.Enforcement{Args: []string{"--approval-mode", "default"}}},
+			Enforcement: &scenario.Enforcement{Args: []string{"--approval-mode", "default"}, UnaskedModes: []string{"yolo"}}},
 	}
 	if diff := cmp.Diff(want, got, cmpOpts); diff != "" {
 		t.Errorf("agents (-want +got):\n%s", diff)
@@ -720,7 +720,8 @@ func TestWalkSkipsConfigFiles(t *testing.T) {
 
 // claudeEnforcement is what permissions.enforce gives the claude agent.
 var claudeEnforcement = &scenario.Enforcement{ProjectSettingsFile: ".claude/settings.json",
-	ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`}
+	ProjectSettings: `{"permissions":{"defaultMode":"default","ask":["Bash","Edit","Write"]}}`,
+	UnaskedModes:    []string{"bypassPermissions", "dontAsk"}}
 
 func TestConfigAnswers(t *testing.T) {
 	cfg := loadConfig(t, "defaults:\n  answers: {branch: main}\n")

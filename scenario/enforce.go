@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -40,6 +41,24 @@ type Enforcement struct {
 	// it only in a workspace copy, never in the user's own tree.
 	ProjectSettingsFile string
 	ProjectSettings     string
+	// UnaskedModes are the agent's session modes (agent.mode, run's
+	// --mode) known to stop it asking, whatever the above says: in
+	// them it acts, or refuses, on its own. Setting one with
+	// enforcement on is an error (Agent.UnaskedModeProblem).
+	UnaskedModes []string
+}
+
+// UnaskedModeProblem is the problem of an agent made to ask
+// (permissions.enforce) whose session mode is one of its UnaskedModes;
+// "" when there is none. The mode would override what makes it ask, and
+// the permission rules would never be consulted.
+func (a *Agent) UnaskedModeProblem() string {
+	if a.Enforcement == nil || !slices.Contains(a.Enforcement.UnaskedModes, a.Mode) {
+		return ""
+	}
+	return fmt.Sprintf("agent.mode: in mode %q %s does not ask permission (it acts, or refuses, on its own), so permissions.enforce cannot make it ask "+
+		"and the permission rules would never be consulted: choose another mode, or set permissions.enforce: false to run in %q on purpose",
+		a.Mode, a.Name, a.Mode)
 }
 
 // enforcementOf is the Enforcement of the named agent name, if it has one.

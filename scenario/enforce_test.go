@@ -112,3 +112,48 @@ func TestWithAgentEnforce(t *testing.T) {
 		t.Errorf("WithAgent(codex) with enforce: false: Enforce %q, command %q, enforcement %v; want it left as it is", got.Enforce, got.Agent.Command, got.Agent.Enforcement)
 	}
 }
+
+// A session mode known to stop an agent made to ask from asking is a
+// problem, whether the scenario, its config agent or run's --mode sets it;
+// with enforce: false it is the user's choice.
+func TestUnaskedModeProblem(t *testing.T) {
+	cfg := loadConfig(t, "agents:\n  yolo: {command: [my-agent]}\n")
+	for _, tc := range []struct {
+		name, src, flagMode string
+		mode                string // the mode of the problem; "" for none
+	}{
+		{name: "claude bypassPermissions", src: "agent: {name: claude, mode: bypassPermissions}\n", mode: "bypassPermissions"},
+		{name: "claude dontAsk", src: "agent: {name: claude, mode: dontAsk}\n", mode: "dontAsk"},
+		{name: "strict too", src: "agent: {name: claude, mode: dontAsk}\npermissions: {enforce: strict}\n", mode: "dontAsk"},
+		{name: "claude acceptEdits still asks", src: "agent: {name: claude, mode: acceptEdits}\n"},
+		{name: "claude plan still asks", src: "agent: {name: claude, mode: plan}\n"},
+		{name: "enforce false", src: "agent: {name: claude, mode: bypassPermissions}\npermissions: {enforce: false}\n"},
+		{name: "codex full-access", src: "agent: {name: codex, mode: full-access}\n", mode: "full-access"},
+		{name: "qwen yolo", src: "agent: {name: qwen, mode: yolo}\n", mode: "yolo"},
+		{name: "an agent acprun knows nothing of", src: "agent: {name: yolo, mode: yolo}\n"},
+		{name: "--mode", src: "agent: {name: claude, mode: default}\n", flagMode: "bypassPermissions", mode: "bypassPermissions"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := loadWith(t, cfg, "name: s\n"+tc.src+"turns: [{prompt: hi}]\n")[0]
+			if tc.flagMode != "" {
+				s = s.WithFlags(scenario.FlagSettings{Mode: tc.flagMode, ModePos: scenario.Pos{File: "--mode " + tc.flagMode}})
+			}
+			got := s.Agent.UnaskedModeProblem()
+			if tc.mode == "" {
+				if got != "" {
+					t.Errorf("problem %q, want none", got)
+				}
+				return
+			}
+			want := "agent.mode: in mode \"" + tc.mode + "\" " + s.Agent.Name + " does not ask permission (it acts, or refuses, on its own)"
+			if !strings.HasPrefix(got, want) || !strings.Contains(got, "permissions.enforce: false") {
+				t.Errorf("problem %q, want it to start %q and say permissions.enforce: false", got, want)
+			}
+		})
+	}
+	mine := loadConfig(t, "agents:\n  claude: {command: [claude-agent-acp], mode: dontAsk}\n")
+	s := loadWith(t, mine, "name: s\nagent: claude\nturns: [{prompt: hi}]\n")[0]
+	if s.Agent.UnaskedModeProblem() == "" || s.Agent.ModePos.String() != "/cfg/acprun.yaml:2:47" {
+		t.Errorf("the config's claude in mode dontAsk: problem %q at %s, want one at /cfg/acprun.yaml:2:47", s.Agent.UnaskedModeProblem(), s.Agent.ModePos)
+	}
+}
