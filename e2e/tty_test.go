@@ -45,6 +45,13 @@ type ttyRun struct {
 // it SIGWINCH), stdout to a file.
 func startTTY(t *testing.T, dir string, cols, rows int, args ...string) *ttyRun {
 	t.Helper()
+	return startOn(t, dir, vt.New(cols, rows), args...)
+}
+
+// startOn is startTTY on the emulated terminal scr.
+func startOn(t *testing.T, dir string, scr *vt.Screen, args ...string) *ttyRun {
+	t.Helper()
+	cols, rows := scr.Size()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
@@ -66,7 +73,7 @@ func startTTY(t *testing.T, dir string, cols, rows int, args ...string) *ttyRun 
 		t.Fatal(err)
 	}
 	tty.Close() // the child holds it
-	r := &ttyRun{t: t, cmd: cmd, ptmx: ptmx, scr: vt.New(cols, rows), done: make(chan struct{})}
+	r := &ttyRun{t: t, cmd: cmd, ptmx: ptmx, scr: scr, done: make(chan struct{})}
 	r.fed = r.scr.Feed(ptmx)
 	go func() {
 		r.err = cmd.Wait()

@@ -1,0 +1,68 @@
+package e2e_test
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/acprun/acprun/internal/vt"
+)
+
+// isEmoji says which characters the emulated terminals of these tests
+// show two cells wide: a few emoji that Unicode says are (East_Asian_Width
+// W, Emoji_Presentation).
+func isEmoji(r rune) bool { return strings.ContainsRune("✅🚀⚡🟢", r) }
+
+// TestTTYEmojiName runs a scenario whose name is 50 emoji of two cells
+// each (100 cells) on an 80-column terminal: its running line is cut to
+// fit, so it never wraps, and no stale copy of it stays above the bar or,
+// at the end, above the PASS line.
+func TestTTYEmojiName(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	name := strings.Repeat("✅", 50)
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":      "name: " + name + "\nagent: {name: mock, args: [a.mock.yaml]}\npermissions: {default: allow}\nturns:\n  - prompt: one\n",
+		"a.mock.yaml": strings.Replace(gatedMock, "%s", "a.gate", 1),
+	})
+	if err := syscall.Mkfifo(filepath.Join(dir, "a.gate"), 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	r := startOn(t, dir, vt.NewWide(80, 20, isEmoji), "run", "s.yaml", "-o", "out.json")
+	// A second frame, at least, is drawn over the first.
+	r.waitScreen("the running line above the bar, its time moving", `\A  ✅+…  turn 1/1  [1-9]\d*s\n\[ +\] 0/1  1 running  \d+s\z`)
+	if n := r.scr.Wraps(); n > 0 {
+		t.Errorf("%d lines of the live area wrapped; screen:\n%s", n, strings.Join(r.scr.Screen(), "\n"))
+	}
+	openGate(t, filepath.Join(dir, "a.gate"))
+	if code := r.wait(); code != 0 {
+		t.Errorf("exit %d; want 0", code)
+	}
+	screen := strings.Join(r.scr.Lines(), "\n")
+	if !strings.HasPrefix(screen, "PASS "+name[:len("✅")*37]) {
+		t.Errorf("the terminal does not start with the PASS line:\n%s", screen)
+	}
+	if re := regexp.MustCompile(`turn 1/1|running  \d+s`); re.MatchString(screen) {
+		t.Errorf("the live area was left on the terminal (%q):\n%s", re.FindString(screen), screen)
+	}
+}
+
+// TestValidateCaretAfterEmoji checks that the caret under an error points
+// at the value when emoji of two cells come before it on the line.
+func TestValidateCaretAfterEmoji(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":      "name: t\nagent: {name: mock, args: [a.mock.yaml]}\nturns:\n  - {prompt: \"✅🚀\", expect: {stopReason: bogus}}\n",
+		"a.mock.yaml": "turns: []\n",
+	})
+	res := acprun(t, dir, "validate", "s.yaml")
+	want := "" +
+		"    4 |   - {prompt: \"✅🚀\", expect: {stopReason: bogus}}\n" +
+		"      |                                           ^\n"
+	if res.code != 2 || !strings.Contains(res.stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and the caret under bogus:\n%s", res.code, res.stderr, want)
+	}
+}
