@@ -66,3 +66,37 @@ func TestValidateCaretAfterEmoji(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and the caret under bogus:\n%s", res.code, res.stderr, want)
 	}
 }
+
+// TestWideTextTables checks that the pass-rate table of a repeated run and
+// probe's lines are aligned by the cells their text takes on a terminal:
+// CJK and emoji two each, a combining mark none.
+func TestWideTextTables(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var scenarios []string
+	for _, name := range []string{"日本語", "e\u0301te\u0301", "✅ok", "🚀rocket"} {
+		scenarios = append(scenarios, "name: "+name+"\nagent: {name: mock, args: [a.mock.yaml]}\nturns: [{prompt: go}]\n")
+	}
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":      strings.Join(scenarios, "---\n"),
+		"a.mock.yaml": "modes: {currentModeId: ✅ok, availableModes: [{id: 日本語模式, name: Japanese}, {id: ✅ok, name: Check}]}\nturns:\n  - steps: [{text: done}]\n",
+	})
+	res, _ := runResults(t, dir, "s.yaml", "--repeat", "2")
+	row := "  2/2 (100%) pass@2=1.00 pass^2=1.00\n"
+	for _, want := range []string{"\n日本語  " + row, "\ne\u0301te\u0301     " + row, "\n✅ok    " + row, "\n🚀rocket" + row} {
+		if !strings.Contains(res.stdout+res.stderr, want) {
+			t.Errorf("the pass-rate table lacks %q:\n%s", want, res.stdout+res.stderr)
+		}
+	}
+
+	probe := acprun(t, dir, "probe", "--", acprunBin, "mock-agent", "a.mock.yaml")
+	col := regexp.MustCompile(`(?m)^session: +`).FindString(probe.stdout)
+	for _, want := range []string{
+		"\n  日本語模式" + strings.Repeat(" ", len(col)-2-10) + "Japanese\n",
+		"\n  ✅ok" + strings.Repeat(" ", len(col)-2-4) + "Check\n",
+	} {
+		if col == "" || !strings.Contains(probe.stdout, want) {
+			t.Errorf("probe's output lacks %q:\n%s", want, probe.stdout)
+		}
+	}
+}
