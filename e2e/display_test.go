@@ -100,3 +100,20 @@ func TestWideTextTables(t *testing.T) {
 		}
 	}
 }
+
+// TestDotsVerbose runs two scenarios one after the other with --format
+// dots and -v: the second's verbose lines start a line of their own after
+// the first's dot.
+func TestDotsVerbose(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	scenario := "agent: {name: mock, args: [a.mock.yaml]}\nturns: [{prompt: go}]\n"
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":      "name: one\n" + scenario + "---\nname: two\n" + scenario,
+		"a.mock.yaml": "turns:\n  - steps: [{text: done}]\n",
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-j", "1", "--format", "dots", "-v", "-o", "out.json")
+	if res.code != 0 || !strings.Contains(res.stderr, ".\n[two@mock] turn 1 started\n") || strings.Contains(res.stderr, ".[") {
+		t.Errorf("exit %d; want 0, and two's lines apart from one's dot:\n%s", res.code, res.stderr)
+	}
+}
