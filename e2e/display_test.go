@@ -1,11 +1,15 @@
 package e2e_test
 
 import (
+	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/vt"
 )
@@ -30,7 +34,7 @@ func TestTTYEmojiName(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "a.gate"), 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	r := startOn(t, dir, vt.NewWide(80, 20, isEmoji), "run", "s.yaml", "-o", "out.json")
+	r := startOn(t, dir, vt.NewWide(80, 20, isEmoji), false, "run", "s.yaml", "-o", "out.json")
 	// A second frame, at least, is drawn over the first.
 	r.waitScreen("the running line above the bar, its time moving", `\A  ✅+…  turn 1/1  [1-9]\d*s\n\[ +\] 0/1  1 running  \d+s\z`)
 	if n := r.scr.Wraps(); n > 0 {
@@ -44,8 +48,14 @@ func TestTTYEmojiName(t *testing.T) {
 	if !strings.HasPrefix(screen, "PASS "+name[:len("✅")*37]) {
 		t.Errorf("the terminal does not start with the PASS line:\n%s", screen)
 	}
-	if re := regexp.MustCompile(`turn 1/1|running  \d+s`); re.MatchString(screen) {
-		t.Errorf("the live area was left on the terminal (%q):\n%s", re.FindString(screen), screen)
+	noLiveArea(t, screen)
+}
+
+// noLiveArea fails the test when a line of the live area is on screen.
+func noLiveArea(t *testing.T, screen string) {
+	t.Helper()
+	if re := regexp.MustCompile(`(?m)turn \d+/\d+  \d+s|running  \d+s|^\[[ =>]*\]`); re.MatchString(screen) {
+		t.Errorf("the live area is on the terminal (%q):\n%s", re.FindString(screen), screen)
 	}
 }
 
@@ -115,5 +125,65 @@ func TestDotsVerbose(t *testing.T) {
 	res := acprun(t, dir, "run", "s.yaml", "-j", "1", "--format", "dots", "-v", "-o", "out.json")
 	if res.code != 0 || !strings.Contains(res.stderr, ".\n[two@mock] turn 1 started\n") || strings.Contains(res.stderr, ".[") {
 		t.Errorf("exit %d; want 0, and two's lines apart from one's dot:\n%s", res.code, res.stderr)
+	}
+}
+
+// TestTTYEventsOnStdout runs with --events - and stdout on stderr's
+// terminal: no live area is drawn between the events, and every event is
+// a whole line on the screen.
+func TestTTYEventsOnStdout(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	scenario := "agent: {name: mock, args: [a.mock.yaml]}\npermissions: {default: allow}\nturns: [{prompt: go}]\n"
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":      "name: one\n" + scenario + "---\nname: two\n" + scenario + "---\nname: three\n" + scenario,
+		"a.mock.yaml": "turns:\n  - steps: [{text: done}]\n",
+	})
+	r := startOn(t, dir, vt.New(2000, 100), true, "run", "s.yaml", "-j", "2", "--events", "-", "-o", "out.json")
+	if code := r.wait(); code != 0 {
+		t.Errorf("exit %d; want 0", code)
+	}
+	screen := strings.Join(r.scr.Lines(), "\n")
+	events := 0
+	for _, line := range r.scr.Lines() {
+		if !strings.Contains(line, "{") {
+			continue
+		}
+		events++
+		if !json.Valid([]byte(line)) {
+			t.Errorf("a line that is not a whole event: %q", line)
+		}
+	}
+	if events < 6 {
+		t.Errorf("%d events on the terminal; want one per start and end at least:\n%s", events, screen)
+	}
+	noLiveArea(t, screen)
+}
+
+// TestTTYTranscriptsFIFONotice runs with a transcript that is a FIFO no
+// process reads yet: the notice that the run waits for its reader is a
+// line of its own above the live area, which is drawn below it.
+func TestTTYTranscriptsFIFONotice(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"m.mock.yaml": "turns:\n  - steps: [{text: hello}]\n",
+		"s.yaml":      "name: s\nagent: {name: mock, args: [m.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: hi\n",
+	})
+	mkfifos(t, dir, "tr/s@mock.jsonl")
+	r := startTTY(t, dir, 100, 20, "run", "s.yaml", "-o", "r.json", "--transcripts", "tr")
+	r.waitScreen("the notice above the live area",
+		`^acprun: --transcripts tr: waiting for a reader of the FIFO tr/s@mock\.jsonl \(Ctrl-C stops the run\)\n  s@mock  starting  \d+s\n\[ +\] 0/1  1 running  \d+s\z`)
+	f, err := os.Open(filepath.Join(dir, "tr/s@mock.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	go io.Copy(io.Discard, f)
+	if code := r.wait(); code != 0 {
+		t.Errorf("exit %d; want 0", code)
+	}
+	if !strings.Contains(strings.Join(r.scr.Lines(), "\n"), "\nPASS s [mock] (") {
+		t.Errorf("no PASS line:\n%s", strings.Join(r.scr.Lines(), "\n"))
 	}
 }
