@@ -525,12 +525,6 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		opts.WorkspaceDir = dir
 	}
 	c.warnNoPermissions(g, scs)
-	var observers []runner.Observer
-	printer := progress.NewPrinter(g.Stderr, len(scs)*c.Repeat.n, progress.Options{
-		Terminal: capableTerminal(g.Stderr) && c.format() == formatLines, Quiet: c.format() == formatQuiet,
-		Dots: c.format() == formatDots, Verbose: c.Verbose,
-	})
-	observers = append(observers, printer)
 	unlock, err := c.lockTranscripts(g)
 	if err != nil {
 		return err
@@ -540,13 +534,20 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		return err
 	}
+	// From here on, stderr is written through the printer: the live area
+	// is drawn over what is written to it otherwise.
+	printer := progress.NewPrinter(g.Stderr, len(scs)*c.Repeat.n, progress.Options{
+		Terminal: c.liveArea(g), Quiet: c.format() == formatQuiet,
+		Dots: c.format() == formatDots, Verbose: c.Verbose,
+	})
+	observers := []runner.Observer{printer}
 	if events != nil {
 		defer events.Close() // a no-op once writeOutputs has closed it
 		observers = append(observers, events)
 	}
 	opts.Observer = progress.Observers(observers...)
 	g.onInterrupt(func() { printer.Note(interruptNote) })
-	rep, err := runner.Run(c.transcriptsNotice(ctx, g), opts, scs)
+	rep, err := runner.Run(c.transcriptsNotice(ctx, printer), opts, scs)
 	g.onInterrupt(nil)
 	printer.Finish()
 	if err != nil {
@@ -573,12 +574,19 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 const interruptNote = "acprun: interrupted: cancelling the running turns, then writing the results (interrupt again to stop at once)"
 
 // transcriptsNotice returns ctx, with which the run's transcripts are
-// opened, saying on stderr when one is a FIFO that has no reader yet: the
+// opened, saying through printer when one is a FIFO that has no reader yet: the
 // scenario waits for one until an interrupt.
-func (c *runCmd) transcriptsNotice(ctx context.Context, g *globals) context.Context {
+func (c *runCmd) transcriptsNotice(ctx context.Context, printer *progress.Printer) context.Context {
 	return outfile.WithWaitNotice(ctx, func(fifo string) {
-		fmt.Fprintf(g.Stderr, "acprun: --transcripts %s: waiting for a reader of the FIFO %s (Ctrl-C stops the run)\n", c.Transcripts, fifo)
+		printer.Note(fmt.Sprintf("acprun: --transcripts %s: waiting for a reader of the FIFO %s (Ctrl-C stops the run)", c.Transcripts, fifo))
 	})
+}
+
+// liveArea reports whether the run's progress is drawn as a live area on
+// stderr: in the lines format, when stderr is a terminal, unless --events
+// writes to that terminal too (stdout the same), between its frames.
+func (c *runCmd) liveArea(g *globals) bool {
+	return capableTerminal(g.Stderr) && c.format() == formatLines && !(c.Events == outfile.Stdout && sameFile(g.Stdout, g.Stderr))
 }
 
 // lockTranscripts takes the lock of the --transcripts directory before

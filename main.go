@@ -561,6 +561,22 @@ func capableTerminal(w io.Writer) bool {
 	return isTerminal(w) && os.Getenv("TERM") != "dumb"
 }
 
+// sameFile reports whether the streams a and b are the same file, or
+// terminal.
+func sameFile(a, b any) bool {
+	fa, ok := a.(*os.File)
+	fb, okb := b.(*os.File)
+	if !ok || !okb {
+		return false
+	}
+	sa, err := fa.Stat()
+	if err != nil {
+		return false
+	}
+	sb, err := fb.Stat()
+	return err == nil && os.SameFile(sa, sb)
+}
+
 // isTerminal reports whether the stream s (stdin, stdout or stderr) is a
 // terminal.
 func isTerminal(s any) bool {

@@ -45,6 +45,14 @@ type ttyRun struct {
 // it SIGWINCH), stdout to a file.
 func startTTY(t *testing.T, dir string, cols, rows int, args ...string) *ttyRun {
 	t.Helper()
+	return startOn(t, dir, vt.New(cols, rows), false, args...)
+}
+
+// startOn is startTTY on the emulated terminal scr, with stdout on it too
+// when stdoutTTY.
+func startOn(t *testing.T, dir string, scr *vt.Screen, stdoutTTY bool, args ...string) *ttyRun {
+	t.Helper()
+	cols, rows := scr.Size()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
@@ -61,12 +69,15 @@ func startTTY(t *testing.T, dir string, cols, rows int, args ...string) *ttyRun 
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color", "GORACE=atexit_sleep_ms=0") // the terminal the test emulates
 	cmd.Stdout, cmd.Stderr = stdout, tty
+	if stdoutTTY {
+		cmd.Stdout = tty
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 2}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	tty.Close() // the child holds it
-	r := &ttyRun{t: t, cmd: cmd, ptmx: ptmx, scr: vt.New(cols, rows), done: make(chan struct{})}
+	r := &ttyRun{t: t, cmd: cmd, ptmx: ptmx, scr: scr, done: make(chan struct{})}
 	r.fed = r.scr.Feed(ptmx)
 	go func() {
 		r.err = cmd.Wait()

@@ -1,10 +1,8 @@
 package output
 
 import (
-	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/acprun/acprun/internal/shellquote"
 )
@@ -27,11 +25,10 @@ type AgentRow struct {
 // command shell-quoted, a missing auth method or auth env as "-", the
 // auth env joined with ", " and each description on one line.
 func Agents(w io.Writer, rows []AgentRow) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tCOMMAND\tAUTH\tAUTH ENV\tSOURCE\tDESCRIPTION")
+	table := [][]string{{"NAME", "COMMAND", "AUTH", "AUTH ENV", "SOURCE", "DESCRIPTION"}}
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, shellquote.Join(r.Command), orDash(r.Auth), orDash(strings.Join(r.AuthEnv, ", ")),
-			r.Source, collapseSpace(r.Description))
+		table = append(table, []string{r.Name, shellquote.Join(r.Command), orDash(r.Auth), orDash(strings.Join(r.AuthEnv, ", ")),
+			r.Source, collapseSpace(r.Description)})
 	}
-	return tw.Flush()
+	return writeTable(w, table)
 }

@@ -29,7 +29,7 @@ func TestAgents(t *testing.T) {
 			},
 			want: `NAME    COMMAND            AUTH     AUTH ENV                                      SOURCE                           DESCRIPTION
 claude  npx 'claude code'  api-key  ANTHROPIC_API_KEY (set), OTHER_KEY (not set)  built-in                         Claude Code
-mine    ./agent 'it'\''s'  -        -                                             acprun.yaml (replaces built-in)  
+mine    ./agent 'it'\''s'  -        -                                             acprun.yaml (replaces built-in)
 `,
 		},
 	}

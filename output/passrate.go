@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/shellquote"
 	"github.com/acprun/acprun/report"
@@ -174,24 +173,11 @@ func passRateTable(w io.Writer, rates []report.PassRate, rep report.Report) {
 		grid = append(grid, line)
 	}
 
-	widths := make([]int, len(grid[0]))
 	for _, line := range grid {
 		for i, c := range line {
-			c = printable(c) // names and commands a file chose
-			line[i] = c
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+			line[i] = printable(c) // names and commands a file chose
 		}
 	}
 	fmt.Fprintln(w)
-	for _, line := range grid {
-		var b strings.Builder
-		for i, c := range line {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			b.WriteString(c)
-			b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)))
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
+	_ = writeTable(w, grid)
 }

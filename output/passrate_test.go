@@ -159,3 +159,30 @@ func TestJUnitNoPropertiesWithoutRepeats(t *testing.T) {
 		t.Errorf("JUnit of single attempts has pass-rate properties:\n%s", buf.Bytes())
 	}
 }
+
+// TestPassRateTableWideNames checks that the table is aligned by the cells
+// names take on a terminal, not by their characters: CJK and emoji take
+// two cells each, a combining mark none.
+func TestPassRateTableWideNames(t *testing.T) {
+	noColor(t)
+	rep := report.Report{SchemaVersion: report.SchemaVersion}
+	for _, name := range []string{"日本語", "e\u0301te\u0301", "✅ok", "🚀rocket"} {
+		for i := range 2 {
+			rep.Scenarios = append(rep.Scenarios, report.Result{Name: name, File: "a.yaml", Agent: report.AgentInfo{Name: "mock"}, Attempt: i + 1, Status: report.StatusPassed})
+		}
+	}
+	var buf bytes.Buffer
+	if err := output.Text(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{
+		"scenario  mock",
+		"日本語    2/2 (100%) pass@2=1.00 pass^2=1.00",
+		"e\u0301te\u0301       2/2 (100%) pass@2=1.00 pass^2=1.00",
+		"✅ok      2/2 (100%) pass@2=1.00 pass^2=1.00",
+		"🚀rocket  2/2 (100%) pass@2=1.00 pass^2=1.00",
+	}, "\n") + "\n"
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("the table is not aligned by cells; want\n%s\ngot:\n%s", want, buf.String())
+	}
+}

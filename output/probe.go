@@ -1,14 +1,12 @@
 package output
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	json "github.com/go-json-experiment/json/v1"
 
@@ -39,31 +37,22 @@ func ProbeStderr(w io.Writer, rep runner.ProbeReport) error {
 // Probe writes what runner.Probe found out for people: one aligned line
 // per thing the agent offers, as far as the probe got.
 func Probe(w io.Writer, rep runner.ProbeReport) error {
-	var buf bytes.Buffer
-	if err := writeProbe(&buf, &rep); err != nil {
-		return err
-	}
-	// Headings have an empty second column; drop its padding.
-	for line := range strings.Lines(buf.String()) {
-		if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+"\n"); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeTable(w, probeRows(&rep))
 }
 
-// writeProbe writes the report as aligned lines. Every string the agent
-// sent (or a file gave) is printed with its control characters escaped
-// (termtext.Printable: tabs as spaces, for the columns).
-func writeProbe(w io.Writer, rep *runner.ProbeReport) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+// probeRows lays the report out in rows of two columns, split at the
+// formats' tabs. Every string the agent sent (or a file gave) is printed
+// with its control characters escaped (termtext.Printable: tabs as spaces,
+// for the columns).
+func probeRows(rep *runner.ProbeReport) [][]string {
+	var rows [][]string
 	line := func(format string, args ...any) {
 		for i, a := range args {
 			if s, ok := a.(string); ok {
 				args[i] = termtext.Printable(s)
 			}
 		}
-		fmt.Fprintf(tw, format+"\n", args...)
+		rows = append(rows, strings.Split(fmt.Sprintf(format, args...), "\t"))
 	}
 	if rep.Agent != "" {
 		line("named agent:\t%s", rep.Agent)
@@ -74,7 +63,7 @@ func writeProbe(w io.Writer, rep *runner.ProbeReport) error {
 	for _, warn := range rep.Warnings {
 		line("warning:\t%s", warn)
 	}
-	return tw.Flush()
+	return rows
 }
 
 // writeOffers writes with line what the agent offered, as far as the

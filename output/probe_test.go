@@ -263,3 +263,34 @@ func TestProbeEscapesAgentText(t *testing.T) {
 		t.Errorf("probe output holds a raw control character:\n%q", got)
 	}
 }
+
+// TestProbeWideText checks that the probe's columns are aligned by the
+// cells text takes on a terminal: CJK and emoji two each.
+func TestProbeWideText(t *testing.T) {
+	rep := runner.ProbeReport{
+		Command: []string{"a"}, Cwd: "/w", Capabilities: &acp.AgentCapabilities{}, SessionID: "s-1",
+		Modes: &acp.SessionModeState{CurrentModeID: "ok", AvailableModes: []acp.SessionMode{
+			{ID: "日本語模式", Name: "Japanese"}, {ID: "✅ok", Name: "Check"},
+		}},
+	}
+	var buf bytes.Buffer
+	if err := output.Probe(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	// The values start where the ASCII session line's does.
+	var col int
+	for line := range strings.Lines(got) {
+		if v, ok := strings.CutPrefix(line, "session:"); ok {
+			col = len("session:") + len(v) - len(strings.TrimLeft(v, " "))
+		}
+	}
+	for _, want := range []string{
+		"  日本語模式" + strings.Repeat(" ", col-2-10) + "Japanese\n",
+		"  ✅ok" + strings.Repeat(" ", col-2-4) + "Check\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("probe output lacks %q:\n%s", want, got)
+		}
+	}
+}

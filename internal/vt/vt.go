@@ -28,11 +28,23 @@ type Screen struct {
 	wraps      int
 	unknown    []string
 	changed    chan struct{} // closed and replaced on every Write
+	wide       func(rune) bool
 }
+
+// cont fills the cell that the right half of a wide character takes.
+const cont = 0
 
 // New returns an empty screen of cols×rows.
 func New(cols, rows int) *Screen {
-	return &Screen{cols: cols, rows: rows, lines: [][]rune{nil}, changed: make(chan struct{})}
+	return NewWide(cols, rows, func(rune) bool { return false })
+}
+
+// NewWide returns an empty screen of cols×rows on which the characters
+// wide says are wide take two cells, as a terminal's font says, not the
+// program under test. One that does not fit at the end of a row goes on
+// the next.
+func NewWide(cols, rows int, wide func(rune) bool) *Screen {
+	return &Screen{cols: cols, rows: rows, lines: [][]rune{nil}, changed: make(chan struct{}), wide: wide}
 }
 
 // Feed writes what r gives to the screen, in a goroutine, until r ends
@@ -204,22 +216,28 @@ func (s *Screen) down() {
 
 // put writes r at the cursor, wrapping at the right margin.
 func (s *Screen) put(r rune) {
-	if s.col >= s.cols {
+	cells := []rune{r}
+	if s.wide(r) {
+		cells = append(cells, cont)
+	}
+	if s.col+len(cells) > s.cols {
 		s.wraps++
 		s.down()
 		s.col = 0
 	}
-	line := s.lines[s.row]
-	for len(line) < s.col {
-		line = append(line, ' ')
+	for _, c := range cells {
+		line := s.lines[s.row]
+		for len(line) < s.col {
+			line = append(line, ' ')
+		}
+		if s.col < len(line) {
+			line[s.col] = c
+		} else {
+			line = append(line, c)
+		}
+		s.lines[s.row] = line
+		s.col++
 	}
-	if s.col < len(line) {
-		line[s.col] = r
-	} else {
-		line = append(line, r)
-	}
-	s.lines[s.row] = line
-	s.col++
 }
 
 // Lines returns every line, the scrollback's then the screen's, without
@@ -229,7 +247,7 @@ func (s *Screen) Lines() []string {
 	defer s.mu.Unlock()
 	out := make([]string, len(s.lines))
 	for i, l := range s.lines {
-		out[i] = strings.TrimRight(string(l), " ")
+		out[i] = strings.TrimRight(strings.ReplaceAll(string(l), "\x00", ""), " ")
 	}
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
@@ -247,6 +265,13 @@ func (s *Screen) Screen() []string {
 		return nil
 	}
 	return all[top:]
+}
+
+// Size returns the screen's columns and rows.
+func (s *Screen) Size() (cols, rows int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cols, s.rows
 }
 
 // Wraps counts the lines that were too long for the screen and wrapped.

@@ -45,3 +45,16 @@ func TestResize(t *testing.T) {
 		t.Errorf("after the cursor moved = %q; want %q", got, want)
 	}
 }
+
+// TestWide checks that a wide character takes two cells, and goes on the
+// next row when only one is left.
+func TestWide(t *testing.T) {
+	s := NewWide(5, 3, func(r rune) bool { return r == '✅' })
+	s.Write([]byte("a✅✅b\r\n✅x\x1b[K"))
+	if got, want := s.Lines(), []string{"a✅✅", "b", "✅x"}; !slices.Equal(got, want) {
+		t.Errorf("lines = %q; want %q", got, want)
+	}
+	if s.Wraps() != 1 {
+		t.Errorf("wraps %d; want 1", s.Wraps())
+	}
+}

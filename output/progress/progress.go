@@ -205,7 +205,12 @@ func (p *Printer) PermissionDecided(j runner.Ref, perm report.Permission) {
 // Note writes msg, a line about the whole run (an interrupt taken), at
 // once: on a terminal above the live area, in a log on a line of its own.
 func (p *Printer) Note(msg string) {
-	line := termtext.Printable(msg)
+	p.printLine(termtext.Printable(msg))
+}
+
+// printLine writes line on a line of its own: above the live area if
+// there is one, else after ending the line of dots.
+func (p *Printer) printLine(line string) {
 	if p.live != nil {
 		p.live.print(line)
 		return
@@ -276,21 +281,14 @@ func (p *Printer) writeDot(r report.Result) {
 	}
 }
 
-// verbose writes one line when verbose, labelled "[name@agent] ", above
-// the live area if there is one. Control characters an agent sent are
+// verbose writes one line when verbose, labelled "[name@agent] ", as
+// printLine does. Control characters an agent sent are
 // escaped.
 func (p *Printer) verbose(j runner.Ref, format string, args ...any) {
 	if !p.opts.Verbose || p.opts.Quiet {
 		return
 	}
-	line := termtext.Printable("[" + refLabel(j) + "] " + fmt.Sprintf(format, args...))
-	if p.live != nil {
-		p.live.print(line)
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprintln(p.w, line)
+	p.printLine(termtext.Printable("[" + refLabel(j) + "] " + fmt.Sprintf(format, args...)))
 }
 
 // firstLine keeps the first line of s (trimmed), marking what was cut

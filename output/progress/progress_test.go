@@ -309,6 +309,22 @@ func TestProgressNote(t *testing.T) {
 	}
 }
 
+// TestProgressDotsVerbose: with -v, each verbose line is a line of its
+// own after a line of dots.
+func TestProgressDotsVerbose(t *testing.T) {
+	noColor(t)
+	var buf bytes.Buffer
+	p := progress.NewPrinter(&buf, 2, progress.Options{Dots: true, Verbose: true})
+	r := reporttest.Sample().Scenarios[0]
+	p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
+	p.TurnStarted(runner.Ref{Name: "b", Agent: "mock"}, 1)
+	p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
+	p.Finish()
+	if got, want := buf.String(), ".\n[b@mock] turn 1 started\n.\n"; got != want {
+		t.Errorf("output = %q, want %q", got, want)
+	}
+}
+
 // streamRecorder is an observer that wants Updates, or not.
 type streamRecorder struct {
 	recorder

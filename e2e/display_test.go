@@ -1,0 +1,189 @@
+package e2e_test
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
+
+	"github.com/acprun/acprun/internal/vt"
+)
+
+// isEmoji says which characters the emulated terminals of these tests
+// show two cells wide: a few emoji that Unicode says are (East_Asian_Width
+// W, Emoji_Presentation).
+func isEmoji(r rune) bool { return strings.ContainsRune("✅🚀⚡🟢", r) }
+
+// TestTTYEmojiName runs a scenario whose name is 50 emoji of two cells
+// each (100 cells) on an 80-column terminal: its running line is cut to
+// fit, so it never wraps, and no stale copy of it stays above the bar or,
+// at the end, above the PASS line.
+func TestTTYEmojiName(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	name := strings.Repeat("✅", 50)
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":      "name: " + name + "\nagent: {name: mock, args: [a.mock.yaml]}\npermissions: {default: allow}\nturns:\n  - prompt: one\n",
+		"a.mock.yaml": strings.Replace(gatedMock, "%s", "a.gate", 1),
+	})
+	if err := syscall.Mkfifo(filepath.Join(dir, "a.gate"), 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	r := startOn(t, dir, vt.NewWide(80, 20, isEmoji), false, "run", "s.yaml", "-o", "out.json")
+	// A second frame, at least, is drawn over the first.
+	r.waitScreen("the running line above the bar, its time moving", `\A  ✅+…  turn 1/1  [1-9]\d*s\n\[ +\] 0/1  1 running  \d+s\z`)
+	if n := r.scr.Wraps(); n > 0 {
+		t.Errorf("%d lines of the live area wrapped; screen:\n%s", n, strings.Join(r.scr.Screen(), "\n"))
+	}
+	openGate(t, filepath.Join(dir, "a.gate"))
+	if code := r.wait(); code != 0 {
+		t.Errorf("exit %d; want 0", code)
+	}
+	screen := strings.Join(r.scr.Lines(), "\n")
+	if !strings.HasPrefix(screen, "PASS "+name[:len("✅")*37]) {
+		t.Errorf("the terminal does not start with the PASS line:\n%s", screen)
+	}
+	noLiveArea(t, screen)
+}
+
+// noLiveArea fails the test when a line of the live area is on screen.
+func noLiveArea(t *testing.T, screen string) {
+	t.Helper()
+	if re := regexp.MustCompile(`(?m)turn \d+/\d+  \d+s|running  \d+s|^\[[ =>]*\]`); re.MatchString(screen) {
+		t.Errorf("the live area is on the terminal (%q):\n%s", re.FindString(screen), screen)
+	}
+}
+
+// TestValidateCaretAfterEmoji checks that the caret under an error points
+// at the value when emoji of two cells come before it on the line.
+func TestValidateCaretAfterEmoji(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":      "name: t\nagent: {name: mock, args: [a.mock.yaml]}\nturns:\n  - {prompt: \"✅🚀\", expect: {stopReason: bogus}}\n",
+		"a.mock.yaml": "turns: []\n",
+	})
+	res := acprun(t, dir, "validate", "s.yaml")
+	want := "" +
+		"    4 |   - {prompt: \"✅🚀\", expect: {stopReason: bogus}}\n" +
+		"      |                                           ^\n"
+	if res.code != 2 || !strings.Contains(res.stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and the caret under bogus:\n%s", res.code, res.stderr, want)
+	}
+}
+
+// TestWideTextTables checks that the pass-rate table of a repeated run and
+// probe's lines are aligned by the cells their text takes on a terminal:
+// CJK and emoji two each, a combining mark none.
+func TestWideTextTables(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var scenarios []string
+	for _, name := range []string{"日本語", "e\u0301te\u0301", "✅ok", "🚀rocket"} {
+		scenarios = append(scenarios, "name: "+name+"\nagent: {name: mock, args: [a.mock.yaml]}\nturns: [{prompt: go}]\n")
+	}
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":      strings.Join(scenarios, "---\n"),
+		"a.mock.yaml": "modes: {currentModeId: ✅ok, availableModes: [{id: 日本語模式, name: Japanese}, {id: ✅ok, name: Check}]}\nturns:\n  - steps: [{text: done}]\n",
+	})
+	res, _ := runResults(t, dir, "s.yaml", "--repeat", "2")
+	row := "  2/2 (100%) pass@2=1.00 pass^2=1.00\n"
+	for _, want := range []string{"\n日本語  " + row, "\ne\u0301te\u0301     " + row, "\n✅ok    " + row, "\n🚀rocket" + row} {
+		if !strings.Contains(res.stdout+res.stderr, want) {
+			t.Errorf("the pass-rate table lacks %q:\n%s", want, res.stdout+res.stderr)
+		}
+	}
+
+	probe := acprun(t, dir, "probe", "--", acprunBin, "mock-agent", "a.mock.yaml")
+	col := regexp.MustCompile(`(?m)^session: +`).FindString(probe.stdout)
+	for _, want := range []string{
+		"\n  日本語模式" + strings.Repeat(" ", len(col)-2-10) + "Japanese\n",
+		"\n  ✅ok" + strings.Repeat(" ", len(col)-2-4) + "Check\n",
+	} {
+		if col == "" || !strings.Contains(probe.stdout, want) {
+			t.Errorf("probe's output lacks %q:\n%s", want, probe.stdout)
+		}
+	}
+}
+
+// TestDotsVerbose runs two scenarios one after the other with --format
+// dots and -v: the second's verbose lines start a line of their own after
+// the first's dot.
+func TestDotsVerbose(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	scenario := "agent: {name: mock, args: [a.mock.yaml]}\nturns: [{prompt: go}]\n"
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":      "name: one\n" + scenario + "---\nname: two\n" + scenario,
+		"a.mock.yaml": "turns:\n  - steps: [{text: done}]\n",
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-j", "1", "--format", "dots", "-v", "-o", "out.json")
+	if res.code != 0 || !strings.Contains(res.stderr, ".\n[two@mock] turn 1 started\n") || strings.Contains(res.stderr, ".[") {
+		t.Errorf("exit %d; want 0, and two's lines apart from one's dot:\n%s", res.code, res.stderr)
+	}
+}
+
+// TestTTYEventsOnStdout runs with --events - and stdout on stderr's
+// terminal: no live area is drawn between the events, and every event is
+// a whole line on the screen.
+func TestTTYEventsOnStdout(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	scenario := "agent: {name: mock, args: [a.mock.yaml]}\npermissions: {default: allow}\nturns: [{prompt: go}]\n"
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":      "name: one\n" + scenario + "---\nname: two\n" + scenario + "---\nname: three\n" + scenario,
+		"a.mock.yaml": "turns:\n  - steps: [{text: done}]\n",
+	})
+	r := startOn(t, dir, vt.New(2000, 100), true, "run", "s.yaml", "-j", "2", "--events", "-", "-o", "out.json")
+	if code := r.wait(); code != 0 {
+		t.Errorf("exit %d; want 0", code)
+	}
+	screen := strings.Join(r.scr.Lines(), "\n")
+	events := 0
+	for _, line := range r.scr.Lines() {
+		if !strings.Contains(line, "{") {
+			continue
+		}
+		events++
+		if !json.Valid([]byte(line)) {
+			t.Errorf("a line that is not a whole event: %q", line)
+		}
+	}
+	if events < 6 {
+		t.Errorf("%d events on the terminal; want one per start and end at least:\n%s", events, screen)
+	}
+	noLiveArea(t, screen)
+}
+
+// TestTTYTranscriptsFIFONotice runs with a transcript that is a FIFO no
+// process reads yet: the notice that the run waits for its reader is a
+// line of its own above the live area, which is drawn below it.
+func TestTTYTranscriptsFIFONotice(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"m.mock.yaml": "turns:\n  - steps: [{text: hello}]\n",
+		"s.yaml":      "name: s\nagent: {name: mock, args: [m.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: hi\n",
+	})
+	mkfifos(t, dir, "tr/s@mock.jsonl")
+	r := startTTY(t, dir, 100, 20, "run", "s.yaml", "-o", "r.json", "--transcripts", "tr")
+	r.waitScreen("the notice above the live area",
+		`^acprun: --transcripts tr: waiting for a reader of the FIFO tr/s@mock\.jsonl \(Ctrl-C stops the run\)\n  s@mock  starting  \d+s\n\[ +\] 0/1  1 running  \d+s\z`)
+	f, err := os.Open(filepath.Join(dir, "tr/s@mock.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	go io.Copy(io.Discard, f)
+	if code := r.wait(); code != 0 {
+		t.Errorf("exit %d; want 0", code)
+	}
+	if !strings.Contains(strings.Join(r.scr.Lines(), "\n"), "\nPASS s [mock] (") {
+		t.Errorf("no PASS line:\n%s", strings.Join(r.scr.Lines(), "\n"))
+	}
+}
