@@ -378,7 +378,12 @@ func TestProbeFailures(t *testing.T) {
 		{"named agent's program not in PATH", []string{"probe", "nobin", "--config", "c.yaml"}, 3,
 			"acprun: c.yaml:3:21: agent nobin: command nosuchcmd-xyz: not found in PATH: install it, or give its path\n", ""},
 		{"agent exits at once", []string{"probe", "--", acprunBin, "mock-agent", "bad.mock.yaml"}, 3,
-			"the agent exited with code 2: initialize: acp: connection closed: agent closed its output (EOF)", ""},
+			"the agent exited with code 2 before answering initialize", ""},
+		// It exits without reading: whether acprun's write of initialize
+		// fails first (EPIPE) or the end of its output comes first, the
+		// probe says the same (TestProbeSaysAnExitOneWay runs it again).
+		{"agent exits without reading", []string{"probe", "--", "sh", "-c", "exit 3"}, 3,
+			"acprun: the agent exited with code 3 before answering initialize\n", ""},
 		{"mock script missing", []string{"probe", "--", "acprun", "mock-agent", "missing.mock.yaml"}, 2,
 			"acprun: mock script missing.mock.yaml does not exist (looked for it in the agent's cwd " + dir + "): write the script there, or give its path\n", ""},
 		{"protocol version", []string{"probe", "--", acprunBin, "mock-agent", "v2.mock.yaml"}, 3,
@@ -403,6 +408,20 @@ func TestProbeFailures(t *testing.T) {
 	r := acprun(t, dir, "probe", "--auth", "api-key", "--", acprunBin, "mock-agent", "auth.mock.yaml")
 	if r.code != 0 || !slices.Contains(squashLines(r.stdout), "authenticated: api-key") {
 		t.Errorf("probe --auth api-key: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestProbeSaysAnExitOneWay: an agent that exits at once, without reading
+// its input, is said to have exited every time, never by the broken pipe
+// acprun's write of initialize may meet first.
+func TestProbeSaysAnExitOneWay(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	for range 10 {
+		r := acprun(t, dir, "probe", "--", "sh", "-c", "exit 3")
+		if want := "acprun: the agent exited with code 3 before answering initialize\n"; r.code != 3 || !strings.HasSuffix(r.stderr, want) {
+			t.Fatalf("probe of an agent that exits at once: exit %d, stderr %q; want 3 and %q", r.code, r.stderr, want)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -157,6 +158,7 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 	if err != nil {
 		return err
 	}
+	unanswered := "" // the handshake's call the agent left unanswered
 	defer func() {
 		closeCtx, cancel := untilAbort(context.Background(), opts.Abort)
 		defer cancel()
@@ -165,9 +167,16 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 		}
 		a.CloseAfter(closeCtx, probeGrace, probeGrace, time.Time{})
 		rep.StderrTail = a.StderrTail(red)
-		if errors.Is(err, acp.ErrClosed) { // the agent went away: say how, unless it exited with 0
+		// The agent went away: say how, unless it exited with 0, the same
+		// way whether the read side saw the end first or a write failed
+		// first (EPIPE), as a run does (scenarioRun.gone).
+		if errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE) {
 			if code, sig := a.ExitStatus(); sig != "" || code != nil && *code != 0 {
-				err = fmt.Errorf("%s: %w", a.exitReason(), err)
+				if unanswered != "" {
+					err = fmt.Errorf("%s before answering %s", a.exitReason(), unanswered)
+				} else {
+					err = fmt.Errorf("%s: %w", a.exitReason(), err)
+				}
 			}
 		}
 		rep.Warnings = append(rep.Warnings, h.violationWarnings()...)
@@ -190,6 +199,7 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 		},
 	}
 	got, err := hs.run(ctx, a.Conn)
+	unanswered = got.unanswered
 	if got.initialized {
 		ir := got.init
 		rep.ProtocolVersion = ir.ProtocolVersion

@@ -107,7 +107,7 @@ func TestProbe(t *testing.T) {
 		{name: "agent exits at once", agent: scenario.Agent{Command: []string{"acprun", "mock-agent", "missing.mock.yaml"}},
 			want: ProbeReport{Command: []string{bin, "mock-agent", "missing.mock.yaml"}, Cwd: dir,
 				AuthMethods: []acp.AuthMethod{}, ConfigOptions: []acp.SessionConfigOption{}, Commands: []acp.AvailableCommand{}},
-			wantErr: "the agent exited with code 2: initialize: acp: connection closed", stderr: true},
+			wantErr: "the agent exited with code 2 before answering initialize", stderr: true},
 		// A program that is not there is said as a run says it (CheckProgram),
 		// not in exec's words.
 		{name: "not started", agent: scenario.Agent{Command: []string{"/nonexistent/agent"}},
@@ -178,7 +178,7 @@ func TestProbeNonJSON(t *testing.T) {
 	}{
 		{name: "usage text, then exit", script: `echo "Usage: this is not an ACP agent"; echo; echo "hello world"; read -r _; exit 1`,
 			warnings: []string{violation("Usage: this is not an ACP agent"), violation("hello world")},
-			err:      `the agent exited with code 1: initialize: acp: connection closed: agent closed its output (EOF); the agent printed no JSON-RPC message, only: "Usage: this is not an ACP agent" and 1 more line`},
+			err:      `the agent exited with code 1 before answering initialize; the agent printed no JSON-RPC message, only: "Usage: this is not an ACP agent" and 1 more line`},
 		{name: "more lines than are quoted", script: `for i in 1 2 3 4 5; do echo "line $i"; done; read -r _`,
 			warnings: []string{violation("line 1"), violation("line 2"), violation("line 3"), "2 more protocol violations"},
 			err:      `initialize: acp: connection closed: agent closed its output (EOF); the agent printed no JSON-RPC message, only: "line 1" and 4 more lines`},
