@@ -167,3 +167,25 @@ expect: {judge: {agent: {command: [judge, "it's"]}, rubric: r}}
 		t.Errorf("the plan holds a raw escape or tab:\n%q", res.stdout)
 	}
 }
+
+// TestDryRunRootsStartWithTheCwd: --dry-run shows the roots the run
+// serves the agent in: its cwd, always, then client.roots.
+func TestDryRunRootsStartWithTheCwd(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"other/.keep": "",
+		"s.yaml": `name: roots
+agent: {command: [/nonexistent/agent]}
+client: {roots: [./other]}
+permissions: {default: deny}
+turns:
+  - prompt: hi
+`,
+	})
+	res := acprun(t, dir, "run", "s.yaml", "--dry-run")
+	want := "roots=" + dir + "," + filepath.Join(dir, "other")
+	if res.code != 0 || !strings.Contains(res.stdout, want) {
+		t.Errorf("run --dry-run: exit %d; want 0 and %q in:\n%s%s", res.code, want, res.stdout, res.stderr)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -82,11 +81,7 @@ func (c *clientServer) useSandbox(a *sandbox.Applied) { c.sandbox.Store(a) }
 func newClientServer(cfg ClientConfig) *clientServer {
 	c := &clientServer{cfg: cfg, terms: terminal.NewManager()}
 	if cfg.FS || cfg.Terminal {
-		roots := cfg.Roots
-		if cfg.Cwd != "" && !slices.Contains(roots, cfg.Cwd) {
-			roots = append([]string{cfg.Cwd}, roots...)
-		}
-		c.jail, c.jailErr = jail.New(roots, jail.WithReadOnly(cfg.ReadOnly), jail.WithHidden(cfg.Hidden))
+		c.jail, c.jailErr = jail.New(servedRoots(cfg.Cwd, cfg.Roots), jail.WithReadOnly(cfg.ReadOnly), jail.WithHidden(cfg.Hidden))
 	}
 	return c
 }

@@ -61,7 +61,7 @@ type ScenarioPlan struct {
 	FS       bool     // fs/* is served
 	Terminal bool     // terminal/* is served
 	ReadOnly bool     // writes are refused
-	Roots    []string // the directories the agent may touch
+	Roots    []string // the directories the agent may touch: its cwd, then client.roots
 	// Policy answers the permission requests: Options.Policy when set
 	// (--allow-all, --deny-all; its Source says so), else the scenario's.
 	// Nil denies every request.
@@ -183,7 +183,7 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,
 		ReadOnly: sc.Client.ReadOnly,
-		Roots:    sc.Client.Roots,
+		Roots:    servedRoots(sc.Agent.Cwd, sc.Client.Roots),
 		Policy:   policyOf(sc, opts),
 		Budget:   sc.Budget,
 		Gateway:  sc.Gateway,

@@ -3,6 +3,7 @@ package runner
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -142,5 +143,24 @@ func TestDryRunBudgetAndSandbox(t *testing.T) {
 	sc.Sandbox = nil
 	if p := DryRun(Options{}, []*scenario.Scenario{sc})[0]; p.Sandbox != nil {
 		t.Errorf("a scenario without a sandbox plans %+v", p.Sandbox)
+	}
+}
+
+// TestDryRunRootsStartWithTheCwd: the roots a plan shows are those the run
+// serves: the cwd, always, then client.roots.
+func TestDryRunRootsStartWithTheCwd(t *testing.T) {
+	tests := []struct {
+		roots, want []string
+	}{
+		{roots: []string{"/w"}, want: []string{"/w"}},
+		{roots: []string{"/other"}, want: []string{"/w", "/other"}},
+		{roots: []string{"/other", "/w"}, want: []string{"/other", "/w"}},
+	}
+	for _, tt := range tests {
+		sc := &scenario.Scenario{Name: "s", Agent: scenario.Agent{Command: []string{"agent"}, Cwd: "/w"},
+			Client: scenario.Client{FS: true, Roots: tt.roots}, Turns: []scenario.Turn{{}}}
+		if got := DryRun(Options{}, []*scenario.Scenario{sc})[0].Roots; !slices.Equal(got, tt.want) {
+			t.Errorf("roots %q: plan shows %q; want %q", tt.roots, got, tt.want)
+		}
 	}
 }

@@ -7,6 +7,15 @@ import (
 	"strings"
 )
 
+// servedRoots are where acprun serves a session's file and terminal
+// requests: its cwd, always, and then roots.
+func servedRoots(cwd string, roots []string) []string {
+	if cwd == "" || slices.Contains(roots, cwd) {
+		return roots
+	}
+	return append([]string{cwd}, roots...)
+}
+
 // extraRoots are the roots of a session beyond its cwd: those that are
 // neither cwd nor inside it, in order, each once.
 func extraRoots(roots []string, cwd string) []string {
