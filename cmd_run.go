@@ -54,7 +54,7 @@ type runCmd struct {
 	WorkspaceDir   string     `placeholder:"DIR" help:"Make workspaces in DIR (created if missing) instead of the system's temp directory."`
 	JUnit          string     `name:"junit" placeholder:"FILE" help:"Also write JUnit XML to FILE (one testsuite per scenario file; - for stdout)."`
 	HTML           string     `name:"html" placeholder:"FILE" help:"Also write a self-contained HTML report to FILE (as acprun report does; - for stdout)."`
-	Events         string     `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line flushed per event; - for stdout). A file another run is writing to is refused (exit 2)."`
+	Events         string     `placeholder:"FILE" help:"Write JSONL events to FILE as they happen (one line written per event, lagging behind a slow reader, never holding up the run; - for stdout). A file another run is writing to is refused (exit 2)."`
 	Format         string     `enum:"lines,dots,quiet" default:"lines" help:"What is printed as scenarios end: lines (one line per scenario), dots (one character per scenario: . passed, F failed, E error, ? invalid, I interrupted, r rerun) or quiet (nothing); the summary of failures and errors and the totals follow."`
 	Quiet          bool       `short:"q" help:"Same as --format quiet."`
 	Verbose        bool       `short:"v" help:"Stream the agents' text, thoughts and tool calls as they arrive, and turns, permission decisions and warnings, each line labelled [scenario@agent]."`

@@ -64,22 +64,25 @@ type Event struct {
 	Invalid *report.Invalid `json:"invalid,omitempty"`
 }
 
-// Events writes one JSON line per event (JSONL) as it happens. Each line is
-// written with a single Write call and nothing is buffered, so when w is an
-// *os.File a killed run leaves every finished line on disk. It implements
-// runner.Observer, plus TurnStarted and Warning. After the first write
-// error it writes nothing more; Close returns that error.
+// Events writes one JSON line per event (JSONL) as it happens. It
+// implements runner.Observer, plus TurnStarted and Warning. Its calls never
+// wait for w: each line is written, in a single Write call, by a goroutine
+// of its own as soon as w takes it, so w may lag behind a slow reader (a
+// pipe, a FIFO) but never holds up a turn. No line is ever dropped: they
+// are as many as the run's results hold. After the first write error it
+// writes nothing more; Close writes what is left and returns that error.
 type Events struct {
 	mu  sync.Mutex
-	w   io.Writer
+	q   *queue
 	c   io.Closer
 	now func() time.Time
 	err error
 }
 
-// NewEvents returns an events writer on w. The caller closes w.
+// NewEvents returns an events writer on w. The caller closes w, after
+// Close.
 func NewEvents(w io.Writer) *Events {
-	return &Events{w: w, now: time.Now}
+	return &Events{q: newQueue(w, 0), now: time.Now}
 }
 
 // CreateEvents opens the events file at path as outfile.Create does:
@@ -96,12 +99,16 @@ func CreateEvents(ctx context.Context, path string) (*Events, error) {
 	return e, nil
 }
 
-// Close closes the file opened by CreateEvents and returns the first error
-// met while writing or closing. For an Events made by NewEvents it only
-// returns the first write error.
+// Close waits until every event is written, closes the file opened by
+// CreateEvents and returns the first error met while writing or closing.
+// For an Events made by NewEvents it does not close the writer. It may be
+// called more than once.
 func (e *Events) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if err := e.q.close(); err != nil && e.err == nil {
+		e.err = err
+	}
 	if e.c != nil {
 		if err := e.c.Close(); err != nil && e.err == nil {
 			e.err = err
@@ -171,7 +178,7 @@ func jobEvent(name string, j runner.Ref) Event {
 	return Event{Event: name, Scenario: j.Name, File: j.File, Line: j.Line, Agent: j.Agent, Attempt: j.Attempt, Retry: j.Retry}
 }
 
-// write sends ev as one line in one Write call.
+// write queues ev, to be written as one line in one Write call.
 func (e *Events) write(ev Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -184,8 +191,5 @@ func (e *Events) write(ev Event) {
 		e.err = err
 		return
 	}
-	line = append(line, '\n')
-	if _, err := e.w.Write(line); err != nil {
-		e.err = err
-	}
+	e.q.add(string(line)+"\n", false)
 }

@@ -92,6 +92,7 @@ func TestEventsLines(t *testing.T) {
 	before := time.Now()
 	for i, step := range steps {
 		step.call(e)
+		e.Flush()
 		if len(w.calls) != i+1 {
 			t.Fatalf("after event %d (%s): %d Write calls; want %d", i+1, step.want.Event, len(w.calls), i+1)
 		}
@@ -121,8 +122,8 @@ func TestEventsLines(t *testing.T) {
 	}
 }
 
-// TestEventsOnDisk checks that each event is in the file as soon as the
-// call returns: nothing waits in a buffer.
+// TestEventsOnDisk checks that each event is in the file as soon as it is
+// written: nothing waits in a buffer of acprun's once the writer took it.
 func TestEventsOnDisk(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	e, err := progress.CreateEvents(context.Background(), path)
@@ -140,6 +141,7 @@ func TestEventsOnDisk(t *testing.T) {
 	}
 	for i, call := range calls {
 		call()
+		e.Flush()
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -168,11 +170,11 @@ func TestEventsWriteError(t *testing.T) {
 	ref := sampleRef()
 	e.ScenarioStarted(ref)
 	e.ScenarioFinished(ref, report.Result{})
-	if w.n != 1 {
-		t.Errorf("%d writes after an error; want 1", w.n)
-	}
 	if err := e.Close(); err == nil || err.Error() != "disk full" {
 		t.Errorf("Close = %v; want the write error, disk full", err)
+	}
+	if w.n != 1 {
+		t.Errorf("%d writes after an error; want 1", w.n)
 	}
 }
 
@@ -241,6 +243,7 @@ func eventsHelper(path string) {
 	e.ScenarioStarted(ref)
 	e.TurnStarted(ref, 1)
 	e.PermissionDecided(ref, report.Permission{ToolCallID: "c1", Decision: "allow", Outcome: "selected"})
+	e.Flush()
 	os.Stdout.WriteString("ready\n")
 	io.Copy(io.Discard, os.Stdin) // the test keeps stdin open and kills us
 	os.Exit(3)
@@ -260,6 +263,9 @@ func TestEventsNameAttemptAndAgent(t *testing.T) {
 	e.Warning(j, "careful")
 	e.TurnFinished(j, report.TurnResult{Index: 1, StopReason: "end_turn"})
 	e.ScenarioFinished(j, report.Result{Name: ref.Name, File: ref.File, Line: ref.Line, Attempt: 2, Agent: report.AgentInfo{Name: "claude"}, Status: report.StatusPassed})
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
 	kinds := map[string]bool{}
 	for _, line := range w.calls {
 		var ev progress.Event

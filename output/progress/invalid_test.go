@@ -31,6 +31,10 @@ func TestInvalidProgress(t *testing.T) {
 		}
 	}
 	d.Finish()
+	l.Finish()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if got := dots.String(); got != ".?F\n" {
 		t.Errorf("dots %q, want .?F", got)
 	}

@@ -55,7 +55,7 @@ type liveState struct {
 	total, done, failed int
 	started             time.Time
 	running             []*runningJob // in the order they started
-	pending             []string      // lines to print above the area, in order
+	pending             lineBuf       // lines to print above the area, in order
 }
 
 // runningJob is a scenario that is running.
@@ -74,7 +74,7 @@ func newLiveArea(w io.Writer, total int, size func() (int, int)) *liveArea {
 	}
 	l := &liveArea{
 		w: w, size: size,
-		state:   liveState{total: total, started: time.Now()},
+		state:   liveState{total: total, started: time.Now(), pending: lineBuf{limit: maxHeld}},
 		wake:    make(chan struct{}, 1),
 		stop:    make(chan struct{}),
 		stopped: make(chan struct{}),
@@ -142,7 +142,7 @@ func (l *liveArea) finished(j runner.Ref, line string, counted, failed bool) {
 		if failed {
 			st.failed++
 		}
-		st.pending = append(st.pending, line)
+		st.pending.add(line+"\n", false)
 	})
 }
 
@@ -166,9 +166,10 @@ func (st *liveState) remove(j runner.Ref) {
 	}
 }
 
-// print puts line above the area, as a permanent line.
-func (l *liveArea) print(line string) {
-	l.update(func(st *liveState) { st.pending = append(st.pending, line) })
+// print puts line above the area, as a permanent line; a droppable one
+// (-v's) is dropped when too many wait for the terminal (lineBuf).
+func (l *liveArea) print(line string, droppable bool) {
+	l.update(func(st *liveState) { st.pending.add(line+"\n", droppable) })
 }
 
 // finish stops drawing: what is left to print is printed and the area is
@@ -184,12 +185,13 @@ func (l *liveArea) finish() {
 func (l *liveArea) draw(last bool) {
 	cols, rows := l.size()
 	l.mu.Lock()
-	pending := l.state.pending
-	l.state.pending = nil
 	var lines []string
-	if !last {
+	if last {
+		l.state.pending.end()
+	} else {
 		lines = liveLines(&l.state, time.Now(), cols, rows)
 	}
+	pending := l.state.pending.take()
 	l.mu.Unlock()
 
 	var b strings.Builder
@@ -208,7 +210,6 @@ func (l *liveArea) draw(last bool) {
 	for _, p := range pending {
 		// Each line clears what is left of the area drawn where it goes.
 		b.WriteString(strings.ReplaceAll(p, "\n", "\x1b[K\n"))
-		b.WriteString("\x1b[K\n")
 	}
 	l.drawn = l.drawn[:0]
 	for i, line := range lines {

@@ -54,12 +54,18 @@ type Options struct {
 // finished scenario ("PASS name (end_turn, 1.2s)", "FAIL name [agent] #2
 // (max_tokens, 3s)"), or with Dots one character. Call Finish when the run
 // ends: it clears the live area and stops redrawing it, or ends the line of
-// dots.
+// dots, and writes what is left.
+//
+// The Printer never makes its caller (the runner, in the middle of a turn)
+// wait for the writer: what it prints is written by a goroutine of its own.
+// When the writer's reader is slow, the -v lines waiting for it are held up
+// to maxHeld bytes, and those past it dropped: a line says how many, where
+// they were. The other lines (PASS/FAIL, dots, notes) are never dropped.
 type Printer struct {
 	mu   sync.Mutex
-	w    io.Writer
 	opts Options
 	live *liveArea // nil when nothing is drawn
+	out  *queue    // what is written, when nothing is drawn
 	dots int       // dots written on the current line (Dots)
 }
 
@@ -67,8 +73,9 @@ type Printer struct {
 // writing to w. When it draws the live area it redraws it on every event
 // and every second until Finish.
 func NewPrinter(w io.Writer, total int, opts Options) *Printer {
-	p := &Printer{w: w, opts: opts}
+	p := &Printer{opts: opts}
 	if opts.Quiet || !opts.Terminal || total <= 0 {
+		p.out = newQueue(w, maxHeld)
 		return p
 	}
 	p.live = newLiveArea(w, total, opts.Size)
@@ -76,17 +83,19 @@ func NewPrinter(w io.Writer, total int, opts Options) *Printer {
 }
 
 // Finish prints what is left, clears the live area and stops redrawing
-// it. It may be called more than once.
+// it; it waits until all is written. It may be called more than once.
 func (p *Printer) Finish() {
 	if p.live != nil {
 		p.live.finish()
+		return
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.dots > 0 {
-		fmt.Fprintln(p.w) // end the line of dots
+		p.out.add("\n", false) // end the line of dots
 		p.dots = 0
 	}
+	p.mu.Unlock()
+	_ = p.out.close() // stderr is for people: its write errors lose nothing else
 }
 
 // ScenarioStarted shows j as running.
@@ -205,23 +214,24 @@ func (p *Printer) PermissionDecided(j runner.Ref, perm report.Permission) {
 // Note writes msg, a line about the whole run (an interrupt taken), at
 // once: on a terminal above the live area, in a log on a line of its own.
 func (p *Printer) Note(msg string) {
-	p.printLine(termtext.Printable(msg))
+	p.printLine(termtext.Printable(msg), false)
 }
 
 // printLine writes line on a line of its own: above the live area if
-// there is one, else after ending the line of dots.
-func (p *Printer) printLine(line string) {
+// there is one, else after ending the line of dots. A droppable line is
+// dropped when too many wait for the writer (see Printer).
+func (p *Printer) printLine(line string, droppable bool) {
 	if p.live != nil {
-		p.live.print(line)
+		p.live.print(line, droppable)
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.dots > 0 {
-		fmt.Fprintln(p.w) // end the line of dots
+		p.out.add("\n", false) // end the line of dots
 		p.dots = 0
 	}
-	fmt.Fprintln(p.w, line)
+	p.out.add(line+"\n", droppable)
 }
 
 // Warning notes, when verbose, a warning about j.
@@ -251,7 +261,7 @@ func (p *Printer) ScenarioFinished(j runner.Ref, r report.Result) {
 		p.writeDot(r)
 		return
 	}
-	fmt.Fprintln(p.w, output.Line(r))
+	p.out.add(output.Line(r)+"\n", false)
 }
 
 // dotsPerLine is where a line of dots is broken.
@@ -274,21 +284,21 @@ func (p *Printer) writeDot(r report.Result) {
 	default:
 		dot = termtext.Paint(color.FgRed).Sprint("E")
 	}
-	fmt.Fprint(p.w, dot)
 	if p.dots++; p.dots == dotsPerLine {
-		fmt.Fprintln(p.w)
+		dot += "\n"
 		p.dots = 0
 	}
+	p.out.add(dot, false)
 }
 
 // verbose writes one line when verbose, labelled "[name@agent] ", as
-// printLine does. Control characters an agent sent are
-// escaped.
+// printLine does; it is dropped when too many wait for the writer
+// (Printer). Control characters an agent sent are escaped.
 func (p *Printer) verbose(j runner.Ref, format string, args ...any) {
 	if !p.opts.Verbose || p.opts.Quiet {
 		return
 	}
-	p.printLine(termtext.Printable("[" + refLabel(j) + "] " + fmt.Sprintf(format, args...)))
+	p.printLine(termtext.Printable("["+refLabel(j)+"] "+fmt.Sprintf(format, args...)), true)
 }
 
 // firstLine keeps the first line of s (trimmed), marking what was cut

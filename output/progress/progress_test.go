@@ -112,6 +112,7 @@ func TestProgressErrorLine(t *testing.T) {
 	p := progress.NewPrinter(&buf, 1, progress.Options{})
 	r := reporttest.Sample().Scenarios[2]
 	p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
+	p.Finish()
 	if got, want := buf.String(), "ERROR crash (agent_exited, skipped, 321ms)\n"; got != want {
 		t.Errorf("line = %q; want %q", got, want)
 	}
@@ -131,6 +132,7 @@ func TestProgressPlainEscapes(t *testing.T) {
 		Turns: []report.TurnResult{{Index: 1, StopReason: "evil\x1b]0;pwned\x07\r\nFAKE PASS"}},
 	}
 	p.ScenarioFinished(runner.Ref{Name: r.Name}, r)
+	p.Finish()
 	want := `FAIL ok\x0a::error file=README.md,line=1::injected\x1b[31m [a\x07] (evil\x1b]0;pwned\x07\x0d\x0aFAKE PASS, 0s)` + "\n"
 	if got := buf.String(); got != want {
 		t.Errorf("line = %q; want %q", got, want)
@@ -374,6 +376,7 @@ func TestProgressVerboseTurnDetails(t *testing.T) {
 			{Mode: "url", URL: "https://example.com/login", Action: "decline", Late: true},
 		},
 	})
+	p.Finish()
 	want := `[s] tool call "Run tests" (execute, Bash): in_progress
 [s] tool call "Think" (other): pending
 [s] permission allow: "Run tests" (execute, Bash; rule s.yaml:5:9)

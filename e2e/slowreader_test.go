@@ -1,0 +1,166 @@
+package e2e_test
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acprun/acprun/report"
+)
+
+// unreadScenario is a scenario on agent.mock.yaml whose one turn has a
+// turn timeout: a run that waits for a reader who does not read while the
+// turn runs cannot finish it in time.
+const unreadScenario = `name: unread
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turns:
+  - prompt: hi
+    timeout: 10s
+`
+
+// readerGuard is how long a test waits for acprun to get where it gets
+// without the reader: far past the turn's timeout, so that it is not
+// reached unless acprun waits for the reader.
+const readerGuard = time.Minute
+
+// readAfter waits until done is closed, then reads r (the pipe no one
+// read until then) to its end and waits for cmd, returning what it read
+// and cmd's exit code. When readerGuard passes first, it fails the test
+// (acprun waited for its reader) and reads all the same, so that the run
+// ends.
+func readAfter(t *testing.T, done <-chan struct{}, what string, r *os.File, cmd *exec.Cmd) ([]byte, int) {
+	t.Helper()
+	select {
+	case <-done:
+	case <-time.After(readerGuard):
+		t.Errorf("no %s while the reader did not read: acprun waited for it", what)
+	}
+	data, err := io.ReadAll(r)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, waitCode(t, cmd)
+}
+
+// assertPassedInTime fails the test unless the run exited 0 with its one
+// scenario passed, its turn not cut short.
+func assertPassedInTime(t *testing.T, code int, out report.Results, stderr string) {
+	t.Helper()
+	if len(out.Scenarios) != 1 || len(out.Scenarios[0].Turns) != 1 {
+		t.Fatalf("exit %d, %d results; want one scenario of one turn\nstderr ends:\n%s", code, len(out.Scenarios), stderr[max(0, len(stderr)-2000):])
+	}
+	r := out.Scenarios[0]
+	if code != exitOK || r.Status != report.StatusPassed || r.Turns[0].CancelCause != "" || len(r.Warnings) > 0 {
+		t.Errorf("exit %d, %s, turn cancelled after %q, warnings %q; want exit 0, passed, neither", code, r.Status, r.Turns[0].CancelCause, r.Warnings)
+	}
+	if strings.Contains(stderr, "WARNING: DATA RACE") {
+		t.Errorf("the race detector fired:\n%s", stderr)
+	}
+}
+
+// TestVerboseUnreadStderr: with -v, stderr is a pipe that no one reads
+// while the turn runs, and the agent says far more than a pipe holds.
+// The turn passes all the same: acprun's log never holds up the runner.
+// The run's end waits for the reader (the events on stdout say the
+// scenario finished before the test reads stderr); then the -v lines kept
+// come out, with how many were dropped, and the PASS line and the summary.
+func TestVerboseUnreadStderr(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// 1500 lines of 1000 bytes: more than a pipe and than acprun holds.
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps:\n      - flood: {count: 1500, text: \"" + strings.Repeat("y", 1000) + "\\n\"}\n",
+		"s.yaml":          unreadScenario,
+	})
+	stdoutR, stdoutW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderrR, stderrW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, _ := pipeRun(t, dir, stdoutW, stderrW, "run", "s.yaml", "-v", "--events", "-", "-o", "out.json")
+	stdoutW.Close()
+	stderrW.Close()
+	finished := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdoutR)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), `"event":"scenario_finished"`) {
+				close(finished)
+			}
+		}
+		stdoutR.Close()
+	}()
+	stderr, code := readAfter(t, finished, "scenario_finished event", stderrR, cmd)
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	assertPassedInTime(t, code, out, string(stderr))
+	// In order: the first -v lines, how many were dropped, the PASS line,
+	// the summary.
+	rest := string(stderr)
+	for _, want := range []string{"[unread] turn 1 started\n", " log lines dropped: stderr was not read fast enough\n", "\nPASS unread (end_turn, ", "\n1 passed, 0 failed"} {
+		_, after, ok := strings.Cut(rest, want)
+		if !ok {
+			t.Fatalf("stderr lacks %q after what came before; it ends:\n%s", want, stderr[max(0, len(stderr)-1000):])
+		}
+		rest = after
+	}
+}
+
+// TestEventsUnreadStdout: --events - on a pipe that no one reads until
+// the results are written, while the agent asks for far more permissions
+// than a pipe holds events of. The turn passes all the same: the events
+// lag behind, never hold up the runner; the run's end waits for them, and
+// none is lost.
+func TestEventsUnreadStdout(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const n = 600 // permission events of some 200 bytes: more than a pipe holds
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps:\n" + permissionSteps(0, n),
+		"s.yaml":          unreadScenario,
+	})
+	results := filepath.Join(dir, "out.fifo")
+	if err := syscall.Mkfifo(results, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	stdoutR, stdoutW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderrW, stderr := capture(t)
+	cmd, _ := pipeRun(t, dir, stdoutW, stderrW, "run", "s.yaml", "--events", "-", "-o", "out.fifo")
+	stdoutW.Close()
+	stderrW.Close()
+	written := make(chan struct{})
+	var data []byte
+	go func() {
+		defer close(written)
+		f, err := os.Open(results) // until acprun opens it to write the results
+		if err == nil {
+			data, _ = io.ReadAll(f)
+			f.Close()
+		}
+	}()
+	events, code := readAfter(t, written, "results", stdoutR, cmd)
+	<-written
+	if err := os.WriteFile(filepath.Join(dir, "out.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	assertPassedInTime(t, code, readResults(t, filepath.Join(dir, "out.json")), stderr())
+	if got, want := strings.Count(string(events), `"event":"permission"`), n; got != want {
+		t.Errorf("%d permission events on stdout; want %d", got, want)
+	}
+	if !strings.HasSuffix(string(events), "\n") || !strings.Contains(string(events), `"event":"scenario_finished"`) {
+		t.Errorf("the events end %q; want the scenario_finished line", events[max(0, len(events)-200):])
+	}
+}

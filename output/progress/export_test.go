@@ -1,0 +1,7 @@
+package progress
+
+// Flush waits until every event so far is written.
+func (e *Events) Flush() { e.q.flush() }
+
+// MaxHeld is how many bytes of -v lines wait for a slow writer.
+const MaxHeld = maxHeld
