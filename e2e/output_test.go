@@ -246,7 +246,9 @@ func TestJUnitFromRun(t *testing.T) {
 }
 
 // TestEventsSurviveKill kills acprun with SIGKILL while its agent hangs:
-// the events file keeps every line written, each of them JSON.
+// the events file keeps every line written, each of them JSON. Events are
+// written by a goroutine of their own, so the agent says it started only
+// once the scenario_started line is in the file.
 func TestEventsSurviveKill(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -254,13 +256,14 @@ func TestEventsSurviveKill(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	// The agent says its pid on the fifo, then becomes the mock agent ($$
-	// is a $ after interpolation).
+	// The agent waits for its scenario_started event in the file, says its
+	// pid on the fifo, then becomes the mock agent ($$ is a $ after
+	// interpolation).
 	writeFiles(t, dir, map[string]string{
 		"hang.mock.yaml": "turns:\n  - steps: [{text: working}, {hang: true}]\n",
 		"hang.yaml": fmt.Sprintf(`name: hangs
 agent:
-  command: [sh, -c, 'echo $$$$ > "$0"; exec "$1" mock-agent hang.mock.yaml', %q, %q]
+  command: [sh, -c, 'until grep -q scenario_started events.jsonl; do sleep 0.01; done; echo $$$$ > "$0"; exec "$1" mock-agent hang.mock.yaml', %q, %q]
 turns:
   - prompt: go
 `, fifo, acprunBin),
