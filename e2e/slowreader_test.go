@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -50,6 +51,24 @@ func readAfter(t *testing.T, done <-chan struct{}, what string, r *os.File, cmd 
 	return data, waitCode(t, cmd)
 }
 
+// eventSeen reads the events r carries (--events -) to their end, and
+// returns a channel closed at the first one named event.
+func eventSeen(r *os.File, event string) <-chan struct{} {
+	seen := make(chan struct{})
+	go func() {
+		defer r.Close()
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), `"event":"`+event+`"`) {
+				close(seen)
+				break
+			}
+		}
+		io.Copy(io.Discard, r)
+	}()
+	return seen
+}
+
 // assertPassedInTime fails the test unless the run exited 0 with its one
 // scenario passed, its turn not cut short.
 func assertPassedInTime(t *testing.T, code int, out report.Results, stderr string) {
@@ -91,17 +110,7 @@ func TestVerboseUnreadStderr(t *testing.T) {
 	cmd, _ := pipeRun(t, dir, stdoutW, stderrW, "run", "s.yaml", "-v", "--events", "-", "-o", "out.json")
 	stdoutW.Close()
 	stderrW.Close()
-	finished := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdoutR)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), `"event":"scenario_finished"`) {
-				close(finished)
-			}
-		}
-		stdoutR.Close()
-	}()
-	stderr, code := readAfter(t, finished, "scenario_finished event", stderrR, cmd)
+	stderr, code := readAfter(t, eventSeen(stdoutR, "scenario_finished"), "scenario_finished event", stderrR, cmd)
 	out := readResults(t, filepath.Join(dir, "out.json"))
 	assertPassedInTime(t, code, out, string(stderr))
 	// In order: the first -v lines, how many were dropped, the PASS line,
@@ -162,5 +171,49 @@ func TestEventsUnreadStdout(t *testing.T) {
 	}
 	if !strings.HasSuffix(string(events), "\n") || !strings.Contains(string(events), `"event":"scenario_finished"`) {
 		t.Errorf("the events end %q; want the scenario_finished line", events[max(0, len(events)-200):])
+	}
+}
+
+// TestTranscriptsUnreadFIFO: the transcript is a FIFO that the test opens
+// at once but reads only once the turn has finished (the turn_finished
+// event on stdout says so), while the agent streams far more than a pipe
+// holds. The turn passes all the same: the transcript lags behind, never
+// holds up the turn; the scenario's end waits for it, and no line is lost.
+func TestTranscriptsUnreadFIFO(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const n = 5000 // chunks of some 200 bytes in the transcript
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps:\n      - flood: {count: " + strconv.Itoa(n) + ", text: \"some line of text that is moderately long to fill the pipe\\n\"}\n",
+		"s.yaml":          unreadScenario,
+	})
+	transcript := filepath.Join(dir, "tr", "unread.jsonl")
+	if err := os.Mkdir(filepath.Dir(transcript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(transcript, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	stdoutR, stdoutW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderrW, stderr := capture(t)
+	cmd, _ := pipeRun(t, dir, stdoutW, stderrW, "run", "s.yaml", "--transcripts", "tr", "--events", "-", "-o", "out.json")
+	stdoutW.Close()
+	stderrW.Close()
+	finished := eventSeen(stdoutR, "turn_finished")
+	tr, err := os.Open(transcript) // until acprun opens it, as the scenario starts
+	if err != nil {
+		cmd.Process.Kill()
+		t.Fatal(err)
+	}
+	lines, code := readAfter(t, finished, "turn_finished event", tr, cmd)
+	assertPassedInTime(t, code, readResults(t, filepath.Join(dir, "out.json")), stderr())
+	if got := strings.Count(string(lines), "moderately long"); got != n {
+		t.Errorf("%d chunks in the transcript; want %d", got, n)
+	}
+	if !strings.HasSuffix(string(lines), "\n") || !strings.Contains(string(lines[max(0, len(lines)-1000):]), `"stopReason":"end_turn"`) {
+		t.Errorf("the transcript ends %q; want the turn's end", lines[max(0, len(lines)-300):])
 	}
 }

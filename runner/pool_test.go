@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"path/filepath"
@@ -308,9 +307,10 @@ func TestBindingPreludeEndsItsLastWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &transcript{path: path, start: time.Now(), red: redact.New(), f: f, w: bufio.NewWriter(f)}
+	tr := startTranscript(path, f, f, redact.New())
 	defer tr.close()
 	b.bind(&link{tr: tr, tap: tr.tap})
+	tr.flush()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

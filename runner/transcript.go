@@ -1,11 +1,11 @@
 package runner
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,6 +20,7 @@ import (
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/writequeue"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -41,18 +42,30 @@ import (
 // after them, wait to be written until what follows tells: the next
 // chunk, or the end of the stream, which is the agent's next line that is
 // not one of its chunks.
+//
+// The lines are written to the file by a goroutine of its own, so that a
+// FIFO whose reader is slow never holds up the turn, unless more than
+// maxTranscriptHeld bytes wait for it (back-pressure): none is dropped.
 type transcript struct {
 	path  string
 	start time.Time
 	red   *redact.Redactor
+	f     *os.File
+	q     *writequeue.Queue // to f
 
 	mu   sync.Mutex
-	f    *os.File
-	w    *bufio.Writer
-	err  error
-	held []transcriptLine // lines not written yet, in order
+	held []transcriptLine // lines not queued yet, in order
 	open string           // the stream of the agent's last line, if a chunk
 }
+
+// maxTranscriptHeld is how many bytes of a transcript may wait for its
+// file before the runner waits for it. A regular file, or a reader that
+// follows the transcript, keeps up, and little waits; only a FIFO whose
+// reader is stuck fills it. The bound is a transcript's, not the run's, so
+// that such a reader holds up its own scenario and no other. 64 MiB is more
+// than most scenarios' whole transcripts, and small beside what the agent
+// itself takes.
+const maxTranscriptHeld = 64 << 20
 
 // transcriptLine is one line of a transcript before it is written.
 type transcriptLine struct {
@@ -147,7 +160,14 @@ func newTranscript(ctx context.Context, opts *Options, name string, red *redact.
 	if err != nil {
 		return nil, inDir(err, path)
 	}
-	return &transcript{path: path, start: time.Now(), red: red, f: f, w: bufio.NewWriter(f)}, nil
+	return startTranscript(path, f, f, red), nil
+}
+
+// startTranscript returns the transcript at path, written to w; close
+// closes f, the file of w.
+func startTranscript(path string, f *os.File, w io.Writer, red *redact.Redactor) *transcript {
+	q := writequeue.New(w, writequeue.Buf{}, maxTranscriptHeld)
+	return &transcript{path: path, start: time.Now(), red: red, f: f, q: q}
 }
 
 // inDir returns err, from work on a file of the transcripts directory
@@ -201,9 +221,6 @@ func (t *transcript) tap(dir acp.Direction, line []byte, at time.Time) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.err != nil {
-		return
-	}
 	if l.dir == "a2c" {
 		t.open = l.stream // what another stream held is all there is
 	}
@@ -220,7 +237,7 @@ func (t *transcript) wrote(ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	i := slices.IndexFunc(t.held, func(l transcriptLine) bool { return l.writing })
-	if i < 0 || t.err != nil {
+	if i < 0 {
 		return
 	}
 	if ok {
@@ -256,14 +273,15 @@ func (t *transcript) release(all bool) {
 		}
 	}
 	n := 0
-	for n < len(t.held) && (all || !t.held[n].wait && !t.held[n].writing) && t.err == nil {
+	for n < len(t.held) && (all || !t.held[n].wait && !t.held[n].writing) {
 		t.write(t.held[n])
 		n++
 	}
 	t.held = slices.Delete(t.held, 0, n)
 }
 
-// write writes line l, redacted.
+// write queues line l, redacted, to be written in one Write call: a
+// killed run keeps its transcript, and a reader can follow it.
 func (t *transcript) write(l transcriptLine) {
 	// Redacted inside its decoded strings and keys: valid JSON stays valid.
 	msg := t.red.JSON(l.line)
@@ -277,12 +295,7 @@ func (t *transcript) write(l transcriptLine) {
 	} else if out, ok := cutOutput(l, t.red); ok {
 		msg = setString(msg, out, "result", "output")
 	}
-	_, t.err = fmt.Fprintf(t.w, `{"t":%d,"dir":%q,%q:%s}`+"\n", l.at.Sub(t.start).Milliseconds(), l.dir, key, msg)
-	if t.err == nil {
-		// One line at a time reaches the file: a killed run keeps its
-		// transcript, and a reader can follow it.
-		t.err = t.w.Flush()
-	}
+	t.q.Add(fmt.Sprintf(`{"t":%d,"dir":%q,%q:%s}`+"\n", l.at.Sub(t.start).Milliseconds(), l.dir, key, msg), false)
 }
 
 // streamedText returns the stream (session and kind) and the text of line
@@ -378,30 +391,29 @@ func setString(msg []byte, s string, path ...string) []byte {
 // was written.
 var errRemoved = errors.New("the file was removed while it was written")
 
-// close flushes and closes the file, and returns the first error its
-// writes met, naming the file: nil when every line was written.
+// close waits until every line is written, closes the file, and returns
+// the first error its writes met, naming the file: nil when every line
+// was written.
 func (t *transcript) close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.release(true)
-	if err := t.w.Flush(); err != nil && t.err == nil {
-		t.err = err
-	}
-	if fi, err := t.f.Stat(); err == nil && t.err == nil {
+	err := t.q.Close()
+	if fi, serr := t.f.Stat(); serr == nil && err == nil {
 		// Its directory, or the file, removed while it was written (by
 		// an agent, a setup command): the lines went nowhere.
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink == 0 {
-			t.err = errRemoved
+			err = errRemoved
 		}
 	}
-	if err := t.f.Close(); err != nil && t.err == nil {
-		t.err = err
+	if cerr := t.f.Close(); cerr != nil && err == nil {
+		err = cerr
 	}
-	if t.err == nil {
+	if err == nil {
 		return nil
 	}
-	if pe, ok := errors.AsType[*fs.PathError](t.err); ok {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
 		return &fs.PathError{Op: pe.Op, Path: t.path, Err: pe.Err}
 	}
-	return fmt.Errorf("write %s: %w", t.path, t.err)
+	return fmt.Errorf("write %s: %w", t.path, err)
 }

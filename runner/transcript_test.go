@@ -1,14 +1,15 @@
 package runner
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -17,6 +18,7 @@ import (
 	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
 )
 
@@ -25,6 +27,9 @@ func chunkLine(s, text string) string {
 	return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + s +
 		`","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + text + `"}}}}`
 }
+
+// flush waits until every line queued so far is written.
+func (t *transcript) flush() { t.q.Flush() }
 
 // TestTranscriptHoldsChunksThatMayBeginASecret: a secret split between
 // chunks is redacted where it starts; a chunk whose end may begin a
@@ -36,8 +41,9 @@ func TestTranscriptHoldsChunksThatMayBeginASecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &transcript{path: path, start: time.Now(), red: redact.New("ghp_abcdefghijklmnop1234"), f: f, w: bufio.NewWriter(f)}
+	tr := startTranscript(path, f, f, redact.New("ghp_abcdefghijklmnop1234"))
 	written := func() string {
+		tr.flush()
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -88,7 +94,7 @@ func TestTranscriptCutOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &transcript{path: path, start: time.Now(), red: redact.New(secret), f: f, w: bufio.NewWriter(f)}
+	tr := startTranscript(path, f, f, redact.New(secret))
 	answers := map[string]string{
 		"running":               `{"output":"tok=supersecretv","truncated":false}`,
 		"running and truncated": `{"output":"ecretvalue123 tok=supersecretv","truncated":true}`,
@@ -148,9 +154,10 @@ func TestTranscriptKeepsOnlyWhatWasWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &transcript{path: path, start: time.Now(), red: redact.New(), f: f, w: bufio.NewWriter(f)}
+	tr := startTranscript(path, f, f, redact.New())
 	tap := func(dir acp.Direction, line string) { tr.tap(dir, []byte(line), time.Now()) }
 	methods := func() []string {
+		tr.flush()
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -253,4 +260,62 @@ func TestTranscriptNotWritten(t *testing.T) {
 	if len(res.LostTranscripts) != 0 || len(res.Warnings) != 1 {
 		t.Errorf("a FIFO given up: lost %q, warnings %q; want one warning only", res.LostTranscripts, res.Warnings)
 	}
+}
+
+// TestTranscriptSlowWriter: a transcript whose file is not read (a FIFO's
+// reader that waits) never holds up the runner's taps, however many
+// lines wait; once it reads, every line is written, in order, each in one
+// Write call. In a synctest bubble the guard's minute passes only if the
+// taps are blocked for good.
+func TestTranscriptSlowWriter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "t.jsonl")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := testkit.NewBlockedWriter()
+		tr := startTranscript(path, f, w, redact.New())
+		const n = 5000 // far more than a pipe holds
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for i := range n {
+				tr.tap(acp.Received, fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"x","params":{"n":%d}}`, i), time.Now())
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Error("the taps waited for a writer that was blocked")
+		}
+		close(w.Release)
+		<-done
+		if err := tr.close(); err != nil {
+			t.Fatal(err)
+		}
+		var got, want []int
+		for l := range strings.Lines(w.Buf.String()) {
+			var rec struct {
+				Msg struct {
+					Params struct {
+						N int `json:"n"`
+					} `json:"params"`
+				} `json:"msg"`
+			}
+			if err := json.Unmarshal([]byte(l), &rec); err != nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+			got = append(got, rec.Msg.Params.N)
+		}
+		for i := range n {
+			want = append(want, i)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d lines written, in order: %v; want the %d tapped, in order", len(got), slices.IsSorted(got), n)
+		}
+		if w.Writes != n {
+			t.Errorf("%d Write calls for %d lines; want one each", w.Writes, n)
+		}
+	})
 }

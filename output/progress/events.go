@@ -9,6 +9,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/writequeue"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/runner"
 )
@@ -73,7 +74,7 @@ type Event struct {
 // writes nothing more; Close writes what is left and returns that error.
 type Events struct {
 	mu  sync.Mutex
-	q   *queue
+	q   *writequeue.Queue
 	c   io.Closer
 	now func() time.Time
 	err error
@@ -82,7 +83,7 @@ type Events struct {
 // NewEvents returns an events writer on w. The caller closes w, after
 // Close.
 func NewEvents(w io.Writer) *Events {
-	return &Events{q: newQueue(w, 0), now: time.Now}
+	return &Events{q: writequeue.New(w, writequeue.Buf{}, 0), now: time.Now}
 }
 
 // CreateEvents opens the events file at path as outfile.Create does:
@@ -106,7 +107,7 @@ func CreateEvents(ctx context.Context, path string) (*Events, error) {
 func (e *Events) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := e.q.close(); err != nil && e.err == nil {
+	if err := e.q.Close(); err != nil && e.err == nil {
 		e.err = err
 	}
 	if e.c != nil {
@@ -191,5 +192,5 @@ func (e *Events) write(ev Event) {
 		e.err = err
 		return
 	}
-	e.q.add(string(line)+"\n", false)
+	e.q.Add(string(line)+"\n", false)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acprun/acprun/internal/cellwidth"
 	"github.com/acprun/acprun/internal/termtext"
+	"github.com/acprun/acprun/internal/writequeue"
 	"github.com/acprun/acprun/runner"
 	"golang.org/x/term"
 )
@@ -54,8 +55,8 @@ type liveArea struct {
 type liveState struct {
 	total, done, failed int
 	started             time.Time
-	running             []*runningJob // in the order they started
-	pending             lineBuf       // lines to print above the area, in order
+	running             []*runningJob  // in the order they started
+	pending             writequeue.Buf // lines to print above the area, in order
 }
 
 // runningJob is a scenario that is running.
@@ -74,7 +75,7 @@ func newLiveArea(w io.Writer, total int, size func() (int, int)) *liveArea {
 	}
 	l := &liveArea{
 		w: w, size: size,
-		state:   liveState{total: total, started: time.Now(), pending: lineBuf{limit: maxHeld}},
+		state:   liveState{total: total, started: time.Now(), pending: logLines()},
 		wake:    make(chan struct{}, 1),
 		stop:    make(chan struct{}),
 		stopped: make(chan struct{}),
@@ -142,7 +143,7 @@ func (l *liveArea) finished(j runner.Ref, line string, counted, failed bool) {
 		if failed {
 			st.failed++
 		}
-		st.pending.add(line+"\n", false)
+		st.pending.Add(line+"\n", false)
 	})
 }
 
@@ -167,9 +168,9 @@ func (st *liveState) remove(j runner.Ref) {
 }
 
 // print puts line above the area, as a permanent line; a droppable one
-// (-v's) is dropped when too many wait for the terminal (lineBuf).
+// (-v's) is dropped when too many wait for the terminal (writequeue.Buf).
 func (l *liveArea) print(line string, droppable bool) {
-	l.update(func(st *liveState) { st.pending.add(line+"\n", droppable) })
+	l.update(func(st *liveState) { st.pending.Add(line+"\n", droppable) })
 }
 
 // finish stops drawing: what is left to print is printed and the area is
@@ -187,11 +188,11 @@ func (l *liveArea) draw(last bool) {
 	l.mu.Lock()
 	var lines []string
 	if last {
-		l.state.pending.end()
+		l.state.pending.End()
 	} else {
 		lines = liveLines(&l.state, time.Now(), cols, rows)
 	}
-	pending := l.state.pending.take()
+	pending := l.state.pending.Take()
 	l.mu.Unlock()
 
 	var b strings.Builder

@@ -18,11 +18,24 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/termtext"
+	"github.com/acprun/acprun/internal/writequeue"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/runner"
 	"github.com/fatih/color"
 )
+
+// maxHeld is how many bytes of -v lines may wait for a stderr that is not
+// read; past it they are dropped, and counted.
+const maxHeld = 1 << 20
+
+// logLines holds the lines that wait for stderr: -v lines past maxHeld are
+// dropped, and a line says how many.
+func logLines() writequeue.Buf {
+	return writequeue.Buf{Limit: maxHeld, Note: func(n int) string {
+		return fmt.Sprintf("acprun: %d log lines dropped: stderr was not read fast enough\n", n)
+	}}
+}
 
 // Options says how a Printer shows a run.
 type Options struct {
@@ -64,9 +77,9 @@ type Options struct {
 type Printer struct {
 	mu   sync.Mutex
 	opts Options
-	live *liveArea // nil when nothing is drawn
-	out  *queue    // what is written, when nothing is drawn
-	dots int       // dots written on the current line (Dots)
+	live *liveArea         // nil when nothing is drawn
+	out  *writequeue.Queue // what is written, when nothing is drawn
+	dots int               // dots written on the current line (Dots)
 }
 
 // NewPrinter returns a Printer for a run of total scenario results,
@@ -75,7 +88,7 @@ type Printer struct {
 func NewPrinter(w io.Writer, total int, opts Options) *Printer {
 	p := &Printer{opts: opts}
 	if opts.Quiet || !opts.Terminal || total <= 0 {
-		p.out = newQueue(w, maxHeld)
+		p.out = writequeue.New(w, logLines(), 0)
 		return p
 	}
 	p.live = newLiveArea(w, total, opts.Size)
@@ -91,11 +104,11 @@ func (p *Printer) Finish() {
 	}
 	p.mu.Lock()
 	if p.dots > 0 {
-		p.out.add("\n", false) // end the line of dots
+		p.out.Add("\n", false) // end the line of dots
 		p.dots = 0
 	}
 	p.mu.Unlock()
-	_ = p.out.close() // stderr is for people: its write errors lose nothing else
+	_ = p.out.Close() // stderr is for people: its write errors lose nothing else
 }
 
 // ScenarioStarted shows j as running.
@@ -228,10 +241,10 @@ func (p *Printer) printLine(line string, droppable bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.dots > 0 {
-		p.out.add("\n", false) // end the line of dots
+		p.out.Add("\n", false) // end the line of dots
 		p.dots = 0
 	}
-	p.out.add(line+"\n", droppable)
+	p.out.Add(line+"\n", droppable)
 }
 
 // Warning notes, when verbose, a warning about j.
@@ -261,7 +274,7 @@ func (p *Printer) ScenarioFinished(j runner.Ref, r report.Result) {
 		p.writeDot(r)
 		return
 	}
-	p.out.add(output.Line(r)+"\n", false)
+	p.out.Add(output.Line(r)+"\n", false)
 }
 
 // dotsPerLine is where a line of dots is broken.
@@ -288,7 +301,7 @@ func (p *Printer) writeDot(r report.Result) {
 		dot += "\n"
 		p.dots = 0
 	}
-	p.out.add(dot, false)
+	p.out.Add(dot, false)
 }
 
 // verbose writes one line when verbose, labelled "[name@agent] ", as

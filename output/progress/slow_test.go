@@ -1,46 +1,25 @@
 package progress_test
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
 
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/output/progress"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/runner"
 	"github.com/google/go-cmp/cmp"
 )
 
-// blockedWriter is a reader that does not read: each Write waits until
-// release is closed; started is closed when the first one begins.
-type blockedWriter struct {
-	started, release chan struct{}
-	once             sync.Once
-	writes           int
-	buf              bytes.Buffer
-}
-
-func newBlockedWriter() *blockedWriter {
-	return &blockedWriter{started: make(chan struct{}), release: make(chan struct{})}
-}
-
-func (w *blockedWriter) Write(p []byte) (int, error) {
-	w.once.Do(func() { close(w.started) })
-	<-w.release
-	w.writes++
-	return w.buf.Write(p)
-}
-
 // returnsWhileBlocked calls calls in a goroutine of their own and fails
 // the test unless they all return while w is blocked, which it stays
 // until then: an observer that waits for its writer would wait forever,
 // so the bound only says how long the test waits to say so.
-func returnsWhileBlocked(t *testing.T, w *blockedWriter, calls func()) {
+func returnsWhileBlocked(t *testing.T, w *testkit.BlockedWriter, calls func()) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() {
@@ -50,11 +29,11 @@ func returnsWhileBlocked(t *testing.T, w *blockedWriter, calls func()) {
 	select {
 	case <-done:
 	case <-time.After(time.Minute):
-		close(w.release) // let the calls end, and the test
+		close(w.Release) // let the calls end, and the test
 		<-done
 		t.Fatal("the observer's calls waited for a writer that was blocked")
 	}
-	close(w.release)
+	close(w.Release)
 }
 
 // TestPrinterSlowWriter: with -v and a stderr that is not read, the
@@ -63,7 +42,7 @@ func returnsWhileBlocked(t *testing.T, w *blockedWriter, calls func()) {
 // notes and every line kept come out in order once the writer takes them.
 func TestPrinterSlowWriter(t *testing.T) {
 	noColor(t)
-	w := newBlockedWriter()
+	w := testkit.NewBlockedWriter()
 	p := progress.NewPrinter(w, 1, progress.Options{Verbose: true})
 	j := runner.Ref{Name: "s"}
 	text := func(i int) string { return fmt.Sprintf("%05d %s", i, strings.Repeat("x", 1000)) }
@@ -72,7 +51,7 @@ func TestPrinterSlowWriter(t *testing.T) {
 	const n, after = 3000, 3
 	returnsWhileBlocked(t, w, func() {
 		p.TurnStarted(j, 1)
-		<-w.started // the writer took that line and is blocked: what follows waits behind it
+		<-w.Started // the writer took that line and is blocked: what follows waits behind it
 		for i := range n {
 			p.Update(j, runner.Update{Kind: runner.UpdateText, Text: text(i)})
 		}
@@ -92,7 +71,7 @@ func TestPrinterSlowWriter(t *testing.T) {
 	fmt.Fprintf(&want, "acprun: %d log lines dropped: stderr was not read fast enough\n", n-kept)
 	want.WriteString("PASS s (no turns, 0s)\nacprun: interrupted\n")
 	fmt.Fprintf(&want, "acprun: %d log lines dropped: stderr was not read fast enough\n", after)
-	if diff := cmp.Diff(want.String(), w.buf.String()); diff != "" {
+	if diff := cmp.Diff(want.String(), w.Buf.String()); diff != "" {
 		t.Errorf("what the writer got (-want +got):\n%s", diff)
 	}
 }
@@ -101,13 +80,13 @@ func TestPrinterSlowWriter(t *testing.T) {
 // that is blocked, and once it is released every event is written, in
 // order, each in one Write call: events are never dropped.
 func TestEventsSlowWriter(t *testing.T) {
-	w := newBlockedWriter()
+	w := testkit.NewBlockedWriter()
 	e := progress.NewEvents(w)
 	ref := sampleRef()
 	const n = 5000 // far more than a pipe holds
 	returnsWhileBlocked(t, w, func() {
 		e.ScenarioStarted(ref)
-		<-w.started
+		<-w.Started
 		for i := range n {
 			e.PermissionDecided(ref, report.Permission{ToolCallID: fmt.Sprintf("c%d", i), Decision: "deny"})
 		}
@@ -117,7 +96,7 @@ func TestEventsSlowWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for l := range strings.Lines(w.buf.String()) {
+	for l := range strings.Lines(w.Buf.String()) {
 		var ev progress.Event
 		if err := json.Unmarshal([]byte(l), &ev); err != nil {
 			t.Fatalf("%q: %v", l, err)
@@ -136,7 +115,7 @@ func TestEventsSlowWriter(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events written (-want +got):\n%s", diff)
 	}
-	if w.writes != len(want) {
-		t.Errorf("%d Write calls for %d events; want one each", w.writes, len(want))
+	if w.Writes != len(want) {
+		t.Errorf("%d Write calls for %d events; want one each", w.Writes, len(want))
 	}
 }

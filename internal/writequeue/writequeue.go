@@ -1,0 +1,153 @@
+// Package writequeue writes to a writer that may be slow (a pipe, a FIFO,
+// a terminal) from a goroutine of its own, so that who gives it what to
+// write does not wait for the writer's reader.
+package writequeue
+
+import (
+	"io"
+	"sync"
+)
+
+// Buf holds, in order, what waits to be written to a writer that may be
+// slow. With a Limit, a droppable piece that would take it past Limit
+// bytes is dropped and counted; Note's line saying how many takes their
+// place before the next piece kept, or at the end (End).
+type Buf struct {
+	Limit int                      // 0: none, nothing is dropped
+	Note  func(dropped int) string // the line that says how many were dropped
+
+	pieces  []string
+	size    int
+	dropped int
+}
+
+// Add holds s, or drops it when it is droppable and there is no room.
+func (b *Buf) Add(s string, droppable bool) {
+	if droppable && b.Limit > 0 && b.size+len(s) > b.Limit {
+		b.dropped++
+		return
+	}
+	b.End()
+	b.pieces = append(b.pieces, s)
+	b.size += len(s)
+}
+
+// End says how many pieces were dropped since the last one kept, if any.
+func (b *Buf) End() {
+	if b.dropped > 0 {
+		note := b.Note(b.dropped)
+		b.dropped = 0
+		b.pieces = append(b.pieces, note)
+		b.size += len(note)
+	}
+}
+
+// Take returns what is held and empties b.
+func (b *Buf) Take() []string {
+	p := b.pieces
+	b.pieces, b.size = nil, 0
+	return p
+}
+
+// Queue writes what it is given to a writer from a goroutine of its own,
+// in order, each piece in one Write call, so that who gives it never
+// waits for the writer's reader, up to a bound if it has one. After the
+// first write error it writes nothing more. Call Close to write what is
+// left.
+type Queue struct {
+	w   io.Writer
+	max int
+
+	mu      sync.Mutex
+	changed sync.Cond // on mu: something was added, written, or Close called
+	buf     Buf
+	writing bool // the goroutine is writing what it took
+	taken   int  // the bytes it took
+	closing bool
+	err     error
+	done    chan struct{} // closed when the goroutine returns
+}
+
+// New starts writing to w what is added, held meanwhile in b (its Limit
+// and Note say what is dropped). A max above 0 bounds the bytes held,
+// those being written included: an Add past it waits until w has taken
+// enough of them (back-pressure), rather than hold more.
+func New(w io.Writer, b Buf, max int) *Queue {
+	q := &Queue{w: w, max: max, buf: b, done: make(chan struct{})}
+	q.changed.L = &q.mu
+	go q.loop()
+	return q
+}
+
+// Add queues s; droppable says it may be dropped (Buf). Past the bound
+// New was given, it waits for the writer first.
+func (q *Queue) Add(s string, droppable bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.full(len(s)) {
+		q.changed.Wait()
+	}
+	q.buf.Add(s, droppable)
+	q.changed.Broadcast()
+}
+
+// full reports whether n more bytes must wait for the writer: they would
+// take what is held past the bound, and something is held that the
+// writer may yet take. The caller holds q.mu.
+func (q *Queue) full(n int) bool {
+	held := q.buf.size + q.taken
+	return q.max > 0 && held > 0 && held+n > q.max && q.err == nil && !q.closing
+}
+
+// loop writes what is queued until Close has been called and nothing is
+// left.
+func (q *Queue) loop() {
+	defer close(q.done)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for {
+		for len(q.buf.pieces) == 0 && !q.closing {
+			q.changed.Wait()
+		}
+		if len(q.buf.pieces) == 0 {
+			return
+		}
+		q.taken = q.buf.size
+		pieces, err := q.buf.Take(), q.err
+		q.writing = true
+		q.mu.Unlock()
+		for _, s := range pieces {
+			if err == nil {
+				_, err = io.WriteString(q.w, s)
+			}
+		}
+		q.mu.Lock()
+		q.writing, q.taken, q.err = false, 0, err
+		q.changed.Broadcast()
+	}
+}
+
+// Flush waits until everything queued so far is written (or given up
+// after a write error).
+func (q *Queue) Flush() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.buf.pieces) > 0 || q.writing {
+		q.changed.Wait()
+	}
+}
+
+// Close writes what is left, saying how many pieces were dropped, and
+// returns the first write error. It may be called more than once; what is
+// added after it is not written.
+func (q *Queue) Close() error {
+	q.mu.Lock()
+	q.buf.End()
+	q.closing = true
+	q.changed.Broadcast()
+	q.mu.Unlock()
+	<-q.done
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.err
+}
