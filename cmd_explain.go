@@ -105,7 +105,13 @@ func (c *explainCmd) Run(ctx context.Context, g *globals) error {
 	}
 	d, traces := sc.Policy.Explain(req)
 	e := output.Explanation{Scenario: sc.Name, Pos: sc.Pos.String(), Request: req, Asked: asked, Decision: d, Rules: traces}
-	if err := output.Explain(g.Stdout, e); err != nil {
+	// Redacted as text, as printed, as a run of sc redacts: the request
+	// (made up, or given by --request) may hold a secret in clear.
+	var text strings.Builder
+	if err := output.Explain(&text, e); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(g.Stdout, runner.Redactor(runner.Options{}, []*scenario.Scenario{sc}).String(text.String())); err != nil {
 		return err // exit 4: not a denial
 	}
 	if d.Verdict != approve.Allow {

@@ -354,3 +354,26 @@ turns: [{prompt: go}]
 		})
 	}
 }
+
+// TestExplainRedactsSecrets: explain prints a made-up or --request request
+// redacted as a run of the scenario would redact it: of its agent's env
+// values and of the secret-looking variables of acprun's environment.
+func TestExplainRedactsSecrets(t *testing.T) {
+	t.Parallel()
+	const envSecret, environSecret = "sk-live-ABCDEF123456", "tokenvalue-abcdef99"
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":   "name: a\nagent: {command: [my-agent], env: {SECRET: \"" + envSecret + "\"}}\npermissions: {default: allow}\nturns: [{prompt: hi}]\n",
+		"req.json": `{"sessionId":"s","toolCall":{"toolCallId":"t","title":"use ` + envSecret + `","kind":"execute","rawInput":{"command":"echo ` + environSecret + `"}},"options":[{"optionId":"a","name":"a","kind":"allow_once"}]}`,
+	})
+	env := []string{"MY_API_TOKEN=" + environSecret}
+	for _, args := range [][]string{
+		{"--command", "curl -H 'Authorization: Bearer " + environSecret + "' " + envSecret, "--path", "/tmp/" + envSecret},
+		{"--request", "req.json"},
+	} {
+		res := acprunEnv(t, dir, env, append([]string{"explain", "s.yaml"}, args...)...)
+		if res.code != exitOK || strings.Contains(res.stdout, "ABCDEF") || strings.Contains(res.stdout, "abcdef99") || !strings.Contains(res.stdout, "[REDACTED]") {
+			t.Errorf("explain %q: exit %d, want 0 and the secrets redacted\nstdout:\n%s\nstderr:\n%s", args, res.code, res.stdout, res.stderr)
+		}
+	}
+}

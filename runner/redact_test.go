@@ -263,3 +263,84 @@ func TestMcpServerSecrets(t *testing.T) {
 		t.Errorf("Options.redactor: String(%q) = %q; want %q", in, got, want)
 	}
 }
+
+// TestRedactionKeepsProtocolWords: an env value that is part of a word of
+// the protocol (a method, property or enum value of the ACP schema) is no
+// secret: the transcript keeps every message whole, the agent's name from
+// initialize stays as it said; a secret that is no such word still goes.
+func TestRedactionKeepsProtocolWords(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-live-ABCDEF123456"
+	tr := t.TempDir()
+	rep := runFiles(t, t.Context(), map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: \"hi there, " + secret + "\"}]}]\n",
+		"s.yaml": `name: a
+agent:
+  command: [acprun, mock-agent, a.mock.yaml]
+  env: {OUTPUT_FORMAT: text, APP_MODE: agent, UPDATES: Message_Chunk, API_KEY: "` + secret + `"}
+permissions: {default: deny}
+turns: [{prompt: hello}]
+`,
+	}, Options{Transcripts: tr})
+	res := rep.Scenarios[0]
+	if res.Status != report.StatusPassed || res.Agent.InfoName != "acprun-mock-agent" || res.Turns[0].Text != "hi there, "+redact.Marker {
+		t.Errorf("status %s, agentName %q, text %q; want passed, acprun-mock-agent, the secret redacted", res.Status, res.Agent.InfoName, res.Turns[0].Text)
+	}
+	data, err := os.ReadFile(filepath.Join(tr, "a.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "ABCDEF") {
+		t.Errorf("the transcript holds the secret:\n%s", data)
+	}
+	var prompt, chunk, initialize bool
+	for line := range strings.SplitSeq(strings.TrimSpace(string(data)), "\n") {
+		var l struct {
+			Msg struct {
+				Method string `json:"method"`
+				Params struct {
+					Prompt []map[string]string `json:"prompt"`
+					Update struct {
+						SessionUpdate string            `json:"sessionUpdate"`
+						Content       map[string]string `json:"content"`
+					} `json:"update"`
+				} `json:"params"`
+				Result struct {
+					AgentInfo struct {
+						Name string `json:"name"`
+					} `json:"agentInfo"`
+				} `json:"result"`
+			} `json:"msg"`
+		}
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("transcript line %s: %v", line, err)
+		}
+		m := l.Msg
+		prompt = prompt || m.Method == "session/prompt" && reflect.DeepEqual(m.Params.Prompt, []map[string]string{{"type": "text", "text": "hello"}})
+		chunk = chunk || m.Params.Update.SessionUpdate == "agent_message_chunk" && m.Params.Update.Content["type"] == "text"
+		initialize = initialize || m.Result.AgentInfo.Name == "acprun-mock-agent"
+	}
+	if !prompt || !chunk || !initialize {
+		t.Errorf("transcript: prompt %v, agent_message_chunk %v, agentInfo %v; want each whole:\n%s", prompt, chunk, initialize, data)
+	}
+}
+
+// TestGatewayKeyRedacted: the value of the variable gateway.key names, in
+// acprun's environment, is a secret of the run, whatever the variable's
+// name.
+func TestGatewayKeyRedacted(t *testing.T) {
+	t.Parallel()
+	const key = "zzLLMkeyValue8888"
+	rep := runFiles(t, t.Context(), map[string]string{
+		"a.mock.yaml": `turns: [{steps: [{text: "the key is ` + key + `"}]}]` + "\n",
+		"s.yaml": `name: a
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+gateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: "http://127.0.0.1:1", key: LLMX}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+`,
+	}, Options{Environ: append(os.Environ(), "LLMX="+key)})
+	if text := rep.Scenarios[0].Turns[0].Text; text != "the key is "+redact.Marker {
+		t.Errorf("turn text %q; want the key redacted", text)
+	}
+}

@@ -277,13 +277,14 @@ func (o *Options) setDefaults() {
 // each other's environment, so one scenario's agent can tell another's
 // secrets.
 //
-// A value that is part of the name of a scenario or of its agent, or is
-// one of acprun's own words, is not redacted (notSecret).
+// A value that is part of the name of a scenario or of its agent or of a
+// word of the protocol, or is one of acprun's own words, is not redacted
+// (notSecret).
 func runRedactor(scenarios []*scenario.Scenario, environ []string) *redact.Redactor {
 	secrets := redact.Secrets(nil, environ)
 	names := make([]string, 0, 2*len(scenarios))
 	for _, sc := range scenarios {
-		secrets = append(secrets, scenarioSecrets(sc, nil)...)
+		secrets = append(secrets, scenarioSecrets(sc, environ)...)
 		names = append(names, sc.Name, sc.Agent.Name)
 	}
 	return redact.NewExcept(notSecret(names), secrets...)
@@ -327,29 +328,39 @@ var ownWords = []string{
 // that is part of one of the names, which the user wrote in a scenario
 // or config file (vars values too are taken as written, never from the
 // environment) and which every output prints as the scenario's identity
-// (name [agent]); and one of acprun's own words (ownWords), in any case.
+// (name [agent]); one of acprun's own words (ownWords), in any case; and
+// one that is part of a word of the protocol (protocolWords), in any
+// case, so that no method, key or value of a message in a transcript is
+// cut and a replay sees what the agent saw.
 func notSecret(names []string) func(string) bool {
 	return func(v string) bool {
 		v = strings.TrimSpace(v)
 		if slices.ContainsFunc(ownWords, func(w string) bool { return strings.EqualFold(v, w) }) {
 			return true
 		}
+		lower := strings.ToLower(v)
+		if slices.ContainsFunc(protocolWords, func(w string) bool { return strings.Contains(strings.ToLower(w), lower) }) {
+			return true
+		}
 		return slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, v) })
 	}
 }
 
-// scenarioSecrets returns the secrets of sc with environ (redact.Secrets):
-// the values of its agent's and its judges' agents' env and of the env
-// and headers of their MCP servers (and the credential of a header such as
-// "Bearer X"), the secret-looking variables of environ, and the
-// passwords in its gateway's upstreams (a proxy's, from gateway.upstream
-// or acprun's environment).
+// scenarioSecrets returns the secrets of sc (redact.Secrets): the values
+// of its agent's and its judges' agents' env and of the env and headers
+// of their MCP servers (and the credential of a header such as "Bearer
+// X"), the passwords in its gateway's upstreams (a proxy's, from
+// gateway.upstream or acprun's environment) and the API keys its gateway
+// names (gateway.key), from its agent's env over environ.
 func scenarioSecrets(sc *scenario.Scenario, environ []string) []string {
-	secrets := redact.Secrets(sc.Agent.Env, environ)
+	secrets := redact.Secrets(sc.Agent.Env, nil)
 	secrets = append(secrets, mcpSecrets(sc.Agent.McpServers)...)
 	if sc.Gateway != nil {
 		for _, t := range sc.Gateway.Targets {
 			secrets = append(secrets, redact.URLPassword(t.Upstream)...)
+			if t.KeyEnv != "" {
+				secrets = append(secrets, agentGetenv(sc, environ)(t.KeyEnv))
+			}
 		}
 	}
 	judges := []*scenario.Judge{sc.Expect.Judge}
@@ -371,7 +382,7 @@ func (o *Options) redactor(sc *scenario.Scenario) *redact.Redactor {
 	if o.red != nil {
 		return o.red
 	}
-	return redact.NewExcept(notSecret([]string{sc.Name, sc.Agent.Name}), scenarioSecrets(sc, o.Environ)...)
+	return runRedactor([]*scenario.Scenario{sc}, o.Environ)
 }
 
 // mcpSecrets returns the values of the env of the MCP servers in raw (an

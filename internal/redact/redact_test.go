@@ -2,6 +2,8 @@ package redact_test
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -310,15 +312,16 @@ func TestPiecesStreamed(t *testing.T) {
 }
 
 // TestURL: a URL's password is masked as url.URL.Redacted masks it, and
-// is a secret to redact, as written and decoded; a URL without one, or a
-// value that is not a URL, is left as it is and has none.
+// is a secret to redact, as written and decoded, with the user:password in
+// base64 of a Basic Authorization header; a URL without one, or a value
+// that is not a URL, is left as it is and has none.
 func TestURL(t *testing.T) {
 	tests := []struct {
 		in, shown string
 		secrets   []string
 	}{
-		{"http://proxyuser:Pr0xyPassw0rdXYZ@127.0.0.1:18779/v1", "http://proxyuser:xxxxx@127.0.0.1:18779/v1", []string{"Pr0xyPassw0rdXYZ"}},
-		{"https://u:p%40ss%2Fword@proxy.example", "https://u:xxxxx@proxy.example", []string{"p@ss/word", "p%40ss%2Fword"}},
+		{"http://proxyuser:Pr0xyPassw0rdXYZ@127.0.0.1:18779/v1", "http://proxyuser:xxxxx@127.0.0.1:18779/v1", []string{"Pr0xyPassw0rdXYZ", "cHJveHl1c2VyOlByMHh5UGFzc3cwcmRYWVo="}},
+		{"https://u:p%40ss%2Fword@proxy.example", "https://u:xxxxx@proxy.example", []string{"p@ss/word", "dTpwQHNzL3dvcmQ=", "p%40ss%2Fword"}},
 		{"https://onlyuser@proxy.example/v1", "https://onlyuser@proxy.example/v1", nil},
 		{"https://api.anthropic.com", "https://api.anthropic.com", nil},
 		{"http://u:p%zz@h", "http://u:p%zz@h", nil}, // not a URL
@@ -352,5 +355,24 @@ func TestNewExcept(t *testing.T) {
 	}
 	if got := redact.NewExcept(nil, "error").String("an error"); got != "an [REDACTED]" {
 		t.Errorf("NewExcept(nil).String = %q; want New's", got)
+	}
+}
+
+// TestURLPasswordInBasicAuth: the Authorization header Go's HTTP client
+// sends for a URL with a user and password (as the gateway does to a
+// proxy upstream) is redacted of URLPassword's secrets.
+func TestURLPasswordInBasicAuth(t *testing.T) {
+	got := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.Header.Get("Authorization") }))
+	defer srv.Close()
+	u := strings.Replace(srv.URL, "://", "://proxyuser:pr%40xyPassw0rd77@", 1)
+	res, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	header := <-got
+	if red := redact.New(redact.URLPassword(u)...).String(header); red != "Basic "+redact.Marker {
+		t.Errorf("redacted Authorization %q = %q; want the credentials redacted", header, red)
 	}
 }

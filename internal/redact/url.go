@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"net/url"
 	"strings"
 )
@@ -16,8 +17,10 @@ func URL(rawURL string) string {
 }
 
 // URLPassword returns the password of rawURL's userinfo, to be redacted
-// (see New): as written in the URL and, when it differs, decoded; nil when
-// rawURL has none, or is not a URL.
+// (see New): as written in the URL and, when it differs, decoded, and the
+// credentials of the "Authorization: Basic X" header an HTTP client sends
+// for that userinfo (X, user:password in base64); nil when rawURL has no
+// password, or is not a URL.
 func URLPassword(rawURL string) []string {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.User == nil {
@@ -27,7 +30,7 @@ func URLPassword(rawURL string) []string {
 	if !ok || pass == "" {
 		return nil
 	}
-	out := []string{pass}
+	out := []string{pass, base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + pass))}
 	if _, written, _ := strings.Cut(u.User.String(), ":"); written != pass {
 		out = append(out, written)
 	}
