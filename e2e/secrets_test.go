@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
+
+	"github.com/acprun/acprun/internal/testkit"
 )
 
 // The secrets an agent tries to leak: one from the scenario's agent.env,
@@ -343,24 +345,9 @@ turns:
 	outputs["stderr"] = []byte(res.stdout + res.stderr)
 
 	// The chunks of the transcript, joined as the agent meant them.
-	var streamed strings.Builder
-	for line := range strings.SplitSeq(string(outputs["tr/cut.jsonl"]), "\n") {
-		var l struct {
-			Msg struct {
-				Params struct {
-					Update struct {
-						Content struct {
-							Text string `json:"text"`
-						} `json:"content"`
-					} `json:"update"`
-				} `json:"params"`
-			} `json:"msg"`
-		}
-		if line != "" && json.Unmarshal([]byte(line), &l) == nil {
-			streamed.WriteString(l.Msg.Params.Update.Content.Text)
-		}
-	}
-	outputs["the transcript's chunks, joined"] = []byte(streamed.String())
+	texts := testkit.StreamedTexts(outputs["tr/cut.jsonl"])
+	streamed := texts["agent_message_chunk"] + "\n" + texts["agent_thought_chunk"]
+	outputs["the transcript's chunks, joined"] = []byte(streamed)
 
 	dry := acprunEnv(t, dir, env, "run", "dry.yaml", "--dry-run")
 	if dry.code != 0 || !strings.Contains(dry.stdout, "--x=[REDACTED]") {
@@ -376,8 +363,8 @@ turns:
 			}
 		}
 	}
-	if !strings.Contains(streamed.String(), "the token is [REDACTED], done") {
-		t.Errorf("the transcript's chunks say %q, want the token redacted in place", streamed.String())
+	if !strings.Contains(streamed, "the token is [REDACTED], done") {
+		t.Errorf("the transcript's chunks say %q, want the token redacted in place", streamed)
 	}
 	for _, want := range []string{`"stderrTail":\s*"\[…\]\[REDACTED\]FFF`, `"stdout":\s*"\[REDACTED\]FFF`, `"output":"\[REDACTED\]FFF`} {
 		where := "r.json"
@@ -390,5 +377,55 @@ turns:
 	}
 	if bytes.Contains(outputs["tr/cut.jsonl"], []byte(`"output":"`+termSecret[18:])) {
 		t.Errorf("the transcript's answer to terminal/output keeps the rest of the secret")
+	}
+}
+
+// TestSecretsStreamedBetweenOtherLines: a secret an agent streams over
+// chunks with other lines between them (a tool call, a chunk of another
+// stream) is redacted in the transcript and the HTML report as in the
+// turn's text and thoughts: no 8 bytes of it are left anywhere, and the
+// chunks of each stream say [REDACTED] where it starts.
+func TestSecretsStreamedBetweenOtherLines(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-live-ABCDEF123456"
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml": `
+name: split
+agent: {command: [acprun, mock-agent, agent.mock.yaml], env: {SECRET: "` + secret + `"}}
+permissions: {default: allow}
+turns: [{prompt: hi}, {prompt: again}]
+`,
+		"agent.mock.yaml": `
+turns:
+  - steps:
+      - text: "E sk-live-ABC"
+      - tool_call: {toolCallId: t1, title: between}
+      - text: "DEF123456 F "
+      - thought: "T1 sk-live-ABCD"
+      - text: "G "
+      - thought: "EF123456 T2"
+  - steps:
+      - text: "next turn"
+`,
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-v", "-o", "r.json", "--transcripts", "tr", "--html", "r.html")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	outputs := readFiles(t, dir, "r.json", "r.html", "tr/split.jsonl")
+	outputs["stderr"] = []byte(res.stdout + res.stderr)
+	texts := testkit.StreamedTexts(outputs["tr/split.jsonl"])
+	outputs["the transcript's chunks, joined"] = []byte(texts["agent_message_chunk"] + "\n" + texts["agent_thought_chunk"])
+	for name, data := range outputs {
+		for i := 0; i+8 <= len(secret); i++ {
+			if j := bytes.Index(data, []byte(secret[i:i+8])); j >= 0 {
+				t.Errorf("%s leaks 8 bytes of the secret, %q: …%s…", name, secret[i:i+8], excerpt(data, j))
+				break
+			}
+		}
+	}
+	if texts["agent_message_chunk"] != "E [REDACTED] F G next turn" || texts["agent_thought_chunk"] != "T1 [REDACTED] T2" {
+		t.Errorf("the transcript's chunks say %q and %q, want the secret redacted where it starts", texts["agent_message_chunk"], texts["agent_thought_chunk"])
 	}
 }

@@ -35,13 +35,15 @@ import (
 // whose write failed (acp.Unsent: the agent had closed its input or
 // exited) is left out.
 //
-// Messages are redacted one by one, but the chunks of a message an agent
-// streams are redacted as the text they make: a secret split between
-// chunks is redacted too (redact.Redactor.Pieces). While the text so far
-// ends with what may begin a secret, its last chunks, and every line
-// after them, wait to be written until what follows tells: the next
-// chunk, or the end of the stream, which is the agent's next line that is
-// not one of its chunks.
+// Messages are redacted one by one, but the chunks an agent streams are
+// redacted as the text they make, stream by stream (a session's message,
+// thoughts, user message), as the turn's text is: a secret split between
+// chunks is redacted too (redact.Redactor.Pieces), whatever lines come
+// between them. While a stream's text so far ends with what may begin a
+// secret, its last chunks, and every line after them, wait to be written
+// until what follows tells: the stream's next chunk, or its end, which is
+// the agent's answer to the session's prompt (the turn's end) or the
+// transcript's. No longer than maxHeld bytes of lines wait so.
 //
 // The lines are written to the file by a goroutine of its own, so that a
 // FIFO whose reader is slow never holds up the turn, unless more than
@@ -55,8 +57,20 @@ type transcript struct {
 
 	mu   sync.Mutex
 	held []transcriptLine // lines not queued yet, in order
-	open string           // the stream of the agent's last line, if a chunk
+	// tails holds, for a stream whose chunks waited past maxHeld, the
+	// end of its text written then that may begin a secret, which the
+	// stream's next chunks may finish.
+	tails map[string]string
+	// prompts holds the ids of acprun's session/prompt requests not
+	// answered yet, and their sessions.
+	prompts map[string]string
 }
+
+// maxHeld is how many bytes of lines a transcript holds at most for chunks
+// that wait for what follows them: past it, the chunks are written with
+// the end of their text that may begin a secret redacted, as if cut there
+// (redact.Redactor.PiecesCutEnd).
+const maxHeld = 1 << 20
 
 // maxTranscriptHeld is how many bytes of a transcript may wait for its
 // file before the runner waits for it. A regular file, or a reader that
@@ -81,7 +95,11 @@ type transcriptLine struct {
 	chunk       bool
 	stream      string
 	text, final string
-	wait        bool // the chunk waits for what follows it
+	wait        bool // the chunk waits for what follows it: final is not known
+	// prompt is the id of acprun's session/prompt request, and session
+	// its session; answers is the id of the request the agent's line
+	// answers.
+	prompt, session, answers string
 }
 
 // transcriptNames gives every try of every job of a run its own transcript
@@ -216,13 +234,20 @@ func (t *transcript) tap(dir acp.Direction, line []byte, at time.Time) {
 		return
 	case acp.Sent:
 		l.dir, l.writing = "c2a", true
-	default:
-		l.stream, l.text, l.chunk = streamedText(line)
 	}
+	l.parse()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if l.dir == "a2c" {
-		t.open = l.stream // what another stream held is all there is
+	if l.prompt != "" {
+		if t.prompts == nil {
+			t.prompts = map[string]string{}
+		}
+		t.prompts[l.prompt] = l.session
+	}
+	if s, ok := t.prompts[l.answers]; ok {
+		// The turn's end: the session's streams end.
+		delete(t.prompts, l.answers)
+		t.redactChunks(func(stream string) bool { return strings.HasPrefix(stream, s+"\x00") }, false)
 	}
 	t.held = append(t.held, l)
 	t.release(false)
@@ -251,27 +276,70 @@ func (t *transcript) wrote(ok bool) {
 // release writes the lines held, in order, up to the first chunk that
 // must wait for what follows it or a line still being written; all of them
 // when all is set (the end: a line whose write had not ended is kept).
-// The caller holds t.mu.
+// When more than maxHeld bytes of lines are held behind a chunk that
+// waits, the chunks that wait are written as if their text were cut
+// there. The caller holds t.mu.
 func (t *transcript) release(all bool) {
-	streams := map[string][]int{} // the held chunks of each stream
+	t.redactChunks(func(string) bool { return all }, false)
+	t.writeHeld(all)
+	size := 0
+	for _, l := range t.held {
+		size += len(l.line)
+	}
+	if size > maxHeld && t.held[0].wait {
+		t.redactChunks(func(string) bool { return false }, true)
+		t.writeHeld(false)
+	}
+}
+
+// redactChunks redacts the chunks that wait, stream by stream, as the
+// text they make after the stream's tail (t.tails): those that need wait
+// no longer get their final text. All those of a stream that ended get
+// it; with cut, all those of every stream do, the end of the text that
+// may begin a secret redacted (redact.Redactor.PiecesCutEnd), and that end
+// is the stream's tail. The caller holds t.mu.
+func (t *transcript) redactChunks(ended func(stream string) bool, cut bool) {
+	streams := map[string][]int{} // the waiting chunks of each stream
 	for i, l := range t.held {
-		if l.chunk {
+		if l.wait {
 			streams[l.stream] = append(streams[l.stream], i)
 		}
 	}
-	for _, idx := range streams {
-		pieces := make([]string, len(idx))
-		for k, i := range idx {
-			pieces[k] = t.held[i].text
+	for stream, idx := range streams {
+		pieces := []string{t.tails[stream]} // written already
+		for _, i := range idx {
+			pieces = append(pieces, t.held[i].text)
 		}
-		final, wait := t.red.Pieces(pieces)
-		if all || t.held[idx[0]].stream != t.open {
-			wait = 0 // the stream has ended
+		var final []string
+		wait := 0
+		if cut {
+			final = t.red.PiecesCutEnd(pieces)
+			text := strings.Join(pieces, "")
+			if t.tails == nil {
+				t.tails = map[string]string{}
+			}
+			t.tails[stream] = text[len(text)-t.red.Unfinished(text):]
+		} else if final, wait = t.red.Pieces(pieces); ended(stream) {
+			wait = 0
+		}
+		if !cut && wait < len(pieces) {
+			delete(t.tails, stream) // no secret goes on from it
 		}
 		for k, i := range idx {
-			t.held[i].final, t.held[i].wait = final[k], k >= len(idx)-wait
+			t.held[i].final, t.held[i].wait = final[k+1], k+1 >= len(pieces)-wait
 		}
 	}
+	for stream := range t.tails {
+		if ended(stream) {
+			delete(t.tails, stream)
+		}
+	}
+}
+
+// writeHeld writes the lines held, in order, up to the first chunk that
+// waits or a line still being written; all of them when all is set. The
+// caller holds t.mu.
+func (t *transcript) writeHeld(all bool) {
 	n := 0
 	for n < len(t.held) && (all || !t.held[n].wait && !t.held[n].writing) {
 		t.write(t.held[n])
@@ -298,12 +366,18 @@ func (t *transcript) write(l transcriptLine) {
 	t.q.Add(fmt.Sprintf(`{"t":%d,"dir":%q,%q:%s}`+"\n", l.at.Sub(t.start).Milliseconds(), l.dir, key, msg), false)
 }
 
-// streamedText returns the stream (session and kind) and the text of line
-// when it is a text chunk of a streamed message (agent_message_chunk,
-// agent_thought_chunk, user_message_chunk).
-func streamedText(line []byte) (stream, text string, ok bool) {
+// parse sets what l's line tells the transcript: for a text chunk of a
+// streamed message (agent_message_chunk, agent_thought_chunk,
+// user_message_chunk) of the agent's, its stream (session and kind) and
+// text; for the agent's answer to a request, the request's id; for
+// acprun's session/prompt request, its id and session.
+func (l *transcriptLine) parse() {
+	if l.dir == "c2a" && !bytes.Contains(l.line, []byte(`"`+acp.MethodSessionPrompt+`"`)) {
+		return // acprun's answers can be long: none is a prompt
+	}
 	var n struct {
-		Method string `json:"method"`
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
 		Params struct {
 			SessionID string `json:"sessionId"`
 			Update    struct {
@@ -315,17 +389,23 @@ func streamedText(line []byte) (stream, text string, ok bool) {
 			} `json:"update"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(line, &n) != nil || n.Method != acp.MethodSessionUpdate {
-		return "", "", false
-	}
-	u := n.Params.Update
-	switch u.SessionUpdate {
-	case acp.UpdateAgentMessageChunk, acp.UpdateAgentThoughtChunk, acp.UpdateUserMessageChunk:
-		if u.Content.Type == acp.ContentText && u.Content.Text != nil {
-			return n.Params.SessionID + "\x00" + u.SessionUpdate, *u.Content.Text, true
+	switch {
+	case json.Unmarshal(l.line, &n) != nil:
+	case l.dir == "c2a":
+		if n.Method == acp.MethodSessionPrompt && len(n.ID) > 0 {
+			l.prompt, l.session = string(n.ID), n.Params.SessionID
+		}
+	case n.Method == "":
+		l.answers = string(n.ID)
+	case n.Method == acp.MethodSessionUpdate:
+		u := n.Params.Update
+		switch u.SessionUpdate {
+		case acp.UpdateAgentMessageChunk, acp.UpdateAgentThoughtChunk, acp.UpdateUserMessageChunk:
+			if u.Content.Type == acp.ContentText && u.Content.Text != nil {
+				l.stream, l.text, l.chunk, l.wait = n.Params.SessionID+"\x00"+u.SessionUpdate, *u.Content.Text, true, true
+			}
 		}
 	}
-	return "", "", false
 }
 
 // cutOutput returns the output of line l, redacted, when it is acprun's

@@ -31,17 +31,22 @@ func chunkLine(s, text string) string {
 // flush waits until every line queued so far is written.
 func (t *transcript) flush() { t.q.Flush() }
 
-// TestTranscriptHoldsChunksThatMayBeginASecret: a secret split between
-// chunks is redacted where it starts; a chunk whose end may begin a
-// secret, and the lines after it, wait for the next chunk, or for the
-// agent's next line that is not a chunk, and no longer.
-func TestTranscriptHoldsChunksThatMayBeginASecret(t *testing.T) {
+// testTranscript is a transcript in a file of the test's for secrets, with
+// a func that taps it a line, and one that returns what it has written.
+func testTranscript(t *testing.T, secrets ...string) (*transcript, func(acp.Direction, string), func() string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := startTranscript(path, f, f, redact.New("ghp_abcdefghijklmnop1234"))
+	tr := startTranscript(path, f, f, redact.New(secrets...))
+	tap := func(dir acp.Direction, line string) {
+		tr.tap(dir, []byte(line), time.Now())
+		if dir == acp.Sent {
+			tr.tap(acp.Written, []byte(line), time.Now())
+		}
+	}
 	written := func() string {
 		tr.flush()
 		b, err := os.ReadFile(path)
@@ -50,17 +55,33 @@ func TestTranscriptHoldsChunksThatMayBeginASecret(t *testing.T) {
 		}
 		return string(b)
 	}
-	tap := func(dir acp.Direction, line string) { tr.tap(dir, []byte(line), time.Now()) }
+	return tr, tap, written
+}
 
+// promptLine is acprun's session/prompt request id of session s.
+func promptLine(id int, s string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":%q,"prompt":[]}}`, id, s)
+}
+
+// endTurnLine is the agent's answer to the session/prompt request id.
+func endTurnLine(id int) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"stopReason":"end_turn"}}`, id)
+}
+
+// TestTranscriptHoldsChunksThatMayBeginASecret: a secret split between
+// chunks is redacted where it starts; a chunk whose end may begin a
+// secret, and the lines after it, wait for the next chunk of its stream,
+// or for the turn's end, and no longer.
+func TestTranscriptHoldsChunksThatMayBeginASecret(t *testing.T) {
+	tr, tap, written := testTranscript(t, "ghp_abcdefghijklmnop1234")
+	tap(acp.Sent, promptLine(1, "s1"))
 	tap(acp.Received, chunkLine("s1", "the token is ghp_"))
-	cancel := `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`
-	tap(acp.Sent, cancel)
-	tap(acp.Written, cancel)
-	if got := written(); got != "" {
+	tap(acp.Sent, `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`)
+	if got := written(); strings.Contains(got, "the token") || strings.Contains(got, "session/cancel") {
 		t.Fatalf("written before the next chunk: %s", got)
 	}
 	tap(acp.Received, chunkLine("s1", "abcdefghijklmnop1234, done. g"))
-	if got := written(); got != "" {
+	if got := written(); strings.Contains(got, "the token") {
 		t.Fatalf("written while the text ends with what may begin a secret: %s", got)
 	}
 	tap(acp.Received, chunkLine("s1", "ood. g"))
@@ -72,13 +93,81 @@ func TestTranscriptHoldsChunksThatMayBeginASecret(t *testing.T) {
 	if !strings.Contains(got, "session/cancel") || strings.Contains(got, "ood. g") {
 		t.Errorf("want every line but the last chunk written (its end may begin a secret):\n%s", got)
 	}
-	// The agent's next line that is not a chunk ends the stream.
-	tap(acp.Received, `{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`)
+	// The agent's answer to the prompt ends the turn, and the stream.
+	tap(acp.Received, endTurnLine(1))
 	if got := written(); !strings.Contains(got, `"text":"ood. g"`) || !strings.Contains(got, "end_turn") {
-		t.Errorf("the stream ended, yet lines are held:\n%s", got)
+		t.Errorf("the turn ended, yet lines are held:\n%s", got)
 	}
 	if err := tr.close(); err != nil {
 		t.Errorf("close: %v", err)
+	}
+}
+
+// TestTranscriptStreamsInterleaved: a secret streamed over chunks with
+// other lines between them (a tool call, another stream's chunk) is
+// redacted as in the turn's text, each stream on its own, and every line
+// stays in its place.
+func TestTranscriptStreamsInterleaved(t *testing.T) {
+	const secret = "sk-live-ABCDEF123456"
+	tr, tap, written := testTranscript(t, secret)
+	thought := func(text string) string {
+		return strings.Replace(chunkLine("s1", text), "agent_message_chunk", "agent_thought_chunk", 1)
+	}
+	tap(acp.Sent, promptLine(3, "s1"))
+	tap(acp.Received, chunkLine("s1", "E sk-live-ABC"))
+	tap(acp.Received, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"t1","title":"between"}}}`)
+	if got := written(); strings.Contains(got, "sk-live") || strings.Contains(got, "tool_call") {
+		t.Errorf("written before the message's next chunk tells:\n%s", got)
+	}
+	tap(acp.Received, chunkLine("s1", "DEF123456 F "))
+	tap(acp.Received, thought("T1 sk-live-ABCD"))
+	tap(acp.Received, chunkLine("s1", "G "))
+	tap(acp.Received, thought("EF123456 T2"))
+	tap(acp.Received, endTurnLine(3))
+	if err := tr.close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	got := written()
+	want := map[string]string{"": "", "agent_message_chunk": "E [REDACTED] F G ", "agent_thought_chunk": "T1 [REDACTED] T2", "tool_call": ""}
+	if diff := cmp.Diff(want, testkit.StreamedTexts([]byte(got))); diff != "" || strings.Contains(got, "EF123456") {
+		t.Errorf("streams joined (-want +got):\n%s\n%s", diff, got)
+	}
+	at := -1
+	for _, w := range []string{"session/prompt", `"E `, "tool_call", ` F "`, `"T1 `, `"G "`, ` T2"`, "end_turn"} {
+		i := strings.Index(got, w)
+		if i <= at {
+			t.Errorf("%s is not after the lines before it:\n%s", w, got)
+			break
+		}
+		at = i
+	}
+}
+
+// TestTranscriptHoldsNoMoreThanMaxHeld: past maxHeld bytes of lines held
+// behind a chunk that waits, the chunk is written with the end of its text
+// that may begin a secret redacted, and the stream's next chunks are
+// redacted with that end: no part of the secret is written.
+func TestTranscriptHoldsNoMoreThanMaxHeld(t *testing.T) {
+	tr, tap, written := testTranscript(t, "sk-live-ABCDEF123456")
+	tap(acp.Sent, promptLine(1, "s1"))
+	tap(acp.Received, chunkLine("s1", "x sk-live-ABC"))
+	long := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"t1","title":"` +
+		strings.Repeat("a", maxHeld/2) + `"}}}`
+	tap(acp.Received, long)
+	if got := written(); strings.Contains(got, "x sk-") || strings.Contains(got, "tool_call") {
+		t.Fatalf("written before maxHeld bytes were held:\n%.200s", got)
+	}
+	tap(acp.Received, long)
+	if got := written(); !strings.Contains(got, `"text":"x [REDACTED]"`) || strings.Count(got, "tool_call") != 2 {
+		t.Fatalf("past maxHeld, want every line written, the chunk's end redacted:\n%.200s", got)
+	}
+	tap(acp.Received, chunkLine("s1", "DEF123456 y"))
+	tap(acp.Received, endTurnLine(1))
+	if err := tr.close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	if got := testkit.StreamedTexts([]byte(written()))["agent_message_chunk"]; got != "x [REDACTED] y" {
+		t.Errorf("the message's chunks say %q, want %q", got, "x [REDACTED] y")
 	}
 }
 

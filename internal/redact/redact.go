@@ -389,6 +389,20 @@ func appendIf(s []int, ok bool, v int) []int {
 // may begin a secret that is not finished yet. The others are final:
 // no secret goes on from them into the held ones.
 func (r *Redactor) Pieces(pieces []string) (out []string, held int) {
+	return r.pieces(pieces, false)
+}
+
+// PiecesCutEnd is Pieces for a text whose end was cut off (see CutEnd):
+// none of its pieces waits, and an end of the text that may begin a
+// secret, when it is 4 bytes or more, is replaced by Marker too, in the
+// piece where it starts, and dropped from the others.
+func (r *Redactor) PiecesCutEnd(pieces []string) []string {
+	out, _ := r.pieces(pieces, true)
+	return out
+}
+
+// pieces is Pieces, or PiecesCutEnd with cutEnd.
+func (r *Redactor) pieces(pieces []string, cutEnd bool) (out []string, held int) {
 	out = make([]string, len(pieces))
 	if r.empty() {
 		copy(out, pieces)
@@ -396,6 +410,9 @@ func (r *Redactor) Pieces(pieces []string) (out []string, held int) {
 	}
 	text := strings.Join(pieces, "")
 	spans := r.spansIn(text, maxUnescapes)
+	if n := r.Unfinished(text); cutEnd && n >= cutMin {
+		spans = append(spans, span{len(text) - n, len(text)})
+	}
 	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
 	starts := make([]int, len(pieces)+1) // starts[i]: where piece i starts
 	for i, p := range pieces {
@@ -403,6 +420,9 @@ func (r *Redactor) Pieces(pieces []string) (out []string, held int) {
 	}
 	for i := range pieces {
 		out[i] = r.String(cutSpans(text, starts[i], starts[i+1], spans))
+	}
+	if cutEnd {
+		return out, 0
 	}
 	// The first piece held is the one where the unfinished end begins,
 	// or a secret that goes on into it does.

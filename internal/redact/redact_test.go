@@ -287,6 +287,26 @@ func TestPieces(t *testing.T) {
 	}
 }
 
+// TestPiecesCutEnd: a text in pieces whose end was cut off has the end
+// that may begin a secret, 4 bytes or more, redacted where it starts and
+// dropped from the pieces after, besides the secrets within it.
+func TestPiecesCutEnd(t *testing.T) {
+	r := redact.New("ghp_abcdefghijklmnop1234")
+	tests := []struct {
+		pieces, want []string
+	}{
+		{[]string{"the token is gh", "p_abc"}, []string{"the token is [REDACTED]", ""}},
+		{[]string{"a ghp_abcdefghijklmnop1234 b ", "ghp_ab"}, []string{"a [REDACTED] b ", "[REDACTED]"}},
+		{[]string{"too short to tell: ", "ghp"}, []string{"too short to tell: ", "ghp"}},
+		{[]string{"nothing ", "to cut"}, []string{"nothing ", "to cut"}},
+	}
+	for _, tt := range tests {
+		if got := r.PiecesCutEnd(tt.pieces); !slices.Equal(got, tt.want) {
+			t.Errorf("PiecesCutEnd(%q) = %q; want %q", tt.pieces, got, tt.want)
+		}
+	}
+}
+
 // TestPiecesStreamed feeds a text to Pieces a few bytes at a time, as a
 // transcript does, releasing what is not held: the released pieces never
 // hold any part of a secret of 5 bytes or more.
