@@ -131,3 +131,26 @@ func killAcprun(t *testing.T, run *watchedRun, pids []int) (running []int) {
 	}
 	return running
 }
+
+// TestNestedRunMarkedInsideTheOuter: an acprun started by another
+// acprun (as its agent, or a command), whose environment holds the outer
+// scenario's mark, marks what it starts inside that mark: the outer run's
+// end, or its guard, kills them too.
+func TestNestedRunMarkedInsideTheOuter(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"hi.mock.yaml": "turns: [{steps: [{text: hi}]}]\n",
+		"s.yaml": `name: nested
+agent: {command: [acprun, mock-agent, hi.mock.yaml]}
+permissions: {default: deny}
+verify:
+  - run: 'echo "$` + reap.Var + `"'
+    expect: {stdout: {matches: '\Aouter1234\.'}}
+turns: [{prompt: hi}]
+`,
+	})
+	if r := acprunEnv(t, dir, []string{reap.Var + "=outer1234"}, "run", "s.yaml", "-q", "-o", "r.json"); r.code != 0 {
+		t.Errorf("a run inside the mark outer1234: exit %d; want its commands marked inside it\n%s", r.code, r.stderr)
+	}
+}

@@ -129,3 +129,21 @@ func TestShortCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestRunMarkInsideTheOneItInherits: an acprun that runs as another
+// acprun's agent (its environment marked) marks what it starts inside
+// that mark, so that the outer run's end kills them too.
+func TestRunMarkInsideTheOneItInherits(t *testing.T) {
+	opts := Options{Environ: append(os.Environ(), reap.Var+"=outer1234")}
+	rep := runScenarios(t, opts, `name: nested
+agent: {command: [acprun, mock-agent, hi.mock.yaml]}
+permissions: {default: deny}
+verify:
+  - run: 'echo "$`+reap.Var+`"'
+    expect: {stdout: {matches: '\Aouter1234\.'}}
+turns: [{prompt: hi}]
+`, map[string]string{"hi.mock.yaml": "turns: [{steps: [{text: hi}]}]\n"})
+	if r := rep.Scenarios[0]; r.Status != report.StatusPassed {
+		t.Errorf("status %s, failures %q; want the verify command's mark inside outer1234", r.Status, r.Failures)
+	}
+}

@@ -209,7 +209,10 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	// The guard starts before any process of the run, and hears of its end
 	// once the run has cleaned up after itself (the defers below run
 	// first): what acprun leaves when it is killed is the guard's.
-	opts.mark = reap.New()
+	// Inside the mark acprun itself carries, when it runs as another
+	// acprun's agent (or command): the outer run's end kills what this
+	// one starts too. Not an outer run's guard, which carries no mark.
+	opts.mark = reap.Of(opts.Environ).Sub()
 	opts.guard, _ = reap.StartGuard(opts.mark) // without it, a killed acprun leaves its processes' children running
 	defer opts.guard.Close()
 	opts.procs = newPool(opts.Parallel, opts.WorkspaceDir, opts.guard)
