@@ -73,3 +73,28 @@ turns:
 		t.Errorf("failures:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestJudgeOutsideExpect: a judge written at the top of a scenario or in
+// a turn is said to belong in an expect, not taken for a typo of budget.
+func TestJudgeOutsideExpect(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		"s.yaml": `name: s
+agent: {command: [acprun, mock-agent, a.mock.yaml]}
+permissions: {default: deny}
+judge: {agent: {command: [j]}, rubric: r}
+turns:
+  - prompt: hi
+    judge: {agent: {command: [j]}, rubric: r}
+`,
+	})
+	res := acprun(t, dir, "validate", "s.yaml")
+	for _, w := range []string{`s.yaml:4:1: unknown key "judge" (valid keys: `, `); judge belongs in the scenario's expect`,
+		`s.yaml:7:5: unknown key "judge" (valid keys: prompt, timeout, budget, answers, expect); judge belongs in the turn's expect`} {
+		if res.code != 2 || !strings.Contains(res.stderr, w) || strings.Contains(res.stderr, "did you mean") {
+			t.Errorf("exit %d, want 2 and %q, and no did you mean:\n%s", res.code, w, res.stderr)
+		}
+	}
+}

@@ -92,7 +92,7 @@ func TestJudgeStopsAsTheScenario(t *testing.T) {
 	tests := []struct {
 		name, judge, limits string
 		run                 time.Duration // the run's --timeout
-		judgeErr, err       string // err: what the attempt's error starts with
+		judgeErr, err       string        // err: what the attempt's error starts with
 		status              report.Status
 		noVerdict           string // the end of the attempt's error
 	}{
