@@ -69,7 +69,7 @@ func TestCIGitHubAnnotationsAtTheExpectation(t *testing.T) {
 	if res.code != exitFailed {
 		t.Fatalf("exit %d, want %d\n%s", res.code, exitFailed, res.stderr)
 	}
-	turnExpect := posAfter(t, "a.yaml", ciAnnotationScenario, "prompt: hi", "{text")
+	turnExpect := posAfter(t, "a.yaml", ciAnnotationScenario, "prompt: hi", "banana")
 	used := posAfter(t, "a.yaml", ciAnnotationScenario, "used: [", "edit")
 	teardown := posAfter(t, "a.yaml", ciAnnotationScenario, "teardown:", "exit 4")
 	want := []string{
@@ -438,7 +438,7 @@ func TestCIGitHubWorkspaceRelative(t *testing.T) {
 	dir := filepath.Join(ws, "tests")
 	outputScenarios(t, dir)
 	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=", "GITHUB_WORKSPACE=" + ws}, "run", "b.yaml", "-o", "out.json")
-	want := "::error file=tests/b.yaml,line=5,col=13,title=acprun%3A beta failed::turn 1: text does not contain \"bye\"%0A  turn 1 text (1 line):%0A  | hello\n" +
+	want := "::error file=tests/b.yaml,line=5,col=31,title=acprun%3A beta failed::turn 1: text does not contain \"bye\"%0A  turn 1 text (1 line):%0A  | hello\n" +
 		"::warning file=tests/b.yaml,line=1,col=1,title=acprun%3A beta::no permissions: every permission request and terminal command will be denied (add permissions to allow some)\n"
 	if res.code != exitFailed || res.stdout != want {
 		t.Errorf("exit %d, stdout:\n%s\nwant %d and:\n%s", res.code, res.stdout, exitFailed, want)

@@ -330,7 +330,7 @@ func TestCLIStdoutOutputs(t *testing.T) {
 	outputScenarios(t, dir) // alpha passes, beta fails
 	t.Setenv("GITHUB_ACTIONS", "true")
 	t.Setenv("GITHUB_STEP_SUMMARY", "")
-	const annotation = "::error file=b.yaml,line=5,col=13,title=acprun%3A beta failed::"
+	const annotation = "::error file=b.yaml,line=5,col=31,title=acprun%3A beta failed::"
 	t.Run("junit", func(t *testing.T) {
 		res := acprun(t, dir, "run", "a.yaml", "b.yaml", "--junit", "-", "-o", "out.json")
 		if res.code != exitFailed {

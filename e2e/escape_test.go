@@ -117,7 +117,7 @@ func TestFileNamesEscaped(t *testing.T) {
 		want string // in stdout and stderr
 	}{
 		{[]string{"list", "ok"}, exitOK, `ok/evil\x1b[31m.yaml:1` + "\tevil"},
-		{[]string{"run", "ok", "-o", "out.json"}, exitFailed, `ok/evil\x1b[31m.yaml:3:30: text does not contain "zzz"`},
+		{[]string{"run", "ok", "-o", "out.json"}, exitFailed, `ok/evil\x1b[31m.yaml:3:48: text does not contain "zzz"`},
 		{[]string{"validate", "bad"}, exitUsage, `bad/bad\x1b]0;T\x07.yaml:3:22: unknown key "bogus"`},
 	} {
 		res := acprun(t, dir, tt.args...)

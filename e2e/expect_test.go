@@ -129,6 +129,15 @@ type expectCase struct {
 	fails []wantFailure
 }
 
+// anyMatch reports whether s is want, in which {ANY} stands for any text.
+func anyMatch(want, s string) bool {
+	parts := strings.Split(want, "{ANY}")
+	for i := range parts {
+		parts[i] = regexp.QuoteMeta(parts[i])
+	}
+	return regexp.MustCompile("^" + strings.Join(parts, ".*") + "$").MatchString(s)
+}
+
 // checkFailures compares the failures of a scenario result with want,
 // as a set (each want matches exactly one failure).
 func checkFailures(t *testing.T, file, content string, got []string, want []wantFailure) {
@@ -140,12 +149,7 @@ func checkFailures(t *testing.T, file, content string, got []string, want []want
 			prefix = fmt.Sprintf("turn %d: ", w.turn)
 		}
 		prefix += posOf(t, file, content, w.at) + ": "
-		parts := strings.Split(w.msg, "{ANY}")
-		for i := range parts {
-			parts[i] = regexp.QuoteMeta(parts[i])
-		}
-		re := regexp.MustCompile("^" + regexp.QuoteMeta(prefix) + strings.Join(parts, ".*") + "$")
-		i := slices.IndexFunc(left, re.MatchString)
+		i := slices.IndexFunc(left, func(f string) bool { return anyMatch(prefix+w.msg, f) })
 		if i < 0 {
 			t.Errorf("%s: no failure %s%s\ngot:\n  %s", file, prefix, w.msg, strings.Join(got, "\n  "))
 			continue
@@ -433,6 +437,11 @@ const judgeScript = `turns:
     steps: [{text: "Let me look at the changes.\nPASS"}]
   - match: 'slow-rubric'
     steps: [{waitForCancel: true}]
+  - match: 'crash-rubric'
+    steps: [{exit: 1}]
+  - match: 'refusal-rubric'
+    stopReason: refusal
+    steps: [{text: "I cannot judge this."}]
   - match: 'late-verdict-rubric'
     onCancel: end_turn
     steps: [{text: "PASS"}, {waitForCancel: true}]
@@ -454,6 +463,7 @@ type judgeCase struct {
 	env                 string // the agent's env, a flow mapping
 	turnLevel           bool
 	fail                *wantFailure // nil: it passes
+	err                 string       // set: the judge gave no verdict, and the attempt is an error ending so
 }
 
 func (c judgeCase) yaml() string {
@@ -503,14 +513,21 @@ var judgeCases = []judgeCase{
 		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml: the reply does not match /\A\W*PASS\b/: "Let me look at the changes. PASS"`}},
 	// A pass pattern of one's own keeps its meaning: (?m)^ is any line.
 	{name: "judge-custom-any-line", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: mixed-rubric, pass: '(?m)^- PASS'}\n"},
+	// A judge that gives no verdict, as it did not start, crashed or timed
+	// out, makes the attempt an error, not a failure of the work.
 	{name: "judge-no-start", agent: "idle", expect: "judge: {agent: {command: [/nonexistent/judge-agent]}, rubric: anything}\n",
-		fail: &wantFailure{0, "judge: «{", `judge /nonexistent/judge-agent gave no verdict: {ANY}.yaml:{ANY}: agent command /nonexistent/judge-agent: no such file`}},
+		err: `judge /nonexistent/judge-agent gave no verdict: {ANY}.yaml:{ANY}: agent command /nonexistent/judge-agent: no such file{ANY}`},
+	{name: "judge-crash", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: crash-rubric}\n",
+		err: `judge acprun mock-agent judge.mock.yaml gave no verdict: {ANY}exit{ANY}`},
 	// The judge never answers: its timeout cancels it.
 	{name: "judge-timeout", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: slow-rubric, timeout: 1s}\n",
-		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml gave no verdict: it did not answer within its timeout (1s), so acprun cancelled it; it ended with stopReason cancelled`}},
+		err: `judge acprun mock-agent judge.mock.yaml gave no verdict: it did not answer within its timeout (1s), so acprun cancelled it; it ended with stopReason cancelled`},
 	// A PASS the judge gives only once cancelled is no verdict either.
-	{name: "judge-timeout-late-pass", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: late-verdict-rubric, timeout: 1s}\n",
-		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml gave no verdict: it did not answer within its timeout (1s), so acprun cancelled it; it ended with stopReason end_turn`}},
+	{name: "judge-timeout-late-pass", agent: "idle", turnLevel: true, expect: "judge: {" + judgeAgent + ", rubric: late-verdict-rubric, timeout: 1s}\n",
+		err: `judge acprun mock-agent judge.mock.yaml gave no verdict: it did not answer within its timeout (1s), so acprun cancelled it; it ended with stopReason end_turn`},
+	// A judge that answers with a refusal gave no verdict, and fails it.
+	{name: "judge-refusal", agent: "idle", expect: "judge: {" + judgeAgent + ", rubric: refusal-rubric}\n",
+		fail: &wantFailure{0, "judge: «{", `judge acprun mock-agent judge.mock.yaml gave no verdict: it ended with stopReason refusal`}},
 	// The judge tries to write; its session is read-only. A turn-level
 	// judge, so the scenario's files check sees the workspace after it.
 	{name: "judge-read-only", agent: "idle", turnLevel: true, expect: "judge: {" + judgeAgent + ", rubric: write-rubric}\n"},
@@ -552,8 +569,15 @@ func TestJudgeVerdicts(t *testing.T) {
 		}
 		var fails []wantFailure
 		want := report.StatusPassed
-		if c.fail != nil {
+		switch {
+		case c.fail != nil:
 			want, fails = report.StatusFailed, []wantFailure{*c.fail}
+		case c.err != "":
+			want = report.StatusError
+			pos := posOf(t, c.name+".yaml", c.yaml(), "judge: «{")
+			if !anyMatch(pos+": "+c.err, r.Error) {
+				t.Errorf("%s: error %q, want %s: %s", c.name, r.Error, pos, c.err)
+			}
 		}
 		if r.Status != want {
 			t.Errorf("%s: status %s, want %s (error %q, failures %q)", c.name, r.Status, want, r.Error, r.Failures)
@@ -570,8 +594,8 @@ func TestJudgeVerdicts(t *testing.T) {
 			t.Errorf("%s: no judge verdict recorded", c.name)
 			continue
 		}
-		if j.Passed != (c.fail == nil) {
-			t.Errorf("%s: judge.passed %v, want %v (%+v)", c.name, j.Passed, c.fail == nil, j)
+		if passed := c.fail == nil && c.err == ""; j.Passed != passed {
+			t.Errorf("%s: judge.passed %v, want %v (%+v)", c.name, j.Passed, passed, j)
 		}
 		// Every judge's session has a transcript of its own.
 		suffix := ".judge.jsonl"
@@ -874,5 +898,30 @@ func TestTextKeepsMessagesApart(t *testing.T) {
 	res, out := runResults(t, dir, "s.yaml")
 	if res.code != 0 || out.Scenarios[0].Turns[0].Text != "the tests pass\n\nNow I am done." {
 		t.Errorf("exit %d, text %q; want a pass, the messages a blank line apart\n%s", res.code, out.Scenarios[0].Turns[0].Text, res.stderr)
+	}
+}
+
+// TestJudgeWithoutVerdictIsRetried: a judge that cannot start gives no
+// verdict: each try is an error, which retries runs again, and says so;
+// nothing of the work failed.
+func TestJudgeWithoutVerdictIsRetried(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nretries: 2\n" +
+			"turns: [{prompt: hi}]\nexpect: {judge: {agent: {command: [/nonexistent/judge]}, rubric: x}}\n",
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != 1 {
+		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	if diff := cmp.Diff([]string{"s#0:r0:error retried", "s#0:r1:error retried", "s#0:r2:error"}, tries(out)); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	for _, sc := range out.Scenarios {
+		if !strings.HasPrefix(sc.Error, "s.yaml:6:17: judge /nonexistent/judge gave no verdict: ") || len(sc.Failures) != 0 {
+			t.Errorf("try %d: error %q, failures %q; want the judge's error alone", sc.Retry, sc.Error, sc.Failures)
+		}
 	}
 }

@@ -121,7 +121,7 @@ func TestLinesHundredPassingScenarios(t *testing.T) {
 var linesSummary = []string{
 	"",
 	"FAIL wants-banana (end_turn, DUR)",
-	`    turn 1: s.yaml:14:13: text does not contain "banana split"`,
+	`    turn 1: s.yaml:14:31: text does not contain "banana split"`,
 	"      turn 1 text (12 lines):",
 	"      | line 1 [REDACTED]",
 	"      | line 2",
@@ -215,7 +215,7 @@ func TestLinesExcerptsInJUnitAndGitHub(t *testing.T) {
 	}
 	junit := string(readFiles(t, dir, "junit.xml")["junit.xml"])
 	for _, want := range []string{
-		"failed: turn 1: s.yaml:14:13: text does not contain \"banana split\"\n" +
+		"failed: turn 1: s.yaml:14:31: text does not contain \"banana split\"\n" +
 			"  turn 1 text (12 lines):\n  | line 1 [REDACTED]\n  | line 2\n  | line 3\n  | line 4\n  | … 4 more lines …\n" +
 			"  | line 9\n  | line 10\n  | line 11\n  | line 12\n]]></failure>",
 		"agent stderr (last 2 lines):\n| loading model with token [REDACTED]\n| fatal: out of tokens\n",

@@ -235,7 +235,7 @@ func TestJUnitFromRun(t *testing.T) {
 	}
 	want := []string{
 		"a.yaml: alpha",
-		`b.yaml: beta: stop reasons: end_turn, end_turn; turn 1: b.yaml:5:13: text does not contain "bye"`,
+		`b.yaml: beta: stop reasons: end_turn, end_turn; turn 1: b.yaml:5:31: text does not contain "bye"`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("JUnit cases (-want +got):\n%s", diff)
@@ -409,7 +409,7 @@ func TestOutputGitHubActions(t *testing.T) {
 	if res.code != exitFailed {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
-	want := `::error file=b.yaml,line=5,col=13,title=acprun%3A beta failed::turn 1: text does not contain "bye"` +
+	want := `::error file=b.yaml,line=5,col=31,title=acprun%3A beta failed::turn 1: text does not contain "bye"` +
 		`%0A  turn 1 text (1 line):%0A  | hello` // the excerpt
 	if !strings.Contains(res.stdout, want+"\n") {
 		t.Errorf("no annotation %q in stdout:\n%s\nstderr:\n%s", want, res.stdout, res.stderr)

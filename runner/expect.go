@@ -31,12 +31,12 @@ import (
 func checkTurn(e scenario.Expect, t *report.TurnResult) []string {
 	fails := checkStop(e, t)
 	for _, s := range e.TextContains {
-		if !strings.Contains(t.Text, s) {
-			fails = append(fails, fmt.Sprintf("%s: text does not contain %q", e.Pos, s))
+		if !strings.Contains(t.Text, s.Value) {
+			fails = append(fails, fmt.Sprintf("%s: text does not contain %q", s.Pos, s.Value))
 		}
 	}
-	if e.TextMatches != nil && !e.TextMatches.MatchString(t.Text) {
-		fails = append(fails, fmt.Sprintf("%s: text does not match /%s/", e.Pos, e.TextMatches))
+	if m := e.TextMatches; m != nil && !m.Re.MatchString(t.Text) {
+		fails = append(fails, fmt.Sprintf("%s: text does not match /%s/", m.Pos, m.Re))
 	}
 	fails = append(fails, checkForbidden("text", t.Text, 0, e.TextNotContains, e.TextNotMatches)...)
 	deniedPerms, deniedCommands := 0, 0

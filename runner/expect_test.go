@@ -215,6 +215,25 @@ func TestCancelCausesAreTheScenarios(t *testing.T) {
 }
 
 // TestCheckTurnDeniedSkipsLate: a late denied request is not the turn's.
+// TestCheckTurnTextPositions: each text check that fails points at its
+// own value, not at the text key or the expect.
+func TestCheckTurnTextPositions(t *testing.T) {
+	e := scenario.Expect{
+		Pos:          at(6, 5),
+		TextContains: []scenario.Located{loc(7, 18, "ok"), loc(7, 22, "missing1"), loc(7, 32, "missing2")},
+		TextMatches:  &scenario.Pattern{Pos: at(8, 18), Re: regexp.MustCompile(`^done`)},
+	}
+	got := checkTurn(e, &report.TurnResult{StopReason: "end_turn", Text: "ok, not finished"})
+	want := []string{
+		`s.yaml:7:22: text does not contain "missing1"`,
+		`s.yaml:7:32: text does not contain "missing2"`,
+		`s.yaml:8:18: text does not match /^done/`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("failures (-want +got):\n%s", diff)
+	}
+}
+
 func TestCheckTurnDeniedSkipsLate(t *testing.T) {
 	perms := []report.Permission{{Decision: "deny"}, {Decision: "deny", Late: true}}
 	got := checkTurn(scenario.Expect{Pos: at(2, 5), Denied: ptr(1)}, &report.TurnResult{Permissions: perms})

@@ -23,7 +23,10 @@ const judgeText = 64 << 10
 // every permission denied), in the scenario's sandbox with the workspace
 // read-only (judgeSandbox), with its own timeout and transcript. text is
 // the agent's reply being judged; what names the judge in its transcript's
-// file name ("judge" or "judge-turn2").
+// file name ("judge" or "judge-turn2"). It returns the judge's result and
+// the failure of the work it judged ("" when it passed). A judge that could
+// give no verdict (see judgeVerdict) fails nothing: it makes the attempt an
+// error, which retries run again.
 func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what string) (*report.JudgeResult, string) {
 	dir := r.workDir()
 	agent := j.Agent
@@ -70,7 +73,13 @@ func (r *scenarioRun) judge(ctx context.Context, j *scenario.Judge, text, what s
 		jr.Transcript = tr.path
 	}
 	jr.Sandbox = res.Sandbox
-	return jr, judgeVerdict(j, jr, res)
+	fail, broken := judgeVerdict(j, jr, res)
+	if broken {
+		r.res.Status = report.StatusError
+		r.res.Error = cmp.Or(r.res.Error, fail)
+		return jr, ""
+	}
+	return jr, fail
 }
 
 // judgeSandbox is the sandbox of a judge for a scenario whose sandbox is
@@ -140,8 +149,12 @@ func (r *scenarioRun) judgeTranscript(ctx context.Context, opts *Options, what s
 
 // judgeVerdict fills jr from res, the judge's run, and returns the
 // failure of the work it judged: "" when the judge's reply matches
-// j.Pass, else why not, or why the judge gave no verdict.
-func judgeVerdict(j *scenario.Judge, jr *report.JudgeResult, res report.Result) string {
+// j.Pass, else why not, or why the judge gave no verdict. broken is set
+// when it could not give one, having failed to run (it did not start,
+// crashed, broke the protocol, or was cancelled: it timed out): the
+// failure is then no failure of the work. A judge that answered otherwise
+// than with end_turn (a refusal) gave no verdict, and fails the work.
+func judgeVerdict(j *scenario.Judge, jr *report.JudgeResult, res report.Result) (failure string, broken bool) {
 	cancelCause := ""
 	if len(res.Turns) > 0 {
 		t := res.Turns[0]
@@ -166,12 +179,12 @@ func judgeVerdict(j *scenario.Judge, jr *report.JudgeResult, res report.Result) 
 		} else {
 			why = append(why, "it ended with stopReason "+jr.StopReason)
 		}
-		return fmt.Sprintf("%s: judge %s gave no verdict: %s", j.Pos, jr.Agent, strings.Join(why, "; "))
+		return fmt.Sprintf("%s: judge %s gave no verdict: %s", j.Pos, jr.Agent, strings.Join(why, "; ")), jr.Error != "" || cancelCause != ""
 	case j.Pass != nil && j.Pass.MatchString(jr.Text):
 		jr.Passed = true
-		return ""
+		return "", false
 	}
-	return fmt.Sprintf("%s: judge %s: the reply does not match /%s/: %s", j.Pos, jr.Agent, j.Pass, strconv.Quote(shorten(strings.Join(strings.Fields(jr.Text), " "), 300)))
+	return fmt.Sprintf("%s: judge %s: the reply does not match /%s/: %s", j.Pos, jr.Agent, j.Pass, strconv.Quote(shorten(strings.Join(strings.Fields(jr.Text), " "), 300))), false
 }
 
 // judgePrompt is what a judge is asked.

@@ -41,9 +41,38 @@ func TestJudgeVerdictDefaultPass(t *testing.T) {
 			j := &scenario.Judge{Agent: scenario.Agent{Name: "judge"}, Pass: regexp.MustCompile(scenario.DefaultJudgePass)}
 			jr := &report.JudgeResult{Agent: "judge"}
 			res := report.Result{Turns: []report.TurnResult{{StopReason: "end_turn", Text: tt.reply}}}
-			failure := judgeVerdict(j, jr, res)
+			failure, _ := judgeVerdict(j, jr, res)
 			if jr.Passed != tt.pass || (failure == "") != tt.pass {
 				t.Errorf("judgeVerdict(%q) = passed %v, failure %q; want passed %v", tt.reply, jr.Passed, failure, tt.pass)
+			}
+		})
+	}
+}
+
+// TestJudgeVerdictBroken: a judge that could not run to its answer (it
+// did not start, crashed, timed out) gave no verdict and broke, so the
+// attempt is an error; one that answered gave a verdict or refused one,
+// which fails the work.
+func TestJudgeVerdictBroken(t *testing.T) {
+	tests := []struct {
+		name                 string
+		res                  report.Result
+		broken, passed, fail bool
+	}{
+		{"did not start", report.Result{Status: report.StatusError, Error: "agent command /nonexistent/judge: no such file"}, true, false, true},
+		{"crashed", report.Result{Turns: []report.TurnResult{{StopReason: report.OutcomeAgentExited, Error: "the agent exited with status 1"}}}, true, false, true},
+		{"timed out", report.Result{Turns: []report.TurnResult{{StopReason: "cancelled", CancelCause: report.CauseTurnTimeout}}}, true, false, true},
+		{"refused", report.Result{Turns: []report.TurnResult{{StopReason: "refusal", Text: "I cannot judge this"}}}, false, false, true},
+		{"failed the work", report.Result{Turns: []report.TurnResult{{StopReason: "end_turn", Text: "FAIL: the work is wrong"}}}, false, false, true},
+		{"passed the work", report.Result{Turns: []report.TurnResult{{StopReason: "end_turn", Text: "PASS"}}}, false, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := &scenario.Judge{Agent: scenario.Agent{Name: "judge"}, Pass: regexp.MustCompile(scenario.DefaultJudgePass), Timeout: time.Second}
+			jr := &report.JudgeResult{Agent: "judge"}
+			failure, broken := judgeVerdict(j, jr, tt.res)
+			if broken != tt.broken || jr.Passed != tt.passed || (failure != "") != tt.fail {
+				t.Errorf("judgeVerdict = failure %q, broken %v, passed %v; want broken %v, passed %v, a failure %v", failure, broken, jr.Passed, tt.broken, tt.passed, tt.fail)
 			}
 		})
 	}
@@ -52,7 +81,8 @@ func TestJudgeVerdictDefaultPass(t *testing.T) {
 // TestJudgeStopsAsTheScenario: a judge that hangs is cancelled at the
 // scenario's timeout or the run's --timeout and stopped with the
 // scenario's cancelGrace and killGrace, and what it left says it was the
-// judge, not the scenario's turn 1.
+// judge, not the scenario's turn 1. It gave no verdict: that is the
+// attempt's error (after what cut the run short, if it did), no failure.
 func TestJudgeStopsAsTheScenario(t *testing.T) {
 	t.Parallel()
 	const (
@@ -62,17 +92,18 @@ func TestJudgeStopsAsTheScenario(t *testing.T) {
 	tests := []struct {
 		name, judge, limits string
 		run                 time.Duration // the run's --timeout
-		judgeErr, err       string
-		failure             string // the end of the judge's failure
+		judgeErr, err       string        // err: what the attempt's error starts with
+		status              report.Status
+		noVerdict           string // the end of the attempt's error
 	}{
 		{"scenario timeout", hung, "timeout: 2s\n", 0,
-			"no answer to session/cancel within 1s; the agent was stopped", "",
+			"no answer to session/cancel within 1s; the agent was stopped", "", report.StatusError,
 			"gave no verdict: acprun cancelled it after scenarioTimeout; no answer to session/cancel within 1s; the agent was stopped"},
 		{"run timeout", hung, "", 2 * time.Second,
-			"no answer to session/cancel within 1s; the agent was stopped", "the run's --timeout passed while its judge was asked",
+			"no answer to session/cancel within 1s; the agent was stopped", "the run's --timeout passed while its judge was asked", report.StatusInterrupted,
 			"gave no verdict: acprun cancelled it after runTimeout; no answer to session/cancel within 1s; the agent was stopped"},
 		{"run timeout, answered", slow, "", 2 * time.Second,
-			"the run's --timeout passed while the judge was asked", "the run's --timeout passed while its judge was asked",
+			"the run's --timeout passed while the judge was asked", "the run's --timeout passed while its judge was asked", report.StatusInterrupted,
 			"gave no verdict: acprun cancelled it after runTimeout; the run's --timeout passed while the judge was asked"},
 	}
 	for _, tt := range tests {
@@ -95,11 +126,11 @@ func TestJudgeStopsAsTheScenario(t *testing.T) {
 			if res.Judge == nil || res.Judge.Error != tt.judgeErr {
 				t.Errorf("judge %+v, want error %q", res.Judge, tt.judgeErr)
 			}
-			if res.Error != tt.err {
-				t.Errorf("error %q, want %q", res.Error, tt.err)
+			if res.Status != tt.status || !strings.HasPrefix(res.Error, tt.err) || !strings.HasSuffix(strings.TrimSuffix(res.Error, ")"), tt.noVerdict) {
+				t.Errorf("status %s, error %q; want %s, an error starting %q and ending %q", res.Status, res.Error, tt.status, tt.err, tt.noVerdict)
 			}
-			if len(res.Failures) != 1 || !strings.HasSuffix(res.Failures[0], tt.failure) {
-				t.Errorf("failures %q, want one ending %q", res.Failures, tt.failure)
+			if len(res.Failures) != 0 {
+				t.Errorf("failures %q, want none", res.Failures)
 			}
 		})
 	}

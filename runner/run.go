@@ -933,6 +933,8 @@ func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 		r.res.Judge = jr
 		if fail != "" {
 			r.workFails = append(r.workFails, fail)
+		}
+		if !jr.Passed {
 			r.cutShort("while its judge was asked")
 		}
 	}

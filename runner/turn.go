@@ -228,6 +228,8 @@ func (r *scenarioRun) checkTurnWork(ctx context.Context, e scenario.Expect, rec 
 		rec.Judge = jr
 		if fail != "" {
 			fails = append(fails, fail)
+		}
+		if !jr.Passed {
 			r.cutShort(fmt.Sprintf("while the judge of turn %d was asked", rec.Index))
 		}
 	}

@@ -92,7 +92,7 @@ func (p *fileParser) textMatch(n *yaml.Node, what string) *TextMatch {
 		return t
 	}
 	for _, kv := range m.pairs {
-		if re, ok := p.regexp(kv.V); ok {
+		if re, ok := p.wantedPattern(kv.V, "matches", what, "so it could never fail; give what must appear"); ok {
 			t.Re = re
 		}
 	}

@@ -160,7 +160,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{
 			name: "misspelt top-level key",
 			src:  "agent:\n  x: {command: [a]}\n",
-			want: []string{`c.yaml:1:1: unknown key "agent" (did you mean "agents"?); agent belongs under defaults`},
+			want: []string{`c.yaml:1:1: unknown key "agent" (valid keys: defaults, agents, prices, currency); agent belongs under defaults`},
 		},
 		{
 			name: "scenario keys are not defaults",

@@ -616,6 +616,68 @@ turns:
 			},
 		},
 		{
+			// A check that every text meets could never fail: an empty
+			// contains, a pattern that matches every text (also once vars
+			// are expanded), and a judge's pass that every reply matches.
+			name: "positive checks that could never fail",
+			src: `name: x
+vars: {want: [""]}
+agent: {command: [a]}
+turns:
+  - prompt: hi
+    expect:
+      text: {contains: ["{{.want}}", ok], matches: ".*"}
+      judge: {agent: {command: [j]}, rubric: r, pass: "(?i)pass|"}
+  - prompt: again
+    expect:
+      text: {contains: [], matches: "x*"}
+      files: {matches: {a.txt: "^"}}
+      judge: {agent: {command: [j]}, rubric: r, pass: ".*"}
+verify:
+  - run: "true"
+    expect: {stdout: {contains: "", matches: ""}}
+  - run: "true"
+    expect: {stdout: {contains: []}}
+expect:
+  agent: {name: {matches: "(?s).*"}}
+  judge: {agent: {command: [j]}, rubric: r, pass: "^"}
+`,
+			want: []string{
+				`bad.yaml:7:25: empty text: every reply contains it, so contains could never fail; give the text that must appear`,
+				`bad.yaml:7:52: matches /.*/ matches every reply (even an empty one), so it could never fail; give what must appear`,
+				`bad.yaml:8:55: pass /(?i)pass|/ matches every reply (even an empty one), so every reply would pass: give a regular expression such as ^PASS`,
+				`bad.yaml:11:24: expected at least one value, got an empty list`,
+				`bad.yaml:11:37: matches /x*/ matches every reply (even an empty one), so it could never fail; give what must appear`,
+				`bad.yaml:12:32: matches /^/ matches every file (even an empty one), so it could never fail; give what must appear`,
+				`bad.yaml:13:55: pass /.*/ matches every reply (even an empty one), so every reply would pass: give a regular expression such as ^PASS`,
+				`bad.yaml:16:33: empty text: every output contains it, so contains could never fail; give the text that must appear`,
+				`bad.yaml:16:46: matches is empty, so it could never fail; give what must appear`,
+				`bad.yaml:18:33: expected at least one value, got an empty list`,
+				`bad.yaml:20:27: matches /(?s).*/ matches every name (even an empty one), so it could never fail; give what must appear`,
+				`bad.yaml:21:51: pass /^/ matches every reply (even an empty one), so every reply would pass: give a regular expression such as ^PASS`,
+			},
+		},
+		{
+			// An expect key written outside expect is no typo of a key
+			// there: the message says where it belongs.
+			name: "expect keys outside expect",
+			src: `name: x
+agent: {command: [a]}
+judge: {agent: {command: [j]}, rubric: r}
+turns:
+  - prompt: hi
+    judge: {agent: {command: [j]}, rubric: r}
+    text: {contains: ok}
+    passRate: 0.5
+`,
+			want: []string{
+				`bad.yaml:3:1: unknown key "judge" (valid keys: name, description, tags, agent, timeout, turnTimeout, idleTimeout, cancelGrace, killGrace, continueAfterCancel, retries, budget, client, permissions, answers, workspace, sandbox, gateway, setup, expect, turns, verify, teardown, session, vars); judge belongs in the scenario's expect`,
+				`bad.yaml:6:5: unknown key "judge" (valid keys: prompt, timeout, budget, answers, expect); judge belongs in the turn's expect`,
+				`bad.yaml:7:5: unknown key "text" (valid keys: prompt, timeout, budget, answers, expect); text belongs in the turn's expect`,
+				`bad.yaml:8:5: unknown key "passRate" (valid keys: prompt, timeout, budget, answers, expect); passRate belongs in the scenario's expect`,
+			},
+		},
+		{
 			name: "three mistakes, three errors",
 			src: `name: x
 agent: {command: [a]}

@@ -178,7 +178,7 @@ func (p *fileParser) filesExpect(n *yaml.Node) *FilesExpect {
 			})
 		case "matches":
 			p.pathMap(kv.V, "matches", "a regular expression each must match", func(k, v *yaml.Node, path string) {
-				if re, ok := p.regexp(v); ok {
+				if re, ok := p.wantedPattern(v, "matches", "file", "so it could never fail; give what must appear"); ok {
 					e.Matches = append(e.Matches, FileRegexp{Pos: p.pos(yamlnode.Deref(v)), Path: path, Re: re})
 				}
 			})
@@ -360,11 +360,7 @@ func (p *fileParser) judge(n *yaml.Node) *Judge {
 				j.Rubric = s
 			}
 		case "pass":
-			if re, ok := p.regexp(v); ok {
-				if re.String() == "" {
-					p.Errorf(v, "pass is empty, so every reply would pass: give a regular expression such as ^PASS")
-					continue
-				}
+			if re, ok := p.wantedPattern(v, "pass", "reply", "so every reply would pass: give a regular expression such as ^PASS"); ok {
 				j.Pass = re
 			}
 		case "timeout":

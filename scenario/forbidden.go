@@ -65,6 +65,42 @@ func (p *fileParser) forbidden(m mapping, what string) ([]Located, []Pattern) {
 	return notContains, notMatches
 }
 
+// wantedTexts reads a contains: a string or a list of texts, each of which
+// must appear in the text (what names it: reply, output). An empty list,
+// or an empty text, which every text contains, is an error.
+func (p *fileParser) wantedTexts(n *yaml.Node, what string) []*yaml.Node {
+	nodes, _ := p.strNodes(n, true, true)
+	var out []*yaml.Node
+	for _, s := range nodes {
+		if s.Value == "" {
+			p.Errorf(s, "empty text: every %s contains it, so contains could never fail; give the text that must appear", what)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// wantedPattern reads a regular expression, the value of key, that the
+// text (what names it: reply, output, file) must match. One that matches
+// every text (see matchesEvery) could never fail, and is an error, which
+// ends with then.
+func (p *fileParser) wantedPattern(n *yaml.Node, key, what, then string) (*regexp.Regexp, bool) {
+	re, ok := p.regexp(n)
+	if !ok {
+		return nil, false
+	}
+	switch {
+	case re.String() == "":
+		p.Errorf(n, "%s is empty, %s", key, then)
+		return nil, false
+	case matchesEvery(re):
+		p.Errorf(n, "%s /%s/ matches every %s (even an empty one), %s", key, re, what, then)
+		return nil, false
+	}
+	return re, true
+}
+
 // firstContaining returns the first of nodes whose value holds s, or nil.
 func firstContaining(nodes []*yaml.Node, s string) *yaml.Node {
 	for _, n := range nodes {

@@ -46,7 +46,7 @@ turns:
 	if diff := cmp.Diff([]pattern{{at(8, 70), "(?i)sorry"}}, patterns(e.TextNotMatches)); diff != "" {
 		t.Errorf("text.notMatches (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"done"}, e.TextContains); diff != "" {
+	if diff := cmp.Diff([]scenario.Located{{Pos: at(8, 24), Value: "done"}}, e.TextContains); diff != "" {
 		t.Errorf("text.contains (-want +got):\n%s", diff)
 	}
 	v := sc.Verify[0].Expect

@@ -119,8 +119,8 @@ func TestLoadFull(t *testing.T) {
 					Pos:           at(48, 7),
 					StopReasons:   []string{"end_turn", "max_tokens"},
 					StopReasonSet: true,
-					TextContains:  []string{"vet"},
-					TextMatches:   regexp.MustCompile(`(?i)fixed \d+`),
+					TextContains:  []scenario.Located{{Pos: at(49, 24), Value: "vet"}},
+					TextMatches:   &scenario.Pattern{Pos: at(49, 40), Re: regexp.MustCompile(`(?i)fixed \d+`)},
 					MaxDenied:     intp(1),
 				},
 			},
@@ -156,7 +156,7 @@ func TestLoadMultiDocument(t *testing.T) {
 		Roots       []string
 		Policy      *approve.Policy
 		Mcp         string
-		Contains    []string
+		Contains    []scenario.Located
 	}
 	var sums []summary
 	for _, s := range got {
@@ -169,7 +169,7 @@ func TestLoadMultiDocument(t *testing.T) {
 			Policy: &approve.Policy{Default: approve.Allow}, Mcp: "[]"},
 		{Name: "second", Agent: "claude", Command: []string{"npx", "-y", "@zed-industries/claude-agent-acp"}, Index: 1,
 			Pos: "testdata/multi.yaml:11:1", Cwd: dir, Roots: []string{dir},
-			Policy: &approve.Policy{}, Mcp: "[]", Contains: []string{"by", "ye"}},
+			Policy: &approve.Policy{}, Mcp: "[]", Contains: []scenario.Located{{Pos: scenario.Pos{File: "testdata/multi.yaml", Line: 16, Col: 32}, Value: "by"}, {Pos: scenario.Pos{File: "testdata/multi.yaml", Line: 16, Col: 36}, Value: "ye"}}},
 	}
 	if diff := cmp.Diff(want, sums); diff != "" {
 		t.Errorf("Load(multi.yaml) (-want +got):\n%s", diff)

@@ -169,16 +169,18 @@ func (m *mapping) add(p *fileParser, kv yamlnode.Pair, valid []string, hint func
 		m.has[kv.Key] = kv.K
 		return
 	}
-	msg := unknownMsg("key", kv.Key, valid, "keys")
+	if hint != nil {
+		if h := hint(kv.Key); h != "" {
+			// A key of another place is no typo: no key of this one is
+			// suggested for it.
+			p.errorAt(p.pos(kv.K), "unknown key %q (valid keys: %s); %s", kv.Key, strings.Join(valid, ", "), h)
+			return
+		}
+	}
 	if s, ok := suggest(kv.Key, valid); ok {
 		m.suggested[s] = true
 	}
-	if hint != nil {
-		if h := hint(kv.Key); h != "" {
-			msg += "; " + h
-		}
-	}
-	p.errorAt(p.pos(kv.K), "%s", msg)
+	p.errorAt(p.pos(kv.K), "%s", unknownMsg("key", kv.Key, valid, "keys"))
 }
 
 // require reports each key of keys that m lacks, at the mapping.

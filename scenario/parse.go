@@ -142,7 +142,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		s.Unset = sorted(p.unset)
 		p.unset = nil
 	}()
-	m, ok := p.mapping(root, scenarioKeys, nil)
+	m, ok := p.mapping(root, scenarioKeys, expectHint(false))
 	if !ok {
 		return s
 	}
@@ -538,7 +538,7 @@ func (p *fileParser) turn(n *yaml.Node) (Turn, *yaml.Node) {
 	n = yamlnode.Deref(n)
 	t := Turn{Pos: p.pos(n)}
 	var timeout *yaml.Node
-	m, ok := p.mapping(n, turnKeys, nil)
+	m, ok := p.mapping(n, turnKeys, expectHint(true))
 	if !ok {
 		return t, nil
 	}
@@ -690,6 +690,23 @@ func (p *fileParser) existingFile(n *yaml.Node, what, path string, limit int64) 
 	return abs, false
 }
 
+// expectHint is the hint for an unknown key of a turn (turn true) or a
+// scenario that is a key of an expect: it says which one.
+func expectHint(turn bool) func(string) string {
+	return func(k string) string {
+		inTurn, inScenario := slices.Contains(turnExpectKeys, k), slices.Contains(scenarioExpectKeys, k)
+		switch {
+		case turn && inTurn:
+			return k + " belongs in the turn's expect"
+		case inScenario:
+			return k + " belongs in the scenario's expect"
+		case inTurn:
+			return k + " belongs in a turn's expect"
+		}
+		return ""
+	}
+}
+
 // expect reads a turn's expect (turn true) or the scenario's.
 func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 	n = yamlnode.Deref(n)
@@ -783,9 +800,13 @@ func (p *fileParser) textExpect(n *yaml.Node, e *Expect) {
 	for _, kv := range m.pairs {
 		switch kv.Key {
 		case "contains":
-			e.TextContains, _ = p.strs(kv.V, true, false)
+			for _, s := range p.wantedTexts(kv.V, "reply") {
+				e.TextContains = append(e.TextContains, Located{Pos: p.pos(s), Value: s.Value})
+			}
 		case "matches":
-			e.TextMatches, _ = p.regexp(kv.V)
+			if re, ok := p.wantedPattern(kv.V, "matches", "reply", "so it could never fail; give what must appear"); ok {
+				e.TextMatches = &Pattern{Pos: p.pos(yamlnode.Deref(kv.V)), Re: re}
+			}
 		}
 	}
 	e.TextNotContains, e.TextNotMatches = p.forbidden(m, "reply")

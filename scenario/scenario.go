@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"regexp"
 	"strings"
 	"time"
 
@@ -277,8 +276,10 @@ type Expect struct {
 	CancelCauses   []string
 	CancelCausePos Pos
 
-	TextContains []string       // each must appear in the agent's reply
-	TextMatches  *regexp.Regexp // nil when unset
+	// TextContains must each appear in the agent's reply, and
+	// TextMatches (nil when unset) match it, each where the file gives it.
+	TextContains []Located
+	TextMatches  *Pattern
 	// TextNotContains and TextNotMatches must not appear in the agent's
 	// reply (text.notContains, text.notMatches), each where the file
 	// gives it.

@@ -139,7 +139,7 @@ turns:
 	for i, lang := range []string{"go", "rust"} {
 		sc := scs[i]
 		e := sc.Turns[0].Expect
-		got := []string{sc.Workspace.From, e.TextContains[0], e.Files.Exists[0].Value, e.Files.Contains[0].Path, e.Files.Contains[0].Text, sc.Turns[0].PromptText()}
+		got := []string{sc.Workspace.From, e.TextContains[0].Value, e.Files.Exists[0].Value, e.Files.Contains[0].Path, e.Files.Contains[0].Text, sc.Turns[0].PromptText()}
 		want := []string{filepath.Join(dir, "fixtures", lang), lang + " done", "main." + lang, "src/" + lang + ".txt", lang, "in ${HOME}"}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", sc.Name, diff)

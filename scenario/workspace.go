@@ -228,9 +228,9 @@ func (p *fileParser) commandExpect(n *yaml.Node) CommandExpect {
 			for _, skv := range sm.pairs {
 				switch skv.Key {
 				case "contains":
-					e.StdoutContains, _ = p.strs(skv.V, true, false)
+					e.StdoutContains = values(p.wantedTexts(skv.V, "output"))
 				case "matches":
-					e.StdoutMatches, _ = p.regexp(skv.V)
+					e.StdoutMatches, _ = p.wantedPattern(skv.V, "matches", "output", "so it could never fail; give what must appear")
 				}
 			}
 			e.StdoutNotContains, e.StdoutNotMatches = p.forbidden(sm, "output")
