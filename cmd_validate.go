@@ -210,7 +210,9 @@ type workspaceKey struct {
 // transcript, saying what replay says; and a mock agent script that the
 // mock agent could not read (checkScript), at the word that names it;
 // and a session mode that keeps an agent made to ask from asking
-// (Agent.UnaskedModeProblem), at the mode.
+// (Agent.UnaskedMode), at the mode: agent.mode, or agent.config's option
+// "mode" (claude's option of category mode; the runner checks the others,
+// whose category only the agent's session/new answer says).
 // The agents of a scenario with unset variables are not checked, their
 // values being incomplete.
 func startErrors(scs []*scenario.Scenario) scenario.Errors {
@@ -232,6 +234,11 @@ func startErrors(scs []*scenario.Scenario) scenario.Errors {
 			}
 			if msg := a.UnaskedModeProblem(); msg != "" {
 				found = append(found, problem(a.ModePos, msg))
+			}
+			for _, c := range a.Config {
+				if msg := a.UnaskedMode("agent.config."+c.ID, c.Value); c.ID == "mode" && msg != "" {
+					found = append(found, problem(c.Pos, msg))
+				}
 			}
 		}
 	}

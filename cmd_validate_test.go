@@ -220,3 +220,31 @@ func TestWorkspaceStrictErrors(t *testing.T) {
 		t.Errorf("strictErrors = %q; want, each beginning with, %q", got, want)
 	}
 }
+
+// TestUnaskedModeErrors: agent.config's option "mode" (claude's mode
+// option) set to a mode in which the enforced agent does not ask is an
+// error at its value, in the words of agent.mode's; another option, a
+// mode that asks, or enforce: false is none.
+func TestUnaskedModeErrors(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, map[string]string{
+		"s.yaml": "name: cfg\nagent: {name: claude, config: {effort: high, mode: bypassPermissions}}\nturns: [{prompt: hi}]\n" +
+			"---\nname: other\nagent: {name: claude, config: {style: bypassPermissions}}\nturns: [{prompt: hi}]\n" +
+			"---\nname: asks\nagent: {name: claude, config: {mode: acceptEdits}}\nturns: [{prompt: hi}]\n" +
+			"---\nname: off\nagent: {name: claude, config: {mode: dontAsk}}\npermissions: {enforce: false}\nturns: [{prompt: hi}]\n",
+	})
+	t.Chdir(dir)
+	scs, _, err := scenario.Load([]string{"s.yaml"}, scenario.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range startErrors(scs) {
+		got = append(got, e.Error())
+	}
+	want := []string{`s.yaml:2:52: agent.config.mode: in mode "bypassPermissions" claude does not ask permission (it acts, or refuses, on its own), ` +
+		`so permissions.enforce cannot make it ask and the permission rules would never be consulted: choose another mode, or set permissions.enforce: false to run in "bypassPermissions" on purpose`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("startErrors (-want +got):\n%s", diff)
+	}
+}

@@ -315,3 +315,63 @@ func TestEnforceUnaskedMode(t *testing.T) {
 		t.Errorf("enforce: false: exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
 	}
 }
+
+// TestEnforceUnaskedModeSetLater: an enforced claude whose mode is set
+// through agent.config is held as agent.mode is: its option "mode" before
+// any agent starts; an option the agent's session/new answer says is of
+// category mode ends the scenario as an error before the first prompt,
+// at the value, in the same words; with permissions.enforce: false it is
+// set. The agent switching itself into such a mode (current_mode_update)
+// is a warning of its turn, which still passes.
+func TestEnforceUnaskedModeSetLater(t *testing.T) {
+	t.Parallel()
+	const offers = "configOptions:\n  - {id: permission_mode, category: mode, options: [{value: default}, {value: bypassPermissions}]}\n" +
+		"  - {id: mode, options: [{value: default}, {value: dontAsk}]}\n"
+	dir := enforceDir(t, map[string]string{"ws/README.md": "hi\n",
+		"agent.mock.yaml": offers + "turns:\n  - steps:\n      - update: {sessionUpdate: current_mode_update, currentModeId: bypassPermissions}\n      - text: ok\n"})
+	writeFiles(t, dir, map[string]string{"acprun.yaml": "agents:\n  claude: {command: [sh, " + filepath.Join(dir, "wrap.sh") + "], env: {ACPRUN_BIN: " + acprunBin +
+		", SCRIPT: " + filepath.Join(dir, "agent.mock.yaml") + ", OUT: " + filepath.Join(dir, "started.txt") + "}}\n"})
+	scenario := func(config, perms string) string {
+		return "name: s\nagent: {name: claude, config: {" + config + "}}\nworkspace: ws\npermissions: {default: allow" + perms + "}\n" +
+			"turns:\n  - prompt: go\n    expect: {text: {contains: ok}}\n"
+	}
+	const why = `does not ask permission (it acts, or refuses, on its own), so permissions.enforce cannot make it ask and the permission rules would never be consulted: choose another mode, or set permissions.enforce: false to run in `
+
+	writeFiles(t, dir, map[string]string{"s.yaml": scenario("mode: dontAsk", "")})
+	res := acprun(t, dir, "run", "s.yaml")
+	if want := `s.yaml:2:38: agent.config.mode: in mode "dontAsk" claude ` + why + `"dontAsk" on purpose`; res.code != exitUsage || !strings.Contains(res.stderr, want) {
+		t.Errorf("config mode: exit %d, stderr:\n%s\nwant exit 2 and %q", res.code, res.stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "started.txt")); err == nil {
+		t.Fatal("config mode: the agent started")
+	}
+
+	writeFiles(t, dir, map[string]string{"s.yaml": scenario("permission_mode: bypassPermissions", "")})
+	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr")
+	want := `s.yaml:2:49: agent.config.permission_mode: in mode "bypassPermissions" claude ` + why + `"bypassPermissions" on purpose`
+	sc := out.Scenarios[0]
+	if res.code != exitAgent || sc.Status != report.StatusError || sc.Error != want || !strings.Contains(res.stderr, want) {
+		t.Errorf("an option of category mode: exit %d, status %s, error %q\nwant exit %d, error %q; stderr:\n%s", res.code, sc.Status, sc.Error, exitAgent, want, res.stderr)
+	}
+	tr := filepath.Join(dir, sc.Transcript)
+	if p := configSent(t, tr, "session/set_config_option"); len(p) != 0 {
+		t.Errorf("session/set_config_option was sent: %s", p)
+	}
+	if p := configSent(t, tr, "session/prompt"); len(p) != 0 {
+		t.Errorf("session/prompt was sent %d times, want never", len(p))
+	}
+
+	writeFiles(t, dir, map[string]string{"s.yaml": scenario("permission_mode: default", "")})
+	res, out = runResults(t, dir, "s.yaml")
+	switched := `turn 1: the agent switched to mode "bypassPermissions" (current_mode_update), in which claude does not ask permission (it acts, or refuses, on its own): ` +
+		"the permission rules may not have been consulted after that point"
+	if sc := out.Scenarios[0]; res.code != exitOK || sc.Status != report.StatusPassed || !slices.Contains(sc.Warnings, switched) {
+		t.Errorf("the agent switching: exit %d, status %s, warnings %q\nwant exit 0, pass, and %q; stderr:\n%s", res.code, sc.Status, sc.Warnings, switched, res.stderr)
+	}
+
+	writeFiles(t, dir, map[string]string{"s.yaml": scenario("permission_mode: bypassPermissions, mode: dontAsk", ", enforce: false")})
+	res, out = runResults(t, dir, "s.yaml")
+	if sc := out.Scenarios[0]; res.code != exitOK || len(sc.SessionConfig) != 2 || slices.ContainsFunc(sc.Warnings, func(w string) bool { return strings.Contains(w, "switched") }) {
+		t.Errorf("enforce: false: exit %d, session config %+v, warnings %q; want 0, both set, no warning of the switch\nstderr:\n%s", res.code, sc.SessionConfig, sc.Warnings, res.stderr)
+	}
+}

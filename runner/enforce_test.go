@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -158,5 +162,50 @@ turns:
 				t.Errorf("status %s (invalid %+v, error %q, failures %q); want passed: acprun's settings are not the agent's", r.Status, r.Invalid, r.Error, r.Failures)
 			}
 		})
+	}
+}
+
+// TestModeSwitchedUnasked: an agent made to ask that switches itself into
+// a mode in which it does not ask (current_mode_update) leaves a warning
+// on the turn it switched in, or before the first turn, and fails
+// nothing; a switch to a mode in which it asks, or by an agent not made
+// to ask, says nothing.
+func TestModeSwitchedUnasked(t *testing.T) {
+	claude := &scenario.Agent{Name: "claude", Enforcement: &scenario.Enforcement{UnaskedModes: []string{"bypassPermissions", "dontAsk"}}}
+	switched := func(mode string) acp.SessionNotification {
+		return acp.SessionNotification{SessionID: "s", Update: acp.SessionUpdate{Kind: acp.UpdateCurrentModeUpdate,
+			CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: mode}}}
+	}
+	const warn = `the agent switched to mode %q (current_mode_update), in which claude does not ask permission (it acts, or refuses, on its own): ` +
+		"the permission rules may not have been consulted after that point"
+	for _, tc := range []struct {
+		name  string
+		agent *scenario.Agent
+		modes []string // switched to in the turn
+		want  []string
+	}{
+		{name: "bypassPermissions", agent: claude, modes: []string{"plan", "bypassPermissions"}, want: []string{fmt.Sprintf(warn, "bypassPermissions")}},
+		{name: "modes that ask", agent: claude, modes: []string{"acceptEdits", "default"}},
+		{name: "not enforced", agent: &scenario.Agent{Name: "claude"}, modes: []string{"bypassPermissions"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &session{sessionID: "s", agent: tc.agent, policy: &approve.Policy{Default: approve.Allow}, obs: (&observer{}).forJob(Ref{Name: "a"}, redact.New())}
+			tr := s.startTurn(1, "one", nil, false)
+			for _, m := range tc.modes {
+				s.update(switched(m))
+			}
+			rec := s.finish(tr, turnOutcome{stopReason: "end_turn"})
+			if diff := cmp.Diff(tc.want, rec.Warnings); diff != "" {
+				t.Errorf("turn warnings (-want +got):\n%s", diff)
+			}
+			if len(rec.Failures) != 0 {
+				t.Errorf("failures %q, want none", rec.Failures)
+			}
+		})
+	}
+	s := &session{sessionID: "s", agent: claude, policy: &approve.Policy{Default: approve.Allow}, obs: (&observer{}).forJob(Ref{Name: "a"}, redact.New())}
+	s.update(switched("dontAsk"))
+	if want := []string{fmt.Sprintf(warn, "dontAsk")}; !slices.Equal(s.setup.warnings, want) {
+		t.Errorf("before the first turn: warnings %q, want %q", s.setup.warnings, want)
 	}
 }

@@ -52,6 +52,10 @@ type handshake struct {
 	model    string
 	modelPos scenario.Pos
 	config   []scenario.ConfigSetting
+	// unasked is the problem of setting the session's mode to one in
+	// which the agent does not ask (scenario.Agent.UnaskedMode); nil
+	// checks nothing.
+	unasked func(key, mode string) string
 	// opened, when set, is given the session/new answer before anything
 	// else is sent; an error it returns ends the handshake.
 	opened func(acp.NewSessionResponse) error

@@ -778,7 +778,7 @@ func (r *scenarioRun) newSession() *session {
 	policy := policyOf(sc, *r.opts)
 	r.hidden = sandboxHide(sc, r.opts.Environ)
 	s := &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: r.opts.spill,
-		strict: sc.Enforce == scenario.EnforceStrict, answers: newAnswerBook(sc)}
+		strict: sc.Enforce == scenario.EnforceStrict, agent: &sc.Agent, answers: newAnswerBook(sc)}
 	s.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,
 		Terminal: sc.Client.Terminal,
@@ -970,6 +970,7 @@ func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error
 		model:      sc.Agent.Model,
 		modelPos:   sc.Agent.ModelPos,
 		config:     sc.Agent.Config,
+		unasked:    sc.Agent.UnaskedMode,
 		authHint:   authHint,
 		authEnv:    AuthEnv(sc.Agent, r.opts.Environ),
 		wait:       r.setupWait(),

@@ -16,6 +16,7 @@ import (
 	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/jail"
 	"github.com/acprun/acprun/report"
+	"github.com/acprun/acprun/scenario"
 )
 
 // session records what one agent session does and answers the agent's
@@ -34,6 +35,9 @@ type session struct {
 	// strict makes a tool call that ran unasked, which the policy would
 	// have denied, a failure of its turn (permissions.enforce: strict).
 	strict bool
+	// agent is the scenario's agent, which says the modes in which it
+	// does not ask (see modeSwitched); nil for none.
+	agent *scenario.Agent
 	// spill is where the turns' long texts wait for their end (see
 	// textBuf); "" keeps them in memory.
 	spill string
@@ -468,8 +472,14 @@ func (s *session) updateLocked(n acp.SessionNotification) *turnState {
 	switch {
 	case t != nil:
 		t.record(&n.Update)
+		if w := s.modeSwitched(&n.Update); w != "" {
+			t.warnings = append(t.warnings, w)
+		}
 	case s.recordHistoryLocked(n): // replayed by session/load: history, not setup or a turn
 	default:
+		if w := s.modeSwitched(&n.Update); w != "" {
+			s.setup.warnings = append(s.setup.warnings, w)
+		}
 		if s.setup.updates == nil {
 			s.setup.updates = map[string]int{}
 		}
@@ -479,6 +489,19 @@ func (s *session) updateLocked(n acp.SessionNotification) *turnState {
 		}
 	}
 	return t
+}
+
+// modeSwitched is the warning when u is a current_mode_update to a mode
+// in which the agent, made to ask (permissions.enforce), does not ask —
+// claude's bypassPermissions, which its ExitPlanMode offers — and ""
+// otherwise. The switch is the agent's own, and not a failure: from then
+// on it may act without asking, and the policy may not be consulted.
+func (s *session) modeSwitched(u *acp.SessionUpdate) string {
+	if u.CurrentModeUpdate == nil || s.agent == nil || !s.agent.AsksNot(u.CurrentModeUpdate.CurrentModeID) {
+		return ""
+	}
+	return fmt.Sprintf("the agent switched to mode %q (current_mode_update), in which %s does not ask permission (it acts, or refuses, on its own): "+
+		"the permission rules may not have been consulted after that point", u.CurrentModeUpdate.CurrentModeID, s.agent.Name)
 }
 
 // idlessCall says how a tool_call or tool_call_update without a

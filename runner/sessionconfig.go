@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -39,7 +40,9 @@ func withSessionCaps(caps acp.ClientCapabilities) acp.ClientCapabilities {
 //     offer is a warning, and is not set;
 //   - the model through the config option of category model, else the
 //     legacy session/set_model when the agent returned models;
-//   - each config setting, in order, with session/set_config_option.
+//   - each config setting, in order, with session/set_config_option;
+//     one that sets the mode (an option of category mode) to a mode in
+//     which the agent does not ask (h.unasked) is an error.
 //
 // Each value is checked, just before it is set, against the options as
 // the agent last answered them (setting one option may change others). A
@@ -47,7 +50,7 @@ func withSessionCaps(caps acp.ClientCapabilities) acp.ClientCapabilities {
 // where the value was written and what the agent offers; nothing after it
 // is set. It returns the settings made, in order.
 func (h *handshake) configure(ctx context.Context, conn *acp.Conn, ns acp.NewSessionResponse) ([]report.SessionSetting, []string, error) {
-	s := &sessionSetter{ctx: ctx, conn: conn, wait: h.wait, id: ns.SessionID, options: ns.ConfigOptions}
+	s := &sessionSetter{ctx: ctx, conn: conn, wait: h.wait, id: ns.SessionID, options: ns.ConfigOptions, unasked: h.unasked}
 	err := s.setMode(h.mode, h.modePos, ns.Modes)
 	if err == nil {
 		err = s.setModel(h.model, h.modelPos, ns.Models)
@@ -69,6 +72,7 @@ type sessionSetter struct {
 	options  []acp.SessionConfigOption // as the agent last answered them
 	set      []report.SessionSetting   // what was set, in order
 	warnings []string
+	unasked  func(key, mode string) string // see handshake; nil checks nothing
 }
 
 // call sends method and records the setting made when it is answered.
@@ -183,6 +187,11 @@ func (s *sessionSetter) setConfig(c scenario.ConfigSetting) error {
 	case acp.ConfigSelect:
 		if offered := selectValues(o); !slices.Contains(offered, c.Value) {
 			return atPos(c.Pos, fmt.Errorf("agent.%s: the agent does not offer %q for config option %q (it offers: %s)", key, c.Value, c.ID, listOrNone(offered)))
+		}
+		if o.Category == categoryMode && s.unasked != nil {
+			if msg := s.unasked("agent."+key, c.Value); msg != "" {
+				return atPos(c.Pos, errors.New(msg))
+			}
 		}
 		value = c.Value
 	case acp.ConfigBoolean:

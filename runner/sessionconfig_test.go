@@ -34,7 +34,12 @@ models: {availableModels: [{modelId: legacy}]}
 `,
 		"models": "modes: {availableModes: [{id: ask, name: Ask}, {id: code, name: Code}]}\nmodels: {currentModelId: m1, availableModels: [{modelId: m1}, {modelId: m2}]}\n",
 		"none":   "",
+		"perms": `configOptions:
+  - {id: perm, category: mode, options: [{value: default}, {value: bypassPermissions}]}
+  - {id: style, options: [{value: plain}, {value: bypassPermissions}]}
+`,
 	}
+	claude := &scenario.Agent{Name: "claude", Enforcement: &scenario.Enforcement{UnaskedModes: []string{"bypassPermissions"}}}
 	for name, src := range scripts {
 		if err := os.WriteFile(filepath.Join(dir, name+".mock.yaml"), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
@@ -124,6 +129,21 @@ models: {availableModels: [{modelId: legacy}]}
 			name: "no config options", script: "none", hs: handshake{config: []scenario.ConfigSetting{{ID: "effort", Value: "high", Pos: at(5)}}},
 			sent:    []string{"initialize", "session/new"},
 			wantErr: `s.yaml:5:10: agent.config.effort: the agent offers no config options (see acprun probe)`,
+		},
+		{
+			name: "a mode option set to a mode in which the enforced agent does not ask", script: "perms",
+			hs: handshake{unasked: claude.UnaskedMode, config: []scenario.ConfigSetting{
+				{ID: "style", Value: "bypassPermissions", Pos: at(5)}, {ID: "perm", Value: "bypassPermissions", Pos: at(6)}}},
+			sent:     []string{"initialize", "session/new", "session/set_config_option"},
+			settings: []report.SessionSetting{{Key: "config.style", ConfigID: "style", Value: "bypassPermissions", Method: "session/set_config_option"}},
+			wantErr: `s.yaml:6:10: agent.config.perm: in mode "bypassPermissions" claude does not ask permission (it acts, or refuses, on its own), ` +
+				`so permissions.enforce cannot make it ask and the permission rules would never be consulted: choose another mode, or set permissions.enforce: false to run in "bypassPermissions" on purpose`,
+		},
+		{
+			name: "a mode option set to a mode in which the enforced agent asks", script: "perms",
+			hs:       handshake{unasked: claude.UnaskedMode, config: []scenario.ConfigSetting{{ID: "perm", Value: "default", Pos: at(6)}}},
+			sent:     []string{"initialize", "session/new", "session/set_config_option"},
+			settings: []report.SessionSetting{{Key: "config.perm", ConfigID: "perm", Value: "default", Method: "session/set_config_option"}},
 		},
 	}
 	for _, tt := range tests {

@@ -42,23 +42,38 @@ type Enforcement struct {
 	ProjectSettingsFile string
 	ProjectSettings     string
 	// UnaskedModes are the agent's session modes (agent.mode, run's
-	// --mode) known to stop it asking, whatever the above says: in
-	// them it acts, or refuses, on its own. Setting one with
-	// enforcement on is an error (Agent.UnaskedModeProblem).
+	// --mode, or a config option of category mode) known to stop it
+	// asking, whatever the above says: in them it acts, or refuses, on
+	// its own. Setting one with enforcement on is an error
+	// (Agent.UnaskedMode).
 	UnaskedModes []string
 }
 
-// UnaskedModeProblem is the problem of an agent made to ask
-// (permissions.enforce) whose session mode is one of its UnaskedModes;
-// "" when there is none. The mode would override what makes it ask, and
-// the permission rules would never be consulted.
+// AsksNot reports whether the agent is made to ask (permissions.enforce)
+// and mode is one of its UnaskedModes: in it, the permission rules would
+// not be consulted.
+func (a *Agent) AsksNot(mode string) bool {
+	return a.Enforcement != nil && slices.Contains(a.Enforcement.UnaskedModes, mode)
+}
+
+// UnaskedModeProblem is the problem of an agent made to ask whose session
+// mode (agent.mode, at ModePos) is one of its UnaskedModes; "" when there
+// is none (see UnaskedMode).
 func (a *Agent) UnaskedModeProblem() string {
-	if a.Enforcement == nil || !slices.Contains(a.Enforcement.UnaskedModes, a.Mode) {
+	return a.UnaskedMode("agent.mode", a.Mode)
+}
+
+// UnaskedMode is the problem of setting the session mode of an agent made
+// to ask to mode, with key (agent.mode, agent.config.mode), when mode is
+// one of its UnaskedModes; "" when it is not. The mode would override
+// what makes it ask, and the permission rules would never be consulted.
+func (a *Agent) UnaskedMode(key, mode string) string {
+	if !a.AsksNot(mode) {
 		return ""
 	}
-	return fmt.Sprintf("agent.mode: in mode %q %s does not ask permission (it acts, or refuses, on its own), so permissions.enforce cannot make it ask "+
+	return fmt.Sprintf("%s: in mode %q %s does not ask permission (it acts, or refuses, on its own), so permissions.enforce cannot make it ask "+
 		"and the permission rules would never be consulted: choose another mode, or set permissions.enforce: false to run in %q on purpose",
-		a.Mode, a.Name, a.Mode)
+		key, mode, a.Name, mode)
 }
 
 // enforcementOf is the Enforcement of the named agent name, if it has one.

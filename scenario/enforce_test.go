@@ -157,3 +157,22 @@ func TestUnaskedModeProblem(t *testing.T) {
 		t.Errorf("the config's claude in mode dontAsk: problem %q at %s, want one at /cfg/acprun.yaml:2:47", s.Agent.UnaskedModeProblem(), s.Agent.ModePos)
 	}
 }
+
+// UnaskedMode says the problem of any key that sets the mode in the same
+// words as agent.mode's; AsksNot holds only for an agent made to ask.
+func TestUnaskedMode(t *testing.T) {
+	s := loadWith(t, loadConfig(t, ""), "name: s\nagent: {name: claude, config: {mode: dontAsk}}\nturns: [{prompt: hi}]\n")[0]
+	got := s.Agent.UnaskedMode("agent.config.mode", "dontAsk")
+	want := `agent.config.mode: in mode "dontAsk" claude does not ask permission (it acts, or refuses, on its own), so permissions.enforce cannot make it ask ` +
+		`and the permission rules would never be consulted: choose another mode, or set permissions.enforce: false to run in "dontAsk" on purpose`
+	if got != want {
+		t.Errorf("UnaskedMode = %q, want %q", got, want)
+	}
+	if s.Agent.UnaskedMode("agent.config.mode", "acceptEdits") != "" || !s.Agent.AsksNot("bypassPermissions") || s.Agent.AsksNot("default") {
+		t.Errorf("acceptEdits is a problem, or AsksNot(bypassPermissions) is false, or AsksNot(default) is true")
+	}
+	off := loadWith(t, loadConfig(t, ""), "name: s\nagent: claude\npermissions: {enforce: false}\nturns: [{prompt: hi}]\n")[0]
+	if off.Agent.AsksNot("bypassPermissions") || off.Agent.UnaskedMode("agent.config.mode", "bypassPermissions") != "" {
+		t.Errorf("with enforce: false, bypassPermissions is a problem")
+	}
+}
