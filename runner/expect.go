@@ -648,7 +648,7 @@ func checkFiles(e *scenario.FilesExpect, root string, hidden []string, changed [
 		}
 		var hit []string
 		for _, c := range changed {
-			if approve.MatchPath(u.Value, c) {
+			if matchFile(u.Value, c) {
 				hit = append(hit, c)
 			}
 		}
@@ -667,12 +667,12 @@ func (w *workspaceFiles) check(e *scenario.FilesExpect, in inputs) []string {
 		fails = append(fails, pos.String()+": "+fmt.Sprintf(format, args...))
 	}
 	for _, p := range e.Exists {
-		if problem := w.exists(p.Value); problem != "" {
+		if problem := w.existsGlob(p.Value); problem != "" {
 			fail(p.Pos, "files.exists: %q %s", p.Value, problem)
 		}
 	}
 	for _, p := range e.Absent {
-		if found := w.found(p.Value); found != "" {
+		if found := w.foundGlob(p.Value); found != "" {
 			fail(p.Pos, "files.absent: %q %s", p.Value, found)
 		}
 	}
@@ -766,6 +766,8 @@ type workspaceFiles struct {
 	jail     *jail.Jail // resolves paths inside dir
 	root     *os.Root   // on resolved
 	reads    map[string]fileRead
+	paths    []string // see list; nil until listed
+	listErr  error
 }
 
 type fileRead struct {
@@ -907,6 +909,105 @@ func (w *workspaceFiles) exists(rel string) string {
 		}
 	}
 	return w.problem(rel, err)
+}
+
+// matchFile reports whether the workspace path p (relative, with slashes)
+// matches the glob pattern (see approve.MatchPath) or lies under a
+// directory that does: as in .gitignore, a pattern that names a directory
+// covers everything under it. files.exists, absent and unchanged and
+// workspace.protect match paths so.
+func matchFile(pattern, p string) bool {
+	for ; p != "." && p != "/" && p != ""; p = path.Dir(p) {
+		if approve.MatchPath(pattern, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// list lists the paths of the workspace once, relative with slashes,
+// directories included, each directory followed by what is under it: all
+// but the .git entry at the root and what the sandbox hides (a hidden
+// directory is not read).
+func (w *workspaceFiles) list() ([]string, error) {
+	if w.paths != nil || w.listErr != nil {
+		return w.paths, w.listErr
+	}
+	w.paths = []string{}
+	w.listErr = fs.WalkDir(w.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case p == ".":
+			return err
+		case err != nil:
+			return nil // a directory that cannot be read: what was listed stays
+		}
+		if _, lerr := w.locate(p); p == ".git" || errors.Is(lerr, jail.ErrHidden) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		w.paths = append(w.paths, p)
+		return nil
+	})
+	return w.paths, w.listErr
+}
+
+// matching lists the paths of the workspace that pattern matches (see
+// matchFile), the paths under a matching directory left out.
+func (w *workspaceFiles) matching(pattern string) ([]string, error) {
+	paths, err := w.list()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range paths {
+		if len(out) > 0 && strings.HasPrefix(p, out[len(out)-1]+"/") {
+			continue
+		}
+		if matchFile(pattern, p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// existsGlob is exists for a path of files.exists: a glob (see
+// scenario.IsGlob) exists when a path it matches does.
+func (w *workspaceFiles) existsGlob(pattern string) string {
+	if !scenario.IsGlob(pattern) {
+		return w.exists(pattern)
+	}
+	m, err := w.matching(pattern)
+	switch {
+	case err != nil:
+		return "cannot be checked: " + innerError(err)
+	case len(m) == 0:
+		return "matches no path of the workspace (a glob is relative to its root: ** for any directories)"
+	}
+	problem := ""
+	for _, p := range m {
+		if problem = w.exists(p); problem == "" {
+			return ""
+		}
+	}
+	return fmt.Sprintf("matches no path that exists: %s %s", m[0], problem)
+}
+
+// foundGlob is found for a path of files.absent: a glob (see
+// scenario.IsGlob) is found when it matches any path.
+func (w *workspaceFiles) foundGlob(pattern string) string {
+	if !scenario.IsGlob(pattern) {
+		return w.found(pattern)
+	}
+	m, err := w.matching(pattern)
+	switch {
+	case err != nil:
+		return "cannot be checked: " + innerError(err)
+	case len(m) == 0:
+		return ""
+	}
+	return fmt.Sprintf("matches %s: %s", plural(len(m), "path", "paths"), listed(m))
 }
 
 // found describes what is at rel ("" when nothing is): a symlink counts,

@@ -530,6 +530,20 @@ func TestCheckFiles(t *testing.T) {
 				`s.yaml:42:5: files.absent: "dangling" exists (a symlink)`,
 				`s.yaml:43:5: files.absent: "dir-out/secret.txt" leads outside the workspace: dir-out is a symlink to outside it`,
 			}},
+		{name: "exists globs", e: scenario.FilesExpect{Exists: []scenario.Located{loc(30, 5, "*.txt"), loc(31, 5, "d?r/*.txt"), loc(32, 5, "**/b.txt"), loc(33, 5, "rel-*")}}},
+		{name: "exists globs fail", e: scenario.FilesExpect{Exists: []scenario.Located{loc(30, 5, "*.go"), loc(31, 5, "dang*"), loc(32, 5, "dir-out/*")}},
+			want: []string{
+				`s.yaml:30:5: files.exists: "*.go" matches no path of the workspace (a glob is relative to its root: ** for any directories)`,
+				`s.yaml:31:5: files.exists: "dang*" matches no path that exists: dangling does not exist (it is a dangling symlink)`,
+				`s.yaml:32:5: files.exists: "dir-out/*" matches no path of the workspace (a glob is relative to its root: ** for any directories)`,
+			}},
+		{name: "absent globs", e: scenario.FilesExpect{Absent: []scenario.Located{loc(40, 5, "*.go"), loc(41, 5, "nodir/*"), loc(42, 5, "dir-out/*")}}},
+		{name: "absent globs fail", e: scenario.FilesExpect{Absent: []scenario.Located{loc(40, 5, "*.txt"), loc(41, 5, "d*"), loc(42, 5, "**")}},
+			want: []string{
+				`s.yaml:40:5: files.absent: "*.txt" matches 2 paths: a.txt, empty.txt`,
+				`s.yaml:41:5: files.absent: "d*" matches 3 paths: dangling, dir, dir-out`,
+				`s.yaml:42:5: files.absent: "**" matches 11 paths: a.txt, abs-in, big.bin, dangling, dir … and 6 more`,
+			}},
 		{name: "contains", e: scenario.FilesExpect{Contains: []scenario.FileText{
 			{Pos: at(50, 7), Path: "a.txt", Text: "second"}, {Pos: at(51, 7), Path: "abs-in", Text: "hello"}, {Pos: at(52, 7), Path: "rel-in", Text: "package b"},
 		}}},
@@ -562,11 +576,13 @@ func TestCheckFiles(t *testing.T) {
 		}},
 		{name: "unchanged", e: scenario.FilesExpect{Unchanged: []scenario.Located{loc(70, 7, "tests/**"), loc(71, 7, "*.md")}}, changed: []string{"src/a.go", "docs/x.md"}},
 		{name: "unchanged with no changes", e: scenario.FilesExpect{Unchanged: []scenario.Located{loc(70, 7, "**")}}},
-		{name: "unchanged fails", e: scenario.FilesExpect{Unchanged: []scenario.Located{loc(70, 7, "src/**"), loc(71, 7, "**/*.md")}},
+		{name: "unchanged fails", e: scenario.FilesExpect{Unchanged: []scenario.Located{loc(70, 7, "src/**"), loc(71, 7, "**/*.md"), loc(72, 7, "src"), loc(73, 7, "*/sub")}},
 			changed: []string{"src/a.go", "docs/x.md", "src/sub/b.go", "README.md"},
 			want: []string{
 				`s.yaml:70:7: files.unchanged: 2 paths matching "src/**" were changed: src/a.go, src/sub/b.go`,
 				`s.yaml:71:7: files.unchanged: 2 paths matching "**/*.md" were changed: docs/x.md, README.md`,
+				`s.yaml:72:7: files.unchanged: 2 paths matching "src" were changed: src/a.go, src/sub/b.go`,
+				`s.yaml:73:7: files.unchanged: 1 path matching "*/sub" was changed: src/sub/b.go`,
 			}},
 		{name: "unchanged without known changes", e: scenario.FilesExpect{Unchanged: []scenario.Located{loc(70, 7, "src/**")}}, unknown: true,
 			want: []string{`s.yaml:70:7: files.unchanged: the changes to the files are unknown (unchanged needs a workspace whose changes could be listed)`}},
@@ -598,6 +614,26 @@ func TestCheckFiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFileGlobsLeaveHiddenOut: the globs of files.exists and absent match
+// neither what the sandbox hides nor the .git entry at the root.
+func TestFileGlobsLeaveHiddenOut(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, ".git", "HEAD"), "ref: refs/heads/main\n")
+	writeFile(t, filepath.Join(root, "secrets", "key.pem"), "TOPSECRET\n")
+	writeFile(t, filepath.Join(root, "src", "HEAD"), "x\n")
+	e := &scenario.FilesExpect{
+		Exists: []scenario.Located{loc(30, 5, "secrets/*")},
+		Absent: []scenario.Located{loc(40, 5, "**/*.pem"), loc(41, 5, "**/HEAD")},
+	}
+	want := []string{
+		`s.yaml:30:5: files.exists: "secrets/*" matches no path of the workspace (a glob is relative to its root: ** for any directories)`,
+		`s.yaml:41:5: files.absent: "**/HEAD" matches 1 path: src/HEAD`,
+	}
+	if diff := cmp.Diff(want, checkFiles(e, root, []string{filepath.Join(root, "secrets")}, nil, true, nil)); diff != "" {
+		t.Errorf("failures (-want +got):\n%s", diff)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/acprun/acprun/acp"
-	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -145,11 +144,17 @@ func (r *scenarioRun) warnUnprotected() {
 	if r.ws == nil || w == nil || len(w.Protect) == 0 {
 		return
 	}
-	files := r.ws.Files()
-	for _, g := range w.Protect {
-		if !slices.ContainsFunc(files, func(p string) bool { return protected([]scenario.Located{g}, p) }) {
-			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s: workspace.protect: %q matches no file of the workspace yet: it only forbids creating one "+
-				"(check it for a typo: a glob is relative to the workspace's root)", g.Pos, g.Value))
+	r.warnNoFile("workspace.protect", w.Protect, r.ws.Files(), " yet: it only forbids creating one")
+}
+
+// warnNoFile warns about each glob of key (see matchFile) that matches none
+// of files, saying what that means after "matches no file of the
+// workspace".
+func (r *scenarioRun) warnNoFile(key string, globs []scenario.Located, files []string, meaning string) {
+	for _, g := range globs {
+		if !slices.ContainsFunc(files, func(p string) bool { return matchFile(g.Value, p) }) {
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s: %s: %q matches no file of the workspace%s "+
+				"(check it for a typo: a glob is relative to the workspace's root)", g.Pos, key, g.Value, meaning))
 		}
 	}
 }
@@ -158,7 +163,7 @@ func (r *scenarioRun) warnUnprotected() {
 // protect.
 func protected(protect []scenario.Located, p string) bool {
 	for _, g := range protect {
-		if approve.MatchPath(g.Value, p) {
+		if matchFile(g.Value, p) {
 			return true
 		}
 	}

@@ -454,3 +454,55 @@ func TestCheckAgent(t *testing.T) {
 		t.Errorf("no expect.agent: %v", err)
 	}
 }
+
+// TestProtectDirectoryName: a protect glob that names a directory covers
+// everything under it, as in .gitignore, so it is neither warned about nor
+// passed by an agent that rewrites a file under it.
+func TestProtectDirectoryName(t *testing.T) {
+	files := map[string]string{
+		"s.yaml": strings.Replace(protectScenario, "protect: [tests/, verify.sh]", "protect: [tests, verify.sh]", 1),
+		"a.mock.yaml": `turns:
+  - steps:
+      - writeFile: {path: tests/a_test.go, content: "package a // passes\n"}
+      - text: done
+`}
+	for k, v := range protectFixture {
+		files[k] = v
+	}
+	rep, _ := runTree(t, files, Options{})
+	r := rep.Scenarios[0]
+	if r.Status != report.StatusInvalid || r.Invalid == nil || !cmp.Equal(r.Invalid.Files, []string{"tests/a_test.go"}) || r.Warnings != nil {
+		t.Errorf("status %s, invalid %+v, warnings %q; want invalid (tampered): modified tests/a_test.go, no warnings", r.Status, r.Invalid, r.Warnings)
+	}
+}
+
+// TestUnchangedGlobMatchingNothing: an unchanged glob that matches no file
+// of the workspace, before the run nor created by it, is warned about at
+// its position; one that names a directory covers what is under it.
+func TestUnchangedGlobMatchingNothing(t *testing.T) {
+	files := map[string]string{
+		"s.yaml": strings.Replace(protectScenario, "protect: [tests/, verify.sh]", "protect: [verify.sh]", 1) +
+			"expect: {files: {unchanged: [tests, tset/**, new/**]}}\n",
+		"a.mock.yaml": `turns:
+  - steps:
+      - writeFile: {path: tests/a_test.go, content: "package a // passes\n"}
+      - spawn: "mkdir new && echo x > new/x.txt"
+      - text: done
+`}
+	for k, v := range protectFixture {
+		files[k] = v
+	}
+	files["fixture/verify.sh"] = "exit 0\n"
+	rep, dir := runTree(t, files, Options{})
+	r := rep.Scenarios[0]
+	wantFails := []string{filepath.Join(dir, "s.yaml") + `:8:30: files.unchanged: 1 path matching "tests" was changed: tests/a_test.go`,
+		filepath.Join(dir, "s.yaml") + `:8:46: files.unchanged: 1 path matching "new/**" was changed: new/x.txt`}
+	if d := cmp.Diff(wantFails, r.Failures); d != "" {
+		t.Errorf("failures (-want +got):\n%s", d)
+	}
+	want := []string{filepath.Join(dir, "s.yaml") + `:8:37: files.unchanged: "tset/**" matches no file of the workspace before the run, nor one created by it ` +
+		"(check it for a typo: a glob is relative to the workspace's root)"}
+	if d := cmp.Diff(want, r.Warnings); d != "" {
+		t.Errorf("warnings (-want +got):\n%s", d)
+	}
+}

@@ -145,7 +145,8 @@ func (r *scenarioRun) workDir() string {
 // checkFiles checks a files expectation on the workspace (or the session
 // cwd) as it is now; nil passes. The agent's changes are listed (a walk of
 // the whole workspace) only for unchanged globs, the one check that needs
-// them.
+// them; the results warn about each that matches no file of the workspace,
+// before the agent ran nor created by it.
 func (r *scenarioRun) checkFiles(e *scenario.FilesExpect) []string {
 	if e == nil {
 		return nil
@@ -159,6 +160,7 @@ func (r *scenarioRun) checkFiles(e *scenario.FilesExpect) []string {
 			fails = append(fails, fmt.Sprintf("%s: files: the workspace's changes could not be listed: %v", e.Pos, err))
 		} else {
 			changed, known = slices.Concat(created, modified, deleted), true
+			r.warnNoFile("files.unchanged", e.Unchanged, slices.Concat(r.ws.Files(), created), " before the run, nor one created by it")
 		}
 	}
 	return append(fails, checkFiles(e, r.workDir(), r.hidden, changed, known, r.opts.inputs)...)

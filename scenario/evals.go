@@ -202,13 +202,14 @@ func (p *fileParser) filesExpect(n *yaml.Node) *FilesExpect {
 	return e
 }
 
-// relPaths reads a string or a list of paths relative to the workspace;
-// globs when glob is set.
+// relPaths reads a string or a list of paths relative to the workspace:
+// globs when glob is set, else each a path or, when it has glob characters
+// (see IsGlob), a glob.
 func (p *fileParser) relPaths(n *yaml.Node, glob bool) []Located {
 	nodes, _ := p.strNodes(n, true, true)
 	var out []Located
 	for _, s := range nodes {
-		if rel, ok := p.relPath(s, s.Value, glob); ok {
+		if rel, ok := p.relPath(s, s.Value, glob || IsGlob(s.Value)); ok {
 			out = append(out, Located{Pos: p.pos(s), Value: rel})
 		}
 	}
@@ -257,6 +258,11 @@ func (p *fileParser) relPath(n *yaml.Node, s string, glob bool) (string, bool) {
 	}
 	return rel, true
 }
+
+// IsGlob reports whether a path of files.exists or files.absent is a glob,
+// one with a glob character (*, ?, [ or \); other paths name one path
+// each.
+func IsGlob(p string) bool { return strings.ContainsAny(p, `*?[\`) }
 
 // pathMap reads a mapping of workspace paths to values (described by
 // what, for the message about an empty one) and calls f for each.

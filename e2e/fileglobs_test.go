@@ -1,0 +1,81 @@
+package e2e_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// globFiles is a workspace with a vendored file, an agent that leaves a
+// main.go.orig behind and rewrites the vendored file, and a scenario that
+// expects files (the YAML of expect's files).
+func globFiles(files string) map[string]string {
+	return map[string]string{
+		"proj/vendor/lib.txt": "orig\n",
+		"proj/main.go":        "x\n",
+		"agent.mock.yaml": `turns:
+  - steps:
+      - writeFile: {path: main.go.orig, content: "leftover\n"}
+      - writeFile: {path: vendor/lib.txt, content: "changed\n"}
+      - text: done
+`,
+		"s.yaml": `name: globs
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+workspace: {from: proj}
+permissions: {default: deny}
+turns: [{prompt: hi}]
+expect: {files: ` + files + `}
+`,
+	}
+}
+
+// TestFilesExistsAbsentGlobs: files.exists and absent take globs, as
+// unchanged does: absent fails naming what its glob matches, exists passes
+// when its glob matches a path and fails when it matches none.
+func TestFilesExistsAbsentGlobs(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, globFiles(`{absent: ["*.orig", "*.bak"], exists: ["**/*.txt", "*.md"]}`))
+	res, out := runResults(t, dir, "s.yaml")
+	want := []string{
+		`s.yaml:6:68: files.exists: "*.md" matches no path of the workspace (a glob is relative to its root: ** for any directories)`,
+		`s.yaml:6:27: files.absent: "*.orig" matches 1 path: main.go.orig`,
+	}
+	if res.code != exitFailed || !cmp.Equal(want, out.Scenarios[0].Failures) {
+		t.Errorf("exit %d, failures %q; want %d and\n%q", res.code, out.Scenarios[0].Failures, exitFailed, want)
+	}
+}
+
+// TestUnchangedDirectoryAndTypo: an unchanged glob that names a directory
+// covers what is under it, and one that matches no file is warned about at
+// its position.
+func TestUnchangedDirectoryAndTypo(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, globFiles(`{unchanged: [vendor, vendr/**]}`))
+	res, out := runResults(t, dir, "s.yaml")
+	r := out.Scenarios[0]
+	wantFails := []string{`s.yaml:6:30: files.unchanged: 1 path matching "vendor" was changed: vendor/lib.txt`}
+	wantWarnings := []string{`s.yaml:6:38: files.unchanged: "vendr/**" matches no file of the workspace before the run, nor one created by it ` +
+		"(check it for a typo: a glob is relative to the workspace's root)"}
+	if res.code != exitFailed || !cmp.Equal(wantFails, r.Failures) || !cmp.Equal(wantWarnings, r.Warnings) {
+		t.Errorf("exit %d, failures %q, warnings %q; want %d,\n%q and\n%q", res.code, r.Failures, r.Warnings, exitFailed, wantFails, wantWarnings)
+	}
+}
+
+// TestProtectDirectoryName: a protect glob that names a directory covers
+// what is under it: it is not warned about, and an agent that rewrites a
+// file under it tampered.
+func TestProtectDirectoryName(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	files := protectFiles("      - writeFile: {path: tests/a_test.go, content: \"package a // passes\\n\"}\n      - text: done\n")
+	files["s.yaml"] = strings.Replace(files["s.yaml"], "protect: [tests/**, verify.sh]", "protect: [tests, verify.sh]", 1)
+	writeFiles(t, dir, files)
+	res, out := runResults(t, dir, "s.yaml")
+	r := out.Scenarios[0]
+	if res.code != exitInvalid || r.Invalid == nil || !cmp.Equal([]string{"tests/a_test.go"}, r.Invalid.Files) || r.Warnings != nil {
+		t.Errorf("exit %d, invalid %+v, warnings %q; want %d, tests/a_test.go tampered, no warnings", res.code, r.Invalid, r.Warnings, exitInvalid)
+	}
+}
