@@ -235,12 +235,6 @@ func (p *fileParser) strNodes(n *yaml.Node, single, nonEmpty bool) ([]*yaml.Node
 	return nil, false
 }
 
-// strs is strNodes returning the values.
-func (p *fileParser) strs(n *yaml.Node, single, nonEmpty bool) ([]string, bool) {
-	nodes, ok := p.strNodes(n, single, nonEmpty)
-	return values(nodes), ok
-}
-
 func (p *fileParser) boolean(n *yaml.Node) (bool, bool) {
 	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
