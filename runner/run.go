@@ -213,7 +213,9 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	// acprun's agent (or command): the outer run's end kills what this
 	// one starts too. Not an outer run's guard, which carries no mark.
 	opts.mark = reap.Of(opts.Environ).Sub()
-	opts.guard, _ = reap.StartGuard(opts.mark) // without it, a killed acprun leaves its processes' children running
+	// Self, not this executable: the same acprun, but for the tests' race
+	// builds, which run their agents and their guards on a plain build.
+	opts.guard, _ = reap.StartGuard(opts.Self, opts.mark) // without it, a killed acprun leaves its processes' children running
 	defer opts.guard.Close()
 	opts.procs = newPool(opts.Parallel, opts.WorkspaceDir, opts.guard)
 	opts.sandboxHost = detectHost(opts.Self)

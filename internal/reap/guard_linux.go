@@ -20,8 +20,8 @@ func init() {
 }
 
 // StartGuard starts the guard of a run whose processes carry m (or a Sub
-// of it): this executable again (/proc/self/exe), whose init runs the
-// guard, in a session of its own (a Ctrl-C to acprun's process group does
+// of it): the acprun executable exe (this executable again,
+// /proc/self/exe, when exe is ""), whose init runs the guard, in a session of its own (a Ctrl-C to acprun's process group does
 // not reach it), in /, with no environment but the mark in GuardVar (none
 // of the run's secrets; and no Var: neither this run's Kill nor that of an
 // acprun that runs this one as its agent kills the guard before it has
@@ -35,13 +35,16 @@ func init() {
 // The kernel kills the processes acprun started itself when it dies (see
 // package proc); the guard finds the rest: what they started, in their
 // process group or out of it, as long as it carries the mark.
-func StartGuard(m Mark) (*Guard, error) {
+func StartGuard(exe string, m Mark) (*Guard, error) {
+	if exe == "" {
+		exe = "/proc/self/exe"
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("guard: %w", err)
 	}
 	defer r.Close()
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"acprun-guard"}, Env: []string{GuardVar + "=" + string(m)},
+	cmd := &exec.Cmd{Path: exe, Args: []string{"acprun-guard"}, Env: []string{GuardVar + "=" + string(m)},
 		Dir: "/", Stdin: r, SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
 	if err := cmd.Start(); err != nil {
 		w.Close()

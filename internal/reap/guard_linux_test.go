@@ -20,7 +20,7 @@ import (
 // inherited the write end, the guard would never see its end.
 func TestGuardKillsTheRunWhenAcprunIsGone(t *testing.T) {
 	run := New()
-	g, err := StartGuard(run)
+	g, err := StartGuard("", run)
 	if err != nil {
 		t.Fatal(err)
 	}
