@@ -101,7 +101,7 @@ func TestTerminalOutputFitsAnAnswer(t *testing.T) {
 	t.Parallel()
 	res, out, dir := runOne(t, `turns:
   - steps:
-      - terminal: {command: "head -c 5000000 /dev/zero; printf end", waitForExit: true, output: true, release: true}
+      - terminal: {command: "head -c 2000000 /dev/zero; printf end", waitForExit: true, output: true, release: true}
 `, `name: big
 agent: {name: mock, args: [agent.mock.yaml]}
 permissions: {allow: [{kind: execute}]}
