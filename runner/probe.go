@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -167,10 +166,9 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 		}
 		a.CloseAfter(closeCtx, probeGrace, probeGrace, time.Time{})
 		rep.StderrTail = a.StderrTail(red)
-		// The agent went away: say how, unless it exited with 0, the same
-		// way whether the read side saw the end first or a write failed
-		// first (EPIPE), as a run does (scenarioRun.gone).
-		if errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE) {
+		// The agent went away: say how, unless it exited with 0, as a run
+		// does (scenarioRun.gone).
+		if wentAway(err) {
 			if code, sig := a.ExitStatus(); sig != "" || code != nil && *code != 0 {
 				if unanswered != "" {
 					err = fmt.Errorf("%s before answering %s", a.exitReason(), unanswered)

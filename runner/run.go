@@ -1002,7 +1002,7 @@ func (r *scenarioRun) openSession(ctx context.Context, resume *resumeSpec) error
 // and the call it left unanswered (when known), not by the pipe. ctx
 // bounds the wait for the agent's exit (see exitDescription).
 func (r *scenarioRun) gone(ctx context.Context, err error, unanswered string) error {
-	if err == nil || r.agent == nil || !(errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE)) {
+	if r.agent == nil || !wentAway(err) {
 		return err
 	}
 	if r.stoppedReading(ctx, err) {
@@ -1012,6 +1012,13 @@ func (r *scenarioRun) gone(ctx context.Context, err error, unanswered string) er
 		return fmt.Errorf("%s before answering %s", r.exitDescription(ctx), unanswered)
 	}
 	return fmt.Errorf("%w (%s)", err, r.exitDescription(ctx))
+}
+
+// wentAway reports whether err is how a call meets an agent that went
+// away: the end of its output, or, seen first, a write it did not read
+// (EPIPE).
+func wentAway(err error) bool {
+	return errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE)
 }
 
 // stopAfter reports whether the turns after tr are not played, and why
