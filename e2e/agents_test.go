@@ -479,8 +479,10 @@ func TestProbeInterrupted(t *testing.T) {
 	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
 		// It says it is running through the FIFO, then waits for its
-		// stdin to close.
-		"nonacp.sh": "#!/bin/sh\necho \"Usage: this is not an ACP agent\"\necho started > started.fifo\nexec cat >/dev/null\n",
+		// stdin to close. The shell stays to hold its stdout open: with
+		// exec, cat's redirection would close it, and acprun would rightly
+		// end on EOF before the interrupt arrives.
+		"nonacp.sh": "#!/bin/sh\necho \"Usage: this is not an ACP agent\"\necho started > started.fifo\ncat >/dev/null\n",
 	})
 	if err := os.Chmod(filepath.Join(dir, "nonacp.sh"), 0o755); err != nil {
 		t.Fatal(err)
