@@ -25,7 +25,7 @@ import (
 func pipeRun(t *testing.T, dir string, stdout, stderr *os.File, args ...string) (cmd *exec.Cmd, tmp string) {
 	t.Helper()
 	tmp = t.TempDir()
-	cmd = exec.Command(acprunBin, args...)
+	cmd = exec.Command(acprunFor(t), args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0", "TMPDIR="+tmp)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -115,6 +115,7 @@ func assertResults(t *testing.T, path string) {
 // temporary directory is removed, and the exit code is 4, naming the
 // events that were lost.
 func TestBrokenPipeEventsOnStdout(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	outputScenarios(t, dir)
@@ -188,6 +189,7 @@ turns:
 // output is written, the summary names the one lost, and the exit code is
 // 4, which beats the failed scenario's 1.
 func TestBrokenPipeOutputOnStdout(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	outputScenarios(t, dir)
@@ -232,6 +234,7 @@ func TestBrokenPipeOutputOnStdout(t *testing.T) {
 // removed, and the exit code is the run's own (1: a scenario failed), not
 // 4.
 func TestBrokenPipeStderr(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	outputScenarios(t, dir)
@@ -264,6 +267,7 @@ func TestBrokenPipeStderr(t *testing.T) {
 // (a caught signal is reset to its default on exec). The agent's shell
 // writes its ignored signals (SigIgn in /proc/self/status) to a file.
 func TestAgentsStartWithDefaultSIGPIPE(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skipf("no /proc: %v", err)

@@ -43,6 +43,7 @@ turns:
 `
 
 func TestGrandchildHoldingStdoutDoesNotBlock(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -66,6 +67,7 @@ turns:
 // TestIdleTimeoutFlag: --idle-timeout replaces the scenario's idle
 // timeout. (The idle clock itself is tested in runner, on a fake clock.)
 func TestIdleTimeoutFlag(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	_, _, turns := runCancelScenario(t, waitingAgent, `
 name: silent
@@ -81,6 +83,7 @@ turns:
 }
 
 func TestInterruptWritesPartialResults(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -124,6 +127,7 @@ turns:
 }
 
 func TestSecondInterruptKillsAtOnce(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -152,6 +156,7 @@ turns:
 }
 
 func TestAgentThatStopsReadingCannotHoldTheTurn(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -191,6 +196,7 @@ turns:
 // scenario closed the agent's input: then it never went out, and the
 // transcript has none.
 func TestCancelGoesOutBeforeTheTerminalsDie(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -225,6 +231,7 @@ func TestCancelGoesOutBeforeTheTerminalsDie(t *testing.T) {
 // TestRepeatIsBounded: --repeat beyond 1000 attempts per scenario, or
 // beyond 100000 attempts in all, exits 2 before any agent starts.
 func TestRepeatIsBounded(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	vals := make([]string, 101)

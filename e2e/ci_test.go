@@ -156,7 +156,7 @@ func onTerminal(t *testing.T, dir string, env []string, args ...string) (string,
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
 	defer ptmx.Close()
-	cmd := exec.Command(acprunBin, args...)
+	cmd := exec.Command(acprunFor(t), args...)
 	cmd.Dir = dir
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "NO_COLOR=") && !strings.HasPrefix(kv, "TERM=") {

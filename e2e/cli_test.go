@@ -586,7 +586,7 @@ func TestCLIUnwritableStdoutExits4(t *testing.T) {
 			{"a closed pipe", "", func() *os.File { return closedPipe(t) }},
 		} {
 			stdout := out.open()
-			cmd := exec.Command(acprunBin, args...)
+			cmd := exec.Command(acprunFor(t), args...)
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
 			var stderr strings.Builder

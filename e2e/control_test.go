@@ -59,6 +59,7 @@ func verdicts(out report.Results) []string {
 }
 
 func TestFailFastStopsStartingScenarios(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	const ff = "not run: the run stopped at its first failed scenario (--fail-fast)"
 	const mf = "not run: the run stopped after 2 failed scenarios (--max-failures 2)"
@@ -146,6 +147,7 @@ turns:
 }
 
 func TestFailFastCancelCancelsRunningScenarios(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	failFastFiles(t, dir, false)
@@ -176,6 +178,7 @@ func TestFailFastCancelCancelsRunningScenarios(t *testing.T) {
 }
 
 func TestFailFastLetsRunningScenariosFinish(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	failFastFiles(t, dir, true)
@@ -227,6 +230,7 @@ func tries(out report.Results) []string {
 }
 
 func TestRetriesPassOnARetry(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": flakyScenario(dir, "")})
@@ -280,6 +284,7 @@ func TestRetriesPassOnARetry(t *testing.T) {
 }
 
 func TestRetriesAllFail(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": `name: broken
@@ -309,6 +314,7 @@ turns:
 }
 
 func TestRetriesGetFreshWorkspaces(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := realTempDir(t)
 	// The agent writes dirty into the workspace, then its provider is
@@ -353,6 +359,7 @@ turns:
 }
 
 func TestRetriesAreNotSamplesOfRepeat(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": flakyScenario(dir, "")})
@@ -370,6 +377,7 @@ func TestRetriesAreNotSamplesOfRepeat(t *testing.T) {
 }
 
 func TestRerunFailed(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": controlScenarios("pass", "fail", "error", "pass", "fail")})
@@ -396,6 +404,7 @@ func TestRerunFailed(t *testing.T) {
 }
 
 func TestRerunFailedNothingToRerun(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	// A flaky scenario that passed on its retry did not fail.
@@ -425,6 +434,7 @@ func TestRerunFailedNothingToRerun(t *testing.T) {
 }
 
 func TestRerunFailedBadFile(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": controlScenarios("pass"), "bad.json": "{\"scenarios\": []}"})
@@ -447,6 +457,7 @@ func TestRerunFailedBadFile(t *testing.T) {
 // starting when --fail-fast=cancel stops the run is interrupted, not
 // counted as an agent that could not start (exit 1, not 3).
 func TestFailFastCancelDuringStart(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	started, never := filepath.Join(dir, "started"), filepath.Join(dir, "never")
@@ -488,6 +499,7 @@ turns:
 }
 
 func TestControlDryRun(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agent.mock.yaml": controlMock, "s.yaml": controlScenarios("pass", "fail") + "retries: 3\n"})

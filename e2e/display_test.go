@@ -24,6 +24,7 @@ func isEmoji(r rune) bool { return strings.ContainsRune("✅🚀⚡🟢", r) }
 // fit, so it never wraps, and no stale copy of it stays above the bar or,
 // at the end, above the PASS line.
 func TestTTYEmojiName(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	name := strings.Repeat("✅", 50)
@@ -62,6 +63,7 @@ func noLiveArea(t *testing.T, screen string) {
 // TestValidateCaretAfterEmoji checks that the caret under an error points
 // at the value when emoji of two cells come before it on the line.
 func TestValidateCaretAfterEmoji(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -81,6 +83,7 @@ func TestValidateCaretAfterEmoji(t *testing.T) {
 // probe's lines are aligned by the cells their text takes on a terminal:
 // CJK and emoji two each, a combining mark none.
 func TestWideTextTables(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	var scenarios []string
@@ -115,6 +118,7 @@ func TestWideTextTables(t *testing.T) {
 // dots and -v: the second's verbose lines start a line of their own after
 // the first's dot.
 func TestDotsVerbose(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	scenario := "agent: {name: mock, args: [a.mock.yaml]}\nturns: [{prompt: go}]\n"
@@ -132,6 +136,7 @@ func TestDotsVerbose(t *testing.T) {
 // terminal: no live area is drawn between the events, and every event is
 // a whole line on the screen.
 func TestTTYEventsOnStdout(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	scenario := "agent: {name: mock, args: [a.mock.yaml]}\npermissions: {default: allow}\nturns: [{prompt: go}]\n"
@@ -164,6 +169,7 @@ func TestTTYEventsOnStdout(t *testing.T) {
 // process reads yet: the notice that the run waits for its reader is a
 // line of its own above the live area, which is drawn below it.
 func TestTTYTranscriptsFIFONotice(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{

@@ -52,7 +52,7 @@ func TestInheritedFDsStayOut(t *testing.T) {
 				defer f.Close()
 				files = append(files, f)
 			}
-			cmd := exec.Command(acprunBin, "run", "s.yaml", "-o", "out.json", "--events", "/dev/fd/4")
+			cmd := exec.Command(acprunFor(t), "run", "s.yaml", "-o", "out.json", "--events", "/dev/fd/4")
 			cmd.Dir = dir
 			cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), env...)
 			cmd.ExtraFiles = files // fds 3 and 4, not close-on-exec

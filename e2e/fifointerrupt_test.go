@@ -39,7 +39,7 @@ func startWatched(t *testing.T, ctx context.Context, dir string, args ...string)
 // environment.
 func startWatchedEnv(t *testing.T, ctx context.Context, dir string, env []string, args ...string) *watchedRun {
 	t.Helper()
-	r := &watchedRun{t: t, ctx: ctx, cmd: exec.CommandContext(ctx, acprunBin, args...)}
+	r := &watchedRun{t: t, ctx: ctx, cmd: exec.CommandContext(ctx, acprunFor(t), args...)}
 	r.cmd.Dir = dir
 	r.cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), env...)
 	r.cmd.Stdout = &r.stdout
@@ -120,6 +120,7 @@ func mkfifos(t *testing.T, dir string, names ...string) {
 // before any agent starts, and for a transcript, which its scenario opens
 // as it starts: the scenario is interrupted, and the results say why.
 func TestInterruptWhileAnOutputWaitsForItsReader(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -191,6 +192,7 @@ func TestInterruptWhileAnOutputWaitsForItsReader(t *testing.T) {
 // none: the one interrupt ends it with exit 130, naming the FIFO, and the
 // other outputs hold the partial results.
 func TestInterruptedRunWaitsForNoFIFO(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{

@@ -13,6 +13,7 @@ import (
 // variable; budgets with maxRequests; and an agent given by its command
 // pointed by gateway.env.
 func TestGatewayScenarioDryRun(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -58,6 +59,7 @@ turns: [{prompt: hi}]
 // TestGatewayScenarioErrors: a gateway acprun cannot set up is a usage error
 // (exit 2) before anything runs, at its file:line:col with what to write.
 func TestGatewayScenarioErrors(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{

@@ -75,6 +75,7 @@ turns:
 // the same usage, read from the provider's stream; a changed prompt is a
 // divergence that fails its turn, naming the request and the field.
 func TestGatewayRecordReplay(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	for _, a := range gatewayAPIs {
 		t.Run(a.api, func(t *testing.T) {
@@ -146,6 +147,7 @@ func TestGatewayRecordReplay(t *testing.T) {
 // TestGatewayMissingCassette: a replay without its cassette is an error
 // before the agent starts (exit 3), naming the file and how to record it.
 func TestGatewayMissingCassette(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, gatewayFiles(gatewayAPIs[0], "https://api.anthropic.com", "second"))
@@ -162,6 +164,7 @@ func TestGatewayMissingCassette(t *testing.T) {
 // error at the end of its last line, where a results or state file's is,
 // not on a line it does not have.
 func TestGatewayCutCassette(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	files := gatewayFiles(gatewayAPIs[0], "https://api.anthropic.com", "second")
@@ -182,6 +185,7 @@ func TestGatewayCutCassette(t *testing.T) {
 // cancels that turn (cancelCause budget), the scenario fails naming the
 // budget, and the upstream never sees the request.
 func TestGatewayBudget(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	up := testkit.NewAnthropicServer(t)
 	dir := t.TempDir()
@@ -209,6 +213,7 @@ func TestGatewayBudget(t *testing.T) {
 // validate, list and explain without the flag, as by run, and accepted
 // with it, as by run --dry-run: explain then explains its rules.
 func TestGatewayFlagValidateListExplain(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -241,6 +246,7 @@ func TestGatewayFlagValidateListExplain(t *testing.T) {
 // never the cancel. The gateway's refusal says the turn was cancelled, and
 // the mock agent takes it for the cancel.
 func TestGatewayRefusalCancelsMockTurn(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	up := testkit.NewAnthropicServer(t)
 	// files is the scenario with its second turn's prompt: its agent is
@@ -295,6 +301,7 @@ permissions: {default: deny}
 // TestGatewayNoSecrets: the key the agent sends is forwarded in record but
 // stored nowhere: not in the cassette, the results or the transcript.
 func TestGatewayNoSecrets(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	up := testkit.NewAnthropicServer(t)
 	dir := t.TempDir()
@@ -328,6 +335,7 @@ func TestGatewayNoSecrets(t *testing.T) {
 // port. Under Landlock alone the gateway's port is open on every address:
 // the results record it, and a warning says so.
 func TestGatewaySandbox(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	up := testkit.NewAnthropicServer(t)
 	addr := strings.TrimPrefix(up.URL, "http://")
@@ -375,6 +383,7 @@ func TestGatewaySandbox(t *testing.T) {
 // request goes through. The agent hands the port over a FIFO and waits
 // on another for the listener to be up.
 func TestGatewaySandboxReachesNothingElse(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	ip := hostIPv4(t)
 	dial, err := testkit.Build("./testdata/dial")
@@ -495,6 +504,7 @@ func hostIPv4(t *testing.T) string {
 // cassette goes. Record writes the cassette in that place, not through
 // the link: the user's file is as it was.
 func TestGatewayRecordPlantedLink(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	a := gatewayAPIs[1] // openai-chat
 	url, closeUp := a.upstream(t)
@@ -531,6 +541,7 @@ func TestGatewayRecordPlantedLink(t *testing.T) {
 // it points at; and a scenario whose cassettes directory was missing when
 // the run started finds no cassette in the one that agent made since.
 func TestGatewayReplayPlantedLink(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	victim := plantedVictim(t)
 	dir := t.TempDir()

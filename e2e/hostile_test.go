@@ -531,6 +531,7 @@ func inputRow(name, says string, write func(dir string) error) hostileCase {
 }
 
 func TestHostileAgents(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	for _, c := range hostileCases() {
 		t.Run(c.name, func(t *testing.T) {
@@ -590,7 +591,7 @@ func runHostile(t *testing.T, c hostileCase) {
 			t.Errorf("results not marked interrupted")
 		}
 	} else {
-		bin := acprunBin
+		bin := acprunFor(t)
 		if c.plain {
 			var err error
 			if bin, err = plainBinary(); err != nil {

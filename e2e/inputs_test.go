@@ -22,7 +22,7 @@ func acprunBounded(t *testing.T, dir string, limit time.Duration, args ...string
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, acprunBin, args...)
+	cmd := exec.CommandContext(ctx, acprunFor(t), args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
 	cmd.WaitDelay = time.Second
@@ -267,7 +267,7 @@ func TestPinnedFilesShareTheirDirectory(t *testing.T) {
 		"turns:\n  - prompt: hi\n    expect:\n      files:\n        golden:\n" + golden.String()
 	writeFiles(t, dir, files)
 	// The limit is set hard as well as soft: Go raises the soft one.
-	res, _ := runBinary(t, "sh", dir, nil, "-c", `ulimit -n 100 && exec "$0" run s.yaml -o out.json`, acprunBin)
+	res, _ := runBinary(t, "sh", dir, nil, "-c", `ulimit -n 100 && exec "$0" run s.yaml -o out.json`, acprunFor(t))
 	if res.code != exitOK {
 		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
 	}

@@ -21,6 +21,7 @@ import (
 // a sandbox, inside Landlock alone (acprun's helper execs the agent) and
 // inside bubblewrap where the host has it.
 func TestAgentDiesWithAcprun(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		name, sandbox string
@@ -61,6 +62,7 @@ func TestAgentDiesWithAcprun(t *testing.T) {
 // run's private directory in $TMPDIR is removed: acprun's guard, which
 // outlives it, does both.
 func TestCommandsDieWithAcprun(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir, tmp := realTempDir(t), realTempDir(t)
 	setupFIFO, setupPids, _ := testkit.FIFO(t)
@@ -137,6 +139,7 @@ func killAcprun(t *testing.T, run *watchedRun, pids []int) (running []int) {
 // scenario's mark, marks what it starts inside that mark: the outer run's
 // end, or its guard, kills them too.
 func TestNestedRunMarkedInsideTheOuter(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{

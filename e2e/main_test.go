@@ -1,5 +1,5 @@
 // Package e2e_test holds acprun's end-to-end tests: they run the acprun
-// binary, built once with -race in TestMain, as a user does, in temporary
+// binary, built once in TestMain, as a user does, in temporary
 // directories; paths into the checkout (examples/, docs/) go through root.
 package e2e_test
 
@@ -8,14 +8,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,8 +26,37 @@ import (
 	"github.com/acprun/acprun/runner"
 )
 
-// acprunBin is the acprun binary built once for the end-to-end tests.
-var acprunBin string
+var (
+	// acprunBin is acprun built once for the end-to-end tests, without
+	// the race detector: the runs of most tests, and the agents acprun
+	// starts as "acprun" (mock agents, replays).
+	acprunBin string
+	// raceBin is acprun built once with -race, for the tests that call
+	// underRace and, with ACPRUN_E2E_RACE=1, for every test.
+	raceBin string
+	// racedTests holds the names of the top-level tests that called
+	// underRace.
+	racedTests sync.Map
+)
+
+// underRace makes t, and its subtests, run acprun built with the race
+// detector. The tests that call it drive the paths where acprun's
+// packages run concurrently together: signals and cancels, parallel
+// scenarios, the output streams and their readers, pools, the gateway.
+// Each package's own tests run under -race too, so the plain build
+// serves the rest (it halves the package's CPU).
+func underRace(t *testing.T) { racedTests.Store(t.Name(), true) }
+
+// acprunFor is the acprun binary t runs: the race build when t (or the
+// top-level test it belongs to) called underRace or ACPRUN_E2E_RACE is
+// 1, the plain build otherwise.
+func acprunFor(t testing.TB) string {
+	name, _, _ := strings.Cut(t.Name(), "/")
+	if _, raced := racedTests.Load(name); raced || os.Getenv("ACPRUN_E2E_RACE") == "1" {
+		return raceBin
+	}
+	return acprunBin
+}
 
 // root is the module's root directory, where examples/, docs/ and README.md
 // are; the tests run in e2e/.
@@ -46,34 +74,24 @@ const (
 	exitInterrupted = 130
 )
 
-// TestMain builds acprun with -race once for every test, and a plain
-// acprun for the agents it starts (see runner.EnvTestSelf). The tests wait on
-// acprun, its agents and their timeouts far more than they compute, so
-// unless -test.parallel says otherwise, twice as many run at once as
-// there are CPUs (Go's default is as many).
+// TestMain builds acprun once with -race and once without (see
+// acprunFor); the agents acprun starts as "acprun" run the plain build
+// (see runner.EnvTestSelf).
 func TestMain(m *testing.M) {
-	flag.Parse()
-	parallel := false
-	flag.Visit(func(f *flag.Flag) { parallel = parallel || f.Name == "test.parallel" })
-	if !parallel {
-		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
-	}
 	testkit.Main(m, func() error {
 		var err error
-		acprunBin, err = testkit.Build("github.com/acprun/acprun", "-race")
+		raceBin, err = testkit.Build("github.com/acprun/acprun", "-race")
 		if err != nil {
 			return err
 		}
 		// The agents acprun starts as "acprun" (mock agents, replays)
-		// run a plain build: the race detector watches acprun, the
-		// system under test, and mockagent's and replay's own tests
-		// watch those; a race build of each agent would double the
-		// suite's CPU.
-		plain, err := plainBinary()
+		// run the plain build: mockagent's and replay's own tests run
+		// them under the race detector.
+		acprunBin, err = plainBinary()
 		if err != nil {
 			return err
 		}
-		os.Setenv(runner.EnvTestSelf, plain)
+		os.Setenv(runner.EnvTestSelf, acprunBin)
 		// The suite may itself run as one shard of a CI job (a Kubernetes
 		// Indexed Job, GitLab's parallel:): the binaries it starts must not
 		// shard their selections by the job's index. Tests that want
@@ -101,7 +119,7 @@ func acprun(t *testing.T, dir string, args ...string) result {
 // acprunEnv is acprun with env (NAME=value) added to the environment.
 func acprunEnv(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
-	res, _ := runBinary(t, acprunBin, dir, env, args...)
+	res, _ := runBinary(t, acprunFor(t), dir, env, args...)
 	return res
 }
 
@@ -260,7 +278,7 @@ func runWithin(t *testing.T, dir string, limit time.Duration, stuck string) ([]b
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, acprunBin, "run", "s.yaml", "-o", "out.json")
+	cmd := exec.CommandContext(ctx, acprunFor(t), "run", "s.yaml", "-o", "out.json")
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
@@ -331,7 +349,7 @@ func runFollowingTranscript(t *testing.T, ctx context.Context, dir, name string,
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, acprunBin, append([]string{"run", "s.yaml", "-o", "out.json", "--transcripts", "tr"}, args...)...)
+	cmd := exec.CommandContext(ctx, acprunFor(t), append([]string{"run", "s.yaml", "-o", "out.json", "--transcripts", "tr"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
 	var stdout, stderr strings.Builder

@@ -110,7 +110,7 @@ func TestOneShotPrint(t *testing.T) {
 	}
 
 	// Two turns, the second from stdin; the reply printed is the last one.
-	cmd := exec.Command(acprunBin, "run", "--agent", "mock1", "--prompt", "Say something.", "--prompt", "-", "--print", "-q", "-o", "two.json")
+	cmd := exec.Command(acprunFor(t), "run", "--agent", "mock1", "--prompt", "Say something.", "--prompt", "-", "--print", "-q", "-o", "two.json")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
 	cmd.Stdin = strings.NewReader("Run the tests.\n")
@@ -124,7 +124,7 @@ func TestOneShotPrint(t *testing.T) {
 	}
 
 	// The last turn did not run: nothing is printed.
-	cmd = exec.Command(acprunBin, "run", "--agent", "mock1", "--prompt", "crash now", "--prompt", "-", "--print", "-q", "-o", "crash.json")
+	cmd = exec.Command(acprunFor(t), "run", "--agent", "mock1", "--prompt", "crash now", "--prompt", "-", "--print", "-q", "-o", "crash.json")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
 	cmd.Stdin = strings.NewReader("Run the tests.\n")

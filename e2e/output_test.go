@@ -275,7 +275,7 @@ turns:
 	}
 	defer ready.Close()
 
-	cmd := exec.Command(acprunBin, "run", "hang.yaml", "--events", "events.jsonl", "--json", "out.json")
+	cmd := exec.Command(acprunFor(t), "run", "hang.yaml", "--events", "events.jsonl", "--json", "out.json")
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -241,7 +241,7 @@ func TestSecondRunRefusesAnEventsFileInUse(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	run1 := exec.CommandContext(ctx, acprunBin, "run", "s.yaml", "-o", "out.json", "--events", events)
+	run1 := exec.CommandContext(ctx, acprunFor(t), "run", "s.yaml", "-o", "out.json", "--events", events)
 	run1.Dir = first
 	var stderr1 strings.Builder
 	run1.Stderr = &stderr1
@@ -335,7 +335,7 @@ func TestSecondRunRefusesATranscriptsDirInUse(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	run1 := exec.CommandContext(ctx, acprunBin, "run", "s.yaml", "-o", "out.json", "--transcripts", tr)
+	run1 := exec.CommandContext(ctx, acprunFor(t), "run", "s.yaml", "-o", "out.json", "--transcripts", tr)
 	run1.Dir = first
 	var stderr1 strings.Builder
 	run1.Stderr = &stderr1

@@ -47,6 +47,7 @@ const permFloodRules = `permissions:
 // delay (which takes the other path through acprun), and each answer
 // follows its request in the transcript.
 func TestManyPermissionsAnswered(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	const n = 300
 	script := "turns:\n  - steps:\n" + permissionSteps(0, n)
@@ -196,6 +197,7 @@ func transcriptMessages(t *testing.T, path string) []transcriptMessage {
 // every one after session/cancel on the wire, while those before the
 // cancel got the policy's answer.
 func TestPermissionsAfterCancelAnsweredCancelled(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	const before, after = 40, 40
 	dir := t.TempDir()
@@ -279,6 +281,7 @@ func TestPermissionsAfterCancelAnsweredCancelled(t *testing.T) {
 // leave both sides waiting for each other: every request is recorded and
 // the turn ends with the agent's answer.
 func TestAgentFloodingPermissionsWithoutReading(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	const n = 5000 // answers of about 80 bytes: far more than a pipe holds
 	dir := t.TempDir()

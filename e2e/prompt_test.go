@@ -39,7 +39,7 @@ func promptWithStdin(t *testing.T, dir, stdin string, args ...string) result {
 // environment.
 func promptWithStdinEnv(t *testing.T, dir, stdin string, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(acprunBin, args...)
+	cmd := exec.Command(acprunFor(t), args...)
 	cmd.Dir = dir
 	cmd.Env = append(append(cmd.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), env...)
 	cmd.Stdin = strings.NewReader(stdin)

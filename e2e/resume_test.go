@@ -238,7 +238,7 @@ type resumeProc struct {
 // resumeStart starts `acprun run s.yaml -o OUT ARGS` in dir with env added.
 func resumeStart(t *testing.T, dir string, env []string, out string, args ...string) *resumeProc {
 	t.Helper()
-	cmd := exec.Command(acprunBin, append([]string{"run", "s.yaml", "-o", out}, args...)...)
+	cmd := exec.Command(acprunFor(t), append([]string{"run", "s.yaml", "-o", out}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), env...)
 	pr, err := cmd.StderrPipe()

@@ -38,6 +38,7 @@ func e2eMarker(t *testing.T) (env, kv string) {
 // SIGTERM. Either way nothing of the agent is left running and nothing is
 // warned about.
 func TestEndAgentIgnoringEOF(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	for _, tt := range []struct {
 		name, caps, killGrace string
@@ -130,6 +131,7 @@ func reuseScenario(name, prompt, env, expect string) string {
 // transcript is a whole session that acprun replay plays back and acprun
 // explain reads; the process is gone at the end.
 func TestReuseSharesOneProcess(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := realTempDir(t)
 	env, marker := e2eMarker(t)
@@ -192,6 +194,7 @@ func TestReuseSharesOneProcess(t *testing.T) {
 // process's first session), with a warning that says where reuse was asked
 // for and why it was not done.
 func TestReuseWithoutSessionClose(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := realTempDir(t)
 	env, _ := e2eMarker(t)
@@ -222,6 +225,7 @@ func TestReuseWithoutSessionClose(t *testing.T) {
 // TestReuseAgentsFlag: run --reuse-agents reuses the agent processes of
 // scenarios that do not ask for it themselves.
 func TestReuseAgentsFlag(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := realTempDir(t)
 	doc := "---\nname: %s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n"
@@ -244,6 +248,7 @@ func TestReuseAgentsFlag(t *testing.T) {
 // scenario's end and named in its warnings, and the process is not reused:
 // the second scenario gets a new one. Nothing is left running.
 func TestReuseRetiresAfterLeftovers(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
 		t.Skipf("no /proc: %v", err)
@@ -361,6 +366,7 @@ func shReuseScenario(name, mode, reuse, extra string) string {
 // as a protocol violation of that scenario (whose process is then not
 // reused), never served; the next scenario is not blamed for any of it.
 func TestReuseDrainsTheClosedSession(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := realTempDir(t)
 	src := shReuseScenario("a", "afterclose-writeclose", ", reuse: true", "") + shReuseScenario("b", "afterclose-writeclose", ", reuse: true", "")
@@ -415,6 +421,7 @@ func TestReuseDrainsTheClosedSession(t *testing.T) {
 // what the agent writes as it ends is in the change set, and verify and
 // files see it, with --reuse-agents as without; a note says so once.
 func TestReuseNotWhereTheVerdictReadsFiles(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := realTempDir(t)
 	extra := "workspace: {from: proj}\nverify: [test ! -e bg.txt]\nexpect: {files: {absent: [bg.txt]}}\n"
@@ -465,6 +472,7 @@ func TestReuseNotWhereTheVerdictReadsFiles(t *testing.T) {
 // runs its agent on a process of its own with --reuse-agents too, and
 // files sees what the agent wrote as it ended, as without reuse.
 func TestReuseNotWhereATurnReadsFiles(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := realTempDir(t)
 	src := strings.Replace(shReuseScenario("a", "eofwrite", "", ""), "expect: {", "expect: {files: {absent: [bg.txt]}, ", 1)
@@ -488,6 +496,7 @@ func TestReuseNotWhereATurnReadsFiles(t *testing.T) {
 // so a replay agent is not reused: with --reuse-agents every attempt
 // starts its own replay and passes, and a note says why, once.
 func TestReuseReplayStartsItsOwn(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := realTempDir(t)
 	writeFiles(t, dir, map[string]string{
@@ -517,6 +526,7 @@ func TestReuseReplayStartsItsOwn(t *testing.T) {
 // has without: goose's `acp` stays a word in a project with an acp/
 // directory (goose here is a stand-in on PATH that wants it).
 func TestReuseKeepsTheCommand(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := realTempDir(t)
 	doc := "---\nname: %s\nagent: {name: goose}\npermissions: {default: deny}\nturns: [{prompt: hi, expect: {text: {contains: fine}}}]\n"
@@ -549,6 +559,7 @@ func TestReuseKeepsTheCommand(t *testing.T) {
 // on past its killGrace, how it exited when it exits within it, however
 // soon after closing its output.
 func TestReuseSkipsAProcessThatClosedItsOutput(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	closeIt := "setup: ['kill -USR1 $(cat agent.pid) && while [ ! -e closed ]; do sleep 0.01; done']\n"
 	for _, tt := range []struct{ mode, killGrace, why string }{

@@ -14,6 +14,7 @@ import (
 // scenarios: each line is one shard, so the merge must hold every
 // scenario exactly once, and the report must be written.
 func TestDocsScaleOutBlock(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	lines := docsBlock(t, "docs/ci.md", "## Scale out", "```sh")
 	if len(lines) < 4 {
@@ -28,7 +29,7 @@ func TestDocsScaleOutBlock(t *testing.T) {
 		want = append(want, name)
 	}
 	writeFiles(t, dir, files)
-	path := filepath.Dir(acprunBin) + string(os.PathListSeparator) + os.Getenv("PATH")
+	path := filepath.Dir(acprunFor(t)) + string(os.PathListSeparator) + os.Getenv("PATH")
 	for _, line := range lines {
 		res, _ := runBinary(t, "sh", dir, []string{"PATH=" + path}, "-c", line)
 		if res.code != 0 {

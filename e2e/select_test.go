@@ -80,7 +80,7 @@ func TestUnsetVariableStopsOnlyTheScenariosThatUseIt(t *testing.T) {
 // environment.
 func acprunUnset(t *testing.T, dir, name string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(acprunBin, args...)
+	cmd := exec.Command(acprunFor(t), args...)
 	cmd.Dir = dir
 	cmd.Env = slices.DeleteFunc(append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"),
 		func(kv string) bool { return strings.HasPrefix(kv, name+"=") })

@@ -33,6 +33,7 @@ func shAnswer(id int, result string) string {
 // the setup's, in order, every run: the notice is no turn's, so the
 // result is not made invalid by it.
 func TestUpdatesAfterSessionNewAreSetup(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	const burst = 3000
 	notice := shUpdate(`{"sessionUpdate":"notice","severity":"error","title":"MCP server unavailable","description":"github: rate limit exceeded"}`)
@@ -69,6 +70,7 @@ turns:
 // 1's late updates, every run, however long acprun takes to handle them,
 // and turn 2 is only its own.
 func TestLateFloodStaysWithItsTurn(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	const flood = 20000
 	agent := strings.Join([]string{

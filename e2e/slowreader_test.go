@@ -92,6 +92,7 @@ func assertPassedInTime(t *testing.T, code int, out report.Results, stderr strin
 // scenario finished before the test reads stderr); then the -v lines kept
 // come out, with how many were dropped, and the PASS line and the summary.
 func TestVerboseUnreadStderr(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	// 1500 lines of 1000 bytes: more than a pipe and than acprun holds.
@@ -131,6 +132,7 @@ func TestVerboseUnreadStderr(t *testing.T) {
 // lag behind, never hold up the runner; the run's end waits for them, and
 // none is lost.
 func TestEventsUnreadStdout(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	const n = 600 // permission events of some 200 bytes: more than a pipe holds
@@ -180,6 +182,7 @@ func TestEventsUnreadStdout(t *testing.T) {
 // holds. The turn passes all the same: the transcript lags behind, never
 // holds up the turn; the scenario's end waits for it, and no line is lost.
 func TestTranscriptsUnreadFIFO(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	const n = 5000 // chunks of some 200 bytes in the transcript

@@ -73,7 +73,7 @@ func TestStdinReadInterrupted(t *testing.T) {
 					t.Skipf("no pseudo-terminal: %v", err)
 				}
 				defer ptmx.Close()
-				cmd := exec.Command(acprunBin, tt.args...)
+				cmd := exec.Command(acprunFor(t), tt.args...)
 				cmd.Dir = dir
 				cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
 				stderr, w, err := os.Pipe()
@@ -142,7 +142,7 @@ func TestAgentOnTerminalInterrupted(t *testing.T) {
 			}
 			defer ptmx.Close()
 			go io.Copy(io.Discard, ptmx) // the echo of what is typed
-			cmd := exec.Command(acprunBin, tt.args...)
+			cmd := exec.Command(acprunFor(t), tt.args...)
 			cmd.Dir = t.TempDir()
 			cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
 			var stderr strings.Builder

@@ -21,6 +21,7 @@ const chunkLine = `{"jsonrpc":"2.0","method":"session/update","params":{"session
 // acprun built without the race detector, which would take ten times as
 // long (the acp package's own test runs its backlog under it).
 func TestBacklogIsNotLost(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	const n = 300_000
@@ -61,6 +62,7 @@ turns:
 // strings, in its raw input and on its stderr never reach acprun's files or
 // stderr; they are replaced and counted as a protocol warning.
 func TestInvalidUTF8IsReplaced(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	agent := shHandshake + `read -r line
@@ -113,6 +115,7 @@ turns:
 // TestMalformedOptionalFieldKeepsUpdate: one bad optional field does not
 // drop the update; it is a protocol warning.
 func TestMalformedOptionalFieldKeepsUpdate(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	res, out, _ := runOne(t, `turns:
   - steps:
@@ -141,6 +144,7 @@ turns: [{prompt: go}]
 // it), which the session lock held across the write used to block, then
 // interrupts the run; nothing in it depends on the machine's speed.
 func TestUpdatesRecordedWhileThePromptIsStuck(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	// It takes embedded files, so the prompt carries the whole large file.
@@ -162,7 +166,7 @@ turns:
   - prompt: [{text: read this}, {file: big.txt}]
 `,
 	})
-	cmd := exec.CommandContext(t.Context(), acprunBin, "run", "s.yaml", "-v", "-o", "out.json")
+	cmd := exec.CommandContext(t.Context(), acprunFor(t), "run", "s.yaml", "-v", "-o", "out.json")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
 	stderr, err := cmd.StderrPipe()

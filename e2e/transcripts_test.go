@@ -20,6 +20,7 @@ import (
 // events would get the transcript's lines in their middle, the results
 // would replace the transcript. Another name in that directory is fine.
 func TestOutputAtATranscriptsPlace(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	for _, tt := range []struct {
 		args []string
@@ -64,6 +65,7 @@ func TestOutputAtATranscriptsPlace(t *testing.T) {
 // setup, with -j 1): that scenario's transcript goes with it, the next
 // cannot be made.
 func TestTranscriptNotWritten(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	second := strings.Replace(mockScenario, "name: s", "name: t", 1)
@@ -97,6 +99,7 @@ func TestTranscriptNotWritten(t *testing.T) {
 // name gets a transcript all the same, its name shortened the same way
 // every time (report.TranscriptName), which the results record.
 func TestLongTranscriptName(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	long := strings.Repeat("a long name ", 30)
@@ -124,6 +127,7 @@ func TestLongTranscriptName(t *testing.T) {
 // replay and the report read, holds the handshake and not the prompt; the
 // results say the turn did not pass because the agent stopped reading.
 func TestTranscriptLeavesOutWhatTheAgentNeverGot(t *testing.T) {
+	underRace(t)
 	t.Parallel()
 	dir := t.TempDir()
 	agent := `read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'

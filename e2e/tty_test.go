@@ -65,7 +65,7 @@ func startOn(t *testing.T, dir string, scr *vt.Screen, stdoutTTY bool, args ...s
 		t.Fatal(err)
 	}
 	defer stdout.Close()
-	cmd := exec.Command(acprunBin, args...)
+	cmd := exec.Command(acprunFor(t), args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color", "GORACE=atexit_sleep_ms=0") // the terminal the test emulates
 	cmd.Stdout, cmd.Stderr = stdout, tty

@@ -54,6 +54,7 @@ func relFailures(res report.Result) []string {
 // apart: the turn's toolCalls checks and record have the call as it was at
 // the answer, the late values beside it; the scenario's checks see them.
 func TestLateToolCallUpdateIsNotTheTurns(t *testing.T) {
+	t.Parallel()
 	forEachOrder(t, func(t *testing.T, pause string) {
 		res := playInBubble(t, `turns:
   - steps:
@@ -85,6 +86,7 @@ expect: {toolCalls: {used: [execute, "rm -rf /"], status: completed}}
 // usage records, the cost reported before the answer; the late one is
 // recorded apart (lateUsage).
 func TestLateUsageIsNotTheTurns(t *testing.T) {
+	t.Parallel()
 	forEachOrder(t, func(t *testing.T, pause string) {
 		res := playInBubble(t, `turns:
   - steps:
@@ -119,6 +121,7 @@ turns:
 // scenario fails naming the budget; after the last turn, it fails all the
 // same.
 func TestLateCostPassesTheScenarioBudget(t *testing.T) {
+	t.Parallel()
 	const head = `name: s
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
@@ -173,6 +176,7 @@ turns:
 // itself right after its answer is seen, whether it writes it at once or
 // after a pause, never half written.
 func TestTurnFilesSeeTheWorkspaceOnceQuiet(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, turns string }{
 		{name: "before the next prompt", turns: "  - prompt: two\n"},
 		{name: "the last turn"},
@@ -207,6 +211,7 @@ turns:
 // usage_update changes none of it, whichever of the runner and the
 // connection gets to the record first.
 func TestLateUpdatesLeaveTheTurnAsAnswered(t *testing.T) {
+	t.Parallel()
 	s := &session{sessionID: "s", policy: &approve.Policy{Default: approve.Allow}, obs: (&observer{}).forJob(Ref{Name: "a"}, redact.New())}
 	tr := s.startTurn(1, "one", nil, false)
 	kind, title, completed := acp.ToolKind("execute"), "rm -rf /", acp.StatusCompleted

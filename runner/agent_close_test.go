@@ -16,6 +16,7 @@ import (
 // of its input is neither killed nor late; one already gone when the
 // deadline has passed is not reported killed.
 func TestCloseByDeadline(t *testing.T) {
+	t.Parallel()
 	start := func(script string, opts *acp.Options) *Agent {
 		t.Helper()
 		a, err := startAgent(agentConfig{Argv: []string{"/bin/sh", "-c", script}, Env: os.Environ(), Conn: opts})

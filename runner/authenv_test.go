@@ -12,6 +12,7 @@ import (
 // set or not set, agent.env over the environment, an empty value as not
 // set, and no value ever shown.
 func TestAuthEnv(t *testing.T) {
+	t.Parallel()
 	a := scenario.Agent{AuthEnv: []string{"A_KEY", "B_KEY", "C_KEY", "D_KEY"}, Env: map[string]string{"B_KEY": "from-env", "C_KEY": ""}}
 	got := AuthEnv(a, []string{"A_KEY=sk-secret", "C_KEY=shadowed", "D_KEY="})
 	want := []string{"A_KEY (set)", "B_KEY (set)", "C_KEY (not set)", "D_KEY (not set)"}

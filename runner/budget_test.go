@@ -42,6 +42,7 @@ const spender = `turns:
 // it) or fails once answered (maxTotalTokens), the turns after it do not
 // run, and the scenario fails naming the budget, with no other failure.
 func TestBudget(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		budgets string // the scenario's budget key, or "" for none
@@ -94,6 +95,7 @@ func TestBudget(t *testing.T) {
 // the turn's: it passes no budget of the turn's (the scenario's budget
 // counts it: see TestLateCostPassesTheScenarioBudget).
 func TestWithinBudget(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		res := playInBubble(t, `turns:
   - steps: [{usage_update: {used: 1, size: 9, cost: {amount: 0.2, currency: USD}}}]
@@ -126,6 +128,7 @@ func costlyUpdate(s string) acp.SessionNotification {
 // call announced after it is cancelled too. The test plays the runner
 // here: it never cancels the turn itself.
 func TestBudgetCancelsInStreamOrder(t *testing.T) {
+	t.Parallel()
 	s := &session{sessionID: "s", policy: &approve.Policy{Default: approve.Allow}, obs: (&observer{}).forJob(Ref{Name: "b"}, redact.New())}
 	tr := s.startTurn(1, "one", nil, false)
 	maxCost := 1.0
@@ -163,6 +166,7 @@ func TestBudgetCancelsInStreamOrder(t *testing.T) {
 // dispatched by the time the runner looked: the stream decides, not which
 // goroutine got there first.
 func TestBudgetPassedBeforeAnswerIsCancelled(t *testing.T) {
+	t.Parallel()
 	tr := newTurnState(&report.TurnResult{Index: 1})
 	tr.markCancelled() // by the usage_update before the answer (spend)
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -183,6 +187,7 @@ func TestBudgetPassedBeforeAnswerIsCancelled(t *testing.T) {
 // the cancel while the answer waits in the queue, the order that made
 // acprun flag it.
 func TestAnswerReadBeforeCancelIsNotIgnored(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		b := startInBubble(t, `turns:
   - steps:
@@ -244,6 +249,7 @@ func (g *gateObserver) Update(_ Ref, u Update) {
 // agent waits for it, then ends the turn end_turn): it is decided in the
 // stream's order, not by how fast the runner wrote the cancel.
 func TestBudgetAnswerNextIsNotIgnored(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		res := playInBubble(t, `
 onCancel: end_turn

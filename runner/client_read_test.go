@@ -21,6 +21,7 @@ import (
 // and refuses an answer that would take more than its max as JSON,
 // saying which lines fit.
 func TestReadLines(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("l", 3*readChunk+5) + "\n"
 	tests := []struct {
 		name         string
@@ -74,6 +75,7 @@ func TestReadLines(t *testing.T) {
 // TestJSONSize: jsonSize is the size of a string in the JSON acp sends
 // (its encoder, without HTML escaping), or more.
 func TestJSONSize(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		"", "plain text\n", "tab\tquote\"backslash\\cr\r", "\x00\x01\x1f\x7f", "<a & b>",
 		"héllo, 世界, 🙂", "\u2028\u2029", "bad \xff\xfe utf-8 \xe2\x82", "\b\f",
@@ -99,6 +101,7 @@ func TestJSONSize(t *testing.T) {
 // are named); a slice of the same file is served, and so is a small file
 // that holds NUL bytes.
 func TestClientReadTooLarge(t *testing.T) {
+	t.Parallel()
 	root, _ := clientTree(t)
 	c := newTestClient(t, ClientConfig{FS: true, Cwd: root, Roots: []string{root}})
 	zeros, text, nul := filepath.Join(root, "big.bin"), filepath.Join(root, "big.txt"), filepath.Join(root, "nul.txt")

@@ -90,6 +90,7 @@ func clientCall(t *testing.T, c *clientServer, method string, params any) (map[s
 func clientInt(n int) *int { return &n }
 
 func TestClientCapabilities(t *testing.T) {
+	t.Parallel()
 	root, _ := clientTree(t)
 	// Notices and compaction updates are always recorded.
 	sess := &acp.ClientSessionCapabilities{Notices: &acp.Capability{}, Compaction: &acp.Capability{}}
@@ -117,6 +118,7 @@ func TestClientCapabilities(t *testing.T) {
 }
 
 func TestClientServesOnlyItsMethods(t *testing.T) {
+	t.Parallel()
 	c := newClientServer(ClientConfig{})
 	defer c.close()
 	for _, m := range []string{acp.MethodSessionUpdate, acp.MethodSessionRequestPermission, "fs/delete", "terminal/resize"} {
@@ -127,6 +129,7 @@ func TestClientServesOnlyItsMethods(t *testing.T) {
 }
 
 func TestClientOff(t *testing.T) {
+	t.Parallel()
 	root, _ := clientTree(t)
 	c := newTestClient(t, ClientConfig{Cwd: root, Roots: []string{root}})
 	for _, m := range []string{acp.MethodFSReadTextFile, acp.MethodFSWriteTextFile, acp.MethodTerminalCreate, acp.MethodTerminalOutput, acp.MethodTerminalWaitForExit, acp.MethodTerminalKill, acp.MethodTerminalRelease} {
@@ -141,6 +144,7 @@ func TestClientOff(t *testing.T) {
 }
 
 func TestClientReadTextFile(t *testing.T) {
+	t.Parallel()
 	root, outside := clientTree(t)
 	c := newTestClient(t, ClientConfig{FS: true, Terminal: true, Cwd: root, Roots: []string{root}})
 	if err := os.Symlink(outside, filepath.Join(root, "out")); err != nil {
@@ -211,6 +215,7 @@ func TestClientReadTextFile(t *testing.T) {
 }
 
 func TestClientWriteTextFile(t *testing.T) {
+	t.Parallel()
 	root, outside := clientTree(t)
 	scratch := filepath.Join(filepath.Dir(root), "scratch")
 	if err := os.Mkdir(scratch, 0o755); err != nil {
@@ -275,6 +280,7 @@ func TestClientWriteTextFile(t *testing.T) {
 // a terminal without cwd starts there; outside the cwd and the roots is
 // still refused.
 func TestClientCwdIsAlwaysARoot(t *testing.T) {
+	t.Parallel()
 	root, outside := clientTree(t)
 	other := filepath.Join(filepath.Dir(root), "other")
 	if err := os.Mkdir(other, 0o755); err != nil {
@@ -340,6 +346,7 @@ func termRef(id string) acp.TerminalOutputRequest {
 // as the agent asked, and says the output was truncated when there was
 // some.
 func TestClientTerminalOutputLimitZero(t *testing.T) {
+	t.Parallel()
 	root, _ := clientTree(t)
 	c := terminalClient(t, root)
 	for command, truncated := range map[string]bool{"printf abcdef": true, "true": false} {
@@ -359,6 +366,7 @@ func TestClientTerminalOutputLimitZero(t *testing.T) {
 }
 
 func TestClientTerminal(t *testing.T) {
+	t.Parallel()
 	root, _ := clientTree(t)
 	c := terminalClient(t, root)
 	limit := int64(8)
@@ -410,6 +418,7 @@ func TestClientTerminal(t *testing.T) {
 }
 
 func TestClientTerminalFullOutput(t *testing.T) {
+	t.Parallel()
 	root, _ := clientTree(t)
 	c := terminalClient(t, root)
 	id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "cat", Args: []string{"lines.txt"}})
@@ -427,6 +436,7 @@ func TestClientTerminalFullOutput(t *testing.T) {
 }
 
 func TestClientTerminalKill(t *testing.T) {
+	t.Parallel()
 	root, _ := clientTree(t)
 	c := terminalClient(t, root)
 	id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "sleep 1000 & wait"})
@@ -460,6 +470,7 @@ func TestClientTerminalKill(t *testing.T) {
 }
 
 func TestClientTerminalRefusals(t *testing.T) {
+	t.Parallel()
 	root, outside := clientTree(t)
 	c := terminalClient(t, root)
 	tests := []struct {
@@ -535,6 +546,7 @@ func badEnv(i int, name string) string {
 // allow rules, then the default (a nil policy denies), and the decision is
 // recorded. A refused command never runs.
 func TestClientTerminalPolicy(t *testing.T) {
+	t.Parallel()
 	root, outside := clientTree(t)
 	pwned := filepath.Join(outside, "PWNED")
 	echoOnly := &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "s.yaml:4", Command: []string{"echo *"}}}}
@@ -638,6 +650,7 @@ func TestClientTerminalPolicy(t *testing.T) {
 }
 
 func TestClientKillAllAndClose(t *testing.T) {
+	t.Parallel()
 	root, _ := clientTree(t)
 	c := newClientServer(ClientConfig{Terminal: true, Cwd: root, Roots: []string{root}, Env: os.Environ(), Policy: approve.AllowAll()})
 	a := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "sleep", Args: []string{"1000"}})
@@ -664,6 +677,7 @@ func TestClientKillAllAndClose(t *testing.T) {
 }
 
 func TestClientWaitForExitCancelled(t *testing.T) {
+	t.Parallel()
 	root, _ := clientTree(t)
 	c := terminalClient(t, root)
 	id := clientCreateTerminal(t, c, acp.CreateTerminalRequest{Command: "sleep", Args: []string{"1000"}})
@@ -678,6 +692,7 @@ func TestClientWaitForExitCancelled(t *testing.T) {
 }
 
 func TestClientBadParams(t *testing.T) {
+	t.Parallel()
 	root, _ := clientTree(t)
 	c := terminalClient(t, root)
 	for _, m := range []string{acp.MethodFSReadTextFile, acp.MethodFSWriteTextFile, acp.MethodTerminalCreate, acp.MethodTerminalOutput, acp.MethodTerminalRelease} {
@@ -696,6 +711,7 @@ func TestClientBadParams(t *testing.T) {
 // its zero value: a write without content leaves the file as it was, an env
 // variable without value sets nothing.
 func TestClientRequiredMembers(t *testing.T) {
+	t.Parallel()
 	root, _ := clientTree(t)
 	c := terminalClient(t, root)
 	file := filepath.Join(root, "lines.txt")
@@ -724,6 +740,7 @@ func TestClientRequiredMembers(t *testing.T) {
 }
 
 func TestClientMissingRoot(t *testing.T) {
+	t.Parallel()
 	root, _ := clientTree(t)
 	c := newClientServer(ClientConfig{FS: true, Cwd: root, Roots: []string{filepath.Join(root, "missing")}})
 	defer c.close()
@@ -734,6 +751,7 @@ func TestClientMissingRoot(t *testing.T) {
 }
 
 func TestClientCommandLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		command string
 		args    []string
@@ -803,6 +821,7 @@ turns: [{prompt: hi}]
 // (by default, or the larger outputByteLimit the agent asked for): a NUL
 // takes six bytes there, so only the end that fits is sent, truncated.
 func TestClientTerminalOutputFitsAnAnswer(t *testing.T) {
+	t.Parallel()
 	root, _ := clientTree(t)
 	c := terminalClient(t, root)
 	for _, limit := range []*int64{nil, ptr(int64(64 << 20))} {
@@ -833,6 +852,7 @@ func TestClientTerminalOutputFitsAnAnswer(t *testing.T) {
 // cwd named when it was checked: one swapped for a symlink leading out of
 // the roots before the command starts does not take it there.
 func TestClientTerminalCwdHeld(t *testing.T) {
+	t.Parallel()
 	root, outside := clientTree(t)
 	c := terminalClient(t, root)
 	sub := filepath.Join(root, "sub")
@@ -864,6 +884,7 @@ func TestClientTerminalCwdHeld(t *testing.T) {
 // TestClientTerminalCwdMissing: a cwd that does not exist is said to be
 // missing.
 func TestClientTerminalCwdMissing(t *testing.T) {
+	t.Parallel()
 	root, _ := clientTree(t)
 	c := terminalClient(t, root)
 	cwd := filepath.Join(root, "gone")

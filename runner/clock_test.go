@@ -199,6 +199,7 @@ func (b *bubbleRun) finish(t *testing.T, kill bool) report.Result {
 // acprun is busy. Run in a bubble, the result cannot depend on how fast
 // the agent answers around the wait.
 func TestIdleTimeout(t *testing.T) {
+	t.Parallel()
 	// An idle timeout shorter than the answer delay.
 	const patient = `
 name: patient
@@ -277,6 +278,7 @@ turns:
 // is kept, the unfinished tool call is no longer in progress, and the next
 // turn is skipped: it did not run, so it fails.
 func TestTurnTimeoutAnsweredCancelled(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		res := playInBubble(t, waitingAgent, `name: slow
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
@@ -313,6 +315,7 @@ turns:
 // makes it again) from one the run made (an interrupt, --timeout,
 // --fail-fast: a replay cannot).
 func TestCancelSaysItsCause(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		cause error // the end of the run's context once the turn has begun; nil: none
@@ -372,6 +375,7 @@ turns:
 // TestContinueAfterCancel: with continueAfterCancel the turn after a
 // cancelled one is played.
 func TestContinueAfterCancel(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		res := playInBubble(t, waitingAgent, `name: slow
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
@@ -393,6 +397,7 @@ turns:
 // answer delay when the turn times out is answered cancelled, after
 // session/cancel, and the agent plays its cancelled branch.
 func TestTimeoutWhilePermissionPending(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		res := playInBubble(t, `
 turns:
@@ -428,6 +433,7 @@ turns:
 // TestCancelAnsweredEndTurnIsFlagged: an agent that answers session/cancel
 // with end_turn has its turn flagged cancelIgnored, with a warning.
 func TestCancelAnsweredEndTurnIsFlagged(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		res := playInBubble(t, `
 onCancel: end_turn
@@ -453,6 +459,7 @@ turns:
 // TestToolCallAfterCancelIsCancelled: a tool call the agent announces
 // after session/cancel, and never finishes, is cancelled with the rest.
 func TestToolCallAfterCancelIsCancelled(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		res := playInBubble(t, `turns:
   - onCancel: ignore
@@ -484,6 +491,7 @@ turns:
 // and completed by a late update keeps its in-turn status, with the late
 // one beside it.
 func TestLateUpdateKeepsInTurnStatus(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		res := playInBubble(t, `turns:
   - steps: [{tool_call: {toolCallId: c1, title: build, kind: execute, status: in_progress}}]
@@ -506,6 +514,7 @@ turns: [{prompt: go}]
 // TestForeignSessionBeforeSessionNew: an update for another session that
 // comes before session/new answers is a violation, not ours.
 func TestForeignSessionBeforeSessionNew(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		foreign := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"someone-else","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"FOREIGN"}}}}`
 		res := playInBubble(t, `updatesBeforeSessionNew:
@@ -553,6 +562,7 @@ func lagConn(t *testing.T, h acp.Handler) (*acp.Conn, func()) {
 // bound, or when the agent is gone; acprun serving a request is not
 // quiet.
 func TestWaitQuiet(t *testing.T) {
+	t.Parallel()
 	const quiet, most = 100 * time.Millisecond, time.Second
 	waited := func(a *activity, c *acp.Conn, gone <-chan struct{}) time.Duration {
 		start := time.Now()
@@ -604,6 +614,7 @@ func TestWaitQuiet(t *testing.T) {
 // behind: a handler that holds acprun up for 3s while the agent keeps
 // talking (a note every 50ms, never quiet) makes the 1s bound end at 4s.
 func TestWaitQuietWhileBehind(t *testing.T) {
+	t.Parallel()
 	const quiet, most = 100 * time.Millisecond, time.Second
 	synctest.Test(t, func(t *testing.T) {
 		n := 0
@@ -661,6 +672,7 @@ func every(d time.Duration, f func()) (stop func()) {
 // a handler that never ends (an answer the agent does not read), keeps
 // acprun behind: the wait ends after settleBound all the same.
 func TestWaitQuietBound(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		c, note := lagConn(t, acp.HandlerFunc(func(context.Context, *acp.Request) (any, error) {
 			time.Sleep(time.Millisecond)

@@ -27,6 +27,7 @@ func answerAt(line, col int, field, text string) scenario.AnswerValue {
 }
 
 func TestAnswerQuestion(t *testing.T) {
+	t.Parallel()
 	str := acp.ElicitationProperty{Type: acp.PropertyString}
 	turn := scenario.AnswerSet{Match: regexp.MustCompile("(?i)deploy"), Values: []scenario.AnswerValue{
 		answerAt(3, 1, "env", "prod"), answerAt(3, 2, "count", "3"), answerAt(3, 3, "ratio", "0.5"), answerAt(3, 4, "force", "TRUE"),

@@ -25,6 +25,7 @@ import (
 // file or a directory of the user's, to a file not there yet) is an
 // error, and nothing outside is read, changed or made.
 func TestMergeSettings(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := func(name string) string { return filepath.Join(dir, name) }
 	if err := syscall.Mkfifo(path("fifo.json"), 0o644); err != nil {
@@ -96,6 +97,7 @@ func TestMergeSettings(t *testing.T) {
 // and makes a protected match invalid; and protect does not claim that
 // the glob matches no file.
 func TestEnforcedSettingsAreTheAgentsOnceWritten(t *testing.T) {
+	t.Parallel()
 	const scenarioYAML = `name: tamper
 agent: {command: [acprun, mock-agent, a.mock.yaml]}
 permissions: {default: deny}
@@ -171,6 +173,7 @@ turns:
 // nothing; a switch to a mode in which it asks, or by an agent not made
 // to ask, says nothing.
 func TestModeSwitchedUnasked(t *testing.T) {
+	t.Parallel()
 	claude := &scenario.Agent{Name: "claude", Enforcement: &scenario.Enforcement{UnaskedModes: []string{"bypassPermissions", "dontAsk"}}}
 	switched := func(mode string) acp.SessionNotification {
 		return acp.SessionNotification{SessionID: "s", Update: acp.SessionUpdate{Kind: acp.UpdateCurrentModeUpdate,

@@ -37,6 +37,7 @@ var turnCalls = []report.ToolCall{
 const turnCallList = `the turn's tool calls: read "Read a.txt", edit "Edit a.txt", execute "Run tests", read "Read b.txt", execute "Run lint"`
 
 func TestCheckTurnToolCalls(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		e     scenario.ToolCallsExpect
@@ -128,6 +129,7 @@ var turnPerms = []report.Permission{
 }
 
 func TestCheckTurnPermissions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		e     scenario.PermissionsExpect
@@ -166,6 +168,7 @@ func TestCheckTurnPermissions(t *testing.T) {
 // cancelled, and cancelCause when it names its cause; a cancel for a cause
 // outside the scenario (interrupt, runTimeout, failFast) meets nothing.
 func TestCheckTurnCancel(t *testing.T) {
+	t.Parallel()
 	cancelled := scenario.Expect{Pos: at(6, 13), StopReasons: []string{"cancelled"}, StopReasonSet: true}
 	byTurnTimeout := cancelled
 	byTurnTimeout.CancelCauses, byTurnTimeout.CancelCausePos = []string{report.CauseTurnTimeout}, at(6, 47)
@@ -207,6 +210,7 @@ func TestCheckTurnCancel(t *testing.T) {
 // TestCancelCausesAreTheScenarios: the causes an expectation may name
 // are runner causes of the scenario's own, none from outside it.
 func TestCancelCausesAreTheScenarios(t *testing.T) {
+	t.Parallel()
 	for _, c := range scenario.CancelCauses {
 		if c != report.CauseTurnTimeout && c != report.CauseIdleTimeout && c != report.CauseScenarioTimeout || report.ExternalCause(c) {
 			t.Errorf("scenario.CancelCauses has %q, not a cause of the scenario's own", c)
@@ -218,6 +222,7 @@ func TestCancelCausesAreTheScenarios(t *testing.T) {
 // TestCheckTurnTextPositions: each text check that fails points at its
 // own value, not at the text key or the expect.
 func TestCheckTurnTextPositions(t *testing.T) {
+	t.Parallel()
 	e := scenario.Expect{
 		Pos:          at(6, 5),
 		TextContains: []scenario.Located{loc(7, 18, "ok"), loc(7, 22, "missing1"), loc(7, 32, "missing2")},
@@ -235,6 +240,7 @@ func TestCheckTurnTextPositions(t *testing.T) {
 }
 
 func TestCheckTurnDeniedSkipsLate(t *testing.T) {
+	t.Parallel()
 	perms := []report.Permission{{Decision: "deny"}, {Decision: "deny", Late: true}}
 	got := checkTurn(scenario.Expect{Pos: at(2, 5), Denied: ptr(1)}, &report.TurnResult{Permissions: perms})
 	if len(got) != 0 {
@@ -247,6 +253,7 @@ func TestCheckTurnDeniedSkipsLate(t *testing.T) {
 // the turn's), and the failure says which were which; a request refused
 // for another reason (outside the roots, bad params) is not the policy's.
 func TestCheckDeniedCountsCommands(t *testing.T) {
+	t.Parallel()
 	tr := &report.TurnResult{
 		Permissions: []report.Permission{{Decision: "deny"}, {Decision: "allow"}},
 		ClientRequests: []report.ClientRequest{
@@ -271,6 +278,7 @@ func TestCheckDeniedCountsCommands(t *testing.T) {
 }
 
 func TestCheckScenarioIncludesLateAndSetup(t *testing.T) {
+	t.Parallel()
 	r := &report.Result{
 		Denied:           1,
 		SetupPermissions: []report.Permission{{Kind: "read", Title: "Read ~/.ssh/id_rsa", Decision: "deny"}},
@@ -336,6 +344,7 @@ func TestCheckScenarioIncludesLateAndSetup(t *testing.T) {
 }
 
 func TestCheckTurnUsage(t *testing.T) {
+	t.Parallel()
 	tokens := &scenario.UsageExpect{Pos: at(19, 5), MaxTotalTokens: ptr[int64](50000), MaxTokensPos: at(20, 9)}
 	cost := func(max float64) *scenario.UsageExpect {
 		return &scenario.UsageExpect{Pos: at(19, 5), MaxCost: ptr(max), MaxCostPos: at(21, 10)}
@@ -381,6 +390,7 @@ func TestCheckTurnUsage(t *testing.T) {
 }
 
 func TestSessionCost(t *testing.T) {
+	t.Parallel()
 	turns := []report.TurnResult{
 		{Usage: &report.Usage{Cost: 0.5, Currency: "USD"}},
 		{Usage: &report.Usage{TotalTokens: 10}}, // no cost reported
@@ -395,6 +405,7 @@ func TestSessionCost(t *testing.T) {
 }
 
 func TestCheckScenarioUsage(t *testing.T) {
+	t.Parallel()
 	e := scenario.Expect{Usage: &scenario.UsageExpect{
 		Pos:            at(19, 5),
 		MaxTotalTokens: ptr[int64](50000), MaxTokensPos: at(20, 9),
@@ -488,6 +499,7 @@ func workspaceForFiles(t *testing.T) (root, outside string) {
 }
 
 func TestCheckFiles(t *testing.T) {
+	t.Parallel()
 	root, outside := workspaceForFiles(t)
 	goldens := t.TempDir()
 	golden := func(name, content string) string {
@@ -620,6 +632,7 @@ func TestCheckFiles(t *testing.T) {
 // TestFileGlobsLeaveHiddenOut: the globs of files.exists and absent match
 // neither what the sandbox hides nor the .git entry at the root.
 func TestFileGlobsLeaveHiddenOut(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, ".git", "HEAD"), "ref: refs/heads/main\n")
 	writeFile(t, filepath.Join(root, "secrets", "key.pem"), "TOPSECRET\n")
@@ -640,6 +653,7 @@ func TestFileGlobsLeaveHiddenOut(t *testing.T) {
 // TestCheckFilesWithoutWorkspace: a directory that cannot be opened fails
 // the checks that need it, and unchanged is still checked.
 func TestCheckFilesWithoutWorkspace(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "gone")
 	e := &scenario.FilesExpect{Pos: at(29, 3), Exists: []scenario.Located{loc(30, 5, "a.txt")}, Unchanged: []scenario.Located{loc(31, 5, "src/**")}}
 	got := checkFiles(e, dir, nil, []string{"src/a.go"}, true, nil)
@@ -656,6 +670,7 @@ func TestCheckFilesWithoutWorkspace(t *testing.T) {
 // as it was passes (no changes is a known answer), and fails on one it
 // changed.
 func TestUnchangedWorkspace(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	if err := os.WriteFile(filepath.Join(src, "a.txt"), []byte("a\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ func pattern(line, col int, re string) scenario.Pattern {
 // notMatches pattern found in its reply, at the value's own position,
 // quoting the first occurrence with its line, column and context.
 func TestCheckTurnForbidden(t *testing.T) {
+	t.Parallel()
 	reply := "Done.\nI left a TODO in main.go and another TODO in util.go.\nSorry about that."
 	long := strings.Repeat("x", 50) + " SECRET " + strings.Repeat("y", 50)
 	tests := []struct {
@@ -59,6 +60,7 @@ func TestCheckTurnForbidden(t *testing.T) {
 // forbidden text found in the rest fails as found, and one not found
 // cannot be known absent, which fails too.
 func TestCheckForbiddenLostStart(t *testing.T) {
+	t.Parallel()
 	got := checkForbidden("verify `make`: stdout", "ok\nPANIC: x\n", 70000,
 		[]scenario.Located{loc(4, 30, "PANIC"), loc(4, 40, "FAIL")}, []scenario.Pattern{pattern(4, 50, `panic:`)})
 	want := []string{
@@ -74,6 +76,7 @@ func TestCheckForbiddenLostStart(t *testing.T) {
 // TestDropTextKeepsForbidden: --no-text keeps the text of a turn whose
 // expectations forbid some of it, since they read it.
 func TestDropTextKeepsForbidden(t *testing.T) {
+	t.Parallel()
 	r := &scenarioRun{opts: &Options{NoText: true}, sc: &scenario.Scenario{}}
 	if !r.dropText(scenario.Expect{}) {
 		t.Fatal("dropText without text expectations = false, want true")

@@ -22,6 +22,7 @@ import (
 // the scenario's protocol violation; one for a session an earlier
 // scenario closed is no scenario's: it is stray, and unfits the process.
 func TestRequestsForAnotherSession(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
 		planted := filepath.Join(dir, "planted.txt")
@@ -76,6 +77,7 @@ func TestRequestsForAnotherSession(t *testing.T) {
 // scenario's protocol violation, as one for an unknown session is: it is
 // not served as the scenario's.
 func TestRequestsWithoutSession(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
 		planted := filepath.Join(dir, "planted.txt")

@@ -163,6 +163,7 @@ func TestGatewayRecordReplay(t *testing.T) {
 // refuses the second: its turn is cancelled (cancelCause budget) and fails
 // naming the budget; the agent reports no usage of its own.
 func TestGatewayBudget(t *testing.T) {
+	t.Parallel()
 	up, served := anthropicUpstream(t)
 	src := gatewayScenario("meter", t.TempDir(), up.URL, "second", "budget: {maxRequests: 1}")
 	r := runOne(t, modelAgent, src).Scenarios[0]
@@ -185,6 +186,7 @@ func TestGatewayBudget(t *testing.T) {
 // their own cassette, holding their own model requests: the process's
 // route is bound to the scenario it serves.
 func TestGatewayReusedProcess(t *testing.T) {
+	t.Parallel()
 	up, _ := anthropicUpstream(t)
 	dir := t.TempDir()
 	doc := func(name string) string {
@@ -218,6 +220,7 @@ func TestGatewayReusedProcess(t *testing.T) {
 // stop reason and cancelCause would hang on which came first. It reports
 // whether session/cancel is out, for the gateway's answer to say.
 func TestGatewayEventWaitsForCancel(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name          string
 		kind          gateway.EventKind
@@ -269,6 +272,7 @@ func TestGatewayEventWaitsForCancel(t *testing.T) {
 // and gatewayEvent says so at once (the answer carries no
 // gateway.CancelledHeader: no session/cancel will come).
 func TestGatewayEventBetweenTurns(t *testing.T) {
+	t.Parallel()
 	s := &session{}
 	r := &scenarioRun{sess: s}
 	turn := s.startTurn(1, "go", nil, false)
@@ -284,6 +288,7 @@ func TestGatewayEventBetweenTurns(t *testing.T) {
 // is the turn's one budget failure, as the first usage_update over a
 // budget is.
 func TestGatewayRefusalsFailTurnOnce(t *testing.T) {
+	t.Parallel()
 	s := &session{}
 	r := &scenarioRun{sess: s}
 	turn := s.startTurn(1, "go", nil, false)
@@ -305,6 +310,7 @@ func TestGatewayRefusalsFailTurnOnce(t *testing.T) {
 // are (characters replaced, upper case) get a hash of the name, so that
 // "fix vet" and "fix:vet", or "Fix" and "fix", get cassettes of their own.
 func TestCassetteName(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		ref  Ref
 		want string
@@ -329,6 +335,7 @@ func TestCassetteName(t *testing.T) {
 // names that sanitise alike do not share one, nor do scenarios of other
 // gateway.dirs or in meter.
 func TestCheckCassettes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	load := func(src string) []*scenario.Scenario {
 		t.Helper()
@@ -366,6 +373,7 @@ func TestCheckCassettes(t *testing.T) {
 // getcwd() says it, symlinks resolved, so that the recording replays in
 // another directory.
 func TestGatewayCwdThroughSymlink(t *testing.T) {
+	t.Parallel()
 	up, _ := anthropicUpstream(t)
 	cassettes := t.TempDir()
 	// place makes a directory reached through a link, and returns both.
@@ -420,6 +428,7 @@ turns:
 // requests still count against it, the turn's cost is theirs, and a
 // warning names the model whose cost is unknown, once.
 func TestGatewayMaxCostUnpriced(t *testing.T) {
+	t.Parallel()
 	up, served := anthropicUpstream(t)
 	dir := t.TempDir()
 	step := `{model: {api: anthropic, model: %s, prompt: "%s"}}`
@@ -470,6 +479,7 @@ func near(a, b float64) bool { d := a - b; return d < 1e-12 && d > -1e-12 }
 // short (an interrupt during turn 2) does not replace the cassette: it is
 // written beside it, and a warning says where.
 func TestGatewayCutRecordingKeepsCassette(t *testing.T) {
+	t.Parallel()
 	up, _ := anthropicUpstream(t)
 	dir := t.TempDir()
 	good := runOne(t, modelAgent, gatewayScenario("record", dir, up.URL, "second", "")).Scenarios[0]

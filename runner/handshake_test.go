@@ -101,6 +101,7 @@ modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, na
 // one an agent that went away left unanswered), and no call when a check
 // of its own ended it.
 func TestHandshakeUnanswered(t *testing.T) {
+	t.Parallel()
 	bin := agentBin(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "agent.mock.yaml")

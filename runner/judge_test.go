@@ -17,6 +17,7 @@ import (
 // that starts with FAIL (or with anything but PASS) fails, whatever its
 // later lines say.
 func TestJudgeVerdictDefaultPass(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, reply string
 		pass        bool
@@ -54,6 +55,7 @@ func TestJudgeVerdictDefaultPass(t *testing.T) {
 // attempt is an error; one that answered gave a verdict or refused one,
 // which fails the work.
 func TestJudgeVerdictBroken(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name                 string
 		res                  report.Result

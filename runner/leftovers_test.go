@@ -19,6 +19,7 @@ import (
 // variable in terminal/create's env does not unmark the terminal: it gets
 // a mark inside the scenario's, which the scenario's end kills.
 func TestTerminalKeepsTheScenarioMark(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	m := reap.New()
 	c := newTestClient(t, ClientConfig{
@@ -118,6 +119,7 @@ func TestLeftoversKilledBeforeVerify(t *testing.T) {
 }
 
 func TestShortCommand(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("a", 79) + "éé"
 	for _, tt := range []struct{ in, want string }{
 		{"", "(no command line)"},
@@ -134,6 +136,7 @@ func TestShortCommand(t *testing.T) {
 // acprun's agent (its environment marked) marks what it starts inside
 // that mark, so that the outer run's end kills them too.
 func TestRunMarkInsideTheOneItInherits(t *testing.T) {
+	t.Parallel()
 	opts := Options{Environ: append(os.Environ(), reap.Var+"=outer1234")}
 	rep := runScenarios(t, opts, `name: nested
 agent: {command: [acprun, mock-agent, hi.mock.yaml]}

@@ -12,6 +12,7 @@ import (
 // TestResolvePrecedence: for each limit, the first of override, turn,
 // scenario and default that is set wins.
 func TestResolvePrecedence(t *testing.T) {
+	t.Parallel()
 	const s = time.Second
 	turns := func(ds ...time.Duration) []scenario.Turn {
 		var ts []scenario.Turn

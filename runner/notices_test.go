@@ -74,6 +74,7 @@ turns:
 }
 
 func TestCheckNotices(t *testing.T) {
+	t.Parallel()
 	notices := []report.Notice{
 		{Severity: "info", Title: "a"},
 		{Severity: "warning", Title: "b", Description: strings.Repeat("x", 130)},

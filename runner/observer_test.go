@@ -12,6 +12,7 @@ import (
 // is defined, its agent and its attempt, and that the names derived from it
 // (transcript files, workspace directories) tell jobs apart.
 func TestJobRef(t *testing.T) {
+	t.Parallel()
 	login := &scenario.Scenario{Name: "login", File: "a.yaml", Pos: scenario.Pos{File: "a.yaml", Line: 7, Col: 3}, Agent: scenario.Agent{Name: "claude"}}
 	plain := &scenario.Scenario{Name: "Login", File: "b.yaml", Pos: scenario.Pos{File: "b.yaml", Line: 1, Col: 1}}
 	jobs := []job{newJob(login, 1), newJob(login, 2), newJob(plain, 0), newJob(&scenario.Scenario{Name: "login"}, 0)}
@@ -37,6 +38,7 @@ func TestJobRef(t *testing.T) {
 // TestRetryTranscriptNames checks that every try a scenario's retries allow
 // has a transcript name of its own, which no other job's name takes.
 func TestRetryTranscriptNames(t *testing.T) {
+	t.Parallel()
 	flaky := &scenario.Scenario{Name: "flaky", Retries: 2}
 	clash := &scenario.Scenario{Name: "flaky-retry1"}
 	got := transcriptNames([]job{newJob(flaky, 0), newJob(clash, 0)})
@@ -50,6 +52,7 @@ func TestRetryTranscriptNames(t *testing.T) {
 // transcripts directory are the names Run gives each try of each attempt,
 // made unique, and beside each those of its judges.
 func TestTranscriptFiles(t *testing.T) {
+	t.Parallel()
 	judge := &scenario.Judge{}
 	judged := &scenario.Scenario{Name: "j", Retries: 1, Expect: scenario.Expect{Judge: judge},
 		Turns: []scenario.Turn{{}, {Expect: scenario.Expect{Judge: judge}}}}

@@ -10,6 +10,7 @@ import (
 // TestResultMinPassRate: each result records the minimum pass rate of
 // its scenario, its expect.passRate winning over the run's.
 func TestResultMinPassRate(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ scenario, run, want float64 }{
 		{0, 0, 0}, {0, 0.8, 0.8}, {0.5, 0.8, 0.5}, {0.9, 0, 0.9},
 	} {
@@ -24,6 +25,7 @@ func TestResultMinPassRate(t *testing.T) {
 // pass rate stops the run (--fail-fast) only when it leaves the rate out
 // of reach; one of a scenario without a minimum stops it at once.
 func TestFailFastMinPassRate(t *testing.T) {
+	t.Parallel()
 	failed := func(name string, min float64) report.Result {
 		return report.Result{Name: name, File: "s.yaml", Status: report.StatusFailed, MinPassRate: min}
 	}

@@ -47,6 +47,7 @@ func permissionAsk(i int) *acp.Request {
 // answer of its decision. Without a delay they are also told to the
 // Observer in that order.
 func TestPermissionsToldInOrder(t *testing.T) {
+	t.Parallel()
 	const n = 40
 	for _, delay := range []time.Duration{0, time.Millisecond} {
 		t.Run(fmt.Sprint(delay), func(t *testing.T) {
@@ -106,6 +107,7 @@ func TestPermissionsToldInOrder(t *testing.T) {
 // made: an update that comes after the request (while the answer waits
 // its delay, off the line) does not change it.
 func TestDecisionIsOnTheCallAsAsked(t *testing.T) {
+	t.Parallel()
 	s := &session{sessionID: "s1", act: newActivity(), delay: time.Millisecond, cwd: "/w",
 		policy: &approve.Policy{Default: approve.Deny, Allow: []approve.Rule{{Pos: "s.yaml:4", Kind: []string{"edit"}, Path: []string{"src/**"}}}},
 		obs:    (&observer{o: &permissionLog{}}).forJob(Ref{Name: "asked"}, redact.New())}

@@ -23,6 +23,7 @@ var ignoreResolve = cmpopts.IgnoreFields(approve.Request{}, "Resolve")
 // message read the same; what is not a permission request is an error
 // that says so.
 func TestRecordedPermissionRequest(t *testing.T) {
+	t.Parallel()
 	params := `{"sessionId":"s","toolCall":{"toolCallId":"t1","title":"run","kind":"execute","rawInput":{"command":"ls"},` +
 		`"locations":[{"path":"a.go"}],"content":[{"type":"diff","path":"/w/b.go","newText":"x"}]},` +
 		`"options":[{"optionId":"y","name":"Yes","kind":"allow_once"}]}`
@@ -54,6 +55,7 @@ func TestRecordedPermissionRequest(t *testing.T) {
 // title when there is none, paths are locations, and the four standard
 // options are offered.
 func TestSketchedPermissionRequest(t *testing.T) {
+	t.Parallel()
 	options := []approve.Option{
 		{ID: "allow_once", Name: "Allow", Kind: approve.AllowOnce},
 		{ID: "allow_always", Name: "Always Allow", Kind: approve.AllowAlways},
@@ -89,6 +91,7 @@ func TestSketchedPermissionRequest(t *testing.T) {
 // rule of where the link leads, and no longer allowed by "**", while a
 // cwd reached through a link still has its files allowed.
 func TestPermissionRequestResolvesLinks(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 // symlink put in its way since; a path left as it was, or made a
 // directory in its place, passes.
 func TestCheckPlaces(t *testing.T) {
+	t.Parallel()
 	suite, home := realDir(t), realDir(t)
 	sub := filepath.Join(suite, "sub")
 	if err := os.Mkdir(sub, 0o755); err != nil {

@@ -19,6 +19,7 @@ import (
 // HEAD, keeps the commands in the order they run and names the env
 // without its values.
 func TestDryRun(t *testing.T) {
+	t.Parallel()
 	own := &approve.Policy{Allow: []approve.Rule{{Pos: "s.yaml:4", Kind: []string{"read"}}}}
 	sc := &scenario.Scenario{
 		Name: "s", File: "s.yaml", Pos: scenario.Pos{Line: 2},
@@ -107,6 +108,7 @@ func TestDryRun(t *testing.T) {
 // the agent's), the scenario's own paths after them, those that do not
 // exist set apart, without asking this host what it can enforce.
 func TestDryRunBudgetAndSandbox(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	home, agentHome, w := filepath.Join(dir, "home"), filepath.Join(dir, "agent-home"), filepath.Join(dir, "w")
 	for _, d := range []string{filepath.Join(home, ".ssh"), filepath.Join(agentHome, ".aws"), filepath.Join(w, "secrets")} {
@@ -149,6 +151,7 @@ func TestDryRunBudgetAndSandbox(t *testing.T) {
 // TestDryRunRootsStartWithTheCwd: the roots a plan shows are those the run
 // serves: the cwd, always, then client.roots.
 func TestDryRunRootsStartWithTheCwd(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		roots, want []string
 	}{

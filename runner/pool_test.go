@@ -78,6 +78,7 @@ const closingAgent = "agentCapabilities: {sessionCapabilities: {close: true}}\ni
 // after session/close; a scenario whose turn was cancelled gets the long
 // way (its killGrace is short here, so that the test ends).
 func TestCleanEndStopsAtOnce(t *testing.T) {
+	t.Parallel()
 	rep := runScenarios(t, Options{Parallel: 1},
 		scenarioDoc("clean", "agent.mock.yaml", false, "")+
 			"---\nname: cancelled\nagent: {command: [acprun, mock-agent, slow.mock.yaml]}\nkillGrace: 100ms\nturnTimeout: 100ms\n"+
@@ -98,6 +99,7 @@ func TestCleanEndStopsAtOnce(t *testing.T) {
 
 // TestCleanEnd lists what makes an end clean.
 func TestCleanEnd(t *testing.T) {
+	t.Parallel()
 	answered := report.TurnResult{Index: 1, StopReason: "end_turn"}
 	tests := []struct {
 		name   string
@@ -144,6 +146,7 @@ func TestCleanEnd(t *testing.T) {
 // The fourth scenario starts the agent with another env: it gets a process
 // of its own.
 func TestReuse(t *testing.T) {
+	t.Parallel()
 	script := closingAgent + `turns:
   - {match: alpha, steps: [{stderr: alpha}, {text: done}]}
   - {match: beta, steps: [{stderr: beta}, {text: done}]}
@@ -202,6 +205,7 @@ default: {steps: [{stderr: other}, {text: done}]}
 // retired after agent_exited; the third passes on a new process. Nothing
 // is left running.
 func TestReuseAfterCrash(t *testing.T) {
+	t.Parallel()
 	script := closingAgent + "turns:\n  - {match: crash, steps: [{text: bye}, {exit: 3}]}\ndefault: {steps: [{text: done}]}\n"
 	marker := "REUSE_TEST=" + t.Name() + "-" + strconv.Itoa(os.Getpid())
 	doc := func(name, prompt string) string {
@@ -233,6 +237,7 @@ func TestReuseAfterCrash(t *testing.T) {
 // TestReuseNeedsSessionClose: an agent that does not offer session/close
 // is not reused: every scenario starts its own process, with a warning.
 func TestReuseNeedsSessionClose(t *testing.T) {
+	t.Parallel()
 	rep := runScenarios(t, Options{Parallel: 1, ReuseAgents: true},
 		scenarioDoc("a", "agent.mock.yaml", false, "")+scenarioDoc("b", "agent.mock.yaml", false, ""),
 		map[string]string{"agent.mock.yaml": "turns: [{steps: [{text: hi}]}]\n"})
@@ -250,6 +255,7 @@ func TestReuseNeedsSessionClose(t *testing.T) {
 // is handled; one that comes while none is bound is refused and unfits the
 // process, as an update then does.
 func TestBindingRoutesBySession(t *testing.T) {
+	t.Parallel()
 	b := newBinding()
 	b.endPrelude()
 	newSession := func() *session {
@@ -294,6 +300,7 @@ func TestBindingRoutesBySession(t *testing.T) {
 // transcript that replays it does not hold that line, and what follows
 // it, to its close.
 func TestBindingPreludeEndsItsLastWrite(t *testing.T) {
+	t.Parallel()
 	b := newBinding()
 	initLine := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
 	b.tap(acp.Sent, initLine, time.Now())
@@ -323,6 +330,7 @@ func TestBindingPreludeEndsItsLastWrite(t *testing.T) {
 // TestReuseRetiresAfterTerminalLeftRunning: a process whose agent left a
 // terminal running at the end of its scenario is not reused.
 func TestReuseRetiresAfterTerminalLeftRunning(t *testing.T) {
+	t.Parallel()
 	script := closingAgent + "turns:\n  - {match: leave, steps: [{terminal: {command: sleep 1000}}, {text: left}]}\ndefault: {steps: [{text: fine}]}\n"
 	doc := func(name, prompt string) string {
 		return "---\nname: " + name + "\nagent: {command: [acprun, mock-agent, agent.mock.yaml], reuse: true}\n" +
@@ -348,6 +356,7 @@ func TestReuseRetiresAfterTerminalLeftRunning(t *testing.T) {
 // a new process's slot comes from stopping the oldest idle one when every
 // slot is taken.
 func TestPoolTakeSkipsBrokenIdleProcesses(t *testing.T) {
+	t.Parallel()
 	pl := newPool(1, t.TempDir(), nil)
 	var violated chan struct{} // closed at the first violation of the next process
 	idle := func(script, id string) *proc {
@@ -405,6 +414,7 @@ func TestPoolTakeSkipsBrokenIdleProcesses(t *testing.T) {
 // `goose acp` in a project with an acp/ directory) is not made a path.
 // Scenarios in another cwd get another process.
 func TestReuseKeepsTheCommand(t *testing.T) {
+	t.Parallel()
 	doc := func(name, cwd string) string {
 		return "---\nname: " + name + "\nagent: {command: [acprun, mock-agent, agent.mock.yaml], reuse: true" + cwd + "}\n" +
 			"permissions: {default: deny}\nturns: [{prompt: hi, expect: {text: {contains: fine}}}]\n"
@@ -426,6 +436,7 @@ func TestReuseKeepsTheCommand(t *testing.T) {
 // TestOwnProcess lists the scenarios that run their agent on a process of
 // their own although they ask to reuse it.
 func TestOwnProcess(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		sc   scenario.Scenario
@@ -502,6 +513,7 @@ func shScenario(name, mode string, reuse bool, extra string) string {
 // protocol violation of that scenario (and the process is not reused),
 // never served. The next scenario is not blamed for any of it.
 func TestReuseDrainsTheClosedSession(t *testing.T) {
+	t.Parallel()
 	type outcome struct {
 		Status     report.Status
 		LateText   string
@@ -566,6 +578,7 @@ func TestReuseDrainsTheClosedSession(t *testing.T) {
 // scenario, which passes; a warning says what came, and the process is
 // not reused after it.
 func TestReuseStrayUpdateIsNoScenarios(t *testing.T) {
+	t.Parallel()
 	rep := runScenarios(t, Options{Parallel: 1}, shScenario("a", "stalenew", true, "")+shScenario("b", "stalenew", true, "")+shScenario("c", "stalenew", true, ""),
 		map[string]string{"agent.sh": shAgent})
 	stray := `session/update for session "s1", which an earlier scenario closed on this agent process`
@@ -598,6 +611,7 @@ func TestReuseStrayUpdateIsNoScenarios(t *testing.T) {
 // the end of its input) is in the change set, and verify and files see
 // it, with reuse as without. A note says so, once in the run.
 func TestReuseNotWhereTheVerdictReadsFiles(t *testing.T) {
+	t.Parallel()
 	extra := "workspace: {from: proj}\nverify: [test ! -e bg.txt]\nexpect: {files: {absent: [bg.txt]}}\n"
 	var without []string
 	for _, reuse := range []bool{false, true} {

@@ -203,6 +203,7 @@ func TestProbeNonJSON(t *testing.T) {
 // TestProbeApply checks which session updates change the report: mode and
 // config option updates only after the session/new answer.
 func TestProbeApply(t *testing.T) {
+	t.Parallel()
 	cmds := []acp.AvailableCommand{{Name: "init"}}
 	opts := []acp.SessionConfigOption{{ID: "model", Name: "Model", Type: "select", CurrentValue: "fast"}}
 	updates := []acp.SessionUpdate{

@@ -19,6 +19,7 @@ import (
 // to /dev/zero after validation is not read (which would block, or never
 // end) but sent as a link, with a warning saying why.
 func TestPromptBlocksNotRegular(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -61,6 +62,7 @@ func TestPromptBlocksNotRegular(t *testing.T) {
 // accept images as a resource_link to its file (which every agent
 // accepts), with a warning: a prompt of images alone never goes out empty.
 func TestPromptBlocksImageAsLink(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "shot one.png")
 	if err := os.WriteFile(img, []byte("\x89PNG\r\n\x1a\nxxxx"), 0o644); err != nil {
 		t.Fatal(err)
@@ -84,6 +86,7 @@ func TestPromptBlocksImageAsLink(t *testing.T) {
 // the file it points at goes neither into the prompt nor into the
 // failures; the turn's attachment is sent as a link, with a warning.
 func TestInputsPlantedLink(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	victim := filepath.Join(t.TempDir(), "id_rsa")
 	spec, golden := filepath.Join(dir, "spec.md"), filepath.Join(dir, "golden.txt")

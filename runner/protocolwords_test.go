@@ -19,6 +19,7 @@ import (
 // nothing else: protocolwords.go is the golden file of what the schema
 // says, which -update rewrites.
 func TestProtocolWordsAreTheSchemas(t *testing.T) {
+	t.Parallel()
 	var schema any
 	if err := json.Unmarshal(acpschema.SchemaJSON(), &schema); err != nil {
 		t.Fatal(err)

@@ -38,6 +38,7 @@ const askOptions = `"options":[{"optionId":"ok","name":"Allow","kind":"allow_onc
 // call is the same (ids are unique in the session); the time before the
 // first turn and another session's updates know nothing of it.
 func TestRecordedSession(t *testing.T) {
+	t.Parallel()
 	r := recordedSession(t, `
 {"dir":"c2a","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}}
 {"dir":"a2c","msg":{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}}
@@ -90,6 +91,7 @@ func TestRecordedSession(t *testing.T) {
 // an id: it stands alone, as run takes it, a tool call of its own; a
 // tool_call_update without one is ignored; each is a protocol violation.
 func TestRecordedSessionWithoutID(t *testing.T) {
+	t.Parallel()
 	r := recordedSession(t, `
 {"dir":"c2a","msg":{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/w"}}}
 {"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}}
@@ -132,6 +134,7 @@ func TestRecordedSessionWithoutID(t *testing.T) {
 // TestRecordedSessionLoad: a loaded session's updates count once the load
 // is answered; a refused load leaves the session that session/new opens.
 func TestRecordedSessionLoad(t *testing.T) {
+	t.Parallel()
 	ask := `{"dir":"a2c","msg":{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"e1"},` + askOptions + `}}}`
 	prompt := `{"dir":"c2a","msg":{"jsonrpc":"2.0","id":9,"method":"session/prompt","params":{"sessionId":"S","prompt":[]}}}`
 	announce := func(session string) string {
@@ -165,6 +168,7 @@ func TestRecordedSessionLoad(t *testing.T) {
 // "method" member, even "" or null, answers none of the client's requests,
 // as the connection reads it: the session is the one the real answer opens.
 func TestRecordedSessionMethodIsNeverAnAnswer(t *testing.T) {
+	t.Parallel()
 	for _, method := range []string{`""`, `null`, `5`} {
 		t.Run(method, func(t *testing.T) {
 			r := recordedSession(t, `

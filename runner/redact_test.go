@@ -62,6 +62,7 @@ func plant(v reflect.Value, secret string, depth int) {
 // Result and checks that the redaction runScenario applies leaves none,
 // raw, JSON-escaped or \u-escaped, and keeps the JSON valid.
 func TestResultHasNoUnredactedField(t *testing.T) {
+	t.Parallel()
 	const secret = "ghp_planted1234567890"
 	var res report.Result
 	plant(reflect.ValueOf(&res), secret, 0)
@@ -190,6 +191,7 @@ turns: [{prompt: hi}]
 // words, is no secret of the run: names stay distinct and statuses and
 // stop reasons readable. A secret in no name still is one.
 func TestRedactorKeepsNamesAndOwnWords(t *testing.T) {
+	t.Parallel()
 	matrix := func(model string) *scenario.Scenario {
 		return &scenario.Scenario{Name: "matrix[model=" + model + "]", Agent: scenario.Agent{Env: map[string]string{"ANTHROPIC_MODEL": model, "API_KEY": "sk-live-ABCDEF123456"}}}
 	}
@@ -237,6 +239,7 @@ func TestRedactorKeepsNamesAndOwnWords(t *testing.T) {
 // acprun's environment spares the scenarios' names and their agents', as
 // their run did.
 func TestResultsRedactorKeepsNames(t *testing.T) {
+	t.Parallel()
 	rep := report.Report{Scenarios: []report.Result{{Name: "deploy-bot-smoke", Status: report.StatusFailed, Agent: report.AgentInfo{Name: "claude-opus"}}}}
 	red := ResultsRedactor(rep, []string{"AUTH_USER=deploy-bot", "SESSION_STATE=failed-or-so", "MY_API_TOKEN=tok_environ987654", "AUTH_MODEL=claude-opus"})
 	const in = "deploy-bot-smoke [claude-opus] failed-or-so tok_environ987654"
@@ -249,6 +252,7 @@ func TestResultsRedactorKeepsNames(t *testing.T) {
 // servers of a scenario's agent and of its judges' agents, and the credential of an "Authorization: Bearer X", are
 // secrets of the scenario; a value in its name is not.
 func TestMcpServerSecrets(t *testing.T) {
+	t.Parallel()
 	sc := &scenario.Scenario{Name: "mcp-github", Agent: scenario.Agent{McpServers: []byte(`[
 		{"name":"github","command":"/gh","args":[],"env":[{"name":"GITHUB_PERSONAL_ACCESS_TOKEN","value":"ghp_R3alL00kingT0ken"},{"name":"TOOLSET","value":"github"}]},
 		{"type":"http","name":"remote","url":"https://mcp.example.com/","headers":[{"name":"Authorization","value":"Bearer ghs_S3rverT0kenValue"}]},

@@ -39,6 +39,7 @@ func chunk(kind, text, id string) acp.SessionNotification {
 // message are joined, and nothing of it is setup; what comes after the
 // load's answer is.
 func TestHistoryIsNotSetup(t *testing.T) {
+	t.Parallel()
 	s := &session{}
 	s.loading("s1")
 	for _, n := range []acp.SessionNotification{
@@ -73,6 +74,7 @@ func TestHistoryIsNotSetup(t *testing.T) {
 }
 
 func TestHistoryBounded(t *testing.T) {
+	t.Parallel()
 	s := &session{}
 	s.loading("s1")
 	for i := range maxHistoryMessages + 3 {
@@ -174,6 +176,7 @@ func TestHandshakeResumes(t *testing.T) {
 // TestRefusedLoadKeepsEarlyUpdates: after a refused session/load, the new
 // session's updates that come before session/new answers are its own.
 func TestRefusedLoadKeepsEarlyUpdates(t *testing.T) {
+	t.Parallel()
 	s := &session{}
 	s.loading("old-1")
 	if h := s.loaded(false); h == nil || len(h.Updates) != 0 {

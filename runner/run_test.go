@@ -21,6 +21,7 @@ import (
 // its scenario, in order of position, with "no permissions" unless the
 // run replaces every policy.
 func TestLoadWarnings(t *testing.T) {
+	t.Parallel()
 	sc := &scenario.Scenario{Pos: at(1, 1), Warnings: []scenario.Warning{{Pos: at(4, 31), Msg: "turn timeout 2m0s is longer than the scenario timeout 1m0s"}}}
 	want := []string{
 		"s.yaml:1:1: no permissions: every permission request and terminal command will be denied (add permissions to allow some)",
@@ -69,6 +70,7 @@ func runFiles(t *testing.T, ctx context.Context, files map[string]string, opts O
 // not met its expectations: the scenario fails, naming the turn and why.
 // continueAfterCancel plays it.
 func TestSkippedTurnsFail(t *testing.T) {
+	t.Parallel()
 	const cancelled = `name: s
 agent: {command: [acprun, mock-agent, a.mock.yaml]}
 permissions: {default: deny}
@@ -139,6 +141,7 @@ func (c *cancelOnPermission) PermissionDecided(Ref, report.Permission) { c.cance
 // no expectation, and the turns after it did not run for a reason outside
 // the scenario, so they are not its failures.
 func TestInterruptedIsNeverPassed(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"a.mock.yaml": `turns:
   - steps: [{permission: {toolCallId: c1, title: look, kind: read}}, {waitForCancel: true}]
@@ -190,6 +193,7 @@ turns:
 // TestNotRunIsInterrupted: a scenario the run's end kept from starting is
 // interrupted, not an error of its own.
 func TestNotRunIsInterrupted(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancelCause(t.Context())
 	cancel(ErrRunTimeout)
 	rep := runFiles(t, ctx, map[string]string{"a.mock.yaml": "{}\n", "s.yaml": "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {}\nturns: [{prompt: one}]\n"}, Options{})

@@ -198,6 +198,7 @@ models: {availableModels: [{modelId: legacy}]}
 // out, each with a warning at its entry in agent.mcpServers that says what
 // to do.
 func TestFilterMcpServers(t *testing.T) {
+	t.Parallel()
 	servers := []acp.McpServer{
 		{Name: "files", Command: "/bin/files"},
 		{Type: acp.McpHTTP, Name: "docs", URL: "http://x"},

@@ -69,6 +69,7 @@ func notice(title string) string {
 // it late: an error notice there is no turn's (which would make the result
 // invalid, an upstream error).
 func TestUpdatesAfterSessionNewAreSetup(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		agent := rawAgent(
 			[]string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}`},
@@ -114,6 +115,7 @@ turns: [{prompt: go, expect: {text: {matches: "^hi$"}}}]
 // handling them when the agent has long been quiet: the next prompt waits
 // until acprun has handled them.
 func TestLateUpdatesStayWithTheirTurn(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		b := startScriptInBubble(t, `turns:
   - steps: [{text: one}]
@@ -151,6 +153,7 @@ turns:
 // before the answer: held up 5s, longer than closeTimeout, acprun still
 // gets the answer.
 func TestCloseWaitsWhileAcprunIsBehind(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		b := startScriptInBubble(t, `agentCapabilities: {sessionCapabilities: {close: true}}
 turns:

@@ -76,6 +76,7 @@ func validSent(t *testing.T, lines [][]byte) []string {
 // and how the agent took it: a slow agent (it answers cancelled, or late)
 // told from a dead one (no answer). Run in a bubble, the waits are exact.
 func TestSetupCancelRequest(t *testing.T) {
+	t.Parallel()
 	modes := "modes: {currentModeId: ask, availableModes: [{id: ask, name: Ask}, {id: code, name: Code}]}\n"
 	tests := []struct {
 		name   string
@@ -137,6 +138,7 @@ func TestSetupCancelRequest(t *testing.T) {
 // TestSetupAnsweredInTime: a request answered before the setup timeout
 // gets no $/cancel_request, however slow.
 func TestSetupAnsweredInTime(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		res, took, sent := openInBubble(t, "delay: {session/new: 1m59s}\n", setupScenario)
 		if res.Error != "" || res.SetupCancel != nil || took != 119*time.Second {
@@ -152,6 +154,7 @@ func TestSetupAnsweredInTime(t *testing.T) {
 // is sent nothing more; the error says v2 is not supported yet, at the
 // scenario's agent, and the version it offered is recorded.
 func TestProtocolVersion2(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		res, _, sent := openInBubble(t, "protocolVersion: 2\n", setupScenario)
 		want := "s.yaml:2:8: agent: initialize: the agent speaks ACP protocol version 2, which acprun does not support yet (acprun speaks version 1); acprun sent it nothing more"
@@ -172,6 +175,7 @@ func TestProtocolVersion2(t *testing.T) {
 // the agent offers, the variables its registry entry expects); with
 // agent.auth, acprun authenticates before session/new, once.
 func TestAuthRequired(t *testing.T) {
+	t.Parallel()
 	const methods = "authMethods: [{id: api-key, name: API key}, {id: login, name: Login, type: terminal}]\n"
 	tests := []struct {
 		name, script, auth string
@@ -223,6 +227,7 @@ func TestAuthRequired(t *testing.T) {
 // TestAuthErrorByMessage: an agent that says it needs authentication
 // with another code than auth_required is understood too.
 func TestAuthErrorByMessage(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		code int
 		msg  string
@@ -245,6 +250,7 @@ func TestAuthErrorByMessage(t *testing.T) {
 // additionalDirectories when the agent offers them; otherwise they are
 // not sent, and a warning at client.roots says so.
 func TestExtraRoots(t *testing.T) {
+	t.Parallel()
 	const src = `name: roots
 agent: {command: [acprun, mock-agent, agent.mock.yaml]}
 permissions: {default: deny}
@@ -287,6 +293,7 @@ turns:
 }
 
 func TestExtraRootsOf(t *testing.T) {
+	t.Parallel()
 	got := extraRoots([]string{"/w", "/w/sub", "/data", "/", "/data", "/wx"}, "/w")
 	if diff := cmp.Diff([]string{"/data", "/", "/wx"}, got); diff != "" {
 		t.Errorf("extraRoots (-want +got):\n%s", diff)
@@ -296,6 +303,7 @@ func TestExtraRootsOf(t *testing.T) {
 // TestWithData: the agent's error shows its data, compact and cut; an
 // error without data, or with data that is not JSON, is left as it is.
 func TestWithData(t *testing.T) {
+	t.Parallel()
 	long := `"` + strings.Repeat("x", 400) + `"`
 	for _, tc := range []struct {
 		err  error

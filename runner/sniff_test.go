@@ -3,6 +3,7 @@ package runner
 import "testing"
 
 func TestSniffType(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"\x89PNG\r\n\x1a\nrest", "image/png"},
 		{"\xff\xd8\xff\xe0", "image/jpeg"},

@@ -54,6 +54,7 @@ func thoughtChunk(s string) *acp.SessionUpdate {
 // said of them), an update without an id ignored; all in arrival order and
 // redacted, a secret split between chunks included.
 func TestStreamLines(t *testing.T) {
+	t.Parallel()
 	const secret = "ghp_s3cretvalue"
 	rec := &updateRecorder{wants: true}
 	o := &observer{o: rec}
@@ -114,6 +115,7 @@ func TestStreamLines(t *testing.T) {
 // parts of about MaxUpdateLine bytes, none holding a secret cut between
 // parts, and that memory stays bounded.
 func TestStreamLongLine(t *testing.T) {
+	t.Parallel()
 	const secret = "ghp_s3cretvalue"
 	rec := &updateRecorder{wants: true}
 	o := &observer{o: rec}
@@ -148,6 +150,7 @@ func TestStreamLongLine(t *testing.T) {
 // TestStreamOff checks that nothing is streamed, nor kept, when the
 // Observer does not want Updates.
 func TestStreamOff(t *testing.T) {
+	t.Parallel()
 	for _, ob := range []Observer{&updateRecorder{wants: false}, nil} {
 		o := &observer{o: ob}
 		jo := o.forJob(Ref{Name: "s"}, nil)

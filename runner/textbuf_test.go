@@ -12,6 +12,7 @@ import (
 // across its file and across calls of String, and never holds more than
 // spillAt bytes of it in memory beyond what String returned.
 func TestTextBuf(t *testing.T) {
+	t.Parallel()
 	b := textBuf{dir: t.TempDir()}
 	var want strings.Builder
 	if got := b.String(); got != "" {
@@ -48,6 +49,7 @@ func TestTextBuf(t *testing.T) {
 // another message starts after a blank line, and a chunk without a
 // messageId goes on with the message before it.
 func TestTextBufMessages(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name   string
 		chunks [][2]string // messageId, text
@@ -77,6 +79,7 @@ func TestTextBufMessages(t *testing.T) {
 // not grow with it; String reads it back as one string. The file is
 // never seen in its directory.
 func TestTextBufSpills(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	chunk := strings.Repeat("x", 64)
 	const total = 16 << 20
@@ -110,6 +113,7 @@ func TestTextBufSpills(t *testing.T) {
 // TestTextBufNoSpill: without a directory for its file, or when the file
 // cannot be made there, the text is kept in memory, whole.
 func TestTextBufNoSpill(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("0123456789abcdef", spillAt/8)
 	for _, dir := range []string{"", filepath.Join(t.TempDir(), "missing")} {
 		b := textBuf{dir: dir}

@@ -19,6 +19,7 @@ import (
 // making a call of the later turn with no kind or title. The scenario sees one call per id, with the last
 // status it reached; the later turn sees none.
 func TestToolCallUpdatedInLaterTurn(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		res := playInBubble(t, `turns:
   - steps:
@@ -74,6 +75,7 @@ expect:
 // it; its updates and permission request go to it, and the earlier
 // turn's call keeps what it was.
 func TestToolCallIDAnnouncedAgain(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		res := playInBubble(t, `turns:
   - steps:
@@ -119,6 +121,7 @@ expect:
 // tool_call_update without one is ignored; each is a protocol violation.
 // (A permission request's: TestRecordedSessionWithoutID.)
 func TestToolCallWithoutID(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		res := playInBubble(t, `default:
   steps:

@@ -73,6 +73,7 @@ func endTurnLine(id int) string {
 // secret, and the lines after it, wait for the next chunk of its stream,
 // or for the turn's end, and no longer.
 func TestTranscriptHoldsChunksThatMayBeginASecret(t *testing.T) {
+	t.Parallel()
 	tr, tap, written := testTranscript(t, "ghp_abcdefghijklmnop1234")
 	tap(acp.Sent, promptLine(1, "s1"))
 	tap(acp.Received, chunkLine("s1", "the token is ghp_"))
@@ -108,6 +109,7 @@ func TestTranscriptHoldsChunksThatMayBeginASecret(t *testing.T) {
 // redacted as in the turn's text, each stream on its own, and every line
 // stays in its place.
 func TestTranscriptStreamsInterleaved(t *testing.T) {
+	t.Parallel()
 	const secret = "sk-live-ABCDEF123456"
 	tr, tap, written := testTranscript(t, secret)
 	thought := func(text string) string {
@@ -148,6 +150,7 @@ func TestTranscriptStreamsInterleaved(t *testing.T) {
 // that may begin a secret redacted, and the stream's next chunks are
 // redacted with that end: no part of the secret is written.
 func TestTranscriptHoldsNoMoreThanMaxHeld(t *testing.T) {
+	t.Parallel()
 	tr, tap, written := testTranscript(t, "sk-live-ABCDEF123456")
 	tap(acp.Sent, promptLine(1, "s1"))
 	tap(acp.Received, chunkLine("s1", "x sk-live-ABC"))
@@ -177,6 +180,7 @@ func TestTranscriptHoldsNoMoreThanMaxHeld(t *testing.T) {
 // exitStatus: what follows may finish it); the whole output of a command
 // that exited is redacted as any text.
 func TestTranscriptCutOutputs(t *testing.T) {
+	t.Parallel()
 	const secret = "supersecretvalue123"
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	f, err := os.Create(path)
@@ -238,6 +242,7 @@ func TestTranscriptCutOutputs(t *testing.T) {
 // failed (the agent had closed its input): a prompt, an answer to a
 // permission request, a session/cancel alike.
 func TestTranscriptKeepsOnlyWhatWasWritten(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	f, err := os.Create(path)
 	if err != nil {
@@ -302,6 +307,7 @@ func TestTranscriptKeepsOnlyWhatWasWritten(t *testing.T) {
 // recorded as lost (the run exits 4); one written whole is neither. A
 // FIFO given up for want of a reader is only a warning.
 func TestTranscriptNotWritten(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "d.jsonl"), 0o755); err != nil {
 		t.Fatal(err)
@@ -357,6 +363,7 @@ func TestTranscriptNotWritten(t *testing.T) {
 // Write call. In a synctest bubble the guard's minute passes only if the
 // taps are blocked for good.
 func TestTranscriptSlowWriter(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "t.jsonl")
 		f, err := os.Create(path)

@@ -26,6 +26,7 @@ import (
 // Await gave up on the deadline, the turn still finished by itself: no
 // session/cancel, no cancelIgnored.
 func TestAnsweredTurnIsNotCancelled(t *testing.T) {
+	t.Parallel()
 	expiredCtx, cancel := context.WithCancel(context.Background())
 	cancel()
 	call := answeredPrompt(t)
@@ -65,6 +66,7 @@ func answeredPrompt(t *testing.T) *acp.Call {
 // TestAwaitAnswerExpires: without an answer, an ended context asks for a
 // cancel.
 func TestAwaitAnswerExpires(t *testing.T) {
+	t.Parallel()
 	a, b := net.Pipe()
 	conn := acp.NewConn(a, a, nil, nil)
 	defer conn.Close()
@@ -82,6 +84,7 @@ func TestAwaitAnswerExpires(t *testing.T) {
 // TestAgentClosesItsPipes: an agent that ran and stopped leaves no file
 // descriptor of acprun's open (stdin, stdout and stderr pipes).
 func TestAgentClosesItsPipes(t *testing.T) {
+	// Not parallel: it counts the test binary's descriptors.
 	before := openFDs(t)
 	for range 3 {
 		a, err := startAgent(agentConfig{Argv: []string{"/bin/sh", "-c", "echo log >&2; exit 0"}, Env: os.Environ()})
@@ -108,6 +111,7 @@ func openFDs(t *testing.T) int {
 // TestStderrTailIsValidUTF8: invalid bytes and a character split by the
 // cut never reach the results.
 func TestStderrTailIsValidUTF8(t *testing.T) {
+	t.Parallel()
 	tb := process.NewTail(8)
 	tb.Write([]byte("héllo wörld \xff\xfe ok"))
 	got := stderrText(tb, nil)
@@ -124,6 +128,7 @@ func TestStderrTailIsValidUTF8(t *testing.T) {
 // TestStderrTailCutThroughASecret: where the cut went through a secret,
 // what is left of it is redacted too.
 func TestStderrTailCutThroughASecret(t *testing.T) {
+	t.Parallel()
 	tb := process.NewTail(24)
 	tb.Write([]byte("token ghp_abcdefghijklmnop1234 FFFF"))
 	got := stderrText(tb, redact.New("ghp_abcdefghijklmnop1234"))
@@ -136,6 +141,7 @@ func TestStderrTailCutThroughASecret(t *testing.T) {
 // the prompt is written, and the agent still reads (session/cancel goes
 // out), the turn never ran: it is not the agent's fault.
 func TestPromptNotSentIsSkipped(t *testing.T) {
+	t.Parallel()
 	a, b := net.Pipe()
 	conn := acp.NewConn(a, a, nil, nil)
 	defer conn.Close()
@@ -178,6 +184,7 @@ func TestPromptNotSentIsSkipped(t *testing.T) {
 // (error, saying what the agent sent), the next turn is played, and the
 // attempt failed, so retries do not run it again.
 func TestAgentSendsAnOutcomeName(t *testing.T) {
+	t.Parallel()
 	const sc = `name: s
 agent: {command: [acprun, mock-agent, a.mock.yaml]}
 permissions: {default: deny}

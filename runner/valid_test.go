@@ -119,6 +119,7 @@ turns:
 // protected file makes the attempt invalid (tampered), naming the files,
 // and verify does not run; its other changes are its work.
 func TestTamperedIsInvalid(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"s.yaml": protectScenario, "a.mock.yaml": `turns:
   - steps:
       - writeFile: {path: tests/a_test.go, content: "package a // passes\n"}
@@ -206,6 +207,7 @@ func TestChangesListedWhenTheSessionDoesNotOpen(t *testing.T) {
 // protected is measured: verify runs and judges its work. A protected
 // file setup made, which the agent leaves alone, is no tampering.
 func TestUntouchedProtectIsValid(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"s.yaml": strings.Replace(protectScenario, "verify:", "setup: [\"echo 'exit 0' > verify.sh\"]\nverify:", 1),
 		"a.mock.yaml": `turns:
@@ -232,6 +234,7 @@ func TestUntouchedProtectIsValid(t *testing.T) {
 // agent that creates it makes the attempt invalid, and the warning says
 // what the glob does rather than that it protects nothing.
 func TestProtectGlobMatchingNothing(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"s.yaml": strings.Replace(protectScenario, "protect: [tests/, verify.sh]", "protect: [conftest.py, verify.sh]", 1),
 		"a.mock.yaml": `turns:
@@ -258,6 +261,7 @@ func TestProtectGlobMatchingNothing(t *testing.T) {
 // expect.agent names makes the attempt invalid (agent) before any session
 // is opened: no turn is played, and no failure is counted.
 func TestWrongAgentIsInvalid(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, expect string
 		status       report.Status
@@ -314,6 +318,7 @@ func TestWrongAgentIsInvalid(t *testing.T) {
 // TestUpstream: which errors answering session/prompt say that the agent's
 // provider refused the work.
 func TestUpstream(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		e    acp.Error
 		want bool
@@ -340,6 +345,7 @@ func TestUpstream(t *testing.T) {
 // turns after it are not played; another error is the agent's failure,
 // and an error the turn expects is what it measures.
 func TestUpstreamIsInvalid(t *testing.T) {
+	t.Parallel()
 	const src = "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: one\n%s  - prompt: two\n"
 	const overloaded = `{code: -32603, message: Internal error, data: {type: overloaded_error}}`
 	for _, tt := range []struct {
@@ -376,6 +382,7 @@ func TestUpstreamIsInvalid(t *testing.T) {
 // measured nothing (here rate-limited once, then served), never one that
 // failed, which is the agent's verdict.
 func TestRetriesOnlyErrorsAndInvalid(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	marker := filepath.Join(root, "limited")
 	// setup picks the agent's script in the workspace: the first try is
@@ -428,6 +435,7 @@ func tryLine(r report.Result) string {
 // TestCheckAgent: what expect.agent says of an agent that is not the one
 // it names, at the part not met.
 func TestCheckAgent(t *testing.T) {
+	t.Parallel()
 	pos := func(col int) scenario.Pos { return scenario.Pos{File: "s.yaml", Line: 6, Col: col} }
 	e := &scenario.AgentExpect{Pos: pos(10),
 		Name:    &scenario.TextMatch{Pos: pos(17), Exact: "claude-code-acp"},
@@ -459,6 +467,7 @@ func TestCheckAgent(t *testing.T) {
 // everything under it, as in .gitignore, so it is neither warned about nor
 // passed by an agent that rewrites a file under it.
 func TestProtectDirectoryName(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"s.yaml": strings.Replace(protectScenario, "protect: [tests/, verify.sh]", "protect: [tests, verify.sh]", 1),
 		"a.mock.yaml": `turns:
@@ -480,6 +489,7 @@ func TestProtectDirectoryName(t *testing.T) {
 // of the workspace, before the run nor created by it, is warned about at
 // its position; one that names a directory covers what is under it.
 func TestUnchangedGlobMatchingNothing(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"s.yaml": strings.Replace(protectScenario, "protect: [tests/, verify.sh]", "protect: [verify.sh]", 1) +
 			"expect: {files: {unchanged: [tests, tset/**, new/**]}}\n",

@@ -90,6 +90,7 @@ func TestWorkspaceErrorAt(t *testing.T) {
 // into the attempt's copy, as when named directly: the agent works and
 // writes there, its changes are recorded, and the source is left alone.
 func TestWorkspaceCwdThroughSymlink(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -179,6 +180,7 @@ func gitRepo(t *testing.T, dir string) {
 // setup: setup's change is not shown as the agent's. The judge passes only
 // when it is shown the agent's change and not setup's.
 func TestDiffStartsAfterSetup(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"repo/a.txt": "one\n",
 		"repo/b.txt": "bee\n",
@@ -220,6 +222,7 @@ expect:
 // worktree changes the source repository's config; the attempt warns,
 // naming the file, and leaves the config as the agent made it.
 func TestRepoConfigChangeIsWarned(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"repo/a.txt": "one\n",
 		"s.yaml": `name: repo-config
@@ -250,6 +253,7 @@ turns:
 // TestDiffCutKeepsNoSecret: a secret that the cut of a long diff goes
 // through leaves no part of itself in the results or the judge's prompt.
 func TestDiffCutKeepsNoSecret(t *testing.T) {
+	t.Parallel()
 	const secret = "supersecretvalue123"
 	repo := filepath.Join(writeTree(t, map[string]string{"repo/a.txt": "one\n"}), "repo")
 	gitRepo(t, repo)

@@ -10,10 +10,13 @@ package testkit
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -35,7 +38,18 @@ var builds sync.Map
 // t.TempDir, and every process the tests start, write there), and Build
 // puts its binaries there. setup, unless nil, runs before the tests; its
 // error ends the test binary with code 1. Main exits with m's code.
+//
+// The tests that use Main wait on the processes they start far more than
+// they compute, so unless -test.parallel says otherwise, four times as
+// many parallel tests run at once as there are CPUs (Go's default is as
+// many).
 func Main(m *testing.M, setup func() error) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
 	os.Exit(runMain(m, setup))
 }
 
