@@ -57,13 +57,27 @@ func Async(ctx context.Context) {
 	}
 }
 
+// AfterAnswer, called by a request handler (not by a goroutine it
+// started), has f called once the handler's answer has been written, or
+// its write has failed: a handler that calls Async learns when its answer
+// is out. It reports whether f will be called; false when ctx is not a
+// request handler's.
+func AfterAnswer(ctx context.Context, f func()) bool {
+	t, ok := ctx.Value(turnKey{}).(*turn)
+	if ok {
+		t.after = append(t.after, f)
+	}
+	return ok
+}
+
 // turnKey is the context key of a request handler's turn.
 type turnKey struct{}
 
 // turn is a request handler's hold on the line.
 type turn struct {
 	c     *Conn
-	async bool // Async released the line; guarded by c.mu
+	async bool     // Async released the line; guarded by c.mu
+	after []func() // called once the answer is out (AfterAnswer); the handler's goroutine's
 }
 
 // release ends t's hold on the line, if it still holds it, and starts a
@@ -173,9 +187,13 @@ func (c *Conn) handle(in *inMsg) bool {
 		})
 		if async {
 			c.reply(in.req, result, err)
-			return false
+		} else {
+			c.answer(in.req, result, err)
 		}
-		c.answer(in.req, result, err)
+		for _, f := range t.after {
+			f()
+		}
+		return !async
 	}
 	return true
 }

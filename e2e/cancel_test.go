@@ -228,6 +228,55 @@ func TestCancelGoesOutBeforeTheTerminalsDie(t *testing.T) {
 	}
 }
 
+// TestHeldPermissionCancelledAnswerGoesOut: an agent that answers the
+// prompt cancelled as soon as session/cancel comes, without waiting for
+// the answer to its pending permission request (held by answerDelay), as
+// the ACP Go SDK's example agent does, still gets the cancelled answer:
+// the turn ends only once it is written, so the scenario cannot close the
+// agent's input first. The mock agent sends the request raw (garbage:),
+// which it does not wait for; the transcript has a line only once its
+// write ended whole. Ten attempts side by side, so that the end of one
+// comes while the others keep the machine busy.
+func TestHeldPermissionCancelledAnswerGoesOut(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": `turns:
+  - steps:
+      - garbage: '{"jsonrpc":"2.0","id":"p","method":"session/request_permission","params":{"sessionId":"mock-session-1","toolCall":{"toolCallId":"t1","title":"edit config.json","kind":"edit"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}}'
+      - waitForCancel: true
+`,
+		"s.yaml": `name: held
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: allow, answerDelay: 1h}
+turns:
+  - prompt: go
+    timeout: 500ms
+    expect: {stopReason: cancelled}
+`,
+	})
+	res, out := runResults(t, dir, "s.yaml", "--transcripts", "tr", "--repeat", "10", "-j", "10")
+	if res.code != 0 || len(out.Scenarios) != 10 {
+		t.Fatalf("exit %d with %d results, want 0 with 10\n%s", res.code, len(out.Scenarios), res.stderr)
+	}
+	for _, sc := range out.Scenarios {
+		turn := sc.Turns[0]
+		if p := turn.Permissions; len(p) != 1 || p[0].Outcome != "cancelled" || turn.StopReason != "cancelled" {
+			t.Errorf("%s: stopReason %q, permissions %+v; want cancelled, the request answered cancelled", sc.Transcript, turn.StopReason, p)
+		}
+		var answers []string
+		for _, l := range readTranscript(t, filepath.Join(dir, sc.Transcript)).lines {
+			if l.Dir == "c2a" && l.ID == `"p"` {
+				answers = append(answers, string(l.Result))
+			}
+		}
+		if len(answers) != 1 || !strings.Contains(answers[0], `"outcome":"cancelled"`) {
+			t.Errorf("%s: answers written to the permission request: %q; want its cancelled answer", sc.Transcript, answers)
+		}
+	}
+}
+
 // TestRepeatIsBounded: --repeat beyond 1000 attempts per scenario, or
 // beyond 100000 attempts in all, exits 2 before any agent starts.
 func TestRepeatIsBounded(t *testing.T) {

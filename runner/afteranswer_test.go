@@ -219,7 +219,7 @@ func TestLateUpdatesLeaveTheTurnAsAnswered(t *testing.T) {
 		ToolCall: &acp.ToolCall{ToolCallID: "t1", Title: "Look around", Kind: "read", Status: acp.StatusPending}}})
 	s.update(acp.SessionNotification{SessionID: "s", Update: acp.SessionUpdate{Kind: acp.UpdateUsageUpdate,
 		UsageUpdate: &acp.UsageUpdate{Used: 1, Size: 10, Cost: &acp.Cost{Amount: 0.1, Currency: "USD"}}}})
-	answered := s.finish(tr, turnOutcome{stopReason: "end_turn"})
+	answered := s.finish(t.Context(), tr, turnOutcome{stopReason: "end_turn"})
 
 	s.update(acp.SessionNotification{SessionID: "s", Update: acp.SessionUpdate{Kind: acp.UpdateToolCallUpdate,
 		ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "t1", Title: &title, Kind: &kind, Status: &completed, RawInput: []byte(`{"command":"rm -rf /"}`)}}})

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -426,6 +427,77 @@ turns:
 		}
 		if tr.Text != "permission cancelled" {
 			t.Errorf("text = %q, want the agent's cancelled branch", tr.Text)
+		}
+	})
+}
+
+// TestHeldCancelledAnswerIsWrittenBeforeTheTurnEnds: an agent that
+// answers the prompt cancelled as soon as session/cancel comes, without
+// waiting for the answer to its pending permission request (held by
+// answerDelay), still gets that cancelled answer before the turn ends,
+// even when it reads it only 10s later: the scenario does not go on (to
+// close the agent's input) before the answer is out. The agent reads
+// acprun's lines itself; in the bubble its 10s pass only once acprun
+// waits for it.
+func TestHeldCancelledAnswerIsWrittenBeforeTheTurnEnds(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		got := make(chan string, 1) // the line the agent read after its pause
+		agent := func(ctx context.Context, in io.Reader, out io.Writer) error {
+			sc := bufio.NewScanner(in)
+			answers := []string{
+				`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}`,
+				`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`,
+				`{"jsonrpc":"2.0","id":"p","method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t1","title":"edit"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}}`,
+			}
+			for sc.Scan() {
+				line := sc.Text()
+				switch {
+				case len(answers) > 0 && strings.Contains(line, `"method"`) && strings.Contains(line, `"id"`):
+					if _, err := io.WriteString(out, answers[0]+"\n"); err != nil {
+						return err
+					}
+					answers = answers[1:]
+				case strings.Contains(line, `"session/cancel"`):
+					if _, err := io.WriteString(out, `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}`+"\n"); err != nil {
+						return err
+					}
+					time.Sleep(10 * time.Second)
+					if sc.Scan() {
+						got <- sc.Text()
+					}
+				}
+			}
+			return sc.Err()
+		}
+		b := startAgentInBubble(t, t.TempDir(), agent, `name: s
+agent: {command: [an-agent]}
+permissions: {default: allow, answerDelay: 1h}
+cancelGrace: 30s
+turns:
+  - prompt: go
+    timeout: 1s
+    expect: {stopReason: cancelled}
+`, nil)
+		if err := b.handshake(t.Context()); err != nil {
+			t.Fatalf("handshake: %v", err)
+		}
+		b.r.playTurns(t.Context(), t.Context())
+		synctest.Wait() // the agent has taken what it read
+		select {
+		case line := <-got:
+			if !strings.Contains(line, `"id":"p"`) || !strings.Contains(line, `"outcome":"cancelled"`) {
+				t.Errorf("the agent read %s after its answer; want the permission's cancelled answer", line)
+			}
+		default:
+			t.Errorf("the turn ended before the permission's cancelled answer was written")
+		}
+		res := b.finish(t, false)
+		if p := res.Turns[0].Permissions; len(p) != 1 || p[0].Outcome != "cancelled" {
+			t.Errorf("permissions = %+v, want the held request answered cancelled", p)
+		}
+		if w := res.Turns[0].Warnings; len(w) != 0 {
+			t.Errorf("turn warnings %q, want none", w)
 		}
 	})
 }

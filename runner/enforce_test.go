@@ -197,7 +197,7 @@ func TestModeSwitchedUnasked(t *testing.T) {
 			for _, m := range tc.modes {
 				s.update(switched(m))
 			}
-			rec := s.finish(tr, turnOutcome{stopReason: "end_turn"})
+			rec := s.finish(t.Context(), tr, turnOutcome{stopReason: "end_turn"})
 			if diff := cmp.Diff(tc.want, rec.Warnings); diff != "" {
 				t.Errorf("turn warnings (-want +got):\n%s", diff)
 			}

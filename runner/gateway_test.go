@@ -230,7 +230,7 @@ func TestGatewayEventWaitsForCancel(t *testing.T) {
 	}{
 		{"refused, cancel sent", gateway.Refused, func(s *session, t *turnState) { s.sentCancel(t) }, errBudget, true},
 		{"diverged, cancel sent", gateway.Diverged, func(s *session, t *turnState) { s.sentCancel(t) }, errDivergence, true},
-		{"refused, answered first", gateway.Refused, func(s *session, t *turnState) { s.finish(t, turnOutcome{stopReason: "end_turn"}) }, errBudget, false},
+		{"refused, answered first", gateway.Refused, func(s *session, t *turnState) { s.finish(context.Background(), t, turnOutcome{stopReason: "end_turn"}) }, errBudget, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -277,7 +277,7 @@ func TestGatewayEventBetweenTurns(t *testing.T) {
 	r := &scenarioRun{sess: s}
 	turn := s.startTurn(1, "go", nil, false)
 	s.watchGateway(turn, func(error) {}, gateway.Spent{})
-	s.finish(turn, turnOutcome{stopReason: "end_turn"})
+	s.finish(t.Context(), turn, turnOutcome{stopReason: "end_turn"})
 	if r.gatewayEvent(gateway.Event{Kind: gateway.Refused, Message: "over"}) {
 		t.Error("gatewayEvent reported a cancel between turns")
 	}

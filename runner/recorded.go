@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"context"
+
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/acp"
@@ -218,7 +220,7 @@ func (r *RecordedSession) permission(line int, rawID, params json.RawMessage) {
 		return
 	}
 	a := r.s.arrive(&acp.Request{ID: &id, Method: acp.MethodSessionRequestPermission, Params: params})
-	a.answered()
+	a.answered(context.Background())
 	if a.params == nil {
 		return
 	}

@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -258,9 +259,13 @@ func sharedOptionID(opts []acp.PermissionOption) string {
 	return ""
 }
 
-// answered ends the turn's wait for the request, if it waits for it.
-func (a *arrival) answered() {
-	if a.waits != nil {
+// answered ends the turn's wait for the request, if it waits for it, once
+// the request's answer has been written (acp.AfterAnswer): the turn ends
+// only after the agent could read every answer it got during the turn,
+// the cancelled ones of a cancel included. It is called as the handler
+// returns; without a Conn's handler (a test's call) the wait ends then.
+func (a *arrival) answered(ctx context.Context) {
+	if a.waits != nil && !acp.AfterAnswer(ctx, a.waits.Done) {
 		a.waits.Done()
 	}
 }
@@ -287,7 +292,7 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	if req.Method == acp.MethodSessionRequestPermission {
 		a := s.arrive(req)
-		defer a.answered()
+		defer a.answered(ctx)
 		if a.params == nil {
 			return nil, acp.NewError(acp.CodeInvalidParams, "session/request_permission: %v", a.bad)
 		}
@@ -295,7 +300,7 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	if s.client != nil && s.client.serves(req.Method) {
 		a := s.arrive(req)
-		defer a.answered()
+		defer a.answered(ctx)
 		acp.Async(ctx) // served concurrently: a command may run for long
 		if a.hold != nil {
 			select { // served after the checks of the workspace
@@ -930,19 +935,33 @@ func (s *session) sentCancel(t *turnState) {
 }
 
 // finish records how the turn ended and returns its record. It first waits
-// for the requests that came during the turn to be answered (a permission
-// request still in its answer delay is answered at once), so the record it
-// returns is the turn's whole own record: later updates are late and kept
-// apart.
-func (s *session) finish(t *turnState, out turnOutcome) report.TurnResult {
+// for the requests that came during the turn to be answered and their
+// answers written (a permission request still in its answer delay is
+// answered at once, a cancelled turn's with outcome cancelled), so the
+// record it returns is the turn's whole own record, and the agent could
+// read every answer it holds before the scenario goes on: later updates
+// are late and kept apart. ctx bounds that wait (the cancel grace): an
+// agent that does not read its input gets a warning instead.
+func (s *session) finish(ctx context.Context, t *turnState, out turnOutcome) report.TurnResult {
 	t.endOnce.Do(func() { close(t.ended) })
 	// From now on a request is late, and arrive adds nothing to the turn's
 	// wait: every Add happened before this, so Wait is safe.
 	s.mu.Lock()
 	t.answered = true
 	s.mu.Unlock()
-	t.inflight.Wait()
+	answered := make(chan struct{})
+	go func() {
+		t.inflight.Wait()
+		close(answered)
+	}()
+	select {
+	case <-answered:
+	case <-ctx.Done():
+	}
 	s.mu.Lock()
+	if !isClosed(answered) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.warnings = append(t.warnings, "the answers to the agent's requests of the turn were not all written within cancelGrace of its end: the agent may not have received them (it does not read its input)")
+	}
 	t.rec.StopReason = out.stopReason
 	t.rec.CancelCause = out.cancelCause
 	t.rec.CancelIgnored = out.cancelIgnored

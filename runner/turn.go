@@ -74,7 +74,11 @@ func (r *scenarioRun) runTurn(ctx context.Context, i int) report.TurnResult {
 		out.usage = u // what the model reported, not what the agent says it did
 	}
 	gwFailure := r.sess.gatewayFailure(t)
-	rec := r.sess.finish(t, out)
+	graceCtx, cancelGrace := context.WithTimeout(context.Background(), lim.CancelGrace)
+	defer cancelGrace()
+	answersCtx, cancelAnswers := untilAbort(graceCtx, r.opts.Abort)
+	defer cancelAnswers()
+	rec := r.sess.finish(answersCtx, t, out)
 	switch {
 	case gwFailure != "" || r.sess.budgetPassed(t):
 		// The gateway refused the agent's requests: whatever error the
