@@ -502,6 +502,80 @@ turns:
 	})
 }
 
+// TestHeldCancelledElicitationIsWrittenBeforeTheTurnEnds: as for a held
+// permission request, the cancelled answer to an elicitation/create that
+// came while the turn was being cancelled goes out before the turn ends,
+// even when the agent answers the prompt first and reads only 10s later.
+// The agent asks while acprun's session/cancel waits for it to read; its
+// answer then waits for session/cancel to be out.
+func TestHeldCancelledElicitationIsWrittenBeforeTheTurnEnds(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		got := make(chan string, 1) // the line the agent read after its pause
+		agent := func(ctx context.Context, in io.Reader, out io.Writer) error {
+			sc := bufio.NewScanner(in)
+			write := func(line string) error {
+				_, err := io.WriteString(out, line+"\n")
+				return err
+			}
+			answers := []string{
+				`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}`,
+				`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`,
+			}
+			for sc.Scan() {
+				line := sc.Text()
+				switch {
+				case len(answers) > 0:
+					if err := write(answers[0]); err != nil {
+						return err
+					}
+					answers = answers[1:]
+				case strings.Contains(line, `"session/prompt"`):
+					time.Sleep(2 * time.Second) // past the turn's timeout, without reading
+					if err := write(`{"jsonrpc":"2.0","id":"e","method":"elicitation/create","params":{"sessionId":"s1","mode":"form","message":"Which?","requestedSchema":{"type":"object","properties":{}}}}`); err != nil {
+						return err
+					}
+					if err := write(`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}`); err != nil {
+						return err
+					}
+				case strings.Contains(line, `"session/cancel"`):
+					time.Sleep(10 * time.Second)
+					if sc.Scan() {
+						got <- sc.Text()
+					}
+				}
+			}
+			return sc.Err()
+		}
+		b := startAgentInBubble(t, t.TempDir(), agent, `name: s
+agent: {command: [an-agent]}
+permissions: {default: allow}
+cancelGrace: 30s
+turns:
+  - prompt: go
+    timeout: 1s
+    expect: {stopReason: cancelled}
+`, nil)
+		if err := b.handshake(t.Context()); err != nil {
+			t.Fatalf("handshake: %v", err)
+		}
+		b.r.playTurns(t.Context(), t.Context())
+		synctest.Wait() // the agent has taken what it read
+		select {
+		case line := <-got:
+			if !strings.Contains(line, `"id":"e"`) || !strings.Contains(line, `"action":"cancel"`) {
+				t.Errorf("the agent read %s after its answer; want the elicitation's cancelled answer", line)
+			}
+		default:
+			t.Errorf("the turn ended before the elicitation's cancelled answer was written")
+		}
+		res := b.finish(t, false)
+		if e := res.Turns[0].Elicitations; len(e) != 1 || e[0].Action != "cancel" {
+			t.Errorf("elicitations = %+v, want the question answered cancel", e)
+		}
+	})
+}
+
 // TestCancelAnsweredEndTurnIsFlagged: an agent that answers session/cancel
 // with end_turn has its turn flagged cancelIgnored, with a warning.
 func TestCancelAnsweredEndTurnIsFlagged(t *testing.T) {

@@ -87,10 +87,16 @@ func (s *session) elicit(ctx context.Context, req *acp.Request) (any, error) {
 		warn = fmt.Sprintf("the agent asked %s; acprun declined: %s", describeQuestion(rec), rec.Reason)
 	}
 	recs, warnings := &s.setup.elicitations, &s.setup.warnings
+	var a arrival // the turn's end waits for its answer, as for a permission request's
 	if t != nil {
 		rec.Late = t.late()
 		recs, warnings = &t.elicitations, &t.warnings
+		if !rec.Late {
+			t.inflight.Add(1)
+			a.waits = &t.inflight
+		}
 	}
+	defer a.answered(ctx)
 	if len(*recs) < maxElicitations { // an agent that asks without end is still answered
 		*recs = append(*recs, rec)
 		if warn != "" {
