@@ -98,13 +98,13 @@ func TestJudgeStopsAsTheScenario(t *testing.T) {
 		status              report.Status
 		noVerdict           string // the end of the attempt's error
 	}{
-		{"scenario timeout", hung, "timeout: 2s\n", 0,
+		{"scenario timeout", hung, "timeout: 5s\n", 0,
 			"no answer to session/cancel within 1s; the agent was stopped", "", report.StatusError,
 			"gave no verdict: acprun cancelled it after scenarioTimeout; no answer to session/cancel within 1s; the agent was stopped"},
-		{"run timeout", hung, "", 2 * time.Second,
+		{"run timeout", hung, "", 5 * time.Second,
 			"no answer to session/cancel within 1s; the agent was stopped", "the run's --timeout passed while its judge was asked", report.StatusInterrupted,
 			"gave no verdict: acprun cancelled it after runTimeout; no answer to session/cancel within 1s; the agent was stopped"},
-		{"run timeout, answered", slow, "", 2 * time.Second,
+		{"run timeout, answered", slow, "", 5 * time.Second,
 			"the run's --timeout passed while the judge was asked", "the run's --timeout passed while its judge was asked", report.StatusInterrupted,
 			"gave no verdict: acprun cancelled it after runTimeout; the run's --timeout passed while the judge was asked"},
 	}

@@ -81,7 +81,7 @@ func TestCleanEndStopsAtOnce(t *testing.T) {
 	t.Parallel()
 	rep := runScenarios(t, Options{Parallel: 1},
 		scenarioDoc("clean", "agent.mock.yaml", false, "")+
-			"---\nname: cancelled\nagent: {command: [acprun, mock-agent, slow.mock.yaml]}\nkillGrace: 100ms\nturnTimeout: 100ms\n"+
+			"---\nname: cancelled\nagent: {command: [acprun, mock-agent, slow.mock.yaml]}\nkillGrace: 100ms\nturnTimeout: 1s\n"+
 			"permissions: {default: allow}\nturns: [{prompt: hi, expect: {stopReason: cancelled}}]\n",
 		map[string]string{
 			"agent.mock.yaml": closingAgent + "turns: [{steps: [{text: hi}]}]\n",

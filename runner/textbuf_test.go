@@ -79,7 +79,7 @@ func TestTextBufMessages(t *testing.T) {
 // not grow with it; String reads it back as one string. The file is
 // never seen in its directory.
 func TestTextBufSpills(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it measures the test binary's heap.
 	dir := t.TempDir()
 	chunk := strings.Repeat("x", 64)
 	const total = 16 << 20
