@@ -103,6 +103,7 @@ func (c *explainCmd) Run(ctx context.Context, g *globals) error {
 	} else if err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
+	req.UnaskedModes = sc.Agent.UnaskedModes() // as run answers
 	d, traces := sc.Policy.Explain(req)
 	e := output.Explanation{Scenario: sc.Name, Pos: sc.Pos.String(), Request: req, Asked: asked, Decision: d, Rules: traces}
 	// Redacted as text, as printed, as a run of sc redacts: the request

@@ -37,3 +37,27 @@ func TestExplainRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainNeverBypasses: explain answers claude's ExitPlanMode, under
+// a rule with always: true, with the option run would choose: an
+// allow_always one that keeps claude asking, not bypassPermissions.
+func TestExplainNeverBypasses(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	req := filepath.Join(dir, "req.json")
+	if err := os.WriteFile(file, []byte("name: a\nagent: claude\npermissions: {allow: [{tool: ExitPlanMode, always: true}]}\nturns: [{prompt: hi}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(req, []byte(`{"sessionId":"s","toolCall":{"toolCallId":"t","title":"Ready to code?","kind":"switch_mode","name":"ExitPlanMode"},`+
+		`"options":[{"optionId":"bypassPermissions","name":"Yes, and bypass permissions","kind":"allow_always"},{"optionId":"acceptEdits","name":"Yes, and auto-accept edits","kind":"allow_always"},`+
+		`{"optionId":"default","name":"Yes, and manually approve edits","kind":"allow_once"},{"optionId":"plan","name":"No, keep planning","kind":"reject_once"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"explain", file, "--request", req}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+		t.Fatalf("acprun explain: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if want := `answer:   select option "acceptEdits" (allow_always)`; !strings.Contains(stdout.String(), want) {
+		t.Errorf("acprun explain:\n%s\nwant %q", stdout.String(), want)
+	}
+}

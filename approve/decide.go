@@ -25,14 +25,15 @@ func DenyAll() *Policy { return &Policy{Default: Deny, Source: "--deny-all"} }
 // reject_once option, else reject_always. When the agent offers neither,
 // the Decision is Cancelled. An option id is only ever copied from
 // req.Options (options with an empty id are ignored, and so are options
-// whose id an option of another verdict shares).
+// whose id an option of another verdict shares or that would switch the
+// agent into one of req.UnaskedModes).
 //
 // A nil policy denies everything. Decide only reads the policy, so one
 // policy may serve many goroutines at once. A malformed rule never panics:
 // a bad regex or path pattern simply does not match.
 func (p *Policy) Decide(req Request) Decision {
 	d, always, _ := p.evaluate(req, false)
-	selectOption(&d, always, req.Options)
+	selectOption(&d, always, req)
 	return d
 }
 
@@ -49,7 +50,7 @@ func (p *Policy) Evaluate(req Request) Decision {
 // list order, telling whether it matched and why, one line per matcher.
 func (p *Policy) Explain(req Request) (Decision, []RuleTrace) {
 	d, always, traces := p.evaluate(req, true)
-	selectOption(&d, always, req.Options)
+	selectOption(&d, always, req)
 	return d, traces
 }
 
@@ -471,11 +472,13 @@ func scalarText(v any) (string, bool) {
 	return "", false
 }
 
-// selectOption picks the option for d's verdict among opts. An option
-// whose id is also that of an option of another verdict (or of a kind
-// that is none of the four) is not usable: the agent could take the
-// answer for that option.
-func selectOption(d *Decision, always bool, opts []Option) {
+// selectOption picks the option for d's verdict among req's options. An
+// option whose id is also that of an option of another verdict (or of a
+// kind that is none of the four) is not usable: the agent could take the
+// answer for that option. Nor is one whose id is one of req.UnaskedModes,
+// which would switch the agent into a mode in which it does not ask.
+func selectOption(d *Decision, always bool, req Request) {
+	opts := req.Options
 	want, alt, what := RejectOnce, RejectAlways, "reject"
 	if d.Verdict == Allow {
 		want, alt, what = AllowOnce, AllowAlways, "allow"
@@ -498,6 +501,12 @@ func selectOption(d *Decision, always bool, opts []Option) {
 			if other, ok := sharedID(o, opts); ok {
 				if unusable == "" {
 					unusable = fmt.Sprintf("option id %s of kind %s is also that of an option of kind %s", quote(o.ID), o.Kind, quote(other.Kind))
+				}
+				continue
+			}
+			if slices.Contains(req.UnaskedModes, o.ID) {
+				if unusable == "" {
+					unusable = fmt.Sprintf("option %s of kind %s would switch the agent to mode %s, in which it does not ask permission", quote(o.ID), o.Kind, quote(o.ID))
 				}
 				continue
 			}

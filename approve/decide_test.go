@@ -3,6 +3,7 @@ package approve_test
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -707,6 +708,11 @@ func TestDecisionDetails(t *testing.T) {
 var (
 	claudeOptions = []approve.Option{{"allow_always", "Always Allow", "allow_always"}, {"allow", "Allow", "allow_once"}, {"reject", "Reject", "reject_once"}}
 	codexOptions  = []approve.Option{{"approved", "Yes, proceed", "allow_once"}, {"approved-execpolicy-amendment", "Yes, and don't ask again", "allow_always"}, {"abort", "No", "reject_once"}}
+	// claudeExitPlanOptions are claude-agent-acp's for ExitPlanMode (as
+	// root, without the first): each id is the mode it switches to.
+	claudeExitPlanOptions = []approve.Option{{"bypassPermissions", "Yes, and bypass permissions", "allow_always"}, {"acceptEdits", "Yes, and auto-accept edits", "allow_always"},
+		{"default", "Yes, and manually approve edits", "allow_once"}, {"plan", "No, keep planning", "reject_once"}}
+	claudeUnasked = []string{"bypassPermissions", "dontAsk"}
 )
 
 func TestOptionSelection(t *testing.T) {
@@ -719,45 +725,57 @@ func TestOptionSelection(t *testing.T) {
 		ReasonSuffix         string
 	}
 	tests := []struct {
-		name string
-		p    *approve.Policy
-		opts []approve.Option
-		want sel
+		name    string
+		p       *approve.Policy
+		opts    []approve.Option
+		want    sel
+		unasked []string // Request.UnaskedModes
 	}{
-		{"claude allow once", allowOnce, claudeOptions, sel{"allow", "allow_once", false, `matched kind "execute"`}},
-		{"claude always", allowAlways, claudeOptions, sel{"allow_always", "allow_always", false, `matched kind "execute"`}},
-		{"claude deny", deny, claudeOptions, sel{"reject", "reject_once", false, "(--deny-all)"}},
-		{"codex allow once", allowOnce, codexOptions, sel{"approved", "allow_once", false, `matched kind "execute"`}},
-		{"codex always", allowAlways, codexOptions, sel{"approved-execpolicy-amendment", "allow_always", false, `matched kind "execute"`}},
-		{"codex deny", deny, codexOptions, sel{"abort", "reject_once", false, "(--deny-all)"}},
-		{"always falls back to once", allowAlways, []approve.Option{{"ok", "OK", "allow_once"}}, sel{"ok", "allow_once", false, "; no allow_always option offered, chose allow_once"}},
-		{"once falls back to always", allowOnce, []approve.Option{{"al", "Always", "allow_always"}, {"no", "No", "reject_once"}}, sel{"al", "allow_always", false, "; no allow_once option offered, chose allow_always"}},
-		{"reject falls back to reject_always", deny, []approve.Option{{"y", "Yes", "allow_once"}, {"never", "Never", "reject_always"}}, sel{"never", "reject_always", false, "; no reject_once option offered, chose reject_always"}},
-		{"no reject option", deny, []approve.Option{{"y", "Yes", "allow_once"}}, sel{"", "", true, "; no reject option offered; answered cancelled"}},
-		{"no allow option", allowOnce, []approve.Option{{"no", "No", "reject_once"}}, sel{"", "", true, "; no allow option offered; answered cancelled"}},
-		{"no options", allowOnce, nil, sel{"", "", true, "; no allow option offered; answered cancelled"}},
-		{"first of a kind", allowOnce, []approve.Option{{"a1", "A", "allow_once"}, {"a2", "B", "allow_once"}}, sel{"a1", "allow_once", false, `matched kind "execute"`}},
-		{"empty id ignored", allowOnce, []approve.Option{{"", "A", "allow_once"}, {"a2", "B", "allow_once"}}, sel{"a2", "allow_once", false, `matched kind "execute"`}},
-		{"unknown kinds ignored", allowOnce, []approve.Option{{"x", "X", "allow"}, {"y", "Y", "ALLOW_ONCE"}}, sel{"", "", true, "; no allow option offered; answered cancelled"}},
+		{"claude allow once", allowOnce, claudeOptions, sel{"allow", "allow_once", false, `matched kind "execute"`}, nil},
+		{"claude always", allowAlways, claudeOptions, sel{"allow_always", "allow_always", false, `matched kind "execute"`}, nil},
+		{"claude deny", deny, claudeOptions, sel{"reject", "reject_once", false, "(--deny-all)"}, nil},
+		{"codex allow once", allowOnce, codexOptions, sel{"approved", "allow_once", false, `matched kind "execute"`}, nil},
+		{"codex always", allowAlways, codexOptions, sel{"approved-execpolicy-amendment", "allow_always", false, `matched kind "execute"`}, nil},
+		{"codex deny", deny, codexOptions, sel{"abort", "reject_once", false, "(--deny-all)"}, nil},
+		{"always falls back to once", allowAlways, []approve.Option{{"ok", "OK", "allow_once"}}, sel{"ok", "allow_once", false, "; no allow_always option offered, chose allow_once"}, nil},
+		{"once falls back to always", allowOnce, []approve.Option{{"al", "Always", "allow_always"}, {"no", "No", "reject_once"}}, sel{"al", "allow_always", false, "; no allow_once option offered, chose allow_always"}, nil},
+		{"reject falls back to reject_always", deny, []approve.Option{{"y", "Yes", "allow_once"}, {"never", "Never", "reject_always"}}, sel{"never", "reject_always", false, "; no reject_once option offered, chose reject_always"}, nil},
+		{"no reject option", deny, []approve.Option{{"y", "Yes", "allow_once"}}, sel{"", "", true, "; no reject option offered; answered cancelled"}, nil},
+		{"no allow option", allowOnce, []approve.Option{{"no", "No", "reject_once"}}, sel{"", "", true, "; no allow option offered; answered cancelled"}, nil},
+		{"no options", allowOnce, nil, sel{"", "", true, "; no allow option offered; answered cancelled"}, nil},
+		{"first of a kind", allowOnce, []approve.Option{{"a1", "A", "allow_once"}, {"a2", "B", "allow_once"}}, sel{"a1", "allow_once", false, `matched kind "execute"`}, nil},
+		{"empty id ignored", allowOnce, []approve.Option{{"", "A", "allow_once"}, {"a2", "B", "allow_once"}}, sel{"a2", "allow_once", false, `matched kind "execute"`}, nil},
+		{"unknown kinds ignored", allowOnce, []approve.Option{{"x", "X", "allow"}, {"y", "Y", "ALLOW_ONCE"}}, sel{"", "", true, "; no allow option offered; answered cancelled"}, nil},
 		// An id shared with an option of another verdict could be taken
 		// for that one: it is not usable.
 		{"deny: id shared with an allow option", deny, []approve.Option{{"go", "Reject", "reject_once"}, {"go", "Allow", "allow_once"}},
-			sel{"", "", true, `; no usable reject option offered (option id "go" of kind reject_once is also that of an option of kind "allow_once"); answered cancelled`}},
+			sel{"", "", true, `; no usable reject option offered (option id "go" of kind reject_once is also that of an option of kind "allow_once"); answered cancelled`}, nil},
 		{"allow: id shared with a reject option", allowOnce, []approve.Option{{"go", "Reject", "reject_always"}, {"go", "Allow", "allow_once"}},
-			sel{"", "", true, `; no usable allow option offered (option id "go" of kind allow_once is also that of an option of kind "reject_always"); answered cancelled`}},
+			sel{"", "", true, `; no usable allow option offered (option id "go" of kind allow_once is also that of an option of kind "reject_always"); answered cancelled`}, nil},
 		{"id shared with an unknown kind", deny, []approve.Option{{"go", "Reject", "reject_once"}, {"go", "Yes", "yes"}},
-			sel{"", "", true, `; no usable reject option offered (option id "go" of kind reject_once is also that of an option of kind "yes"); answered cancelled`}},
+			sel{"", "", true, `; no usable reject option offered (option id "go" of kind reject_once is also that of an option of kind "yes"); answered cancelled`}, nil},
 		{"the other kind when the first is shared", deny, []approve.Option{{"go", "Reject", "reject_once"}, {"go", "Allow", "allow_once"}, {"never", "Never", "reject_always"}},
-			sel{"never", "reject_always", false, `; no usable reject_once option offered (option id "go" of kind reject_once is also that of an option of kind "allow_once"), chose reject_always`}},
+			sel{"never", "reject_always", false, `; no usable reject_once option offered (option id "go" of kind reject_once is also that of an option of kind "allow_once"), chose reject_always`}, nil},
 		{"another option of the kind when one is shared", allowOnce, []approve.Option{{"go", "No", "reject_once"}, {"go", "Yes", "allow_once"}, {"ok", "OK", "allow_once"}},
-			sel{"ok", "allow_once", false, `matched kind "execute"`}},
+			sel{"ok", "allow_once", false, `matched kind "execute"`}, nil},
 		{"id shared within a verdict", allowOnce, []approve.Option{{"yes", "Always", "allow_always"}, {"yes", "Once", "allow_once"}, {"no", "No", "reject_once"}},
-			sel{"yes", "allow_once", false, `matched kind "execute"`}},
+			sel{"yes", "allow_once", false, `matched kind "execute"`}, nil},
+		// An option named after a mode in which the agent does not ask
+		// would switch it there: never selected, another of the verdict is.
+		{"always passes over the bypass", allowAlways, claudeExitPlanOptions,
+			sel{"acceptEdits", "allow_always", false, `matched kind "execute"`}, claudeUnasked},
+		{"always without another allow_always", allowAlways, claudeExitPlanOptions[:1:1],
+			sel{"", "", true, `; no usable allow option offered (option "bypassPermissions" of kind allow_always would switch the agent to mode "bypassPermissions", in which it does not ask permission); answered cancelled`}, claudeUnasked},
+		{"always falls back to once past the bypass", allowAlways, slices.Concat(claudeExitPlanOptions[:1:1], claudeExitPlanOptions[2:]),
+			sel{"default", "allow_once", false, `; no usable allow_always option offered (option "bypassPermissions" of kind allow_always would switch the agent to mode "bypassPermissions", in which it does not ask permission), chose allow_once`}, claudeUnasked},
+		{"reject past a mode that does not ask", deny, []approve.Option{{"dontAsk", "No, and stop asking", "reject_once"}, {"plan", "No", "reject_once"}},
+			sel{"plan", "reject_once", false, "(--deny-all)"}, claudeUnasked},
+		{"no unasked modes known", allowAlways, claudeExitPlanOptions, sel{"bypassPermissions", "allow_always", false, `matched kind "execute"`}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := execReq("ls")
-			req.Options = tt.opts
+			req.Options, req.UnaskedModes = tt.opts, tt.unasked
 			d := tt.p.Decide(req)
 			got := sel{d.OptionID, d.OptionKind, d.Cancelled, ""}
 			if strings.HasSuffix(d.Reason, tt.want.ReasonSuffix) {

@@ -33,6 +33,12 @@ type Request struct {
 	// is unresolvable. The package itself reads no files: the runner sets
 	// Resolve.
 	Resolve func(path string) (string, error)
+	// UnaskedModes are the agent's session modes in which it does not
+	// ask permission (claude's bypassPermissions). An option whose id is
+	// one of them would switch the agent into that mode, as claude's
+	// ExitPlanMode options are named after the mode each switches to, and
+	// is never selected: the rules would not be consulted after it.
+	UnaskedModes []string
 }
 
 // Option is one permission option the agent offers.

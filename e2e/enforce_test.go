@@ -375,3 +375,87 @@ func TestEnforceUnaskedModeSetLater(t *testing.T) {
 		t.Errorf("enforce: false: exit %d, session config %+v, warnings %q; want 0, both set, no warning of the switch\nstderr:\n%s", res.code, sc.SessionConfig, sc.Warnings, res.stderr)
 	}
 }
+
+// TestAlwaysNeverBypasses: a rule with always: true that matches claude's
+// ExitPlanMode, offered as claude-agent-acp offers it, is answered with
+// an allow_always option that keeps claude asking, never the one that
+// switches it to bypassPermissions, with permissions.enforce on or off;
+// without another allow_always option, with the allow_once one. explain
+// chooses as run does.
+func TestAlwaysNeverBypasses(t *testing.T) {
+	t.Parallel()
+	const bypass = "{optionId: bypassPermissions, name: 'Yes, and bypass permissions', kind: allow_always}, "
+	script := func(acceptEdits string) string {
+		return "turns:\n  - steps:\n      - permission: {toolCallId: t1, title: 'Ready to code?', kind: switch_mode, name: ExitPlanMode}\n" +
+			"        options: [" + bypass + acceptEdits + "{optionId: default, name: 'Yes, and manually approve edits', kind: allow_once}, " +
+			"{optionId: plan, name: 'No, keep planning', kind: reject_once}]\n        allowed: [{text: ok}]\n"
+	}
+	dir := enforceDir(t, map[string]string{"ws/README.md": "hi\n"})
+	writeFiles(t, dir, map[string]string{"acprun.yaml": "agents:\n  claude: {command: [sh, " + filepath.Join(dir, "wrap.sh") + "], env: {ACPRUN_BIN: " + acprunBin +
+		", SCRIPT: " + filepath.Join(dir, "agent.mock.yaml") + ", OUT: " + filepath.Join(dir, "started.txt") + "}}\n"})
+	for _, tc := range []struct {
+		name, acceptEdits, enforce, want string
+	}{
+		{name: "enforced", acceptEdits: "{optionId: acceptEdits, name: 'Yes, and auto-accept edits', kind: allow_always}, ", want: "acceptEdits"},
+		{name: "not enforced", acceptEdits: "{optionId: acceptEdits, name: 'Yes, and auto-accept edits', kind: allow_always}, ", enforce: ", enforce: false", want: "acceptEdits"},
+		{name: "no other allow_always", want: "default"},
+	} {
+		writeFiles(t, dir, map[string]string{"agent.mock.yaml": script(tc.acceptEdits),
+			"s.yaml": "name: s\nagent: {name: claude}\nworkspace: ws\npermissions: {allow: [{tool: ExitPlanMode, always: true}]" + tc.enforce + "}\n" +
+				"turns:\n  - prompt: go\n    expect: {text: {contains: ok}}\n"})
+		res, out := runResults(t, dir, "s.yaml")
+		sc := out.Scenarios[0]
+		var got []string
+		for _, tr := range sc.Turns {
+			for _, p := range tr.Permissions {
+				got = append(got, p.OptionID)
+			}
+		}
+		if res.code != exitOK || !slices.Equal(got, []string{tc.want}) {
+			t.Errorf("%s: exit %d, options chosen %q; want exit 0 and %q\nstderr:\n%s", tc.name, res.code, got, tc.want, res.stderr)
+		}
+	}
+	writeFiles(t, dir, map[string]string{"req.json": `{"sessionId":"s","toolCall":{"toolCallId":"t1","title":"Ready to code?","kind":"switch_mode","name":"ExitPlanMode"},` +
+		`"options":[{"optionId":"bypassPermissions","name":"Yes, and bypass permissions","kind":"allow_always"},{"optionId":"acceptEdits","name":"Yes, and auto-accept edits","kind":"allow_always"}]}`})
+	if res := acprun(t, dir, "explain", "s.yaml", "--request", "req.json"); res.code != exitOK || !strings.Contains(res.stdout, `answer:   select option "acceptEdits" (allow_always)`) {
+		t.Errorf("explain: exit %d, stdout:\n%s\nwant exit 0 and acceptEdits chosen, as run chooses", res.code, res.stdout)
+	}
+}
+
+// TestEnforceModeSwitchReported: claude made to ask that reports its
+// switch into bypassPermissions only as a config_option_update is warned
+// about as one reported as a current_mode_update is; a switch reported
+// both ways, as claude does, and repeated by later config_option_updates,
+// is warned about once.
+func TestEnforceModeSwitchReported(t *testing.T) {
+	t.Parallel()
+	configured := func(mode string) string {
+		return "      - update: {sessionUpdate: config_option_update, configOptions: [{id: mode, name: Mode, category: mode, type: select, currentValue: " + mode +
+			", options: [{value: default, name: Default}, {value: bypassPermissions, name: Bypass}]}]}\n"
+	}
+	switched := func(mode string) string {
+		return "      - update: {sessionUpdate: current_mode_update, currentModeId: " + mode + "}\n"
+	}
+	dir := enforceDir(t, map[string]string{"ws/README.md": "hi\n",
+		"agent.mock.yaml": "turns:\n  - steps:\n" + configured("bypassPermissions") + "      - text: ok\n" +
+			"  - steps:\n" + switched("default") + configured("default") + switched("bypassPermissions") + configured("bypassPermissions") + configured("bypassPermissions") + "      - text: ok\n"})
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml": "agents:\n  claude: {command: [sh, " + filepath.Join(dir, "wrap.sh") + "], env: {ACPRUN_BIN: " + acprunBin +
+			", SCRIPT: " + filepath.Join(dir, "agent.mock.yaml") + ", OUT: " + filepath.Join(dir, "started.txt") + "}}\n",
+		"s.yaml": "name: s\nagent: claude\nworkspace: ws\npermissions: {default: allow}\n" +
+			"turns:\n  - prompt: go\n    expect: {text: {contains: ok}}\n  - prompt: again\n    expect: {text: {contains: ok}}\n"})
+	res, out := runResults(t, dir, "s.yaml")
+	const why = `, in which claude does not ask permission (it acts, or refuses, on its own): the permission rules may not have been consulted after that point`
+	want := []string{`turn 1: the agent switched to mode "bypassPermissions" (config_option_update)` + why,
+		`turn 2: the agent switched to mode "bypassPermissions" (current_mode_update)` + why}
+	var got []string
+	sc := out.Scenarios[0]
+	for _, w := range sc.Warnings {
+		if strings.Contains(w, "switched") {
+			got = append(got, w)
+		}
+	}
+	if res.code != exitOK || sc.Status != report.StatusPassed || !slices.Equal(got, want) {
+		t.Errorf("exit %d, status %s, warnings of the switch %q\nwant exit 0, pass, and %q; stderr:\n%s", res.code, sc.Status, got, want, res.stderr)
+	}
+}

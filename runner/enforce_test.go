@@ -168,10 +168,12 @@ turns:
 }
 
 // TestModeSwitchedUnasked: an agent made to ask that switches itself into
-// a mode in which it does not ask (current_mode_update) leaves a warning
+// a mode in which it does not ask, as a current_mode_update or as a
+// config_option_update of its option of category mode, leaves a warning
 // on the turn it switched in, or before the first turn, and fails
-// nothing; a switch to a mode in which it asks, or by an agent not made
-// to ask, says nothing.
+// nothing; once per switch, as claude reports each both ways and every
+// config_option_update repeats the mode. A switch to a mode in which it
+// asks, or by an agent not made to ask, says nothing.
 func TestModeSwitchedUnasked(t *testing.T) {
 	t.Parallel()
 	claude := &scenario.Agent{Name: "claude", Enforcement: &scenario.Enforcement{UnaskedModes: []string{"bypassPermissions", "dontAsk"}}}
@@ -179,23 +181,36 @@ func TestModeSwitchedUnasked(t *testing.T) {
 		return acp.SessionNotification{SessionID: "s", Update: acp.SessionUpdate{Kind: acp.UpdateCurrentModeUpdate,
 			CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: mode}}}
 	}
-	const warn = `the agent switched to mode %q (current_mode_update), in which claude does not ask permission (it acts, or refuses, on its own): ` +
+	configured := func(mode string) acp.SessionNotification { // claude's options; the model's value is no mode
+		return acp.SessionNotification{SessionID: "s", Update: acp.SessionUpdate{Kind: acp.UpdateConfigOptionUpdate,
+			ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: []acp.SessionConfigOption{
+				{ID: "model", Category: "model", Type: acp.ConfigSelect, CurrentValue: "dontAsk"},
+				{ID: "mode", Category: "mode", Type: acp.ConfigSelect, CurrentValue: mode}}}}}
+	}
+	const warn = `the agent switched to mode %q (%s), in which claude does not ask permission (it acts, or refuses, on its own): ` +
 		"the permission rules may not have been consulted after that point"
 	for _, tc := range []struct {
-		name  string
-		agent *scenario.Agent
-		modes []string // switched to in the turn
-		want  []string
+		name    string
+		agent   *scenario.Agent
+		updates []acp.SessionNotification // in the turn
+		want    []string
 	}{
-		{name: "bypassPermissions", agent: claude, modes: []string{"plan", "bypassPermissions"}, want: []string{fmt.Sprintf(warn, "bypassPermissions")}},
-		{name: "modes that ask", agent: claude, modes: []string{"acceptEdits", "default"}},
-		{name: "not enforced", agent: &scenario.Agent{Name: "claude"}, modes: []string{"bypassPermissions"}},
+		{name: "bypassPermissions", agent: claude, updates: []acp.SessionNotification{switched("plan"), switched("bypassPermissions")},
+			want: []string{fmt.Sprintf(warn, "bypassPermissions", "current_mode_update")}},
+		{name: "config_option_update", agent: claude, updates: []acp.SessionNotification{configured("plan"), configured("bypassPermissions")},
+			want: []string{fmt.Sprintf(warn, "bypassPermissions", "config_option_update")}},
+		{name: "both ways, then repeated", agent: claude, updates: []acp.SessionNotification{switched("bypassPermissions"), configured("bypassPermissions"), configured("bypassPermissions")},
+			want: []string{fmt.Sprintf(warn, "bypassPermissions", "current_mode_update")}},
+		{name: "switched back and again", agent: claude, updates: []acp.SessionNotification{configured("dontAsk"), switched("default"), configured("default"), configured("dontAsk")},
+			want: []string{fmt.Sprintf(warn, "dontAsk", "config_option_update"), fmt.Sprintf(warn, "dontAsk", "config_option_update")}},
+		{name: "modes that ask", agent: claude, updates: []acp.SessionNotification{switched("acceptEdits"), configured("default")}},
+		{name: "not enforced", agent: &scenario.Agent{Name: "claude"}, updates: []acp.SessionNotification{switched("bypassPermissions"), configured("dontAsk")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &session{sessionID: "s", agent: tc.agent, policy: &approve.Policy{Default: approve.Allow}, obs: (&observer{}).forJob(Ref{Name: "a"}, redact.New())}
 			tr := s.startTurn(1, "one", nil, false)
-			for _, m := range tc.modes {
-				s.update(switched(m))
+			for _, u := range tc.updates {
+				s.update(u)
 			}
 			rec := s.finish(t.Context(), tr, turnOutcome{stopReason: "end_turn"})
 			if diff := cmp.Diff(tc.want, rec.Warnings); diff != "" {
@@ -207,8 +222,8 @@ func TestModeSwitchedUnasked(t *testing.T) {
 		})
 	}
 	s := &session{sessionID: "s", agent: claude, policy: &approve.Policy{Default: approve.Allow}, obs: (&observer{}).forJob(Ref{Name: "a"}, redact.New())}
-	s.update(switched("dontAsk"))
-	if want := []string{fmt.Sprintf(warn, "dontAsk")}; !slices.Equal(s.setup.warnings, want) {
+	s.update(configured("dontAsk"))
+	if want := []string{fmt.Sprintf(warn, "dontAsk", "config_option_update")}; !slices.Equal(s.setup.warnings, want) {
 		t.Errorf("before the first turn: warnings %q, want %q", s.setup.warnings, want)
 	}
 }

@@ -55,6 +55,9 @@ type session struct {
 	// lost counts what was received but not recorded: updates beyond the
 	// early buffer, violations beyond the kept list.
 	lostEarly, lostViolations int
+	// mode is the session mode the agent last reported in an update;
+	// "" before any (see modeSwitched).
+	mode string
 	// allowed and denied count the policy's decisions: on permission
 	// requests (not those answered cancelled) and on the commands of
 	// terminal/create.
@@ -496,17 +499,41 @@ func (s *session) updateLocked(n acp.SessionNotification) *turnState {
 	return t
 }
 
-// modeSwitched is the warning when u is a current_mode_update to a mode
-// in which the agent, made to ask (permissions.enforce), does not ask —
-// claude's bypassPermissions, which its ExitPlanMode offers — and ""
-// otherwise. The switch is the agent's own, and not a failure: from then
-// on it may act without asking, and the policy may not be consulted.
+// modeSwitched is the warning when u reports a switch to a mode in which
+// the agent, made to ask (permissions.enforce), does not ask — claude's
+// bypassPermissions, which its ExitPlanMode offers — and "" otherwise. A
+// mode the agent reported last is no switch: claude reports each switch
+// twice (current_mode_update, then config_option_update), and every
+// config_option_update repeats the mode. The switch is the agent's own,
+// and not a failure: from then on it may act without asking, and the
+// policy may not be consulted. The caller holds s.mu.
 func (s *session) modeSwitched(u *acp.SessionUpdate) string {
-	if u.CurrentModeUpdate == nil || s.agent == nil || !s.agent.AsksNot(u.CurrentModeUpdate.CurrentModeID) {
+	mode, how := reportedMode(u)
+	if how == "" || mode == s.mode {
 		return ""
 	}
-	return fmt.Sprintf("the agent switched to mode %q (current_mode_update), in which %s does not ask permission (it acts, or refuses, on its own): "+
-		"the permission rules may not have been consulted after that point", u.CurrentModeUpdate.CurrentModeID, s.agent.Name)
+	s.mode = mode
+	if s.agent == nil || !s.agent.AsksNot(mode) {
+		return ""
+	}
+	return fmt.Sprintf("the agent switched to mode %q (%s), in which %s does not ask permission (it acts, or refuses, on its own): "+
+		"the permission rules may not have been consulted after that point", mode, how, s.agent.Name)
+}
+
+// reportedMode is the session mode that u reports, and u's kind: a
+// current_mode_update's mode, or the value of a config_option_update's
+// option of category mode; how is "" when u reports none.
+func reportedMode(u *acp.SessionUpdate) (mode, how string) {
+	switch {
+	case u.CurrentModeUpdate != nil:
+		return u.CurrentModeUpdate.CurrentModeID, acp.UpdateCurrentModeUpdate
+	case u.ConfigOptionUpdate != nil:
+		o, ok := optionOfCategory(u.ConfigOptionUpdate.ConfigOptions, categoryMode)
+		if v, isStr := o.CurrentValue.(string); ok && isStr {
+			return v, acp.UpdateConfigOptionUpdate
+		}
+	}
+	return "", ""
 }
 
 // idlessCall says how a tool_call or tool_call_update without a
@@ -704,9 +731,15 @@ func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermiss
 }
 
 // policyRequest is what the policy is asked about a permission request:
-// its tool call as known when it arrived, and the options it offers.
+// its tool call as known when it arrived, and the options it offers, of
+// which none that switches the agent into a mode in which it does not ask
+// is chosen.
 func (s *session) policyRequest(a *arrival) approve.Request {
-	return PermissionRequest(a.call, a.params.Options, s.cwd)
+	req := PermissionRequest(a.call, a.params.Options, s.cwd)
+	if s.agent != nil {
+		req.UnaskedModes = s.agent.UnaskedModes()
+	}
+	return req
 }
 
 // askedCall merges the tool call of permission request p into the record

@@ -56,6 +56,16 @@ func (a *Agent) AsksNot(mode string) bool {
 	return a.Enforcement != nil && slices.Contains(a.Enforcement.UnaskedModes, mode)
 }
 
+// UnaskedModes are the session modes in which the agent, known by its
+// name, does not ask permission whatever its settings (its Enforcement's
+// UnaskedModes), with permissions.enforce on or off; nil for an agent
+// acprun knows none of. acprun never answers a permission request with an
+// option that would switch the agent into one of them.
+func (a *Agent) UnaskedModes() []string {
+	e, _ := enforcementOf(a.Name)
+	return e.UnaskedModes
+}
+
 // UnaskedModeProblem is the problem of an agent made to ask whose session
 // mode (agent.mode, at ModePos) is one of its UnaskedModes; "" when there
 // is none (see UnaskedMode).

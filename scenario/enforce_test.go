@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -159,7 +160,9 @@ func TestUnaskedModeProblem(t *testing.T) {
 }
 
 // UnaskedMode says the problem of any key that sets the mode in the same
-// words as agent.mode's; AsksNot holds only for an agent made to ask.
+// words as agent.mode's; AsksNot holds only for an agent made to ask;
+// UnaskedModes, the modes no option acprun chooses may switch to, are the
+// named agent's whether it is made to ask or not.
 func TestUnaskedMode(t *testing.T) {
 	s := loadWith(t, loadConfig(t, ""), "name: s\nagent: {name: claude, config: {mode: dontAsk}}\nturns: [{prompt: hi}]\n")[0]
 	got := s.Agent.UnaskedMode("agent.config.mode", "dontAsk")
@@ -174,5 +177,12 @@ func TestUnaskedMode(t *testing.T) {
 	off := loadWith(t, loadConfig(t, ""), "name: s\nagent: claude\npermissions: {enforce: false}\nturns: [{prompt: hi}]\n")[0]
 	if off.Agent.AsksNot("bypassPermissions") || off.Agent.UnaskedMode("agent.config.mode", "bypassPermissions") != "" {
 		t.Errorf("with enforce: false, bypassPermissions is a problem")
+	}
+	want2 := []string{"bypassPermissions", "dontAsk"}
+	if !slices.Equal(s.Agent.UnaskedModes(), want2) || !slices.Equal(off.Agent.UnaskedModes(), want2) {
+		t.Errorf("UnaskedModes = %q, with enforce: false %q; want %q for both", s.Agent.UnaskedModes(), off.Agent.UnaskedModes(), want2)
+	}
+	if m := (&scenario.Agent{}).UnaskedModes(); m != nil {
+		t.Errorf("an agent given by its command: UnaskedModes = %q, want none", m)
 	}
 }
