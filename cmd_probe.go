@@ -116,7 +116,9 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 		return exitError{code: exitUsage, err: err}
 	}
 
-	rep, perr := runner.Probe(ctx, runner.ProbeOptions{Agent: agent, Timeout: c.Timeout.d, Abort: g.Abort, Version: acprunVersion()})
+	ctx, guard := startGuard(ctx)
+	defer guard.Close()
+	rep, perr := runner.Probe(ctx, runner.ProbeOptions{Agent: agent, Guard: guard, Timeout: c.Timeout.d, Abort: g.Abort, Version: acprunVersion()})
 	code := exitOK
 	switch {
 	case perr == nil:

@@ -108,7 +108,8 @@ GitHub annotations then go to stderr. An output that is one of the run's inputs
 file a prompt attaches, the --prompt or --balance-from file, the session state
 file of a scenario that continues its session), by path, symlink or hard link,
 is refused (exit 2); -o alone may replace the --rerun-failed file, with the
-rerun's results.
+rerun's results. An output file another run is writing to is refused (exit 2):
+a run locks each from before any agent starts until it ends.
 
 Sessions: a scenario with session: {resume: true} (or every scenario, with
 --resume) continues the session its state file recorded for its name and agent:
@@ -479,6 +480,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		_, err := io.WriteString(g.Stdout, runner.Redactor(opts, scs).String(plan.String()))
 		return err
 	}
+	ctx, guard := startGuard(ctx)
+	defer guard.Close()
+	opts.Guard = guard
 	err = c.checkOutputPaths()
 	defer func() {
 		for _, pin := range c.pins {
@@ -567,6 +571,17 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return err
 	}
 	return exitError{code: exitCode(ctx, rep)}
+}
+
+// startGuard starts the guard of the agents a command starts
+// (runner.StartGuard), which kills what they left when acprun is killed,
+// and returns it with ctx, with which the command's outputs are written:
+// the guard then also removes the temporary file of an output whose write
+// acprun did not live to finish (outfile.WithTemps). The caller closes the
+// guard once its outputs are written.
+func startGuard(ctx context.Context) (context.Context, *runner.Guard) {
+	guard := runner.StartGuard("", nil)
+	return outfile.WithTemps(ctx, guard.Remove), guard
 }
 
 // interruptNote is what run says when it takes an interrupt (one of

@@ -44,6 +44,10 @@ type ProbeOptions struct {
 	// Abort, when closed, cuts the agent's grace periods short: it is
 	// killed at once (a second Ctrl-C).
 	Abort <-chan struct{}
+	// Guard, when set, is the guard of the agent and what it starts
+	// (StartGuard), which the caller closes once it has written the
+	// probe's outputs; nil: Probe starts one and closes it at its end.
+	Guard *Guard
 	// Self is the acprun executable, run for a command starting with
 	// "acprun". Default: os.Executable.
 	Self string
@@ -145,11 +149,15 @@ func probe(ctx context.Context, opts *ProbeOptions, rep *ProbeReport, red *redac
 			return e // as a run says it, not as exec does
 		}
 	}
+	// As a run's, the agent and what it starts carry the guard's mark:
+	// the guard kills them when acprun is killed.
+	guard, closeGuard := guardOf(opts.Guard, opts.Self, opts.Environ)
+	defer closeGuard()
 	h := &probeHandler{}
 	act := newActivity()
 	a, err := startAgent(agentConfig{
 		Argv:    rep.Command,
-		Env:     mergeEnv(opts.Environ, opts.Agent.Env),
+		Env:     guard.mark.Set(mergeEnv(opts.Environ, opts.Agent.Env)),
 		Dir:     rep.Cwd,
 		Handler: h,
 		Conn:    &acp.Options{Peer: "agent", OnViolation: h.violation, Tap: h.tap},

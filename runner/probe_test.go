@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/acp"
+	"github.com/acprun/acprun/internal/reap"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -289,5 +290,31 @@ updatesBeforeSessionNew:
 				t.Errorf("the report leaks a secret, or redacts nothing: %s", b)
 			}
 		})
+	}
+}
+
+// TestProbeMarksItsAgent checks that the probed agent carries the mark of
+// the probe's guard, which kills what it left when acprun is killed: the
+// guard given, or, without one, the guard Probe starts, inside the mark
+// acprun carries.
+func TestProbeMarksItsAgent(t *testing.T) {
+	t.Parallel()
+	given := StartGuard("", nil)
+	defer given.Close()
+	for _, guard := range []*Guard{given, nil} {
+		dir := t.TempDir()
+		agent := scenario.Agent{Command: []string{"/bin/sh", "-c", `echo "$` + reap.Var + `" > mark; read -r _; exit 1`}, Cwd: dir}
+		Probe(t.Context(), ProbeOptions{Agent: agent, Guard: guard, Timeout: time.Minute, Environ: reap.Mark("outer").Set(os.Environ())})
+		got, err := os.ReadFile(filepath.Join(dir, "mark"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mark := strings.TrimSpace(string(got))
+		switch {
+		case guard != nil && mark != string(guard.mark):
+			t.Errorf("the agent carries the mark %q; want the given guard's, %q", mark, guard.mark)
+		case guard == nil && !strings.HasPrefix(mark, "outer."):
+			t.Errorf("the agent carries the mark %q; want one of Probe's own guard, inside outer", mark)
+		}
 	}
 }

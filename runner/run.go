@@ -73,6 +73,10 @@ type Options struct {
 	// Abort, when closed, cuts every grace period short: agents are killed
 	// at once (a second Ctrl-C).
 	Abort <-chan struct{}
+	// Guard, when set, is the guard of the run's processes (StartGuard),
+	// which the caller closes once it has written the run's outputs; nil:
+	// Run starts one and closes it at its end.
+	Guard *Guard
 	// Self is the acprun executable, used when an agent command starts with
 	// "acprun" (so examples run the mock agent of the same build). Default:
 	// $ACPRUN_TEST_SELF (EnvTestSelf) when set, else os.Executable.
@@ -208,15 +212,11 @@ func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (rep
 	}
 	// The guard starts before any process of the run, and hears of its end
 	// once the run has cleaned up after itself (the defers below run
-	// first): what acprun leaves when it is killed is the guard's.
-	// Inside the mark acprun itself carries, when it runs as another
-	// acprun's agent (or command): the outer run's end kills what this
-	// one starts too. Not an outer run's guard, which carries no mark.
-	opts.mark = reap.Of(opts.Environ).Sub()
-	// Self, not this executable: the same acprun, but for the tests' race
-	// builds, which run their agents and their guards on a plain build.
-	opts.guard, _ = reap.StartGuard(opts.Self, opts.mark) // without it, a killed acprun leaves its processes' children running
-	defer opts.guard.Close()
+	// first), or once the caller has written the run's outputs: what
+	// acprun leaves when it is killed is the guard's.
+	guard, closeGuard := guardOf(opts.Guard, opts.Self, opts.Environ)
+	defer closeGuard()
+	opts.mark, opts.guard = guard.mark, guard.guard
 	opts.procs = newPool(opts.Parallel, opts.WorkspaceDir, opts.guard)
 	opts.sandboxHost = detectHost(opts.Self)
 	gw, err := startGateway(scenarios)

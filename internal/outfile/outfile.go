@@ -200,7 +200,7 @@ func probe(dir, base, name string) error {
 		return err
 	}
 	defer root.Close()
-	f, tmp, err := createTemp(root, base)
+	f, tmp, err := createTemp(root, base, nil)
 	if err != nil {
 		return untemp(err, name)
 	}
@@ -236,7 +236,7 @@ func WriteFrom(ctx context.Context, path string, write func(io.Writer) error) er
 	case err != nil:
 		return err
 	case fi == nil:
-		return replace(real, write, nil)
+		return replace(ctx, real, write, nil)
 	case inPlace && fi.Mode().IsRegular():
 		// The file behind /dev/stdout: truncated and written, as a shell's
 		// "> /dev/stdout" does; replacing it would leave the process's
@@ -250,7 +250,7 @@ func WriteFrom(ctx context.Context, path string, write func(io.Writer) error) er
 		if err := access(real); err != nil {
 			return err // a read-only file is not replaced behind its owner's back
 		}
-		return replace(real, write, fi)
+		return replace(ctx, real, write, fi)
 	}
 	f, err := openInPlace(ctx, real, fi)
 	if err != nil {
@@ -270,10 +270,17 @@ type Pinned struct {
 	path string   // as given
 	real string   // what it resolved to when pinned
 	dir  *os.Root // real's directory; nil for a file written in place
+	lock *os.File // the file Pin locked; nil when not locked
 }
 
 // Pin checks path as Check does and resolves it once, for
 // Pinned.WriteFrom. The caller closes the Pinned.
+//
+// A regular file, or a new one, is locked until Close: a write lock, as
+// Create takes, on the file ".NAME.lock" beside it (which stays; the file
+// itself is replaced when written, and is not made before). While another
+// process holds it (a run writing the same output), Pin fails with a
+// *BusyError naming path, and the file is left as it is.
 func Pin(path string) (*Pinned, error) {
 	if err := Check(path); err != nil {
 		return nil, err
@@ -286,12 +293,25 @@ func Pin(path string) (*Pinned, error) {
 	if inPlace || fi != nil && !fi.Mode().IsRegular() {
 		return p, nil
 	}
-	dir, _ := split(real)
+	dir, base := split(real)
 	if p.dir, err = os.OpenRoot(dir); err != nil {
+		return nil, err
+	}
+	// Whatever is in the lock's place and is not acprun's is replaced, as
+	// LockDir replaces it; no output is written in a dot-file's place.
+	if p.lock, _, err = OpenOwnIn(p.dir, lockName(base), join(dir, lockName(base))); err != nil {
+		p.dir.Close()
+		return nil, err
+	}
+	if err := lockWrite(p.lock, path, false); err != nil {
+		p.Close()
 		return nil, err
 	}
 	return p, nil
 }
+
+// lockName is the name of Pin's lock file for the file base.
+func lockName(base string) string { return "." + base + ".lock" }
 
 // WriteFrom writes what write writes to the file p named when it was
 // pinned, as the package-level WriteFrom does but for what was put at its
@@ -300,7 +320,7 @@ func (p *Pinned) WriteFrom(ctx context.Context, write func(io.Writer) error) err
 	if p.dir == nil {
 		return WriteFrom(ctx, p.real, write)
 	}
-	return WriteIn(p.dir, p.real, write)
+	return writeIn(ctx, p.dir, p.real, write)
 }
 
 // WriteIn writes what write writes to the file of path's name in dir, a
@@ -309,6 +329,11 @@ func (p *Pinned) WriteFrom(ctx context.Context, write func(io.Writer) error) err
 // a symlink, FIFO or other file is replaced, not followed nor opened. path
 // names the file in errors.
 func WriteIn(dir *os.Root, path string, write func(io.Writer) error) error {
+	return writeIn(context.Background(), dir, path, write)
+}
+
+// writeIn is WriteIn with ctx, whose WithTemps hook it calls.
+func writeIn(ctx context.Context, dir *os.Root, path string, write func(io.Writer) error) error {
 	_, base := split(path)
 	fi, err := dir.Lstat(base)
 	switch {
@@ -325,7 +350,7 @@ func WriteIn(dir *os.Root, path string, write func(io.Writer) error) error {
 	default:
 		fi = nil // not a file of ours: replaced
 	}
-	return replaceIn(dir, path, write, fi)
+	return replaceIn(ctx, dir, path, write, fi)
 }
 
 // SyncDir syncs the directory p's file was pinned in (nothing for a file
@@ -343,10 +368,13 @@ func (p *Pinned) SyncDir() {
 	}
 }
 
-// Close releases the directory p holds open.
+// Close releases the directory p holds open, and the lock it holds.
 func (p *Pinned) Close() error {
 	if p.dir == nil {
 		return nil
+	}
+	if p.lock != nil {
+		p.lock.Close()
 	}
 	return p.dir.Close()
 }
@@ -563,26 +591,40 @@ func WithWaitNotice(ctx context.Context, notice func(fifo string)) context.Conte
 	return context.WithValue(ctx, waitNoticeKey{}, notice)
 }
 
+// tempsKey is the context key of WithTemps's hook.
+type tempsKey struct{}
+
+// WithTemps returns a copy of ctx that makes WriteFrom, Write and
+// Pinned.WriteFrom given it call keep with the absolute path of each
+// temporary file they write a regular file through, before they create
+// it, so that what would remove it when the process is killed mid-write
+// (the run's guard) knows of it. The file is gone once the write returns:
+// renamed over the file written, or removed.
+func WithTemps(ctx context.Context, keep func(tmp string)) context.Context {
+	return context.WithValue(ctx, tempsKey{}, keep)
+}
+
 // replace writes to a temporary file beside path and renames it over
 // path. When path exists (old is its FileInfo) the new file takes its
 // permission bits and, where the process may, its owner.
-func replace(path string, write func(io.Writer) error, old fs.FileInfo) error {
+func replace(ctx context.Context, path string, write func(io.Writer) error, old fs.FileInfo) error {
 	d, _ := split(path)
 	dir, err := os.OpenRoot(d)
 	if err != nil {
 		return err
 	}
 	defer dir.Close()
-	return replaceIn(dir, path, write, old)
+	return replaceIn(ctx, dir, path, write, old)
 }
 
 // replaceIn is replace in the directory dir, already open, of path: the
 // temporary file is made there and renamed over path's name there, so that
 // a symlink at that name is replaced, not followed, and a symlink put in
 // the place of the directory itself changes nothing.
-func replaceIn(dir *os.Root, path string, write func(io.Writer) error, old fs.FileInfo) (err error) {
+func replaceIn(ctx context.Context, dir *os.Root, path string, write func(io.Writer) error, old fs.FileInfo) (err error) {
 	_, base := split(path)
-	f, tmp, err := createTemp(dir, base)
+	keep, _ := ctx.Value(tempsKey{}).(func(string))
+	f, tmp, err := createTemp(dir, base, keep)
 	if err != nil {
 		return untemp(err, path)
 	}
@@ -639,10 +681,22 @@ func isTemp(path string) bool {
 
 // createTemp creates a new file ".BASE.tmpNNN" in dir with mode 0644 less
 // the umask (os.CreateTemp would make it 0600), and returns it with its
-// name in dir.
-func createTemp(dir *os.Root, base string) (*os.File, string, error) {
+// name in dir. keep, when not nil, is called with the absolute path of
+// each name before it is tried (see WithTemps).
+func createTemp(dir *os.Root, base string, keep func(string)) (*os.File, string, error) {
+	abs := dir.Name()
+	if keep != nil && !filepath.IsAbs(abs) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, "", err
+		}
+		abs = join(wd, abs) // not cleaned: dir may be or hold a symlink
+	}
 	for range 100 {
 		name := "." + base + ".tmp" + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		if keep != nil {
+			keep(join(abs, name))
+		}
 		f, err := dir.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, fileMode)
 		if errors.Is(err, fs.ErrExist) {
 			continue

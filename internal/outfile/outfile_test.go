@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -27,6 +28,10 @@ func TestMain(m *testing.M) {
 	}
 	if dir := os.Getenv(holdDirEnv); dir != "" {
 		holdDir(dir)
+		return
+	}
+	if path := os.Getenv(holdPinEnv); path != "" {
+		holdPin(path)
 		return
 	}
 	goleak.VerifyTestMain(m)
@@ -52,6 +57,56 @@ func holdFile(path string) {
 	fmt.Println("held")
 	io.Copy(io.Discard, os.Stdin)
 	f.Close()
+	os.Exit(0)
+}
+
+// startHolder starts this test binary again with kv (NAME=path, NAME one
+// of holdEnv, holdDirEnv, holdPinEnv) in its environment, to hold what
+// path names (see TestMain), and returns its pid once it says it holds it.
+// release ends it and waits for its exit; the test's end does too.
+func startHolder(t *testing.T, kv string) (pid int, release func()) {
+	t.Helper()
+	holder := exec.Command(os.Args[0], "-test.run=^$")
+	holder.Env = append(os.Environ(), kv)
+	stdin, err := holder.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	release = sync.OnceFunc(func() {
+		stdin.Close()
+		if err := holder.Wait(); err != nil {
+			t.Errorf("holder: %v", err)
+		}
+	})
+	t.Cleanup(release)
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "held\n" {
+		t.Fatalf("the holder says %q; want held", line)
+	}
+	return holder.Process.Pid, release
+}
+
+// holdPinEnv names the file that the test binary, started again by
+// TestPinRefusesAFileAnotherProcessPinned, pins and holds.
+const holdPinEnv = "OUTFILE_TEST_HOLD_PIN"
+
+// holdPin pins path, says "held" on stdout and keeps it pinned until
+// stdin ends: another run that will write the file.
+func holdPin(path string) {
+	p, err := outfile.Pin(path)
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	fmt.Println("held")
+	io.Copy(io.Discard, os.Stdin)
+	p.Close()
 	os.Exit(0)
 }
 
@@ -521,24 +576,7 @@ func TestCheckDir(t *testing.T) {
 // Create takes it.
 func TestCreateRefusesAFileAnotherProcessWrites(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "events.jsonl")
-	holder := exec.Command(os.Args[0], "-test.run=^$")
-	holder.Env = append(os.Environ(), holdEnv+"="+path)
-	stdin, err := holder.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Wait()
-	defer stdin.Close()
-	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "held\n" {
-		t.Fatalf("the holder says %q; want held", line)
-	}
+	holder, release := startHolder(t, holdEnv+"="+path)
 
 	f, err := outfile.Create(context.Background(), path)
 	var busy *outfile.BusyError
@@ -548,20 +586,17 @@ func TestCreateRefusesAFileAnotherProcessWrites(t *testing.T) {
 		}
 		t.Fatalf("Create of a file another process writes = %v; want a *BusyError", err)
 	}
-	if busy.Path != path || busy.PID != holder.Process.Pid {
-		t.Errorf("BusyError = %+v; want path %s, pid %d", busy, path, holder.Process.Pid)
+	if busy.Path != path || busy.PID != holder {
+		t.Errorf("BusyError = %+v; want path %s, pid %d", busy, path, holder)
 	}
-	if want := fmt.Sprintf("(pid %d)", holder.Process.Pid); !strings.Contains(err.Error(), want) {
+	if want := fmt.Sprintf("(pid %d)", holder); !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not name the holder %s", err, want)
 	}
 	if got := read(t, path); got != "first writer\n" {
 		t.Errorf("the file holds %q; want the first writer's line untouched", got)
 	}
 
-	stdin.Close()
-	if err := holder.Wait(); err != nil {
-		t.Fatalf("holder: %v", err)
-	}
+	release()
 	f, err = outfile.Create(context.Background(), path)
 	if err != nil {
 		t.Fatalf("Create once the holder has closed the file: %v", err)
@@ -844,4 +879,79 @@ func TestPinnedIgnoresWhatWasPutInItsPlace(t *testing.T) {
 			t.Errorf("the user's symlink %s was replaced", out)
 		}
 	})
+}
+
+// TestPinRefusesAFileAnotherProcessPinned checks that while another
+// process holds a Pinned of a file (a run that will write it), Pin fails
+// with a *BusyError naming the file and that process, leaving the file as
+// it is; once that process has closed its Pinned, Pin takes it.
+func TestPinRefusesAFileAnotherProcessPinned(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := os.WriteFile(path, []byte("first writer\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	holder, release := startHolder(t, holdPinEnv+"="+path)
+
+	p, err := outfile.Pin(path)
+	var busy *outfile.BusyError
+	if !errors.As(err, &busy) {
+		if p != nil {
+			p.Close()
+		}
+		t.Fatalf("Pin of a file another process pinned = %v; want a *BusyError", err)
+	}
+	if busy.Path != path || busy.PID != holder {
+		t.Errorf("BusyError = %+v; want path %s, pid %d", busy, path, holder)
+	}
+	if got := read(t, path); got != "first writer\n" {
+		t.Errorf("the file holds %q; want the first writer's line untouched", got)
+	}
+
+	release()
+	p, err = outfile.Pin(path)
+	if err != nil {
+		t.Fatalf("Pin once the holder has closed its Pinned: %v", err)
+	}
+	defer p.Close()
+	if got := read(t, path); got != "first writer\n" {
+		t.Errorf("the file holds %q once pinned; want it untouched until written", got)
+	}
+}
+
+// TestWithTempsNamesTheTemporaryFile checks that a write through a
+// Pinned, with WithTemps, names the temporary file it writes by its
+// absolute path (the working directory's output included) before it
+// creates it, and that the file is gone once the write is done.
+func TestWithTempsNamesTheTemporaryFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	p, err := outfile.Pin("r.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var kept []string
+	ctx := outfile.WithTemps(context.Background(), func(tmp string) { kept = append(kept, tmp) })
+	err = p.WriteFrom(ctx, func(w io.Writer) error {
+		if len(kept) != 1 {
+			return fmt.Errorf("%d temporary files named before the write; want 1", len(kept))
+		}
+		if !filepath.IsAbs(kept[0]) || !strings.HasPrefix(filepath.Base(kept[0]), ".r.json.tmp") {
+			return fmt.Errorf("the temporary file is named %q; want an absolute .r.json.tmp*", kept[0])
+		}
+		if _, err := os.Stat(kept[0]); err != nil {
+			return fmt.Errorf("the temporary file named is not the one written: %w", err)
+		}
+		_, err := io.WriteString(w, "{}")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(kept[0]); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the temporary file %s is still there after the write (%v)", kept[0], err)
+	}
+	if got := read(t, filepath.Join(dir, "r.json")); got != "{}" {
+		t.Errorf("r.json holds %q; want {}", got)
+	}
 }

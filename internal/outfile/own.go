@@ -159,7 +159,7 @@ func PinIn(dir *os.Root, path string) (*Pinned, error) {
 			return nil, err // a read-only file is not replaced behind its owner's back
 		}
 	}
-	f, tmp, err := createTemp(dir, base)
+	f, tmp, err := createTemp(dir, base, nil)
 	if err != nil {
 		return nil, untemp(err, path)
 	}

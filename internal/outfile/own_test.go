@@ -1,12 +1,10 @@
 package outfile_test
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -43,24 +41,7 @@ func TestLockDirRefusesADirectoryAnotherProcessLocks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte("first run\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	holder := exec.Command(os.Args[0], "-test.run=^$")
-	holder.Env = append(os.Environ(), holdDirEnv+"="+dir)
-	stdin, err := holder.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Wait()
-	defer stdin.Close()
-	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "held\n" {
-		t.Fatalf("the holder says %q; want held", line)
-	}
+	holder, release := startHolder(t, holdDirEnv+"="+dir)
 
 	f, _, err := outfile.LockDir(dir)
 	var busy *outfile.BusyError
@@ -70,20 +51,17 @@ func TestLockDirRefusesADirectoryAnotherProcessLocks(t *testing.T) {
 		}
 		t.Fatalf("LockDir of a directory another process holds = %v; want a *BusyError", err)
 	}
-	if busy.Path != dir || busy.PID != holder.Process.Pid || !busy.Dir {
-		t.Errorf("BusyError = %+v; want path %s, pid %d, a directory", busy, dir, holder.Process.Pid)
+	if busy.Path != dir || busy.PID != holder || !busy.Dir {
+		t.Errorf("BusyError = %+v; want path %s, pid %d, a directory", busy, dir, holder)
 	}
-	if want := fmt.Sprintf("another acprun run (pid %d) is writing to it; give each run its own directory", holder.Process.Pid); err.Error() != want {
+	if want := fmt.Sprintf("another acprun run (pid %d) is writing to it; give each run its own directory", holder); err.Error() != want {
 		t.Errorf("error %q; want %q", err, want)
 	}
 	if got := read(t, filepath.Join(dir, "s.jsonl")); got != "first run\n" {
 		t.Errorf("the directory's file holds %q; want it untouched", got)
 	}
 
-	stdin.Close()
-	if err := holder.Wait(); err != nil {
-		t.Fatalf("holder: %v", err)
-	}
+	release()
 	f, replaced, err := outfile.LockDir(dir)
 	if err != nil {
 		t.Fatalf("LockDir once the holder has ended: %v", err)

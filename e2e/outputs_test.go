@@ -1,0 +1,172 @@
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/testkit"
+)
+
+// TestSecondRunRefusesTheSameOutputs: while a run goes, a second run
+// given its -o (or --junit, --html) file exits 2 before it starts
+// anything, naming the file and the run that writes it, and leaves the
+// file as it was; once the first run has ended, the same outputs are
+// free again.
+func TestSecondRunRefusesTheSameOutputs(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := realTempDir(t)
+	writeFiles(t, dir, map[string]string{
+		"hang.mock.yaml": "turns:\n  - steps: [{text: working}, {hang: true}]\n",
+		"hi.mock.yaml":   "turns: [{steps: [{text: hi}]}]\n",
+		"hang.yaml":      "name: hang\nagent: {command: [acprun, mock-agent, hang.mock.yaml]}\nturnTimeout: 1h\npermissions: {default: deny}\nturns:\n  - prompt: one\n",
+		"hi.yaml":        "name: hi\nagent: {command: [acprun, mock-agent, hi.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: one\n",
+		"out.json":       "previous\n",
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), fifoDeadline)
+	defer cancel()
+	first := startWatched(t, ctx, dir, "run", "hang.yaml", "-o", "out.json", "--junit", "out.xml", "--html", "out.html", "-v")
+	first.waitLine("[hang] turn 1 started")
+	for _, flag := range []string{"-o", "--junit", "--html"} {
+		file := map[string]string{"-o": "out.json", "--junit": "out.xml", "--html": "out.html"}[flag]
+		r := acprun(t, dir, "run", "hi.yaml", flag, file)
+		want := fmt.Sprintf("acprun: %s %s: another acprun run (pid %d) is writing to it; give each run its own file", flag, file, first.cmd.Process.Pid)
+		if r.code != 2 || !strings.Contains(r.stderr, want) {
+			t.Errorf("a second run with %s %s: exit %d, stderr:\n%s\nwant exit 2 and %q", flag, file, r.code, r.stderr, want)
+		}
+		if strings.Contains(r.stderr, "[hi]") {
+			t.Errorf("the second run with %s ran its scenario before refusing:\n%s", flag, r.stderr)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "out.json")); string(got) != "previous\n" {
+		t.Errorf("out.json holds %q while the first run goes; want it untouched", got)
+	}
+	if r := first.interruptOnce(); r.code != 130 {
+		t.Fatalf("the first run, interrupted: exit %d; want 130\n%s", r.code, r.stderr)
+	}
+	if r := acprun(t, dir, "run", "hi.yaml", "-o", "out.json", "--junit", "out.xml", "--html", "out.html"); r.code != 0 {
+		t.Errorf("a run once the first has ended: exit %d; want 0\n%s", r.code, r.stderr)
+	}
+}
+
+// TestKilledMidWriteLeavesNoTemporaryFile: when acprun is killed with
+// SIGKILL while it writes its results (after its scenario, between the
+// temporary file's creation and its rename over out.json), its guard
+// removes the temporary file, and the previous out.json stays whole. A
+// kill that comes after the rename decides nothing, and is tried again.
+func TestKilledMidWriteLeavesNoTemporaryFile(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := realTempDir(t)
+	long := strings.Repeat("all work and no play ", 150_000) // 3 MB of results to write
+	writeFiles(t, dir, map[string]string{
+		"long.mock.yaml": "turns:\n  - steps: [{text: " + strconv.Quote(long) + "}]\n",
+		"s.yaml":         "name: long\nagent: {command: [acprun, mock-agent, long.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: one\n",
+	})
+	for attempt := range 20 {
+		mark := fmt.Sprintf("midwrite%d%d", os.Getpid(), attempt)
+		out := filepath.Join(dir, "out.json")
+		if err := os.WriteFile(out, []byte("previous\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		temps := watchCreates(t, dir, ".out.json.tmp")
+		ctx, cancel := context.WithTimeout(t.Context(), fifoDeadline)
+		run := startWatchedEnv(t, ctx, dir, []string{reap.Var + "=" + mark}, "run", "s.yaml", "-q", "-o", "out.json")
+		next := func() {
+			select {
+			case <-temps:
+			case <-ctx.Done():
+				t.Fatal("no temporary file of out.json made by the test's deadline")
+			}
+		}
+		next() // Pin's check of out.json, before the agent starts
+		next() // the results' temporary file
+		// The guard's end says it has done its work: wait for it.
+		guard := testkit.Processes(t, func(pid int) bool {
+			env, err := testkit.Environ(pid)
+			return err == nil && slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, reap.GuardVar+"="+mark+".") })
+		})
+		if len(killAcprun(t, run, guard)) > 0 {
+			t.Fatalf("the guard still runs %v after acprun was killed", testkit.Failsafe)
+		}
+		cancel()
+		if got, _ := os.ReadFile(out); string(got) != "previous\n" {
+			continue // killed after the rename: nothing to see
+		}
+		left, err := filepath.Glob(filepath.Join(dir, ".out.json.tmp*"))
+		if err != nil || len(left) > 0 {
+			t.Errorf("left beside out.json once acprun was killed mid-write: %v (%v)", left, err)
+		}
+		return
+	}
+	t.Fatal("20 kills all came after the results were written")
+}
+
+// watchCreates sends on the channel it returns every file made in dir
+// whose name starts with prefix, as inotify(7) tells of it, until the
+// test ends.
+func watchCreates(t *testing.T, dir, prefix string) <-chan string {
+	t.Helper()
+	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := syscall.InotifyAddWatch(fd, dir, syscall.IN_CREATE); err != nil {
+		syscall.Close(fd)
+		t.Fatal(err)
+	}
+	f := os.NewFile(uintptr(fd), "inotify")
+	names := make(chan string, 100)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := f.Read(buf)
+			if err != nil {
+				return
+			}
+			for i := 0; i+syscall.SizeofInotifyEvent <= n; {
+				ev := (*syscall.InotifyEvent)(unsafe.Pointer(&buf[i]))
+				name := strings.TrimRight(string(buf[i+syscall.SizeofInotifyEvent:i+syscall.SizeofInotifyEvent+int(ev.Len)]), "\x00")
+				i += syscall.SizeofInotifyEvent + int(ev.Len)
+				if strings.HasPrefix(name, prefix) {
+					names <- name
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() { f.Close(); <-done })
+	return names
+}
+
+// TestProbeAgentDiesWithAcprun: when acprun probe is killed with SIGKILL
+// while its agent runs, what the agent started in a session of its own
+// goes too: the probe's guard kills it.
+func TestProbeAgentDiesWithAcprun(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := t.TempDir()
+	fifo, pids, _ := testkit.FIFO(t)
+	ctx, cancel := context.WithTimeout(t.Context(), fifoDeadline)
+	defer cancel()
+	// The agent never answers initialize: the probe waits for it.
+	run := startWatched(t, ctx, dir, "probe", "--timeout", "1h", "--", "/bin/sh", "-c", "setsid sleep 1000 & echo $! > "+fifo+"; exec sleep 1000")
+	pid, err := strconv.Atoi(strings.TrimSpace(pids()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	if running := killAcprun(t, run, []int{pid}); len(running) > 0 {
+		t.Errorf("the agent's daemon (%d: %s) still runs %v after acprun probe was killed", pid, testkit.Cmdline(pid), testkit.Failsafe)
+	}
+}
