@@ -94,7 +94,9 @@ func TestAgentClosesItsPipes(t *testing.T) {
 		<-a.Exited()
 		a.CloseAfter(context.Background(), time.Second, time.Second, time.Time{})
 	}
-	if after := openFDs(t); after != before {
+	// More after is a leak; fewer is an earlier test's descriptor closed
+	// meanwhile.
+	if after := openFDs(t); after > before {
 		t.Errorf("open file descriptors: %d before, %d after three agents; want none left", before, after)
 	}
 }

@@ -277,8 +277,8 @@ type Pinned struct {
 // Pinned.WriteFrom. The caller closes the Pinned.
 //
 // A regular file, or a new one, is locked until Close: a write lock, as
-// Create takes, on the file ".NAME.lock" beside it (which stays; the file
-// itself is replaced when written, and is not made before). While another
+// Create takes, on the file ".NAME.lock" beside it, which Close removes
+// (the file itself is replaced when written, and is not made before). While another
 // process holds it (a run writing the same output), Pin fails with a
 // *BusyError naming path, and the file is left as it is.
 func Pin(path string) (*Pinned, error) {
@@ -368,12 +368,15 @@ func (p *Pinned) SyncDir() {
 	}
 }
 
-// Close releases the directory p holds open, and the lock it holds.
+// Close releases the directory p holds open, and removes the lock file it
+// holds, then releases it.
 func (p *Pinned) Close() error {
 	if p.dir == nil {
 		return nil
 	}
 	if p.lock != nil {
+		_, base := split(p.real)
+		_ = p.dir.Remove(lockName(base)) // while held: no other run has it
 		p.lock.Close()
 	}
 	return p.dir.Close()

@@ -912,9 +912,12 @@ func TestPinRefusesAFileAnotherProcessPinned(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Pin once the holder has closed its Pinned: %v", err)
 	}
-	defer p.Close()
 	if got := read(t, path); got != "first writer\n" {
 		t.Errorf("the file holds %q once pinned; want it untouched until written", got)
+	}
+	p.Close()
+	if names := dirNames(t, filepath.Dir(path)); !slices.Equal(names, []string{"r.json"}) {
+		t.Errorf("the directory holds %q once closed; want r.json alone, the lock removed", names)
 	}
 }
 
@@ -954,4 +957,18 @@ func TestWithTempsNamesTheTemporaryFile(t *testing.T) {
 	if got := read(t, filepath.Join(dir, "r.json")); got != "{}" {
 		t.Errorf("r.json holds %q; want {}", got)
 	}
+}
+
+// dirNames lists the names in dir, sorted.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
 }
