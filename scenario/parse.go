@@ -797,18 +797,7 @@ func (p *fileParser) textExpect(n *yaml.Node, e *Expect) {
 	if !ok {
 		return
 	}
-	for _, kv := range m.pairs {
-		switch kv.Key {
-		case "contains":
-			for _, s := range p.wantedTexts(kv.V, "reply") {
-				e.TextContains = append(e.TextContains, Located{Pos: p.pos(s), Value: s.Value})
-			}
-		case "matches":
-			if re, ok := p.wantedPattern(kv.V, "matches", "reply", "so it could never fail; give what must appear"); ok {
-				e.TextMatches = &Pattern{Pos: p.pos(yamlnode.Deref(kv.V)), Re: re}
-			}
-		}
-	}
+	e.TextContains, e.TextMatches = p.wanted(m, "reply")
 	e.TextNotContains, e.TextNotMatches = p.forbidden(m, "reply")
 	if len(m.pairs) == 0 {
 		p.Errorf(m.n, "text needs %s", orList(textKeys))
