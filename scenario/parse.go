@@ -107,15 +107,15 @@ func (p *fileParser) parseFile() []*Scenario {
 		p.ExpandAliases(&doc)
 		exps := p.expand(doc.Content[0])
 		if exps == nil {
-			out = append(out, p.scenario(doc.Content[0], len(out)))
+			out = append(out, p.scenario(doc.Content[0], len(out), nil))
 			continue
 		}
 		probs := make([][]*srcerr.Error, len(exps))
 		for i, e := range exps {
 			first := len(p.Errs)
-			s := p.scenario(e.root, len(out))
+			s := p.scenario(e.root, len(out), e.set.vars)
 			s.Name += "[" + e.set.key() + "]"
-			s.Vars, s.VarSet = e.set.vars, i+1
+			s.VarSet = i + 1
 			probs[i] = append(slices.Clone(p.Errs[first:]), s.Unset...)
 			out = append(out, s)
 		}
@@ -127,15 +127,16 @@ func (p *fileParser) parseFile() []*Scenario {
 	return out
 }
 
-// scenario checks one document.
-func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
-	s := &Scenario{File: p.Name, Index: index, Pos: p.pos(yamlnode.Deref(root))}
+// scenario checks one document, its templates rendered with vars (nil:
+// the document has no vars).
+func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario {
+	s := &Scenario{File: p.Name, Index: index, Pos: p.pos(yamlnode.Deref(root)), Vars: vars}
 	first := len(p.warns)
 	defer func() { s.Warnings = slices.Clone(p.warns[first:]) }()
 	s.Agent.Cwd = p.dir
 	s.Agent.McpServers = json.RawMessage("[]")
 	s.Client = Client{FS: true, Terminal: true}
-	p.applyDefaults(s)
+	defaultAgent := p.applyDefaults(s, root)
 	p.unchanged = nil
 	p.unset = nil
 	defer func() {
@@ -205,7 +206,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		}
 	}
 	if _, ok := m.has["agent"]; !ok && p.hasDefaultAgent() {
-		s.Agent = p.defaultAgent()
+		s.Agent = p.defaultAgent(defaultAgent)
 		p.require(m, "name", "turns")
 	} else {
 		p.require(m, "name", "agent", "turns")
