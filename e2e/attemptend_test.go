@@ -162,7 +162,7 @@ turns:
 // matches look at everything it printed, not only at the last 64 KiB the
 // results keep: a text at its start is found and a pattern anchored there
 // matches; what it never printed fails, and a pattern anchored at the
-// start does not match at the cut.
+// start does not match at the cut, each at the check that failed.
 func TestVerifyStdoutChecksSeeAllOfIt(t *testing.T) {
 	t.Parallel()
 	dir := realTempDir(t)
@@ -198,10 +198,10 @@ turns:
 		t.Errorf("found: verify %+v, want 100014 bytes of stdout, its end kept", found.Verify)
 	}
 	absent := scenarioNamed(t, out, "absent")
-	pos := posAfter(t, "s.yaml", scenarios, "name: absent", "{stdout: {contains: MARKER-END")
+	// Each at the check that failed, as every expectation's failure is.
 	wants := []string{
-		pos + ": verify `" + strings.ReplaceAll(long, `\\`, `\`) + "`: stdout does not contain \"MARKER-END\"; output ends:\n",
-		pos + ": verify `" + strings.ReplaceAll(long, `\\`, `\`) + "`: stdout does not match /^a/; output ends:\n",
+		posAfter(t, "s.yaml", scenarios, "name: absent", "MARKER-END") + ": verify `" + strings.ReplaceAll(long, `\\`, `\`) + "`: stdout does not contain \"MARKER-END\"; output ends:\n",
+		posAfter(t, "s.yaml", scenarios, "name: absent", `"^a"`) + ": verify `" + strings.ReplaceAll(long, `\\`, `\`) + "`: stdout does not match /^a/; output ends:\n",
 	}
 	if len(absent.Failures) != len(wants) {
 		t.Fatalf("absent: failures %q, want %d", absent.Failures, len(wants))

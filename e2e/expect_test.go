@@ -925,3 +925,27 @@ func TestJudgeWithoutVerdictIsRetried(t *testing.T) {
 		}
 	}
 }
+
+// TestTurnJudgeErrorEndsTheAttempt: a turn's judge that cannot start
+// makes the attempt an error and ends it: the later turns are not run
+// (skipped, with no failure of their own), and teardown still runs.
+func TestTurnJudgeErrorEndsTheAttempt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns: [{steps: [{text: one}]}, {steps: [{text: two}]}]\n",
+		"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nteardown: [echo cleaned]\n" +
+			"turns:\n  - {prompt: one, expect: {judge: {agent: {command: [/nonexistent/judge]}, rubric: x}}}\n  - prompt: two\n",
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	sc := out.Scenarios[0]
+	if res.code != 1 || sc.Status != report.StatusError || !strings.HasPrefix(sc.Error, "s.yaml:6:35: judge /nonexistent/judge gave no verdict: ") {
+		t.Errorf("exit %d, status %s, error %q; want 1, an error, the judge's\n%s", res.code, sc.Status, sc.Error, res.stderr)
+	}
+	if len(sc.Turns) != 2 || sc.Turns[1].StopReason != report.OutcomeSkipped || len(sc.Turns[1].Failures) != 0 {
+		t.Errorf("turns %+v; want turn 2 skipped, with no failure", sc.Turns)
+	}
+	if len(sc.Teardown) != 1 || sc.Teardown[0].Stdout != "cleaned\n" {
+		t.Errorf("teardown %+v, want it run", sc.Teardown)
+	}
+}

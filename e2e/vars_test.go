@@ -295,3 +295,42 @@ verify: [{run: "exit {{.code}}", expect: {exitCode: "{{.code}}"}}]
 		t.Errorf("acprun schema does not take the scenario: %v", err)
 	}
 }
+
+// TestVarsInConfigDefaults: the config's defaults take a scenario's vars
+// as if written in it (the default agent's env, setup), and a default
+// that names a variable the scenario's vars lack is an error at its place
+// in acprun.yaml, before anything runs.
+func TestVarsInConfigDefaults(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	config := `defaults:
+  agent: {command: [acprun, mock-agent, agent.mock.yaml], env: {TOKEN: "tok-{{.lang}}"}}
+  setup: ['echo "{{.lang}} $TOKEN" > {{.lang}}.txt']
+`
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml":     config,
+		"agent.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		"s.yaml": `name: port
+vars: {lang: [go, rust]}
+permissions: {default: deny}
+verify:
+  - run: cat {{.lang}}.txt
+    expect: {stdout: {contains: "{{.lang}} tok-{{.lang}}"}}
+turns: [{prompt: hi}]
+`,
+		"bad.yaml": "name: other\nvars: {language: go}\nturns: [{prompt: hi}]\n",
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	var got []string
+	for _, r := range out.Scenarios {
+		got = append(got, r.Name+" "+string(r.Status))
+	}
+	if want := []string{"port[lang=go] passed", "port[lang=rust] passed"}; res.code != exitOK || !cmp.Equal(want, got) {
+		t.Errorf("exit %d, scenarios %q; want 0, %q\n%s", res.code, got, want, res.stderr)
+	}
+	bad := acprun(t, dir, "run", "bad.yaml", "-o", "out.json")
+	if pos := posAfter(t, "acprun.yaml", config, "setup:", "{{.lang}}"); bad.code != exitUsage ||
+		!strings.Contains(bad.stderr, pos+": {{.lang}}: vars has no lang (did you mean language?)") {
+		t.Errorf("exit %d, want 2 and the default's position, %s:\n%s", bad.code, pos, bad.stderr)
+	}
+}

@@ -50,8 +50,13 @@ func (r *scenarioRun) recorded(cr report.CommandResult, hr hook.Result) report.C
 // (or the session cwd) and records it; in a sandbox when sb is not nil
 // (sandbox.Applied.Wrap).
 func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command, sb *sandbox.Applied) (report.CommandResult, hook.Result) {
-	hc := hook.Command{Run: cmd.Run, Dir: r.workDir(), Env: r.commandEnv(), Timeout: cmd.Limit(),
-		StdoutContains: cmd.Expect.StdoutContains, StdoutMatches: cmd.Expect.StdoutMatches}
+	hc := hook.Command{Run: cmd.Run, Dir: r.workDir(), Env: r.commandEnv(), Timeout: cmd.Limit()}
+	for _, l := range cmd.Expect.StdoutContains {
+		hc.StdoutContains = append(hc.StdoutContains, l.Value)
+	}
+	if m := cmd.Expect.StdoutMatches; m != nil {
+		hc.StdoutMatches = m.Re
+	}
 	if sb != nil {
 		hc.Sandbox = sb.Wrap
 	}
@@ -165,13 +170,13 @@ func (r *scenarioRun) verify(ctx context.Context) {
 			fails = append(fails, r.withTail(fmt.Sprintf("%s: verify `%s`%s %s", pos, c.Run, where, msg), hr))
 		} else {
 			// The whole of stdout, not only the part kept (see hook.Command).
-			for i, s := range e.StdoutContains {
+			for i, l := range e.StdoutContains {
 				if !hr.StdoutContains[i] {
-					fails = append(fails, r.withTail(fmt.Sprintf("%s: verify `%s`: stdout does not contain %q", pos, c.Run, s), hr))
+					fails = append(fails, r.withTail(fmt.Sprintf("%s: verify `%s`: stdout does not contain %q", l.Pos, c.Run, l.Value), hr))
 				}
 			}
-			if e.StdoutMatches != nil && !hr.StdoutMatched {
-				fails = append(fails, r.withTail(fmt.Sprintf("%s: verify `%s`: stdout does not match /%s/", pos, c.Run, e.StdoutMatches), hr))
+			if m := e.StdoutMatches; m != nil && !hr.StdoutMatched {
+				fails = append(fails, r.withTail(fmt.Sprintf("%s: verify `%s`: stdout does not match /%s/", m.Pos, c.Run, m.Re), hr))
 			}
 			lost := cr.StdoutBytes - int64(len(cr.Stdout))
 			for _, f := range checkForbidden(fmt.Sprintf("verify `%s`: stdout", c.Run), cr.Stdout, lost, e.StdoutNotContains, e.StdoutNotMatches) {

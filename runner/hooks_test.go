@@ -69,7 +69,8 @@ func TestCommandTailLinesCut(t *testing.T) {
 // TestVerifyStdoutChecksSeeAllOfIt: a verify command's stdout contains and
 // matches look at all it printed, not only at the last 64 KiB the results
 // keep: a text at its start is found and a pattern anchored there
-// matches, however much follows; what it never printed still fails.
+// matches, however much follows; what it never printed still fails, at
+// the check that failed.
 func TestVerifyStdoutChecksSeeAllOfIt(t *testing.T) {
 	t.Parallel()
 	const (
@@ -95,13 +96,14 @@ func TestVerifyStdoutChecksSeeAllOfIt(t *testing.T) {
 	for _, f := range absent.Failures {
 		got = append(got, strings.SplitN(f, "; output ends:", 2)[0])
 	}
-	want := []string{"stdout does not contain \"MARKER-END\"", "stdout does not match /^a/"}
+	// Each at the check that failed: the value of contains, of matches.
+	want := [][2]string{{"/s.yaml:15:33: verify `", "stdout does not contain \"MARKER-END\""}, {"/s.yaml:15:54: verify `", "stdout does not match /^a/"}}
 	if absent.Status != report.StatusFailed || len(got) != len(want) {
 		t.Fatalf("absent: %s %q, want failed: %q", absent.Status, got, want)
 	}
-	for i := range want {
-		if !strings.HasSuffix(got[i], want[i]) {
-			t.Errorf("absent: failure %d = %q, want it to end %q", i, got[i], want[i])
+	for i, w := range want {
+		if !strings.Contains(got[i], w[0]) || !strings.HasSuffix(got[i], w[1]) {
+			t.Errorf("absent: failure %d = %q, want it at %q, ending %q", i, got[i], w[0], w[1])
 		}
 	}
 }

@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -135,5 +137,34 @@ func TestJudgeStopsAsTheScenario(t *testing.T) {
 				t.Errorf("failures %q, want none", res.Failures)
 			}
 		})
+	}
+}
+
+// TestTurnJudgeErrorEndsTheAttempt: a turn's judge that gives no verdict
+// makes the attempt an error, which ends it as an agent that crashed does:
+// the agent gets no later prompt, those turns are skipped without a
+// failure of their own (the error says why), and teardown still runs.
+func TestTurnJudgeErrorEndsTheAttempt(t *testing.T) {
+	t.Parallel()
+	rep := runFiles(t, context.Background(), map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: one}]}, {steps: [{text: two}]}, {steps: [{text: three}]}]\n",
+		"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\n" +
+			"teardown: [echo cleaned]\nturns:\n" +
+			"  - {prompt: one, expect: {judge: {agent: {command: [/nonexistent/judge]}, rubric: x}}}\n" +
+			"  - prompt: two\n  - prompt: three\n",
+	}, Options{})
+	res := rep.Scenarios[0]
+	if res.Status != report.StatusError || !strings.Contains(res.Error, "judge /nonexistent/judge gave no verdict") {
+		t.Errorf("status %s, error %q; want an error, the judge's", res.Status, res.Error)
+	}
+	var got []string
+	for _, tr := range res.Turns {
+		got = append(got, fmt.Sprintf("%d:%s:%d", tr.Index, tr.StopReason, len(tr.Failures)))
+	}
+	if want := []string{"1:end_turn:0", "2:skipped:0", "3:skipped:0"}; !slices.Equal(got, want) {
+		t.Errorf("turns %q, want %q", got, want)
+	}
+	if len(res.Teardown) != 1 || res.Teardown[0].Stdout != "cleaned\n" {
+		t.Errorf("teardown %+v, want it run", res.Teardown)
 	}
 }

@@ -879,7 +879,8 @@ func (r *scenarioRun) failStart(err error, where string) {
 }
 
 // playTurns plays the turns in order, until one ends in a way that keeps
-// the rest from running (see stopAfter). ctx is the run's, scCtx the
+// the rest from running (see stopAfter) or its judge makes the attempt an
+// error. ctx is the run's, scCtx the
 // scenario's.
 func (r *scenarioRun) playTurns(ctx, scCtx context.Context) {
 	for i := range r.sc.Turns {
@@ -894,6 +895,12 @@ func (r *scenarioRun) playTurns(ctx, scCtx context.Context) {
 			return
 		}
 		r.checkWork(scCtx)
+		if r.res.Status == report.StatusError {
+			// The last turn's judge gave no verdict: the attempt is an
+			// error, which says why, as when the agent crashed.
+			r.skipFrom(i, "")
+			return
+		}
 		r.jo.turnStarted(i + 1)
 		tr := r.runTurn(scCtx, i)
 		r.res.Turns = append(r.res.Turns, tr)

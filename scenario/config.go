@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -54,6 +55,7 @@ type Config struct {
 	read         yamlnode.Reader       // the file as read, for reading its nodes again
 	agentNodes   map[string]*yaml.Node // agent definitions, read again when used
 	defaultAgent *yaml.Node            // defaults.agent, read again when used
+	defaults     *yaml.Node            // the defaults mapping, for scenarios with vars (see templatedDefaults)
 }
 
 // Defaults are the scenario settings a config gives every scenario. A
@@ -202,6 +204,7 @@ func (p *fileParser) defaults(n *yaml.Node, c *Config) {
 	if !ok {
 		return
 	}
+	c.defaults = n
 	for _, kv := range m.pairs {
 		if kv.Key != "agent" {
 			p.setting(kv.Key, kv.V, &c.Defaults.Scenario)
@@ -231,11 +234,14 @@ func (p *fileParser) leniently(f func()) {
 	f()
 }
 
-// applyDefaults gives s the config's defaults, before its own keys are
-// read.
-func (p *fileParser) applyDefaults(s *Scenario) {
+// applyDefaults gives s, the scenario of the document root, the config's
+// defaults, before its own keys are read. When s has vars, the defaults
+// root uses that hold templates are read again with their values, as if
+// root held them; it returns the agent among them for defaultAgent, nil
+// when there is none.
+func (p *fileParser) applyDefaults(s *Scenario, root *yaml.Node) (agent *yaml.Node) {
 	if p.cfg == nil {
-		return
+		return nil
 	}
 	d := &p.cfg.Defaults.Scenario
 	s.Timeout, s.TurnTimeout, s.IdleTimeout = d.Timeout, d.TurnTimeout, d.IdleTimeout
@@ -258,6 +264,50 @@ func (p *fileParser) applyDefaults(s *Scenario) {
 	s.Gateway = d.Gateway // never changed: finishGateway makes copies
 	s.Setup, s.Verify, s.Teardown = slices.Clone(d.Setup), slices.Clone(d.Verify), slices.Clone(d.Teardown)
 	s.Session = d.Session
+	t := p.templatedDefaults(root)
+	if s.Vars == nil || t == nil {
+		return nil
+	}
+	cp := p.sub(p.cfg)
+	m, _ := cp.mapping(cp.substitute(t, s.Vars), nil, nil)
+	for _, kv := range m.pairs {
+		if kv.Key == "agent" {
+			agent = kv.V
+		} else {
+			cp.setting(kv.Key, kv.V, s)
+		}
+	}
+	p.absorb(cp)
+	return agent
+}
+
+// templatedDefaults is a mapping of the config's defaults that hold a
+// template and that the scenario of the document root uses: those whose
+// key root does not give (client, which merges, whether or not). A
+// scenario with vars has their templates rendered and checked as its own
+// (see expand); nil when there are none.
+func (p *fileParser) templatedDefaults(root *yaml.Node) *yaml.Node {
+	if p.cfg == nil || p.cfg.defaults == nil {
+		return nil
+	}
+	pairs, _, _ := yamlnode.Pairs(p.cfg.defaults, yamlnode.Options{Merge: true})
+	t := &yaml.Node{Kind: yaml.MappingNode}
+	for _, kv := range pairs {
+		if kv.Key != "client" && topValue(root, kv.Key) != nil {
+			continue
+		}
+		found := false
+		templated(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{kv.K, kv.V}}, func(n *yaml.Node) {
+			found = found || strings.Contains(n.Value, "{{")
+		})
+		if found {
+			t.Content = append(t.Content, kv.K, kv.V)
+		}
+	}
+	if len(t.Content) == 0 {
+		return nil
+	}
+	return t
 }
 
 // hasDefaultAgent reports whether the config gives scenarios an agent.
@@ -266,13 +316,14 @@ func (p *fileParser) hasDefaultAgent() bool {
 }
 
 // defaultAgent returns the config's default agent, read again with p's
-// lookup; problems go to p (see absorb).
-func (p *fileParser) defaultAgent() Agent {
+// lookup, from rendered when it is not nil (the agent applyDefaults
+// rendered); problems go to p (see absorb).
+func (p *fileParser) defaultAgent(rendered *yaml.Node) Agent {
 	c := p.cfg
 	var a Agent
-	if c.defaultAgent != nil {
+	if n := cmp.Or(rendered, c.defaultAgent); n != nil {
 		cp := p.sub(c)
-		a = cp.agentFromSpec(cp.agentSpec(c.defaultAgent, agentKeys))
+		a = cp.agentFromSpec(cp.agentSpec(n, agentKeys))
 		p.absorb(cp)
 	} else {
 		a = *c.Defaults.Agent

@@ -763,3 +763,59 @@ turns: [{prompt: hi}]
 		t.Errorf("replaced answers (-want +got):\n%s", diff)
 	}
 }
+
+// TestConfigDefaultsTakeVars: the config's defaults that a scenario with
+// vars uses are read as if written in it: their templates take the
+// scenario's values, and one that names a variable its vars lack is an
+// error at its place in the config file. A scenario without vars, like
+// one whose own key replaces the default, keeps the default as written.
+func TestConfigDefaultsTakeVars(t *testing.T) {
+	base := dirsUnder(t, "cfg/go", "cfg/rust", "s")
+	cfgFile := filepath.Join(base, "cfg", "acprun.yaml")
+	const config = `defaults:
+  agent: {command: [agent, "--lang={{.lang}}"], env: {TOKEN: "{{.lang}}-token"}, cwd: "{{.lang}}"}
+  setup: ["make {{.lang}}"]
+  verify: ["make check"]
+`
+	cfg := loadConfigAt(t, cfgFile, config)
+	scens := loadAt(t, cfg, filepath.Join(base, "s", "x.yaml"), `name: port
+vars: {lang: [go, rust]}
+turns: [{prompt: hi}]
+---
+name: plain
+turns: [{prompt: hi}]
+agent: {command: [other]}
+`)
+	type summary struct {
+		Name, Cwd        string
+		Command          []string
+		Env              map[string]string
+		Setup, Verify    string
+		SetupPos, VerPos scenario.Pos
+	}
+	var got []summary
+	for _, s := range scens {
+		got = append(got, summary{s.Name, s.Agent.Cwd, s.Agent.Command, s.Agent.Env, s.Setup[0].Run, s.Verify[0].Run, s.Setup[0].Pos, s.Verify[0].Pos})
+	}
+	setupPos, verifyPos := scenario.Pos{File: cfgFile, Line: 3, Col: 11}, scenario.Pos{File: cfgFile, Line: 4, Col: 12}
+	want := []summary{
+		{"port[lang=go]", filepath.Join(base, "cfg", "go"), []string{"agent", "--lang=go"}, map[string]string{"TOKEN": "go-token"}, "make go", "make check", setupPos, verifyPos},
+		{"port[lang=rust]", filepath.Join(base, "cfg", "rust"), []string{"agent", "--lang=rust"}, map[string]string{"TOKEN": "rust-token"}, "make rust", "make check", setupPos, verifyPos},
+		{"plain", filepath.Join(base, "s"), []string{"other"}, nil, "make {{.lang}}", "make check", setupPos, verifyPos},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("scenarios (-want +got):\n%s", diff)
+	}
+
+	// Only the defaults the scenario uses: its own agent replaces the one
+	// that names lang, its setup does not.
+	errs := loadErrorLines(t, cfgFile, config, filepath.Join(base, "s", "y.yaml"), `name: other
+vars: {language: go}
+agent: {command: [other]}
+turns: [{prompt: hi}]
+`)
+	wantErrs := []string{cfgFile + `:3:17: {{.lang}}: vars has no lang (did you mean language?)`}
+	if diff := cmp.Diff(wantErrs, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}

@@ -81,8 +81,8 @@ func (j Judge) Limit() time.Duration {
 type CommandExpect struct {
 	Pos            Pos
 	ExitCode       int // default 0
-	StdoutContains []string
-	StdoutMatches  *regexp.Regexp // nil when unset
+	StdoutContains []Located
+	StdoutMatches  *Pattern // nil when unset
 	// StdoutNotContains and StdoutNotMatches must not appear in stdout
 	// (stdout.notContains, stdout.notMatches).
 	StdoutNotContains []Located

@@ -61,7 +61,7 @@ func TestLoadEvals(t *testing.T) {
 			Verify: []scenario.Command{
 				cmd(34, 5, "test -f done.txt", 0),
 				{Pos: at(35, 5), Run: "go test ./...", Timeout: 10 * time.Minute, Expect: scenario.CommandExpect{
-					Pos: at(37, 13), ExitCode: 1, StdoutContains: []string{"ok"}, StdoutMatches: regexp.MustCompile("PASS"),
+					Pos: at(37, 13), ExitCode: 1, StdoutContains: []scenario.Located{loc(37, 46, "ok")}, StdoutMatches: &scenario.Pattern{Pos: at(37, 59), Re: regexp.MustCompile("PASS")},
 				}},
 			},
 			Teardown: []scenario.Command{cmd(38, 12, "rm -rf /tmp/x", 0)},

@@ -81,6 +81,25 @@ func (p *fileParser) wantedTexts(n *yaml.Node, what string) []*yaml.Node {
 	return out
 }
 
+// wanted reads the contains and matches of m, a text or stdout mapping:
+// the texts that must appear in the text (what names it: reply, output)
+// and the pattern it must match (nil for none), each with its position.
+func (p *fileParser) wanted(m mapping, what string) ([]Located, *Pattern) {
+	var contains []Located
+	if v := m.value("contains"); v != nil {
+		for _, s := range p.wantedTexts(v, what) {
+			contains = append(contains, Located{Pos: p.pos(s), Value: s.Value})
+		}
+	}
+	var matches *Pattern
+	if v := m.value("matches"); v != nil {
+		if re, ok := p.wantedPattern(v, "matches", what, "so it could never fail; give what must appear"); ok {
+			matches = &Pattern{Pos: p.pos(yamlnode.Deref(v)), Re: re}
+		}
+	}
+	return contains, matches
+}
+
 // wantedPattern reads a regular expression, the value of key, that the
 // text (what names it: reply, output, file) must match. One that matches
 // every text (see matchesEvery) could never fail, and is an error, which

@@ -107,15 +107,15 @@ func (p *fileParser) parseFile() []*Scenario {
 		p.ExpandAliases(&doc)
 		exps := p.expand(doc.Content[0])
 		if exps == nil {
-			out = append(out, p.scenario(doc.Content[0], len(out)))
+			out = append(out, p.scenario(doc.Content[0], len(out), nil))
 			continue
 		}
 		probs := make([][]*srcerr.Error, len(exps))
 		for i, e := range exps {
 			first := len(p.Errs)
-			s := p.scenario(e.root, len(out))
+			s := p.scenario(e.root, len(out), e.set.vars)
 			s.Name += "[" + e.set.key() + "]"
-			s.Vars, s.VarSet = e.set.vars, i+1
+			s.VarSet = i + 1
 			probs[i] = append(slices.Clone(p.Errs[first:]), s.Unset...)
 			out = append(out, s)
 		}
@@ -127,15 +127,16 @@ func (p *fileParser) parseFile() []*Scenario {
 	return out
 }
 
-// scenario checks one document.
-func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
-	s := &Scenario{File: p.Name, Index: index, Pos: p.pos(yamlnode.Deref(root))}
+// scenario checks one document, its templates rendered with vars (nil:
+// the document has no vars).
+func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario {
+	s := &Scenario{File: p.Name, Index: index, Pos: p.pos(yamlnode.Deref(root)), Vars: vars}
 	first := len(p.warns)
 	defer func() { s.Warnings = slices.Clone(p.warns[first:]) }()
 	s.Agent.Cwd = p.dir
 	s.Agent.McpServers = json.RawMessage("[]")
 	s.Client = Client{FS: true, Terminal: true}
-	p.applyDefaults(s)
+	defaultAgent := p.applyDefaults(s, root)
 	p.unchanged = nil
 	p.unset = nil
 	defer func() {
@@ -205,7 +206,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int) *Scenario {
 		}
 	}
 	if _, ok := m.has["agent"]; !ok && p.hasDefaultAgent() {
-		s.Agent = p.defaultAgent()
+		s.Agent = p.defaultAgent(defaultAgent)
 		p.require(m, "name", "turns")
 	} else {
 		p.require(m, "name", "agent", "turns")
@@ -797,18 +798,7 @@ func (p *fileParser) textExpect(n *yaml.Node, e *Expect) {
 	if !ok {
 		return
 	}
-	for _, kv := range m.pairs {
-		switch kv.Key {
-		case "contains":
-			for _, s := range p.wantedTexts(kv.V, "reply") {
-				e.TextContains = append(e.TextContains, Located{Pos: p.pos(s), Value: s.Value})
-			}
-		case "matches":
-			if re, ok := p.wantedPattern(kv.V, "matches", "reply", "so it could never fail; give what must appear"); ok {
-				e.TextMatches = &Pattern{Pos: p.pos(yamlnode.Deref(kv.V)), Re: re}
-			}
-		}
-	}
+	e.TextContains, e.TextMatches = p.wanted(m, "reply")
 	e.TextNotContains, e.TextNotMatches = p.forbidden(m, "reply")
 	if len(m.pairs) == 0 {
 		p.Errorf(m.n, "text needs %s", orList(textKeys))

@@ -79,6 +79,11 @@ func (p *fileParser) expand(root *yaml.Node) []expansion {
 	errs := len(p.Errs)
 	sets, names := p.varSets(n)
 	p.checkTemplates(root, names)
+	if t := p.templatedDefaults(root); t != nil {
+		cp := p.sub(p.cfg)
+		cp.checkTemplates(t, names) // at their place in the config file
+		p.absorb(cp)
+	}
 	values := 0
 	templated(root, func(*yaml.Node) { values++ })
 	if len(sets)*values > maxExpandedValues {

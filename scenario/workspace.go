@@ -225,14 +225,7 @@ func (p *fileParser) commandExpect(n *yaml.Node) CommandExpect {
 			if !ok {
 				continue
 			}
-			for _, skv := range sm.pairs {
-				switch skv.Key {
-				case "contains":
-					e.StdoutContains = values(p.wantedTexts(skv.V, "output"))
-				case "matches":
-					e.StdoutMatches, _ = p.wantedPattern(skv.V, "matches", "output", "so it could never fail; give what must appear")
-				}
-			}
+			e.StdoutContains, e.StdoutMatches = p.wanted(sm, "output")
 			e.StdoutNotContains, e.StdoutNotMatches = p.forbidden(sm, "output")
 			p.needsOne(sm, "stdout", textKeys)
 		}
