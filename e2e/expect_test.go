@@ -949,3 +949,43 @@ func TestTurnJudgeErrorEndsTheAttempt(t *testing.T) {
 		t.Errorf("teardown %+v, want it run", sc.Teardown)
 	}
 }
+
+// TestErroredAttemptAsksNoJudge: an attempt that is already an error (a
+// turn's judge gave no verdict, the agent crashed) does not ask the
+// scenario's judge, and says so in its failures; its verify still runs.
+// An attempt that only failed still has its judge asked.
+func TestErroredAttemptAsksNoJudge(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const rest = "permissions: {default: deny}\nverify: [echo verified]\n" +
+		"expect: {judge: {agent: {command: [acprun, mock-agent, judge.mock.yaml]}, rubric: x}}\n"
+	writeFiles(t, dir, map[string]string{
+		"two.mock.yaml":   "turns: [{steps: [{text: one}]}, {steps: [{text: two}]}]\n",
+		"crash.mock.yaml": "turns: [{steps: [{text: one}, {exit: 3}]}]\n",
+		"judge.mock.yaml": "turns: [{steps: [{text: PASS}]}]\n",
+		"s.yaml": "name: judge-error\nagent: {command: [acprun, mock-agent, two.mock.yaml]}\n" + rest +
+			"turns:\n  - {prompt: one, expect: {judge: {agent: {command: [/nonexistent/judge]}, rubric: x}}}\n  - prompt: two\n" +
+			"---\nname: crashed\nagent: {command: [acprun, mock-agent, crash.mock.yaml]}\n" + rest + "turns: [{prompt: one}]\n" +
+			"---\nname: failed\nagent: {command: [acprun, mock-agent, two.mock.yaml]}\n" + rest +
+			"turns: [{prompt: one, expect: {text: {contains: three}}}]\n",
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	if res.code != 1 || len(out.Scenarios) != 3 {
+		t.Fatalf("exit %d, %d scenarios; want 1, 3\n%s", res.code, len(out.Scenarios), res.stderr)
+	}
+	for _, sc := range out.Scenarios {
+		status, asked, notAsked := report.StatusError, false, fmt.Sprintf("s.yaml:%d:17: judge not asked: the attempt is an error", sc.Line+4)
+		if sc.Name == "failed" {
+			status, asked, notAsked = report.StatusFailed, true, ""
+		}
+		if sc.Status != status || (sc.Judge != nil) != asked {
+			t.Errorf("%s: status %s (error %q), judge %+v; want %s, the judge asked %v", sc.Name, sc.Status, sc.Error, sc.Judge, status, asked)
+		}
+		if notAsked != "" && !slices.Contains(sc.Failures, notAsked) {
+			t.Errorf("%s: failures %q, want %q", sc.Name, sc.Failures, notAsked)
+		}
+		if len(sc.Verify) != 1 || sc.Verify[0].Stdout != "verified\n" {
+			t.Errorf("%s: verify %+v, want it run", sc.Name, sc.Verify)
+		}
+	}
+}

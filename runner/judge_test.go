@@ -168,3 +168,60 @@ func TestTurnJudgeErrorEndsTheAttempt(t *testing.T) {
 		t.Errorf("teardown %+v, want it run", res.Teardown)
 	}
 }
+
+// TestErroredAttemptAsksNoJudge: once an attempt is an error (a turn's
+// judge gave no verdict, the agent crashed), the scenario's judge and the
+// crashed turn's are not asked, each failing with why; verify and teardown
+// still run. An attempt that only failed (the agent answered) still has
+// its judge asked.
+func TestErroredAttemptAsksNoJudge(t *testing.T) {
+	t.Parallel()
+	const judge = "{agent: {command: [acprun, mock-agent, j.mock.yaml]}, rubric: good}"
+	tests := []struct {
+		name, agent, turns string
+		status             report.Status
+		asked              bool
+		notAsked           []string // the failures of the judges not asked
+	}{
+		{"turn judge without verdict", "turns: [{steps: [{text: one}]}, {steps: [{text: two}]}]\n",
+			"  - {prompt: one, expect: {judge: {agent: {command: [/nonexistent/judge]}, rubric: x}}}\n  - prompt: two\n",
+			report.StatusError, false, []string{"s.yaml:10:10: judge not asked: the attempt is an error"}},
+		{"agent crashed", "turns: [{steps: [{text: one}, {exit: 3}]}]\n",
+			"  - {prompt: one, expect: {judge: " + judge + "}}\n",
+			report.StatusError, false, []string{"turn 1: s.yaml:7:35: judge not asked: the attempt is an error", "s.yaml:9:10: judge not asked: the attempt is an error"}},
+		{"agent crashed as expected", "turns: [{steps: [{text: one}, {exit: 3}]}]\n",
+			"  - {prompt: one, expect: {stopReason: agent_exited, judge: " + judge + "}}\n",
+			report.StatusPassed, true, nil},
+		{"failed", "turns: [{steps: [{text: one}]}]\n",
+			"  - {prompt: one, expect: {text: {contains: two}}}\n",
+			report.StatusFailed, true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rep := runFiles(t, context.Background(), map[string]string{
+				"a.mock.yaml": tt.agent,
+				"j.mock.yaml": "turns: [{steps: [{text: PASS}]}]\n",
+				"s.yaml": "name: s\nagent: {command: [acprun, mock-agent, a.mock.yaml]}\npermissions: {default: deny}\n" +
+					"verify: [echo verified]\nteardown: [echo cleaned]\nturns:\n" + tt.turns +
+					"expect:\n  judge: " + judge + "\n",
+			}, Options{})
+			res := rep.Scenarios[0]
+			if res.Status != tt.status || (res.Judge != nil) != tt.asked {
+				t.Errorf("status %s (error %q), judge %+v; want %s, the judge asked %v", res.Status, res.Error, res.Judge, tt.status, tt.asked)
+			}
+			var notAsked []string
+			for _, f := range res.Failures {
+				if strings.Contains(f, "judge not asked") {
+					notAsked = append(notAsked, regexp.MustCompile(`/\S*/`).ReplaceAllString(f, "")) // the positions' files relative
+				}
+			}
+			if !slices.Equal(notAsked, tt.notAsked) {
+				t.Errorf("failures %q, want the judges not asked %q", res.Failures, tt.notAsked)
+			}
+			if len(res.Verify) != 1 || res.Verify[0].Stdout != "verified\n" || len(res.Teardown) != 1 || res.Teardown[0].Stdout != "cleaned\n" {
+				t.Errorf("verify %+v, teardown %+v; want both run", res.Verify, res.Teardown)
+			}
+		})
+	}
+}

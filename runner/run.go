@@ -922,15 +922,18 @@ func (r *scenarioRun) playTurns(ctx, scCtx context.Context) {
 }
 
 // checkScenarioWork checks the scenario-level expectations on the
-// workspace (files) and asks its judge, once the agent has stopped.
+// workspace (files) and asks its judge, once the agent has stopped, unless
+// the attempt is already an error (see errored).
 func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 	e := r.sc.Expect
 	r.workFails = append(r.workFails, r.checkFiles(e.Files)...)
 	switch {
 	case e.Judge == nil:
 	case ctx.Err() != nil:
-		r.workFails = append(r.workFails, fmt.Sprintf("%s: judge not asked: %s", e.Judge.Pos, stopReason(ctx)))
+		r.workFails = append(r.workFails, judgeNotAsked(e.Judge, stopReason(ctx)))
 		r.cutShort("before its judge was asked")
+	case r.errored():
+		r.workFails = append(r.workFails, judgeNotAsked(e.Judge, notAskedErrored))
 	default:
 		var texts []string
 		for _, t := range r.res.Turns {
@@ -1160,11 +1163,7 @@ func (r *scenarioRun) collect() {
 func (r *scenarioRun) evaluate() {
 	res := r.res
 	for _, t := range res.Turns {
-		switch t.StopReason {
-		case report.OutcomeAgentExited, report.OutcomeUnresponsive:
-			if r.expected(t) {
-				break // expected, like any stop reason
-			}
+		if r.crashed(t) {
 			res.Status = report.StatusError
 			if res.Error == "" {
 				res.Error = fmt.Sprintf("turn %d: %s", t.Index, t.Error)
@@ -1234,6 +1233,30 @@ func (r *scenarioRun) markCut() {
 	} else {
 		res.Error = r.cut
 	}
+}
+
+// crashed reports whether turn t ended with the agent gone (it exited, or
+// was stopped unresponsive) where its expect did not list that: the
+// attempt is then an error.
+func (r *scenarioRun) crashed(t report.TurnResult) bool {
+	gone := t.StopReason == report.OutcomeAgentExited || t.StopReason == report.OutcomeUnresponsive
+	return gone && !r.expected(t)
+}
+
+// notAskedErrored is why a judge is not asked on an attempt that errored.
+const notAskedErrored = "the attempt is an error"
+
+// errored reports whether the attempt is already an error, which nothing
+// after can change: a judge gave no verdict, or a turn crashed. Nothing
+// more is spent on it then: its judges are not asked (verify, files checks
+// and teardown, which are local, still run).
+func (r *scenarioRun) errored() bool {
+	return r.res.Status == report.StatusError || slices.ContainsFunc(r.res.Turns, r.crashed)
+}
+
+// judgeNotAsked is the failure of judge j, not asked, and why.
+func judgeNotAsked(j *scenario.Judge, why string) string {
+	return fmt.Sprintf("%s: judge not asked: %s", j.Pos, why)
 }
 
 // expected reports whether the turn's expect lists the stop reason (or

@@ -218,15 +218,18 @@ func (r *scenarioRun) turnsBefore(i int) []report.TurnResult {
 }
 
 // checkTurnWork checks the turn's files in the workspace as the turn left
-// them, and asks its judge.
+// them, and asks its judge unless the attempt is already an error (see
+// errored).
 func (r *scenarioRun) checkTurnWork(ctx context.Context, e scenario.Expect, rec *report.TurnResult) []string {
 	var fails []string
 	fails = append(fails, r.checkFiles(e.Files)...)
 	switch {
 	case e.Judge == nil:
 	case ctx.Err() != nil:
-		fails = append(fails, fmt.Sprintf("%s: judge not asked: %s", e.Judge.Pos, stopReason(ctx)))
+		fails = append(fails, judgeNotAsked(e.Judge, stopReason(ctx)))
 		r.cutShort(fmt.Sprintf("before the judge of turn %d was asked", rec.Index))
+	case r.errored():
+		fails = append(fails, judgeNotAsked(e.Judge, notAskedErrored))
 	default:
 		jr, fail := r.judge(ctx, e.Judge, rec.Text, turnJudgeWhat(rec.Index))
 		rec.Judge = jr
