@@ -808,13 +808,24 @@ agent: {command: [other]}
 	}
 
 	// Only the defaults the scenario uses: its own agent replaces the one
-	// that names lang, its setup does not.
-	errs := loadErrorLines(t, cfgFile, config, filepath.Join(base, "s", "y.yaml"), `name: other
+	// that names lang, its setup does not. Each error names the scenario
+	// whose vars lack the variable, so that the same default is an error
+	// for each.
+	scFile := filepath.Join(base, "s", "y.yaml")
+	errs := loadErrorLines(t, cfgFile, config, scFile, `name: other
 vars: {language: go}
 agent: {command: [other]}
 turns: [{prompt: hi}]
+---
+vars: {language: rust}
+name: another
+agent: {command: [other]}
+turns: [{prompt: hi}]
 `)
-	wantErrs := []string{cfgFile + `:3:17: {{.lang}}: vars has no lang (did you mean language?)`}
+	wantErrs := []string{
+		cfgFile + `:3:17: {{.lang}}: vars of scenario "other" at ` + scFile + `:1:1 has no lang (did you mean language?)`,
+		cfgFile + `:3:17: {{.lang}}: vars of scenario "another" at ` + scFile + `:6:1 has no lang (did you mean language?)`,
+	}
 	if diff := cmp.Diff(wantErrs, errs); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
