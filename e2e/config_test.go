@@ -402,3 +402,33 @@ func TestMcpServersChecked(t *testing.T) {
 		t.Errorf("session/new mcpServers (-want +got):\n%s", diff)
 	}
 }
+
+// TestConfigTurnTimeoutWarned: a turnTimeout in acprun.yaml's defaults
+// that is longer than the timeout of a scenario it applies to is warned
+// about at its place in acprun.yaml, as the same key in a scenario file
+// is, by every command that loads scenarios, and run records it with the
+// scenario's results.
+func TestConfigTurnTimeoutWarned(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const config = "defaults:\n  timeout: 1m\n  turnTimeout: 5m\n"
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml":     config,
+		"agent.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		"s.yaml":          "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+	})
+	at := posAfter(t, "acprun.yaml", config, "turnTimeout:", "5m")
+	const msg = "turn timeout 5m0s is longer than the scenario timeout 1m0s"
+	for _, args := range [][]string{{"validate", "s.yaml"}, {"list", "s.yaml"}, {"explain", "s.yaml", "--kind", "read"}, {"run", "s.yaml", "-o", "out.json"}} {
+		if res := acprun(t, dir, args...); !strings.Contains(res.stderr, at+": warning: "+msg+"\n") {
+			t.Errorf("acprun %s: exit %d, want the warning at %s:\n%s", args[0], res.code, at, res.stderr)
+		}
+	}
+	var got []string
+	for _, sc := range readResults(t, filepath.Join(dir, "out.json")).Scenarios {
+		got = append(got, sc.Warnings...)
+	}
+	if !slices.Contains(got, at+": "+msg) {
+		t.Errorf("the results' warnings are %q, want the one at %s", got, at)
+	}
+}

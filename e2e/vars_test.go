@@ -299,7 +299,7 @@ verify: [{run: "exit {{.code}}", expect: {exitCode: "{{.code}}"}}]
 // TestVarsInConfigDefaults: the config's defaults take a scenario's vars
 // as if written in it (the default agent's env, setup), and a default
 // that names a variable the scenario's vars lack is an error at its place
-// in acprun.yaml, before anything runs.
+// in acprun.yaml that names the scenario, before anything runs.
 func TestVarsInConfigDefaults(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -318,7 +318,8 @@ verify:
     expect: {stdout: {contains: "{{.lang}} tok-{{.lang}}"}}
 turns: [{prompt: hi}]
 `,
-		"bad.yaml": "name: other\nvars: {language: go}\nturns: [{prompt: hi}]\n",
+		"bad.yaml":   "name: other\nvars: {language: go}\nturns: [{prompt: hi}]\n",
+		"worse.yaml": "vars: {language: rust}\nname: another\nturns: [{prompt: hi}]\n",
 	})
 	res, out := runResults(t, dir, "s.yaml")
 	var got []string
@@ -328,9 +329,16 @@ turns: [{prompt: hi}]
 	if want := []string{"port[lang=go] passed", "port[lang=rust] passed"}; res.code != exitOK || !cmp.Equal(want, got) {
 		t.Errorf("exit %d, scenarios %q; want 0, %q\n%s", res.code, got, want, res.stderr)
 	}
-	bad := acprun(t, dir, "run", "bad.yaml", "-o", "out.json")
-	if pos := posAfter(t, "acprun.yaml", config, "setup:", "{{.lang}}"); bad.code != exitUsage ||
-		!strings.Contains(bad.stderr, pos+": {{.lang}}: vars has no lang (did you mean language?)") {
-		t.Errorf("exit %d, want 2 and the default's position, %s:\n%s", bad.code, pos, bad.stderr)
+	// Each scenario that lacks the variable is named, after the default's
+	// position.
+	bad := acprun(t, dir, "run", "bad.yaml", "worse.yaml", "-o", "out.json")
+	pos := posAfter(t, "acprun.yaml", config, "setup:", "{{.lang}}")
+	for _, want := range []string{
+		pos + `: {{.lang}}: vars of scenario "other" at bad.yaml:1:1 has no lang (did you mean language?)`,
+		pos + `: {{.lang}}: vars of scenario "another" at worse.yaml:1:1 has no lang (did you mean language?)`,
+	} {
+		if bad.code != exitUsage || !strings.Contains(bad.stderr, want+"\n") {
+			t.Errorf("exit %d, want 2 and %q:\n%s", bad.code, want, bad.stderr)
+		}
 	}
 }

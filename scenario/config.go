@@ -56,6 +56,9 @@ type Config struct {
 	agentNodes   map[string]*yaml.Node // agent definitions, read again when used
 	defaultAgent *yaml.Node            // defaults.agent, read again when used
 	defaults     *yaml.Node            // the defaults mapping, for scenarios with vars (see templatedDefaults)
+	// turnTimeoutPos is where defaults.turnTimeout is written, for the
+	// warning about one longer than a scenario's timeout.
+	turnTimeoutPos Pos
 }
 
 // Defaults are the scenario settings a config gives every scenario. A
@@ -206,6 +209,9 @@ func (p *fileParser) defaults(n *yaml.Node, c *Config) {
 	}
 	c.defaults = n
 	for _, kv := range m.pairs {
+		if kv.Key == "turnTimeout" {
+			c.turnTimeoutPos = p.pos(yamlnode.Deref(kv.V))
+		}
 		if kv.Key != "agent" {
 			p.setting(kv.Key, kv.V, &c.Defaults.Scenario)
 			continue

@@ -808,14 +808,52 @@ agent: {command: [other]}
 	}
 
 	// Only the defaults the scenario uses: its own agent replaces the one
-	// that names lang, its setup does not.
-	errs := loadErrorLines(t, cfgFile, config, filepath.Join(base, "s", "y.yaml"), `name: other
+	// that names lang, its setup does not. Each error names the scenario
+	// whose vars lack the variable, so that the same default is an error
+	// for each.
+	scFile := filepath.Join(base, "s", "y.yaml")
+	errs := loadErrorLines(t, cfgFile, config, scFile, `name: other
 vars: {language: go}
 agent: {command: [other]}
 turns: [{prompt: hi}]
+---
+vars: {language: rust}
+name: another
+agent: {command: [other]}
+turns: [{prompt: hi}]
 `)
-	wantErrs := []string{cfgFile + `:3:17: {{.lang}}: vars has no lang (did you mean language?)`}
+	wantErrs := []string{
+		cfgFile + `:3:17: {{.lang}}: vars of scenario "other" at ` + scFile + `:1:1 has no lang (did you mean language?)`,
+		cfgFile + `:3:17: {{.lang}}: vars of scenario "another" at ` + scFile + `:6:1 has no lang (did you mean language?)`,
+	}
 	if diff := cmp.Diff(wantErrs, errs); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
+
+// TestConfigTurnTimeoutWarning: the config's turnTimeout, when longer than
+// the timeout of a scenario it applies to (the config's or the
+// scenario's own), is warned about as a scenario's own is, at its place
+// in the config file; a scenario that gives its own turnTimeout, or a
+// timeout long enough, is not warned about.
+func TestConfigTurnTimeoutWarning(t *testing.T) {
+	cfg := loadConfig(t, "defaults:\n  timeout: 1m\n  turnTimeout: 2m\n  agent: {command: [a]}\n  permissions: {default: deny}\n")
+	o := opts
+	o.Config = cfg
+	_, warns, err := scenario.LoadBytes("/s/x.yaml", []byte(`{name: config timeout, turns: [{prompt: hi}]}
+--- {name: own shorter timeout, timeout: 30s, turns: [{prompt: hi}]}
+--- {name: own longer timeout, timeout: 5m, turns: [{prompt: hi}]}
+--- {name: own turn timeout, turnTimeout: 30s, turns: [{prompt: hi}]}
+`), o)
+	if err != nil {
+		t.Fatalf("LoadBytes: %v", err)
+	}
+	at := scenario.Pos{File: "/cfg/acprun.yaml", Line: 3, Col: 16}
+	want := []scenario.Warning{
+		{Pos: at, Msg: "turn timeout 2m0s is longer than the scenario timeout 1m0s"},
+		{Pos: at, Msg: "turn timeout 2m0s is longer than the scenario timeout 30s"},
+	}
+	if diff := cmp.Diff(want, warns); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }

@@ -127,6 +127,12 @@ func (p *fileParser) parseFile() []*Scenario {
 	return out
 }
 
+// durationAt is a duration and where it is written.
+type durationAt struct {
+	pos Pos
+	d   time.Duration
+}
+
 // scenario checks one document, its templates rendered with vars (nil:
 // the document has no vars).
 func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario {
@@ -147,7 +153,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 	if !ok {
 		return s
 	}
-	var turnTimeouts []*yaml.Node // to compare with timeout at the end
+	var turnTimeouts []durationAt // to compare with timeout at the end
 	timeoutPos := s.Pos           // where the scenario's timeout is set
 	var rootsNode *yaml.Node
 	for _, kv := range m.pairs {
@@ -172,8 +178,8 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 			s.Agent = p.agentFromSpec(p.agentSpec(v, agentKeys))
 		case "vars": // read by expand
 		case "turnTimeout":
-			turnTimeouts = append(turnTimeouts, v)
 			p.setting(kv.Key, v, s)
+			turnTimeouts = append(turnTimeouts, durationAt{p.pos(yamlnode.Deref(v)), s.TurnTimeout})
 		case "timeout":
 			timeoutPos = p.pos(yamlnode.Deref(v))
 			p.setting(kv.Key, v, s)
@@ -198,7 +204,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 				t, timeout := p.turn(tn)
 				s.Turns = append(s.Turns, t)
 				if timeout != nil {
-					turnTimeouts = append(turnTimeouts, timeout)
+					turnTimeouts = append(turnTimeouts, durationAt{p.pos(yamlnode.Deref(timeout)), t.Timeout})
 				}
 			}
 		default:
@@ -247,9 +253,16 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 			p.warnf(timeoutPos, "--turn-timeout %s is longer than the scenario timeout %s", d, s.Timeout)
 		}
 	default:
-		for _, n := range turnTimeouts {
-			if d, err := time.ParseDuration(yamlnode.Deref(n).Value); err == nil && d > s.Timeout {
-				p.warnf(p.pos(yamlnode.Deref(n)), "turn timeout %s is longer than the scenario timeout %s", d, s.Timeout)
+		if _, own := m.has["turnTimeout"]; !own && p.cfg != nil && s.TurnTimeout > 0 { // the config's
+			pos := p.cfg.turnTimeoutPos
+			if pos.Line == 0 {
+				pos = s.Pos // a config made by hand
+			}
+			turnTimeouts = append(turnTimeouts, durationAt{pos, s.TurnTimeout})
+		}
+		for _, t := range turnTimeouts {
+			if t.d > s.Timeout {
+				p.warnf(t.pos, "turn timeout %s is longer than the scenario timeout %s", t.d, s.Timeout)
 			}
 		}
 	}

@@ -78,10 +78,10 @@ func (p *fileParser) expand(root *yaml.Node) []expansion {
 	}
 	errs := len(p.Errs)
 	sets, names := p.varSets(n)
-	p.checkTemplates(root, names)
+	p.checkTemplates(root, names, "vars")
 	if t := p.templatedDefaults(root); t != nil {
 		cp := p.sub(p.cfg)
-		cp.checkTemplates(t, names) // at their place in the config file
+		cp.checkTemplates(t, names, "vars of "+p.scenarioAt(root)) // at their place in the config file
 		p.absorb(cp)
 	}
 	values := 0
@@ -140,6 +140,19 @@ func topValue(root *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// scenarioAt names the scenario of the document root, for a problem
+// reported in another file: `scenario "NAME" at FILE:LINE:COL`, without
+// the name when it has none.
+func (p *fileParser) scenarioAt(root *yaml.Node) string {
+	at := p.pos(yamlnode.Deref(root))
+	if n := topValue(root, "name"); n != nil {
+		if n = yamlnode.Deref(n); n.Kind == yaml.ScalarNode && strings.TrimSpace(n.Value) != "" {
+			return fmt.Sprintf("scenario %q at %s", n.Value, at)
+		}
+	}
+	return "scenario at " + at.String()
 }
 
 // varSets reads vars: a mapping of names to a value or a list of values,
@@ -441,8 +454,9 @@ func isUntemplated(key *yaml.Node) bool {
 }
 
 // checkTemplates reports every template of the document root that is
-// malformed or names no variable of names, at its "{{".
-func (p *fileParser) checkTemplates(root *yaml.Node, names []string) {
+// malformed or names no variable of names, at its "{{"; vars says whose
+// names they are.
+func (p *fileParser) checkTemplates(root *yaml.Node, names []string, vars string) {
 	templated(root, func(n *yaml.Node) {
 		if !strings.Contains(n.Value, "{{") {
 			return
@@ -459,7 +473,7 @@ func (p *fileParser) checkTemplates(root *yaml.Node, names []string) {
 			if s, ok := suggest(t.name, names); ok {
 				hint = "did you mean " + s + "?"
 			}
-			p.errorAt(p.posIn(n, t.start), "%s: vars has no %s (%s)", n.Value[t.start:t.end], t.name, hint)
+			p.errorAt(p.posIn(n, t.start), "%s: %s has no %s (%s)", n.Value[t.start:t.end], vars, t.name, hint)
 		}
 	})
 }
