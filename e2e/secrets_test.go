@@ -175,6 +175,20 @@ func excerpt(data []byte, i int) string {
 	return string(data[lo:hi])
 }
 
+// noPartOf fails t for each of outputs (by name) that holds 8 bytes of
+// secret in a row.
+func noPartOf(t *testing.T, secret string, outputs map[string][]byte) {
+	t.Helper()
+	for name, data := range outputs {
+		for i := 0; i+8 <= len(secret); i++ {
+			if j := bytes.Index(data, []byte(secret[i:i+8])); j >= 0 {
+				t.Errorf("%s leaks 8 bytes of the secret, %q: …%s…", name, secret[i:i+8], excerpt(data, j))
+				break
+			}
+		}
+	}
+}
+
 // crossSecret is scenario a's secret, which scenario b's agent tells.
 const crossSecret = "sk-live-ABCDEF123456"
 
@@ -355,14 +369,7 @@ turns:
 	}
 	outputs["--dry-run"] = []byte(dry.stdout + dry.stderr)
 
-	for name, data := range outputs {
-		for i := 0; i+8 <= len(cutSecret); i++ {
-			if j := bytes.Index(data, []byte(cutSecret[i:i+8])); j >= 0 {
-				t.Errorf("%s leaks 8 bytes of the secret, %q: …%s…", name, cutSecret[i:i+8], excerpt(data, j))
-				break
-			}
-		}
-	}
+	noPartOf(t, cutSecret, outputs)
 	if !strings.Contains(streamed, "the token is [REDACTED], done") {
 		t.Errorf("the transcript's chunks say %q, want the token redacted in place", streamed)
 	}
@@ -384,15 +391,18 @@ turns:
 // chunks with other lines between them (a tool call, a chunk of another
 // stream) is redacted in the transcript and the HTML report as in the
 // turn's text and thoughts: no 8 bytes of it are left anywhere, and the
-// chunks of each stream say [REDACTED] where it starts.
+// chunks of each stream say [REDACTED] where it starts. So is, in the
+// transcript, a secret whose beginning ends a turn's text and whose rest
+// begins the next turn's: their chunks follow each other there (each
+// turn's text in the results is its own).
 func TestSecretsStreamedBetweenOtherLines(t *testing.T) {
 	t.Parallel()
-	const secret = "sk-live-ABCDEF123456"
+	const secret, acrossTurns = "sk-live-ABCDEF123456", "tok-turns-0987654321"
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"s.yaml": `
 name: split
-agent: {command: [acprun, mock-agent, agent.mock.yaml], env: {SECRET: "` + secret + `"}}
+agent: {command: [acprun, mock-agent, agent.mock.yaml], env: {SECRET: "` + secret + `", OTHER: "` + acrossTurns + `"}}
 permissions: {default: allow}
 turns: [{prompt: hi}, {prompt: again}]
 `,
@@ -405,8 +415,9 @@ turns:
       - thought: "T1 sk-live-ABCD"
       - text: "G "
       - thought: "EF123456 T2"
+      - text: "H tok-turns-"
   - steps:
-      - text: "next turn"
+      - text: "0987654321 next turn"
 `,
 	})
 	res := acprun(t, dir, "run", "s.yaml", "-v", "-o", "r.json", "--transcripts", "tr", "--html", "r.html")
@@ -417,15 +428,39 @@ turns:
 	outputs["stderr"] = []byte(res.stdout + res.stderr)
 	texts := testkit.StreamedTexts(outputs["tr/split.jsonl"])
 	outputs["the transcript's chunks, joined"] = []byte(texts["agent_message_chunk"] + "\n" + texts["agent_thought_chunk"])
-	for name, data := range outputs {
-		for i := 0; i+8 <= len(secret); i++ {
-			if j := bytes.Index(data, []byte(secret[i:i+8])); j >= 0 {
-				t.Errorf("%s leaks 8 bytes of the secret, %q: …%s…", name, secret[i:i+8], excerpt(data, j))
-				break
-			}
-		}
+	noPartOf(t, secret, outputs)
+	noPartOf(t, acrossTurns, map[string][]byte{"the transcript": outputs["tr/split.jsonl"]})
+	if texts["agent_message_chunk"] != "E [REDACTED] F G H [REDACTED] next turn" || texts["agent_thought_chunk"] != "T1 [REDACTED] T2" {
+		t.Errorf("the transcript's chunks say %q and %q, want the secrets redacted where they start", texts["agent_message_chunk"], texts["agent_thought_chunk"])
 	}
-	if texts["agent_message_chunk"] != "E [REDACTED] F G next turn" || texts["agent_thought_chunk"] != "T1 [REDACTED] T2" {
-		t.Errorf("the transcript's chunks say %q and %q, want the secret redacted where it starts", texts["agent_message_chunk"], texts["agent_thought_chunk"])
+}
+
+// TestSecretsSplitInAgentStderr: in the agent's stderr kept in the
+// results and shown in its error, a long secret wrapped over two lines is
+// redacted, and so is the beginning of one that ends the tail (as when
+// acprun takes it between two reads of one write): no 8 bytes of it are
+// left.
+func TestSecretsSplitInAgentStderr(t *testing.T) {
+	t.Parallel()
+	const secret = "ghp_StderrSplit1234567890abcdef"
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml": `
+name: stderr
+agent:
+  command: [sh, -c, 'printf "key %.14s\n%s\nend %.12s" "$SECRET" "$(echo "$SECRET" | cut -c15-)" "$SECRET" >&2']
+  env: {SECRET: "` + secret + `"}
+turns: [{prompt: hi}]
+`,
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-o", "r.json", "--junit", "junit.xml")
+	if res.code != 3 || !strings.Contains(res.stderr, "| key [REDACTED]") {
+		t.Fatalf("exit %d, want 3 (the agent exits at once), its stderr shown\n%s", res.code, res.stderr)
+	}
+	outputs := readFiles(t, dir, "r.json", "junit.xml")
+	outputs["stderr"] = []byte(res.stdout + res.stderr)
+	noPartOf(t, secret, outputs)
+	if want := `"stderrTail": "key [REDACTED]\nend [REDACTED]"`; !bytes.Contains(outputs["r.json"], []byte(want)) {
+		t.Errorf("r.json lacks %s:\n%s", want, outputs["r.json"])
 	}
 }

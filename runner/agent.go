@@ -138,13 +138,17 @@ func (a *Agent) StderrTail(red *redact.Redactor) string {
 // stderrText is a tail of stderr as valid UTF-8 (invalid bytes become
 // U+FFFD), redacted, and marked when its beginning was cut off: then the
 // rest of a secret that the cut went through is redacted too
-// (redact.Redactor.Cut).
+// (redact.Redactor.Cut). So is a long secret wrapped over lines
+// (redact.Redactor.Wrapped), and an end that may begin a secret
+// (redact.Redactor.CutEnd): the tail may be taken while the agent still
+// writes, between two reads of one write.
 func stderrText(t *process.Tail, red *redact.Redactor) string {
 	s := strings.ToValidUTF8(string(t.Bytes()), "\uFFFD")
+	mark := ""
 	if t.Truncated() {
-		return "[…]" + red.Cut(s)
+		mark, s = "[…]", red.Cut(s)
 	}
-	return red.String(s)
+	return mark + red.CutEnd(red.Wrapped(s))
 }
 
 // exitReason says how the agent ended, once Exited is closed: "the agent

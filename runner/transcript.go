@@ -37,13 +37,14 @@ import (
 //
 // Messages are redacted one by one, but the chunks an agent streams are
 // redacted as the text they make, stream by stream (a session's message,
-// thoughts, user message), as the turn's text is: a secret split between
-// chunks is redacted too (redact.Redactor.Pieces), whatever lines come
-// between them. While a stream's text so far ends with what may begin a
-// secret, its last chunks, and every line after them, wait to be written
-// until what follows tells: the stream's next chunk, or its end, which is
-// the agent's answer to the session's prompt (the turn's end) or the
-// transcript's. No longer than maxHeld bytes of lines wait so.
+// thoughts, user message), over the whole transcript: a secret split
+// between chunks is redacted too (redact.Redactor.Pieces), whatever lines
+// come between them, the end of a turn and the start of the next among
+// them, for the chunks of consecutive turns follow each other in the file.
+// While a stream's text so far ends with what may begin a secret, its last
+// chunks, and every line after them, wait to be written until what
+// follows tells: the stream's next chunk, or the transcript's end. No
+// longer than maxHeld bytes of lines wait so.
 //
 // The lines are written to the file by a goroutine of its own, so that a
 // FIFO whose reader is slow never holds up the turn, unless more than
@@ -61,9 +62,6 @@ type transcript struct {
 	// end of its text written then that may begin a secret, which the
 	// stream's next chunks may finish.
 	tails map[string]string
-	// prompts holds the ids of acprun's session/prompt requests not
-	// answered yet, and their sessions.
-	prompts map[string]string
 }
 
 // maxHeld is how many bytes of lines a transcript holds at most for chunks
@@ -96,10 +94,6 @@ type transcriptLine struct {
 	stream      string
 	text, final string
 	wait        bool // the chunk waits for what follows it: final is not known
-	// prompt is the id of acprun's session/prompt request, and session
-	// its session; answers is the id of the request the agent's line
-	// answers.
-	prompt, session, answers string
 }
 
 // transcriptNames gives every try of every job of a run its own transcript
@@ -238,17 +232,6 @@ func (t *transcript) tap(dir acp.Direction, line []byte, at time.Time) {
 	l.parse()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if l.prompt != "" {
-		if t.prompts == nil {
-			t.prompts = map[string]string{}
-		}
-		t.prompts[l.prompt] = l.session
-	}
-	if s, ok := t.prompts[l.answers]; ok {
-		// The turn's end: the session's streams end.
-		delete(t.prompts, l.answers)
-		t.redactChunks(func(stream string) bool { return strings.HasPrefix(stream, s+"\x00") }, false)
-	}
 	t.held = append(t.held, l)
 	t.release(false)
 	if n := len(t.held); n > 0 { // then this line is held too, at the end
@@ -280,25 +263,25 @@ func (t *transcript) wrote(ok bool) {
 // waits, the chunks that wait are written as if their text were cut
 // there. The caller holds t.mu.
 func (t *transcript) release(all bool) {
-	t.redactChunks(func(string) bool { return all }, false)
+	t.redactChunks(all, false)
 	t.writeHeld(all)
 	size := 0
 	for _, l := range t.held {
 		size += len(l.line)
 	}
 	if size > maxHeld && t.held[0].wait {
-		t.redactChunks(func(string) bool { return false }, true)
+		t.redactChunks(false, true)
 		t.writeHeld(false)
 	}
 }
 
 // redactChunks redacts the chunks that wait, stream by stream, as the
 // text they make after the stream's tail (t.tails): those that need wait
-// no longer get their final text. All those of a stream that ended get
-// it; with cut, all those of every stream do, the end of the text that
-// may begin a secret redacted (redact.Redactor.PiecesCutEnd), and that end
-// is the stream's tail. The caller holds t.mu.
-func (t *transcript) redactChunks(ended func(stream string) bool, cut bool) {
+// no longer get their final text. With ended (the transcript's end), all
+// of them get it; with cut, all of them do, the end of the text that may
+// begin a secret redacted (redact.Redactor.PiecesCutEnd), and that end is
+// the stream's tail. The caller holds t.mu.
+func (t *transcript) redactChunks(ended, cut bool) {
 	streams := map[string][]int{} // the waiting chunks of each stream
 	for i, l := range t.held {
 		if l.wait {
@@ -319,7 +302,7 @@ func (t *transcript) redactChunks(ended func(stream string) bool, cut bool) {
 				t.tails = map[string]string{}
 			}
 			t.tails[stream] = text[len(text)-t.red.Unfinished(text):]
-		} else if final, wait = t.red.Pieces(pieces); ended(stream) {
+		} else if final, wait = t.red.Pieces(pieces); ended {
 			wait = 0
 		}
 		if !cut && wait < len(pieces) {
@@ -329,10 +312,8 @@ func (t *transcript) redactChunks(ended func(stream string) bool, cut bool) {
 			t.held[i].final, t.held[i].wait = final[k+1], k+1 >= len(pieces)-wait
 		}
 	}
-	for stream := range t.tails {
-		if ended(stream) {
-			delete(t.tails, stream)
-		}
+	if ended {
+		clear(t.tails)
 	}
 }
 
@@ -369,15 +350,13 @@ func (t *transcript) write(l transcriptLine) {
 // parse sets what l's line tells the transcript: for a text chunk of a
 // streamed message (agent_message_chunk, agent_thought_chunk,
 // user_message_chunk) of the agent's, its stream (session and kind) and
-// text; for the agent's answer to a request, the request's id; for
-// acprun's session/prompt request, its id and session.
+// text.
 func (l *transcriptLine) parse() {
-	if l.dir == "c2a" && !bytes.Contains(l.line, []byte(`"`+acp.MethodSessionPrompt+`"`)) {
-		return // acprun's answers can be long: none is a prompt
+	if l.dir != "a2c" {
+		return // acprun streams no chunks
 	}
 	var n struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
+		Method string `json:"method"`
 		Params struct {
 			SessionID string `json:"sessionId"`
 			Update    struct {
@@ -389,21 +368,13 @@ func (l *transcriptLine) parse() {
 			} `json:"update"`
 		} `json:"params"`
 	}
-	switch {
-	case json.Unmarshal(l.line, &n) != nil:
-	case l.dir == "c2a":
-		if n.Method == acp.MethodSessionPrompt && len(n.ID) > 0 {
-			l.prompt, l.session = string(n.ID), n.Params.SessionID
-		}
-	case n.Method == "":
-		l.answers = string(n.ID)
-	case n.Method == acp.MethodSessionUpdate:
-		u := n.Params.Update
-		switch u.SessionUpdate {
-		case acp.UpdateAgentMessageChunk, acp.UpdateAgentThoughtChunk, acp.UpdateUserMessageChunk:
-			if u.Content.Type == acp.ContentText && u.Content.Text != nil {
-				l.stream, l.text, l.chunk, l.wait = n.Params.SessionID+"\x00"+u.SessionUpdate, *u.Content.Text, true, true
-			}
+	if json.Unmarshal(l.line, &n) != nil || n.Method != acp.MethodSessionUpdate {
+		return
+	}
+	switch u := n.Params.Update; u.SessionUpdate {
+	case acp.UpdateAgentMessageChunk, acp.UpdateAgentThoughtChunk, acp.UpdateUserMessageChunk:
+		if u.Content.Type == acp.ContentText && u.Content.Text != nil {
+			l.stream, l.text, l.chunk, l.wait = n.Params.SessionID+"\x00"+u.SessionUpdate, *u.Content.Text, true, true
 		}
 	}
 }

@@ -71,7 +71,7 @@ func endTurnLine(id int) string {
 // TestTranscriptHoldsChunksThatMayBeginASecret: a secret split between
 // chunks is redacted where it starts; a chunk whose end may begin a
 // secret, and the lines after it, wait for the next chunk of its stream,
-// or for the turn's end, and no longer.
+// or for the transcript's end, and no longer.
 func TestTranscriptHoldsChunksThatMayBeginASecret(t *testing.T) {
 	t.Parallel()
 	tr, tap, written := testTranscript(t, "ghp_abcdefghijklmnop1234")
@@ -94,13 +94,43 @@ func TestTranscriptHoldsChunksThatMayBeginASecret(t *testing.T) {
 	if !strings.Contains(got, "session/cancel") || strings.Contains(got, "ood. g") {
 		t.Errorf("want every line but the last chunk written (its end may begin a secret):\n%s", got)
 	}
-	// The agent's answer to the prompt ends the turn, and the stream.
+	// The transcript's end ends the stream.
 	tap(acp.Received, endTurnLine(1))
-	if got := written(); !strings.Contains(got, `"text":"ood. g"`) || !strings.Contains(got, "end_turn") {
-		t.Errorf("the turn ended, yet lines are held:\n%s", got)
-	}
 	if err := tr.close(); err != nil {
 		t.Errorf("close: %v", err)
+	}
+	if got := written(); !strings.Contains(got, `"text":"ood. g"`) || !strings.Contains(got, "end_turn") {
+		t.Errorf("the transcript ended, yet lines are held:\n%s", got)
+	}
+}
+
+// TestTranscriptSecretSplitAcrossTurns: a secret whose beginning ends a
+// turn's text and whose rest begins the next turn's is redacted where it
+// starts, for the chunks of the two turns follow each other in the file:
+// the turn's end does not end the stream, and its lines wait with the
+// chunk that may begin a secret.
+func TestTranscriptSecretSplitAcrossTurns(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-live-ABCDEF123456"
+	tr, tap, written := testTranscript(t, secret)
+	tap(acp.Sent, promptLine(1, "s1"))
+	tap(acp.Received, chunkLine("s1", "one sk-live-ABC"))
+	tap(acp.Received, endTurnLine(1))
+	tap(acp.Sent, promptLine(2, "s1"))
+	if got := written(); strings.Contains(got, "one ") || strings.Contains(got, "end_turn") {
+		t.Errorf("written before the next turn's chunk tells:\n%s", got)
+	}
+	tap(acp.Received, chunkLine("s1", "DEF123456 two"))
+	tap(acp.Received, endTurnLine(2))
+	if err := tr.close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	got := written()
+	if msg := testkit.StreamedTexts([]byte(got))["agent_message_chunk"]; msg != "one [REDACTED] two" || strings.Contains(got, "DEF123") {
+		t.Errorf("the message's chunks say %q, want %q:\n%s", msg, "one [REDACTED] two", got)
+	}
+	if strings.Count(got, "session/prompt") != 2 || strings.Count(got, "end_turn") != 2 {
+		t.Errorf("want both turns' prompts and answers written:\n%s", got)
 	}
 }
 

@@ -139,6 +139,24 @@ func TestStderrTailCutThroughASecret(t *testing.T) {
 	}
 }
 
+// TestStderrTailSplitSecret: a secret wrapped over two lines is redacted
+// in the tail, and so is the beginning of one at its end, where a write
+// the agent had not finished, or acprun not read whole, was cut.
+func TestStderrTailSplitSecret(t *testing.T) {
+	t.Parallel()
+	red := redact.New("ghp_abcdefghijklmnop1234")
+	for in, want := range map[string]string{
+		"key ghp_abcdefghij\nklmnop1234\nnext\n": "key [REDACTED]\nnext\n",
+		"log\nkey ghp_abcdefgh":                  "log\nkey [REDACTED]",
+	} {
+		tb := process.NewTail(100)
+		tb.Write([]byte(in))
+		if got := stderrText(tb, red); got != want {
+			t.Errorf("tail of %q = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // TestPromptNotSentIsSkipped: when the turn's context ends before a byte of
 // the prompt is written, and the agent still reads (session/cancel goes
 // out), the turn never ran: it is not the agent's fault.

@@ -216,6 +216,12 @@ func (r *Redactor) once(s string) (string, bool) {
 	if len(spans) == 0 {
 		return s, false
 	}
+	return replace(s, spans), true
+}
+
+// replace returns s with each of spans replaced by Marker; spans that
+// overlap are replaced by one.
+func replace(s string, spans []span) string {
 	slices.SortFunc(spans, func(a, b span) int {
 		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(b.end, a.end))
 	})
@@ -239,7 +245,7 @@ func (r *Redactor) once(s string) (string, bool) {
 	}
 	flush()
 	b.WriteString(s[prev:])
-	return b.String(), true
+	return b.String()
 }
 
 // formSpans appends to spans every occurrence in s of a secret, in one of
@@ -504,6 +510,46 @@ func (r *Redactor) CutEnd(s string) string {
 		s = r.String(s[:len(s)-n] + Marker)
 	}
 	return s
+}
+
+// minWrapped is the fewest bytes of a secret's form that Wrapped looks for
+// with line breaks inside: a shorter value ("main") would be found by
+// chance across the end of one line and the start of the next ("ma",
+// "info").
+const minWrapped = 16
+
+// Wrapped returns s redacted (see String), where s is a log whose long
+// lines may have been wrapped (a base64 blob at 76 columns): a secret of
+// 16 bytes or more (in one of its forms) is found also with line breaks
+// (\n, \r) inside it, and replaced by one Marker, those line breaks
+// included.
+func (r *Redactor) Wrapped(s string) string {
+	s = r.String(s)
+	if r.empty() || !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	var b strings.Builder
+	from := make([]int, 0, len(s)) // from[i]: where in s byte i of b is
+	for i := range len(s) {
+		if s[i] != '\n' && s[i] != '\r' {
+			b.WriteByte(s[i])
+			from = append(from, i)
+		}
+	}
+	long := &Redactor{}
+	for _, f := range r.forms {
+		if len(f) >= minWrapped {
+			long.forms = append(long.forms, f)
+		}
+	}
+	spans := long.formSpans(b.String(), nil)
+	if len(spans) == 0 {
+		return s
+	}
+	for i, sp := range spans {
+		spans[i] = span{from[sp.start], from[sp.end-1] + 1}
+	}
+	return r.String(replace(s, spans))
 }
 
 // rest is the length of the longest start of s that is a proper end of f.

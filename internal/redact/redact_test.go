@@ -261,6 +261,26 @@ func TestCutEnd(t *testing.T) {
 	}
 }
 
+func TestWrapped(t *testing.T) {
+	r := redact.New("ghp_abcdefghijklmnop1234", "main")
+	tests := []struct{ in, want string }{
+		{"token ghp_abcdefghij\nklmnop1234 end", "token [REDACTED] end"},                           // one line break
+		{"ghp_abcdefgh\r\nijklmnop\r\n1234\nnext", "[REDACTED]\nnext"},                             // several, \r\n
+		{"a ghp_abcdefghijklmnop1234\nb ghp_abc\ndefghijklmnop1234", "a [REDACTED]\nb [REDACTED]"}, // whole and wrapped
+		{"schema\ninfo main", "schema\ninfo [REDACTED]"},                                           // a short secret only whole
+		{"ghp_abcdefghij\nklmnop", "ghp_abcdefghij\nklmnop"},                                       // not all of it
+		{"no line break", "no line break"},
+	}
+	for _, tt := range tests {
+		if got := r.Wrapped(tt.in); got != tt.want {
+			t.Errorf("Wrapped(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := (*redact.Redactor)(nil).Wrapped("a\nb"); got != "a\nb" {
+		t.Errorf("nil Redactor: Wrapped = %q", got)
+	}
+}
+
 func TestPieces(t *testing.T) {
 	r := redact.New("ghp_abcdefghijklmnop1234")
 	tests := []struct {
