@@ -158,36 +158,45 @@ func TestDotsVerbose(t *testing.T) {
 }
 
 // TestTTYEventsOnStdout runs with --events - and stdout on stderr's
-// terminal: no live area is drawn between the events, and every event is
-// a whole line on the screen.
+// terminal, in the lines format and in the dots format: no live area is
+// drawn between the events, nor dots written before them; the result
+// lines are printed, and every event is a whole line on the screen.
 func TestTTYEventsOnStdout(t *testing.T) {
 	underRace(t)
 	t.Parallel()
-	dir := t.TempDir()
-	scenario := "agent: {name: mock, args: [a.mock.yaml]}\npermissions: {default: allow}\nturns: [{prompt: go}]\n"
-	writeFiles(t, dir, map[string]string{
-		"s.yaml":      "name: one\n" + scenario + "---\nname: two\n" + scenario + "---\nname: three\n" + scenario,
-		"a.mock.yaml": "turns:\n  - steps: [{text: done}]\n",
-	})
-	r := startOn(t, dir, vt.New(2000, 100), true, "run", "s.yaml", "-j", "2", "--events", "-", "-o", "out.json")
-	if code := r.wait(); code != 0 {
-		t.Errorf("exit %d; want 0", code)
+	for _, format := range []string{"lines", "dots"} {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			scenario := "agent: {name: mock, args: [a.mock.yaml]}\npermissions: {default: allow}\nturns: [{prompt: go}]\n"
+			writeFiles(t, dir, map[string]string{
+				"s.yaml":      "name: one\n" + scenario + "---\nname: two\n" + scenario + "---\nname: three\n" + scenario,
+				"a.mock.yaml": "turns:\n  - steps: [{text: done}]\n",
+			})
+			r := startOn(t, dir, vt.New(2000, 100), true, "run", "s.yaml", "-j", "2", "--format", format, "--events", "-", "-o", "out.json")
+			if code := r.wait(); code != 0 {
+				t.Errorf("exit %d; want 0", code)
+			}
+			screen := strings.Join(r.scr.Lines(), "\n")
+			events, passed := 0, 0
+			for _, line := range r.scr.Lines() {
+				if strings.HasPrefix(line, "PASS ") {
+					passed++
+				}
+				if !strings.Contains(line, "{") {
+					continue
+				}
+				events++
+				if !json.Valid([]byte(line)) {
+					t.Errorf("a line that is not a whole event: %q", line)
+				}
+			}
+			if events < 6 || passed != 3 {
+				t.Errorf("%d events and %d PASS lines on the terminal; want one event per start and end at least, and 3 PASS lines:\n%s", events, passed, screen)
+			}
+			noLiveArea(t, screen)
+		})
 	}
-	screen := strings.Join(r.scr.Lines(), "\n")
-	events := 0
-	for _, line := range r.scr.Lines() {
-		if !strings.Contains(line, "{") {
-			continue
-		}
-		events++
-		if !json.Valid([]byte(line)) {
-			t.Errorf("a line that is not a whole event: %q", line)
-		}
-	}
-	if events < 6 {
-		t.Errorf("%d events on the terminal; want one per start and end at least:\n%s", events, screen)
-	}
-	noLiveArea(t, screen)
 }
 
 // TestTTYTranscriptsFIFONotice runs with a transcript that is a FIFO no
