@@ -540,10 +540,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	// From here on, stderr is written through the printer: the live area
 	// is drawn over what is written to it otherwise.
-	printer := progress.NewPrinter(g.Stderr, len(scs)*c.Repeat.n, progress.Options{
-		Terminal: c.liveArea(g), Quiet: c.format() == formatQuiet,
-		Dots: c.format() == formatDots, Verbose: c.Verbose,
-	})
+	printer := progress.NewPrinter(g.Stderr, len(scs)*c.Repeat.n, c.progressOptions(g))
 	observers := []runner.Observer{printer}
 	if events != nil {
 		defer events.Close() // a no-op once writeOutputs has closed it
@@ -597,11 +594,19 @@ func (c *runCmd) transcriptsNotice(ctx context.Context, printer *progress.Printe
 	})
 }
 
-// liveArea reports whether the run's progress is drawn as a live area on
-// stderr: in the lines format, when stderr is a terminal, unless --events
-// writes to that terminal too (stdout the same), between its frames.
-func (c *runCmd) liveArea(g *globals) bool {
-	return capableTerminal(g.Stderr) && c.format() == formatLines && !(c.Events == outfile.Stdout && sameFile(g.Stdout, g.Stderr))
+// progressOptions says how the run's progress is shown on stderr: the live
+// area in the lines format when stderr is a terminal. When --events -
+// writes where stderr does (stdout the same terminal, pipe or file), the
+// result lines are printed, in the dots format too: every event is then a
+// line of its own, not written after dots or between the area's frames.
+func (c *runCmd) progressOptions(g *globals) progress.Options {
+	shared := c.Events == outfile.Stdout && sameFile(g.Stdout, g.Stderr)
+	return progress.Options{
+		Terminal: capableTerminal(g.Stderr) && c.format() == formatLines && !shared,
+		Quiet:    c.format() == formatQuiet,
+		Dots:     c.format() == formatDots && !shared,
+		Verbose:  c.Verbose,
+	}
 }
 
 // lockTranscripts takes the lock of the --transcripts directory before

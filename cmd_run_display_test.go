@@ -5,11 +5,15 @@ import (
 	"testing"
 
 	"github.com/creack/pty"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/acprun/acprun/output/progress"
 )
 
-// TestLiveArea: the live area is drawn on stderr's terminal unless
-// --events - writes to that terminal too.
-func TestLiveArea(t *testing.T) {
+// TestProgressOptions: the live area is drawn on stderr's terminal, and
+// the dots written, unless --events - writes where stderr does (its
+// terminal, or the same file): then the result lines are.
+func TestProgressOptions(t *testing.T) {
 	t.Setenv("TERM", "xterm-256color")
 	ptmx, tty, err := pty.Open()
 	if err != nil {
@@ -23,19 +27,24 @@ func TestLiveArea(t *testing.T) {
 	}
 	defer file.Close()
 	tests := []struct {
-		events string
-		stdout *os.File
-		want   bool
+		format, events string
+		stdout, stderr *os.File
+		want           progress.Options
 	}{
-		{"-", tty, false},
-		{"-", file, true},
-		{"", tty, true},
-		{"e.jsonl", tty, true},
+		{formatLines, "-", tty, tty, progress.Options{}},
+		{formatLines, "-", file, tty, progress.Options{Terminal: true}},
+		{formatLines, "", tty, tty, progress.Options{Terminal: true}},
+		{formatLines, "e.jsonl", tty, tty, progress.Options{Terminal: true}},
+		{formatDots, "-", tty, tty, progress.Options{}},
+		{formatDots, "-", file, file, progress.Options{}},
+		{formatDots, "-", file, tty, progress.Options{Dots: true}},
+		{formatDots, "e.jsonl", tty, tty, progress.Options{Dots: true}},
+		{formatQuiet, "-", tty, tty, progress.Options{Quiet: true}},
 	}
 	for _, tt := range tests {
-		c := &runCmd{Format: formatLines, Events: tt.events}
-		if got := c.liveArea(&globals{Stdout: tt.stdout, Stderr: tty}); got != tt.want {
-			t.Errorf("--events %q, stdout %s: live area %v; want %v", tt.events, tt.stdout.Name(), got, tt.want)
+		c := &runCmd{Format: tt.format, Events: tt.events}
+		if got := c.progressOptions(&globals{Stdout: tt.stdout, Stderr: tt.stderr}); !cmp.Equal(got, tt.want) {
+			t.Errorf("--format %s --events %q, stdout %s, stderr %s: %+v; want %+v", tt.format, tt.events, tt.stdout.Name(), tt.stderr.Name(), got, tt.want)
 		}
 	}
 }

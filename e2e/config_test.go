@@ -407,7 +407,9 @@ func TestMcpServersChecked(t *testing.T) {
 // that is longer than the timeout of a scenario it applies to is warned
 // about at its place in acprun.yaml, as the same key in a scenario file
 // is, by every command that loads scenarios, and run records it with the
-// scenario's results.
+// scenario's results. With --turn-timeout 5m, which replaces it, the
+// warning is about the flag, at the timeout it is longer than, in
+// acprun.yaml.
 func TestConfigTurnTimeoutWarned(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -430,5 +432,10 @@ func TestConfigTurnTimeoutWarned(t *testing.T) {
 	}
 	if !slices.Contains(got, at+": "+msg) {
 		t.Errorf("the results' warnings are %q, want the one at %s", got, at)
+	}
+	at = posAfter(t, "acprun.yaml", config, "timeout:", "1m")
+	const flagMsg = "--turn-timeout 5m0s is longer than the scenario timeout 1m0s"
+	if res := acprun(t, dir, "run", "s.yaml", "--turn-timeout", "5m", "-o", "out.json"); !strings.Contains(res.stderr, at+": warning: "+flagMsg+"\n") {
+		t.Errorf("acprun run --turn-timeout 5m: exit %d, want the warning at %s:\n%s", res.code, at, res.stderr)
 	}
 }

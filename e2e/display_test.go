@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -26,16 +25,7 @@ func isEmoji(r rune) bool { return strings.ContainsRune("✅🚀⚡🟢", r) }
 func TestTTYEmojiName(t *testing.T) {
 	underRace(t)
 	t.Parallel()
-	dir := t.TempDir()
-	name := strings.Repeat("✅", 50)
-	writeFiles(t, dir, map[string]string{
-		"s.yaml":      "name: " + name + "\nagent: {name: mock, args: [a.mock.yaml]}\npermissions: {default: allow}\nturns:\n  - prompt: one\n",
-		"a.mock.yaml": strings.Replace(gatedMock, "%s", "a.gate", 1),
-	})
-	if err := syscall.Mkfifo(filepath.Join(dir, "a.gate"), 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	r := startOn(t, dir, vt.NewWide(80, 20, isEmoji), false, "run", "s.yaml", "-o", "out.json")
+	r, dir, name := startEmojiName(t, 80, 20)
 	// A second frame, at least, is drawn over the first.
 	r.waitScreen("the running line above the bar, its time moving", `\A  ✅+…  turn 1/1  [1-9]\d*s\n\[ +\] 0/1  1 running  \d+s\z`)
 	if n := r.scr.Wraps(); n > 0 {
@@ -50,6 +40,41 @@ func TestTTYEmojiName(t *testing.T) {
 		t.Errorf("the terminal does not start with the PASS line:\n%s", screen)
 	}
 	noLiveArea(t, screen)
+}
+
+// TestTTYNarrowedEmoji runs a scenario whose name is 50 emoji on a
+// 100-column terminal, then makes the window 33 columns wide: the
+// terminal reflows the running line, each emoji that does not fit at the
+// end of a row going whole on the next, and the redraw clears every row of
+// it: the screen holds just the new area.
+func TestTTYNarrowedEmoji(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	r, dir, _ := startEmojiName(t, 100, 30)
+	r.waitScreen("the running line above the bar, its time moving", `\A  ✅+…  turn 1/1  [1-9]s\n\[ +\] 0/1  1 running  \d+s\z`)
+	r.resize(33, 30)
+	r.waitScreen("the area redrawn at 33 columns, alone on the screen", `\A  ✅{7}…  turn 1/1  \d+s\n\[ +\] 0/1  1 running  \d+s\z`)
+	openGate(t, filepath.Join(dir, "a.gate"))
+	if code := r.wait(); code != 0 {
+		t.Errorf("exit %d; want 0", code)
+	}
+	noLiveArea(t, strings.Join(r.scr.Lines(), "\n"))
+}
+
+// startEmojiName starts a run of one scenario whose name is 50 emoji of
+// two cells each (100 cells), held in its first turn until the test opens
+// the gate a.gate in dir, on an emulated terminal of cols×rows that shows
+// the emoji two cells wide.
+func startEmojiName(t *testing.T, cols, rows int) (r *ttyRun, dir, name string) {
+	t.Helper()
+	dir = t.TempDir()
+	name = strings.Repeat("✅", 50)
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":      "name: " + name + "\nagent: {name: mock, args: [a.mock.yaml]}\npermissions: {default: allow}\nturns:\n  - prompt: one\n",
+		"a.mock.yaml": strings.Replace(gatedMock, "%s", "a.gate", 1),
+	})
+	mkfifos(t, dir, "a.gate")
+	return startOn(t, dir, vt.NewWide(cols, rows, isEmoji), false, "run", "s.yaml", "-o", "out.json"), dir, name
 }
 
 // noLiveArea fails the test when a line of the live area is on screen.
@@ -133,36 +158,45 @@ func TestDotsVerbose(t *testing.T) {
 }
 
 // TestTTYEventsOnStdout runs with --events - and stdout on stderr's
-// terminal: no live area is drawn between the events, and every event is
-// a whole line on the screen.
+// terminal, in the lines format and in the dots format: no live area is
+// drawn between the events, nor dots written before them; the result
+// lines are printed, and every event is a whole line on the screen.
 func TestTTYEventsOnStdout(t *testing.T) {
 	underRace(t)
 	t.Parallel()
-	dir := t.TempDir()
-	scenario := "agent: {name: mock, args: [a.mock.yaml]}\npermissions: {default: allow}\nturns: [{prompt: go}]\n"
-	writeFiles(t, dir, map[string]string{
-		"s.yaml":      "name: one\n" + scenario + "---\nname: two\n" + scenario + "---\nname: three\n" + scenario,
-		"a.mock.yaml": "turns:\n  - steps: [{text: done}]\n",
-	})
-	r := startOn(t, dir, vt.New(2000, 100), true, "run", "s.yaml", "-j", "2", "--events", "-", "-o", "out.json")
-	if code := r.wait(); code != 0 {
-		t.Errorf("exit %d; want 0", code)
+	for _, format := range []string{"lines", "dots"} {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			scenario := "agent: {name: mock, args: [a.mock.yaml]}\npermissions: {default: allow}\nturns: [{prompt: go}]\n"
+			writeFiles(t, dir, map[string]string{
+				"s.yaml":      "name: one\n" + scenario + "---\nname: two\n" + scenario + "---\nname: three\n" + scenario,
+				"a.mock.yaml": "turns:\n  - steps: [{text: done}]\n",
+			})
+			r := startOn(t, dir, vt.New(2000, 100), true, "run", "s.yaml", "-j", "2", "--format", format, "--events", "-", "-o", "out.json")
+			if code := r.wait(); code != 0 {
+				t.Errorf("exit %d; want 0", code)
+			}
+			screen := strings.Join(r.scr.Lines(), "\n")
+			events, passed := 0, 0
+			for _, line := range r.scr.Lines() {
+				if strings.HasPrefix(line, "PASS ") {
+					passed++
+				}
+				if !strings.Contains(line, "{") {
+					continue
+				}
+				events++
+				if !json.Valid([]byte(line)) {
+					t.Errorf("a line that is not a whole event: %q", line)
+				}
+			}
+			if events < 6 || passed != 3 {
+				t.Errorf("%d events and %d PASS lines on the terminal; want one event per start and end at least, and 3 PASS lines:\n%s", events, passed, screen)
+			}
+			noLiveArea(t, screen)
+		})
 	}
-	screen := strings.Join(r.scr.Lines(), "\n")
-	events := 0
-	for _, line := range r.scr.Lines() {
-		if !strings.Contains(line, "{") {
-			continue
-		}
-		events++
-		if !json.Valid([]byte(line)) {
-			t.Errorf("a line that is not a whole event: %q", line)
-		}
-	}
-	if events < 6 {
-		t.Errorf("%d events on the terminal; want one per start and end at least:\n%s", events, screen)
-	}
-	noLiveArea(t, screen)
 }
 
 // TestTTYTranscriptsFIFONotice runs with a transcript that is a FIFO no

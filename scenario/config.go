@@ -56,9 +56,9 @@ type Config struct {
 	agentNodes   map[string]*yaml.Node // agent definitions, read again when used
 	defaultAgent *yaml.Node            // defaults.agent, read again when used
 	defaults     *yaml.Node            // the defaults mapping, for scenarios with vars (see templatedDefaults)
-	// turnTimeoutPos is where defaults.turnTimeout is written, for the
-	// warning about one longer than a scenario's timeout.
-	turnTimeoutPos Pos
+	// defaultsPos is where the value of each key of the defaults is
+	// written, for the warnings about a scenario's timeouts.
+	defaultsPos map[string]Pos
 }
 
 // Defaults are the scenario settings a config gives every scenario. A
@@ -208,10 +208,9 @@ func (p *fileParser) defaults(n *yaml.Node, c *Config) {
 		return
 	}
 	c.defaults = n
+	c.defaultsPos = map[string]Pos{}
 	for _, kv := range m.pairs {
-		if kv.Key == "turnTimeout" {
-			c.turnTimeoutPos = p.pos(yamlnode.Deref(kv.V))
-		}
+		c.defaultsPos[kv.Key] = p.pos(yamlnode.Deref(kv.V))
 		if kv.Key != "agent" {
 			p.setting(kv.Key, kv.V, &c.Defaults.Scenario)
 			continue
@@ -222,6 +221,17 @@ func (p *fileParser) defaults(n *yaml.Node, c *Config) {
 			c.Defaults.Agent = &a
 		})
 	}
+}
+
+// defaultPos is where the config's defaults give key; pos when they do
+// not, or there is no config, or it was made by hand.
+func (p *fileParser) defaultPos(key string, pos Pos) Pos {
+	if p.cfg != nil {
+		if at, ok := p.cfg.defaultsPos[key]; ok {
+			return at
+		}
+	}
+	return pos
 }
 
 // leniently runs f with every unset variable expanding to "" without an

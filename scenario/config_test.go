@@ -857,3 +857,26 @@ func TestConfigTurnTimeoutWarning(t *testing.T) {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
+
+// TestConfigTimeoutTurnTimeoutFlagWarning: with run's --turn-timeout
+// longer than the config's timeout, the warning is at that timeout in the
+// config file; for a scenario with a timeout of its own, at that one.
+func TestConfigTimeoutTurnTimeoutFlagWarning(t *testing.T) {
+	cfg := loadConfig(t, "defaults:\n  timeout: 1m\n  agent: {command: [a]}\n  permissions: {default: deny}\n")
+	o := opts
+	o.Config = cfg
+	o.TurnTimeout = 5 * time.Minute
+	_, warns, err := scenario.LoadBytes("/s/x.yaml", []byte(`{name: config timeout, turns: [{prompt: hi}]}
+--- {name: own timeout, timeout: 2m, turns: [{prompt: hi}]}
+`), o)
+	if err != nil {
+		t.Fatalf("LoadBytes: %v", err)
+	}
+	want := []scenario.Warning{
+		{Pos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 12}, Msg: "--turn-timeout 5m0s is longer than the scenario timeout 1m0s"},
+		{Pos: scenario.Pos{File: "/s/x.yaml", Line: 2, Col: 34}, Msg: "--turn-timeout 5m0s is longer than the scenario timeout 2m0s"},
+	}
+	if diff := cmp.Diff(want, warns); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}

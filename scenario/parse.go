@@ -153,8 +153,8 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 	if !ok {
 		return s
 	}
-	var turnTimeouts []durationAt // to compare with timeout at the end
-	timeoutPos := s.Pos           // where the scenario's timeout is set
+	var turnTimeouts []durationAt                // to compare with timeout at the end
+	timeoutPos := p.defaultPos("timeout", s.Pos) // where the scenario's timeout is set
 	var rootsNode *yaml.Node
 	for _, kv := range m.pairs {
 		v := kv.V
@@ -254,11 +254,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 		}
 	default:
 		if _, own := m.has["turnTimeout"]; !own && p.cfg != nil && s.TurnTimeout > 0 { // the config's
-			pos := p.cfg.turnTimeoutPos
-			if pos.Line == 0 {
-				pos = s.Pos // a config made by hand
-			}
-			turnTimeouts = append(turnTimeouts, durationAt{pos, s.TurnTimeout})
+			turnTimeouts = append(turnTimeouts, durationAt{p.defaultPos("turnTimeout", s.Pos), s.TurnTimeout})
 		}
 		for _, t := range turnTimeouts {
 			if t.d > s.Timeout {

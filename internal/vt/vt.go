@@ -90,24 +90,30 @@ func (s *Screen) Wait(timeout time.Duration, ok func(screen string) bool) bool {
 
 // Resize changes the screen's size. A narrower screen reflows its lines,
 // as most terminals do (VTE, iTerm2, Terminal.app, kitty, tmux): a line
-// longer than the new width goes on over the next rows, and so does the
-// cursor's.
+// longer than the new width goes on over the next rows, a wide character
+// that does not fit at the end of a row whole on the next, and so does the
+// cursor.
 func (s *Screen) Resize(cols, rows int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var lines [][]rune
 	row, col := s.row, s.col
 	for i, l := range s.lines {
-		start := len(lines)
-		for len(l) > cols {
-			lines = append(lines, l[:cols:cols])
-			l = l[cols:]
-		}
-		lines = append(lines, l)
-		if i == s.row {
-			row, col = start+s.col/cols, s.col%cols
-			if s.col > 0 && s.col%cols == 0 && s.col == len(s.lines[i]) {
-				row, col = start+s.col/cols-1, cols // at the end of a full row
+		for off := 0; ; {
+			n := len(l) - off
+			if n > cols {
+				n = cols
+				if l[off+n] == cont && n > 1 {
+					n-- // the wide character would be cut
+				}
+			}
+			// The cursor at the end of a full row stays there.
+			if i == s.row && s.col >= off && (s.col < off+n || off+n == len(l)) {
+				row, col = len(lines), s.col-off
+			}
+			lines = append(lines, l[off:off+n:off+n])
+			if off += n; off >= len(l) {
+				break
 			}
 		}
 	}

@@ -57,4 +57,14 @@ func TestWide(t *testing.T) {
 	if s.Wraps() != 1 {
 		t.Errorf("wraps %d; want 1", s.Wraps())
 	}
+	// Narrower, the second ✅ of the first line would be cut: it goes on
+	// the next row, and the cursor after the x with it.
+	s.Resize(2, 3)
+	if got, want := s.Lines(), []string{"a", "✅", "✅", "b", "✅", "x"}; !slices.Equal(got, want) {
+		t.Errorf("lines after a resize = %q; want %q", got, want)
+	}
+	s.Write([]byte("!"))
+	if got := s.Lines(); got[len(got)-1] != "x!" {
+		t.Errorf("the cursor is not after the x: %q", got)
+	}
 }

@@ -44,7 +44,7 @@ type liveArea struct {
 	mu    sync.Mutex
 	state liveState
 
-	drawn    []int // the cell widths of the area's lines on the screen
+	drawn    []string // the area's lines on the screen
 	wake     chan struct{}
 	stop     chan struct{} // closed by finish
 	stopOnce sync.Once
@@ -199,8 +199,8 @@ func (l *liveArea) draw(last bool) {
 	// Back to the start of the area drawn last. A terminal that reflows
 	// its lines when it gets narrower wraps a line that no longer fits.
 	up := 0
-	for _, w := range l.drawn {
-		up += max(1, (w+cols-1)/cols)
+	for _, line := range l.drawn {
+		up += lineRows(line, cols)
 	}
 	if up > 0 {
 		b.WriteByte('\r')
@@ -219,10 +219,26 @@ func (l *liveArea) draw(last bool) {
 		}
 		b.WriteString(line)
 		b.WriteString("\x1b[K")
-		l.drawn = append(l.drawn, cellwidth.String(line))
+		l.drawn = append(l.drawn, line)
 	}
 	b.WriteString("\x1b[J") // what is left of a taller frame
 	_, _ = io.WriteString(l.w, b.String())
+}
+
+// lineRows is how many rows line takes on a terminal cols wide that reflowed
+// it: a wide character that does not fit at the end of a row goes whole on
+// the next.
+func lineRows(line string, cols int) int {
+	n, col := 1, 0
+	for _, r := range line {
+		w := cellwidth.Rune(r)
+		if col+w > cols {
+			n++
+			col = 0
+		}
+		col += w
+	}
+	return n
 }
 
 // liveLines lays out the area for a terminal of cols×rows at now: a line per

@@ -2,12 +2,14 @@ package progress
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/internal/cellwidth"
+	"github.com/acprun/acprun/internal/vt"
 	"github.com/acprun/acprun/runner"
 )
 
@@ -117,4 +119,40 @@ func TestElapsed(t *testing.T) {
 			t.Errorf("elapsed(%s) = %q; want %q", d, got, want)
 		}
 	}
+}
+
+// TestLiveAreaNarrowed draws the live area on a terminal of 100 columns,
+// its running line a name of emoji, then, the window made 33 columns wide
+// (the terminal reflows the line, each emoji that does not fit at the end
+// of a row whole on the next), draws it again over the first: no row of
+// the first is left on the screen.
+func TestLiveAreaNarrowed(t *testing.T) {
+	scr := vt.NewWide(100, 40, func(r rune) bool { return cellwidth.Rune(r) == 2 })
+	cols := 100
+	now := time.Now()
+	l := &liveArea{
+		w:    onlcr{scr},
+		size: func() (int, int) { return cols, 40 },
+		state: liveState{total: 1, started: now, pending: logLines(), running: []*runningJob{
+			{ref: runner.Ref{Name: strings.Repeat("✅", 50), Agent: "mock", Turns: 1}, turn: 1, since: now.Add(-3 * time.Second)},
+		}},
+	}
+	l.state.pending.Add("PASS before\n", false)
+	l.draw(false)
+	cols = 33
+	scr.Resize(cols, 40)
+	l.draw(false)
+	got := scr.Lines()
+	if len(got) != 3 || got[0] != "PASS before" || !strings.HasPrefix(got[1], "  ✅") || !strings.Contains(got[2], "0/1  1 running") {
+		t.Errorf("the screen after the redraw is not the line above and the area:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// onlcr writes to a screen as a terminal's line discipline does: "\n" as
+// "\r\n".
+type onlcr struct{ scr *vt.Screen }
+
+func (o onlcr) Write(p []byte) (int, error) {
+	_, err := o.scr.Write([]byte(strings.ReplaceAll(string(p), "\n", "\r\n")))
+	return len(p), err
 }
