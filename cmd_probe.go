@@ -28,6 +28,8 @@ type probeCmd struct {
 	Output     string   `name:"output" short:"o" placeholder:"FILE" help:"Also write what the agent offers as JSON to FILE, as --json prints it; stdout keeps the text (- is stdout: the same as --json)."`
 	Auth       string   `placeholder:"METHOD" help:"Authenticate with this method id before session/new (default: the named agent's auth)."`
 	Timeout    duration `placeholder:"DUR" default:"30s" help:"Time limit for the whole probe (default: ${default})."`
+
+	pin *outfile.Pinned `kong:"-"` // -o, pinned and locked before the agent starts
 }
 
 // Help is the long help of probe.
@@ -49,9 +51,10 @@ Exit codes:
   0    the agent initialized and opened a session
   2    usage or config file errors (a named agent's cwd that is not a
        directory among them), an unknown agent name, a mock agent script
-       that is missing or not a file, or -o cannot be written or is a file
-       the probe reads: the config file, the agent's mock agent script or
-       replay transcript (nothing started)
+       that is missing or not a file, or -o cannot be written, another
+       acprun run, merge or probe is writing it, or it is a file the probe
+       reads: the config file, the agent's mock agent script or replay
+       transcript (nothing started)
   3    the agent could not be started, initialized, authenticated or open a session
        (what it offered until then is still printed)
   4    the -o file could not be written
@@ -115,6 +118,9 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	if err := c.checkOutput(g, &agent); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
+	if c.pin != nil {
+		defer c.pin.Close()
+	}
 
 	ctx, guard := startGuard(ctx)
 	defer guard.Close()
@@ -171,10 +177,11 @@ func checkProbeScript(agent *scenario.Agent) error {
 	return errors.New(termtext.Printable(msg))
 }
 
-// checkOutput checks -o before the agent starts: that it can be written,
-// and that it is none of the probe's inputs (the config file, the mock
-// agent script or replay transcript the agent reads), which it would
-// replace. -o - is --json.
+// checkOutput checks -o before the agent starts: that it is none of the
+// probe's inputs (the config file, the mock agent script or replay
+// transcript the agent reads), which it would replace, and that it can be
+// written; it pins it (c.pin), which locks it as run locks its outputs.
+// -o - is --json.
 func (c *probeCmd) checkOutput(g *globals, agent *scenario.Agent) error {
 	if outfile.IsStdout(g.Stdout, c.Output) {
 		c.JSON, c.Output = true, ""
@@ -187,9 +194,11 @@ func (c *probeCmd) checkOutput(g *globals, agent *scenario.Agent) error {
 	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{c.output()}, ins); err != nil {
 		return err
 	}
-	if err := outfile.Check(c.Output); err != nil {
+	pin, err := outfile.Pin(c.Output)
+	if err != nil {
 		return fmt.Errorf("-o %s: %w", c.Output, err)
 	}
+	c.pin = pin
 	return nil
 }
 
@@ -199,7 +208,7 @@ func (c *probeCmd) writeFile(ctx context.Context, g *globals, rep runner.ProbeRe
 	if c.Output == "" {
 		return nil
 	}
-	if err := g.writeFile(ctx, c.output(), nil, true, jsonHash, func(w io.Writer) error { return output.ProbeJSON(w, rep) }); err != nil {
+	if err := g.writeFile(ctx, c.output(), c.pin, true, jsonHash, func(w io.Writer) error { return output.ProbeJSON(w, rep) }); err != nil {
 		return fmt.Errorf("-o %s: %w; the probe's JSON was not written", c.Output, err)
 	}
 	return nil

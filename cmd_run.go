@@ -362,19 +362,16 @@ func sameDir(a, b string) bool {
 
 // checkOutputPaths checks that every output file and the transcripts
 // directory can be written, before any agent starts: it creates missing
-// parent directories and tries a temporary file where each will go. The
-// files written once the agents have run are pinned (c.pins): an agent
-// that can write where one goes cannot point it elsewhere with a symlink.
+// parent directories and tries a temporary file where each will go. Every
+// output file is pinned (c.pins), which locks it until the run ends,
+// whatever flag names it, so that another run given it is refused; the
+// files written once the agents have run are then written where they
+// were pinned: an agent that can write where one goes cannot point it
+// elsewhere with a symlink.
 func (c *runCmd) checkOutputPaths() error {
 	c.pins = map[string]*outfile.Pinned{}
 	for _, f := range c.files() {
 		if f.Path == outfile.Stdout {
-			continue
-		}
-		if f.Path == c.Events { // opened before the agents start
-			if err := outfile.Check(f.Path); err != nil {
-				return fmt.Errorf("%s %s: %w", f.Flag, f.Path, err)
-			}
 			continue
 		}
 		pin, err := outfile.Pin(f.Path)

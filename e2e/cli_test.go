@@ -253,6 +253,7 @@ func TestCLIOutputPathsCheckedFirst(t *testing.T) {
 		{"transcripts on stdout", []string{"--transcripts", "-"}, "acprun: --transcripts -: transcripts need a directory"},
 		{"two outputs on stdout", []string{"-o", "-", "--events", "-"}, "acprun: -o - and --events -: only one output can go to stdout"},
 		{"one file twice", []string{"-o", "same.xml", "--junit", "./same.xml"}, "acprun: -o same.xml and --junit ./same.xml: both write the same file"},
+		{"the events and the results in one file", []string{"--events", "same.json", "-o", "same.json"}, "acprun: -o same.json and --events same.json: both write the same file"},
 	}
 	if os.Geteuid() != 0 {
 		if err := os.Mkdir(filepath.Join(dir, "ro"), 0o555); err != nil {

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,11 +17,12 @@ import (
 	"github.com/acprun/acprun/internal/testkit"
 )
 
-// TestSecondRunRefusesTheSameOutputs: while a run goes, a second run
-// given its -o (or --junit, --html) file exits 2 before it starts
-// anything, naming the file and the run that writes it, and leaves the
-// file as it was; once the first run has ended, the same outputs are
-// free again.
+// TestSecondRunRefusesTheSameOutputs: while a run goes, each of its
+// output files (-o, --junit, --html, --events) is refused to a second run
+// that names it with any of these flags, again and again, and to merge -o
+// and probe -o: exit 2 before anything starts, naming the file and the
+// run that writes it; what the first run writes is left as it was. Once
+// the first run has ended, the same outputs are free again.
 func TestSecondRunRefusesTheSameOutputs(t *testing.T) {
 	underRace(t)
 	t.Parallel()
@@ -31,29 +33,57 @@ func TestSecondRunRefusesTheSameOutputs(t *testing.T) {
 		"hang.yaml":      "name: hang\nagent: {command: [acprun, mock-agent, hang.mock.yaml]}\nturnTimeout: 1h\npermissions: {default: deny}\nturns:\n  - prompt: one\n",
 		"hi.yaml":        "name: hi\nagent: {command: [acprun, mock-agent, hi.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: one\n",
 		"out.json":       "previous\n",
+		"out.xml":        "previous\n",
+		"out.html":       "previous\n",
 	})
+	if r := acprun(t, dir, "run", "hi.yaml", "-q", "-o", "shard.json"); r.code != 0 {
+		t.Fatalf("the run of the results merge reads: exit %d\n%s", r.code, r.stderr)
+	}
+	flags := []string{"-o", "--junit", "--html", "--events"}
+	files := map[string]string{"-o": "out.json", "--junit": "out.xml", "--html": "out.html", "--events": "events.jsonl"}
+	var outputs []string
+	for _, flag := range flags {
+		outputs = append(outputs, flag, files[flag])
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), fifoDeadline)
 	defer cancel()
-	first := startWatched(t, ctx, dir, "run", "hang.yaml", "-o", "out.json", "--junit", "out.xml", "--html", "out.html", "-v")
+	first := startWatched(t, ctx, dir, append([]string{"run", "hang.yaml", "-v"}, outputs...)...)
 	first.waitLine("[hang] turn 1 started")
-	for _, flag := range []string{"-o", "--junit", "--html"} {
-		file := map[string]string{"-o": "out.json", "--junit": "out.xml", "--html": "out.html"}[flag]
-		r := acprun(t, dir, "run", "hi.yaml", flag, file)
-		want := fmt.Sprintf("acprun: %s %s: another acprun run (pid %d) is writing to it; give each run its own file", flag, file, first.cmd.Process.Pid)
-		if r.code != 2 || !strings.Contains(r.stderr, want) {
-			t.Errorf("a second run with %s %s: exit %d, stderr:\n%s\nwant exit 2 and %q", flag, file, r.code, r.stderr, want)
+	busy := fmt.Sprintf("another acprun run (pid %d) is writing to it; give each run its own file\n", first.cmd.Process.Pid)
+	for _, held := range flags {
+		file := files[held]
+		for _, flag := range flags {
+			r := acprun(t, dir, "run", "hi.yaml", flag, file)
+			if want := fmt.Sprintf("acprun: %s %s: %s", flag, file, busy); r.code != 2 || r.stderr != want {
+				t.Errorf("a second run with %s %s (the first run's %s): exit %d, stderr:\n%s\nwant exit 2 and:\n%s", flag, file, held, r.code, r.stderr, want)
+			}
 		}
-		if strings.Contains(r.stderr, "[hi]") {
-			t.Errorf("the second run with %s ran its scenario before refusing:\n%s", flag, r.stderr)
+		if r := acprun(t, dir, "merge", "shard.json", "-o", file); r.code != 2 || r.stderr != "acprun: merge: -o "+file+": "+busy {
+			t.Errorf("merge -o %s (the first run's %s): exit %d, stderr:\n%s\nwant exit 2 and the run that writes it", file, held, r.code, r.stderr)
+		}
+		if r := acprun(t, dir, "probe", "-o", file, "--", "acprun", "mock-agent", "hi.mock.yaml"); r.code != 2 || r.stderr != "acprun: -o "+file+": "+busy || r.stdout != "" {
+			t.Errorf("probe -o %s (the first run's %s): exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 2 and the run that writes it", file, held, r.code, r.stdout, r.stderr)
 		}
 	}
-	if got, _ := os.ReadFile(filepath.Join(dir, "out.json")); string(got) != "previous\n" {
-		t.Errorf("out.json holds %q while the first run goes; want it untouched", got)
+	for _, file := range []string{"out.json", "out.xml", "out.html"} {
+		if got, _ := os.ReadFile(filepath.Join(dir, file)); string(got) != "previous\n" {
+			t.Errorf("%s holds %q while the first run goes; want it untouched", file, got)
+		}
 	}
 	if r := first.interruptOnce(); r.code != 130 {
 		t.Fatalf("the first run, interrupted: exit %d; want 130\n%s", r.code, r.stderr)
 	}
-	if r := acprun(t, dir, "run", "hi.yaml", "-o", "out.json", "--junit", "out.xml", "--html", "out.html"); r.code != 0 {
+	events, err := os.ReadFile(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(strings.TrimSuffix(string(events), "\n"), "\n") {
+		var ev struct{ Event, Scenario string }
+		if err := json.Unmarshal([]byte(line), &ev); err != nil || i == 0 && ev.Event != "scenario_started" || ev.Scenario != "" && ev.Scenario != "hang" {
+			t.Errorf("events line %d is %q; want the first run's events alone, from its scenario_started", i+1, line)
+		}
+	}
+	if r := acprun(t, dir, append([]string{"run", "hi.yaml"}, outputs...)...); r.code != 0 {
 		t.Errorf("a run once the first has ended: exit %d; want 0\n%s", r.code, r.stderr)
 	}
 }

@@ -276,11 +276,13 @@ type Pinned struct {
 // Pin checks path as Check does and resolves it once, for
 // Pinned.WriteFrom. The caller closes the Pinned.
 //
-// A regular file, or a new one, is locked until Close: a write lock, as
-// Create takes, on the file ".NAME.lock" beside it, which Close removes
-// (the file itself is replaced when written, and is not made before). While another
-// process holds it (a run writing the same output), Pin fails with a
-// *BusyError naming path, and the file is left as it is.
+// A regular file, or a new one, is locked until Close: a write lock on
+// the file ".NAME.lock" beside it, which Close removes (the file itself is
+// replaced when written, and is not made before). It is the one lock of
+// every output file, whether it is then written whole (Pinned.WriteFrom)
+// or streamed (Create): while another process holds it (a run, merge or
+// probe writing the same file), Pin fails with a *BusyError naming path,
+// and the file is left as it is.
 func Pin(path string) (*Pinned, error) {
 	if err := Check(path); err != nil {
 		return nil, err
@@ -304,7 +306,8 @@ func Pin(path string) (*Pinned, error) {
 		return nil, err
 	}
 	if err := lockWrite(p.lock, path, false); err != nil {
-		p.Close()
+		p.lock.Close() // not removed: another run holds it
+		p.dir.Close()
 		return nil, err
 	}
 	return p, nil
@@ -406,27 +409,24 @@ func writeBuffered(f *os.File, write func(io.Writer) error) error {
 // its mode) or created with missing parents, a device or FIFO is opened in
 // place. The caller closes the file.
 //
-// A regular file is locked for writing (an fcntl(2) record lock on the
-// whole file) until it is closed, and truncated only once the lock is
-// taken: while another process streams to the file, Create fails with a
-// *BusyError and leaves the file as it is, so that two writers never
-// interleave their lines in one file.
+// Create takes no lock: a caller that must keep other runs off the file
+// pins it first (Pin) and keeps it pinned until the file is closed, so
+// that an events file and an output written whole lock the same way and
+// meet.
 func Create(ctx context.Context, path string) (*os.File, error) {
 	real, _, fi, err := lookup(path, "open")
 	switch {
 	case err != nil:
 		return nil, err
-	case fi == nil:
-		return openLocked(path, real, os.O_CREATE)
-	case fi.Mode().IsRegular(): // the file behind /dev/stdout too
-		return openLocked(path, real, 0)
+	case fi == nil || fi.Mode().IsRegular(): // the file behind /dev/stdout too
+		return os.OpenFile(real, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fileMode)
 	}
 	return openInPlace(ctx, real, fi)
 }
 
-// BusyError is the error of Create for a file that another process holds
-// open for writing, and of LockDir for a directory another process holds
-// the lock of.
+// BusyError is the error of Pin for a file that another process has
+// pinned (a run, merge or probe that will write it), and of LockDir for a
+// directory another process holds the lock of.
 type BusyError struct {
 	Path string // as the caller named it
 	PID  int    // the holder's pid; 0 when unknown (another PID namespace)
@@ -448,25 +448,6 @@ func Holder(pid int) string {
 		return fmt.Sprintf("another acprun run (pid %d)", pid)
 	}
 	return "another acprun run"
-}
-
-// openLocked opens the regular file real for writing (flag may add
-// os.O_CREATE), takes its write lock and then truncates it. It fails with
-// a *BusyError naming path when another process holds the lock.
-func openLocked(path, real string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(real, os.O_WRONLY|flag, fileMode)
-	if err != nil {
-		return nil, err
-	}
-	if err := lockWrite(f, path, false); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Truncate(0); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
 }
 
 // lockWrite takes the write lock (an fcntl(2) record lock on the whole

@@ -1,31 +1,25 @@
 package outfile_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/testkit"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
-	if path := os.Getenv(holdEnv); path != "" {
-		holdFile(path)
-		return
-	}
 	if dir := os.Getenv(holdDirEnv); dir != "" {
 		holdDir(dir)
 		return
@@ -35,61 +29,6 @@ func TestMain(m *testing.M) {
 		return
 	}
 	goleak.VerifyTestMain(m)
-}
-
-// holdEnv names the file that the test binary, started again by
-// TestCreateRefusesAFileAnotherProcessWrites, opens with Create and holds.
-const holdEnv = "OUTFILE_TEST_HOLD"
-
-// holdFile opens path with Create, writes a line to it, says "held" on
-// stdout and keeps the file open until stdin ends: another process writing
-// the file.
-func holdFile(path string) {
-	f, err := outfile.Create(context.Background(), path)
-	if err != nil {
-		fmt.Println(err)
-		os.Exit(1)
-	}
-	if _, err := f.WriteString("first writer\n"); err != nil {
-		fmt.Println(err)
-		os.Exit(1)
-	}
-	fmt.Println("held")
-	io.Copy(io.Discard, os.Stdin)
-	f.Close()
-	os.Exit(0)
-}
-
-// startHolder starts this test binary again with kv (NAME=path, NAME one
-// of holdEnv, holdDirEnv, holdPinEnv) in its environment, to hold what
-// path names (see TestMain), and returns its pid once it says it holds it.
-// release ends it and waits for its exit; the test's end does too.
-func startHolder(t *testing.T, kv string) (pid int, release func()) {
-	t.Helper()
-	holder := exec.Command(os.Args[0], "-test.run=^$")
-	holder.Env = append(os.Environ(), kv)
-	stdin, err := holder.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	release = sync.OnceFunc(func() {
-		stdin.Close()
-		if err := holder.Wait(); err != nil {
-			t.Errorf("holder: %v", err)
-		}
-	})
-	t.Cleanup(release)
-	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "held\n" {
-		t.Fatalf("the holder says %q; want held", line)
-	}
-	return holder.Process.Pid, release
 }
 
 // holdPinEnv names the file that the test binary, started again by
@@ -570,43 +509,6 @@ func TestCheckDir(t *testing.T) {
 	}
 }
 
-// TestCreateRefusesAFileAnotherProcessWrites checks that while another
-// process streams to a file, Create fails with a *BusyError naming it and
-// its pid, and leaves what it wrote as it is; once it has closed the file,
-// Create takes it.
-func TestCreateRefusesAFileAnotherProcessWrites(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "events.jsonl")
-	holder, release := startHolder(t, holdEnv+"="+path)
-
-	f, err := outfile.Create(context.Background(), path)
-	var busy *outfile.BusyError
-	if !errors.As(err, &busy) {
-		if f != nil {
-			f.Close()
-		}
-		t.Fatalf("Create of a file another process writes = %v; want a *BusyError", err)
-	}
-	if busy.Path != path || busy.PID != holder {
-		t.Errorf("BusyError = %+v; want path %s, pid %d", busy, path, holder)
-	}
-	if want := fmt.Sprintf("(pid %d)", holder); !strings.Contains(err.Error(), want) {
-		t.Errorf("error %q does not name the holder %s", err, want)
-	}
-	if got := read(t, path); got != "first writer\n" {
-		t.Errorf("the file holds %q; want the first writer's line untouched", got)
-	}
-
-	release()
-	f, err = outfile.Create(context.Background(), path)
-	if err != nil {
-		t.Fatalf("Create once the holder has closed the file: %v", err)
-	}
-	f.Close()
-	if got := read(t, path); got != "" {
-		t.Errorf("the file holds %q after Create; want it truncated", got)
-	}
-}
-
 // TestEmptyPath checks that "" (an unset variable on a command line) is
 // refused by every function, and nothing is written in the working
 // directory.
@@ -884,31 +786,34 @@ func TestPinnedIgnoresWhatWasPutInItsPlace(t *testing.T) {
 // TestPinRefusesAFileAnotherProcessPinned checks that while another
 // process holds a Pinned of a file (a run that will write it), Pin fails
 // with a *BusyError naming the file and that process, leaving the file as
-// it is; once that process has closed its Pinned, Pin takes it.
+// it is, every time: a refused Pin leaves the other process's lock as it
+// is; once that process has closed its Pinned, Pin takes it.
 func TestPinRefusesAFileAnotherProcessPinned(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.json")
 	if err := os.WriteFile(path, []byte("first writer\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	holder, release := startHolder(t, holdPinEnv+"="+path)
+	holder, release := testkit.StartHolder(t, holdPinEnv+"="+path)
 
-	p, err := outfile.Pin(path)
-	var busy *outfile.BusyError
-	if !errors.As(err, &busy) {
-		if p != nil {
-			p.Close()
+	for try := 1; try <= 2; try++ {
+		p, err := outfile.Pin(path)
+		var busy *outfile.BusyError
+		if !errors.As(err, &busy) {
+			if p != nil {
+				p.Close()
+			}
+			t.Fatalf("Pin %d of a file another process pinned = %v; want a *BusyError", try, err)
 		}
-		t.Fatalf("Pin of a file another process pinned = %v; want a *BusyError", err)
-	}
-	if busy.Path != path || busy.PID != holder {
-		t.Errorf("BusyError = %+v; want path %s, pid %d", busy, path, holder)
+		if busy.Path != path || busy.PID != holder {
+			t.Errorf("BusyError = %+v; want path %s, pid %d", busy, path, holder)
+		}
 	}
 	if got := read(t, path); got != "first writer\n" {
 		t.Errorf("the file holds %q; want the first writer's line untouched", got)
 	}
 
 	release()
-	p, err = outfile.Pin(path)
+	p, err := outfile.Pin(path)
 	if err != nil {
 		t.Fatalf("Pin once the holder has closed its Pinned: %v", err)
 	}

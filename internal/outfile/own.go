@@ -176,7 +176,7 @@ const DirLockName = ".acprun.lock"
 
 // LockDir takes the lock of the directory dir, which a run writes files in
 // until it ends (the transcripts directory), for as long as the caller
-// keeps the returned file open: a write lock, as Create takes, on the file
+// keeps the returned file open: a write lock, as Pin takes, on the file
 // DirLockName in dir, opened as OpenOwnIn opens it (replaced says what it
 // replaced, as OpenOwnIn does). While another process holds it, LockDir fails with a
 // *BusyError naming dir, so that two runs never write their files over

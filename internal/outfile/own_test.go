@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/testkit"
 )
 
 // holdDirEnv names the directory that the test binary, started again by
@@ -41,7 +42,7 @@ func TestLockDirRefusesADirectoryAnotherProcessLocks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte("first run\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	holder, release := startHolder(t, holdDirEnv+"="+dir)
+	holder, release := testkit.StartHolder(t, holdDirEnv+"="+dir)
 
 	f, _, err := outfile.LockDir(dir)
 	var busy *outfile.BusyError
