@@ -300,17 +300,28 @@ func Pin(path string) (*Pinned, error) {
 		return nil, err
 	}
 	// Whatever is in the lock's place and is not acprun's is replaced, as
-	// LockDir replaces it; no output is written in a dot-file's place.
-	if p.lock, _, err = OpenOwnIn(p.dir, lockName(base), join(dir, lockName(base))); err != nil {
-		p.dir.Close()
-		return nil, err
+	// LockDir replaces it; no output is written in a dot-file's place. A
+	// lock file its holder removed (Close) between our open and our lock
+	// is no longer the one at its name: then the name's new file is locked.
+	for range 100 {
+		if p.lock, _, err = OpenOwnIn(p.dir, lockName(base), join(dir, lockName(base))); err != nil {
+			p.dir.Close()
+			return nil, err
+		}
+		if err := lockWrite(p.lock, path, false); err != nil {
+			p.lock.Close() // not removed: another run holds it
+			p.dir.Close()
+			return nil, err
+		}
+		held, err1 := p.lock.Stat()
+		named, err2 := p.dir.Lstat(lockName(base))
+		if err1 == nil && err2 == nil && os.SameFile(held, named) {
+			return p, nil
+		}
+		p.lock.Close()
 	}
-	if err := lockWrite(p.lock, path, false); err != nil {
-		p.lock.Close() // not removed: another run holds it
-		p.dir.Close()
-		return nil, err
-	}
-	return p, nil
+	p.dir.Close()
+	return nil, fmt.Errorf("%s: its lock file %s keeps being replaced", path, lockName(base))
 }
 
 // lockName is the name of Pin's lock file for the file base.
