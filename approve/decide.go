@@ -56,9 +56,15 @@ func (p *Policy) Explain(req Request) (Decision, []RuleTrace) {
 
 // call is a Request digested once for all rules.
 type call struct {
-	kind     string
-	tool     string
-	title    string
+	kind    string
+	tool    string
+	title   string
+	cwd     string // the session cwd, as given
+	resolve func(string) (string, error)
+	// cwdsMade says that cwds was made (see cwdList), on first use: only
+	// a path rule looks at the cwd, so a call that meets none does not
+	// resolve it.
+	cwdsMade bool
 	cwds     []string // the session cwd, and resolved when that differs
 	commands []string
 	units    [][]string // units[j]: allowUnits(commands[j])
@@ -74,15 +80,11 @@ func newCall(req Request) *call {
 		kind:     kindOf(req),
 		tool:     req.Tool,
 		title:    req.Title,
-		cwds:     []string{req.Cwd},
+		cwd:      req.Cwd,
+		resolve:  req.Resolve,
 		commands: commandsOf(req, raw),
 		sources:  pathsOf(req, raw),
 		input:    raw,
-	}
-	if req.Resolve != nil && filepath.IsAbs(req.Cwd) {
-		if cwd, err := req.Resolve(req.Cwd); err == nil && filepath.Clean(cwd) != filepath.Clean(req.Cwd) {
-			c.cwds = append(c.cwds, cwd)
-		}
 	}
 	for _, ps := range c.sources {
 		c.paths = append(c.paths, ps.Path)
@@ -94,6 +96,21 @@ func newCall(req Request) *call {
 		}
 	}
 	return c
+}
+
+// cwdList returns the session cwd, and where the OS resolves it now when
+// that differs, made once for all rules.
+func (c *call) cwdList() []string {
+	if !c.cwdsMade {
+		c.cwdsMade = true
+		c.cwds = []string{c.cwd}
+		if c.resolve != nil && filepath.IsAbs(c.cwd) {
+			if cwd, err := c.resolve(c.cwd); err == nil && filepath.Clean(cwd) != filepath.Clean(c.cwd) {
+				c.cwds = append(c.cwds, cwd)
+			}
+		}
+	}
+	return c.cwds
 }
 
 // forms are the deny forms of one command (see denyForms).
@@ -312,7 +329,7 @@ func evalPath(res *result, list string, patterns []string, c *call) {
 	}
 	matchOf := func(ps PathSource) string {
 		for _, pat := range patterns {
-			if rulePathMatch(list, pat, ps, c.cwds) {
+			if rulePathMatch(list, pat, ps, c.cwdList()) {
 				return pat
 			}
 		}

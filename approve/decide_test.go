@@ -570,6 +570,37 @@ func TestPathRulesResolved(t *testing.T) {
 	})
 }
 
+// TestCwdResolvedOnlyForPathRules: the session cwd is resolved once a
+// path rule looks at it, once for all rules, and not at all for a policy
+// without path rules (every permission request pays for it otherwise).
+func TestCwdResolvedOnlyForPathRules(t *testing.T) {
+	resolve := fakeResolve(map[string]string{"/w": "/real/w"})
+	var cwds int
+	counting := func(p string) (string, error) {
+		if p == "/w" {
+			cwds++
+		}
+		return resolve(p)
+	}
+	edit := approve.Request{Kind: "edit", Locations: []string{"/real/w/src/a.go"}, Cwd: "/w", Resolve: counting,
+		Options: []approve.Option{{ID: "allow", Kind: "allow_once"}, {ID: "reject", Kind: "reject_once"}}}
+	for _, c := range []struct {
+		name   string
+		policy *approve.Policy
+		want   approve.Verdict
+		cwds   int
+	}{
+		{"no rules", &approve.Policy{Default: approve.Allow}, approve.Allow, 0},
+		{"no path rule", &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Kind: []string{"execute"}}}}, approve.Allow, 0},
+		{"path rules", &approve.Policy{Default: approve.Allow, Deny: []approve.Rule{{Pos: "d:1", Path: []string{"/s/**"}}, {Pos: "d:2", Path: []string{"src/**"}}}}, approve.Deny, 1},
+	} {
+		cwds = 0
+		if d := c.policy.Decide(edit); d.Verdict != c.want || cwds != c.cwds {
+			t.Errorf("%s: verdict %s with the cwd resolved %d times; want %s, %d", c.name, d.Verdict, cwds, c.want, c.cwds)
+		}
+	}
+}
+
 // fakeResolve resolves absolute paths through links (each an absolute
 // path and its absolute target) component by component, as the OS does:
 // a ".." goes up from where the resolution is. A link to itself is a
