@@ -2,15 +2,19 @@ package e2e_test
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/report"
 )
@@ -176,21 +180,14 @@ func TestEventsUnreadStdout(t *testing.T) {
 	}
 }
 
-// TestTranscriptsUnreadFIFO: the transcript is a FIFO that the test opens
-// at once but reads only once the turn has finished (the turn_finished
-// event on stdout says so), while the agent streams far more than a pipe
-// holds. The turn passes all the same: the transcript lags behind, never
-// holds up the turn; the scenario's end waits for it, and no line is lost.
-func TestTranscriptsUnreadFIFO(t *testing.T) {
-	underRace(t)
-	t.Parallel()
-	dir := t.TempDir()
-	const n = 5000 // chunks of some 200 bytes in the transcript
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": "turns:\n  - steps:\n      - flood: {count: " + strconv.Itoa(n) + ", text: \"some line of text that is moderately long to fill the pipe\\n\"}\n",
-		"s.yaml":          unreadScenario,
-	})
-	transcript := filepath.Join(dir, "tr", "unread.jsonl")
+// readTranscriptAfterTurn runs s.yaml in dir (scenario name) with
+// --transcripts tr, its transcript a FIFO that the test opens at once but
+// reads only once the turn has finished (the turn_finished event on
+// stdout says so); it returns what the FIFO's reader got, acprun's exit
+// code and its stderr. The results are in out.json.
+func readTranscriptAfterTurn(t *testing.T, dir, name string) ([]byte, int, string) {
+	t.Helper()
+	transcript := filepath.Join(dir, "tr", name+".jsonl")
 	if err := os.Mkdir(filepath.Dir(transcript), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -212,11 +209,82 @@ func TestTranscriptsUnreadFIFO(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines, code := readAfter(t, finished, "turn_finished event", tr, cmd)
-	assertPassedInTime(t, code, readResults(t, filepath.Join(dir, "out.json")), stderr())
+	return lines, code, stderr()
+}
+
+// TestTranscriptsUnreadFIFO: the transcript is a FIFO that the test opens
+// at once but reads only once the turn has finished (the turn_finished
+// event on stdout says so), while the agent streams far more than a pipe
+// holds. The turn passes all the same: the transcript lags behind, never
+// holds up the turn; the scenario's end waits for it, and no line is lost.
+func TestTranscriptsUnreadFIFO(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := t.TempDir()
+	const n = 5000 // chunks of some 200 bytes in the transcript
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps:\n      - flood: {count: " + strconv.Itoa(n) + ", text: \"some line of text that is moderately long to fill the pipe\\n\"}\n",
+		"s.yaml":          unreadScenario,
+	})
+	lines, code, stderr := readTranscriptAfterTurn(t, dir, "unread")
+	assertPassedInTime(t, code, readResults(t, filepath.Join(dir, "out.json")), stderr)
 	if got := strings.Count(string(lines), "moderately long"); got != n {
 		t.Errorf("%d chunks in the transcript; want %d", got, n)
 	}
 	if !strings.HasSuffix(string(lines), "\n") || !strings.Contains(string(lines[max(0, len(lines)-1000):]), `"stopReason":"end_turn"`) {
 		t.Errorf("the transcript ends %q; want the turn's end", lines[max(0, len(lines)-300):])
+	}
+}
+
+// TestTranscriptsStuckFIFOCancel: the transcript is a FIFO whose reader
+// reads nothing until the turn has finished, while the agent streams more
+// than the 64 MiB a transcript keeps waiting for its reader, then works on
+// in silence until cancelled. The idle timeout (1s after the last chunk,
+// however long the stream took) cancels the turn all the same: acprun's
+// session/cancel never waits for the transcript's reader. The transcript
+// the reader gets is valid JSONL that says where lines were dropped, and
+// the result warns of it. Plain build: the race detector's would take
+// long to stream so much.
+func TestTranscriptsStuckFIFOCancel(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// 80 chunks of 1 MiB of text: past 64 MiB with their JSON.
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps:\n      - flood: {count: 80, text: \"" + strings.Repeat("x", 1<<20) + "\"}\n      - waitForCancel: true\n",
+		"s.yaml": `name: stuck
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+idleTimeout: 1s
+turns:
+  - prompt: hi
+    expect: {stopReason: cancelled}
+`,
+	})
+	lines, _, stderr := readTranscriptAfterTurn(t, dir, "stuck")
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	if len(out.Scenarios) != 1 || len(out.Scenarios[0].Turns) != 1 {
+		t.Fatalf("%d results; want one scenario of one turn\nstderr:\n%s", len(out.Scenarios), stderr)
+	}
+	r := out.Scenarios[0]
+	if tt := r.Turns[0]; tt.StopReason != "cancelled" || tt.CancelCause != "idleTimeout" {
+		t.Errorf("turn ended %q after %q; want cancelled by idleTimeout", tt.StopReason, tt.CancelCause)
+	}
+	dropped := 0
+	for l := range strings.Lines(string(lines)) {
+		var rec struct {
+			Dropped int             `json:"dropped"`
+			Msg     json.RawMessage `json:"msg"`
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec.Dropped == 0 && len(rec.Msg) == 0 {
+			t.Fatalf("a transcript line %.200q: %v; want a message or a record of lines dropped", l, err)
+		}
+		dropped += rec.Dropped
+	}
+	if dropped == 0 {
+		t.Error("no record of lines dropped in the transcript")
+	}
+	want := fmt.Sprintf(`transcript: tr/stuck.jsonl: %d lines dropped: its reader did not keep up (records {"dropped": n} mark where)`, dropped)
+	if !slices.Contains(r.Warnings, want) {
+		t.Errorf("warnings %q; want %q", r.Warnings, want)
 	}
 }

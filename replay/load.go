@@ -88,6 +88,9 @@ type recordLine struct {
 	Dir *string         `json:"dir"`
 	Msg json.RawMessage `json:"msg"`
 	Raw *string         `json:"raw"`
+	// Dropped is set on the record of lines dropped for a reader that
+	// did not keep up: {"t": ms, "dropped": n}.
+	Dropped *int `json:"dropped"`
 }
 
 // wire is the members of a JSON-RPC message that replay looks at.
@@ -267,6 +270,9 @@ func (p *parser) line(n int, text []byte) error {
 	var rl recordLine
 	if err := json.Unmarshal(text, &rl); err != nil {
 		return p.jsonError(n, text, err)
+	}
+	if rl.Dropped != nil {
+		return p.errorAt(n, text, 0, "%d lines were dropped here, the transcript's reader not keeping up: it cannot be played", *rl.Dropped)
 	}
 	if rl.Dir == nil {
 		return p.errorAt(n, text, 0, `no "dir": a transcript line is {"t": ms, "dir": "c2a"|"a2c", "msg": {...}} or {..., "raw": "..."}`)

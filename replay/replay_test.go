@@ -348,6 +348,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad json", init + `{"t":1,"dir":"a2c","msg":{"id":}}` + "\n", "t.jsonl:2:32: not a JSON object: invalid character '}'"},
 		{"bad t", `{"t":"x","dir":"a2c","raw":"x"}` + "\n", `t.jsonl:1:6: "t" is a JSON string`},
 		{"no dir", `{"t":1,"raw":"x"}` + "\n", `t.jsonl:1:1: no "dir"`},
+		{"lines dropped", init + `{"t":1,"dropped":3}` + "\n", "t.jsonl:2:1: 3 lines were dropped here, the transcript's reader not keeping up: it cannot be played"},
 		{"bad dir", `{"t":1,"dir":"up","raw":"x"}` + "\n", `t.jsonl:1:14: "dir" is "up"`},
 		{"neither", `{"t":1,"dir":"a2c"}` + "\n", `t.jsonl:1:1: neither "msg" nor "raw"`},
 		{"msg not an object", `{"t":1,"dir":"a2c","msg":[1]}` + "\n", `t.jsonl:1:26: "msg" is not a JSON object`},

@@ -314,7 +314,7 @@ func TestBindingPreludeEndsItsLastWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := startTranscript(path, f, f, redact.New())
+	tr := startTranscript(path, f, f, redact.New(), maxTranscriptHeld)
 	defer tr.close()
 	b.bind(&link{tr: tr, tap: tr.tap})
 	tr.flush()

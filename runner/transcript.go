@@ -47,8 +47,10 @@ import (
 // longer than maxHeld bytes of lines wait so.
 //
 // The lines are written to the file by a goroutine of its own, so that a
-// FIFO whose reader is slow never holds up the turn, unless more than
-// maxTranscriptHeld bytes wait for it (back-pressure): none is dropped.
+// FIFO whose reader is slow never holds up the turn, nor acprun's writes
+// to the agent (a session/cancel at a deadline). Past maxTranscriptHeld
+// bytes waiting for it (a stuck reader) lines are dropped, and a record
+// {"t": ms, "dropped": n} takes their place (gap).
 type transcript struct {
 	path  string
 	start time.Time
@@ -71,12 +73,11 @@ type transcript struct {
 const maxHeld = 1 << 20
 
 // maxTranscriptHeld is how many bytes of a transcript may wait for its
-// file before the runner waits for it. A regular file, or a reader that
+// file before its lines are dropped. A regular file, or a reader that
 // follows the transcript, keeps up, and little waits; only a FIFO whose
-// reader is stuck fills it. The bound is a transcript's, not the run's, so
-// that such a reader holds up its own scenario and no other. 64 MiB is more
-// than most scenarios' whole transcripts, and small beside what the agent
-// itself takes.
+// reader is stuck fills it. The bound is a transcript's, not the run's.
+// 64 MiB is more than most scenarios' whole transcripts, and small beside
+// what the agent itself takes.
 const maxTranscriptHeld = 64 << 20
 
 // transcriptLine is one line of a transcript before it is written.
@@ -172,14 +173,23 @@ func newTranscript(ctx context.Context, opts *Options, name string, red *redact.
 	if err != nil {
 		return nil, inDir(err, path)
 	}
-	return startTranscript(path, f, f, red), nil
+	return startTranscript(path, f, f, red, maxTranscriptHeld), nil
 }
 
-// startTranscript returns the transcript at path, written to w; close
-// closes f, the file of w.
-func startTranscript(path string, f *os.File, w io.Writer, red *redact.Redactor) *transcript {
-	q := writequeue.New(w, writequeue.Buf{}, maxTranscriptHeld)
-	return &transcript{path: path, start: time.Now(), red: red, f: f, q: q}
+// startTranscript returns the transcript at path, written to w, whose
+// lines are dropped past limit bytes waiting for w; close closes f, the
+// file of w.
+func startTranscript(path string, f *os.File, w io.Writer, red *redact.Redactor, limit int) *transcript {
+	t := &transcript{path: path, start: time.Now(), red: red, f: f}
+	t.q = writequeue.New(w, writequeue.Buf{Limit: limit, Note: t.gap})
+	return t
+}
+
+// gap is the record that takes the place of n lines dropped, written
+// before the next line kept: valid JSONL, which acprun replay refuses
+// and acprun report shows.
+func (t *transcript) gap(n int) string {
+	return fmt.Sprintf(`{"t":%d,"dropped":%d}`+"\n", time.Since(t.start).Milliseconds(), n)
 }
 
 // inDir returns err, from work on a file of the transcripts directory
@@ -206,10 +216,15 @@ func lost(res *report.Result, err error, what string) {
 }
 
 // incomplete records in res that the transcript t, once written, lost
-// lines: a write failed (no space left, a FIFO's reader quit). As lost
-// does, it warns and records it in LostTranscripts.
+// lines: a write failed (no space left, a FIFO's reader quit), which, as
+// lost does, it warns of and records in LostTranscripts; or lines were
+// dropped for a reader that did not read (gap), which it warns of.
 func incomplete(res *report.Result, t *transcript, what string) {
-	if err := t.close(); err != nil {
+	err := t.close()
+	if n := t.q.Dropped(); n > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf(`transcript: %s: %s dropped: its reader did not keep up (records {"dropped": n} mark where)`, t.path, plural(n, "line", "lines")))
+	}
+	if err != nil {
 		how := "is incomplete"
 		if errors.Is(err, errRemoved) {
 			how = "was lost"
@@ -344,7 +359,7 @@ func (t *transcript) write(l transcriptLine) {
 	} else if out, ok := cutOutput(l, t.red); ok {
 		msg = setString(msg, out, "result", "output")
 	}
-	t.q.Add(fmt.Sprintf(`{"t":%d,"dir":%q,%q:%s}`+"\n", l.at.Sub(t.start).Milliseconds(), l.dir, key, msg), false)
+	t.q.Add(fmt.Sprintf(`{"t":%d,"dir":%q,%q:%s}`+"\n", l.at.Sub(t.start).Milliseconds(), l.dir, key, msg), true)
 }
 
 // parse sets what l's line tells the transcript: for a text chunk of a

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -40,7 +41,7 @@ func testTranscript(t *testing.T, secrets ...string) (*transcript, func(acp.Dire
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := startTranscript(path, f, f, redact.New(secrets...))
+	tr := startTranscript(path, f, f, redact.New(secrets...), maxTranscriptHeld)
 	tap := func(dir acp.Direction, line string) {
 		tr.tap(dir, []byte(line), time.Now())
 		if dir == acp.Sent {
@@ -217,7 +218,7 @@ func TestTranscriptCutOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := startTranscript(path, f, f, redact.New(secret))
+	tr := startTranscript(path, f, f, redact.New(secret), maxTranscriptHeld)
 	answers := map[string]string{
 		"running":               `{"output":"tok=supersecretv","truncated":false}`,
 		"running and truncated": `{"output":"ecretvalue123 tok=supersecretv","truncated":true}`,
@@ -278,7 +279,7 @@ func TestTranscriptKeepsOnlyWhatWasWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := startTranscript(path, f, f, redact.New())
+	tr := startTranscript(path, f, f, redact.New(), maxTranscriptHeld)
 	tap := func(dir acp.Direction, line string) { tr.tap(dir, []byte(line), time.Now()) }
 	methods := func() []string {
 		tr.flush()
@@ -401,7 +402,7 @@ func TestTranscriptSlowWriter(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := testkit.NewBlockedWriter()
-		tr := startTranscript(path, f, w, redact.New())
+		tr := startTranscript(path, f, w, redact.New(), maxTranscriptHeld)
 		const n = 5000 // far more than a pipe holds
 		done := make(chan struct{})
 		go func() {
@@ -442,6 +443,82 @@ func TestTranscriptSlowWriter(t *testing.T) {
 		}
 		if w.Writes != n {
 			t.Errorf("%d Write calls for %d lines; want one each", w.Writes, n)
+		}
+	})
+}
+
+// TestStuckTranscriptDoesNotHoldUpTheCancel: the transcript's reader does
+// not read (a FIFO's reader that stopped) while the agent streams more
+// than the transcript keeps for it; at the turn's deadline acprun's
+// session/cancel goes out all the same, exactly then (the bubble's clock),
+// and the turn ends cancelled as usual. Once the reader reads, the
+// transcript is valid JSONL whose lines past the limit were dropped, a
+// record saying how many in their place, and the result warns of it.
+func TestStuckTranscriptDoesNotHoldUpTheCancel(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		b := startInBubble(t, `
+turns:
+  - steps:
+      - flood: {count: 200, text: "some line of text"}
+      - waitForCancel: true
+`, `name: stuck
+agent: {command: [acprun, mock-agent, agent.mock.yaml]}
+permissions: {default: deny}
+turnTimeout: 1s
+turns:
+  - prompt: one
+    expect: {stopReason: cancelled}
+`)
+		path := filepath.Join(t.TempDir(), "t.jsonl")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := testkit.NewBlockedWriter()
+		tr := startTranscript(path, f, w, redact.New(), 4<<10) // 200 chunks are far more
+		var prompted, cancelled time.Time                      // when each went out
+		b.onLine = func(dir acp.Direction, line []byte) {
+			tr.tap(dir, line, time.Now())
+			switch {
+			case dir != acp.Written:
+			case bytes.Contains(line, []byte(`"`+acp.MethodSessionPrompt+`"`)):
+				prompted = time.Now()
+			case bytes.Contains(line, []byte(`"`+acp.MethodSessionCancel+`"`)):
+				cancelled = time.Now()
+			}
+		}
+		if err := b.handshake(t.Context()); err != nil {
+			t.Fatalf("handshake: %v", err)
+		}
+		b.r.playTurns(t.Context(), t.Context())
+		<-w.Started // the writer is blocked still: nothing released it
+		if got := cancelled.Sub(prompted); cancelled.IsZero() || got != time.Second {
+			t.Errorf("session/cancel went out %v after the prompt (sent: %t); want at the turn's timeout, 1s", got, !cancelled.IsZero())
+		}
+		close(w.Release)
+		res := b.finish(t, false)
+		if tt := res.Turns[0]; tt.StopReason != "cancelled" || tt.CancelCause != "turnTimeout" {
+			t.Errorf("turn = %+v, want cancelled by turnTimeout", tt)
+		}
+		incomplete(&res, tr, "the transcript")
+		dropped := 0
+		for l := range strings.Lines(w.Buf.String()) {
+			var rec struct {
+				Dropped int             `json:"dropped"`
+				Msg     json.RawMessage `json:"msg"`
+			}
+			if err := json.Unmarshal([]byte(l), &rec); err != nil || rec.Dropped == 0 && len(rec.Msg) == 0 {
+				t.Fatalf("line %q: %v; want a message or a record of lines dropped", l, err)
+			}
+			dropped += rec.Dropped
+		}
+		if dropped == 0 {
+			t.Error("no record of lines dropped in the transcript")
+		}
+		want := fmt.Sprintf(`transcript: %s: %d lines dropped: its reader did not keep up (records {"dropped": n} mark where)`, path, dropped)
+		if !slices.Contains(res.Warnings, want) || len(res.LostTranscripts) != 0 {
+			t.Errorf("warnings %q, lost %q; want the warning %q, none lost", res.Warnings, res.LostTranscripts, want)
 		}
 	})
 }

@@ -1,6 +1,6 @@
 // Package writequeue writes to a writer that may be slow (a pipe, a FIFO,
 // a terminal) from a goroutine of its own, so that who gives it what to
-// write does not wait for the writer's reader.
+// write never waits for the writer's reader.
 package writequeue
 
 import (
@@ -18,13 +18,15 @@ type Buf struct {
 
 	pieces  []string
 	size    int
-	dropped int
+	dropped int // since the last piece kept
+	total   int // every piece dropped
 }
 
 // Add holds s, or drops it when it is droppable and there is no room.
 func (b *Buf) Add(s string, droppable bool) {
 	if droppable && b.Limit > 0 && b.size+len(s) > b.Limit {
 		b.dropped++
+		b.total++
 		return
 	}
 	b.End()
@@ -51,52 +53,44 @@ func (b *Buf) Take() []string {
 
 // Queue writes what it is given to a writer from a goroutine of its own,
 // in order, each piece in one Write call, so that who gives it never
-// waits for the writer's reader, up to a bound if it has one. After the
-// first write error it writes nothing more. Call Close to write what is
-// left.
+// waits for the writer's reader: what its Buf's Limit leaves no room for
+// is dropped instead. After the first write error it writes nothing more.
+// Call Close to write what is left.
 type Queue struct {
-	w   io.Writer
-	max int
+	w io.Writer
 
 	mu      sync.Mutex
 	changed sync.Cond // on mu: something was added, written, or Close called
 	buf     Buf
 	writing bool // the goroutine is writing what it took
-	taken   int  // the bytes it took
 	closing bool
 	err     error
 	done    chan struct{} // closed when the goroutine returns
 }
 
 // New starts writing to w what is added, held meanwhile in b (its Limit
-// and Note say what is dropped). A max above 0 bounds the bytes held,
-// those being written included: an Add past it waits until w has taken
-// enough of them (back-pressure), rather than hold more.
-func New(w io.Writer, b Buf, max int) *Queue {
-	q := &Queue{w: w, max: max, buf: b, done: make(chan struct{})}
+// and Note say what is dropped).
+func New(w io.Writer, b Buf) *Queue {
+	q := &Queue{w: w, buf: b, done: make(chan struct{})}
 	q.changed.L = &q.mu
 	go q.loop()
 	return q
 }
 
-// Add queues s; droppable says it may be dropped (Buf). Past the bound
-// New was given, it waits for the writer first.
+// Add queues s; droppable says it may be dropped (Buf). It never waits
+// for the writer.
 func (q *Queue) Add(s string, droppable bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for q.full(len(s)) {
-		q.changed.Wait()
-	}
 	q.buf.Add(s, droppable)
 	q.changed.Broadcast()
 }
 
-// full reports whether n more bytes must wait for the writer: they would
-// take what is held past the bound, and something is held that the
-// writer may yet take. The caller holds q.mu.
-func (q *Queue) full(n int) bool {
-	held := q.buf.size + q.taken
-	return q.max > 0 && held > 0 && held+n > q.max && q.err == nil && !q.closing
+// Dropped returns how many pieces were dropped so far.
+func (q *Queue) Dropped() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.buf.total
 }
 
 // loop writes what is queued until Close has been called and nothing is
@@ -112,7 +106,6 @@ func (q *Queue) loop() {
 		if len(q.buf.pieces) == 0 {
 			return
 		}
-		q.taken = q.buf.size
 		pieces, err := q.buf.Take(), q.err
 		q.writing = true
 		q.mu.Unlock()
@@ -122,7 +115,7 @@ func (q *Queue) loop() {
 			}
 		}
 		q.mu.Lock()
-		q.writing, q.taken, q.err = false, 0, err
+		q.writing, q.err = false, err
 		q.changed.Broadcast()
 	}
 }

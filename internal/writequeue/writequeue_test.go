@@ -2,43 +2,50 @@ package writequeue_test
 
 import (
 	"errors"
-	"strings"
+	"fmt"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/internal/writequeue"
 )
 
-// TestQueueWaitsPastItsBound: while the writer is blocked, Add takes what
-// fits in the bound, the piece being written included, and the next Add
-// waits until the writer has taken enough (synctest.Wait: until every
-// goroutine is blocked); then everything is written, in order.
-func TestQueueWaitsPastItsBound(t *testing.T) {
+// TestQueueDropsPastItsLimit: while the writer is blocked, Add never
+// waits for it: what fits in the Buf's Limit is held, a droppable piece
+// past it is dropped and counted, and the note saying how many takes
+// their place, before the next piece kept; then what was kept is written,
+// in order. In a synctest bubble an Add that waited for the writer would
+// block for good, and the guard's minute would pass.
+func TestQueueDropsPastItsLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := testkit.NewBlockedWriter()
-		q := writequeue.New(w, writequeue.Buf{}, 10)
-		q.Add("aaaa", false)
+		note := func(n int) string { return fmt.Sprintf("[%d dropped]", n) }
+		q := writequeue.New(w, writequeue.Buf{Limit: 10, Note: note})
+		q.Add("aaaa", true)
 		<-w.Started // the writer took it and is blocked
-		q.Add("bbbb", false)
 		added := make(chan struct{})
 		go func() {
 			defer close(added)
-			q.Add("cccc", false) // 12 bytes held: past the bound
+			for _, s := range []string{"bbbb", "cccc", "dddd", "eeee", "ffff"} {
+				q.Add(s, true) // 8 bytes held, then past the limit: dropped
+			}
 		}()
-		synctest.Wait()
 		select {
 		case <-added:
-			t.Error("an Add past the bound did not wait for the writer")
-		default:
+		case <-time.After(time.Minute):
+			t.Error("an Add past the limit waited for the writer")
+		}
+		if got := q.Dropped(); got != 3 {
+			t.Errorf("Dropped() = %d; want 3", got)
 		}
 		close(w.Release)
-		<-added
-		q.Add(strings.Repeat("d", 20), false) // alone, larger than the bound
+		q.Flush()
+		q.Add("gggg", true) // room again
 		if err := q.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if got, want := w.Buf.String(), "aaaabbbbcccc"+strings.Repeat("d", 20); got != want {
+		if got, want := w.Buf.String(), "aaaabbbbcccc[3 dropped]gggg"; got != want {
 			t.Errorf("written %q; want %q", got, want)
 		}
 	})
@@ -53,11 +60,10 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 }
 
 // TestQueueAfterWriteError: after the first write error nothing more is
-// written, an Add past the bound does not wait for a writer that will
-// write nothing, and Close returns that error.
+// written, and Close returns that error.
 func TestQueueAfterWriteError(t *testing.T) {
 	w := &failingWriter{}
-	q := writequeue.New(w, writequeue.Buf{}, 10)
+	q := writequeue.New(w, writequeue.Buf{})
 	for range 100 {
 		q.Add("0123456789", false)
 	}

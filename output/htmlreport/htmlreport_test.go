@@ -442,6 +442,9 @@ func TestNotATranscriptNotEmbedded(t *testing.T) {
 		{"another member", `{"t":1,"dir":"a2c","raw":"SECRET","password":"x"}` + "\n", `line 1: "password" is not a member`},
 		{"a long line", `{"SECRET":"` + strings.Repeat("x", 300<<10) + `"}` + "\n", "line 1: does not start as a transcript record"},
 		{"transcript", good + "\n" + `{"t":2,"dir":"a2c","raw":"not json SECRET"}` + "\n", ""},
+		{"dropped with another member", `{"t":1,"dropped":3,"raw":"SECRET"}` + "\n", `line 1: a record of lines dropped is {"t": ms, "dropped": n}`},
+		{"dropped not a count", `{"t":1,"dropped":"SECRET"}` + "\n", `line 1: "dropped" is not a count of lines`},
+		{"transcript with lines dropped", good + `{"t":5,"dropped":3}` + "\n" + `{"t":6,"dir":"a2c","raw":"SECRET"}` + "\n", ""},
 		{"transcript with a long line", good + `{"t":2,"dir":"a2c","msg":{"text":"` + strings.Repeat("SECRET", 60<<10) + `"}}` + "\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -458,6 +461,9 @@ func TestNotATranscriptNotEmbedded(t *testing.T) {
 			if tc.why == "" {
 				if len(warnings) > 0 || !strings.Contains(page, "SECRET") {
 					t.Errorf("a transcript was not embedded; warnings %q", warnings)
+				}
+				if strings.Contains(tc.content, `"dropped"`) && !strings.Contains(page, "3 lines dropped here") {
+					t.Error("the page does not say where lines were dropped")
 				}
 				return
 			}

@@ -50,8 +50,8 @@ func (t *transcriptView) CutBytes() int64 { return t.TotalBytes - t.ShownBytes }
 // message is one line of a transcript.
 type message struct {
 	T      int64
-	Dir    string // c2a (acprun to the agent) or a2c
-	Kind   string // request | notification | response | error | raw
+	Dir    string // c2a (acprun to the agent) or a2c; "" for dropped
+	Kind   string // request | notification | response | error | raw | dropped
 	Method string // for a response, the method of its request
 	Detail string // the update kind of a session/update, the error message
 	ID     string
@@ -60,10 +60,13 @@ type message struct {
 
 // Arrow says who sent the message.
 func (m message) Arrow() string {
-	if m.Dir == "c2a" {
+	switch m.Dir {
+	case "c2a":
 		return "acprun → agent"
+	case "a2c":
+		return "agent → acprun"
 	}
-	return "agent → acprun"
+	return ""
 }
 
 // maxLine caps each transcript line read; maxBody caps each message shown.
@@ -171,16 +174,21 @@ func readTranscript(path string, limit int64, red *redact.Redactor) *transcriptV
 	return tv
 }
 
-// parseLine decodes one transcript line: {"t", "dir", "msg"|"raw"}.
+// parseLine decodes one transcript line: {"t", "dir", "msg"|"raw"}, or
+// {"t", "dropped"} where lines were dropped.
 func parseLine(line []byte, red *redact.Redactor, pending map[string]string) message {
 	var l struct {
-		T   int64           `json:"t"`
-		Dir string          `json:"dir"`
-		Msg json.RawMessage `json:"msg"`
-		Raw *string         `json:"raw"`
+		T       int64           `json:"t"`
+		Dir     string          `json:"dir"`
+		Msg     json.RawMessage `json:"msg"`
+		Raw     *string         `json:"raw"`
+		Dropped int             `json:"dropped"`
 	}
 	if err := json.Unmarshal(line, &l); err != nil {
 		return message{Kind: "raw", Body: cut(red.String(string(line)), maxBody)}
+	}
+	if l.Dropped > 0 {
+		return message{T: l.T, Kind: "dropped", Body: fmt.Sprintf("%d %s dropped here: the transcript's reader did not keep up", l.Dropped, plural(l.Dropped, "line", "lines"))}
 	}
 	m := message{T: l.T, Dir: l.Dir}
 	if l.Raw != nil || len(l.Msg) == 0 {
@@ -261,6 +269,9 @@ func checkRecord(line []byte, cut bool) string {
 	if err := json.Unmarshal(line, &rec); err != nil || rec == nil {
 		return "not a JSON object"
 	}
+	if n, ok := rec["dropped"]; ok {
+		return checkDropped(rec, n)
+	}
 	for _, k := range slices.Sorted(maps.Keys(rec)) {
 		switch k {
 		case "t", "dir", "msg", "raw":
@@ -292,6 +303,19 @@ func checkRecord(line []byte, cut bool) string {
 		}
 	default:
 		return `neither "msg" nor "raw"`
+	}
+	return ""
+}
+
+// checkDropped says what is wrong with rec as the record of lines dropped,
+// {"t": ms, "dropped": n}, n of them: "" when nothing is.
+func checkDropped(rec map[string]json.RawMessage, n json.RawMessage) string {
+	var t, dropped int64
+	switch {
+	case len(rec) != 2 || json.Unmarshal(rec["t"], &t) != nil || null(rec["t"]) || t < 0:
+		return `a record of lines dropped is {"t": ms, "dropped": n}`
+	case null(n) || json.Unmarshal(n, &dropped) != nil || dropped < 1:
+		return `"dropped" is not a count of lines`
 	}
 	return ""
 }

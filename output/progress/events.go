@@ -83,7 +83,7 @@ type Events struct {
 // NewEvents returns an events writer on w. The caller closes w, after
 // Close.
 func NewEvents(w io.Writer) *Events {
-	return &Events{q: writequeue.New(w, writequeue.Buf{}, 0), now: time.Now}
+	return &Events{q: writequeue.New(w, writequeue.Buf{}), now: time.Now}
 }
 
 // CreateEvents opens the events file at path as outfile.Create does:

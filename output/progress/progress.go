@@ -88,7 +88,7 @@ type Printer struct {
 func NewPrinter(w io.Writer, total int, opts Options) *Printer {
 	p := &Printer{opts: opts}
 	if opts.Quiet || !opts.Terminal || total <= 0 {
-		p.out = writequeue.New(w, logLines(), 0)
+		p.out = writequeue.New(w, logLines())
 		return p
 	}
 	p.live = newLiveArea(w, total, opts.Size)
