@@ -260,7 +260,10 @@ turns:
     expect: {stopReason: cancelled}
 `,
 	})
-	lines, _, stderr := readTranscriptAfterTurn(t, dir, "stuck")
+	lines, code, stderr := readTranscriptAfterTurn(t, dir, "stuck")
+	if code != exitOutput || !strings.Contains(stderr, "tr/stuck.jsonl: ") || !strings.Contains(stderr, " lines dropped; the transcript is incomplete") {
+		t.Errorf("exit %d; want %d, naming the transcript whose lines were dropped\nstderr:\n%s", code, exitOutput, stderr)
+	}
 	out := readResults(t, filepath.Join(dir, "out.json"))
 	if len(out.Scenarios) != 1 || len(out.Scenarios[0].Turns) != 1 {
 		t.Fatalf("%d results; want one scenario of one turn\nstderr:\n%s", len(out.Scenarios), stderr)

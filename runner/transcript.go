@@ -221,8 +221,10 @@ func lost(res *report.Result, err error, what string) {
 // dropped for a reader that did not read (gap), which it warns of.
 func incomplete(res *report.Result, t *transcript, what string) {
 	err := t.close()
-	if n := t.q.Dropped(); n > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf(`transcript: %s: %s dropped: its reader did not keep up (records {"dropped": n} mark where)`, t.path, plural(n, "line", "lines")))
+	if n := t.q.Dropped(); n > 0 { // an output not whole: the run exits 4
+		dropped := fmt.Sprintf("%s: %s dropped", t.path, plural(n, "line", "lines"))
+		res.Warnings = append(res.Warnings, fmt.Sprintf(`transcript: %s: its reader did not keep up (records {"dropped": n} mark where)`, dropped))
+		res.LostTranscripts = append(res.LostTranscripts, fmt.Sprintf("%s; %s is incomplete", dropped, what))
 	}
 	if err != nil {
 		how := "is incomplete"
