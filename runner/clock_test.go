@@ -431,6 +431,34 @@ turns:
 	})
 }
 
+// playHeldAnswer plays, in the bubble, one turn of agent (with the
+// scenario's permissions) that its 1s timeout cancels, and checks the line
+// the agent sent on got, which it read after a pause once the turn was
+// over for it: the cancelled answer (holding each of want) that acprun
+// held. what names it in failures. It returns the attempt's result.
+func playHeldAnswer(t *testing.T, agent func(ctx context.Context, in io.Reader, out io.Writer) error, permissions string, got <-chan string, what string, want ...string) report.Result {
+	t.Helper()
+	b := startAgentInBubble(t, t.TempDir(), agent, "name: s\nagent: {command: [an-agent]}\npermissions: "+permissions+
+		"\ncancelGrace: 30s\nturns:\n  - prompt: go\n    timeout: 1s\n    expect: {stopReason: cancelled}\n", nil)
+	if err := b.handshake(t.Context()); err != nil {
+		t.Fatalf("handshake: %v", err)
+	}
+	b.r.playTurns(t.Context(), t.Context())
+	synctest.Wait() // the agent has taken what it read
+	select {
+	case line := <-got:
+		for _, w := range want {
+			if !strings.Contains(line, w) {
+				t.Errorf("the agent read %s after its answer; want %s cancelled answer", line, what)
+				break
+			}
+		}
+	default:
+		t.Errorf("the turn ended before %s cancelled answer was written", what)
+	}
+	return b.finish(t, false)
+}
+
 // TestHeldCancelledAnswerIsWrittenBeforeTheTurnEnds: an agent that
 // answers the prompt cancelled as soon as session/cancel comes, without
 // waiting for the answer to its pending permission request (held by
@@ -470,29 +498,7 @@ func TestHeldCancelledAnswerIsWrittenBeforeTheTurnEnds(t *testing.T) {
 			}
 			return sc.Err()
 		}
-		b := startAgentInBubble(t, t.TempDir(), agent, `name: s
-agent: {command: [an-agent]}
-permissions: {default: allow, answerDelay: 1h}
-cancelGrace: 30s
-turns:
-  - prompt: go
-    timeout: 1s
-    expect: {stopReason: cancelled}
-`, nil)
-		if err := b.handshake(t.Context()); err != nil {
-			t.Fatalf("handshake: %v", err)
-		}
-		b.r.playTurns(t.Context(), t.Context())
-		synctest.Wait() // the agent has taken what it read
-		select {
-		case line := <-got:
-			if !strings.Contains(line, `"id":"p"`) || !strings.Contains(line, `"outcome":"cancelled"`) {
-				t.Errorf("the agent read %s after its answer; want the permission's cancelled answer", line)
-			}
-		default:
-			t.Errorf("the turn ended before the permission's cancelled answer was written")
-		}
-		res := b.finish(t, false)
+		res := playHeldAnswer(t, agent, "{default: allow, answerDelay: 1h}", got, "the permission's", `"id":"p"`, `"outcome":"cancelled"`)
 		if p := res.Turns[0].Permissions; len(p) != 1 || p[0].Outcome != "cancelled" {
 			t.Errorf("permissions = %+v, want the held request answered cancelled", p)
 		}
@@ -547,29 +553,7 @@ func TestHeldCancelledElicitationIsWrittenBeforeTheTurnEnds(t *testing.T) {
 			}
 			return sc.Err()
 		}
-		b := startAgentInBubble(t, t.TempDir(), agent, `name: s
-agent: {command: [an-agent]}
-permissions: {default: allow}
-cancelGrace: 30s
-turns:
-  - prompt: go
-    timeout: 1s
-    expect: {stopReason: cancelled}
-`, nil)
-		if err := b.handshake(t.Context()); err != nil {
-			t.Fatalf("handshake: %v", err)
-		}
-		b.r.playTurns(t.Context(), t.Context())
-		synctest.Wait() // the agent has taken what it read
-		select {
-		case line := <-got:
-			if !strings.Contains(line, `"id":"e"`) || !strings.Contains(line, `"action":"cancel"`) {
-				t.Errorf("the agent read %s after its answer; want the elicitation's cancelled answer", line)
-			}
-		default:
-			t.Errorf("the turn ended before the elicitation's cancelled answer was written")
-		}
-		res := b.finish(t, false)
+		res := playHeldAnswer(t, agent, "{default: allow}", got, "the elicitation's", `"id":"e"`, `"action":"cancel"`)
 		if e := res.Turns[0].Elicitations; len(e) != 1 || e[0].Action != "cancel" {
 			t.Errorf("elicitations = %+v, want the question answered cancel", e)
 		}
