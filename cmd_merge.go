@@ -32,8 +32,8 @@ Exit codes, as the combined run would have exited:
        counting the attempts of a scenario that met its minimum pass rate)
   2    a file is missing, unreadable or not acprun results, shards were
        balanced from different --balance-from files, or -o cannot be
-       written, another acprun run, merge or probe is writing it, or it is
-       one of the files (nothing written)
+       written, another acprun command is writing it, or it is one of the
+       files (nothing written)
   3    an agent could not be started, initialized or authenticated
   4    the merged results could not be written; the summary still goes to
        stderr
@@ -45,14 +45,11 @@ When several apply, the exit code is the first of 4, 130, 3, 7, 1.`
 
 // Run merges the files.
 func (c *mergeCmd) Run(ctx context.Context, g *globals) error {
-	var pin *outfile.Pinned // locked, as run locks its outputs
-	if c.Output != outfile.Stdout {
-		var err error
-		if pin, err = outfile.Pin(c.Output); err != nil {
-			return exitError{code: exitUsage, err: fmt.Errorf("merge: -o %s: %w", c.Output, err)}
-		}
-		defer pin.Close()
+	pin, err := pinOutput(c.Output, "merge: ")
+	if err != nil {
+		return err
 	}
+	defer pin.Close()
 	out := outfile.Target{Flag: "-o", Path: c.Output, What: "the merged results"}
 	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{out}, resultsInputs(c.Files, "a results file merge reads")); err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("merge: %w", err)}

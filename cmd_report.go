@@ -42,8 +42,8 @@ variables of the current environment are redacted too.
 Exit codes:
   0    the report was written (whatever the scenarios' statuses)
   2    a file is missing, unreadable or not acprun results, or -o cannot be
-       written or is one of the files or a transcript the report embeds
-       (nothing written)
+       written, another acprun command is writing it, or it is one of the
+       files or a transcript the report embeds (nothing written)
   4    the report could not be written
   130  -o is a FIFO that no process read before an interrupt (Ctrl-C):
        nothing written`
@@ -51,11 +51,11 @@ Exit codes:
 
 // Run renders the report.
 func (c *reportCmd) Run(ctx context.Context, g *globals) error {
-	if c.Output != outfile.Stdout {
-		if err := outfile.Check(c.Output); err != nil {
-			return exitError{code: exitUsage, err: fmt.Errorf("report: -o %s: %w", c.Output, err)}
-		}
+	pin, err := pinOutput(c.Output, "report: ")
+	if err != nil {
+		return err
 	}
+	defer pin.Close()
 	out := outfile.Target{Flag: "-o", Path: c.Output, What: "the report"}
 	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{out}, resultsInputs(c.Files, "a results file report reads")); err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("report: %w", err)}
@@ -82,7 +82,7 @@ func (c *reportCmd) Run(ctx context.Context, g *globals) error {
 	opts.Sources = c.Files
 	opts.Warn = func(msg string) { fmt.Fprintf(g.Stderr, "acprun: report: warning: %s\n", msg) }
 	opts.TranscriptBytes = c.TranscriptBytes.n
-	if err := g.writeFile(ctx, out, nil, true, markupHash, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
+	if err := g.writeFile(ctx, out, pin, true, markupHash, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
 		return exitError{code: writeExit(err), err: fmt.Errorf("report: -o %s: %w; the report was not written", c.Output, err)}
 	}
 	if c.Output != outfile.Stdout {

@@ -25,7 +25,8 @@ completion and checks in your editor:
   # yaml-language-server: $schema=./acprun.schema.json
 
 With --config, the schema of the config file (acprun.yaml: named agents and
-defaults). Exit 0, or 4 when -o cannot be written, or 130 when -o is a FIFO
+defaults). Exit 0; 2 when -o cannot be written or another acprun command is
+writing it (nothing written); 4 when writing it failed; 130 when -o is a FIFO
 that no process read before an interrupt (Ctrl-C).`
 }
 
@@ -35,8 +36,13 @@ func (c *schemaCmd) Run(ctx context.Context, g *globals) error {
 	if c.Config {
 		schema = scenario.ConfigJSONSchema()
 	}
+	pin, err := pinOutput(c.Output, "")
+	if err != nil {
+		return err
+	}
+	defer pin.Close()
 	out := outfile.Target{Flag: "-o", Path: c.Output, What: "the schema"}
-	err := g.writeFile(ctx, out, nil, true, jsonHash, func(w io.Writer) error { _, err := w.Write(schema); return err })
+	err = g.writeFile(ctx, out, pin, true, jsonHash, func(w io.Writer) error { _, err := w.Write(schema); return err })
 	if err != nil && c.Output != outfile.Stdout {
 		return exitError{code: writeExit(err), err: fmt.Errorf("-o %s: %w; the schema was not written", c.Output, err)}
 	}

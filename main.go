@@ -127,6 +127,20 @@ func (g *globals) writeFile(ctx context.Context, t outfile.Target, pin *outfile.
 	return outfile.WriteFrom(ctx, t.Path, format)
 }
 
+// pinOutput pins the -o file path of merge, report or schema (nil for
+// stdout), which locks it as run locks its outputs, before any work; its
+// error, an exit 2, starts with prefix.
+func pinOutput(path, prefix string) (*outfile.Pinned, error) {
+	if path == outfile.Stdout {
+		return nil, nil
+	}
+	pin, err := outfile.Pin(path)
+	if err != nil {
+		return nil, exitError{code: exitUsage, err: fmt.Errorf("%s-o %s: %w", prefix, path, err)}
+	}
+	return pin, nil
+}
+
 // How a format on stdout escapes a '#' (see toStdout).
 const (
 	jsonHash   = `\u0023`

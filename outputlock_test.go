@@ -99,10 +99,10 @@ func TestOutputsLockAcrossFlags(t *testing.T) {
 	}
 }
 
-// TestMergeAndProbeLockTheirOutput: merge -o and probe -o of a file
-// another run writes are refused with exit 2 before anything is done,
-// naming the other run, and the file is left as it was.
-func TestMergeAndProbeLockTheirOutput(t *testing.T) {
+// TestOtherCommandsLockTheirOutput: merge -o, report -o, probe -o and
+// schema -o of a file another run writes are refused with exit 2 before
+// anything is done, naming the other run, and the file is left as it was.
+func TestOtherCommandsLockTheirOutput(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.json")
 	if err := os.WriteFile(path, []byte("previous\n"), 0o644); err != nil {
@@ -123,7 +123,9 @@ func TestMergeAndProbeLockTheirOutput(t *testing.T) {
 		want string
 	}{
 		{[]string{"merge", results, "-o", path}, "acprun: merge: " + busy},
+		{[]string{"report", results, "-o", path}, "acprun: report: " + busy},
 		{[]string{"probe", "-o", path, "--", "true"}, "acprun: " + busy},
+		{[]string{"schema", "-o", path}, "acprun: " + busy},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(tt.args, strings.NewReader(""), &stdout, &stderr)

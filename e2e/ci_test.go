@@ -403,8 +403,8 @@ func TestCIOutputFlag(t *testing.T) {
 	if stdoutSchema.stdout != string(files["schema/acprun.schema.json"]) {
 		t.Errorf("schema -o wrote other bytes than schema prints")
 	}
-	if res := acprun(t, dir, "schema", "-o", "/proc/no/such/dir/x.json"); res.code != exitOutput || !strings.Contains(res.stderr, "-o /proc/no/such/dir/x.json") {
-		t.Errorf("schema -o into /proc: exit %d, stderr %q; want %d naming -o", res.code, res.stderr, exitOutput)
+	if res := acprun(t, dir, "schema", "-o", "/proc/no/such/dir/x.json"); res.code != exitUsage || !strings.Contains(res.stderr, "-o /proc/no/such/dir/x.json") {
+		t.Errorf("schema -o into /proc: exit %d, stderr %q; want %d naming -o", res.code, res.stderr, exitUsage)
 	}
 
 	// probe -o FILE: the JSON goes to FILE, the text stays on stdout.

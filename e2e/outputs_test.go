@@ -19,10 +19,12 @@ import (
 
 // TestSecondRunRefusesTheSameOutputs: while a run goes, each of its
 // output files (-o, --junit, --html, --events) is refused to a second run
-// that names it with any of these flags, again and again, and to merge -o
-// and probe -o: exit 2 before anything starts, naming the file and the
-// run that writes it; what the first run writes is left as it was. Once
-// the first run has ended, the same outputs are free again.
+// that names it with any of these flags, again and again, and to merge -o,
+// report -o, probe -o and schema -o: exit 2 before anything starts, naming
+// the file and the run that writes it; what the first run writes is left
+// as it was. So is, to every command, the name of one of its lock files,
+// which stay the first run's. Once the first run has ended, the same
+// outputs are free again.
 func TestSecondRunRefusesTheSameOutputs(t *testing.T) {
 	underRace(t)
 	t.Parallel()
@@ -50,6 +52,22 @@ func TestSecondRunRefusesTheSameOutputs(t *testing.T) {
 	first := startWatched(t, ctx, dir, append([]string{"run", "hang.yaml", "-v"}, outputs...)...)
 	first.waitLine("[hang] turn 1 started")
 	busy := fmt.Sprintf("another acprun run (pid %d) is writing to it; give each run its own file\n", first.cmd.Process.Pid)
+	lock := ".out.json.lock"
+	reserved := lock + ": names of the form .NAME.lock are reserved for acprun's output locks; choose another name\n"
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "hi.yaml", "--junit", lock}, "acprun: --junit " + lock + ": " + reserved},
+		{[]string{"merge", "shard.json", "-o", lock}, "acprun: merge: -o " + lock + ": " + reserved},
+		{[]string{"report", "shard.json", "-o", lock}, "acprun: report: -o " + lock + ": " + reserved},
+		{[]string{"probe", "-o", lock, "--", "acprun", "mock-agent", "hi.mock.yaml"}, "acprun: -o " + lock + ": " + reserved},
+		{[]string{"schema", "-o", lock}, "acprun: -o " + lock + ": " + reserved},
+	} {
+		if r := acprun(t, dir, tt.args...); r.code != 2 || r.stderr != tt.want {
+			t.Errorf("%s given the lock file of the first run's -o: exit %d, stderr:\n%s\nwant exit 2 and:\n%s", tt.args[0], r.code, r.stderr, tt.want)
+		}
+	}
 	for _, held := range flags {
 		file := files[held]
 		for _, flag := range flags {
@@ -63,6 +81,12 @@ func TestSecondRunRefusesTheSameOutputs(t *testing.T) {
 		}
 		if r := acprun(t, dir, "probe", "-o", file, "--", "acprun", "mock-agent", "hi.mock.yaml"); r.code != 2 || r.stderr != "acprun: -o "+file+": "+busy || r.stdout != "" {
 			t.Errorf("probe -o %s (the first run's %s): exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 2 and the run that writes it", file, held, r.code, r.stdout, r.stderr)
+		}
+		if r := acprun(t, dir, "report", "shard.json", "-o", file); r.code != 2 || r.stderr != "acprun: report: -o "+file+": "+busy {
+			t.Errorf("report -o %s (the first run's %s): exit %d, stderr:\n%s\nwant exit 2 and the run that writes it", file, held, r.code, r.stderr)
+		}
+		if r := acprun(t, dir, "schema", "-o", file); r.code != 2 || r.stderr != "acprun: -o "+file+": "+busy {
+			t.Errorf("schema -o %s (the first run's %s): exit %d, stderr:\n%s\nwant exit 2 and the run that writes it", file, held, r.code, r.stderr)
 		}
 	}
 	for _, file := range []string{"out.json", "out.xml", "out.html"} {

@@ -127,11 +127,15 @@ func onProc(dir string) bool {
 // missing parent directories, and for a regular or new file creates and
 // removes a temporary file beside the target, which is what Write needs.
 // It never opens a device or FIFO: it checks that the process may write it.
+// A file whose name has the form of Pin's lock files (".NAME.lock") is
+// refused whatever it is: writing it would break another run's lock.
 func Check(path string) error {
 	real, inPlace, fi, err := lookup(path, "write")
 	switch {
 	case err != nil:
 		return err
+	case isLockName(real):
+		return fmt.Errorf("%s: names of the form .NAME.lock are reserved for acprun's output locks; choose another name", real)
 	case fi != nil && inPlace:
 		return access(real)
 	case fi != nil && fi.Mode()&fs.ModeSocket != 0:
@@ -327,6 +331,13 @@ func Pin(path string) (*Pinned, error) {
 // lockName is the name of Pin's lock file for the file base.
 func lockName(base string) string { return "." + base + ".lock" }
 
+// isLockName reports whether the file path has a name of lockName's form
+// (DirLockName has it too).
+func isLockName(path string) bool {
+	_, base := split(path)
+	return len(base) > len(".lock") && strings.HasPrefix(base, ".") && strings.HasSuffix(base, ".lock")
+}
+
 // WriteFrom writes what write writes to the file p named when it was
 // pinned, as the package-level WriteFrom does but for what was put at its
 // place since (see Pinned).
@@ -383,9 +394,9 @@ func (p *Pinned) SyncDir() {
 }
 
 // Close releases the directory p holds open, and removes the lock file it
-// holds, then releases it.
+// holds, then releases it. A nil Pinned (stdout's) has nothing to close.
 func (p *Pinned) Close() error {
-	if p.dir == nil {
+	if p == nil || p.dir == nil {
 		return nil
 	}
 	if p.lock != nil {

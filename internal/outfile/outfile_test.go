@@ -826,6 +826,44 @@ func TestPinRefusesAFileAnotherProcessPinned(t *testing.T) {
 	}
 }
 
+// TestPinRefusesALockFileName: an output named as a lock file
+// (".NAME.lock"), by its own name or through a symlink, is refused, so that
+// another process's lock is not replaced: the file it pinned stays locked.
+// A name that only looks alike is an output as any other.
+func TestPinRefusesALockFileName(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json")
+	holder, _ := testkit.StartHolder(t, holdPinEnv+"="+path)
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(".r.json.lock", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{".r.json.lock", "link", ".new.lock", outfile.DirLockName} {
+		p, err := outfile.Pin(filepath.Join(dir, name))
+		if err == nil || !strings.Contains(err.Error(), "reserved for acprun's output locks; choose another name") {
+			if p != nil {
+				p.Close()
+			}
+			t.Errorf("Pin(%s) = %v; want it refused as a lock file's name", name, err)
+		}
+	}
+	p, err := outfile.Pin(path)
+	if p != nil {
+		p.Close()
+	}
+	if busy, ok := errors.AsType[*outfile.BusyError](err); !ok || busy.PID != holder {
+		t.Errorf("Pin of the file another process pinned, after the others = %v; want it still busy, held by pid %d", err, holder)
+	}
+	for _, name := range []string{"x.lock", ".lock", ".x.locks"} {
+		p, err := outfile.Pin(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("Pin(%s) = %v; want it pinned", name, err)
+			continue
+		}
+		p.Close()
+	}
+}
+
 // TestWithTempsNamesTheTemporaryFile checks that a write through a
 // Pinned, with WithTemps, names the temporary file it writes by its
 // absolute path (the working directory's output included) before it
