@@ -72,13 +72,14 @@ func capture(t *testing.T) (*os.File, func() string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan string, 1)
+	done := make(chan struct{})
+	var data []byte
 	go func() {
-		data, _ := io.ReadAll(r)
+		data, _ = io.ReadAll(r)
 		r.Close()
-		done <- string(data)
+		close(done)
 	}()
-	return w, func() string { return <-done }
+	return w, func() string { <-done; return string(data) }
 }
 
 // assertNoTextDir fails the test when the run left its private temporary

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,6 +54,44 @@ func readAfter(t *testing.T, done <-chan struct{}, what string, r *os.File, cmd 
 		t.Fatal(err)
 	}
 	return data, waitCode(t, cmd)
+}
+
+// readFIFO opens the FIFO path for reading, which waits until acprun
+// opens it to write. When acprun ends first (stderr, which returns its
+// stderr, returns), it fails the test at once with that stderr; it may be
+// called from a goroutine of the test.
+func readFIFO(t *testing.T, path string, stderr func() string) *os.File {
+	t.Helper()
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	open := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		open <- opened{f, err}
+	}()
+	ended := make(chan string, 1)
+	go func() { ended <- stderr() }()
+	select {
+	case o := <-open:
+		if o.err != nil {
+			t.Error(o.err)
+			runtime.Goexit()
+		}
+		return o.f
+	case s := <-ended:
+		// Be the writer for a moment, so that the waiting open returns.
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		if o := <-open; o.f != nil {
+			o.f.Close()
+		}
+		t.Errorf("acprun ended before it opened %s; stderr:\n%s", path, s)
+		runtime.Goexit()
+		return nil
+	}
 }
 
 // eventSeen reads the events r carries (--events -) to their end, and
@@ -160,11 +199,9 @@ func TestEventsUnreadStdout(t *testing.T) {
 	var data []byte
 	go func() {
 		defer close(written)
-		f, err := os.Open(results) // until acprun opens it to write the results
-		if err == nil {
-			data, _ = io.ReadAll(f)
-			f.Close()
-		}
+		f := readFIFO(t, results, stderr) // until acprun opens it to write the results
+		data, _ = io.ReadAll(f)
+		f.Close()
 	}()
 	events, code := readAfter(t, written, "results", stdoutR, cmd)
 	<-written
@@ -203,11 +240,7 @@ func readTranscriptAfterTurn(t *testing.T, dir, name string) ([]byte, int, strin
 	stdoutW.Close()
 	stderrW.Close()
 	finished := eventSeen(stdoutR, "turn_finished")
-	tr, err := os.Open(transcript) // until acprun opens it, as the scenario starts
-	if err != nil {
-		cmd.Process.Kill()
-		t.Fatal(err)
-	}
+	tr := readFIFO(t, transcript, stderr) // until acprun opens it, as the scenario starts
 	lines, code := readAfter(t, finished, "turn_finished event", tr, cmd)
 	return lines, code, stderr()
 }
@@ -289,5 +322,60 @@ turns:
 	want := fmt.Sprintf(`transcript: tr/stuck.jsonl: %d lines dropped: its reader did not keep up (records {"dropped": n} mark where)`, dropped)
 	if !slices.Contains(r.Warnings, want) {
 		t.Errorf("warnings %q; want %q", r.Warnings, want)
+	}
+}
+
+// heldFIFO makes the FIFO path and opens it for reading, never to read
+// it: a reader that is stuck. It is closed at the test's end.
+func heldFIFO(t *testing.T, path string) {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+}
+
+// TestTranscriptsHeldFIFOTimeout: the transcript is a FIFO whose reader
+// never reads, and the scenario passes with far more in its transcript
+// than a pipe holds. At the run's --timeout acprun gives the transcript
+// up instead of waiting for that reader: the run ends, the results are
+// written, the transcript is named incomplete and the run exits 4. Were
+// it waiting, the test's guard (a minute, past the timeout) would pass.
+func TestTranscriptsHeldFIFOTimeout(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps:\n      - flood: {count: 2000, text: \"some line of text that is moderately long to fill the pipe\\n\"}\n",
+		"s.yaml":          unreadScenario,
+	})
+	if err := os.Mkdir(filepath.Join(dir, "tr"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	heldFIFO(t, filepath.Join(dir, "tr", "unread.jsonl"))
+	stderrW, stderr := capture(t)
+	cmd, _ := pipeRun(t, dir, nil, stderrW, "run", "s.yaml", "--transcripts", "tr", "--timeout", "2s", "-o", "out.json", "--junit", "junit.xml")
+	stderrW.Close()
+	exited := make(chan int, 1)
+	go func() { exited <- waitCode(t, cmd) }()
+	var code int
+	select {
+	case code = <-exited:
+	case <-time.After(readerGuard):
+		cmd.Process.Kill()
+		t.Fatalf("acprun waited for the transcript's reader past its --timeout\nstderr:\n%s", stderr())
+	}
+	if want := "tr/unread.jsonl: its reader did not read it: run timeout; the transcript is incomplete"; code != exitOutput || !strings.Contains(stderr(), want) {
+		t.Errorf("exit %d; want %d, saying %q\nstderr:\n%s", code, exitOutput, want, stderr())
+	}
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	if len(out.Scenarios) != 1 || out.Scenarios[0].Status != report.StatusPassed {
+		t.Fatalf("%d results; want the one scenario, passed\nstderr:\n%s", len(out.Scenarios), stderr())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "junit.xml")); err != nil {
+		t.Errorf("the JUnit report: %v; want it written", err)
 	}
 }

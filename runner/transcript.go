@@ -152,7 +152,9 @@ func TranscriptFiles(opts Options, scenarios []*scenario.Scenario) []string {
 // is removed first, never followed; a FIFO there is written to, as a
 // shell redirection would (tests follow a transcript so), once it has a
 // reader: one that has none is waited for until ctx ends (an interrupt),
-// and not at all once it has (outfile.OpenIn).
+// and not at all once it has (outfile.OpenIn). Its lines wait for the
+// FIFO's reader until ctx ends too (outfile.UntilDone): the rest is then
+// lost.
 func newTranscript(ctx context.Context, opts *Options, name string, red *redact.Redactor) (*transcript, error) {
 	dir := opts.transcripts
 	if dir == nil {
@@ -173,7 +175,7 @@ func newTranscript(ctx context.Context, opts *Options, name string, red *redact.
 	if err != nil {
 		return nil, inDir(err, path)
 	}
-	return startTranscript(path, f, f, red, maxTranscriptHeld), nil
+	return startTranscript(path, f, outfile.UntilDone(ctx, f), red, maxTranscriptHeld), nil
 }
 
 // startTranscript returns the transcript at path, written to w, whose
@@ -218,7 +220,9 @@ func lost(res *report.Result, err error, what string) {
 // incomplete records in res that the transcript t, once written, lost
 // lines: a write failed (no space left, a FIFO's reader quit), which, as
 // lost does, it warns of and records in LostTranscripts; or lines were
-// dropped for a reader that did not read (gap), which it warns of.
+// dropped for a reader that did not read (gap), which it warns of. Lines
+// given up for a reader that did not read them by an interrupt are only
+// a warning: the run exits as interrupted.
 func incomplete(res *report.Result, t *transcript, what string) {
 	err := t.close()
 	if n := t.q.Dropped(); n > 0 { // an output not whole: the run exits 4
@@ -232,6 +236,9 @@ func incomplete(res *report.Result, t *transcript, what string) {
 			how = "was lost"
 		}
 		res.Warnings = append(res.Warnings, fmt.Sprintf("transcript: %v; it %s", err, how))
+		if ue, ok := errors.AsType[*outfile.UnreadError](err); ok && !errors.Is(ue.Cause, ErrRunTimeout) {
+			return // an interrupt
+		}
 		res.LostTranscripts = append(res.LostTranscripts, fmt.Sprintf("%v; %s %s", err, what, how))
 	}
 }

@@ -89,13 +89,14 @@ func NewEvents(w io.Writer) *Events {
 // CreateEvents opens the events file at path as outfile.Create does:
 // a regular file is created (with its parents) or truncated, a symlink is
 // followed, a device or FIFO is written in place (opening a FIFO waits for
-// its reader, or for ctx to end). Close closes it.
+// its reader, or for ctx to end), whose reader is waited for until ctx
+// ends too (outfile.UntilDone). Close closes it.
 func CreateEvents(ctx context.Context, path string) (*Events, error) {
 	f, err := outfile.Create(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	e := NewEvents(f)
+	e := NewEvents(outfile.UntilDone(ctx, f))
 	e.c = f
 	return e, nil
 }
