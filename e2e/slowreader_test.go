@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -357,7 +358,7 @@ func TestTranscriptsHeldFIFOTimeout(t *testing.T) {
 	}
 	heldFIFO(t, filepath.Join(dir, "tr", "unread.jsonl"))
 	stderrW, stderr := capture(t)
-	cmd, _ := pipeRun(t, dir, nil, stderrW, "run", "s.yaml", "--transcripts", "tr", "--timeout", "2s", "-o", "out.json", "--junit", "junit.xml")
+	cmd, _ := pipeRun(t, dir, nil, stderrW, "run", "s.yaml", "--transcripts", "tr", "--timeout", "5s", "-o", "out.json", "--junit", "junit.xml")
 	stderrW.Close()
 	exited := make(chan int, 1)
 	go func() { exited <- waitCode(t, cmd) }()
@@ -377,5 +378,35 @@ func TestTranscriptsHeldFIFOTimeout(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "junit.xml")); err != nil {
 		t.Errorf("the JUnit report: %v; want it written", err)
+	}
+}
+
+// TestTranscriptsHeldFIFOInterrupt: as TestTranscriptsHeldFIFOTimeout, but
+// the run has no --timeout and is interrupted once its turn is over, while
+// acprun would wait for the transcript's reader: one interrupt ends the
+// run, with exit 130, the results written and the transcript named
+// incomplete, a warning only (the interrupt is the run's outcome).
+func TestTranscriptsHeldFIFOInterrupt(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps:\n      - flood: {count: 2000, text: \"some line of text that is moderately long to fill the pipe\\n\"}\n",
+		"s.yaml":          unreadScenario,
+	})
+	if err := os.Mkdir(filepath.Join(dir, "tr"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	heldFIFO(t, filepath.Join(dir, "tr", "unread.jsonl"))
+	ctx, cancel := context.WithTimeout(t.Context(), fifoDeadline)
+	defer cancel()
+	run := startWatched(t, ctx, dir, "run", "s.yaml", "-v", "--transcripts", "tr", "-o", "out.json")
+	run.waitLine("[unread] turn 1: end_turn")
+	res := run.interruptOnce()
+	if want := "tr/unread.jsonl: its reader did not read it: interrupted"; res.code != exitInterrupted || !strings.Contains(res.stderr, want) {
+		t.Errorf("exit %d; want %d, saying %q\nstderr:\n%s", res.code, exitInterrupted, want, res.stderr)
+	}
+	if out := readResults(t, filepath.Join(dir, "out.json")); len(out.Scenarios) != 1 || !out.Interrupted {
+		t.Errorf("%d results, interrupted %v; want the one scenario, the run marked interrupted", len(out.Scenarios), out.Interrupted)
 	}
 }
