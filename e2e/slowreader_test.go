@@ -348,15 +348,7 @@ func heldFIFO(t *testing.T, path string) {
 // it waiting, the test's guard (a minute, past the timeout) would pass.
 func TestTranscriptsHeldFIFOTimeout(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": "turns:\n  - steps:\n      - flood: {count: 2000, text: \"some line of text that is moderately long to fill the pipe\\n\"}\n",
-		"s.yaml":          unreadScenario,
-	})
-	if err := os.Mkdir(filepath.Join(dir, "tr"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	heldFIFO(t, filepath.Join(dir, "tr", "unread.jsonl"))
+	dir := heldTranscriptDir(t)
 	stderrW, stderr := capture(t)
 	cmd, _ := pipeRun(t, dir, nil, stderrW, "run", "s.yaml", "--transcripts", "tr", "--timeout", "5s", "-o", "out.json", "--junit", "junit.xml")
 	stderrW.Close()
@@ -389,15 +381,7 @@ func TestTranscriptsHeldFIFOTimeout(t *testing.T) {
 func TestTranscriptsHeldFIFOInterrupt(t *testing.T) {
 	underRace(t)
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"agent.mock.yaml": "turns:\n  - steps:\n      - flood: {count: 2000, text: \"some line of text that is moderately long to fill the pipe\\n\"}\n",
-		"s.yaml":          unreadScenario,
-	})
-	if err := os.Mkdir(filepath.Join(dir, "tr"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	heldFIFO(t, filepath.Join(dir, "tr", "unread.jsonl"))
+	dir := heldTranscriptDir(t)
 	ctx, cancel := context.WithTimeout(t.Context(), fifoDeadline)
 	defer cancel()
 	run := startWatched(t, ctx, dir, "run", "s.yaml", "-v", "--transcripts", "tr", "-o", "out.json")
@@ -409,4 +393,21 @@ func TestTranscriptsHeldFIFOInterrupt(t *testing.T) {
 	if out := readResults(t, filepath.Join(dir, "out.json")); len(out.Scenarios) != 1 || !out.Interrupted {
 		t.Errorf("%d results, interrupted %v; want the one scenario, the run marked interrupted", len(out.Scenarios), out.Interrupted)
 	}
+}
+
+// heldTranscriptDir is a new directory with unreadScenario, an agent that
+// says more than a pipe holds, and tr/unread.jsonl, its transcript's
+// place, a FIFO that the test holds open and never reads.
+func heldTranscriptDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps:\n      - flood: {count: 2000, text: \"some line of text that is moderately long to fill the pipe\\n\"}\n",
+		"s.yaml":          unreadScenario,
+	})
+	if err := os.Mkdir(filepath.Join(dir, "tr"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	heldFIFO(t, filepath.Join(dir, "tr", "unread.jsonl"))
+	return dir
 }
