@@ -34,13 +34,10 @@ const holdOutputEnv = "ACPRUN_TEST_HOLD_OUTPUT"
 // until stdin ends: another run writing the file.
 func holdOutput(held string) {
 	flag, path, _ := strings.Cut(held, " ")
-	if _, err := takeOutputs(withOutput(flag, path)); err != nil {
-		fmt.Println(err)
-		os.Exit(1)
-	}
-	fmt.Println("held")
-	io.Copy(io.Discard, os.Stdin)
-	os.Exit(0)
+	testkit.Hold(func() (func(), error) {
+		_, err := takeOutputs(withOutput(flag, path)) // let go at exit
+		return nil, err
+	})
 }
 
 // withOutput is a run whose only output is flag (-o, --junit, --html or

@@ -61,11 +61,10 @@ type call struct {
 	title   string
 	cwd     string // the session cwd, as given
 	resolve func(string) (string, error)
-	// cwdsMade says that cwds was made (see cwdList), on first use: only
-	// a path rule looks at the cwd, so a call that meets none does not
-	// resolve it.
-	cwdsMade bool
-	cwds     []string // the session cwd, and resolved when that differs
+	// cwds is the session cwd, and resolved when that differs; nil until
+	// its first use (cwdList): only a path rule looks at the cwd, so a
+	// call that meets none does not resolve it.
+	cwds     []string
 	commands []string
 	units    [][]string // units[j]: allowUnits(commands[j])
 	forms    []forms    // forms[j]: denyForms(commands[j]), made on first use
@@ -101,8 +100,7 @@ func newCall(req Request) *call {
 // cwdList returns the session cwd, and where the OS resolves it now when
 // that differs, made once for all rules.
 func (c *call) cwdList() []string {
-	if !c.cwdsMade {
-		c.cwdsMade = true
+	if c.cwds == nil {
 		c.cwds = []string{c.cwd}
 		if c.resolve != nil && filepath.IsAbs(c.cwd) {
 			if cwd, err := c.resolve(c.cwd); err == nil && filepath.Clean(cwd) != filepath.Clean(c.cwd) {

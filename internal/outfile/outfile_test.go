@@ -38,15 +38,13 @@ const holdPinEnv = "OUTFILE_TEST_HOLD_PIN"
 // holdPin pins path, says "held" on stdout and keeps it pinned until
 // stdin ends: another run that will write the file.
 func holdPin(path string) {
-	p, err := outfile.Pin(path)
-	if err != nil {
-		fmt.Println(err)
-		os.Exit(1)
-	}
-	fmt.Println("held")
-	io.Copy(io.Discard, os.Stdin)
-	p.Close()
-	os.Exit(0)
+	testkit.Hold(func() (func(), error) {
+		p, err := outfile.Pin(path)
+		if err != nil {
+			return nil, err
+		}
+		return func() { p.Close() }, nil
+	})
 }
 
 // mode is the permission bits of the file path names.
@@ -821,7 +819,7 @@ func TestPinRefusesAFileAnotherProcessPinned(t *testing.T) {
 		t.Errorf("the file holds %q once pinned; want it untouched until written", got)
 	}
 	p.Close()
-	if names := dirNames(t, filepath.Dir(path)); !slices.Equal(names, []string{"r.json"}) {
+	if names := entries(t, filepath.Dir(path)); !slices.Equal(names, []string{"r.json"}) {
 		t.Errorf("the directory holds %q once closed; want r.json alone, the lock removed", names)
 	}
 }
@@ -900,18 +898,4 @@ func TestWithTempsNamesTheTemporaryFile(t *testing.T) {
 	if got := read(t, filepath.Join(dir, "r.json")); got != "{}" {
 		t.Errorf("r.json holds %q; want {}", got)
 	}
-}
-
-// dirNames lists the names in dir, sorted.
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return names
 }

@@ -3,7 +3,6 @@ package outfile_test
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,15 +20,13 @@ const holdDirEnv = "OUTFILE_TEST_HOLD_DIR"
 // holdDir takes the lock of dir, says "held" on stdout and keeps it until
 // stdin ends: another run writing in the directory.
 func holdDir(dir string) {
-	f, _, err := outfile.LockDir(dir)
-	if err != nil {
-		fmt.Println(err)
-		os.Exit(1)
-	}
-	fmt.Println("held")
-	io.Copy(io.Discard, os.Stdin)
-	f.Close()
-	os.Exit(0)
+	testkit.Hold(func() (func(), error) {
+		f, _, err := outfile.LockDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		return func() { f.Close() }, nil
+	})
 }
 
 // TestLockDirRefusesADirectoryAnotherProcessLocks: while another process

@@ -2,6 +2,8 @@ package testkit
 
 import (
 	"bufio"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -40,4 +42,23 @@ func StartHolder(t testing.TB, kv string) (pid int, release func()) {
 		t.Fatalf("the holder (%s) says %q; want held", kv, line)
 	}
 	return holder.Process.Pid, release
+}
+
+// Hold is the holder's side of StartHolder, for the TestMain of the test
+// binary started again: it calls take, which takes what is to be held
+// and returns how to let it go (nil for nothing), says "held" on stdout,
+// keeps it until stdin ends, lets it go and exits 0. When take fails, it
+// prints the error and exits 1.
+func Hold(take func() (release func(), err error)) {
+	release, err := take()
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	fmt.Println("held")
+	io.Copy(io.Discard, os.Stdin)
+	if release != nil {
+		release()
+	}
+	os.Exit(0)
 }
