@@ -218,14 +218,14 @@ func lost(res *report.Result, err error, what string) {
 }
 
 // incomplete records in res that the transcript t, once written, lost
-// lines: a write failed (no space left, a FIFO's reader quit), which, as
-// lost does, it warns of and records in LostTranscripts; or lines were
-// dropped for a reader that did not read (gap), which it warns of. Lines
-// given up for a reader that did not read them by an interrupt are only
-// a warning: the run exits as interrupted.
+// lines: lines were dropped for a reader that did not keep up (gap), or a
+// write failed (no space left, a FIFO's reader quit). As lost does, it
+// warns of each and records it in LostTranscripts (the run exits 4).
+// Lines given up for a reader that did not read them by an interrupt are
+// only a warning: the run exits as interrupted.
 func incomplete(res *report.Result, t *transcript, what string) {
 	err := t.close()
-	if n := t.q.Dropped(); n > 0 { // an output not whole: the run exits 4
+	if n := t.q.Dropped(); n > 0 {
 		dropped := fmt.Sprintf("%s: %s dropped", t.path, plural(n, "line", "lines"))
 		res.Warnings = append(res.Warnings, fmt.Sprintf(`transcript: %s: its reader did not keep up (records {"dropped": n} mark where)`, dropped))
 		res.LostTranscripts = append(res.LostTranscripts, fmt.Sprintf("%s; %s is incomplete", dropped, what))
