@@ -90,27 +90,16 @@ func (m *Meter) feed(data []byte) {
 		var a struct {
 			Model string `json:"model"`
 			Usage *struct {
-				Prompt        count `json:"prompt_tokens"`
-				Completion    count `json:"completion_tokens"`
-				PromptDetails *struct {
-					Cached count `json:"cached_tokens"`
-				} `json:"prompt_tokens_details"`
-				CompletionDetails *struct {
-					Reasoning count `json:"reasoning_tokens"`
-				} `json:"completion_tokens_details"`
+				Prompt            count         `json:"prompt_tokens"`
+				Completion        count         `json:"completion_tokens"`
+				PromptDetails     cachedPart    `json:"prompt_tokens_details"`
+				CompletionDetails reasoningPart `json:"completion_tokens_details"`
 			} `json:"usage"`
 		}
 		json.Unmarshal(data, &a)
 		m.setModel(a.Model)
 		if u := a.Usage; u != nil {
-			m.input.update(u.Prompt)
-			m.output.update(u.Completion)
-			if u.PromptDetails != nil {
-				m.cacheRead.update(u.PromptDetails.Cached)
-			}
-			if u.CompletionDetails != nil {
-				m.thought.update(u.CompletionDetails.Reasoning)
-			}
+			m.openAI(u.Prompt, u.Completion, u.PromptDetails, u.CompletionDetails)
 		}
 	case OpenAIResponses:
 		var a struct {
@@ -170,31 +159,39 @@ func (m *Meter) anthropic(u *anthropicUsage) {
 type responsesAnswer struct {
 	Model string `json:"model"`
 	Usage *struct {
-		Input        count `json:"input_tokens"`
-		Output       count `json:"output_tokens"`
-		InputDetails *struct {
-			Cached count `json:"cached_tokens"`
-		} `json:"input_tokens_details"`
-		OutputDetails *struct {
-			Reasoning count `json:"reasoning_tokens"`
-		} `json:"output_tokens_details"`
+		Input         count         `json:"input_tokens"`
+		Output        count         `json:"output_tokens"`
+		InputDetails  cachedPart    `json:"input_tokens_details"`
+		OutputDetails reasoningPart `json:"output_tokens_details"`
 	} `json:"usage"`
 }
 
 func (m *Meter) responses(a *responsesAnswer) {
 	m.setModel(a.Model)
-	u := a.Usage
-	if u == nil {
-		return
+	if u := a.Usage; u != nil {
+		m.openAI(u.Input, u.Output, u.InputDetails, u.OutputDetails)
 	}
-	m.input.update(u.Input)
-	m.output.update(u.Output)
-	if u.InputDetails != nil {
-		m.cacheRead.update(u.InputDetails.Cached)
+}
+
+// cachedPart and reasoningPart are OpenAI's details of a prompt's (input's)
+// and a completion's (output's) count, in Chat Completions and Responses
+// alike.
+type (
+	cachedPart struct {
+		Cached count `json:"cached_tokens"`
 	}
-	if u.OutputDetails != nil {
-		m.thought.update(u.OutputDetails.Reasoning)
+	reasoningPart struct {
+		Reasoning count `json:"reasoning_tokens"`
 	}
+)
+
+// openAI takes an OpenAI usage report: the prompt's and the completion's
+// counts and their details (a missing one leaves its count unset).
+func (m *Meter) openAI(input, output count, in cachedPart, out reasoningPart) {
+	m.input.update(input)
+	m.output.update(output)
+	m.cacheRead.update(in.Cached)
+	m.thought.update(out.Reasoning)
 }
 
 func (m *Meter) setModel(model string) {
