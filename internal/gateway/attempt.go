@@ -91,7 +91,7 @@ func (a *Attempt) Spent() Spent {
 		if !c.reported {
 			continue
 		}
-		s.Usage = s.Usage.add(c.usage)
+		s.Usage = addUsage(s.Usage, c.usage)
 		p, ok := a.cfg.Prices[c.model]
 		if !ok {
 			p, ok = a.cfg.Prices[c.answerModel]
@@ -108,8 +108,8 @@ func (a *Attempt) Spent() Spent {
 	return s
 }
 
-// add returns the sum of u and v.
-func (u Usage) add(v Usage) Usage {
+// addUsage returns the sum of u and v.
+func addUsage(u, v Usage) Usage {
 	return Usage{
 		Input:      u.Input + v.Input,
 		Output:     u.Output + v.Output,
@@ -303,7 +303,7 @@ func (a *Attempt) report(c *call, m *provider.Meter) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if ok {
-		c.usage = Usage(u)
+		c.usage = u
 		c.reported = true
 	}
 	if model != "" && c.answerModel == "" {

@@ -28,6 +28,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/acprun/acprun/internal/gateway/provider"
 	"github.com/acprun/acprun/internal/inputfile"
 	"github.com/acprun/acprun/internal/redact"
 )
@@ -53,14 +54,7 @@ type Price struct {
 
 // Usage is token counts, as providers report them (Input excludes cached
 // tokens read or written).
-type Usage struct {
-	Input, Output, CacheRead, CacheWrite, Thought int64
-}
-
-// Total is every token counted.
-func (u Usage) Total() int64 {
-	return u.Input + u.Output + u.CacheRead + u.CacheWrite + u.Thought
-}
+type Usage = provider.Usage
 
 // Spent is what an attempt's requests have cost so far.
 type Spent struct {
