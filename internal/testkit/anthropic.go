@@ -51,10 +51,9 @@ type AnthropicRequest struct {
 type AnthropicServer struct {
 	// URL is the API's base URL, without /v1, as ANTHROPIC_BASE_URL takes
 	// it.
-	URL     string
-	srv     *httptest.Server
-	replies []ModelReply
-	requestLog
+	URL string
+	srv *httptest.Server
+	script
 
 	mu       sync.Mutex
 	requests []AnthropicRequest
@@ -67,7 +66,16 @@ type AnthropicServer struct {
 // input, which must marshal to a JSON object.
 func NewAnthropicServer(t testing.TB, replies ...ModelReply) *AnthropicServer {
 	t.Helper()
-	checkReplies(t, "NewAnthropicServer", replies)
+	s := &AnthropicServer{}
+	s.srv = s.serve(t, "NewAnthropicServer", replies, func(w http.ResponseWriter, r *http.Request) {
+		s.keep(r, nil)
+		s.logf("%s %s: not served (404)", r.Method, r.URL.RequestURI())
+		writeJSON(w, http.StatusNotFound, anthropicError("not_found_error", "not served by the fake: "+r.URL.Path))
+	}, map[string]http.HandlerFunc{
+		"POST /v1/messages":              s.messagesHandler,
+		"POST /v1/messages/count_tokens": s.countTokens,
+	})
+	s.URL = s.srv.URL
 	for _, r := range replies {
 		for _, c := range r.ToolCalls {
 			var obj map[string]any
@@ -76,18 +84,6 @@ func NewAnthropicServer(t testing.TB, replies ...ModelReply) *AnthropicServer {
 			}
 		}
 	}
-	s := &AnthropicServer{replies: replies}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/messages", s.messagesHandler)
-	mux.HandleFunc("POST /v1/messages/count_tokens", s.countTokens)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.keep(r, nil)
-		s.logf("%s %s: not served (404)", r.Method, r.URL.RequestURI())
-		writeJSON(w, http.StatusNotFound, anthropicError("not_found_error", "not served by the fake: "+r.URL.Path))
-	})
-	s.srv = httptest.NewServer(mux)
-	t.Cleanup(s.srv.Close)
-	s.URL = s.srv.URL
 	return s
 }
 
@@ -159,13 +155,12 @@ func (s *AnthropicServer) messagesHandler(w http.ResponseWriter, r *http.Request
 			n++
 		}
 	}
-	reply, which, ended := scripted(s.replies, len(req.Tools) > 0, n)
-	if ended != "" {
-		s.logf("%s → 400: %s", asked, ended)
-		writeJSON(w, http.StatusBadRequest, anthropicError("invalid_request_error", ended))
+	reply, _, ok := s.play(w, asked+" ", len(req.Tools) > 0, n, func(msg string) map[string]any {
+		return anthropicError("invalid_request_error", msg)
+	})
+	if !ok {
 		return
 	}
-	s.logf("%s → %s: %s", asked, which, describeReply(reply))
 	s.mu.Lock()
 	s.messages++
 	id := fmt.Sprintf("msg_test_%d", s.messages)
@@ -203,13 +198,10 @@ func anthropicMessage(id, model string) map[string]any {
 // two parts after an empty one) and content_block_stop, then message_delta
 // with the stop reason and the final output count, and message_stop.
 func (s *AnthropicServer) stream(w http.ResponseWriter, id, model string, reply ModelReply) {
-	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
+	startEvents(w, "text/event-stream; charset=utf-8")
 	event := func(name string, data map[string]any) {
 		data["type"] = name
-		text, _ := json.Marshal(data)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, text)
+		writeEvent(w, name, data)
 	}
 	event("message_start", map[string]any{"message": anthropicMessage(id, model)})
 	event("ping", map[string]any{})

@@ -48,24 +48,19 @@ type ModelServer struct {
 	// configuration takes it (baseURL).
 	URL string
 	// Model is the id of the one model it serves.
-	Model   string
-	replies []ModelReply
-	requestLog
+	Model string
+	script
 }
 
 // NewModelServer starts a ModelServer for model playing replies, closed
 // when the test ends.
 func NewModelServer(t testing.TB, model string, replies ...ModelReply) *ModelServer {
 	t.Helper()
-	checkReplies(t, "NewModelServer", replies)
-	s := &ModelServer{Model: model, replies: replies}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/models", s.models)
-	mux.HandleFunc("POST /v1/chat/completions", s.chat)
-	mux.HandleFunc("/", s.notFound)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	s.URL = srv.URL + "/v1"
+	s := &ModelServer{Model: model}
+	s.URL = s.serve(t, "NewModelServer", replies, s.notFound, map[string]http.HandlerFunc{
+		"GET /v1/models":            s.models,
+		"POST /v1/chat/completions": s.chat,
+	}).URL + "/v1"
 	return s
 }
 
@@ -117,13 +112,10 @@ func (s *ModelServer) chat(w http.ResponseWriter, r *http.Request) {
 			n++
 		}
 	}
-	reply, which, ended := scripted(s.replies, len(req.Tools) > 0, n)
-	if ended != "" {
-		s.logf("%s\n  → 400: %s", asked, ended)
-		writeJSON(w, http.StatusBadRequest, openAIError(ended))
+	reply, _, ok := s.play(w, asked+"\n  ", len(req.Tools) > 0, n, openAIError)
+	if !ok {
 		return
 	}
-	s.logf("%s\n  → %s: %s", asked, which, describeReply(reply))
 	if req.Stream {
 		s.stream(w, reply)
 		return
@@ -151,9 +143,7 @@ var usage = map[string]int{"prompt_tokens": 10, "completion_tokens": 5, "total_t
 // (its id and name, then its arguments) in delta chunks, a chunk with the
 // finish reason, one with the usage, and [DONE].
 func (s *ModelServer) stream(w http.ResponseWriter, reply ModelReply) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
+	startEvents(w, "text/event-stream")
 	chunk := func(delta map[string]any, finish any) map[string]any {
 		return map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 0, "model": s.Model,
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
@@ -173,8 +163,7 @@ func (s *ModelServer) stream(w http.ResponseWriter, reply ModelReply) {
 		map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 0, "model": s.Model,
 			"choices": []any{}, "usage": usage})
 	for _, e := range events {
-		data, _ := json.Marshal(e)
-		fmt.Fprintf(w, "data: %s\n\n", data)
+		writeEvent(w, "", e)
 	}
 	io.WriteString(w, "data: [DONE]\n\n")
 }
@@ -281,35 +270,19 @@ func describeReply(reply ModelReply) string {
 	return "tool calls " + strings.Join(calls, ", ")
 }
 
-// requestLog is a fake model server's log of the requests it got.
-type requestLog struct {
-	mu  sync.Mutex
-	log []string
+// script is what every fake model server keeps: the replies it plays and
+// its log of the requests it got.
+type script struct {
+	replies []ModelReply
+	mu      sync.Mutex
+	log     []string
 }
 
-// Log is the requests received so far, one entry each: what was asked and
-// what was answered.
-func (l *requestLog) Log() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.log, "\n")
-}
-
-func (l *requestLog) logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.log = append(l.log, fmt.Sprintf(format, args...))
-}
-
-// notFound logs and answers a request the fake does not serve.
-func (l *requestLog) notFound(w http.ResponseWriter, r *http.Request) {
-	l.logf("%s %s: not served (404)", r.Method, r.URL.Path)
-	http.NotFound(w, r)
-}
-
-// checkReplies fails the test at once when a tool call's arguments do not
-// marshal.
-func checkReplies(t testing.TB, who string, replies []ModelReply) {
+// serve starts a fake model server playing replies, with handlers by
+// pattern, answering any other path with notFound; it is closed when the
+// test ends. It fails the test at once (for the constructor who) when a
+// tool call's arguments do not marshal.
+func (l *script) serve(t testing.TB, who string, replies []ModelReply, notFound http.HandlerFunc, handlers map[string]http.HandlerFunc) *httptest.Server {
 	t.Helper()
 	for _, r := range replies {
 		for _, c := range r.ToolCalls {
@@ -318,17 +291,70 @@ func checkReplies(t testing.TB, who string, replies []ModelReply) {
 			}
 		}
 	}
+	l.replies = replies
+	mux := http.NewServeMux()
+	for pattern, h := range handlers {
+		mux.HandleFunc(pattern, h)
+	}
+	mux.HandleFunc("/", notFound)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
 }
 
-// scripted is the reply to a request with tools (or without: the side
-// text) whose conversation has n model turns, and how the log says it;
-// "" and the reason when the script has ended.
-func scripted(replies []ModelReply, tools bool, n int) (ModelReply, string, string) {
-	if !tools {
-		return ModelReply{Text: SideText}, "side text", ""
+// startEvents starts an answer of server-sent events of contentType, not
+// to be cached.
+func startEvents(w http.ResponseWriter, contentType string) {
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+}
+
+// writeEvent writes one server-sent event: its name, unless "", and v as
+// its data.
+func writeEvent(w io.Writer, name string, v any) {
+	data, _ := json.Marshal(v)
+	if name != "" {
+		fmt.Fprintf(w, "event: %s\n", name)
 	}
-	if n >= len(replies) {
-		return ModelReply{}, "", fmt.Sprintf("the script has %d replies, and this conversation already has %d model turns", len(replies), n)
+	fmt.Fprintf(w, "data: %s\n\n", data)
+}
+
+// Log is the requests received so far, one entry each: what was asked and
+// what was answered.
+func (l *script) Log() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.log, "\n")
+}
+
+func (l *script) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.log = append(l.log, fmt.Sprintf(format, args...))
+}
+
+// notFound logs and answers a request the fake does not serve.
+func (l *script) notFound(w http.ResponseWriter, r *http.Request) {
+	l.logf("%s %s: not served (404)", r.Method, r.URL.Path)
+	http.NotFound(w, r)
+}
+
+// play is the reply to a request with tools (or without: the side text)
+// whose conversation has n model turns, and how the log says it, logged
+// after asked (which ends with what goes before the arrow); false when the
+// script has ended, after answering 400 with errBody of the reason.
+func (l *script) play(w http.ResponseWriter, asked string, tools bool, n int, errBody func(string) map[string]any) (ModelReply, string, bool) {
+	reply, which := ModelReply{Text: SideText}, "side text"
+	if tools {
+		if n >= len(l.replies) {
+			ended := fmt.Sprintf("the script has %d replies, and this conversation already has %d model turns", len(l.replies), n)
+			l.logf("%s→ 400: %s", asked, ended)
+			writeJSON(w, http.StatusBadRequest, errBody(ended))
+			return ModelReply{}, "", false
+		}
+		reply, which = l.replies[n], fmt.Sprintf("reply %d of %d", n+1, len(l.replies))
 	}
-	return replies[n], fmt.Sprintf("reply %d of %d", n+1, len(replies)), ""
+	l.logf("%s→ %s: %s", asked, which, describeReply(reply))
+	return reply, which, true
 }

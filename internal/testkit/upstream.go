@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -30,23 +29,16 @@ type ResponsesServer struct {
 	// URL is the API's base URL, ending in /v1 (OPENAI_BASE_URL).
 	URL string
 	// Model is the id of the one model it serves.
-	Model   string
-	replies []ModelReply
-	requestLog
+	Model string
+	script
 }
 
 // NewResponsesServer starts a ResponsesServer for model playing replies,
 // closed when the test ends.
 func NewResponsesServer(t testing.TB, model string, replies ...ModelReply) *ResponsesServer {
 	t.Helper()
-	checkReplies(t, "NewResponsesServer", replies)
-	s := &ResponsesServer{Model: model, replies: replies}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/responses", s.responses)
-	mux.HandleFunc("/", s.notFound)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	s.URL = srv.URL + "/v1"
+	s := &ResponsesServer{Model: model}
+	s.URL = s.serve(t, "NewResponsesServer", replies, s.notFound, map[string]http.HandlerFunc{"POST /v1/responses": s.responses}).URL + "/v1"
 	return s
 }
 
@@ -119,13 +111,11 @@ func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(&b, "\n  %s", it.Type)
 		}
 	}
-	reply, which, ended := scripted(s.replies, len(req.Tools) > 0, n)
-	if ended != "" {
-		s.logf("%s\n  → 400: %s", b.String(), ended)
-		writeJSON(w, http.StatusBadRequest, openAIError(ended))
+	b.WriteString("\n  ")
+	reply, which, ok := s.play(w, b.String(), len(req.Tools) > 0, n, openAIError)
+	if !ok {
 		return
 	}
-	s.logf("%s\n  → %s: %s", b.String(), which, describeReply(reply))
 	s.answer(w, reply, req.Stream, which)
 }
 
@@ -200,13 +190,10 @@ func (s *ResponsesServer) answer(w http.ResponseWriter, reply ModelReply, stream
 		events = append(events, map[string]any{"type": "response.output_item.done", "output_index": i, "item": it.done})
 	}
 	events = append(events, map[string]any{"type": "response.completed", "response": response("completed", output, usage)})
-	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
+	startEvents(w, "text/event-stream; charset=utf-8")
 	for i, e := range events {
 		e["sequence_number"] = i
-		data, _ := json.Marshal(e)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e["type"], data)
+		writeEvent(w, e["type"].(string), e)
 	}
 }
 
@@ -221,23 +208,16 @@ type GeminiServer struct {
 	// (GOOGLE_GEMINI_BASE_URL).
 	URL string
 	// Model is the name of the one model it serves ("gemini-2.5-flash").
-	Model   string
-	replies []ModelReply
-	requestLog
+	Model string
+	script
 }
 
 // NewGeminiServer starts a GeminiServer for model playing replies, closed
 // when the test ends.
 func NewGeminiServer(t testing.TB, model string, replies ...ModelReply) *GeminiServer {
 	t.Helper()
-	checkReplies(t, "NewGeminiServer", replies)
-	s := &GeminiServer{Model: model, replies: replies}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1beta/models/{call}", s.generate)
-	mux.HandleFunc("/", s.notFound)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	s.URL = srv.URL
+	s := &GeminiServer{Model: model}
+	s.URL = s.serve(t, "NewGeminiServer", replies, s.notFound, map[string]http.HandlerFunc{"POST /v1beta/models/{call}": s.generate}).URL
 	return s
 }
 
@@ -319,13 +299,13 @@ func (s *GeminiServer) generate(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	reply, which, ended := scripted(s.replies, len(tools) > 0, n)
-	if ended != "" {
-		s.logf("%s\n  → 400: %s", b.String(), ended)
-		writeJSON(w, http.StatusBadRequest, geminiError(http.StatusBadRequest, ended, "INVALID_ARGUMENT"))
+	b.WriteString("\n  ")
+	reply, which, ok := s.play(w, b.String(), len(tools) > 0, n, func(msg string) map[string]any {
+		return geminiError(http.StatusBadRequest, msg, "INVALID_ARGUMENT")
+	})
+	if !ok {
 		return
 	}
-	s.logf("%s\n  → %s: %s", b.String(), which, describeReply(reply))
 
 	// The reply's parts, one chunk each when streamed; the last chunk
 	// has the finish reason and the whole usage, the others the prompt's.
