@@ -113,24 +113,33 @@ func (w *rewriter) value() {
 }
 
 func (w *rewriter) array() {
-	w.out = append(w.out, '[')
+	for end := w.open(']'); !end; end = w.next(']') {
+		w.value()
+	}
+}
+
+// open copies the bracket that opens an array or object at w.pos, and
+// reports whether closing follows at once (copied too).
+func (w *rewriter) open(closing byte) bool {
+	w.out = append(w.out, w.in[w.pos])
 	w.pos++
 	w.skipSpace()
-	if w.in[w.pos] == ']' {
+	if w.in[w.pos] == closing {
 		w.pos++
-		w.out = append(w.out, ']')
-		return
+		w.out = append(w.out, closing)
+		return true
 	}
-	for {
-		w.value()
-		w.skipSpace()
-		c := w.in[w.pos] // ',' or ']'
-		w.pos++
-		w.out = append(w.out, c)
-		if c == ']' {
-			return
-		}
-	}
+	return false
+}
+
+// next copies the ',' or closing that follows a member, and reports
+// whether it was closing.
+func (w *rewriter) next(closing byte) bool {
+	w.skipSpace()
+	c := w.in[w.pos]
+	w.pos++
+	w.out = append(w.out, c)
+	return c == closing
 }
 
 // key is an object key as written to w.out.
@@ -142,17 +151,9 @@ type key struct {
 
 func (w *rewriter) object() {
 	start := len(w.out)
-	w.out = append(w.out, '{')
-	w.pos++
-	w.skipSpace()
-	if w.in[w.pos] == '}' {
-		w.pos++
-		w.out = append(w.out, '}')
-		return
-	}
 	var keys []key
 	renamed := false
-	for {
+	for end := w.open('}'); !end; end = w.next('}') {
 		w.skipSpace()
 		k := key{start: len(w.out)}
 		k.name, k.changed = w.str()
@@ -163,13 +164,6 @@ func (w *rewriter) object() {
 		w.pos++ // ':'
 		w.out = append(w.out, ':')
 		w.value()
-		w.skipSpace()
-		c := w.in[w.pos] // ',' or '}'
-		w.pos++
-		w.out = append(w.out, c)
-		if c == '}' {
-			break
-		}
 	}
 	if renamed {
 		w.resolveCollisions(start, keys)
