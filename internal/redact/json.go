@@ -273,44 +273,7 @@ func (w *rewriter) str() (string, bool) {
 // an escaped lone surrogate into U+FFFD, and it keeps invalid UTF-8 bytes
 // as they are.
 func unquote[T string | []byte](dst []byte, lit T) []byte {
-	for i := 0; i < len(lit); {
-		c := lit[i]
-		if c != '\\' {
-			dst = append(dst, c)
-			i++
-			continue
-		}
-		switch e := lit[i+1]; e {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r := hex4(lit[i+2 : i+6])
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if i+6 <= len(lit) && lit[i] == '\\' && lit[i+1] == 'u' {
-					if d := utf16.DecodeRune(r, hex4(lit[i+2:i+6])); d != utf8.RuneError {
-						dst = utf8.AppendRune(dst, d)
-						i += 6
-						continue
-					}
-				}
-				r = utf8.RuneError
-			}
-			dst = utf8.AppendRune(dst, r)
-			continue
-		default: // '"', '\\', '/'
-			dst = append(dst, e)
-		}
-		i += 2
-	}
+	dst, _ = unescape(dst, lit, false)
 	return dst
 }
 

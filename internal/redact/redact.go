@@ -280,15 +280,15 @@ func (r *Redactor) formSpans(s string, spans []span) []span {
 // again (JSON in a JSON string) is decoded again, up to depth times. Each
 // span covers whole escapes.
 func (r *Redactor) escapedSpans(s string, spans []span, depth int) []span {
-	dec, _ := unescape(s, false)
-	if dec == s {
+	dec, _ := unescape(nil, s, false)
+	if string(dec) == s {
 		return spans
 	}
-	found := r.spansIn(dec, depth-1)
+	found := r.spansIn(string(dec), depth-1)
 	if len(found) == 0 {
 		return spans
 	}
-	_, from := unescape(s, true) // the same text, with where each byte comes from
+	_, from := unescape(nil, s, true) // the same text, with where each byte comes from
 	for _, f := range found {
 		end := len(s)
 		for j := f.end; j < len(from); j++ {
@@ -315,12 +315,11 @@ func (r *Redactor) spansIn(s string, depth int) []span {
 	return spans
 }
 
-// unescape decodes the JSON escapes of s (\" \\ \/ \b \f \n \r \t and
-// \uXXXX, surrogate pairs too); a backslash that begins none stands for
-// itself. With offsets it also returns, for each byte of the result, the
-// index in s of the escape or byte it comes from.
-func unescape(s string, offsets bool) (string, []int) {
-	var b []byte
+// unescape appends to b s with its JSON escapes decoded (\" \\ \/ \b \f \n
+// \r \t and \uXXXX, surrogate pairs too); a backslash that begins none
+// stands for itself. With offsets it also returns, for each byte appended,
+// the index in s of the escape or byte it comes from.
+func unescape[T string | []byte](b []byte, s T, offsets bool) ([]byte, []int) {
 	var from []int
 	for i := 0; i < len(s); {
 		start := i
@@ -356,12 +355,12 @@ func unescape(s string, offsets bool) (string, []int) {
 		from = appendIf(from, offsets, start)
 		i += n
 	}
-	return string(b), from
+	return b, from
 }
 
 // unescapeU decodes the \uXXXX escape (or surrogate pair of them) at the
 // start of s, returning its size; 0 when s starts with none.
-func unescapeU(s string) (rune, int) {
+func unescapeU[T string | []byte](s T) (rune, int) {
 	if len(s) < 6 || hex4(s[2:6]) < 0 {
 		return 0, 0
 	}
