@@ -23,11 +23,11 @@ const excerptLen = 80
 func diffRequest(rec, got *request) string {
 	switch {
 	case rec.Method != got.Method:
-		return differs("method", quote(rec.Method), quote(got.Method))
+		return differs("method", show(rec.Method), show(got.Method))
 	case rec.Path != got.Path:
-		return differs("path", quote(rec.Path), quote(got.Path))
+		return differs("path", show(rec.Path), show(got.Path))
 	case rec.Query != got.Query:
-		return differs("query", quote(rec.Query), quote(got.Query))
+		return differs("query", show(rec.Query), show(got.Query))
 	}
 	if len(rec.Body) == 0 || len(got.Body) == 0 {
 		if len(rec.Body) == len(got.Body) {
@@ -162,9 +162,6 @@ func show(v any) string {
 	}
 	return cut(string(encode(v)))
 }
-
-// quote is s as a JSON string, cut to excerptLen characters.
-func quote(s string) string { return show(s) }
 
 // excerptPair shows two strings that differ around where they first
 // differ: when that is far in, both start a little before it.

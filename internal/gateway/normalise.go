@@ -31,11 +31,7 @@ func normaliseBody(api provider.API, body []byte, paths *pathNames) json.RawMess
 		out, _ := json.Marshal("sha256:" + hex.EncodeToString(sum[:]))
 		return out
 	}
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.UseNumber()
-	var v any
-	d.Decode(&v) // valid JSON
-	return encode(normalise(provider.Strip(api, v), paths))
+	return encode(normalise(provider.Strip(api, decode(body)), paths))
 }
 
 // encode is v as compact JSON, keys sorted, with no HTML escaping.
