@@ -99,31 +99,28 @@ func (w *Workspace) Changes() (created, modified, deleted []string, err error) {
 // compare lists the differences between two snapshots.
 func compare(base, cur snapshot) (created, modified, deleted []string) {
 	created, modified, deleted = []string{}, []string{}, []string{}
-	for p, c := range cur {
-		b, ok := base[p]
+	// only lists p, which only one snapshot has (as e), in list, or in
+	// modified when it lies below a directory the other cannot list.
+	only := func(p string, e entry, other snapshot, list *[]string) {
 		switch {
-		case ok:
-			if b != c {
-				modified = append(modified, p)
-			}
-		case c.kind == kindUnreadableDir && hasBelow(base, p):
+		case e.kind == kindUnreadableDir && hasBelow(other, p):
 			// The files below stand for it.
-		case below(p, base):
+		case below(p, other):
 			modified = append(modified, p)
 		default:
-			created = append(created, p)
+			*list = append(*list, p)
+		}
+	}
+	for p, c := range cur {
+		if b, ok := base[p]; !ok {
+			only(p, c, base, &created)
+		} else if b != c {
+			modified = append(modified, p)
 		}
 	}
 	for p, b := range base {
-		if _, ok := cur[p]; ok {
-			continue
-		}
-		switch {
-		case b.kind == kindUnreadableDir && hasBelow(cur, p):
-		case below(p, cur):
-			modified = append(modified, p)
-		default:
-			deleted = append(deleted, p)
+		if _, ok := cur[p]; !ok {
+			only(p, b, cur, &deleted)
 		}
 	}
 	slices.Sort(created)
