@@ -311,15 +311,7 @@ func dying(pid int) bool {
 
 // pgrp is process pid's process group; 0 when it cannot be read.
 func pgrp(pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	fields := strings.Fields(string(b[i+1:]))
+	fields, _ := statFields(pid)
 	if len(fields) < 3 {
 		return 0
 	}
@@ -336,20 +328,30 @@ func kernelThread(pid int) bool {
 // stat reads the state (R, S, Z…) and flags of process pid; ok is false
 // when the process is gone. A stat that cannot be parsed reads as running.
 func stat(pid int) (state string, flags uint64, ok bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
+	fields, ok := statFields(pid)
+	if !ok {
 		return "", 0, false
 	}
-	i := bytes.LastIndexByte(b, ')') // the command name may hold anything
-	if i < 0 {
-		return "R", 0, true
-	}
-	fields := strings.Fields(string(b[i+1:]))
 	if len(fields) < 7 {
 		return "R", 0, true
 	}
 	flags, _ = strconv.ParseUint(fields[6], 10, 64)
 	return fields[0], flags, true
+}
+
+// statFields is the fields of process pid's /proc/PID/stat after its
+// command name, the state first (none when it cannot be parsed); ok is
+// false when the process is gone.
+func statFields(pid int) (fields []string, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, false
+	}
+	i := bytes.LastIndexByte(b, ')') // the command name may hold anything
+	if i < 0 {
+		return nil, true
+	}
+	return strings.Fields(string(b[i+1:])), true
 }
 
 // cmdline is process pid's command line, its arguments joined by spaces.
