@@ -11,6 +11,7 @@
 package provider
 
 import (
+	"maps"
 	"net/http"
 	"strings"
 
@@ -128,10 +129,7 @@ func Strip(api API, body any) any {
 	if !ok {
 		return body
 	}
-	out := make(map[string]any, len(obj))
-	for k, v := range obj {
-		out[k] = v
-	}
+	out := maps.Clone(obj)
 	for _, k := range Volatile(api) {
 		delete(out, k)
 	}
