@@ -193,15 +193,11 @@ func (r *Route) Close() {
 func (s *Server) serveHTTP(w http.ResponseWriter, req *http.Request) {
 	path := req.URL.EscapedPath()
 	tail, ok := strings.CutPrefix(path, "/r/")
-	if !ok {
-		plain(w, http.StatusNotFound, "acprun gateway: no such route")
-		return
-	}
 	id, rest, _ := strings.Cut(tail, "/")
 	s.mu.Lock()
 	route := s.routes[id]
 	s.mu.Unlock()
-	if route == nil {
+	if !ok || route == nil {
 		plain(w, http.StatusNotFound, "acprun gateway: no such route")
 		return
 	}
