@@ -204,12 +204,17 @@ func probe(dir, base, name string) error {
 		return err
 	}
 	defer root.Close()
-	f, tmp, err := createTemp(root, base, nil)
+	return probeIn(root, base, name)
+}
+
+// probeIn is probe in the directory dir, already open.
+func probeIn(dir *os.Root, base, name string) error {
+	f, tmp, err := createTemp(dir, base, nil)
 	if err != nil {
 		return untemp(err, name)
 	}
 	f.Close()
-	return untemp(root.Remove(tmp), name)
+	return untemp(dir.Remove(tmp), name)
 }
 
 // access reports whether the process may write the file at path.

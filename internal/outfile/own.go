@@ -159,13 +159,8 @@ func PinIn(dir *os.Root, path string) (*Pinned, error) {
 			return nil, err // a read-only file is not replaced behind its owner's back
 		}
 	}
-	f, tmp, err := createTemp(dir, base, nil)
-	if err != nil {
-		return nil, untemp(err, path)
-	}
-	f.Close()
-	if err := dir.Remove(tmp); err != nil {
-		return nil, untemp(err, path)
+	if err := probeIn(dir, base, path); err != nil {
+		return nil, err
 	}
 	return &Pinned{path: path, real: path, dir: dir}, nil
 }
