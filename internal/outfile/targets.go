@@ -1,6 +1,7 @@
 package outfile
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -108,11 +109,7 @@ func CheckInputs(stdout io.Writer, targets []Target, inputs []Input) error {
 			if in.Path == "" || !isInput(real, fi, in) {
 				continue
 			}
-			what := t.What
-			if what == "" {
-				what = "the output"
-			}
-			return fmt.Errorf("%s %s: it is %s; give %s another file", t.Flag, t.Path, in.What, what)
+			return fmt.Errorf("%s %s: it is %s; give %s another file", t.Flag, t.Path, in.What, cmp.Or(t.What, "the output"))
 		}
 	}
 	return nil
