@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,10 +41,7 @@ func diffRequest(rec, got *request) string {
 
 // differs is the message for a field that differs.
 func differs(field, rec, got string) string {
-	if field == "" {
-		field = "body"
-	}
-	return field + ": recorded " + rec + ", received " + got
+	return cmp.Or(field, "body") + ": recorded " + rec + ", received " + got
 }
 
 // absent stands for a value that is not there.

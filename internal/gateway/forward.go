@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -63,9 +64,7 @@ func copyHeader(dst, src http.Header) {
 // with the agent's header, and streams the answer back to w as it comes,
 // metering it, and in record keeping the exchange.
 func (a *Attempt) forward(ctx context.Context, w http.ResponseWriter, header http.Header, c *call, upstream string) {
-	if upstream == "" {
-		upstream = strings.TrimRight(provider.DefaultUpstream(c.api), "/")
-	}
+	upstream = cmp.Or(upstream, strings.TrimRight(provider.DefaultUpstream(c.api), "/"))
 	if upstream == "" {
 		plain(w, http.StatusBadGateway, fmt.Sprintf("acprun gateway: %s %s: no upstream to forward it to (give the agent's gateway an upstream)", c.method, c.path))
 		return

@@ -3,6 +3,7 @@
 package reap
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -36,9 +37,7 @@ func init() {
 // package proc); the guard finds the rest: what they started, in their
 // process group or out of it, as long as it carries the mark.
 func StartGuard(exe string, m Mark) (*Guard, error) {
-	if exe == "" {
-		exe = "/proc/self/exe"
-	}
+	exe = cmp.Or(exe, "/proc/self/exe")
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("guard: %w", err)

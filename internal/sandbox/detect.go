@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"os/exec"
@@ -80,10 +81,7 @@ func findBwrap() (path, why string) {
 	args := append(bwrapBase(true), "--", path, "--version")
 	out, err := exec.Command(path, args...).CombinedOutput()
 	if err != nil {
-		msg := strings.TrimSpace(string(out))
-		if msg == "" {
-			msg = err.Error()
-		}
+		msg := cmp.Or(strings.TrimSpace(string(out)), err.Error())
 		return "", fmt.Sprintf("%s cannot create a sandbox here: %s", path, msg)
 	}
 	return path, ""

@@ -51,6 +51,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -182,10 +183,7 @@ const (
 // where symbolic links lead): call it right before the commands start,
 // once the write paths and the temporary directory exist.
 func Plan(spec Spec, host Host) (Applied, error) {
-	level := spec.Level
-	if level == "" {
-		level = Required
-	}
+	level := cmp.Or(spec.Level, Required)
 	if level != Required && level != BestEffort {
 		return Applied{}, fmt.Errorf("sandbox level %q: want %q or %q", level, Required, BestEffort)
 	}
