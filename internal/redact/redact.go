@@ -132,17 +132,8 @@ func fit(v string) bool {
 		return false
 	}
 	lower := strings.ToLower(v)
-	for _, w := range tooCommon {
-		if lower == w {
-			return false
-		}
-	}
-	for _, lit := range []string{"true", "false", "null"} {
-		if strings.Contains(lit, lower) {
-			return false
-		}
-	}
-	return true
+	partOfLiteral := func(lit string) bool { return strings.Contains(lit, lower) }
+	return !slices.Contains(tooCommon, lower) && !slices.ContainsFunc([]string{"true", "false", "null"}, partOfLiteral)
 }
 
 // QuotedForms returns v and the forms it takes inside a quoted string,
