@@ -3,6 +3,7 @@ package gateway
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/acprun/acprun/internal/gateway/provider"
@@ -89,12 +90,9 @@ func headerSecrets(h http.Header) []string {
 // looks like it holds a secret.
 func secretName(name string) bool {
 	name = strings.ToLower(name)
-	for _, w := range []string{"key", "token", "secret", "passw", "auth", "sig", "credential"} {
-		if strings.Contains(name, w) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"key", "token", "secret", "passw", "auth", "sig", "credential"}, func(w string) bool {
+		return strings.Contains(name, w)
+	})
 }
 
 // text redacts s: every secret the attempt knows and the request's own.
