@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -149,9 +150,7 @@ func (s *ResponsesServer) answer(w http.ResponseWriter, reply ModelReply, stream
 		}
 		at := map[string]any{"item_id": msgID, "output_index": len(items), "content_index": 0}
 		with := func(m map[string]any) map[string]any {
-			for k, v := range at {
-				m[k] = v
-			}
+			maps.Copy(m, at)
 			return m
 		}
 		items = append(items, item{added: message("in_progress"), done: message("completed", part(reply.Text)), between: []map[string]any{
