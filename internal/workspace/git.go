@@ -293,15 +293,7 @@ func resolve(ctx context.Context, repo, ref string) (string, error) {
 
 // isHash reports whether s is a full SHA-1 or SHA-256 object name.
 func isHash(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // short abbreviates a commit hash for messages.
