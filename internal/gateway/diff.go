@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,26 +71,10 @@ func diffValue(field string, rec, got any) string {
 		if !ok {
 			break
 		}
-		keys := make([]string, 0, len(r)+len(g))
-		for k := range r {
-			keys = append(keys, k)
-		}
-		for k := range g {
-			if _, ok := r[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
+		keys := slices.AppendSeq(slices.Collect(maps.Keys(r)), maps.Keys(g))
 		slices.Sort(keys)
-		for _, k := range keys {
-			rv, rok := r[k]
-			gv, gok := g[k]
-			if !rok {
-				rv = absent{}
-			}
-			if !gok {
-				gv = absent{}
-			}
-			if d := diffValue(member(field, k), rv, gv); d != "" {
+		for _, k := range slices.Compact(keys) {
+			if d := diffValue(member(field, k), valueAt(r, k), valueAt(g, k)); d != "" {
 				return d
 			}
 		}
@@ -100,14 +85,7 @@ func diffValue(field string, rec, got any) string {
 			break
 		}
 		for i := range max(len(r), len(g)) {
-			var rv, gv any = absent{}, absent{}
-			if i < len(r) {
-				rv = r[i]
-			}
-			if i < len(g) {
-				gv = g[i]
-			}
-			if d := diffValue(field+"["+strconv.Itoa(i)+"]", rv, gv); d != "" {
+			if d := diffValue(field+"["+strconv.Itoa(i)+"]", elemAt(r, i), elemAt(g, i)); d != "" {
 				return d
 			}
 		}
@@ -132,6 +110,22 @@ func diffValue(field string, rec, got any) string {
 		}
 	}
 	return differs(field, show(rec), show(got))
+}
+
+// valueAt is m[k], absent when m has no k.
+func valueAt(m map[string]any, k string) any {
+	if v, ok := m[k]; ok {
+		return v
+	}
+	return absent{}
+}
+
+// elemAt is s[i], absent past the end of s.
+func elemAt(s []any, i int) any {
+	if i < len(s) {
+		return s[i]
+	}
+	return absent{}
 }
 
 // member names key of the object at field.
