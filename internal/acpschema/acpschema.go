@@ -117,14 +117,11 @@ func New(data []byte) (*Validator, error) {
 		if d.Method == "" {
 			continue
 		}
-		switch {
-		case strings.HasSuffix(name, "Request"):
+		switch notification := strings.HasSuffix(name, "Notification"); {
+		case notification || strings.HasSuffix(name, "Request"):
 			v.params[d.Method] = name
 			v.sides[d.Method] = d.Side
-		case strings.HasSuffix(name, "Notification"):
-			v.params[d.Method] = name
-			v.sides[d.Method] = d.Side
-			v.notifications[d.Method] = true
+			v.notifications[d.Method] = notification
 		case strings.HasSuffix(name, "Response"):
 			v.results[d.Method] = name
 		}
