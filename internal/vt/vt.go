@@ -191,17 +191,14 @@ func (s *Screen) escape(b []byte) int {
 	switch {
 	case final == 'A' && !strings.Contains(params, ";"):
 		s.row = max(s.row-n, s.top())
-	case final == 'K' && (params == "" || params == "0"):
+	case (final == 'K' || final == 'J') && (params == "" || params == "0"):
 		line := s.lines[s.row]
 		if s.col < len(line) {
 			s.lines[s.row] = line[:s.col]
 		}
-	case final == 'J' && (params == "" || params == "0"):
-		line := s.lines[s.row]
-		if s.col < len(line) {
-			s.lines[s.row] = line[:s.col]
+		if final == 'J' { // and the lines below
+			s.lines = s.lines[:s.row+1]
 		}
-		s.lines = s.lines[:s.row+1]
 	case final == 'm': // colours
 	default:
 		s.unknown = append(s.unknown, strconv.Quote(string(b[:end+1])))
