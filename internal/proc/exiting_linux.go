@@ -1,9 +1,9 @@
 package proc
 
 import (
-	"bytes"
-	"os"
 	"strconv"
+
+	"github.com/acprun/acprun/internal/reap"
 )
 
 // pfExiting is the kernel's PF_EXITING flag of a task (include/linux/
@@ -21,23 +21,16 @@ func (p *Process) Exiting() bool {
 	if p.gone { // not reaped before gone is set: the id is still the leader's
 		return true
 	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/stat")
+	f, err := reap.ProcStat(p.pid)
 	if err != nil {
 		return true
 	}
-	// pid (comm) state ppid pgrp session tty_nr tpgid flags …; comm may
-	// hold spaces and parentheses.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return false
-	}
-	f := bytes.Fields(b[i+1:])
 	if len(f) < 7 {
 		return false
 	}
-	if s := string(f[0]); s == "Z" || s == "X" || s == "x" {
+	if s := f[0]; s == "Z" || s == "X" || s == "x" {
 		return true
 	}
-	flags, err := strconv.ParseUint(string(f[6]), 10, 64)
+	flags, err := strconv.ParseUint(f[6], 10, 64)
 	return err == nil && flags&pfExiting != 0
 }

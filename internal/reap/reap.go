@@ -30,8 +30,11 @@
 package reap
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
+	"os"
 	"strings"
 )
 
@@ -94,6 +97,22 @@ type Process struct {
 	Pid int
 	// Command is its command line, arguments joined by spaces.
 	Command string
+}
+
+// ProcStat reads the fields of process pid's /proc/PID/stat that follow
+// its command name (which may hold anything): state ppid pgrp session
+// tty_nr tpgid flags … (proc(5)); none when the line does not parse. Its
+// error is the read's: the process is gone, or there is no /proc.
+func ProcStat(pid int) ([]string, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil, nil
+	}
+	return strings.Fields(string(b[i+1:])), nil
 }
 
 func random() string {

@@ -311,7 +311,7 @@ func dying(pid int) bool {
 
 // pgrp is process pid's process group; 0 when it cannot be read.
 func pgrp(pid int) int {
-	fields, _ := statFields(pid)
+	fields, _ := ProcStat(pid)
 	if len(fields) < 3 {
 		return 0
 	}
@@ -328,8 +328,8 @@ func kernelThread(pid int) bool {
 // stat reads the state (R, S, Z…) and flags of process pid; ok is false
 // when the process is gone. A stat that cannot be parsed reads as running.
 func stat(pid int) (state string, flags uint64, ok bool) {
-	fields, ok := statFields(pid)
-	if !ok {
+	fields, err := ProcStat(pid)
+	if err != nil {
 		return "", 0, false
 	}
 	if len(fields) < 7 {
@@ -337,21 +337,6 @@ func stat(pid int) (state string, flags uint64, ok bool) {
 	}
 	flags, _ = strconv.ParseUint(fields[6], 10, 64)
 	return fields[0], flags, true
-}
-
-// statFields is the fields of process pid's /proc/PID/stat after its
-// command name, the state first (none when it cannot be parsed); ok is
-// false when the process is gone.
-func statFields(pid int) (fields []string, ok bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return nil, false
-	}
-	i := bytes.LastIndexByte(b, ')') // the command name may hold anything
-	if i < 0 {
-		return nil, true
-	}
-	return strings.Fields(string(b[i+1:])), true
 }
 
 // cmdline is process pid's command line, its arguments joined by spaces.

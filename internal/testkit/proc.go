@@ -1,7 +1,6 @@
 package testkit
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"slices"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/acprun/acprun/internal/reap"
 )
 
 // Stat is what /proc/PID/stat says of a process.
@@ -24,17 +25,10 @@ const pfExiting = 0x4
 // ReadStat reads process pid's /proc/PID/stat. Its error is the read's:
 // the process is gone, or there is no /proc.
 func ReadStat(pid int) (Stat, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	fields, err := reap.ProcStat(pid)
 	if err != nil {
 		return Stat{}, err
 	}
-	// pid (comm) state ppid pgrp session tty_nr tpgid flags …; the
-	// command name may hold anything.
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return Stat{}, nil
-	}
-	fields := strings.Fields(string(data[i+1:]))
 	if len(fields) < 7 {
 		return Stat{}, nil
 	}
