@@ -35,6 +35,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -113,6 +114,26 @@ func ProcStat(pid int) ([]string, error) {
 		return nil, nil
 	}
 	return strings.Fields(string(b[i+1:])), nil
+}
+
+// SignalMasks reads the signal masks of process pid's /proc/PID/status
+// by name (SigPnd, ShdPnd, SigBlk, SigIgn, SigCgt: bit n-1 for signal n),
+// with every other field whose value reads as a hexadecimal number. Its
+// error is the read's.
+func SignalMasks(pid int) (map[string]uint64, error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return nil, err
+	}
+	masks := map[string]uint64{}
+	for line := range strings.SplitSeq(string(status), "\n") {
+		if name, value, ok := strings.Cut(line, ":"); ok {
+			if m, err := strconv.ParseUint(strings.TrimSpace(value), 16, 64); err == nil {
+				masks[name] = m
+			}
+		}
+	}
+	return masks, nil
 }
 
 func random() string {

@@ -292,21 +292,9 @@ func dying(pid int) bool {
 	if state == "Z" || state == "X" || flags&pfExiting != 0 {
 		return true
 	}
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return true
-	}
+	masks, err := SignalMasks(pid)
 	const sigkill = 1 << (unix.SIGKILL - 1)
-	for line := range strings.SplitSeq(string(status), "\n") {
-		name, value, ok := strings.Cut(line, ":")
-		if !ok || (name != "SigPnd" && name != "ShdPnd") {
-			continue
-		}
-		if mask, err := strconv.ParseUint(strings.TrimSpace(value), 16, 64); err == nil && mask&sigkill != 0 {
-			return true
-		}
-	}
-	return false
+	return err != nil || (masks["SigPnd"]|masks["ShdPnd"])&sigkill != 0
 }
 
 // pgrp is process pid's process group; 0 when it cannot be read.

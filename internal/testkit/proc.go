@@ -58,19 +58,9 @@ func Dying(pid int) bool {
 	if st.Ending() {
 		return true
 	}
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	masks, err := reap.SignalMasks(pid)
 	if err != nil {
 		return true
-	}
-	masks := map[string]uint64{}
-	for _, line := range strings.Split(string(status), "\n") {
-		name, value, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		if m, err := strconv.ParseUint(strings.TrimSpace(value), 16, 64); err == nil {
-			masks[name] = m
-		}
 	}
 	bit := func(sig syscall.Signal) uint64 { return 1 << (uint(sig) - 1) }
 	pending := masks["SigPnd"] | masks["ShdPnd"]
