@@ -400,30 +400,21 @@ func (f *File) Put(key string, e Entry) error {
 	return nil
 }
 
-// write writes the document atomically. The caller holds f.mu.
+// write replaces the state file with the document as acprun's output
+// files are replaced (a temporary file beside it, synced and renamed over
+// it, keeping its mode; what was put at its place since Open replaced,
+// not followed: see outfile.Pinned), then syncs the directory so that the
+// rename survives a crash. The caller holds f.mu.
 func (f *File) write() error {
 	data, err := json.MarshalIndent(f.doc, "", "  ")
+	if err == nil {
+		err = f.pin.WriteFrom(context.Background(), func(w io.Writer) error {
+			_, err := w.Write(append(data, '\n'))
+			return err
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("state file %s: %w", f.path, err)
-	}
-	if err := f.writeAtomic(append(data, '\n')); err != nil {
-		return fmt.Errorf("state file %s: %w", f.path, err)
-	}
-	return nil
-}
-
-// writeAtomic replaces the state file with data as acprun's output files
-// are replaced (a temporary file beside it, synced and renamed over it,
-// keeping its mode; what was put at its place since Open replaced, not
-// followed: see outfile.Pinned), then syncs the directory so that the
-// rename survives a crash.
-func (f *File) writeAtomic(data []byte) error {
-	err := f.pin.WriteFrom(context.Background(), func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-	if err != nil {
-		return err
 	}
 	f.pin.SyncDir() // the directory pinned, never what its path leads to now
 	return nil
