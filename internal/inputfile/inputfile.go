@@ -239,11 +239,9 @@ func ReadInNoLink(root *os.Root, name, path string, limit int64) ([]byte, error)
 	return readIn(root, name, path, limit, true)
 }
 
-// readIn is ReadIn; with noLink the file name itself must not be a
-// symbolic link: one there is an *Error wrapping ErrLink, and so is a file
-// swapped for another while it is opened. noLink reads a file in a
-// directory opened before others (agents) could write in it, where a link
-// at the file's place is theirs, not the user's (see Pin).
+// readIn is ReadIn, or ReadInNoLink with noLink: for a file in a directory
+// opened before others (agents) could write in it, where a link at the
+// file's place is theirs, not the user's (see Pin).
 func readIn(root *os.Root, name, path string, limit int64, noLink bool) ([]byte, error) {
 	stat := root.Stat
 	if noLink {
