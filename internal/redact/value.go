@@ -142,9 +142,7 @@ func (w *walker) walk(v reflect.Value, depth int) {
 		if scalar(v.Type().Elem().Kind()) || !w.first(v) {
 			return
 		}
-		for i := range v.Len() {
-			w.walk(v.Index(i), depth+1)
-		}
+		fallthrough // its elements are walked as an array's
 	case reflect.Array:
 		if scalar(v.Type().Elem().Kind()) {
 			return
