@@ -19,12 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files instead of com
 func Golden(t testing.TB, path string, got []byte) {
 	t.Helper()
 	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		WriteFiles(t, filepath.Dir(path), map[string]string{filepath.Base(path): string(got)})
 		return
 	}
 	want, err := os.ReadFile(path)
