@@ -380,9 +380,9 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 	}
 	if n.Kind != yaml.MappingNode {
 		if scenarioForm {
-			p.Errorf(n, "expected an agent name or a mapping with a command, got %s", describe(n))
+			p.Expected(n, "an agent name or a mapping with a command")
 		} else {
-			p.Errorf(n, "expected a mapping with a command, got %s", describe(n))
+			p.Expected(n, "a mapping with a command")
 		}
 		return spec
 	}

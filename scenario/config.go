@@ -103,7 +103,7 @@ func LoadConfigBytes(file string, data []byte, opts LoadOptions) (*Config, error
 	if err != nil {
 		dir = filepath.Dir(file)
 	}
-	c := &Config{File: file, dir: dir, read: yamlnode.Reader{Name: file, Src: data}, Agents: map[string]NamedAgent{}, agentNodes: map[string]*yaml.Node{}}
+	c := &Config{File: file, dir: dir, read: yamlnode.Reader{Name: file, Src: data, Templates: true}, Agents: map[string]NamedAgent{}, agentNodes: map[string]*yaml.Node{}}
 	c.Defaults.Scenario.Client = Client{FS: true, Terminal: true}
 	p := c.parser(opts.lookupEnv())
 	p.config(c)
@@ -178,8 +178,7 @@ func (p *fileParser) configAgents(n *yaml.Node, c *Config) {
 	if yamlnode.IsNull(n) {
 		return
 	}
-	if n.Kind != yaml.MappingNode {
-		p.Errorf(n, "expected a mapping of agent names to agents, got %s", describe(n))
+	if _, ok := p.Want(n, yaml.MappingNode, "a mapping of agent names to agents"); !ok {
 		return
 	}
 	m, _ := p.mapping(n, nil, nil)

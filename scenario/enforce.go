@@ -118,7 +118,7 @@ func (p *fileParser) enforceValue(n *yaml.Node) (Enforce, bool) {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
 		p.Errorf(n, "%s", unknownMsg("enforce", n.Value, []string{"true", "false", "strict"}, "values"))
 	} else {
-		p.Errorf(n, "expected true, false or strict, got %s", describe(n))
+		p.Expected(n, "true, false or strict")
 	}
 	return "", false
 }

@@ -121,7 +121,7 @@ func (p *fileParser) toolCounts(n *yaml.Node) []CountExpect {
 		}
 		switch {
 		case v.Kind != yaml.ScalarNode || yamlnode.IsNull(v) || v.ShortTag() == "!!bool":
-			p.Errorf(v, "expected a count (N, \"<=N\" or \">=N\"), got %s", describe(v))
+			p.Expected(v, `a count (N, "<=N" or ">=N")`)
 			continue
 		case v.ShortTag() == "!!int":
 			var i int64

@@ -107,7 +107,7 @@ func (p *fileParser) gateway(n *yaml.Node) *Gateway {
 		g.Mode, g.ModePos = p.gatewayMode(n), p.pos(n)
 		return g
 	case n.Kind != yaml.MappingNode:
-		p.Errorf(n, "expected a gateway: record, replay or meter, or a mapping of %s (null or false for none), got %s", orList(gatewayKeys), describe(n))
+		p.Expected(n, fmt.Sprintf("a gateway: record, replay or meter, or a mapping of %s (null or false for none)", orList(gatewayKeys)))
 		return nil
 	}
 	m, _ := p.mapping(n, gatewayKeys, nil)
@@ -181,8 +181,7 @@ func (p *fileParser) prices(n *yaml.Node) map[string]gateway.Price {
 	if yamlnode.IsNull(n) {
 		return nil
 	}
-	if n.Kind != yaml.MappingNode {
-		p.Errorf(n, "expected a mapping of model names to prices ({claude-sonnet-4-5: {input: 3, output: 15}}), got %s", describe(n))
+	if _, ok := p.Want(n, yaml.MappingNode, "a mapping of model names to prices ({claude-sonnet-4-5: {input: 3, output: 15}})"); !ok {
 		return nil
 	}
 	out := map[string]gateway.Price{}

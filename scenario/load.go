@@ -166,7 +166,7 @@ func (l *loader) parse(file string, data []byte) *parsedFile {
 	if err != nil {
 		abs = file
 	}
-	p := &fileParser{Reader: yamlnode.Reader{Name: file, Src: data}, dir: dir, lookup: l.opts.LookupEnv, cfg: l.opts.Config, deferUnset: l.opts.DeferUnset,
+	p := &fileParser{Reader: yamlnode.Reader{Name: file, Src: data, Templates: true}, dir: dir, lookup: l.opts.LookupEnv, cfg: l.opts.Config, deferUnset: l.opts.DeferUnset,
 		gatewayFlag: l.opts.Gateway, gatewayTiming: l.opts.GatewayTiming, turnTimeoutFlag: l.opts.TurnTimeout}
 	return &parsedFile{file: file, abs: abs, p: p, scens: p.parseFile()}
 }

@@ -90,27 +90,6 @@ func (p *fileParser) warnf(pos Pos, format string, args ...any) {
 	p.warns = append(p.warns, Warning{Pos: pos, Msg: termtext.Printable(fmt.Sprintf(format, args...)) + pos.Origin.Note()})
 }
 
-// describe names the kind of n for "expected X, got Y" messages.
-func describe(n *yaml.Node) string {
-	switch n = yamlnode.Deref(n); n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.ShortTag() {
-		case "!!null":
-			return "null"
-		case "!!bool":
-			return "a boolean"
-		case "!!int", "!!float":
-			return "a number"
-		}
-		return "a string"
-	}
-	return "an alias"
-}
-
 // mapping is a checked mapping: its known keys, in order.
 type mapping struct {
 	n     *yaml.Node
@@ -132,13 +111,13 @@ func (p *fileParser) mapping(n *yaml.Node, valid []string, hint func(key string)
 	for _, pr := range probs {
 		switch pr.Kind {
 		case yamlnode.NotMapping:
-			p.Errorf(pr.Node, "expected a mapping, got %s", describe(pr.Node))
+			p.Expected(pr.Node, "a mapping")
 		case yamlnode.KeyNotName:
-			p.Errorf(pr.Node, "expected a key name, got %s", describe(pr.Node))
+			p.Expected(pr.Node, "a key name")
 		case yamlnode.DuplicateKey:
 			p.Errorf(pr.Node, "duplicate key %q (first at line %d)", pr.Node.Value, cmp.Or(p.Origin(pr.First).Line, pr.First.Line))
 		case yamlnode.BadMerge:
-			p.Errorf(pr.Node, "a merge (<<) takes a mapping or a list of mappings, got %s", describe(pr.Node))
+			p.Errorf(pr.Node, "a merge (<<) takes a mapping or a list of mappings, got %s", yamlnode.Describe(pr.Node))
 		case yamlnode.MergeTooMuch:
 			p.Errorf(pr.Node, "merge keys (<<) nested too deeply or too many")
 		}
@@ -197,7 +176,7 @@ func (p *fileParser) require(m mapping, keys ...string) {
 func (p *fileParser) str(n *yaml.Node) (string, bool) {
 	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
-		p.Errorf(n, "expected a string, got %s", describe(n))
+		p.Expected(n, "a string")
 		return "", false
 	}
 	return n.Value, true
@@ -228,9 +207,9 @@ func (p *fileParser) strNodes(n *yaml.Node, single, nonEmpty bool) ([]*yaml.Node
 		return out, ok
 	}
 	if single {
-		p.Errorf(n, "expected a string or a list of strings, got %s", describe(n))
+		p.Expected(n, "a string or a list of strings")
 	} else {
-		p.Errorf(n, "expected a list of strings, got %s", describe(n))
+		p.Expected(n, "a list of strings")
 	}
 	return nil, false
 }
@@ -238,7 +217,7 @@ func (p *fileParser) strNodes(n *yaml.Node, single, nonEmpty bool) ([]*yaml.Node
 func (p *fileParser) boolean(n *yaml.Node) (bool, bool) {
 	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
-		p.Errorf(n, "expected true or false, got %s", describe(n))
+		p.Expected(n, "true or false")
 		return false, false
 	}
 	var b bool
@@ -271,7 +250,7 @@ func (p *fileParser) wholeNumber(n *yaml.Node, max int64) (int64, bool) {
 		return 0, false
 	}
 	if n.Kind != yaml.ScalarNode || tag != "!!int" {
-		p.Errorf(n, "expected a whole number, got %s", describe(n))
+		p.Expected(n, "a whole number")
 		return 0, false
 	}
 	var i int64
@@ -295,7 +274,7 @@ func (p *fileParser) retries(n *yaml.Node) (int, bool) {
 	n = yamlnode.Deref(n)
 	var i int64
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&i) != nil || i < 0 || i > MaxRetries {
-		got := describe(n)
+		got := yamlnode.Describe(n)
 		if n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") {
 			got = n.Value
 		}
@@ -316,7 +295,7 @@ func (p *fileParser) duration(n *yaml.Node) (time.Duration, bool) {
 func (p *fileParser) parseDuration(n *yaml.Node, zero bool) (time.Duration, bool) {
 	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" || n.ShortTag() == "!!bool" {
-		p.Errorf(n, "expected a duration like 90s or 5m, got %s", describe(n))
+		p.Expected(n, "a duration like 90s or 5m")
 		return 0, false
 	}
 	d, err := time.ParseDuration(n.Value)

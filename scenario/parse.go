@@ -188,9 +188,8 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 		case "expect":
 			s.Expect = p.expect(v, false)
 		case "turns":
-			n := yamlnode.Deref(v)
-			if n.Kind != yaml.SequenceNode {
-				p.Errorf(n, "expected a list of turns, got %s", describe(n))
+			n, ok := p.Want(v, yaml.SequenceNode, "a list of turns")
+			if !ok {
 				continue
 			}
 			if len(n.Content) == 0 {
@@ -374,7 +373,7 @@ func (p *fileParser) command(n *yaml.Node) []string {
 			argv = append(argv, w)
 		}
 	default:
-		p.Errorf(n, "expected a command (a list of strings, or a string), got %s", describe(n))
+		p.Expected(n, "a command (a list of strings, or a string)")
 		return nil
 	}
 	if len(argv) == 0 {
@@ -389,14 +388,14 @@ func (p *fileParser) command(n *yaml.Node) []string {
 func (p *fileParser) env(n *yaml.Node) map[string]string {
 	env := map[string]string{}
 	if n.Kind != yaml.MappingNode {
-		p.Errorf(n, "expected a mapping of variable names to values, got %s", describe(n))
+		p.Expected(n, "a mapping of variable names to values")
 		return env
 	}
 	pairs, probs, _ := yamlnode.Pairs(n, yamlnode.Options{})
 	for _, pr := range probs {
 		switch pr.Kind {
 		case yamlnode.KeyNotName:
-			p.Errorf(pr.Node, "expected a variable name, got %s", describe(pr.Node))
+			p.Expected(pr.Node, "a variable name")
 		case yamlnode.MergeKey:
 			p.Errorf(pr.Node, "merge keys (<<) are not supported in env")
 		case yamlnode.DuplicateKey:
@@ -438,7 +437,7 @@ func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *
 			if pr.Kind == yamlnode.DuplicateKey {
 				p.Errorf(pr.Node, "duplicate key %q", pr.Node.Value)
 			} else {
-				p.Errorf(pr.Node, "expected a key name, got %s", describe(pr.Node))
+				p.Expected(pr.Node, "a key name")
 			}
 			ok = false
 		}
@@ -489,7 +488,7 @@ func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *
 		}
 		buf.Write(b)
 	default:
-		p.Errorf(n, "unexpected %s", describe(n))
+		p.Errorf(n, "unexpected %s", yamlnode.Describe(n))
 		return false
 	}
 	return ok
@@ -620,7 +619,7 @@ func (p *fileParser) prompt(n *yaml.Node) []Part {
 		}
 		return parts
 	}
-	p.Errorf(n, "expected a prompt (a string, {file: PATH}, or a list of text, file and image parts), got %s", describe(n))
+	p.Expected(n, "a prompt (a string, {file: PATH}, or a list of text, file and image parts)")
 	return nil
 }
 

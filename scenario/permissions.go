@@ -47,9 +47,8 @@ func (p *fileParser) permissions(n *yaml.Node, s *Scenario) *approve.Policy {
 }
 
 func (p *fileParser) rules(n *yaml.Node, list approve.Verdict) []approve.Rule {
-	n = yamlnode.Deref(n)
-	if n.Kind != yaml.SequenceNode {
-		p.Errorf(n, "expected a list of rules, got %s", describe(n))
+	n, ok := p.Want(n, yaml.SequenceNode, "a list of rules")
+	if !ok {
 		return nil
 	}
 	var rules []approve.Rule
@@ -160,9 +159,8 @@ func (p *fileParser) patterns(n *yaml.Node, check func(string) error) []string {
 
 // inputMatchers reads a mapping of rawInput field paths to RE2 regexps.
 func (p *fileParser) inputMatchers(n *yaml.Node) map[string]string {
-	n = yamlnode.Deref(n)
-	if n.Kind != yaml.MappingNode {
-		p.Errorf(n, "expected a mapping of input fields to regular expressions, got %s", describe(n))
+	n, ok := p.Want(n, yaml.MappingNode, "a mapping of input fields to regular expressions")
+	if !ok {
 		return nil
 	}
 	if len(n.Content) == 0 {
@@ -173,7 +171,7 @@ func (p *fileParser) inputMatchers(n *yaml.Node) map[string]string {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := yamlnode.Deref(n.Content[i]), yamlnode.Deref(n.Content[i+1])
 		if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" || k.Value == "" {
-			p.Errorf(k, "expected an input field name such as command or url, got %s", describe(k))
+			p.Expected(k, "an input field name such as command or url")
 			continue
 		}
 		if _, dup := out[k.Value]; dup {
