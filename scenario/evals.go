@@ -325,7 +325,7 @@ func (p *fileParser) usageExpect(n *yaml.Node, what string) *UsageExpect {
 		v := yamlnode.Deref(kv.V)
 		switch kv.Key {
 		case "maxTotalTokens":
-			if i, ok := p.nonNegative(v); ok {
+			if i, ok := p.wholeNumber(v, math.MaxInt64); ok {
 				e.MaxTotalTokens, e.MaxTokensPos = &i, p.pos(v)
 			}
 		case "maxCost":
@@ -333,7 +333,7 @@ func (p *fileParser) usageExpect(n *yaml.Node, what string) *UsageExpect {
 				e.MaxCost, e.MaxCostPos = &f, p.pos(v)
 			}
 		case "maxRequests":
-			if i, ok := p.nonNegative(v); ok {
+			if i, ok := p.wholeNumber(v, math.MaxInt64); ok {
 				e.MaxRequests, e.MaxRequestsPos = &i, p.pos(v)
 			}
 		}

@@ -265,11 +265,6 @@ func orList(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
-// nonNegative reads a whole number from 0 up, as an int64.
-func (p *fileParser) nonNegative(n *yaml.Node) (int64, bool) {
-	return p.wholeNumber(n, math.MaxInt64)
-}
-
 // nonNegativeNumber reads a number from 0 up, whole or not.
 func (p *fileParser) nonNegativeNumber(n *yaml.Node) (float64, bool) {
 	n = yamlnode.Deref(n)
