@@ -99,11 +99,7 @@ func LoadConfig(path string, opts LoadOptions) (*Config, error) {
 // LoadConfigBytes is LoadConfig for a file's contents; relative paths in it
 // resolve against filepath.Dir(file).
 func LoadConfigBytes(file string, data []byte, opts LoadOptions) (*Config, error) {
-	dir, err := filepath.Abs(filepath.Dir(file))
-	if err != nil {
-		dir = filepath.Dir(file)
-	}
-	c := &Config{File: file, dir: dir, read: yamlnode.Reader{Name: file, Src: data, Templates: true}, Agents: map[string]NamedAgent{}, agentNodes: map[string]*yaml.Node{}}
+	c := &Config{File: file, dir: absOr(filepath.Dir(file)), read: yamlnode.Reader{Name: file, Src: data, Templates: true}, Agents: map[string]NamedAgent{}, agentNodes: map[string]*yaml.Node{}}
 	c.Defaults.Scenario.Client = Client{FS: true, Terminal: true}
 	p := c.parser(opts.lookupEnv())
 	p.config(c)
