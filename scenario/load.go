@@ -214,13 +214,13 @@ func (l *loader) errorf(path, format string, args ...any) {
 	l.errs = append(l.errs, &srcerr.Error{File: path, Msg: termtext.Printable(fmt.Sprintf(format, args...))})
 }
 
-// fileError records err about path, without repeating the path.
 // warnf records a warning about a path: a directory or glob that holds no
 // scenario is an empty selection, which the caller decides about.
 func (l *loader) warnf(path, format string, args ...any) {
 	l.warns = append(l.warns, Warning{Pos: Pos{File: path}, Msg: fmt.Sprintf(format, args...)})
 }
 
+// fileError records err about path, without repeating the path.
 func (l *loader) fileError(path string, err error) {
 	l.errorf(path, "%v", bareError(err))
 }

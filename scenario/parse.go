@@ -68,9 +68,6 @@ var (
 		".gif": "image/gif", ".webp": "image/webp"}
 )
 
-// parseFile decodes every YAML document of the file and returns its
-// scenarios. Empty documents are skipped. A syntax error ends the file, but
-// the documents before it are still checked.
 // MaxFileBytes and MaxTurns bound what one scenario file may ask for, so
 // that a runaway file fails at once with a clear message instead of
 // running for hours.
@@ -84,6 +81,9 @@ func tooLarge(size int64) string {
 	return fmt.Sprintf("the file is %.1f MiB; a scenario file may hold at most %d MiB (attach long texts with prompt: [{file: PATH}])", float64(size)/(1<<20), MaxFileBytes>>20)
 }
 
+// parseFile decodes every YAML document of the file and returns its
+// scenarios. Empty documents are skipped. A syntax error ends the file, but
+// the documents before it are still checked.
 func (p *fileParser) parseFile() []*Scenario {
 	var out []*Scenario
 	if len(p.Src) > MaxFileBytes {
