@@ -31,12 +31,8 @@ func (p *fileParser) toolCallsExpect(n *yaml.Node) *ToolCallsExpect {
 		case "count":
 			e.Count = p.toolCounts(kv.V)
 		case "status":
-			if s, ok := p.str(kv.V); ok {
-				v := yamlnode.Deref(kv.V)
-				if !slices.Contains(toolCallStatuses, s) {
-					p.Errorf(v, "%s", unknownMsg("tool call status", s, toolCallStatuses, "statuses"))
-					continue
-				}
+			v := yamlnode.Deref(kv.V)
+			if s, ok := p.oneOf(v, "tool call status", toolCallStatuses, "statuses", ""); ok {
 				e.Status = Located{Pos: p.pos(v), Value: s}
 			}
 		case "sequence":

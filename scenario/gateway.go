@@ -153,14 +153,7 @@ func (p *fileParser) gateway(n *yaml.Node) *Gateway {
 
 // gatewayMode reads a gateway's mode; "" when it is not one.
 func (p *fileParser) gatewayMode(n *yaml.Node) string {
-	s, ok := p.str(n)
-	if !ok {
-		return ""
-	}
-	if !slices.Contains(GatewayModes, s) {
-		p.Errorf(n, "%s: %s", unknownMsg("gateway mode", s, GatewayModes, "modes"), gatewayModesHelp)
-		return ""
-	}
+	s, _ := p.oneOf(n, "gateway mode", GatewayModes, "modes", ": "+gatewayModesHelp)
 	return s
 }
 

@@ -182,6 +182,17 @@ func (p *fileParser) str(n *yaml.Node) (string, bool) {
 	return n.Value, true
 }
 
+// oneOf reads a string that must be one of valid: another is an error at
+// n (see unknownMsg) that ends with more.
+func (p *fileParser) oneOf(n *yaml.Node, noun string, valid []string, plural, more string) (string, bool) {
+	s, ok := p.str(n)
+	if ok && !slices.Contains(valid, s) {
+		p.Errorf(n, "%s%s", unknownMsg(noun, s, valid, plural), more)
+		return "", false
+	}
+	return s, ok
+}
+
 // strNodes returns the scalar nodes of a string or a list of strings. A
 // single string is accepted when single is true. An empty list is
 // reported when nonEmpty is true.

@@ -21,15 +21,8 @@ func (p *fileParser) permissions(n *yaml.Node, s *Scenario) *approve.Policy {
 	for _, kv := range m.pairs {
 		switch kv.Key {
 		case "default":
-			s, ok := p.str(kv.V)
-			if !ok {
-				continue
-			}
-			switch v := approve.Verdict(s); v {
-			case approve.Allow, approve.Deny:
-				pol.Default = v
-			default:
-				p.Errorf(kv.V, "%s", unknownMsg("default", s, []string{"allow", "deny"}, "values"))
+			if s, ok := p.oneOf(kv.V, "default", []string{string(approve.Allow), string(approve.Deny)}, "values", ""); ok {
+				pol.Default = approve.Verdict(s)
 			}
 		case "allow":
 			pol.Allow = p.rules(kv.V, approve.Allow)

@@ -91,12 +91,8 @@ func (p *fileParser) sandbox(n *yaml.Node) *Sandbox {
 		case "verify":
 			sb.Verify, _ = p.boolean(kv.V)
 		case "level":
-			v := yamlnode.Deref(kv.V)
-			if s, ok := p.str(v); ok {
-				if !slices.Contains(sandboxLevels, s) {
-					p.Errorf(v, "%s: required ends the scenario before its agent starts when this host cannot enforce the sandbox, best-effort runs it with what the host can do", unknownMsg("sandbox level", s, sandboxLevels, "levels"))
-					continue
-				}
+			if s, ok := p.oneOf(yamlnode.Deref(kv.V), "sandbox level", sandboxLevels, "levels",
+				": required ends the scenario before its agent starts when this host cannot enforce the sandbox, best-effort runs it with what the host can do"); ok {
 				sb.Level = s
 			}
 		}
