@@ -748,11 +748,9 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 			e.StopReasonSet = true
 			nodes, _ := p.strNodes(kv.V, true, true)
 			for _, r := range nodes {
-				if !slices.Contains(stopReasons, r.Value) {
-					p.Errorf(r, "%s", unknownMsg("stop reason", r.Value, stopReasons, "stop reasons"))
-					continue
+				if s, ok := p.oneOf(r, "stop reason", stopReasons, "stop reasons", ""); ok {
+					e.StopReasons = append(e.StopReasons, s)
 				}
-				e.StopReasons = append(e.StopReasons, r.Value)
 			}
 		case "cancelCause":
 			e.CancelCausePos = p.pos(yamlnode.Deref(kv.V))

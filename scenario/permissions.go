@@ -67,13 +67,10 @@ func (p *fileParser) rule(n *yaml.Node, list approve.Verdict) (approve.Rule, boo
 		switch kv.Key {
 		case "kind":
 			nodes, _ := p.strNodes(kv.V, true, true)
-			toolKinds := approve.Kinds()
 			for _, k := range nodes {
-				if !slices.Contains(toolKinds, k.Value) {
-					p.Errorf(k, "%s", unknownMsg("permission kind", k.Value, toolKinds, "kinds"))
-					continue
+				if s, ok := p.oneOf(k, "permission kind", approve.Kinds(), "kinds", ""); ok {
+					r.Kind = append(r.Kind, s)
 				}
-				r.Kind = append(r.Kind, k.Value)
 			}
 		case "tool":
 			r.Tool = p.patterns(kv.V, approve.CheckNameGlob)
