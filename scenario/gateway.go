@@ -107,7 +107,7 @@ func (p *fileParser) gateway(n *yaml.Node) *Gateway {
 		g.Mode, g.ModePos = p.gatewayMode(n), p.pos(n)
 		return g
 	case n.Kind != yaml.MappingNode:
-		p.Expected(n, fmt.Sprintf("a gateway: record, replay or meter, or a mapping of %s (null or false for none)", orList(gatewayKeys)))
+		p.Expected(n, fmt.Sprintf("a gateway: record, replay or meter, or a mapping of %s (null or false for none)", joinWords(gatewayKeys, "or")))
 		return nil
 	}
 	m, _ := p.mapping(n, gatewayKeys, nil)

@@ -807,7 +807,7 @@ func (p *fileParser) textExpect(n *yaml.Node, e *Expect) {
 	e.TextContains, e.TextMatches = p.wanted(m, "reply")
 	e.TextNotContains, e.TextNotMatches = p.forbidden(m, "reply")
 	if len(m.pairs) == 0 {
-		p.Errorf(m.n, "text needs %s", orList(textKeys))
+		p.Errorf(m.n, "text needs %s", joinWords(textKeys, "or"))
 	}
 }
 

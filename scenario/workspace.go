@@ -253,16 +253,16 @@ func (p *fileParser) exitCode(n *yaml.Node) (int, bool) {
 // mapping whose keys were all reported as unknown is not reported again.
 func (p *fileParser) needsOne(m mapping, what string, keys []string) {
 	if len(m.pairs) == 0 && len(m.n.Content) == 0 {
-		p.Errorf(m.n, "%s needs %s", what, orList(keys))
+		p.Errorf(m.n, "%s needs %s", what, joinWords(keys, "or"))
 	}
 }
 
-// orList joins words as "a, b or c".
-func orList(words []string) string {
+// joinWords joins words as "a, b or c" (conj "or").
+func joinWords(words []string, conj string) string {
 	if len(words) < 2 {
 		return strings.Join(words, "")
 	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
 }
 
 // nonNegativeNumber reads a number from 0 up, whole or not.
