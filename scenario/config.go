@@ -321,11 +321,6 @@ func (p *fileParser) templatedDefaults(root *yaml.Node) *yaml.Node {
 	return t
 }
 
-// hasDefaultAgent reports whether the config gives scenarios an agent.
-func (p *fileParser) hasDefaultAgent() bool {
-	return p.cfg != nil && (p.cfg.defaultAgent != nil || p.cfg.Defaults.Agent != nil)
-}
-
 // defaultAgent returns the config's default agent, read again with p's
 // lookup, from rendered when it is not nil (the agent applyDefaults
 // rendered); problems go to p (see absorb).

@@ -210,7 +210,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 			p.setting(kv.Key, v, s)
 		}
 	}
-	if _, ok := m.has["agent"]; !ok && p.hasDefaultAgent() {
+	if _, ok := m.has["agent"]; !ok && p.cfg.HasDefaultAgent() {
 		s.Agent = p.defaultAgent(defaultAgent)
 		p.require(m, "name", "turns")
 	} else {
