@@ -185,20 +185,10 @@ func (p *fileParser) prices(n *yaml.Node) map[string]gateway.Price {
 			continue
 		}
 		var pr gateway.Price
+		fields := map[string]*float64{"input": &pr.Input, "output": &pr.Output, "cacheRead": &pr.CacheRead, "cacheWrite": &pr.CacheWrite}
 		for _, kv := range m.pairs {
-			f, ok := p.nonNegativeNumber(kv.V)
-			if !ok {
-				continue
-			}
-			switch kv.Key {
-			case "input":
-				pr.Input = f
-			case "output":
-				pr.Output = f
-			case "cacheRead":
-				pr.CacheRead = f
-			case "cacheWrite":
-				pr.CacheWrite = f
+			if f, ok := p.nonNegativeNumber(kv.V); ok {
+				*fields[kv.Key] = f
 			}
 		}
 		p.require(m, "input", "output")
