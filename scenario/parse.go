@@ -268,17 +268,13 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 // the config's defaults share, into s; for client it returns the roots
 // node, if any.
 func (p *fileParser) setting(key string, v *yaml.Node, s *Scenario) (roots *yaml.Node) {
+	durations := map[string]*time.Duration{"timeout": &s.Timeout, "turnTimeout": &s.TurnTimeout, "idleTimeout": &s.IdleTimeout,
+		"cancelGrace": &s.CancelGrace, "killGrace": &s.KillGrace}
+	if d, ok := durations[key]; ok {
+		*d, _ = p.duration(v)
+		return nil
+	}
 	switch key {
-	case "timeout":
-		s.Timeout, _ = p.duration(v)
-	case "turnTimeout":
-		s.TurnTimeout, _ = p.duration(v)
-	case "idleTimeout":
-		s.IdleTimeout, _ = p.duration(v)
-	case "cancelGrace":
-		s.CancelGrace, _ = p.duration(v)
-	case "killGrace":
-		s.KillGrace, _ = p.duration(v)
 	case "continueAfterCancel":
 		s.ContinueAfterCancel, _ = p.boolean(v)
 	case "retries":
