@@ -344,6 +344,7 @@ func templates(s string) ([]template, []problem) {
 			return out, probs
 		}
 		t := template{start: start, end: k + 2}
+		i = t.end
 		inner := strings.TrimSpace(s[start+2 : k])
 		switch {
 		case strings.HasPrefix(inner, ".") && validVarName(inner[1:]):
@@ -351,18 +352,15 @@ func templates(s string) ([]template, []problem) {
 		case strings.HasPrefix(inner, `"`) || strings.HasPrefix(inner, "`"):
 			lit, err := strconv.Unquote(inner)
 			if err != nil {
-				probs = append(probs, problem{off: start, msg: fmt.Sprintf("bad string %s in %s: %v", inner, s[start:k+2], err)})
-				i = k + 2
+				probs = append(probs, problem{off: start, msg: fmt.Sprintf("bad string %s in %s: %v", inner, s[start:t.end], err)})
 				continue
 			}
 			t.literal = lit
 		default:
-			probs = append(probs, problem{off: start, msg: fmt.Sprintf(`bad template %s: write {{.NAME}} for a value of vars, or {{"{{"}} for a literal {{`, s[start:k+2])})
-			i = k + 2
+			probs = append(probs, problem{off: start, msg: fmt.Sprintf(`bad template %s: write {{.NAME}} for a value of vars, or {{"{{"}} for a literal {{`, s[start:t.end])})
 			continue
 		}
 		out = append(out, t)
-		i = k + 2
 	}
 }
 
