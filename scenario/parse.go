@@ -442,8 +442,7 @@ func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			key, _ := json.Marshal(kv.Key)
-			buf.Write(key)
+			writeJSON(buf, kv.Key)
 			buf.WriteByte(':')
 			ok = p.toJSON(buf, kv.V, depth+1, budget) && ok
 		}
