@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/termtext"
@@ -421,54 +420,16 @@ func (p *fileParser) noNUL(n *yaml.Node, s string) bool {
 	return false
 }
 
-// posIn returns the position of byte off of scalar n's value. It is exact
-// for a one-line plain or quoted scalar whose text before off (and the two
-// bytes from off) appear unchanged in the source; otherwise it is the
-// scalar's position. For a copy of what an alias stands for, it is the
-// alias's position, and the exact one is its Origin's.
+// posIn returns the position of byte off of scalar n's value, where
+// yamlnode.Reader.ColIn can place it, else the scalar's. For a copy of
+// what an alias stands for, it is the alias's position, and the exact one
+// is its Origin's.
 func (p *fileParser) posIn(n *yaml.Node, off int) Pos {
 	pos := p.pos(n)
 	if pos.Origin != (srcerr.Origin{}) {
-		pos.Origin.Col = p.colIn(n, pos.Origin.Line, pos.Origin.Col, off)
+		pos.Origin.Col = p.ColIn(n, pos.Origin.Line, pos.Origin.Col, off)
 	} else {
-		pos.Col = p.colIn(n, pos.Line, pos.Col, off)
+		pos.Col = p.ColIn(n, pos.Line, pos.Col, off)
 	}
 	return pos
-}
-
-// colIn returns the column of byte off of scalar n's value, n being
-// written at line and col (see posIn), after its anchor and tag if it has
-// them (&name !!str "value"); col when it cannot be placed.
-func (p *fileParser) colIn(n *yaml.Node, line, col, off int) int {
-	if off < 0 || off > len(n.Value) || n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		return col
-	}
-	text := p.Line(line)
-	start := 0
-	for c := 1; c < col; c++ {
-		_, size := utf8.DecodeRuneInString(text[start:])
-		if size == 0 {
-			return col
-		}
-		start += size
-	}
-	at := col // the column of text[start:]
-	for start < len(text) && (text[start] == '&' || text[start] == '!') {
-		prop := strings.IndexAny(text[start:], " \t")
-		if prop < 0 {
-			return col
-		}
-		blanks := len(text[start+prop:]) - len(strings.TrimLeft(text[start+prop:], " \t"))
-		at += utf8.RuneCountInString(text[start : start+prop+blanks])
-		start += prop + blanks
-	}
-	quote := 0
-	if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
-		quote = 1
-	}
-	want := n.Value[:min(off+2, len(n.Value))]
-	if strings.Contains(want, "\n") || start+quote > len(text) || !strings.HasPrefix(text[start+quote:], want) {
-		return col
-	}
-	return at + quote + utf8.RuneCountInString(n.Value[:off])
 }

@@ -8,13 +8,13 @@
 // alias stands for where the alias is, so that a problem is reported
 // where a value is used and says where it is written; walking every node,
 // it also refuses a tag that is not YAML's own (!include, !env), whose
-// value would otherwise be read as written. Mappings are read
-// with Pairs: the keys in order, aliases followed, merge keys (<<)
-// expanded or refused, each problem returned for the caller to word; Want
-// and Expected report a node that is not what was expected, in
-// Describe's words. A syntax error of the decoder
-// is put at the offending token (see Reader.SyntaxError), not where
-// yaml.v3's error text says.
+// value would otherwise be read as written. Mappings are read with Pairs:
+// the keys in order, aliases followed, merge keys (<<) expanded or
+// refused, each problem returned for the caller to word; Want and
+// Expected report a node that is not what was expected, in Describe's
+// words; ColIn places a byte of a scalar's value on its line. A syntax
+// error of the decoder is put at the offending token (see
+// Reader.SyntaxError), not where yaml.v3's error text says.
 package yamlnode
 
 import (
@@ -243,4 +243,43 @@ func runeOffset(s string, n int) int {
 		return len(s)
 	}
 	return -1
+}
+
+// ColIn returns the column of byte off of scalar n's value, n being
+// written at line and col, after its anchor and tag if it has them (&name
+// !!str "value"). It is exact for a one-line plain or quoted scalar whose
+// text before off (and the two bytes from off) appear unchanged in the
+// source; otherwise it is col.
+func (r *Reader) ColIn(n *yaml.Node, line, col, off int) int {
+	if off < 0 || off > len(n.Value) || n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return col
+	}
+	text := r.Line(line)
+	start := 0
+	for c := 1; c < col; c++ {
+		_, size := utf8.DecodeRuneInString(text[start:])
+		if size == 0 {
+			return col
+		}
+		start += size
+	}
+	at := col // the column of text[start:]
+	for start < len(text) && (text[start] == '&' || text[start] == '!') {
+		prop := strings.IndexAny(text[start:], " \t")
+		if prop < 0 {
+			return col
+		}
+		blanks := len(text[start+prop:]) - len(strings.TrimLeft(text[start+prop:], " \t"))
+		at += utf8.RuneCountInString(text[start : start+prop+blanks])
+		start += prop + blanks
+	}
+	quote := 0
+	if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
+		quote = 1
+	}
+	want := n.Value[:min(off+2, len(n.Value))]
+	if strings.Contains(want, "\n") || start+quote > len(text) || !strings.HasPrefix(text[start+quote:], want) {
+		return col
+	}
+	return at + quote + utf8.RuneCountInString(n.Value[:off])
 }
