@@ -1,10 +1,8 @@
 package scenario
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -115,26 +113,21 @@ func (c *Config) parser(lookup func(string) (string, bool)) *fileParser {
 
 // config reads the one document of a config file into c.
 func (p *fileParser) config(c *Config) {
-	dec := yaml.NewDecoder(bytes.NewReader(p.Src))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err == io.EOF {
-		return // an empty file
-	} else if err != nil {
-		p.SyntaxError(dec, err)
-		return
+	var doc *yaml.Node
+	for d := range p.Documents() {
+		if doc == nil {
+			doc = d
+			continue
+		}
+		if len(d.Content) > 0 && !yamlnode.IsNull(d.Content[0]) {
+			p.Errorf(d.Content[0], "a config file holds one YAML document")
+		}
+		break
 	}
-	var next yaml.Node
-	switch err := dec.Decode(&next); {
-	case err == io.EOF:
-	case err != nil:
-		p.SyntaxError(dec, err)
-	case len(next.Content) > 0 && !yamlnode.IsNull(next.Content[0]):
-		p.Errorf(next.Content[0], "a config file holds one YAML document")
+	if doc == nil || len(doc.Content) == 0 || yamlnode.IsNull(doc.Content[0]) {
+		return // an empty file, or a syntax error
 	}
-	if len(doc.Content) == 0 || yamlnode.IsNull(doc.Content[0]) {
-		return
-	}
-	p.ExpandAliases(&doc)
+	p.ExpandAliases(doc)
 	c.read = p.Again() // its nodes are read again with what it knows of aliases
 	m, ok := p.mapping(doc.Content[0], configKeys, func(k string) string {
 		switch {

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -90,21 +89,11 @@ func (p *fileParser) parseFile() []*Scenario {
 		p.errorAt(Pos{File: p.Name}, "%s", tooLarge(int64(len(p.Src))))
 		return nil
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(p.Src))
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			p.SyntaxError(dec, err)
-			return out
-		}
+	for doc := range p.Documents() {
 		if len(doc.Content) == 0 || yamlnode.IsNull(doc.Content[0]) {
 			continue
 		}
-		p.ExpandAliases(&doc)
+		p.ExpandAliases(doc)
 		exps := p.expand(doc.Content[0])
 		if exps == nil {
 			out = append(out, p.scenario(doc.Content[0], len(out), nil))

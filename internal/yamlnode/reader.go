@@ -4,7 +4,8 @@
 // line, as a *srcerr.Error, and reading goes on, so that a file shows all
 // its problems at once.
 //
-// A Reader is one file being read. ExpandAliases puts a copy of what each
+// A Reader is one file being read; Documents decodes its documents in
+// turn. ExpandAliases puts a copy of what each
 // alias stands for where the alias is, so that a problem is reported
 // where a value is used and says where it is written; walking every node,
 // it also refuses a tag that is not YAML's own (!include, !env), whose
