@@ -5,17 +5,16 @@
 // its problems at once.
 //
 // A Reader is one file being read; Documents decodes its documents in
-// turn. ExpandAliases puts a copy of what each
-// alias stands for where the alias is, so that a problem is reported
-// where a value is used and says where it is written; walking every node,
-// it also refuses a tag that is not YAML's own (!include, !env), whose
-// value would otherwise be read as written. Mappings are read with Pairs:
-// the keys in order, aliases followed, merge keys (<<) expanded or
-// refused, each problem returned for the caller to word; Want and
-// Expected report a node that is not what was expected, in Describe's
-// words; ColIn places a byte of a scalar's value on its line. A syntax
-// error of the decoder is put at the offending token (see
-// Reader.SyntaxError), not where yaml.v3's error text says.
+// turn. ExpandAliases puts a copy of what each alias stands for where the
+// alias is, so that a problem is reported where a value is used and says
+// where it is written; walking every node, it also refuses a tag that is
+// not YAML's own (!include, !env), whose value would otherwise be read as
+// written. Mappings are read with Pairs: the keys in order, aliases
+// followed, merge keys (<<) expanded or refused, each problem returned for
+// the caller to word; Want and Expected report a node that is not what was
+// expected, in Describe's words; ColIn places a byte of a scalar's value
+// on its line. A syntax error of the decoder is put at the offending token
+// (see Reader.SyntaxError), not where yaml.v3's error text says.
 package yamlnode
 
 import (
