@@ -370,12 +370,7 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 	spec := agentSpec{pos: p.pos(n)}
 	scenarioForm := slices.Contains(keys, "name")
 	if n.Kind == yaml.ScalarNode && !yamlnode.IsNull(n) && scenarioForm {
-		spec.name = n.Value
-		if strings.TrimSpace(n.Value) == "" {
-			p.Errorf(n, "agent name is empty")
-		} else {
-			spec.nameNode = n
-		}
+		p.agentName(&spec, n)
 		return spec
 	}
 	if n.Kind != yaml.MappingNode {
@@ -392,13 +387,8 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 		first := len(p.unset)
 		switch kv.Key {
 		case "name":
-			if name, ok := p.str(v); ok {
-				spec.name = name
-				if strings.TrimSpace(name) == "" {
-					p.Errorf(v, "agent name is empty")
-				} else {
-					spec.nameNode = v
-				}
+			if _, ok := p.str(v); ok {
+				p.agentName(&spec, v)
 			}
 		case "command":
 			spec.command = p.command(v)
@@ -490,6 +480,16 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 		}
 	}
 	return spec
+}
+
+// agentName gives spec the name of a named agent, the scalar n.
+func (p *fileParser) agentName(spec *agentSpec, n *yaml.Node) {
+	spec.name = n.Value
+	if strings.TrimSpace(n.Value) == "" {
+		p.Errorf(n, "agent name is empty")
+	} else {
+		spec.nameNode = n
+	}
 }
 
 // noteUnset notes the problems of the unset variables in the value of
