@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 
@@ -77,7 +78,7 @@ func (p *fileParser) textMatch(n *yaml.Node, what string) *TextMatch {
 	t := &TextMatch{Pos: p.pos(n)}
 	switch {
 	case n.Kind != yaml.MappingNode && (n.Kind != yaml.ScalarNode || yamlnode.IsNull(n)):
-		p.Errorf(n, "expected the agent's %s (a string) or {matches: RE}, got %s", what, describe(n))
+		p.Expected(n, fmt.Sprintf("the agent's %s (a string) or {matches: RE}", what))
 		return t
 	case n.Kind != yaml.MappingNode:
 		s, ok := p.str(n)

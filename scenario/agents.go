@@ -370,19 +370,14 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 	spec := agentSpec{pos: p.pos(n)}
 	scenarioForm := slices.Contains(keys, "name")
 	if n.Kind == yaml.ScalarNode && !yamlnode.IsNull(n) && scenarioForm {
-		spec.name = n.Value
-		if strings.TrimSpace(n.Value) == "" {
-			p.Errorf(n, "agent name is empty")
-		} else {
-			spec.nameNode = n
-		}
+		p.agentName(&spec, n)
 		return spec
 	}
 	if n.Kind != yaml.MappingNode {
 		if scenarioForm {
-			p.Errorf(n, "expected an agent name or a mapping with a command, got %s", describe(n))
+			p.Expected(n, "an agent name or a mapping with a command")
 		} else {
-			p.Errorf(n, "expected a mapping with a command, got %s", describe(n))
+			p.Expected(n, "a mapping with a command")
 		}
 		return spec
 	}
@@ -392,13 +387,8 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 		first := len(p.unset)
 		switch kv.Key {
 		case "name":
-			if name, ok := p.str(v); ok {
-				spec.name = name
-				if strings.TrimSpace(name) == "" {
-					p.Errorf(v, "agent name is empty")
-				} else {
-					spec.nameNode = v
-				}
+			if _, ok := p.str(v); ok {
+				p.agentName(&spec, v)
 			}
 		case "command":
 			spec.command = p.command(v)
@@ -490,6 +480,16 @@ func (p *fileParser) agentSpec(n *yaml.Node, keys []string) agentSpec {
 		}
 	}
 	return spec
+}
+
+// agentName gives spec the name of a named agent, the scalar n.
+func (p *fileParser) agentName(spec *agentSpec, n *yaml.Node) {
+	spec.name = n.Value
+	if strings.TrimSpace(n.Value) == "" {
+		p.Errorf(n, "agent name is empty")
+	} else {
+		spec.nameNode = n
+	}
 }
 
 // noteUnset notes the problems of the unset variables in the value of
@@ -616,37 +616,19 @@ func overlay(base Agent, spec agentSpec) Agent {
 	}
 	a.Command = append(a.Command, spec.args...)
 	a.ArgvPos = append(a.ArgvPos, spec.argsPos...)
+	a.Env = maps.Clone(base.Env)
 	if spec.env != nil {
-		env := maps.Clone(base.Env)
-		if env == nil {
-			env = map[string]string{}
+		if a.Env == nil {
+			a.Env = map[string]string{}
 		}
-		maps.Copy(env, spec.env)
-		a.Env = env
-	} else {
-		a.Env = maps.Clone(base.Env)
+		maps.Copy(a.Env, spec.env)
 	}
-	if spec.cwd != nil {
-		a.Cwd, a.CwdPos = *spec.cwd, spec.cwdPos
-		if a.Cwd == "" {
-			a.CwdPos = Pos{}
-		}
-	}
+	replace(&a.Cwd, &a.CwdPos, spec.cwd, spec.cwdPos)
 	if spec.auth != nil {
 		a.Auth = *spec.auth
 	}
-	if spec.mode != nil {
-		a.Mode, a.ModePos = *spec.mode, spec.modePos
-		if a.Mode == "" {
-			a.ModePos = Pos{}
-		}
-	}
-	if spec.model != nil {
-		a.Model, a.ModelPos = *spec.model, spec.modelPos
-		if a.Model == "" {
-			a.ModelPos = Pos{}
-		}
-	}
+	replace(&a.Mode, &a.ModePos, spec.mode, spec.modePos)
+	replace(&a.Model, &a.ModelPos, spec.model, spec.modelPos)
 	a.Config = mergeConfig(base.Config, spec.config)
 	if len(a.Config) == 0 {
 		a.Config = nil
@@ -658,6 +640,18 @@ func overlay(base Agent, spec agentSpec) Agent {
 		a.Reuse, a.ReusePos = *spec.reuse, spec.reusePos
 	}
 	return a
+}
+
+// replace sets *v to *given, and *pos to at, when given is not nil; an
+// empty value has no position.
+func replace(v *string, pos *Pos, given *string, at Pos) {
+	if given == nil {
+		return
+	}
+	*v, *pos = *given, at
+	if *v == "" {
+		*pos = Pos{}
+	}
 }
 
 // replayCommand is the command of agent: {replay: transcript}: acprun's

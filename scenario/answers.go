@@ -59,7 +59,7 @@ func (p *fileParser) answers(n *yaml.Node) []AnswerSet {
 		}
 		return sets
 	}
-	p.Errorf(n, "expected answers (a mapping of form fields to values, or a list of {match, values} entries), got %s", describe(n))
+	p.Expected(n, "answers (a mapping of form fields to values, or a list of {match, values} entries)")
 	return nil
 }
 
@@ -75,9 +75,8 @@ func (p *fileParser) answerSet(n *yaml.Node) (AnswerSet, bool) {
 		case "match":
 			set.Match, _ = p.regexp(kv.V)
 		case "values":
-			v := yamlnode.Deref(kv.V)
-			if v.Kind != yaml.MappingNode {
-				p.Errorf(v, "expected a mapping of form fields to values, got %s", describe(v))
+			v, ok := p.Want(kv.V, yaml.MappingNode, "a mapping of form fields to values")
+			if !ok {
 				continue
 			}
 			if len(v.Content) == 0 {
@@ -134,7 +133,7 @@ func (p *fileParser) answerValues(n *yaml.Node, top bool) []AnswerValue {
 // variables expanded.
 func (p *fileParser) answerScalar(n *yaml.Node, field string) (string, bool) {
 	if n.Kind != yaml.ScalarNode || yamlnode.IsNull(n) {
-		p.Errorf(n, "the answer for field %q: expected a value (a string, number or boolean), got %s", field, describe(n))
+		p.Errorf(n, "the answer for field %q: expected a value (a string, number or boolean), got %s", field, yamlnode.Describe(n))
 		return "", false
 	}
 	return p.interp(n)

@@ -1,10 +1,8 @@
 package scenario
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -99,11 +97,7 @@ func LoadConfig(path string, opts LoadOptions) (*Config, error) {
 // LoadConfigBytes is LoadConfig for a file's contents; relative paths in it
 // resolve against filepath.Dir(file).
 func LoadConfigBytes(file string, data []byte, opts LoadOptions) (*Config, error) {
-	dir, err := filepath.Abs(filepath.Dir(file))
-	if err != nil {
-		dir = filepath.Dir(file)
-	}
-	c := &Config{File: file, dir: dir, read: yamlnode.Reader{Name: file, Src: data}, Agents: map[string]NamedAgent{}, agentNodes: map[string]*yaml.Node{}}
+	c := &Config{File: file, dir: absOr(filepath.Dir(file)), read: yamlnode.Reader{Name: file, Src: data, Templates: true}, Agents: map[string]NamedAgent{}, agentNodes: map[string]*yaml.Node{}}
 	c.Defaults.Scenario.Client = Client{FS: true, Terminal: true}
 	p := c.parser(opts.lookupEnv())
 	p.config(c)
@@ -119,26 +113,21 @@ func (c *Config) parser(lookup func(string) (string, bool)) *fileParser {
 
 // config reads the one document of a config file into c.
 func (p *fileParser) config(c *Config) {
-	dec := yaml.NewDecoder(bytes.NewReader(p.Src))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err == io.EOF {
-		return // an empty file
-	} else if err != nil {
-		p.SyntaxError(dec, err)
-		return
+	var doc *yaml.Node
+	for d := range p.Documents() {
+		if doc == nil {
+			doc = d
+			continue
+		}
+		if len(d.Content) > 0 && !yamlnode.IsNull(d.Content[0]) {
+			p.Errorf(d.Content[0], "a config file holds one YAML document")
+		}
+		break
 	}
-	var next yaml.Node
-	switch err := dec.Decode(&next); {
-	case err == io.EOF:
-	case err != nil:
-		p.SyntaxError(dec, err)
-	case len(next.Content) > 0 && !yamlnode.IsNull(next.Content[0]):
-		p.Errorf(next.Content[0], "a config file holds one YAML document")
+	if doc == nil || len(doc.Content) == 0 || yamlnode.IsNull(doc.Content[0]) {
+		return // an empty file, or a syntax error
 	}
-	if len(doc.Content) == 0 || yamlnode.IsNull(doc.Content[0]) {
-		return
-	}
-	p.ExpandAliases(&doc)
+	p.ExpandAliases(doc)
 	c.read = p.Again() // its nodes are read again with what it knows of aliases
 	m, ok := p.mapping(doc.Content[0], configKeys, func(k string) string {
 		switch {
@@ -178,8 +167,7 @@ func (p *fileParser) configAgents(n *yaml.Node, c *Config) {
 	if yamlnode.IsNull(n) {
 		return
 	}
-	if n.Kind != yaml.MappingNode {
-		p.Errorf(n, "expected a mapping of agent names to agents, got %s", describe(n))
+	if _, ok := p.Want(n, yaml.MappingNode, "a mapping of agent names to agents"); !ok {
 		return
 	}
 	m, _ := p.mapping(n, nil, nil)
@@ -324,11 +312,6 @@ func (p *fileParser) templatedDefaults(root *yaml.Node) *yaml.Node {
 		return nil
 	}
 	return t
-}
-
-// hasDefaultAgent reports whether the config gives scenarios an agent.
-func (p *fileParser) hasDefaultAgent() bool {
-	return p.cfg != nil && (p.cfg.defaultAgent != nil || p.cfg.Defaults.Agent != nil)
 }
 
 // defaultAgent returns the config's default agent, read again with p's

@@ -118,7 +118,7 @@ func (p *fileParser) enforceValue(n *yaml.Node) (Enforce, bool) {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
 		p.Errorf(n, "%s", unknownMsg("enforce", n.Value, []string{"true", "false", "strict"}, "values"))
 	} else {
-		p.Errorf(n, "expected true, false or strict, got %s", describe(n))
+		p.Expected(n, "true, false or strict")
 	}
 	return "", false
 }
@@ -137,7 +137,7 @@ func (p *fileParser) enforce(s *Scenario) {
 				what = "agent " + s.Agent.Name
 			}
 			p.warnf(s.EnforcePos, "permissions.enforce: acprun knows no settings that make %s ask before it acts (only %s); "+
-				"enforce: strict fails a turn whose tool calls ran without asking", what, joinNames(builtinNames(func(b *builtinEntry) bool { return b.enforce != nil })))
+				"enforce: strict fails a turn whose tool calls ran without asking", what, joinWords(builtinNames(func(b *builtinEntry) bool { return b.enforce != nil }), "and"))
 		}
 	}
 	if e, ok := enforcementOf(s.Agent.Name); ok && s.Enforce != EnforceOff {
@@ -183,19 +183,4 @@ func (a *Agent) applyEnforcement(enforce Enforce) {
 // permissions.enforce added (Enforcement.Args), not the file.
 func (a *Agent) Enforced(i int) bool {
 	return a.Enforcement != nil && i < len(a.Command) && i >= len(a.Command)-len(a.Enforcement.Args)
-}
-
-// joinNames joins names as "a, b and c".
-func joinNames(names []string) string {
-	switch len(names) {
-	case 0:
-		return ""
-	case 1:
-		return names[0]
-	}
-	out := names[0]
-	for _, n := range names[1 : len(names)-1] {
-		out += ", " + n
-	}
-	return out + " and " + names[len(names)-1]
 }

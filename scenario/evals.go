@@ -31,12 +31,8 @@ func (p *fileParser) toolCallsExpect(n *yaml.Node) *ToolCallsExpect {
 		case "count":
 			e.Count = p.toolCounts(kv.V)
 		case "status":
-			if s, ok := p.str(kv.V); ok {
-				v := yamlnode.Deref(kv.V)
-				if !slices.Contains(toolCallStatuses, s) {
-					p.Errorf(v, "%s", unknownMsg("tool call status", s, toolCallStatuses, "statuses"))
-					continue
-				}
+			v := yamlnode.Deref(kv.V)
+			if s, ok := p.oneOf(v, "tool call status", toolCallStatuses, "statuses", ""); ok {
 				e.Status = Located{Pos: p.pos(v), Value: s}
 			}
 		case "sequence":
@@ -121,7 +117,7 @@ func (p *fileParser) toolCounts(n *yaml.Node) []CountExpect {
 		}
 		switch {
 		case v.Kind != yaml.ScalarNode || yamlnode.IsNull(v) || v.ShortTag() == "!!bool":
-			p.Errorf(v, "expected a count (N, \"<=N\" or \">=N\"), got %s", describe(v))
+			p.Expected(v, `a count (N, "<=N" or ">=N")`)
 			continue
 		case v.ShortTag() == "!!int":
 			var i int64
@@ -325,7 +321,7 @@ func (p *fileParser) usageExpect(n *yaml.Node, what string) *UsageExpect {
 		v := yamlnode.Deref(kv.V)
 		switch kv.Key {
 		case "maxTotalTokens":
-			if i, ok := p.nonNegative(v); ok {
+			if i, ok := p.wholeNumber(v, math.MaxInt64); ok {
 				e.MaxTotalTokens, e.MaxTokensPos = &i, p.pos(v)
 			}
 		case "maxCost":
@@ -333,7 +329,7 @@ func (p *fileParser) usageExpect(n *yaml.Node, what string) *UsageExpect {
 				e.MaxCost, e.MaxCostPos = &f, p.pos(v)
 			}
 		case "maxRequests":
-			if i, ok := p.nonNegative(v); ok {
+			if i, ok := p.wholeNumber(v, math.MaxInt64); ok {
 				e.MaxRequests, e.MaxRequestsPos = &i, p.pos(v)
 			}
 		}

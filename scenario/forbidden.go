@@ -44,7 +44,7 @@ func (p *fileParser) forbidden(m mapping, what string) ([]Located, []Pattern) {
 	}
 	var notMatches []Pattern
 	if v := m.value("notMatches"); v != nil {
-		matches := m.value("matches")
+		matches := yamlnode.Deref(m.value("matches"))
 		nodes, _ := p.strNodes(v, true, true)
 		for _, s := range nodes {
 			re, ok := p.regexp(s)
@@ -55,8 +55,8 @@ func (p *fileParser) forbidden(m mapping, what string) ([]Located, []Pattern) {
 				p.Errorf(s, "notMatches /%s/ matches every %s (even an empty one), so it could never hold; give what must not appear", re, what)
 				continue
 			}
-			if matches != nil && yamlnode.Deref(matches).Kind == yaml.ScalarNode && yamlnode.Deref(matches).Value == s.Value {
-				p.Errorf(s, "/%s/ is both matches (line %d) and notMatches: no %s can meet both", re, yamlnode.Deref(matches).Line, what)
+			if matches != nil && matches.Kind == yaml.ScalarNode && matches.Value == s.Value {
+				p.Errorf(s, "/%s/ is both matches (line %d) and notMatches: no %s can meet both", re, matches.Line, what)
 				continue
 			}
 			notMatches = append(notMatches, Pattern{Pos: p.pos(s), Re: re})

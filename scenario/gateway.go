@@ -107,7 +107,7 @@ func (p *fileParser) gateway(n *yaml.Node) *Gateway {
 		g.Mode, g.ModePos = p.gatewayMode(n), p.pos(n)
 		return g
 	case n.Kind != yaml.MappingNode:
-		p.Errorf(n, "expected a gateway: record, replay or meter, or a mapping of %s (null or false for none), got %s", orList(gatewayKeys), describe(n))
+		p.Expected(n, fmt.Sprintf("a gateway: record, replay or meter, or a mapping of %s (null or false for none)", joinWords(gatewayKeys, "or")))
 		return nil
 	}
 	m, _ := p.mapping(n, gatewayKeys, nil)
@@ -153,14 +153,7 @@ func (p *fileParser) gateway(n *yaml.Node) *Gateway {
 
 // gatewayMode reads a gateway's mode; "" when it is not one.
 func (p *fileParser) gatewayMode(n *yaml.Node) string {
-	s, ok := p.str(n)
-	if !ok {
-		return ""
-	}
-	if !slices.Contains(GatewayModes, s) {
-		p.Errorf(n, "%s: %s", unknownMsg("gateway mode", s, GatewayModes, "modes"), gatewayModesHelp)
-		return ""
-	}
+	s, _ := p.oneOf(n, "gateway mode", GatewayModes, "modes", ": "+gatewayModesHelp)
 	return s
 }
 
@@ -181,8 +174,7 @@ func (p *fileParser) prices(n *yaml.Node) map[string]gateway.Price {
 	if yamlnode.IsNull(n) {
 		return nil
 	}
-	if n.Kind != yaml.MappingNode {
-		p.Errorf(n, "expected a mapping of model names to prices ({claude-sonnet-4-5: {input: 3, output: 15}}), got %s", describe(n))
+	if _, ok := p.Want(n, yaml.MappingNode, "a mapping of model names to prices ({claude-sonnet-4-5: {input: 3, output: 15}})"); !ok {
 		return nil
 	}
 	out := map[string]gateway.Price{}
@@ -193,20 +185,10 @@ func (p *fileParser) prices(n *yaml.Node) map[string]gateway.Price {
 			continue
 		}
 		var pr gateway.Price
+		fields := map[string]*float64{"input": &pr.Input, "output": &pr.Output, "cacheRead": &pr.CacheRead, "cacheWrite": &pr.CacheWrite}
 		for _, kv := range m.pairs {
-			f, ok := p.nonNegativeNumber(kv.V)
-			if !ok {
-				continue
-			}
-			switch kv.Key {
-			case "input":
-				pr.Input = f
-			case "output":
-				pr.Output = f
-			case "cacheRead":
-				pr.CacheRead = f
-			case "cacheWrite":
-				pr.CacheWrite = f
+			if f, ok := p.nonNegativeNumber(kv.V); ok {
+				*fields[kv.Key] = f
 			}
 		}
 		p.require(m, "input", "output")

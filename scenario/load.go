@@ -158,17 +158,18 @@ func LoadBytes(file string, data []byte, opts LoadOptions) ([]*Scenario, []Warni
 
 // parse parses one file.
 func (l *loader) parse(file string, data []byte) *parsedFile {
-	dir, err := filepath.Abs(filepath.Dir(file))
-	if err != nil {
-		dir = filepath.Dir(file)
-	}
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		abs = file
-	}
-	p := &fileParser{Reader: yamlnode.Reader{Name: file, Src: data}, dir: dir, lookup: l.opts.LookupEnv, cfg: l.opts.Config, deferUnset: l.opts.DeferUnset,
+	p := &fileParser{Reader: yamlnode.Reader{Name: file, Src: data, Templates: true}, dir: absOr(filepath.Dir(file)), lookup: l.opts.LookupEnv, cfg: l.opts.Config, deferUnset: l.opts.DeferUnset,
 		gatewayFlag: l.opts.Gateway, gatewayTiming: l.opts.GatewayTiming, turnTimeoutFlag: l.opts.TurnTimeout}
-	return &parsedFile{file: file, abs: abs, p: p, scens: p.parseFile()}
+	return &parsedFile{file: file, abs: absOr(file), p: p, scens: p.parseFile()}
+}
+
+// absOr is the absolute path of path; path itself when there is none (the
+// working directory is gone).
+func absOr(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // add adds a parsed file's scenarios and problems, checking that scenario
@@ -213,13 +214,13 @@ func (l *loader) errorf(path, format string, args ...any) {
 	l.errs = append(l.errs, &srcerr.Error{File: path, Msg: termtext.Printable(fmt.Sprintf(format, args...))})
 }
 
-// fileError records err about path, without repeating the path.
 // warnf records a warning about a path: a directory or glob that holds no
 // scenario is an empty selection, which the caller decides about.
 func (l *loader) warnf(path, format string, args ...any) {
 	l.warns = append(l.warns, Warning{Pos: Pos{File: path}, Msg: fmt.Sprintf(format, args...)})
 }
 
+// fileError records err about path, without repeating the path.
 func (l *loader) fileError(path string, err error) {
 	l.errorf(path, "%v", bareError(err))
 }

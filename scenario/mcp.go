@@ -27,8 +27,8 @@ var (
 // and converted to JSON by mcpServer, and says where each server's entry
 // was written.
 func (p *fileParser) mcpServers(n *yaml.Node) (json.RawMessage, []Pos) {
-	if n.Kind != yaml.SequenceNode {
-		p.Errorf(n, "expected a list of MCP servers, got %s", describe(n))
+	n, ok := p.Want(n, yaml.SequenceNode, "a list of MCP servers")
+	if !ok {
 		return json.RawMessage("[]"), nil
 	}
 	errs := len(p.Errs)
@@ -60,7 +60,7 @@ func (p *fileParser) mcpServers(n *yaml.Node) (json.RawMessage, []Pos) {
 // headers are lists of {name, value}. Every problem is reported.
 func (p *fileParser) mcpServer(buf *bytes.Buffer, n *yaml.Node, budget *int) {
 	if yamlnode.Deref(n).Kind != yaml.MappingNode {
-		p.Errorf(n, "expected an MCP server (a mapping: {name, command, args, env}, or {name, type: http or sse, url, headers}), got %s", describe(n))
+		p.Expected(n, "an MCP server (a mapping: {name, command, args, env}, or {name, type: http or sse, url, headers})")
 		return
 	}
 	m, _ := p.mapping(n, mcpServerKeys, nil)
@@ -144,7 +144,7 @@ func (p *fileParser) nameValues(n *yaml.Node, key string, budget *int) []nameVal
 		return out
 	}
 	if n.Kind != yaml.SequenceNode {
-		p.Errorf(n, "MCP server %s is a list of {name, value}: write %s: [{name: NAME, value: VALUE}], got %s", key, key, describe(n))
+		p.Errorf(n, "MCP server %s is a list of {name, value}: write %s: [{name: NAME, value: VALUE}], got %s", key, key, yamlnode.Describe(n))
 		return out
 	}
 	for _, item := range n.Content {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/srcerr"
 	"github.com/acprun/acprun/internal/termtext"
@@ -90,27 +89,6 @@ func (p *fileParser) warnf(pos Pos, format string, args ...any) {
 	p.warns = append(p.warns, Warning{Pos: pos, Msg: termtext.Printable(fmt.Sprintf(format, args...)) + pos.Origin.Note()})
 }
 
-// describe names the kind of n for "expected X, got Y" messages.
-func describe(n *yaml.Node) string {
-	switch n = yamlnode.Deref(n); n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.ShortTag() {
-		case "!!null":
-			return "null"
-		case "!!bool":
-			return "a boolean"
-		case "!!int", "!!float":
-			return "a number"
-		}
-		return "a string"
-	}
-	return "an alias"
-}
-
 // mapping is a checked mapping: its known keys, in order.
 type mapping struct {
 	n     *yaml.Node
@@ -132,13 +110,13 @@ func (p *fileParser) mapping(n *yaml.Node, valid []string, hint func(key string)
 	for _, pr := range probs {
 		switch pr.Kind {
 		case yamlnode.NotMapping:
-			p.Errorf(pr.Node, "expected a mapping, got %s", describe(pr.Node))
+			p.Expected(pr.Node, "a mapping")
 		case yamlnode.KeyNotName:
-			p.Errorf(pr.Node, "expected a key name, got %s", describe(pr.Node))
+			p.Expected(pr.Node, "a key name")
 		case yamlnode.DuplicateKey:
 			p.Errorf(pr.Node, "duplicate key %q (first at line %d)", pr.Node.Value, cmp.Or(p.Origin(pr.First).Line, pr.First.Line))
 		case yamlnode.BadMerge:
-			p.Errorf(pr.Node, "a merge (<<) takes a mapping or a list of mappings, got %s", describe(pr.Node))
+			p.Errorf(pr.Node, "a merge (<<) takes a mapping or a list of mappings, got %s", yamlnode.Describe(pr.Node))
 		case yamlnode.MergeTooMuch:
 			p.Errorf(pr.Node, "merge keys (<<) nested too deeply or too many")
 		}
@@ -197,10 +175,21 @@ func (p *fileParser) require(m mapping, keys ...string) {
 func (p *fileParser) str(n *yaml.Node) (string, bool) {
 	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
-		p.Errorf(n, "expected a string, got %s", describe(n))
+		p.Expected(n, "a string")
 		return "", false
 	}
 	return n.Value, true
+}
+
+// oneOf reads a string that must be one of valid: another is an error at
+// n (see unknownMsg) that ends with more.
+func (p *fileParser) oneOf(n *yaml.Node, noun string, valid []string, plural, more string) (string, bool) {
+	s, ok := p.str(n)
+	if ok && !slices.Contains(valid, s) {
+		p.Errorf(n, "%s%s", unknownMsg(noun, s, valid, plural), more)
+		return "", false
+	}
+	return s, ok
 }
 
 // strNodes returns the scalar nodes of a string or a list of strings. A
@@ -228,9 +217,9 @@ func (p *fileParser) strNodes(n *yaml.Node, single, nonEmpty bool) ([]*yaml.Node
 		return out, ok
 	}
 	if single {
-		p.Errorf(n, "expected a string or a list of strings, got %s", describe(n))
+		p.Expected(n, "a string or a list of strings")
 	} else {
-		p.Errorf(n, "expected a list of strings, got %s", describe(n))
+		p.Expected(n, "a list of strings")
 	}
 	return nil, false
 }
@@ -238,7 +227,7 @@ func (p *fileParser) strNodes(n *yaml.Node, single, nonEmpty bool) ([]*yaml.Node
 func (p *fileParser) boolean(n *yaml.Node) (bool, bool) {
 	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
-		p.Errorf(n, "expected true or false, got %s", describe(n))
+		p.Expected(n, "true or false")
 		return false, false
 	}
 	var b bool
@@ -271,7 +260,7 @@ func (p *fileParser) wholeNumber(n *yaml.Node, max int64) (int64, bool) {
 		return 0, false
 	}
 	if n.Kind != yaml.ScalarNode || tag != "!!int" {
-		p.Errorf(n, "expected a whole number, got %s", describe(n))
+		p.Expected(n, "a whole number")
 		return 0, false
 	}
 	var i int64
@@ -295,7 +284,7 @@ func (p *fileParser) retries(n *yaml.Node) (int, bool) {
 	n = yamlnode.Deref(n)
 	var i int64
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&i) != nil || i < 0 || i > MaxRetries {
-		got := describe(n)
+		got := yamlnode.Describe(n)
 		if n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") {
 			got = n.Value
 		}
@@ -316,7 +305,7 @@ func (p *fileParser) duration(n *yaml.Node) (time.Duration, bool) {
 func (p *fileParser) parseDuration(n *yaml.Node, zero bool) (time.Duration, bool) {
 	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" || n.ShortTag() == "!!bool" {
-		p.Errorf(n, "expected a duration like 90s or 5m, got %s", describe(n))
+		p.Expected(n, "a duration like 90s or 5m")
 		return 0, false
 	}
 	d, err := time.ParseDuration(n.Value)
@@ -431,54 +420,16 @@ func (p *fileParser) noNUL(n *yaml.Node, s string) bool {
 	return false
 }
 
-// posIn returns the position of byte off of scalar n's value. It is exact
-// for a one-line plain or quoted scalar whose text before off (and the two
-// bytes from off) appear unchanged in the source; otherwise it is the
-// scalar's position. For a copy of what an alias stands for, it is the
-// alias's position, and the exact one is its Origin's.
+// posIn returns the position of byte off of scalar n's value, where
+// yamlnode.Reader.ColIn can place it, else the scalar's. For a copy of
+// what an alias stands for, it is the alias's position, and the exact one
+// is its Origin's.
 func (p *fileParser) posIn(n *yaml.Node, off int) Pos {
 	pos := p.pos(n)
 	if pos.Origin != (srcerr.Origin{}) {
-		pos.Origin.Col = p.colIn(n, pos.Origin.Line, pos.Origin.Col, off)
+		pos.Origin.Col = p.ColIn(n, pos.Origin.Line, pos.Origin.Col, off)
 	} else {
-		pos.Col = p.colIn(n, pos.Line, pos.Col, off)
+		pos.Col = p.ColIn(n, pos.Line, pos.Col, off)
 	}
 	return pos
-}
-
-// colIn returns the column of byte off of scalar n's value, n being
-// written at line and col (see posIn), after its anchor and tag if it has
-// them (&name !!str "value"); col when it cannot be placed.
-func (p *fileParser) colIn(n *yaml.Node, line, col, off int) int {
-	if off < 0 || off > len(n.Value) || n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		return col
-	}
-	text := p.Line(line)
-	start := 0
-	for c := 1; c < col; c++ {
-		_, size := utf8.DecodeRuneInString(text[start:])
-		if size == 0 {
-			return col
-		}
-		start += size
-	}
-	at := col // the column of text[start:]
-	for start < len(text) && (text[start] == '&' || text[start] == '!') {
-		prop := strings.IndexAny(text[start:], " \t")
-		if prop < 0 {
-			return col
-		}
-		blanks := len(text[start+prop:]) - len(strings.TrimLeft(text[start+prop:], " \t"))
-		at += utf8.RuneCountInString(text[start : start+prop+blanks])
-		start += prop + blanks
-	}
-	quote := 0
-	if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
-		quote = 1
-	}
-	want := n.Value[:min(off+2, len(n.Value))]
-	if strings.Contains(want, "\n") || start+quote > len(text) || !strings.HasPrefix(text[start+quote:], want) {
-		return col
-	}
-	return at + quote + utf8.RuneCountInString(n.Value[:off])
 }

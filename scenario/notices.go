@@ -1,8 +1,6 @@
 package scenario
 
 import (
-	"slices"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acprun/acprun/internal/yamlnode"
@@ -35,11 +33,7 @@ func (p *fileParser) noticesExpect(n *yaml.Node) *NoticesExpect {
 	}
 	for _, kv := range m.pairs {
 		v := yamlnode.Deref(kv.V)
-		if s, ok := p.str(v); ok {
-			if !slices.Contains(NoticeLevels, s) {
-				p.Errorf(v, "%s", unknownMsg("notice severity", s, NoticeLevels, "severities"))
-				continue
-			}
+		if s, ok := p.oneOf(v, "notice severity", NoticeLevels, "severities", ""); ok {
 			e.Max, e.MaxPos = s, p.pos(v)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -68,9 +67,6 @@ var (
 		".gif": "image/gif", ".webp": "image/webp"}
 )
 
-// parseFile decodes every YAML document of the file and returns its
-// scenarios. Empty documents are skipped. A syntax error ends the file, but
-// the documents before it are still checked.
 // MaxFileBytes and MaxTurns bound what one scenario file may ask for, so
 // that a runaway file fails at once with a clear message instead of
 // running for hours.
@@ -84,27 +80,20 @@ func tooLarge(size int64) string {
 	return fmt.Sprintf("the file is %.1f MiB; a scenario file may hold at most %d MiB (attach long texts with prompt: [{file: PATH}])", float64(size)/(1<<20), MaxFileBytes>>20)
 }
 
+// parseFile decodes every YAML document of the file and returns its
+// scenarios. Empty documents are skipped. A syntax error ends the file, but
+// the documents before it are still checked.
 func (p *fileParser) parseFile() []*Scenario {
 	var out []*Scenario
 	if len(p.Src) > MaxFileBytes {
 		p.errorAt(Pos{File: p.Name}, "%s", tooLarge(int64(len(p.Src))))
 		return nil
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(p.Src))
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			p.SyntaxError(dec, err)
-			return out
-		}
+	for doc := range p.Documents() {
 		if len(doc.Content) == 0 || yamlnode.IsNull(doc.Content[0]) {
 			continue
 		}
-		p.ExpandAliases(&doc)
+		p.ExpandAliases(doc)
 		exps := p.expand(doc.Content[0])
 		if exps == nil {
 			out = append(out, p.scenario(doc.Content[0], len(out), nil))
@@ -188,9 +177,8 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 		case "expect":
 			s.Expect = p.expect(v, false)
 		case "turns":
-			n := yamlnode.Deref(v)
-			if n.Kind != yaml.SequenceNode {
-				p.Errorf(n, "expected a list of turns, got %s", describe(n))
+			n, ok := p.Want(v, yaml.SequenceNode, "a list of turns")
+			if !ok {
 				continue
 			}
 			if len(n.Content) == 0 {
@@ -211,7 +199,7 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 			p.setting(kv.Key, v, s)
 		}
 	}
-	if _, ok := m.has["agent"]; !ok && p.hasDefaultAgent() {
+	if _, ok := m.has["agent"]; !ok && p.cfg.HasDefaultAgent() {
 		s.Agent = p.defaultAgent(defaultAgent)
 		p.require(m, "name", "turns")
 	} else {
@@ -269,17 +257,13 @@ func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario 
 // the config's defaults share, into s; for client it returns the roots
 // node, if any.
 func (p *fileParser) setting(key string, v *yaml.Node, s *Scenario) (roots *yaml.Node) {
+	durations := map[string]*time.Duration{"timeout": &s.Timeout, "turnTimeout": &s.TurnTimeout, "idleTimeout": &s.IdleTimeout,
+		"cancelGrace": &s.CancelGrace, "killGrace": &s.KillGrace}
+	if d, ok := durations[key]; ok {
+		*d, _ = p.duration(v)
+		return nil
+	}
 	switch key {
-	case "timeout":
-		s.Timeout, _ = p.duration(v)
-	case "turnTimeout":
-		s.TurnTimeout, _ = p.duration(v)
-	case "idleTimeout":
-		s.IdleTimeout, _ = p.duration(v)
-	case "cancelGrace":
-		s.CancelGrace, _ = p.duration(v)
-	case "killGrace":
-		s.KillGrace, _ = p.duration(v)
 	case "continueAfterCancel":
 		s.ContinueAfterCancel, _ = p.boolean(v)
 	case "retries":
@@ -374,7 +358,7 @@ func (p *fileParser) command(n *yaml.Node) []string {
 			argv = append(argv, w)
 		}
 	default:
-		p.Errorf(n, "expected a command (a list of strings, or a string), got %s", describe(n))
+		p.Expected(n, "a command (a list of strings, or a string)")
 		return nil
 	}
 	if len(argv) == 0 {
@@ -389,14 +373,14 @@ func (p *fileParser) command(n *yaml.Node) []string {
 func (p *fileParser) env(n *yaml.Node) map[string]string {
 	env := map[string]string{}
 	if n.Kind != yaml.MappingNode {
-		p.Errorf(n, "expected a mapping of variable names to values, got %s", describe(n))
+		p.Expected(n, "a mapping of variable names to values")
 		return env
 	}
 	pairs, probs, _ := yamlnode.Pairs(n, yamlnode.Options{})
 	for _, pr := range probs {
 		switch pr.Kind {
 		case yamlnode.KeyNotName:
-			p.Errorf(pr.Node, "expected a variable name, got %s", describe(pr.Node))
+			p.Expected(pr.Node, "a variable name")
 		case yamlnode.MergeKey:
 			p.Errorf(pr.Node, "merge keys (<<) are not supported in env")
 		case yamlnode.DuplicateKey:
@@ -438,7 +422,7 @@ func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *
 			if pr.Kind == yamlnode.DuplicateKey {
 				p.Errorf(pr.Node, "duplicate key %q", pr.Node.Value)
 			} else {
-				p.Errorf(pr.Node, "expected a key name, got %s", describe(pr.Node))
+				p.Expected(pr.Node, "a key name")
 			}
 			ok = false
 		}
@@ -447,8 +431,7 @@ func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			key, _ := json.Marshal(kv.Key)
-			buf.Write(key)
+			writeJSON(buf, kv.Key)
 			buf.WriteByte(':')
 			ok = p.toJSON(buf, kv.V, depth+1, budget) && ok
 		}
@@ -489,7 +472,7 @@ func (p *fileParser) toJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *
 		}
 		buf.Write(b)
 	default:
-		p.Errorf(n, "unexpected %s", describe(n))
+		p.Errorf(n, "unexpected %s", yamlnode.Describe(n))
 		return false
 	}
 	return ok
@@ -620,7 +603,7 @@ func (p *fileParser) prompt(n *yaml.Node) []Part {
 		}
 		return parts
 	}
-	p.Errorf(n, "expected a prompt (a string, {file: PATH}, or a list of text, file and image parts), got %s", describe(n))
+	p.Expected(n, "a prompt (a string, {file: PATH}, or a list of text, file and image parts)")
 	return nil
 }
 
@@ -749,11 +732,9 @@ func (p *fileParser) expect(n *yaml.Node, turn bool) Expect {
 			e.StopReasonSet = true
 			nodes, _ := p.strNodes(kv.V, true, true)
 			for _, r := range nodes {
-				if !slices.Contains(stopReasons, r.Value) {
-					p.Errorf(r, "%s", unknownMsg("stop reason", r.Value, stopReasons, "stop reasons"))
-					continue
+				if s, ok := p.oneOf(r, "stop reason", stopReasons, "stop reasons", ""); ok {
+					e.StopReasons = append(e.StopReasons, s)
 				}
-				e.StopReasons = append(e.StopReasons, r.Value)
 			}
 		case "cancelCause":
 			e.CancelCausePos = p.pos(yamlnode.Deref(kv.V))
@@ -810,7 +791,7 @@ func (p *fileParser) textExpect(n *yaml.Node, e *Expect) {
 	e.TextContains, e.TextMatches = p.wanted(m, "reply")
 	e.TextNotContains, e.TextNotMatches = p.forbidden(m, "reply")
 	if len(m.pairs) == 0 {
-		p.Errorf(m.n, "text needs %s", orList(textKeys))
+		p.Errorf(m.n, "text needs %s", joinWords(textKeys, "or"))
 	}
 }
 

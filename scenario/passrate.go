@@ -13,7 +13,7 @@ import (
 func (p *fileParser) passRate(n *yaml.Node) (float64, Pos) {
 	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" && n.ShortTag() != "!!float" {
-		p.Errorf(n, "expected a pass rate, a number above 0 and at most 1 (0.8 for 80%% of the attempts), got %s", describe(n))
+		p.Expected(n, "a pass rate, a number above 0 and at most 1 (0.8 for 80% of the attempts)")
 		return 0, Pos{}
 	}
 	var f float64

@@ -21,15 +21,8 @@ func (p *fileParser) permissions(n *yaml.Node, s *Scenario) *approve.Policy {
 	for _, kv := range m.pairs {
 		switch kv.Key {
 		case "default":
-			s, ok := p.str(kv.V)
-			if !ok {
-				continue
-			}
-			switch v := approve.Verdict(s); v {
-			case approve.Allow, approve.Deny:
-				pol.Default = v
-			default:
-				p.Errorf(kv.V, "%s", unknownMsg("default", s, []string{"allow", "deny"}, "values"))
+			if s, ok := p.oneOf(kv.V, "default", []string{string(approve.Allow), string(approve.Deny)}, "values", ""); ok {
+				pol.Default = approve.Verdict(s)
 			}
 		case "allow":
 			pol.Allow = p.rules(kv.V, approve.Allow)
@@ -47,9 +40,8 @@ func (p *fileParser) permissions(n *yaml.Node, s *Scenario) *approve.Policy {
 }
 
 func (p *fileParser) rules(n *yaml.Node, list approve.Verdict) []approve.Rule {
-	n = yamlnode.Deref(n)
-	if n.Kind != yaml.SequenceNode {
-		p.Errorf(n, "expected a list of rules, got %s", describe(n))
+	n, ok := p.Want(n, yaml.SequenceNode, "a list of rules")
+	if !ok {
 		return nil
 	}
 	var rules []approve.Rule
@@ -75,13 +67,10 @@ func (p *fileParser) rule(n *yaml.Node, list approve.Verdict) (approve.Rule, boo
 		switch kv.Key {
 		case "kind":
 			nodes, _ := p.strNodes(kv.V, true, true)
-			toolKinds := approve.Kinds()
 			for _, k := range nodes {
-				if !slices.Contains(toolKinds, k.Value) {
-					p.Errorf(k, "%s", unknownMsg("permission kind", k.Value, toolKinds, "kinds"))
-					continue
+				if s, ok := p.oneOf(k, "permission kind", approve.Kinds(), "kinds", ""); ok {
+					r.Kind = append(r.Kind, s)
 				}
-				r.Kind = append(r.Kind, k.Value)
 			}
 		case "tool":
 			r.Tool = p.patterns(kv.V, approve.CheckNameGlob)
@@ -160,9 +149,8 @@ func (p *fileParser) patterns(n *yaml.Node, check func(string) error) []string {
 
 // inputMatchers reads a mapping of rawInput field paths to RE2 regexps.
 func (p *fileParser) inputMatchers(n *yaml.Node) map[string]string {
-	n = yamlnode.Deref(n)
-	if n.Kind != yaml.MappingNode {
-		p.Errorf(n, "expected a mapping of input fields to regular expressions, got %s", describe(n))
+	n, ok := p.Want(n, yaml.MappingNode, "a mapping of input fields to regular expressions")
+	if !ok {
 		return nil
 	}
 	if len(n.Content) == 0 {
@@ -173,7 +161,7 @@ func (p *fileParser) inputMatchers(n *yaml.Node) map[string]string {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := yamlnode.Deref(n.Content[i]), yamlnode.Deref(n.Content[i+1])
 		if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" || k.Value == "" {
-			p.Errorf(k, "expected an input field name such as command or url, got %s", describe(k))
+			p.Expected(k, "an input field name such as command or url")
 			continue
 		}
 		if _, dup := out[k.Value]; dup {

@@ -74,7 +74,7 @@ func (p *fileParser) sandbox(n *yaml.Node) *Sandbox {
 		}
 		return sb
 	case n.Kind != yaml.MappingNode:
-		p.Errorf(n, "expected a sandbox: a mapping of write, hide, network, ports, level and verify ({} for the defaults), or true, or false for none, got %s", describe(n))
+		p.Expected(n, "a sandbox: a mapping of write, hide, network, ports, level and verify ({} for the defaults), or true, or false for none")
 		return nil
 	}
 	m, _ := p.mapping(n, sandboxKeys, nil)
@@ -91,12 +91,8 @@ func (p *fileParser) sandbox(n *yaml.Node) *Sandbox {
 		case "verify":
 			sb.Verify, _ = p.boolean(kv.V)
 		case "level":
-			v := yamlnode.Deref(kv.V)
-			if s, ok := p.str(v); ok {
-				if !slices.Contains(sandboxLevels, s) {
-					p.Errorf(v, "%s: required ends the scenario before its agent starts when this host cannot enforce the sandbox, best-effort runs it with what the host can do", unknownMsg("sandbox level", s, sandboxLevels, "levels"))
-					continue
-				}
+			if s, ok := p.oneOf(yamlnode.Deref(kv.V), "sandbox level", sandboxLevels, "levels",
+				": required ends the scenario before its agent starts when this host cannot enforce the sandbox, best-effort runs it with what the host can do"); ok {
 				sb.Level = s
 			}
 		}
@@ -153,7 +149,7 @@ func (p *fileParser) network(n *yaml.Node) (bool, bool) {
 			return false, true
 		}
 	}
-	got := describe(n)
+	got := yamlnode.Describe(n)
 	if n.Kind == yaml.ScalarNode && n.ShortTag() != "!!null" {
 		got = strconv.Quote(n.Value)
 	}
@@ -177,7 +173,7 @@ func (p *fileParser) ports(n *yaml.Node) []int {
 		it = yamlnode.Deref(it)
 		port, err := strconv.Atoi(it.Value)
 		if it.Kind != yaml.ScalarNode || it.ShortTag() != "!!int" || err != nil || port < 1 || port > 65535 {
-			got := describe(it)
+			got := yamlnode.Describe(it)
 			if it.Kind == yaml.ScalarNode && it.ShortTag() != "!!null" {
 				got = it.Value
 			}

@@ -37,11 +37,7 @@ func (sc *Scenario) StateFile() string {
 	if sc.Session.StateFile != "" {
 		return sc.Session.StateFile
 	}
-	dir := filepath.Dir(sc.File)
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	return filepath.Join(dir, filepath.FromSlash(DefaultStateFile))
+	return filepath.Join(absOr(filepath.Dir(sc.File)), filepath.FromSlash(DefaultStateFile))
 }
 
 // session reads the session key: {resume: BOOL, stateFile: PATH}; null is

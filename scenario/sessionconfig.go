@@ -38,7 +38,7 @@ func (p *fileParser) sessionConfig(n *yaml.Node) []ConfigSetting {
 		}
 		v := yamlnode.Deref(kv.V)
 		if v.Kind != yaml.ScalarNode || yamlnode.IsNull(v) {
-			p.Errorf(v, "config option %q: expected a value (a string, number or true/false), got %s", kv.Key, describe(v))
+			p.Errorf(v, "config option %q: expected a value (a string, number or true/false), got %s", kv.Key, yamlnode.Describe(v))
 			continue
 		}
 		s, ok := p.interp(v)

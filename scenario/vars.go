@@ -175,7 +175,7 @@ func (p *fileParser) varSets(n *yaml.Node) ([]valueSet, []string) {
 			maps = append(maps, yamlnode.Deref(item))
 		}
 	default:
-		p.Errorf(n, "expected vars: a mapping of names to values (each combination is a scenario), or a list of such mappings, got %s", describe(n))
+		p.Expected(n, "vars: a mapping of names to values (each combination is a scenario), or a list of such mappings")
 		return nil, nil
 	}
 	var sets []valueSet
@@ -284,7 +284,7 @@ func (p *fileParser) varValues(name string, n *yaml.Node) []*yaml.Node {
 	for _, v := range items {
 		v = yamlnode.Deref(v)
 		if v.Kind != yaml.ScalarNode || yamlnode.IsNull(v) {
-			p.Errorf(v, "expected a value of %s (a string, number or boolean), got %s", name, describe(v))
+			p.Expected(v, fmt.Sprintf("a value of %s (a string, number or boolean)", name))
 			return nil
 		}
 		if r, ok := unprintableChar(v.Value); ok {
@@ -344,6 +344,7 @@ func templates(s string) ([]template, []problem) {
 			return out, probs
 		}
 		t := template{start: start, end: k + 2}
+		i = t.end
 		inner := strings.TrimSpace(s[start+2 : k])
 		switch {
 		case strings.HasPrefix(inner, ".") && validVarName(inner[1:]):
@@ -351,18 +352,15 @@ func templates(s string) ([]template, []problem) {
 		case strings.HasPrefix(inner, `"`) || strings.HasPrefix(inner, "`"):
 			lit, err := strconv.Unquote(inner)
 			if err != nil {
-				probs = append(probs, problem{off: start, msg: fmt.Sprintf("bad string %s in %s: %v", inner, s[start:k+2], err)})
-				i = k + 2
+				probs = append(probs, problem{off: start, msg: fmt.Sprintf("bad string %s in %s: %v", inner, s[start:t.end], err)})
 				continue
 			}
 			t.literal = lit
 		default:
-			probs = append(probs, problem{off: start, msg: fmt.Sprintf(`bad template %s: write {{.NAME}} for a value of vars, or {{"{{"}} for a literal {{`, s[start:k+2])})
-			i = k + 2
+			probs = append(probs, problem{off: start, msg: fmt.Sprintf(`bad template %s: write {{.NAME}} for a value of vars, or {{"{{"}} for a literal {{`, s[start:t.end])})
 			continue
 		}
 		out = append(out, t)
-		i = k + 2
 	}
 }
 
@@ -529,27 +527,4 @@ func retag(n *yaml.Node) {
 	case "!!int", "!!float", "!!bool":
 		n.Tag, n.Style = plain.ShortTag(), 0
 	}
-}
-
-// bracesHint is the hint for a mapping that is the outer or inner braces
-// of an unquoted {{…}}: YAML reads {{.lang}} as a mapping in a mapping,
-// which no key of a scenario takes. Errorf adds it to every problem
-// reported at such a mapping: a string, a number, a duration, a key name
-// or a command expected there.
-func (p *fileParser) bracesHint(n *yaml.Node) string {
-	if n = yamlnode.Deref(n); n == nil || n.Kind != yaml.MappingNode {
-		return ""
-	}
-	line := []rune(p.Line(n.Line))
-	at := func(col int) bool { return col >= 1 && col+1 <= len(line) && line[col-1] == '{' && line[col] == '{' }
-	if !at(n.Column) && !at(n.Column-1) {
-		return ""
-	}
-	return " (" + yamlnode.UnquotedBraces + ")"
-}
-
-// Errorf records the problem at n, with bracesHint's hint when n is an
-// unquoted {{…}}.
-func (p *fileParser) Errorf(n *yaml.Node, format string, args ...any) {
-	p.Reader.Errorf(n, "%s", fmt.Sprintf(format, args...)+p.bracesHint(n))
 }

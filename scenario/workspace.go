@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -31,7 +32,7 @@ func (p *fileParser) workspace(n *yaml.Node) *Workspace {
 		w.SourcePos = w.Pos
 		return w
 	case n.Kind != yaml.MappingNode:
-		p.Errorf(n, "expected a workspace: a directory to copy (a string, or {from: DIR}) or {git: REPO, ref: REF}, got %s", describe(n))
+		p.Expected(n, "a workspace: a directory to copy (a string, or {from: DIR}) or {git: REPO, ref: REF}")
 		return w
 	}
 	m, _ := p.mapping(n, workspaceKeys, nil)
@@ -135,9 +136,8 @@ func (p *fileParser) gitRef(n *yaml.Node) (string, bool) {
 // commands reads the list of setup, verify or teardown commands (which
 // says which). An empty list is none, which replaces the config's.
 func (p *fileParser) commands(n *yaml.Node, which string) []Command {
-	n = yamlnode.Deref(n)
-	if n.Kind != yaml.SequenceNode {
-		p.Errorf(n, "expected a list of %s commands (each a shell line, or a mapping with run), got %s", which, describe(n))
+	n, ok := p.Want(n, yaml.SequenceNode, fmt.Sprintf("a list of %s commands (each a shell line, or a mapping with run)", which))
+	if !ok {
 		return nil
 	}
 	out := []Command{}
@@ -167,7 +167,7 @@ func (p *fileParser) shellCommand(n *yaml.Node, which string) (Command, bool) {
 		}
 		return c, true
 	case n.Kind != yaml.MappingNode:
-		p.Errorf(n, "expected a %s command (a shell line, or a mapping with run), got %s", which, describe(n))
+		p.Expected(n, fmt.Sprintf("a %s command (a shell line, or a mapping with run)", which))
 		return c, false
 	}
 	keys, hint := verifyKeys, func(string) string { return "" }
@@ -238,7 +238,7 @@ func (p *fileParser) commandExpect(n *yaml.Node) CommandExpect {
 func (p *fileParser) exitCode(n *yaml.Node) (int, bool) {
 	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
-		p.Errorf(n, "expected an exit code (a whole number from 0 to 255), got %s", describe(n))
+		p.Expected(n, "an exit code (a whole number from 0 to 255)")
 		return 0, false
 	}
 	var i int64
@@ -253,28 +253,23 @@ func (p *fileParser) exitCode(n *yaml.Node) (int, bool) {
 // mapping whose keys were all reported as unknown is not reported again.
 func (p *fileParser) needsOne(m mapping, what string, keys []string) {
 	if len(m.pairs) == 0 && len(m.n.Content) == 0 {
-		p.Errorf(m.n, "%s needs %s", what, orList(keys))
+		p.Errorf(m.n, "%s needs %s", what, joinWords(keys, "or"))
 	}
 }
 
-// orList joins words as "a, b or c".
-func orList(words []string) string {
+// joinWords joins words as "a, b or c" (conj "or").
+func joinWords(words []string, conj string) string {
 	if len(words) < 2 {
 		return strings.Join(words, "")
 	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
-}
-
-// nonNegative reads a whole number from 0 up, as an int64.
-func (p *fileParser) nonNegative(n *yaml.Node) (int64, bool) {
-	return p.wholeNumber(n, math.MaxInt64)
+	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
 }
 
 // nonNegativeNumber reads a number from 0 up, whole or not.
 func (p *fileParser) nonNegativeNumber(n *yaml.Node) (float64, bool) {
 	n = yamlnode.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" && n.ShortTag() != "!!float" {
-		p.Errorf(n, "expected a number, got %s", describe(n))
+		p.Expected(n, "a number")
 		return 0, false
 	}
 	var f float64

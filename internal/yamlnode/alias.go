@@ -1,6 +1,7 @@
 package yamlnode
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -41,8 +42,8 @@ func (r *Reader) expand(n *yaml.Node, outer []*yaml.Node) {
 		case c.Kind != yaml.AliasNode:
 			r.expand(c, outer)
 		case c.Alias != nil && slices.Contains(outer, c.Alias):
-			r.Errorf(c, "the alias *%s is inside the value it stands for (&%s, at line %d, column %d); an alias can only repeat a value that does not contain it",
-				c.Value, c.Value, c.Alias.Line, c.Alias.Column)
+			r.record(c, fmt.Sprintf("the alias *%s is inside the value it stands for (&%s, at line %d, column %d); an alias can only repeat a value that does not contain it",
+				c.Value, c.Value, c.Alias.Line, c.Alias.Column))
 			n.Content[i] = &yaml.Node{Kind: c.Alias.Kind, Tag: c.Alias.Tag, Line: c.Line, Column: c.Column}
 		default:
 			if cp := r.aliasCopy(c); cp != nil {
@@ -64,8 +65,8 @@ func (r *Reader) checkTag(n *yaml.Node) {
 	if n.Style&yaml.TaggedStyle == 0 || slices.Contains(coreTags, n.Tag) {
 		return
 	}
-	r.Errorf(n, `unknown YAML tag %s: acprun reads only YAML's own tags (%s); write the value without it: "${VAR}" for an environment variable (where acprun expands them), prompt: [{file: PATH}] for a prompt's text from a file`,
-		n.Tag, strings.Join(coreTags, ", "))
+	r.record(n, fmt.Sprintf(`unknown YAML tag %s: acprun reads only YAML's own tags (%s); write the value without it: "${VAR}" for an environment variable (where acprun expands them), prompt: [{file: PATH}] for a prompt's text from a file`,
+		n.Tag, strings.Join(coreTags, ", ")))
 }
 
 // Origin returns where n is written when it is a copy that ExpandAliases

@@ -4,15 +4,17 @@
 // line, as a *srcerr.Error, and reading goes on, so that a file shows all
 // its problems at once.
 //
-// A Reader is one file being read. ExpandAliases puts a copy of what each
-// alias stands for where the alias is, so that a problem is reported
-// where a value is used and says where it is written; walking every node,
-// it also refuses a tag that is not YAML's own (!include, !env), whose
-// value would otherwise be read as written. Mappings are read
-// with Pairs: the keys in order, aliases followed, merge keys (<<)
-// expanded or refused, each problem returned for the caller to word. A syntax error of the decoder
-// is put at the offending token (see Reader.SyntaxError), not where
-// yaml.v3's error text says.
+// A Reader is one file being read; Documents decodes its documents in
+// turn. ExpandAliases puts a copy of what each alias stands for where the
+// alias is, so that a problem is reported where a value is used and says
+// where it is written; walking every node, it also refuses a tag that is
+// not YAML's own (!include, !env), whose value would otherwise be read as
+// written. Mappings are read with Pairs: the keys in order, aliases
+// followed, merge keys (<<) expanded or refused, each problem returned for
+// the caller to word; Want and Expected report a node that is not what was
+// expected, in Describe's words; ColIn places a byte of a scalar's value
+// on its line. A syntax error of the decoder is put at the offending token
+// (see Reader.SyntaxError), not where yaml.v3's error text says.
 package yamlnode
 
 import (
@@ -34,6 +36,10 @@ type Reader struct {
 	Name string // the file as the user named it, for messages
 	Src  []byte
 	Errs []*srcerr.Error
+	// Templates says that the file's values may be templates ({{.NAME}}):
+	// a problem Errorf records at a mapping written as an unquoted {{…}}
+	// then says how YAML reads it (see bracesHint).
+	Templates bool
 
 	starts []int // byte offset of each line of Src; nil until needed
 
@@ -47,19 +53,41 @@ type Reader struct {
 // reading again nodes that r read: it knows where the copies of aliases
 // among them are written (see ExpandAliases).
 func (r *Reader) Again() Reader {
-	return Reader{Name: r.Name, Src: r.Src, starts: r.starts, origins: r.origins, copied: r.copied}
+	return Reader{Name: r.Name, Src: r.Src, Templates: r.Templates, starts: r.starts, origins: r.origins, copied: r.copied}
 }
 
 // Errorf records a problem at node n (nil: the whole file); at a copy of
 // what an alias stands for, it says where that is written (see Origin).
 func (r *Reader) Errorf(n *yaml.Node, format string, args ...any) {
+	r.record(n, fmt.Sprintf(format, args...)+r.bracesHint(n))
+}
+
+// record is Errorf without the hint, for the problems the Reader finds
+// itself.
+func (r *Reader) record(n *yaml.Node, msg string) {
 	line, col := 0, 0
 	if n != nil {
 		line, col = n.Line, n.Column
 	}
-	e := r.At(line, col, fmt.Sprintf(format, args...))
+	e := r.At(line, col, msg)
 	e.Origin = r.Origin(n)
 	r.Errs = append(r.Errs, e)
+}
+
+// bracesHint is the hint for a mapping that is the outer or inner braces
+// of an unquoted {{…}} in a file of Templates: YAML reads {{.lang}} as a
+// mapping in a mapping, which no key takes where a string, a number, a
+// duration, a key name or a command is expected.
+func (r *Reader) bracesHint(n *yaml.Node) string {
+	if n = Deref(n); !r.Templates || n == nil || n.Kind != yaml.MappingNode {
+		return ""
+	}
+	line := []rune(r.Line(n.Line))
+	at := func(col int) bool { return col >= 1 && col+1 <= len(line) && line[col-1] == '{' && line[col] == '{' }
+	if !at(n.Column) && !at(n.Column-1) {
+		return ""
+	}
+	return " (" + UnquotedBraces + ")"
 }
 
 // At returns the problem msg at line and column col of the file (1-based,
@@ -79,6 +107,45 @@ func (r *Reader) Err() error {
 		errs = append(errs, e)
 	}
 	return errors.Join(errs...)
+}
+
+// Expected records at n that it is not what was expected: "expected
+// WHAT, got a list" (see Describe).
+func (r *Reader) Expected(n *yaml.Node, what string) {
+	r.Errorf(n, "expected %s, got %s", what, Describe(n))
+}
+
+// Want returns n, aliases followed, and whether it is of kind k; when it
+// is not, it records that what was expected (see Expected).
+func (r *Reader) Want(n *yaml.Node, k yaml.Kind, what string) (*yaml.Node, bool) {
+	n = Deref(n)
+	if n.Kind != k {
+		r.Expected(n, what)
+		return n, false
+	}
+	return n, true
+}
+
+// Describe names the kind of n, aliases followed, for "expected X, got
+// Y" messages.
+func Describe(n *yaml.Node) string {
+	switch n = Deref(n); n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			return "null"
+		case "!!bool":
+			return "a boolean"
+		case "!!int", "!!float":
+			return "a number"
+		}
+		return "a string"
+	}
+	return "an alias"
 }
 
 // Deref follows aliases to the node they stand for.
@@ -176,4 +243,43 @@ func runeOffset(s string, n int) int {
 		return len(s)
 	}
 	return -1
+}
+
+// ColIn returns the column of byte off of scalar n's value, n being
+// written at line and col, after its anchor and tag if it has them (&name
+// !!str "value"). It is exact for a one-line plain or quoted scalar whose
+// text before off (and the two bytes from off) appear unchanged in the
+// source; otherwise it is col.
+func (r *Reader) ColIn(n *yaml.Node, line, col, off int) int {
+	if off < 0 || off > len(n.Value) || n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return col
+	}
+	text := r.Line(line)
+	start := 0
+	for c := 1; c < col; c++ {
+		_, size := utf8.DecodeRuneInString(text[start:])
+		if size == 0 {
+			return col
+		}
+		start += size
+	}
+	at := col // the column of text[start:]
+	for start < len(text) && (text[start] == '&' || text[start] == '!') {
+		prop := strings.IndexAny(text[start:], " \t")
+		if prop < 0 {
+			return col
+		}
+		blanks := len(text[start+prop:]) - len(strings.TrimLeft(text[start+prop:], " \t"))
+		at += utf8.RuneCountInString(text[start : start+prop+blanks])
+		start += prop + blanks
+	}
+	quote := 0
+	if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
+		quote = 1
+	}
+	want := n.Value[:min(off+2, len(n.Value))]
+	if strings.Contains(want, "\n") || start+quote > len(text) || !strings.HasPrefix(text[start+quote:], want) {
+		return col
+	}
+	return at + quote + utf8.RuneCountInString(n.Value[:off])
 }

@@ -2,7 +2,10 @@ package yamlnode
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"iter"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -12,6 +15,27 @@ import (
 
 	"go.yaml.in/yaml/v3"
 )
+
+// Documents yields each document of the Reader's text in turn; a syntax
+// error is recorded (see SyntaxError) and ends them.
+func (r *Reader) Documents() iter.Seq[*yaml.Node] {
+	return func(yield func(*yaml.Node) bool) {
+		dec := yaml.NewDecoder(bytes.NewReader(r.Src))
+		for {
+			doc := new(yaml.Node)
+			switch err := dec.Decode(doc); {
+			case errors.Is(err, io.EOF):
+				return
+			case err != nil:
+				r.SyntaxError(dec, err)
+				return
+			}
+			if !yield(doc) {
+				return
+			}
+		}
+	}
+}
 
 // SyntaxError records the error err that dec.Decode returned while
 // reading the Reader's text (the whole stream dec reads), as "YAML syntax:
