@@ -171,15 +171,21 @@ func (r *InitializeResponse) UnmarshalJSON(data []byte) error {
 		*r = InitializeResponse(p)
 		return nil
 	}
-	l := &lax{}
-	v, err := laxInitialize(l, data, "")
-	if err != nil {
+	var pv struct {
+		ProtocolVersion json.RawMessage `json:"protocolVersion"`
+	}
+	if err := object(data, "", &pv); err != nil {
 		return err
 	}
-	if noProtocolVersion(data) {
+	if absent(pv.ProtocolVersion) {
 		return ErrNoProtocolVersion
 	}
-	v.Malformed = l.malformed
+	var v InitializeResponse
+	malformed, err := laxDecode(data, &v)
+	if err != nil { // protocolVersion's: the only required member
+		return fmt.Errorf("%w, got %s", ErrBadProtocolVersion, describe(pv.ProtocolVersion))
+	}
+	v.Malformed = malformed
 	*r = v
 	return nil
 }
@@ -413,12 +419,12 @@ func (r *NewSessionResponse) UnmarshalJSON(data []byte) error {
 		*r = NewSessionResponse(p)
 		return nil
 	}
-	l := &lax{}
-	v, err := laxSessionState(l, data, "", true)
+	var v NewSessionResponse
+	malformed, err := laxDecode(data, &v)
 	if err != nil {
 		return err
 	}
-	v.Malformed = l.malformed
+	v.Malformed = malformed
 	*r = v
 	return nil
 }
@@ -454,12 +460,13 @@ func (r *LoadSessionResponse) UnmarshalJSON(data []byte) error {
 		*r = LoadSessionResponse(p)
 		return nil
 	}
-	l := &lax{}
-	v, err := laxSessionState(l, data, "", false)
+	var v LoadSessionResponse
+	malformed, err := laxDecode(data, &v)
 	if err != nil {
 		return err
 	}
-	*r = LoadSessionResponse{Modes: v.Modes, ConfigOptions: v.ConfigOptions, Models: v.Models, Meta: v.Meta, Malformed: l.malformed}
+	v.Malformed = malformed
+	*r = v
 	return nil
 }
 
@@ -668,25 +675,12 @@ func (r *PromptResponse) UnmarshalJSON(data []byte) error {
 		*r = PromptResponse(p)
 		return nil
 	}
-	var w struct {
-		StopReason json.RawMessage `json:"stopReason"`
-		Usage      json.RawMessage `json:"usage"`
-		Meta       json.RawMessage `json:"_meta"`
-	}
-	if err := object(data, "", &w); err != nil {
+	var v PromptResponse
+	malformed, err := laxDecode(data, &v)
+	if err != nil {
 		return err
 	}
-	l := &lax{}
-	f := &fields{l: l}
-	v := PromptResponse{
-		StopReason: val(scalar[StopReason](f, w.StopReason, "stopReason", "a string", required)),
-		Usage:      nested(f, w.Usage, "usage", optional, laxTurnUsage),
-		Meta:       w.Meta,
-	}
-	if f.err != nil {
-		return f.err
-	}
-	v.Malformed = l.malformed
+	v.Malformed = malformed
 	*r = v
 	return nil
 }
@@ -744,33 +738,12 @@ func (r *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	// Something is malformed: decode again, leniently, to keep what can be kept.
-	var w struct {
-		SessionID json.RawMessage `json:"sessionId"`
-		ToolCall  json.RawMessage `json:"toolCall"`
-		Options   json.RawMessage `json:"options"`
-		Meta      json.RawMessage `json:"_meta"`
-	}
-	if err := object(data, "", &w); err != nil {
+	var q RequestPermissionRequest
+	malformed, err := laxDecode(data, &q)
+	if err != nil {
 		return fmt.Errorf("permission request: %w", err)
 	}
-	l := &lax{}
-	f := &fields{l: l}
-	q := RequestPermissionRequest{SessionID: f.str(w.SessionID, "sessionId", required), Meta: w.Meta}
-	if f.err != nil {
-		return fmt.Errorf("permission request: %w", f.err)
-	}
-	var err error
-	if len(w.ToolCall) > 0 {
-		if q.ToolCall, err = laxToolCallUpdate(l, w.ToolCall, "toolCall"); err != nil {
-			return fmt.Errorf("permission request: %w", err)
-		}
-	}
-	if len(w.Options) > 0 {
-		if err := json.Unmarshal(w.Options, &q.Options); err != nil {
-			return fmt.Errorf("permission request: options: %w", err)
-		}
-	}
-	q.Malformed = l.malformed
+	q.Malformed = malformed
 	*r = q
 	return nil
 }

@@ -364,15 +364,15 @@ const (
 // MarshalJSON emits only the fields of Type's shape. An item of an unknown type keeps its
 // JSON in Raw when decoded and is marshalled from Raw verbatim.
 type ToolCallContent struct {
-	Type       string
-	Content    *ContentBlock
-	Path       string
-	OldText    *string
-	NewText    string
-	TerminalID string
-	Meta       json.RawMessage
+	Type       string          `json:"type"`
+	Content    *ContentBlock   `json:"content"`
+	Path       string          `json:"path"`
+	OldText    *string         `json:"oldText"`
+	NewText    string          `json:"newText"`
+	TerminalID string          `json:"terminalId"`
+	Meta       json.RawMessage `json:"_meta"`
 	// Raw holds the whole item as received when Type is unknown.
-	Raw json.RawMessage
+	Raw json.RawMessage `json:"-"`
 }
 
 // BlockToolContent returns a "content" tool call content item wrapping b.
