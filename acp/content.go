@@ -242,13 +242,6 @@ type (
 		Blob     string          `json:"blob"`
 		Meta     json.RawMessage `json:"_meta,omitempty"`
 	}
-	resourceWire struct {
-		URI      string          `json:"uri"`
-		MimeType *string         `json:"mimeType"`
-		Text     string          `json:"text"`
-		Blob     string          `json:"blob"`
-		Meta     json.RawMessage `json:"_meta"`
-	}
 )
 
 // MarshalJSON encodes the resource as TextResourceContents or BlobResourceContents.
@@ -261,11 +254,12 @@ func (r EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes text or blob resource contents; unknown fields are ignored.
 func (r *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
+	type resourceWire EmbeddedResourceResource // the name its errors give
 	var w resourceWire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("embedded resource: %w", err)
 	}
-	*r = EmbeddedResourceResource{URI: w.URI, MimeType: val(w.MimeType), Text: w.Text, Blob: w.Blob, Meta: w.Meta}
+	*r = EmbeddedResourceResource(w)
 	return nil
 }
 

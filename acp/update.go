@@ -408,15 +408,6 @@ type (
 		TerminalID string          `json:"terminalId"`
 		Meta       json.RawMessage `json:"_meta,omitempty"`
 	}
-	toolContentWire struct {
-		Type       *string         `json:"type"`
-		Content    *ContentBlock   `json:"content"`
-		Path       string          `json:"path"`
-		OldText    *string         `json:"oldText"`
-		NewText    string          `json:"newText"`
-		TerminalID string          `json:"terminalId"`
-		Meta       json.RawMessage `json:"_meta"`
-	}
 )
 
 // MarshalJSON encodes the item with exactly the fields of its Type.
@@ -458,11 +449,12 @@ func (c *ToolCallContent) UnmarshalJSON(data []byte) error {
 		c.Raw = append(json.RawMessage(nil), data...)
 		return nil
 	}
+	type toolContentWire ToolCallContent // the name its errors give
 	var w toolContentWire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("tool call content %q: %w", c.Type, err)
 	}
-	c.Content, c.Path, c.OldText, c.NewText, c.TerminalID, c.Meta = w.Content, w.Path, w.OldText, w.NewText, w.TerminalID, w.Meta
+	*c = ToolCallContent(w)
 	return nil
 }
 
