@@ -515,6 +515,27 @@ func laxDecode(data []byte, v any) ([]string, error) {
 	return l.malformed, err
 }
 
+// strictOrLax decodes the JSON object data into *r, whose type has a
+// Malformed field: through plain, r as its type without methods, when data
+// is well-formed (the fast path), and else leniently, setting Malformed to
+// what was replaced. *r is left as it was when both fail.
+func strictOrLax[T any](data []byte, r *T, plain any) error {
+	old := *r
+	*r = *new(T)
+	if json.Unmarshal(data, plain) == nil {
+		return nil
+	}
+	*r = old
+	var v T
+	malformed, err := laxDecode(data, &v)
+	if err != nil {
+		return err
+	}
+	reflect.ValueOf(&v).Elem().FieldByName("Malformed").Set(reflect.ValueOf(malformed))
+	*r = v
+	return nil
+}
+
 // decodeLenient decodes the payload of u's known Kind leniently, returning
 // what it replaced.
 func (u *SessionUpdate) decodeLenient(data []byte) ([]string, error) {

@@ -414,19 +414,7 @@ type NewSessionResponse struct {
 // an error.
 func (r *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	type plain NewSessionResponse
-	var p plain
-	if json.Unmarshal(data, &p) == nil {
-		*r = NewSessionResponse(p)
-		return nil
-	}
-	var v NewSessionResponse
-	malformed, err := laxDecode(data, &v)
-	if err != nil {
-		return err
-	}
-	v.Malformed = malformed
-	*r = v
-	return nil
+	return strictOrLax(data, r, (*plain)(r))
 }
 
 // LoadSessionRequest is the params of "session/load". McpServers always marshals as a
@@ -455,19 +443,7 @@ type LoadSessionResponse struct {
 // sessionId. A JSON null is the zero value.
 func (r *LoadSessionResponse) UnmarshalJSON(data []byte) error {
 	type plain LoadSessionResponse
-	var p plain
-	if json.Unmarshal(data, &p) == nil {
-		*r = LoadSessionResponse(p)
-		return nil
-	}
-	var v LoadSessionResponse
-	malformed, err := laxDecode(data, &v)
-	if err != nil {
-		return err
-	}
-	v.Malformed = malformed
-	*r = v
-	return nil
+	return strictOrLax(data, r, (*plain)(r))
 }
 
 // CloseSessionRequest is the params of "session/close".
@@ -670,19 +646,7 @@ type PromptResponse struct {
 // both are listed in Malformed. A malformed stopReason is an error.
 func (r *PromptResponse) UnmarshalJSON(data []byte) error {
 	type plain PromptResponse
-	var p plain
-	if json.Unmarshal(data, &p) == nil {
-		*r = PromptResponse(p)
-		return nil
-	}
-	var v PromptResponse
-	malformed, err := laxDecode(data, &v)
-	if err != nil {
-		return err
-	}
-	v.Malformed = malformed
-	*r = v
-	return nil
+	return strictOrLax(data, r, (*plain)(r))
 }
 
 // Usage is the token usage of a prompt turn (unstable schema: PromptResponse.usage).
@@ -732,19 +696,9 @@ type RequestPermissionRequest struct {
 // malformed is an error.
 func (r *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	type plain RequestPermissionRequest
-	var p plain
-	if json.Unmarshal(data, &p) == nil {
-		*r = RequestPermissionRequest(p)
-		return nil
-	}
-	// Something is malformed: decode again, leniently, to keep what can be kept.
-	var q RequestPermissionRequest
-	malformed, err := laxDecode(data, &q)
-	if err != nil {
+	if err := strictOrLax(data, r, (*plain)(r)); err != nil {
 		return fmt.Errorf("permission request: %w", err)
 	}
-	q.Malformed = malformed
-	*r = q
 	return nil
 }
 
