@@ -162,15 +162,6 @@ type InitializeResponse struct {
 // default and an invalid auth method is left out, as the schema says, and
 // both are listed in Malformed; a malformed protocolVersion is an error.
 func (r *InitializeResponse) UnmarshalJSON(data []byte) error {
-	type plain InitializeResponse
-	var p plain
-	if json.Unmarshal(data, &p) == nil {
-		if p.ProtocolVersion == 0 && noProtocolVersion(data) {
-			return ErrNoProtocolVersion
-		}
-		*r = InitializeResponse(p)
-		return nil
-	}
 	var pv struct {
 		ProtocolVersion json.RawMessage `json:"protocolVersion"`
 	}
@@ -180,13 +171,10 @@ func (r *InitializeResponse) UnmarshalJSON(data []byte) error {
 	if absent(pv.ProtocolVersion) {
 		return ErrNoProtocolVersion
 	}
-	var v InitializeResponse
-	malformed, err := laxDecode(data, &v)
-	if err != nil { // protocolVersion's: the only required member
+	type plain InitializeResponse
+	if strictOrLax(data, r, (*plain)(r)) != nil { // protocolVersion's: the only required member
 		return fmt.Errorf("%w, got %s", ErrBadProtocolVersion, describe(pv.ProtocolVersion))
 	}
-	v.Malformed = malformed
-	*r = v
 	return nil
 }
 
@@ -385,15 +373,6 @@ var ErrNoProtocolVersion = errors.New("protocolVersion: none given")
 // ErrBadProtocolVersion is wrapped by the error of an initialize result
 // whose protocolVersion is not an integer.
 var ErrBadProtocolVersion = errors.New("protocolVersion: want an integer")
-
-// noProtocolVersion reports whether the object data has no
-// protocolVersion, or a null one.
-func noProtocolVersion(data []byte) bool {
-	var w struct {
-		ProtocolVersion json.RawMessage `json:"protocolVersion"`
-	}
-	return json.Unmarshal(data, &w) == nil && absent(w.ProtocolVersion)
-}
 
 // NewSessionResponse is the result of "session/new".
 type NewSessionResponse struct {
