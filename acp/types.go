@@ -268,16 +268,16 @@ const (
 // decoded and is marshalled from Raw verbatim, so servers written in a scenario pass
 // through unchanged.
 type McpServer struct {
-	Type    string
-	Name    string
-	Command string
-	Args    []string
-	Env     []EnvVariable
-	URL     string
-	Headers []HttpHeader
-	Meta    json.RawMessage
+	Type    string          `json:"type"`
+	Name    string          `json:"name"`
+	Command string          `json:"command"`
+	Args    []string        `json:"args"`
+	Env     []EnvVariable   `json:"env"`
+	URL     string          `json:"url"`
+	Headers []HttpHeader    `json:"headers"`
+	Meta    json.RawMessage `json:"_meta"`
 	// Raw holds the whole server as received when Type is unknown.
-	Raw json.RawMessage
+	Raw json.RawMessage `json:"-"`
 }
 
 type (
@@ -294,16 +294,6 @@ type (
 		URL     string           `json:"url"`
 		Headers List[HttpHeader] `json:"headers"`
 		Meta    json.RawMessage  `json:"_meta,omitempty"`
-	}
-	mcpServerWire struct {
-		Type    string          `json:"type"`
-		Name    string          `json:"name"`
-		Command string          `json:"command"`
-		Args    []string        `json:"args"`
-		Env     []EnvVariable   `json:"env"`
-		URL     string          `json:"url"`
-		Headers []HttpHeader    `json:"headers"`
-		Meta    json.RawMessage `json:"_meta"`
 	}
 )
 
@@ -323,11 +313,12 @@ func (s McpServer) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes any MCP server; unknown fields are ignored.
 func (s *McpServer) UnmarshalJSON(data []byte) error {
+	type mcpServerWire McpServer // the name its errors give
 	var w mcpServerWire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("mcp server: %w", err)
 	}
-	*s = McpServer{Type: w.Type, Name: w.Name, Command: w.Command, Args: w.Args, Env: w.Env, URL: w.URL, Headers: w.Headers, Meta: w.Meta}
+	*s = McpServer(w)
 	switch s.Type {
 	case McpStdio, McpHTTP, McpSSE:
 	default:
