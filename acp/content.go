@@ -209,13 +209,11 @@ func (w *contentBlockWire) block() ContentBlock {
 	}
 }
 
-// known reports whether the block's Type is one of the Content* constants.
+// known reports whether the block's Type is one of the Content* constants
+// (the types blockRoles gives the members of).
 func (b *ContentBlock) known() bool {
-	switch b.Type {
-	case ContentText, ContentImage, ContentAudio, ContentResourceLink, ContentResource:
-		return true
-	}
-	return false
+	_, ok := blockRoles[b.Type]
+	return ok
 }
 
 // EmbeddedResourceResource is the resource inside a "resource" content block: either

@@ -443,9 +443,7 @@ func (c *ToolCallContent) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("tool call content: missing type")
 	}
 	*c = ToolCallContent{Type: *probe.Type}
-	switch c.Type {
-	case ToolContentBlock, ToolContentDiff, ToolContentTerminal:
-	default:
+	if _, known := toolContentRoles[c.Type]; !known {
 		c.Raw = append(json.RawMessage(nil), data...)
 		return nil
 	}
