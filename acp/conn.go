@@ -398,7 +398,7 @@ func (c *Conn) Send(ctx context.Context, call *Call) {
 		call.sent = true
 		call.owner = owner
 		params, call.params = call.params, nil
-		if s.readErr != nil && owner != nil && owner == s.holder {
+		if s.readErr != nil && s.holds(call) {
 			delete(s.pending, call.id)
 			call.finish(nil, s.readErr)
 		}
@@ -789,7 +789,7 @@ func (rd *reader) receive(line []byte) {
 		case m.Error != nil:
 			in.err = m.Error
 		}
-		if call.owner != nil && call.owner == s.holder {
+		if s.holds(call) {
 			delete(s.pending, n)
 			call.finish(in.result, in.err)
 			return
@@ -843,16 +843,17 @@ func (rd *reader) flush(drain bool) (stopping bool) {
 // holderWaits reports whether the request handler that holds the line has
 // a call pending, whose answer it may be waiting for.
 func (s *state) holderWaits() bool {
-	if s.holder == nil {
-		return false
-	}
 	for _, call := range s.pending {
-		if call.owner == s.holder {
+		if s.holds(call) {
 			return true
 		}
 	}
 	return false
 }
+
+// holds reports whether call was sent by the request handler that holds
+// the line.
+func (s *state) holds(call *Call) bool { return call.owner != nil && call.owner == s.holder }
 
 // stopping reports whether StopReading was called.
 func (rd *reader) stopping() bool {
@@ -901,7 +902,7 @@ func (rd *reader) end(err error) {
 		}
 		s.readDone = true
 		for id, call := range s.pending {
-			if call.owner != nil && call.owner == s.holder {
+			if s.holds(call) {
 				delete(s.pending, id)
 				call.finish(nil, s.readErr)
 			}

@@ -34,31 +34,31 @@ const (
 type ContentBlock struct {
 	// Type is the discriminator: ContentText, ContentImage, ContentAudio,
 	// ContentResourceLink, ContentResource, or an unknown type kept verbatim.
-	Type string
+	Type string `json:"type"`
 	// Text is the text of a "text" block.
-	Text string
+	Text string `json:"text"`
 	// Data is the base64 payload of an "image" or "audio" block.
-	Data string
+	Data string `json:"data"`
 	// MimeType is required for "image" and "audio", optional for "resource_link".
-	MimeType string
+	MimeType string `json:"mimeType"`
 	// URI is required for "resource_link", optional for "image".
-	URI string
+	URI string `json:"uri"`
 	// Name is required for "resource_link".
-	Name string
+	Name string `json:"name"`
 	// Title is optional for "resource_link".
-	Title string
+	Title string `json:"title"`
 	// Description is optional for "resource_link".
-	Description string
+	Description string `json:"description"`
 	// Size is the optional byte size of a "resource_link".
-	Size *int64
+	Size *int64 `json:"size"`
 	// Resource is the embedded resource of a "resource" block.
-	Resource *EmbeddedResourceResource
+	Resource *EmbeddedResourceResource `json:"resource"`
 	// Annotations are optional on every block type.
-	Annotations *Annotations
+	Annotations *Annotations `json:"annotations"`
 	// Meta is the block's _meta object.
-	Meta json.RawMessage
+	Meta json.RawMessage `json:"_meta"`
 	// Raw holds the whole block as received when Type is unknown; it is ignored for known types.
-	Raw json.RawMessage
+	Raw json.RawMessage `json:"-"`
 }
 
 // TextBlock returns a "text" content block.
@@ -209,24 +209,22 @@ func (w *contentBlockWire) block() ContentBlock {
 	}
 }
 
-// known reports whether the block's Type is one of the Content* constants.
+// known reports whether the block's Type is one of the Content* constants
+// (the types blockRoles gives the members of).
 func (b *ContentBlock) known() bool {
-	switch b.Type {
-	case ContentText, ContentImage, ContentAudio, ContentResourceLink, ContentResource:
-		return true
-	}
-	return false
+	_, ok := blockRoles[b.Type]
+	return ok
 }
 
 // EmbeddedResourceResource is the resource inside a "resource" content block: either
 // text contents (Text) or binary contents (Blob, base64). MarshalJSON emits "blob" when
 // Blob is set and Text is empty, and "text" otherwise, so one of them is always present.
 type EmbeddedResourceResource struct {
-	URI      string
-	MimeType string
-	Text     string
-	Blob     string
-	Meta     json.RawMessage
+	URI      string          `json:"uri"`
+	MimeType string          `json:"mimeType"`
+	Text     string          `json:"text"`
+	Blob     string          `json:"blob"`
+	Meta     json.RawMessage `json:"_meta"`
 }
 
 type (
@@ -242,13 +240,6 @@ type (
 		Blob     string          `json:"blob"`
 		Meta     json.RawMessage `json:"_meta,omitempty"`
 	}
-	resourceWire struct {
-		URI      string          `json:"uri"`
-		MimeType *string         `json:"mimeType"`
-		Text     string          `json:"text"`
-		Blob     string          `json:"blob"`
-		Meta     json.RawMessage `json:"_meta"`
-	}
 )
 
 // MarshalJSON encodes the resource as TextResourceContents or BlobResourceContents.
@@ -261,11 +252,12 @@ func (r EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes text or blob resource contents; unknown fields are ignored.
 func (r *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
+	type resourceWire EmbeddedResourceResource // the name its errors give
 	var w resourceWire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("embedded resource: %w", err)
 	}
-	*r = EmbeddedResourceResource{URI: w.URI, MimeType: val(w.MimeType), Text: w.Text, Blob: w.Blob, Meta: w.Meta}
+	*r = EmbeddedResourceResource(w)
 	return nil
 }
 

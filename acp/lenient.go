@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -22,7 +23,9 @@ import (
 // the one well-formed messages take; only when that fails do they decode
 // again with the functions here, which replace what is malformed and say
 // what they replaced. A malformed required field still fails. For a
-// well-formed message both give the same value.
+// well-formed message both give the same value. One reflective decoder walks
+// the wire structs: the roles of their members are in laxRoles, blockRoles
+// and toolContentRoles, and how a member decodes follows from its Go type.
 
 // lax collects what a lenient decode replaced.
 type lax struct {
@@ -50,6 +53,7 @@ const (
 	ignored  role = iota // not part of the shape: kept when well-formed, else dropped silently
 	optional             // replaced by its default, and noted
 	required             // fails the object
+	strict               // decoded with its type's own decoding, and fails the object when malformed
 )
 
 // at prefixes msg with path.
@@ -137,30 +141,201 @@ type fields struct {
 	err  error
 }
 
-// scalar decodes a JSON scalar member into a *T (absent and null give nil)
-// according to its role; want names T for messages.
-func scalar[T any](f *fields, raw json.RawMessage, name, want string, r role) *T {
-	if absent(raw) {
+// fail records err, the error of a required member, unless one came first.
+func (f *fields) fail(err error) {
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+// laxRoles gives, for each type decoded member by member, the members whose
+// malformed value fails the object: a required one, and a strict one (decoded
+// with its type's own decoding). Every other member is optional.
+var laxRoles = map[reflect.Type]map[string]role{
+	reflect.TypeFor[EmbeddedResourceResource](): {"uri": required, "text": required, "blob": required},
+	reflect.TypeFor[ContentChunk]():             {"content": required},
+	reflect.TypeFor[ToolCall]():                 {"toolCallId": required, "title": required},
+	reflect.TypeFor[ToolCallUpdate]():           {"toolCallId": required},
+	reflect.TypeFor[ToolCallLocation]():         {"path": required},
+	reflect.TypeFor[PlanEntry]():                {"content": required, "priority": required, "status": required},
+	reflect.TypeFor[AvailableCommand]():         {"name": required, "description": required},
+	reflect.TypeFor[AvailableCommandInput]():    {"hint": required},
+	reflect.TypeFor[CurrentModeUpdate]():        {"currentModeId": required},
+	reflect.TypeFor[SessionConfigOption]():      {"id": required, "name": required, "type": required, "options": strict},
+	reflect.TypeFor[UsageUpdate]():              {"used": required, "size": required},
+	reflect.TypeFor[Usage]():                    {"totalTokens": required, "inputTokens": required, "outputTokens": required},
+	reflect.TypeFor[Cost]():                     {"amount": required, "currency": required},
+	reflect.TypeFor[Notice]():                   {"severity": required, "title": required},
+	reflect.TypeFor[CompactionUpdate]():         {"compactionId": required, "status": required},
+	reflect.TypeFor[CompactionSummaryChunk]():   {"compactionId": required, "content": required},
+	reflect.TypeFor[InitializeResponse]():       {"protocolVersion": required},
+	reflect.TypeFor[NewSessionResponse]():       {"sessionId": required},
+	reflect.TypeFor[PromptResponse]():           {"stopReason": required},
+	reflect.TypeFor[RequestPermissionRequest](): {"sessionId": required, "toolCall": required, "options": strict},
+}
+
+// blockRoles gives the members of each content block type; the other
+// members of the union are ignored. Unknown types have none.
+var blockRoles = map[string]map[string]role{
+	ContentText:         {"text": required, "annotations": optional},
+	ContentImage:        {"data": required, "mimeType": required, "uri": optional, "annotations": optional},
+	ContentAudio:        {"data": required, "mimeType": required, "annotations": optional},
+	ContentResourceLink: {"uri": required, "name": required, "title": optional, "description": optional, "mimeType": optional, "size": optional, "annotations": optional},
+	ContentResource:     {"resource": required, "annotations": optional},
+}
+
+// toolContentRoles gives the members of each known tool call content type.
+var toolContentRoles = map[string]map[string]role{
+	ToolContentBlock:    {"content": required},
+	ToolContentDiff:     {"path": required, "oldText": optional, "newText": required},
+	ToolContentTerminal: {"terminalId": required},
+}
+
+// laxValue decodes raw, the value at path, leniently into v.
+func laxValue(l *lax, raw json.RawMessage, path string, v reflect.Value) error {
+	switch v.Addr().Interface().(type) {
+	case *ContentBlock:
+		return laxContentBlock(l, raw, path, v)
+	case *ToolCallContent:
+		return laxToolContent(l, raw, path, v)
+	case *SessionConfigOption:
+		return laxConfigOption(l, raw, path, v)
+	case *SessionInfoUpdate:
+		return laxSessionInfo(l, raw, path, v)
+	case *AuthMethod, *Implementation, *Capability, *SessionModeState, *SessionModelState:
+		// Decoded with the type's own (strict) decoding: a value with a
+		// malformed member is wrong as a whole.
+		if err := json.Unmarshal(raw, v.Addr().Interface()); err != nil {
+			return errors.New(at(path, problem(err, raw)))
+		}
 		return nil
 	}
-	var v T
-	err := json.Unmarshal(raw, &v)
+	if v.Kind() != reflect.Struct { // an item of a list of scalars
+		if err := json.Unmarshal(raw, v.Addr().Interface()); err != nil {
+			return errors.New(at(path, wrongType(kindOf(v.Type()), raw)))
+		}
+		return nil
+	}
+	return laxStruct(l, raw, path, v, laxRoles[v.Type()], optional)
+}
+
+// laxStruct decodes the JSON object raw into the struct v member by member:
+// roles gives the role of a member, rest that of the others. An ignored
+// member is decoded as an optional one whose replacement is not noted.
+func laxStruct(l *lax, raw json.RawMessage, path string, v reflect.Value, roles map[string]role, rest role) error {
+	s := shapeOf(v.Type())
+	w := reflect.New(s.raw)
+	if err := object(raw, path, w.Interface()); err != nil {
+		return err
+	}
+	f := &fields{l: l, path: path}
+	quiet := &fields{l: &lax{quiet: true}, path: path}
+	for i, name := range s.names {
+		r, ok := roles[name]
+		if !ok {
+			r = rest
+		}
+		g := f
+		if r == ignored {
+			g, r = quiet, optional
+		}
+		g.member(w.Elem().Field(i).Bytes(), name, r, v.Field(s.index[i]))
+	}
+	return f.err
+}
+
+// shape is how laxStruct sees a struct type: raw is a struct with a
+// json.RawMessage field for each of its JSON members, with the same names,
+// so that they match as the strict decoding's do; names[i] is the name of
+// raw's field i, and index[i] the struct's field it is decoded into.
+type shape struct {
+	raw   reflect.Type
+	names []string
+	index []int
+}
+
+var shapes sync.Map // reflect.Type → *shape
+
+func shapeOf(t reflect.Type) *shape {
+	if s, ok := shapes.Load(t); ok {
+		return s.(*shape)
+	}
+	s := &shape{}
+	var raw []reflect.StructField
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if !sf.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		raw = append(raw, reflect.StructField{Name: sf.Name, Type: reflect.TypeFor[json.RawMessage](), Tag: reflect.StructTag(`json:"` + name + `"`)})
+		s.names = append(s.names, name)
+		s.index = append(s.index, i)
+	}
+	s.raw = reflect.StructOf(raw)
+	shapes.Store(t, s)
+	return s
+}
+
+// member decodes the member name, raw, into v according to its role and
+// its Go type.
+func (f *fields) member(raw json.RawMessage, name string, r role, v reflect.Value) {
+	t := v.Type()
+	switch {
+	case t == reflect.TypeFor[json.RawMessage]():
+		v.SetBytes(raw)
+	case t.Kind() == reflect.Interface: // any JSON value
+		if len(raw) > 0 {
+			_ = json.Unmarshal(raw, v.Addr().Interface())
+		}
+	case r == strict:
+		if !absent(raw) {
+			if err := json.Unmarshal(raw, v.Addr().Interface()); err != nil {
+				f.fail(fmt.Errorf("%s: %w", member(f.path, name), err))
+			}
+		}
+	case t.Kind() == reflect.Slice:
+		f.list(raw, name, v)
+	case t.Kind() == reflect.Struct, t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct:
+		f.nested(raw, name, r, v)
+	default:
+		f.scalar(raw, name, r, v)
+	}
+}
+
+// scalar decodes a JSON scalar member into v, a T or a *T (absent and null
+// leave it as it is) according to its role.
+func (f *fields) scalar(raw json.RawMessage, name string, r role, v reflect.Value) {
+	if absent(raw) {
+		return
+	}
+	t := v.Type()
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	p := reflect.New(t)
+	err := json.Unmarshal(raw, p.Interface())
 	if n, ok := integral(raw); err != nil && ok {
-		err = json.Unmarshal(n, &v)
+		err = json.Unmarshal(n, p.Interface())
 	}
 	if err != nil {
 		path := member(f.path, name)
 		switch r {
 		case required:
-			if f.err == nil {
-				f.err = errors.New(at(path, wrongType(want, raw)))
-			}
+			f.fail(errors.New(at(path, wrongType(kindOf(t), raw))))
 		case optional:
-			f.l.note(path, wrongType(want, raw))
+			f.l.note(path, wrongType(kindOf(t), raw))
 		}
-		return nil
+		return
 	}
-	return &v
+	if v.Kind() == reflect.Pointer {
+		v.Set(p)
+	} else {
+		v.Set(p.Elem())
+	}
 }
 
 // integral returns the JSON number raw in integer syntax ("5" for 5.0 or
@@ -178,33 +353,24 @@ func integral(raw json.RawMessage) (_ json.RawMessage, ok bool) {
 	return strconv.AppendInt(nil, int64(x), 10), true
 }
 
-func (f *fields) str(raw json.RawMessage, name string, r role) string {
-	return val(scalar[string](f, raw, name, "a string", r))
-}
-
-func (f *fields) strPtr(raw json.RawMessage, name string, r role) *string {
-	return scalar[string](f, raw, name, "a string", r)
-}
-
-// nested decodes an object member with dec according to its role: a
-// malformed optional one is left out and noted; an ignored one is decoded
-// without notes.
-func nested[T any](f *fields, raw json.RawMessage, name string, r role, dec func(*lax, json.RawMessage, string) (T, error)) *T {
-	if absent(raw) {
-		return nil
+// nested decodes an object member into v, a struct or a pointer to one,
+// according to its role: a malformed optional one is left out and noted. A
+// required struct (not a pointer) is decoded even when null, as its type's
+// own decoding would be: a null content block has no type.
+func (f *fields) nested(raw json.RawMessage, name string, r role, v reflect.Value) {
+	byValue := v.Kind() == reflect.Struct
+	if len(raw) == 0 || isNull(raw) && !(byValue && r == required) {
+		return
 	}
 	path := member(f.path, name)
-	l := f.l
-	if r == ignored {
-		l = &lax{quiet: true}
+	p := reflect.New(v.Type())
+	if !byValue {
+		p = reflect.New(v.Type().Elem())
 	}
-	v, err := dec(l, raw, path)
-	if err != nil {
+	if err := laxValue(f.l, raw, path, p.Elem()); err != nil {
 		switch r {
 		case required:
-			if f.err == nil {
-				f.err = err
-			}
+			f.fail(err)
 		case optional:
 			if strings.HasPrefix(err.Error(), path+": ") { // the value itself is wrong
 				f.l.add(err.Error())
@@ -212,439 +378,117 @@ func nested[T any](f *fields, raw json.RawMessage, name string, r role, dec func
 				f.l.dropped(err, path+" ignored")
 			}
 		}
-		return nil
+		return
 	}
-	return &v
+	if byValue {
+		v.Set(p.Elem())
+	} else {
+		v.Set(p)
+	}
 }
 
-// list decodes a list member (x-deserialize-skip-invalid-items): a value
-// that is not an array is noted and gives nil; an item that fails to decode
-// is noted and left out. Absent and null give nil, [] an empty list.
-func list[T any](f *fields, raw json.RawMessage, name string, dec func(*lax, json.RawMessage, string) (T, error)) []T {
+// list decodes a list member (x-deserialize-skip-invalid-items) into v: a
+// value that is not an array is noted and gives nil; an item that fails to
+// decode is noted and left out. Absent and null give nil, [] an empty list.
+func (f *fields) list(raw json.RawMessage, name string, v reflect.Value) {
 	if absent(raw) {
-		return nil
+		return
 	}
 	path := member(f.path, name)
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
 		f.l.note(path, wrongType("an array", raw))
-		return nil
+		return
 	}
-	out := make([]T, 0, len(items))
+	out := reflect.MakeSlice(v.Type(), 0, len(items))
 	for i, it := range items {
-		v, err := dec(f.l, it, item(path, i))
-		if err != nil {
+		e := reflect.New(v.Type().Elem()).Elem()
+		if err := laxValue(f.l, it, item(path, i), e); err != nil {
 			f.l.dropped(err, "item skipped")
 			continue
 		}
-		out = append(out, v)
+		out = reflect.Append(out, e)
 	}
-	return out
+	v.Set(out)
 }
 
-// ---------------------------------------------------------------------------
-// content
-
-// blockRoles gives the members of each content block type; the other
-// members of the union are ignored. Unknown types have none.
-var blockRoles = map[string]map[string]role{
-	ContentText:         {"text": required, "annotations": optional},
-	ContentImage:        {"data": required, "mimeType": required, "uri": optional, "annotations": optional},
-	ContentAudio:        {"data": required, "mimeType": required, "annotations": optional},
-	ContentResourceLink: {"uri": required, "name": required, "title": optional, "description": optional, "mimeType": optional, "size": optional, "annotations": optional},
-	ContentResource:     {"resource": required, "annotations": optional},
-}
-
-// laxContentBlock decodes a content block leniently. An absent block is
-// empty, as it is for a strict decode.
-func laxContentBlock(l *lax, raw json.RawMessage, path string) (ContentBlock, error) {
-	if len(raw) == 0 {
-		return ContentBlock{}, nil
-	}
+// unionType returns the "type" of the object raw, a member of a union,
+// which must have one.
+func unionType(raw json.RawMessage, path string) (string, error) {
 	var w struct {
-		Type        json.RawMessage `json:"type"`
-		Text        json.RawMessage `json:"text"`
-		Data        json.RawMessage `json:"data"`
-		MimeType    json.RawMessage `json:"mimeType"`
-		URI         json.RawMessage `json:"uri"`
-		Name        json.RawMessage `json:"name"`
-		Title       json.RawMessage `json:"title"`
-		Description json.RawMessage `json:"description"`
-		Size        json.RawMessage `json:"size"`
-		Resource    json.RawMessage `json:"resource"`
-		Annotations json.RawMessage `json:"annotations"`
-		Meta        json.RawMessage `json:"_meta"`
+		Type json.RawMessage `json:"type"`
 	}
 	if err := object(raw, path, &w); err != nil {
-		return ContentBlock{}, err
+		return "", err
 	}
-	f := &fields{l: l, path: path}
-	typ := f.strPtr(w.Type, "type", required)
-	if f.err != nil {
-		return ContentBlock{}, f.err
+	if absent(w.Type) {
+		return "", errors.New(at(path, "missing type"))
 	}
-	if typ == nil {
-		return ContentBlock{}, errors.New(at(path, "missing type"))
+	var typ string
+	if json.Unmarshal(w.Type, &typ) != nil {
+		return "", errors.New(at(member(path, "type"), wrongType("a string", w.Type)))
 	}
-	roles := blockRoles[*typ]
-	b := ContentBlock{
-		Type:        *typ,
-		Text:        f.str(w.Text, "text", roles["text"]),
-		Data:        f.str(w.Data, "data", roles["data"]),
-		MimeType:    f.str(w.MimeType, "mimeType", roles["mimeType"]),
-		URI:         f.str(w.URI, "uri", roles["uri"]),
-		Name:        f.str(w.Name, "name", roles["name"]),
-		Title:       f.str(w.Title, "title", roles["title"]),
-		Description: f.str(w.Description, "description", roles["description"]),
-		Size:        scalar[int64](f, w.Size, "size", "an integer", roles["size"]),
-		Resource:    nested(f, w.Resource, "resource", roles["resource"], laxResource),
-		Annotations: nested(f, w.Annotations, "annotations", roles["annotations"], laxAnnotations),
-		Meta:        w.Meta,
+	return typ, nil
+}
+
+// laxContentBlock decodes a content block with the members of its type; a
+// block of an unknown type keeps its JSON in Raw.
+func laxContentBlock(l *lax, raw json.RawMessage, path string, v reflect.Value) error {
+	typ, err := unionType(raw, path)
+	if err != nil {
+		return err
+	}
+	roles := blockRoles[typ]
+	if err := laxStruct(l, raw, path, v, roles, ignored); err != nil {
+		return err
 	}
 	if roles == nil {
-		b.Raw = append(json.RawMessage(nil), raw...)
+		v.Addr().Interface().(*ContentBlock).Raw = append(json.RawMessage(nil), raw...)
 	}
-	return b, f.err
+	return nil
 }
 
-func laxResource(l *lax, raw json.RawMessage, path string) (EmbeddedResourceResource, error) {
-	var w struct {
-		URI      json.RawMessage `json:"uri"`
-		MimeType json.RawMessage `json:"mimeType"`
-		Text     json.RawMessage `json:"text"`
-		Blob     json.RawMessage `json:"blob"`
-		Meta     json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return EmbeddedResourceResource{}, err
-	}
-	f := &fields{l: l, path: path}
-	r := EmbeddedResourceResource{
-		URI:      f.str(w.URI, "uri", required),
-		MimeType: f.str(w.MimeType, "mimeType", optional),
-		Text:     f.str(w.Text, "text", required),
-		Blob:     f.str(w.Blob, "blob", required),
-		Meta:     w.Meta,
-	}
-	return r, f.err
-}
-
-func laxAnnotations(l *lax, raw json.RawMessage, path string) (Annotations, error) {
-	var w struct {
-		Audience     json.RawMessage `json:"audience"`
-		LastModified json.RawMessage `json:"lastModified"`
-		Priority     json.RawMessage `json:"priority"`
-		Meta         json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return Annotations{}, err
-	}
-	f := &fields{l: l, path: path}
-	a := Annotations{
-		Audience:     list(f, w.Audience, "audience", laxRole),
-		LastModified: f.str(w.LastModified, "lastModified", optional),
-		Priority:     scalar[float64](f, w.Priority, "priority", "a number", optional),
-		Meta:         w.Meta,
-	}
-	return a, f.err
-}
-
-func laxRole(l *lax, raw json.RawMessage, path string) (Role, error) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", errors.New(at(path, wrongType("a string", raw)))
-	}
-	return Role(s), nil
-}
-
-func laxContentChunk(l *lax, raw json.RawMessage, path string) (ContentChunk, error) {
-	var w struct {
-		Content   json.RawMessage `json:"content"`
-		MessageID json.RawMessage `json:"messageId"`
-		Meta      json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return ContentChunk{}, err
-	}
-	f := &fields{l: l, path: path}
-	content, err := laxContentBlock(l, w.Content, member(path, "content"))
+// laxToolContent decodes a tool call content item with the members of its
+// type; an item of an unknown type has only its Type and Raw.
+func laxToolContent(l *lax, raw json.RawMessage, path string, v reflect.Value) error {
+	typ, err := unionType(raw, path)
 	if err != nil {
-		return ContentChunk{}, err
+		return err
 	}
-	c := ContentChunk{Content: content, MessageID: f.str(w.MessageID, "messageId", optional), Meta: w.Meta}
-	return c, f.err
-}
-
-// ---------------------------------------------------------------------------
-// tool calls
-
-// toolCallWire is every member of a tool call or tool call update.
-type toolCallWire struct {
-	ToolCallID json.RawMessage `json:"toolCallId"`
-	Title      json.RawMessage `json:"title"`
-	Name       json.RawMessage `json:"name"`
-	Kind       json.RawMessage `json:"kind"`
-	Status     json.RawMessage `json:"status"`
-	Content    json.RawMessage `json:"content"`
-	Locations  json.RawMessage `json:"locations"`
-	RawInput   json.RawMessage `json:"rawInput"`
-	RawOutput  json.RawMessage `json:"rawOutput"`
-	Meta       json.RawMessage `json:"_meta"`
-}
-
-func laxToolCall(l *lax, raw json.RawMessage, path string) (ToolCall, error) {
-	var w toolCallWire
-	if err := object(raw, path, &w); err != nil {
-		return ToolCall{}, err
-	}
-	f := &fields{l: l, path: path}
-	t := ToolCall{
-		ToolCallID: f.str(w.ToolCallID, "toolCallId", required),
-		Title:      f.str(w.Title, "title", required),
-		Name:       f.str(w.Name, "name", optional),
-		Kind:       val(scalar[ToolKind](f, w.Kind, "kind", "a string", optional)),
-		Status:     val(scalar[ToolCallStatus](f, w.Status, "status", "a string", optional)),
-		Content:    list(f, w.Content, "content", laxToolContent),
-		Locations:  list(f, w.Locations, "locations", laxLocation),
-		RawInput:   w.RawInput,
-		RawOutput:  w.RawOutput,
-		Meta:       w.Meta,
-	}
-	return t, f.err
-}
-
-func laxToolCallUpdate(l *lax, raw json.RawMessage, path string) (ToolCallUpdate, error) {
-	var w toolCallWire
-	if err := object(raw, path, &w); err != nil {
-		return ToolCallUpdate{}, err
-	}
-	f := &fields{l: l, path: path}
-	u := ToolCallUpdate{
-		ToolCallID: f.str(w.ToolCallID, "toolCallId", required),
-		Title:      f.strPtr(w.Title, "title", optional),
-		Name:       f.strPtr(w.Name, "name", optional),
-		Kind:       scalar[ToolKind](f, w.Kind, "kind", "a string", optional),
-		Status:     scalar[ToolCallStatus](f, w.Status, "status", "a string", optional),
-		Content:    list(f, w.Content, "content", laxToolContent),
-		Locations:  list(f, w.Locations, "locations", laxLocation),
-		RawInput:   w.RawInput,
-		RawOutput:  w.RawOutput,
-		Meta:       w.Meta,
-	}
-	return u, f.err
-}
-
-// toolContentRoles gives the members of each known tool call content type.
-var toolContentRoles = map[string]map[string]role{
-	ToolContentBlock:    {"content": required},
-	ToolContentDiff:     {"path": required, "oldText": optional, "newText": required},
-	ToolContentTerminal: {"terminalId": required},
-}
-
-func laxToolContent(l *lax, raw json.RawMessage, path string) (ToolCallContent, error) {
-	var w struct {
-		Type       json.RawMessage `json:"type"`
-		Content    json.RawMessage `json:"content"`
-		Path       json.RawMessage `json:"path"`
-		OldText    json.RawMessage `json:"oldText"`
-		NewText    json.RawMessage `json:"newText"`
-		TerminalID json.RawMessage `json:"terminalId"`
-		Meta       json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return ToolCallContent{}, err
-	}
-	f := &fields{l: l, path: path}
-	typ := f.strPtr(w.Type, "type", required)
-	if f.err != nil {
-		return ToolCallContent{}, f.err
-	}
-	if typ == nil {
-		return ToolCallContent{}, errors.New(at(path, "missing type"))
-	}
-	roles, known := toolContentRoles[*typ]
+	roles, known := toolContentRoles[typ]
 	if !known {
-		return ToolCallContent{Type: *typ, Raw: append(json.RawMessage(nil), raw...)}, nil
+		v.Set(reflect.ValueOf(ToolCallContent{Type: typ, Raw: append(json.RawMessage(nil), raw...)}))
+		return nil
 	}
-	c := ToolCallContent{
-		Type:       *typ,
-		Content:    nested(f, w.Content, "content", roles["content"], laxContentBlock),
-		Path:       f.str(w.Path, "path", roles["path"]),
-		OldText:    f.strPtr(w.OldText, "oldText", roles["oldText"]),
-		NewText:    f.str(w.NewText, "newText", roles["newText"]),
-		TerminalID: f.str(w.TerminalID, "terminalId", roles["terminalId"]),
-		Meta:       w.Meta,
-	}
-	return c, f.err
+	return laxStruct(l, raw, path, v, roles, ignored)
 }
 
-func laxLocation(l *lax, raw json.RawMessage, path string) (ToolCallLocation, error) {
+// laxConfigOption decodes a config option. Its select options are decoded
+// strictly, and an option with malformed ones is invalid whatever else is
+// wrong with it.
+func laxConfigOption(l *lax, raw json.RawMessage, path string, v reflect.Value) error {
+	err := laxStruct(l, raw, path, v, laxRoles[v.Type()], optional)
 	var w struct {
-		Path json.RawMessage `json:"path"`
-		Line json.RawMessage `json:"line"`
-		Meta json.RawMessage `json:"_meta"`
+		Options json.RawMessage `json:"options"`
 	}
-	if err := object(raw, path, &w); err != nil {
-		return ToolCallLocation{}, err
-	}
-	f := &fields{l: l, path: path}
-	loc := ToolCallLocation{
-		Path: f.str(w.Path, "path", required),
-		Line: scalar[int](f, w.Line, "line", "an integer", optional),
-		Meta: w.Meta,
-	}
-	return loc, f.err
-}
-
-// ---------------------------------------------------------------------------
-// plans, commands, modes, config, info, usage, notices, compaction
-
-func laxPlan(l *lax, raw json.RawMessage, path string) (Plan, error) {
-	var w struct {
-		Entries json.RawMessage `json:"entries"`
-		Meta    json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return Plan{}, err
-	}
-	f := &fields{l: l, path: path}
-	return Plan{Entries: list(f, w.Entries, "entries", laxPlanEntry), Meta: w.Meta}, f.err
-}
-
-func laxPlanEntry(l *lax, raw json.RawMessage, path string) (PlanEntry, error) {
-	var w struct {
-		Content  json.RawMessage `json:"content"`
-		Priority json.RawMessage `json:"priority"`
-		Status   json.RawMessage `json:"status"`
-		Meta     json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return PlanEntry{}, err
-	}
-	f := &fields{l: l, path: path}
-	e := PlanEntry{
-		Content:  f.str(w.Content, "content", required),
-		Priority: val(scalar[PlanEntryPriority](f, w.Priority, "priority", "a string", required)),
-		Status:   val(scalar[PlanEntryStatus](f, w.Status, "status", "a string", required)),
-		Meta:     w.Meta,
-	}
-	return e, f.err
-}
-
-func laxAvailableCommands(l *lax, raw json.RawMessage, path string) (AvailableCommandsUpdate, error) {
-	var w struct {
-		AvailableCommands json.RawMessage `json:"availableCommands"`
-		Meta              json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return AvailableCommandsUpdate{}, err
-	}
-	f := &fields{l: l, path: path}
-	return AvailableCommandsUpdate{AvailableCommands: list(f, w.AvailableCommands, "availableCommands", laxCommand), Meta: w.Meta}, f.err
-}
-
-func laxCommand(l *lax, raw json.RawMessage, path string) (AvailableCommand, error) {
-	var w struct {
-		Name        json.RawMessage `json:"name"`
-		Description json.RawMessage `json:"description"`
-		Input       json.RawMessage `json:"input"`
-		Meta        json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return AvailableCommand{}, err
-	}
-	f := &fields{l: l, path: path}
-	c := AvailableCommand{
-		Name:        f.str(w.Name, "name", required),
-		Description: f.str(w.Description, "description", required),
-		Input:       nested(f, w.Input, "input", optional, laxCommandInput),
-		Meta:        w.Meta,
-	}
-	return c, f.err
-}
-
-func laxCommandInput(l *lax, raw json.RawMessage, path string) (AvailableCommandInput, error) {
-	var w struct {
-		Hint json.RawMessage `json:"hint"`
-		Meta json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return AvailableCommandInput{}, err
-	}
-	f := &fields{l: l, path: path}
-	return AvailableCommandInput{Hint: f.str(w.Hint, "hint", required), Meta: w.Meta}, f.err
-}
-
-func laxCurrentMode(l *lax, raw json.RawMessage, path string) (CurrentModeUpdate, error) {
-	var w struct {
-		CurrentModeID json.RawMessage `json:"currentModeId"`
-		Meta          json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return CurrentModeUpdate{}, err
-	}
-	f := &fields{l: l, path: path}
-	return CurrentModeUpdate{CurrentModeID: f.str(w.CurrentModeID, "currentModeId", required), Meta: w.Meta}, f.err
-}
-
-func laxConfigOptions(l *lax, raw json.RawMessage, path string) (ConfigOptionUpdate, error) {
-	var w struct {
-		ConfigOptions json.RawMessage `json:"configOptions"`
-		Meta          json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return ConfigOptionUpdate{}, err
-	}
-	f := &fields{l: l, path: path}
-	return ConfigOptionUpdate{ConfigOptions: list(f, w.ConfigOptions, "configOptions", laxConfigOption), Meta: w.Meta}, f.err
-}
-
-// laxConfigOption decodes a config option; its select options are decoded
-// strictly (an option with malformed ones is invalid).
-func laxConfigOption(l *lax, raw json.RawMessage, path string) (SessionConfigOption, error) {
-	var w struct {
-		ID           json.RawMessage `json:"id"`
-		Name         json.RawMessage `json:"name"`
-		Description  json.RawMessage `json:"description"`
-		Category     json.RawMessage `json:"category"`
-		Type         json.RawMessage `json:"type"`
-		CurrentValue json.RawMessage `json:"currentValue"`
-		Options      json.RawMessage `json:"options"`
-		Meta         json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return SessionConfigOption{}, err
-	}
-	f := &fields{l: l, path: path}
-	o := SessionConfigOption{
-		ID:          f.str(w.ID, "id", required),
-		Name:        f.str(w.Name, "name", required),
-		Description: f.str(w.Description, "description", optional),
-		Category:    f.str(w.Category, "category", optional),
-		Type:        f.str(w.Type, "type", required),
-		Meta:        w.Meta,
-	}
-	if len(w.CurrentValue) > 0 {
-		_ = json.Unmarshal(w.CurrentValue, &o.CurrentValue) // any JSON value
-	}
-	if !absent(w.Options) {
-		var opts SessionConfigSelectOptions
-		if err := json.Unmarshal(w.Options, &opts); err != nil {
-			return SessionConfigOption{}, errors.New(at(member(path, "options"), err.Error()))
+	if json.Unmarshal(raw, &w) == nil && !absent(w.Options) {
+		if oerr := json.Unmarshal(w.Options, new(SessionConfigSelectOptions)); oerr != nil {
+			return fmt.Errorf("%s: %w", member(path, "options"), oerr)
 		}
-		o.Options = &opts
 	}
-	return o, f.err
+	return err
 }
 
-func laxSessionInfo(l *lax, raw json.RawMessage, path string) (SessionInfoUpdate, error) {
+// laxSessionInfo decodes a session info update, whose null members are
+// pointers to "".
+func laxSessionInfo(l *lax, raw json.RawMessage, path string, v reflect.Value) error {
 	var w struct {
 		Title     json.RawMessage `json:"title"`
 		UpdatedAt json.RawMessage `json:"updatedAt"`
 		Meta      json.RawMessage `json:"_meta"`
 	}
 	if err := object(raw, path, &w); err != nil {
-		return SessionInfoUpdate{}, err
+		return err
 	}
 	s := SessionInfoUpdate{Meta: w.Meta}
 	for _, m := range []struct {
@@ -652,350 +496,60 @@ func laxSessionInfo(l *lax, raw json.RawMessage, path string) (SessionInfoUpdate
 		raw  json.RawMessage
 		dst  **string
 	}{{"title", w.Title, &s.Title}, {"updatedAt", w.UpdatedAt, &s.UpdatedAt}} {
-		v, err := nullableString(m.raw)
+		p, err := nullableString(m.raw)
 		if err != nil {
 			l.note(member(path, m.name), wrongType("a string", m.raw))
 			continue
 		}
-		*m.dst = v
+		*m.dst = p
 	}
-	return s, nil
+	v.Set(reflect.ValueOf(s))
+	return nil
 }
 
-func laxUsage(l *lax, raw json.RawMessage, path string) (UsageUpdate, error) {
-	var w struct {
-		Used json.RawMessage `json:"used"`
-		Size json.RawMessage `json:"size"`
-		Cost json.RawMessage `json:"cost"`
-		Meta json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return UsageUpdate{}, err
-	}
-	f := &fields{l: l, path: path}
-	u := UsageUpdate{
-		Used: val(scalar[int64](f, w.Used, "used", "an integer", required)),
-		Size: val(scalar[int64](f, w.Size, "size", "an integer", required)),
-		Cost: nested(f, w.Cost, "cost", optional, laxCost),
-		Meta: w.Meta,
-	}
-	return u, f.err
+// laxDecode decodes the JSON object data leniently into *v, returning what
+// it replaced.
+func laxDecode(data []byte, v any) ([]string, error) {
+	l := &lax{}
+	err := laxValue(l, data, "", reflect.ValueOf(v).Elem())
+	return l.malformed, err
 }
 
-// laxTurnUsage decodes PromptResponse.usage: its three totals are
-// required, the other counts optional.
-func laxTurnUsage(l *lax, raw json.RawMessage, path string) (Usage, error) {
-	var w struct {
-		TotalTokens       json.RawMessage `json:"totalTokens"`
-		InputTokens       json.RawMessage `json:"inputTokens"`
-		OutputTokens      json.RawMessage `json:"outputTokens"`
-		ThoughtTokens     json.RawMessage `json:"thoughtTokens"`
-		CachedReadTokens  json.RawMessage `json:"cachedReadTokens"`
-		CachedWriteTokens json.RawMessage `json:"cachedWriteTokens"`
-		Meta              json.RawMessage `json:"_meta"`
+// strictOrLax decodes the JSON object data into *r, whose type has a
+// Malformed field: through plain, r as its type without methods, when data
+// is well-formed (the fast path), and else leniently, setting Malformed to
+// what was replaced. *r is left as it was when both fail.
+func strictOrLax[T any](data []byte, r *T, plain any) error {
+	old := *r
+	*r = *new(T)
+	if json.Unmarshal(data, plain) == nil {
+		return nil
 	}
-	if err := object(raw, path, &w); err != nil {
-		return Usage{}, err
-	}
-	f := &fields{l: l, path: path}
-	u := Usage{
-		TotalTokens:       val(scalar[int64](f, w.TotalTokens, "totalTokens", "an integer", required)),
-		InputTokens:       val(scalar[int64](f, w.InputTokens, "inputTokens", "an integer", required)),
-		OutputTokens:      val(scalar[int64](f, w.OutputTokens, "outputTokens", "an integer", required)),
-		ThoughtTokens:     scalar[int64](f, w.ThoughtTokens, "thoughtTokens", "an integer", optional),
-		CachedReadTokens:  scalar[int64](f, w.CachedReadTokens, "cachedReadTokens", "an integer", optional),
-		CachedWriteTokens: scalar[int64](f, w.CachedWriteTokens, "cachedWriteTokens", "an integer", optional),
-		Meta:              w.Meta,
-	}
-	return u, f.err
-}
-
-func laxCost(l *lax, raw json.RawMessage, path string) (Cost, error) {
-	var w struct {
-		Amount   json.RawMessage `json:"amount"`
-		Currency json.RawMessage `json:"currency"`
-		Meta     json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return Cost{}, err
-	}
-	f := &fields{l: l, path: path}
-	c := Cost{
-		Amount:   val(scalar[float64](f, w.Amount, "amount", "a number", required)),
-		Currency: f.str(w.Currency, "currency", required),
-		Meta:     w.Meta,
-	}
-	return c, f.err
-}
-
-func laxNotice(l *lax, raw json.RawMessage, path string) (Notice, error) {
-	var w struct {
-		Severity    json.RawMessage `json:"severity"`
-		Title       json.RawMessage `json:"title"`
-		Description json.RawMessage `json:"description"`
-		Meta        json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return Notice{}, err
-	}
-	f := &fields{l: l, path: path}
-	n := Notice{
-		Severity:    val(scalar[NoticeSeverity](f, w.Severity, "severity", "a string", required)),
-		Title:       f.str(w.Title, "title", required),
-		Description: f.str(w.Description, "description", optional),
-		Meta:        w.Meta,
-	}
-	return n, f.err
-}
-
-func laxCompaction(l *lax, raw json.RawMessage, path string) (CompactionUpdate, error) {
-	var w struct {
-		CompactionID json.RawMessage `json:"compactionId"`
-		Status       json.RawMessage `json:"status"`
-		Summary      json.RawMessage `json:"summary"`
-		Error        json.RawMessage `json:"error"`
-		Meta         json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return CompactionUpdate{}, err
-	}
-	f := &fields{l: l, path: path}
-	c := CompactionUpdate{
-		CompactionID: f.str(w.CompactionID, "compactionId", required),
-		Status:       val(scalar[CompactionStatus](f, w.Status, "status", "a string", required)),
-		Summary:      list(f, w.Summary, "summary", laxContentBlock),
-		Error:        f.str(w.Error, "error", optional),
-		Meta:         w.Meta,
-	}
-	return c, f.err
-}
-
-func laxCompactionChunk(l *lax, raw json.RawMessage, path string) (CompactionSummaryChunk, error) {
-	var w struct {
-		CompactionID json.RawMessage `json:"compactionId"`
-		Content      json.RawMessage `json:"content"`
-		Meta         json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return CompactionSummaryChunk{}, err
-	}
-	f := &fields{l: l, path: path}
-	id := f.str(w.CompactionID, "compactionId", required)
-	if f.err != nil {
-		return CompactionSummaryChunk{}, f.err
-	}
-	content, err := laxContentBlock(l, w.Content, member(path, "content"))
-	if err != nil {
-		return CompactionSummaryChunk{}, err
-	}
-	return CompactionSummaryChunk{CompactionID: id, Content: content, Meta: w.Meta}, nil
-}
-
-// ---------------------------------------------------------------------------
-// handshake results
-
-// whole decodes an object with its type's own (strict) decoding: a value
-// with a malformed member is wrong as a whole.
-func whole[T any](_ *lax, raw json.RawMessage, path string) (T, error) {
+	*r = old
 	var v T
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return v, errors.New(at(path, problem(err, raw)))
-	}
-	return v, nil
-}
-
-// boolean decodes an optional boolean member: a malformed one is false.
-func (f *fields) boolean(raw json.RawMessage, name string) bool {
-	return val(scalar[bool](f, raw, name, "a boolean", optional))
-}
-
-func laxInitialize(l *lax, raw json.RawMessage, path string) (InitializeResponse, error) {
-	var w struct {
-		ProtocolVersion   json.RawMessage `json:"protocolVersion"`
-		AgentCapabilities json.RawMessage `json:"agentCapabilities"`
-		AuthMethods       json.RawMessage `json:"authMethods"`
-		AgentInfo         json.RawMessage `json:"agentInfo"`
-		Meta              json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return InitializeResponse{}, err
-	}
-	f := &fields{l: l, path: path}
-	r := InitializeResponse{
-		ProtocolVersion:   val(scalar[int](f, w.ProtocolVersion, "protocolVersion", "an integer", required)),
-		AgentCapabilities: val(nested(f, w.AgentCapabilities, "agentCapabilities", optional, laxAgentCapabilities)),
-		AuthMethods:       list(f, w.AuthMethods, "authMethods", whole[AuthMethod]),
-		AgentInfo:         nested(f, w.AgentInfo, "agentInfo", optional, whole[Implementation]),
-		Meta:              w.Meta,
-	}
-	if f.err != nil { // protocolVersion's: the only required member
-		return r, fmt.Errorf("%w, got %s", ErrBadProtocolVersion, describe(w.ProtocolVersion))
-	}
-	return r, nil
-}
-
-func laxAgentCapabilities(l *lax, raw json.RawMessage, path string) (AgentCapabilities, error) {
-	var w struct {
-		LoadSession         json.RawMessage `json:"loadSession"`
-		PromptCapabilities  json.RawMessage `json:"promptCapabilities"`
-		McpCapabilities     json.RawMessage `json:"mcpCapabilities"`
-		SessionCapabilities json.RawMessage `json:"sessionCapabilities"`
-		Auth                json.RawMessage `json:"auth"`
-		Meta                json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return AgentCapabilities{}, err
-	}
-	f := &fields{l: l, path: path}
-	return AgentCapabilities{
-		LoadSession:         f.boolean(w.LoadSession, "loadSession"),
-		PromptCapabilities:  val(nested(f, w.PromptCapabilities, "promptCapabilities", optional, laxPromptCapabilities)),
-		McpCapabilities:     val(nested(f, w.McpCapabilities, "mcpCapabilities", optional, laxMcpCapabilities)),
-		SessionCapabilities: val(nested(f, w.SessionCapabilities, "sessionCapabilities", optional, laxSessionCapabilities)),
-		Auth:                val(nested(f, w.Auth, "auth", optional, laxAgentAuth)),
-		Meta:                w.Meta,
-	}, f.err
-}
-
-func laxPromptCapabilities(l *lax, raw json.RawMessage, path string) (PromptCapabilities, error) {
-	var w struct {
-		Image           json.RawMessage `json:"image"`
-		Audio           json.RawMessage `json:"audio"`
-		EmbeddedContext json.RawMessage `json:"embeddedContext"`
-		Meta            json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return PromptCapabilities{}, err
-	}
-	f := &fields{l: l, path: path}
-	return PromptCapabilities{Image: f.boolean(w.Image, "image"), Audio: f.boolean(w.Audio, "audio"),
-		EmbeddedContext: f.boolean(w.EmbeddedContext, "embeddedContext"), Meta: w.Meta}, f.err
-}
-
-func laxMcpCapabilities(l *lax, raw json.RawMessage, path string) (McpCapabilities, error) {
-	var w struct {
-		HTTP json.RawMessage `json:"http"`
-		SSE  json.RawMessage `json:"sse"`
-		Meta json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return McpCapabilities{}, err
-	}
-	f := &fields{l: l, path: path}
-	return McpCapabilities{HTTP: f.boolean(w.HTTP, "http"), SSE: f.boolean(w.SSE, "sse"), Meta: w.Meta}, f.err
-}
-
-func laxSessionCapabilities(l *lax, raw json.RawMessage, path string) (SessionCapabilities, error) {
-	var w struct {
-		List                  json.RawMessage `json:"list"`
-		Delete                json.RawMessage `json:"delete"`
-		AdditionalDirectories json.RawMessage `json:"additionalDirectories"`
-		Resume                json.RawMessage `json:"resume"`
-		Close                 json.RawMessage `json:"close"`
-		Meta                  json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return SessionCapabilities{}, err
-	}
-	f := &fields{l: l, path: path}
-	return SessionCapabilities{
-		List:                  nested(f, w.List, "list", optional, whole[Capability]),
-		Delete:                nested(f, w.Delete, "delete", optional, whole[Capability]),
-		AdditionalDirectories: nested(f, w.AdditionalDirectories, "additionalDirectories", optional, whole[Capability]),
-		Resume:                nested(f, w.Resume, "resume", optional, whole[Capability]),
-		Close:                 nested(f, w.Close, "close", optional, whole[Capability]),
-		Meta:                  w.Meta,
-	}, f.err
-}
-
-func laxAgentAuth(l *lax, raw json.RawMessage, path string) (AgentAuthCapabilities, error) {
-	var w struct {
-		Logout json.RawMessage `json:"logout"`
-		Meta   json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return AgentAuthCapabilities{}, err
-	}
-	f := &fields{l: l, path: path}
-	return AgentAuthCapabilities{Logout: nested(f, w.Logout, "logout", optional, whole[Capability]), Meta: w.Meta}, f.err
-}
-
-// laxSessionState decodes what session/new, session/load and
-// session/resume answer: the session's id (session/new's only) and its
-// optional modes, config options and legacy models.
-func laxSessionState(l *lax, raw json.RawMessage, path string, withID bool) (NewSessionResponse, error) {
-	var w struct {
-		SessionID     json.RawMessage `json:"sessionId"`
-		Modes         json.RawMessage `json:"modes"`
-		ConfigOptions json.RawMessage `json:"configOptions"`
-		Models        json.RawMessage `json:"models"`
-		Meta          json.RawMessage `json:"_meta"`
-	}
-	if err := object(raw, path, &w); err != nil {
-		return NewSessionResponse{}, err
-	}
-	f := &fields{l: l, path: path}
-	r := NewSessionResponse{
-		Modes:         nested(f, w.Modes, "modes", optional, whole[SessionModeState]),
-		ConfigOptions: list(f, w.ConfigOptions, "configOptions", laxConfigOption),
-		Models:        nested(f, w.Models, "models", optional, whole[SessionModelState]),
-		Meta:          w.Meta,
-	}
-	if withID {
-		r.SessionID = f.str(w.SessionID, "sessionId", required)
-	}
-	return r, f.err
-}
-
-// ---------------------------------------------------------------------------
-// entry points
-
-// laxInto decodes data leniently with dec and stores the result in *dst.
-func laxInto[T any](dst **T, l *lax, data []byte, dec func(*lax, json.RawMessage, string) (T, error)) error {
-	v, err := dec(l, data, "")
+	malformed, err := laxDecode(data, &v)
 	if err != nil {
 		return err
 	}
-	*dst = &v
+	reflect.ValueOf(&v).Elem().FieldByName("Malformed").Set(reflect.ValueOf(malformed))
+	*r = v
 	return nil
 }
 
 // decodeLenient decodes the payload of u's known Kind leniently, returning
 // what it replaced.
 func (u *SessionUpdate) decodeLenient(data []byte) ([]string, error) {
-	l := &lax{}
-	var err error
-	switch u.Kind {
-	case UpdateUserMessageChunk:
-		err = laxInto(&u.UserMessageChunk, l, data, laxContentChunk)
-	case UpdateAgentMessageChunk:
-		err = laxInto(&u.AgentMessageChunk, l, data, laxContentChunk)
-	case UpdateAgentThoughtChunk:
-		err = laxInto(&u.AgentThoughtChunk, l, data, laxContentChunk)
-	case UpdateToolCall:
-		err = laxInto(&u.ToolCall, l, data, laxToolCall)
-	case UpdateToolCallUpdate:
-		err = laxInto(&u.ToolCallUpdate, l, data, laxToolCallUpdate)
-	case UpdatePlan:
-		err = laxInto(&u.Plan, l, data, laxPlan)
-	case UpdateAvailableCommandsUpdate:
-		err = laxInto(&u.AvailableCommandsUpdate, l, data, laxAvailableCommands)
-	case UpdateCurrentModeUpdate:
-		err = laxInto(&u.CurrentModeUpdate, l, data, laxCurrentMode)
-	case UpdateConfigOptionUpdate:
-		err = laxInto(&u.ConfigOptionUpdate, l, data, laxConfigOptions)
-	case UpdateSessionInfoUpdate:
-		err = laxInto(&u.SessionInfoUpdate, l, data, laxSessionInfo)
-	case UpdateUsageUpdate:
-		err = laxInto(&u.UsageUpdate, l, data, laxUsage)
-	case UpdateNotice:
-		err = laxInto(&u.Notice, l, data, laxNotice)
-	case UpdateCompactionUpdate:
-		err = laxInto(&u.CompactionUpdate, l, data, laxCompaction)
-	case UpdateCompactionSummaryChunk:
-		err = laxInto(&u.CompactionSummaryChunk, l, data, laxCompactionChunk)
+	target, ok := u.payload()
+	if !ok {
+		return nil, nil
 	}
-	return l.malformed, err
+	dst := reflect.ValueOf(target).Elem()
+	p := reflect.New(dst.Type().Elem())
+	malformed, err := laxDecode(data, p.Interface())
+	if err == nil {
+		dst.Set(p)
+	}
+	return malformed, err
 }
 
 // problem says what is wrong with raw, which failed to decode with err, in

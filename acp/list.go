@@ -1,11 +1,5 @@
 package acp
 
-import (
-	"bytes"
-
-	json "github.com/go-json-experiment/json/v1"
-)
-
 // List is a slice that ACP requires to be a JSON array: a nil List marshals
 // as [] where a nil slice would be null. A []T is assignable to a List[T]
 // and back, so fields of this type are set and read as plain slices; it
@@ -19,11 +13,5 @@ func (l List[T]) MarshalJSON() ([]byte, error) {
 	if l == nil {
 		return []byte("[]"), nil
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode([]T(l)); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return unescaped([]T(l))
 }

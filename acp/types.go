@@ -162,25 +162,19 @@ type InitializeResponse struct {
 // default and an invalid auth method is left out, as the schema says, and
 // both are listed in Malformed; a malformed protocolVersion is an error.
 func (r *InitializeResponse) UnmarshalJSON(data []byte) error {
-	type plain InitializeResponse
-	var p plain
-	if json.Unmarshal(data, &p) == nil {
-		if p.ProtocolVersion == 0 && noProtocolVersion(data) {
-			return ErrNoProtocolVersion
-		}
-		*r = InitializeResponse(p)
-		return nil
+	var pv struct {
+		ProtocolVersion json.RawMessage `json:"protocolVersion"`
 	}
-	l := &lax{}
-	v, err := laxInitialize(l, data, "")
-	if err != nil {
+	if err := object(data, "", &pv); err != nil {
 		return err
 	}
-	if noProtocolVersion(data) {
+	if absent(pv.ProtocolVersion) {
 		return ErrNoProtocolVersion
 	}
-	v.Malformed = l.malformed
-	*r = v
+	type plain InitializeResponse
+	if strictOrLax(data, r, (*plain)(r)) != nil { // protocolVersion's: the only required member
+		return fmt.Errorf("%w, got %s", ErrBadProtocolVersion, describe(pv.ProtocolVersion))
+	}
 	return nil
 }
 
@@ -274,16 +268,16 @@ const (
 // decoded and is marshalled from Raw verbatim, so servers written in a scenario pass
 // through unchanged.
 type McpServer struct {
-	Type    string
-	Name    string
-	Command string
-	Args    []string
-	Env     []EnvVariable
-	URL     string
-	Headers []HttpHeader
-	Meta    json.RawMessage
+	Type    string          `json:"type"`
+	Name    string          `json:"name"`
+	Command string          `json:"command"`
+	Args    []string        `json:"args"`
+	Env     []EnvVariable   `json:"env"`
+	URL     string          `json:"url"`
+	Headers []HttpHeader    `json:"headers"`
+	Meta    json.RawMessage `json:"_meta"`
 	// Raw holds the whole server as received when Type is unknown.
-	Raw json.RawMessage
+	Raw json.RawMessage `json:"-"`
 }
 
 type (
@@ -300,16 +294,6 @@ type (
 		URL     string           `json:"url"`
 		Headers List[HttpHeader] `json:"headers"`
 		Meta    json.RawMessage  `json:"_meta,omitempty"`
-	}
-	mcpServerWire struct {
-		Type    string          `json:"type"`
-		Name    string          `json:"name"`
-		Command string          `json:"command"`
-		Args    []string        `json:"args"`
-		Env     []EnvVariable   `json:"env"`
-		URL     string          `json:"url"`
-		Headers []HttpHeader    `json:"headers"`
-		Meta    json.RawMessage `json:"_meta"`
 	}
 )
 
@@ -329,11 +313,12 @@ func (s McpServer) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes any MCP server; unknown fields are ignored.
 func (s *McpServer) UnmarshalJSON(data []byte) error {
+	type mcpServerWire McpServer // the name its errors give
 	var w mcpServerWire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("mcp server: %w", err)
 	}
-	*s = McpServer{Type: w.Type, Name: w.Name, Command: w.Command, Args: w.Args, Env: w.Env, URL: w.URL, Headers: w.Headers, Meta: w.Meta}
+	*s = McpServer(w)
 	switch s.Type {
 	case McpStdio, McpHTTP, McpSSE:
 	default:
@@ -380,15 +365,6 @@ var ErrNoProtocolVersion = errors.New("protocolVersion: none given")
 // whose protocolVersion is not an integer.
 var ErrBadProtocolVersion = errors.New("protocolVersion: want an integer")
 
-// noProtocolVersion reports whether the object data has no
-// protocolVersion, or a null one.
-func noProtocolVersion(data []byte) bool {
-	var w struct {
-		ProtocolVersion json.RawMessage `json:"protocolVersion"`
-	}
-	return json.Unmarshal(data, &w) == nil && absent(w.ProtocolVersion)
-}
-
 // NewSessionResponse is the result of "session/new".
 type NewSessionResponse struct {
 	SessionID     string                `json:"sessionId"`
@@ -408,19 +384,7 @@ type NewSessionResponse struct {
 // an error.
 func (r *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	type plain NewSessionResponse
-	var p plain
-	if json.Unmarshal(data, &p) == nil {
-		*r = NewSessionResponse(p)
-		return nil
-	}
-	l := &lax{}
-	v, err := laxSessionState(l, data, "", true)
-	if err != nil {
-		return err
-	}
-	v.Malformed = l.malformed
-	*r = v
-	return nil
+	return strictOrLax(data, r, (*plain)(r))
 }
 
 // LoadSessionRequest is the params of "session/load". McpServers always marshals as a
@@ -449,18 +413,7 @@ type LoadSessionResponse struct {
 // sessionId. A JSON null is the zero value.
 func (r *LoadSessionResponse) UnmarshalJSON(data []byte) error {
 	type plain LoadSessionResponse
-	var p plain
-	if json.Unmarshal(data, &p) == nil {
-		*r = LoadSessionResponse(p)
-		return nil
-	}
-	l := &lax{}
-	v, err := laxSessionState(l, data, "", false)
-	if err != nil {
-		return err
-	}
-	*r = LoadSessionResponse{Modes: v.Modes, ConfigOptions: v.ConfigOptions, Models: v.Models, Meta: v.Meta, Malformed: l.malformed}
-	return nil
+	return strictOrLax(data, r, (*plain)(r))
 }
 
 // CloseSessionRequest is the params of "session/close".
@@ -663,32 +616,7 @@ type PromptResponse struct {
 // both are listed in Malformed. A malformed stopReason is an error.
 func (r *PromptResponse) UnmarshalJSON(data []byte) error {
 	type plain PromptResponse
-	var p plain
-	if json.Unmarshal(data, &p) == nil {
-		*r = PromptResponse(p)
-		return nil
-	}
-	var w struct {
-		StopReason json.RawMessage `json:"stopReason"`
-		Usage      json.RawMessage `json:"usage"`
-		Meta       json.RawMessage `json:"_meta"`
-	}
-	if err := object(data, "", &w); err != nil {
-		return err
-	}
-	l := &lax{}
-	f := &fields{l: l}
-	v := PromptResponse{
-		StopReason: val(scalar[StopReason](f, w.StopReason, "stopReason", "a string", required)),
-		Usage:      nested(f, w.Usage, "usage", optional, laxTurnUsage),
-		Meta:       w.Meta,
-	}
-	if f.err != nil {
-		return f.err
-	}
-	v.Malformed = l.malformed
-	*r = v
-	return nil
+	return strictOrLax(data, r, (*plain)(r))
 }
 
 // Usage is the token usage of a prompt turn (unstable schema: PromptResponse.usage).
@@ -738,40 +666,9 @@ type RequestPermissionRequest struct {
 // malformed is an error.
 func (r *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	type plain RequestPermissionRequest
-	var p plain
-	if json.Unmarshal(data, &p) == nil {
-		*r = RequestPermissionRequest(p)
-		return nil
-	}
-	// Something is malformed: decode again, leniently, to keep what can be kept.
-	var w struct {
-		SessionID json.RawMessage `json:"sessionId"`
-		ToolCall  json.RawMessage `json:"toolCall"`
-		Options   json.RawMessage `json:"options"`
-		Meta      json.RawMessage `json:"_meta"`
-	}
-	if err := object(data, "", &w); err != nil {
+	if err := strictOrLax(data, r, (*plain)(r)); err != nil {
 		return fmt.Errorf("permission request: %w", err)
 	}
-	l := &lax{}
-	f := &fields{l: l}
-	q := RequestPermissionRequest{SessionID: f.str(w.SessionID, "sessionId", required), Meta: w.Meta}
-	if f.err != nil {
-		return fmt.Errorf("permission request: %w", f.err)
-	}
-	var err error
-	if len(w.ToolCall) > 0 {
-		if q.ToolCall, err = laxToolCallUpdate(l, w.ToolCall, "toolCall"); err != nil {
-			return fmt.Errorf("permission request: %w", err)
-		}
-	}
-	if len(w.Options) > 0 {
-		if err := json.Unmarshal(w.Options, &q.Options); err != nil {
-			return fmt.Errorf("permission request: options: %w", err)
-		}
-	}
-	q.Malformed = l.malformed
-	*r = q
 	return nil
 }
 

@@ -364,15 +364,15 @@ const (
 // MarshalJSON emits only the fields of Type's shape. An item of an unknown type keeps its
 // JSON in Raw when decoded and is marshalled from Raw verbatim.
 type ToolCallContent struct {
-	Type       string
-	Content    *ContentBlock
-	Path       string
-	OldText    *string
-	NewText    string
-	TerminalID string
-	Meta       json.RawMessage
+	Type       string          `json:"type"`
+	Content    *ContentBlock   `json:"content"`
+	Path       string          `json:"path"`
+	OldText    *string         `json:"oldText"`
+	NewText    string          `json:"newText"`
+	TerminalID string          `json:"terminalId"`
+	Meta       json.RawMessage `json:"_meta"`
 	// Raw holds the whole item as received when Type is unknown.
-	Raw json.RawMessage
+	Raw json.RawMessage `json:"-"`
 }
 
 // BlockToolContent returns a "content" tool call content item wrapping b.
@@ -407,15 +407,6 @@ type (
 		Type       string          `json:"type"`
 		TerminalID string          `json:"terminalId"`
 		Meta       json.RawMessage `json:"_meta,omitempty"`
-	}
-	toolContentWire struct {
-		Type       *string         `json:"type"`
-		Content    *ContentBlock   `json:"content"`
-		Path       string          `json:"path"`
-		OldText    *string         `json:"oldText"`
-		NewText    string          `json:"newText"`
-		TerminalID string          `json:"terminalId"`
-		Meta       json.RawMessage `json:"_meta"`
 	}
 )
 
@@ -452,17 +443,16 @@ func (c *ToolCallContent) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("tool call content: missing type")
 	}
 	*c = ToolCallContent{Type: *probe.Type}
-	switch c.Type {
-	case ToolContentBlock, ToolContentDiff, ToolContentTerminal:
-	default:
+	if _, known := toolContentRoles[c.Type]; !known {
 		c.Raw = append(json.RawMessage(nil), data...)
 		return nil
 	}
+	type toolContentWire ToolCallContent // the name its errors give
 	var w toolContentWire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("tool call content %q: %w", c.Type, err)
 	}
-	c.Content, c.Path, c.OldText, c.NewText, c.TerminalID, c.Meta = w.Content, w.Path, w.OldText, w.NewText, w.TerminalID, w.Meta
+	*c = ToolCallContent(w)
 	return nil
 }
 

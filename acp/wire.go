@@ -229,15 +229,20 @@ func marshalValue(v any) (json.RawMessage, error) {
 	if v == nil {
 		return nil, nil
 	}
+	raw, err := unescaped(v)
+	if err != nil || isNull(raw) {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// unescaped returns v as compact JSON without HTML escaping.
+func unescaped(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	raw := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-	if isNull(raw) {
-		return nil, nil
-	}
-	return raw, nil
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
