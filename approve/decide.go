@@ -273,17 +273,7 @@ func evalRule(list string, r Rule, c *call) result {
 		evalTool(&res, r.Tool, c.tool)
 	}
 	if len(r.Title) > 0 {
-		ok := false
-		for _, pat := range r.Title {
-			if MatchTitle(pat, c.title) {
-				ok = true
-				res.add(true, fmt.Sprintf("title %s matches %s", quote(c.title), quote(pat)), "title "+quote(c.title))
-				break
-			}
-		}
-		if !ok {
-			res.add(false, fmt.Sprintf("title %s matches none of %s", quote(c.title), quoteList(r.Title)))
-		}
+		evalGlob(&res, "title", r.Title, c.title)
 	}
 	if len(r.Path) > 0 {
 		evalPath(&res, list, r.Path, c)
@@ -308,13 +298,19 @@ func evalTool(res *result, patterns []string, tool string) {
 		res.add(false, "tool: the call has no tool name")
 		return
 	}
+	evalGlob(res, "tool", patterns, tool)
+}
+
+// evalGlob: value, the call's tool name or title (what), matches one of
+// the globs (see MatchTitle).
+func evalGlob(res *result, what string, patterns []string, value string) {
 	for _, pat := range patterns {
-		if MatchTitle(pat, tool) {
-			res.add(true, fmt.Sprintf("tool %s matches %s", quote(tool), quote(pat)), "tool "+quote(tool))
+		if MatchTitle(pat, value) {
+			res.add(true, fmt.Sprintf("%s %s matches %s", what, quote(value), quote(pat)), what+" "+quote(value))
 			return
 		}
 	}
-	res.add(false, fmt.Sprintf("tool %s matches none of %s", quote(tool), quoteList(patterns)))
+	res.add(false, fmt.Sprintf("%s %s matches none of %s", what, quote(value), quoteList(patterns)))
 }
 
 // evalPath: for an allow rule every path must match a pattern; for a deny
