@@ -181,6 +181,15 @@ func dequote(s string) string {
 	return b.String()
 }
 
+// dequoteAll returns the words ws with their quoting removed (dequote).
+func dequoteAll(ws []string) []string {
+	unq := make([]string, len(ws))
+	for i, w := range ws {
+		unq[i] = dequote(w)
+	}
+	return unq
+}
+
 // isAssignment reports whether w starts with NAME= or NAME+=.
 func isAssignment(w string) bool {
 	i := 0
@@ -325,11 +334,7 @@ func (w wrapper) wrapped(ws []string) (cmds [][]string, lines []string, all bool
 			}
 		}
 		if w.joined {
-			unq := make([]string, len(ws)-s)
-			for j, x := range ws[s:] {
-				unq[j] = dequote(x)
-			}
-			lines = append(lines, strings.Join(unq, " "))
+			lines = append(lines, strings.Join(dequoteAll(ws[s:]), " "))
 		}
 	}
 	return cmds, lines, all
@@ -487,10 +492,7 @@ func denyForms(cmd string) (forms []string, complete bool) {
 		if len(ws) == 0 {
 			return
 		}
-		unq := make([]string, len(ws))
-		for j, w := range ws {
-			unq[j] = dequote(w)
-		}
+		unq := dequoteAll(ws)
 		add(strings.Join(unq, " "), depth)
 		if strings.ContainsAny(s, "<>") {
 			if rest, redirs := splitRedirections(ws); len(redirs) > 0 && len(rest) > 0 {

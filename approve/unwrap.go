@@ -77,10 +77,7 @@ func nestedCommands(ws []string) []string {
 	if len(ws) == 0 {
 		return nil
 	}
-	unq := make([]string, len(ws))
-	for j, w := range ws {
-		unq[j] = dequote(w)
-	}
+	unq := dequoteAll(ws)
 	var inner []string
 	if script, ok := wrapperScript(unq); ok {
 		inner = SplitCommands(script)
