@@ -386,37 +386,30 @@ func (p *splitter) single() {
 
 // double reads "…", following substitutions inside.
 func (p *splitter) double() []string {
-	var subs []string
 	p.i++
+	return p.quoted('"', true)
+}
+
+// quoted reads the body of a quoted string up to its closing quote q,
+// where a backslash escapes the next byte, and returns the commands of
+// the substitutions in it, which it follows when expand is set: those
+// of "…", not of $'…'.
+func (p *splitter) quoted(q byte, expand bool) []string {
+	var subs []string
 	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case '\\':
+		switch ch := p.s[p.i]; {
+		case ch == '\\':
 			p.skip(2)
-		case '"':
+		case ch == q:
 			p.i++
 			return subs
-		case '`', '$':
+		case expand && (ch == '`' || ch == '$'):
 			subs = append(subs, p.unit(true)...)
 		default:
 			p.i++
 		}
 	}
 	return subs
-}
-
-// ansi reads the body of $'…', where backslash escapes the next byte.
-func (p *splitter) ansi() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case '\\':
-			p.skip(2)
-		case '\'':
-			p.i++
-			return
-		default:
-			p.i++
-		}
-	}
 }
 
 // dollar reads an expansion starting at $.
@@ -437,7 +430,7 @@ func (p *splitter) dollar(inDouble bool) []string {
 			return nil
 		}
 		p.i += 2
-		p.ansi()
+		p.quoted('\'', false)
 		return nil
 	case '[':
 		if p.d.bash { // bash's old $[arithmetic], where # is text
@@ -663,7 +656,7 @@ func (p *splitter) heredoc(c *cmdBuf) {
 		case ch == '$' && next == '\'' && p.d.bash:
 			h.quoted = true
 			p.i += 2
-			p.ansi()
+			p.quoted('\'', false)
 			body := strings.TrimSuffix(p.s[from+2:p.i], "'")
 			if strings.Contains(body, `\`) { // escapes this splitter does not decode
 				*p.unmodeled = true
