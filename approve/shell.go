@@ -506,10 +506,16 @@ scan:
 			p.i++
 		}
 	}
+	return p.nested("("+body, true)
+}
+
+// nested splits s, text inside the construct at p.i, one level deeper;
+// crudely beyond maxDepth.
+func (p *splitter) nested(s string, noHeredoc bool) []string {
 	if p.depth >= maxDepth {
-		return crudeSplit(body)
+		return crudeSplit(s)
 	}
-	q := &splitter{s: "(" + body, d: p.d, depth: p.depth + 1, noHeredoc: true, unmodeled: p.unmodeled}
+	q := &splitter{s: s, d: p.d, depth: p.depth + 1, noHeredoc: noHeredoc, unmodeled: p.unmodeled}
 	return q.list(false)
 }
 
@@ -607,11 +613,7 @@ func (p *splitter) backtick(inDouble bool) []string {
 		b.WriteByte(ch)
 		p.i++
 	}
-	if p.depth >= maxDepth {
-		return crudeSplit(b.String())
-	}
-	q := &splitter{s: b.String(), d: p.d, depth: p.depth + 1, unmodeled: p.unmodeled}
-	return q.list(false)
+	return p.nested(b.String(), false)
 }
 
 // heredoc reads the operator <<[-]WORD and announces a here-document whose
