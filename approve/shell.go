@@ -815,15 +815,14 @@ func (p *splitter) crude() []string {
 // crudeSplit splits s at every operator, paren, brace and backtick,
 // ignoring quotes, comments and here-documents. It is used beyond maxDepth
 // and for constructs the splitter does not follow: it errs towards more,
-// smaller commands, which can only make a policy stricter.
+// smaller commands, which can only make a policy stricter. SplitCommands
+// drops the repeats.
 func crudeSplit(s string) []string {
 	var parts []string
-	seen := map[string]bool{}
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
 		return strings.ContainsRune(";&|(){}`\n", r)
 	}) {
-		if f = stripReserved(strings.Join(strings.Fields(f), " ")); f != "" && !seen[f] {
-			seen[f] = true
+		if f = stripReserved(strings.Join(strings.Fields(f), " ")); f != "" {
 			parts = append(parts, f)
 		}
 	}
