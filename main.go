@@ -377,11 +377,7 @@ func emptyFlag(kctx *kong.Context) error {
 		if !ok {
 			continue
 		}
-		name := "--" + f.Name
-		if f.Short != 0 {
-			name = fmt.Sprintf("-%c/--%s", f.Short, f.Name)
-		}
-		return fmt.Errorf("%s \"\": the %s is empty (is the variable that gives it unset?): give %s, or leave the flag out", name, want.what, want.give)
+		return fmt.Errorf("%s \"\": the %s is empty (is the variable that gives it unset?): give %s, or leave the flag out", flagName(f), want.what, want.give)
 	}
 	return nil
 }
@@ -410,15 +406,20 @@ func repeatedPathFlag(kctx *kong.Context) error {
 		return nil
 	}
 	f := order[0]
-	name := "--" + f.Name
-	if f.Short != 0 {
-		name = fmt.Sprintf("-%c/--%s", f.Short, f.Name)
-	}
+	name := flagName(f)
 	if len(f.Aliases) > 0 {
 		name += " (or --" + strings.Join(f.Aliases, ", --") + ")"
 	}
 	return fmt.Errorf("%s given %d times: it takes %s, and only the last would count; give it once",
 		name, given[f], emptyPlaceholders[f.PlaceHolder].give)
+}
+
+// flagName is how an error names the flag f: --name, or -s/--name.
+func flagName(f *kong.Flag) string {
+	if f.Short != 0 {
+		return fmt.Sprintf("-%c/--%s", f.Short, f.Name)
+	}
+	return "--" + f.Name
 }
 
 // stickyWriter is the stdout kong writes help and the version to: it
