@@ -127,7 +127,7 @@ func (g *globals) writeFile(ctx context.Context, t outfile.Target, pin *outfile.
 	return outfile.WriteFrom(ctx, t.Path, format)
 }
 
-// pinOutput pins the -o file path of merge, report or schema (nil for
+// pinOutput pins the -o file path of merge, report, schema or probe (nil for
 // stdout), which locks it as run locks its outputs, before any work; its
 // error, an exit 2, starts with prefix.
 func pinOutput(path, prefix string) (*outfile.Pinned, error) {
