@@ -1,6 +1,7 @@
 package output
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -49,7 +50,7 @@ func Explain(w io.Writer, e Explanation) error {
 	if a := e.Asked; a != nil {
 		ew.printf("asked:    %s:%d, %s: permission request %d of %d for tool call %s\n", a.Transcript, a.Line, turnName(a.Turn), a.Nth, a.Of, termtext.Printable(a.ToolCallID))
 	}
-	ew.printf("request:  kind=%s", termtext.Printable(orDash(e.Request.Kind)))
+	ew.printf("request:  kind=%s", termtext.Printable(cmp.Or(e.Request.Kind, "-")))
 	if e.Request.Tool != "" {
 		ew.printf(" tool=%q", e.Request.Tool)
 	}
