@@ -190,20 +190,13 @@ func bySource(fields []runner.FieldSource) []sourceGroup {
 // value of the transcript that a secret was replaced in.
 func redactedFields(req approve.Request) []string {
 	var fields []string
-	has := func(ss ...string) bool {
-		return slices.ContainsFunc(ss, func(s string) bool { return strings.Contains(s, redact.Marker) })
-	}
-	if has(req.Title) {
-		fields = append(fields, "title")
-	}
-	if has(string(req.RawInput)) {
-		fields = append(fields, "rawInput")
-	}
-	if has(req.Locations...) {
-		fields = append(fields, "locations")
-	}
-	if has(req.DiffPaths...) {
-		fields = append(fields, "content")
+	for _, f := range []struct {
+		name   string
+		values []string
+	}{{"title", []string{req.Title}}, {"rawInput", []string{string(req.RawInput)}}, {"locations", req.Locations}, {"content", req.DiffPaths}} {
+		if slices.ContainsFunc(f.values, func(s string) bool { return strings.Contains(s, redact.Marker) }) {
+			fields = append(fields, f.name)
+		}
 	}
 	return fields
 }
