@@ -527,21 +527,19 @@ func (g *globals) stdin(ctx context.Context) io.ReadCloser {
 	}()
 	// The writer's end is closed, for the reads to end with the cause.
 	stop := context.AfterFunc(ctx, func() { pw.CloseWithError(context.Cause(ctx)) })
-	return &stdinReader{pr: pr, stop: stop}
+	return &stdinReader{PipeReader: pr, stop: stop}
 }
 
 // stdinReader is the reader globals.stdin returns.
 type stdinReader struct {
-	pr   *io.PipeReader
+	*io.PipeReader
 	stop func() bool // stops ending the reads with ctx
 }
-
-func (r *stdinReader) Read(p []byte) (int, error) { return r.pr.Read(p) }
 
 // Close ends the reads, a pending one too.
 func (r *stdinReader) Close() error {
 	r.stop()
-	return r.pr.Close()
+	return r.PipeReader.Close()
 }
 
 // noteStdin says on stderr that acprun waits for what to be typed, when
