@@ -228,24 +228,13 @@ func (p *splitter) list(inSub bool) []string {
 			parts = c.flush(parts)
 			p.i++
 			parts = append(parts, p.readHeredocs()...)
-		case ';':
-			parts = c.flush(parts)
-			p.i++
-		case '|':
-			if c.lastOp() == '>' { // >| redirection
-				c.write("|")
-				p.i++
-				continue
+		case ';', '|', '&':
+			if ch == '|' && c.lastOp() == '>' || // >| redirection
+				ch == '&' && (c.lastOp() != 0 || p.d.bash && p.peek(1) == '>') { // >&2, <&0, &>file
+				c.write(string(ch))
+			} else {
+				parts = c.flush(parts)
 			}
-			parts = c.flush(parts)
-			p.i++
-		case '&':
-			if c.lastOp() != 0 || p.d.bash && p.peek(1) == '>' { // >&2, <&0, &>file
-				c.write("&")
-				p.i++
-				continue
-			}
-			parts = c.flush(parts)
 			p.i++
 		case '(':
 			if p.peek(1) == '(' && c.b.Len() == 0 { // ((arithmetic)) command
