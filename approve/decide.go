@@ -1,6 +1,7 @@
 package approve
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -509,16 +510,14 @@ func selectOption(d *Decision, always bool, req Request) {
 			if o.Kind != kind || o.ID == "" {
 				continue
 			}
+			why := ""
 			if other, ok := sharedID(o, opts); ok {
-				if unusable == "" {
-					unusable = fmt.Sprintf("option id %s of kind %s is also that of an option of kind %s", quote(o.ID), o.Kind, quote(other.Kind))
-				}
-				continue
+				why = fmt.Sprintf("option id %s of kind %s is also that of an option of kind %s", quote(o.ID), o.Kind, quote(other.Kind))
+			} else if slices.Contains(req.UnaskedModes, o.ID) {
+				why = fmt.Sprintf("option %s of kind %s would switch the agent to mode %s, in which it does not ask permission", quote(o.ID), o.Kind, quote(o.ID))
 			}
-			if slices.Contains(req.UnaskedModes, o.ID) {
-				if unusable == "" {
-					unusable = fmt.Sprintf("option %s of kind %s would switch the agent to mode %s, in which it does not ask permission", quote(o.ID), o.Kind, quote(o.ID))
-				}
+			if why != "" {
+				unusable = cmp.Or(unusable, why)
 				continue
 			}
 			d.OptionID, d.OptionKind = o.ID, o.Kind
