@@ -341,17 +341,14 @@ func evalPath(res *result, list string, patterns []string, c *call) {
 		return
 	}
 	ok := true
-	var why []string
 	for _, ps := range c.sources {
 		if pat := matchOf(ps); pat != "" {
-			why = append(why, fmt.Sprintf("path %s matches %s", pathShown(ps), quote(pat)))
+			res.add(true, fmt.Sprintf("path %s matches %s", pathShown(ps), quote(pat)))
 		} else {
 			ok = false
-			why = append(why, fmt.Sprintf("path %s matches none of %s", pathShown(ps), quoteList(patterns)))
+			res.add(false, fmt.Sprintf("path %s matches none of %s", pathShown(ps), quoteList(patterns)))
 		}
 	}
-	res.ok = res.ok && ok
-	res.why = append(res.why, why...)
 	if ok {
 		res.evidence = append(res.evidence, plural("path", c.paths))
 	}
