@@ -326,11 +326,9 @@ func usageHint(err error) string {
 	path := "acprun"
 	var pe *kong.ParseError
 	if errors.As(err, &pe) && pe.Context != nil {
-		var names []string
-		for n := pe.Context.Selected(); n != nil && n.Parent != nil; n = n.Parent {
-			names = append([]string{n.Name}, names...)
+		if n := pe.Context.Selected(); n != nil {
+			path += " " + n.Path()
 		}
-		path = strings.Join(append([]string{path}, names...), " ")
 	}
 	return "see '" + path + " --help'"
 }
