@@ -70,31 +70,17 @@ func shellScript(args []string) (script string, extra []string, ok bool) {
 	return "", nil, false
 }
 
+const asciiLetters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
 // isOptionCluster reports whether a is like -lc or +x.
 func isOptionCluster(a string) bool {
-	if len(a) < 2 || a[0] != '-' && a[0] != '+' {
-		return false
-	}
-	for _, r := range a[1:] {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return false
-		}
-	}
-	return true
+	return len(a) >= 2 && (a[0] == '-' || a[0] == '+') && strings.Trim(a[1:], asciiLetters) == ""
 }
 
 // isLongOption reports whether a is like --login or --rcfile=x.
 func isLongOption(a string) bool {
-	if len(a) < 3 || !strings.HasPrefix(a, "--") {
-		return false
-	}
-	name, _, _ := strings.Cut(a[2:], "=")
-	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-') {
-			return false
-		}
-	}
-	return name != ""
+	name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+	return strings.HasPrefix(a, "--") && name != "" && strings.Trim(name, asciiLetters+"-") == ""
 }
 
 // QuoteArgv joins an argv into one POSIX shell line, quoting the words
