@@ -341,7 +341,10 @@ func checkTranscript(sc *scenario.Scenario, a *scenario.Agent, loaded map[string
 	if path == "" {
 		return nil
 	}
-	err := once(loaded, path, func() error { _, err := replay.Load(path); return err })
+	err := once(loaded, path, func() error {
+		_, err := replay.Load(path)
+		return err
+	})
 	if err == nil {
 		return nil
 	}
@@ -413,7 +416,10 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts m
 		}
 		return nil
 	}
-	err := once(scripts, cmd.Script, func() error { _, err := mockagent.Load(cmd.Script); return err })
+	err := once(scripts, cmd.Script, func() error {
+		_, err := mockagent.Load(cmd.Script)
+		return err
+	})
 	if err == nil {
 		return nil
 	}

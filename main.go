@@ -127,9 +127,9 @@ func (g *globals) writeFile(ctx context.Context, t outfile.Target, pin *outfile.
 	return outfile.WriteFrom(ctx, t.Path, format)
 }
 
-// pinOutput pins the -o file path of merge, report, schema or probe (nil for
-// stdout), which locks it as run locks its outputs, before any work; its
-// error, an exit 2, starts with prefix.
+// pinOutput pins the -o file path of merge, report, schema or probe (nil
+// for stdout), which locks it as run locks its outputs, before any work;
+// its error, an exit 2, starts with prefix.
 func pinOutput(path, prefix string) (*outfile.Pinned, error) {
 	if path == outfile.Stdout {
 		return nil, nil
