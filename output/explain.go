@@ -193,7 +193,12 @@ func redactedFields(req approve.Request) []string {
 	for _, f := range []struct {
 		name   string
 		values []string
-	}{{"title", []string{req.Title}}, {"rawInput", []string{string(req.RawInput)}}, {"locations", req.Locations}, {"content", req.DiffPaths}} {
+	}{
+		{"title", []string{req.Title}},
+		{"rawInput", []string{string(req.RawInput)}},
+		{"locations", req.Locations},
+		{"content", req.DiffPaths},
+	} {
 		if slices.ContainsFunc(f.values, func(s string) bool { return strings.Contains(s, redact.Marker) }) {
 			fields = append(fields, f.name)
 		}
