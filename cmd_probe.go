@@ -194,12 +194,9 @@ func (c *probeCmd) checkOutput(g *globals, agent *scenario.Agent) error {
 	if err := outfile.CheckInputs(g.Stdout, []outfile.Target{c.output()}, ins); err != nil {
 		return err
 	}
-	pin, err := outfile.Pin(c.Output)
-	if err != nil {
-		return fmt.Errorf("-o %s: %w", c.Output, err)
-	}
-	c.pin = pin
-	return nil
+	var err error
+	c.pin, err = pinOutput(c.Output, "")
+	return err
 }
 
 // writeFile writes the probe's JSON to -o, if set, as run writes its

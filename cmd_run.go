@@ -746,7 +746,7 @@ func (c *runCmd) options(g *globals) runner.Options {
 	opts := runner.Options{
 		Transcripts: c.Transcripts,
 		NoText:      c.NoText,
-		Overrides:   c.overrides(),
+		Overrides:   runner.Overrides{TurnTimeout: c.TurnTimeout.d, IdleTimeout: c.IdleTimeout.d},
 		Policy:      c.policy(),
 		Abort:       g.Abort,
 		Version:     acprunVersion(),
@@ -770,12 +770,6 @@ func (c *runCmd) options(g *globals) runner.Options {
 		opts.MaxFailures = 1
 	}
 	return opts
-}
-
-// overrides are the limits the flags impose on every scenario: the same
-// for the run and for --dry-run's plan.
-func (c *runCmd) overrides() runner.Overrides {
-	return runner.Overrides{TurnTimeout: c.TurnTimeout.d, IdleTimeout: c.IdleTimeout.d}
 }
 
 // policy is the policy --allow-all or --deny-all puts in place of every

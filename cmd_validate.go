@@ -182,11 +182,7 @@ func checkWorkspace(ctx context.Context, sc *scenario.Scenario, checked map[work
 		return nil
 	}
 	key := workspaceKey{w.From, w.Git, w.Ref, w.Pos, w.SourcePos, w.RefPos}
-	e, seen := checked[key]
-	if !seen {
-		e = runner.CheckWorkspace(ctx, w)
-		checked[key] = e
-	}
+	e := once(checked, key, func() *runner.WorkspaceError { return runner.CheckWorkspace(ctx, w) })
 	if e == nil {
 		return nil
 	}
@@ -298,11 +294,7 @@ func checkScript(sc *scenario.Scenario, a *scenario.Agent, opened map[string]err
 	if path == "" {
 		return nil
 	}
-	err, seen := opened[path]
-	if !seen {
-		err = openScript(path)
-		opened[path] = err
-	}
+	err := once(opened, path, func() error { return openScript(path) })
 	word := a.Command[2]
 	madeLater := len(sc.Setup) > 0 || sc.Workspace != nil && sc.Workspace.Git != ""
 	if err == nil || !strict && madeLater && !filepath.IsAbs(word) && errors.Is(err, fs.ErrNotExist) {
@@ -349,11 +341,10 @@ func checkTranscript(sc *scenario.Scenario, a *scenario.Agent, loaded map[string
 	if path == "" {
 		return nil
 	}
-	err, seen := loaded[path]
-	if !seen {
-		_, err = replay.Load(path)
-		loaded[path] = err
-	}
+	err := once(loaded, path, func() error {
+		_, err := replay.Load(path)
+		return err
+	})
 	if err == nil {
 		return nil
 	}
@@ -425,11 +416,10 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts m
 		}
 		return nil
 	}
-	err, seen := scripts[cmd.Script]
-	if !seen {
-		_, err = mockagent.Load(cmd.Script)
-		scripts[cmd.Script] = err
-	}
+	err := once(scripts, cmd.Script, func() error {
+		_, err := mockagent.Load(cmd.Script)
+		return err
+	})
 	if err == nil {
 		return nil
 	}
@@ -442,6 +432,16 @@ func checkAgent(sc *scenario.Scenario, a *scenario.Agent, self string, scripts m
 		out = append(out, problem(a.WordPos(2), fmt.Sprintf("mock script %s does not parse: %v", argv[2], e)))
 	}
 	return out
+}
+
+// once returns what f gives for key, calling it once per key of done.
+func once[K comparable, V any](done map[K]V, key K, f func() V) V {
+	v, seen := done[key]
+	if !seen {
+		v = f()
+		done[key] = v
+	}
+	return v
 }
 
 // problem is the error msg at pos, its control characters escaped (it

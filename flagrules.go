@@ -47,17 +47,19 @@ func (c *runCmd) flagSettings() (scenario.FlagSettings, error) {
 	if err != nil {
 		return fs, err
 	}
-	fs.Model, fs.Mode = c.Model, c.Mode
-	if c.Model != "" {
-		fs.ModelPos = scenario.Pos{File: shellquote.Join([]string{"--model", c.Model})}
-	}
-	if c.Mode != "" {
-		fs.ModePos = scenario.Pos{File: shellquote.Join([]string{"--mode", c.Mode})}
-	}
-	if fs.Auth = c.Auth; c.Auth != "" {
-		fs.AuthPos = scenario.Pos{File: shellquote.Join([]string{"--auth", c.Auth})}
-	}
+	fs.Model, fs.ModelPos = c.Model, flagPos("--model", c.Model)
+	fs.Mode, fs.ModePos = c.Mode, flagPos("--mode", c.Mode)
+	fs.Auth, fs.AuthPos = c.Auth, flagPos("--auth", c.Auth)
 	return fs, nil
+}
+
+// flagPos is where value, given to flag, is said to come from: the flag
+// and the value as typed (--model 'x'); none for no value.
+func flagPos(flag, value string) scenario.Pos {
+	if value == "" {
+		return scenario.Pos{}
+	}
+	return scenario.Pos{File: shellquote.Join([]string{flag, value})}
 }
 
 // overrideWithRules returns p, the policy of --allow-all or --deny-all

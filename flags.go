@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,22 +54,29 @@ func popValue(ctx *kong.DecodeContext, what string) (string, error) {
 	return s, nil
 }
 
+// popCount pops the value of a count flag: a whole number, least at
+// least; any other value is an error that says what the flag wants.
+func popCount(ctx *kong.DecodeContext, least int64, wants string) (int64, error) {
+	s, err := popValue(ctx, "N")
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(s, 10, strconv.IntSize)
+	if err != nil || n < least {
+		return 0, fmt.Errorf("%q: want %s", s, wants)
+	}
+	return n, nil
+}
+
 // repeat is --repeat: how many attempts of each scenario a run makes (see
 // checkRepeat for the values taken).
 type repeat struct{ n int }
 
 // Decode implements kong.MapperValue.
 func (r *repeat) Decode(ctx *kong.DecodeContext) error {
-	s, err := popValue(ctx, "N")
-	if err != nil {
-		return err
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return fmt.Errorf("%q: want how many times each scenario runs, 1 to %d", s, maxRepeat)
-	}
-	r.n = n
-	return nil
+	n, err := popCount(ctx, math.MinInt, fmt.Sprintf("how many times each scenario runs, 1 to %d", maxRepeat))
+	r.n = int(n)
+	return err
 }
 
 // jobs is -j/--jobs: how many scenarios run at once, 1 or more; 0 when
@@ -77,16 +85,9 @@ type jobs struct{ n int }
 
 // Decode implements kong.MapperValue.
 func (j *jobs) Decode(ctx *kong.DecodeContext) error {
-	s, err := popValue(ctx, "N")
-	if err != nil {
-		return err
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		return fmt.Errorf("%q: want how many scenarios run at once, 1 or more (leave -j out for the number of CPUs)", s)
-	}
-	j.n = n
-	return nil
+	n, err := popCount(ctx, 1, "how many scenarios run at once, 1 or more (leave -j out for the number of CPUs)")
+	j.n = int(n)
+	return err
 }
 
 // atLeastOne is a count flag that takes 1 or more: --shards,
@@ -97,17 +98,10 @@ type atLeastOne struct{ n int }
 
 // Decode implements kong.MapperValue.
 func (a *atLeastOne) Decode(ctx *kong.DecodeContext) error {
-	s, err := popValue(ctx, "N")
-	if err != nil {
-		return err
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		w := atLeastOneWants[ctx.Value.Name]
-		return fmt.Errorf("%q: want %s, 1 or more (%s)", s, w.what, w.without)
-	}
-	a.n = n
-	return nil
+	w := atLeastOneWants[ctx.Value.Name]
+	n, err := popCount(ctx, 1, fmt.Sprintf("%s, 1 or more (%s)", w.what, w.without))
+	a.n = int(n)
+	return err
 }
 
 // atLeastOneWants says, for its errors, what each atLeastOne flag counts
@@ -123,16 +117,9 @@ type byteCount struct{ n int64 }
 
 // Decode implements kong.MapperValue.
 func (b *byteCount) Decode(ctx *kong.DecodeContext) error {
-	s, err := popValue(ctx, "N")
-	if err != nil {
-		return err
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return fmt.Errorf("%q: want a number of bytes, 0 or more", s)
-	}
+	n, err := popCount(ctx, 0, "a number of bytes, 0 or more")
 	b.n = n
-	return nil
+	return err
 }
 
 // failFast is --fail-fast: off, finish (the flag alone) or cancel

@@ -127,9 +127,9 @@ func (g *globals) writeFile(ctx context.Context, t outfile.Target, pin *outfile.
 	return outfile.WriteFrom(ctx, t.Path, format)
 }
 
-// pinOutput pins the -o file path of merge, report or schema (nil for
-// stdout), which locks it as run locks its outputs, before any work; its
-// error, an exit 2, starts with prefix.
+// pinOutput pins the -o file path of merge, report, schema or probe (nil
+// for stdout), which locks it as run locks its outputs, before any work;
+// its error, an exit 2, starts with prefix.
 func pinOutput(path, prefix string) (*outfile.Pinned, error) {
 	if path == outfile.Stdout {
 		return nil, nil
@@ -326,11 +326,9 @@ func usageHint(err error) string {
 	path := "acprun"
 	var pe *kong.ParseError
 	if errors.As(err, &pe) && pe.Context != nil {
-		var names []string
-		for n := pe.Context.Selected(); n != nil && n.Parent != nil; n = n.Parent {
-			names = append([]string{n.Name}, names...)
+		if n := pe.Context.Selected(); n != nil {
+			path += " " + n.Path()
 		}
-		path = strings.Join(append([]string{path}, names...), " ")
 	}
 	return "see '" + path + " --help'"
 }
@@ -377,11 +375,7 @@ func emptyFlag(kctx *kong.Context) error {
 		if !ok {
 			continue
 		}
-		name := "--" + f.Name
-		if f.Short != 0 {
-			name = fmt.Sprintf("-%c/--%s", f.Short, f.Name)
-		}
-		return fmt.Errorf("%s \"\": the %s is empty (is the variable that gives it unset?): give %s, or leave the flag out", name, want.what, want.give)
+		return fmt.Errorf("%s \"\": the %s is empty (is the variable that gives it unset?): give %s, or leave the flag out", flagName(f), want.what, want.give)
 	}
 	return nil
 }
@@ -410,15 +404,20 @@ func repeatedPathFlag(kctx *kong.Context) error {
 		return nil
 	}
 	f := order[0]
-	name := "--" + f.Name
-	if f.Short != 0 {
-		name = fmt.Sprintf("-%c/--%s", f.Short, f.Name)
-	}
+	name := flagName(f)
 	if len(f.Aliases) > 0 {
 		name += " (or --" + strings.Join(f.Aliases, ", --") + ")"
 	}
 	return fmt.Errorf("%s given %d times: it takes %s, and only the last would count; give it once",
 		name, given[f], emptyPlaceholders[f.PlaceHolder].give)
+}
+
+// flagName is how an error names the flag f: --name, or -s/--name.
+func flagName(f *kong.Flag) string {
+	if f.Short != 0 {
+		return fmt.Sprintf("-%c/--%s", f.Short, f.Name)
+	}
+	return "--" + f.Name
 }
 
 // stickyWriter is the stdout kong writes help and the version to: it
@@ -526,21 +525,19 @@ func (g *globals) stdin(ctx context.Context) io.ReadCloser {
 	}()
 	// The writer's end is closed, for the reads to end with the cause.
 	stop := context.AfterFunc(ctx, func() { pw.CloseWithError(context.Cause(ctx)) })
-	return &stdinReader{pr: pr, stop: stop}
+	return &stdinReader{PipeReader: pr, stop: stop}
 }
 
 // stdinReader is the reader globals.stdin returns.
 type stdinReader struct {
-	pr   *io.PipeReader
+	*io.PipeReader
 	stop func() bool // stops ending the reads with ctx
 }
-
-func (r *stdinReader) Read(p []byte) (int, error) { return r.pr.Read(p) }
 
 // Close ends the reads, a pending one too.
 func (r *stdinReader) Close() error {
 	r.stop()
-	return r.pr.Close()
+	return r.PipeReader.Close()
 }
 
 // noteStdin says on stderr that acprun waits for what to be typed, when

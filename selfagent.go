@@ -31,12 +31,10 @@ func (m selfAgentChecks) problem(argv []string) (int, string) {
 	if len(argv) < 1 || argv[0] != "acprun" {
 		return 0, ""
 	}
-	key := strings.Join(argv, "\x00")
-	c, seen := m[key]
-	if !seen {
-		c.word, c.msg = selfAgentProblem(argv)
-		m[key] = c
-	}
+	c := once(m, strings.Join(argv, "\x00"), func() selfAgentCheck {
+		word, msg := selfAgentProblem(argv)
+		return selfAgentCheck{word, msg}
+	})
 	return c.word, c.msg
 }
 

@@ -70,31 +70,17 @@ func shellScript(args []string) (script string, extra []string, ok bool) {
 	return "", nil, false
 }
 
+const asciiLetters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
 // isOptionCluster reports whether a is like -lc or +x.
 func isOptionCluster(a string) bool {
-	if len(a) < 2 || a[0] != '-' && a[0] != '+' {
-		return false
-	}
-	for _, r := range a[1:] {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return false
-		}
-	}
-	return true
+	return len(a) >= 2 && (a[0] == '-' || a[0] == '+') && strings.Trim(a[1:], asciiLetters) == ""
 }
 
 // isLongOption reports whether a is like --login or --rcfile=x.
 func isLongOption(a string) bool {
-	if len(a) < 3 || !strings.HasPrefix(a, "--") {
-		return false
-	}
-	name, _, _ := strings.Cut(a[2:], "=")
-	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-') {
-			return false
-		}
-	}
-	return name != ""
+	name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+	return strings.HasPrefix(a, "--") && name != "" && strings.Trim(name, asciiLetters+"-") == ""
 }
 
 // QuoteArgv joins an argv into one POSIX shell line, quoting the words
@@ -179,6 +165,15 @@ func dequote(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// dequoteAll returns the words ws with their quoting removed (dequote).
+func dequoteAll(ws []string) []string {
+	unq := make([]string, len(ws))
+	for i, w := range ws {
+		unq[i] = dequote(w)
+	}
+	return unq
 }
 
 // isAssignment reports whether w starts with NAME= or NAME+=.
@@ -325,11 +320,7 @@ func (w wrapper) wrapped(ws []string) (cmds [][]string, lines []string, all bool
 			}
 		}
 		if w.joined {
-			unq := make([]string, len(ws)-s)
-			for j, x := range ws[s:] {
-				unq[j] = dequote(x)
-			}
-			lines = append(lines, strings.Join(unq, " "))
+			lines = append(lines, strings.Join(dequoteAll(ws[s:]), " "))
 		}
 	}
 	return cmds, lines, all
@@ -487,10 +478,7 @@ func denyForms(cmd string) (forms []string, complete bool) {
 		if len(ws) == 0 {
 			return
 		}
-		unq := make([]string, len(ws))
-		for j, w := range ws {
-			unq[j] = dequote(w)
-		}
+		unq := dequoteAll(ws)
 		add(strings.Join(unq, " "), depth)
 		if strings.ContainsAny(s, "<>") {
 			if rest, redirs := splitRedirections(ws); len(redirs) > 0 && len(rest) > 0 {

@@ -12,23 +12,17 @@ import (
 // one of its units; different commands and units may be allowed by
 // different rules.
 type coverage struct {
-	rules []Rule
-	c     *call
-	whole [][]bool   // whole[i][j]: rule i matches command j as written; nil without a command matcher
-	unit  [][][]bool // unit[i][j][k]: rule i matches unit k of command j
-
-	wholeBy [][]int   // wholeBy[j]: the admitted rules that match command j as written
-	unitBy  [][][]int // unitBy[j][k]: the admitted rules that match unit k of command j
+	rules    []Rule
+	c        *call
+	whole    [][]bool   // whole[i][j]: rule i matches command j as written; nil without a command matcher
+	unit     [][][]bool // unit[i][j][k]: rule i matches unit k of command j
+	admitted []bool     // admitted[i]: rule i's matchers other than command hold
 }
 
 func newCoverage(rules []Rule, c *call) *coverage {
 	n := len(c.commands)
 	cv := &coverage{rules: rules, c: c,
-		whole: make([][]bool, len(rules)), unit: make([][][]bool, len(rules)),
-		wholeBy: make([][]int, n), unitBy: make([][][]int, n)}
-	for j := range c.commands {
-		cv.unitBy[j] = make([][]int, len(c.units[j]))
-	}
+		whole: make([][]bool, len(rules)), unit: make([][][]bool, len(rules)), admitted: make([]bool, len(rules))}
 	for i, r := range rules {
 		if len(r.Command) == 0 {
 			continue
@@ -47,26 +41,26 @@ func newCoverage(rules []Rule, c *call) *coverage {
 }
 
 // admit records that rule i's matchers other than command hold.
-func (cv *coverage) admit(i int) {
-	for j := range cv.c.commands {
-		if cv.whole[i][j] {
-			cv.wholeBy[j] = append(cv.wholeBy[j], i)
-		}
-		for k, ok := range cv.unit[i][j] {
-			if ok {
-				cv.unitBy[j][k] = append(cv.unitBy[j][k], i)
-			}
+func (cv *coverage) admit(i int) { cv.admitted[i] = true }
+
+// by returns the first admitted rule that matches command j as written,
+// or with k >= 0 its unit k; -1 when none does.
+func (cv *coverage) by(j, k int) int {
+	for i, ok := range cv.admitted {
+		if ok && (k < 0 && cv.whole[i][j] || k >= 0 && cv.unit[i][j][k]) {
+			return i
 		}
 	}
+	return -1
 }
 
 // allowed reports whether command j is allowed by the admitted rules.
 func (cv *coverage) allowed(j int) bool {
-	if len(cv.wholeBy[j]) > 0 {
+	if cv.by(j, -1) >= 0 {
 		return true
 	}
-	for _, by := range cv.unitBy[j] {
-		if len(by) == 0 {
+	for k := range cv.c.units[j] {
+		if cv.by(j, k) < 0 {
 			return false
 		}
 	}
@@ -82,7 +76,7 @@ func (cv *coverage) uncovered() []string {
 			continue
 		}
 		for k, u := range cv.c.units[j] {
-			if len(cv.unitBy[j][k]) == 0 && !slices.Contains(out, u) {
+			if cv.by(j, k) < 0 && !slices.Contains(out, u) {
 				out = append(out, u)
 			}
 		}
@@ -100,18 +94,17 @@ func (cv *coverage) contributes(i int) bool {
 	return false
 }
 
-func (cv *coverage) name(i int) string { return ruleName(ListAllow, i, cv.rules[i]) }
-
 // byOther names the rule that allows unit k of command j (as part of the
 // command as written, when a rule matches that).
 func (cv *coverage) byOther(j, k int) (string, bool) {
-	switch {
-	case len(cv.wholeBy[j]) > 0:
-		return cv.name(cv.wholeBy[j][0]), true
-	case len(cv.unitBy[j][k]) > 0:
-		return cv.name(cv.unitBy[j][k][0]), true
+	i := cv.by(j, -1)
+	if i < 0 {
+		i = cv.by(j, k)
 	}
-	return "", false
+	if i < 0 {
+		return "", false
+	}
+	return ruleName(ListAllow, i, cv.rules[i]), true
 }
 
 // evidence returns what rule i allows (commands as written, or units) and

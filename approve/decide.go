@@ -1,6 +1,7 @@
 package approve
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -273,17 +274,7 @@ func evalRule(list string, r Rule, c *call) result {
 		evalTool(&res, r.Tool, c.tool)
 	}
 	if len(r.Title) > 0 {
-		ok := false
-		for _, pat := range r.Title {
-			if MatchTitle(pat, c.title) {
-				ok = true
-				res.add(true, fmt.Sprintf("title %s matches %s", quote(c.title), quote(pat)), "title "+quote(c.title))
-				break
-			}
-		}
-		if !ok {
-			res.add(false, fmt.Sprintf("title %s matches none of %s", quote(c.title), quoteList(r.Title)))
-		}
+		evalGlob(&res, "title", r.Title, c.title)
 	}
 	if len(r.Path) > 0 {
 		evalPath(&res, list, r.Path, c)
@@ -308,13 +299,19 @@ func evalTool(res *result, patterns []string, tool string) {
 		res.add(false, "tool: the call has no tool name")
 		return
 	}
+	evalGlob(res, "tool", patterns, tool)
+}
+
+// evalGlob: value, the call's tool name or title (what), matches one of
+// the globs (see MatchTitle).
+func evalGlob(res *result, what string, patterns []string, value string) {
 	for _, pat := range patterns {
-		if MatchTitle(pat, tool) {
-			res.add(true, fmt.Sprintf("tool %s matches %s", quote(tool), quote(pat)), "tool "+quote(tool))
+		if MatchTitle(pat, value) {
+			res.add(true, fmt.Sprintf("%s %s matches %s", what, quote(value), quote(pat)), what+" "+quote(value))
 			return
 		}
 	}
-	res.add(false, fmt.Sprintf("tool %s matches none of %s", quote(tool), quoteList(patterns)))
+	res.add(false, fmt.Sprintf("%s %s matches none of %s", what, quote(value), quoteList(patterns)))
 }
 
 // evalPath: for an allow rule every path must match a pattern; for a deny
@@ -344,17 +341,14 @@ func evalPath(res *result, list string, patterns []string, c *call) {
 		return
 	}
 	ok := true
-	var why []string
 	for _, ps := range c.sources {
 		if pat := matchOf(ps); pat != "" {
-			why = append(why, fmt.Sprintf("path %s matches %s", pathShown(ps), quote(pat)))
+			res.add(true, fmt.Sprintf("path %s matches %s", pathShown(ps), quote(pat)))
 		} else {
 			ok = false
-			why = append(why, fmt.Sprintf("path %s matches none of %s", pathShown(ps), quoteList(patterns)))
+			res.add(false, fmt.Sprintf("path %s matches none of %s", pathShown(ps), quoteList(patterns)))
 		}
 	}
-	res.ok = res.ok && ok
-	res.why = append(res.why, why...)
 	if ok {
 		res.evidence = append(res.evidence, plural("path", c.paths))
 	}
@@ -513,16 +507,14 @@ func selectOption(d *Decision, always bool, req Request) {
 			if o.Kind != kind || o.ID == "" {
 				continue
 			}
+			why := ""
 			if other, ok := sharedID(o, opts); ok {
-				if unusable == "" {
-					unusable = fmt.Sprintf("option id %s of kind %s is also that of an option of kind %s", quote(o.ID), o.Kind, quote(other.Kind))
-				}
-				continue
+				why = fmt.Sprintf("option id %s of kind %s is also that of an option of kind %s", quote(o.ID), o.Kind, quote(other.Kind))
+			} else if slices.Contains(req.UnaskedModes, o.ID) {
+				why = fmt.Sprintf("option %s of kind %s would switch the agent to mode %s, in which it does not ask permission", quote(o.ID), o.Kind, quote(o.ID))
 			}
-			if slices.Contains(req.UnaskedModes, o.ID) {
-				if unusable == "" {
-					unusable = fmt.Sprintf("option %s of kind %s would switch the agent to mode %s, in which it does not ask permission", quote(o.ID), o.Kind, quote(o.ID))
-				}
+			if why != "" {
+				unusable = cmp.Or(unusable, why)
 				continue
 			}
 			d.OptionID, d.OptionKind = o.ID, o.Kind

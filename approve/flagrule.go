@@ -60,11 +60,11 @@ func ParseFlagRule(flag, value string) (Rule, error) {
 		r.Kind = []string{head}
 		return r, nil
 	case !hasPattern:
-		return r, fmt.Errorf("%s needs a pattern after ':', e.g. %s", head, matcherExample(head))
+		return r, fmt.Errorf("%s needs a pattern after ':', e.g. %s", head, matcherExamples[head])
 	case pattern == "" && isKind:
 		return r, fmt.Errorf("the pattern after %q is empty: write %s alone for every %s call, or give a pattern", head+":", head, head)
 	case pattern == "":
-		return r, fmt.Errorf("the pattern after %q is empty, e.g. %s", head+":", matcherExample(head))
+		return r, fmt.Errorf("the pattern after %q is empty, e.g. %s", head+":", matcherExamples[head])
 	}
 	switch {
 	case head == "execute":
@@ -73,7 +73,7 @@ func ParseFlagRule(flag, value string) (Rule, error) {
 		r.Kind, r.Path = []string{head}, []string{pattern}
 	case isKind:
 		return r, fmt.Errorf("a pattern follows only execute (a command) and %s (a path); write %s alone for every %s call, or match the title: %s",
-			strings.Join(pathKinds, ", "), head, head, matcherExample(matcherTitle))
+			strings.Join(pathKinds, ", "), head, head, matcherExamples[matcherTitle])
 	case head == matcherCommand:
 		r.Command = []string{pattern}
 	case head == matcherPath:
@@ -89,17 +89,12 @@ func ParseFlagRule(flag, value string) (Rule, error) {
 	return r, nil
 }
 
-// matcherExample is an example of the short form of matcher.
-func matcherExample(matcher string) string {
-	switch matcher {
-	case matcherCommand:
-		return "'command:git push *'"
-	case matcherPath:
-		return "'path:**/.env'"
-	case matcherTool:
-		return "'tool:mcp__github__*'"
-	}
-	return "'title:*delete*'"
+// matcherExamples are examples of the short form of each matcher.
+var matcherExamples = map[string]string{
+	matcherCommand: "'command:git push *'",
+	matcherPath:    "'path:**/.env'",
+	matcherTitle:   "'title:*delete*'",
+	matcherTool:    "'tool:mcp__github__*'",
 }
 
 // flagRuleHint helps with value, whose head (before ':') is neither a

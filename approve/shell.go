@@ -228,24 +228,13 @@ func (p *splitter) list(inSub bool) []string {
 			parts = c.flush(parts)
 			p.i++
 			parts = append(parts, p.readHeredocs()...)
-		case ';':
-			parts = c.flush(parts)
-			p.i++
-		case '|':
-			if c.lastOp() == '>' { // >| redirection
-				c.write("|")
-				p.i++
-				continue
+		case ';', '|', '&':
+			if ch == '|' && c.lastOp() == '>' || // >| redirection
+				ch == '&' && (c.lastOp() != 0 || p.d.bash && p.peek(1) == '>') { // >&2, <&0, &>file
+				c.write(string(ch))
+			} else {
+				parts = c.flush(parts)
 			}
-			parts = c.flush(parts)
-			p.i++
-		case '&':
-			if c.lastOp() != 0 || p.d.bash && p.peek(1) == '>' { // >&2, <&0, &>file
-				c.write("&")
-				p.i++
-				continue
-			}
-			parts = c.flush(parts)
 			p.i++
 		case '(':
 			if p.peek(1) == '(' && c.b.Len() == 0 { // ((arithmetic)) command
@@ -386,37 +375,30 @@ func (p *splitter) single() {
 
 // double reads "…", following substitutions inside.
 func (p *splitter) double() []string {
-	var subs []string
 	p.i++
+	return p.quoted('"', true)
+}
+
+// quoted reads the body of a quoted string up to its closing quote q,
+// where a backslash escapes the next byte, and returns the commands of
+// the substitutions in it, which it follows when expand is set: those
+// of "…", not of $'…'.
+func (p *splitter) quoted(q byte, expand bool) []string {
+	var subs []string
 	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case '\\':
+		switch ch := p.s[p.i]; {
+		case ch == '\\':
 			p.skip(2)
-		case '"':
+		case ch == q:
 			p.i++
 			return subs
-		case '`', '$':
+		case expand && (ch == '`' || ch == '$'):
 			subs = append(subs, p.unit(true)...)
 		default:
 			p.i++
 		}
 	}
 	return subs
-}
-
-// ansi reads the body of $'…', where backslash escapes the next byte.
-func (p *splitter) ansi() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case '\\':
-			p.skip(2)
-		case '\'':
-			p.i++
-			return
-		default:
-			p.i++
-		}
-	}
 }
 
 // dollar reads an expansion starting at $.
@@ -437,7 +419,7 @@ func (p *splitter) dollar(inDouble bool) []string {
 			return nil
 		}
 		p.i += 2
-		p.ansi()
+		p.quoted('\'', false)
 		return nil
 	case '[':
 		if p.d.bash { // bash's old $[arithmetic], where # is text
@@ -513,10 +495,16 @@ scan:
 			p.i++
 		}
 	}
+	return p.nested("("+body, true)
+}
+
+// nested splits s, text inside the construct at p.i, one level deeper;
+// crudely beyond maxDepth.
+func (p *splitter) nested(s string, noHeredoc bool) []string {
 	if p.depth >= maxDepth {
-		return crudeSplit(body)
+		return crudeSplit(s)
 	}
-	q := &splitter{s: "(" + body, d: p.d, depth: p.depth + 1, noHeredoc: true, unmodeled: p.unmodeled}
+	q := &splitter{s: s, d: p.d, depth: p.depth + 1, noHeredoc: noHeredoc, unmodeled: p.unmodeled}
 	return q.list(false)
 }
 
@@ -614,11 +602,7 @@ func (p *splitter) backtick(inDouble bool) []string {
 		b.WriteByte(ch)
 		p.i++
 	}
-	if p.depth >= maxDepth {
-		return crudeSplit(b.String())
-	}
-	q := &splitter{s: b.String(), d: p.d, depth: p.depth + 1, unmodeled: p.unmodeled}
-	return q.list(false)
+	return p.nested(b.String(), false)
 }
 
 // heredoc reads the operator <<[-]WORD and announces a here-document whose
@@ -663,7 +647,7 @@ func (p *splitter) heredoc(c *cmdBuf) {
 		case ch == '$' && next == '\'' && p.d.bash:
 			h.quoted = true
 			p.i += 2
-			p.ansi()
+			p.quoted('\'', false)
 			body := strings.TrimSuffix(p.s[from+2:p.i], "'")
 			if strings.Contains(body, `\`) { // escapes this splitter does not decode
 				*p.unmodeled = true
@@ -820,15 +804,14 @@ func (p *splitter) crude() []string {
 // crudeSplit splits s at every operator, paren, brace and backtick,
 // ignoring quotes, comments and here-documents. It is used beyond maxDepth
 // and for constructs the splitter does not follow: it errs towards more,
-// smaller commands, which can only make a policy stricter.
+// smaller commands, which can only make a policy stricter. SplitCommands
+// drops the repeats.
 func crudeSplit(s string) []string {
 	var parts []string
-	seen := map[string]bool{}
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
 		return strings.ContainsRune(";&|(){}`\n", r)
 	}) {
-		if f = stripReserved(strings.Join(strings.Fields(f), " ")); f != "" && !seen[f] {
-			seen[f] = true
+		if f = stripReserved(strings.Join(strings.Fields(f), " ")); f != "" {
 			parts = append(parts, f)
 		}
 	}

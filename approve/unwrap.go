@@ -77,10 +77,7 @@ func nestedCommands(ws []string) []string {
 	if len(ws) == 0 {
 		return nil
 	}
-	unq := make([]string, len(ws))
-	for j, w := range ws {
-		unq[j] = dequote(w)
-	}
+	unq := dequoteAll(ws)
 	var inner []string
 	if script, ok := wrapperScript(unq); ok {
 		inner = SplitCommands(script)
@@ -252,17 +249,7 @@ func skipNested(s string, i int) int {
 	return len(s)
 }
 
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
+func isDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
 // unresolvable reports whether a redirection target's text depends on an
 // expansion the engine cannot perform ($VAR, `…`, a leading ~, a glob

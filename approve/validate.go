@@ -33,18 +33,16 @@ func (r Rule) Validate() []string {
 			msgs = append(msgs, fmt.Sprintf("kind: unknown tool kind %q (want one of %s)", k, strings.Join(Kinds(), ", ")))
 		}
 	}
-	for _, t := range r.Tool {
-		if t == "" {
-			msgs = append(msgs, "tool: empty pattern")
-		} else if err := CheckNameGlob(t); err != nil {
-			msgs = append(msgs, "tool: "+err.Error())
-		}
-	}
-	for _, t := range r.Title {
-		if t == "" {
-			msgs = append(msgs, "title: empty pattern")
-		} else if err := CheckNameGlob(t); err != nil {
-			msgs = append(msgs, "title: "+err.Error())
+	for _, m := range []struct {
+		name     string
+		patterns []string
+	}{{"tool", r.Tool}, {"title", r.Title}} {
+		for _, t := range m.patterns {
+			if t == "" {
+				msgs = append(msgs, m.name+": empty pattern")
+			} else if err := CheckNameGlob(t); err != nil {
+				msgs = append(msgs, m.name+": "+err.Error())
+			}
 		}
 	}
 	for _, c := range r.Command {
@@ -53,13 +51,10 @@ func (r Rule) Validate() []string {
 		}
 	}
 	for _, p := range r.Path {
-		switch {
-		case strings.TrimSpace(p) == "":
+		if strings.TrimSpace(p) == "" {
 			msgs = append(msgs, "path: empty pattern")
-		default:
-			if err := CheckPathGlob(p); err != nil {
-				msgs = append(msgs, "path: "+err.Error())
-			}
+		} else if err := CheckPathGlob(p); err != nil {
+			msgs = append(msgs, "path: "+err.Error())
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.Input)) {

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"cmp"
 	"io"
 	"strings"
 
@@ -27,7 +28,7 @@ type AgentRow struct {
 func Agents(w io.Writer, rows []AgentRow) error {
 	table := [][]string{{"NAME", "COMMAND", "AUTH", "AUTH ENV", "SOURCE", "DESCRIPTION"}}
 	for _, r := range rows {
-		table = append(table, []string{r.Name, shellquote.Join(r.Command), orDash(r.Auth), orDash(strings.Join(r.AuthEnv, ", ")),
+		table = append(table, []string{r.Name, shellquote.Join(r.Command), cmp.Or(r.Auth, "-"), cmp.Or(strings.Join(r.AuthEnv, ", "), "-"),
 			r.Source, collapseSpace(r.Description)})
 	}
 	return writeTable(w, table)

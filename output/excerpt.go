@@ -107,12 +107,8 @@ func stderrExcerpt(r report.Result) []string {
 		return nil
 	}
 	lines := textLines(r.StderrTail)
-	shown := lines
-	var out []string
-	if len(lines) > stderrExcerptLines {
-		shown = lines[len(lines)-stderrExcerptLines:]
-	}
-	out = append(out, fmt.Sprintf("agent stderr (last %d %s):", len(shown), plural(len(shown), "line", "lines")))
+	shown := lines[max(len(lines)-stderrExcerptLines, 0):]
+	out := []string{fmt.Sprintf("agent stderr (last %d %s):", len(shown), plural(len(shown), "line", "lines"))}
 	if cut := len(lines) - len(shown); cut > 0 {
 		shown = append([]string{fmt.Sprintf("… %d earlier %s …", cut, plural(cut, "line", "lines"))}, shown...)
 	}

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -49,7 +50,7 @@ func Explain(w io.Writer, e Explanation) error {
 	if a := e.Asked; a != nil {
 		ew.printf("asked:    %s:%d, %s: permission request %d of %d for tool call %s\n", a.Transcript, a.Line, turnName(a.Turn), a.Nth, a.Of, termtext.Printable(a.ToolCallID))
 	}
-	ew.printf("request:  kind=%s", termtext.Printable(orDash(e.Request.Kind)))
+	ew.printf("request:  kind=%s", termtext.Printable(cmp.Or(e.Request.Kind, "-")))
 	if e.Request.Tool != "" {
 		ew.printf(" tool=%q", e.Request.Tool)
 	}
@@ -189,20 +190,18 @@ func bySource(fields []runner.FieldSource) []sourceGroup {
 // value of the transcript that a secret was replaced in.
 func redactedFields(req approve.Request) []string {
 	var fields []string
-	has := func(ss ...string) bool {
-		return slices.ContainsFunc(ss, func(s string) bool { return strings.Contains(s, redact.Marker) })
-	}
-	if has(req.Title) {
-		fields = append(fields, "title")
-	}
-	if has(string(req.RawInput)) {
-		fields = append(fields, "rawInput")
-	}
-	if has(req.Locations...) {
-		fields = append(fields, "locations")
-	}
-	if has(req.DiffPaths...) {
-		fields = append(fields, "content")
+	for _, f := range []struct {
+		name   string
+		values []string
+	}{
+		{"title", []string{req.Title}},
+		{"rawInput", []string{string(req.RawInput)}},
+		{"locations", req.Locations},
+		{"content", req.DiffPaths},
+	} {
+		if slices.ContainsFunc(f.values, func(s string) bool { return strings.Contains(s, redact.Marker) }) {
+			fields = append(fields, f.name)
+		}
 	}
 	return fields
 }

@@ -15,27 +15,42 @@ import (
 
 // junitTestSuites is the root element of a JUnit XML report.
 type junitTestSuites struct {
-	XMLName  xml.Name         `xml:"testsuites"`
-	Name     string           `xml:"name,attr"`
-	Tests    int              `xml:"tests,attr"`
-	Failures int              `xml:"failures,attr"`
-	Errors   int              `xml:"errors,attr"`
-	Skipped  int              `xml:"skipped,attr,omitempty"`
-	Time     string           `xml:"time,attr"`
-	Suites   []junitTestSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	Name    string   `xml:"name,attr"`
+	junitCounts
+	Suites []junitTestSuite `xml:"testsuite"`
 }
 
 // junitTestSuite holds the scenarios of one file.
 type junitTestSuite struct {
-	Name       string           `xml:"name,attr"`
-	Tests      int              `xml:"tests,attr"`
-	Failures   int              `xml:"failures,attr"`
-	Errors     int              `xml:"errors,attr"`
-	Skipped    int              `xml:"skipped,attr,omitempty"`
-	Time       string           `xml:"time,attr"`
+	Name string `xml:"name,attr"`
+	junitCounts
 	Timestamp  string           `xml:"timestamp,attr,omitempty"`
 	Properties *junitProperties `xml:"properties,omitempty"`
 	Cases      []junitTestCase  `xml:"testcase"`
+}
+
+// junitCounts are the attributes that count the testcases of a suite, or
+// of all of them, and their time.
+type junitCounts struct {
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr,omitempty"`
+	Time     string `xml:"time,attr"`
+}
+
+// count counts tc.
+func (c *junitCounts) count(tc junitTestCase) {
+	c.Tests++
+	switch {
+	case tc.Failure != nil:
+		c.Failures++
+	case tc.Error != nil:
+		c.Errors++
+	case tc.Skipped != nil:
+		c.Skipped++
+	}
 }
 
 type junitProperties struct {
@@ -102,7 +117,7 @@ type junitText struct {
 // testcase, failed when the rate is below the minimum (see junitRateCase).
 // Times come from the report.
 func JUnit(w io.Writer, rep report.Report) error {
-	root := junitTestSuites{Name: "acprun", Time: seconds(rep.Duration)}
+	root := junitTestSuites{Name: "acprun", junitCounts: junitCounts{Time: seconds(rep.Duration)}}
 	rates := map[passRateKey]report.PassRate{}
 	judged := map[passRateKey][]report.Result{} // by their pass rate: one testcase each
 	for _, p := range report.PassRates(rep) {
@@ -162,19 +177,8 @@ func JUnit(w io.Writer, rep report.Report) error {
 		} else if p, ok := rates[k]; ok {
 			tc.Properties = &junitProperties{passRateProperties(p)}
 		}
-		s.Tests++
-		root.Tests++
-		switch {
-		case tc.Failure != nil:
-			s.Failures++
-			root.Failures++
-		case tc.Error != nil:
-			s.Errors++
-			root.Errors++
-		case tc.Skipped != nil:
-			s.Skipped++
-			root.Skipped++
-		}
+		s.count(tc)
+		root.count(tc)
 		suiteTime[i] += r.Duration
 		s.Cases = append(s.Cases, tc)
 	}

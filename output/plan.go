@@ -85,7 +85,7 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 		w.printf("  retries:  %d (an attempt that errors or is invalid runs again, in a fresh workspace)\n", p.Retries)
 	}
 	if p.Auth != "" || p.Mode != "" {
-		w.printf("  auth:     %s  mode: %s\n", termtext.Printable(orDash(p.Auth)), termtext.Printable(orDash(p.Mode)))
+		w.printf("  auth:     %s  mode: %s\n", termtext.Printable(cmp.Or(p.Auth, "-")), termtext.Printable(cmp.Or(p.Mode, "-")))
 	}
 	if p.Model != "" || len(p.Config) > 0 {
 		var parts []string
@@ -302,14 +302,6 @@ func orNone(d time.Duration) string {
 		return "none"
 	}
 	return d.String()
-}
-
-// orDash writes an empty string as "-".
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // truncate keeps the first n runes of s, and marks a cut with "…".

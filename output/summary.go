@@ -150,10 +150,8 @@ func Lines(w io.Writer, rep report.Report) error {
 // (end_turn, 1.2s, 1 allowed, 0 denied)".
 func Line(r report.Result) string { return scenarioLine(r, false) }
 
-// scenarioLine is the line of one result: its status, its label, then
-// its stop reasons, duration and permission counts, e.g. "FAIL login
-// [claude] #2 (end_turn, 1.2s, 1 allowed, 0 denied)". bold makes the
-// status bold, as the summary shows it.
+// scenarioLine is Line; bold makes the status bold, as the summary shows
+// it.
 func scenarioLine(sc report.Result, bold bool) string {
 	attrs := []color.Attribute{color.FgGreen}
 	status := "PASS"

@@ -411,13 +411,15 @@ func formatMs(ms int64) string {
 const maxRawJSON = 64 << 10
 
 // prettyJSON indents raw JSON for display, cut at maxRawJSON.
-func prettyJSON(raw json.RawMessage) string {
+func prettyJSON(raw json.RawMessage) string { return cut(indentJSON(raw), maxRawJSON) }
+
+// indentJSON indents raw JSON; what is not JSON stays as it is.
+func indentJSON(raw []byte) string {
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, raw, "", "  "); err != nil {
-		buf.Reset()
-		buf.Write(raw)
+		return string(raw)
 	}
-	return cut(buf.String(), maxRawJSON)
+	return buf.String()
 }
 
 // cut shortens s to at most n bytes (on a rune boundary), saying how much

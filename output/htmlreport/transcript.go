@@ -238,12 +238,7 @@ func parseLine(line []byte, red *redact.Redactor, pending map[string]string) mes
 	}
 	m.Method = red.String(m.Method)
 	m.Detail = red.String(m.Detail)
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, red.JSON(l.Msg), "", "  "); err != nil {
-		buf.Reset()
-		buf.Write(red.JSON(l.Msg))
-	}
-	m.Body = cut(buf.String(), maxBody)
+	m.Body = cut(indentJSON(red.JSON(l.Msg)), maxBody)
 	return m
 }
 

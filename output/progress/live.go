@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -159,12 +160,7 @@ func (st *liveState) find(j runner.Ref) *runningJob {
 
 // remove shows j as no longer running.
 func (st *liveState) remove(j runner.Ref) {
-	for i, rj := range st.running {
-		if rj.ref == j {
-			st.running = append(st.running[:i], st.running[i+1:]...)
-			return
-		}
-	}
+	st.running = slices.DeleteFunc(st.running, func(rj *runningJob) bool { return rj.ref == j })
 }
 
 // print puts line above the area, as a permanent line; a droppable one

@@ -103,10 +103,7 @@ func (p *Printer) Finish() {
 		return
 	}
 	p.mu.Lock()
-	if p.dots > 0 {
-		p.out.Add("\n", false) // end the line of dots
-		p.dots = 0
-	}
+	p.endDots()
 	p.mu.Unlock()
 	_ = p.out.Close() // stderr is for people: its write errors lose nothing else
 }
@@ -240,11 +237,16 @@ func (p *Printer) printLine(line string, droppable bool) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.endDots()
+	p.out.Add(line+"\n", droppable)
+}
+
+// endDots ends the line of dots, if one was begun. The caller holds p.mu.
+func (p *Printer) endDots() {
 	if p.dots > 0 {
-		p.out.Add("\n", false) // end the line of dots
+		p.out.Add("\n", false)
 		p.dots = 0
 	}
-	p.out.Add(line+"\n", droppable)
 }
 
 // Warning notes, when verbose, a warning about j.
