@@ -205,3 +205,30 @@ func TestMinPassRateFailFast(t *testing.T) {
 		t.Errorf("without a minimum: exit %d, %d not run; want 1 and the 5th not run\n%s", res.code, out.Summary.NotRun, res.stderr)
 	}
 }
+
+// TestMinPassRatePromptJUnit: a --prompt run repeated with a minimum has
+// one JUnit testcase whose classname is its suite's, "--prompt".
+func TestMinPassRatePromptJUnit(t *testing.T) {
+	t.Parallel()
+	dir := oneShotDir(t, nil)
+	res := acprun(t, dir, "run", "--agent", "mock1", "--prompt", "hello", "--repeat", "2", "-j", "1", "--min-pass-rate", "0.5", "--junit", "junit.xml")
+	if res.code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var junit struct {
+		Suites []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Classname string `xml:"classname,attr"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(data, &junit); err != nil || len(junit.Suites) != 1 || len(junit.Suites[0].Cases) != 1 ||
+		junit.Suites[0].Name != "--prompt" || junit.Suites[0].Cases[0].Classname != "--prompt" {
+		t.Errorf("JUnit (%v): want one suite --prompt with one testcase of classname --prompt\n%s", err, data)
+	}
+}

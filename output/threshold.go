@@ -49,7 +49,7 @@ func isSample(r report.Result) bool {
 func junitRateCase(p report.PassRate, rs []report.Result) junitTestCase {
 	first := rs[0]
 	first.Attempt = 0 // the scenario's label, not its first attempt's
-	tc := junitTestCase{Name: first.Label(), Classname: first.File, File: first.File, Line: first.Line}
+	tc := junitTestCase{Name: first.Label(), Classname: suiteName(first.File), File: first.File, Line: first.Line}
 	var total float64
 	var b strings.Builder
 	for _, r := range rs {

@@ -188,3 +188,33 @@ func TestMinPassRateAnnotations(t *testing.T) {
 		t.Errorf("annotations (-want +got):\n%s\n%s", diff, buf.String())
 	}
 }
+
+// TestMinPassRateJUnitPrompt: the testcase of a --prompt run's minimum
+// has the classname of its suite, "--prompt", as its attempts' have.
+func TestMinPassRateJUnitPrompt(t *testing.T) {
+	rep := minimumRun(0.5, 0.5)
+	for i := range rep.Scenarios {
+		rep.Scenarios[i].File, rep.Scenarios[i].Line = "", 0
+	}
+	var buf bytes.Buffer
+	if err := output.JUnit(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Suites []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Name      string `xml:"name,attr"`
+				Classname string `xml:"classname,attr"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(buf.Bytes(), &got); err != nil || len(got.Suites) != 1 {
+		t.Fatalf("parse: %v, want one suite\n%s", err, buf.Bytes())
+	}
+	for _, c := range got.Suites[0].Cases {
+		if c.Classname != got.Suites[0].Name || c.Classname != "--prompt" {
+			t.Errorf("testcase %q: classname %q in suite %q, want --prompt", c.Name, c.Classname, got.Suites[0].Name)
+		}
+	}
+}
