@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"strconv"
 	"sync"
 	"time"
@@ -58,7 +59,7 @@ func Run(ctx context.Context, rec *Recording, stdin io.Reader, stdout, stderr io
 		opts:    opts,
 		ctx:     ctx,
 		stdout:  stdout,
-		stderr:  &lockedWriter{w: stderr},
+		log:     log.New(stderr, "acprun replay: ", 0), // one Write a line, under its lock
 		calls:   map[string]int{},
 		titles:  map[string]string{},
 		sent:    map[*item]sentRequest{},
@@ -88,7 +89,7 @@ type player struct {
 	opts   Options
 	ctx    context.Context
 	stdout io.Writer
-	stderr io.Writer
+	log    *log.Logger // stderr, written by the reading and the serving goroutines
 	start  time.Time
 
 	rw     rewriter          // used by the serving goroutine only
@@ -164,7 +165,7 @@ func (p *player) read(stdin io.Reader) {
 func (p *player) received(line []byte) {
 	var w wire
 	if err := json.Unmarshal(line, &w); err != nil {
-		fmt.Fprintf(p.stderr, "acprun replay: ignoring a line from the client that is not JSON-RPC: %s\n", excerpt(string(bytes.TrimSpace(line)), 120))
+		p.log.Printf("ignoring a line from the client that is not JSON-RPC: %s", excerpt(string(bytes.TrimSpace(line)), 120))
 		return
 	}
 	p.mu.Lock()
@@ -303,14 +304,14 @@ func (p *player) handle(in *incoming) error {
 		return p.answer(in.id, json.RawMessage(`{"stopReason":"cancelled"}`), nil)
 	case end.cut != nil:
 		msg := cutMessage(turn, end.cut.cause)
-		fmt.Fprintf(p.stderr, "acprun replay: %s:%d: %s\n", p.rec.File, end.cut.line, msg)
+		p.note(end.cut.line, "%s", msg)
 		return p.answer(in.id, nil, errorJSON(acp.CodeInternalError, msg, nil))
 	case end.eof:
 		return p.answer(in.id, nil, errorJSON(acp.CodeInternalError, "replay: the client closed its input before the turn ended", nil))
 	case ex.answer == nil && end.cancelPassed:
 		// The recorded agent never answered the cancelled prompt: stay as
 		// silent as it did, until the client gives up.
-		fmt.Fprintf(p.stderr, "acprun replay: %s:%d: the recorded agent never answered the cancelled prompt (turn %d): neither does the replay\n", p.rec.File, ex.line, turn)
+		p.note(ex.line, "the recorded agent never answered the cancelled prompt (turn %d): neither does the replay", turn)
 		select {
 		case <-p.eof:
 		case <-p.ctx.Done():
@@ -322,7 +323,7 @@ func (p *player) handle(in *incoming) error {
 			what = fmt.Sprintf("session/prompt (turn %d)", turn)
 		}
 		msg := fmt.Sprintf("replay: the recording ends before the agent answered %s: the transcript stops at line %d (cut short, or the agent never answered)", what, p.rec.last)
-		fmt.Fprintf(p.stderr, "acprun replay: %s:%d: %s\n", p.rec.File, ex.line, msg)
+		p.note(ex.line, "%s", msg)
 		if err := p.answer(in.id, nil, errorJSON(acp.CodeInternalError, msg, nil)); err != nil {
 			return err
 		}
@@ -403,11 +404,17 @@ func (p *player) answerDiverged(in *incoming, d *Divergence) error {
 
 // reportDiverged writes the line of a divergence to stderr.
 func (p *player) reportDiverged(d *Divergence) {
+	p.note(d.Line, "%s%s", DivergedPrefix, d.message())
+}
+
+// note writes a line about line n of the recording (0: the whole file) to
+// stderr: "acprun replay: rec.jsonl:12: text".
+func (p *player) note(n int, format string, args ...any) {
 	where := p.rec.File
-	if d.Line > 0 {
-		where = fmt.Sprintf("%s:%d", p.rec.File, d.Line)
+	if n > 0 {
+		where = fmt.Sprintf("%s:%d", p.rec.File, n)
 	}
-	fmt.Fprintf(p.stderr, "acprun replay: %s: %s%s\n", where, DivergedPrefix, d.message())
+	p.log.Printf("%s: %s", where, fmt.Sprintf(format, args...))
 }
 
 // message says what diverged: "turn 2: session/request_permission for
@@ -683,19 +690,6 @@ func closed(ch chan struct{}) bool {
 	default:
 		return false
 	}
-}
-
-// lockedWriter serialises the writes of the reading and the serving
-// goroutines to stderr.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(b)
 }
 
 // countPrompts is "1 prompt" or "N prompts".
