@@ -93,13 +93,15 @@ type recordLine struct {
 	Dropped *int `json:"dropped"`
 }
 
-// wire is the members of a JSON-RPC message that replay looks at.
+// wire is the members of a JSON-RPC message that replay looks at, and
+// those it writes (see player.send).
 type wire struct {
-	ID     json.RawMessage `json:"id"`
-	Method json.RawMessage `json:"method"` // nil when it has none: an answer
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
+	JSONRPC string          `json:"jsonrpc,omitempty"` // written only
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  json.RawMessage `json:"method,omitempty"` // nil when it has none: an answer
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
 }
 
 // name is the message's method: "" when it has none, or one that is not

@@ -542,16 +542,10 @@ func (p *player) request(it *item) error {
 	p.waiting[id] = ch
 	p.mu.Unlock()
 	p.sent[it] = sentRequest{id: id, ch: ch}
-	msg, err := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  json.RawMessage `json:"method"`
-		Params  json.RawMessage `json:"params,omitempty"`
-	}{"2.0", json.RawMessage(id), it.rawMethod, p.rw.out(it.params)})
-	if err != nil {
+	if err := p.send(wire{ID: json.RawMessage(id), Method: it.rawMethod, Params: p.rw.out(it.params)}); err != nil {
 		return fmt.Errorf("replay: %s at line %d: %w", it.method, it.line, err)
 	}
-	return p.write(msg)
+	return nil
 }
 
 // sentRequest is one of our requests waiting for its answer.
@@ -651,14 +645,20 @@ func (p *player) answer(id, result, errObj json.RawMessage) error {
 	case len(result) == 0:
 		result = json.RawMessage("null")
 	}
-	msg, err := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  json.RawMessage `json:"result,omitempty"`
-		Error   json.RawMessage `json:"error,omitempty"`
-	}{"2.0", id, result, errObj})
-	if err != nil {
+	if err := p.send(wire{ID: id, Result: result, Error: errObj}); err != nil {
 		return fmt.Errorf("replay: answer: %w", err)
+	}
+	return nil
+}
+
+// send writes the JSON-RPC message w (a "jsonrpc": "2.0" one) to the
+// client; the error of writing is wrapped in errStdout, that of encoding
+// is not.
+func (p *player) send(w wire) error {
+	w.JSONRPC = "2.0"
+	msg, err := json.Marshal(w)
+	if err != nil {
+		return err
 	}
 	return p.write(msg)
 }
