@@ -356,11 +356,7 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 				return p.errorAt(n, text, valueOffset(text, "method"),
 					"a second session (%s): replay plays one session per transcript", ex.method)
 			}
-			var params struct {
-				Cwd string `json:"cwd"`
-			}
-			_ = json.Unmarshal(w.Params, &params)
-			p.rec.cwd = params.Cwd
+			p.rec.cwd = sessionCwd(w.Params)
 		}
 		if ex.method == "session/prompt" {
 			p.rec.prompts = append(p.rec.prompts, ex)
@@ -388,6 +384,15 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 		p.add(&item{line: n, t: rl.T, kind: itemAwait, req: it})
 	}
 	return nil
+}
+
+// sessionCwd is the cwd of the params of a session/new or session/load.
+func sessionCwd(params json.RawMessage) string {
+	var p struct {
+		Cwd string `json:"cwd"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return p.Cwd
 }
 
 // cancelCause is the cause acprun gave in the _meta of the session/cancel

@@ -275,11 +275,7 @@ func (p *player) handle(in *incoming) error {
 			ex = list[k-1]
 		}
 		if in.method == "session/new" || in.method == "session/load" {
-			var params struct {
-				Cwd string `json:"cwd"`
-			}
-			_ = json.Unmarshal(in.params, &params)
-			p.rw.liveCwd = params.Cwd
+			p.rw.liveCwd = sessionCwd(in.params)
 		}
 	}
 	if div != nil {
