@@ -471,7 +471,7 @@ func (p *parser) checkID(n int, text []byte, w wire) (string, error) {
 			return "s" + s, nil
 		}
 	case 'n':
-		if w.Method == nil && len(w.Error) > 0 && !isNullJSON(w.Error) {
+		if w.Method == nil && len(w.Error) > 0 && string(bytes.TrimSpace(w.Error)) != "null" {
 			return "", nil
 		}
 		return "", p.errorAt(n, text, msgMemberOffset(text, "id"),
@@ -497,9 +497,6 @@ func (p *parser) checkRaw(n int, text []byte, raw string) error {
 	}
 	return nil
 }
-
-// isNullJSON reports whether v is the JSON null.
-func isNullJSON(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
 
 // jsonKind names the kind of the JSON value v for a message.
 func jsonKind(v []byte) string {

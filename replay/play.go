@@ -128,7 +128,14 @@ func (s *signal) C() chan struct{} {
 }
 
 // came reports whether s has come; a nil s never does.
-func (s *signal) came() bool { return s != nil && closed(s.done) }
+func (s *signal) came() bool {
+	select {
+	case <-s.C():
+		return true
+	default:
+		return false
+	}
+}
 
 // incoming is a request of the client.
 type incoming struct {
@@ -301,9 +308,9 @@ func (p *player) handle(in *incoming) error {
 	case end.cut != nil:
 		msg := cutMessage(turn, end.cut.cause)
 		p.note(end.cut.line, "%s", msg)
-		return p.answer(in.id, nil, errorJSON(acp.CodeInternalError, msg, nil))
+		return p.fail(in.id, msg, nil)
 	case end.eof:
-		return p.answer(in.id, nil, errorJSON(acp.CodeInternalError, "replay: the client closed its input before the turn ended", nil))
+		return p.fail(in.id, "replay: the client closed its input before the turn ended", nil)
 	case ex.answer == nil && end.cancelPassed:
 		// The recorded agent never answered the cancelled prompt: stay as
 		// silent as it did, until the client gives up.
@@ -320,7 +327,7 @@ func (p *player) handle(in *incoming) error {
 		}
 		msg := fmt.Sprintf("replay: the recording ends before the agent answered %s: the transcript stops at line %d (cut short, or the agent never answered)", what, p.rec.last)
 		p.note(ex.line, "%s", msg)
-		if err := p.answer(in.id, nil, errorJSON(acp.CodeInternalError, msg, nil)); err != nil {
+		if err := p.fail(in.id, msg, nil); err != nil {
 			return err
 		}
 	default:
@@ -395,7 +402,7 @@ func (p *player) checkPrompt(turn int, ex *exchange, in *incoming) *Divergence {
 func (p *player) answerDiverged(in *incoming, d *Divergence) error {
 	p.reportDiverged(d)
 	data, _ := json.Marshal(d)
-	return p.answer(in.id, nil, errorJSON(acp.CodeInternalError, DivergedPrefix+d.message(), data))
+	return p.fail(in.id, DivergedPrefix+d.message(), data)
 }
 
 // reportDiverged writes the line of a divergence to stderr.
@@ -669,23 +676,10 @@ func (p *player) write(line []byte) error {
 	return nil
 }
 
-// errorJSON is a JSON-RPC error object.
-func errorJSON(code int, msg string, data json.RawMessage) json.RawMessage {
-	b, _ := json.Marshal(errorObject{Code: code, Message: msg, Data: data})
-	return b
-}
-
-// closed reports whether ch is closed; a nil ch never is.
-func closed(ch chan struct{}) bool {
-	if ch == nil {
-		return false
-	}
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
+// fail answers a request of the client with an internal error.
+func (p *player) fail(id json.RawMessage, msg string, data json.RawMessage) error {
+	e, _ := json.Marshal(errorObject{Code: acp.CodeInternalError, Message: msg, Data: data})
+	return p.answer(id, nil, e)
 }
 
 // countPrompts is "1 prompt" or "N prompts".
