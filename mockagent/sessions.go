@@ -245,21 +245,17 @@ func (a *agent) historyText(sess *session) string {
 	return b.String()
 }
 
-// waitForStep reads the file at path to its end. A FIFO blocks until a
+// waitForStep reads the file at path arg to its end. A FIFO blocks until a
 // writer has opened it and closed it again, which lets a test hold the
 // agent at this point. $NAME and ${NAME} in path are expanded from the
 // agent's environment, and a path that expands to "" skips the step, so
 // that one script holds one run and not the next. A cancel (as the turn's
 // onCancel says) or the end of Run stops the wait; a file that cannot be
 // read is reported as an "error: waitFor: …" text chunk.
-type waitForStep struct {
-	path string
-}
-
-func (st *waitForStep) parse(p *parser, a action) { st.path, _ = p.nonEmpty(a.V, "waitFor") }
+type waitForStep struct{ nonEmptyArg }
 
 func (st *waitForStep) play(pl *player) *ending {
-	path := os.ExpandEnv(st.path)
+	path := os.ExpandEnv(st.arg)
 	if path == "" {
 		return nil
 	}

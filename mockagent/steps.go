@@ -164,6 +164,16 @@ func (onlyTrue) parse(p *parser, a action) {
 	}
 }
 
+// textArg is the base of the steps whose value is a string, arg.
+type textArg struct{ arg string }
+
+func (st *textArg) parse(p *parser, a action) { st.arg, _ = p.str(a.V, a.Key) }
+
+// nonEmptyArg is textArg for a string that must not be empty.
+type nonEmptyArg struct{ textArg }
+
+func (st *nonEmptyArg) parse(p *parser, a action) { st.arg, _ = p.nonEmpty(a.V, a.Key) }
+
 // chunkStep sends message, thought or user chunks.
 type chunkStep struct {
 	kind      string // agent_message_chunk, agent_thought_chunk, user_message_chunk
@@ -553,13 +563,10 @@ func (st *usageUpdateStep) play(pl *player) *ending {
 	return check(pl.notify(acp.SessionUpdate{Kind: acp.UpdateUsageUpdate, UsageUpdate: &u}))
 }
 
-type stopStep struct {
-	reason string
-}
+// stopStep ends the turn with the stop reason arg.
+type stopStep struct{ nonEmptyArg }
 
-func (st *stopStep) parse(p *parser, a action) { st.reason, _ = p.nonEmpty(a.V, "stop") }
-
-func (st *stopStep) play(*player) *ending { return &ending{stop: acp.StopReason(st.reason)} }
+func (st *stopStep) play(*player) *ending { return &ending{stop: acp.StopReason(st.arg)} }
 
 type errorStep struct {
 	err rpcError
@@ -591,13 +598,10 @@ func (st *hangStep) play(pl *player) *ending {
 	return died()
 }
 
-type garbageStep struct {
-	text string
-}
+// garbageStep writes the line arg to stdout.
+type garbageStep struct{ textArg }
 
-func (st *garbageStep) parse(p *parser, a action) { st.text, _ = p.str(a.V, "garbage") }
-
-func (st *garbageStep) play(pl *player) *ending { return check(pl.a.out.writeLine(st.text)) }
+func (st *garbageStep) play(pl *player) *ending { return check(pl.a.out.writeLine(st.arg)) }
 
 type floodStep struct {
 	count int
@@ -624,14 +628,11 @@ func (st *floodStep) play(pl *player) *ending {
 	return nil
 }
 
-type stderrStep struct {
-	text string
-}
-
-func (st *stderrStep) parse(p *parser, a action) { st.text, _ = p.str(a.V, "stderr") }
+// stderrStep writes arg to stderr, a line.
+type stderrStep struct{ textArg }
 
 func (st *stderrStep) play(pl *player) *ending {
-	text := st.text
+	text := st.arg
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
