@@ -156,11 +156,11 @@ func (a *agent) loadSession(ctx context.Context, req *acp.Request) (any, error) 
 	}
 	pl := a.player(ctx, sess, nil, cancelIgnore)
 	for _, m := range sess.history {
-		u := acp.SessionUpdate{Kind: acp.UpdateAgentMessageChunk, AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(m.Text)}}
+		kind := acp.UpdateAgentMessageChunk
 		if m.Role == "user" {
-			u = acp.SessionUpdate{Kind: acp.UpdateUserMessageChunk, UserMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(m.Text)}}
+			kind = acp.UpdateUserMessageChunk
 		}
-		if pl.notify(u) != nil {
+		if pl.notify(textChunk(kind, m.Text, "")) != nil {
 			return a.neverAnswer(ctx, req)
 		}
 	}

@@ -202,17 +202,7 @@ func (st *chunkStep) play(pl *player) *ending {
 		if i > 0 && pl.cancelRequested() {
 			return pl.cancelEnding()
 		}
-		chunk := &acp.ContentChunk{Content: acp.TextBlock(c), MessageID: st.messageID}
-		u := acp.SessionUpdate{Kind: st.kind}
-		switch st.kind {
-		case acp.UpdateAgentMessageChunk:
-			u.AgentMessageChunk = chunk
-		case acp.UpdateAgentThoughtChunk:
-			u.AgentThoughtChunk = chunk
-		default:
-			u.UserMessageChunk = chunk
-		}
-		if err := pl.notify(u); err != nil {
+		if err := pl.notify(textChunk(st.kind, c, st.messageID)); err != nil {
 			return died()
 		}
 	}
@@ -621,7 +611,7 @@ func (st *floodStep) parse(p *parser, a action) {
 
 func (st *floodStep) play(pl *player) *ending {
 	for range st.count {
-		if err := pl.notify(acp.SessionUpdate{Kind: acp.UpdateAgentMessageChunk, AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(st.text)}}); err != nil {
+		if err := pl.notify(textChunk(acp.UpdateAgentMessageChunk, st.text, "")); err != nil {
 			return died()
 		}
 	}
