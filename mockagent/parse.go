@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -120,11 +119,7 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 		},
 		"startDelay": func(v *yaml.Node) {
 			if str, ok := p.str(v, "startDelay"); ok {
-				d, err := time.ParseDuration(str)
-				if err != nil || d < 0 {
-					p.Errorf(yamlnode.Deref(v), "startDelay: want a duration such as 500ms or 1s, got %q", str)
-				}
-				s.startDelay = d
+				s.startDelay, _ = p.duration(v, "startDelay", str, "500ms or 1s")
 			}
 		},
 		"updatesBeforeSessionNew": func(v *yaml.Node) {

@@ -57,12 +57,9 @@ func (p *parser) delays(n *yaml.Node) map[string]time.Duration {
 			out[kv.Key] = never
 			continue
 		}
-		d, err := time.ParseDuration(str)
-		if err != nil || d < 0 {
-			p.Errorf(yamlnode.Deref(kv.V), "delay.%s: want a duration such as 500ms or 1s, or never, got %q", kv.Key, str)
-			continue
+		if d, ok := p.duration(kv.V, "delay."+kv.Key, str, "500ms or 1s, or never"); ok {
+			out[kv.Key] = d
 		}
-		out[kv.Key] = d
 	}
 	return out
 }

@@ -460,11 +460,7 @@ type sleepStep struct {
 
 func (st *sleepStep) parse(p *parser, a action) {
 	if s, ok := p.str(a.V, "sleep"); ok {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
-			p.Errorf(yamlnode.Deref(a.V), "sleep: want a duration such as 50ms or 2s, got %q", s)
-		}
-		st.d = d
+		st.d, _ = p.duration(a.V, "sleep", s, "50ms or 2s")
 	}
 }
 

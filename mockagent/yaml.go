@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	json "github.com/go-json-experiment/json/v1"
 
@@ -218,6 +219,17 @@ func (p *parser) bool(n *yaml.Node, what string) (bool, bool) {
 		return false, false
 	}
 	return v, true
+}
+
+// duration parses s, the string n holds, as a duration such as examples
+// says ("500ms or 1s"), reporting one that is not, or is negative.
+func (p *parser) duration(n *yaml.Node, what, s, examples string) (time.Duration, bool) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		p.Errorf(yamlnode.Deref(n), "%s: want a duration such as %s, got %q", what, examples, s)
+		return 0, false
+	}
+	return d, true
 }
 
 // strings parses a list of strings.
