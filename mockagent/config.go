@@ -38,10 +38,10 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 		var values []acp.SessionConfigSelectOption
 		hasOptions := false
 		p.object(it, "config option", fields{
-			"id":          func(v *yaml.Node) { o.ID, _ = p.nonEmpty(v, "configOptions.id") },
-			"name":        func(v *yaml.Node) { o.Name, _ = p.str(v, "configOptions.name") },
-			"description": func(v *yaml.Node) { o.Description, _ = p.str(v, "configOptions.description") },
-			"category":    func(v *yaml.Node) { o.Category, _ = p.nonEmpty(v, "configOptions.category") },
+			"id":          set(&o.ID, p.nonEmpty, "configOptions.id"),
+			"name":        set(&o.Name, p.str, "configOptions.name"),
+			"description": set(&o.Description, p.str, "configOptions.description"),
+			"category":    set(&o.Category, p.nonEmpty, "configOptions.category"),
 			"type": func(v *yaml.Node) {
 				o.Type, _ = p.oneOf(v, "configOptions.type", acp.ConfigSelect, acp.ConfigBoolean)
 			},

@@ -133,9 +133,9 @@ func (st *modelStep) parse(p *parser, a action) {
 		},
 		"prompt": func(v *yaml.Node) { hasPrompt = true; st.prompt, _ = p.str(v, "model.prompt") },
 		"model":  func(v *yaml.Node) { hasModel = true; st.model, _ = p.nonEmpty(v, "model.model") },
-		"env":    func(v *yaml.Node) { st.env, _ = p.nonEmpty(v, "model.env") },
-		"key":    func(v *yaml.Node) { st.key, _ = p.nonEmpty(v, "model.key") },
-		"stream": func(v *yaml.Node) { st.stream, _ = p.bool(v, "model.stream") },
+		"env":    set(&st.env, p.nonEmpty, "model.env"),
+		"key":    set(&st.key, p.nonEmpty, "model.key"),
+		"stream": set(&st.stream, p.bool, "model.stream"),
 		"show": func(v *yaml.Node) {
 			s, _ := p.oneOf(v, "model.show", "text", "none")
 			st.show = s != "none"

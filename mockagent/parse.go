@@ -87,20 +87,18 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 		},
 		"agentInfo": func(v *yaml.Node) {
 			p.object(v, "agentInfo", fields{
-				"name":    func(v *yaml.Node) { s.agentInfo.Name, _ = p.str(v, "agentInfo.name") },
-				"version": func(v *yaml.Node) { s.agentInfo.Version, _ = p.str(v, "agentInfo.version") },
-				"title":   func(v *yaml.Node) { s.agentInfo.Title, _ = p.str(v, "agentInfo.title") },
+				"name":    set(&s.agentInfo.Name, p.str, "agentInfo.name"),
+				"version": set(&s.agentInfo.Version, p.str, "agentInfo.version"),
+				"title":   set(&s.agentInfo.Title, p.str, "agentInfo.title"),
 			})
 		},
 		"agentCapabilities": func(v *yaml.Node) { p.capabilities(v, &s.capabilities) },
 		"authMethods":       func(v *yaml.Node) { p.authMethods(v, s) },
 		"authRequired":      func(v *yaml.Node) { p.authRequired(v, s) },
-		"sessionId": func(v *yaml.Node) {
-			s.sessionID, _ = p.nonEmpty(v, "sessionId")
-		},
-		"modes":         func(v *yaml.Node) { s.modes = p.modes(v) },
-		"configOptions": func(v *yaml.Node) { s.configOptions = p.configOptions(v) },
-		"models":        func(v *yaml.Node) { s.models = p.models(v) },
+		"sessionId":         set(&s.sessionID, p.nonEmpty, "sessionId"),
+		"modes":             func(v *yaml.Node) { s.modes = p.modes(v) },
+		"configOptions":     func(v *yaml.Node) { s.configOptions = p.configOptions(v) },
+		"models":            func(v *yaml.Node) { s.models = p.models(v) },
 		"permissionOptions": func(v *yaml.Node) {
 			if o := p.permissionOptions(v, "permissionOptions"); o != nil {
 				s.permissionOptions = o
@@ -111,12 +109,8 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 				s.onCancel = m
 			}
 		},
-		"ignoreSigterm": func(v *yaml.Node) {
-			s.IgnoreSigterm, _ = p.bool(v, "ignoreSigterm")
-		},
-		"ignoreEOF": func(v *yaml.Node) {
-			s.ignoreEOF, _ = p.bool(v, "ignoreEOF")
-		},
+		"ignoreSigterm": set(&s.IgnoreSigterm, p.bool, "ignoreSigterm"),
+		"ignoreEOF":     set(&s.ignoreEOF, p.bool, "ignoreEOF"),
 		"startDelay": func(v *yaml.Node) {
 			if str, ok := p.str(v, "startDelay"); ok {
 				s.startDelay, _ = p.duration(v, "startDelay", str, "500ms or 1s")
@@ -174,23 +168,20 @@ func (p *parser) capability(dst **acp.Capability, what string) func(*yaml.Node) 
 }
 
 func (p *parser) capabilities(n *yaml.Node, c *acp.AgentCapabilities) {
-	boolTo := func(dst *bool, what string) func(*yaml.Node) {
-		return func(v *yaml.Node) { *dst, _ = p.bool(v, what) }
-	}
 	sc := &c.SessionCapabilities
 	p.object(n, "agentCapabilities", fields{
-		"loadSession": boolTo(&c.LoadSession, "loadSession"),
+		"loadSession": set(&c.LoadSession, p.bool, "loadSession"),
 		"promptCapabilities": func(v *yaml.Node) {
 			p.object(v, "promptCapabilities", fields{
-				"image":           boolTo(&c.PromptCapabilities.Image, "image"),
-				"audio":           boolTo(&c.PromptCapabilities.Audio, "audio"),
-				"embeddedContext": boolTo(&c.PromptCapabilities.EmbeddedContext, "embeddedContext"),
+				"image":           set(&c.PromptCapabilities.Image, p.bool, "image"),
+				"audio":           set(&c.PromptCapabilities.Audio, p.bool, "audio"),
+				"embeddedContext": set(&c.PromptCapabilities.EmbeddedContext, p.bool, "embeddedContext"),
 			})
 		},
 		"mcpCapabilities": func(v *yaml.Node) {
 			p.object(v, "mcpCapabilities", fields{
-				"http": boolTo(&c.McpCapabilities.HTTP, "http"),
-				"sse":  boolTo(&c.McpCapabilities.SSE, "sse"),
+				"http": set(&c.McpCapabilities.HTTP, p.bool, "http"),
+				"sse":  set(&c.McpCapabilities.SSE, p.bool, "sse"),
 			})
 		},
 		"sessionCapabilities": func(v *yaml.Node) {
@@ -205,7 +196,7 @@ func (p *parser) capabilities(n *yaml.Node, c *acp.AgentCapabilities) {
 		"auth": func(v *yaml.Node) {
 			p.object(v, "auth", fields{"logout": p.capability(&c.Auth.Logout, "logout")})
 		},
-		"_meta": func(v *yaml.Node) { c.Meta, _ = p.rawObject(v, "_meta") },
+		"_meta": set(&c.Meta, p.rawObject, "_meta"),
 	})
 }
 
@@ -214,13 +205,13 @@ func (p *parser) authMethods(n *yaml.Node, s *Script) {
 	for _, it := range items {
 		var m acp.AuthMethod
 		p.object(it, "authMethods item", fields{
-			"id":          func(v *yaml.Node) { m.ID, _ = p.nonEmpty(v, "authMethods.id") },
-			"name":        func(v *yaml.Node) { m.Name, _ = p.str(v, "authMethods.name") },
-			"description": func(v *yaml.Node) { m.Description, _ = p.str(v, "authMethods.description") },
+			"id":          set(&m.ID, p.nonEmpty, "authMethods.id"),
+			"name":        set(&m.Name, p.str, "authMethods.name"),
+			"description": set(&m.Description, p.str, "authMethods.description"),
 			"type": func(v *yaml.Node) {
 				m.Type, _ = p.oneOf(v, "authMethods.type", acp.AuthTypeAgent, acp.AuthTypeTerminal)
 			},
-			"args": func(v *yaml.Node) { m.Args, _ = p.strings(v, "authMethods.args") },
+			"args": set(&m.Args, p.strings, "authMethods.args"),
 			"env": func(v *yaml.Node) {
 				m.Env = map[string]string{}
 				kvs, _ := p.entries(v, "authMethods.env")
@@ -262,7 +253,7 @@ func (p *parser) choices(n *yaml.Node, what, item, idKey string) (string, []choi
 	var current string
 	var items []choice
 	p.object(n, what, fields{
-		currentKey:   func(v *yaml.Node) { current, _ = p.str(v, what+"."+currentKey) },
+		currentKey:   set(&current, p.str, what+"."+currentKey),
 		availableKey: func(v *yaml.Node) { items = p.choiceList(v, what+"."+availableKey, item, item, idKey) },
 	})
 	if current == "" && len(items) > 0 {
@@ -286,9 +277,9 @@ func (p *parser) choiceList(n *yaml.Node, what, item, prefix, idKey string) []ch
 	for _, it := range list {
 		var c choice
 		p.object(it, item, fields{
-			idKey:         func(v *yaml.Node) { c.id, _ = p.nonEmpty(v, prefix+"."+idKey) },
-			"name":        func(v *yaml.Node) { c.name, _ = p.str(v, prefix+".name") },
-			"description": func(v *yaml.Node) { c.description, _ = p.str(v, prefix+".description") },
+			idKey:         set(&c.id, p.nonEmpty, prefix+"."+idKey),
+			"name":        set(&c.name, p.str, prefix+".name"),
+			"description": set(&c.description, p.str, prefix+".description"),
 		})
 		if c.id == "" {
 			p.Errorf(yamlnode.Deref(it), "%s: %s is required", item, idKey)
@@ -312,8 +303,8 @@ func (p *parser) permissionOptions(n *yaml.Node, what string) []acp.PermissionOp
 	for _, it := range items {
 		var o acp.PermissionOption
 		p.object(it, "permission option", fields{
-			"optionId": func(v *yaml.Node) { o.OptionID, _ = p.nonEmpty(v, "optionId") },
-			"name":     func(v *yaml.Node) { o.Name, _ = p.str(v, "name") },
+			"optionId": set(&o.OptionID, p.nonEmpty, "optionId"),
+			"name":     set(&o.Name, p.str, "name"),
 			"kind": func(v *yaml.Node) {
 				k, _ := p.oneOf(v, "kind", "allow_once", "allow_always", "reject_once", "reject_always")
 				o.Kind = acp.PermissionOptionKind(k)
@@ -338,11 +329,9 @@ func (p *parser) cancelMode(n *yaml.Node) (cancelMode, bool) {
 func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
 	t := &turn{}
 	fs := fields{
-		"steps": func(v *yaml.Node) { t.steps = p.steps(v, "steps", true) },
-		"after": func(v *yaml.Node) { t.after = p.steps(v, "after", false) },
-		"stopReason": func(v *yaml.Node) {
-			t.stopReason, _ = p.nonEmpty(v, "stopReason")
-		},
+		"steps":      func(v *yaml.Node) { t.steps = p.steps(v, "steps", true) },
+		"after":      func(v *yaml.Node) { t.after = p.steps(v, "after", false) },
+		"stopReason": set(&t.stopReason, p.nonEmpty, "stopReason"),
 		"error": func(v *yaml.Node) {
 			e := p.rpcError(v)
 			t.err = &e
@@ -381,8 +370,8 @@ func (p *parser) rpcError(n *yaml.Node) rpcError {
 		"code": func(v *yaml.Node) {
 			e.Code, _ = p.int(v, "error.code", math.MinInt32, math.MaxInt32)
 		},
-		"message": func(v *yaml.Node) { e.Message, _ = p.str(v, "error.message") },
-		"data":    func(v *yaml.Node) { e.Data, _ = p.rawJSON(v, "error.data") },
+		"message": set(&e.Message, p.str, "error.message"),
+		"data":    set(&e.Data, p.rawJSON, "error.data"),
 	})
 	return e
 }

@@ -185,7 +185,7 @@ func (st *chunkStep) parse(p *parser, a action) {
 	split := 0
 	p.apply(a.mods, a.what, fields{
 		"chunks":    func(v *yaml.Node) { split, _ = p.int(v, "chunks", 1, math.MaxInt32) },
-		"messageId": func(v *yaml.Node) { st.messageID, _ = p.nonEmpty(v, "messageId") },
+		"messageId": set(&st.messageID, p.nonEmpty, "messageId"),
 	})
 	if r := yamlnode.Deref(a.V); r.Kind == yaml.SequenceNode {
 		st.chunks, _ = p.strings(a.V, a.Key)
@@ -234,7 +234,7 @@ func (st *planStep) parse(p *parser, a action) {
 	for _, it := range items {
 		e := acp.PlanEntry{Priority: acp.PriorityMedium, Status: acp.PlanPending}
 		p.object(it, "plan entry", fields{
-			"content": func(v *yaml.Node) { e.Content, _ = p.str(v, "plan entry content") },
+			"content": set(&e.Content, p.str, "plan entry content"),
 			"priority": func(v *yaml.Node) {
 				if s, ok := p.oneOf(v, "priority", "high", "medium", "low"); ok {
 					e.Priority = acp.PlanEntryPriority(s)
@@ -296,7 +296,7 @@ func (p *parser) toolCall(n *yaml.Node, what string, needTitle bool) acp.ToolCal
 		}
 	}
 	p.object(n, what, fields{
-		"toolCallId": func(v *yaml.Node) { tc.ToolCallID, _ = p.nonEmpty(v, what+".toolCallId") },
+		"toolCallId": set(&tc.ToolCallID, p.nonEmpty, what+".toolCallId"),
 		"title":      optStr("title", nil, func(s string) { tc.Title = &s }),
 		"name":       optStr("name", nil, func(s string) { tc.Name = &s }),
 		"kind": optStr("kind", toolKinds, func(s string) {
@@ -307,16 +307,16 @@ func (p *parser) toolCall(n *yaml.Node, what string, needTitle bool) acp.ToolCal
 			st := acp.ToolCallStatus(s)
 			tc.Status = &st
 		}),
-		"rawInput":  func(v *yaml.Node) { tc.RawInput, _ = p.rawJSON(v, what+".rawInput") },
-		"rawOutput": func(v *yaml.Node) { tc.RawOutput, _ = p.rawJSON(v, what+".rawOutput") },
-		"_meta":     func(v *yaml.Node) { tc.Meta, _ = p.rawObject(v, what+"._meta") },
+		"rawInput":  set(&tc.RawInput, p.rawJSON, what+".rawInput"),
+		"rawOutput": set(&tc.RawOutput, p.rawJSON, what+".rawOutput"),
+		"_meta":     set(&tc.Meta, p.rawObject, what+"._meta"),
 		"locations": func(v *yaml.Node) {
 			tc.Locations = []acp.ToolCallLocation{}
 			items, _ := p.list(v, what+".locations")
 			for _, it := range items {
 				var l acp.ToolCallLocation
 				p.object(it, "location", fields{
-					"path": func(v *yaml.Node) { l.Path, _ = p.nonEmpty(v, "location.path") },
+					"path": set(&l.Path, p.nonEmpty, "location.path"),
 					"line": func(v *yaml.Node) {
 						if i, ok := p.int(v, "location.line", 1, math.MaxUint32); ok {
 							l.Line = &i
@@ -348,25 +348,25 @@ func (p *parser) toolCall(n *yaml.Node, what string, needTitle bool) acp.ToolCal
 
 func (p *parser) toolContent(n *yaml.Node) acp.ToolCallContent {
 	var c acp.ToolCallContent
-	set := 0
+	given := 0
 	p.object(n, "tool call content", fields{
 		"text": func(v *yaml.Node) {
-			set++
+			given++
 			s, _ := p.str(v, "content text")
 			c = acp.BlockToolContent(acp.TextBlock(s))
 		},
 		"terminal": func(v *yaml.Node) {
-			set++
+			given++
 			s, _ := p.nonEmpty(v, "content terminal")
 			c = acp.TerminalToolContent(s)
 		},
 		"diff": func(v *yaml.Node) {
-			set++
+			given++
 			var path, newText string
 			var oldText *string
 			hasNew := false
 			p.object(v, "diff", fields{
-				"path": func(v *yaml.Node) { path, _ = p.nonEmpty(v, "diff.path") },
+				"path": set(&path, p.nonEmpty, "diff.path"),
 				"oldText": func(v *yaml.Node) {
 					if yamlnode.IsNull(v) {
 						return
@@ -386,7 +386,7 @@ func (p *parser) toolContent(n *yaml.Node) acp.ToolCallContent {
 			c = acp.DiffToolContent(path, oldText, newText)
 		},
 	})
-	if set != 1 {
+	if given != 1 {
 		p.Errorf(yamlnode.Deref(n), "tool call content: want exactly one of text, diff, terminal")
 	}
 	return c
@@ -400,7 +400,7 @@ type readStep struct {
 
 func (st *readStep) parse(p *parser, a action) {
 	p.object(a.V, "read", fields{
-		"path": func(v *yaml.Node) { st.path, _ = p.nonEmpty(v, "read.path") },
+		"path": set(&st.path, p.nonEmpty, "read.path"),
 		"line": func(v *yaml.Node) {
 			if i, ok := p.int(v, "read.line", 1, math.MaxUint32); ok {
 				st.line = &i
@@ -436,7 +436,7 @@ type fileContent struct {
 func (st *fileContent) parse(p *parser, a action) {
 	hasContent := false
 	p.object(a.V, a.Key, fields{
-		"path": func(v *yaml.Node) { st.path, _ = p.nonEmpty(v, a.Key+".path") },
+		"path": set(&st.path, p.nonEmpty, a.Key+".path"),
 		"content": func(v *yaml.Node) {
 			hasContent = true
 			st.content, _ = p.str(v, a.Key+".content")
@@ -533,8 +533,8 @@ func (st *usageUpdateStep) parse(p *parser, a action) {
 		"cost": func(v *yaml.Node) {
 			c := &acp.Cost{}
 			p.object(v, "cost", fields{
-				"amount":   func(v *yaml.Node) { c.Amount, _ = p.float(v, "cost.amount") },
-				"currency": func(v *yaml.Node) { c.Currency, _ = p.nonEmpty(v, "cost.currency") },
+				"amount":   set(&c.Amount, p.float, "cost.amount"),
+				"currency": set(&c.Currency, p.nonEmpty, "cost.currency"),
 			})
 			u.Cost = c
 		},
@@ -598,7 +598,7 @@ func (st *floodStep) parse(p *parser, a action) {
 	st.text = "x"
 	p.object(a.V, "flood", fields{
 		"count": func(v *yaml.Node) { st.count, _ = p.int(v, "flood.count", 1, 10_000_000) },
-		"text":  func(v *yaml.Node) { st.text, _ = p.str(v, "flood.text") },
+		"text":  set(&st.text, p.str, "flood.text"),
 	})
 	if st.count == 0 {
 		p.Errorf(yamlnode.Deref(a.V), "flood: count is required")

@@ -100,6 +100,12 @@ func (p *parser) entries(n *yaml.Node, what string) ([]yamlnode.Pair, bool) {
 // fields maps a key to the function that parses its value.
 type fields map[string]func(v *yaml.Node)
 
+// set returns the field parser that reads a value with read (p.str…) into
+// dst; a wrong value is reported and leaves dst its zero value.
+func set[T any](dst *T, read func(n *yaml.Node, what string) (T, bool), what string) func(*yaml.Node) {
+	return func(v *yaml.Node) { *dst, _ = read(v, what) }
+}
+
 // object parses a mapping whose keys must all be in fs.
 func (p *parser) object(n *yaml.Node, what string, fs fields) bool {
 	kvs, ok := p.entries(n, what)
