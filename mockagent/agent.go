@@ -355,9 +355,6 @@ func (a *agent) newSession(ctx context.Context, req *acp.Request) (any, error) {
 	a.mu.Lock()
 	id := a.newSessionIDLocked(p.Cwd)
 	sess := &session{id: id, cwd: p.Cwd, dirs: p.AdditionalDirectories}
-	if a.s.modes != nil {
-		sess.mode = a.s.modes.CurrentModeID
-	}
 	a.initSettings(sess)
 	a.mu.Unlock()
 

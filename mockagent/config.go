@@ -105,9 +105,12 @@ func (p *parser) models(n *yaml.Node) *acp.SessionModelState {
 	return ms
 }
 
-// initSettings gives a new or loaded session the script's config options
-// and model, as they start.
+// initSettings gives a new or loaded session the script's mode, config
+// options and model, as they start.
 func (a *agent) initSettings(sess *session) {
+	if a.s.modes != nil {
+		sess.mode = a.s.modes.CurrentModeID
+	}
 	sess.config = slices.Clone(a.s.configOptions) // CurrentValue is replaced, never changed in place
 	if a.s.models != nil {
 		sess.model = a.s.models.CurrentModelID

@@ -210,9 +210,6 @@ func (a *agent) reopen(req *acp.Request, id, cwd string) (*session, error) {
 		}
 		sess.history = saved.History
 	}
-	if a.s.modes != nil {
-		sess.mode = a.s.modes.CurrentModeID
-	}
 	a.initSettings(sess)
 	a.mu.Lock()
 	a.sessions[id] = sess
