@@ -229,7 +229,7 @@ func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	switch req.Method {
 	case acp.MethodInitialize:
-		return a.initialize(req)
+		return handle(ctx, req, a.initialize)
 	}
 	a.mu.Lock()
 	initialized := a.initialized
@@ -239,46 +239,44 @@ func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	switch req.Method {
 	case acp.MethodAuthenticate:
-		return a.authenticate(req)
+		return handle(ctx, req, a.authenticate)
 	case acp.MethodSessionNew:
-		return a.newSession(ctx, req)
+		return handle(ctx, req, a.newSession)
 	case acp.MethodSessionSetMode:
-		return a.setMode(req)
+		return handle(ctx, req, a.setMode)
 	case acp.MethodSessionSetConfigOption:
-		return a.setConfigOption(req)
+		return handle(ctx, req, a.setConfigOption)
 	case acp.MethodSessionPrompt:
-		return a.prompt(ctx, req)
+		return handle(ctx, req, a.prompt)
 	}
 	// The methods of what a script may leave out: unknown unless offered.
 	switch caps := a.s.capabilities; {
 	case req.Method == acp.MethodSessionLoad && caps.LoadSession:
-		return a.loadSession(ctx, req)
+		return handle(ctx, req, a.loadSession)
 	case req.Method == acp.MethodSessionResume && caps.SessionCapabilities.Resume != nil:
-		return a.resumeSession(req)
+		return handle(ctx, req, a.resumeSession)
 	case req.Method == acp.MethodSessionClose && caps.SessionCapabilities.Close != nil:
-		return a.closeSession(ctx, req)
+		return handle(ctx, req, a.closeSession)
 	case req.Method == acp.MethodSessionSetModel && a.s.models != nil:
-		return a.setModel(req)
+		return handle(ctx, req, a.setModel)
 	}
 	return nil, acp.MethodNotFound(req.Method)
 }
 
-// decode reads params into v, answering -32602 when they do not fit.
-func decode(req *acp.Request, v any) error {
+// handle answers req with h, given its params as P; params that do not
+// fit are answered -32602.
+func handle[P any](ctx context.Context, req *acp.Request, h func(context.Context, *acp.Request, P) (any, error)) (any, error) {
+	var p P
 	if len(req.Params) == 0 {
-		return acp.NewError(acp.CodeInvalidParams, "%s: missing params", req.Method)
+		return nil, acp.NewError(acp.CodeInvalidParams, "%s: missing params", req.Method)
 	}
-	if err := req.DecodeParams(v); err != nil {
-		return acp.NewError(acp.CodeInvalidParams, "%s: %v", req.Method, err)
+	if err := req.DecodeParams(&p); err != nil {
+		return nil, acp.NewError(acp.CodeInvalidParams, "%s: %v", req.Method, err)
 	}
-	return nil
+	return h(ctx, req, p)
 }
 
-func (a *agent) initialize(req *acp.Request) (any, error) {
-	var p acp.InitializeRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) initialize(_ context.Context, _ *acp.Request, p acp.InitializeRequest) (any, error) {
 	a.mu.Lock()
 	a.initialized = true
 	a.client = p.ClientCapabilities
@@ -299,11 +297,7 @@ func (a *agent) clientCaps() acp.ClientCapabilities {
 	return a.client
 }
 
-func (a *agent) authenticate(req *acp.Request) (any, error) {
-	var p acp.AuthenticateRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) authenticate(_ context.Context, _ *acp.Request, p acp.AuthenticateRequest) (any, error) {
 	for _, m := range a.s.authMethods {
 		if m.ID == p.MethodID && m.Type != acp.AuthTypeTerminal {
 			a.mu.Lock()
@@ -344,11 +338,7 @@ func (a *agent) modes() *acp.SessionModeState {
 	return &m
 }
 
-func (a *agent) newSession(ctx context.Context, req *acp.Request) (any, error) {
-	var p acp.NewSessionRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) newSession(ctx context.Context, req *acp.Request, p acp.NewSessionRequest) (any, error) {
 	if err := a.sessionParams(req, p.Cwd); err != nil {
 		return nil, err
 	}
@@ -379,11 +369,7 @@ func (a *agent) session(id string) (*session, error) {
 	return sess, nil
 }
 
-func (a *agent) setMode(req *acp.Request) (any, error) {
-	var p acp.SetSessionModeRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) setMode(_ context.Context, _ *acp.Request, p acp.SetSessionModeRequest) (any, error) {
 	sess, err := a.session(p.SessionID)
 	if err != nil {
 		return nil, err
@@ -419,11 +405,7 @@ func (a *agent) cancel(req *acp.Request) {
 // cancelled (as session/cancel would, by its onCancel), its after: steps
 // are played out, and the session is forgotten, so that later requests
 // for it are -32002 and nothing of it follows the answer.
-func (a *agent) closeSession(ctx context.Context, req *acp.Request) (any, error) {
-	var p acp.CloseSessionRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) closeSession(ctx context.Context, _ *acp.Request, p acp.CloseSessionRequest) (any, error) {
 	a.mu.Lock()
 	sess, ok := a.sessions[p.SessionID]
 	if ok {
@@ -478,11 +460,7 @@ func (s *Script) pick(n int, text string) *turn {
 	return s.fallback
 }
 
-func (a *agent) prompt(ctx context.Context, req *acp.Request) (any, error) {
-	var p acp.PromptRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) prompt(ctx context.Context, req *acp.Request, p acp.PromptRequest) (any, error) {
 	sess, err := a.session(p.SessionID)
 	if err != nil {
 		return nil, err

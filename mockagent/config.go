@@ -2,6 +2,7 @@ package mockagent
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -142,19 +143,19 @@ func (a *agent) sessionModels(sess *session) *acp.SessionModelState {
 	return &m
 }
 
+// configOptionParams is the params of session/set_config_option with its
+// value as sent. (An alias: decoding errors name no struct type.)
+type configOptionParams = struct {
+	SessionID string          `json:"sessionId"`
+	ConfigID  string          `json:"configId"`
+	Type      string          `json:"type"`
+	Value     json.RawMessage `json:"value"`
+}
+
 // setConfigOption answers session/set_config_option: the option must be
 // one of the script's, and the value one it offers (a bool, with type
 // boolean, for a boolean option). The answer is every option's state.
-func (a *agent) setConfigOption(req *acp.Request) (any, error) {
-	var p struct {
-		SessionID string          `json:"sessionId"`
-		ConfigID  string          `json:"configId"`
-		Type      string          `json:"type"`
-		Value     json.RawMessage `json:"value"`
-	}
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) setConfigOption(_ context.Context, _ *acp.Request, p configOptionParams) (any, error) {
 	sess, err := a.session(p.SessionID)
 	if err != nil {
 		return nil, err
@@ -190,11 +191,7 @@ func (a *agent) setConfigOption(req *acp.Request) (any, error) {
 
 // setModel answers the legacy session/set_model, when the script has
 // models: the model must be one of them.
-func (a *agent) setModel(req *acp.Request) (any, error) {
-	var p acp.SetSessionModelRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) setModel(_ context.Context, _ *acp.Request, p acp.SetSessionModelRequest) (any, error) {
 	sess, err := a.session(p.SessionID)
 	if err != nil {
 		return nil, err

@@ -145,11 +145,7 @@ func (a *agent) claim(id, cwd string) bool {
 // loadSession answers session/load: the session's history (from the
 // sessions: directory) is replayed as user_message_chunk and
 // agent_message_chunk updates, then the load: steps play.
-func (a *agent) loadSession(ctx context.Context, req *acp.Request) (any, error) {
-	var p acp.LoadSessionRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) loadSession(ctx context.Context, req *acp.Request, p acp.LoadSessionRequest) (any, error) {
 	sess, err := a.reopen(req, p.SessionID, p.Cwd)
 	if err != nil {
 		return nil, err
@@ -173,11 +169,7 @@ func (a *agent) loadSession(ctx context.Context, req *acp.Request) (any, error) 
 
 // resumeSession answers session/resume: the session comes back without a
 // replay.
-func (a *agent) resumeSession(req *acp.Request) (any, error) {
-	var p acp.ResumeSessionRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) resumeSession(_ context.Context, req *acp.Request, p acp.ResumeSessionRequest) (any, error) {
 	sess, err := a.reopen(req, p.SessionID, p.Cwd)
 	if err != nil {
 		return nil, err
