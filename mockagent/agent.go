@@ -49,7 +49,6 @@ func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writ
 		s:               s,
 		ctx:             runCtx,
 		out:             &output{w: stdout, failed: make(chan struct{})},
-		stdout:          stdout,
 		stderr:          &lockedWriter{w: stderr},
 		sessions:        map[string]*session{},
 		ready:           make(chan struct{}),
@@ -151,7 +150,6 @@ type agent struct {
 	conn   *acp.Conn       // set before ready closes
 	ready  chan struct{}   // Handle waits for it, as the Conn may call it before NewConn returns
 	out    *output
-	stdout io.Writer // the raw stdout, for grandchildren
 	stderr *lockedWriter
 
 	hung atomic.Bool
@@ -311,11 +309,11 @@ func (a *agent) authenticate(_ context.Context, _ *acp.Request, p acp.Authentica
 
 // sessionParams checks what session/new, session/load and session/resume
 // have in common (mcpServers is optional for session/resume).
-func (a *agent) sessionParams(req *acp.Request, cwd string) error {
+func (a *agent) sessionParams(req *acp.Request, cwd string, dirs []string) error {
 	if a.needsAuth() {
 		return acp.NewError(acp.CodeAuthRequired, "Authentication required")
 	}
-	if err := a.checkDirs(req); err != nil {
+	if err := a.checkDirs(req, dirs); err != nil {
 		return err
 	}
 	var raw struct {
@@ -339,7 +337,7 @@ func (a *agent) modes() *acp.SessionModeState {
 }
 
 func (a *agent) newSession(ctx context.Context, req *acp.Request, p acp.NewSessionRequest) (any, error) {
-	if err := a.sessionParams(req, p.Cwd); err != nil {
+	if err := a.sessionParams(req, p.Cwd, p.AdditionalDirectories); err != nil {
 		return nil, err
 	}
 	a.mu.Lock()

@@ -41,13 +41,13 @@ func (a *agent) startGrandchild() error {
 	defer ready.Close()
 	cmd := exec.Command("/bin/sh", "-c", grandchildScript)
 	cmd.ExtraFiles = []*os.File{readyW}
-	outFile, ok1 := a.stdout.(*os.File)
+	outFile, ok1 := a.out.w.(*os.File)
 	errFile, ok2 := a.stderr.w.(*os.File)
 	files := ok1 && ok2
 	if files {
 		cmd.Stdout, cmd.Stderr = outFile, errFile
 	} else {
-		cmd.Stdout, cmd.Stderr = a.stdout, a.stderr
+		cmd.Stdout, cmd.Stderr = a.out.w, a.stderr
 	}
 	err = cmd.Start()
 	readyW.Close()

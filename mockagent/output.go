@@ -14,7 +14,7 @@ var errExited = errors.New("mock agent exited")
 // fail, after a hang step they vanish.
 type output struct {
 	mu      sync.Mutex
-	w       io.Writer
+	w       io.Writer // the raw stdout, which grandchildren inherit
 	state   int
 	failed  chan struct{} // closed at the first failed write
 	written func([]byte)  // called after each complete write, outside mu

@@ -146,7 +146,7 @@ func (a *agent) claim(id, cwd string) bool {
 // sessions: directory) is replayed as user_message_chunk and
 // agent_message_chunk updates, then the load: steps play.
 func (a *agent) loadSession(ctx context.Context, req *acp.Request, p acp.LoadSessionRequest) (any, error) {
-	sess, err := a.reopen(req, p.SessionID, p.Cwd)
+	sess, err := a.reopen(req, p)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +170,7 @@ func (a *agent) loadSession(ctx context.Context, req *acp.Request, p acp.LoadSes
 // resumeSession answers session/resume: the session comes back without a
 // replay.
 func (a *agent) resumeSession(_ context.Context, req *acp.Request, p acp.ResumeSessionRequest) (any, error) {
-	sess, err := a.reopen(req, p.SessionID, p.Cwd)
+	sess, err := a.reopen(req, acp.LoadSessionRequest(p)) // the same members
 	if err != nil {
 		return nil, err
 	}
@@ -181,17 +181,18 @@ func (a *agent) resumeSession(_ context.Context, req *acp.Request, p acp.ResumeS
 // reopen checks what session/load and session/resume have in common and
 // makes the session known again, with its history when the script keeps
 // sessions (which also makes an unknown id -32002).
-func (a *agent) reopen(req *acp.Request, id, cwd string) (*session, error) {
+func (a *agent) reopen(req *acp.Request, p acp.LoadSessionRequest) (*session, error) {
+	id, cwd := p.SessionID, p.Cwd
 	if id == "" {
 		return nil, acp.NewError(acp.CodeInvalidParams, "%s: sessionId is required", req.Method)
 	}
-	if err := a.sessionParams(req, cwd); err != nil {
+	if err := a.sessionParams(req, cwd, p.AdditionalDirectories); err != nil {
 		return nil, err
 	}
 	if e := a.s.loadError; e != nil {
 		return nil, &acp.Error{Code: e.Code, Message: e.Message, Data: e.Data}
 	}
-	sess := &session{id: id, cwd: cwd, dirs: requestDirs(req)}
+	sess := &session{id: id, cwd: cwd, dirs: p.AdditionalDirectories}
 	if a.s.sessionsDir != "" {
 		saved, err := a.s.readSession(req.Method, id)
 		if err != nil {

@@ -122,8 +122,7 @@ func (a *agent) cancelRequest(req *acp.Request) {
 
 // checkDirs checks the additionalDirectories of session/new, load or
 // resume: only when the script advertises them, each absolute.
-func (a *agent) checkDirs(req *acp.Request) error {
-	dirs := requestDirs(req)
+func (a *agent) checkDirs(req *acp.Request, dirs []string) error {
 	if len(dirs) > 0 && a.s.capabilities.SessionCapabilities.AdditionalDirectories == nil {
 		return acp.NewError(acp.CodeInvalidParams, "%s: additionalDirectories given, but not advertised (sessionCapabilities.additionalDirectories)", req.Method)
 	}
@@ -133,15 +132,6 @@ func (a *agent) checkDirs(req *acp.Request) error {
 		}
 	}
 	return nil
-}
-
-// requestDirs are the additionalDirectories of a session request.
-func requestDirs(req *acp.Request) []string {
-	var p struct {
-		Dirs []string `json:"additionalDirectories"`
-	}
-	_ = req.DecodeParams(&p)
-	return p.Dirs
 }
 
 // showRootsStep says the session's roots: its cwd, then its
