@@ -285,10 +285,7 @@ func (p *player) handle(in *incoming) error {
 			p.rw.liveCwd = sessionCwd(in.params)
 		}
 	}
-	if div != nil {
-		if ex != nil {
-			div.Line = ex.line
-		}
+	if div != nil { // (checkPrompt gives the line of the prompt recorded)
 		return p.answerDiverged(in, div)
 	}
 
@@ -306,9 +303,7 @@ func (p *player) handle(in *incoming) error {
 	case end.cancelled:
 		return p.answer(in.id, json.RawMessage(`{"stopReason":"cancelled"}`), nil)
 	case end.cut != nil:
-		msg := cutMessage(turn, end.cut.cause)
-		p.note(end.cut.line, "%s", msg)
-		return p.fail(in.id, msg, nil)
+		return p.failNoted(in.id, end.cut.line, cutMessage(turn, end.cut.cause), nil)
 	case end.eof:
 		return p.fail(in.id, "replay: the client closed its input before the turn ended", nil)
 	case ex.answer == nil && end.cancelPassed:
@@ -325,9 +320,7 @@ func (p *player) handle(in *incoming) error {
 		if turn > 0 {
 			what = fmt.Sprintf("session/prompt (turn %d)", turn)
 		}
-		msg := fmt.Sprintf("replay: the recording ends before the agent answered %s: the transcript stops at line %d (cut short, or the agent never answered)", what, p.rec.last)
-		p.note(ex.line, "%s", msg)
-		if err := p.fail(in.id, msg, nil); err != nil {
+		if err := p.failNoted(in.id, ex.line, fmt.Sprintf("replay: the recording ends before the agent answered %s: the transcript stops at line %d (cut short, or the agent never answered)", what, p.rec.last), nil); err != nil {
 			return err
 		}
 	default:
@@ -374,7 +367,7 @@ func (p *player) playAside(items []*item, st playState) error {
 	if err != nil || end.div == nil {
 		return err
 	}
-	p.reportDiverged(end.div)
+	p.note(end.div.Line, "%s%s", DivergedPrefix, end.div.message())
 	return nil
 }
 
@@ -400,14 +393,8 @@ func (p *player) checkPrompt(turn int, ex *exchange, in *incoming) *Divergence {
 // answerDiverged reports a divergence on stderr and answers the request
 // with its error.
 func (p *player) answerDiverged(in *incoming, d *Divergence) error {
-	p.reportDiverged(d)
 	data, _ := json.Marshal(d)
-	return p.fail(in.id, DivergedPrefix+d.message(), data)
-}
-
-// reportDiverged writes the line of a divergence to stderr.
-func (p *player) reportDiverged(d *Divergence) {
-	p.note(d.Line, "%s%s", DivergedPrefix, d.message())
+	return p.failNoted(in.id, d.Line, DivergedPrefix+d.message(), data)
 }
 
 // note writes a line about line n of the recording (0: the whole file) to
@@ -674,6 +661,12 @@ func (p *player) write(line []byte) error {
 		return fmt.Errorf("%w: %w", errStdout, err)
 	}
 	return nil
+}
+
+// failNoted is fail with msg also on stderr, about line n of the recording.
+func (p *player) failNoted(id json.RawMessage, n int, msg string, data json.RawMessage) error {
+	p.note(n, "%s", msg)
+	return p.fail(id, msg, data)
 }
 
 // fail answers a request of the client with an internal error.
