@@ -39,13 +39,11 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 		var values []acp.SessionConfigSelectOption
 		hasOptions := false
 		p.object(it, "config option", fields{
-			"id":          set(&o.ID, p.nonEmpty, "configOptions.id"),
-			"name":        set(&o.Name, p.str, "configOptions.name"),
-			"description": set(&o.Description, p.str, "configOptions.description"),
-			"category":    set(&o.Category, p.nonEmpty, "configOptions.category"),
-			"type": func(v *yaml.Node) {
-				o.Type, _ = p.oneOf(v, "configOptions.type", acp.ConfigSelect, acp.ConfigBoolean)
-			},
+			"id":           set(&o.ID, p.nonEmpty, "configOptions.id"),
+			"name":         set(&o.Name, p.str, "configOptions.name"),
+			"description":  set(&o.Description, p.str, "configOptions.description"),
+			"category":     set(&o.Category, p.nonEmpty, "configOptions.category"),
+			"type":         set(&o.Type, oneOfAs[string](p, acp.ConfigSelect, acp.ConfigBoolean), "configOptions.type"),
 			"currentValue": func(v *yaml.Node) { current = v },
 			"options": func(v *yaml.Node) {
 				hasOptions = true

@@ -53,17 +53,9 @@ func (st *compactionStep) parse(p *parser, a action) {
 	p.object(a.V, "compaction", fields{
 		"compactionId": set(&id, p.nonEmpty, "compaction.compactionId"),
 		"status":       set(&status, p.nonEmpty, "compaction.status"),
-		"summary": func(v *yaml.Node) {
-			if s, ok := p.str(v, "compaction.summary"); ok {
-				summary = &s
-			}
-		},
-		"error": set(&errText, p.str, "compaction.error"),
-		"chunk": func(v *yaml.Node) {
-			if s, ok := p.str(v, "compaction.chunk"); ok {
-				chunk = &s
-			}
-		},
+		"summary":      setPtr(&summary, p.str, "compaction.summary"),
+		"error":        set(&errText, p.str, "compaction.error"),
+		"chunk":        setPtr(&chunk, p.str, "compaction.chunk"),
 	})
 	n := yamlnode.Deref(a.V)
 	switch {

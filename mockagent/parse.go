@@ -208,10 +208,8 @@ func (p *parser) authMethods(n *yaml.Node, s *Script) {
 			"id":          set(&m.ID, p.nonEmpty, "authMethods.id"),
 			"name":        set(&m.Name, p.str, "authMethods.name"),
 			"description": set(&m.Description, p.str, "authMethods.description"),
-			"type": func(v *yaml.Node) {
-				m.Type, _ = p.oneOf(v, "authMethods.type", acp.AuthTypeAgent, acp.AuthTypeTerminal)
-			},
-			"args": set(&m.Args, p.strings, "authMethods.args"),
+			"type":        set(&m.Type, oneOfAs[string](p, acp.AuthTypeAgent, acp.AuthTypeTerminal), "authMethods.type"),
+			"args":        set(&m.Args, p.strings, "authMethods.args"),
 			"env": func(v *yaml.Node) {
 				m.Env = map[string]string{}
 				kvs, _ := p.entries(v, "authMethods.env")
@@ -305,10 +303,7 @@ func (p *parser) permissionOptions(n *yaml.Node, what string) []acp.PermissionOp
 		p.object(it, "permission option", fields{
 			"optionId": set(&o.OptionID, p.nonEmpty, "optionId"),
 			"name":     set(&o.Name, p.str, "name"),
-			"kind": func(v *yaml.Node) {
-				k, _ := p.oneOf(v, "kind", "allow_once", "allow_always", "reject_once", "reject_always")
-				o.Kind = acp.PermissionOptionKind(k)
-			},
+			"kind":     set(&o.Kind, oneOfAs[acp.PermissionOptionKind](p, "allow_once", "allow_always", "reject_once", "reject_always"), "kind"),
 		})
 		if o.OptionID == "" || o.Kind == "" {
 			p.Errorf(yamlnode.Deref(it), "permission option: optionId and kind are required")

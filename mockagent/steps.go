@@ -234,17 +234,9 @@ func (st *planStep) parse(p *parser, a action) {
 	for _, it := range items {
 		e := acp.PlanEntry{Priority: acp.PriorityMedium, Status: acp.PlanPending}
 		p.object(it, "plan entry", fields{
-			"content": set(&e.Content, p.str, "plan entry content"),
-			"priority": func(v *yaml.Node) {
-				if s, ok := p.oneOf(v, "priority", "high", "medium", "low"); ok {
-					e.Priority = acp.PlanEntryPriority(s)
-				}
-			},
-			"status": func(v *yaml.Node) {
-				if s, ok := p.oneOf(v, "status", "pending", "in_progress", "completed"); ok {
-					e.Status = acp.PlanEntryStatus(s)
-				}
-			},
+			"content":  set(&e.Content, p.str, "plan entry content"),
+			"priority": set(&e.Priority, oneOfAs[acp.PlanEntryPriority](p, "high", "medium", "low"), "priority"),
+			"status":   set(&e.Status, oneOfAs[acp.PlanEntryStatus](p, "pending", "in_progress", "completed"), "status"),
 		})
 		st.entries = append(st.entries, e)
 	}
@@ -281,35 +273,15 @@ var (
 // toolCall parses a tool call (needTitle) or a tool call update.
 func (p *parser) toolCall(n *yaml.Node, what string, needTitle bool) acp.ToolCallUpdate {
 	var tc acp.ToolCallUpdate
-	optStr := func(key string, allowed []string, set func(string)) func(*yaml.Node) {
-		return func(v *yaml.Node) {
-			var s string
-			var ok bool
-			if allowed != nil {
-				s, ok = p.oneOf(v, what+"."+key, allowed...)
-			} else {
-				s, ok = p.str(v, what+"."+key)
-			}
-			if ok {
-				set(s)
-			}
-		}
-	}
 	p.object(n, what, fields{
 		"toolCallId": set(&tc.ToolCallID, p.nonEmpty, what+".toolCallId"),
-		"title":      optStr("title", nil, func(s string) { tc.Title = &s }),
-		"name":       optStr("name", nil, func(s string) { tc.Name = &s }),
-		"kind": optStr("kind", toolKinds, func(s string) {
-			k := acp.ToolKind(s)
-			tc.Kind = &k
-		}),
-		"status": optStr("status", toolStatuses, func(s string) {
-			st := acp.ToolCallStatus(s)
-			tc.Status = &st
-		}),
-		"rawInput":  set(&tc.RawInput, p.rawJSON, what+".rawInput"),
-		"rawOutput": set(&tc.RawOutput, p.rawJSON, what+".rawOutput"),
-		"_meta":     set(&tc.Meta, p.rawObject, what+"._meta"),
+		"title":      setPtr(&tc.Title, p.str, what+".title"),
+		"name":       setPtr(&tc.Name, p.str, what+".name"),
+		"kind":       setPtr(&tc.Kind, oneOfAs[acp.ToolKind](p, toolKinds...), what+".kind"),
+		"status":     setPtr(&tc.Status, oneOfAs[acp.ToolCallStatus](p, toolStatuses...), what+".status"),
+		"rawInput":   set(&tc.RawInput, p.rawJSON, what+".rawInput"),
+		"rawOutput":  set(&tc.RawOutput, p.rawJSON, what+".rawOutput"),
+		"_meta":      set(&tc.Meta, p.rawObject, what+"._meta"),
 		"locations": func(v *yaml.Node) {
 			tc.Locations = []acp.ToolCallLocation{}
 			items, _ := p.list(v, what+".locations")
@@ -317,11 +289,7 @@ func (p *parser) toolCall(n *yaml.Node, what string, needTitle bool) acp.ToolCal
 				var l acp.ToolCallLocation
 				p.object(it, "location", fields{
 					"path": set(&l.Path, p.nonEmpty, "location.path"),
-					"line": func(v *yaml.Node) {
-						if i, ok := p.int(v, "location.line", 1, math.MaxUint32); ok {
-							l.Line = &i
-						}
-					},
+					"line": setPtr(&l.Line, p.between(1, math.MaxUint32), "location.line"),
 				})
 				if l.Path == "" {
 					p.Errorf(yamlnode.Deref(it), "location: path is required")
@@ -400,17 +368,9 @@ type readStep struct {
 
 func (st *readStep) parse(p *parser, a action) {
 	p.object(a.V, "read", fields{
-		"path": set(&st.path, p.nonEmpty, "read.path"),
-		"line": func(v *yaml.Node) {
-			if i, ok := p.int(v, "read.line", 1, math.MaxUint32); ok {
-				st.line = &i
-			}
-		},
-		"limit": func(v *yaml.Node) {
-			if i, ok := p.int(v, "read.limit", 0, math.MaxUint32); ok {
-				st.limit = &i
-			}
-		},
+		"path":  set(&st.path, p.nonEmpty, "read.path"),
+		"line":  setPtr(&st.line, p.between(1, math.MaxUint32), "read.line"),
+		"limit": setPtr(&st.limit, p.between(0, math.MaxUint32), "read.limit"),
 	})
 	if st.path == "" {
 		p.Errorf(yamlnode.Deref(a.V), "read: path is required")

@@ -106,6 +106,29 @@ func set[T any](dst *T, read func(n *yaml.Node, what string) (T, bool), what str
 	return func(v *yaml.Node) { *dst, _ = read(v, what) }
 }
 
+// setPtr is set for an optional value: dst points to the value read, and
+// stays nil when it is wrong.
+func setPtr[T any](dst **T, read func(n *yaml.Node, what string) (T, bool), what string) func(*yaml.Node) {
+	return func(v *yaml.Node) {
+		if x, ok := read(v, what); ok {
+			*dst = &x
+		}
+	}
+}
+
+// oneOfAs is p.oneOf as a reader for set and setPtr, of a string type T.
+func oneOfAs[T ~string](p *parser, allowed ...string) func(n *yaml.Node, what string) (T, bool) {
+	return func(n *yaml.Node, what string) (T, bool) {
+		s, ok := p.oneOf(n, what, allowed...)
+		return T(s), ok
+	}
+}
+
+// between is p.int in [lo, hi] as a reader for set and setPtr.
+func (p *parser) between(lo, hi int64) func(n *yaml.Node, what string) (int, bool) {
+	return func(n *yaml.Node, what string) (int, bool) { return p.int(n, what, lo, hi) }
+}
+
 // object parses a mapping whose keys must all be in fs.
 func (p *parser) object(n *yaml.Node, what string, fs fields) bool {
 	kvs, ok := p.entries(n, what)
