@@ -80,11 +80,7 @@ func (p *parser) document() *yaml.Node {
 
 func (p *parser) script(n *yaml.Node, s *Script) {
 	p.object(n, "script", fields{
-		"protocolVersion": func(v *yaml.Node) {
-			if i, ok := p.int(v, "protocolVersion", 0, math.MaxUint16); ok {
-				s.protocolVersion = i
-			}
-		},
+		"protocolVersion": set(&s.protocolVersion, p.between(0, math.MaxUint16), "protocolVersion"),
 		"agentInfo": func(v *yaml.Node) {
 			p.object(v, "agentInfo", fields{
 				"name":    set(&s.agentInfo.Name, p.str, "agentInfo.name"),
@@ -104,11 +100,7 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 				s.permissionOptions = o
 			}
 		},
-		"onCancel": func(v *yaml.Node) {
-			if m, ok := p.cancelMode(v); ok {
-				s.onCancel = m
-			}
-		},
+		"onCancel":      func(v *yaml.Node) { s.onCancel, _ = p.cancelMode(v) },
 		"ignoreSigterm": set(&s.IgnoreSigterm, p.bool, "ignoreSigterm"),
 		"ignoreEOF":     set(&s.ignoreEOF, p.bool, "ignoreEOF"),
 		"startDelay": func(v *yaml.Node) {
@@ -331,10 +323,8 @@ func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
 			e := p.rpcError(v)
 			t.err = &e
 		},
-		"usage": func(v *yaml.Node) { t.usage = p.usage(v) },
-		"onCancel": func(v *yaml.Node) {
-			t.onCancel, _ = p.cancelMode(v)
-		},
+		"usage":    func(v *yaml.Node) { t.usage = p.usage(v) },
+		"onCancel": func(v *yaml.Node) { t.onCancel, _ = p.cancelMode(v) },
 	}
 	if withMatch {
 		fs["match"] = func(v *yaml.Node) {
@@ -362,9 +352,7 @@ func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
 func (p *parser) rpcError(n *yaml.Node) rpcError {
 	e := rpcError{Code: -32603, Message: "Internal error"}
 	p.object(n, "error", fields{
-		"code": func(v *yaml.Node) {
-			e.Code, _ = p.int(v, "error.code", math.MinInt32, math.MaxInt32)
-		},
+		"code":    set(&e.Code, p.between(math.MinInt32, math.MaxInt32), "error.code"),
 		"message": set(&e.Message, p.str, "error.message"),
 		"data":    set(&e.Data, p.rawJSON, "error.data"),
 	})

@@ -184,7 +184,7 @@ type chunkStep struct {
 func (st *chunkStep) parse(p *parser, a action) {
 	split := 0
 	p.apply(a.mods, a.what, fields{
-		"chunks":    func(v *yaml.Node) { split, _ = p.int(v, "chunks", 1, math.MaxInt32) },
+		"chunks":    set(&split, p.between(1, math.MaxInt32), "chunks"),
 		"messageId": set(&st.messageID, p.nonEmpty, "messageId"),
 	})
 	if r := yamlnode.Deref(a.V); r.Kind == yaml.SequenceNode {
@@ -557,7 +557,7 @@ type floodStep struct {
 func (st *floodStep) parse(p *parser, a action) {
 	st.text = "x"
 	p.object(a.V, "flood", fields{
-		"count": func(v *yaml.Node) { st.count, _ = p.int(v, "flood.count", 1, 10_000_000) },
+		"count": set(&st.count, p.between(1, 10_000_000), "flood.count"),
 		"text":  set(&st.text, p.str, "flood.text"),
 	})
 	if st.count == 0 {
