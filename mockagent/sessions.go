@@ -47,11 +47,8 @@ func (s *Script) sessionFile(id string) string {
 func (s *Script) readSession(method, id string) (savedSession, error) {
 	var saved savedSession
 	f := s.sessionFile(id)
-	if f == "" {
-		return saved, acp.NewError(acp.CodeResourceNotFound, "%s: session %q not found", method, id)
-	}
 	data, err := os.ReadFile(f)
-	if errors.Is(err, fs.ErrNotExist) {
+	if f == "" || errors.Is(err, fs.ErrNotExist) {
 		return saved, acp.NewError(acp.CodeResourceNotFound, "%s: session %q not found", method, id)
 	}
 	if err == nil {
