@@ -51,12 +51,6 @@ func (o *output) write(b []byte) (int, error) {
 	return n, err
 }
 
-// writeLine writes s and a newline as one write (a garbage step).
-func (o *output) writeLine(s string) error {
-	_, err := o.Write([]byte(s + "\n"))
-	return err
-}
-
 // kill makes every later write fail; once it returns nothing more is written.
 func (o *output) kill() {
 	o.mu.Lock()
