@@ -37,8 +37,7 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 		o := acp.SessionConfigOption{Type: acp.ConfigSelect}
 		var current *yaml.Node
 		var values []acp.SessionConfigSelectOption
-		hasOptions := false
-		p.object(it, "config option", fields{
+		given, _ := p.object(it, "config option", fields{
 			"id":           set(&o.ID, p.nonEmpty, "configOptions.id"),
 			"name":         set(&o.Name, p.str, "configOptions.name"),
 			"description":  set(&o.Description, p.str, "configOptions.description"),
@@ -46,7 +45,6 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 			"type":         set(&o.Type, oneOfAs[string](p, acp.ConfigSelect, acp.ConfigBoolean), "configOptions.type"),
 			"currentValue": func(v *yaml.Node) { current = v },
 			"options": func(v *yaml.Node) {
-				hasOptions = true
 				for _, c := range p.choiceList(v, "configOptions.options", "config option value", "options", "value") {
 					values = append(values, acp.SessionConfigSelectOption{Value: c.id, Name: cmp.Or(c.name, c.id), Description: c.description})
 				}
@@ -65,7 +63,7 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 		o.Name = cmp.Or(o.Name, o.ID)
 		switch o.Type {
 		case acp.ConfigBoolean:
-			if hasOptions {
+			if given["options"] {
 				p.Errorf(r, "config option %q: a boolean option has no options", o.ID)
 			}
 			o.CurrentValue = false

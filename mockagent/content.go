@@ -112,13 +112,9 @@ var elicitFieldTypes = []string{acp.PropertyString, acp.PropertyNumber, acp.Prop
 func (st *elicitStep) parse(p *parser, a action) {
 	r := &st.req
 	r.Mode = acp.ElicitationForm
-	var hasMessage bool
 	var fieldsNode, schemaNode *yaml.Node
-	p.object(a.V, "elicit", fields{
-		"message": func(v *yaml.Node) {
-			hasMessage = true
-			r.Message, _ = p.str(v, "elicit.message")
-		},
+	given, _ := p.object(a.V, "elicit", fields{
+		"message":       set(&r.Message, p.str, "elicit.message"),
 		"mode":          set(&r.Mode, p.nonEmpty, "elicit.mode"),
 		"toolCallId":    set(&r.ToolCallID, p.nonEmpty, "elicit.toolCallId"),
 		"fields":        func(v *yaml.Node) { fieldsNode = v },
@@ -128,7 +124,7 @@ func (st *elicitStep) parse(p *parser, a action) {
 		"force":         set(&st.force, p.bool, "elicit.force"),
 	})
 	n := yamlnode.Deref(a.V)
-	if !hasMessage {
+	if !given["message"] {
 		p.Errorf(n, "elicit: message is required")
 	}
 	switch {

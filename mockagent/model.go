@@ -119,10 +119,8 @@ type modelStep struct {
 
 func (st *modelStep) parse(p *parser, a action) {
 	st.stream, st.show = true, true
-	var hasAPI, hasPrompt, hasModel bool
-	p.object(a.V, "model", fields{
+	given, _ := p.object(a.V, "model", fields{
 		"api": func(v *yaml.Node) {
-			hasAPI = true
 			names := make([]string, len(modelAPIs))
 			for i, m := range modelAPIs {
 				names[i] = m.name
@@ -131,8 +129,8 @@ func (st *modelStep) parse(p *parser, a action) {
 				st.api = &modelAPIs[slices.Index(names, s)]
 			}
 		},
-		"prompt": func(v *yaml.Node) { hasPrompt = true; st.prompt, _ = p.str(v, "model.prompt") },
-		"model":  func(v *yaml.Node) { hasModel = true; st.model, _ = p.nonEmpty(v, "model.model") },
+		"prompt": set(&st.prompt, p.str, "model.prompt"),
+		"model":  set(&st.model, p.nonEmpty, "model.model"),
 		"env":    set(&st.env, p.nonEmpty, "model.env"),
 		"key":    set(&st.key, p.nonEmpty, "model.key"),
 		"stream": set(&st.stream, p.bool, "model.stream"),
@@ -141,7 +139,7 @@ func (st *modelStep) parse(p *parser, a action) {
 			st.show = s != "none"
 		},
 	})
-	if r := yamlnode.Deref(a.V); r.Kind == yaml.MappingNode && (!hasAPI || !hasPrompt || !hasModel) {
+	if r := yamlnode.Deref(a.V); r.Kind == yaml.MappingNode && (!given["api"] || !given["prompt"] || !given["model"]) {
 		p.Errorf(r, "model: api, model and prompt are required")
 	}
 	if st.api != nil {

@@ -340,7 +340,7 @@ func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
 			t.match = re
 		}
 	}
-	if !p.object(n, what, fs) {
+	if _, ok := p.object(n, what, fs); !ok {
 		return nil
 	}
 	if t.err != nil && t.stopReason != "" {
@@ -361,35 +361,15 @@ func (p *parser) rpcError(n *yaml.Node) rpcError {
 
 func (p *parser) usage(n *yaml.Node) *acp.Usage {
 	u := &acp.Usage{}
-	total := false
-	count := func(dst *int64, what string) func(*yaml.Node) {
-		return func(v *yaml.Node) {
-			if i, ok := p.int64(v, what); ok && i >= 0 {
-				*dst = i
-			} else if ok {
-				p.Errorf(yamlnode.Deref(v), "%s: must not be negative", what)
-			}
-		}
-	}
-	opt := func(dst **int64, what string) func(*yaml.Node) {
-		return func(v *yaml.Node) {
-			var i int64
-			count(&i, what)(v)
-			*dst = &i
-		}
-	}
-	p.object(n, "usage", fields{
-		"totalTokens": func(v *yaml.Node) {
-			total = true
-			count(&u.TotalTokens, "totalTokens")(v)
-		},
-		"inputTokens":       count(&u.InputTokens, "inputTokens"),
-		"outputTokens":      count(&u.OutputTokens, "outputTokens"),
-		"thoughtTokens":     opt(&u.ThoughtTokens, "thoughtTokens"),
-		"cachedReadTokens":  opt(&u.CachedReadTokens, "cachedReadTokens"),
-		"cachedWriteTokens": opt(&u.CachedWriteTokens, "cachedWriteTokens"),
+	given, _ := p.object(n, "usage", fields{
+		"totalTokens":       set(&u.TotalTokens, p.count, "totalTokens"),
+		"inputTokens":       set(&u.InputTokens, p.count, "inputTokens"),
+		"outputTokens":      set(&u.OutputTokens, p.count, "outputTokens"),
+		"thoughtTokens":     setPtr(&u.ThoughtTokens, p.count, "thoughtTokens"),
+		"cachedReadTokens":  setPtr(&u.CachedReadTokens, p.count, "cachedReadTokens"),
+		"cachedWriteTokens": setPtr(&u.CachedWriteTokens, p.count, "cachedWriteTokens"),
 	})
-	if !total {
+	if !given["totalTokens"] {
 		u.TotalTokens = u.InputTokens + u.OutputTokens
 		if u.ThoughtTokens != nil {
 			u.TotalTokens += *u.ThoughtTokens

@@ -316,45 +316,34 @@ func (p *parser) toolCall(n *yaml.Node, what string, needTitle bool) acp.ToolCal
 
 func (p *parser) toolContent(n *yaml.Node) acp.ToolCallContent {
 	var c acp.ToolCallContent
-	given := 0
-	p.object(n, "tool call content", fields{
+	given, _ := p.object(n, "tool call content", fields{
 		"text": func(v *yaml.Node) {
-			given++
 			s, _ := p.str(v, "content text")
 			c = acp.BlockToolContent(acp.TextBlock(s))
 		},
 		"terminal": func(v *yaml.Node) {
-			given++
 			s, _ := p.nonEmpty(v, "content terminal")
 			c = acp.TerminalToolContent(s)
 		},
 		"diff": func(v *yaml.Node) {
-			given++
 			var path, newText string
 			var oldText *string
-			hasNew := false
-			p.object(v, "diff", fields{
+			diff, _ := p.object(v, "diff", fields{
 				"path": set(&path, p.nonEmpty, "diff.path"),
 				"oldText": func(v *yaml.Node) {
-					if yamlnode.IsNull(v) {
-						return
-					}
-					if s, ok := p.str(v, "diff.oldText"); ok {
-						oldText = &s
+					if !yamlnode.IsNull(v) {
+						setPtr(&oldText, p.str, "diff.oldText")(v)
 					}
 				},
-				"newText": func(v *yaml.Node) {
-					hasNew = true
-					newText, _ = p.str(v, "diff.newText")
-				},
+				"newText": set(&newText, p.str, "diff.newText"),
 			})
-			if path == "" || !hasNew {
+			if path == "" || !diff["newText"] {
 				p.Errorf(yamlnode.Deref(v), "diff: path and newText are required")
 			}
 			c = acp.DiffToolContent(path, oldText, newText)
 		},
 	})
-	if given != 1 {
+	if len(given) != 1 {
 		p.Errorf(yamlnode.Deref(n), "tool call content: want exactly one of text, diff, terminal")
 	}
 	return c
@@ -394,15 +383,11 @@ type fileContent struct {
 }
 
 func (st *fileContent) parse(p *parser, a action) {
-	hasContent := false
-	p.object(a.V, a.Key, fields{
-		"path": set(&st.path, p.nonEmpty, a.Key+".path"),
-		"content": func(v *yaml.Node) {
-			hasContent = true
-			st.content, _ = p.str(v, a.Key+".content")
-		},
+	given, _ := p.object(a.V, a.Key, fields{
+		"path":    set(&st.path, p.nonEmpty, a.Key+".path"),
+		"content": set(&st.content, p.str, a.Key+".content"),
 	})
-	if st.path == "" || !hasContent {
+	if st.path == "" || !given["content"] {
 		p.Errorf(yamlnode.Deref(a.V), "%s: path and content are required", a.Key)
 	}
 }

@@ -36,20 +36,13 @@ func (st *terminalStep) parse(p *parser, a action) {
 				st.env = append(st.env, acp.EnvVariable{Name: kv.Key, Value: val})
 			}
 		},
-		"cwd": set(&st.cwd, p.nonEmpty, "terminal.cwd"),
-		"outputByteLimit": func(v *yaml.Node) {
-			if i, ok := p.int64(v, "terminal.outputByteLimit"); ok {
-				if i < 0 {
-					p.Errorf(yamlnode.Deref(v), "terminal.outputByteLimit: must not be negative")
-				}
-				st.outputByteLimit = &i
-			}
-		},
-		"toolCallId":  set(&st.toolCallID, p.nonEmpty, "terminal.toolCallId"),
-		"waitForExit": set(&st.waitForExit, p.bool, "terminal.waitForExit"),
-		"output":      set(&st.output, p.bool, "terminal.output"),
-		"kill":        set(&st.kill, p.bool, "terminal.kill"),
-		"release":     set(&st.release, p.bool, "terminal.release"),
+		"cwd":             set(&st.cwd, p.nonEmpty, "terminal.cwd"),
+		"outputByteLimit": setPtr(&st.outputByteLimit, p.count, "terminal.outputByteLimit"),
+		"toolCallId":      set(&st.toolCallID, p.nonEmpty, "terminal.toolCallId"),
+		"waitForExit":     set(&st.waitForExit, p.bool, "terminal.waitForExit"),
+		"output":          set(&st.output, p.bool, "terminal.output"),
+		"kill":            set(&st.kill, p.bool, "terminal.kill"),
+		"release":         set(&st.release, p.bool, "terminal.release"),
 	})
 	if st.command == "" {
 		p.Errorf(yamlnode.Deref(a.V), "terminal: command is required")

@@ -129,26 +129,30 @@ func (p *parser) between(lo, hi int64) func(n *yaml.Node, what string) (int, boo
 	return func(n *yaml.Node, what string) (int, bool) { return p.int(n, what, lo, hi) }
 }
 
-// object parses a mapping whose keys must all be in fs.
-func (p *parser) object(n *yaml.Node, what string, fs fields) bool {
+// object parses a mapping whose keys must all be in fs; given holds the
+// keys of fs it has (for those that are required).
+func (p *parser) object(n *yaml.Node, what string, fs fields) (given map[string]bool, ok bool) {
 	kvs, ok := p.entries(n, what)
 	if !ok {
-		return false
+		return nil, false
 	}
-	p.apply(kvs, what, fs)
-	return true
+	return p.apply(kvs, what, fs), true
 }
 
-// apply calls fs for each entry and reports unknown keys.
-func (p *parser) apply(kvs []yamlnode.Pair, what string, fs fields) {
+// apply calls fs for each entry and reports unknown keys; given holds the
+// keys it called fs for.
+func (p *parser) apply(kvs []yamlnode.Pair, what string, fs fields) (given map[string]bool) {
+	given = map[string]bool{}
 	for _, kv := range kvs {
 		f, ok := fs[kv.Key]
 		if !ok {
 			p.Errorf(kv.K, "unknown key %q in %s (want one of: %s)", kv.Key, what, keyList(fs))
 			continue
 		}
+		given[kv.Key] = true
 		f(kv.V)
 	}
+	return given
 }
 
 func keyList(fs fields) string {
@@ -208,6 +212,16 @@ func (p *parser) int64(n *yaml.Node, what string) (int64, bool) {
 		return 0, false
 	}
 	return v, true
+}
+
+// count is int64 for a count, which must not be negative.
+func (p *parser) count(n *yaml.Node, what string) (int64, bool) {
+	i, ok := p.int64(n, what)
+	if ok && i < 0 {
+		p.Errorf(yamlnode.Deref(n), "%s: must not be negative", what)
+		return 0, false
+	}
+	return i, ok
 }
 
 func (p *parser) int(n *yaml.Node, what string, lo, hi int64) (int, bool) {
