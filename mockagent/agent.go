@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -533,18 +532,6 @@ func (a *agent) neverAnswer(ctx context.Context, req *acp.Request) (any, error) 
 
 	<-a.ctx.Done()
 	return nil, a.ctx.Err()
-}
-
-// exit plays an exit step: nothing more is written, and the process ends.
-func (a *agent) exit(code int) {
-	a.out.kill()
-	os.Exit(code)
-}
-
-// hang plays a hang step: from now on nothing is written or answered.
-func (a *agent) hang() {
-	a.hung.Store(true)
-	a.out.discard()
 }
 
 // abs resolves a script path against the session's cwd.

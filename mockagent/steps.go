@@ -3,6 +3,7 @@ package mockagent
 import (
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -510,6 +511,7 @@ func (st *errorStep) play(*player) *ending {
 	return &ending{err: &e}
 }
 
+// exitStep ends the process: nothing more is written.
 type exitStep struct {
 	code int
 }
@@ -517,14 +519,18 @@ type exitStep struct {
 func (st *exitStep) parse(p *parser, a action) { st.code, _ = p.int(a.V, "exit", 0, 255) }
 
 func (st *exitStep) play(pl *player) *ending {
-	pl.a.exit(st.code)
+	pl.a.out.kill()
+	os.Exit(st.code)
 	return died()
 }
 
+// hangStep makes the agent hang: from now on nothing is written or
+// answered.
 type hangStep struct{ onlyTrue }
 
 func (st *hangStep) play(pl *player) *ending {
-	pl.a.hang()
+	pl.a.hung.Store(true)
+	pl.a.out.discard()
 	_, _ = fmt.Fprintln(pl.a.stderr, "mock-agent: hanging (hang step)") // a log line; its failure changes nothing
 	return died()
 }
