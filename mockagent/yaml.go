@@ -101,7 +101,8 @@ func (p *parser) entries(n *yaml.Node, what string) ([]yamlnode.Pair, bool) {
 type fields map[string]func(v *yaml.Node)
 
 // set returns the field parser that reads a value with read (p.str…) into
-// dst; a wrong value is reported and leaves dst its zero value.
+// dst; a wrong value is reported, which fails the script, and leaves dst
+// its zero value.
 func set[T any](dst *T, read func(n *yaml.Node, what string) (T, bool), what string) func(*yaml.Node) {
 	return func(v *yaml.Node) { *dst, _ = read(v, what) }
 }
