@@ -463,7 +463,7 @@ func (st *rawUpdateStep) parse(p *parser, a action) {
 }
 
 func (st *rawUpdateStep) play(pl *player) *ending {
-	return check(pl.a.conn.Notify(pl.a.ctx, acp.MethodSessionUpdate, rawNotification{SessionID: pl.sess.id, Update: st.raw}))
+	return check(pl.notify(acp.SessionUpdate{Raw: st.raw})) // of no kind: sent as it is
 }
 
 type usageUpdateStep struct {

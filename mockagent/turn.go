@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	json "github.com/go-json-experiment/json/v1"
-
 	"github.com/acprun/acprun/acp"
 )
 
@@ -120,12 +118,6 @@ func (pl *player) notify(u acp.SessionUpdate) error {
 		pl.reply.WriteString(u.AgentMessageChunk.Content.Text)
 	}
 	return pl.a.conn.Notify(pl.a.ctx, acp.MethodSessionUpdate, acp.SessionNotification{SessionID: pl.sess.id, Update: u})
-}
-
-// rawNotification is a session/update with an update sent verbatim.
-type rawNotification struct {
-	SessionID string          `json:"sessionId"`
-	Update    json.RawMessage `json:"update"`
 }
 
 // say sends an agent_message_chunk, used to report results of client calls.
