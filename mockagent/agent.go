@@ -2,6 +2,7 @@ package mockagent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -485,19 +486,12 @@ func (a *agent) prompt(ctx context.Context, req *acp.Request, p acp.PromptReques
 		a.remember(sess, text, "")
 		return acp.PromptResponse{StopReason: acp.StopEndTurn}, nil
 	}
-	mode := tr.onCancel
-	if mode == cancelUnset {
-		mode = a.s.onCancel
-	}
-	pl := a.player(ctx, sess, run, mode)
+	pl := a.player(ctx, sess, run, cmp.Or(tr.onCancel, a.s.onCancel))
 	pl.prompt, pl.reply = text, &strings.Builder{}
 	end := pl.play(tr.steps)
 	a.remember(sess, text, pl.reply.String())
 	if end == nil {
-		end = &ending{stop: acp.StopEndTurn}
-		if tr.stopReason != "" {
-			end.stop = acp.StopReason(tr.stopReason)
-		}
+		end = &ending{stop: cmp.Or(acp.StopReason(tr.stopReason), acp.StopEndTurn)}
 		if tr.err != nil {
 			end = &ending{err: tr.err}
 		}
