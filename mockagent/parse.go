@@ -103,11 +103,7 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 		"onCancel":      func(v *yaml.Node) { s.onCancel, _ = p.cancelMode(v) },
 		"ignoreSigterm": set(&s.IgnoreSigterm, p.bool, "ignoreSigterm"),
 		"ignoreEOF":     set(&s.ignoreEOF, p.bool, "ignoreEOF"),
-		"startDelay": func(v *yaml.Node) {
-			if str, ok := p.str(v, "startDelay"); ok {
-				s.startDelay, _ = p.duration(v, "startDelay", str, "500ms or 1s")
-			}
-		},
+		"startDelay":    func(v *yaml.Node) { s.startDelay, _ = p.duration(v, "startDelay", "500ms or 1s") },
 		"updatesBeforeSessionNew": func(v *yaml.Node) {
 			s.beforeSessionNew = p.steps(v, "updatesBeforeSessionNew", false)
 		},
@@ -117,11 +113,8 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 				s.sessionsDir = scriptRelative(p.Name, dir)
 			}
 		},
-		"loadError": func(v *yaml.Node) {
-			e := p.rpcError(v)
-			s.loadError = &e
-		},
-		"delay": func(v *yaml.Node) { s.delays = p.delays(v) },
+		"loadError": func(v *yaml.Node) { s.loadError = p.rpcError(v) },
+		"delay":     func(v *yaml.Node) { s.delays = p.delays(v) },
 		"onCancelRequest": func(v *yaml.Node) {
 			m, _ := p.oneOf(v, "onCancelRequest", string(cancelCancelled), string(cancelIgnore))
 			s.ignoreCancelRequest = m == string(cancelIgnore)
@@ -319,12 +312,9 @@ func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
 		"steps":      func(v *yaml.Node) { t.steps = p.steps(v, "steps", true) },
 		"after":      func(v *yaml.Node) { t.after = p.steps(v, "after", false) },
 		"stopReason": set(&t.stopReason, p.nonEmpty, "stopReason"),
-		"error": func(v *yaml.Node) {
-			e := p.rpcError(v)
-			t.err = &e
-		},
-		"usage":    func(v *yaml.Node) { t.usage = p.usage(v) },
-		"onCancel": func(v *yaml.Node) { t.onCancel, _ = p.cancelMode(v) },
+		"error":      func(v *yaml.Node) { t.err = p.rpcError(v) },
+		"usage":      func(v *yaml.Node) { t.usage = p.usage(v) },
+		"onCancel":   func(v *yaml.Node) { t.onCancel, _ = p.cancelMode(v) },
 	}
 	if withMatch {
 		fs["match"] = func(v *yaml.Node) {
@@ -349,8 +339,8 @@ func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
 	return t
 }
 
-func (p *parser) rpcError(n *yaml.Node) rpcError {
-	e := rpcError{Code: -32603, Message: "Internal error"}
+func (p *parser) rpcError(n *yaml.Node) *rpcError {
+	e := &rpcError{Code: -32603, Message: "Internal error"}
 	p.object(n, "error", fields{
 		"code":    set(&e.Code, p.between(math.MinInt32, math.MaxInt32), "error.code"),
 		"message": set(&e.Message, p.str, "error.message"),

@@ -49,15 +49,11 @@ func (p *parser) delays(n *yaml.Node) map[string]time.Duration {
 			p.Errorf(kv.K, "delay: unknown method %q (want one of: %s)", kv.Key, strings.Join(delayMethods, ", "))
 			continue
 		}
-		str, ok := p.str(kv.V, "delay."+kv.Key)
-		if !ok {
-			continue
-		}
-		if str == "never" {
+		if v := yamlnode.Deref(kv.V); v.ShortTag() == "!!str" && v.Value == "never" {
 			out[kv.Key] = never
 			continue
 		}
-		if d, ok := p.duration(kv.V, "delay."+kv.Key, str, "500ms or 1s, or never"); ok {
+		if d, ok := p.duration(kv.V, "delay."+kv.Key, "500ms or 1s, or never"); ok {
 			out[kv.Key] = d
 		}
 	}

@@ -405,9 +405,7 @@ type sleepStep struct {
 }
 
 func (st *sleepStep) parse(p *parser, a action) {
-	if s, ok := p.str(a.V, "sleep"); ok {
-		st.d, _ = p.duration(a.V, "sleep", s, "50ms or 2s")
-	}
+	st.d, _ = p.duration(a.V, "sleep", "50ms or 2s")
 }
 
 func (st *sleepStep) play(pl *player) *ending {
@@ -501,15 +499,12 @@ type stopStep struct{ nonEmptyArg }
 func (st *stopStep) play(*player) *ending { return &ending{stop: acp.StopReason(st.arg)} }
 
 type errorStep struct {
-	err rpcError
+	err *rpcError
 }
 
 func (st *errorStep) parse(p *parser, a action) { st.err = p.rpcError(a.V) }
 
-func (st *errorStep) play(*player) *ending {
-	e := st.err
-	return &ending{err: &e}
-}
+func (st *errorStep) play(*player) *ending { return &ending{err: st.err} }
 
 // exitStep ends the process: nothing more is written.
 type exitStep struct {

@@ -265,9 +265,13 @@ func (p *parser) bool(n *yaml.Node, what string) (bool, bool) {
 	return v, true
 }
 
-// duration parses s, the string n holds, as a duration such as examples
-// says ("500ms or 1s"), reporting one that is not, or is negative.
-func (p *parser) duration(n *yaml.Node, what, s, examples string) (time.Duration, bool) {
+// duration parses a string such as examples says ("500ms or 1s"),
+// reporting one that is not a duration, or is negative.
+func (p *parser) duration(n *yaml.Node, what, examples string) (time.Duration, bool) {
+	s, ok := p.str(n, what)
+	if !ok {
+		return 0, false
+	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
 		p.Errorf(yamlnode.Deref(n), "%s: want a duration such as %s, got %q", what, examples, s)
