@@ -95,15 +95,11 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 		"modes":             func(v *yaml.Node) { s.modes = p.modes(v) },
 		"configOptions":     func(v *yaml.Node) { s.configOptions = p.configOptions(v) },
 		"models":            func(v *yaml.Node) { s.models = p.models(v) },
-		"permissionOptions": func(v *yaml.Node) {
-			if o := p.permissionOptions(v, "permissionOptions"); o != nil {
-				s.permissionOptions = o
-			}
-		},
-		"onCancel":      func(v *yaml.Node) { s.onCancel, _ = p.cancelMode(v) },
-		"ignoreSigterm": set(&s.IgnoreSigterm, p.bool, "ignoreSigterm"),
-		"ignoreEOF":     set(&s.ignoreEOF, p.bool, "ignoreEOF"),
-		"startDelay":    func(v *yaml.Node) { s.startDelay, _ = p.duration(v, "startDelay", "500ms or 1s") },
+		"permissionOptions": func(v *yaml.Node) { s.permissionOptions = p.permissionOptions(v, "permissionOptions") },
+		"onCancel":          func(v *yaml.Node) { s.onCancel, _ = p.cancelMode(v) },
+		"ignoreSigterm":     set(&s.IgnoreSigterm, p.bool, "ignoreSigterm"),
+		"ignoreEOF":         set(&s.ignoreEOF, p.bool, "ignoreEOF"),
+		"startDelay":        func(v *yaml.Node) { s.startDelay, _ = p.duration(v, "startDelay", "500ms or 1s") },
 		"updatesBeforeSessionNew": func(v *yaml.Node) {
 			s.beforeSessionNew = p.steps(v, "updatesBeforeSessionNew", false)
 		},
