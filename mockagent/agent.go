@@ -328,14 +328,6 @@ func (a *agent) sessionParams(req *acp.Request, cwd string, dirs []string) error
 	return nil
 }
 
-func (a *agent) modes() *acp.SessionModeState {
-	if a.s.modes == nil {
-		return nil
-	}
-	m := *a.s.modes
-	return &m
-}
-
 func (a *agent) newSession(ctx context.Context, req *acp.Request, p acp.NewSessionRequest) (any, error) {
 	if err := a.sessionParams(req, p.Cwd, p.AdditionalDirectories); err != nil {
 		return nil, err
@@ -353,8 +345,8 @@ func (a *agent) newSession(ctx context.Context, req *acp.Request, p acp.NewSessi
 	a.mu.Lock()
 	a.sessions[id] = sess
 	a.mu.Unlock()
-	return acp.NewSessionResponse{SessionID: id, Modes: a.modes(),
-		ConfigOptions: a.sessionConfigOptions(sess), Models: a.sessionModels(sess)}, nil
+	modes, opts, models := a.settings(sess)
+	return acp.NewSessionResponse{SessionID: id, Modes: modes, ConfigOptions: opts, Models: models}, nil
 }
 
 func (a *agent) session(id string) (*session, error) {

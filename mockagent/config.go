@@ -114,29 +114,26 @@ func (a *agent) initSettings(sess *session) {
 	}
 }
 
-// sessionConfigOptions is what a session answer carries: the session's
-// options with their current values (nil when the script has none).
-func (a *agent) sessionConfigOptions(sess *session) []acp.SessionConfigOption {
+// settings is what a session answer carries, each nil when the script
+// offers none: the script's modes, the session's config options with
+// their current values, and its model state.
+func (a *agent) settings(sess *session) (modes *acp.SessionModeState, opts []acp.SessionConfigOption, models *acp.SessionModelState) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.s.configOptions == nil {
-		return nil
+	if a.s.modes != nil {
+		m := *a.s.modes
+		modes = &m
 	}
-	return slices.Clone(sess.config)
-}
-
-// sessionModels is the session's model state for a session answer (nil
-// when the script has no models).
-func (a *agent) sessionModels(sess *session) *acp.SessionModelState {
-	if a.s.models == nil {
-		return nil
+	if a.s.configOptions != nil {
+		opts = slices.Clone(sess.config)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	m := *a.s.models
-	m.AvailableModels = slices.Clone(m.AvailableModels)
-	m.CurrentModelID = sess.model
-	return &m
+	if a.s.models != nil {
+		m := *a.s.models
+		m.AvailableModels = slices.Clone(m.AvailableModels)
+		m.CurrentModelID = sess.model
+		models = &m
+	}
+	return modes, opts, models
 }
 
 // configOptionParams is the params of session/set_config_option with its

@@ -160,8 +160,8 @@ func (a *agent) loadSession(ctx context.Context, req *acp.Request, p acp.LoadSes
 	if end := pl.play(a.s.load); end != nil && end.dead {
 		return a.neverAnswer(ctx, req)
 	}
-	return acp.LoadSessionResponse{Modes: a.modes(),
-		ConfigOptions: a.sessionConfigOptions(sess), Models: a.sessionModels(sess)}, nil
+	modes, opts, models := a.settings(sess)
+	return acp.LoadSessionResponse{Modes: modes, ConfigOptions: opts, Models: models}, nil
 }
 
 // resumeSession answers session/resume: the session comes back without a
@@ -171,8 +171,8 @@ func (a *agent) resumeSession(_ context.Context, req *acp.Request, p acp.ResumeS
 	if err != nil {
 		return nil, err
 	}
-	return acp.ResumeSessionResponse{Modes: a.modes(),
-		ConfigOptions: a.sessionConfigOptions(sess), Models: a.sessionModels(sess)}, nil
+	modes, opts, models := a.settings(sess)
+	return acp.ResumeSessionResponse{Modes: modes, ConfigOptions: opts, Models: models}, nil
 }
 
 // reopen checks what session/load and session/resume have in common and
