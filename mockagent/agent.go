@@ -2,11 +2,11 @@ package mockagent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -49,7 +49,6 @@ func Run(ctx context.Context, s *Script, stdin io.Reader, stdout, stderr io.Writ
 		s:               s,
 		ctx:             runCtx,
 		out:             &output{w: stdout, failed: make(chan struct{})},
-		stdout:          stdout,
 		stderr:          &lockedWriter{w: stderr},
 		sessions:        map[string]*session{},
 		ready:           make(chan struct{}),
@@ -151,7 +150,6 @@ type agent struct {
 	conn   *acp.Conn       // set before ready closes
 	ready  chan struct{}   // Handle waits for it, as the Conn may call it before NewConn returns
 	out    *output
-	stdout io.Writer // the raw stdout, for grandchildren
 	stderr *lockedWriter
 
 	hung atomic.Bool
@@ -229,7 +227,7 @@ func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	switch req.Method {
 	case acp.MethodInitialize:
-		return a.initialize(req)
+		return handle(ctx, req, a.initialize)
 	}
 	a.mu.Lock()
 	initialized := a.initialized
@@ -239,46 +237,44 @@ func (a *agent) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	switch req.Method {
 	case acp.MethodAuthenticate:
-		return a.authenticate(req)
+		return handle(ctx, req, a.authenticate)
 	case acp.MethodSessionNew:
-		return a.newSession(ctx, req)
+		return handle(ctx, req, a.newSession)
 	case acp.MethodSessionSetMode:
-		return a.setMode(req)
+		return handle(ctx, req, a.setMode)
 	case acp.MethodSessionSetConfigOption:
-		return a.setConfigOption(req)
+		return handle(ctx, req, a.setConfigOption)
 	case acp.MethodSessionPrompt:
-		return a.prompt(ctx, req)
+		return handle(ctx, req, a.prompt)
 	}
 	// The methods of what a script may leave out: unknown unless offered.
 	switch caps := a.s.capabilities; {
 	case req.Method == acp.MethodSessionLoad && caps.LoadSession:
-		return a.loadSession(ctx, req)
+		return handle(ctx, req, a.loadSession)
 	case req.Method == acp.MethodSessionResume && caps.SessionCapabilities.Resume != nil:
-		return a.resumeSession(req)
+		return handle(ctx, req, a.resumeSession)
 	case req.Method == acp.MethodSessionClose && caps.SessionCapabilities.Close != nil:
-		return a.closeSession(ctx, req)
+		return handle(ctx, req, a.closeSession)
 	case req.Method == acp.MethodSessionSetModel && a.s.models != nil:
-		return a.setModel(req)
+		return handle(ctx, req, a.setModel)
 	}
 	return nil, acp.MethodNotFound(req.Method)
 }
 
-// decode reads params into v, answering -32602 when they do not fit.
-func decode(req *acp.Request, v any) error {
+// handle answers req with h, given its params as P; params that do not
+// fit are answered -32602.
+func handle[P any](ctx context.Context, req *acp.Request, h func(context.Context, *acp.Request, P) (any, error)) (any, error) {
+	var p P
 	if len(req.Params) == 0 {
-		return acp.NewError(acp.CodeInvalidParams, "%s: missing params", req.Method)
+		return nil, acp.NewError(acp.CodeInvalidParams, "%s: missing params", req.Method)
 	}
-	if err := req.DecodeParams(v); err != nil {
-		return acp.NewError(acp.CodeInvalidParams, "%s: %v", req.Method, err)
+	if err := req.DecodeParams(&p); err != nil {
+		return nil, acp.NewError(acp.CodeInvalidParams, "%s: %v", req.Method, err)
 	}
-	return nil
+	return h(ctx, req, p)
 }
 
-func (a *agent) initialize(req *acp.Request) (any, error) {
-	var p acp.InitializeRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) initialize(_ context.Context, _ *acp.Request, p acp.InitializeRequest) (any, error) {
 	a.mu.Lock()
 	a.initialized = true
 	a.client = p.ClientCapabilities
@@ -299,11 +295,7 @@ func (a *agent) clientCaps() acp.ClientCapabilities {
 	return a.client
 }
 
-func (a *agent) authenticate(req *acp.Request) (any, error) {
-	var p acp.AuthenticateRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) authenticate(_ context.Context, _ *acp.Request, p acp.AuthenticateRequest) (any, error) {
 	for _, m := range a.s.authMethods {
 		if m.ID == p.MethodID && m.Type != acp.AuthTypeTerminal {
 			a.mu.Lock()
@@ -317,11 +309,11 @@ func (a *agent) authenticate(req *acp.Request) (any, error) {
 
 // sessionParams checks what session/new, session/load and session/resume
 // have in common (mcpServers is optional for session/resume).
-func (a *agent) sessionParams(req *acp.Request, cwd string) error {
+func (a *agent) sessionParams(req *acp.Request, cwd string, dirs []string) error {
 	if a.needsAuth() {
 		return acp.NewError(acp.CodeAuthRequired, "Authentication required")
 	}
-	if err := a.checkDirs(req); err != nil {
+	if err := a.checkDirs(req, dirs); err != nil {
 		return err
 	}
 	var raw struct {
@@ -336,28 +328,13 @@ func (a *agent) sessionParams(req *acp.Request, cwd string) error {
 	return nil
 }
 
-func (a *agent) modes() *acp.SessionModeState {
-	if a.s.modes == nil {
-		return nil
-	}
-	m := *a.s.modes
-	return &m
-}
-
-func (a *agent) newSession(ctx context.Context, req *acp.Request) (any, error) {
-	var p acp.NewSessionRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
-	if err := a.sessionParams(req, p.Cwd); err != nil {
+func (a *agent) newSession(ctx context.Context, req *acp.Request, p acp.NewSessionRequest) (any, error) {
+	if err := a.sessionParams(req, p.Cwd, p.AdditionalDirectories); err != nil {
 		return nil, err
 	}
 	a.mu.Lock()
 	id := a.newSessionIDLocked(p.Cwd)
 	sess := &session{id: id, cwd: p.Cwd, dirs: p.AdditionalDirectories}
-	if a.s.modes != nil {
-		sess.mode = a.s.modes.CurrentModeID
-	}
 	a.initSettings(sess)
 	a.mu.Unlock()
 
@@ -368,8 +345,8 @@ func (a *agent) newSession(ctx context.Context, req *acp.Request) (any, error) {
 	a.mu.Lock()
 	a.sessions[id] = sess
 	a.mu.Unlock()
-	return acp.NewSessionResponse{SessionID: id, Modes: a.modes(),
-		ConfigOptions: a.sessionConfigOptions(sess), Models: a.sessionModels(sess)}, nil
+	modes, opts, models := a.settings(sess)
+	return acp.NewSessionResponse{SessionID: id, Modes: modes, ConfigOptions: opts, Models: models}, nil
 }
 
 func (a *agent) session(id string) (*session, error) {
@@ -382,11 +359,7 @@ func (a *agent) session(id string) (*session, error) {
 	return sess, nil
 }
 
-func (a *agent) setMode(req *acp.Request) (any, error) {
-	var p acp.SetSessionModeRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) setMode(_ context.Context, _ *acp.Request, p acp.SetSessionModeRequest) (any, error) {
 	sess, err := a.session(p.SessionID)
 	if err != nil {
 		return nil, err
@@ -422,11 +395,7 @@ func (a *agent) cancel(req *acp.Request) {
 // cancelled (as session/cancel would, by its onCancel), its after: steps
 // are played out, and the session is forgotten, so that later requests
 // for it are -32002 and nothing of it follows the answer.
-func (a *agent) closeSession(ctx context.Context, req *acp.Request) (any, error) {
-	var p acp.CloseSessionRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) closeSession(ctx context.Context, _ *acp.Request, p acp.CloseSessionRequest) (any, error) {
 	a.mu.Lock()
 	sess, ok := a.sessions[p.SessionID]
 	if ok {
@@ -481,11 +450,7 @@ func (s *Script) pick(n int, text string) *turn {
 	return s.fallback
 }
 
-func (a *agent) prompt(ctx context.Context, req *acp.Request) (any, error) {
-	var p acp.PromptRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) prompt(ctx context.Context, req *acp.Request, p acp.PromptRequest) (any, error) {
 	sess, err := a.session(p.SessionID)
 	if err != nil {
 		return nil, err
@@ -513,19 +478,12 @@ func (a *agent) prompt(ctx context.Context, req *acp.Request) (any, error) {
 		a.remember(sess, text, "")
 		return acp.PromptResponse{StopReason: acp.StopEndTurn}, nil
 	}
-	mode := tr.onCancel
-	if mode == cancelUnset {
-		mode = a.s.onCancel
-	}
-	pl := a.player(ctx, sess, run, mode)
+	pl := a.player(ctx, sess, run, cmp.Or(tr.onCancel, a.s.onCancel))
 	pl.prompt, pl.reply = text, &strings.Builder{}
 	end := pl.play(tr.steps)
 	a.remember(sess, text, pl.reply.String())
 	if end == nil {
-		end = &ending{stop: acp.StopEndTurn}
-		if tr.stopReason != "" {
-			end.stop = acp.StopReason(tr.stopReason)
-		}
+		end = &ending{stop: cmp.Or(acp.StopReason(tr.stopReason), acp.StopEndTurn)}
 		if tr.err != nil {
 			end = &ending{err: tr.err}
 		}
@@ -560,18 +518,6 @@ func (a *agent) neverAnswer(ctx context.Context, req *acp.Request) (any, error) 
 
 	<-a.ctx.Done()
 	return nil, a.ctx.Err()
-}
-
-// exit plays an exit step: nothing more is written, and the process ends.
-func (a *agent) exit(code int) {
-	a.out.kill()
-	os.Exit(code)
-}
-
-// hang plays a hang step: from now on nothing is written or answered.
-func (a *agent) hang() {
-	a.hung.Store(true)
-	a.out.discard()
 }
 
 // abs resolves a script path against the session's cwd.

@@ -2,6 +2,7 @@ package mockagent
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,18 +37,14 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 		o := acp.SessionConfigOption{Type: acp.ConfigSelect}
 		var current *yaml.Node
 		var values []acp.SessionConfigSelectOption
-		hasOptions := false
-		p.object(it, "config option", fields{
-			"id":          func(v *yaml.Node) { o.ID, _ = p.nonEmpty(v, "configOptions.id") },
-			"name":        func(v *yaml.Node) { o.Name, _ = p.str(v, "configOptions.name") },
-			"description": func(v *yaml.Node) { o.Description, _ = p.str(v, "configOptions.description") },
-			"category":    func(v *yaml.Node) { o.Category, _ = p.nonEmpty(v, "configOptions.category") },
-			"type": func(v *yaml.Node) {
-				o.Type, _ = p.oneOf(v, "configOptions.type", acp.ConfigSelect, acp.ConfigBoolean)
-			},
+		given, _ := p.object(it, "config option", fields{
+			"id":           set(&o.ID, p.nonEmpty, "configOptions.id"),
+			"name":         set(&o.Name, p.str, "configOptions.name"),
+			"description":  set(&o.Description, p.str, "configOptions.description"),
+			"category":     set(&o.Category, p.nonEmpty, "configOptions.category"),
+			"type":         set(&o.Type, oneOfAs[string](p, acp.ConfigSelect, acp.ConfigBoolean), "configOptions.type"),
 			"currentValue": func(v *yaml.Node) { current = v },
 			"options": func(v *yaml.Node) {
-				hasOptions = true
 				for _, c := range p.choiceList(v, "configOptions.options", "config option value", "options", "value") {
 					values = append(values, acp.SessionConfigSelectOption{Value: c.id, Name: cmp.Or(c.name, c.id), Description: c.description})
 				}
@@ -66,7 +63,7 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 		o.Name = cmp.Or(o.Name, o.ID)
 		switch o.Type {
 		case acp.ConfigBoolean:
-			if hasOptions {
+			if given["options"] {
 				p.Errorf(r, "config option %q: a boolean option has no options", o.ID)
 			}
 			o.CurrentValue = false
@@ -105,53 +102,53 @@ func (p *parser) models(n *yaml.Node) *acp.SessionModelState {
 	return ms
 }
 
-// initSettings gives a new or loaded session the script's config options
-// and model, as they start.
+// initSettings gives a new or loaded session the script's mode, config
+// options and model, as they start.
 func (a *agent) initSettings(sess *session) {
+	if a.s.modes != nil {
+		sess.mode = a.s.modes.CurrentModeID
+	}
 	sess.config = slices.Clone(a.s.configOptions) // CurrentValue is replaced, never changed in place
 	if a.s.models != nil {
 		sess.model = a.s.models.CurrentModelID
 	}
 }
 
-// sessionConfigOptions is what a session answer carries: the session's
-// options with their current values (nil when the script has none).
-func (a *agent) sessionConfigOptions(sess *session) []acp.SessionConfigOption {
+// settings is what a session answer carries, each nil when the script
+// offers none: the script's modes, the session's config options with
+// their current values, and its model state.
+func (a *agent) settings(sess *session) (modes *acp.SessionModeState, opts []acp.SessionConfigOption, models *acp.SessionModelState) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.s.configOptions == nil {
-		return nil
+	if a.s.modes != nil {
+		m := *a.s.modes
+		modes = &m
 	}
-	return slices.Clone(sess.config)
+	if a.s.configOptions != nil {
+		opts = slices.Clone(sess.config)
+	}
+	if a.s.models != nil {
+		m := *a.s.models
+		m.AvailableModels = slices.Clone(m.AvailableModels)
+		m.CurrentModelID = sess.model
+		models = &m
+	}
+	return modes, opts, models
 }
 
-// sessionModels is the session's model state for a session answer (nil
-// when the script has no models).
-func (a *agent) sessionModels(sess *session) *acp.SessionModelState {
-	if a.s.models == nil {
-		return nil
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	m := *a.s.models
-	m.AvailableModels = slices.Clone(m.AvailableModels)
-	m.CurrentModelID = sess.model
-	return &m
+// configOptionParams is the params of session/set_config_option with its
+// value as sent. (An alias: decoding errors name no struct type.)
+type configOptionParams = struct {
+	SessionID string          `json:"sessionId"`
+	ConfigID  string          `json:"configId"`
+	Type      string          `json:"type"`
+	Value     json.RawMessage `json:"value"`
 }
 
 // setConfigOption answers session/set_config_option: the option must be
 // one of the script's, and the value one it offers (a bool, with type
 // boolean, for a boolean option). The answer is every option's state.
-func (a *agent) setConfigOption(req *acp.Request) (any, error) {
-	var p struct {
-		SessionID string          `json:"sessionId"`
-		ConfigID  string          `json:"configId"`
-		Type      string          `json:"type"`
-		Value     json.RawMessage `json:"value"`
-	}
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) setConfigOption(_ context.Context, _ *acp.Request, p configOptionParams) (any, error) {
 	sess, err := a.session(p.SessionID)
 	if err != nil {
 		return nil, err
@@ -187,11 +184,7 @@ func (a *agent) setConfigOption(req *acp.Request) (any, error) {
 
 // setModel answers the legacy session/set_model, when the script has
 // models: the model must be one of them.
-func (a *agent) setModel(req *acp.Request) (any, error) {
-	var p acp.SetSessionModelRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
+func (a *agent) setModel(_ context.Context, _ *acp.Request, p acp.SetSessionModelRequest) (any, error) {
 	sess, err := a.session(p.SessionID)
 	if err != nil {
 		return nil, err

@@ -24,8 +24,8 @@ func (st *noticeStep) parse(p *parser, a action) {
 	n := &st.notice
 	p.object(a.V, "notice", fields{
 		"severity":    func(v *yaml.Node) { s, _ := p.nonEmpty(v, "notice.severity"); n.Severity = acp.NoticeSeverity(s) },
-		"title":       func(v *yaml.Node) { n.Title, _ = p.nonEmpty(v, "notice.title") },
-		"description": func(v *yaml.Node) { n.Description, _ = p.str(v, "notice.description") },
+		"title":       set(&n.Title, p.nonEmpty, "notice.title"),
+		"description": set(&n.Description, p.str, "notice.description"),
 	})
 	if n.Severity == "" || n.Title == "" {
 		p.Errorf(yamlnode.Deref(a.V), "notice: severity and title are required")
@@ -51,19 +51,11 @@ func (st *compactionStep) parse(p *parser, a action) {
 	var id, status, errText string
 	var summary, chunk *string
 	p.object(a.V, "compaction", fields{
-		"compactionId": func(v *yaml.Node) { id, _ = p.nonEmpty(v, "compaction.compactionId") },
-		"status":       func(v *yaml.Node) { status, _ = p.nonEmpty(v, "compaction.status") },
-		"summary": func(v *yaml.Node) {
-			if s, ok := p.str(v, "compaction.summary"); ok {
-				summary = &s
-			}
-		},
-		"error": func(v *yaml.Node) { errText, _ = p.str(v, "compaction.error") },
-		"chunk": func(v *yaml.Node) {
-			if s, ok := p.str(v, "compaction.chunk"); ok {
-				chunk = &s
-			}
-		},
+		"compactionId": set(&id, p.nonEmpty, "compaction.compactionId"),
+		"status":       set(&status, p.nonEmpty, "compaction.status"),
+		"summary":      setPtr(&summary, p.str, "compaction.summary"),
+		"error":        set(&errText, p.str, "compaction.error"),
+		"chunk":        setPtr(&chunk, p.str, "compaction.chunk"),
 	})
 	n := yamlnode.Deref(a.V)
 	switch {
@@ -120,23 +112,19 @@ var elicitFieldTypes = []string{acp.PropertyString, acp.PropertyNumber, acp.Prop
 func (st *elicitStep) parse(p *parser, a action) {
 	r := &st.req
 	r.Mode = acp.ElicitationForm
-	var hasMessage bool
 	var fieldsNode, schemaNode *yaml.Node
-	p.object(a.V, "elicit", fields{
-		"message": func(v *yaml.Node) {
-			hasMessage = true
-			r.Message, _ = p.str(v, "elicit.message")
-		},
-		"mode":          func(v *yaml.Node) { r.Mode, _ = p.nonEmpty(v, "elicit.mode") },
-		"toolCallId":    func(v *yaml.Node) { r.ToolCallID, _ = p.nonEmpty(v, "elicit.toolCallId") },
+	given, _ := p.object(a.V, "elicit", fields{
+		"message":       set(&r.Message, p.str, "elicit.message"),
+		"mode":          set(&r.Mode, p.nonEmpty, "elicit.mode"),
+		"toolCallId":    set(&r.ToolCallID, p.nonEmpty, "elicit.toolCallId"),
 		"fields":        func(v *yaml.Node) { fieldsNode = v },
 		"schema":        func(v *yaml.Node) { schemaNode = v },
-		"url":           func(v *yaml.Node) { r.URL, _ = p.nonEmpty(v, "elicit.url") },
-		"elicitationId": func(v *yaml.Node) { r.ElicitationID, _ = p.nonEmpty(v, "elicit.elicitationId") },
-		"force":         func(v *yaml.Node) { st.force, _ = p.bool(v, "elicit.force") },
+		"url":           set(&r.URL, p.nonEmpty, "elicit.url"),
+		"elicitationId": set(&r.ElicitationID, p.nonEmpty, "elicit.elicitationId"),
+		"force":         set(&st.force, p.bool, "elicit.force"),
 	})
 	n := yamlnode.Deref(a.V)
-	if !hasMessage {
+	if !given["message"] {
 		p.Errorf(n, "elicit: message is required")
 	}
 	switch {

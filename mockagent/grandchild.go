@@ -13,26 +13,22 @@ import (
 // set and stdout is back in place.
 const grandchildScript = "trap '' TERM; exec sleep 3600 3>&-"
 
-// grandchildStep is a spawnGrandchild step (see spawnGrandchild).
+// grandchildStep is a spawnGrandchild step (see startGrandchild); what
+// goes wrong is said on stderr.
 type grandchildStep struct{ onlyTrue }
 
 func (st *grandchildStep) play(pl *player) *ending {
-	pl.a.spawnGrandchild()
+	if err := pl.a.startGrandchild(); err != nil {
+		fmt.Fprintf(pl.a.stderr, "mock-agent: spawnGrandchild: %v\n", err)
+	}
 	return nil
 }
 
-// spawnGrandchild plays a spawnGrandchild step: it starts a process that
-// inherits stdout and stderr and ignores SIGTERM, waits until it does, and
-// reports its pid on stderr. When stdout and stderr are files (the
-// mock-agent process) the child is left running; otherwise (in-process
-// runs) os/exec copies its output through goroutines, so Run kills and
-// reaps it when it returns.
-func (a *agent) spawnGrandchild() {
-	if err := a.startGrandchild(); err != nil {
-		fmt.Fprintf(a.stderr, "mock-agent: spawnGrandchild: %v\n", err)
-	}
-}
-
+// startGrandchild starts a process that inherits stdout and stderr and
+// ignores SIGTERM, waits until it does, and reports its pid on stderr.
+// When stdout and stderr are files (the mock-agent process) the child is
+// left running; otherwise (in-process runs) os/exec copies its output
+// through goroutines, so Run kills and reaps it when it returns.
 func (a *agent) startGrandchild() error {
 	ready, readyW, err := os.Pipe()
 	if err != nil {
@@ -41,13 +37,13 @@ func (a *agent) startGrandchild() error {
 	defer ready.Close()
 	cmd := exec.Command("/bin/sh", "-c", grandchildScript)
 	cmd.ExtraFiles = []*os.File{readyW}
-	outFile, ok1 := a.stdout.(*os.File)
+	outFile, ok1 := a.out.w.(*os.File)
 	errFile, ok2 := a.stderr.w.(*os.File)
 	files := ok1 && ok2
 	if files {
 		cmd.Stdout, cmd.Stderr = outFile, errFile
 	} else {
-		cmd.Stdout, cmd.Stderr = a.stdout, a.stderr
+		cmd.Stdout, cmd.Stderr = a.out.w, a.stderr
 	}
 	err = cmd.Start()
 	readyW.Close()

@@ -119,10 +119,8 @@ type modelStep struct {
 
 func (st *modelStep) parse(p *parser, a action) {
 	st.stream, st.show = true, true
-	var hasAPI, hasPrompt, hasModel bool
-	p.object(a.V, "model", fields{
+	given, _ := p.object(a.V, "model", fields{
 		"api": func(v *yaml.Node) {
-			hasAPI = true
 			names := make([]string, len(modelAPIs))
 			for i, m := range modelAPIs {
 				names[i] = m.name
@@ -131,17 +129,17 @@ func (st *modelStep) parse(p *parser, a action) {
 				st.api = &modelAPIs[slices.Index(names, s)]
 			}
 		},
-		"prompt": func(v *yaml.Node) { hasPrompt = true; st.prompt, _ = p.str(v, "model.prompt") },
-		"model":  func(v *yaml.Node) { hasModel = true; st.model, _ = p.nonEmpty(v, "model.model") },
-		"env":    func(v *yaml.Node) { st.env, _ = p.nonEmpty(v, "model.env") },
-		"key":    func(v *yaml.Node) { st.key, _ = p.nonEmpty(v, "model.key") },
-		"stream": func(v *yaml.Node) { st.stream, _ = p.bool(v, "model.stream") },
+		"prompt": set(&st.prompt, p.str, "model.prompt"),
+		"model":  set(&st.model, p.nonEmpty, "model.model"),
+		"env":    set(&st.env, p.nonEmpty, "model.env"),
+		"key":    set(&st.key, p.nonEmpty, "model.key"),
+		"stream": set(&st.stream, p.bool, "model.stream"),
 		"show": func(v *yaml.Node) {
 			s, _ := p.oneOf(v, "model.show", "text", "none")
 			st.show = s != "none"
 		},
 	})
-	if r := yamlnode.Deref(a.V); r.Kind == yaml.MappingNode && (!hasAPI || !hasPrompt || !hasModel) {
+	if r := yamlnode.Deref(a.V); r.Kind == yaml.MappingNode && (!given["api"] || !given["prompt"] || !given["model"]) {
 		p.Errorf(r, "model: api, model and prompt are required")
 	}
 	if st.api != nil {

@@ -14,7 +14,7 @@ var errExited = errors.New("mock agent exited")
 // fail, after a hang step they vanish.
 type output struct {
 	mu      sync.Mutex
-	w       io.Writer
+	w       io.Writer // the raw stdout, which grandchildren inherit
 	state   int
 	failed  chan struct{} // closed at the first failed write
 	written func([]byte)  // called after each complete write, outside mu
@@ -49,12 +49,6 @@ func (o *output) write(b []byte) (int, error) {
 		close(o.failed)
 	}
 	return n, err
-}
-
-// writeLine writes s and a newline as one write (a garbage step).
-func (o *output) writeLine(s string) error {
-	_, err := o.Write([]byte(s + "\n"))
-	return err
 }
 
 // kill makes every later write fail; once it returns nothing more is written.

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -81,52 +80,26 @@ func (p *parser) document() *yaml.Node {
 
 func (p *parser) script(n *yaml.Node, s *Script) {
 	p.object(n, "script", fields{
-		"protocolVersion": func(v *yaml.Node) {
-			if i, ok := p.int(v, "protocolVersion", 0, math.MaxUint16); ok {
-				s.protocolVersion = i
-			}
-		},
+		"protocolVersion": set(&s.protocolVersion, p.between(0, math.MaxUint16), "protocolVersion"),
 		"agentInfo": func(v *yaml.Node) {
 			p.object(v, "agentInfo", fields{
-				"name":    func(v *yaml.Node) { s.agentInfo.Name, _ = p.str(v, "agentInfo.name") },
-				"version": func(v *yaml.Node) { s.agentInfo.Version, _ = p.str(v, "agentInfo.version") },
-				"title":   func(v *yaml.Node) { s.agentInfo.Title, _ = p.str(v, "agentInfo.title") },
+				"name":    set(&s.agentInfo.Name, p.str, "agentInfo.name"),
+				"version": set(&s.agentInfo.Version, p.str, "agentInfo.version"),
+				"title":   set(&s.agentInfo.Title, p.str, "agentInfo.title"),
 			})
 		},
 		"agentCapabilities": func(v *yaml.Node) { p.capabilities(v, &s.capabilities) },
 		"authMethods":       func(v *yaml.Node) { p.authMethods(v, s) },
 		"authRequired":      func(v *yaml.Node) { p.authRequired(v, s) },
-		"sessionId": func(v *yaml.Node) {
-			s.sessionID, _ = p.nonEmpty(v, "sessionId")
-		},
-		"modes":         func(v *yaml.Node) { s.modes = p.modes(v) },
-		"configOptions": func(v *yaml.Node) { s.configOptions = p.configOptions(v) },
-		"models":        func(v *yaml.Node) { s.models = p.models(v) },
-		"permissionOptions": func(v *yaml.Node) {
-			if o := p.permissionOptions(v, "permissionOptions"); o != nil {
-				s.permissionOptions = o
-			}
-		},
-		"onCancel": func(v *yaml.Node) {
-			if m, ok := p.cancelMode(v); ok {
-				s.onCancel = m
-			}
-		},
-		"ignoreSigterm": func(v *yaml.Node) {
-			s.IgnoreSigterm, _ = p.bool(v, "ignoreSigterm")
-		},
-		"ignoreEOF": func(v *yaml.Node) {
-			s.ignoreEOF, _ = p.bool(v, "ignoreEOF")
-		},
-		"startDelay": func(v *yaml.Node) {
-			if str, ok := p.str(v, "startDelay"); ok {
-				d, err := time.ParseDuration(str)
-				if err != nil || d < 0 {
-					p.Errorf(yamlnode.Deref(v), "startDelay: want a duration such as 500ms or 1s, got %q", str)
-				}
-				s.startDelay = d
-			}
-		},
+		"sessionId":         set(&s.sessionID, p.nonEmpty, "sessionId"),
+		"modes":             func(v *yaml.Node) { s.modes = p.modes(v) },
+		"configOptions":     func(v *yaml.Node) { s.configOptions = p.configOptions(v) },
+		"models":            func(v *yaml.Node) { s.models = p.models(v) },
+		"permissionOptions": func(v *yaml.Node) { s.permissionOptions = p.permissionOptions(v, "permissionOptions") },
+		"onCancel":          func(v *yaml.Node) { s.onCancel, _ = p.cancelMode(v) },
+		"ignoreSigterm":     set(&s.IgnoreSigterm, p.bool, "ignoreSigterm"),
+		"ignoreEOF":         set(&s.ignoreEOF, p.bool, "ignoreEOF"),
+		"startDelay":        func(v *yaml.Node) { s.startDelay, _ = p.duration(v, "startDelay", "500ms or 1s") },
 		"updatesBeforeSessionNew": func(v *yaml.Node) {
 			s.beforeSessionNew = p.steps(v, "updatesBeforeSessionNew", false)
 		},
@@ -136,11 +109,8 @@ func (p *parser) script(n *yaml.Node, s *Script) {
 				s.sessionsDir = scriptRelative(p.Name, dir)
 			}
 		},
-		"loadError": func(v *yaml.Node) {
-			e := p.rpcError(v)
-			s.loadError = &e
-		},
-		"delay": func(v *yaml.Node) { s.delays = p.delays(v) },
+		"loadError": func(v *yaml.Node) { s.loadError = p.rpcError(v) },
+		"delay":     func(v *yaml.Node) { s.delays = p.delays(v) },
 		"onCancelRequest": func(v *yaml.Node) {
 			m, _ := p.oneOf(v, "onCancelRequest", string(cancelCancelled), string(cancelIgnore))
 			s.ignoreCancelRequest = m == string(cancelIgnore)
@@ -179,23 +149,20 @@ func (p *parser) capability(dst **acp.Capability, what string) func(*yaml.Node) 
 }
 
 func (p *parser) capabilities(n *yaml.Node, c *acp.AgentCapabilities) {
-	boolTo := func(dst *bool, what string) func(*yaml.Node) {
-		return func(v *yaml.Node) { *dst, _ = p.bool(v, what) }
-	}
 	sc := &c.SessionCapabilities
 	p.object(n, "agentCapabilities", fields{
-		"loadSession": boolTo(&c.LoadSession, "loadSession"),
+		"loadSession": set(&c.LoadSession, p.bool, "loadSession"),
 		"promptCapabilities": func(v *yaml.Node) {
 			p.object(v, "promptCapabilities", fields{
-				"image":           boolTo(&c.PromptCapabilities.Image, "image"),
-				"audio":           boolTo(&c.PromptCapabilities.Audio, "audio"),
-				"embeddedContext": boolTo(&c.PromptCapabilities.EmbeddedContext, "embeddedContext"),
+				"image":           set(&c.PromptCapabilities.Image, p.bool, "image"),
+				"audio":           set(&c.PromptCapabilities.Audio, p.bool, "audio"),
+				"embeddedContext": set(&c.PromptCapabilities.EmbeddedContext, p.bool, "embeddedContext"),
 			})
 		},
 		"mcpCapabilities": func(v *yaml.Node) {
 			p.object(v, "mcpCapabilities", fields{
-				"http": boolTo(&c.McpCapabilities.HTTP, "http"),
-				"sse":  boolTo(&c.McpCapabilities.SSE, "sse"),
+				"http": set(&c.McpCapabilities.HTTP, p.bool, "http"),
+				"sse":  set(&c.McpCapabilities.SSE, p.bool, "sse"),
 			})
 		},
 		"sessionCapabilities": func(v *yaml.Node) {
@@ -210,7 +177,7 @@ func (p *parser) capabilities(n *yaml.Node, c *acp.AgentCapabilities) {
 		"auth": func(v *yaml.Node) {
 			p.object(v, "auth", fields{"logout": p.capability(&c.Auth.Logout, "logout")})
 		},
-		"_meta": func(v *yaml.Node) { c.Meta, _ = p.rawObject(v, "_meta") },
+		"_meta": set(&c.Meta, p.rawObject, "_meta"),
 	})
 }
 
@@ -219,13 +186,11 @@ func (p *parser) authMethods(n *yaml.Node, s *Script) {
 	for _, it := range items {
 		var m acp.AuthMethod
 		p.object(it, "authMethods item", fields{
-			"id":          func(v *yaml.Node) { m.ID, _ = p.nonEmpty(v, "authMethods.id") },
-			"name":        func(v *yaml.Node) { m.Name, _ = p.str(v, "authMethods.name") },
-			"description": func(v *yaml.Node) { m.Description, _ = p.str(v, "authMethods.description") },
-			"type": func(v *yaml.Node) {
-				m.Type, _ = p.oneOf(v, "authMethods.type", acp.AuthTypeAgent, acp.AuthTypeTerminal)
-			},
-			"args": func(v *yaml.Node) { m.Args, _ = p.strings(v, "authMethods.args") },
+			"id":          set(&m.ID, p.nonEmpty, "authMethods.id"),
+			"name":        set(&m.Name, p.str, "authMethods.name"),
+			"description": set(&m.Description, p.str, "authMethods.description"),
+			"type":        set(&m.Type, oneOfAs[string](p, acp.AuthTypeAgent, acp.AuthTypeTerminal), "authMethods.type"),
+			"args":        set(&m.Args, p.strings, "authMethods.args"),
 			"env": func(v *yaml.Node) {
 				m.Env = map[string]string{}
 				kvs, _ := p.entries(v, "authMethods.env")
@@ -267,7 +232,7 @@ func (p *parser) choices(n *yaml.Node, what, item, idKey string) (string, []choi
 	var current string
 	var items []choice
 	p.object(n, what, fields{
-		currentKey:   func(v *yaml.Node) { current, _ = p.str(v, what+"."+currentKey) },
+		currentKey:   set(&current, p.str, what+"."+currentKey),
 		availableKey: func(v *yaml.Node) { items = p.choiceList(v, what+"."+availableKey, item, item, idKey) },
 	})
 	if current == "" && len(items) > 0 {
@@ -291,9 +256,9 @@ func (p *parser) choiceList(n *yaml.Node, what, item, prefix, idKey string) []ch
 	for _, it := range list {
 		var c choice
 		p.object(it, item, fields{
-			idKey:         func(v *yaml.Node) { c.id, _ = p.nonEmpty(v, prefix+"."+idKey) },
-			"name":        func(v *yaml.Node) { c.name, _ = p.str(v, prefix+".name") },
-			"description": func(v *yaml.Node) { c.description, _ = p.str(v, prefix+".description") },
+			idKey:         set(&c.id, p.nonEmpty, prefix+"."+idKey),
+			"name":        set(&c.name, p.str, prefix+".name"),
+			"description": set(&c.description, p.str, prefix+".description"),
 		})
 		if c.id == "" {
 			p.Errorf(yamlnode.Deref(it), "%s: %s is required", item, idKey)
@@ -317,12 +282,9 @@ func (p *parser) permissionOptions(n *yaml.Node, what string) []acp.PermissionOp
 	for _, it := range items {
 		var o acp.PermissionOption
 		p.object(it, "permission option", fields{
-			"optionId": func(v *yaml.Node) { o.OptionID, _ = p.nonEmpty(v, "optionId") },
-			"name":     func(v *yaml.Node) { o.Name, _ = p.str(v, "name") },
-			"kind": func(v *yaml.Node) {
-				k, _ := p.oneOf(v, "kind", "allow_once", "allow_always", "reject_once", "reject_always")
-				o.Kind = acp.PermissionOptionKind(k)
-			},
+			"optionId": set(&o.OptionID, p.nonEmpty, "optionId"),
+			"name":     set(&o.Name, p.str, "name"),
+			"kind":     set(&o.Kind, oneOfAs[acp.PermissionOptionKind](p, "allow_once", "allow_always", "reject_once", "reject_always"), "kind"),
 		})
 		if o.OptionID == "" || o.Kind == "" {
 			p.Errorf(yamlnode.Deref(it), "permission option: optionId and kind are required")
@@ -343,19 +305,12 @@ func (p *parser) cancelMode(n *yaml.Node) (cancelMode, bool) {
 func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
 	t := &turn{}
 	fs := fields{
-		"steps": func(v *yaml.Node) { t.steps = p.steps(v, "steps", true) },
-		"after": func(v *yaml.Node) { t.after = p.steps(v, "after", false) },
-		"stopReason": func(v *yaml.Node) {
-			t.stopReason, _ = p.nonEmpty(v, "stopReason")
-		},
-		"error": func(v *yaml.Node) {
-			e := p.rpcError(v)
-			t.err = &e
-		},
-		"usage": func(v *yaml.Node) { t.usage = p.usage(v) },
-		"onCancel": func(v *yaml.Node) {
-			t.onCancel, _ = p.cancelMode(v)
-		},
+		"steps":      func(v *yaml.Node) { t.steps = p.steps(v, "steps", true) },
+		"after":      func(v *yaml.Node) { t.after = p.steps(v, "after", false) },
+		"stopReason": set(&t.stopReason, p.nonEmpty, "stopReason"),
+		"error":      func(v *yaml.Node) { t.err = p.rpcError(v) },
+		"usage":      func(v *yaml.Node) { t.usage = p.usage(v) },
+		"onCancel":   func(v *yaml.Node) { t.onCancel, _ = p.cancelMode(v) },
 	}
 	if withMatch {
 		fs["match"] = func(v *yaml.Node) {
@@ -371,7 +326,7 @@ func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
 			t.match = re
 		}
 	}
-	if !p.object(n, what, fs) {
+	if _, ok := p.object(n, what, fs); !ok {
 		return nil
 	}
 	if t.err != nil && t.stopReason != "" {
@@ -380,49 +335,27 @@ func (p *parser) turn(n *yaml.Node, what string, withMatch bool) *turn {
 	return t
 }
 
-func (p *parser) rpcError(n *yaml.Node) rpcError {
-	e := rpcError{Code: -32603, Message: "Internal error"}
+func (p *parser) rpcError(n *yaml.Node) *rpcError {
+	e := &rpcError{Code: -32603, Message: "Internal error"}
 	p.object(n, "error", fields{
-		"code": func(v *yaml.Node) {
-			e.Code, _ = p.int(v, "error.code", math.MinInt32, math.MaxInt32)
-		},
-		"message": func(v *yaml.Node) { e.Message, _ = p.str(v, "error.message") },
-		"data":    func(v *yaml.Node) { e.Data, _ = p.rawJSON(v, "error.data") },
+		"code":    set(&e.Code, p.between(math.MinInt32, math.MaxInt32), "error.code"),
+		"message": set(&e.Message, p.str, "error.message"),
+		"data":    set(&e.Data, p.rawJSON, "error.data"),
 	})
 	return e
 }
 
 func (p *parser) usage(n *yaml.Node) *acp.Usage {
 	u := &acp.Usage{}
-	total := false
-	count := func(dst *int64, what string) func(*yaml.Node) {
-		return func(v *yaml.Node) {
-			if i, ok := p.int64(v, what); ok && i >= 0 {
-				*dst = i
-			} else if ok {
-				p.Errorf(yamlnode.Deref(v), "%s: must not be negative", what)
-			}
-		}
-	}
-	opt := func(dst **int64, what string) func(*yaml.Node) {
-		return func(v *yaml.Node) {
-			var i int64
-			count(&i, what)(v)
-			*dst = &i
-		}
-	}
-	p.object(n, "usage", fields{
-		"totalTokens": func(v *yaml.Node) {
-			total = true
-			count(&u.TotalTokens, "totalTokens")(v)
-		},
-		"inputTokens":       count(&u.InputTokens, "inputTokens"),
-		"outputTokens":      count(&u.OutputTokens, "outputTokens"),
-		"thoughtTokens":     opt(&u.ThoughtTokens, "thoughtTokens"),
-		"cachedReadTokens":  opt(&u.CachedReadTokens, "cachedReadTokens"),
-		"cachedWriteTokens": opt(&u.CachedWriteTokens, "cachedWriteTokens"),
+	given, _ := p.object(n, "usage", fields{
+		"totalTokens":       set(&u.TotalTokens, p.count, "totalTokens"),
+		"inputTokens":       set(&u.InputTokens, p.count, "inputTokens"),
+		"outputTokens":      set(&u.OutputTokens, p.count, "outputTokens"),
+		"thoughtTokens":     setPtr(&u.ThoughtTokens, p.count, "thoughtTokens"),
+		"cachedReadTokens":  setPtr(&u.CachedReadTokens, p.count, "cachedReadTokens"),
+		"cachedWriteTokens": setPtr(&u.CachedWriteTokens, p.count, "cachedWriteTokens"),
 	})
-	if !total {
+	if !given["totalTokens"] {
 		u.TotalTokens = u.InputTokens + u.OutputTokens
 		if u.ThoughtTokens != nil {
 			u.TotalTokens += *u.ThoughtTokens

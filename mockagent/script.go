@@ -57,7 +57,6 @@ type Script struct {
 type cancelMode string
 
 const (
-	cancelUnset     cancelMode = ""
 	cancelCancelled cancelMode = "cancelled" // stop, answer stopReason cancelled (the spec)
 	cancelEndTurn   cancelMode = "end_turn"  // stop, answer stopReason end_turn
 	cancelIgnore    cancelMode = "ignore"    // keep playing as if nothing happened
@@ -80,7 +79,7 @@ type turn struct {
 	stopReason string
 	err        *rpcError
 	usage      *acp.Usage
-	onCancel   cancelMode
+	onCancel   cancelMode // "": the script's
 }
 
 type rpcError struct {

@@ -47,11 +47,8 @@ func (s *Script) sessionFile(id string) string {
 func (s *Script) readSession(method, id string) (savedSession, error) {
 	var saved savedSession
 	f := s.sessionFile(id)
-	if f == "" {
-		return saved, acp.NewError(acp.CodeResourceNotFound, "%s: session %q not found", method, id)
-	}
 	data, err := os.ReadFile(f)
-	if errors.Is(err, fs.ErrNotExist) {
+	if f == "" || errors.Is(err, fs.ErrNotExist) {
 		return saved, acp.NewError(acp.CodeResourceNotFound, "%s: session %q not found", method, id)
 	}
 	if err == nil {
@@ -145,61 +142,54 @@ func (a *agent) claim(id, cwd string) bool {
 // loadSession answers session/load: the session's history (from the
 // sessions: directory) is replayed as user_message_chunk and
 // agent_message_chunk updates, then the load: steps play.
-func (a *agent) loadSession(ctx context.Context, req *acp.Request) (any, error) {
-	var p acp.LoadSessionRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
-	sess, err := a.reopen(req, p.SessionID, p.Cwd)
+func (a *agent) loadSession(ctx context.Context, req *acp.Request, p acp.LoadSessionRequest) (any, error) {
+	sess, err := a.reopen(req, p)
 	if err != nil {
 		return nil, err
 	}
 	pl := a.player(ctx, sess, nil, cancelIgnore)
 	for _, m := range sess.history {
-		u := acp.SessionUpdate{Kind: acp.UpdateAgentMessageChunk, AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(m.Text)}}
+		kind := acp.UpdateAgentMessageChunk
 		if m.Role == "user" {
-			u = acp.SessionUpdate{Kind: acp.UpdateUserMessageChunk, UserMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(m.Text)}}
+			kind = acp.UpdateUserMessageChunk
 		}
-		if pl.notify(u) != nil {
+		if pl.notify(textChunk(kind, m.Text, "")) != nil {
 			return a.neverAnswer(ctx, req)
 		}
 	}
 	if end := pl.play(a.s.load); end != nil && end.dead {
 		return a.neverAnswer(ctx, req)
 	}
-	return acp.LoadSessionResponse{Modes: a.modes(),
-		ConfigOptions: a.sessionConfigOptions(sess), Models: a.sessionModels(sess)}, nil
+	modes, opts, models := a.settings(sess)
+	return acp.LoadSessionResponse{Modes: modes, ConfigOptions: opts, Models: models}, nil
 }
 
 // resumeSession answers session/resume: the session comes back without a
 // replay.
-func (a *agent) resumeSession(req *acp.Request) (any, error) {
-	var p acp.ResumeSessionRequest
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
-	sess, err := a.reopen(req, p.SessionID, p.Cwd)
+func (a *agent) resumeSession(_ context.Context, req *acp.Request, p acp.ResumeSessionRequest) (any, error) {
+	sess, err := a.reopen(req, acp.LoadSessionRequest(p)) // the same members
 	if err != nil {
 		return nil, err
 	}
-	return acp.ResumeSessionResponse{Modes: a.modes(),
-		ConfigOptions: a.sessionConfigOptions(sess), Models: a.sessionModels(sess)}, nil
+	modes, opts, models := a.settings(sess)
+	return acp.ResumeSessionResponse{Modes: modes, ConfigOptions: opts, Models: models}, nil
 }
 
 // reopen checks what session/load and session/resume have in common and
 // makes the session known again, with its history when the script keeps
 // sessions (which also makes an unknown id -32002).
-func (a *agent) reopen(req *acp.Request, id, cwd string) (*session, error) {
+func (a *agent) reopen(req *acp.Request, p acp.LoadSessionRequest) (*session, error) {
+	id, cwd := p.SessionID, p.Cwd
 	if id == "" {
 		return nil, acp.NewError(acp.CodeInvalidParams, "%s: sessionId is required", req.Method)
 	}
-	if err := a.sessionParams(req, cwd); err != nil {
+	if err := a.sessionParams(req, cwd, p.AdditionalDirectories); err != nil {
 		return nil, err
 	}
 	if e := a.s.loadError; e != nil {
 		return nil, &acp.Error{Code: e.Code, Message: e.Message, Data: e.Data}
 	}
-	sess := &session{id: id, cwd: cwd, dirs: requestDirs(req)}
+	sess := &session{id: id, cwd: cwd, dirs: p.AdditionalDirectories}
 	if a.s.sessionsDir != "" {
 		saved, err := a.s.readSession(req.Method, id)
 		if err != nil {
@@ -209,9 +199,6 @@ func (a *agent) reopen(req *acp.Request, id, cwd string) (*session, error) {
 			return nil, acp.NewError(acp.CodeInvalidParams, "%s: session %q has cwd %s, not %s", req.Method, id, saved.Cwd, cwd)
 		}
 		sess.history = saved.History
-	}
-	if a.s.modes != nil {
-		sess.mode = a.s.modes.CurrentModeID
 	}
 	a.initSettings(sess)
 	a.mu.Lock()
@@ -245,21 +232,17 @@ func (a *agent) historyText(sess *session) string {
 	return b.String()
 }
 
-// waitForStep reads the file at path to its end. A FIFO blocks until a
+// waitForStep reads the file at path arg to its end. A FIFO blocks until a
 // writer has opened it and closed it again, which lets a test hold the
 // agent at this point. $NAME and ${NAME} in path are expanded from the
 // agent's environment, and a path that expands to "" skips the step, so
 // that one script holds one run and not the next. A cancel (as the turn's
 // onCancel says) or the end of Run stops the wait; a file that cannot be
 // read is reported as an "error: waitFor: …" text chunk.
-type waitForStep struct {
-	path string
-}
-
-func (st *waitForStep) parse(p *parser, a action) { st.path, _ = p.nonEmpty(a.V, "waitFor") }
+type waitForStep struct{ nonEmptyArg }
 
 func (st *waitForStep) play(pl *player) *ending {
-	path := os.ExpandEnv(st.path)
+	path := os.ExpandEnv(st.arg)
 	if path == "" {
 		return nil
 	}

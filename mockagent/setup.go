@@ -49,20 +49,13 @@ func (p *parser) delays(n *yaml.Node) map[string]time.Duration {
 			p.Errorf(kv.K, "delay: unknown method %q (want one of: %s)", kv.Key, strings.Join(delayMethods, ", "))
 			continue
 		}
-		str, ok := p.str(kv.V, "delay."+kv.Key)
-		if !ok {
-			continue
-		}
-		if str == "never" {
+		if v := yamlnode.Deref(kv.V); v.ShortTag() == "!!str" && v.Value == "never" {
 			out[kv.Key] = never
 			continue
 		}
-		d, err := time.ParseDuration(str)
-		if err != nil || d < 0 {
-			p.Errorf(yamlnode.Deref(kv.V), "delay.%s: want a duration such as 500ms or 1s, or never, got %q", kv.Key, str)
-			continue
+		if d, ok := p.duration(kv.V, "delay."+kv.Key, "500ms or 1s, or never"); ok {
+			out[kv.Key] = d
 		}
-		out[kv.Key] = d
 	}
 	return out
 }
@@ -125,8 +118,7 @@ func (a *agent) cancelRequest(req *acp.Request) {
 
 // checkDirs checks the additionalDirectories of session/new, load or
 // resume: only when the script advertises them, each absolute.
-func (a *agent) checkDirs(req *acp.Request) error {
-	dirs := requestDirs(req)
+func (a *agent) checkDirs(req *acp.Request, dirs []string) error {
 	if len(dirs) > 0 && a.s.capabilities.SessionCapabilities.AdditionalDirectories == nil {
 		return acp.NewError(acp.CodeInvalidParams, "%s: additionalDirectories given, but not advertised (sessionCapabilities.additionalDirectories)", req.Method)
 	}
@@ -136,15 +128,6 @@ func (a *agent) checkDirs(req *acp.Request) error {
 		}
 	}
 	return nil
-}
-
-// requestDirs are the additionalDirectories of a session request.
-func requestDirs(req *acp.Request) []string {
-	var p struct {
-		Dirs []string `json:"additionalDirectories"`
-	}
-	_ = req.DecodeParams(&p)
-	return p.Dirs
 }
 
 // showRootsStep says the session's roots: its cwd, then its

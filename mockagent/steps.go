@@ -3,6 +3,7 @@ package mockagent
 import (
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -164,6 +165,16 @@ func (onlyTrue) parse(p *parser, a action) {
 	}
 }
 
+// textArg is the base of the steps whose value is a string, arg.
+type textArg struct{ arg string }
+
+func (st *textArg) parse(p *parser, a action) { st.arg, _ = p.str(a.V, a.Key) }
+
+// nonEmptyArg is textArg for a string that must not be empty.
+type nonEmptyArg struct{ textArg }
+
+func (st *nonEmptyArg) parse(p *parser, a action) { st.arg, _ = p.nonEmpty(a.V, a.Key) }
+
 // chunkStep sends message, thought or user chunks.
 type chunkStep struct {
 	kind      string // agent_message_chunk, agent_thought_chunk, user_message_chunk
@@ -174,8 +185,8 @@ type chunkStep struct {
 func (st *chunkStep) parse(p *parser, a action) {
 	split := 0
 	p.apply(a.mods, a.what, fields{
-		"chunks":    func(v *yaml.Node) { split, _ = p.int(v, "chunks", 1, math.MaxInt32) },
-		"messageId": func(v *yaml.Node) { st.messageID, _ = p.nonEmpty(v, "messageId") },
+		"chunks":    set(&split, p.between(1, math.MaxInt32), "chunks"),
+		"messageId": set(&st.messageID, p.nonEmpty, "messageId"),
 	})
 	if r := yamlnode.Deref(a.V); r.Kind == yaml.SequenceNode {
 		st.chunks, _ = p.strings(a.V, a.Key)
@@ -192,17 +203,7 @@ func (st *chunkStep) play(pl *player) *ending {
 		if i > 0 && pl.cancelRequested() {
 			return pl.cancelEnding()
 		}
-		chunk := &acp.ContentChunk{Content: acp.TextBlock(c), MessageID: st.messageID}
-		u := acp.SessionUpdate{Kind: st.kind}
-		switch st.kind {
-		case acp.UpdateAgentMessageChunk:
-			u.AgentMessageChunk = chunk
-		case acp.UpdateAgentThoughtChunk:
-			u.AgentThoughtChunk = chunk
-		default:
-			u.UserMessageChunk = chunk
-		}
-		if err := pl.notify(u); err != nil {
+		if err := pl.notify(textChunk(st.kind, c, st.messageID)); err != nil {
 			return died()
 		}
 	}
@@ -234,17 +235,9 @@ func (st *planStep) parse(p *parser, a action) {
 	for _, it := range items {
 		e := acp.PlanEntry{Priority: acp.PriorityMedium, Status: acp.PlanPending}
 		p.object(it, "plan entry", fields{
-			"content": func(v *yaml.Node) { e.Content, _ = p.str(v, "plan entry content") },
-			"priority": func(v *yaml.Node) {
-				if s, ok := p.oneOf(v, "priority", "high", "medium", "low"); ok {
-					e.Priority = acp.PlanEntryPriority(s)
-				}
-			},
-			"status": func(v *yaml.Node) {
-				if s, ok := p.oneOf(v, "status", "pending", "in_progress", "completed"); ok {
-					e.Status = acp.PlanEntryStatus(s)
-				}
-			},
+			"content":  set(&e.Content, p.str, "plan entry content"),
+			"priority": set(&e.Priority, oneOfAs[acp.PlanEntryPriority](p, "high", "medium", "low"), "priority"),
+			"status":   set(&e.Status, oneOfAs[acp.PlanEntryStatus](p, "pending", "in_progress", "completed"), "status"),
 		})
 		st.entries = append(st.entries, e)
 	}
@@ -281,47 +274,23 @@ var (
 // toolCall parses a tool call (needTitle) or a tool call update.
 func (p *parser) toolCall(n *yaml.Node, what string, needTitle bool) acp.ToolCallUpdate {
 	var tc acp.ToolCallUpdate
-	optStr := func(key string, allowed []string, set func(string)) func(*yaml.Node) {
-		return func(v *yaml.Node) {
-			var s string
-			var ok bool
-			if allowed != nil {
-				s, ok = p.oneOf(v, what+"."+key, allowed...)
-			} else {
-				s, ok = p.str(v, what+"."+key)
-			}
-			if ok {
-				set(s)
-			}
-		}
-	}
 	p.object(n, what, fields{
-		"toolCallId": func(v *yaml.Node) { tc.ToolCallID, _ = p.nonEmpty(v, what+".toolCallId") },
-		"title":      optStr("title", nil, func(s string) { tc.Title = &s }),
-		"name":       optStr("name", nil, func(s string) { tc.Name = &s }),
-		"kind": optStr("kind", toolKinds, func(s string) {
-			k := acp.ToolKind(s)
-			tc.Kind = &k
-		}),
-		"status": optStr("status", toolStatuses, func(s string) {
-			st := acp.ToolCallStatus(s)
-			tc.Status = &st
-		}),
-		"rawInput":  func(v *yaml.Node) { tc.RawInput, _ = p.rawJSON(v, what+".rawInput") },
-		"rawOutput": func(v *yaml.Node) { tc.RawOutput, _ = p.rawJSON(v, what+".rawOutput") },
-		"_meta":     func(v *yaml.Node) { tc.Meta, _ = p.rawObject(v, what+"._meta") },
+		"toolCallId": set(&tc.ToolCallID, p.nonEmpty, what+".toolCallId"),
+		"title":      setPtr(&tc.Title, p.str, what+".title"),
+		"name":       setPtr(&tc.Name, p.str, what+".name"),
+		"kind":       setPtr(&tc.Kind, oneOfAs[acp.ToolKind](p, toolKinds...), what+".kind"),
+		"status":     setPtr(&tc.Status, oneOfAs[acp.ToolCallStatus](p, toolStatuses...), what+".status"),
+		"rawInput":   set(&tc.RawInput, p.rawJSON, what+".rawInput"),
+		"rawOutput":  set(&tc.RawOutput, p.rawJSON, what+".rawOutput"),
+		"_meta":      set(&tc.Meta, p.rawObject, what+"._meta"),
 		"locations": func(v *yaml.Node) {
 			tc.Locations = []acp.ToolCallLocation{}
 			items, _ := p.list(v, what+".locations")
 			for _, it := range items {
 				var l acp.ToolCallLocation
 				p.object(it, "location", fields{
-					"path": func(v *yaml.Node) { l.Path, _ = p.nonEmpty(v, "location.path") },
-					"line": func(v *yaml.Node) {
-						if i, ok := p.int(v, "location.line", 1, math.MaxUint32); ok {
-							l.Line = &i
-						}
-					},
+					"path": set(&l.Path, p.nonEmpty, "location.path"),
+					"line": setPtr(&l.Line, p.between(1, math.MaxUint32), "location.line"),
 				})
 				if l.Path == "" {
 					p.Errorf(yamlnode.Deref(it), "location: path is required")
@@ -348,45 +317,34 @@ func (p *parser) toolCall(n *yaml.Node, what string, needTitle bool) acp.ToolCal
 
 func (p *parser) toolContent(n *yaml.Node) acp.ToolCallContent {
 	var c acp.ToolCallContent
-	set := 0
-	p.object(n, "tool call content", fields{
+	given, _ := p.object(n, "tool call content", fields{
 		"text": func(v *yaml.Node) {
-			set++
 			s, _ := p.str(v, "content text")
 			c = acp.BlockToolContent(acp.TextBlock(s))
 		},
 		"terminal": func(v *yaml.Node) {
-			set++
 			s, _ := p.nonEmpty(v, "content terminal")
 			c = acp.TerminalToolContent(s)
 		},
 		"diff": func(v *yaml.Node) {
-			set++
 			var path, newText string
 			var oldText *string
-			hasNew := false
-			p.object(v, "diff", fields{
-				"path": func(v *yaml.Node) { path, _ = p.nonEmpty(v, "diff.path") },
+			diff, _ := p.object(v, "diff", fields{
+				"path": set(&path, p.nonEmpty, "diff.path"),
 				"oldText": func(v *yaml.Node) {
-					if yamlnode.IsNull(v) {
-						return
-					}
-					if s, ok := p.str(v, "diff.oldText"); ok {
-						oldText = &s
+					if !yamlnode.IsNull(v) {
+						setPtr(&oldText, p.str, "diff.oldText")(v)
 					}
 				},
-				"newText": func(v *yaml.Node) {
-					hasNew = true
-					newText, _ = p.str(v, "diff.newText")
-				},
+				"newText": set(&newText, p.str, "diff.newText"),
 			})
-			if path == "" || !hasNew {
+			if path == "" || !diff["newText"] {
 				p.Errorf(yamlnode.Deref(v), "diff: path and newText are required")
 			}
 			c = acp.DiffToolContent(path, oldText, newText)
 		},
 	})
-	if set != 1 {
+	if len(given) != 1 {
 		p.Errorf(yamlnode.Deref(n), "tool call content: want exactly one of text, diff, terminal")
 	}
 	return c
@@ -400,17 +358,9 @@ type readStep struct {
 
 func (st *readStep) parse(p *parser, a action) {
 	p.object(a.V, "read", fields{
-		"path": func(v *yaml.Node) { st.path, _ = p.nonEmpty(v, "read.path") },
-		"line": func(v *yaml.Node) {
-			if i, ok := p.int(v, "read.line", 1, math.MaxUint32); ok {
-				st.line = &i
-			}
-		},
-		"limit": func(v *yaml.Node) {
-			if i, ok := p.int(v, "read.limit", 0, math.MaxUint32); ok {
-				st.limit = &i
-			}
-		},
+		"path":  set(&st.path, p.nonEmpty, "read.path"),
+		"line":  setPtr(&st.line, p.between(1, math.MaxUint32), "read.line"),
+		"limit": setPtr(&st.limit, p.between(0, math.MaxUint32), "read.limit"),
 	})
 	if st.path == "" {
 		p.Errorf(yamlnode.Deref(a.V), "read: path is required")
@@ -434,15 +384,11 @@ type fileContent struct {
 }
 
 func (st *fileContent) parse(p *parser, a action) {
-	hasContent := false
-	p.object(a.V, a.Key, fields{
-		"path": func(v *yaml.Node) { st.path, _ = p.nonEmpty(v, a.Key+".path") },
-		"content": func(v *yaml.Node) {
-			hasContent = true
-			st.content, _ = p.str(v, a.Key+".content")
-		},
+	given, _ := p.object(a.V, a.Key, fields{
+		"path":    set(&st.path, p.nonEmpty, a.Key+".path"),
+		"content": set(&st.content, p.str, a.Key+".content"),
 	})
-	if st.path == "" || !hasContent {
+	if st.path == "" || !given["content"] {
 		p.Errorf(yamlnode.Deref(a.V), "%s: path and content are required", a.Key)
 	}
 }
@@ -459,13 +405,7 @@ type sleepStep struct {
 }
 
 func (st *sleepStep) parse(p *parser, a action) {
-	if s, ok := p.str(a.V, "sleep"); ok {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
-			p.Errorf(yamlnode.Deref(a.V), "sleep: want a duration such as 50ms or 2s, got %q", s)
-		}
-		st.d = d
-	}
+	st.d, _ = p.duration(a.V, "sleep", "50ms or 2s")
 }
 
 func (st *sleepStep) play(pl *player) *ending {
@@ -521,7 +461,7 @@ func (st *rawUpdateStep) parse(p *parser, a action) {
 }
 
 func (st *rawUpdateStep) play(pl *player) *ending {
-	return check(pl.a.conn.Notify(pl.a.ctx, acp.MethodSessionUpdate, rawNotification{SessionID: pl.sess.id, Update: st.raw}))
+	return check(pl.notify(acp.SessionUpdate{Raw: st.raw})) // of no kind: sent as it is
 }
 
 type usageUpdateStep struct {
@@ -537,8 +477,8 @@ func (st *usageUpdateStep) parse(p *parser, a action) {
 		"cost": func(v *yaml.Node) {
 			c := &acp.Cost{}
 			p.object(v, "cost", fields{
-				"amount":   func(v *yaml.Node) { c.Amount, _ = p.float(v, "cost.amount") },
-				"currency": func(v *yaml.Node) { c.Currency, _ = p.nonEmpty(v, "cost.currency") },
+				"amount":   set(&c.Amount, p.float, "cost.amount"),
+				"currency": set(&c.Currency, p.nonEmpty, "cost.currency"),
 			})
 			u.Cost = c
 		},
@@ -553,25 +493,20 @@ func (st *usageUpdateStep) play(pl *player) *ending {
 	return check(pl.notify(acp.SessionUpdate{Kind: acp.UpdateUsageUpdate, UsageUpdate: &u}))
 }
 
-type stopStep struct {
-	reason string
-}
+// stopStep ends the turn with the stop reason arg.
+type stopStep struct{ nonEmptyArg }
 
-func (st *stopStep) parse(p *parser, a action) { st.reason, _ = p.nonEmpty(a.V, "stop") }
-
-func (st *stopStep) play(*player) *ending { return &ending{stop: acp.StopReason(st.reason)} }
+func (st *stopStep) play(*player) *ending { return &ending{stop: acp.StopReason(st.arg)} }
 
 type errorStep struct {
-	err rpcError
+	err *rpcError
 }
 
 func (st *errorStep) parse(p *parser, a action) { st.err = p.rpcError(a.V) }
 
-func (st *errorStep) play(*player) *ending {
-	e := st.err
-	return &ending{err: &e}
-}
+func (st *errorStep) play(*player) *ending { return &ending{err: st.err} }
 
+// exitStep ends the process: nothing more is written.
 type exitStep struct {
 	code int
 }
@@ -579,25 +514,29 @@ type exitStep struct {
 func (st *exitStep) parse(p *parser, a action) { st.code, _ = p.int(a.V, "exit", 0, 255) }
 
 func (st *exitStep) play(pl *player) *ending {
-	pl.a.exit(st.code)
+	pl.a.out.kill()
+	os.Exit(st.code)
 	return died()
 }
 
+// hangStep makes the agent hang: from now on nothing is written or
+// answered.
 type hangStep struct{ onlyTrue }
 
 func (st *hangStep) play(pl *player) *ending {
-	pl.a.hang()
+	pl.a.hung.Store(true)
+	pl.a.out.discard()
 	_, _ = fmt.Fprintln(pl.a.stderr, "mock-agent: hanging (hang step)") // a log line; its failure changes nothing
 	return died()
 }
 
-type garbageStep struct {
-	text string
+// garbageStep writes the line arg to stdout, in one write.
+type garbageStep struct{ textArg }
+
+func (st *garbageStep) play(pl *player) *ending {
+	_, err := pl.a.out.Write([]byte(st.arg + "\n"))
+	return check(err)
 }
-
-func (st *garbageStep) parse(p *parser, a action) { st.text, _ = p.str(a.V, "garbage") }
-
-func (st *garbageStep) play(pl *player) *ending { return check(pl.a.out.writeLine(st.text)) }
 
 type floodStep struct {
 	count int
@@ -607,8 +546,8 @@ type floodStep struct {
 func (st *floodStep) parse(p *parser, a action) {
 	st.text = "x"
 	p.object(a.V, "flood", fields{
-		"count": func(v *yaml.Node) { st.count, _ = p.int(v, "flood.count", 1, 10_000_000) },
-		"text":  func(v *yaml.Node) { st.text, _ = p.str(v, "flood.text") },
+		"count": set(&st.count, p.between(1, 10_000_000), "flood.count"),
+		"text":  set(&st.text, p.str, "flood.text"),
 	})
 	if st.count == 0 {
 		p.Errorf(yamlnode.Deref(a.V), "flood: count is required")
@@ -617,21 +556,18 @@ func (st *floodStep) parse(p *parser, a action) {
 
 func (st *floodStep) play(pl *player) *ending {
 	for range st.count {
-		if err := pl.notify(acp.SessionUpdate{Kind: acp.UpdateAgentMessageChunk, AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(st.text)}}); err != nil {
+		if err := pl.notify(textChunk(acp.UpdateAgentMessageChunk, st.text, "")); err != nil {
 			return died()
 		}
 	}
 	return nil
 }
 
-type stderrStep struct {
-	text string
-}
-
-func (st *stderrStep) parse(p *parser, a action) { st.text, _ = p.str(a.V, "stderr") }
+// stderrStep writes arg to stderr, a line.
+type stderrStep struct{ textArg }
 
 func (st *stderrStep) play(pl *player) *ending {
-	text := st.text
+	text := st.arg
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}

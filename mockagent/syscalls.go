@@ -34,28 +34,20 @@ func (st *writeFileStep) play(pl *player) *ending {
 	return check(pl.sayOutcome("writeFile", "ok", err))
 }
 
-// readFileStep reads a file itself.
-type readFileStep struct {
-	path string
-}
-
-func (st *readFileStep) parse(p *parser, a action) { st.path, _ = p.nonEmpty(a.V, "readFile") }
+// readFileStep reads the file arg itself.
+type readFileStep struct{ nonEmptyArg }
 
 func (st *readFileStep) play(pl *player) *ending {
-	b, err := os.ReadFile(abs(pl.sess.cwd, os.ExpandEnv(st.path)))
+	b, err := os.ReadFile(abs(pl.sess.cwd, os.ExpandEnv(st.arg)))
 	return check(pl.sayOutcome("readFile", string(b), err))
 }
 
-// spawnStep runs a shell line as a child of the agent (a grandchild of
-// the client) in the session cwd, and waits for it.
-type spawnStep struct {
-	line string
-}
-
-func (st *spawnStep) parse(p *parser, a action) { st.line, _ = p.nonEmpty(a.V, "spawn") }
+// spawnStep runs the shell line arg as a child of the agent (a grandchild
+// of the client) in the session cwd, and waits for it.
+type spawnStep struct{ nonEmptyArg }
 
 func (st *spawnStep) play(pl *player) *ending {
-	cmd := exec.CommandContext(pl.a.ctx, "/bin/sh", "-c", st.line)
+	cmd := exec.CommandContext(pl.a.ctx, "/bin/sh", "-c", st.arg)
 	cmd.Dir = pl.sess.cwd
 	out, err := cmd.CombinedOutput()
 	status := "exit 0"
@@ -71,15 +63,13 @@ func (st *spawnStep) play(pl *player) *ending {
 	return check(pl.say("spawn: %s: %s", status, strings.TrimSpace(string(out))))
 }
 
-// connectStep opens a TCP connection itself, and closes it.
-type connectStep struct {
-	addr string
-}
+// connectStep opens a TCP connection to arg itself, and closes it.
+type connectStep struct{ nonEmptyArg }
 
 func (st *connectStep) parse(p *parser, a action) {
-	st.addr, _ = p.nonEmpty(a.V, "connect")
-	if _, _, err := net.SplitHostPort(st.addr); st.addr != "" && err != nil && !strings.Contains(st.addr, "$") {
-		p.Errorf(yamlnode.Deref(a.V), "connect: want HOST:PORT, got %q", st.addr)
+	st.nonEmptyArg.parse(p, a)
+	if _, _, err := net.SplitHostPort(st.arg); st.arg != "" && err != nil && !strings.Contains(st.arg, "$") {
+		p.Errorf(yamlnode.Deref(a.V), "connect: want HOST:PORT, got %q", st.arg)
 	}
 }
 
@@ -87,7 +77,7 @@ func (st *connectStep) play(pl *player) *ending {
 	ctx, cancel := context.WithTimeout(pl.a.ctx, connectTimeout)
 	defer cancel()
 	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", os.ExpandEnv(st.addr))
+	c, err := d.DialContext(ctx, "tcp", os.ExpandEnv(st.arg))
 	if err == nil {
 		c.Close()
 	}

@@ -25,12 +25,9 @@ type terminalStep struct {
 }
 
 func (st *terminalStep) parse(p *parser, a action) {
-	flag := func(dst *bool, key string) func(*yaml.Node) {
-		return func(v *yaml.Node) { *dst, _ = p.bool(v, "terminal."+key) }
-	}
 	p.object(a.V, "terminal", fields{
-		"command": func(v *yaml.Node) { st.command, _ = p.nonEmpty(v, "terminal.command") },
-		"args":    func(v *yaml.Node) { st.args, _ = p.strings(v, "terminal.args") },
+		"command": set(&st.command, p.nonEmpty, "terminal.command"),
+		"args":    set(&st.args, p.strings, "terminal.args"),
 		"env": func(v *yaml.Node) {
 			st.env = []acp.EnvVariable{}
 			kvs, _ := p.entries(v, "terminal.env")
@@ -39,20 +36,13 @@ func (st *terminalStep) parse(p *parser, a action) {
 				st.env = append(st.env, acp.EnvVariable{Name: kv.Key, Value: val})
 			}
 		},
-		"cwd": func(v *yaml.Node) { st.cwd, _ = p.nonEmpty(v, "terminal.cwd") },
-		"outputByteLimit": func(v *yaml.Node) {
-			if i, ok := p.int64(v, "terminal.outputByteLimit"); ok {
-				if i < 0 {
-					p.Errorf(yamlnode.Deref(v), "terminal.outputByteLimit: must not be negative")
-				}
-				st.outputByteLimit = &i
-			}
-		},
-		"toolCallId":  func(v *yaml.Node) { st.toolCallID, _ = p.nonEmpty(v, "terminal.toolCallId") },
-		"waitForExit": flag(&st.waitForExit, "waitForExit"),
-		"output":      flag(&st.output, "output"),
-		"kill":        flag(&st.kill, "kill"),
-		"release":     flag(&st.release, "release"),
+		"cwd":             set(&st.cwd, p.nonEmpty, "terminal.cwd"),
+		"outputByteLimit": setPtr(&st.outputByteLimit, p.count, "terminal.outputByteLimit"),
+		"toolCallId":      set(&st.toolCallID, p.nonEmpty, "terminal.toolCallId"),
+		"waitForExit":     set(&st.waitForExit, p.bool, "terminal.waitForExit"),
+		"output":          set(&st.output, p.bool, "terminal.output"),
+		"kill":            set(&st.kill, p.bool, "terminal.kill"),
+		"release":         set(&st.release, p.bool, "terminal.release"),
 	})
 	if st.command == "" {
 		p.Errorf(yamlnode.Deref(a.V), "terminal: command is required")

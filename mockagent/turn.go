@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	json "github.com/go-json-experiment/json/v1"
-
 	"github.com/acprun/acprun/acp"
 )
 
@@ -122,16 +120,26 @@ func (pl *player) notify(u acp.SessionUpdate) error {
 	return pl.a.conn.Notify(pl.a.ctx, acp.MethodSessionUpdate, acp.SessionNotification{SessionID: pl.sess.id, Update: u})
 }
 
-// rawNotification is a session/update with an update sent verbatim.
-type rawNotification struct {
-	SessionID string          `json:"sessionId"`
-	Update    json.RawMessage `json:"update"`
-}
-
 // say sends an agent_message_chunk, used to report results of client calls.
 func (pl *player) say(format string, args ...any) error {
 	text := fmt.Sprintf(format, args...)
-	return pl.notify(acp.SessionUpdate{Kind: acp.UpdateAgentMessageChunk, AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(text)}})
+	return pl.notify(textChunk(acp.UpdateAgentMessageChunk, text, ""))
+}
+
+// textChunk is an update of kind agent_message_chunk, agent_thought_chunk
+// or user_message_chunk with text.
+func textChunk(kind, text, messageID string) acp.SessionUpdate {
+	c := &acp.ContentChunk{Content: acp.TextBlock(text), MessageID: messageID}
+	u := acp.SessionUpdate{Kind: kind}
+	switch kind {
+	case acp.UpdateAgentMessageChunk:
+		u.AgentMessageChunk = c
+	case acp.UpdateAgentThoughtChunk:
+		u.AgentThoughtChunk = c
+	default:
+		u.UserMessageChunk = c
+	}
+	return u
 }
 
 // sayErr reports a failed client call as "error: method: message".

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	json "github.com/go-json-experiment/json/v1"
 
@@ -99,26 +100,60 @@ func (p *parser) entries(n *yaml.Node, what string) ([]yamlnode.Pair, bool) {
 // fields maps a key to the function that parses its value.
 type fields map[string]func(v *yaml.Node)
 
-// object parses a mapping whose keys must all be in fs.
-func (p *parser) object(n *yaml.Node, what string, fs fields) bool {
-	kvs, ok := p.entries(n, what)
-	if !ok {
-		return false
-	}
-	p.apply(kvs, what, fs)
-	return true
+// set returns the field parser that reads a value with read (p.str…) into
+// dst; a wrong value is reported, which fails the script, and leaves dst
+// its zero value.
+func set[T any](dst *T, read func(n *yaml.Node, what string) (T, bool), what string) func(*yaml.Node) {
+	return func(v *yaml.Node) { *dst, _ = read(v, what) }
 }
 
-// apply calls fs for each entry and reports unknown keys.
-func (p *parser) apply(kvs []yamlnode.Pair, what string, fs fields) {
+// setPtr is set for an optional value: dst points to the value read, and
+// stays nil when it is wrong.
+func setPtr[T any](dst **T, read func(n *yaml.Node, what string) (T, bool), what string) func(*yaml.Node) {
+	return func(v *yaml.Node) {
+		if x, ok := read(v, what); ok {
+			*dst = &x
+		}
+	}
+}
+
+// oneOfAs is p.oneOf as a reader for set and setPtr, of a string type T.
+func oneOfAs[T ~string](p *parser, allowed ...string) func(n *yaml.Node, what string) (T, bool) {
+	return func(n *yaml.Node, what string) (T, bool) {
+		s, ok := p.oneOf(n, what, allowed...)
+		return T(s), ok
+	}
+}
+
+// between is p.int in [lo, hi] as a reader for set and setPtr.
+func (p *parser) between(lo, hi int64) func(n *yaml.Node, what string) (int, bool) {
+	return func(n *yaml.Node, what string) (int, bool) { return p.int(n, what, lo, hi) }
+}
+
+// object parses a mapping whose keys must all be in fs; given holds the
+// keys of fs it has (for those that are required).
+func (p *parser) object(n *yaml.Node, what string, fs fields) (given map[string]bool, ok bool) {
+	kvs, ok := p.entries(n, what)
+	if !ok {
+		return nil, false
+	}
+	return p.apply(kvs, what, fs), true
+}
+
+// apply calls fs for each entry and reports unknown keys; given holds the
+// keys it called fs for.
+func (p *parser) apply(kvs []yamlnode.Pair, what string, fs fields) (given map[string]bool) {
+	given = map[string]bool{}
 	for _, kv := range kvs {
 		f, ok := fs[kv.Key]
 		if !ok {
 			p.Errorf(kv.K, "unknown key %q in %s (want one of: %s)", kv.Key, what, keyList(fs))
 			continue
 		}
+		given[kv.Key] = true
 		f(kv.V)
 	}
+	return given
 }
 
 func keyList(fs fields) string {
@@ -180,6 +215,16 @@ func (p *parser) int64(n *yaml.Node, what string) (int64, bool) {
 	return v, true
 }
 
+// count is int64 for a count, which must not be negative.
+func (p *parser) count(n *yaml.Node, what string) (int64, bool) {
+	i, ok := p.int64(n, what)
+	if ok && i < 0 {
+		p.Errorf(yamlnode.Deref(n), "%s: must not be negative", what)
+		return 0, false
+	}
+	return i, ok
+}
+
 func (p *parser) int(n *yaml.Node, what string, lo, hi int64) (int, bool) {
 	v, ok := p.int64(n, what)
 	if !ok {
@@ -218,6 +263,21 @@ func (p *parser) bool(n *yaml.Node, what string) (bool, bool) {
 		return false, false
 	}
 	return v, true
+}
+
+// duration parses a string such as examples says ("500ms or 1s"),
+// reporting one that is not a duration, or is negative.
+func (p *parser) duration(n *yaml.Node, what, examples string) (time.Duration, bool) {
+	s, ok := p.str(n, what)
+	if !ok {
+		return 0, false
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		p.Errorf(yamlnode.Deref(n), "%s: want a duration such as %s, got %q", what, examples, s)
+		return 0, false
+	}
+	return d, true
 }
 
 // strings parses a list of strings.

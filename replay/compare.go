@@ -47,29 +47,19 @@ func (r *rewriter) rewrite(v json.RawMessage, from, to string, terms map[string]
 	if len(v) == 0 || (!moveCwd && len(terms) == 0) {
 		return v
 	}
-	x, err := decode(v)
-	if err != nil {
-		return v
-	}
-	if !moveCwd {
-		from, to = "", ""
-	}
-	x = walk(x, "", func(key, s string) string {
-		if key == "terminalId" {
-			if t, ok := terms[s]; ok {
-				return t
+	return edit(v, func(x any) any {
+		return walk(x, "", func(key, s string) string {
+			if key == "terminalId" {
+				if t, ok := terms[s]; ok {
+					return t
+				}
 			}
-		}
-		if from != "" {
-			return pathtext.Replace(s, from, to)
-		}
-		return s
+			if moveCwd {
+				return pathtext.Replace(s, from, to)
+			}
+			return s
+		})
 	})
-	out, err := encode(x)
-	if err != nil {
-		return v
-	}
-	return out
 }
 
 // jsonInner is s as it appears inside a JSON string (without the quotes).
@@ -104,14 +94,20 @@ func decode(v json.RawMessage) (any, error) {
 	return x, err
 }
 
-func encode(x any) (json.RawMessage, error) {
+// edit returns v decoded, changed by f and encoded again; v itself when
+// that fails.
+func edit(v json.RawMessage, f func(x any) any) json.RawMessage {
+	x, err := decode(v)
+	if err != nil {
+		return v
+	}
 	var buf bytes.Buffer
 	e := json.NewEncoder(&buf)
 	e.SetEscapeHTML(false)
-	if err := e.Encode(x); err != nil {
-		return nil, err
+	if err := e.Encode(f(x)); err != nil {
+		return v
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
 // sameJSON reports whether got matches rec, a recorded JSON value: equal
@@ -352,10 +348,6 @@ func withoutURIs(prompt json.RawMessage) json.RawMessage {
 	if !bytes.Contains(prompt, []byte(`"uri"`)) {
 		return prompt
 	}
-	x, err := decode(prompt)
-	if err != nil {
-		return prompt
-	}
 	var drop func(any)
 	drop = func(v any) {
 		switch y := v.(type) {
@@ -370,10 +362,8 @@ func withoutURIs(prompt json.RawMessage) json.RawMessage {
 			}
 		}
 	}
-	drop(x)
-	out, err := encode(x)
-	if err != nil {
-		return prompt
-	}
-	return out
+	return edit(prompt, func(x any) any {
+		drop(x)
+		return x
+	})
 }

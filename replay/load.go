@@ -93,13 +93,15 @@ type recordLine struct {
 	Dropped *int `json:"dropped"`
 }
 
-// wire is the members of a JSON-RPC message that replay looks at.
+// wire is the members of a JSON-RPC message that replay looks at, and
+// those it writes (see player.send).
 type wire struct {
-	ID     json.RawMessage `json:"id"`
-	Method json.RawMessage `json:"method"` // nil when it has none: an answer
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
+	JSONRPC string          `json:"jsonrpc,omitempty"` // written only
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  json.RawMessage `json:"method,omitempty"` // nil when it has none: an answer
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
 }
 
 // name is the message's method: "" when it has none, or one that is not
@@ -354,11 +356,7 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 				return p.errorAt(n, text, valueOffset(text, "method"),
 					"a second session (%s): replay plays one session per transcript", ex.method)
 			}
-			var params struct {
-				Cwd string `json:"cwd"`
-			}
-			_ = json.Unmarshal(w.Params, &params)
-			p.rec.cwd = params.Cwd
+			p.rec.cwd = sessionCwd(w.Params)
 		}
 		if ex.method == "session/prompt" {
 			p.rec.prompts = append(p.rec.prompts, ex)
@@ -386,6 +384,15 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 		p.add(&item{line: n, t: rl.T, kind: itemAwait, req: it})
 	}
 	return nil
+}
+
+// sessionCwd is the cwd of the params of a session/new or session/load.
+func sessionCwd(params json.RawMessage) string {
+	var p struct {
+		Cwd string `json:"cwd"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return p.Cwd
 }
 
 // cancelCause is the cause acprun gave in the _meta of the session/cancel
@@ -464,7 +471,7 @@ func (p *parser) checkID(n int, text []byte, w wire) (string, error) {
 			return "s" + s, nil
 		}
 	case 'n':
-		if w.Method == nil && len(w.Error) > 0 && !isNullJSON(w.Error) {
+		if w.Method == nil && len(w.Error) > 0 && string(bytes.TrimSpace(w.Error)) != "null" {
 			return "", nil
 		}
 		return "", p.errorAt(n, text, msgMemberOffset(text, "id"),
@@ -490,9 +497,6 @@ func (p *parser) checkRaw(n int, text []byte, raw string) error {
 	}
 	return nil
 }
-
-// isNullJSON reports whether v is the JSON null.
-func isNullJSON(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
 
 // jsonKind names the kind of the JSON value v for a message.
 func jsonKind(v []byte) string {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"strconv"
 	"sync"
 	"time"
@@ -58,7 +59,7 @@ func Run(ctx context.Context, rec *Recording, stdin io.Reader, stdout, stderr io
 		opts:    opts,
 		ctx:     ctx,
 		stdout:  stdout,
-		stderr:  &lockedWriter{w: stderr},
+		log:     log.New(stderr, "acprun replay: ", 0), // one Write a line, under its lock
 		calls:   map[string]int{},
 		titles:  map[string]string{},
 		sent:    map[*item]sentRequest{},
@@ -88,7 +89,7 @@ type player struct {
 	opts   Options
 	ctx    context.Context
 	stdout io.Writer
-	stderr io.Writer
+	log    *log.Logger // stderr, written by the reading and the serving goroutines
 	start  time.Time
 
 	rw     rewriter          // used by the serving goroutine only
@@ -127,7 +128,14 @@ func (s *signal) C() chan struct{} {
 }
 
 // came reports whether s has come; a nil s never does.
-func (s *signal) came() bool { return s != nil && closed(s.done) }
+func (s *signal) came() bool {
+	select {
+	case <-s.C():
+		return true
+	default:
+		return false
+	}
+}
 
 // incoming is a request of the client.
 type incoming struct {
@@ -164,7 +172,7 @@ func (p *player) read(stdin io.Reader) {
 func (p *player) received(line []byte) {
 	var w wire
 	if err := json.Unmarshal(line, &w); err != nil {
-		fmt.Fprintf(p.stderr, "acprun replay: ignoring a line from the client that is not JSON-RPC: %s\n", excerpt(string(bytes.TrimSpace(line)), 120))
+		p.log.Printf("ignoring a line from the client that is not JSON-RPC: %s", excerpt(string(bytes.TrimSpace(line)), 120))
 		return
 	}
 	p.mu.Lock()
@@ -274,17 +282,10 @@ func (p *player) handle(in *incoming) error {
 			ex = list[k-1]
 		}
 		if in.method == "session/new" || in.method == "session/load" {
-			var params struct {
-				Cwd string `json:"cwd"`
-			}
-			_ = json.Unmarshal(in.params, &params)
-			p.rw.liveCwd = params.Cwd
+			p.rw.liveCwd = sessionCwd(in.params)
 		}
 	}
-	if div != nil {
-		if ex != nil {
-			div.Line = ex.line
-		}
+	if div != nil { // (checkPrompt gives the line of the prompt recorded)
 		return p.answerDiverged(in, div)
 	}
 
@@ -302,15 +303,13 @@ func (p *player) handle(in *incoming) error {
 	case end.cancelled:
 		return p.answer(in.id, json.RawMessage(`{"stopReason":"cancelled"}`), nil)
 	case end.cut != nil:
-		msg := cutMessage(turn, end.cut.cause)
-		fmt.Fprintf(p.stderr, "acprun replay: %s:%d: %s\n", p.rec.File, end.cut.line, msg)
-		return p.answer(in.id, nil, errorJSON(acp.CodeInternalError, msg, nil))
+		return p.failNoted(in.id, end.cut.line, cutMessage(turn, end.cut.cause), nil)
 	case end.eof:
-		return p.answer(in.id, nil, errorJSON(acp.CodeInternalError, "replay: the client closed its input before the turn ended", nil))
+		return p.fail(in.id, "replay: the client closed its input before the turn ended", nil)
 	case ex.answer == nil && end.cancelPassed:
 		// The recorded agent never answered the cancelled prompt: stay as
 		// silent as it did, until the client gives up.
-		fmt.Fprintf(p.stderr, "acprun replay: %s:%d: the recorded agent never answered the cancelled prompt (turn %d): neither does the replay\n", p.rec.File, ex.line, turn)
+		p.note(ex.line, "the recorded agent never answered the cancelled prompt (turn %d): neither does the replay", turn)
 		select {
 		case <-p.eof:
 		case <-p.ctx.Done():
@@ -321,9 +320,7 @@ func (p *player) handle(in *incoming) error {
 		if turn > 0 {
 			what = fmt.Sprintf("session/prompt (turn %d)", turn)
 		}
-		msg := fmt.Sprintf("replay: the recording ends before the agent answered %s: the transcript stops at line %d (cut short, or the agent never answered)", what, p.rec.last)
-		fmt.Fprintf(p.stderr, "acprun replay: %s:%d: %s\n", p.rec.File, ex.line, msg)
-		if err := p.answer(in.id, nil, errorJSON(acp.CodeInternalError, msg, nil)); err != nil {
+		if err := p.failNoted(in.id, ex.line, fmt.Sprintf("replay: the recording ends before the agent answered %s: the transcript stops at line %d (cut short, or the agent never answered)", what, p.rec.last), nil); err != nil {
 			return err
 		}
 	default:
@@ -370,7 +367,7 @@ func (p *player) playAside(items []*item, st playState) error {
 	if err != nil || end.div == nil {
 		return err
 	}
-	p.reportDiverged(end.div)
+	p.note(end.div.Line, "%s%s", DivergedPrefix, end.div.message())
 	return nil
 }
 
@@ -396,18 +393,18 @@ func (p *player) checkPrompt(turn int, ex *exchange, in *incoming) *Divergence {
 // answerDiverged reports a divergence on stderr and answers the request
 // with its error.
 func (p *player) answerDiverged(in *incoming, d *Divergence) error {
-	p.reportDiverged(d)
 	data, _ := json.Marshal(d)
-	return p.answer(in.id, nil, errorJSON(acp.CodeInternalError, DivergedPrefix+d.message(), data))
+	return p.failNoted(in.id, d.Line, DivergedPrefix+d.message(), data)
 }
 
-// reportDiverged writes the line of a divergence to stderr.
-func (p *player) reportDiverged(d *Divergence) {
+// note writes a line about line n of the recording (0: the whole file) to
+// stderr: "acprun replay: rec.jsonl:12: text".
+func (p *player) note(n int, format string, args ...any) {
 	where := p.rec.File
-	if d.Line > 0 {
-		where = fmt.Sprintf("%s:%d", p.rec.File, d.Line)
+	if n > 0 {
+		where = fmt.Sprintf("%s:%d", p.rec.File, n)
 	}
-	fmt.Fprintf(p.stderr, "acprun replay: %s: %s%s\n", where, DivergedPrefix, d.message())
+	p.log.Printf("%s: %s", where, fmt.Sprintf(format, args...))
 }
 
 // message says what diverged: "turn 2: session/request_permission for
@@ -535,16 +532,10 @@ func (p *player) request(it *item) error {
 	p.waiting[id] = ch
 	p.mu.Unlock()
 	p.sent[it] = sentRequest{id: id, ch: ch}
-	msg, err := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  json.RawMessage `json:"method"`
-		Params  json.RawMessage `json:"params,omitempty"`
-	}{"2.0", json.RawMessage(id), it.rawMethod, p.rw.out(it.params)})
-	if err != nil {
+	if err := p.send(wire{ID: json.RawMessage(id), Method: it.rawMethod, Params: p.rw.out(it.params)}); err != nil {
 		return fmt.Errorf("replay: %s at line %d: %w", it.method, it.line, err)
 	}
-	return p.write(msg)
+	return nil
 }
 
 // sentRequest is one of our requests waiting for its answer.
@@ -644,14 +635,20 @@ func (p *player) answer(id, result, errObj json.RawMessage) error {
 	case len(result) == 0:
 		result = json.RawMessage("null")
 	}
-	msg, err := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  json.RawMessage `json:"result,omitempty"`
-		Error   json.RawMessage `json:"error,omitempty"`
-	}{"2.0", id, result, errObj})
-	if err != nil {
+	if err := p.send(wire{ID: id, Result: result, Error: errObj}); err != nil {
 		return fmt.Errorf("replay: answer: %w", err)
+	}
+	return nil
+}
+
+// send writes the JSON-RPC message w (a "jsonrpc": "2.0" one) to the
+// client; the error of writing is wrapped in errStdout, that of encoding
+// is not.
+func (p *player) send(w wire) error {
+	w.JSONRPC = "2.0"
+	msg, err := json.Marshal(w)
+	if err != nil {
+		return err
 	}
 	return p.write(msg)
 }
@@ -666,36 +663,16 @@ func (p *player) write(line []byte) error {
 	return nil
 }
 
-// errorJSON is a JSON-RPC error object.
-func errorJSON(code int, msg string, data json.RawMessage) json.RawMessage {
-	b, _ := json.Marshal(errorObject{Code: code, Message: msg, Data: data})
-	return b
+// failNoted is fail with msg also on stderr, about line n of the recording.
+func (p *player) failNoted(id json.RawMessage, n int, msg string, data json.RawMessage) error {
+	p.note(n, "%s", msg)
+	return p.fail(id, msg, data)
 }
 
-// closed reports whether ch is closed; a nil ch never is.
-func closed(ch chan struct{}) bool {
-	if ch == nil {
-		return false
-	}
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
-
-// lockedWriter serialises the writes of the reading and the serving
-// goroutines to stderr.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(b)
+// fail answers a request of the client with an internal error.
+func (p *player) fail(id json.RawMessage, msg string, data json.RawMessage) error {
+	e, _ := json.Marshal(errorObject{Code: acp.CodeInternalError, Message: msg, Data: data})
+	return p.answer(id, nil, e)
 }
 
 // countPrompts is "1 prompt" or "N prompts".
