@@ -922,33 +922,23 @@ func (r *scenarioRun) playTurns(ctx, scCtx context.Context) {
 }
 
 // checkScenarioWork checks the scenario-level expectations on the
-// workspace (files) and asks its judge, once the agent has stopped, unless
-// the attempt is already an error (see errored).
+// workspace (files) and asks its judge (askJudge), once the agent has
+// stopped.
 func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 	e := r.sc.Expect
 	r.workFails = append(r.workFails, r.checkFiles(e.Files)...)
-	switch {
-	case e.Judge == nil:
-	case ctx.Err() != nil:
-		r.workFails = append(r.workFails, judgeNotAsked(e.Judge, stopReason(ctx)))
-		r.cutShort("before its judge was asked")
-	case r.errored():
-		r.workFails = append(r.workFails, judgeNotAsked(e.Judge, notAskedErrored))
-	default:
+	jr, fail := r.askJudge(ctx, e.Judge, func() string {
 		var texts []string
 		for _, t := range r.res.Turns {
 			if t.Text != "" {
 				texts = append(texts, t.Text)
 			}
 		}
-		jr, fail := r.judge(ctx, e.Judge, strings.Join(texts, "\n\n"), judgeWhat)
-		r.res.Judge = jr
-		if fail != "" {
-			r.workFails = append(r.workFails, fail)
-		}
-		if !jr.Passed {
-			r.cutShort("while its judge was asked")
-		}
+		return strings.Join(texts, "\n\n")
+	}, judgeWhat, "its judge")
+	r.res.Judge = jr // nil when not asked, as it was
+	if fail != "" {
+		r.workFails = append(r.workFails, fail)
 	}
 }
 

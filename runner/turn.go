@@ -218,29 +218,37 @@ func (r *scenarioRun) turnsBefore(i int) []report.TurnResult {
 }
 
 // checkTurnWork checks the turn's files in the workspace as the turn left
-// them, and asks its judge unless the attempt is already an error (see
-// errored).
+// them, and asks its judge (askJudge).
 func (r *scenarioRun) checkTurnWork(ctx context.Context, e scenario.Expect, rec *report.TurnResult) []string {
-	var fails []string
-	fails = append(fails, r.checkFiles(e.Files)...)
-	switch {
-	case e.Judge == nil:
-	case ctx.Err() != nil:
-		fails = append(fails, judgeNotAsked(e.Judge, stopReason(ctx)))
-		r.cutShort(fmt.Sprintf("before the judge of turn %d was asked", rec.Index))
-	case r.errored():
-		fails = append(fails, judgeNotAsked(e.Judge, notAskedErrored))
-	default:
-		jr, fail := r.judge(ctx, e.Judge, rec.Text, turnJudgeWhat(rec.Index))
-		rec.Judge = jr
-		if fail != "" {
-			fails = append(fails, fail)
-		}
-		if !jr.Passed {
-			r.cutShort(fmt.Sprintf("while the judge of turn %d was asked", rec.Index))
-		}
+	fails := r.checkFiles(e.Files)
+	jr, fail := r.askJudge(ctx, e.Judge, func() string { return rec.Text }, turnJudgeWhat(rec.Index), fmt.Sprintf("the judge of turn %d", rec.Index))
+	rec.Judge = jr // nil when not asked, as it was
+	if fail != "" {
+		fails = append(fails, fail)
 	}
 	return fails
+}
+
+// askJudge asks judge j (nil for none) about text() unless the run has
+// ended or the attempt is already an error (see errored), and returns its
+// verdict (nil when not asked) and the failure it gives ("" for none).
+// what names it in its transcript's name (see judge), whose in what the
+// end of the run cut short ("its judge", "the judge of turn 2").
+func (r *scenarioRun) askJudge(ctx context.Context, j *scenario.Judge, text func() string, what, whose string) (*report.JudgeResult, string) {
+	switch {
+	case j == nil:
+		return nil, ""
+	case ctx.Err() != nil:
+		r.cutShort("before " + whose + " was asked")
+		return nil, judgeNotAsked(j, stopReason(ctx))
+	case r.errored():
+		return nil, judgeNotAsked(j, notAskedErrored)
+	}
+	jr, fail := r.judge(ctx, j, text(), what)
+	if !jr.Passed {
+		r.cutShort("while " + whose + " was asked")
+	}
+	return jr, fail
 }
 
 // awaitAnswer waits for turn t's answer to call until ctx ends. expired
