@@ -1117,8 +1117,8 @@ func (r *scenarioRun) collect() {
 	r.res.Allowed, r.res.Denied = s.allowed, s.denied
 	r.res.Violations = append(r.res.Violations, s.violations...)
 	r.res.SetupUpdates = s.setup.updates
-	r.res.SetupPermissions = filledPermissions(s.setup.permissions)
-	r.res.SetupClientRequests = filledRequests(s.setup.requests)
+	r.res.SetupPermissions = filled(s.setup.permissions, clonePermission)
+	r.res.SetupClientRequests = filled(s.setup.requests, nil)
 	r.res.SetupNotices = slices.Clone(s.setup.notices)
 	r.res.SetupElicitations = cloneElicitations(s.setup.elicitations)
 	for _, w := range s.setup.warnings {

@@ -78,8 +78,8 @@ type setupState struct {
 // requestLog holds the records of the agent's requests, in arrival order:
 // a turn's, or those before the first turn.
 type requestLog struct {
-	permissions []*permissionSlot
-	requests    []*requestSlot
+	permissions []*slot[report.Permission]
+	requests    []*slot[report.ClientRequest]
 }
 
 // arrival is a request from the agent as it arrived: where it is recorded
@@ -87,8 +87,8 @@ type requestLog struct {
 type arrival struct {
 	turn    *turnState // nil: before the first turn
 	late    bool       // it came after the turn's answer
-	perm    *permissionSlot
-	request *requestSlot
+	perm    *slot[report.Permission]
+	request *slot[report.ClientRequest]
 	params  *acp.RequestPermissionRequest // decoded on arrival; nil if invalid
 	bad     error                         // why params did not decode
 	waits   *sync.WaitGroup               // the turn's wait for its requests; nil when it does not wait
@@ -98,15 +98,10 @@ type arrival struct {
 	call acp.ToolCall
 }
 
-// permissionSlot and requestSlot hold a record in arrival order; filled is
-// set once the request has been answered.
-type permissionSlot struct {
-	rec    report.Permission
-	filled bool
-}
-
-type requestSlot struct {
-	rec    report.ClientRequest
+// slot holds the record of a request in arrival order; filled is set once
+// the request has been answered.
+type slot[T any] struct {
+	rec    T
 	filled bool
 }
 
@@ -232,12 +227,12 @@ func (s *session) arrive(req *acp.Request) *arrival {
 				s.violationLocked(fmt.Sprintf("session/request_permission %q: toolCall has no toolCallId, which is required; taken as a tool call of its own", p.ToolCall.ToolCall().Title))
 			}
 			a.params = &p
-			a.perm = &permissionSlot{}
+			a.perm = &slot[report.Permission]{}
 			a.call = askedCall(a.turn, &p, a.late)
 			log.permissions = append(log.permissions, a.perm)
 		}
 	} else {
-		a.request = &requestSlot{}
+		a.request = &slot[report.ClientRequest]{}
 		log.requests = append(log.requests, a.request)
 	}
 	if a.turn != nil && !a.late && req.Method != acp.MethodTerminalWaitForExit {
@@ -1056,8 +1051,8 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 		j := *t.rec.Judge
 		r.Judge = &j
 	}
-	r.ClientRequests = filledRequests(t.requests)
-	r.Permissions = filledPermissions(t.permissions)
+	r.ClientRequests = filled(t.requests, nil)
+	r.Permissions = filled(t.permissions, clonePermission)
 	r.Warnings = slices.Clone(t.warnings)
 	r.ToolCalls = nil
 	if len(t.order) > 0 {
@@ -1191,33 +1186,27 @@ func shownStatus(st acp.ToolCallStatus, cancelled bool) string {
 	return string(st)
 }
 
-// filledPermissions copies the answered permission records, in arrival
-// order. The caller holds s.mu.
-func filledPermissions(slots []*permissionSlot) []report.Permission {
-	var out []report.Permission
+// filled copies the answered records of slots, in arrival order, each
+// deep-copied by clone (nil: the record is copied as it is). The caller
+// holds s.mu.
+func filled[T any](slots []*slot[T], clone func(T) T) []T {
+	var out []T
 	for _, sl := range slots {
-		if sl.filled {
-			if out == nil {
-				out = make([]report.Permission, 0, len(slots))
-			}
-			p := sl.rec
-			p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
-			out = append(out, p)
+		switch {
+		case !sl.filled:
+		case clone != nil:
+			out = append(out, clone(sl.rec))
+		default:
+			out = append(out, sl.rec)
 		}
 	}
 	return out
 }
 
-// filledRequests copies the answered client request records, in arrival
-// order. The caller holds s.mu.
-func filledRequests(slots []*requestSlot) []report.ClientRequest {
-	var out []report.ClientRequest
-	for _, sl := range slots {
-		if sl.filled {
-			out = append(out, sl.rec)
-		}
-	}
-	return out
+// clonePermission deep-copies a permission record.
+func clonePermission(p report.Permission) report.Permission {
+	p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
+	return p
 }
 
 // promptUsage records the usage reported on the prompt's answer.
