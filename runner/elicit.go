@@ -219,14 +219,6 @@ func answerQuestion(p *acp.CreateElicitationRequest, scripted bool, sets []scena
 	return acp.CreateElicitationResponse{Action: acp.ElicitationAccept, Content: content}, rec
 }
 
-// pluralWord is one for n == 1, else many.
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // findAnswer returns the answer for field from the first set that
 // matches message and has it.
 func findAnswer(sets []scenario.AnswerSet, message, field string) (scenario.AnswerValue, bool) {

@@ -228,26 +228,20 @@ func quoted(s string) string { return strconv.Quote(shorten(s, 60)) }
 
 // plural is "1 tool call" or "2 tool calls".
 func plural(n int, one, many string) string {
+	return strconv.Itoa(n) + " " + pluralWord(n, one, many)
+}
+
+// pluralWord is one for n == 1, else many.
+func pluralWord(n int, one, many string) string {
 	if n == 1 {
-		return "1 " + one
+		return one
 	}
-	return strconv.Itoa(n) + " " + many
+	return many
 }
 
 // match is "1 tool call matches" or "2 tool calls match".
 func match(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one + " matches"
-	}
-	return plural(n, one, many) + " match"
-}
-
-// wasWere is the verb for n things: "was" for 1, else "were".
-func wasWere(n int) string {
-	if n == 1 {
-		return "was"
-	}
-	return "were"
+	return plural(n, one, many) + pluralWord(n, " matches", " match")
 }
 
 // matchesPattern reports whether a tool call (or permission request) of
@@ -583,12 +577,8 @@ func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult) []st
 		case sum > *e.MaxTotalTokens:
 			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: %d tokens in all turns, want at most %d", pos, sum, *e.MaxTotalTokens))
 		case len(missing) > 0:
-			noun := "turns "
-			if len(missing) == 1 {
-				noun = "turn "
-			}
-			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: the agent reported no token usage for %s%s, so the total is unknown (the other turns: %d tokens)",
-				pos, noun, listed(missing), sum))
+			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: the agent reported no token usage for %s %s, so the total is unknown (the other turns: %d tokens)",
+				pos, pluralWord(len(missing), "turn", "turns"), listed(missing), sum))
 		}
 	}
 	if e.MaxCost != nil {
@@ -653,7 +643,7 @@ func checkFiles(e *scenario.FilesExpect, root string, hidden []string, changed [
 			}
 		}
 		if len(hit) > 0 {
-			fails = append(fails, fmt.Sprintf("%s: files.unchanged: %s matching %q %s changed: %s", u.Pos, plural(len(hit), "path", "paths"), u.Value, wasWere(len(hit)), listed(hit)))
+			fails = append(fails, fmt.Sprintf("%s: files.unchanged: %s matching %q %s changed: %s", u.Pos, plural(len(hit), "path", "paths"), u.Value, pluralWord(len(hit), "was", "were"), listed(hit)))
 		}
 	}
 	return fails

@@ -1135,16 +1135,16 @@ func (r *scenarioRun) collect() {
 	}
 	if lostViolations > 0 {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s %s not kept (only the first %d are)",
-			plural(lostViolations, "more protocol violation", "more protocol violations"), wasWere(lostViolations), maxViolations))
+			plural(lostViolations, "more protocol violation", "more protocol violations"), pluralWord(lostViolations, "was", "were"), maxViolations))
 	}
 	if lostEarly > 0 {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s sent before session/new answered %s dropped (only the first %d are kept)",
-			plural(lostEarly, "session/update notification", "session/update notifications"), wasWere(lostEarly), maxEarly))
+			plural(lostEarly, "session/update notification", "session/update notifications"), pluralWord(lostEarly, "was", "were"), maxEarly))
 	}
 	if r.agent != nil {
 		if n := r.agent.Conn.Dropped(); n > 0 {
 			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s the agent sent %s read but not processed: acprun was stopped at once (second interrupt); the results miss them",
-				plural(n, "message", "messages"), wasWere(n)))
+				plural(n, "message", "messages"), pluralWord(n, "was", "were")))
 		}
 	}
 }
