@@ -229,14 +229,8 @@ func (a *Agent) Kill() {
 func (a *Agent) finish(ctx context.Context) {
 	a.Process.Kill()
 	<-a.Exited()
-	select {
-	case <-a.Done(): // its output read to its ends, or given up on
-	case <-ctx.Done():
-	}
-	select {
-	case <-a.Conn.Done(): // and dispatched
-	case <-ctx.Done(): // stop now: what is not dispatched yet is dropped
-	}
+	waitFor(ctx, a.Done())      // its output read to its ends, or given up on
+	waitFor(ctx, a.Conn.Done()) // and dispatched; when ctx ends first, what is not dispatched yet is dropped
 	a.Conn.Close()
 	<-a.Done()
 }

@@ -106,10 +106,7 @@ func (s *session) elicit(ctx context.Context, req *acp.Request) (any, error) {
 	s.mu.Unlock()
 	if cancelled {
 		acp.Async(ctx) // session/cancel goes out first, as for permission requests
-		select {
-		case <-t.cancelSent:
-		case <-ctx.Done():
-		}
+		waitFor(ctx, t.cancelSent)
 	}
 	return resp, nil
 }

@@ -301,10 +301,7 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 		defer a.answered(ctx)
 		acp.Async(ctx) // served concurrently: a command may run for long
 		if a.hold != nil {
-			select { // served after the checks of the workspace
-			case <-a.hold:
-			case <-ctx.Done():
-			}
+			waitFor(ctx, a.hold) // served after the checks of the workspace
 		}
 		result, rec, err := s.client.handle(ctx, req)
 		rec.Late = a.late
@@ -691,6 +688,14 @@ func (t *turnState) known(id string) (c *toolCallState, earlier bool) {
 	return nil, false
 }
 
+// waitFor waits until ch is closed or ctx ends.
+func waitFor(ctx context.Context, ch <-chan struct{}) {
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
+}
+
 // isClosed reports whether ch is closed.
 func isClosed(ch <-chan struct{}) bool {
 	select {
@@ -715,10 +720,7 @@ func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermiss
 		// that reads the answer first may take it for a user's refusal
 		// and end its turn end_turn).
 		acp.Async(ctx)
-		select {
-		case <-a.turn.cancelSent:
-		case <-ctx.Done():
-		}
+		waitFor(ctx, a.turn.cancelSent)
 	}
 	resp, rec := s.answerPermission(a, d, cancelled)
 	s.obs.permission(rec)
@@ -982,10 +984,7 @@ func (s *session) finish(ctx context.Context, t *turnState, out turnOutcome) rep
 		t.inflight.Wait()
 		close(answered)
 	}()
-	select {
-	case <-answered:
-	case <-ctx.Done():
-	}
+	waitFor(ctx, answered)
 	s.mu.Lock()
 	if !isClosed(answered) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		t.warnings = append(t.warnings, "the answers to the agent's requests of the turn were not all written within cancelGrace of its end: the agent may not have received them (it does not read its input)")
