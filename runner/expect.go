@@ -436,12 +436,6 @@ func checkPermissions(e *scenario.PermissionsExpect, perms []report.Permission, 
 	return fails
 }
 
-// reportedCost returns the session's cumulative cost as the turn last
-// reported it before its answer, and whether it reported one.
-func reportedCost(t *report.TurnResult) (float64, bool) {
-	return costOf(t.Usage)
-}
-
 // costOf returns the cost usage u reports, and whether it reports one.
 func costOf(u *report.Usage) (float64, bool) {
 	if u == nil || (u.Currency == "" && u.Cost == 0) {
@@ -476,7 +470,7 @@ func lastCost(turns []report.TurnResult) (costReport, bool) {
 		if c, ok := costOf(t.LateUsage); ok {
 			return costReport{c, t.LateUsage.Currency, t.Index, true}, true
 		}
-		if c, ok := reportedCost(t); ok {
+		if c, ok := costOf(t.Usage); ok {
 			return costReport{c, t.Usage.Currency, t.Index, false}, true
 		}
 	}
@@ -519,7 +513,7 @@ func checkTurnUsage(e *scenario.UsageExpect, t *report.TurnResult, prevCost floa
 	}
 	if e.MaxCost != nil {
 		pos := cmp.Or(e.MaxCostPos, e.Pos)
-		total, ok := reportedCost(t)
+		total, ok := costOf(t.Usage) // the session's cost as the turn last reported it before its answer
 		cost := total
 		if total >= prevCost {
 			cost = total - prevCost
