@@ -211,6 +211,15 @@ func listed(items []string) string {
 	return fmt.Sprintf("%s … and %d more", strings.Join(items[:maxListed], ", "), len(items)-maxListed)
 }
 
+// mapped is f of each item of s, in order; nil for none.
+func mapped[T, U any](s []T, f func(T) U) []U {
+	var out []U
+	for _, v := range s {
+		out = append(out, f(v))
+	}
+	return out
+}
+
 // shorten cuts s to at most n runes, marking the cut with "…".
 func shorten(s string, n int) string {
 	i := 0
@@ -335,11 +344,7 @@ func checkToolCalls(e *scenario.ToolCallsExpect, calls []observedCall, scope str
 }
 
 func listCalls(calls []observedCall) string {
-	items := make([]string, len(calls))
-	for i, c := range calls {
-		items[i] = c.String()
-	}
-	return listed(items)
+	return listed(mapped(calls, observedCall.String))
 }
 
 func checkCount(c scenario.CountExpect, calls []observedCall, scope string) []string {
@@ -390,10 +395,7 @@ func checkSequence(seq []scenario.Located, calls []observedCall, scope string) [
 		if i == 0 {
 			return []string{fmt.Sprintf("%s: toolCalls.sequence: no tool call matches %q (%s)", p.Pos, p.Value, describeCalls(calls, scope))}
 		}
-		done := make([]string, i)
-		for j := range done {
-			done[j] = seq[j].Value
-		}
+		done := mapped(seq[:i], func(l scenario.Located) string { return l.Value })
 		return []string{fmt.Sprintf("%s: toolCalls.sequence: matched %s; no later tool call matches %q (%s)",
 			p.Pos, listed(done), p.Value, describeCalls(calls, scope))}
 	}
@@ -419,11 +421,7 @@ func checkPermissions(e *scenario.PermissionsExpect, perms []report.Permission, 
 		}
 		actual := scope + " made no permission requests"
 		if len(perms) > 0 {
-			items := make([]string, len(perms))
-			for i, q := range perms {
-				items[i] = describe(q.Kind, q.Title, q.Name)
-			}
-			actual = scope + "'s permission requests: " + listed(items)
+			actual = scope + "'s permission requests: " + listed(mapped(perms, func(q report.Permission) string { return describe(q.Kind, q.Title, q.Name) }))
 		}
 		fails = append(fails, fmt.Sprintf("%s: permissions.requested: no permission request matches %q (%s)", p.Pos, p.Value, actual))
 	}

@@ -253,10 +253,7 @@ func unpricedWarning(sc *scenario.Scenario, sp gateway.Spent) string {
 	if len(sp.Unpriced) == 0 || (len(sc.Gateway.Prices) == 0 && !hasMaxCost(sc)) {
 		return ""
 	}
-	names := make([]string, len(sp.Unpriced))
-	for i, m := range sp.Unpriced {
-		names[i] = strconv.Quote(m)
-	}
+	names := mapped(sp.Unpriced, strconv.Quote)
 	return fmt.Sprintf("gateway: no price for %s %s in the config's prices: the cost of %s requests is unknown, "+
 		"so the turns' cost (and what budget.maxCost counted) is a lower bound; add %s to prices",
 		pluralWord(len(names), "model", "models"), listed(names), pluralWord(len(names), "its", "their"), pluralWord(len(names), "it", "them"))

@@ -51,9 +51,7 @@ func (r *scenarioRun) recorded(cr report.CommandResult, hr hook.Result) report.C
 // (sandbox.Applied.Wrap).
 func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command, sb *sandbox.Applied) (report.CommandResult, hook.Result) {
 	hc := hook.Command{Run: cmd.Run, Dir: r.workDir(), Env: r.commandEnv(), Timeout: cmd.Limit()}
-	for _, l := range cmd.Expect.StdoutContains {
-		hc.StdoutContains = append(hc.StdoutContains, l.Value)
-	}
+	hc.StdoutContains = mapped(cmd.Expect.StdoutContains, func(l scenario.Located) string { return l.Value })
 	if m := cmd.Expect.StdoutMatches; m != nil {
 		hc.StdoutMatches = m.Re
 	}

@@ -578,11 +578,7 @@ func loadWarnings(sc *scenario.Scenario, policy *approve.Policy) []string {
 	if w, ok := sc.NoPermissionsWarning(); ok && policy == nil {
 		ws = scenario.SortWarnings(append(slices.Clone(ws), w))
 	}
-	var out []string
-	for _, w := range ws {
-		out = append(out, w.String())
-	}
-	return out
+	return mapped(ws, scenario.Warning.String)
 }
 
 // newResult is the result of job j of a run with opts, before it runs.

@@ -840,17 +840,15 @@ func PermissionRequest(call acp.ToolCall, options []acp.PermissionOption, cwd st
 		Cwd:        cwd,
 		Resolve:    jail.ResolvePath,
 	}
-	for _, l := range call.Locations {
-		req.Locations = append(req.Locations, l.Path)
-	}
+	req.Locations = locationPaths(call.Locations)
 	for _, c := range call.Content {
 		if c.Type == acp.ToolContentDiff {
 			req.DiffPaths = append(req.DiffPaths, c.Path)
 		}
 	}
-	for _, o := range options {
-		req.Options = append(req.Options, approve.Option{ID: o.OptionID, Name: o.Name, Kind: string(o.Kind)})
-	}
+	req.Options = mapped(options, func(o acp.PermissionOption) approve.Option {
+		return approve.Option{ID: o.OptionID, Name: o.Name, Kind: string(o.Kind)}
+	})
 	return req
 }
 
@@ -1038,10 +1036,7 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 		}
 	}
 	r.Updates = maps.Clone(t.rec.Updates)
-	r.UnknownUpdates = nil
-	for _, raw := range t.unknown {
-		r.UnknownUpdates = append(r.UnknownUpdates, slices.Clone(raw))
-	}
+	r.UnknownUpdates = mapped(t.unknown, slices.Clone[json.RawMessage])
 	r.Notices = slices.Clone(t.notices)
 	r.Compactions = t.compactionRecords()
 	r.Elicitations = cloneElicitations(t.elicitations)
@@ -1130,11 +1125,7 @@ func (c *toolCallState) record() report.ToolCall {
 
 // locationPaths are the paths of a tool call's locations; nil for none.
 func locationPaths(ls []acp.ToolCallLocation) []string {
-	var paths []string
-	for _, l := range ls {
-		paths = append(paths, l.Path)
-	}
-	return paths
+	return mapped(ls, func(l acp.ToolCallLocation) string { return l.Path })
 }
 
 // contentJSON is a tool call's content as the results give it; nil for
