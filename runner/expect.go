@@ -39,23 +39,9 @@ func checkTurn(e scenario.Expect, t *report.TurnResult) []string {
 		fails = append(fails, fmt.Sprintf("%s: text does not match /%s/", m.Pos, m.Re))
 	}
 	fails = append(fails, checkForbidden("text", t.Text, 0, e.TextNotContains, e.TextNotMatches)...)
-	deniedPerms, deniedCommands := 0, 0
-	var perms []report.Permission
-	for _, p := range t.Permissions {
-		if p.Late {
-			continue
-		}
-		perms = append(perms, p)
-		if p.Decision == string(approve.Deny) {
-			deniedPerms++
-		}
-	}
-	for _, c := range t.ClientRequests {
-		if !c.Late && c.Decision == string(approve.Deny) {
-			deniedCommands++
-		}
-	}
-	fails = append(fails, checkDenied(e, deniedPerms, deniedCommands)...)
+	perms := kept(t.Permissions, func(p report.Permission) bool { return !p.Late })
+	deniedPerms := len(kept(perms, func(p report.Permission) bool { return p.Decision == string(approve.Deny) }))
+	fails = append(fails, checkDenied(e, deniedPerms, deniedCommands(kept(t.ClientRequests, func(c report.ClientRequest) bool { return !c.Late })))...)
 	if e.ToolCalls != nil {
 		var calls []observedCall
 		for _, c := range t.ToolCalls {
@@ -69,13 +55,7 @@ func checkTurn(e scenario.Expect, t *report.TurnResult) []string {
 		fails = append(fails, checkPermissions(e.Permissions, perms, "the turn")...)
 	}
 	if e.Notices != nil {
-		var notices []report.Notice
-		for _, n := range t.Notices {
-			if !n.Late {
-				notices = append(notices, n)
-			}
-		}
-		fails = append(fails, checkNotices(e.Notices, notices, "the turn")...)
+		fails = append(fails, checkNotices(e.Notices, kept(t.Notices, func(n report.Notice) bool { return !n.Late }), "the turn")...)
 	}
 	return fails
 }
@@ -220,6 +200,18 @@ func mapped[T, U any](s []T, f func(T) U) []U {
 	return out
 }
 
+// kept is the items of s that keep reports true for, in order; nil for
+// none.
+func kept[T any](s []T, keep func(T) bool) []T {
+	var out []T
+	for _, v := range s {
+		if keep(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // shorten cuts s to at most n runes, marking the cut with "…".
 func shorten(s string, n int) string {
 	i := 0
@@ -301,13 +293,7 @@ func describeCalls(calls []observedCall, scope string) string {
 }
 
 func matchingCalls(pattern string, calls []observedCall) []observedCall {
-	var out []observedCall
-	for _, c := range calls {
-		if matchesPattern(pattern, c.Kind, c.Title, c.Name) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return kept(calls, func(c observedCall) bool { return matchesPattern(pattern, c.Kind, c.Title, c.Name) })
 }
 
 // checkToolCalls checks e against calls, in arrival order; scope ("the
@@ -628,13 +614,7 @@ func checkFiles(e *scenario.FilesExpect, root string, hidden []string, changed [
 			fails = append(fails, fmt.Sprintf("%s: files.unchanged: the changes to the files are unknown (unchanged needs a workspace whose changes could be listed)", u.Pos))
 			continue
 		}
-		var hit []string
-		for _, c := range changed {
-			if matchFile(u.Value, c) {
-				hit = append(hit, c)
-			}
-		}
-		if len(hit) > 0 {
+		if hit := kept(changed, func(c string) bool { return matchFile(u.Value, c) }); len(hit) > 0 {
 			fails = append(fails, fmt.Sprintf("%s: files.unchanged: %s matching %q %s changed: %s", u.Pos, plural(len(hit), "path", "paths"), u.Value, pluralWord(len(hit), "was", "were"), listed(hit)))
 		}
 	}
