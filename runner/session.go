@@ -125,7 +125,6 @@ type turnState struct {
 	lateThoughts textBuf
 	latePlan     []report.PlanEntry
 	hasLatePlan  bool
-	dropText     bool          // --no-text: the text and thoughts are counted, not kept
 	answered     bool          // the prompt's answer arrived: later updates are late
 	prompt       *acp.Call     // the session/prompt call; done = answered
 	cancelled    chan struct{} // closed when acprun cancels the turn, just before session/cancel
@@ -557,8 +556,8 @@ func (t *turnState) record(u *acp.SessionUpdate) {
 		t.unknown = append(t.unknown, slices.Clone(u.Raw))
 	}
 	switch {
-	case t.dropText && (u.AgentMessageChunk != nil || u.AgentThoughtChunk != nil):
-		// Counted in Updates only.
+	case t.rec.TextOmitted && (u.AgentMessageChunk != nil || u.AgentThoughtChunk != nil):
+		// --no-text: counted in Updates only.
 	case u.AgentMessageChunk != nil:
 		writeText(u.AgentMessageChunk, &t.text, &t.lateText, late)
 	case u.AgentThoughtChunk != nil:
@@ -857,7 +856,6 @@ func PermissionRequest(call acp.ToolCall, options []acp.PermissionOption, cwd st
 func (s *session) startTurn(index int, prompt string, warnings []string, dropText bool) *turnState {
 	t := newTurnState(&report.TurnResult{Index: index, Prompt: prompt, TextOmitted: dropText})
 	t.warnings = warnings
-	t.dropText = dropText
 	for _, b := range t.texts() {
 		b.dir = s.spill
 	}
