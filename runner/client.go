@@ -75,9 +75,6 @@ type clientServer struct {
 	beforeStart func()
 }
 
-// useSandbox has the terminals created from now on run in a.
-func (c *clientServer) useSandbox(a *sandbox.Applied) { c.sandbox.Store(a) }
-
 func newClientServer(cfg ClientConfig) *clientServer {
 	c := &clientServer{cfg: cfg, terms: terminal.NewManager()}
 	if cfg.FS || cfg.Terminal {
