@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -87,7 +86,7 @@ func (w setupWait) call(ctx context.Context, conn *acp.Conn, method string, para
 		te.rec.Answer = report.AnswerCancelled
 	case errors.As(err, &ae):
 		te.rec.Answer, te.rec.Error = report.AnswerError, fmt.Sprintf("%s (code %d)", ae.Message, ae.Code)
-	case errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE):
+	case wentAway(err):
 		te.rec.Answer = report.AnswerExited
 	default:
 		te.rec.Answer = report.AnswerNone

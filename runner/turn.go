@@ -167,7 +167,7 @@ func (r *scenarioRun) answered(ctx context.Context, out *turnOutcome, resp acp.P
 		r.agent.Kill()
 		out.stopReason = report.OutcomeUnresponsive
 		out.err = errStoppedReading
-	case errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE):
+	case wentAway(err):
 		// EPIPE: the prompt was written to an agent that is exiting.
 		out.stopReason = report.OutcomeAgentExited
 		out.err = r.exitDescription(ctx)
