@@ -279,43 +279,40 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	if s.act != nil {
 		defer s.act.serving()()
 	}
-	if req.Method == acp.MethodElicitationCreate || req.Method == acp.MethodSessionRequestPermission || s.client != nil && s.client.serves(req.Method) {
-		if err := s.checkSession(req); err != nil {
-			return nil, err
-		}
+	if req.Method != acp.MethodElicitationCreate && req.Method != acp.MethodSessionRequestPermission && (s.client == nil || !s.client.serves(req.Method)) {
+		return nil, acp.MethodNotFound(req.Method)
+	}
+	if err := s.checkSession(req); err != nil {
+		return nil, err
 	}
 	if req.Method == acp.MethodElicitationCreate {
 		return s.elicit(ctx, req)
 	}
+	a := s.arrive(req)
+	defer a.answered(ctx)
 	if req.Method == acp.MethodSessionRequestPermission {
-		a := s.arrive(req)
-		defer a.answered(ctx)
 		if a.params == nil {
 			return nil, acp.NewError(acp.CodeInvalidParams, "session/request_permission: %v", a.bad)
 		}
 		return s.permission(ctx, a), nil
 	}
-	if s.client != nil && s.client.serves(req.Method) {
-		a := s.arrive(req)
-		defer a.answered(ctx)
-		acp.Async(ctx) // served concurrently: a command may run for long
-		if a.hold != nil {
-			waitFor(ctx, a.hold) // served after the checks of the workspace
-		}
-		result, rec, err := s.client.handle(ctx, req)
-		rec.Late = a.late
-		s.mu.Lock()
-		a.request.rec, a.request.filled = rec, true
-		switch counted(&rec) { // a command the policy decided, as a permission request
-		case approve.Allow:
-			s.allowed++
-		case approve.Deny:
-			s.denied++
-		}
-		s.mu.Unlock()
-		return result, err
+	// fs/* and terminal/*, served concurrently: a command may run for long.
+	acp.Async(ctx)
+	if a.hold != nil {
+		waitFor(ctx, a.hold) // served after the checks of the workspace
 	}
-	return nil, acp.MethodNotFound(req.Method)
+	result, rec, err := s.client.handle(ctx, req)
+	rec.Late = a.late
+	s.mu.Lock()
+	a.request.rec, a.request.filled = rec, true
+	switch counted(&rec) { // a command the policy decided, as a permission request
+	case approve.Allow:
+		s.allowed++
+	case approve.Deny:
+		s.denied++
+	}
+	s.mu.Unlock()
+	return result, err
 }
 
 // counted is what a client request adds to the allowed and denied counts:
