@@ -59,9 +59,7 @@ func SketchedPermissionRequest(s ToolCallSketch, cwd string) approve.Request {
 			call.Title = s.Command
 		}
 	}
-	for _, p := range s.Paths {
-		call.Locations = append(call.Locations, acp.ToolCallLocation{Path: p})
-	}
+	call.Locations = mapped(s.Paths, func(p string) acp.ToolCallLocation { return acp.ToolCallLocation{Path: p} })
 	options := []acp.PermissionOption{
 		{OptionID: "allow_once", Name: "Allow", Kind: acp.AllowOnce},
 		{OptionID: "allow_always", Name: "Always Allow", Kind: acp.AllowAlways},

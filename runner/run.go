@@ -924,13 +924,8 @@ func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 	e := r.sc.Expect
 	r.workFails = append(r.workFails, r.checkFiles(e.Files)...)
 	jr, fail := r.askJudge(ctx, e.Judge, func() string {
-		var texts []string
-		for _, t := range r.res.Turns {
-			if t.Text != "" {
-				texts = append(texts, t.Text)
-			}
-		}
-		return strings.Join(texts, "\n\n")
+		texts := mapped(r.res.Turns, func(t report.TurnResult) string { return t.Text })
+		return strings.Join(kept(texts, func(s string) bool { return s != "" }), "\n\n")
 	}, judgeWhat, "its judge")
 	r.res.Judge = jr // nil when not asked, as it was
 	if fail != "" {
