@@ -811,7 +811,7 @@ func (w *workspaceFiles) problem(rel string, err error) string {
 	case notExist(err):
 		return "does not exist"
 	}
-	return "cannot be checked: " + innerError(err)
+	return "cannot be checked: " + innerError(err).Error()
 }
 
 // hidden says how rel, which resolves into a path the sandbox hides, leads
@@ -943,7 +943,7 @@ func (w *workspaceFiles) existsGlob(pattern string) string {
 	m, err := w.matching(pattern)
 	switch {
 	case err != nil:
-		return "cannot be checked: " + innerError(err)
+		return "cannot be checked: " + innerError(err).Error()
 	case len(m) == 0:
 		return "matches no path of the workspace (a glob is relative to its root: ** for any directories)"
 	}
@@ -965,7 +965,7 @@ func (w *workspaceFiles) foundGlob(pattern string) string {
 	m, err := w.matching(pattern)
 	switch {
 	case err != nil:
-		return "cannot be checked: " + innerError(err)
+		return "cannot be checked: " + innerError(err).Error()
 	case len(m) == 0:
 		return ""
 	}
@@ -1024,7 +1024,7 @@ func (w *workspaceFiles) readUncached(rel string) ([]byte, string) {
 		}
 		return nil, "is not a regular file"
 	case err != nil:
-		return nil, "cannot be read: " + innerError(err)
+		return nil, "cannot be read: " + innerError(err).Error()
 	}
 	defer f.Close()
 	tooBig := fmt.Sprintf("is larger than %d MiB, the most acprun reads of a file", maxFileRead>>20)
@@ -1033,7 +1033,7 @@ func (w *workspaceFiles) readUncached(rel string) ([]byte, string) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxFileRead+1))
 	if err != nil {
-		return nil, "cannot be read: " + innerError(err)
+		return nil, "cannot be read: " + innerError(err).Error()
 	}
 	if len(data) > maxFileRead {
 		return nil, tooBig
@@ -1046,11 +1046,10 @@ func notExist(err error) bool {
 }
 
 // innerError is err without the operation and path of a *fs.PathError,
-// which the failure message names already.
-func innerError(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
+// which the message names already, or which is acprun's own business.
+func innerError(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
 	}
-	return err.Error()
+	return err
 }
