@@ -152,13 +152,7 @@ func checkScenario(e scenario.Expect, r *report.Result) []string {
 
 // deniedCommands counts the terminal commands the policy denied among reqs.
 func deniedCommands(reqs []report.ClientRequest) int {
-	n := 0
-	for _, c := range reqs {
-		if c.Decision == string(approve.Deny) {
-			n++
-		}
-	}
-	return n
+	return len(kept(reqs, func(c report.ClientRequest) bool { return c.Decision == string(approve.Deny) }))
 }
 
 // checkDenied checks expect.denied and maxDenied against what the policy

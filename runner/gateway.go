@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -261,15 +262,8 @@ func unpricedWarning(sc *scenario.Scenario, sp gateway.Spent) string {
 
 // hasMaxCost reports whether sc or one of its turns has a budget.maxCost.
 func hasMaxCost(sc *scenario.Scenario) bool {
-	if sc.Budget != nil && sc.Budget.MaxCost != nil {
-		return true
-	}
-	for _, t := range sc.Turns {
-		if t.Budget != nil && t.Budget.MaxCost != nil {
-			return true
-		}
-	}
-	return false
+	has := func(b *scenario.UsageExpect) bool { return b != nil && b.MaxCost != nil }
+	return has(sc.Budget) || slices.ContainsFunc(sc.Turns, func(t scenario.Turn) bool { return has(t.Budget) })
 }
 
 // gatewayEnv returns env with the agent pointed at the routes: each
