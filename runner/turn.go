@@ -467,15 +467,8 @@ func isText(mt string) bool {
 	if err != nil {
 		return false
 	}
-	if strings.HasPrefix(base, "text/") || base == "application/octet-stream" {
-		return true
-	}
-	for _, s := range []string{"json", "xml", "yaml", "javascript", "x-sh", "toml", "sql"} {
-		if strings.Contains(base, s) {
-			return true
-		}
-	}
-	return false
+	return strings.HasPrefix(base, "text/") || base == "application/octet-stream" ||
+		slices.ContainsFunc([]string{"json", "xml", "yaml", "javascript", "x-sh", "toml", "sql"}, func(s string) bool { return strings.Contains(base, s) })
 }
 
 // promptBlocks builds the prompt's content blocks within what the agent
