@@ -123,11 +123,10 @@ type turnState struct {
 	lateText     textBuf
 	thoughts     textBuf
 	lateThoughts textBuf
-	latePlan     []report.PlanEntry
-	hasLatePlan  bool
-	answered     bool          // the prompt's answer arrived: later updates are late
-	prompt       *acp.Call     // the session/prompt call; done = answered
-	cancelled    chan struct{} // closed when acprun cancels the turn, just before session/cancel
+	latePlan     []report.PlanEntry // nil without a late plan, [] for an empty one
+	answered     bool               // the prompt's answer arrived: later updates are late
+	prompt       *acp.Call          // the session/prompt call; done = answered
+	cancelled    chan struct{}      // closed when acprun cancels the turn, just before session/cancel
 	cancelOnce   sync.Once
 	cancelSent   chan struct{} // closed once session/cancel was written (or could not be)
 	sentOnce     sync.Once
@@ -565,7 +564,7 @@ func (t *turnState) record(u *acp.SessionUpdate) {
 			entries = append(entries, report.PlanEntry{Content: e.Content, Priority: string(e.Priority), Status: string(e.Status)})
 		}
 		if late {
-			t.latePlan, t.hasLatePlan = entries, true
+			t.latePlan = entries
 		} else {
 			t.rec.Plan = entries
 		}
@@ -1023,13 +1022,7 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 		}
 	}
 	r.Plan = slices.Clone(t.rec.Plan)
-	r.LatePlan = nil
-	if t.hasLatePlan {
-		r.LatePlan = slices.Clone(t.latePlan)
-		if r.LatePlan == nil {
-			r.LatePlan = []report.PlanEntry{}
-		}
-	}
+	r.LatePlan = slices.Clone(t.latePlan) // nil stays nil, empty stays empty
 	r.Updates = maps.Clone(t.rec.Updates)
 	r.UnknownUpdates = mapped(t.unknown, slices.Clone[json.RawMessage])
 	r.Notices = slices.Clone(t.notices)
