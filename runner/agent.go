@@ -186,10 +186,8 @@ func (a *Agent) exitReason() string {
 func (a *Agent) CloseAfter(ctx context.Context, eofWait, grace time.Duration, deadline time.Time) (killed, late bool) {
 	a.closeOnce.Do(func() {
 		wait := func(grace time.Duration) bool {
-			select {
-			case <-a.Exited():
+			if isClosed(a.Exited()) {
 				return true // already gone: no wait, no signal needed
-			default:
 			}
 			d := grace
 			if !deadline.IsZero() {

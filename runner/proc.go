@@ -75,12 +75,7 @@ type sentClose struct {
 // error, by the time of the call: a message the connection handles after
 // the answer (see acp.Handler) sees it closed.
 func (c *sentClose) closed() bool {
-	select {
-	case <-c.call.Done():
-		return c.call.Await(context.Background(), nil) == nil
-	default:
-		return false
-	}
+	return isClosed(c.call.Done()) && c.call.Await(context.Background(), nil) == nil
 }
 
 // link returns what a binding routes the agent's messages to while it

@@ -655,12 +655,7 @@ func (c *toolCallState) keepAtAnswer() {
 // "" (none) is a call of its own, which nothing later finds. A call first
 // seen after session/cancel is cancelled too. The caller holds s.mu.
 func (t *turnState) newCall(id string) *toolCallState {
-	c := &toolCallState{call: acp.ToolCall{ToolCallID: id}, late: t.late()}
-	select {
-	case <-t.cancelled:
-		c.cancelled = true
-	default:
-	}
+	c := &toolCallState{call: acp.ToolCall{ToolCallID: id}, late: t.late(), cancelled: isClosed(t.cancelled)}
 	if id != "" {
 		t.calls[id] = c
 	}
@@ -798,10 +793,8 @@ func (s *session) wait(ctx context.Context, t *turnState) bool {
 	if t != nil {
 		cancelled, ended = t.cancelled, t.ended
 	}
-	select {
-	case <-cancelled:
+	if isClosed(cancelled) {
 		return false
-	default:
 	}
 	if s.delay <= 0 {
 		return true
@@ -882,18 +875,7 @@ func (s *session) sendPrompt(ctx context.Context, t *turnState, conn *acp.Conn, 
 // answer. Answers are delivered in order with notifications, so once the
 // call is done every later update is late. The caller holds s.mu.
 func (t *turnState) late() bool {
-	if t.answered {
-		return true
-	}
-	if t.prompt == nil {
-		return false
-	}
-	select {
-	case <-t.prompt.Done():
-		return true
-	default:
-		return false
-	}
+	return t.answered || t.prompt != nil && isClosed(t.prompt.Done())
 }
 
 // current returns the running turn, or the last one (which takes late

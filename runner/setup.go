@@ -54,13 +54,11 @@ func (w setupWait) call(ctx context.Context, conn *acp.Conn, method string, para
 	if err == nil || ctx.Err() == nil || !isContextErr(err) || w.grace <= 0 {
 		return err
 	}
-	select {
-	case <-call.Done(): // answered by the deadline, or not written at all: nothing to cancel
+	if isClosed(call.Done()) { // answered by the deadline, or not written at all: nothing to cancel
 		if err2 := call.Await(context.Background(), result); err2 == nil || !isContextErr(err2) {
 			return err2
 		}
 		return err
-	default:
 	}
 	te := &setupTimeoutError{rec: report.SetupCancel{Method: method, Cause: cancelCause(context.Cause(ctx))}, grace: w.grace}
 	start := time.Now()

@@ -274,14 +274,12 @@ func afterAwait(ctx context.Context, t *turnState, call *acp.Call, resp *acp.Pro
 	if err == nil || ctx.Err() == nil || !isContextErr(err) {
 		return false, err
 	}
-	select {
-	case <-call.Done():
+	if isClosed(call.Done()) {
 		// Done also when the call failed here (its write was cut short):
 		// only an answer, or the end of the connection, wins.
 		if err2 := call.Await(context.Background(), resp); err2 == nil || !isContextErr(err2) {
 			return false, err2
 		}
-	default:
 	}
 	return true, err
 }
@@ -344,15 +342,13 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 		r.agent.Kill()
 		return answeredFirst, fmt.Errorf("%w: %s", errUnresponsive, errStoppedReading)
 	}
-	select {
-	case <-call.Done():
+	if isClosed(call.Done()) {
 		// Ended without an answer while the stream is sound (the cancel
 		// went out): the deadline came before a byte of the prompt was
 		// written, so the agent never got it.
 		if err := call.Await(context.Background(), nil); err != nil && isContextErr(err) {
 			return answeredFirst, errNotSent
 		}
-	default:
 	}
 	grace := r.limits().CancelGrace
 	timeoutCtx, cancelTimeout := context.WithTimeout(context.Background(), grace)
