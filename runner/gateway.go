@@ -427,9 +427,7 @@ func (r *scenarioRun) gatewayStop(ev gateway.Event) *turnState {
 		}
 		t.stop(errBudget)
 	case gateway.Diverged:
-		if t.gwFailure == "" {
-			t.gwFailure = "gateway: " + ev.Message
-		}
+		t.gwFailure = cmp.Or(t.gwFailure, "gateway: "+ev.Message)
 		r.divergenceTold = true
 		t.stop(errDivergence)
 	}

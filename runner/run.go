@@ -424,10 +424,7 @@ const EnvTestSelf = "ACPRUN_TEST_SELF"
 // processDefaults returns self and environ, or their defaults when unset:
 // this executable and this process's environment.
 func processDefaults(self string, environ []string) (string, []string) {
-	if self == "" {
-		self = os.Getenv(EnvTestSelf)
-	}
-	if self == "" {
+	if self = cmp.Or(self, os.Getenv(EnvTestSelf)); self == "" {
 		if exe, err := os.Executable(); err == nil {
 			self = exe
 		}
