@@ -81,15 +81,20 @@ func (c *sentClose) closed() bool {
 // link returns what a binding routes the agent's messages to while it
 // serves r.
 func (r *scenarioRun) link() *link {
-	tr, extra := r.tr, r.opts.tap
-	return &link{sess: r.sess, tr: tr, tap: func(dir acp.Direction, line []byte, at time.Time) {
+	return &link{sess: r.sess, tr: r.tr, tap: taps(r.tr, r.opts.tap)}
+}
+
+// taps is a tap that gives each line to tr, then to extra (nil for none
+// of either).
+func taps(tr *transcript, extra func(acp.Direction, []byte, time.Time)) func(acp.Direction, []byte, time.Time) {
+	return func(dir acp.Direction, line []byte, at time.Time) {
 		if tr != nil {
 			tr.tap(dir, line, at)
 		}
 		if extra != nil {
 			extra(dir, line, at)
 		}
-	}}
+	}
 }
 
 // binding routes what an agent process sends to the scenario bound to it:
