@@ -1184,15 +1184,11 @@ func (r *scenarioRun) evaluate() {
 // cutShort records that the end of the run's context (an interrupt, the
 // run's --timeout, --fail-fast=cancel) kept part of the scenario from
 // running, if it has ended; where says which part ("during turn 2"). The
-// first part cut counts. It reports whether the run's context has ended.
-func (r *scenarioRun) cutShort(where string) bool {
-	if r.runCtx.Err() == nil {
-		return false
-	}
-	if r.cut == "" {
+// first part cut counts.
+func (r *scenarioRun) cutShort(where string) {
+	if r.runCtx.Err() != nil && r.cut == "" {
 		r.cut = stopReason(r.runCtx) + " " + where
 	}
-	return true
 }
 
 // markCut makes a scenario that was cut short interrupted: whatever it
