@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -476,37 +477,31 @@ func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []st
 	var blocks []acp.ContentBlock
 	var warnings []string
 	for _, p := range turn.Prompt {
-		switch {
-		case p.File != "":
-			uri := fileURI(p.File)
-			if !caps.EmbeddedContext {
-				blocks = append(blocks, acp.ResourceLinkBlock(uri, filepath.Base(p.File)))
-				continue
-			}
-			data, err := r.opts.inputs.read(p.File, scenario.MaxAttachmentBytes)
-			if err != nil {
-				warnings = append(warnings, fmt.Sprintf("%s: %v; sent as a link", p.Pos, err))
-				blocks = append(blocks, acp.ResourceLinkBlock(uri, filepath.Base(p.File)))
-				continue
-			}
-			blocks = append(blocks, fileBlock(uri, p.File, data))
-		case p.Image != "":
-			link := acp.ResourceLinkBlock(fileURI(p.Image), filepath.Base(p.Image))
-			link.MimeType = p.MimeType
-			if !caps.Image {
-				warnings = append(warnings, fmt.Sprintf("%s: the agent does not accept images (promptCapabilities.image); image %s sent as a link", p.Pos, filepath.Base(p.Image)))
-				blocks = append(blocks, link)
-				continue
-			}
-			data, err := r.opts.inputs.read(p.Image, scenario.MaxAttachmentBytes)
-			if err != nil {
-				warnings = append(warnings, fmt.Sprintf("%s: %v; sent as a link", p.Pos, err))
-				blocks = append(blocks, link)
-				continue
-			}
-			blocks = append(blocks, acp.ImageBlock(p.MimeType, base64.StdEncoding.EncodeToString(data)))
-		default:
+		path := cmp.Or(p.File, p.Image)
+		if path == "" {
 			blocks = append(blocks, acp.TextBlock(p.Text))
+			continue
+		}
+		link := acp.ResourceLinkBlock(fileURI(path), filepath.Base(path))
+		link.MimeType = p.MimeType // an image's; "" for a file
+		switch {
+		case p.File != "" && !caps.EmbeddedContext:
+			blocks = append(blocks, link)
+			continue
+		case p.File == "" && !caps.Image:
+			warnings = append(warnings, fmt.Sprintf("%s: the agent does not accept images (promptCapabilities.image); image %s sent as a link", p.Pos, filepath.Base(p.Image)))
+			blocks = append(blocks, link)
+			continue
+		}
+		data, err := r.opts.inputs.read(path, scenario.MaxAttachmentBytes)
+		switch {
+		case err != nil:
+			warnings = append(warnings, fmt.Sprintf("%s: %v; sent as a link", p.Pos, err))
+			blocks = append(blocks, link)
+		case p.File != "":
+			blocks = append(blocks, fileBlock(link.URI, p.File, data))
+		default:
+			blocks = append(blocks, acp.ImageBlock(p.MimeType, base64.StdEncoding.EncodeToString(data)))
 		}
 	}
 	return blocks, warnings
