@@ -41,14 +41,11 @@ func checkTurn(e scenario.Expect, t *report.TurnResult) []string {
 	fails = append(fails, checkForbidden("text", t.Text, 0, e.TextNotContains, e.TextNotMatches)...)
 	perms := kept(t.Permissions, func(p report.Permission) bool { return !p.Late })
 	deniedPerms := len(kept(perms, func(p report.Permission) bool { return p.Decision == string(approve.Deny) }))
-	fails = append(fails, checkDenied(e, deniedPerms, deniedCommands(kept(t.ClientRequests, func(c report.ClientRequest) bool { return !c.Late })))...)
+	reqs := kept(t.ClientRequests, func(c report.ClientRequest) bool { return !c.Late })
+	fails = append(fails, checkDenied(e, deniedPerms, deniedCommands(reqs))...)
 	if e.ToolCalls != nil {
-		var calls []observedCall
-		for _, c := range t.ToolCalls {
-			if !c.Late {
-				calls = append(calls, observedCall{c.Kind, c.Title, c.Name, c.Status})
-			}
-		}
+		own := kept(t.ToolCalls, func(c report.ToolCall) bool { return !c.Late })
+		calls := mapped(own, func(c report.ToolCall) observedCall { return observedCall{c.Kind, c.Title, c.Name, c.Status} })
 		fails = append(fails, checkToolCalls(e.ToolCalls, calls, "the turn")...)
 	}
 	if e.Permissions != nil {
