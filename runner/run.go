@@ -1175,10 +1175,9 @@ func (r *scenarioRun) evaluate() {
 		res.Status, res.Invalid = report.StatusInvalid, r.invalid
 	}
 	r.markCut()
-	if res.Status != report.StatusPassed {
-		return
+	if res.Status == report.StatusPassed {
+		res.StderrTail = "" // kept only when the scenario did not pass
 	}
-	res.StderrTail = "" // kept only when the scenario did not pass
 }
 
 // cutShort records that the end of the run's context (an interrupt, the

@@ -242,10 +242,7 @@ func (r *scenarioRun) changeSummary(ctx context.Context) string {
 // removeWorkspace removes the workspace of a passing attempt (unless
 // --keep-workspaces), and keeps any other.
 func (r *scenarioRun) removeWorkspace() {
-	if r.ws == nil {
-		return
-	}
-	if r.res.Status != report.StatusPassed || r.opts.KeepWorkspaces {
+	if r.ws == nil || r.res.Status != report.StatusPassed || r.opts.KeepWorkspaces {
 		return
 	}
 	if err := r.ws.Remove(); err != nil {
