@@ -80,8 +80,13 @@ func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command, sb *
 const stoppedPrefix = "stopped: "
 
 // stopReason says why ctx ended, for messages.
-func stopReason(ctx context.Context) string {
-	switch cancelCause(context.Cause(ctx)) {
+func stopReason(ctx context.Context) string { return causeText(cancelCause(context.Cause(ctx))) }
+
+// causeText says what ended the run's or the scenario's context, by its
+// cancel cause (report.CauseRunTimeout…), for messages: any cause but a
+// deadline or --fail-fast is an interrupt.
+func causeText(cause string) string {
+	switch cause {
 	case report.CauseScenarioTimeout:
 		return "the scenario's timeout passed"
 	case report.CauseRunTimeout:

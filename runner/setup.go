@@ -103,18 +103,9 @@ type setupTimeoutError struct {
 }
 
 func (e *setupTimeoutError) Error() string {
-	var deadline string
-	switch e.rec.Cause {
-	case report.CauseSetupTimeout:
+	deadline := "before " + causeText(e.rec.Cause)
+	if e.rec.Cause == report.CauseSetupTimeout {
 		deadline = fmt.Sprintf("within the setup timeout (%s)", setupTimeout)
-	case report.CauseScenarioTimeout:
-		deadline = "before the scenario's timeout passed"
-	case report.CauseRunTimeout:
-		deadline = "before the run's --timeout passed"
-	case report.CauseFailFast:
-		deadline = "before the run stopped at --fail-fast (or --max-failures)"
-	default:
-		deadline = "before acprun was interrupted"
 	}
 	var answer string
 	switch {
