@@ -33,7 +33,7 @@ import (
 
 // errDivergence is the cause of a turn's context when a replayed model
 // request matched none of the cassette's.
-var errDivergence = errors.New("divergence")
+var errDivergence error = &stopCause{"divergence", report.CauseDivergence}
 
 // startGateway starts the run's gateway server when a scenario has a
 // gateway; nil when none has.

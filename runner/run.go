@@ -41,17 +41,18 @@ const (
 )
 
 // Causes given to contexts when a deadline passes, so that context.Cause
-// tells which deadline it was. Anything else ending a turn is an interrupt.
+// tells which deadline it was (see cancelCause). Anything else ending a
+// turn is an interrupt.
 var (
-	errTurnTimeout     = errors.New("turn timeout")
-	errIdleTimeout     = errors.New("idle timeout")
-	errScenarioTimeout = errors.New("scenario timeout")
+	errTurnTimeout     error = &stopCause{"turn timeout", report.CauseTurnTimeout}
+	errIdleTimeout     error = &stopCause{"idle timeout", report.CauseIdleTimeout}
+	errScenarioTimeout error = &stopCause{"scenario timeout", report.CauseScenarioTimeout}
 	// ErrRunTimeout is the cause callers give the run's context when the
 	// whole run's deadline (--timeout) passes.
-	ErrRunTimeout = errors.New("run timeout")
+	ErrRunTimeout error = &stopCause{"run timeout", report.CauseRunTimeout}
 	// errFailFast ends the running scenarios when Options.MaxFailures is
 	// reached with Options.CancelOnFailure.
-	errFailFast = errors.New("fail fast")
+	errFailFast error = &stopCause{"fail fast", report.CauseFailFast}
 )
 
 // Options configures Run. Zero values have the documented defaults.

@@ -25,7 +25,7 @@ import (
 
 // errSetupTimeout is the cause of the setup's context when setupTimeout
 // passes.
-var errSetupTimeout = errors.New("setup timeout")
+var errSetupTimeout error = &stopCause{"setup timeout", report.CauseSetupTimeout}
 
 // setupWait says how a setup request that outlives its deadline is
 // cancelled: grace is how long the agent gets to answer $/cancel_request

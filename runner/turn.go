@@ -380,26 +380,17 @@ func cancelMeta(cause string) json.RawMessage {
 	return meta
 }
 
+// stopCause is a cause acprun gives a context it ends (errTurnTimeout,
+// errBudget…): its text, and its name in the results (report.Cause*).
+type stopCause struct{ text, name string }
+
+func (c *stopCause) Error() string { return c.text }
+
 // cancelCause names the cause of a turn's context's end, as the results
-// give it.
+// give it: a stopCause's name, else an interrupt.
 func cancelCause(cause error) string {
-	switch {
-	case errors.Is(cause, errTurnTimeout):
-		return report.CauseTurnTimeout
-	case errors.Is(cause, errIdleTimeout):
-		return report.CauseIdleTimeout
-	case errors.Is(cause, errScenarioTimeout):
-		return report.CauseScenarioTimeout
-	case errors.Is(cause, ErrRunTimeout):
-		return report.CauseRunTimeout
-	case errors.Is(cause, errFailFast):
-		return report.CauseFailFast
-	case errors.Is(cause, errSetupTimeout):
-		return report.CauseSetupTimeout
-	case errors.Is(cause, errBudget):
-		return report.CauseBudget
-	case errors.Is(cause, errDivergence):
-		return report.CauseDivergence
+	if c, ok := errors.AsType[*stopCause](cause); ok {
+		return c.name
 	}
 	return report.CauseInterrupt
 }
