@@ -511,11 +511,7 @@ func checkTurnUsage(e *scenario.UsageExpect, t *report.TurnResult, prevCost floa
 // reason that should come with the turn's usage: not an outcome acprun
 // recorded in place of one, and not a cancellation.
 func agentEnded(t *report.TurnResult) bool {
-	switch t.StopReason {
-	case "", "cancelled", report.OutcomeError, report.OutcomeAgentExited, report.OutcomeUnresponsive, report.OutcomeSkipped:
-		return false
-	}
-	return true
+	return t.StopReason != "" && t.StopReason != "cancelled" && !report.IsOutcome(t.StopReason)
 }
 
 // checkScenarioUsage checks the scenario's usage expectations: the tokens
