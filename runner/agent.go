@@ -186,10 +186,8 @@ func (a *Agent) exitReason() string {
 func (a *Agent) CloseAfter(ctx context.Context, eofWait, grace time.Duration, deadline time.Time) (killed, late bool) {
 	a.closeOnce.Do(func() {
 		wait := func(grace time.Duration) bool {
-			select {
-			case <-a.Exited():
+			if isClosed(a.Exited()) {
 				return true // already gone: no wait, no signal needed
-			default:
 			}
 			d := grace
 			if !deadline.IsZero() {
@@ -229,14 +227,8 @@ func (a *Agent) Kill() {
 func (a *Agent) finish(ctx context.Context) {
 	a.Process.Kill()
 	<-a.Exited()
-	select {
-	case <-a.Done(): // its output read to its ends, or given up on
-	case <-ctx.Done():
-	}
-	select {
-	case <-a.Conn.Done(): // and dispatched
-	case <-ctx.Done(): // stop now: what is not dispatched yet is dropped
-	}
+	waitFor(ctx, a.Done())      // its output read to its ends, or given up on
+	waitFor(ctx, a.Conn.Done()) // and dispatched; when ctx ends first, what is not dispatched yet is dropped
 	a.Conn.Close()
 	<-a.Done()
 }

@@ -3,7 +3,6 @@ package runner
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/acprun/acprun/acp"
@@ -32,7 +31,7 @@ import (
 
 // errBudget is the cause of a turn's context when the agent's reported
 // spending passes a budget.
-var errBudget = errors.New("budget")
+var errBudget error = &stopCause{"budget", report.CauseBudget}
 
 // budgetWatch watches one turn's spending against the scenario's and the
 // turn's budgets. cost runs in the session's handler, under the session's

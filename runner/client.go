@@ -75,9 +75,6 @@ type clientServer struct {
 	beforeStart func()
 }
 
-// useSandbox has the terminals created from now on run in a.
-func (c *clientServer) useSandbox(a *sandbox.Applied) { c.sandbox.Store(a) }
-
 func newClientServer(cfg ClientConfig) *clientServer {
 	c := &clientServer{cfg: cfg, terms: terminal.NewManager()}
 	if cfg.FS || cfg.Terminal {
@@ -104,53 +101,43 @@ func (c *clientServer) capabilities() acp.ClientCapabilities {
 	return caps
 }
 
-// serves reports whether method is one this server answers: every fs/* and
+// clientMethods are the methods a clientServer serves: every fs/* and
 // terminal/* method, so that those called without the capability are
-// recorded (and answered -32601).
+// recorded (and answered -32601). fs says the method is one of fs (else of
+// terminals); serve serves it.
+var clientMethods = map[string]struct {
+	fs    bool
+	serve func(c *clientServer, ctx context.Context, req *acp.Request, rec *report.ClientRequest) (any, error)
+}{
+	acp.MethodFSReadTextFile:      {true, (*clientServer).readTextFile},
+	acp.MethodFSWriteTextFile:     {true, (*clientServer).writeTextFile},
+	acp.MethodTerminalCreate:      {false, (*clientServer).createTerminal},
+	acp.MethodTerminalOutput:      {false, (*clientServer).terminalOutput},
+	acp.MethodTerminalWaitForExit: {false, (*clientServer).waitForExit},
+	acp.MethodTerminalKill:        {false, (*clientServer).killTerminal},
+	acp.MethodTerminalRelease:     {false, (*clientServer).releaseTerminal},
+}
+
+// serves reports whether method is one this server answers (clientMethods).
 func (c *clientServer) serves(method string) bool {
-	switch method {
-	case acp.MethodFSReadTextFile, acp.MethodFSWriteTextFile,
-		acp.MethodTerminalCreate, acp.MethodTerminalOutput, acp.MethodTerminalWaitForExit,
-		acp.MethodTerminalKill, acp.MethodTerminalRelease:
-		return true
-	}
-	return false
+	_, ok := clientMethods[method]
+	return ok
 }
 
 // handle serves one request and returns the result, its record, and an error
 // (an *acp.Error for refusals).
 func (c *clientServer) handle(ctx context.Context, req *acp.Request) (any, report.ClientRequest, error) {
 	rec := report.ClientRequest{Method: req.Method}
-	var result any
-	var err error
-	switch req.Method {
-	case acp.MethodFSReadTextFile, acp.MethodFSWriteTextFile:
-		if !c.cfg.FS {
-			return nil, rec, refuse(&rec, acp.CodeMethodNotFound, "Method not found: %s (the client does not offer fs)", req.Method)
-		}
-	default:
-		if !c.cfg.Terminal {
-			return nil, rec, refuse(&rec, acp.CodeMethodNotFound, "Method not found: %s (the client does not offer terminals)", req.Method)
-		}
+	m, ok := clientMethods[req.Method]
+	switch {
+	case !ok:
+		return nil, rec, acp.MethodNotFound(req.Method)
+	case m.fs && !c.cfg.FS:
+		return nil, rec, refuse(&rec, acp.CodeMethodNotFound, "Method not found: %s (the client does not offer fs)", req.Method)
+	case !m.fs && !c.cfg.Terminal:
+		return nil, rec, refuse(&rec, acp.CodeMethodNotFound, "Method not found: %s (the client does not offer terminals)", req.Method)
 	}
-	switch req.Method {
-	case acp.MethodFSReadTextFile:
-		result, err = c.readTextFile(ctx, req, &rec)
-	case acp.MethodFSWriteTextFile:
-		result, err = c.writeTextFile(req, &rec)
-	case acp.MethodTerminalCreate:
-		result, err = c.createTerminal(req, &rec)
-	case acp.MethodTerminalOutput:
-		result, err = c.terminalOutput(req, &rec)
-	case acp.MethodTerminalWaitForExit:
-		result, err = c.waitForExit(ctx, req, &rec)
-	case acp.MethodTerminalKill:
-		result, err = c.killTerminal(req, &rec)
-	case acp.MethodTerminalRelease:
-		result, err = c.releaseTerminal(req, &rec)
-	default:
-		err = acp.MethodNotFound(req.Method)
-	}
+	result, err := m.serve(c, ctx, req, &rec)
 	return result, rec, err // no result with an error
 }
 
@@ -393,7 +380,7 @@ func fitTail(s string, max int) string {
 	return s
 }
 
-func (c *clientServer) writeTextFile(req *acp.Request, rec *report.ClientRequest) (any, error) {
+func (c *clientServer) writeTextFile(_ context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
 	var p acp.WriteTextFileRequest
 	if err := decode(req, &p, rec); err != nil {
 		return nil, err
@@ -415,7 +402,7 @@ func (c *clientServer) writeTextFile(req *acp.Request, rec *report.ClientRequest
 	return acp.WriteTextFileResponse{}, nil
 }
 
-func (c *clientServer) createTerminal(req *acp.Request, rec *report.ClientRequest) (any, error) {
+func (c *clientServer) createTerminal(_ context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
 	var p acp.CreateTerminalRequest
 	if err := decode(req, &p, rec); err != nil {
 		return nil, err
@@ -565,14 +552,15 @@ func shellName(s string) bool {
 }
 
 // terminalRef decodes the params shared by terminal/output, wait_for_exit,
-// kill and release, and finds the terminal.
-func (c *clientServer) terminalRef(req *acp.Request, rec *report.ClientRequest) (*terminal.Terminal, error) {
+// kill and release, and finds the terminal with find (c.terms.Get, or
+// Release).
+func terminalRef(req *acp.Request, rec *report.ClientRequest, find func(id string) (*terminal.Terminal, error)) (*terminal.Terminal, error) {
 	var p acp.TerminalOutputRequest
 	if err := decode(req, &p, rec); err != nil {
 		return nil, err
 	}
 	rec.TerminalID = p.TerminalID
-	t, err := c.terms.Get(p.TerminalID)
+	t, err := find(p.TerminalID)
 	if err != nil {
 		return nil, fail(rec, acp.CodeResourceNotFound, "Resource not found: unknown terminal %q", p.TerminalID)
 	}
@@ -594,8 +582,8 @@ func recordExit(rec *report.ClientRequest, st terminal.ExitStatus) (*int, *strin
 	return rec.ExitCode, sig
 }
 
-func (c *clientServer) terminalOutput(req *acp.Request, rec *report.ClientRequest) (any, error) {
-	t, err := c.terminalRef(req, rec)
+func (c *clientServer) terminalOutput(_ context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
+	t, err := terminalRef(req, rec, c.terms.Get)
 	if err != nil {
 		return nil, err
 	}
@@ -613,7 +601,7 @@ func (c *clientServer) terminalOutput(req *acp.Request, rec *report.ClientReques
 }
 
 func (c *clientServer) waitForExit(ctx context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
-	t, err := c.terminalRef(req, rec)
+	t, err := terminalRef(req, rec, c.terms.Get)
 	if err != nil {
 		return nil, err
 	}
@@ -625,8 +613,8 @@ func (c *clientServer) waitForExit(ctx context.Context, req *acp.Request, rec *r
 	return acp.WaitForTerminalExitResponse{ExitCode: code, Signal: sig}, nil
 }
 
-func (c *clientServer) killTerminal(req *acp.Request, rec *report.ClientRequest) (any, error) {
-	t, err := c.terminalRef(req, rec)
+func (c *clientServer) killTerminal(_ context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
+	t, err := terminalRef(req, rec, c.terms.Get)
 	if err != nil {
 		return nil, err
 	}
@@ -634,15 +622,10 @@ func (c *clientServer) killTerminal(req *acp.Request, rec *report.ClientRequest)
 	return acp.KillTerminalResponse{}, nil
 }
 
-func (c *clientServer) releaseTerminal(req *acp.Request, rec *report.ClientRequest) (any, error) {
-	var p acp.ReleaseTerminalRequest
-	if err := decode(req, &p, rec); err != nil {
-		return nil, err
-	}
-	rec.TerminalID = p.TerminalID
-	t, err := c.terms.Release(p.TerminalID)
+func (c *clientServer) releaseTerminal(_ context.Context, req *acp.Request, rec *report.ClientRequest) (any, error) {
+	t, err := terminalRef(req, rec, c.terms.Release)
 	if err != nil {
-		return nil, fail(rec, acp.CodeResourceNotFound, "Resource not found: unknown terminal %q", p.TerminalID)
+		return nil, err
 	}
 	// How the command ended (killed by the release, or before it).
 	if _, _, st := t.Output(); st != nil {

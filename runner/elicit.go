@@ -106,10 +106,7 @@ func (s *session) elicit(ctx context.Context, req *acp.Request) (any, error) {
 	s.mu.Unlock()
 	if cancelled {
 		acp.Async(ctx) // session/cancel goes out first, as for permission requests
-		select {
-		case <-t.cancelSent:
-		case <-ctx.Done():
-		}
+		waitFor(ctx, t.cancelSent)
 	}
 	return resp, nil
 }
@@ -217,14 +214,6 @@ func answerQuestion(p *acp.CreateElicitationRequest, scripted bool, sets []scena
 	}
 	rec.Action, rec.Content, rec.AnsweredFrom = acp.ElicitationAccept, raw, from
 	return acp.CreateElicitationResponse{Action: acp.ElicitationAccept, Content: content}, rec
-}
-
-// pluralWord is one for n == 1, else many.
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // findAnswer returns the answer for field from the first set that

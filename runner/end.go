@@ -137,11 +137,7 @@ func (r *scenarioRun) cleanEnd(scCtx context.Context) bool {
 		return false // the session is not closed: the agent may still send some of it
 	}
 	for _, t := range r.res.Turns {
-		if t.CancelCause != "" {
-			return false
-		}
-		switch t.StopReason {
-		case "", report.OutcomeError, report.OutcomeAgentExited, report.OutcomeUnresponsive, report.OutcomeSkipped:
+		if t.CancelCause != "" || t.StopReason == "" || report.IsOutcome(t.StopReason) {
 			return false
 		}
 	}

@@ -143,11 +143,7 @@ func mergeSettings(dir, name, add string) error {
 // outOfCopy says os.Root's refusal of a path that leads out of it in the
 // user's terms; other errors are returned as they are.
 func outOfCopy(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	if err != nil && err.Error() == "path escapes from parent" { // os.Root's error, not exported
+	if err = innerError(err); err != nil && err.Error() == "path escapes from parent" { // os.Root's error, not exported
 		return errors.New("a symbolic link leads out of the workspace copy, and acprun does not follow it: remove the link from the workspace's source")
 	}
 	return err

@@ -39,43 +39,20 @@ func checkTurn(e scenario.Expect, t *report.TurnResult) []string {
 		fails = append(fails, fmt.Sprintf("%s: text does not match /%s/", m.Pos, m.Re))
 	}
 	fails = append(fails, checkForbidden("text", t.Text, 0, e.TextNotContains, e.TextNotMatches)...)
-	deniedPerms, deniedCommands := 0, 0
-	var perms []report.Permission
-	for _, p := range t.Permissions {
-		if p.Late {
-			continue
-		}
-		perms = append(perms, p)
-		if p.Decision == string(approve.Deny) {
-			deniedPerms++
-		}
-	}
-	for _, c := range t.ClientRequests {
-		if !c.Late && c.Decision == string(approve.Deny) {
-			deniedCommands++
-		}
-	}
-	fails = append(fails, checkDenied(e, deniedPerms, deniedCommands)...)
+	perms := kept(t.Permissions, func(p report.Permission) bool { return !p.Late })
+	deniedPerms := len(kept(perms, func(p report.Permission) bool { return p.Decision == string(approve.Deny) }))
+	reqs := kept(t.ClientRequests, func(c report.ClientRequest) bool { return !c.Late })
+	fails = append(fails, checkDenied(e, deniedPerms, deniedCommands(reqs))...)
 	if e.ToolCalls != nil {
-		var calls []observedCall
-		for _, c := range t.ToolCalls {
-			if !c.Late {
-				calls = append(calls, observedCall{c.Kind, c.Title, c.Name, c.Status})
-			}
-		}
+		own := kept(t.ToolCalls, func(c report.ToolCall) bool { return !c.Late })
+		calls := mapped(own, func(c report.ToolCall) observedCall { return observedCall{c.Kind, c.Title, c.Name, c.Status} })
 		fails = append(fails, checkToolCalls(e.ToolCalls, calls, "the turn")...)
 	}
 	if e.Permissions != nil {
 		fails = append(fails, checkPermissions(e.Permissions, perms, "the turn")...)
 	}
 	if e.Notices != nil {
-		var notices []report.Notice
-		for _, n := range t.Notices {
-			if !n.Late {
-				notices = append(notices, n)
-			}
-		}
-		fails = append(fails, checkNotices(e.Notices, notices, "the turn")...)
+		fails = append(fails, checkNotices(e.Notices, kept(t.Notices, func(n report.Notice) bool { return !n.Late }), "the turn")...)
 	}
 	return fails
 }
@@ -172,13 +149,7 @@ func checkScenario(e scenario.Expect, r *report.Result) []string {
 
 // deniedCommands counts the terminal commands the policy denied among reqs.
 func deniedCommands(reqs []report.ClientRequest) int {
-	n := 0
-	for _, c := range reqs {
-		if c.Decision == string(approve.Deny) {
-			n++
-		}
-	}
-	return n
+	return len(kept(reqs, func(c report.ClientRequest) bool { return c.Decision == string(approve.Deny) }))
 }
 
 // checkDenied checks expect.denied and maxDenied against what the policy
@@ -211,6 +182,27 @@ func listed(items []string) string {
 	return fmt.Sprintf("%s … and %d more", strings.Join(items[:maxListed], ", "), len(items)-maxListed)
 }
 
+// mapped is f of each item of s, in order; nil for none.
+func mapped[T, U any](s []T, f func(T) U) []U {
+	var out []U
+	for _, v := range s {
+		out = append(out, f(v))
+	}
+	return out
+}
+
+// kept is the items of s that keep reports true for, in order; nil for
+// none.
+func kept[T any](s []T, keep func(T) bool) []T {
+	var out []T
+	for _, v := range s {
+		if keep(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // shorten cuts s to at most n runes, marking the cut with "…".
 func shorten(s string, n int) string {
 	i := 0
@@ -228,26 +220,20 @@ func quoted(s string) string { return strconv.Quote(shorten(s, 60)) }
 
 // plural is "1 tool call" or "2 tool calls".
 func plural(n int, one, many string) string {
+	return strconv.Itoa(n) + " " + pluralWord(n, one, many)
+}
+
+// pluralWord is one for n == 1, else many.
+func pluralWord(n int, one, many string) string {
 	if n == 1 {
-		return "1 " + one
+		return one
 	}
-	return strconv.Itoa(n) + " " + many
+	return many
 }
 
 // match is "1 tool call matches" or "2 tool calls match".
 func match(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one + " matches"
-	}
-	return plural(n, one, many) + " match"
-}
-
-// wasWere is the verb for n things: "was" for 1, else "were".
-func wasWere(n int) string {
-	if n == 1 {
-		return "was"
-	}
-	return "were"
+	return plural(n, one, many) + pluralWord(n, " matches", " match")
 }
 
 // matchesPattern reports whether a tool call (or permission request) of
@@ -298,13 +284,7 @@ func describeCalls(calls []observedCall, scope string) string {
 }
 
 func matchingCalls(pattern string, calls []observedCall) []observedCall {
-	var out []observedCall
-	for _, c := range calls {
-		if matchesPattern(pattern, c.Kind, c.Title, c.Name) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return kept(calls, func(c observedCall) bool { return matchesPattern(pattern, c.Kind, c.Title, c.Name) })
 }
 
 // checkToolCalls checks e against calls, in arrival order; scope ("the
@@ -341,11 +321,7 @@ func checkToolCalls(e *scenario.ToolCallsExpect, calls []observedCall, scope str
 }
 
 func listCalls(calls []observedCall) string {
-	items := make([]string, len(calls))
-	for i, c := range calls {
-		items[i] = c.String()
-	}
-	return listed(items)
+	return listed(mapped(calls, observedCall.String))
 }
 
 func checkCount(c scenario.CountExpect, calls []observedCall, scope string) []string {
@@ -396,10 +372,7 @@ func checkSequence(seq []scenario.Located, calls []observedCall, scope string) [
 		if i == 0 {
 			return []string{fmt.Sprintf("%s: toolCalls.sequence: no tool call matches %q (%s)", p.Pos, p.Value, describeCalls(calls, scope))}
 		}
-		done := make([]string, i)
-		for j := range done {
-			done[j] = seq[j].Value
-		}
+		done := mapped(seq[:i], func(l scenario.Located) string { return l.Value })
 		return []string{fmt.Sprintf("%s: toolCalls.sequence: matched %s; no later tool call matches %q (%s)",
 			p.Pos, listed(done), p.Value, describeCalls(calls, scope))}
 	}
@@ -425,11 +398,7 @@ func checkPermissions(e *scenario.PermissionsExpect, perms []report.Permission, 
 		}
 		actual := scope + " made no permission requests"
 		if len(perms) > 0 {
-			items := make([]string, len(perms))
-			for i, q := range perms {
-				items[i] = describe(q.Kind, q.Title, q.Name)
-			}
-			actual = scope + "'s permission requests: " + listed(items)
+			actual = scope + "'s permission requests: " + listed(mapped(perms, func(q report.Permission) string { return describe(q.Kind, q.Title, q.Name) }))
 		}
 		fails = append(fails, fmt.Sprintf("%s: permissions.requested: no permission request matches %q (%s)", p.Pos, p.Value, actual))
 	}
@@ -440,12 +409,6 @@ func checkPermissions(e *scenario.PermissionsExpect, perms []report.Permission, 
 		}
 	}
 	return fails
-}
-
-// reportedCost returns the session's cumulative cost as the turn last
-// reported it before its answer, and whether it reported one.
-func reportedCost(t *report.TurnResult) (float64, bool) {
-	return costOf(t.Usage)
 }
 
 // costOf returns the cost usage u reports, and whether it reports one.
@@ -482,7 +445,7 @@ func lastCost(turns []report.TurnResult) (costReport, bool) {
 		if c, ok := costOf(t.LateUsage); ok {
 			return costReport{c, t.LateUsage.Currency, t.Index, true}, true
 		}
-		if c, ok := reportedCost(t); ok {
+		if c, ok := costOf(t.Usage); ok {
 			return costReport{c, t.Usage.Currency, t.Index, false}, true
 		}
 	}
@@ -525,7 +488,7 @@ func checkTurnUsage(e *scenario.UsageExpect, t *report.TurnResult, prevCost floa
 	}
 	if e.MaxCost != nil {
 		pos := cmp.Or(e.MaxCostPos, e.Pos)
-		total, ok := reportedCost(t)
+		total, ok := costOf(t.Usage) // the session's cost as the turn last reported it before its answer
 		cost := total
 		if total >= prevCost {
 			cost = total - prevCost
@@ -548,11 +511,7 @@ func checkTurnUsage(e *scenario.UsageExpect, t *report.TurnResult, prevCost floa
 // reason that should come with the turn's usage: not an outcome acprun
 // recorded in place of one, and not a cancellation.
 func agentEnded(t *report.TurnResult) bool {
-	switch t.StopReason {
-	case "", "cancelled", report.OutcomeError, report.OutcomeAgentExited, report.OutcomeUnresponsive, report.OutcomeSkipped:
-		return false
-	}
-	return true
+	return t.StopReason != "" && t.StopReason != "cancelled" && !report.IsOutcome(t.StopReason)
 }
 
 // checkScenarioUsage checks the scenario's usage expectations: the tokens
@@ -583,12 +542,8 @@ func checkScenarioUsage(e *scenario.UsageExpect, turns []report.TurnResult) []st
 		case sum > *e.MaxTotalTokens:
 			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: %d tokens in all turns, want at most %d", pos, sum, *e.MaxTotalTokens))
 		case len(missing) > 0:
-			noun := "turns "
-			if len(missing) == 1 {
-				noun = "turn "
-			}
-			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: the agent reported no token usage for %s%s, so the total is unknown (the other turns: %d tokens)",
-				pos, noun, listed(missing), sum))
+			fails = append(fails, fmt.Sprintf("%s: usage.maxTotalTokens: the agent reported no token usage for %s %s, so the total is unknown (the other turns: %d tokens)",
+				pos, pluralWord(len(missing), "turn", "turns"), listed(missing), sum))
 		}
 	}
 	if e.MaxCost != nil {
@@ -646,14 +601,8 @@ func checkFiles(e *scenario.FilesExpect, root string, hidden []string, changed [
 			fails = append(fails, fmt.Sprintf("%s: files.unchanged: the changes to the files are unknown (unchanged needs a workspace whose changes could be listed)", u.Pos))
 			continue
 		}
-		var hit []string
-		for _, c := range changed {
-			if matchFile(u.Value, c) {
-				hit = append(hit, c)
-			}
-		}
-		if len(hit) > 0 {
-			fails = append(fails, fmt.Sprintf("%s: files.unchanged: %s matching %q %s changed: %s", u.Pos, plural(len(hit), "path", "paths"), u.Value, wasWere(len(hit)), listed(hit)))
+		if hit := kept(changed, func(c string) bool { return matchFile(u.Value, c) }); len(hit) > 0 {
+			fails = append(fails, fmt.Sprintf("%s: files.unchanged: %s matching %q %s changed: %s", u.Pos, plural(len(hit), "path", "paths"), u.Value, pluralWord(len(hit), "was", "were"), listed(hit)))
 		}
 	}
 	return fails
@@ -849,7 +798,7 @@ func (w *workspaceFiles) problem(rel string, err error) string {
 	case notExist(err):
 		return "does not exist"
 	}
-	return "cannot be checked: " + innerError(err)
+	return "cannot be checked: " + innerError(err).Error()
 }
 
 // hidden says how rel, which resolves into a path the sandbox hides, leads
@@ -981,7 +930,7 @@ func (w *workspaceFiles) existsGlob(pattern string) string {
 	m, err := w.matching(pattern)
 	switch {
 	case err != nil:
-		return "cannot be checked: " + innerError(err)
+		return "cannot be checked: " + innerError(err).Error()
 	case len(m) == 0:
 		return "matches no path of the workspace (a glob is relative to its root: ** for any directories)"
 	}
@@ -1003,7 +952,7 @@ func (w *workspaceFiles) foundGlob(pattern string) string {
 	m, err := w.matching(pattern)
 	switch {
 	case err != nil:
-		return "cannot be checked: " + innerError(err)
+		return "cannot be checked: " + innerError(err).Error()
 	case len(m) == 0:
 		return ""
 	}
@@ -1062,7 +1011,7 @@ func (w *workspaceFiles) readUncached(rel string) ([]byte, string) {
 		}
 		return nil, "is not a regular file"
 	case err != nil:
-		return nil, "cannot be read: " + innerError(err)
+		return nil, "cannot be read: " + innerError(err).Error()
 	}
 	defer f.Close()
 	tooBig := fmt.Sprintf("is larger than %d MiB, the most acprun reads of a file", maxFileRead>>20)
@@ -1071,7 +1020,7 @@ func (w *workspaceFiles) readUncached(rel string) ([]byte, string) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxFileRead+1))
 	if err != nil {
-		return nil, "cannot be read: " + innerError(err)
+		return nil, "cannot be read: " + innerError(err).Error()
 	}
 	if len(data) > maxFileRead {
 		return nil, tooBig
@@ -1084,11 +1033,10 @@ func notExist(err error) bool {
 }
 
 // innerError is err without the operation and path of a *fs.PathError,
-// which the failure message names already.
-func innerError(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
+// which the message names already, or which is acprun's own business.
+func innerError(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
 	}
-	return err.Error()
+	return err
 }

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,7 +33,7 @@ import (
 
 // errDivergence is the cause of a turn's context when a replayed model
 // request matched none of the cassette's.
-var errDivergence = errors.New("divergence")
+var errDivergence error = &stopCause{"divergence", report.CauseDivergence}
 
 // startGateway starts the run's gateway server when a scenario has a
 // gateway; nil when none has.
@@ -253,10 +254,7 @@ func unpricedWarning(sc *scenario.Scenario, sp gateway.Spent) string {
 	if len(sp.Unpriced) == 0 || (len(sc.Gateway.Prices) == 0 && !hasMaxCost(sc)) {
 		return ""
 	}
-	names := make([]string, len(sp.Unpriced))
-	for i, m := range sp.Unpriced {
-		names[i] = strconv.Quote(m)
-	}
+	names := mapped(sp.Unpriced, strconv.Quote)
 	return fmt.Sprintf("gateway: no price for %s %s in the config's prices: the cost of %s requests is unknown, "+
 		"so the turns' cost (and what budget.maxCost counted) is a lower bound; add %s to prices",
 		pluralWord(len(names), "model", "models"), listed(names), pluralWord(len(names), "its", "their"), pluralWord(len(names), "it", "them"))
@@ -264,15 +262,8 @@ func unpricedWarning(sc *scenario.Scenario, sp gateway.Spent) string {
 
 // hasMaxCost reports whether sc or one of its turns has a budget.maxCost.
 func hasMaxCost(sc *scenario.Scenario) bool {
-	if sc.Budget != nil && sc.Budget.MaxCost != nil {
-		return true
-	}
-	for _, t := range sc.Turns {
-		if t.Budget != nil && t.Budget.MaxCost != nil {
-			return true
-		}
-	}
-	return false
+	has := func(b *scenario.UsageExpect) bool { return b != nil && b.MaxCost != nil }
+	return has(sc.Budget) || slices.ContainsFunc(sc.Turns, func(t scenario.Turn) bool { return has(t.Budget) })
 }
 
 // gatewayEnv returns env with the agent pointed at the routes: each
@@ -436,9 +427,7 @@ func (r *scenarioRun) gatewayStop(ev gateway.Event) *turnState {
 		}
 		t.stop(errBudget)
 	case gateway.Diverged:
-		if t.gwFailure == "" {
-			t.gwFailure = "gateway: " + ev.Message
-		}
+		t.gwFailure = cmp.Or(t.gwFailure, "gateway: "+ev.Message)
 		r.divergenceTold = true
 		t.stop(errDivergence)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
 
@@ -191,11 +190,9 @@ func (h *handshake) open(ctx context.Context, conn *acp.Conn, init handshakeResu
 // field taking its default. They are warnings, not violations that cost
 // a pooled process its reuse: the answer was usable.
 func malformed(method string, fields []string) []string {
-	out := make([]string, 0, len(fields))
-	for _, m := range fields {
-		out = append(out, fmt.Sprintf("protocol violation: %s: %s; the field took its default", method, m))
-	}
-	return out
+	return mapped(fields, func(m string) string {
+		return fmt.Sprintf("protocol violation: %s: %s; the field took its default", method, m)
+	})
 }
 
 // authHint is how a run's scenarios choose an auth method.
@@ -240,12 +237,5 @@ func checkAuthMethod(ms []acp.AuthMethod, id string) error {
 
 // authMethodIDs lists the ids of ms, "none" when there are none.
 func authMethodIDs(ms []acp.AuthMethod) string {
-	if len(ms) == 0 {
-		return "none"
-	}
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
-	return strings.Join(ids, ", ")
+	return listOrNone(mapped(ms, func(m acp.AuthMethod) string { return m.ID }))
 }

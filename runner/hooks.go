@@ -51,9 +51,7 @@ func (r *scenarioRun) recorded(cr report.CommandResult, hr hook.Result) report.C
 // (sandbox.Applied.Wrap).
 func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command, sb *sandbox.Applied) (report.CommandResult, hook.Result) {
 	hc := hook.Command{Run: cmd.Run, Dir: r.workDir(), Env: r.commandEnv(), Timeout: cmd.Limit()}
-	for _, l := range cmd.Expect.StdoutContains {
-		hc.StdoutContains = append(hc.StdoutContains, l.Value)
-	}
+	hc.StdoutContains = mapped(cmd.Expect.StdoutContains, func(l scenario.Located) string { return l.Value })
 	if m := cmd.Expect.StdoutMatches; m != nil {
 		hc.StdoutMatches = m.Re
 	}
@@ -82,8 +80,13 @@ func (r *scenarioRun) runCommand(ctx context.Context, cmd scenario.Command, sb *
 const stoppedPrefix = "stopped: "
 
 // stopReason says why ctx ended, for messages.
-func stopReason(ctx context.Context) string {
-	switch cancelCause(context.Cause(ctx)) {
+func stopReason(ctx context.Context) string { return causeText(cancelCause(context.Cause(ctx))) }
+
+// causeText says what ended the run's or the scenario's context, by its
+// cancel cause (report.CauseRunTimeout…), for messages: any cause but a
+// deadline or --fail-fast is an interrupt.
+func causeText(cause string) string {
+	switch cause {
 	case report.CauseScenarioTimeout:
 		return "the scenario's timeout passed"
 	case report.CauseRunTimeout:

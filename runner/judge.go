@@ -7,9 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/acprun/acprun/acp"
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
@@ -137,13 +135,7 @@ func (r *scenarioRun) judgeTranscript(ctx context.Context, opts *Options, what s
 		lost(r.res, err, judgeTranscriptLabel(what))
 		return nil
 	}
-	extra := opts.tap
-	opts.tap = func(dir acp.Direction, line []byte, at time.Time) {
-		tr.tap(dir, line, at)
-		if extra != nil {
-			extra(dir, line, at)
-		}
-	}
+	opts.tap = taps(tr, opts.tap)
 	return tr
 }
 

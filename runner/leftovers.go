@@ -34,10 +34,7 @@ func (r *scenarioRun) warnLeftovers(killed []reap.Process) {
 	if len(killed) == 0 {
 		return
 	}
-	var commands []string
-	for _, p := range killed {
-		commands = append(commands, shortCommand(p.Command))
-	}
+	commands := mapped(killed, func(p reap.Process) string { return shortCommand(p.Command) })
 	slices.Sort(commands)
 	commands = slices.Compact(commands)
 	r.res.Warnings = append(r.res.Warnings, fmt.Sprintf(

@@ -93,11 +93,7 @@ func appendSummary(c *report.Compaction, b acp.ContentBlock) {
 // compactionRecords copies the turn's compactions. The caller holds the
 // session's lock.
 func (t *turnState) compactionRecords() []report.Compaction {
-	var out []report.Compaction
-	for _, c := range t.compactions {
-		out = append(out, *c)
-	}
-	return out
+	return mapped(t.compactions, func(c *report.Compaction) report.Compaction { return *c })
 }
 
 // noticeRank is where a severity stands among scenario.NoticeLevels; one

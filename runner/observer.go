@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"slices"
 	"sync"
 
 	"github.com/acprun/acprun/acp"
@@ -144,7 +143,7 @@ func (jo *jobObserver) permission(p report.Permission) {
 	if !jo.o.active() {
 		return
 	}
-	p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
+	p = clonePermission(p) // redacted in place: the record keeps its own
 	jo.red.Value(&p)
 	jo.o.call(func(ob Observer) { ob.PermissionDecided(jo.job, p) })
 }

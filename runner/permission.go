@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -51,17 +52,12 @@ func (s ToolCallSketch) Empty() bool {
 // reject_once, reject_always), as the policy would see it. cwd is the
 // session's cwd.
 func SketchedPermissionRequest(s ToolCallSketch, cwd string) approve.Request {
-	call := acp.ToolCall{ToolCallID: "explain", Title: s.Title, Kind: acp.ToolKind(s.Kind), Name: s.Tool}
+	call := acp.ToolCall{ToolCallID: "explain", Title: cmp.Or(s.Title, s.Command), Kind: acp.ToolKind(s.Kind), Name: s.Tool}
 	if s.Command != "" {
 		raw, _ := json.Marshal(map[string]string{"command": s.Command}) // a map of strings always marshals
 		call.RawInput = raw
-		if call.Title == "" {
-			call.Title = s.Command
-		}
 	}
-	for _, p := range s.Paths {
-		call.Locations = append(call.Locations, acp.ToolCallLocation{Path: p})
-	}
+	call.Locations = mapped(s.Paths, func(p string) acp.ToolCallLocation { return acp.ToolCallLocation{Path: p} })
 	options := []acp.PermissionOption{
 		{OptionID: "allow_once", Name: "Allow", Kind: acp.AllowOnce},
 		{OptionID: "allow_always", Name: "Always Allow", Kind: acp.AllowAlways},

@@ -211,9 +211,7 @@ func planOf(sc *scenario.Scenario, opts Options) ScenarioPlan {
 	}
 	if ws := sc.Workspace; ws != nil {
 		p.Workspace = &WorkspacePlan{From: ws.From, Git: ws.Git, Ref: ws.Ref}
-		for _, g := range ws.Protect {
-			p.Workspace.Protect = append(p.Workspace.Protect, g.Value)
-		}
+		p.Workspace.Protect = mapped(ws.Protect, func(g scenario.Located) string { return g.Value })
 		if ws.Git != "" && ws.Ref == "" {
 			p.Workspace.Ref = "HEAD"
 		}

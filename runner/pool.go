@@ -236,13 +236,9 @@ func ownProcess(sc *scenario.Scenario) string {
 	if tr, _ := sc.Agent.ReplayTranscript(); tr != "" {
 		return ownReplay
 	}
-	if sc.Workspace != nil || len(sc.Verify) > 0 || looksAtFiles(sc.Expect) {
+	if sc.Workspace != nil || len(sc.Verify) > 0 || looksAtFiles(sc.Expect) ||
+		slices.ContainsFunc(sc.Turns, func(t scenario.Turn) bool { return looksAtFiles(t.Expect) }) {
 		return ownFiles
-	}
-	for _, t := range sc.Turns {
-		if looksAtFiles(t.Expect) {
-			return ownFiles
-		}
 	}
 	return ""
 }

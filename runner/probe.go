@@ -262,10 +262,7 @@ func (h *probeHandler) violation(v acp.Violation) {
 func (h *probeHandler) violationWarnings() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var out []string
-	for _, v := range h.violations {
-		out = append(out, "protocol violation: "+v)
-	}
+	out := mapped(h.violations, func(v string) string { return "protocol violation: " + v })
 	if h.lost > 0 {
 		out = append(out, plural(h.lost, "more protocol violation", "more protocol violations"))
 	}

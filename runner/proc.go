@@ -75,26 +75,26 @@ type sentClose struct {
 // error, by the time of the call: a message the connection handles after
 // the answer (see acp.Handler) sees it closed.
 func (c *sentClose) closed() bool {
-	select {
-	case <-c.call.Done():
-		return c.call.Await(context.Background(), nil) == nil
-	default:
-		return false
-	}
+	return isClosed(c.call.Done()) && c.call.Await(context.Background(), nil) == nil
 }
 
 // link returns what a binding routes the agent's messages to while it
 // serves r.
 func (r *scenarioRun) link() *link {
-	tr, extra := r.tr, r.opts.tap
-	return &link{sess: r.sess, tr: tr, tap: func(dir acp.Direction, line []byte, at time.Time) {
+	return &link{sess: r.sess, tr: r.tr, tap: taps(r.tr, r.opts.tap)}
+}
+
+// taps is a tap that gives each line to tr, then to extra (nil for none
+// of either).
+func taps(tr *transcript, extra func(acp.Direction, []byte, time.Time)) func(acp.Direction, []byte, time.Time) {
+	return func(dir acp.Direction, line []byte, at time.Time) {
 		if tr != nil {
 			tr.tap(dir, line, at)
 		}
 		if extra != nil {
 			extra(dir, line, at)
 		}
-	}}
+	}
 }
 
 // binding routes what an agent process sends to the scenario bound to it:

@@ -194,12 +194,7 @@ func sessionKey(sc *scenario.Scenario, red *redact.Redactor) (key, agent string)
 // (those that resume, or all with opts.Resume), sorted, each once: the
 // files to lock before the run.
 func stateFiles(opts Options, scs []*scenario.Scenario) []string {
-	var out []string
-	for _, sc := range scs {
-		if resumes(&opts, sc) {
-			out = append(out, sc.StateFile())
-		}
-	}
+	out := mapped(kept(scs, func(sc *scenario.Scenario) bool { return resumes(&opts, sc) }), (*scenario.Scenario).StateFile)
 	slices.Sort(out)
 	return slices.Compact(out)
 }

@@ -41,17 +41,18 @@ const (
 )
 
 // Causes given to contexts when a deadline passes, so that context.Cause
-// tells which deadline it was. Anything else ending a turn is an interrupt.
+// tells which deadline it was (see cancelCause). Anything else ending a
+// turn is an interrupt.
 var (
-	errTurnTimeout     = errors.New("turn timeout")
-	errIdleTimeout     = errors.New("idle timeout")
-	errScenarioTimeout = errors.New("scenario timeout")
+	errTurnTimeout     error = &stopCause{"turn timeout", report.CauseTurnTimeout}
+	errIdleTimeout     error = &stopCause{"idle timeout", report.CauseIdleTimeout}
+	errScenarioTimeout error = &stopCause{"scenario timeout", report.CauseScenarioTimeout}
 	// ErrRunTimeout is the cause callers give the run's context when the
 	// whole run's deadline (--timeout) passes.
-	ErrRunTimeout = errors.New("run timeout")
+	ErrRunTimeout error = &stopCause{"run timeout", report.CauseRunTimeout}
 	// errFailFast ends the running scenarios when Options.MaxFailures is
 	// reached with Options.CancelOnFailure.
-	errFailFast = errors.New("fail fast")
+	errFailFast error = &stopCause{"fail fast", report.CauseFailFast}
 )
 
 // Options configures Run. Zero values have the documented defaults.
@@ -424,10 +425,7 @@ const EnvTestSelf = "ACPRUN_TEST_SELF"
 // processDefaults returns self and environ, or their defaults when unset:
 // this executable and this process's environment.
 func processDefaults(self string, environ []string) (string, []string) {
-	if self == "" {
-		self = os.Getenv(EnvTestSelf)
-	}
-	if self == "" {
+	if self = cmp.Or(self, os.Getenv(EnvTestSelf)); self == "" {
 		if exe, err := os.Executable(); err == nil {
 			self = exe
 		}
@@ -578,11 +576,7 @@ func loadWarnings(sc *scenario.Scenario, policy *approve.Policy) []string {
 	if w, ok := sc.NoPermissionsWarning(); ok && policy == nil {
 		ws = scenario.SortWarnings(append(slices.Clone(ws), w))
 	}
-	var out []string
-	for _, w := range ws {
-		out = append(out, w.String())
-	}
-	return out
+	return mapped(ws, scenario.Warning.String)
 }
 
 // newResult is the result of job j of a run with opts, before it runs.
@@ -922,33 +916,18 @@ func (r *scenarioRun) playTurns(ctx, scCtx context.Context) {
 }
 
 // checkScenarioWork checks the scenario-level expectations on the
-// workspace (files) and asks its judge, once the agent has stopped, unless
-// the attempt is already an error (see errored).
+// workspace (files) and asks its judge (askJudge), once the agent has
+// stopped.
 func (r *scenarioRun) checkScenarioWork(ctx context.Context) {
 	e := r.sc.Expect
 	r.workFails = append(r.workFails, r.checkFiles(e.Files)...)
-	switch {
-	case e.Judge == nil:
-	case ctx.Err() != nil:
-		r.workFails = append(r.workFails, judgeNotAsked(e.Judge, stopReason(ctx)))
-		r.cutShort("before its judge was asked")
-	case r.errored():
-		r.workFails = append(r.workFails, judgeNotAsked(e.Judge, notAskedErrored))
-	default:
-		var texts []string
-		for _, t := range r.res.Turns {
-			if t.Text != "" {
-				texts = append(texts, t.Text)
-			}
-		}
-		jr, fail := r.judge(ctx, e.Judge, strings.Join(texts, "\n\n"), judgeWhat)
-		r.res.Judge = jr
-		if fail != "" {
-			r.workFails = append(r.workFails, fail)
-		}
-		if !jr.Passed {
-			r.cutShort("while its judge was asked")
-		}
+	jr, fail := r.askJudge(ctx, e.Judge, func() string {
+		texts := mapped(r.res.Turns, func(t report.TurnResult) string { return t.Text })
+		return strings.Join(kept(texts, func(s string) bool { return s != "" }), "\n\n")
+	}, judgeWhat, "its judge")
+	r.res.Judge = jr // nil when not asked, as it was
+	if fail != "" {
+		r.workFails = append(r.workFails, fail)
 	}
 }
 
@@ -1127,8 +1106,8 @@ func (r *scenarioRun) collect() {
 	r.res.Allowed, r.res.Denied = s.allowed, s.denied
 	r.res.Violations = append(r.res.Violations, s.violations...)
 	r.res.SetupUpdates = s.setup.updates
-	r.res.SetupPermissions = filledPermissions(s.setup.permissions)
-	r.res.SetupClientRequests = filledRequests(s.setup.requests)
+	r.res.SetupPermissions = filled(s.setup.permissions, clonePermission)
+	r.res.SetupClientRequests = filled(s.setup.requests, nil)
 	r.res.SetupNotices = slices.Clone(s.setup.notices)
 	r.res.SetupElicitations = cloneElicitations(s.setup.elicitations)
 	for _, w := range s.setup.warnings {
@@ -1145,16 +1124,16 @@ func (r *scenarioRun) collect() {
 	}
 	if lostViolations > 0 {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s %s not kept (only the first %d are)",
-			plural(lostViolations, "more protocol violation", "more protocol violations"), wasWere(lostViolations), maxViolations))
+			plural(lostViolations, "more protocol violation", "more protocol violations"), pluralWord(lostViolations, "was", "were"), maxViolations))
 	}
 	if lostEarly > 0 {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s sent before session/new answered %s dropped (only the first %d are kept)",
-			plural(lostEarly, "session/update notification", "session/update notifications"), wasWere(lostEarly), maxEarly))
+			plural(lostEarly, "session/update notification", "session/update notifications"), pluralWord(lostEarly, "was", "were"), maxEarly))
 	}
 	if r.agent != nil {
 		if n := r.agent.Conn.Dropped(); n > 0 {
 			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%s the agent sent %s read but not processed: acprun was stopped at once (second interrupt); the results miss them",
-				plural(n, "message", "messages"), wasWere(n)))
+				plural(n, "message", "messages"), pluralWord(n, "was", "were")))
 		}
 	}
 }
@@ -1197,24 +1176,19 @@ func (r *scenarioRun) evaluate() {
 		res.Status, res.Invalid = report.StatusInvalid, r.invalid
 	}
 	r.markCut()
-	if res.Status != report.StatusPassed {
-		return
+	if res.Status == report.StatusPassed {
+		res.StderrTail = "" // kept only when the scenario did not pass
 	}
-	res.StderrTail = "" // kept only when the scenario did not pass
 }
 
 // cutShort records that the end of the run's context (an interrupt, the
 // run's --timeout, --fail-fast=cancel) kept part of the scenario from
 // running, if it has ended; where says which part ("during turn 2"). The
-// first part cut counts. It reports whether the run's context has ended.
-func (r *scenarioRun) cutShort(where string) bool {
-	if r.runCtx.Err() == nil {
-		return false
-	}
-	if r.cut == "" {
+// first part cut counts.
+func (r *scenarioRun) cutShort(where string) {
+	if r.runCtx.Err() != nil && r.cut == "" {
 		r.cut = stopReason(r.runCtx) + " " + where
 	}
-	return true
 }
 
 // markCut makes a scenario that was cut short interrupted: whatever it

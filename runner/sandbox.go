@@ -212,7 +212,7 @@ func (r *scenarioRun) noteSandbox(a *sandbox.Applied) {
 	if a == nil {
 		return
 	}
-	r.sess.client.useSandbox(a)
+	r.sess.client.sandbox.Store(a) // the terminals created from now on run in it
 	r.res.Sandbox = &report.SandboxInfo{Backend: a.Backend, Write: a.Write, Hide: a.Hide, Network: a.Network, Ports: a.Ports, Level: string(a.Level)}
 	// The hide entries warned about: an entry inside a workspace's source
 	// is hidden in the source and in the copy, and missing from both.

@@ -78,8 +78,8 @@ type setupState struct {
 // requestLog holds the records of the agent's requests, in arrival order:
 // a turn's, or those before the first turn.
 type requestLog struct {
-	permissions []*permissionSlot
-	requests    []*requestSlot
+	permissions []*slot[report.Permission]
+	requests    []*slot[report.ClientRequest]
 }
 
 // arrival is a request from the agent as it arrived: where it is recorded
@@ -87,8 +87,8 @@ type requestLog struct {
 type arrival struct {
 	turn    *turnState // nil: before the first turn
 	late    bool       // it came after the turn's answer
-	perm    *permissionSlot
-	request *requestSlot
+	perm    *slot[report.Permission]
+	request *slot[report.ClientRequest]
 	params  *acp.RequestPermissionRequest // decoded on arrival; nil if invalid
 	bad     error                         // why params did not decode
 	waits   *sync.WaitGroup               // the turn's wait for its requests; nil when it does not wait
@@ -98,15 +98,10 @@ type arrival struct {
 	call acp.ToolCall
 }
 
-// permissionSlot and requestSlot hold a record in arrival order; filled is
-// set once the request has been answered.
-type permissionSlot struct {
-	rec    report.Permission
-	filled bool
-}
-
-type requestSlot struct {
-	rec    report.ClientRequest
+// slot holds the record of a request in arrival order; filled is set once
+// the request has been answered.
+type slot[T any] struct {
+	rec    T
 	filled bool
 }
 
@@ -128,12 +123,10 @@ type turnState struct {
 	lateText     textBuf
 	thoughts     textBuf
 	lateThoughts textBuf
-	latePlan     []report.PlanEntry
-	hasLatePlan  bool
-	dropText     bool          // --no-text: the text and thoughts are counted, not kept
-	answered     bool          // the prompt's answer arrived: later updates are late
-	prompt       *acp.Call     // the session/prompt call; done = answered
-	cancelled    chan struct{} // closed when acprun cancels the turn, just before session/cancel
+	latePlan     []report.PlanEntry // nil without a late plan, [] for an empty one
+	answered     bool               // the prompt's answer arrived: later updates are late
+	prompt       *acp.Call          // the session/prompt call; done = answered
+	cancelled    chan struct{}      // closed when acprun cancels the turn, just before session/cancel
 	cancelOnce   sync.Once
 	cancelSent   chan struct{} // closed once session/cancel was written (or could not be)
 	sentOnce     sync.Once
@@ -232,12 +225,12 @@ func (s *session) arrive(req *acp.Request) *arrival {
 				s.violationLocked(fmt.Sprintf("session/request_permission %q: toolCall has no toolCallId, which is required; taken as a tool call of its own", p.ToolCall.ToolCall().Title))
 			}
 			a.params = &p
-			a.perm = &permissionSlot{}
+			a.perm = &slot[report.Permission]{}
 			a.call = askedCall(a.turn, &p, a.late)
 			log.permissions = append(log.permissions, a.perm)
 		}
 	} else {
-		a.request = &requestSlot{}
+		a.request = &slot[report.ClientRequest]{}
 		log.requests = append(log.requests, a.request)
 	}
 	if a.turn != nil && !a.late && req.Method != acp.MethodTerminalWaitForExit {
@@ -285,46 +278,40 @@ func (s *session) Handle(ctx context.Context, req *acp.Request) (any, error) {
 	if s.act != nil {
 		defer s.act.serving()()
 	}
-	if req.Method == acp.MethodElicitationCreate || req.Method == acp.MethodSessionRequestPermission || s.client != nil && s.client.serves(req.Method) {
-		if err := s.checkSession(req); err != nil {
-			return nil, err
-		}
+	if req.Method != acp.MethodElicitationCreate && req.Method != acp.MethodSessionRequestPermission && (s.client == nil || !s.client.serves(req.Method)) {
+		return nil, acp.MethodNotFound(req.Method)
+	}
+	if err := s.checkSession(req); err != nil {
+		return nil, err
 	}
 	if req.Method == acp.MethodElicitationCreate {
 		return s.elicit(ctx, req)
 	}
+	a := s.arrive(req)
+	defer a.answered(ctx)
 	if req.Method == acp.MethodSessionRequestPermission {
-		a := s.arrive(req)
-		defer a.answered(ctx)
 		if a.params == nil {
 			return nil, acp.NewError(acp.CodeInvalidParams, "session/request_permission: %v", a.bad)
 		}
 		return s.permission(ctx, a), nil
 	}
-	if s.client != nil && s.client.serves(req.Method) {
-		a := s.arrive(req)
-		defer a.answered(ctx)
-		acp.Async(ctx) // served concurrently: a command may run for long
-		if a.hold != nil {
-			select { // served after the checks of the workspace
-			case <-a.hold:
-			case <-ctx.Done():
-			}
-		}
-		result, rec, err := s.client.handle(ctx, req)
-		rec.Late = a.late
-		s.mu.Lock()
-		a.request.rec, a.request.filled = rec, true
-		switch counted(&rec) { // a command the policy decided, as a permission request
-		case approve.Allow:
-			s.allowed++
-		case approve.Deny:
-			s.denied++
-		}
-		s.mu.Unlock()
-		return result, err
+	// fs/* and terminal/*, served concurrently: a command may run for long.
+	acp.Async(ctx)
+	if a.hold != nil {
+		waitFor(ctx, a.hold) // served after the checks of the workspace
 	}
-	return nil, acp.MethodNotFound(req.Method)
+	result, rec, err := s.client.handle(ctx, req)
+	rec.Late = a.late
+	s.mu.Lock()
+	a.request.rec, a.request.filled = rec, true
+	switch counted(&rec) { // a command the policy decided, as a permission request
+	case approve.Allow:
+		s.allowed++
+	case approve.Deny:
+		s.denied++
+	}
+	s.mu.Unlock()
+	return result, err
 }
 
 // counted is what a client request adds to the allowed and denied counts:
@@ -565,8 +552,8 @@ func (t *turnState) record(u *acp.SessionUpdate) {
 		t.unknown = append(t.unknown, slices.Clone(u.Raw))
 	}
 	switch {
-	case t.dropText && (u.AgentMessageChunk != nil || u.AgentThoughtChunk != nil):
-		// Counted in Updates only.
+	case t.rec.TextOmitted && (u.AgentMessageChunk != nil || u.AgentThoughtChunk != nil):
+		// --no-text: counted in Updates only.
 	case u.AgentMessageChunk != nil:
 		writeText(u.AgentMessageChunk, &t.text, &t.lateText, late)
 	case u.AgentThoughtChunk != nil:
@@ -577,7 +564,7 @@ func (t *turnState) record(u *acp.SessionUpdate) {
 			entries = append(entries, report.PlanEntry{Content: e.Content, Priority: string(e.Priority), Status: string(e.Status)})
 		}
 		if late {
-			t.latePlan, t.hasLatePlan = entries, true
+			t.latePlan = entries
 		} else {
 			t.rec.Plan = entries
 		}
@@ -668,12 +655,7 @@ func (c *toolCallState) keepAtAnswer() {
 // "" (none) is a call of its own, which nothing later finds. A call first
 // seen after session/cancel is cancelled too. The caller holds s.mu.
 func (t *turnState) newCall(id string) *toolCallState {
-	c := &toolCallState{call: acp.ToolCall{ToolCallID: id}, late: t.late()}
-	select {
-	case <-t.cancelled:
-		c.cancelled = true
-	default:
-	}
+	c := &toolCallState{call: acp.ToolCall{ToolCallID: id}, late: t.late(), cancelled: isClosed(t.cancelled)}
 	if id != "" {
 		t.calls[id] = c
 	}
@@ -694,6 +676,14 @@ func (t *turnState) known(id string) (c *toolCallState, earlier bool) {
 		}
 	}
 	return nil, false
+}
+
+// waitFor waits until ch is closed or ctx ends.
+func waitFor(ctx context.Context, ch <-chan struct{}) {
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
 }
 
 // isClosed reports whether ch is closed.
@@ -720,10 +710,7 @@ func (s *session) permission(ctx context.Context, a *arrival) acp.RequestPermiss
 		// that reads the answer first may take it for a user's refusal
 		// and end its turn end_turn).
 		acp.Async(ctx)
-		select {
-		case <-a.turn.cancelSent:
-		case <-ctx.Done():
-		}
+		waitFor(ctx, a.turn.cancelSent)
 	}
 	resp, rec := s.answerPermission(a, d, cancelled)
 	s.obs.permission(rec)
@@ -806,10 +793,8 @@ func (s *session) wait(ctx context.Context, t *turnState) bool {
 	if t != nil {
 		cancelled, ended = t.cancelled, t.ended
 	}
-	select {
-	case <-cancelled:
+	if isClosed(cancelled) {
 		return false
-	default:
 	}
 	if s.delay <= 0 {
 		return true
@@ -843,17 +828,15 @@ func PermissionRequest(call acp.ToolCall, options []acp.PermissionOption, cwd st
 		Cwd:        cwd,
 		Resolve:    jail.ResolvePath,
 	}
-	for _, l := range call.Locations {
-		req.Locations = append(req.Locations, l.Path)
-	}
+	req.Locations = locationPaths(call.Locations)
 	for _, c := range call.Content {
 		if c.Type == acp.ToolContentDiff {
 			req.DiffPaths = append(req.DiffPaths, c.Path)
 		}
 	}
-	for _, o := range options {
-		req.Options = append(req.Options, approve.Option{ID: o.OptionID, Name: o.Name, Kind: string(o.Kind)})
-	}
+	req.Options = mapped(options, func(o acp.PermissionOption) approve.Option {
+		return approve.Option{ID: o.OptionID, Name: o.Name, Kind: string(o.Kind)}
+	})
 	return req
 }
 
@@ -862,7 +845,6 @@ func PermissionRequest(call acp.ToolCall, options []acp.PermissionOption, cwd st
 func (s *session) startTurn(index int, prompt string, warnings []string, dropText bool) *turnState {
 	t := newTurnState(&report.TurnResult{Index: index, Prompt: prompt, TextOmitted: dropText})
 	t.warnings = warnings
-	t.dropText = dropText
 	for _, b := range t.texts() {
 		b.dir = s.spill
 	}
@@ -893,18 +875,7 @@ func (s *session) sendPrompt(ctx context.Context, t *turnState, conn *acp.Conn, 
 // answer. Answers are delivered in order with notifications, so once the
 // call is done every later update is late. The caller holds s.mu.
 func (t *turnState) late() bool {
-	if t.answered {
-		return true
-	}
-	if t.prompt == nil {
-		return false
-	}
-	select {
-	case <-t.prompt.Done():
-		return true
-	default:
-		return false
-	}
+	return t.answered || t.prompt != nil && isClosed(t.prompt.Done())
 }
 
 // current returns the running turn, or the last one (which takes late
@@ -987,10 +958,7 @@ func (s *session) finish(ctx context.Context, t *turnState, out turnOutcome) rep
 		t.inflight.Wait()
 		close(answered)
 	}()
-	select {
-	case <-answered:
-	case <-ctx.Done():
-	}
+	waitFor(ctx, answered)
 	s.mu.Lock()
 	if !isClosed(answered) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		t.warnings = append(t.warnings, "the answers to the agent's requests of the turn were not all written within cancelGrace of its end: the agent may not have received them (it does not read its input)")
@@ -1036,18 +1004,9 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 		}
 	}
 	r.Plan = slices.Clone(t.rec.Plan)
-	r.LatePlan = nil
-	if t.hasLatePlan {
-		r.LatePlan = slices.Clone(t.latePlan)
-		if r.LatePlan == nil {
-			r.LatePlan = []report.PlanEntry{}
-		}
-	}
+	r.LatePlan = slices.Clone(t.latePlan) // nil stays nil, empty stays empty
 	r.Updates = maps.Clone(t.rec.Updates)
-	r.UnknownUpdates = nil
-	for _, raw := range t.unknown {
-		r.UnknownUpdates = append(r.UnknownUpdates, slices.Clone(raw))
-	}
+	r.UnknownUpdates = mapped(t.unknown, slices.Clone[json.RawMessage])
 	r.Notices = slices.Clone(t.notices)
 	r.Compactions = t.compactionRecords()
 	r.Elicitations = cloneElicitations(t.elicitations)
@@ -1056,8 +1015,8 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 		j := *t.rec.Judge
 		r.Judge = &j
 	}
-	r.ClientRequests = filledRequests(t.requests)
-	r.Permissions = filledPermissions(t.permissions)
+	r.ClientRequests = filled(t.requests, nil)
+	r.Permissions = filled(t.permissions, clonePermission)
 	r.Warnings = slices.Clone(t.warnings)
 	r.ToolCalls = nil
 	if len(t.order) > 0 {
@@ -1136,11 +1095,7 @@ func (c *toolCallState) record() report.ToolCall {
 
 // locationPaths are the paths of a tool call's locations; nil for none.
 func locationPaths(ls []acp.ToolCallLocation) []string {
-	var paths []string
-	for _, l := range ls {
-		paths = append(paths, l.Path)
-	}
-	return paths
+	return mapped(ls, func(l acp.ToolCallLocation) string { return l.Path })
 }
 
 // contentJSON is a tool call's content as the results give it; nil for
@@ -1191,33 +1146,27 @@ func shownStatus(st acp.ToolCallStatus, cancelled bool) string {
 	return string(st)
 }
 
-// filledPermissions copies the answered permission records, in arrival
-// order. The caller holds s.mu.
-func filledPermissions(slots []*permissionSlot) []report.Permission {
-	var out []report.Permission
+// filled copies the answered records of slots, in arrival order, each
+// deep-copied by clone (nil: the record is copied as it is). The caller
+// holds s.mu.
+func filled[T any](slots []*slot[T], clone func(T) T) []T {
+	var out []T
 	for _, sl := range slots {
-		if sl.filled {
-			if out == nil {
-				out = make([]report.Permission, 0, len(slots))
-			}
-			p := sl.rec
-			p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
-			out = append(out, p)
+		switch {
+		case !sl.filled:
+		case clone != nil:
+			out = append(out, clone(sl.rec))
+		default:
+			out = append(out, sl.rec)
 		}
 	}
 	return out
 }
 
-// filledRequests copies the answered client request records, in arrival
-// order. The caller holds s.mu.
-func filledRequests(slots []*requestSlot) []report.ClientRequest {
-	var out []report.ClientRequest
-	for _, sl := range slots {
-		if sl.filled {
-			out = append(out, sl.rec)
-		}
-	}
-	return out
+// clonePermission deep-copies a permission record.
+func clonePermission(p report.Permission) report.Permission {
+	p.Commands, p.Paths = slices.Clone(p.Commands), slices.Clone(p.Paths)
+	return p
 }
 
 // promptUsage records the usage reported on the prompt's answer.

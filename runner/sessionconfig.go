@@ -123,10 +123,7 @@ func (s *sessionSetter) setMode(mode string, pos scenario.Pos, modes *acp.Sessio
 		s.warn(pos, fmt.Sprintf("agent.mode: the agent offers no mode choice (no config option of category mode, no modes): remove mode, or set the agent's own option in agent.config (it has: %s); not set", optionIDs(s.options)))
 		return nil
 	}
-	var offered []string
-	for _, m := range modes.AvailableModes {
-		offered = append(offered, m.ID)
-	}
+	offered := mapped(modes.AvailableModes, func(m acp.SessionMode) string { return m.ID })
 	if !slices.Contains(offered, mode) {
 		s.warn(pos, fmt.Sprintf("agent.mode: the agent does not offer mode %q (it offers: %s); not set", mode, listOrNone(offered)))
 		return nil
@@ -157,10 +154,7 @@ func (s *sessionSetter) setModel(model string, pos scenario.Pos, models *acp.Ses
 	if models == nil {
 		return atPos(pos, fmt.Errorf("agent.model: the agent offers no model choice (no config option of category model, no models): remove model, or set the agent's own option in agent.config (it has: %s)", optionIDs(s.options)))
 	}
-	var offered []string
-	for _, m := range models.AvailableModels {
-		offered = append(offered, m.ModelID)
-	}
+	offered := mapped(models.AvailableModels, func(m acp.ModelInfo) string { return m.ModelID })
 	if !slices.Contains(offered, model) {
 		return atPos(pos, fmt.Errorf("agent.model: the agent does not offer model %q (it offers: %s)", model, listOrNone(offered)))
 	}
@@ -239,21 +233,13 @@ func optionOfCategory(options []acp.SessionConfigOption, cat string) (acp.Sessio
 
 // selectValues lists the value ids of a select option, groups flattened.
 func selectValues(o acp.SessionConfigOption) []string {
-	var out []string
-	for _, v := range o.Options.All() {
-		out = append(out, v.Value)
-	}
-	return out
+	return mapped(o.Options.All(), func(v acp.SessionConfigSelectOption) string { return v.Value })
 }
 
 // optionIDs lists the ids of options with their kind of value: "effort
 // (select), thinking (boolean)"; "none" when there are none.
 func optionIDs(options []acp.SessionConfigOption) string {
-	var out []string
-	for _, o := range options {
-		out = append(out, fmt.Sprintf("%s (%s)", o.ID, o.Type))
-	}
-	return listOrNone(out)
+	return listOrNone(mapped(options, func(o acp.SessionConfigOption) string { return fmt.Sprintf("%s (%s)", o.ID, o.Type) }))
 }
 
 // listOrNone joins ss with commas; "none" when empty.

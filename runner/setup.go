@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -26,7 +25,7 @@ import (
 
 // errSetupTimeout is the cause of the setup's context when setupTimeout
 // passes.
-var errSetupTimeout = errors.New("setup timeout")
+var errSetupTimeout error = &stopCause{"setup timeout", report.CauseSetupTimeout}
 
 // setupWait says how a setup request that outlives its deadline is
 // cancelled: grace is how long the agent gets to answer $/cancel_request
@@ -55,13 +54,11 @@ func (w setupWait) call(ctx context.Context, conn *acp.Conn, method string, para
 	if err == nil || ctx.Err() == nil || !isContextErr(err) || w.grace <= 0 {
 		return err
 	}
-	select {
-	case <-call.Done(): // answered by the deadline, or not written at all: nothing to cancel
+	if isClosed(call.Done()) { // answered by the deadline, or not written at all: nothing to cancel
 		if err2 := call.Await(context.Background(), result); err2 == nil || !isContextErr(err2) {
 			return err2
 		}
 		return err
-	default:
 	}
 	te := &setupTimeoutError{rec: report.SetupCancel{Method: method, Cause: cancelCause(context.Cause(ctx))}, grace: w.grace}
 	start := time.Now()
@@ -87,7 +84,7 @@ func (w setupWait) call(ctx context.Context, conn *acp.Conn, method string, para
 		te.rec.Answer = report.AnswerCancelled
 	case errors.As(err, &ae):
 		te.rec.Answer, te.rec.Error = report.AnswerError, fmt.Sprintf("%s (code %d)", ae.Message, ae.Code)
-	case errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE):
+	case wentAway(err):
 		te.rec.Answer = report.AnswerExited
 	default:
 		te.rec.Answer = report.AnswerNone
@@ -106,18 +103,9 @@ type setupTimeoutError struct {
 }
 
 func (e *setupTimeoutError) Error() string {
-	var deadline string
-	switch e.rec.Cause {
-	case report.CauseSetupTimeout:
+	deadline := "before " + causeText(e.rec.Cause)
+	if e.rec.Cause == report.CauseSetupTimeout {
 		deadline = fmt.Sprintf("within the setup timeout (%s)", setupTimeout)
-	case report.CauseScenarioTimeout:
-		deadline = "before the scenario's timeout passed"
-	case report.CauseRunTimeout:
-		deadline = "before the run's --timeout passed"
-	case report.CauseFailFast:
-		deadline = "before the run stopped at --fail-fast (or --max-failures)"
-	default:
-		deadline = "before acprun was interrupted"
 	}
 	var answer string
 	switch {

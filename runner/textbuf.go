@@ -1,10 +1,8 @@
 package runner
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
 )
@@ -104,11 +102,8 @@ func (b *textBuf) String() string {
 	sb.WriteString(b.joined)
 	if b.file != nil {
 		if _, err := io.Copy(&sb, io.NewSectionReader(b.file, 0, b.spilled)); err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err // the file is acprun's, not the user's business
-			}
-			b.lost = fmt.Errorf("part of the turn's text or thoughts could not be read back: %w", err)
+			// The file is acprun's, not the user's business.
+			b.lost = fmt.Errorf("part of the turn's text or thoughts could not be read back: %w", innerError(err))
 		}
 		_ = b.file.Close()
 		b.file, b.spilled = nil, 0

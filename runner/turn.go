@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -167,7 +168,7 @@ func (r *scenarioRun) answered(ctx context.Context, out *turnOutcome, resp acp.P
 		r.agent.Kill()
 		out.stopReason = report.OutcomeUnresponsive
 		out.err = errStoppedReading
-	case errors.Is(err, acp.ErrClosed) || errors.Is(err, syscall.EPIPE):
+	case wentAway(err):
 		// EPIPE: the prompt was written to an agent that is exiting.
 		out.stopReason = report.OutcomeAgentExited
 		out.err = r.exitDescription(ctx)
@@ -218,29 +219,37 @@ func (r *scenarioRun) turnsBefore(i int) []report.TurnResult {
 }
 
 // checkTurnWork checks the turn's files in the workspace as the turn left
-// them, and asks its judge unless the attempt is already an error (see
-// errored).
+// them, and asks its judge (askJudge).
 func (r *scenarioRun) checkTurnWork(ctx context.Context, e scenario.Expect, rec *report.TurnResult) []string {
-	var fails []string
-	fails = append(fails, r.checkFiles(e.Files)...)
-	switch {
-	case e.Judge == nil:
-	case ctx.Err() != nil:
-		fails = append(fails, judgeNotAsked(e.Judge, stopReason(ctx)))
-		r.cutShort(fmt.Sprintf("before the judge of turn %d was asked", rec.Index))
-	case r.errored():
-		fails = append(fails, judgeNotAsked(e.Judge, notAskedErrored))
-	default:
-		jr, fail := r.judge(ctx, e.Judge, rec.Text, turnJudgeWhat(rec.Index))
-		rec.Judge = jr
-		if fail != "" {
-			fails = append(fails, fail)
-		}
-		if !jr.Passed {
-			r.cutShort(fmt.Sprintf("while the judge of turn %d was asked", rec.Index))
-		}
+	fails := r.checkFiles(e.Files)
+	jr, fail := r.askJudge(ctx, e.Judge, func() string { return rec.Text }, turnJudgeWhat(rec.Index), fmt.Sprintf("the judge of turn %d", rec.Index))
+	rec.Judge = jr // nil when not asked, as it was
+	if fail != "" {
+		fails = append(fails, fail)
 	}
 	return fails
+}
+
+// askJudge asks judge j (nil for none) about text() unless the run has
+// ended or the attempt is already an error (see errored), and returns its
+// verdict (nil when not asked) and the failure it gives ("" for none).
+// what names it in its transcript's name (see judge), whose in what the
+// end of the run cut short ("its judge", "the judge of turn 2").
+func (r *scenarioRun) askJudge(ctx context.Context, j *scenario.Judge, text func() string, what, whose string) (*report.JudgeResult, string) {
+	switch {
+	case j == nil:
+		return nil, ""
+	case ctx.Err() != nil:
+		r.cutShort("before " + whose + " was asked")
+		return nil, judgeNotAsked(j, stopReason(ctx))
+	case r.errored():
+		return nil, judgeNotAsked(j, notAskedErrored)
+	}
+	jr, fail := r.judge(ctx, j, text(), what)
+	if !jr.Passed {
+		r.cutShort("while " + whose + " was asked")
+	}
+	return jr, fail
 }
 
 // awaitAnswer waits for turn t's answer to call until ctx ends. expired
@@ -266,14 +275,12 @@ func afterAwait(ctx context.Context, t *turnState, call *acp.Call, resp *acp.Pro
 	if err == nil || ctx.Err() == nil || !isContextErr(err) {
 		return false, err
 	}
-	select {
-	case <-call.Done():
+	if isClosed(call.Done()) {
 		// Done also when the call failed here (its write was cut short):
 		// only an answer, or the end of the connection, wins.
 		if err2 := call.Await(context.Background(), resp); err2 == nil || !isContextErr(err2) {
 			return false, err2
 		}
-	default:
 	}
 	return true, err
 }
@@ -336,15 +343,13 @@ func (r *scenarioRun) cancel(t *turnState, call *acp.Call, resp *acp.PromptRespo
 		r.agent.Kill()
 		return answeredFirst, fmt.Errorf("%w: %s", errUnresponsive, errStoppedReading)
 	}
-	select {
-	case <-call.Done():
+	if isClosed(call.Done()) {
 		// Ended without an answer while the stream is sound (the cancel
 		// went out): the deadline came before a byte of the prompt was
 		// written, so the agent never got it.
 		if err := call.Await(context.Background(), nil); err != nil && isContextErr(err) {
 			return answeredFirst, errNotSent
 		}
-	default:
 	}
 	grace := r.limits().CancelGrace
 	timeoutCtx, cancelTimeout := context.WithTimeout(context.Background(), grace)
@@ -375,26 +380,17 @@ func cancelMeta(cause string) json.RawMessage {
 	return meta
 }
 
+// stopCause is a cause acprun gives a context it ends (errTurnTimeout,
+// errBudget…): its text, and its name in the results (report.Cause*).
+type stopCause struct{ text, name string }
+
+func (c *stopCause) Error() string { return c.text }
+
 // cancelCause names the cause of a turn's context's end, as the results
-// give it.
+// give it: a stopCause's name, else an interrupt.
 func cancelCause(cause error) string {
-	switch {
-	case errors.Is(cause, errTurnTimeout):
-		return report.CauseTurnTimeout
-	case errors.Is(cause, errIdleTimeout):
-		return report.CauseIdleTimeout
-	case errors.Is(cause, errScenarioTimeout):
-		return report.CauseScenarioTimeout
-	case errors.Is(cause, ErrRunTimeout):
-		return report.CauseRunTimeout
-	case errors.Is(cause, errFailFast):
-		return report.CauseFailFast
-	case errors.Is(cause, errSetupTimeout):
-		return report.CauseSetupTimeout
-	case errors.Is(cause, errBudget):
-		return report.CauseBudget
-	case errors.Is(cause, errDivergence):
-		return report.CauseDivergence
+	if c, ok := errors.AsType[*stopCause](cause); ok {
+		return c.name
 	}
 	return report.CauseInterrupt
 }
@@ -459,15 +455,8 @@ func isText(mt string) bool {
 	if err != nil {
 		return false
 	}
-	if strings.HasPrefix(base, "text/") || base == "application/octet-stream" {
-		return true
-	}
-	for _, s := range []string{"json", "xml", "yaml", "javascript", "x-sh", "toml", "sql"} {
-		if strings.Contains(base, s) {
-			return true
-		}
-	}
-	return false
+	return strings.HasPrefix(base, "text/") || base == "application/octet-stream" ||
+		slices.ContainsFunc([]string{"json", "xml", "yaml", "javascript", "x-sh", "toml", "sql"}, func(s string) bool { return strings.Contains(base, s) })
 }
 
 // promptBlocks builds the prompt's content blocks within what the agent
@@ -479,37 +468,31 @@ func (r *scenarioRun) promptBlocks(turn scenario.Turn) ([]acp.ContentBlock, []st
 	var blocks []acp.ContentBlock
 	var warnings []string
 	for _, p := range turn.Prompt {
-		switch {
-		case p.File != "":
-			uri := fileURI(p.File)
-			if !caps.EmbeddedContext {
-				blocks = append(blocks, acp.ResourceLinkBlock(uri, filepath.Base(p.File)))
-				continue
-			}
-			data, err := r.opts.inputs.read(p.File, scenario.MaxAttachmentBytes)
-			if err != nil {
-				warnings = append(warnings, fmt.Sprintf("%s: %v; sent as a link", p.Pos, err))
-				blocks = append(blocks, acp.ResourceLinkBlock(uri, filepath.Base(p.File)))
-				continue
-			}
-			blocks = append(blocks, fileBlock(uri, p.File, data))
-		case p.Image != "":
-			link := acp.ResourceLinkBlock(fileURI(p.Image), filepath.Base(p.Image))
-			link.MimeType = p.MimeType
-			if !caps.Image {
-				warnings = append(warnings, fmt.Sprintf("%s: the agent does not accept images (promptCapabilities.image); image %s sent as a link", p.Pos, filepath.Base(p.Image)))
-				blocks = append(blocks, link)
-				continue
-			}
-			data, err := r.opts.inputs.read(p.Image, scenario.MaxAttachmentBytes)
-			if err != nil {
-				warnings = append(warnings, fmt.Sprintf("%s: %v; sent as a link", p.Pos, err))
-				blocks = append(blocks, link)
-				continue
-			}
-			blocks = append(blocks, acp.ImageBlock(p.MimeType, base64.StdEncoding.EncodeToString(data)))
-		default:
+		path := cmp.Or(p.File, p.Image)
+		if path == "" {
 			blocks = append(blocks, acp.TextBlock(p.Text))
+			continue
+		}
+		link := acp.ResourceLinkBlock(fileURI(path), filepath.Base(path))
+		link.MimeType = p.MimeType // an image's; "" for a file
+		switch {
+		case p.File != "" && !caps.EmbeddedContext:
+			blocks = append(blocks, link)
+			continue
+		case p.File == "" && !caps.Image:
+			warnings = append(warnings, fmt.Sprintf("%s: the agent does not accept images (promptCapabilities.image); image %s sent as a link", p.Pos, filepath.Base(p.Image)))
+			blocks = append(blocks, link)
+			continue
+		}
+		data, err := r.opts.inputs.read(path, scenario.MaxAttachmentBytes)
+		switch {
+		case err != nil:
+			warnings = append(warnings, fmt.Sprintf("%s: %v; sent as a link", p.Pos, err))
+			blocks = append(blocks, link)
+		case p.File != "":
+			blocks = append(blocks, fileBlock(link.URI, p.File, data))
+		default:
+			blocks = append(blocks, acp.ImageBlock(p.MimeType, base64.StdEncoding.EncodeToString(data)))
 		}
 	}
 	return blocks, warnings

@@ -115,13 +115,7 @@ func (r *scenarioRun) checkProtected() {
 		what  string
 		paths []string
 	}{{"created", r.res.Workspace.Created}, {"modified", r.res.Workspace.Modified}, {"deleted", r.res.Workspace.Deleted}} {
-		var hit []string
-		for _, p := range kind.paths {
-			if protected(w.Protect, p) {
-				hit = append(hit, p)
-			}
-		}
-		if hit != nil {
+		if hit := kept(kind.paths, func(p string) bool { return protected(w.Protect, p) }); hit != nil {
 			parts = append(parts, kind.what+" "+listed(hit))
 			files = append(files, hit...)
 		}
@@ -162,10 +156,5 @@ func (r *scenarioRun) warnNoFile(key string, globs []scenario.Located, files []s
 // protected reports whether the workspace path p matches a glob of
 // protect.
 func protected(protect []scenario.Located, p string) bool {
-	for _, g := range protect {
-		if matchFile(g.Value, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(protect, func(g scenario.Located) bool { return matchFile(g.Value, p) })
 }

@@ -36,23 +36,18 @@ func (r *scenarioRun) makeWorkspace(ctx context.Context, job Ref) error {
 	}
 	local := *sc
 	from := sc.Workspace.Source()
-	local.Agent.Cwd = workspace.Rebase(sc.Agent.Cwd, from, ws.Dir)
-	local.Client.Roots = make([]string, len(sc.Client.Roots))
-	for i, root := range sc.Client.Roots {
-		local.Client.Roots[i] = workspace.Rebase(root, from, ws.Dir)
-	}
+	rebase := func(p string) string { return workspace.Rebase(p, from, ws.Dir) }
+	local.Agent.Cwd = rebase(sc.Agent.Cwd)
+	local.Client.Roots = mapped(sc.Client.Roots, rebase)
 	if sb := sc.Sandbox; sb != nil {
 		// What the sandbox lets the agent write in the source is in the
 		// copy; what it hides there is hidden in the copy and the source
 		// alike, both of which the agent could read.
 		copied := *sb
-		copied.Write = make([]string, len(sb.Write))
-		for i, p := range sb.Write {
-			copied.Write[i] = workspace.Rebase(p, from, ws.Dir)
-		}
+		copied.Write = mapped(sb.Write, rebase)
 		copied.Hide, copied.HidePos = slices.Clone(sb.Hide), slices.Clone(sb.HidePos)
 		for i, p := range sb.Hide {
-			if q := workspace.Rebase(p, from, ws.Dir); q != p {
+			if q := rebase(p); q != p {
 				copied.Hide, copied.HidePos = append(copied.Hide, q), append(copied.HidePos, sb.HidePos[i])
 			}
 		}
@@ -247,10 +242,7 @@ func (r *scenarioRun) changeSummary(ctx context.Context) string {
 // removeWorkspace removes the workspace of a passing attempt (unless
 // --keep-workspaces), and keeps any other.
 func (r *scenarioRun) removeWorkspace() {
-	if r.ws == nil {
-		return
-	}
-	if r.res.Status != report.StatusPassed || r.opts.KeepWorkspaces {
+	if r.ws == nil || r.res.Status != report.StatusPassed || r.opts.KeepWorkspaces {
 		return
 	}
 	if err := r.ws.Remove(); err != nil {
