@@ -133,13 +133,15 @@ func openCassetteDirs(scenarios []*scenario.Scenario) (map[string]*os.Root, erro
 			continue
 		}
 		err := os.MkdirAll(g.Dir, 0o755)
+		var d *os.Root
 		if err == nil {
-			dirs[g.Dir], err = os.OpenRoot(g.Dir)
+			d, err = os.OpenRoot(g.Dir)
 		}
 		if err != nil {
 			closeCassetteDirs(dirs)
 			return nil, fmt.Errorf("%s: gateway: cassettes: %w", g.Pos, err)
 		}
+		dirs[g.Dir] = d
 	}
 	return dirs, nil
 }

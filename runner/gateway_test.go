@@ -527,3 +527,22 @@ func TestGatewayCutRecordingKeepsCassette(t *testing.T) {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
+
+// TestCassetteDirUnopenable: a gateway.dir that exists but cannot be
+// opened is an error at the scenario's gateway, not a panic. Root opens
+// any directory, so the test needs another user.
+func TestCassetteDirUnopenable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root opens a directory whatever its mode")
+	}
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "cassettes")
+	if err := os.Mkdir(dir, 0o300); err != nil { // no read: open(2) fails
+		t.Fatal(err)
+	}
+	sc := &scenario.Scenario{Gateway: &scenario.Gateway{Mode: "record", Dir: dir, Targets: []scenario.GatewayTarget{{}}}}
+	dirs, err := openCassetteDirs([]*scenario.Scenario{sc})
+	if err == nil || !strings.Contains(err.Error(), "gateway: cassettes: ") {
+		t.Fatalf("openCassetteDirs: %v, %v; want the gateway's error", dirs, err)
+	}
+}
