@@ -59,6 +59,18 @@ func TestValidateAliasErrorsAtTheAlias(t *testing.T) {
 				"      |                ^\n",
 		},
 		{
+			name: "a duplicate env variable copied by an alias: said once, at the first",
+			files: map[string]string{
+				"c.yaml": "agents:\n  a: {command: [x], env: &e {A: \"1\",\n        A: \"2\"}}\n  b: {command: [y], env: *e}\n",
+				"s.yaml": "name: s\nagent: b\nturns: [{prompt: hi}]\n",
+			},
+			args: []string{"--config", "c.yaml"},
+			want: "c.yaml:3:9: duplicate key \"A\" (first at line 2)\n" +
+				"    3 |         A: \"2\"}}\n" +
+				"      |         ^\n",
+			whole: true,
+		},
+		{
 			name: "mock script",
 			files: map[string]string{
 				"m.mock.yaml": "agentInfo: {name: &n hello}\nprotocolVersion: *n\n",

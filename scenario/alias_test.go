@@ -134,3 +134,15 @@ func TestAliasUnsetWarningSaysWhere(t *testing.T) {
 		t.Errorf("warnings %q, want %q", ws, want)
 	}
 }
+
+// TestAliasDuplicateEnv: a named agent's env with a key given twice,
+// copied to another agent by an alias, is one error at the anchor, whose
+// "first at line" is where the first key is written.
+func TestAliasDuplicateEnv(t *testing.T) {
+	cfg := "agents:\n  a: {command: [x], env: &e {A: \"1\",\n        A: \"2\"}}\n  b: {command: [y], env: *e}\n"
+	_, err := scenario.LoadConfigBytes("acprun.yaml", []byte(cfg), opts)
+	want := []string{`acprun.yaml:3:9: duplicate key "A" (first at line 2)`}
+	if diff := cmp.Diff(want, errorLines(t, err)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}

@@ -100,6 +100,12 @@ type mapping struct {
 	suggested map[string]bool
 }
 
+// duplicateKey reports the second of two equal keys, naming the line
+// where the first is written (the anchor's, for one copied by an alias).
+func (p *fileParser) duplicateKey(pr yamlnode.Problem) {
+	p.Errorf(pr.Node, "duplicate key %q (first at line %d)", pr.Node.Value, cmp.Or(p.Origin(pr.First).Line, pr.First.Line))
+}
+
 // mapping checks that n is a mapping whose keys are all in valid (any key
 // when valid is nil), with no key twice, and reports every problem. Merge keys (<<) are expanded; keys
 // written in the mapping itself win over merged ones. hint, when not nil,
@@ -114,7 +120,7 @@ func (p *fileParser) mapping(n *yaml.Node, valid []string, hint func(key string)
 		case yamlnode.KeyNotName:
 			p.Expected(pr.Node, "a key name")
 		case yamlnode.DuplicateKey:
-			p.Errorf(pr.Node, "duplicate key %q (first at line %d)", pr.Node.Value, cmp.Or(p.Origin(pr.First).Line, pr.First.Line))
+			p.duplicateKey(pr)
 		case yamlnode.BadMerge:
 			p.Errorf(pr.Node, "a merge (<<) takes a mapping or a list of mappings, got %s", yamlnode.Describe(pr.Node))
 		case yamlnode.MergeTooMuch:

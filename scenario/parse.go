@@ -384,7 +384,7 @@ func (p *fileParser) env(n *yaml.Node) map[string]string {
 		case yamlnode.MergeKey:
 			p.Errorf(pr.Node, "merge keys (<<) are not supported in env")
 		case yamlnode.DuplicateKey:
-			p.Errorf(pr.Node, "duplicate key %q (first at line %d)", pr.Node.Value, pr.First.Line)
+			p.duplicateKey(pr)
 		}
 	}
 	for _, kv := range pairs {
