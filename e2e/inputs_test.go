@@ -196,6 +196,23 @@ func TestRunReadsNotRegularFile(t *testing.T) {
 	}
 }
 
+// TestReplayTranscriptErrorColumn: an error at a member's value points at
+// that value, whatever the case of its name and whatever text before it
+// holds the name.
+func TestReplayTranscriptErrorColumn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	line := `{"t":1,"raw":"\"dir\": 1","Dir":"up"}`
+	writeFiles(t, dir, map[string]string{"t.jsonl": line + "\n"})
+	res := acprun(t, dir, "replay", "t.jsonl")
+	want := "t.jsonl:1:33: \"dir\" is \"up\": want \"c2a\" (client to agent) or \"a2c\" (agent to client); record it again with acprun run --transcripts DIR\n" +
+		"    1 | " + line + "\n" +
+		"      | " + strings.Repeat(" ", 32) + "^\n"
+	if res.code != exitUsage || res.stderr != want {
+		t.Errorf("acprun replay: exit %d, stderr\n%s\nwant %d and\n%s", res.code, res.stderr, exitUsage, want)
+	}
+}
+
 // TestReplayTranscriptLongLineError: an error at the end of a
 // transcript's line of many megabytes (a long raw line, then a bad
 // "dir") is shown where it is, the end of the line under a caret, and

@@ -303,18 +303,12 @@ func (p *parser) line(n int, text []byte) error {
 	return p.agent(n, text, rl, hasMsg)
 }
 
-// valueOffset is the offset of the value of member key in the JSON object
-// text (its first member of that name), or 0 when not found.
-func valueOffset(text []byte, key string) int {
-	i := bytes.Index(text, []byte(`"`+key+`"`))
-	if i < 0 {
-		return 0
-	}
-	j := i + len(key) + 2
-	for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == ':') {
-		j++
-	}
-	return j
+// valueOffset is the offset in text, a transcript line, of the value at
+// path (see jsonpos.Offset: names match as Unmarshal matches them, case
+// aside), or 0 when it has none.
+func valueOffset(text []byte, path string) int {
+	off, _ := jsonpos.Offset(text, path)
+	return int(off)
 }
 
 // jsonError turns a decoding error of line n into an *srcerr.Error at its place.
@@ -353,7 +347,7 @@ func (p *parser) client(n int, text []byte, rl recordLine) error {
 		case "session/new", "session/load":
 			p.sessions++
 			if p.sessions > 1 {
-				return p.errorAt(n, text, valueOffset(text, "method"),
+				return p.errorAt(n, text, msgMemberOffset(text, "method"),
 					"a second session (%s): replay plays one session per transcript", ex.method)
 			}
 			p.rec.cwd = sessionCwd(w.Params)
@@ -512,13 +506,9 @@ func jsonKind(v []byte) string {
 }
 
 // msgMemberOffset is the offset in text, a transcript line, of the value of
-// member name of its "msg" (matched as Unmarshal matches names, case
-// aside), or that of "msg" when it has none.
+// member name of its "msg", or that of "msg" when it has none.
 func msgMemberOffset(text []byte, name string) int {
-	if off, ok := jsonpos.Offset(text, "msg."+name); ok {
-		return int(off)
-	}
-	return valueOffset(text, "msg")
+	return cmp.Or(valueOffset(text, "msg."+name), valueOffset(text, "msg"))
 }
 
 // add puts an item where it was recorded: before the first request of the

@@ -350,10 +350,13 @@ func TestParseErrors(t *testing.T) {
 		{"no dir", `{"t":1,"raw":"x"}` + "\n", `t.jsonl:1:1: no "dir"`},
 		{"lines dropped", init + `{"t":1,"dropped":3}` + "\n", "t.jsonl:2:1: 3 lines were dropped here, the transcript's reader not keeping up: it cannot be played"},
 		{"bad dir", `{"t":1,"dir":"up","raw":"x"}` + "\n", `t.jsonl:1:14: "dir" is "up"`},
+		{"bad dir named in capitals", `{"t":1,"Dir":"up","raw":"x"}` + "\n", `t.jsonl:1:14: "dir" is "up"`},
+		{"bad dir after a raw naming it", `{"t":1,"raw":"\"dir\": 1","dir":"up"}` + "\n", `t.jsonl:1:33: "dir" is "up"`},
 		{"neither", `{"t":1,"dir":"a2c"}` + "\n", `t.jsonl:1:1: neither "msg" nor "raw"`},
 		{"msg not an object", `{"t":1,"dir":"a2c","msg":[1]}` + "\n", `t.jsonl:1:26: "msg" is not a JSON object`},
 		{"no initialize", newSession, "t.jsonl: no initialize request from the client"},
 		{"two sessions", init + newSession + strings.Replace(newSession, `"id":2`, `"id":3`, 1), "t.jsonl:3:59: a second session (session/new)"},
+		{"two sessions, method first", init + newSession + `{"t":1,"dir":"c2a","msg":{"method":"session/new","jsonrpc":"2.0","id":3,"params":{"cwd":"/x"}}}` + "\n", "t.jsonl:3:36: a second session (session/new)"},
 		// The lines of a transcript pair up: played, an answer to a request
 		// it lacks would answer whatever the client has pending then.
 		{"agent answers a request not recorded", init + `{"t":1,"dir":"a2c","msg":{"jsonrpc":"2.0","id":2,"result":{}}}` + "\n",
