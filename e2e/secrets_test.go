@@ -464,3 +464,98 @@ turns: [{prompt: hi}]
 		t.Errorf("r.json lacks %s:\n%s", want, outputs["r.json"])
 	}
 }
+
+// TestSecretsWrappedInCommandOutput: a long secret that a setup, verify
+// or teardown command, or a command the agent runs in a terminal, prints
+// wrapped over lines is redacted wherever acprun shows that output: the
+// results, the errors, failures and warnings that quote it, stderr,
+// JUnit, the events, the transcript's answer to terminal/output and the
+// HTML report. No 8 bytes of it are left.
+func TestSecretsWrappedInCommandOutput(t *testing.T) {
+	t.Parallel()
+	const secret = "ghp_WrappedE2E1234567890abcdefXYZ"
+	const wrap = "echo key $HOOK_KEY | fold -w 10"
+	request := func(id int, method, params string) string {
+		return fmt.Sprintf(`printf '%%s\n' '{"jsonrpc":"2.0","id":%d,"method":"%s","params":{"sessionId":"s1",%s}}'`+"\nread -r line\n", id, method, params)
+	}
+	term := `"terminalId":"term-1"`
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		// The agent runs the command in a terminal and reads its output,
+		// without saying it.
+		"agent.sh": shHandshake + "read -r line\n" +
+			request(100, "terminal/create", `"command":"`+wrap+`"`) +
+			request(101, "terminal/wait_for_exit", term) +
+			request(102, "terminal/output", term) +
+			request(103, "terminal/release", term) +
+			`printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'
+while read -r line; do :; done
+`,
+		"s.yaml": `name: setup
+agent: {command: [acprun, mock-agent, agent.mock.yaml], env: {HOOK_KEY: ` + secret + `}}
+permissions: {default: deny}
+setup: ["` + wrap + `; ` + wrap + ` >&2; exit 1"]
+turns: [{prompt: hi}]
+---
+name: work
+agent: {command: [sh, agent.sh], env: {HOOK_KEY: ` + secret + `}}
+client: {terminal: true}
+permissions: {default: deny, allow: [{kind: execute}]}
+verify: ["` + wrap + `; exit 1"]
+teardown: ["` + wrap + ` >&2; exit 1"]
+turns: [{prompt: go}]
+`,
+	})
+	res := acprunEnv(t, dir, []string{"GITHUB_ACTIONS=true"}, "run", "s.yaml", "-v", "-o", "r.json", "--junit", "junit.xml",
+		"--events", "events.jsonl", "--transcripts", "tr", "--html", "r.html")
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1 (setup and verify fail)\n%s", res.code, res.stderr)
+	}
+	outputs := readFiles(t, dir, "r.json", "junit.xml", "events.jsonl", "r.html", "tr/work.jsonl")
+	outputs["stdout and stderr"] = []byte(res.stdout + res.stderr)
+	noPartOf(t, secret, outputs)
+	if want := `"output":"key [REDACTED]\n"`; !bytes.Contains(outputs["tr/work.jsonl"], []byte(want)) {
+		t.Errorf("the transcript lacks the answer to terminal/output %s:\n%s", want, outputs["tr/work.jsonl"])
+	}
+	for _, want := range []string{"setup `" + wrap, "verify `" + wrap, "teardown `" + wrap} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr lacks %q: the commands no longer fail, and the test checks less\n%s", want, res.stderr)
+		}
+	}
+}
+
+// TestSecretsSplitBetweenPooledScenarios: a pooled agent (agent.reuse)
+// that writes a secret to stderr across the end of one scenario and the
+// start of the next leaks no part of it through the second's stderrTail:
+// the rest of the secret that begins it is redacted, as at the beginning
+// of a tail cut off. (The first scenario passes: its share is not kept.)
+func TestSecretsSplitBetweenPooledScenarios(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	const secret = "ghp_PooledSplit1234567890abcdefXYZ"
+	dir := realTempDir(t)
+	env, _ := e2eMarker(t)
+	env += ", POOL_KEY: " + secret
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": closingAgent + `turns:
+  - match: alpha
+    steps: [{stderr: "key ` + secret[:10] + `"}, {text: done}]
+  - match: beta
+    steps: [{stderr: "` + secret[10:] + ` more"}, {text: done}]
+`,
+		"s.yaml": reuseScenario("a", "alpha", env, "") + reuseScenario("b", "beta", env, ", expect: {text: {contains: nope}}"),
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-j", "1", "-v", "-o", "r.json", "--junit", "junit.xml",
+		"--events", "events.jsonl", "--transcripts", "tr", "--html", "r.html")
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1 (b fails)\n%s", res.code, res.stderr)
+	}
+	outputs := readFiles(t, dir, "r.json", "junit.xml", "events.jsonl", "r.html")
+	outputs["stdout and stderr"] = []byte(res.stdout + res.stderr)
+	noPartOf(t, secret, outputs)
+	b := readResults(t, filepath.Join(dir, "r.json")).Scenarios[1]
+	if b.Agent.Pool == nil || b.Agent.Pool.Sessions != 2 || b.StderrTail != "[REDACTED] more\n" {
+		t.Errorf("b: pool %+v, stderrTail %q; want the second session of a's process, the rest of the secret redacted", b.Agent.Pool, b.StderrTail)
+	}
+}

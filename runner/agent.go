@@ -136,19 +136,36 @@ func (a *Agent) StderrTail(red *redact.Redactor) string {
 }
 
 // stderrText is a tail of stderr as valid UTF-8 (invalid bytes become
-// U+FFFD), redacted, and marked when its beginning was cut off: then the
-// rest of a secret that the cut went through is redacted too
-// (redact.Redactor.Cut). So is a long secret wrapped over lines
-// (redact.Redactor.Wrapped), and an end that may begin a secret
-// (redact.Redactor.CutEnd): the tail may be taken while the agent still
-// writes, between two reads of one write.
+// U+FFFD), redacted (see redactOutput), and marked when its beginning was
+// cut off. Its beginning is a cut too where it follows an earlier tail
+// (a pooled agent's share of stderr for a later scenario), and so is its
+// end: the tail may be taken while the agent still writes, between two
+// reads of one write.
 func stderrText(t *process.Tail, red *redact.Redactor) string {
 	s := strings.ToValidUTF8(string(t.Bytes()), "\uFFFD")
 	mark := ""
 	if t.Truncated() {
-		mark, s = "[…]", red.Cut(s)
+		mark = "[…]"
 	}
-	return mark + red.CutEnd(red.Wrapped(s))
+	return mark + redactOutput(red, s, t.Truncated() || t.Follows(), true)
+}
+
+// redactOutput returns s, what acprun keeps of a process's output (the
+// agent's stderr, a setup, verify or teardown command's stdout or stderr,
+// a terminal's output), redacted with red: a long secret wrapped over
+// lines too (redact.Redactor.Wrapped); with cutStart, where s's beginning
+// is a cut, the rest of a secret that the cut went through
+// (redact.Redactor.Cut); with cutEnd, where its end may be one, an end
+// that may begin a secret (redact.Redactor.CutEnd).
+func redactOutput(red *redact.Redactor, s string, cutStart, cutEnd bool) string {
+	if cutStart {
+		s = red.Cut(s)
+	}
+	s = red.Wrapped(s)
+	if cutEnd {
+		s = red.CutEnd(s)
+	}
+	return s
 }
 
 // exitReason says how the agent ended, once Exited is closed: "the agent

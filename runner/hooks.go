@@ -24,17 +24,12 @@ const tailLines = 20
 const tailWidth = 200
 
 // shown is what the results and messages show of a command's output: hr's
-// output redacted, and where its beginning was cut off, the rest of a
-// secret that the cut went through too (redact.Redactor.Cut). What the
-// command's expectations check is its output itself: contains and matches
-// all of its stdout (hook.Command), the negative checks the part kept.
+// output redacted (see redactOutput), its beginning a cut where it was cut
+// off. What the command's expectations check is its output itself:
+// contains and matches all of its stdout (hook.Command), the negative
+// checks the part kept.
 func (r *scenarioRun) shown(hr hook.Result) hook.Result {
-	tail := func(s string, total int64) string {
-		if int64(len(s)) < total {
-			return r.red.Cut(s)
-		}
-		return r.red.String(s)
-	}
+	tail := func(s string, total int64) string { return redactOutput(r.red, s, int64(len(s)) < total, false) }
 	hr.Stdout, hr.Stderr = tail(hr.Stdout, hr.StdoutBytes), tail(hr.Stderr, hr.StderrBytes)
 	return hr
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	json "github.com/go-json-experiment/json/v1"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/report"
@@ -154,4 +155,53 @@ func TestTeardownEndsAtDeadline(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCommandOutputWrappedSecret: a long secret that a setup, verify or
+// teardown command prints wrapped over lines, on stdout or stderr, is
+// redacted in the results' outputs and in the error, failures and
+// warnings that quote them: no 8 bytes of it are left.
+func TestCommandOutputWrappedSecret(t *testing.T) {
+	t.Parallel()
+	const (
+		secret = "ghp_WrappedHook1234567890abcdefXYZ"
+		agent  = "agent: {command: [acprun, mock-agent, a.mock.yaml], env: {HOOK_KEY: " + secret + "}}\n" +
+			"permissions: {default: deny}\nturns: [{prompt: hi}]\n"
+		wrap = `echo \"key $HOOK_KEY\" | fold -w 10`
+	)
+	rep := runFiles(t, context.Background(), map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		"s.yaml": "name: setup\n" + agent + `setup: ["` + wrap + `; ` + wrap + ` >&2; exit 1"]` + "\n" +
+			"---\nname: verify\n" + agent +
+			`verify: ["` + wrap + `; exit 1", {run: "` + wrap + ` >&2", expect: {stdout: {contains: nope}}}]` + "\n" +
+			`teardown: ["` + wrap + ` >&2; exit 1"]` + "\n",
+	}, Options{})
+	if len(rep.Scenarios) != 2 {
+		t.Fatalf("%d scenarios, want 2", len(rep.Scenarios))
+	}
+	setup, verify := rep.Scenarios[0], rep.Scenarios[1]
+	if setup.Error == "" || len(verify.Failures) != 2 || len(verify.Warnings) == 0 {
+		t.Fatalf("setup error %q, verify failures %q, warnings %q; want an error, two failures and a teardown warning", setup.Error, verify.Failures, verify.Warnings)
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if piece := partOf(secret, string(data)); piece != "" {
+		t.Errorf("the results hold %q of the secret:\n%s", piece, data)
+	}
+	if got := setup.Setup[0].Stdout; got != "key [REDACTED]\n" {
+		t.Errorf("setup stdout = %q, want the wrapped secret redacted", got)
+	}
+}
+
+// partOf returns the first 8 bytes in a row of secret that s holds; ""
+// when it holds none.
+func partOf(secret, s string) string {
+	for i := 0; i+8 <= len(secret); i++ {
+		if strings.Contains(s, secret[i:i+8]) {
+			return secret[i : i+8]
+		}
+	}
+	return ""
 }

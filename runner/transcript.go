@@ -365,7 +365,7 @@ func (t *transcript) write(l transcriptLine) {
 	} else if l.chunk && l.final != t.red.String(l.text) {
 		// A secret goes on from this chunk into another.
 		msg = setString(msg, l.final, "params", "update", "content", "text")
-	} else if out, ok := cutOutput(l, t.red); ok {
+	} else if out, ok := answeredOutput(l, t.red); ok {
 		msg = setString(msg, out, "result", "output")
 	}
 	t.q.Add(fmt.Sprintf(`{"t":%d,"dir":%q,%q:%s}`+"\n", l.at.Sub(t.start).Milliseconds(), l.dir, key, msg), true)
@@ -403,12 +403,12 @@ func (l *transcriptLine) parse() {
 	}
 }
 
-// cutOutput returns the output of line l, redacted, when it is acprun's
-// answer to terminal/output with output cut off: at its beginning
-// (truncated), or at its end, where the output of a command still
-// running (no exitStatus) goes on: a secret the cut went through is
-// redacted too.
-func cutOutput(l transcriptLine, red *redact.Redactor) (string, bool) {
+// answeredOutput returns the output of line l, redacted (see
+// redactOutput), when it is acprun's answer to terminal/output and that
+// differs from the output redacted as any text: the output may be cut off
+// at its beginning (truncated), or at its end, where the output of a
+// command still running (no exitStatus) goes on.
+func answeredOutput(l transcriptLine, red *redact.Redactor) (string, bool) {
 	if l.dir != "c2a" {
 		return "", false
 	}
@@ -422,17 +422,9 @@ func cutOutput(l transcriptLine, red *redact.Redactor) (string, bool) {
 	if json.Unmarshal(l.line, &r) != nil || r.Result.Output == nil {
 		return "", false
 	}
-	out, running := *r.Result.Output, r.Result.ExitStatus == nil
-	if !r.Result.Truncated && !running {
-		return "", false
-	}
-	if r.Result.Truncated {
-		out = red.Cut(out)
-	}
-	if running {
-		out = red.CutEnd(out)
-	}
-	return out, true
+	out := *r.Result.Output
+	shown := redactOutput(red, out, r.Result.Truncated, r.Result.ExitStatus == nil)
+	return shown, shown != red.String(out)
 }
 
 // setString returns the JSON object msg with the string at path set to s;

@@ -209,7 +209,8 @@ func TestTranscriptHoldsNoMoreThanMaxHeld(t *testing.T) {
 // written with a secret redacted where the output cuts it: at its
 // beginning (truncated) and at its end while the command still runs (no
 // exitStatus: what follows may finish it); the whole output of a command
-// that exited is redacted as any text.
+// that exited is redacted as any text. A long secret wrapped over lines is
+// redacted in any of them.
 func TestTranscriptCutOutputs(t *testing.T) {
 	t.Parallel()
 	const secret = "supersecretvalue123"
@@ -224,12 +225,16 @@ func TestTranscriptCutOutputs(t *testing.T) {
 		"running and truncated": `{"output":"ecretvalue123 tok=supersecretv","truncated":true}`,
 		"truncated, exited":     `{"output":"ecretvalue123 done","truncated":true,"exitStatus":{"exitCode":0}}`,
 		"whole, exited":         `{"output":"tok=supersecretv","truncated":false,"exitStatus":{"exitCode":0}}`,
+		"wrapped, exited":       `{"output":"tok=supersec\nretvalue123\ndone","truncated":false,"exitStatus":{"exitCode":0}}`,
+		"wrapped, truncated":    `{"output":"lue123 tok=supe\r\nrsecretvalue123\n","truncated":true}`,
 	}
 	want := map[string]string{
 		"running":               "tok=[REDACTED]",
 		"running and truncated": "[REDACTED] tok=[REDACTED]",
 		"truncated, exited":     "[REDACTED] done",
 		"whole, exited":         "tok=supersecretv", // no secret: the command said no more
+		"wrapped, exited":       "tok=[REDACTED]\ndone",
+		"wrapped, truncated":    "[REDACTED] tok=[REDACTED]\n",
 	}
 	ids := map[int]string{}
 	id := 0

@@ -157,6 +157,36 @@ func TestStderrTailSplitSecret(t *testing.T) {
 	}
 }
 
+// TestStderrSharesSplitSecret: a pooled agent's stderr is taken in
+// shares, one per scenario; a secret that the agent wrote across the
+// boundary of two shares is redacted in both: its beginning at the end of
+// the first, its rest at the beginning of the second.
+func TestStderrSharesSplitSecret(t *testing.T) {
+	t.Parallel()
+	const secret = "ghp_abcdefghijklmnop1234"
+	out, err := process.NewOutput(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		out.File().Close()
+		<-out.ReadDone()
+	}()
+	red := redact.New(secret)
+	for _, share := range []struct{ wrote, want string }{
+		{"first key " + secret[:10], "first key [REDACTED]"},
+		{secret[10:] + " second\n", "[REDACTED] second\n"},
+		{"third\n", "third\n"},
+	} {
+		if _, err := out.File().WriteString(share.wrote); err != nil {
+			t.Fatal(err)
+		}
+		if got := stderrText(out.Take(), red); got != share.want {
+			t.Errorf("share %q = %q, want %q", share.wrote, got, share.want)
+		}
+	}
+}
+
 // TestPromptNotSentIsSkipped: when the turn's context ends before a byte of
 // the prompt is written, and the agent still reads (session/cancel goes
 // out), the turn never ran: it is not the agent's fault.

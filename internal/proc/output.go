@@ -107,7 +107,8 @@ func (o *Output) Tail() *Tail {
 
 // Take returns the tail of everything written to the pipe before the
 // call, what is in the pipe but not read yet included, since the last Take
-// (or the start); what is written from then on goes to a new tail.
+// (or the start); what is written from then on goes to a new tail, which
+// follows this one (see Tail.Follows).
 func (o *Output) Take() *Tail {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -127,6 +128,7 @@ func (o *Output) Take() *Tail {
 	}
 	t := o.tail
 	o.tail = NewTail(t.limit)
+	o.tail.follows = true
 	return t
 }
 
@@ -143,6 +145,8 @@ type Tail struct {
 	// skip is how many more continuation bytes of a character cut in two
 	// may still be dropped (a cut may end exactly at the end of a write).
 	skip int
+	// follows is set on a tail that Output.Take started after another.
+	follows bool
 }
 
 // NewTail returns an empty Tail that keeps at most limit bytes.
@@ -183,6 +187,11 @@ func (t *Tail) Total() int64 { return t.total }
 // Truncated reports whether bytes were dropped from the beginning.
 func (t *Tail) Truncated() bool { return int64(len(t.Bytes())) < t.total }
 
+// Follows reports whether the tail follows one that Output.Take took: its
+// beginning may then be in the middle of what was written, as the
+// beginning of a truncated tail is.
+func (t *Tail) Follows() bool { return t.follows }
+
 func (t *Tail) clone() *Tail {
-	return &Tail{limit: t.limit, data: slices.Clone(t.Bytes()), total: t.total, skip: t.skip}
+	return &Tail{limit: t.limit, data: slices.Clone(t.Bytes()), total: t.total, skip: t.skip, follows: t.follows}
 }

@@ -135,7 +135,8 @@ func TestOutput(t *testing.T) {
 }
 
 // TestOutputTake: Take returns every byte written before it, whether the
-// reader took it from the pipe already or not, and starts a new tail.
+// reader took it from the pipe already or not, and starts a new tail,
+// which follows the one taken.
 func TestOutputTake(t *testing.T) {
 	out, err := proc.NewOutput(100)
 	if err != nil {
@@ -145,12 +146,16 @@ func TestOutputTake(t *testing.T) {
 		out.File().Close()
 		await(t, out.ReadDone(), "the end of the output")
 	}()
-	for _, s := range []string{"one\n", "two\n", "", "three\n"} {
+	for i, s := range []string{"one\n", "two\n", "", "three\n"} {
 		if _, err := out.File().WriteString(s); err != nil {
 			t.Fatal(err)
 		}
-		if got := string(out.Take().Bytes()); got != s {
+		tail := out.Take()
+		if got := string(tail.Bytes()); got != s {
 			t.Errorf("Take() = %q; want %q, what was written since the last Take", got, s)
+		}
+		if tail.Follows() != (i > 0) {
+			t.Errorf("Take() %d: Follows() = %v; want %v", i, tail.Follows(), i > 0)
 		}
 	}
 }
