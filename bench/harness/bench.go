@@ -277,35 +277,34 @@ func (b *bench) shortReps() int {
 // compare runs acprun and the limit client alternately, reps times each,
 // checking each run with the functions given.
 func (b *bench) compare(reps int, acprunArgv, limitArgv []string, checkA, checkL func() error) (a, l []measure, err error) {
+	err = alternate(reps, b.timed(acprunArgv, &a, checkA), b.timed(limitArgv, &l, checkL))
+	return a, l, err
+}
+
+// timed is a run of argv in the bench's directory that adds its measure to
+// *ms and then checks it with check (nil: no check).
+func (b *bench) timed(argv []string, ms *[]measure, check func() error) func() error {
+	return func() error {
+		m, err := execute(b.dir, argv)
+		if err == nil && check != nil {
+			err = check()
+		}
+		*ms = append(*ms, m)
+		return err
+	}
+}
+
+// alternate makes reps rounds of runs, each round starting one run later
+// than the one before, and stops at the first error.
+func alternate(reps int, runs ...func() error) error {
 	for i := range reps {
-		pair := []func() error{
-			func() error {
-				m, err := execute(b.dir, acprunArgv)
-				if err == nil {
-					err = checkA()
-				}
-				a = append(a, m)
+		for j := range runs {
+			if err := runs[(i+j)%len(runs)](); err != nil {
 				return err
-			},
-			func() error {
-				m, err := execute(b.dir, limitArgv)
-				if err == nil {
-					err = checkL()
-				}
-				l = append(l, m)
-				return err
-			},
-		}
-		if i%2 == 1 {
-			pair[0], pair[1] = pair[1], pair[0]
-		}
-		for _, f := range pair {
-			if err := f(); err != nil {
-				return a, l, err
 			}
 		}
 	}
-	return a, l, nil
+	return nil
 }
 
 func walls(ms []measure) []time.Duration {
@@ -717,30 +716,14 @@ func (b *bench) suite() ([]row, error) {
 	out := filepath.Join(b.dir, "suite.json")
 	var without, limit, with []measure
 	acprunRun := func(suite string, ms *[]measure) func() error {
-		return func() error {
-			m, err := execute(b.dir, []string{b.cfg.acprun, "run", suite, "-q", "-j", "1", "-o", out})
-			if err == nil {
-				err = allPassed(out, n)
-			}
-			*ms = append(*ms, m)
-			return err
-		}
+		return b.timed([]string{b.cfg.acprun, "run", suite, "-q", "-j", "1", "-o", out}, ms, func() error { return allPassed(out, n) })
 	}
-	runs := []func() error{
+	err := alternate(reps,
 		acprunRun(plain, &without),
-		func() error {
-			m, err := execute(b.dir, []string{b.cfg.limit, "-kill", "-sessions", strconv.Itoa(n), "-j", "1", b.cfg.acprun, "mock-agent", script})
-			limit = append(limit, m)
-			return err
-		},
-		acprunRun(reused, &with),
-	}
-	for i := range reps {
-		for j := range runs {
-			if err := runs[(i+j)%len(runs)](); err != nil {
-				return fail, err
-			}
-		}
+		b.timed([]string{b.cfg.limit, "-kill", "-sessions", strconv.Itoa(n), "-j", "1", b.cfg.acprun, "mock-agent", script}, &limit, nil),
+		acprunRun(reused, &with))
+	if err != nil {
+		return fail, err
 	}
 	eof := ratioRow(label, without, limit, 1.2)
 	mw, mo := median(walls(with)), median(walls(without))
