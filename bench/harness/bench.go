@@ -190,53 +190,42 @@ func run(cfg config, log io.Writer) ([]row, error) {
 	}
 	defer os.RemoveAll(dir)
 	b := &bench{cfg: cfg, dir: dir, log: log}
-	if cfg.quick {
-		b.cfg.reps = 1
-	}
-	b.cfg.reps = max(1, b.cfg.reps)
+	b.cfg.reps = b.size(max(1, cfg.reps), 1)
 	var rows []row
 	var errs []error
-	add := func(r []row, err error) {
-		rows = append(rows, r...)
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	floods := []int{100_000, 1_000_000}
-	if cfg.quick {
-		floods = []int{2_000}
-	}
-	perms := 2000
-	if cfg.quick {
-		perms = 50
-	}
-	scenarios := 1000
-	if cfg.quick {
-		scenarios = 20
-	}
 	for _, m := range []struct {
 		name string
 		run  func() ([]row, error)
 	}{
-		{"flood100k", func() ([]row, error) { return b.flood(floods[0]) }},
+		{"flood100k", func() ([]row, error) { return b.flood(b.size(100_000, 2_000)) }},
 		{"flood1M", func() ([]row, error) {
-			if len(floods) < 2 {
+			if cfg.quick {
 				return nil, nil
 			}
-			return b.flood(floods[1])
+			return b.flood(1_000_000)
 		}},
-		{"permissions", func() ([]row, error) { return b.permissions(perms) }},
+		{"permissions", b.permissions},
 		{"startup", b.startup},
-		{"batch", func() ([]row, error) { return b.batch(scenarios) }},
+		{"batch", b.batch},
 		{"deadline", b.deadline},
 		{"grace", b.grace},
 		{"suite", b.suite},
 	} {
 		if cfg.only == nil || cfg.only.MatchString(m.name) {
-			add(m.run())
+			r, err := m.run()
+			rows = append(rows, r...)
+			errs = append(errs, err)
 		}
 	}
 	return rows, errors.Join(errs...)
+}
+
+// size is full, or small in a quick run.
+func (b *bench) size(full, small int) int {
+	if b.cfg.quick {
+		return small
+	}
+	return full
 }
 
 // write writes a file into the bench's directory and returns its path.
@@ -267,12 +256,7 @@ func (b *bench) agentYAML(args ...string) string {
 // (a few to a hundred milliseconds, much of it the scheduling of two
 // processes that wake each other): more than the default, so that the
 // medians hold still between runs.
-func (b *bench) shortReps() int {
-	if b.cfg.quick {
-		return 2
-	}
-	return max(b.cfg.reps, 4) * 5
-}
+func (b *bench) shortReps() int { return b.size(max(b.cfg.reps, 4)*5, 2) }
 
 // compare runs acprun and the limit client alternately, reps times each,
 // checking each run with the functions given.
@@ -424,8 +408,9 @@ func count(n int) string {
 	return strconv.Itoa(n)
 }
 
-// permissions measures n permission round trips in one turn.
-func (b *bench) permissions(n int) ([]row, error) {
+// permissions measures 2000 permission round trips in one turn.
+func (b *bench) permissions() ([]row, error) {
+	n := b.size(2000, 50)
 	label := fmt.Sprintf("%d permission round trips", n)
 	fmt.Fprintf(b.log, "%s…\n", label)
 	run := func(perms int) (a, l []measure, err error) {
@@ -458,10 +443,7 @@ func (b *bench) permissions(n int) ([]row, error) {
 // startup measures `acprun --version` and `acprun run --dry-run` on a
 // one-scenario file: a plain kong CLI starting up.
 func (b *bench) startup() ([]row, error) {
-	n := 50
-	if b.cfg.quick {
-		n = 5
-	}
+	n := b.size(50, 5)
 	sc := b.write("dry.yaml", "name: dry\n"+b.agentYAML()+"turns:\n  - prompt: go\n")
 	var rows []row
 	for _, m := range []struct {
@@ -486,11 +468,12 @@ func (b *bench) startup() ([]row, error) {
 	return rows, nil
 }
 
-// batch measures n mock-agent scenarios with -j 32. acprun's CPU beyond
+// batch measures 1000 mock-agent scenarios with -j 32. acprun's CPU beyond
 // the agents' own is its rusage (its own and its waited children's) less
 // what the same n mock agents cost under the limit client (its
 // RUSAGE_CHILDREN).
-func (b *bench) batch(n int) ([]row, error) {
+func (b *bench) batch() ([]row, error) {
+	n := b.size(1000, 20)
 	label := fmt.Sprintf("%d mock scenarios -j 32", n)
 	fmt.Fprintf(b.log, "%s…\n", label)
 	script := b.write("one.mock.yaml", "turns:\n  - steps: [{text: hello}]\n")
@@ -503,11 +486,7 @@ func (b *bench) batch(n int) ([]row, error) {
 	fail := []row{{name: label + " CPU/scenario beyond the agent's", target: "≤ 5 ms"}, {name: label + " peak RSS", target: "≤ 150 MiB"}}
 	var cpus, agentCPUs []time.Duration
 	var rss int64
-	reps := 3
-	if b.cfg.quick {
-		reps = 1
-	}
-	for range reps {
+	for range b.size(3, 1) {
 		m, err := execute(b.dir, []string{b.cfg.acprun, "run", sc, "-q", "-j", "32", "-o", out})
 		if err != nil {
 			return fail, err
@@ -570,10 +549,7 @@ func readStamps(path string) (prompts, cancels []time.Time, err error) {
 func (b *bench) deadline() ([]row, error) {
 	label := "deadline → session/cancel p99"
 	fmt.Fprintf(b.log, "%s…\n", label)
-	n := 200
-	if b.cfg.quick {
-		n = 5
-	}
+	n := b.size(200, 5)
 	const timeout = 30 * time.Millisecond
 	stamps := filepath.Join(b.dir, "stamps.txt")
 	var sb strings.Builder
@@ -610,10 +586,7 @@ func (b *bench) deadline() ([]row, error) {
 func (b *bench) grace() ([]row, error) {
 	label := "grace expiry → process group gone (max)"
 	fmt.Fprintf(b.log, "%s…\n", label)
-	n := 20
-	if b.cfg.quick {
-		n = 2
-	}
+	n := b.size(20, 2)
 	const timeout, cancelGrace = 30 * time.Millisecond, 100 * time.Millisecond
 	stamps := filepath.Join(b.dir, "grace-stamps.txt")
 	fail := []row{{name: label, target: "≤ 100 ms"}}
