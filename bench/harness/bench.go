@@ -118,13 +118,14 @@ type results struct {
 	} `json:"scenarios"`
 }
 
-func readResults(path string) (results, error) {
-	var r results
+// readJSON reads the JSON file path as a T.
+func readJSON[T any](path string) (T, error) {
+	var v T
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return r, err
+		return v, err
 	}
-	return r, json.Unmarshal(data, &r)
+	return v, json.Unmarshal(data, &v)
 }
 
 // limitCounts is what the limit client writes.
@@ -333,7 +334,7 @@ func checkTurn(path string, chunks, textBytes int, stop string) func() error {
 
 // check is the child process of checkTurn.
 func check(path string, chunks, textBytes int, stop string) error {
-	r, err := readResults(path)
+	r, err := readJSON[results](path)
 	if err != nil {
 		return err
 	}
@@ -349,11 +350,7 @@ func check(path string, chunks, textBytes int, stop string) error {
 
 func checkLimit(path string, chunks, perms int) func() error {
 	return func() error {
-		var c limitCounts
-		data, err := os.ReadFile(path)
-		if err == nil {
-			err = json.Unmarshal(data, &c)
-		}
+		c, err := readJSON[limitCounts](path)
 		if err != nil {
 			return err
 		}
@@ -491,7 +488,7 @@ func (b *bench) batch() ([]row, error) {
 		if err != nil {
 			return fail, err
 		}
-		r, err := readResults(out)
+		r, err := readJSON[results](out)
 		if err != nil {
 			return fail, err
 		}
@@ -641,7 +638,7 @@ func (b *bench) grace() ([]row, error) {
 
 // allPassed checks that the results at path hold n scenarios, all passed.
 func allPassed(path string, n int) error {
-	r, err := readResults(path)
+	r, err := readJSON[results](path)
 	if err != nil {
 		return err
 	}
