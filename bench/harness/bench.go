@@ -522,8 +522,9 @@ func (b *bench) batch() ([]row, error) {
 	}, nil
 }
 
-// readStamps reads the flood agent's "prompt cancel" lines.
-func readStamps(path string) (prompts, cancels []time.Time, err error) {
+// readStamps reads the flood agent's "prompt cancel" lines, which must be
+// n.
+func readStamps(path string, n int) (prompts, cancels []time.Time, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -537,7 +538,10 @@ func readStamps(path string) (prompts, cancels []time.Time, err error) {
 		}
 		prompts, cancels = append(prompts, time.Unix(0, p)), append(cancels, time.Unix(0, c))
 	}
-	return prompts, cancels, sc.Err()
+	if err := sc.Err(); err != nil || len(prompts) == n {
+		return prompts, cancels, err
+	}
+	return nil, nil, fmt.Errorf("%d cancels stamped; want %d", len(prompts), n)
 }
 
 // deadline measures, over many scenarios whose turn times out, the time
@@ -561,12 +565,9 @@ func (b *bench) deadline() ([]row, error) {
 	if _, err := execute(b.dir, []string{b.cfg.acprun, "run", sc, "-q", "-j", "2", "-o", out}); err != nil {
 		return fail, err
 	}
-	prompts, cancels, err := readStamps(stamps)
+	prompts, cancels, err := readStamps(stamps, n)
 	if err != nil {
 		return fail, err
-	}
-	if len(prompts) != n {
-		return fail, fmt.Errorf("%d cancels stamped; want %d", len(prompts), n)
 	}
 	lat := make([]time.Duration, n)
 	for i := range prompts {
@@ -612,12 +613,9 @@ func (b *bench) grace() ([]row, error) {
 	if _, err := execute(b.dir, []string{b.cfg.acprun, "run", sc, "-q", "-j", "1", "-o", out}, 1); err != nil {
 		return fail, err
 	}
-	_, cancels, err := readStamps(stamps)
+	_, cancels, err := readStamps(stamps, n)
 	if err != nil {
 		return fail, err
-	}
-	if len(cancels) != n {
-		return fail, fmt.Errorf("%d cancels stamped; want %d", len(cancels), n)
 	}
 	var lat []time.Duration
 	for i := range n {
