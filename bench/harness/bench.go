@@ -488,18 +488,12 @@ func (b *bench) batch() ([]row, error) {
 		if err != nil {
 			return fail, err
 		}
-		r, err := readJSON[results](out)
+		p, _, err := passed(out)
+		if err == nil && p != n {
+			err = fmt.Errorf("%d of %d mock scenarios passed", p, n)
+		}
 		if err != nil {
 			return fail, err
-		}
-		passed := 0
-		for _, s := range r.Scenarios {
-			if s.Status == "passed" {
-				passed++
-			}
-		}
-		if passed != n {
-			return fail, fmt.Errorf("%d of %d mock scenarios passed", passed, n)
 		}
 		lm, err := execute(b.dir, []string{b.cfg.limit, "-sessions", strconv.Itoa(n), "-j", "32", b.cfg.acprun, "mock-agent", script})
 		if err != nil {
@@ -634,22 +628,25 @@ func (b *bench) grace() ([]row, error) {
 	return []row{{name: label, acprun: fmt.Sprintf("median %s", ms(median(lat))), value: ms(worst), target: "≤ 100 ms", pass: worst <= 100*time.Millisecond, measured: true}}, nil
 }
 
-// allPassed checks that the results at path hold n scenarios, all passed.
-func allPassed(path string, n int) error {
+// passed counts the scenarios of the results at path, and those of them
+// that passed.
+func passed(path string) (passed, scenarios int, err error) {
 	r, err := readJSON[results](path)
-	if err != nil {
-		return err
-	}
-	passed := 0
 	for _, s := range r.Scenarios {
 		if s.Status == "passed" {
 			passed++
 		}
 	}
-	if len(r.Scenarios) != n || passed != n {
-		return fmt.Errorf("%s: %d of %d scenarios passed", path, passed, n)
+	return passed, len(r.Scenarios), err
+}
+
+// allPassed checks that the results at path hold n scenarios, all passed.
+func allPassed(path string, n int) error {
+	p, scenarios, err := passed(path)
+	if err == nil && (scenarios != n || p != n) {
+		err = fmt.Errorf("%s: %d of %d scenarios passed", path, p, n)
 	}
-	return nil
+	return err
 }
 
 // suite measures a suite of one-turn scenarios, -j 1, on an agent that
