@@ -259,11 +259,20 @@ func (b *bench) agentYAML(args ...string) string {
 // medians hold still between runs.
 func (b *bench) shortReps() int { return b.size(max(b.cfg.reps, 4)*5, 2) }
 
-// compare runs acprun and the limit client alternately, reps times each,
-// checking each run with the functions given.
-func (b *bench) compare(reps int, acprunArgv, limitArgv []string, checkA, checkL func() error) (a, l []measure, err error) {
-	err = alternate(reps, b.timed(acprunArgv, &a, checkA), b.timed(limitArgv, &l, checkL))
-	return a, l, err
+// turn runs acprun and the limit client alternately, reps times each, on
+// one turn of the flood agent that asks perms permission requests and
+// sends chunks chunks of chunkBytes, and checks that each recorded them.
+// The scenario, with keys added, is name.yaml in the bench's directory
+// (sc), and acprun's results out.
+func (b *bench) turn(name, keys string, reps, chunks, perms int) (sc, out string, a, l []measure, err error) {
+	agent := []string{"-chunks", strconv.Itoa(chunks), "-size", strconv.Itoa(chunkBytes), "-perms", strconv.Itoa(perms)}
+	sc = b.write(name+".yaml", "name: "+name+"\n"+b.agentYAML(agent...)+"turnTimeout: 10m\n"+keys+"turns:\n  - prompt: go\n")
+	out = filepath.Join(b.dir, name+".json")
+	lout := filepath.Join(b.dir, name+"-limit.json")
+	err = alternate(reps,
+		b.timed([]string{b.cfg.acprun, "run", sc, "-q", "-o", out}, &a, checkTurn(out, chunks, chunks*chunkBytes, "end_turn")),
+		b.timed(append([]string{b.cfg.limit, "-out", lout, b.cfg.agent}, agent...), &l, checkLimit(lout, chunks, perms)))
+	return sc, out, a, l, err
 }
 
 // timed is a run of argv in the bench's directory that adds its measure to
@@ -367,14 +376,7 @@ const chunkBytes = 64
 func (b *bench) flood(n int) ([]row, error) {
 	label := fmt.Sprintf("update flood %s×64 B", count(n))
 	fmt.Fprintf(b.log, "%s…\n", label)
-	agent := []string{"-chunks", strconv.Itoa(n), "-size", strconv.Itoa(chunkBytes)}
-	sc := b.write("flood.yaml", "name: flood\n"+b.agentYAML(agent...)+"turnTimeout: 10m\nturns:\n  - prompt: go\n")
-	out := filepath.Join(b.dir, "flood.json")
-	lout := filepath.Join(b.dir, "flood-limit.json")
-	a, l, err := b.compare(b.cfg.reps,
-		[]string{b.cfg.acprun, "run", sc, "-q", "-o", out},
-		append([]string{b.cfg.limit, "-out", lout, b.cfg.agent}, agent...),
-		checkTurn(out, n, n*chunkBytes, "end_turn"), checkLimit(lout, n, 0))
+	sc, out, a, l, err := b.turn("flood", "", b.cfg.reps, n, 0)
 	if err != nil {
 		return []row{{name: label + " wall", target: "≤ 2.0×"}}, err
 	}
@@ -411,14 +413,8 @@ func (b *bench) permissions() ([]row, error) {
 	label := fmt.Sprintf("%d permission round trips", n)
 	fmt.Fprintf(b.log, "%s…\n", label)
 	run := func(perms int) (a, l []measure, err error) {
-		agent := []string{"-perms", strconv.Itoa(perms)}
-		sc := b.write(fmt.Sprintf("perms%d.yaml", perms), "name: perms\n"+b.agentYAML(agent...)+"turnTimeout: 10m\npermissions: {default: allow}\nturns:\n  - prompt: go\n")
-		out := filepath.Join(b.dir, "perms.json")
-		lout := filepath.Join(b.dir, "perms-limit.json")
-		return b.compare(b.shortReps(),
-			[]string{b.cfg.acprun, "run", sc, "-q", "-o", out},
-			append([]string{b.cfg.limit, "-out", lout, b.cfg.agent}, agent...),
-			checkTurn(out, 1, chunkBytes, "end_turn"), checkLimit(lout, 1, perms))
+		_, _, a, l, err = b.turn(fmt.Sprintf("perms%d", perms), "permissions: {default: allow}\n", b.shortReps(), 1, perms)
+		return a, l, err
 	}
 	a, l, err := run(n)
 	if err != nil {
