@@ -159,20 +159,10 @@ func percent(f float64, d int) string {
 // 0 without passes and exactly 1 when fewer than k attempts failed. It is
 // NaN unless 1 <= k <= n and 0 <= c <= n.
 func PassAtK(n, c, k int) float64 {
-	switch {
-	case k < 1 || k > n || c < 0 || c > n:
+	if k < 1 || k > n || c < 0 || c > n {
 		return math.NaN()
-	case c == 0:
-		return 0
-	case n-c < k:
-		return 1
 	}
-	// C(n-c, k)/C(n, k) = Π_{i<k} (n-c-i)/(n-i)
-	fail := 1.0
-	for i := range k {
-		fail *= float64(n-c-i) / float64(n-i)
-	}
-	return 1 - fail
+	return 1 - drawAll(n-c, n, k)
 }
 
 // PassHatK is the estimator of pass^k for c passes in n attempts:
@@ -181,20 +171,25 @@ func PassAtK(n, c, k int) float64 {
 // passed and exactly 0 with fewer than k passes. It is NaN unless
 // 1 <= k <= n and 0 <= c <= n.
 func PassHatK(n, c, k int) float64 {
-	switch {
-	case k < 1 || k > n || c < 0 || c > n:
+	if k < 1 || k > n || c < 0 || c > n {
 		return math.NaN()
-	case c == n:
-		return 1
-	case c < k:
+	}
+	return drawAll(c, n, k)
+}
+
+// drawAll is C(m, k)/C(n, k), for 1 <= k <= n and 0 <= m <= n: the chance
+// that a draw of k of n (without replacement) holds only ones of m. It is
+// Π_{i<k} (m-i)/(n-i): exactly 1 when m is n (each factor is 1), and
+// exactly 0 when m < k (a factor would be 0).
+func drawAll(m, n, k int) float64 {
+	if m < k {
 		return 0
 	}
-	// C(c, k)/C(n, k) = Π_{i<k} (c-i)/(n-i)
-	all := 1.0
+	p := 1.0
 	for i := range k {
-		all *= float64(c-i) / float64(n-i)
+		p *= float64(m-i) / float64(n-i)
 	}
-	return all
+	return p
 }
 
 // passRateKey is what PassRates groups results by.
