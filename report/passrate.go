@@ -205,7 +205,7 @@ type passRateKey struct{ file, name, agent string }
 func PassRates(rep Report) []PassRate {
 	idx := map[passRateKey]int{}
 	var out []PassRate
-	agents := map[passRateKey]map[string]bool{} // scenario (no agent) → its agents
+	agents := map[passRateKey]int{} // scenario (no agent) → how many agents it ran against
 	interesting := false
 	for _, r := range rep.Scenarios {
 		if !r.Verdict() {
@@ -217,6 +217,7 @@ func PassRates(rep Report) []PassRate {
 			i = len(out)
 			idx[k] = i
 			out = append(out, PassRate{Scenario: r.Name, File: r.File, Agent: r.Agent.Name})
+			agents[passRateKey{file: r.File, name: r.Name}]++
 		}
 		switch r.Status {
 		case StatusInterrupted:
@@ -230,17 +231,9 @@ func PassRates(rep Report) []PassRate {
 			out[i].Attempts++
 		}
 		out[i].MinPassRate = cmp.Or(out[i].MinPassRate, r.MinPassRate)
-		sk := passRateKey{file: r.File, name: r.Name}
-		if agents[sk] == nil {
-			agents[sk] = map[string]bool{}
-		}
-		agents[sk][r.Agent.Name] = true
-		if r.Attempt > 1 || out[i].Attempts+out[i].Interrupted+out[i].Invalid > 1 || len(agents[sk]) > 1 {
-			interesting = true
-		}
-		if r.MinPassRate > 0 {
-			interesting = true // a rate to compare with its minimum
-		}
+		// Something to compare: attempts, agents, or a rate with its minimum.
+		interesting = interesting || r.Attempt > 1 || out[i].Attempts+out[i].Interrupted+out[i].Invalid > 1 ||
+			agents[passRateKey{file: r.File, name: r.Name}] > 1 || r.MinPassRate > 0
 	}
 	if !interesting {
 		return nil
