@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -51,7 +52,7 @@ func printTable(w io.Writer, rows []row) {
 		case r.pass:
 			res = "PASS"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.acprun, dash(r.limit), r.value, r.target, res)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.acprun, cmp.Or(r.limit, "-"), r.value, r.target, res)
 	}
 	tw.Flush()
 }
@@ -60,13 +61,6 @@ func printTable(w io.Writer, rows []row) {
 func (r row) got(acprun, limit, value string, pass bool) row {
 	r.acprun, r.limit, r.value, r.pass, r.measured = acprun, limit, value, pass, true
 	return r
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // measure is one process run.
