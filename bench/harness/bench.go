@@ -253,7 +253,7 @@ func (b *bench) agentYAML(args ...string) string {
 	return "agent:\n  command: [" + strings.Join(parts, ", ") + "]\n"
 }
 
-// shortReps is how many times compare runs a short, noisy measurement
+// shortReps is how many times turn runs a short, noisy measurement
 // (a few to a hundred milliseconds, much of it the scheduling of two
 // processes that wake each other): more than the default, so that the
 // medians hold still between runs.
