@@ -76,12 +76,10 @@ func main() {
 	var wg sync.WaitGroup
 	for i := range *sessions {
 		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			defer func() { <-sem }()
 			all[i], errs[i] = session(argv, *kill)
-		}()
+		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
