@@ -402,7 +402,8 @@ func count(n int) string {
 	return strconv.Itoa(n)
 }
 
-// permissions measures 2000 permission round trips in one turn.
+// permissions measures n permission round trips in one turn (2000; 50 in
+// a quick run).
 func (b *bench) permissions() ([]row, error) {
 	n := b.size(2000, 50)
 	label := fmt.Sprintf("%d permission round trips", n)
@@ -453,10 +454,10 @@ func (b *bench) startup() ([]row, error) {
 	return rows, nil
 }
 
-// batch measures 1000 mock-agent scenarios with -j 32. acprun's CPU beyond
-// the agents' own is its rusage (its own and its waited children's) less
-// what the same n mock agents cost under the limit client (its
-// RUSAGE_CHILDREN).
+// batch measures n mock-agent scenarios (1000; 20 in a quick run) with
+// -j 32. acprun's CPU beyond the agents' own is its rusage (its own and
+// its waited children's) less what the same n mock agents cost under the
+// limit client (its RUSAGE_CHILDREN).
 func (b *bench) batch() ([]row, error) {
 	n := b.size(1000, 20)
 	label := fmt.Sprintf("%d mock scenarios -j 32", n)
