@@ -121,17 +121,7 @@ func (rs *resultShape) member(at, name, kind string) *dataError {
 	if rs == nil {
 		return nil
 	}
-	var raw json.RawMessage
-	switch name {
-	case "name":
-		raw = rs.Name
-	case "status":
-		raw = rs.Status
-	case "file":
-		raw = rs.File
-	case "line":
-		raw = rs.Line
-	}
+	raw := map[string]json.RawMessage{"name": rs.Name, "status": rs.Status, "file": rs.File, "line": rs.Line}[name]
 	switch {
 	case len(raw) == 0:
 		return valueError(at, fmt.Sprintf("not acprun results: %s: no %q; acprun writes the name, status, file and line of every scenario's result", at, name))

@@ -159,20 +159,10 @@ func percent(f float64, d int) string {
 // 0 without passes and exactly 1 when fewer than k attempts failed. It is
 // NaN unless 1 <= k <= n and 0 <= c <= n.
 func PassAtK(n, c, k int) float64 {
-	switch {
-	case k < 1 || k > n || c < 0 || c > n:
+	if k < 1 || k > n || c < 0 || c > n {
 		return math.NaN()
-	case c == 0:
-		return 0
-	case n-c < k:
-		return 1
 	}
-	// C(n-c, k)/C(n, k) = Π_{i<k} (n-c-i)/(n-i)
-	fail := 1.0
-	for i := range k {
-		fail *= float64(n-c-i) / float64(n-i)
-	}
-	return 1 - fail
+	return 1 - drawAll(n-c, n, k)
 }
 
 // PassHatK is the estimator of pass^k for c passes in n attempts:
@@ -181,20 +171,25 @@ func PassAtK(n, c, k int) float64 {
 // passed and exactly 0 with fewer than k passes. It is NaN unless
 // 1 <= k <= n and 0 <= c <= n.
 func PassHatK(n, c, k int) float64 {
-	switch {
-	case k < 1 || k > n || c < 0 || c > n:
+	if k < 1 || k > n || c < 0 || c > n {
 		return math.NaN()
-	case c == n:
-		return 1
-	case c < k:
+	}
+	return drawAll(c, n, k)
+}
+
+// drawAll is C(m, k)/C(n, k), for 1 <= k <= n and 0 <= m <= n: the chance
+// that a draw of k of n (without replacement) holds only ones of m. It is
+// Π_{i<k} (m-i)/(n-i): exactly 1 when m is n (each factor is 1), and
+// exactly 0 when m < k (a factor would be 0).
+func drawAll(m, n, k int) float64 {
+	if m < k {
 		return 0
 	}
-	// C(c, k)/C(n, k) = Π_{i<k} (c-i)/(n-i)
-	all := 1.0
+	p := 1.0
 	for i := range k {
-		all *= float64(c-i) / float64(n-i)
+		p *= float64(m-i) / float64(n-i)
 	}
-	return all
+	return p
 }
 
 // passRateKey is what PassRates groups results by.
@@ -210,7 +205,7 @@ type passRateKey struct{ file, name, agent string }
 func PassRates(rep Report) []PassRate {
 	idx := map[passRateKey]int{}
 	var out []PassRate
-	agents := map[passRateKey]map[string]bool{} // scenario (no agent) → its agents
+	agents := map[passRateKey]int{} // scenario (no agent) → how many agents it ran against
 	interesting := false
 	for _, r := range rep.Scenarios {
 		if !r.Verdict() {
@@ -222,6 +217,7 @@ func PassRates(rep Report) []PassRate {
 			i = len(out)
 			idx[k] = i
 			out = append(out, PassRate{Scenario: r.Name, File: r.File, Agent: r.Agent.Name})
+			agents[passRateKey{file: r.File, name: r.Name}]++
 		}
 		switch r.Status {
 		case StatusInterrupted:
@@ -235,17 +231,9 @@ func PassRates(rep Report) []PassRate {
 			out[i].Attempts++
 		}
 		out[i].MinPassRate = cmp.Or(out[i].MinPassRate, r.MinPassRate)
-		sk := passRateKey{file: r.File, name: r.Name}
-		if agents[sk] == nil {
-			agents[sk] = map[string]bool{}
-		}
-		agents[sk][r.Agent.Name] = true
-		if r.Attempt > 1 || out[i].Attempts+out[i].Interrupted+out[i].Invalid > 1 || len(agents[sk]) > 1 {
-			interesting = true
-		}
-		if r.MinPassRate > 0 {
-			interesting = true // a rate to compare with its minimum
-		}
+		// Something to compare: attempts, agents, or a rate with its minimum.
+		interesting = interesting || r.Attempt > 1 || out[i].Attempts+out[i].Interrupted+out[i].Invalid > 1 ||
+			agents[passRateKey{file: r.File, name: r.Name}] > 1 || r.MinPassRate > 0
 	}
 	if !interesting {
 		return nil

@@ -12,6 +12,7 @@
 package report
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -90,11 +91,7 @@ const (
 // with one of them breaks the protocol (they are no ACP stop reasons), and
 // its turn is recorded as OutcomeError.
 func IsOutcome(stopReason string) bool {
-	switch stopReason {
-	case OutcomeError, OutcomeAgentExited, OutcomeUnresponsive, OutcomeSkipped:
-		return true
-	}
-	return false
+	return slices.Contains([]string{OutcomeError, OutcomeAgentExited, OutcomeUnresponsive, OutcomeSkipped}, stopReason)
 }
 
 // Cancel causes: why acprun sent session/cancel.

@@ -53,18 +53,13 @@ func ReadRerun(path string) (*Rerun, error) {
 // directory, as the scenarios selected now are.
 func recordedPath(file, dir string) string {
 	if file != "" && dir != "" && !filepath.IsAbs(file) {
-		if p := filepath.Join(dir, file); exists(p) {
+		p := filepath.Join(dir, file)
+		// A dangling symbolic link is there too: it was the file the run named.
+		if _, err := os.Lstat(p); err == nil {
 			return samePath(p)
 		}
 	}
 	return samePath(file)
-}
-
-// exists reports whether there is a file at path (a dangling symbolic
-// link is one: it was the file the run named).
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
 }
 
 // samePath is the form of a scenario file's path that is compared: made

@@ -307,7 +307,6 @@ func upgradeV1(res *Results) {
 			break
 		}
 	}
-	res.SchemaVersion = SchemaVersion
 	res.Summary = Summarize(res.Report())
 }
 

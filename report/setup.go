@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 )
@@ -65,20 +66,12 @@ const (
 // cancelled at setupTimeout: no answer in 5s (the agent is hung or dead)".
 func (c SetupCancel) String() string {
 	waited := (time.Duration(c.WaitedMs) * time.Millisecond).String()
-	var how string
-	switch c.Answer {
-	case AnswerCancelled:
-		how = "the agent confirmed the cancel in " + waited + " (alive, and slow)"
-	case AnswerLate:
-		how = "the agent answered after all in " + waited + " (alive, and too slow)"
-	case AnswerError:
-		how = "the agent answered with an error in " + waited + ": " + c.Error
-	case AnswerNone:
-		how = "no answer in " + waited + " (the agent is hung or dead)"
-	case AnswerExited:
-		how = "the agent exited after " + waited
-	default:
-		how = "answer " + c.Answer + " in " + waited
-	}
+	how := cmp.Or(map[string]string{
+		AnswerCancelled: "the agent confirmed the cancel in " + waited + " (alive, and slow)",
+		AnswerLate:      "the agent answered after all in " + waited + " (alive, and too slow)",
+		AnswerError:     "the agent answered with an error in " + waited + ": " + c.Error,
+		AnswerNone:      "no answer in " + waited + " (the agent is hung or dead)",
+		AnswerExited:    "the agent exited after " + waited,
+	}[c.Answer], "answer "+c.Answer+" in "+waited)
 	return fmt.Sprintf("%s cancelled at %s: %s", c.Method, c.Cause, how)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -51,16 +52,15 @@ func printTable(w io.Writer, rows []row) {
 		case r.pass:
 			res = "PASS"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.acprun, dash(r.limit), r.value, r.target, res)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.acprun, cmp.Or(r.limit, "-"), r.value, r.target, res)
 	}
 	tw.Flush()
 }
 
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+// got is r measured: its figures, and whether they met its target.
+func (r row) got(acprun, limit, value string, pass bool) row {
+	r.acprun, r.limit, r.value, r.pass, r.measured = acprun, limit, value, pass, true
+	return r
 }
 
 // measure is one process run.
@@ -118,13 +118,14 @@ type results struct {
 	} `json:"scenarios"`
 }
 
-func readResults(path string) (results, error) {
-	var r results
+// readJSON reads the JSON file path as a T.
+func readJSON[T any](path string) (T, error) {
+	var v T
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return r, err
+		return v, err
 	}
-	return r, json.Unmarshal(data, &r)
+	return v, json.Unmarshal(data, &v)
 }
 
 // limitCounts is what the limit client writes.
@@ -190,53 +191,42 @@ func run(cfg config, log io.Writer) ([]row, error) {
 	}
 	defer os.RemoveAll(dir)
 	b := &bench{cfg: cfg, dir: dir, log: log}
-	if cfg.quick {
-		b.cfg.reps = 1
-	}
-	b.cfg.reps = max(1, b.cfg.reps)
+	b.cfg.reps = b.size(max(1, cfg.reps), 1)
 	var rows []row
 	var errs []error
-	add := func(r []row, err error) {
-		rows = append(rows, r...)
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	floods := []int{100_000, 1_000_000}
-	if cfg.quick {
-		floods = []int{2_000}
-	}
-	perms := 2000
-	if cfg.quick {
-		perms = 50
-	}
-	scenarios := 1000
-	if cfg.quick {
-		scenarios = 20
-	}
 	for _, m := range []struct {
 		name string
 		run  func() ([]row, error)
 	}{
-		{"flood100k", func() ([]row, error) { return b.flood(floods[0]) }},
+		{"flood100k", func() ([]row, error) { return b.flood(b.size(100_000, 2_000)) }},
 		{"flood1M", func() ([]row, error) {
-			if len(floods) < 2 {
+			if cfg.quick {
 				return nil, nil
 			}
-			return b.flood(floods[1])
+			return b.flood(1_000_000)
 		}},
-		{"permissions", func() ([]row, error) { return b.permissions(perms) }},
+		{"permissions", b.permissions},
 		{"startup", b.startup},
-		{"batch", func() ([]row, error) { return b.batch(scenarios) }},
+		{"batch", b.batch},
 		{"deadline", b.deadline},
 		{"grace", b.grace},
 		{"suite", b.suite},
 	} {
 		if cfg.only == nil || cfg.only.MatchString(m.name) {
-			add(m.run())
+			r, err := m.run()
+			rows = append(rows, r...)
+			errs = append(errs, err)
 		}
 	}
 	return rows, errors.Join(errs...)
+}
+
+// size is full, or small in a quick run.
+func (b *bench) size(full, small int) int {
+	if b.cfg.quick {
+		return small
+	}
+	return full
 }
 
 // write writes a file into the bench's directory and returns its path.
@@ -263,49 +253,52 @@ func (b *bench) agentYAML(args ...string) string {
 	return "agent:\n  command: [" + strings.Join(parts, ", ") + "]\n"
 }
 
-// shortReps is how many times compare runs a short, noisy measurement
+// shortReps is how many times turn runs a short, noisy measurement
 // (a few to a hundred milliseconds, much of it the scheduling of two
 // processes that wake each other): more than the default, so that the
 // medians hold still between runs.
-func (b *bench) shortReps() int {
-	if b.cfg.quick {
-		return 2
-	}
-	return max(b.cfg.reps, 4) * 5
+func (b *bench) shortReps() int { return b.size(max(b.cfg.reps, 4)*5, 2) }
+
+// turn runs acprun and the limit client alternately, reps times each, on
+// one turn of the flood agent that asks perms permission requests and
+// sends chunks chunks of chunkBytes, and checks that each recorded them.
+// The scenario, with keys added, is name.yaml in the bench's directory
+// (sc), and acprun's results out.
+func (b *bench) turn(name, keys string, reps, chunks, perms int) (sc, out string, a, l []measure, err error) {
+	agent := []string{"-chunks", strconv.Itoa(chunks), "-size", strconv.Itoa(chunkBytes), "-perms", strconv.Itoa(perms)}
+	sc = b.write(name+".yaml", "name: "+name+"\n"+b.agentYAML(agent...)+"turnTimeout: 10m\n"+keys+"turns:\n  - prompt: go\n")
+	out = filepath.Join(b.dir, name+".json")
+	lout := filepath.Join(b.dir, name+"-limit.json")
+	err = alternate(reps,
+		b.timed([]string{b.cfg.acprun, "run", sc, "-q", "-o", out}, &a, checkTurn(out, chunks, chunks*chunkBytes, "end_turn")),
+		b.timed(append([]string{b.cfg.limit, "-out", lout, b.cfg.agent}, agent...), &l, checkLimit(lout, chunks, perms)))
+	return sc, out, a, l, err
 }
 
-// compare runs acprun and the limit client alternately, reps times each,
-// checking each run with the functions given.
-func (b *bench) compare(reps int, acprunArgv, limitArgv []string, checkA, checkL func() error) (a, l []measure, err error) {
+// timed is a run of argv in the bench's directory that adds its measure to
+// *ms and then checks it with check (nil: no check).
+func (b *bench) timed(argv []string, ms *[]measure, check func() error) func() error {
+	return func() error {
+		m, err := execute(b.dir, argv)
+		if err == nil && check != nil {
+			err = check()
+		}
+		*ms = append(*ms, m)
+		return err
+	}
+}
+
+// alternate makes reps rounds of runs, each round starting one run later
+// than the one before, and stops at the first error.
+func alternate(reps int, runs ...func() error) error {
 	for i := range reps {
-		pair := []func() error{
-			func() error {
-				m, err := execute(b.dir, acprunArgv)
-				if err == nil {
-					err = checkA()
-				}
-				a = append(a, m)
+		for j := range runs {
+			if err := runs[(i+j)%len(runs)](); err != nil {
 				return err
-			},
-			func() error {
-				m, err := execute(b.dir, limitArgv)
-				if err == nil {
-					err = checkL()
-				}
-				l = append(l, m)
-				return err
-			},
-		}
-		if i%2 == 1 {
-			pair[0], pair[1] = pair[1], pair[0]
-		}
-		for _, f := range pair {
-			if err := f(); err != nil {
-				return a, l, err
 			}
 		}
 	}
-	return a, l, nil
+	return nil
 }
 
 func walls(ms []measure) []time.Duration {
@@ -328,8 +321,7 @@ func peak(ms []measure) int64 {
 func ratioRow(name string, a, l []measure, limit float64) row {
 	ma, ml := median(walls(a)), median(walls(l))
 	ratio := float64(ma) / float64(ml)
-	return row{name: name, acprun: secs(ma), limit: secs(ml), value: fmt.Sprintf("%.2f×", ratio),
-		target: fmt.Sprintf("≤ %.2f×", limit), pass: ratio <= limit, measured: true}
+	return row{name: name, target: fmt.Sprintf("≤ %.2f×", limit)}.got(secs(ma), secs(ml), fmt.Sprintf("%.2f×", ratio), ratio <= limit)
 }
 
 // checkTurn checks that acprun recorded chunks chunks and textBytes bytes
@@ -350,7 +342,7 @@ func checkTurn(path string, chunks, textBytes int, stop string) func() error {
 
 // check is the child process of checkTurn.
 func check(path string, chunks, textBytes int, stop string) error {
-	r, err := readResults(path)
+	r, err := readJSON[results](path)
 	if err != nil {
 		return err
 	}
@@ -366,11 +358,7 @@ func check(path string, chunks, textBytes int, stop string) error {
 
 func checkLimit(path string, chunks, perms int) func() error {
 	return func() error {
-		var c limitCounts
-		data, err := os.ReadFile(path)
-		if err == nil {
-			err = json.Unmarshal(data, &c)
-		}
+		c, err := readJSON[limitCounts](path)
 		if err != nil {
 			return err
 		}
@@ -387,32 +375,21 @@ const chunkBytes = 64
 func (b *bench) flood(n int) ([]row, error) {
 	label := fmt.Sprintf("update flood %s×64 B", count(n))
 	fmt.Fprintf(b.log, "%s…\n", label)
-	agent := []string{"-chunks", strconv.Itoa(n), "-size", strconv.Itoa(chunkBytes)}
-	sc := b.write("flood.yaml", "name: flood\n"+b.agentYAML(agent...)+"turnTimeout: 10m\nturns:\n  - prompt: go\n")
-	out := filepath.Join(b.dir, "flood.json")
-	lout := filepath.Join(b.dir, "flood-limit.json")
-	a, l, err := b.compare(b.cfg.reps,
-		[]string{b.cfg.acprun, "run", sc, "-q", "-o", out},
-		append([]string{b.cfg.limit, "-out", lout, b.cfg.agent}, agent...),
-		checkTurn(out, n, n*chunkBytes, "end_turn"), checkLimit(lout, n, 0))
+	sc, out, a, l, err := b.turn("flood", "", b.cfg.reps, n, 0)
 	if err != nil {
 		return []row{{name: label + " wall", target: "≤ 2.0×"}}, err
 	}
 	rows := []row{ratioRow(label+" wall (all recorded)", a, l, 2.0)}
 	p := peak(a)
-	rows = append(rows, row{name: label + " peak RSS", acprun: mib(p), limit: mib(peak(l)),
-		value: mib(p), target: "≤ 128 MiB", pass: p <= 128<<20, measured: true})
+	rows = append(rows, row{name: label + " peak RSS", target: "≤ 128 MiB"}.got(mib(p), mib(peak(l)), mib(p), p <= 128<<20))
 	// The same flood with the text not kept: the peak must not grow with n.
-	nt, err := execute(b.dir, []string{b.cfg.acprun, "run", sc, "-q", "-o", out, "--no-text"})
-	if err == nil {
-		err = checkTurn(out, n, 0, "end_turn")()
+	noText := row{name: label + " peak RSS --no-text", target: "≤ 40 MiB"}
+	var nt []measure
+	if err := b.timed([]string{b.cfg.acprun, "run", sc, "-q", "-o", out, "--no-text"}, &nt, checkTurn(out, n, 0, "end_turn"))(); err != nil {
+		return append(rows, noText), err
 	}
-	if err != nil {
-		return append(rows, row{name: label + " peak RSS --no-text", target: "≤ 40 MiB"}), err
-	}
-	rows = append(rows, row{name: label + " peak RSS --no-text", acprun: mib(nt.maxRSS),
-		value: mib(nt.maxRSS), target: "≤ 40 MiB", pass: nt.maxRSS <= 40<<20, measured: true})
-	return rows, nil
+	rss := nt[0].maxRSS
+	return append(rows, noText.got(mib(rss), "", mib(rss), rss <= 40<<20)), nil
 }
 
 func count(n int) string {
@@ -425,19 +402,15 @@ func count(n int) string {
 	return strconv.Itoa(n)
 }
 
-// permissions measures n permission round trips in one turn.
-func (b *bench) permissions(n int) ([]row, error) {
+// permissions measures n permission round trips in one turn (2000; 50 in
+// a quick run).
+func (b *bench) permissions() ([]row, error) {
+	n := b.size(2000, 50)
 	label := fmt.Sprintf("%d permission round trips", n)
 	fmt.Fprintf(b.log, "%s…\n", label)
 	run := func(perms int) (a, l []measure, err error) {
-		agent := []string{"-perms", strconv.Itoa(perms)}
-		sc := b.write(fmt.Sprintf("perms%d.yaml", perms), "name: perms\n"+b.agentYAML(agent...)+"turnTimeout: 10m\npermissions: {default: allow}\nturns:\n  - prompt: go\n")
-		out := filepath.Join(b.dir, "perms.json")
-		lout := filepath.Join(b.dir, "perms-limit.json")
-		return b.compare(b.shortReps(),
-			[]string{b.cfg.acprun, "run", sc, "-q", "-o", out},
-			append([]string{b.cfg.limit, "-out", lout, b.cfg.agent}, agent...),
-			checkTurn(out, 1, chunkBytes, "end_turn"), checkLimit(lout, 1, perms))
+		_, _, a, l, err = b.turn(fmt.Sprintf("perms%d", perms), "permissions: {default: allow}\n", b.shortReps(), 1, perms)
+		return a, l, err
 	}
 	a, l, err := run(n)
 	if err != nil {
@@ -459,10 +432,7 @@ func (b *bench) permissions(n int) ([]row, error) {
 // startup measures `acprun --version` and `acprun run --dry-run` on a
 // one-scenario file: a plain kong CLI starting up.
 func (b *bench) startup() ([]row, error) {
-	n := 50
-	if b.cfg.quick {
-		n = 5
-	}
+	n := b.size(50, 5)
 	sc := b.write("dry.yaml", "name: dry\n"+b.agentYAML()+"turns:\n  - prompt: go\n")
 	var rows []row
 	for _, m := range []struct {
@@ -473,25 +443,23 @@ func (b *bench) startup() ([]row, error) {
 		{"acprun run --dry-run (median)", "run --dry-run", []string{"run", sc, "--dry-run"}},
 	} {
 		fmt.Fprintf(b.log, "%s…\n", m.label)
-		var ws []time.Duration
-		for range n {
-			got, err := execute(b.dir, append([]string{b.cfg.acprun}, m.args...))
-			if err != nil {
-				return append(rows, row{name: m.label, target: "≤ 20 ms"}), fmt.Errorf("%s: %w", m.what, err)
-			}
-			ws = append(ws, got.wall)
+		want := row{name: m.label, target: "≤ 20 ms"}
+		var got []measure
+		if err := alternate(n, b.timed(append([]string{b.cfg.acprun}, m.args...), &got, nil)); err != nil {
+			return append(rows, want), fmt.Errorf("%s: %w", m.what, err)
 		}
-		med := median(ws)
-		rows = append(rows, row{name: m.label, acprun: ms(med), value: ms(med), target: "≤ 20 ms", pass: med <= 20*time.Millisecond, measured: true})
+		med := median(walls(got))
+		rows = append(rows, want.got(ms(med), "", ms(med), med <= 20*time.Millisecond))
 	}
 	return rows, nil
 }
 
-// batch measures n mock-agent scenarios with -j 32. acprun's CPU beyond
-// the agents' own is its rusage (its own and its waited children's) less
-// what the same n mock agents cost under the limit client (its
-// RUSAGE_CHILDREN).
-func (b *bench) batch(n int) ([]row, error) {
+// batch measures n mock-agent scenarios (1000; 20 in a quick run) with
+// -j 32. acprun's CPU beyond the agents' own is its rusage (its own and
+// its waited children's) less what the same n mock agents cost under the
+// limit client (its RUSAGE_CHILDREN).
+func (b *bench) batch() ([]row, error) {
+	n := b.size(1000, 20)
 	label := fmt.Sprintf("%d mock scenarios -j 32", n)
 	fmt.Fprintf(b.log, "%s…\n", label)
 	script := b.write("one.mock.yaml", "turns:\n  - steps: [{text: hello}]\n")
@@ -501,38 +469,28 @@ func (b *bench) batch(n int) ([]row, error) {
 	}
 	sc := b.write("batch.yaml", sb.String())
 	out := filepath.Join(b.dir, "batch.json")
-	fail := []row{{name: label + " CPU/scenario beyond the agent's", target: "≤ 5 ms"}, {name: label + " peak RSS", target: "≤ 150 MiB"}}
+	want := []row{{name: label + " CPU/scenario beyond the agent's", target: "≤ 5 ms"}, {name: label + " peak RSS", target: "≤ 150 MiB"}}
 	var cpus, agentCPUs []time.Duration
 	var rss int64
-	reps := 3
-	if b.cfg.quick {
-		reps = 1
-	}
-	for range reps {
+	for range b.size(3, 1) {
 		m, err := execute(b.dir, []string{b.cfg.acprun, "run", sc, "-q", "-j", "32", "-o", out})
 		if err != nil {
-			return fail, err
+			return want, err
 		}
-		r, err := readResults(out)
+		p, _, err := passed(out)
+		if err == nil && p != n {
+			err = fmt.Errorf("%d of %d mock scenarios passed", p, n)
+		}
 		if err != nil {
-			return fail, err
-		}
-		passed := 0
-		for _, s := range r.Scenarios {
-			if s.Status == "passed" {
-				passed++
-			}
-		}
-		if passed != n {
-			return fail, fmt.Errorf("%d of %d mock scenarios passed", passed, n)
+			return want, err
 		}
 		lm, err := execute(b.dir, []string{b.cfg.limit, "-sessions", strconv.Itoa(n), "-j", "32", b.cfg.acprun, "mock-agent", script})
 		if err != nil {
-			return fail, err
+			return want, err
 		}
 		var u struct{ SelfCPUNs, ChildrenCPUNs int64 }
 		if err := json.Unmarshal(lm.stdout, &u); err != nil {
-			return fail, fmt.Errorf("limit client's usage %q: %w", lm.stdout, err)
+			return want, fmt.Errorf("limit client's usage %q: %w", lm.stdout, err)
 		}
 		cpus = append(cpus, m.cpu)
 		agentCPUs = append(agentCPUs, time.Duration(u.ChildrenCPUNs))
@@ -541,14 +499,14 @@ func (b *bench) batch(n int) ([]row, error) {
 	total, agents := median(cpus), median(agentCPUs)
 	per := (total - agents) / time.Duration(n)
 	return []row{
-		{name: label + " CPU/scenario beyond the agent's", acprun: ms(total/time.Duration(n)) + " total", limit: ms(agents/time.Duration(n)) + " agent",
-			value: ms(per), target: "≤ 5 ms", pass: per <= 5*time.Millisecond, measured: true},
-		{name: label + " peak RSS", acprun: mib(rss), value: mib(rss), target: "≤ 150 MiB", pass: rss <= 150<<20, measured: true},
+		want[0].got(ms(total/time.Duration(n))+" total", ms(agents/time.Duration(n))+" agent", ms(per), per <= 5*time.Millisecond),
+		want[1].got(mib(rss), "", mib(rss), rss <= 150<<20),
 	}, nil
 }
 
-// readStamps reads the flood agent's "prompt cancel" lines.
-func readStamps(path string) (prompts, cancels []time.Time, err error) {
+// readStamps reads the flood agent's "prompt cancel" lines, which must be
+// n.
+func readStamps(path string, n int) (prompts, cancels []time.Time, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -562,7 +520,10 @@ func readStamps(path string) (prompts, cancels []time.Time, err error) {
 		}
 		prompts, cancels = append(prompts, time.Unix(0, p)), append(cancels, time.Unix(0, c))
 	}
-	return prompts, cancels, sc.Err()
+	if err := sc.Err(); err != nil || len(prompts) == n {
+		return prompts, cancels, err
+	}
+	return nil, nil, fmt.Errorf("%d cancels stamped; want %d", len(prompts), n)
 }
 
 // deadline measures, over many scenarios whose turn times out, the time
@@ -571,10 +532,7 @@ func readStamps(path string) (prompts, cancels []time.Time, err error) {
 func (b *bench) deadline() ([]row, error) {
 	label := "deadline → session/cancel p99"
 	fmt.Fprintf(b.log, "%s…\n", label)
-	n := 200
-	if b.cfg.quick {
-		n = 5
-	}
+	n := b.size(200, 5)
 	const timeout = 30 * time.Millisecond
 	stamps := filepath.Join(b.dir, "stamps.txt")
 	var sb strings.Builder
@@ -583,25 +541,22 @@ func (b *bench) deadline() ([]row, error) {
 	}
 	sc := b.write("deadline.yaml", sb.String())
 	out := filepath.Join(b.dir, "deadline.json")
-	fail := []row{{name: label, target: "≤ 10 ms"}}
+	want := []row{{name: label, target: "≤ 10 ms"}}
 	// -j 2, one scenario per core: the agents starting beside a turn are
 	// part of the measurement, a queue of them is not.
 	if _, err := execute(b.dir, []string{b.cfg.acprun, "run", sc, "-q", "-j", "2", "-o", out}); err != nil {
-		return fail, err
+		return want, err
 	}
-	prompts, cancels, err := readStamps(stamps)
+	prompts, cancels, err := readStamps(stamps, n)
 	if err != nil {
-		return fail, err
-	}
-	if len(prompts) != n {
-		return fail, fmt.Errorf("%d cancels stamped; want %d", len(prompts), n)
+		return want, err
 	}
 	lat := make([]time.Duration, n)
 	for i := range prompts {
 		lat[i] = cancels[i].Sub(prompts[i]) - timeout
 	}
 	p99 := percentile(lat, 99)
-	return []row{{name: label, acprun: fmt.Sprintf("median %s", ms(median(lat))), value: ms(p99), target: "≤ 10 ms", pass: p99 <= 10*time.Millisecond, measured: true}}, nil
+	return []row{want[0].got("median "+ms(median(lat)), "", ms(p99), p99 <= 10*time.Millisecond)}, nil
 }
 
 // grace measures, for agents that ignore the cancel and SIGTERM and keep
@@ -611,19 +566,16 @@ func (b *bench) deadline() ([]row, error) {
 func (b *bench) grace() ([]row, error) {
 	label := "grace expiry → process group gone (max)"
 	fmt.Fprintf(b.log, "%s…\n", label)
-	n := 20
-	if b.cfg.quick {
-		n = 2
-	}
+	n := b.size(20, 2)
 	const timeout, cancelGrace = 30 * time.Millisecond, 100 * time.Millisecond
 	stamps := filepath.Join(b.dir, "grace-stamps.txt")
-	fail := []row{{name: label, target: "≤ 100 ms"}}
+	want := []row{{name: label, target: "≤ 100 ms"}}
 	var sb strings.Builder
 	gone := make([]chan time.Time, n)
 	for i := range n {
 		fifo := filepath.Join(b.dir, fmt.Sprintf("group%d.fifo", i))
 		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-			return fail, err
+			return want, err
 		}
 		gone[i] = make(chan time.Time, 1)
 		go func() {
@@ -641,14 +593,11 @@ func (b *bench) grace() ([]row, error) {
 	sc := b.write("grace.yaml", sb.String())
 	out := filepath.Join(b.dir, "grace.json")
 	if _, err := execute(b.dir, []string{b.cfg.acprun, "run", sc, "-q", "-j", "1", "-o", out}, 1); err != nil {
-		return fail, err
+		return want, err
 	}
-	_, cancels, err := readStamps(stamps)
+	_, cancels, err := readStamps(stamps, n)
 	if err != nil {
-		return fail, err
-	}
-	if len(cancels) != n {
-		return fail, fmt.Errorf("%d cancels stamped; want %d", len(cancels), n)
+		return want, err
 	}
 	var lat []time.Duration
 	for i := range n {
@@ -658,31 +607,34 @@ func (b *bench) grace() ([]row, error) {
 		case <-time.After(10 * time.Second):
 		}
 		if at.IsZero() {
-			return fail, fmt.Errorf("scenario g%04d: the process group did not go", i)
+			return want, fmt.Errorf("scenario g%04d: the process group did not go", i)
 		}
 		lat = append(lat, at.Sub(cancels[i].Add(cancelGrace)))
 	}
 	// -j 1: the scenarios ran, and stamped, in order.
 	worst := slices.Max(lat)
-	return []row{{name: label, acprun: fmt.Sprintf("median %s", ms(median(lat))), value: ms(worst), target: "≤ 100 ms", pass: worst <= 100*time.Millisecond, measured: true}}, nil
+	return []row{want[0].got("median "+ms(median(lat)), "", ms(worst), worst <= 100*time.Millisecond)}, nil
 }
 
-// allPassed checks that the results at path hold n scenarios, all passed.
-func allPassed(path string, n int) error {
-	r, err := readResults(path)
-	if err != nil {
-		return err
-	}
-	passed := 0
+// passed counts the scenarios of the results at path, and those of them
+// that passed.
+func passed(path string) (passed, scenarios int, err error) {
+	r, err := readJSON[results](path)
 	for _, s := range r.Scenarios {
 		if s.Status == "passed" {
 			passed++
 		}
 	}
-	if len(r.Scenarios) != n || passed != n {
-		return fmt.Errorf("%s: %d of %d scenarios passed", path, passed, n)
+	return passed, len(r.Scenarios), err
+}
+
+// allPassed checks that the results at path hold n scenarios, all passed.
+func allPassed(path string, n int) error {
+	p, scenarios, err := passed(path)
+	if err == nil && (scenarios != n || p != n) {
+		err = fmt.Errorf("%s: %d of %d scenarios passed", path, p, n)
 	}
-	return nil
+	return err
 }
 
 // suite measures a suite of one-turn scenarios, -j 1, on an agent that
@@ -703,7 +655,7 @@ func (b *bench) suite() ([]row, error) {
 	// acprun's cost over the limit client: the 100 ms settle before the
 	// prompt (what the agent sends after session/new is setup every run)
 	// and the 50 ms wait after a clean end, 0.15 s a scenario.
-	fail := []row{{name: label, target: "≤ 1.20×"}, {name: reuseLabel, target: "≤ 0.50× without"}}
+	want := []row{{name: label, target: "≤ 1.20×"}, {name: reuseLabel, target: "≤ 0.50× without"}}
 	script := b.write("suite.mock.yaml", fmt.Sprintf("agentCapabilities: {sessionCapabilities: {close: true}}\nignoreEOF: true\nstartDelay: %s\ndefault: {steps: [{text: hello}]}\n", start))
 	doc := func(reuse bool) string {
 		var sb strings.Builder
@@ -717,34 +669,17 @@ func (b *bench) suite() ([]row, error) {
 	out := filepath.Join(b.dir, "suite.json")
 	var without, limit, with []measure
 	acprunRun := func(suite string, ms *[]measure) func() error {
-		return func() error {
-			m, err := execute(b.dir, []string{b.cfg.acprun, "run", suite, "-q", "-j", "1", "-o", out})
-			if err == nil {
-				err = allPassed(out, n)
-			}
-			*ms = append(*ms, m)
-			return err
-		}
+		return b.timed([]string{b.cfg.acprun, "run", suite, "-q", "-j", "1", "-o", out}, ms, func() error { return allPassed(out, n) })
 	}
-	runs := []func() error{
+	err := alternate(reps,
 		acprunRun(plain, &without),
-		func() error {
-			m, err := execute(b.dir, []string{b.cfg.limit, "-kill", "-sessions", strconv.Itoa(n), "-j", "1", b.cfg.acprun, "mock-agent", script})
-			limit = append(limit, m)
-			return err
-		},
-		acprunRun(reused, &with),
-	}
-	for i := range reps {
-		for j := range runs {
-			if err := runs[(i+j)%len(runs)](); err != nil {
-				return fail, err
-			}
-		}
+		b.timed([]string{b.cfg.limit, "-kill", "-sessions", strconv.Itoa(n), "-j", "1", b.cfg.acprun, "mock-agent", script}, &limit, nil),
+		acprunRun(reused, &with))
+	if err != nil {
+		return want, err
 	}
 	eof := ratioRow(label, without, limit, 1.2)
 	mw, mo := median(walls(with)), median(walls(without))
 	ratio := float64(mw) / float64(mo)
-	return []row{eof, {name: reuseLabel, acprun: secs(mw) + " vs " + secs(mo) + " without", value: fmt.Sprintf("%.2f×", ratio),
-		target: "≤ 0.50× without", pass: ratio <= 0.5, measured: true}}, nil
+	return []row{eof, want[1].got(secs(mw)+" vs "+secs(mo)+" without", "", fmt.Sprintf("%.2f×", ratio), ratio <= 0.5)}, nil
 }

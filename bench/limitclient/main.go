@@ -26,7 +26,6 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
-	"time"
 )
 
 // counts is what one session recorded.
@@ -77,12 +76,10 @@ func main() {
 	var wg sync.WaitGroup
 	for i := range *sessions {
 		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			defer func() { <-sem }()
 			all[i], errs[i] = session(argv, *kill)
-		}()
+		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -104,9 +101,8 @@ func main() {
 	}
 }
 
-func cpu(ru *syscall.Rusage) int64 {
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Nanoseconds()
-}
+// cpu is the user and system CPU time of ru, in nanoseconds.
+func cpu(ru *syscall.Rusage) int64 { return ru.Utime.Nano() + ru.Stime.Nano() }
 
 // session runs one session against a new agent; kill kills it at the end
 // instead of waiting for its exit.
