@@ -317,11 +317,14 @@ func peak(ms []measure) int64 {
 	return p
 }
 
+// ratioTarget is the target of a row whose ratio must be at most limit.
+func ratioTarget(limit float64) string { return fmt.Sprintf("≤ %.2f×", limit) }
+
 // ratioRow compares the median wall times.
 func ratioRow(name string, a, l []measure, limit float64) row {
 	ma, ml := median(walls(a)), median(walls(l))
 	ratio := float64(ma) / float64(ml)
-	return row{name: name, target: fmt.Sprintf("≤ %.2f×", limit)}.got(secs(ma), secs(ml), fmt.Sprintf("%.2f×", ratio), ratio <= limit)
+	return row{name: name, target: ratioTarget(limit)}.got(secs(ma), secs(ml), fmt.Sprintf("%.2f×", ratio), ratio <= limit)
 }
 
 // checkTurn checks that acprun recorded chunks chunks and textBytes bytes
@@ -375,21 +378,22 @@ const chunkBytes = 64
 func (b *bench) flood(n int) ([]row, error) {
 	label := fmt.Sprintf("update flood %s×64 B", count(n))
 	fmt.Fprintf(b.log, "%s…\n", label)
+	wall := label + " wall (all recorded)"
+	rss := row{name: label + " peak RSS", target: "≤ 128 MiB"}
+	noText := row{name: label + " peak RSS --no-text", target: "≤ 40 MiB"}
 	sc, out, a, l, err := b.turn("flood", "", b.cfg.reps, n, 0)
 	if err != nil {
-		return []row{{name: label + " wall", target: "≤ 2.0×"}}, err
+		return []row{{name: wall, target: ratioTarget(2)}, rss, noText}, err
 	}
-	rows := []row{ratioRow(label+" wall (all recorded)", a, l, 2.0)}
 	p := peak(a)
-	rows = append(rows, row{name: label + " peak RSS", target: "≤ 128 MiB"}.got(mib(p), mib(peak(l)), mib(p), p <= 128<<20))
+	rows := []row{ratioRow(wall, a, l, 2), rss.got(mib(p), mib(peak(l)), mib(p), p <= 128<<20)}
 	// The same flood with the text not kept: the peak must not grow with n.
-	noText := row{name: label + " peak RSS --no-text", target: "≤ 40 MiB"}
 	var nt []measure
 	if err := b.timed([]string{b.cfg.acprun, "run", sc, "-q", "-o", out, "--no-text"}, &nt, checkTurn(out, n, 0, "end_turn"))(); err != nil {
 		return append(rows, noText), err
 	}
-	rss := nt[0].maxRSS
-	return append(rows, noText.got(mib(rss), "", mib(rss), rss <= 40<<20)), nil
+	ntRSS := nt[0].maxRSS
+	return append(rows, noText.got(mib(ntRSS), "", mib(ntRSS), ntRSS <= 40<<20)), nil
 }
 
 func count(n int) string {
@@ -414,14 +418,14 @@ func (b *bench) permissions() ([]row, error) {
 	}
 	a, l, err := run(n)
 	if err != nil {
-		return []row{{name: label, target: "≤ 1.5×"}}, err
+		return []row{{name: label, target: ratioTarget(1.5)}}, err
 	}
 	// What an agent feels: the time acprun adds to each request, beyond
 	// what the limit client takes, without the costs of a run that asks
 	// nothing (start, handshake, the settle before the prompt, the end).
 	a0, l0, err := run(0)
 	if err != nil {
-		return []row{{name: label, target: "≤ 1.5×"}}, err
+		return []row{{name: label, target: ratioTarget(1.5)}}, err
 	}
 	r := ratioRow(label, a, l, 1.5)
 	extra := ((median(walls(a)) - median(walls(a0))) - (median(walls(l)) - median(walls(l0)))) / time.Duration(n)

@@ -149,6 +149,8 @@ func session(argv []string, kill bool) (counts, error) {
 					c.Chunks++
 					c.TextBytes += len(m.Params.Update.Content.Text)
 				}
+			case m.Method == "session/request_permission" && len(m.Params.Options) == 0:
+				serr = fmt.Errorf("a permission request with no options: %s", line)
 			case m.Method == "session/request_permission":
 				c.Permissions++
 				opt, _ := json.Marshal(m.Params.Options[0].OptionID)
