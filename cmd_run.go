@@ -17,7 +17,6 @@ import (
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/sessionstate"
-	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/workspace"
 	"github.com/acprun/acprun/output"
 	"github.com/acprun/acprun/output/htmlreport"
@@ -628,13 +627,14 @@ func (c *runCmd) lockTranscripts(g *globals) (unlock func(), err error) {
 // openEvents opens the --events output before any agent starts: nil
 // without it. A FIFO that has no reader yet is waited for, saying so,
 // until ctx ends: an interrupt then exits as interrupted, having run
-// nothing.
+// nothing. The reader of a FIFO, or of a stdout pipe, is waited for until
+// ctx ends too: the events left unread are then lost.
 func (c *runCmd) openEvents(ctx context.Context, g *globals) (*progress.Events, error) {
 	switch c.Events {
 	case "":
 		return nil, nil
 	case outfile.Stdout:
-		return progress.NewEvents(termtext.NewCommandWriter(g.Stdout, jsonHash)), nil // every event a line: nothing held
+		return progress.StdoutEvents(ctx, g.Stdout, jsonHash), nil // every event a line: nothing held
 	}
 	ctx = outfile.WithWaitNotice(ctx, func(string) {
 		fmt.Fprintf(g.Stderr, "acprun: --events %s: waiting for a reader of the FIFO before any agent starts (Ctrl-C stops the run)\n", c.Events)

@@ -39,10 +39,20 @@ func startWatched(t *testing.T, ctx context.Context, dir string, args ...string)
 // environment.
 func startWatchedEnv(t *testing.T, ctx context.Context, dir string, env []string, args ...string) *watchedRun {
 	t.Helper()
+	return startWatchedTo(t, ctx, dir, env, nil, args...)
+}
+
+// startWatchedTo is startWatchedEnv with stdout, unless nil, as acprun's
+// stdout: a file of the test's, which the run's result does not hold.
+func startWatchedTo(t *testing.T, ctx context.Context, dir string, env []string, stdout *os.File, args ...string) *watchedRun {
+	t.Helper()
 	r := &watchedRun{t: t, ctx: ctx, cmd: exec.CommandContext(ctx, acprunFor(t), args...)}
 	r.cmd.Dir = dir
 	r.cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), env...)
 	r.cmd.Stdout = &r.stdout
+	if stdout != nil {
+		r.cmd.Stdout = stdout
+	}
 	stderr, err := r.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

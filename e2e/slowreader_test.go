@@ -18,6 +18,7 @@ import (
 
 	json "github.com/go-json-experiment/json/v1"
 
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
 )
 
@@ -352,25 +353,30 @@ func TestTranscriptsHeldFIFOTimeout(t *testing.T) {
 	stderrW, stderr := capture(t)
 	cmd, _ := pipeRun(t, dir, nil, stderrW, "run", "s.yaml", "--transcripts", "tr", "--timeout", "5s", "-o", "out.json", "--junit", "junit.xml")
 	stderrW.Close()
-	exited := make(chan int, 1)
-	go func() { exited <- waitCode(t, cmd) }()
-	var code int
-	select {
-	case code = <-exited:
-	case <-time.After(readerGuard):
-		cmd.Process.Kill()
-		t.Fatalf("acprun waited for the transcript's reader past its --timeout\nstderr:\n%s", stderr())
+	code := exitWithin(t, cmd, readerGuard, stderr)
+	r := assertGivenUpAtTimeout(t, dir, code, "tr/unread.jsonl: its reader did not read it: run timeout; the transcript is incomplete", stderr())
+	if r.Status != report.StatusPassed {
+		t.Errorf("%s; want passed\nstderr:\n%s", r.Status, stderr())
 	}
-	if want := "tr/unread.jsonl: its reader did not read it: run timeout; the transcript is incomplete"; code != exitOutput || !strings.Contains(stderr(), want) {
-		t.Errorf("exit %d; want %d, saying %q\nstderr:\n%s", code, exitOutput, want, stderr())
-	}
-	out := readResults(t, filepath.Join(dir, "out.json"))
-	if len(out.Scenarios) != 1 || out.Scenarios[0].Status != report.StatusPassed {
-		t.Fatalf("%d results; want the one scenario, passed\nstderr:\n%s", len(out.Scenarios), stderr())
+}
+
+// assertGivenUpAtTimeout fails the test unless a run in dir that gave a
+// reader up at its --timeout exited 4 (code), saying want on stderr, and
+// wrote its other outputs all the same: its one scenario's result, in
+// out.json, which it returns, and junit.xml.
+func assertGivenUpAtTimeout(t *testing.T, dir string, code int, want, stderr string) report.Result {
+	t.Helper()
+	if code != exitOutput || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d; want %d, saying %q\nstderr:\n%s", code, exitOutput, want, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "junit.xml")); err != nil {
 		t.Errorf("the JUnit report: %v; want it written", err)
 	}
+	out := readResults(t, filepath.Join(dir, "out.json"))
+	if len(out.Scenarios) != 1 {
+		t.Fatalf("%d results; want the one scenario\nstderr:\n%s", len(out.Scenarios), stderr)
+	}
+	return out.Scenarios[0]
 }
 
 // TestTranscriptsHeldFIFOInterrupt: as TestTranscriptsHeldFIFOTimeout, but
@@ -410,4 +416,66 @@ func heldTranscriptDir(t *testing.T) string {
 	}
 	heldFIFO(t, filepath.Join(dir, "tr", "unread.jsonl"))
 	return dir
+}
+
+// heldEventsDir is a new directory with s.yaml, the scenario held, whose
+// one turn asks for permissions whose events are more than a pipe holds.
+func heldEventsDir(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("only on Linux is a stdout pipe's reader given up (outfile.ReopenPipe)")
+	}
+	dir := t.TempDir()
+	var steps strings.Builder
+	for i := range 20 { // events of some 8 kB
+		fmt.Fprintf(&steps, "      - permission: {toolCallId: t%d, title: %s, kind: read}\n", i, strings.Repeat("x", 8000))
+	}
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps:\n" + steps.String(),
+		"s.yaml":          "name: held\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: allow}\nturns:\n  - prompt: hi\n",
+	})
+	return dir
+}
+
+// TestEventsHeldStdoutTimeout: --events - on a pipe whose reader never
+// reads, while the agent's events are more than the pipe holds. At the
+// run's --timeout acprun gives that reader up, as it gives up an events
+// FIFO's: the run ends, the results and the JUnit report are written, the
+// events are named incomplete and the run exits 4. Were it waiting, the
+// test's guard (a minute, past the timeout) would pass.
+func TestEventsHeldStdoutTimeout(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := heldEventsDir(t)
+	stdout := testkit.UnreadPipe(t)
+	stderrW, stderr := capture(t)
+	cmd, _ := pipeRun(t, dir, stdout, stderrW, "run", "s.yaml", "--events", "-", "--timeout", "5s", "-o", "out.json", "--junit", "junit.xml")
+	stdout.Close()
+	stderrW.Close()
+	code := exitWithin(t, cmd, readerGuard, stderr)
+	assertGivenUpAtTimeout(t, dir, code, "acprun: --events -: write /dev/stdout: its reader did not read it: run timeout; the events file is incomplete\n", stderr())
+}
+
+// TestEventsHeldStdoutInterrupt: as TestEventsHeldStdoutTimeout, but the
+// run has no --timeout and is interrupted once its scenario has passed,
+// while acprun would wait for the reader of its stdout: one interrupt
+// ends the run, with exit 130, the results written and the events named
+// incomplete.
+func TestEventsHeldStdoutInterrupt(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := heldEventsDir(t)
+	stdout := testkit.UnreadPipe(t)
+	ctx, cancel := context.WithTimeout(t.Context(), fifoDeadline)
+	defer cancel()
+	run := startWatchedTo(t, ctx, dir, nil, stdout, "run", "s.yaml", "--events", "-", "-o", "out.json")
+	stdout.Close()
+	run.waitLine("PASS held")
+	res := run.interruptOnce()
+	if want := "acprun: --events -: write /dev/stdout: its reader did not read it: interrupted; the events file is incomplete\n"; res.code != exitInterrupted || !strings.Contains(res.stderr, want) {
+		t.Errorf("exit %d; want %d, saying %q\nstderr:\n%s", res.code, exitInterrupted, want, res.stderr)
+	}
+	if out := readResults(t, filepath.Join(dir, "out.json")); len(out.Scenarios) != 1 {
+		t.Errorf("%d results; want the one scenario", len(out.Scenarios))
+	}
 }

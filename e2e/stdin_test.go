@@ -32,7 +32,7 @@ func exitWithin(t *testing.T, cmd *exec.Cmd, limit time.Duration, stderr func() 
 	case <-time.After(limit):
 		cmd.Process.Kill()
 		<-done
-		t.Fatalf("acprun %v still running %v after the signal\nstderr:\n%s", cmd.Args[1:], limit, stderr())
+		t.Fatalf("acprun %v still running after %v\nstderr:\n%s", cmd.Args[1:], limit, stderr())
 		return -1
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"syscall"
 	"time"
 )
@@ -23,6 +24,36 @@ func UntilDone(ctx context.Context, f *os.File) io.Writer {
 	}
 	context.AfterFunc(ctx, func() { f.SetWriteDeadline(time.Now()) }) // wakes a write that waits
 	return &untilDone{ctx: ctx, f: f, rc: rc}
+}
+
+// ReopenPipe opens anew, for UntilDone, the pipe w writes to when w is an
+// *os.File on one (stdout): a file of its own, named as w, that Go's
+// poller waits on. w itself is not one: making it non-blocking would make
+// it so for every process that shares it (the shell, the agents), while
+// the file opened anew (/proc/self/fd/N) has a mode of its own. It
+// returns nil when w is no pipe, or cannot be opened so: on another OS
+// than Linux, or once the pipe's reader has gone. The caller closes it.
+func ReopenPipe(w io.Writer) *os.File {
+	f, ok := w.(*os.File)
+	if !ok || runtime.GOOS != "linux" {
+		return nil
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		return nil
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	fd := -1
+	rc.Control(func(old uintptr) {
+		fd, err = syscall.Open(fmt.Sprintf("/proc/self/fd/%d", old), syscall.O_WRONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	})
+	if err != nil || fd < 0 {
+		return nil
+	}
+	return os.NewFile(uintptr(fd), f.Name())
 }
 
 // untilDone is the writer of UntilDone.

@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/testkit"
 )
 
 // TestUntilDoneGivesUp: a pipe that no one reads takes what it holds;
@@ -50,5 +55,45 @@ func TestUntilDoneGivesUp(t *testing.T) {
 	r.Read(buf)
 	if _, err := wr.Write([]byte("more")); err != nil {
 		t.Errorf("Write to a pipe with room: %v", err)
+	}
+}
+
+// TestReopenPipe: the pipe a blocking file writes to (as stdout is),
+// opened anew, is given up as UntilDone gives up a FIFO, while the file
+// stays blocking: its mode is shared with every process that holds it. A
+// regular file is not opened anew.
+func TestReopenPipe(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux opens a pipe anew")
+	}
+	w := testkit.UnreadPipe(t)
+	f := outfile.ReopenPipe(w)
+	if f == nil {
+		t.Fatal("ReopenPipe of a pipe: nil")
+	}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := outfile.UntilDone(ctx, f).Write([]byte(strings.Repeat("x", 1<<20))) // more than a pipe holds
+	if _, ok := errors.AsType[*outfile.UnreadError](err); !ok || !strings.HasPrefix(err.Error(), "write "+w.Name()+": ") {
+		t.Errorf("Write: %v; want an *UnreadError, writing %s", err, w.Name())
+	}
+	rc, err := w.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flags int
+	rc.Control(func(fd uintptr) { flags, err = unix.FcntlInt(fd, unix.F_GETFL, 0) })
+	if err != nil || flags&unix.O_NONBLOCK != 0 {
+		t.Errorf("the pipe's first file: flags %#x, %v; want it blocking still", flags, err)
+	}
+	regular, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer regular.Close()
+	if f := outfile.ReopenPipe(regular); f != nil {
+		f.Close()
+		t.Error("ReopenPipe of a regular file: not nil")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/writequeue"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/runner"
@@ -101,10 +102,27 @@ func CreateEvents(ctx context.Context, path string) (*Events, error) {
 	return e, nil
 }
 
+// StdoutEvents returns an events writer on stdout with the second '#' of
+// every "##[" written as hash (termtext.CommandWriter: stdout is often a
+// CI step's log). A pipe is written as CreateEvents writes a FIFO: through
+// a file of its own (outfile.ReopenPipe), whose reader is waited for until
+// ctx ends (outfile.UntilDone), and which Close closes. Another stdout (a
+// terminal, a file, a pipe where ReopenPipe cannot open it) is written as
+// NewEvents writes w: its reader is waited for as long as it takes.
+func StdoutEvents(ctx context.Context, stdout io.Writer, hash string) *Events {
+	f := outfile.ReopenPipe(stdout)
+	if f == nil {
+		return NewEvents(termtext.NewCommandWriter(stdout, hash))
+	}
+	e := NewEvents(termtext.NewCommandWriter(outfile.UntilDone(ctx, f), hash))
+	e.c = f
+	return e
+}
+
 // Close waits until every event is written, closes the file opened by
-// CreateEvents and returns the first error met while writing or closing.
-// For an Events made by NewEvents it does not close the writer. It may be
-// called more than once.
+// CreateEvents or StdoutEvents and returns the first error met while
+// writing or closing. For an Events made by NewEvents it does not close
+// the writer. It may be called more than once.
 func (e *Events) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,6 +17,8 @@ import (
 
 	json "github.com/go-json-experiment/json/v1"
 
+	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/output/progress"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/report/reporttest"
@@ -281,5 +284,36 @@ func TestEventsNameAttemptAndAgent(t *testing.T) {
 		if !kinds[k] {
 			t.Errorf("no %s event written", k)
 		}
+	}
+}
+
+// TestStdoutEventsGivesUpItsReader: --events - on a pipe whose reader
+// never reads, with more events than the pipe holds. Once ctx ends, Close
+// gives that reader up, as CreateEvents gives up a FIFO's: it returns an
+// *outfile.UnreadError of ctx's cause, naming stdout. Were it waiting for
+// the reader, the guard's minute would pass.
+func TestStdoutEventsGivesUpItsReader(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux opens a pipe anew (outfile.ReopenPipe)")
+	}
+	w := testkit.UnreadPipe(t)
+	cause := errors.New("run timeout")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	e := progress.StdoutEvents(ctx, w, `\u0023`)
+	j := sampleRef()
+	for range 1000 { // some 300 bytes each: more than a pipe holds
+		e.Warning(j, strings.Repeat("w", 200))
+	}
+	cancel(cause)
+	closed := make(chan error, 1)
+	go func() { closed <- e.Close() }()
+	var err error
+	select {
+	case err = <-closed:
+	case <-time.After(time.Minute):
+		t.Fatal("Close waited for the reader of stdout after ctx ended")
+	}
+	if ue, ok := errors.AsType[*outfile.UnreadError](err); !ok || !errors.Is(ue.Cause, cause) || !strings.HasPrefix(err.Error(), "write "+w.Name()+": ") {
+		t.Errorf("Close: %v; want an *UnreadError of the cause, writing %s", err, w.Name())
 	}
 }
