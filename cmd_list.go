@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 
 	"github.com/acprun/acprun/output"
@@ -41,7 +42,7 @@ Exit codes:
 }
 
 // Run lists the selected scenarios.
-func (c *listCmd) Run(g *globals) error {
+func (c *listCmd) Run(ctx context.Context, g *globals) error {
 	if err := c.gatewayFlags.check(); err != nil {
 		return err
 	}
@@ -60,7 +61,7 @@ func (c *listCmd) Run(g *globals) error {
 		})
 	}
 	if c.JSON {
-		return g.toStdout(jsonHash, func(w io.Writer) error { return output.ListJSON(w, entries) })
+		return g.toStdout(ctx, jsonHash, func(w io.Writer) error { return output.ListJSON(w, entries) })
 	}
 	return output.List(g.Stdout, entries)
 }

@@ -64,7 +64,7 @@ func (c *mergeCmd) Run(ctx context.Context, g *globals) error {
 	_ = output.Lines(g.Stderr, rep)
 	_ = output.Text(g.Stderr, rep)
 	if writeErr != nil {
-		return exitError{code: writeExit(writeErr), err: fmt.Errorf("merge: -o %s: %w; the merged results were not written", c.Output, writeErr)}
+		return exitError{code: writeExit(writeErr), err: fmt.Errorf("merge: -o %s: %w; the merged results %s", c.Output, writeErr, unwritten(writeErr, "are incomplete", "were not written"))}
 	}
 	if c.Output != outfile.Stdout {
 		fmt.Fprintf(g.Stderr, "results: %s\n", c.Output)

@@ -83,7 +83,7 @@ func (c *reportCmd) Run(ctx context.Context, g *globals) error {
 	opts.Warn = func(msg string) { fmt.Fprintf(g.Stderr, "acprun: report: warning: %s\n", msg) }
 	opts.TranscriptBytes = c.TranscriptBytes.n
 	if err := g.writeFile(ctx, out, pin, true, markupHash, func(w io.Writer) error { return htmlreport.Write(w, rep, opts) }); err != nil {
-		return exitError{code: writeExit(err), err: fmt.Errorf("report: -o %s: %w; the report was not written", c.Output, err)}
+		return exitError{code: writeExit(err), err: fmt.Errorf("report: -o %s: %w; the report %s", c.Output, err, unwritten(err, "is incomplete", "was not written"))}
 	}
 	if c.Output != outfile.Stdout {
 		fmt.Fprintln(g.Stderr, reportLine(c.Output, rep))

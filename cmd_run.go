@@ -101,7 +101,9 @@ symlink is written through to its target; a device or FIFO (/dev/null,
 /dev/stdout, a named pipe) is written in place; a regular file is replaced
 atomically and keeps its mode (a new one gets 0644 less the umask). A FIFO that
 no process reads yet is waited for, as stderr says, until an interrupt, which
-gives that output up (exit 130); after an interrupt none is waited for. "-" is stdout, for one flag at most;
+gives that output up (exit 130); after an interrupt none is waited for. A
+reader that does not read (a FIFO's, a stdout pipe's) is waited for until the
+next interrupt, which gives up the rest (exit 130). "-" is stdout, for one flag at most;
 GitHub annotations then go to stderr. An output that is one of the run's inputs
 (a scenario file, the config file, a mock agent script, a replay transcript, a
 file a prompt attaches, the --prompt or --balance-from file, the session state
@@ -148,7 +150,8 @@ Exit codes:
        workspace.protect, is not the agent expect.agent names, or its
        provider refused the work: rate limit, quota, overload)
   130  interrupted (SIGINT/SIGTERM/SIGHUP); the results written are partial,
-       and an output FIFO that had no reader is not written
+       an output FIFO that had no reader is not written, and one whose
+       reader did not read it before the interrupt (or stdout's) not wholly
 When several apply, the exit code is the first of 4, 130, 3, 7, 1.`
 }
 
@@ -488,7 +491,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
-	// The outputs' FIFOs are waited for until an interrupt, whatever
+	// The final outputs' FIFOs are waited for until an interrupt, whatever
 	// --timeout says.
 	interrupt := ctx
 	if c.Timeout.d > 0 { // the whole run, the wait for state files' locks included
@@ -545,6 +548,12 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	opts.Observer = progress.Observers(observers...)
 	g.onInterrupt(func() { printer.Note(interruptNote) })
 	rep, err := runner.Run(c.transcriptsNotice(ctx, printer), opts, scs)
+	// The final outputs' readers are waited for until the next interrupt
+	// (after one that cut the run short, the one after it), whatever
+	// --timeout says; a FIFO's reader to open it, only until the first.
+	final, stop := g.untilNextInterrupt(interrupt)
+	defer stop()
+	final = outfile.WithOpenWait(final, interrupt)
 	g.onInterrupt(nil)
 	printer.Finish()
 	if err != nil {
@@ -554,10 +563,13 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	if wd, err := os.Getwd(); err == nil {
 		rep.Dir = wd // what the scenarios' relative paths are relative to
 	}
-	err = c.writeOutputs(interrupt, g, rep, events)
+	err = c.writeOutputs(final, g, rep, events)
 	if c.Print {
-		if perr := printReply(g.Stdout, rep); perr != nil && err == nil {
-			err = exitError{code: exitOutput, err: fmt.Errorf("--print: %w", perr)}
+		stdout, done := g.stdoutUntil(final)
+		perr := printReply(stdout, rep)
+		done()
+		if perr != nil && err == nil {
+			err = exitError{code: writeExit(perr), err: fmt.Errorf("--print: %w", perr)}
 		}
 	}
 	if err != nil {
@@ -653,7 +665,9 @@ func (c *runCmd) openEvents(ctx context.Context, g *globals) (*progress.Events, 
 // writeOutputs writes every output of a finished run, whatever fails, and
 // the summary; it says what was lost after the summary, so that it is the
 // last thing on the screen. An interrupt (ctx) ends the wait for a FIFO's
-// reader: the outputs lost so alone exit as interrupted (writeExit).
+// reader, and for a reader, a FIFO's or a stdout pipe's, to read: the
+// outputs lost so, or left incomplete, alone exit as interrupted
+// (writeExit).
 func (c *runCmd) writeOutputs(ctx context.Context, g *globals, rep report.Report, events *progress.Events) error {
 	var lost []string
 	code := exitInterrupted // unless an output is lost otherwise
@@ -670,13 +684,13 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, rep report.Report
 	written := false
 	// Streamed: the results may hold megabytes of agent text.
 	if err := g.writeFile(ctx, out["-o"], c.pins[c.JSON], false, jsonHash, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
-		lose(err, "-o %s: %v; the results were not written", c.JSON, err)
+		lose(err, "-o %s: %v; the results %s", c.JSON, err, unwritten(err, "are incomplete", "were not written"))
 	} else {
 		written = true
 	}
 	if c.JUnit != "" {
 		if err := g.writeFile(ctx, out["--junit"], c.pins[c.JUnit], true, markupHash, func(w io.Writer) error { return output.JUnit(w, rep) }); err != nil {
-			lose(err, "--junit %s: %v; the JUnit report was not written", c.JUnit, err)
+			lose(err, "--junit %s: %v; the JUnit report %s", c.JUnit, err, unwritten(err, "is incomplete", "was not written"))
 		}
 	}
 	if c.HTML != "" {
@@ -686,7 +700,7 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, rep report.Report
 			return htmlreport.Write(w, rep, opts)
 		})
 		if err != nil {
-			lose(err, "--html %s: %v; the HTML report was not written", c.HTML, err)
+			lose(err, "--html %s: %v; the HTML report %s", c.HTML, err, unwritten(err, "is incomplete", "was not written"))
 		}
 	}
 	if events != nil {
@@ -721,6 +735,16 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, rep report.Report
 		return exitError{code: code}
 	}
 	return nil
+}
+
+// unwritten says what became of an output whose write failed with err:
+// incomplete, its reader given up before it read the rest
+// (outfile.UnreadError), or lost, not written.
+func unwritten(err error, incomplete, lost string) string {
+	if _, ok := errors.AsType[*outfile.UnreadError](err); ok {
+		return incomplete
+	}
+	return lost
 }
 
 // The values of --format.

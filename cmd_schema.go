@@ -44,7 +44,7 @@ func (c *schemaCmd) Run(ctx context.Context, g *globals) error {
 	out := outfile.Target{Flag: "-o", Path: c.Output, What: "the schema"}
 	err = g.writeFile(ctx, out, pin, true, jsonHash, func(w io.Writer) error { _, err := w.Write(schema); return err })
 	if err != nil && c.Output != outfile.Stdout {
-		return exitError{code: writeExit(err), err: fmt.Errorf("-o %s: %w; the schema was not written", c.Output, err)}
+		return exitError{code: writeExit(err), err: fmt.Errorf("-o %s: %w; the schema %s", c.Output, err, unwritten(err, "is incomplete", "was not written"))}
 	}
 	return err
 }

@@ -71,7 +71,8 @@ type globals struct {
 	Abort <-chan struct{} `kong:"-"`
 
 	noteMu sync.Mutex
-	note   func() // said when the first interrupt arrives (onInterrupt)
+	note   func()        // said when the first interrupt arrives (onInterrupt)
+	next   chan struct{} // closed by the next of stopSignals, then made anew
 }
 
 // onInterrupt has f called when the first of stopSignals arrives, before
@@ -84,13 +85,38 @@ func (g *globals) onInterrupt(f func()) {
 	g.note = f
 }
 
-// interrupted is what notifyInterrupts calls at the first interrupt.
-func (g *globals) interrupted() {
+// signalled is what notifyInterrupts calls at each of stopSignals, the
+// nth: the first says the note of onInterrupt; each ends the contexts of
+// untilNextInterrupt made before it.
+func (g *globals) signalled(n int) {
 	g.noteMu.Lock()
 	defer g.noteMu.Unlock()
-	if g.note != nil {
+	if n == 1 && g.note != nil {
 		g.note()
 	}
+	if g.next != nil {
+		close(g.next)
+		g.next = make(chan struct{})
+	}
+}
+
+// untilNextInterrupt returns a copy of ctx, its values kept, that ends at
+// the next of stopSignals to arrive, with errInterrupted for cause, rather
+// than when ctx ends: after an interrupt that cut a run short, the next
+// one gives up the run's final outputs. The caller calls stop.
+func (g *globals) untilNextInterrupt(ctx context.Context) (_ context.Context, stop func()) {
+	g.noteMu.Lock()
+	next := g.next // nil for a g that run did not make (tests'): never closed
+	g.noteMu.Unlock()
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	go func() {
+		select {
+		case <-next:
+			cancel(errInterrupted)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil) }
 }
 
 // writeFile writes what format writes to the output t: stdout for "-",
@@ -104,9 +130,12 @@ func (g *globals) interrupted() {
 // On stdout, hash is how the format escapes '#' (see toStdout).
 //
 // A FIFO that has no reader yet is waited for, saying so on stderr, until
-// the interrupt (ctx, the command's) ends the wait; after the interrupt it
-// is not waited for. Either way that output is lost, with an error that
-// names the FIFO and whose exit code is exitInterrupted (see writeExit).
+// the interrupt (ctx, the command's, or that of outfile.WithOpenWait)
+// ends the wait; after the interrupt it is not waited for. Either way that
+// output is lost, with an error that names the FIFO and whose exit code is
+// exitInterrupted (see writeExit). A reader, a FIFO's or a stdout pipe's,
+// that does not read is waited for until ctx ends: what it has not read
+// then is given up (outfile.UnreadError), with that exit code too.
 func (g *globals) writeFile(ctx context.Context, t outfile.Target, pin *outfile.Pinned, whole bool, hash string, format func(io.Writer) error) error {
 	if whole {
 		var buf bytes.Buffer
@@ -116,7 +145,7 @@ func (g *globals) writeFile(ctx context.Context, t outfile.Target, pin *outfile.
 		format = func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }
 	}
 	if t.Path == outfile.Stdout {
-		return g.toStdout(hash, format)
+		return g.toStdout(ctx, hash, format)
 	}
 	ctx = outfile.WithWaitNotice(ctx, func(string) {
 		fmt.Fprintf(g.Stderr, "acprun: %s %s: waiting for a reader of the FIFO (Ctrl-C gives up %s)\n", t.Flag, t.Path, cmp.Or(t.What, "the output"))
@@ -150,18 +179,33 @@ const (
 // toStdout writes what format writes to stdout with the second '#' of
 // every "##[" written as hash, the format's escape of it: a step's log in
 // GitHub Actions, which stdout often is, would run an agent's "##[error]"
-// or "##[add-mask]" anywhere in a line as a workflow command.
-func (g *globals) toStdout(hash string, format func(io.Writer) error) error {
-	w := termtext.NewCommandWriter(g.Stdout, hash)
+// or "##[add-mask]" anywhere in a line as a workflow command. A pipe's
+// reader is waited for until ctx ends (see stdoutUntil).
+func (g *globals) toStdout(ctx context.Context, hash string, format func(io.Writer) error) error {
+	stdout, done := g.stdoutUntil(ctx)
+	defer done()
+	w := termtext.NewCommandWriter(stdout, hash)
 	if err := format(w); err != nil {
 		return err
 	}
 	return w.Flush()
 }
 
+// stdoutUntil returns stdout to write to, and done, to call once written.
+// A pipe is written through a file of its own (outfile.ReopenPipe), whose
+// reader is waited for until ctx ends (outfile.UntilDone), as --events -
+// waits for it: what it has not read then is given up.
+func (g *globals) stdoutUntil(ctx context.Context) (w io.Writer, done func()) {
+	f := outfile.ReopenPipe(g.Stdout)
+	if f == nil {
+		return g.Stdout, func() {}
+	}
+	return outfile.UntilDone(ctx, f), func() { f.Close() }
+}
+
 // writeExit is the exit code of an output that could not be written:
 // exitInterrupted when an interrupt gave up its FIFO, which had no
-// reader, exitOutput otherwise.
+// reader, or its reader, who did not read it, exitOutput otherwise.
 func writeExit(err error) int {
 	if errors.Is(err, errInterrupted) {
 		return exitInterrupted
@@ -280,8 +324,8 @@ func catchSIGPIPE() {
 
 // run parses args, runs the chosen command and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	g := &globals{Stdin: stdin, Stdout: stdout, Stderr: stderr}
-	ctx, abort, stop := notifyInterrupts(g.interrupted)
+	g := &globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, next: make(chan struct{})}
+	ctx, abort, stop := notifyInterrupts(g.signalled)
 	defer stop()
 	g.Abort = abort
 	root := &cli{}
@@ -474,8 +518,9 @@ func commandExit(err error, stderr io.Writer) int {
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
 // notifyInterrupts returns a context cancelled by the first of
-// stopSignals, after first is called, and a channel closed by the second.
-func notifyInterrupts(first func()) (context.Context, <-chan struct{}, func()) {
+// stopSignals and a channel closed by the second; each signal, the nth,
+// calls each(n) first.
+func notifyInterrupts(each func(n int)) (context.Context, <-chan struct{}, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	abort := make(chan struct{})
 	sigs := make(chan os.Signal, 2)
@@ -487,8 +532,8 @@ func notifyInterrupts(first func()) (context.Context, <-chan struct{}, func()) {
 			select {
 			case <-sigs:
 				n++
+				each(n) // before anything stops: what it says comes first
 				if n == 1 {
-					first() // before anything stops: what it says comes first
 					cancel(errInterrupted)
 				} else if n == 2 {
 					close(abort)

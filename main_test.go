@@ -3,14 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/acprun/acprun/internal/outfile"
+	"github.com/acprun/acprun/internal/testkit"
 )
 
 // TestStdoutKeepsItsNames: acprun's stdout, a writer in front of the file
@@ -78,5 +82,43 @@ func TestWriteFileGivesUpAFIFOAtTheInterrupt(t *testing.T) {
 	err = g.writeFile(context.Background(), outfile.Target{Flag: "-o", Path: t.TempDir()}, nil, true, jsonHash, format)
 	if err == nil || writeExit(err) != exitOutput {
 		t.Errorf("a directory: %v (exit %d); want exit %d", err, writeExit(err), exitOutput)
+	}
+}
+
+// TestWriteFileGivesUpAnUnreadStdoutAtTheNextInterrupt: -o - on a pipe
+// whose reader never reads, written after an interrupt that cut the run
+// short, is waited for, not given up at once; the next interrupt gives
+// up the rest, with an error of the interrupt that exits as interrupted.
+// A write that waited for good would make the guard's minute pass.
+func TestWriteFileGivesUpAnUnreadStdoutAtTheNextInterrupt(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only on Linux is a stdout pipe's reader given up (outfile.ReopenPipe)")
+	}
+	g := &globals{Stdout: testkit.UnreadPipe(t), Stderr: io.Discard, next: make(chan struct{})}
+	interrupt, cancel := context.WithCancelCause(context.Background())
+	g.signalled(1) // the interrupt that cut the run short
+	cancel(errInterrupted)
+	final, stop := g.untilNextInterrupt(interrupt)
+	defer stop()
+	if final.Err() != nil {
+		t.Fatal("the final outputs' context ended at the interrupt before it")
+	}
+	target := outfile.Target{Flag: "-o", Path: outfile.Stdout, What: "the results"}
+	done := make(chan error, 1)
+	go func() {
+		done <- g.writeFile(final, target, nil, false, jsonHash, func(w io.Writer) error {
+			_, err := io.WriteString(w, strings.Repeat("x", 1<<20)) // more than a pipe holds
+			return err
+		})
+	}()
+	g.signalled(2)
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("-o - waited for its reader after the next interrupt")
+	}
+	if _, ok := errors.AsType[*outfile.UnreadError](err); !ok || writeExit(err) != exitInterrupted {
+		t.Errorf("writeFile: %v (exit %d); want an *UnreadError of the interrupt, exit %d", err, writeExit(err), exitInterrupted)
 	}
 }

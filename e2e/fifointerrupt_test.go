@@ -86,7 +86,13 @@ func (r *watchedRun) waitLine(substr string) {
 // returns what acprun did.
 func (r *watchedRun) interruptOnce() result {
 	r.t.Helper()
-	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+	return r.signalOnce(os.Interrupt)
+}
+
+// signalOnce is interruptOnce with the signal sig.
+func (r *watchedRun) signalOnce(sig os.Signal) result {
+	r.t.Helper()
+	if err := r.cmd.Process.Signal(sig); err != nil {
 		r.t.Fatal(err)
 	}
 	for r.lines.Scan() {
@@ -94,7 +100,7 @@ func (r *watchedRun) interruptOnce() result {
 	}
 	err := r.cmd.Wait()
 	if r.ctx.Err() != nil {
-		r.t.Fatalf("acprun %v still running at the test's deadline after one interrupt\n%s", r.cmd.Args[1:], r.stderr.String())
+		r.t.Fatalf("acprun %v still running at the test's deadline after one %v\n%s", r.cmd.Args[1:], sig, r.stderr.String())
 	}
 	res := result{stdout: r.stdout.String(), stderr: r.stderr.String()}
 	var ee *exec.ExitError

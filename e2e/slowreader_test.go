@@ -479,3 +479,90 @@ func TestEventsHeldStdoutInterrupt(t *testing.T) {
 		t.Errorf("%d results; want the one scenario", len(out.Scenarios))
 	}
 }
+
+// bigPromptDir is a new directory with s.yaml, a scenario whose one
+// prompt is more than a pipe holds, and so is every output of its run,
+// however far it got, on an agent that plays steps (mock agent steps,
+// YAML).
+func bigPromptDir(t *testing.T, steps string) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns:\n  - steps: " + steps + "\n",
+		"s.yaml":          "name: big\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns:\n  - prompt: " + strings.Repeat("p", 200_000) + "\n",
+	})
+	return dir
+}
+
+// openFIFOOnNotice waits for acprun's line saying that it waits for a
+// reader of the FIFO name of dir, then opens it for reading: acprun then
+// writes to it.
+func openFIFOOnNotice(t *testing.T, ctx context.Context, run *watchedRun, dir, name string) *os.File {
+	t.Helper()
+	run.waitLine(name + ": waiting for a reader of the FIFO")
+	f := readFIFO(t, filepath.Join(dir, name), func() string { <-ctx.Done(); return "(the test's deadline passed)" })
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// TestResultsHeldFIFOInterrupt: -o is a FIFO whose reader opens it once
+// the run is over, reads a byte and no more, while the results are more
+// than the pipe holds. One interrupt while acprun is blocked writing them
+// gives them up: acprun names them incomplete, writes the JUnit report
+// all the same and exits 130. Were it waiting, the test's deadline would
+// pass.
+func TestResultsHeldFIFOInterrupt(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	dir := bigPromptDir(t, "[{text: hi}]")
+	mkfifos(t, dir, "r.fifo")
+	ctx, cancel := context.WithTimeout(t.Context(), fifoDeadline)
+	defer cancel()
+	run := startWatched(t, ctx, dir, "run", "s.yaml", "-o", "r.fifo", "--junit", "junit.xml")
+	f := openFIFOOnNotice(t, ctx, run, dir, "r.fifo")
+	if _, err := f.Read(make([]byte, 1)); err != nil { // acprun writes the results
+		t.Fatal(err)
+	}
+	res := run.interruptOnce()
+	if want := "acprun: -o r.fifo: write r.fifo: its reader did not read it: interrupted; the results are incomplete\n"; res.code != exitInterrupted || !strings.Contains(res.stderr, want) {
+		t.Errorf("exit %d; want %d, saying %q\nstderr:\n%s", res.code, exitInterrupted, want, res.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "junit.xml")); err != nil {
+		t.Errorf("the JUnit report: %v; want it written", err)
+	}
+}
+
+// TestHTMLHeldStdoutTerminatedAfterTimeout: the run's --timeout cuts it
+// short; then -o is a FIFO whose reader reads the results whole, after the
+// timeout, and --html - goes to a stdout pipe whose reader never reads,
+// while the report is more than the pipe holds. acprun waits for that
+// reader past the timeout, until a SIGTERM gives the report up: it is
+// named incomplete, and the run exits 130. Were it waiting, the test's
+// deadline would pass; were it giving up at the timeout, it would say so
+// and exit 4.
+func TestHTMLHeldStdoutTerminatedAfterTimeout(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("only on Linux is a stdout pipe's reader given up (outfile.ReopenPipe)")
+	}
+	dir := bigPromptDir(t, "[{waitForCancel: true}]")
+	mkfifos(t, dir, "r.fifo")
+	stdout := testkit.UnreadPipe(t)
+	ctx, cancel := context.WithTimeout(t.Context(), fifoDeadline)
+	defer cancel()
+	run := startWatchedTo(t, ctx, dir, nil, stdout, "run", "s.yaml", "--timeout", "2s", "-o", "r.fifo", "--html", "-")
+	stdout.Close()
+	data, err := io.ReadAll(openFIFOOnNotice(t, ctx, run, dir, "r.fifo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out report.Results
+	if err := json.Unmarshal(data, &out); err != nil || len(out.Scenarios) != 1 {
+		t.Errorf("the results read from the FIFO: %v, %d scenarios; want them whole, the one scenario", err, len(out.Scenarios))
+	}
+	res := run.signalOnce(syscall.SIGTERM)
+	if want := "acprun: --html -: write /dev/stdout: its reader did not read it: interrupted; the HTML report is incomplete\n"; res.code != exitInterrupted || !strings.Contains(res.stderr, want) {
+		t.Errorf("exit %d; want %d, saying %q\nstderr:\n%s", res.code, exitInterrupted, want, res.stderr)
+	}
+}

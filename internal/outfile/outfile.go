@@ -228,7 +228,9 @@ func access(path string) error {
 // Write writes data to the file path names (see the package doc). A FIFO
 // is opened as a shell redirection would, waiting for its reader; when ctx
 // ends first, or has ended before while the FIFO has no reader, Write
-// gives up with a *NoReaderError.
+// gives up with a *NoReaderError (see WithOpenWait). A FIFO's reader, or a
+// device's, is then waited for to read what is written until ctx ends:
+// what it has not read then is given up, with an *UnreadError (UntilDone).
 func Write(ctx context.Context, path string, data []byte) error {
 	return WriteFrom(ctx, path, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -254,7 +256,7 @@ func WriteFrom(ctx context.Context, path string, write func(io.Writer) error) er
 		if err != nil {
 			return err
 		}
-		return writeClose(f, write)
+		return writeClose(ctx, f, write)
 	case fi.Mode().IsRegular():
 		if err := access(real); err != nil {
 			return err // a read-only file is not replaced behind its owner's back
@@ -265,7 +267,7 @@ func WriteFrom(ctx context.Context, path string, write func(io.Writer) error) er
 	if err != nil {
 		return err
 	}
-	return writeClose(f, write)
+	return writeClose(ctx, f, write)
 }
 
 // Pinned is an output path resolved before the work whose output it
@@ -412,19 +414,20 @@ func (p *Pinned) Close() error {
 	return p.dir.Close()
 }
 
-// writeClose writes to f through a buffer and closes it, returning the
-// first error.
-func writeClose(f *os.File, write func(io.Writer) error) error {
-	if err := writeBuffered(f, write); err != nil {
+// writeClose writes to f, a file written in place, through a buffer and
+// closes it, returning the first error. f's reader (a FIFO's) is waited
+// for until ctx ends (UntilDone): what it has not read then is given up.
+func writeClose(ctx context.Context, f *os.File, write func(io.Writer) error) error {
+	if err := writeBuffered(UntilDone(ctx, f), write); err != nil {
 		f.Close()
 		return err
 	}
 	return f.Close()
 }
 
-// writeBuffered calls write with a buffer in front of f and flushes it.
-func writeBuffered(f *os.File, write func(io.Writer) error) error {
-	bw := bufio.NewWriterSize(f, 64<<10)
+// writeBuffered calls write with a buffer in front of w and flushes it.
+func writeBuffered(w io.Writer, write func(io.Writer) error) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
 	if err := write(bw); err != nil {
 		return err
 	}
@@ -542,11 +545,15 @@ func OpenIn(ctx context.Context, dir *os.Root, name string) (*os.File, error) {
 // waitFIFO opens for writing the FIFO path, which open opens with the
 // flags given to it, when a non-blocking open has found that it has no
 // reader: after the notice of WithWaitNotice, it waits for a reader until
-// ctx ends, and not at all when ctx has ended already; then it is a
-// *NoReaderError.
+// ctx ends (or the context of WithOpenWait), and not at all when it has
+// ended already; then it is a *NoReaderError.
 func waitFIFO(ctx context.Context, path string, open func(flag int) (*os.File, error)) (*os.File, error) {
-	if ctx.Err() != nil {
-		return nil, &NoReaderError{Path: path, Cause: context.Cause(ctx)}
+	until := ctx
+	if u, ok := ctx.Value(openWaitKey{}).(context.Context); ok {
+		until = u
+	}
+	if until.Err() != nil {
+		return nil, &NoReaderError{Path: path, Cause: context.Cause(until)}
 	}
 	if notice, ok := ctx.Value(waitNoticeKey{}).(func(string)); ok {
 		notice(path)
@@ -563,7 +570,7 @@ func waitFIFO(ctx context.Context, path string, open func(flag int) (*os.File, e
 	select {
 	case o := <-done:
 		return o.f, o.err
-	case <-ctx.Done():
+	case <-until.Done():
 	}
 	// Be the reader for a moment, so that the waiting open returns and its
 	// goroutine ends; whatever it opened is closed unwritten.
@@ -573,7 +580,7 @@ func waitFIFO(ctx context.Context, path string, open func(flag int) (*os.File, e
 		}
 		r.Close()
 	}
-	return nil, &NoReaderError{Path: path, Cause: context.Cause(ctx)}
+	return nil, &NoReaderError{Path: path, Cause: context.Cause(until)}
 }
 
 // NoReaderError is the error of writing to a FIFO that no process reads:
@@ -600,6 +607,18 @@ type waitNoticeKey struct{}
 // yet), so that the caller can say why it waits and how to stop it.
 func WithWaitNotice(ctx context.Context, notice func(fifo string)) context.Context {
 	return context.WithValue(ctx, waitNoticeKey{}, notice)
+}
+
+// openWaitKey is the context key of WithOpenWait's context.
+type openWaitKey struct{}
+
+// WithOpenWait returns a copy of ctx that makes WriteFrom, Write,
+// Pinned.WriteFrom, Create and OpenIn given it wait for a FIFO's reader
+// to open it until until ends, rather than ctx, and not at all once until
+// has ended: their *NoReaderError then has until's cause. A reader that
+// has opened it is waited for to read it until ctx ends, as before.
+func WithOpenWait(ctx, until context.Context) context.Context {
+	return context.WithValue(ctx, openWaitKey{}, until)
 }
 
 // tempsKey is the context key of WithTemps's hook.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/acprun/acprun/internal/outfile"
 	"github.com/acprun/acprun/internal/testkit"
@@ -295,6 +296,12 @@ func TestWriteFIFOWithoutReader(t *testing.T) {
 	if _, err := outfile.Create(ctx, path); !errors.As(err, &nr) || !errors.Is(err, stop) {
 		t.Errorf("Create with no reader and an ended context: %v; want a NoReaderError caused by the interrupt", err)
 	}
+	// So when the wait for a reader of WithOpenWait has ended, while ctx
+	// has not.
+	ctx = outfile.WithOpenWait(context.Background(), ctx)
+	if err := outfile.Write(ctx, path, []byte("x")); !errors.As(err, &nr) || !errors.Is(err, stop) {
+		t.Errorf("Write with no reader and an ended WithOpenWait: %v; want a NoReaderError caused by the interrupt", err)
+	}
 	if !isFIFO(t, path) {
 		t.Errorf("%s is no longer a FIFO", path)
 	}
@@ -337,9 +344,10 @@ func TestWriteFIFOWaitsForItsReader(t *testing.T) {
 }
 
 // TestWriteFIFOWithAReader: a FIFO that has a reader already is written
-// without waiting, all of it, however much more than the pipe holds at
-// once, though the context has ended (after an interrupt, acprun still
-// writes the outputs that are read).
+// without waiting for one, all of it, however much more than the pipe
+// holds at once, though the wait for a reader has ended (WithOpenWait:
+// after an interrupt that cut a run short, acprun still writes the
+// outputs that are read, until the next one).
 func TestWriteFIFOWithAReader(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.fifo")
 	mkfifo(t, path)
@@ -360,8 +368,9 @@ func TestWriteFIFOWithAReader(t *testing.T) {
 		n, _ := io.Copy(io.Discard, r) // until both writers have closed
 		got <- n
 	}()
-	ctx, cancel := context.WithCancel(context.Background())
+	interrupt, cancel := context.WithCancel(context.Background())
 	cancel()
+	ctx := outfile.WithOpenWait(context.Background(), interrupt)
 	ctx = outfile.WithWaitNotice(ctx, func(string) { t.Error("waited for a reader that was there") })
 	err = outfile.Write(ctx, path, data)
 	held.Close()
@@ -370,6 +379,37 @@ func TestWriteFIFOWithAReader(t *testing.T) {
 	}
 	if n := <-got; n != int64(len(data)) {
 		t.Errorf("the reader got %d bytes, want %d", n, len(data))
+	}
+}
+
+// TestWriteFIFOGivesUpItsReader: a FIFO whose reader opened it but never
+// reads is written what the pipe holds, then waited for until the context
+// ends: the rest is given up, with an *UnreadError of the context's cause
+// that names the FIFO, and the FIFO stays. A Write that waited for good
+// would make the guard's minute pass.
+func TestWriteFIFOGivesUpItsReader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.fifo")
+	mkfifo(t, path)
+	r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // never read
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	stop := errors.New("interrupted")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- outfile.Write(ctx, path, []byte(strings.Repeat("x", 1<<20))) }() // more than a pipe holds
+	cancel(stop)
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("Write waited for the FIFO's reader after the context ended")
+	}
+	if _, ok := errors.AsType[*outfile.UnreadError](err); !ok || !errors.Is(err, stop) || err.Error() != "write "+path+": its reader did not read it: interrupted" {
+		t.Errorf("Write: %v; want an *UnreadError writing %s, caused by the interrupt", err, path)
+	}
+	if !isFIFO(t, path) {
+		t.Errorf("%s is no longer a FIFO", path)
 	}
 }
 
