@@ -527,13 +527,15 @@ turns: [{prompt: go}]
 
 // TestSecretsSplitBetweenPooledScenarios: a pooled agent (agent.reuse)
 // that writes a secret to stderr across the end of one scenario and the
-// start of the next leaks no part of it through the second's stderrTail:
-// the rest of the secret that begins it is redacted, as at the beginning
-// of a tail cut off. (The first scenario passes: its share is not kept.)
+// start of the next, wrapped over lines, leaks no part of it through
+// either scenario's stderrTail (both fail, so both are kept): the line
+// break that ends the first share does not end the secret, and the rest
+// that begins the second is found over its lines, as at the beginning of
+// a tail cut off.
 func TestSecretsSplitBetweenPooledScenarios(t *testing.T) {
 	underRace(t)
 	t.Parallel()
-	const secret = "ghp_PooledSplit1234567890abcdefXYZ"
+	const secret = "ghp_PooledWrap1234567890abcdefXYZ"
 	dir := realTempDir(t)
 	env, _ := e2eMarker(t)
 	env += ", POOL_KEY: " + secret
@@ -542,20 +544,50 @@ func TestSecretsSplitBetweenPooledScenarios(t *testing.T) {
   - match: alpha
     steps: [{stderr: "key ` + secret[:10] + `"}, {text: done}]
   - match: beta
-    steps: [{stderr: "` + secret[10:] + ` more"}, {text: done}]
+    steps: [{stderr: "` + secret[10:20] + `\n` + secret[20:] + ` more"}, {text: done}]
 `,
-		"s.yaml": reuseScenario("a", "alpha", env, "") + reuseScenario("b", "beta", env, ", expect: {text: {contains: nope}}"),
+		"s.yaml": reuseScenario("a", "alpha", env, ", expect: {text: {contains: nope}}") +
+			reuseScenario("b", "beta", env, ", expect: {text: {contains: nope}}"),
 	})
 	res := acprun(t, dir, "run", "s.yaml", "-j", "1", "-v", "-o", "r.json", "--junit", "junit.xml",
 		"--events", "events.jsonl", "--transcripts", "tr", "--html", "r.html")
 	if res.code != 1 {
-		t.Fatalf("exit %d, want 1 (b fails)\n%s", res.code, res.stderr)
+		t.Fatalf("exit %d, want 1 (both fail)\n%s", res.code, res.stderr)
 	}
 	outputs := readFiles(t, dir, "r.json", "junit.xml", "events.jsonl", "r.html")
 	outputs["stdout and stderr"] = []byte(res.stdout + res.stderr)
 	noPartOf(t, secret, outputs)
-	b := readResults(t, filepath.Join(dir, "r.json")).Scenarios[1]
-	if b.Agent.Pool == nil || b.Agent.Pool.Sessions != 2 || b.StderrTail != "[REDACTED] more\n" {
-		t.Errorf("b: pool %+v, stderrTail %q; want the second session of a's process, the rest of the secret redacted", b.Agent.Pool, b.StderrTail)
+	sc := readResults(t, filepath.Join(dir, "r.json")).Scenarios
+	if a, b := sc[0].StderrTail, sc[1].StderrTail; a != "key [REDACTED]\n" || b != "[REDACTED] more\n" {
+		t.Errorf("stderrTail a %q, b %q; want %q and %q", a, b, "key [REDACTED]\n", "[REDACTED] more\n")
+	}
+}
+
+// TestSecretsInKilledCommandOutput: a setup command killed in the middle
+// of writing a secret leaks no part of it: the end of its output is a
+// cut, as the end of the agent's stderr is.
+func TestSecretsInKilledCommandOutput(t *testing.T) {
+	t.Parallel()
+	const secret = "ghp_KilledE2E1234567890abcdefXYZ"
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		"s.yaml": `name: killed
+agent: {command: [acprun, mock-agent, agent.mock.yaml], env: {HOOK_KEY: ` + secret + `}}
+permissions: {default: deny}
+setup: ["printf 'key %.14s' \"$HOOK_KEY\"; kill -KILL $$"]
+turns: [{prompt: hi}]
+`,
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-v", "-o", "r.json", "--junit", "junit.xml",
+		"--events", "events.jsonl", "--html", "r.html")
+	if res.code != 1 || !strings.Contains(res.stderr, "was killed by SIGKILL") {
+		t.Fatalf("exit %d, want 1, the setup killed\n%s", res.code, res.stderr)
+	}
+	outputs := readFiles(t, dir, "r.json", "junit.xml", "events.jsonl", "r.html")
+	outputs["stdout and stderr"] = []byte(res.stdout + res.stderr)
+	noPartOf(t, secret, outputs)
+	if want := `"stdout": "key [REDACTED]"`; !bytes.Contains(outputs["r.json"], []byte(want)) {
+		t.Errorf("r.json lacks %s:\n%s", want, outputs["r.json"])
 	}
 }
