@@ -470,11 +470,13 @@ turns: [{prompt: hi}]
 // wrapped over lines is redacted wherever acprun shows that output: the
 // results, the errors, failures and warnings that quote it, stderr,
 // JUnit, the events, the transcript's answer to terminal/output and the
-// HTML report. No 8 bytes of it are left.
+// HTML report; so is the beginning of one that a command killed in the
+// middle of it wrote. No 8 bytes of it are left.
 func TestSecretsWrappedInCommandOutput(t *testing.T) {
 	t.Parallel()
 	const secret = "ghp_WrappedE2E1234567890abcdefXYZ"
 	const wrap = "echo key $HOOK_KEY | fold -w 10"
+	const killed = `printf 'key %.14s' \"$HOOK_KEY\"; kill -KILL $$` // in the middle of the secret
 	request := func(id int, method, params string) string {
 		return fmt.Sprintf(`printf '%%s\n' '{"jsonrpc":"2.0","id":%d,"method":"%s","params":{"sessionId":"s1",%s}}'`+"\nread -r line\n", id, method, params)
 	}
@@ -503,7 +505,7 @@ agent: {command: [sh, agent.sh], env: {HOOK_KEY: ` + secret + `}}
 client: {terminal: true}
 permissions: {default: deny, allow: [{kind: execute}]}
 verify: ["` + wrap + `; exit 1"]
-teardown: ["` + wrap + ` >&2; exit 1"]
+teardown: ["` + wrap + ` >&2; exit 1", "` + killed + `"]
 turns: [{prompt: go}]
 `,
 	})
@@ -515,6 +517,9 @@ turns: [{prompt: go}]
 	outputs := readFiles(t, dir, "r.json", "junit.xml", "events.jsonl", "r.html", "tr/work.jsonl")
 	outputs["stdout and stderr"] = []byte(res.stdout + res.stderr)
 	noPartOf(t, secret, outputs)
+	if want := `"stdout": "key [REDACTED]"`; !bytes.Contains(outputs["r.json"], []byte(want)) {
+		t.Errorf("r.json lacks the output of the command killed, %s:\n%s", want, outputs["r.json"])
+	}
 	if want := `"output":"key [REDACTED]\n"`; !bytes.Contains(outputs["tr/work.jsonl"], []byte(want)) {
 		t.Errorf("the transcript lacks the answer to terminal/output %s:\n%s", want, outputs["tr/work.jsonl"])
 	}
@@ -527,13 +532,15 @@ turns: [{prompt: go}]
 
 // TestSecretsSplitBetweenPooledScenarios: a pooled agent (agent.reuse)
 // that writes a secret to stderr across the end of one scenario and the
-// start of the next leaks no part of it through the second's stderrTail:
-// the rest of the secret that begins it is redacted, as at the beginning
-// of a tail cut off. (The first scenario passes: its share is not kept.)
+// start of the next, wrapped over lines, leaks no part of it through
+// either scenario's stderrTail (both fail, so both are kept): the line
+// break that ends the first share does not end the secret, and the rest
+// that begins the second is found over its lines, as at the beginning of
+// a tail cut off.
 func TestSecretsSplitBetweenPooledScenarios(t *testing.T) {
 	underRace(t)
 	t.Parallel()
-	const secret = "ghp_PooledSplit1234567890abcdefXYZ"
+	const secret = "ghp_PooledWrap1234567890abcdefXYZ"
 	dir := realTempDir(t)
 	env, _ := e2eMarker(t)
 	env += ", POOL_KEY: " + secret
@@ -542,20 +549,63 @@ func TestSecretsSplitBetweenPooledScenarios(t *testing.T) {
   - match: alpha
     steps: [{stderr: "key ` + secret[:10] + `"}, {text: done}]
   - match: beta
-    steps: [{stderr: "` + secret[10:] + ` more"}, {text: done}]
+    steps: [{stderr: "` + secret[10:20] + `\n` + secret[20:] + ` more"}, {text: done}]
 `,
-		"s.yaml": reuseScenario("a", "alpha", env, "") + reuseScenario("b", "beta", env, ", expect: {text: {contains: nope}}"),
+		"s.yaml": reuseScenario("a", "alpha", env, ", expect: {text: {contains: nope}}") +
+			reuseScenario("b", "beta", env, ", expect: {text: {contains: nope}}"),
 	})
 	res := acprun(t, dir, "run", "s.yaml", "-j", "1", "-v", "-o", "r.json", "--junit", "junit.xml",
 		"--events", "events.jsonl", "--transcripts", "tr", "--html", "r.html")
 	if res.code != 1 {
-		t.Fatalf("exit %d, want 1 (b fails)\n%s", res.code, res.stderr)
+		t.Fatalf("exit %d, want 1 (both fail)\n%s", res.code, res.stderr)
 	}
 	outputs := readFiles(t, dir, "r.json", "junit.xml", "events.jsonl", "r.html")
 	outputs["stdout and stderr"] = []byte(res.stdout + res.stderr)
 	noPartOf(t, secret, outputs)
-	b := readResults(t, filepath.Join(dir, "r.json")).Scenarios[1]
-	if b.Agent.Pool == nil || b.Agent.Pool.Sessions != 2 || b.StderrTail != "[REDACTED] more\n" {
-		t.Errorf("b: pool %+v, stderrTail %q; want the second session of a's process, the rest of the secret redacted", b.Agent.Pool, b.StderrTail)
+	sc := readResults(t, filepath.Join(dir, "r.json")).Scenarios
+	if a, b := sc[0].StderrTail, sc[1].StderrTail; a != "key [REDACTED]\n" || b != "[REDACTED] more\n" {
+		t.Errorf("stderrTail a %q, b %q; want %q and %q", a, b, "key [REDACTED]\n", "[REDACTED] more\n")
+	}
+}
+
+// TestSecretsSplitBetweenTextAndThoughts: a secret an agent spreads over a
+// chunk of its message and one of its thoughts leaks no part of it: the
+// message's and the thoughts' chunks are one text for redaction, in the
+// order they came, while the results, the transcript, -v and the HTML
+// report keep the text and the thoughts apart.
+func TestSecretsSplitBetweenTextAndThoughts(t *testing.T) {
+	t.Parallel()
+	const secret = "ghp_Interleave1234567890abcdefXYZ"
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml": `
+name: mixed
+agent: {command: [acprun, mock-agent, agent.mock.yaml], env: {SECRET: "` + secret + `"}}
+permissions: {default: deny}
+turns: [{prompt: hi, expect: {text: {contains: nope}}}]
+`,
+		"agent.mock.yaml": `
+turns:
+  - steps:
+      - text: "key ` + secret[:19] + `"
+      - thought: "` + secret[19:] + ` rest"
+      - text: " more words"
+`,
+	})
+	res := acprun(t, dir, "run", "s.yaml", "-v", "-o", "r.json", "--junit", "junit.xml", "--events", "events.jsonl",
+		"--transcripts", "tr", "--html", "r.html")
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1 (the text lacks nope)\n%s", res.code, res.stderr)
+	}
+	outputs := readFiles(t, dir, "r.json", "junit.xml", "events.jsonl", "r.html", "tr/mixed.jsonl")
+	outputs["stdout and stderr"] = []byte(res.stdout + res.stderr)
+	noPartOf(t, secret, outputs)
+	turn := readResults(t, filepath.Join(dir, "r.json")).Scenarios[0].Turns[0]
+	if turn.Text != "key [REDACTED] more words" || turn.Thoughts != " rest" {
+		t.Errorf("text %q, thoughts %q; want the secret redacted where it starts, the rest dropped", turn.Text, turn.Thoughts)
+	}
+	texts := testkit.StreamedTexts(outputs["tr/mixed.jsonl"])
+	if texts["agent_message_chunk"] != turn.Text || texts["agent_thought_chunk"] != turn.Thoughts {
+		t.Errorf("the transcript's chunks say %q and %q, want the results' text and thoughts", texts["agent_message_chunk"], texts["agent_thought_chunk"])
 	}
 }

@@ -152,20 +152,12 @@ func stderrText(t *process.Tail, red *redact.Redactor) string {
 
 // redactOutput returns s, what acprun keeps of a process's output (the
 // agent's stderr, a setup, verify or teardown command's stdout or stderr,
-// a terminal's output), redacted with red: a long secret wrapped over
-// lines too (redact.Redactor.Wrapped); with cutStart, where s's beginning
-// is a cut, the rest of a secret that the cut went through
-// (redact.Redactor.Cut); with cutEnd, where its end may be one, an end
-// that may begin a secret (redact.Redactor.CutEnd).
+// a terminal's output), redacted with red (redact.Redactor.Wrapped): a
+// long secret wrapped over lines too; with cutStart, where s's beginning
+// is a cut, the rest of a secret that the cut went through; with cutEnd,
+// where its end may be one, an end that may begin a secret.
 func redactOutput(red *redact.Redactor, s string, cutStart, cutEnd bool) string {
-	if cutStart {
-		s = red.Cut(s)
-	}
-	s = red.Wrapped(s)
-	if cutEnd {
-		s = red.CutEnd(s)
-	}
-	return s
+	return red.Wrapped(s, cutStart, cutEnd)
 }
 
 // exitReason says how the agent ended, once Exited is closed: "the agent

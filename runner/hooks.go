@@ -25,11 +25,14 @@ const tailWidth = 200
 
 // shown is what the results and messages show of a command's output: hr's
 // output redacted (see redactOutput), its beginning a cut where it was cut
-// off. What the command's expectations check is its output itself:
-// contains and matches all of its stdout (hook.Command), the negative
-// checks the part kept.
+// off, and its end one where the command was stopped (its timeout, the
+// run's end) or killed by a signal, maybe in the middle of a write. What
+// the command's expectations check is its output itself: contains and
+// matches all of its stdout (hook.Command), the negative checks the part
+// kept.
 func (r *scenarioRun) shown(hr hook.Result) hook.Result {
-	tail := func(s string, total int64) string { return redactOutput(r.red, s, int64(len(s)) < total, false) }
+	killed := hr.TimedOut || hr.Signal != "" || hr.Err != nil
+	tail := func(s string, total int64) string { return redactOutput(r.red, s, int64(len(s)) < total, killed) }
 	hr.Stdout, hr.Stderr = tail(hr.Stdout, hr.StdoutBytes), tail(hr.Stderr, hr.StderrBytes)
 	return hr
 }

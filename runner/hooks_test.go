@@ -11,6 +11,8 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/acprun/acprun/internal/hook"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 )
 
@@ -192,6 +194,47 @@ func TestCommandOutputWrappedSecret(t *testing.T) {
 	}
 	if got := setup.Setup[0].Stdout; got != "key [REDACTED]\n" {
 		t.Errorf("setup stdout = %q, want the wrapped secret redacted", got)
+	}
+}
+
+// TestCommandOutputKilledMidSecret: a command stopped at its timeout or
+// by the run's end, or killed by a signal, may have been writing a secret:
+// the end of its output that may begin one is redacted, on a line of its
+// own too; that of a command that exited is not a cut.
+func TestCommandOutputKilledMidSecret(t *testing.T) {
+	t.Parallel()
+	const secret = "ghp_KilledHook1234567890abcdefXYZ"
+	r := &scenarioRun{red: redact.New(secret)}
+	for _, tt := range []struct {
+		name string
+		hr   hook.Result
+		want string
+	}{
+		{"timed out", hook.Result{TimedOut: true, Stdout: "key " + secret[:14]}, "key [REDACTED]"},
+		{"killed", hook.Result{Signal: "SIGKILL", Stderr: "key " + secret[:10] + "\n"}, "key [REDACTED]\n"},
+		{"interrupted", hook.Result{Err: context.Canceled, Stdout: "key\n" + secret[:8]}, "key\n[REDACTED]"},
+		{"exited", hook.Result{ExitCode: new(1), Stdout: "ghp_Kill"}, "ghp_Kill"},
+	} {
+		hr := r.shown(tt.hr)
+		if got := hr.Stdout + hr.Stderr; got != tt.want {
+			t.Errorf("%s: output shown %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	// Through a real command that kills itself in the middle of the secret.
+	rep := runFiles(t, context.Background(), map[string]string{
+		"a.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
+		"s.yaml": "name: killed\nagent: {command: [acprun, mock-agent, a.mock.yaml], env: {HOOK_KEY: " + secret + "}}\n" +
+			`setup: ["printf 'key %.14s' \"$HOOK_KEY\"; kill -KILL $$"]` + "\nturns: [{prompt: hi}]\n",
+	}, Options{})
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if piece := partOf(secret, string(data)); piece != "" {
+		t.Errorf("the results hold %q of the secret:\n%s", piece, data)
+	}
+	if got := rep.Scenarios[0].Setup; len(got) != 1 || got[0].Signal != "SIGKILL" || got[0].Stdout != "key [REDACTED]" {
+		t.Errorf("setup %+v, want killed by SIGKILL, its stdout %q", got, "key [REDACTED]")
 	}
 }
 

@@ -773,7 +773,7 @@ func (r *scenarioRun) newSession() *session {
 	sc := r.sc
 	policy := policyOf(sc, *r.opts)
 	r.hidden = sandboxHide(sc, r.opts.Environ)
-	s := &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: r.opts.spill,
+	s := &session{policy: policy, cwd: sc.Agent.Cwd, obs: r.jo, act: newActivity(), delay: sc.AnswerDelay, spill: r.opts.spill, red: r.red,
 		strict: sc.Enforce == scenario.EnforceStrict, agent: &sc.Agent, answers: newAnswerBook(sc)}
 	s.client = newClientServer(ClientConfig{
 		FS:       sc.Client.FS,

@@ -16,6 +16,7 @@ import (
 	"github.com/acprun/acprun/approve"
 	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/jail"
+	"github.com/acprun/acprun/internal/redact"
 	"github.com/acprun/acprun/report"
 	"github.com/acprun/acprun/scenario"
 )
@@ -42,6 +43,9 @@ type session struct {
 	// spill is where the turns' long texts wait for their end (see
 	// textBuf); "" keeps them in memory.
 	spill string
+	// red redacts a secret that goes on from the agent's message into its
+	// thoughts or back (see turnState.writeText); nil: none.
+	red *redact.Redactor
 	// answers answer the agent's questions (see elicit); nil for none.
 	answers *answerBook
 
@@ -123,6 +127,8 @@ type turnState struct {
 	lateText     textBuf
 	thoughts     textBuf
 	lateThoughts textBuf
+	chunks       chunkCarry         // to text and thoughts
+	lateChunks   chunkCarry         // to lateText and lateThoughts
 	latePlan     []report.PlanEntry // nil without a late plan, [] for an empty one
 	answered     bool               // the prompt's answer arrived: later updates are late
 	prompt       *acp.Call          // the session/prompt call; done = answered
@@ -466,7 +472,7 @@ func (s *session) updateLocked(n acp.SessionNotification) *turnState {
 	t := s.current()
 	switch {
 	case t != nil:
-		t.record(&n.Update)
+		t.record(&n.Update, s.red)
 		if w := s.modeSwitched(&n.Update); w != "" {
 			t.warnings = append(t.warnings, w)
 		}
@@ -537,9 +543,10 @@ func idlessCall(u *acp.SessionUpdate) string {
 	return ""
 }
 
-// record records update u in the turn; the caller holds the session's
-// lock.
-func (t *turnState) record(u *acp.SessionUpdate) {
+// record records update u in the turn, its text redacted with red where
+// a secret goes on from the message into the thoughts or back (see
+// writeText); the caller holds the session's lock.
+func (t *turnState) record(u *acp.SessionUpdate, red *redact.Redactor) {
 	late := t.late()
 	if late {
 		t.rec.LateUpdates++
@@ -555,9 +562,9 @@ func (t *turnState) record(u *acp.SessionUpdate) {
 	case t.rec.TextOmitted && (u.AgentMessageChunk != nil || u.AgentThoughtChunk != nil):
 		// --no-text: counted in Updates only.
 	case u.AgentMessageChunk != nil:
-		writeText(u.AgentMessageChunk, &t.text, &t.lateText, late)
+		t.writeText(red, u.AgentMessageChunk, false, late)
 	case u.AgentThoughtChunk != nil:
-		writeText(u.AgentThoughtChunk, &t.thoughts, &t.lateThoughts, late)
+		t.writeText(red, u.AgentThoughtChunk, true, late)
 	case u.Plan != nil:
 		entries := make([]report.PlanEntry, 0, len(u.Plan.Entries))
 		for _, e := range u.Plan.Entries {
@@ -614,15 +621,20 @@ func usageUpdated(usage *report.Usage, u *acp.UsageUpdate) *report.Usage {
 	return usage
 }
 
-// writeText appends the text of chunk c to b, or to lateB after the
-// prompt's answer; other content is not kept.
-func writeText(c *acp.ContentChunk, b, lateB *textBuf, late bool) {
-	switch {
-	case c.Content.Type != acp.ContentText:
-	case late:
-		lateB.WriteChunk(c.MessageID, c.Content.Text)
-	default:
-		b.WriteChunk(c.MessageID, c.Content.Text)
+// writeText appends the text of chunk c, of the agent's thoughts with
+// thought, to the turn's text or thoughts, or to their late ones after the
+// prompt's answer, through the carry that redacts both with red as one
+// text (chunkCarry); other content is not kept.
+func (t *turnState) writeText(red *redact.Redactor, c *acp.ContentChunk, thought, late bool) {
+	if c.Content.Type != acp.ContentText {
+		return
+	}
+	carry, text, thoughts := &t.chunks, &t.text, &t.thoughts
+	if late {
+		carry, text, thoughts = &t.lateChunks, &t.lateText, &t.lateThoughts
+	}
+	for _, c := range carry.add(red, agentChunk{thought: thought, id: c.MessageID, text: c.Content.Text}) {
+		c.write(text, thoughts)
 	}
 }
 
@@ -996,7 +1008,8 @@ func (s *session) snapshot(t *turnState) report.TurnResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := *t.rec
-	r.Text, r.LateText, r.Thoughts, r.LateThoughts = t.text.String(), t.lateText.String(), t.thoughts.String(), t.lateThoughts.String()
+	r.Text, r.Thoughts = t.chunks.texts(s.red, &t.text, &t.thoughts, t.late()) // answered: the rest is late
+	r.LateText, r.LateThoughts = t.lateChunks.texts(s.red, &t.lateText, &t.lateThoughts, false)
 	for _, b := range t.texts() {
 		if b.lost != nil {
 			t.warnings = append(t.warnings, b.lost.Error())

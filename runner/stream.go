@@ -38,7 +38,8 @@ const (
 // are left out, and a line longer than MaxUpdateLine bytes is passed on in
 // parts of about that size. The end of a part that may begin a secret is
 // held back until the rest of it is known, so that no secret split between
-// chunks or parts escapes redaction.
+// chunks or parts escapes redaction, nor one split between the text and
+// the thoughts (see chunkCarry).
 type Update struct {
 	Turn int    // the turn it came in, from 1; 0 before the first
 	Late bool   // it came after the turn's answer
@@ -67,7 +68,8 @@ type streamer struct {
 	u       UpdateObserver
 	job     Ref
 	red     *redact.Redactor
-	at      position // of the last update
+	at      position   // of the last update
+	carry   chunkCarry // the text and thoughts redacted as one
 	text    pendingLine
 	thought pendingLine
 	tools   map[string]*toolSeen // the session's tool calls, by id (a later turn may update an earlier one's)
@@ -114,13 +116,11 @@ func (s *streamer) update(u *acp.SessionUpdate, pos position) {
 	switch {
 	case u.AgentMessageChunk != nil:
 		if u.AgentMessageChunk.Content.Type == acp.ContentText {
-			s.part(&s.thought)
-			s.add(&s.text, u.AgentMessageChunk.Content.Text)
+			s.chunks(s.carry.add(s.red, agentChunk{text: u.AgentMessageChunk.Content.Text}))
 		}
 	case u.AgentThoughtChunk != nil:
 		if u.AgentThoughtChunk.Content.Type == acp.ContentText {
-			s.part(&s.text)
-			s.add(&s.thought, u.AgentThoughtChunk.Content.Text)
+			s.chunks(s.carry.add(s.red, agentChunk{thought: true, text: u.AgentThoughtChunk.Content.Text}))
 		}
 	case u.ToolCall != nil:
 		s.part(&s.text)
@@ -169,6 +169,19 @@ func (s *streamer) sendTool(id string, c *toolSeen) {
 	u := Update{Turn: s.at.turn, Late: s.at.late, Kind: UpdateToolCall, ToolCallID: s.red.String(id), Title: s.red.String(c.title),
 		ToolName: s.red.String(c.name), ToolKind: s.red.String(c.kind), Status: s.red.String(c.status)}
 	s.send(u)
+}
+
+// chunks adds each of chunks, final (see chunkCarry), to the line of its
+// kind, sending first what the other kind's line holds.
+func (s *streamer) chunks(chunks []agentChunk) {
+	for _, c := range chunks {
+		l, other := &s.text, &s.thought
+		if c.thought {
+			l, other = other, l
+		}
+		s.part(other)
+		s.add(l, c.text)
+	}
 }
 
 // add appends a chunk to line l, sending every line it ends, and a part of
@@ -220,6 +233,8 @@ func (s *streamer) part(l *pendingLine) {
 // flushLocked sends what is left of the text and thoughts, whole; the
 // caller holds s.mu.
 func (s *streamer) flushLocked() {
+	s.chunks(s.carry.rest(s.red))
+	s.carry = chunkCarry{}
 	if s.text.b.Len() > 0 {
 		s.end(&s.text)
 	}

@@ -111,6 +111,27 @@ func TestStreamLines(t *testing.T) {
 	}
 }
 
+// TestStreamSecretSplitBetweenTextAndThoughts: a secret an agent spreads
+// over its text and its thoughts is redacted in the lines of the one where
+// it starts, and dropped from the other's.
+func TestStreamSecretSplitBetweenTextAndThoughts(t *testing.T) {
+	t.Parallel()
+	const secret = "ghp_Interleave1234567890abcdefXYZ"
+	rec := &updateRecorder{wants: true}
+	o := &observer{o: rec}
+	jo := o.forJob(Ref{Name: "s"}, redact.New(secret))
+	sess := &session{}
+	sess.startTurn(1, "one", nil, false)
+	jo.update(textChunk("key "+secret[:19]), sess)
+	jo.update(thoughtChunk(secret[19:]+" rest"), sess)
+	jo.update(textChunk(" more words"), sess)
+	jo.flush()
+	want := []string{`s 1 text: "key [REDACTED]"`, `s 1 thought: " rest"`, `s 1 text: " more words"`}
+	if diff := cmp.Diff(want, rec.updates); diff != "" {
+		t.Errorf("updates (-want +got):\n%s", diff)
+	}
+}
+
 // TestStreamLongLine checks that a line that never ends is passed on in
 // parts of about MaxUpdateLine bytes, none holding a secret cut between
 // parts, and that memory stays bounded.

@@ -36,8 +36,9 @@ import (
 // exited) is left out.
 //
 // Messages are redacted one by one, but the chunks an agent streams are
-// redacted as the text they make, stream by stream (a session's message,
-// thoughts, user message), over the whole transcript: a secret split
+// redacted as the text they make, stream by stream (a session's message
+// and thoughts as one, in arrival order; then its message, thoughts, user
+// message each on its own), over the whole transcript: a secret split
 // between chunks is redacted too (redact.Redactor.Pieces), whatever lines
 // come between them, the end of a turn and the start of the next among
 // them, for the chunks of consecutive turns follow each other in the file.
@@ -88,14 +89,26 @@ type transcriptLine struct {
 	// writing is set for a line of acprun's while its write has not
 	// ended: it waits to be written, or left out.
 	writing bool
-	// chunk is set for a text chunk of a streamed message: its stream
-	// (session and kind), its text, and that text redacted with the
-	// stream's text around it.
-	chunk       bool
-	stream      string
-	text, final string
-	wait        bool // the chunk waits for what follows it: final is not known
+	// chunk is set for a text chunk of a streamed message: its text, and
+	// for each of the streams it is redacted in, in turn (see
+	// redactChunks), the stream ("" for none), the text redacted with the
+	// stream's around it (that of the last is final), and whether it
+	// waits for what follows it there (that of the last: to be written).
+	chunk  bool
+	text   string
+	stream [2]string
+	out    [2]string
+	wait   [2]bool
 }
+
+// The streams a chunk is redacted in, in turn: first a session's message
+// and thoughts as one text (jointStream), for a secret an agent spreads
+// over both, then its own (ownStream): a session's message, its thoughts,
+// its user message.
+const (
+	jointStream = iota
+	ownStream
+)
 
 // transcriptNames gives every try of every job of a run its own transcript
 // file name (report.TranscriptName): names[i][n] is for try n of job i (n
@@ -293,7 +306,7 @@ func (t *transcript) release(all bool) {
 	for _, l := range t.held {
 		size += len(l.line)
 	}
-	if size > maxHeld && t.held[0].wait {
+	if size > maxHeld && t.held[0].wait[ownStream] {
 		t.redactChunks(false, true)
 		t.writeHeld(false)
 	}
@@ -301,21 +314,40 @@ func (t *transcript) release(all bool) {
 
 // redactChunks redacts the chunks that wait, stream by stream, as the
 // text they make after the stream's tail (t.tails): those that need wait
-// no longer get their final text. With ended (the transcript's end), all
-// of them get it; with cut, all of them do, the end of the text that may
-// begin a secret redacted (redact.Redactor.PiecesCutEnd), and that end is
-// the stream's tail. The caller holds t.mu.
+// no longer get their final text. A chunk of a session's message or
+// thoughts is redacted first in the two as one text, then in its own
+// stream as what that left (jointStream, ownStream). With ended (the
+// transcript's end), all of them get it; with cut, all of them do, the
+// end of the text that may begin a secret redacted
+// (redact.Redactor.PiecesCutEnd), and that end is the stream's tail. The
+// caller holds t.mu.
 func (t *transcript) redactChunks(ended, cut bool) {
+	for stage := range 2 {
+		t.redactStreams(stage, ended, cut)
+	}
+	if ended {
+		clear(t.tails)
+	}
+}
+
+// redactStreams is redactChunks in the streams of stage: jointStream, or
+// ownStream. A chunk waits in its own stream as long as it, or one before
+// it there, waits in the joint one: its text in its own is not known.
+func (t *transcript) redactStreams(stage int, ended, cut bool) {
 	streams := map[string][]int{} // the waiting chunks of each stream
 	for i, l := range t.held {
-		if l.wait {
-			streams[l.stream] = append(streams[l.stream], i)
+		if l.stream[stage] != "" && l.wait[stage] {
+			streams[l.stream[stage]] = append(streams[l.stream[stage]], i)
 		}
 	}
 	for stream, idx := range streams {
 		pieces := []string{t.tails[stream]} // written already
 		for _, i := range idx {
-			pieces = append(pieces, t.held[i].text)
+			if l := t.held[i]; stage == jointStream {
+				pieces = append(pieces, l.text)
+			} else {
+				pieces = append(pieces, l.out[jointStream])
+			}
 		}
 		var final []string
 		wait := 0
@@ -329,15 +361,15 @@ func (t *transcript) redactChunks(ended, cut bool) {
 		} else if final, wait = t.red.Pieces(pieces); ended {
 			wait = 0
 		}
+		if k := slices.IndexFunc(idx, func(i int) bool { return t.held[i].wait[jointStream] }); stage == ownStream && k >= 0 {
+			wait = max(wait, len(idx)-k)
+		}
 		if !cut && wait < len(pieces) {
 			delete(t.tails, stream) // no secret goes on from it
 		}
 		for k, i := range idx {
-			t.held[i].final, t.held[i].wait = final[k+1], k+1 >= len(pieces)-wait
+			t.held[i].out[stage], t.held[i].wait[stage] = final[k+1], k+1 >= len(pieces)-wait
 		}
-	}
-	if ended {
-		clear(t.tails)
 	}
 }
 
@@ -346,7 +378,7 @@ func (t *transcript) redactChunks(ended, cut bool) {
 // caller holds t.mu.
 func (t *transcript) writeHeld(all bool) {
 	n := 0
-	for n < len(t.held) && (all || !t.held[n].wait && !t.held[n].writing) {
+	for n < len(t.held) && (all || !t.held[n].wait[ownStream] && !t.held[n].writing) {
 		t.write(t.held[n])
 		n++
 	}
@@ -362,9 +394,9 @@ func (t *transcript) write(l transcriptLine) {
 	if trimmed := bytes.TrimLeft(msg, " \t\r"); len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(msg) {
 		key = "raw"
 		msg, _ = json.Marshal(t.red.String(string(l.line)))
-	} else if l.chunk && l.final != t.red.String(l.text) {
+	} else if final := l.out[ownStream]; l.chunk && final != t.red.String(l.text) {
 		// A secret goes on from this chunk into another.
-		msg = setString(msg, l.final, "params", "update", "content", "text")
+		msg = setString(msg, final, "params", "update", "content", "text")
 	} else if out, ok := answeredOutput(l, t.red); ok {
 		msg = setString(msg, out, "result", "output")
 	}
@@ -395,11 +427,21 @@ func (l *transcriptLine) parse() {
 	if json.Unmarshal(l.line, &n) != nil || n.Method != acp.MethodSessionUpdate {
 		return
 	}
-	switch u := n.Params.Update; u.SessionUpdate {
+	u := n.Params.Update
+	switch u.SessionUpdate {
 	case acp.UpdateAgentMessageChunk, acp.UpdateAgentThoughtChunk, acp.UpdateUserMessageChunk:
-		if u.Content.Type == acp.ContentText && u.Content.Text != nil {
-			l.stream, l.text, l.chunk, l.wait = n.Params.SessionID+"\x00"+u.SessionUpdate, *u.Content.Text, true, true
+		if u.Content.Type != acp.ContentText || u.Content.Text == nil {
+			return
 		}
+	default:
+		return
+	}
+	l.chunk, l.text = true, *u.Content.Text
+	l.stream[ownStream], l.wait[ownStream] = n.Params.SessionID+"\x00"+u.SessionUpdate, true
+	if u.SessionUpdate == acp.UpdateUserMessageChunk {
+		l.out[jointStream] = l.text // in no joint stream
+	} else {
+		l.stream[jointStream], l.wait[jointStream] = n.Params.SessionID+"\x00agent", true
 	}
 }
 

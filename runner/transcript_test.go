@@ -176,6 +176,30 @@ func TestTranscriptStreamsInterleaved(t *testing.T) {
 	}
 }
 
+// TestTranscriptSecretSplitBetweenMessageAndThoughts: a secret an agent
+// spreads over a chunk of its message and one of its thoughts is redacted
+// where it starts and dropped from the other, as one split in its own
+// stream is; the chunk that may begin it waits for the next chunk of
+// either.
+func TestTranscriptSecretSplitBetweenMessageAndThoughts(t *testing.T) {
+	t.Parallel()
+	const secret = "ghp_Interleave1234567890abcdefXYZ"
+	tr, tap, written := testTranscript(t, secret)
+	tap(acp.Sent, promptLine(1, "s1"))
+	tap(acp.Received, chunkLine("s1", "key "+secret[:19]))
+	tap(acp.Received, strings.Replace(chunkLine("s1", secret[19:]+" rest"), "agent_message_chunk", "agent_thought_chunk", 1))
+	tap(acp.Received, chunkLine("s1", " more words"))
+	tap(acp.Received, endTurnLine(1))
+	if err := tr.close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	got := written()
+	want := map[string]string{"": "", "agent_message_chunk": "key [REDACTED] more words", "agent_thought_chunk": " rest"}
+	if diff := cmp.Diff(want, testkit.StreamedTexts([]byte(got))); diff != "" || partOf(secret, got) != "" {
+		t.Errorf("streams (-want +got):\n%s\n%s", diff, got)
+	}
+}
+
 // TestTranscriptHoldsNoMoreThanMaxHeld: past maxHeld bytes of lines held
 // behind a chunk that waits, the chunk is written with the end of its text
 // that may begin a secret redacted, and the stream's next chunks are

@@ -177,6 +177,10 @@ func TestStderrSharesSplitSecret(t *testing.T) {
 		{"first key " + secret[:10], "first key [REDACTED]"},
 		{secret[10:] + " second\n", "[REDACTED] second\n"},
 		{"third\n", "third\n"},
+		// Wrapped over the boundary: the line break that ends the first
+		// share is no end of the secret, nor one that begins the second.
+		{"fourth key " + secret[:10] + "\n", "fourth key [REDACTED]\n"},
+		{secret[10:17] + "\n" + secret[17:] + " fifth\n", "[REDACTED] fifth\n"},
 	} {
 		if _, err := out.File().WriteString(share.wrote); err != nil {
 			t.Fatal(err)

@@ -477,11 +477,7 @@ func (r *Redactor) Cut(s string) string {
 	if r.empty() {
 		return s
 	}
-	n := 0
-	for _, f := range r.forms {
-		n = max(n, rest(s, f))
-	}
-	if n >= cutMin {
+	if n := r.restLen(s); n >= cutMin {
 		s = Marker + s[n:]
 	}
 	return r.String(s)
@@ -512,12 +508,32 @@ const minWrapped = 16
 // lines may have been wrapped (a base64 blob at 76 columns): a secret of
 // 16 bytes or more (in one of its forms) is found also with line breaks
 // (\n, \r) inside it, and replaced by one Marker, those line breaks
-// included.
-func (r *Redactor) Wrapped(s string) string {
-	s = r.String(s)
-	if r.empty() || !strings.ContainsAny(s, "\r\n") {
+// included. With cutStart, s's beginning is a cut (see Cut); with cutEnd,
+// its end may be one (see CutEnd): the rest or the beginning of a secret
+// that the cut went through is replaced too, that of a secret of 16 bytes
+// or more also when wrapped, for a line break at a cut is no sign that
+// the secret ended there.
+func (r *Redactor) Wrapped(s string, cutStart, cutEnd bool) string {
+	if r.empty() {
 		return s
 	}
+	if cutStart {
+		s = r.Cut(s)
+	}
+	s = r.String(s)
+	if strings.ContainsAny(s, "\r\n") {
+		s = r.wrapped(s, cutStart, cutEnd)
+	}
+	if cutEnd {
+		s = r.CutEnd(s)
+	}
+	return s
+}
+
+// wrapped is Wrapped's search over lines, in s redacted: the secrets of
+// 16 bytes or more, and at a cut their rest or beginning, in s without
+// its line breaks.
+func (r *Redactor) wrapped(s string, cutStart, cutEnd bool) string {
 	var b strings.Builder
 	from := make([]int, 0, len(s)) // from[i]: where in s byte i of b is
 	for i := range len(s) {
@@ -532,7 +548,14 @@ func (r *Redactor) Wrapped(s string) string {
 			long.forms = append(long.forms, f)
 		}
 	}
-	spans := long.formSpans(b.String(), nil)
+	joined := b.String()
+	spans := long.formSpans(joined, nil)
+	if n := long.restLen(joined); cutStart && n >= cutMin {
+		spans = append(spans, span{0, n})
+	}
+	if n := long.Unfinished(joined); cutEnd && n >= cutMin {
+		spans = append(spans, span{len(joined) - n, len(joined)})
+	}
 	if len(spans) == 0 {
 		return s
 	}
@@ -540,6 +563,16 @@ func (r *Redactor) Wrapped(s string) string {
 		spans[i] = span{from[sp.start], from[sp.end-1] + 1}
 	}
 	return r.String(replace(s, spans))
+}
+
+// restLen is the length of the longest start of s that is a proper end of a
+// secret (in one of its forms).
+func (r *Redactor) restLen(s string) int {
+	n := 0
+	for _, f := range r.forms {
+		n = max(n, rest(s, f))
+	}
+	return n
 }
 
 // rest is the length of the longest start of s that is a proper end of f.

@@ -272,12 +272,41 @@ func TestWrapped(t *testing.T) {
 		{"no line break", "no line break"},
 	}
 	for _, tt := range tests {
-		if got := r.Wrapped(tt.in); got != tt.want {
+		if got := r.Wrapped(tt.in, false, false); got != tt.want {
 			t.Errorf("Wrapped(%q) = %q; want %q", tt.in, got, tt.want)
 		}
 	}
-	if got := (*redact.Redactor)(nil).Wrapped("a\nb"); got != "a\nb" {
+	if got := (*redact.Redactor)(nil).Wrapped("a\nb", true, true); got != "a\nb" {
 		t.Errorf("nil Redactor: Wrapped = %q", got)
+	}
+}
+
+// TestWrappedCut: at a cut, the rest or the beginning of a secret is
+// redacted as Cut and CutEnd redact it, that of a long secret also when
+// wrapped over lines or ended by a line break there; a short secret is
+// not looked for over lines.
+func TestWrappedCut(t *testing.T) {
+	r := redact.New("ghp_abcdefghijklmnop1234", "ab12cd34")
+	tests := []struct {
+		in               string
+		cutStart, cutEnd bool
+		want             string
+	}{
+		{"mnop1234 FFF\n", true, false, "[REDACTED] FFF\n"},                // as Cut
+		{"FFF ghp_abcd", false, true, "FFF [REDACTED]"},                    // as CutEnd
+		{"ijkl\nmnop\n1234 FFF\n", true, false, "[REDACTED] FFF\n"},        // a wrapped rest
+		{"\nklmnop1234\nFFF", true, false, "\n[REDACTED]\nFFF"},            // after a line break
+		{"FFF\nkey ghp_abcd\n", false, true, "FFF\nkey [REDACTED]\n"},      // ended by a line break
+		{"FFF ghp_ab\r\ncdef\r\n", false, true, "FFF [REDACTED]\r\n"},      // wrapped
+		{"ijkl\nmnop\n1234 FFF\n", false, false, "ijkl\nmnop\n1234 FFF\n"}, // no cut
+		{"FFF ab12\n", false, true, "FFF ab12\n"},                          // a short secret ends at a line break
+		{"FFF ab12", false, true, "FFF [REDACTED]"},                        // but not without one
+		{"FFF gh\np", false, true, "FFF gh\np"},                            // fewer than 4 bytes tell nothing
+	}
+	for _, tt := range tests {
+		if got := r.Wrapped(tt.in, tt.cutStart, tt.cutEnd); got != tt.want {
+			t.Errorf("Wrapped(%q, %v, %v) = %q; want %q", tt.in, tt.cutStart, tt.cutEnd, got, tt.want)
+		}
 	}
 }
 
