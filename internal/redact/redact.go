@@ -38,6 +38,8 @@ type Redactor struct {
 	// forms holds every form of every secret that is looked for in text:
 	// the secret itself and its escaped forms, longest first.
 	forms []string
+	// fails holds the failure function of each form (see overlap).
+	fails [][]int
 }
 
 // New returns a Redactor for secrets. Values unfit to be secrets are
@@ -84,6 +86,9 @@ func NewExcept(notSecret func(string) bool, secrets ...string) *Redactor {
 		}
 	}
 	sortLongestFirst(r.forms)
+	for _, f := range r.forms {
+		r.fails = append(r.fails, failure(f))
+	}
 	return r
 }
 
@@ -543,9 +548,9 @@ func (r *Redactor) wrapped(s string, cutStart, cutEnd bool) string {
 		}
 	}
 	long := &Redactor{}
-	for _, f := range r.forms {
+	for i, f := range r.forms {
 		if len(f) >= minWrapped {
-			long.forms = append(long.forms, f)
+			long.forms, long.fails = append(long.forms, f), append(long.fails, r.fails[i])
 		}
 	}
 	joined := b.String()
@@ -596,19 +601,15 @@ func (r *Redactor) Unfinished(s string) int {
 		return 0
 	}
 	n := 0
-	for _, f := range r.forms {
-		n = max(n, overlap(s, f))
+	for i, f := range r.forms {
+		n = max(n, overlap(s, f, r.fails[i]))
 	}
 	return n
 }
 
-// overlap is the length of the longest end of s that is a proper prefix of
-// f (Knuth–Morris–Pratt: the failure function of f, then s's last
-// len(f)-1 bytes run through it).
-func overlap(s, f string) int {
-	if len(f) < 2 {
-		return 0
-	}
+// failure is the failure function of f (Knuth–Morris–Pratt): fail[i] is
+// the length of the longest proper prefix of f[:i+1] that is also its end.
+func failure(f string) []int {
 	fail := make([]int, len(f))
 	for i, k := 1, 0; i < len(f); i++ {
 		for k > 0 && f[i] != f[k] {
@@ -618,6 +619,15 @@ func overlap(s, f string) int {
 			k++
 		}
 		fail[i] = k
+	}
+	return fail
+}
+
+// overlap is the length of the longest end of s that is a proper prefix of
+// f, whose failure function is fail: s's last len(f)-1 bytes run through it.
+func overlap(s, f string, fail []int) int {
+	if len(f) < 2 {
+		return 0
 	}
 	k := 0
 	for i := max(len(s)-(len(f)-1), 0); i < len(s); i++ {
