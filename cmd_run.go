@@ -580,9 +580,10 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 
 // startGuard starts the guard of the agents a command starts
 // (runner.StartGuard), which kills what they left when acprun is killed,
-// and returns it with ctx, with which the command's outputs are written:
-// the guard then also removes the temporary file of an output whose write
-// acprun did not live to finish (outfile.WithTemps). The caller closes the
+// and returns it with ctx, with which the command's outputs (and the run's
+// state files and cassettes) are written: the guard then also removes the
+// temporary file of one whose write acprun did not live to finish
+// (outfile.WithTemps). The caller closes the
 // guard once its outputs are written.
 func startGuard(ctx context.Context) (context.Context, *runner.Guard) {
 	guard := runner.StartGuard("", nil)

@@ -145,11 +145,7 @@ func TestKilledMidWriteLeavesNoTemporaryFile(t *testing.T) {
 		next() // Pin's check of out.json, before the agent starts
 		next() // the results' temporary file
 		// The guard's end says it has done its work: wait for it.
-		guard := testkit.Processes(t, func(pid int) bool {
-			env, err := testkit.Environ(pid)
-			return err == nil && slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, reap.GuardVar+"="+mark+".") })
-		})
-		if len(killAcprun(t, run, guard)) > 0 {
+		if len(killAcprun(t, run, guardOf(t, mark))) > 0 {
 			t.Fatalf("the guard still runs %v after acprun was killed", testkit.Failsafe)
 		}
 		cancel()
@@ -163,6 +159,88 @@ func TestKilledMidWriteLeavesNoTemporaryFile(t *testing.T) {
 		return
 	}
 	t.Fatal("20 kills all came after the results were written")
+}
+
+// guardOf returns the pid of the guard of the run whose environment holds
+// reap.Var=mark.
+func guardOf(t *testing.T, mark string) []int {
+	t.Helper()
+	return testkit.Processes(t, func(pid int) bool {
+		env, err := testkit.Environ(pid)
+		return err == nil && slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, reap.GuardVar+"="+mark+".") })
+	})
+}
+
+// TestKilledLeavesNoStateOrCassetteTemporaryFile: the temporary files
+// through which a run writes its state file and its cassettes are the
+// guard's, as its outputs' are: when acprun is killed with SIGKILL, the
+// guard removes whatever is at their names. A kill cannot be made to land
+// mid-write for sure (these files are small), so the test kills acprun
+// once both are written (during the scenario's teardown, which comes
+// after) with a file put back at each temporary file's name, as a kill
+// mid-write would have left it; the state file and the cassette stay as
+// written.
+func TestKilledLeavesNoStateOrCassetteTemporaryFile(t *testing.T) {
+	underRace(t)
+	t.Parallel()
+	up := testkit.NewAnthropicServer(t)
+	dir := realTempDir(t)
+	fifo, started, _ := testkit.FIFO(t)
+	writeFiles(t, dir, map[string]string{
+		"agent.mock.yaml": "agentCapabilities: {loadSession: true}\nsessions: sessions\n" +
+			"turns:\n  - steps: [{model: {api: anthropic, model: claude-test, prompt: \"{{prompt}}\"}}]\n",
+		"s.yaml": "name: k\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\n" +
+			"gateway: {mode: record, env: ANTHROPIC_BASE_URL, upstream: \"" + up.URL + "\"}\nsession: {resume: true}\n" +
+			"teardown: [" + strconv.Quote("echo $$ > "+fifo+"; exec sleep 1000") + "]\npermissions: {default: deny}\nturns:\n  - prompt: one\n",
+	})
+	stateDir, cassettes := filepath.Join(dir, ".acprun"), filepath.Join(dir, "cassettes")
+	for _, d := range []string{stateDir, cassettes} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stateTemps, cassetteTemps := watchCreates(t, stateDir, ".state.json.tmp"), watchCreates(t, cassettes, ".k.cassette.json.tmp")
+	mark := fmt.Sprintf("statetemps%d", os.Getpid())
+	ctx, cancel := context.WithTimeout(t.Context(), fifoDeadline)
+	defer cancel()
+	run := startWatchedEnv(t, ctx, dir, []string{reap.Var + "=" + mark}, "run", "s.yaml", "-q")
+	started() // the teardown: the state file and the cassette are written
+	last := func(temps <-chan string, n int) (name string) {
+		for range n {
+			select {
+			case name = <-temps:
+			case <-ctx.Done():
+				t.Fatal("fewer temporary files than written by the test's deadline")
+			}
+		}
+		return name
+	}
+	// The state file's first is Open's check that it can be written.
+	left := []string{filepath.Join(stateDir, last(stateTemps, 2)), filepath.Join(cassettes, last(cassetteTemps, 1))}
+	for _, tmp := range left {
+		if err := os.WriteFile(tmp, []byte("torn"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(killAcprun(t, run, guardOf(t, mark))) > 0 {
+		t.Fatalf("the guard still runs %v after acprun was killed", testkit.Failsafe)
+	}
+	for _, tmp := range left {
+		if _, err := os.Lstat(tmp); err == nil {
+			t.Errorf("%s left once acprun was killed", tmp)
+		}
+	}
+	entries := resumeState(t, filepath.Join(stateDir, "state.json"))
+	for _, e := range entries {
+		if id, _ := e["sessionId"].(string); id == "" || len(entries) != 1 {
+			t.Errorf("state file: %v, want k's session", entries)
+		}
+	}
+	var cassette struct{ Exchanges []any }
+	readJSON(t, filepath.Join(cassettes, "k.cassette.json"), &cassette)
+	if len(cassette.Exchanges) != 1 {
+		t.Errorf("cassette: %d exchanges, want 1", len(cassette.Exchanges))
+	}
 }
 
 // watchCreates sends on the channel it returns every file made in dir

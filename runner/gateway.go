@@ -177,7 +177,7 @@ func closeCassetteDirs(dirs map[string]*os.Root) {
 // scenario has one and its agent makes model requests (it has targets).
 // In replay a missing or unreadable cassette is an error that keeps the
 // scenario from starting.
-func (r *scenarioRun) openGateway() error {
+func (r *scenarioRun) openGateway(ctx context.Context) error {
 	g := r.sc.Gateway
 	if g == nil || len(g.Targets) == 0 {
 		return nil
@@ -191,7 +191,7 @@ func (r *scenarioRun) openGateway() error {
 		}
 	}
 	cassette := filepath.Join(g.Dir, cassetteName(r.ref))
-	att, err := gateway.Open(gateway.Config{
+	att, err := gateway.Open(ctx, gateway.Config{
 		Mode:     gateway.Mode(g.Mode),
 		Cassette: cassette,
 		Dir:      r.opts.cassetteDirs[g.Dir],

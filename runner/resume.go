@@ -321,7 +321,7 @@ func (r *scenarioRun) saveSession() {
 		saved = ""
 	}
 	_, agent := sessionKey(r.sc, r.red)
-	err := r.state.Put(s.Key, sessionstate.Entry{
+	err := r.state.Put(r.runCtx, s.Key, sessionstate.Entry{
 		SessionID: saved, Scenario: r.sc.Name, Agent: agent, File: r.sc.File,
 		Cwd: r.sc.Agent.Cwd, Method: s.Method, UpdatedAt: time.Now().UTC(),
 	})

@@ -182,7 +182,8 @@ type Options struct {
 // returns an error only when it could not run at all (the transcripts
 // directory could not be made); failures of scenarios are in the Report.
 // When ctx ends, running turns are cancelled as the protocol asks and the
-// Report holds everything produced so far.
+// Report holds everything produced so far. The state files and cassettes
+// are written with ctx's outfile.WithTemps hook, as the caller's outputs.
 func Run(ctx context.Context, opts Options, scenarios []*scenario.Scenario) (report.Report, error) {
 	opts.setDefaults()
 	opts.red = runRedactor(scenarios, opts.Environ)
@@ -700,7 +701,7 @@ func runScenario(ctx context.Context, opts *Options, obs *observer, j job, trans
 		r.markCut()
 		return res
 	}
-	if err := r.openGateway(); err != nil {
+	if err := r.openGateway(ctx); err != nil {
 		r.res.StartFailed = true // exit 3: nothing to replay here
 		r.failStart(err, "")
 		return res

@@ -47,8 +47,10 @@ type Attempt struct {
 
 // Open makes the attempt. In replay it reads the cassette: a missing,
 // unreadable or other-version cassette is an error that names it and says
-// how to record one.
-func Open(cfg Config) (*Attempt, error) {
+// how to record one. In record the cassette is written with ctx's values
+// (outfile.WithTemps: the run's guard hears of its temporary file); ctx's
+// end does not end the attempt, Close does.
+func Open(ctx context.Context, cfg Config) (*Attempt, error) {
 	a := &Attempt{cfg: cfg, client: upstreamClient, paths: newPathNames(cfg.Paths)}
 	switch cfg.Mode {
 	case Record:
@@ -69,7 +71,7 @@ func Open(cfg Config) (*Attempt, error) {
 	if a.cfg.Now == nil {
 		a.cfg.Now = time.Now
 	}
-	a.ctx, a.stop = context.WithCancel(context.Background())
+	a.ctx, a.stop = context.WithCancel(context.WithoutCancel(ctx))
 	return a, nil
 }
 
@@ -189,7 +191,8 @@ func (a *Attempt) Close() error {
 		a.stop()
 		a.inflight.Wait()
 		if a.cfg.Mode == Record {
-			a.closeErr = writeCassette(a.cfg.Dir, a.Written(), a.recorded())
+			// a.ctx has ended (stop): what it keeps of Open's ctx is its values.
+			a.closeErr = writeCassette(context.WithoutCancel(a.ctx), a.cfg.Dir, a.Written(), a.recorded())
 		}
 	})
 	return a.closeErr

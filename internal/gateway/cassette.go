@@ -191,9 +191,9 @@ func jsonError(path string, data []byte, err error) error {
 
 // writeCassette writes c to path atomically (outfile.Write: a temporary
 // file beside it, renamed), creating the directory; in dir, when set, the
-// directory path is in (outfile.WriteIn). Errors name path, never the
-// temporary file.
-func writeCassette(dir *os.Root, path string, c *cassette) error {
+// directory path is in (outfile.WriteIn), with ctx's outfile.WithTemps
+// hook. Errors name path, never the temporary file.
+func writeCassette(ctx context.Context, dir *os.Root, path string, c *cassette) error {
 	var buf bytes.Buffer
 	e := json.NewEncoder(&buf)
 	e.SetEscapeHTML(false)
@@ -203,9 +203,9 @@ func writeCassette(dir *os.Root, path string, c *cassette) error {
 	}
 	var err error
 	if dir != nil {
-		err = outfile.WriteIn(dir, path, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err })
+		err = outfile.WriteIn(ctx, dir, path, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err })
 	} else {
-		err = outfile.Write(context.Background(), path, buf.Bytes())
+		err = outfile.Write(ctx, path, buf.Bytes())
 	}
 	if err != nil {
 		return fmt.Errorf("write cassette %s: %w", path, innerErr(err, path))

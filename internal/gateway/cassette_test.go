@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acprun/acprun/internal/inputfile"
+	"github.com/acprun/acprun/internal/testkit"
 )
 
 // TestOpenReplayErrors: a cassette that cannot be replayed is an error
@@ -56,12 +57,12 @@ func TestOpenReplayErrors(t *testing.T) {
 		{write("status.json", `{"version": 1, "exchanges": [{"request": {"method": "GET", "path": "/v1/x"}, "response": {"status": 1200}}]}`), "cassette " + filepath.Join(dir, "status.json") + ": exchange 1: the response's status 1200 is not an HTTP status; record it again with --gateway record"},
 	}
 	for _, c := range cases {
-		_, err := Open(Config{Mode: Replay, Cassette: c.path})
+		_, err := Open(t.Context(), Config{Mode: Replay, Cassette: c.path})
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s:\n got %v\nwant %s", filepath.Base(c.path), err, c.want)
 		}
 	}
-	if _, err := Open(Config{Mode: "rewind"}); err == nil || !strings.Contains(err.Error(), `unknown mode "rewind"`) {
+	if _, err := Open(t.Context(), Config{Mode: "rewind"}); err == nil || !strings.Contains(err.Error(), `unknown mode "rewind"`) {
 		t.Errorf("unknown mode: %v", err)
 	}
 }
@@ -73,14 +74,14 @@ func TestWriteCassetteErrors(t *testing.T) {
 	blocker := filepath.Join(dir, "file")
 	os.WriteFile(blocker, nil, 0o644)
 	path := filepath.Join(blocker, "c.json")
-	err := writeCassette(nil, path, &cassette{Version: 1})
+	err := writeCassette(t.Context(), nil, path, &cassette{Version: 1})
 	if err == nil || !strings.HasPrefix(err.Error(), "write cassette "+path+": ") || strings.Contains(err.Error(), ".tmp") {
 		t.Errorf("got %v", err)
 	}
 	// A directory in the cassette's place: the rename fails.
 	target := filepath.Join(dir, "taken")
 	os.MkdirAll(filepath.Join(target, "x"), 0o755)
-	err = writeCassette(nil, target, &cassette{Version: 1})
+	err = writeCassette(t.Context(), nil, target, &cassette{Version: 1})
 	if err == nil || !strings.HasPrefix(err.Error(), "write cassette "+target+": ") || strings.Contains(err.Error(), ".tmp") {
 		t.Errorf("got %v", err)
 	}
@@ -94,18 +95,14 @@ func TestWriteCassetteErrors(t *testing.T) {
 // through it.
 func TestWriteCassetteInDir(t *testing.T) {
 	dir := t.TempDir()
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	root := openRoot(t, dir)
 	victim := filepath.Join(t.TempDir(), "bashrc")
 	os.WriteFile(victim, []byte("precious\n"), 0o644)
 	path := filepath.Join(dir, "g.cassette.json")
 	if err := os.Symlink(victim, path); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeCassette(root, path, &cassette{Version: 1}); err != nil {
+	if err := writeCassette(t.Context(), root, path, &cassette{Version: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
@@ -114,6 +111,39 @@ func TestWriteCassetteInDir(t *testing.T) {
 	if c, err := readCassette(nil, path); err != nil || c.Version != 1 {
 		t.Errorf("the cassette: %+v, %v", c, err)
 	}
+}
+
+// TestCloseTellsItsTemporaryFile: in record, Close writes the cassette
+// in its directory through a temporary file whose path it tells Open's
+// ctx's outfile.WithTemps hook before it makes it (the run's guard
+// removes it if acprun is killed mid-write), even when that ctx has
+// ended.
+func TestCloseTellsItsTemporaryFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "g.cassette.json")
+	ctx, check := testkit.TempsOf(t, path)
+	a, err := Open(ctx, Config{Mode: Record, Cassette: path, Dir: openRoot(t, dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check()
+	if c, err := readCassette(nil, path); err != nil || c.Version != 1 {
+		t.Errorf("the cassette: %+v, %v", c, err)
+	}
+}
+
+// openRoot opens dir as an os.Root, closed at the end of the test.
+func openRoot(t *testing.T, dir string) *os.Root {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	return root
 }
 
 // TestReadCassettePinned: replay reads a cassette pinned beforehand, and

@@ -234,7 +234,7 @@ func startServer(t *testing.T) *Server {
 // end of the test.
 func open(t *testing.T, cfg Config) *Attempt {
 	t.Helper()
-	a, err := Open(cfg)
+	a, err := Open(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func readCassetteFile(t *testing.T, path string) (raw []byte, c cassette) {
 // writeCassetteFile writes c for a test to replay.
 func writeCassetteFile(t *testing.T, path string, c *cassette) {
 	t.Helper()
-	if err := writeCassette(nil, path, c); err != nil {
+	if err := writeCassette(t.Context(), nil, path, c); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -352,20 +352,15 @@ func (p *Pinned) WriteFrom(ctx context.Context, write func(io.Writer) error) err
 	if p.dir == nil {
 		return WriteFrom(ctx, p.real, write)
 	}
-	return writeIn(ctx, p.dir, p.real, write)
+	return WriteIn(ctx, p.dir, p.real, write)
 }
 
 // WriteIn writes what write writes to the file of path's name in dir, a
 // directory opened before others could write in it, as a Pinned path is
 // written: a regular file there is replaced atomically, keeping its mode;
 // a symlink, FIFO or other file is replaced, not followed nor opened. path
-// names the file in errors.
-func WriteIn(dir *os.Root, path string, write func(io.Writer) error) error {
-	return writeIn(context.Background(), dir, path, write)
-}
-
-// writeIn is WriteIn with ctx, whose WithTemps hook it calls.
-func writeIn(ctx context.Context, dir *os.Root, path string, write func(io.Writer) error) error {
+// names the file in errors. ctx is only for its WithTemps hook.
+func WriteIn(ctx context.Context, dir *os.Root, path string, write func(io.Writer) error) error {
 	_, base := split(path)
 	fi, err := dir.Lstat(base)
 	switch {
@@ -624,7 +619,7 @@ func WithOpenWait(ctx, until context.Context) context.Context {
 // tempsKey is the context key of WithTemps's hook.
 type tempsKey struct{}
 
-// WithTemps returns a copy of ctx that makes WriteFrom, Write and
+// WithTemps returns a copy of ctx that makes WriteFrom, Write, WriteIn and
 // Pinned.WriteFrom given it call keep with the absolute path of each
 // temporary file they write a regular file through, before they create
 // it, so that what would remove it when the process is killed mid-write

@@ -380,8 +380,10 @@ func (f *File) Get(key string) (Entry, bool) {
 	return e, ok && e.SessionID != ""
 }
 
-// Put records e under key and writes the file.
-func (f *File) Put(key string, e Entry) error {
+// Put records e under key and writes the file, with ctx's
+// outfile.WithTemps hook (the run's guard hears of its temporary file);
+// ctx's end does not stop it.
+func (f *File) Put(ctx context.Context, key string, e Entry) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
@@ -389,7 +391,7 @@ func (f *File) Put(key string, e Entry) error {
 	}
 	old, had := f.doc.Sessions[key]
 	f.doc.Sessions[key] = e
-	if err := f.write(); err != nil {
+	if err := f.write(ctx); err != nil {
 		if had {
 			f.doc.Sessions[key] = old
 		} else {
@@ -405,10 +407,10 @@ func (f *File) Put(key string, e Entry) error {
 // it, keeping its mode; what was put at its place since Open replaced,
 // not followed: see outfile.Pinned), then syncs the directory so that the
 // rename survives a crash. The caller holds f.mu.
-func (f *File) write() error {
+func (f *File) write(ctx context.Context) error {
 	data, err := json.MarshalIndent(f.doc, "", "  ")
 	if err == nil {
-		err = f.pin.WriteFrom(context.Background(), func(w io.Writer) error {
+		err = f.pin.WriteFrom(ctx, func(w io.Writer) error {
 			_, err := w.Write(append(data, '\n'))
 			return err
 		})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/acprun/acprun/internal/sessionstate"
 	"github.com/acprun/acprun/internal/srcerr"
+	"github.com/acprun/acprun/internal/testkit"
 )
 
 func open(t *testing.T, path string, mode sessionstate.Mode) *sessionstate.File {
@@ -35,11 +36,11 @@ func TestPutGetAcrossOpens(t *testing.T) {
 	}
 	at := time.Date(2026, 12, 3, 4, 0, 0, 0, time.UTC)
 	want := sessionstate.Entry{SessionID: "s-1", Scenario: "nightly", Agent: "mock", Cwd: "/p", Method: "session/new", UpdatedAt: at}
-	if err := f.Put(key, want); err != nil {
+	if err := f.Put(t.Context(), key, want); err != nil {
 		t.Fatal(err)
 	}
 	other := sessionstate.Key("weekly", "mock")
-	if err := f.Put(other, sessionstate.Entry{SessionID: "s-2"}); err != nil {
+	if err := f.Put(t.Context(), other, sessionstate.Entry{SessionID: "s-2"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -89,7 +90,7 @@ func TestFailWhenLocked(t *testing.T) {
 func TestWaitForTheHolder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	f := open(t, path, sessionstate.Fail)
-	if err := f.Put("k", sessionstate.Entry{SessionID: "first"}); err != nil {
+	if err := f.Put(t.Context(), "k", sessionstate.Entry{SessionID: "first"}); err != nil {
 		t.Fatal(err)
 	}
 	waiting := make(chan int, 1)
@@ -266,7 +267,7 @@ func TestPlantedLinkIsReplaced(t *testing.T) {
 	if err := os.Symlink(victim, path); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Put(sessionstate.Key("s", "mock"), sessionstate.Entry{SessionID: "s-1"}); err != nil {
+	if err := f.Put(t.Context(), sessionstate.Key("s", "mock"), sessionstate.Entry{SessionID: "s-1"}); err != nil {
 		t.Fatal(err)
 	}
 	if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
@@ -298,7 +299,9 @@ func TestPlantedDirectoryFIFO(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- f.Put(sessionstate.Key("s", "mock"), sessionstate.Entry{SessionID: "s-1"}) }()
+	go func() {
+		done <- f.Put(t.Context(), sessionstate.Key("s", "mock"), sessionstate.Entry{SessionID: "s-1"})
+	}()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -443,4 +446,19 @@ func TestLinkInPlaceIsRefused(t *testing.T) {
 			t.Errorf("the link was replaced (%v, %v); want it left for the user", fi, err)
 		}
 	})
+}
+
+// TestPutTellsItsTemporaryFile: Put tells ctx's outfile.WithTemps hook
+// the path of the state file's temporary file before it makes it (the
+// run's guard removes it if acprun is killed mid-write), even once ctx
+// has ended.
+func TestPutTellsItsTemporaryFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	f := open(t, path, sessionstate.Fail)
+	defer f.Close()
+	ctx, check := testkit.TempsOf(t, path)
+	if err := f.Put(ctx, "k", sessionstate.Entry{SessionID: "s-1"}); err != nil {
+		t.Fatal(err)
+	}
+	check()
 }

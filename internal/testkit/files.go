@@ -1,9 +1,15 @@
 package testkit
 
 import (
+	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/acprun/acprun/internal/outfile"
 )
 
 // WriteFiles writes files (slash path relative to dir → content) under
@@ -17,6 +23,32 @@ func WriteFiles(t testing.TB, dir string, files map[string]string) {
 		}
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TempsOf returns a context, already ended, whose outfile.WithTemps hook
+// fails the test when told of a file that is there already (it must be
+// told before the file is made), and check, to call once path is written
+// with it: check fails the test unless the hook was told of one temporary
+// file, beside path and named after it, that is gone now.
+func TempsOf(t testing.TB, path string) (ctx context.Context, check func()) {
+	var temps []string
+	ctx, cancel := context.WithCancel(outfile.WithTemps(t.Context(), func(tmp string) {
+		if _, err := os.Lstat(tmp); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("told of %s once it was there (%v)", tmp, err)
+		}
+		temps = append(temps, tmp)
+	}))
+	cancel()
+	return ctx, func() {
+		t.Helper()
+		dir, base := filepath.Split(path)
+		if len(temps) != 1 || filepath.Dir(temps[0]) != filepath.Clean(dir) || !strings.HasPrefix(filepath.Base(temps[0]), "."+base+".tmp") {
+			t.Fatalf("told of %q, want one .%s.tmp* in %s", temps, base, dir)
+		}
+		if _, err := os.Lstat(temps[0]); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s is there once written (%v)", temps[0], err)
 		}
 	}
 }
