@@ -565,9 +565,9 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	}
 	err = c.writeOutputs(final, g, rep, events)
 	if c.Print {
-		stdout, done := g.stdoutUntil(final)
+		stdout, c := outfile.PipeUntilDone(final, g.Stdout)
 		perr := printReply(stdout, rep)
-		done()
+		c.Close()
 		if perr != nil && err == nil {
 			err = exitError{code: writeExit(perr), err: fmt.Errorf("--print: %w", perr)}
 		}

@@ -180,27 +180,15 @@ const (
 // every "##[" written as hash, the format's escape of it: a step's log in
 // GitHub Actions, which stdout often is, would run an agent's "##[error]"
 // or "##[add-mask]" anywhere in a line as a workflow command. A pipe's
-// reader is waited for until ctx ends (see stdoutUntil).
+// reader is waited for until ctx ends (outfile.PipeUntilDone).
 func (g *globals) toStdout(ctx context.Context, hash string, format func(io.Writer) error) error {
-	stdout, done := g.stdoutUntil(ctx)
-	defer done()
+	stdout, c := outfile.PipeUntilDone(ctx, g.Stdout)
+	defer c.Close()
 	w := termtext.NewCommandWriter(stdout, hash)
 	if err := format(w); err != nil {
 		return err
 	}
 	return w.Flush()
-}
-
-// stdoutUntil returns stdout to write to, and done, to call once written.
-// A pipe is written through a file of its own (outfile.ReopenPipe), whose
-// reader is waited for until ctx ends (outfile.UntilDone), as --events -
-// waits for it: what it has not read then is given up.
-func (g *globals) stdoutUntil(ctx context.Context) (w io.Writer, done func()) {
-	f := outfile.ReopenPipe(g.Stdout)
-	if f == nil {
-		return g.Stdout, func() {}
-	}
-	return outfile.UntilDone(ctx, f), func() { f.Close() }
 }
 
 // writeExit is the exit code of an output that could not be written:

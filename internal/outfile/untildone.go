@@ -56,6 +56,24 @@ func ReopenPipe(w io.Writer) *os.File {
 	return os.NewFile(uintptr(fd), f.Name())
 }
 
+// PipeUntilDone returns a writer to w, the pipe stdout is, that waits for
+// its reader only until ctx ends (UntilDone), through the file ReopenPipe
+// opens, and what the caller closes once written. Where ReopenPipe opens
+// none, it returns w itself, whose reader is waited for as long as it
+// takes, and a Closer that does nothing.
+func PipeUntilDone(ctx context.Context, w io.Writer) (io.Writer, io.Closer) {
+	f := ReopenPipe(w)
+	if f == nil {
+		return w, noClose{}
+	}
+	return UntilDone(ctx, f), f
+}
+
+// noClose is an io.Closer with nothing to close.
+type noClose struct{}
+
+func (noClose) Close() error { return nil }
+
 // untilDone is the writer of UntilDone.
 type untilDone struct {
 	ctx context.Context

@@ -105,17 +105,14 @@ func CreateEvents(ctx context.Context, path string) (*Events, error) {
 // StdoutEvents returns an events writer on stdout with the second '#' of
 // every "##[" written as hash (termtext.CommandWriter: stdout is often a
 // CI step's log). A pipe is written as CreateEvents writes a FIFO: through
-// a file of its own (outfile.ReopenPipe), whose reader is waited for until
-// ctx ends (outfile.UntilDone), and which Close closes. Another stdout (a
+// a file of its own, whose reader is waited for until ctx ends
+// (outfile.PipeUntilDone), and which Close closes. Another stdout (a
 // terminal, a file, a pipe where ReopenPipe cannot open it) is written as
 // NewEvents writes w: its reader is waited for as long as it takes.
 func StdoutEvents(ctx context.Context, stdout io.Writer, hash string) *Events {
-	f := outfile.ReopenPipe(stdout)
-	if f == nil {
-		return NewEvents(termtext.NewCommandWriter(stdout, hash))
-	}
-	e := NewEvents(termtext.NewCommandWriter(outfile.UntilDone(ctx, f), hash))
-	e.c = f
+	w, c := outfile.PipeUntilDone(ctx, stdout)
+	e := NewEvents(termtext.NewCommandWriter(w, hash))
+	e.c = c
 	return e
 }
 
