@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
+	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
@@ -176,5 +177,43 @@ func TestGatewayKeyAndUpstreamErrors(t *testing.T) {
 		if !strings.Contains(res.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
 		}
+	}
+}
+
+// TestGatewayRequestNamingNoModel: a model request that names no model,
+// nor does its answer, is told as such, not as a model "" with no price.
+func TestGatewayRequestNamingNoModel(t *testing.T) {
+	t.Parallel()
+	up := testkit.NewAnthropicServer(t)
+	dir := t.TempDir()
+	// The agent asks the model itself, over bash's /dev/tcp, with no
+	// "model" in the request.
+	agent := strings.Join([]string{
+		"read -r line; printf '%s\\n' " + shAnswer(1, `{"protocolVersion":1,"agentCapabilities":{}}`),
+		"read -r line; printf '%s\\n' " + shAnswer(2, `{"sessionId":"s1"}`),
+		"read -r line",
+		`u=${ANTHROPIC_BASE_URL#http://}; hp=${u%%/*}; route=/${u#*/}`,
+		`body='{"max_tokens":5,"messages":[{"role":"user","content":"hi"}]}'`,
+		`exec 3<>"/dev/tcp/${hp%:*}/${hp#*:}"`,
+		`printf 'POST %s/v1/messages HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' "$route" "$hp" ${#body} "$body" >&3`,
+		"cat <&3 >/dev/null",
+		"printf '%s\\n' " + shChunk("asked") + " " + shAnswer(3, `{"stopReason":"end_turn"}`),
+		"read -r line",
+	}, "\n") + "\n"
+	writeFiles(t, dir, map[string]string{
+		"acprun.yaml": "prices:\n  claude-test: {input: 3, output: 15}\n",
+		"agent.sh":    agent,
+		"s.yaml": "name: nomodel\nagent: {command: [bash, agent.sh]}\ngateway: {mode: meter, env: ANTHROPIC_BASE_URL, upstream: \"" + up.URL + "\"}\n" +
+			"killGrace: 1s\npermissions: {default: deny}\nturns:\n  - prompt: go\n",
+	})
+	res, out := runResults(t, dir, "s.yaml")
+	r := out.Scenarios[0]
+	if res.code != exitOK || len(up.Requests()) != 1 {
+		t.Fatalf("exit %d, %d upstream requests; want 0 and 1\n%s", res.code, len(up.Requests()), res.stderr)
+	}
+	want := []string{"gateway: some model requests named no model, neither in the request nor in its answer: their cost is unknown, " +
+		"so the turns' cost (and what budget.maxCost counted) is a lower bound"}
+	if diff := gocmp.Diff(want, r.Warnings); diff != "" || !strings.Contains(res.stderr, want[0]) {
+		t.Errorf("warnings (-want +got):\n%s\nstderr:\n%s", diff, res.stderr)
 	}
 }

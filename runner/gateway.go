@@ -237,9 +237,7 @@ func (r *scenarioRun) closeGateway() {
 	if n := info.Unplayed; n > 0 && r.gw.Divergence() == "" { // after a divergence, the failure says it
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("gateway: %d recorded model request(s) were not asked for in this replay", n))
 	}
-	if w := unpricedWarning(r.sc, sp); w != "" {
-		r.res.Warnings = append(r.res.Warnings, w)
-	}
+	r.res.Warnings = append(r.res.Warnings, unpricedWarnings(r.sc, sp)...)
 	if err != nil {
 		r.workFails = append(r.workFails, fmt.Sprintf("%s: gateway: %v", r.sc.Gateway.Pos, err))
 	}
@@ -248,18 +246,27 @@ func (r *scenarioRun) closeGateway() {
 	}
 }
 
-// unpricedWarning says which models of sp's requests have no price, so
-// that the costs counted (the turns' usage, what budget.maxCost holds) are
-// a lower bound; "" when every request was priced, or when sc neither
-// prices models nor has a maxCost (costs are not asked for).
-func unpricedWarning(sc *scenario.Scenario, sp gateway.Spent) string {
+// unpricedWarnings say which models of sp's requests have no price, and
+// whether some requests named no model at all (neither the request nor
+// its answer), so that the costs counted (the turns' usage, what
+// budget.maxCost holds) are a lower bound; none when every request was
+// priced, or when sc neither prices models nor has a maxCost (costs are
+// not asked for).
+func unpricedWarnings(sc *scenario.Scenario, sp gateway.Spent) []string {
 	if len(sp.Unpriced) == 0 || (len(sc.Gateway.Prices) == 0 && !hasMaxCost(sc)) {
-		return ""
+		return nil
 	}
-	names := mapped(sp.Unpriced, strconv.Quote)
-	return fmt.Sprintf("gateway: no price for %s %s in the config's prices: the cost of %s requests is unknown, "+
-		"so the turns' cost (and what budget.maxCost counted) is a lower bound; add %s to prices",
-		pluralWord(len(names), "model", "models"), listed(names), pluralWord(len(names), "its", "their"), pluralWord(len(names), "it", "them"))
+	const lower = "so the turns' cost (and what budget.maxCost counted) is a lower bound"
+	var ws []string
+	if slices.Contains(sp.Unpriced, "") {
+		ws = append(ws, "gateway: some model requests named no model, neither in the request nor in its answer: their cost is unknown, "+lower)
+	}
+	names := mapped(slices.DeleteFunc(slices.Clone(sp.Unpriced), func(m string) bool { return m == "" }), strconv.Quote)
+	if len(names) > 0 {
+		ws = append(ws, fmt.Sprintf("gateway: no price for %s %s in the config's prices: the cost of %s requests is unknown, "+lower+"; add %s to prices",
+			pluralWord(len(names), "model", "models"), listed(names), pluralWord(len(names), "its", "their"), pluralWord(len(names), "it", "them")))
+	}
+	return ws
 }
 
 // hasMaxCost reports whether sc or one of its turns has a budget.maxCost.

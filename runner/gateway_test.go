@@ -546,3 +546,35 @@ func TestCassetteDirUnopenable(t *testing.T) {
 		t.Fatalf("openCassetteDirs: %v, %v; want the gateway's error", dirs, err)
 	}
 }
+
+// TestUnpricedWarnings: a model with no price is named; requests that
+// named no model at all are told apart, not as the model "".
+func TestUnpricedWarnings(t *testing.T) {
+	t.Parallel()
+	const lower = "so the turns' cost (and what budget.maxCost counted) is a lower bound"
+	priced := &scenario.Scenario{Gateway: &scenario.Gateway{Prices: map[string]gateway.Price{"m": {Input: 1}}}}
+	for _, c := range []struct {
+		name     string
+		sc       *scenario.Scenario
+		unpriced []string
+		want     []string
+	}{
+		{"all priced", priced, nil, nil},
+		{"no prices asked for", &scenario.Scenario{Gateway: &scenario.Gateway{}}, []string{"x"}, nil},
+		{"named", priced, []string{"x", "y"}, []string{`gateway: no price for models "x", "y" in the config's prices: the cost of their requests is unknown, ` + lower + "; add them to prices"}},
+		{"no model", priced, []string{""}, []string{"gateway: some model requests named no model, neither in the request nor in its answer: their cost is unknown, " + lower}},
+		{"both", priced, []string{"x", ""}, []string{
+			"gateway: some model requests named no model, neither in the request nor in its answer: their cost is unknown, " + lower,
+			`gateway: no price for model "x" in the config's prices: the cost of its requests is unknown, ` + lower + "; add it to prices"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sp := gateway.Spent{Unpriced: c.unpriced}
+			if diff := gocmp.Diff(c.want, unpricedWarnings(c.sc, sp)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if len(sp.Unpriced) != len(c.unpriced) || (len(c.unpriced) > 0 && sp.Unpriced[0] != c.unpriced[0]) {
+				t.Errorf("Unpriced changed to %q", sp.Unpriced)
+			}
+		})
+	}
+}
