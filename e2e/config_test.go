@@ -407,9 +407,10 @@ func TestMcpServersChecked(t *testing.T) {
 // that is longer than the timeout of a scenario it applies to is warned
 // about at its place in acprun.yaml, as the same key in a scenario file
 // is, by every command that loads scenarios, and run records it with the
-// scenario's results. With --turn-timeout 5m, which replaces it, the
-// warning is about the flag, at the timeout it is longer than, in
-// acprun.yaml.
+// scenario's results. Given once for the scenarios it is about, the
+// warning names them on stderr; each scenario's results have it unnamed.
+// With --turn-timeout 5m, which replaces it, the warning is about the
+// flag, at the timeout it is longer than, in acprun.yaml.
 func TestConfigTurnTimeoutWarned(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -418,11 +419,16 @@ func TestConfigTurnTimeoutWarned(t *testing.T) {
 		"acprun.yaml":     config,
 		"agent.mock.yaml": "turns: [{steps: [{text: done}]}]\n",
 		"s.yaml":          "name: s\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
+		"t.yaml":          "name: t\nagent: {command: [acprun, mock-agent, agent.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: hi}]\n",
 	})
 	at := posAfter(t, "acprun.yaml", config, "turnTimeout:", "5m")
 	const msg = "turn timeout 5m0s is longer than the scenario timeout 1m0s"
-	for _, args := range [][]string{{"validate", "s.yaml"}, {"list", "s.yaml"}, {"explain", "s.yaml", "--kind", "read"}, {"run", "s.yaml", "-o", "out.json"}} {
-		if res := acprun(t, dir, args...); !strings.Contains(res.stderr, at+": warning: "+msg+"\n") {
+	for _, args := range [][]string{{"validate", "s.yaml", "t.yaml"}, {"list", "s.yaml", "t.yaml"}, {"explain", "s.yaml", "--kind", "read"}, {"run", "s.yaml", "t.yaml", "-o", "out.json"}} {
+		names := `(scenarios "s", "t")`
+		if args[0] == "explain" { // one scenario file
+			names = `(scenario "s")`
+		}
+		if res := acprun(t, dir, args...); strings.Count(res.stderr, at+": warning: "+msg+" "+names+"\n") != 1 {
 			t.Errorf("acprun %s: exit %d, want the warning at %s:\n%s", args[0], res.code, at, res.stderr)
 		}
 	}
@@ -430,12 +436,12 @@ func TestConfigTurnTimeoutWarned(t *testing.T) {
 	for _, sc := range readResults(t, filepath.Join(dir, "out.json")).Scenarios {
 		got = append(got, sc.Warnings...)
 	}
-	if !slices.Contains(got, at+": "+msg) {
-		t.Errorf("the results' warnings are %q, want the one at %s", got, at)
+	if !slices.Equal(got, []string{at + ": " + msg, at + ": " + msg}) {
+		t.Errorf("the results' warnings are %q, want the one at %s for each scenario", got, at)
 	}
 	at = posAfter(t, "acprun.yaml", config, "timeout:", "1m")
 	const flagMsg = "--turn-timeout 5m0s is longer than the scenario timeout 1m0s"
-	if res := acprun(t, dir, "run", "s.yaml", "--turn-timeout", "5m", "-o", "out.json"); !strings.Contains(res.stderr, at+": warning: "+flagMsg+"\n") {
+	if res := acprun(t, dir, "run", "s.yaml", "--turn-timeout", "5m", "-o", "out.json"); !strings.Contains(res.stderr, at+": warning: "+flagMsg+` (scenario "s")`+"\n") {
 		t.Errorf("acprun run --turn-timeout 5m: exit %d, want the warning at %s:\n%s", res.code, at, res.stderr)
 	}
 }

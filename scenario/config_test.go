@@ -2,6 +2,7 @@ package scenario_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acprun/acprun/approve"
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/scenario"
 )
 
@@ -850,11 +852,39 @@ func TestConfigTurnTimeoutWarning(t *testing.T) {
 	}
 	at := scenario.Pos{File: "/cfg/acprun.yaml", Line: 3, Col: 16}
 	want := []scenario.Warning{
-		{Pos: at, Msg: "turn timeout 2m0s is longer than the scenario timeout 1m0s"},
-		{Pos: at, Msg: "turn timeout 2m0s is longer than the scenario timeout 30s"},
+		{Pos: at, Msg: `turn timeout 2m0s is longer than the scenario timeout 1m0s (scenario "config timeout")`},
+		{Pos: at, Msg: `turn timeout 2m0s is longer than the scenario timeout 30s (scenario "own shorter timeout")`},
 	}
 	if diff := cmp.Diff(want, warns); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// TestConfigWarningNamesItsScenarios: a warning at a default of the
+// config is given once for the scenarios it is about, naming them (the
+// first five, and how many more), whichever files they are in; each
+// scenario's own warnings keep it unnamed (its results are its own).
+func TestConfigWarningNamesItsScenarios(t *testing.T) {
+	cfg := loadConfig(t, "defaults:\n  timeout: 1m\n  turnTimeout: 2m\n  agent: {command: [a]}\n  permissions: {default: deny}\n")
+	o := opts
+	o.Config = cfg
+	dir := t.TempDir()
+	var doc strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&doc, "--- {name: s%d, turns: [{prompt: hi}]}\n", i)
+	}
+	testkit.WriteFiles(t, dir, map[string]string{"a.yaml": doc.String(), "b.yaml": "{name: other, turns: [{prompt: hi}]}\n"})
+	scs, warns, err := scenario.Load([]string{filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml")}, o)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := []scenario.Warning{{Pos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 3, Col: 16},
+		Msg: `turn timeout 2m0s is longer than the scenario timeout 1m0s (scenarios "s0", "s1", "s2", "s3", "s4" and 2 more)`}}
+	if diff := cmp.Diff(want, warns); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	if got := scs[6].Warnings; len(got) != 1 || got[0].Msg != "turn timeout 2m0s is longer than the scenario timeout 1m0s" {
+		t.Errorf("scenario other's warnings %v, want the one, unnamed", got)
 	}
 }
 
@@ -873,7 +903,7 @@ func TestConfigTimeoutTurnTimeoutFlagWarning(t *testing.T) {
 		t.Fatalf("LoadBytes: %v", err)
 	}
 	want := []scenario.Warning{
-		{Pos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 12}, Msg: "--turn-timeout 5m0s is longer than the scenario timeout 1m0s"},
+		{Pos: scenario.Pos{File: "/cfg/acprun.yaml", Line: 2, Col: 12}, Msg: `--turn-timeout 5m0s is longer than the scenario timeout 1m0s (scenario "config timeout")`},
 		{Pos: scenario.Pos{File: "/s/x.yaml", Line: 2, Col: 34}, Msg: "--turn-timeout 5m0s is longer than the scenario timeout 2m0s"},
 	}
 	if diff := cmp.Diff(want, warns); diff != "" {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/acprun/acprun/internal/srcerr"
@@ -120,6 +121,24 @@ func (s *Scenario) NoPermissionsWarning() (Warning, bool) {
 		how = "allow some with --allow, e.g. --allow read --allow 'execute:go test *'"
 	}
 	return Warning{Pos: s.Pos, Msg: "no permissions: every permission request and terminal command will be denied (" + how + ")"}, true
+}
+
+// scenariosNamed is `scenario "a"` or `scenarios "a", "b"`: the first five
+// of names, and how many more.
+func scenariosNamed(names []string) string {
+	const most = 5
+	quoted := make([]string, 0, most)
+	for _, n := range names[:min(len(names), most)] {
+		quoted = append(quoted, strconv.Quote(n))
+	}
+	if len(names) == 1 {
+		return "scenario " + quoted[0]
+	}
+	s := "scenarios " + strings.Join(quoted, ", ")
+	if len(names) > most {
+		s += fmt.Sprintf(" and %d more", len(names)-most)
+	}
+	return s
 }
 
 // SortWarnings sorts ws by position, drops repeats and returns it.

@@ -64,11 +64,15 @@ type loader struct {
 	warns []Warning
 	names map[string]Pos
 	named map[string]bool // files named explicitly, by fileKey
+	// about holds the scenarios each warning positioned in another file
+	// (the config's defaults) is about, which that warning, given once,
+	// names.
+	about map[Warning][]string
 }
 
 func newLoader(opts LoadOptions) *loader {
 	opts.LookupEnv = opts.lookupEnv()
-	return &loader{opts: opts, names: map[string]Pos{}, named: map[string]bool{}}
+	return &loader{opts: opts, names: map[string]Pos{}, named: map[string]bool{}, about: map[Warning][]string{}}
 }
 
 // Load reads the scenario files named by paths: files, directories and
@@ -187,10 +191,27 @@ func (l *loader) add(pf *parsedFile) {
 		l.scens = append(l.scens, s)
 	}
 	l.errs = append(l.errs, p.Errs...)
-	l.warns = append(l.warns, p.warns...)
+	for i, w := range p.warns {
+		name, ok := p.about[i]
+		if !ok {
+			l.warns = append(l.warns, w)
+			continue
+		}
+		if _, seen := l.about[w]; !seen {
+			l.warns = append(l.warns, w)
+		}
+		if !slices.Contains(l.about[w], name) {
+			l.about[w] = append(l.about[w], name)
+		}
+	}
 }
 
 func (l *loader) result() ([]*Scenario, []Warning, error) {
+	for i, w := range l.warns {
+		if names := l.about[w]; len(names) > 0 {
+			l.warns[i].Msg += " (" + scenariosNamed(names) + ")"
+		}
+	}
 	l.warns = SortWarnings(l.warns)
 	if len(l.errs) > 0 {
 		return nil, l.warns, sorted(l.errs)

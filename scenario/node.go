@@ -34,6 +34,9 @@ type fileParser struct {
 	prompts     map[string]string
 	promptBytes int
 	warns       []Warning
+	// about maps the index in warns of a warning positioned in another
+	// file (the config's defaults) to the scenario it is about.
+	about map[int]string
 	// deferUnset sends the problems of unset variables to unset instead
 	// of Errs (LoadOptions.DeferUnset); the scenario being read takes them.
 	deferUnset bool

@@ -127,7 +127,17 @@ type durationAt struct {
 func (p *fileParser) scenario(root *yaml.Node, index int, vars []Var) *Scenario {
 	s := &Scenario{File: p.Name, Index: index, Pos: p.pos(yamlnode.Deref(root)), Vars: vars}
 	first := len(p.warns)
-	defer func() { s.Warnings = slices.Clone(p.warns[first:]) }()
+	defer func() {
+		s.Warnings = slices.Clone(p.warns[first:])
+		for i := first; i < len(p.warns); i++ {
+			if p.warns[i].Pos.File != p.Name && s.Name != "" {
+				if p.about == nil {
+					p.about = map[int]string{}
+				}
+				p.about[i] = s.Name
+			}
+		}
+	}()
 	s.Agent.Cwd = p.dir
 	s.Agent.McpServers = json.RawMessage("[]")
 	s.Client = Client{FS: true, Terminal: true}
