@@ -9,9 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
+
+	"github.com/acprun/acprun/internal/termtext"
 )
 
 // AllowAll returns the policy of --allow-all: no rules, default allow.
@@ -553,14 +554,7 @@ func verdictOf(kind string) Verdict {
 // quote quotes s for a message, shortened to maxQuote bytes.
 func quote(s string) string {
 	const maxQuote = 200
-	if len(s) > maxQuote {
-		cut := maxQuote
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return strconv.Quote(s)
+	return strconv.Quote(termtext.CutBytes(s, maxQuote))
 }
 
 // quoteAll quotes each of ss, as quote does.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/acprun/acprun/internal/gateway"
 	"github.com/acprun/acprun/internal/gateway/provider"
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/internal/yamlnode"
 )
 
@@ -284,9 +285,7 @@ func errorMessage(body []byte) string {
 		}
 	}
 	s := strings.TrimSpace(string(body))
-	if r := []rune(s); len(r) > 200 {
-		s = string(r[:200]) + "…"
-	}
+	s = termtext.Cut(s, 200)
 	if s == "" {
 		return "(no body)"
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/acprun/acprun/internal/termtext"
 	"github.com/acprun/acprun/report"
 )
 
@@ -356,9 +357,7 @@ func mdCell(s string) string {
 		lines[i] = printable(l)
 	}
 	s = strings.Join(lines, "\n")
-	if r := []rune(s); len(r) > maxCell {
-		s = string(r[:maxCell]) + "…"
-	}
+	s = termtext.Cut(s, maxCell)
 	s = strings.NewReplacer(
 		"&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "\\|", "\n", "<br>",
 	).Replace(s)

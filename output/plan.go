@@ -140,7 +140,7 @@ func writePlan(w *errWriter, p *runner.ScenarioPlan) {
 		if b != "" {
 			b = ", budget " + b
 		}
-		w.printf("  turn %d:   %q (timeout %s, expect %s%s)\n", j+1, truncate(t.Prompt, 60), t.Timeout, strings.Join(t.StopReasons, "|"), b)
+		w.printf("  turn %d:   %q (timeout %s, expect %s%s)\n", j+1, termtext.Cut(t.Prompt, 60), t.Timeout, strings.Join(t.StopReasons, "|"), b)
 	}
 	for _, j := range p.Judges {
 		when := "after the last turn"
@@ -302,12 +302,4 @@ func orNone(d time.Duration) string {
 		return "none"
 	}
 	return d.String()
-}
-
-// truncate keeps the first n runes of s, and marks a cut with "…".
-func truncate(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

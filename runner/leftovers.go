@@ -5,9 +5,9 @@ import (
 
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/acprun/acprun/internal/reap"
+	"github.com/acprun/acprun/internal/termtext"
 )
 
 // env is the environment of everything the scenario starts (its agent,
@@ -45,16 +45,8 @@ func (r *scenarioRun) warnLeftovers(killed []reap.Process) {
 // shortCommand is a command line for a message: at most 80 bytes, cut at
 // a character boundary.
 func shortCommand(command string) string {
-	const most = 80
-	switch {
-	case command == "":
+	if command == "" {
 		return "(no command line)"
-	case len(command) <= most:
-		return command
 	}
-	cut := most
-	for cut > 0 && !utf8.RuneStart(command[cut]) {
-		cut--
-	}
-	return command[:cut] + "…"
+	return termtext.CutBytes(command, 80)
 }

@@ -11,6 +11,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/acprun/acprun/internal/redact"
+	"github.com/acprun/acprun/internal/termtext"
 )
 
 // excerptLen is how many characters of a value a divergence shows.
@@ -152,7 +153,7 @@ func show(v any) string {
 	if _, ok := v.(absent); ok {
 		return "nothing"
 	}
-	return cut(string(encode(v)))
+	return termtext.Cut(string(encode(v)), excerptLen)
 }
 
 // excerptPair shows two strings that differ around where they first
@@ -178,14 +179,5 @@ func excerpt(s []rune, from int) string {
 	if from > 0 {
 		q = "…" + q
 	}
-	return `"` + cut(q) + `"`
-}
-
-// cut is s cut to excerptLen characters, with "…" for the rest.
-func cut(s string) string {
-	r := []rune(s)
-	if len(r) <= excerptLen {
-		return s
-	}
-	return string(r[:excerptLen]) + "…"
+	return `"` + termtext.Cut(q, excerptLen) + `"`
 }

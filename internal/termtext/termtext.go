@@ -2,8 +2,9 @@
 // its control characters escaped, so that it cannot drive the terminal
 // nor a GitHub Actions log, nor break or reorder a line (Escape,
 // Printable, Unprintable), acprun's own colours kept
-// (PrintableSGR) or painted as main decided (Paint), and lines cut to a
-// width in cells (Clip).
+// (PrintableSGR) or painted as main decided (Paint), lines cut to a
+// width in cells (Clip), and text for a message cut to a number of
+// characters (Cut) or bytes (CutBytes).
 package termtext
 
 import (
@@ -131,6 +132,26 @@ func Clip(s string, width int) string {
 	}
 	b.WriteString("…")
 	return b.String()
+}
+
+// Cut keeps the first n runes of s, and marks a cut with "…".
+func Cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// CutBytes cuts s to at most n bytes, at a character boundary, and marks
+// a cut with "…".
+func CutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // Paint returns the colour of attrs, on or off as color.NoColor says.

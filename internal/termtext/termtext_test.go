@@ -27,6 +27,33 @@ func TestClip(t *testing.T) {
 	}
 }
 
+// TestCut checks cutting text to a number of runes or bytes, the cut
+// marked and never inside a character.
+func TestCut(t *testing.T) {
+	tests := []struct {
+		s          string
+		n          int
+		runes, all string
+	}{
+		{"hello", 5, "hello", "hello"},
+		{"hello", 4, "hell…", "hell…"},
+		{"hello", 0, "…", "…"},
+		{"", 0, "", ""},
+		{"日本語", 2, "日本…", "…"},
+		{"日本語", 3, "日本語", "日…"},
+		{"日本語", 7, "日本語", "日本…"},
+		{"日本語", 9, "日本語", "日本語"},
+	}
+	for _, tt := range tests {
+		if got := Cut(tt.s, tt.n); got != tt.runes {
+			t.Errorf("Cut(%q, %d) = %q; want %q", tt.s, tt.n, got, tt.runes)
+		}
+		if got := CutBytes(tt.s, tt.n); got != tt.all {
+			t.Errorf("CutBytes(%q, %d) = %q; want %q", tt.s, tt.n, got, tt.all)
+		}
+	}
+}
+
 // TestPrintable checks that control characters are escaped, so that an
 // agent's text cannot drive the terminal.
 func TestPrintable(t *testing.T) {

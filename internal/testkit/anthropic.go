@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
+
+	"github.com/acprun/acprun/internal/termtext"
 )
 
 // The usage of every answer of an AnthropicServer, fixed so that tests can
@@ -274,7 +276,7 @@ func describeAnthropic(r *http.Request, req anthropicRequest) string {
 func anthropicContent(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return fmt.Sprintf("%q", cut(s, 80))
+		return fmt.Sprintf("%q", termtext.CutBytes(s, 80))
 	}
 	var blocks []struct {
 		Type      string          `json:"type"`
@@ -285,13 +287,13 @@ func anthropicContent(raw json.RawMessage) string {
 		Content   json.RawMessage `json:"content"`
 	}
 	if json.Unmarshal(raw, &blocks) != nil {
-		return cut(string(raw), 80)
+		return termtext.CutBytes(string(raw), 80)
 	}
 	var parts []string
 	for _, bl := range blocks {
 		switch bl.Type {
 		case "text":
-			parts = append(parts, fmt.Sprintf("%q", cut(bl.Text, 80)))
+			parts = append(parts, fmt.Sprintf("%q", termtext.CutBytes(bl.Text, 80)))
 		case "tool_use":
 			parts = append(parts, fmt.Sprintf("tool_use %s (%s)", bl.Name, bl.ID))
 		case "tool_result":

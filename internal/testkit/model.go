@@ -9,9 +9,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
+
+	"github.com/acprun/acprun/internal/termtext"
 )
 
 // ModelReply is one scripted answer of a ModelServer: a text, or the tool
@@ -219,7 +220,7 @@ func describeRequest(req chatRequest) string {
 			fmt.Fprintf(&b, " (%s)", m.ToolCallID)
 		}
 		if text := content(m.Content); text != "" {
-			fmt.Fprintf(&b, " %q", cut(text, 120))
+			fmt.Fprintf(&b, " %q", termtext.CutBytes(text, 120))
 		}
 		for _, c := range m.ToolCalls {
 			fmt.Fprintf(&b, " calls %s (%s)", c.Function.Name, c.ID)
@@ -246,17 +247,6 @@ func content(raw json.RawMessage) string {
 		return strings.Join(texts, " ")
 	}
 	return string(raw)
-}
-
-// cut is s cut to about n bytes, on a character's boundary.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 func describeReply(reply ModelReply) string {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
+
+	"github.com/acprun/acprun/internal/termtext"
 )
 
 // This file holds fake model upstreams for the APIs other than OpenAI
@@ -91,7 +93,7 @@ func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
 	}
 	var text string
 	if json.Unmarshal(req.Input, &text) == nil {
-		fmt.Fprintf(&b, "\n  user %q", cut(text, 120))
+		fmt.Fprintf(&b, "\n  user %q", termtext.CutBytes(text, 120))
 	}
 	n, inTurn := 0, false
 	for _, it := range items {
@@ -105,9 +107,9 @@ func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
 		case it.Type == "function_call" || it.Type == "custom_tool_call":
 			fmt.Fprintf(&b, "\n  calls %s (%s)", it.Name, it.CallID)
 		case strings.HasSuffix(it.Type, "_output"):
-			fmt.Fprintf(&b, "\n  %s (%s) %q", it.Type, it.CallID, cut(content(it.Output), 120))
+			fmt.Fprintf(&b, "\n  %s (%s) %q", it.Type, it.CallID, termtext.CutBytes(content(it.Output), 120))
 		case it.Role != "":
-			fmt.Fprintf(&b, "\n  %s %q", it.Role, cut(content(it.Content), 120))
+			fmt.Fprintf(&b, "\n  %s %q", it.Role, termtext.CutBytes(content(it.Content), 120))
 		default:
 			fmt.Fprintf(&b, "\n  %s", it.Type)
 		}
@@ -292,9 +294,9 @@ func (s *GeminiServer) generate(w http.ResponseWriter, r *http.Request) {
 				fmt.Fprintf(&b, " calls %s", p.FunctionCall.Name)
 			case p.FunctionResponse != nil:
 				resp, _ := json.Marshal(p.FunctionResponse.Response)
-				fmt.Fprintf(&b, " %s answered %s", p.FunctionResponse.Name, cut(string(resp), 120))
+				fmt.Fprintf(&b, " %s answered %s", p.FunctionResponse.Name, termtext.CutBytes(string(resp), 120))
 			default:
-				fmt.Fprintf(&b, " %q", cut(p.Text, 120))
+				fmt.Fprintf(&b, " %q", termtext.CutBytes(p.Text, 120))
 			}
 		}
 	}
