@@ -9,10 +9,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json/v1"
-
-	"github.com/acprun/acprun/internal/termtext"
 )
 
 // AllowAll returns the policy of --allow-all: no rules, default allow.
@@ -554,7 +553,14 @@ func verdictOf(kind string) Verdict {
 // quote quotes s for a message, shortened to maxQuote bytes.
 func quote(s string) string {
 	const maxQuote = 200
-	return strconv.Quote(termtext.CutBytes(s, maxQuote))
+	if len(s) > maxQuote {
+		cut := maxQuote
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return strconv.Quote(s)
 }
 
 // quoteAll quotes each of ss, as quote does.
