@@ -51,8 +51,10 @@ func (p *parser) configOptions(n *yaml.Node) []acp.SessionConfigOption {
 			},
 		})
 		r := yamlnode.Deref(it)
-		if o.ID == "" {
+		if !given["id"] {
 			p.Errorf(r, "config option: id is required")
+		}
+		if o.ID == "" {
 			continue
 		}
 		if seen[o.ID] {

@@ -50,7 +50,7 @@ type compactionStep struct {
 func (st *compactionStep) parse(p *parser, a action) {
 	var id, status, errText string
 	var summary, chunk *string
-	p.object(a.V, "compaction", fields{
+	given, _ := p.object(a.V, "compaction", fields{
 		"compactionId": set(&id, p.nonEmpty, "compaction.compactionId"),
 		"status":       set(&status, p.nonEmpty, "compaction.status"),
 		"summary":      setPtr(&summary, p.str, "compaction.summary"),
@@ -59,13 +59,13 @@ func (st *compactionStep) parse(p *parser, a action) {
 	})
 	n := yamlnode.Deref(a.V)
 	switch {
-	case id == "":
+	case !given["compactionId"]:
 		p.Errorf(n, "compaction: compactionId is required")
 	case chunk != nil && (status != "" || summary != nil || errText != ""):
 		p.Errorf(n, "compaction: chunk goes alone (a summary chunk); status, summary and error make a compaction_update step of their own")
 	case chunk != nil:
 		st.chunk = &acp.CompactionSummaryChunk{CompactionID: id, Content: acp.TextBlock(*chunk)}
-	case status == "":
+	case !given["status"]:
 		p.Errorf(n, "compaction: status is required (or chunk, for a summary chunk)")
 	default:
 		st.update = &acp.CompactionUpdate{CompactionID: id, Status: acp.CompactionStatus(status), Error: errText}

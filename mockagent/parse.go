@@ -185,7 +185,7 @@ func (p *parser) authMethods(n *yaml.Node, s *Script) {
 	items, _ := p.list(n, "authMethods")
 	for _, it := range items {
 		var m acp.AuthMethod
-		p.object(it, "authMethods item", fields{
+		given, _ := p.object(it, "authMethods item", fields{
 			"id":          set(&m.ID, p.nonEmpty, "authMethods.id"),
 			"name":        set(&m.Name, p.str, "authMethods.name"),
 			"description": set(&m.Description, p.str, "authMethods.description"),
@@ -199,8 +199,10 @@ func (p *parser) authMethods(n *yaml.Node, s *Script) {
 				}
 			},
 		})
-		if m.ID == "" {
+		if !given["id"] {
 			p.Errorf(yamlnode.Deref(it), "authMethods item: id is required")
+		}
+		if m.ID == "" {
 			continue
 		}
 		if m.Type != acp.AuthTypeTerminal && (m.Args != nil || m.Env != nil) {
@@ -255,13 +257,15 @@ func (p *parser) choiceList(n *yaml.Node, what, item, prefix, idKey string) []ch
 	var items []choice
 	for _, it := range list {
 		var c choice
-		p.object(it, item, fields{
+		given, _ := p.object(it, item, fields{
 			idKey:         set(&c.id, p.nonEmpty, prefix+"."+idKey),
 			"name":        set(&c.name, p.str, prefix+".name"),
 			"description": set(&c.description, p.str, prefix+".description"),
 		})
-		if c.id == "" {
+		if !given[idKey] {
 			p.Errorf(yamlnode.Deref(it), "%s: %s is required", item, idKey)
+		}
+		if c.id == "" {
 			continue
 		}
 		items = append(items, c)
@@ -281,13 +285,15 @@ func (p *parser) permissionOptions(n *yaml.Node, what string) []acp.PermissionOp
 	opts := []acp.PermissionOption{}
 	for _, it := range items {
 		var o acp.PermissionOption
-		p.object(it, "permission option", fields{
+		given, _ := p.object(it, "permission option", fields{
 			"optionId": set(&o.OptionID, p.nonEmpty, "optionId"),
 			"name":     set(&o.Name, p.str, "name"),
 			"kind":     set(&o.Kind, oneOfAs[acp.PermissionOptionKind](p, "allow_once", "allow_always", "reject_once", "reject_always"), "kind"),
 		})
-		if o.OptionID == "" || o.Kind == "" {
+		if !given["optionId"] || !given["kind"] {
 			p.Errorf(yamlnode.Deref(it), "permission option: optionId and kind are required")
+		}
+		if o.OptionID == "" || o.Kind == "" {
 			continue
 		}
 		o.Name = cmp.Or(o.Name, o.OptionID)

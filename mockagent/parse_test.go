@@ -171,6 +171,23 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`s.yaml:1:1: script: authRequired needs at least one authMethods entry that authenticate accepts`},
 		},
 		{
+			// A key given with a wrong value is that value's error
+			// alone, not also "is required".
+			name: "wrong values are not missing keys",
+			src: "permissionOptions:\n  - {optionId: 5, kind: allow_once}\nturns:\n  - steps:\n      - terminal: {command: 5}\n      - flood: {count: -1}\n" +
+				"      - read: {path: \"\"}\n      - tool_call: {toolCallId: [x], title: [y]}\n      - usage_update: {used: x, size: 1}\n      - update: {sessionUpdate: \"\"}\n",
+			want: []string{
+				"s.yaml:2:16: optionId: want a string, got an integer",
+				"s.yaml:5:29: terminal.command: want a string, got an integer",
+				"s.yaml:6:24: flood.count: -1 out of range [1, 10000000]",
+				`s.yaml:7:22: read.path: must not be empty`,
+				"s.yaml:8:33: tool_call.toolCallId: want a string, got a list",
+				"s.yaml:8:45: tool_call.title: want a string, got a list",
+				"s.yaml:9:30: used: want an integer, got a string",
+				`s.yaml:10:33: update.sessionUpdate: must not be empty`,
+			},
+		},
+		{
 			name: "update needs sessionUpdate",
 			src:  "turns:\n  - steps:\n      - update: {foo: 1}\n",
 			want: []string{`s.yaml:3:17: update: sessionUpdate is required`},
@@ -189,7 +206,6 @@ turns:
 			want: []string{
 				`s.yaml:1:11: onCancel: unknown value "maybe" (want one of: cancelled, end_turn, ignore)`,
 				`s.yaml:3:26: kind: unknown value "allow_sometimes" (want one of: allow_once, allow_always, reject_once, reject_always)`,
-				`s.yaml:3:5: permission option: optionId and kind are required`,
 				`s.yaml:6:15: exit: 300 out of range [0, 255]`,
 				`s.yaml:7:39: priority: unknown value "urgent" (want one of: high, medium, low)`,
 				`s.yaml:8:24: waitForCancel: the only useful value is true (remove the step instead)`,

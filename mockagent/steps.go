@@ -274,7 +274,7 @@ var (
 // toolCall parses a tool call (needTitle) or a tool call update.
 func (p *parser) toolCall(n *yaml.Node, what string, needTitle bool) acp.ToolCallUpdate {
 	var tc acp.ToolCallUpdate
-	p.object(n, what, fields{
+	given, _ := p.object(n, what, fields{
 		"toolCallId": set(&tc.ToolCallID, p.nonEmpty, what+".toolCallId"),
 		"title":      setPtr(&tc.Title, p.str, what+".title"),
 		"name":       setPtr(&tc.Name, p.str, what+".name"),
@@ -288,11 +288,11 @@ func (p *parser) toolCall(n *yaml.Node, what string, needTitle bool) acp.ToolCal
 			items, _ := p.list(v, what+".locations")
 			for _, it := range items {
 				var l acp.ToolCallLocation
-				p.object(it, "location", fields{
+				given, _ := p.object(it, "location", fields{
 					"path": set(&l.Path, p.nonEmpty, "location.path"),
 					"line": setPtr(&l.Line, p.between(1, math.MaxUint32), "location.line"),
 				})
-				if l.Path == "" {
+				if !given["path"] {
 					p.Errorf(yamlnode.Deref(it), "location: path is required")
 				}
 				tc.Locations = append(tc.Locations, l)
@@ -306,10 +306,10 @@ func (p *parser) toolCall(n *yaml.Node, what string, needTitle bool) acp.ToolCal
 			}
 		},
 	})
-	if tc.ToolCallID == "" {
+	if !given["toolCallId"] {
 		p.Errorf(yamlnode.Deref(n), "%s: toolCallId is required", what)
 	}
-	if needTitle && tc.Title == nil {
+	if needTitle && !given["title"] {
 		p.Errorf(yamlnode.Deref(n), "%s: title is required", what)
 	}
 	return tc
@@ -338,7 +338,7 @@ func (p *parser) toolContent(n *yaml.Node) acp.ToolCallContent {
 				},
 				"newText": set(&newText, p.str, "diff.newText"),
 			})
-			if path == "" || !diff["newText"] {
+			if !diff["path"] || !diff["newText"] {
 				p.Errorf(yamlnode.Deref(v), "diff: path and newText are required")
 			}
 			c = acp.DiffToolContent(path, oldText, newText)
@@ -357,12 +357,12 @@ type readStep struct {
 }
 
 func (st *readStep) parse(p *parser, a action) {
-	p.object(a.V, "read", fields{
+	given, _ := p.object(a.V, "read", fields{
 		"path":  set(&st.path, p.nonEmpty, "read.path"),
 		"line":  setPtr(&st.line, p.between(1, math.MaxUint32), "read.line"),
 		"limit": setPtr(&st.limit, p.between(0, math.MaxUint32), "read.limit"),
 	})
-	if st.path == "" {
+	if !given["path"] {
 		p.Errorf(yamlnode.Deref(a.V), "read: path is required")
 	}
 }
@@ -388,7 +388,7 @@ func (st *fileContent) parse(p *parser, a action) {
 		"path":    set(&st.path, p.nonEmpty, a.Key+".path"),
 		"content": set(&st.content, p.str, a.Key+".content"),
 	})
-	if st.path == "" || !given["content"] {
+	if !given["path"] || !given["content"] {
 		p.Errorf(yamlnode.Deref(a.V), "%s: path and content are required", a.Key)
 	}
 }
@@ -451,7 +451,8 @@ func (st *rawUpdateStep) parse(p *parser, a action) {
 	kind := false
 	for _, kv := range kvs {
 		if kv.Key == "sessionUpdate" {
-			_, kind = p.nonEmpty(kv.V, "update.sessionUpdate")
+			kind = true
+			p.nonEmpty(kv.V, "update.sessionUpdate")
 		}
 	}
 	if !kind {
@@ -470,10 +471,9 @@ type usageUpdateStep struct {
 
 func (st *usageUpdateStep) parse(p *parser, a action) {
 	u := &st.update
-	var hasUsed, hasSize bool
-	p.object(a.V, "usage_update", fields{
-		"used": func(v *yaml.Node) { u.Used, hasUsed = p.int64(v, "used") },
-		"size": func(v *yaml.Node) { u.Size, hasSize = p.int64(v, "size") },
+	given, _ := p.object(a.V, "usage_update", fields{
+		"used": func(v *yaml.Node) { u.Used, _ = p.int64(v, "used") },
+		"size": func(v *yaml.Node) { u.Size, _ = p.int64(v, "size") },
 		"cost": func(v *yaml.Node) {
 			c := &acp.Cost{}
 			p.object(v, "cost", fields{
@@ -483,7 +483,7 @@ func (st *usageUpdateStep) parse(p *parser, a action) {
 			u.Cost = c
 		},
 	})
-	if !hasUsed || !hasSize {
+	if !given["used"] || !given["size"] {
 		p.Errorf(yamlnode.Deref(a.V), "usage_update: used and size are required")
 	}
 }
@@ -545,11 +545,11 @@ type floodStep struct {
 
 func (st *floodStep) parse(p *parser, a action) {
 	st.text = "x"
-	p.object(a.V, "flood", fields{
+	given, _ := p.object(a.V, "flood", fields{
 		"count": set(&st.count, p.between(1, 10_000_000), "flood.count"),
 		"text":  set(&st.text, p.str, "flood.text"),
 	})
-	if st.count == 0 {
+	if !given["count"] {
 		p.Errorf(yamlnode.Deref(a.V), "flood: count is required")
 	}
 }

@@ -25,7 +25,7 @@ type terminalStep struct {
 }
 
 func (st *terminalStep) parse(p *parser, a action) {
-	p.object(a.V, "terminal", fields{
+	given, _ := p.object(a.V, "terminal", fields{
 		"command": set(&st.command, p.nonEmpty, "terminal.command"),
 		"args":    set(&st.args, p.strings, "terminal.args"),
 		"env": func(v *yaml.Node) {
@@ -44,7 +44,7 @@ func (st *terminalStep) parse(p *parser, a action) {
 		"kill":            set(&st.kill, p.bool, "terminal.kill"),
 		"release":         set(&st.release, p.bool, "terminal.release"),
 	})
-	if st.command == "" {
+	if !given["command"] {
 		p.Errorf(yamlnode.Deref(a.V), "terminal: command is required")
 	}
 }
