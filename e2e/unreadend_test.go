@@ -11,23 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acprun/acprun/internal/testkit"
 	"github.com/acprun/acprun/report"
 )
 
 // fullPipe returns a pipe already full, whose reader never reads: a
 // write to its write end (acprun's stdout or stderr) waits for good. The
-// write end is blocking again, as a shell's pipe is. Both ends are closed
-// at the test's end.
+// write end is blocking, as a shell's pipe is (testkit.UnreadPipe).
 func fullPipe(t *testing.T) *os.File {
 	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		r.Close()
-		w.Close()
-	})
+	w := testkit.UnreadPipe(t)
 	fd := int(w.Fd())
 	if err := syscall.SetNonblock(fd, true); err != nil {
 		t.Fatal(err)
