@@ -45,7 +45,7 @@ When several apply, the exit code is the first of 4, 130, 3, 7, 1.`
 
 // Run merges the files.
 func (c *mergeCmd) Run(ctx context.Context, g *globals) error {
-	pin, err := pinOutput(c.Output, "merge: ")
+	pin, err := pinOutput(ctx, c.Output, "merge: ")
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (c *mergeCmd) Run(ctx context.Context, g *globals) error {
 	if err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("merge: %w", err)}
 	}
-	writeErr := g.writeFile(ctx, out, pin, true, jsonHash, func(w io.Writer) error { return report.Write(w, rep) })
+	writeErr := g.writeFile(ctx, g.Stderr, out, pin, true, jsonHash, func(w io.Writer) error { return report.Write(w, rep) })
 	// A summary that cannot be written to stderr loses nothing merged: the
 	// exit code stays the merged run's, as run's does.
 	_ = output.Lines(g.Stderr, rep)

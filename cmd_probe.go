@@ -115,15 +115,15 @@ func (c *probeCmd) Run(ctx context.Context, g *globals, kctx *kong.Context) erro
 	if err := checkProbeScript(&agent); err != nil {
 		return usageError(g, err)
 	}
-	if err := c.checkOutput(g, &agent); err != nil {
+	// The guard hears of the temporary file that pinning -o tries, too.
+	ctx, guard := startGuard(ctx)
+	defer guard.Close()
+	if err := c.checkOutput(ctx, g, &agent); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
 	if c.pin != nil {
 		defer c.pin.Close()
 	}
-
-	ctx, guard := startGuard(ctx)
-	defer guard.Close()
 	rep, perr := runner.Probe(ctx, runner.ProbeOptions{Agent: agent, Guard: guard, Timeout: c.Timeout.d, Abort: g.Abort, Version: acprunVersion()})
 	code := exitOK
 	switch {
@@ -182,7 +182,7 @@ func checkProbeScript(agent *scenario.Agent) error {
 // transcript the agent reads), which it would replace, and that it can be
 // written; it pins it (c.pin), which locks it as run locks its outputs.
 // -o - is --json.
-func (c *probeCmd) checkOutput(g *globals, agent *scenario.Agent) error {
+func (c *probeCmd) checkOutput(ctx context.Context, g *globals, agent *scenario.Agent) error {
 	if outfile.IsStdout(g.Stdout, c.Output) {
 		c.JSON, c.Output = true, ""
 	}
@@ -195,7 +195,7 @@ func (c *probeCmd) checkOutput(g *globals, agent *scenario.Agent) error {
 		return err
 	}
 	var err error
-	c.pin, err = pinOutput(c.Output, "")
+	c.pin, err = pinOutput(ctx, c.Output, "")
 	return err
 }
 
@@ -205,7 +205,7 @@ func (c *probeCmd) writeFile(ctx context.Context, g *globals, rep runner.ProbeRe
 	if c.Output == "" {
 		return nil
 	}
-	if err := g.writeFile(ctx, c.output(), c.pin, true, jsonHash, func(w io.Writer) error { return output.ProbeJSON(w, rep) }); err != nil {
+	if err := g.writeFile(ctx, g.Stderr, c.output(), c.pin, true, jsonHash, func(w io.Writer) error { return output.ProbeJSON(w, rep) }); err != nil {
 		return fmt.Errorf("-o %s: %w; the probe's JSON %s", c.Output, err, unwritten(err, "is incomplete", "was not written"))
 	}
 	return nil

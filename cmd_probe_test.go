@@ -47,7 +47,7 @@ func TestProbeCheckOutput(t *testing.T) {
 	g := &globals{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
 	for _, tt := range tests {
 		got := ""
-		if err := tt.cmd.checkOutput(g, &tt.agent); err != nil {
+		if err := tt.cmd.checkOutput(t.Context(), g, &tt.agent); err != nil {
 			got = err.Error()
 		}
 		if got != tt.want {
@@ -55,7 +55,7 @@ func TestProbeCheckOutput(t *testing.T) {
 		}
 	}
 	c := probeCmd{Output: "-"}
-	if err := c.checkOutput(g, &mock); err != nil || !c.JSON || c.Output != "" {
+	if err := c.checkOutput(t.Context(), g, &mock); err != nil || !c.JSON || c.Output != "" {
 		t.Errorf("-o -: %v, JSON %v, Output %q; want --json", err, c.JSON, c.Output)
 	}
 }

@@ -370,20 +370,23 @@ func sameDir(a, b string) bool {
 // files written once the agents have run are then written where they
 // were pinned: an agent that can write where one goes cannot point it
 // elsewhere with a symlink.
-func (c *runCmd) checkOutputPaths() error {
+//
+// The temporary files it tries are told to ctx's outfile.WithTemps hooks
+// (the run's guard).
+func (c *runCmd) checkOutputPaths(ctx context.Context) error {
 	c.pins = map[string]*outfile.Pinned{}
 	for _, f := range c.files() {
 		if f.Path == outfile.Stdout {
 			continue
 		}
-		pin, err := outfile.Pin(f.Path)
+		pin, err := outfile.Pin(ctx, f.Path)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", f.Flag, f.Path, err)
 		}
 		c.pins[f.Path] = pin
 	}
 	if c.Transcripts != "" {
-		if err := outfile.CheckDir(c.Transcripts); err != nil {
+		if err := outfile.CheckDir(ctx, c.Transcripts); err != nil {
 			return fmt.Errorf("--transcripts %s: %w", c.Transcripts, err)
 		}
 	}
@@ -482,7 +485,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	ctx, guard := startGuard(ctx)
 	defer guard.Close()
 	opts.Guard = guard
-	err = c.checkOutputPaths()
+	err = c.checkOutputPaths(ctx)
 	defer func() {
 		for _, pin := range c.pins {
 			pin.Close()
@@ -520,7 +523,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		// Absolute, so that the paths in the results can be used from anywhere.
 		dir, err := filepath.Abs(c.WorkspaceDir)
 		if err == nil {
-			err = outfile.CheckDir(dir) // made when missing
+			err = outfile.CheckDir(ctx, dir) // made when missing
 		}
 		if err != nil {
 			return exitError{code: exitUsage, err: fmt.Errorf("--workspace-dir %s: %w", c.WorkspaceDir, err)}
@@ -538,8 +541,12 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 		return err
 	}
 	// From here on, stderr is written through the printer: the live area
-	// is drawn over what is written to it otherwise.
-	printer := progress.NewPrinter(g.Stderr, len(scs)*c.Repeat.n, c.progressOptions(g))
+	// is drawn over what is written to it otherwise. A pipe's reader is
+	// waited for until the final outputs' readers are (endStderr).
+	stderrCtx, endStderr := context.WithCancelCause(context.Background())
+	stderr, closeStderr := outfile.PipeUntilDone(stderrCtx, g.Stderr)
+	defer closeStderr.Close()
+	printer := progress.NewPrinter(stderr, len(scs)*c.Repeat.n, c.progressOptions(g))
 	observers := []runner.Observer{printer}
 	if events != nil {
 		defer events.Close() // a no-op once writeOutputs has closed it
@@ -553,29 +560,43 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 	// --timeout says; a FIFO's reader to open it, only until the first.
 	final, stop := g.untilNextInterrupt(interrupt)
 	defer stop()
+	context.AfterFunc(final, func() { endStderr(context.Cause(final)) })
 	final = outfile.WithOpenWait(final, interrupt)
 	g.onInterrupt(nil)
-	printer.Finish()
+	printer.EndProgress()
 	if err != nil {
-		return exitError{code: exitOutput, err: err}
+		fmt.Fprintf(printer, "acprun: %v\n", err)
+		return finishStderr(printer, stderr, exitError{code: exitOutput})
 	}
 	rep.BalancedBy = c.balancedBy
 	if wd, err := os.Getwd(); err == nil {
 		rep.Dir = wd // what the scenarios' relative paths are relative to
 	}
-	err = c.writeOutputs(final, g, rep, events)
-	if c.Print {
-		stdout, c := outfile.PipeUntilDone(final, g.Stdout)
-		perr := printReply(stdout, rep)
-		c.Close()
-		if perr != nil && err == nil {
-			err = exitError{code: writeExit(perr), err: fmt.Errorf("--print: %w", perr)}
-		}
+	err = c.writeOutputs(final, g, printer, rep, events)
+	if err == nil {
+		err = exitError{code: exitCode(ctx, rep)}
 	}
-	if err != nil {
+	return finishStderr(printer, stderr, err)
+}
+
+// finishStderr waits until what the run printed on stderr (printer) is
+// written, and returns err, the run's outcome: a reader of stderr that
+// did not read it all before the wait ended (the interrupt after the
+// run's end, as for the final outputs) makes it exit as interrupted, and
+// is told, as far as the pipe takes it without waiting, through stderr
+// (the writer printer writes to). A stderr that cannot be written
+// otherwise (its reader quit) loses nothing the run produced: the exit
+// code stays the run's.
+func finishStderr(printer *progress.Printer, stderr io.Writer, err error) error {
+	ferr := printer.Finish()
+	if ferr == nil || writeExit(ferr) != exitInterrupted {
 		return err
 	}
-	return exitError{code: exitCode(ctx, rep)}
+	fmt.Fprintf(stderr, "acprun: stderr: %v; what the run printed there is incomplete\n", ferr)
+	if ee, ok := errors.AsType[exitError](err); ok && ee.code == exitOutput {
+		return err // exitOutput wins over exitInterrupted
+	}
+	return exitError{code: exitInterrupted}
 }
 
 // startGuard starts the guard of the agents a command starts
@@ -587,7 +608,7 @@ func (c *runCmd) Run(ctx context.Context, g *globals) error {
 // guard once its outputs are written.
 func startGuard(ctx context.Context) (context.Context, *runner.Guard) {
 	guard := runner.StartGuard("", nil)
-	return outfile.WithTemps(ctx, guard.Remove), guard
+	return outfile.WithTemps(ctx, guard.Remove, guard.Forget), guard
 }
 
 // interruptNote is what run says when it takes an interrupt (one of
@@ -663,13 +684,16 @@ func (c *runCmd) openEvents(ctx context.Context, g *globals) (*progress.Events, 
 	return events, nil
 }
 
-// writeOutputs writes every output of a finished run, whatever fails, and
-// the summary; it says what was lost after the summary, so that it is the
-// last thing on the screen. An interrupt (ctx) ends the wait for a FIFO's
-// reader, and for a reader, a FIFO's or a stdout pipe's, to read: the
-// outputs lost so, or left incomplete, alone exit as interrupted
+// writeOutputs writes every output of a finished run, whatever fails, the
+// reply of --print, the GitHub annotations and the summary; it says what
+// was lost after the summary, so that it is the last thing on the screen.
+// All it says goes to stderr through printer, after the run's progress,
+// without waiting for stderr's reader: the outputs are written even when
+// stderr is not read (see finishStderr). An interrupt (ctx) ends the wait
+// for a FIFO's reader, and for a reader, a FIFO's or a stdout pipe's, to
+// read: the outputs lost so, or left incomplete, alone exit as interrupted
 // (writeExit).
-func (c *runCmd) writeOutputs(ctx context.Context, g *globals, rep report.Report, events *progress.Events) error {
+func (c *runCmd) writeOutputs(ctx context.Context, g *globals, printer *progress.Printer, rep report.Report, events *progress.Events) error {
 	var lost []string
 	code := exitInterrupted // unless an output is lost otherwise
 	lose := func(err error, msg string, args ...any) {
@@ -682,22 +706,25 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, rep report.Report
 	for _, f := range c.files() {
 		out[f.Flag] = f
 	}
+	if sameFile(g.Stdout, g.Stderr) {
+		printer.Flush() // one stream: the progress before the outputs on stdout
+	}
 	written := false
 	// Streamed: the results may hold megabytes of agent text.
-	if err := g.writeFile(ctx, out["-o"], c.pins[c.JSON], false, jsonHash, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
+	if err := g.writeFile(ctx, printer, out["-o"], c.pins[c.JSON], false, jsonHash, func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
 		lose(err, "-o %s: %v; the results %s", c.JSON, err, unwritten(err, "are incomplete", "were not written"))
 	} else {
 		written = true
 	}
 	if c.JUnit != "" {
-		if err := g.writeFile(ctx, out["--junit"], c.pins[c.JUnit], true, markupHash, func(w io.Writer) error { return output.JUnit(w, rep) }); err != nil {
+		if err := g.writeFile(ctx, printer, out["--junit"], c.pins[c.JUnit], true, markupHash, func(w io.Writer) error { return output.JUnit(w, rep) }); err != nil {
 			lose(err, "--junit %s: %v; the JUnit report %s", c.JUnit, err, unwritten(err, "is incomplete", "was not written"))
 		}
 	}
 	if c.HTML != "" {
-		err := g.writeFile(ctx, out["--html"], c.pins[c.HTML], true, markupHash, func(w io.Writer) error {
+		err := g.writeFile(ctx, printer, out["--html"], c.pins[c.HTML], true, markupHash, func(w io.Writer) error {
 			opts := htmlOptions(rep, report.TranscriptFinder("", "", nil)) // where the run wrote them
-			opts.Warn = func(msg string) { fmt.Fprintf(g.Stderr, "acprun: --html: warning: %s\n", msg) }
+			opts.Warn = func(msg string) { fmt.Fprintf(printer, "acprun: --html: warning: %s\n", msg) }
 			return htmlreport.Write(w, rep, opts)
 		})
 		if err != nil {
@@ -714,28 +741,48 @@ func (c *runCmd) writeOutputs(ctx context.Context, g *globals, rep report.Report
 			lose(nil, "--transcripts %s: %s: %s", c.Transcripts, r.Label(), msg)
 		}
 	}
-	if os.Getenv("GITHUB_ACTIONS") == "true" {
-		annotations := g.Stdout
-		if c.Print || slices.ContainsFunc(c.files(), func(f outfile.Target) bool { return outfile.IsStdout(g.Stdout, f.Path) }) {
-			annotations = g.Stderr // stdout carries the machine output alone
-		}
-		if err := output.GitHub(annotations, os.Getenv("GITHUB_STEP_SUMMARY"), rep); err != nil {
-			fmt.Fprintf(g.Stderr, "acprun: github summary: %v\n", err)
+	if c.Print {
+		stdout, closer := outfile.PipeUntilDone(ctx, g.Stdout)
+		err := printReply(stdout, rep)
+		closer.Close()
+		if err != nil {
+			lose(err, "--print: %v", err)
 		}
 	}
-	// stderr is for people: when it cannot be written (its reader quit),
-	// nothing the run produced is lost, and the exit code stays the run's.
-	_ = output.Text(g.Stderr, rep)
+	if os.Getenv("GITHUB_ACTIONS") == "true" {
+		err := c.annotate(ctx, g, printer, rep)
+		if writeExit(err) == exitInterrupted {
+			lose(err, "GitHub annotations: %v; they are incomplete", err)
+		} else if err != nil {
+			fmt.Fprintf(printer, "acprun: github summary: %v\n", err)
+		}
+	}
+	// Held by printer: finishStderr waits until it is written.
+	_ = output.Text(printer, rep)
 	if written && c.JSON != outfile.Stdout && c.format() != formatQuiet {
-		fmt.Fprintf(g.Stderr, "results: %s\n", c.JSON)
+		fmt.Fprintf(printer, "results: %s\n", c.JSON)
 	}
 	if len(lost) > 0 {
 		for _, msg := range lost {
-			fmt.Fprintf(g.Stderr, "acprun: %s\n", msg)
+			fmt.Fprintf(printer, "acprun: %s\n", msg)
 		}
 		return exitError{code: code}
 	}
 	return nil
+}
+
+// annotate writes what GitHub Actions shows of the run (output.GitHub):
+// its annotations on stdout, or on stderr (printer) when stdout carries
+// the machine output alone. A stdout pipe's reader is waited for until
+// ctx ends (outfile.PipeUntilDone), as for the final outputs.
+func (c *runCmd) annotate(ctx context.Context, g *globals, printer io.Writer, rep report.Report) error {
+	summary := os.Getenv("GITHUB_STEP_SUMMARY")
+	if c.Print || slices.ContainsFunc(c.files(), func(f outfile.Target) bool { return outfile.IsStdout(g.Stdout, f.Path) }) {
+		return output.GitHub(printer, summary, rep)
+	}
+	stdout, closer := outfile.PipeUntilDone(ctx, g.Stdout)
+	defer closer.Close()
+	return output.GitHub(stdout, summary, rep)
 }
 
 // unwritten says what became of an output whose write failed with err:

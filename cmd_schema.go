@@ -36,13 +36,13 @@ func (c *schemaCmd) Run(ctx context.Context, g *globals) error {
 	if c.Config {
 		schema = scenario.ConfigJSONSchema()
 	}
-	pin, err := pinOutput(c.Output, "")
+	pin, err := pinOutput(ctx, c.Output, "")
 	if err != nil {
 		return err
 	}
 	defer pin.Close()
 	out := outfile.Target{Flag: "-o", Path: c.Output, What: "the schema"}
-	err = g.writeFile(ctx, out, pin, true, jsonHash, func(w io.Writer) error { _, err := w.Write(schema); return err })
+	err = g.writeFile(ctx, g.Stderr, out, pin, true, jsonHash, func(w io.Writer) error { _, err := w.Write(schema); return err })
 	if err != nil && c.Output != outfile.Stdout {
 		return exitError{code: writeExit(err), err: fmt.Errorf("-o %s: %w; the schema %s", c.Output, err, unwritten(err, "is incomplete", "was not written"))}
 	}

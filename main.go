@@ -129,14 +129,15 @@ func (g *globals) untilNextInterrupt(ctx context.Context) (_ context.Context, st
 //
 // On stdout, hash is how the format escapes '#' (see toStdout).
 //
-// A FIFO that has no reader yet is waited for, saying so on stderr, until
+// A FIFO that has no reader yet is waited for, saying so on notes (stderr,
+// or what run prints on it through), until
 // the interrupt (ctx, the command's, or that of outfile.WithOpenWait)
 // ends the wait; after the interrupt it is not waited for. Either way that
 // output is lost, with an error that names the FIFO and whose exit code is
 // exitInterrupted (see writeExit). A reader, a FIFO's or a stdout pipe's,
 // that does not read is waited for until ctx ends: what it has not read
 // then is given up (outfile.UnreadError), with that exit code too.
-func (g *globals) writeFile(ctx context.Context, t outfile.Target, pin *outfile.Pinned, whole bool, hash string, format func(io.Writer) error) error {
+func (g *globals) writeFile(ctx context.Context, notes io.Writer, t outfile.Target, pin *outfile.Pinned, whole bool, hash string, format func(io.Writer) error) error {
 	if whole {
 		var buf bytes.Buffer
 		if err := format(&buf); err != nil {
@@ -148,7 +149,7 @@ func (g *globals) writeFile(ctx context.Context, t outfile.Target, pin *outfile.
 		return g.toStdout(ctx, hash, format)
 	}
 	ctx = outfile.WithWaitNotice(ctx, func(string) {
-		fmt.Fprintf(g.Stderr, "acprun: %s %s: waiting for a reader of the FIFO (Ctrl-C gives up %s)\n", t.Flag, t.Path, cmp.Or(t.What, "the output"))
+		fmt.Fprintf(notes, "acprun: %s %s: waiting for a reader of the FIFO (Ctrl-C gives up %s)\n", t.Flag, t.Path, cmp.Or(t.What, "the output"))
 	})
 	if pin != nil {
 		return pin.WriteFrom(ctx, format)
@@ -158,12 +159,13 @@ func (g *globals) writeFile(ctx context.Context, t outfile.Target, pin *outfile.
 
 // pinOutput pins the -o file path of merge, report, schema or probe (nil
 // for stdout), which locks it as run locks its outputs, before any work;
-// its error, an exit 2, starts with prefix.
-func pinOutput(path, prefix string) (*outfile.Pinned, error) {
+// its error, an exit 2, starts with prefix. The temporary file it tries
+// is told to ctx's outfile.WithTemps hooks (probe's guard).
+func pinOutput(ctx context.Context, path, prefix string) (*outfile.Pinned, error) {
 	if path == outfile.Stdout {
 		return nil, nil
 	}
-	pin, err := outfile.Pin(path)
+	pin, err := outfile.Pin(ctx, path)
 	if err != nil {
 		return nil, exitError{code: exitUsage, err: fmt.Errorf("%s-o %s: %w", prefix, path, err)}
 	}
@@ -313,7 +315,7 @@ func catchSIGPIPE() {
 // run parses args, runs the chosen command and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	g := &globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, next: make(chan struct{})}
-	ctx, abort, stop := notifyInterrupts(g.signalled)
+	ctx, abort, stop := notifyInterrupts(g.signalled, g.exitAtOnce)
 	defer stop()
 	g.Abort = abort
 	root := &cli{}
@@ -506,13 +508,24 @@ func commandExit(err error, stderr io.Writer) int {
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
 // notifyInterrupts returns a context cancelled by the first of
-// stopSignals and a channel closed by the second; each signal, the nth,
-// calls each(n) first.
-func notifyInterrupts(each func(n int)) (context.Context, <-chan struct{}, func()) {
+// stopSignals and a channel closed by the second; the third calls exit,
+// which is not to return (exitAtOnce): whatever still holds acprun up
+// then (a write to a stderr nobody reads, a process that does not die)
+// does not keep it. Each signal, the nth, calls each(n) first.
+func notifyInterrupts(each func(n int), exit func()) (context.Context, <-chan struct{}, func()) {
+	sigs := make(chan os.Signal, 3) // three distinct signals at once are three
+	signal.Notify(sigs, stopSignals...)
+	ctx, abort, stop := onInterrupts(sigs, each, exit)
+	return ctx, abort, func() {
+		signal.Stop(sigs)
+		stop()
+	}
+}
+
+// onInterrupts is notifyInterrupts for the signals that sigs delivers.
+func onInterrupts(sigs <-chan os.Signal, each func(n int), exit func()) (context.Context, <-chan struct{}, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	abort := make(chan struct{})
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, stopSignals...)
 	done := make(chan struct{})
 	go func() {
 		n := 0
@@ -521,10 +534,13 @@ func notifyInterrupts(each func(n int)) (context.Context, <-chan struct{}, func(
 			case <-sigs:
 				n++
 				each(n) // before anything stops: what it says comes first
-				if n == 1 {
+				switch n {
+				case 1:
 					cancel(errInterrupted)
-				} else if n == 2 {
+				case 2:
 					close(abort)
+				case 3:
+					exit()
 				}
 			case <-done:
 				return
@@ -532,10 +548,25 @@ func notifyInterrupts(each func(n int)) (context.Context, <-chan struct{}, func(
 		}
 	}()
 	return ctx, abort, func() {
-		signal.Stop(sigs)
 		close(done)
 		cancel(nil)
 	}
+}
+
+// exitAtOnce is what the third of stopSignals does: acprun exits at once
+// with exitInterrupted, saying so on stderr only as far as a pipe there
+// takes it without waiting (outfile.PipeUntilDone, given up at once). Its
+// deferred work is not done: the guard (runner.StartGuard) does what
+// matters of it, as it does when acprun is killed: it kills the agents
+// and what they started, and removes the temporary files (outfile.WithTemps)
+// and directories of the run. The outputs not written yet are lost.
+func (g *globals) exitAtOnce() {
+	now, cancel := context.WithCancelCause(context.Background())
+	cancel(errInterrupted)
+	stderr, c := outfile.PipeUntilDone(now, g.Stderr)
+	fmt.Fprintln(stderr, "acprun: interrupted a third time: exiting at once; the outputs not written yet are lost")
+	c.Close()
+	os.Exit(exitInterrupted)
 }
 
 // errInterrupted is the cause of the run context after one of stopSignals.

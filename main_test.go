@@ -68,18 +68,18 @@ func TestWriteFileGivesUpAFIFOAtTheInterrupt(t *testing.T) {
 	ctx, interrupt := context.WithCancelCause(context.Background())
 	stderr := &noticeWriter{substr: "waiting for a reader", at: func() { interrupt(errInterrupted) }}
 	g := &globals{Stdout: &bytes.Buffer{}, Stderr: stderr}
-	err := g.writeFile(ctx, target, nil, true, jsonHash, format)
+	err := g.writeFile(ctx, g.Stderr, target, nil, true, jsonHash, format)
 	if err == nil || err.Error() != lost || writeExit(err) != exitInterrupted || stderr.String() != waiting {
 		t.Errorf("interrupted while waiting: %v (exit %d), stderr %q; want %q, exit %d, after %q", err, writeExit(err), stderr.String(), lost, exitInterrupted, waiting)
 	}
 
 	stderr.Reset()
-	err = g.writeFile(ctx, target, nil, true, jsonHash, format) // after the interrupt
+	err = g.writeFile(ctx, g.Stderr, target, nil, true, jsonHash, format) // after the interrupt
 	if err == nil || err.Error() != lost || writeExit(err) != exitInterrupted || stderr.Len() != 0 {
 		t.Errorf("after the interrupt: %v (exit %d), stderr %q; want %q, exit %d, without waiting", err, writeExit(err), stderr.String(), lost, exitInterrupted)
 	}
 
-	err = g.writeFile(context.Background(), outfile.Target{Flag: "-o", Path: t.TempDir()}, nil, true, jsonHash, format)
+	err = g.writeFile(context.Background(), g.Stderr, outfile.Target{Flag: "-o", Path: t.TempDir()}, nil, true, jsonHash, format)
 	if err == nil || writeExit(err) != exitOutput {
 		t.Errorf("a directory: %v (exit %d); want exit %d", err, writeExit(err), exitOutput)
 	}
@@ -106,7 +106,7 @@ func TestWriteFileGivesUpAnUnreadStdoutAtTheNextInterrupt(t *testing.T) {
 	target := outfile.Target{Flag: "-o", Path: outfile.Stdout, What: "the results"}
 	done := make(chan error, 1)
 	go func() {
-		done <- g.writeFile(final, target, nil, false, jsonHash, func(w io.Writer) error {
+		done <- g.writeFile(final, g.Stderr, target, nil, false, jsonHash, func(w io.Writer) error {
 			_, err := io.WriteString(w, strings.Repeat("x", 1<<20)) // more than a pipe holds
 			return err
 		})
@@ -120,5 +120,38 @@ func TestWriteFileGivesUpAnUnreadStdoutAtTheNextInterrupt(t *testing.T) {
 	}
 	if _, ok := errors.AsType[*outfile.UnreadError](err); !ok || writeExit(err) != exitInterrupted {
 		t.Errorf("writeFile: %v (exit %d); want an *UnreadError of the interrupt, exit %d", err, writeExit(err), exitInterrupted)
+	}
+}
+
+// TestThirdInterruptExits: the first of stopSignals cancels the command's
+// context, the second closes abort, and the third calls exit (acprun then
+// exits at once, whatever still holds it up); each is told to each first,
+// in order.
+func TestThirdInterruptExits(t *testing.T) {
+	sigs := make(chan os.Signal)
+	told := make(chan int)
+	exited := make(chan struct{})
+	ctx, abort, stop := onInterrupts(sigs, func(n int) { told <- n }, func() { close(exited) })
+	defer stop()
+	for n, sig := range []os.Signal{syscall.SIGHUP, os.Interrupt, syscall.SIGTERM} {
+		sigs <- sig
+		if got := <-told; got != n+1 {
+			t.Fatalf("signal %d told as %d", n+1, got)
+		}
+		switch n + 1 {
+		case 1:
+			<-ctx.Done()
+			if context.Cause(ctx) != errInterrupted {
+				t.Errorf("the first signal: cause %v; want %v", context.Cause(ctx), errInterrupted)
+			}
+		case 2:
+			<-abort
+		case 3:
+			select {
+			case <-exited:
+			case <-time.After(time.Minute):
+				t.Fatal("the third signal did not exit")
+			}
+		}
 	}
 }

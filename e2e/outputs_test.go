@@ -171,16 +171,17 @@ func guardOf(t *testing.T, mark string) []int {
 	})
 }
 
-// TestKilledLeavesNoStateOrCassetteTemporaryFile: the temporary files
-// through which a run writes its state file and its cassettes are the
-// guard's, as its outputs' are: when acprun is killed with SIGKILL, the
-// guard removes whatever is at their names. A kill cannot be made to land
-// mid-write for sure (these files are small), so the test kills acprun
-// once both are written (during the scenario's teardown, which comes
-// after) with a file put back at each temporary file's name, as a kill
-// mid-write would have left it; the state file and the cassette stay as
-// written.
-func TestKilledLeavesNoStateOrCassetteTemporaryFile(t *testing.T) {
+// TestKilledGuardForgetsWrittenTemporaryFiles: the temporary files
+// through which a run writes its state file and its cassettes (and tries
+// that they can be written) are the guard's only until they are renamed
+// into place or removed: the guard then forgets them, and holds only the
+// temporary files still being written, however many a run writes. When
+// acprun is killed once both are written (during the scenario's
+// teardown, which comes after), a file put at each temporary file's name
+// since is not the run's, and the guard leaves it; the state file and the
+// cassette stay as written. (A kill mid-write, whose temporary file the
+// guard removes, is TestKilledMidWriteLeavesNoTemporaryFile's.)
+func TestKilledGuardForgetsWrittenTemporaryFiles(t *testing.T) {
 	underRace(t)
 	t.Parallel()
 	up := testkit.NewAnthropicServer(t)
@@ -216,18 +217,18 @@ func TestKilledLeavesNoStateOrCassetteTemporaryFile(t *testing.T) {
 		return name
 	}
 	// The state file's first is Open's check that it can be written.
-	left := []string{filepath.Join(stateDir, last(stateTemps, 2)), filepath.Join(cassettes, last(cassetteTemps, 1))}
-	for _, tmp := range left {
-		if err := os.WriteFile(tmp, []byte("torn"), 0o644); err != nil {
+	put := []string{filepath.Join(stateDir, last(stateTemps, 1)), filepath.Join(stateDir, last(stateTemps, 1)), filepath.Join(cassettes, last(cassetteTemps, 1))}
+	for _, tmp := range put {
+		if err := os.WriteFile(tmp, []byte("not the run's"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if len(killAcprun(t, run, guardOf(t, mark))) > 0 {
 		t.Fatalf("the guard still runs %v after acprun was killed", testkit.Failsafe)
 	}
-	for _, tmp := range left {
-		if _, err := os.Lstat(tmp); err == nil {
-			t.Errorf("%s left once acprun was killed", tmp)
+	for _, tmp := range put {
+		if _, err := os.Lstat(tmp); err != nil {
+			t.Errorf("the guard removed %s, put there once the run's file of that name was gone: %v", tmp, err)
 		}
 	}
 	entries := resumeState(t, filepath.Join(stateDir, "state.json"))

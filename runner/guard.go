@@ -32,6 +32,10 @@ func StartGuard(self string, environ []string) *Guard {
 // renames itself unless it is killed first.
 func (g *Guard) Remove(path string) { g.guard.Remove(path) }
 
+// Forget undoes a Remove of path, once acprun has removed or renamed it
+// itself: the guard then holds only what is still to remove.
+func (g *Guard) Forget(path string) { g.guard.Forget(path) }
+
 // Close tells the guard that the run has ended: it kills what still
 // carries the mark, removes what it was given, and exits.
 func (g *Guard) Close() error { return g.guard.Close() }

@@ -129,7 +129,8 @@ func onProc(dir string) bool {
 // It never opens a device or FIFO: it checks that the process may write it.
 // A file whose name has the form of Pin's lock files (".NAME.lock") is
 // refused whatever it is: writing it would break another run's lock.
-func Check(path string) error {
+// ctx is only for its WithTemps hooks, which hear of the temporary file.
+func Check(ctx context.Context, path string) error {
 	real, inPlace, fi, err := lookup(path, "write")
 	switch {
 	case err != nil:
@@ -148,7 +149,7 @@ func Check(path string) error {
 		}
 	}
 	dir, base := split(real)
-	return probe(dir, base, path)
+	return probe(ctx, dir, base, path)
 }
 
 // lookup resolves path (see resolve) and stats the file it names: fi is
@@ -185,36 +186,38 @@ func lookup(path, op string) (real string, inPlace bool, fi fs.FileInfo, err err
 }
 
 // CheckDir reports whether files can be created in the directory dir,
-// creating it and its parents when they are missing.
-func CheckDir(dir string) error {
+// creating it and its parents when they are missing. ctx is only for its
+// WithTemps hooks, which hear of the temporary file it tries.
+func CheckDir(ctx context.Context, dir string) error {
 	if dir == "" {
 		return ErrEmptyPath
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return probe(dir, "acprun", dir)
+	return probe(ctx, dir, "acprun", dir)
 }
 
-// probe creates and removes a temporary file in dir, for the file base;
-// its errors name name.
-func probe(dir, base, name string) error {
+// probe creates and removes a temporary file in dir, for the file base,
+// telling ctx's WithTemps hooks of it; its errors name name.
+func probe(ctx context.Context, dir, base, name string) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	return probeIn(root, base, name)
+	return probeIn(ctx, root, base, name)
 }
 
 // probeIn is probe in the directory dir, already open.
-func probeIn(dir *os.Root, base, name string) error {
-	f, tmp, err := createTemp(dir, base, nil)
+func probeIn(ctx context.Context, dir *os.Root, base, name string) error {
+	h := tempsOf(ctx)
+	f, tmp, err := createTemp(dir, base, h)
 	if err != nil {
 		return untemp(err, name)
 	}
 	f.Close()
-	return untemp(dir.Remove(tmp), name)
+	return untemp(h.remove(dir, tmp), name)
 }
 
 // access reports whether the process may write the file at path.
@@ -294,8 +297,11 @@ type Pinned struct {
 // or streamed (Create): while another process holds it (a run, merge or
 // probe writing the same file), Pin fails with a *BusyError naming path,
 // and the file is left as it is.
-func Pin(path string) (*Pinned, error) {
-	if err := Check(path); err != nil {
+//
+// ctx is only for its WithTemps hooks, which hear of the temporary file
+// Check tries.
+func Pin(ctx context.Context, path string) (*Pinned, error) {
+	if err := Check(ctx, path); err != nil {
 		return nil, err
 	}
 	real, inPlace, fi, err := lookup(path, "write")
@@ -616,17 +622,75 @@ func WithOpenWait(ctx, until context.Context) context.Context {
 	return context.WithValue(ctx, openWaitKey{}, until)
 }
 
-// tempsKey is the context key of WithTemps's hook.
+// tempsKey is the context key of WithTemps's hooks.
 type tempsKey struct{}
 
-// WithTemps returns a copy of ctx that makes WriteFrom, Write, WriteIn and
-// Pinned.WriteFrom given it call keep with the absolute path of each
-// temporary file they write a regular file through, before they create
-// it, so that what would remove it when the process is killed mid-write
-// (the run's guard) knows of it. The file is gone once the write returns:
-// renamed over the file written, or removed.
-func WithTemps(ctx context.Context, keep func(tmp string)) context.Context {
-	return context.WithValue(ctx, tempsKey{}, keep)
+// WithTemps returns a copy of ctx that makes WriteFrom, Write, WriteIn,
+// Pinned.WriteFrom, Check, CheckDir and Pin given it call keep with the
+// absolute path of each temporary file they make (to write a regular file
+// through, or to try that a file can be made) before they create it, so
+// that what would remove it when the process is killed mid-write (the
+// run's guard) knows of it; and forget with that path once the file is
+// gone (renamed over the file written, or removed), or when the name was
+// taken and the file not made: what keep was told then holds only the
+// temporary files still there. One that could not be removed is not
+// forgotten.
+func WithTemps(ctx context.Context, keep, forget func(tmp string)) context.Context {
+	return context.WithValue(ctx, tempsKey{}, temps{keep: keep, forget: forget})
+}
+
+// temps are the hooks of WithTemps; their zero value has none.
+type temps struct {
+	keep, forget func(tmp string)
+}
+
+// tempsOf returns the hooks of ctx's WithTemps, if any.
+func tempsOf(ctx context.Context) temps {
+	h, _ := ctx.Value(tempsKey{}).(temps)
+	return h
+}
+
+// on reports whether h has a hook.
+func (h temps) on() bool { return h.keep != nil || h.forget != nil }
+
+// kept tells keep of the temporary file abs.
+func (h temps) kept(abs string) {
+	if h.keep != nil {
+		h.keep(abs)
+	}
+}
+
+// gone tells forget of the temporary file abs.
+func (h temps) gone(abs string) {
+	if h.forget != nil {
+		h.forget(abs)
+	}
+}
+
+// remove removes the temporary file tmp of dir, and forgets it once it is
+// gone.
+func (h temps) remove(dir *os.Root, tmp tempFile) error {
+	err := dir.Remove(tmp.name)
+	if err == nil {
+		h.gone(tmp.abs)
+	}
+	return err
+}
+
+// rename renames the temporary file tmp of dir to name, and forgets it
+// once renamed.
+func (h temps) rename(dir *os.Root, tmp tempFile, name string) error {
+	err := dir.Rename(tmp.name, name)
+	if err == nil {
+		h.gone(tmp.abs)
+	}
+	return err
+}
+
+// tempFile is a temporary file that createTemp made.
+type tempFile struct {
+	name string // in its directory
+	abs  string // its absolute path, as the WithTemps hooks hear of it; "" without them
 }
 
 // replace writes to a temporary file beside path and renames it over
@@ -648,15 +712,15 @@ func replace(ctx context.Context, path string, write func(io.Writer) error, old 
 // the place of the directory itself changes nothing.
 func replaceIn(ctx context.Context, dir *os.Root, path string, write func(io.Writer) error, old fs.FileInfo) (err error) {
 	_, base := split(path)
-	keep, _ := ctx.Value(tempsKey{}).(func(string))
-	f, tmp, err := createTemp(dir, base, keep)
+	h := tempsOf(ctx)
+	f, tmp, err := createTemp(dir, base, h)
 	if err != nil {
 		return untemp(err, path)
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			dir.Remove(tmp)
+			h.remove(dir, tmp)
 			err = untemp(err, path)
 		}
 	}()
@@ -677,7 +741,7 @@ func replaceIn(ctx context.Context, dir *os.Root, path string, write func(io.Wri
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return dir.Rename(tmp, base)
+	return h.rename(dir, tmp, base)
 }
 
 // untemp returns err, from work on a temporary file, naming path instead
@@ -705,28 +769,32 @@ func isTemp(path string) bool {
 }
 
 // createTemp creates a new file ".BASE.tmpNNN" in dir with mode 0644 less
-// the umask (os.CreateTemp would make it 0600), and returns it with its
-// name in dir. keep, when not nil, is called with the absolute path of
-// each name before it is tried (see WithTemps).
-func createTemp(dir *os.Root, base string, keep func(string)) (*os.File, string, error) {
+// the umask (os.CreateTemp would make it 0600), and returns it. h's keep
+// hears of each name, by its absolute path, before it is tried, and its
+// forget of each that was not made (see WithTemps).
+func createTemp(dir *os.Root, base string, h temps) (*os.File, tempFile, error) {
 	abs := dir.Name()
-	if keep != nil && !filepath.IsAbs(abs) {
+	if h.on() && !filepath.IsAbs(abs) {
 		wd, err := os.Getwd()
 		if err != nil {
-			return nil, "", err
+			return nil, tempFile{}, err
 		}
 		abs = join(wd, abs) // not cleaned: dir may be or hold a symlink
 	}
 	for range 100 {
-		name := "." + base + ".tmp" + strconv.FormatUint(uint64(rand.Uint32()), 10)
-		if keep != nil {
-			keep(join(abs, name))
+		t := tempFile{name: "." + base + ".tmp" + strconv.FormatUint(uint64(rand.Uint32()), 10)}
+		if h.on() {
+			t.abs = join(abs, t.name)
 		}
-		f, err := dir.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, fileMode)
+		h.kept(t.abs)
+		f, err := dir.OpenFile(t.name, os.O_RDWR|os.O_CREATE|os.O_EXCL, fileMode)
+		if err != nil {
+			h.gone(t.abs) // not made: the name is another file's, or none is
+		}
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
-		return f, name, err
+		return f, t, err
 	}
-	return nil, "", &fs.PathError{Op: "createtemp", Path: filepath.Join(dir.Name(), "."+base+".tmp*"), Err: fs.ErrExist}
+	return nil, tempFile{}, &fs.PathError{Op: "createtemp", Path: filepath.Join(dir.Name(), "."+base+".tmp*"), Err: fs.ErrExist}
 }

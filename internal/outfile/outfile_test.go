@@ -40,7 +40,7 @@ const holdPinEnv = "OUTFILE_TEST_HOLD_PIN"
 // stdin ends: another run that will write the file.
 func holdPin(path string) {
 	testkit.Hold(func() (func(), error) {
-		p, err := outfile.Pin(path)
+		p, err := outfile.Pin(context.Background(), path)
 		if err != nil {
 			return nil, err
 		}
@@ -207,7 +207,7 @@ func TestWriteDanglingSymlink(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := outfile.Check(link); err != nil {
+	if err := outfile.Check(t.Context(), link); err != nil {
 		t.Fatalf("Check: %v", err)
 	}
 	if err := outfile.Write(context.Background(), link, []byte("new")); err != nil {
@@ -238,7 +238,7 @@ func TestSymlinkLoop(t *testing.T) {
 	}
 	for name, err := range map[string]error{
 		"Write": outfile.Write(context.Background(), a, []byte("x")),
-		"Check": outfile.Check(a),
+		"Check": outfile.Check(t.Context(), a),
 	} {
 		if !errors.Is(err, syscall.ELOOP) {
 			t.Errorf("%s on a symlink loop: %v; want ELOOP", name, err)
@@ -421,7 +421,7 @@ func TestWriteDevice(t *testing.T) {
 	if err != nil || before.Mode()&fs.ModeCharDevice == 0 {
 		t.Skipf("no character device %s: %v", null, err)
 	}
-	if err := outfile.Check(null); err != nil {
+	if err := outfile.Check(t.Context(), null); err != nil {
 		t.Errorf("Check: %v", err)
 	}
 	if err := outfile.Write(context.Background(), null, []byte("discarded")); err != nil {
@@ -480,7 +480,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := outfile.Check(tt.path)
+			err := outfile.Check(t.Context(), tt.path)
 			if tt.want == nil && err != nil || tt.want != nil && !errors.Is(err, tt.want) {
 				t.Errorf("Check(%s) = %v; want %v", tt.path, err, tt.want)
 			}
@@ -512,7 +512,7 @@ func TestCheckPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{filepath.Join(ro, "r.json"), filepath.Join(ro, "sub", "r.json"), readOnly} {
-		if err := outfile.Check(p); !errors.Is(err, fs.ErrPermission) {
+		if err := outfile.Check(t.Context(), p); !errors.Is(err, fs.ErrPermission) {
 			t.Errorf("Check(%s) = %v; want a permission error", p, err)
 		}
 	}
@@ -522,7 +522,7 @@ func TestCheckPermissions(t *testing.T) {
 	if got := read(t, readOnly); got != "keep" {
 		t.Errorf("read-only file holds %q; want it untouched", got)
 	}
-	if err := outfile.CheckDir(filepath.Join(ro, "transcripts")); !errors.Is(err, fs.ErrPermission) {
+	if err := outfile.CheckDir(t.Context(), filepath.Join(ro, "transcripts")); !errors.Is(err, fs.ErrPermission) {
 		t.Errorf("CheckDir under a read-only directory = %v; want a permission error", err)
 	}
 }
@@ -533,16 +533,16 @@ func TestCheckDir(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := outfile.CheckDir(filepath.Join(dir, "t", "u")); err != nil {
+	if err := outfile.CheckDir(t.Context(), filepath.Join(dir, "t", "u")); err != nil {
 		t.Errorf("CheckDir of a new directory: %v", err)
 	}
 	if got := entries(t, filepath.Join(dir, "t", "u")); len(got) != 0 {
 		t.Errorf("CheckDir left %q behind", got)
 	}
-	if err := outfile.CheckDir(file); !errors.Is(err, syscall.ENOTDIR) {
+	if err := outfile.CheckDir(t.Context(), file); !errors.Is(err, syscall.ENOTDIR) {
 		t.Errorf("CheckDir of a file = %v; want ENOTDIR", err)
 	}
-	if err := outfile.CheckDir("/proc/nope"); err == nil {
+	if err := outfile.CheckDir(t.Context(), "/proc/nope"); err == nil {
 		t.Errorf("CheckDir(/proc/nope) = nil; want an error")
 	}
 }
@@ -554,10 +554,10 @@ func TestEmptyPath(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	ctx := context.Background()
-	if err := outfile.Check(""); !errors.Is(err, outfile.ErrEmptyPath) {
+	if err := outfile.Check(t.Context(), ""); !errors.Is(err, outfile.ErrEmptyPath) {
 		t.Errorf("Check(\"\") = %v; want ErrEmptyPath", err)
 	}
-	if err := outfile.CheckDir(""); !errors.Is(err, outfile.ErrEmptyPath) {
+	if err := outfile.CheckDir(t.Context(), ""); !errors.Is(err, outfile.ErrEmptyPath) {
 		t.Errorf("CheckDir(\"\") = %v; want ErrEmptyPath", err)
 	}
 	if err := outfile.Write(ctx, "", []byte("x")); !errors.Is(err, outfile.ErrEmptyPath) {
@@ -586,8 +586,8 @@ func TestErrorsNameNoTemporaryFile(t *testing.T) {
 		name, path string
 		err        error
 	}{
-		{"Check", path, outfile.Check(path)},
-		{"CheckDir", "/proc", outfile.CheckDir("/proc")},
+		{"Check", path, outfile.Check(t.Context(), path)},
+		{"CheckDir", "/proc", outfile.CheckDir(t.Context(), "/proc")},
 		{"Write", path, outfile.Write(context.Background(), path, []byte("x"))},
 	} {
 		if tt.err == nil {
@@ -689,7 +689,7 @@ func TestWriteProcFD(t *testing.T) {
 	if err := os.Symlink(fdPath(w), link); err != nil {
 		t.Fatal(err)
 	}
-	if err := outfile.Check(link); err != nil {
+	if err := outfile.Check(t.Context(), link); err != nil {
 		t.Errorf("Check(pipe): %v", err)
 	}
 	if err := outfile.Write(context.Background(), link, []byte("to the pipe")); err != nil {
@@ -707,7 +707,7 @@ func TestWriteProcFD(t *testing.T) {
 	}
 	defer f.Close()
 	f.WriteString("an older and longer content")
-	if err := outfile.Check(fdPath(f)); err != nil {
+	if err := outfile.Check(t.Context(), fdPath(f)); err != nil {
 		t.Errorf("Check(file): %v", err)
 	}
 	if err := outfile.Write(context.Background(), fdPath(f), []byte("new")); err != nil {
@@ -746,7 +746,7 @@ func TestPinnedIgnoresWhatWasPutInItsPlace(t *testing.T) {
 	}
 	pin := func(t *testing.T, path string) *outfile.Pinned {
 		t.Helper()
-		p, err := outfile.Pin(path)
+		p, err := outfile.Pin(t.Context(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -834,7 +834,7 @@ func TestPinRefusesAFileAnotherProcessPinned(t *testing.T) {
 	holder, release := testkit.StartHolder(t, holdPinEnv+"="+path)
 
 	for try := 1; try <= 2; try++ {
-		p, err := outfile.Pin(path)
+		p, err := outfile.Pin(t.Context(), path)
 		var busy *outfile.BusyError
 		if !errors.As(err, &busy) {
 			if p != nil {
@@ -851,7 +851,7 @@ func TestPinRefusesAFileAnotherProcessPinned(t *testing.T) {
 	}
 
 	release()
-	p, err := outfile.Pin(path)
+	p, err := outfile.Pin(t.Context(), path)
 	if err != nil {
 		t.Fatalf("Pin once the holder has closed its Pinned: %v", err)
 	}
@@ -877,7 +877,7 @@ func TestPinRefusesALockFileName(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{".r.json.lock", "link", ".new.lock", outfile.DirLockName} {
-		p, err := outfile.Pin(filepath.Join(dir, name))
+		p, err := outfile.Pin(t.Context(), filepath.Join(dir, name))
 		if err == nil || !strings.Contains(err.Error(), "reserved for acprun's output locks; choose another name") {
 			if p != nil {
 				p.Close()
@@ -885,7 +885,7 @@ func TestPinRefusesALockFileName(t *testing.T) {
 			t.Errorf("Pin(%s) = %v; want it refused as a lock file's name", name, err)
 		}
 	}
-	p, err := outfile.Pin(path)
+	p, err := outfile.Pin(t.Context(), path)
 	if p != nil {
 		p.Close()
 	}
@@ -893,7 +893,7 @@ func TestPinRefusesALockFileName(t *testing.T) {
 		t.Errorf("Pin of the file another process pinned, after the others = %v; want it still busy, held by pid %d", err, holder)
 	}
 	for _, name := range []string{"x.lock", ".lock", ".x.locks"} {
-		p, err := outfile.Pin(filepath.Join(dir, name))
+		p, err := outfile.Pin(t.Context(), filepath.Join(dir, name))
 		if err != nil {
 			t.Errorf("Pin(%s) = %v; want it pinned", name, err)
 			continue
@@ -902,28 +902,61 @@ func TestPinRefusesALockFileName(t *testing.T) {
 	}
 }
 
-// TestWithTempsNamesTheTemporaryFile checks that a write through a
-// Pinned, with WithTemps, names the temporary file it writes by its
-// absolute path (the working directory's output included) before it
-// creates it, and that the file is gone once the write is done.
+// tempLog records what the outfile.WithTemps hooks hear: kept, the
+// temporary files named, in order, and pending, those not forgotten
+// since. It fails the test when told to keep a file that is there already
+// (it must hear of it before it is made) or to forget one that is still
+// there.
+type tempLog struct {
+	t       *testing.T
+	kept    []string
+	pending map[string]bool
+}
+
+// context returns ctx with l's hooks.
+func (l *tempLog) context(ctx context.Context) context.Context {
+	l.pending = map[string]bool{}
+	return outfile.WithTemps(ctx, func(tmp string) {
+		if _, err := os.Lstat(tmp); !errors.Is(err, fs.ErrNotExist) {
+			l.t.Errorf("told of %s once it was there (%v)", tmp, err)
+		}
+		l.kept = append(l.kept, tmp)
+		l.pending[tmp] = true
+	}, func(tmp string) {
+		if _, err := os.Lstat(tmp); !errors.Is(err, fs.ErrNotExist) {
+			l.t.Errorf("told to forget %s while it is there (%v)", tmp, err)
+		}
+		delete(l.pending, tmp)
+	})
+}
+
+// TestWithTempsNamesTheTemporaryFile checks that pinning a path, and a
+// write through the Pinned, with WithTemps, name each temporary file they
+// make (the one that tries the file can be made, the one written) by its
+// absolute path (the working directory's output included) before they
+// create it, and forget it once it is gone: none is pending after.
 func TestWithTempsNamesTheTemporaryFile(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	p, err := outfile.Pin("r.json")
+	temps := &tempLog{t: t}
+	ctx := temps.context(context.Background())
+	p, err := outfile.Pin(ctx, "r.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	var kept []string
-	ctx := outfile.WithTemps(context.Background(), func(tmp string) { kept = append(kept, tmp) })
+	if len(temps.kept) != 1 || len(temps.pending) != 0 {
+		t.Fatalf("Pin: told of %q, %d pending; want one, gone", temps.kept, len(temps.pending))
+	}
 	err = p.WriteFrom(ctx, func(w io.Writer) error {
-		if len(kept) != 1 {
-			return fmt.Errorf("%d temporary files named before the write; want 1", len(kept))
+		if len(temps.pending) != 1 || len(temps.kept) != 2 {
+			return fmt.Errorf("%d temporary files pending before the write; want 1", len(temps.pending))
 		}
-		if !filepath.IsAbs(kept[0]) || !strings.HasPrefix(filepath.Base(kept[0]), ".r.json.tmp") {
-			return fmt.Errorf("the temporary file is named %q; want an absolute .r.json.tmp*", kept[0])
+		tmp := temps.kept[1]
+		if !filepath.IsAbs(tmp) || !strings.HasPrefix(filepath.Base(tmp), ".r.json.tmp") {
+			return fmt.Errorf("the temporary file is named %q; want an absolute .r.json.tmp*", tmp)
 		}
-		if _, err := os.Stat(kept[0]); err != nil {
+		if _, err := os.Stat(tmp); err != nil {
 			return fmt.Errorf("the temporary file named is not the one written: %w", err)
 		}
 		_, err := io.WriteString(w, "{}")
@@ -932,10 +965,37 @@ func TestWithTempsNamesTheTemporaryFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(kept[0]); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("the temporary file %s is still there after the write (%v)", kept[0], err)
+	for _, tmp := range temps.kept {
+		if !filepath.IsAbs(tmp) || filepath.Dir(tmp) != dir || !strings.HasPrefix(filepath.Base(tmp), ".r.json.tmp") {
+			t.Errorf("told of %s; want an absolute .r.json.tmp* in %s", tmp, dir)
+		}
+		if _, err := os.Stat(tmp); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("the temporary file %s is still there after the write (%v)", tmp, err)
+		}
+	}
+	if len(temps.pending) != 0 {
+		t.Errorf("still pending once written: %v; want none", temps.pending)
 	}
 	if got := read(t, filepath.Join(dir, "r.json")); got != "{}" {
 		t.Errorf("r.json holds %q; want {}", got)
+	}
+}
+
+// TestWithTempsForgetsOnlyWhatIsGone: a write that fails removes its
+// temporary file and forgets it; CheckDir's try is named and forgotten
+// too.
+func TestWithTempsForgetsOnlyWhatIsGone(t *testing.T) {
+	dir := t.TempDir()
+	temps := &tempLog{t: t}
+	ctx := temps.context(context.Background())
+	failed := errors.New("format failed")
+	if err := outfile.WriteFrom(ctx, filepath.Join(dir, "r.json"), func(io.Writer) error { return failed }); !errors.Is(err, failed) {
+		t.Fatalf("WriteFrom: %v; want %v", err, failed)
+	}
+	if err := outfile.CheckDir(ctx, filepath.Join(dir, "tr")); err != nil {
+		t.Fatal(err)
+	}
+	if len(temps.kept) != 2 || len(temps.pending) != 0 {
+		t.Errorf("told of %q, pending %v; want two, none pending", temps.kept, temps.pending)
 	}
 }

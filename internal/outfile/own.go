@@ -1,6 +1,7 @@
 package outfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -152,14 +153,16 @@ func notOwn(dir *os.Root, name string, fi fs.FileInfo) string {
 // whatever is put in the place of the file or of the directory since. As
 // Pin does, it checks that the file can be written: in the place of a
 // regular file, or a new one. The Pinned takes dir: its Close closes it.
-func PinIn(dir *os.Root, path string) (*Pinned, error) {
+// ctx is only for its WithTemps hooks, which hear of the temporary file
+// that check tries.
+func PinIn(ctx context.Context, dir *os.Root, path string) (*Pinned, error) {
 	_, base := split(path)
 	if fi, err := dir.Lstat(base); err == nil && fi.Mode().IsRegular() {
 		if err := access(path); err != nil {
 			return nil, err // a read-only file is not replaced behind its owner's back
 		}
 	}
-	if err := probeIn(dir, base, path); err != nil {
+	if err := probeIn(ctx, dir, base, path); err != nil {
 		return nil, err
 	}
 	return &Pinned{path: path, real: path, dir: dir}, nil

@@ -85,11 +85,11 @@ func TestWriteThroughDotDot(t *testing.T) {
 	for _, tt := range tests {
 		for run := range 2 { // the second time the file exists
 			os.RemoveAll("nodir")
-			if err := outfile.Check(tt.path); err != nil {
+			if err := outfile.Check(t.Context(), tt.path); err != nil {
 				t.Errorf("run %d: Check(%q) = %v", run, tt.path, err)
 			}
 			os.RemoveAll("nodir")
-			pin, err := outfile.Pin(tt.path)
+			pin, err := outfile.Pin(t.Context(), tt.path)
 			if err != nil {
 				t.Fatalf("run %d: Pin(%q) = %v", run, tt.path, err)
 			}
@@ -113,7 +113,7 @@ func TestWriteThroughDotDot(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"dir/", "nodir/..", "."} {
-		if err := outfile.Check(p); err == nil {
+		if err := outfile.Check(t.Context(), p); err == nil {
 			t.Errorf("Check(%q) = nil; want an error: it names a directory", p)
 		}
 	}

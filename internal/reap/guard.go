@@ -16,14 +16,34 @@ type Guard struct {
 	exited chan struct{} // closed once the guard has exited
 }
 
-// Remove has the guard remove directory dir, with what it holds, when it
-// ends: a private directory of the run that acprun removes itself unless
-// it is killed first.
-func (g *Guard) Remove(dir string) {
+// Remove has the guard remove path, a file or a directory with what it
+// holds, when it ends: a private file or directory of the run that
+// acprun removes itself unless it is killed first.
+func (g *Guard) Remove(path string) { g.send(opRemove, path) }
+
+// Forget undoes a Remove of path: the guard no longer removes it, nor
+// holds its name. acprun calls it once path is gone (a temporary file
+// renamed into place, or removed), so that the guard holds only what is
+// still to remove, however many files a long run writes.
+func (g *Guard) Forget(path string) { g.send(opForget, path) }
+
+// The operations of the guard's records (see record).
+const (
+	opRemove = '+'
+	opForget = '-'
+)
+
+// record is what the guard reads for op on path: op, then path, then a
+// NUL (no path holds one).
+func record(op byte, path string) string { return string(op) + path + "\x00" }
+
+// send writes the record of op on path to the guard, in one write: the
+// records of concurrent calls do not mix.
+func (g *Guard) send(op byte, path string) {
 	if g == nil {
 		return
 	}
-	_, _ = g.w.WriteString(dir + "\x00") // a guard gone already can do nothing with it
+	_, _ = g.w.WriteString(record(op, path)) // a guard gone already can do nothing with it
 }
 
 // Close tells the guard that the run has ended: it kills what still

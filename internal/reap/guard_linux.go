@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
 	"syscall"
 )
 
@@ -57,16 +56,14 @@ func StartGuard(exe string, m Mark) (*Guard, error) {
 	return g, nil
 }
 
-// guard is the guard's process: it reads in, the directories to remove
-// (NUL-terminated), until its end, then kills m and removes them. Signals
-// meant for acprun's group or terminal do not end it before.
+// guard is the guard's process: it reads in, the paths to remove (see
+// pending), until its end, then kills m and removes them. Signals meant
+// for acprun's group or terminal do not end it before.
 func guard(m Mark, in io.Reader) {
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	dirs, _ := io.ReadAll(in)
+	paths := pending(in)
 	m.Kill()
-	for dir := range strings.SplitSeq(string(dirs), "\x00") {
-		if dir != "" {
-			_ = os.RemoveAll(dir)
-		}
+	for _, p := range paths {
+		_ = os.RemoveAll(p)
 	}
 }

@@ -77,3 +77,36 @@ func TestGuardKillsTheRunWhenAcprunIsGone(t *testing.T) {
 		t.Errorf("the directory the guard was given is still there (%v)", err)
 	}
 }
+
+// TestGuardLeavesWhatWasForgotten: a path given to Remove and then to
+// Forget (a temporary file renamed into place: the file now at its name,
+// were it one, is not the guard's) is left where it is when the guard
+// ends; one not forgotten is removed.
+func TestGuardLeavesWhatWasForgotten(t *testing.T) {
+	g, err := StartGuard("", New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	done, left := filepath.Join(dir, ".r.json.tmp1"), filepath.Join(dir, ".j.xml.tmp2")
+	g.Remove(done)
+	g.Remove(left)
+	g.Forget(done)
+	for _, p := range []string{done, left} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g.Close()
+	select {
+	case <-g.exited:
+	case <-time.After(time.Minute):
+		t.Fatal("the guard did not exit within a minute of the end of its input")
+	}
+	if _, err := os.Stat(done); err != nil {
+		t.Errorf("the guard removed %s, forgotten: %v", done, err)
+	}
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Errorf("the guard left %s, not forgotten (%v)", left, err)
+	}
+}

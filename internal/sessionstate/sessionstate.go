@@ -160,7 +160,7 @@ func Open(ctx context.Context, path string, mode Mode, waiting func(pid int)) (*
 	// file (beside the scenario by default) may put a symlink in its place
 	// (.acprun/state.json -> ~/.bashrc) or in its directory's; the file
 	// written is still the one of the directory opened now.
-	pin, err := outfile.PinIn(dir, path)
+	pin, err := outfile.PinIn(ctx, dir, path)
 	if err != nil {
 		dir.Close()
 		lf.Close()

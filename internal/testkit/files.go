@@ -27,18 +27,24 @@ func WriteFiles(t testing.TB, dir string, files map[string]string) {
 	}
 }
 
-// TempsOf returns a context, already ended, whose outfile.WithTemps hook
-// fails the test when told of a file that is there already (it must be
-// told before the file is made), and check, to call once path is written
-// with it: check fails the test unless the hook was told of one temporary
-// file, beside path and named after it, that is gone now.
+// TempsOf returns a context, already ended, whose outfile.WithTemps hooks
+// fail the test when told to keep a file that is there already (they must
+// be told before the file is made) or to forget one that is still there,
+// and check, to call once path is written with it: check fails the test
+// unless the hooks were told to keep one temporary file, beside path and
+// named after it, that is gone now, and to forget it since.
 func TempsOf(t testing.TB, path string) (ctx context.Context, check func()) {
-	var temps []string
+	var temps, forgotten []string
 	ctx, cancel := context.WithCancel(outfile.WithTemps(t.Context(), func(tmp string) {
 		if _, err := os.Lstat(tmp); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("told of %s once it was there (%v)", tmp, err)
 		}
 		temps = append(temps, tmp)
+	}, func(tmp string) {
+		if _, err := os.Lstat(tmp); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("told to forget %s while it is there (%v)", tmp, err)
+		}
+		forgotten = append(forgotten, tmp)
 	}))
 	cancel()
 	return ctx, func() {
@@ -49,6 +55,9 @@ func TempsOf(t testing.TB, path string) (ctx context.Context, check func()) {
 		}
 		if _, err := os.Lstat(temps[0]); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s is there once written (%v)", temps[0], err)
+		}
+		if len(forgotten) != 1 || forgotten[0] != temps[0] {
+			t.Errorf("told to forget %q; want %s, the one written", forgotten, temps[0])
 		}
 	}
 }

@@ -95,9 +95,11 @@ func NewPrinter(w io.Writer, total int, opts Options) *Printer {
 	return p
 }
 
-// Finish prints what is left, clears the live area and stops redrawing
-// it; it waits until all is written. It may be called more than once.
-func (p *Printer) Finish() {
+// EndProgress ends the run's progress: on a terminal it prints what is
+// left and clears the live area, and stops redrawing it (waiting for the
+// last frame); in a log it ends the line of dots, without waiting for the
+// writer. What is written to p from then on (Write) comes after it.
+func (p *Printer) EndProgress() {
 	if p.live != nil {
 		p.live.finish()
 		return
@@ -105,7 +107,43 @@ func (p *Printer) Finish() {
 	p.mu.Lock()
 	p.endDots()
 	p.mu.Unlock()
-	_ = p.out.Close() // stderr is for people: its write errors lose nothing else
+}
+
+// Flush waits until what p was given so far is written (or given up after
+// a write error).
+func (p *Printer) Flush() {
+	if p.out != nil {
+		p.out.Flush()
+	}
+}
+
+// Finish ends the progress (EndProgress) and waits until all is written,
+// returning the first error of the writer (nil on a terminal). It may be
+// called more than once; what is written to p after it is not written.
+func (p *Printer) Finish() error {
+	p.EndProgress()
+	if p.live != nil {
+		return nil
+	}
+	return p.out.Close()
+}
+
+// Write has b, text for a person (the run's summary, a message about an
+// output), written after what p printed so far: on a terminal it ends the
+// live area first (EndProgress) and writes b there; in a log it holds b
+// for the writer after the progress, never dropped, and does not wait
+// for the writer (Finish does). It never fails.
+func (p *Printer) Write(b []byte) (int, error) {
+	if p.live != nil {
+		p.live.finish()
+		_, _ = p.live.w.Write(b) // a terminal: written at once
+		return len(b), nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.endDots()
+	p.out.Add(string(b), false)
+	return len(b), nil
 }
 
 // ScenarioStarted shows j as running.

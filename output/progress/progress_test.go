@@ -164,7 +164,7 @@ func TestProgressTerminal(t *testing.T) {
 	has := func(sub string) func(string) bool { return func(s string) bool { return strings.Contains(s, sub) } }
 
 	p := progress.NewPrinter(tty, 3, progress.Options{Terminal: true, Verbose: true, Size: func() (int, int) { return cols, rows }})
-	t.Cleanup(p.Finish) // when the test fails before it does
+	t.Cleanup(func() { p.Finish() }) // when the test fails before it does
 	waitFor("the empty bar", has("] 0/3  0 running"))
 	rep := reporttest.Sample()
 	a := runner.Ref{Name: "basic", Turns: 2}
@@ -390,5 +390,40 @@ func TestProgressVerboseTurnDetails(t *testing.T) {
 `
 	if diff := cmp.Diff(want, buf.String()); diff != "" {
 		t.Errorf("verbose lines (-want +got):\n%s", diff)
+	}
+}
+
+// TestWriteWaitsForNoReader: what is written to a Printer in a log (the
+// run's summary) comes after its progress, ends the line of dots, and is
+// held without waiting for a reader that does not read yet; Finish waits
+// until it is all written, and returns the writer's error.
+func TestWriteWaitsForNoReader(t *testing.T) {
+	r, w := io.Pipe()
+	p := progress.NewPrinter(w, 1, progress.Options{Dots: true})
+	p.ScenarioFinished(runner.Ref{Name: "s"}, report.Result{Name: "s", Status: report.StatusPassed})
+	p.EndProgress()
+	if n, err := io.WriteString(p, "1 passed\n"); n != len("1 passed\n") || err != nil {
+		t.Fatalf("Write: %d, %v", n, err)
+	}
+	read := make(chan string)
+	go func() {
+		data, _ := io.ReadAll(r)
+		read <- string(data)
+	}()
+	if err := p.Finish(); err != nil {
+		t.Errorf("Finish: %v", err)
+	}
+	w.Close()
+	if got, want := <-read, ".\n1 passed\n"; got != want {
+		t.Errorf("written %q; want %q", got, want)
+	}
+
+	gone := errors.New("the reader quit")
+	r, w = io.Pipe()
+	r.CloseWithError(gone)
+	p = progress.NewPrinter(w, 1, progress.Options{})
+	io.WriteString(p, "summary\n")
+	if err := p.Finish(); !errors.Is(err, gone) {
+		t.Errorf("Finish: %v; want %v", err, gone)
 	}
 }
