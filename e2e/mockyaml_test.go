@@ -35,7 +35,8 @@ func TestMockAgentYAMLSyntaxError(t *testing.T) {
 
 // TestMockAgentWrongValueIsNotMissing: a required key given with a wrong
 // value is reported once, at the value, and not also as missing, by
-// mock-agent, and so in the agent's stderr that a run shows.
+// mock-agent, and so in the agent's stderr that a run shows, and by
+// validate --strict.
 func TestMockAgentWrongValueIsNotMissing(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -43,9 +44,9 @@ func TestMockAgentWrongValueIsNotMissing(t *testing.T) {
 		"b.mock.yaml": "turns:\n  - steps:\n      - terminal: {command: 5}\n      - flood: {count: -1}\n",
 		"s.yaml":      "name: s\nagent: {command: [acprun, mock-agent, b.mock.yaml]}\npermissions: {default: deny}\nturns: [{prompt: go}]\n",
 	})
-	for _, args := range [][]string{{"mock-agent", "b.mock.yaml"}, {"run", "s.yaml", "-o", "r.json"}} {
+	for _, args := range [][]string{{"mock-agent", "b.mock.yaml"}, {"run", "s.yaml", "-o", "r.json"}, {"validate", "--strict", "s.yaml"}} {
 		res := acprun(t, dir, args...)
-		want := map[string]int{"mock-agent": exitUsage, "run": exitAgent}[args[0]]
+		want := map[string]int{"mock-agent": exitUsage, "run": exitAgent, "validate": exitUsage}[args[0]]
 		if res.code != want || strings.Contains(res.stderr, "is required") ||
 			!strings.Contains(res.stderr, "b.mock.yaml:3:29: terminal.command: want a string, got an integer") ||
 			!strings.Contains(res.stderr, "b.mock.yaml:4:24: flood.count: -1 out of range [1, 10000000]") {
