@@ -318,6 +318,54 @@ func TestRunCancelCause(t *testing.T) {
 	}
 }
 
+// TestRunGatewayCancel: a recorded session/cancel whose _meta says
+// acprun's model gateway found its cause is one the replay does not wait
+// for: the replayed agent makes no model requests, so no client cancels
+// there. For a budget the gateway found passed, the turn plays on as
+// recorded, at once: what the agent sent after the cancel, then its
+// cancelled answer, and a note on stderr at the cancel's line. A
+// divergence the gateway found still cuts the turn there.
+func TestRunGatewayCancel(t *testing.T) {
+	const cancelLine = `{"t":500,"dir":"c2a","msg":{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}}`
+	for _, tc := range []struct {
+		cause      string
+		wantStderr string
+	}{
+		{"budget", "acprun replay: rec.jsonl:17: turn 2 was cancelled for a cause acprun's model gateway found (cancelCause budget), which the replayed agent makes no model requests to meet: the replay plays on as recorded, without waiting for a cancel\n"},
+		{"divergence", "acprun replay: rec.jsonl:17: replay: the recorded agent's model request matched none of the gateway's cassette during turn 2 (cancelCause divergence): the recording cannot be replayed past that point; " + recordAgain + "\n"},
+	} {
+		t.Run(tc.cause, func(t *testing.T) {
+			line := strings.Replace(cancelLine, `"sessionId":"s1"`, `"sessionId":"s1","_meta":{"acprun/cancelAt":"gateway","acprun/cancelCause":"`+tc.cause+`"}`, 1)
+			c := start(t, strings.Replace(recorded, cancelLine, line, 1))
+			c.handshake("/rec")
+			c.send(`{"jsonrpc":"2.0","id":10,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"fix it"}]}}`)
+			c.expect(`"tool_call"`)
+			c.expect(`"method":"session/request_permission"`)
+			c.send(`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}`)
+			c.expect(`"method":"fs/read_text_file"`)
+			c.send(`{"jsonrpc":"2.0","id":2,"result":{"content":"key=x\n"}}`)
+			c.expect(`DEBUG noise`)
+			c.expect(`"id":10,`, `"stopReason":"end_turn"`)
+			c.expect(`"text":"late"`)
+			c.send(`{"jsonrpc":"2.0","id":11,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"wait"}]}}`)
+			c.expect(`"text":"waiting"`)
+			// No cancel from the client.
+			if tc.cause == "budget" {
+				c.expect(`"status":"failed"`)
+				c.expect(`"id":11,`, `"result":{"stopReason":"cancelled"}`)
+			} else {
+				c.expect(`"id":11,`, `"error"`, `(cancelCause divergence)`)
+			}
+			if err := c.end(); err != nil {
+				t.Errorf("Run = %v", err)
+			}
+			if got := c.stderr.String(); got != tc.wantStderr {
+				t.Errorf("stderr = %q\nwant %q", got, tc.wantStderr)
+			}
+		})
+	}
+}
+
 func TestRunPromptDiverged(t *testing.T) {
 	c := start(t, recorded)
 	c.handshake("/rec")
