@@ -198,8 +198,6 @@ func laxValue(l *lax, raw json.RawMessage, path string, v reflect.Value) error {
 		return laxContentBlock(l, raw, path, v)
 	case *ToolCallContent:
 		return laxToolContent(l, raw, path, v)
-	case *SessionConfigOption:
-		return laxConfigOption(l, raw, path, v)
 	case *SessionInfoUpdate:
 		return laxSessionInfo(l, raw, path, v)
 	case *AuthMethod, *Implementation, *Capability, *SessionModeState, *SessionModelState:
@@ -461,22 +459,6 @@ func laxToolContent(l *lax, raw json.RawMessage, path string, v reflect.Value) e
 		return nil
 	}
 	return laxStruct(l, raw, path, v, roles, ignored)
-}
-
-// laxConfigOption decodes a config option. Its select options are decoded
-// strictly, and an option with malformed ones is invalid whatever else is
-// wrong with it.
-func laxConfigOption(l *lax, raw json.RawMessage, path string, v reflect.Value) error {
-	err := laxStruct(l, raw, path, v, laxRoles[v.Type()], optional)
-	var w struct {
-		Options json.RawMessage `json:"options"`
-	}
-	if json.Unmarshal(raw, &w) == nil && !absent(w.Options) {
-		if oerr := json.Unmarshal(w.Options, new(SessionConfigSelectOptions)); oerr != nil {
-			return fmt.Errorf("%s: %w", member(path, "options"), oerr)
-		}
-	}
-	return err
 }
 
 // laxSessionInfo decodes a session info update, whose null members are

@@ -321,3 +321,49 @@ func TestPermissionRequestToolCallLenient(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedMembersReportedInSchemaOrder: of several malformed members
+// that each fail their object, the one reported is the first in the
+// schema's order (the wire struct's), whatever their order in the message
+// and whatever fails them: a required member's wrong type, or a strict
+// member's (a config option's select options, a permission request's
+// options) failing its own decoding. A config option is no exception.
+func TestMalformedMembersReportedInSchemaOrder(t *testing.T) {
+	for _, tt := range []struct {
+		name, raw string
+		malformed []string
+	}{
+		{"config option id before options", `{"sessionUpdate":"config_option_update","configOptions":[{"id":1,"name":"M","type":"select","currentValue":"a","options":"x"}]}`,
+			[]string{`configOptions[0].id: want a string, got number 1 (item skipped)`}},
+		{"config option id before options written first", `{"sessionUpdate":"config_option_update","configOptions":[{"options":"x","type":"select","currentValue":"a","name":"M","id":1}]}`,
+			[]string{`configOptions[0].id: want a string, got number 1 (item skipped)`}},
+		{"config option type before options", `{"sessionUpdate":"config_option_update","configOptions":[{"options":[{"value":1}],"id":"m","name":"M","type":true}]}`,
+			[]string{`configOptions[0].type: want a string, got boolean true (item skipped)`}},
+		{"plan entry content before status", `{"sessionUpdate":"plan","entries":[{"status":5,"priority":"high","content":1}]}`,
+			[]string{`entries[0].content: want a string, got number 1 (item skipped)`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var u acp.SessionUpdate
+			if err := json.Unmarshal([]byte(tt.raw), &u); err != nil {
+				t.Fatalf("Unmarshal = %v; want the invalid item left out", err)
+			}
+			if diff := cmp.Diff(tt.malformed, u.Malformed); diff != "" {
+				t.Errorf("Malformed (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	var s acp.NewSessionResponse
+	if err := json.Unmarshal([]byte(`{"sessionId":"s1","configOptions":[{"options":"x","id":1,"name":"M","type":"select"}]}`), &s); err != nil {
+		t.Fatalf("session/new answer: %v", err)
+	}
+	if want := []string{`configOptions[0].id: want a string, got number 1 (item skipped)`}; !cmp.Equal(want, s.Malformed) {
+		t.Errorf("session/new answer: Malformed %q, want %q", s.Malformed, want)
+	}
+
+	var r acp.RequestPermissionRequest
+	err := json.Unmarshal([]byte(`{"options":"allow","toolCall":{"toolCallId":"t"},"sessionId":2}`), &r)
+	if want := `permission request: sessionId: want a string, got number 2`; err == nil || err.Error() != want {
+		t.Errorf("permission request: %v, want %q", err, want)
+	}
+}
