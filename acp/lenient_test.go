@@ -367,3 +367,48 @@ func TestMalformedMembersReportedInSchemaOrder(t *testing.T) {
 		t.Errorf("permission request: %v, want %q", err, want)
 	}
 }
+
+// TestDroppedValueKeepsOnlyItsNote: a list item left out
+// (x-deserialize-skip-invalid-items), or an optional object ignored for a
+// malformed required member, is reported by its one note, with the reason:
+// the replacements made inside it while it was decoded are not reported,
+// for nothing of it was kept. A kept item's replacements still are.
+func TestDroppedValueKeepsOnlyItsNote(t *testing.T) {
+	for _, tt := range []struct {
+		name, raw string
+		malformed []string
+	}{
+		{"location skipped", `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","locations":[{"path":5,"line":"3"},{"path":"/p/b","line":"4"}]}`,
+			[]string{
+				`locations[0].path: want a string, got number 5 (item skipped)`,
+				`locations[1].line: want an integer, got string "4"`,
+			}},
+		{"content item skipped", `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Edit","content":[{"type":"diff","oldText":1,"newText":"n","path":2}]}`,
+			[]string{`content[0].path: want a string, got number 2 (item skipped)`}},
+		{"config option skipped", `{"sessionUpdate":"config_option_update","configOptions":[{"id":"m","name":"M","type":"boolean","description":5,"category":[],"options":"x"}]}`,
+			[]string{`configOptions[0].options: config select options: json: cannot unmarshal string into Go value of type []jsontext.Value (item skipped)`}},
+		{"nested item skipped inside a kept one", `{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"a","description":"b","input":{"hint":1}},{"name":1,"description":"c","input":{"hint":2}}]}`,
+			[]string{
+				`availableCommands[0].input.hint: want a string, got number 1 (availableCommands[0].input ignored)`,
+				`availableCommands[1].name: want a string, got number 1 (item skipped)`,
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var u acp.SessionUpdate
+			if err := json.Unmarshal([]byte(tt.raw), &u); err != nil {
+				t.Fatalf("Unmarshal = %v; want the invalid item left out", err)
+			}
+			if diff := cmp.Diff(tt.malformed, u.Malformed); diff != "" {
+				t.Errorf("Malformed (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	var r acp.PromptResponse
+	if err := json.Unmarshal([]byte(`{"stopReason":"end_turn","usage":{"cachedReadTokens":"x","totalTokens":5.5,"inputTokens":1,"outputTokens":1}}`), &r); err != nil {
+		t.Fatalf("session/prompt answer: %v", err)
+	}
+	if want := []string{`usage.totalTokens: want an integer, got number 5.5 (usage ignored)`}; r.Usage != nil || !cmp.Equal(want, r.Malformed) {
+		t.Errorf("session/prompt answer: usage %+v, Malformed %q; want none and %q", r.Usage, r.Malformed, want)
+	}
+}
