@@ -329,10 +329,7 @@ func TestPermissionRequestToolCallLenient(t *testing.T) {
 // member's (a config option's select options, a permission request's
 // options) failing its own decoding. A config option is no exception.
 func TestMalformedMembersReportedInSchemaOrder(t *testing.T) {
-	for _, tt := range []struct {
-		name, raw string
-		malformed []string
-	}{
+	checkMalformed(t, []malformedCase{
 		{"config option id before options", `{"sessionUpdate":"config_option_update","configOptions":[{"id":1,"name":"M","type":"select","currentValue":"a","options":"x"}]}`,
 			[]string{`configOptions[0].id: want a string, got number 1 (item skipped)`}},
 		{"config option id before options written first", `{"sessionUpdate":"config_option_update","configOptions":[{"options":"x","type":"select","currentValue":"a","name":"M","id":1}]}`,
@@ -341,17 +338,7 @@ func TestMalformedMembersReportedInSchemaOrder(t *testing.T) {
 			[]string{`configOptions[0].type: want a string, got boolean true (item skipped)`}},
 		{"plan entry content before status", `{"sessionUpdate":"plan","entries":[{"status":5,"priority":"high","content":1}]}`,
 			[]string{`entries[0].content: want a string, got number 1 (item skipped)`}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			var u acp.SessionUpdate
-			if err := json.Unmarshal([]byte(tt.raw), &u); err != nil {
-				t.Fatalf("Unmarshal = %v; want the invalid item left out", err)
-			}
-			if diff := cmp.Diff(tt.malformed, u.Malformed); diff != "" {
-				t.Errorf("Malformed (-want +got):\n%s", diff)
-			}
-		})
-	}
+	})
 
 	var s acp.NewSessionResponse
 	if err := json.Unmarshal([]byte(`{"sessionId":"s1","configOptions":[{"options":"x","id":1,"name":"M","type":"select"}]}`), &s); err != nil {
@@ -374,10 +361,7 @@ func TestMalformedMembersReportedInSchemaOrder(t *testing.T) {
 // the replacements made inside it while it was decoded are not reported,
 // for nothing of it was kept. A kept item's replacements still are.
 func TestDroppedValueKeepsOnlyItsNote(t *testing.T) {
-	for _, tt := range []struct {
-		name, raw string
-		malformed []string
-	}{
+	checkMalformed(t, []malformedCase{
 		{"location skipped", `{"sessionUpdate":"tool_call","toolCallId":"t","title":"Read","locations":[{"path":5,"line":"3"},{"path":"/p/b","line":"4"}]}`,
 			[]string{
 				`locations[0].path: want a string, got number 5 (item skipped)`,
@@ -392,7 +376,28 @@ func TestDroppedValueKeepsOnlyItsNote(t *testing.T) {
 				`availableCommands[0].input.hint: want a string, got number 1 (availableCommands[0].input ignored)`,
 				`availableCommands[1].name: want a string, got number 1 (item skipped)`,
 			}},
-	} {
+	})
+
+	var r acp.PromptResponse
+	if err := json.Unmarshal([]byte(`{"stopReason":"end_turn","usage":{"cachedReadTokens":"x","totalTokens":5.5,"inputTokens":1,"outputTokens":1}}`), &r); err != nil {
+		t.Fatalf("session/prompt answer: %v", err)
+	}
+	if want := []string{`usage.totalTokens: want an integer, got number 5.5 (usage ignored)`}; r.Usage != nil || !cmp.Equal(want, r.Malformed) {
+		t.Errorf("session/prompt answer: usage %+v, Malformed %q; want none and %q", r.Usage, r.Malformed, want)
+	}
+}
+
+// malformedCase is an update, raw, whose lenient decode keeps it and
+// reports malformed.
+type malformedCase struct {
+	name, raw string
+	malformed []string
+}
+
+// checkMalformed decodes each case's update and compares its Malformed.
+func checkMalformed(t *testing.T, cases []malformedCase) {
+	t.Helper()
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			var u acp.SessionUpdate
 			if err := json.Unmarshal([]byte(tt.raw), &u); err != nil {
@@ -402,13 +407,5 @@ func TestDroppedValueKeepsOnlyItsNote(t *testing.T) {
 				t.Errorf("Malformed (-want +got):\n%s", diff)
 			}
 		})
-	}
-
-	var r acp.PromptResponse
-	if err := json.Unmarshal([]byte(`{"stopReason":"end_turn","usage":{"cachedReadTokens":"x","totalTokens":5.5,"inputTokens":1,"outputTokens":1}}`), &r); err != nil {
-		t.Fatalf("session/prompt answer: %v", err)
-	}
-	if want := []string{`usage.totalTokens: want an integer, got number 5.5 (usage ignored)`}; r.Usage != nil || !cmp.Equal(want, r.Malformed) {
-		t.Errorf("session/prompt answer: usage %+v, Malformed %q; want none and %q", r.Usage, r.Malformed, want)
 	}
 }
